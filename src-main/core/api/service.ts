@@ -1,0 +1,114 @@
+// The service client's public shape: one typed method per endpoint of seed/service-api.md part 4.
+// Implemented by createServiceClient() in ./client.ts; everything else codes against this.
+import type { Dispatcher } from 'undici';
+import type { Clock, Random } from '../ports';
+import type {
+  ChannelSettings,
+  ChatRequest,
+  ChatResult,
+  ChatStreamEvent,
+  ContactCheck,
+  RateLimitInfo,
+  SendRequest,
+  SendResult,
+  SessionStatus,
+  WebhookConfig,
+} from './types';
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Per-call timeout; default from the client options. */
+  timeoutMs?: number;
+}
+
+export interface RetryInfo {
+  attempt: number;
+  delayMs: number;
+  error: { kind: string; code: string; message: string };
+}
+
+export interface SendOptions extends CallOptions {
+  /** Retries on 503 CHANNEL_RECONNECTING (bounded, with backoff and jitter). Default 4. */
+  maxRetries?: number;
+  /** Called before each retry wait, so the UI can show "reconnecting — retrying (2/4)". */
+  onRetry?: (info: RetryInfo) => void;
+  /** Called when the send waits in the client-side budget queue. */
+  onQueued?: (info: { position: number; waitMs: number }) => void;
+}
+
+export interface MediaDownloadResult {
+  path: string;
+  contentType: string | null;
+  filename: string | null;
+  bytes: number;
+}
+
+export interface MediaDownloadOptions extends CallOptions {
+  onProgress?: (received: number, total: number | null) => void;
+}
+
+/** A chat token stream: an async iterable of typed events that can be stopped mid-stream. */
+export interface ChatStream extends AsyncIterable<ChatStreamEvent> {
+  abort(): void;
+}
+
+/** One queued send as the UI shows it. */
+export interface QueuedSend {
+  id: string;
+  agentId: string;
+  to: string;
+  enqueuedAt: number;
+  /** Estimated ms until it goes out. */
+  etaMs: number;
+}
+
+export interface SendBudgetSnapshot {
+  /** Sends allowed per window (60 by default, or what X-RateLimit-Limit reports). */
+  limit: number;
+  windowMs: number;
+  /** Sends made in the current window. */
+  used: number;
+  queued: QueuedSend[];
+}
+
+export interface ServiceClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  /** Injected undici dispatcher (keep-alive Agent by default; MockAgent in tests). */
+  dispatcher?: Dispatcher;
+  /** Default per-call timeout (ms). */
+  timeoutMs?: number;
+  clock?: Clock;
+  random?: Random;
+  /** Client-side send budget per team; default 60 per 60 s. */
+  sendBudget?: { limit?: number; windowMs?: number };
+}
+
+export interface ServiceClient {
+  readonly baseUrl: string;
+  /** POST .../whatsapp/session — starts pairing. The reply body is not relied on (A-SESSION-POST). */
+  startPairing(agentId: string, opts?: CallOptions): Promise<SessionStatus | null>;
+  /** GET .../whatsapp/session */
+  getSession(agentId: string, opts?: CallOptions): Promise<SessionStatus>;
+  /** POST .../whatsapp/messages — `to` is normalised first; garbage is rejected before any request. */
+  send(agentId: string, req: SendRequest, opts?: SendOptions): Promise<SendResult>;
+  /** PUT .../whatsapp/webhook */
+  setWebhook(agentId: string, url: string, opts?: CallOptions): Promise<WebhookConfig>;
+  /** GET .../whatsapp/media/{messageId}, streamed to destPath (a file, or a folder to name it in). */
+  downloadMedia(agentId: string, messageId: string, destPath: string, opts?: MediaDownloadOptions): Promise<MediaDownloadResult>;
+  /** GET .../whatsapp/contacts/{phone} */
+  checkContact(agentId: string, phone: string, opts?: CallOptions): Promise<ContactCheck>;
+  /** PATCH .../whatsapp/settings */
+  updateSettings(agentId: string, patch: Partial<ChannelSettings>, opts?: CallOptions): Promise<ChannelSettings>;
+  /** POST .../chat (single response) */
+  chat(agentId: string, req: ChatRequest, opts?: CallOptions): Promise<ChatResult>;
+  /** POST .../chat with stream:true and Accept: text/event-stream */
+  chatStream(agentId: string, req: ChatRequest, opts?: CallOptions): ChatStream;
+  /** Rate-limit headers from the latest response (X-RateLimit-Limit is on every response). */
+  readonly rateLimit: RateLimitInfo;
+  /** The client-side send budget and its queue. */
+  sendBudget(): SendBudgetSnapshot;
+  /** Cancels a queued send (it rejects with Aborted). Returns false when it is no longer queued. */
+  cancelQueued(id: string): boolean;
+  close(): Promise<void>;
+}
