@@ -1,0 +1,291 @@
+// Teams (base URL + API key reference) and their agents, plus app settings. Non-secret config lives
+// in <configDir>/config.json; API keys and signing secrets live only in the SecretStore.
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { ServiceClient } from '../api/service';
+import { systemClock, type Clock } from '../ports';
+import type { SecretStore } from '../secrets/types';
+import { moveCorruptConfigAside, readConfig, writeConfig } from './config-file';
+import { AccountsError } from './errors';
+import { deepMerge, isPlainObject, type DeepPartial } from './merge';
+import { apiKeyRef, keyHint, signingSecretRef } from './refs';
+import { CONFIG_SCHEMA_VERSION, describeIssues, settingsLoadSchema, settingsUpdateSchema, type AgentConfig, type ConfigFile, type TeamConfig } from './schema';
+import { decodeSigningSecrets, encodeSigningSecrets, rotate } from './signing';
+import { parseAddAgent, parseAddTeam, parseSigningSecret } from './inputs';
+import { keychain, verifyAgent } from './verify';
+
+export { AccountsError, isAccountsError } from './errors';
+export type { AccountsErrorCode } from './errors';
+export { defaultConfigDir, CONFIG_FILE_NAME } from './paths';
+export { configPath, moveCorruptConfigAside } from './config-file';
+export { apiKeyRef, signingSecretRef, keyHint } from './refs';
+export type { DeepPartial } from './merge';
+
+export interface AgentRecord { agentId: string; label: string }
+export interface TeamRecord { id: string; label: string; baseUrl: string; keyHint: string; agents: AgentRecord[] }
+export interface AppSettings {
+  pollIntervalSec: number;
+  fastPollIntervalSec: number;
+  tunnelPort: number;
+  startAtLogin: boolean;
+  theme: 'system' | 'light' | 'dark';
+  alertRules: {
+    reconnectGraceSec: number;
+    realertMinutes: number;
+    flapCount: number;
+    flapWindowMinutes: number;
+    quietHours: null | { start: string; end: string };
+  };
+  alertWebhookUrl: string | null;
+  installId: string;
+}
+
+export type ClientFactory = (o: { baseUrl: string; apiKey: string }) => ServiceClient;
+
+export interface AccountsOptions {
+  configDir: string;
+  secrets: SecretStore;
+  clientFactory: ClientFactory;
+  clock?: Clock;
+  /** Random ids (team ids, installId); default crypto. */
+  randomId?: () => string;
+}
+
+const defaultRandomId = () => randomBytes(8).toString('hex');
+
+function toRecord(t: TeamConfig): TeamRecord {
+  return { id: t.id, label: t.label, baseUrl: t.baseUrl, keyHint: t.keyHint, agents: t.agents.map((a) => ({ agentId: a.agentId, label: a.label })) };
+}
+
+export class Accounts {
+  private config: ConfigFile;
+  private readonly clients = new Map<string, Promise<ServiceClient>>();
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    private readonly opts: AccountsOptions,
+    config: ConfigFile,
+  ) {
+    this.config = config;
+  }
+
+  /**
+   * Loads <configDir>/config.json (creating it, with a fresh installId, when missing).
+   * A corrupt or invalid file throws AccountsError CONFIG_CORRUPT and is left untouched; nothing is
+   * written until it is fixed or moved aside with Accounts.moveCorruptAside().
+   */
+  static async open(opts: AccountsOptions): Promise<Accounts> {
+    let config = await readConfig(opts.configDir);
+    if (!config) {
+      const randomId = opts.randomId ?? (() => randomUUID());
+      config = { schemaVersion: CONFIG_SCHEMA_VERSION, settings: settingsLoadSchema.parse({ installId: randomId().replace(/[^A-Za-z0-9_-]/g, '') }), teams: [] };
+      await writeConfig(opts.configDir, config);
+    }
+    return new Accounts(opts, config);
+  }
+
+  /** Explicit recovery: renames an unreadable config.json to config.json.corrupt-<ISO time>; returns the new path. */
+  static moveCorruptAside(configDir: string, clock: Clock = systemClock): Promise<string | null> {
+    return moveCorruptConfigAside(configDir, clock.now());
+  }
+
+  listTeams(): TeamRecord[] {
+    return this.config.teams.map(toRecord);
+  }
+
+  findTeam(idOrLabel: string): TeamRecord | undefined {
+    const t = this.lookup(idOrLabel);
+    return t && toRecord(t);
+  }
+
+  async addTeam(input: { label: string; baseUrl: string; apiKey: string; agents?: Array<{ agentId: string; label?: string }> }): Promise<TeamRecord> {
+    const v = parseAddTeam(input);
+    return this.serial(async () => {
+      if (this.lookupByLabel(v.label)) throw new AccountsError('DUPLICATE', `A team labelled "${v.label}" already exists.`);
+      const client = this.opts.clientFactory({ baseUrl: v.baseUrl, apiKey: v.apiKey });
+      let stored = false;
+      let id = '';
+      try {
+        for (const a of v.agents) await verifyAgent(client, a.agentId, v.baseUrl);
+        id = this.newTeamId();
+        const team: TeamConfig = { id, label: v.label, baseUrl: v.baseUrl, keyHint: keyHint(v.apiKey), apiKeyRef: apiKeyRef(id), agents: v.agents.map((a) => ({ ...a, signingSecretRef: null })) };
+        await keychain(() => this.opts.secrets.set(team.apiKeyRef, v.apiKey));
+        stored = true;
+        await this.commit({ ...this.config, teams: [...this.config.teams, team] });
+        this.clients.set(id, Promise.resolve(client));
+        return toRecord(team);
+      } catch (err) {
+        if (stored) await this.opts.secrets.delete(apiKeyRef(id)).catch(() => false);
+        await client.close().catch(() => undefined);
+        throw err;
+      }
+    });
+  }
+
+  /** Deletes the team's keychain entries (API key and every signing secret), then its config. */
+  async removeTeam(idOrLabel: string): Promise<void> {
+    return this.serial(async () => {
+      const team = this.requireTeam(idOrLabel);
+      for (const a of team.agents) await keychain(() => this.deleteSigning(team, a));
+      await keychain(() => this.opts.secrets.delete(team.apiKeyRef));
+      await this.commit({ ...this.config, teams: this.config.teams.filter((t) => t.id !== team.id) });
+      await this.dropClient(team.id);
+    });
+  }
+
+  async addAgent(teamIdOrLabel: string, agent: { agentId: string; label?: string }): Promise<AgentRecord> {
+    const a = parseAddAgent(agent);
+    return this.serial(async () => {
+      const team = this.requireTeam(teamIdOrLabel);
+      if (team.agents.some((x) => x.agentId === a.agentId)) throw new AccountsError('DUPLICATE', `Agent "${a.agentId}" is already in team "${team.label}".`);
+      if (team.agents.some((x) => x.label.toLowerCase() === a.label.toLowerCase())) throw new AccountsError('DUPLICATE', `Team "${team.label}" already has an agent labelled "${a.label}".`);
+      const client = await this.clientFor(team.id);
+      await verifyAgent(client, a.agentId, team.baseUrl);
+      const next: AgentConfig = { ...a, signingSecretRef: null };
+      await this.commit(this.withTeam(team.id, (t) => ({ ...t, agents: [...t.agents, next] })));
+      return { agentId: a.agentId, label: a.label };
+    });
+  }
+
+  async removeAgent(teamIdOrLabel: string, agentId: string): Promise<void> {
+    return this.serial(async () => {
+      const team = this.requireTeam(teamIdOrLabel);
+      const agent = this.requireAgent(team, agentId);
+      await keychain(() => this.deleteSigning(team, agent));
+      await this.commit(this.withTeam(team.id, (t) => ({ ...t, agents: t.agents.filter((x) => x.agentId !== agent.agentId) })));
+    });
+  }
+
+  /** The team's API key from the keychain. Main process only; never send it to a renderer. */
+  async getApiKey(teamIdOrLabel: string): Promise<string> {
+    const team = this.requireTeam(teamIdOrLabel);
+    const key = await keychain(() => this.opts.secrets.get(team.apiKeyRef));
+    if (key === null) throw new AccountsError('KEYCHAIN', `The API key of team "${team.label}" is missing from the OS keychain; remove the team and add it again.`);
+    return key;
+  }
+
+  /** One client per team, created on first use and closed when the team is removed. */
+  clientFor(teamIdOrLabel: string): Promise<ServiceClient> {
+    let team: TeamConfig;
+    try {
+      team = this.requireTeam(teamIdOrLabel);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    let client = this.clients.get(team.id);
+    if (!client) {
+      client = this.getApiKey(team.id).then((apiKey) => this.opts.clientFactory({ baseUrl: team.baseUrl, apiKey }));
+      this.clients.set(team.id, client);
+      client.catch(() => this.clients.delete(team.id));
+    }
+    return client;
+  }
+
+  /** Stores a new signing secret; the previous current one is kept so deliveries signed with it still verify. */
+  async setSigningSecret(teamIdOrLabel: string, agentId: string, secret: string): Promise<void> {
+    const value = parseSigningSecret(secret);
+    return this.serial(async () => {
+      const team = this.requireTeam(teamIdOrLabel);
+      const agent = this.requireAgent(team, agentId);
+      const ref = agent.signingSecretRef ?? signingSecretRef(team.id, agent.agentId);
+      const existing = decodeSigningSecrets(await keychain(() => this.opts.secrets.get(ref)));
+      await keychain(() => this.opts.secrets.set(ref, encodeSigningSecrets(rotate(existing, value))));
+      if (agent.signingSecretRef !== ref) {
+        await this.commit(this.withTeam(team.id, (t) => ({ ...t, agents: t.agents.map((x) => (x.agentId === agent.agentId ? { ...x, signingSecretRef: ref } : x)) })));
+      }
+    });
+  }
+
+  /** [current, previous?]; [] when none was set. */
+  async getSigningSecrets(teamIdOrLabel: string, agentId: string): Promise<string[]> {
+    const team = this.requireTeam(teamIdOrLabel);
+    const agent = this.requireAgent(team, agentId);
+    if (!agent.signingSecretRef) return [];
+    const ref = agent.signingSecretRef;
+    return decodeSigningSecrets(await keychain(() => this.opts.secrets.get(ref)));
+  }
+
+  settings(): AppSettings {
+    return structuredClone(this.config.settings);
+  }
+
+  /** Deep-merges the patch, validates the whole result (unknown keys rejected) and saves it. Bad input changes nothing. */
+  async updateSettings(patch: DeepPartial<AppSettings>): Promise<AppSettings> {
+    if (!isPlainObject(patch)) throw new AccountsError('INVALID', 'Settings patch must be an object.');
+    return this.serial(async () => {
+      const current = this.config.settings;
+      if (patch.installId !== undefined && patch.installId !== current.installId) throw new AccountsError('INVALID', 'installId cannot be changed.');
+      const parsed = settingsUpdateSchema.safeParse(deepMerge(current, patch));
+      if (!parsed.success) throw new AccountsError('INVALID', `Invalid settings: ${describeIssues(parsed.error)}`, { cause: parsed.error });
+      await this.commit({ ...this.config, settings: parsed.data });
+      return this.settings();
+    });
+  }
+
+  /** Closes every cached client. */
+  async close(): Promise<void> {
+    await this.serial(async () => {
+      const all = [...this.clients.keys()];
+      await Promise.all(all.map((id) => this.dropClient(id)));
+    });
+  }
+
+  // ---- internals
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Writes the file first; memory changes only when the write succeeded. */
+  private async commit(next: ConfigFile): Promise<void> {
+    await writeConfig(this.opts.configDir, next);
+    this.config = next;
+  }
+
+  private withTeam(teamId: string, fn: (t: TeamConfig) => TeamConfig): ConfigFile {
+    return { ...this.config, teams: this.config.teams.map((t) => (t.id === teamId ? fn(t) : t)) };
+  }
+
+  private lookupByLabel(label: string): TeamConfig | undefined {
+    const l = label.trim().toLowerCase();
+    return this.config.teams.find((t) => t.label.toLowerCase() === l);
+  }
+
+  private lookup(idOrLabel: string): TeamConfig | undefined {
+    if (typeof idOrLabel !== 'string') return undefined;
+    return this.config.teams.find((t) => t.id === idOrLabel) ?? this.lookupByLabel(idOrLabel);
+  }
+
+  private requireTeam(idOrLabel: string): TeamConfig {
+    const t = this.lookup(idOrLabel);
+    if (!t) throw new AccountsError('NOT_FOUND', `No team "${String(idOrLabel)}".`);
+    return t;
+  }
+
+  private requireAgent(team: TeamConfig, agentId: string): AgentConfig {
+    const a = team.agents.find((x) => x.agentId === agentId) ?? team.agents.find((x) => x.label.toLowerCase() === String(agentId).toLowerCase());
+    if (!a) throw new AccountsError('NOT_FOUND', `Team "${team.label}" has no agent "${String(agentId)}".`);
+    return a;
+  }
+
+  private async deleteSigning(team: TeamConfig, agent: AgentConfig): Promise<void> {
+    const refs = new Set([signingSecretRef(team.id, agent.agentId), ...(agent.signingSecretRef ? [agent.signingSecretRef] : [])]);
+    for (const ref of refs) await this.opts.secrets.delete(ref);
+  }
+
+  private async dropClient(teamId: string): Promise<void> {
+    const client = this.clients.get(teamId);
+    this.clients.delete(teamId);
+    if (client) await client.then((c) => c.close()).catch(() => undefined);
+  }
+
+  private newTeamId(): string {
+    const randomId = this.opts.randomId ?? defaultRandomId;
+    for (let i = 0; i < 10; i++) {
+      const id = `t_${randomId().replace(/[^A-Za-z0-9]/g, '').slice(0, 16)}`;
+      if (id.length > 2 && !this.config.teams.some((t) => t.id === id)) return id;
+    }
+    throw new AccountsError('INVALID', 'Could not allocate a unique team id.');
+  }
+}

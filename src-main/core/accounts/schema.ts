@@ -1,0 +1,146 @@
+// zod schemas for the non-secret config file and the app settings. The file is schema-versioned;
+// loading strips unknown keys (forward-compatible within a version), updates reject them.
+import { z } from 'zod';
+
+export const CONFIG_SCHEMA_VERSION = 1;
+
+const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a 24-hour time HH:MM');
+
+const httpUrl = (what: string) =>
+  z.string().refine((s) => {
+    try {
+      const u = new URL(s);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password;
+    } catch {
+      return false;
+    }
+  }, `${what} must be an http(s) URL without user or password`);
+
+const label = z
+  .string()
+  .trim()
+  .min(1, 'label must not be empty')
+  .max(64, 'label must be at most 64 characters')
+  // eslint-disable-next-line no-control-regex
+  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'label must not contain control characters');
+
+/** What the service accepts in a path segment; the dashboard's ids fit. */
+export const agentIdSchema = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._~:@-]{0,199}$/, 'agent id must be letters, digits or . _ ~ : @ - (no slashes or spaces)');
+
+export const teamIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'team id must be letters, digits, _ or -');
+
+export const labelSchema = label;
+
+export const apiKeySchema = z
+  .string()
+  .min(1, 'API key must not be empty')
+  .max(4096, 'API key is too long')
+  .refine((s) => !/\s/.test(s), 'API key must not contain spaces or line breaks')
+  // eslint-disable-next-line no-control-regex
+  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'API key must not contain control characters');
+
+export const signingSecretSchema = z
+  .string()
+  .min(1, 'signing secret must not be empty')
+  .max(4096, 'signing secret is too long');
+
+/** Validates an http(s) base URL and normalises it: no query, fragment or trailing slash. */
+export const baseUrlSchema = z
+  .string()
+  .trim()
+  .pipe(httpUrl('base URL'))
+  .refine((s) => {
+    const u = new URL(s);
+    return !u.search && !u.hash;
+  }, 'base URL must not have a query or fragment')
+  .transform((s) => {
+    const u = new URL(s);
+    return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+  });
+
+function settingsSchema(strict: boolean) {
+  const obj = strict ? z.strictObject : z.object;
+  const quietHours = obj({ start: hhmm, end: hhmm });
+  const alertRules = obj({
+    reconnectGraceSec: z.number().int().min(0).max(3600).default(0),
+    realertMinutes: z.number().int().min(0).max(1440).default(15),
+    flapCount: z.number().int().min(2).max(100).default(3),
+    flapWindowMinutes: z.number().int().min(1).max(1440).default(10),
+    quietHours: quietHours.nullable().default(null),
+  });
+  return obj({
+    pollIntervalSec: z.number().int().min(5).max(3600).default(15),
+    fastPollIntervalSec: z.number().int().min(1).max(60).default(2),
+    tunnelPort: z.number().int().min(0).max(65535).default(0),
+    startAtLogin: z.boolean().default(false),
+    theme: z.enum(['system', 'light', 'dark']).default('system'),
+    alertRules: alertRules.prefault({}),
+    alertWebhookUrl: httpUrl('alert webhook URL').nullable().default(null),
+    installId: z.string().regex(/^[A-Za-z0-9_-]{8,128}$/, 'installId must be 8–128 letters, digits, _ or -'),
+  }).refine((s) => s.fastPollIntervalSec <= s.pollIntervalSec, {
+    message: 'fastPollIntervalSec must not exceed pollIntervalSec',
+    path: ['fastPollIntervalSec'],
+  });
+}
+
+export const settingsLoadSchema = settingsSchema(false);
+export const settingsUpdateSchema = settingsSchema(true);
+
+export type AppSettingsParsed = z.output<typeof settingsLoadSchema>;
+
+const agentConfig = z.object({
+  agentId: agentIdSchema,
+  label,
+  /** Keychain account of the agent's signing secrets, once one was set. */
+  signingSecretRef: z.string().min(1).nullable().default(null),
+});
+
+const teamConfig = z.object({
+  id: teamIdSchema,
+  label,
+  baseUrl: baseUrlSchema,
+  keyHint: z.string().max(8),
+  /** Keychain account of the team's API key. */
+  apiKeyRef: z.string().min(1),
+  agents: z.array(agentConfig).default([]),
+});
+
+export const configFileSchema = z
+  .object({
+    schemaVersion: z.literal(CONFIG_SCHEMA_VERSION),
+    settings: settingsLoadSchema,
+    teams: z.array(teamConfig).default([]),
+  })
+  .superRefine((cfg, ctx) => {
+    const ids = new Set<string>();
+    const labels = new Set<string>();
+    cfg.teams.forEach((t, i) => {
+      if (ids.has(t.id)) ctx.addIssue({ code: 'custom', path: ['teams', i, 'id'], message: `duplicate team id "${t.id}"` });
+      if (labels.has(t.label.toLowerCase())) ctx.addIssue({ code: 'custom', path: ['teams', i, 'label'], message: `duplicate team label "${t.label}"` });
+      ids.add(t.id);
+      labels.add(t.label.toLowerCase());
+      const agentIds = new Set<string>();
+      const agentLabels = new Set<string>();
+      t.agents.forEach((a, j) => {
+        if (agentIds.has(a.agentId)) ctx.addIssue({ code: 'custom', path: ['teams', i, 'agents', j, 'agentId'], message: `duplicate agent id "${a.agentId}"` });
+        if (agentLabels.has(a.label.toLowerCase())) ctx.addIssue({ code: 'custom', path: ['teams', i, 'agents', j, 'label'], message: `duplicate agent label "${a.label}"` });
+        agentIds.add(a.agentId);
+        agentLabels.add(a.label.toLowerCase());
+      });
+    });
+  });
+
+export type ConfigFile = z.output<typeof configFileSchema>;
+export type TeamConfig = ConfigFile['teams'][number];
+export type AgentConfig = TeamConfig['agents'][number];
+
+/** "settings.pollIntervalSec: Too small…; teams.0.baseUrl: …" — paths and rules, never values. */
+export function describeIssues(err: z.ZodError): string {
+  return err.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
+    .join('; ');
+}

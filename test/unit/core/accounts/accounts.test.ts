@@ -1,0 +1,282 @@
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Accounts, AccountsError, apiKeyRef, configPath, signingSecretRef } from '../../../../src-main/core/accounts';
+import { MemorySecretStore } from '../../../../src-main/core/secrets';
+import { fakeService, type FakeService } from './fakes';
+
+const KEY = 'sk_live_0123456789abcdef9f2c';
+const OTHER_KEY = 'sk_live_fedcba9876543210aaaa';
+
+let dir: string;
+let secrets: MemorySecretStore;
+let svc: FakeService;
+let n = 0;
+
+async function open(): Promise<Accounts> {
+  return Accounts.open({ configDir: dir, secrets, clientFactory: svc.factory, randomId: () => `id${++n}abcdef` });
+}
+
+async function readFile(): Promise<string> {
+  return fs.readFile(configPath(dir), 'utf8');
+}
+
+async function expectCode(p: Promise<unknown>, code: string): Promise<AccountsError> {
+  const err = await p.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(AccountsError);
+  expect((err as AccountsError).code).toBe(code);
+  return err as AccountsError;
+}
+
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cc-accounts-'));
+  secrets = new MemorySecretStore();
+  svc = fakeService({ [KEY]: ['agent-1', 'agent-2'], [OTHER_KEY]: ['agent-9'] });
+  n = 0;
+});
+
+afterEach(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+describe('Accounts.open', () => {
+  it('creates a versioned config with defaults, mode 0600, and a stable installId', async () => {
+    const a = await open();
+    const s = a.settings();
+    expect(s).toMatchObject({ pollIntervalSec: 15, fastPollIntervalSec: 2, tunnelPort: 0, startAtLogin: false, theme: 'system', alertWebhookUrl: null });
+    expect(s.alertRules).toEqual({ reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10, quietHours: null });
+    expect(JSON.parse(await readFile()).schemaVersion).toBe(1);
+    if (process.platform !== 'win32') expect((await fs.stat(configPath(dir))).mode & 0o777).toBe(0o600);
+    const again = await open();
+    expect(again.settings().installId).toBe(s.installId);
+  });
+});
+
+describe('teams', () => {
+  it('addTeam checks the key, stores it only in the secret store, and strips the trailing slash', async () => {
+    const a = await open();
+    const team = await a.addTeam({ label: 'Ops', baseUrl: 'https://api.example.test/base/', apiKey: KEY, agents: [{ agentId: 'agent-1', label: 'Support' }] });
+    expect(team).toEqual({ id: expect.stringMatching(/^t_/), label: 'Ops', baseUrl: 'https://api.example.test/base', keyHint: '…9f2c', agents: [{ agentId: 'agent-1', label: 'Support' }] });
+    expect(svc.created[0]?.client.getSession).toHaveBeenCalledWith('agent-1');
+    expect(secrets.snapshot()).toEqual({ [apiKeyRef(team.id)]: KEY });
+    const text = await readFile();
+    expect(text).not.toContain(KEY);
+    expect(text).not.toContain(KEY.slice(0, 12));
+    expect(text).toContain(apiKeyRef(team.id));
+    expect(await a.getApiKey(team.id)).toBe(KEY);
+    // survives a reopen
+    const b = await open();
+    expect(b.findTeam('ops')).toEqual(team);
+  });
+
+  it('a rejected key stores nothing: config unchanged, secret store empty, client closed', async () => {
+    const a = await open();
+    const before = await readFile();
+    const err = await expectCode(a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: 'sk_wrong_key_000000', agents: [{ agentId: 'agent-1' }] }), 'KEY_REJECTED');
+    expect(err.message).not.toContain('sk_wrong_key_000000');
+    expect(await readFile()).toBe(before);
+    expect(secrets.snapshot()).toEqual({});
+    expect(a.listTeams()).toEqual([]);
+    expect(svc.created[0]?.client.close).toHaveBeenCalled();
+  });
+
+  it('an unknown agent is AGENT_NOT_FOUND and stores nothing', async () => {
+    const a = await open();
+    await expectCode(a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }, { agentId: 'nope' }] }), 'AGENT_NOT_FOUND');
+    expect(secrets.snapshot()).toEqual({});
+    expect(a.listTeams()).toEqual([]);
+  });
+
+  it('requires at least one agent, a http(s) base URL without credentials, and unique labels', async () => {
+    const a = await open();
+    await expectCode(a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY }), 'INVALID');
+    await expectCode(a.addTeam({ label: 'Ops', baseUrl: 'ftp://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] }), 'INVALID');
+    await expectCode(a.addTeam({ label: 'Ops', baseUrl: 'https://u:p@x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] }), 'INVALID');
+    const bad = await expectCode(a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: `${KEY} x`, agents: [{ agentId: 'agent-1' }] }), 'INVALID');
+    expect(bad.message).not.toContain(KEY);
+    await a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] });
+    await expectCode(a.addTeam({ label: ' ops ', baseUrl: 'https://y.test', apiKey: OTHER_KEY, agents: [{ agentId: 'agent-9' }] }), 'DUPLICATE');
+    expect(svc.created).toHaveLength(1);
+  });
+
+  it('removeTeam deletes the key and every signing secret, closes the client, and drops the config entry', async () => {
+    const a = await open();
+    const t = await a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }, { agentId: 'agent-2' }] });
+    const keep = await a.addTeam({ label: 'Other', baseUrl: 'https://y.test', apiKey: OTHER_KEY, agents: [{ agentId: 'agent-9' }] });
+    await a.setSigningSecret(t.id, 'agent-1', 'whsec_one');
+    await a.setSigningSecret(t.id, 'agent-2', 'whsec_two');
+    const client = await a.clientFor(t.id);
+    await a.removeTeam('Ops');
+    expect(secrets.snapshot()).toEqual({ [apiKeyRef(keep.id)]: OTHER_KEY });
+    expect((client as unknown as { close: { mock: { calls: unknown[] } } }).close.mock.calls.length).toBe(1);
+    expect(a.listTeams().map((x) => x.label)).toEqual(['Other']);
+    expect(await readFile()).not.toContain(t.id);
+    await expectCode(a.removeTeam(t.id), 'NOT_FOUND');
+  });
+
+  it('a locked keychain blocks removal and keeps the config (no orphaned secrets)', async () => {
+    const a = await open();
+    const t = await a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] });
+    secrets.state = 'locked';
+    const err = await expectCode(a.removeTeam(t.id), 'KEYCHAIN');
+    expect(err.message).toMatch(/locked/);
+    expect(a.findTeam(t.id)).toBeDefined();
+    await expectCode(a.getApiKey(t.id), 'KEYCHAIN');
+  });
+
+  it('an unavailable keychain when adding stores nothing in the config', async () => {
+    const a = await open();
+    const before = await readFile();
+    secrets.state = 'unavailable';
+    const err = await expectCode(a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] }), 'KEYCHAIN');
+    expect(err.message).not.toContain(KEY);
+    expect(await readFile()).toBe(before);
+  });
+
+  it('clientFor caches one client per team, built from the stored key', async () => {
+    const a = await open();
+    const t = await a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] });
+    const b = await open();
+    const c1 = await b.clientFor(t.id);
+    const c2 = await b.clientFor('Ops');
+    expect(c1).toBe(c2);
+    expect(svc.created.at(-1)).toMatchObject({ baseUrl: 'https://x.test', apiKey: KEY });
+    await b.close();
+    expect(svc.created.at(-1)?.client.close).toHaveBeenCalledTimes(1);
+    await expectCode(b.clientFor('nope'), 'NOT_FOUND');
+  });
+});
+
+describe('agents', () => {
+  it('addAgent verifies with getSession; unknown agent → AGENT_NOT_FOUND; duplicates refused', async () => {
+    const a = await open();
+    const t = await a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] });
+    expect(await a.addAgent('Ops', { agentId: 'agent-2', label: 'Sales' })).toEqual({ agentId: 'agent-2', label: 'Sales' });
+    const err = await expectCode(a.addAgent(t.id, { agentId: 'ghost' }), 'AGENT_NOT_FOUND');
+    expect(err.message).toContain('ghost');
+    await expectCode(a.addAgent(t.id, { agentId: 'agent-2' }), 'DUPLICATE');
+    await expectCode(a.addAgent(t.id, { agentId: 'agent/../x' }), 'INVALID');
+    expect(a.findTeam(t.id)?.agents.map((x) => x.agentId)).toEqual(['agent-1', 'agent-2']);
+  });
+
+  it('a revoked key surfaces as KEY_REJECTED on addAgent', async () => {
+    const a = await open();
+    const t = await a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] });
+    svc.keys.delete(KEY);
+    await expectCode(a.addAgent(t.id, { agentId: 'agent-2' }), 'KEY_REJECTED');
+  });
+
+  it('removeAgent deletes its signing secrets', async () => {
+    const a = await open();
+    const t = await a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }, { agentId: 'agent-2' }] });
+    await a.setSigningSecret(t.id, 'agent-2', 'whsec_two');
+    await a.removeAgent(t.id, 'agent-2');
+    expect(Object.keys(secrets.snapshot())).toEqual([apiKeyRef(t.id)]);
+    expect(a.findTeam(t.id)?.agents).toEqual([{ agentId: 'agent-1', label: 'agent-1' }]);
+    await expectCode(a.removeAgent(t.id, 'agent-2'), 'NOT_FOUND');
+  });
+});
+
+describe('signing secrets', () => {
+  it('rotation keeps the current and the previous secret, never in the config file', async () => {
+    const a = await open();
+    const t = await a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] });
+    expect(await a.getSigningSecrets(t.id, 'agent-1')).toEqual([]);
+    await a.setSigningSecret(t.id, 'agent-1', 'whsec_first');
+    expect(await a.getSigningSecrets(t.id, 'agent-1')).toEqual(['whsec_first']);
+    await a.setSigningSecret(t.id, 'agent-1', 'whsec_second');
+    await a.setSigningSecret(t.id, 'agent-1', 'whsec_second');
+    expect(await a.getSigningSecrets(t.id, 'agent-1')).toEqual(['whsec_second', 'whsec_first']);
+    await a.setSigningSecret(t.id, 'agent-1', 'whsec_third');
+    expect(await a.getSigningSecrets(t.id, 'agent-1')).toEqual(['whsec_third', 'whsec_second']);
+    const text = await readFile();
+    expect(text).not.toMatch(/whsec_/);
+    expect(text).toContain(signingSecretRef(t.id, 'agent-1'));
+    await expect((await open()).getSigningSecrets(t.id, 'agent-1')).resolves.toEqual(['whsec_third', 'whsec_second']);
+    await expectCode(a.setSigningSecret(t.id, 'agent-1', ''), 'INVALID');
+    await expectCode(a.setSigningSecret(t.id, 'nobody', 'x'), 'NOT_FOUND');
+  });
+
+  it('reads a bare secret set by hand as the current one', async () => {
+    const a = await open();
+    const t = await a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] });
+    await a.setSigningSecret(t.id, 'agent-1', 'whsec_a');
+    await secrets.set(signingSecretRef(t.id, 'agent-1'), 'plain-secret');
+    expect(await a.getSigningSecrets(t.id, 'agent-1')).toEqual(['plain-secret']);
+  });
+});
+
+describe('settings', () => {
+  it('updateSettings deep-merges, validates and persists', async () => {
+    const a = await open();
+    const s = await a.updateSettings({ pollIntervalSec: 30, alertRules: { quietHours: { start: '22:00', end: '07:00' } }, alertWebhookUrl: 'https://hooks.example.test/x' });
+    expect(s.pollIntervalSec).toBe(30);
+    expect(s.alertRules).toEqual({ reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10, quietHours: { start: '22:00', end: '07:00' } });
+    expect((await open()).settings()).toEqual(s);
+    const cleared = await a.updateSettings({ alertRules: { quietHours: null } });
+    expect(cleared.alertRules.quietHours).toBeNull();
+  });
+
+  it('rejects bad values and unknown keys, changing nothing', async () => {
+    const a = await open();
+    const before = await readFile();
+    const cases: unknown[] = [
+      { pollIntervalSec: 0 },
+      { pollIntervalSec: 'fast' },
+      { theme: 'neon' },
+      { tunnelPort: 70000 },
+      { alertRules: { quietHours: { start: '25:00', end: '07:00' } } },
+      { alertRules: { quietHours: { start: '22:00' } } },
+      { alertWebhookUrl: 'javascript:alert(1)' },
+      { fastPollIntervalSec: 60 },
+      { bogus: true },
+      { installId: 'something-else-entirely' },
+      null,
+    ];
+    for (const patch of cases) {
+      const err = await expectCode(a.updateSettings(patch as never), 'INVALID');
+      expect(err.message.length).toBeGreaterThan(10);
+    }
+    expect(await readFile()).toBe(before);
+    expect(a.settings().pollIntervalSec).toBe(15);
+  });
+});
+
+describe('corrupt config', () => {
+  it('invalid JSON → CONFIG_CORRUPT naming the file; the file is left untouched', async () => {
+    await fs.writeFile(configPath(dir), '{"schemaVersion":1, teams: [', 'utf8');
+    const err = await expectCode(open(), 'CONFIG_CORRUPT');
+    expect(err.message).toContain(configPath(dir));
+    expect(err.message).toMatch(/not valid JSON/);
+    expect(await readFile()).toBe('{"schemaVersion":1, teams: [');
+  });
+
+  it('schema violations are named by path', async () => {
+    const bad = { schemaVersion: 1, settings: { installId: 'abcdefgh1234', pollIntervalSec: -5 }, teams: [{ id: 't_1', label: 'A', baseUrl: 'gopher://x', keyHint: '…', apiKeyRef: 'team:t_1:api-key', agents: [] }] };
+    await fs.writeFile(configPath(dir), JSON.stringify(bad), 'utf8');
+    const err = await expectCode(open(), 'CONFIG_CORRUPT');
+    expect(err.message).toContain('settings.pollIntervalSec');
+    expect(err.message).toContain('teams.0.baseUrl');
+  });
+
+  it('a newer schemaVersion is refused with a clear reason', async () => {
+    await fs.writeFile(configPath(dir), JSON.stringify({ schemaVersion: 99 }), 'utf8');
+    const err = await expectCode(open(), 'CONFIG_CORRUPT');
+    expect(err.message).toMatch(/newer/);
+  });
+
+  it('moveCorruptAside renames it explicitly; then a fresh config can be created', async () => {
+    await fs.writeFile(configPath(dir), 'garbage', 'utf8');
+    const moved = await Accounts.moveCorruptAside(dir, { now: () => Date.UTC(2025, 0, 2, 3, 4, 5), setTimeout: () => 0, clearTimeout: () => undefined });
+    expect(moved).toBe(`${configPath(dir)}.corrupt-2025-01-02T03-04-05-000Z`);
+    expect(await fs.readFile(moved as string, 'utf8')).toBe('garbage');
+    const a = await open();
+    expect(a.listTeams()).toEqual([]);
+  });
+});
