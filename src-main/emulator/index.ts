@@ -1,0 +1,147 @@
+// The local stand-in for the service (SERVICE-NOTES.md): the service API under /api/v1, the control
+// surface under /_emulator, and a second origin that serves short-lived media blobs.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { systemClock, type Clock, type Random } from '../core/ports';
+import { createControl, type EmulatorControl } from './control';
+import { controlRoutes, handleControl } from './control-routes';
+import { Deliveries } from './deliveries';
+import { Faults } from './faults';
+import { BlobStore } from './media';
+import { World } from './model';
+import { parseSeed, type EmulatorSeed } from './seed';
+import { handleService, type ServiceCounters } from './service';
+import { Sessions } from './session';
+import { sendError } from './http';
+import { EmulatorError } from './errors';
+
+export { defaultSeed, loadSeedFile, parseSeed, SeedError, DEMO_API_KEY, DEMO_TEAM_ID } from './seed';
+export type { EmulatorSeed, EmulatorSeedAgent, EmulatorSeedTeam } from './seed';
+export type { EmulatorControl, EmulatorState, AgentView, TeamInput, AgentInput, InboundInput, ChatScriptInput } from './control';
+export type { DeliveryRecord, DeliveryAttempt } from './deliveries';
+export type { FaultInput, Fault } from './faults';
+export { BLOB_TTL_MS } from './media';
+
+export interface EmulatorOptions {
+  port?: number;
+  host?: string;
+  clock?: Clock;
+  seed?: EmulatorSeed;
+  deliveryTimeoutMs?: number;
+  deliveryBackoffMs?: number[];
+  qrRotateMs?: number;
+  pairingExpiryMs?: number;
+  /** Extra: randomness for probabilistic faults (default Math.random). */
+  random?: Random;
+  /** Extra: port of the media origin (default 0). */
+  mediaPort?: number;
+}
+
+export interface Emulator {
+  baseUrl: string;
+  controlUrl: string;
+  mediaOrigin: string;
+  control: EmulatorControl;
+  close(): Promise<void>;
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
+  const clock = opts.clock ?? systemClock;
+  const host = opts.host ?? '127.0.0.1';
+  const seed = opts.seed ? parseSeed(opts.seed) : undefined;
+  const world = new World();
+  const sessions = new Sessions({ clock, qrRotateMs: opts.qrRotateMs ?? 20_000, pairingExpiryMs: opts.pairingExpiryMs ?? 120_000 });
+  const faults = new Faults(clock, opts.random ?? Math.random);
+  const blobs = new BlobStore(clock);
+  const skew = { seconds: 0 };
+  const counters: ServiceCounters & { inbound: number } = { serviceRequests: 0, sends: 0, chats: 0, inbound: 0 };
+  const streams = new Set<() => void>();
+  const stop = new AbortController();
+  const deliveries = new Deliveries({
+    clock,
+    timeoutMs: opts.deliveryTimeoutMs ?? 10_000,
+    backoffMs: opts.deliveryBackoffMs ?? [1000, 2000, 4000, 8000],
+    secretOf: (agentId) => world.agents.get(agentId)?.webhook?.secret ?? null,
+    skewSeconds: () => skew.seconds,
+  });
+  let baseUrl = '';
+  let mediaOrigin = '';
+  const control = createControl({
+    world,
+    sessions,
+    faults,
+    blobs,
+    deliveries,
+    clock,
+    counters,
+    streamsCount: () => streams.size,
+    skew,
+    seed,
+    baseUrl: () => baseUrl,
+  });
+  const routes = controlRoutes(control);
+
+  const main = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (path === '/_emulator' || path.startsWith('/_emulator/')) {
+      void handleControl(req, res, routes);
+    } else if (path.startsWith('/api/')) {
+      void handleService(req, res, { world, sessions, faults, blobs, clock, counters, streams, stop: stop.signal, mediaOrigin: () => mediaOrigin });
+    } else {
+      sendError(res, new EmulatorError(404, 'NOT_FOUND', 'no such endpoint'), { 'x-ratelimit-limit': '60' });
+    }
+  });
+  const media = createServer((req, res) => blobs.handle(req, res));
+
+  const mainPort = await listen(main, opts.port ?? 0, host);
+  let mediaPort: number;
+  try {
+    mediaPort = await listen(media, opts.mediaPort ?? 0, host);
+  } catch (err) {
+    await closeServer(main);
+    throw err;
+  }
+  baseUrl = `http://${urlHost(host)}:${mainPort}`;
+  mediaOrigin = `http://${urlHost(host)}:${mediaPort}`;
+
+  let closing: Promise<void> | null = null;
+  return {
+    baseUrl,
+    controlUrl: `${baseUrl}/_emulator`,
+    mediaOrigin,
+    control,
+    close() {
+      closing ??= (async () => {
+        faults.clear();
+        stop.abort(new Error('emulator closed'));
+        for (const stopStream of [...streams]) stopStream();
+        streams.clear();
+        await deliveries.close();
+        await Promise.all([closeServer(main), closeServer(media)]);
+      })();
+      return closing;
+    },
+  };
+}

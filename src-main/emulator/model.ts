@@ -1,0 +1,107 @@
+// The emulator's world: teams, agents and what belongs to them. Plain data; lookups are O(1) maps.
+import type { ChannelSettings } from '../core/api/types';
+
+export interface Team {
+  id: string;
+  name: string;
+  apiKey: string;
+  monthlyQuota: number;
+  sendsPerMinute: number;
+  /** Times (ms) of accepted sends inside the sliding window, oldest first. */
+  sendTimes: number[];
+  /** `YYYY-MM` of the month monthSends counts. */
+  month: string;
+  monthSends: number;
+  agentIds: Set<string>;
+}
+
+export type LinkState =
+  | { kind: 'unlinked' }
+  | { kind: 'pairing'; startedAt: number; qrIndex: number; token: string; qr: Promise<string> | null }
+  /** downUntil: end of a drop (ms), Infinity = until recovered, null = not dropped. */
+  | { kind: 'linked'; phone: string; connectedSince: number; downUntil: number | null };
+
+export interface WebhookState {
+  mode: 'passthrough';
+  url: string;
+  secret: string;
+  events: string[];
+  updatedAt: string;
+}
+
+export interface InboundMedia {
+  mimeType: string;
+  filename: string;
+  bytes: Buffer;
+}
+
+export interface InboundRecord {
+  id: string;
+  from: string;
+  type: 'text' | 'image' | 'document';
+  receivedAt: number;
+  media: InboundMedia | null;
+}
+
+export interface ChatScript {
+  reply?: string;
+  tokens?: string[];
+  tokenDelayMs?: number;
+  actions?: Array<{ name: string; [k: string]: unknown }>;
+  failAfterTokens?: number;
+  status?: number;
+  code?: string;
+}
+
+export interface Agent {
+  id: string;
+  teamId: string;
+  label: string;
+  link: LinkState;
+  flaky: { everySeconds: number; downSeconds: number } | null;
+  webhook: WebhookState | null;
+  settings: ChannelSettings;
+  chatScript: ChatScript | null;
+  conversations: Map<string, string>;
+  inbound: Map<string, InboundRecord>;
+}
+
+export interface SentMessage {
+  messageId: string;
+  agentId: string;
+  teamId: string;
+  to: string;
+  type: 'text' | 'image' | 'document';
+  text: string | null;
+  imageUrl: string | null;
+  documentUrl: string | null;
+  documentFilename: string | null;
+  timestamp: string;
+}
+
+export class World {
+  readonly teams = new Map<string, Team>();
+  readonly teamsByKey = new Map<string, Team>();
+  readonly agents = new Map<string, Agent>();
+  contacts = new Set<string>();
+  sent: SentMessage[] = [];
+
+  clear(): void {
+    this.teams.clear();
+    this.teamsByKey.clear();
+    this.agents.clear();
+    this.contacts = new Set();
+    this.sent = [];
+  }
+}
+
+export const MAX_LOG = 1000;
+
+export function pushBounded<T>(list: T[], item: T): void {
+  list.push(item);
+  if (list.length > MAX_LOG) list.splice(0, list.length - MAX_LOG);
+}
+
+export function keyHint(key: string): string {
+  return `…${key.slice(-4)}`;
+}

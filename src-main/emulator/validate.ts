@@ -1,0 +1,31 @@
+// Recipient, phone and URL rules of the emulated service.
+import { z } from 'zod';
+
+const E164 = /^\+?\d{8,15}$/;
+const USER_JID = /^\d{8,15}@s\.whatsapp\.net$/;
+const GROUP_JID = /^[0-9A-Za-z-]{1,64}@g\.us$/;
+
+export function isPhone(value: string): boolean {
+  return E164.test(value);
+}
+
+/** `+digits` or digits → digits; null when not an E.164 number. */
+export function phoneDigits(value: string): string | null {
+  return E164.test(value) ? value.replace(/^\+/, '') : null;
+}
+
+export function isRecipient(value: string): boolean {
+  return E164.test(value) || USER_JID.test(value) || GROUP_JID.test(value);
+}
+
+export function isHttpUrl(value: string): boolean {
+  try {
+    const u = new URL(value);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+export const httpUrl = z.string().max(2048).refine(isHttpUrl, 'expected an absolute http(s) URL');
+export const phone = z.string().refine(isPhone, 'expected an E.164 number (8–15 digits, optional +)');
