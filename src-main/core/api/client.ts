@@ -1,0 +1,221 @@
+// createServiceClient(): the ServiceClient of service.ts over undici. One client per team (API key).
+import { randomUUID } from 'node:crypto';
+import { sleep, systemClock, type Clock } from '../ports';
+import { createChatStream } from './chat-stream';
+import { SendBudget } from './budget';
+import { Aborted, InvalidRequest, NetworkError, ServiceError } from './errors';
+import { createDefaultDispatcher, joinUrl, requestJson, type HttpContext } from './http';
+import { downloadMedia } from './media';
+import {
+  parseChatResult,
+  parseContactCheck,
+  parseOptionalSessionStatus,
+  parseSendResult,
+  parseSessionStatus,
+  parseSettings,
+  parseWebhookConfig,
+} from './parse';
+import { normalizePhoneDigits } from './phone';
+import { hasRateLimit } from './rate-limit';
+import { withSendRetry } from './retry';
+import { prepareSendRequest } from './send-request';
+import type { CallOptions, ServiceClient, ServiceClientOptions } from './service';
+import type { ChannelSettings, ChatRequest, RateLimitInfo } from './types';
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_SEND_MAX_RETRIES = 4;
+/** Pause before the single retry of a GET after a network error. */
+export const GET_RETRY_DELAY_MS = 250;
+
+function requireId(value: unknown, what: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new InvalidRequest({ message: `${what} is required.` });
+  return value.trim();
+}
+
+function normalizeBaseUrl(raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new InvalidRequest({ message: 'The service base URL is not a valid URL.' });
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new InvalidRequest({ message: 'The service base URL must be http(s).' });
+  if (u.search || u.hash || u.username || u.password) throw new InvalidRequest({ message: 'The service base URL must not carry a query, fragment or credentials.' });
+  return u.toString().replace(/\/+$/, '');
+}
+
+function checkSignal(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new Aborted();
+}
+
+export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
+  if (typeof opts.apiKey !== 'string' || opts.apiKey.trim() === '') throw new InvalidRequest({ message: 'An API key is required.' });
+  const baseUrl = normalizeBaseUrl(opts.baseUrl);
+  const clock: Clock = opts.clock ?? systemClock;
+  const random = opts.random ?? Math.random;
+  const ownsDispatcher = opts.dispatcher === undefined;
+  const dispatcher = opts.dispatcher ?? createDefaultDispatcher();
+  let latestRateLimit: RateLimitInfo = {};
+  let closed = false;
+
+  const budget = new SendBudget({
+    limit: opts.sendBudget?.limit,
+    windowMs: opts.sendBudget?.windowMs,
+    clock,
+    newId: () => randomUUID(),
+  });
+
+  const ctx: HttpContext = {
+    baseUrl,
+    apiKey: opts.apiKey,
+    dispatcher,
+    clock,
+    timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    onRateLimit(info, req) {
+      if (!hasRateLimit(info)) return;
+      latestRateLimit = info;
+      // The send ceiling is read from send answers only: chat has its own, unpublished limit.
+      if (req.method === 'POST' && req.url.endsWith('/whatsapp/messages') && info.limit !== undefined) budget.setLimit(info.limit);
+    },
+  };
+
+  const agentPath = (agentId: string, rest: string) => joinUrl(baseUrl, `/api/v1/agents/${encodeURIComponent(requireId(agentId, 'agentId'))}${rest}`);
+  const ensureOpen = () => {
+    if (closed) throw new Aborted({ message: 'The service client is closed.' });
+  };
+
+  /** GETs are idempotent: one retry after a network error. */
+  async function idempotent<T>(signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!(err instanceof NetworkError)) throw err;
+      try {
+        await sleep(clock, GET_RETRY_DELAY_MS, signal);
+      } catch {
+        throw new Aborted();
+      }
+      return fn();
+    }
+  }
+
+  const client: ServiceClient = {
+    baseUrl,
+
+    get rateLimit() {
+      return { ...latestRateLimit };
+    },
+
+    async startPairing(agentId, o: CallOptions = {}) {
+      ensureOpen();
+      const url = agentPath(agentId, '/whatsapp/session');
+      checkSignal(o.signal);
+      const res = await requestJson(ctx, { method: 'POST', url, signal: o.signal, timeoutMs: o.timeoutMs });
+      return parseOptionalSessionStatus(res.json); // ASSUMPTION A-SESSION-POST
+    },
+
+    async getSession(agentId, o: CallOptions = {}) {
+      ensureOpen();
+      const url = agentPath(agentId, '/whatsapp/session');
+      checkSignal(o.signal);
+      const res = await idempotent(o.signal, () => requestJson(ctx, { method: 'GET', url, signal: o.signal, timeoutMs: o.timeoutMs }));
+      return parseSessionStatus(res.json);
+    },
+
+    async send(agentId, req, o = {}) {
+      ensureOpen();
+      const url = agentPath(agentId, '/whatsapp/messages');
+      const body = prepareSendRequest(req);
+      checkSignal(o.signal);
+      const maxRetries = Math.max(0, Math.floor(o.maxRetries ?? DEFAULT_SEND_MAX_RETRIES));
+      return withSendRetry({ clock, random }, { maxRetries, signal: o.signal, onRetry: o.onRetry }, async () => {
+        await budget.acquire({ agentId, to: body.to }, o.signal, o.onQueued ? (q) => o.onQueued?.({ position: q.position, waitMs: q.waitMs }) : undefined);
+        const res = await requestJson(ctx, { method: 'POST', url, json: body, signal: o.signal, timeoutMs: o.timeoutMs });
+        return parseSendResult(res.json, body.to);
+      });
+    },
+
+    async setWebhook(agentId, webhookUrl, o: CallOptions = {}) {
+      ensureOpen();
+      const url = agentPath(agentId, '/whatsapp/webhook');
+      let parsed: URL;
+      try {
+        parsed = new URL(requireId(webhookUrl, 'The webhook url'));
+      } catch (err) {
+        if (err instanceof ServiceError) throw err;
+        throw new InvalidRequest({ message: 'The webhook url is not a valid URL.' });
+      }
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new InvalidRequest({ message: 'The webhook url must be http(s).' });
+      checkSignal(o.signal);
+      const res = await requestJson(ctx, { method: 'PUT', url, json: { url: webhookUrl.trim() }, signal: o.signal, timeoutMs: o.timeoutMs });
+      return parseWebhookConfig(res.json, webhookUrl.trim());
+    },
+
+    async downloadMedia(agentId, messageId, destPath, o = {}) {
+      ensureOpen();
+      const id = requireId(messageId, 'messageId');
+      const url = agentPath(agentId, `/whatsapp/media/${encodeURIComponent(id)}`);
+      checkSignal(o.signal);
+      return downloadMedia(ctx, url, id, destPath, o);
+    },
+
+    async checkContact(agentId, phone, o: CallOptions = {}) {
+      ensureOpen();
+      const digits = normalizePhoneDigits(phone);
+      const url = agentPath(agentId, `/whatsapp/contacts/${digits}`);
+      checkSignal(o.signal);
+      const res = await idempotent(o.signal, () => requestJson(ctx, { method: 'GET', url, signal: o.signal, timeoutMs: o.timeoutMs }));
+      return parseContactCheck(res.json, digits);
+    },
+
+    async updateSettings(agentId, patch, o: CallOptions = {}) {
+      ensureOpen();
+      const url = agentPath(agentId, '/whatsapp/settings');
+      const body: Partial<ChannelSettings> = {};
+      for (const key of ['groups', 'readReceipts', 'deliveryReceipts'] as const) {
+        const v = patch?.[key];
+        if (v === undefined) continue;
+        if (typeof v !== 'boolean') throw new InvalidRequest({ message: `Setting "${key}" must be true or false.` });
+        body[key] = v;
+      }
+      if (Object.keys(body).length === 0) throw new InvalidRequest({ message: 'No setting to change: give groups, readReceipts or deliveryReceipts.' });
+      checkSignal(o.signal);
+      // ASSUMPTION A-SETTINGS
+      const res = await requestJson(ctx, { method: 'PATCH', url, json: body, signal: o.signal, timeoutMs: o.timeoutMs });
+      return parseSettings(res.json, body);
+    },
+
+    async chat(agentId, req, o: CallOptions = {}) {
+      ensureOpen();
+      const url = agentPath(agentId, '/chat');
+      const body = checkChatRequest(req);
+      checkSignal(o.signal);
+      const res = await requestJson(ctx, { method: 'POST', url, json: body, signal: o.signal, timeoutMs: o.timeoutMs });
+      return parseChatResult(res.json); // ASSUMPTION A-CHAT-RESP
+    },
+
+    chatStream(agentId, req, o: CallOptions = {}) {
+      ensureOpen();
+      const url = agentPath(agentId, '/chat');
+      const body = checkChatRequest(req);
+      return createChatStream(ctx, url, body, o); // ASSUMPTION A-CHAT-STREAM
+    },
+
+    sendBudget: () => budget.snapshot(),
+    cancelQueued: (id) => budget.cancel(id),
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      budget.dispose();
+      if (ownsDispatcher) await dispatcher.close();
+    },
+  };
+  return client;
+}
+
+function checkChatRequest(req: ChatRequest): ChatRequest {
+  if (typeof req?.message !== 'string' || req.message.trim() === '') throw new InvalidRequest({ message: 'The chat message is empty.' });
+  if (typeof req.user_id !== 'string' || req.user_id.trim() === '') throw new InvalidRequest({ message: 'user_id is required to keep the conversation together.' });
+  return { message: req.message, user_id: req.user_id };
+}

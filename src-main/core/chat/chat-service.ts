@@ -1,0 +1,141 @@
+// Conversations with agents, per agent and user_id. A turn streams (falling back to one response),
+// can be stopped, and lands in a bounded local transcript.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { InvalidRequest } from '../api/errors';
+import type { ServiceClient } from '../api/service';
+import { silentLogger, systemClock, type Clock, type Logger } from '../ports';
+import { EventQueue } from './event-queue';
+import { TranscriptStore } from './transcript-store';
+import { runTurn } from './turn-runner';
+import type { ActiveTurn, ConversationSummary, StartTurnInput, TurnEvent, TurnHandle, TurnRecord } from './types';
+
+export interface ChatServiceOptions {
+  /** The service client of a team (one per API key). */
+  clientFor: (teamId: string) => Promise<ServiceClient>;
+  /** Stable id of this install: the default user_id. */
+  installId: string;
+  /** Folder for transcripts (one JSON file per agent + user_id). */
+  dataDir: string;
+  clock?: Clock;
+  logger?: Logger;
+  /** Turns kept per transcript; default 200. */
+  maxTurns?: number;
+  newId?: () => string;
+}
+
+const id = z.string().trim().min(1).max(200);
+const startSchema = z.object({
+  teamId: id,
+  agentId: id,
+  userId: id.optional(),
+  message: z.string().refine((s) => s.trim() !== '', 'The message is empty.').refine((s) => s.length <= 32_000, 'The message is longer than 32 000 characters.'),
+  stream: z.boolean().optional(),
+});
+
+function invalid(err: z.ZodError): InvalidRequest {
+  const first = err.issues[0];
+  const where = first?.path.join('.') || 'input';
+  return new InvalidRequest({ message: `${where}: ${first?.message ?? 'invalid'}` });
+}
+
+interface Running extends ActiveTurn {
+  ctrl: AbortController;
+}
+
+export class ChatService {
+  private readonly opts: ChatServiceOptions;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly store: TranscriptStore;
+  private readonly newId: () => string;
+  private readonly running = new Map<string, Running>();
+
+  constructor(opts: ChatServiceOptions) {
+    const installId = id.safeParse(opts.installId);
+    if (!installId.success) throw new InvalidRequest({ message: 'installId is required.' });
+    this.opts = { ...opts, installId: installId.data };
+    this.clock = opts.clock ?? systemClock;
+    this.logger = opts.logger ?? silentLogger;
+    this.newId = opts.newId ?? (() => randomUUID());
+    this.store = new TranscriptStore({ dataDir: opts.dataDir, maxTurns: opts.maxTurns, logger: this.logger, now: () => this.clock.now() });
+  }
+
+  /** The user_id used when none is given. */
+  get defaultUserId(): string {
+    return this.opts.installId;
+  }
+
+  /**
+   * Starts a turn. Throws InvalidRequest for bad input or when a turn is already running in the
+   * same conversation (agent + user_id). The events always end with one `done` event.
+   */
+  startTurn(input: StartTurnInput): TurnHandle {
+    const parsed = startSchema.safeParse(input);
+    if (!parsed.success) throw invalid(parsed.error);
+    const { teamId, agentId, message } = parsed.data;
+    const userId = parsed.data.userId ?? this.opts.installId;
+    for (const r of this.running.values()) {
+      if (r.agentId === agentId && r.userId === userId) {
+        throw new InvalidRequest({ code: 'TURN_RUNNING', message: 'A reply is still coming in this conversation; stop it or wait.' });
+      }
+    }
+    const turnId = this.newId();
+    const ctrl = new AbortController();
+    const run: Running = { turnId, teamId, agentId, userId, startedAt: this.clock.now(), ctrl };
+    this.running.set(turnId, run);
+    const queue = new EventQueue<TurnEvent>();
+
+    let clientP: Promise<ServiceClient>;
+    try {
+      clientP = Promise.resolve(this.opts.clientFor(teamId));
+    } catch (err) {
+      clientP = Promise.reject(err);
+    }
+    const result = runTurn(clientP, { turnId, teamId, agentId, userId, message, stream: parsed.data.stream ?? true }, this.clock, ctrl.signal, (ev) => queue.push(ev)).then(
+      async (turn) => {
+        this.running.delete(turnId);
+        try {
+          await this.store.append(turn);
+        } catch (err) {
+          this.logger.warn('chat: transcript not saved', { agentId, error: (err as Error).message });
+        }
+        queue.push({ type: 'done', turnId, turn });
+        queue.close();
+        return turn;
+      },
+    );
+    return { turnId, userId, events: queue, result };
+  }
+
+  /** Stops a running turn (its record keeps the partial reply, stopped: true). False if not running. */
+  stopTurn(turnId: string): boolean {
+    const r = this.running.get(turnId);
+    if (!r) return false;
+    r.ctrl.abort();
+    return true;
+  }
+
+  activeTurns(): ActiveTurn[] {
+    return [...this.running.values()].map(({ ctrl: _ctrl, ...rest }) => rest);
+  }
+
+  /** Turns of one conversation, oldest first. */
+  listTranscript(agentId: string, userId: string = this.opts.installId): Promise<TurnRecord[]> {
+    return this.store.list(agentId, userId);
+  }
+
+  /** Every user_id this install has talked to the agent as, most recent first. */
+  listConversations(agentId: string): Promise<ConversationSummary[]> {
+    return this.store.conversations(agentId);
+  }
+
+  clearTranscript(agentId: string, userId: string = this.opts.installId): Promise<void> {
+    return this.store.clear(agentId, userId);
+  }
+
+  /** Stops every running turn. */
+  stopAll(): void {
+    for (const r of this.running.values()) r.ctrl.abort();
+  }
+}

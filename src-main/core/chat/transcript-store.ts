@@ -1,0 +1,156 @@
+// Transcripts on disk: one JSON file per agent + user_id, bounded to the latest turns, written
+// atomically. Writes to one file are serialised; a corrupt file is set aside, not trusted.
+import { mkdir, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { z } from 'zod';
+import { silentLogger, type Logger } from '../ports';
+import type { ConversationSummary, TurnRecord } from './types';
+
+export const DEFAULT_MAX_TURNS = 200;
+
+const turnSchema = z.object({
+  turnId: z.string(),
+  teamId: z.string(),
+  agentId: z.string(),
+  userId: z.string(),
+  message: z.string(),
+  reply: z.string(),
+  conversationId: z.string().nullable(),
+  actions: z.array(z.looseObject({ name: z.string() })),
+  usage: z.object({ inputTokens: z.number().optional(), outputTokens: z.number().optional(), totalTokens: z.number().optional() }),
+  mode: z.enum(['stream', 'single', 'fallback']),
+  startedAt: z.number(),
+  endedAt: z.number(),
+  firstTokenMs: z.number().nullable(),
+  tokensPerSec: z.number().nullable(),
+  tokenCount: z.number(),
+  stopped: z.boolean(),
+  error: z
+    .looseObject({ kind: z.string(), code: z.string(), message: z.string(), rateLimit: z.record(z.string(), z.number()) })
+    .nullable(),
+});
+
+const fileSchema = z.object({
+  version: z.literal(1),
+  agentId: z.string(),
+  userId: z.string(),
+  turns: z.array(z.unknown()),
+});
+
+/** File-name-safe, reversible encoding of an id. */
+function enc(id: string): string {
+  return Buffer.from(id, 'utf8').toString('base64url');
+}
+function dec(name: string): string {
+  return Buffer.from(name, 'base64url').toString('utf8');
+}
+
+export interface TranscriptStoreOptions {
+  dataDir: string;
+  maxTurns?: number;
+  logger?: Logger;
+  /** For naming set-aside files; default Date.now. */
+  now?: () => number;
+}
+
+export class TranscriptStore {
+  private readonly dataDir: string;
+  private readonly maxTurns: number;
+  private readonly logger: Logger;
+  private readonly now: () => number;
+  private readonly cache = new Map<string, TurnRecord[]>();
+  private readonly chains = new Map<string, Promise<unknown>>();
+
+  constructor(opts: TranscriptStoreOptions) {
+    this.dataDir = opts.dataDir;
+    this.maxTurns = Math.max(1, Math.floor(opts.maxTurns ?? DEFAULT_MAX_TURNS));
+    this.logger = opts.logger ?? silentLogger;
+    this.now = opts.now ?? Date.now;
+  }
+
+  fileFor(agentId: string, userId: string): string {
+    return path.join(this.dataDir, enc(agentId), `${enc(userId)}.json`);
+  }
+
+  /** Turns oldest first. */
+  list(agentId: string, userId: string): Promise<TurnRecord[]> {
+    return this.serial(this.fileFor(agentId, userId), async (file) => [...(await this.load(file, agentId, userId))]);
+  }
+
+  append(turn: TurnRecord): Promise<void> {
+    return this.serial(this.fileFor(turn.agentId, turn.userId), async (file) => {
+      const turns = [...(await this.load(file, turn.agentId, turn.userId)), turn].slice(-this.maxTurns);
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFileAtomic(file, JSON.stringify({ version: 1, agentId: turn.agentId, userId: turn.userId, turns }, null, 1));
+      this.cache.set(file, turns);
+    });
+  }
+
+  clear(agentId: string, userId: string): Promise<void> {
+    return this.serial(this.fileFor(agentId, userId), async (file) => {
+      await unlink(file).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'ENOENT') throw e;
+      });
+      this.cache.set(file, []);
+    });
+  }
+
+  /** Every user_id with a transcript for this agent, most recent first. */
+  async conversations(agentId: string): Promise<ConversationSummary[]> {
+    let names: string[];
+    try {
+      names = await readdir(path.join(this.dataDir, enc(agentId)));
+    } catch {
+      return [];
+    }
+    const out: ConversationSummary[] = [];
+    for (const name of names) {
+      if (!name.endsWith('.json')) continue;
+      const userId = dec(name.slice(0, -'.json'.length));
+      const turns = await this.list(agentId, userId);
+      if (turns.length === 0) continue;
+      const last = turns[turns.length - 1];
+      const withId = [...turns].reverse().find((t) => t.conversationId !== null);
+      out.push({ agentId, userId, turns: turns.length, lastAt: last?.endedAt ?? null, conversationId: withId?.conversationId ?? null });
+    }
+    return out.sort((a, b) => (b.lastAt ?? 0) - (a.lastAt ?? 0));
+  }
+
+  private serial<T>(file: string, fn: (file: string) => Promise<T>): Promise<T> {
+    const prev = this.chains.get(file) ?? Promise.resolve();
+    const next = prev.then(() => fn(file), () => fn(file));
+    this.chains.set(file, next.catch(() => undefined));
+    return next;
+  }
+
+  private async load(file: string, agentId: string, userId: string): Promise<TurnRecord[]> {
+    const cached = this.cache.get(file);
+    if (cached) return cached;
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      this.cache.set(file, []);
+      return [];
+    }
+    let turns: TurnRecord[] = [];
+    try {
+      const parsed = fileSchema.parse(JSON.parse(text));
+      if (parsed.agentId !== agentId || parsed.userId !== userId) throw new Error('transcript belongs to another conversation');
+      for (const t of parsed.turns) {
+        const r = turnSchema.safeParse(t);
+        if (r.success) turns.push(r.data as TurnRecord);
+      }
+      if (turns.length < parsed.turns.length) this.logger.warn('transcript: dropped unreadable turns', { dropped: parsed.turns.length - turns.length });
+    } catch (err) {
+      const aside = `${file}.corrupt-${this.now()}`;
+      this.logger.warn('transcript: unreadable file set aside', { file: aside, error: (err as Error).message });
+      await rename(file, aside).catch(() => undefined);
+      turns = [];
+    }
+    this.cache.set(file, turns);
+    return turns;
+  }
+}

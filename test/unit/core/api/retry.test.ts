@@ -1,0 +1,141 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Aborted, ChannelNotConfigured, ChannelReconnecting, QuotaExceeded, RateLimited } from '../../../../src-main/core/api/errors';
+import { backoffDelay, DEFAULT_BACKOFF } from '../../../../src-main/core/api/retry';
+import type { RetryInfo } from '../../../../src-main/core/api/service';
+import { flush } from './fake-clock';
+import { setup } from './mock';
+
+const PATH = '/api/v1/agents/agent-1/whatsapp/messages';
+const RECONNECTING = { error: { code: 'CHANNEL_RECONNECTING', message: 'reconnecting' } };
+const OK = { status: 'sent', messageId: 'm1', to: '+15550102000' };
+let env: ReturnType<typeof setup>;
+afterEach(async () => {
+  await env?.agent.close();
+});
+
+describe('backoffDelay', () => {
+  it('stays within [ceiling/2, ceiling] and the ceiling doubles up to the cap', () => {
+    for (let attempt = 1; attempt <= 8; attempt++) {
+      const ceiling = Math.min(DEFAULT_BACKOFF.maxDelayMs, DEFAULT_BACKOFF.baseDelayMs * 2 ** (attempt - 1));
+      expect(backoffDelay(attempt, () => 0)).toBe(ceiling / 2);
+      expect(backoffDelay(attempt, () => 0.999999)).toBeLessThanOrEqual(ceiling);
+      expect(backoffDelay(attempt, () => 0.999999)).toBeGreaterThan(ceiling * 0.99);
+    }
+    expect(backoffDelay(20, () => 1)).toBe(DEFAULT_BACKOFF.maxDelayMs);
+  });
+});
+
+describe('send retries', () => {
+  it('retries 503 CHANNEL_RECONNECTING with growing jittered delays, then succeeds', async () => {
+    const rolls = [0, 1, 0.5];
+    env = setup({ random: () => rolls.shift() ?? 0 });
+    env.answer('POST', PATH, 503, RECONNECTING);
+    env.answer('POST', PATH, 503, RECONNECTING);
+    env.answer('POST', PATH, 503, RECONNECTING);
+    env.answer('POST', PATH, 200, OK);
+    const retries: RetryInfo[] = [];
+    const p = env.client.send('agent-1', { to: '+15550102000', text: 'x' }, { onRetry: (i) => retries.push(i) });
+    await flush();
+    expect(env.captured).toHaveLength(1);
+    expect(retries[0]).toEqual({ attempt: 1, delayMs: 500, error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'reconnecting' } });
+    await env.clock.advance(499);
+    expect(env.captured).toHaveLength(1); // still waiting
+    await env.clock.advance(1);
+    expect(env.captured).toHaveLength(2);
+    await env.clock.advance(2000);
+    await env.clock.advance(3000);
+    expect(await p).toEqual(OK);
+    expect(retries.map((r) => r.delayMs)).toEqual([500, 2000, 3000]);
+    expect(env.captured).toHaveLength(4);
+  });
+
+  it('gives up after maxRetries and surfaces ChannelReconnecting', async () => {
+    env = setup();
+    for (let i = 0; i < 3; i++) env.answer('POST', PATH, 503, RECONNECTING);
+    const p = env.client.send('agent-1', { to: '+15550102000', text: 'x' }, { maxRetries: 2 }).catch((e) => e);
+    await env.clock.advance(60_000);
+    expect(await p).toBeInstanceOf(ChannelReconnecting);
+    expect(env.captured).toHaveLength(3);
+  });
+
+  it('default maxRetries is 4 (5 attempts)', async () => {
+    env = setup();
+    for (let i = 0; i < 6; i++) env.answer('POST', PATH, 503, RECONNECTING);
+    const p = env.client.send('agent-1', { to: '+15550102000', text: 'x' }).catch((e) => e);
+    await env.clock.advance(120_000);
+    expect(await p).toBeInstanceOf(ChannelReconnecting);
+    expect(env.captured).toHaveLength(5);
+  });
+
+  it('never retries 409 CHANNEL_NOT_CONFIGURED', async () => {
+    env = setup();
+    env.answer('POST', PATH, 409, { error: { code: 'CHANNEL_NOT_CONFIGURED', message: 'scan needed' } });
+    env.answer('POST', PATH, 200, OK);
+    const retries: RetryInfo[] = [];
+    const p = env.client.send('agent-1', { to: '+15550102000', text: 'x' }, { onRetry: (i) => retries.push(i) }).catch((e) => e);
+    await env.clock.advance(60_000);
+    expect(await p).toBeInstanceOf(ChannelNotConfigured);
+    expect(env.captured).toHaveLength(1);
+    expect(retries).toHaveLength(0);
+  });
+
+  it('429 waits Retry-After, then retries', async () => {
+    env = setup();
+    env.answer('POST', PATH, 429, { error: { code: 'RATE_LIMITED', message: 'slow down' } }, { 'retry-after': '7' });
+    env.answer('POST', PATH, 200, OK);
+    const p = env.client.send('agent-1', { to: '+15550102000', text: 'x' });
+    await env.clock.advance(6_999);
+    expect(env.captured).toHaveLength(1);
+    await env.clock.advance(1);
+    expect(await p).toEqual(OK);
+    expect(env.captured).toHaveLength(2);
+  });
+
+  it('429 without Retry-After waits until X-RateLimit-Reset', async () => {
+    env = setup();
+    const nowSec = Math.floor(env.clock.now() / 1000);
+    env.answer('POST', PATH, 429, undefined, { 'x-ratelimit-reset': String(nowSec + 12) });
+    env.answer('POST', PATH, 200, OK);
+    const retries: RetryInfo[] = [];
+    const p = env.client.send('agent-1', { to: '+15550102000', text: 'x' }, { onRetry: (i) => retries.push(i) });
+    await env.clock.advance(12_000);
+    expect(await p).toEqual(OK);
+    expect(retries[0]!.delayMs).toBe(12_000);
+  });
+
+  it('429 retries are bounded', async () => {
+    env = setup();
+    for (let i = 0; i < 5; i++) env.answer('POST', PATH, 429, undefined, { 'retry-after': '1' });
+    const p = env.client.send('agent-1', { to: '+15550102000', text: 'x' }).catch((e) => e);
+    await env.clock.advance(10_000);
+    expect(await p).toBeInstanceOf(RateLimited);
+    expect(env.captured).toHaveLength(4);
+  });
+
+  it('quota (402, or 429 with a quota code) is never retried', async () => {
+    env = setup();
+    env.answer('POST', PATH, 429, { error: { code: 'QUOTA_EXCEEDED', message: 'monthly quota' } }, { 'retry-after': '1' });
+    env.answer('POST', PATH, 402, { code: 'QUOTA_EXCEEDED' });
+    const p1 = env.client.send('agent-1', { to: '+15550102000', text: 'x' }).catch((e) => e);
+    await env.clock.advance(5_000);
+    expect(await p1).toBeInstanceOf(QuotaExceeded);
+    expect(env.captured).toHaveLength(1);
+    const p2 = env.client.send('agent-1', { to: '+15550102000', text: 'x' }).catch((e) => e);
+    await env.clock.advance(5_000);
+    expect(await p2).toBeInstanceOf(QuotaExceeded);
+    expect(env.captured).toHaveLength(2);
+  });
+
+  it('the retry wait is cancelled by the signal', async () => {
+    env = setup();
+    env.answer('POST', PATH, 503, RECONNECTING);
+    env.answer('POST', PATH, 200, OK);
+    const ac = new AbortController();
+    const p = env.client.send('agent-1', { to: '+15550102000', text: 'x' }, { signal: ac.signal }).catch((e) => e);
+    await env.clock.advance(100);
+    ac.abort();
+    expect(await p).toBeInstanceOf(Aborted);
+    await env.clock.advance(60_000);
+    expect(env.captured).toHaveLength(1);
+  });
+});
