@@ -1,0 +1,59 @@
+// Every failure becomes an ErrorDTO: ServiceError → its own DTO; ZodError → validation with the
+// field; errors that name themselves (KeychainError, ValidationError…) by their `kind`; anything
+// else → internal, with a generic message (stack traces and secrets never cross to the renderer).
+import { ZodError } from 'zod';
+import { isServiceError } from '../core/api/errors';
+import type { ErrorDTO, ErrorKind } from '../../src-preload/contract';
+
+/** An error the app raises itself with a contract kind (e.g. 'validation', 'not-found', 'keychain'). */
+export class AppError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+const APP_KINDS: ReadonlySet<string> = new Set<ErrorKind>(['validation', 'keychain', 'forbidden', 'not-found', 'invalid-request']);
+
+export function zodToDTO(e: ZodError): ErrorDTO {
+  const issue = e.issues[0];
+  const field = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : undefined;
+  const message = issue ? (field ? `${field}: ${issue.message}` : issue.message) : 'Invalid arguments.';
+  const dto: ErrorDTO = { kind: 'validation', code: 'INVALID_ARGUMENTS', message };
+  if (field !== undefined) dto.field = field;
+  return dto;
+}
+
+export function toErrorDTO(e: unknown): ErrorDTO {
+  if (isServiceError(e)) {
+    const s = e.toDTO();
+    const dto: ErrorDTO = { kind: s.kind, code: s.code, message: s.message };
+    if (s.status !== undefined) dto.status = s.status;
+    if (s.retryAfterSec !== undefined) dto.retryAfterSec = s.retryAfterSec;
+    return dto;
+  }
+  if (e instanceof ZodError) return zodToDTO(e);
+  if (e instanceof AppError) {
+    const dto: ErrorDTO = { kind: e.kind, code: e.code, message: e.message };
+    if (e.field !== undefined) dto.field = e.field;
+    return dto;
+  }
+  // Errors from other core modules that carry a contract kind (duck-typed so the app layer does
+  // not depend on every core error class).
+  if (e instanceof Error) {
+    const named = e as Error & { kind?: unknown; code?: unknown; field?: unknown };
+    if (typeof named.kind === 'string' && APP_KINDS.has(named.kind)) {
+      const kind = named.kind as ErrorKind;
+      const code = typeof named.code === 'string' ? named.code : kind.toUpperCase();
+      const dto: ErrorDTO = { kind, code, message: e.message };
+      if (typeof named.field === 'string') dto.field = named.field;
+      return dto;
+    }
+  }
+  return { kind: 'internal', code: 'INTERNAL', message: 'Something went wrong inside the app; see the diagnostics export.' };
+}

@@ -1,0 +1,156 @@
+// zod schemas for every request's args: validated at the edge (IPC, HTTP) before anything runs.
+// Objects are strict: an unknown key is an error, so a typo never silently does nothing.
+import { z } from 'zod';
+import type { ArgsOf, RequestName } from '../../src-preload/contract';
+
+const id = z.string().trim().min(1).max(200);
+const label = z.string().trim().min(1).max(120);
+const httpUrl = z
+  .string()
+  .trim()
+  .max(2048)
+  .refine((s) => {
+    try {
+      const u = new URL(s);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'must be an http(s) URL');
+/** E.164 (with or without +), or a full JID; the client normalises and rejects garbage again. */
+const recipient = z.string().trim().min(3).max(120);
+const text = z.string().max(65_536);
+const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM');
+const empty = z.strictObject({});
+const teamAgent = z.strictObject({ teamId: id, agentId: id });
+const agentInput = z.strictObject({ agentId: id, label: label.optional() });
+
+const quietHours = z.strictObject({ enabled: z.boolean(), start: hhmm, end: hhmm });
+
+const settingsPatch = z
+  .strictObject({
+    startAtLogin: z.boolean(),
+    notifications: z.boolean(),
+    pollIntervalSec: z.number().int().min(5).max(3600),
+    escalateAfterMin: z.number().int().min(0).max(1440),
+    tunnel: z.strictObject({
+      port: z.number().int().min(0).max(65535),
+      forwardTo: httpUrl.nullable(),
+    }),
+  })
+  .partial();
+
+const sendArgs = z
+  .strictObject({
+    teamId: id,
+    agentId: id,
+    to: recipient,
+    text: text.optional(),
+    imageUrl: httpUrl.optional(),
+    documentUrl: httpUrl.optional(),
+    documentFilename: z.string().trim().min(1).max(255).optional(),
+    clientRef: z.string().max(100).optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.imageUrl && v.documentUrl) {
+      ctx.addIssue({ code: 'custom', path: ['documentUrl'], message: 'send either an image or a document, not both' });
+    }
+    if (!v.text && !v.imageUrl && !v.documentUrl) {
+      ctx.addIssue({ code: 'custom', path: ['text'], message: 'a message needs text, an image or a document' });
+    }
+    if (v.documentFilename && !v.documentUrl) {
+      ctx.addIssue({ code: 'custom', path: ['documentFilename'], message: 'documentFilename needs documentUrl' });
+    }
+  });
+
+const verification = z.enum(['valid', 'invalid', 'missing', 'expired', 'no-secret', 'simulated']);
+
+type Schemas = { [K in RequestName]: z.ZodType<ArgsOf<K>> };
+
+export const argSchemas: Schemas = {
+  'teams.list': empty,
+  'teams.add': z.strictObject({
+    label,
+    baseUrl: httpUrl,
+    apiKey: z.string().trim().min(8, 'the API key looks too short').max(512),
+    agents: z.array(agentInput).max(100),
+  }),
+  'teams.remove': z.strictObject({ teamId: id }),
+
+  'agents.list': z.strictObject({ teamId: id.optional() }),
+  'agents.add': z.strictObject({ teamId: id, agentId: id, label: label.optional() }),
+  'agents.remove': teamAgent,
+
+  'health.snapshot': empty,
+
+  'alerts.list': empty,
+  'alerts.status': empty,
+  'alerts.acknowledge': z.strictObject({ incidentId: id }),
+  'alerts.acknowledgeAll': empty,
+  'alerts.snooze': z.union([
+    z.strictObject({ minutes: z.number().int().min(1).max(7 * 24 * 60) }),
+    z.strictObject({ until: z.literal('tomorrow') }),
+  ]),
+  'alerts.unsnooze': empty,
+  'alerts.setQuietHours': quietHours,
+
+  'pairing.start': teamAgent,
+  'pairing.session': teamAgent,
+
+  'send.message': sendArgs,
+  'send.budget': z.strictObject({ teamId: id }),
+  'send.cancel': z.strictObject({ teamId: id, queuedId: id }),
+
+  'contacts.check': z.strictObject({ teamId: id, agentId: id, phone: recipient }),
+  'channel.updateSettings': z.strictObject({
+    teamId: id,
+    agentId: id,
+    patch: z
+      .strictObject({ groups: z.boolean(), readReceipts: z.boolean(), deliveryReceipts: z.boolean() })
+      .partial()
+      .refine((p) => Object.keys(p).length > 0, 'change at least one setting'),
+  }),
+  'webhook.register': z.strictObject({ teamId: id, agentId: id, publicUrl: httpUrl }),
+
+  'tunnel.status': empty,
+  'tunnel.deliveries': z.strictObject({
+    agentId: id.optional(),
+    verification: verification.optional(),
+    event: z.string().max(100).optional(),
+    from: z.string().max(120).optional(),
+    text: z.string().max(500).optional(),
+    since: z.number().int().nonnegative().optional(),
+    until: z.number().int().nonnegative().optional(),
+    limit: z.number().int().min(1).max(1000).optional(),
+  }),
+  'tunnel.delivery': z.strictObject({ id }),
+  'tunnel.replay': z.strictObject({
+    id,
+    mode: z.enum(['as-received', 're-signed']),
+    body: z.string().max(1_000_000).optional(),
+  }).refine((v) => v.body === undefined || v.mode === 're-signed', {
+    path: ['body'],
+    message: 'an edited body can only be replayed re-signed',
+  }),
+  'tunnel.simulate': z.strictObject({
+    teamId: id.optional(),
+    agentId: id,
+    type: z.enum(['text', 'image', 'document']),
+    from: z.string().trim().regex(/^\+?\d{6,15}$/, 'must be an E.164 number'),
+    text: text.optional(),
+    caption: text.optional(),
+    mediaUrl: httpUrl.optional(),
+    filename: z.string().trim().min(1).max(255).optional(),
+  }),
+  'tunnel.export': z.strictObject({ id, format: z.enum(['curl', 'fixture']) }),
+
+  'chat.startTurn': z.strictObject({ teamId: id, agentId: id, userId: id, message: z.string().trim().min(1).max(32_000) }),
+  'chat.stopTurn': z.strictObject({ turnId: id }),
+  'chat.transcript': z.strictObject({ teamId: id, agentId: id, userId: id }),
+
+  'settings.get': empty,
+  'settings.update': z.strictObject({ patch: settingsPatch }),
+
+  'diagnostics.export': empty,
+  'demo.start': empty,
+};

@@ -1,0 +1,161 @@
+// The Electron shell around AppServices: single-instance lock, app:// protocol, hardened sessions and
+// windows, IPC, tray, notifications, login item. Receives the electron module's parts by parameter.
+import type * as Electron from 'electron';
+import { join } from 'node:path';
+import { createHandlers } from '../app/handlers';
+import type { AppServices } from '../app/services';
+import type { AgentDTO } from '../../src-preload/contract';
+import { APP_URL, registerAppScheme, serveAppProtocol } from './app-protocol';
+import { forwardEvents, registerIpc, WindowRegistry } from './ipc';
+import { createAlertNotifier } from './notifications';
+import { denyAllPermissions, enforceCsp, hardenContents } from './security';
+import { createTray, type TrayController } from './tray';
+import { agentRoute, type TrayAction, type TrayState } from './tray-model';
+import { createMainWindow, revealWindow, type WindowCtor, type WindowLike } from './window';
+
+export type ElectronParts = Pick<
+  typeof Electron,
+  'app' | 'BrowserWindow' | 'ipcMain' | 'Menu' | 'Notification' | 'Tray' | 'nativeImage' | 'protocol' | 'session' | 'shell'
+>;
+
+export interface ShellOptions {
+  /** Folder of the built app: contains out/main, out/preload, out/renderer. */
+  outDir: string;
+  /** Folder of build/ resources (tray icons). */
+  buildDir: string;
+  /** electron-vite's dev server URL in development; the app:// URL otherwise. */
+  devServerUrl?: string;
+  /** Builds the services once the app is ready (they may need app paths). */
+  createServices(): Promise<AppServices>;
+}
+
+export async function startElectronShell(electron: ElectronParts, opts: ShellOptions): Promise<void> {
+  const { app } = electron;
+  if (!app.requestSingleInstanceLock()) {
+    app.quit();
+    return;
+  }
+  registerAppScheme(electron.protocol);
+
+  let quitting = false;
+  let win: WindowLike | null = null;
+  const registry = new WindowRegistry();
+  const appUrl = opts.devServerUrl ?? APP_URL;
+
+  app.on('before-quit', () => {
+    quitting = true;
+  });
+  // Closing the last window hides to the tray; monitoring goes on until Quit.
+  app.on('window-all-closed', () => undefined);
+  app.on('web-contents-created', (_e, contents) => hardenContents(contents as never, electron.shell));
+
+  await app.whenReady();
+  const ses = electron.session.defaultSession;
+  denyAllPermissions(ses as never);
+  if (!opts.devServerUrl) enforceCsp(ses as never);
+  serveAppProtocol(electron.protocol as never, join(opts.outDir, 'renderer'));
+
+  const services = await opts.createServices();
+  const handlers = createHandlers(services);
+  // Settings that the shell applies itself: notifications on/off and the OS login item.
+  let notificationsOn = true;
+  const updateSettings = handlers['settings.update'];
+  handlers['settings.update'] = async (raw) => {
+    const r = await updateSettings(raw);
+    if (r.ok) {
+      notificationsOn = r.value.notifications;
+      if (app.getLoginItemSettings().openAtLogin !== r.value.startAtLogin) app.setLoginItemSettings({ openAtLogin: r.value.startAtLogin });
+    }
+    return r;
+  };
+  const settings = await handlers['settings.get']({});
+  if (settings.ok) notificationsOn = settings.value.notifications;
+  registerIpc(electron.ipcMain as never, handlers, registry, appUrl);
+  forwardEvents(services.events, registry);
+
+  const openWindow = (route?: string): WindowLike => {
+    if (!win || win.isDestroyed()) {
+      const w = createMainWindow({
+        BrowserWindow: electron.BrowserWindow as unknown as WindowCtor,
+        shell: electron.shell,
+        preloadPath: join(opts.outDir, 'preload', 'index.cjs'),
+        appUrl,
+        isQuitting: () => quitting,
+      });
+      registry.add(w.webContents);
+      const id = w.webContents.id;
+      w.on('closed', () => {
+        registry.remove(id);
+        win = null;
+      });
+      win = w;
+      if (route !== undefined) w.once('ready-to-show', () => revealWindow(w, route));
+      return w;
+    }
+    revealWindow(win, route);
+    return win;
+  };
+  app.on('second-instance', () => openWindow(''));
+  app.on('activate', () => openWindow(''));
+
+  // Tray
+  const trayState = async (): Promise<TrayState> => {
+    const agents = await handlers['agents.list']({});
+    const alerts = services.monitor.status();
+    return {
+      agents: agents.ok ? (agents.value as AgentDTO[]) : [],
+      alerts,
+      startAtLogin: app.getLoginItemSettings().openAtLogin,
+      openIncidents: services.monitor.incidents().filter((i) => i.acknowledgedAt === null).length,
+    };
+  };
+  let tray: TrayController | null = null;
+  const refreshTray = async (): Promise<void> => tray?.update(await trayState());
+  const dispatch = (a: TrayAction): void => {
+    switch (a.type) {
+      case 'open-agent':
+        openWindow(agentRoute(a.teamId, a.agentId, a.needsScan));
+        break;
+      case 'open-window':
+        openWindow();
+        break;
+      case 'acknowledge-all':
+        void handlers['alerts.acknowledgeAll']({}).then(refreshTray);
+        break;
+      case 'snooze':
+        void handlers['alerts.snooze']({ minutes: a.minutes }).then(refreshTray);
+        break;
+      case 'snooze-tomorrow':
+        void handlers['alerts.snooze']({ until: 'tomorrow' }).then(refreshTray);
+        break;
+      case 'unsnooze':
+        void handlers['alerts.unsnooze']({}).then(refreshTray);
+        break;
+      case 'start-at-login':
+        void handlers['settings.update']({ patch: { startAtLogin: a.enabled } }).then(refreshTray);
+        break;
+      case 'quit':
+        quitting = true;
+        app.quit();
+        break;
+    }
+  };
+  tray = createTray(
+    { Tray: electron.Tray as never, Menu: electron.Menu, nativeImage: electron.nativeImage, iconDir: join(opts.buildDir, 'tray'), now: services.now },
+    await trayState(),
+    dispatch,
+  );
+
+  // Notifications from the alert stream; tray refresh on health/alert/accounts changes.
+  const notifier = createAlertNotifier({
+    Notification: electron.Notification as never,
+    openRoute: (route) => openWindow(route),
+    enabled: () => notificationsOn,
+  });
+  services.events.subscribe((e) => {
+    if (e.name === 'alert') notifier.handle(e.payload);
+    if (e.name === 'health.changed' || e.name === 'alert' || e.name === 'accounts.changed') void refreshTray();
+  });
+
+  openWindow();
+}

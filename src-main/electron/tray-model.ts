@@ -1,0 +1,113 @@
+// What the tray shows, as plain data (no Electron): icon state, tooltip, and menu lines.
+import type { AgentDTO, AlertStatusDTO, HealthState } from '../../src-preload/contract';
+import { worstHealth } from '../app/health';
+
+export const HEALTH_WORDS: Record<HealthState, string> = {
+  connected: 'connected',
+  reconnecting: 'reconnecting',
+  'needs-scan': 'needs scan',
+  unreachable: 'unreachable',
+  unknown: 'not checked yet',
+};
+
+const MARK: Record<HealthState, string> = {
+  connected: '●',
+  reconnecting: '◐',
+  'needs-scan': '▲',
+  unreachable: '✕',
+  unknown: '○',
+};
+
+/** "3 agents: 2 connected, 1 needs scan" (counts in worst-last order of appearance). */
+export function traySummary(agents: readonly AgentDTO[]): string {
+  if (agents.length === 0) return 'Channel Companion: no agents yet';
+  const counts = new Map<HealthState, number>();
+  for (const a of agents) counts.set(a.health.health, (counts.get(a.health.health) ?? 0) + 1);
+  const order: HealthState[] = ['connected', 'reconnecting', 'needs-scan', 'unreachable', 'unknown'];
+  const parts = order.filter((s) => counts.has(s)).map((s) => `${counts.get(s)} ${HEALTH_WORDS[s]}`);
+  return `${agents.length} agent${agents.length === 1 ? '' : 's'}: ${parts.join(', ')}`;
+}
+
+export interface TrayState {
+  agents: AgentDTO[];
+  alerts: AlertStatusDTO;
+  startAtLogin: boolean;
+  openIncidents: number;
+}
+
+export type TrayIconState = HealthState;
+
+export function trayIconState(agents: readonly AgentDTO[]): TrayIconState {
+  return worstHealth(agents.map((a) => a.health.health));
+}
+
+export type TrayAction =
+  | { type: 'open-agent'; teamId: string; agentId: string; needsScan: boolean }
+  | { type: 'acknowledge-all' }
+  | { type: 'snooze'; minutes: number }
+  | { type: 'snooze-tomorrow' }
+  | { type: 'unsnooze' }
+  | { type: 'open-window' }
+  | { type: 'start-at-login'; enabled: boolean }
+  | { type: 'quit' };
+
+export type TrayMenuItem =
+  | { kind: 'item'; label: string; action: TrayAction; enabled?: boolean }
+  | { kind: 'checkbox'; label: string; checked: boolean; action: (checked: boolean) => TrayAction }
+  | { kind: 'submenu'; label: string; items: TrayMenuItem[] }
+  | { kind: 'separator' }
+  | { kind: 'label'; label: string };
+
+function formatTime(ms: number): string {
+  const d = new Date(ms);
+  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+}
+
+export function trayMenu(state: TrayState, now: number): TrayMenuItem[] {
+  const items: TrayMenuItem[] = [];
+  if (state.agents.length === 0) items.push({ kind: 'label', label: 'No agents yet — open the window to add a team' });
+  for (const a of state.agents) {
+    const h = a.health.health;
+    items.push({
+      kind: 'item',
+      label: `${MARK[h]} ${a.label} — ${HEALTH_WORDS[h]}`,
+      action: { type: 'open-agent', teamId: a.teamId, agentId: a.agentId, needsScan: h === 'needs-scan' },
+    });
+  }
+  items.push({ kind: 'separator' });
+  items.push({
+    kind: 'item',
+    label: state.openIncidents > 0 ? `Acknowledge all alerts (${state.openIncidents})` : 'Acknowledge all alerts',
+    action: { type: 'acknowledge-all' },
+    enabled: state.openIncidents > 0,
+  });
+  const snoozed = state.alerts.snoozedUntil !== null && state.alerts.snoozedUntil > now;
+  items.push({
+    kind: 'submenu',
+    label: snoozed ? `Alerts snoozed until ${formatTime(state.alerts.snoozedUntil!)}` : 'Snooze alerts',
+    items: [
+      { kind: 'item', label: 'For 30 minutes', action: { type: 'snooze', minutes: 30 } },
+      { kind: 'item', label: 'For 1 hour', action: { type: 'snooze', minutes: 60 } },
+      { kind: 'item', label: 'For 4 hours', action: { type: 'snooze', minutes: 240 } },
+      { kind: 'item', label: 'Until tomorrow morning', action: { type: 'snooze-tomorrow' } },
+      ...(snoozed ? [{ kind: 'item', label: 'Resume alerts now', action: { type: 'unsnooze' } } as TrayMenuItem] : []),
+    ],
+  });
+  items.push({ kind: 'separator' });
+  items.push({ kind: 'item', label: 'Open Channel Companion', action: { type: 'open-window' } });
+  items.push({
+    kind: 'checkbox',
+    label: 'Start at login',
+    checked: state.startAtLogin,
+    action: (checked) => ({ type: 'start-at-login', enabled: checked }),
+  });
+  items.push({ kind: 'separator' });
+  items.push({ kind: 'item', label: 'Quit', action: { type: 'quit' } });
+  return items;
+}
+
+/** The route a window opens for an agent: its page, or its pairing page when a scan is needed. */
+export function agentRoute(teamId: string, agentId: string, needsScan: boolean): string {
+  const base = `#/agents/${encodeURIComponent(agentId)}`;
+  return `${needsScan ? `${base}/pairing` : base}?team=${encodeURIComponent(teamId)}`;
+}

@@ -1,0 +1,64 @@
+// The tray: icon per worst health, tooltip summary, and the menu from tray-model, rebuilt on change.
+import type { MenuItemConstructorOptions } from 'electron';
+import { join } from 'node:path';
+import { trayIconState, trayMenu, traySummary, type TrayAction, type TrayMenuItem, type TrayState, type TrayIconState } from './tray-model';
+
+export interface TrayLike {
+  setImage(image: unknown): void;
+  setToolTip(text: string): void;
+  setContextMenu(menu: unknown): void;
+  on(event: 'click', listener: () => void): unknown;
+  destroy(): void;
+}
+
+export interface TrayDeps {
+  Tray: new (image: unknown) => TrayLike;
+  Menu: { buildFromTemplate(template: MenuItemConstructorOptions[]): unknown };
+  nativeImage: { createFromPath(path: string): unknown };
+  /** Folder holding <state>.png (and <state>@2x.png). */
+  iconDir: string;
+  now(): number;
+}
+
+export function trayIconPath(iconDir: string, state: TrayIconState): string {
+  return join(iconDir, `${state}.png`);
+}
+
+export function toTemplate(items: TrayMenuItem[], dispatch: (a: TrayAction) => void): MenuItemConstructorOptions[] {
+  return items.map((item): MenuItemConstructorOptions => {
+    switch (item.kind) {
+      case 'separator':
+        return { type: 'separator' };
+      case 'label':
+        return { label: item.label, enabled: false };
+      case 'submenu':
+        return { label: item.label, submenu: toTemplate(item.items, dispatch) };
+      case 'checkbox':
+        return { label: item.label, type: 'checkbox', checked: item.checked, click: (mi) => dispatch(item.action(Boolean((mi as { checked?: boolean }).checked))) };
+      case 'item':
+        return { label: item.label, enabled: item.enabled ?? true, click: () => dispatch(item.action) };
+    }
+  });
+}
+
+export interface TrayController {
+  update(state: TrayState): void;
+  destroy(): void;
+}
+
+export function createTray(deps: TrayDeps, initial: TrayState, dispatch: (a: TrayAction) => void): TrayController {
+  let iconState = trayIconState(initial.agents);
+  const tray = new deps.Tray(deps.nativeImage.createFromPath(trayIconPath(deps.iconDir, iconState)));
+  tray.on('click', () => dispatch({ type: 'open-window' }));
+  const render = (state: TrayState): void => {
+    const next = trayIconState(state.agents);
+    if (next !== iconState) {
+      iconState = next;
+      tray.setImage(deps.nativeImage.createFromPath(trayIconPath(deps.iconDir, next)));
+    }
+    tray.setToolTip(traySummary(state.agents));
+    tray.setContextMenu(deps.Menu.buildFromTemplate(toTemplate(trayMenu(state, deps.now()), dispatch)));
+  };
+  render(initial);
+  return { update: render, destroy: () => tray.destroy() };
+}

@@ -1,0 +1,42 @@
+// Who may talk to the browser host: a loopback Host header (DNS-rebinding defence), a same-origin
+// Origin when one is sent, and the per-start token in a header, compared in constant time.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+
+export function newToken(bytes: (n: number) => Buffer = randomBytes): string {
+  return bytes(32).toString('base64url');
+}
+
+export function allowedHosts(port: number): Set<string> {
+  return new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+}
+
+export function hostAllowed(req: IncomingMessage, port: number): boolean {
+  const host = req.headers.host;
+  return typeof host === 'string' && allowedHosts(port).has(host.toLowerCase());
+}
+
+/** No Origin (same-origin GET, curl) is fine; a present Origin must be exactly this host's. */
+export function originAllowed(req: IncomingMessage): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  return origin === `http://${(req.headers.host ?? '').toLowerCase()}`;
+}
+
+export function presentedToken(req: IncomingMessage): string | null {
+  const auth = req.headers.authorization;
+  if (typeof auth === 'string') {
+    const m = /^Bearer\s+(\S+)$/i.exec(auth.trim());
+    if (m) return m[1] ?? null;
+  }
+  const x = req.headers['x-cc-token'];
+  return typeof x === 'string' && x.length > 0 ? x : null;
+}
+
+/** Constant time whatever the lengths: both sides are hashed to 32 bytes first. */
+export function tokenMatches(presented: string | null, expected: string): boolean {
+  if (presented === null) return false;
+  const a = createHash('sha256').update(presented).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b) && presented.length === expected.length;
+}

@@ -1,0 +1,502 @@
+// THE contract between the renderer and the main process (or the browser host).
+// It imports nothing: main, preload and renderer all compile against it.
+// Every DTO is plain data. API keys and signing secrets never appear in any DTO.
+
+// ---------------------------------------------------------------------------------------------
+// Errors and the result envelope
+// ---------------------------------------------------------------------------------------------
+
+/** Mirrors ServiceErrorKind (src-main/core/api/errors.ts) plus the app's own kinds. */
+export type ErrorKind =
+  | 'reconnecting'
+  | 'not-configured'
+  | 'rate-limited'
+  | 'quota-exceeded'
+  | 'unauthorized'
+  | 'not-found'
+  | 'invalid-request'
+  | 'server-error'
+  | 'network-error'
+  | 'timeout'
+  | 'aborted'
+  | 'validation'
+  | 'keychain'
+  | 'forbidden'
+  | 'internal';
+
+export interface ErrorDTO {
+  kind: ErrorKind;
+  code: string;
+  message: string;
+  /** HTTP status from the service, when the error came from it. */
+  status?: number;
+  retryAfterSec?: number;
+  /** Dotted path of the argument that failed validation (kind 'validation'). */
+  field?: string;
+}
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: ErrorDTO };
+
+/** Requests that take no arguments take an empty object. */
+export type EmptyArgs = Record<string, never>;
+
+// ---------------------------------------------------------------------------------------------
+// DTOs
+// ---------------------------------------------------------------------------------------------
+
+export interface TeamDTO {
+  teamId: string;
+  label: string;
+  baseUrl: string;
+  /** Last four characters of the key, e.g. "…9f2c". Never the key. */
+  keyHint: string;
+  /** The service rejected the key (monitor marks the team once, not per poll). */
+  authError: boolean;
+  agentIds: string[];
+}
+
+export interface AgentInputDTO {
+  agentId: string;
+  label?: string;
+}
+
+/**
+ * Health of one agent's channel link, ordered best → worst. needs-scan ranks worst: a person must
+ * scan a QR and retrying never helps (service-api.md part 7).
+ */
+export const HEALTH_STATES = ['connected', 'unknown', 'reconnecting', 'unreachable', 'needs-scan'] as const;
+
+export type HealthState = (typeof HEALTH_STATES)[number];
+
+export interface AgentHealthDTO {
+  teamId: string;
+  agentId: string;
+  health: HealthState;
+  /** The service's `state` verbatim (ASSUMPTION A-STATE), or null before the first poll. */
+  sessionState: string | null;
+  phone: string | null;
+  needsScan: boolean;
+  /** ms epoch when `health` last changed. */
+  since: number;
+  /** ms epoch of the last poll, null before the first. */
+  checkedAt: number | null;
+  /** The last poll's error, when it failed. */
+  error?: ErrorDTO;
+}
+
+export interface AgentDTO {
+  teamId: string;
+  agentId: string;
+  label: string;
+  health: AgentHealthDTO;
+}
+
+export interface HealthSnapshotDTO {
+  at: number;
+  worst: HealthState;
+  agents: AgentHealthDTO[];
+}
+
+export type IncidentSeverity = 'urgent' | 'warning' | 'info';
+
+export interface IncidentDTO {
+  id: string;
+  teamId: string;
+  agentId: string;
+  /** What went wrong: 'needs-scan', 'reconnecting', 'unreachable', 'auth-error', or another kind verbatim. */
+  kind: string;
+  severity: IncidentSeverity;
+  title: string;
+  message: string;
+  openedAt: number;
+  acknowledgedAt: number | null;
+  resolvedAt: number | null;
+}
+
+export interface AlertEventDTO {
+  change: 'opened' | 'updated' | 'resolved';
+  incident: IncidentDTO;
+}
+
+export interface QuietHoursDTO {
+  enabled: boolean;
+  /** "HH:MM", local time. */
+  start: string;
+  end: string;
+}
+
+export interface AlertStatusDTO {
+  snoozedUntil: number | null;
+  quietHours: QuietHoursDTO;
+}
+
+export interface SessionDTO {
+  teamId: string;
+  agentId: string;
+  connected: boolean;
+  linked: boolean;
+  state: string;
+  needsScan: boolean;
+  phone: string | null;
+  /** PNG data URL while pairing. */
+  qr: string | null;
+  live?: boolean;
+}
+
+export interface SendArgs {
+  teamId: string;
+  agentId: string;
+  to: string;
+  text?: string;
+  imageUrl?: string;
+  documentUrl?: string;
+  documentFilename?: string;
+  /** Chosen by the renderer; echoed in send.progress events for this send. */
+  clientRef?: string;
+}
+
+export interface SendResultDTO {
+  status: string;
+  messageId: string;
+  to: string;
+}
+
+export interface QueuedSendDTO {
+  id: string;
+  agentId: string;
+  to: string;
+  enqueuedAt: number;
+  etaMs: number;
+}
+
+export interface SendBudgetDTO {
+  teamId: string;
+  limit: number;
+  windowMs: number;
+  used: number;
+  queued: QueuedSendDTO[];
+}
+
+export interface SendProgressDTO {
+  teamId: string;
+  agentId: string;
+  to: string;
+  clientRef?: string;
+  phase: 'queued' | 'retrying';
+  /** queued: the id to pass to send.cancel, its position and wait. */
+  queuedId?: string;
+  position?: number;
+  waitMs?: number;
+  /** retrying: attempt number, delay and the error that caused it. */
+  attempt?: number;
+  delayMs?: number;
+  error?: ErrorDTO;
+}
+
+export interface ContactCheckDTO {
+  phone: string;
+  exists: boolean;
+  jid: string;
+}
+
+export interface ChannelSettingsDTO {
+  groups: boolean;
+  readReceipts: boolean;
+  deliveryReceipts: boolean;
+}
+
+export interface WebhookRegistrationDTO {
+  mode: string;
+  url: string;
+}
+
+export interface TunnelAgentDTO {
+  teamId: string;
+  agentId: string;
+  publicUrl: string | null;
+  /** A signing secret is held (in the main process) for this agent. */
+  hasSecret: boolean;
+}
+
+export interface TunnelStatusDTO {
+  running: boolean;
+  /** Loopback URL the receiver listens on. */
+  listenUrl: string | null;
+  /** Local app URL deliveries are forwarded to. */
+  forwardTo: string | null;
+  agents: TunnelAgentDTO[];
+  counts: { received: number; verified: number; rejected: number; forwarded: number; failed: number };
+}
+
+export type VerificationResult = 'valid' | 'invalid' | 'missing' | 'expired' | 'no-secret' | 'simulated';
+
+export interface DeliveryFilterDTO {
+  agentId?: string;
+  verification?: VerificationResult;
+  event?: string;
+  from?: string;
+  text?: string;
+  since?: number;
+  until?: number;
+  limit?: number;
+}
+
+export interface DeliverySummaryDTO {
+  id: string;
+  receivedAt: number;
+  teamId: string | null;
+  agentId: string | null;
+  event: string;
+  from: string | null;
+  messageId: string | null;
+  messageType: string | null;
+  preview: string;
+  verification: VerificationResult;
+  duplicate: boolean;
+  forwardStatus: number | null;
+}
+
+export interface ForwardResultDTO {
+  deliveryId: string;
+  at: number;
+  target: string;
+  status: number | null;
+  durationMs: number;
+  error?: string;
+}
+
+export interface DeliveryDetailDTO extends DeliverySummaryDTO {
+  /** Request headers as received (signature headers included; they are not secrets). */
+  headers: Record<string, string>;
+  /** The raw body text exactly as received. */
+  rawBody: string;
+  verificationDetail: string;
+  forwards: ForwardResultDTO[];
+}
+
+export interface SimulateArgs {
+  teamId?: string;
+  agentId: string;
+  type: 'text' | 'image' | 'document';
+  from: string;
+  text?: string;
+  caption?: string;
+  mediaUrl?: string;
+  filename?: string;
+}
+
+export interface ExportDTO {
+  format: 'curl' | 'fixture';
+  filename: string;
+  content: string;
+}
+
+export interface ChatActionDTO {
+  name: string;
+  [key: string]: unknown;
+}
+
+export interface ChatResultDTO {
+  reply: string;
+  conversationId: string | null;
+  actions: ChatActionDTO[];
+  usage: { inputTokens?: number; outputTokens?: number; totalTokens?: number };
+}
+
+export interface ChatMessageDTO {
+  id: string;
+  role: 'user' | 'agent';
+  text: string;
+  at: number;
+  /** Set on agent messages that ended (done or error). */
+  status?: 'streaming' | 'done' | 'stopped' | 'error';
+  result?: ChatResultDTO;
+  error?: ErrorDTO;
+}
+
+export interface AppSettingsDTO {
+  startAtLogin: boolean;
+  notifications: boolean;
+  pollIntervalSec: number;
+  /** Minutes a needs-scan/unreachable state lasts before it is urgent. */
+  escalateAfterMin: number;
+  tunnel: { port: number; forwardTo: string | null };
+}
+
+export interface DiagnosticsDTO {
+  filename: string;
+  /** JSON text, redacted: no keys, no secrets. */
+  content: string;
+}
+
+export interface DemoDTO {
+  team: TeamDTO;
+  /** The local emulator's base URL. */
+  baseUrl: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests: name → { args, result }
+// ---------------------------------------------------------------------------------------------
+
+export interface Requests {
+  'teams.list': { args: EmptyArgs; result: TeamDTO[] };
+  'teams.add': { args: { label: string; baseUrl: string; apiKey: string; agents: AgentInputDTO[] }; result: TeamDTO };
+  'teams.remove': { args: { teamId: string }; result: null };
+
+  'agents.list': { args: { teamId?: string }; result: AgentDTO[] };
+  'agents.add': { args: { teamId: string; agentId: string; label?: string }; result: AgentDTO };
+  'agents.remove': { args: { teamId: string; agentId: string }; result: null };
+
+  'health.snapshot': { args: EmptyArgs; result: HealthSnapshotDTO };
+
+  'alerts.list': { args: EmptyArgs; result: IncidentDTO[] };
+  'alerts.status': { args: EmptyArgs; result: AlertStatusDTO };
+  'alerts.acknowledge': { args: { incidentId: string }; result: null };
+  'alerts.acknowledgeAll': { args: EmptyArgs; result: { count: number } };
+  'alerts.snooze': { args: { minutes: number } | { until: 'tomorrow' }; result: AlertStatusDTO };
+  'alerts.unsnooze': { args: EmptyArgs; result: AlertStatusDTO };
+  'alerts.setQuietHours': { args: QuietHoursDTO; result: AlertStatusDTO };
+
+  'pairing.start': { args: { teamId: string; agentId: string }; result: SessionDTO };
+  'pairing.session': { args: { teamId: string; agentId: string }; result: SessionDTO };
+
+  'send.message': { args: SendArgs; result: SendResultDTO };
+  'send.budget': { args: { teamId: string }; result: SendBudgetDTO };
+  'send.cancel': { args: { teamId: string; queuedId: string }; result: { cancelled: boolean } };
+
+  'contacts.check': { args: { teamId: string; agentId: string; phone: string }; result: ContactCheckDTO };
+  'channel.updateSettings': {
+    args: { teamId: string; agentId: string; patch: Partial<ChannelSettingsDTO> };
+    result: ChannelSettingsDTO;
+  };
+  'webhook.register': { args: { teamId: string; agentId: string; publicUrl: string }; result: WebhookRegistrationDTO };
+
+  'tunnel.status': { args: EmptyArgs; result: TunnelStatusDTO };
+  'tunnel.deliveries': { args: DeliveryFilterDTO; result: DeliverySummaryDTO[] };
+  'tunnel.delivery': { args: { id: string }; result: DeliveryDetailDTO };
+  'tunnel.replay': { args: { id: string; mode: 'as-received' | 're-signed'; body?: string }; result: ForwardResultDTO };
+  'tunnel.simulate': { args: SimulateArgs; result: DeliverySummaryDTO };
+  'tunnel.export': { args: { id: string; format: 'curl' | 'fixture' }; result: ExportDTO };
+
+  'chat.startTurn': { args: { teamId: string; agentId: string; userId: string; message: string }; result: { turnId: string } };
+  'chat.stopTurn': { args: { turnId: string }; result: { stopped: boolean } };
+  'chat.transcript': { args: { teamId: string; agentId: string; userId: string }; result: ChatMessageDTO[] };
+
+  'settings.get': { args: EmptyArgs; result: AppSettingsDTO };
+  'settings.update': { args: { patch: Partial<AppSettingsDTO> }; result: AppSettingsDTO };
+
+  'diagnostics.export': { args: EmptyArgs; result: DiagnosticsDTO };
+
+  'demo.start': { args: EmptyArgs; result: DemoDTO };
+}
+
+export type RequestName = keyof Requests;
+export type ArgsOf<K extends RequestName> = Requests[K]['args'];
+export type ResultOf<K extends RequestName> = Requests[K]['result'];
+
+export const REQUEST_NAMES = [
+  'teams.list',
+  'teams.add',
+  'teams.remove',
+  'agents.list',
+  'agents.add',
+  'agents.remove',
+  'health.snapshot',
+  'alerts.list',
+  'alerts.status',
+  'alerts.acknowledge',
+  'alerts.acknowledgeAll',
+  'alerts.snooze',
+  'alerts.unsnooze',
+  'alerts.setQuietHours',
+  'pairing.start',
+  'pairing.session',
+  'send.message',
+  'send.budget',
+  'send.cancel',
+  'contacts.check',
+  'channel.updateSettings',
+  'webhook.register',
+  'tunnel.status',
+  'tunnel.deliveries',
+  'tunnel.delivery',
+  'tunnel.replay',
+  'tunnel.simulate',
+  'tunnel.export',
+  'chat.startTurn',
+  'chat.stopTurn',
+  'chat.transcript',
+  'settings.get',
+  'settings.update',
+  'diagnostics.export',
+  'demo.start',
+] as const satisfies readonly RequestName[];
+
+// ---------------------------------------------------------------------------------------------
+// Events: name → payload (main → renderer, one way)
+// ---------------------------------------------------------------------------------------------
+
+export interface Events {
+  'health.changed': AgentHealthDTO;
+  alert: AlertEventDTO;
+  'tunnel.delivery': DeliverySummaryDTO;
+  'tunnel.forward': ForwardResultDTO;
+  'chat.token': { turnId: string; token: string };
+  'chat.done': { turnId: string; result: ChatResultDTO };
+  'chat.error': { turnId: string; error: ErrorDTO };
+  'send.progress': SendProgressDTO;
+  /** Teams or agents were added/removed (by this window, another window, or the CLI). */
+  'accounts.changed': { teams: TeamDTO[] };
+  /** The shell asks the window to show a route, e.g. "#/agents/a1" (tray click, notification click). */
+  'app.navigate': { route: string };
+}
+
+export type EventName = keyof Events;
+
+export const EVENT_NAMES = [
+  'health.changed',
+  'alert',
+  'tunnel.delivery',
+  'tunnel.forward',
+  'chat.token',
+  'chat.done',
+  'chat.error',
+  'send.progress',
+  'accounts.changed',
+  'app.navigate',
+] as const satisfies readonly EventName[];
+
+/** Any one event as a tagged value. */
+export type AnyEvent = { [E in EventName]: { name: E; payload: Events[E] } }[EventName];
+
+// ---------------------------------------------------------------------------------------------
+// The Api the renderer sees (window.api in Electron; the web bridge in a browser)
+// ---------------------------------------------------------------------------------------------
+
+type ArgsParam<K extends RequestName> = EmptyArgs extends ArgsOf<K> ? [args?: ArgsOf<K>] : [args: ArgsOf<K>];
+
+export type RequestFns = { [K in RequestName]: (...args: ArgsParam<K>) => Promise<Result<ResultOf<K>>> };
+
+export type Unsubscribe = () => void;
+
+export type Api = RequestFns & {
+  on<E extends EventName>(event: E, cb: (payload: Events[E]) => void): Unsubscribe;
+};
+
+/** IPC channel for a request or an event. */
+export const IPC_PREFIX = 'cc:';
+export const EVENT_PREFIX = 'cc-event:';
+
+export function isRequestName(name: string): name is RequestName {
+  return (REQUEST_NAMES as readonly string[]).includes(name);
+}
+
+export function isEventName(name: string): name is EventName {
+  return (EVENT_NAMES as readonly string[]).includes(name);
+}
+
+// Compile-time completeness: every request and event name is listed in the const arrays above.
+type MissingRequest = Exclude<RequestName, (typeof REQUEST_NAMES)[number]>;
+type MissingEvent = Exclude<EventName, (typeof EVENT_NAMES)[number]>;
+export const CONTRACT_LISTS_COMPLETE: [MissingRequest | MissingEvent] extends [never] ? true : MissingRequest | MissingEvent = true;

@@ -1,0 +1,114 @@
+// The browser bridge: POST /api/<request> with the token in a header, and contract events read from
+// GET /api/events with fetch (EventSource cannot send headers; the token never goes in a URL).
+// The token comes from location.hash (#token=…) once, is removed from the URL, and kept in sessionStorage.
+import { createParser } from 'eventsource-parser';
+import {
+  REQUEST_NAMES,
+  isEventName,
+  type Api,
+  type EventName,
+  type Events,
+  type Result,
+  type Unsubscribe,
+} from '../../../src-preload/contract';
+
+const TOKEN_KEY = 'cc.token';
+
+export interface WebEnv {
+  location: { hash: string; pathname: string; search: string; origin: string };
+  history: { replaceState(data: unknown, unused: string, url?: string): void };
+  sessionStorage: Pick<Storage, 'getItem' | 'setItem'>;
+  fetch: typeof fetch;
+  setTimeout(fn: () => void, ms: number): unknown;
+}
+
+/** Reads #token=… once, strips it from the address bar, and remembers it for this tab. */
+export function takeToken(env: Pick<WebEnv, 'location' | 'history' | 'sessionStorage'>): string | null {
+  const params = new URLSearchParams(env.location.hash.replace(/^#/, ''));
+  const fromHash = params.get('token');
+  if (fromHash) {
+    env.sessionStorage.setItem(TOKEN_KEY, fromHash);
+    params.delete('token');
+    const rest = params.toString();
+    env.history.replaceState(null, '', `${env.location.pathname}${env.location.search}${rest ? `#${rest}` : ''}`);
+    return fromHash;
+  }
+  return env.sessionStorage.getItem(TOKEN_KEY);
+}
+
+const NO_TOKEN: Result<never> = {
+  ok: false,
+  error: { kind: 'forbidden', code: 'NO_TOKEN', message: 'Open the full link printed by `channel-companion serve` (it carries the access token).' },
+};
+
+export function webBridge(env: WebEnv): Api {
+  const token = takeToken(env);
+  const headers = (): Record<string, string> => ({ authorization: `Bearer ${token ?? ''}`, 'content-type': 'application/json' });
+
+  const call = async (name: string, args: unknown): Promise<Result<unknown>> => {
+    if (!token) return NO_TOKEN;
+    try {
+      const res = await env.fetch(`/api/${name}`, { method: 'POST', headers: headers(), body: JSON.stringify(args ?? {}) });
+      const body = (await res.json().catch(() => null)) as Result<unknown> | null;
+      if (body && typeof body === 'object' && 'ok' in body) return body;
+      return { ok: false, error: { kind: 'internal', code: `HTTP_${res.status}`, message: `The companion answered ${res.status}.`, status: res.status } };
+    } catch {
+      return { ok: false, error: { kind: 'network-error', code: 'HOST_UNREACHABLE', message: 'The companion is not reachable; is it still running?' } };
+    }
+  };
+
+  // One shared event stream for every on(); reconnects with a short backoff.
+  const listeners = new Map<EventName, Set<(p: unknown) => void>>();
+  let streaming = false;
+  let controller: AbortController | null = null;
+  const dispatch = (name: string, data: string): void => {
+    if (!isEventName(name)) return;
+    let payload: unknown;
+    try {
+      payload = JSON.parse(data);
+    } catch {
+      return;
+    }
+    for (const cb of listeners.get(name) ?? []) cb(payload);
+  };
+  const openStream = async (): Promise<void> => {
+    if (!token) return;
+    controller = new AbortController();
+    try {
+      const res = await env.fetch('/api/events', { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+      if (!res.ok || !res.body) throw new Error(`events ${res.status}`);
+      const parser = createParser({ onEvent: (e) => dispatch(e.event ?? 'message', e.data) });
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        parser.feed(value);
+      }
+    } catch {
+      // fall through to reconnect
+    }
+    if (streaming && !controller.signal.aborted) env.setTimeout(() => void openStream(), 2000);
+  };
+  const total = (): number => [...listeners.values()].reduce((n, s) => n + s.size, 0);
+
+  const api: Record<string, unknown> = {};
+  for (const name of REQUEST_NAMES) api[name] = (args?: unknown) => call(name, args);
+  api['on'] = <E extends EventName>(event: E, cb: (payload: Events[E]) => void): Unsubscribe => {
+    if (!listeners.has(event)) listeners.set(event, new Set());
+    const set = listeners.get(event)!;
+    const fn = cb as (p: unknown) => void;
+    set.add(fn);
+    if (!streaming) {
+      streaming = true;
+      void openStream();
+    }
+    return () => {
+      set.delete(fn);
+      if (total() === 0) {
+        streaming = false;
+        controller?.abort();
+      }
+    };
+  };
+  return api as Api;
+}

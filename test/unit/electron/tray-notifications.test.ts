@@ -1,0 +1,152 @@
+import { describe, expect, it, vi } from 'vitest';
+
+vi.mock('electron', () => ({}));
+
+import { createTray, toTemplate, trayIconPath } from '../../../src-main/electron/tray';
+import { agentRoute, trayIconState, trayMenu, traySummary, type TrayAction, type TrayState } from '../../../src-main/electron/tray-model';
+import { createAlertNotifier, notificationOptions } from '../../../src-main/electron/notifications';
+import type { AgentDTO, HealthState, IncidentDTO } from '../../../src-preload/contract';
+
+const NOW = Date.UTC(2025, 0, 15, 12);
+
+function agent(agentId: string, health: HealthState, label = agentId): AgentDTO {
+  return { teamId: 't1', agentId, label, health: { teamId: 't1', agentId, health, sessionState: null, phone: null, needsScan: health === 'needs-scan', since: NOW, checkedAt: NOW } };
+}
+
+const state = (agents: AgentDTO[], extra: Partial<TrayState> = {}): TrayState => ({
+  agents,
+  alerts: { snoozedUntil: null, quietHours: { enabled: false, start: '22:00', end: '07:00' } },
+  startAtLogin: false,
+  openIncidents: 0,
+  ...extra,
+});
+
+describe('tray model', () => {
+  it('summarises agents by health', () => {
+    expect(traySummary([agent('a', 'connected'), agent('b', 'connected'), agent('c', 'needs-scan')])).toBe('3 agents: 2 connected, 1 needs scan');
+    expect(traySummary([agent('a', 'reconnecting')])).toBe('1 agent: 1 reconnecting');
+    expect(traySummary([])).toMatch(/no agents/);
+  });
+
+  it('picks the icon of the worst health', () => {
+    expect(trayIconState([agent('a', 'connected')])).toBe('connected');
+    expect(trayIconState([agent('a', 'connected'), agent('b', 'reconnecting')])).toBe('reconnecting');
+    expect(trayIconState([agent('a', 'unreachable'), agent('b', 'reconnecting')])).toBe('unreachable');
+    expect(trayIconState([agent('a', 'unreachable'), agent('b', 'needs-scan'), agent('c', 'connected')])).toBe('needs-scan');
+    expect(trayIconState([])).toBe('unknown');
+  });
+
+  it('has one line per agent that opens it (pairing when a scan is needed), and the app actions', () => {
+    const menu = trayMenu(state([agent('a1', 'connected', 'Support bot'), agent('a2', 'needs-scan', 'OTP')], { openIncidents: 2 }), NOW);
+    const items = menu.filter((i) => i.kind === 'item');
+    expect(items[0]).toMatchObject({ label: '● Support bot — connected', action: { type: 'open-agent', agentId: 'a1', needsScan: false } });
+    expect(items[1]).toMatchObject({ label: '▲ OTP — needs scan', action: { type: 'open-agent', agentId: 'a2', needsScan: true } });
+    const labels = menu.map((i) => ('label' in i ? i.label : '-'));
+    expect(labels).toEqual(expect.arrayContaining(['Acknowledge all alerts (2)', 'Snooze alerts', 'Open Channel Companion', 'Start at login', 'Quit']));
+    expect(agentRoute('t1', 'a2', true)).toBe('#/agents/a2/pairing?team=t1');
+  });
+
+  it('menu template clicks dispatch actions; start at login follows the checkbox', () => {
+    const dispatched: TrayAction[] = [];
+    const tpl = toTemplate(trayMenu(state([agent('a1', 'connected')]), NOW), (a) => dispatched.push(a));
+    const find = (label: string) => tpl.find((t) => t.label === label)!;
+    (find('● a1 — connected').click as () => void)();
+    (find('Start at login').click as (mi: { checked: boolean }) => void)({ checked: true });
+    (find('Quit').click as () => void)();
+    const snooze = find('Snooze alerts').submenu as { label: string; click: () => void }[];
+    snooze.find((s) => s.label === 'Until tomorrow morning')!.click();
+    expect(find('Acknowledge all alerts').enabled).toBe(false);
+    expect(dispatched).toEqual([
+      { type: 'open-agent', teamId: 't1', agentId: 'a1', needsScan: false },
+      { type: 'start-at-login', enabled: true },
+      { type: 'quit' },
+      { type: 'snooze-tomorrow' },
+    ]);
+  });
+
+  it('controller sets the icon per worst health and updates tooltip and menu', () => {
+    const images: string[] = [];
+    class FakeTray {
+      tooltip = '';
+      menu: unknown = null;
+      constructor(img: { path: string }) {
+        images.push(img.path);
+        trays.push(this);
+      }
+      setImage = (img: { path: string }) => images.push(img.path);
+      setToolTip = (t: string) => (this.tooltip = t);
+      setContextMenu = (m: unknown) => (this.menu = m);
+      on = vi.fn();
+      destroy = vi.fn();
+    }
+    const trays: FakeTray[] = [];
+    const ctl = createTray(
+      { Tray: FakeTray as never, Menu: { buildFromTemplate: (t) => t }, nativeImage: { createFromPath: (path) => ({ path }) }, iconDir: '/icons', now: () => NOW },
+      state([agent('a', 'connected')]),
+      () => undefined,
+    );
+    expect(images).toEqual([trayIconPath('/icons', 'connected')]);
+    expect(trays[0]!.tooltip).toBe('1 agent: 1 connected');
+    ctl.update(state([agent('a', 'connected'), agent('b', 'unreachable')]));
+    expect(images.at(-1)).toBe(trayIconPath('/icons', 'unreachable'));
+    expect(trays[0]!.tooltip).toBe('2 agents: 1 connected, 1 unreachable');
+    ctl.update(state([agent('a', 'connected'), agent('b', 'unreachable')]));
+    expect(images).toHaveLength(2); // unchanged state → no icon reload
+  });
+});
+
+function incident(over: Partial<IncidentDTO> = {}): IncidentDTO {
+  return { id: 'i1', teamId: 't1', agentId: 'a1', kind: 'needs-scan', severity: 'urgent', title: 'OTP needs a QR scan', message: 'The number was unlinked.', openedAt: NOW, acknowledgedAt: null, resolvedAt: null, ...over };
+}
+
+describe('alert notifications', () => {
+  function setup(enabled = true) {
+    const shown: FakeNotification[] = [];
+    class FakeNotification {
+      static isSupported = () => true;
+      handlers = new Map<string, () => void>();
+      constructor(readonly options: ReturnType<typeof notificationOptions>) {}
+      on(ev: string, l: () => void) {
+        this.handlers.set(ev, l);
+      }
+      show() {
+        shown.push(this);
+      }
+    }
+    const openRoute = vi.fn();
+    const notifier = createAlertNotifier({ Notification: FakeNotification, openRoute, enabled: () => enabled });
+    return { shown, openRoute, notifier };
+  }
+
+  it('urgent → critical; click opens the pairing page of a needs-scan agent', () => {
+    const { shown, openRoute, notifier } = setup();
+    notifier.handle({ change: 'opened', incident: incident() });
+    expect(shown).toHaveLength(1);
+    expect(shown[0]!.options).toMatchObject({ title: 'OTP needs a QR scan', urgency: 'critical' });
+    shown[0]!.handlers.get('click')!();
+    expect(openRoute).toHaveBeenCalledWith('#/agents/a1/pairing?team=t1');
+    expect(notifier.live.size).toBe(0);
+  });
+
+  it('a warning is normal urgency and opens the agent page', () => {
+    const { shown, openRoute, notifier } = setup();
+    notifier.handle({ change: 'opened', incident: incident({ id: 'i2', kind: 'reconnecting', severity: 'warning' }) });
+    expect(shown[0]!.options.urgency).toBe('normal');
+    shown[0]!.handlers.get('click')!();
+    expect(openRoute).toHaveBeenCalledWith('#/agents/a1?team=t1');
+  });
+
+  it('notifies again only on escalation to urgent; never on resolve, acknowledged, or when disabled', () => {
+    const { shown, notifier } = setup();
+    notifier.handle({ change: 'opened', incident: incident({ severity: 'warning', kind: 'unreachable' }) });
+    notifier.handle({ change: 'updated', incident: incident({ severity: 'warning', kind: 'unreachable' }) });
+    notifier.handle({ change: 'updated', incident: incident({ severity: 'urgent', kind: 'unreachable' }) });
+    notifier.handle({ change: 'updated', incident: incident({ severity: 'urgent', kind: 'unreachable' }) });
+    notifier.handle({ change: 'resolved', incident: incident({ resolvedAt: NOW }) });
+    notifier.handle({ change: 'opened', incident: incident({ id: 'i9', acknowledgedAt: NOW }) });
+    expect(shown.map((n) => n.options.urgency)).toEqual(['normal', 'critical']);
+    const off = setup(false);
+    off.notifier.handle({ change: 'opened', incident: incident() });
+    expect(off.shown).toHaveLength(0);
+  });
+});

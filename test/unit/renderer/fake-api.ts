@@ -1,0 +1,25 @@
+import { vi } from 'vitest';
+import { REQUEST_NAMES, type Api, type EventName, type Events, type Result } from '../../../src-preload/contract';
+
+export function fakeApi(answers: Partial<Record<string, unknown>> = {}) {
+  const listeners = new Map<string, Set<(p: unknown) => void>>();
+  const calls: { name: string; args: unknown }[] = [];
+  const api: Record<string, unknown> = {};
+  for (const name of REQUEST_NAMES) {
+    api[name] = vi.fn(async (args?: unknown): Promise<Result<unknown>> => {
+      calls.push({ name, args });
+      const a = answers[name];
+      if (typeof a === 'function') return (a as (x: unknown) => Result<unknown>)(args);
+      return a === undefined ? { ok: true, value: name.endsWith('.list') ? [] : null } : (a as Result<unknown>);
+    });
+  }
+  api['on'] = (event: string, cb: (p: unknown) => void) => {
+    if (!listeners.has(event)) listeners.set(event, new Set());
+    listeners.get(event)!.add(cb);
+    return () => listeners.get(event)!.delete(cb);
+  };
+  const emit = <E extends EventName>(event: E, payload: Events[E]) => {
+    for (const cb of listeners.get(event) ?? []) cb(payload);
+  };
+  return { api: api as Api, emit, calls, listeners };
+}

@@ -1,0 +1,95 @@
+// @vitest-environment jsdom
+import { describe, expect, it } from 'vitest';
+import { connectStore, createAppStore, selectWorst } from '../../../src-renderer/src/store';
+import type { AgentDTO, TeamDTO } from '../../../src-preload/contract';
+import { fakeApi } from './fake-api';
+
+const team: TeamDTO = { teamId: 't1', label: 'Ops', baseUrl: 'https://api.example.test', keyHint: '…9f2c', authError: false, agentIds: ['a1', 'a2'] };
+const agent = (agentId: string, health: AgentDTO['health']['health']): AgentDTO => ({
+  teamId: 't1',
+  agentId,
+  label: agentId,
+  health: { teamId: 't1', agentId, health, sessionState: null, phone: null, needsScan: false, since: 0, checkedAt: null },
+});
+
+const flush = () => new Promise((r) => setTimeout(r, 0));
+
+describe('app store', () => {
+  it('loads teams, agents and alerts through the bridge on connect', async () => {
+    const { api } = fakeApi({
+      'teams.list': { ok: true, value: [team] },
+      'agents.list': { ok: true, value: [agent('a1', 'connected'), agent('a2', 'unknown')] },
+    });
+    const store = createAppStore(api);
+    expect(store.getState().loaded).toBe(false);
+    connectStore(store, api);
+    await flush();
+    const s = store.getState();
+    expect(s.loaded).toBe(true);
+    expect(s.teams).toEqual([team]);
+    expect(Object.keys(s.agents)).toEqual(['t1/a1', 't1/a2']);
+    expect(selectWorst(s)).toBe('unknown');
+  });
+
+  it('applies live health and alert events; disconnect stops them', async () => {
+    const { api, emit, listeners } = fakeApi({ 'teams.list': { ok: true, value: [team] }, 'agents.list': { ok: true, value: [agent('a1', 'connected')] } });
+    const store = createAppStore(api);
+    const disconnect = connectStore(store, api);
+    await flush();
+    const before = store.getState().agents['t1/a1'];
+    emit('health.changed', { ...agent('a1', 'needs-scan').health, needsScan: true });
+    expect(store.getState().agents['t1/a1']?.health.health).toBe('needs-scan');
+    expect(store.getState().agents['t1/a1']).not.toBe(before);
+    expect(selectWorst(store.getState())).toBe('needs-scan');
+    // health for an agent we do not know is ignored
+    emit('health.changed', { ...agent('zz', 'unreachable').health });
+    expect(Object.keys(store.getState().agents)).toEqual(['t1/a1']);
+
+    const incident = { id: 'i1', teamId: 't1', agentId: 'a1', kind: 'needs-scan', severity: 'urgent' as const, title: 'Scan', message: 'm', openedAt: 1, acknowledgedAt: null, resolvedAt: null };
+    emit('alert', { change: 'opened', incident });
+    expect(store.getState().incidents).toEqual([incident]);
+    emit('alert', { change: 'resolved', incident });
+    expect(store.getState().incidents).toEqual([]);
+
+    emit('app.navigate', { route: '#/agents/a1?team=t1' });
+    expect(store.getState().route).toBe('#/agents/a1?team=t1');
+
+    disconnect();
+    expect([...listeners.values()].every((s) => s.size === 0)).toBe(true);
+  });
+
+  it('addTeam sends the key once and reloads; an error comes back for the form', async () => {
+    let teams: TeamDTO[] = [];
+    const { api, calls } = fakeApi({
+      'teams.list': () => ({ ok: true, value: teams }),
+      'teams.add': (args: unknown) => {
+        const a = args as { apiKey: string };
+        if (a.apiKey.length < 8) return { ok: false, error: { kind: 'validation', code: 'INVALID_ARGUMENTS', message: 'apiKey: too short', field: 'apiKey' } };
+        teams = [team];
+        return { ok: true, value: team };
+      },
+    });
+    const store = createAppStore(api);
+    const bad = await store.getState().addTeam({ label: 'Ops', baseUrl: 'https://api.example.test', apiKey: 'short', agentIds: [] });
+    expect(bad).toMatchObject({ kind: 'validation', field: 'apiKey' });
+    expect(store.getState().teams).toEqual([]);
+    const ok = await store.getState().addTeam({ label: 'Ops', baseUrl: 'https://api.example.test', apiKey: 'sk_live_9f2c9f2c', agentIds: ['a1'] });
+    expect(ok).toBeNull();
+    expect(store.getState().teams).toEqual([team]);
+    expect(calls.find((c) => c.name === 'teams.add' && (c.args as { apiKey: string }).apiKey === 'sk_live_9f2c9f2c')?.args).toEqual({
+      label: 'Ops',
+      baseUrl: 'https://api.example.test',
+      apiKey: 'sk_live_9f2c9f2c',
+      agents: [{ agentId: 'a1' }],
+    });
+    expect(JSON.stringify(store.getState())).not.toContain('sk_live');
+  });
+
+  it('startDemo calls demo.start and reloads; refresh surfaces the first error', async () => {
+    const { api, calls } = fakeApi({ 'alerts.status': { ok: false, error: { kind: 'internal', code: 'NOT_WIRED', message: 'not wired' } } });
+    const store = createAppStore(api);
+    expect(await store.getState().startDemo()).toBeNull();
+    expect(calls.map((c) => c.name)).toContain('demo.start');
+    expect(store.getState().lastError).toMatchObject({ code: 'NOT_WIRED' });
+  });
+});
