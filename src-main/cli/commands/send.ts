@@ -1,0 +1,60 @@
+// `send`: one message (text, image or document). The recipient is checked locally before any
+// request; 503 reconnecting is retried with progress on stderr; 409 means a QR scan is needed.
+import type { Command } from 'commander';
+import { z } from 'zod';
+import type { SendRequest } from '../../core/api/types';
+import { defineAction, type CliContext } from '../context';
+import { httpUrl, intString, parseFlags, recipient } from '../flags';
+import { addTargetOptions } from '../target';
+
+const flagsSchema = z
+  .looseObject({
+    to: recipient,
+    text: z.string().min(1, 'the text is empty').max(65_536, 'the text is too long').optional(),
+    imageUrl: httpUrl.optional(),
+    documentUrl: httpUrl.optional(),
+    filename: z.string().min(1).max(255).regex(/^[^/\\\0]+$/, 'expected a file name without slashes').optional(),
+    retries: intString(0, 10).optional(),
+  })
+  .refine((f) => f.text !== undefined || f.imageUrl !== undefined || f.documentUrl !== undefined, {
+    message: 'nothing to send: give --text, --image-url or --document-url',
+    path: ['text'],
+  })
+  .refine((f) => !(f.imageUrl !== undefined && f.documentUrl !== undefined), { message: 'give --image-url or --document-url, not both', path: ['imageUrl'] })
+  .refine((f) => f.filename === undefined || f.documentUrl !== undefined, { message: '--filename names a document; give --document-url too', path: ['filename'] });
+
+export function register(program: Command, ctx: CliContext): void {
+  const cmd = addTargetOptions(program.command('send').description('send one message from the agent\'s number'));
+  cmd
+    .requiredOption('--to <number>', 'recipient: E.164 number (+15550102000) or a full JID')
+    .option('--text <text>', 'message text (the caption when media is sent)')
+    .option('--image-url <url>', 'public URL of an image to send')
+    .option('--document-url <url>', 'public URL of a document to send')
+    .option('--filename <name>', 'file name shown for the document')
+    .option('--retries <n>', 'retries while the number is reconnecting (503)', '4')
+    .option('--json', 'the send result as one JSON object on stdout');
+
+  defineAction(ctx, cmd, async (opts, out) => {
+    // Flags first: a bad recipient or flag is a usage error and nothing is sent.
+    const f = parseFlags(flagsSchema, opts);
+    const target = await ctx.resolveTarget(opts);
+    const req: SendRequest = { to: f.to };
+    if (f.text !== undefined) req.text = f.text;
+    if (f.imageUrl !== undefined) req.imageUrl = f.imageUrl;
+    if (f.documentUrl !== undefined) req.documentUrl = f.documentUrl;
+    if (f.filename !== undefined) req.documentFilename = f.filename;
+    const maxRetries = f.retries ?? 4;
+    const result = await ctx.client(target).send(target.agentId, req, {
+      signal: ctx.signal,
+      maxRetries,
+      onRetry: (i) =>
+        out.note(
+          i.error.kind === 'reconnecting'
+            ? `the number is reconnecting (503 ${i.error.code}) — retry ${i.attempt}/${maxRetries} in ${(i.delayMs / 1000).toFixed(1)} s`
+            : `${i.error.message} (${i.error.code}) — retry ${i.attempt} in ${(i.delayMs / 1000).toFixed(1)} s`,
+        ),
+      onQueued: (q) => out.note(`send rate budget used up — queued (position ${q.position}), going out in ~${Math.ceil(q.waitMs / 1000)} s`),
+    });
+    out.result({ ...result }, `${result.status} ${result.messageId} to ${result.to}`);
+  });
+}

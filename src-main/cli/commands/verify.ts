@@ -1,0 +1,85 @@
+// `verify`: checks one saved delivery (headers + raw body) exactly as the tunnel does, with
+// verifyDelivery from core/signature. Exit 0 when valid, 1 when not (with the reason).
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { DEFAULT_TOLERANCE_SEC, verifyDelivery, type HeaderBag } from '../../core/signature';
+import { defineAction, type CliContext } from '../context';
+import { CliFailure, UsageError } from '../errors';
+import { EXIT } from '../exit-codes';
+import { envVarName, intString, parseFlags } from '../flags';
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+const flagsSchema = z
+  .object({
+    secret: z.string().min(1, 'the secret is empty').optional(),
+    secretEnv: envVarName.optional(),
+    header: z.array(z.string()).optional(),
+    bodyFile: z.string().min(1, 'expected a file path'),
+    tolerance: intString(0, 86_400).optional(),
+    now: intString(0, 99_999_999_999).optional(),
+    json: z.boolean().optional(),
+  })
+  .refine((f) => !(f.secret !== undefined && f.secretEnv !== undefined), { message: 'give either --secret or --secret-env, not both', path: ['secret'] })
+  .refine((f) => f.secret !== undefined || f.secretEnv !== undefined, { message: 'the signing secret is required: --secret-env NAME (preferred) or --secret S', path: ['secretEnv'] });
+
+/** `Name: value` lines into a header bag; repeated names are kept as a list. */
+export function parseHeaderArgs(lines: readonly string[]): HeaderBag {
+  const bag: Record<string, string[]> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    const name = colon > 0 ? line.slice(0, colon).trim() : '';
+    if (!HEADER_NAME.test(name)) throw new UsageError(`--header: expected 'Name: value', got ${JSON.stringify(line.length > 60 ? `${line.slice(0, 60)}…` : line)}`);
+    const key = name.toLowerCase();
+    (bag[key] ??= []).push(line.slice(colon + 1).trim());
+  }
+  const out: HeaderBag = {};
+  for (const [k, v] of Object.entries(bag)) out[k] = v.length === 1 ? v[0] : v;
+  return out;
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  const cmd = program
+    .command('verify')
+    .description('verify a saved webhook delivery (headers + raw body) like the tunnel does')
+    .requiredOption('--body-file <path>', 'file holding the raw request body, byte for byte')
+    .option('--header <line>', "a delivery header, 'Name: value' (repeatable)", collect)
+    .option('--secret-env <name>', 'environment variable holding the signing secret (preferred)')
+    .option('--secret <secret>', 'the signing secret (lands in shell history; prefer --secret-env)')
+    .option('--tolerance <seconds>', `timestamp tolerance in seconds (default ${DEFAULT_TOLERANCE_SEC})`)
+    .option('--now <unix>', 'verify as if the time were this unix timestamp (seconds)')
+    .option('--json', 'one JSON object per line on stdout');
+
+  defineAction(ctx, cmd, async (opts, out) => {
+    const f = parseFlags(flagsSchema, opts);
+    const headers = parseHeaderArgs(f.header ?? []);
+    let secret: string;
+    if (f.secretEnv !== undefined) {
+      const v = ctx.io.env[f.secretEnv];
+      if (!v) throw new UsageError(`the environment variable ${f.secretEnv} is not set (it should hold the signing secret)`);
+      secret = v;
+    } else {
+      out.warn('--secret lands in your shell history; prefer --secret-env NAME');
+      secret = f.secret!;
+    }
+    let rawBody: Buffer;
+    try {
+      rawBody = await readFile(resolve(ctx.io.cwd, f.bodyFile));
+    } catch (e) {
+      throw new CliFailure(`cannot read --body-file ${f.bodyFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, EXIT.failure, 'BODY_FILE');
+    }
+    const now = f.now ?? Math.floor(ctx.clock.now() / 1000);
+    const verdict = verifyDelivery({ headers, rawBody, secrets: [secret], now, toleranceSec: f.tolerance ?? DEFAULT_TOLERANCE_SEC });
+    const data: Record<string, unknown> = { ok: verdict.ok, reason: verdict.reason, scheme: verdict.scheme, steps: verdict.steps };
+    if (verdict.timestamp !== undefined) data.timestamp = verdict.timestamp;
+    out.result(data, () => [verdict.ok ? verdict.reason : `invalid: ${verdict.reason}`, ...verdict.steps.map((s) => `  - ${s}`)].join('\n'));
+    if (!verdict.ok && !out.json) ctx.io.stderr.write(`error: delivery rejected: ${verdict.reason}\n`);
+    return verdict.ok ? EXIT.ok : EXIT.failure;
+  });
+}

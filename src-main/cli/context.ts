@@ -1,0 +1,83 @@
+// The shared context every command gets: IO, the interrupt signal, the clock, output modes, the
+// target resolution hook and a client factory whose clients are closed when the command ends.
+import type { Command } from 'commander';
+import { createServiceClient } from '../core/api/client';
+import type { ServiceClient, ServiceClientOptions } from '../core/api/service';
+import { systemClock, type Clock } from '../core/ports';
+import { describeError, UsageError } from './errors';
+import type { CliIO } from './io';
+import { Output } from './output';
+import { resolveTarget, type Target, type TargetFlags, type TargetResolver } from './target';
+
+export interface CliDeps {
+  io?: CliIO;
+  /** Aborted on Ctrl-C / SIGTERM. Default: the process's signals. */
+  signal?: AbortSignal;
+  clock?: Clock;
+  createClient?: (opts: ServiceClientOptions) => ServiceClient;
+  /** Extra target resolvers (the `--team` hook), tried before the flags. */
+  targetResolvers?: TargetResolver[];
+  /** Poll interval of `pair` (ms); default 1000. */
+  pairPollMs?: number;
+}
+
+export interface CliContext {
+  readonly io: CliIO;
+  readonly signal: AbortSignal;
+  readonly clock: Clock;
+  readonly pairPollMs: number;
+  exitCode: number;
+  output(json: boolean): Output;
+  /** Service, agent and key for a command; extend with CliDeps.targetResolvers. */
+  resolveTarget(flags: TargetFlags): Promise<Target>;
+  /** A service client for the target; closed when main() returns. */
+  client(target: Target): ServiceClient;
+  closeAll(): Promise<void>;
+}
+
+export function createContext(io: CliIO, signal: AbortSignal, deps: CliDeps): CliContext {
+  const clients: ServiceClient[] = [];
+  const factory = deps.createClient ?? createServiceClient;
+  return {
+    io,
+    signal,
+    clock: deps.clock ?? systemClock,
+    pairPollMs: deps.pairPollMs ?? 1000,
+    exitCode: 0,
+    output: (json) => new Output(io, json),
+    resolveTarget: (flags) => resolveTarget(flags, io, deps.targetResolvers ?? []),
+    client(target) {
+      const opts: ServiceClientOptions = { baseUrl: target.baseUrl, apiKey: target.apiKey };
+      if (deps.clock) opts.clock = deps.clock;
+      const c = factory(opts);
+      clients.push(c);
+      return c;
+    },
+    async closeAll() {
+      const all = clients.splice(0);
+      await Promise.allSettled(all.map((c) => c.close()));
+    },
+  };
+}
+
+type ActionFn = (opts: Record<string, unknown>, out: Output, cmd: Command) => Promise<number | void>;
+
+/**
+ * Installs a command's action: validates nothing itself, but turns whatever the action throws into
+ * an error line on stderr and the right exit code (a UsageError also prints the command's usage).
+ */
+export function defineAction(ctx: CliContext, cmd: Command, fn: ActionFn): Command {
+  return cmd.action(async (...args: unknown[]) => {
+    const command = args[args.length - 1] as Command;
+    const opts = command.opts();
+    const out = ctx.output(opts.json === true);
+    try {
+      ctx.exitCode = (await fn(opts, out, command)) ?? 0;
+    } catch (e) {
+      const d = describeError(e);
+      out.error(d);
+      if (e instanceof UsageError) ctx.io.stderr.write(`\n${command.helpInformation()}`);
+      ctx.exitCode = d.exitCode;
+    }
+  });
+}

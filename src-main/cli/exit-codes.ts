@@ -1,0 +1,17 @@
+// The CLI's exit codes. Scripts branch on these, so they never change meaning.
+export const EXIT = {
+  /** Success (for verify: the delivery is valid). */
+  ok: 0,
+  /** The operation failed or its subject is invalid (bad delivery, 400 from the service, timeout). */
+  failure: 1,
+  /** Usage: unknown option, missing or invalid flag value, missing API key. Nothing was sent. */
+  usage: 2,
+  /** The service answered with an error of its own class: not configured, reconnecting, rate limit, quota, not found, unreachable. */
+  service: 3,
+  /** The API key was rejected (401/403). */
+  auth: 4,
+  /** Interrupted by Ctrl-C / SIGTERM while waiting. */
+  interrupted: 130,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

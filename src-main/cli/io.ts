@@ -1,0 +1,43 @@
+// Where the CLI reads and writes: the real process by default, buffers in tests.
+
+export interface CliIO {
+  stdout: { write(chunk: string | Uint8Array): unknown };
+  stderr: { write(chunk: string | Uint8Array): unknown };
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** Whether stderr is a terminal (progress lines redraw in place only there). */
+  stderrIsTTY: boolean;
+}
+
+export function processIO(): CliIO {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+  };
+}
+
+/**
+ * An AbortSignal that fires on SIGINT/SIGTERM, and a function that removes the handlers.
+ * A second Ctrl-C while a command is already cancelling falls through to Node's default (exit).
+ */
+export function processInterrupts(): { signal: AbortSignal; dispose(): void } {
+  const ctl = new AbortController();
+  const onSignal = (name: NodeJS.Signals) => {
+    if (ctl.signal.aborted) {
+      dispose();
+      process.kill(process.pid, name);
+      return;
+    }
+    ctl.abort(new Error(`received ${name}`));
+  };
+  const dispose = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return { signal: ctl.signal, dispose };
+}

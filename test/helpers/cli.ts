@@ -1,0 +1,50 @@
+// Runs the CLI in-process with buffered stdout/stderr, a controllable interrupt signal and env.
+import { main, type MainOptions } from '../../src-main/cli/main';
+import type { CliIO } from '../../src-main/cli/io';
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as one JSON object per non-empty line. */
+  json(): Array<Record<string, unknown>>;
+}
+
+export interface RunCliOptions extends Omit<MainOptions, 'io'> {
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  /** Called with every stdout chunk as it is written (to react to a ready line or a QR). */
+  onStdout?: (chunk: string, all: string) => void;
+}
+
+function text(chunk: string | Uint8Array): string {
+  return typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+}
+
+export function parseJsonLines(s: string): Array<Record<string, unknown>> {
+  return s
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+export async function runCli(args: readonly string[], opts: RunCliOptions = {}): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIO = {
+    stdout: {
+      write: (c) => {
+        stdout += text(c);
+        opts.onStdout?.(text(c), stdout);
+        return true;
+      },
+    },
+    stderr: { write: (c) => ((stderr += text(c)), true) },
+    env: opts.env ?? {},
+    cwd: opts.cwd ?? process.cwd(),
+    stderrIsTTY: false,
+  };
+  const { env: _env, cwd: _cwd, onStdout: _on, ...deps } = opts;
+  const code = await main(['node', 'channel-companion', ...args], { ...deps, io, signal: deps.signal ?? new AbortController().signal });
+  return { code, stdout, stderr, json: () => parseJsonLines(stdout) };
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { UsageError } from '../../../src-main/cli/errors';
+import { httpUrl, intString, onOff, parseFlags, phone, recipient } from '../../../src-main/cli/flags';
+import { parseHeaderArgs } from '../../../src-main/cli/commands/verify';
+import { redactUnknownOption } from '../../../src-main/cli/program';
+
+describe('flag schemas', () => {
+  it('names the flag in kebab case in the usage error', () => {
+    const schema = z.object({ readReceipts: onOff });
+    expect(() => parseFlags(schema, { readReceipts: 'yes' })).toThrow(UsageError);
+    expect(() => parseFlags(schema, { readReceipts: 'yes' })).toThrow(/--read-receipts: expected on or off/);
+    expect(parseFlags(schema, { readReceipts: 'on' })).toEqual({ readReceipts: true });
+  });
+
+  it('recipients are normalised locally; garbage is rejected with the reason', () => {
+    const s = z.object({ to: recipient });
+    expect(parseFlags(s, { to: '+1 (555) 010-2000' })).toEqual({ to: '+15550102000' });
+    expect(parseFlags(s, { to: '15550102000@s.whatsapp.net' })).toEqual({ to: '15550102000@s.whatsapp.net' });
+    expect(() => parseFlags(s, { to: 'call me' })).toThrow(/--to: .*letters/);
+    expect(() => parseFlags(s, { to: '0555 010' })).toThrow(/--to:/);
+    expect(parseFlags(z.object({ phone }), { phone: '+15550102000' })).toEqual({ phone: '15550102000' });
+  });
+
+  it('numbers and URLs', () => {
+    const n = intString(0, 65535);
+    expect(n.parse('8080')).toBe(8080);
+    expect(n.safeParse('-1').success).toBe(false);
+    expect(n.safeParse('65536').success).toBe(false);
+    expect(n.safeParse('1e3').success).toBe(false);
+    expect(httpUrl.safeParse('https://a.test/x').success).toBe(true);
+    expect(httpUrl.safeParse('javascript:alert(1)').success).toBe(false);
+    expect(httpUrl.safeParse('not a url').success).toBe(false);
+  });
+});
+
+describe('verify --header parsing', () => {
+  it("splits at the first colon, lower-cases names, keeps repeats", () => {
+    const bag = parseHeaderArgs(['X-Service-Signature-V1: t=1,v1=ab:cd', 'x-service-signature:sha256=00', 'X-Dup: a', 'x-dup: b']);
+    expect(bag).toEqual({ 'x-service-signature-v1': 't=1,v1=ab:cd', 'x-service-signature': 'sha256=00', 'x-dup': ['a', 'b'] });
+  });
+  it('rejects lines that are not Name: value', () => {
+    expect(() => parseHeaderArgs(['no colon here'])).toThrow(UsageError);
+    expect(() => parseHeaderArgs([': value'])).toThrow(UsageError);
+    expect(() => parseHeaderArgs(['bad name: v'])).toThrow(UsageError);
+  });
+});
+
+describe('redaction of values given to unknown flags', () => {
+  it('hides --flag=value but keeps the flag name', () => {
+    expect(redactUnknownOption("error: unknown option '--api-key=s3cr3t'\n")).toBe("error: unknown option '--api-key=…'\n");
+    expect(redactUnknownOption("error: unknown option '--bogus'\n")).toBe("error: unknown option '--bogus'\n");
+  });
+});

@@ -1,0 +1,88 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signDelivery } from '../../../src-main/core/signature';
+import { runCli } from '../../helpers/cli';
+
+const SECRET = 'whsec_unit_test_secret_0123456789';
+const T = 1_750_000_000;
+let dir: string;
+let bodyFile: string;
+const body = '{"event":"message.received","from":"15550102000","message":{"id":"m1","type":"text","text":"hi","fromMe":false}}';
+
+function headerArgs(h: Record<string, string>): string[] {
+  return Object.entries(h).flatMap(([k, v]) => ['--header', `${k}: ${v}`]);
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'cc-verify-'));
+  bodyFile = join(dir, 'body.json');
+  await writeFile(bodyFile, body);
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('verify (unit, synthetic deliveries)', () => {
+  const env = { HOOK_SECRET: SECRET };
+
+  it('a valid v1 delivery → exit 0 "verified" with the steps', async () => {
+    const r = await runCli(['verify', '--secret-env', 'HOOK_SECRET', ...headerArgs(signDelivery(SECRET, body, T)), '--body-file', bodyFile, '--now', String(T + 10)], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n')[0]).toBe('verified');
+    expect(r.stdout).toContain('a v1 signature matches');
+    expect(r.stdout + r.stderr).not.toContain(SECRET);
+  });
+
+  it('legacy header only → verified-legacy-only', async () => {
+    const h = signDelivery(SECRET, body, T);
+    const r = await runCli(['verify', '--secret-env', 'HOOK_SECRET', '--header', `x-service-signature: ${h['x-service-signature']}`, '--body-file', bodyFile, '--json'], { env });
+    expect(r.code).toBe(0);
+    expect(r.json()[0]).toMatchObject({ ok: true, reason: 'verified-legacy-only', scheme: 'legacy' });
+  });
+
+  it('malformed header, missing signature, wrong secret, future timestamp → exit 1 with the reason', async () => {
+    const malformed = await runCli(['verify', '--secret-env', 'HOOK_SECRET', '--header', 'x-service-signature-v1: garbage', '--body-file', bodyFile], { env });
+    expect(malformed.code).toBe(1);
+    expect(malformed.stdout).toContain('invalid: malformed-header');
+    expect(malformed.stderr).toContain('malformed-header');
+
+    const missing = await runCli(['verify', '--secret-env', 'HOOK_SECRET', '--header', 'content-type: application/json', '--body-file', bodyFile, '--json'], { env });
+    expect(missing.code).toBe(1);
+    expect(missing.json()[0]).toMatchObject({ ok: false, reason: 'missing-signature' });
+
+    const wrong = await runCli(['verify', '--secret-env', 'OTHER', ...headerArgs(signDelivery(SECRET, body, T)), '--body-file', bodyFile, '--now', String(T)], { env: { OTHER: 'another-secret' } });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stdout).toContain('signature-mismatch');
+
+    const future = await runCli(['verify', '--secret-env', 'HOOK_SECRET', ...headerArgs(signDelivery(SECRET, body, T + 400)), '--body-file', bodyFile, '--now', String(T)], { env });
+    expect(future.code).toBe(1);
+    expect(future.stdout).toContain('future-timestamp');
+  });
+
+  it('--tolerance widens the window', async () => {
+    const args = ['verify', '--secret-env', 'HOOK_SECRET', ...headerArgs(signDelivery(SECRET, body, T)), '--body-file', bodyFile, '--now', String(T + 301)];
+    expect((await runCli(args, { env })).code).toBe(1);
+    expect((await runCli([...args, '--tolerance', '600'], { env })).code).toBe(0);
+  });
+
+  it('--secret works but warns about shell history', async () => {
+    const r = await runCli(['verify', '--secret', SECRET, ...headerArgs(signDelivery(SECRET, body, T)), '--body-file', bodyFile, '--now', String(T)]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/shell history/);
+  });
+
+  it('usage errors → exit 2: no secret, both secrets, unset env var, bad --now', async () => {
+    const h = headerArgs(signDelivery(SECRET, body, T));
+    expect((await runCli(['verify', ...h, '--body-file', bodyFile])).code).toBe(2);
+    expect((await runCli(['verify', '--secret', 'x', '--secret-env', 'HOOK_SECRET', ...h, '--body-file', bodyFile], { env })).code).toBe(2);
+    expect((await runCli(['verify', '--secret-env', 'UNSET_VAR', ...h, '--body-file', bodyFile], { env })).code).toBe(2);
+    expect((await runCli(['verify', '--secret-env', 'HOOK_SECRET', ...h, '--body-file', bodyFile, '--now', 'yesterday'], { env })).code).toBe(2);
+    expect((await runCli(['verify', '--secret-env', 'HOOK_SECRET', ...h], { env })).code).toBe(2);
+  });
+
+  it('an unreadable body file → exit 1', async () => {
+    const r = await runCli(['verify', '--secret-env', 'HOOK_SECRET', '--body-file', join(dir, 'nope.json')], { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('ENOENT');
+  });
+});
