@@ -18,6 +18,8 @@ interface Waiter {
 export interface SendBudgetOptions {
   limit?: number;
   windowMs?: number;
+  /** Extra hold per slot: the service's window starts when a send arrives, ours when it leaves. */
+  marginMs?: number;
   clock: Clock;
   newId: () => string;
 }
@@ -25,6 +27,8 @@ export interface SendBudgetOptions {
 export class SendBudget {
   private limit: number;
   readonly windowMs: number;
+  /** How long one send holds its slot: the window plus the transit margin. */
+  private readonly holdMs: number;
   private readonly clock: Clock;
   private readonly newId: () => string;
   /** Start times of sends in the window, oldest first. */
@@ -35,6 +39,7 @@ export class SendBudget {
   constructor(opts: SendBudgetOptions) {
     this.limit = Math.max(1, Math.floor(opts.limit ?? 60));
     this.windowMs = Math.max(1, opts.windowMs ?? 60_000);
+    this.holdMs = this.windowMs + Math.max(0, opts.marginMs ?? Math.min(1000, Math.floor(this.windowMs / 60)));
     this.clock = opts.clock;
     this.newId = opts.newId;
   }
@@ -125,7 +130,7 @@ export class SendBudget {
   }
 
   private prune(now: number): void {
-    while (this.stamps.length > 0 && (this.stamps[0] as number) + this.windowMs <= now) this.stamps.shift();
+    while (this.stamps.length > 0 && (this.stamps[0] as number) + this.holdMs <= now) this.stamps.shift();
   }
 
   /** Estimated start time of each queued send, simulating the window forward. */
@@ -134,7 +139,7 @@ export class SendBudget {
     const out: number[] = [];
     for (let i = 0; i < this.queue.length; i++) {
       const idx = times.length - this.limit;
-      const t = idx >= 0 ? Math.max(now, (times[idx] as number) + this.windowMs) : now;
+      const t = idx >= 0 ? Math.max(now, (times[idx] as number) + this.holdMs) : now;
       times.push(t);
       out.push(t);
     }
@@ -158,7 +163,7 @@ export class SendBudget {
     this.timer = undefined;
     if (this.queue.length === 0) return;
     const idx = this.stamps.length - this.limit;
-    const at = idx >= 0 ? (this.stamps[idx] as number) + this.windowMs : now;
+    const at = idx >= 0 ? (this.stamps[idx] as number) + this.holdMs : now;
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
       this.drain();

@@ -61,6 +61,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
   const budget = new SendBudget({
     limit: opts.sendBudget?.limit,
     windowMs: opts.sendBudget?.windowMs,
+    marginMs: opts.sendBudget?.marginMs,
     clock,
     newId: () => randomUUID(),
   });

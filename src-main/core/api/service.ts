@@ -81,7 +81,7 @@ export interface ServiceClientOptions {
   clock?: Clock;
   random?: Random;
   /** Client-side send budget per team; default 60 per 60 s. */
-  sendBudget?: { limit?: number; windowMs?: number };
+  sendBudget?: { limit?: number; windowMs?: number; marginMs?: number };
 }
 
 export interface ServiceClient {

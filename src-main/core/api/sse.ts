@@ -77,9 +77,29 @@ export class ChatEventDecoder {
 
   private onEvent(ev: EventSourceMessage): void {
     if (this.finished) return;
-    const name = ev.event?.toLowerCase();
     const data = ev.data;
-    if (data.trim() === '[DONE]') return this.emitDone(this.synthesised());
+    // Fast path for the common frame (`event: token`, `data: {"token":"…"}`): one JSON.parse, no
+    // trimming or lower-casing. Anything unusual falls through to the tolerant path below.
+    if (ev.event === 'token' && data.charCodeAt(0) === 123 /* { */) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(data);
+      } catch {
+        parsed = undefined;
+      }
+      const direct = (parsed as { token?: unknown } | undefined)?.token;
+      if (typeof direct === 'string') {
+        if (direct !== '') {
+          this.text += direct;
+          this.pending.push({ type: 'token', token: direct });
+        }
+        return;
+      }
+    }
+    const name = ev.event?.toLowerCase();
+    if (data.charCodeAt(0) === 91 /* [ */ || data.charCodeAt(0) <= 32) {
+      if (data.trim() === '[DONE]') return this.emitDone(this.synthesised());
+    }
     if (name !== undefined && DONE_EVENTS.has(name)) {
       const body = tryJson(data);
       if (typeof body === 'object' && body !== null && !Array.isArray(body)) {

@@ -30,12 +30,13 @@ describe('client send budget', () => {
       return r;
     });
     await flush();
-    // Sends went out at t0, t0+100 … t0+5 900; now is t0+6 000 → the oldest slot frees 54 s from now.
-    expect(queued).toEqual([{ position: 1, waitMs: 60_000 - 6_000 }]);
+    // Sends went out at t0, t0+100 … t0+5 900; now is t0+6 000 → the oldest slot frees 54 s from now,
+    // plus the 1 s transit margin (the service's window starts when the send arrives).
+    expect(queued).toEqual([{ position: 1, waitMs: 60_000 - 6_000 + 1_000 }]);
     const snap = env.client.sendBudget();
     expect(snap.queued).toHaveLength(1);
-    expect(snap.queued[0]).toMatchObject({ agentId: 'agent-1', to: '+15550102000', etaMs: 54_000 });
-    await env.clock.advance(53_999);
+    expect(snap.queued[0]).toMatchObject({ agentId: 'agent-1', to: '+15550102000', etaMs: 55_000 });
+    await env.clock.advance(54_999);
     expect(done).toBe(false);
     await env.clock.advance(1);
     expect(done).toBe(true);
@@ -44,7 +45,7 @@ describe('client send budget', () => {
   });
 
   it('cancelQueued rejects that send with Aborted and leaves others queued', async () => {
-    env = setup({ sendBudget: { limit: 1, windowMs: 10_000 } });
+    env = setup({ sendBudget: { limit: 1, windowMs: 10_000, marginMs: 0 } });
     env.pool.intercept({ method: 'POST', path: PATH }).reply(200, { status: 'sent', messageId: 'm', to: 'x' }).times(3);
     await env.client.send('agent-1', { to: '+15550102000', text: 'a' });
     const b = env.client.send('agent-1', { to: '+15550102001', text: 'b' }).catch((e) => e);
@@ -94,7 +95,7 @@ describe('client send budget', () => {
   it('FIFO: waiters leave in order as slots free', async () => {
     const clock = new FakeClock();
     let n = 0;
-    const budget = new SendBudget({ limit: 2, windowMs: 1000, clock, newId: () => `q${++n}` });
+    const budget = new SendBudget({ limit: 2, windowMs: 1000, marginMs: 0, clock, newId: () => `q${++n}` });
     await budget.acquire({ agentId: 'a', to: '1' });
     await clock.advance(300);
     await budget.acquire({ agentId: 'a', to: '2' });
