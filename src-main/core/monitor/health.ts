@@ -1,0 +1,137 @@
+// Health of one agent's channel link, decided from the fields the document defines (needsScan,
+// linked, connected — service-api.md part 3: "decide from needsScan, not from connected") and from
+// the meaning of an error. A single failed poll is never a health change: HealthTracker keeps the
+// last known health and only calls an agent 'unreachable' after consecutive failures.
+import { Aborted, NotFound, Unauthorized, isServiceError, type ServiceErrorDTO } from '../api/errors';
+import type { SessionStatus } from '../api/types';
+
+export const HEALTHS = ['connected', 'reconnecting', 'needs-scan', 'auth-error', 'unreachable', 'not-found', 'unknown'] as const;
+export type Health = (typeof HEALTHS)[number];
+
+/** Health from one poll: a session status, or the error of the poll. */
+export function deriveHealth(input: { status?: SessionStatus; error?: unknown }): Health {
+  const s = input.status;
+  if (s) {
+    // ASSUMPTION A-PAIRING / A-UNLINKED: both unlinked and pairing carry needsScan:true.
+    if (s.needsScan) return 'needs-scan';
+    if (s.connected) return 'connected';
+    // ASSUMPTION A-RECONNECTING: linked, not connected, nothing to scan.
+    if (s.linked) return 'reconnecting';
+    return 'unknown';
+  }
+  if (input.error === undefined) return 'unknown';
+  const e = input.error;
+  if (e instanceof Unauthorized) return 'auth-error'; // ASSUMPTION A-AUTH
+  if (e instanceof NotFound) return 'not-found'; // ASSUMPTION A-NOT-FOUND
+  if (e instanceof Aborted) return 'unknown';
+  // Rate limit, 5xx, network, timeout, and anything unexpected: the service could not tell us.
+  return 'unreachable';
+}
+
+/** Errors that say nothing about the agent (they only count towards 'unreachable'). */
+export function isTransientError(error: unknown): boolean {
+  return deriveHealth({ error }) === 'unreachable';
+}
+
+/** A plain, key-free description of a poll error (for timelines, snapshots, diagnostics). */
+export function errorToDTO(error: unknown): ServiceErrorDTO {
+  if (isServiceError(error)) return error.toDTO();
+  const message = error instanceof Error ? error.message : String(error);
+  return { kind: 'network-error', code: 'UNEXPECTED', message: redactSecrets(message), rateLimit: {} };
+}
+
+/** Masks anything that looks like a bearer token or key in free text. */
+export function redactSecrets(text: string): string {
+  return text
+    .replace(/(bearer\s+)[^\s"',;]+/gi, '$1[redacted]')
+    .replace(/((?:api[_-]?key|authorization|secret|token)["']?\s*[:=]\s*["']?)[^\s"',;]+/gi, '$1[redacted]');
+}
+
+export interface FailureThreshold {
+  /** Consecutive failed polls after which the agent is 'unreachable'. */
+  failures: number;
+  /** …or at least two consecutive failures spanning this many seconds. */
+  seconds: number;
+}
+
+export const DEFAULT_FAILURE_THRESHOLD: FailureThreshold = { failures: 3, seconds: 30 };
+
+export interface HealthReading {
+  health: Health;
+  /** The service's `state` from the last successful poll, verbatim (ASSUMPTION A-STATE). */
+  rawState: string | null;
+  phone: string | null;
+  /** A pairing QR is on offer right now. */
+  pairing: boolean;
+  /** ms epoch of the last health change. */
+  since: number;
+  consecutiveFailures: number;
+  lastStatus: SessionStatus | null;
+}
+
+export interface Observation {
+  reading: HealthReading;
+  /** Health changed with this poll. */
+  changed: boolean;
+  /** `state` (or pairing) changed while health did not. */
+  stateChanged: boolean;
+  previous: Health;
+}
+
+/** Per-agent health with the failure policy: one 429/500 keeps the last known health. */
+export class HealthTracker {
+  private firstFailureAt: number | null = null;
+  private reading: HealthReading;
+
+  constructor(
+    private threshold: FailureThreshold = DEFAULT_FAILURE_THRESHOLD,
+    now = 0,
+  ) {
+    this.reading = { health: 'unknown', rawState: null, phone: null, pairing: false, since: now, consecutiveFailures: 0, lastStatus: null };
+  }
+
+  setThreshold(t: FailureThreshold): void {
+    this.threshold = t;
+  }
+
+  current(): HealthReading {
+    return { ...this.reading };
+  }
+
+  observe(input: { status?: SessionStatus; error?: unknown }, now: number): Observation {
+    const prev = this.reading;
+    let health: Health = prev.health;
+    let next: HealthReading = { ...prev };
+    if (input.status) {
+      this.firstFailureAt = null;
+      health = deriveHealth(input);
+      const s = input.status;
+      next = { ...next, rawState: s.state, phone: s.phone, pairing: s.needsScan && s.qr !== null, consecutiveFailures: 0, lastStatus: s };
+    } else if (input.error !== undefined) {
+      const derived = deriveHealth(input);
+      if (derived === 'unknown') {
+        // Aborted: says nothing at all.
+        return { reading: this.current(), changed: false, stateChanged: false, previous: prev.health };
+      }
+      if (derived === 'unreachable') {
+        this.firstFailureAt ??= now;
+        const failures = prev.consecutiveFailures + 1;
+        next.consecutiveFailures = failures;
+        const spanSec = (now - this.firstFailureAt) / 1000;
+        const over = failures >= this.threshold.failures || (failures >= 2 && spanSec >= this.threshold.seconds);
+        if (over) health = 'unreachable';
+      } else {
+        // auth-error / not-found are definite answers from the service.
+        this.firstFailureAt = null;
+        next.consecutiveFailures = 0;
+        health = derived;
+      }
+    }
+    const changed = health !== prev.health;
+    next.health = health;
+    if (changed) next.since = now;
+    this.reading = next;
+    const stateChanged = !changed && (next.rawState !== prev.rawState || next.pairing !== prev.pairing);
+    return { reading: this.current(), changed, stateChanged, previous: prev.health };
+  }
+}

@@ -1,0 +1,349 @@
+// The channel monitor: poller → health (per agent, with the failure threshold) → alert policy (one
+// batch per poll cycle) → alerts to listeners and sinks; every change kept in the timeline.
+import type { ServiceErrorDTO } from '../api/errors';
+import type { SessionStatus } from '../api/types';
+import { silentLogger, systemClock, type Clock, type Logger, type Random } from '../ports';
+import { formatDiagnostics } from './diagnostics';
+import { Emitter, type Unsubscribe } from './emitter';
+import { HealthTracker, errorToDTO, type Health } from './health';
+import { AlertPolicy, type IncidentUpdate, type PolicyOutput } from './policy';
+import { Poller, type PollCycle, type PollResult, type PollTarget, type PollerConfig, type ReadSession } from './poller';
+import type { AlertSink } from './sinks';
+import { snoozeEnd } from './time';
+import { Timeline, storedStatus, type TimelineEntry } from './timeline';
+import {
+  systemLocalTime,
+  type AgentSnapshot,
+  type Alert,
+  type AlertRules,
+  type HealthChange,
+  type Incident,
+  type LocalTime,
+  type QuietHours,
+  type SnoozePreset,
+} from './types';
+
+export interface HealthEvent {
+  teamId: string;
+  agentId: string;
+  health: Health;
+  previous: Health;
+  rawState: string | null;
+  status?: SessionStatus;
+  error?: ServiceErrorDTO;
+  /** ms epoch of this change. */
+  since: number;
+}
+
+export interface MonitorEvents {
+  health: HealthEvent;
+  alert: Alert;
+  incident: IncidentUpdate;
+  poll: PollResult;
+}
+
+export interface MonitorStatus {
+  snoozedUntil: number | null;
+  quietHours: QuietHours | null;
+  quietNow: boolean;
+  paused: boolean;
+  rules: AlertRules;
+}
+
+export interface MonitorOptions {
+  targets: () => PollTarget[];
+  /** The app passes (teamId, agentId, signal) => accounts.clientFor(teamId).getSession(agentId, { signal }). */
+  readSession: ReadSession;
+  clock?: Clock;
+  random?: Random;
+  localTime?: LocalTime;
+  logger?: Logger;
+  /** Directory of the per-agent timeline files; null or absent keeps it in memory. */
+  dataDir?: string | null;
+  timelineMaxEntries?: number;
+  rules?: Partial<AlertRules>;
+  poll?: Partial<PollerConfig>;
+  sinks?: AlertSink[];
+  /** Prefix of incident/alert ids; default derived from the start time. */
+  idPrefix?: string;
+}
+
+interface AgentRecord {
+  teamId: string;
+  agentId: string;
+  tracker: HealthTracker;
+  lastPollAt: number | null;
+  lastError?: ServiceErrorDTO;
+}
+
+export class Monitor {
+  private readonly clock: Clock;
+  private readonly local: LocalTime;
+  private readonly log: Logger;
+  private readonly events: Emitter<MonitorEvents>;
+  private readonly poller: Poller;
+  private readonly policy: AlertPolicy;
+  private readonly timelineStore: Timeline;
+  private readonly agents = new Map<string, AgentRecord>();
+  private readonly cycleChanges = new Map<number, { changes: HealthChange[]; entries: TimelineEntry[] }>();
+  private readonly sinks = new Set<AlertSink>();
+  private readonly deliveries = new Set<Promise<void>>();
+  private wakeTimer: unknown = null;
+  private stopped = false;
+
+  constructor(private readonly opts: MonitorOptions) {
+    this.clock = opts.clock ?? systemClock;
+    this.local = opts.localTime ?? systemLocalTime;
+    this.log = opts.logger ?? silentLogger;
+    this.events = new Emitter<MonitorEvents>((err) => this.log.warn('monitor listener failed', { error: String(err) }));
+    this.policy = new AlertPolicy({ rules: opts.rules, localTime: this.local, idPrefix: opts.idPrefix ?? `${this.clock.now().toString(36)}-` });
+    this.timelineStore = new Timeline({
+      dataDir: opts.dataDir ?? null,
+      maxEntries: opts.timelineMaxEntries,
+      onError: (err) => this.log.warn('timeline write failed', { error: String(err) }),
+    });
+    this.poller = new Poller({ ...opts.poll, targets: opts.targets, readSession: opts.readSession, clock: this.clock, random: opts.random });
+    this.poller.onPoll((r) => this.onPoll(r));
+    this.poller.onCycle((c) => this.onCycle(c));
+    for (const s of opts.sinks ?? []) this.sinks.add(s);
+  }
+
+  // ----- lifecycle ----------------------------------------------------------------------------
+
+  start(): void {
+    this.poller.start();
+    this.scheduleWake();
+  }
+
+  pause(): void {
+    this.poller.pause();
+  }
+
+  resume(): void {
+    this.poller.resume();
+  }
+
+  /** Re-reads the targets (after an agent was added or removed) and polls what is due. */
+  refresh(): void {
+    this.poller.refresh();
+  }
+
+  /** Polls one agent now (e.g. right after a pairing was started). */
+  pollSoon(teamId: string, agentId: string): void {
+    this.poller.pollSoon(teamId, agentId);
+  }
+
+  /** Aborts polls in flight and waits for them, pending timeline writes and sink deliveries. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.wakeTimer !== null) this.clock.clearTimeout(this.wakeTimer);
+    this.wakeTimer = null;
+    await this.poller.stop();
+    await this.flush();
+  }
+
+  /** Waits for pending timeline writes and sink deliveries. */
+  async flush(): Promise<void> {
+    await this.timelineStore.flush();
+    while (this.deliveries.size > 0) await Promise.allSettled([...this.deliveries]);
+  }
+
+  on<K extends keyof MonitorEvents>(event: K, fn: (payload: MonitorEvents[K]) => void): Unsubscribe {
+    return this.events.on(event, fn);
+  }
+
+  addSink(sink: AlertSink): Unsubscribe {
+    this.sinks.add(sink);
+    return () => {
+      this.sinks.delete(sink);
+    };
+  }
+
+  // ----- reading ------------------------------------------------------------------------------
+
+  snapshot(): AgentSnapshot[] {
+    const live = new Set(this.targetKeys());
+    const out: AgentSnapshot[] = [];
+    for (const [k, a] of this.agents) {
+      if (!live.has(k)) continue;
+      const r = a.tracker.current();
+      const snap: AgentSnapshot = {
+        teamId: a.teamId,
+        agentId: a.agentId,
+        health: r.health,
+        rawState: r.rawState,
+        phone: r.phone,
+        needsScan: r.lastStatus?.needsScan ?? false,
+        pairing: r.pairing,
+        since: r.since,
+        lastPollAt: a.lastPollAt,
+        consecutiveFailures: r.consecutiveFailures,
+      };
+      if (a.lastError) snap.lastError = a.lastError;
+      out.push(snap);
+    }
+    return out;
+  }
+
+  /** Open incidents, newest first. */
+  incidents(): Incident[] {
+    return this.policy.openIncidents().map((i) => ({ ...i, agentIds: [...i.agentIds] }));
+  }
+
+  timeline(agentId: string): Promise<TimelineEntry[]> {
+    return this.timelineStore.list(agentId);
+  }
+
+  /** Plain text for hand-offs ("copy diagnostics"); all watched agents when none are named. */
+  async exportDiagnostics(agentIds?: string[]): Promise<string> {
+    const snaps = this.snapshot().filter((s) => !agentIds || agentIds.includes(s.agentId));
+    const open = this.policy.openIncidents();
+    const agents = await Promise.all(
+      snaps.map(async (snapshot) => ({
+        snapshot,
+        incidents: open.filter((i) => i.teamId === snapshot.teamId && (i.agentId === snapshot.agentId || (i.agentId === null && i.agentIds.includes(snapshot.agentId)))),
+        entries: await this.timelineStore.list(snapshot.agentId),
+      })),
+    );
+    return formatDiagnostics({ now: this.clock.now(), agents });
+  }
+
+  status(): MonitorStatus {
+    const now = this.clock.now();
+    const rules = this.policy.getRules();
+    return { snoozedUntil: this.policy.snoozedUntilAt(now), quietHours: rules.quietHours, quietNow: this.policy.isQuiet(now), paused: this.poller.isPaused, rules };
+  }
+
+  rules(): AlertRules {
+    return this.policy.getRules();
+  }
+
+  // ----- person actions -----------------------------------------------------------------------
+
+  /** Acknowledges an incident by id, or every open incident of an agent. Returns how many. */
+  acknowledge(target: string | { agentId: string; teamId?: string }): number {
+    const { count, output } = this.policy.acknowledge(target, this.clock.now());
+    this.handle(output);
+    return count;
+  }
+
+  acknowledgeAll(): number {
+    const { count, output } = this.policy.acknowledgeAll(this.clock.now());
+    this.handle(output);
+    return count;
+  }
+
+  /** Suppresses alerts until `until` (ms epoch); null ends the snooze. Monitoring goes on. */
+  snooze(until: number | null): void {
+    this.handle(this.policy.snooze(until, this.clock.now()));
+  }
+
+  /** Snooze presets: 'short' (15 min), 'long' (1 h), 'tomorrow' (08:00 local), or N minutes. Returns the end. */
+  snoozeFor(preset: SnoozePreset | { minutes: number }): number {
+    const now = this.clock.now();
+    const until = snoozeEnd(preset, now, this.policy.getRules(), this.local);
+    this.handle(this.policy.snooze(until, now));
+    return until;
+  }
+
+  setQuietHours(q: QuietHours | null): void {
+    this.setRules({ quietHours: q });
+  }
+
+  setRules(patch: Partial<AlertRules>): void {
+    this.handle(this.policy.setRules(patch, this.clock.now()));
+    const r = this.policy.getRules();
+    for (const a of this.agents.values()) a.tracker.setThreshold({ failures: r.unreachableAfterFailures, seconds: r.unreachableAfterSec });
+  }
+
+  // ----- internals ----------------------------------------------------------------------------
+
+  private targetKeys(): string[] {
+    try {
+      return this.opts.targets().map((t) => key(t.teamId, t.agentId));
+    } catch {
+      return [...this.agents.keys()];
+    }
+  }
+
+  private onPoll(r: PollResult): void {
+    if (this.stopped) return;
+    const k = key(r.teamId, r.agentId);
+    let a = this.agents.get(k);
+    if (!a) {
+      const rules = this.policy.getRules();
+      a = { teamId: r.teamId, agentId: r.agentId, tracker: new HealthTracker({ failures: rules.unreachableAfterFailures, seconds: rules.unreachableAfterSec }, r.at), lastPollAt: null };
+      this.agents.set(k, a);
+    }
+    a.lastPollAt = r.at;
+    const obs = a.tracker.observe(r.status ? { status: r.status } : { error: r.error }, r.at);
+    if (r.error !== undefined) a.lastError = errorToDTO(r.error);
+    else delete a.lastError;
+    this.events.emit('poll', r);
+    if (!obs.changed && !obs.stateChanged) return;
+    const reading = obs.reading;
+    const bucket = this.cycleChanges.get(r.cycleId) ?? { changes: [], entries: [] };
+    this.cycleChanges.set(r.cycleId, bucket);
+    const entry: TimelineEntry = { at: r.at, teamId: r.teamId, agentId: r.agentId, from: obs.previous, to: reading.health, rawState: reading.rawState };
+    if (r.status) entry.status = storedStatus(r.status);
+    if (a.lastError) entry.error = a.lastError;
+    bucket.entries.push(entry);
+    if (!obs.changed) return;
+    bucket.changes.push({ teamId: r.teamId, agentId: r.agentId, from: obs.previous, to: reading.health, at: r.at, pairing: reading.pairing, phone: reading.phone });
+    const ev: HealthEvent = { teamId: r.teamId, agentId: r.agentId, health: reading.health, previous: obs.previous, rawState: reading.rawState, since: reading.since };
+    if (r.status) ev.status = r.status;
+    if (a.lastError) ev.error = a.lastError;
+    this.events.emit('health', ev);
+  }
+
+  private onCycle(c: PollCycle): void {
+    if (this.stopped) return;
+    const bucket = this.cycleChanges.get(c.cycleId);
+    this.cycleChanges.delete(c.cycleId);
+    const now = this.clock.now();
+    if (bucket && bucket.changes.length > 0) this.handle(this.policy.ingest(bucket.changes, now));
+    for (const e of bucket?.entries ?? []) {
+      const inc = this.policy.openIncidentFor(e.teamId, e.agentId);
+      void this.timelineStore.record(inc ? { ...e, incidentId: inc.id } : e);
+    }
+    // Agents no longer watched: their incidents close silently.
+    const live = new Set(this.targetKeys());
+    for (const [k, a] of this.agents) {
+      if (live.has(k)) continue;
+      this.agents.delete(k);
+      this.handle(this.policy.forget(a.teamId, a.agentId, now));
+    }
+  }
+
+  private handle(out: PolicyOutput): void {
+    for (const u of out.incidents) this.events.emit('incident', u);
+    for (const alert of out.alerts) {
+      this.events.emit('alert', alert);
+      for (const sink of this.sinks) {
+        const p = sink
+          .deliver(alert)
+          .catch((err: unknown) => this.log.warn('alert sink failed', { error: String(err) }))
+          .finally(() => this.deliveries.delete(p));
+        this.deliveries.add(p);
+      }
+    }
+    this.scheduleWake();
+  }
+
+  private scheduleWake(): void {
+    if (this.wakeTimer !== null) this.clock.clearTimeout(this.wakeTimer);
+    this.wakeTimer = null;
+    if (this.stopped) return;
+    const now = this.clock.now();
+    const at = this.policy.nextWakeAt(now);
+    if (at === null) return;
+    this.wakeTimer = this.clock.setTimeout(() => {
+      this.wakeTimer = null;
+      if (!this.stopped) this.handle(this.policy.tick(this.clock.now()));
+    }, Math.max(0, at - now));
+  }
+}
+
+function key(teamId: string, agentId: string): string {
+  return `${teamId}\u0000${agentId}`;
+}

@@ -1,0 +1,166 @@
+// Plain data shared by the alert policy, the monitor and the sinks.
+import type { Health } from './health';
+
+export type AlertKind =
+  | 'needs-scan'
+  | 'reconnecting'
+  | 'recovered'
+  | 'flapping'
+  | 'unreachable'
+  | 'auth-error'
+  | 'grouped'
+  | 'still-down'
+  | 'realert';
+
+export interface Alert {
+  id: string;
+  kind: AlertKind;
+  urgent: boolean;
+  teamId: string;
+  agentIds: string[];
+  title: string;
+  body: string;
+  /** ms epoch */
+  at: number;
+  incidentId?: string;
+  /** For 'grouped' and 'still-down': the alerts (or open incidents) it stands for. */
+  parts?: Alert[];
+}
+
+/** "HH:MM" local time. start > end spans midnight (e.g. 22:00 → 07:00). */
+export interface QuietHours {
+  start: string;
+  end: string;
+}
+
+export interface AlertRules {
+  /** Reconnecting shorter than this raises nothing at all. */
+  reconnectGraceSec: number;
+  /** needs-scan is re-alerted this often until acknowledged or recovered. */
+  realertMinutes: number;
+  /** This many incidents for one agent within flapWindowMinutes → one 'flapping' alert. */
+  flapCount: number;
+  flapWindowMinutes: number;
+  /** Alerts are held during these hours; one 'still-down' summary when they end. */
+  quietHours: QuietHours | null;
+  /** Poll failures that make an agent 'unreachable' (consecutive count)… */
+  unreachableAfterFailures: number;
+  /** …or at least two consecutive failures spanning this many seconds. */
+  unreachableAfterSec: number;
+  /** An agent unreachable while the rest of its team answers is alerted after this delay. */
+  agentUnreachableDelaySec: number;
+  /** Alert when the first poll of an agent already needs a scan with no pairing under way. */
+  alertOnInitialNeedsScan: boolean;
+  /** Snooze presets (minutes) and the hour of "until tomorrow". */
+  snoozeShortMinutes: number;
+  snoozeLongMinutes: number;
+  snoozeTomorrowHour: number;
+}
+
+export const DEFAULT_RULES: AlertRules = {
+  reconnectGraceSec: 0,
+  realertMinutes: 15,
+  flapCount: 3,
+  flapWindowMinutes: 10,
+  quietHours: null,
+  unreachableAfterFailures: 3,
+  unreachableAfterSec: 30,
+  agentUnreachableDelaySec: 60,
+  alertOnInitialNeedsScan: true,
+  snoozeShortMinutes: 15,
+  snoozeLongMinutes: 60,
+  snoozeTomorrowHour: 8,
+};
+
+/** One agent's health change, as fed to the policy (one batch per poll cycle). */
+export interface HealthChange {
+  teamId: string;
+  agentId: string;
+  from: Health;
+  to: Health;
+  /** ms epoch when the change was observed. */
+  at: number;
+  /** A pairing QR is on offer (a person is pairing right now). */
+  pairing?: boolean;
+  /** The linked number, when known (for the alert text). */
+  phone?: string | null;
+}
+
+export type IncidentKind = 'needs-scan' | 'reconnecting' | 'unreachable' | 'auth-error' | 'flapping';
+
+export interface Incident {
+  id: string;
+  teamId: string;
+  /** null for a team-wide incident (unreachable service, rejected key). */
+  agentId: string | null;
+  agentIds: string[];
+  kind: IncidentKind;
+  openedAt: number;
+  /** An alert for it reached the person (not held, not snoozed). */
+  delivered: boolean;
+  /** An alert for it was due (possibly held or snoozed). */
+  raised: boolean;
+  acknowledgedAt: number | null;
+  resolvedAt: number | null;
+  lastAlertAt: number | null;
+}
+
+export type SnoozePreset = 'short' | 'long' | 'tomorrow';
+
+/** Local wall-clock time, injected so tests do not depend on the machine's time zone. */
+export interface LocalTime {
+  /** Minutes since local midnight. */
+  minutesOfDay(ms: number): number;
+  /** The next instant (> ms) at which local time reads hour:minute. */
+  nextAt(ms: number, hour: number, minute: number): number;
+}
+
+export const systemLocalTime: LocalTime = {
+  minutesOfDay(ms) {
+    const d = new Date(ms);
+    return d.getHours() * 60 + d.getMinutes();
+  },
+  nextAt(ms, hour, minute) {
+    const d = new Date(ms);
+    d.setHours(hour, minute, 0, 0);
+    if (d.getTime() <= ms) {
+      d.setDate(d.getDate() + 1);
+      d.setHours(hour, minute, 0, 0);
+    }
+    return d.getTime();
+  },
+};
+
+/** UTC wall clock (tests, headless servers). */
+export const utcLocalTime: LocalTime = {
+  minutesOfDay(ms) {
+    const d = new Date(ms);
+    return d.getUTCHours() * 60 + d.getUTCMinutes();
+  },
+  nextAt(ms, hour, minute) {
+    const d = new Date(ms);
+    d.setUTCHours(hour, minute, 0, 0);
+    if (d.getTime() <= ms) d.setUTCDate(d.getUTCDate() + 1);
+    return d.getTime();
+  },
+};
+
+/** One watched agent as the monitor sees it now. */
+export interface AgentSnapshot {
+  teamId: string;
+  agentId: string;
+  health: import('./health').Health;
+  /** The service's `state` verbatim from the last successful poll (ASSUMPTION A-STATE). */
+  rawState: string | null;
+  phone: string | null;
+  needsScan: boolean;
+  /** A pairing QR is on offer now. */
+  pairing: boolean;
+  /** ms epoch of the last health change. */
+  since: number;
+  /** ms epoch of the last settled poll, null before the first. */
+  lastPollAt: number | null;
+  /** The last poll's error, when it failed (key-free). */
+  lastError?: import('../api/errors').ServiceErrorDTO;
+  consecutiveFailures: number;
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { ServerError, Unauthorized } from '../../../../src-main/core/api/errors';
+import type { SessionStatus } from '../../../../src-main/core/api/types';
+import { Monitor } from '../../../../src-main/core/monitor/monitor';
+import { MemoryAlertSink } from '../../../../src-main/core/monitor/sinks';
+import { utcLocalTime, type Alert } from '../../../../src-main/core/monitor/types';
+import { FakeClock } from './fake-clock';
+
+const CONNECTED: SessionStatus = { connected: true, linked: true, state: 'connected', needsScan: false, phone: '15550100001', qr: null };
+const UNLINKED: SessionStatus = { connected: false, linked: false, state: 'unlinked', needsScan: true, phone: null, qr: null };
+const WEIRD: SessionStatus = { connected: true, linked: true, state: 'migrating', needsScan: false, phone: '15550100001', qr: null };
+
+function setup(agents = ['a1', 'a2']) {
+  const clock = new FakeClock();
+  const answers = new Map<string, () => Promise<SessionStatus>>(agents.map((a) => [a, async () => CONNECTED]));
+  const sink = new MemoryAlertSink();
+  const monitor = new Monitor({
+    targets: () => agents.map((agentId) => ({ teamId: 't1', agentId })),
+    readSession: (_t, a) => answers.get(a)!(),
+    clock,
+    random: () => 0.5,
+    localTime: utcLocalTime,
+    sinks: [sink, { deliver: async () => Promise.reject(new Error('sink down')) }],
+  });
+  const alerts: Alert[] = [];
+  monitor.on('alert', (a) => alerts.push(a));
+  return { clock, monitor, answers, alerts, sink };
+}
+
+describe('Monitor', () => {
+  it('a single 500 keeps the last known health; three in a row make the team unreachable, alerted once', async () => {
+    const h = setup(['a1']);
+    h.monitor.start();
+    await h.clock.advance(0);
+    expect(h.monitor.snapshot()[0]).toMatchObject({ health: 'connected', rawState: 'connected', phone: '15550100001' });
+    h.answers.set('a1', async () => {
+      throw new ServerError({ status: 500 });
+    });
+    await h.clock.advance(15_000);
+    expect(h.monitor.snapshot()[0]).toMatchObject({ health: 'connected', consecutiveFailures: 1, lastError: { kind: 'server-error' } });
+    expect(h.alerts).toEqual([]);
+    await h.clock.advance(15_000); // backoff 5 s, 10 s → failures 2 and 3
+    expect(h.monitor.snapshot()[0]!.health).toBe('unreachable');
+    expect(h.alerts.map((a) => a.kind)).toEqual(['unreachable']);
+    await h.clock.advance(10 * 60_000);
+    expect(h.alerts.map((a) => a.kind)).toEqual(['unreachable']);
+    h.answers.set('a1', async () => CONNECTED);
+    await h.clock.advance(130_000);
+    expect(h.alerts.map((a) => a.kind)).toEqual(['unreachable', 'recovered']);
+    expect(h.sink.alerts.map((a) => a.kind)).toEqual(['unreachable', 'recovered']);
+    await h.monitor.stop();
+  });
+
+  it('agents changing in the same poll cycle → one grouped alert; re-alerts run on the clock; acknowledge stops them', async () => {
+    const h = setup();
+    h.monitor.start();
+    await h.clock.advance(0);
+    h.answers.set('a1', async () => UNLINKED);
+    h.answers.set('a2', async () => UNLINKED);
+    await h.clock.advance(15_000);
+    expect(h.alerts.map((a) => [a.kind, a.agentIds.join()])).toEqual([['grouped', 'a1,a2']]);
+    await h.clock.advance(15 * 60_000);
+    expect(h.alerts.map((a) => a.kind)).toEqual(['grouped', 'grouped']);
+    expect(h.alerts[1]!.parts!.map((p) => p.kind)).toEqual(['realert', 'realert']);
+    expect(h.monitor.acknowledge({ agentId: 'a1' })).toBe(1);
+    await h.clock.advance(15 * 60_000);
+    expect(h.alerts.slice(2).map((a) => [a.kind, a.agentIds.join()])).toEqual([['realert', 'a2']]);
+    expect(h.monitor.acknowledgeAll()).toBe(1);
+    expect(h.monitor.incidents()).toHaveLength(2);
+    await h.monitor.stop();
+  });
+
+  it('snooze presets, quiet hours and status pass through', async () => {
+    const h = setup(['a1']);
+    h.monitor.start();
+    await h.clock.advance(0);
+    const until = h.monitor.snoozeFor('short');
+    expect(until).toBe(h.clock.now() + 15 * 60_000);
+    expect(h.monitor.snoozeFor('tomorrow')).toBe(Date.UTC(2024, 0, 11, 8, 0));
+    expect(h.monitor.status().snoozedUntil).toBe(Date.UTC(2024, 0, 11, 8, 0));
+    h.answers.set('a1', async () => UNLINKED);
+    await h.clock.advance(15_000);
+    expect(h.alerts).toEqual([]);
+    expect(h.monitor.incidents().map((i) => i.kind)).toEqual(['needs-scan']);
+    h.monitor.snooze(null);
+    h.monitor.setQuietHours({ start: '12:00', end: '13:00' });
+    expect(h.monitor.status()).toMatchObject({ snoozedUntil: null, quietNow: true, quietHours: { start: '12:00', end: '13:00' } });
+    await h.clock.advance(60 * 60_000);
+    expect(h.alerts.map((a) => a.kind)).toEqual(['still-down']);
+    await h.monitor.stop();
+  });
+
+  it('an unknown state is kept verbatim; a rejected key is one auth-error alert', async () => {
+    const h = setup(['a1']);
+    h.answers.set('a1', async () => WEIRD);
+    h.monitor.start();
+    await h.clock.advance(0);
+    expect(h.monitor.snapshot()[0]).toMatchObject({ health: 'connected', rawState: 'migrating' });
+    h.answers.set('a1', async () => {
+      throw new Unauthorized();
+    });
+    await h.clock.advance(5 * 60_000);
+    expect(h.monitor.snapshot()[0]!.health).toBe('auth-error');
+    expect(h.alerts.map((a) => a.kind)).toEqual(['auth-error']);
+    await h.monitor.flush();
+    expect((await h.monitor.timeline('a1')).map((e) => e.to)).toEqual(['connected', 'auth-error']);
+    await h.monitor.stop();
+  });
+});

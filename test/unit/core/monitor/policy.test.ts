@@ -1,0 +1,402 @@
+import { describe, expect, it } from 'vitest';
+import type { Health } from '../../../../src-main/core/monitor/health';
+import { AlertPolicy } from '../../../../src-main/core/monitor/policy';
+import { utcLocalTime, type AlertRules, type HealthChange } from '../../../../src-main/core/monitor/types';
+
+const T0 = Date.UTC(2024, 0, 10, 12, 0, 0); // 12:00 UTC
+const S = 1000;
+const MIN = 60_000;
+
+/** A policy on a fake clock, fed health changes the way the monitor does. */
+function setup(rules: Partial<AlertRules> = {}, agents = ['a1']) {
+  const policy = new AlertPolicy({ rules, localTime: utcLocalTime });
+  let now = T0;
+  const health = new Map<string, Health>();
+  const alerts: ReturnType<AlertPolicy['tick']>['alerts'] = [];
+  const change = (agentId: string, to: Health, extra: Partial<HealthChange> = {}, teamId = 't1'): HealthChange => {
+    const from = health.get(agentId) ?? 'unknown';
+    health.set(agentId, to);
+    return { teamId, agentId, from, to, at: now, ...extra };
+  };
+  const h = {
+    policy,
+    alerts,
+    get now() {
+      return now;
+    },
+    /** One poll cycle in which the given agents changed. */
+    cycle(...changes: Array<[string, Health] | [string, Health, Partial<HealthChange>]>) {
+      const out = policy.ingest(changes.map(([id, to, extra]) => change(id, to, extra)), now);
+      alerts.push(...out.alerts);
+      return out.alerts;
+    },
+    /** Moves the clock, ticking the policy whenever it asked to wake up (as the monitor does). */
+    advance(ms: number) {
+      const end = now + ms;
+      const got = [];
+      for (;;) {
+        const wake = policy.nextWakeAt(now);
+        if (wake === null || wake > end) break;
+        now = Math.max(now, wake);
+        const out = policy.tick(now);
+        got.push(...out.alerts);
+        if (wake === now && out.alerts.length === 0 && policy.nextWakeAt(now) === now) break;
+      }
+      now = end;
+      const out = policy.tick(now);
+      got.push(...out.alerts);
+      alerts.push(...got);
+      return got;
+    },
+    kinds: () => alerts.map((a) => a.kind),
+  };
+  for (const id of agents) h.cycle([id, 'connected']);
+  return h;
+}
+
+describe('AlertPolicy: needs-scan (unlink)', () => {
+  it('alerts at once, urgently, when a linked agent is unlinked', () => {
+    const h = setup();
+    const got = h.cycle(['a1', 'needs-scan']);
+    expect(got).toHaveLength(1);
+    expect(got[0]).toMatchObject({ kind: 'needs-scan', urgent: true, teamId: 't1', agentIds: ['a1'], at: T0 });
+    expect(got[0]!.title).toContain('unlinked');
+    expect(got[0]!.incidentId).toBeTruthy();
+  });
+
+  it('re-alerts every 15 min until acknowledged', () => {
+    const h = setup();
+    const [first] = h.cycle(['a1', 'needs-scan']);
+    expect(h.advance(15 * MIN - S)).toEqual([]);
+    const r1 = h.advance(S);
+    expect(r1.map((a) => a.kind)).toEqual(['realert']);
+    expect(r1[0]!.urgent).toBe(true);
+    expect(r1[0]!.incidentId).toBe(first!.incidentId);
+    expect(h.advance(15 * MIN).map((a) => a.kind)).toEqual(['realert']);
+    const { count } = h.policy.acknowledge(first!.incidentId!, h.now);
+    expect(count).toBe(1);
+    expect(h.advance(60 * MIN)).toEqual([]);
+  });
+
+  it('re-alerts until recovered, then one recovery notice', () => {
+    const h = setup();
+    h.cycle(['a1', 'needs-scan']);
+    h.advance(20 * MIN);
+    const got = h.cycle(['a1', 'connected']);
+    expect(got.map((a) => a.kind)).toEqual(['recovered']);
+    expect(got[0]!.title).toContain('after 20 min');
+    expect(h.advance(60 * MIN)).toEqual([]);
+    expect(h.kinds()).toEqual(['needs-scan', 'realert', 'recovered']);
+  });
+
+  it('acknowledging by agent stops re-alerts; the recovery notice still closes the incident', () => {
+    const h = setup();
+    h.cycle(['a1', 'needs-scan']);
+    expect(h.policy.acknowledge({ agentId: 'a1' }, h.now).count).toBe(1);
+    expect(h.advance(30 * MIN)).toEqual([]);
+    expect(h.cycle(['a1', 'connected']).map((a) => a.kind)).toEqual(['recovered']);
+  });
+
+  it('a pairing already under way at the first poll is tracked but not alerted; pairing done is silent', () => {
+    const h = setup({}, []);
+    expect(h.cycle(['p1', 'needs-scan', { pairing: true }])).toEqual([]);
+    expect(h.policy.openIncidents().map((i) => i.kind)).toEqual(['needs-scan']);
+    expect(h.advance(30 * MIN)).toEqual([]);
+    expect(h.cycle(['p1', 'connected'])).toEqual([]);
+    expect(h.policy.openIncidents()).toEqual([]);
+  });
+
+  it('an agent unlinked at the first poll alerts (configurable)', () => {
+    expect(setup({}, []).cycle(['u1', 'needs-scan']).map((a) => a.kind)).toEqual(['needs-scan']);
+    expect(setup({ alertOnInitialNeedsScan: false }, []).cycle(['u1', 'needs-scan'])).toEqual([]);
+  });
+
+  it('reconnecting then unlinked escalates to one urgent needs-scan alert', () => {
+    const h = setup();
+    h.cycle(['a1', 'reconnecting']);
+    const got = h.cycle(['a1', 'needs-scan']);
+    expect(got.map((a) => [a.kind, a.urgent])).toEqual([['needs-scan', true]]);
+    expect(h.policy.openIncidents()).toHaveLength(1);
+  });
+
+  it('the same health reported twice raises nothing twice', () => {
+    const h = setup();
+    h.cycle(['a1', 'needs-scan']);
+    expect(h.policy.ingest([{ teamId: 't1', agentId: 'a1', from: 'needs-scan', to: 'needs-scan', at: h.now }], h.now).alerts).toEqual([]);
+  });
+});
+
+describe('AlertPolicy: reconnecting and recovery', () => {
+  it('one alert per incident with no grace, and one recovery notice with the duration', () => {
+    const h = setup();
+    expect(h.cycle(['a1', 'reconnecting']).map((a) => [a.kind, a.urgent])).toEqual([['reconnecting', false]]);
+    expect(h.advance(42 * S)).toEqual([]);
+    const got = h.cycle(['a1', 'connected']);
+    expect(got.map((a) => a.kind)).toEqual(['recovered']);
+    expect(got[0]!.title).toContain('back to connected after 42 s');
+    expect(h.kinds()).toEqual(['reconnecting', 'recovered']);
+  });
+
+  it('recovering within the grace period raises nothing at all', () => {
+    const h = setup({ reconnectGraceSec: 30 });
+    expect(h.cycle(['a1', 'reconnecting'])).toEqual([]);
+    expect(h.advance(29 * S)).toEqual([]);
+    expect(h.cycle(['a1', 'connected'])).toEqual([]);
+    expect(h.advance(10 * MIN)).toEqual([]);
+  });
+
+  it('after the grace period, one alert, then one recovery notice', () => {
+    const h = setup({ reconnectGraceSec: 30 });
+    h.cycle(['a1', 'reconnecting']);
+    expect(h.advance(30 * S).map((a) => a.kind)).toEqual(['reconnecting']);
+    expect(h.advance(5 * MIN)).toEqual([]);
+    expect(h.cycle(['a1', 'connected'])[0]!.title).toContain('after 5 min 30 s');
+  });
+
+  it('reconnecting is never re-alerted', () => {
+    const h = setup();
+    h.cycle(['a1', 'reconnecting']);
+    expect(h.advance(3 * 60 * MIN)).toEqual([]);
+  });
+});
+
+describe('AlertPolicy: flapping', () => {
+  it('3 incidents in 10 min → one flapping alert instead of one per flap, until it settles', () => {
+    const h = setup();
+    for (let i = 0; i < 2; i++) {
+      h.cycle(['a1', 'reconnecting']);
+      h.advance(10 * S);
+      h.cycle(['a1', 'connected']);
+      h.advance(MIN);
+    }
+    expect(h.kinds()).toEqual(['reconnecting', 'recovered', 'reconnecting', 'recovered']);
+    const third = h.cycle(['a1', 'reconnecting']);
+    expect(third.map((a) => a.kind)).toEqual(['flapping']);
+    expect(h.policy.isFlapping('t1', 'a1')).toBe(true);
+    for (let i = 0; i < 5; i++) {
+      h.advance(10 * S);
+      expect(h.cycle(['a1', 'connected'])).toEqual([]);
+      h.advance(30 * S);
+      expect(h.cycle(['a1', 'reconnecting'])).toEqual([]);
+    }
+    h.advance(10 * S);
+    h.cycle(['a1', 'connected']);
+    // Settles once a whole window passes without a new incident.
+    const settled = h.advance(10 * MIN);
+    expect(settled.map((a) => a.kind)).toEqual(['recovered']);
+    expect(settled[0]!.title).toContain('stopped flapping');
+    expect(h.policy.isFlapping('t1', 'a1')).toBe(false);
+    // Back to normal: the next drop alerts again.
+    expect(h.cycle(['a1', 'reconnecting']).map((a) => a.kind)).toEqual(['reconnecting']);
+  });
+
+  it('flaps shorter than the grace period still count, and a needs-scan during flapping still alerts', () => {
+    const h = setup({ reconnectGraceSec: 60, flapCount: 3, flapWindowMinutes: 10 });
+    h.cycle(['a1', 'reconnecting']);
+    h.advance(5 * S);
+    h.cycle(['a1', 'connected']);
+    h.cycle(['a1', 'reconnecting']);
+    h.advance(5 * S);
+    h.cycle(['a1', 'connected']);
+    expect(h.alerts).toEqual([]);
+    expect(h.cycle(['a1', 'reconnecting']).map((a) => a.kind)).toEqual(['flapping']);
+    expect(h.cycle(['a1', 'needs-scan']).map((a) => [a.kind, a.urgent])).toEqual([['needs-scan', true]]);
+  });
+
+  it('incidents spread wider than the window do not flap', () => {
+    const h = setup();
+    for (let i = 0; i < 4; i++) {
+      h.cycle(['a1', 'reconnecting']);
+      h.advance(10 * S);
+      h.cycle(['a1', 'connected']);
+      h.advance(6 * MIN);
+    }
+    expect(h.kinds().filter((k) => k === 'flapping')).toEqual([]);
+    expect(h.kinds().filter((k) => k === 'reconnecting')).toHaveLength(4);
+  });
+});
+
+describe('AlertPolicy: grouping, team-wide problems', () => {
+  it('several agents changing in one cycle → one grouped alert listing them', () => {
+    const h = setup({}, ['a1', 'a2', 'a3']);
+    const got = h.cycle(['a1', 'needs-scan'], ['a2', 'reconnecting'], ['a3', 'reconnecting']);
+    expect(got).toHaveLength(1);
+    expect(got[0]).toMatchObject({ kind: 'grouped', urgent: true, agentIds: ['a1', 'a2', 'a3'] });
+    expect(got[0]!.parts!.map((p) => p.kind)).toEqual(['needs-scan', 'reconnecting', 'reconnecting']);
+    expect(got[0]!.body).toContain('a2 is reconnecting');
+    // Recoveries in one cycle are grouped too; the needs-scan one keeps re-alerting.
+    const back = h.cycle(['a2', 'connected'], ['a3', 'connected']);
+    expect(back.map((a) => a.kind)).toEqual(['grouped']);
+    expect(back[0]!.urgent).toBe(false);
+  });
+
+  it('whole team unreachable → ONE alert for the team, and one notice when it answers again', () => {
+    const h = setup({}, ['a1', 'a2', 'a3']);
+    // Agents cross the failure threshold in different cycles.
+    expect(h.cycle(['a1', 'unreachable'])).toEqual([]);
+    expect(h.cycle(['a2', 'unreachable'])).toEqual([]);
+    const got = h.cycle(['a3', 'unreachable']);
+    expect(got.map((a) => [a.kind, a.urgent, a.agentIds])).toEqual([['unreachable', true, ['a1', 'a2', 'a3']]]);
+    expect(got[0]!.title).toContain('team t1');
+    expect(h.advance(2 * 60 * MIN)).toEqual([]);
+    const back = h.cycle(['a1', 'connected'], ['a2', 'connected'], ['a3', 'connected']);
+    expect(back.map((a) => a.kind)).toEqual(['recovered']);
+    expect(h.kinds()).toEqual(['unreachable', 'recovered']);
+  });
+
+  it('one agent unreachable while the team answers: alerted once after a delay, not urgent', () => {
+    const h = setup({ agentUnreachableDelaySec: 60 }, ['a1', 'a2']);
+    expect(h.cycle(['a1', 'unreachable'])).toEqual([]);
+    const got = h.advance(60 * S);
+    expect(got.map((a) => [a.kind, a.urgent, a.agentIds])).toEqual([['unreachable', false, ['a1']]]);
+    expect(h.advance(60 * MIN)).toEqual([]);
+    expect(h.cycle(['a1', 'connected']).map((a) => a.kind)).toEqual(['recovered']);
+  });
+
+  it('a short blip of one agent recovering before the delay raises nothing', () => {
+    const h = setup({}, ['a1', 'a2']);
+    h.cycle(['a1', 'unreachable']);
+    h.advance(20 * S);
+    expect(h.cycle(['a1', 'connected'])).toEqual([]);
+  });
+
+  it('an unreachable service keeps the last known needs-scan (no new alert, no false recovery)', () => {
+    const h = setup({}, ['a1']);
+    h.cycle(['a1', 'needs-scan']);
+    const got = h.cycle(['a1', 'unreachable']);
+    expect(got.map((a) => a.kind)).toEqual(['unreachable']); // team-wide (the team has one agent)
+    expect(h.policy.openIncidents().map((i) => i.kind).sort()).toEqual(['needs-scan', 'unreachable']);
+  });
+
+  it('auth-error → one alert per team, once, however many agents and polls', () => {
+    const h = setup({}, ['a1', 'a2']);
+    const got = h.cycle(['a1', 'auth-error'], ['a2', 'auth-error']);
+    expect(got.map((a) => [a.kind, a.urgent])).toEqual([['auth-error', true]]);
+    expect(h.advance(3 * 60 * MIN)).toEqual([]);
+    expect(h.cycle(['a1', 'connected'])).toEqual([]); // a2 still rejected
+    expect(h.cycle(['a2', 'connected']).map((a) => a.kind)).toEqual(['recovered']);
+  });
+
+  it('groups per team: two teams changing in one cycle give one alert each', () => {
+    const policy = new AlertPolicy({ localTime: utcLocalTime });
+    policy.ingest(
+      [
+        { teamId: 'x', agentId: 'a', from: 'unknown', to: 'connected', at: T0 },
+        { teamId: 'y', agentId: 'b', from: 'unknown', to: 'connected', at: T0 },
+      ],
+      T0,
+    );
+    const out = policy.ingest(
+      [
+        { teamId: 'x', agentId: 'a', from: 'connected', to: 'reconnecting', at: T0 },
+        { teamId: 'y', agentId: 'b', from: 'connected', to: 'reconnecting', at: T0 },
+      ],
+      T0,
+    );
+    expect(out.alerts.map((a) => [a.teamId, a.kind])).toEqual([
+      ['x', 'reconnecting'],
+      ['y', 'reconnecting'],
+    ]);
+  });
+});
+
+describe('AlertPolicy: acknowledge, snooze, quiet hours', () => {
+  it('acknowledgeAll acknowledges every open incident once', () => {
+    const h = setup({}, ['a1', 'a2']);
+    h.cycle(['a1', 'needs-scan'], ['a2', 'needs-scan']);
+    expect(h.policy.acknowledgeAll(h.now).count).toBe(2);
+    expect(h.policy.acknowledgeAll(h.now).count).toBe(0);
+    expect(h.advance(60 * MIN)).toEqual([]);
+  });
+
+  it('snooze suppresses alerts but incidents are still tracked; re-alerts resume after it', () => {
+    const h = setup();
+    h.policy.snooze(h.now + 60 * MIN, h.now);
+    expect(h.cycle(['a1', 'needs-scan'])).toEqual([]);
+    expect(h.policy.openIncidents().map((i) => i.kind)).toEqual(['needs-scan']);
+    expect(h.advance(59 * MIN)).toEqual([]);
+    // The re-alert schedule continues: at 60 min the snooze is over.
+    expect(h.advance(MIN).map((a) => a.kind)).toEqual(['realert']);
+  });
+
+  it('a snoozed reconnecting incident that recovers gives no recovery notice', () => {
+    const h = setup();
+    h.policy.snooze(h.now + 15 * MIN, h.now);
+    h.cycle(['a1', 'reconnecting']);
+    h.advance(20 * MIN);
+    expect(h.cycle(['a1', 'connected'])).toEqual([]);
+  });
+
+  it('unsnooze (null) lets alerts through again', () => {
+    const h = setup();
+    h.policy.snooze(h.now + 60 * MIN, h.now);
+    h.policy.snooze(null, h.now);
+    expect(h.policy.snoozedUntilAt(h.now)).toBeNull();
+    expect(h.cycle(['a1', 'reconnecting'])).toHaveLength(1);
+  });
+
+  it('quiet hours hold alerts, then ONE still-down summary of what is still open', () => {
+    const h = setup({ quietHours: { start: '12:00', end: '13:00' } }, ['a1', 'a2', 'a3']);
+    expect(h.policy.isQuiet(h.now)).toBe(true);
+    expect(h.cycle(['a1', 'needs-scan'])).toEqual([]);
+    h.advance(5 * MIN);
+    expect(h.cycle(['a2', 'reconnecting'])).toEqual([]);
+    h.advance(5 * MIN);
+    expect(h.cycle(['a3', 'reconnecting'])).toEqual([]);
+    h.advance(MIN);
+    expect(h.cycle(['a3', 'connected'])).toEqual([]); // recovered during quiet hours: not in the summary
+    const got = h.advance(60 * MIN);
+    expect(got.map((a) => a.kind)).toEqual(['still-down']);
+    expect(got[0]!.at).toBe(Date.UTC(2024, 0, 10, 13, 0, 0));
+    expect(got[0]!.agentIds.sort()).toEqual(['a1', 'a2']);
+    expect(got[0]!.urgent).toBe(true);
+    expect(got[0]!.body).toContain('a1: needs-scan');
+    // After the summary, things are alerted normally again, and the summary is not repeated.
+    expect(h.cycle(['a2', 'connected']).map((a) => a.kind)).toEqual(['recovered']);
+    expect(h.advance(60 * MIN).map((a) => a.kind)).toEqual(['realert', 'realert', 'realert', 'realert']);
+  });
+
+  it('quiet hours with everything recovered end with nothing', () => {
+    const h = setup({ quietHours: { start: '11:30', end: '12:30' } });
+    h.cycle(['a1', 'reconnecting']);
+    h.advance(MIN);
+    h.cycle(['a1', 'connected']);
+    expect(h.advance(2 * 60 * MIN)).toEqual([]);
+  });
+
+  it('quiet hours spanning midnight', () => {
+    const p = new AlertPolicy({ rules: { quietHours: { start: '22:00', end: '07:00' } }, localTime: utcLocalTime });
+    expect(p.isQuiet(Date.UTC(2024, 0, 10, 23, 0))).toBe(true);
+    expect(p.isQuiet(Date.UTC(2024, 0, 10, 6, 59))).toBe(true);
+    expect(p.isQuiet(Date.UTC(2024, 0, 10, 7, 0))).toBe(false);
+    expect(p.isQuiet(Date.UTC(2024, 0, 10, 21, 59))).toBe(false);
+    expect(p.nextWakeAt(Date.UTC(2024, 0, 10, 23, 0))).toBe(Date.UTC(2024, 0, 11, 7, 0));
+  });
+
+  it('acknowledged incidents are left out of the still-down summary', () => {
+    const h = setup({ quietHours: { start: '12:00', end: '12:30' } });
+    h.cycle(['a1', 'needs-scan']);
+    h.policy.acknowledgeAll(h.now);
+    expect(h.advance(31 * MIN)).toEqual([]);
+  });
+
+  it('setRules applies at once (e.g. a shorter re-alert period)', () => {
+    const h = setup();
+    h.cycle(['a1', 'needs-scan']);
+    h.advance(5 * MIN);
+    const out = h.policy.setRules({ realertMinutes: 5 }, h.now);
+    expect(out.alerts.map((a) => a.kind)).toEqual(['realert']);
+  });
+});
+
+describe('AlertPolicy: incidents', () => {
+  it('reports incident updates opened → resolved, and forget() closes silently', () => {
+    const h = setup({}, ['a1', 'a2']);
+    const out = h.policy.ingest([{ teamId: 't1', agentId: 'a1', from: 'connected', to: 'reconnecting', at: h.now }], h.now);
+    expect(out.incidents.map((u) => [u.change, u.incident.kind])).toEqual([['opened', 'reconnecting']]);
+    const f = h.policy.forget('t1', 'a1', h.now);
+    expect(f.alerts).toEqual([]);
+    expect(f.incidents.map((u) => u.change)).toEqual(['resolved']);
+    expect(h.policy.openIncidents()).toEqual([]);
+  });
+});

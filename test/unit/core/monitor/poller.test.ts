@@ -1,0 +1,287 @@
+import { describe, expect, it } from 'vitest';
+import { RateLimited, ServerError, Timeout, Unauthorized } from '../../../../src-main/core/api/errors';
+import type { SessionStatus } from '../../../../src-main/core/api/types';
+import { Poller, type PollCycle, type PollResult, type PollerOptions } from '../../../../src-main/core/monitor/poller';
+import { FakeClock, flush } from './fake-clock';
+
+export const CONNECTED: SessionStatus = { connected: true, linked: true, state: 'connected', needsScan: false, phone: '15550100001', qr: null };
+const RECONNECTING: SessionStatus = { connected: false, linked: true, state: 'reconnecting', needsScan: false, phone: '15550100001', qr: null };
+const PAIRING: SessionStatus = { connected: false, linked: false, state: 'pairing', needsScan: true, phone: null, qr: 'data:image/png;base64,AAAA' };
+const UNLINKED: SessionStatus = { connected: false, linked: false, state: 'unlinked', needsScan: true, phone: null, qr: null };
+
+function setup(opts: Partial<PollerOptions> & { agents?: Array<[string, string]> } = {}) {
+  const clock = new FakeClock();
+  const t0 = clock.now();
+  const calls: Array<{ teamId: string; agentId: string; at: number }> = [];
+  let answer: (teamId: string, agentId: string, signal: AbortSignal) => Promise<SessionStatus> = async () => CONNECTED;
+  const agents = opts.agents ?? [['t1', 'a1']];
+  const poller = new Poller({
+    targets: () => agents.map(([teamId, agentId]) => ({ teamId, agentId })),
+    readSession: (teamId, agentId, signal) => {
+      calls.push({ teamId, agentId, at: clock.now() - t0 });
+      return answer(teamId, agentId, signal);
+    },
+    clock,
+    random: () => 0.5,
+    ...opts,
+  });
+  const polls: PollResult[] = [];
+  const cycles: PollCycle[] = [];
+  poller.onPoll((r) => polls.push(r));
+  poller.onCycle((c) => cycles.push(c));
+  return {
+    clock,
+    poller,
+    calls,
+    polls,
+    cycles,
+    agents,
+    answerWith(fn: typeof answer) {
+      answer = fn;
+    },
+    times: (agentId = 'a1') => calls.filter((c) => c.agentId === agentId).map((c) => c.at),
+  };
+}
+
+describe('Poller: intervals', () => {
+  it('polls at once, then every 15 s by default', async () => {
+    const h = setup();
+    h.poller.start();
+    await h.clock.advance(46_000);
+    expect(h.times()).toEqual([0, 15_000, 30_000, 45_000]);
+    expect(h.polls[0]).toMatchObject({ teamId: 't1', agentId: 'a1', status: CONNECTED, nextPollInMs: 15_000 });
+    await h.poller.stop();
+  });
+
+  it('polls fast (2 s) while pairing or reconnecting, not while merely unlinked', async () => {
+    const h = setup({ agents: [['t1', 'pair'], ['t1', 'rec'], ['t1', 'unl']] });
+    h.answerWith(async (_t, a) => (a === 'pair' ? PAIRING : a === 'rec' ? RECONNECTING : UNLINKED));
+    h.poller.start();
+    await h.clock.advance(10_000);
+    expect(h.times('pair')).toEqual([0, 2_000, 4_000, 6_000, 8_000, 10_000]);
+    expect(h.times('rec')).toEqual([0, 2_000, 4_000, 6_000, 8_000, 10_000]);
+    expect(h.times('unl')).toEqual([0]);
+    await h.poller.stop();
+  });
+
+  it('intervals are configurable', async () => {
+    const h = setup({ intervalMs: 1_000, fastIntervalMs: 100, jitter: 0 });
+    h.poller.start();
+    await h.clock.advance(3_000);
+    expect(h.times()).toEqual([0, 1_000, 2_000, 3_000]);
+    await h.poller.stop();
+  });
+
+  it('jitter stays within ±10% and is drawn per cycle', async () => {
+    const values = [0, 0.999999, 0.25, 0.75, 0.1, 0.9];
+    let i = 0;
+    const h = setup({ random: () => values[i++ % values.length]!, coalesceMs: 0 });
+    h.poller.start();
+    await h.clock.advance(200_000);
+    const t = h.times();
+    const gaps = t.slice(1).map((x, k) => x - t[k]!);
+    expect(gaps.length).toBeGreaterThan(10);
+    for (const g of gaps) {
+      expect(g).toBeGreaterThanOrEqual(13_500);
+      expect(g).toBeLessThanOrEqual(16_500);
+    }
+    expect(Math.min(...gaps)).toBe(13_500);
+    expect(Math.max(...gaps)).toBe(16_500);
+    await h.poller.stop();
+  });
+});
+
+describe('Poller: cycles and concurrency', () => {
+  it('agents due together form one cycle, emitted when all polls of it have settled', async () => {
+    const h = setup({ agents: [['t1', 'a1'], ['t1', 'a2'], ['t2', 'a3']] });
+    h.answerWith(async (_t, a) => {
+      if (a === 'a2') await new Promise((r) => h.clock.setTimeout(() => r(null), 300));
+      return CONNECTED;
+    });
+    h.poller.start();
+    await h.clock.advance(100);
+    expect(h.polls.map((p) => p.agentId).sort()).toEqual(['a1', 'a3']);
+    expect(h.cycles).toEqual([]);
+    await h.clock.advance(300);
+    expect(h.cycles).toHaveLength(1);
+    expect(h.cycles[0]!.results.map((r) => r.agentId).sort()).toEqual(['a1', 'a2', 'a3']);
+    // The next cycle still polls all three together (a2 finished 300 ms later but is coalesced).
+    await h.clock.advance(15_000);
+    expect(h.cycles).toHaveLength(2);
+    expect(h.cycles[1]!.results).toHaveLength(3);
+    await h.poller.stop();
+  });
+
+  it('caps polls in flight per team (8 by default), independently per team', async () => {
+    const agents: Array<[string, string]> = [];
+    for (let i = 0; i < 20; i++) agents.push(['big', `b${i}`]);
+    for (let i = 0; i < 3; i++) agents.push(['small', `s${i}`]);
+    const h = setup({ agents });
+    const release: Array<() => void> = [];
+    let maxBig = 0;
+    h.answerWith(
+      () =>
+        new Promise<SessionStatus>((resolve) => {
+          maxBig = Math.max(maxBig, h.poller.inFlightFor('big'));
+          release.push(() => resolve(CONNECTED));
+        }),
+    );
+    h.poller.start();
+    await flush();
+    expect(h.poller.inFlightFor('big')).toBe(8);
+    expect(h.poller.inFlightFor('small')).toBe(3);
+    expect(h.calls).toHaveLength(11);
+    while (release.length > 0) {
+      release.shift()!();
+      await flush();
+    }
+    expect(h.calls).toHaveLength(23);
+    expect(maxBig).toBe(8);
+    expect(h.cycles).toHaveLength(1);
+    expect(h.cycles[0]!.results).toHaveLength(23);
+    await h.poller.stop();
+  });
+
+  it('new targets are picked up on refresh(); removed ones are dropped', async () => {
+    const h = setup({ agents: [['t1', 'a1']] });
+    h.poller.start();
+    await h.clock.advance(1_000);
+    h.agents.push(['t1', 'a2']);
+    h.poller.refresh();
+    await h.clock.advance(0);
+    expect(h.times('a2')).toEqual([1_000]);
+    h.agents.splice(0, 1);
+    await h.clock.advance(60_000);
+    expect(h.times('a1')).toEqual([0]);
+    expect(h.poller.dueAt('t1', 'a1')).toBeNull();
+    await h.poller.stop();
+  });
+});
+
+describe('Poller: backoff', () => {
+  it('backs off exponentially on 5xx up to the cap, and resets after a success', async () => {
+    const h = setup({ backoffBaseMs: 5_000, backoffMaxMs: 40_000 });
+    let fail = true;
+    h.answerWith(async () => {
+      if (fail) throw new ServerError({ status: 500 });
+      return CONNECTED;
+    });
+    h.poller.start();
+    await h.clock.advance(160_000);
+    const t = h.times();
+    expect(t.slice(0, 6)).toEqual([0, 5_000, 15_000, 35_000, 75_000, 115_000]);
+    fail = false;
+    await h.clock.advance(60_000);
+    const after = h.times().filter((x) => x > 160_000);
+    expect(after[1]! - after[0]!).toBe(15_000);
+    await h.poller.stop();
+  });
+
+  it('honours a 429 Retry-After longer than the backoff', async () => {
+    const h = setup();
+    let n = 0;
+    h.answerWith(async () => {
+      if (n++ === 0) throw new RateLimited({ rateLimit: { retryAfter: 42 } });
+      return CONNECTED;
+    });
+    h.poller.start();
+    await h.clock.advance(41_999);
+    expect(h.times()).toEqual([0]);
+    await h.clock.advance(1);
+    expect(h.times()).toEqual([0, 42_000]);
+    expect(h.polls[0]!.error).toBeInstanceOf(RateLimited);
+    expect(h.polls[0]!.nextPollInMs).toBe(42_000);
+    await h.poller.stop();
+  });
+
+  it('honours X-RateLimit-Reset when there is no Retry-After', async () => {
+    const h = setup();
+    const resetSec = Math.floor(h.clock.now() / 1000) + 30;
+    let n = 0;
+    h.answerWith(async () => {
+      if (n++ === 0) throw new RateLimited({ rateLimit: { reset: resetSec } });
+      return CONNECTED;
+    });
+    h.poller.start();
+    await h.clock.advance(31_000);
+    expect(h.times()).toEqual([0, 30_000]);
+    await h.poller.stop();
+  });
+
+  it('backs off on network errors, but a rejected key keeps the normal pace', async () => {
+    const h = setup({ agents: [['t1', 'net'], ['t2', 'key']], coalesceMs: 0 });
+    h.answerWith(async (_t, a) => {
+      if (a === 'net') throw new TypeError('fetch failed');
+      throw new Unauthorized();
+    });
+    h.poller.start();
+    await h.clock.advance(31_000);
+    expect(h.times('net')).toEqual([0, 5_000, 15_000]);
+    expect(h.times('key')).toEqual([0, 15_000, 30_000]);
+    await h.poller.stop();
+  });
+
+  it('a poll with no answer is aborted after the poll timeout and reported as Timeout', async () => {
+    const h = setup({ pollTimeoutMs: 3_000 });
+    let aborted = false;
+    h.answerWith(
+      (_t, _a, signal) =>
+        new Promise((_, reject) =>
+          signal.addEventListener('abort', () => {
+            aborted = true;
+            reject(new Error('aborted'));
+          }),
+        ),
+    );
+    h.poller.start();
+    await h.clock.advance(3_000);
+    expect(aborted).toBe(true);
+    expect(h.polls[0]!.error).toBeInstanceOf(Timeout);
+    await h.poller.stop();
+  });
+});
+
+describe('Poller: pause, resume, stop', () => {
+  it('pause() starts no new polls; resume() polls what is due at once', async () => {
+    const h = setup();
+    h.poller.start();
+    await h.clock.advance(1_000);
+    h.poller.pause();
+    expect(h.poller.isPaused).toBe(true);
+    await h.clock.advance(60_000);
+    expect(h.times()).toEqual([0]);
+    h.poller.resume();
+    await h.clock.advance(0);
+    expect(h.times()).toEqual([0, 61_000]);
+    await h.poller.stop();
+  });
+
+  it('stop() aborts polls in flight, resolves once they settled, and emits nothing after', async () => {
+    const h = setup({ agents: [['t1', 'a1'], ['t1', 'a2']] });
+    const signals: AbortSignal[] = [];
+    let settled = 0;
+    h.answerWith(
+      (_t, _a, signal) =>
+        new Promise((_, reject) => {
+          signals.push(signal);
+          signal.addEventListener('abort', () =>
+            setTimeout(() => {
+              settled++;
+              reject(new Error('aborted'));
+            }, 5),
+          );
+        }),
+    );
+    h.poller.start();
+    await flush();
+    expect(signals).toHaveLength(2);
+    await h.poller.stop();
+    expect(signals.every((s) => s.aborted)).toBe(true);
+    expect(settled).toBe(2);
+    expect(h.polls).toEqual([]);
+    expect(h.cycles).toEqual([]);
+    expect(h.clock.pending()).toBe(0);
+    await h.clock.advance(60_000);
+    expect(h.calls).toHaveLength(2);
+  });
+});

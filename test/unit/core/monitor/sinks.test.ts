@@ -1,0 +1,92 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebhookAlertSink, formatAlertLine } from '../../../../src-main/core/monitor/sinks';
+import type { Alert } from '../../../../src-main/core/monitor/types';
+
+const alert: Alert = {
+  id: 'alert-1',
+  kind: 'needs-scan',
+  urgent: true,
+  teamId: 't1',
+  agentIds: ['a1'],
+  title: 'a1 was unlinked — a QR scan is needed',
+  body: 'A person must scan.',
+  at: Date.UTC(2024, 0, 10, 12, 0, 5),
+  incidentId: 'inc-1',
+};
+
+let server: Server;
+let base = '';
+const received: Array<{ path: string; body: unknown }> = [];
+const failuresLeft = new Map<string, number>();
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let data = '';
+    req.on('data', (c) => (data += c));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      if (path === '/hang') return; // never answers
+      const left = failuresLeft.get(path) ?? 0;
+      if (left > 0) {
+        failuresLeft.set(path, left - 1);
+        res.statusCode = 503;
+        return res.end();
+      }
+      if (path === '/gone') {
+        res.statusCode = 404;
+        received.push({ path, body: null });
+        return res.end();
+      }
+      received.push({ path, body: JSON.parse(data) });
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+
+describe('formatAlertLine', () => {
+  it('human and JSON', () => {
+    expect(formatAlertLine(alert)).toBe('2024-01-10 12:00:05Z URGENT [needs-scan] t1/a1: a1 was unlinked — a QR scan is needed');
+    expect(JSON.parse(formatAlertLine(alert, 'json'))).toEqual(alert);
+  });
+});
+
+describe('WebhookAlertSink', () => {
+  it('POSTs {text, alert}', async () => {
+    const ok = await new WebhookAlertSink(`${base}/hook`).send(alert);
+    expect(ok).toBe(true);
+    const got = received.find((r) => r.path === '/hook')!.body as { text: string; alert: Alert };
+    expect(got.alert).toEqual(alert);
+    expect(got.text).toContain('a1 was unlinked');
+  });
+
+  it('retries a bounded number of times on 5xx', async () => {
+    failuresLeft.set('/flaky', 2);
+    expect(await new WebhookAlertSink(`${base}/flaky`, { retries: 2, retryDelayMs: 1 }).send(alert)).toBe(true);
+    failuresLeft.set('/down', 5);
+    expect(await new WebhookAlertSink(`${base}/down`, { retries: 2, retryDelayMs: 1 }).send(alert)).toBe(false);
+    expect(failuresLeft.get('/down')).toBe(2); // 3 attempts, no more
+  });
+
+  it('does not retry a 4xx, times out a hung endpoint, and never throws', async () => {
+    const before = received.filter((r) => r.path === '/gone').length;
+    await expect(new WebhookAlertSink(`${base}/gone`, { retryDelayMs: 1 }).deliver(alert)).resolves.toBeUndefined();
+    expect(received.filter((r) => r.path === '/gone').length - before).toBe(1);
+    const t0 = Date.now();
+    await expect(new WebhookAlertSink(`${base}/hang`, { timeoutMs: 50, retries: 1, retryDelayMs: 1 }).deliver(alert)).resolves.toBeUndefined();
+    expect(Date.now() - t0).toBeLessThan(2000);
+    await expect(new WebhookAlertSink('http://127.0.0.1:1/x', { retries: 0 }).deliver(alert)).resolves.toBeUndefined();
+  });
+
+  it('rejects a URL that is not http(s) at construction', () => {
+    expect(() => new WebhookAlertSink('file:///etc/passwd')).toThrow(/http/);
+    expect(() => new WebhookAlertSink('not a url')).toThrow(/http/);
+  });
+});
