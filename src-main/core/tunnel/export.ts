@@ -1,0 +1,88 @@
+// A stored delivery as a `curl` command (bytes exact) or as a JSON test fixture.
+import { originalHeaders, tunnelHeaders } from './headers';
+import type { DeliveryDetail, TunnelVerdict } from './types';
+
+/** POSIX single quotes: everything literal; a quote becomes '\''. */
+export function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * bash/zsh ANSI-C quoting of arbitrary bytes: printable ASCII stays readable, everything else is
+ * \xHH. Returns null when the bytes hold NUL, which $'…' cannot carry.
+ */
+export function ansiCQuote(bytes: Uint8Array): string | null {
+  let out = "$'";
+  for (const b of bytes) {
+    if (b === 0) return null;
+    if (b === 0x5c) out += '\\\\';
+    else if (b === 0x27) out += "\\'";
+    else if (b === 0x0a) out += '\\n';
+    else if (b === 0x09) out += '\\t';
+    else if (b === 0x0d) out += '\\r';
+    else if (b >= 0x20 && b < 0x7f) out += String.fromCharCode(b);
+    else out += `\\x${b.toString(16).padStart(2, '0')}`;
+  }
+  return `${out}'`;
+}
+
+/** A POSIX printf format that prints exactly these bytes (NUL included): octal escapes. */
+export function printfFormat(bytes: Uint8Array): string {
+  let out = '';
+  for (const b of bytes) {
+    if (b === 0x5c) out += '\\\\';
+    else if (b === 0x25) out += '%%';
+    else if (b === 0x27 || b < 0x20 || b >= 0x7f) out += `\\${b.toString(8).padStart(3, '0')}`;
+    else out += String.fromCharCode(b);
+  }
+  return `'${out}'`;
+}
+
+export interface CurlOptions {
+  /** Where to send it (the local app). */
+  url: string;
+  /** Add the tunnel's own headers (default true). */
+  tunnelHeaders?: boolean;
+  tunnelName?: string;
+}
+
+/**
+ * The delivery as received (original content-type and signature headers, exact bytes).
+ * Body: `--data-binary $'…'` (bash, zsh); when the body holds NUL bytes, `printf … | curl --data-binary @-` (any sh).
+ */
+export function toCurl(d: DeliveryDetail, opts: CurlOptions): string {
+  const body = Buffer.from(d.bodyBase64, 'base64');
+  const headers = {
+    ...originalHeaders(d.headers),
+    ...(opts.tunnelHeaders === false ? {} : tunnelHeaders(opts.tunnelName ?? 'channel-companion-tunnel', d.id)),
+  };
+  const headerArgs = Object.entries(headers).map(([k, v]) => `  -H ${shellQuote(`${k}: ${v}`)}`);
+  const ansi = ansiCQuote(body);
+  const head = ['curl -sS -X POST', ...headerArgs];
+  if (ansi !== null) return [...head, `  --data-binary ${ansi}`, `  ${shellQuote(opts.url)}`].join(' \\\n');
+  return [`printf ${printfFormat(body)} |`, ...head, '  --data-binary @-', `  ${shellQuote(opts.url)}`].join(' \\\n');
+}
+
+export interface DeliveryFixture {
+  id: string;
+  agentId: string;
+  receivedAt: string;
+  headers: Record<string, string | string[]>;
+  /** The raw body as text (utf8; exact only when the bytes are valid utf8 — use bodyBase64 otherwise). */
+  body: string;
+  bodyBase64: string;
+  verdict: TunnelVerdict;
+}
+
+export function toFixture(d: DeliveryDetail): DeliveryFixture {
+  const body = Buffer.from(d.bodyBase64, 'base64');
+  return {
+    id: d.id,
+    agentId: d.agentId,
+    receivedAt: new Date(d.receivedAt).toISOString(),
+    headers: d.headers,
+    body: body.toString('utf8'),
+    bodyBase64: d.bodyBase64,
+    verdict: d.verdict,
+  };
+}

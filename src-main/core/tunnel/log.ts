@@ -1,0 +1,468 @@
+// The durable, append-only event log: JSONL segment files under <dataDir>/deliveries.
+// Every append is written and fdatasync'ed before its promise resolves (concurrent appends share
+// one write + one sync: group commit). A torn last line (crash mid-write) is cut away at open.
+// Bounded by deliveries / bytes / age; the oldest segment goes first, and deliveries still
+// pending in it are carried forward into the newest segment so nothing waiting is lost.
+import { mkdir, open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { silentLogger, type Clock, type Logger } from '../ports';
+import type {
+  DeliveryDetail,
+  DeliveryListItem,
+  ForwardAttempt,
+  ForwardState,
+  LogRecord,
+  StoredDelivery,
+  TunnelReason,
+} from './types';
+
+export interface LogBounds {
+  maxDeliveries?: number;
+  maxBytes?: number;
+  maxAgeMs?: number;
+  /** A segment is closed once it holds this many bytes ... */
+  segmentBytes?: number;
+  /** ... or this many deliveries. */
+  segmentDeliveries?: number;
+}
+
+export const DEFAULT_BOUNDS: Required<LogBounds> = {
+  maxDeliveries: 10_000,
+  maxBytes: 256 * 1024 * 1024,
+  maxAgeMs: 14 * 24 * 3600_000,
+  segmentBytes: 8 * 1024 * 1024,
+  segmentDeliveries: 1_000,
+};
+
+export interface DeliveryQuery {
+  agentId?: string;
+  /** A reason (`verified`, `duplicate`, …), or `ok` / `invalid`. */
+  verdict?: TunnelReason | 'ok' | 'invalid';
+  from?: string;
+  type?: string;
+  /** ms since epoch, inclusive */
+  since?: number;
+  /** ms since epoch, exclusive */
+  until?: number;
+  /** Case-insensitive substring of the body. */
+  text?: string;
+  forwardState?: ForwardState;
+  /** Page size; default 50, at most 1000. */
+  limit?: number;
+  /** Cursor: only ids older than this one. */
+  before?: string;
+}
+
+// Records on disk are validated loosely: a line that does not fit is skipped, never trusted.
+const verdictSchema = z.object({
+  ok: z.boolean(),
+  reason: z.string(),
+  scheme: z.enum(['v1', 'legacy', 'none']),
+  timestamp: z.number().optional(),
+  steps: z.array(z.string()),
+});
+const deliverySchema = z.object({
+  kind: z.literal('delivery'),
+  id: z.string().min(1),
+  agentId: z.string().min(1),
+  receivedAt: z.number(),
+  method: z.string(),
+  path: z.string(),
+  headers: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
+  bodyBase64: z.string(),
+  verdict: verdictSchema,
+  summary: z.object({ event: z.string().nullable(), from: z.string().nullable(), messageId: z.string().nullable(), type: z.string().nullable() }),
+  forward: z.boolean(),
+  simulated: z.boolean().optional(),
+});
+const attemptSchema = z.object({
+  kind: z.literal('attempt'),
+  id: z.string().min(1),
+  deliveryId: z.string().min(1),
+  at: z.number(),
+  url: z.string(),
+  status: z.number().int().nullable(),
+  error: z.string().nullable(),
+  latencyMs: z.number(),
+  responseBody: z.string().nullable(),
+  replay: z.enum(['as-received', 're-signed']).optional(),
+  resigned: z.boolean().optional(),
+});
+const recordSchema = z.discriminatedUnion('kind', [deliverySchema, attemptSchema]);
+
+/** 2xx delivered; 4xx other than 408/429 is the local app's final word; anything else is retried. */
+export function isFinalStatus(status: number | null): boolean {
+  if (status === null) return false;
+  if (status >= 200 && status <= 299) return true;
+  return status >= 400 && status <= 499 && status !== 408 && status !== 429;
+}
+
+export function forwardStateOf(delivery: StoredDelivery, attempts: ForwardAttempt[]): ForwardState {
+  if (!delivery.forward) return 'not-forwarded';
+  for (let i = attempts.length - 1; i >= 0; i--) {
+    const a = attempts[i]!;
+    if (a.replay) continue;
+    if (a.status !== null && a.status >= 200 && a.status <= 299) return 'delivered';
+    return isFinalStatus(a.status) ? 'rejected' : 'pending';
+  }
+  return 'pending';
+}
+
+interface Entry {
+  delivery: StoredDelivery;
+  attempts: ForwardAttempt[];
+  attemptIds: Set<string>;
+  segment: number;
+  bytes: number;
+}
+
+interface Segment {
+  n: number;
+  bytes: number;
+  deliveries: number;
+  newestAt: number;
+}
+
+interface Pending {
+  data: string;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+const SEGMENT_RE = /^seg-(\d{12})\.jsonl$/;
+const segName = (n: number) => `seg-${String(n).padStart(12, '0')}.jsonl`;
+
+export interface EventLogOptions {
+  dataDir: string;
+  clock: Clock;
+  bounds?: LogBounds;
+  logger?: Logger;
+}
+
+export class EventLog {
+  readonly dir: string;
+  private readonly bounds: Required<LogBounds>;
+  private readonly logger: Logger;
+  private readonly entries = new Map<string, Entry>();
+  /** Delivery ids, oldest first. */
+  private order: string[] = [];
+  private segments: Segment[] = [];
+  private fh: FileHandle | null = null;
+  private queue: Pending[] = [];
+  private flushing: Promise<void> | null = null;
+  private opened = false;
+  private closed = false;
+  private maintaining = false;
+
+  constructor(private readonly opts: EventLogOptions) {
+    this.dir = join(opts.dataDir, 'deliveries');
+    this.bounds = { ...DEFAULT_BOUNDS, ...(opts.bounds ?? {}) };
+    this.logger = opts.logger ?? silentLogger;
+  }
+
+  /** Loads every segment (cutting a torn last line away) and opens the newest for appending. */
+  async open(): Promise<void> {
+    if (this.opened) return;
+    await mkdir(this.dir, { recursive: true });
+    const names = (await readdir(this.dir)).filter((n) => SEGMENT_RE.test(n)).sort();
+    for (let i = 0; i < names.length; i++) {
+      const n = Number(SEGMENT_RE.exec(names[i]!)![1]);
+      await this.load(n, i === names.length - 1);
+    }
+    if (this.segments.length === 0) this.segments.push({ n: 1, bytes: 0, deliveries: 0, newestAt: 0 });
+    const last = this.segments[this.segments.length - 1]!;
+    this.fh = await open(join(this.dir, segName(last.n)), 'a');
+    this.opened = true;
+    await this.maintain();
+  }
+
+  private async load(n: number, isLast: boolean): Promise<void> {
+    const path = join(this.dir, segName(n));
+    let buf = await readFile(path);
+    const end = buf.lastIndexOf(0x0a) + 1;
+    if (end < buf.length) {
+      if (isLast) {
+        this.logger.warn('tunnel log: cutting a torn last line', { segment: n, bytes: buf.length - end });
+        const fh = await open(path, 'r+');
+        try {
+          await fh.truncate(end);
+          await fh.datasync();
+        } finally {
+          await fh.close();
+        }
+      }
+      buf = buf.subarray(0, end);
+    }
+    const seg: Segment = { n, bytes: buf.length, deliveries: 0, newestAt: 0 };
+    this.segments.push(seg);
+    let start = 0;
+    while (start < buf.length) {
+      const nl = buf.indexOf(0x0a, start);
+      const line = buf.subarray(start, nl);
+      start = nl + 1;
+      if (line.length === 0) continue;
+      let parsed: LogRecord;
+      try {
+        parsed = recordSchema.parse(JSON.parse(line.toString('utf8'))) as LogRecord;
+      } catch {
+        this.logger.warn('tunnel log: skipping an unreadable line', { segment: n });
+        continue;
+      }
+      this.applyRecord(parsed, seg, line.length + 1);
+    }
+  }
+
+  private applyRecord(rec: LogRecord, seg: Segment, bytes: number): void {
+    if (rec.kind === 'delivery') {
+      const existing = this.entries.get(rec.id);
+      if (existing) {
+        // A pending delivery carried forward: it now lives in the newer segment.
+        this.segmentOf(existing.segment).deliveries--;
+        existing.segment = seg.n;
+        existing.bytes = bytes;
+      } else {
+        this.entries.set(rec.id, { delivery: rec, attempts: [], attemptIds: new Set(), segment: seg.n, bytes });
+        this.insertOrdered(rec.id);
+      }
+      seg.deliveries++;
+      seg.newestAt = Math.max(seg.newestAt, rec.receivedAt);
+      return;
+    }
+    const entry = this.entries.get(rec.deliveryId);
+    if (!entry || entry.attemptIds.has(rec.id)) return;
+    entry.attemptIds.add(rec.id);
+    const at = entry.attempts.findIndex((a) => a.at > rec.at);
+    if (at < 0) entry.attempts.push(rec);
+    else entry.attempts.splice(at, 0, rec);
+    seg.newestAt = Math.max(seg.newestAt, rec.at);
+  }
+
+  private insertOrdered(id: string): void {
+    const o = this.order;
+    if (o.length === 0 || o[o.length - 1]! < id) {
+      o.push(id);
+      return;
+    }
+    let lo = 0;
+    let hi = o.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (o[mid]! < id) lo = mid + 1;
+      else hi = mid;
+    }
+    o.splice(lo, 0, id);
+  }
+
+  private segmentOf(n: number): Segment {
+    return this.segments.find((s) => s.n === n) ?? { n, bytes: 0, deliveries: 0, newestAt: 0 };
+  }
+
+  private current(): Segment {
+    return this.segments[this.segments.length - 1]!;
+  }
+
+  /** Appends a delivery; resolves once it is on disk (fdatasync). */
+  appendDelivery(d: StoredDelivery): Promise<void> {
+    if (this.entries.has(d.id)) return Promise.reject(new Error(`delivery ${d.id} already exists`));
+    return this.append([d]);
+  }
+
+  /** Appends a forward/replay attempt; resolves once it is on disk. */
+  appendAttempt(a: ForwardAttempt): Promise<void> {
+    if (!this.entries.has(a.deliveryId)) return Promise.reject(new Error(`unknown delivery ${a.deliveryId}`));
+    return this.append([a]);
+  }
+
+  private append(records: LogRecord[]): Promise<void> {
+    if (!this.opened || this.closed) return Promise.reject(new Error('the delivery log is not open'));
+    const lines = records.map((r) => `${JSON.stringify(r)}\n`);
+    const data = lines.join('');
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({
+        data,
+        resolve: () => {
+          const seg = this.current();
+          records.forEach((r, i) => this.applyRecord(r, seg, Buffer.byteLength(lines[i]!)));
+          resolve();
+        },
+        reject,
+      });
+      void this.kick();
+    });
+  }
+
+  private kick(): Promise<void> {
+    if (!this.flushing) {
+      this.flushing = this.flushLoop().finally(() => {
+        this.flushing = null;
+        // An append that arrived while the loop was finishing must not be left behind.
+        if (this.queue.length > 0) void this.kick();
+      });
+    }
+    return this.flushing;
+  }
+
+  private async flushLoop(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue;
+      this.queue = [];
+      const buf = Buffer.from(batch.map((p) => p.data).join(''), 'utf8');
+      try {
+        const fh = this.fh!;
+        let off = 0;
+        while (off < buf.length) off += (await fh.write(buf, off, buf.length - off)).bytesWritten;
+        await fh.datasync();
+        this.current().bytes += buf.length;
+      } catch (err) {
+        this.logger.error('tunnel log: write failed', { error: err instanceof Error ? err.message : String(err) });
+        for (const p of batch) p.reject(err);
+        continue;
+      }
+      for (const p of batch) p.resolve();
+      const cur = this.current();
+      if (!this.maintaining && (cur.bytes >= this.bounds.segmentBytes || cur.deliveries >= this.bounds.segmentDeliveries)) {
+        await this.rotate();
+      }
+    }
+  }
+
+  private async rotate(): Promise<void> {
+    const next = this.current().n + 1;
+    const fh = await open(join(this.dir, segName(next)), 'a');
+    const old = this.fh;
+    this.fh = fh;
+    this.segments.push({ n: next, bytes: 0, deliveries: 0, newestAt: 0 });
+    await old?.close();
+    void this.maintain();
+  }
+
+  /** Drops the oldest segments while over a bound; pending deliveries are carried forward first. */
+  async maintain(): Promise<void> {
+    if (this.maintaining || !this.opened) return;
+    this.maintaining = true;
+    try {
+      while (this.segments.length > 1 && this.overBounds()) {
+        const oldest = this.segments[0]!;
+        const carry: LogRecord[] = [];
+        const drop: string[] = [];
+        for (const [id, e] of this.entries) {
+          if (e.segment !== oldest.n) continue;
+          if (forwardStateOf(e.delivery, e.attempts) === 'pending') carry.push(e.delivery, ...e.attempts);
+          else drop.push(id);
+        }
+        if (carry.length > 0) await this.append(carry);
+        for (const id of drop) this.entries.delete(id);
+        if (drop.length > 0) {
+          const gone = new Set(drop);
+          this.order = this.order.filter((id) => !gone.has(id));
+        }
+        this.segments.shift();
+        await unlink(join(this.dir, segName(oldest.n))).catch(() => undefined);
+        this.logger.info('tunnel log: dropped the oldest segment', { segment: oldest.n, deliveries: drop.length, carried: carry.length });
+      }
+    } finally {
+      this.maintaining = false;
+    }
+  }
+
+  private overBounds(): boolean {
+    const bytes = this.segments.reduce((s, x) => s + x.bytes, 0);
+    const oldest = this.segments[0]!;
+    return (
+      this.entries.size > this.bounds.maxDeliveries ||
+      bytes > this.bounds.maxBytes ||
+      (oldest.newestAt > 0 && oldest.newestAt < this.opts.clock.now() - this.bounds.maxAgeMs)
+    );
+  }
+
+  /** Waits for queued appends, then closes the file. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    while (this.flushing || this.queue.length > 0) await this.kick();
+    this.closed = true;
+    await this.fh?.close();
+    this.fh = null;
+  }
+
+  has(id: string): boolean {
+    return this.entries.has(id);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(id: string): DeliveryDetail | undefined {
+    const e = this.entries.get(id);
+    if (!e) return undefined;
+    return { ...e.delivery, attempts: [...e.attempts], forwardState: forwardStateOf(e.delivery, e.attempts) };
+  }
+
+  body(id: string): Buffer | undefined {
+    const e = this.entries.get(id);
+    return e ? Buffer.from(e.delivery.bodyBase64, 'base64') : undefined;
+  }
+
+  forwardState(id: string): ForwardState | undefined {
+    const e = this.entries.get(id);
+    return e ? forwardStateOf(e.delivery, e.attempts) : undefined;
+  }
+
+  /** Pending deliveries, oldest first. */
+  pending(): StoredDelivery[] {
+    const out: StoredDelivery[] = [];
+    for (const id of this.order) {
+      const e = this.entries.get(id)!;
+      if (forwardStateOf(e.delivery, e.attempts) === 'pending') out.push(e.delivery);
+    }
+    return out;
+  }
+
+  /** Every delivery, oldest first (for rebuilding indexes). */
+  *all(): IterableIterator<StoredDelivery> {
+    for (const id of this.order) yield this.entries.get(id)!.delivery;
+  }
+
+  /** Newest first. */
+  list(q: DeliveryQuery = {}): DeliveryListItem[] {
+    const limit = Math.min(Math.max(1, q.limit ?? 50), 1000);
+    const text = q.text?.toLowerCase();
+    const out: DeliveryListItem[] = [];
+    for (let i = this.order.length - 1; i >= 0 && out.length < limit; i--) {
+      const id = this.order[i]!;
+      if (q.before !== undefined && id >= q.before) continue;
+      const { delivery: d, attempts } = this.entries.get(id)!;
+      if (q.agentId !== undefined && d.agentId !== q.agentId) continue;
+      if (q.verdict !== undefined) {
+        if (q.verdict === 'ok' ? !d.verdict.ok : q.verdict === 'invalid' ? d.verdict.ok : d.verdict.reason !== q.verdict) continue;
+      }
+      if (q.from !== undefined && d.summary.from !== q.from.replace(/^\+/, '')) continue;
+      if (q.type !== undefined && d.summary.type !== q.type) continue;
+      if (q.since !== undefined && d.receivedAt < q.since) continue;
+      if (q.until !== undefined && d.receivedAt >= q.until) continue;
+      const state = forwardStateOf(d, attempts);
+      if (q.forwardState !== undefined && state !== q.forwardState) continue;
+      if (text !== undefined && !Buffer.from(d.bodyBase64, 'base64').toString('utf8').toLowerCase().includes(text)) continue;
+      const last = attempts.filter((a) => !a.replay).at(-1);
+      out.push({
+        id,
+        agentId: d.agentId,
+        receivedAt: d.receivedAt,
+        verdict: { ok: d.verdict.ok, reason: d.verdict.reason, scheme: d.verdict.scheme },
+        summary: d.summary,
+        bytes: Math.floor((d.bodyBase64.length * 3) / 4) - (d.bodyBase64.endsWith('==') ? 2 : d.bodyBase64.endsWith('=') ? 1 : 0),
+        simulated: d.simulated === true,
+        forwardState: state,
+        attempts: attempts.length,
+        lastStatus: last?.status ?? null,
+      });
+    }
+    return out;
+  }
+
+  /** For tests and the inspector: the segment files currently on disk. */
+  segmentFiles(): string[] {
+    return this.segments.map((s) => join(this.dir, segName(s.n)));
+  }
+}

@@ -1,0 +1,28 @@
+// Points an agent's webhook at the tunnel: PUT .../whatsapp/webhook, then hands the returned
+// signing secret to saveSecret (the keychain). The secret is never logged or returned.
+import { z } from 'zod';
+import type { ServiceClient } from '../api/service';
+
+export const publicUrlSchema = z
+  .string()
+  .url()
+  .refine((u) => /^https?:$/.test(new URL(u).protocol), 'the webhook URL must be http or https');
+
+export interface RegisterOptions {
+  client: Pick<ServiceClient, 'setWebhook'>;
+  agentId: string;
+  publicUrl: string;
+  saveSecret(secret: string): Promise<void>;
+  signal?: AbortSignal;
+}
+
+export async function registerWebhook(o: RegisterOptions): Promise<{ mode: string; url: string }> {
+  const url = publicUrlSchema.parse(o.publicUrl);
+  // ASSUMPTION A-WEBHOOK-RESP: mode, url and secret are relied on; other fields are ignored.
+  const config = await o.client.setWebhook(o.agentId, url, o.signal ? { signal: o.signal } : undefined);
+  if (typeof config.secret !== 'string' || config.secret.length === 0) {
+    throw new Error('the service did not return a signing secret for the webhook');
+  }
+  await o.saveSecret(config.secret);
+  return { mode: config.mode, url: config.url };
+}

@@ -1,0 +1,337 @@
+// The tunnel: receiver → verify → durable log → forwarder, plus replay, simulate and export.
+// Events for the live inspector: 'delivery' (stored, with verdict), 'forward' (each attempt,
+// replays included), 'status' (per-agent forwarding status).
+import { EventEmitter } from 'node:events';
+import { isIP } from 'node:net';
+import type { Dispatcher } from 'undici';
+import { DEFAULT_TOLERANCE_SEC, signDelivery } from '../signature';
+import { silentLogger, systemClock, type Clock, type Logger } from '../ports';
+import { toCurl, toFixture, type CurlOptions, type DeliveryFixture } from './export';
+import { DEFAULT_BACKOFF, DEFAULT_FORWARD_TIMEOUT_MS, Forwarder, type AgentForwardStatus, type BackoffPolicy } from './forwarder';
+import { DEFAULT_TUNNEL_NAME, originalHeaders, RESIGNED_HEADER, tunnelHeaders } from './headers';
+import { createIdGenerator, type IdGenerator } from './ids';
+import { Ingest, type InvalidResponse } from './ingest';
+import { EventLog, type DeliveryQuery, type LogBounds } from './log';
+import { createReceiver, type Receiver } from './receiver';
+import { replayDelivery, type ReplayOptions } from './replay';
+import { SeenIndex } from './seen';
+import { composeInboundEvent, signedRequest, type SimulateInput } from './simulate';
+import { createUndiciTransport, type Transport } from './transport';
+import type { DeliveryDetail, DeliveryListItem, ForwardAttempt, StoredDelivery } from './types';
+
+export interface ForwardConfig {
+  /** The local app for agents without their own URL. */
+  defaultUrl?: string;
+  perAgent?: Record<string, string>;
+  /** Per attempt; default 10 s. */
+  timeoutMs?: number;
+  /** Default 0.5 s doubling to 30 s. */
+  backoff?: BackoffPolicy;
+  /** Forward deliveries whose verdict is not ok as well (default false). */
+  forwardInvalid?: boolean;
+  /**
+   * Re-sign a queued delivery with the current secret when its own v1 timestamp has aged past half
+   * the tolerance (the local app would otherwise reject it as stale). Default true; the attempt is
+   * marked `resigned` and carries `x-channel-companion-resigned: 1`.
+   */
+  resignStale?: boolean;
+}
+
+export interface TunnelOptions {
+  dataDir: string;
+  /** The agent's signing secrets, newest first (the app: keychain; the CLI: --secret). */
+  getSecrets(agentId: string): Promise<string[]>;
+  clock?: Clock;
+  logger?: Logger;
+  /** Sent as x-channel-companion-tunnel. */
+  name?: string;
+  toleranceSec?: number;
+  bodyLimitBytes?: number;
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  /** 'reject' (401 + JSON reason, default) or 'accept-all' (2xx; for debugging). */
+  invalidResponse?: InvalidResponse;
+  /** The agent `/hooks` belongs to (default "default"). */
+  defaultAgentId?: string;
+  forward?: ForwardConfig;
+  logBounds?: LogBounds;
+  /** Injected transport (tests) or dispatcher for the local app. */
+  transport?: Transport;
+  dispatcher?: Dispatcher;
+  newId?: IdGenerator;
+}
+
+export interface StartOptions {
+  /** Default 0 (any free port). */
+  port?: number;
+  /** Default 127.0.0.1. Anything but loopback needs allowNonLoopback and logs a warning. */
+  host?: string;
+  allowNonLoopback?: boolean;
+}
+
+export interface TriggerOptions extends SimulateInput {
+  agentId: string;
+  /** Sign with this secret instead of the agent's current one. */
+  secret?: string;
+  serviceBaseUrl?: string;
+}
+
+export interface TriggerResult {
+  delivery: StoredDelivery;
+  event: Record<string, unknown>;
+  /** The first forward attempt, or null when the delivery is not forwarded. */
+  forwarded: Promise<ForwardAttempt | null>;
+}
+
+export interface TunnelEvents {
+  delivery: [StoredDelivery];
+  forward: [ForwardAttempt, StoredDelivery];
+  status: [AgentForwardStatus];
+}
+
+export class TunnelError extends Error {
+  constructor(
+    readonly code: 'not-loopback' | 'not-open' | 'no-secret' | 'storage-failed' | 'not-found',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TunnelError';
+  }
+}
+
+export function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  const h = host.replace(/^\[|\]$/g, '');
+  if (isIP(h) === 4) return h.startsWith('127.');
+  return h === '::1';
+}
+
+export class Tunnel extends EventEmitter<TunnelEvents> {
+  readonly log: EventLog;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly name: string;
+  private readonly newId: IdGenerator;
+  private readonly transport: Transport;
+  private readonly closeTransport: () => Promise<void>;
+  private readonly forward: ForwardConfig;
+  private readonly toleranceSec: number;
+  private seen = new SeenIndex();
+  private forwarder: Forwarder | null = null;
+  private ingest: Ingest | null = null;
+  private receiver: Receiver | null = null;
+  private baseUrl: string | null = null;
+  private readonly waiters = new Map<string, Array<(a: ForwardAttempt) => void>>();
+
+  constructor(private readonly o: TunnelOptions) {
+    super();
+    this.clock = o.clock ?? systemClock;
+    this.logger = o.logger ?? silentLogger;
+    this.name = o.name ?? DEFAULT_TUNNEL_NAME;
+    this.newId = o.newId ?? createIdGenerator(this.clock);
+    this.forward = { ...(o.forward ?? {}), perAgent: { ...(o.forward?.perAgent ?? {}) } };
+    this.toleranceSec = o.toleranceSec ?? DEFAULT_TOLERANCE_SEC;
+    if (o.transport) {
+      this.transport = o.transport;
+      this.closeTransport = async () => undefined;
+    } else {
+      const t = createUndiciTransport(o.dispatcher);
+      this.transport = t.transport;
+      this.closeTransport = t.close;
+    }
+    this.log = new EventLog({ dataDir: o.dataDir, clock: this.clock, bounds: o.logBounds, logger: this.logger });
+  }
+
+  /** Loads the log, rebuilds the duplicate index and resumes pending forwards. Idempotent. */
+  async open(): Promise<void> {
+    if (this.forwarder) return;
+    await this.log.open();
+    this.seen = SeenIndex.fromDeliveries(this.log.all());
+    this.ingest = new Ingest({
+      log: this.log,
+      seen: this.seen,
+      clock: this.clock,
+      newId: this.newId,
+      getSecrets: this.o.getSecrets,
+      toleranceSec: this.toleranceSec,
+      invalidResponse: this.o.invalidResponse,
+      forwardInvalid: this.forward.forwardInvalid,
+      hasTarget: (a) => this.targetOf(a) !== undefined,
+    });
+    this.forwarder = new Forwarder({
+      log: this.log,
+      clock: this.clock,
+      transport: this.transport,
+      newId: this.newId,
+      logger: this.logger,
+      timeoutMs: this.forward.timeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS,
+      backoff: this.forward.backoff ?? DEFAULT_BACKOFF,
+      targetOf: (a) => this.targetOf(a),
+      headersFor: (d) => this.headersFor(d),
+      onAttempt: (a, d) => this.onAttempt(a, d),
+      onStatus: (s) => this.emit('status', s),
+    });
+    this.forwarder.resume();
+  }
+
+  /** Opens (if needed) and listens. */
+  async start(opts: StartOptions = {}): Promise<{ url: string; port: number }> {
+    const host = opts.host ?? '127.0.0.1';
+    if (!isLoopback(host)) {
+      if (!opts.allowNonLoopback) {
+        throw new TunnelError('not-loopback', `refusing to listen on ${host}: pass allowNonLoopback to expose the receiver beyond this machine`);
+      }
+      this.logger.warn('tunnel: the receiver listens beyond loopback; anyone who can reach this port can post deliveries', { host });
+    }
+    await this.open();
+    this.receiver = createReceiver({
+      handle: async (req) => {
+        const r = await this.ingest!.receive(req);
+        if (r.delivery) this.afterStore(r.delivery);
+        return r;
+      },
+      bodyLimitBytes: this.o.bodyLimitBytes,
+      headersTimeoutMs: this.o.headersTimeoutMs,
+      requestTimeoutMs: this.o.requestTimeoutMs,
+      defaultAgentId: this.o.defaultAgentId,
+      logger: this.logger,
+    });
+    const { port } = await this.receiver.listen(opts.port ?? 0, host);
+    const h = host.includes(':') ? `[${host}]` : host;
+    this.baseUrl = `http://${h}:${port}`;
+    return { url: this.baseUrl, port };
+  }
+
+  /** The receiver's base URL once started. */
+  get url(): string | null {
+    return this.baseUrl;
+  }
+
+  /** The webhook URL of an agent on this receiver. */
+  hookUrl(agentId?: string): string {
+    if (!this.baseUrl) throw new TunnelError('not-open', 'the tunnel is not started');
+    return agentId === undefined ? `${this.baseUrl}/hooks` : `${this.baseUrl}/hooks/${encodeURIComponent(agentId)}`;
+  }
+
+  async stop(): Promise<void> {
+    await this.receiver?.close();
+    this.receiver = null;
+    await this.forwarder?.close();
+    this.forwarder = null;
+    await this.log.close();
+    await this.closeTransport();
+  }
+
+  targetOf(agentId: string): string | undefined {
+    return this.forward.perAgent?.[agentId] ?? this.forward.defaultUrl;
+  }
+
+  /** Changes where an agent's deliveries go (undefined: back to the default). */
+  setForwardTarget(agentId: string, url: string | undefined): void {
+    if (url === undefined) delete this.forward.perAgent![agentId];
+    else this.forward.perAgent![agentId] = url;
+  }
+
+  status(): AgentForwardStatus[] {
+    return this.forwarder?.status() ?? [];
+  }
+
+  retryNow(agentId?: string): void {
+    this.forwarder?.retryNow(agentId);
+  }
+
+  /** Resolves when nothing is being forwarded right now (queues waiting on a retry count as idle). */
+  async idle(): Promise<void> {
+    await this.forwarder?.idle();
+  }
+
+  list(q?: DeliveryQuery): DeliveryListItem[] {
+    return this.log.list(q);
+  }
+
+  get(id: string): DeliveryDetail | undefined {
+    return this.log.get(id);
+  }
+
+  async replay(id: string, opts: ReplayOptions): Promise<ForwardAttempt> {
+    await this.open();
+    const attempt = await replayDelivery(
+      {
+        log: this.log,
+        clock: this.clock,
+        transport: this.transport,
+        newId: this.newId,
+        tunnelName: this.name,
+        getSecrets: this.o.getSecrets,
+        targetOf: (a) => this.targetOf(a),
+        defaultTimeoutMs: this.forward.timeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS,
+      },
+      id,
+      opts,
+    );
+    const d = this.log.get(id);
+    if (d) this.emit('forward', attempt, d);
+    return attempt;
+  }
+
+  /** Composes, signs, stores (marked simulated) and forwards a message.received event. */
+  async trigger(opts: TriggerOptions): Promise<TriggerResult> {
+    await this.open();
+    const { agentId, secret: given, serviceBaseUrl, ...input } = opts;
+    const secret = given ?? (await this.o.getSecrets(agentId)).find((s) => s.length > 0);
+    if (secret === undefined) throw new TunnelError('no-secret', `no signing secret is configured for agent ${agentId}`);
+    const now = this.clock.now();
+    const event = composeInboundEvent(input, { agentId, nowMs: now, serviceBaseUrl });
+    const req = signedRequest(event, secret, now);
+    const r = await this.ingest!.receive({ agentId, method: 'POST', path: '(simulated)', headers: req.headers, body: req.body, simulated: true });
+    const delivery = r.delivery;
+    if (!delivery) throw new TunnelError('storage-failed', 'the simulated delivery could not be stored');
+    // The waiter is in place before the delivery is queued, so the first attempt cannot be missed.
+    const forwarded = delivery.forward
+      ? new Promise<ForwardAttempt | null>((resolve) => this.waiters.set(delivery.id, [...(this.waiters.get(delivery.id) ?? []), resolve]))
+      : Promise.resolve(null);
+    this.afterStore(delivery);
+    return { delivery, event, forwarded };
+  }
+
+  exportCurl(id: string, opts: Partial<CurlOptions> = {}): string {
+    const d = this.mustGet(id);
+    const url = opts.url ?? this.targetOf(d.agentId) ?? 'http://127.0.0.1:3000/webhook';
+    return toCurl(d, { url, tunnelName: this.name, ...opts });
+  }
+
+  exportFixture(id: string): DeliveryFixture {
+    return toFixture(this.mustGet(id));
+  }
+
+  private mustGet(id: string): DeliveryDetail {
+    const d = this.log.get(id);
+    if (!d) throw new TunnelError('not-found', `no delivery ${id}`);
+    return d;
+  }
+
+  private afterStore(d: StoredDelivery): void {
+    this.emit('delivery', d);
+    this.forwarder?.enqueue(d);
+  }
+
+  private onAttempt(a: ForwardAttempt, d: StoredDelivery): void {
+    const w = this.waiters.get(a.deliveryId);
+    if (w) {
+      this.waiters.delete(a.deliveryId);
+      for (const fn of w) fn(a);
+    }
+    this.emit('forward', a, d);
+  }
+
+  private async headersFor(d: StoredDelivery): Promise<{ headers: Record<string, string>; resigned: boolean }> {
+    const headers = { ...originalHeaders(d.headers), ...tunnelHeaders(this.name, d.id) };
+    const t = d.verdict.timestamp;
+    const stale = d.verdict.ok && t !== undefined && this.clock.now() / 1000 - t > this.toleranceSec / 2;
+    if (!stale || this.forward.resignStale === false) return { headers, resigned: false };
+    const secret = (await this.o.getSecrets(d.agentId).catch(() => [] as string[])).find((s) => s.length > 0);
+    if (secret === undefined) return { headers, resigned: false };
+    const body = Buffer.from(d.bodyBase64, 'base64');
+    return { headers: { ...headers, ...signDelivery(secret, body, Math.floor(this.clock.now() / 1000)), [RESIGNED_HEADER]: '1' }, resigned: true };
+  }
+}

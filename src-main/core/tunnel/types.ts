@@ -1,0 +1,91 @@
+// Records of the tunnel's durable event log and the verdict it gives each delivery.
+import type { SignatureReason } from '../signature';
+
+/** The signature verdict plus what the tunnel adds: a body that is not JSON, a repeated message.id. */
+export type TunnelReason = SignatureReason | 'not-json' | 'duplicate';
+
+export interface TunnelVerdict {
+  ok: boolean;
+  reason: TunnelReason;
+  scheme: 'v1' | 'legacy' | 'none';
+  /** The v1 timestamp (unix s) when one was parsed. */
+  timestamp?: number;
+  steps: string[];
+}
+
+/** What the inspector shows without decoding the body. */
+export interface DeliverySummary {
+  event: string | null;
+  from: string | null;
+  messageId: string | null;
+  type: string | null;
+}
+
+export type HeaderMap = Record<string, string | string[]>;
+
+/** One received (or simulated) delivery, exactly as it arrived. */
+export interface StoredDelivery {
+  kind: 'delivery';
+  id: string;
+  agentId: string;
+  /** ms since epoch */
+  receivedAt: number;
+  method: string;
+  path: string;
+  /** Header names lower-cased, values as received. */
+  headers: HeaderMap;
+  /** The raw body bytes, base64. */
+  bodyBase64: string;
+  verdict: TunnelVerdict;
+  summary: DeliverySummary;
+  /** Decided at receive time: this delivery goes to the local app. */
+  forward: boolean;
+  simulated?: boolean;
+}
+
+export type ReplayMode = 'as-received' | 're-signed';
+
+/** One POST of a delivery to the local app (forward or replay). */
+export interface ForwardAttempt {
+  kind: 'attempt';
+  id: string;
+  deliveryId: string;
+  /** ms since epoch */
+  at: number;
+  url: string;
+  /** HTTP status, or null when there was no answer. */
+  status: number | null;
+  error: string | null;
+  latencyMs: number;
+  /** The first 4 KiB of the answer (utf8), or null. */
+  responseBody: string | null;
+  /** Set for replays; replays never change the pending state. */
+  replay?: ReplayMode;
+  /** True when a queued delivery was re-signed because its own signature had gone stale. */
+  resigned?: boolean;
+}
+
+export type LogRecord = StoredDelivery | ForwardAttempt;
+
+/** not-forwarded: never meant for the local app; pending: waits in the queue; delivered: 2xx; rejected: final 4xx. */
+export type ForwardState = 'not-forwarded' | 'pending' | 'delivered' | 'rejected';
+
+export interface DeliveryListItem {
+  id: string;
+  agentId: string;
+  receivedAt: number;
+  verdict: { ok: boolean; reason: TunnelReason; scheme: TunnelVerdict['scheme'] };
+  summary: DeliverySummary;
+  bytes: number;
+  simulated: boolean;
+  forwardState: ForwardState;
+  attempts: number;
+  lastStatus: number | null;
+}
+
+export interface DeliveryDetail extends StoredDelivery {
+  attempts: ForwardAttempt[];
+  forwardState: ForwardState;
+}
+
+export const RESPONSE_BODY_LIMIT = 4096;

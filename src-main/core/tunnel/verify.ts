@@ -1,0 +1,83 @@
+// The tunnel's verdict for one delivery: the signature verdict (src-main/core/signature) first,
+// then JSON (`not-json`), then a repeated message.id for the agent (`duplicate`).
+import { verifyDelivery, type HeaderBag } from '../signature';
+import type { DeliverySummary, TunnelVerdict } from './types';
+
+export interface TunnelVerifyInput {
+  headers: HeaderBag;
+  rawBody: Uint8Array;
+  secrets: string[];
+  /** seconds since epoch */
+  now: number;
+  toleranceSec?: number;
+  /** True when this message.id was already seen (verified) for the agent. */
+  isDuplicate?: (messageId: string) => boolean;
+}
+
+export interface TunnelVerifyResult {
+  verdict: TunnelVerdict;
+  summary: DeliverySummary;
+}
+
+function str(v: unknown): string | null {
+  return typeof v === 'string' ? v : null;
+}
+
+/** Parses the body as JSON; undefined when it is not JSON. */
+export function parseJson(rawBody: Uint8Array): unknown {
+  try {
+    return JSON.parse(Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+// ASSUMPTION A-INBOUND: {event, from, message:{id,type,...}, media?, timestamp}; unknown shapes give nulls.
+export function summarize(parsed: unknown): DeliverySummary {
+  const o = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  const m = o.message && typeof o.message === 'object' ? (o.message as Record<string, unknown>) : {};
+  return { event: str(o.event), from: str(o.from), messageId: str(m.id), type: str(m.type) };
+}
+
+export function verifyTunnelDelivery(input: TunnelVerifyInput): TunnelVerifyResult {
+  const sig = verifyDelivery({
+    headers: input.headers,
+    rawBody: input.rawBody,
+    secrets: input.secrets,
+    now: input.now,
+    toleranceSec: input.toleranceSec,
+  });
+  const parsed = parseJson(input.rawBody);
+  const summary = summarize(parsed);
+  const verdict: TunnelVerdict = { ...sig, steps: [...sig.steps] };
+  if (!sig.ok) return { verdict, summary };
+  if (parsed === undefined) {
+    verdict.steps.push('the body is not JSON');
+    return { verdict: { ...verdict, ok: false, reason: 'not-json' }, summary };
+  }
+  verdict.steps.push('the body is JSON');
+  // ASSUMPTION A-RETRY: a retried delivery carries the same message.id.
+  if (summary.messageId !== null && input.isDuplicate?.(summary.messageId)) {
+    verdict.steps.push(`message ${summary.messageId} was already received for this agent`);
+    return { verdict: { ...verdict, ok: false, reason: 'duplicate' }, summary };
+  }
+  return { verdict, summary };
+}
+
+/** The CLI's `verify`: one delivery, given secrets, no log and no duplicate check. */
+export function verifyOnly(opts: {
+  headers: HeaderBag;
+  body: Uint8Array | string;
+  secrets: string[];
+  nowMs?: number;
+  toleranceSec?: number;
+}): TunnelVerifyResult {
+  const rawBody = typeof opts.body === 'string' ? Buffer.from(opts.body, 'utf8') : opts.body;
+  return verifyTunnelDelivery({
+    headers: opts.headers,
+    rawBody,
+    secrets: opts.secrets,
+    now: Math.floor((opts.nowMs ?? Date.now()) / 1000),
+    toleranceSec: opts.toleranceSec,
+  });
+}

@@ -1,0 +1,211 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { appendFile, readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { EventLog } from '../../../../src-main/core/tunnel/log';
+import { createIdGenerator } from '../../../../src-main/core/tunnel/ids';
+import type { ForwardAttempt, StoredDelivery } from '../../../../src-main/core/tunnel/types';
+import { FakeClock, tempDir } from './helpers';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function setup(bounds?: ConstructorParameters<typeof EventLog>[0]['bounds']) {
+  const t = await tempDir();
+  cleanups.push(t.cleanup);
+  const clock = new FakeClock(1_750_000_000_000);
+  const newId = createIdGenerator(clock);
+  const make = () => new EventLog({ dataDir: t.dir, clock, bounds });
+  return { dir: t.dir, clock, newId, make };
+}
+
+function delivery(id: string, agentId: string, receivedAt: number, opts: Partial<StoredDelivery> = {}): StoredDelivery {
+  const body = Buffer.from(JSON.stringify({ event: 'message.received', from: '1555', message: { id: `m-${id}`, type: 'text', text: `hello ${id}` } }));
+  return {
+    kind: 'delivery',
+    id,
+    agentId,
+    receivedAt,
+    method: 'POST',
+    path: `/hooks/${agentId}`,
+    headers: { 'content-type': 'application/json' },
+    bodyBase64: body.toString('base64'),
+    verdict: { ok: true, reason: 'verified', scheme: 'v1', steps: ['ok'] },
+    summary: { event: 'message.received', from: '1555', messageId: `m-${id}`, type: 'text' },
+    forward: true,
+    ...opts,
+  };
+}
+
+const attempt = (id: string, deliveryId: string, at: number, status: number | null): ForwardAttempt => ({
+  kind: 'attempt',
+  id,
+  deliveryId,
+  at,
+  url: 'http://127.0.0.1:1/x',
+  status,
+  error: status === 200 ? null : 'down',
+  latencyMs: 1,
+  responseBody: null,
+});
+
+describe('EventLog', () => {
+  it('survives a restart with deliveries, attempts and pending state', async () => {
+    const s = await setup();
+    const log = s.make();
+    await log.open();
+    const a = s.newId();
+    const b = s.newId();
+    await log.appendDelivery(delivery(a, 'x', s.clock.now()));
+    await log.appendDelivery(delivery(b, 'x', s.clock.now()));
+    await log.appendAttempt(attempt(s.newId(), a, s.clock.now(), 200));
+    await log.appendAttempt(attempt(s.newId(), b, s.clock.now(), null));
+    await log.close();
+    const again = s.make();
+    await again.open();
+    expect(again.size).toBe(2);
+    expect(again.get(a)!.forwardState).toBe('delivered');
+    expect(again.get(b)!.forwardState).toBe('pending');
+    expect(again.pending().map((d) => d.id)).toEqual([b]);
+    expect(again.get(a)!.attempts).toHaveLength(1);
+    await again.close();
+  });
+
+  it('ignores and truncates a torn last line', async () => {
+    const s = await setup();
+    const log = s.make();
+    await log.open();
+    const a = s.newId();
+    await log.appendDelivery(delivery(a, 'x', s.clock.now()));
+    await log.close();
+    const [file] = log.segmentFiles();
+    const sizeGood = (await stat(file!)).size;
+    await appendFile(file!, '{"kind":"delivery","id":"01TORN","agentId":"x","rece');
+    const again = s.make();
+    await again.open();
+    expect(again.size).toBe(1);
+    expect((await stat(file!)).size).toBe(sizeGood);
+    // Appending after the cut gives whole lines.
+    const b = s.newId();
+    await again.appendDelivery(delivery(b, 'x', s.clock.now()));
+    await again.close();
+    const lines = (await readFile(file!, 'utf8')).split('\n').filter(Boolean);
+    expect(lines.map((l) => JSON.parse(l).id)).toEqual([a, b]);
+  });
+
+  it('skips an unreadable line in the middle', async () => {
+    const s = await setup();
+    const log = s.make();
+    await log.open();
+    await log.appendDelivery(delivery(s.newId(), 'x', s.clock.now()));
+    await log.close();
+    await appendFile(log.segmentFiles()[0]!, 'not json at all\n{"kind":"delivery"}\n');
+    const again = s.make();
+    await again.open();
+    expect(again.size).toBe(1);
+    await again.close();
+  });
+
+  it('drops the oldest segments past the count bound, carrying pending deliveries forward', async () => {
+    const s = await setup({ maxDeliveries: 10, segmentDeliveries: 3 });
+    const log = s.make();
+    await log.open();
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const id = s.newId();
+      ids.push(id);
+      await log.appendDelivery(delivery(id, 'x', s.clock.now()));
+      // Everything but the very first delivery is delivered.
+      if (i > 0) await log.appendAttempt(attempt(s.newId(), id, s.clock.now(), 200));
+      s.clock.advance(10);
+    }
+    await log.maintain();
+    expect(log.size).toBeLessThanOrEqual(10 + 3);
+    expect(log.has(ids[0]!)).toBe(true); // pending: carried forward
+    expect(log.has(ids[1]!)).toBe(false); // delivered, old: dropped
+    expect(log.has(ids[29]!)).toBe(true);
+    const files = (await readdir(join(s.dir, 'deliveries'))).length;
+    expect(files).toBeLessThanOrEqual(6);
+    await log.close();
+    const again = s.make();
+    await again.open();
+    expect(again.has(ids[0]!)).toBe(true);
+    expect(again.pending().map((d) => d.id)).toEqual([ids[0]]);
+    expect(again.size).toBe(log.size);
+    await again.close();
+  });
+
+  it('drops segments past the age bound', async () => {
+    const s = await setup({ maxAgeMs: 1_000, segmentDeliveries: 2 });
+    const log = s.make();
+    await log.open();
+    const old = s.newId();
+    await log.appendDelivery(delivery(old, 'x', s.clock.now(), { forward: false }));
+    await log.appendDelivery(delivery(s.newId(), 'x', s.clock.now(), { forward: false }));
+    s.clock.advance(5_000);
+    const fresh = s.newId();
+    await log.appendDelivery(delivery(fresh, 'x', s.clock.now(), { forward: false }));
+    await log.maintain();
+    expect(log.has(old)).toBe(false);
+    expect(log.has(fresh)).toBe(true);
+    await log.close();
+  });
+
+  it('drops segments past the byte bound', async () => {
+    const s = await setup({ maxBytes: 4_000, segmentBytes: 1_000 });
+    const log = s.make();
+    await log.open();
+    for (let i = 0; i < 40; i++) await log.appendDelivery(delivery(s.newId(), 'x', s.clock.now(), { forward: false }));
+    await log.maintain();
+    let bytes = 0;
+    for (const f of log.segmentFiles()) bytes += (await stat(f)).size;
+    expect(bytes).toBeLessThanOrEqual(4_000 + 1_000);
+    expect(log.size).toBeLessThan(40);
+    await log.close();
+  });
+
+  it('answers queries newest first with filters and a cursor', async () => {
+    const s = await setup();
+    const log = s.make();
+    await log.open();
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const id = s.newId();
+      ids.push(id);
+      const bad = i % 3 === 0;
+      await log.appendDelivery(
+        delivery(id, i % 2 === 0 ? 'even' : 'odd', s.clock.now(), {
+          verdict: bad ? { ok: false, reason: 'signature-mismatch', scheme: 'v1', steps: [] } : { ok: true, reason: 'verified', scheme: 'v1', steps: [] },
+          summary: { event: 'message.received', from: i === 4 ? '1999' : '1555', messageId: `m-${id}`, type: i === 5 ? 'image' : 'text' },
+        }),
+      );
+      s.clock.advance(1_000);
+    }
+    expect(log.list().map((d) => d.id)).toEqual([...ids].reverse());
+    expect(log.list({ agentId: 'even' }).map((d) => d.id)).toEqual([ids[4], ids[2], ids[0]]);
+    expect(log.list({ verdict: 'invalid' }).map((d) => d.id)).toEqual([ids[3], ids[0]]);
+    expect(log.list({ verdict: 'verified' })).toHaveLength(4);
+    expect(log.list({ from: '+1999' }).map((d) => d.id)).toEqual([ids[4]]);
+    expect(log.list({ type: 'image' }).map((d) => d.id)).toEqual([ids[5]]);
+    expect(log.list({ text: `HELLO ${ids[2]!.toLowerCase()}` }).map((d) => d.id)).toEqual([ids[2]]);
+    expect(log.list({ limit: 2 }).map((d) => d.id)).toEqual([ids[5], ids[4]]);
+    expect(log.list({ limit: 2, before: ids[4] }).map((d) => d.id)).toEqual([ids[3], ids[2]]);
+    const t0 = 1_750_000_000_000;
+    expect(log.list({ since: t0 + 2_000, until: t0 + 4_000 }).map((d) => d.id)).toEqual([ids[3], ids[2]]);
+    await log.close();
+  });
+
+  it('group-commits concurrent appends, all durable and all readable after restart', async () => {
+    const s = await setup();
+    const log = s.make();
+    await log.open();
+    const ids = Array.from({ length: 200 }, () => s.newId());
+    await Promise.all(ids.map((id) => log.appendDelivery(delivery(id, 'x', s.clock.now()))));
+    await log.close();
+    const again = s.make();
+    await again.open();
+    expect(again.list({ limit: 1000 }).map((d) => d.id)).toEqual([...ids].reverse());
+    await again.close();
+  });
+});
