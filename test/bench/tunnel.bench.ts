@@ -13,6 +13,8 @@ import { Agent, request } from 'undici';
 import { signDelivery } from '../../src-main/core/signature';
 import { Tunnel } from '../../src-main/core/tunnel';
 
+export const target = 0.7;
+
 const SECRET = 'whsec_bench_secret';
 
 export interface TunnelBenchResult {
@@ -112,7 +114,7 @@ async function drive(target: (p: Payload) => string, list: Payload[], concurrenc
 export async function run(opts: { requests?: number; concurrency?: number; agents?: number } = {}): Promise<TunnelBenchResult> {
   const requests = opts.requests ?? 2_000;
   const concurrency = opts.concurrency ?? 32;
-  const agents = opts.agents ?? 4;
+  const agents = opts.agents ?? Number(process.env.BENCH_TUNNEL_AGENTS ?? 4);
   const dataDir = await mkdtemp(join(tmpdir(), 'tunnel-bench-'));
   const app = await localApp();
   const proxy = httpProxy.createProxyServer({ target: app.url, agent: new (await import('node:http')).Agent({ keepAlive: true, maxSockets: concurrency }) });
