@@ -4,12 +4,14 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { CommanderError } from 'commander';
+import { attachAccounts, CliAccounts } from './accounts-context';
 import { createContext, type CliDeps } from './context';
 import { describeError } from './errors';
 import { EXIT } from './exit-codes';
 import { processInterrupts, processIO } from './io';
 import { Output } from './output';
 import { buildProgram, type RegisterCommand } from './program';
+import type { SecretStore } from '../core/secrets';
 
 export type { CliDeps } from './context';
 export type { Target, TargetFlags, TargetResolver } from './target';
@@ -18,6 +20,10 @@ export { EXIT } from './exit-codes';
 export interface MainOptions extends CliDeps {
   /** Extra commands registered after the built-in ones (the lead's `serve`, `listen`, …). */
   commands?: readonly RegisterCommand[];
+  /** Saved teams: config directory instead of --config-dir / defaultConfigDir() (tests). */
+  configDir?: string;
+  /** Saved teams: secret store instead of the OS keychain (tests: MemorySecretStore). */
+  secretStore?: SecretStore;
 }
 
 const ZERO_EXIT_CODES = new Set(['commander.helpDisplayed', 'commander.version', 'commander.executeSubCommandAsync']);
@@ -26,7 +32,15 @@ const ZERO_EXIT_CODES = new Set(['commander.helpDisplayed', 'commander.version',
 export async function main(argv: readonly string[] = process.argv, deps: MainOptions = {}): Promise<number> {
   const io = deps.io ?? processIO();
   const interrupts = deps.signal ? null : processInterrupts();
-  const ctx = createContext(io, deps.signal ?? interrupts!.signal, deps);
+  // Saved teams (`--team`): opened lazily, so commands without it never touch the keychain.
+  const accounts = new CliAccounts(io, { configDir: deps.configDir, secretStore: deps.secretStore });
+  const ctx = createContext(io, deps.signal ?? interrupts!.signal, {
+    ...deps,
+    createClient: accounts.wrapClientFactory(deps.createClient),
+    targetResolvers: [accounts.resolver, ...(deps.targetResolvers ?? [])],
+  });
+  accounts.bind(ctx);
+  attachAccounts(ctx, accounts);
   try {
     const program = buildProgram(ctx, deps.commands ?? []);
     await program.parseAsync([...argv], { from: 'node' });
@@ -40,6 +54,7 @@ export async function main(argv: readonly string[] = process.argv, deps: MainOpt
     new Output(io, false).error(d);
     return d.exitCode;
   } finally {
+    await accounts.close();
     await ctx.closeAll();
     interrupts?.dispose();
   }

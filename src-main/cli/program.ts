@@ -2,20 +2,45 @@
 // one register() per command file.
 import { Command } from 'commander';
 import type { CliContext } from './context';
+import { register as agent } from './commands/agent';
 import { register as chat } from './commands/chat';
 import { register as check } from './commands/check';
+import { register as deliveries } from './commands/deliveries';
 import { register as emulator } from './commands/emulator';
+import { register as listen } from './commands/listen';
 import { register as media } from './commands/media';
+import { register as monitor } from './commands/monitor';
 import { register as pair } from './commands/pair';
 import { register as send } from './commands/send';
+import { register as serve } from './commands/serve';
 import { register as settings } from './commands/settings';
 import { register as status } from './commands/status';
+import { register as team } from './commands/team';
+import { register as trigger } from './commands/trigger';
 import { register as verify } from './commands/verify';
 import { register as webhook } from './commands/webhook';
 
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
-export const COMMANDS: readonly RegisterCommand[] = [emulator, status, pair, send, check, settings, webhook, media, chat, verify];
+export const COMMANDS: readonly RegisterCommand[] = [
+  emulator,
+  team,
+  agent,
+  status,
+  pair,
+  send,
+  check,
+  settings,
+  webhook,
+  media,
+  chat,
+  verify,
+  monitor,
+  listen,
+  trigger,
+  deliveries,
+  serve,
+];
 
 /** Hides a value given as `--flag=value` to an unknown flag (someone may try `--api-key=…`). */
 export function redactUnknownOption(text: string): string {

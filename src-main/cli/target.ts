@@ -17,6 +17,9 @@ export interface TargetFlags {
   baseUrl?: string;
   agent?: string;
   apiKeyEnv?: string;
+  /** A saved team (id or label): base URL, agent and key come from it (see accounts-context.ts). */
+  team?: string;
+  configDir?: string;
   [flag: string]: unknown;
 }
 
@@ -35,24 +38,31 @@ export function addTargetOptions(cmd: Command): Command {
   return cmd
     .option('--base-url <url>', 'service base URL, e.g. http://127.0.0.1:8787')
     .option('--agent <id>', 'agent id (from the dashboard)')
-    .option('--api-key-env <name>', 'environment variable holding the team API key', DEFAULT_API_KEY_ENV);
+    .option('--api-key-env <name>', 'environment variable holding the team API key', DEFAULT_API_KEY_ENV)
+    .option('--team <name>', 'a saved team (id or label, see `team list`): its base URL, and its API key from the OS keychain')
+    .option('--config-dir <dir>', 'where saved teams live (default: the app config folder; env CHANNEL_COMPANION_HOME)');
 }
 
 const targetFlagsSchema = z.looseObject({
   baseUrl: httpUrl.optional(),
   agent: agentId.optional(),
   apiKeyEnv: envVarName.optional(),
+  team: z.string().trim().min(1, 'expected a team id or label').max(200).optional(),
+  configDir: z.string().min(1, 'expected a folder').optional(),
 });
 
 export async function resolveTarget(flags: TargetFlags, io: CliIO, resolvers: readonly TargetResolver[] = []): Promise<Target> {
   const f = parseFlags(targetFlagsSchema, flags);
+  // A saved team's key must only ever go to that team's base URL.
+  if (f.team !== undefined && f.baseUrl !== undefined) throw new UsageError('give either --team or --base-url, not both (a saved team has its own base URL)');
   let found: Partial<Target> = {};
   for (const r of resolvers) {
     const part = await r(flags, io);
     if (part) found = { ...found, ...part };
   }
   const baseUrl = f.baseUrl ?? found.baseUrl;
-  const agent = f.agent ?? found.agentId;
+  // With --team the resolver maps --agent (id or label) to one of the team's agent ids.
+  const agent = (f.team !== undefined ? found.agentId : undefined) ?? f.agent ?? found.agentId;
   if (!baseUrl) throw new UsageError('--base-url is required (the service base URL)');
   if (!agent) throw new UsageError('--agent is required (the agent id)');
 
@@ -60,7 +70,11 @@ export async function resolveTarget(flags: TargetFlags, io: CliIO, resolvers: re
   const fromEnv = io.env[envName]?.trim();
   let apiKey: string | undefined;
   let keySource: string | undefined;
-  if (fromEnv) {
+  if (f.team !== undefined && found.apiKey) {
+    // --team: the team's key from the keychain, never a key from the environment.
+    apiKey = found.apiKey;
+    keySource = found.keySource ?? 'keychain';
+  } else if (fromEnv) {
     apiKey = fromEnv;
     keySource = `env ${envName}`;
   } else if (found.apiKey) {

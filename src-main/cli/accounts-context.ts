@@ -1,0 +1,192 @@
+// Saved teams for the CLI: opens Accounts (config dir + OS keychain) lazily, on the first command
+// that needs it — commands without --team never touch the keychain. Provides the `--team` target
+// resolver, and wraps the clients of --team targets so `webhook set --team` stores the signing
+// secret it gets back in the keychain (only a hint is ever printed).
+import { resolve } from 'node:path';
+import { createServiceClient } from '../core/api/client';
+import type { ServiceClient, ServiceClientOptions } from '../core/api/service';
+import { Accounts, defaultConfigDir, isAccountsError, type AccountsError, type TeamRecord } from '../core/accounts';
+import { KeychainSecretStore, type SecretStore } from '../core/secrets';
+import type { CliContext } from './context';
+import { CliFailure, UsageError } from './errors';
+import { EXIT } from './exit-codes';
+import type { CliIO } from './io';
+import type { TargetFlags, TargetResolver } from './target';
+
+export interface AccountsHookDeps {
+  /** Config directory instead of --config-dir / defaultConfigDir() (tests). */
+  configDir?: string;
+  /** Secret store instead of the OS keychain (tests: MemorySecretStore). */
+  secretStore?: SecretStore;
+}
+
+interface ResolvedTeam {
+  teamId: string;
+  label: string;
+  baseUrl: string;
+  apiKey: string;
+  json: boolean;
+  configDir: string | undefined;
+}
+
+/** AccountsError → the CLI's exit codes (the messages never hold a key). */
+export function accountsFailure(e: AccountsError): Error {
+  switch (e.code) {
+    case 'KEY_REJECTED':
+      return new CliFailure(e.message, EXIT.auth, e.code);
+    case 'AGENT_NOT_FOUND':
+      return new CliFailure(e.message, EXIT.service, e.code);
+    case 'INVALID':
+      return new UsageError(e.message);
+    default:
+      return new CliFailure(e.message, EXIT.failure, e.code);
+  }
+}
+
+/** Runs fn, turning an AccountsError into a CLI error with the right exit code. */
+export async function withAccounts<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw isAccountsError(e) ? accountsFailure(e) : e;
+  }
+}
+
+export function signingHint(secret: string): string {
+  return secret.length > 8 ? `…${secret.slice(-4)}` : '…';
+}
+
+/** A team by id or label, the agent by id or label (or the team's only agent). */
+export function pickAgent(team: TeamRecord, wanted: string | undefined): string {
+  if (wanted !== undefined) {
+    const a = team.agents.find((x) => x.agentId === wanted) ?? team.agents.find((x) => x.label.toLowerCase() === wanted.toLowerCase());
+    if (!a) throw new UsageError(`--agent: team "${team.label}" has no agent "${wanted}" (add it with \`channel-companion agent add\`)`);
+    return a.agentId;
+  }
+  if (team.agents.length === 1) return team.agents[0]!.agentId;
+  throw new UsageError(`--agent is required: team "${team.label}" has ${team.agents.length} agents (${team.agents.map((a) => a.agentId).join(', ') || 'none'})`);
+}
+
+export class CliAccounts {
+  private ctx: CliContext | null = null;
+  private store: SecretStore | null = null;
+  private readonly opened = new Map<string, Promise<Accounts>>();
+  private readonly resolved: ResolvedTeam[] = [];
+
+  constructor(
+    private readonly io: CliIO,
+    private readonly deps: AccountsHookDeps = {},
+  ) {}
+
+  bind(ctx: CliContext): void {
+    this.ctx = ctx;
+  }
+
+  /** --config-dir (relative to the cwd), else the injected dir, else defaultConfigDir() (CHANNEL_COMPANION_HOME respected). */
+  configDir(flag?: string): string {
+    if (flag !== undefined) return resolve(this.io.cwd, flag);
+    return this.deps.configDir ?? defaultConfigDir({ env: this.io.env });
+  }
+
+  /** The secret store, created on first use. */
+  secrets(): SecretStore {
+    this.store ??= this.deps.secretStore ?? new KeychainSecretStore();
+    return this.store;
+  }
+
+  /** Accounts for a config dir, opened once per run. */
+  open(configDirFlag?: string): Promise<Accounts> {
+    const dir = this.configDir(configDirFlag);
+    let p = this.opened.get(dir);
+    if (!p) {
+      const ctx = this.ctx;
+      if (!ctx) throw new Error('CliAccounts used before bind()');
+      p = withAccounts(() =>
+        Accounts.open({
+          configDir: dir,
+          secrets: this.secrets(),
+          clock: ctx.clock,
+          clientFactory: (o) => ctx.client({ baseUrl: o.baseUrl, apiKey: o.apiKey, agentId: '', keySource: 'keychain' }),
+        }),
+      );
+      this.opened.set(dir, p);
+      p.catch(() => this.opened.delete(dir));
+    }
+    return p;
+  }
+
+  /** A saved team by id or label; a UsageError naming --team when there is none. */
+  async team(name: string, configDirFlag?: string): Promise<{ accounts: Accounts; team: TeamRecord }> {
+    const accounts = await this.open(configDirFlag);
+    const team = accounts.findTeam(name);
+    if (!team) throw new UsageError(`--team: no saved team "${name}" (see \`channel-companion team list\`)`);
+    return { accounts, team };
+  }
+
+  /** The `--team NAME` target resolver: base URL, agent and the key from the keychain. */
+  readonly resolver: TargetResolver = async (flags: TargetFlags) => {
+    const name = typeof flags.team === 'string' ? flags.team.trim() : undefined;
+    if (!name) return null;
+    const configDir = typeof flags.configDir === 'string' ? flags.configDir : undefined;
+    const { accounts, team } = await this.team(name, configDir);
+    const agentId = pickAgent(team, typeof flags.agent === 'string' ? flags.agent : undefined);
+    const apiKey = await withAccounts(() => accounts.getApiKey(team.id));
+    this.resolved.push({ teamId: team.id, label: team.label, baseUrl: team.baseUrl, apiKey, json: flags.json === true, configDir });
+    return { baseUrl: team.baseUrl, agentId, apiKey, keySource: `keychain (team ${team.label})` };
+  };
+
+  /**
+   * Wraps the client factory: a client for a target the --team resolver produced stores the signing
+   * secret returned by setWebhook in the keychain (the app's behaviour), then notes only a hint.
+   */
+  wrapClientFactory(factory: ((o: ServiceClientOptions) => ServiceClient) | undefined): (o: ServiceClientOptions) => ServiceClient {
+    const make = factory ?? createServiceClient;
+    return (o) => {
+      const client = make(o);
+      const team = this.resolved.find((r) => r.apiKey === o.apiKey && r.baseUrl === o.baseUrl);
+      if (!team) return client;
+      const setWebhook: ServiceClient['setWebhook'] = async (agentId, url, opts) => {
+        const cfg = await client.setWebhook(agentId, url, opts);
+        const accounts = await this.open(team.configDir);
+        try {
+          await withAccounts(() => accounts.setSigningSecret(team.teamId, agentId, cfg.secret));
+        } catch (e) {
+          const why = e instanceof Error ? e.message : String(e);
+          throw new CliFailure(`the webhook is set, but its signing secret could not be stored in the keychain: ${why}`, EXIT.failure, 'SECRET_NOT_STORED');
+        }
+        this.ctx?.output(team.json).note(`signing secret ${signingHint(cfg.secret)} stored in the keychain for team ${team.label}, agent ${agentId}`);
+        return cfg;
+      };
+      return new Proxy(client, {
+        get(t, prop, receiver) {
+          if (prop === 'setWebhook') return setWebhook;
+          const v: unknown = Reflect.get(t, prop, receiver);
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+        },
+      });
+    };
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.opened.values()];
+    this.opened.clear();
+    await Promise.allSettled(all.map(async (p) => (await p).close()));
+  }
+}
+
+const registry = new WeakMap<CliContext, CliAccounts>();
+
+export function attachAccounts(ctx: CliContext, accounts: CliAccounts): void {
+  registry.set(ctx, accounts);
+}
+
+/** The run's saved-teams access (main() attaches it; a bare context gets one on demand). */
+export function accountsOf(ctx: CliContext): CliAccounts {
+  let a = registry.get(ctx);
+  if (!a) {
+    a = new CliAccounts(ctx.io);
+    a.bind(ctx);
+    registry.set(ctx, a);
+  }
+  return a;
+}

@@ -1,0 +1,155 @@
+// `listen`: runs the local signed-webhook receiver (127.0.0.1 by default) until Ctrl-C. Every
+// delivery is verified, stored in the durable log and forwarded to --forward-to; one line per
+// delivery (its verdict) and per forward attempt (its result). --register-url points the agents'
+// webhooks at this receiver's public URL and stores the returned signing secret.
+import type { Command } from 'commander';
+import { z } from 'zod';
+import type { ServiceClient } from '../../core/api/service';
+import type { Logger } from '../../core/ports';
+import { accountsOf, signingHint, withAccounts } from '../accounts-context';
+import { defineAction, type CliContext } from '../context';
+import { CliFailure, UsageError } from '../errors';
+import { EXIT } from '../exit-codes';
+import { agentId, envVarName, httpUrl, intString, parseFlags } from '../flags';
+import type { Output } from '../output';
+import { DEFAULT_API_KEY_ENV } from '../target';
+import { DATA_DIR_HELP, attemptData, attemptLine, deliveryData, deliveryLine, explicitSecret, oneSecretSource, secretFlags, secretSource, tunnelDataDir } from '../tunnel-support';
+import { addConfigDirOption, collect } from './team';
+
+const flagsSchema = z
+  .object({
+    ...secretFlags,
+    agent: z.array(agentId).optional(),
+    port: intString(0, 65_535).optional(),
+    host: z.string().regex(/^[A-Za-z0-9.:_\-[\]]{1,253}$/, 'expected a host name or IP address').optional(),
+    forwardTo: httpUrl.optional(),
+    registerUrl: z.union([z.literal('self'), httpUrl], { error: 'expected the public http(s) URL of this receiver, or "self"' }).optional(),
+    baseUrl: httpUrl.optional(),
+    apiKeyEnv: envVarName,
+    json: z.boolean().optional(),
+  })
+  .refine(...oneSecretSource)
+  .refine((f) => !(f.team !== undefined && f.baseUrl !== undefined), { message: 'give either --team or --base-url, not both', path: ['team'] })
+  .refine((f) => f.registerUrl === undefined || f.team !== undefined || (f.baseUrl !== undefined && (f.agent?.length ?? 0) > 0), {
+    message: 'registering needs --team, or --base-url with --agent (and the key in the environment)',
+    path: ['registerUrl'],
+  });
+
+function waitForAbort(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+function outputLogger(out: Output): Logger {
+  return { info() {}, warn: (msg) => out.warn(msg), error: (msg) => out.warn(msg) };
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  const cmd = addConfigDirOption(
+    program
+      .command('listen')
+      .description('receive signed webhook deliveries locally, verify them and forward them to your app, until Ctrl-C')
+      .option('--team <team>', "a saved team: its agents, and their signing secrets from the keychain")
+      .option('--agent <id>', 'an agent to receive for (repeatable); with one agent, /hooks is its URL too', collect)
+      .option('--port <n>', 'port to listen on (0 = any free port)', '0')
+      .option('--host <host>', 'interface to listen on (anything but loopback exposes the receiver)', '127.0.0.1')
+      .option('--forward-to <url>', 'your local app: verified deliveries are POSTed here with their original headers and bytes')
+      .option('--secret-env <name>', 'environment variable holding the signing secret (preferred)')
+      .option('--secret <secret>', 'the signing secret (lands in shell history; prefer --secret-env)')
+      .option('--data-dir <dir>', DATA_DIR_HELP)
+      .option('--register-url <url>', 'set the agents\' webhook to <url>/hooks/<agent> and store the secret ("self": this receiver, for the emulator)')
+      .option('--base-url <url>', 'with --register-url and no --team: the service base URL')
+      .option('--api-key-env <name>', 'with --register-url and no --team: environment variable holding the API key', DEFAULT_API_KEY_ENV),
+  ).option('--json', 'one JSON object per line: ready, registered, delivery, forward, stopped');
+
+  defineAction(ctx, cmd, async (opts, out) => {
+    const f = parseFlags(flagsSchema, opts);
+    const explicit = explicitSecret(ctx, out, f);
+    const { Tunnel, isLoopback } = await import('../../core/tunnel');
+    const host = f.host ?? '127.0.0.1';
+
+    let agents = [...new Set(f.agent ?? [])];
+    let teamId: string | undefined;
+    let registerClient: (() => Promise<ServiceClient>) | undefined;
+    let saveTeamSecret: ((agent: string, secret: string) => Promise<void>) | undefined;
+    if (f.team !== undefined) {
+      const { accounts, team } = await accountsOf(ctx).team(f.team, f.configDir);
+      teamId = team.id;
+      const known = new Map(team.agents.flatMap((a) => [[a.agentId, a.agentId] as const, [a.label.toLowerCase(), a.agentId] as const]));
+      agents = agents.length ? agents.map((a) => known.get(a) ?? known.get(a.toLowerCase()) ?? a) : team.agents.map((a) => a.agentId);
+      const strangers = agents.filter((a) => !team.agents.some((x) => x.agentId === a));
+      if (strangers.length) throw new UsageError(`--agent: team "${team.label}" has no agent ${strangers.map((s) => `"${s}"`).join(', ')}`);
+      registerClient = () => withAccounts(() => accounts.clientFor(team.id));
+      saveTeamSecret = (agent, secret) => withAccounts(() => accounts.setSigningSecret(team.id, agent, secret));
+    } else if (f.registerUrl !== undefined && f.baseUrl !== undefined) {
+      const apiKey = ctx.io.env[f.apiKeyEnv]?.trim();
+      if (!apiKey) throw new UsageError(`no API key: set the environment variable ${f.apiKeyEnv} (or name another with --api-key-env); the key is never accepted as a flag`);
+      const client = ctx.client({ baseUrl: f.baseUrl, apiKey, agentId: '', keySource: `env ${f.apiKeyEnv}` });
+      registerClient = async () => client;
+    }
+    if (explicit === undefined && teamId === undefined && f.registerUrl === undefined) {
+      out.warn('no signing secret (--secret-env NAME or --team T): deliveries will be rejected as no-secret-configured');
+    }
+
+    const dataDir = tunnelDataDir(ctx, f);
+    const secrets = secretSource(ctx, { explicit, teamId, configDir: f.configDir });
+    const forward: { defaultUrl?: string } = {};
+    if (f.forwardTo !== undefined) forward.defaultUrl = f.forwardTo;
+    const tunnelOpts: ConstructorParameters<typeof Tunnel>[0] = { dataDir, getSecrets: secrets.getSecrets, clock: ctx.clock, logger: outputLogger(out), forward };
+    if (agents.length === 1) tunnelOpts.defaultAgentId = agents[0]!;
+    const tunnel = new Tunnel(tunnelOpts);
+    tunnel.on('delivery', (d) => out.event({ event: 'delivery', ...deliveryData(d) }, deliveryLine(d)));
+    tunnel.on('forward', (a) => out.event({ event: 'forward', ...attemptData(a) }, attemptLine(a)));
+
+    if (!isLoopback(host)) out.warn(`listening on ${host}, beyond this machine: anyone who can reach the port can post deliveries (they are still verified)`);
+    try {
+      let started;
+      try {
+        started = await tunnel.start({ port: f.port ?? 0, host, allowNonLoopback: true });
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        throw new CliFailure(`the receiver could not listen on ${host}:${f.port ?? 0}${code ? ` (${code})` : ''}`, EXIT.failure, 'LISTEN_FAILED');
+      }
+      const hooks = agents.map((a) => ({ agentId: a, url: tunnel.hookUrl(a) }));
+      out.event(
+        { event: 'ready', url: started.url, hooks, forwardTo: f.forwardTo ?? null, dataDir },
+        [
+          `receiving webhook deliveries at ${started.url}/hooks/<agent>${agents.length === 1 ? ` (or ${started.url}/hooks)` : ''}`,
+          ...hooks.map((h) => `  ${h.agentId}: ${h.url}`),
+          f.forwardTo ? `forwarding verified deliveries to ${f.forwardTo}` : 'not forwarding (no --forward-to): deliveries are verified and logged only',
+          'Press Ctrl-C to stop.',
+        ].join('\n'),
+      );
+
+      if (f.registerUrl !== undefined && registerClient) {
+        if (agents.length === 0) throw new UsageError('--register-url: no agents to register (give --agent)');
+        const { registerWebhook } = await import('../../core/tunnel');
+        const base = (f.registerUrl === 'self' ? started.url : f.registerUrl).replace(/\/+$/, '');
+        const client = await registerClient();
+        for (const agent of agents) {
+          let hint = '';
+          const r = await registerWebhook({
+            client,
+            agentId: agent,
+            publicUrl: `${base}/hooks/${encodeURIComponent(agent)}`,
+            signal: ctx.signal,
+            saveSecret: async (secret) => {
+              hint = signingHint(secret);
+              if (saveTeamSecret) await saveTeamSecret(agent, secret);
+              else secrets.remember(agent, secret);
+            },
+          });
+          out.event(
+            { event: 'registered', agentId: agent, url: r.url, mode: r.mode, secretHint: hint, secretStored: saveTeamSecret ? 'keychain' : 'memory' },
+            `webhook of ${agent} → ${r.url}; signing secret ${hint} ${saveTeamSecret ? 'stored in the keychain' : 'kept in memory for this run (use --team to store it)'}`,
+          );
+        }
+      }
+      await waitForAbort(ctx.signal);
+    } finally {
+      await tunnel.stop();
+    }
+    out.event({ event: 'stopped' }, 'receiver stopped');
+    return EXIT.ok;
+  });
+}

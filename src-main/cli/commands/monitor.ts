@@ -1,0 +1,149 @@
+// `monitor`: polls the saved teams' agents (or an ad hoc --base-url/--agent set with the env key)
+// and prints health changes and alerts as they happen, until Ctrl-C / SIGTERM. With --json: one
+// object per line — {"event":"started"}, {"event":"health"}, {"event":"alert"}, {"event":"stopped"}.
+import type { Command } from 'commander';
+import { z } from 'zod';
+import type { ServiceClient } from '../../core/api/service';
+import { accountsOf, withAccounts } from '../accounts-context';
+import { defineAction, type CliContext } from '../context';
+import { UsageError } from '../errors';
+import { EXIT } from '../exit-codes';
+import { agentId, envVarName, httpUrl, parseFlags, secondsString } from '../flags';
+import { DEFAULT_API_KEY_ENV } from '../target';
+import { addConfigDirOption, collect } from './team';
+
+const ADHOC_TEAM = 'adhoc';
+
+const flagsSchema = z
+  .object({
+    team: z.array(z.string().trim().min(1, 'expected a team id or label').max(200)).optional(),
+    baseUrl: httpUrl.optional(),
+    agent: z.array(agentId).optional(),
+    apiKeyEnv: envVarName,
+    interval: secondsString.optional(),
+    fastInterval: secondsString.optional(),
+    configDir: z.string().min(1, 'expected a folder').optional(),
+    json: z.boolean().optional(),
+  })
+  .refine((f) => !(f.team && f.baseUrl), { message: 'give either --team or --base-url, not both', path: ['team'] })
+  .refine((f) => !f.baseUrl || (f.agent?.length ?? 0) > 0, { message: 'with --base-url, name the agents to watch with --agent', path: ['agent'] })
+  .refine((f) => f.interval === undefined || f.fastInterval === undefined || f.fastInterval <= f.interval, {
+    message: 'must not exceed --interval',
+    path: ['fastInterval'],
+  });
+
+interface Watched {
+  teamId: string;
+  team: string;
+  agentId: string;
+  label: string;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function waitForAbort(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  const cmd = addConfigDirOption(
+    program
+      .command('monitor')
+      .description("watch the agents' channel health and print alerts as they happen, until Ctrl-C")
+      .option('--team <team>', 'a saved team to watch (repeatable; default: every saved team)', collect)
+      .option('--base-url <url>', 'ad hoc: service base URL (with --agent and the key in the environment)')
+      .option('--agent <id>', 'an agent to watch (repeatable); with --team, only these', collect)
+      .option('--api-key-env <name>', 'ad hoc: environment variable holding the API key', DEFAULT_API_KEY_ENV)
+      .option('--interval <seconds>', 'poll interval (default: the saved setting, 15)')
+      .option('--fast-interval <seconds>', 'poll interval while pairing or reconnecting (default: the saved setting, 2)'),
+  ).option('--json', 'one JSON object per line: started, health, alert, stopped');
+
+  defineAction(ctx, cmd, async (opts, out) => {
+    const f = parseFlags(flagsSchema, opts);
+    const { Monitor } = await import('../../core/monitor');
+    const watched: Watched[] = [];
+    const clients = new Map<string, ServiceClient>();
+    let intervalSec = 15;
+    let fastSec = 2;
+    let rules = {};
+
+    if (f.baseUrl) {
+      const apiKey = ctx.io.env[f.apiKeyEnv]?.trim();
+      if (!apiKey) throw new UsageError(`no API key: set the environment variable ${f.apiKeyEnv} (or name another with --api-key-env); the key is never accepted as a flag`);
+      clients.set(ADHOC_TEAM, ctx.client({ baseUrl: f.baseUrl, apiKey, agentId: '', keySource: `env ${f.apiKeyEnv}` }));
+      for (const a of new Set(f.agent)) watched.push({ teamId: ADHOC_TEAM, team: ADHOC_TEAM, agentId: a, label: a });
+    } else {
+      const ca = accountsOf(ctx);
+      const accounts = await ca.open(f.configDir);
+      const teams = f.team ? await Promise.all(f.team.map(async (t) => (await ca.team(t, f.configDir)).team)) : accounts.listTeams();
+      if (teams.length === 0) throw new UsageError('no saved teams to watch: add one with `channel-companion team add`, or give --base-url and --agent');
+      const only = f.agent ? new Set(f.agent) : null;
+      for (const t of teams) {
+        const agents = t.agents.filter((a) => !only || only.has(a.agentId) || only.has(a.label));
+        if (agents.length === 0) continue;
+        // The key is read from the keychain now, so a locked keychain is reported before polling starts.
+        clients.set(t.id, await withAccounts(() => accounts.clientFor(t.id)));
+        for (const a of agents) watched.push({ teamId: t.id, team: t.label, agentId: a.agentId, label: a.label });
+      }
+      if (watched.length === 0) throw new UsageError('no agents to watch (check --agent and `channel-companion agent list`)');
+      const s = accounts.settings();
+      intervalSec = s.pollIntervalSec;
+      fastSec = s.fastPollIntervalSec;
+      const r = s.alertRules;
+      rules = { reconnectGraceSec: r.reconnectGraceSec, realertMinutes: r.realertMinutes, flapCount: r.flapCount, flapWindowMinutes: r.flapWindowMinutes, quietHours: r.quietHours };
+    }
+    intervalSec = f.interval ?? intervalSec;
+    fastSec = Math.min(f.fastInterval ?? fastSec, intervalSec);
+
+    const byKey = new Map(watched.map((w) => [`${w.teamId}\u0000${w.agentId}`, w]));
+    const monitor = new Monitor({
+      targets: () => watched.map((w) => ({ teamId: w.teamId, agentId: w.agentId })),
+      readSession: (teamId, agent, signal) => clients.get(teamId)!.getSession(agent, { signal }),
+      clock: ctx.clock,
+      rules,
+      poll: { intervalMs: intervalSec * 1000, fastIntervalMs: fastSec * 1000, coalesceMs: Math.min(1000, fastSec * 500) },
+    });
+
+    monitor.on('health', (ev) => {
+      const w = byKey.get(`${ev.teamId}\u0000${ev.agentId}`);
+      const phone = ev.status?.phone ?? null;
+      const data: Record<string, unknown> = {
+        event: 'health',
+        teamId: ev.teamId,
+        team: w?.team ?? ev.teamId,
+        agentId: ev.agentId,
+        health: ev.health,
+        previous: ev.previous,
+        rawState: ev.rawState,
+        phone,
+        at: iso(ev.since),
+      };
+      if (ev.error) data.error = { kind: ev.error.kind, code: ev.error.code, message: ev.error.message };
+      out.event(
+        data,
+        `${iso(ev.since)} ${w?.team ?? ev.teamId}/${ev.agentId}: ${ev.health} (was ${ev.previous})${phone ? ` +${phone}` : ''}${ev.error ? ` — ${ev.error.message}` : ''}`,
+      );
+    });
+    monitor.on('alert', (a) => {
+      const data: Record<string, unknown> = { event: 'alert', id: a.id, kind: a.kind, urgent: a.urgent, teamId: a.teamId, agentIds: a.agentIds, title: a.title, body: a.body, at: iso(a.at) };
+      if (a.incidentId) data.incidentId = a.incidentId;
+      out.event(data, `${iso(a.at)} ${a.urgent ? 'ALERT' : 'notice'} [${a.kind}] ${a.title}${a.body ? `\n  ${a.body.replace(/\n/g, '\n  ')}` : ''}`);
+    });
+
+    out.event(
+      { event: 'started', agents: watched.map((w) => ({ teamId: w.teamId, team: w.team, agentId: w.agentId })), intervalSec, fastIntervalSec: fastSec },
+      `watching ${watched.length} agent${watched.length === 1 ? '' : 's'} (${watched.map((w) => `${w.team}/${w.agentId}`).join(', ')}) every ${intervalSec} s — Ctrl-C to stop`,
+    );
+    monitor.start();
+    try {
+      await waitForAbort(ctx.signal);
+    } finally {
+      await monitor.stop();
+    }
+    out.event({ event: 'stopped' }, 'monitor stopped');
+    return EXIT.ok;
+  });
+}

@@ -1,0 +1,131 @@
+// `serve`: the whole app in a browser. Builds the companion (accounts + keychain, monitor, tunnel,
+// chat), the contract handlers over it and the browser host serving the built renderer, prints the
+// URL to open ONCE (with --json: a first line {"event":"ready",…}), and runs until Ctrl-C / SIGTERM.
+// --emulator also starts the local emulator and (unless --no-demo-team) adds its demo team.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import type { Logger } from '../../core/ports';
+import { defineAction, type CliContext } from '../context';
+import { CliFailure } from '../errors';
+import { EXIT } from '../exit-codes';
+import { intString, parseFlags, secondsString } from '../flags';
+import type { Output } from '../output';
+
+const flagsSchema = z.object({
+  port: intString(0, 65_535).optional(),
+  host: z.string().regex(/^[A-Za-z0-9.:_-]{1,253}$/, 'expected a host name or IP address').optional(),
+  emulator: z.boolean().optional(),
+  demoTeam: z.boolean().optional(),
+  configDir: z.string().min(1, 'expected a folder').optional(),
+  dataDir: z.string().min(1, 'expected a folder').optional(),
+  rendererDir: z.string().min(1, 'expected a folder').optional(),
+  pollSec: secondsString.optional(),
+  fastPollSec: secondsString.optional(),
+  json: z.boolean().optional(),
+});
+
+function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
+/** out/renderer, from the source tree (src-main/cli/commands) or the build (out/main[/chunks]). */
+export function findRendererDir(given?: string): string | null {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const candidates = given ? [path.resolve(given)] : [path.resolve(here, '../../../out/renderer'), path.resolve(here, '../renderer'), path.resolve(here, '../../renderer')];
+  return candidates.find((d) => existsSync(path.join(d, 'index.html'))) ?? null;
+}
+
+function waitForAbort(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+function cliLogger(out: Output): Logger {
+  return {
+    info: () => undefined,
+    warn: (msg) => out.warn(msg),
+    error: (msg) => out.warn(msg),
+  };
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  const cmd = program
+    .command('serve')
+    .description('run the app in your browser (loopback only) until Ctrl-C')
+    .option('--port <n>', 'port of the browser host (0 = any free port)', '0')
+    .option('--host <host>', 'interface to listen on (anything but loopback needs this flag and is warned about)', '127.0.0.1')
+    .option('--emulator', 'also start the local emulator of the service and add its demo team')
+    .option('--no-demo-team', 'with --emulator: start the emulator but do not add its team')
+    .option('--config-dir <dir>', 'folder of config.json (default: the platform config folder)')
+    .option('--data-dir <dir>', 'folder of transcripts, timelines and the tunnel log (default: <config-dir>/data)')
+    .option('--renderer-dir <dir>', 'folder of the built renderer (default: out/renderer)')
+    .option('--poll-sec <s>', 'poll interval for this run, not saved (seconds)')
+    .option('--fast-poll-sec <s>', 'fast poll interval (pairing, reconnecting) for this run, not saved (seconds)')
+    .option('--json', 'one JSON object per line on stdout; the first is {"event":"ready",…}');
+
+  defineAction(ctx, cmd, async (opts, out) => {
+    const f = parseFlags(flagsSchema, opts);
+    const host = f.host ?? '127.0.0.1';
+    const rendererDir = findRendererDir(f.rendererDir);
+    if (!rendererDir) throw new CliFailure('The renderer is not built (no out/renderer/index.html): run npm run build', EXIT.failure, 'NOT_BUILT');
+    if (!isLoopbackHost(host)) {
+      out.warn(`listening on ${host}, beyond this machine: anyone who can reach it and learns the URL's token can use the app. Prefer the default 127.0.0.1.`);
+    }
+
+    // Loaded on demand: the other commands never pay for the app core.
+    const [{ createCompanion }, { createRealServices }, { createHandlers }, { startHostServer }] = await Promise.all([
+      import('../../core/companion'),
+      import('../../app/real-services'),
+      import('../../app/handlers'),
+      import('../../host/server'),
+    ]);
+    const poll: { intervalMs?: number; fastIntervalMs?: number } = {};
+    if (f.pollSec !== undefined) poll.intervalMs = Math.round(f.pollSec * 1000);
+    if (f.fastPollSec !== undefined) poll.fastIntervalMs = Math.round(f.fastPollSec * 1000);
+    const companion = await createCompanion({
+      clock: ctx.clock,
+      logger: cliLogger(out),
+      poll,
+      ...(f.configDir ? { configDir: path.resolve(f.configDir) } : {}),
+      ...(f.dataDir ? { dataDir: path.resolve(f.dataDir) } : {}),
+    });
+    const services = createRealServices(companion);
+    let hostServer: Awaited<ReturnType<typeof startHostServer>> | null = null;
+    try {
+      let emulator: { baseUrl: string; controlUrl: string; apiKey: string } | null = null;
+      let demoTeam: { teamId: string; label: string; agentIds: string[] } | null = null;
+      if (f.emulator) {
+        if (f.demoTeam === false) {
+          const info = await companion.startEmulator();
+          emulator = { baseUrl: info.baseUrl, controlUrl: info.controlUrl, apiKey: info.apiKey };
+        } else {
+          const { team, emulator: info } = await companion.startDemo();
+          emulator = { baseUrl: info.baseUrl, controlUrl: info.controlUrl, apiKey: info.apiKey };
+          demoTeam = { teamId: team.id, label: team.label, agentIds: team.agents.map((a) => a.agentId) };
+        }
+      }
+      hostServer = await startHostServer({ handlers: createHandlers(services), events: services.events, rendererDir, host, ...(f.port !== undefined ? { port: f.port } : {}) });
+      out.event(
+        { event: 'ready', url: hostServer.openUrl, port: hostServer.port, pid: process.pid, origin: hostServer.origin, configDir: companion.configDir, dataDir: companion.dataDir, emulator, demoTeam },
+        [
+          `Channel Companion is running. Open: ${hostServer.openUrl}`,
+          ...(emulator
+            ? [`  emulator: ${emulator.baseUrl} (control ${emulator.controlUrl}; its made-up key: ${emulator.apiKey})`, ...(demoTeam ? [`  demo team "${demoTeam.label}" added (in memory only)`] : [])]
+            : []),
+          'Press Ctrl-C to stop.',
+        ].join('\n'),
+      );
+      await waitForAbort(ctx.signal);
+    } finally {
+      await hostServer?.close();
+      services.dispose();
+      await companion.close();
+    }
+    out.event({ event: 'closed' }, 'stopped');
+    return EXIT.ok;
+  });
+}

@@ -1,0 +1,84 @@
+// `team add|list|remove`: saved teams. The API key is read from an environment variable (never a
+// flag), checked against the service, and stored only in the OS keychain; the config file and the
+// output carry a hint of it (the last 4 characters) at most.
+import type { Command } from 'commander';
+import { z } from 'zod';
+import type { TeamRecord } from '../../core/accounts';
+import { accountsOf, withAccounts } from '../accounts-context';
+import { defineAction, type CliContext } from '../context';
+import { UsageError } from '../errors';
+import { agentId, envVarName, httpUrl, parseFlags } from '../flags';
+import { DEFAULT_API_KEY_ENV } from '../target';
+
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+export function addConfigDirOption(cmd: Command): Command {
+  return cmd.option('--config-dir <dir>', 'where saved teams live (default: the app config folder; env CHANNEL_COMPANION_HOME)');
+}
+
+const configDir = z.string().min(1, 'expected a folder').optional();
+const teamName = z.string().trim().min(1, 'expected a team id or label').max(200);
+
+const addSchema = z.object({
+  label: z.string().trim().min(1, 'the label is empty').max(64, 'at most 64 characters'),
+  baseUrl: httpUrl,
+  agent: z.array(agentId).min(1, 'give at least one --agent (the key is checked against it)'),
+  apiKeyEnv: envVarName,
+  configDir,
+  json: z.boolean().optional(),
+});
+
+const listSchema = z.object({ configDir, json: z.boolean().optional() });
+
+export function teamLines(t: TeamRecord): string {
+  return [`${t.label} (${t.id})  ${t.baseUrl}  key ${t.keyHint}`, ...t.agents.map((a) => `  - ${a.agentId}${a.label !== a.agentId ? ` (${a.label})` : ''}`)].join('\n');
+}
+
+export function teamJson(t: TeamRecord): Record<string, unknown> {
+  return { id: t.id, label: t.label, baseUrl: t.baseUrl, keyHint: t.keyHint, agents: t.agents };
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  const team = program.command('team').description('saved teams: base URL, API key (in the OS keychain) and agents');
+
+  const add = addConfigDirOption(
+    team
+      .command('add')
+      .description('save a team; the key (from an environment variable) is checked against the service first')
+      .requiredOption('--label <label>', 'a name for the team')
+      .requiredOption('--base-url <url>', 'service base URL')
+      .option('--agent <id>', 'an agent of the team (repeatable; the key is checked against each)', collect)
+      .option('--api-key-env <name>', 'environment variable holding the team API key', DEFAULT_API_KEY_ENV),
+  ).option('--json', 'the saved team as one JSON object');
+
+  defineAction(ctx, add, async (opts, out) => {
+    const f = parseFlags(addSchema, { ...opts, agent: opts.agent ?? [] });
+    const apiKey = ctx.io.env[f.apiKeyEnv]?.trim();
+    if (!apiKey) throw new UsageError(`no API key: set the environment variable ${f.apiKeyEnv} (or name another with --api-key-env); the key is never accepted as a flag`);
+    const accounts = await accountsOf(ctx).open(f.configDir);
+    const t = await withAccounts(() => accounts.addTeam({ label: f.label, baseUrl: f.baseUrl, apiKey, agents: f.agent.map((a) => ({ agentId: a })) }));
+    out.result(teamJson(t), `saved team ${teamLines(t)}\nthe API key is in the OS keychain`);
+  });
+
+  const list = addConfigDirOption(team.command('list').description('list saved teams (key hints only)')).option('--json', 'one JSON object per team');
+  defineAction(ctx, list, async (opts, out) => {
+    const f = parseFlags(listSchema, opts);
+    const teams = (await accountsOf(ctx).open(f.configDir)).listTeams();
+    if (teams.length === 0) out.note('no saved teams; add one with `channel-companion team add`');
+    for (const t of teams) out.result(teamJson(t), teamLines(t));
+  });
+
+  const remove = addConfigDirOption(team.command('remove').description('remove a saved team and its keychain entries').argument('<team>', 'team id or label')).option(
+    '--json',
+    'the result as one JSON object',
+  );
+  defineAction(ctx, remove, async (opts, out, cmd) => {
+    const f = parseFlags(listSchema, opts);
+    const name = parseFlags(z.object({ team: teamName }), { team: cmd.args[0] }).team;
+    const { accounts, team: t } = await accountsOf(ctx).team(name, f.configDir);
+    await withAccounts(() => accounts.removeTeam(t.id));
+    out.result({ removed: t.id, label: t.label }, `removed team ${t.label} (${t.id}) and its keychain entries`);
+  });
+}

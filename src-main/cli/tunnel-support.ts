@@ -1,0 +1,156 @@
+// Shared by `listen`, `trigger` and `deliveries`: the tunnel's data folder, where signing secrets
+// come from (--secret-env, --secret, or a saved team's keychain entries) and how a delivery or a
+// forward attempt is shown. Secrets are never printed.
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { Accounts } from '../core/accounts';
+import type { DeliveryListItem, ForwardAttempt, StoredDelivery } from '../core/tunnel';
+import { accountsOf } from './accounts-context';
+import type { CliContext } from './context';
+import { UsageError } from './errors';
+import { envVarName } from './flags';
+import type { Output } from './output';
+
+export const secretFlags = {
+  secret: z.string().min(1, 'the secret is empty').optional(),
+  secretEnv: envVarName.optional(),
+  team: z.string().trim().min(1, 'expected a team id or label').max(200).optional(),
+  configDir: z.string().min(1, 'expected a folder').optional(),
+  dataDir: z.string().min(1, 'expected a folder').optional(),
+};
+
+export const oneSecretSource: [(f: { secret?: string | undefined; secretEnv?: string | undefined }) => boolean, { message: string; path: string[] }] = [
+  (f) => !(f.secret !== undefined && f.secretEnv !== undefined),
+  { message: 'give either --secret or --secret-env, not both', path: ['secret'] },
+];
+
+export const DATA_DIR_HELP = 'data folder, as for `serve` (default: <config dir>/data); the log is in its tunnel/ subfolder';
+
+/** <data dir>/tunnel, the data dir being --data-dir or <config dir>/data — the app's own log (the config dir never touches the keychain). */
+export function tunnelDataDir(ctx: CliContext, f: { dataDir?: string | undefined; configDir?: string | undefined }): string {
+  const data = f.dataDir !== undefined ? resolve(ctx.io.cwd, f.dataDir) : join(accountsOf(ctx).configDir(f.configDir), 'data');
+  return join(data, 'tunnel');
+}
+
+/** The secret given on the command line (--secret-env preferred), or undefined. */
+export function explicitSecret(ctx: CliContext, out: Output, f: { secret?: string | undefined; secretEnv?: string | undefined }): string | undefined {
+  if (f.secretEnv !== undefined) {
+    const v = ctx.io.env[f.secretEnv];
+    if (!v) throw new UsageError(`the environment variable ${f.secretEnv} is not set (it should hold the signing secret)`);
+    return v;
+  }
+  if (f.secret !== undefined) {
+    out.warn('--secret lands in your shell history; prefer --secret-env NAME');
+    return f.secret;
+  }
+  return undefined;
+}
+
+/**
+ * getSecrets for the tunnel: the explicit secret first, then (with --team) the agent's secrets read
+ * afresh from the config and keychain at each call — so a secret rotated meanwhile (by
+ * `webhook set --team` or the app) is picked up — then secrets learnt during this run.
+ */
+export function secretSource(
+  ctx: CliContext,
+  opts: { explicit?: string | undefined; teamId?: string | undefined; configDir?: string | undefined },
+): { getSecrets(agentId: string): Promise<string[]>; remember(agentId: string, secret: string): void } {
+  const learnt = new Map<string, string>();
+  const ca = accountsOf(ctx);
+  return {
+    remember: (agentId, secret) => void learnt.set(agentId, secret),
+    async getSecrets(agentId) {
+      const out: string[] = [];
+      if (opts.explicit !== undefined) out.push(opts.explicit);
+      const l = learnt.get(agentId);
+      if (l !== undefined) out.push(l);
+      if (opts.teamId !== undefined) {
+        const accounts = await Accounts.open({
+          configDir: ca.configDir(opts.configDir),
+          secrets: ca.secrets(),
+          clock: ctx.clock,
+          clientFactory: () => {
+            throw new Error('no service calls here');
+          },
+        });
+        try {
+          out.push(...(await accounts.getSigningSecrets(opts.teamId, agentId)));
+        } catch {
+          // Agent not in the team (or keychain failure): the verdict says no secret is configured.
+        } finally {
+          await accounts.close();
+        }
+      }
+      return [...new Set(out)];
+    },
+  };
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export function deliveryData(d: StoredDelivery): Record<string, unknown> {
+  return {
+    id: d.id,
+    agentId: d.agentId,
+    receivedAt: iso(d.receivedAt),
+    ok: d.verdict.ok,
+    verdict: d.verdict.reason,
+    scheme: d.verdict.scheme,
+    eventType: d.summary.event,
+    from: d.summary.from,
+    type: d.summary.type,
+    messageId: d.summary.messageId,
+    simulated: d.simulated === true,
+    forward: d.forward,
+  };
+}
+
+export function deliveryLine(d: StoredDelivery): string {
+  const s = d.summary;
+  return `${iso(d.receivedAt)} ${d.id} ${d.agentId}: ${d.verdict.ok ? d.verdict.reason : `REJECTED ${d.verdict.reason}`} ${s.event ?? '-'}${s.type ? ` ${s.type}` : ''}${s.from ? ` from +${s.from}` : ''}${d.simulated ? ' (simulated)' : ''}${d.forward ? '' : ' — not forwarded'}`;
+}
+
+export function attemptData(a: ForwardAttempt): Record<string, unknown> {
+  const data: Record<string, unknown> = {
+    deliveryId: a.deliveryId,
+    attemptId: a.id,
+    url: a.url,
+    ok: a.status !== null && a.status >= 200 && a.status <= 299,
+    status: a.status,
+    error: a.error,
+    latencyMs: a.latencyMs,
+  };
+  if (a.replay) data.replay = a.replay;
+  if (a.resigned) data.resigned = true;
+  return data;
+}
+
+export function attemptLine(a: ForwardAttempt): string {
+  const result = a.status !== null ? `${a.status}` : `failed (${a.error ?? 'no answer'})`;
+  return `  → ${a.replay ? `replay ${a.replay} ` : 'forward '}${a.deliveryId} to ${a.url}: ${result} in ${Math.round(a.latencyMs)} ms${a.resigned ? ' (re-signed)' : ''}`;
+}
+
+export function listItemData(i: DeliveryListItem): Record<string, unknown> {
+  return {
+    id: i.id,
+    agentId: i.agentId,
+    receivedAt: iso(i.receivedAt),
+    ok: i.verdict.ok,
+    verdict: i.verdict.reason,
+    eventType: i.summary.event,
+    from: i.summary.from,
+    type: i.summary.type,
+    messageId: i.summary.messageId,
+    bytes: i.bytes,
+    simulated: i.simulated,
+    forwardState: i.forwardState,
+    attempts: i.attempts,
+    lastStatus: i.lastStatus,
+  };
+}
+
+export function listItemLine(i: DeliveryListItem): string {
+  return `${i.id}  ${iso(i.receivedAt)}  ${i.agentId}  ${i.verdict.ok ? i.verdict.reason : `REJECTED ${i.verdict.reason}`}  ${i.summary.type ?? '-'}  ${i.summary.from ? `+${i.summary.from}` : '-'}  ${i.forwardState}${i.lastStatus !== null ? ` ${i.lastStatus}` : ''}${i.simulated ? '  (simulated)' : ''}`;
+}

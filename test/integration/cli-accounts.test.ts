@@ -1,0 +1,98 @@
+// Saved teams against the emulator: `team add` checks the key for real (good key stored in the
+// secret store, bad key → exit 4 with nothing stored), then `status --team` and `send --team`.
+// The API key appears in no output line and in no file under the config folder.
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../src-main/emulator';
+import { MemorySecretStore } from '../../src-main/core/secrets';
+import { runCli, type CliRun } from '../helpers/cli';
+import { DEMO_KEY, startTestEmulator, state } from '../helpers/emulator';
+
+let emu: Emulator;
+let dir: string;
+const store = new MemorySecretStore();
+const outputs: CliRun[] = [];
+
+async function cli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  const r = await runCli(args, { env, configDir: dir, secretStore: store });
+  outputs.push(r);
+  return r;
+}
+
+async function filesText(root: string): Promise<string> {
+  let text = '';
+  for (const e of await readdir(root, { withFileTypes: true, recursive: true })) {
+    if (e.isFile()) text += await readFile(join(e.parentPath, e.name), 'utf8');
+  }
+  return text;
+}
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  dir = await mkdtemp(join(tmpdir(), 'cc-cli-accounts-'));
+});
+afterAll(async () => {
+  await emu?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('saved teams against the emulator', () => {
+  it('a wrong key → exit 4, the config unchanged and the secret store empty', async () => {
+    const r = await cli(['team', 'add', '--label', 'Demo', '--base-url', emu.baseUrl, '--agent', 'agent-connected'], { CHANNEL_API_KEY: 'wrong-key-0123456789' });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/rejected/);
+    expect(store.snapshot()).toEqual({});
+    expect(JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')).teams).toEqual([]);
+    expect(r.stdout + r.stderr).not.toContain('wrong-key-0123456789');
+  });
+
+  it('an unknown agent → exit 3, nothing stored', async () => {
+    const r = await cli(['team', 'add', '--label', 'Demo', '--base-url', emu.baseUrl, '--agent', 'agent-nope'], { CHANNEL_API_KEY: DEMO_KEY });
+    expect(r.code).toBe(3);
+    expect(store.snapshot()).toEqual({});
+  });
+
+  it('the good key is checked and stored in the secret store only', async () => {
+    const r = await cli(['team', 'add', '--label', 'Demo', '--base-url', emu.baseUrl, '--agent', 'agent-connected', '--agent', 'agent-unlinked', '--json'], { CHANNEL_API_KEY: DEMO_KEY });
+    expect(r.code).toBe(0);
+    expect(r.json()[0]).toMatchObject({ label: 'Demo', baseUrl: emu.baseUrl, agents: [{ agentId: 'agent-connected' }, { agentId: 'agent-unlinked' }] });
+    expect(Object.values(store.snapshot())).toEqual([DEMO_KEY]);
+    const list = await cli(['team', 'list', '--json']);
+    expect(list.json()).toHaveLength(1);
+  });
+
+  it('status --team reads the session with the stored key (the environment holds no key)', async () => {
+    const r = await cli(['status', '--team', 'Demo', '--agent', 'agent-connected', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.json()[0]).toMatchObject({ agentId: 'agent-connected', health: 'connected', connected: true });
+    const u = await cli(['status', '--team', 'demo', '--agent', 'agent-unlinked']);
+    expect(u.code).toBe(0);
+    expect(u.stdout).toMatch(/^agent-unlinked: needs-scan/);
+  });
+
+  it('send --team … --json → "status":"sent", and the emulator has the message', async () => {
+    const r = await cli(['send', '--team', 'Demo', '--agent', 'agent-connected', '--to', '+15550102000', '--text', 'hi from a saved team', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('"status":"sent"');
+    const [res] = r.json();
+    expect((await state(emu)).sentMessages.map((m) => m.messageId)).toContain(res!.messageId);
+  });
+
+  it('agent add checks with the stored key; team remove empties the secret store', async () => {
+    const bad = await cli(['agent', 'add', '--team', 'Demo', '--agent', 'agent-ghost']);
+    expect(bad.code).toBe(3);
+    const ok = await cli(['agent', 'add', '--team', 'Demo', '--agent', 'agent-flaky', '--label', 'Flaky']);
+    expect(ok.code).toBe(0);
+    expect((await cli(['agent', 'list', '--team', 'Demo', '--json'])).json().map((a) => a.agentId)).toEqual(['agent-connected', 'agent-unlinked', 'agent-flaky']);
+    const rm1 = await cli(['team', 'remove', 'Demo']);
+    expect(rm1.code).toBe(0);
+    expect(store.snapshot()).toEqual({});
+  });
+
+  it('the API key appeared in no output line and is in no file under the config folder', async () => {
+    for (const r of outputs) expect(r.stdout + r.stderr).not.toContain(DEMO_KEY);
+    expect(await filesText(dir)).not.toContain(DEMO_KEY);
+  });
+});

@@ -1,0 +1,108 @@
+// `listen` against the emulator: --register-url self points the agent's webhook at the receiver and
+// stores the signing secret; an emulator inbound message arrives, is `verified` and reaches a local
+// test app; then `deliveries list/show/export` read it back.
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../src-main/emulator';
+import { decodeSigningSecrets } from '../../src-main/core/accounts/signing';
+import { MemorySecretStore } from '../../src-main/core/secrets';
+import { verifyDelivery } from '../../src-main/core/signature';
+import { parseJsonLines, runCli } from '../helpers/cli';
+import { DEMO_KEY, control, startTestEmulator } from '../helpers/emulator';
+import { startHttpSink, type HttpSink } from '../helpers/http-sink';
+
+let emu: Emulator;
+let app: HttpSink;
+let dir: string;
+const store = new MemorySecretStore();
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  app = await startHttpSink();
+  dir = await mkdtemp(join(tmpdir(), 'cc-cli-tunnel-'));
+});
+afterAll(async () => {
+  await emu?.close();
+  await app?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('listen + deliveries against the emulator', () => {
+  let deliveryId = '';
+
+  it('registers itself, receives an inbound message verified, forwards it to the local app', async () => {
+    const add = await runCli(['team', 'add', '--label', 'Demo', '--base-url', emu.baseUrl, '--agent', 'agent-connected'], { env: { CHANNEL_API_KEY: DEMO_KEY }, configDir: dir, secretStore: store });
+    expect(add.code).toBe(0);
+
+    const ctl = new AbortController();
+    let sent = false;
+    const errors: unknown[] = [];
+    const r = await runCli(['listen', '--team', 'Demo', '--register-url', 'self', '--forward-to', app.url, '--json'], {
+      configDir: dir,
+      secretStore: store,
+      signal: ctl.signal,
+      onStdout: (_c, all) => {
+        const lines = parseJsonLines(all);
+        if (!sent && lines.some((l) => l.event === 'registered')) {
+          sent = true;
+          control(emu, 'POST', '/agents/agent-connected/inbound', { from: '+15550100002', type: 'text', text: 'hello tunnel' }).catch((e: unknown) => {
+            errors.push(e);
+            ctl.abort();
+          });
+        }
+        if (lines.some((l) => l.event === 'forward')) ctl.abort();
+      },
+    });
+    expect(errors).toEqual([]);
+    expect(r.code).toBe(0);
+    const lines = r.json();
+    const ready = lines[0]!;
+    expect(ready).toMatchObject({ event: 'ready', hooks: [{ agentId: 'agent-connected' }] });
+    expect(ready.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(lines).toContainEqual(expect.objectContaining({ event: 'registered', agentId: 'agent-connected', url: `${ready.url as string}/hooks/agent-connected`, secretStored: 'keychain' }));
+    const delivery = lines.find((l) => l.event === 'delivery')!;
+    expect(delivery).toMatchObject({ agentId: 'agent-connected', ok: true, verdict: 'verified', from: '15550100002', type: 'text', forward: true });
+    expect(lines).toContainEqual(expect.objectContaining({ event: 'forward', deliveryId: delivery.id, ok: true, status: 200, url: app.url }));
+    deliveryId = delivery.id as string;
+
+    // The local app got the original bytes and signature: it verifies with the stored secret.
+    const secrets = Object.entries(store.snapshot()).filter(([k]) => k.includes('signing-secret'));
+    expect(secrets).toHaveLength(1);
+    const candidates = decodeSigningSecrets(secrets[0]![1]);
+    expect(candidates).toHaveLength(1);
+    const req = app.requests.at(-1)!;
+    expect(JSON.parse(req.body.toString()).message.text).toBe('hello tunnel');
+    expect(verifyDelivery({ headers: req.headers as Record<string, string>, rawBody: req.body, secrets: candidates, now: Math.floor(Date.now() / 1000) }).ok).toBe(true);
+    for (const s of candidates) expect(r.stdout + r.stderr).not.toContain(s);
+    expect(r.stdout + r.stderr).not.toContain(DEMO_KEY);
+  }, 20_000);
+
+  it('deliveries list / show / export read it back from the default data folder', async () => {
+    const opts = { configDir: dir, secretStore: store };
+    const list = await runCli(['deliveries', 'list', '--json'], opts);
+    expect(list.code).toBe(0);
+    expect(list.json()).toEqual([expect.objectContaining({ id: deliveryId, verdict: 'verified', forwardState: 'delivered', lastStatus: 200, simulated: false })]);
+    const show = await runCli(['deliveries', 'show', deliveryId, '--json'], opts);
+    expect(show.json()[0]).toMatchObject({ id: deliveryId, verdict: { ok: true, reason: 'verified', scheme: 'v1' }, attempts: [expect.objectContaining({ status: 200 })] });
+    const curl = await runCli(['deliveries', 'export', deliveryId, '--url', app.url], opts);
+    expect(curl.code).toBe(0);
+    expect(curl.stdout).toMatch(/^curl -sS -X POST/);
+    expect(curl.stdout).toContain('hello tunnel');
+    const fixture = await runCli(['deliveries', 'export', deliveryId, '--format', 'fixture', '--json'], opts);
+    expect(fixture.json()[0]).toMatchObject({ format: 'fixture', fixture: { id: deliveryId, agentId: 'agent-connected' } });
+  });
+
+  it('no file under the config folder holds the API key or the signing secret', async () => {
+    let text = '';
+    for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
+      if (e.isFile()) text += await readFile(join(e.parentPath, e.name), 'utf8');
+    }
+    expect(text).not.toContain(DEMO_KEY);
+    const secrets = Object.entries(store.snapshot()).filter(([k]) => k.includes('signing-secret'));
+    const stored = decodeSigningSecrets(secrets[0]![1]);
+    expect(stored).toHaveLength(1);
+    for (const s of stored) expect(text).not.toContain(s);
+  });
+});

@@ -1,0 +1,123 @@
+// `listen`: the receiver on 127.0.0.1 port 0, verified deliveries forwarded to a loopback sink,
+// one JSON line per delivery and per forward; the secret from --secret-env or the team's keychain.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signDelivery } from '../../../src-main/core/signature';
+import { MemorySecretStore } from '../../../src-main/core/secrets';
+import { parseJsonLines, runCli, type RunCliOptions } from '../../helpers/cli';
+import { startHttpSink, type HttpSink } from '../../helpers/http-sink';
+import { fakeClientFactory } from './fake-client';
+
+const SECRET = 'whsec_listen_0123456789abcdef';
+let dir: string;
+let sink: HttpSink;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'cc-listen-'));
+  sink = await startHttpSink();
+});
+afterAll(async () => {
+  await sink?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function post(url: string, secret: string, text: string): Promise<Response> {
+  const body = Buffer.from(JSON.stringify({ event: 'message.received', from: '15550100002', message: { id: `wamid_${text}`, type: 'text', text, fromMe: false }, timestamp: new Date().toISOString() }));
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...signDelivery(secret, body, Math.floor(Date.now() / 1000)) }, body });
+}
+
+/** Runs listen; once ready, calls onReady(hookUrl); stops when `done(lines)` says so. */
+async function listen(args: string[], opts: RunCliOptions, onReady: (hook: string) => Promise<void>, done: (lines: Array<Record<string, unknown>>) => boolean) {
+  const ctl = new AbortController();
+  let started = false;
+  const errors: unknown[] = [];
+  const r = await runCli(['listen', ...args, '--json'], {
+    ...opts,
+    signal: ctl.signal,
+    onStdout: (_c, all) => {
+      const lines = parseJsonLines(all);
+      const ready = lines.find((l) => l.event === 'ready');
+      if (ready && !started) {
+        started = true;
+        onReady((ready.hooks as Array<{ url: string }>)[0]?.url ?? `${ready.url as string}/hooks`).catch((e: unknown) => {
+          errors.push(e);
+          ctl.abort();
+        });
+      }
+      if (done(lines)) ctl.abort();
+    },
+  });
+  expect(errors).toEqual([]);
+  return r;
+}
+
+describe('listen', () => {
+  it('verifies, logs and forwards; a bad signature is rejected with 401 and not forwarded', async () => {
+    const before = sink.requests.length;
+    const statuses: number[] = [];
+    const r = await listen(
+      ['--agent', 'a1', '--secret-env', 'HOOK_SECRET', '--forward-to', sink.url, '--data-dir', join(dir, 'd1')],
+      { env: { HOOK_SECRET: SECRET }, configDir: dir },
+      async (hook) => {
+        expect(hook).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/hooks\/a1$/);
+        statuses.push((await post(hook, SECRET, 'good')).status);
+        statuses.push((await post(hook, 'wrong-secret-xyz', 'bad')).status);
+      },
+      (lines) => lines.some((l) => l.event === 'forward') && lines.filter((l) => l.event === 'delivery').length >= 2,
+    );
+    expect(r.code).toBe(0);
+    const lines = r.json();
+    expect(lines[0]).toMatchObject({ event: 'ready', forwardTo: sink.url });
+    expect(lines).toContainEqual(expect.objectContaining({ event: 'delivery', agentId: 'a1', ok: true, verdict: 'verified', messageId: 'wamid_good', forward: true }));
+    expect(lines).toContainEqual(expect.objectContaining({ event: 'delivery', ok: false, verdict: 'signature-mismatch', forward: false }));
+    expect(lines).toContainEqual(expect.objectContaining({ event: 'forward', ok: true, status: 200, url: sink.url }));
+    expect(lines.at(-1)).toEqual({ event: 'stopped' });
+    expect(statuses[1]).toBe(401);
+    expect(sink.requests.length).toBe(before + 1);
+    expect(JSON.parse(sink.requests.at(-1)!.body.toString()).message.text).toBe('good');
+    expect(r.stdout + r.stderr).not.toContain(SECRET);
+
+    const list = await runCli(['deliveries', 'list', '--data-dir', join(dir, 'd1'), '--json'], { configDir: dir });
+    expect(list.json().map((i) => i.verdict)).toEqual(['signature-mismatch', 'verified']);
+  });
+
+  it('--team: the signing secret comes from the keychain (stored by webhook set --team)', async () => {
+    const store = new MemorySecretStore();
+    const connected = { state: 'connected', connected: true, linked: true, needsScan: false, phone: '15550100001', qr: null };
+    const { factory } = fakeClientFactory({ getSession: async () => connected, setWebhook: async (_a, url) => ({ mode: 'passthrough', url, secret: SECRET }) });
+    const base = { createClient: factory, secretStore: store, configDir: dir };
+    expect((await runCli(['team', 'add', '--label', 'Demo', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1'], { ...base, env: { CHANNEL_API_KEY: 'key-0123456789abcdef' } })).code).toBe(0);
+    expect((await runCli(['webhook', 'set', '--team', 'Demo', '--url', 'https://example.test/h'], base)).code).toBe(0);
+    const r = await listen(
+      ['--team', 'Demo', '--data-dir', join(dir, 'd2')],
+      base,
+      async (hook) => {
+        expect(hook).toMatch(/\/hooks\/a1$/);
+        expect((await post(hook, SECRET, 'team')).status).toBe(200);
+      },
+      (lines) => lines.some((l) => l.event === 'delivery'),
+    );
+    expect(r.code).toBe(0);
+    expect(r.json()).toContainEqual(expect.objectContaining({ event: 'delivery', agentId: 'a1', verdict: 'verified', forward: false }));
+  });
+
+  const bad: Array<[string, string[], Record<string, string>]> = [
+    ['bad port', ['listen', '--port', '99999'], {}],
+    ['bad host', ['listen', '--host', 'a b'], {}],
+    ['both secret flags', ['listen', '--secret', 's', '--secret-env', 'X'], { X: 's' }],
+    ['secret env unset', ['listen', '--secret-env', 'NOPE'], {}],
+    ['bad forward URL', ['listen', '--forward-to', 'nope'], {}],
+    ['register without a team or base URL', ['listen', '--register-url', 'https://x.test'], {}],
+    ['--team with --base-url', ['listen', '--team', 'x', '--base-url', 'http://127.0.0.1:9'], {}],
+    ['unknown team', ['listen', '--team', 'nope'], {}],
+  ];
+  for (const [name, args, env] of bad) {
+    it(`usage error: ${name} → exit 2, nothing started`, async () => {
+      const r = await runCli([...args, '--json', '--data-dir', join(dir, 'bad')], { env, configDir: dir, secretStore: new MemorySecretStore() });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+    });
+  }
+});

@@ -1,0 +1,266 @@
+// `team add|list|remove` and `--team` on service commands, in-process with a MemorySecretStore and
+// a fake service client: the key goes only to the keychain, never to stdout/stderr or the config.
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Unauthorized } from '../../../src-main/core/api/errors';
+import { MemorySecretStore, type SecretStore } from '../../../src-main/core/secrets';
+import { runCli } from '../../helpers/cli';
+import { fakeClientFactory } from './fake-client';
+
+const KEY = 'team-key-0123456789abcdef';
+const connected = { state: 'connected', connected: true, linked: true, needsScan: false, phone: '15550100001', qr: null };
+let dir: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'cc-team-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function allFilesText(root: string): Promise<string> {
+  let text = '';
+  for (const e of await readdir(root, { withFileTypes: true, recursive: true })) {
+    if (e.isFile()) text += await readFile(join(e.parentPath, e.name), 'utf8');
+  }
+  return text;
+}
+
+function addArgs(extra: string[] = []) {
+  return ['team', 'add', '--label', 'Demo', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--agent', 'a2', ...extra];
+}
+
+describe('team add', () => {
+  it('checks the key against every agent, stores it in the keychain only, prints a hint', async () => {
+    const store = new MemorySecretStore();
+    const { factory, log } = fakeClientFactory({ getSession: async () => connected });
+    const r = await runCli(addArgs(['--json']), { env: { CHANNEL_API_KEY: KEY }, createClient: factory, secretStore: store, configDir: dir });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const [team] = r.json();
+    expect(team).toMatchObject({ label: 'Demo', baseUrl: 'http://127.0.0.1:9', keyHint: '…cdef', agents: [{ agentId: 'a1' }, { agentId: 'a2' }] });
+    expect(log.calls.map((c) => [c.method, c.args[0]])).toEqual([
+      ['getSession', 'a1'],
+      ['getSession', 'a2'],
+    ]);
+    expect(log.created[0]).toMatchObject({ baseUrl: 'http://127.0.0.1:9', apiKey: KEY });
+    expect(Object.values(store.snapshot())).toEqual([KEY]);
+    expect(r.stdout + r.stderr).not.toContain(KEY);
+    expect(await allFilesText(dir)).not.toContain(KEY);
+    expect(JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')).teams).toHaveLength(1);
+  });
+
+  it('reads the key from the variable named by --api-key-env', async () => {
+    const store = new MemorySecretStore();
+    const { factory } = fakeClientFactory({ getSession: async () => connected });
+    const r = await runCli(addArgs(['--api-key-env', 'OTHER']), { env: { OTHER: KEY }, createClient: factory, secretStore: store, configDir: dir });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('saved team Demo');
+    expect(r.stdout).toContain('key …cdef');
+    expect(Object.values(store.snapshot())).toEqual([KEY]);
+  });
+
+  it('a rejected key → exit 4, nothing stored, config unchanged', async () => {
+    const store = new MemorySecretStore();
+    const { factory } = fakeClientFactory({
+      getSession: async () => {
+        throw new Unauthorized();
+      },
+    });
+    const r = await runCli(addArgs(), { env: { CHANNEL_API_KEY: KEY }, createClient: factory, secretStore: store, configDir: dir });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/rejected/);
+    expect(store.snapshot()).toEqual({});
+    expect(JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')).teams).toEqual([]);
+    expect(r.stdout + r.stderr).not.toContain(KEY);
+  });
+
+  it('keychain unavailable or locked → its clear message, exit 1, nothing stored anywhere', async () => {
+    for (const state of ['unavailable', 'locked'] as const) {
+      const store = new MemorySecretStore();
+      store.state = state;
+      const { factory } = fakeClientFactory({ getSession: async () => connected });
+      const r = await runCli(addArgs(), { env: { CHANNEL_API_KEY: KEY }, createClient: factory, secretStore: store, configDir: dir });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(state === 'locked' ? /keychain is locked/ : /No OS keychain is reachable/);
+      store.state = 'ok';
+      expect(store.snapshot()).toEqual({});
+      expect(await allFilesText(dir)).not.toContain(KEY);
+      expect(JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')).teams).toEqual([]);
+    }
+  });
+
+  const bad: Array<[string, string[], Record<string, string>]> = [
+    ['no key in the environment', addArgs(), {}],
+    ['no --agent', ['team', 'add', '--label', 'Demo', '--base-url', 'http://127.0.0.1:9'], { CHANNEL_API_KEY: KEY }],
+    ['bad base URL', ['team', 'add', '--label', 'Demo', '--base-url', 'ftp://x', '--agent', 'a1'], { CHANNEL_API_KEY: KEY }],
+    ['missing --label', ['team', 'add', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1'], { CHANNEL_API_KEY: KEY }],
+    ['bad agent id', ['team', 'add', '--label', 'D', '--base-url', 'http://127.0.0.1:9', '--agent', 'a/b'], { CHANNEL_API_KEY: KEY }],
+    ['the key as a flag', [...addArgs(), `--api-key=${KEY}`], {}],
+    ['bad env var name', addArgs(['--api-key-env', 'NOT A NAME']), { CHANNEL_API_KEY: KEY }],
+  ];
+  for (const [name, args, env] of bad) {
+    it(`usage error: ${name} → exit 2, nothing sent or stored`, async () => {
+      const store = new MemorySecretStore();
+      const { factory, log } = fakeClientFactory({ getSession: async () => connected });
+      const r = await runCli(args, { env, createClient: factory, secretStore: store, configDir: dir });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).not.toContain(KEY);
+      expect(log.created).toEqual([]);
+      expect(store.snapshot()).toEqual({});
+    });
+  }
+});
+
+async function withTeam(store: MemorySecretStore, label = 'Demo', agents = ['a1', 'a2']) {
+  const { factory } = fakeClientFactory({ getSession: async () => connected });
+  const r = await runCli(['team', 'add', '--label', label, '--base-url', 'http://127.0.0.1:9', ...agents.flatMap((a) => ['--agent', a]), '--json'], {
+    env: { CHANNEL_API_KEY: KEY },
+    createClient: factory,
+    secretStore: store,
+    configDir: dir,
+  });
+  expect(r.code).toBe(0);
+  return r.json()[0]!.id as string;
+}
+
+describe('team list / remove', () => {
+  it('list: one JSON object per team, key hint only; human lines with agents', async () => {
+    const store = new MemorySecretStore();
+    const id = await withTeam(store);
+    await withTeam(store, 'Other', ['b1']);
+    const j = await runCli(['team', 'list', '--json'], { secretStore: store, configDir: dir });
+    expect(j.code).toBe(0);
+    expect(j.json()).toEqual([
+      { id, label: 'Demo', baseUrl: 'http://127.0.0.1:9', keyHint: '…cdef', agents: [{ agentId: 'a1', label: 'a1' }, { agentId: 'a2', label: 'a2' }] },
+      expect.objectContaining({ label: 'Other', agents: [{ agentId: 'b1', label: 'b1' }] }),
+    ]);
+    const h = await runCli(['team', 'list'], { secretStore: store, configDir: dir });
+    expect(h.stdout).toContain(`Demo (${id})  http://127.0.0.1:9  key …cdef\n  - a1\n  - a2`);
+    expect(h.stdout + j.stdout).not.toContain(KEY);
+  });
+
+  it('list with no teams: nothing on stdout, a note; --config-dir and CHANNEL_COMPANION_HOME pick the folder', async () => {
+    const r = await runCli(['team', 'list', '--config-dir', join(dir, 'x')], { secretStore: new MemorySecretStore() });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/no saved teams/);
+    const store = new MemorySecretStore();
+    await withTeam(store);
+    const viaEnv = await runCli(['team', 'list', '--json'], { secretStore: store, env: { CHANNEL_COMPANION_HOME: dir } });
+    expect(viaEnv.json()).toHaveLength(1);
+  });
+
+  it('remove deletes the keychain entries and the config entry; by label or id', async () => {
+    const store = new MemorySecretStore();
+    await withTeam(store);
+    const r = await runCli(['team', 'remove', 'demo', '--json'], { secretStore: store, configDir: dir });
+    expect(r.code).toBe(0);
+    expect(r.json()[0]).toMatchObject({ label: 'Demo' });
+    expect(store.snapshot()).toEqual({});
+    const l = await runCli(['team', 'list', '--json'], { secretStore: store, configDir: dir });
+    expect(l.stdout).toBe('');
+  });
+
+  it('remove of an unknown team → exit 2 naming --team; missing argument → exit 2', async () => {
+    const store = new MemorySecretStore();
+    await withTeam(store);
+    const r = await runCli(['team', 'remove', 'nope'], { secretStore: store, configDir: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('no saved team "nope"');
+    expect(Object.keys(store.snapshot())).toHaveLength(1);
+    const m = await runCli(['team', 'remove'], { secretStore: store, configDir: dir });
+    expect(m.code).toBe(2);
+  });
+});
+
+describe('--team on service commands', () => {
+  it('status --team: base URL and key from the saved team, the key wins over the environment', async () => {
+    const store = new MemorySecretStore();
+    await withTeam(store);
+    const { factory, log } = fakeClientFactory({ getSession: async () => connected });
+    const r = await runCli(['status', '--team', 'Demo', '--agent', 'a2', '--json'], { env: { CHANNEL_API_KEY: 'env-key-should-not-be-used' }, createClient: factory, secretStore: store, configDir: dir });
+    expect(r.code).toBe(0);
+    expect(log.created[0]).toMatchObject({ baseUrl: 'http://127.0.0.1:9', apiKey: KEY });
+    expect(log.calls[0]).toMatchObject({ method: 'getSession', args: ['a2', expect.anything()] });
+    expect(r.json()[0]).toMatchObject({ agentId: 'a2', health: 'connected' });
+    expect(r.stdout + r.stderr).not.toContain(KEY);
+  });
+
+  it('the only agent of a team is the default; several need --agent; unknown team/agent → exit 2', async () => {
+    const store = new MemorySecretStore();
+    await withTeam(store, 'Solo', ['only']);
+    await withTeam(store, 'Duo', ['a1', 'a2']);
+    const { factory, log } = fakeClientFactory({ getSession: async () => connected, send: async () => ({ status: 'sent', messageId: 'm1', to: '+15550102000' }) });
+    const opts = { env: {}, createClient: factory, secretStore: store, configDir: dir };
+    const solo = await runCli(['send', '--team', 'Solo', '--to', '+15550102000', '--text', 'hi', '--json'], opts);
+    expect(solo.code).toBe(0);
+    expect(solo.json()[0]).toMatchObject({ status: 'sent' });
+    expect(log.calls.at(-1)!.args[0]).toBe('only');
+    const calls = log.calls.length;
+    for (const args of [
+      ['status', '--team', 'Duo'],
+      ['status', '--team', 'Duo', '--agent', 'zz'],
+      ['status', '--team', 'Nope', '--agent', 'a1'],
+      ['status', '--team', 'Duo', '--agent', 'a1', '--base-url', 'http://127.0.0.1:8'],
+    ]) {
+      const r = await runCli(args, opts);
+      expect(r.code, args.join(' ')).toBe(2);
+    }
+    expect(log.calls.length).toBe(calls);
+  });
+
+  it('commands without --team never touch the secret store', async () => {
+    const touched: string[] = [];
+    const spy: SecretStore = {
+      get: async (a) => (touched.push(`get ${a}`), null),
+      set: async (a) => void touched.push(`set ${a}`),
+      delete: async (a) => (touched.push(`delete ${a}`), false),
+      probe: async () => void touched.push('probe'),
+    };
+    const { factory } = fakeClientFactory({ getSession: async () => connected });
+    const r = await runCli(['status', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1'], { env: { CHANNEL_API_KEY: KEY }, createClient: factory, secretStore: spy, configDir: dir });
+    expect(r.code).toBe(0);
+    expect(touched).toEqual([]);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('a locked keychain on --team → exit 1 with the keychain message, nothing sent', async () => {
+    const store = new MemorySecretStore();
+    await withTeam(store);
+    store.state = 'locked';
+    const { factory, log } = fakeClientFactory({ getSession: async () => connected });
+    const r = await runCli(['status', '--team', 'Demo', '--agent', 'a1'], { createClient: factory, secretStore: store, configDir: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/keychain is locked/);
+    expect(log.calls).toEqual([]);
+  });
+
+  it('webhook set --team stores the returned signing secret in the keychain and prints only a hint', async () => {
+    const store = new MemorySecretStore();
+    const teamId = await withTeam(store);
+    const secret = 'whsec_0123456789abcdefXYZ';
+    const { factory } = fakeClientFactory({ setWebhook: async (_a, url) => ({ mode: 'passthrough', url, secret }) });
+    const r = await runCli(['webhook', 'set', '--team', 'Demo', '--agent', 'a1', '--url', 'https://example.test/hook', '--json'], { createClient: factory, secretStore: store, configDir: dir });
+    expect(r.code).toBe(0);
+    expect(r.json()[0]).toMatchObject({ url: 'https://example.test/hook', secretHint: '…fXYZ' });
+    expect(r.stdout + r.stderr).not.toContain(secret);
+    expect(r.stderr).toContain('stored in the keychain');
+    expect(store.snapshot()[`team:${teamId}:agent:a1:signing-secret`]).toContain(secret);
+    expect(await allFilesText(dir)).not.toContain(secret);
+
+    // Without --team nothing is stored.
+    const before = store.snapshot();
+    const plain = await runCli(['webhook', 'set', '--base-url', 'http://127.0.0.1:9', '--agent', 'a2', '--url', 'https://example.test/h2'], {
+      env: { CHANNEL_API_KEY: KEY },
+      createClient: factory,
+      secretStore: store,
+      configDir: dir,
+    });
+    expect(plain.code).toBe(0);
+    expect(store.snapshot()).toEqual(before);
+  });
+});
