@@ -2,13 +2,21 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { pickBridge } from './bridge';
+import { applyTheme, readTheme } from './components/theme';
+import { connectBrowserNotifications, notificationCtor } from './features/alerts/browserNotifications';
+import { syncRouteWithHash } from './router/sync';
 import { connectStore, createAppStore } from './store';
 import { StoreContext } from './store/react';
 import './styles.css';
 
+applyTheme(readTheme(window.localStorage), document.documentElement);
+// The bridge first: the web bridge takes its token from the hash before the router reads it.
+const inElectron = !!window.api;
 const api = pickBridge();
 const store = createAppStore(api);
+syncRouteWithHash(store, window);
 connectStore(store, api);
+if (!inElectron) connectBrowserNotifications(store, api, { ctor: notificationCtor(), now: () => new Date(), focus: () => window.focus() });
 
 const root = document.getElementById('root');
 if (root) {

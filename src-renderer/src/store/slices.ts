@@ -1,6 +1,12 @@
-// The store's slices: teams, agents with live health, alerts. Data arrives only through the bridge.
+// The store's core slices: teams, agents with live health, UI (route). Data arrives only through
+// the bridge. Alerts, settings, pairing and notices live in their own files; AppState joins them.
 import type { StateCreator } from 'zustand';
-import type { AgentDTO, AgentHealthDTO, AlertEventDTO, AlertStatusDTO, Api, ErrorDTO, IncidentDTO, TeamDTO } from '../../../src-preload/contract';
+import type { AgentDTO, AgentHealthDTO, Api, ErrorDTO, TeamDTO } from '../../../src-preload/contract';
+import type { AlertsSlice } from './alerts';
+import type { NoticesSlice } from './notices';
+import type { PairingSlice } from './pairing';
+import type { SettingsSlice } from './settings';
+import type { SlicesB } from './slices-b';
 
 export const agentKey = (teamId: string, agentId: string): string => `${teamId}/${agentId}`;
 
@@ -9,6 +15,8 @@ export interface TeamsSlice {
   loaded: boolean;
   addTeam(input: { label: string; baseUrl: string; apiKey: string; agentIds: string[] }): Promise<ErrorDTO | null>;
   removeTeam(teamId: string): Promise<ErrorDTO | null>;
+  addAgent(teamId: string, agentId: string, label?: string): Promise<ErrorDTO | null>;
+  removeAgent(teamId: string, agentId: string): Promise<ErrorDTO | null>;
   startDemo(): Promise<ErrorDTO | null>;
   setTeams(teams: TeamDTO[]): void;
 }
@@ -20,49 +28,50 @@ export interface AgentsSlice {
   applyHealth(h: AgentHealthDTO): void;
 }
 
-export interface AlertsSlice {
-  incidents: IncidentDTO[];
-  alertStatus: AlertStatusDTO | null;
-  applyAlert(e: AlertEventDTO): void;
-  acknowledge(incidentId: string): Promise<ErrorDTO | null>;
-  acknowledgeAll(): Promise<ErrorDTO | null>;
-}
-
 export interface UiSlice {
   lastError: ErrorDTO | null;
+  /** The hash route, e.g. "#/agents/a1?team=t1". */
   route: string;
   setRoute(route: string): void;
   clearError(): void;
 }
 
-export type AppState = TeamsSlice & AgentsSlice & AlertsSlice & UiSlice & { refresh(): Promise<void> };
+/** Injected time, so tests are deterministic. */
+export interface StoreEnv {
+  now(): number;
+}
+
+export type AppState = TeamsSlice &
+  AgentsSlice &
+  AlertsSlice &
+  UiSlice &
+  NoticesSlice &
+  SettingsSlice &
+  PairingSlice &
+  SlicesB & { refresh(): Promise<void> };
 export type Slice<T> = StateCreator<AppState, [], [], T>;
 
 export const teamsSlice =
   (api: Api): Slice<TeamsSlice> =>
-  (set, get) => ({
-    teams: [],
-    loaded: false,
-    setTeams: (teams) => set({ teams }),
-    addTeam: async ({ label, baseUrl, apiKey, agentIds }) => {
-      const r = await api['teams.add']({ label, baseUrl, apiKey, agents: agentIds.map((agentId) => ({ agentId })) });
+  (set, get) => {
+    const thenRefresh = async (r: { ok: true } | { ok: false; error: ErrorDTO }): Promise<ErrorDTO | null> => {
       if (!r.ok) return r.error;
       await get().refresh();
       return null;
-    },
-    removeTeam: async (teamId) => {
-      const r = await api['teams.remove']({ teamId });
-      if (!r.ok) return r.error;
-      await get().refresh();
-      return null;
-    },
-    startDemo: async () => {
-      const r = await api['demo.start']();
-      if (!r.ok) return r.error;
-      await get().refresh();
-      return null;
-    },
-  });
+    };
+    return {
+      teams: [],
+      loaded: false,
+      setTeams: (teams) => set({ teams }),
+      addTeam: async ({ label, baseUrl, apiKey, agentIds }) =>
+        thenRefresh(await api['teams.add']({ label, baseUrl, apiKey, agents: agentIds.map((agentId) => ({ agentId })) })),
+      removeTeam: async (teamId) => thenRefresh(await api['teams.remove']({ teamId })),
+      addAgent: async (teamId, agentId, label) =>
+        thenRefresh(await api['agents.add']({ teamId, agentId, ...(label ? { label } : {}) })),
+      removeAgent: async (teamId, agentId) => thenRefresh(await api['agents.remove']({ teamId, agentId })),
+      startDemo: async () => thenRefresh(await api['demo.start']()),
+    };
+  };
 
 export const agentsSlice: Slice<AgentsSlice> = (set) => ({
   agents: {},
@@ -76,34 +85,14 @@ export const agentsSlice: Slice<AgentsSlice> = (set) => ({
     }),
 });
 
-export const alertsSlice =
-  (api: Api): Slice<AlertsSlice> =>
-  (set) => ({
-    incidents: [],
-    alertStatus: null,
-    applyAlert: ({ change, incident }) =>
-      set((s) => {
-        const rest = s.incidents.filter((i) => i.id !== incident.id);
-        return { incidents: change === 'resolved' ? rest : [incident, ...rest] };
-      }),
-    acknowledge: async (incidentId) => {
-      const r = await api['alerts.acknowledge']({ incidentId });
-      if (!r.ok) return r.error;
-      set((s) => ({ incidents: s.incidents.map((i) => (i.id === incidentId ? { ...i, acknowledgedAt: Date.now() } : i)) }));
-      return null;
-    },
-    acknowledgeAll: async () => {
-      const r = await api['alerts.acknowledgeAll']();
-      if (!r.ok) return r.error;
-      const at = Date.now();
-      set((s) => ({ incidents: s.incidents.map((i) => (i.acknowledgedAt === null ? { ...i, acknowledgedAt: at } : i)) }));
-      return null;
-    },
-  });
+/** Only hash routes ("#/…") are accepted; anything else goes home. */
+export function normalizeRoute(route: string): string {
+  return route.startsWith('#/') ? route : '#/';
+}
 
 export const uiSlice: Slice<UiSlice> = (set) => ({
   lastError: null,
-  route: '',
-  setRoute: (route) => set({ route }),
+  route: '#/',
+  setRoute: (route) => set({ route: normalizeRoute(route) }),
   clearError: () => set({ lastError: null }),
 });

@@ -1,55 +1,82 @@
-// Teams and their agents with live health.
+// Agents home: every agent of every team, worst health first, with a filter.
+import { useId, useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { AgentDTO, HealthState } from '../../../../src-preload/contract';
+import type { AgentDTO } from '../../../../src-preload/contract';
+import { EmptyState } from '../../components/EmptyState';
+import { HealthBadge } from '../../components/HealthBadge';
+import { Since, TimeAgo, useNow } from '../../components/TimeAgo';
+import { agentHref } from '../../router/routes';
 import { useApp } from '../../store/react';
-import { agentKey } from '../../store';
+import { matchesFilter, sortWorstFirst } from './sortAgents';
 
-const WORDS: Record<HealthState, string> = {
-  connected: 'Connected',
-  reconnecting: 'Reconnecting — recovers on its own',
-  'needs-scan': 'Needs a QR scan',
-  unreachable: 'Unreachable',
-  unknown: 'Not checked yet',
-};
-
-function AgentRow({ id }: { id: string }) {
-  const agent = useApp((s) => s.agents[id]) as AgentDTO | undefined;
-  if (!agent) return null;
+function AgentRow({ agent, teamLabel, now }: { agent: AgentDTO; teamLabel: string; now: number }) {
   const h = agent.health;
   return (
-    <li className="agent">
-      <span className={`dot dot-${h.health}`} aria-hidden="true" />
-      <span className="agent-label">{agent.label}</span>
-      <span className="agent-health">{WORDS[h.health]}</span>
-      {h.phone && <span className="agent-phone">+{h.phone}</span>}
+    <li className={`agent agent-${h.health}`}>
+      <HealthBadge health={h.health} />
+      <a className="agent-label" href={agentHref(agent.teamId, agent.agentId)}>
+        {agent.label}
+      </a>
+      <span className="muted">{teamLabel}</span>
+      <span className="agent-phone">{h.phone ? `+${h.phone}` : <span className="muted">no number</span>}</span>
+      <span className="muted">
+        <Since at={h.since} now={now} />
+      </span>
+      <span className="muted">
+        {h.checkedAt === null ? (
+          'not polled yet'
+        ) : (
+          <>
+            polled <TimeAgo at={h.checkedAt} now={now} />
+          </>
+        )}
+      </span>
+      {h.error && <span className="error">last poll failed: {h.error.code}</span>}
     </li>
   );
 }
 
 export function AgentList() {
   const teams = useApp((s) => s.teams);
-  const keys = useApp(useShallow((s) => Object.keys(s.agents)));
+  const agents = useApp(useShallow((s) => Object.values(s.agents)));
+  const [filter, setFilter] = useState('');
+  const now = useNow(5000);
+  const filterId = useId();
+  const teamLabel = useMemo(() => new Map(teams.map((t) => [t.teamId, t.label])), [teams]);
+  const shown = useMemo(
+    () => sortWorstFirst(agents, teams).filter((a) => matchesFilter(a, teamLabel.get(a.teamId) ?? a.teamId, filter)),
+    [agents, teams, teamLabel, filter],
+  );
   return (
     <section aria-labelledby="agents-title">
       <h2 id="agents-title">Agents</h2>
-      {teams.map((t) => {
-        const mine = keys.filter((k) => k.startsWith(`${agentKey(t.teamId, '')}`));
-        return (
-          <article key={t.teamId} className="card" aria-label={`Team ${t.label}`}>
-            <h3>
-              {t.label} <span className="muted">key {t.keyHint}</span>
-            </h3>
-            {t.authError && <p role="alert" className="error">The service rejected this team's API key.</p>}
-            {mine.length === 0 ? <p className="muted">No agents yet.</p> : (
-              <ul className="agents" aria-live="polite">
-                {mine.map((k) => (
-                  <AgentRow key={k} id={k} />
-                ))}
-              </ul>
-            )}
-          </article>
-        );
-      })}
+      {teams
+        .filter((t) => t.authError)
+        .map((t) => (
+          <p key={t.teamId} role="alert" className="notice notice-error">
+            <strong>⚠ The service rejected the API key of team {t.label} (key rejected).</strong> Its agents are not being checked. Add the team again
+            with a current key in <a href="#/settings">Settings</a>.
+          </p>
+        ))}
+      <div className="filter">
+        <label htmlFor={filterId}>Filter agents</label>
+        <input id={filterId} type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="name, team, phone or health" />
+      </div>
+      {agents.length === 0 ? (
+        <EmptyState title="No agents yet.">
+          <p>
+            Add agent IDs to a team in <a href="#/settings">Settings</a>.
+          </p>
+        </EmptyState>
+      ) : shown.length === 0 ? (
+        <EmptyState title={`No agent matches “${filter}”.`} />
+      ) : (
+        <ul className="agents" aria-label={`${shown.length} agents, worst health first`}>
+          {shown.map((a) => (
+            <AgentRow key={`${a.teamId}/${a.agentId}`} agent={a} teamLabel={teamLabel.get(a.teamId) ?? a.teamId} now={now} />
+          ))}
+        </ul>
+      )}
     </section>
   );
 }

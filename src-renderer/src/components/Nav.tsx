@@ -1,0 +1,47 @@
+// The calm side navigation: sections, the open-alert count, the worst health in words.
+import { useApp } from '../store/react';
+import { countOpen } from '../store/alerts';
+import { selectWorst } from '../store';
+import { sectionOf, type Route } from '../router/routes';
+import { HealthBadge } from './HealthBadge';
+
+const ITEMS = [
+  { section: 'agents', href: '#/', label: 'Agents' },
+  { section: 'alerts', href: '#/alerts', label: 'Alerts' },
+  { section: 'console', href: '#/console', label: 'Console' },
+  { section: 'tunnel', href: '#/tunnel', label: 'Tunnel' },
+  { section: 'settings', href: '#/settings', label: 'Settings' },
+] as const;
+
+export function Nav({ route }: { route: Route }) {
+  const open = useApp(countOpen);
+  const worst = useApp(selectWorst);
+  const hasAgents = useApp((s) => Object.keys(s.agents).length > 0);
+  const current = sectionOf(route);
+  return (
+    <nav aria-label="Main" className="nav">
+      <ul>
+        {ITEMS.map((it) => (
+          <li key={it.section}>
+            <a href={it.href} aria-current={current === it.section ? 'page' : undefined}>
+              {it.label}
+              {it.section === 'alerts' && open > 0 && (
+                <>
+                  <span className="count" aria-hidden="true">
+                    {open}
+                  </span>
+                  <span className="sr-only">{`, ${open} open`}</span>
+                </>
+              )}
+            </a>
+          </li>
+        ))}
+      </ul>
+      {hasAgents && (
+        <p className="nav-worst">
+          <span className="muted">Worst now:</span> <HealthBadge health={worst} />
+        </p>
+      )}
+    </nav>
+  );
+}

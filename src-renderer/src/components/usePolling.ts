@@ -1,0 +1,24 @@
+// Calls fn now and then every `ms` while mounted (and while `active`); never overlaps two calls.
+import { useEffect, useRef } from 'react';
+
+export function usePolling(fn: () => Promise<unknown>, ms: number, active = true): void {
+  const ref = useRef(fn);
+  ref.current = fn;
+  useEffect(() => {
+    if (!active) return;
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const tick = async () => {
+      try {
+        await ref.current();
+      } finally {
+        if (!stopped) timer = setTimeout(() => void tick(), ms);
+      }
+    };
+    void tick();
+    return () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    };
+  }, [ms, active]);
+}

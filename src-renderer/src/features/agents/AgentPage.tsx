@@ -1,0 +1,127 @@
+// One agent: the session fields exactly as the service reports them, the monitor's view, actions,
+// a wa.me QR when linked, and the incident timeline.
+import type { AgentDTO, SessionDTO } from '../../../../src-preload/contract';
+import { EmptyState } from '../../components/EmptyState';
+import { ErrorNotice } from '../../components/ErrorNotice';
+import { HealthBadge } from '../../components/HealthBadge';
+import { Since, TimeAgo, useNow } from '../../components/TimeAgo';
+import { usePolling } from '../../components/usePolling';
+import { agentHref, consoleHref } from '../../router/routes';
+import { resolveAgent } from '../../router/resolve';
+import { agentKey } from '../../store';
+import { useApp } from '../../store/react';
+import { WaMeQr } from '../pairing/WaMeQr';
+import { Timeline } from './Timeline';
+
+const yesNo = (b: boolean) => (b ? 'true' : 'false');
+
+export function SessionFields({ session }: { session: SessionDTO }) {
+  return (
+    <dl className="fields">
+      <dt>connected</dt>
+      <dd>{yesNo(session.connected)}</dd>
+      <dt>linked</dt>
+      <dd>{yesNo(session.linked)}</dd>
+      <dt>state</dt>
+      <dd>
+        <code>{session.state}</code>
+      </dd>
+      <dt>needsScan</dt>
+      <dd>{yesNo(session.needsScan)}</dd>
+      <dt>phone</dt>
+      <dd>{session.phone ?? 'null'}</dd>
+      <dt>qr</dt>
+      <dd>{session.qr ? 'present (see Pairing)' : 'null'}</dd>
+    </dl>
+  );
+}
+
+function AgentBody({ agent }: { agent: AgentDTO }) {
+  const key = agentKey(agent.teamId, agent.agentId);
+  const view = useApp((s) => s.pairing[key]);
+  const poll = useApp((s) => s.pairingPoll);
+  const team = useApp((s) => s.teams.find((t) => t.teamId === agent.teamId));
+  const now = useNow(5000);
+  usePolling(() => poll(agent.teamId, agent.agentId), 5000);
+  const h = agent.health;
+  const session = view?.session ?? null;
+  const phone = session?.phone ?? h.phone;
+  const linked = session ? session.linked && !session.needsScan : h.health === 'connected';
+  return (
+    <>
+      <p>
+        <HealthBadge health={h.health} /> <span className="muted">{team?.label}</span>
+      </p>
+      <nav aria-label="Agent actions" className="actions">
+        <a className="button" href={agentHref(agent.teamId, agent.agentId, 'pairing')}>
+          Pair
+        </a>
+        <a className="button" href={agentHref(agent.teamId, agent.agentId, 'chat')}>
+          Chat
+        </a>
+        <a className="button" href={consoleHref(agent.teamId, agent.agentId)}>
+          Console
+        </a>
+        <a className="button" href={agentHref(agent.teamId, agent.agentId, 'agent-settings')}>
+          Settings
+        </a>
+      </nav>
+      <div className="grid2">
+        <section className="card" aria-labelledby="session-title">
+          <h3 id="session-title">Session, as the service reports it</h3>
+          {view?.error && <ErrorNotice error={view.error} />}
+          {session ? <SessionFields session={session} /> : <p aria-busy="true">Asking the service…</p>}
+          {view?.checkedAt && (
+            <p className="muted">
+              Read <TimeAgo at={view.checkedAt} now={now} />
+            </p>
+          )}
+        </section>
+        <section className="card" aria-labelledby="monitor-title">
+          <h3 id="monitor-title">Monitor</h3>
+          <dl className="fields">
+            <dt>health</dt>
+            <dd>
+              {h.health} <Since at={h.since} now={now} />
+            </dd>
+            <dt>state (raw)</dt>
+            <dd>
+              <code>{h.sessionState ?? 'not polled yet'}</code>
+            </dd>
+            <dt>last poll</dt>
+            <dd>{h.checkedAt ? <TimeAgo at={h.checkedAt} now={now} /> : 'not yet'}</dd>
+          </dl>
+          {h.error && <ErrorNotice error={h.error} />}
+        </section>
+      </div>
+      {linked && phone && (
+        <section className="card" aria-labelledby="wame-title">
+          <h3 id="wame-title">Message this agent from a phone</h3>
+          <WaMeQr phone={phone} />
+        </section>
+      )}
+      <Timeline teamId={agent.teamId} agentId={agent.agentId} now={now} />
+    </>
+  );
+}
+
+export function AgentPage({ agentId, teamId }: { agentId: string; teamId: string | null }) {
+  const agent = useApp((s) => resolveAgent(s.agents, agentId, teamId));
+  return (
+    <section aria-labelledby="agent-title">
+      <p>
+        <a href="#/">← All agents</a>
+      </p>
+      <h2 id="agent-title">{agent ? agent.label : agentId}</h2>
+      {agent ? (
+        <AgentBody agent={agent} />
+      ) : (
+        <EmptyState title="This agent is not in any of your teams.">
+          <p>
+            Check the link, or add the agent ID to a team in <a href="#/settings">Settings</a>.
+          </p>
+        </EmptyState>
+      )}
+    </section>
+  );
+}

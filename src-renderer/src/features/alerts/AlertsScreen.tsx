@@ -1,0 +1,121 @@
+// Alerts: open incidents (acknowledge one or all), snooze, quiet hours, desktop notifications,
+// and the alert rules kept in the app settings.
+import { useState } from 'react';
+import type { ErrorDTO, IncidentDTO } from '../../../../src-preload/contract';
+import { AsyncButton } from '../../components/AsyncButton';
+import { EmptyState } from '../../components/EmptyState';
+import { ErrorNotice } from '../../components/ErrorNotice';
+import { TimeAgo, useNow } from '../../components/TimeAgo';
+import { formatClock } from '../../components/time';
+import { agentHref } from '../../router/routes';
+import { useApp } from '../../store/react';
+import { AlertRules } from './AlertRules';
+import { DesktopNotifications } from './DesktopNotifications';
+import { QuietHoursForm } from './QuietHoursForm';
+import { isSnoozed } from './quietHours';
+
+const SEVERITY_WORD: Record<IncidentDTO['severity'], string> = { urgent: 'Urgent', warning: 'Warning', info: 'Info' };
+
+function IncidentRow({ i, now, onError }: { i: IncidentDTO; now: number; onError: (e: ErrorDTO | null) => void }) {
+  const ack = useApp((s) => s.acknowledge);
+  const label = useApp((s) => s.agents[`${i.teamId}/${i.agentId}`]?.label ?? i.agentId);
+  return (
+    <li className={`incident sev-${i.severity}`}>
+      <p>
+        <strong>
+          {SEVERITY_WORD[i.severity]}: {label} — {i.title}
+        </strong>
+      </p>
+      <p>{i.message}</p>
+      <p className="muted">
+        Opened <TimeAgo at={i.openedAt} now={now} /> · {i.acknowledgedAt === null ? 'not acknowledged' : 'acknowledged'}
+      </p>
+      <div className="actions">
+        <a href={agentHref(i.teamId, i.agentId)}>Open {label}</a>
+        {i.kind === 'needs-scan' && <a href={agentHref(i.teamId, i.agentId, 'pairing')}>Pair {label}</a>}
+        {i.acknowledgedAt === null && (
+          <AsyncButton className="secondary small" onRun={async () => onError(await ack(i.id))} busyText="Acknowledging…" ariaLabel={`Acknowledge ${i.title} for ${label}`}>
+            Acknowledge
+          </AsyncButton>
+        )}
+      </div>
+    </li>
+  );
+}
+
+function Snooze({ onError }: { onError: (e: ErrorDTO | null) => void }) {
+  const status = useApp((s) => s.alertStatus);
+  const snooze = useApp((s) => s.snooze);
+  const unsnooze = useApp((s) => s.unsnooze);
+  const now = useNow(30_000);
+  const snoozed = isSnoozed(status, now);
+  return (
+    <section className="card" aria-labelledby="snooze-title">
+      <h3 id="snooze-title">Snooze</h3>
+      {snoozed && status?.snoozedUntil ? (
+        <>
+          <p>
+            Alerts are snoozed until <strong>{formatClock(status.snoozedUntil)}</strong>. Incidents are still recorded.
+          </p>
+          <AsyncButton onRun={async () => onError(await unsnooze())} busyText="Resuming…">
+            Resume alerts now
+          </AsyncButton>
+        </>
+      ) : (
+        <>
+          <p>Alerts are on.</p>
+          <div className="actions" role="group" aria-label="Snooze alerts for">
+            <AsyncButton className="secondary" onRun={async () => onError(await snooze({ minutes: 15 }))}>
+              Snooze 15 min
+            </AsyncButton>
+            <AsyncButton className="secondary" onRun={async () => onError(await snooze({ minutes: 60 }))}>
+              Snooze 1 h
+            </AsyncButton>
+            <AsyncButton className="secondary" onRun={async () => onError(await snooze({ until: 'tomorrow' }))}>
+              Snooze until tomorrow
+            </AsyncButton>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
+
+export function AlertsScreen() {
+  const incidents = useApp((s) => s.incidents);
+  const ackAll = useApp((s) => s.acknowledgeAll);
+  const [error, setError] = useState<ErrorDTO | null>(null);
+  const now = useNow(5000);
+  const unacked = incidents.filter((i) => i.acknowledgedAt === null).length;
+  return (
+    <section aria-labelledby="alerts-title">
+      <h2 id="alerts-title">Alerts</h2>
+      {error && <ErrorNotice error={error} onDismiss={() => setError(null)} />}
+      <section className="card" aria-labelledby="open-title">
+        <h3 id="open-title">
+          Open incidents <span className="muted">({incidents.length})</span>
+        </h3>
+        {incidents.length === 0 ? (
+          <EmptyState title="No open incidents. Every agent is fine or already handled." />
+        ) : (
+          <>
+            {unacked > 1 && (
+              <AsyncButton className="secondary" onRun={async () => setError(await ackAll())} busyText="Acknowledging…">
+                Acknowledge all ({unacked})
+              </AsyncButton>
+            )}
+            <ul className="incidents">
+              {incidents.map((i) => (
+                <IncidentRow key={i.id} i={i} now={now} onError={setError} />
+              ))}
+            </ul>
+          </>
+        )}
+      </section>
+      <Snooze onError={setError} />
+      <QuietHoursForm />
+      <DesktopNotifications />
+      <AlertRules />
+    </section>
+  );
+}

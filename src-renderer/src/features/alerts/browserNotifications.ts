@@ -1,0 +1,47 @@
+// Browser Notifications for alert events (the browser host only; Electron's main process shows
+// native ones). Permission is asked only from a user gesture (the "Enable" button).
+import type { AlertEventDTO, Api } from '../../../../src-preload/contract';
+import type { AppStore } from '../../store';
+import { agentHref } from '../../router/routes';
+import { inQuietHours, isSnoozed } from './quietHours';
+
+export interface NotificationLike {
+  onclick: ((this: NotificationLike, ev: Event) => unknown) | null;
+  close(): void;
+}
+export interface NotificationCtor {
+  new (title: string, options?: { body?: string; tag?: string }): NotificationLike;
+  readonly permission: NotificationPermission;
+  requestPermission(): Promise<NotificationPermission>;
+}
+
+export function notificationCtor(): NotificationCtor | null {
+  return typeof window !== 'undefined' && 'Notification' in window ? (window.Notification as unknown as NotificationCtor) : null;
+}
+
+export function shouldNotify(store: AppStore, e: AlertEventDTO, now: Date, ctor: NotificationCtor | null): boolean {
+  if (!ctor || ctor.permission !== 'granted') return false;
+  if (e.change !== 'opened') return false;
+  const s = store.getState();
+  if (s.settings && !s.settings.notifications) return false;
+  if (isSnoozed(s.alertStatus, now.getTime())) return false;
+  if (s.alertStatus && inQuietHours(s.alertStatus.quietHours, now) && e.incident.severity !== 'urgent') return false;
+  return true;
+}
+
+export function connectBrowserNotifications(
+  store: AppStore,
+  api: Api,
+  env: { ctor: NotificationCtor | null; now(): Date; focus(): void },
+): () => void {
+  return api.on('alert', (e) => {
+    if (!shouldNotify(store, e, env.now(), env.ctor)) return;
+    const label = store.getState().agents[`${e.incident.teamId}/${e.incident.agentId}`]?.label ?? e.incident.agentId;
+    const n = new env.ctor!(`${label}: ${e.incident.title}`, { body: e.incident.message, tag: e.incident.id });
+    n.onclick = () => {
+      env.focus();
+      store.getState().setRoute(agentHref(e.incident.teamId, e.incident.agentId));
+      n.close();
+    };
+  });
+}

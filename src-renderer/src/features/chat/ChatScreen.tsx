@@ -1,0 +1,149 @@
+// A chat window for one agent: streamed replies, stop / retry / copy, per-turn numbers, the raw
+// token frames on demand, and a user id picker (your own conversation, or play another customer).
+import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import type { ChatMessageDTO } from '../../../../src-preload/contract';
+import { useB } from '../../store/b/react';
+import { convKey } from '../../store/slices-b';
+import { ErrorNotice } from '../../components/ErrorNotice';
+import { ChatRow } from './ChatRow';
+import { defaultUserId } from './user-id';
+import './chat.css';
+
+const NO_IDS: string[] = [];
+
+function UserIdPicker({ value, own, onChange }: { value: string; own: string; onChange(v: string): void }) {
+  const other = value !== own;
+  const [custom, setCustom] = useState(other ? value : '');
+  return (
+    <fieldset className="chat-who-picker">
+      <legend>Who is chatting</legend>
+      <label>
+        <input type="radio" name="chat-user" checked={!other} onChange={() => onChange(own)} /> You (<code>{own}</code>)
+      </label>
+      <label>
+        <input type="radio" name="chat-user" checked={other} onChange={() => custom.trim() && onChange(custom.trim())} /> Play another customer
+      </label>
+      <form
+        className="chat-user-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (custom.trim()) onChange(custom.trim());
+        }}
+      >
+        <label htmlFor="chat-custom-user">Customer user id</label>
+        <input id="chat-custom-user" value={custom} onChange={(e) => setCustom(e.target.value)} placeholder="e.g. customer-42" />
+        <button type="submit" className="secondary" disabled={!custom.trim()}>
+          Use this id
+        </button>
+      </form>
+    </fieldset>
+  );
+}
+
+export function ChatScreen({ teamId, agentId }: { teamId: string; agentId: string }) {
+  const own = useState(() => defaultUserId())[0];
+  const [userId, setUserId] = useState(own);
+  const key = convKey(teamId, agentId, userId);
+  const ids = useB((s) => s.chatConvs[key]?.messageIds ?? NO_IDS);
+  const busy = useB((s) => s.chatConvs[key]?.busy ?? false);
+  const error = useB((s) => s.chatConvs[key]?.error ?? null);
+  const canRetry = useB((s) => Boolean(s.chatConvs[key]?.lastUserText));
+  const open = useB((s) => s.chatOpen);
+  const send = useB((s) => s.chatSend);
+  const stop = useB((s) => s.chatStop);
+  const retry = useB((s) => s.chatRetry);
+  const [draft, setDraft] = useState('');
+  const [showFrames, setShowFrames] = useState(false);
+  const [announcement, setAnnouncement] = useState('');
+  const [starting, setStarting] = useState(false);
+  const listRef = useRef<HTMLOListElement>(null);
+
+  useEffect(() => {
+    void open(teamId, agentId, userId);
+  }, [open, teamId, agentId, userId]);
+
+  useEffect(() => {
+    const el = listRef.current;
+    if (el && typeof el.scrollTo === 'function') el.scrollTo({ top: el.scrollHeight });
+  }, [ids.length]);
+
+  const onFinished = useCallback((m: ChatMessageDTO) => {
+    const head = m.text.length > 300 ? `${m.text.slice(0, 300)}…` : m.text;
+    setAnnouncement(m.status === 'done' ? `Agent replied: ${head}` : m.status === 'stopped' ? 'Reply stopped.' : `Reply failed${m.error ? `: ${m.error.message}` : ''}.`);
+  }, []);
+
+  const submit = async () => {
+    const text = draft;
+    if (!text.trim() || busy || starting) return;
+    setStarting(true);
+    const err = await send(teamId, agentId, userId, text);
+    setStarting(false);
+    // The typed text is kept when the turn could not start.
+    if (!err) setDraft('');
+  };
+
+  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+      e.preventDefault();
+      void submit();
+    }
+  };
+
+  return (
+    <section className="chat" aria-labelledby="chat-title">
+      <h2 id="chat-title">
+        Chat with {agentId} <span className="muted">team {teamId}</span>
+      </h2>
+      <UserIdPicker key={own} value={userId} own={own} onChange={setUserId} />
+      <label className="chat-toggle">
+        <input type="checkbox" checked={showFrames} onChange={(e) => setShowFrames(e.target.checked)} /> Show raw stream frames
+      </label>
+      <ol className="chat-list" ref={listRef} aria-label="Conversation">
+        {ids.length === 0 && <li className="muted chat-empty">No messages yet. Say hello.</li>}
+        {ids.map((id) => (
+          <ChatRow key={id} id={id} showFrames={showFrames} onFinished={onFinished} />
+        ))}
+      </ol>
+      <div className="sr-only" aria-live="polite" role="status">
+        {announcement}
+      </div>
+      {error && (
+        <div className="chat-error">
+          <p>Your message was not sent; it is still in the box below.</p>
+          <ErrorNotice error={error} />
+        </div>
+      )}
+      <form
+        className="chat-composer"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void submit();
+        }}
+      >
+        <label htmlFor="chat-input">Message</label>
+        <textarea
+          id="chat-input"
+          rows={3}
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={onKeyDown}
+          aria-describedby="chat-input-hint"
+        />
+        <span id="chat-input-hint" className="hint">
+          Enter sends, Shift+Enter starts a new line.
+        </span>
+        <div className="actions">
+          <button type="submit" disabled={busy || starting || !draft.trim()}>
+            {starting ? 'Sending…' : 'Send'}
+          </button>
+          <button type="button" className="secondary" disabled={!busy} onClick={() => void stop(teamId, agentId, userId)}>
+            Stop
+          </button>
+          <button type="button" className="secondary" disabled={busy || starting || !canRetry} onClick={() => void retry(teamId, agentId, userId)}>
+            Retry last message
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

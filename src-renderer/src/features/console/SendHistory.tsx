@@ -1,0 +1,63 @@
+// Sends made from this window, newest first, with message ids and live progress.
+import type { SendRecord } from '../../store/slices-b';
+import { useB } from '../../store/b/react';
+import { describeError } from './error-words';
+
+export function progressWords(r: SendRecord): string {
+  switch (r.state) {
+    case 'sending':
+      return 'Sending…';
+    case 'queued':
+      return `Queued${r.queue?.position !== undefined ? ` (position ${r.queue.position}` : ' ('}${r.queue?.waitMs !== undefined ? `, about ${Math.ceil(r.queue.waitMs / 1000)} s)` : ')'}`;
+    case 'retrying': {
+      const last = r.retries[r.retries.length - 1];
+      const kind = last?.error?.kind === 'reconnecting' ? 'Reconnecting — retrying' : 'Retrying';
+      const next = last?.delayMs !== undefined ? `, next in ${Math.ceil(last.delayMs / 1000)} s` : '';
+      return `${kind} (attempt ${last?.attempt ?? r.retries.length}${next})`;
+    }
+    case 'sent':
+      return r.retries.length ? `Sent after ${r.retries.length} ${r.retries.length === 1 ? 'retry' : 'retries'}` : 'Sent';
+    case 'failed':
+      return r.error ? `Failed — ${describeError(r.error)}` : 'Failed';
+  }
+}
+
+export function SendHistory({ teamId, agentId }: { teamId: string; agentId: string }) {
+  const all = useB((s) => s.sendHistory);
+  const rows = all.filter((r) => r.teamId === teamId && r.agentId === agentId);
+  return (
+    <section aria-labelledby="history-title">
+      <h3 id="history-title">Sent from here</h3>
+      {rows.length === 0 ? (
+        <p className="muted">Nothing sent yet.</p>
+      ) : (
+        <table className="send-history">
+          <thead>
+            <tr>
+              <th scope="col">Time</th>
+              <th scope="col">To</th>
+              <th scope="col">Type</th>
+              <th scope="col">Content</th>
+              <th scope="col">Result</th>
+              <th scope="col">Message id</th>
+            </tr>
+          </thead>
+          <tbody aria-live="polite">
+            {rows.map((r) => (
+              <tr key={r.clientRef} data-state={r.state}>
+                <td>{new Date(r.at).toLocaleTimeString()}</td>
+                <td>
+                  <code>{r.to}</code>
+                </td>
+                <td>{r.kind}</td>
+                <td>{r.summary}</td>
+                <td>{progressWords(r)}</td>
+                <td>{r.messageId ? <code>{r.messageId}</code> : '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,136 @@
+// Pairing: start a session, show the QR large (polled every 1.5 s while here), count down to the
+// next rotation, detect the scan and celebrate the link. Decisions come from needsScan/qr/connected.
+import { useEffect, useRef } from 'react';
+import type { AgentDTO } from '../../../../src-preload/contract';
+import { AsyncButton } from '../../components/AsyncButton';
+import { EmptyState } from '../../components/EmptyState';
+import { ErrorNotice } from '../../components/ErrorNotice';
+import { QrImage } from '../../components/Qr';
+import { useNow } from '../../components/TimeAgo';
+import { usePolling } from '../../components/usePolling';
+import { agentHref } from '../../router/routes';
+import { resolveAgent } from '../../router/resolve';
+import { agentKey } from '../../store';
+import { emptyPairing, nextRotationMs, pairingPhase } from '../../store/pairing';
+import { useApp } from '../../store/react';
+import { WaMeQr } from './WaMeQr';
+
+export const POLL_MS = 1500;
+/** Without a QR this long after pairing.start, say so and offer to try again. */
+const PREPARE_TIMEOUT_MS = 30_000;
+
+function Steps() {
+  return (
+    <ol className="steps">
+      <li>Open WhatsApp on the phone that carries the agent's number.</li>
+      <li>
+        Go to <strong>Settings → Linked devices → Link a device</strong>.
+      </li>
+      <li>Point the phone at this QR code.</li>
+    </ol>
+  );
+}
+
+function PairingBody({ agent }: { agent: AgentDTO }) {
+  const key = agentKey(agent.teamId, agent.agentId);
+  const view = useApp((s) => s.pairing[key]) ?? emptyPairing();
+  const start = useApp((s) => s.pairingStart);
+  const poll = useApp((s) => s.pairingPoll);
+  const now = useNow(1000);
+  usePolling(() => poll(agent.teamId, agent.agentId), POLL_MS);
+  const phase = pairingPhase(view);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (phase === 'linked' && view.linkedAt) heading.current?.focus();
+  }, [phase, view.linkedAt]);
+  const startButton = (text: string) => (
+    <AsyncButton onRun={() => start(agent.teamId, agent.agentId)} busyText="Starting pairing…">
+      {text}
+    </AsyncButton>
+  );
+  const session = view.session;
+  const rotation = nextRotationMs(view, now);
+  return (
+    <>
+      {view.error && <ErrorNotice error={view.error} />}
+      {phase === 'loading' && <p aria-busy="true">Asking the service for the session…</p>}
+      {phase === 'needs-scan' && (
+        <div className="card">
+          <p>
+            <strong>This number is not linked.</strong> A person has to scan a QR code with the phone; retrying on its own never helps.
+          </p>
+          {startButton('Start pairing')}
+        </div>
+      )}
+      {phase === 'preparing' &&
+        (view.startedAt !== null && now - view.startedAt > PREPARE_TIMEOUT_MS ? (
+          <div className="card">
+            <p>The service has not sent a QR code yet.</p>
+            {startButton('Try again')}
+          </div>
+        ) : (
+          <p aria-busy="true" className="card">
+            <progress aria-label="Waiting for the QR code" /> Waiting for the QR code from the service…
+          </p>
+        ))}
+      {phase === 'expired' && (
+        <div className="card">
+          <p>
+            <strong>The pairing code expired</strong> before it was scanned. Start again when the phone is at hand.
+          </p>
+          {startButton('Start pairing again')}
+        </div>
+      )}
+      {phase === 'qr' && session?.qr && (
+        <div className="pairing">
+          <QrImage src={session.qr} alt={`Pairing QR code for ${agent.label}`} size={320} />
+          <div>
+            <Steps />
+            <p className="muted" aria-live="off">
+              {rotation === null ? '' : `The code changes about every 20 s; next change in about ${Math.ceil(rotation / 1000)} s. It refreshes here by itself.`}
+            </p>
+          </div>
+        </div>
+      )}
+      {phase === 'linked' && session && (
+        <div className={`card ${view.linkedAt ? 'celebrate' : ''}`}>
+          <h3 ref={heading} tabIndex={-1}>
+            <span aria-hidden="true">✓ </span>
+            {view.linkedAt ? 'Linked! ' : 'Linked. '}
+            {session.phone ? `${agent.label} now answers on +${session.phone}.` : `${agent.label} is connected.`}
+          </h3>
+          {session.phone && <WaMeQr phone={session.phone} />}
+          <p>
+            <a href={agentHref(agent.teamId, agent.agentId)}>Back to the agent</a>
+          </p>
+        </div>
+      )}
+      {phase === 'recovering' && session && (
+        <div className="card">
+          <p>
+            <strong>The number is still linked; its connection is recovering.</strong> Nothing to do, it recovers on its own. No QR scan is needed.
+          </p>
+          <p className="muted">
+            The service reports state <code>{session.state}</code>.
+          </p>
+        </div>
+      )}
+      <p className="sr-only" role="status" aria-live="polite">
+        {phase === 'qr' ? 'QR code shown. Scan it with the phone.' : phase === 'linked' && view.linkedAt ? 'Linked.' : ''}
+      </p>
+    </>
+  );
+}
+
+export function PairingScreen({ agentId, teamId }: { agentId: string; teamId: string | null }) {
+  const agent = useApp((s) => resolveAgent(s.agents, agentId, teamId));
+  return (
+    <section aria-labelledby="pairing-title">
+      <p>
+        <a href={agentHref(teamId, agentId)}>← Back to the agent</a>
+      </p>
+      <h2 id="pairing-title">Pair {agent?.label ?? agentId}</h2>
+      {agent ? <PairingBody agent={agent} /> : <EmptyState title="This agent is not in any of your teams." />}
+    </section>
+  );
+}

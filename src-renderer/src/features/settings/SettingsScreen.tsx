@@ -1,0 +1,93 @@
+// App settings: general (start at login, poll interval), tunnel, theme, teams and keys, diagnostics.
+import { useState } from 'react';
+import type { ErrorDTO } from '../../../../src-preload/contract';
+import { AsyncButton } from '../../components/AsyncButton';
+import { ErrorNotice } from '../../components/ErrorNotice';
+import { Switch } from '../../components/Switch';
+import { useApp } from '../../store/react';
+import { NumberSetting } from './NumberSetting';
+import { TeamsManager } from './TeamsManager';
+import { ThemePicker } from './ThemePicker';
+import { downloadText } from './download';
+
+function General() {
+  const settings = useApp((s) => s.settings);
+  const settingsError = useApp((s) => s.settingsError);
+  const load = useApp((s) => s.loadSettings);
+  const update = useApp((s) => s.updateSettings);
+  const [error, setError] = useState<ErrorDTO | null>(null);
+  if (!settings)
+    return settingsError ? (
+      <div className="card">
+        <ErrorNotice error={settingsError} />
+        <AsyncButton onRun={load}>Try again</AsyncButton>
+      </div>
+    ) : (
+      <p aria-busy="true">Loading settings…</p>
+    );
+  return (
+    <>
+      <section className="card" aria-labelledby="general-title">
+        <h3 id="general-title">General</h3>
+        <Switch label="Start at login" checked={settings.startAtLogin} onChange={(v) => void update({ startAtLogin: v }).then(setError)} />
+        {error && <ErrorNotice error={error} onDismiss={() => setError(null)} />}
+        <NumberSetting
+          label="Poll interval (seconds)"
+          hint="How often each agent's session is checked."
+          field="pollIntervalSec"
+          value={settings.pollIntervalSec}
+          min={5}
+          max={3600}
+          toPatch={(v) => ({ pollIntervalSec: v })}
+        />
+      </section>
+      <section className="card" aria-labelledby="tunnel-title">
+        <h3 id="tunnel-title">Tunnel</h3>
+        <NumberSetting
+          label="Tunnel port"
+          hint="Loopback port the webhook receiver listens on (0 picks a free one)."
+          field="tunnel.port"
+          value={settings.tunnel.port}
+          min={0}
+          max={65535}
+          toPatch={(v) => ({ tunnel: { ...settings.tunnel, port: v } })}
+        />
+      </section>
+    </>
+  );
+}
+
+function Diagnostics() {
+  const api = useApp((s) => s.exportDiagnostics);
+  const [error, setError] = useState<ErrorDTO | null>(null);
+  return (
+    <section className="card" aria-labelledby="diag-title">
+      <h3 id="diag-title">Diagnostics</h3>
+      <p>A redacted report (no keys, no secrets) to attach to a support request.</p>
+      <AsyncButton
+        className="secondary"
+        busyText="Preparing…"
+        onRun={async () => {
+          const r = await api();
+          if (r.ok) downloadText(r.value.filename, r.value.content);
+          setError(r.ok ? null : r.error);
+        }}
+      >
+        Export diagnostics
+      </AsyncButton>
+      {error && <ErrorNotice error={error} />}
+    </section>
+  );
+}
+
+export function SettingsScreen() {
+  return (
+    <section aria-labelledby="settings-title">
+      <h2 id="settings-title">Settings</h2>
+      <General />
+      <ThemePicker />
+      <TeamsManager />
+      <Diagnostics />
+    </section>
+  );
+}

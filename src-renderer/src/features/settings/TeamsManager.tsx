@@ -1,0 +1,149 @@
+// Teams and keys: each team with its key hint (never the key), its agents (add/remove), remove
+// the team; add another team.
+import { useId, useState, type FormEvent } from 'react';
+import type { ErrorDTO, TeamDTO } from '../../../../src-preload/contract';
+import { ErrorNotice } from '../../components/ErrorNotice';
+import { agentHref } from '../../router/routes';
+import { useApp } from '../../store/react';
+import { TeamForm } from '../onboarding/TeamForm';
+
+function AddAgent({ team }: { team: TeamDTO }) {
+  const add = useApp((s) => s.addAgent);
+  const [agentId, setAgentId] = useState('');
+  const [label, setLabel] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ErrorDTO | null>(null);
+  const ids = { id: useId(), label: useId(), err: useId() };
+  const onSubmit = async (ev: FormEvent) => {
+    ev.preventDefault();
+    setBusy(true);
+    const e = await add(team.teamId, agentId.trim(), label.trim() || undefined);
+    setBusy(false);
+    setError(e);
+    if (!e) {
+      setAgentId('');
+      setLabel('');
+    }
+  };
+  return (
+    <form className="form" onSubmit={(e) => void onSubmit(e)} aria-label={`Add an agent to ${team.label}`} aria-busy={busy}>
+      <label htmlFor={ids.id}>Agent ID</label>
+      <input id={ids.id} value={agentId} onChange={(e) => setAgentId(e.target.value)} required autoComplete="off" aria-invalid={error ? true : undefined} aria-describedby={error ? ids.err : undefined} />
+      <label htmlFor={ids.label}>Label (optional)</label>
+      <input id={ids.label} value={label} onChange={(e) => setLabel(e.target.value)} autoComplete="off" />
+      {error && <ErrorNotice id={ids.err} error={error} />}
+      <div className="actions">
+        <button type="submit" disabled={busy}>
+          {busy ? 'Adding…' : 'Add agent'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** A remove button that asks once more, inline. */
+function ConfirmRemove({ what, onConfirm }: { what: string; onConfirm: () => Promise<ErrorDTO | null> }) {
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ErrorDTO | null>(null);
+  if (!asking)
+    return (
+      <button type="button" className="secondary small danger" onClick={() => setAsking(true)} aria-label={`Remove ${what}`}>
+        Remove
+      </button>
+    );
+  return (
+    <span className="confirm" role="group" aria-label={`Remove ${what}?`}>
+      <span>Remove {what}?</span>
+      <button
+        type="button"
+        className="small danger"
+        disabled={busy}
+        onClick={() => {
+          setBusy(true);
+          void onConfirm().then((e) => {
+            setBusy(false);
+            setError(e);
+            if (!e) setAsking(false);
+          });
+        }}
+      >
+        {busy ? 'Removing…' : 'Yes, remove'}
+      </button>
+      <button type="button" className="secondary small" onClick={() => setAsking(false)} autoFocus>
+        Cancel
+      </button>
+      {error && <ErrorNotice error={error} />}
+    </span>
+  );
+}
+
+function TeamCard({ team }: { team: TeamDTO }) {
+  const removeTeam = useApp((s) => s.removeTeam);
+  const removeAgent = useApp((s) => s.removeAgent);
+  const agents = useApp((s) => s.agents);
+  return (
+    <article className="card" aria-label={`Team ${team.label}`}>
+      <h4>{team.label}</h4>
+      <dl className="fields">
+        <dt>Service address</dt>
+        <dd>{team.baseUrl}</dd>
+        <dt>API key</dt>
+        <dd>
+          {team.keyHint}
+          {team.authError && <strong className="error"> — rejected by the service (key rejected). Add the team again with a current key.</strong>}
+        </dd>
+      </dl>
+      <h5>Agents</h5>
+      {team.agentIds.length === 0 ? (
+        <p className="muted">No agents yet.</p>
+      ) : (
+        <ul className="plain">
+          {team.agentIds.map((id) => {
+            const label = agents[`${team.teamId}/${id}`]?.label ?? id;
+            return (
+              <li key={id}>
+                <a href={agentHref(team.teamId, id)}>{label}</a> <span className="muted">({id})</span>{' '}
+                <ConfirmRemove what={`agent ${label}`} onConfirm={() => removeAgent(team.teamId, id)} />
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      <AddAgent team={team} />
+      <div className="actions">
+        <ConfirmRemove what={`team ${team.label} and its key`} onConfirm={() => removeTeam(team.teamId)} />
+      </div>
+    </article>
+  );
+}
+
+export function TeamsManager() {
+  const teams = useApp((s) => s.teams);
+  const [adding, setAdding] = useState(false);
+  return (
+    <section aria-labelledby="teams-title">
+      <h3 id="teams-title">Teams and keys</h3>
+      {teams.map((t) => (
+        <TeamCard key={t.teamId} team={t} />
+      ))}
+      {adding ? (
+        <div className="card">
+          <h4>Add a team</h4>
+          <TeamForm
+            onDone={() => setAdding(false)}
+            extraActions={() => (
+              <button type="button" className="secondary" onClick={() => setAdding(false)}>
+                Cancel
+              </button>
+            )}
+          />
+        </div>
+      ) : (
+        <button type="button" className="secondary" onClick={() => setAdding(true)}>
+          Add a team…
+        </button>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,75 @@
+// Register a public URL as an agent's webhook (the service answers with its mode and URL).
+import { useId, useState } from 'react';
+import type { ErrorDTO } from '../../../../src-preload/contract';
+import { useB } from '../../store/b/react';
+import { ErrorNotice } from '../../components/ErrorNotice';
+
+function urlProblem(s: string): string | null {
+  if (!s.trim()) return null;
+  try {
+    const u = new URL(s.trim());
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') return 'The public URL must start with https:// (or http://).';
+    return null;
+  } catch {
+    return 'That is not a full URL; it looks like https://example.ngrok.app/webhook.';
+  }
+}
+
+export function RegisterForm({ agents }: { agents: { teamId: string; agentId: string }[] }) {
+  const register = useB((s) => s.webhookRegister);
+  const uid = useId();
+  const [agent, setAgent] = useState('');
+  const [url, setUrl] = useState('');
+  const [error, setError] = useState<ErrorDTO | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const chosen = agents.find((a) => `${a.teamId}/${a.agentId}` === agent) ?? agents[0];
+  const problem = urlProblem(url);
+  return (
+    <form
+      className="form card"
+      aria-labelledby={`${uid}-title`}
+      onSubmit={async (e) => {
+        e.preventDefault();
+        if (!chosen || problem || !url.trim()) return;
+        const r = await register(chosen.teamId, chosen.agentId, url.trim());
+        if (!r.ok) {
+          setError(r.error);
+          setNote(null);
+        } else {
+          setError(null);
+          setNote(`Registered for ${chosen.agentId}: mode ${r.value.mode}, URL ${r.value.url}.`);
+        }
+      }}
+    >
+      <h3 id={`${uid}-title`}>Register a public webhook URL</h3>
+      <label htmlFor={`${uid}-agent`}>Agent</label>
+      <select id={`${uid}-agent`} value={chosen ? `${chosen.teamId}/${chosen.agentId}` : ''} onChange={(e) => setAgent(e.target.value)}>
+        {agents.map((a) => (
+          <option key={`${a.teamId}/${a.agentId}`} value={`${a.teamId}/${a.agentId}`}>
+            {a.agentId} ({a.teamId})
+          </option>
+        ))}
+      </select>
+      <label htmlFor={`${uid}-url`}>Public URL</label>
+      <input
+        id={`${uid}-url`}
+        type="url"
+        value={url}
+        onChange={(e) => setUrl(e.target.value)}
+        placeholder="https://example.ngrok.app/webhook"
+        aria-invalid={problem !== null}
+        aria-describedby={`${uid}-url-hint`}
+      />
+      <span id={`${uid}-url-hint`} className={problem ? 'error' : 'hint'}>
+        {problem ?? 'The address where the service can reach this computer (e.g. a tunnel you run).'}
+      </span>
+      <div className="actions">
+        <button type="submit" disabled={!chosen || !url.trim() || problem !== null}>
+          Register
+        </button>
+      </div>
+      {note && <p role="status">{note}</p>}
+      {error && <ErrorNotice error={error} />}
+    </form>
+  );
+}

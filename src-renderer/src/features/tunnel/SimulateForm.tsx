@@ -1,0 +1,89 @@
+// Simulate an inbound message (text, image or document) as if the service had delivered it.
+import { useId, useState } from 'react';
+import type { ErrorDTO, SimulateArgs } from '../../../../src-preload/contract';
+import { useB } from '../../store/b/react';
+import { ErrorNotice } from '../../components/ErrorNotice';
+
+export function SimulateForm({ agents }: { agents: { teamId: string; agentId: string }[] }) {
+  const simulate = useB((s) => s.tunnelSimulate);
+  const uid = useId();
+  const [agent, setAgent] = useState('');
+  const [type, setType] = useState<SimulateArgs['type']>('text');
+  const [from, setFrom] = useState('15550102000');
+  const [text, setText] = useState('');
+  const [mediaUrl, setMediaUrl] = useState('');
+  const [filename, setFilename] = useState('');
+  const [error, setError] = useState<ErrorDTO | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const chosen = agents.find((a) => `${a.teamId}/${a.agentId}` === agent) ?? agents[0];
+
+  const submit = async () => {
+    if (!chosen) return;
+    const args: SimulateArgs = { teamId: chosen.teamId, agentId: chosen.agentId, type, from: from.trim() };
+    if (type === 'text') args.text = text;
+    else {
+      if (text) args.caption = text;
+      if (mediaUrl.trim()) args.mediaUrl = mediaUrl.trim();
+      if (type === 'document' && filename.trim()) args.filename = filename.trim();
+    }
+    const r = await simulate(args);
+    if (!r.ok) {
+      setError(r.error);
+      setNote(null);
+      return;
+    }
+    setError(null);
+    setNote(`Simulated ${type} message ${r.value.messageId ?? r.value.id} from ${r.value.from ?? from}.`);
+  };
+
+  return (
+    <form
+      className="form card simulate"
+      aria-labelledby={`${uid}-title`}
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+    >
+      <h3 id={`${uid}-title`}>Simulate an inbound message</h3>
+      {agents.length === 0 && <p className="muted">No agents known to the tunnel yet.</p>}
+      <label htmlFor={`${uid}-agent`}>Agent</label>
+      <select id={`${uid}-agent`} value={chosen ? `${chosen.teamId}/${chosen.agentId}` : ''} onChange={(e) => setAgent(e.target.value)}>
+        {agents.map((a) => (
+          <option key={`${a.teamId}/${a.agentId}`} value={`${a.teamId}/${a.agentId}`}>
+            {a.agentId} ({a.teamId})
+          </option>
+        ))}
+      </select>
+      <label htmlFor={`${uid}-type`}>Message type</label>
+      <select id={`${uid}-type`} value={type} onChange={(e) => setType(e.target.value as SimulateArgs['type'])}>
+        <option value="text">Text</option>
+        <option value="image">Image</option>
+        <option value="document">Document</option>
+      </select>
+      <label htmlFor={`${uid}-from`}>From (number)</label>
+      <input id={`${uid}-from`} value={from} onChange={(e) => setFrom(e.target.value)} />
+      <label htmlFor={`${uid}-text`}>{type === 'text' ? 'Text' : 'Caption'}</label>
+      <input id={`${uid}-text`} value={text} onChange={(e) => setText(e.target.value)} />
+      {type !== 'text' && (
+        <>
+          <label htmlFor={`${uid}-media`}>Media URL (optional)</label>
+          <input id={`${uid}-media`} type="url" value={mediaUrl} onChange={(e) => setMediaUrl(e.target.value)} />
+        </>
+      )}
+      {type === 'document' && (
+        <>
+          <label htmlFor={`${uid}-filename`}>File name</label>
+          <input id={`${uid}-filename`} value={filename} onChange={(e) => setFilename(e.target.value)} />
+        </>
+      )}
+      <div className="actions">
+        <button type="submit" disabled={!chosen || !from.trim()}>
+          Simulate
+        </button>
+      </div>
+      {note && <p role="status">{note}</p>}
+      {error && <ErrorNotice error={error} />}
+    </form>
+  );
+}

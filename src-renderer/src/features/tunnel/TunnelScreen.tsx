@@ -1,0 +1,112 @@
+// The webhook tunnel: receiver address and status, registered webhooks, a form to register a public
+// URL, the live list of deliveries with details / replay / export, and inbound message simulation.
+import { useEffect, useMemo, useState } from 'react';
+import { useB } from '../../store/b/react';
+import { useApp } from '../../store/react';
+import { ErrorNotice } from '../../components/ErrorNotice';
+import { DeliveryDetail } from './DeliveryDetail';
+import { DeliveryList } from './DeliveryList';
+import { RegisterForm } from './RegisterForm';
+import { SimulateForm } from './SimulateForm';
+import { downSince } from './verdict';
+import './tunnel.css';
+
+function TunnelStatus() {
+  const st = useB((s) => s.tunnelStatus);
+  const regs = useB((s) => s.registrations);
+  const log = useB((s) => s.forwardLog);
+  const down = downSince(log);
+  if (!st) return <p aria-busy="true">Reading the receiver status…</p>;
+  return (
+    <section className="card" aria-labelledby="tunnel-status-title">
+      <h3 id="tunnel-status-title">Receiver</h3>
+      <dl className="tunnel-facts">
+        <dt>Status</dt>
+        <dd>
+          <span className={`badge tone-${st.running ? 'ok' : 'bad'}`}>{st.running ? 'Listening' : 'Stopped'}</span>
+        </dd>
+        <dt>Receiver address</dt>
+        <dd>{st.listenUrl ? <code>{st.listenUrl}</code> : 'not listening'}</dd>
+        <dt>Forwards to</dt>
+        <dd>{st.forwardTo ? <code>{st.forwardTo}</code> : 'no local app set'}</dd>
+        <dt>Local app</dt>
+        <dd>
+          {down !== null ? (
+            <span className="badge tone-bad">Down since {new Date(down).toLocaleTimeString()}</span>
+          ) : (
+            <span className="muted">no failed forwards recently</span>
+          )}
+        </dd>
+        <dt>Counts</dt>
+        <dd>
+          {st.counts.received} received, {st.counts.verified} verified, {st.counts.rejected} rejected, {st.counts.forwarded} forwarded, {st.counts.failed} failed
+        </dd>
+      </dl>
+      {st.agents.length > 0 && (
+        <table className="tunnel-agents">
+          <caption>Registered webhooks</caption>
+          <thead>
+            <tr>
+              <th scope="col">Agent</th>
+              <th scope="col">Public URL</th>
+              <th scope="col">Mode</th>
+              <th scope="col">Signing secret</th>
+            </tr>
+          </thead>
+          <tbody>
+            {st.agents.map((a) => {
+              const reg = regs[`${a.teamId}/${a.agentId}`];
+              return (
+                <tr key={`${a.teamId}/${a.agentId}`}>
+                  <td>
+                    {a.agentId} <span className="muted">({a.teamId})</span>
+                  </td>
+                  <td>{reg?.url ?? a.publicUrl ?? <span className="muted">not registered</span>}</td>
+                  <td>{reg?.mode ?? '—'}</td>
+                  <td>{a.hasSecret ? 'Held' : 'None — deliveries cannot be verified'}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+export function TunnelScreen() {
+  const load = useB((s) => s.tunnelLoad);
+  const error = useB((s) => s.tunnelError);
+  const status = useB((s) => s.tunnelStatus);
+  const teams = useApp((s) => s.teams);
+  const [selected, setSelected] = useState<string | null>(null);
+  useEffect(() => {
+    void load();
+  }, [load]);
+  const agents = useMemo(() => {
+    const seen = new Map<string, { teamId: string; agentId: string }>();
+    for (const a of status?.agents ?? []) seen.set(`${a.teamId}/${a.agentId}`, { teamId: a.teamId, agentId: a.agentId });
+    for (const t of teams) for (const agentId of t.agentIds) seen.set(`${t.teamId}/${agentId}`, { teamId: t.teamId, agentId });
+    return [...seen.values()];
+  }, [status, teams]);
+  return (
+    <section className="tunnel" aria-labelledby="tunnel-title">
+      <h2 id="tunnel-title">Webhook tunnel</h2>
+      {error && (
+        <>
+          <ErrorNotice error={error} />
+          <button type="button" className="secondary small" onClick={() => void load()}>
+            Reload the tunnel status
+          </button>
+        </>
+      )}
+      <TunnelStatus />
+      <div className="tunnel-forms">
+        <RegisterForm agents={agents} />
+        <SimulateForm agents={agents} />
+      </div>
+      <DeliveryList selected={selected} onSelect={setSelected} />
+      {selected && <DeliveryDetail id={selected} onClose={() => setSelected(null)} />}
+    </section>
+  );
+}

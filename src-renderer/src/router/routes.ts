@@ -1,0 +1,96 @@
+// Hash routes: parse "#/agents/a1/pairing?team=t1" into a Route, and build hashes back.
+export type AgentSub = 'agent' | 'pairing' | 'chat' | 'agent-settings';
+
+export type Route =
+  | { name: 'home' }
+  | { name: AgentSub; agentId: string; teamId: string | null }
+  | { name: 'console'; teamId: string | null; agentId: string | null }
+  | { name: 'tunnel' }
+  | { name: 'alerts' }
+  | { name: 'settings' }
+  | { name: 'not-found'; path: string };
+
+const SUBS: Record<string, AgentSub> = { pairing: 'pairing', chat: 'chat', settings: 'agent-settings' };
+
+function decode(s: string): string | null {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return null;
+  }
+}
+
+export function parseRoute(hash: string): Route {
+  const raw = hash.replace(/^#/, '');
+  const q = raw.indexOf('?');
+  const path = q === -1 ? raw : raw.slice(0, q);
+  const params = new URLSearchParams(q === -1 ? '' : raw.slice(q + 1));
+  const parts = path.split('/').filter(Boolean);
+  const team = params.get('team') || null;
+  const [head, id, sub, ...extra] = parts;
+  if (!head) return { name: 'home' };
+  if (head === 'agents' && id && extra.length === 0) {
+    const agentId = decode(id);
+    if (agentId === null) return { name: 'not-found', path };
+    if (!sub) return { name: 'agent', agentId, teamId: team };
+    const name = SUBS[sub];
+    if (name) return { name, agentId, teamId: team };
+  }
+  if (parts.length === 1) {
+    if (head === 'console') return { name: 'console', teamId: team, agentId: params.get('agent') || null };
+    if (head === 'tunnel' || head === 'alerts' || head === 'settings') return { name: head };
+  }
+  return { name: 'not-found', path };
+}
+
+const enc = encodeURIComponent;
+
+export function agentHref(teamId: string | null, agentId: string, sub: AgentSub = 'agent'): string {
+  const tail = sub === 'agent' ? '' : sub === 'agent-settings' ? '/settings' : `/${sub}`;
+  return `#/agents/${enc(agentId)}${tail}${teamId ? `?team=${enc(teamId)}` : ''}`;
+}
+
+export function consoleHref(teamId?: string | null, agentId?: string | null): string {
+  const p = new URLSearchParams();
+  if (teamId) p.set('team', teamId);
+  if (agentId) p.set('agent', agentId);
+  const qs = p.toString();
+  return `#/console${qs ? `?${qs}` : ''}`;
+}
+
+export function formatRoute(r: Route): string {
+  switch (r.name) {
+    case 'home':
+      return '#/';
+    case 'agent':
+    case 'pairing':
+    case 'chat':
+    case 'agent-settings':
+      return agentHref(r.teamId, r.agentId, r.name);
+    case 'console':
+      return consoleHref(r.teamId, r.agentId);
+    case 'not-found':
+      return `#/${r.path.replace(/^\//, '')}`;
+    default:
+      return `#/${r.name}`;
+  }
+}
+
+/** The top-level section a route belongs to (for the nav's aria-current). */
+export function sectionOf(r: Route): 'agents' | 'alerts' | 'console' | 'tunnel' | 'settings' | null {
+  switch (r.name) {
+    case 'home':
+    case 'agent':
+    case 'pairing':
+    case 'chat':
+    case 'agent-settings':
+      return 'agents';
+    case 'console':
+    case 'tunnel':
+    case 'alerts':
+    case 'settings':
+      return r.name;
+    default:
+      return null;
+  }
+}

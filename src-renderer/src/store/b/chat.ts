@@ -1,0 +1,290 @@
+// Chat: conversations per (team, agent, user id), messages keyed by id so one chat row can select
+// its own message, and live turns. Tokens from chat.token events are buffered and committed once
+// per animation frame, so a fast stream costs one store update (and one row render) per frame.
+import type { Api, ChatMessageDTO, ChatResultDTO, ErrorDTO } from '../../../../src-preload/contract';
+import type { GetOf, SetOf, SliceEnv } from './types';
+
+export const convKey = (teamId: string, agentId: string, userId: string): string => `${teamId}/${agentId}/${userId}`;
+
+/** One token event as received, with ms since the turn started. */
+export interface ChatFrame {
+  ms: number;
+  token: string;
+}
+
+/** Per-turn numbers shown under an agent reply. */
+export interface ChatTurnStats {
+  turnId: string | null;
+  startedAt: number | null;
+  firstTokenMs: number | null;
+  tokensPerSec: number | null;
+  tokenCount: number;
+  conversationId: string | null;
+  actions: string[];
+  tokensUsed: number | null;
+}
+
+export interface ChatConversation {
+  teamId: string;
+  agentId: string;
+  userId: string;
+  messageIds: string[];
+  loaded: boolean;
+  /** True from the moment a message is sent until its turn ends. */
+  busy: boolean;
+  activeTurnId: string | null;
+  lastUserText: string | null;
+  /** Why the last send could not start (the typed text stays in the box). */
+  error: ErrorDTO | null;
+}
+
+export interface ChatSlice {
+  chatConvs: Record<string, ChatConversation>;
+  chatMessages: Record<string, ChatMessageDTO>;
+  chatStats: Record<string, ChatTurnStats>;
+  chatFrames: Record<string, ChatFrame[]>;
+  chatOpen(teamId: string, agentId: string, userId: string): Promise<void>;
+  /** Starts a turn; resolves with the error when it could not start (nothing is added then). */
+  chatSend(teamId: string, agentId: string, userId: string, text: string): Promise<ErrorDTO | null>;
+  chatStop(teamId: string, agentId: string, userId: string): Promise<void>;
+  chatRetry(teamId: string, agentId: string, userId: string): Promise<ErrorDTO | null>;
+  chatToken(turnId: string, token: string): void;
+  chatDone(turnId: string, result: ChatResultDTO): void;
+  chatError(turnId: string, error: ErrorDTO): void;
+}
+
+type S = ChatSlice;
+const MAX_FRAMES = 5000;
+const MAX_ORPHANS = 32;
+
+interface LiveTurn {
+  conv: string;
+  msgId: string;
+  startedAt: number;
+  firstTokenAt: number | null;
+  tokenCount: number;
+  stopped: boolean;
+}
+
+type Early = { kind: 'token'; token: string; at: number } | { kind: 'done'; result: ChatResultDTO } | { kind: 'error'; error: ErrorDTO };
+
+function emptyConv(teamId: string, agentId: string, userId: string): ChatConversation {
+  return { teamId, agentId, userId, messageIds: [], loaded: false, busy: false, activeTurnId: null, lastUserText: null, error: null };
+}
+
+function statsFromResult(base: Partial<ChatTurnStats>, result: ChatResultDTO | undefined): ChatTurnStats {
+  const u = result?.usage;
+  return {
+    turnId: base.turnId ?? null,
+    startedAt: base.startedAt ?? null,
+    firstTokenMs: base.firstTokenMs ?? null,
+    tokensPerSec: base.tokensPerSec ?? null,
+    tokenCount: base.tokenCount ?? 0,
+    conversationId: result?.conversationId ?? null,
+    actions: result?.actions.map((a) => a.name) ?? [],
+    tokensUsed: u ? (u.totalTokens ?? (u.inputTokens !== undefined || u.outputTokens !== undefined ? (u.inputTokens ?? 0) + (u.outputTokens ?? 0) : null)) : null,
+  };
+}
+
+export function createChatSlice(set: SetOf<S>, get: GetOf<S>, api: Api, env: SliceEnv): S {
+  const live = new Map<string, LiveTurn>();
+  /** Events for turns whose startTurn answer has not arrived yet (events may overtake it). */
+  const early = new Map<string, Early[]>();
+  /** Tokens waiting for the next frame, per turn. */
+  const pending = new Map<string, ChatFrame[]>();
+  let frameRequested = false;
+
+  const patchConv = (key: string, patch: Partial<ChatConversation>) =>
+    set((s) => {
+      const c = s.chatConvs[key];
+      return c ? { chatConvs: { ...s.chatConvs, [key]: { ...c, ...patch } } } : {};
+    });
+
+  /** Commits every buffered token in one store update. */
+  const flush = (): void => {
+    frameRequested = false;
+    if (pending.size === 0) return;
+    const batch = [...pending.entries()];
+    pending.clear();
+    set((s) => {
+      const messages = { ...s.chatMessages };
+      const frames = { ...s.chatFrames };
+      const stats = { ...s.chatStats };
+      for (const [turnId, list] of batch) {
+        const t = live.get(turnId);
+        if (!t) continue;
+        const m = messages[t.msgId];
+        if (!m) continue;
+        messages[t.msgId] = { ...m, text: m.text + list.map((f) => f.token).join('') };
+        const prev = frames[t.msgId] ?? [];
+        frames[t.msgId] = prev.length + list.length > MAX_FRAMES ? [...prev, ...list].slice(-MAX_FRAMES) : [...prev, ...list];
+        const st = stats[t.msgId];
+        if (st && st.firstTokenMs === null && t.firstTokenAt !== null) stats[t.msgId] = { ...st, firstTokenMs: t.firstTokenAt - t.startedAt, tokenCount: t.tokenCount };
+        else if (st) stats[t.msgId] = st.tokenCount === t.tokenCount ? st : { ...st, tokenCount: t.tokenCount };
+      }
+      return { chatMessages: messages, chatFrames: frames, chatStats: stats };
+    });
+  };
+
+  const applyToken = (turnId: string, token: string, at: number): void => {
+    const t = live.get(turnId);
+    if (!t || t.stopped) return;
+    if (t.firstTokenAt === null) t.firstTokenAt = at;
+    t.tokenCount += 1;
+    const list = pending.get(turnId) ?? [];
+    list.push({ ms: at - t.startedAt, token });
+    pending.set(turnId, list);
+    if (!frameRequested) {
+      frameRequested = true;
+      env.nextFrame(flush);
+    }
+  };
+
+  const finish = (turnId: string, result: ChatResultDTO | null, error: ErrorDTO | null): void => {
+    const t = live.get(turnId);
+    if (!t) return;
+    flush();
+    live.delete(turnId);
+    const end = env.now();
+    const out = result?.usage.outputTokens ?? (t.tokenCount > 0 ? t.tokenCount : null);
+    const genMs = t.firstTokenAt !== null ? end - t.firstTokenAt : null;
+    const tps = out !== null && genMs !== null && genMs > 0 ? Math.round((out / (genMs / 1000)) * 10) / 10 : null;
+    set((s) => {
+      const m = s.chatMessages[t.msgId];
+      const st = s.chatStats[t.msgId];
+      const conv = s.chatConvs[t.conv];
+      const patch: Partial<S> = {};
+      if (m) {
+        const status = t.stopped ? 'stopped' : error ? 'error' : 'done';
+        // The done result's reply wins only when no token streamed (a non-streaming fallback).
+        const text = m.text === '' && result ? result.reply : m.text;
+        patch.chatMessages = {
+          ...s.chatMessages,
+          [t.msgId]: { ...m, text, status, ...(result ? { result } : {}), ...(error && !t.stopped ? { error } : {}) },
+        };
+      }
+      if (st) {
+        const base = { ...st, tokenCount: t.tokenCount, tokensPerSec: tps, firstTokenMs: t.firstTokenAt !== null ? t.firstTokenAt - t.startedAt : null };
+        patch.chatStats = { ...s.chatStats, [t.msgId]: result ? statsFromResult(base, result) : base };
+      }
+      if (conv && conv.activeTurnId === turnId) patch.chatConvs = { ...s.chatConvs, [t.conv]: { ...conv, busy: false, activeTurnId: null } };
+      return patch;
+    });
+  };
+
+  const handleEarly = (turnId: string, ev: Early): void => {
+    const list = early.get(turnId) ?? [];
+    list.push(ev);
+    early.set(turnId, list);
+    while (early.size > MAX_ORPHANS) early.delete(early.keys().next().value as string);
+  };
+
+  const ensureConv = (teamId: string, agentId: string, userId: string): string => {
+    const key = convKey(teamId, agentId, userId);
+    if (!get().chatConvs[key]) set((s) => ({ chatConvs: { ...s.chatConvs, [key]: emptyConv(teamId, agentId, userId) } }));
+    return key;
+  };
+
+  const send = async (teamId: string, agentId: string, userId: string, text: string): Promise<ErrorDTO | null> => {
+    const key = ensureConv(teamId, agentId, userId);
+    if (get().chatConvs[key]?.busy) return { kind: 'validation', code: 'TURN_RUNNING', message: 'A reply is still streaming; stop it first.' };
+    patchConv(key, { busy: true, error: null });
+    const startedAt = env.now();
+    const r = await api['chat.startTurn']({ teamId, agentId, userId, message: text });
+    if (!r.ok) {
+      patchConv(key, { busy: false, error: r.error });
+      return r.error;
+    }
+    const { turnId } = r.value;
+    const userMsg: ChatMessageDTO = { id: `u-${turnId}`, role: 'user', text, at: startedAt };
+    const agentMsg: ChatMessageDTO = { id: `a-${turnId}`, role: 'agent', text: '', at: startedAt, status: 'streaming' };
+    live.set(turnId, { conv: key, msgId: agentMsg.id, startedAt, firstTokenAt: null, tokenCount: 0, stopped: false });
+    set((s) => {
+      const c = s.chatConvs[key] ?? emptyConv(teamId, agentId, userId);
+      return {
+        chatMessages: { ...s.chatMessages, [userMsg.id]: userMsg, [agentMsg.id]: agentMsg },
+        chatStats: { ...s.chatStats, [agentMsg.id]: statsFromResult({ turnId, startedAt }, undefined) },
+        chatConvs: { ...s.chatConvs, [key]: { ...c, messageIds: [...c.messageIds, userMsg.id, agentMsg.id], activeTurnId: turnId, lastUserText: text } },
+      };
+    });
+    const queued = early.get(turnId);
+    early.delete(turnId);
+    for (const ev of queued ?? []) {
+      if (ev.kind === 'token') applyToken(turnId, ev.token, ev.at);
+      else if (ev.kind === 'done') finish(turnId, ev.result, null);
+      else finish(turnId, null, ev.error);
+    }
+    return null;
+  };
+
+  return {
+    chatConvs: {},
+    chatMessages: {},
+    chatStats: {},
+    chatFrames: {},
+    chatOpen: async (teamId, agentId, userId) => {
+      const key = ensureConv(teamId, agentId, userId);
+      if (get().chatConvs[key]?.loaded) return;
+      const r = await api['chat.transcript']({ teamId, agentId, userId });
+      if (!r.ok) {
+        patchConv(key, { error: r.error, loaded: true });
+        return;
+      }
+      set((s) => {
+        const c = s.chatConvs[key] ?? emptyConv(teamId, agentId, userId);
+        const messages = { ...s.chatMessages };
+        const stats = { ...s.chatStats };
+        for (const m of r.value) {
+          messages[m.id] = m;
+          if (m.role === 'agent' && m.result) stats[m.id] = statsFromResult({}, m.result);
+        }
+        const fromHistory = r.value.map((m) => m.id);
+        const ids = [...fromHistory, ...c.messageIds.filter((id) => !fromHistory.includes(id))];
+        const lastUser = [...r.value].reverse().find((m) => m.role === 'user');
+        return {
+          chatMessages: messages,
+          chatStats: stats,
+          chatConvs: { ...s.chatConvs, [key]: { ...c, messageIds: ids, loaded: true, lastUserText: c.lastUserText ?? lastUser?.text ?? null } },
+        };
+      });
+    },
+    chatSend: send,
+    chatStop: async (teamId, agentId, userId) => {
+      const key = convKey(teamId, agentId, userId);
+      const turnId = get().chatConvs[key]?.activeTurnId;
+      if (!turnId) return;
+      const t = live.get(turnId);
+      if (t) t.stopped = true;
+      flush();
+      await api['chat.stopTurn']({ turnId });
+      // Whatever the core answers, the turn is over for this window; a late done still adds its numbers.
+      if (t && live.has(turnId)) {
+        set((s) => {
+          const m = s.chatMessages[t.msgId];
+          const c = s.chatConvs[key];
+          return {
+            ...(m ? { chatMessages: { ...s.chatMessages, [t.msgId]: { ...m, status: 'stopped' } } } : {}),
+            ...(c ? { chatConvs: { ...s.chatConvs, [key]: { ...c, busy: false, activeTurnId: null } } } : {}),
+          };
+        });
+      }
+    },
+    chatRetry: async (teamId, agentId, userId) => {
+      const last = get().chatConvs[convKey(teamId, agentId, userId)]?.lastUserText;
+      if (!last) return null;
+      return send(teamId, agentId, userId, last);
+    },
+    chatToken: (turnId, token) => {
+      if (live.has(turnId)) applyToken(turnId, token, env.now());
+      else handleEarly(turnId, { kind: 'token', token, at: env.now() });
+    },
+    chatDone: (turnId, result) => {
+      if (live.has(turnId)) finish(turnId, result, null);
+      else handleEarly(turnId, { kind: 'done', result });
+    },
+    chatError: (turnId, error) => {
+      if (live.has(turnId)) finish(turnId, null, error);
+      else handleEarly(turnId, { kind: 'error', error });
+    },
+  };
+}

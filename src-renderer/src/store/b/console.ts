@@ -1,0 +1,106 @@
+// Console: sends with their live progress (queued, retrying), the team's send budget and queue,
+// the history of sends with message ids, and contact checks.
+import type { Api, ContactCheckDTO, ErrorDTO, Result, SendArgs, SendBudgetDTO, SendProgressDTO, SendResultDTO } from '../../../../src-preload/contract';
+import { localId, type GetOf, type SetOf, type SliceEnv } from './types';
+
+export type SendKind = 'text' | 'image' | 'document';
+export type SendState = 'sending' | 'queued' | 'retrying' | 'sent' | 'failed';
+
+export interface SendRecord {
+  clientRef: string;
+  teamId: string;
+  agentId: string;
+  to: string;
+  kind: SendKind;
+  /** What was sent, short: the text, the caption, or the file name. */
+  summary: string;
+  at: number;
+  state: SendState;
+  messageId: string | null;
+  error: ErrorDTO | null;
+  /** send.progress events with phase 'retrying', in order. */
+  retries: SendProgressDTO[];
+  queue: { position?: number; waitMs?: number; queuedId?: string } | null;
+}
+
+export interface ConsoleSlice {
+  /** Newest first. */
+  sendHistory: SendRecord[];
+  sendBudgets: Record<string, SendBudgetDTO>;
+  consoleSend(args: SendArgs): Promise<Result<SendResultDTO>>;
+  consoleBudget(teamId: string): Promise<void>;
+  consoleCancel(teamId: string, queuedId: string): Promise<ErrorDTO | null>;
+  consoleCheck(teamId: string, agentId: string, phone: string): Promise<Result<ContactCheckDTO>>;
+  applySendProgress(p: SendProgressDTO): void;
+}
+
+type S = ConsoleSlice;
+const MAX_HISTORY = 200;
+
+function kindOf(a: SendArgs): SendKind {
+  return a.imageUrl ? 'image' : a.documentUrl ? 'document' : 'text';
+}
+
+function summaryOf(a: SendArgs): string {
+  const s = a.imageUrl ? (a.text ?? a.imageUrl) : a.documentUrl ? (a.documentFilename ?? a.documentUrl) : (a.text ?? '');
+  return s.length > 120 ? `${s.slice(0, 120)}…` : s;
+}
+
+export function createConsoleSlice(set: SetOf<S>, get: GetOf<S>, api: Api, env: SliceEnv): S {
+  const patch = (clientRef: string, fn: (r: SendRecord) => SendRecord) =>
+    set((s) => ({ sendHistory: s.sendHistory.map((r) => (r.clientRef === clientRef ? fn(r) : r)) }));
+
+  const budget = async (teamId: string): Promise<void> => {
+    const r = await api['send.budget']({ teamId });
+    if (r.ok) set((s) => ({ sendBudgets: { ...s.sendBudgets, [teamId]: r.value } }));
+  };
+
+  return {
+    sendHistory: [],
+    sendBudgets: {},
+    consoleSend: async (args) => {
+      const clientRef = args.clientRef ?? localId('send');
+      const rec: SendRecord = {
+        clientRef,
+        teamId: args.teamId,
+        agentId: args.agentId,
+        to: args.to,
+        kind: kindOf(args),
+        summary: summaryOf(args),
+        at: env.now(),
+        state: 'sending',
+        messageId: null,
+        error: null,
+        retries: [],
+        queue: null,
+      };
+      set((s) => ({ sendHistory: [rec, ...s.sendHistory].slice(0, MAX_HISTORY) }));
+      const r = await api['send.message']({ ...args, clientRef });
+      patch(clientRef, (x) =>
+        r.ok ? { ...x, state: 'sent', messageId: r.value.messageId, to: r.value.to, queue: null } : { ...x, state: 'failed', error: r.error, queue: null },
+      );
+      void budget(args.teamId);
+      return r;
+    },
+    consoleBudget: budget,
+    consoleCancel: async (teamId, queuedId) => {
+      const r = await api['send.cancel']({ teamId, queuedId });
+      await budget(teamId);
+      if (!r.ok) return r.error;
+      if (!r.value.cancelled) return { kind: 'not-found', code: 'NOT_QUEUED', message: 'That send already left the queue.' };
+      return null;
+    },
+    consoleCheck: (teamId, agentId, phone) => api['contacts.check']({ teamId, agentId, phone }),
+    applySendProgress: (p) => {
+      const known = p.clientRef !== undefined && get().sendHistory.some((r) => r.clientRef === p.clientRef);
+      if (known && p.clientRef !== undefined) {
+        patch(p.clientRef, (x) => {
+          if (x.state === 'sent' || x.state === 'failed') return x;
+          if (p.phase === 'retrying') return { ...x, state: 'retrying', retries: [...x.retries, p] };
+          return { ...x, state: 'queued', queue: { position: p.position, waitMs: p.waitMs, queuedId: p.queuedId } };
+        });
+      }
+      if (p.phase === 'queued') void budget(p.teamId);
+    },
+  };
+}

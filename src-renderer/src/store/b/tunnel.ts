@@ -1,0 +1,113 @@
+// Tunnel: receiver status, the live list of deliveries (newest first), loaded details, forward
+// results as they happen, webhook registrations made from this window.
+import type {
+  Api,
+  DeliveryDetailDTO,
+  DeliverySummaryDTO,
+  ErrorDTO,
+  ExportDTO,
+  ForwardResultDTO,
+  Result,
+  SimulateArgs,
+  TunnelStatusDTO,
+  WebhookRegistrationDTO,
+} from '../../../../src-preload/contract';
+import type { GetOf, SetOf } from './types';
+
+export interface TunnelSlice {
+  tunnelStatus: TunnelStatusDTO | null;
+  tunnelError: ErrorDTO | null;
+  deliveries: DeliverySummaryDTO[];
+  deliveriesLoaded: boolean;
+  deliveryDetails: Record<string, DeliveryDetailDTO>;
+  /** Recent forward results of any delivery, oldest first (to tell since when the local app is down). */
+  forwardLog: ForwardResultDTO[];
+  registrations: Record<string, WebhookRegistrationDTO>;
+  tunnelLoad(): Promise<void>;
+  tunnelDelivery(id: string): Promise<ErrorDTO | null>;
+  tunnelReplay(id: string, mode: 'as-received' | 're-signed', body?: string): Promise<Result<ForwardResultDTO>>;
+  tunnelSimulate(args: SimulateArgs): Promise<Result<DeliverySummaryDTO>>;
+  tunnelExport(id: string, format: 'curl' | 'fixture'): Promise<Result<ExportDTO>>;
+  webhookRegister(teamId: string, agentId: string, publicUrl: string): Promise<Result<WebhookRegistrationDTO>>;
+  applyDelivery(d: DeliverySummaryDTO): void;
+  applyForward(f: ForwardResultDTO): void;
+}
+
+type S = TunnelSlice;
+const MAX_DELIVERIES = 1000;
+const MAX_FORWARD_LOG = 200;
+
+export function createTunnelSlice(set: SetOf<S>, get: GetOf<S>, api: Api): S {
+  const status = async (): Promise<void> => {
+    const r = await api['tunnel.status']();
+    set(r.ok ? { tunnelStatus: r.value } : { tunnelError: r.error });
+  };
+  return {
+    tunnelStatus: null,
+    tunnelError: null,
+    deliveries: [],
+    deliveriesLoaded: false,
+    deliveryDetails: {},
+    forwardLog: [],
+    registrations: {},
+    tunnelLoad: async () => {
+      const [st, list] = await Promise.all([api['tunnel.status'](), api['tunnel.deliveries']({ limit: 500 })]);
+      set((s) => {
+        const patch: Partial<S> = { tunnelError: st.ok ? (list.ok ? null : list.error) : st.error };
+        if (st.ok) patch.tunnelStatus = st.value;
+        if (list.ok) {
+          // Keep anything a live event added while the list was loading.
+          const ids = new Set(list.value.map((d) => d.id));
+          const merged = [...s.deliveries.filter((d) => !ids.has(d.id)), ...list.value].sort((a, b) => b.receivedAt - a.receivedAt);
+          patch.deliveries = merged.slice(0, MAX_DELIVERIES);
+          patch.deliveriesLoaded = true;
+        }
+        return patch;
+      });
+    },
+    tunnelDelivery: async (id) => {
+      const r = await api['tunnel.delivery']({ id });
+      if (!r.ok) return r.error;
+      set((s) => ({ deliveryDetails: { ...s.deliveryDetails, [id]: r.value } }));
+      return null;
+    },
+    tunnelReplay: async (id, mode, body) => {
+      const r = await api['tunnel.replay'](body === undefined ? { id, mode } : { id, mode, body });
+      if (r.ok) get().applyForward(r.value);
+      return r;
+    },
+    tunnelSimulate: async (args) => {
+      const r = await api['tunnel.simulate'](args);
+      if (r.ok) get().applyDelivery(r.value);
+      return r;
+    },
+    tunnelExport: (id, format) => api['tunnel.export']({ id, format }),
+    webhookRegister: async (teamId, agentId, publicUrl) => {
+      const r = await api['webhook.register']({ teamId, agentId, publicUrl });
+      if (r.ok) {
+        set((s) => ({ registrations: { ...s.registrations, [`${teamId}/${agentId}`]: r.value } }));
+        void status();
+      }
+      return r;
+    },
+    applyDelivery: (d) =>
+      set((s) => {
+        const rest = s.deliveries.filter((x) => x.id !== d.id);
+        return { deliveries: [d, ...rest].slice(0, MAX_DELIVERIES) };
+      }),
+    applyForward: (f) =>
+      set((s) => {
+        const patch: Partial<S> = {
+          forwardLog: [...s.forwardLog, f].slice(-MAX_FORWARD_LOG),
+        };
+        if (s.deliveries.some((d) => d.id === f.deliveryId)) {
+          patch.deliveries = s.deliveries.map((d) => (d.id === f.deliveryId ? { ...d, forwardStatus: f.status } : d));
+        }
+        const detail = s.deliveryDetails[f.deliveryId];
+        if (detail && !detail.forwards.some((x) => x.at === f.at && x.target === f.target)) {
+          patch.deliveryDetails = { ...s.deliveryDetails, [f.deliveryId]: { ...detail, forwardStatus: f.status, forwards: [...detail.forwards, f] } };
+        }
+        return patch;
+      }),
+  };
+}

@@ -1,0 +1,85 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AgentList } from '../../../src-renderer/src/features/agents/AgentList';
+import { AgentPage } from '../../../src-renderer/src/features/agents/AgentPage';
+import { sortWorstFirst } from '../../../src-renderer/src/features/agents/sortAgents';
+import { waMeUrl } from '../../../src-renderer/src/features/pairing/WaMeQr';
+import { agent, flush, incident, mount, session, setup, team } from './fixtures';
+
+afterEach(cleanup);
+
+describe('agents home', () => {
+  it('sorts worst health first (HEALTH_STATES order), then longest in state', () => {
+    const list = [agent('ok', 'connected'), agent('scan', 'needs-scan'), agent('re', 'reconnecting'), agent('un', 'unreachable', { since: 5 }), agent('un2', 'unreachable', { since: 1 }), agent('q', 'unknown')];
+    expect(sortWorstFirst(list, [team()]).map((a) => a.agentId)).toEqual(['scan', 'un2', 'un', 're', 'q', 'ok']);
+  });
+
+  it('shows each agent with badge word, phone, time in state and last poll; filters', async () => {
+    const { store } = setup();
+    const now = Date.now();
+    store.setState({ teams: [team({ agentIds: ['a1', 'a2'] }), team({ teamId: 't2', label: 'Sales', authError: true, agentIds: [] })], loaded: true });
+    store.getState().setAgents([
+      agent('a1', 'connected', { phone: '15550001111', since: now - 120_000, checkedAt: now - 10_000 }),
+      agent('a2', 'reconnecting', { since: now - 30_000 }),
+    ]);
+    mount(store, <AgentList />);
+    const rows = screen.getAllByRole('listitem');
+    expect(rows[0]!.textContent).toContain('Reconnecting — recovers on its own');
+    expect(rows[0]!.textContent).toContain('not polled yet');
+    expect(rows[1]!.textContent).toContain('+15550001111');
+    expect(rows[1]!.textContent).toMatch(/for 2 min/);
+    expect(rows[1]!.textContent).toMatch(/polled 10 s ago/);
+    expect(within(rows[1]!).getByRole('link', { name: 'Agent a1' }).getAttribute('href')).toBe('#/agents/a1?team=t1');
+    expect(screen.getByRole('alert').textContent).toContain('team Sales (key rejected)');
+
+    fireEvent.change(screen.getByLabelText('Filter agents'), { target: { value: '1555' } });
+    expect(screen.getAllByRole('listitem')).toHaveLength(1);
+    fireEvent.change(screen.getByLabelText('Filter agents'), { target: { value: 'nothing-like-this' } });
+    expect(screen.getByText(/No agent matches/)).toBeTruthy();
+  });
+});
+
+describe('agent page', () => {
+  it('shows the session fields exactly as reported (unknown state as-is), actions, and the timeline', async () => {
+    const { store } = setup({ 'pairing.session': { ok: true, value: session({ state: 'brand-new-state', needsScan: false, linked: true, connected: false }) } });
+    store.getState().setAgents([agent('a1', 'reconnecting', { sessionState: 'brand-new-state' })]);
+    store.setState({ teams: [team()] });
+    store.getState().setIncidents([incident('i1', { title: 'Reconnecting a while', severity: 'warning', resolvedAt: 61_000, openedAt: 1000 })]);
+    mount(store, <AgentPage agentId="a1" teamId={null} />);
+    await flush();
+    expect(screen.getByRole('heading', { level: 2, name: 'Agent a1' })).toBeTruthy();
+    const sessionCard = screen.getByRole('region', { name: 'Session, as the service reports it' });
+    expect(sessionCard.textContent).toContain('connectedfalse');
+    expect(sessionCard.textContent).toContain('linkedtrue');
+    expect(sessionCard.textContent).toContain('statebrand-new-state');
+    expect(sessionCard.textContent).toContain('needsScanfalse');
+    expect(sessionCard.textContent).toContain('phonenull');
+    const actions = screen.getByRole('navigation', { name: 'Agent actions' });
+    expect(within(actions).getAllByRole('link').map((a) => a.getAttribute('href'))).toEqual([
+      '#/agents/a1/pairing?team=t1',
+      '#/agents/a1/chat?team=t1',
+      '#/console?team=t1&agent=a1',
+      '#/agents/a1/settings?team=t1',
+    ]);
+    const timeline = screen.getByRole('region', { name: 'Incident timeline' });
+    expect(timeline.textContent).toContain('Warning: Reconnecting a while');
+    expect(timeline.textContent).toContain('resolved after 1 min');
+  });
+
+  it('for a linked agent draws a wa.me QR of its phone', async () => {
+    const { store } = setup({ 'pairing.session': { ok: true, value: session({ state: 'open', connected: true, linked: true, needsScan: false, phone: '15550001111' }) } });
+    store.getState().setAgents([agent('a1', 'connected', { phone: '15550001111' })]);
+    mount(store, <AgentPage agentId="a1" teamId="t1" />);
+    const img = await waitFor(() => screen.getByRole('img', { name: /WhatsApp chat with \+15550001111/ }));
+    expect(img.getAttribute('data-qr-text')).toBe('https://wa.me/15550001111');
+    expect(img.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    expect(waMeUrl('+1 (555) 000-1111')).toBe('https://wa.me/15550001111');
+  });
+
+  it('an unknown agent gets an empty state, not a crash', () => {
+    const { store } = setup();
+    mount(store, <AgentPage agentId="ghost" teamId="t1" />);
+    expect(screen.getByText('This agent is not in any of your teams.')).toBeTruthy();
+  });
+});

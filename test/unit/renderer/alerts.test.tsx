@@ -1,0 +1,145 @@
+// @vitest-environment jsdom
+import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { AlertStatusDTO, AppSettingsDTO } from '../../../src-preload/contract';
+import { AlertsScreen } from '../../../src-renderer/src/features/alerts/AlertsScreen';
+import { connectBrowserNotifications, type NotificationCtor } from '../../../src-renderer/src/features/alerts/browserNotifications';
+import { agent, flush, incident, mount, setup } from './fixtures';
+
+afterEach(cleanup);
+
+const status = (over: Partial<AlertStatusDTO> = {}): AlertStatusDTO => ({ snoozedUntil: null, quietHours: { enabled: false, start: '22:00', end: '07:00' }, ...over });
+const settings: AppSettingsDTO = { startAtLogin: false, notifications: true, pollIntervalSec: 30, escalateAfterMin: 10, tunnel: { port: 0, forwardTo: null } };
+
+describe('alerts screen', () => {
+  it('acknowledges one, then all; shows the open count', async () => {
+    const { store, calls } = setup({ 'alerts.acknowledge': { ok: true, value: null }, 'alerts.acknowledgeAll': { ok: true, value: { count: 2 } } });
+    store.setState({ alertStatus: status(), settings });
+    store.getState().setAgents([agent('a1', 'needs-scan')]);
+    store.getState().setIncidents([incident('i1'), incident('i2', { openedAt: 2000, title: 'Unreachable', kind: 'unreachable', severity: 'warning' }), incident('i3', { openedAt: 3000, title: 'Third' })]);
+    mount(store, <AlertsScreen />);
+    expect(screen.getByRole('heading', { name: /Open incidents/ }).textContent).toContain('(3)');
+    const first = screen.getAllByRole('listitem').find((li) => li.textContent?.includes('Unreachable'))!;
+    fireEvent.click(within(first).getByRole('button', { name: /Acknowledge/ }));
+    await flush();
+    expect(calls.find((c) => c.name === 'alerts.acknowledge')?.args).toEqual({ incidentId: 'i2' });
+    expect(within(first).queryByRole('button', { name: /Acknowledge/ })).toBeNull();
+    expect(first.textContent).toContain('acknowledged');
+    fireEvent.click(screen.getByRole('button', { name: 'Acknowledge all (2)' }));
+    await flush();
+    expect(calls.some((c) => c.name === 'alerts.acknowledgeAll')).toBe(true);
+    expect(screen.queryByRole('button', { name: /Acknowledge/ })).toBeNull();
+  });
+
+  it('snoozes and unsnoozes', async () => {
+    const { store, calls } = setup({
+      'alerts.snooze': { ok: true, value: status({ snoozedUntil: Date.now() + 3_600_000 }) },
+      'alerts.unsnooze': { ok: true, value: status() },
+    });
+    store.setState({ alertStatus: status(), settings });
+    mount(store, <AlertsScreen />);
+    fireEvent.click(screen.getByRole('button', { name: 'Snooze 1 h' }));
+    await flush();
+    expect(calls.find((c) => c.name === 'alerts.snooze')?.args).toEqual({ minutes: 60 });
+    expect(screen.getByText(/Alerts are snoozed until/)).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Resume alerts now' }));
+    await flush();
+    expect(screen.getByText('Alerts are on.')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Snooze until tomorrow' }));
+    await flush();
+    expect(calls.filter((c) => c.name === 'alerts.snooze').at(-1)?.args).toEqual({ until: 'tomorrow' });
+  });
+
+  it('quiet hours: a bad time is refused here; a service error is shown; values stay', async () => {
+    const { store, calls } = setup({ 'alerts.setQuietHours': { ok: false, error: { kind: 'validation', code: 'INVALID_ARGUMENTS', message: 'end: invalid', field: 'end' } } });
+    store.setState({ alertStatus: status(), settings });
+    mount(store, <AlertsScreen />);
+    fireEvent.click(screen.getByLabelText('Keep non-urgent alerts silent during quiet hours'));
+    fireEvent.change(screen.getByLabelText('Quiet from'), { target: { value: '' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save quiet hours' }));
+    await flush();
+    expect(screen.getByRole('alert').textContent).toContain('The start time must look like 22:00.');
+    expect(screen.getByLabelText('Quiet from').getAttribute('aria-invalid')).toBe('true');
+    expect(calls.some((c) => c.name === 'alerts.setQuietHours')).toBe(false);
+
+    fireEvent.change(screen.getByLabelText('Quiet from'), { target: { value: '23:00' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save quiet hours' }));
+    await flush();
+    expect(calls.find((c) => c.name === 'alerts.setQuietHours')?.args).toEqual({ enabled: true, start: '23:00', end: '07:00' });
+    expect(screen.getByLabelText('Quiet until').getAttribute('aria-invalid')).toBe('true');
+    expect((screen.getByLabelText('Quiet from') as HTMLInputElement).value).toBe('23:00');
+  });
+
+  it('asks browser notification permission only from the button', async () => {
+    const requestPermission = vi.fn(async () => 'granted' as NotificationPermission);
+    const ctor = Object.assign(function () {}, { permission: 'default', requestPermission });
+    vi.stubGlobal('Notification', ctor);
+    try {
+      const { store } = setup();
+      store.setState({ alertStatus: status(), settings });
+      mount(store, <AlertsScreen />);
+      expect(requestPermission).not.toHaveBeenCalled();
+      fireEvent.click(screen.getByRole('button', { name: 'Enable desktop notifications' }));
+      await flush();
+      expect(requestPermission).toHaveBeenCalledTimes(1);
+      expect(screen.getByText(/will show desktop notifications/)).toBeTruthy();
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+});
+
+describe('browser notifications', () => {
+  function fakeCtor(permission: NotificationPermission) {
+    const made: { title: string; body?: string; n: { onclick: null | (() => void); close: () => void } }[] = [];
+    const ctor = function (this: unknown, title: string, opts?: { body?: string }) {
+      const n = { onclick: null, close: vi.fn() };
+      made.push({ title, body: opts?.body, n });
+      return n;
+    } as unknown as NotificationCtor;
+    Object.assign(ctor, { permission, requestPermission: vi.fn() });
+    return { ctor, made };
+  }
+
+  it('notifies on opened incidents when granted, not when snoozed, off, or (non-urgent) in quiet hours; click opens the agent', () => {
+    const { store, api, emit } = setup();
+    store.getState().setAgents([agent('a1', 'needs-scan')]);
+    store.setState({ settings, alertStatus: status() });
+    const { ctor, made } = fakeCtor('granted');
+    const focus = vi.fn();
+    const now = { d: new Date(2024, 0, 1, 12, 0) };
+    connectBrowserNotifications(store, api, { ctor, now: () => now.d, focus });
+
+    act(() => emit('alert', { change: 'opened', incident: incident('i1') }));
+    expect(made).toHaveLength(1);
+    expect(made[0]!.title).toBe('Agent a1: Needs a QR scan');
+    made[0]!.n.onclick!();
+    expect(focus).toHaveBeenCalled();
+    expect(store.getState().route).toBe('#/agents/a1?team=t1');
+
+    act(() => emit('alert', { change: 'updated', incident: incident('i1') }));
+    expect(made).toHaveLength(1);
+
+    store.setState({ alertStatus: status({ snoozedUntil: now.d.getTime() + 60_000 }) });
+    act(() => emit('alert', { change: 'opened', incident: incident('i2') }));
+    expect(made).toHaveLength(1);
+
+    store.setState({ alertStatus: status({ quietHours: { enabled: true, start: '11:00', end: '13:00' } }) });
+    act(() => emit('alert', { change: 'opened', incident: incident('i3', { severity: 'warning' }) }));
+    expect(made).toHaveLength(1);
+    act(() => emit('alert', { change: 'opened', incident: incident('i4', { severity: 'urgent' }) }));
+    expect(made).toHaveLength(2);
+
+    store.setState({ settings: { ...settings, notifications: false }, alertStatus: status() });
+    act(() => emit('alert', { change: 'opened', incident: incident('i5') }));
+    expect(made).toHaveLength(2);
+  });
+
+  it('without permission, never notifies', () => {
+    const { store, api, emit } = setup();
+    const { ctor, made } = fakeCtor('default');
+    connectBrowserNotifications(store, api, { ctor, now: () => new Date(), focus: () => undefined });
+    emit('alert', { change: 'opened', incident: incident('i1') });
+    expect(made).toHaveLength(0);
+  });
+});

@@ -1,0 +1,218 @@
+// @vitest-environment jsdom
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { Api, ChatResultDTO } from '../../../src-preload/contract';
+import { ChatScreen } from '../../../src-renderer/src/features/chat/ChatScreen';
+import { Markdown, parseBlocks } from '../../../src-renderer/src/features/chat/markdown';
+import { StoreContext } from '../../../src-renderer/src/store/react';
+import type { AppStore } from '../../../src-renderer/src/store';
+import { connectSlicesB, createSlicesB, type SlicesB } from '../../../src-renderer/src/store/slices-b';
+import { fakeApi } from './fake-api';
+
+/** A store of just the B slices with a manual frame clock: frames run only when the test says. */
+function setup(answers: Parameters<typeof fakeApi>[0] = {}) {
+  let turns = 0;
+  const fake = fakeApi({
+    'chat.startTurn': () => ({ ok: true, value: { turnId: `t${++turns}` } }),
+    'chat.transcript': { ok: true, value: [] },
+    'chat.stopTurn': { ok: true, value: { stopped: true } },
+    ...answers,
+  });
+  const frames: (() => void)[] = [];
+  let now = 1000;
+  const env = { now: () => now, nextFrame: (fn: () => void) => void frames.push(fn) };
+  const store = createStore<SlicesB>()((set, get) => createSlicesB(set, get, fake.api as Api, env));
+  connectSlicesB(store, fake.api);
+  const runFrame = () => act(() => frames.splice(0).forEach((f) => f()));
+  const tick = (ms: number) => (now += ms);
+  return { ...fake, store, frames, runFrame, tick };
+}
+
+function mount(store: StoreApi<SlicesB>) {
+  return render(
+    <StoreContext.Provider value={store as unknown as AppStore}>
+      <ChatScreen teamId="team1" agentId="a1" />
+    </StoreContext.Provider>,
+  );
+}
+
+const flush = () => act(() => new Promise((r) => setTimeout(r, 0)));
+const result: ChatResultDTO = { reply: 'Hello there, friend', conversationId: 'conv-9', actions: [{ name: 'lookupOrder' }], usage: { totalTokens: 42, outputTokens: 4 } };
+
+afterEach(() => {
+  cleanup();
+  localStorage.clear();
+});
+
+async function sendHello() {
+  const box = screen.getByLabelText('Message');
+  fireEvent.change(box, { target: { value: 'hi **there**' } });
+  fireEvent.keyDown(box, { key: 'Enter' });
+  await flush();
+}
+
+describe('chat streaming', () => {
+  it('commits tokens once per frame and ends with exactly the streamed text', async () => {
+    const t = setup();
+    mount(t.store);
+    await sendHello();
+    expect(t.calls.find((c) => c.name === 'chat.startTurn')?.args).toMatchObject({ teamId: 'team1', agentId: 'a1', message: 'hi **there**' });
+    expect((screen.getByLabelText('Message') as HTMLTextAreaElement).value).toBe('');
+
+    t.tick(120);
+    act(() => {
+      t.emit('chat.token', { turnId: 't1', token: 'Hello' });
+      t.emit('chat.token', { turnId: 't1', token: ' there' });
+    });
+    // buffered: nothing committed until the frame runs, and only one frame requested
+    expect(t.store.getState().chatMessages['a-t1']?.text).toBe('');
+    expect(t.frames).toHaveLength(1);
+    t.runFrame();
+    expect(t.store.getState().chatMessages['a-t1']?.text).toBe('Hello there');
+    act(() => t.emit('chat.token', { turnId: 't1', token: ', friend' }));
+    t.runFrame();
+    t.tick(1000);
+    act(() => t.emit('chat.done', { turnId: 't1', result }));
+
+    const msg = t.store.getState().chatMessages['a-t1'];
+    expect(msg?.text).toBe('Hello there, friend');
+    expect(msg?.status).toBe('done');
+    const conv = screen.getByRole('list', { name: 'Conversation' });
+    expect(within(conv).getByText('Hello there, friend')).toBeTruthy();
+    expect(screen.getByText('conversation conv-9')).toBeTruthy();
+    expect(screen.getByText('actions: lookupOrder')).toBeTruthy();
+    expect(screen.getByText('42 tokens used')).toBeTruthy();
+    expect(screen.getByText('first token 120 ms')).toBeTruthy();
+    expect(screen.getByText('4 tokens/s')).toBeTruthy();
+    // announced politely once, at the end
+    expect(document.querySelector('[aria-live="polite"]')?.textContent).toBe('Agent replied: Hello there, friend');
+  });
+
+  it('a token re-renders only its own row', async () => {
+    const t = setup();
+    mount(t.store);
+    await sendHello();
+    const before = t.store.getState();
+    act(() => t.emit('chat.token', { turnId: 't1', token: 'x' }));
+    t.runFrame();
+    const after = t.store.getState();
+    expect(after.chatMessages['u-t1']).toBe(before.chatMessages['u-t1']);
+    expect(after.chatConvs).toBe(before.chatConvs);
+    expect(after.chatMessages['a-t1']).not.toBe(before.chatMessages['a-t1']);
+  });
+
+  it('tokens that overtake the startTurn answer are kept', async () => {
+    let resolve: (v: unknown) => void = () => undefined;
+    const t = setup({ 'chat.startTurn': () => new Promise((r) => (resolve = r)) as never });
+    mount(t.store);
+    await sendHello();
+    act(() => t.emit('chat.token', { turnId: 't1', token: 'early ' }));
+    await act(async () => resolve({ ok: true, value: { turnId: 't1' } }));
+    act(() => t.emit('chat.token', { turnId: 't1', token: 'late' }));
+    t.runFrame();
+    expect(t.store.getState().chatMessages['a-t1']?.text).toBe('early late');
+  });
+
+  it('stop midway keeps the partial text, calls chat.stopTurn and ignores later tokens', async () => {
+    const t = setup();
+    mount(t.store);
+    await sendHello();
+    act(() => t.emit('chat.token', { turnId: 't1', token: 'Partial' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Stop' }));
+    await flush();
+    expect(t.calls.some((c) => c.name === 'chat.stopTurn' && (c.args as { turnId: string }).turnId === 't1')).toBe(true);
+    act(() => t.emit('chat.token', { turnId: 't1', token: ' more' }));
+    t.runFrame();
+    act(() => t.emit('chat.done', { turnId: 't1', result: { ...result, reply: 'Partial more' } }));
+    const msg = t.store.getState().chatMessages['a-t1'];
+    expect(msg?.text).toBe('Partial');
+    expect(msg?.status).toBe('stopped');
+    expect(screen.getByText('Stopped')).toBeTruthy();
+    expect((screen.getByRole('button', { name: 'Send' }) as HTMLButtonElement).disabled).toBe(true); // empty box
+  });
+
+  it('a turn that cannot start says why and keeps the typed text; retry re-sends the last message', async () => {
+    const t = setup({ 'chat.startTurn': { ok: false, error: { kind: 'unauthorized', code: 'UNAUTHORIZED', message: 'The key was rejected.', status: 401 } } });
+    mount(t.store);
+    await sendHello();
+    expect(screen.getByRole('alert').textContent).toContain('The service rejected the team API key');
+    expect(screen.getByText('Your message was not sent; it is still in the box below.')).toBeTruthy();
+    expect((screen.getByLabelText('Message') as HTMLTextAreaElement).value).toBe('hi **there**');
+    expect(t.store.getState().chatMessages).toEqual({});
+
+    const ok = setup();
+    cleanup();
+    mount(ok.store);
+    await sendHello();
+    act(() => ok.emit('chat.error', { turnId: 't1', error: { kind: 'server-error', code: 'E', message: 'boom' } }));
+    expect(screen.getByText('Service error: boom')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Retry last message' }));
+    await flush();
+    const starts = ok.calls.filter((c) => c.name === 'chat.startTurn');
+    expect(starts).toHaveLength(2);
+    expect((starts[1]?.args as { message: string }).message).toBe('hi **there**');
+    expect(ok.store.getState().chatMessages['a-t2']?.status).toBe('streaming');
+  });
+
+  it('Shift+Enter does not send; the raw frame toggle shows token events as received', async () => {
+    const t = setup();
+    mount(t.store);
+    const box = screen.getByLabelText('Message');
+    fireEvent.change(box, { target: { value: 'line' } });
+    fireEvent.keyDown(box, { key: 'Enter', shiftKey: true });
+    await flush();
+    expect(t.calls.some((c) => c.name === 'chat.startTurn')).toBe(false);
+    fireEvent.keyDown(box, { key: 'Enter' });
+    await flush();
+    t.tick(5);
+    act(() => t.emit('chat.token', { turnId: 't1', token: 'a"b' }));
+    t.runFrame();
+    fireEvent.click(screen.getByLabelText('Show raw stream frames'));
+    expect(screen.getByText('Raw stream: 1 token events')).toBeTruthy();
+    expect(screen.getByText('"a\\"b"')).toBeTruthy();
+  });
+
+  it('playing another customer uses that user id', async () => {
+    const t = setup();
+    mount(t.store);
+    fireEvent.change(screen.getByLabelText('Customer user id'), { target: { value: 'cust-7' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Use this id' }));
+    await flush();
+    expect(t.calls.some((c) => c.name === 'chat.transcript' && (c.args as { userId: string }).userId === 'cust-7')).toBe(true);
+    await sendHello();
+    expect((t.calls.find((c) => c.name === 'chat.startTurn')?.args as { userId: string }).userId).toBe('cust-7');
+  });
+});
+
+describe('markdown safety', () => {
+  it('renders HTML as text and never makes a javascript: link', () => {
+    const { container } = render(<Markdown text={'<img src=x onerror=alert(1)>\n\n[click](javascript:alert(1)) and [ok](https://example.test/a)'} />);
+    expect(container.querySelector('img')).toBeNull();
+    expect(container.textContent).toContain('<img src=x onerror=alert(1)>');
+    const links = container.querySelectorAll('a');
+    expect(links).toHaveLength(1);
+    expect(links[0]?.getAttribute('href')).toBe('https://example.test/a');
+    expect(links[0]?.getAttribute('rel')).toContain('noopener');
+    expect(container.textContent).toContain('[click](javascript:alert(1))');
+  });
+
+  it('renders bold, italic, code, fences, lists and line breaks', () => {
+    const { container } = render(<Markdown text={'**b** and *i* and `c`\nnext line\n\n- one\n- two\n\n1. x\n\n```js\nconst a = "<b>";\n```'} />);
+    expect(container.querySelector('strong')?.textContent).toBe('b');
+    expect(container.querySelector('em')?.textContent).toBe('i');
+    expect(container.querySelector('p code')?.textContent).toBe('c');
+    expect(container.querySelector('p br')).not.toBeNull();
+    expect(container.querySelectorAll('ul li')).toHaveLength(2);
+    expect(container.querySelectorAll('ol li')).toHaveLength(1);
+    expect(container.querySelector('pre code')?.textContent).toBe('const a = "<b>";');
+    expect(container.querySelector('pre b')).toBeNull();
+  });
+
+  it('an unclosed fence (still streaming) runs to the end', () => {
+    expect(parseBlocks('a\n```\ncode')).toEqual([
+      { type: 'p', lines: ['a'] },
+      { type: 'code', lang: '', text: 'code' },
+    ]);
+  });
+});

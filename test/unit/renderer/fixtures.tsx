@@ -1,0 +1,65 @@
+// Shared fixtures for the renderer tests: DTO builders, a root store on a fake Api, and mounting.
+import { act, render } from '@testing-library/react';
+import type { ReactNode } from 'react';
+import type { AgentDTO, HealthState, IncidentDTO, SessionDTO, TeamDTO } from '../../../src-preload/contract';
+import { createAppStore, type AppStore } from '../../../src-renderer/src/store';
+import { StoreContext } from '../../../src-renderer/src/store/react';
+import { fakeApi } from './fake-api';
+
+export const team = (over: Partial<TeamDTO> = {}): TeamDTO => ({
+  teamId: 't1',
+  label: 'Ops',
+  baseUrl: 'https://api.example.test',
+  keyHint: '…9f2c',
+  authError: false,
+  agentIds: ['a1'],
+  ...over,
+});
+
+export const agent = (agentId: string, health: HealthState, over: Partial<AgentDTO['health']> = {}, teamId = 't1'): AgentDTO => ({
+  teamId,
+  agentId,
+  label: `Agent ${agentId}`,
+  health: { teamId, agentId, health, sessionState: null, phone: null, needsScan: health === 'needs-scan', since: 0, checkedAt: null, ...over },
+});
+
+export const incident = (id: string, over: Partial<IncidentDTO> = {}): IncidentDTO => ({
+  id,
+  teamId: 't1',
+  agentId: 'a1',
+  kind: 'needs-scan',
+  severity: 'urgent',
+  title: 'Needs a QR scan',
+  message: 'Scan the QR code with the phone.',
+  openedAt: 1000,
+  acknowledgedAt: null,
+  resolvedAt: null,
+  ...over,
+});
+
+export const session = (over: Partial<SessionDTO> = {}): SessionDTO => ({
+  teamId: 't1',
+  agentId: 'a1',
+  connected: false,
+  linked: false,
+  state: 'unlinked',
+  needsScan: true,
+  phone: null,
+  qr: null,
+  ...over,
+});
+
+/** A tiny valid-looking PNG data URL (the QR image is only displayed). */
+export const PNG = (n: number) => `data:image/png;base64,iVBORw0KGgo${'A'.repeat(n)}=`;
+
+export function setup(answers: Parameters<typeof fakeApi>[0] = {}, now = { t: 100_000 }) {
+  const fake = fakeApi(answers);
+  const store = createAppStore(fake.api, { env: { now: () => now.t } });
+  return { ...fake, store, now };
+}
+
+export function mount(store: AppStore, ui: ReactNode) {
+  return render(<StoreContext.Provider value={store}>{ui}</StoreContext.Provider>);
+}
+
+export const flush = () => act(() => new Promise((r) => setTimeout(r, 0)));

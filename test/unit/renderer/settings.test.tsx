@@ -1,0 +1,159 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AppSettingsDTO } from '../../../src-preload/contract';
+import { AgentSettingsScreen } from '../../../src-renderer/src/features/settings/AgentSettingsScreen';
+import { checkWhole } from '../../../src-renderer/src/features/settings/NumberSetting';
+import { SettingsScreen } from '../../../src-renderer/src/features/settings/SettingsScreen';
+import { readTheme } from '../../../src-renderer/src/components/theme';
+import { describeError } from '../../../src-renderer/src/components/errors';
+import { agent, flush, mount, setup, team } from './fixtures';
+
+afterEach(() => {
+  cleanup();
+  window.localStorage.clear();
+});
+
+const settings: AppSettingsDTO = { startAtLogin: false, notifications: true, pollIntervalSec: 30, escalateAfterMin: 10, tunnel: { port: 0, forwardTo: 'http://127.0.0.1:3000/hook' } };
+
+describe('settings screen', () => {
+  it('poll interval: a bad value is refused here and kept; a service validation error is shown; success saves', async () => {
+    let reject = true;
+    const { store, calls } = setup({
+      'settings.update': (a: unknown) => {
+        const { patch } = a as { patch: Partial<AppSettingsDTO> };
+        if (reject) return { ok: false, error: { kind: 'validation', code: 'INVALID_ARGUMENTS', message: 'patch.pollIntervalSec: must be at most 600', field: 'patch.pollIntervalSec' } };
+        return { ok: true, value: { ...settings, ...patch } };
+      },
+    });
+    store.setState({ settings, teams: [] });
+    mount(store, <SettingsScreen />);
+    const input = screen.getByLabelText('Poll interval (seconds)') as HTMLInputElement;
+    expect(input.value).toBe('30');
+    fireEvent.change(input, { target: { value: '2x' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save Poll interval (seconds)' }));
+    await flush();
+    expect(screen.getByRole('alert').textContent).toContain('Poll interval (seconds) must be a whole number.');
+    expect(input.getAttribute('aria-invalid')).toBe('true');
+    expect(input.value).toBe('2x');
+    expect(calls.some((c) => c.name === 'settings.update')).toBe(false);
+
+    fireEvent.change(input, { target: { value: '4' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save Poll interval (seconds)' }));
+    await flush();
+    expect(screen.getByRole('alert').textContent).toContain('Poll interval (seconds) must be between 5 and 3600.');
+    fireEvent.change(input, { target: { value: '700' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save Poll interval (seconds)' }));
+    await flush();
+    expect(screen.getByRole('alert').textContent).toContain('must be at most 600');
+    expect(input.value).toBe('700');
+
+    reject = false;
+    fireEvent.change(input, { target: { value: '60' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save Poll interval (seconds)' }));
+    await flush();
+    expect(store.getState().settings?.pollIntervalSec).toBe(60);
+    expect(screen.getByText('Saved.')).toBeTruthy();
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('tunnel port keeps the rest of the tunnel settings; start at login toggles', async () => {
+    const { store, calls } = setup({ 'settings.update': (a: unknown) => ({ ok: true, value: { ...settings, ...(a as { patch: object }).patch } }) });
+    store.setState({ settings, teams: [] });
+    mount(store, <SettingsScreen />);
+    fireEvent.change(screen.getByLabelText('Tunnel port'), { target: { value: '8787' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save Tunnel port' }));
+    await flush();
+    expect(calls.at(-1)?.args).toEqual({ patch: { tunnel: { port: 8787, forwardTo: 'http://127.0.0.1:3000/hook' } } });
+    fireEvent.click(screen.getByRole('switch', { name: /Start at login/ }));
+    await flush();
+    expect(calls.at(-1)?.args).toEqual({ patch: { startAtLogin: true } });
+    expect(store.getState().settings?.startAtLogin).toBe(true);
+  });
+
+  it('theme: applies data-theme on <html> and remembers it', () => {
+    const { store } = setup();
+    store.setState({ settings, teams: [] });
+    mount(store, <SettingsScreen />);
+    fireEvent.click(screen.getByRole('radio', { name: 'Dark' }));
+    expect(document.documentElement.getAttribute('data-theme')).toBe('dark');
+    expect(readTheme(window.localStorage)).toBe('dark');
+    fireEvent.click(screen.getByRole('radio', { name: 'Same as the system' }));
+    expect(document.documentElement.getAttribute('data-theme')).toBe('system');
+  });
+
+  it('teams: only the key hint is shown; remove asks first; add agent shows errors and keeps input', async () => {
+    const { store, calls } = setup({
+      'agents.add': { ok: false, error: { kind: 'not-found', code: 'AGENT_NOT_FOUND', message: 'unknown agent', status: 404 } },
+      'teams.remove': { ok: true, value: null },
+    });
+    store.setState({ settings, teams: [team({ authError: true })] });
+    store.getState().setAgents([agent('a1', 'connected')]);
+    mount(store, <SettingsScreen />);
+    const card = screen.getByRole('article', { name: 'Team Ops' });
+    expect(card.textContent).toContain('…9f2c');
+    expect(card.textContent).toContain('key rejected');
+    fireEvent.change(within(card).getByLabelText('Agent ID'), { target: { value: 'zz' } });
+    fireEvent.click(within(card).getByRole('button', { name: 'Add agent' }));
+    await flush();
+    expect(within(card).getByRole('alert').textContent).toContain('Check the agent ID in the dashboard');
+    expect((within(card).getByLabelText('Agent ID') as HTMLInputElement).value).toBe('zz');
+
+    fireEvent.click(within(card).getByRole('button', { name: 'Remove team Ops and its key' }));
+    expect(calls.some((c) => c.name === 'teams.remove')).toBe(false);
+    fireEvent.click(within(card).getByRole('button', { name: 'Yes, remove' }));
+    await flush();
+    expect(calls.find((c) => c.name === 'teams.remove')?.args).toEqual({ teamId: 't1' });
+  });
+
+  it('settings that fail to load say so and offer a retry', async () => {
+    const { store } = setup({ 'settings.get': { ok: false, error: { kind: 'network-error', code: 'HOST_UNREACHABLE', message: 'x' } } });
+    await store.getState().loadSettings();
+    store.setState({ teams: [] });
+    mount(store, <SettingsScreen />);
+    expect(screen.getByRole('alert').textContent).toContain('could not be reached');
+    expect(screen.getByRole('button', { name: 'Try again' })).toBeTruthy();
+  });
+
+  it('checks whole numbers in range', () => {
+    expect(checkWhole('10', 5, 60, 'X')).toBeNull();
+    expect(checkWhole('-1', 0, 60, 'X')).toMatch(/whole number/);
+    expect(checkWhole('61', 5, 60, 'X')).toMatch(/between 5 and 60/);
+  });
+});
+
+describe('agent settings (channel switches)', () => {
+  it('start off by default and then show what the service replied; an error is explained', async () => {
+    let fail = false;
+    const { store, calls } = setup({
+      'channel.updateSettings': () =>
+        fail
+          ? { ok: false, error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'x', status: 503 } }
+          : { ok: true, value: { groups: false, readReceipts: true, deliveryReceipts: false } },
+    });
+    store.getState().setAgents([agent('a1', 'connected')]);
+    mount(store, <AgentSettingsScreen agentId="a1" teamId="t1" />);
+    const switches = screen.getAllByRole('switch') as HTMLInputElement[];
+    expect(switches.map((s) => s.checked)).toEqual([false, false, false]);
+    expect(screen.getByText(/all are off by default/)).toBeTruthy();
+    fireEvent.click(screen.getByRole('switch', { name: /Send read receipts/ }));
+    await flush();
+    expect(calls.at(-1)?.args).toEqual({ teamId: 't1', agentId: 'a1', patch: { readReceipts: true } });
+    expect(screen.getByText('The service now reports: groups off, read receipts on, delivery receipts off.')).toBeTruthy();
+    expect((screen.getByRole('switch', { name: /Send read receipts/ }) as HTMLInputElement).checked).toBe(true);
+    fail = true;
+    fireEvent.click(screen.getByRole('switch', { name: /Answer in groups/ }));
+    await flush();
+    expect(screen.getByRole('alert').textContent).toContain('recovers on its own');
+    expect((screen.getByRole('switch', { name: /Answer in groups/ }) as HTMLInputElement).checked).toBe(false);
+  });
+});
+
+describe('error words', () => {
+  it('say what happened and what to do by kind', () => {
+    expect(describeError({ kind: 'keychain', code: 'K', message: '' }).what).toContain('No OS keychain is reachable');
+    expect(describeError({ kind: 'unauthorized', code: 'U', message: '' }).what).toContain('key rejected');
+    expect(describeError({ kind: 'rate-limited', code: 'R', message: '', retryAfterSec: 7 }).todo).toBe('Wait 7 s and try again.');
+    expect(describeError({ kind: 'not-configured', code: 'C', message: '' }).todo).toContain('Pairing');
+  });
+});

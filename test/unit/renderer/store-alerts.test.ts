@@ -1,0 +1,97 @@
+// @vitest-environment jsdom
+import { describe, expect, it } from 'vitest';
+import type { AlertStatusDTO } from '../../../src-preload/contract';
+import { connectStore, noticeFor } from '../../../src-renderer/src/store';
+import { countOpen } from '../../../src-renderer/src/store/alerts';
+import { inQuietHours, isHHMM, isSnoozed } from '../../../src-renderer/src/features/alerts/quietHours';
+import { agent, flush, incident, setup, team } from './fixtures';
+
+const status = (over: Partial<AlertStatusDTO> = {}): AlertStatusDTO => ({ snoozedUntil: null, quietHours: { enabled: false, start: '22:00', end: '07:00' }, ...over });
+
+describe('alerts slice', () => {
+  it('loads open incidents, keeps a log for the timeline, and counts open ones', async () => {
+    const { store, api, emit } = setup({
+      'teams.list': { ok: true, value: [team()] },
+      'agents.list': { ok: true, value: [agent('a1', 'needs-scan')] },
+      'alerts.list': { ok: true, value: [incident('i1', { openedAt: 1 }), incident('i2', { openedAt: 2, resolvedAt: 3 })] },
+    });
+    connectStore(store, api);
+    await flush();
+    expect(store.getState().incidents.map((i) => i.id)).toEqual(['i1']);
+    expect(store.getState().incidentLog.map((i) => i.id)).toEqual(['i2', 'i1']);
+    expect(countOpen(store.getState())).toBe(1);
+
+    emit('alert', { change: 'opened', incident: incident('i3', { openedAt: 5, severity: 'warning', title: 'Reconnecting' }) });
+    expect(countOpen(store.getState())).toBe(2);
+    expect(store.getState().notices.at(-1)).toMatchObject({ tone: 'warning', title: 'Agent a1: Reconnecting', route: '#/agents/a1?team=t1' });
+
+    emit('alert', { change: 'resolved', incident: incident('i3', { openedAt: 5 }) });
+    expect(store.getState().incidents.map((i) => i.id)).toEqual(['i1']);
+    // the log keeps it, marked resolved, for the agent timeline
+    expect(store.getState().incidentLog.find((i) => i.id === 'i3')?.resolvedAt).toBe(100_000);
+    expect(store.getState().notices.at(-1)).toMatchObject({ tone: 'success', title: 'Agent a1: back to normal' });
+  });
+
+  it('acknowledges one and all; an error leaves incidents as they were', async () => {
+    let fail = true;
+    const { store } = setup({
+      'alerts.acknowledge': () => (fail ? { ok: false, error: { kind: 'network-error', code: 'HOST_UNREACHABLE', message: 'x' } } : { ok: true, value: null }),
+      'alerts.acknowledgeAll': { ok: true, value: { count: 1 } },
+    });
+    store.getState().setIncidents([incident('i1'), incident('i2', { openedAt: 2 })]);
+    expect(await store.getState().acknowledge('i1')).toMatchObject({ kind: 'network-error' });
+    expect(store.getState().incidents.every((i) => i.acknowledgedAt === null)).toBe(true);
+    fail = false;
+    expect(await store.getState().acknowledge('i1')).toBeNull();
+    expect(store.getState().incidents.find((i) => i.id === 'i1')?.acknowledgedAt).toBe(100_000);
+    expect(await store.getState().acknowledgeAll()).toBeNull();
+    expect(store.getState().incidents.every((i) => i.acknowledgedAt !== null)).toBe(true);
+  });
+
+  it('snoozes (minutes or until tomorrow), unsnoozes and sets quiet hours from the replies', async () => {
+    const { store, calls } = setup({
+      'alerts.snooze': (a: unknown) => ({ ok: true, value: status({ snoozedUntil: 'minutes' in (a as object) ? 200_000 : 900_000 }) }),
+      'alerts.unsnooze': { ok: true, value: status() },
+      'alerts.setQuietHours': (q: unknown) => ({ ok: true, value: status({ quietHours: q as AlertStatusDTO['quietHours'] }) }),
+    });
+    await store.getState().snooze({ minutes: 15 });
+    expect(store.getState().alertStatus?.snoozedUntil).toBe(200_000);
+    expect(isSnoozed(store.getState().alertStatus, 100_000)).toBe(true);
+    await store.getState().snooze({ until: 'tomorrow' });
+    expect(calls.filter((c) => c.name === 'alerts.snooze').map((c) => c.args)).toEqual([{ minutes: 15 }, { until: 'tomorrow' }]);
+    await store.getState().unsnooze();
+    expect(isSnoozed(store.getState().alertStatus, 100_000)).toBe(false);
+    await store.getState().setQuietHours({ enabled: true, start: '23:00', end: '06:30' });
+    expect(store.getState().alertStatus?.quietHours).toEqual({ enabled: true, start: '23:00', end: '06:30' });
+  });
+
+  it('a snooze error is returned and changes nothing', async () => {
+    const { store } = setup({ 'alerts.snooze': { ok: false, error: { kind: 'validation', code: 'INVALID_ARGUMENTS', message: 'minutes: too big', field: 'minutes' } } });
+    store.setState({ alertStatus: status() });
+    expect(await store.getState().snooze({ minutes: 99999 })).toMatchObject({ field: 'minutes' });
+    expect(store.getState().alertStatus).toEqual(status());
+  });
+
+  it('gives no notice for plain updates', () => {
+    expect(noticeFor({ change: 'updated', incident: incident('i1') }, 'A')).toBeNull();
+    expect(noticeFor({ change: 'opened', incident: incident('i1', { severity: 'info' }) }, 'A')).toMatchObject({ tone: 'info' });
+  });
+});
+
+describe('quiet hours', () => {
+  const at = (h: number, m = 0) => new Date(2024, 0, 1, h, m);
+  it('handles windows across midnight and the same day', () => {
+    const night = { enabled: true, start: '22:00', end: '07:00' };
+    expect(inQuietHours(night, at(23))).toBe(true);
+    expect(inQuietHours(night, at(6, 59))).toBe(true);
+    expect(inQuietHours(night, at(7))).toBe(false);
+    expect(inQuietHours(night, at(12))).toBe(false);
+    const lunch = { enabled: true, start: '12:00', end: '13:30' };
+    expect(inQuietHours(lunch, at(13, 15))).toBe(true);
+    expect(inQuietHours(lunch, at(13, 30))).toBe(false);
+    expect(inQuietHours({ ...night, enabled: false }, at(23))).toBe(false);
+    expect(inQuietHours({ enabled: true, start: 'xx', end: '07:00' }, at(23))).toBe(false);
+    expect(isHHMM('07:05')).toBe(true);
+    expect(isHHMM('24:00')).toBe(false);
+  });
+});
