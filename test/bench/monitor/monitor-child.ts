@@ -1,0 +1,60 @@
+// The monitor side of the monitor bench, in its own process: the app's Monitor (service client with
+// its default keep-alive dispatcher, the poller's defaults: ±10 % jitter, 8 polls in flight per
+// team, 2 s fast poll) over N agents of one team at the given interval, for durationMs of real time.
+// Prints {"type":"started","t"}, one {"type":"health",agentId,health,previous,t} per change after
+// the first reading (t: wall-clock ms, for the parent's detection latency), then {"type":"result"}.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServiceClient } from '../../../src-main/core/api';
+import { Monitor } from '../../../src-main/core/monitor';
+import { emit, exitWithParent, measureResources, parseArg, pollerArgsSchema } from './child-common';
+
+const args = parseArg(pollerArgsSchema);
+const client = createServiceClient({ baseUrl: args.baseUrl, apiKey: args.apiKey });
+// The app keeps timelines on disk; so does the bench (a temporary directory, removed at the end).
+const dataDir = await mkdtemp(join(tmpdir(), 'monitor-bench-'));
+const targets = args.agentIds.map((agentId) => ({ teamId: args.teamId, agentId }));
+const monitor = new Monitor({
+  targets: () => targets,
+  readSession: (_teamId, agentId, signal) => client.getSession(agentId, { signal }),
+  dataDir,
+  poll: { intervalMs: args.intervalMs, fastIntervalMs: 2000, maxInFlightPerTeam: args.maxInFlight },
+});
+
+let polls = 0;
+let failures = 0;
+let windowOpen = true;
+monitor.on('poll', (p) => {
+  if (!windowOpen) return;
+  polls++;
+  if (p.error !== undefined) failures++;
+});
+monitor.on('health', (e) => {
+  if (e.previous !== 'unknown') emit({ type: 'health', agentId: e.agentId, health: e.health, previous: e.previous, t: Date.now() });
+});
+
+let stopped = false;
+const stop = async () => {
+  if (stopped) return;
+  stopped = true;
+  await monitor.stop();
+  await client.close();
+  await rm(dataDir, { recursive: true, force: true });
+};
+exitWithParent(stop);
+
+const res = measureResources();
+const t0 = Date.now();
+monitor.start();
+emit({ type: 'started', t: t0 });
+setTimeout(() => {
+  windowOpen = false;
+  const elapsedSec = (Date.now() - t0) / 1000;
+  const r = res.end();
+  const result = { type: 'result', polls, failures, elapsedSec, pollsPerSec: polls / elapsedSec, ...r };
+  void stop().then(() => {
+    emit(result);
+    process.exit(0);
+  });
+}, args.durationMs);

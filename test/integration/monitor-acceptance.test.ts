@@ -1,0 +1,341 @@
+// Issue 3, acceptance 1 and 2: the monitor against the emulator over real loopback HTTP, with ONE
+// fake clock driving both. Time only moves between steps, and a step only ends once every HTTP
+// exchange in flight has settled (tracked through undici's diagnostics channels), so a poll takes
+// zero fake time and a run is the same every time.
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createServiceClient, type ServiceClient } from '../../src-main/core/api';
+import { Monitor, formatDuration, type Alert, type HealthEvent, type PollResult } from '../../src-main/core/monitor';
+import type { Clock } from '../../src-main/core/ports';
+import { decodeQrPng, pngFromDataUrl } from '../../src-main/cli/qr';
+import { startEmulator, type Emulator, type EmulatorSeed } from '../../src-main/emulator';
+
+const KEY = 'acceptance-monitor-key-1';
+const TEAM = 'team-acc';
+const START = Date.UTC(2024, 4, 6, 9, 0, 0);
+
+// ----- HTTP exchanges in flight (all undici requests of this worker) -------------------------------
+
+const inFlight = new Set<object>();
+const onCreate = (m: unknown) => inFlight.add((m as { request: object }).request);
+const onDone = (m: unknown) => inFlight.delete((m as { request: object }).request);
+
+beforeAll(() => {
+  subscribe('undici:request:create', onCreate);
+  subscribe('undici:request:trailers', onDone);
+  subscribe('undici:request:error', onDone);
+});
+afterAll(() => {
+  unsubscribe('undici:request:create', onCreate);
+  unsubscribe('undici:request:trailers', onDone);
+  unsubscribe('undici:request:error', onDone);
+});
+
+const immediates = async (n: number) => {
+  for (let i = 0; i < n; i++) await new Promise<void>((r) => setImmediate(r));
+};
+
+/** Waits (real time) until no HTTP exchange is in flight and the promise chains behind them ran. */
+async function settle(): Promise<void> {
+  const end = Date.now() + 5000;
+  for (;;) {
+    await immediates(10);
+    if (inFlight.size === 0) {
+      await immediates(10);
+      if (inFlight.size === 0) return;
+    }
+    if (Date.now() > end) throw new Error(`${inFlight.size} HTTP exchange(s) did not settle`);
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
+/** A manual clock shared by the emulator, the client and the monitor. */
+class SteppedClock implements Clock {
+  private t = START;
+  private seq = 0;
+  private readonly timers = new Map<number, { at: number; fn: () => void }>();
+
+  now(): number {
+    return this.t;
+  }
+  setTimeout(fn: () => void, ms: number): unknown {
+    const id = ++this.seq;
+    this.timers.set(id, { at: this.t + Math.max(0, ms), fn });
+    return id;
+  }
+  clearTimeout(handle: unknown): void {
+    this.timers.delete(handle as number);
+  }
+  /** Fake ms since the start. */
+  elapsed(): number {
+    return this.t - START;
+  }
+  /** Moves time to START + ms, firing due timers one at a time and letting HTTP settle after each. */
+  async runTo(ms: number): Promise<void> {
+    const end = START + ms;
+    if (end < this.t) throw new Error('time cannot go back');
+    await settle();
+    for (;;) {
+      let nextId: number | undefined;
+      let next: { at: number; fn: () => void } | undefined;
+      for (const [id, timer] of this.timers) {
+        if (timer.at <= end && (next === undefined || timer.at < next.at || (timer.at === next.at && id < nextId!))) {
+          next = timer;
+          nextId = id;
+        }
+      }
+      if (next === undefined || nextId === undefined) break;
+      this.timers.delete(nextId);
+      this.t = Math.max(this.t, next.at);
+      next.fn();
+      await settle();
+    }
+    this.t = end;
+    await settle();
+  }
+  async runFor(ms: number): Promise<void> {
+    await this.runTo(this.elapsed() + ms);
+  }
+  /** Runs until cond() holds, at most maxMs more; returns the fake time it took. */
+  async runUntil(what: string, cond: () => boolean, maxMs: number, stepMs = 250): Promise<number> {
+    const from = this.elapsed();
+    while (!cond()) {
+      if (this.elapsed() - from >= maxMs) throw new Error(`not within ${maxMs} fake ms: ${what}`);
+      await this.runFor(stepMs);
+    }
+    return this.elapsed() - from;
+  }
+}
+
+/** Small deterministic PRNG. */
+function mulberry32(a: number): () => number {
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// ----- fixture -----------------------------------------------------------------------------------
+
+let emu: Emulator | null = null;
+let client: ServiceClient | null = null;
+let monitor: Monitor | null = null;
+let dir: string | null = null;
+
+afterEach(async () => {
+  await monitor?.stop();
+  await client?.close();
+  await emu?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+  emu = client = monitor = dir = null;
+  inFlight.clear();
+});
+
+async function setup(agents: EmulatorSeed['teams'][number]['agents'], o: { emulatorSeed: number; monitorSeed: number; intervalMs: number }) {
+  const clock = new SteppedClock();
+  const seed: EmulatorSeed = { teams: [{ id: TEAM, apiKey: KEY, agents }] };
+  emu = await startEmulator({ seed, clock, random: mulberry32(o.emulatorSeed) });
+  client = createServiceClient({ baseUrl: emu.baseUrl, apiKey: KEY, clock });
+  dir = await mkdtemp(join(tmpdir(), 'monitor-acc-'));
+  const c = client;
+  const ids = agents.map((a) => a.agentId);
+  // The app's poll settings (accounts schema defaults: fast 2 s; jitter, backoff, per-team cap and
+  // timeout are the poller's defaults), the interval as given, and the default alert rules.
+  monitor = new Monitor({
+    targets: () => ids.map((agentId) => ({ teamId: TEAM, agentId })),
+    readSession: (_teamId, agentId, signal) => c.getSession(agentId, { signal }),
+    clock,
+    random: mulberry32(o.monitorSeed),
+    dataDir: dir,
+    poll: { intervalMs: o.intervalMs, fastIntervalMs: 2000 },
+    idPrefix: 'acc-',
+  });
+  const alerts: Alert[] = [];
+  const health: HealthEvent[] = [];
+  const polls: PollResult[] = [];
+  monitor.on('alert', (a) => alerts.push(a));
+  monitor.on('health', (h) => health.push(h));
+  monitor.on('poll', (p) => polls.push(p));
+  const m = monitor;
+  const healthOf = (agentId: string) => m.snapshot().find((s) => s.agentId === agentId)?.health;
+  return { clock, emu, client, monitor, alerts, health, polls, healthOf };
+}
+
+const brief = (a: Alert) => [a.kind, a.urgent, [...a.agentIds].sort().join(',')];
+
+describe('monitor acceptance (emulator + client + monitor on one fake clock)', () => {
+  it('1: pairing one, dropping one for 20 s and unlinking one give exactly one urgent unlink alert, one reconnecting alert and one recovery notice', async () => {
+    const h = await setup(
+      [
+        { agentId: 'pairme', state: 'unlinked' },
+        { agentId: 'unlinkme', state: 'connected', phone: '15550100002' },
+        { agentId: 'dropme', state: 'connected', phone: '15550100003' },
+      ],
+      { emulatorSeed: 1, monitorSeed: 7, intervalMs: 15_000 },
+    );
+
+    // A person starts pairing through the client and is shown the QR.
+    const started = (await h.client.startPairing('pairme')) ?? (await h.client.getSession('pairme'));
+    expect(started).toMatchObject({ state: 'pairing', needsScan: true });
+    const png = pngFromDataUrl(started.qr ?? '');
+    expect(png).not.toBeNull();
+    const qrText = decodeQrPng(png!);
+    expect(qrText).toBeTruthy();
+
+    h.monitor.start();
+    await h.clock.runTo(0);
+    expect(h.healthOf('pairme')).toBe('needs-scan');
+    expect(h.healthOf('unlinkme')).toBe('connected');
+    expect(h.healthOf('dropme')).toBe('connected');
+    expect(h.monitor.snapshot().find((s) => s.agentId === 'pairme')).toMatchObject({ pairing: true, rawState: 'pairing' });
+
+    // The phone scans the QR it was shown, 3 s later; the fast poll (2 s) sees the link.
+    await h.clock.runTo(3000);
+    await h.emu.control.scan('pairme', { phone: '15550100001', token: qrText! });
+    const pairedIn = await h.clock.runUntil('paired', () => h.healthOf('pairme') === 'connected', 5000);
+    expect(pairedIn).toBeLessThanOrEqual(2200 + 250);
+    expect(h.alerts).toEqual([]); // a pairing started on purpose raises nothing
+
+    // Someone unlinks a number from the phone.
+    await h.clock.runTo(20_000);
+    await h.emu.control.unlink('unlinkme');
+    const unlinkSeenIn = await h.clock.runUntil('unlink alert', () => h.alerts.length >= 1, 20_000);
+    expect(unlinkSeenIn).toBeLessThanOrEqual(15_000 * 1.1 + 250);
+    expect(h.alerts.map(brief)).toEqual([['needs-scan', true, 'unlinkme']]);
+    expect(h.alerts[0]!.title).toBe('unlinkme (+15550100002) was unlinked — a QR scan is needed');
+
+    // Another drops for 20 s, just before its next poll is due (so the drop is seen at once).
+    await h.clock.runTo(60_000);
+    const lastDropPoll = h.polls.filter((p) => p.agentId === 'dropme').at(-1)!;
+    const dueAt = lastDropPoll.at + lastDropPoll.nextPollInMs - START;
+    await h.clock.runTo(dueAt - 1100); // a cycle may take an agent up to 1 s (coalesceMs) early
+    expect(h.polls.filter((p) => p.agentId === 'dropme').at(-1)).toBe(lastDropPoll);
+    const droppedAt = h.clock.now();
+    await h.emu.control.drop('dropme', { seconds: 20 });
+    await h.clock.runUntil('reconnecting', () => h.healthOf('dropme') === 'reconnecting', 2000);
+    await h.clock.runUntil('recovered', () => h.alerts.some((a) => a.kind === 'recovered'), 25_000);
+    // Several more minutes (short of the 15 min re-alert): nothing else may arrive.
+    await h.clock.runFor(5 * 60_000);
+
+    expect(h.alerts.map(brief)).toEqual([
+      ['needs-scan', true, 'unlinkme'],
+      ['reconnecting', false, 'dropme'],
+      ['recovered', false, 'dropme'],
+    ]);
+    const [, reconnecting, recovered] = h.alerts as [Alert, Alert, Alert];
+    expect(reconnecting.at - droppedAt).toBeLessThanOrEqual(1100);
+    expect(reconnecting.title).toBe('dropme (+15550100003) is reconnecting');
+    expect(recovered.incidentId).toBe(reconnecting.incidentId);
+    const outageMs = recovered.at - reconnecting.at;
+    expect(outageMs).toBeGreaterThanOrEqual(18_500);
+    expect(outageMs).toBeLessThanOrEqual(22_500);
+    expect(recovered.title).toBe(`dropme (+15550100003) is back to connected after ${formatDuration(outageMs)}`);
+    expect(recovered.title).toMatch(/after (19|20|21|22) s$/);
+    expect(new Set(h.alerts.map((a) => a.id)).size).toBe(3);
+    // Every health change was announced once.
+    expect(h.health.filter((e) => e.previous !== 'unknown').map((e) => `${e.agentId}:${e.previous}>${e.health}`)).toEqual([
+      'pairme:needs-scan>connected',
+      'unlinkme:connected>needs-scan',
+      'dropme:connected>reconnecting',
+      'dropme:reconnecting>connected',
+    ]);
+    // The unlink stays open (it needs a person); the drop is closed.
+    expect(h.monitor.incidents().map((i) => [i.kind, i.agentId])).toEqual([['needs-scan', 'unlinkme']]);
+
+    await h.monitor.flush();
+    const path = async (id: string) => (await h.monitor.timeline(id)).map((e) => `${e.from}>${e.to}@${Math.round((e.at - START) / 100) / 10}`);
+    const pairme = await h.monitor.timeline('pairme');
+    expect(pairme.map((e) => `${e.from}>${e.to}`)).toEqual(['unknown>needs-scan', 'needs-scan>connected']);
+    expect(pairme[0]).toMatchObject({ at: START, rawState: 'pairing', status: { state: 'pairing', needsScan: true } });
+    expect(pairme[1]).toMatchObject({ rawState: 'connected', status: { state: 'connected', phone: '15550100001' } });
+    expect(pairme[1]!.at - START).toBeGreaterThan(3000);
+
+    const unlinkme = await h.monitor.timeline('unlinkme');
+    expect(unlinkme.map((e) => `${e.from}>${e.to}`)).toEqual(['unknown>connected', 'connected>needs-scan']);
+    expect(unlinkme[1]).toMatchObject({ rawState: 'unlinked', incidentId: h.alerts[0]!.incidentId, at: h.alerts[0]!.at });
+
+    const dropme = await h.monitor.timeline('dropme');
+    expect(dropme.map((e) => `${e.from}>${e.to}`)).toEqual(['unknown>connected', 'connected>reconnecting', 'reconnecting>connected']);
+    expect(dropme[1]).toMatchObject({ at: reconnecting.at, incidentId: reconnecting.incidentId, status: { state: 'reconnecting', linked: true, connected: false, needsScan: false } });
+    expect(dropme[2]).toMatchObject({ at: recovered.at, rawState: 'connected' });
+    // Back within one fast poll (2 s + 10 % jitter) of the emulator's reconnect.
+    expect(dropme[2]!.at - (droppedAt + 20_000)).toBeGreaterThan(0);
+    expect(dropme[2]!.at - (droppedAt + 20_000)).toBeLessThanOrEqual(2200);
+    expect(await path('dropme')).toHaveLength(3);
+  });
+
+  it('2: 500/429/resets on 30 % of polls for 2 min raise no unlink; the whole team down raises exactly one unreachable alert', async () => {
+    const ids = ['f1', 'f2', 'f3'];
+    const h = await setup(
+      ids.map((agentId, i) => ({ agentId, state: 'connected' as const, phone: `1555010001${i}` })),
+      { emulatorSeed: 42, monitorSeed: 3, intervalMs: 5000 },
+    );
+    h.monitor.start();
+    await h.clock.runTo(0);
+    expect(ids.map(h.healthOf)).toEqual(['connected', 'connected', 'connected']);
+
+    // Phase 1: two minutes of fake time; each call fails with p = 1 − 0.9 × 0.8889 × 0.875 = 0.3.
+    const polls0 = h.polls.length;
+    h.emu.control.addFault({ kind: '500', probability: 0.1, durationMs: 120_000 });
+    h.emu.control.addFault({ kind: '429', probability: 0.1111, durationMs: 120_000, retryAfterSeconds: 1 });
+    h.emu.control.addFault({ kind: 'reset', probability: 0.125, durationMs: 120_000 });
+    await h.clock.runFor(119_999);
+    // Each kind hit: resets too (the client retries a GET once after a network error, so a reset
+    // only fails the poll when the retry fails as well).
+    const hits = Object.fromEntries((await h.emu.control.state()).faults.map((f) => [f.kind, f.hits]));
+    expect(hits['500']).toBeGreaterThan(3);
+    expect(hits['429']).toBeGreaterThan(3);
+    expect(hits['reset']).toBeGreaterThan(3);
+    await h.clock.runFor(1);
+    expect((await h.emu.control.state()).faults).toEqual([]);
+    const phase1 = h.polls.slice(polls0);
+    const failed = phase1.filter((p) => p.error !== undefined);
+    expect(phase1.length).toBeGreaterThanOrEqual(40);
+    expect(failed.length / phase1.length).toBeGreaterThan(0.1);
+    expect(failed.length / phase1.length).toBeLessThan(0.5);
+    for (const p of failed) expect(['server-error', 'rate-limited', 'network-error']).toContain((p.error as { kind?: string }).kind);
+    // Nothing ever says "unlinked": health only moves between connected and (briefly) unreachable.
+    expect(h.alerts.filter((a) => a.kind !== 'unreachable' && a.kind !== 'recovered')).toEqual([]);
+    expect(h.health.every((e) => e.health === 'connected' || e.health === 'unreachable')).toBe(true);
+    expect(h.monitor.incidents().filter((i) => i.kind === 'needs-scan')).toEqual([]);
+
+    // The faults ended with the two minutes: every agent is connected again within the backoff.
+    await h.clock.runUntil('all connected', () => ids.every((id) => h.healthOf(id) === 'connected'), 150_000, 1000);
+    await h.clock.runFor(30_000);
+    expect(h.monitor.incidents()).toEqual([]);
+    const phase1Alerts = h.alerts.length;
+
+    // Phase 2: every call of the team fails.
+    h.emu.control.addFault({ kind: 'reset', probability: 1 });
+    const downIn = await h.clock.runUntil('team unreachable', () => h.alerts.length > phase1Alerts, 60_000);
+    expect(downIn).toBeLessThanOrEqual(20_000); // 3 failures: now, +5 s, +15 s (backoff ±10 %)
+    await h.clock.runFor(5 * 60_000); // the backoff reaches its 2-min ceiling; still one alert
+    const during = h.alerts.slice(phase1Alerts);
+    expect(during.map(brief)).toEqual([['unreachable', true, 'f1,f2,f3']]);
+    expect(during[0]!.title).toBe(`Service unreachable for team ${TEAM}`);
+    expect(ids.map(h.healthOf)).toEqual(['unreachable', 'unreachable', 'unreachable']);
+    expect(h.health.some((e) => e.health === 'needs-scan')).toBe(false);
+    const open = h.monitor.incidents();
+    expect(open.filter((i) => i.agentId === null).map((i) => i.kind)).toEqual(['unreachable']);
+    // The last known state is kept in the snapshot.
+    expect(h.monitor.snapshot().map((s) => s.rawState)).toEqual(['connected', 'connected', 'connected']);
+
+    h.emu.control.clearFaults();
+    await h.clock.runUntil('team back', () => h.alerts.length > phase1Alerts + 1, 150_000, 1000);
+    await h.clock.runFor(60_000);
+    expect(h.alerts.slice(phase1Alerts).map(brief)).toEqual([
+      ['unreachable', true, 'f1,f2,f3'],
+      ['recovered', false, 'f1,f2,f3'],
+    ]);
+    expect(h.alerts.at(-1)!.title).toMatch(new RegExp(`^Service reachable again for team ${TEAM} after \\d`));
+    expect(ids.map(h.healthOf)).toEqual(['connected', 'connected', 'connected']);
+    expect(h.monitor.incidents()).toEqual([]);
+    // The API key never reaches the diagnostics.
+    expect(await h.monitor.exportDiagnostics()).not.toContain(KEY);
+  });
+});
