@@ -2,7 +2,8 @@
 //
 // Scheduling: each agent has a due time. A scheduler tick launches every agent due now or within
 // `coalesceMs`, and those polls form one CYCLE: the cycle's batch is emitted when all of them have
-// settled. The ±jitter is drawn once per cycle and applied to every next delay of that cycle, so
+// settled. The jitter (a factor in [1 - jitter, 1], so the interval is a ceiling and detection
+// latency stays within one interval) is drawn once per cycle and applied to every next delay of that cycle, so
 // agents polled together stay together (which is what lets the policy group their changes into one
 // alert), while the whole schedule still drifts off any fixed beat.
 //
@@ -216,7 +217,7 @@ export class Poller {
       const cycle: Cycle = {
         id: ++this.cycleSeq,
         startedAt: now,
-        jitterFactor: 1 + this.cfg.jitter * (2 * this.random() - 1),
+        jitterFactor: 1 - this.cfg.jitter * this.random(),
         pending: due.length,
         results: [],
       };
