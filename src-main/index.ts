@@ -4,10 +4,32 @@ import { BrowserWindow, Menu, Notification, Tray, app, ipcMain, nativeImage, pro
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { startElectronShell } from './electron/shell';
-import { createUnwiredServices } from './app/unwired-services';
+import { createCompanion, type Companion } from './core/companion';
+import { defaultConfigDir } from './core/accounts';
+import { createRealServices } from './app/real-services';
 
 // out/main/index.js → out/
 const outDir = fileURLToPath(new URL('..', import.meta.url));
+
+const consoleLogger = {
+  info: () => undefined,
+  warn: (msg: string) => console.warn(`channel-companion: ${msg}`),
+  error: (msg: string) => console.error(`channel-companion: ${msg}`),
+};
+
+// Stopped cleanly on quit: polls aborted, the tunnel's log flushed, the demo emulator closed.
+let companion: Companion | null = null;
+let closed = false;
+app.on('will-quit', (e) => {
+  if (closed || !companion) return;
+  e.preventDefault();
+  const c = companion;
+  companion = null;
+  void c.close().finally(() => {
+    closed = true;
+    app.quit();
+  });
+});
 
 startElectronShell(
   { app, BrowserWindow, ipcMain, Menu, Notification, Tray, nativeImage, protocol, session, shell },
@@ -15,9 +37,13 @@ startElectronShell(
     outDir,
     buildDir: join(app.getAppPath(), 'build'),
     devServerUrl: process.env['ELECTRON_RENDERER_URL'] || undefined,
-    // TODO(lead): build the real AppServices over the core (companion.ts) with paths from
-    // app.getPath('userData'), the OS keychain secret store, and the system clock.
-    createServices: async () => createUnwiredServices(),
+    // The real services over the companion: config shared with the CLI (defaultConfigDir), data
+    // under userData, the OS keychain, the system clock. Alerts reach native notifications through
+    // the shell's subscription to the 'alert' events (src-main/electron/notifications.ts).
+    createServices: async () => {
+      companion = await createCompanion({ configDir: defaultConfigDir(), dataDir: join(app.getPath('userData'), 'data'), logger: consoleLogger });
+      return createRealServices(companion);
+    },
   },
 ).catch((e: unknown) => {
   console.error('Channel Companion failed to start:', e instanceof Error ? e.message : 'unknown error');

@@ -86,7 +86,13 @@ export function register(program: Command, ctx: CliContext): void {
     const poll: { intervalMs?: number; fastIntervalMs?: number } = {};
     if (f.pollSec !== undefined) poll.intervalMs = Math.round(f.pollSec * 1000);
     if (f.fastPollSec !== undefined) poll.fastIntervalMs = Math.round(f.fastPollSec * 1000);
+    const { KeychainSecretStore } = await import('../../core/secrets');
+    const secrets = new KeychainSecretStore();
+    await secrets.probe().catch((e: unknown) =>
+      out.warn(`${e instanceof Error ? e.message : 'The OS keychain is not reachable.'} Adding a team will fail until it is; the demo (--emulator) works without it.`),
+    );
     const companion = await createCompanion({
+      secrets,
       clock: ctx.clock,
       logger: cliLogger(out),
       poll,

@@ -1,0 +1,303 @@
+// The companion: the whole app behind any shell (Electron, the browser host, the CLI's `serve`),
+// Electron-free. It composes the accounts (config + keychain), one service client per team, the
+// monitor over every agent of every team, the webhook tunnel, chat, the demo emulator, and one
+// event hub whose listeners survive the monitor and tunnel being rebuilt.
+import path from 'node:path';
+import type { Dispatcher } from 'undici';
+import { createServiceClient } from './api/client';
+import type { ServiceClient } from './api/service';
+import { Accounts, defaultConfigDir, type AgentRecord, type AppSettings, type ClientFactory, type DeepPartial } from './accounts';
+import { ChatService } from './chat';
+import { Emitter } from './monitor/emitter';
+import { Monitor, WebhookAlertSink, type Alert, type AlertSink, type HealthEvent, type IncidentUpdate, type PollResult } from './monitor';
+import { silentLogger, systemClock, type Clock, type Logger } from './ports';
+import { KeychainSecretStore, type SecretStore } from './secrets';
+import type { ForwardAttempt, StoredDelivery, Tunnel } from './tunnel';
+import { AccountSet, type TeamView } from './companion/account-set';
+import { DEMO_TEAM_LABEL, DemoHost, type DemoInfo } from './companion/demo';
+import { PrefsStore, type Prefs } from './companion/prefs';
+import { TunnelHost } from './companion/tunnel-host';
+
+export type { TeamView, AgentTarget } from './companion/account-set';
+export type { DemoInfo } from './companion/demo';
+export type { Prefs } from './companion/prefs';
+export { DEMO_TEAM_LABEL } from './companion/demo';
+
+export interface CompanionOptions {
+  /** Transcripts, timelines, the tunnel's log. Default <configDir>/data. */
+  dataDir?: string;
+  /** config.json and companion.json. Default defaultConfigDir(). */
+  configDir?: string;
+  /** Default: the OS keychain. */
+  secrets?: SecretStore;
+  clock?: Clock;
+  /** For every service client and the tunnel's forwards. */
+  dispatcher?: Dispatcher;
+  logger?: Logger;
+  /** Receives every alert the monitor raises (besides the 'alert' event). */
+  notifier?: AlertSink;
+  /** Overrides of the poll intervals (ms) that are not saved (tests, `serve --poll-sec`). */
+  poll?: { intervalMs?: number; fastIntervalMs?: number };
+  /** Start the tunnel's receiver at once even when nothing asks for it. */
+  startTunnel?: boolean;
+}
+
+export interface CompanionEvents {
+  health: HealthEvent;
+  /** Every settled poll (the agent's snapshot is already updated when this fires). */
+  poll: PollResult;
+  alert: Alert;
+  incident: IncidentUpdate;
+  delivery: StoredDelivery;
+  forward: ForwardAttempt;
+  accounts: TeamView[];
+  tunnel: { url: string | null };
+}
+
+export interface CompanionSettings {
+  app: AppSettings;
+  prefs: Prefs;
+}
+
+export interface SettingsPatch {
+  app?: DeepPartial<AppSettings>;
+  prefs?: Partial<Pick<Prefs, 'notifications' | 'escalateAfterMin' | 'forwardTo' | 'quietHours'>>;
+}
+
+export interface Companion {
+  readonly configDir: string;
+  readonly dataDir: string;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly events: Emitter<CompanionEvents>;
+  readonly chat: ChatService;
+  /** The monitor now (it is rebuilt when the poll settings change; subscribe to `events` instead). */
+  monitor(): Monitor;
+  /** The tunnel now (rebuilt when its port changes). */
+  tunnel(): Tunnel;
+  tunnelUrl(): string | null;
+  forwardTo(): string | null;
+  /** Starts the tunnel's receiver (idempotent). */
+  startTunnel(): Promise<{ url: string; port: number }>;
+
+  listTeams(): TeamView[];
+  findTeam(teamIdOrLabel: string): TeamView | undefined;
+  addTeam(input: { label: string; baseUrl: string; apiKey: string; agents: Array<{ agentId: string; label?: string }> }): Promise<TeamView>;
+  removeTeam(teamId: string): Promise<void>;
+  addAgent(teamId: string, agent: { agentId: string; label?: string }): Promise<AgentRecord>;
+  removeAgent(teamId: string, agentId: string): Promise<void>;
+  clientFor(teamId: string): Promise<ServiceClient>;
+
+  /** Keeps a webhook's signing secret (keychain, or memory for the demo) and its public URL; starts the tunnel. */
+  saveWebhook(teamId: string, agentId: string, secret: string, publicUrl: string): Promise<void>;
+  publicUrlOf(teamId: string, agentId: string): string | null;
+  hasSigningSecret(teamId: string, agentId: string): Promise<boolean>;
+
+  settings(): CompanionSettings;
+  updateSettings(patch: SettingsPatch): Promise<CompanionSettings>;
+
+  /** Starts the demo emulator (once) without adding its team. */
+  startEmulator(): Promise<DemoInfo>;
+  /** Starts the demo emulator (once) and adds its team (once). */
+  startDemo(): Promise<{ team: TeamView; emulator: DemoInfo }>;
+
+  close(): Promise<void>;
+}
+
+const hasOwn = (o: object | undefined, k: string): boolean => o !== undefined && Object.prototype.hasOwnProperty.call(o, k);
+
+export async function createCompanion(opts: CompanionOptions = {}): Promise<Companion> {
+  const clock = opts.clock ?? systemClock;
+  const logger = opts.logger ?? silentLogger;
+  const configDir = opts.configDir ?? defaultConfigDir();
+  const dataDir = opts.dataDir ?? path.join(configDir, 'data');
+  const secrets = opts.secrets ?? new KeychainSecretStore();
+  const clientFactory: ClientFactory = (o) => createServiceClient({ ...o, clock, ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}) });
+  const events = new Emitter<CompanionEvents>((err) => logger.warn('companion: listener failed', { error: err instanceof Error ? err.message : String(err) }));
+
+  const main = await Accounts.open({ configDir, secrets, clientFactory, clock });
+  const set = new AccountSet(main);
+  const prefs = new PrefsStore(configDir, logger);
+  await prefs.load();
+  const demo = new DemoHost(clock, clientFactory);
+
+  const chat = new ChatService({ clientFor: (teamId) => set.clientFor(teamId), installId: main.settings().installId, dataDir: path.join(dataDir, 'chat'), clock, logger });
+
+  const tunnelHost = new TunnelHost({
+    dataDir: path.join(dataDir, 'tunnel'),
+    getSecrets: (agentId) => set.secretsOfAgent(agentId),
+    clock,
+    logger,
+    ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+    onDelivery: (d) => events.emit('delivery', d),
+    onForward: (a) => events.emit('forward', a),
+    onListening: (url) => events.emit('tunnel', { url }),
+  });
+
+  // ----- monitor ------------------------------------------------------------------------------
+  const pollConfig = (s: AppSettings) => ({
+    intervalMs: opts.poll?.intervalMs ?? s.pollIntervalSec * 1000,
+    fastIntervalMs: opts.poll?.fastIntervalMs ?? Math.min(s.fastPollIntervalSec * 1000, opts.poll?.intervalMs ?? Infinity),
+  });
+  const rulesOf = (s: AppSettings) => ({
+    reconnectGraceSec: s.alertRules.reconnectGraceSec,
+    realertMinutes: s.alertRules.realertMinutes,
+    flapCount: s.alertRules.flapCount,
+    flapWindowMinutes: s.alertRules.flapWindowMinutes,
+    quietHours: s.alertRules.quietHours,
+  });
+  const buildMonitor = (s: AppSettings): Monitor => {
+    const sinks: AlertSink[] = [];
+    if (opts.notifier) sinks.push(opts.notifier);
+    if (s.alertWebhookUrl) sinks.push(new WebhookAlertSink(s.alertWebhookUrl, { clock, logger, ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}) }));
+    const m = new Monitor({
+      targets: () => set.targets(),
+      readSession: async (teamId, agentId, signal) => (await set.clientFor(teamId)).getSession(agentId, { signal }),
+      clock,
+      logger,
+      dataDir: path.join(dataDir, 'timeline'),
+      rules: rulesOf(s),
+      poll: pollConfig(s),
+      sinks,
+    });
+    m.on('health', (e) => events.emit('health', e));
+    m.on('poll', (r) => events.emit('poll', r));
+    m.on('incident', (u) => events.emit('incident', u));
+    m.on('alert', (a) => events.emit('alert', a));
+    m.start();
+    return m;
+  };
+  let monitor = buildMonitor(main.settings());
+  let monitorSwap: Promise<void> = Promise.resolve();
+
+  const restartMonitor = async (s: AppSettings): Promise<void> => {
+    const old = monitor;
+    const snoozedUntil = old.status().snoozedUntil;
+    await old.stop();
+    monitor = buildMonitor(s);
+    if (snoozedUntil !== null) monitor.snooze(snoozedUntil);
+  };
+
+  const agentIds = (): string[] => [...new Set(set.targets().map((t) => t.agentId))];
+  const accountsChanged = (): void => {
+    monitor.refresh();
+    tunnelHost.setAgents(agentIds());
+    events.emit('accounts', set.listTeams());
+  };
+
+  // ----- tunnel -------------------------------------------------------------------------------
+  tunnelHost.setForwardTo(prefs.get().forwardTo, agentIds());
+  await tunnelHost.setPort(main.settings().tunnelPort);
+  await tunnelHost.open();
+  if (opts.startTunnel || main.settings().tunnelPort !== 0 || prefs.get().webhooks.length > 0) {
+    await tunnelHost.start().catch(() => undefined); // logged by the host; the app keeps running
+  }
+
+  let closed = false;
+
+  const companion: Companion = {
+    configDir,
+    dataDir,
+    clock,
+    logger,
+    events,
+    chat,
+    monitor: () => monitor,
+    tunnel: () => tunnelHost.current,
+    tunnelUrl: () => tunnelHost.url,
+    forwardTo: () => tunnelHost.forwardTarget,
+    startTunnel: () => tunnelHost.start(),
+
+    listTeams: () => set.listTeams(),
+    findTeam: (t) => set.findTeam(t),
+    async addTeam(input) {
+      const rec = await main.addTeam(input);
+      accountsChanged();
+      return { ...rec, demo: false };
+    },
+    async removeTeam(teamId) {
+      const team = set.findTeam(teamId);
+      await set.removeTeam(teamId);
+      if (team) await prefs.update((p) => ({ ...p, webhooks: p.webhooks.filter((w) => w.teamId !== team.id) })).catch(() => undefined);
+      accountsChanged();
+    },
+    async addAgent(teamId, agent) {
+      const rec = await set.addAgent(teamId, agent);
+      accountsChanged();
+      return rec;
+    },
+    async removeAgent(teamId, agentId) {
+      const team = set.findTeam(teamId);
+      await set.removeAgent(teamId, agentId);
+      if (team) await prefs.update((p) => ({ ...p, webhooks: p.webhooks.filter((w) => !(w.teamId === team.id && w.agentId === agentId)) })).catch(() => undefined);
+      accountsChanged();
+    },
+    clientFor: (teamId) => set.clientFor(teamId),
+
+    async saveWebhook(teamId, agentId, secret, publicUrl) {
+      const team = set.findTeam(teamId);
+      await set.setSigningSecret(teamId, agentId, secret);
+      if (team) {
+        await prefs.update((p) => ({
+          ...p,
+          webhooks: [...p.webhooks.filter((w) => !(w.teamId === team.id && w.agentId === agentId)), { teamId: team.id, agentId, publicUrl }],
+        }));
+      }
+      await tunnelHost.start().catch(() => undefined);
+    },
+    publicUrlOf: (teamId, agentId) => prefs.publicUrlOf(teamId, agentId),
+    async hasSigningSecret(teamId, agentId) {
+      return (await set.getSigningSecrets(teamId, agentId).catch(() => [])).length > 0;
+    },
+
+    settings: () => ({ app: main.settings(), prefs: prefs.get() }),
+    async updateSettings(patch) {
+      const before = main.settings();
+      const app = patch.app ? await main.updateSettings(patch.app) : before;
+      if (patch.prefs) {
+        const p = patch.prefs;
+        await prefs.update((cur) => ({
+          ...cur,
+          ...(hasOwn(p, 'notifications') && p.notifications !== undefined ? { notifications: p.notifications } : {}),
+          ...(hasOwn(p, 'escalateAfterMin') && p.escalateAfterMin !== undefined ? { escalateAfterMin: p.escalateAfterMin } : {}),
+          ...(hasOwn(p, 'forwardTo') && p.forwardTo !== undefined ? { forwardTo: p.forwardTo } : {}),
+          ...(p.quietHours ? { quietHours: p.quietHours } : {}),
+        }));
+        if (hasOwn(p, 'forwardTo')) tunnelHost.setForwardTo(prefs.get().forwardTo, agentIds());
+      }
+      const pollChanged = JSON.stringify(pollConfig(before)) !== JSON.stringify(pollConfig(app)) || before.alertWebhookUrl !== app.alertWebhookUrl;
+      if (pollChanged) {
+        monitorSwap = monitorSwap.then(() => restartMonitor(app));
+        await monitorSwap;
+      } else if (JSON.stringify(rulesOf(before)) !== JSON.stringify(rulesOf(app))) {
+        monitor.setRules(rulesOf(app));
+      }
+      if (before.tunnelPort !== app.tunnelPort) await tunnelHost.setPort(app.tunnelPort);
+      return companion.settings();
+    },
+
+    startEmulator: () => demo.info(),
+    async startDemo() {
+      const info = await demo.info();
+      const existing = set.demoAccounts?.listTeams()[0];
+      if (existing) return { team: { ...existing, demo: true }, emulator: info };
+      const accounts = await demo.openAccounts();
+      set.setDemo(accounts);
+      const already = accounts.listTeams()[0];
+      const rec = already ?? (await accounts.addTeam({ label: DEMO_TEAM_LABEL, baseUrl: info.baseUrl, apiKey: info.apiKey, agents: info.agents }));
+      accountsChanged();
+      return { team: { ...rec, demo: true }, emulator: info };
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      chat.stopAll();
+      await monitorSwap.catch(() => undefined);
+      await Promise.allSettled([monitor.stop(), tunnelHost.close()]);
+      await set.close();
+      await demo.close();
+    },
+  };
+  return companion;
+}

@@ -1,0 +1,100 @@
+// The teams the companion watches: the person's own (config.json + the OS keychain) and, when the
+// demo was started, the demo team. The demo team lives in a second Accounts over a throw-away
+// config folder and a MemorySecretStore, so its emulator key never reaches the OS keychain nor any
+// file, and the demo works on a machine without a keychain. It is gone after a restart, like the
+// emulator it points at.
+import type { ServiceClient } from '../api/service';
+import { Accounts, type AgentRecord, type TeamRecord } from '../accounts';
+
+export interface TeamView extends TeamRecord {
+  /** The team of the local demo emulator (in memory only). */
+  demo: boolean;
+}
+
+export interface AgentTarget {
+  teamId: string;
+  agentId: string;
+}
+
+export class AccountSet {
+  private demo: Accounts | null = null;
+
+  constructor(readonly main: Accounts) {}
+
+  /** Installs the in-memory accounts of the demo team (once). */
+  setDemo(accounts: Accounts): void {
+    this.demo = accounts;
+  }
+
+  get demoAccounts(): Accounts | null {
+    return this.demo;
+  }
+
+  listTeams(): TeamView[] {
+    return [...this.main.listTeams().map((t) => ({ ...t, demo: false })), ...(this.demo?.listTeams().map((t) => ({ ...t, demo: true })) ?? [])];
+  }
+
+  targets(): AgentTarget[] {
+    return this.listTeams().flatMap((t) => t.agents.map((a) => ({ teamId: t.id, agentId: a.agentId })));
+  }
+
+  /** The Accounts holding a team (by id or label); the person's own when none does. */
+  ownerOf(teamIdOrLabel: string): Accounts {
+    if (this.demo?.findTeam(teamIdOrLabel) && !this.main.findTeam(teamIdOrLabel)) return this.demo;
+    return this.main;
+  }
+
+  findTeam(teamIdOrLabel: string): TeamView | undefined {
+    const own = this.main.findTeam(teamIdOrLabel);
+    if (own) return { ...own, demo: false };
+    const demo = this.demo?.findTeam(teamIdOrLabel);
+    return demo && { ...demo, demo: true };
+  }
+
+  clientFor(teamIdOrLabel: string): Promise<ServiceClient> {
+    return this.ownerOf(teamIdOrLabel).clientFor(teamIdOrLabel);
+  }
+
+  removeTeam(teamIdOrLabel: string): Promise<void> {
+    return this.ownerOf(teamIdOrLabel).removeTeam(teamIdOrLabel);
+  }
+
+  addAgent(teamIdOrLabel: string, agent: { agentId: string; label?: string }): Promise<AgentRecord> {
+    return this.ownerOf(teamIdOrLabel).addAgent(teamIdOrLabel, agent);
+  }
+
+  removeAgent(teamIdOrLabel: string, agentId: string): Promise<void> {
+    return this.ownerOf(teamIdOrLabel).removeAgent(teamIdOrLabel, agentId);
+  }
+
+  setSigningSecret(teamIdOrLabel: string, agentId: string, secret: string): Promise<void> {
+    return this.ownerOf(teamIdOrLabel).setSigningSecret(teamIdOrLabel, agentId, secret);
+  }
+
+  getSigningSecrets(teamIdOrLabel: string, agentId: string): Promise<string[]> {
+    return this.ownerOf(teamIdOrLabel).getSigningSecrets(teamIdOrLabel, agentId);
+  }
+
+  /**
+   * Every signing secret held for an agent id, newest first, across the teams that watch it (the
+   * tunnel addresses agents by id only). A team whose keychain cannot answer is skipped.
+   */
+  async secretsOfAgent(agentId: string): Promise<string[]> {
+    const out: string[] = [];
+    for (const t of this.listTeams()) {
+      if (!t.agents.some((a) => a.agentId === agentId)) continue;
+      const secrets = await this.getSigningSecrets(t.id, agentId).catch(() => [] as string[]);
+      for (const s of secrets) if (!out.includes(s)) out.push(s);
+    }
+    return out;
+  }
+
+  /** The teams watching an agent id. */
+  teamsOfAgent(agentId: string): TeamView[] {
+    return this.listTeams().filter((t) => t.agents.some((a) => a.agentId === agentId));
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([this.main.close(), this.demo?.close()]);
+  }
+}

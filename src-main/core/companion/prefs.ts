@@ -1,0 +1,96 @@
+// The companion's own preferences that the accounts settings do not hold: desktop notifications
+// on/off, when an incident turns urgent, where the tunnel forwards, the public URL each agent's
+// webhook was registered with, and the last quiet hours (kept while they are switched off).
+// <configDir>/companion.json, atomic writes, mode 0600. No secret is ever stored here.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { z } from 'zod';
+import type { Logger } from '../ports';
+
+export const PREFS_FILE_NAME = 'companion.json';
+
+const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/);
+const httpUrl = z.string().refine((s) => {
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password;
+  } catch {
+    return false;
+  }
+}, 'must be an http(s) URL without user or password');
+
+const prefsSchema = z.object({
+  version: z.literal(1).default(1),
+  notifications: z.boolean().default(true),
+  escalateAfterMin: z.number().int().min(0).max(1440).default(5),
+  forwardTo: httpUrl.nullable().default(null),
+  quietHours: z.object({ start: hhmm, end: hhmm }).default({ start: '22:00', end: '07:00' }),
+  webhooks: z
+    .array(z.object({ teamId: z.string().min(1).max(64), agentId: z.string().min(1).max(200), publicUrl: httpUrl }))
+    .max(10_000)
+    .default([]),
+});
+
+export type Prefs = z.output<typeof prefsSchema>;
+
+export function defaultPrefs(): Prefs {
+  return prefsSchema.parse({});
+}
+
+export class PrefsStore {
+  private prefs: Prefs = defaultPrefs();
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly dir: string,
+    private readonly logger: Logger,
+  ) {}
+
+  get file(): string {
+    return path.join(this.dir, PREFS_FILE_NAME);
+  }
+
+  /** Loads the file; a missing one gives the defaults, an unreadable one is set aside with a warning. */
+  async load(): Promise<Prefs> {
+    let text: string | null = null;
+    try {
+      text = await fs.readFile(this.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.logger.warn('companion: preferences unreadable; using defaults', { file: this.file });
+    }
+    if (text !== null) {
+      let raw: unknown = undefined;
+      try {
+        raw = JSON.parse(text);
+      } catch {
+        raw = undefined;
+      }
+      const parsed = prefsSchema.safeParse(raw);
+      if (parsed.success) this.prefs = parsed.data;
+      else this.logger.warn('companion: preferences invalid; using defaults', { file: this.file });
+    }
+    return this.get();
+  }
+
+  get(): Prefs {
+    return structuredClone(this.prefs);
+  }
+
+  /** Applies `fn` to a copy, validates, writes, and only then keeps it. Serialised. */
+  update(fn: (p: Prefs) => Prefs): Promise<Prefs> {
+    const run = this.queue.then(async () => {
+      const next = prefsSchema.parse(fn(this.get()));
+      await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
+      await writeFileAtomic(this.file, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
+      this.prefs = next;
+      return this.get();
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  publicUrlOf(teamId: string, agentId: string): string | null {
+    return this.prefs.webhooks.find((w) => w.teamId === teamId && w.agentId === agentId)?.publicUrl ?? null;
+  }
+}

@@ -1,0 +1,182 @@
+// The companion + real AppServices + contract handlers against the emulator: teams, live health,
+// a dropped link with its alert, a webhook verified by the tunnel, the demo, and no key in any result.
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnyEvent, RequestName, Result } from '../../src-preload/contract';
+import { createHandlers, type Handlers } from '../../src-main/app/handlers';
+import { createRealServices, type RealServices } from '../../src-main/app/real-services';
+import { createCompanion, DEMO_TEAM_LABEL, type Companion } from '../../src-main/core/companion';
+import { MemorySecretStore } from '../../src-main/core/secrets';
+import { decodeSigningSecrets } from '../../src-main/core/accounts/signing';
+import type { Emulator } from '../../src-main/emulator';
+import { control, DEMO_KEY, startTestEmulator, waitFor } from '../helpers/emulator';
+
+const AGENTS = ['agent-connected', 'agent-unlinked', 'agent-flaky'];
+
+describe('companion over the emulator', () => {
+  let emu: Emulator;
+  let dir: string;
+  let secrets: MemorySecretStore;
+  let companion: Companion;
+  let services: RealServices;
+  let handlers: Handlers;
+  const results: unknown[] = [];
+  const events: AnyEvent[] = [];
+  let teamId = '';
+
+  async function call<K extends RequestName>(name: K, args: unknown = {}): Promise<Result<unknown>> {
+    const r = await (handlers[name] as (a: unknown) => Promise<Result<unknown>>)(args);
+    results.push(r);
+    return r;
+  }
+  async function ok<T = unknown>(name: RequestName, args: unknown = {}): Promise<T> {
+    const r = await call(name, args);
+    if (!r.ok) throw new Error(`${name}: ${r.error.kind} ${r.error.message}`);
+    return r.value as T;
+  }
+
+  beforeAll(async () => {
+    emu = await startTestEmulator();
+    dir = await mkdtemp(path.join(tmpdir(), 'cc-companion-'));
+    secrets = new MemorySecretStore();
+    companion = await createCompanion({
+      configDir: path.join(dir, 'config'),
+      dataDir: path.join(dir, 'data'),
+      secrets,
+      poll: { intervalMs: 400, fastIntervalMs: 200 },
+    });
+    services = createRealServices(companion);
+    services.events.subscribe((e) => events.push(e));
+    handlers = createHandlers(services);
+  });
+
+  afterAll(async () => {
+    services?.dispose();
+    await companion?.close();
+    await emu?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('adds a team through the handlers and shows the three agents with their health', async () => {
+    const team = await ok<{ teamId: string; keyHint: string; agentIds: string[] }>('teams.add', {
+      label: 'Emulated team',
+      baseUrl: emu.baseUrl,
+      apiKey: DEMO_KEY,
+      agents: AGENTS.map((agentId) => ({ agentId })),
+    });
+    teamId = team.teamId;
+    expect(team.keyHint).toBe(`…${DEMO_KEY.slice(-4)}`);
+    expect(team.agentIds).toEqual(AGENTS);
+
+    const snap = await waitFor(async () => {
+      const s = await ok<{ agents: Array<{ agentId: string; health: string; phone: string | null }> }>('health.snapshot');
+      return s.agents.length === 3 && s.agents.every((a) => a.health !== 'unknown') ? s : null;
+    }, 8000);
+    const by = Object.fromEntries(snap.agents.map((a) => [a.agentId, a]));
+    expect(by['agent-connected']?.health).toBe('connected');
+    expect(by['agent-connected']?.phone).toBe('15550100001');
+    expect(by['agent-unlinked']?.health).toBe('needs-scan');
+    expect(by['agent-flaky']).toBeDefined();
+
+    const agents = await ok<Array<{ agentId: string; health: { health: string } }>>('agents.list', { teamId });
+    expect(agents.map((a) => a.agentId)).toEqual(AGENTS);
+  });
+
+  it('a dropped link turns reconnecting, comes back, and raises an alert', async () => {
+    const mark = events.length;
+    await control(emu, 'POST', '/agents/agent-connected/drop', { seconds: 1 });
+    const mine = () => events.slice(mark);
+    await waitFor(() => mine().some((e) => e.name === 'health.changed' && e.payload.agentId === 'agent-connected' && e.payload.health === 'reconnecting'), 6000);
+    await waitFor(() => mine().some((e) => e.name === 'health.changed' && e.payload.agentId === 'agent-connected' && e.payload.health === 'connected'), 6000);
+    const alert = mine().find((e) => e.name === 'alert' && e.payload.incident.agentId === 'agent-connected');
+    expect(alert).toBeDefined();
+    if (alert?.name === 'alert') {
+      expect(alert.payload.incident.kind).toBe('reconnecting');
+      expect(alert.payload.incident.title).toMatch(/agent-connected/);
+    }
+  });
+
+  it('webhook.register: the tunnel verifies a signed delivery from the emulator', async () => {
+    await call('tunnel.status');
+    const status = await waitFor(async () => {
+      const s = await ok<{ running: boolean; listenUrl: string | null }>('tunnel.status');
+      return s.running ? s : null;
+    });
+    const publicUrl = `${status.listenUrl}/hooks/agent-connected`;
+    const reg = await ok<{ url: string; mode: string }>('webhook.register', { teamId, agentId: 'agent-connected', publicUrl });
+    expect(reg.url).toBe(publicUrl);
+
+    const mark = events.length;
+    await control(emu, 'POST', '/agents/agent-connected/inbound', { from: '15550100002', type: 'text', text: 'hello tunnel' });
+    const ev = await waitFor(() => events.slice(mark).find((e) => e.name === 'tunnel.delivery'), 6000);
+    expect(ev.name === 'tunnel.delivery' && ev.payload.verification).toBe('valid');
+    expect(ev.name === 'tunnel.delivery' && ev.payload.teamId).toBe(teamId);
+
+    const list = await ok<Array<{ id: string; verification: string; preview: string }>>('tunnel.deliveries', { agentId: 'agent-connected' });
+    expect(list[0]?.verification).toBe('valid');
+    expect(list[0]?.preview).toBe('hello tunnel');
+    const detail = await ok<{ rawBody: string; verificationDetail: string }>('tunnel.delivery', { id: list[0]!.id });
+    expect(detail.rawBody).toContain('hello tunnel');
+    const st = await ok<{ agents: Array<{ agentId: string; hasSecret: boolean; publicUrl: string | null }>; counts: { verified: number } }>('tunnel.status');
+    expect(st.counts.verified).toBeGreaterThanOrEqual(1);
+    expect(st.agents.find((a) => a.agentId === 'agent-connected')?.publicUrl).toBe(publicUrl);
+  });
+
+  it('the demo adds "Demo (emulator)" whose key stays out of the keychain and the config file', async () => {
+    const demo = await ok<{ team: { teamId: string; label: string; agentIds: string[] }; baseUrl: string }>('demo.start');
+    expect(demo.team.label).toBe(DEMO_TEAM_LABEL);
+    expect(demo.team.agentIds).toEqual(AGENTS);
+    expect(demo.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(Object.keys(secrets.snapshot()).some((k) => k.includes(demo.team.teamId))).toBe(false);
+    const again = await ok<{ team: { teamId: string } }>('demo.start');
+    expect(again.team.teamId).toBe(demo.team.teamId);
+    const teams = await ok<Array<{ label: string }>>('teams.list');
+    expect(teams.map((t) => t.label)).toEqual(['Emulated team', DEMO_TEAM_LABEL]);
+    await waitFor(async () => {
+      const s = await ok<{ agents: Array<{ teamId: string; health: string }> }>('health.snapshot');
+      return s.agents.filter((a) => a.teamId === demo.team.teamId && a.health !== 'unknown').length === 3;
+    }, 8000);
+  });
+
+  it('no handler result, event or file in the config folder holds the API key or a signing secret', async () => {
+    await call('diagnostics.export');
+    await call('settings.get');
+    await call('alerts.list');
+    const ref = Object.keys(secrets.snapshot()).find((k) => k.includes(':agent:agent-connected:signing-secret'));
+    expect(ref, 'the signing secret was kept in the secret store').toBeTruthy();
+    const secret = decodeSigningSecrets(secrets.snapshot()[ref!] ?? null)[0];
+    expect(secret).toBeTruthy();
+    const everything = JSON.stringify(results) + JSON.stringify(events);
+    expect(everything).not.toContain(DEMO_KEY);
+    expect(everything).not.toContain(secret!);
+    for (const f of await readdir(path.join(dir, 'config'))) {
+      const text = await readFile(path.join(dir, 'config', f), 'utf8').catch(() => '');
+      expect(text).not.toContain(DEMO_KEY);
+      expect(text).not.toContain(secret!);
+    }
+  });
+
+  it('a keychain that cannot be reached gives a clear keychain error and stores nothing', async () => {
+    secrets.state = 'unavailable';
+    try {
+      const r = await call('teams.add', { label: 'No keychain', baseUrl: emu.baseUrl, apiKey: DEMO_KEY, agents: [{ agentId: 'agent-connected' }] });
+      expect(r.ok).toBe(false);
+      if (!r.ok) {
+        expect(r.error.kind).toBe('keychain');
+        expect(r.error.message).toMatch(/keychain/i);
+      }
+      const teams = await ok<Array<{ label: string }>>('teams.list');
+      expect(teams.map((t) => t.label)).not.toContain('No keychain');
+    } finally {
+      secrets.state = 'ok';
+    }
+  });
+
+  it('bad input is refused with the field named', async () => {
+    const r = await call('teams.add', { label: 'Bad', baseUrl: 'ftp://x', apiKey: 'k', agents: [{ agentId: 'a' }] });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.kind).toBe('validation');
+  });
+});
