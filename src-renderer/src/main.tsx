@@ -16,6 +16,11 @@ const api = pickBridge();
 const store = createAppStore(api);
 syncRouteWithHash(store, window);
 connectStore(store, api);
+// Read-only view of the whole store as plain data (actions dropped), for "copy diagnostics" style
+// debugging and for the e2e check that no secret ever reaches the renderer.
+Object.defineProperty(window, '__channelCompanionState', {
+  value: () => JSON.parse(JSON.stringify(store.getState(), (_k, v: unknown) => (v instanceof Map ? Object.fromEntries(v) : v instanceof Set ? [...v] : v))) as unknown,
+});
 if (!inElectron) connectBrowserNotifications(store, api, { ctor: notificationCtor(), now: () => new Date(), focus: () => window.focus() });
 
 const root = document.getElementById('root');

@@ -136,6 +136,9 @@ test.describe('the app shell in a browser, over the emulator', () => {
     });
     expect(dom, 'the DOM does not hold the API key').not.toContain(apiKey);
     expect(storage, 'web storage does not hold the API key').not.toContain(apiKey);
+    const state = await page.evaluate(() => JSON.stringify((window as unknown as { __channelCompanionState: () => unknown }).__channelCompanionState()));
+    expect(state, 'the store has the teams').toContain('agent-connected');
+    expect(state, 'the whole store does not hold the API key').not.toContain(apiKey);
     expect(responseText, 'the renderer gets the key hint, not the key').toContain(`"keyHint":"…${apiKey.slice(-4)}"`);
 
     // The built renderer carries no key either.
