@@ -6,13 +6,12 @@ import { AsyncButton } from '../../components/AsyncButton';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { TimeAgo, useNow } from '../../components/TimeAgo';
-import { formatClock } from '../../components/time';
 import { agentHref } from '../../router/routes';
 import { useApp } from '../../store/react';
 import { AlertRules } from './AlertRules';
 import { DesktopNotifications } from './DesktopNotifications';
 import { QuietHoursForm } from './QuietHoursForm';
-import { isSnoozed } from './quietHours';
+import { formatUntil, isSnoozed } from './quietHours';
 
 const SEVERITY_WORD: Record<IncidentDTO['severity'], string> = { urgent: 'Urgent', warning: 'Warning', info: 'Info' };
 
@@ -55,7 +54,7 @@ function Snooze({ onError }: { onError: (e: ErrorDTO | null) => void }) {
       {snoozed && status?.snoozedUntil ? (
         <>
           <p>
-            Alerts are snoozed until <strong>{formatClock(status.snoozedUntil)}</strong>. Incidents are still recorded.
+            Alerts are snoozed until <strong>{formatUntil(status.snoozedUntil, now)}</strong>. Incidents are still recorded.
           </p>
           <AsyncButton onRun={async () => onError(await unsnooze())} busyText="Resuming…">
             Resume alerts now

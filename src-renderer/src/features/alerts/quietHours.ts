@@ -25,3 +25,10 @@ export function inQuietHours(q: QuietHoursDTO, at: Date): boolean {
 export function isSnoozed(status: AlertStatusDTO | null, now: number): boolean {
   return status?.snoozedUntil != null && status.snoozedUntil > now;
 }
+
+/** "14:05" today, "Mon 09:00" on another day: a snooze end said calmly, without seconds. */
+export function formatUntil(at: number, now: number): string {
+  const d = new Date(at);
+  const sameDay = d.toDateString() === new Date(now).toDateString();
+  return sameDay ? d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : d.toLocaleString([], { weekday: 'short', hour: '2-digit', minute: '2-digit' });
+}

@@ -40,7 +40,14 @@ export function TeamForm({ extraActions, onDone }: { extraActions?: (busy: boole
     run(() => addTeam({ label: label.trim(), baseUrl: baseUrl.trim(), apiKey, agentIds: splitAgentIds(agents) }));
   };
 
-  const invalid = (field: string) => (error?.field === field || error?.field?.startsWith(`${field}.`) ? { 'aria-invalid': true, 'aria-describedby': ids.error } : {});
+  // A rejected key or an unreachable address points at its field even when the error names none.
+  const errField = error?.field ?? (error?.kind === 'unauthorized' ? 'apiKey' : error?.kind === 'network-error' ? 'baseUrl' : undefined);
+  const invalid = (field: string, describedBy?: string) =>
+    errField === field || errField?.startsWith(`${field}.`)
+      ? { 'aria-invalid': true, 'aria-describedby': [ids.error, describedBy].filter(Boolean).join(' ') }
+      : describedBy
+        ? { 'aria-describedby': describedBy }
+        : {};
 
   return (
     <form onSubmit={onSubmit} className="form" aria-busy={busy}>
@@ -49,7 +56,7 @@ export function TeamForm({ extraActions, onDone }: { extraActions?: (busy: boole
       <label htmlFor={ids.baseUrl}>Service address</label>
       <input id={ids.baseUrl} type="url" inputMode="url" placeholder="https://…" value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} required {...invalid('baseUrl')} />
       <label htmlFor={ids.apiKey}>Team API key</label>
-      <input id={ids.apiKey} type="password" value={apiKey} onChange={(e) => setApiKey(e.target.value)} required autoComplete="off" aria-describedby={ids.keyHint} {...invalid('apiKey')} />
+      <input id={ids.apiKey} type="password" value={apiKey} onChange={(e) => setApiKey(e.target.value)} required autoComplete="off" {...invalid('apiKey', ids.keyHint)} />
       <p className="hint" id={ids.keyHint}>
         Kept in your system keychain; the app only ever shows its last four characters.
       </p>

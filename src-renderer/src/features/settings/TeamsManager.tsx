@@ -42,14 +42,14 @@ function AddAgent({ team }: { team: TeamDTO }) {
 }
 
 /** A remove button that asks once more, inline. */
-function ConfirmRemove({ what, onConfirm }: { what: string; onConfirm: () => Promise<ErrorDTO | null> }) {
+function ConfirmRemove({ what, onConfirm, text = 'Remove' }: { what: string; onConfirm: () => Promise<ErrorDTO | null>; text?: string }) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ErrorDTO | null>(null);
   if (!asking)
     return (
       <button type="button" className="secondary small danger" onClick={() => setAsking(true)} aria-label={`Remove ${what}`}>
-        Remove
+        {text}
       </button>
     );
   return (
@@ -112,7 +112,7 @@ function TeamCard({ team }: { team: TeamDTO }) {
       )}
       <AddAgent team={team} />
       <div className="actions">
-        <ConfirmRemove what={`team ${team.label} and its key`} onConfirm={() => removeTeam(team.teamId)} />
+        <ConfirmRemove what={`team ${team.label} and its key`} text="Remove team…" onConfirm={() => removeTeam(team.teamId)} />
       </div>
     </article>
   );
@@ -140,9 +140,11 @@ export function TeamsManager() {
           />
         </div>
       ) : (
-        <button type="button" className="secondary" onClick={() => setAdding(true)}>
-          Add a team…
-        </button>
+        <div className="actions section-end">
+          <button type="button" className="secondary" onClick={() => setAdding(true)}>
+            Add a team…
+          </button>
+        </div>
       )}
     </section>
   );

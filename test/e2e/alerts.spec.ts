@@ -1,0 +1,97 @@
+// Alerts, in Chromium against `serve --emulator` (the demo team): unlinking an agent raises an
+// in-app notice and lists the open incident; acknowledge; snooze 15 min and resume; quiet hours
+// saved (and kept after a reload); a bad quiet-hours time is refused with the field marked.
+import { expect, test } from '@playwright/test';
+import { AGENTS, control, LABELS, open, resetEmulator, shooter, useServe } from './support/screens-a';
+
+test.describe('alerts screen', () => {
+  const suite = useServe();
+  test.afterEach(async () => {
+    await resetEmulator(suite);
+  });
+
+  test('an unlinked agent raises a notice and an open incident that can be acknowledged', async ({ page }, testInfo) => {
+    const shot = shooter(page, testInfo);
+    await open(page, suite, '#/alerts');
+    await expect(page.getByRole('heading', { level: 2, name: 'Alerts' })).toBeVisible();
+    const incidents = page.locator('ul.incidents > li');
+    // The demo's unlinked agent already has its incident.
+    await expect(incidents.filter({ hasText: LABELS.unlinked })).toHaveCount(1, { timeout: 10_000 });
+    await shot('before');
+
+    await control(suite, `/agents/${AGENTS.connected}/unlink`);
+    // The in-app notice, urgent (a scan is needed), with a way to open the agent.
+    const toast = page.getByRole('status', { name: 'Notifications' }).locator('li.toast').filter({ hasText: `${LABELS.connected}:` });
+    await expect(toast.first()).toBeVisible({ timeout: 6_000 });
+    await expect(toast.first()).toContainText(/Urgent:.*(QR scan|unlinked)/);
+    await expect(toast.first().getByRole('button', { name: 'Open' })).toBeVisible();
+    const row = incidents.filter({ hasText: LABELS.connected });
+    await expect(row).toHaveCount(1);
+    await expect(row).toContainText(/Urgent: Support bot — .*(QR scan|unlinked)/);
+    await expect(row).toContainText('not acknowledged');
+    await expect(row.getByRole('link', { name: `Pair ${LABELS.connected}` })).toBeVisible();
+    await expect(page.getByRole('heading', { name: /Open incidents \(2\)/ })).toBeVisible();
+    await expect(page.getByRole('link', { name: /^Alerts\s*, 2 open$/ })).toBeVisible();
+    await shot('unlinked-notice');
+
+    // Acknowledge it.
+    await row.getByRole('button', { name: /^Acknowledge .* for Support bot$/ }).click();
+    await expect(row).toContainText('· acknowledged');
+    await expect(row.getByRole('button', { name: /^Acknowledge/ })).toHaveCount(0);
+    // The other one is still open and unacknowledged.
+    await expect(incidents.filter({ hasText: LABELS.unlinked })).toContainText('not acknowledged');
+    // Dismiss the notice with the keyboard-reachable button.
+    await toast.first().getByRole('button', { name: /^Dismiss:/ }).click();
+    await expect(toast).toHaveCount(0);
+    await shot('acknowledged');
+  });
+
+  test('snooze for 15 minutes, then resume', async ({ page }, testInfo) => {
+    const shot = shooter(page, testInfo);
+    await open(page, suite, '#/alerts');
+    const snooze = page.locator('section.card', { has: page.getByRole('heading', { name: 'Snooze' }) });
+    await expect(snooze).toContainText('Alerts are on.');
+    const before = Date.now();
+    await snooze.getByRole('button', { name: 'Snooze 15 min' }).click();
+    await expect(snooze).toContainText(/Alerts are snoozed until .*\d{1,2}:\d{2}/);
+    // The time shown is 15 minutes from now, said as a clock time without seconds.
+    const shown = ((await snooze.locator('strong').textContent()) ?? '').trim();
+    expect(shown).not.toMatch(/\d{1,2}:\d{2}:\d{2}/);
+    const expected = await page.evaluate((at) => [0, 60_000].map((d) => new Date(at + d).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })), before + 15 * 60_000);
+    expect(expected.some((e) => shown.endsWith(e))).toBe(true);
+    await shot('snoozed');
+    // It holds across a reload (the main side keeps it).
+    await page.reload();
+    await expect(snooze).toContainText(/Alerts are snoozed until/, { timeout: 10_000 });
+    await snooze.getByRole('button', { name: 'Resume alerts now' }).click();
+    await expect(snooze).toContainText('Alerts are on.');
+    await expect(snooze.getByRole('group', { name: 'Snooze alerts for' })).toBeVisible();
+    await shot('resumed');
+  });
+
+  test('quiet hours are saved and kept; a missing time is refused', async ({ page }, testInfo) => {
+    const shot = shooter(page, testInfo);
+    await open(page, suite, '#/alerts');
+    const quiet = page.locator('section.card', { has: page.getByRole('heading', { name: 'Quiet hours' }) });
+    await quiet.getByLabel('Keep non-urgent alerts silent during quiet hours').check();
+    await quiet.getByLabel('Quiet from').fill('21:30');
+    await quiet.getByLabel('Quiet until').fill('06:45');
+    await quiet.getByRole('button', { name: 'Save quiet hours' }).click();
+    await expect(quiet.getByRole('status')).toHaveText('Saved.');
+    await shot('quiet-saved');
+
+    await page.reload();
+    await expect(quiet.getByLabel('Quiet from')).toHaveValue('21:30', { timeout: 10_000 });
+    await expect(quiet.getByLabel('Quiet until')).toHaveValue('06:45');
+    await expect(quiet.getByLabel('Keep non-urgent alerts silent during quiet hours')).toBeChecked();
+
+    // Error path: an empty end time is refused, the field is marked, nothing is saved.
+    await quiet.getByLabel('Quiet until').fill('');
+    await quiet.getByRole('button', { name: 'Save quiet hours' }).click();
+    await expect(quiet.getByRole('alert')).toContainText('The end time must look like 22:00.');
+    await expect(quiet.getByLabel('Quiet until')).toHaveAttribute('aria-invalid', 'true');
+    await shot('quiet-invalid');
+    await page.reload();
+    await expect(quiet.getByLabel('Quiet until')).toHaveValue('06:45', { timeout: 10_000 });
+  });
+});
