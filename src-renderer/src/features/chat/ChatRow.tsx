@@ -28,7 +28,7 @@ function Frames({ frames }: { frames: ChatFrame[] }) {
   return (
     <details className="chat-frames" open>
       <summary>Raw stream: {frames.length} token events</summary>
-      <ol>
+      <ol tabIndex={0} aria-label="Token events">
         {frames.map((f, i) => (
           <li key={i}>
             <span className="muted">+{f.ms} ms</span> <code>{JSON.stringify(f.token)}</code>
@@ -65,6 +65,7 @@ export function ChatRow({ id, showFrames, onFinished }: { id: string; showFrames
       <div className="chat-bubble">
         {mine ? <p className="chat-plain">{m.text}</p> : <Markdown text={m.text} />}
         {!mine && m.status === 'streaming' && m.text === '' && <p className="muted">Waiting for the first token…</p>}
+        {!mine && (m.status === 'error' || m.status === 'stopped') && m.text === '' && <p className="muted">No reply.</p>}
       </div>
       {!mine && (
         <div className="chat-meta">

@@ -47,7 +47,8 @@ export function ChatScreen({ teamId, agentId }: { teamId: string; agentId: strin
   const ids = useB((s) => s.chatConvs[key]?.messageIds ?? NO_IDS);
   const busy = useB((s) => s.chatConvs[key]?.busy ?? false);
   const error = useB((s) => s.chatConvs[key]?.error ?? null);
-  const canRetry = useB((s) => Boolean(s.chatConvs[key]?.lastUserText));
+  const lastUserText = useB((s) => s.chatConvs[key]?.lastUserText ?? null);
+  const canRetry = Boolean(lastUserText);
   const open = useB((s) => s.chatOpen);
   const send = useB((s) => s.chatSend);
   const stop = useB((s) => s.chatStop);
@@ -67,7 +68,15 @@ export function ChatScreen({ teamId, agentId }: { teamId: string; agentId: strin
     if (el && typeof el.scrollTo === 'function') el.scrollTo({ top: el.scrollHeight });
   }, [ids.length]);
 
+  const lastUserRef = useRef(lastUserText);
+  useEffect(() => {
+    lastUserRef.current = lastUserText;
+  }, [lastUserText]);
+
   const onFinished = useCallback((m: ChatMessageDTO) => {
+    // A reply that failed midway: the question goes back into an empty box, ready to send again.
+    const question = lastUserRef.current;
+    if (m.status === 'error' && question) setDraft((d) => (d.trim() ? d : question));
     const head = m.text.length > 300 ? `${m.text.slice(0, 300)}…` : m.text;
     setAnnouncement(m.status === 'done' ? `Agent replied: ${head}` : m.status === 'stopped' ? 'Reply stopped.' : `Reply failed${m.error ? `: ${m.error.message}` : ''}.`);
   }, []);

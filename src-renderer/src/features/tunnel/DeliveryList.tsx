@@ -37,6 +37,7 @@ export function VerdictBadge({ d }: { d: Pick<DeliverySummaryDTO, 'verification'
 export function DeliveryList({ selected, onSelect }: { selected: string | null; onSelect(id: string): void }) {
   const all = useB((s) => s.deliveries);
   const loaded = useB((s) => s.deliveriesLoaded);
+  const lastForward = useB((s) => s.lastForward);
   const [f, setF] = useState<DeliveryFilters>(NO_FILTERS);
   const uid = useId();
   const agents = useMemo(() => [...new Set(all.map((d) => d.agentId).filter((a): a is string => Boolean(a)))].sort(), [all]);
@@ -119,7 +120,7 @@ export function DeliveryList({ selected, onSelect }: { selected: string | null; 
               <td>{d.from ?? '—'}</td>
               <td>{d.messageType ?? d.event}</td>
               <td className="preview">{d.preview}</td>
-              <td>{forwardWords(d)}</td>
+              <td>{forwardWords(d, lastForward[d.id])}</td>
             </tr>
           ))}
         </tbody>

@@ -1,9 +1,14 @@
 // The webhook tunnel: receiver address and status, registered webhooks, a form to register a public
 // URL, the live list of deliveries with details / replay / export, and inbound message simulation.
 import { useEffect, useMemo, useState } from 'react';
+
+/** Status re-read while the screen is open: the receiver starts on the first read, counts move. */
+const STATUS_POLL_MS = 2000;
 import { useB } from '../../store/b/react';
 import { useApp } from '../../store/react';
 import { ErrorNotice } from '../../components/ErrorNotice';
+import { usePolling } from '../../components/usePolling';
+import { ForwardForm } from './ForwardForm';
 import { DeliveryDetail } from './DeliveryDetail';
 import { DeliveryList } from './DeliveryList';
 import { RegisterForm } from './RegisterForm';
@@ -76,6 +81,7 @@ function TunnelStatus() {
 
 export function TunnelScreen() {
   const load = useB((s) => s.tunnelLoad);
+  const refresh = useB((s) => s.tunnelRefresh);
   const error = useB((s) => s.tunnelError);
   const status = useB((s) => s.tunnelStatus);
   const teams = useApp((s) => s.teams);
@@ -83,6 +89,7 @@ export function TunnelScreen() {
   useEffect(() => {
     void load();
   }, [load]);
+  usePolling(refresh, STATUS_POLL_MS);
   const agents = useMemo(() => {
     const seen = new Map<string, { teamId: string; agentId: string }>();
     for (const a of status?.agents ?? []) seen.set(`${a.teamId}/${a.agentId}`, { teamId: a.teamId, agentId: a.agentId });
@@ -104,6 +111,7 @@ export function TunnelScreen() {
       <div className="tunnel-forms">
         <RegisterForm agents={agents} />
         <SimulateForm agents={agents} />
+        <ForwardForm />
       </div>
       <DeliveryList selected={selected} onSelect={setSelected} />
       {selected && <DeliveryDetail id={selected} onClose={() => setSelected(null)} />}

@@ -16,8 +16,10 @@ export function verdictTone(v: VerificationResult): 'ok' | 'bad' | 'warn' | 'inf
   return v === 'valid' ? 'ok' : v === 'simulated' ? 'info' : v === 'no-secret' ? 'warn' : 'bad';
 }
 
-export function forwardWords(d: Pick<DeliverySummaryDTO, 'forwardStatus'>): string {
-  const s = d.forwardStatus;
+export function forwardWords(d: Pick<DeliverySummaryDTO, 'forwardStatus'>, last?: ForwardResultDTO): string {
+  // A forward seen live that got no answer (local app down) is a failure, not "not forwarded".
+  if (last && last.status === null) return `Local app did not answer${last.error ? ` — ${last.error}` : ''}`;
+  const s = last?.status ?? d.forwardStatus;
   if (s === null) return 'Not forwarded';
   return s >= 200 && s < 300 ? `Forwarded — ${s}` : `Local app answered ${s}`;
 }

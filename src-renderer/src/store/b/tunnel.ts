@@ -23,7 +23,13 @@ export interface TunnelSlice {
   /** Recent forward results of any delivery, oldest first (to tell since when the local app is down). */
   forwardLog: ForwardResultDTO[];
   registrations: Record<string, WebhookRegistrationDTO>;
+  /** The latest forward result of each delivery seen live (a failure with no answer has status null). */
+  lastForward: Record<string, ForwardResultDTO>;
   tunnelLoad(): Promise<void>;
+  /** Re-reads the receiver status (the receiver starts on the first read, so it turns Listening later). */
+  tunnelRefresh(): Promise<void>;
+  /** Sets (or with null clears) the local app URL deliveries are forwarded to. */
+  tunnelSetForward(url: string | null): Promise<ErrorDTO | null>;
   tunnelDelivery(id: string): Promise<ErrorDTO | null>;
   tunnelReplay(id: string, mode: 'as-received' | 're-signed', body?: string): Promise<Result<ForwardResultDTO>>;
   tunnelSimulate(args: SimulateArgs): Promise<Result<DeliverySummaryDTO>>;
@@ -36,6 +42,15 @@ export interface TunnelSlice {
 type S = TunnelSlice;
 const MAX_DELIVERIES = 1000;
 const MAX_FORWARD_LOG = 200;
+
+/** Keeps the newest MAX_DELIVERIES entries (objects keep insertion order). */
+function pruned<T>(rec: Record<string, T>): Record<string, T> {
+  const keys = Object.keys(rec);
+  if (keys.length <= MAX_DELIVERIES) return rec;
+  const out: Record<string, T> = {};
+  for (const k of keys.slice(-MAX_DELIVERIES)) out[k] = rec[k] as T;
+  return out;
+}
 
 export function createTunnelSlice(set: SetOf<S>, get: GetOf<S>, api: Api): S {
   const status = async (): Promise<void> => {
@@ -50,6 +65,16 @@ export function createTunnelSlice(set: SetOf<S>, get: GetOf<S>, api: Api): S {
     deliveryDetails: {},
     forwardLog: [],
     registrations: {},
+    lastForward: {},
+    tunnelRefresh: status,
+    tunnelSetForward: async (url) => {
+      const cur = await api['settings.get']();
+      if (!cur.ok) return cur.error;
+      const r = await api['settings.update']({ patch: { tunnel: { port: cur.value.tunnel.port, forwardTo: url } } });
+      if (!r.ok) return r.error;
+      await status();
+      return null;
+    },
     tunnelLoad: async () => {
       const [st, list] = await Promise.all([api['tunnel.status'](), api['tunnel.deliveries']({ limit: 500 })]);
       set((s) => {
@@ -78,7 +103,10 @@ export function createTunnelSlice(set: SetOf<S>, get: GetOf<S>, api: Api): S {
     },
     tunnelSimulate: async (args) => {
       const r = await api['tunnel.simulate'](args);
-      if (r.ok) get().applyDelivery(r.value);
+      if (r.ok) {
+        get().applyDelivery(r.value);
+        void status();
+      }
       return r;
     },
     tunnelExport: (id, format) => api['tunnel.export']({ id, format }),
@@ -99,6 +127,7 @@ export function createTunnelSlice(set: SetOf<S>, get: GetOf<S>, api: Api): S {
       set((s) => {
         const patch: Partial<S> = {
           forwardLog: [...s.forwardLog, f].slice(-MAX_FORWARD_LOG),
+          lastForward: pruned({ ...s.lastForward, [f.deliveryId]: f }),
         };
         if (s.deliveries.some((d) => d.id === f.deliveryId)) {
           patch.deliveries = s.deliveries.map((d) => (d.id === f.deliveryId ? { ...d, forwardStatus: f.status } : d));

@@ -1,0 +1,70 @@
+// Where verified deliveries go next: the local app's URL (e.g. http://127.0.0.1:3000/webhook), or
+// nowhere. Saved as the app's tunnel setting.
+import { useEffect, useId, useState } from 'react';
+import type { ErrorDTO } from '../../../../src-preload/contract';
+import { useB } from '../../store/b/react';
+import { ErrorNotice } from '../../components/ErrorNotice';
+
+function urlProblem(s: string): string | null {
+  if (!s.trim()) return null;
+  try {
+    const u = new URL(s.trim());
+    return u.protocol === 'http:' || u.protocol === 'https:' ? null : 'The local app URL must start with http:// or https://.';
+  } catch {
+    return 'That is not a full URL; it looks like http://127.0.0.1:3000/webhook.';
+  }
+}
+
+export function ForwardForm() {
+  const current = useB((s) => s.tunnelStatus?.forwardTo ?? null);
+  const save = useB((s) => s.tunnelSetForward);
+  const uid = useId();
+  const [url, setUrl] = useState(current ?? '');
+  const [error, setError] = useState<ErrorDTO | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => setUrl(current ?? ''), [current]);
+  const problem = urlProblem(url);
+  const apply = async (value: string | null) => {
+    setBusy(true);
+    const e = await save(value);
+    setBusy(false);
+    setError(e);
+    setNote(e ? null : value ? `Deliveries now go to ${value}.` : 'Deliveries are no longer forwarded.');
+  };
+  return (
+    <form
+      className="form card"
+      aria-labelledby={`${uid}-title`}
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!problem && url.trim()) void apply(url.trim());
+      }}
+    >
+      <h3 id={`${uid}-title`}>Forward to your local app</h3>
+      <label htmlFor={`${uid}-url`}>Local app URL</label>
+      <input
+        id={`${uid}-url`}
+        type="url"
+        value={url}
+        onChange={(e) => setUrl(e.target.value)}
+        placeholder="http://127.0.0.1:3000/webhook"
+        aria-invalid={problem !== null}
+        aria-describedby={`${uid}-hint`}
+      />
+      <span id={`${uid}-hint`} className={problem ? 'error' : 'hint'}>
+        {problem ?? 'Each delivery is passed on to this address after it is checked.'}
+      </span>
+      <div className="actions">
+        <button type="submit" disabled={busy || !url.trim() || problem !== null}>
+          Save forward address
+        </button>
+        <button type="button" className="secondary" disabled={busy || current === null} onClick={() => void apply(null)}>
+          Stop forwarding
+        </button>
+      </div>
+      {note && <p role="status">{note}</p>}
+      {error && <ErrorNotice error={error} />}
+    </form>
+  );
+}

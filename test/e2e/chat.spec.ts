@@ -1,0 +1,179 @@
+// Issue "The UI", chat window in Chromium against `serve --emulator`: a scripted reply streams in
+// token by token and ends with exactly the scripted text, with its per-turn numbers; Stop keeps the
+// partial text marked stopped; a stream that fails midway shows the error and keeps the typed text;
+// HTML and javascript: links in a reply stay text (no dialog); the raw frames toggle.
+import { expect, test, type Page } from '@playwright/test';
+import { chatHash, control, openRoute, shooter, skipReason, startDemo, type Demo } from './support/screens-b';
+
+const AGENT = 'agent-connected';
+
+let demo: Demo;
+
+test.describe('chat window', () => {
+  test.skip(skipReason !== null, skipReason ?? '');
+
+  test.beforeAll(async () => {
+    demo = await startDemo();
+  });
+  test.afterAll(async () => {
+    const code = await demo?.stop();
+    expect(code, 'serve stops cleanly').toBe(0);
+  });
+  test.afterEach(async () => {
+    await control(demo, `agents/${AGENT}/chat-script`, {});
+  });
+
+  const lastReply = (page: Page) => page.locator('li.chat-agent').last();
+
+  async function openChat(page: Page): Promise<void> {
+    await openRoute(page, demo.ready, chatHash(demo.teamId, AGENT));
+    await expect(page.getByRole('heading', { name: new RegExp(`Chat with ${AGENT}`) })).toBeVisible();
+    await expect(page.getByText('No messages yet')).toBeVisible();
+  }
+
+  async function send(page: Page, text: string): Promise<void> {
+    await page.getByLabel('Message', { exact: true }).fill(text);
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+  }
+
+  /** Records the agent bubble's text at every DOM change, in the page. */
+  async function recordBubble(page: Page): Promise<void> {
+    await page.evaluate(() => {
+      const w = window as unknown as { __seen: string[] };
+      w.__seen = [];
+      const list = document.querySelector('.chat-list');
+      if (!list) throw new Error('no chat list');
+      new MutationObserver(() => {
+        const rows = list.querySelectorAll('li.chat-agent .chat-bubble .md');
+        const last = rows[rows.length - 1];
+        const t = last?.textContent ?? '';
+        if (w.__seen[w.__seen.length - 1] !== t) w.__seen.push(t);
+      }).observe(list, { childList: true, subtree: true, characterData: true });
+    });
+  }
+
+  test('a scripted reply streams token by token, ends exactly, and shows its numbers', async ({ page }, testInfo) => {
+    const shot = shooter(page, testInfo);
+    const tokens = ['Your ', 'order ', '#4521 ', 'shipped ', 'on ', 'Monday ', 'and ', 'should ', 'arrive ', 'by ', 'Thursday. ', 'Anything ', 'else ', 'I ', 'can ', 'check?'];
+    const full = tokens.join('');
+    await control(demo, `agents/${AGENT}/chat-script`, { tokens, tokenDelayMs: 30, actions: [{ name: 'lookup_order' }] });
+    await openChat(page);
+    await shot('chat-empty');
+    await recordBubble(page);
+
+    await send(page, 'Where is my order?');
+    await expect(page.locator('li.chat-user').last()).toContainText('Where is my order?');
+    // Midway: some of the reply, not all of it, and the turn still running.
+    await expect(lastReply(page)).toHaveAttribute('data-status', 'streaming');
+    await expect.poll(async () => (await lastReply(page).locator('.chat-bubble').innerText()).length, { timeout: 5000 }).toBeGreaterThan(5);
+    await shot('chat-streaming');
+
+    await expect(lastReply(page)).toHaveAttribute('data-status', 'done', { timeout: 10_000 });
+    await expect(lastReply(page).locator('.chat-bubble .md')).toHaveText(full);
+    expect(await lastReply(page).locator('.chat-bubble .md').textContent()).toBe(full);
+
+    // Token by token: the bubble grew through several prefixes of the final text.
+    const seen = await page.evaluate(() => (window as unknown as { __seen: string[] }).__seen.filter((t) => t !== ''));
+    expect(seen.length, `bubble states: ${JSON.stringify(seen)}`).toBeGreaterThanOrEqual(4);
+    for (const s of seen) expect(full.startsWith(s), `"${s}" is a prefix of the reply`).toBe(true);
+    expect(seen[seen.length - 1]).toBe(full);
+
+    // Per-turn numbers: conversation id, actions, tokens, time to first token.
+    const meta = lastReply(page).locator('.chat-meta');
+    await expect(meta).toContainText(/conversation conv_[0-9a-f]+/);
+    await expect(meta).toContainText('actions: lookup_order');
+    await expect(meta).toContainText(/\d+ tokens used/);
+    await expect(meta).toContainText(/first token \d+ ms/);
+    await expect(meta).toContainText('Done');
+    await expect(page.getByRole('status').filter({ hasText: 'Agent replied' })).toHaveText(`Agent replied: ${full}`);
+    await shot('chat-done-with-numbers');
+
+    // Raw frames: one entry per token event, in order, with its offset.
+    await page.getByLabel('Show raw stream frames').check();
+    const frames = lastReply(page).locator('.chat-frames');
+    await expect(frames.locator('summary')).toHaveText(`Raw stream: ${tokens.length} token events`);
+    await expect(frames.locator('li')).toHaveCount(tokens.length);
+    await expect(frames.locator('li').first()).toContainText(JSON.stringify(tokens[0]));
+    await expect(frames.locator('li').first()).toContainText(/\+\d+ ms/);
+    await expect(frames.locator('li').last()).toContainText(JSON.stringify(tokens[tokens.length - 1]));
+    await shot('chat-raw-frames');
+    await page.getByLabel('Show raw stream frames').uncheck();
+    await expect(page.locator('.chat-frames')).toHaveCount(0);
+  });
+
+  test('Stop keeps the partial text and marks it stopped', async ({ page }, testInfo) => {
+    const shot = shooter(page, testInfo);
+    const tokens = Array.from({ length: 60 }, (_, i) => `word${i} `);
+    const full = tokens.join('');
+    await control(demo, `agents/${AGENT}/chat-script`, { tokens, tokenDelayMs: 150 });
+    await openChat(page);
+    await send(page, 'Tell me a long story');
+    await expect.poll(async () => (await lastReply(page).locator('.chat-bubble .md').textContent()) ?? '', { timeout: 10_000 }).toMatch(/word3 /);
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await expect(lastReply(page)).toHaveAttribute('data-status', 'stopped');
+    await expect(lastReply(page).locator('.chat-meta')).toContainText('Stopped');
+    const partial = (await lastReply(page).locator('.chat-bubble .md').textContent()) ?? '';
+    expect(partial.length).toBeGreaterThan(0);
+    expect(partial.length).toBeLessThan(full.length);
+    expect(full.startsWith(partial)).toBe(true);
+    // Nothing more arrives after Stop.
+    await page.waitForTimeout(600);
+    expect(await lastReply(page).locator('.chat-bubble .md').textContent()).toBe(partial);
+    await expect(page.getByRole('button', { name: 'Send', exact: true })).toBeDisabled(); // empty box
+    await expect(page.getByRole('button', { name: 'Stop' })).toBeDisabled();
+    await shot('chat-stopped');
+  });
+
+  test('a stream that fails midway shows the error and keeps the typed text', async ({ page }, testInfo) => {
+    const shot = shooter(page, testInfo);
+    const tokens = ['Let ', 'me ', 'look ', 'that ', 'up ', 'for ', 'you'];
+    await control(demo, `agents/${AGENT}/chat-script`, { tokens, tokenDelayMs: 30, failAfterTokens: 3 });
+    await openChat(page);
+    const typed = 'Can you refund order 4521?';
+    await send(page, typed);
+    await expect(lastReply(page)).toHaveAttribute('data-status', 'error', { timeout: 10_000 });
+    await expect(lastReply(page).locator('.chat-meta')).toContainText('Failed');
+    await expect(lastReply(page).locator('.chat-meta .error')).toContainText(/STREAM_FAILED|stream failed/i);
+    // What streamed before the failure stays; the question stays in the conversation and the box.
+    await expect(lastReply(page).locator('.chat-bubble .md')).toHaveText('Let me look ');
+    await expect(page.locator('li.chat-user').last()).toHaveText(/Can you refund order 4521\?/);
+    await expect(page.getByLabel('Message', { exact: true })).toHaveValue(typed);
+    await expect(page.getByRole('button', { name: 'Retry last message' })).toBeEnabled();
+    await shot('chat-failed-midway');
+
+    // The service refuses the turn (503 before any token): the error shows, the text is kept.
+    await control(demo, `agents/${AGENT}/chat-script`, { status: 503 });
+    await page.getByLabel('Message', { exact: true }).fill('Second try');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await expect(lastReply(page)).toHaveAttribute('data-status', 'error', { timeout: 10_000 });
+    await expect(lastReply(page).locator('.chat-meta .error')).toContainText('HTTP 503');
+    await expect(lastReply(page).locator('.chat-bubble')).toContainText('No reply');
+    await expect(page.getByLabel('Message', { exact: true })).toHaveValue('Second try');
+    await shot('chat-refused');
+  });
+
+  test('HTML and javascript: links in a reply render as text', async ({ page }, testInfo) => {
+    const shot = shooter(page, testInfo);
+    const dialogs: string[] = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    const reply = 'Here: <img src=x onerror=alert(1)> and [click me](javascript:alert(2)) and <script>alert(3)</script> and [docs](https://example.com/docs)';
+    await control(demo, `agents/${AGENT}/chat-script`, { reply, tokenDelayMs: 10 });
+    await openChat(page);
+    await send(page, 'show me something dangerous');
+    await expect(lastReply(page)).toHaveAttribute('data-status', 'done', { timeout: 10_000 });
+    const md = lastReply(page).locator('.chat-bubble .md');
+    await expect(md).toContainText('<img src=x onerror=alert(1)>');
+    await expect(md).toContainText('[click me](javascript:alert(2))');
+    await expect(md).toContainText('<script>alert(3)</script>');
+    expect(await page.locator('.chat-list img, .chat-list script').count()).toBe(0);
+    const hrefs = await md.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    expect(hrefs).toEqual(['https://example.com/docs']);
+    await md.getByText(/click me/).click();
+    await page.waitForTimeout(300);
+    expect(dialogs).toEqual([]);
+    await shot('chat-markdown-safety');
+  });
+});
