@@ -1,11 +1,25 @@
-// Forwards stored deliveries to the developer's local app, one at a time per agent and in order:
-// a later delivery never overtakes an earlier pending one. When the app is down (no answer, 5xx,
-// 408/429, time-out) the head of the queue is retried with backoff on the injected clock. The queue
-// is derived from the log (pending = forwarded but without a final answer), so it survives restarts.
+// Forwards stored deliveries to the developer's local app, in order per agent: a later delivery
+// never overtakes an earlier pending one (save the one pipelining edge spelled out below). When the app is down (no answer, 5xx, 408/429, time-out)
+// the head of the queue is retried with backoff on the injected clock. The queue is derived from the
+// log (pending = forwarded but without a final answer), so it survives restarts.
+//
+// Ordered pipelining: while the app answers well, up to `pipelining` deliveries of one agent are in
+// flight at once, written in order on that agent's single keep-alive connection (a "lane", see
+// transport.ts), and their answers are taken in order. After any failure the agent goes back to one
+// delivery at a time, and pipelines again only once its deliveries have succeeded for
+// HEALTHY_AFTER_MS on end (a flapping app is served strictly one at a time). The one edge this
+// leaves, exactly (it needs an app that was healthy for a while to fail while a window is in flight):
+//   delivery k fails (5xx / 408 / 429 / time-out / connection lost) while k+1.. were already
+//   written behind it. Those were sent before k's answer was known, so the app may have received
+//   them before k's retry. Nothing more is sent once k's failure is seen; the answers of the ones
+//   already in flight are recorded as they are: a 2xx means that delivery IS delivered (it is not
+//   sent again, and its attempt carries `aheadOf: <k's id>` so the inspector can show it went ahead
+//   of k); no answer (the connection went with k) leaves it pending, retried after k, in order.
+// With `pipelining: 1` (or a transport that cannot pipeline) there is no such edge.
 import { silentLogger, type Clock, type Logger } from '../ports';
 import type { IdGenerator } from './ids';
 import { isFinalStatus, type EventLog } from './log';
-import { postOnce, type Transport } from './transport';
+import { postOnce, Stopper, type Transport } from './transport';
 import type { ForwardAttempt, StoredDelivery } from './types';
 
 export interface BackoffPolicy {
@@ -15,6 +29,8 @@ export interface BackoffPolicy {
 
 export const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 500, maxMs: 30_000 };
 export const DEFAULT_FORWARD_TIMEOUT_MS = 10_000;
+/** After a failure, pipelining resumes once deliveries have succeeded this long without one. */
+export const HEALTHY_AFTER_MS = 5_000;
 
 export interface AgentForwardStatus {
   agentId: string;
@@ -26,6 +42,11 @@ export interface AgentForwardStatus {
   nextRetryAt: number | null;
 }
 
+export interface ForwardHeaders {
+  headers: Record<string, string>;
+  resigned: boolean;
+}
+
 export interface ForwarderOptions {
   log: EventLog;
   clock: Clock;
@@ -33,32 +54,58 @@ export interface ForwarderOptions {
   newId: IdGenerator;
   /** The local app's URL for an agent; undefined: none configured. */
   targetOf(agentId: string): string | undefined;
-  /** The headers for one forward (may re-sign a stale delivery). */
-  headersFor(d: StoredDelivery): Promise<{ headers: Record<string, string>; resigned: boolean }>;
+  /** The headers for one forward (may re-sign a stale delivery: then it may need to wait for the secret). */
+  headersFor(d: StoredDelivery): ForwardHeaders | Promise<ForwardHeaders>;
   timeoutMs?: number;
   backoff?: BackoffPolicy;
+  /**
+   * Deliveries of one agent in flight at once while the app is healthy (default: what the transport
+   * can pipeline, else 1). 1: strictly one at a time.
+   */
+  pipelining?: number;
   logger?: Logger;
   onAttempt?(attempt: ForwardAttempt, delivery: StoredDelivery): void;
   onStatus?(status: AgentForwardStatus): void;
+  /** False while nobody listens for status (saves building it per delivery); default true. */
+  statusWanted?(): boolean;
 }
 
 interface AgentQueue {
+  /** Pending delivery ids in order; the ones in flight are at the front. */
   ids: string[];
+  queued: Set<string>;
   busy: boolean;
   timer: unknown;
   backoffMs: number;
   downSince: number | null;
   lastError: string | null;
   nextRetryAt: number | null;
+  /** One at a time after a failure, until deliveries have succeeded for HEALTHY_AFTER_MS. */
+  serial: boolean;
+  /** Sent and not yet answered, in order (the first ids of `ids`). */
+  inflight: InFlight[];
+  /** The running fill(), if any. */
+  filling: Promise<void> | null;
+  /** The head failed: nothing more is sent until its retry. */
+  halted: boolean;
+  /** A fill is scheduled for the next turn. */
+  fillSoon: boolean;
+  lastFailureAt: number | null;
+}
+
+interface InFlight {
+  d: StoredDelivery;
+  result: Promise<ForwardAttempt>;
 }
 
 export class Forwarder {
   private readonly queues = new Map<string, AgentQueue>();
   private readonly running = new Set<Promise<void>>();
   private readonly recording = new Set<Promise<void>>();
-  private readonly stop = new AbortController();
+  private readonly stop = new Stopper();
   private readonly backoff: BackoffPolicy;
   private readonly timeoutMs: number;
+  private readonly depth: number;
   private readonly logger: Logger;
   private stopped = false;
 
@@ -66,12 +113,28 @@ export class Forwarder {
     this.backoff = o.backoff ?? DEFAULT_BACKOFF;
     this.timeoutMs = o.timeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS;
     this.logger = o.logger ?? silentLogger;
+    this.depth = Math.max(1, Math.min(Math.floor(o.pipelining ?? o.transport.pipelining ?? 1), o.transport.pipelining ?? 1));
   }
 
   private queue(agentId: string): AgentQueue {
     let q = this.queues.get(agentId);
     if (!q) {
-      q = { ids: [], busy: false, timer: null, backoffMs: this.backoff.initialMs, downSince: null, lastError: null, nextRetryAt: null };
+      q = {
+        ids: [],
+        queued: new Set(),
+        busy: false,
+        timer: null,
+        backoffMs: this.backoff.initialMs,
+        downSince: null,
+        lastError: null,
+        nextRetryAt: null,
+        serial: false,
+        lastFailureAt: null,
+        inflight: [],
+        filling: null,
+        halted: false,
+        fillSoon: false,
+      };
       this.queues.set(agentId, q);
     }
     return q;
@@ -81,10 +144,21 @@ export class Forwarder {
   enqueue(d: StoredDelivery): void {
     if (this.stopped || !d.forward) return;
     const q = this.queue(d.agentId);
-    if (q.ids.includes(d.id)) return;
+    if (q.queued.has(d.id)) return;
     q.ids.push(d.id);
+    q.queued.add(d.id);
     this.emitStatus(d.agentId);
-    this.pump(d.agentId);
+    // A drain already running waits on its head: widen its window on the next turn of the event
+    // loop (deliveries stored in this turn then go out together).
+    if (q.busy) {
+      if (q.timer === null && !q.fillSoon) {
+        q.fillSoon = true;
+        setImmediate(() => {
+          q.fillSoon = false;
+          if (q.busy && q.timer === null) void this.fill(q);
+        });
+      }
+    } else this.pump(d.agentId);
   }
 
   /** Queues every pending delivery of the log (at start). */
@@ -128,13 +202,13 @@ export class Forwarder {
 
   async close(): Promise<void> {
     this.stopped = true;
-    this.stop.abort(new Error('stopped'));
+    this.stop.stop(new Error('stopped'));
     for (const q of this.queues.values()) if (q.timer !== null) this.o.clock.clearTimeout(q.timer);
     await this.idle();
   }
 
   private emitStatus(agentId: string): void {
-    this.o.onStatus?.(this.statusOf(agentId));
+    if (this.o.onStatus && (this.o.statusWanted?.() ?? true)) this.o.onStatus(this.statusOf(agentId));
   }
 
   private pump(agentId: string): void {
@@ -150,62 +224,148 @@ export class Forwarder {
     this.running.add(run);
   }
 
+  private dequeue(q: AgentQueue, id: string): void {
+    if (q.ids[0] === id) q.ids.shift();
+    else {
+      const i = q.ids.indexOf(id);
+      if (i >= 0) q.ids.splice(i, 1);
+    }
+    q.queued.delete(id);
+  }
+
+  /**
+   * Opens requests up to the window: q.ids[0 .. inflight.length-1] are in flight, in order. Called
+   * by the drain loop and on every enqueue (so a window fills while its head is still out). Never two
+   * at once: a second call returns the running one, which sees the new ids too.
+   */
+  private fill(q: AgentQueue): Promise<void> {
+    if (q.filling) return q.filling;
+    if (this.stopped || q.halted) return Promise.resolve();
+    const run = (async () => {
+      while (!this.stopped && !q.halted) {
+        const depth = q.serial ? 1 : this.depth;
+        if (q.inflight.length >= depth || q.inflight.length >= q.ids.length) break;
+        const id = q.ids[q.inflight.length]!;
+        const d = this.o.log.pendingDelivery(id);
+        if (!d) {
+          q.ids.splice(q.inflight.length, 1);
+          q.queued.delete(id);
+          continue;
+        }
+        // Prepared one after the other, so the requests reach the lane in queue order.
+        const prepared = this.prepare(d);
+        const send = typeof prepared === 'function' ? prepared : await prepared;
+        if (this.stopped) break;
+        q.inflight.push({ d, result: send() });
+      }
+    })().finally(() => {
+      q.filling = null;
+      // Ids that came while this run was finishing.
+      if (q.busy && !q.halted && q.timer === null && q.inflight.length < Math.min(q.ids.length, q.serial ? 1 : this.depth)) void this.fill(q);
+    });
+    q.filling = run;
+    return run;
+  }
+
   private async drain(agentId: string, q: AgentQueue): Promise<void> {
-    while (!this.stopped && q.ids.length > 0) {
-      const id = q.ids[0]!;
-      const d = this.o.log.get(id);
-      if (!d || d.forwardState !== 'pending') {
-        q.ids.shift();
-        continue;
-      }
-      const attempt = await this.attempt(d);
-      if (this.stopped) return;
-      // Not awaited: the next delivery need not wait for this record's fdatasync. Appends reach the
-      // file in order, so after a crash a lost record can only be a later one (its delivery is then
-      // forwarded again: at least once, never skipped).
-      // Listeners hear of the attempt once it is in the log (so get() already shows it).
-      const recorded = this.o.log
-        .appendAttempt(attempt)
-        .catch((err) => {
-          this.logger.error('tunnel forwarder: could not record an attempt', { error: err instanceof Error ? err.message : String(err) });
-        })
-        .then(() => this.o.onAttempt?.(attempt, d));
-      this.recording.add(recorded);
-      void recorded.finally(() => this.recording.delete(recorded));
-      if (isFinalStatus(attempt.status)) {
-        q.ids.shift();
-        q.downSince = null;
+    try {
+      while (!this.stopped) {
+        await this.fill(q);
+        const head = q.inflight[0];
+        if (!head) return;
+        const attempt = await head.result;
+        if (this.stopped) return;
+        q.inflight.shift();
+        this.record(attempt, head.d);
+        if (isFinalStatus(attempt.status)) {
+          this.dequeue(q, head.d.id);
+          q.downSince = null;
+          q.lastError = attempt.error;
+          q.backoffMs = this.backoff.initialMs;
+          if (q.serial && attempt.status !== null && attempt.status < 300 && this.o.clock.now() - (q.lastFailureAt ?? 0) >= HEALTHY_AFTER_MS) {
+            q.serial = false;
+          }
+          this.emitStatus(agentId);
+          continue;
+        }
+        // The head failed: send nothing more; take the answers of those already sent, in order.
+        q.halted = true;
+        q.serial = true;
+        await q.filling;
+        for (const next of q.inflight.splice(0)) {
+          const a = await next.result;
+          if (this.stopped) return;
+          const ok = a.status !== null && a.status >= 200 && a.status <= 299;
+          this.record(ok ? { ...a, aheadOf: head.d.id } : a, next.d);
+          if (isFinalStatus(a.status)) this.dequeue(q, next.d.id);
+        }
+        q.halted = false;
+        const now = this.o.clock.now();
+        q.lastFailureAt = now;
+        q.downSince ??= now;
         q.lastError = attempt.error;
-        q.backoffMs = this.backoff.initialMs;
+        const wait = q.backoffMs;
+        q.backoffMs = Math.min(q.backoffMs * 2, this.backoff.maxMs);
+        q.nextRetryAt = now + wait;
+        q.timer = this.o.clock.setTimeout(() => {
+          q.timer = null;
+          q.nextRetryAt = null;
+          this.pump(agentId);
+        }, wait);
         this.emitStatus(agentId);
-        continue;
+        return;
       }
-      const now = this.o.clock.now();
-      q.downSince ??= now;
-      q.lastError = attempt.error;
-      const wait = q.backoffMs;
-      q.backoffMs = Math.min(q.backoffMs * 2, this.backoff.maxMs);
-      q.nextRetryAt = now + wait;
-      q.timer = this.o.clock.setTimeout(() => {
-        q.timer = null;
-        q.nextRetryAt = null;
-        this.pump(agentId);
-      }, wait);
-      this.emitStatus(agentId);
-      return;
+    } finally {
+      // Only on stop can requests still be in flight here; they are aborted, let them settle.
+      await q.filling;
+      const rest = q.inflight.splice(0);
+      if (rest.length > 0) await Promise.all(rest.map((f) => f.result));
     }
   }
 
-  private async attempt(d: StoredDelivery): Promise<ForwardAttempt> {
+  /**
+   * Appends the attempt (not awaited, and not forced to disk on its own: the next durable append or
+   * the periodic sync carries it). A record lost in a crash only means the delivery is forwarded
+   * again — at least once, never skipped. Listeners hear of it once it is in the log.
+   */
+  private record(attempt: ForwardAttempt, d: StoredDelivery): void {
+    const recorded: Promise<void> = this.o.log.appendAttempt(attempt).then(
+      () => {
+        this.recording.delete(recorded);
+        this.o.onAttempt?.(attempt, d);
+      },
+      (err: unknown) => {
+        this.recording.delete(recorded);
+        this.logger.error('tunnel forwarder: could not record an attempt', { error: err instanceof Error ? err.message : String(err) });
+        this.o.onAttempt?.(attempt, d);
+      },
+    );
+    this.recording.add(recorded);
+  }
+
+  /** Everything before the POST (headers may need the secret store); the POST starts when called. */
+  private prepare(d: StoredDelivery): Send | Promise<Send> {
     const url = this.o.targetOf(d.agentId);
     const at = this.o.clock.now();
     const base = { kind: 'attempt' as const, id: this.o.newId(), deliveryId: d.id, at, url: url ?? '' };
     if (url === undefined) {
-      return { ...base, status: null, error: 'no local app URL is configured for this agent', latencyMs: 0, responseBody: null };
+      const none: ForwardAttempt = { ...base, status: null, error: 'no local app URL is configured for this agent', latencyMs: 0, responseBody: null };
+      return () => Promise.resolve(none);
     }
-    const { headers, resigned } = await this.o.headersFor(d);
+    const h = this.o.headersFor(d);
+    return h instanceof Promise ? h.then((x) => this.sender(d, base, url, x)) : this.sender(d, base, url, h);
+  }
+
+  private sender(d: StoredDelivery, base: AttemptBase, url: string, h: ForwardHeaders): Send {
     const body = Buffer.from(d.bodyBase64, 'base64');
-    const out = await postOnce(this.o.transport, this.o.clock, { url, headers, body, timeoutMs: this.timeoutMs, signal: this.stop.signal });
-    return { ...base, ...out, ...(resigned ? { resigned: true } : {}) };
+    return async () => {
+      const out = await postOnce(this.o.transport, this.o.clock, { url, headers: h.headers, body, timeoutMs: this.timeoutMs, stopper: this.stop, lane: d.agentId });
+      const attempt: ForwardAttempt = { ...base, ...out };
+      if (h.resigned) attempt.resigned = true;
+      return attempt;
+    };
   }
 }
+
+type Send = () => Promise<ForwardAttempt>;
+type AttemptBase = Pick<ForwardAttempt, 'kind' | 'id' | 'deliveryId' | 'at' | 'url'>;

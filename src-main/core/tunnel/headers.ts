@@ -1,6 +1,6 @@
 // The headers a delivery carries to the local app: its original content-type and both signature
 // headers, plus the tunnel's own markers.
-import { headerValue, LEGACY_HEADER, V1_HEADER } from '../signature';
+import { headerValue, LEGACY_HEADER, V1_HEADER, type HeaderBag } from '../signature';
 import type { HeaderMap } from './types';
 
 export const TUNNEL_HEADER = 'x-channel-companion-tunnel';
@@ -11,14 +11,25 @@ export const RESIGNED_HEADER = 'x-channel-companion-resigned';
 export const TUNNEL_VERSION = '0.1.0';
 export const DEFAULT_TUNNEL_NAME = `channel-companion-tunnel/${TUNNEL_VERSION}`;
 
+const FORWARDED = ['content-type', LEGACY_HEADER, V1_HEADER] as const;
+
+/**
+ * One header's value; names are matched case-insensitively. Received headers are stored with
+ * lower-case names, so the direct look-up almost always answers without a scan.
+ */
+export function headerOf(headers: HeaderBag, name: string): string | undefined {
+  const v = Object.prototype.hasOwnProperty.call(headers, name) ? headers[name] : undefined;
+  if (v !== undefined) return Array.isArray(v) ? v.join(',') : v;
+  return headerValue(headers, name);
+}
+
 /** content-type and both signature headers as received (absent ones stay absent). */
-export function originalHeaders(headers: HeaderMap): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of ['content-type', LEGACY_HEADER, V1_HEADER]) {
-    const v = headerValue(headers, name);
-    if (v !== undefined) out[name] = v;
+export function originalHeaders(headers: HeaderMap, into: Record<string, string> = {}): Record<string, string> {
+  for (const name of FORWARDED) {
+    const v = headerOf(headers, name);
+    if (v !== undefined) into[name] = v;
   }
-  return out;
+  return into;
 }
 
 export function tunnelHeaders(name: string, deliveryId: string): Record<string, string> {

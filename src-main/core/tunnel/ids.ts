@@ -1,37 +1,71 @@
 // Sortable delivery ids (ULID-like): 48-bit millisecond time + 80 random bits, Crockford base32.
 // Ids made by one generator are strictly increasing, even within one millisecond.
+// Plain numbers, no BigInt: the 80 random bits are two 40-bit halves (hi, lo), and random bytes are
+// drawn from a pool (this runs once per delivery and per forward attempt).
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../ports';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-const RANDOM_MAX = (1n << 80n) - 1n;
+const HALF = 2 ** 40;
+const POOL_BYTES = 4096;
 
-function encode(value: bigint, chars: number): string {
+/** `chars` base32 digits of a non-negative integer below 2^53. */
+function encode(value: number, chars: number): string {
   let out = '';
   let v = value;
   for (let i = 0; i < chars; i++) {
-    out = ALPHABET[Number(v & 31n)]! + out;
-    v >>= 5n;
+    const digit = v % 32;
+    out = ALPHABET[digit]! + out;
+    v = (v - digit) / 32;
   }
   return out;
+}
+
+/** Reads a 40-bit unsigned integer. */
+function read40(b: Buffer, at: number): number {
+  return b[at]! * 2 ** 32 + b.readUInt32BE(at + 1);
 }
 
 export type IdGenerator = () => string;
 
 export function createIdGenerator(clock: Pick<Clock, 'now'>, random: (n: number) => Buffer = randomBytes): IdGenerator {
   let lastTime = -1;
-  let lastRandom = 0n;
+  let hi = 0;
+  let lo = 0;
+  let pool = Buffer.alloc(0);
+  let used = 0;
+  const tenRandomBytes = (): Buffer => {
+    // An injected source is asked for exactly 10 bytes each time (deterministic tests).
+    if (random !== randomBytes) return random(10);
+    if (used + 10 > pool.length) {
+      pool = randomBytes(POOL_BYTES);
+      used = 0;
+    }
+    const b = pool.subarray(used, used + 10);
+    used += 10;
+    return b;
+  };
   return () => {
     let time = Math.max(0, Math.floor(clock.now()));
     if (time <= lastTime) {
       time = lastTime;
-      lastRandom = lastRandom >= RANDOM_MAX ? 0n : lastRandom + 1n;
-      if (lastRandom === 0n) time = ++lastTime;
+      lo++;
+      if (lo === HALF) {
+        lo = 0;
+        hi++;
+        if (hi === HALF) {
+          hi = 0;
+          time = ++lastTime;
+        }
+      }
     } else {
-      lastRandom = BigInt(`0x${random(10).toString('hex')}`) >> 1n; // headroom for increments
+      const b = tenRandomBytes();
+      // The top bit is left clear: headroom for increments within one millisecond.
+      hi = Math.floor(read40(b, 0) / 2);
+      lo = read40(b, 5);
     }
     lastTime = time;
-    return encode(BigInt(time), 10) + encode(lastRandom, 16);
+    return encode(time, 10) + encode(hi, 8) + encode(lo, 8);
   };
 }
 

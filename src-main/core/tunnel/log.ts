@@ -1,6 +1,12 @@
 // The durable, append-only event log: JSONL segment files under <dataDir>/deliveries.
-// Every append is written and fdatasync'ed before its promise resolves (concurrent appends share
-// one write + one sync: group commit). A torn last line (crash mid-write) is cut away at open.
+// Writes are serialized (the file keeps the order of appends). A delivery append resolves only once
+// it is written AND an fdatasync that started after its write has finished (group commit: everything
+// appended meanwhile shares one write; up to MAX_SYNCS syncs overlap, so a batch written while one
+// runs starts its own at once). A forward attempt is only written, not forced to disk on its own: the
+// next delivery's sync (fdatasync covers every byte written before it), the lazy sync within
+// SYNC_LAZY_MS, rotation or close() make it durable. Losing the last attempt records in a machine
+// crash only means those deliveries are forwarded again (at least once, never skipped).
+// A torn last line (crash mid-write) is cut away at open.
 // Bounded by deliveries / bytes / age; the oldest segment goes first, and deliveries still
 // pending in it are carried forward into the newest segment so nothing waiting is lost.
 import { mkdir, open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promises';
@@ -88,6 +94,7 @@ const attemptSchema = z.object({
   responseBody: z.string().nullable(),
   replay: z.enum(['as-received', 're-signed']).optional(),
   resigned: z.boolean().optional(),
+  aheadOf: z.string().optional(),
 });
 const recordSchema = z.discriminatedUnion('kind', [deliverySchema, attemptSchema]);
 
@@ -109,10 +116,12 @@ export function forwardStateOf(delivery: StoredDelivery, attempts: ForwardAttemp
   return 'pending';
 }
 
+/** Shared by every entry without attempts yet (most of them, briefly); replaced on the first one. */
+const NO_ATTEMPTS: ForwardAttempt[] = [];
+
 interface Entry {
   delivery: StoredDelivery;
   attempts: ForwardAttempt[];
-  attemptIds: Set<string>;
   segment: number;
   bytes: number;
 }
@@ -121,14 +130,35 @@ interface Segment {
   n: number;
   bytes: number;
   deliveries: number;
+  /** Delivery records written to it (counted at write time, for rotation). */
+  written: number;
   newestAt: number;
 }
 
+/** Attempt records written without a sync of their own are synced within this time. */
+export const SYNC_LAZY_MS = 1_000;
+
 interface Pending {
   data: string;
-  resolve: () => void;
+  /** How many delivery records `data` holds. */
+  deliveries: number;
+  /** Resolve only once on disk (fdatasync). */
+  durable: boolean;
+  /** Called with the segment the record was written to. */
+  resolve: (seg: Segment) => void;
   reject: (err: unknown) => void;
 }
+
+interface Unsynced {
+  p: Pending;
+  seg: Segment;
+}
+
+/**
+ * fdatasyncs in flight at once: a batch written while one runs need not wait for it to end (the disk
+ * overlaps them; one libuv thread of the default four stays free for the writes).
+ */
+const MAX_SYNCS = 3;
 
 const SEGMENT_RE = /^seg-(\d{12})\.jsonl$/;
 const segName = (n: number) => `seg-${String(n).padStart(12, '0')}.jsonl`;
@@ -149,11 +179,20 @@ export class EventLog {
   private order: string[] = [];
   private segments: Segment[] = [];
   private fh: FileHandle | null = null;
+  /** Appended, not yet written. */
   private queue: Pending[] = [];
+  /** The write loop (writes are serialized: the file keeps the order of appends). */
   private flushing: Promise<void> | null = null;
+  /** Written, waiting for an fdatasync that starts after their write. */
+  private unsynced: Unsynced[] = [];
+  private readonly syncs = new Set<Promise<void>>();
+  private writes = 0;
   private opened = false;
   private closed = false;
   private maintaining = false;
+  /** Written but not yet synced. */
+  private dirty = false;
+  private syncTimer: unknown = null;
 
   constructor(private readonly opts: EventLogOptions) {
     this.dir = join(opts.dataDir, 'deliveries');
@@ -170,7 +209,7 @@ export class EventLog {
       const n = Number(SEGMENT_RE.exec(names[i]!)![1]);
       await this.load(n, i === names.length - 1);
     }
-    if (this.segments.length === 0) this.segments.push({ n: 1, bytes: 0, deliveries: 0, newestAt: 0 });
+    if (this.segments.length === 0) this.segments.push({ n: 1, bytes: 0, deliveries: 0, written: 0, newestAt: 0 });
     const last = this.segments[this.segments.length - 1]!;
     this.fh = await open(join(this.dir, segName(last.n)), 'a');
     this.opened = true;
@@ -194,7 +233,7 @@ export class EventLog {
       }
       buf = buf.subarray(0, end);
     }
-    const seg: Segment = { n, bytes: buf.length, deliveries: 0, newestAt: 0 };
+    const seg: Segment = { n, bytes: buf.length, deliveries: 0, written: 0, newestAt: 0 };
     this.segments.push(seg);
     let start = 0;
     while (start < buf.length) {
@@ -209,6 +248,7 @@ export class EventLog {
         this.logger.warn('tunnel log: skipping an unreadable line', { segment: n });
         continue;
       }
+      if (parsed.kind === 'delivery') seg.written++;
       this.applyRecord(parsed, seg, line.length + 1);
     }
   }
@@ -222,7 +262,7 @@ export class EventLog {
         existing.segment = seg.n;
         existing.bytes = bytes;
       } else {
-        this.entries.set(rec.id, { delivery: rec, attempts: [], attemptIds: new Set(), segment: seg.n, bytes });
+        this.entries.set(rec.id, { delivery: rec, attempts: NO_ATTEMPTS, segment: seg.n, bytes });
         this.insertOrdered(rec.id);
       }
       seg.deliveries++;
@@ -230,8 +270,14 @@ export class EventLog {
       return;
     }
     const entry = this.entries.get(rec.deliveryId);
-    if (!entry || entry.attemptIds.has(rec.id)) return;
-    entry.attemptIds.add(rec.id);
+    if (!entry) return;
+    if (entry.attempts === NO_ATTEMPTS) {
+      entry.attempts = [rec];
+      seg.newestAt = Math.max(seg.newestAt, rec.at);
+      return;
+    }
+    // A carried-forward pending delivery repeats its attempts in the newer segment.
+    for (const a of entry.attempts) if (a.id === rec.id) return;
     const at = entry.attempts.findIndex((a) => a.at > rec.at);
     if (at < 0) entry.attempts.push(rec);
     else entry.attempts.splice(at, 0, rec);
@@ -255,7 +301,7 @@ export class EventLog {
   }
 
   private segmentOf(n: number): Segment {
-    return this.segments.find((s) => s.n === n) ?? { n, bytes: 0, deliveries: 0, newestAt: 0 };
+    return this.segments.find((s) => s.n === n) ?? { n, bytes: 0, deliveries: 0, written: 0, newestAt: 0 };
   }
 
   private current(): Segment {
@@ -265,25 +311,31 @@ export class EventLog {
   /** Appends a delivery; resolves once it is on disk (fdatasync). */
   appendDelivery(d: StoredDelivery): Promise<void> {
     if (this.entries.has(d.id)) return Promise.reject(new Error(`delivery ${d.id} already exists`));
-    return this.append([d]);
+    return this.append([d], true);
   }
 
-  /** Appends a forward/replay attempt; resolves once it is on disk. */
-  appendAttempt(a: ForwardAttempt): Promise<void> {
+  /**
+   * Appends a forward/replay attempt; resolves once it is written (durable: also synced). Not
+   * durable by default (see the top of this file).
+   */
+  appendAttempt(a: ForwardAttempt, durable = false): Promise<void> {
     if (!this.entries.has(a.deliveryId)) return Promise.reject(new Error(`unknown delivery ${a.deliveryId}`));
-    return this.append([a]);
+    return this.append([a], durable);
   }
 
-  private append(records: LogRecord[]): Promise<void> {
+  private append(records: LogRecord[], durable: boolean): Promise<void> {
     if (!this.opened || this.closed) return Promise.reject(new Error('the delivery log is not open'));
-    const lines = records.map((r) => `${JSON.stringify(r)}\n`);
-    const data = lines.join('');
+    const lines = records.length === 1 ? [`${JSON.stringify(records[0])}\n`] : records.map((r) => `${JSON.stringify(r)}\n`);
+    const data = lines.length === 1 ? lines[0]! : lines.join('');
     return new Promise<void>((resolve, reject) => {
+      let deliveries = 0;
+      for (const r of records) if (r.kind === 'delivery') deliveries++;
       this.queue.push({
         data,
-        resolve: () => {
-          const seg = this.current();
-          records.forEach((r, i) => this.applyRecord(r, seg, Buffer.byteLength(lines[i]!)));
+        deliveries,
+        durable,
+        resolve: (seg) => {
+          for (let i = 0; i < records.length; i++) this.applyRecord(records[i]!, seg, Buffer.byteLength(lines[i]!));
           resolve();
         },
         reject,
@@ -305,34 +357,115 @@ export class EventLog {
 
   private async flushLoop(): Promise<void> {
     while (this.queue.length > 0) {
+      // Only records that need no sync waiting: give them one turn of the event loop to gather
+      // company (attempts come in bursts), so they do not cost a write each.
+      if (!this.queue.some((p) => p.durable)) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (this.queue.length === 0) break;
+      }
       const batch = this.queue;
       this.queue = [];
-      const buf = Buffer.from(batch.map((p) => p.data).join(''), 'utf8');
+      let text = '';
+      let durable = false;
+      let deliveries = 0;
+      for (const p of batch) {
+        text += p.data;
+        deliveries += p.deliveries;
+        if (p.durable) durable = true;
+      }
+      const buf = Buffer.from(text, 'utf8');
+      const seg = this.current();
       try {
         const fh = this.fh!;
         let off = 0;
         while (off < buf.length) off += (await fh.write(buf, off, buf.length - off)).bytesWritten;
-        await fh.datasync();
-        this.current().bytes += buf.length;
       } catch (err) {
         this.logger.error('tunnel log: write failed', { error: err instanceof Error ? err.message : String(err) });
         for (const p of batch) p.reject(err);
         continue;
       }
-      for (const p of batch) p.resolve();
-      const cur = this.current();
-      if (!this.maintaining && (cur.bytes >= this.bounds.segmentBytes || cur.deliveries >= this.bounds.segmentDeliveries)) {
+      seg.bytes += buf.length;
+      seg.written += deliveries;
+      if (buf.length > 0) {
+        this.writes++;
+        this.dirty = true;
+      }
+      for (const p of batch) {
+        if (p.durable) this.unsynced.push({ p, seg });
+        else p.resolve(seg);
+      }
+      if (durable) this.startSync();
+      else this.scheduleSync();
+      if (!this.maintaining && (seg.bytes >= this.bounds.segmentBytes || seg.written >= this.bounds.segmentDeliveries)) {
         await this.rotate();
       }
     }
+  }
+
+  /** Syncs everything written so far, unless MAX_SYNCS are running (then the next one to end does). */
+  private startSync(): void {
+    if (this.unsynced.length === 0 || this.syncs.size >= MAX_SYNCS) return;
+    const waiting = this.unsynced;
+    this.unsynced = [];
+    const writesBefore = this.writes;
+    const sync: Promise<void> = this.fh!.datasync().then(
+      () => {
+        if (this.writes === writesBefore) this.dirty = false;
+        for (const w of waiting) w.p.resolve(w.seg);
+      },
+      (err: unknown) => {
+        this.logger.error('tunnel log: sync failed', { error: err instanceof Error ? err.message : String(err) });
+        for (const w of waiting) w.p.reject(err);
+      },
+    );
+    this.syncs.add(sync);
+    void sync.finally(() => {
+      this.syncs.delete(sync);
+      this.startSync();
+    });
+  }
+
+  /** Waits until no record waits for a sync (before the file is closed). */
+  private async settleSyncs(): Promise<void> {
+    while (this.syncs.size > 0 || this.unsynced.length > 0) {
+      this.startSync();
+      await Promise.all([...this.syncs]);
+    }
+  }
+
+  private scheduleSync(): void {
+    if (this.syncTimer !== null) return;
+    // A real timer, not the injected clock: it only bounds how long written bytes stay unsynced and
+    // changes nothing a caller can observe (tests on a fake clock must not see it among their timers).
+    const timer = setTimeout(() => {
+      this.syncTimer = null;
+      // An empty durable batch: the flush loop syncs whatever was written before it.
+      if (this.dirty && !this.closed) void this.syncNow().catch(() => undefined);
+    }, SYNC_LAZY_MS);
+    timer.unref();
+    this.syncTimer = timer;
+  }
+
+  /** Resolves once everything appended so far is on disk. */
+  syncNow(): Promise<void> {
+    if (!this.opened || this.closed) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ data: '', deliveries: 0, durable: true, resolve: () => resolve(), reject });
+      void this.kick();
+    });
   }
 
   private async rotate(): Promise<void> {
     const next = this.current().n + 1;
     const fh = await open(join(this.dir, segName(next)), 'a');
     const old = this.fh;
+    await this.settleSyncs();
+    if (this.dirty) {
+      await old?.datasync().catch((err: unknown) => this.logger.error('tunnel log: sync failed', { error: err instanceof Error ? err.message : String(err) }));
+      this.dirty = false;
+    }
     this.fh = fh;
-    this.segments.push({ n: next, bytes: 0, deliveries: 0, newestAt: 0 });
+    this.segments.push({ n: next, bytes: 0, deliveries: 0, written: 0, newestAt: 0 });
     await old?.close();
     void this.maintain();
   }
@@ -351,7 +484,7 @@ export class EventLog {
           if (forwardStateOf(e.delivery, e.attempts) === 'pending') carry.push(e.delivery, ...e.attempts);
           else drop.push(id);
         }
-        if (carry.length > 0) await this.append(carry);
+        if (carry.length > 0) await this.append(carry, true);
         for (const id of drop) this.entries.delete(id);
         if (drop.length > 0) {
           const gone = new Set(drop);
@@ -380,6 +513,15 @@ export class EventLog {
   async close(): Promise<void> {
     if (this.closed) return;
     while (this.flushing || this.queue.length > 0) await this.kick();
+    await this.settleSyncs();
+    if (this.syncTimer !== null) {
+      clearTimeout(this.syncTimer as ReturnType<typeof setTimeout>);
+      this.syncTimer = null;
+    }
+    if (this.dirty && this.fh) {
+      await this.fh.datasync().catch(() => undefined);
+      this.dirty = false;
+    }
     this.closed = true;
     await this.fh?.close();
     this.fh = null;
@@ -402,6 +544,12 @@ export class EventLog {
   body(id: string): Buffer | undefined {
     const e = this.entries.get(id);
     return e ? Buffer.from(e.delivery.bodyBase64, 'base64') : undefined;
+  }
+
+  /** The delivery when it still waits to be forwarded (no copy; for the forwarder). */
+  pendingDelivery(id: string): StoredDelivery | undefined {
+    const e = this.entries.get(id);
+    return e && forwardStateOf(e.delivery, e.attempts) === 'pending' ? e.delivery : undefined;
   }
 
   forwardState(id: string): ForwardState | undefined {

@@ -12,7 +12,8 @@ export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_AGENT_ID = 'default';
 
-export const agentIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$/, 'agent id: letters, digits, . _ ~ -');
+const AGENT_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$/;
+export const agentIdSchema = z.string().regex(AGENT_ID_RE, 'agent id: letters, digits, . _ ~ -');
 
 export interface ReceivedRequest {
   agentId: string;
@@ -38,9 +39,11 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
+function sendJson(res: ServerResponse, status: number, body: unknown, extra?: Record<string, string>): void {
   const data = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(data), ...extra });
+  const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(data) };
+  if (extra) Object.assign(headers, extra);
+  res.writeHead(status, headers);
   res.end(data);
 }
 
@@ -55,13 +58,21 @@ export function routeAgent(path: string, defaultAgentId: string): string | null 
   } catch {
     return null;
   }
-  return agentIdSchema.safeParse(id).success ? id : null;
+  // The same rule as agentIdSchema, without building a parse result per request.
+  return AGENT_ID_RE.test(id) ? id : null;
 }
 
-function copyHeaders(req: IncomingMessage): HeaderMap {
-  const out: HeaderMap = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) out[k] = v;
-  return out;
+/** Node gives each request its own headers object (names lower-cased); drop undefined values only. */
+function headersOf(req: IncomingMessage): HeaderMap {
+  const h = req.headers;
+  for (const k in h) {
+    if (h[k] === undefined) {
+      const out: HeaderMap = {};
+      for (const [name, v] of Object.entries(h)) if (v !== undefined) out[name] = v;
+      return out;
+    }
+  }
+  return h as HeaderMap;
 }
 
 export function createReceiver(o: ReceiverOptions): Receiver {
@@ -89,7 +100,9 @@ export function createReceiver(o: ReceiverOptions): Receiver {
   };
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? '/').split('?')[0]!;
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
     const agentId = routeAgent(path, defaultAgent);
     if (agentId === null) return sendJson(res, 404, { ok: false, reason: 'not-found', hint: 'POST /hooks/<agentId>' });
     if (req.method !== 'POST') return sendJson(res, 405, { ok: false, reason: 'method-not-allowed' }, { allow: 'POST' });
@@ -111,7 +124,8 @@ export function createReceiver(o: ReceiverOptions): Receiver {
     req.on('error', () => undefined);
     req.on('end', () => {
       if (over) return;
-      o.handle({ agentId, method: req.method!, path, headers: copyHeaders(req), body: Buffer.concat(chunks, size) })
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+      o.handle({ agentId, method: req.method!, path, headers: headersOf(req), body })
         .then(({ status, response }) => sendJson(res, status, response))
         .catch((err) => {
           logger.error('tunnel receiver: handling failed', { error: err instanceof Error ? err.message : String(err) });

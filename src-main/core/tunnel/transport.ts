@@ -1,5 +1,21 @@
 // One POST to the local app. The transport is a port so the forwarder can be tested on a fake clock.
-import { Agent, type Dispatcher, request } from 'undici';
+//
+// Lanes (ordered pipelining): a request that names a `lane` (the forwarder uses the agent id) goes
+// over that lane's own keep-alive connection, and requests of one lane are written to that single
+// socket in the order they were sent. HTTP/1.1 answers pipelined requests in order, and the local
+// app's server reads them in that order. The forwarder keeps several requests of a lane in flight
+// only while the app answers well (see forwarder.ts for what happens when it stops).
+//
+// undici, when a pipelined connection closes under running requests, fails the head and re-sends
+// the others on a new connection — that could let a later delivery overtake an earlier one that is
+// about to be retried. So the first error on a lane marks it broken (synchronously, in the error
+// callback): nothing more is written on it (a request reaching the socket afterwards is aborted
+// before a byte is written), and the lane's client is destroyed on the next microtask — always before
+// a new TCP connection could be made — so every request still queued or running on it fails too and
+// stays pending in the forwarder. The next request of the lane opens a fresh connection.
+// (An app that answers `connection: close` makes undici re-send the rest of the window itself, in the
+// same order, on a new connection: no overtaking, at most a duplicate — at-least-once as everywhere.)
+import { Agent, Client, type Dispatcher } from 'undici';
 import type { Clock } from '../ports';
 import { RESPONSE_BODY_LIMIT } from './types';
 
@@ -7,7 +23,67 @@ export interface ForwardRequest {
   url: string;
   headers: Record<string, string>;
   body: Buffer;
-  signal: AbortSignal;
+  /** Aborted on time-out or stop. */
+  readonly signal: AbortSignal;
+  /** Requests of one lane share one ordered connection (see above); none: any pooled connection. */
+  lane?: string;
+  /** The same abort as `signal`, without an EventTarget (the built-in transport uses this). */
+  cancel?: Cancel;
+}
+
+/**
+ * A one-shot abort without the cost of an AbortController per request: listeners are plain
+ * functions, and an AbortSignal is made only when someone asks for it.
+ */
+export class Cancel {
+  reason: Error | null = null;
+  private ac: AbortController | null = null;
+  private fns: Array<(reason: Error) => void> | null = null;
+
+  get signal(): AbortSignal {
+    if (!this.ac) {
+      this.ac = new AbortController();
+      if (this.reason) this.ac.abort(this.reason);
+    }
+    return this.ac.signal;
+  }
+
+  /** Calls fn once on abort (not when already aborted: check `reason` first). */
+  onAbort(fn: (reason: Error) => void): void {
+    if (this.fns) this.fns.push(fn);
+    else this.fns = [fn];
+  }
+
+  abort(reason: Error): void {
+    if (this.reason) return;
+    this.reason = reason;
+    this.ac?.abort(reason);
+    const fns = this.fns;
+    this.fns = null;
+    if (fns) for (const fn of fns) fn(reason);
+  }
+}
+
+/** Aborts every attempt still running when the forwarder stops. */
+export class Stopper {
+  stopped: Error | null = null;
+  private readonly live = new Set<Cancel>();
+
+  add(c: Cancel): void {
+    if (this.stopped) c.abort(this.stopped);
+    else this.live.add(c);
+  }
+
+  delete(c: Cancel): void {
+    this.live.delete(c);
+  }
+
+  stop(reason: Error): void {
+    if (this.stopped) return;
+    this.stopped = reason;
+    for (const c of this.live) c.abort(reason);
+    this.live.clear();
+  }
 }
 
 export interface ForwardResponse {
@@ -16,36 +92,234 @@ export interface ForwardResponse {
   body: string;
 }
 
-/** Resolves with the answer; rejects when there is none (refused, reset, aborted). */
-export type Transport = (req: ForwardRequest) => Promise<ForwardResponse>;
+/**
+ * Resolves with the answer; rejects when there is none (refused, reset, aborted). `pipelining`:
+ * how many requests of one lane it may carry at once in order (absent or 1: one at a time).
+ */
+export type Transport = ((req: ForwardRequest) => Promise<ForwardResponse>) & { pipelining?: number };
 
 export interface UndiciTransport {
   transport: Transport;
   close(): Promise<void>;
 }
 
-const DRAIN_LIMIT = 1024 * 1024;
+export interface UndiciTransportOptions {
+  /** Requests of one lane in flight at once on its connection (default 8; 1 disables pipelining). */
+  pipelining?: number;
+}
 
-export function createUndiciTransport(dispatcher?: Dispatcher): UndiciTransport {
-  const own = dispatcher ? null : new Agent({ keepAliveTimeout: 4_000, connections: 16, connect: { timeout: 5_000 } });
-  const d = dispatcher ?? own!;
-  const transport: Transport = async (req) => {
-    const res = await request(req.url, { method: 'POST', headers: req.headers, body: req.body, signal: req.signal, dispatcher: d });
-    const chunks: Buffer[] = [];
-    let kept = 0;
-    let seen = 0;
-    for await (const chunk of res.body as AsyncIterable<Buffer>) {
-      seen += chunk.length;
-      if (kept < RESPONSE_BODY_LIMIT) {
-        const part = chunk.subarray(0, RESPONSE_BODY_LIMIT - kept);
-        chunks.push(part);
-        kept += part.length;
-      }
-      if (seen > DRAIN_LIMIT) break;
+export const DEFAULT_PIPELINING = 8;
+const DRAIN_LIMIT = 1024 * 1024;
+const KEEP_ALIVE_MS = 4_000;
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/** Collects the status and the first 4 KiB of the answer; drops the rest (up to 1 MiB). */
+class Collector {
+  status = 0;
+  private chunks: Buffer[] = [];
+  private kept = 0;
+  private seen = 0;
+
+  add(chunk: Buffer): boolean {
+    this.seen += chunk.length;
+    if (this.kept < RESPONSE_BODY_LIMIT) {
+      const part = chunk.length <= RESPONSE_BODY_LIMIT - this.kept ? chunk : chunk.subarray(0, RESPONSE_BODY_LIMIT - this.kept);
+      this.chunks.push(part);
+      this.kept += part.length;
     }
-    return { status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') };
+    return this.seen <= DRAIN_LIMIT;
+  }
+
+  result(): ForwardResponse {
+    const body = this.chunks.length === 1 ? this.chunks[0]!.toString('utf8') : Buffer.concat(this.chunks, this.kept).toString('utf8');
+    return { status: this.status, body };
+  }
+}
+
+interface Lane {
+  client: Client;
+  broken: boolean;
+  /** Marks the lane broken (nothing more is written on it) and destroys its client. */
+  breakIt(err: Error): void;
+}
+
+const NO_BREAK = (): void => undefined;
+
+/**
+ * One request through a dispatcher, with undici's plain handler callbacks: no response stream, no
+ * header parsing (only the status and the first 4 KiB of the body are kept), few allocations.
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  private status = 0;
+  private readonly out = new Collector();
+  private abortFn: ((err: Error) => void) | null = null;
+  private settled = false;
+  private readonly signal: AbortSignal | null;
+  private readonly onSignal: (() => void) | null;
+
+  constructor(
+    private readonly req: ForwardRequest,
+    private readonly lane: Lane | null,
+    private readonly breakLane: (err: Error) => void,
+    private readonly resolve: (r: ForwardResponse) => void,
+    private readonly reject: (err: Error) => void,
+  ) {
+    const cancel = req.cancel;
+    if (cancel) {
+      this.signal = null;
+      this.onSignal = null;
+      cancel.onAbort((reason) => this.aborted(reason));
+    } else {
+      this.signal = req.signal;
+      this.onSignal = () => this.aborted(this.signal!.reason);
+      this.signal.addEventListener('abort', this.onSignal, { once: true });
+    }
+  }
+
+  private aborted(given: unknown): void {
+    const reason = given instanceof Error ? given : new Error('aborted');
+    // A lane's connection goes with its aborted request (its answer can no longer be read in order).
+    if (this.lane) this.breakLane(reason);
+    if (this.abortFn) this.abortFn(reason);
+    else this.finish(reason);
+  }
+
+  private finish(err: Error | null): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (this.onSignal) this.signal!.removeEventListener('abort', this.onSignal);
+    if (err) this.reject(err);
+    else {
+      this.out.status = this.status;
+      this.resolve(this.out.result());
+    }
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    this.abortFn = abort;
+    if (this.lane?.broken) abort(new Error('the connection to the local app broke before this request was written'));
+    else if (this.settled) abort(new Error('aborted'));
+  }
+
+  onHeaders(statusCode: number): boolean {
+    this.status = statusCode;
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (!this.out.add(chunk)) {
+      const err = new Error('the local app answered more than 1 MiB');
+      if (this.lane) this.breakLane(err);
+      this.abortFn?.(err);
+    }
+    return true;
+  }
+
+  onComplete(): void {
+    this.finish(null);
+  }
+
+  onError(err: Error): void {
+    if (this.lane) this.breakLane(err);
+    this.finish(err);
+  }
+}
+
+function dispatchOnce(d: Dispatcher, target: Target, req: ForwardRequest, lane: Lane | null, breakLane: (err: Error) => void): Promise<ForwardResponse> {
+  return new Promise<ForwardResponse>((resolve, reject) => {
+    const early = req.cancel ? req.cancel.reason : req.signal.aborted ? req.signal.reason : null;
+    if (early) return reject(early instanceof Error ? early : new Error('aborted'));
+    const handler = new Exchange(req, lane, breakLane, resolve, reject);
+    const opts: Dispatcher.DispatchOptions = { origin: target.origin, path: target.path, method: 'POST', headers: req.headers, body: req.body };
+    // undici pipelines only requests marked idempotent and non-blocking (a POST is neither by
+    // default); the lane itself guards the order (see the top of this file).
+    if (lane) {
+      opts.idempotent = true;
+      opts.blocking = false;
+    }
+    try {
+      d.dispatch(opts, handler);
+    } catch (err) {
+      handler.onError(err instanceof Error ? err : new Error(String(err)));
+    }
+  });
+}
+
+interface Target {
+  origin: string;
+  path: string;
+  http: boolean;
+}
+
+/** Parsed forward URLs (a handful of distinct ones, parsed once each). */
+class TargetCache {
+  private readonly map = new Map<string, Target>();
+
+  get(url: string): Target {
+    let t = this.map.get(url);
+    if (!t) {
+      const u = new URL(url);
+      t = { origin: u.origin, path: `${u.pathname}${u.search}`, http: u.protocol === 'http:' || u.protocol === 'https:' };
+      if (this.map.size >= 256) this.map.clear();
+      this.map.set(url, t);
+    }
+    return t;
+  }
+}
+
+export function createUndiciTransport(dispatcher?: Dispatcher, opts: UndiciTransportOptions = {}): UndiciTransport {
+  const own = dispatcher ? null : new Agent({ keepAliveTimeout: KEEP_ALIVE_MS, connections: 16, connect: { timeout: CONNECT_TIMEOUT_MS } });
+  const shared = dispatcher ?? own!;
+  // An injected dispatcher is used as it is (no lanes, one request at a time per agent).
+  const depth = dispatcher ? 1 : Math.max(1, Math.floor(opts.pipelining ?? DEFAULT_PIPELINING));
+  const lanes = new Map<string, Lane>();
+  let closed = false;
+
+  const newLane = (origin: string): Lane => {
+    const lane: Lane = {
+      client: new Client(origin, { pipelining: depth, keepAliveTimeout: KEEP_ALIVE_MS, connect: { timeout: CONNECT_TIMEOUT_MS } }),
+      broken: false,
+      breakIt: (err) => {
+        if (lane.broken) return;
+        lane.broken = true;
+        for (const [k, l] of lanes) if (l === lane) lanes.delete(k);
+        // Not synchronously: undici may be inside its own socket-close handling right now.
+        queueMicrotask(() => void lane.client.destroy(err).catch(() => undefined));
+      },
+    };
+    return lane;
   };
-  return { transport, close: async () => void (await own?.close().catch(() => undefined)) };
+
+  const targets = new TargetCache();
+  const transport: Transport = (req) => {
+    let target: Target;
+    try {
+      target = targets.get(req.url);
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    // An injected dispatcher is used as it is; no lane: any pooled connection.
+    if (req.lane === undefined || closed || dispatcher || !target.http) return dispatchOnce(shared, target, req, null, NO_BREAK);
+    const key = `${req.lane}\n${target.origin}`;
+    let lane = lanes.get(key);
+    if (!lane) {
+      lane = newLane(target.origin);
+      lanes.set(key, lane);
+    }
+    return dispatchOnce(lane.client, target, req, lane, lane.breakIt);
+  };
+  transport.pipelining = depth;
+
+  return {
+    transport,
+    close: async () => {
+      closed = true;
+      const all = [...lanes.values()];
+      lanes.clear();
+      await Promise.all(all.map((l) => l.client.close().catch(() => undefined)));
+      await own?.close().catch(() => undefined);
+    },
+  };
 }
 
 export interface AttemptOutcome {
@@ -67,19 +341,30 @@ function describe(err: unknown): string {
 export async function postOnce(
   transport: Transport,
   clock: Clock,
-  req: { url: string; headers: Record<string, string>; body: Buffer; timeoutMs: number; signal?: AbortSignal },
+  req: { url: string; headers: Record<string, string>; body: Buffer; timeoutMs: number; signal?: AbortSignal; stopper?: Stopper; lane?: string },
 ): Promise<AttemptOutcome> {
   const started = clock.now();
-  const ac = new AbortController();
+  const cancel = new Cancel();
   let timedOut = false;
   const timer = clock.setTimeout(() => {
     timedOut = true;
-    ac.abort(new Error('timeout'));
+    cancel.abort(new Error('timeout'));
   }, req.timeoutMs);
-  const onStop = () => ac.abort(new Error('stopped'));
+  const onStop = () => cancel.abort(new Error('stopped'));
   req.signal?.addEventListener('abort', onStop, { once: true });
+  req.stopper?.add(cancel);
   try {
-    const res = await transport({ url: req.url, headers: req.headers, body: req.body, signal: ac.signal });
+    const fr: ForwardRequest = {
+      url: req.url,
+      headers: req.headers,
+      body: req.body,
+      get signal() {
+        return cancel.signal;
+      },
+      cancel,
+    };
+    if (req.lane !== undefined) fr.lane = req.lane;
+    const res = await transport(fr);
     const ok = res.status >= 200 && res.status <= 299;
     return { status: res.status, error: ok ? null : `HTTP ${res.status}`, latencyMs: clock.now() - started, responseBody: res.body };
   } catch (err) {
@@ -88,5 +373,6 @@ export async function postOnce(
   } finally {
     clock.clearTimeout(timer);
     req.signal?.removeEventListener('abort', onStop);
+    req.stopper?.delete(cancel);
   }
 }

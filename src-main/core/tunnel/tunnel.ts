@@ -7,8 +7,8 @@ import type { Dispatcher } from 'undici';
 import { DEFAULT_TOLERANCE_SEC, signDelivery } from '../signature';
 import { silentLogger, systemClock, type Clock, type Logger } from '../ports';
 import { toCurl, toFixture, type CurlOptions, type DeliveryFixture } from './export';
-import { DEFAULT_BACKOFF, DEFAULT_FORWARD_TIMEOUT_MS, Forwarder, type AgentForwardStatus, type BackoffPolicy } from './forwarder';
-import { DEFAULT_TUNNEL_NAME, originalHeaders, RESIGNED_HEADER, tunnelHeaders } from './headers';
+import { DEFAULT_BACKOFF, DEFAULT_FORWARD_TIMEOUT_MS, Forwarder, type AgentForwardStatus, type BackoffPolicy, type ForwardHeaders } from './forwarder';
+import { DEFAULT_TUNNEL_NAME, DELIVERY_HEADER, originalHeaders, RESIGNED_HEADER, TUNNEL_HEADER } from './headers';
 import { createIdGenerator, type IdGenerator } from './ids';
 import { Ingest, type InvalidResponse } from './ingest';
 import { EventLog, type DeliveryQuery, type LogBounds } from './log';
@@ -35,6 +35,13 @@ export interface ForwardConfig {
    * marked `resigned` and carries `x-channel-companion-resigned: 1`.
    */
   resignStale?: boolean;
+  /**
+   * Deliveries of one agent in flight at once, in order on one keep-alive connection, while the
+   * local app answers well (default 8; 1: strictly one at a time). After a failure the agent goes
+   * back to one at a time until a delivery succeeds. See forwarder.ts for the one edge it leaves:
+   * deliveries already sent behind one that fails may reach the app before its retry.
+   */
+  pipelining?: number;
 }
 
 export interface TunnelOptions {
@@ -135,7 +142,7 @@ export class Tunnel extends EventEmitter<TunnelEvents> {
       this.transport = o.transport;
       this.closeTransport = async () => undefined;
     } else {
-      const t = createUndiciTransport(o.dispatcher);
+      const t = createUndiciTransport(o.dispatcher, { pipelining: this.forward.pipelining });
       this.transport = t.transport;
       this.closeTransport = t.close;
     }
@@ -166,10 +173,12 @@ export class Tunnel extends EventEmitter<TunnelEvents> {
       logger: this.logger,
       timeoutMs: this.forward.timeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS,
       backoff: this.forward.backoff ?? DEFAULT_BACKOFF,
+      ...(this.forward.pipelining !== undefined ? { pipelining: this.forward.pipelining } : {}),
       targetOf: (a) => this.targetOf(a),
       headersFor: (d) => this.headersFor(d),
       onAttempt: (a, d) => this.onAttempt(a, d),
       onStatus: (s) => this.emit('status', s),
+      statusWanted: () => this.listenerCount('status') > 0,
     });
     this.forwarder.resume();
   }
@@ -324,11 +333,17 @@ export class Tunnel extends EventEmitter<TunnelEvents> {
     this.emit('forward', a, d);
   }
 
-  private async headersFor(d: StoredDelivery): Promise<{ headers: Record<string, string>; resigned: boolean }> {
-    const headers = { ...originalHeaders(d.headers), ...tunnelHeaders(this.name, d.id) };
+  private headersFor(d: StoredDelivery): ForwardHeaders | Promise<ForwardHeaders> {
+    const headers = originalHeaders(d.headers);
+    headers[TUNNEL_HEADER] = this.name;
+    headers[DELIVERY_HEADER] = d.id;
     const t = d.verdict.timestamp;
     const stale = d.verdict.ok && t !== undefined && this.clock.now() / 1000 - t > this.toleranceSec / 2;
     if (!stale || this.forward.resignStale === false) return { headers, resigned: false };
+    return this.resign(d, headers);
+  }
+
+  private async resign(d: StoredDelivery, headers: Record<string, string>): Promise<ForwardHeaders> {
     const secret = (await this.o.getSecrets(d.agentId).catch(() => [] as string[])).find((s) => s.length > 0);
     if (secret === undefined) return { headers, resigned: false };
     const body = Buffer.from(d.bodyBase64, 'base64');

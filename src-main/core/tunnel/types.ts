@@ -63,6 +63,11 @@ export interface ForwardAttempt {
   replay?: ReplayMode;
   /** True when a queued delivery was re-signed because its own signature had gone stale. */
   resigned?: boolean;
+  /**
+   * Set on a 2xx that went ahead of an earlier delivery of the same agent (this id): that one failed
+   * while this one was already on its way in the pipeline (see forwarder.ts).
+   */
+  aheadOf?: string;
 }
 
 export type LogRecord = StoredDelivery | ForwardAttempt;

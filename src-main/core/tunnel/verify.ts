@@ -1,6 +1,7 @@
 // The tunnel's verdict for one delivery: the signature verdict (src-main/core/signature) first,
 // then JSON (`not-json`), then a repeated message.id for the agent (`duplicate`).
-import { verifyDelivery, type HeaderBag } from '../signature';
+import { LEGACY_HEADER, V1_HEADER, verifyDelivery, type HeaderBag } from '../signature';
+import { headerOf } from './headers';
 import type { DeliverySummary, TunnelVerdict } from './types';
 
 export interface TunnelVerifyInput {
@@ -39,9 +40,19 @@ export function summarize(parsed: unknown): DeliverySummary {
   return { event: str(o.event), from: str(o.from), messageId: str(m.id), type: str(m.type) };
 }
 
+/** Only the two signature headers (the verifier scans every header it is given, per look-up). */
+function signatureHeaders(headers: HeaderBag): HeaderBag {
+  const bag: HeaderBag = {};
+  const v1 = headerOf(headers, V1_HEADER);
+  const legacy = headerOf(headers, LEGACY_HEADER);
+  if (v1 !== undefined) bag[V1_HEADER] = v1;
+  if (legacy !== undefined) bag[LEGACY_HEADER] = legacy;
+  return bag;
+}
+
 export function verifyTunnelDelivery(input: TunnelVerifyInput): TunnelVerifyResult {
   const sig = verifyDelivery({
-    headers: input.headers,
+    headers: signatureHeaders(input.headers),
     rawBody: input.rawBody,
     secrets: input.secrets,
     now: input.now,
@@ -49,7 +60,8 @@ export function verifyTunnelDelivery(input: TunnelVerifyInput): TunnelVerifyResu
   });
   const parsed = parseJson(input.rawBody);
   const summary = summarize(parsed);
-  const verdict: TunnelVerdict = { ...sig, steps: [...sig.steps] };
+  // verifyDelivery made this verdict (and its steps) for this call only: extended in place.
+  const verdict: TunnelVerdict = sig;
   if (!sig.ok) return { verdict, summary };
   if (parsed === undefined) {
     verdict.steps.push('the body is not JSON');
