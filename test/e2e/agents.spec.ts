@@ -3,15 +3,12 @@
 // the service reports them; a dropped link turns reconnecting and back, and the timeline records
 // it; adding a team with a wrong key says "key rejected" and keeps what was typed.
 import { expect, test } from '@playwright/test';
-import { AGENTS, agentHash, agentRow, control, field, LABELS, open, resetEmulator, shooter, useServe } from './support/screens-a';
+import { AGENTS, agentHash, agentRow, control, field, LABELS, open, shooter, useDemoServe } from './support/screens-a';
 
 const DROP_SEC = 3;
 
 test.describe('agents screens', () => {
-  const suite = useServe();
-  test.afterEach(async () => {
-    await resetEmulator(suite);
-  });
+  const suite = useDemoServe();
 
   test('home lists the demo agents worst first, with health words, and filters', async ({ page }, testInfo) => {
     const shot = shooter(page, testInfo);

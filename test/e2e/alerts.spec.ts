@@ -2,13 +2,10 @@
 // in-app notice and lists the open incident; acknowledge; snooze 15 min and resume; quiet hours
 // saved (and kept after a reload); a bad quiet-hours time is refused with the field marked.
 import { expect, test } from '@playwright/test';
-import { AGENTS, control, LABELS, open, resetEmulator, shooter, useServe } from './support/screens-a';
+import { AGENTS, control, LABELS, open, shooter, useDemoServe } from './support/screens-a';
 
 test.describe('alerts screen', () => {
-  const suite = useServe();
-  test.afterEach(async () => {
-    await resetEmulator(suite);
-  });
+  const suite = useDemoServe();
 
   test('an unlinked agent raises a notice and an open incident that can be acknowledged', async ({ page }, testInfo) => {
     const shot = shooter(page, testInfo);

@@ -3,22 +3,14 @@
 // partial text marked stopped; a stream that fails midway shows the error and keeps the typed text;
 // HTML and javascript: links in a reply stay text (no dialog); the raw frames toggle.
 import { expect, test, type Page } from '@playwright/test';
-import { chatHash, control, openRoute, shooter, skipReason, startDemo, type Demo } from './support/screens-b';
+import { chatHash, control, openRoute, shooter, useDemo, type Demo } from './support/screens-b';
 
 const AGENT = 'agent-connected';
 
 let demo: Demo;
 
 test.describe('chat window', () => {
-  test.skip(skipReason !== null, skipReason ?? '');
-
-  test.beforeAll(async () => {
-    demo = await startDemo();
-  });
-  test.afterAll(async () => {
-    const code = await demo?.stop();
-    expect(code, 'serve stops cleanly').toBe(0);
-  });
+  useDemo((d) => (demo = d));
   test.afterEach(async () => {
     await control(demo, `agents/${AGENT}/chat-script`, {});
   });

@@ -4,7 +4,7 @@
 // shows "Reconnecting — retrying" with the retries and then sends; 429s end in a countdown; with the
 // send budget spent, a send waits in the queue and can be cancelled.
 import { expect, test, type Page } from '@playwright/test';
-import { consoleHash, control, hostCall, openRoute, shooter, skipReason, startDemo, type Demo } from './support/screens-b';
+import { consoleHash, control, hostCall, openRoute, shooter, useDemo, type Demo } from './support/screens-b';
 
 const AGENT = 'agent-connected';
 const TO = '15550102000';
@@ -31,15 +31,7 @@ const sendButton = (page: Page) => page.getByRole('button', { name: /^(Send|Send
 const historyRow = (page: Page, text: string) => page.locator('table.send-history tbody tr').filter({ hasText: text });
 
 test.describe('send console', () => {
-  test.skip(skipReason !== null, skipReason ?? '');
-
-  test.beforeAll(async () => {
-    demo = await startDemo();
-  });
-  test.afterAll(async () => {
-    const code = await demo?.stop();
-    expect(code, 'serve stops cleanly').toBe(0);
-  });
+  useDemo((d) => (demo = d));
   test.afterEach(async () => {
     await control(demo, 'faults', undefined, 'DELETE');
   });

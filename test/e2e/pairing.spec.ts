@@ -3,16 +3,12 @@
 // celebration with the phone number; a dropped link → "nothing to do" (no QR); a linked agent →
 // its wa.me QR; and a service failure on start → a plain error with a way to try again.
 import { expect, test } from '@playwright/test';
-import { AGENTS, agentHash, control, LABELS, open, resetEmulator, shooter, useServe } from './support/screens-a';
+import { AGENTS, agentHash, control, LABELS, open, shooter, useDemoServe } from './support/screens-a';
 
 const NEW_PHONE = '15550109999';
 
 test.describe('pairing screen', () => {
-  const suite = useServe();
-  test.afterEach(async () => {
-    await fetch(`${suite.controlUrl}/faults`, { method: 'DELETE' });
-    await resetEmulator(suite);
-  });
+  const suite = useDemoServe({ clearFaults: true });
 
   test('start pairing shows a QR with steps and a countdown; a scan is celebrated with the number', async ({ page }, testInfo) => {
     const shot = shooter(page, testInfo);

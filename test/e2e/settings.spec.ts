@@ -3,7 +3,7 @@
 // teams list shows only the key hint; the theme applies at once and stays; a bad number is
 // refused; and the keyboard reaches the actions with a visible focus ring.
 import { expect, test, type Page } from '@playwright/test';
-import { AGENTS, agentHash, control, DEMO_KEY, open, resetEmulator, shooter, useServe } from './support/screens-a';
+import { AGENTS, agentHash, control, DEMO_KEY, open, shooter, useDemoServe } from './support/screens-a';
 
 async function focusedOutline(page: Page): Promise<{ tag: string; text: string; outline: string }> {
   return page.evaluate(() => {
@@ -24,11 +24,7 @@ async function tabTo(page: Page, name: RegExp, max = 60): Promise<void> {
 }
 
 test.describe('settings screens', () => {
-  const suite = useServe();
-  test.afterEach(async () => {
-    await fetch(`${suite.controlUrl}/faults`, { method: 'DELETE' });
-    await resetEmulator(suite);
-  });
+  const suite = useDemoServe({ clearFaults: true });
 
   test('channel switches change and show what the service replied', async ({ page }, testInfo) => {
     const shot = shooter(page, testInfo);

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
-import { control, openRoute, shooter, skipReason, startDemo, type Demo } from './support/screens-b';
+import { control, openRoute, shooter, useDemo, type Demo } from './support/screens-b';
 
 const AGENT = 'agent-connected';
 const FROM = '15550102000';
@@ -52,15 +52,7 @@ const rows = (page: Page) => page.locator('table.delivery-table tbody tr');
 const row = (page: Page, text: string) => rows(page).filter({ hasText: text });
 
 test.describe('webhook tunnel', () => {
-  test.skip(skipReason !== null, skipReason ?? '');
-
-  test.beforeAll(async () => {
-    demo = await startDemo();
-  });
-  test.afterAll(async () => {
-    const code = await demo?.stop();
-    expect(code, 'serve stops cleanly').toBe(0);
-  });
+  useDemo((d) => (demo = d));
 
   test('receive, verify, forward, inspect, replay, export, simulate, and see the local app down', async ({ page, context }, testInfo) => {
     test.setTimeout(90_000);

@@ -48,3 +48,36 @@ export async function runCli(args: readonly string[], opts: RunCliOptions = {}):
   const code = await main(['node', 'channel-companion', ...args], { ...deps, io, signal: deps.signal ?? new AbortController().signal });
   return { code, stdout, stderr, json: () => parseJsonLines(stdout) };
 }
+
+export type JsonLine = Record<string, unknown>;
+
+export interface Reaction {
+  /** When the output lines first satisfy this, `act` runs once (a failure is kept in `errors` and ends the run). */
+  when?: (lines: JsonLine[]) => boolean;
+  act?: () => Promise<unknown>;
+  /** The run is interrupted (as by Ctrl-C) once the output lines satisfy this. */
+  until: (lines: JsonLine[]) => boolean;
+}
+
+/** Runs a long-running command, reacting to its JSON lines, until `until` holds. */
+export async function runCliUntil(args: readonly string[], opts: Omit<RunCliOptions, 'signal' | 'onStdout'>, r: Reaction): Promise<CliRun & { errors: unknown[] }> {
+  const ctl = new AbortController();
+  let acted = false;
+  const errors: unknown[] = [];
+  const run = await runCli(args, {
+    ...opts,
+    signal: ctl.signal,
+    onStdout: (_c, all) => {
+      const lines = parseJsonLines(all);
+      if (!acted && r.when && r.act && r.when(lines)) {
+        acted = true;
+        r.act().catch((e: unknown) => {
+          errors.push(e);
+          ctl.abort();
+        });
+      }
+      if (r.until(lines)) ctl.abort();
+    },
+  });
+  return { ...run, errors };
+}

@@ -1,14 +1,14 @@
 // Saved teams against the emulator: `team add` checks the key for real (good key stored in the
 // secret store, bad key → exit 4 with nothing stored), then `status --team` and `send --team`.
 // The API key appears in no output line and in no file under the config folder.
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src-main/emulator';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import { runCli, type CliRun } from '../helpers/cli';
-import { DEMO_KEY, startTestEmulator, state } from '../helpers/emulator';
+import { DEMO_KEY, state } from '../helpers/emulator';
+import { emulatorSuite } from '../helpers/emulator-suite';
 
 let emu: Emulator;
 let dir: string;
@@ -29,14 +29,7 @@ async function filesText(root: string): Promise<string> {
   return text;
 }
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  dir = await mkdtemp(join(tmpdir(), 'cc-cli-accounts-'));
-});
-afterAll(async () => {
-  await emu?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+emulatorSuite('cc-cli-accounts-', (s) => ({ emu, dir } = s));
 
 describe('saved teams against the emulator', () => {
   it('a wrong key → exit 4, the config unchanged and the secret store empty', async () => {

@@ -1,12 +1,12 @@
 // The CLI, in-process (main()), against the emulator on port 0.
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src-main/emulator';
 import { runCli } from '../helpers/cli';
-import { DEMO_KEY, startTestEmulator, state } from '../helpers/emulator';
-import { startHttpSink, type HttpSink } from '../helpers/http-sink';
+import { DEMO_KEY, state } from '../helpers/emulator';
+import { emulatorSuite } from '../helpers/emulator-suite';
+import type { HttpSink } from '../helpers/http-sink';
 
 let emu: Emulator;
 let sink: HttpSink;
@@ -14,16 +14,7 @@ let dir: string;
 const env = { CHANNEL_API_KEY: DEMO_KEY };
 const on = (agent: string) => ['--base-url', emu.baseUrl, '--agent', agent];
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  sink = await startHttpSink();
-  dir = await mkdtemp(join(tmpdir(), 'cc-cli-'));
-});
-afterAll(async () => {
-  await emu?.close();
-  await sink?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+emulatorSuite('cc-cli-', (s) => ({ emu, sink, dir } = s));
 beforeEach(() => emu.control.reset());
 
 describe('status', () => {

@@ -1,25 +1,16 @@
 // `monitor --json` against the emulator: a health line per agent, then a drop of the connected
 // agent gives a reconnecting health line and an alert; abort stops it with a stopped line.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src-main/emulator';
 import { MemorySecretStore } from '../../src-main/core/secrets';
-import { parseJsonLines, runCli } from '../helpers/cli';
-import { DEMO_KEY, control, startTestEmulator } from '../helpers/emulator';
+import { runCli, runCliUntil } from '../helpers/cli';
+import { DEMO_KEY, control } from '../helpers/emulator';
+import { emulatorSuite } from '../helpers/emulator-suite';
 
 let emu: Emulator;
 let dir: string;
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  dir = await mkdtemp(join(tmpdir(), 'cc-cli-monitor-'));
-});
-afterAll(async () => {
-  await emu?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+emulatorSuite('cc-cli-monitor-', (s) => ({ emu, dir } = s));
 
 describe('monitor against the emulator', () => {
   it('saved team: health lines, then an alert after a drop; stops cleanly', async () => {
@@ -27,26 +18,12 @@ describe('monitor against the emulator', () => {
     const add = await runCli(['team', 'add', '--label', 'Demo', '--base-url', emu.baseUrl, '--agent', 'agent-connected'], { env: { CHANNEL_API_KEY: DEMO_KEY }, configDir: dir, secretStore: store });
     expect(add.code).toBe(0);
 
-    const ctl = new AbortController();
-    let dropped = false;
-    const errors: unknown[] = [];
-    const r = await runCli(['monitor', '--team', 'Demo', '--json', '--interval', '0.2', '--fast-interval', '0.1'], {
-      configDir: dir,
-      secretStore: store,
-      signal: ctl.signal,
-      onStdout: (_c, all) => {
-        const lines = parseJsonLines(all);
-        if (!dropped && lines.some((l) => l.event === 'health' && l.health === 'connected')) {
-          dropped = true;
-          control(emu, 'POST', '/agents/agent-connected/drop', { seconds: 30 }).catch((e: unknown) => {
-            errors.push(e);
-            ctl.abort();
-          });
-        }
-        if (lines.some((l) => l.event === 'alert')) ctl.abort();
-      },
+    const r = await runCliUntil(['monitor', '--team', 'Demo', '--json', '--interval', '0.2', '--fast-interval', '0.1'], { configDir: dir, secretStore: store }, {
+      when: (lines) => lines.some((l) => l.event === 'health' && l.health === 'connected'),
+      act: () => control(emu, 'POST', '/agents/agent-connected/drop', { seconds: 30 }),
+      until: (lines) => lines.some((l) => l.event === 'alert'),
     });
-    expect(errors).toEqual([]);
+    expect(r.errors).toEqual([]);
     expect(r.code).toBe(0);
     const lines = r.json();
     expect(lines[0]).toMatchObject({ event: 'started', agents: [{ team: 'Demo', agentId: 'agent-connected' }] });
@@ -59,13 +36,8 @@ describe('monitor against the emulator', () => {
   }, 20_000);
 
   it('ad hoc with the env key: an unlinked agent is reported as needs-scan with an alert', async () => {
-    const ctl = new AbortController();
-    const r = await runCli(['monitor', '--base-url', emu.baseUrl, '--agent', 'agent-unlinked', '--json', '--interval', '0.2'], {
-      env: { CHANNEL_API_KEY: DEMO_KEY },
-      signal: ctl.signal,
-      onStdout: (_c, all) => {
-        if (parseJsonLines(all).some((l) => l.event === 'alert')) ctl.abort();
-      },
+    const r = await runCliUntil(['monitor', '--base-url', emu.baseUrl, '--agent', 'agent-unlinked', '--json', '--interval', '0.2'], { env: { CHANNEL_API_KEY: DEMO_KEY } }, {
+      until: (lines) => lines.some((l) => l.event === 'alert'),
     });
     expect(r.code).toBe(0);
     expect(r.json()).toContainEqual(expect.objectContaining({ event: 'health', teamId: 'adhoc', agentId: 'agent-unlinked', health: 'needs-scan' }));

@@ -1,33 +1,24 @@
 // `listen` against the emulator: --register-url self points the agent's webhook at the receiver and
 // stores the signing secret; an emulator inbound message arrives, is `verified` and reaches a local
 // test app; then `deliveries list/show/export` read it back.
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src-main/emulator';
 import { decodeSigningSecrets } from '../../src-main/core/accounts/signing';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import { verifyDelivery } from '../../src-main/core/signature';
-import { parseJsonLines, runCli } from '../helpers/cli';
-import { DEMO_KEY, control, startTestEmulator } from '../helpers/emulator';
-import { startHttpSink, type HttpSink } from '../helpers/http-sink';
+import { runCli, runCliUntil } from '../helpers/cli';
+import { DEMO_KEY, control } from '../helpers/emulator';
+import { emulatorSuite } from '../helpers/emulator-suite';
+import type { HttpSink } from '../helpers/http-sink';
 
 let emu: Emulator;
 let app: HttpSink;
 let dir: string;
 const store = new MemorySecretStore();
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  app = await startHttpSink();
-  dir = await mkdtemp(join(tmpdir(), 'cc-cli-tunnel-'));
-});
-afterAll(async () => {
-  await emu?.close();
-  await app?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+emulatorSuite('cc-cli-tunnel-', (s) => ({ emu, sink: app, dir } = s));
 
 describe('listen + deliveries against the emulator', () => {
   let deliveryId = '';
@@ -36,26 +27,12 @@ describe('listen + deliveries against the emulator', () => {
     const add = await runCli(['team', 'add', '--label', 'Demo', '--base-url', emu.baseUrl, '--agent', 'agent-connected'], { env: { CHANNEL_API_KEY: DEMO_KEY }, configDir: dir, secretStore: store });
     expect(add.code).toBe(0);
 
-    const ctl = new AbortController();
-    let sent = false;
-    const errors: unknown[] = [];
-    const r = await runCli(['listen', '--team', 'Demo', '--register-url', 'self', '--forward-to', app.url, '--json'], {
-      configDir: dir,
-      secretStore: store,
-      signal: ctl.signal,
-      onStdout: (_c, all) => {
-        const lines = parseJsonLines(all);
-        if (!sent && lines.some((l) => l.event === 'registered')) {
-          sent = true;
-          control(emu, 'POST', '/agents/agent-connected/inbound', { from: '+15550100002', type: 'text', text: 'hello tunnel' }).catch((e: unknown) => {
-            errors.push(e);
-            ctl.abort();
-          });
-        }
-        if (lines.some((l) => l.event === 'forward')) ctl.abort();
-      },
+    const r = await runCliUntil(['listen', '--team', 'Demo', '--register-url', 'self', '--forward-to', app.url, '--json'], { configDir: dir, secretStore: store }, {
+      when: (lines) => lines.some((l) => l.event === 'registered'),
+      act: () => control(emu, 'POST', '/agents/agent-connected/inbound', { from: '+15550100002', type: 'text', text: 'hello tunnel' }),
+      until: (lines) => lines.some((l) => l.event === 'forward'),
     });
-    expect(errors).toEqual([]);
+    expect(r.errors).toEqual([]);
     expect(r.code).toBe(0);
     const lines = r.json();
     const ready = lines[0]!;

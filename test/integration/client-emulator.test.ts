@@ -1,9 +1,7 @@
 // The service client against the emulator: every endpoint, and every error of the document's table
 // (plus the emulator's choices for the unknown ones, SERVICE-NOTES).
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readFile } from 'node:fs/promises';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   ChannelNotConfigured,
   ChannelReconnecting,
@@ -19,8 +17,9 @@ import {
 } from '../../src-main/core/api';
 import { verifyDelivery } from '../../src-main/core/signature';
 import type { Emulator } from '../../src-main/emulator';
-import { DEMO_KEY, startTestEmulator, state, waitFor } from '../helpers/emulator';
-import { startHttpSink, type HttpSink } from '../helpers/http-sink';
+import { DEMO_KEY, state, waitFor } from '../helpers/emulator';
+import { emulatorSuite } from '../helpers/emulator-suite';
+import type { HttpSink } from '../helpers/http-sink';
 
 let emu: Emulator;
 let client: ServiceClient;
@@ -30,16 +29,7 @@ let dir: string;
 const A = 'agent-connected';
 const requests = async () => (await state(emu)).counters.serviceRequests;
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  sink = await startHttpSink();
-  dir = await mkdtemp(join(tmpdir(), 'cc-client-'));
-});
-afterAll(async () => {
-  await emu?.close();
-  await sink?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+emulatorSuite('cc-client-', (s) => ({ emu, sink, dir } = s));
 beforeEach(async () => {
   emu.control.reset();
   await client?.close();

@@ -3,15 +3,11 @@
 // exchange in flight has settled (tracked through undici's diagnostics channels), so a poll takes
 // zero fake time and a run is the same every time.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createServiceClient, type ServiceClient } from '../../src-main/core/api';
-import { Monitor, formatDuration, type Alert, type HealthEvent, type PollResult } from '../../src-main/core/monitor';
-import type { Clock } from '../../src-main/core/ports';
+import { formatDuration, type Alert } from '../../src-main/core/monitor';
 import { decodeQrPng, pngFromDataUrl } from '../../src-main/cli/qr';
-import { startEmulator, type Emulator, type EmulatorSeed } from '../../src-main/emulator';
+import { FakeClock } from '../helpers/fake-clock';
+import { monitorRig, mulberry32, type SeedAgents } from '../helpers/monitor-rig';
 
 const KEY = 'acceptance-monitor-key-1';
 const TEAM = 'team-acc';
@@ -52,22 +48,10 @@ async function settle(): Promise<void> {
   }
 }
 
-/** A manual clock shared by the emulator, the client and the monitor. */
-class SteppedClock implements Clock {
-  private t = START;
-  private seq = 0;
-  private readonly timers = new Map<number, { at: number; fn: () => void }>();
-
-  now(): number {
-    return this.t;
-  }
-  setTimeout(fn: () => void, ms: number): unknown {
-    const id = ++this.seq;
-    this.timers.set(id, { at: this.t + Math.max(0, ms), fn });
-    return id;
-  }
-  clearTimeout(handle: unknown): void {
-    this.timers.delete(handle as number);
+/** A manual clock shared by the emulator, the client and the monitor, counting from START. */
+class SteppedClock extends FakeClock {
+  constructor() {
+    super({ start: START, settle });
   }
   /** Fake ms since the start. */
   elapsed(): number {
@@ -77,24 +61,7 @@ class SteppedClock implements Clock {
   async runTo(ms: number): Promise<void> {
     const end = START + ms;
     if (end < this.t) throw new Error('time cannot go back');
-    await settle();
-    for (;;) {
-      let nextId: number | undefined;
-      let next: { at: number; fn: () => void } | undefined;
-      for (const [id, timer] of this.timers) {
-        if (timer.at <= end && (next === undefined || timer.at < next.at || (timer.at === next.at && id < nextId!))) {
-          next = timer;
-          nextId = id;
-        }
-      }
-      if (next === undefined || nextId === undefined) break;
-      this.timers.delete(nextId);
-      this.t = Math.max(this.t, next.at);
-      next.fn();
-      await settle();
-    }
-    this.t = end;
-    await settle();
+    await this.advance(end - this.t);
   }
   async runFor(ms: number): Promise<void> {
     await this.runTo(this.elapsed() + ms);
@@ -110,60 +77,26 @@ class SteppedClock implements Clock {
   }
 }
 
-/** Small deterministic PRNG. */
-function mulberry32(a: number): () => number {
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 // ----- fixture -----------------------------------------------------------------------------------
 
-let emu: Emulator | null = null;
-let client: ServiceClient | null = null;
-let monitor: Monitor | null = null;
-let dir: string | null = null;
+// Hooks after a test run last-registered first: the rig is torn down, then the in-flight set cleared.
+afterEach(() => inFlight.clear());
+const rig = monitorRig();
 
-afterEach(async () => {
-  await monitor?.stop();
-  await client?.close();
-  await emu?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-  emu = client = monitor = dir = null;
-  inFlight.clear();
-});
-
-async function setup(agents: EmulatorSeed['teams'][number]['agents'], o: { emulatorSeed: number; monitorSeed: number; intervalMs: number }) {
+async function setup(agents: SeedAgents, o: { emulatorSeed: number; monitorSeed: number; intervalMs: number }) {
   const clock = new SteppedClock();
-  const seed: EmulatorSeed = { teams: [{ id: TEAM, apiKey: KEY, agents }] };
-  emu = await startEmulator({ seed, clock, random: mulberry32(o.emulatorSeed) });
-  client = createServiceClient({ baseUrl: emu.baseUrl, apiKey: KEY, clock });
-  dir = await mkdtemp(join(tmpdir(), 'monitor-acc-'));
-  const c = client;
-  const ids = agents.map((a) => a.agentId);
   // The app's poll settings (accounts schema defaults: fast 2 s; jitter, backoff, per-team cap and
   // timeout are the poller's defaults), the interval as given, and the default alert rules.
-  monitor = new Monitor({
-    targets: () => ids.map((agentId) => ({ teamId: TEAM, agentId })),
-    readSession: (_teamId, agentId, signal) => c.getSession(agentId, { signal }),
-    clock,
-    random: mulberry32(o.monitorSeed),
-    dataDir: dir,
-    poll: { intervalMs: o.intervalMs, fastIntervalMs: 2000 },
-    idPrefix: 'acc-',
+  const h = await rig({
+    key: KEY,
+    teamId: TEAM,
+    agents,
+    tmpPrefix: 'monitor-acc-',
+    emulator: { clock, random: mulberry32(o.emulatorSeed) },
+    client: { clock },
+    monitor: { clock, random: mulberry32(o.monitorSeed), poll: { intervalMs: o.intervalMs, fastIntervalMs: 2000 }, idPrefix: 'acc-' },
   });
-  const alerts: Alert[] = [];
-  const health: HealthEvent[] = [];
-  const polls: PollResult[] = [];
-  monitor.on('alert', (a) => alerts.push(a));
-  monitor.on('health', (h) => health.push(h));
-  monitor.on('poll', (p) => polls.push(p));
-  const m = monitor;
-  const healthOf = (agentId: string) => m.snapshot().find((s) => s.agentId === agentId)?.health;
-  return { clock, emu, client, monitor, alerts, health, polls, healthOf };
+  return { ...h, clock };
 }
 
 const brief = (a: Alert) => [a.kind, a.urgent, [...a.agentIds].sort().join(',')];

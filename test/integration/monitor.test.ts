@@ -1,27 +1,9 @@
 // The monitor against the emulator over real loopback HTTP, with compressed intervals (real time).
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createServiceClient, type ServiceClient } from '../../src-main/core/api';
-import { Monitor, type Alert, type HealthEvent, type MonitorOptions } from '../../src-main/core/monitor';
-import { startEmulator, type Emulator, type EmulatorSeed } from '../../src-main/emulator';
+import { describe, expect, it } from 'vitest';
+import type { MonitorOptions } from '../../src-main/core/monitor';
+import { monitorRig, mulberry32, type SeedAgents } from '../helpers/monitor-rig';
 
 const KEY = 'integration-monitor-key-1';
-
-function seed(agents: EmulatorSeed['teams'][number]['agents']): EmulatorSeed {
-  return { teams: [{ id: 'team-1', apiKey: KEY, agents }] };
-}
-
-/** Small deterministic PRNG for the emulator's probabilistic faults. */
-function mulberry32(a: number): () => number {
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function waitFor(what: string, cond: () => boolean, timeoutMs = 5000): Promise<void> {
   const end = Date.now() + timeoutMs;
@@ -33,38 +15,18 @@ async function waitFor(what: string, cond: () => boolean, timeoutMs = 5000): Pro
 
 const sleepMs = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-let emu: Emulator | null = null;
-let client: ServiceClient | null = null;
-let monitor: Monitor | null = null;
-let dir: string | null = null;
+const rig = monitorRig();
 
-afterEach(async () => {
-  await monitor?.stop();
-  await client?.close();
-  await emu?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-  emu = client = monitor = dir = null;
-});
-
-async function setup(agents: EmulatorSeed['teams'][number]['agents'], extra: Partial<MonitorOptions> = {}, random?: () => number) {
-  emu = await startEmulator({ seed: seed(agents), random });
-  client = createServiceClient({ baseUrl: emu.baseUrl, apiKey: KEY, timeoutMs: 2000 });
-  dir = await mkdtemp(join(tmpdir(), 'monitor-int-'));
-  const c = client;
-  const ids = agents.map((a) => a.agentId);
-  monitor = new Monitor({
-    targets: () => ids.map((agentId) => ({ teamId: 'team-1', agentId })),
-    readSession: (_teamId, agentId, signal) => c.getSession(agentId, { signal }),
-    dataDir: dir,
-    poll: { intervalMs: 100, fastIntervalMs: 50, jitter: 0.1, coalesceMs: 30, pollTimeoutMs: 1500, backoffBaseMs: 40, backoffMaxMs: 200 },
-    ...extra,
+function setup(agents: SeedAgents, extra: Partial<MonitorOptions> = {}, random?: () => number) {
+  return rig({
+    key: KEY,
+    teamId: 'team-1',
+    agents,
+    tmpPrefix: 'monitor-int-',
+    emulator: { random },
+    client: { timeoutMs: 2000 },
+    monitor: { poll: { intervalMs: 100, fastIntervalMs: 50, jitter: 0.1, coalesceMs: 30, pollTimeoutMs: 1500, backoffBaseMs: 40, backoffMaxMs: 200 }, ...extra },
   });
-  const alerts: Alert[] = [];
-  const health: HealthEvent[] = [];
-  monitor.on('alert', (a) => alerts.push(a));
-  monitor.on('health', (h) => health.push(h));
-  const healthOf = (agentId: string) => monitor!.snapshot().find((s) => s.agentId === agentId)?.health;
-  return { emu, client, monitor, alerts, health, healthOf };
 }
 
 describe('Monitor against the emulator', () => {

@@ -60,6 +60,16 @@ export function useServe(args: string[] = ['--emulator', '--poll-sec', '2', '--f
   };
 }
 
+/** useServe() with its defaults, the emulator reset after every test (its faults cleared first when asked). */
+export function useDemoServe(opts: { clearFaults?: boolean } = {}): Suite {
+  const suite = useServe();
+  test.afterEach(async () => {
+    if (opts.clearFaults) await fetch(`${suite.controlUrl}/faults`, { method: 'DELETE' });
+    await resetEmulator(suite);
+  });
+  return suite;
+}
+
 /** POST to the emulator's control surface; returns the parsed JSON reply (throws on non-2xx). */
 export async function control(suite: Suite, path: string, body: unknown = {}): Promise<unknown> {
   const res = await fetch(`${suite.controlUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -1,7 +1,7 @@
 // Helpers for the chat, console and tunnel specs (and their a11y pass): one `serve --emulator` with
 // the demo team, the emulator's control surface, the host's own request API (what the renderer
 // calls), opening a route with the access token, and numbered screenshots.
-import { expect, type Page, type TestInfo } from '@playwright/test';
+import { expect, test, type Page, type TestInfo } from '@playwright/test';
 import { keychainUnavailableReason, makeServeHome, startServe, type RunningServe, type ServeHome, type ServeReady } from './serve';
 
 export const ci = !!process.env.CI && process.env.CI !== 'false';
@@ -37,6 +37,23 @@ export async function startDemo(extra: string[] = []): Promise<Demo> {
       return code;
     },
   };
+}
+
+/**
+ * Registers, in the calling describe block, the keychain skip and one demo for the block: started
+ * before all tests (handed to `use`), stopped after all, and checked to stop cleanly.
+ */
+export function useDemo(use: (demo: Demo) => void, extra: string[] = []): void {
+  test.skip(skipReason !== null, skipReason ?? '');
+  let demo: Demo | undefined;
+  test.beforeAll(async () => {
+    demo = await startDemo(extra);
+    use(demo);
+  });
+  test.afterAll(async () => {
+    const code = await demo?.stop();
+    expect(code, 'serve stops cleanly').toBe(0);
+  });
 }
 
 /** A call to the emulator's control surface; throws on a non-2xx answer. */

@@ -1,25 +1,17 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { fetch } from 'undici';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../src-main/emulator/index';
-import { client, ctl, FakeClock, waitFor } from './helpers';
+import { describe, expect, it } from 'vitest';
+import type { Emulator } from '../../../src-main/emulator/index';
+import { type Api, ctl, emulatorSuite, waitFor } from './helpers';
 
 const KEY = 'key-chat-aaaaaaa';
 
 describe('emulator: chat', () => {
-  const clock = new FakeClock();
   let emu: Emulator;
-  let api: ReturnType<typeof client>;
-
-  beforeAll(async () => {
-    emu = await startEmulator({
-      clock,
-      seed: { teams: [{ id: 't1', apiKey: KEY, agents: [{ agentId: 'bot' }, { agentId: 'bot2' }] }] },
-    });
-    api = client(emu, KEY);
-  });
-  afterAll(() => emu.close());
-  beforeEach(() => emu.control.reset());
+  let api: Api;
+  const clock = emulatorSuite(KEY, {
+    seed: { teams: [{ id: 't1', apiKey: KEY, agents: [{ agentId: 'bot' }, { agentId: 'bot2' }] }] },
+  }, (e, a) => ((emu = e), (api = a)));
 
   /** Opens a stream; returns the events seen so far (live) and a promise of the end. */
   async function openStream(agentId: string, body: unknown, signal?: AbortSignal) {

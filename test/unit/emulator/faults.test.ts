@@ -1,27 +1,19 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../src-main/emulator/index';
-import { client, ctl, FakeClock, waitFor } from './helpers';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../../src-main/emulator/index';
+import { type Api, ctl, emulatorSuite, waitFor } from './helpers';
 
 const KEY = 'key-faults-aaaaa';
 const SESSION = '/api/v1/agents/a1/whatsapp/session';
 
 describe('emulator: injected faults', () => {
-  const clock = new FakeClock();
   const rolls: number[] = [];
   let emu: Emulator;
-  let api: ReturnType<typeof client>;
-
-  beforeAll(async () => {
-    emu = await startEmulator({
-      clock,
-      random: () => rolls.shift() ?? 0.99,
-      seed: { teams: [{ id: 't1', apiKey: KEY, sendsPerMinute: 30, agents: [{ agentId: 'a1', state: 'connected' }, { agentId: 'a2', state: 'connected' }] }] },
-    });
-    api = client(emu, KEY);
-  });
-  afterAll(() => emu.close());
+  let api: Api;
+  const clock = emulatorSuite(KEY, {
+    random: () => rolls.shift() ?? 0.99,
+    seed: { teams: [{ id: 't1', apiKey: KEY, sendsPerMinute: 30, agents: [{ agentId: 'a1', state: 'connected' }, { agentId: 'a2', state: 'connected' }] }] },
+  }, (e, a) => ((emu = e), (api = a)));
   beforeEach(() => {
-    emu.control.reset();
     rolls.length = 0;
   });
 

@@ -1,58 +1,29 @@
-// Test helpers for the emulator: a manual clock and small request wrappers.
+// Test helpers for the emulator: a suite fixture on a manual clock and small request wrappers.
 import { fetch, type Response } from 'undici';
-import type { Clock } from '../../../src-main/core/ports';
-import type { Emulator } from '../../../src-main/emulator/index';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { startEmulator, type Emulator, type EmulatorOptions } from '../../../src-main/emulator/index';
+import { FakeClock } from '../../helpers/fake-clock';
 
-export class FakeClock implements Clock {
-  private t: number;
-  private seq = 0;
-  private timers = new Map<number, { at: number; fn: () => void }>();
+/** A manual clock for an emulator suite (starts 2026-01-15 12:00 UTC). */
+export const emulatorClock = () => new FakeClock(Date.UTC(2026, 0, 15, 12, 0, 0));
 
-  constructor(start = Date.UTC(2026, 0, 15, 12, 0, 0)) {
-    this.t = start;
-  }
+export type Api = ReturnType<typeof client>;
 
-  now(): number {
-    return this.t;
-  }
-
-  setTimeout(fn: () => void, ms: number): unknown {
-    const id = ++this.seq;
-    this.timers.set(id, { at: this.t + Math.max(0, ms), fn });
-    return id;
-  }
-
-  clearTimeout(handle: unknown): void {
-    this.timers.delete(handle as number);
-  }
-
-  get pending(): number {
-    return this.timers.size;
-  }
-
-  /** Milliseconds until each pending timer fires, soonest first. */
-  pendingDelays(): number[] {
-    return [...this.timers.values()].map((t) => t.at - this.t).sort((a, b) => a - b);
-  }
-
-  /** Moves time forward, firing due timers in order and letting I/O settle between them. */
-  async advance(ms: number): Promise<void> {
-    const end = this.t + ms;
-    for (;;) {
-      let next: [number, { at: number; fn: () => void }] | undefined;
-      for (const entry of this.timers) if (entry[1].at <= end && (!next || entry[1].at < next[1].at)) next = entry;
-      if (!next) break;
-      this.timers.delete(next[0]);
-      this.t = next[1].at;
-      next[1].fn();
-      await settle();
-    }
-    this.t = end;
-    await settle();
-  }
+/**
+ * One emulator per suite on a fresh manual clock (returned): started before all tests with `opts`,
+ * reset before each, closed after all. `use` receives it and a client holding `key`.
+ */
+export function emulatorSuite(key: string, opts: Omit<EmulatorOptions, 'clock'>, use: (emu: Emulator, api: Api) => void): FakeClock {
+  const clock = emulatorClock();
+  let emu: Emulator | undefined;
+  beforeAll(async () => {
+    emu = await startEmulator({ clock, ...opts });
+    use(emu, client(emu, key));
+  });
+  afterAll(() => emu?.close());
+  beforeEach(() => emu?.control.reset());
+  return clock;
 }
-
-export const settle = () => new Promise<void>((r) => setImmediate(r));
 
 /** Polls until check() is truthy (real time, short). */
 export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 3000): Promise<T> {

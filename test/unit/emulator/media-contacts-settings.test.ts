@@ -1,31 +1,23 @@
 import { PNG } from 'pngjs';
 import { fetch } from 'undici';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../src-main/emulator/index';
-import { client, ctl, FakeClock } from './helpers';
+import { describe, expect, it } from 'vitest';
+import type { Emulator } from '../../../src-main/emulator/index';
+import { type Api, client, ctl, emulatorSuite } from './helpers';
 
 const KEY = 'key-media-aaaaaa';
 
 describe('emulator: media, contacts, settings', () => {
-  const clock = new FakeClock();
   let emu: Emulator;
-  let api: ReturnType<typeof client>;
-
-  beforeAll(async () => {
-    emu = await startEmulator({
-      clock,
-      seed: {
-        teams: [
-          { id: 't1', apiKey: KEY, agents: [{ agentId: 'on', state: 'connected', phone: '15550001111' }] },
-          { id: 't2', apiKey: 'key-media-other', agents: [{ agentId: 'x', state: 'connected' }] },
-        ],
-        contacts: ['15551234567'],
-      },
-    });
-    api = client(emu, KEY);
-  });
-  afterAll(() => emu.close());
-  beforeEach(() => emu.control.reset());
+  let api: Api;
+  const clock = emulatorSuite(KEY, {
+    seed: {
+      teams: [
+        { id: 't1', apiKey: KEY, agents: [{ agentId: 'on', state: 'connected', phone: '15550001111' }] },
+        { id: 't2', apiKey: 'key-media-other', agents: [{ agentId: 'x', state: 'connected' }] },
+      ],
+      contacts: ['15551234567'],
+    },
+  }, (e, a) => ((emu = e), (api = a)));
 
   const inbound = async (body: Record<string, unknown>) => (await ctl(emu, 'POST', '/agents/on/inbound', { from: '15557654321', ...body })).body.messageId as string;
 

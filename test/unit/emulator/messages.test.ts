@@ -1,36 +1,28 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../src-main/emulator/index';
-import { client, ctl, FakeClock } from './helpers';
+import { describe, expect, it } from 'vitest';
+import type { Emulator } from '../../../src-main/emulator/index';
+import { type Api, client, ctl, emulatorSuite } from './helpers';
 
 const KEY = 'key-messages-aaaa';
 
 describe('emulator: sends', () => {
-  const clock = new FakeClock();
   let emu: Emulator;
-  let api: ReturnType<typeof client>;
-
-  beforeAll(async () => {
-    emu = await startEmulator({
-      clock,
-      seed: {
-        teams: [
-          {
-            id: 't1',
-            apiKey: KEY,
-            agents: [
-              { agentId: 'on', state: 'connected', phone: '15550001111' },
-              { agentId: 'off' },
-              { agentId: 'down', state: 'reconnecting', phone: '15550002222' },
-            ],
-          },
-          { id: 'small', apiKey: 'key-small-quota', monthlyQuota: 2, sendsPerMinute: 5, agents: [{ agentId: 's1', state: 'connected' }] },
-        ],
-      },
-    });
-    api = client(emu, KEY);
-  });
-  afterAll(() => emu.close());
-  beforeEach(() => emu.control.reset());
+  let api: Api;
+  const clock = emulatorSuite(KEY, {
+    seed: {
+      teams: [
+        {
+          id: 't1',
+          apiKey: KEY,
+          agents: [
+            { agentId: 'on', state: 'connected', phone: '15550001111' },
+            { agentId: 'off' },
+            { agentId: 'down', state: 'reconnecting', phone: '15550002222' },
+          ],
+        },
+        { id: 'small', apiKey: 'key-small-quota', monthlyQuota: 2, sendsPerMinute: 5, agents: [{ agentId: 's1', state: 'connected' }] },
+      ],
+    },
+  }, (e, a) => ((emu = e), (api = a)));
 
   it('sends text, image and document; the response and the log have the type', async () => {
     const text = await api.send('on', { to: '+15551234567', text: 'hello' });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_API_KEY, defaultSeed, loadSeedFile, parseSeed, startEmulator, type Emulator } from '../../../src-main/emulator/index';
-import { client, ctl, FakeClock, waitFor } from './helpers';
+import { client, ctl, emulatorClock, waitFor } from './helpers';
 import { startReceiver } from './receiver';
 
 describe('emulator: seed files', () => {
@@ -108,7 +108,7 @@ describe('emulator: control surface', () => {
 
 describe('emulator: close()', () => {
   it('stops timers, streams, deliveries and both servers', async () => {
-    const clock = new FakeClock();
+    const clock = emulatorClock();
     const rx = await startReceiver();
     rx.onRequest((_n, res) => res.writeHead(500).end());
     const emu = await startEmulator({ clock, seed: { teams: [{ id: 't', apiKey: 'key-close-aaaa', agents: [{ agentId: 'a', state: 'connected' }] }] } });

@@ -1,8 +1,8 @@
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../src-main/emulator/index';
-import { client, ctl, FakeClock } from './helpers';
+import { describe, expect, it } from 'vitest';
+import type { Emulator } from '../../../src-main/emulator/index';
+import { type Api, client, ctl, emulatorSuite } from './helpers';
 
 const KEY = 'key-session-aaaa';
 const OTHER = 'key-session-bbbb';
@@ -15,26 +15,18 @@ function decodeQr(dataUrl: string): string {
 }
 
 describe('emulator: channel session state machine', () => {
-  const clock = new FakeClock();
   let emu: Emulator;
-  let api: ReturnType<typeof client>;
-
-  beforeAll(async () => {
-    emu = await startEmulator({
-      clock,
-      qrRotateMs: 20_000,
-      pairingExpiryMs: 120_000,
-      seed: {
-        teams: [
-          { id: 't1', apiKey: KEY, agents: [{ agentId: 'a1' }, { agentId: 'live', state: 'connected', phone: '15550001111' }, { agentId: 'flaky', state: 'connected', phone: '15550002222', flaky: { everySeconds: 60, downSeconds: 10 } }] },
-          { id: 't2', apiKey: OTHER, agents: [{ agentId: 'b1' }] },
-        ],
-      },
-    });
-    api = client(emu, KEY);
-  });
-  afterAll(() => emu.close());
-  beforeEach(() => emu.control.reset());
+  let api: Api;
+  const clock = emulatorSuite(KEY, {
+    qrRotateMs: 20_000,
+    pairingExpiryMs: 120_000,
+    seed: {
+      teams: [
+        { id: 't1', apiKey: KEY, agents: [{ agentId: 'a1' }, { agentId: 'live', state: 'connected', phone: '15550001111' }, { agentId: 'flaky', state: 'connected', phone: '15550002222', flaky: { everySeconds: 60, downSeconds: 10 } }] },
+        { id: 't2', apiKey: OTHER, agents: [{ agentId: 'b1' }] },
+      ],
+    },
+  }, (e, a) => ((emu = e), (api = a)));
 
   it('starts unlinked with the documented shape', async () => {
     const r = await api.session('a1');

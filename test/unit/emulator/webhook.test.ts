@@ -1,31 +1,24 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyDelivery } from '../../../src-main/core/signature';
-import { startEmulator, type Emulator } from '../../../src-main/emulator/index';
-import { client, ctl, FakeClock, waitFor } from './helpers';
+import type { Emulator } from '../../../src-main/emulator/index';
+import { type Api, ctl, emulatorSuite, waitFor } from './helpers';
 import { startReceiver } from './receiver';
 
 const KEY = 'key-webhook-aaaa';
 
 describe('emulator: webhook and signed deliveries', () => {
-  const clock = new FakeClock();
   let emu: Emulator;
-  let api: ReturnType<typeof client>;
+  let api: Api;
   let rx: Awaited<ReturnType<typeof startReceiver>>;
 
   beforeAll(async () => {
     rx = await startReceiver();
-    emu = await startEmulator({
-      clock,
-      seed: { teams: [{ id: 't1', apiKey: KEY, agents: [{ agentId: 'on', state: 'connected', phone: '15550001111' }, { agentId: 'off' }] }] },
-    });
-    api = client(emu, KEY);
   });
-  afterAll(async () => {
-    await emu.close();
-    await rx.close();
-  });
+  afterAll(() => rx.close());
+  const clock = emulatorSuite(KEY, {
+    seed: { teams: [{ id: 't1', apiKey: KEY, agents: [{ agentId: 'on', state: 'connected', phone: '15550001111' }, { agentId: 'off' }] }] },
+  }, (e, a) => ((emu = e), (api = a)));
   beforeEach(() => {
-    emu.control.reset();
     rx.received.length = 0;
     rx.onRequest((_n, res) => res.writeHead(200).end('ok'));
   });

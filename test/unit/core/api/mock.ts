@@ -1,7 +1,7 @@
 import { MockAgent } from 'undici';
 import { createServiceClient } from '../../../../src-main/core/api/client';
 import type { ServiceClientOptions } from '../../../../src-main/core/api/service';
-import { FakeClock } from './fake-clock';
+import { FakeClock } from '../../../helpers/fake-clock';
 
 export const ORIGIN = 'http://svc.test';
 export const KEY = 'sk-test-SECRET-9f2c';

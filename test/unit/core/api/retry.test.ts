@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Aborted, ChannelNotConfigured, ChannelReconnecting, QuotaExceeded, RateLimited } from '../../../../src-main/core/api/errors';
 import { backoffDelay, DEFAULT_BACKOFF } from '../../../../src-main/core/api/retry';
 import type { RetryInfo } from '../../../../src-main/core/api/service';
-import { flush } from './fake-clock';
+import { flush } from '../../../helpers/fake-clock';
 import { setup } from './mock';
 
 const PATH = '/api/v1/agents/agent-1/whatsapp/messages';

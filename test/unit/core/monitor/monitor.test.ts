@@ -4,7 +4,7 @@ import type { SessionStatus } from '../../../../src-main/core/api/types';
 import { Monitor } from '../../../../src-main/core/monitor/monitor';
 import { MemoryAlertSink } from '../../../../src-main/core/monitor/sinks';
 import { utcLocalTime, type Alert } from '../../../../src-main/core/monitor/types';
-import { FakeClock } from './fake-clock';
+import { FakeClock } from '../../../helpers/fake-clock';
 
 const CONNECTED: SessionStatus = { connected: true, linked: true, state: 'connected', needsScan: false, phone: '15550100001', qr: null };
 const UNLINKED: SessionStatus = { connected: false, linked: false, state: 'unlinked', needsScan: true, phone: null, qr: null };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RateLimited, ServerError, Timeout, Unauthorized } from '../../../../src-main/core/api/errors';
 import type { SessionStatus } from '../../../../src-main/core/api/types';
 import { Poller, type PollCycle, type PollResult, type PollerOptions } from '../../../../src-main/core/monitor/poller';
-import { FakeClock, flush } from './fake-clock';
+import { FakeClock, flush } from '../../../helpers/fake-clock';
 
 export const CONNECTED: SessionStatus = { connected: true, linked: true, state: 'connected', needsScan: false, phone: '15550100001', qr: null };
 const RECONNECTING: SessionStatus = { connected: false, linked: true, state: 'reconnecting', needsScan: false, phone: '15550100001', qr: null };
@@ -280,7 +280,7 @@ describe('Poller: pause, resume, stop', () => {
     expect(settled).toBe(2);
     expect(h.polls).toEqual([]);
     expect(h.cycles).toEqual([]);
-    expect(h.clock.pending()).toBe(0);
+    expect(h.clock.pending).toBe(0);
     await h.clock.advance(60_000);
     expect(h.calls).toHaveLength(2);
   });
