@@ -125,6 +125,18 @@ export interface QuietHoursDTO {
   end: string;
 }
 
+/** One health change of an agent, from the monitor's timeline (alerts.history). */
+export interface HealthHistoryEntryDTO {
+  /** ms epoch of the change. */
+  at: number;
+  health: HealthState;
+  previous: HealthState;
+  /** The service's `state` verbatim at that moment (ASSUMPTION A-STATE). */
+  rawState?: string;
+  /** Why, in words: the poll's error (redacted), when there was one. */
+  note?: string;
+}
+
 export interface AlertStatusDTO {
   snoozedUntil: number | null;
   quietHours: QuietHoursDTO;
@@ -216,6 +228,10 @@ export interface TunnelAgentDTO {
   publicUrl: string | null;
   /** A signing secret is held (in the main process) for this agent. */
   hasSecret: boolean;
+  /** ms epoch since when this agent's local app stopped answering forwards; null while it answers. */
+  localAppDownSince: number | null;
+  /** Deliveries of this agent waiting to be forwarded (retried in order). */
+  pending: number;
 }
 
 export interface TunnelStatusDTO {
@@ -263,6 +279,8 @@ export interface ForwardResultDTO {
   status: number | null;
   durationMs: number;
   error?: string;
+  /** The start of the local app's answer (utf8, truncated as the tunnel keeps it), or null. */
+  responseBody?: string | null;
 }
 
 export interface DeliveryDetailDTO extends DeliverySummaryDTO {
@@ -285,6 +303,14 @@ export interface SimulateArgs {
   filename?: string;
 }
 
+/** The file of an image/document delivery, downloaded by the main process (tunnel.media). */
+export interface MediaDTO {
+  filename: string;
+  mimeType: string;
+  bytes: number;
+  dataBase64: string;
+}
+
 export interface ExportDTO {
   format: 'curl' | 'fixture';
   filename: string;
@@ -301,6 +327,10 @@ export interface ChatResultDTO {
   conversationId: string | null;
   actions: ChatActionDTO[];
   usage: { inputTokens?: number; outputTokens?: number; totalTokens?: number };
+  /** ms from the turn's start to its first token, measured by the main process; null when none came. */
+  firstTokenMs?: number | null;
+  /** Output tokens per second of generation, measured by the main process; null when unknown. */
+  tokensPerSec?: number | null;
 }
 
 export interface ChatMessageDTO {
@@ -314,14 +344,35 @@ export interface ChatMessageDTO {
   error?: ErrorDTO;
 }
 
+export type ThemeDTO = 'system' | 'light' | 'dark';
+
+export interface AlertRulesDTO {
+  /** Seconds a reconnecting link may last before it alerts (0: at once). */
+  reconnectGraceSec: number;
+  /** Minutes between reminders of a still-open incident (0: never). */
+  realertMinutes: number;
+  /** Drops within flapWindowMinutes that count as flapping. */
+  flapCount: number;
+  flapWindowMinutes: number;
+}
+
 export interface AppSettingsDTO {
+  /** Read-only: this install's stable id, the default chat user_id. settings.update refuses it. */
+  installId: string;
   startAtLogin: boolean;
   notifications: boolean;
   pollIntervalSec: number;
   /** Minutes a needs-scan/unreachable state lasts before it is urgent. */
   escalateAfterMin: number;
   tunnel: { port: number; forwardTo: string | null };
+  alertRules: AlertRulesDTO;
+  /** http(s) URL every alert is POSTed to as JSON; null sends none. */
+  alertWebhookUrl: string | null;
+  theme: ThemeDTO;
 }
+
+/** What settings.update accepts: every setting but the read-only installId. */
+export type AppSettingsPatchDTO = Partial<Omit<AppSettingsDTO, 'installId'>>;
 
 export interface DiagnosticsDTO {
   filename: string;
@@ -357,6 +408,8 @@ export interface Requests {
   'alerts.snooze': { args: { minutes: number } | { until: 'tomorrow' }; result: AlertStatusDTO };
   'alerts.unsnooze': { args: EmptyArgs; result: AlertStatusDTO };
   'alerts.setQuietHours': { args: QuietHoursDTO; result: AlertStatusDTO };
+  /** The agent's health changes kept by the monitor, newest first. */
+  'alerts.history': { args: { teamId: string; agentId: string }; result: HealthHistoryEntryDTO[] };
 
   'pairing.start': { args: { teamId: string; agentId: string }; result: SessionDTO };
   'pairing.session': { args: { teamId: string; agentId: string }; result: SessionDTO };
@@ -378,13 +431,15 @@ export interface Requests {
   'tunnel.replay': { args: { id: string; mode: 'as-received' | 're-signed'; body?: string }; result: ForwardResultDTO };
   'tunnel.simulate': { args: SimulateArgs; result: DeliverySummaryDTO };
   'tunnel.export': { args: { id: string; format: 'curl' | 'fixture' }; result: ExportDTO };
+  /** Downloads the file of an image/document delivery through its team's service client. */
+  'tunnel.media': { args: { id: string }; result: MediaDTO };
 
   'chat.startTurn': { args: { teamId: string; agentId: string; userId: string; message: string }; result: { turnId: string } };
   'chat.stopTurn': { args: { turnId: string }; result: { stopped: boolean } };
   'chat.transcript': { args: { teamId: string; agentId: string; userId: string }; result: ChatMessageDTO[] };
 
   'settings.get': { args: EmptyArgs; result: AppSettingsDTO };
-  'settings.update': { args: { patch: Partial<AppSettingsDTO> }; result: AppSettingsDTO };
+  'settings.update': { args: { patch: AppSettingsPatchDTO }; result: AppSettingsDTO };
 
   'diagnostics.export': { args: EmptyArgs; result: DiagnosticsDTO };
 
@@ -410,6 +465,7 @@ export const REQUEST_NAMES = [
   'alerts.snooze',
   'alerts.unsnooze',
   'alerts.setQuietHours',
+  'alerts.history',
   'pairing.start',
   'pairing.session',
   'send.message',
@@ -424,6 +480,7 @@ export const REQUEST_NAMES = [
   'tunnel.replay',
   'tunnel.simulate',
   'tunnel.export',
+  'tunnel.media',
   'chat.startTurn',
   'chat.stopTurn',
   'chat.transcript',

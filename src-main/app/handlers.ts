@@ -90,6 +90,7 @@ function implementations(svc: AppServices): Impl {
       monitor.setQuietHours(q);
       return monitor.status();
     },
+    'alerts.history': ({ teamId, agentId }) => monitor.history(teamId, agentId),
 
     'pairing.start': async ({ teamId, agentId }) => {
       const client = await svc.client(teamId);
@@ -106,7 +107,8 @@ function implementations(svc: AppServices): Impl {
       const client = await svc.client(teamId);
       const base = clientRef === undefined ? { teamId, agentId, to: req.to } : { teamId, agentId, to: req.to, clientRef };
       const r = await client.send(agentId, req, {
-        onQueued: ({ position, waitMs }) => events.publish('send.progress', { ...base, phase: 'queued', position, waitMs }),
+        // The queued id lets the console cancel this one send (send.cancel).
+        onQueued: ({ id, position, waitMs }) => events.publish('send.progress', { ...base, phase: 'queued', queuedId: id, position, waitMs }),
         onRetry: (info: RetryInfo) =>
           events.publish('send.progress', {
             ...base,
@@ -145,6 +147,7 @@ function implementations(svc: AppServices): Impl {
     'tunnel.replay': ({ id, mode, body }) => tunnel.replay(id, mode, body),
     'tunnel.simulate': (input) => tunnel.simulate(input),
     'tunnel.export': ({ id, format }) => tunnel.export(id, format),
+    'tunnel.media': ({ id }) => tunnel.media(id),
 
     'chat.startTurn': (input) => chat.startTurn(input),
     'chat.stopTurn': async ({ turnId }) => ({ stopped: chat.stopTurn(turnId) }),

@@ -2,15 +2,16 @@
 // mapped to contract DTOs and the core's events to contract events. API keys and signing secrets
 // stay in the companion: no DTO built here carries one.
 import type { Companion } from '../core/companion';
-import type { AgentHealthDTO, AppSettingsDTO, DemoDTO, DiagnosticsDTO, TeamDTO } from '../../src-preload/contract';
+import type { AgentHealthDTO, AppSettingsPatchDTO, DemoDTO, DiagnosticsDTO, TeamDTO } from '../../src-preload/contract';
 import { AppError } from './errors';
 import { createEventHub } from './events';
 import { unknownHealth } from './health';
 import type { AccountsPort, AppServices, MonitorPort } from './services';
 import { AlertMapper } from './real/alerts';
 import { createChatPort } from './real/chat';
-import { agentHealthDTO, settingsDTO, teamDTO } from './real/dto';
+import { agentHealthDTO, historyEntryDTO, redactUrl, settingsDTO, teamDTO } from './real/dto';
 import { guard } from './real/errors';
+import type { MediaOptions } from './real/media';
 import { createTunnelPort, forwardDTO } from './real/tunnel';
 
 export interface RealServices extends AppServices {
@@ -18,7 +19,12 @@ export interface RealServices extends AppServices {
   dispose(): void;
 }
 
-export function createRealServices(c: Companion): RealServices {
+export interface RealServicesOptions {
+  /** tunnel.media: where the temp file goes and the size cap (tests). */
+  media?: MediaOptions;
+}
+
+export function createRealServices(c: Companion, opts: RealServicesOptions = {}): RealServices {
   const now = (): number => c.clock.now();
   const events = createEventHub((e) => c.logger.warn('app: event listener failed', { error: e instanceof Error ? e.message : String(e) }));
 
@@ -57,7 +63,7 @@ export function createRealServices(c: Companion): RealServices {
       }),
     removeAgent: (teamId, agentId) => guard(() => c.removeAgent(requireTeam(teamId).id, agentId)),
     settings: async () => settingsDTO(c.settings()),
-    updateSettings: (patch: Partial<AppSettingsDTO>) =>
+    updateSettings: (patch: AppSettingsPatchDTO) =>
       guard(async () => {
         const app: Record<string, unknown> = {};
         const prefs: Record<string, unknown> = {};
@@ -72,6 +78,10 @@ export function createRealServices(c: Companion): RealServices {
           app.tunnelPort = patch.tunnel.port;
           prefs.forwardTo = patch.tunnel.forwardTo;
         }
+        // The monitor applies new rules at once (setRules); a new webhook URL rebuilds its sinks.
+        if (patch.alertRules !== undefined) app.alertRules = { ...patch.alertRules };
+        if (patch.alertWebhookUrl !== undefined) app.alertWebhookUrl = patch.alertWebhookUrl;
+        if (patch.theme !== undefined) app.theme = patch.theme;
         if (patch.notifications !== undefined) prefs.notifications = patch.notifications;
         if (patch.escalateAfterMin !== undefined) prefs.escalateAfterMin = patch.escalateAfterMin;
         return settingsDTO(await c.updateSettings({ app, prefs }));
@@ -107,6 +117,17 @@ export function createRealServices(c: Companion): RealServices {
         c.logger.warn('app: quiet hours not saved', { error: e instanceof Error ? e.message : String(e) }),
       );
     },
+    history: (teamId, agentId) =>
+      guard(async () => {
+        const team = requireTeam(teamId);
+        if (!team.agents.some((a) => a.agentId === agentId)) throw new AppError('not-found', 'NO_AGENT', `No agent "${agentId}" in team "${team.label}".`);
+        // Timelines are kept per agent id; entries carry their team, so another team's agent of the same id is left out.
+        const entries = await c.monitor().timeline(agentId);
+        return entries
+          .filter((e) => e.teamId === team.id)
+          .sort((a, b) => b.at - a.at)
+          .map(historyEntryDTO);
+      }),
   };
 
   const offs = [
@@ -124,7 +145,7 @@ export function createRealServices(c: Companion): RealServices {
     c.events.on('alert', (a) => alerts.onAlert(a)),
     c.events.on('forward', (a) => events.publish('tunnel.forward', forwardDTO(a))),
   ];
-  const tunnel = createTunnelPort(c);
+  const tunnel = createTunnelPort(c, opts.media);
   offs.push(
     c.events.on('delivery', (d) => events.publish('tunnel.delivery', tunnel.summaryOf(d))),
   );
@@ -145,7 +166,8 @@ export function createRealServices(c: Companion): RealServices {
           incidents: monitor.incidents(),
           alerts: monitor.status(),
           tunnel: tunnel.status(),
-          settings: settingsDTO(c.settings()),
+          // The alert webhook URL may carry a token in its path or query: shown redacted.
+          settings: { ...settingsDTO(c.settings()), alertWebhookUrl: redactUrl(c.settings().app.alertWebhookUrl) },
           monitor: await c.monitor().exportDiagnostics(),
         };
         const stamp = new Date(at).toISOString().replace(/[:.]/g, '-');

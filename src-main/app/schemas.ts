@@ -27,6 +27,25 @@ const agentInput = z.strictObject({ agentId: id, label: label.optional() });
 
 const quietHours = z.strictObject({ enabled: z.boolean(), start: hhmm, end: hhmm });
 
+/** An http(s) URL that carries no user or password (the accounts settings refuse those too). */
+const webhookUrl = httpUrl.refine((s) => {
+  try {
+    const u = new URL(s);
+    return !u.username && !u.password;
+  } catch {
+    return false;
+  }
+}, 'must not contain a user or password');
+
+// Ranges as in the accounts settings schema (src-main/core/accounts/schema.ts).
+const alertRules = z.strictObject({
+  reconnectGraceSec: z.number().int().min(0).max(3600),
+  realertMinutes: z.number().int().min(0).max(1440),
+  flapCount: z.number().int().min(2).max(100),
+  flapWindowMinutes: z.number().int().min(1).max(1440),
+});
+
+// installId is read-only: not accepted here, so a patch that carries it is a validation error.
 const settingsPatch = z
   .strictObject({
     startAtLogin: z.boolean(),
@@ -37,6 +56,9 @@ const settingsPatch = z
       port: z.number().int().min(0).max(65535),
       forwardTo: httpUrl.nullable(),
     }),
+    alertRules,
+    alertWebhookUrl: webhookUrl.nullable(),
+    theme: z.enum(['system', 'light', 'dark']),
   })
   .partial();
 
@@ -93,6 +115,7 @@ export const argSchemas: Schemas = {
   ]),
   'alerts.unsnooze': empty,
   'alerts.setQuietHours': quietHours,
+  'alerts.history': teamAgent,
 
   'pairing.start': teamAgent,
   'pairing.session': teamAgent,
@@ -143,6 +166,7 @@ export const argSchemas: Schemas = {
     filename: z.string().trim().min(1).max(255).optional(),
   }),
   'tunnel.export': z.strictObject({ id, format: z.enum(['curl', 'fixture']) }),
+  'tunnel.media': z.strictObject({ id }),
 
   'chat.startTurn': z.strictObject({ teamId: id, agentId: id, userId: id, message: z.string().trim().min(1).max(32_000) }),
   'chat.stopTurn': z.strictObject({ turnId: id }),

@@ -8,6 +8,7 @@ import type {
   AlertStatusDTO,
   AnyEvent,
   AppSettingsDTO,
+  AppSettingsPatchDTO,
   ChatMessageDTO,
   DeliveryDetailDTO,
   DeliveryFilterDTO,
@@ -18,7 +19,9 @@ import type {
   Events,
   ExportDTO,
   ForwardResultDTO,
+  HealthHistoryEntryDTO,
   IncidentDTO,
+  MediaDTO,
   QuietHoursDTO,
   SimulateArgs,
   TeamDTO,
@@ -42,7 +45,7 @@ export interface AccountsPort {
   addAgent(teamId: string, agent: AgentInputDTO): Promise<AgentRecord>;
   removeAgent(teamId: string, agentId: string): Promise<void>;
   settings(): Promise<AppSettingsDTO>;
-  updateSettings(patch: Partial<AppSettingsDTO>): Promise<AppSettingsDTO>;
+  updateSettings(patch: AppSettingsPatchDTO): Promise<AppSettingsDTO>;
 }
 
 export interface MonitorPort {
@@ -57,6 +60,8 @@ export interface MonitorPort {
   snooze(until: number | null): void;
   status(): AlertStatusDTO;
   setQuietHours(q: QuietHoursDTO): void;
+  /** The agent's health changes (the monitor's timeline), newest first; [] for an agent never polled. */
+  history(teamId: string, agentId: string): Promise<HealthHistoryEntryDTO[]>;
 }
 
 /** The subset of the core ServiceClient the handlers use, one client per team. */
@@ -74,6 +79,8 @@ export interface TunnelPort {
   replay(id: string, mode: 'as-received' | 're-signed', body?: string): Promise<ForwardResultDTO>;
   simulate(input: SimulateArgs): Promise<DeliverySummaryDTO>;
   export(id: string, format: 'curl' | 'fixture'): Promise<ExportDTO>;
+  /** The file of an image/document delivery, downloaded through its team's client (key only to the service). */
+  media(id: string): Promise<MediaDTO>;
 }
 
 export interface ChatPort {

@@ -3,6 +3,7 @@
 // shows no agents, and every request that needs the core answers a clear 'internal' NOT_WIRED error.
 import { AppError } from './errors';
 import { createEventHub } from './events';
+import type { AppSettingsDTO } from '../../src-preload/contract';
 import type { AppServices } from './services';
 
 const notWired = (what: string) => () => {
@@ -12,7 +13,17 @@ const notWired = (what: string) => () => {
 export function createUnwiredServices(now: () => number = Date.now): AppServices {
   let snoozedUntil: number | null = null;
   let quietHours = { enabled: false, start: '22:00', end: '07:00' };
-  let settings = { startAtLogin: false, notifications: true, pollIntervalSec: 15, escalateAfterMin: 5, tunnel: { port: 0, forwardTo: null as string | null } };
+  let settings: AppSettingsDTO = {
+    installId: 'unwired-install',
+    startAtLogin: false,
+    notifications: true,
+    pollIntervalSec: 15,
+    escalateAfterMin: 5,
+    tunnel: { port: 0, forwardTo: null },
+    alertRules: { reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 },
+    alertWebhookUrl: null,
+    theme: 'system',
+  };
   return {
     accounts: {
       listTeams: async () => [],
@@ -36,6 +47,7 @@ export function createUnwiredServices(now: () => number = Date.now): AppServices
       setQuietHours: (q) => {
         quietHours = q;
       },
+      history: async () => [],
     },
     client: async () => notWired('The service client')(),
     tunnel: {
@@ -46,6 +58,7 @@ export function createUnwiredServices(now: () => number = Date.now): AppServices
       replay: async () => notWired('Replay')(),
       simulate: async () => notWired('Simulate')(),
       export: async () => notWired('Export')(),
+      media: async () => notWired('Media download')(),
     },
     chat: {
       startTurn: async () => notWired('Chat')(),

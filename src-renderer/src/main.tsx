@@ -2,7 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { pickBridge } from './bridge';
-import { applyTheme, readTheme } from './components/theme';
+import { applyTheme, followSettingsTheme, readTheme } from './components/theme';
 import { connectBrowserNotifications, notificationCtor } from './features/alerts/browserNotifications';
 import { syncRouteWithHash } from './router/sync';
 import { connectStore, createAppStore } from './store';
@@ -16,6 +16,8 @@ const api = pickBridge();
 const store = createAppStore(api);
 syncRouteWithHash(store, window);
 connectStore(store, api);
+// The saved theme (app settings) wins over the localStorage copy once it loads.
+followSettingsTheme(store, document.documentElement, window.localStorage, (theme) => void store.getState().updateSettings({ theme }));
 // Read-only view of the whole store as plain data (actions dropped), for "copy diagnostics" style
 // debugging and for the e2e check that no secret ever reaches the renderer.
 Object.defineProperty(window, '__channelCompanionState', {

@@ -9,7 +9,15 @@ import { serviceErrorDTO } from './dto';
 import { guard } from './errors';
 
 function resultOf(t: TurnRecord): ChatResultDTO {
-  return { reply: t.reply, conversationId: t.conversationId, actions: t.actions.map((a) => ({ ...a })), usage: { ...t.usage } };
+  return {
+    reply: t.reply,
+    conversationId: t.conversationId,
+    actions: t.actions.map((a) => ({ ...a })),
+    usage: { ...t.usage },
+    // Measured by the core from its own clock: the renderer prefers these to its estimate.
+    firstTokenMs: t.firstTokenMs,
+    tokensPerSec: t.tokensPerSec,
+  };
 }
 
 function messagesOf(t: TurnRecord): ChatMessageDTO[] {

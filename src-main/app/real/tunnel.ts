@@ -14,6 +14,7 @@ import type {
 import { AppError } from '../errors';
 import type { TunnelPort } from '../services';
 import { guard } from './errors';
+import { deliveryMedia, type MediaOptions } from './media';
 
 export function verificationOf(reason: TunnelReason, simulated: boolean): VerificationResult {
   if (simulated) return 'simulated';
@@ -49,12 +50,12 @@ function previewOf(bodyBase64: string): string {
 }
 
 export function forwardDTO(a: ForwardAttempt): ForwardResultDTO {
-  const dto: ForwardResultDTO = { deliveryId: a.deliveryId, at: a.at, target: a.url, status: a.status, durationMs: a.latencyMs };
+  const dto: ForwardResultDTO = { deliveryId: a.deliveryId, at: a.at, target: a.url, status: a.status, durationMs: a.latencyMs, responseBody: a.responseBody ?? null };
   if (a.error !== null) dto.error = a.error;
   return dto;
 }
 
-export function createTunnelPort(c: Companion): TunnelPort & { summaryOf(d: StoredDelivery): DeliverySummaryDTO } {
+export function createTunnelPort(c: Companion, mediaOpts: MediaOptions = {}): TunnelPort & { summaryOf(d: StoredDelivery): DeliverySummaryDTO } {
   const teamOf = (agentId: string): string | null => c.listTeams().find((t) => t.agents.some((a) => a.agentId === agentId))?.id ?? null;
 
   const summary = (d: StoredDelivery, lastStatus: number | null): DeliverySummaryDTO => ({
@@ -116,12 +117,21 @@ export function createTunnelPort(c: Companion): TunnelPort & { summaryOf(d: Stor
       // Opening the tunnel screen is the app asking for the receiver: start it (idempotent).
       if (c.tunnelUrl() === null) void c.startTunnel().catch(() => undefined);
       refreshSecrets();
+      // The forwarder keeps one queue per agent id (tunnel.status()); agents it has no queue for are idle.
+      let forwarding: Map<string, { localAppDownSince: number | null; pending: number }>;
+      try {
+        forwarding = new Map(c.tunnel().status().map((s) => [s.agentId, s]));
+      } catch {
+        forwarding = new Map();
+      }
       const agents: TunnelAgentDTO[] = c.listTeams().flatMap((t) =>
         t.agents.map((a) => ({
           teamId: t.id,
           agentId: a.agentId,
           publicUrl: c.publicUrlOf(t.id, a.agentId),
           hasSecret: secretCache.get(`${t.id}\u0000${a.agentId}`) ?? false,
+          localAppDownSince: forwarding.get(a.agentId)?.localAppDownSince ?? null,
+          pending: forwarding.get(a.agentId)?.pending ?? 0,
         })),
       );
       let n: TunnelStatusDTO['counts'];
@@ -205,5 +215,7 @@ export function createTunnelPort(c: Companion): TunnelPort & { summaryOf(d: Stor
         if (format === 'curl') return { format, filename: `delivery-${safe}.sh`, content: `${c.tunnel().exportCurl(id)}\n` };
         return { format, filename: `delivery-${safe}.json`, content: `${JSON.stringify(c.tunnel().exportFixture(id), null, 2)}\n` };
       }),
+
+    media: (id) => guard(() => deliveryMedia(c, id, mediaOpts)),
   };
 }

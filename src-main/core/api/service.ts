@@ -32,8 +32,8 @@ export interface SendOptions extends CallOptions {
   maxRetries?: number;
   /** Called before each retry wait, so the UI can show "reconnecting — retrying (2/4)". */
   onRetry?: (info: RetryInfo) => void;
-  /** Called when the send waits in the client-side budget queue. */
-  onQueued?: (info: { position: number; waitMs: number }) => void;
+  /** Called when the send waits in the client-side budget queue; `id` is what cancelQueued takes. */
+  onQueued?: (info: { id: string; position: number; waitMs: number }) => void;
 }
 
 export interface MediaDownloadResult {

@@ -1,6 +1,7 @@
 // Alerts: open incidents, a log of every incident seen (the agent timeline), snooze and quiet hours.
-import type { AlertEventDTO, AlertStatusDTO, Api, ErrorDTO, IncidentDTO, QuietHoursDTO } from '../../../src-preload/contract';
-import type { Slice, StoreEnv } from './slices';
+import type { AlertEventDTO, AlertStatusDTO, Api, ErrorDTO, HealthHistoryEntryDTO, IncidentDTO, QuietHoursDTO } from '../../../src-preload/contract';
+import { mergeHistory } from './history';
+import { agentKey, type Slice, type StoreEnv } from './slices';
 
 export interface AlertsSlice {
   /** Open (unresolved) incidents, newest first. */
@@ -8,6 +9,12 @@ export interface AlertsSlice {
   /** Every incident seen since the window opened, latest version of each, newest first. */
   incidentLog: IncidentDTO[];
   alertStatus: AlertStatusDTO | null;
+  /**
+   * Each agent's health changes (alerts.history), newest first, by agentKey; present once loaded,
+   * then kept current by health.changed events (see applyHealth).
+   */
+  healthHistory: Record<string, HealthHistoryEntryDTO[]>;
+  loadHealthHistory(teamId: string, agentId: string): Promise<ErrorDTO | null>;
   setIncidents(list: IncidentDTO[]): void;
   applyAlert(e: AlertEventDTO): void;
   acknowledge(incidentId: string): Promise<ErrorDTO | null>;
@@ -40,6 +47,16 @@ export const alertsSlice =
       incidents: [],
       incidentLog: [],
       alertStatus: null,
+      healthHistory: {},
+      loadHealthHistory: async (teamId, agentId) => {
+        const r = await api['alerts.history']({ teamId, agentId });
+        if (!r.ok) return r.error;
+        const loaded = Array.isArray(r.value) ? r.value : [];
+        const key = agentKey(teamId, agentId);
+        // Live entries that arrived while loading are kept.
+        set((s) => ({ healthHistory: { ...s.healthHistory, [key]: mergeHistory(loaded, s.healthHistory[key] ?? []) } }));
+        return null;
+      },
       setIncidents: (list) =>
         set((s) => ({
           incidents: list.filter((i) => i.resolvedAt === null).sort((a, b) => b.openedAt - a.openedAt),

@@ -1,5 +1,5 @@
 // App settings (settings.get/update) and each agent's channel switches (channel.updateSettings).
-import type { Api, AppSettingsDTO, ChannelSettingsDTO, DiagnosticsDTO, ErrorDTO, Result } from '../../../src-preload/contract';
+import type { Api, AppSettingsDTO, AppSettingsPatchDTO, ChannelSettingsDTO, DiagnosticsDTO, ErrorDTO, Result } from '../../../src-preload/contract';
 import { agentKey, type Slice } from './slices';
 
 export interface ChannelView {
@@ -13,7 +13,7 @@ export interface SettingsSlice {
   settings: AppSettingsDTO | null;
   settingsError: ErrorDTO | null;
   loadSettings(): Promise<ErrorDTO | null>;
-  updateSettings(patch: Partial<AppSettingsDTO>): Promise<ErrorDTO | null>;
+  updateSettings(patch: AppSettingsPatchDTO): Promise<ErrorDTO | null>;
   channel: Record<string, ChannelView>;
   updateChannel(teamId: string, agentId: string, patch: Partial<ChannelSettingsDTO>): Promise<ErrorDTO | null>;
   exportDiagnostics(): Promise<Result<DiagnosticsDTO>>;

@@ -3,6 +3,7 @@
 import type { StateCreator } from 'zustand';
 import type { AgentDTO, AgentHealthDTO, Api, ErrorDTO, TeamDTO } from '../../../src-preload/contract';
 import type { AlertsSlice } from './alerts';
+import { liveHistoryEntry, mergeHistory } from './history';
 import type { NoticesSlice } from './notices';
 import type { PairingSlice } from './pairing';
 import type { SettingsSlice } from './settings';
@@ -24,6 +25,11 @@ export interface TeamsSlice {
 export interface AgentsSlice {
   /** Keyed by agentKey(teamId, agentId); insertion order is display order. */
   agents: Record<string, AgentDTO>;
+  /**
+   * Health that arrived for agents not in `agents` yet (a health.changed event can overtake the
+   * agents.list answer); setAgents uses it when it is newer than the listed health.
+   */
+  healthBuffer: Record<string, AgentHealthDTO>;
   setAgents(list: AgentDTO[]): void;
   applyHealth(h: AgentHealthDTO): void;
 }
@@ -73,15 +79,48 @@ export const teamsSlice =
     };
   };
 
+/** Agents whose health arrived before they were listed are kept at most this many. */
+const HEALTH_BUFFER_MAX = 500;
+
+/** The newer of two health reports: by checkedAt (null = never polled), then by since. */
+export function newerHealth(a: AgentHealthDTO, b: AgentHealthDTO): AgentHealthDTO {
+  const ca = a.checkedAt ?? -Infinity;
+  const cb = b.checkedAt ?? -Infinity;
+  if (ca !== cb) return ca > cb ? a : b;
+  return b.since > a.since ? b : a;
+}
+
 export const agentsSlice: Slice<AgentsSlice> = (set) => ({
   agents: {},
-  setAgents: (list) => set({ agents: Object.fromEntries(list.map((a) => [agentKey(a.teamId, a.agentId), a])) }),
+  healthBuffer: {},
+  setAgents: (list) =>
+    set((s) => {
+      const agents: Record<string, AgentDTO> = {};
+      for (const a of list) {
+        const key = agentKey(a.teamId, a.agentId);
+        // A list answer may be older than a health event already applied or buffered: keep the newer.
+        const known = [s.agents[key]?.health, s.healthBuffer[key]].filter((h): h is AgentHealthDTO => h !== undefined);
+        const health = known.reduce((best, h) => newerHealth(best, h), a.health);
+        agents[key] = health === a.health ? a : { ...a, health };
+      }
+      const healthBuffer = Object.fromEntries(Object.entries(s.healthBuffer).filter(([k]) => !(k in agents)));
+      return { agents, healthBuffer };
+    }),
   applyHealth: (h) =>
     set((s) => {
       const key = agentKey(h.teamId, h.agentId);
       const current = s.agents[key];
-      if (!current) return {};
-      return { agents: { ...s.agents, [key]: { ...current, health: h } } };
+      if (!current) {
+        const prev = s.healthBuffer[key];
+        const rest = Object.entries(s.healthBuffer).filter(([k]) => k !== key);
+        const kept = rest.length >= HEALTH_BUFFER_MAX ? rest.slice(rest.length - HEALTH_BUFFER_MAX + 1) : rest;
+        return { healthBuffer: { ...Object.fromEntries(kept), [key]: prev ? newerHealth(prev, h) : h } };
+      }
+      const agents = { ...s.agents, [key]: { ...current, health: h } };
+      // The agent's timeline, once loaded, grows with each change of the health word.
+      const shown = s.healthHistory[key];
+      const entry = shown ? liveHistoryEntry(current.health, h) : null;
+      return entry && shown ? { agents, healthHistory: { ...s.healthHistory, [key]: mergeHistory([entry], shown) } } : { agents };
     }),
 });
 

@@ -3,7 +3,7 @@ import { vi, type Mock } from 'vitest';
 import type { AppServices, AgentRecord, TeamClientPort } from '../../../src-main/app/services';
 import { createEventHub } from '../../../src-main/app/events';
 import { NotFound } from '../../../src-main/core/api/errors';
-import type { AgentHealthDTO, AlertStatusDTO, AppSettingsDTO, TeamDTO } from '../../../src-preload/contract';
+import type { AgentHealthDTO, AlertStatusDTO, AppSettingsDTO, AppSettingsPatchDTO, HealthHistoryEntryDTO, TeamDTO } from '../../../src-preload/contract';
 
 export const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
 
@@ -35,11 +35,15 @@ export function fakeServices() {
   const health: AgentHealthDTO[] = [];
   let status: AlertStatusDTO = { snoozedUntil: null, quietHours: { enabled: false, start: '22:00', end: '07:00' } };
   let settings: AppSettingsDTO = {
+    installId: 'install-fake-0001',
     startAtLogin: false,
     notifications: true,
     pollIntervalSec: 15,
     escalateAfterMin: 5,
     tunnel: { port: 0, forwardTo: null },
+    alertRules: { reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 },
+    alertWebhookUrl: null,
+    theme: 'system',
   };
   const client = fakeClient();
   const events = createEventHub();
@@ -68,7 +72,7 @@ export function fakeServices() {
       }),
       removeAgent: vi.fn(async () => {}),
       settings: vi.fn(async () => settings),
-      updateSettings: vi.fn(async (patch: Partial<AppSettingsDTO>) => (settings = { ...settings, ...patch })),
+      updateSettings: vi.fn(async (patch: AppSettingsPatchDTO) => (settings = { ...settings, ...patch })),
   };
   const svc = {
     accounts,
@@ -84,6 +88,7 @@ export function fakeServices() {
       setQuietHours: vi.fn((q: AlertStatusDTO['quietHours']) => {
         status = { ...status, quietHours: q };
       }),
+      history: vi.fn(async (_teamId: string, _agentId: string): Promise<HealthHistoryEntryDTO[]> => []),
     },
     client: vi.fn(async (teamId: string) => {
       if (!teams.some((t) => t.teamId === teamId)) throw new NotFound({ code: 'TEAM_NOT_FOUND', message: 'No such team.' });
@@ -99,6 +104,7 @@ export function fakeServices() {
       replay: vi.fn(async (id: string) => ({ deliveryId: id, at: NOW, target: 'http://127.0.0.1:3000/hook', status: 200, durationMs: 5 })),
       simulate: vi.fn(),
       export: vi.fn(async (id: string, format: 'curl' | 'fixture') => ({ format, filename: `${id}.sh`, content: 'curl …' })),
+      media: vi.fn(async (_id: string) => ({ filename: 'photo.png', mimeType: 'image/png', bytes: 3, dataBase64: 'AQID' })),
     },
     chat: {
       startTurn: vi.fn(async () => ({ turnId: 'turn-1' })),

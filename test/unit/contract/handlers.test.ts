@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createHandlers } from '../../../src-main/app/handlers';
-import { ChannelNotConfigured, ChannelReconnecting, InvalidRequest, RateLimited } from '../../../src-main/core/api/errors';
+import { ChannelNotConfigured, ChannelReconnecting, InvalidRequest, NotFound, RateLimited } from '../../../src-main/core/api/errors';
 import { REQUEST_NAMES, type AnyEvent } from '../../../src-preload/contract';
 import { fakeServices, NOW } from './fake-services';
 
@@ -73,7 +73,7 @@ describe('createHandlers', () => {
     svc.events.subscribe((e) => seen.push(e));
     await h['teams.add']({ label: 'Ops', baseUrl: 'https://api.example.test', apiKey: KEY, agents: [] });
     client.send.mockImplementationOnce(async (_agent, req, opts) => {
-      opts?.onQueued?.({ position: 2, waitMs: 1500 });
+      opts?.onQueued?.({ id: 'q-7', position: 2, waitMs: 1500 });
       opts?.onRetry?.({ attempt: 1, delayMs: 500, error: new RateLimited().toDTO() });
       return { status: 'sent', messageId: 'm9', to: req.to };
     });
@@ -81,7 +81,7 @@ describe('createHandlers', () => {
     expect(r).toEqual({ ok: true, value: { status: 'sent', messageId: 'm9', to: '15551234567' } });
     const progress = seen.filter((e) => e.name === 'send.progress').map((e) => e.payload);
     expect(progress).toEqual([
-      { teamId: 't1', agentId: 'a1', to: '15551234567', clientRef: 'c1', phase: 'queued', position: 2, waitMs: 1500 },
+      { teamId: 't1', agentId: 'a1', to: '15551234567', clientRef: 'c1', phase: 'queued', queuedId: 'q-7', position: 2, waitMs: 1500 },
       expect.objectContaining({ phase: 'retrying', attempt: 1, delayMs: 500, error: expect.objectContaining({ kind: 'rate-limited' }) }),
     ]);
     // The client never receives clientRef in the request body.
@@ -148,5 +148,52 @@ describe('createHandlers', () => {
     expect(r).toMatchObject({ ok: false, error: { kind: 'validation', field: 'body' } });
     expect(svc.tunnel.replay).not.toHaveBeenCalled();
     expect(await h['tunnel.replay']({ id: 'd1', mode: 're-signed', body: '{}' })).toMatchObject({ ok: true });
+  });
+
+  it('settings.update takes the alert rules, webhook URL and theme; installId is read-only', async () => {
+    const { svc } = fakeServices();
+    const h = createHandlers(svc);
+    const rules = { reconnectGraceSec: 30, realertMinutes: 20, flapCount: 4, flapWindowMinutes: 15 };
+    const r = await h['settings.update']({ patch: { alertRules: rules, alertWebhookUrl: 'https://hooks.example.test/alerts', theme: 'dark' } });
+    expect(r).toMatchObject({ ok: true, value: { installId: 'install-fake-0001', alertRules: rules, alertWebhookUrl: 'https://hooks.example.test/alerts', theme: 'dark' } });
+    expect(svc.accounts.updateSettings).toHaveBeenCalledWith({ alertRules: rules, alertWebhookUrl: 'https://hooks.example.test/alerts', theme: 'dark' });
+    expect(await h['settings.update']({ patch: { alertWebhookUrl: null } })).toMatchObject({ ok: true, value: { alertWebhookUrl: null } });
+
+    const refused = [
+      [{ installId: 'another-install-id' }, 'patch'],
+      [{ alertWebhookUrl: 'ftp://hooks.example.test/a' }, 'patch.alertWebhookUrl'],
+      [{ alertWebhookUrl: 'https://user:pw@hooks.example.test/a' }, 'patch.alertWebhookUrl'],
+      [{ alertRules: { ...rules, flapCount: 1 } }, 'patch.alertRules.flapCount'],
+      [{ alertRules: { reconnectGraceSec: 5 } }, 'patch.alertRules.realertMinutes'],
+      [{ theme: 'sepia' }, 'patch.theme'],
+    ] as const;
+    svc.accounts.updateSettings.mockClear();
+    for (const [patch, field] of refused) {
+      const bad = await h['settings.update']({ patch });
+      expect(bad, JSON.stringify(patch)).toMatchObject({ ok: false, error: { kind: 'validation', field } });
+    }
+    expect(svc.accounts.updateSettings).not.toHaveBeenCalled();
+  });
+
+  it('alerts.history answers the monitor history of that agent', async () => {
+    const { svc } = fakeServices();
+    const h = createHandlers(svc);
+    const entries = [{ at: NOW, health: 'reconnecting' as const, previous: 'connected' as const, rawState: 'connecting' }];
+    svc.monitor.history.mockResolvedValueOnce(entries);
+    expect(await h['alerts.history']({ teamId: 't1', agentId: 'a1' })).toEqual({ ok: true, value: entries });
+    expect(svc.monitor.history).toHaveBeenCalledWith('t1', 'a1');
+    expect(await h['alerts.history']({ teamId: 't1' })).toMatchObject({ ok: false, error: { kind: 'validation', field: 'agentId' } });
+  });
+
+  it('tunnel.media answers the file as base64; bad ids never reach the tunnel; a not-found error crosses as one', async () => {
+    const { svc } = fakeServices();
+    const h = createHandlers(svc);
+    expect(await h['tunnel.media']({ id: 'd1' })).toEqual({ ok: true, value: { filename: 'photo.png', mimeType: 'image/png', bytes: 3, dataBase64: 'AQID' } });
+    expect(svc.tunnel.media).toHaveBeenCalledWith('d1');
+    expect(await h['tunnel.media']({ id: '' })).toMatchObject({ ok: false, error: { kind: 'validation', field: 'id' } });
+    expect(await h['tunnel.media']({ id: 'd1', url: 'https://evil.test' })).toMatchObject({ ok: false, error: { kind: 'validation' } });
+    expect(svc.tunnel.media).toHaveBeenCalledTimes(1);
+    svc.tunnel.media.mockRejectedValueOnce(new NotFound({ code: 'MEDIA_NOT_FOUND', message: 'That media link expired.' }));
+    expect(await h['tunnel.media']({ id: 'd2' })).toMatchObject({ ok: false, error: { kind: 'not-found', code: 'MEDIA_NOT_FOUND' } });
   });
 });

@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentList } from '../../../src-renderer/src/features/agents/AgentList';
 import { AgentPage } from '../../../src-renderer/src/features/agents/AgentPage';
@@ -65,6 +65,37 @@ describe('agent page', () => {
     const timeline = screen.getByRole('region', { name: 'Incident timeline' });
     expect(timeline.textContent).toContain('Warning: Reconnecting a while');
     expect(timeline.textContent).toContain('resolved after 1 min');
+  });
+
+  it('the timeline lists the monitor history (alerts.history) and grows with live health changes', async () => {
+    const now = Date.now();
+    const { store, calls } = setup({
+      'alerts.history': {
+        ok: true,
+        value: [
+          { at: now - 60_000, health: 'connected', previous: 'reconnecting', rawState: 'open' },
+          { at: now - 120_000, health: 'reconnecting', previous: 'connected', rawState: 'connecting', note: 'The link dropped.' },
+        ],
+      },
+    });
+    store.getState().setAgents([agent('a1', 'connected', { since: now - 60_000, checkedAt: now - 1000 })]);
+    store.setState({ teams: [team()] });
+    mount(store, <AgentPage agentId="a1" teamId="t1" />);
+    await flush();
+    expect(calls.find((c) => c.name === 'alerts.history')?.args).toEqual({ teamId: 't1', agentId: 'a1' });
+    const changes = () => within(screen.getByRole('list', { name: 'Health changes' })).getAllByRole('listitem');
+    expect(changes()).toHaveLength(2);
+    expect(changes()[0]!.textContent).toContain('Reconnecting — recovers on its own → Connected');
+    expect(changes()[1]!.textContent).toContain('The link dropped.');
+    expect(changes()[1]!.textContent).toContain('state connecting');
+
+    // A live change (health.changed → applyHealth) is added on top; a poll that changes nothing adds nothing.
+    act(() => store.getState().applyHealth({ ...agent('a1', 'needs-scan').health, sessionState: 'unlinked', since: now - 500, checkedAt: now - 500 }));
+    expect(changes()).toHaveLength(3);
+    expect(changes()[0]!.textContent).toContain('Connected → Needs a QR scan');
+    expect(changes()[0]!.textContent).toContain('state unlinked');
+    act(() => store.getState().applyHealth({ ...agent('a1', 'needs-scan').health, sessionState: 'unlinked', since: now - 500, checkedAt: now }));
+    expect(changes()).toHaveLength(3);
   });
 
   it('for a linked agent draws a wa.me QR of its phone', async () => {

@@ -9,7 +9,7 @@ import { agent, flush, incident, mount, setup } from './fixtures';
 afterEach(cleanup);
 
 const status = (over: Partial<AlertStatusDTO> = {}): AlertStatusDTO => ({ snoozedUntil: null, quietHours: { enabled: false, start: '22:00', end: '07:00' }, ...over });
-const settings: AppSettingsDTO = { startAtLogin: false, notifications: true, pollIntervalSec: 30, escalateAfterMin: 10, tunnel: { port: 0, forwardTo: null } };
+const settings: AppSettingsDTO = { installId: 'install-test-1', alertRules: { reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 }, alertWebhookUrl: null, theme: 'system', startAtLogin: false, notifications: true, pollIntervalSec: 30, escalateAfterMin: 10, tunnel: { port: 0, forwardTo: null } };
 
 describe('alerts screen', () => {
   it('acknowledges one, then all; shows the open count', async () => {
@@ -68,6 +68,58 @@ describe('alerts screen', () => {
     expect(calls.find((c) => c.name === 'alerts.setQuietHours')?.args).toEqual({ enabled: true, start: '23:00', end: '07:00' });
     expect(screen.getByLabelText('Quiet until').getAttribute('aria-invalid')).toBe('true');
     expect((screen.getByLabelText('Quiet from') as HTMLInputElement).value).toBe('23:00');
+  });
+
+  it('alert rules: each of the four rules saves the whole rule set; a bad value is refused here', async () => {
+    const { store, calls } = setup({
+      'settings.update': (a: unknown) => ({ ok: true, value: { ...settings, ...(a as { patch: Partial<AppSettingsDTO> }).patch } }),
+    });
+    store.setState({ alertStatus: status(), settings });
+    mount(store, <AlertsScreen />);
+    fireEvent.change(screen.getByLabelText('Flapping after (drops)'), { target: { value: '1' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save Flapping after (drops)' }));
+    await flush();
+    expect(screen.getByRole('alert').textContent).toContain('between 2 and 100');
+    expect(calls.some((c) => c.name === 'settings.update')).toBe(false);
+
+    fireEvent.change(screen.getByLabelText('Flapping after (drops)'), { target: { value: '5' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save Flapping after (drops)' }));
+    await flush();
+    expect(calls.find((c) => c.name === 'settings.update')?.args).toEqual({ patch: { alertRules: { ...settings.alertRules, flapCount: 5 } } });
+    fireEvent.change(screen.getByLabelText('Reconnect grace (seconds)'), { target: { value: '45' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save Reconnect grace (seconds)' }));
+    await flush();
+    // The second save carries the first one's value (the settings reply updated the store).
+    expect(calls.filter((c) => c.name === 'settings.update')[1]?.args).toEqual({ patch: { alertRules: { ...settings.alertRules, flapCount: 5, reconnectGraceSec: 45 } } });
+    expect(store.getState().settings?.alertRules).toEqual({ reconnectGraceSec: 45, realertMinutes: 15, flapCount: 5, flapWindowMinutes: 10 });
+    for (const label of ['Remind every (minutes)', 'Flap window (minutes)']) expect(screen.getByLabelText(label)).toBeTruthy();
+  });
+
+  it('alert webhook: refuses a non-http or user:password URL here; saves and removes it through settings.update', async () => {
+    const { store, calls } = setup({
+      'settings.update': (a: unknown) => ({ ok: true, value: { ...settings, ...(a as { patch: Partial<AppSettingsDTO> }).patch } }),
+    });
+    store.setState({ alertStatus: status(), settings });
+    mount(store, <AlertsScreen />);
+    const box = () => screen.getByLabelText('Alert webhook URL') as HTMLInputElement;
+    fireEvent.change(box(), { target: { value: 'ftp://hooks.example.test/x' } });
+    expect(box().getAttribute('aria-invalid')).toBe('true');
+    fireEvent.click(screen.getByRole('button', { name: 'Save webhook' }));
+    await flush();
+    fireEvent.change(box(), { target: { value: 'https://me:pw@hooks.example.test/x' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save webhook' }));
+    await flush();
+    expect(calls.some((c) => c.name === 'settings.update')).toBe(false);
+
+    fireEvent.change(box(), { target: { value: ' https://hooks.example.test/alerts ' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save webhook' }));
+    await flush();
+    expect(calls.find((c) => c.name === 'settings.update')?.args).toEqual({ patch: { alertWebhookUrl: 'https://hooks.example.test/alerts' } });
+    expect(store.getState().settings?.alertWebhookUrl).toBe('https://hooks.example.test/alerts');
+    fireEvent.click(screen.getByRole('button', { name: 'Remove webhook' }));
+    await flush();
+    expect(calls.filter((c) => c.name === 'settings.update')[1]?.args).toEqual({ patch: { alertWebhookUrl: null } });
+    expect(box().value).toBe('');
   });
 
   it('asks browser notification permission only from the button', async () => {

@@ -4,14 +4,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { Api, ChatResultDTO } from '../../../src-preload/contract';
 import { ChatScreen } from '../../../src-renderer/src/features/chat/ChatScreen';
+import { ownUserId } from '../../../src-renderer/src/features/chat/user-id';
 import { Markdown, parseBlocks } from '../../../src-renderer/src/features/chat/markdown';
 import { StoreContext } from '../../../src-renderer/src/store/react';
 import type { AppStore } from '../../../src-renderer/src/store';
 import { connectSlicesB, createSlicesB, type SlicesB } from '../../../src-renderer/src/store/slices-b';
 import { fakeApi } from './fake-api';
 
-/** A store of just the B slices with a manual frame clock: frames run only when the test says. */
-function setup(answers: Parameters<typeof fakeApi>[0] = {}) {
+/** The install id the settings carry: the default chat user id. */
+const INSTALL_ID = 'install-abc12345';
+
+/** A store of just the B slices (plus the loaded settings) with a manual frame clock: frames run only when the test says. */
+function setup(answers: Parameters<typeof fakeApi>[0] = {}, settings: { installId: string } | null = { installId: INSTALL_ID }) {
   let turns = 0;
   const fake = fakeApi({
     'chat.startTurn': () => ({ ok: true, value: { turnId: `t${++turns}` } }),
@@ -22,7 +26,7 @@ function setup(answers: Parameters<typeof fakeApi>[0] = {}) {
   const frames: (() => void)[] = [];
   let now = 1000;
   const env = { now: () => now, nextFrame: (fn: () => void) => void frames.push(fn) };
-  const store = createStore<SlicesB>()((set, get) => createSlicesB(set, get, fake.api as Api, env));
+  const store = createStore<SlicesB>()((set, get) => ({ ...createSlicesB(set, get, fake.api as Api, env), settings, settingsError: null }));
   connectSlicesB(store, fake.api);
   const runFrame = () => act(() => frames.splice(0).forEach((f) => f()));
   const tick = (ms: number) => (now += ms);
@@ -171,6 +175,54 @@ describe('chat streaming', () => {
     fireEvent.click(screen.getByLabelText('Show raw stream frames'));
     expect(screen.getByText('Raw stream: 1 token events')).toBeTruthy();
     expect(screen.getByText('"a\\"b"')).toBeTruthy();
+  });
+
+  it('your own conversation uses the install id from the settings, not a locally made id', async () => {
+    const t = setup();
+    mount(t.store);
+    await flush();
+    expect(screen.getByText(INSTALL_ID)).toBeTruthy();
+    expect((t.calls.find((c) => c.name === 'chat.transcript')?.args as { userId: string }).userId).toBe(INSTALL_ID);
+    await sendHello();
+    expect((t.calls.find((c) => c.name === 'chat.startTurn')?.args as { userId: string }).userId).toBe(INSTALL_ID);
+    expect(localStorage.getItem('cc.chat.userId')).toBeNull();
+  });
+
+  it('own user id: the install id; none while settings load; a kept local id only when they cannot be read', () => {
+    const kept = new Map<string, string>();
+    const storage = { getItem: (k: string) => kept.get(k) ?? null, setItem: (k: string, v: string) => void kept.set(k, v) };
+    expect(ownUserId(INSTALL_ID, false, storage)).toBe(INSTALL_ID);
+    expect(ownUserId(INSTALL_ID, true, storage)).toBe(INSTALL_ID);
+    expect(ownUserId(null, false, storage)).toBeNull();
+    expect(kept.size).toBe(0);
+    const fallback = ownUserId(null, true, storage);
+    expect(fallback).toMatch(/^me-[0-9a-f]{8}$/);
+    expect(ownUserId(undefined, true, storage)).toBe(fallback);
+  });
+
+  it('waits for the settings before opening a conversation', async () => {
+    const t = setup({}, null);
+    mount(t.store);
+    await flush();
+    expect(screen.getByText('Loading your user id…')).toBeTruthy();
+    expect(t.calls.some((c) => c.name === 'chat.transcript')).toBe(false);
+    act(() => (t.store as unknown as StoreApi<{ settings: unknown }>).setState({ settings: { installId: INSTALL_ID } }));
+    await flush();
+    expect((t.calls.find((c) => c.name === 'chat.transcript')?.args as { userId: string }).userId).toBe(INSTALL_ID);
+  });
+
+  it('prefers the first-token time and speed measured by the main process', async () => {
+    const t = setup();
+    mount(t.store);
+    await sendHello();
+    t.tick(500);
+    act(() => t.emit('chat.token', { turnId: 't1', token: 'Hi' }));
+    t.runFrame();
+    t.tick(1000);
+    act(() => t.emit('chat.done', { turnId: 't1', result: { ...result, firstTokenMs: 87, tokensPerSec: 12.345 } }));
+    expect(screen.getByText('first token 87 ms')).toBeTruthy();
+    expect(screen.getByText('12.3 tokens/s')).toBeTruthy();
+    expect(screen.queryByText('first token 500 ms')).toBeNull();
   });
 
   it('playing another customer uses that user id', async () => {

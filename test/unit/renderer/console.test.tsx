@@ -175,4 +175,23 @@ describe('console screen', () => {
     act(() => fake.emit('send.progress', { teamId: 'team1', agentId: 'a1', to: '+15550102000', clientRef: args.clientRef, phase: 'queued', position: 2, waitMs: 5000 }));
     expect(screen.getAllByText('Queued (position 2, about 5 s)').length).toBeGreaterThan(0);
   });
+
+  it('a queued send can be cancelled from its history row by the id its progress event carried', async () => {
+    let answer: (r: unknown) => void = () => undefined;
+    const fake = setup({
+      'send.message': () => new Promise((r) => (answer = r)) as never,
+      'send.cancel': { ok: true, value: { cancelled: true } },
+    });
+    await typeAndSend();
+    const args = fake.calls.find((c) => c.name === 'send.message')?.args as SendArgs;
+    expect(screen.queryByRole('button', { name: 'Cancel the queued send to +15550102000' })).toBeNull();
+    act(() => fake.emit('send.progress', { teamId: 'team1', agentId: 'a1', to: '+15550102000', clientRef: args.clientRef, phase: 'queued', queuedId: 'q-42', position: 1, waitMs: 3000 }));
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel the queued send to +15550102000' }));
+    await flush();
+    expect(fake.calls.find((c) => c.name === 'send.cancel')?.args).toEqual({ teamId: 'team1', queuedId: 'q-42' });
+    // The core then rejects the send as aborted: the row ends failed and the button goes.
+    answer({ ok: false, error: { kind: 'aborted', code: 'ABORTED', message: 'The send was cancelled.' } });
+    await flush();
+    expect(screen.queryByRole('button', { name: 'Cancel the queued send to +15550102000' })).toBeNull();
+  });
 });

@@ -5,7 +5,7 @@ import type { AppSettingsDTO } from '../../../src-preload/contract';
 import { AgentSettingsScreen } from '../../../src-renderer/src/features/settings/AgentSettingsScreen';
 import { checkWhole } from '../../../src-renderer/src/features/settings/NumberSetting';
 import { SettingsScreen } from '../../../src-renderer/src/features/settings/SettingsScreen';
-import { readTheme } from '../../../src-renderer/src/components/theme';
+import { followSettingsTheme, readTheme } from '../../../src-renderer/src/components/theme';
 import { describeError } from '../../../src-renderer/src/components/errors';
 import { agent, flush, mount, setup, team } from './fixtures';
 
@@ -14,7 +14,7 @@ afterEach(() => {
   window.localStorage.clear();
 });
 
-const settings: AppSettingsDTO = { startAtLogin: false, notifications: true, pollIntervalSec: 30, escalateAfterMin: 10, tunnel: { port: 0, forwardTo: 'http://127.0.0.1:3000/hook' } };
+const settings: AppSettingsDTO = { installId: 'install-test-1', alertRules: { reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 }, alertWebhookUrl: null, theme: 'system', startAtLogin: false, notifications: true, pollIntervalSec: 30, escalateAfterMin: 10, tunnel: { port: 0, forwardTo: 'http://127.0.0.1:3000/hook' } };
 
 describe('settings screen', () => {
   it('poll interval: a bad value is refused here and kept; a service validation error is shown; success saves', async () => {
@@ -71,15 +71,62 @@ describe('settings screen', () => {
     expect(store.getState().settings?.startAtLogin).toBe(true);
   });
 
-  it('theme: applies data-theme on <html> and remembers it', () => {
-    const { store } = setup();
+  it('theme: applies data-theme on <html>, saves it in the app settings and keeps a local copy', async () => {
+    const { store, calls } = setup({
+      'settings.update': (a: unknown) => ({ ok: true, value: { ...settings, ...(a as { patch: Partial<AppSettingsDTO> }).patch } }),
+    });
     store.setState({ settings, teams: [] });
     mount(store, <SettingsScreen />);
     fireEvent.click(screen.getByRole('radio', { name: 'Dark' }));
+    await flush();
     expect(document.documentElement.getAttribute('data-theme')).toBe('dark');
     expect(readTheme(window.localStorage)).toBe('dark');
+    expect(calls.find((c) => c.name === 'settings.update')?.args).toEqual({ patch: { theme: 'dark' } });
+    expect(store.getState().settings?.theme).toBe('dark');
     fireEvent.click(screen.getByRole('radio', { name: 'Same as the system' }));
+    await flush();
     expect(document.documentElement.getAttribute('data-theme')).toBe('system');
+    expect(calls.filter((c) => c.name === 'settings.update').at(-1)?.args).toEqual({ patch: { theme: 'system' } });
+  });
+
+  it('theme: the saved setting wins over the local copy when it loads or changes elsewhere', () => {
+    const { store } = setup();
+    window.localStorage.setItem('cc.theme', 'light');
+    const root = document.createElement('div');
+    root.setAttribute('data-theme', 'light');
+    const off = followSettingsTheme(store, root, window.localStorage);
+    expect(root.getAttribute('data-theme')).toBe('light'); // nothing loaded yet: the copy stays
+    store.setState({ settings: { ...settings, theme: 'dark' } });
+    expect(root.getAttribute('data-theme')).toBe('dark');
+    expect(readTheme(window.localStorage)).toBe('dark');
+    off();
+    store.setState({ settings: { ...settings, theme: 'light' } });
+    expect(root.getAttribute('data-theme')).toBe('dark');
+  });
+
+  it('theme: a local choice from before the setting existed is saved once, not dropped', () => {
+    const { store } = setup();
+    window.localStorage.setItem('cc.theme', 'dark');
+    const root = document.createElement('div');
+    root.setAttribute('data-theme', 'dark');
+    const saved: string[] = [];
+    followSettingsTheme(store, root, window.localStorage, (t) => {
+      saved.push(t);
+      store.setState({ settings: { ...settings, theme: t } });
+    });
+    store.setState({ settings: { ...settings, theme: 'system' } });
+    expect(saved).toEqual(['dark']);
+    expect(root.getAttribute('data-theme')).toBe('dark');
+    expect(store.getState().settings?.theme).toBe('dark');
+
+    // Next start (same browser): the settings are the truth, even when they say 'system'.
+    const { store: next } = setup();
+    const again: string[] = [];
+    followSettingsTheme(next, root, window.localStorage, (t) => again.push(t));
+    next.setState({ settings: { ...settings, theme: 'system' } });
+    expect(again).toEqual([]);
+    expect(root.getAttribute('data-theme')).toBe('system');
+    expect(readTheme(window.localStorage)).toBe('system');
   });
 
   it('teams: only the key hint is shown; remove asks first; add agent shows errors and keeps input', async () => {

@@ -15,6 +15,41 @@ const agent = (agentId: string, health: AgentDTO['health']['health']): AgentDTO 
 const flush = () => new Promise((r) => setTimeout(r, 0));
 
 describe('app store', () => {
+  it('keeps health that arrives before the agent list, and a list answer never rolls newer health back', async () => {
+    let answerList: (v: unknown) => void = () => undefined;
+    const { api, emit } = fakeApi({
+      'teams.list': { ok: true, value: [team] },
+      // The list answer is held back: health events overtake it.
+      'agents.list': () => new Promise((r) => (answerList = r)) as never,
+    });
+    const store = createAppStore(api);
+    connectStore(store, api);
+    await flush();
+    const polled = (agentId: string, health: AgentDTO['health']['health'], checkedAt: number) => ({ ...agent(agentId, health).health, since: checkedAt, checkedAt });
+    emit('health.changed', polled('a1', 'needs-scan', 5_000));
+    emit('health.changed', polled('a2', 'connected', 4_000));
+    emit('health.changed', polled('a2', 'reconnecting', 3_000)); // older than the one already held
+    expect(store.getState().agents).toEqual({});
+    expect(Object.keys(store.getState().healthBuffer).sort()).toEqual(['t1/a1', 't1/a2']);
+
+    // The list was read before those polls (a1 checked at 1 000) — or after (a2 checked at 9 000).
+    const a1 = { ...agent('a1', 'connected'), health: polled('a1', 'connected', 1_000) };
+    const a2 = { ...agent('a2', 'unreachable'), health: polled('a2', 'unreachable', 9_000) };
+    answerList({ ok: true, value: [a1, a2] });
+    await flush();
+    await flush();
+    const s = store.getState();
+    expect(s.agents['t1/a1']?.health).toMatchObject({ health: 'needs-scan', checkedAt: 5_000 });
+    expect(s.agents['t1/a2']?.health).toMatchObject({ health: 'unreachable', checkedAt: 9_000 });
+    expect(s.healthBuffer).toEqual({});
+    expect(selectWorst(s)).toBe('needs-scan');
+
+    // A refresh whose list is older than a health event already applied keeps the event's health.
+    emit('health.changed', polled('a2', 'connected', 12_000));
+    s.setAgents([a1, a2]);
+    expect(store.getState().agents['t1/a2']?.health).toMatchObject({ health: 'connected', checkedAt: 12_000 });
+  });
+
   it('loads teams, agents and alerts through the bridge on connect', async () => {
     const { api } = fakeApi({
       'teams.list': { ok: true, value: [team] },
@@ -41,9 +76,10 @@ describe('app store', () => {
     expect(store.getState().agents['t1/a1']?.health.health).toBe('needs-scan');
     expect(store.getState().agents['t1/a1']).not.toBe(before);
     expect(selectWorst(store.getState())).toBe('needs-scan');
-    // health for an agent we do not know is ignored
+    // health for an agent not listed (yet) is held aside, not shown
     emit('health.changed', { ...agent('zz', 'unreachable').health });
     expect(Object.keys(store.getState().agents)).toEqual(['t1/a1']);
+    expect(Object.keys(store.getState().healthBuffer)).toEqual(['t1/zz']);
 
     const incident = { id: 'i1', teamId: 't1', agentId: 'a1', kind: 'needs-scan', severity: 'urgent' as const, title: 'Scan', message: 'm', openedAt: 1, acknowledgedAt: null, resolvedAt: null };
     emit('alert', { change: 'opened', incident });

@@ -15,7 +15,7 @@ const status: TunnelStatusDTO = {
   running: true,
   listenUrl: 'http://127.0.0.1:4555/',
   forwardTo: 'http://127.0.0.1:3000/hook',
-  agents: [{ teamId: 'team1', agentId: 'a1', publicUrl: 'https://pub.example.test/hook', hasSecret: true }],
+  agents: [{ teamId: 'team1', agentId: 'a1', publicUrl: 'https://pub.example.test/hook', hasSecret: true, localAppDownSince: null, pending: 0 }],
   counts: { received: 3, verified: 2, rejected: 1, forwarded: 2, failed: 0 },
 };
 
@@ -181,6 +181,72 @@ describe('tunnel screen', () => {
     expect(clicked).toEqual(['delivery-d1.json']);
     expect(screen.getByText('Downloaded delivery-d1.json.')).toBeTruthy();
     click.mockRestore();
+  });
+
+  it('shows the local app state per agent from tunnel.status: down since and pending', async () => {
+    const down = 1_700_000_050_000;
+    setup({
+      'tunnel.status': {
+        ok: true,
+        value: { ...status, agents: [{ ...status.agents[0]!, localAppDownSince: down, pending: 3 }, { teamId: 'team1', agentId: 'a2', publicUrl: null, hasSecret: false, localAppDownSince: null, pending: 0 }] },
+      },
+    });
+    await flush();
+    const facts = document.querySelector('.tunnel-facts')!;
+    expect(facts.textContent).toContain(`Down since ${new Date(down).toLocaleTimeString()}`);
+    expect(facts.textContent).toContain('3 waiting to be forwarded');
+    const rows = within(screen.getByRole('table', { name: 'Registered webhooks' })).getAllByRole('row');
+    expect(rows[1]!.textContent).toContain(`local app down since ${new Date(down).toLocaleTimeString()}, 3 pending`);
+    expect(rows[2]!.textContent).toContain('—');
+    expect(rows[2]!.textContent).not.toContain('pending');
+  });
+
+  it('shows what the local app answered with each forward attempt', async () => {
+    setup({ 'tunnel.delivery': { ok: true, value: { ...detail, forwards: [{ ...detail.forwards[0]!, responseBody: '{"error":"db down"}' }] } } });
+    await flush();
+    fireEvent.click(screen.getByRole('button', { name: /Details of delivery d1/ }));
+    await flush();
+    expect(screen.getByText('{"error":"db down"}')).toBeTruthy();
+  });
+
+  it('downloads the media of an image delivery through tunnel.media (a Blob download); none for text', async () => {
+    const t = setup({
+      'tunnel.delivery': ({ id }: { id: string }) => ({ ok: true, value: { ...detail, ...summary(id, { messageType: id === 'd1' ? 'text' : 'image' }) } }),
+      'tunnel.media': { ok: true, value: { filename: 'photo.png', mimeType: 'image/png', bytes: 3, dataBase64: 'AQID' } },
+    });
+    const blobs: Blob[] = [];
+    Object.assign(URL, { createObjectURL: vi.fn((b: Blob) => (blobs.push(b), 'blob:media')), revokeObjectURL: vi.fn() });
+    const clicked: string[] = [];
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      clicked.push(this.download);
+    });
+    await flush();
+    fireEvent.click(screen.getByRole('button', { name: /Details of delivery d1/ }));
+    await flush();
+    expect(screen.queryByRole('button', { name: 'Download media' })).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: /Details of delivery d3/ }));
+    await flush();
+    fireEvent.click(screen.getByRole('button', { name: 'Download media' }));
+    await flush();
+    expect(t.calls.find((c) => c.name === 'tunnel.media')?.args).toEqual({ id: 'd3' });
+    expect(clicked).toEqual(['photo.png']);
+    expect(blobs[0]?.type).toBe('image/png');
+    expect([...new Uint8Array(await blobs[0]!.arrayBuffer())]).toEqual([1, 2, 3]);
+    expect(screen.getByText('Downloaded photo.png (3 bytes).')).toBeTruthy();
+    click.mockRestore();
+  });
+
+  it('a failed media download says why', async () => {
+    setup({
+      'tunnel.delivery': { ok: true, value: { ...detail, messageType: 'document' } },
+      'tunnel.media': { ok: false, error: { kind: 'invalid-request', code: 'MEDIA_TOO_LARGE', message: 'The file is larger than 25 MiB.' } },
+    });
+    await flush();
+    fireEvent.click(screen.getByRole('button', { name: /Details of delivery d1/ }));
+    await flush();
+    fireEvent.click(screen.getByRole('button', { name: 'Download media' }));
+    await flush();
+    expect(screen.getByText(/larger than 25 MiB/)).toBeTruthy();
   });
 
   it('simulates an inbound image and registers a public URL', async () => {

@@ -1,19 +1,56 @@
-// The agent's incident timeline. The contract has no history request, so this shows the incidents
-// known to this window (alerts.list at load + alert events since), newest first.
+// The agent's timeline: its health changes as the monitor kept them (alerts.history, then live
+// health.changed events), and the incidents known to this window (alerts.list + alert events), newest first.
+import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { IncidentDTO } from '../../../../src-preload/contract';
+import type { ErrorDTO, HealthHistoryEntryDTO, IncidentDTO } from '../../../../src-preload/contract';
 import { EmptyState } from '../../components/EmptyState';
+import { ErrorNotice } from '../../components/ErrorNotice';
+import { HEALTH_GLYPHS, HEALTH_WORDS } from '../../components/health';
+import { agentKey } from '../../store/slices';
 import { TimeAgo } from '../../components/TimeAgo';
 import { formatSpan } from '../../components/time';
 import { useApp } from '../../store/react';
 
 const SEVERITY_WORD: Record<IncidentDTO['severity'], string> = { urgent: 'Urgent', warning: 'Warning', info: 'Info' };
+const NO_HISTORY: HealthHistoryEntryDTO[] = [];
+const HISTORY_SHOWN = 50;
+
+function HealthChanges({ teamId, agentId, now }: { teamId: string; agentId: string; now: number }) {
+  const key = agentKey(teamId, agentId);
+  const entries = useApp((s) => s.healthHistory[key] ?? NO_HISTORY);
+  const loaded = useApp((s) => key in s.healthHistory);
+  const load = useApp((s) => s.loadHealthHistory);
+  const [error, setError] = useState<ErrorDTO | null>(null);
+  useEffect(() => {
+    void load(teamId, agentId).then(setError);
+  }, [load, teamId, agentId]);
+  if (error) return <ErrorNotice error={error} />;
+  if (!loaded) return <p aria-busy="true">Reading the health history…</p>;
+  if (entries.length === 0) return <p className="muted">No health changes recorded yet.</p>;
+  return (
+    <ol className="timeline health-history" aria-label="Health changes">
+      {entries.slice(0, HISTORY_SHOWN).map((e) => (
+        <li key={`${e.at}-${e.health}`}>
+          <span aria-hidden="true">{HEALTH_GLYPHS[e.health]}</span> {HEALTH_WORDS[e.previous]} → <strong>{HEALTH_WORDS[e.health]}</strong>{' '}
+          <span className="muted">
+            <TimeAgo at={e.at} now={now} />
+            {e.rawState !== undefined && <> · state {e.rawState}</>}
+          </span>
+          {e.note && <p className="muted">{e.note}</p>}
+        </li>
+      ))}
+    </ol>
+  );
+}
 
 export function Timeline({ teamId, agentId, now }: { teamId: string; agentId: string; now: number }) {
   const items = useApp(useShallow((s) => s.incidentLog.filter((i) => i.teamId === teamId && i.agentId === agentId)));
   return (
     <section className="card" aria-labelledby="timeline-title">
       <h3 id="timeline-title">Incident timeline</h3>
+      <h4>Health changes</h4>
+      <HealthChanges teamId={teamId} agentId={agentId} now={now} />
+      <h4>Incidents</h4>
       {items.length === 0 ? (
         <EmptyState title="No incidents seen for this agent." />
       ) : (

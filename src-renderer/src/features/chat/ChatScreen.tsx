@@ -3,10 +3,11 @@
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { ChatMessageDTO } from '../../../../src-preload/contract';
 import { useB } from '../../store/b/react';
+import { useApp } from '../../store/react';
 import { convKey } from '../../store/slices-b';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { ChatRow } from './ChatRow';
-import { defaultUserId } from './user-id';
+import { ownUserId } from './user-id';
 import './chat.css';
 
 const NO_IDS: string[] = [];
@@ -40,8 +41,16 @@ function UserIdPicker({ value, own, onChange }: { value: string; own: string; on
   );
 }
 
+/** Waits for the install id (the default user id) from the settings, then shows the conversation. */
 export function ChatScreen({ teamId, agentId }: { teamId: string; agentId: string }) {
-  const own = useState(() => defaultUserId())[0];
+  const installId = useApp((s) => s.settings?.installId ?? null);
+  const failed = useApp((s) => !s.settings && Boolean(s.settingsError));
+  const own = ownUserId(installId, failed);
+  if (own === null) return <p aria-busy="true">Loading your user id…</p>;
+  return <ChatConversation key={own} teamId={teamId} agentId={agentId} own={own} />;
+}
+
+function ChatConversation({ teamId, agentId, own }: { teamId: string; agentId: string; own: string }) {
   const [userId, setUserId] = useState(own);
   const key = convKey(teamId, agentId, userId);
   const ids = useB((s) => s.chatConvs[key]?.messageIds ?? NO_IDS);

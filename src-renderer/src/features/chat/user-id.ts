@@ -1,5 +1,7 @@
-// The default chat user id: stable per install of this window (kept in localStorage), so the same
-// person keeps one conversation. The contract has no install id to read yet (see the lead's report).
+// The default chat user id is the install id from the app settings (settings.get → installId): the
+// same id the core's chat uses by default, so this window, other windows and the CLI share one
+// conversation. Only when the settings cannot be read at all does it fall back to an id kept in
+// localStorage, so chatting still works.
 const KEY = 'cc.chat.userId';
 
 function randomPart(): string {
@@ -8,12 +10,26 @@ function randomPart(): string {
   return Math.floor(Math.random() * 0xffffffff).toString(16).padStart(8, '0');
 }
 
-export function defaultUserId(storage: Pick<Storage, 'getItem' | 'setItem'> | null = safeStorage()): string {
+/** An id kept in localStorage: only the fallback when the settings cannot be read. */
+export function localFallbackUserId(storage: Pick<Storage, 'getItem' | 'setItem'> | null = safeStorage()): string {
   const known = storage?.getItem(KEY);
   if (known) return known;
   const id = `me-${randomPart()}`;
   storage?.setItem(KEY, id);
   return id;
+}
+
+/**
+ * The person's own user id: the install id once the settings are loaded; null while they load;
+ * the localStorage fallback when loading them failed.
+ */
+export function ownUserId(
+  installId: string | null | undefined,
+  settingsFailed: boolean,
+  storage: Pick<Storage, 'getItem' | 'setItem'> | null = safeStorage(),
+): string | null {
+  if (installId) return installId;
+  return settingsFailed ? localFallbackUserId(storage) : null;
 }
 
 function safeStorage(): Storage | null {

@@ -1,4 +1,5 @@
 // Sends made from this window, newest first, with message ids and live progress.
+import { useState } from 'react';
 import type { SendRecord } from '../../store/slices-b';
 import { useB } from '../../store/b/react';
 import { describeError } from './error-words';
@@ -20,6 +21,28 @@ export function progressWords(r: SendRecord): string {
     case 'failed':
       return r.error ? `Failed — ${describeError(r.error)}` : 'Failed';
   }
+}
+
+/** Cancels one queued send by the id its send.progress 'queued' event carried. */
+function CancelQueued({ r }: { r: SendRecord }) {
+  const cancel = useB((s) => s.consoleCancel);
+  const [problem, setProblem] = useState<string | null>(null);
+  const queuedId = r.queue?.queuedId;
+  if (r.state !== 'queued' || !queuedId) return null;
+  return (
+    <>
+      {' '}
+      <button
+        type="button"
+        className="secondary small"
+        aria-label={`Cancel the queued send to ${r.to}`}
+        onClick={() => void cancel(r.teamId, queuedId).then((e) => setProblem(e ? describeError(e) : null))}
+      >
+        Cancel
+      </button>
+      {problem && <span className="error"> {problem}</span>}
+    </>
+  );
 }
 
 export function SendHistory({ teamId, agentId }: { teamId: string; agentId: string }) {
@@ -51,7 +74,10 @@ export function SendHistory({ teamId, agentId }: { teamId: string; agentId: stri
                 </td>
                 <td>{r.kind}</td>
                 <td>{r.summary}</td>
-                <td>{progressWords(r)}</td>
+                <td>
+                  {progressWords(r)}
+                  <CancelQueued r={r} />
+                </td>
                 <td>{r.messageId ? <code>{r.messageId}</code> : '—'}</td>
               </tr>
             ))}

@@ -5,7 +5,7 @@ import type { ErrorDTO } from '../../../../src-preload/contract';
 import { useB } from '../../store/b/react';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { VerdictBadge } from './DeliveryList';
-import { copyText, downloadText } from './download';
+import { copyText, downloadBase64, downloadText } from './download';
 import { attemptWords } from './verdict';
 
 export function DeliveryDetail({ id, onClose }: { id: string; onClose(): void }) {
@@ -13,6 +13,8 @@ export function DeliveryDetail({ id, onClose }: { id: string; onClose(): void })
   const load = useB((s) => s.tunnelDelivery);
   const replay = useB((s) => s.tunnelReplay);
   const exportIt = useB((s) => s.tunnelExport);
+  const fetchMedia = useB((s) => s.tunnelMedia);
+  const [mediaBusy, setMediaBusy] = useState(false);
   const [error, setError] = useState<ErrorDTO | null>(null);
   const [note, setNote] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
@@ -37,6 +39,16 @@ export function DeliveryDetail({ id, onClose }: { id: string; onClose(): void })
     const f = r.value;
     setNote(`Replayed (${mode === 'as-received' ? 'as received' : edited !== undefined ? 'edited, re-signed' : 're-signed'}): ${attemptWords(f)} in ${f.durationMs} ms.`);
     void load(id);
+  };
+
+  const doMedia = async () => {
+    setMediaBusy(true);
+    const r = await fetchMedia(id);
+    setMediaBusy(false);
+    if (!r.ok) return setError(r.error);
+    setError(null);
+    downloadBase64(r.value.filename, r.value.dataBase64, r.value.mimeType);
+    setNote(`Downloaded ${r.value.filename} (${r.value.bytes} bytes).`);
   };
 
   const doExport = async (format: 'curl' | 'fixture') => {
@@ -100,6 +112,11 @@ export function DeliveryDetail({ id, onClose }: { id: string; onClose(): void })
         <button type="button" className="secondary" onClick={() => void doExport('fixture')}>
           Download JSON fixture
         </button>
+        {(d.messageType === 'image' || d.messageType === 'document') && (
+          <button type="button" className="secondary" disabled={mediaBusy} onClick={() => void doMedia()}>
+            {mediaBusy ? 'Downloading media…' : 'Download media'}
+          </button>
+        )}
         <button type="button" className="secondary" onClick={onClose}>
           Close
         </button>
@@ -144,6 +161,7 @@ export function DeliveryDetail({ id, onClose }: { id: string; onClose(): void })
               <th scope="col">Target</th>
               <th scope="col">Local app answered</th>
               <th scope="col">Latency</th>
+              <th scope="col">Response body</th>
             </tr>
           </thead>
           <tbody>
@@ -155,6 +173,7 @@ export function DeliveryDetail({ id, onClose }: { id: string; onClose(): void })
                 </td>
                 <td>{attemptWords(f)}</td>
                 <td>{f.durationMs} ms</td>
+                <td>{f.responseBody ? <code className="response-body">{f.responseBody}</code> : <span className="muted">—</span>}</td>
               </tr>
             ))}
           </tbody>

@@ -5,6 +5,7 @@ import { useEffect, useMemo, useState } from 'react';
 /** Status re-read while the screen is open: the receiver starts on the first read, counts move. */
 const STATUS_POLL_MS = 2000;
 import { useB } from '../../store/b/react';
+import { forwardingOf } from '../../store/b/tunnel';
 import { useApp } from '../../store/react';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { usePolling } from '../../components/usePolling';
@@ -20,8 +21,10 @@ function TunnelStatus() {
   const st = useB((s) => s.tunnelStatus);
   const regs = useB((s) => s.registrations);
   const log = useB((s) => s.forwardLog);
-  const down = downSince(log);
   if (!st) return <p aria-busy="true">Reading the receiver status…</p>;
+  // The tunnel's own per-agent state first; the forward events seen live fill in between status reads.
+  const fw = forwardingOf(st);
+  const down = fw.downSince ?? downSince(log);
   return (
     <section className="card" aria-labelledby="tunnel-status-title">
       <h3 id="tunnel-status-title">Receiver</h3>
@@ -41,6 +44,7 @@ function TunnelStatus() {
           ) : (
             <span className="muted">no failed forwards recently</span>
           )}
+          {fw.pending > 0 && <> · {fw.pending} waiting to be forwarded</>}
         </dd>
         <dt>Counts</dt>
         <dd>
@@ -56,6 +60,7 @@ function TunnelStatus() {
               <th scope="col">Public URL</th>
               <th scope="col">Mode</th>
               <th scope="col">Signing secret</th>
+              <th scope="col">Local app</th>
             </tr>
           </thead>
           <tbody>
@@ -69,6 +74,14 @@ function TunnelStatus() {
                   <td>{reg?.url ?? a.publicUrl ?? <span className="muted">not registered</span>}</td>
                   <td>{reg?.mode ?? '—'}</td>
                   <td>{a.hasSecret ? 'Held' : 'None — deliveries cannot be verified'}</td>
+                  <td>
+                    {[
+                      a.localAppDownSince ? `local app down since ${new Date(a.localAppDownSince).toLocaleTimeString()}` : null,
+                      a.pending > 0 ? `${a.pending} pending` : null,
+                    ]
+                      .filter(Boolean)
+                      .join(', ') || '—'}
+                  </td>
                 </tr>
               );
             })}

@@ -20,3 +20,19 @@ export async function copyText(text: string): Promise<boolean> {
     return false;
   }
 }
+
+/** Saves base64 bytes (e.g. a delivery's media from tunnel.media) as a file through a Blob + object URL. */
+export function downloadBase64(filename: string, dataBase64: string, type: string): void {
+  const bin = atob(dataBase64);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  const url = URL.createObjectURL(new Blob([bytes], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  a.rel = 'noopener';
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}

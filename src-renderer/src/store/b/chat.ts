@@ -77,8 +77,9 @@ function statsFromResult(base: Partial<ChatTurnStats>, result: ChatResultDTO | u
   return {
     turnId: base.turnId ?? null,
     startedAt: base.startedAt ?? null,
-    firstTokenMs: base.firstTokenMs ?? null,
-    tokensPerSec: base.tokensPerSec ?? null,
+    // The main process measures both on its own clock: its numbers win over this window's estimate.
+    firstTokenMs: typeof result?.firstTokenMs === 'number' ? Math.round(result.firstTokenMs) : (base.firstTokenMs ?? null),
+    tokensPerSec: typeof result?.tokensPerSec === 'number' ? Math.round(result.tokensPerSec * 10) / 10 : (base.tokensPerSec ?? null),
     tokenCount: base.tokenCount ?? 0,
     conversationId: result?.conversationId ?? null,
     actions: result?.actions.map((a) => a.name) ?? [],

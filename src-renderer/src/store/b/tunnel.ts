@@ -7,6 +7,7 @@ import type {
   ErrorDTO,
   ExportDTO,
   ForwardResultDTO,
+  MediaDTO,
   Result,
   SimulateArgs,
   TunnelStatusDTO,
@@ -34,12 +35,28 @@ export interface TunnelSlice {
   tunnelReplay(id: string, mode: 'as-received' | 're-signed', body?: string): Promise<Result<ForwardResultDTO>>;
   tunnelSimulate(args: SimulateArgs): Promise<Result<DeliverySummaryDTO>>;
   tunnelExport(id: string, format: 'curl' | 'fixture'): Promise<Result<ExportDTO>>;
+  /** The file of an image/document delivery (downloaded by the main process). */
+  tunnelMedia(id: string): Promise<Result<MediaDTO>>;
   webhookRegister(teamId: string, agentId: string, publicUrl: string): Promise<Result<WebhookRegistrationDTO>>;
   applyDelivery(d: DeliverySummaryDTO): void;
   applyForward(f: ForwardResultDTO): void;
 }
 
 type S = TunnelSlice;
+
+/**
+ * The local app's state across agents from tunnel.status: the earliest "down since" of any agent
+ * whose forwards fail (null when every local app answers) and how many deliveries wait in total.
+ */
+export function forwardingOf(st: TunnelStatusDTO | null): { downSince: number | null; pending: number } {
+  let downSince: number | null = null;
+  let pending = 0;
+  for (const a of st?.agents ?? []) {
+    if (a.localAppDownSince !== null && a.localAppDownSince !== undefined && (downSince === null || a.localAppDownSince < downSince)) downSince = a.localAppDownSince;
+    pending += a.pending ?? 0;
+  }
+  return { downSince, pending };
+}
 const MAX_DELIVERIES = 1000;
 const MAX_FORWARD_LOG = 200;
 
@@ -110,6 +127,7 @@ export function createTunnelSlice(set: SetOf<S>, get: GetOf<S>, api: Api): S {
       return r;
     },
     tunnelExport: (id, format) => api['tunnel.export']({ id, format }),
+    tunnelMedia: (id) => api['tunnel.media']({ id }),
     webhookRegister: async (teamId, agentId, publicUrl) => {
       const r = await api['webhook.register']({ teamId, agentId, publicUrl });
       if (r.ok) {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SendBudget } from '../../../../src-main/core/api/budget';
 import { Aborted } from '../../../../src-main/core/api/errors';
-import { FakeClock, flush } from './fake-clock';
+import { FakeClock, flush } from '../../../helpers/fake-clock';
 import { setup } from './mock';
 
 const PATH = '/api/v1/agents/agent-1/whatsapp/messages';
@@ -23,7 +23,7 @@ describe('client send budget', () => {
     await Promise.all(results);
     expect(env.client.sendBudget()).toMatchObject({ limit: 60, windowMs: 60_000, used: 60, queued: [] });
 
-    const queued: Array<{ position: number; waitMs: number }> = [];
+    const queued: Array<{ id: string; position: number; waitMs: number }> = [];
     let done = false;
     const last = env.client.send('agent-1', { to: '+15550102000', text: 'n60' }, { onQueued: (q) => queued.push(q) }).then((r) => {
       done = true;
@@ -32,9 +32,11 @@ describe('client send budget', () => {
     await flush();
     // Sends went out at t0, t0+100 … t0+5 900; now is t0+6 000 → the oldest slot frees 54 s from now,
     // plus the 1 s transit margin (the service's window starts when the send arrives).
-    expect(queued).toEqual([{ position: 1, waitMs: 60_000 - 6_000 + 1_000 }]);
+    expect(queued).toEqual([{ id: expect.any(String), position: 1, waitMs: 60_000 - 6_000 + 1_000 }]);
     const snap = env.client.sendBudget();
     expect(snap.queued).toHaveLength(1);
+    // onQueued names the queued send by the id cancelQueued takes.
+    expect(snap.queued[0]?.id).toBe(queued[0]?.id);
     expect(snap.queued[0]).toMatchObject({ agentId: 'agent-1', to: '+15550102000', etaMs: 55_000 });
     await env.clock.advance(54_999);
     expect(done).toBe(false);

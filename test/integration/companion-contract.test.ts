@@ -1,0 +1,207 @@
+// The contract additions end to end over the real companion and the emulator: settings (installId,
+// theme, alert rules applied to the monitor, the alert webhook posting alerts), alerts.history,
+// per-agent tunnel status, forward response bodies, tunnel.media, and chat timing numbers.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnyEvent, RequestName, Result } from '../../src-preload/contract';
+import { createHandlers, type Handlers } from '../../src-main/app/handlers';
+import { createRealServices, type RealServices } from '../../src-main/app/real-services';
+import { createCompanion, type Companion } from '../../src-main/core/companion';
+import { MemorySecretStore } from '../../src-main/core/secrets';
+import type { Emulator } from '../../src-main/emulator';
+import { control, DEMO_KEY, startTestEmulator, state, waitFor } from '../helpers/emulator';
+
+const AGENTS = ['agent-connected', 'agent-unlinked', 'agent-flaky'];
+
+interface Hit {
+  path: string;
+  body: string;
+}
+
+/** A loopback server that records requests and answers with `reply`. */
+async function recorder(reply: (req: IncomingMessage) => { status: number; body: string }): Promise<{ server: Server; url: string; hits: Hit[] }> {
+  const hits: Hit[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      hits.push({ path: req.url ?? '', body: Buffer.concat(chunks).toString('utf8') });
+      const r = reply(req);
+      res.writeHead(r.status, { 'content-type': 'text/plain' }).end(r.body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits };
+}
+
+describe('contract additions over the companion and the emulator', () => {
+  let emu: Emulator;
+  let dir: string;
+  let mediaTmp: string;
+  let companion: Companion;
+  let services: RealServices;
+  let handlers: Handlers;
+  let alertHook: Awaited<ReturnType<typeof recorder>>;
+  let localApp: Awaited<ReturnType<typeof recorder>>;
+  const events: AnyEvent[] = [];
+  let teamId = '';
+
+  async function call(name: RequestName, args: unknown = {}): Promise<Result<unknown>> {
+    return (handlers[name] as (a: unknown) => Promise<Result<unknown>>)(args);
+  }
+  async function ok<T = unknown>(name: RequestName, args: unknown = {}): Promise<T> {
+    const r = await call(name, args);
+    if (!r.ok) throw new Error(`${name}: ${r.error.kind} ${r.error.code} ${r.error.message}`);
+    return r.value as T;
+  }
+
+  beforeAll(async () => {
+    emu = await startTestEmulator();
+    dir = await mkdtemp(path.join(tmpdir(), 'cc-contract-'));
+    mediaTmp = await mkdtemp(path.join(tmpdir(), 'cc-contract-media-'));
+    alertHook = await recorder(() => ({ status: 204, body: '' }));
+    localApp = await recorder(() => ({ status: 500, body: '{"error":"db down"}' }));
+    companion = await createCompanion({
+      configDir: path.join(dir, 'config'),
+      dataDir: path.join(dir, 'data'),
+      secrets: new MemorySecretStore(),
+      poll: { intervalMs: 300, fastIntervalMs: 150 },
+    });
+    services = createRealServices(companion, { media: { tmpDir: mediaTmp } });
+    services.events.subscribe((e) => events.push(e));
+    handlers = createHandlers(services);
+    const team = await ok<{ teamId: string }>('teams.add', { label: 'Emulated', baseUrl: emu.baseUrl, apiKey: DEMO_KEY, agents: AGENTS.map((agentId) => ({ agentId })) });
+    teamId = team.teamId;
+  });
+
+  afterAll(async () => {
+    services?.dispose();
+    await companion?.close();
+    await emu?.close();
+    await new Promise((r) => alertHook?.server.close(r));
+    await new Promise((r) => localApp?.server.close(r));
+    if (dir) await rm(dir, { recursive: true, force: true });
+    if (mediaTmp) await rm(mediaTmp, { recursive: true, force: true });
+  });
+
+  it('settings: installId is the chat default user id and read-only; theme and alert rules are saved and the monitor uses the rules', async () => {
+    const s = await ok<{ installId: string; theme: string; alertRules: Record<string, number>; alertWebhookUrl: string | null }>('settings.get');
+    expect(s.installId).toMatch(/^[A-Za-z0-9_-]{8,128}$/);
+    expect(s.installId).toBe(companion.chat.defaultUserId);
+    expect(s).toMatchObject({ theme: 'system', alertWebhookUrl: null, alertRules: { reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 } });
+
+    const rules = { reconnectGraceSec: 0, realertMinutes: 30, flapCount: 5, flapWindowMinutes: 20 };
+    const after = await ok<typeof s>('settings.update', { patch: { theme: 'dark', alertRules: rules } });
+    expect(after).toMatchObject({ installId: s.installId, theme: 'dark', alertRules: rules });
+    expect(companion.monitor().status().rules).toMatchObject(rules);
+    const file = JSON.parse(await readFile(path.join(dir, 'config', 'config.json'), 'utf8')) as { settings: { theme: string; alertRules: object } };
+    expect(file.settings.theme).toBe('dark');
+    expect(file.settings.alertRules).toMatchObject(rules);
+
+    const refused = await call('settings.update', { patch: { installId: 'somebody-elses-id' } });
+    expect(refused).toMatchObject({ ok: false, error: { kind: 'validation' } });
+    expect(await call('settings.update', { patch: { alertWebhookUrl: 'javascript:alert(1)' } })).toMatchObject({ ok: false, error: { kind: 'validation', field: 'patch.alertWebhookUrl' } });
+    expect((await ok<{ installId: string; alertWebhookUrl: null }>('settings.get')).installId).toBe(s.installId);
+  });
+
+  it('the alert webhook receives the alert of a dropped link; alerts.history lists the changes newest first', async () => {
+    const hookUrl = `${alertHook.url}/alerts/T0KEN-abcdefghijklmnop`;
+    const s = await ok<{ alertWebhookUrl: string }>('settings.update', { patch: { alertWebhookUrl: hookUrl } });
+    expect(s.alertWebhookUrl).toBe(hookUrl);
+    await waitFor(async () => {
+      const h = await ok<{ agents: Array<{ agentId: string; health: string }> }>('health.snapshot');
+      return h.agents.find((a) => a.agentId === 'agent-connected')?.health === 'connected';
+    }, 8000);
+
+    await control(emu, 'POST', '/agents/agent-connected/drop', { seconds: 1 });
+    const hit = await waitFor(() => alertHook.hits.find((h) => h.body.includes('agent-connected')), 8000);
+    expect(hit.path).toBe('/alerts/T0KEN-abcdefghijklmnop');
+    const posted = JSON.parse(hit.body) as { text: string; alert: { agentId?: string } };
+    expect(posted.text).toMatch(/agent-connected/);
+    expect(hit.body).not.toContain(DEMO_KEY);
+
+    const history = await waitFor(async () => {
+      const list = await ok<Array<{ at: number; health: string; previous: string; rawState?: string }>>('alerts.history', { teamId, agentId: 'agent-connected' });
+      return list.some((e) => e.health === 'reconnecting') && list[0]?.health === 'connected' ? list : null;
+    }, 8000);
+    const drop = history.find((e) => e.health === 'reconnecting')!;
+    expect(drop.previous).toBe('connected');
+    expect(history.map((e) => e.at)).toEqual([...history.map((e) => e.at)].sort((a, b) => b - a));
+    expect(await call('alerts.history', { teamId, agentId: 'no-such-agent' })).toMatchObject({ ok: false, error: { kind: 'not-found' } });
+
+    // Diagnostics show the webhook without its token.
+    const diag = await ok<{ content: string }>('diagnostics.export');
+    expect(diag.content).not.toContain('T0KEN-abcdefghijklmnop');
+    await ok('settings.update', { patch: { alertWebhookUrl: null } });
+  });
+
+  it('tunnel: per-agent local app state and pending, the local app answer on each attempt, and media through tunnel.media', async () => {
+    await call('tunnel.status');
+    const st0 = await waitFor(async () => {
+      const s = await ok<{ running: boolean; listenUrl: string | null }>('tunnel.status');
+      return s.running ? s : null;
+    });
+    await ok('webhook.register', { teamId, agentId: 'agent-connected', publicUrl: `${st0.listenUrl}/hooks/agent-connected` });
+    await ok('settings.update', { patch: { tunnel: { port: 0, forwardTo: `${localApp.url}/hook` } } });
+
+    const mark = events.length;
+    await control(emu, 'POST', '/agents/agent-connected/inbound', { from: '15550100002', type: 'text', text: 'hello app' });
+    const failed = await waitFor(() => events.slice(mark).find((e) => e.name === 'tunnel.forward' && e.payload.status === 500), 8000);
+    expect(failed.name === 'tunnel.forward' && failed.payload.responseBody).toBe('{"error":"db down"}');
+
+    const st = await waitFor(async () => {
+      const s = await ok<{ agents: Array<{ agentId: string; localAppDownSince: number | null; pending: number }> }>('tunnel.status');
+      const a = s.agents.find((x) => x.agentId === 'agent-connected');
+      return a && a.localAppDownSince !== null && a.pending >= 1 ? a : null;
+    }, 8000);
+    expect(st.localAppDownSince).toBeLessThanOrEqual(Date.now());
+    const textDelivery = await ok<Array<{ id: string; messageType: string }>>('tunnel.deliveries', { agentId: 'agent-connected', text: 'hello app' });
+    const detail = await ok<{ forwards: Array<{ status: number | null; responseBody?: string | null }> }>('tunnel.delivery', { id: textDelivery[0]!.id });
+    expect(detail.forwards.some((f) => f.status === 500 && f.responseBody === '{"error":"db down"}')).toBe(true);
+    expect(await call('tunnel.media', { id: textDelivery[0]!.id })).toMatchObject({ ok: false, error: { kind: 'invalid-request', code: 'NO_MEDIA' } });
+
+    // An image: downloaded by the main process with the team's client; the key never left for the blob's origin.
+    await control(emu, 'POST', '/agents/agent-connected/inbound', { from: '15550100002', type: 'image', caption: 'a photo' });
+    const image = await waitFor(async () => (await ok<Array<{ id: string; messageType: string }>>('tunnel.deliveries', { agentId: 'agent-connected' })).find((d) => d.messageType === 'image'), 8000);
+    const media = await ok<{ filename: string; mimeType: string; bytes: number; dataBase64: string }>('tunnel.media', { id: image.id });
+    expect(media.mimeType).toBe('image/png');
+    expect(media.filename).toMatch(/\.png$/);
+    const bytes = Buffer.from(media.dataBase64, 'base64');
+    expect(bytes.length).toBe(media.bytes);
+    expect(bytes.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+    const emuState = await state(emu);
+    expect(emuState.mediaRequests).toBeGreaterThanOrEqual(1);
+    expect(emuState.mediaRequestsWithAuthorization).toBe(0);
+    expect(await readdir(mediaTmp)).toEqual([]);
+
+    // Over the cap: a clear error, and the temp file is gone too.
+    const capped = createRealServices(companion, { media: { tmpDir: mediaTmp, maxBytes: 10 } });
+    try {
+      const r = await createHandlers(capped)['tunnel.media']({ id: image.id });
+      expect(r).toMatchObject({ ok: false, error: { kind: 'invalid-request', code: 'MEDIA_TOO_LARGE' } });
+    } finally {
+      capped.dispose();
+    }
+    expect(await readdir(mediaTmp)).toEqual([]);
+    expect(await call('tunnel.media', { id: 'no-such-delivery' })).toMatchObject({ ok: false, error: { kind: 'not-found' } });
+    await ok('settings.update', { patch: { tunnel: { port: 0, forwardTo: null } } });
+  });
+
+  it('chat.done carries the first-token time and speed the core measured', async () => {
+    const installId = (await ok<{ installId: string }>('settings.get')).installId;
+    const { turnId } = await ok<{ turnId: string }>('chat.startTurn', { teamId, agentId: 'agent-connected', userId: installId, message: 'hello there' });
+    const done = await waitFor(() => events.find((e) => (e.name === 'chat.done' || e.name === 'chat.error') && e.payload.turnId === turnId), 10_000);
+    expect(done.name).toBe('chat.done');
+    if (done.name !== 'chat.done') return;
+    expect(typeof done.payload.result.firstTokenMs).toBe('number');
+    expect(done.payload.result.firstTokenMs).toBeGreaterThanOrEqual(0);
+    expect(done.payload.result.tokensPerSec === null || typeof done.payload.result.tokensPerSec === 'number').toBe(true);
+    // The transcript of the person's own conversation (the install id) has the same numbers.
+    const transcript = await ok<Array<{ role: string; result?: { firstTokenMs?: number | null } }>>('chat.transcript', { teamId, agentId: 'agent-connected', userId: installId });
+    expect(transcript.find((m) => m.role === 'agent')?.result?.firstTokenMs).toBe(done.payload.result.firstTokenMs);
+  });
+});
