@@ -118,6 +118,18 @@ describe('chat streaming', () => {
     expect(t.store.getState().chatMessages['a-t1']?.text).toBe('early late');
   });
 
+  it('a turn that fails before its startTurn answer arrives puts the question back in the box', async () => {
+    let resolve: (v: unknown) => void = () => undefined;
+    const t = setup({ 'chat.startTurn': () => new Promise((r) => (resolve = r)) as never });
+    mount(t.store);
+    await sendHello();
+    act(() => t.emit('chat.error', { turnId: 't1', error: { kind: 'server-error', code: 'HTTP_503', message: 'HTTP 503' } }));
+    await act(async () => resolve({ ok: true, value: { turnId: 't1' } }));
+    await flush();
+    expect(t.store.getState().chatMessages['a-t1']?.status).toBe('error');
+    expect((screen.getByLabelText('Message') as HTMLTextAreaElement).value).toBe('hi **there**');
+  });
+
   it('stop midway keeps the partial text, calls chat.stopTurn and ignores later tokens', async () => {
     const t = setup();
     mount(t.store);

@@ -82,10 +82,19 @@ function ChatConversation({ teamId, agentId, own }: { teamId: string; agentId: s
     lastUserRef.current = lastUserText;
   }, [lastUserText]);
 
-  const onFinished = useCallback((m: ChatMessageDTO) => {
-    // A reply that failed midway: the question goes back into an empty box, ready to send again.
+  // A reply that failed (midway, or before its row even appeared — its events can overtake the
+  // startTurn answer): the question goes back into an empty box, ready to send again.
+  const lastReplyFailed = useB((s) => {
+    const last = s.chatConvs[key]?.messageIds.at(-1);
+    const m = last ? s.chatMessages[last] : undefined;
+    return m?.role === 'agent' && m.status === 'error' ? last : null;
+  });
+  useEffect(() => {
     const question = lastUserRef.current;
-    if (m.status === 'error' && question) setDraft((d) => (d.trim() ? d : question));
+    if (lastReplyFailed && question) setDraft((d) => (d.trim() ? d : question));
+  }, [lastReplyFailed]);
+
+  const onFinished = useCallback((m: ChatMessageDTO) => {
     const head = m.text.length > 300 ? `${m.text.slice(0, 300)}…` : m.text;
     setAnnouncement(m.status === 'done' ? `Agent replied: ${head}` : m.status === 'stopped' ? 'Reply stopped.' : `Reply failed${m.error ? `: ${m.error.message}` : ''}.`);
   }, []);
@@ -94,10 +103,13 @@ function ChatConversation({ teamId, agentId, own }: { teamId: string; agentId: s
     const text = draft;
     if (!text.trim() || busy || starting) return;
     setStarting(true);
+    // Clear at once: the turn's events may overtake the startTurn answer, and a turn that fails
+    // puts its question back (onFinished) — clearing after the answer would wipe that again.
+    setDraft('');
     const err = await send(teamId, agentId, userId, text);
     setStarting(false);
-    // The typed text is kept when the turn could not start.
-    if (!err) setDraft('');
+    // The typed text comes back when the turn could not start.
+    if (err) setDraft((d) => (d.trim() ? d : text));
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
