@@ -19,7 +19,11 @@ test.describe('chat window', () => {
 
   async function openChat(page: Page): Promise<void> {
     await openRoute(page, demo.ready, chatHash(demo.teamId, AGENT));
-    await expect(page.getByRole('heading', { name: new RegExp(`Chat with ${AGENT}`) })).toBeVisible();
+    await expect(page.getByRole('heading', { name: new RegExp(`Chat with .*${AGENT}`) })).toBeVisible();
+    // Transcripts persist per user id (the install id by default), so each test plays a customer
+    // of its own and starts from an empty conversation.
+    await page.getByLabel('Customer user id').fill(`e2e-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`);
+    await page.getByRole('button', { name: 'Use this id' }).click();
     await expect(page.getByText('No messages yet')).toBeVisible();
   }
 

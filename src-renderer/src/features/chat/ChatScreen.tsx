@@ -53,6 +53,8 @@ export function ChatScreen({ teamId, agentId }: { teamId: string; agentId: strin
 function ChatConversation({ teamId, agentId, own }: { teamId: string; agentId: string; own: string }) {
   const [userId, setUserId] = useState(own);
   const key = convKey(teamId, agentId, userId);
+  const teamLabel = useApp((s) => (s.teams ?? []).find((t) => t.teamId === teamId)?.label ?? teamId);
+  const agentLabel = useApp((s) => Object.values(s.agents ?? {}).find((a) => a.teamId === teamId && a.agentId === agentId)?.label || agentId);
   const ids = useB((s) => s.chatConvs[key]?.messageIds ?? NO_IDS);
   const busy = useB((s) => s.chatConvs[key]?.busy ?? false);
   const error = useB((s) => s.chatConvs[key]?.error ?? null);
@@ -122,7 +124,10 @@ function ChatConversation({ teamId, agentId, own }: { teamId: string; agentId: s
   return (
     <section className="chat" aria-labelledby="chat-title">
       <h2 id="chat-title">
-        Chat with {agentId} <span className="muted">team {teamId}</span>
+        Chat with {agentLabel}{' '}
+        <span className="muted">
+          {agentLabel !== agentId ? `${agentId} · ` : ''}team {teamLabel}
+        </span>
       </h2>
       <UserIdPicker key={own} value={userId} own={own} onChange={setUserId} />
       <label className="chat-toggle">
