@@ -14,6 +14,8 @@ import { resolveStaticFile } from '../app/static-files';
 import { rendererHeaders } from '../app/web-security';
 import { hostAllowed, newToken, originAllowed, presentedToken, tokenMatches } from './access';
 
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
+
 export interface HostOptions {
   handlers: Handlers;
   events: EventSourcePort;
@@ -145,9 +147,10 @@ export async function startHostServer(opts: HostOptions): Promise<RunningHost> {
     sendJson(res, 200, await handler(args));
   }
 
+  const host = opts.host ?? '127.0.0.1';
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (!hostAllowed(req, port)) return fail(res, 403, 'forbidden', 'BAD_HOST', 'Unexpected Host header.');
+    if (!hostAllowed(req, port, { allowIpLiterals: !LOOPBACK_HOSTS.has(host) })) return fail(res, 403, 'forbidden', 'BAD_HOST', 'Unexpected Host header.');
     if (!originAllowed(req)) return fail(res, 403, 'forbidden', 'BAD_ORIGIN', 'Cross-origin requests are not allowed.');
     const work = path === '/api' || path.startsWith('/api/') ? serveApi(req, res, path) : serveStatic(req, res, path);
     work.catch(() => {
@@ -158,7 +161,6 @@ export async function startHostServer(opts: HostOptions): Promise<RunningHost> {
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
 
-  const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, host, () => {
