@@ -31,6 +31,11 @@ export const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 500, maxMs: 30_000 };
 export const DEFAULT_FORWARD_TIMEOUT_MS = 10_000;
 /** After a failure, pipelining resumes once deliveries have succeeded this long without one. */
 export const HEALTHY_AFTER_MS = 5_000;
+/**
+ * Raw bodies of queued deliveries kept in memory (so a forward need not decode the stored base64),
+ * up to this many bytes in all; beyond it a forward decodes the record, as after a restart.
+ */
+export const RETAINED_BODY_BYTES = 32 * 1024 * 1024;
 
 export interface AgentForwardStatus {
   agentId: string;
@@ -108,6 +113,9 @@ export class Forwarder {
   private readonly depth: number;
   private readonly logger: Logger;
   private stopped = false;
+  /** Raw bodies of queued deliveries, as received (see RETAINED_BODY_BYTES). */
+  private readonly bodies = new Map<string, Buffer>();
+  private retained = 0;
 
   constructor(private readonly o: ForwarderOptions) {
     this.backoff = o.backoff ?? DEFAULT_BACKOFF;
@@ -140,13 +148,20 @@ export class Forwarder {
     return q;
   }
 
-  /** Queues a stored delivery (behind every earlier pending one of its agent). */
-  enqueue(d: StoredDelivery): void {
+  /**
+   * Queues a stored delivery (behind every earlier pending one of its agent). `body`: its raw bytes
+   * when at hand (exactly what `bodyBase64` holds), so the forward need not decode the record.
+   */
+  enqueue(d: StoredDelivery, body?: Buffer): void {
     if (this.stopped || !d.forward) return;
     const q = this.queue(d.agentId);
     if (q.queued.has(d.id)) return;
     q.ids.push(d.id);
     q.queued.add(d.id);
+    if (body !== undefined && this.retained + body.length <= RETAINED_BODY_BYTES) {
+      this.bodies.set(d.id, body);
+      this.retained += body.length;
+    }
     this.emitStatus(d.agentId);
     // A drain already running waits on its head: widen its window on the next turn of the event
     // loop (deliveries stored in this turn then go out together).
@@ -205,6 +220,16 @@ export class Forwarder {
     this.stop.stop(new Error('stopped'));
     for (const q of this.queues.values()) if (q.timer !== null) this.o.clock.clearTimeout(q.timer);
     await this.idle();
+    this.bodies.clear();
+    this.retained = 0;
+  }
+
+  private forget(id: string): void {
+    const b = this.bodies.get(id);
+    if (b !== undefined) {
+      this.bodies.delete(id);
+      this.retained -= b.length;
+    }
   }
 
   private emitStatus(agentId: string): void {
@@ -231,6 +256,7 @@ export class Forwarder {
       if (i >= 0) q.ids.splice(i, 1);
     }
     q.queued.delete(id);
+    this.forget(id);
   }
 
   /**
@@ -250,6 +276,7 @@ export class Forwarder {
         if (!d) {
           q.ids.splice(q.inflight.length, 1);
           q.queued.delete(id);
+          this.forget(id);
           continue;
         }
         // Prepared one after the other, so the requests reach the lane in queue order.
@@ -357,10 +384,20 @@ export class Forwarder {
   }
 
   private sender(d: StoredDelivery, base: AttemptBase, url: string, h: ForwardHeaders): Send {
-    const body = Buffer.from(d.bodyBase64, 'base64');
+    const body = this.bodies.get(d.id) ?? Buffer.from(d.bodyBase64, 'base64');
     return async () => {
       const out = await postOnce(this.o.transport, this.o.clock, { url, headers: h.headers, body, timeoutMs: this.timeoutMs, stopper: this.stop, lane: d.agentId });
-      const attempt: ForwardAttempt = { ...base, ...out };
+      const attempt: ForwardAttempt = {
+        kind: 'attempt',
+        id: base.id,
+        deliveryId: base.deliveryId,
+        at: base.at,
+        url: base.url,
+        status: out.status,
+        error: out.error,
+        latencyMs: out.latencyMs,
+        responseBody: out.responseBody,
+      };
       if (h.resigned) attempt.resigned = true;
       return attempt;
     };

@@ -34,6 +34,10 @@ export function createIdGenerator(clock: Pick<Clock, 'now'>, random: (n: number)
   let lo = 0;
   let pool = Buffer.alloc(0);
   let used = 0;
+  // Within one millisecond only `lo` changes: the time and `hi` digits are kept from the last id.
+  let prefix = '';
+  let prefixTime = -1;
+  let prefixHi = -1;
   const tenRandomBytes = (): Buffer => {
     // An injected source is asked for exactly 10 bytes each time (deterministic tests).
     if (random !== randomBytes) return random(10);
@@ -65,7 +69,12 @@ export function createIdGenerator(clock: Pick<Clock, 'now'>, random: (n: number)
       lo = read40(b, 5);
     }
     lastTime = time;
-    return encode(time, 10) + encode(hi, 8) + encode(lo, 8);
+    if (time !== prefixTime || hi !== prefixHi) {
+      prefix = encode(time, 10) + encode(hi, 8);
+      prefixTime = time;
+      prefixHi = hi;
+    }
+    return prefix + encode(lo, 8);
   };
 }
 

@@ -57,10 +57,12 @@ export class Ingest {
       secrets,
       now: Math.floor(receivedAt / 1000),
       toleranceSec: this.o.toleranceSec,
-      isDuplicate: (mid) => this.o.seen.has(input.agentId, mid),
+      // Check and claim in one look-up: only a verified JSON delivery gets here, and it is ok unless
+      // its message.id was already claimed.
+      isDuplicate: (mid) => !this.o.seen.claim(input.agentId, mid),
     });
     if (secretError !== null) verdict.steps.unshift(`the signing secrets could not be read (${secretError})`);
-    const claimed = verdict.ok && summary.messageId !== null && this.o.seen.claim(input.agentId, summary.messageId);
+    const claimed = verdict.ok && summary.messageId !== null;
     const delivery: StoredDelivery = {
       kind: 'delivery',
       id: this.o.newId(),

@@ -1,6 +1,8 @@
 // The durable, append-only event log: JSONL segment files under <dataDir>/deliveries.
-// Writes are serialized (the file keeps the order of appends). A delivery append resolves only once
-// it is written AND an fdatasync that started after its write has finished (group commit: everything
+// Writes are serialized (the file keeps the order of appends): the appends of one turn of the event
+// loop go out in one write(2) made on the main thread (it only reaches the page cache; fdatasync,
+// which waits for the disk, runs in the thread pool). A delivery append resolves only once it is
+// written AND an fdatasync that started after its write has finished (group commit: everything
 // appended meanwhile shares one write; up to MAX_SYNCS syncs overlap, so a batch written while one
 // runs starts its own at once). A forward attempt is only written, not forced to disk on its own: the
 // next delivery's sync (fdatasync covers every byte written before it), the lazy sync within
@@ -9,6 +11,7 @@
 // A torn last line (crash mid-write) is cut away at open.
 // Bounded by deliveries / bytes / age; the oldest segment goes first, and deliveries still
 // pending in it are carried forward into the newest segment so nothing waiting is lost.
+import { writeSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -123,7 +126,6 @@ interface Entry {
   delivery: StoredDelivery;
   attempts: ForwardAttempt[];
   segment: number;
-  bytes: number;
 }
 
 interface Segment {
@@ -144,14 +146,28 @@ interface Pending {
   deliveries: number;
   /** Resolve only once on disk (fdatasync). */
   durable: boolean;
-  /** Called with the segment the record was written to. */
-  resolve: (seg: Segment) => void;
+  /** The record `data` holds (the common case: one), or null. */
+  rec: LogRecord | null;
+  /** The records `data` holds when there are several, or null. */
+  recs: LogRecord[] | null;
+  /** The append's own promise: settled once its records are applied (see settle()). */
+  resolve: () => void;
   reject: (err: unknown) => void;
 }
 
 interface Unsynced {
   p: Pending;
   seg: Segment;
+}
+
+function newPending(data: string, deliveries: number, durable: boolean, rec: LogRecord | null, recs: LogRecord[] | null): Pending & { promise: Promise<void> } {
+  let resolve!: () => void;
+  let reject!: (err: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { data, deliveries, durable, rec, recs, resolve, reject, promise };
 }
 
 /**
@@ -249,20 +265,19 @@ export class EventLog {
         continue;
       }
       if (parsed.kind === 'delivery') seg.written++;
-      this.applyRecord(parsed, seg, line.length + 1);
+      this.applyRecord(parsed, seg);
     }
   }
 
-  private applyRecord(rec: LogRecord, seg: Segment, bytes: number): void {
+  private applyRecord(rec: LogRecord, seg: Segment): void {
     if (rec.kind === 'delivery') {
       const existing = this.entries.get(rec.id);
       if (existing) {
         // A pending delivery carried forward: it now lives in the newer segment.
         this.segmentOf(existing.segment).deliveries--;
         existing.segment = seg.n;
-        existing.bytes = bytes;
       } else {
-        this.entries.set(rec.id, { delivery: rec, attempts: NO_ATTEMPTS, segment: seg.n, bytes });
+        this.entries.set(rec.id, { delivery: rec, attempts: NO_ATTEMPTS, segment: seg.n });
         this.insertOrdered(rec.id);
       }
       seg.deliveries++;
@@ -311,7 +326,7 @@ export class EventLog {
   /** Appends a delivery; resolves once it is on disk (fdatasync). */
   appendDelivery(d: StoredDelivery): Promise<void> {
     if (this.entries.has(d.id)) return Promise.reject(new Error(`delivery ${d.id} already exists`));
-    return this.append([d], true);
+    return this.appendOne(d, true);
   }
 
   /**
@@ -320,33 +335,47 @@ export class EventLog {
    */
   appendAttempt(a: ForwardAttempt, durable = false): Promise<void> {
     if (!this.entries.has(a.deliveryId)) return Promise.reject(new Error(`unknown delivery ${a.deliveryId}`));
-    return this.append([a], durable);
+    return this.appendOne(a, durable);
+  }
+
+  /** One record (the hot path: one JSON.stringify, no per-record closures). */
+  private appendOne(rec: LogRecord, durable: boolean): Promise<void> {
+    if (!this.opened || this.closed) return Promise.reject(new Error('the delivery log is not open'));
+    const p = newPending(`${JSON.stringify(rec)}\n`, rec.kind === 'delivery' ? 1 : 0, durable, rec, null);
+    this.push(p);
+    return p.promise;
   }
 
   private append(records: LogRecord[], durable: boolean): Promise<void> {
     if (!this.opened || this.closed) return Promise.reject(new Error('the delivery log is not open'));
-    const lines = records.length === 1 ? [`${JSON.stringify(records[0])}\n`] : records.map((r) => `${JSON.stringify(r)}\n`);
-    const data = lines.length === 1 ? lines[0]! : lines.join('');
-    return new Promise<void>((resolve, reject) => {
-      let deliveries = 0;
-      for (const r of records) if (r.kind === 'delivery') deliveries++;
-      this.queue.push({
-        data,
-        deliveries,
-        durable,
-        resolve: (seg) => {
-          for (let i = 0; i < records.length; i++) this.applyRecord(records[i]!, seg, Buffer.byteLength(lines[i]!));
-          resolve();
-        },
-        reject,
-      });
-      void this.kick();
-    });
+    let data = '';
+    let deliveries = 0;
+    for (const r of records) {
+      data += `${JSON.stringify(r)}\n`;
+      if (r.kind === 'delivery') deliveries++;
+    }
+    const p = newPending(data, deliveries, durable, null, records);
+    this.push(p);
+    return p.promise;
+  }
+
+  private push(p: Pending): void {
+    this.queue.push(p);
+    if (!this.flushing) void this.kick();
+  }
+
+  /** The records of `p` are in `seg` (and on disk when durable): apply them, then resolve. */
+  private settle(p: Pending, seg: Segment): void {
+    if (p.rec) this.applyRecord(p.rec, seg);
+    else if (p.recs) for (const r of p.recs) this.applyRecord(r, seg);
+    p.resolve();
   }
 
   private kick(): Promise<void> {
     if (!this.flushing) {
-      this.flushing = this.flushLoop().finally(() => {
+      // One turn of the event loop first: every append made meanwhile (the deliveries of one poll
+      // phase, a burst of attempts) shares one write.
+      this.flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushLoop()).finally(() => {
         this.flushing = null;
         // An append that arrived while the loop was finishing must not be left behind.
         if (this.queue.length > 0) void this.kick();
@@ -357,12 +386,6 @@ export class EventLog {
 
   private async flushLoop(): Promise<void> {
     while (this.queue.length > 0) {
-      // Only records that need no sync waiting: give them one turn of the event loop to gather
-      // company (attempts come in bursts), so they do not cost a write each.
-      if (!this.queue.some((p) => p.durable)) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        if (this.queue.length === 0) break;
-      }
       const batch = this.queue;
       this.queue = [];
       let text = '';
@@ -376,9 +399,11 @@ export class EventLog {
       const buf = Buffer.from(text, 'utf8');
       const seg = this.current();
       try {
-        const fh = this.fh!;
+        // A plain write(2) into the page cache, on this thread: cheaper than a trip through the
+        // thread pool (the fdatasync, which waits for the disk, still goes there).
+        const fd = this.fh!.fd;
         let off = 0;
-        while (off < buf.length) off += (await fh.write(buf, off, buf.length - off)).bytesWritten;
+        while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
       } catch (err) {
         this.logger.error('tunnel log: write failed', { error: err instanceof Error ? err.message : String(err) });
         for (const p of batch) p.reject(err);
@@ -392,7 +417,7 @@ export class EventLog {
       }
       for (const p of batch) {
         if (p.durable) this.unsynced.push({ p, seg });
-        else p.resolve(seg);
+        else this.settle(p, seg);
       }
       if (durable) this.startSync();
       else this.scheduleSync();
@@ -411,7 +436,7 @@ export class EventLog {
     const sync: Promise<void> = this.fh!.datasync().then(
       () => {
         if (this.writes === writesBefore) this.dirty = false;
-        for (const w of waiting) w.p.resolve(w.seg);
+        for (const w of waiting) this.settle(w.p, w.seg);
       },
       (err: unknown) => {
         this.logger.error('tunnel log: sync failed', { error: err instanceof Error ? err.message : String(err) });
@@ -449,10 +474,9 @@ export class EventLog {
   /** Resolves once everything appended so far is on disk. */
   syncNow(): Promise<void> {
     if (!this.opened || this.closed) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      this.queue.push({ data: '', deliveries: 0, durable: true, resolve: () => resolve(), reject });
-      void this.kick();
-    });
+    const p = newPending('', 0, true, null, null);
+    this.push(p);
+    return p.promise;
   }
 
   private async rotate(): Promise<void> {

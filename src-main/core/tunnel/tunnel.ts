@@ -196,7 +196,7 @@ export class Tunnel extends EventEmitter<TunnelEvents> {
     this.receiver = createReceiver({
       handle: async (req) => {
         const r = await this.ingest!.receive(req);
-        if (r.delivery) this.afterStore(r.delivery);
+        if (r.delivery) this.afterStore(r.delivery, req.body);
         return r;
       },
       bodyLimitBytes: this.o.bodyLimitBytes,
@@ -299,7 +299,7 @@ export class Tunnel extends EventEmitter<TunnelEvents> {
     const forwarded = delivery.forward
       ? new Promise<ForwardAttempt | null>((resolve) => this.waiters.set(delivery.id, [...(this.waiters.get(delivery.id) ?? []), resolve]))
       : Promise.resolve(null);
-    this.afterStore(delivery);
+    this.afterStore(delivery, req.body);
     return { delivery, event, forwarded };
   }
 
@@ -319,9 +319,10 @@ export class Tunnel extends EventEmitter<TunnelEvents> {
     return d;
   }
 
-  private afterStore(d: StoredDelivery): void {
-    this.emit('delivery', d);
-    this.forwarder?.enqueue(d);
+  /** `body`: the raw bytes the delivery was stored from (kept for its forward). */
+  private afterStore(d: StoredDelivery, body: Buffer): void {
+    if (this.listenerCount('delivery') > 0) this.emit('delivery', d);
+    this.forwarder?.enqueue(d, body);
   }
 
   private onAttempt(a: ForwardAttempt, d: StoredDelivery): void {
