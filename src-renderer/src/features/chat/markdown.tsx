@@ -68,6 +68,23 @@ export function safeHref(raw: string): string | null {
 
 const LINK = /^\[([^\]\n]+)\]\(([^)\s]+)\)/;
 
+const SPECIAL = /[`*_[]/g;
+
+/** Plain text runs are cut into pieces at fixed offsets: while a reply streams, only the last text
+ *  node changes and new ones are appended, so the browser does not re-lay-out the whole reply. */
+const PIECE = 1024;
+function pushPlain(out: ReactNode[], text: string): void {
+  let at = 0;
+  while (at < text.length) {
+    let end = Math.min(text.length, at + PIECE);
+    // Never split a surrogate pair between two text nodes.
+    const code = text.charCodeAt(end - 1);
+    if (end < text.length && code >= 0xd800 && code <= 0xdbff) end++;
+    out.push(text.slice(at, end));
+    at = end;
+  }
+}
+
 /** Inline spans; an unclosed marker is plain text. */
 export function renderInline(text: string, keyPrefix = 'i'): ReactNode[] {
   const out: ReactNode[] = [];
@@ -75,11 +92,20 @@ export function renderInline(text: string, keyPrefix = 'i'): ReactNode[] {
   let k = 0;
   const key = () => `${keyPrefix}-${k++}`;
   const flushText = () => {
-    if (buf) out.push(buf);
+    pushPlain(out, buf);
     buf = '';
   };
   let i = 0;
   while (i < text.length) {
+    // Plain text up to the next marker character is copied in one slice (not char by char).
+    SPECIAL.lastIndex = i;
+    const next = SPECIAL.exec(text);
+    const stop = next ? next.index : text.length;
+    if (stop > i) {
+      buf += text.slice(i, stop);
+      i = stop;
+      continue;
+    }
     const c = text[i];
     if (c === '`') {
       const end = text.indexOf('`', i + 1);

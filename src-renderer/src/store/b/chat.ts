@@ -118,7 +118,8 @@ export function createChatSlice(set: SetOf<S>, get: GetOf<S>, api: Api, env: Sli
         if (!m) continue;
         messages[t.msgId] = { ...m, text: m.text + list.map((f) => f.token).join('') };
         const prev = frames[t.msgId] ?? [];
-        frames[t.msgId] = prev.length + list.length > MAX_FRAMES ? [...prev, ...list].slice(-MAX_FRAMES) : [...prev, ...list];
+        const all = prev.concat(list);
+        frames[t.msgId] = all.length > MAX_FRAMES ? all.slice(-MAX_FRAMES) : all;
         const st = stats[t.msgId];
         if (st && st.firstTokenMs === null && t.firstTokenAt !== null) stats[t.msgId] = { ...st, firstTokenMs: t.firstTokenAt - t.startedAt, tokenCount: t.tokenCount };
         else if (st) stats[t.msgId] = st.tokenCount === t.tokenCount ? st : { ...st, tokenCount: t.tokenCount };
