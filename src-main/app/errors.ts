@@ -2,7 +2,7 @@
 // field; errors that name themselves (KeychainError, ValidationError…) by their `kind`; anything
 // else → internal, with a generic message (stack traces and secrets never cross to the renderer).
 import { ZodError } from 'zod';
-import { isServiceError } from '../core/api/errors';
+import { isServiceError, type ServiceErrorDTO, type ServiceErrorKind } from '../core/api/errors';
 import type { ErrorDTO, ErrorKind } from '../../src-preload/contract';
 
 /** An error the app raises itself with a contract kind (e.g. 'validation', 'not-found', 'keychain'). */
@@ -29,14 +29,35 @@ export function zodToDTO(e: ZodError): ErrorDTO {
   return dto;
 }
 
+const SERVICE_KINDS: ReadonlySet<string> = new Set<ServiceErrorKind>([
+  'reconnecting',
+  'not-configured',
+  'rate-limited',
+  'quota-exceeded',
+  'unauthorized',
+  'not-found',
+  'invalid-request',
+  'server-error',
+  'network-error',
+  'timeout',
+  'aborted',
+]);
+
+/** A service error kind as the contract names it; anything unknown is 'internal'. */
+export function serviceKind(kind: string): ErrorKind {
+  return SERVICE_KINDS.has(kind) ? (kind as ErrorKind) : 'internal';
+}
+
+/** The core's plain service error (e.g. from a chat stream) as the contract's ErrorDTO. */
+export function serviceErrorDTO(s: ServiceErrorDTO): ErrorDTO {
+  const dto: ErrorDTO = { kind: serviceKind(s.kind), code: s.code, message: s.message };
+  if (s.status !== undefined) dto.status = s.status;
+  if (s.retryAfterSec !== undefined) dto.retryAfterSec = s.retryAfterSec;
+  return dto;
+}
+
 export function toErrorDTO(e: unknown): ErrorDTO {
-  if (isServiceError(e)) {
-    const s = e.toDTO();
-    const dto: ErrorDTO = { kind: s.kind, code: s.code, message: s.message };
-    if (s.status !== undefined) dto.status = s.status;
-    if (s.retryAfterSec !== undefined) dto.retryAfterSec = s.retryAfterSec;
-    return dto;
-  }
+  if (isServiceError(e)) return serviceErrorDTO(e.toDTO());
   if (e instanceof ZodError) return zodToDTO(e);
   if (e instanceof AppError) {
     const dto: ErrorDTO = { kind: e.kind, code: e.code, message: e.message };

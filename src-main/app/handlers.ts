@@ -1,12 +1,12 @@
 // The contract's request handlers over AppServices. Each handler validates its raw args with the
 // request's zod schema first (bad input changes nothing), runs, and answers a Result envelope:
 // errors never throw across IPC/HTTP, they cross as ErrorDTO.
-import type { ArgsOf, ErrorKind, RequestName, Result, ResultOf, SessionDTO } from '../../src-preload/contract';
+import type { ArgsOf, RequestName, Result, ResultOf, SessionDTO } from '../../src-preload/contract';
 import { REQUEST_NAMES } from '../../src-preload/contract';
 import type { SessionStatus } from '../core/api/types';
 import type { RetryInfo } from '../core/api/service';
 import { argSchemas } from './schemas';
-import { toErrorDTO, zodToDTO } from './errors';
+import { serviceKind, toErrorDTO, zodToDTO } from './errors';
 import type { AppServices } from './services';
 import { unknownHealth, worstHealth } from './health';
 import { snoozeUntil } from './snooze';
@@ -115,7 +115,7 @@ function implementations(svc: AppServices): Impl {
             phase: 'retrying',
             attempt: info.attempt,
             delayMs: info.delayMs,
-            error: { kind: asKind(info.error.kind), code: info.error.code, message: info.error.message },
+            error: { kind: serviceKind(info.error.kind), code: info.error.code, message: info.error.message },
           }),
       });
       return { status: r.status, messageId: r.messageId, to: r.to };
@@ -163,23 +163,6 @@ function implementations(svc: AppServices): Impl {
       return demo;
     },
   };
-}
-
-const SERVICE_KINDS = new Set([
-  'reconnecting',
-  'not-configured',
-  'rate-limited',
-  'quota-exceeded',
-  'unauthorized',
-  'not-found',
-  'invalid-request',
-  'server-error',
-  'network-error',
-  'timeout',
-  'aborted',
-]);
-function asKind(kind: string): ErrorKind {
-  return (SERVICE_KINDS.has(kind) ? kind : 'internal') as ErrorKind;
 }
 
 export function createHandlers(services: AppServices): Handlers {

@@ -1,8 +1,8 @@
 // Core records → contract DTOs (plain data, never a key or a signing secret).
-import type { ServiceErrorDTO } from '../../core/api/errors';
+import { serviceErrorDTO } from '../errors';
 import type { CompanionSettings, TeamView } from '../../core/companion';
 import type { AgentSnapshot, Health, TimelineEntry } from '../../core/monitor';
-import type { AgentHealthDTO, AppSettingsDTO, ErrorDTO, ErrorKind, HealthHistoryEntryDTO, HealthState, TeamDTO } from '../../../src-preload/contract';
+import type { AgentHealthDTO, AppSettingsDTO, HealthHistoryEntryDTO, HealthState, TeamDTO } from '../../../src-preload/contract';
 
 /**
  * The monitor's health words → the contract's five states. A rejected key and an agent the service
@@ -23,26 +23,7 @@ export function healthState(h: Health): HealthState {
   }
 }
 
-const SERVICE_KINDS: ReadonlySet<string> = new Set<ErrorKind>([
-  'reconnecting',
-  'not-configured',
-  'rate-limited',
-  'quota-exceeded',
-  'unauthorized',
-  'not-found',
-  'invalid-request',
-  'server-error',
-  'network-error',
-  'timeout',
-  'aborted',
-]);
-
-export function serviceErrorDTO(e: ServiceErrorDTO): ErrorDTO {
-  const dto: ErrorDTO = { kind: SERVICE_KINDS.has(e.kind) ? (e.kind as ErrorKind) : 'internal', code: e.code, message: e.message };
-  if (e.status !== undefined) dto.status = e.status;
-  if (e.retryAfterSec !== undefined) dto.retryAfterSec = e.retryAfterSec;
-  return dto;
-}
+export { serviceErrorDTO } from '../errors';
 
 export function agentHealthDTO(s: AgentSnapshot): AgentHealthDTO {
   const dto: AgentHealthDTO = {
