@@ -8,7 +8,7 @@ import { useApp } from '../../store/react';
 import { NumberSetting } from './NumberSetting';
 import { TeamsManager } from './TeamsManager';
 import { ThemePicker } from './ThemePicker';
-import { downloadText } from './download';
+import { downloadText } from '../../components/download';
 
 function General() {
   const settings = useApp((s) => s.settings);

@@ -5,7 +5,7 @@ import type { ErrorDTO } from '../../../../src-preload/contract';
 import { useB } from '../../store/b/react';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { VerdictBadge } from './DeliveryList';
-import { copyText, downloadBase64, downloadText } from './download';
+import { copyText, downloadBase64, downloadText } from '../../components/download';
 import { attemptWords } from './verdict';
 
 export function DeliveryDetail({ id, onClose }: { id: string; onClose(): void }) {
