@@ -17,15 +17,34 @@ const chatRequestSchema = z.looseObject({
   stream: z.boolean().optional(),
 });
 
-export const chatScriptSchema = z.strictObject({
-  reply: z.string().max(32_000).optional(),
-  tokens: z.array(z.string()).max(10_000).optional(),
-  tokenDelayMs: z.number().int().nonnegative().max(60_000).optional(),
-  actions: z.array(z.looseObject({ name: z.string().min(1) })).optional(),
-  failAfterTokens: z.number().int().nonnegative().optional(),
-  status: z.number().int().min(400).max(599).optional(),
-  code: z.string().min(1).max(100).optional(),
-});
+export const MAX_TOKEN_COUNT = 1_000_000;
+
+export const chatScriptSchema = z
+  .strictObject({
+    reply: z.string().max(32_000).optional(),
+    tokens: z.array(z.string()).max(10_000).optional(),
+    /** Stream this many tokens, cycling through `tokens` (or the reply's words). */
+    tokenCount: z.number().int().positive().max(MAX_TOKEN_COUNT).optional(),
+    tokenDelayMs: z.number().int().nonnegative().max(60_000).optional(),
+    /** Pace by rate instead of a delay per token: each timer tick writes every token due by then. */
+    tokensPerSecond: z.number().positive().max(1_000_000).optional(),
+    /** Latency probes: token 0, N, 2N, … is replaced by ⟨t=<epoch ms>⟩ stamped as it is written. */
+    stampEvery: z.number().int().positive().optional(),
+    actions: z.array(z.looseObject({ name: z.string().min(1) })).optional(),
+    failAfterTokens: z.number().int().nonnegative().optional(),
+    status: z.number().int().min(400).max(599).optional(),
+    code: z.string().min(1).max(100).optional(),
+  })
+  .refine((s) => s.tokenDelayMs === undefined || s.tokensPerSecond === undefined, { message: 'give tokenDelayMs or tokensPerSecond, not both' })
+  .refine((s) => s.tokenCount === undefined || (s.tokens?.length ?? 1) > 0, { message: 'tokenCount needs at least one token to repeat' });
+
+/** Wall-clock epoch milliseconds with sub-millisecond precision, for latency stamps. */
+const epochNow = (): number => performance.timeOrigin + performance.now();
+
+/** A latency-probe token: the time it leaves, readable by anything that sees the text. */
+export function stampToken(epochMs: number): string {
+  return `\u27e8t=${epochMs.toFixed(2)}\u27e9 `;
+}
 
 type WireResult = Omit<ChatResult, 'raw'>;
 
@@ -43,6 +62,8 @@ export interface ChatDeps {
   /** Stoppers of live SSE streams; close() calls each. */
   streams: Set<() => void>;
   headers: Record<string, string>;
+  /** Epoch ms for latency stamps (default: the wall clock, sub-millisecond). */
+  stampNow?: () => number;
 }
 
 export async function handleChat(agent: Agent, body: unknown, req: IncomingMessage, res: ServerResponse, deps: ChatDeps): Promise<void> {
@@ -57,22 +78,41 @@ export async function handleChat(agent: Agent, body: unknown, req: IncomingMessa
     conversationId = `conv_${randomBytes(8).toString('hex')}`;
     agent.conversations.set(userId, conversationId);
   }
-  const reply = script.reply ?? (script.tokens ? script.tokens.join('') : `You said: ${input.message}`);
-  const tokens = script.tokens ?? splitTokens(reply);
+  const base = script.reply ?? (script.tokens ? script.tokens.join('') : `You said: ${input.message}`);
+  const words = script.tokens ?? splitTokens(base);
+  const source = tokenSource(words, script, deps.stampNow ?? epochNow);
   const inputTokens = countWords(input.message);
   const result: WireResult = {
-    reply,
+    reply: source.plain ? base : '',
     conversationId,
     actions: script.actions ?? [],
-    usage: { inputTokens, outputTokens: tokens.length, totalTokens: inputTokens + tokens.length },
+    usage: { inputTokens, outputTokens: source.count, totalTokens: inputTokens + source.count },
   };
   const wantsStream = input.stream === true && (req.headers.accept ?? '').includes('text/event-stream');
   if (!wantsStream) {
     if (script.failAfterTokens !== undefined) throw new EmulatorError(500, script.code ?? 'INTERNAL_ERROR', 'scripted chat failure');
+    if (!source.plain) result.reply = Array.from({ length: source.count }, (_, i) => source.at(i)).join('');
     sendJson(res, 200, result, deps.headers);
     return;
   }
-  stream(res, tokens, result, script, deps);
+  stream(res, source, result, script, deps);
+}
+
+interface TokenSource {
+  count: number;
+  /** True when the reply is exactly the scripted text (no repetition, no stamps). */
+  plain: boolean;
+  at(i: number): string;
+}
+
+function tokenSource(words: string[], script: ChatScript, stampNow: () => number): TokenSource {
+  const count = script.tokenCount ?? words.length;
+  const every = script.stampEvery;
+  return {
+    count,
+    plain: every === undefined && count === words.length,
+    at: (i) => (every !== undefined && i % every === 0 ? stampToken(stampNow()) : (words[i % words.length] ?? '')),
+  };
 }
 
 function defaultCode(status: number): string {
@@ -82,15 +122,19 @@ function defaultCode(status: number): string {
   return 'INVALID_REQUEST';
 }
 
-function stream(res: ServerResponse, tokens: string[], result: WireResult, script: ChatScript, deps: ChatDeps): void {
+function stream(res: ServerResponse, source: TokenSource, result: WireResult, script: ChatScript, deps: ChatDeps): void {
   const { clock, streams } = deps;
+  const perSecond = script.tokensPerSecond;
   const delay = script.tokenDelayMs ?? DEFAULT_TOKEN_DELAY_MS;
   const failAt = script.failAfterTokens;
   res.writeHead(200, { ...deps.headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
   res.flushHeaders();
+  res.socket?.setNoDelay(true);
   let timer: unknown = null;
   let i = 0;
   let finished = false;
+  let reply = '';
+  const startedAt = clock.now();
   const finish = () => {
     if (finished) return;
     finished = true;
@@ -104,26 +148,41 @@ function stream(res: ServerResponse, tokens: string[], result: WireResult, scrip
   };
   streams.add(abort);
   res.on('close', finish);
-  const frame = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+  /** How many tokens should have left by now: one at a time with a delay, or all due at the rate. */
+  const due = (): number => (perSecond === undefined ? i + 1 : Math.floor(((clock.now() - startedAt) * perSecond) / 1000) + 1);
   const step = (): void => {
     timer = null;
     while (!finished) {
-      if (failAt !== undefined && i >= failAt) {
-        frame('error', errorBody(script.code ?? 'STREAM_FAILED', 'the reply stream failed'));
+      // Every token due now leaves in one write (one chunk on the wire).
+      const upTo = Math.min(source.count, due());
+      let chunk = '';
+      let end = false;
+      for (;;) {
+        if (failAt !== undefined && i >= failAt) {
+          chunk += frame('error', errorBody(script.code ?? 'STREAM_FAILED', 'the reply stream failed'));
+          end = true;
+          break;
+        }
+        if (i >= source.count) {
+          chunk += frame('done', source.plain ? result : { ...result, reply });
+          end = true;
+          break;
+        }
+        if (i >= upTo) break;
+        const token = source.at(i++);
+        if (!source.plain) reply += token;
+        chunk += frame('token', { token });
+        if (perSecond === undefined) break;
+      }
+      if (end) {
         finish();
-        res.end();
+        res.end(chunk);
         return;
       }
-      if (i >= tokens.length) {
-        frame('done', result);
-        finish();
-        res.end();
-        return;
-      }
-      frame('token', { token: tokens[i] });
-      i++;
-      if (delay > 0) {
-        timer = clock.setTimeout(step, delay);
+      if (chunk) res.write(chunk);
+      if (perSecond !== undefined || delay > 0) {
+        timer = clock.setTimeout(step, perSecond !== undefined ? 1 : delay);
         return;
       }
     }

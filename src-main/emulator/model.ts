@@ -46,7 +46,10 @@ export interface InboundRecord {
 export interface ChatScript {
   reply?: string;
   tokens?: string[];
+  tokenCount?: number;
   tokenDelayMs?: number;
+  tokensPerSecond?: number;
+  stampEvery?: number;
   actions?: Array<{ name: string; [k: string]: unknown }>;
   failAfterTokens?: number;
   status?: number;

@@ -101,6 +101,65 @@ describe('emulator: chat', () => {
     expect(clock.pending).toBe(0);
   });
 
+  it('tokensPerSecond paces by rate: each tick writes every token due, tokenCount repeats the tokens', async () => {
+    await ctl(emu, 'POST', '/agents/bot/chat-script', { tokens: ['ab '], tokenCount: 50, tokensPerSecond: 1000 });
+    const s = await openStream('bot', { message: 'go', user_id: 'u', stream: true });
+    await waitFor(() => s.events.length === 1);
+    await clock.advance(10);
+    await waitFor(() => s.events.length === 11);
+    expect(s.events).toHaveLength(11);
+    await clock.advance(38);
+    await waitFor(() => s.events.length === 49);
+    expect(s.events.every((e) => e.event === 'token')).toBe(true);
+    // The last token and the end leave together.
+    await clock.advance(1);
+    await s.done;
+    expect(s.events.map((e) => e.event).slice(-2)).toEqual(['token', 'done']);
+    expect(s.events).toHaveLength(51);
+    const done = JSON.parse(s.events[50]!.data);
+    expect(done.reply).toBe('ab '.repeat(50));
+    expect(done.usage.outputTokens).toBe(50);
+    expect(clock.pending).toBe(0);
+  });
+
+  it('stampEvery makes every Nth token a wall-clock latency stamp, and the reply is what was streamed', async () => {
+    await ctl(emu, 'POST', '/agents/bot/chat-script', { tokens: ['x '], tokenCount: 5, stampEvery: 2, tokenDelayMs: 0 });
+    const before = performance.timeOrigin + performance.now();
+    const s = await openStream('bot', { message: 'go', user_id: 'u', stream: true });
+    await s.done;
+    const after = performance.timeOrigin + performance.now();
+    const tokens = s.events.filter((e) => e.event === 'token').map((e) => JSON.parse(e.data).token as string);
+    expect(tokens).toHaveLength(5);
+    expect([tokens[1], tokens[3]]).toEqual(['x ', 'x ']);
+    for (const t of [tokens[0]!, tokens[2]!, tokens[4]!]) {
+      const m = /^\u27e8t=(\d+\.\d{2})\u27e9 $/.exec(t);
+      expect(m, t).not.toBeNull();
+      expect(Number(m![1])).toBeGreaterThanOrEqual(Math.floor(before));
+      expect(Number(m![1])).toBeLessThanOrEqual(after + 1);
+    }
+    expect(JSON.parse(s.events.at(-1)!.data).reply).toBe(tokens.join(''));
+    // The JSON reply repeats and stamps the same way.
+    const r = await api.chat('bot', { message: 'go', user_id: 'u' });
+    expect(r.body.reply).toMatch(/^\u27e8t=[\d.]+\u27e9 x \u27e8t=[\d.]+\u27e9 x \u27e8t=[\d.]+\u27e9 $/);
+    expect(r.body.usage.outputTokens).toBe(5);
+  });
+
+  it('rejects contradictory or oversized pacing scripts with 400 and keeps the previous script', async () => {
+    await ctl(emu, 'POST', '/agents/bot/chat-script', { reply: 'kept' });
+    for (const bad of [
+      { tokenDelayMs: 5, tokensPerSecond: 100 },
+      { tokenCount: 1_000_001 },
+      { tokenCount: 0 },
+      { tokens: [], tokenCount: 3 },
+      { tokensPerSecond: 0 },
+      { stampEvery: 0 },
+    ]) {
+      const r = await ctl(emu, 'POST', '/agents/bot/chat-script', bad);
+      expect(r.status, JSON.stringify(bad)).toBe(400);
+    }
+    expect((await api.chat('bot', { message: 'x', user_id: 'u' })).body.reply).toBe('kept');
+  });
+
   it('failAfterTokens → event: error with the error body, then close', async () => {
     await ctl(emu, 'POST', '/agents/bot/chat-script', { tokenDelayMs: 0, failAfterTokens: 2, code: 'MODEL_CRASHED' });
     const s = await openStream('bot', { message: 'a b c d', user_id: 'u', stream: true });
