@@ -7,7 +7,7 @@ import type { ChatResult } from '../core/api/types';
 import type { Clock } from '../core/ports';
 import { EmulatorError, errorBody } from './errors';
 import { parseWith, sendJson } from './http';
-import type { Agent, ChatScript } from './model';
+import { CHAT_LOG_MAX, type Agent, type ChatRecord, type ChatScript } from './model';
 
 export const DEFAULT_TOKEN_DELAY_MS = 25;
 
@@ -89,13 +89,20 @@ export async function handleChat(agent: Agent, body: unknown, req: IncomingMessa
     usage: { inputTokens, outputTokens: source.count, totalTokens: inputTokens + source.count },
   };
   const wantsStream = input.stream === true && (req.headers.accept ?? '').includes('text/event-stream');
+  const record: ChatRecord = { userId, conversationId, stream: wantsStream, status: 'streaming', reply: '', tokens: 0, startedAt: deps.clock.now(), endedAt: null };
+  agent.chats.push(record);
+  if (agent.chats.length > CHAT_LOG_MAX) agent.chats.splice(0, agent.chats.length - CHAT_LOG_MAX);
   if (!wantsStream) {
-    if (script.failAfterTokens !== undefined) throw new EmulatorError(500, script.code ?? 'INTERNAL_ERROR', 'scripted chat failure');
+    if (script.failAfterTokens !== undefined) {
+      Object.assign(record, { status: 'error', endedAt: deps.clock.now() });
+      throw new EmulatorError(500, script.code ?? 'INTERNAL_ERROR', 'scripted chat failure');
+    }
     if (!source.plain) result.reply = Array.from({ length: source.count }, (_, i) => source.at(i)).join('');
+    Object.assign(record, { status: 'done', reply: result.reply, tokens: source.count, endedAt: deps.clock.now() });
     sendJson(res, 200, result, deps.headers);
     return;
   }
-  stream(res, source, result, script, deps);
+  stream(res, source, result, script, record, deps);
 }
 
 interface TokenSource {
@@ -122,7 +129,7 @@ function defaultCode(status: number): string {
   return 'INVALID_REQUEST';
 }
 
-function stream(res: ServerResponse, source: TokenSource, result: WireResult, script: ChatScript, deps: ChatDeps): void {
+function stream(res: ServerResponse, source: TokenSource, result: WireResult, script: ChatScript, record: ChatRecord, deps: ChatDeps): void {
   const { clock, streams } = deps;
   const perSecond = script.tokensPerSecond;
   const delay = script.tokenDelayMs ?? DEFAULT_TOKEN_DELAY_MS;
@@ -133,21 +140,22 @@ function stream(res: ServerResponse, source: TokenSource, result: WireResult, sc
   let timer: unknown = null;
   let i = 0;
   let finished = false;
-  let reply = '';
   const startedAt = clock.now();
-  const finish = () => {
+  const finish = (status: ChatRecord['status']) => {
     if (finished) return;
     finished = true;
+    record.status = status;
+    record.endedAt = clock.now();
     if (timer !== null) clock.clearTimeout(timer);
     timer = null;
     streams.delete(abort);
   };
   const abort = () => {
-    finish();
+    finish('aborted');
     res.destroy();
   };
   streams.add(abort);
-  res.on('close', finish);
+  res.on('close', () => finish('aborted'));
   const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
   /** How many tokens should have left by now: one at a time with a delay, or all due at the rate. */
   const due = (): number => (perSecond === undefined ? i + 1 : Math.floor(((clock.now() - startedAt) * perSecond) / 1000) + 1);
@@ -157,26 +165,27 @@ function stream(res: ServerResponse, source: TokenSource, result: WireResult, sc
       // Every token due now leaves in one write (one chunk on the wire).
       const upTo = Math.min(source.count, due());
       let chunk = '';
-      let end = false;
+      let end: 'done' | 'error' | null = null;
       for (;;) {
         if (failAt !== undefined && i >= failAt) {
           chunk += frame('error', errorBody(script.code ?? 'STREAM_FAILED', 'the reply stream failed'));
-          end = true;
+          end = 'error';
           break;
         }
         if (i >= source.count) {
-          chunk += frame('done', source.plain ? result : { ...result, reply });
-          end = true;
+          chunk += frame('done', source.plain ? result : { ...result, reply: record.reply });
+          end = 'done';
           break;
         }
         if (i >= upTo) break;
         const token = source.at(i++);
-        if (!source.plain) reply += token;
+        record.reply += token;
+        record.tokens = i;
         chunk += frame('token', { token });
         if (perSecond === undefined) break;
       }
       if (end) {
-        finish();
+        finish(end);
         res.end(chunk);
         return;
       }

@@ -10,7 +10,7 @@ import { faultInputSchema, type Fault, type FaultInput, type Faults } from './fa
 import { parseWith } from './http';
 import { DEFAULT_MONTHLY_QUOTA, DEFAULT_SENDS_PER_MINUTE, monthSends, sendsInWindow } from './limits';
 import { sampleBytes, type BlobStore } from './media';
-import { keyHint, type Agent, type ChatScript, type SentMessage, type Team, type World } from './model';
+import { keyHint, type Agent, type ChatRecord, type ChatScript, type SentMessage, type Team, type World } from './model';
 import type { ServiceCounters } from './service';
 import type { Sessions } from './session';
 import type { EmulatorSeed } from './seed';
@@ -112,6 +112,8 @@ export interface EmulatorControl {
   session(agentId: string): Promise<SessionStatus>;
   inbound(agentId: string, input: InboundInput): { messageId: string; deliveryId: string | null };
   setChatScript(agentId: string, script: ChatScriptInput): { ok: true };
+  /** Extra: the agent's latest chat replies as sent (newest last). */
+  chats(agentId: string): ChatRecord[];
   addFault(input: FaultInput): { id: string };
   clearFaults(): void;
   setClockSkew(input: { seconds: number }): { seconds: number };
@@ -184,6 +186,7 @@ export function createControl(d: ControlDeps): EmulatorControl {
       settings: { groups: false, readReceipts: false, deliveryReceipts: false },
       chatScript: null,
       conversations: new Map(),
+      chats: [],
       inbound: new Map(),
     };
     const state = input.state ?? 'unlinked';
@@ -297,6 +300,7 @@ export function createControl(d: ControlDeps): EmulatorControl {
       agent.chatScript = parseWith(chatScriptSchema, raw ?? {}) as ChatScript;
       return { ok: true };
     },
+    chats: (agentId) => agentOf(agentId).chats.map((c) => ({ ...c })),
     addFault(raw) {
       return { id: d.faults.add(parseWith(faultInputSchema, raw)).id };
     },

@@ -56,6 +56,21 @@ export interface ChatScript {
   code?: string;
 }
 
+export const CHAT_LOG_MAX = 20;
+
+export interface ChatRecord {
+  userId: string;
+  conversationId: string;
+  stream: boolean;
+  /** streaming until the stream ends; done, error (scripted failure) or aborted (the client left). */
+  status: 'streaming' | 'done' | 'error' | 'aborted';
+  /** The text sent so far (the whole reply once done). */
+  reply: string;
+  tokens: number;
+  startedAt: number;
+  endedAt: number | null;
+}
+
 export interface Agent {
   id: string;
   teamId: string;
@@ -66,6 +81,8 @@ export interface Agent {
   settings: ChannelSettings;
   chatScript: ChatScript | null;
   conversations: Map<string, string>;
+  /** The latest chat replies, newest last (at most CHAT_LOG_MAX): what the service sent. */
+  chats: ChatRecord[];
   inbound: Map<string, InboundRecord>;
 }
 

@@ -138,6 +138,10 @@ describe('emulator: chat', () => {
       expect(Number(m![1])).toBeLessThanOrEqual(after + 1);
     }
     expect(JSON.parse(s.events.at(-1)!.data).reply).toBe(tokens.join(''));
+    // The control surface's chat log holds exactly what was sent.
+    const log = (await ctl(emu, 'GET', '/agents/bot/chats')).body;
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({ userId: 'u', stream: true, status: 'done', reply: tokens.join(''), tokens: 5, endedAt: expect.any(Number) });
     // The JSON reply repeats and stamps the same way.
     const r = await api.chat('bot', { message: 'go', user_id: 'u' });
     expect(r.body.reply).toMatch(/^\u27e8t=[\d.]+\u27e9 x \u27e8t=[\d.]+\u27e9 x \u27e8t=[\d.]+\u27e9 $/);
@@ -178,5 +182,7 @@ describe('emulator: chat', () => {
     ac.abort();
     await s.done;
     await waitFor(async () => clock.pending === 0 && (await emu.control.state()).counters.activeStreams === 0);
+    expect(emu.control.chats('bot')).toEqual([expect.objectContaining({ status: 'aborted', reply: 'You ', tokens: 1 })]);
+    expect((await ctl(emu, 'GET', '/agents/nobody/chats')).status).toBe(404);
   });
 });
