@@ -101,8 +101,16 @@ export async function startHostServer(opts: HostOptions): Promise<RunningHost> {
     res.writeHead(200, { ...API_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' });
     res.write(': connected\n\n');
     streams.add(res);
+    // Events published in one turn of the event loop (the tokens of one chat chunk) leave in one
+    // write, so the browser reads them as one chunk and commits them together.
+    let batch = '';
+    const flush = (): void => {
+      if (batch !== '' && !res.destroyed) res.write(batch);
+      batch = '';
+    };
     const unsubscribe = opts.events.subscribe((e) => {
-      res.write(`event: ${e.name}\ndata: ${JSON.stringify(e.payload)}\n\n`);
+      if (batch === '') process.nextTick(flush);
+      batch += `event: ${e.name}\ndata: ${JSON.stringify(e.payload)}\n\n`;
     });
     const beat = setInterval(() => res.write(': ping\n\n'), heartbeatMs);
     const stop = (): void => {

@@ -78,11 +78,14 @@ export function webBridge(env: WebEnv): Api {
       const res = await env.fetch('/api/events', { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
       if (!res.ok || !res.body) throw new Error(`events ${res.status}`);
       const parser = createParser({ onEvent: (e) => dispatch(e.event ?? 'message', e.data) });
-      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      // Decoded in the loop (no TextDecoderStream stage): each chunk's events are dispatched in the
+      // same task that read it.
+      const decoder = new TextDecoder();
+      const reader = res.body.getReader();
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
-        parser.feed(value);
+        parser.feed(decoder.decode(value, { stream: true }));
       }
     } catch {
       // fall through to reconnect

@@ -131,6 +131,33 @@ describe('browser host', () => {
     expect(noToken.status).toBe(401);
   });
 
+  it('SSE: events published in one turn of the event loop leave in one chunk, in order', async () => {
+    const chunks = await new Promise<string[]>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: host.port, path: '/api/events', headers: { host: `127.0.0.1:${host.port}`, authorization: `Bearer ${host.token}` } }, (res) => {
+        const seen: string[] = [];
+        res.on('data', (c: Buffer) => {
+          const text = c.toString('utf8');
+          if (text.startsWith(': connected')) {
+            for (const token of ['a', 'b', 'c']) fake.svc.events.publish('chat.token', { turnId: 'batch', token });
+            return;
+          }
+          if (!text.includes('"batch"')) return;
+          seen.push(text);
+          // A later turn of the loop is a separate write.
+          if (seen.length === 1) setImmediate(() => fake.svc.events.publish('chat.token', { turnId: 'batch', token: 'd' }));
+          else {
+            req.destroy();
+            resolve(seen);
+          }
+        });
+      });
+      req.on('error', (e) => (String(e).includes('socket hang up') ? undefined : reject(e)));
+      req.end();
+    });
+    const ev = (t: string) => `event: chat.token\ndata: {"turnId":"batch","token":"${t}"}\n\n`;
+    expect(chunks).toEqual([ev('a') + ev('b') + ev('c'), ev('d')]);
+  });
+
   it('token comparison is exact', () => {
     expect(tokenMatches('abc', 'abc')).toBe(true);
     expect(tokenMatches('abcd', 'abc')).toBe(false);
