@@ -1,7 +1,8 @@
 // Issue "The UI", chat window in Chromium against `serve --emulator`: a scripted reply streams in
 // token by token and ends with exactly the scripted text, with its per-turn numbers; Stop keeps the
 // partial text marked stopped; a stream that fails midway shows the error and keeps the typed text;
-// HTML and javascript: links in a reply stay text (no dialog); the raw frames toggle.
+// HTML and javascript: links in a reply stay text (no dialog); the raw frames toggle; a long
+// reply stays in view while it streams unless the person scrolls up.
 import { expect, test, type Page } from '@playwright/test';
 import { chatHash, control, openRoute, shooter, useDemo, type Demo } from './support/screens-b';
 
@@ -146,6 +147,36 @@ test.describe('chat window', () => {
     await expect(lastReply(page).locator('.chat-bubble')).toContainText('No reply');
     await expect(page.getByLabel('Message', { exact: true })).toHaveValue('Second try');
     await shot('chat-refused');
+  });
+
+  test('a long reply stays in view while it streams, unless you scroll up', async ({ page }, testInfo) => {
+    const shot = shooter(page, testInfo);
+    const tokens = Array.from({ length: 160 }, (_, i) => `Paragraph ${i + 1} of the long answer.\n\n`);
+    await control(demo, `agents/${AGENT}/chat-script`, { tokens, tokensPerSecond: 40 });
+    await openChat(page);
+    await send(page, 'Explain everything');
+    const list = page.locator('.chat-list');
+    const gap = () => list.evaluate((el) => ({ fromBottom: el.scrollHeight - el.scrollTop - el.clientHeight, overflow: el.scrollHeight - el.clientHeight, top: el.scrollTop }));
+    // The reply outgrows the list and the view follows it down.
+    await expect.poll(async () => (await gap()).overflow, { timeout: 10_000 }).toBeGreaterThan(200);
+    await expect(lastReply(page)).toHaveAttribute('data-status', 'streaming');
+    expect((await gap()).fromBottom).toBeLessThanOrEqual(24);
+    await shot('chat-following');
+
+    // Scrolled up to read: the view stays where the person put it while text keeps arriving.
+    await list.hover();
+    await page.mouse.wheel(0, -100_000);
+    await expect.poll(async () => (await gap()).top).toBe(0);
+    const grownFrom = (await gap()).overflow;
+    await expect.poll(async () => (await gap()).overflow, { timeout: 10_000 }).toBeGreaterThan(grownFrom + 100);
+    expect((await gap()).top).toBe(0);
+    await shot('chat-scrolled-up');
+
+    // Back at the bottom, it follows again until the end.
+    await page.mouse.wheel(0, 1_000_000);
+    await expect(lastReply(page)).toHaveAttribute('data-status', 'done', { timeout: 15_000 });
+    await expect(lastReply(page).locator('.chat-bubble .md')).toContainText('Paragraph 160 of the long answer.');
+    await expect.poll(async () => (await gap()).fromBottom).toBeLessThanOrEqual(24);
   });
 
   test('HTML and javascript: links in a reply render as text', async ({ page }, testInfo) => {

@@ -7,6 +7,7 @@ import { useApp } from '../../store/react';
 import { convKey } from '../../store/slices-b';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { ChatRow } from './ChatRow';
+import { useFollowBottom } from './useFollowBottom';
 import { ownUserId } from './user-id';
 import './chat.css';
 
@@ -74,10 +75,7 @@ function ChatConversation({ teamId, agentId, own }: { teamId: string; agentId: s
     void open(teamId, agentId, userId);
   }, [open, teamId, agentId, userId]);
 
-  useEffect(() => {
-    const el = listRef.current;
-    if (el && typeof el.scrollTo === 'function') el.scrollTo({ top: el.scrollHeight });
-  }, [ids.length]);
+  useFollowBottom(listRef, ids.length);
 
   const lastUserRef = useRef(lastUserText);
   useEffect(() => {
