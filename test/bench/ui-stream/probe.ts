@@ -2,9 +2,9 @@
 // ⟨t=<epoch ms>⟩ written by the emulator is timed twice:
 // - in the DOM: a MutationObserver on a container reads, at each DOM change, the text of the last
 //   element matching a selector and notes each new stamp (the token is in the document);
-// - on screen: the end of the rendering update (style, layout, paint) of the first frame after
-//   that — a requestAnimationFrame callback posts a message, which runs once the frame is painted.
-//   Stamps seen by the observer after a frame's rAF wait for the next frame.
+// - on screen: the end of the rendering update (style, layout, paint) of the frame that first shows
+//   it — a requestAnimationFrame loop posts a message each frame, which runs once the frame is
+//   painted (see the frame attribution below).
 // Long tasks are collected by a PerformanceObserver. The page clock is performance.timeOrigin +
 // now(), the emulator's is the same wall clock (same machine). Kept as plain JavaScript text
 // (page.evaluate of a string), so no transpiler helper ends up in code that runs in the page.
@@ -26,22 +26,34 @@ export function probeScript(root: string, target: string): string {
   if (!rootEl) throw new Error('no ' + ${JSON.stringify(root)});
   let el = null;
   let from = 0;
-  let waiting = [];
-  let frameAsked = false;
+  // Frames: the probe's rAF callback runs first in every frame (it re-registers during the previous
+  // frame, before anything else can); from it until the message it posts (which runs once the
+  // frame is painted) the page is inside that frame's rendering update, and a mutation made then
+  // (e.g. by a page that commits in its own rAF callback) is painted in this frame. A mutation made
+  // outside it is painted in the next one. (A task that runs after the paint but before the message
+  // would count as painted one frame early: that error can only favour the page that mutates
+  // outside rAF — the bare page — never ours.)
+  let inRender = false;
+  let thisFrame = [];
+  let nextFrame = [];
+  let running = true;
   const painted = new MessageChannel();
-  let inFrame = [];
   painted.port1.onmessage = () => {
     const t = now();
-    for (const sent of inFrame) screen.push(t - sent);
-    inFrame = [];
+    inRender = false;
+    for (const sent of thisFrame) screen.push(t - sent);
+    thisFrame = [];
   };
   const onFrame = () => {
-    frameAsked = false;
-    inFrame = inFrame.concat(waiting);
-    waiting = [];
+    if (!running) return;
+    inRender = true;
+    thisFrame = thisFrame.concat(nextFrame);
+    nextFrame = [];
     painted.port2.postMessage(0);
+    requestAnimationFrame(onFrame);
   };
-  const re = /\\u27e8t=([\\d.]+)\\u27e9/g;
+  requestAnimationFrame(onFrame);
+  const re = /\u27e8t=([\\d.]+)\u27e9/g;
   const mo = new MutationObserver(() => {
     const t = now();
     const all = rootEl.querySelectorAll(${JSON.stringify(target)});
@@ -54,10 +66,9 @@ export function probeScript(root: string, target: string): string {
     for (let m = re.exec(text); m; m = re.exec(text)) {
       const sent = Number(m[1]);
       dom.push(t - sent);
-      waiting.push(sent);
+      (inRender ? thisFrame : nextFrame).push(sent);
       from = re.lastIndex;
     }
-    if (waiting.length && !frameAsked) { frameAsked = true; requestAnimationFrame(onFrame); }
   });
   mo.observe(rootEl, { childList: true, subtree: true, characterData: true });
   const po = new PerformanceObserver((list) => { for (const e of list.getEntries()) longTasks.push(e.duration); });
@@ -66,7 +77,11 @@ export function probeScript(root: string, target: string): string {
     stop() {
       mo.disconnect();
       po.disconnect();
-      return new Promise((resolve) => requestAnimationFrame(() => setTimeout(() => resolve({ dom, screen, longTasks }), 20)));
+      // Two more frames settle what is pending, then the loop ends.
+      return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => {
+        running = false;
+        resolve({ dom, screen, longTasks });
+      }, 20))));
     },
   };
 })()`;

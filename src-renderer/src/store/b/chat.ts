@@ -1,6 +1,7 @@
 // Chat: conversations per (team, agent, user id), messages keyed by id so one chat row can select
 // its own message, and live turns. Tokens from chat.token events are buffered and committed once
-// per task (env.nextFrame), so a fast stream costs one store update (and one row render) per chunk.
+// per animation frame (env.nextFrame), so a fast stream costs one store update (and one row render)
+// per frame, however many chunks arrive in between.
 import type { Api, ChatMessageDTO, ChatResultDTO, ErrorDTO } from '../../../../src-preload/contract';
 import type { GetOf, SetOf, SliceEnv } from './types';
 
