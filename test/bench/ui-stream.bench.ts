@@ -81,7 +81,7 @@ interface RunOut {
   rate: number;
 }
 
-const NO_PROBE: ProbeResult = { dom: [], screen: [], longTasks: [] };
+const NO_PROBE: ProbeResult = { dom: [], screen: [], longTasks: [], longFrames: [] };
 
 async function plan(emu: EmulatorReady, tokens: number): Promise<void> {
   await control(emu, 'POST', `/agents/${AGENT}/chat-script`, { tokens: ['ab '], tokenCount: tokens, tokensPerSecond: PER_SECOND, stampEvery: STAMP_EVERY });
@@ -202,6 +202,7 @@ export async function run() {
       stampsExpected: stamps,
       oursLongTasks: oursLong.length,
       oursLongTaskMaxMs: oursLong.length ? r2(Math.max(...oursLong)) : 0,
+      oursLongFrames: oursRuns.flatMap((r) => r.probe.longFrames),
       bareLongTasks: bareLong.length,
       bareLongTaskMaxMs: bareLong.length ? r2(Math.max(...bareLong)) : 0,
       tokens: TOKENS,

@@ -14,6 +14,8 @@ export interface ProbeResult {
   /** ms from a stamp leaving the emulator to the end of the first frame painted with it. */
   screen: number[];
   longTasks: number[];
+  /** Long animation frames (over 50 ms) with what ran in them, to explain a long task. */
+  longFrames: Array<{ ms: number; blockingMs: number; scripts: string[] }>;
 }
 
 export function probeScript(root: string, target: string): string {
@@ -73,14 +75,24 @@ export function probeScript(root: string, target: string): string {
   mo.observe(rootEl, { childList: true, subtree: true, characterData: true });
   const po = new PerformanceObserver((list) => { for (const e of list.getEntries()) longTasks.push(e.duration); });
   po.observe({ type: 'longtask' });
+  const longFrames = [];
+  const lo = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      if (e.duration <= 50) continue;
+      const scripts = (e.scripts || []).map((x) => Math.round(x.duration) + ' ms ' + x.invokerType + ' ' + x.invoker + ' ' + (x.sourceFunctionName || '?') + '@' + String(x.sourceURL || '').split('/').pop());
+      longFrames.push({ ms: Math.round(e.duration), blockingMs: Math.round(e.blockingDuration || 0), scripts });
+    }
+  });
+  try { lo.observe({ type: 'long-animation-frame' }); } catch { /* not supported */ }
   window.__probe = {
     stop() {
       mo.disconnect();
       po.disconnect();
+      lo.disconnect();
       // Two more frames settle what is pending, then the loop ends.
       return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => {
         running = false;
-        resolve({ dom, screen, longTasks });
+        resolve({ dom, screen, longTasks, longFrames });
       }, 20))));
     },
   };
