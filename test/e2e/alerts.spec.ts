@@ -1,6 +1,7 @@
 // Alerts, in Chromium against `serve --emulator` (the demo team): unlinking an agent raises an
 // in-app notice and lists the open incident; acknowledge; snooze 15 min and resume; quiet hours
-// saved (and kept after a reload); a bad quiet-hours time is refused with the field marked.
+// saved (and kept after a reload); a bad quiet-hours time is refused with the field marked; the
+// alert rules saved together in one form (kept after a reload), bad values marked and kept.
 import { expect, test } from '@playwright/test';
 import { AGENTS, control, LABELS, open, shooter, useDemoServe } from './support/screens-a';
 
@@ -90,5 +91,35 @@ test.describe('alerts screen', () => {
     await shot('quiet-invalid');
     await page.reload();
     await expect(quiet.getByLabel('Quiet until')).toHaveValue('06:45', { timeout: 10_000 });
+  });
+
+  test('alert rules are saved together and kept; out-of-range values are marked and nothing is saved', async ({ page }, testInfo) => {
+    const shot = shooter(page, testInfo);
+    await open(page, suite, '#/alerts');
+    const rules = page.locator('section.card', { has: page.getByRole('heading', { name: 'Alert rules' }) });
+    await rules.getByLabel('Reconnect grace (seconds)').fill('30');
+    await rules.getByLabel('Flapping after (drops)').fill('1');
+    await rules.getByRole('button', { name: 'Save alert rules' }).click();
+    await expect(rules.getByRole('alert')).toContainText('out of range');
+    await expect(rules.getByLabel('Flapping after (drops)')).toHaveAttribute('aria-invalid', 'true');
+    await expect(rules.getByText('Flapping after (drops) must be between 2 and 100.')).toBeVisible();
+    await expect(rules.getByLabel('Reconnect grace (seconds)')).toHaveValue('30');
+    await shot('rules-invalid');
+    // Nothing was saved: a reload shows what the main process holds.
+    await page.reload();
+    await expect(rules.getByLabel('Reconnect grace (seconds)')).toHaveValue('0', { timeout: 10_000 });
+    await expect(rules.getByLabel('Flapping after (drops)')).toHaveValue('3');
+
+    await rules.getByLabel('Reconnect grace (seconds)').fill('30');
+    await rules.getByLabel('Flapping after (drops)').fill('4');
+    // Enter in a field saves the whole form.
+    await rules.getByLabel('Flapping after (drops)').press('Enter');
+    await expect(rules.getByRole('status')).toHaveText('Saved; the monitor uses them now.');
+    await expect(rules.getByLabel('Flapping after (drops)')).not.toHaveAttribute('aria-invalid', 'true');
+    await shot('rules-saved');
+
+    await page.reload();
+    await expect(rules.getByLabel('Reconnect grace (seconds)')).toHaveValue('30', { timeout: 10_000 });
+    await expect(rules.getByLabel('Flapping after (drops)')).toHaveValue('4');
   });
 });

@@ -70,29 +70,54 @@ describe('alerts screen', () => {
     expect((screen.getByLabelText('Quiet from') as HTMLInputElement).value).toBe('23:00');
   });
 
-  it('alert rules: each of the four rules saves the whole rule set; a bad value is refused here', async () => {
+  it('alert rules: one form saves escalation and the four rules together; bad values are refused here and marked, what was typed stays', async () => {
     const { store, calls } = setup({
       'settings.update': (a: unknown) => ({ ok: true, value: { ...settings, ...(a as { patch: Partial<AppSettingsDTO> }).patch } }),
     });
     store.setState({ alertStatus: status(), settings });
     mount(store, <AlertsScreen />);
+    const save = () => fireEvent.click(screen.getByRole('button', { name: 'Save alert rules' }));
     fireEvent.change(screen.getByLabelText('Flapping after (drops)'), { target: { value: '1' } });
-    fireEvent.click(screen.getByRole('button', { name: 'Save Flapping after (drops)' }));
+    fireEvent.change(screen.getByLabelText('Remind every (minutes)'), { target: { value: 'soon' } });
+    save();
     await flush();
-    expect(screen.getByRole('alert').textContent).toContain('between 2 and 100');
+    expect(screen.getByRole('alert').textContent).toContain('some values are out of range');
+    expect(screen.getByText('Flapping after (drops) must be between 2 and 100.')).toBeTruthy();
+    expect(screen.getByText('Remind every (minutes) must be a whole number.')).toBeTruthy();
+    expect(screen.getByLabelText('Flapping after (drops)').getAttribute('aria-invalid')).toBe('true');
+    expect(screen.getByLabelText('Reconnect grace (seconds)').getAttribute('aria-invalid')).toBeNull();
+    expect((screen.getByLabelText('Remind every (minutes)') as HTMLInputElement).value).toBe('soon');
     expect(calls.some((c) => c.name === 'settings.update')).toBe(false);
 
     fireEvent.change(screen.getByLabelText('Flapping after (drops)'), { target: { value: '5' } });
-    fireEvent.click(screen.getByRole('button', { name: 'Save Flapping after (drops)' }));
-    await flush();
-    expect(calls.find((c) => c.name === 'settings.update')?.args).toEqual({ patch: { alertRules: { ...settings.alertRules, flapCount: 5 } } });
+    fireEvent.change(screen.getByLabelText('Remind every (minutes)'), { target: { value: '30' } });
     fireEvent.change(screen.getByLabelText('Reconnect grace (seconds)'), { target: { value: '45' } });
-    fireEvent.click(screen.getByRole('button', { name: 'Save Reconnect grace (seconds)' }));
+    fireEvent.change(screen.getByLabelText('Escalate after (minutes)'), { target: { value: '7' } });
+    save();
     await flush();
-    // The second save carries the first one's value (the settings reply updated the store).
-    expect(calls.filter((c) => c.name === 'settings.update')[1]?.args).toEqual({ patch: { alertRules: { ...settings.alertRules, flapCount: 5, reconnectGraceSec: 45 } } });
-    expect(store.getState().settings?.alertRules).toEqual({ reconnectGraceSec: 45, realertMinutes: 15, flapCount: 5, flapWindowMinutes: 10 });
-    for (const label of ['Remind every (minutes)', 'Flap window (minutes)']) expect(screen.getByLabelText(label)).toBeTruthy();
+    expect(calls.filter((c) => c.name === 'settings.update')).toHaveLength(1);
+    expect(calls.find((c) => c.name === 'settings.update')?.args).toEqual({
+      patch: { escalateAfterMin: 7, alertRules: { reconnectGraceSec: 45, realertMinutes: 30, flapCount: 5, flapWindowMinutes: settings.alertRules.flapWindowMinutes } },
+    });
+    expect(store.getState().settings?.alertRules).toEqual({ reconnectGraceSec: 45, realertMinutes: 30, flapCount: 5, flapWindowMinutes: 10 });
+    expect(store.getState().settings?.escalateAfterMin).toBe(7);
+    expect(screen.getByText('Saved; the monitor uses them now.')).toBeTruthy();
+    expect(screen.getByLabelText('Flapping after (drops)').getAttribute('aria-invalid')).toBeNull();
+  });
+
+  it('alert rules: a save the main process refuses keeps the typed values and marks the field it names', async () => {
+    const { store } = setup({
+      'settings.update': () => ({ ok: false, error: { kind: 'validation', code: 'INVALID_SETTINGS', message: 'flapWindowMinutes is too large for this build.', field: 'alertRules.flapWindowMinutes' } }),
+    });
+    store.setState({ alertStatus: status(), settings });
+    mount(store, <AlertsScreen />);
+    fireEvent.change(screen.getByLabelText('Flap window (minutes)'), { target: { value: '1440' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save alert rules' }));
+    await flush();
+    expect(screen.getByRole('alert').textContent).toContain('INVALID_SETTINGS');
+    expect(screen.getByLabelText('Flap window (minutes)').getAttribute('aria-invalid')).toBe('true');
+    expect((screen.getByLabelText('Flap window (minutes)') as HTMLInputElement).value).toBe('1440');
+    expect(store.getState().settings?.alertRules.flapWindowMinutes).toBe(settings.alertRules.flapWindowMinutes);
   });
 
   it('alert webhook: refuses a non-http or user:password URL here; saves and removes it through settings.update', async () => {

@@ -1,18 +1,131 @@
-// Alert rules kept in the app settings (settings.get / settings.update): escalation, the monitor's
-// four rules (applied by the monitor at once), and the alert webhook.
-import { useId } from 'react';
-import type { AlertRulesDTO } from '../../../../src-preload/contract';
+// Alert rules kept in the app settings (settings.get / settings.update): escalation and the
+// monitor's four rules (applied by the monitor at once) in one form with one Save, and the alert
+// webhook. Every field is checked here first (whole number in range); a refused save keeps what
+// was typed and marks the fields at fault.
+import { useEffect, useId, useState, type FormEvent } from 'react';
+import type { AlertRulesDTO, AppSettingsDTO, ErrorDTO } from '../../../../src-preload/contract';
+import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
-import { NumberSetting } from '../settings/NumberSetting';
+import { checkWhole } from '../settings/NumberSetting';
 import { AlertWebhookSetting } from './AlertWebhookSetting';
 
-/** The four monitor rules, with the ranges the main process accepts. */
-const RULES: Array<{ key: keyof AlertRulesDTO; label: string; hint: string; min: number; max: number }> = [
+type RuleKey = 'escalateAfterMin' | keyof AlertRulesDTO;
+
+/** The rules, with the ranges the main process accepts. */
+const RULES: Array<{ key: RuleKey; label: string; hint: string; min: number; max: number }> = [
+  { key: 'escalateAfterMin', label: 'Escalate after (minutes)', hint: 'How long a needs-scan or unreachable state lasts before its incident becomes urgent.', min: 0, max: 1440 },
   { key: 'reconnectGraceSec', label: 'Reconnect grace (seconds)', hint: 'How long a reconnecting link may last before it alerts (0: at once).', min: 0, max: 3600 },
   { key: 'realertMinutes', label: 'Remind every (minutes)', hint: 'How often a still-open incident is alerted again (0: never).', min: 0, max: 1440 },
   { key: 'flapCount', label: 'Flapping after (drops)', hint: 'This many drops within the flap window count as flapping.', min: 2, max: 100 },
   { key: 'flapWindowMinutes', label: 'Flap window (minutes)', hint: 'The span the drops above are counted in.', min: 1, max: 1440 },
 ];
+
+type Texts = Record<RuleKey, string>;
+
+function textsOf(s: AppSettingsDTO): Texts {
+  return {
+    escalateAfterMin: String(s.escalateAfterMin),
+    reconnectGraceSec: String(s.alertRules.reconnectGraceSec),
+    realertMinutes: String(s.alertRules.realertMinutes),
+    flapCount: String(s.alertRules.flapCount),
+    flapWindowMinutes: String(s.alertRules.flapWindowMinutes),
+  };
+}
+
+function RulesForm({ settings }: { settings: AppSettingsDTO }) {
+  const update = useApp((s) => s.updateSettings);
+  const base = useId();
+  const [texts, setTexts] = useState<Texts>(() => textsOf(settings));
+  const [dirty, setDirty] = useState(false);
+  const [problems, setProblems] = useState<Partial<Record<RuleKey, string>>>({});
+  const [error, setError] = useState<ErrorDTO | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [saved, setSaved] = useState(false);
+  // What the main process holds shows until the person starts typing.
+  useEffect(() => {
+    if (!dirty) setTexts(textsOf(settings));
+  }, [settings, dirty]);
+
+  const onSubmit = async (ev: FormEvent) => {
+    ev.preventDefault();
+    const found: Partial<Record<RuleKey, string>> = {};
+    for (const r of RULES) {
+      const bad = checkWhole(texts[r.key], r.min, r.max, r.label);
+      if (bad) found[r.key] = bad;
+    }
+    setProblems(found);
+    setSaved(false);
+    if (Object.keys(found).length > 0) {
+      setError(null);
+      return;
+    }
+    const n = (k: RuleKey) => Number(texts[k]);
+    setBusy(true);
+    const e = await update({
+      escalateAfterMin: n('escalateAfterMin'),
+      alertRules: { reconnectGraceSec: n('reconnectGraceSec'), realertMinutes: n('realertMinutes'), flapCount: n('flapCount'), flapWindowMinutes: n('flapWindowMinutes') },
+    });
+    setBusy(false);
+    setError(e);
+    if (e?.field) {
+      const key = RULES.find((r) => e.field === r.key || e.field === `alertRules.${r.key}`)?.key;
+      if (key) setProblems({ [key]: e.message });
+    }
+    if (!e) {
+      setDirty(false);
+      setSaved(true);
+    }
+  };
+
+  return (
+    <form className="rules-form" onSubmit={(e) => void onSubmit(e)} aria-busy={busy} noValidate>
+      <div className="rules-grid">
+        {RULES.map((r) => {
+          const id = `${base}-${r.key}`;
+          const problem = problems[r.key];
+          return (
+            <div key={r.key} className="rule">
+              <label htmlFor={id}>{r.label}</label>
+              <input
+                id={id}
+                inputMode="numeric"
+                value={texts[r.key]}
+                onChange={(e) => {
+                  const v = e.target.value;
+                  setTexts((t) => ({ ...t, [r.key]: v }));
+                  setDirty(true);
+                  setSaved(false);
+                }}
+                aria-invalid={problem ? true : undefined}
+                aria-describedby={`${id}-hint${problem ? ` ${id}-err` : ''}`}
+              />
+              <p id={`${id}-hint`} className="hint">
+                {r.hint}
+              </p>
+              {problem && (
+                <p id={`${id}-err`} className="field-error">
+                  {problem}
+                </p>
+              )}
+            </div>
+          );
+        })}
+      </div>
+      {Object.keys(problems).length > 0 && !error && (
+        <p role="alert" className="notice notice-error">
+          Not saved: {Object.keys(problems).length === 1 ? 'one value is' : 'some values are'} out of range (marked above).
+        </p>
+      )}
+      {error && <ErrorNotice error={error} />}
+      <div className="actions">
+        <button type="submit" disabled={busy}>
+          {busy ? 'Saving…' : 'Save alert rules'}
+        </button>
+        {saved && <span role="status">Saved; the monitor uses them now.</span>}
+      </div>
+    </form>
+  );
+}
 
 export function AlertRules() {
   const settings = useApp((s) => s.settings);
@@ -21,31 +134,10 @@ export function AlertRules() {
     <section className="card" aria-labelledby={id}>
       <h3 id={id}>Alert rules</h3>
       {settings ? (
-        <NumberSetting
-          label="Escalate after (minutes)"
-          hint="How long a needs-scan or unreachable state lasts before its incident becomes urgent."
-          field="escalateAfterMin"
-          value={settings.escalateAfterMin}
-          min={0}
-          max={1440}
-          toPatch={(v) => ({ escalateAfterMin: v })}
-        />
-      ) : null}
-      {settings &&
-        RULES.map((r) => (
-          <NumberSetting
-            key={r.key}
-            label={r.label}
-            hint={r.hint}
-            field={`alertRules.${r.key}`}
-            value={settings.alertRules[r.key]}
-            min={r.min}
-            max={r.max}
-            toPatch={(v) => ({ alertRules: { ...settings.alertRules, [r.key]: v } })}
-          />
-        ))}
-      {settings ? (
-        <AlertWebhookSetting value={settings.alertWebhookUrl} />
+        <>
+          <RulesForm settings={settings} />
+          <AlertWebhookSetting value={settings.alertWebhookUrl} />
+        </>
       ) : (
         <p aria-busy="true">Loading settings…</p>
       )}
