@@ -79,6 +79,10 @@ test.describe('agents screens', () => {
     const monitorCard = page.locator('section.card', { has: page.getByRole('heading', { name: 'Monitor' }) });
     await expect(page.locator('h2 + p .badge')).toContainText('Reconnecting', { timeout: 5_000 });
     await expect(field(monitorCard, 'health')).toContainText('reconnecting');
+    // The session card is read again as soon as the monitor sees the change (not at its next 5 s
+    // read), so the two cards agree.
+    await expect(field(sessionCard, 'state')).toHaveText('reconnecting', { timeout: 2_000 });
+    await expect(field(sessionCard, 'connected')).toHaveText('false');
     await expect(timeline.locator('li.incident')).toHaveCount(1, { timeout: 5_000 });
     await expect(timeline.locator('li.incident').first()).toContainText(/reconnecting/i);
     await shot('agent-reconnecting');

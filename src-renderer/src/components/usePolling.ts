@@ -1,7 +1,8 @@
 // Calls fn now and then every `ms` while mounted (and while `active`); never overlaps two calls.
 import { useEffect, useRef } from 'react';
 
-export function usePolling(fn: () => Promise<unknown>, ms: number, active = true): void {
+/** `restartOn`: when it changes, fn runs at once and the interval starts over. */
+export function usePolling(fn: () => Promise<unknown>, ms: number, active = true, restartOn: unknown = null): void {
   const ref = useRef(fn);
   ref.current = fn;
   useEffect(() => {
@@ -20,5 +21,5 @@ export function usePolling(fn: () => Promise<unknown>, ms: number, active = true
       stopped = true;
       if (timer) clearTimeout(timer);
     };
-  }, [ms, active]);
+  }, [ms, active, restartOn]);
 }

@@ -42,8 +42,9 @@ function AgentBody({ agent }: { agent: AgentDTO }) {
   const poll = useApp((s) => s.pairingPoll);
   const team = useApp((s) => s.teams.find((t) => t.teamId === agent.teamId));
   const now = useNow(5000);
-  usePolling(() => poll(agent.teamId, agent.agentId), 5000);
   const h = agent.health;
+  // Read again at once when the monitor sees the health change, so the two cards never disagree.
+  usePolling(() => poll(agent.teamId, agent.agentId), 5000, true, `${h.health}/${h.sessionState}`);
   const session = view?.session ?? null;
   const phone = session?.phone ?? h.phone;
   const linked = session ? session.linked && !session.needsScan : h.health === 'connected';
