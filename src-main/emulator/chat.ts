@@ -38,7 +38,8 @@ export const chatScriptSchema = z
   .refine((s) => s.tokenDelayMs === undefined || s.tokensPerSecond === undefined, { message: 'give tokenDelayMs or tokensPerSecond, not both' })
   .refine((s) => s.tokenCount === undefined || (s.tokens?.length ?? 1) > 0, { message: 'tokenCount needs at least one token to repeat' });
 
-/** Wall-clock epoch milliseconds with sub-millisecond precision, for latency stamps. */
+/** Wall-clock epoch milliseconds with sub-millisecond precision, for latency stamps (never the
+ *  injected clock: a stamp is read against the reader's own wall clock). */
 const epochNow = (): number => performance.timeOrigin + performance.now();
 
 /** A latency-probe token: the time it leaves, readable by anything that sees the text. */
@@ -62,8 +63,6 @@ export interface ChatDeps {
   /** Stoppers of live SSE streams; close() calls each. */
   streams: Set<() => void>;
   headers: Record<string, string>;
-  /** Epoch ms for latency stamps (default: the wall clock, sub-millisecond). */
-  stampNow?: () => number;
 }
 
 export async function handleChat(agent: Agent, body: unknown, req: IncomingMessage, res: ServerResponse, deps: ChatDeps): Promise<void> {
@@ -80,7 +79,7 @@ export async function handleChat(agent: Agent, body: unknown, req: IncomingMessa
   }
   const base = script.reply ?? (script.tokens ? script.tokens.join('') : `You said: ${input.message}`);
   const words = script.tokens ?? splitTokens(base);
-  const source = tokenSource(words, script, deps.stampNow ?? epochNow);
+  const source = tokenSource(words, script);
   const inputTokens = countWords(input.message);
   const result: WireResult = {
     reply: source.plain ? base : '',
@@ -112,13 +111,13 @@ interface TokenSource {
   at(i: number): string;
 }
 
-function tokenSource(words: string[], script: ChatScript, stampNow: () => number): TokenSource {
+function tokenSource(words: string[], script: ChatScript): TokenSource {
   const count = script.tokenCount ?? words.length;
   const every = script.stampEvery;
   return {
     count,
     plain: every === undefined && count === words.length,
-    at: (i) => (every !== undefined && i % every === 0 ? stampToken(stampNow()) : (words[i % words.length] ?? '')),
+    at: (i) => (every !== undefined && i % every === 0 ? stampToken(epochNow()) : (words[i % words.length] ?? '')),
   };
 }
 
