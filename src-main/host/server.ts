@@ -102,7 +102,7 @@ export async function startHostServer(opts: HostOptions): Promise<RunningHost> {
     res.write(': connected\n\n');
     streams.add(res);
     // Events published in one turn of the event loop (the tokens of one chat chunk) leave in one
-    // write, so the browser reads them as one chunk and commits them together.
+    // write: one syscall and one chunk for the browser to read, not one per token.
     let batch = '';
     const flush = (): void => {
       if (batch !== '' && !res.destroyed) res.write(batch);

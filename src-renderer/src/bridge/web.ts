@@ -78,8 +78,8 @@ export function webBridge(env: WebEnv): Api {
       const res = await env.fetch('/api/events', { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
       if (!res.ok || !res.body) throw new Error(`events ${res.status}`);
       const parser = createParser({ onEvent: (e) => dispatch(e.event ?? 'message', e.data) });
-      // Decoded in the loop (no TextDecoderStream stage): each chunk's events are dispatched in the
-      // same task that read it.
+      // Decoded in the loop (no TextDecoderStream stage): one chunk's events are dispatched in the
+      // task that read it, with no extra stream hop per chunk.
       const decoder = new TextDecoder();
       const reader = res.body.getReader();
       for (;;) {
