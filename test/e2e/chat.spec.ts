@@ -163,8 +163,16 @@ test.describe('chat window', () => {
     expect((await gap()).fromBottom).toBeLessThanOrEqual(24);
     await shot('chat-following');
 
-    // Scrolled up to read: the view stays where the person put it while text keeps arriving.
+    // Even a short scroll up (a line or two, to reread) is respected: the view is not pulled back.
     await list.hover();
+    await page.mouse.wheel(0, -60);
+    await expect.poll(async () => (await gap()).fromBottom).toBeGreaterThan(30);
+    const heldAt = (await gap()).top;
+    const sizeThen = (await gap()).overflow;
+    await expect.poll(async () => (await gap()).overflow, { timeout: 10_000 }).toBeGreaterThan(sizeThen + 60);
+    expect((await gap()).top).toBe(heldAt);
+
+    // Scrolled up to read: the view stays where the person put it while text keeps arriving.
     await page.mouse.wheel(0, -100_000);
     await expect.poll(async () => (await gap()).top).toBe(0);
     const grownFrom = (await gap()).overflow;
