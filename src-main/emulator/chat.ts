@@ -82,7 +82,7 @@ export async function handleChat(agent: Agent, body: unknown, req: IncomingMessa
   const source = tokenSource(words, script);
   const inputTokens = countWords(input.message);
   const result: WireResult = {
-    reply: source.plain ? base : '',
+    reply: base,
     conversationId,
     actions: script.actions ?? [],
     usage: { inputTokens, outputTokens: source.count, totalTokens: inputTokens + source.count },
