@@ -58,9 +58,18 @@ async function control<T>(emu: EmulatorReady, method: string, path: string, body
   return (await res.json()) as T;
 }
 
+/** One entry of the emulator's chat log (GET /_emulator/agents/:id/chats), the fields used here. */
+interface SentChat {
+  reply: string;
+  tokens: number;
+  status: string;
+  startedAt: number;
+  endedAt: number | null;
+}
+
 /** What the emulator sent in its latest reply to the agent. */
-async function lastSent(emu: EmulatorReady): Promise<{ reply: string; tokens: number; status: string; startedAt: number; endedAt: number | null }> {
-  const log = await control<Array<{ reply: string; tokens: number; status: string; startedAt: number; endedAt: number | null }>>(emu, 'GET', `/agents/${AGENT}/chats`);
+async function lastSent(emu: EmulatorReady): Promise<SentChat> {
+  const log = await control<SentChat[]>(emu, 'GET', `/agents/${AGENT}/chats`);
   const last = log.at(-1);
   if (!last) throw new Error('the emulator logged no chat');
   return last;
