@@ -1,7 +1,7 @@
 // The preload (compiled to CommonJS for sandbox: true): exposes window.api with exactly one function
 // per contract request plus on(event, cb) → unsubscribe. The IPC event object never reaches the page.
 import { contextBridge, ipcRenderer } from 'electron';
-import { EVENT_PREFIX, IPC_PREFIX, REQUEST_NAMES, isEventName } from './contract';
+import { EVENT_PREFIX, IPC_PREFIX, REQUEST_NAMES, isEventName } from '../src-shared/contract';
 
 export function buildApi(ipc: Pick<typeof ipcRenderer, 'invoke' | 'on' | 'removeListener'>): Record<string, unknown> {
   const api: Record<string, unknown> = {};

@@ -3,7 +3,7 @@
 // else → internal, with a generic message (stack traces and secrets never cross to the renderer).
 import { ZodError } from 'zod';
 import { isServiceError, type ServiceErrorDTO, type ServiceErrorKind } from '../core/api/errors';
-import type { ErrorDTO, ErrorKind } from '../../src-preload/contract';
+import type { ErrorDTO, ErrorKind } from '../../src-shared/contract';
 
 /** An error the app raises itself with a contract kind (e.g. 'validation', 'not-found', 'keychain'). */
 export class AppError extends Error {

@@ -1,6 +1,6 @@
 // A tiny typed event hub: the lead's facade publishes core happenings here; IPC and the browser host
 // subscribe and push them to their windows / SSE streams.
-import type { AnyEvent } from '../../src-preload/contract';
+import type { AnyEvent } from '../../src-shared/contract';
 import type { EventBusPort } from './services';
 
 export type EventHub = EventBusPort;

@@ -1,8 +1,8 @@
 // The contract's request handlers over AppServices. Each handler validates its raw args with the
 // request's zod schema first (bad input changes nothing), runs, and answers a Result envelope:
 // errors never throw across IPC/HTTP, they cross as ErrorDTO.
-import type { ArgsOf, RequestName, Result, ResultOf, SessionDTO } from '../../src-preload/contract';
-import { REQUEST_NAMES } from '../../src-preload/contract';
+import type { ArgsOf, RequestName, Result, ResultOf, SessionDTO } from '../../src-shared/contract';
+import { REQUEST_NAMES } from '../../src-shared/contract';
 import type { SessionStatus } from '../core/api/types';
 import type { RetryInfo } from '../core/api/service';
 import { argSchemas } from './schemas';

@@ -1,5 +1,5 @@
 // Ordering of health states (HEALTH_STATES is best → worst); used by health.snapshot and the tray.
-import { HEALTH_STATES, type AgentHealthDTO, type HealthState } from '../../src-preload/contract';
+import { HEALTH_STATES, type AgentHealthDTO, type HealthState } from '../../src-shared/contract';
 
 export function worstHealth(states: readonly HealthState[]): HealthState {
   let worst = -1;

@@ -2,7 +2,7 @@
 // mapped to contract DTOs and the core's events to contract events. API keys and signing secrets
 // stay in the companion: no DTO built here carries one.
 import type { Companion } from '../core/companion';
-import type { AgentHealthDTO, AppSettingsPatchDTO, DemoDTO, DiagnosticsDTO, TeamDTO } from '../../src-preload/contract';
+import type { AgentHealthDTO, AppSettingsPatchDTO, DemoDTO, DiagnosticsDTO, TeamDTO } from '../../src-shared/contract';
 import { AppError } from './errors';
 import { createEventHub } from './events';
 import { unknownHealth } from './health';

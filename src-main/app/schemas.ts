@@ -1,7 +1,7 @@
 // zod schemas for every request's args: validated at the edge (IPC, HTTP) before anything runs.
 // Objects are strict: an unknown key is an error, so a typo never silently does nothing.
 import { z } from 'zod';
-import type { ArgsOf, RequestName } from '../../src-preload/contract';
+import type { ArgsOf, RequestName } from '../../src-shared/contract';
 
 const id = z.string().trim().min(1).max(200);
 const label = z.string().trim().min(1).max(120);

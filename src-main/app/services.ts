@@ -27,7 +27,7 @@ import type {
   TeamDTO,
   TunnelStatusDTO,
   Unsubscribe,
-} from '../../src-preload/contract';
+} from '../../src-shared/contract';
 
 /** An agent as accounts stores it (no health). */
 export interface AgentRecord {

@@ -1,7 +1,7 @@
 // IPC: one ipcMain.handle per contract request name (nothing else is registered), each checking that
 // the sender is the main frame of a window we created, showing our app URL. Args are validated by
 // the handlers (zod) before anything runs. Events are pushed only to our windows.
-import { EVENT_PREFIX, IPC_PREFIX, REQUEST_NAMES, type AnyEvent, type ErrorDTO, type Result } from '../../src-preload/contract';
+import { EVENT_PREFIX, IPC_PREFIX, REQUEST_NAMES, type AnyEvent, type ErrorDTO, type Result } from '../../src-shared/contract';
 import type { Handlers } from '../app/handlers';
 import type { EventSourcePort } from '../app/services';
 

@@ -1,6 +1,6 @@
 // Native notifications from the alert stream: one per newly opened (or escalated-to-urgent)
 // incident; urgent → critical urgency; a click opens the agent's page (pairing when a scan is needed).
-import type { AlertEventDTO, IncidentDTO } from '../../src-preload/contract';
+import type { AlertEventDTO, IncidentDTO } from '../../src-shared/contract';
 import { agentRoute } from './tray-model';
 
 export interface NotificationLike {

@@ -4,7 +4,7 @@ import type * as Electron from 'electron';
 import { join } from 'node:path';
 import { createHandlers } from '../app/handlers';
 import type { AppServices } from '../app/services';
-import type { AgentDTO } from '../../src-preload/contract';
+import type { AgentDTO } from '../../src-shared/contract';
 import { APP_URL, registerAppScheme, serveAppProtocol } from './app-protocol';
 import { forwardEvents, registerIpc, WindowRegistry } from './ipc';
 import { createAlertNotifier } from './notifications';

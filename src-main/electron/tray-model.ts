@@ -1,5 +1,5 @@
 // What the tray shows, as plain data (no Electron): icon state, tooltip, and menu lines.
-import type { AgentDTO, AlertStatusDTO, HealthState } from '../../src-preload/contract';
+import type { AgentDTO, AlertStatusDTO, HealthState } from '../../src-shared/contract';
 import { worstHealth } from '../app/health';
 
 export const HEALTH_WORDS: Record<HealthState, string> = {

@@ -1,7 +1,7 @@
 // The main window: sandboxed, context-isolated, no Node; shown when ready; closing hides it to the
 // tray (monitoring keeps running) unless the app is quitting.
 import type { BrowserWindowConstructorOptions } from 'electron';
-import { EVENT_PREFIX } from '../../src-preload/contract';
+import { EVENT_PREFIX } from '../../src-shared/contract';
 import { hardenContents, type HardenableContents, type ShellLike } from './security';
 
 export interface WindowLike {

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { isRequestName, type Result } from '../../src-preload/contract';
+import { isRequestName, type Result } from '../../src-shared/contract';
 import type { Handlers } from '../app/handlers';
 import type { EventSourcePort } from '../app/services';
 import { resolveStaticFile } from '../app/static-files';

@@ -7,7 +7,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyEvent, RequestName, Result } from '../../src-preload/contract';
+import type { AnyEvent, RequestName, Result } from '../../src-shared/contract';
 import { createHandlers, type Handlers } from '../../src-main/app/handlers';
 import { createRealServices, type RealServices } from '../../src-main/app/real-services';
 import { createCompanion, type Companion } from '../../src-main/core/companion';

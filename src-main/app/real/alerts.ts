@@ -3,7 +3,7 @@
 // words it; updates are therefore collected and published on the next microtask, with the text of
 // the alert when there was one (held or snoozed alerts leave the default wording).
 import type { Alert, Incident, IncidentUpdate } from '../../core/monitor';
-import type { AlertEventDTO, IncidentDTO, IncidentSeverity } from '../../../src-preload/contract';
+import type { AlertEventDTO, IncidentDTO, IncidentSeverity } from '../../../src-shared/contract';
 
 interface Wording {
   title: string;

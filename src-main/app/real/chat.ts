@@ -2,7 +2,7 @@
 // events tagged with its turnId; transcripts become user + agent messages.
 import type { Companion } from '../../core/companion';
 import type { TurnRecord } from '../../core/chat';
-import type { ChatMessageDTO, ChatResultDTO, EventName, Events } from '../../../src-preload/contract';
+import type { ChatMessageDTO, ChatResultDTO, EventName, Events } from '../../../src-shared/contract';
 import { AppError } from '../errors';
 import type { ChatPort } from '../services';
 import { serviceErrorDTO } from './dto';

@@ -2,7 +2,7 @@
 import { serviceErrorDTO } from '../errors';
 import type { CompanionSettings, TeamView } from '../../core/companion';
 import type { AgentSnapshot, Health, TimelineEntry } from '../../core/monitor';
-import type { AgentHealthDTO, AppSettingsDTO, HealthHistoryEntryDTO, HealthState, TeamDTO } from '../../../src-preload/contract';
+import type { AgentHealthDTO, AppSettingsDTO, HealthHistoryEntryDTO, HealthState, TeamDTO } from '../../../src-shared/contract';
 
 /**
  * The monitor's health words → the contract's five states. A rejected key and an agent the service

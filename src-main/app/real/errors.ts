@@ -3,7 +3,7 @@
 import { isAccountsError, type AccountsErrorCode } from '../../core/accounts';
 import { isKeychainError } from '../../core/secrets';
 import { ReplayError, TunnelError } from '../../core/tunnel';
-import type { ErrorKind } from '../../../src-preload/contract';
+import type { ErrorKind } from '../../../src-shared/contract';
 import { AppError } from '../errors';
 
 const ACCOUNTS_KINDS: Record<AccountsErrorCode, ErrorKind> = {

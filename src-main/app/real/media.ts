@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Companion } from '../../core/companion';
 import { safeFileName } from '../../core/api/media';
-import type { MediaDTO } from '../../../src-preload/contract';
+import type { MediaDTO } from '../../../src-shared/contract';
 import { AppError } from '../errors';
 
 export const MEDIA_MAX_BYTES = 25 * 1024 * 1024;

@@ -10,7 +10,7 @@ import type {
   TunnelAgentDTO,
   TunnelStatusDTO,
   VerificationResult,
-} from '../../../src-preload/contract';
+} from '../../../src-shared/contract';
 import { AppError } from '../errors';
 import type { TunnelPort } from '../services';
 import { guard } from './errors';

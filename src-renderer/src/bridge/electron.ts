@@ -1,5 +1,5 @@
 // The Electron bridge: the preload's window.api, already shaped like the contract's Api.
-import type { Api } from '../../../src-preload/contract';
+import type { Api } from '../../../src-shared/contract';
 
 declare global {
   interface Window {

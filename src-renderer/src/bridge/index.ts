@@ -1,5 +1,5 @@
 // Picks the bridge: the preload's window.api inside Electron, the HTTP bridge in a browser.
-import type { Api } from '../../../src-preload/contract';
+import type { Api } from '../../../src-shared/contract';
 import { electronBridge } from './electron';
 import { webBridge } from './web';
 

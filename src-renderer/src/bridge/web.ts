@@ -10,7 +10,7 @@ import {
   type Events,
   type Result,
   type Unsubscribe,
-} from '../../../src-preload/contract';
+} from '../../../src-shared/contract';
 
 const TOKEN_KEY = 'cc.token';
 

@@ -1,5 +1,5 @@
 // An error, said plainly: what happened, what to do, and the code for support. Text only.
-import type { ErrorDTO } from '../../../src-preload/contract';
+import type { ErrorDTO } from '../../../src-shared/contract';
 import { describeError } from './errors';
 
 export function ErrorNotice({ error, id, onDismiss }: { error: ErrorDTO; id?: string; onDismiss?: () => void }) {

@@ -1,4 +1,4 @@
-import type { HealthState } from '../../../src-preload/contract';
+import type { HealthState } from '../../../src-shared/contract';
 import { HEALTH_GLYPHS, HEALTH_WORDS } from './health';
 
 export function HealthBadge({ health }: { health: HealthState }) {

@@ -1,5 +1,5 @@
 // Turns an ErrorDTO into what happened and what to do, by its kind (never by parsing messages).
-import type { ErrorDTO } from '../../../src-preload/contract';
+import type { ErrorDTO } from '../../../src-shared/contract';
 
 export interface ErrorText {
   what: string;

@@ -1,5 +1,5 @@
 // Health words and glyphs: meaning never rests on colour alone.
-import { HEALTH_STATES, type HealthState } from '../../../src-preload/contract';
+import { HEALTH_STATES, type HealthState } from '../../../src-shared/contract';
 
 export const HEALTH_WORDS: Record<HealthState, string> = {
   connected: 'Connected',

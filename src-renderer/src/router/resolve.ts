@@ -1,5 +1,5 @@
 // A route may name an agent without its team (e.g. "#/agents/a1" from a tray click): find it.
-import type { AgentDTO } from '../../../src-preload/contract';
+import type { AgentDTO } from '../../../src-shared/contract';
 
 export function resolveAgent(agents: Record<string, AgentDTO>, agentId: string, teamId: string | null): AgentDTO | null {
   const all = Object.values(agents);

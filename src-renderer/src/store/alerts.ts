@@ -1,5 +1,5 @@
 // Alerts: open incidents, a log of every incident seen (the agent timeline), snooze and quiet hours.
-import type { AlertEventDTO, AlertStatusDTO, Api, ErrorDTO, HealthHistoryEntryDTO, IncidentDTO, QuietHoursDTO } from '../../../src-preload/contract';
+import type { AlertEventDTO, AlertStatusDTO, Api, ErrorDTO, HealthHistoryEntryDTO, IncidentDTO, QuietHoursDTO } from '../../../src-shared/contract';
 import { mergeHistory } from './history';
 import { agentKey, type Slice, type StoreEnv } from './slices';
 

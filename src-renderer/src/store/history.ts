@@ -1,5 +1,5 @@
 // An agent's health history (alerts.history) merged with the changes seen live (health.changed).
-import type { AgentHealthDTO, HealthHistoryEntryDTO } from '../../../src-preload/contract';
+import type { AgentHealthDTO, HealthHistoryEntryDTO } from '../../../src-shared/contract';
 
 const HISTORY_MAX = 500;
 

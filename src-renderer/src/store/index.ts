@@ -1,8 +1,8 @@
 // One zustand store of slices, built around a bridge (the contract's Api). connectStore() loads the
 // first data and subscribes to contract events; it returns the disconnect.
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { AlertEventDTO, Api, ErrorDTO, HealthState } from '../../../src-preload/contract';
-import { HEALTH_STATES } from '../../../src-preload/contract';
+import type { AlertEventDTO, Api, ErrorDTO, HealthState } from '../../../src-shared/contract';
+import { HEALTH_STATES } from '../../../src-shared/contract';
 import { alertsSlice } from './alerts';
 import { noticesSlice } from './notices';
 import { pairingSlice } from './pairing';

@@ -1,7 +1,7 @@
 // Sessions per agent (pairing.session / pairing.start). Remembers when the QR last changed, to
 // estimate the next rotation, and whether a scan was needed before the link came up (to celebrate).
 // Decisions use needsScan/qr/connected only, never the state name (SERVICE-NOTES).
-import type { Api, ErrorDTO, SessionDTO } from '../../../src-preload/contract';
+import type { Api, ErrorDTO, SessionDTO } from '../../../src-shared/contract';
 import { agentKey, type Slice, type StoreEnv } from './slices';
 
 /** The service rotates the pairing QR every 20 s (SERVICE-NOTES). */

@@ -1,5 +1,5 @@
 // App settings (settings.get/update) and each agent's channel switches (channel.updateSettings).
-import type { Api, AppSettingsDTO, AppSettingsPatchDTO, ChannelSettingsDTO, DiagnosticsDTO, ErrorDTO, Result } from '../../../src-preload/contract';
+import type { Api, AppSettingsDTO, AppSettingsPatchDTO, ChannelSettingsDTO, DiagnosticsDTO, ErrorDTO, Result } from '../../../src-shared/contract';
 import { agentKey, type Slice } from './slices';
 
 export interface ChannelView {

@@ -1,7 +1,7 @@
 // The chat, console and tunnel slices of the one root store, and their event wiring.
 // The root store spreads createSlicesB(set, get, api) into its state; connectSlicesB(store, api)
 // subscribes to chat.*, send.progress and tunnel.* events and returns the unsubscribe.
-import type { Api } from '../../../src-preload/contract';
+import type { Api } from '../../../src-shared/contract';
 import { createChatSlice, type ChatSlice } from './b/chat';
 import { createConsoleSlice, type ConsoleSlice } from './b/console';
 import { createTunnelSlice, type TunnelSlice } from './b/tunnel';

@@ -1,7 +1,7 @@
 // The store's core slices: teams, agents with live health, UI (route). Data arrives only through
 // the bridge. Alerts, settings, pairing and notices live in their own files; AppState joins them.
 import type { StateCreator } from 'zustand';
-import type { AgentDTO, AgentHealthDTO, Api, ErrorDTO, TeamDTO } from '../../../src-preload/contract';
+import type { AgentDTO, AgentHealthDTO, Api, ErrorDTO, TeamDTO } from '../../../src-shared/contract';
 import type { AlertsSlice } from './alerts';
 import { liveHistoryEntry, mergeHistory } from './history';
 import type { NoticesSlice } from './notices';

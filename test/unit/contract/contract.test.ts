@@ -14,7 +14,7 @@ import {
   type Requests,
   type Result,
   type TeamDTO,
-} from '../../../src-preload/contract';
+} from '../../../src-shared/contract';
 
 describe('contract', () => {
   it('lists every request and event name exactly once', () => {

@@ -3,7 +3,7 @@ import { vi, type Mock } from 'vitest';
 import type { AppServices, AgentRecord, TeamClientPort } from '../../../src-main/app/services';
 import { createEventHub } from '../../../src-main/app/events';
 import { NotFound } from '../../../src-main/core/api/errors';
-import type { AgentHealthDTO, AlertStatusDTO, AppSettingsDTO, AppSettingsPatchDTO, HealthHistoryEntryDTO, TeamDTO } from '../../../src-preload/contract';
+import type { AgentHealthDTO, AlertStatusDTO, AppSettingsDTO, AppSettingsPatchDTO, HealthHistoryEntryDTO, TeamDTO } from '../../../src-shared/contract';
 
 export const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
 

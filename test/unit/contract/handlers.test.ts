@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHandlers } from '../../../src-main/app/handlers';
 import { ChannelNotConfigured, ChannelReconnecting, InvalidRequest, NotFound, RateLimited } from '../../../src-main/core/api/errors';
-import { REQUEST_NAMES, type AnyEvent } from '../../../src-preload/contract';
+import { REQUEST_NAMES, type AnyEvent } from '../../../src-shared/contract';
 import { fakeServices, NOW } from './fake-services';
 
 const KEY = 'sk_live_abcdef1234567890_9f2c';

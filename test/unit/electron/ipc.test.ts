@@ -4,7 +4,7 @@ vi.mock('electron', () => ({}));
 
 import { forwardEvents, registerIpc, WindowRegistry, type InvokeEventLike } from '../../../src-main/electron/ipc';
 import { createHandlers } from '../../../src-main/app/handlers';
-import { IPC_PREFIX, REQUEST_NAMES } from '../../../src-preload/contract';
+import { IPC_PREFIX, REQUEST_NAMES } from '../../../src-shared/contract';
 import { fakeServices } from '../contract/fake-services';
 
 const APP_URL = 'app://renderer/index.html';

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { EVENT_PREFIX, IPC_PREFIX, REQUEST_NAMES } from '../../../src-preload/contract';
+import { EVENT_PREFIX, IPC_PREFIX, REQUEST_NAMES } from '../../../src-shared/contract';
 
 const exposed: Record<string, unknown> = {};
 const listeners = new Map<string, Set<(...a: unknown[]) => void>>();

@@ -5,7 +5,7 @@ vi.mock('electron', () => ({}));
 import { createTray, toTemplate, trayIconPath } from '../../../src-main/electron/tray';
 import { agentRoute, trayIconState, trayMenu, traySummary, type TrayAction, type TrayState } from '../../../src-main/electron/tray-model';
 import { createAlertNotifier, notificationOptions } from '../../../src-main/electron/notifications';
-import type { AgentDTO, HealthState, IncidentDTO } from '../../../src-preload/contract';
+import type { AgentDTO, HealthState, IncidentDTO } from '../../../src-shared/contract';
 
 const NOW = Date.UTC(2025, 0, 15, 12);
 

@@ -18,7 +18,7 @@ describe('lint boundary', () => {
     'src-main/host/x.ts',
     'src-main/emulator/x.ts',
     'src-main/app/x.ts',
-    'src-preload/contract.ts',
+    'src-shared/contract.ts',
     'src-renderer/src/x.ts',
   ])("forbids importing 'electron' in %s", async (file) => {
     const errors = await restrictedImportErrors(file, "import { app } from 'electron';\nexport const a = app;\n");

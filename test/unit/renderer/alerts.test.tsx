@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { AlertStatusDTO, AppSettingsDTO } from '../../../src-preload/contract';
+import type { AlertStatusDTO, AppSettingsDTO } from '../../../src-shared/contract';
 import { AlertsScreen } from '../../../src-renderer/src/features/alerts/AlertsScreen';
 import { connectBrowserNotifications, type NotificationCtor } from '../../../src-renderer/src/features/alerts/browserNotifications';
 import { agent, flush, incident, mount, setup } from './fixtures';

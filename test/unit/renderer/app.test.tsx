@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TeamDTO } from '../../../src-preload/contract';
+import type { TeamDTO } from '../../../src-shared/contract';
 import { App } from '../../../src-renderer/src/App';
 import { connectStore } from '../../../src-renderer/src/store';
 import { agent, flush, incident, mount, setup, team } from './fixtures';

@@ -2,7 +2,7 @@
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { Api, ChatResultDTO } from '../../../src-preload/contract';
+import type { Api, ChatResultDTO } from '../../../src-shared/contract';
 import { ChatScreen } from '../../../src-renderer/src/features/chat/ChatScreen';
 import { ownUserId } from '../../../src-renderer/src/features/chat/user-id';
 import { Markdown, parseBlocks } from '../../../src-renderer/src/features/chat/markdown';

@@ -2,7 +2,7 @@
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createStore } from 'zustand/vanilla';
-import type { Api, Result, SendArgs, SendBudgetDTO, SendResultDTO } from '../../../src-preload/contract';
+import type { Api, Result, SendArgs, SendBudgetDTO, SendResultDTO } from '../../../src-shared/contract';
 import { ConsoleScreen } from '../../../src-renderer/src/features/console/ConsoleScreen';
 import { checkRecipient } from '../../../src-renderer/src/features/console/recipient';
 import type { AppStore } from '../../../src-renderer/src/store';

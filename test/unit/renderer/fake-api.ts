@@ -1,5 +1,5 @@
 import { vi } from 'vitest';
-import { REQUEST_NAMES, type Api, type EventName, type Events, type Result } from '../../../src-preload/contract';
+import { REQUEST_NAMES, type Api, type EventName, type Events, type Result } from '../../../src-shared/contract';
 
 export function fakeApi(answers: Partial<Record<string, unknown>> = {}) {
   const listeners = new Map<string, Set<(p: unknown) => void>>();

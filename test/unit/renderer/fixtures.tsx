@@ -1,7 +1,7 @@
 // Shared fixtures for the renderer tests: DTO builders, a root store on a fake Api, and mounting.
 import { act, render } from '@testing-library/react';
 import type { ReactNode } from 'react';
-import type { AgentDTO, HealthState, IncidentDTO, SessionDTO, TeamDTO } from '../../../src-preload/contract';
+import type { AgentDTO, HealthState, IncidentDTO, SessionDTO, TeamDTO } from '../../../src-shared/contract';
 import { createAppStore, type AppStore } from '../../../src-renderer/src/store';
 import { StoreContext } from '../../../src-renderer/src/store/react';
 import { fakeApi } from './fake-api';

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { act, cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { SessionDTO } from '../../../src-preload/contract';
+import type { SessionDTO } from '../../../src-shared/contract';
 import { PairingScreen } from '../../../src-renderer/src/features/pairing/PairingScreen';
 import { agent, mount, PNG, session, setup } from './fixtures';
 

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AppSettingsDTO } from '../../../src-preload/contract';
+import type { AppSettingsDTO } from '../../../src-shared/contract';
 import { AgentSettingsScreen } from '../../../src-renderer/src/features/settings/AgentSettingsScreen';
 import { checkWhole } from '../../../src-renderer/src/features/settings/NumberSetting';
 import { SettingsScreen } from '../../../src-renderer/src/features/settings/SettingsScreen';

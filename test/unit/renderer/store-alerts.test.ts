@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
-import type { AlertStatusDTO } from '../../../src-preload/contract';
+import type { AlertStatusDTO } from '../../../src-shared/contract';
 import { connectStore, noticeFor } from '../../../src-renderer/src/store';
 import { countOpen } from '../../../src-renderer/src/store/alerts';
 import { inQuietHours, isHHMM, isSnoozed } from '../../../src-renderer/src/features/alerts/quietHours';

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
 import { connectStore, createAppStore, selectWorst } from '../../../src-renderer/src/store';
-import type { AgentDTO, TeamDTO } from '../../../src-preload/contract';
+import type { AgentDTO, TeamDTO } from '../../../src-shared/contract';
 import { fakeApi } from './fake-api';
 
 const team: TeamDTO = { teamId: 't1', label: 'Ops', baseUrl: 'https://api.example.test', keyHint: '…9f2c', authError: false, agentIds: ['a1', 'a2'] };

@@ -2,7 +2,7 @@
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createStore } from 'zustand/vanilla';
-import type { Api, DeliveryDetailDTO, DeliverySummaryDTO, Result, TeamDTO, TunnelStatusDTO } from '../../../src-preload/contract';
+import type { Api, DeliveryDetailDTO, DeliverySummaryDTO, Result, TeamDTO, TunnelStatusDTO } from '../../../src-shared/contract';
 import { TunnelScreen } from '../../../src-renderer/src/features/tunnel/TunnelScreen';
 import { applyFilters, NO_FILTERS } from '../../../src-renderer/src/features/tunnel/DeliveryList';
 import { downSince } from '../../../src-renderer/src/features/tunnel/verdict';

@@ -1,7 +1,7 @@
 // Agents home: every agent of every team, worst health first, with a filter.
 import { useId, useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { AgentDTO } from '../../../../src-preload/contract';
+import type { AgentDTO } from '../../../../src-shared/contract';
 import { EmptyState } from '../../components/EmptyState';
 import { HealthBadge } from '../../components/HealthBadge';
 import { Since, TimeAgo, useNow } from '../../components/TimeAgo';

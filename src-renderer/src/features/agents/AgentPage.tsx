@@ -1,6 +1,6 @@
 // One agent: the session fields exactly as the service reports them, the monitor's view, actions,
 // a wa.me QR when linked, and the incident timeline.
-import type { AgentDTO, SessionDTO } from '../../../../src-preload/contract';
+import type { AgentDTO, SessionDTO } from '../../../../src-shared/contract';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { HealthBadge } from '../../components/HealthBadge';

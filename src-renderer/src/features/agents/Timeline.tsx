@@ -2,7 +2,7 @@
 // health.changed events), and the incidents known to this window (alerts.list + alert events), newest first.
 import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { ErrorDTO, HealthHistoryEntryDTO, IncidentDTO } from '../../../../src-preload/contract';
+import type { ErrorDTO, HealthHistoryEntryDTO, IncidentDTO } from '../../../../src-shared/contract';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { HEALTH_GLYPHS, HEALTH_WORDS } from '../../components/health';

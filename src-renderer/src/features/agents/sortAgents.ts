@@ -1,6 +1,6 @@
 // Agents home ordering and filtering: worst health first (HEALTH_STATES order), then longest in
 // that state, then team and label.
-import type { AgentDTO, TeamDTO } from '../../../../src-preload/contract';
+import type { AgentDTO, TeamDTO } from '../../../../src-shared/contract';
 import { HEALTH_WORDS, healthRank } from '../../components/health';
 
 export function sortWorstFirst(list: AgentDTO[], teams: TeamDTO[]): AgentDTO[] {

@@ -3,7 +3,7 @@
 // webhook. Every field is checked here first (whole number in range); a refused save keeps what
 // was typed and marks the fields at fault.
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import type { AlertRulesDTO, AppSettingsDTO, ErrorDTO } from '../../../../src-preload/contract';
+import type { AlertRulesDTO, AppSettingsDTO, ErrorDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
 import { checkWhole } from '../settings/NumberSetting';

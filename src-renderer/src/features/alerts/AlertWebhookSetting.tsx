@@ -1,7 +1,7 @@
 // The alert webhook: an http(s) URL every alert is POSTed to (Slack-style JSON with `text`), or none.
 // Checked here first, then by the main process; what was typed stays on error.
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import type { ErrorDTO } from '../../../../src-preload/contract';
+import type { ErrorDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
 

@@ -1,7 +1,7 @@
 // Alerts: open incidents (acknowledge one or all), snooze, quiet hours, desktop notifications,
 // and the alert rules kept in the app settings.
 import { useState } from 'react';
-import type { ErrorDTO, IncidentDTO } from '../../../../src-preload/contract';
+import type { ErrorDTO, IncidentDTO } from '../../../../src-shared/contract';
 import { AsyncButton } from '../../components/AsyncButton';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorNotice } from '../../components/ErrorNotice';

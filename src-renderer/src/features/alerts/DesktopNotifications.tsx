@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { Switch } from '../../components/Switch';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
-import type { ErrorDTO } from '../../../../src-preload/contract';
+import type { ErrorDTO } from '../../../../src-shared/contract';
 import { notificationCtor } from './browserNotifications';
 
 export function DesktopNotifications({ inElectron = typeof window !== 'undefined' && !!window.api }: { inElectron?: boolean }) {

@@ -1,6 +1,6 @@
 // Quiet hours: a daily window (local time) in which non-urgent alerts stay silent.
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import type { ErrorDTO, QuietHoursDTO } from '../../../../src-preload/contract';
+import type { ErrorDTO, QuietHoursDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
 import { isHHMM } from './quietHours';

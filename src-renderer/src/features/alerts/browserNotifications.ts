@@ -1,6 +1,6 @@
 // Browser Notifications for alert events (the browser host only; Electron's main process shows
 // native ones). Permission is asked only from a user gesture (the "Enable" button).
-import type { AlertEventDTO, Api } from '../../../../src-preload/contract';
+import type { AlertEventDTO, Api } from '../../../../src-shared/contract';
 import type { AppStore } from '../../store';
 import { agentHref } from '../../router/routes';
 import { inQuietHours, isSnoozed } from './quietHours';

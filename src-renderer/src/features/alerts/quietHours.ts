@@ -1,5 +1,5 @@
 // Quiet hours and snooze, as the renderer needs them for browser notifications.
-import type { AlertStatusDTO, QuietHoursDTO } from '../../../../src-preload/contract';
+import type { AlertStatusDTO, QuietHoursDTO } from '../../../../src-shared/contract';
 
 const HHMM = /^([01]\d|2[0-3]):([0-5]\d)$/;
 

@@ -1,7 +1,7 @@
 // One chat message. It selects ITS OWN message from the store, so a streamed token re-renders
 // only the row it belongs to.
 import { useEffect, useRef, useState } from 'react';
-import type { ChatMessageDTO } from '../../../../src-preload/contract';
+import type { ChatMessageDTO } from '../../../../src-shared/contract';
 import { useB } from '../../store/b/react';
 import type { ChatFrame, ChatTurnStats } from '../../store/slices-b';
 import { describeError } from '../console/error-words';

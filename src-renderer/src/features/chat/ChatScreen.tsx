@@ -1,7 +1,7 @@
 // A chat window for one agent: streamed replies, stop / retry / copy, per-turn numbers, the raw
 // token frames on demand, and a user id picker (your own conversation, or play another customer).
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
-import type { ChatMessageDTO } from '../../../../src-preload/contract';
+import type { ChatMessageDTO } from '../../../../src-shared/contract';
 import { useB } from '../../store/b/react';
 import { useApp } from '../../store/react';
 import { convKey } from '../../store/slices-b';

@@ -2,7 +2,7 @@
 // as typed; a contact check one keystroke away (Alt+C); the send budget and queue; what each
 // failure means; a history of sends. Nothing typed is lost on error.
 import { useId, useState, type FormEvent, type KeyboardEvent } from 'react';
-import type { ContactCheckDTO, ErrorDTO, SendArgs } from '../../../../src-preload/contract';
+import type { ContactCheckDTO, ErrorDTO, SendArgs } from '../../../../src-shared/contract';
 import { useB } from '../../store/b/react';
 import { useApp } from '../../store/react';
 import { describeError } from './error-words';

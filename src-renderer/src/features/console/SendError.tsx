@@ -1,7 +1,7 @@
 // What a failed send means and what to do: reconnecting, needs a QR scan (link to pairing),
 // rate limited (countdown), or the service's own message.
 import { useEffect, useState } from 'react';
-import type { ErrorDTO } from '../../../../src-preload/contract';
+import type { ErrorDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 
 export function Countdown({ seconds, children }: { seconds: number; children(left: number): string }) {

@@ -1,7 +1,7 @@
 // The team's send budget (limit from X-RateLimit-Limit, sends in the window) and the queue of
 // sends waiting for room, each cancellable.
 import { useState } from 'react';
-import type { QueuedSendDTO } from '../../../../src-preload/contract';
+import type { QueuedSendDTO } from '../../../../src-shared/contract';
 import { usePolling } from '../../components/usePolling';
 import { useB } from '../../store/b/react';
 import { describeError } from './error-words';

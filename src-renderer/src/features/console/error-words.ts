@@ -1,5 +1,5 @@
 // Words for each error kind, so a message says what happened, not just that something failed.
-import type { ErrorDTO, ErrorKind } from '../../../../src-preload/contract';
+import type { ErrorDTO, ErrorKind } from '../../../../src-shared/contract';
 
 export const KIND_WORDS: Record<ErrorKind, string> = {
   reconnecting: 'Reconnecting',

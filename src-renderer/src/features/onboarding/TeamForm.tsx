@@ -1,7 +1,7 @@
 // Add a team: name, service address, API key, agent IDs. On error the typed values stay (the key
 // is cleared only after success) and the field that failed is marked.
 import { useId, useState, type FormEvent, type ReactNode } from 'react';
-import type { ErrorDTO } from '../../../../src-preload/contract';
+import type { ErrorDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
 

@@ -1,7 +1,7 @@
 // Pairing: start a session, show the QR large (polled every 1.5 s while here), count down to the
 // next rotation, detect the scan and celebrate the link. Decisions come from needsScan/qr/connected.
 import { useEffect, useRef } from 'react';
-import type { AgentDTO } from '../../../../src-preload/contract';
+import type { AgentDTO } from '../../../../src-shared/contract';
 import { AsyncButton } from '../../components/AsyncButton';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorNotice } from '../../components/ErrorNotice';

@@ -1,6 +1,6 @@
 // An agent's channel switches (groups, read receipts, delivery receipts). The service has no read
 // for them, so they start at its defaults (all off) and then show exactly what its reply says.
-import type { AgentDTO, ChannelSettingsDTO } from '../../../../src-preload/contract';
+import type { AgentDTO, ChannelSettingsDTO } from '../../../../src-shared/contract';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { Switch } from '../../components/Switch';

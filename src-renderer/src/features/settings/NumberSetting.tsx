@@ -1,7 +1,7 @@
 // One numeric app setting with its own Save: checked here first (whole number in range), then by
 // the main process; what was typed stays on error.
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import type { AppSettingsDTO, ErrorDTO } from '../../../../src-preload/contract';
+import type { AppSettingsDTO, ErrorDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
 

@@ -1,6 +1,6 @@
 // App settings: general (start at login, poll interval), tunnel, theme, teams and keys, diagnostics.
 import { useState } from 'react';
-import type { ErrorDTO } from '../../../../src-preload/contract';
+import type { ErrorDTO } from '../../../../src-shared/contract';
 import { AsyncButton } from '../../components/AsyncButton';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { Switch } from '../../components/Switch';

@@ -1,7 +1,7 @@
 // Teams and keys: each team with its key hint (never the key), its agents (add/remove), remove
 // the team; add another team.
 import { useId, useState, type FormEvent } from 'react';
-import type { ErrorDTO, TeamDTO } from '../../../../src-preload/contract';
+import type { ErrorDTO, TeamDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { agentHref } from '../../router/routes';
 import { useApp } from '../../store/react';

@@ -1,7 +1,7 @@
 // Theme: system / light / dark, applied at once as data-theme on <html> and saved in the app settings
 // (settings.update); localStorage keeps a copy so the next start paints in the right theme at once.
 import { useEffect, useState } from 'react';
-import type { ErrorDTO } from '../../../../src-preload/contract';
+import type { ErrorDTO } from '../../../../src-shared/contract';
 import { applyTheme, readTheme, THEME_PREFS, type ThemePref } from '../../components/theme';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';

@@ -1,7 +1,7 @@
 // One delivery in full: raw body, headers, verification steps, every forward attempt; replay as
 // received / re-signed, edit-and-replay, copy as curl, download as a JSON fixture.
 import { useEffect, useState } from 'react';
-import type { ErrorDTO } from '../../../../src-preload/contract';
+import type { ErrorDTO } from '../../../../src-shared/contract';
 import { useB } from '../../store/b/react';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { VerdictBadge } from './DeliveryList';

@@ -1,7 +1,7 @@
 // The live list of deliveries with filters (agent, verdict, from, type). New deliveries arrive as
 // tunnel.delivery events and appear at the top.
 import { useId, useMemo, useState } from 'react';
-import type { DeliverySummaryDTO, VerificationResult } from '../../../../src-preload/contract';
+import type { DeliverySummaryDTO, VerificationResult } from '../../../../src-shared/contract';
 import { useB } from '../../store/b/react';
 import { VERDICTS, VERDICT_WORDS, forwardWords, verdictTone } from './verdict';
 

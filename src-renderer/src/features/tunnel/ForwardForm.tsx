@@ -1,7 +1,7 @@
 // Where verified deliveries go next: the local app's URL (e.g. http://127.0.0.1:3000/webhook), or
 // nowhere. Saved as the app's tunnel setting.
 import { useEffect, useId, useState } from 'react';
-import type { ErrorDTO } from '../../../../src-preload/contract';
+import type { ErrorDTO } from '../../../../src-shared/contract';
 import { useB } from '../../store/b/react';
 import { ErrorNotice } from '../../components/ErrorNotice';
 

@@ -1,6 +1,6 @@
 // Register a public URL as an agent's webhook (the service answers with its mode and URL).
 import { useId, useState } from 'react';
-import type { ErrorDTO } from '../../../../src-preload/contract';
+import type { ErrorDTO } from '../../../../src-shared/contract';
 import { useB } from '../../store/b/react';
 import { ErrorNotice } from '../../components/ErrorNotice';
 

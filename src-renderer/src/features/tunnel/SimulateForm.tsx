@@ -1,6 +1,6 @@
 // Simulate an inbound message (text, image or document) as if the service had delivered it.
 import { useId, useState } from 'react';
-import type { ErrorDTO, SimulateArgs } from '../../../../src-preload/contract';
+import type { ErrorDTO, SimulateArgs } from '../../../../src-shared/contract';
 import { useB } from '../../store/b/react';
 import { ErrorNotice } from '../../components/ErrorNotice';
 

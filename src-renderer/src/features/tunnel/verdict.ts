@@ -1,5 +1,5 @@
 // Words for a delivery's verdict and forward result: badges never rely on colour alone.
-import type { DeliverySummaryDTO, ForwardResultDTO, VerificationResult } from '../../../../src-preload/contract';
+import type { DeliverySummaryDTO, ForwardResultDTO, VerificationResult } from '../../../../src-shared/contract';
 
 export const VERDICT_WORDS: Record<VerificationResult, string> = {
   valid: 'Verified',

@@ -2,7 +2,7 @@
 // its own message, and live turns. Tokens from chat.token events are buffered and committed once
 // per animation frame (env.nextFrame), so a fast stream costs one store update (and one row render)
 // per frame, however many chunks arrive in between.
-import type { Api, ChatMessageDTO, ChatResultDTO, ErrorDTO } from '../../../../src-preload/contract';
+import type { Api, ChatMessageDTO, ChatResultDTO, ErrorDTO } from '../../../../src-shared/contract';
 import type { GetOf, SetOf, SliceEnv } from './types';
 
 export const convKey = (teamId: string, agentId: string, userId: string): string => `${teamId}/${agentId}/${userId}`;

@@ -1,6 +1,6 @@
 // Console: sends with their live progress (queued, retrying), the team's send budget and queue,
 // the history of sends with message ids, and contact checks.
-import type { Api, ContactCheckDTO, ErrorDTO, Result, SendArgs, SendBudgetDTO, SendProgressDTO, SendResultDTO } from '../../../../src-preload/contract';
+import type { Api, ContactCheckDTO, ErrorDTO, Result, SendArgs, SendBudgetDTO, SendProgressDTO, SendResultDTO } from '../../../../src-shared/contract';
 import { localId, type GetOf, type SetOf, type SliceEnv } from './types';
 
 export type SendKind = 'text' | 'image' | 'document';

@@ -12,7 +12,7 @@ import type {
   SimulateArgs,
   TunnelStatusDTO,
   WebhookRegistrationDTO,
-} from '../../../../src-preload/contract';
+} from '../../../../src-shared/contract';
 import type { GetOf, SetOf } from './types';
 
 export interface TunnelSlice {

@@ -1,5 +1,5 @@
 // Shared plumbing for the chat, console and tunnel slices: how they read and write the one store.
-import type { ErrorDTO, Result } from '../../../../src-preload/contract';
+import type { ErrorDTO, Result } from '../../../../src-shared/contract';
 
 /** The zustand `set`, narrowed to the part of the state a slice owns. */
 export type SetOf<S> = (partial: Partial<S> | ((s: S) => Partial<S>)) => void;
