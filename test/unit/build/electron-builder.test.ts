@@ -64,15 +64,19 @@ describe('electron-builder configuration', () => {
 describe('fuses flipped after packing', () => {
   beforeEach(() => vi.mocked(flipFuses).mockClear());
 
+  // Spelled out by fuse name, independently of the hook's own table.
+  const WANTED: Partial<Record<keyof typeof FuseV1Options, boolean>> = {
+    RunAsNode: false,
+    EnableNodeOptionsEnvironmentVariable: false,
+    EnableNodeCliInspectArguments: false,
+    EnableEmbeddedAsarIntegrityValidation: true,
+    OnlyLoadAppFromAsar: true,
+    GrantFileProtocolExtraPrivileges: false,
+  };
   const expected = (resetAdHocDarwinSignature: boolean) => ({
     version: FuseVersion.V1,
     resetAdHocDarwinSignature,
-    [FuseV1Options.RunAsNode]: false,
-    [FuseV1Options.EnableNodeOptionsEnvironmentVariable]: false,
-    [FuseV1Options.EnableNodeCliInspectArguments]: false,
-    [FuseV1Options.EnableEmbeddedAsarIntegrityValidation]: true,
-    [FuseV1Options.OnlyLoadAppFromAsar]: true,
-    [FuseV1Options.GrantFileProtocolExtraPrivileges]: false,
+    ...Object.fromEntries(Object.entries(WANTED).map(([name, on]) => [FuseV1Options[name as keyof typeof FuseV1Options], on])),
   });
   const afterPack = config.afterPack as (c: AfterPackContext) => Promise<void>;
 
