@@ -1,4 +1,5 @@
-// Generates the tray icons (one per health state, 16 px and @2x 32 px) and the app icon into build/.
+// Generates the tray icons (one per health state, 16 px and @2x 32 px) and the 1024 px app icon into
+// build/ (electron-builder makes the .icns and .ico from it; macOS needs at least 512 px).
 // Run: node --import tsx scripts/make-icons.ts   (output is committed)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -41,5 +42,5 @@ for (const [state, rgb] of Object.entries(STATES)) {
   writeFileSync(join(out, 'tray', `${state}.png`), disc(16, rgb, hollow));
   writeFileSync(join(out, 'tray', `${state}@2x.png`), disc(32, rgb, hollow));
 }
-writeFileSync(join(out, 'icon.png'), disc(256, [26, 115, 232], false));
+writeFileSync(join(out, 'icon.png'), disc(1024, [26, 115, 232], false));
 console.log('icons written to', out);

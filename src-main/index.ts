@@ -35,7 +35,7 @@ startElectronShell(
   { app, BrowserWindow, ipcMain, Menu, Notification, Tray, nativeImage, protocol, session, shell },
   {
     outDir,
-    buildDir: join(app.getAppPath(), 'build'),
+    resourcesPath: process.resourcesPath,
     devServerUrl: process.env['ELECTRON_RENDERER_URL'] || undefined,
     // The real services over the companion: config shared with the CLI (defaultConfigDir), data
     // under userData, the OS keychain, the system clock. Alerts reach native notifications through

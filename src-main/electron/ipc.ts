@@ -1,23 +1,29 @@
 // IPC: one ipcMain.handle per contract request name (nothing else is registered), each checking that
-// the sender is the main frame of a window we created, showing our app URL. Args are validated by
+// the sender is the main frame of a window we created, showing our app's origin. Args are validated by
 // the handlers (zod) before anything runs. Events are pushed only to our windows.
 import { EVENT_PREFIX, IPC_PREFIX, REQUEST_NAMES, type AnyEvent, type ErrorDTO, type Result } from '../../src-shared/contract';
 import type { Handlers } from '../app/handlers';
 import type { EventSourcePort } from '../app/services';
 
+/** The parts of Electron's WebFrameMain the sender check reads. */
 export interface FrameLike {
-  url: string;
-  parent: FrameLike | null;
+  readonly url: string;
+  readonly parent: FrameLike | null;
+  /** Chromium's id of the renderer process that owns the frame. */
+  readonly processId: number;
+  /** The frame's id within that process; the same for every WebFrameMain object of one frame. */
+  readonly routingId: number;
+  readonly detached?: boolean;
 }
 
 export interface SenderLike {
   id: number;
-  mainFrame?: FrameLike;
+  readonly mainFrame: FrameLike | null;
 }
 
 export interface InvokeEventLike {
   sender: SenderLike;
-  senderFrame: FrameLike | null;
+  readonly senderFrame: FrameLike | null;
 }
 
 export interface IpcMainLike {
@@ -50,30 +56,42 @@ export class WindowRegistry {
 
 export const FORBIDDEN: ErrorDTO = { kind: 'forbidden', code: 'FORBIDDEN_SENDER', message: 'This request did not come from a Channel Companion window.' };
 
-function sameOrigin(a: string, b: string): boolean {
+/** scheme://host[:port] of a URL, or null when it does not parse. */
+export function originOf(url: string): string | null {
   try {
-    const ua = new URL(a);
-    const ub = new URL(b);
-    return ua.protocol === ub.protocol && ua.host === ub.host && ua.origin === ub.origin;
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The sender is a window we created, the frame is that window's top frame (not an iframe) and it
+ * shows our app's origin. The frame is matched to the window's main frame by processId and
+ * routingId: Electron may hand out a new WebFrameMain object per event, so object identity proves
+ * nothing. A frame that is gone, detached or throws on access is refused.
+ */
+export function isTrustedSender(event: InvokeEventLike, registry: WindowRegistry, appOrigin: string): boolean {
+  try {
+    const frame = event.senderFrame;
+    if (!frame || frame.detached === true || frame.parent !== null) return false;
+    if (!registry.has(event.sender.id)) return false;
+    const main = event.sender.mainFrame;
+    if (!main || main.processId !== frame.processId || main.routingId !== frame.routingId) return false;
+    return originOf(frame.url) === appOrigin;
   } catch {
     return false;
   }
 }
 
-/** The sender is one of our windows, the frame is its main frame, and it shows our app's origin. */
-export function isTrustedSender(event: InvokeEventLike, registry: WindowRegistry, appUrl: string): boolean {
-  const frame = event.senderFrame;
-  if (!frame || frame.parent !== null) return false;
-  if (event.sender.mainFrame !== undefined && event.sender.mainFrame !== frame) return false;
-  if (!registry.has(event.sender.id)) return false;
-  return sameOrigin(frame.url, appUrl);
-}
-
 export function registerIpc(ipcMain: IpcMainLike, handlers: Handlers, registry: WindowRegistry, appUrl: string): () => void {
+  const appOrigin = originOf(appUrl);
+  if (!appOrigin) throw new Error(`Not a URL: ${appUrl}`);
   for (const name of REQUEST_NAMES) {
     const handler = handlers[name] as (raw: unknown) => Promise<Result<unknown>>;
     ipcMain.handle(IPC_PREFIX + name, async (event, args) => {
-      if (!isTrustedSender(event, registry, appUrl)) return { ok: false, error: FORBIDDEN } satisfies Result<never>;
+      if (!isTrustedSender(event, registry, appOrigin)) return { ok: false, error: FORBIDDEN } satisfies Result<never>;
       return handler(args);
     });
   }

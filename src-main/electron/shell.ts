@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { createHandlers } from '../app/handlers';
 import type { AppServices } from '../app/services';
 import type { AgentDTO } from '../../src-shared/contract';
-import { APP_URL, registerAppScheme, serveAppProtocol } from './app-protocol';
+import { registerAppScheme, serveAppProtocol } from './app-protocol';
+import { rendererSource, trayIconDir } from './app-paths';
 import { forwardEvents, registerIpc, WindowRegistry } from './ipc';
 import { createAlertNotifier } from './notifications';
 import { denyAllPermissions, enforceCsp, hardenContents } from './security';
@@ -21,9 +22,9 @@ export type ElectronParts = Pick<
 export interface ShellOptions {
   /** Folder of the built app: contains out/main, out/preload, out/renderer. */
   outDir: string;
-  /** Folder of build/ resources (tray icons). */
-  buildDir: string;
-  /** electron-vite's dev server URL in development; the app:// URL otherwise. */
+  /** Electron's process.resourcesPath (the packaged app's tray icons are in its tray/ folder). */
+  resourcesPath: string;
+  /** ELECTRON_RENDERER_URL as found in the environment: loaded only while the app is unpackaged. */
   devServerUrl?: string;
   /** Builds the services once the app is ready (they may need app paths). */
   createServices(): Promise<AppServices>;
@@ -40,7 +41,8 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
   let quitting = false;
   let win: WindowLike | null = null;
   const registry = new WindowRegistry();
-  const appUrl = opts.devServerUrl ?? APP_URL;
+  const renderer = rendererSource(app, opts.devServerUrl);
+  const appUrl = renderer.url;
 
   app.on('before-quit', () => {
     quitting = true;
@@ -52,7 +54,7 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
   await app.whenReady();
   const ses = electron.session.defaultSession;
   denyAllPermissions(ses as never);
-  if (!opts.devServerUrl) enforceCsp(ses as never);
+  if (!renderer.devServer) enforceCsp(ses as never);
   serveAppProtocol(electron.protocol as never, join(opts.outDir, 'renderer'));
 
   const services = await opts.createServices();
@@ -141,7 +143,7 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
     }
   };
   tray = createTray(
-    { Tray: electron.Tray as never, Menu: electron.Menu, nativeImage: electron.nativeImage, iconDir: join(opts.buildDir, 'tray'), now: services.now },
+    { Tray: electron.Tray as never, Menu: electron.Menu, nativeImage: electron.nativeImage, iconDir: trayIconDir(app, opts.resourcesPath), now: services.now },
     await trayState(),
     dispatch,
   );

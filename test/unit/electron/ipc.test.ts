@@ -2,12 +2,39 @@ import { describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', () => ({}));
 
-import { forwardEvents, registerIpc, WindowRegistry, type InvokeEventLike } from '../../../src-main/electron/ipc';
+import { forwardEvents, isTrustedSender, originOf, registerIpc, WindowRegistry, type InvokeEventLike } from '../../../src-main/electron/ipc';
 import { createHandlers } from '../../../src-main/app/handlers';
 import { IPC_PREFIX, REQUEST_NAMES } from '../../../src-shared/contract';
 import { fakeServices } from '../contract/fake-services';
 
 const APP_URL = 'app://renderer/index.html';
+
+interface Frame {
+  url: string;
+  parent: Frame | null;
+  processId: number;
+  routingId: number;
+  detached?: boolean;
+}
+
+/** Like Electron, hands out a new frame object on every read: only the ids tie two reads together. */
+function frameOf(spec: Omit<Frame, 'parent'> & { parent?: Frame | null }): () => Frame {
+  return () => ({ parent: null, ...spec });
+}
+
+function eventFrom(senderId: number, mainFrame: () => Frame | null, senderFrame: () => Frame | null): InvokeEventLike {
+  return {
+    sender: {
+      id: senderId,
+      get mainFrame() {
+        return mainFrame();
+      },
+    },
+    get senderFrame() {
+      return senderFrame();
+    },
+  };
+}
 
 function setup() {
   const { svc } = fakeServices();
@@ -18,11 +45,13 @@ function setup() {
   const dispose = registerIpc(ipcMain, handlers, registry, APP_URL);
   const contents = { id: 1, sent: [] as unknown[][], send(...a: unknown[]) { this.sent.push(a); }, isDestroyed: () => false };
   registry.add(contents);
-  const mainFrame = { url: 'app://renderer/index.html#/agents', parent: null };
-  const ours: InvokeEventLike = { sender: { id: 1, mainFrame }, senderFrame: mainFrame };
+  const mainFrame = frameOf({ url: 'app://renderer/index.html#/agents', processId: 4, routingId: 1 });
+  const ours = eventFrom(1, mainFrame, mainFrame);
   const call = (name: string, event: InvokeEventLike, args: unknown) => channels.get(IPC_PREFIX + name)!(event, args);
   return { svc, channels, ipcMain, dispose, registry, contents, ours, call, mainFrame };
 }
+
+const TEAM = { label: 'Ops', baseUrl: 'https://api.example.test', apiKey: 'sk_test_1234567890', agents: [] };
 
 describe('IPC', () => {
   it('registers exactly the contract request channels, and removes them on dispose', () => {
@@ -32,28 +61,57 @@ describe('IPC', () => {
     expect(channels.size).toBe(0);
   });
 
-  it('runs a request from our window main frame', async () => {
+  it('runs a request from our window main frame, though every read of a frame is a new object', async () => {
     const { call, ours, svc } = setup();
-    const r = await call('teams.add', ours, { label: 'Ops', baseUrl: 'https://api.example.test', apiKey: 'sk_test_1234567890', agents: [] });
+    expect(ours.senderFrame).not.toBe(ours.senderFrame);
+    expect(ours.sender.mainFrame).not.toBe(ours.senderFrame);
+    const r = await call('teams.add', ours, TEAM);
     expect(r).toMatchObject({ ok: true, value: { teamId: 't1', keyHint: '…7890' } });
     expect(svc.accounts.addTeam).toHaveBeenCalledTimes(1);
   });
 
   it('rejects foreign senders with forbidden and runs nothing', async () => {
     const { call, mainFrame, svc } = setup();
-    const args = { label: 'Ops', baseUrl: 'https://api.example.test', apiKey: 'sk_test_1234567890', agents: [] };
-    const subFrame = { url: APP_URL, parent: mainFrame };
-    const foreign: InvokeEventLike[] = [
-      { sender: { id: 99, mainFrame }, senderFrame: mainFrame }, // a window we did not create
-      { sender: { id: 1, mainFrame }, senderFrame: subFrame }, // an iframe inside our window
-      { sender: { id: 1, mainFrame: { url: 'https://evil.example/', parent: null } }, senderFrame: { url: 'https://evil.example/', parent: null } }, // navigated away
-      { sender: { id: 1, mainFrame }, senderFrame: null }, // frame gone
-      { sender: { id: 1, mainFrame: { url: 'file:///tmp/x.html', parent: null } }, senderFrame: { url: 'file:///tmp/x.html', parent: null } },
-    ];
-    for (const ev of foreign) {
-      expect(await call('teams.add', ev, args)).toEqual({ ok: false, error: expect.objectContaining({ kind: 'forbidden' }) });
+    const evil = frameOf({ url: 'https://evil.example/', processId: 4, routingId: 1 });
+    const foreign: Record<string, InvokeEventLike> = {
+      'a window we did not create': eventFrom(99, mainFrame, mainFrame),
+      'an iframe inside our window': eventFrom(1, mainFrame, frameOf({ url: APP_URL, processId: 4, routingId: 2, parent: mainFrame() })),
+      'a top frame of another process': eventFrom(1, mainFrame, frameOf({ url: APP_URL, processId: 5, routingId: 1 })),
+      'another frame of the same process': eventFrom(1, mainFrame, frameOf({ url: APP_URL, processId: 4, routingId: 7 })),
+      'our window navigated to a foreign origin': eventFrom(1, evil, evil),
+      'a file: page': eventFrom(1, frameOf({ url: 'file:///tmp/x.html', processId: 4, routingId: 1 }), frameOf({ url: 'file:///tmp/x.html', processId: 4, routingId: 1 })),
+      'another app: host': eventFrom(1, frameOf({ url: 'app://other/index.html', processId: 4, routingId: 1 }), frameOf({ url: 'app://other/index.html', processId: 4, routingId: 1 })),
+      'the frame is gone': eventFrom(1, mainFrame, () => null),
+      'the window has no main frame': eventFrom(1, () => null, mainFrame),
+      'a detached frame': eventFrom(1, mainFrame, frameOf({ url: APP_URL, processId: 4, routingId: 1, detached: true })),
+      'a frame that throws when read (destroyed)': eventFrom(1, mainFrame, () => {
+        throw new Error('Render frame was disposed before WebFrameMain could be accessed');
+      }),
+      'an unparsable URL': eventFrom(1, frameOf({ url: 'not a url', processId: 4, routingId: 1 }), frameOf({ url: 'not a url', processId: 4, routingId: 1 })),
+    };
+    for (const [why, ev] of Object.entries(foreign)) {
+      expect(await call('teams.add', ev, TEAM), why).toEqual({ ok: false, error: expect.objectContaining({ kind: 'forbidden' }) });
     }
     expect(svc.accounts.addTeam).not.toHaveBeenCalled();
+  });
+
+  it('checks the origin of the URL it was given: a dev server origin matches itself, not app://', () => {
+    const registry = new WindowRegistry();
+    registry.add({ id: 1, send: () => undefined, isDestroyed: () => false });
+    const dev = frameOf({ url: 'http://localhost:5173/#/agents', processId: 4, routingId: 1 });
+    const app = frameOf({ url: APP_URL, processId: 4, routingId: 1 });
+    expect(isTrustedSender(eventFrom(1, dev, dev), registry, 'http://localhost:5173')).toBe(true);
+    expect(isTrustedSender(eventFrom(1, dev, dev), registry, 'http://localhost:5174')).toBe(false);
+    expect(isTrustedSender(eventFrom(1, app, app), registry, 'http://localhost:5173')).toBe(false);
+    expect(originOf('app://renderer/index.html')).toBe('app://renderer');
+    expect(originOf('http://127.0.0.1:5173/x?y#z')).toBe('http://127.0.0.1:5173');
+    expect(originOf('nonsense')).toBeNull();
+  });
+
+  it('refuses to register with an app URL that does not parse', () => {
+    const ipcMain = { handle: vi.fn(), removeHandler: vi.fn() };
+    expect(() => registerIpc(ipcMain, createHandlers(fakeServices().svc), new WindowRegistry(), 'nonsense')).toThrow(/Not a URL/);
+    expect(ipcMain.handle).not.toHaveBeenCalled();
   });
 
   it('validates arguments before anything runs', async () => {

@@ -1,0 +1,93 @@
+// The shell over a fake electron module: what a packaged and an unpackaged app load, whether the
+// CSP is enforced, where the tray icons come from, and that a call from the window's own frame
+// gets through the sender check.
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+
+vi.mock('electron', () => ({}));
+
+import { startElectronShell, type ElectronParts } from '../../../src-main/electron/shell';
+import { rendererSource, trayIconDir } from '../../../src-main/electron/app-paths';
+import { RENDERER_CSP } from '../../../src-main/app/web-security';
+import { IPC_PREFIX } from '../../../src-shared/contract';
+import { fakeServices } from '../contract/fake-services';
+import { fakeElectron, type FakeBrowserWindow } from './fake-electron';
+
+const DEV_URL = 'http://localhost:5173/';
+const RESOURCES = '/opt/Channel Companion/resources';
+
+async function start(isPackaged: boolean, devServerUrl: string | undefined) {
+  const fake = fakeElectron({ isPackaged, appPath: '/checkout' });
+  await startElectronShell(fake.parts as unknown as ElectronParts, {
+    outDir: '/checkout/out',
+    resourcesPath: RESOURCES,
+    ...(devServerUrl !== undefined ? { devServerUrl } : {}),
+    createServices: async () => fakeServices().svc,
+  });
+  const win = fake.windows()[0]!;
+  return { ...fake, win };
+}
+
+/** An invoke from the window's top frame, read afresh on every access as Electron does. */
+function fromWindow(win: FakeBrowserWindow, url?: string) {
+  return {
+    sender: win.webContents,
+    get senderFrame() {
+      const frame = win.webContents.mainFrame;
+      return url === undefined ? frame : { ...frame, url };
+    },
+  };
+}
+
+async function csp(headerListeners: ((...a: unknown[]) => unknown)[]): Promise<unknown> {
+  const callback = vi.fn();
+  for (const l of headerListeners) l({ url: 'app://renderer/index.html', responseHeaders: {} }, callback);
+  return callback.mock.calls[0]?.[0];
+}
+
+describe('Electron shell: packaged or not', () => {
+  it('a packaged app loads its own files with the CSP, even when ELECTRON_RENDERER_URL is set', async () => {
+    const { win, headerListeners, ipcHandlers, trayImages } = await start(true, DEV_URL);
+    expect(win.loadURL).toHaveBeenCalledWith('app://renderer/index.html');
+    expect(await csp(headerListeners)).toEqual({ responseHeaders: { 'Content-Security-Policy': [RENDERER_CSP] } });
+    expect(trayImages[0]).toBe(join(RESOURCES, 'tray', 'unknown.png'));
+
+    const list = ipcHandlers.get(`${IPC_PREFIX}teams.list`)!;
+    expect(await list(fromWindow(win), {})).toMatchObject({ ok: true });
+    expect(await list(fromWindow(win, `${DEV_URL}#/agents`), {})).toMatchObject({ ok: false, error: { kind: 'forbidden' } });
+  });
+
+  it('an unpackaged app loads the dev server and leaves its headers alone; only the dev origin may call', async () => {
+    const { win, headerListeners, ipcHandlers, trayImages } = await start(false, DEV_URL);
+    expect(win.loadURL).toHaveBeenCalledWith(DEV_URL);
+    expect(headerListeners).toHaveLength(0);
+    expect(trayImages[0]).toBe(join('/checkout', 'build', 'tray', 'unknown.png'));
+
+    const list = ipcHandlers.get(`${IPC_PREFIX}teams.list`)!;
+    expect(await list(fromWindow(win), {})).toMatchObject({ ok: true });
+    expect(await list(fromWindow(win, 'app://renderer/index.html'), {})).toMatchObject({ ok: false, error: { kind: 'forbidden' } });
+  });
+
+  it('an unpackaged app without a dev server loads its own files with the CSP', async () => {
+    const { win, headerListeners } = await start(false, undefined);
+    expect(win.loadURL).toHaveBeenCalledWith('app://renderer/index.html');
+    expect(await csp(headerListeners)).toEqual({ responseHeaders: { 'Content-Security-Policy': [RENDERER_CSP] } });
+  });
+});
+
+describe('app paths', () => {
+  const packaged = { isPackaged: true, getAppPath: () => '/x/resources/app.asar' };
+  const checkout = { isPackaged: false, getAppPath: () => '/checkout' };
+
+  it('takes the dev server URL only unpackaged, and only an http(s) one', () => {
+    expect(rendererSource(packaged, DEV_URL)).toEqual({ url: 'app://renderer/index.html', devServer: false });
+    expect(rendererSource(checkout, DEV_URL)).toEqual({ url: DEV_URL, devServer: true });
+    expect(rendererSource(checkout, undefined)).toEqual({ url: 'app://renderer/index.html', devServer: false });
+    expect(rendererSource(checkout, 'file:///tmp/evil.html')).toEqual({ url: 'app://renderer/index.html', devServer: false });
+  });
+
+  it('finds the tray icons beside app.asar once packaged, in build/ otherwise', () => {
+    expect(trayIconDir(packaged, '/x/resources')).toBe(join('/x/resources', 'tray'));
+    expect(trayIconDir(checkout, '/usr/lib/electron/resources')).toBe(join('/checkout', 'build', 'tray'));
+  });
+});
