@@ -1,9 +1,9 @@
-// The Electron shell around AppServices: single-instance lock, app:// protocol, hardened sessions and
+// The Electron shell around the contract: single-instance lock, app:// protocol, hardened sessions and
 // windows, IPC, tray, notifications, login item. Receives the electron module's parts by parameter.
 import type * as Electron from 'electron';
 import { join } from 'node:path';
 import { createHandlers } from '../app/handlers';
-import type { AppServices } from '../app/services';
+import type { CompanionContract } from '../app/contract';
 import type { AgentDTO } from '../../src-shared/contract';
 import { APP_URL, registerAppScheme, serveAppProtocol } from './app-protocol';
 import { forwardEvents, registerIpc, WindowRegistry } from './ipc';
@@ -25,8 +25,8 @@ export interface ShellOptions {
   buildDir: string;
   /** electron-vite's dev server URL in development; the app:// URL otherwise. */
   devServerUrl?: string;
-  /** Builds the services once the app is ready (they may need app paths). */
-  createServices(): Promise<AppServices>;
+  /** Builds the contract over the companion once the app is ready (it may need app paths). */
+  createContract(): Promise<CompanionContract>;
 }
 
 export async function startElectronShell(electron: ElectronParts, opts: ShellOptions): Promise<void> {
@@ -55,8 +55,8 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
   if (!opts.devServerUrl) enforceCsp(ses as never);
   serveAppProtocol(electron.protocol as never, join(opts.outDir, 'renderer'));
 
-  const services = await opts.createServices();
-  const handlers = createHandlers(services);
+  const contract = await opts.createContract();
+  const handlers = createHandlers(contract.implementations);
   // Settings that the shell applies itself: notifications on/off and the OS login item.
   let notificationsOn = true;
   const updateSettings = handlers['settings.update'];
@@ -71,7 +71,7 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
   const settings = await handlers['settings.get']({});
   if (settings.ok) notificationsOn = settings.value.notifications;
   registerIpc(electron.ipcMain as never, handlers, registry, appUrl);
-  forwardEvents(services.events, registry);
+  forwardEvents(contract.events, registry);
 
   const openWindow = (route?: string): WindowLike => {
     if (!win || win.isDestroyed()) {
@@ -100,13 +100,12 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
 
   // Tray
   const trayState = async (): Promise<TrayState> => {
-    const agents = await handlers['agents.list']({});
-    const alerts = services.monitor.status();
+    const [agents, alerts, incidents] = await Promise.all([handlers['agents.list']({}), handlers['alerts.status']({}), handlers['alerts.list']({})]);
     return {
       agents: agents.ok ? (agents.value as AgentDTO[]) : [],
-      alerts,
+      alerts: alerts.ok ? alerts.value : { snoozedUntil: null, quietHours: { enabled: false, start: '22:00', end: '07:00' } },
       startAtLogin: app.getLoginItemSettings().openAtLogin,
-      openIncidents: services.monitor.incidents().filter((i) => i.acknowledgedAt === null).length,
+      openIncidents: incidents.ok ? incidents.value.filter((i) => i.acknowledgedAt === null).length : 0,
     };
   };
   let tray: TrayController | null = null;
@@ -141,7 +140,7 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
     }
   };
   tray = createTray(
-    { Tray: electron.Tray as never, Menu: electron.Menu, nativeImage: electron.nativeImage, iconDir: join(opts.buildDir, 'tray'), now: services.now },
+    { Tray: electron.Tray as never, Menu: electron.Menu, nativeImage: electron.nativeImage, iconDir: join(opts.buildDir, 'tray'), now: contract.now },
     await trayState(),
     dispatch,
   );
@@ -152,7 +151,7 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
     openRoute: (route) => openWindow(route),
     enabled: () => notificationsOn,
   });
-  services.events.subscribe((e) => {
+  contract.events.onAny((e) => {
     if (e.name === 'alert') notifier.handle(e.payload);
     if (e.name === 'health.changed' || e.name === 'alert' || e.name === 'accounts.changed') void refreshTray();
   });

@@ -5,13 +5,13 @@ vi.mock('electron', () => ({}));
 import { forwardEvents, registerIpc, WindowRegistry, type InvokeEventLike } from '../../../src-main/electron/ipc';
 import { createHandlers } from '../../../src-main/app/handlers';
 import { IPC_PREFIX, REQUEST_NAMES } from '../../../src-shared/contract';
-import { fakeServices } from '../contract/fake-services';
+import { fakeContract } from '../contract/fake-contract';
 
 const APP_URL = 'app://renderer/index.html';
 
 function setup() {
-  const { svc } = fakeServices();
-  const handlers = createHandlers(svc);
+  const { impl, events } = fakeContract();
+  const handlers = createHandlers(impl);
   const registry = new WindowRegistry();
   const channels = new Map<string, (event: InvokeEventLike, ...args: unknown[]) => Promise<unknown>>();
   const ipcMain = { handle: vi.fn((c: string, l: never) => channels.set(c, l)), removeHandler: vi.fn((c: string) => channels.delete(c)) };
@@ -21,7 +21,7 @@ function setup() {
   const mainFrame = { url: 'app://renderer/index.html#/agents', parent: null };
   const ours: InvokeEventLike = { sender: { id: 1, mainFrame }, senderFrame: mainFrame };
   const call = (name: string, event: InvokeEventLike, args: unknown) => channels.get(IPC_PREFIX + name)!(event, args);
-  return { svc, channels, ipcMain, dispose, registry, contents, ours, call, mainFrame };
+  return { impl, events, channels, ipcMain, dispose, registry, contents, ours, call, mainFrame };
 }
 
 describe('IPC', () => {
@@ -33,14 +33,14 @@ describe('IPC', () => {
   });
 
   it('runs a request from our window main frame', async () => {
-    const { call, ours, svc } = setup();
+    const { call, ours, impl } = setup();
     const r = await call('teams.add', ours, { label: 'Ops', baseUrl: 'https://api.example.test', apiKey: 'sk_test_1234567890', agents: [] });
     expect(r).toMatchObject({ ok: true, value: { teamId: 't1', keyHint: '…7890' } });
-    expect(svc.accounts.addTeam).toHaveBeenCalledTimes(1);
+    expect(impl['teams.add']).toHaveBeenCalledTimes(1);
   });
 
   it('rejects foreign senders with forbidden and runs nothing', async () => {
-    const { call, mainFrame, svc } = setup();
+    const { call, mainFrame, impl } = setup();
     const args = { label: 'Ops', baseUrl: 'https://api.example.test', apiKey: 'sk_test_1234567890', agents: [] };
     const subFrame = { url: APP_URL, parent: mainFrame };
     const foreign: InvokeEventLike[] = [
@@ -53,29 +53,29 @@ describe('IPC', () => {
     for (const ev of foreign) {
       expect(await call('teams.add', ev, args)).toEqual({ ok: false, error: expect.objectContaining({ kind: 'forbidden' }) });
     }
-    expect(svc.accounts.addTeam).not.toHaveBeenCalled();
+    expect(impl['teams.add']).not.toHaveBeenCalled();
   });
 
   it('validates arguments before anything runs', async () => {
-    const { call, ours, svc } = setup();
+    const { call, ours, impl } = setup();
     const r = await call('agents.remove', ours, { teamId: 't1' });
     expect(r).toMatchObject({ ok: false, error: { kind: 'validation', field: 'agentId' } });
     const proto = await call('teams.remove', ours, JSON.parse('{"teamId":"t1","__proto__":{"x":1}}'));
     expect(proto).toMatchObject({ ok: false });
-    expect(svc.accounts.removeAgent).not.toHaveBeenCalled();
-    expect(svc.accounts.removeTeam).not.toHaveBeenCalled();
+    expect(impl['agents.remove']).not.toHaveBeenCalled();
+    expect(impl['teams.remove']).not.toHaveBeenCalled();
   });
 
   it('pushes events only to our live windows', () => {
-    const { svc, registry, contents } = setup();
+    const { events, registry, contents } = setup();
     const dead = { id: 2, send: vi.fn(), isDestroyed: () => true };
     registry.add(dead);
-    const off = forwardEvents(svc.events, registry);
-    svc.events.publish('chat.token', { turnId: 'x', token: 'Hel' });
+    const off = forwardEvents(events, registry);
+    events.emit('chat.token', { turnId: 'x', token: 'Hel' });
     expect(contents.sent).toEqual([['cc-event:chat.token', { turnId: 'x', token: 'Hel' }]]);
     expect(dead.send).not.toHaveBeenCalled();
     off();
-    svc.events.publish('chat.token', { turnId: 'x', token: 'lo' });
+    events.emit('chat.token', { turnId: 'x', token: 'lo' });
     expect(contents.sent).toHaveLength(1);
   });
 });

@@ -3,8 +3,8 @@
 // config folder and a MemorySecretStore, so its emulator key never reaches the OS keychain nor any
 // file, and the demo works on a machine without a keychain. It is gone after a restart, like the
 // emulator it points at.
-import type { ServiceClient } from '../api/service';
-import { Accounts, type AgentRecord, type TeamRecord } from '../accounts';
+import type { ServiceClient } from '../../core/api/service';
+import { Accounts, type AgentRecord, type TeamRecord } from '../../core/accounts';
 
 export interface TeamView extends TeamRecord {
   /** The team of the local demo emulator (in memory only). */

@@ -2,9 +2,9 @@
 // simulate), listening only when asked or configured, rebuilt when its port changes, with every
 // watched agent forwarded to the configured local app.
 import type { Dispatcher } from 'undici';
-import type { Clock, Logger } from '../ports';
-import { Tunnel } from '../tunnel';
-import type { ForwardAttempt, StoredDelivery } from '../tunnel';
+import type { Clock, Logger } from '../../core/ports';
+import { Tunnel } from '../../core/tunnel';
+import type { ForwardAttempt, StoredDelivery } from '../../core/tunnel';
 
 export interface TunnelHostOptions {
   dataDir: string;
@@ -13,12 +13,13 @@ export interface TunnelHostOptions {
   logger: Logger;
   dispatcher?: Dispatcher;
   onDelivery(d: StoredDelivery): void;
-  onForward(a: ForwardAttempt, d: StoredDelivery): void;
+  onForward(a: ForwardAttempt): void;
   onListening(url: string | null): void;
 }
 
 export class TunnelHost {
   private tunnel: Tunnel;
+  private unsubscribe: Array<() => void> = [];
   private listening: Promise<{ url: string; port: number }> | null = null;
   private port = 0;
   private forwardTo: string | null = null;
@@ -102,8 +103,10 @@ export class TunnelHost {
 
   private build(): Tunnel {
     const t = new Tunnel({ dataDir: this.o.dataDir, getSecrets: this.o.getSecrets, clock: this.o.clock, logger: this.o.logger, ...(this.o.dispatcher ? { dispatcher: this.o.dispatcher } : {}) });
-    t.on('delivery', (d) => this.o.onDelivery(d));
-    t.on('forward', (a, d) => this.o.onForward(a, d));
+    this.unsubscribe.push(
+      t.on('delivery', (d) => this.o.onDelivery(d)),
+      t.on('forward', (a) => this.o.onForward(a)),
+    );
     return t;
   }
 
@@ -111,7 +114,7 @@ export class TunnelHost {
     const old = this.tunnel;
     this.listening = null;
     await old.stop();
-    old.removeAllListeners();
+    for (const off of this.unsubscribe.splice(0)) off();
     this.tunnel = this.build();
     this.applyTargets();
     await this.tunnel.open();

@@ -5,7 +5,7 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Companion } from '../../core/companion';
+import type { Companion } from '../companion/companion';
 import { safeFileName } from '../../core/api/media';
 import type { MediaDTO } from '../../../src-shared/contract';
 import { AppError } from '../errors';

@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
-import type { Logger } from '../ports';
+import type { Logger } from '../../core/ports';
 
 export const PREFS_FILE_NAME = 'companion.json';
 
