@@ -1,4 +1,4 @@
-// The contract additions end to end over the real companion and the emulator: settings (installId,
+// The contract additions end to end over the companion and the emulator: settings (installId,
 // theme, alert rules applied to the monitor, the alert webhook posting alerts), health.history,
 // per-agent tunnel status, forward response bodies, tunnel.media, and chat timing numbers.
 import { createServer, type IncomingMessage, type Server } from 'node:http';

@@ -1,4 +1,4 @@
-// The companion + real AppServices + contract handlers against the emulator: teams, live health,
+// The companion + its contract implementation + the handlers against the emulator: teams, live health,
 // a dropped link with its alert, a webhook verified by the tunnel, the demo, and no key in any result.
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

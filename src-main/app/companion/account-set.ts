@@ -39,7 +39,7 @@ export class AccountSet {
   }
 
   /** The Accounts holding a team (by id or label); the person's own when none does. */
-  ownerOf(teamIdOrLabel: string): Accounts {
+  private ownerOf(teamIdOrLabel: string): Accounts {
     if (this.demo?.findTeam(teamIdOrLabel) && !this.main.findTeam(teamIdOrLabel)) return this.demo;
     return this.main;
   }
@@ -87,11 +87,6 @@ export class AccountSet {
       for (const s of secrets) if (!out.includes(s)) out.push(s);
     }
     return out;
-  }
-
-  /** The teams watching an agent id. */
-  teamsOfAgent(agentId: string): TeamView[] {
-    return this.listTeams().filter((t) => t.agents.some((a) => a.agentId === agentId));
   }
 
   async close(): Promise<void> {

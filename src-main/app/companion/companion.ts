@@ -18,9 +18,7 @@ import { DEMO_TEAM_LABEL, DemoHost, type DemoInfo } from './demo';
 import { PrefsStore, type Prefs } from './prefs';
 import { TunnelHost } from './tunnel-host';
 
-export type { TeamView, AgentTarget } from './account-set';
-export type { DemoInfo } from './demo';
-export type { Prefs } from './prefs';
+export type { TeamView } from './account-set';
 export { DEMO_TEAM_LABEL } from './demo';
 
 export interface CompanionOptions {
@@ -50,8 +48,6 @@ export interface CompanionEvents {
   incident: IncidentUpdate;
   delivery: StoredDelivery;
   forward: ForwardAttempt;
-  accounts: TeamView[];
-  tunnel: { url: string | null };
 }
 
 export interface CompanionSettings {
@@ -134,7 +130,6 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
     onDelivery: (d) => events.emit('delivery', d),
     onForward: (a) => events.emit('forward', a),
-    onListening: (url) => events.emit('tunnel', { url }),
   });
 
   // ----- monitor ------------------------------------------------------------------------------
@@ -185,7 +180,6 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   const accountsChanged = (): void => {
     monitor.refresh();
     tunnelHost.setAgents(agentIds());
-    events.emit('accounts', set.listTeams());
   };
 
   // ----- tunnel -------------------------------------------------------------------------------

@@ -73,10 +73,6 @@ export class DemoHost {
     return this.accounts;
   }
 
-  get started(): boolean {
-    return this.emulator !== null;
-  }
-
   async close(): Promise<void> {
     const e = this.emulator;
     this.emulator = null;

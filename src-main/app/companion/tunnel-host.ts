@@ -14,7 +14,6 @@ export interface TunnelHostOptions {
   dispatcher?: Dispatcher;
   onDelivery(d: StoredDelivery): void;
   onForward(a: ForwardAttempt): void;
-  onListening(url: string | null): void;
 }
 
 export class TunnelHost {
@@ -32,10 +31,6 @@ export class TunnelHost {
 
   get current(): Tunnel {
     return this.tunnel;
-  }
-
-  get running(): boolean {
-    return this.tunnel.url !== null;
   }
 
   get url(): string | null {
@@ -56,13 +51,10 @@ export class TunnelHost {
     if (!this.listening) {
       const p = this.tunnel.start({ port: this.port, host: '127.0.0.1' });
       this.listening = p;
-      p.then(
-        (r) => this.o.onListening(r.url),
-        (err: unknown) => {
-          if (this.listening === p) this.listening = null;
-          this.o.logger.warn('tunnel: could not listen', { port: this.port, error: err instanceof Error ? err.message : String(err) });
-        },
-      );
+      p.catch((err: unknown) => {
+        if (this.listening === p) this.listening = null;
+        this.o.logger.warn('tunnel: could not listen', { port: this.port, error: err instanceof Error ? err.message : String(err) });
+      });
     }
     return this.listening;
   }
@@ -118,6 +110,5 @@ export class TunnelHost {
     this.tunnel = this.build();
     this.applyTargets();
     await this.tunnel.open();
-    this.o.onListening(null);
   }
 }

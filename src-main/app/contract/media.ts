@@ -10,7 +10,7 @@ import { safeFileName } from '../../core/api/media';
 import type { MediaDTO } from '../../../src-shared/contract';
 import { AppError } from '../errors';
 
-export const MEDIA_MAX_BYTES = 25 * 1024 * 1024;
+const MEDIA_MAX_BYTES = 25 * 1024 * 1024;
 
 export interface MediaOptions {
   /** Parent of the temp folder (default: the OS temp dir). */

@@ -27,7 +27,7 @@ export interface TunnelSide {
   secretKept(teamId: string, agentId: string): void;
 }
 
-export function verificationOf(reason: TunnelReason, simulated: boolean): VerificationResult {
+function verificationOf(reason: TunnelReason, simulated: boolean): VerificationResult {
   if (simulated) return 'simulated';
   switch (reason) {
     case 'verified':

@@ -8,7 +8,7 @@ import { REQUEST_NAMES, type AppSettingsDTO, type Events, type TeamDTO } from '.
 
 export const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
 
-export type FakeImplementations = { [K in keyof Implementations]: Mock<Implementations[K]> };
+type FakeImplementations = { [K in keyof Implementations]: Mock<Implementations[K]> };
 
 export function fakeContract() {
   const teams: TeamDTO[] = [];
