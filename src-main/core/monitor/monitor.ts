@@ -68,7 +68,8 @@ export interface MonitorOptions {
   idPrefix?: string;
 }
 
-interface AgentRecord {
+/** What the monitor tracks per watched agent. */
+interface WatchedAgent {
   teamId: string;
   agentId: string;
   tracker: HealthTracker;
@@ -84,7 +85,7 @@ export class Monitor {
   private readonly poller: Poller;
   private readonly policy: AlertPolicy;
   private readonly timelineStore: Timeline;
-  private readonly agents = new Map<string, AgentRecord>();
+  private readonly agents = new Map<string, WatchedAgent>();
   private readonly cycleChanges = new Map<number, { changes: HealthChange[]; entries: TimelineEntry[] }>();
   private readonly sinks = new Set<AlertSink>();
   private readonly deliveries = new Set<Promise<void>>();
