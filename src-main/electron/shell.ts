@@ -100,12 +100,13 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
 
   // Tray
   const trayState = async (): Promise<TrayState> => {
-    const [agents, alerts, incidents] = await Promise.all([handlers['agents.list']({}), handlers['alerts.status']({}), handlers['alerts.list']({})]);
+    const agents = await handlers['agents.list']({});
+    const { implementations } = contract;
     return {
       agents: agents.ok ? (agents.value as AgentDTO[]) : [],
-      alerts: alerts.ok ? alerts.value : { snoozedUntil: null, quietHours: { enabled: false, start: '22:00', end: '07:00' } },
+      alerts: await implementations['alerts.status']({}),
       startAtLogin: app.getLoginItemSettings().openAtLogin,
-      openIncidents: incidents.ok ? incidents.value.filter((i) => i.acknowledgedAt === null).length : 0,
+      openIncidents: (await implementations['alerts.list']({})).filter((i) => i.acknowledgedAt === null).length,
     };
   };
   let tray: TrayController | null = null;

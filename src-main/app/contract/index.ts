@@ -16,7 +16,7 @@ import { serviceRequests } from './service';
 import { forwardDTO, tunnelSide } from './tunnel';
 
 /** What the shells (IPC, the browser host) listen to: every contract event. */
-export type ContractEvents = Pick<Emitter<Events>, 'on' | 'onAny'>;
+export type ContractEvents = Pick<Emitter<Events>, 'onAny'>;
 
 export interface ContractOptions {
   /** tunnel.media: where the temp file goes and the size cap (tests). */
