@@ -6,6 +6,20 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 const electronOnlyHere = ['src-main/electron/**', 'src-main/index.ts', 'src-preload/index.ts', 'test/electron/**'];
 
+// The import direction between layers (no-restricted-imports zones). A file matched by several
+// zones gets the rule of the last one, so every zone repeats the ban on 'electron'.
+const ELECTRON = {
+  paths: [{ name: 'electron', message: "Only src-main/electron/, src-main/index.ts and the preload may import 'electron'; keep behaviour in src-main/core and src-main/app." }],
+  patterns: [{ group: ['electron/*'], message: "Only src-main/electron/, src-main/index.ts and the preload may import 'electron'." }],
+};
+
+/** Relative imports of these folders of the repository, from any depth (packages are not matched). */
+const folders = (...names) => names.flatMap((n) => [`./${n}`, `./${n}/**`, `../**/${n}`, `../**/${n}/**`]);
+
+function restrict({ paths = [], patterns = [] } = {}) {
+  return ['error', { paths: [...ELECTRON.paths, ...paths], patterns: [...ELECTRON.patterns, ...patterns] }];
+}
+
 export default tseslint.config(
   { ignores: ['.tmp/**', 'out/**', 'dist/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'bin/**'] },
   js.configs.recommended,
@@ -20,24 +34,57 @@ export default tseslint.config(
     // The runtime boundary: only the Electron adapters (and the preload) may import 'electron'.
     files: ['**/*.{ts,tsx,js,mjs,cjs}'],
     ignores: electronOnlyHere,
+    rules: { 'no-restricted-imports': restrict() },
+  },
+  {
+    // core/ is pure behaviour: it imports nothing above it (the app layer, the shells, the emulator).
+    files: ['src-main/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [{ name: 'electron', message: "Only src-main/electron/ and src-main/index.ts may import 'electron'; keep behaviour in src-main/core." }],
-        patterns: [{ group: ['electron/*'], message: "Only src-main/electron/ and src-main/index.ts may import 'electron'." }],
-      }],
+      'no-restricted-imports': restrict({
+        patterns: [
+          {
+            group: folders('app', 'cli', 'host', 'electron', 'emulator', 'src-shared', 'src-preload', 'src-renderer'),
+            message: 'src-main/core imports nothing above it: not app/, cli/, host/, electron/, emulator/ nor the contract.',
+          },
+        ],
+      }),
     },
   },
   {
-    // The renderer is a web page: no Node built-ins, and no electron either.
+    // The emulator stands for the service: it may share only the ports and the signature module
+    // with the client, so it cannot agree with the client by construction.
+    files: ['src-main/emulator/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict({
+        patterns: [
+          {
+            group: [...folders('app', 'cli', 'host', 'electron', 'src-shared', 'src-preload', 'src-renderer'), '../**/core/*', '../**/core/**', '!../**/core/ports', '!../**/core/signature', '!../**/core/signature/**'],
+            message: 'The emulator reaches core only through core/ports and core/signature, and nothing else of the app.',
+          },
+        ],
+      }),
+    },
+  },
+  {
+    // The shared contract is imported by every runtime: it imports nothing itself.
+    files: ['src-shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict({
+        paths: nodeBuiltins.map((name) => ({ name, message: 'The contract is plain types and data for every runtime: no Node built-ins.' })),
+        patterns: [{ group: ['./*', '../*', '../**'], message: 'The contract imports nothing.' }],
+      }),
+    },
+  },
+  {
+    // The renderer is a web page: only the shared contract from the rest of the repository, no
+    // Node built-ins, and no electron either.
     files: ['src-renderer/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [
-          { name: 'electron', message: 'The renderer talks to the core only through the contract bridge.' },
-          ...nodeBuiltins.map((name) => ({ name, message: 'Node built-ins are not available in the renderer.' })),
-        ],
-      }],
+      'no-restricted-imports': restrict({
+        paths: nodeBuiltins.map((name) => ({ name, message: 'Node built-ins are not available in the renderer.' })),
+        patterns: [{ group: folders('src-main', 'src-preload'), message: 'The renderer talks to the main process only through the contract (src-shared/contract.ts) and its bridge.' }],
+      }),
     },
   },
 );

@@ -1,12 +1,13 @@
-// Electron composition root: builds the services and hands them, with the electron module's parts,
-// to the shell (src-main/electron/shell.ts). Behaviour lives in src-main/core and src-main/app.
+// Electron composition root: builds the companion and the contract over it, and hands them, with
+// the electron module's parts, to the shell (src-main/electron/shell.ts). Behaviour lives in
+// src-main/core and src-main/app.
 import { BrowserWindow, Menu, Notification, Tray, app, ipcMain, nativeImage, protocol, session, shell } from 'electron';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { startElectronShell } from './electron/shell';
-import { createCompanion, type Companion } from './core/companion';
+import { createCompanion, type Companion } from './app/companion/companion';
+import { implementContract } from './app/contract';
 import { defaultConfigDir } from './core/accounts';
-import { createRealServices } from './app/real-services';
 
 // out/main/index.js → out/
 const outDir = fileURLToPath(new URL('..', import.meta.url));
@@ -37,12 +38,12 @@ startElectronShell(
     outDir,
     resourcesPath: process.resourcesPath,
     devServerUrl: process.env['ELECTRON_RENDERER_URL'] || undefined,
-    // The real services over the companion: config shared with the CLI (defaultConfigDir), data
-    // under userData, the OS keychain, the system clock. Alerts reach native notifications through
-    // the shell's subscription to the 'alert' events (src-main/electron/notifications.ts).
-    createServices: async () => {
+    // The companion: config shared with the CLI (defaultConfigDir), data under userData, the OS
+    // keychain, the system clock. Alerts reach native notifications through the shell's
+    // subscription to the 'alert' events (src-main/electron/notifications.ts).
+    createContract: async () => {
       companion = await createCompanion({ configDir: defaultConfigDir(), dataDir: join(app.getPath('userData'), 'data'), logger: consoleLogger });
-      return createRealServices(companion);
+      return implementContract(companion);
     },
   },
 ).catch((e: unknown) => {

@@ -73,7 +73,7 @@ export interface AgentHealthDTO {
   agentId: string;
   health: HealthState;
   /** The service's `state` verbatim (ASSUMPTION A-STATE), or null before the first poll. */
-  sessionState: string | null;
+  state: string | null;
   phone: string | null;
   needsScan: boolean;
   /** ms epoch when `health` last changed. */
@@ -125,14 +125,14 @@ export interface QuietHoursDTO {
   end: string;
 }
 
-/** One health change of an agent, from the monitor's timeline (alerts.history). */
+/** One health change of an agent, from the monitor's timeline (health.history). */
 export interface HealthHistoryEntryDTO {
   /** ms epoch of the change. */
   at: number;
   health: HealthState;
   previous: HealthState;
   /** The service's `state` verbatim at that moment (ASSUMPTION A-STATE). */
-  rawState?: string;
+  state?: string;
   /** Why, in words: the poll's error (redacted), when there was one. */
   note?: string;
 }
@@ -400,6 +400,8 @@ export interface Requests {
   'agents.remove': { args: { teamId: string; agentId: string }; result: null };
 
   'health.snapshot': { args: EmptyArgs; result: HealthSnapshotDTO };
+  /** The agent's health changes kept by the monitor, newest first. */
+  'health.history': { args: { teamId: string; agentId: string }; result: HealthHistoryEntryDTO[] };
 
   'alerts.list': { args: EmptyArgs; result: IncidentDTO[] };
   'alerts.status': { args: EmptyArgs; result: AlertStatusDTO };
@@ -408,8 +410,6 @@ export interface Requests {
   'alerts.snooze': { args: { minutes: number } | { until: 'tomorrow' }; result: AlertStatusDTO };
   'alerts.unsnooze': { args: EmptyArgs; result: AlertStatusDTO };
   'alerts.setQuietHours': { args: QuietHoursDTO; result: AlertStatusDTO };
-  /** The agent's health changes kept by the monitor, newest first. */
-  'alerts.history': { args: { teamId: string; agentId: string }; result: HealthHistoryEntryDTO[] };
 
   'pairing.start': { args: { teamId: string; agentId: string }; result: SessionDTO };
   'pairing.session': { args: { teamId: string; agentId: string }; result: SessionDTO };
@@ -458,6 +458,7 @@ export const REQUEST_NAMES = [
   'agents.add',
   'agents.remove',
   'health.snapshot',
+  'health.history',
   'alerts.list',
   'alerts.status',
   'alerts.acknowledge',
@@ -465,7 +466,6 @@ export const REQUEST_NAMES = [
   'alerts.snooze',
   'alerts.unsnooze',
   'alerts.setQuietHours',
-  'alerts.history',
   'pairing.start',
   'pairing.session',
   'send.message',

@@ -1,8 +1,12 @@
 // Every failure becomes an ErrorDTO: ServiceError → its own DTO; ZodError → validation with the
-// field; errors that name themselves (KeychainError, ValidationError…) by their `kind`; anything
-// else → internal, with a generic message (stack traces and secrets never cross to the renderer).
+// field; the core's accounts, keychain, tunnel and replay errors → their contract kind; errors that
+// name themselves by a `kind` → that kind; anything else → internal, with a generic message (stack
+// traces and secrets never cross to the renderer). Core messages are already plain and secret-free.
 import { ZodError } from 'zod';
+import { isAccountsError, type AccountsErrorCode } from '../core/accounts';
 import { isServiceError, type ServiceErrorDTO, type ServiceErrorKind } from '../core/api/errors';
+import { isKeychainError } from '../core/secrets';
+import { ReplayError, TunnelError } from '../core/tunnel';
 import type { ErrorDTO, ErrorKind } from '../../src-shared/contract';
 
 /** An error the app raises itself with a contract kind (e.g. 'validation', 'not-found', 'keychain'). */
@@ -56,7 +60,43 @@ export function serviceErrorDTO(s: ServiceErrorDTO): ErrorDTO {
   return dto;
 }
 
-export function toErrorDTO(e: unknown): ErrorDTO {
+const ACCOUNTS_KINDS: Record<AccountsErrorCode, ErrorKind> = {
+  KEY_REJECTED: 'unauthorized',
+  AGENT_NOT_FOUND: 'not-found',
+  DUPLICATE: 'validation',
+  NOT_FOUND: 'not-found',
+  INVALID: 'validation',
+  CONFIG_CORRUPT: 'internal',
+  KEYCHAIN: 'keychain',
+};
+
+const TEAM_FIELDS = ['label', 'baseUrl', 'apiKey', 'agents'];
+
+/** "Invalid team: baseUrl: must be…" → "baseUrl"; "agents.0.agentId: …" → "agents". */
+function fieldOf(message: string): string | undefined {
+  const m = /:\s*([A-Za-z]+)(?:\.[\w.]+)?:/.exec(message);
+  return m && m[1] && TEAM_FIELDS.includes(m[1]) ? m[1] : undefined;
+}
+
+const upperCode = (code: string): string => code.toUpperCase().replace(/-/g, '_');
+
+/** A core error that carries no contract kind, as the AppError it stands for; anything else unchanged. */
+function fromCore(e: unknown): unknown {
+  if (isAccountsError(e)) {
+    const kind = ACCOUNTS_KINDS[e.code];
+    return new AppError(kind, e.code, e.message, kind === 'validation' ? fieldOf(e.message) : undefined);
+  }
+  if (isKeychainError(e)) return new AppError('keychain', 'KEYCHAIN', e.message);
+  if (e instanceof TunnelError) {
+    const kind: ErrorKind = e.code === 'not-found' ? 'not-found' : e.code === 'not-loopback' ? 'validation' : e.code === 'storage-failed' ? 'internal' : 'invalid-request';
+    return new AppError(kind, `TUNNEL_${upperCode(e.code)}`, e.message);
+  }
+  if (e instanceof ReplayError) return new AppError(e.code === 'not-found' ? 'not-found' : 'invalid-request', `REPLAY_${upperCode(e.code)}`, e.message);
+  return e;
+}
+
+export function toErrorDTO(error: unknown): ErrorDTO {
+  const e = fromCore(error);
   if (isServiceError(e)) return serviceErrorDTO(e.toDTO());
   if (e instanceof ZodError) return zodToDTO(e);
   if (e instanceof AppError) {

@@ -104,6 +104,7 @@ export const argSchemas: Schemas = {
   'agents.remove': teamAgent,
 
   'health.snapshot': empty,
+  'health.history': teamAgent,
 
   'alerts.list': empty,
   'alerts.status': empty,
@@ -115,7 +116,6 @@ export const argSchemas: Schemas = {
   ]),
   'alerts.unsnooze': empty,
   'alerts.setQuietHours': quietHours,
-  'alerts.history': teamAgent,
 
   'pairing.start': teamAgent,
   'pairing.session': teamAgent,

@@ -29,7 +29,7 @@ const TYPES: Record<string, string> = {
   '.map': 'application/json; charset=utf-8',
 };
 
-export function contentTypeFor(path: string): string {
+function contentTypeFor(path: string): string {
   const dot = path.lastIndexOf('.');
   return (dot >= 0 && TYPES[path.slice(dot).toLowerCase()]) || 'application/octet-stream';
 }

@@ -1,17 +1,15 @@
 // Saved teams for the CLI: opens Accounts (config dir + OS keychain) lazily, on the first command
 // that needs it — commands without --team never touch the keychain. Provides the `--team` target
-// resolver, and wraps the clients of --team targets so `webhook set --team` stores the signing
-// secret it gets back in the keychain (only a hint is ever printed).
+// resolver, and the keychain keeper of signing secrets for --team targets (`webhook set --team`;
+// only a hint is ever printed).
 import { resolve } from 'node:path';
-import { createServiceClient } from '../core/api/client';
-import type { ServiceClient, ServiceClientOptions } from '../core/api/service';
 import { Accounts, defaultConfigDir, isAccountsError, type AccountsError, type TeamRecord } from '../core/accounts';
 import { KeychainSecretStore, type SecretStore } from '../core/secrets';
 import type { CliContext } from './context';
 import { CliFailure, UsageError } from './errors';
 import { EXIT } from './exit-codes';
 import type { CliIO } from './io';
-import type { TargetFlags, TargetResolver } from './target';
+import type { Target, TargetFlags, TargetResolver } from './target';
 
 export interface AccountsHookDeps {
   /** Config directory instead of --config-dir / defaultConfigDir() (tests). */
@@ -136,34 +134,21 @@ export class CliAccounts {
   };
 
   /**
-   * Wraps the client factory: a client for a target the --team resolver produced stores the signing
-   * secret returned by setWebhook in the keychain (the app's behaviour), then notes only a hint.
+   * For a target the --team resolver produced: stores an agent's new signing secret in the keychain
+   * (the app's behaviour) and notes only a hint. null for any other target.
    */
-  wrapClientFactory(factory: ((o: ServiceClientOptions) => ServiceClient) | undefined): (o: ServiceClientOptions) => ServiceClient {
-    const make = factory ?? createServiceClient;
-    return (o) => {
-      const client = make(o);
-      const team = this.resolved.find((r) => r.apiKey === o.apiKey && r.baseUrl === o.baseUrl);
-      if (!team) return client;
-      const setWebhook: ServiceClient['setWebhook'] = async (agentId, url, opts) => {
-        const cfg = await client.setWebhook(agentId, url, opts);
-        const accounts = await this.open(team.configDir);
-        try {
-          await withAccounts(() => accounts.setSigningSecret(team.teamId, agentId, cfg.secret));
-        } catch (e) {
-          const why = e instanceof Error ? e.message : String(e);
-          throw new CliFailure(`the webhook is set, but its signing secret could not be stored in the keychain: ${why}`, EXIT.failure, 'SECRET_NOT_STORED');
-        }
-        this.ctx?.output(team.json).note(`signing secret ${signingHint(cfg.secret)} stored in the keychain for team ${team.label}, agent ${agentId}`);
-        return cfg;
-      };
-      return new Proxy(client, {
-        get(t, prop, receiver) {
-          if (prop === 'setWebhook') return setWebhook;
-          const v: unknown = Reflect.get(t, prop, receiver);
-          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
-        },
-      });
+  signingSecretKeeper(target: Target): ((agentId: string, secret: string) => Promise<void>) | null {
+    const team = this.resolved.find((r) => r.apiKey === target.apiKey && r.baseUrl === target.baseUrl);
+    if (!team) return null;
+    return async (agentId, secret) => {
+      const accounts = await this.open(team.configDir);
+      try {
+        await withAccounts(() => accounts.setSigningSecret(team.teamId, agentId, secret));
+      } catch (e) {
+        const why = e instanceof Error ? e.message : String(e);
+        throw new CliFailure(`the webhook is set, but its signing secret could not be stored in the keychain: ${why}`, EXIT.failure, 'SECRET_NOT_STORED');
+      }
+      this.ctx?.output(team.json).note(`signing secret ${signingHint(secret)} stored in the keychain for team ${team.label}, agent ${agentId}`);
     };
   }
 

@@ -36,7 +36,6 @@ export async function main(argv: readonly string[] = process.argv, deps: MainOpt
   const accounts = new CliAccounts(io, { configDir: deps.configDir, secretStore: deps.secretStore });
   const ctx = createContext(io, deps.signal ?? interrupts!.signal, {
     ...deps,
-    createClient: accounts.wrapClientFactory(deps.createClient),
     targetResolvers: [accounts.resolver, ...(deps.targetResolvers ?? [])],
   });
   accounts.bind(ctx);

@@ -3,7 +3,7 @@
 // the handlers (zod) before anything runs. Events are pushed only to our windows.
 import { EVENT_PREFIX, IPC_PREFIX, REQUEST_NAMES, type AnyEvent, type ErrorDTO, type Result } from '../../src-shared/contract';
 import type { Handlers } from '../app/handlers';
-import type { EventSourcePort } from '../app/services';
+import type { ContractEvents } from '../app/contract';
 
 /** The parts of Electron's WebFrameMain the sender check reads. */
 export interface FrameLike {
@@ -101,8 +101,8 @@ export function registerIpc(ipcMain: IpcMainLike, handlers: Handlers, registry: 
 }
 
 /** Pushes every contract event to every window we created. Returns the unsubscribe. */
-export function forwardEvents(events: EventSourcePort, registry: WindowRegistry): () => void {
-  return events.subscribe((e: AnyEvent) => {
+export function forwardEvents(events: ContractEvents, registry: WindowRegistry): () => void {
+  return events.onAny((e: AnyEvent) => {
     for (const c of registry.all()) c.send(EVENT_PREFIX + e.name, e.payload);
   });
 }

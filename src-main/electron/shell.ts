@@ -1,9 +1,9 @@
-// The Electron shell around AppServices: single-instance lock, app:// protocol, hardened sessions and
+// The Electron shell around the contract: single-instance lock, app:// protocol, hardened sessions and
 // windows, IPC, tray, notifications, login item. Receives the electron module's parts by parameter.
 import type * as Electron from 'electron';
 import { join } from 'node:path';
 import { createHandlers } from '../app/handlers';
-import type { AppServices } from '../app/services';
+import type { CompanionContract } from '../app/contract';
 import type { AgentDTO } from '../../src-shared/contract';
 import { registerAppScheme, serveAppProtocol } from './app-protocol';
 import { rendererSource, trayIconDir } from './app-paths';
@@ -26,8 +26,8 @@ export interface ShellOptions {
   resourcesPath: string;
   /** ELECTRON_RENDERER_URL as found in the environment: loaded only while the app is unpackaged. */
   devServerUrl?: string;
-  /** Builds the services once the app is ready (they may need app paths). */
-  createServices(): Promise<AppServices>;
+  /** Builds the contract over the companion once the app is ready (it may need app paths). */
+  createContract(): Promise<CompanionContract>;
 }
 
 export async function startElectronShell(electron: ElectronParts, opts: ShellOptions): Promise<void> {
@@ -57,8 +57,8 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
   if (!renderer.devServer) enforceCsp(ses as never);
   serveAppProtocol(electron.protocol as never, join(opts.outDir, 'renderer'));
 
-  const services = await opts.createServices();
-  const handlers = createHandlers(services);
+  const contract = await opts.createContract();
+  const handlers = createHandlers(contract.implementations);
   // Settings that the shell applies itself: notifications on/off and the OS login item.
   let notificationsOn = true;
   const updateSettings = handlers['settings.update'];
@@ -73,7 +73,7 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
   const settings = await handlers['settings.get']({});
   if (settings.ok) notificationsOn = settings.value.notifications;
   registerIpc(electron.ipcMain as never, handlers, registry, appUrl);
-  forwardEvents(services.events, registry);
+  forwardEvents(contract.events, registry);
 
   const openWindow = (route?: string): WindowLike => {
     if (!win || win.isDestroyed()) {
@@ -102,13 +102,13 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
 
   // Tray
   const trayState = async (): Promise<TrayState> => {
-    const agents = await handlers['agents.list']({});
-    const alerts = services.monitor.status();
+    // Through the handlers, like every other caller: a failing request leaves its part of the tray empty.
+    const [agents, alerts, incidents] = await Promise.all([handlers['agents.list']({}), handlers['alerts.status']({}), handlers['alerts.list']({})]);
     return {
-      agents: agents.ok ? (agents.value as AgentDTO[]) : [],
-      alerts,
+      agents: agents.ok ? agents.value : [],
+      alerts: alerts.ok ? alerts.value : { snoozedUntil: null, quietHours: { enabled: false, start: '22:00', end: '07:00' } },
       startAtLogin: app.getLoginItemSettings().openAtLogin,
-      openIncidents: services.monitor.incidents().filter((i) => i.acknowledgedAt === null).length,
+      openIncidents: incidents.ok ? incidents.value.filter((i) => i.acknowledgedAt === null).length : 0,
     };
   };
   let tray: TrayController | null = null;
@@ -143,7 +143,7 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
     }
   };
   tray = createTray(
-    { Tray: electron.Tray as never, Menu: electron.Menu, nativeImage: electron.nativeImage, iconDir: trayIconDir(app, opts.resourcesPath), now: services.now },
+    { Tray: electron.Tray as never, Menu: electron.Menu, nativeImage: electron.nativeImage, iconDir: trayIconDir(app, opts.resourcesPath), now: contract.now },
     await trayState(),
     dispatch,
   );
@@ -154,7 +154,7 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
     openRoute: (route) => openWindow(route),
     enabled: () => notificationsOn,
   });
-  services.events.subscribe((e) => {
+  contract.events.onAny((e) => {
     if (e.name === 'alert') notifier.handle(e.payload);
     if (e.name === 'health.changed' || e.name === 'alert' || e.name === 'accounts.changed') void refreshTray();
   });

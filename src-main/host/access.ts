@@ -8,7 +8,7 @@ export function newToken(bytes: (n: number) => Buffer = randomBytes): string {
   return bytes(32).toString('base64url');
 }
 
-export function allowedHosts(port: number): Set<string> {
+function allowedHosts(port: number): Set<string> {
   return new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
 }
 

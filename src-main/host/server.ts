@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { isRequestName, type Result } from '../../src-shared/contract';
 import type { Handlers } from '../app/handlers';
-import type { EventSourcePort } from '../app/services';
+import type { ContractEvents } from '../app/contract';
 import { resolveStaticFile } from '../app/static-files';
 import { rendererHeaders } from '../app/web-security';
 import { hostAllowed, newToken, originAllowed, presentedToken, tokenMatches } from './access';
@@ -18,7 +18,7 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
 
 export interface HostOptions {
   handlers: Handlers;
-  events: EventSourcePort;
+  events: ContractEvents;
   /** Folder of the built renderer (out/renderer). */
   rendererDir: string;
   /** Default 127.0.0.1. */
@@ -108,7 +108,7 @@ export async function startHostServer(opts: HostOptions): Promise<RunningHost> {
       if (batch !== '' && !res.destroyed) res.write(batch);
       batch = '';
     };
-    const unsubscribe = opts.events.subscribe((e) => {
+    const unsubscribe = opts.events.onAny((e) => {
       if (batch === '') process.nextTick(flush);
       batch += `event: ${e.name}\ndata: ${JSON.stringify(e.payload)}\n\n`;
     });

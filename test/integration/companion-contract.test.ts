@@ -1,5 +1,5 @@
-// The contract additions end to end over the real companion and the emulator: settings (installId,
-// theme, alert rules applied to the monitor, the alert webhook posting alerts), alerts.history,
+// The contract additions end to end over the companion and the emulator: settings (installId,
+// theme, alert rules applied to the monitor, the alert webhook posting alerts), health.history,
 // per-agent tunnel status, forward response bodies, tunnel.media, and chat timing numbers.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,8 +9,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyEvent, RequestName, Result } from '../../src-shared/contract';
 import { createHandlers, type Handlers } from '../../src-main/app/handlers';
-import { createRealServices, type RealServices } from '../../src-main/app/real-services';
-import { createCompanion, type Companion } from '../../src-main/core/companion';
+import { implementContract, type CompanionContract } from '../../src-main/app/contract';
+import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import type { Emulator } from '../../src-main/emulator';
 import { control, DEMO_KEY, startTestEmulator, state, waitFor } from '../helpers/emulator';
@@ -43,7 +43,7 @@ describe('contract additions over the companion and the emulator', () => {
   let dir: string;
   let mediaTmp: string;
   let companion: Companion;
-  let services: RealServices;
+  let contract: CompanionContract;
   let handlers: Handlers;
   let alertHook: Awaited<ReturnType<typeof recorder>>;
   let localApp: Awaited<ReturnType<typeof recorder>>;
@@ -71,15 +71,15 @@ describe('contract additions over the companion and the emulator', () => {
       secrets: new MemorySecretStore(),
       poll: { intervalMs: 300, fastIntervalMs: 150 },
     });
-    services = createRealServices(companion, { media: { tmpDir: mediaTmp } });
-    services.events.subscribe((e) => events.push(e));
-    handlers = createHandlers(services);
+    contract = implementContract(companion, { media: { tmpDir: mediaTmp } });
+    contract.events.onAny((e) => events.push(e));
+    handlers = createHandlers(contract.implementations);
     const team = await ok<{ teamId: string }>('teams.add', { label: 'Emulated', baseUrl: emu.baseUrl, apiKey: DEMO_KEY, agents: AGENTS.map((agentId) => ({ agentId })) });
     teamId = team.teamId;
   });
 
   afterAll(async () => {
-    services?.dispose();
+    contract?.dispose();
     await companion?.close();
     await emu?.close();
     await new Promise((r) => alertHook?.server.close(r));
@@ -108,7 +108,7 @@ describe('contract additions over the companion and the emulator', () => {
     expect((await ok<{ installId: string; alertWebhookUrl: null }>('settings.get')).installId).toBe(s.installId);
   });
 
-  it('the alert webhook receives the alert of a dropped link; alerts.history lists the changes newest first', async () => {
+  it('the alert webhook receives the alert of a dropped link; health.history lists the changes newest first', async () => {
     const hookUrl = `${alertHook.url}/alerts/T0KEN-abcdefghijklmnop`;
     const s = await ok<{ alertWebhookUrl: string }>('settings.update', { patch: { alertWebhookUrl: hookUrl } });
     expect(s.alertWebhookUrl).toBe(hookUrl);
@@ -125,13 +125,13 @@ describe('contract additions over the companion and the emulator', () => {
     expect(hit.body).not.toContain(DEMO_KEY);
 
     const history = await waitFor(async () => {
-      const list = await ok<Array<{ at: number; health: string; previous: string; rawState?: string }>>('alerts.history', { teamId, agentId: 'agent-connected' });
+      const list = await ok<Array<{ at: number; health: string; previous: string; state?: string }>>('health.history', { teamId, agentId: 'agent-connected' });
       return list.some((e) => e.health === 'reconnecting') && list[0]?.health === 'connected' ? list : null;
     }, 8000);
     const drop = history.find((e) => e.health === 'reconnecting')!;
     expect(drop.previous).toBe('connected');
     expect(history.map((e) => e.at)).toEqual([...history.map((e) => e.at)].sort((a, b) => b - a));
-    expect(await call('alerts.history', { teamId, agentId: 'no-such-agent' })).toMatchObject({ ok: false, error: { kind: 'not-found' } });
+    expect(await call('health.history', { teamId, agentId: 'no-such-agent' })).toMatchObject({ ok: false, error: { kind: 'not-found' } });
 
     // Diagnostics show the webhook without its token.
     const diag = await ok<{ content: string }>('diagnostics.export');
@@ -179,9 +179,9 @@ describe('contract additions over the companion and the emulator', () => {
     expect(await readdir(mediaTmp)).toEqual([]);
 
     // Over the cap: a clear error, and the temp file is gone too.
-    const capped = createRealServices(companion, { media: { tmpDir: mediaTmp, maxBytes: 10 } });
+    const capped = implementContract(companion, { media: { tmpDir: mediaTmp, maxBytes: 10 } });
     try {
-      const r = await createHandlers(capped)['tunnel.media']({ id: image.id });
+      const r = await createHandlers(capped.implementations)['tunnel.media']({ id: image.id });
       expect(r).toMatchObject({ ok: false, error: { kind: 'invalid-request', code: 'MEDIA_TOO_LARGE' } });
     } finally {
       capped.dispose();

@@ -1,4 +1,4 @@
-// The companion + real AppServices + contract handlers against the emulator: teams, live health,
+// The companion + its contract implementation + the handlers against the emulator: teams, live health,
 // a dropped link with its alert, a webhook verified by the tunnel, the demo, and no key in any result.
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -6,8 +6,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyEvent, RequestName, Result } from '../../src-shared/contract';
 import { createHandlers, type Handlers } from '../../src-main/app/handlers';
-import { createRealServices, type RealServices } from '../../src-main/app/real-services';
-import { createCompanion, DEMO_TEAM_LABEL, type Companion } from '../../src-main/core/companion';
+import { implementContract, type CompanionContract } from '../../src-main/app/contract';
+import { createCompanion, DEMO_TEAM_LABEL, type Companion } from '../../src-main/app/companion/companion';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import { decodeSigningSecrets } from '../../src-main/core/accounts/signing';
 import type { Emulator } from '../../src-main/emulator';
@@ -20,7 +20,7 @@ describe('companion over the emulator', () => {
   let dir: string;
   let secrets: MemorySecretStore;
   let companion: Companion;
-  let services: RealServices;
+  let contract: CompanionContract;
   let handlers: Handlers;
   const results: unknown[] = [];
   const events: AnyEvent[] = [];
@@ -47,13 +47,13 @@ describe('companion over the emulator', () => {
       secrets,
       poll: { intervalMs: 400, fastIntervalMs: 200 },
     });
-    services = createRealServices(companion);
-    services.events.subscribe((e) => events.push(e));
-    handlers = createHandlers(services);
+    contract = implementContract(companion);
+    contract.events.onAny((e) => events.push(e));
+    handlers = createHandlers(contract.implementations);
   });
 
   afterAll(async () => {
-    services?.dispose();
+    contract?.dispose();
     await companion?.close();
     await emu?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
@@ -71,17 +71,28 @@ describe('companion over the emulator', () => {
     expect(team.agentIds).toEqual(AGENTS);
 
     const snap = await waitFor(async () => {
-      const s = await ok<{ agents: Array<{ agentId: string; health: string; phone: string | null }> }>('health.snapshot');
+      const s = await ok<{ worst: string; agents: Array<{ agentId: string; health: string; state: string | null; phone: string | null }> }>('health.snapshot');
       return s.agents.length === 3 && s.agents.every((a) => a.health !== 'unknown') ? s : null;
     }, 8000);
     const by = Object.fromEntries(snap.agents.map((a) => [a.agentId, a]));
     expect(by['agent-connected']?.health).toBe('connected');
     expect(by['agent-connected']?.phone).toBe('15550100001');
+    expect(by['agent-connected']?.state).toBe('connected');
     expect(by['agent-unlinked']?.health).toBe('needs-scan');
     expect(by['agent-flaky']).toBeDefined();
+    expect(snap.worst).toBe('needs-scan');
 
     const agents = await ok<Array<{ agentId: string; health: { health: string } }>>('agents.list', { teamId });
     expect(agents.map((a) => a.agentId)).toEqual(AGENTS);
+    expect(agents.find((a) => a.agentId === 'agent-unlinked')?.health.health).toBe('needs-scan');
+  });
+
+  it('an agent added later answers unknown health until its first poll', async () => {
+    await control(emu, 'POST', '/teams/demo/agents', { agentId: 'agent-late', state: 'connected', phone: '15550100009' });
+    const added = await ok<{ agentId: string; health: { health: string; state: string | null; checkedAt: number | null } }>('agents.add', { teamId, agentId: 'agent-late' });
+    expect(added.health).toMatchObject({ health: 'unknown', state: null, checkedAt: null });
+    await ok('agents.remove', { teamId, agentId: 'agent-late' });
+    expect((await ok<Array<{ agentId: string }>>('agents.list', { teamId })).map((a) => a.agentId)).toEqual(AGENTS);
   });
 
   it('a dropped link turns reconnecting, comes back, and raises an alert', async () => {

@@ -125,7 +125,7 @@ describe('monitor acceptance (emulator + client + monitor on one fake clock)', (
     expect(h.healthOf('pairme')).toBe('needs-scan');
     expect(h.healthOf('unlinkme')).toBe('connected');
     expect(h.healthOf('dropme')).toBe('connected');
-    expect(h.monitor.snapshot().find((s) => s.agentId === 'pairme')).toMatchObject({ pairing: true, rawState: 'pairing' });
+    expect(h.monitor.snapshot().find((s) => s.agentId === 'pairme')).toMatchObject({ pairing: true, state: 'pairing' });
 
     // The phone scans the QR it was shown, 3 s later; the fast poll (2 s) sees the link.
     await h.clock.runTo(3000);
@@ -184,18 +184,18 @@ describe('monitor acceptance (emulator + client + monitor on one fake clock)', (
     const path = async (id: string) => (await h.monitor.timeline(id)).map((e) => `${e.from}>${e.to}@${Math.round((e.at - START) / 100) / 10}`);
     const pairme = await h.monitor.timeline('pairme');
     expect(pairme.map((e) => `${e.from}>${e.to}`)).toEqual(['unknown>needs-scan', 'needs-scan>connected']);
-    expect(pairme[0]).toMatchObject({ at: START, rawState: 'pairing', status: { state: 'pairing', needsScan: true } });
-    expect(pairme[1]).toMatchObject({ rawState: 'connected', status: { state: 'connected', phone: '15550100001' } });
+    expect(pairme[0]).toMatchObject({ at: START, state: 'pairing', status: { state: 'pairing', needsScan: true } });
+    expect(pairme[1]).toMatchObject({ state: 'connected', status: { state: 'connected', phone: '15550100001' } });
     expect(pairme[1]!.at - START).toBeGreaterThan(3000);
 
     const unlinkme = await h.monitor.timeline('unlinkme');
     expect(unlinkme.map((e) => `${e.from}>${e.to}`)).toEqual(['unknown>connected', 'connected>needs-scan']);
-    expect(unlinkme[1]).toMatchObject({ rawState: 'unlinked', incidentId: h.alerts[0]!.incidentId, at: h.alerts[0]!.at });
+    expect(unlinkme[1]).toMatchObject({ state: 'unlinked', incidentId: h.alerts[0]!.incidentId, at: h.alerts[0]!.at });
 
     const dropme = await h.monitor.timeline('dropme');
     expect(dropme.map((e) => `${e.from}>${e.to}`)).toEqual(['unknown>connected', 'connected>reconnecting', 'reconnecting>connected']);
     expect(dropme[1]).toMatchObject({ at: reconnecting.at, incidentId: reconnecting.incidentId, status: { state: 'reconnecting', linked: true, connected: false, needsScan: false } });
-    expect(dropme[2]).toMatchObject({ at: recovered.at, rawState: 'connected' });
+    expect(dropme[2]).toMatchObject({ at: recovered.at, state: 'connected' });
     // Back within one fast poll (2 s + 10 % jitter) of the emulator's reconnect.
     expect(dropme[2]!.at - (droppedAt + 20_000)).toBeGreaterThan(0);
     expect(dropme[2]!.at - (droppedAt + 20_000)).toBeLessThanOrEqual(2200);
@@ -256,7 +256,7 @@ describe('monitor acceptance (emulator + client + monitor on one fake clock)', (
     const open = h.monitor.incidents();
     expect(open.filter((i) => i.agentId === null).map((i) => i.kind)).toEqual(['unreachable']);
     // The last known state is kept in the snapshot.
-    expect(h.monitor.snapshot().map((s) => s.rawState)).toEqual(['connected', 'connected', 'connected']);
+    expect(h.monitor.snapshot().map((s) => s.state)).toEqual(['connected', 'connected', 'connected']);
 
     h.emu.control.clearFaults();
     await h.clock.runUntil('team back', () => h.alerts.length > phase1Alerts + 1, 150_000, 1000);

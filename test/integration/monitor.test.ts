@@ -40,7 +40,7 @@ describe('Monitor against the emulator', () => {
     await h.client.startPairing('pairme');
     h.monitor.start();
     await waitFor('first polls', () => h.healthOf('pairme') === 'needs-scan' && h.healthOf('unlinkme') === 'connected' && h.healthOf('dropme') === 'connected');
-    expect(h.monitor.snapshot().find((s) => s.agentId === 'pairme')).toMatchObject({ pairing: true, rawState: 'pairing' });
+    expect(h.monitor.snapshot().find((s) => s.agentId === 'pairme')).toMatchObject({ pairing: true, state: 'pairing' });
 
     await h.emu.control.scan('pairme', { phone: '15550100001' });
     await waitFor('paired', () => h.healthOf('pairme') === 'connected');

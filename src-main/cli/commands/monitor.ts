@@ -117,7 +117,7 @@ export function register(program: Command, ctx: CliContext): void {
         agentId: ev.agentId,
         health: ev.health,
         previous: ev.previous,
-        rawState: ev.rawState,
+        state: ev.state,
         phone,
         at: iso(ev.since),
       };

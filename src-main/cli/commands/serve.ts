@@ -77,9 +77,9 @@ export function register(program: Command, ctx: CliContext): void {
     }
 
     // Loaded on demand: the other commands never pay for the app core.
-    const [{ createCompanion }, { createRealServices }, { createHandlers }, { startHostServer }] = await Promise.all([
-      import('../../core/companion'),
-      import('../../app/real-services'),
+    const [{ createCompanion }, { implementContract }, { createHandlers }, { startHostServer }] = await Promise.all([
+      import('../../app/companion/companion'),
+      import('../../app/contract'),
       import('../../app/handlers'),
       import('../../host/server'),
     ]);
@@ -99,7 +99,7 @@ export function register(program: Command, ctx: CliContext): void {
       ...(f.configDir ? { configDir: path.resolve(f.configDir) } : {}),
       ...(f.dataDir ? { dataDir: path.resolve(f.dataDir) } : {}),
     });
-    const services = createRealServices(companion);
+    const contract = implementContract(companion);
     let hostServer: Awaited<ReturnType<typeof startHostServer>> | null = null;
     try {
       let emulator: { baseUrl: string; controlUrl: string; apiKey: string } | null = null;
@@ -114,7 +114,7 @@ export function register(program: Command, ctx: CliContext): void {
           demoTeam = { teamId: team.id, label: team.label, agentIds: team.agents.map((a) => a.agentId) };
         }
       }
-      hostServer = await startHostServer({ handlers: createHandlers(services), events: services.events, rendererDir, host, ...(f.port !== undefined ? { port: f.port } : {}) });
+      hostServer = await startHostServer({ handlers: createHandlers(contract.implementations), events: contract.events, rendererDir, host, ...(f.port !== undefined ? { port: f.port } : {}) });
       out.event(
         { event: 'ready', url: hostServer.openUrl, port: hostServer.port, pid: process.pid, origin: hostServer.origin, configDir: companion.configDir, dataDir: companion.dataDir, emulator, demoTeam },
         [
@@ -128,7 +128,7 @@ export function register(program: Command, ctx: CliContext): void {
       await waitForAbort(ctx.signal);
     } finally {
       await hostServer?.close();
-      services.dispose();
+      contract.dispose();
       await companion.close();
     }
     out.event({ event: 'closed' }, 'stopped');

@@ -1,9 +1,12 @@
-// `webhook set`: registers the URL inbound messages are delivered to. The reply carries the signing
-// secret; it is printed only with --show-secret, or written to --secret-file (mode 0600).
+// `webhook set`: registers the URL inbound messages are delivered to (core registerWebhook, as the
+// app and `listen --register-url` do). The signing secret is stored in the keychain for a --team
+// target, printed only with --show-secret, or written to --secret-file (mode 0600).
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { registerWebhook } from '../../core/tunnel/register';
+import { accountsOf, signingHint } from '../accounts-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure } from '../errors';
 import { EXIT } from '../exit-codes';
@@ -15,10 +18,6 @@ const flagsSchema = z.looseObject({
   secretFile: z.string().min(1, 'expected a file path').optional(),
   showSecret: z.boolean().optional(),
 });
-
-function hint(secret: string): string {
-  return secret.length > 8 ? `…${secret.slice(-4)}` : '…';
-}
 
 export function register(program: Command, ctx: CliContext): void {
   const webhook = program.command('webhook').description('the webhook inbound messages are delivered to');
@@ -32,25 +31,36 @@ export function register(program: Command, ctx: CliContext): void {
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(flagsSchema, opts);
     const target = await ctx.resolveTarget(opts);
-    const cfg = await ctx.client(target).setWebhook(target.agentId, f.url, { signal: ctx.signal });
-    if (f.secretFile) {
-      const path = resolve(ctx.io.cwd, f.secretFile);
-      try {
-        await writeFile(path, `${cfg.secret}\n`, { mode: 0o600 });
-      } catch (e) {
-        throw new CliFailure(`the webhook is set, but the secret could not be saved to ${f.secretFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, EXIT.failure, 'SECRET_FILE');
-      }
-      out.note(`signing secret saved to ${path}`);
-    }
-    const secretShown = f.showSecret ? cfg.secret : undefined;
-    const data: Record<string, unknown> = { mode: cfg.mode, url: cfg.url, secretHint: hint(cfg.secret) };
+    const keepInKeychain = accountsOf(ctx).signingSecretKeeper(target);
+    let secret = '';
+    const cfg = await registerWebhook({
+      client: ctx.client(target),
+      agentId: target.agentId,
+      publicUrl: f.url,
+      signal: ctx.signal,
+      saveSecret: async (s) => {
+        secret = s;
+        await keepInKeychain?.(target.agentId, s);
+        if (f.secretFile) {
+          const path = resolve(ctx.io.cwd, f.secretFile);
+          try {
+            await writeFile(path, `${s}\n`, { mode: 0o600 });
+          } catch (e) {
+            throw new CliFailure(`the webhook is set, but the secret could not be saved to ${f.secretFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, EXIT.failure, 'SECRET_FILE');
+          }
+          out.note(`signing secret saved to ${path}`);
+        }
+      },
+    });
+    const secretShown = f.showSecret ? secret : undefined;
+    const data: Record<string, unknown> = { mode: cfg.mode, url: cfg.url, secretHint: signingHint(secret) };
     if (secretShown !== undefined) data.secret = secretShown;
     if (cfg.events) data.events = cfg.events;
     if (cfg.updatedAt) data.updatedAt = cfg.updatedAt;
     out.result(data, () =>
       [
         `webhook ${cfg.mode}: ${cfg.url}`,
-        secretShown !== undefined ? `signing secret: ${secretShown}` : `signing secret ${hint(cfg.secret)} (use --secret-file PATH to save it, or --show-secret)`,
+        secretShown !== undefined ? `signing secret: ${secretShown}` : `signing secret ${signingHint(secret)} (use --secret-file PATH to save it, or --show-secret)`,
       ].join('\n'),
     );
   });

@@ -23,7 +23,7 @@ export function formatDiagnostics(input: { now: number; agents: DiagnosticsAgent
     out.push('');
     out.push(`Agent ${s.agentId} (team ${s.teamId})`);
     out.push(`  health: ${s.health} for ${formatDuration(input.now - s.since)} (since ${iso(s.since)})`);
-    out.push(`  state: ${s.rawState ?? '—'}  phone: ${s.phone ? `+${s.phone}` : '—'}  needsScan: ${s.needsScan}${s.pairing ? '  (pairing QR on offer)' : ''}`);
+    out.push(`  state: ${s.state ?? '—'}  phone: ${s.phone ? `+${s.phone}` : '—'}  needsScan: ${s.needsScan}${s.pairing ? '  (pairing QR on offer)' : ''}`);
     out.push(`  last poll: ${s.lastPollAt === null ? 'never' : `${iso(s.lastPollAt)} (${formatDuration(input.now - s.lastPollAt)} ago)`}` + (s.consecutiveFailures > 0 ? `, ${s.consecutiveFailures} failure(s) in a row` : ''));
     if (s.lastError) out.push(`  last error: ${s.lastError.kind} ${s.lastError.status ?? ''} ${s.lastError.code}: ${redactSecrets(s.lastError.message)}`.replace(/ +/g, ' '));
     if (incidents.length === 0) out.push('  open incident: none');
@@ -39,7 +39,7 @@ export function formatDiagnostics(input: { now: number; agents: DiagnosticsAgent
     last.forEach((e, k) => {
       const next = last[k + 1];
       const lasted = next ? formatDuration(next.at - e.at) : `${formatDuration(input.now - e.at)} so far`;
-      const detail = e.error ? ` error=${e.error.kind}/${e.error.code}` : e.rawState ? ` state=${e.rawState}` : '';
+      const detail = e.error ? ` error=${e.error.kind}/${e.error.code}` : e.state ? ` state=${e.state}` : '';
       out.push(`    ${iso(e.at)}  ${e.from} → ${e.to}  (lasted ${lasted})${detail}`);
     });
   }

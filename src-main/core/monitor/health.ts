@@ -59,7 +59,7 @@ export const DEFAULT_FAILURE_THRESHOLD: FailureThreshold = { failures: 3, second
 export interface HealthReading {
   health: Health;
   /** The service's `state` from the last successful poll, verbatim (ASSUMPTION A-STATE). */
-  rawState: string | null;
+  state: string | null;
   phone: string | null;
   /** A pairing QR is on offer right now. */
   pairing: boolean;
@@ -87,7 +87,7 @@ export class HealthTracker {
     private threshold: FailureThreshold = DEFAULT_FAILURE_THRESHOLD,
     now = 0,
   ) {
-    this.reading = { health: 'unknown', rawState: null, phone: null, pairing: false, since: now, consecutiveFailures: 0, lastStatus: null };
+    this.reading = { health: 'unknown', state: null, phone: null, pairing: false, since: now, consecutiveFailures: 0, lastStatus: null };
   }
 
   setThreshold(t: FailureThreshold): void {
@@ -106,7 +106,7 @@ export class HealthTracker {
       this.firstFailureAt = null;
       health = deriveHealth(input);
       const s = input.status;
-      next = { ...next, rawState: s.state, phone: s.phone, pairing: s.needsScan && s.qr !== null, consecutiveFailures: 0, lastStatus: s };
+      next = { ...next, state: s.state, phone: s.phone, pairing: s.needsScan && s.qr !== null, consecutiveFailures: 0, lastStatus: s };
     } else if (input.error !== undefined) {
       const derived = deriveHealth(input);
       if (derived === 'unknown') {
@@ -131,7 +131,7 @@ export class HealthTracker {
     next.health = health;
     if (changed) next.since = now;
     this.reading = next;
-    const stateChanged = !changed && (next.rawState !== prev.rawState || next.pairing !== prev.pairing);
+    const stateChanged = !changed && (next.state !== prev.state || next.pairing !== prev.pairing);
     return { reading: this.current(), changed, stateChanged, previous: prev.health };
   }
 }

@@ -13,6 +13,7 @@ export {
   type FailureThreshold,
 } from './health';
 export { AlertPolicy, type AlertPolicyOptions, type IncidentUpdate, type PolicyOutput } from './policy';
+export { incidentText } from './policy-text';
 export {
   Poller,
   wantsFastPoll,
@@ -29,7 +30,6 @@ export { Timeline, storedStatus, type TimelineEntry, type TimelineOptions, type 
 export { formatDiagnostics, type DiagnosticsAgent } from './diagnostics';
 export { WebhookAlertSink, MemoryAlertSink, formatAlertLine, formatAlertText, type AlertSink, type WebhookSinkOptions } from './sinks';
 export { formatDuration, inQuietHours, parseHHMM, snoozeEnd } from './time';
-export { Emitter, type Unsubscribe } from './emitter';
 export {
   DEFAULT_RULES,
   systemLocalTime,

@@ -4,7 +4,7 @@ import type { ServiceErrorDTO } from '../api/errors';
 import type { SessionStatus } from '../api/types';
 import { silentLogger, systemClock, type Clock, type Logger, type Random } from '../ports';
 import { formatDiagnostics } from './diagnostics';
-import { Emitter, type Unsubscribe } from './emitter';
+import { Emitter, type Unsubscribe } from '../events';
 import { HealthTracker, errorToDTO, type Health } from './health';
 import { AlertPolicy, type IncidentUpdate, type PolicyOutput } from './policy';
 import { Poller, type PollCycle, type PollResult, type PollTarget, type PollerConfig, type ReadSession } from './poller';
@@ -28,7 +28,7 @@ export interface HealthEvent {
   agentId: string;
   health: Health;
   previous: Health;
-  rawState: string | null;
+  state: string | null;
   status?: SessionStatus;
   error?: ServiceErrorDTO;
   /** ms epoch of this change. */
@@ -68,7 +68,8 @@ export interface MonitorOptions {
   idPrefix?: string;
 }
 
-interface AgentRecord {
+/** What the monitor tracks per watched agent. */
+interface WatchedAgent {
   teamId: string;
   agentId: string;
   tracker: HealthTracker;
@@ -84,7 +85,7 @@ export class Monitor {
   private readonly poller: Poller;
   private readonly policy: AlertPolicy;
   private readonly timelineStore: Timeline;
-  private readonly agents = new Map<string, AgentRecord>();
+  private readonly agents = new Map<string, WatchedAgent>();
   private readonly cycleChanges = new Map<number, { changes: HealthChange[]; entries: TimelineEntry[] }>();
   private readonly sinks = new Set<AlertSink>();
   private readonly deliveries = new Set<Promise<void>>();
@@ -171,7 +172,7 @@ export class Monitor {
         teamId: a.teamId,
         agentId: a.agentId,
         health: r.health,
-        rawState: r.rawState,
+        state: r.state,
         phone: r.phone,
         needsScan: r.lastStatus?.needsScan ?? false,
         pairing: r.pairing,
@@ -284,13 +285,13 @@ export class Monitor {
     const reading = obs.reading;
     const bucket = this.cycleChanges.get(r.cycleId) ?? { changes: [], entries: [] };
     this.cycleChanges.set(r.cycleId, bucket);
-    const entry: TimelineEntry = { at: r.at, teamId: r.teamId, agentId: r.agentId, from: obs.previous, to: reading.health, rawState: reading.rawState };
+    const entry: TimelineEntry = { at: r.at, teamId: r.teamId, agentId: r.agentId, from: obs.previous, to: reading.health, state: reading.state };
     if (r.status) entry.status = storedStatus(r.status);
     if (a.lastError) entry.error = a.lastError;
     bucket.entries.push(entry);
     if (!obs.changed) return;
     bucket.changes.push({ teamId: r.teamId, agentId: r.agentId, from: obs.previous, to: reading.health, at: r.at, pairing: reading.pairing, phone: reading.phone });
-    const ev: HealthEvent = { teamId: r.teamId, agentId: r.agentId, health: reading.health, previous: obs.previous, rawState: reading.rawState, since: reading.since };
+    const ev: HealthEvent = { teamId: r.teamId, agentId: r.agentId, health: reading.health, previous: obs.previous, state: reading.state, since: reading.since };
     if (r.status) ev.status = r.status;
     if (a.lastError) ev.error = a.lastError;
     this.events.emit('health', ev);

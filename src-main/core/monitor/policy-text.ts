@@ -1,6 +1,6 @@
 // Titles and bodies of alerts. Plain words an on-call engineer reads on a phone lock screen.
 import { formatDuration } from './time';
-import type { Alert, Incident } from './types';
+import type { Alert, AlertRules, Incident } from './types';
 
 export function agentRef(agentId: string, phone?: string | null): string {
   return phone ? `${agentId} (+${phone})` : agentId;
@@ -62,3 +62,24 @@ export const text = {
       .join('\n'),
   }),
 };
+
+/**
+ * The words of an open incident whose alert never reached the person (held in quiet hours,
+ * snoozed, within the grace period): the same words its opening alert would have had.
+ */
+export function incidentText(i: Incident, rules: Pick<AlertRules, 'flapCount' | 'flapWindowMinutes'>): { title: string; body: string } {
+  if (i.agentId === null) return i.kind === 'auth-error' ? text.authError(i.teamId) : text.teamUnreachable(i.teamId, i.agentIds);
+  const agent = agentRef(i.agentId);
+  switch (i.kind) {
+    case 'needs-scan':
+      return text.needsScan(agent, false);
+    case 'reconnecting':
+      return text.reconnecting(agent);
+    case 'unreachable':
+      return text.agentUnreachable(agent);
+    case 'auth-error':
+      return text.authError(i.teamId);
+    case 'flapping':
+      return text.flapping(agent, rules.flapCount, rules.flapWindowMinutes);
+  }
+}

@@ -13,7 +13,7 @@
 import { RateLimited, Timeout } from '../api/errors';
 import type { SessionStatus } from '../api/types';
 import { systemClock, type Clock, type Random } from '../ports';
-import { Emitter, type Unsubscribe } from './emitter';
+import { Emitter, type Unsubscribe } from '../events';
 import { isTransientError } from './health';
 
 export interface PollTarget {

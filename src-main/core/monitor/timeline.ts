@@ -21,20 +21,29 @@ export interface TimelineEntry {
   agentId: string;
   from: Health;
   to: Health;
-  rawState: string | null;
+  /** The service's `state` verbatim at that moment, null when the poll failed before any answer. */
+  state: string | null;
   status?: StoredStatus;
   error?: ServiceErrorDTO;
   incidentId?: string;
 }
 
 const healthSchema = z.enum(HEALTHS);
-const entrySchema = z.object({
+
+/** Files written before the field was named `state` call it `rawState`: read either. */
+const renamedState = (line: unknown): unknown => {
+  if (line === null || typeof line !== 'object' || 'state' in line || !('rawState' in line)) return line;
+  const { rawState, ...rest } = line as Record<string, unknown>;
+  return { ...rest, state: rawState };
+};
+
+const entrySchema = z.preprocess(renamedState, z.object({
   at: z.number(),
   teamId: z.string(),
   agentId: z.string(),
   from: healthSchema,
   to: healthSchema,
-  rawState: z.string().nullable(),
+  state: z.string().nullable(),
   status: z
     .object({
       connected: z.boolean(),
@@ -57,7 +66,7 @@ const entrySchema = z.object({
     })
     .optional(),
   incidentId: z.string().optional(),
-});
+}));
 
 export function storedStatus(s: SessionStatus): StoredStatus {
   const out: StoredStatus = { connected: s.connected, linked: s.linked, state: s.state, needsScan: s.needsScan, phone: s.phone, qr: s.qr !== null };

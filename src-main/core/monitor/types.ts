@@ -151,7 +151,7 @@ export interface AgentSnapshot {
   agentId: string;
   health: import('./health').Health;
   /** The service's `state` verbatim from the last successful poll (ASSUMPTION A-STATE). */
-  rawState: string | null;
+  state: string | null;
   phone: string | null;
   needsScan: boolean;
   /** A pairing QR is on offer now. */

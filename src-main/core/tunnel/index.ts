@@ -6,7 +6,7 @@ export type { DeliveryQuery, LogBounds, EventLogOptions } from './log';
 export { verifyOnly, verifyTunnelDelivery, summarize } from './verify';
 export type { TunnelVerifyResult } from './verify';
 export { registerWebhook, publicUrlSchema } from './register';
-export type { RegisterOptions } from './register';
+export type { RegisterOptions, WebhookRegistration } from './register';
 export { composeInboundEvent, signedRequest, simulateInputSchema } from './simulate';
 export type { SimulateInput } from './simulate';
 export { toCurl, toFixture, shellQuote } from './export';

@@ -1,28 +1,41 @@
-// Points an agent's webhook at the tunnel: PUT .../whatsapp/webhook, then hands the returned
-// signing secret to saveSecret (the keychain). The secret is never logged or returned.
+// Registering a webhook and keeping its signing secret, the one way every caller does it (the app's
+// webhook.register, `listen --register-url`, `webhook set`): PUT .../whatsapp/webhook, check the
+// returned signing secret, hand it to saveSecret (the keychain, memory or a file), and answer the
+// registration without it. The secret is never logged or returned.
 import { z } from 'zod';
+import { ServerError } from '../api/errors';
 import type { ServiceClient } from '../api/service';
+import type { WebhookConfig } from '../api/types';
+import { signingSecretSchema } from '../accounts/schema';
 
 export const publicUrlSchema = z
   .string()
   .url()
   .refine((u) => /^https?:$/.test(new URL(u).protocol), 'the webhook URL must be http or https');
 
+/** What the service says it registered, without the signing secret. */
+export type WebhookRegistration = Omit<WebhookConfig, 'secret'>;
+
 export interface RegisterOptions {
   client: Pick<ServiceClient, 'setWebhook'>;
   agentId: string;
   publicUrl: string;
-  saveSecret(secret: string): Promise<void>;
+  /** Keeps the secret; runs before registerWebhook answers, so a failure here fails the registration. */
+  saveSecret(secret: string, registered: WebhookRegistration): Promise<void>;
   signal?: AbortSignal;
 }
 
-export async function registerWebhook(o: RegisterOptions): Promise<{ mode: string; url: string }> {
+export async function registerWebhook(o: RegisterOptions): Promise<WebhookRegistration> {
   const url = publicUrlSchema.parse(o.publicUrl);
-  // ASSUMPTION A-WEBHOOK-RESP: mode, url and secret are relied on; other fields are ignored.
-  const config = await o.client.setWebhook(o.agentId, url, o.signal ? { signal: o.signal } : undefined);
-  if (typeof config.secret !== 'string' || config.secret.length === 0) {
-    throw new Error('the service did not return a signing secret for the webhook');
+  // ASSUMPTION A-WEBHOOK-RESP: mode, url and secret are relied on; events and updatedAt are passed on when present.
+  const { secret, ...registered } = await o.client.setWebhook(o.agentId, url, o.signal ? { signal: o.signal } : undefined);
+  // The one rule for the secret, whoever registers: the same one the keychain store applies.
+  if (!signingSecretSchema.safeParse(secret).success) {
+    throw new ServerError({
+      code: 'NO_SIGNING_SECRET',
+      message: 'The service set the webhook but returned no usable signing secret, so its deliveries cannot be verified; register the webhook again.',
+    });
   }
-  await o.saveSecret(config.secret);
-  return { mode: config.mode, url: config.url };
+  await o.saveSecret(secret, registered);
+  return registered;
 }

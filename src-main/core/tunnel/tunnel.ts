@@ -1,9 +1,9 @@
 // The tunnel: receiver → verify → durable log → forwarder, plus replay, simulate and export.
 // Events for the live inspector: 'delivery' (stored, with verdict), 'forward' (each attempt,
 // replays included), 'status' (per-agent forwarding status).
-import { EventEmitter } from 'node:events';
 import { isIP } from 'node:net';
 import type { Dispatcher } from 'undici';
+import { Emitter, type Unsubscribe } from '../events';
 import { DEFAULT_TOLERANCE_SEC, signDelivery } from '../signature';
 import { silentLogger, systemClock, type Clock, type Logger } from '../ports';
 import { toCurl, toFixture, type CurlOptions, type DeliveryFixture } from './export';
@@ -91,9 +91,9 @@ export interface TriggerResult {
 }
 
 export interface TunnelEvents {
-  delivery: [StoredDelivery];
-  forward: [ForwardAttempt, StoredDelivery];
-  status: [AgentForwardStatus];
+  delivery: StoredDelivery;
+  forward: ForwardAttempt;
+  status: AgentForwardStatus;
 }
 
 export class TunnelError extends Error {
@@ -113,7 +113,7 @@ export function isLoopback(host: string): boolean {
   return h === '::1';
 }
 
-export class Tunnel extends EventEmitter<TunnelEvents> {
+export class Tunnel {
   readonly log: EventLog;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -129,11 +129,12 @@ export class Tunnel extends EventEmitter<TunnelEvents> {
   private receiver: Receiver | null = null;
   private baseUrl: string | null = null;
   private readonly waiters = new Map<string, Array<(a: ForwardAttempt) => void>>();
+  private readonly events: Emitter<TunnelEvents>;
 
   constructor(private readonly o: TunnelOptions) {
-    super();
     this.clock = o.clock ?? systemClock;
     this.logger = o.logger ?? silentLogger;
+    this.events = new Emitter<TunnelEvents>((err) => this.logger.warn('tunnel: listener failed', { error: err instanceof Error ? err.message : String(err) }));
     this.name = o.name ?? DEFAULT_TUNNEL_NAME;
     this.newId = o.newId ?? createIdGenerator(this.clock);
     this.forward = { ...(o.forward ?? {}), perAgent: { ...(o.forward?.perAgent ?? {}) } };
@@ -147,6 +148,11 @@ export class Tunnel extends EventEmitter<TunnelEvents> {
       this.closeTransport = t.close;
     }
     this.log = new EventLog({ dataDir: o.dataDir, clock: this.clock, bounds: o.logBounds, logger: this.logger });
+  }
+
+  /** Hears 'delivery', 'forward' or 'status'; returns the unsubscribe. */
+  on<K extends keyof TunnelEvents>(event: K, fn: (payload: TunnelEvents[K]) => void): Unsubscribe {
+    return this.events.on(event, fn);
   }
 
   /** Loads the log, rebuilds the duplicate index and resumes pending forwards. Idempotent. */
@@ -176,9 +182,9 @@ export class Tunnel extends EventEmitter<TunnelEvents> {
       ...(this.forward.pipelining !== undefined ? { pipelining: this.forward.pipelining } : {}),
       targetOf: (a) => this.targetOf(a),
       headersFor: (d) => this.headersFor(d),
-      onAttempt: (a, d) => this.onAttempt(a, d),
-      onStatus: (s) => this.emit('status', s),
-      statusWanted: () => this.listenerCount('status') > 0,
+      onAttempt: (a) => this.onAttempt(a),
+      onStatus: (s) => this.events.emit('status', s),
+      statusWanted: () => this.events.listenerCount('status') > 0,
     });
     this.forwarder.resume();
   }
@@ -279,7 +285,7 @@ export class Tunnel extends EventEmitter<TunnelEvents> {
       opts,
     );
     const d = this.log.get(id);
-    if (d) this.emit('forward', attempt, d);
+    if (d) this.events.emit('forward', attempt);
     return attempt;
   }
 
@@ -321,17 +327,17 @@ export class Tunnel extends EventEmitter<TunnelEvents> {
 
   /** `body`: the raw bytes the delivery was stored from (kept for its forward). */
   private afterStore(d: StoredDelivery, body: Buffer): void {
-    if (this.listenerCount('delivery') > 0) this.emit('delivery', d);
+    if (this.events.listenerCount('delivery') > 0) this.events.emit('delivery', d);
     this.forwarder?.enqueue(d, body);
   }
 
-  private onAttempt(a: ForwardAttempt, d: StoredDelivery): void {
+  private onAttempt(a: ForwardAttempt): void {
     const w = this.waiters.get(a.deliveryId);
     if (w) {
       this.waiters.delete(a.deliveryId);
       for (const fn of w) fn(a);
     }
-    this.emit('forward', a, d);
+    this.events.emit('forward', a);
   }
 
   private headersFor(d: StoredDelivery): ForwardHeaders | Promise<ForwardHeaders> {

@@ -10,7 +10,7 @@ export interface AlertsSlice {
   incidentLog: IncidentDTO[];
   alertStatus: AlertStatusDTO | null;
   /**
-   * Each agent's health changes (alerts.history), newest first, by agentKey; present once loaded,
+   * Each agent's health changes (health.history), newest first, by agentKey; present once loaded,
    * then kept current by health.changed events (see applyHealth).
    */
   healthHistory: Record<string, HealthHistoryEntryDTO[]>;
@@ -49,7 +49,7 @@ export const alertsSlice =
       alertStatus: null,
       healthHistory: {},
       loadHealthHistory: async (teamId, agentId) => {
-        const r = await api['alerts.history']({ teamId, agentId });
+        const r = await api['health.history']({ teamId, agentId });
         if (!r.ok) return r.error;
         const loaded = Array.isArray(r.value) ? r.value : [];
         const key = agentKey(teamId, agentId);

@@ -1,4 +1,4 @@
-// An agent's health history (alerts.history) merged with the changes seen live (health.changed).
+// An agent's health history (health.history) merged with the changes seen live (health.changed).
 import type { AgentHealthDTO, HealthHistoryEntryDTO } from '../../../src-shared/contract';
 
 const HISTORY_MAX = 500;
@@ -16,7 +16,7 @@ export function mergeHistory(a: HealthHistoryEntryDTO[], b: HealthHistoryEntryDT
 export function liveHistoryEntry(before: AgentHealthDTO, after: AgentHealthDTO): HealthHistoryEntryDTO | null {
   if (before.health === after.health) return null;
   const e: HealthHistoryEntryDTO = { at: after.since, health: after.health, previous: before.health };
-  if (after.sessionState !== null) e.rawState = after.sessionState;
+  if (after.state !== null) e.state = after.state;
   if (after.error) e.note = after.error.message;
   return e;
 }

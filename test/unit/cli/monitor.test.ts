@@ -38,7 +38,7 @@ describe('monitor', () => {
     expect(r.code).toBe(0);
     const lines = r.json();
     expect(lines[0]).toMatchObject({ event: 'started', agents: [{ teamId: 'adhoc', agentId: 'a1' }], intervalSec: 0.05 });
-    expect(lines).toContainEqual(expect.objectContaining({ event: 'health', agentId: 'a1', health: 'connected', previous: 'unknown', phone: '15550100001' }));
+    expect(lines).toContainEqual(expect.objectContaining({ event: 'health', agentId: 'a1', health: 'connected', previous: 'unknown', state: 'connected', phone: '15550100001' }));
     expect(lines).toContainEqual(expect.objectContaining({ event: 'health', agentId: 'a1', health: 'reconnecting', previous: 'connected' }));
     expect(lines).toContainEqual(expect.objectContaining({ event: 'alert', kind: 'reconnecting', agentIds: ['a1'] }));
     expect(lines.at(-1)).toEqual({ event: 'stopped' });

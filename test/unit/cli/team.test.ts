@@ -1,5 +1,6 @@
 // `team add|list|remove` and `--team` on service commands, in-process with a MemorySecretStore and
 // a fake service client: the key goes only to the keychain, never to stdout/stderr or the config.
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -262,5 +263,25 @@ describe('--team on service commands', () => {
     });
     expect(plain.code).toBe(0);
     expect(store.snapshot()).toEqual(before);
+  });
+
+  it('webhook set: a reply without a signing secret fails with one clear error, with or without --team, storing nothing', async () => {
+    const store = new MemorySecretStore();
+    await withTeam(store);
+    const before = store.snapshot();
+    const { factory } = fakeClientFactory({ setWebhook: async (_a, url) => ({ mode: 'passthrough', url, secret: '' }) });
+    const saved = await runCli(['webhook', 'set', '--team', 'Demo', '--agent', 'a1', '--url', 'https://example.test/hook'], { createClient: factory, secretStore: store, configDir: dir });
+    const plain = await runCli(['webhook', 'set', '--base-url', 'http://127.0.0.1:9', '--agent', 'a2', '--url', 'https://example.test/h2', '--secret-file', join(dir, 's.txt')], {
+      env: { CHANNEL_API_KEY: KEY },
+      createClient: factory,
+      secretStore: store,
+      configDir: dir,
+    });
+    for (const r of [saved, plain]) {
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(/no usable signing secret/);
+    }
+    expect(store.snapshot()).toEqual(before);
+    expect(existsSync(join(dir, 's.txt'))).toBe(false);
   });
 });

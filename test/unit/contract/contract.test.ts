@@ -40,10 +40,11 @@ describe('contract', () => {
     expectTypeOf<Requests['settings.get']['result']['installId']>().toEqualTypeOf<string>();
     expectTypeOf<'installId' extends keyof Requests['settings.update']['args']['patch'] ? true : false>().toEqualTypeOf<false>();
     expectTypeOf<Requests['settings.update']['args']['patch']['theme']>().toEqualTypeOf<'system' | 'light' | 'dark' | undefined>();
-    expectTypeOf<Requests['alerts.history']['args']>().toEqualTypeOf<{ teamId: string; agentId: string }>();
+    expectTypeOf<Requests['health.history']['args']>().toEqualTypeOf<{ teamId: string; agentId: string }>();
     expectTypeOf<Requests['tunnel.media']['result']>().toEqualTypeOf<{ filename: string; mimeType: string; bytes: number; dataBase64: string }>();
     expectTypeOf<Events['send.progress']['queuedId']>().toEqualTypeOf<string | undefined>();
-    expect(REQUEST_NAMES).toContain('alerts.history');
+    expect(REQUEST_NAMES).toContain('health.history');
+    expect(REQUEST_NAMES).not.toContain('alerts.history');
     expect(REQUEST_NAMES).toContain('tunnel.media');
   });
 

@@ -1,162 +1,133 @@
+// The handler layer alone (validate + route + Result envelope), over a fake implementation: what
+// each request does over the companion is tested through the real composition
+// (test/integration/companion*.test.ts) and, for the service calls, in service.test.ts.
 import { describe, expect, it } from 'vitest';
 import { createHandlers } from '../../../src-main/app/handlers';
-import { ChannelNotConfigured, ChannelReconnecting, InvalidRequest, NotFound, RateLimited } from '../../../src-main/core/api/errors';
-import { REQUEST_NAMES, type AnyEvent } from '../../../src-shared/contract';
-import { fakeServices, NOW } from './fake-services';
+import { AccountsError } from '../../../src-main/core/accounts';
+import { ChannelNotConfigured, ChannelReconnecting, InvalidRequest, NotFound } from '../../../src-main/core/api/errors';
+import { KeychainLocked } from '../../../src-main/core/secrets';
+import { ReplayError, TunnelError } from '../../../src-main/core/tunnel';
+import { REQUEST_NAMES } from '../../../src-shared/contract';
+import { fakeContract, NOW } from './fake-contract';
 
 const KEY = 'sk_live_abcdef1234567890_9f2c';
+const TEAM = { label: 'Ops', baseUrl: 'https://api.example.test', apiKey: KEY, agents: [{ agentId: 'a1' }] };
 
 describe('createHandlers', () => {
   it('has one handler per contract request name', () => {
-    const h = createHandlers(fakeServices().svc);
+    const h = createHandlers(fakeContract().impl);
     expect(Object.keys(h).sort()).toEqual([...REQUEST_NAMES].sort());
   });
 
-  it('adds a team and never returns the API key', async () => {
-    const { svc } = fakeServices();
-    const h = createHandlers(svc);
-    const r = await h['teams.add']({ label: 'Ops', baseUrl: 'https://api.example.test', apiKey: KEY, agents: [{ agentId: 'a1' }] });
-    expect(r).toMatchObject({ ok: true, value: { teamId: 't1', keyHint: '…9f2c', agentIds: ['a1'] } });
-    const list = await h['teams.list']({});
-    expect(JSON.stringify([r, list])).not.toContain('abcdef1234567890');
+  it('passes the parsed args to the implementation and answers its value in an ok envelope', async () => {
+    const { impl } = fakeContract();
+    const h = createHandlers(impl);
+    const r = await h['teams.add']({ ...TEAM, label: '  Ops  ' });
+    expect(r).toEqual({ ok: true, value: { teamId: 't1', label: 'Ops', baseUrl: TEAM.baseUrl, keyHint: '…9f2c', authError: false, agentIds: ['a1'] } });
+    expect(impl['teams.add']).toHaveBeenCalledWith({ ...TEAM, label: 'Ops' });
   });
 
   it('rejects bad args with a validation ErrorDTO naming the field, and runs nothing', async () => {
-    const { svc } = fakeServices();
-    const h = createHandlers(svc);
+    const { impl } = fakeContract();
+    const h = createHandlers(impl);
     const r = await h['teams.add']({ label: 'Ops', baseUrl: 'file:///etc/passwd', apiKey: KEY, agents: [] });
     expect(r).toEqual({ ok: false, error: expect.objectContaining({ kind: 'validation', field: 'baseUrl' }) });
-    expect(svc.accounts.addTeam).not.toHaveBeenCalled();
+    expect(impl['teams.add']).not.toHaveBeenCalled();
 
     const extra = await h['teams.remove']({ teamId: 't1', evil: true });
     expect(extra.ok).toBe(false);
-    expect(svc.accounts.removeTeam).not.toHaveBeenCalled();
+    expect(impl['teams.remove']).not.toHaveBeenCalled();
 
     const notObject = await h['teams.remove']('t1');
     expect(notObject).toMatchObject({ ok: false, error: { kind: 'validation' } });
   });
 
   it('treats missing args of an args-less request as {}', async () => {
-    const h = createHandlers(fakeServices().svc);
+    const h = createHandlers(fakeContract().impl);
     expect(await h['teams.list'](undefined)).toEqual({ ok: true, value: [] });
   });
 
-  it('send.message refuses a message with no content before calling the client', async () => {
-    const { svc, client } = fakeServices();
-    const h = createHandlers(svc);
-    await h['teams.add']({ label: 'Ops', baseUrl: 'https://api.example.test', apiKey: KEY, agents: [] });
+  it('send.message refuses a message with no content, or two kinds of content, before running', async () => {
+    const { impl } = fakeContract();
+    const h = createHandlers(impl);
     const r = await h['send.message']({ teamId: 't1', agentId: 'a1', to: '+15551234567' });
     expect(r).toMatchObject({ ok: false, error: { kind: 'validation', field: 'text' } });
     const both = await h['send.message']({ teamId: 't1', agentId: 'a1', to: '+15551234567', imageUrl: 'https://x.test/a.png', documentUrl: 'https://x.test/a.pdf' });
     expect(both).toMatchObject({ ok: false, error: { field: 'documentUrl' } });
-    expect(client.send).not.toHaveBeenCalled();
+    expect(impl['send.message']).not.toHaveBeenCalled();
   });
 
   it('tells 409 from 503 from a bad phone number', async () => {
-    const { svc, client } = fakeServices();
-    const h = createHandlers(svc);
-    await h['teams.add']({ label: 'Ops', baseUrl: 'https://api.example.test', apiKey: KEY, agents: [] });
+    const { impl } = fakeContract();
+    const h = createHandlers(impl);
     const args = { teamId: 't1', agentId: 'a1', to: '+15551234567', text: 'hi' };
-    client.send.mockRejectedValueOnce(new ChannelNotConfigured());
-    client.send.mockRejectedValueOnce(new ChannelReconnecting({ rateLimit: { retryAfter: 7 } }));
-    client.send.mockRejectedValueOnce(new InvalidRequest({ code: 'INVALID_PHONE', message: 'Not a phone number.' }));
+    impl['send.message'].mockRejectedValueOnce(new ChannelNotConfigured());
+    impl['send.message'].mockRejectedValueOnce(new ChannelReconnecting({ rateLimit: { retryAfter: 7 } }));
+    impl['send.message'].mockRejectedValueOnce(new InvalidRequest({ code: 'INVALID_PHONE', message: 'Not a phone number.' }));
     const [a, b, c] = [await h['send.message'](args), await h['send.message'](args), await h['send.message'](args)];
     expect(a).toMatchObject({ ok: false, error: { kind: 'not-configured', status: 409, code: 'CHANNEL_NOT_CONFIGURED' } });
     expect(b).toMatchObject({ ok: false, error: { kind: 'reconnecting', status: 503, retryAfterSec: 7 } });
     expect(c).toMatchObject({ ok: false, error: { kind: 'invalid-request', code: 'INVALID_PHONE' } });
   });
 
-  it('publishes send.progress for queued and retrying sends, tagged with clientRef', async () => {
-    const { svc, client } = fakeServices();
-    const h = createHandlers(svc);
-    const seen: AnyEvent[] = [];
-    svc.events.subscribe((e) => seen.push(e));
-    await h['teams.add']({ label: 'Ops', baseUrl: 'https://api.example.test', apiKey: KEY, agents: [] });
-    client.send.mockImplementationOnce(async (_agent, req, opts) => {
-      opts?.onQueued?.({ id: 'q-7', position: 2, waitMs: 1500 });
-      opts?.onRetry?.({ attempt: 1, delayMs: 500, error: new RateLimited().toDTO() });
-      return { status: 'sent', messageId: 'm9', to: req.to };
-    });
-    const r = await h['send.message']({ teamId: 't1', agentId: 'a1', to: '15551234567', text: 'hi', clientRef: 'c1' });
-    expect(r).toEqual({ ok: true, value: { status: 'sent', messageId: 'm9', to: '15551234567' } });
-    const progress = seen.filter((e) => e.name === 'send.progress').map((e) => e.payload);
-    expect(progress).toEqual([
-      { teamId: 't1', agentId: 'a1', to: '15551234567', clientRef: 'c1', phase: 'queued', queuedId: 'q-7', position: 2, waitMs: 1500 },
-      expect.objectContaining({ phase: 'retrying', attempt: 1, delayMs: 500, error: expect.objectContaining({ kind: 'rate-limited' }) }),
-    ]);
-    // The client never receives clientRef in the request body.
-    expect(client.send.mock.calls[0]?.[1]).toEqual({ to: '15551234567', text: 'hi' });
-  });
-
-  it('webhook.register hands the secret to the tunnel and returns only mode and url', async () => {
-    const { svc } = fakeServices();
-    const h = createHandlers(svc);
-    await h['teams.add']({ label: 'Ops', baseUrl: 'https://api.example.test', apiKey: KEY, agents: [] });
-    const r = await h['webhook.register']({ teamId: 't1', agentId: 'a1', publicUrl: 'https://hooks.example.test/in' });
-    expect(r).toEqual({ ok: true, value: { mode: 'passthrough', url: 'https://hooks.example.test/in' } });
-    expect(JSON.stringify(r)).not.toContain('TOPSECRET');
-    expect(svc.tunnel.registerSecret).toHaveBeenCalledWith('t1', 'a1', 'whsec_TOPSECRET_value', 'https://hooks.example.test/in');
-  });
-
-  it('pairing.start posts then reads the session (QR included)', async () => {
-    const { svc, client } = fakeServices();
-    const h = createHandlers(svc);
-    await h['teams.add']({ label: 'Ops', baseUrl: 'https://api.example.test', apiKey: KEY, agents: [] });
-    const r = await h['pairing.start']({ teamId: 't1', agentId: 'a1' });
-    expect(client.startPairing).toHaveBeenCalledWith('a1');
-    expect(r).toMatchObject({ ok: true, value: { teamId: 't1', agentId: 'a1', needsScan: true, qr: 'data:image/png;base64,AAAA' } });
-  });
-
   it('unknown team → not-found ErrorDTO; unexpected throw → internal without details', async () => {
-    const { svc } = fakeServices();
-    const h = createHandlers(svc);
+    const { impl } = fakeContract();
+    const h = createHandlers(impl);
+    impl['send.budget'].mockRejectedValueOnce(new NotFound({ code: 'TEAM_NOT_FOUND', message: 'No such team.' }));
     expect(await h['send.budget']({ teamId: 'nope' })).toMatchObject({ ok: false, error: { kind: 'not-found', code: 'TEAM_NOT_FOUND' } });
-    svc.diagnostics.mockRejectedValueOnce(new Error('ENOENT /home/me/secret/path'));
+    impl['diagnostics.export'].mockRejectedValueOnce(new Error('ENOENT /home/me/secret/path'));
     const r = await h['diagnostics.export']({});
     expect(r).toMatchObject({ ok: false, error: { kind: 'internal' } });
     expect(JSON.stringify(r)).not.toContain('/home/me');
   });
 
-  it('agents.list joins health from the monitor (unknown when not yet polled); snapshot reports the worst', async () => {
-    const { svc, health } = fakeServices();
-    const h = createHandlers(svc);
-    await h['teams.add']({ label: 'Ops', baseUrl: 'https://api.example.test', apiKey: KEY, agents: [{ agentId: 'a1' }, { agentId: 'a2' }] });
-    health.push({ teamId: 't1', agentId: 'a1', health: 'needs-scan', sessionState: 'unlinked', phone: null, needsScan: true, since: NOW, checkedAt: NOW });
-    const r = await h['agents.list']({});
-    expect(r.ok && r.value.map((a) => a.health.health)).toEqual(['needs-scan', 'unknown']);
-    const s = await h['health.snapshot']({});
-    expect(s).toMatchObject({ ok: true, value: { worst: 'needs-scan', at: NOW } });
+  it('core errors cross with their contract kind and code', async () => {
+    const { impl } = fakeContract();
+    const h = createHandlers(impl);
+    const cases: Array<[Error, object]> = [
+      [new AccountsError('KEY_REJECTED', 'The service rejected the API key.'), { kind: 'unauthorized', code: 'KEY_REJECTED' }],
+      [new AccountsError('INVALID', 'Invalid team: baseUrl: must be an http(s) URL'), { kind: 'validation', code: 'INVALID', field: 'baseUrl' }],
+      [new KeychainLocked('The OS keychain is locked.'), { kind: 'keychain', code: 'KEYCHAIN', message: 'The OS keychain is locked.' }],
+      [new TunnelError('not-found', 'no delivery d9'), { kind: 'not-found', code: 'TUNNEL_NOT_FOUND' }],
+      [new TunnelError('no-secret', 'no signing secret is configured for agent a1'), { kind: 'invalid-request', code: 'TUNNEL_NO_SECRET' }],
+      [new ReplayError('not-found', 'no delivery d9'), { kind: 'not-found', code: 'REPLAY_NOT_FOUND' }],
+    ];
+    for (const [error, dto] of cases) {
+      impl['teams.list'].mockRejectedValueOnce(error);
+      expect(await h['teams.list']({}), error.message).toEqual({ ok: false, error: expect.objectContaining(dto) });
+    }
   });
 
-  it('alerts.snooze computes the end from minutes or tomorrow morning', async () => {
-    const { svc } = fakeServices();
-    const h = createHandlers(svc);
-    const r = await h['alerts.snooze']({ minutes: 30 });
-    expect(r).toMatchObject({ ok: true, value: { snoozedUntil: NOW + 30 * 60_000 } });
-    const t = await h['alerts.snooze']({ until: 'tomorrow' });
-    const until = t.ok ? t.value.snoozedUntil! : 0;
-    expect(new Date(until).getHours()).toBe(8);
-    expect(until).toBeGreaterThan(NOW);
-    expect(until - NOW).toBeLessThanOrEqual(48 * 3600_000);
+  it('alerts.snooze takes minutes (at least one) or tomorrow', async () => {
+    const { impl } = fakeContract();
+    const h = createHandlers(impl);
+    const status = { snoozedUntil: NOW + 30 * 60_000, quietHours: { enabled: false, start: '22:00', end: '07:00' } };
+    impl['alerts.snooze'].mockResolvedValue(status);
+    expect(await h['alerts.snooze']({ minutes: 30 })).toEqual({ ok: true, value: status });
+    expect(await h['alerts.snooze']({ until: 'tomorrow' })).toMatchObject({ ok: true });
+    expect(impl['alerts.snooze'].mock.calls.map((c) => c[0])).toEqual([{ minutes: 30 }, { until: 'tomorrow' }]);
     expect(await h['alerts.snooze']({ minutes: 0 })).toMatchObject({ ok: false, error: { kind: 'validation', field: 'minutes' } });
+    expect(await h['alerts.snooze']({ until: 'next week' })).toMatchObject({ ok: false, error: { kind: 'validation' } });
+    expect(impl['alerts.snooze']).toHaveBeenCalledTimes(2);
   });
 
   it('tunnel.replay refuses an edited body replayed as-received', async () => {
-    const { svc } = fakeServices();
-    const h = createHandlers(svc);
+    const { impl } = fakeContract();
+    const h = createHandlers(impl);
+    impl['tunnel.replay'].mockImplementation(async ({ id }) => ({ deliveryId: id, at: NOW, target: 'http://127.0.0.1:3000/hook', status: 200, durationMs: 5 }));
     const r = await h['tunnel.replay']({ id: 'd1', mode: 'as-received', body: '{}' });
     expect(r).toMatchObject({ ok: false, error: { kind: 'validation', field: 'body' } });
-    expect(svc.tunnel.replay).not.toHaveBeenCalled();
+    expect(impl['tunnel.replay']).not.toHaveBeenCalled();
     expect(await h['tunnel.replay']({ id: 'd1', mode: 're-signed', body: '{}' })).toMatchObject({ ok: true });
   });
 
   it('settings.update takes the alert rules, webhook URL and theme; installId is read-only', async () => {
-    const { svc } = fakeServices();
-    const h = createHandlers(svc);
+    const { impl } = fakeContract();
+    const h = createHandlers(impl);
     const rules = { reconnectGraceSec: 30, realertMinutes: 20, flapCount: 4, flapWindowMinutes: 15 };
     const r = await h['settings.update']({ patch: { alertRules: rules, alertWebhookUrl: 'https://hooks.example.test/alerts', theme: 'dark' } });
     expect(r).toMatchObject({ ok: true, value: { installId: 'install-fake-0001', alertRules: rules, alertWebhookUrl: 'https://hooks.example.test/alerts', theme: 'dark' } });
-    expect(svc.accounts.updateSettings).toHaveBeenCalledWith({ alertRules: rules, alertWebhookUrl: 'https://hooks.example.test/alerts', theme: 'dark' });
+    expect(impl['settings.update']).toHaveBeenCalledWith({ patch: { alertRules: rules, alertWebhookUrl: 'https://hooks.example.test/alerts', theme: 'dark' } });
     expect(await h['settings.update']({ patch: { alertWebhookUrl: null } })).toMatchObject({ ok: true, value: { alertWebhookUrl: null } });
 
     const refused = [
@@ -167,33 +138,35 @@ describe('createHandlers', () => {
       [{ alertRules: { reconnectGraceSec: 5 } }, 'patch.alertRules.realertMinutes'],
       [{ theme: 'sepia' }, 'patch.theme'],
     ] as const;
-    svc.accounts.updateSettings.mockClear();
+    impl['settings.update'].mockClear();
     for (const [patch, field] of refused) {
       const bad = await h['settings.update']({ patch });
       expect(bad, JSON.stringify(patch)).toMatchObject({ ok: false, error: { kind: 'validation', field } });
     }
-    expect(svc.accounts.updateSettings).not.toHaveBeenCalled();
+    expect(impl['settings.update']).not.toHaveBeenCalled();
   });
 
-  it('alerts.history answers the monitor history of that agent', async () => {
-    const { svc } = fakeServices();
-    const h = createHandlers(svc);
-    const entries = [{ at: NOW, health: 'reconnecting' as const, previous: 'connected' as const, rawState: 'connecting' }];
-    svc.monitor.history.mockResolvedValueOnce(entries);
-    expect(await h['alerts.history']({ teamId: 't1', agentId: 'a1' })).toEqual({ ok: true, value: entries });
-    expect(svc.monitor.history).toHaveBeenCalledWith('t1', 'a1');
-    expect(await h['alerts.history']({ teamId: 't1' })).toMatchObject({ ok: false, error: { kind: 'validation', field: 'agentId' } });
+  it('health.history answers the history of that agent; both ids are required', async () => {
+    const { impl } = fakeContract();
+    const h = createHandlers(impl);
+    const entries = [{ at: NOW, health: 'reconnecting' as const, previous: 'connected' as const, state: 'connecting' }];
+    impl['health.history'].mockResolvedValueOnce(entries);
+    expect(await h['health.history']({ teamId: 't1', agentId: 'a1' })).toEqual({ ok: true, value: entries });
+    expect(impl['health.history']).toHaveBeenCalledWith({ teamId: 't1', agentId: 'a1' });
+    expect(await h['health.history']({ teamId: 't1' })).toMatchObject({ ok: false, error: { kind: 'validation', field: 'agentId' } });
+    expect(impl['health.history']).toHaveBeenCalledTimes(1);
   });
 
   it('tunnel.media answers the file as base64; bad ids never reach the tunnel; a not-found error crosses as one', async () => {
-    const { svc } = fakeServices();
-    const h = createHandlers(svc);
+    const { impl } = fakeContract();
+    const h = createHandlers(impl);
+    impl['tunnel.media'].mockResolvedValue({ filename: 'photo.png', mimeType: 'image/png', bytes: 3, dataBase64: 'AQID' });
     expect(await h['tunnel.media']({ id: 'd1' })).toEqual({ ok: true, value: { filename: 'photo.png', mimeType: 'image/png', bytes: 3, dataBase64: 'AQID' } });
-    expect(svc.tunnel.media).toHaveBeenCalledWith('d1');
+    expect(impl['tunnel.media']).toHaveBeenCalledWith({ id: 'd1' });
     expect(await h['tunnel.media']({ id: '' })).toMatchObject({ ok: false, error: { kind: 'validation', field: 'id' } });
     expect(await h['tunnel.media']({ id: 'd1', url: 'https://evil.test' })).toMatchObject({ ok: false, error: { kind: 'validation' } });
-    expect(svc.tunnel.media).toHaveBeenCalledTimes(1);
-    svc.tunnel.media.mockRejectedValueOnce(new NotFound({ code: 'MEDIA_NOT_FOUND', message: 'That media link expired.' }));
+    expect(impl['tunnel.media']).toHaveBeenCalledTimes(1);
+    impl['tunnel.media'].mockRejectedValueOnce(new NotFound({ code: 'MEDIA_NOT_FOUND', message: 'That media link expired.' }));
     expect(await h['tunnel.media']({ id: 'd2' })).toMatchObject({ ok: false, error: { kind: 'not-found', code: 'MEDIA_NOT_FOUND' } });
   });
 });

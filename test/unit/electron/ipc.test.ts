@@ -5,7 +5,7 @@ vi.mock('electron', () => ({}));
 import { forwardEvents, isTrustedSender, originOf, registerIpc, WindowRegistry, type InvokeEventLike } from '../../../src-main/electron/ipc';
 import { createHandlers } from '../../../src-main/app/handlers';
 import { IPC_PREFIX, REQUEST_NAMES } from '../../../src-shared/contract';
-import { fakeServices } from '../contract/fake-services';
+import { fakeContract } from '../contract/fake-contract';
 
 const APP_URL = 'app://renderer/index.html';
 
@@ -37,8 +37,8 @@ function eventFrom(senderId: number, mainFrame: () => Frame | null, senderFrame:
 }
 
 function setup() {
-  const { svc } = fakeServices();
-  const handlers = createHandlers(svc);
+  const { impl, events } = fakeContract();
+  const handlers = createHandlers(impl);
   const registry = new WindowRegistry();
   const channels = new Map<string, (event: InvokeEventLike, ...args: unknown[]) => Promise<unknown>>();
   const ipcMain = { handle: vi.fn((c: string, l: never) => channels.set(c, l)), removeHandler: vi.fn((c: string) => channels.delete(c)) };
@@ -48,7 +48,7 @@ function setup() {
   const mainFrame = frameOf({ url: 'app://renderer/index.html#/agents', processId: 4, routingId: 1 });
   const ours = eventFrom(1, mainFrame, mainFrame);
   const call = (name: string, event: InvokeEventLike, args: unknown) => channels.get(IPC_PREFIX + name)!(event, args);
-  return { svc, channels, ipcMain, dispose, registry, contents, ours, call, mainFrame };
+  return { impl, events, channels, ipcMain, dispose, registry, contents, ours, call, mainFrame };
 }
 
 const TEAM = { label: 'Ops', baseUrl: 'https://api.example.test', apiKey: 'sk_test_1234567890', agents: [] };
@@ -62,16 +62,16 @@ describe('IPC', () => {
   });
 
   it('runs a request from our window main frame, though every read of a frame is a new object', async () => {
-    const { call, ours, svc } = setup();
+    const { call, ours, impl } = setup();
     expect(ours.senderFrame).not.toBe(ours.senderFrame);
     expect(ours.sender.mainFrame).not.toBe(ours.senderFrame);
     const r = await call('teams.add', ours, TEAM);
     expect(r).toMatchObject({ ok: true, value: { teamId: 't1', keyHint: '…7890' } });
-    expect(svc.accounts.addTeam).toHaveBeenCalledTimes(1);
+    expect(impl['teams.add']).toHaveBeenCalledTimes(1);
   });
 
   it('rejects foreign senders with forbidden and runs nothing', async () => {
-    const { call, mainFrame, svc } = setup();
+    const { call, mainFrame, impl } = setup();
     const evil = frameOf({ url: 'https://evil.example/', processId: 4, routingId: 1 });
     const foreign: Record<string, InvokeEventLike> = {
       'a window we did not create': eventFrom(99, mainFrame, mainFrame),
@@ -92,7 +92,7 @@ describe('IPC', () => {
     for (const [why, ev] of Object.entries(foreign)) {
       expect(await call('teams.add', ev, TEAM), why).toEqual({ ok: false, error: expect.objectContaining({ kind: 'forbidden' }) });
     }
-    expect(svc.accounts.addTeam).not.toHaveBeenCalled();
+    expect(impl['teams.add']).not.toHaveBeenCalled();
   });
 
   it('checks the origin of the URL it was given: a dev server origin matches itself, not app://', () => {
@@ -110,30 +110,30 @@ describe('IPC', () => {
 
   it('refuses to register with an app URL that does not parse', () => {
     const ipcMain = { handle: vi.fn(), removeHandler: vi.fn() };
-    expect(() => registerIpc(ipcMain, createHandlers(fakeServices().svc), new WindowRegistry(), 'nonsense')).toThrow(/Not a URL/);
+    expect(() => registerIpc(ipcMain, createHandlers(fakeContract().impl), new WindowRegistry(), 'nonsense')).toThrow(/Not a URL/);
     expect(ipcMain.handle).not.toHaveBeenCalled();
   });
 
   it('validates arguments before anything runs', async () => {
-    const { call, ours, svc } = setup();
+    const { call, ours, impl } = setup();
     const r = await call('agents.remove', ours, { teamId: 't1' });
     expect(r).toMatchObject({ ok: false, error: { kind: 'validation', field: 'agentId' } });
     const proto = await call('teams.remove', ours, JSON.parse('{"teamId":"t1","__proto__":{"x":1}}'));
     expect(proto).toMatchObject({ ok: false });
-    expect(svc.accounts.removeAgent).not.toHaveBeenCalled();
-    expect(svc.accounts.removeTeam).not.toHaveBeenCalled();
+    expect(impl['agents.remove']).not.toHaveBeenCalled();
+    expect(impl['teams.remove']).not.toHaveBeenCalled();
   });
 
   it('pushes events only to our live windows', () => {
-    const { svc, registry, contents } = setup();
+    const { events, registry, contents } = setup();
     const dead = { id: 2, send: vi.fn(), isDestroyed: () => true };
     registry.add(dead);
-    const off = forwardEvents(svc.events, registry);
-    svc.events.publish('chat.token', { turnId: 'x', token: 'Hel' });
+    const off = forwardEvents(events, registry);
+    events.emit('chat.token', { turnId: 'x', token: 'Hel' });
     expect(contents.sent).toEqual([['cc-event:chat.token', { turnId: 'x', token: 'Hel' }]]);
     expect(dead.send).not.toHaveBeenCalled();
     off();
-    svc.events.publish('chat.token', { turnId: 'x', token: 'lo' });
+    events.emit('chat.token', { turnId: 'x', token: 'lo' });
     expect(contents.sent).toHaveLength(1);
   });
 });

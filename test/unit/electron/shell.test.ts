@@ -10,7 +10,7 @@ import { startElectronShell, type ElectronParts } from '../../../src-main/electr
 import { rendererSource, trayIconDir } from '../../../src-main/electron/app-paths';
 import { RENDERER_CSP } from '../../../src-main/app/web-security';
 import { IPC_PREFIX } from '../../../src-shared/contract';
-import { fakeServices } from '../contract/fake-services';
+import { fakeContract, NOW } from '../contract/fake-contract';
 import { fakeElectron, type FakeBrowserWindow } from './fake-electron';
 
 const DEV_URL = 'http://localhost:5173/';
@@ -22,7 +22,10 @@ async function start(isPackaged: boolean, devServerUrl: string | undefined) {
     outDir: '/checkout/out',
     resourcesPath: RESOURCES,
     ...(devServerUrl !== undefined ? { devServerUrl } : {}),
-    createServices: async () => fakeServices().svc,
+    createContract: async () => {
+      const { impl, events } = fakeContract();
+      return { implementations: impl, events, now: () => NOW, dispose: () => undefined };
+    },
   });
   const win = fake.windows()[0]!;
   return { ...fake, win };

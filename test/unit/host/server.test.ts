@@ -7,7 +7,7 @@ import { createHandlers } from '../../../src-main/app/handlers';
 import { RENDERER_CSP } from '../../../src-main/app/web-security';
 import { startHostServer, type RunningHost } from '../../../src-main/host/server';
 import { tokenMatches } from '../../../src-main/host/access';
-import { fakeServices } from '../contract/fake-services';
+import { fakeContract } from '../contract/fake-contract';
 
 interface Reply {
   status: number;
@@ -17,7 +17,7 @@ interface Reply {
 
 let host: RunningHost;
 let dir: string;
-const fake = fakeServices();
+const fake = fakeContract();
 
 function call(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Reply> {
   return new Promise((resolve, reject) => {
@@ -39,7 +39,7 @@ beforeAll(async () => {
   mkdirSync(join(dir, 'assets'));
   writeFileSync(join(dir, 'index.html'), '<!doctype html><title>cc</title>');
   writeFileSync(join(dir, 'assets', 'app.js'), 'console.log(1)');
-  host = await startHostServer({ handlers: createHandlers(fake.svc), events: fake.svc.events, rendererDir: dir, heartbeatMs: 50 });
+  host = await startHostServer({ handlers: createHandlers(fake.impl), events: fake.events, rendererDir: dir, heartbeatMs: 50 });
 });
 
 afterAll(async () => {
@@ -73,7 +73,7 @@ describe('browser host', () => {
     expect(wrong.status).toBe(401);
     const inQuery = await call('POST', `/api/teams.add?token=${host.token}`, { 'content-type': 'application/json' }, body);
     expect(inQuery.status).toBe(401);
-    expect(fake.svc.accounts.addTeam).not.toHaveBeenCalled();
+    expect(fake.impl['teams.add']).not.toHaveBeenCalled();
   });
 
   it('refuses a foreign Host header (DNS rebinding) and a cross-origin Origin', async () => {
@@ -116,7 +116,7 @@ describe('browser host', () => {
         let text = '';
         res.on('data', (c: Buffer) => {
           text += c.toString('utf8');
-          if (text.includes(': connected') && !text.includes('event:')) fake.svc.events.publish('chat.token', { turnId: 't', token: 'Hi' });
+          if (text.includes(': connected') && !text.includes('event:')) fake.events.emit('chat.token', { turnId: 't', token: 'Hi' });
           if (text.includes('event: chat.token') && text.includes(': ping')) {
             req.destroy();
             resolve(text);
@@ -138,13 +138,13 @@ describe('browser host', () => {
         res.on('data', (c: Buffer) => {
           const text = c.toString('utf8');
           if (text.startsWith(': connected')) {
-            for (const token of ['a', 'b', 'c']) fake.svc.events.publish('chat.token', { turnId: 'batch', token });
+            for (const token of ['a', 'b', 'c']) fake.events.emit('chat.token', { turnId: 'batch', token });
             return;
           }
           if (!text.includes('"batch"')) return;
           seen.push(text);
           // A later turn of the loop is a separate write.
-          if (seen.length === 1) setImmediate(() => fake.svc.events.publish('chat.token', { turnId: 'batch', token: 'd' }));
+          if (seen.length === 1) setImmediate(() => fake.events.emit('chat.token', { turnId: 'batch', token: 'd' }));
           else {
             req.destroy();
             resolve(seen);

@@ -43,7 +43,7 @@ describe('agents home', () => {
 describe('agent page', () => {
   it('shows the session fields exactly as reported (unknown state as-is), actions, and the timeline', async () => {
     const { store } = setup({ 'pairing.session': { ok: true, value: session({ state: 'brand-new-state', needsScan: false, linked: true, connected: false }) } });
-    store.getState().setAgents([agent('a1', 'reconnecting', { sessionState: 'brand-new-state' })]);
+    store.getState().setAgents([agent('a1', 'reconnecting', { state: 'brand-new-state' })]);
     store.setState({ teams: [team()] });
     store.getState().setIncidents([incident('i1', { title: 'Reconnecting a while', severity: 'warning', resolvedAt: 61_000, openedAt: 1000 })]);
     mount(store, <AgentPage agentId="a1" teamId={null} />);
@@ -67,14 +67,14 @@ describe('agent page', () => {
     expect(timeline.textContent).toContain('resolved after 1 min');
   });
 
-  it('the timeline lists the monitor history (alerts.history) and grows with live health changes', async () => {
+  it('the timeline lists the monitor history (health.history) and grows with live health changes', async () => {
     const now = Date.now();
     const { store, calls } = setup({
-      'alerts.history': {
+      'health.history': {
         ok: true,
         value: [
-          { at: now - 60_000, health: 'connected', previous: 'reconnecting', rawState: 'open' },
-          { at: now - 120_000, health: 'reconnecting', previous: 'connected', rawState: 'connecting', note: 'The link dropped.' },
+          { at: now - 60_000, health: 'connected', previous: 'reconnecting', state: 'open' },
+          { at: now - 120_000, health: 'reconnecting', previous: 'connected', state: 'connecting', note: 'The link dropped.' },
         ],
       },
     });
@@ -82,7 +82,7 @@ describe('agent page', () => {
     store.setState({ teams: [team()] });
     mount(store, <AgentPage agentId="a1" teamId="t1" />);
     await flush();
-    expect(calls.find((c) => c.name === 'alerts.history')?.args).toEqual({ teamId: 't1', agentId: 'a1' });
+    expect(calls.find((c) => c.name === 'health.history')?.args).toEqual({ teamId: 't1', agentId: 'a1' });
     const changes = () => within(screen.getByRole('list', { name: 'Health changes' })).getAllByRole('listitem');
     expect(changes()).toHaveLength(2);
     expect(changes()[0]!.textContent).toContain('Reconnecting — recovers on its own → Connected');
@@ -90,11 +90,11 @@ describe('agent page', () => {
     expect(changes()[1]!.textContent).toContain('state connecting');
 
     // A live change (health.changed → applyHealth) is added on top; a poll that changes nothing adds nothing.
-    act(() => store.getState().applyHealth({ ...agent('a1', 'needs-scan').health, sessionState: 'unlinked', since: now - 500, checkedAt: now - 500 }));
+    act(() => store.getState().applyHealth({ ...agent('a1', 'needs-scan').health, state: 'unlinked', since: now - 500, checkedAt: now - 500 }));
     expect(changes()).toHaveLength(3);
     expect(changes()[0]!.textContent).toContain('Connected → Needs a QR scan');
     expect(changes()[0]!.textContent).toContain('state unlinked');
-    act(() => store.getState().applyHealth({ ...agent('a1', 'needs-scan').health, sessionState: 'unlinked', since: now - 500, checkedAt: now }));
+    act(() => store.getState().applyHealth({ ...agent('a1', 'needs-scan').health, state: 'unlinked', since: now - 500, checkedAt: now }));
     expect(changes()).toHaveLength(3);
   });
 

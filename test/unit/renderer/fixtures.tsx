@@ -20,7 +20,7 @@ export const agent = (agentId: string, health: HealthState, over: Partial<AgentD
   teamId,
   agentId,
   label: `Agent ${agentId}`,
-  health: { teamId, agentId, health, sessionState: null, phone: null, needsScan: health === 'needs-scan', since: 0, checkedAt: null, ...over },
+  health: { teamId, agentId, health, state: null, phone: null, needsScan: health === 'needs-scan', since: 0, checkedAt: null, ...over },
 });
 
 export const incident = (id: string, over: Partial<IncidentDTO> = {}): IncidentDTO => ({

@@ -9,7 +9,7 @@ const agent = (agentId: string, health: AgentDTO['health']['health']): AgentDTO 
   teamId: 't1',
   agentId,
   label: agentId,
-  health: { teamId: 't1', agentId, health, sessionState: null, phone: null, needsScan: false, since: 0, checkedAt: null },
+  health: { teamId: 't1', agentId, health, state: null, phone: null, needsScan: false, since: 0, checkedAt: null },
 });
 
 const flush = () => new Promise((r) => setTimeout(r, 0));

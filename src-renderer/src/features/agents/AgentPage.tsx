@@ -44,7 +44,7 @@ function AgentBody({ agent }: { agent: AgentDTO }) {
   const now = useNow(5000);
   const h = agent.health;
   // Read again at once when the monitor sees the health change, so the two cards never disagree.
-  usePolling(() => poll(agent.teamId, agent.agentId), 5000, true, `${h.health}/${h.sessionState}`);
+  usePolling(() => poll(agent.teamId, agent.agentId), 5000, true, `${h.health}/${h.state}`);
   const session = view?.session ?? null;
   const phone = session?.phone ?? h.phone;
   const linked = session ? session.linked && !session.needsScan : h.health === 'connected';
@@ -87,7 +87,7 @@ function AgentBody({ agent }: { agent: AgentDTO }) {
             </dd>
             <dt>state (raw)</dt>
             <dd>
-              <code>{h.sessionState ?? 'not polled yet'}</code>
+              <code>{h.state ?? 'not polled yet'}</code>
             </dd>
             <dt>last poll</dt>
             <dd>{h.checkedAt ? <TimeAgo at={h.checkedAt} now={now} /> : 'not yet'}</dd>

@@ -1,4 +1,4 @@
-// The agent's timeline: its health changes as the monitor kept them (alerts.history, then live
+// The agent's timeline: its health changes as the monitor kept them (health.history, then live
 // health.changed events), and the incidents known to this window (alerts.list + alert events), newest first.
 import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
@@ -34,7 +34,7 @@ function HealthChanges({ teamId, agentId, now }: { teamId: string; agentId: stri
           <span aria-hidden="true">{HEALTH_GLYPHS[e.health]}</span> {HEALTH_WORDS[e.previous]} → <strong>{HEALTH_WORDS[e.health]}</strong>{' '}
           <span className="muted">
             <TimeAgo at={e.at} now={now} />
-            {e.rawState !== undefined && <> · state {e.rawState}</>}
+            {e.state !== undefined && <> · state {e.state}</>}
           </span>
           {e.note && <p className="muted">{e.note}</p>}
         </li>

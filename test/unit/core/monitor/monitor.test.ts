@@ -32,7 +32,7 @@ describe('Monitor', () => {
     const h = setup(['a1']);
     h.monitor.start();
     await h.clock.advance(0);
-    expect(h.monitor.snapshot()[0]).toMatchObject({ health: 'connected', rawState: 'connected', phone: '15550100001' });
+    expect(h.monitor.snapshot()[0]).toMatchObject({ health: 'connected', state: 'connected', phone: '15550100001' });
     h.answers.set('a1', async () => {
       throw new ServerError({ status: 500 });
     });
@@ -95,7 +95,7 @@ describe('Monitor', () => {
     h.answers.set('a1', async () => WEIRD);
     h.monitor.start();
     await h.clock.advance(0);
-    expect(h.monitor.snapshot()[0]).toMatchObject({ health: 'connected', rawState: 'migrating' });
+    expect(h.monitor.snapshot()[0]).toMatchObject({ health: 'connected', state: 'migrating' });
     h.answers.set('a1', async () => {
       throw new Unauthorized();
     });

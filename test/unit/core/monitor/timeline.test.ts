@@ -22,7 +22,7 @@ const entry = (i: number, agentId = 'a1'): TimelineEntry => ({
   agentId,
   from: i % 2 ? 'connected' : 'reconnecting',
   to: i % 2 ? 'reconnecting' : 'connected',
-  rawState: i % 2 ? 'reconnecting' : 'connected',
+  state: i % 2 ? 'reconnecting' : 'connected',
 });
 
 describe('Timeline', () => {
@@ -49,6 +49,22 @@ describe('Timeline', () => {
     expect(await count()).toBe(10);
     const reread = await new Timeline({ dataDir: dir, maxEntries: 10 }).list('a1');
     expect(reread.map((e) => e.at)).toEqual(Array.from({ length: 10 }, (_, k) => T0 + (k + 6) * 1000));
+  });
+
+  it('reads files written with the old rawState key as state', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    const old = { at: T0, teamId: 't1', agentId: 'a1', from: 'unknown', to: 'connected', rawState: 'connected' };
+    const both = { at: T0 + 1000, teamId: 't1', agentId: 'a1', from: 'connected', to: 'reconnecting', state: 'reconnecting', rawState: 'ignored' };
+    await writeFile(join(dir, 'a1.jsonl'), `${JSON.stringify(old)}\n${JSON.stringify(both)}\n`);
+    const list = await new Timeline({ dataDir: dir }).list('a1');
+    expect(list).toEqual([
+      { at: T0, teamId: 't1', agentId: 'a1', from: 'unknown', to: 'connected', state: 'connected' },
+      { at: T0 + 1000, teamId: 't1', agentId: 'a1', from: 'connected', to: 'reconnecting', state: 'reconnecting' },
+    ]);
+    await new Timeline({ dataDir: dir }).record(entry(3));
+    const written = (await readFile(join(dir, 'a1.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    expect(written[2]).toMatchObject({ state: 'reconnecting' });
+    expect(written[2]).not.toHaveProperty('rawState');
   });
 
   it('default bound is 500', async () => {
@@ -92,7 +108,7 @@ describe('formatDiagnostics', () => {
             teamId: 't1',
             agentId: 'a1',
             health: 'reconnecting',
-            rawState: 'reconnecting',
+            state: 'reconnecting',
             phone: '15550100001',
             needsScan: false,
             pairing: false,
@@ -105,8 +121,8 @@ describe('formatDiagnostics', () => {
             { id: 'inc-1', teamId: 't1', agentId: 'a1', agentIds: ['a1'], kind: 'reconnecting', openedAt: T0 + 78_000, delivered: true, raised: true, acknowledgedAt: null, resolvedAt: null, lastAlertAt: T0 + 78_000 },
           ],
           entries: [
-            { at: T0, teamId: 't1', agentId: 'a1', from: 'unknown', to: 'connected', rawState: 'connected' },
-            { at: T0 + 78_000, teamId: 't1', agentId: 'a1', from: 'connected', to: 'reconnecting', rawState: 'reconnecting' },
+            { at: T0, teamId: 't1', agentId: 'a1', from: 'unknown', to: 'connected', state: 'connected' },
+            { at: T0 + 78_000, teamId: 't1', agentId: 'a1', from: 'connected', to: 'reconnecting', state: 'reconnecting' },
           ],
         },
       ],

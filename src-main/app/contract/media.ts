@@ -5,12 +5,12 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Companion } from '../../core/companion';
+import type { Companion } from '../companion/companion';
 import { safeFileName } from '../../core/api/media';
 import type { MediaDTO } from '../../../src-shared/contract';
 import { AppError } from '../errors';
 
-export const MEDIA_MAX_BYTES = 25 * 1024 * 1024;
+const MEDIA_MAX_BYTES = 25 * 1024 * 1024;
 
 export interface MediaOptions {
   /** Parent of the temp folder (default: the OS temp dir). */

@@ -2,9 +2,9 @@
 // simulate), listening only when asked or configured, rebuilt when its port changes, with every
 // watched agent forwarded to the configured local app.
 import type { Dispatcher } from 'undici';
-import type { Clock, Logger } from '../ports';
-import { Tunnel } from '../tunnel';
-import type { ForwardAttempt, StoredDelivery } from '../tunnel';
+import type { Clock, Logger } from '../../core/ports';
+import { Tunnel } from '../../core/tunnel';
+import type { ForwardAttempt, StoredDelivery } from '../../core/tunnel';
 
 export interface TunnelHostOptions {
   dataDir: string;
@@ -13,12 +13,12 @@ export interface TunnelHostOptions {
   logger: Logger;
   dispatcher?: Dispatcher;
   onDelivery(d: StoredDelivery): void;
-  onForward(a: ForwardAttempt, d: StoredDelivery): void;
-  onListening(url: string | null): void;
+  onForward(a: ForwardAttempt): void;
 }
 
 export class TunnelHost {
   private tunnel: Tunnel;
+  private unsubscribe: Array<() => void> = [];
   private listening: Promise<{ url: string; port: number }> | null = null;
   private port = 0;
   private forwardTo: string | null = null;
@@ -31,10 +31,6 @@ export class TunnelHost {
 
   get current(): Tunnel {
     return this.tunnel;
-  }
-
-  get running(): boolean {
-    return this.tunnel.url !== null;
   }
 
   get url(): string | null {
@@ -55,13 +51,10 @@ export class TunnelHost {
     if (!this.listening) {
       const p = this.tunnel.start({ port: this.port, host: '127.0.0.1' });
       this.listening = p;
-      p.then(
-        (r) => this.o.onListening(r.url),
-        (err: unknown) => {
-          if (this.listening === p) this.listening = null;
-          this.o.logger.warn('tunnel: could not listen', { port: this.port, error: err instanceof Error ? err.message : String(err) });
-        },
-      );
+      p.catch((err: unknown) => {
+        if (this.listening === p) this.listening = null;
+        this.o.logger.warn('tunnel: could not listen', { port: this.port, error: err instanceof Error ? err.message : String(err) });
+      });
     }
     return this.listening;
   }
@@ -102,8 +95,10 @@ export class TunnelHost {
 
   private build(): Tunnel {
     const t = new Tunnel({ dataDir: this.o.dataDir, getSecrets: this.o.getSecrets, clock: this.o.clock, logger: this.o.logger, ...(this.o.dispatcher ? { dispatcher: this.o.dispatcher } : {}) });
-    t.on('delivery', (d) => this.o.onDelivery(d));
-    t.on('forward', (a, d) => this.o.onForward(a, d));
+    this.unsubscribe.push(
+      t.on('delivery', (d) => this.o.onDelivery(d)),
+      t.on('forward', (a) => this.o.onForward(a)),
+    );
     return t;
   }
 
@@ -111,10 +106,9 @@ export class TunnelHost {
     const old = this.tunnel;
     this.listening = null;
     await old.stop();
-    old.removeAllListeners();
+    for (const off of this.unsubscribe.splice(0)) off();
     this.tunnel = this.build();
     this.applyTargets();
     await this.tunnel.open();
-    this.o.onListening(null);
   }
 }

@@ -6,9 +6,9 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
-import type { Logger } from '../ports';
+import type { Logger } from '../../core/ports';
 
-export const PREFS_FILE_NAME = 'companion.json';
+const PREFS_FILE_NAME = 'companion.json';
 
 const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/);
 const httpUrl = z.string().refine((s) => {
@@ -34,7 +34,7 @@ const prefsSchema = z.object({
 
 export type Prefs = z.output<typeof prefsSchema>;
 
-export function defaultPrefs(): Prefs {
+function defaultPrefs(): Prefs {
   return prefsSchema.parse({});
 }
 

@@ -4,9 +4,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Accounts, type ClientFactory } from '../accounts';
-import type { Clock } from '../ports';
-import { MemorySecretStore } from '../secrets';
+import { Accounts, type ClientFactory } from '../../core/accounts';
+import type { Clock } from '../../core/ports';
+import { MemorySecretStore } from '../../core/secrets';
 import type { Emulator, EmulatorSeed } from '../../emulator';
 
 export const DEMO_TEAM_LABEL = 'Demo (emulator)';
@@ -71,10 +71,6 @@ export class DemoHost {
       });
     }
     return this.accounts;
-  }
-
-  get started(): boolean {
-    return this.emulator !== null;
   }
 
   async close(): Promise<void> {

@@ -3,8 +3,8 @@
 // config folder and a MemorySecretStore, so its emulator key never reaches the OS keychain nor any
 // file, and the demo works on a machine without a keychain. It is gone after a restart, like the
 // emulator it points at.
-import type { ServiceClient } from '../api/service';
-import { Accounts, type AgentRecord, type TeamRecord } from '../accounts';
+import type { ServiceClient } from '../../core/api/service';
+import { Accounts, type AgentRecord, type TeamRecord } from '../../core/accounts';
 
 export interface TeamView extends TeamRecord {
   /** The team of the local demo emulator (in memory only). */
@@ -39,7 +39,7 @@ export class AccountSet {
   }
 
   /** The Accounts holding a team (by id or label); the person's own when none does. */
-  ownerOf(teamIdOrLabel: string): Accounts {
+  private ownerOf(teamIdOrLabel: string): Accounts {
     if (this.demo?.findTeam(teamIdOrLabel) && !this.main.findTeam(teamIdOrLabel)) return this.demo;
     return this.main;
   }
@@ -87,11 +87,6 @@ export class AccountSet {
       for (const s of secrets) if (!out.includes(s)) out.push(s);
     }
     return out;
-  }
-
-  /** The teams watching an agent id. */
-  teamsOfAgent(agentId: string): TeamView[] {
-    return this.listTeams().filter((t) => t.agents.some((a) => a.agentId === agentId));
   }
 
   async close(): Promise<void> {

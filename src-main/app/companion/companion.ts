@@ -4,24 +4,22 @@
 // event hub whose listeners survive the monitor and tunnel being rebuilt.
 import path from 'node:path';
 import type { Dispatcher } from 'undici';
-import { createServiceClient } from './api/client';
-import type { ServiceClient } from './api/service';
-import { Accounts, defaultConfigDir, type AgentRecord, type AppSettings, type ClientFactory, type DeepPartial } from './accounts';
-import { ChatService } from './chat';
-import { Emitter } from './monitor/emitter';
-import { Monitor, WebhookAlertSink, type Alert, type AlertSink, type HealthEvent, type IncidentUpdate, type PollResult } from './monitor';
-import { silentLogger, systemClock, type Clock, type Logger } from './ports';
-import { KeychainSecretStore, type SecretStore } from './secrets';
-import type { ForwardAttempt, StoredDelivery, Tunnel } from './tunnel';
-import { AccountSet, type TeamView } from './companion/account-set';
-import { DEMO_TEAM_LABEL, DemoHost, type DemoInfo } from './companion/demo';
-import { PrefsStore, type Prefs } from './companion/prefs';
-import { TunnelHost } from './companion/tunnel-host';
+import { createServiceClient } from '../../core/api/client';
+import type { ServiceClient } from '../../core/api/service';
+import { Accounts, AccountsError, defaultConfigDir, type AgentRecord, type AppSettings, type ClientFactory, type DeepPartial } from '../../core/accounts';
+import { ChatService } from '../../core/chat';
+import { Emitter } from '../../core/events';
+import { Monitor, WebhookAlertSink, type Alert, type AlertSink, type HealthEvent, type IncidentUpdate, type PollResult } from '../../core/monitor';
+import { silentLogger, systemClock, type Clock, type Logger } from '../../core/ports';
+import { KeychainSecretStore, type SecretStore } from '../../core/secrets';
+import { registerWebhook, type ForwardAttempt, type StoredDelivery, type Tunnel, type WebhookRegistration } from '../../core/tunnel';
+import { AccountSet, type TeamView } from './account-set';
+import { DEMO_TEAM_LABEL, DemoHost, type DemoInfo } from './demo';
+import { PrefsStore, type Prefs } from './prefs';
+import { TunnelHost } from './tunnel-host';
 
-export type { TeamView, AgentTarget } from './companion/account-set';
-export type { DemoInfo } from './companion/demo';
-export type { Prefs } from './companion/prefs';
-export { DEMO_TEAM_LABEL } from './companion/demo';
+export type { TeamView } from './account-set';
+export { DEMO_TEAM_LABEL } from './demo';
 
 export interface CompanionOptions {
   /** Transcripts, timelines, the tunnel's log. Default <configDir>/data. */
@@ -50,8 +48,6 @@ export interface CompanionEvents {
   incident: IncidentUpdate;
   delivery: StoredDelivery;
   forward: ForwardAttempt;
-  accounts: TeamView[];
-  tunnel: { url: string | null };
 }
 
 export interface CompanionSettings {
@@ -88,8 +84,11 @@ export interface Companion {
   removeAgent(teamId: string, agentId: string): Promise<void>;
   clientFor(teamId: string): Promise<ServiceClient>;
 
-  /** Keeps a webhook's signing secret (keychain, or memory for the demo) and its public URL; starts the tunnel. */
-  saveWebhook(teamId: string, agentId: string, secret: string, publicUrl: string): Promise<void>;
+  /**
+   * Points an agent's webhook at publicUrl and keeps its signing secret (keychain, or memory for
+   * the demo) and the registered URL; starts the tunnel. The answer carries no secret.
+   */
+  registerWebhook(teamId: string, agentId: string, publicUrl: string): Promise<WebhookRegistration>;
   publicUrlOf(teamId: string, agentId: string): string | null;
   hasSigningSecret(teamId: string, agentId: string): Promise<boolean>;
 
@@ -131,7 +130,6 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
     onDelivery: (d) => events.emit('delivery', d),
     onForward: (a) => events.emit('forward', a),
-    onListening: (url) => events.emit('tunnel', { url }),
   });
 
   // ----- monitor ------------------------------------------------------------------------------
@@ -182,7 +180,6 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   const accountsChanged = (): void => {
     monitor.refresh();
     tunnelHost.setAgents(agentIds());
-    events.emit('accounts', set.listTeams());
   };
 
   // ----- tunnel -------------------------------------------------------------------------------
@@ -234,16 +231,23 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     },
     clientFor: (teamId) => set.clientFor(teamId),
 
-    async saveWebhook(teamId, agentId, secret, publicUrl) {
-      const team = set.findTeam(teamId);
-      await set.setSigningSecret(teamId, agentId, secret);
-      if (team) {
-        await prefs.update((p) => ({
-          ...p,
-          webhooks: [...p.webhooks.filter((w) => !(w.teamId === team.id && w.agentId === agentId)), { teamId: team.id, agentId, publicUrl }],
-        }));
-      }
+    async registerWebhook(teamIdOrLabel, agentId, publicUrl) {
+      const team = set.findTeam(teamIdOrLabel);
+      if (!team) throw new AccountsError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
+      const registered = await registerWebhook({
+        client: await set.clientFor(team.id),
+        agentId,
+        publicUrl,
+        saveSecret: async (secret, { url }) => {
+          await set.setSigningSecret(team.id, agentId, secret);
+          await prefs.update((p) => ({
+            ...p,
+            webhooks: [...p.webhooks.filter((w) => !(w.teamId === team.id && w.agentId === agentId)), { teamId: team.id, agentId, publicUrl: url }],
+          }));
+        },
+      });
       await tunnelHost.start().catch(() => undefined);
+      return registered;
     },
     publicUrlOf: (teamId, agentId) => prefs.publicUrlOf(teamId, agentId),
     async hasSigningSecret(teamId, agentId) {

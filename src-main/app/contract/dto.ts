@@ -1,42 +1,38 @@
 // Core records → contract DTOs (plain data, never a key or a signing secret).
+import type { SessionStatus } from '../../core/api/types';
+import type { AgentSnapshot, TimelineEntry } from '../../core/monitor';
+import type { AgentHealthDTO, AppSettingsDTO, HealthHistoryEntryDTO, SessionDTO, TeamDTO } from '../../../src-shared/contract';
+import type { CompanionSettings, TeamView } from '../companion/companion';
 import { serviceErrorDTO } from '../errors';
-import type { CompanionSettings, TeamView } from '../../core/companion';
-import type { AgentSnapshot, Health, TimelineEntry } from '../../core/monitor';
-import type { AgentHealthDTO, AppSettingsDTO, HealthHistoryEntryDTO, HealthState, TeamDTO } from '../../../src-shared/contract';
-
-/**
- * The monitor's health words → the contract's five states. A rejected key and an agent the service
- * does not know leave the agent unobservable: 'unreachable', with the poll's error attached (and
- * the team marked authError for a rejected key).
- */
-export function healthState(h: Health): HealthState {
-  switch (h) {
-    case 'connected':
-    case 'reconnecting':
-    case 'needs-scan':
-    case 'unreachable':
-    case 'unknown':
-      return h;
-    case 'auth-error':
-    case 'not-found':
-      return 'unreachable';
-  }
-}
-
-export { serviceErrorDTO } from '../errors';
+import { FOLDED_NOTES, healthState } from '../health';
 
 export function agentHealthDTO(s: AgentSnapshot): AgentHealthDTO {
   const dto: AgentHealthDTO = {
     teamId: s.teamId,
     agentId: s.agentId,
     health: healthState(s.health),
-    sessionState: s.rawState,
+    state: s.state,
     phone: s.phone,
     needsScan: s.needsScan,
     since: s.since,
     checkedAt: s.lastPollAt,
   };
   if (s.lastError) dto.error = serviceErrorDTO(s.lastError);
+  return dto;
+}
+
+/** One timeline entry → the contract's history entry (the error text is already redacted by the monitor). */
+export function historyEntryDTO(e: TimelineEntry): HealthHistoryEntryDTO {
+  const dto: HealthHistoryEntryDTO = { at: e.at, health: healthState(e.to), previous: healthState(e.from) };
+  if (e.state !== null) dto.state = e.state;
+  const note = e.error?.message ?? FOLDED_NOTES[e.to];
+  if (note) dto.note = note;
+  return dto;
+}
+
+export function sessionDTO(teamId: string, agentId: string, s: SessionStatus): SessionDTO {
+  const dto: SessionDTO = { teamId, agentId, connected: s.connected, linked: s.linked, state: s.state, needsScan: s.needsScan, phone: s.phone, qr: s.qr };
+  if (s.live !== undefined) dto.live = s.live;
   return dto;
 }
 
@@ -68,18 +64,4 @@ export function redactUrl(url: string | null): string | null {
   } catch {
     return '…';
   }
-}
-
-const HEALTH_WORDS: Partial<Record<Health, string>> = {
-  'auth-error': 'The service rejected the API key.',
-  'not-found': 'The service does not know this agent.',
-};
-
-/** One timeline entry → the contract's history entry (the error text is already redacted by the monitor). */
-export function historyEntryDTO(e: TimelineEntry): HealthHistoryEntryDTO {
-  const dto: HealthHistoryEntryDTO = { at: e.at, health: healthState(e.to), previous: healthState(e.from) };
-  if (e.rawState !== null) dto.rawState = e.rawState;
-  const note = e.error?.message ?? HEALTH_WORDS[e.to];
-  if (note) dto.note = note;
-  return dto;
 }

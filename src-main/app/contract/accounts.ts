@@ -1,0 +1,88 @@
+// teams.*, agents.*, settings.* and demo.start over the companion. Every change of the team list
+// is announced as accounts.changed once the change is saved.
+import type { AgentHealthDTO, AppSettingsPatchDTO, TeamDTO } from '../../../src-shared/contract';
+import type { SettingsPatch } from '../companion/companion';
+import type { Implementations } from '../handlers';
+import { unknownHealth } from '../health';
+import { settingsDTO, teamDTO } from './dto';
+import type { Scope } from './scope';
+
+type AccountRequests = Pick<
+  Implementations,
+  'teams.list' | 'teams.add' | 'teams.remove' | 'agents.list' | 'agents.add' | 'agents.remove' | 'settings.get' | 'settings.update' | 'demo.start'
+>;
+
+/** Every team, marked authError while the monitor sees its key rejected. */
+export function teamList({ c }: Scope): TeamDTO[] {
+  const rejected = new Set(c.monitor().snapshot().filter((s) => s.health === 'auth-error').map((s) => s.teamId));
+  return c.listTeams().map((t) => teamDTO(t, rejected.has(t.id)));
+}
+
+/** The settings patch of the contract, split into the accounts settings and the companion's preferences. */
+function settingsPatch({ c }: Scope, patch: AppSettingsPatchDTO): SettingsPatch {
+  const app: NonNullable<SettingsPatch['app']> = {};
+  const prefs: NonNullable<SettingsPatch['prefs']> = {};
+  if (patch.startAtLogin !== undefined) app.startAtLogin = patch.startAtLogin;
+  if (patch.pollIntervalSec !== undefined) {
+    app.pollIntervalSec = patch.pollIntervalSec;
+    // The fast interval must not exceed the normal one.
+    if (c.settings().app.fastPollIntervalSec > patch.pollIntervalSec) app.fastPollIntervalSec = patch.pollIntervalSec;
+  }
+  if (patch.tunnel !== undefined) {
+    app.tunnelPort = patch.tunnel.port;
+    prefs.forwardTo = patch.tunnel.forwardTo;
+  }
+  // The monitor applies new rules at once (setRules); a new webhook URL rebuilds its sinks.
+  if (patch.alertRules !== undefined) app.alertRules = { ...patch.alertRules };
+  if (patch.alertWebhookUrl !== undefined) app.alertWebhookUrl = patch.alertWebhookUrl;
+  if (patch.theme !== undefined) app.theme = patch.theme;
+  if (patch.notifications !== undefined) prefs.notifications = patch.notifications;
+  if (patch.escalateAfterMin !== undefined) prefs.escalateAfterMin = patch.escalateAfterMin;
+  return { app, prefs };
+}
+
+export function accountRequests(s: Scope, health: () => AgentHealthDTO[]): AccountRequests {
+  const { c, requireTeam, now } = s;
+  const changed = (): void => s.publish('accounts.changed', { teams: teamList(s) });
+  return {
+    'teams.list': async () => teamList(s),
+    'teams.add': async (input) => {
+      const team = teamDTO(await c.addTeam(input), false);
+      changed();
+      return team;
+    },
+    'teams.remove': async ({ teamId }) => {
+      await c.removeTeam(requireTeam(teamId).id);
+      changed();
+      return null;
+    },
+
+    'agents.list': async ({ teamId }) => {
+      const teams = teamId === undefined ? c.listTeams() : [requireTeam(teamId)];
+      const polled = new Map(health().map((h) => [`${h.teamId}\u0000${h.agentId}`, h]));
+      return teams.flatMap((t) =>
+        t.agents.map((a) => ({ teamId: t.id, agentId: a.agentId, label: a.label, health: polled.get(`${t.id}\u0000${a.agentId}`) ?? unknownHealth(t.id, a.agentId, now()) })),
+      );
+    },
+    'agents.add': async ({ teamId, agentId, label }) => {
+      const team = requireTeam(teamId);
+      const rec = await c.addAgent(team.id, label === undefined ? { agentId } : { agentId, label });
+      changed();
+      return { teamId: team.id, agentId: rec.agentId, label: rec.label, health: unknownHealth(team.id, rec.agentId, now()) };
+    },
+    'agents.remove': async ({ teamId, agentId }) => {
+      await c.removeAgent(requireTeam(teamId).id, agentId);
+      changed();
+      return null;
+    },
+
+    'settings.get': async () => settingsDTO(c.settings()),
+    'settings.update': async ({ patch }) => settingsDTO(await c.updateSettings(settingsPatch(s, patch))),
+
+    'demo.start': async () => {
+      const { team, emulator } = await c.startDemo();
+      changed();
+      return { team: teamDTO(team, false), baseUrl: emulator.baseUrl };
+    },
+  };
+}

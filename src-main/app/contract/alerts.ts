@@ -1,0 +1,140 @@
+// Monitor incidents and alerts → the contract's IncidentDTOs and 'alert' events, and the alerts.*
+// requests. The monitor emits an incident update and then, in the same synchronous step, the alert
+// that words it; updates are therefore collected and published on the next microtask, with the
+// words of the alert when there was one. An incident whose alert was held or snoozed gets the
+// monitor's own words for it (incidentText), so every title and message comes from one place.
+import { incidentText, type Alert, type Incident, type IncidentUpdate } from '../../core/monitor';
+import type { AlertEventDTO, AlertStatusDTO, IncidentDTO, IncidentSeverity } from '../../../src-shared/contract';
+import { AppError } from '../errors';
+import type { Implementations } from '../handlers';
+import { snoozeUntil } from '../snooze';
+import type { Scope } from './scope';
+
+interface Wording {
+  title: string;
+  message: string;
+  urgent: boolean;
+}
+
+/** Kinds that turn urgent once open longer than escalateAfterMin. */
+const ESCALATING = new Set(['needs-scan', 'unreachable', 'auth-error']);
+
+export class IncidentFeed {
+  private readonly words = new Map<string, Wording>();
+  private pending: IncidentUpdate[] = [];
+  private scheduled = false;
+  private readonly open = new Map<string, Incident>();
+
+  constructor(
+    private readonly publish: (e: AlertEventDTO) => void,
+    private readonly now: () => number,
+    private readonly settings: () => { escalateAfterMin: number; flapCount: number; flapWindowMinutes: number },
+  ) {}
+
+  onIncident(u: IncidentUpdate): void {
+    if (u.change === 'resolved') this.open.delete(u.incident.id);
+    else this.open.set(u.incident.id, u.incident);
+    this.pending.push(u);
+    this.schedule();
+  }
+
+  onAlert(a: Alert): void {
+    const ids = [a.incidentId, ...(a.parts ?? []).map((p) => p.incidentId)].filter((x): x is string => x !== undefined);
+    for (const id of ids) {
+      const prev = this.words.get(id);
+      this.words.set(id, { title: a.title, message: a.body, urgent: a.urgent || (prev?.urgent ?? false) });
+      // An alert about an incident that did not change in this step (a re-alert, an escalation):
+      // publish it as an update so the in-app list shows the newest words.
+      const inc = this.open.get(id);
+      if (inc && !this.pending.some((p) => p.incident.id === id)) this.pending.push({ change: 'updated', incident: inc });
+    }
+    if (ids.length > 0) this.schedule();
+  }
+
+  toDTO(i: Incident): IncidentDTO {
+    const settings = this.settings();
+    const w = this.words.get(i.id) ?? this.unalerted(i, settings);
+    const overdue = ESCALATING.has(i.kind) && i.resolvedAt === null && this.now() - i.openedAt >= settings.escalateAfterMin * 60_000;
+    const severity: IncidentSeverity = w.urgent || overdue ? 'urgent' : 'warning';
+    return {
+      id: i.id,
+      teamId: i.teamId,
+      agentId: i.agentId ?? i.agentIds[0] ?? '',
+      kind: i.kind,
+      severity,
+      title: w.title,
+      message: w.message,
+      openedAt: i.openedAt,
+      acknowledgedAt: i.acknowledgedAt,
+      resolvedAt: i.resolvedAt,
+    };
+  }
+
+  /** Publishes what is pending now (tests; also run on the microtask). */
+  flush(): void {
+    this.scheduled = false;
+    const batch = this.pending;
+    this.pending = [];
+    for (const u of batch) {
+      this.publish({ change: u.change, incident: this.toDTO(u.incident) });
+      if (u.change === 'resolved') this.words.delete(u.incident.id);
+    }
+  }
+
+  private unalerted(i: Incident, rules: { flapCount: number; flapWindowMinutes: number }): Wording {
+    const t = incidentText(i, rules);
+    return { title: t.title, message: t.body, urgent: false };
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    queueMicrotask(() => this.flush());
+  }
+}
+
+type AlertRequests = Pick<
+  Implementations,
+  'alerts.list' | 'alerts.status' | 'alerts.acknowledge' | 'alerts.acknowledgeAll' | 'alerts.snooze' | 'alerts.unsnooze' | 'alerts.setQuietHours'
+>;
+
+export function alertRequests({ c, now }: Scope, feed: IncidentFeed): AlertRequests {
+  const status = (): AlertStatusDTO => {
+    const s = c.monitor().status();
+    // Quiet hours switched off still show the hours they would have (remembered in the preferences).
+    const q = s.quietHours ?? c.settings().prefs.quietHours;
+    return { snoozedUntil: s.snoozedUntil, quietHours: { enabled: s.quietHours !== null, start: q.start, end: q.end } };
+  };
+  return {
+    'alerts.list': async () =>
+      c
+        .monitor()
+        .incidents()
+        .sort((a, b) => b.openedAt - a.openedAt)
+        .map((i) => feed.toDTO(i)),
+    'alerts.status': async () => status(),
+    'alerts.acknowledge': async ({ incidentId }) => {
+      if (c.monitor().acknowledge(incidentId) === 0) throw new AppError('not-found', 'NO_INCIDENT', 'No open incident with that id (it may have been resolved).');
+      return null;
+    },
+    'alerts.acknowledgeAll': async () => ({ count: c.monitor().acknowledgeAll() }),
+    // Notifications pause; monitoring itself keeps running.
+    'alerts.snooze': async (spec) => {
+      c.monitor().snooze(snoozeUntil(spec, now()));
+      return status();
+    },
+    'alerts.unsnooze': async () => {
+      c.monitor().snooze(null);
+      return status();
+    },
+    'alerts.setQuietHours': async (q) => {
+      const hours = { start: q.start, end: q.end };
+      c.monitor().setQuietHours(q.enabled ? hours : null);
+      // Saved in the background: the monitor already applies them; a failed save is logged.
+      void c.updateSettings({ app: { alertRules: { quietHours: q.enabled ? hours : null } }, prefs: { quietHours: hours } }).catch((e: unknown) =>
+        c.logger.warn('app: quiet hours not saved', { error: e instanceof Error ? e.message : String(e) }),
+      );
+      return status();
+    },
+  };
+}

@@ -1,0 +1,110 @@
+// The contract (src-shared/contract.ts) implemented over the companion: the one place where core
+// records become contract DTOs and companion events become contract events. API keys and signing
+// secrets stay in the companion: no DTO built here carries one.
+import { Emitter } from '../../core/events';
+import type { DiagnosticsDTO, Events } from '../../../src-shared/contract';
+import type { Companion } from '../companion/companion';
+import type { Implementations } from '../handlers';
+import { accountRequests, teamList } from './accounts';
+import { alertRequests, IncidentFeed } from './alerts';
+import { chatRequests } from './chat';
+import { agentHealthDTO, redactUrl, settingsDTO } from './dto';
+import { healthOfAll, healthRequests } from './health';
+import type { MediaOptions } from './media';
+import { createScope, type Scope } from './scope';
+import { serviceRequests } from './service';
+import { forwardDTO, tunnelSide } from './tunnel';
+
+/** What the shells (IPC, the browser host) listen to: every contract event. */
+export type ContractEvents = Pick<Emitter<Events>, 'onAny'>;
+
+export interface ContractOptions {
+  /** tunnel.media: where the temp file goes and the size cap (tests). */
+  media?: MediaOptions;
+}
+
+export interface CompanionContract {
+  implementations: Implementations;
+  events: ContractEvents;
+  /** ms epoch of the companion's clock. */
+  now(): number;
+  /** Stops listening to the companion (the companion itself is closed by its owner). */
+  dispose(): void;
+}
+
+async function diagnostics(s: Scope, implementations: Implementations): Promise<DiagnosticsDTO> {
+  const { c } = s;
+  const at = s.now();
+  const report = {
+    generatedAt: new Date(at).toISOString(),
+    teams: teamList(s),
+    health: healthOfAll(s),
+    incidents: await implementations['alerts.list']({}),
+    alerts: await implementations['alerts.status']({}),
+    tunnel: await implementations['tunnel.status']({}),
+    // The alert webhook URL may carry a token in its path or query: shown redacted.
+    settings: { ...settingsDTO(c.settings()), alertWebhookUrl: redactUrl(c.settings().app.alertWebhookUrl) },
+    monitor: await c.monitor().exportDiagnostics(),
+  };
+  const stamp = new Date(at).toISOString().replace(/[:.]/g, '-');
+  return { filename: `channel-companion-diagnostics-${stamp}.json`, content: `${JSON.stringify(report, null, 2)}\n` };
+}
+
+export function implementContract(c: Companion, opts: ContractOptions = {}): CompanionContract {
+  const events = new Emitter<Events>((e) => c.logger.warn('app: event listener failed', { error: e instanceof Error ? e.message : String(e) }));
+  const s = createScope(c, (name, payload) => events.emit(name, payload));
+  const feed = new IncidentFeed(
+    (e) => s.publish('alert', e),
+    s.now,
+    () => {
+      const { app, prefs } = c.settings();
+      return { escalateAfterMin: prefs.escalateAfterMin, flapCount: app.alertRules.flapCount, flapWindowMinutes: app.alertRules.flapWindowMinutes };
+    },
+  );
+  const tunnel = tunnelSide(s, opts.media);
+
+  const implementations: Implementations = {
+    ...accountRequests(s, () => healthOfAll(s)),
+    ...healthRequests(s),
+    ...alertRequests(s, feed),
+    ...serviceRequests({
+      clientFor: async (teamId) => c.clientFor(s.requireTeam(teamId).id),
+      registerWebhook: async (teamId, agentId, publicUrl) => {
+        const team = s.requireTeam(teamId);
+        const registered = await c.registerWebhook(team.id, agentId, publicUrl);
+        tunnel.secretKept(team.id, agentId);
+        return registered;
+      },
+      publish: s.publish,
+    }),
+    ...tunnel.requests,
+    ...chatRequests(s),
+    'diagnostics.export': () => diagnostics(s, implementations),
+  };
+
+  const offs = [
+    // Published after every poll, not only when the health word changes: checkedAt moves with each
+    // poll (the UI shows "polled … ago"), and a window that missed an event (e.g. one that arrived
+    // while it was still loading the agent list) is corrected by the next poll.
+    c.events.on('poll', (r) => {
+      const snap = c.monitor().snapshot().find((x) => x.teamId === r.teamId && x.agentId === r.agentId);
+      if (snap) s.publish('health.changed', agentHealthDTO(snap));
+    }),
+    c.events.on('health', (e) => {
+      if (e.health === 'auth-error' || e.previous === 'auth-error') s.publish('accounts.changed', { teams: teamList(s) });
+    }),
+    c.events.on('incident', (u) => feed.onIncident(u)),
+    c.events.on('alert', (a) => feed.onAlert(a)),
+    c.events.on('forward', (a) => s.publish('tunnel.forward', forwardDTO(a))),
+    c.events.on('delivery', (d) => s.publish('tunnel.delivery', tunnel.summaryOf(d))),
+  ];
+
+  return {
+    implementations,
+    events,
+    now: s.now,
+    dispose() {
+      for (const off of offs.splice(0)) off();
+    },
+  };
+}

@@ -1,0 +1,221 @@
+// tunnel.* over the companion's Tunnel: delivery records → contract DTOs, filters, replay,
+// simulate, export and media. Signing secrets stay in the companion (keychain); DTOs carry none.
+import type { DeliveryDetail, DeliveryListItem, ForwardAttempt, StoredDelivery, TunnelReason } from '../../core/tunnel';
+import type {
+  DeliveryFilterDTO,
+  DeliverySummaryDTO,
+  ForwardResultDTO,
+  TunnelAgentDTO,
+  TunnelStatusDTO,
+  VerificationResult,
+} from '../../../src-shared/contract';
+import { AppError } from '../errors';
+import type { Implementations } from '../handlers';
+import { deliveryMedia, type MediaOptions } from './media';
+import type { Scope } from './scope';
+
+type TunnelRequests = Pick<
+  Implementations,
+  'tunnel.status' | 'tunnel.deliveries' | 'tunnel.delivery' | 'tunnel.replay' | 'tunnel.simulate' | 'tunnel.export' | 'tunnel.media'
+>;
+
+export interface TunnelSide {
+  requests: TunnelRequests;
+  /** A stored delivery as the contract's summary (the tunnel.delivery event). */
+  summaryOf(d: StoredDelivery): DeliverySummaryDTO;
+  /** A signing secret is now held for this agent (tunnel.status answers it at once). */
+  secretKept(teamId: string, agentId: string): void;
+}
+
+function verificationOf(reason: TunnelReason, simulated: boolean): VerificationResult {
+  if (simulated) return 'simulated';
+  switch (reason) {
+    case 'verified':
+    case 'verified-legacy-only':
+    case 'duplicate':
+      return 'valid';
+    case 'missing-signature':
+      return 'missing';
+    case 'stale-timestamp':
+    case 'future-timestamp':
+      return 'expired';
+    case 'no-secret-configured':
+      return 'no-secret';
+    default:
+      return 'invalid';
+  }
+}
+
+const PREVIEW_CHARS = 140;
+
+function previewOf(bodyBase64: string): string {
+  const text = Buffer.from(bodyBase64, 'base64').toString('utf8');
+  try {
+    const o = JSON.parse(text) as { message?: { text?: unknown; caption?: unknown; type?: unknown } };
+    const m = o.message ?? {};
+    const words = typeof m.text === 'string' && m.text !== '' ? m.text : typeof m.caption === 'string' ? m.caption : typeof m.type === 'string' ? `[${m.type}]` : '';
+    return words.slice(0, PREVIEW_CHARS);
+  } catch {
+    return text.slice(0, PREVIEW_CHARS);
+  }
+}
+
+export function forwardDTO(a: ForwardAttempt): ForwardResultDTO {
+  const dto: ForwardResultDTO = { deliveryId: a.deliveryId, at: a.at, target: a.url, status: a.status, durationMs: a.latencyMs, responseBody: a.responseBody ?? null };
+  if (a.error !== null) dto.error = a.error;
+  return dto;
+}
+
+export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = {}): TunnelSide {
+  const teamOf = (agentId: string): string | null => c.listTeams().find((t) => t.agents.some((a) => a.agentId === agentId))?.id ?? null;
+
+  const summary = (d: StoredDelivery, lastStatus: number | null): DeliverySummaryDTO => ({
+    id: d.id,
+    receivedAt: d.receivedAt,
+    teamId: teamOf(d.agentId),
+    agentId: d.agentId,
+    event: d.summary.event ?? '',
+    from: d.summary.from,
+    messageId: d.summary.messageId,
+    messageType: d.summary.type,
+    preview: previewOf(d.bodyBase64),
+    verification: verificationOf(d.verdict.reason, d.simulated === true),
+    duplicate: d.verdict.reason === 'duplicate',
+    forwardStatus: lastStatus,
+  });
+
+  const detailOf = (id: string): DeliveryDetail => {
+    const d = c.tunnel().get(id);
+    if (!d) throw new AppError('not-found', 'NO_DELIVERY', `No delivery ${id} in the tunnel's log.`);
+    return d;
+  };
+
+  const lastStatusOf = (d: DeliveryDetail): number | null => {
+    const forwards = d.attempts.filter((a) => !a.replay);
+    return forwards[forwards.length - 1]?.status ?? null;
+  };
+
+  // hasSecret is read from the keychain; status() is synchronous, so it answers from a cache that
+  // is refreshed on every call (and set by every webhook.register).
+  const secretCache = new Map<string, boolean>();
+  const refreshSecrets = (): void => {
+    for (const t of c.listTeams()) {
+      for (const a of t.agents) {
+        void c.hasSigningSecret(t.id, a.agentId).then((has) => secretCache.set(`${t.id}\u0000${a.agentId}`, has));
+      }
+    }
+  };
+
+  const counts = (): TunnelStatusDTO['counts'] => {
+    const out = { received: 0, verified: 0, rejected: 0, forwarded: 0, failed: 0 };
+    const t = c.tunnel();
+    for (const d of t.log.all()) {
+      out.received++;
+      if (d.verdict.ok) out.verified++;
+      else out.rejected++;
+      const detail = t.get(d.id);
+      if (!detail || detail.forwardState === 'not-forwarded') continue;
+      if (detail.forwardState === 'delivered') out.forwarded++;
+      else if (detail.forwardState === 'rejected' || detail.attempts.some((a) => !a.replay)) out.failed++;
+    }
+    return out;
+  };
+
+  const status = (): TunnelStatusDTO => {
+    // Opening the tunnel screen is the app asking for the receiver: start it (idempotent).
+    if (c.tunnelUrl() === null) void c.startTunnel().catch(() => undefined);
+    refreshSecrets();
+    // The forwarder keeps one queue per agent id (tunnel.status()); agents it has no queue for are idle.
+    let forwarding: Map<string, { localAppDownSince: number | null; pending: number }>;
+    try {
+      forwarding = new Map(c.tunnel().status().map((s) => [s.agentId, s]));
+    } catch {
+      forwarding = new Map();
+    }
+    const agents: TunnelAgentDTO[] = c.listTeams().flatMap((t) =>
+      t.agents.map((a) => ({
+        teamId: t.id,
+        agentId: a.agentId,
+        publicUrl: c.publicUrlOf(t.id, a.agentId),
+        hasSecret: secretCache.get(`${t.id}\u0000${a.agentId}`) ?? false,
+        localAppDownSince: forwarding.get(a.agentId)?.localAppDownSince ?? null,
+        pending: forwarding.get(a.agentId)?.pending ?? 0,
+      })),
+    );
+    let n: TunnelStatusDTO['counts'];
+    try {
+      n = counts();
+    } catch {
+      n = { received: 0, verified: 0, rejected: 0, forwarded: 0, failed: 0 };
+    }
+    return { running: c.tunnelUrl() !== null, listenUrl: c.tunnelUrl(), forwardTo: c.forwardTo(), agents, counts: n };
+  };
+
+  const deliveries = (filter: DeliveryFilterDTO): DeliverySummaryDTO[] => {
+    const t = c.tunnel();
+    const q: Parameters<typeof t.list>[0] = { limit: 1000 };
+    if (filter.agentId !== undefined) q.agentId = filter.agentId;
+    if (filter.from !== undefined) q.from = filter.from.replace(/^\+/, '');
+    if (filter.since !== undefined) q.since = filter.since;
+    if (filter.until !== undefined) q.until = filter.until;
+    if (filter.text !== undefined) q.text = filter.text;
+    const limit = filter.limit ?? 50;
+    const out: DeliverySummaryDTO[] = [];
+    for (const item of t.list(q) as DeliveryListItem[]) {
+      if (filter.verification !== undefined && verificationOf(item.verdict.reason, item.simulated) !== filter.verification) continue;
+      if (filter.event !== undefined && item.summary.event !== filter.event) continue;
+      const d = t.get(item.id);
+      if (!d) continue;
+      out.push(summary(d, lastStatusOf(d)));
+      if (out.length >= limit) break;
+    }
+    return out;
+  };
+
+  const requests: TunnelRequests = {
+    'tunnel.status': async () => status(),
+    'tunnel.deliveries': async (filter) => deliveries(filter),
+    'tunnel.delivery': async ({ id }) => {
+      const d = detailOf(id);
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(d.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+      return {
+        ...summary(d, lastStatusOf(d)),
+        headers,
+        rawBody: Buffer.from(d.bodyBase64, 'base64').toString('utf8'),
+        verificationDetail: d.verdict.steps.join('\n'),
+        forwards: d.attempts.map(forwardDTO),
+      };
+    },
+    'tunnel.replay': async ({ id, mode, body }) => {
+      detailOf(id);
+      return forwardDTO(await c.tunnel().replay(id, body === undefined ? { mode } : { mode, body }));
+    },
+    'tunnel.simulate': async (input) => {
+      const team = input.teamId !== undefined ? requireTeam(input.teamId) : c.listTeams().find((t) => t.agents.some((a) => a.agentId === input.agentId));
+      const r = await c.tunnel().trigger({
+        agentId: input.agentId,
+        type: input.type,
+        from: input.from,
+        ...(input.text !== undefined ? { text: input.text } : {}),
+        ...(input.caption !== undefined ? { caption: input.caption } : {}),
+        ...(input.filename !== undefined ? { filename: input.filename } : {}),
+        ...(team ? { serviceBaseUrl: team.baseUrl } : {}),
+      });
+      return summary(r.delivery, null);
+    },
+    'tunnel.export': async ({ id, format }) => {
+      detailOf(id);
+      const safe = id.replace(/[^A-Za-z0-9_-]/g, '_');
+      if (format === 'curl') return { format, filename: `delivery-${safe}.sh`, content: `${c.tunnel().exportCurl(id)}\n` };
+      return { format, filename: `delivery-${safe}.json`, content: `${JSON.stringify(c.tunnel().exportFixture(id), null, 2)}\n` };
+    },
+    'tunnel.media': ({ id }) => deliveryMedia(c, id, mediaOpts),
+  };
+
+  return {
+    requests,
+    summaryOf: (d) => summary(d, null),
+    secretKept: (teamId, agentId) => void secretCache.set(`${teamId}\u0000${agentId}`, true),
+  };
+}

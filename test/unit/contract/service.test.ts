@@ -1,0 +1,67 @@
+// The requests that call the service through a team's client, over a fake client: what reaches the
+// client, what the answer carries, and the send.progress events of a queued or retried send.
+import { describe, expect, it, vi, type Mock } from 'vitest';
+import { serviceRequests, type TeamClient } from '../../../src-main/app/contract/service';
+import { RateLimited } from '../../../src-main/core/api/errors';
+import type { AnyEvent } from '../../../src-shared/contract';
+
+type FakeClient = { [K in keyof TeamClient]: Mock<TeamClient[K]> };
+
+function setup() {
+  const client: FakeClient = {
+    startPairing: vi.fn(async () => null),
+    getSession: vi.fn(async () => ({ connected: false, linked: false, state: 'pairing', needsScan: true, phone: null, qr: 'data:image/png;base64,AAAA' })),
+    send: vi.fn(async (_agentId, req) => ({ status: 'sent', messageId: 'm1', to: req.to })),
+    checkContact: vi.fn(async (_a, phone) => ({ phone, exists: true, jid: `${phone}@s.whatsapp.net` })),
+    updateSettings: vi.fn(async (_a, patch) => ({ groups: false, readReceipts: false, deliveryReceipts: false, ...patch })),
+    sendBudget: vi.fn(() => ({ limit: 60, windowMs: 60_000, used: 3, queued: [] })),
+    cancelQueued: vi.fn(() => true),
+  } as never;
+  const seen: AnyEvent[] = [];
+  const registerWebhook = vi.fn(async (_teamId: string, _agentId: string, url: string) => ({ mode: 'passthrough', url, events: ['message.received'], updatedAt: '2025-01-15T12:00:00Z' }));
+  const clientFor = vi.fn(async (_teamId: string) => client);
+  const requests = serviceRequests({ clientFor, registerWebhook, publish: (name, payload) => seen.push({ name, payload } as AnyEvent) });
+  return { client, seen, registerWebhook, clientFor, requests };
+}
+
+describe('service requests', () => {
+  it('publishes send.progress for queued and retrying sends, tagged with clientRef', async () => {
+    const { client, seen, requests, clientFor } = setup();
+    client.send.mockImplementationOnce(async (_agent, req, opts) => {
+      opts?.onQueued?.({ id: 'q-7', position: 2, waitMs: 1500 });
+      opts?.onRetry?.({ attempt: 1, delayMs: 500, error: new RateLimited().toDTO() });
+      return { status: 'sent', messageId: 'm9', to: req.to };
+    });
+    const r = await requests['send.message']({ teamId: 't1', agentId: 'a1', to: '15551234567', text: 'hi', clientRef: 'c1' });
+    expect(r).toEqual({ status: 'sent', messageId: 'm9', to: '15551234567' });
+    expect(clientFor).toHaveBeenCalledWith('t1');
+    expect(seen.filter((e) => e.name === 'send.progress').map((e) => e.payload)).toEqual([
+      { teamId: 't1', agentId: 'a1', to: '15551234567', clientRef: 'c1', phase: 'queued', queuedId: 'q-7', position: 2, waitMs: 1500 },
+      expect.objectContaining({ phase: 'retrying', attempt: 1, delayMs: 500, error: expect.objectContaining({ kind: 'rate-limited' }) }),
+    ]);
+    // The client never receives clientRef in the request body.
+    expect(client.send.mock.calls[0]?.[1]).toEqual({ to: '15551234567', text: 'hi' });
+  });
+
+  it('webhook.register keeps the secret in the main process and answers only mode and url', async () => {
+    const { requests, registerWebhook } = setup();
+    const r = await requests['webhook.register']({ teamId: 't1', agentId: 'a1', publicUrl: 'https://hooks.example.test/in' });
+    expect(r).toEqual({ mode: 'passthrough', url: 'https://hooks.example.test/in' });
+    expect(registerWebhook).toHaveBeenCalledWith('t1', 'a1', 'https://hooks.example.test/in');
+  });
+
+  it('pairing.start posts then reads the session (QR included)', async () => {
+    const { client, requests } = setup();
+    const r = await requests['pairing.start']({ teamId: 't1', agentId: 'a1' });
+    expect(client.startPairing).toHaveBeenCalledWith('a1');
+    expect(r).toEqual({ teamId: 't1', agentId: 'a1', connected: false, linked: false, state: 'pairing', needsScan: true, phone: null, qr: 'data:image/png;base64,AAAA' });
+  });
+
+  it('answers the budget, contacts and channel settings as plain DTOs', async () => {
+    const { requests } = setup();
+    expect(await requests['send.budget']({ teamId: 't1' })).toEqual({ teamId: 't1', limit: 60, windowMs: 60_000, used: 3, queued: [] });
+    expect(await requests['send.cancel']({ teamId: 't1', queuedId: 'q-1' })).toEqual({ cancelled: true });
+    expect(await requests['contacts.check']({ teamId: 't1', agentId: 'a1', phone: '15550001111' })).toEqual({ phone: '15550001111', exists: true, jid: '15550001111@s.whatsapp.net' });
+    expect(await requests['channel.updateSettings']({ teamId: 't1', agentId: 'a1', patch: { groups: true } })).toEqual({ groups: true, readReceipts: false, deliveryReceipts: false });
+  });
+});
