@@ -4,7 +4,6 @@ import type * as Electron from 'electron';
 import { join } from 'node:path';
 import { createHandlers } from '../app/handlers';
 import type { CompanionContract } from '../app/contract';
-import type { AgentDTO } from '../../src-shared/contract';
 import { registerAppScheme, serveAppProtocol } from './app-protocol';
 import { rendererSource, trayIconDir } from './app-paths';
 import { forwardEvents, registerIpc, WindowRegistry } from './ipc';
