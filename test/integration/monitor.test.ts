@@ -25,7 +25,7 @@ function setup(agents: SeedAgents, extra: Partial<MonitorOptions> = {}, random?:
     tmpPrefix: 'monitor-int-',
     emulator: { random },
     client: { timeoutMs: 2000 },
-    monitor: { poll: { intervalMs: 100, fastIntervalMs: 50, jitter: 0.1, coalesceMs: 30, pollTimeoutMs: 1500, backoffBaseMs: 40, backoffMaxMs: 200 }, ...extra },
+    monitor: { poll: { intervalMs: 100, fastIntervalMs: 50, jitter: 0.1, coalesceMs: 30, pollTimeoutMs: 1500, backoff: { baseMs: 40, maxMs: 200, jitter: 0.1 } }, ...extra },
   });
 }
 

@@ -186,7 +186,7 @@ describe('tunnel end to end against the emulator', () => {
     const tunnel = new Tunnel({
       dataDir: dir,
       getSecrets: async (a) => (secrets.has(a) ? [secrets.get(a)!] : []),
-      forward: { perAgent: Object.fromEntries(AGENTS.map((a) => [a, `${appUrl}/app/${a}`])), backoff: { initialMs: 50, maxMs: 300 } },
+      forward: { perAgent: Object.fromEntries(AGENTS.map((a) => [a, `${appUrl}/app/${a}`])), backoff: { baseMs: 50, maxMs: 300, jitter: 0 } },
     });
     const { url } = await tunnel.start();
     cleanups.push(() => tunnel.stop());

@@ -3,6 +3,7 @@
 // retry, and never throws into the monitor.
 import { request, type Dispatcher } from 'undici';
 import { z } from 'zod';
+import { backoffDelay, type BackoffPolicy } from '../backoff';
 import { sleep, silentLogger, systemClock, type Clock, type Logger } from '../ports';
 import type { Alert } from './types';
 
@@ -39,9 +40,12 @@ export interface WebhookSinkOptions {
   timeoutMs?: number;
   /** Retries after the first attempt. Default 2. */
   retries?: number;
-  /** Wait before retry n (n ≥ 1): retryDelayMs × 2^(n-1). Default 1 000. */
-  retryDelayMs?: number;
+  /** Waits between attempts. Default ALERT_WEBHOOK_BACKOFF. */
+  backoff?: BackoffPolicy;
 }
+
+/** Waits between alert webhook attempts: 1 s, then 2 s (doubling, exact). */
+export const ALERT_WEBHOOK_BACKOFF: BackoffPolicy = { baseMs: 1000, maxMs: 16_000, jitter: 0 };
 
 export class WebhookAlertSink implements AlertSink {
   private readonly url: string;
@@ -73,7 +77,7 @@ export class WebhookAlertSink implements AlertSink {
     const body = JSON.stringify({ text: formatAlertText(alert), alert });
     const retries = Math.max(0, this.opts.retries ?? 2);
     for (let attempt = 0; attempt <= retries; attempt++) {
-      if (attempt > 0) await sleep(this.clock, (this.opts.retryDelayMs ?? 1000) * 2 ** (attempt - 1));
+      if (attempt > 0) await sleep(this.clock, backoffDelay(this.opts.backoff ?? ALERT_WEBHOOK_BACKOFF, attempt));
       const outcome = await this.attempt(body);
       if (outcome === 'ok') return true;
       if (outcome === 'give-up') break;
