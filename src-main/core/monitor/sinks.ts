@@ -2,9 +2,9 @@
 // POSTs {text, alert} — the shape chat incoming-webhooks accept — with a timeout and a bounded
 // retry, and never throws into the monitor.
 import { request, type Dispatcher } from 'undici';
-import { z } from 'zod';
 import { backoffDelay, type BackoffPolicy } from '../backoff';
 import { sleep, silentLogger, systemClock, type Clock, type Logger } from '../ports';
+import { httpUrlSchema } from '../url';
 import type { Alert } from './types';
 
 export interface AlertSink {
@@ -23,14 +23,6 @@ export function formatAlertLine(alert: Alert, format: 'human' | 'json' = 'human'
 export function formatAlertText(alert: Alert): string {
   return `${alert.urgent ? '🔴' : 'ℹ️'} ${alert.title}\n${alert.body}`;
 }
-
-const urlSchema = z.string().refine((u) => {
-  try {
-    return /^https?:$/.test(new URL(u).protocol);
-  } catch {
-    return false;
-  }
-}, 'must be an http(s) URL');
 
 export interface WebhookSinkOptions {
   dispatcher?: Dispatcher;
@@ -58,8 +50,8 @@ export class WebhookAlertSink implements AlertSink {
     url: string,
     private readonly opts: WebhookSinkOptions = {},
   ) {
-    const parsed = urlSchema.safeParse(url);
-    if (!parsed.success) throw new RangeError('The alert webhook URL must be an http(s) URL.');
+    const parsed = httpUrlSchema.safeParse(url);
+    if (!parsed.success) throw new RangeError(`The alert webhook URL ${parsed.error.issues[0]?.message ?? 'must be an http(s) URL'}.`);
     this.url = parsed.data;
     const u = new URL(this.url);
     this.target = `${u.origin}${u.pathname.replace(/\/[^/]{16,}/g, '/…')}`;

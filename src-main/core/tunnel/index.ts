@@ -5,7 +5,7 @@ export { EventLog, DEFAULT_BOUNDS, isFinalStatus, forwardStateOf } from './log';
 export type { DeliveryQuery, LogBounds, EventLogOptions } from './log';
 export { verifyOnly, verifyTunnelDelivery, summarize } from './verify';
 export type { TunnelVerifyResult } from './verify';
-export { registerWebhook, publicUrlSchema } from './register';
+export { registerWebhook } from './register';
 export type { RegisterOptions } from './register';
 export { composeInboundEvent, signedRequest, simulateInputSchema } from './simulate';
 export type { SimulateInput } from './simulate';

@@ -1,12 +1,7 @@
 // Points an agent's webhook at the tunnel: PUT .../whatsapp/webhook, then hands the returned
 // signing secret to saveSecret (the keychain). The secret is never logged or returned.
-import { z } from 'zod';
 import type { ServiceClient } from '../api/service';
-
-export const publicUrlSchema = z
-  .string()
-  .url()
-  .refine((u) => /^https?:$/.test(new URL(u).protocol), 'the webhook URL must be http or https');
+import { httpUrlSchema } from '../url';
 
 export interface RegisterOptions {
   client: Pick<ServiceClient, 'setWebhook'>;
@@ -17,7 +12,7 @@ export interface RegisterOptions {
 }
 
 export async function registerWebhook(o: RegisterOptions): Promise<{ mode: string; url: string }> {
-  const url = publicUrlSchema.parse(o.publicUrl);
+  const url = httpUrlSchema.parse(o.publicUrl);
   // ASSUMPTION A-WEBHOOK-RESP: mode, url and secret are relied on; other fields are ignored.
   const config = await o.client.setWebhook(o.agentId, url, o.signal ? { signal: o.signal } : undefined);
   if (typeof config.secret !== 'string' || config.secret.length === 0) {

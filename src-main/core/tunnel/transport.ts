@@ -17,6 +17,7 @@
 // same order, on a new connection: no overtaking, at most a duplicate — at-least-once as everywhere.)
 import { Agent, Client, type Dispatcher } from 'undici';
 import type { Clock } from '../ports';
+import { isHttpUrl } from '../url';
 import { RESPONSE_BODY_LIMIT } from './types';
 
 export interface ForwardRequest {
@@ -259,7 +260,7 @@ class TargetCache {
     let t = this.map.get(url);
     if (!t) {
       const u = new URL(url);
-      t = { origin: u.origin, path: `${u.pathname}${u.search}`, http: u.protocol === 'http:' || u.protocol === 'https:' };
+      t = { origin: u.origin, path: `${u.pathname}${u.search}`, http: isHttpUrl(u) };
       if (this.map.size >= 256) this.map.clear();
       this.map.set(url, t);
     }
