@@ -3,11 +3,11 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import type { ChatResult } from '../core/api/types';
 import type { Clock } from '../core/ports';
 import { EmulatorError, errorBody } from './errors';
 import { parseWith, sendJson } from './http';
 import { CHAT_LOG_MAX, type Agent, type ChatRecord, type ChatScript } from './model';
+import type { WireChatResult } from './wire';
 
 export const DEFAULT_TOKEN_DELAY_MS = 25;
 
@@ -47,8 +47,6 @@ export function stampToken(epochMs: number): string {
   return `\u27e8t=${epochMs.toFixed(2)}\u27e9 `;
 }
 
-type WireResult = Omit<ChatResult, 'raw'>;
-
 /** Word tokens whose concatenation is the reply (each keeps its trailing whitespace). */
 export function splitTokens(reply: string): string[] {
   return reply.match(/\s*\S+\s*/g) ?? (reply === '' ? [] : [reply]);
@@ -81,7 +79,7 @@ export async function handleChat(agent: Agent, body: unknown, req: IncomingMessa
   const words = script.tokens ?? splitTokens(base);
   const source = tokenSource(words, script);
   const inputTokens = countWords(input.message);
-  const result: WireResult = {
+  const result: WireChatResult = {
     reply: base,
     conversationId,
     actions: script.actions ?? [],
@@ -128,7 +126,7 @@ function defaultCode(status: number): string {
   return 'INVALID_REQUEST';
 }
 
-function stream(res: ServerResponse, source: TokenSource, result: WireResult, script: ChatScript, record: ChatRecord, deps: ChatDeps): void {
+function stream(res: ServerResponse, source: TokenSource, result: WireChatResult, script: ChatScript, record: ChatRecord, deps: ChatDeps): void {
   const { clock, streams } = deps;
   const perSecond = script.tokensPerSecond;
   const delay = script.tokenDelayMs ?? DEFAULT_TOKEN_DELAY_MS;

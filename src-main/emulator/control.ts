@@ -1,7 +1,6 @@
 // The emulator's control surface, in-process. The HTTP routes under /_emulator call these.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { SessionStatus } from '../core/api/types';
 import type { Clock } from '../core/ports';
 import { chatScriptSchema } from './chat';
 import type { DeliveryRecord, Deliveries } from './deliveries';
@@ -15,6 +14,7 @@ import type { ServiceCounters } from './service';
 import type { Sessions } from './session';
 import type { EmulatorSeed } from './seed';
 import { phone } from './validate';
+import type { WireChannelSettings, WireSession } from './wire';
 
 const idSchema = z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'expected 1–128 letters, digits, dot, dash or underscore');
 
@@ -60,12 +60,12 @@ export interface AgentView {
   agentId: string;
   teamId: string;
   label: string;
-  session: SessionStatus;
+  session: WireSession;
   /** Text the current pairing QR encodes (null unless pairing); pass as `token` to scan. */
   pairingToken: string | null;
   flaky: { everySeconds: number; downSeconds: number } | null;
   webhook: { mode: string; url: string; events: string[]; updatedAt: string; secretHint: string } | null;
-  settings: { groups: boolean; readReceipts: boolean; deliveryReceipts: boolean };
+  settings: WireChannelSettings;
   inboundCount: number;
 }
 
@@ -103,13 +103,13 @@ export interface EmulatorControl {
   createTeam(input?: TeamInput): { id: string; apiKey: string };
   createAgent(teamId: string, input?: AgentInput): { agentId: string };
   /** A phone scans the pairing QR (token optional: when given, must be the current QR). 409 if not pairing. */
-  scan(agentId: string, input: { phone: string; token?: string }): Promise<SessionStatus>;
-  drop(agentId: string, input: { seconds: number }): Promise<SessionStatus>;
-  unlink(agentId: string): Promise<SessionStatus>;
+  scan(agentId: string, input: { phone: string; token?: string }): Promise<WireSession>;
+  drop(agentId: string, input: { seconds: number }): Promise<WireSession>;
+  unlink(agentId: string): Promise<WireSession>;
   /** Extra: reconnecting → connected now. */
-  recover(agentId: string): Promise<SessionStatus>;
+  recover(agentId: string): Promise<WireSession>;
   /** Extra: the session status as the service would report it. */
-  session(agentId: string): Promise<SessionStatus>;
+  session(agentId: string): Promise<WireSession>;
   inbound(agentId: string, input: InboundInput): { messageId: string; deliveryId: string | null };
   setChatScript(agentId: string, script: ChatScriptInput): { ok: true };
   /** Extra: the agent's latest chat replies as sent (newest last). */

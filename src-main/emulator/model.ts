@@ -1,5 +1,5 @@
 // The emulator's world: teams, agents and what belongs to them. Plain data; lookups are O(1) maps.
-import type { ChannelSettings } from '../core/api/types';
+import type { WireChannelSettings } from './wire';
 
 export interface Team {
   id: string;
@@ -78,7 +78,7 @@ export interface Agent {
   link: LinkState;
   flaky: { everySeconds: number; downSeconds: number } | null;
   webhook: WebhookState | null;
-  settings: ChannelSettings;
+  settings: WireChannelSettings;
   chatScript: ChatScript | null;
   conversations: Map<string, string>;
   /** The latest chat replies, newest last (at most CHAT_LOG_MAX): what the service sent. */

@@ -3,10 +3,10 @@
 // 1,000 polled agents cost a map lookup each.
 import { randomBytes } from 'node:crypto';
 import QRCode from 'qrcode';
-import type { SessionStatus } from '../core/api/types';
 import type { Clock } from '../core/ports';
 import { conflict } from './errors';
 import type { Agent } from './model';
+import type { WireSession } from './wire';
 
 export type ChannelState = 'unlinked' | 'pairing' | 'connected' | 'reconnecting';
 
@@ -59,7 +59,7 @@ export class Sessions {
   }
 
   /** The session status object (SERVICE-NOTES shapes). The QR image is made once per rotation. */
-  async status(agent: Agent): Promise<SessionStatus> {
+  async status(agent: Agent): Promise<WireSession> {
     const state = this.state(agent);
     const link = agent.link;
     switch (state) {
