@@ -1,5 +1,6 @@
-// The local stand-in for the service (SERVICE-NOTES.md): the service API under /api/v1, the control
-// surface under /_emulator, and a second origin that serves short-lived media blobs.
+// The local stand-in for the service (docs/service-api.md, filled in by docs/service-assumptions.md):
+// the service API under /api/v1, the control surface under /_emulator, and a second origin that
+// serves short-lived media blobs.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock, type Random } from '../core/ports';

@@ -1,4 +1,4 @@
-// The service's resources as the client sees them (seed/service-api.md part 2), normalised from the
+// The service's resources as the client sees them (docs/service-api.md §2), normalised from the
 // tolerant shapes in docs/service-assumptions.md. Plain data only: these cross into the contract.
 
 /** Session status of an agent's channel link. Decisions use needsScan/linked/connected, never `state`. */

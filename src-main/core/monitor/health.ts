@@ -1,5 +1,5 @@
-// Health of one agent's channel link, decided from the fields the document defines (needsScan,
-// linked, connected — service-api.md part 3: "decide from needsScan, not from connected") and from
+// Health of one agent's channel link, decided from the fields the service defines (needsScan,
+// linked, connected — docs/service-api.md §3.3: decide from needsScan, not from connected) and from
 // the meaning of an error. A single failed poll is never a health change: HealthTracker keeps the
 // last known health and only calls an agent 'unreachable' after consecutive failures.
 import { Aborted, NotFound, Unauthorized, isServiceError, type ServiceErrorDTO } from '../api/errors';
