@@ -1,5 +1,5 @@
-// The service client against the emulator: every endpoint, and every error of the table in docs/service-api.md §7
-// (plus the emulator's choices for the unknown ones, docs/service-assumptions.md).
+// The service client against the emulator: every endpoint, and every error of the table in
+// docs/service-api.md §7 (plus the emulator's choices for the open ones, docs/service-assumptions.md).
 import { readFile } from 'node:fs/promises';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
