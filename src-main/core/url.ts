@@ -3,7 +3,7 @@
 // (a URL may carry a token in its path or query).
 import { z } from 'zod';
 
-export const MAX_URL_LENGTH = 2048;
+const MAX_URL_LENGTH = 2048;
 
 export interface HttpUrlRules {
   /** Refuse a user or password in the URL (they would end up in config files and logs). */
@@ -37,7 +37,7 @@ export function httpUrlProblem(s: string, rules: HttpUrlRules = {}): string | nu
 }
 
 /** A trimmed absolute http(s) URL; `rules` add what some fields refuse. */
-export function httpUrl(rules: HttpUrlRules = {}) {
+function httpUrl(rules: HttpUrlRules = {}) {
   return z
     .string()
     .trim()

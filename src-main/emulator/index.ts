@@ -16,12 +16,9 @@ import { Sessions } from './session';
 import { sendError } from './http';
 import { EmulatorError } from './errors';
 
-export { defaultSeed, loadSeedFile, parseSeed, SeedError, DEMO_API_KEY, DEMO_TEAM_ID } from './seed';
-export type { EmulatorSeed, EmulatorSeedAgent, EmulatorSeedTeam } from './seed';
-export type { EmulatorControl, EmulatorState, AgentView, TeamInput, AgentInput, InboundInput, ChatScriptInput } from './control';
-export type { DeliveryRecord, DeliveryAttempt } from './deliveries';
-export type { FaultInput, Fault } from './faults';
-export { BLOB_TTL_MS } from './media';
+export { defaultSeed, loadSeedFile, parseSeed, DEMO_API_KEY } from './seed';
+export type { EmulatorSeed } from './seed';
+export type { EmulatorControl, EmulatorState } from './control';
 
 export interface EmulatorOptions {
   port?: number;

@@ -33,11 +33,11 @@ const addSchema = z.object({
 
 const listSchema = z.object({ configDir, json: z.boolean().optional() });
 
-export function teamLines(t: TeamRecord): string {
+function teamLines(t: TeamRecord): string {
   return [`${t.label} (${t.id})  ${t.baseUrl}  key ${t.keyHint}`, ...t.agents.map((a) => `  - ${a.agentId}${a.label !== a.agentId ? ` (${a.label})` : ''}`)].join('\n');
 }
 
-export function teamJson(t: TeamRecord): Record<string, unknown> {
+function teamJson(t: TeamRecord): Record<string, unknown> {
   return { id: t.id, label: t.label, baseUrl: t.baseUrl, keyHint: t.keyHint, agents: t.agents };
 }
 

@@ -21,7 +21,7 @@ export const agentIdSchema = z
   .trim()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._~:@-]{0,199}$/, 'agent id must be letters, digits or . _ ~ : @ - (no slashes or spaces)');
 
-export const teamIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'team id must be letters, digits, _ or -');
+const teamIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'team id must be letters, digits, _ or -');
 
 export const labelSchema = label;
 
@@ -65,8 +65,6 @@ function settingsSchema(strict: boolean) {
 
 export const settingsLoadSchema = settingsSchema(false);
 export const settingsUpdateSchema = settingsSchema(true);
-
-export type AppSettingsParsed = z.output<typeof settingsLoadSchema>;
 
 const agentConfig = z.object({
   agentId: agentIdSchema,

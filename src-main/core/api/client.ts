@@ -23,10 +23,10 @@ import { prepareSendRequest } from './send-request';
 import type { CallOptions, ServiceClient, ServiceClientOptions } from './service';
 import type { ChannelSettings, ChatRequest, RateLimitInfo } from './types';
 
-export const DEFAULT_TIMEOUT_MS = 30_000;
-export const DEFAULT_SEND_MAX_RETRIES = 4;
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_SEND_MAX_RETRIES = 4;
 /** Pause before the single retry of a GET after a network error. */
-export const GET_RETRY_DELAY_MS = 250;
+const GET_RETRY_DELAY_MS = 250;
 
 function requireId(value: unknown, what: string): string {
   if (typeof value !== 'string' || value.trim() === '') throw new InvalidRequest({ message: `${what} is required.` });

@@ -16,7 +16,7 @@ import {
 } from './errors';
 import type { RateLimitInfo } from './types';
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** Removes every occurrence of the secret (and its bearer form) from text. */
 export function redact(text: string, secret: string | undefined): string {

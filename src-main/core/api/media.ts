@@ -13,7 +13,7 @@ import { openRequest, readText, type HttpContext, type OpenResponse } from './ht
 import { headerValue } from './rate-limit';
 import type { MediaDownloadOptions, MediaDownloadResult } from './service';
 
-export const MAX_REDIRECTS = 5;
+const MAX_REDIRECTS = 5;
 
 const EXTENSIONS: Record<string, string> = {
   'image/jpeg': '.jpg',
@@ -29,7 +29,7 @@ const EXTENSIONS: Record<string, string> = {
   'application/json': '.json',
 };
 
-export function extensionFor(contentType: string | null): string {
+function extensionFor(contentType: string | null): string {
   const base = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
   return EXTENSIONS[base] ?? '.bin';
 }

@@ -9,9 +9,9 @@ import type { RetryInfo } from './service';
 /** Waits between send retries: 1 s doubling to 16 s, each somewhere in its upper half. */
 export const SEND_RETRY_BACKOFF: BackoffPolicy = { baseMs: 1000, maxMs: 16_000, jitter: 0.5 };
 /** Most 429 waits one send takes before giving up. */
-export const MAX_RATE_LIMIT_RETRIES = 3;
+const MAX_RATE_LIMIT_RETRIES = 3;
 /** A 429 asking for a longer wait than this is returned to the caller instead. */
-export const MAX_RATE_LIMIT_WAIT_MS = 120_000;
+const MAX_RATE_LIMIT_WAIT_MS = 120_000;
 
 export interface SendRetryDeps {
   clock: Clock;

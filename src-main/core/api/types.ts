@@ -16,8 +16,6 @@ export interface SessionStatus {
   live?: boolean;
 }
 
-export type SendKind = 'text' | 'image' | 'document';
-
 /** Outbound message request (body of POST .../whatsapp/messages). */
 export interface SendRequest {
   to: string;
@@ -87,29 +85,6 @@ export type ChatStreamEvent =
   | { type: 'token'; token: string }
   | { type: 'done'; result: ChatResult }
   | { type: 'error'; status?: number; code: string; message: string };
-
-/** Inbound message event delivered to the webhook (ASSUMPTION A-INBOUND for media position). */
-export interface InboundMedia {
-  url: string;
-  mimeType?: string;
-  filename?: string;
-  size?: number;
-}
-
-export interface InboundEvent {
-  event: string;
-  from: string;
-  message: {
-    id: string;
-    type: string;
-    text?: string;
-    fromMe: boolean;
-    caption?: string;
-    media?: InboundMedia;
-  };
-  media?: InboundMedia;
-  timestamp: string;
-}
 
 /** Rate-limit headers as read from a response. */
 export interface RateLimitInfo {

@@ -9,7 +9,7 @@ export const HEALTHS = ['connected', 'reconnecting', 'needs-scan', 'auth-error',
 export type Health = (typeof HEALTHS)[number];
 
 /** Health from one poll: a session status, or the error of the poll. */
-export function deriveHealth(input: { status?: SessionStatus; error?: unknown }): Health {
+function deriveHealth(input: { status?: SessionStatus; error?: unknown }): Health {
   const s = input.status;
   if (s) {
     // ASSUMPTION A-PAIRING / A-UNLINKED: both unlinked and pairing carry needsScan:true.
@@ -54,7 +54,7 @@ export interface FailureThreshold {
   seconds: number;
 }
 
-export const DEFAULT_FAILURE_THRESHOLD: FailureThreshold = { failures: 3, seconds: 30 };
+const DEFAULT_FAILURE_THRESHOLD: FailureThreshold = { failures: 3, seconds: 30 };
 
 export interface HealthReading {
   health: Health;

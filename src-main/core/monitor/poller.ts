@@ -68,7 +68,7 @@ export interface PollerOptions {
 export type PollerConfig = Required<Omit<PollerOptions, 'targets' | 'readSession' | 'clock' | 'random'>>;
 
 /** Waits after failed polls: 5 s doubling to 2 min, up to 10 % shorter. */
-export const POLL_BACKOFF: BackoffPolicy = { baseMs: 5_000, maxMs: 120_000, jitter: 0.1 };
+const POLL_BACKOFF: BackoffPolicy = { baseMs: 5_000, maxMs: 120_000, jitter: 0.1 };
 
 export const DEFAULT_POLLER_CONFIG: PollerConfig = {
   intervalMs: 15_000,
@@ -107,7 +107,7 @@ interface PollerEvents {
 }
 
 /** Whether this status calls for fast polling (pairing QR on offer, or reconnecting). */
-export function wantsFastPoll(s: SessionStatus): boolean {
+function wantsFastPoll(s: SessionStatus): boolean {
   const pairing = s.needsScan && s.qr !== null; // ASSUMPTION A-PAIRING
   const reconnecting = s.linked && !s.connected && !s.needsScan; // ASSUMPTION A-RECONNECTING
   return pairing || reconnecting || s.state === 'pairing';
@@ -360,7 +360,7 @@ function key(teamId: string, agentId: string): string {
 const NUMERIC_SETTINGS = ['intervalMs', 'fastIntervalMs', 'jitter', 'maxInFlightPerTeam', 'pollTimeoutMs', 'coalesceMs'] as const;
 
 /** The defaults, overridden by every usable option given (undefined or invalid ones ignored). */
-export function pollerConfig(opts: Partial<PollerConfig>): PollerConfig {
+function pollerConfig(opts: Partial<PollerConfig>): PollerConfig {
   const cfg = { ...DEFAULT_POLLER_CONFIG };
   for (const k of NUMERIC_SETTINGS) {
     const v = opts[k];

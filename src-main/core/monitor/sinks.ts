@@ -20,7 +20,7 @@ export function formatAlertLine(alert: Alert, format: 'human' | 'json' = 'human'
 }
 
 /** The text of a chat message: the line, then the body. */
-export function formatAlertText(alert: Alert): string {
+function formatAlertText(alert: Alert): string {
   return `${alert.urgent ? '🔴' : 'ℹ️'} ${alert.title}\n${alert.body}`;
 }
 
@@ -37,7 +37,7 @@ export interface WebhookSinkOptions {
 }
 
 /** Waits between alert webhook attempts: 1 s, then 2 s (doubling, exact). */
-export const ALERT_WEBHOOK_BACKOFF: BackoffPolicy = { baseMs: 1000, maxMs: 16_000, jitter: 0 };
+const ALERT_WEBHOOK_BACKOFF: BackoffPolicy = { baseMs: 1000, maxMs: 16_000, jitter: 0 };
 
 export class WebhookAlertSink implements AlertSink {
   private readonly url: string;

@@ -37,7 +37,7 @@ function toBuffer(body: Uint8Array | string): Buffer {
   return typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
 
-export function hmacHex(secret: string, data: Buffer): string {
+function hmacHex(secret: string, data: Buffer): string {
   return createHmac('sha256', secret).update(data).digest('hex');
 }
 

@@ -24,7 +24,7 @@ import { postOnce, Stopper, type Transport } from './transport';
 import type { ForwardAttempt, StoredDelivery } from './types';
 
 /** Waits before retrying a delivery the local app did not take: 0.5 s doubling to 30 s, exact. */
-export const FORWARD_BACKOFF: BackoffPolicy = { baseMs: 500, maxMs: 30_000, jitter: 0 };
+const FORWARD_BACKOFF: BackoffPolicy = { baseMs: 500, maxMs: 30_000, jitter: 0 };
 export const DEFAULT_FORWARD_TIMEOUT_MS = 10_000;
 /** After a failure, pipelining resumes once deliveries have succeeded this long without one. */
 export const HEALTHY_AFTER_MS = 5_000;
@@ -32,7 +32,7 @@ export const HEALTHY_AFTER_MS = 5_000;
  * Raw bodies of queued deliveries kept in memory (so a forward need not decode the stored base64),
  * up to this many bytes in all; beyond it a forward decodes the record, as after a restart.
  */
-export const RETAINED_BODY_BYTES = 32 * 1024 * 1024;
+const RETAINED_BODY_BYTES = 32 * 1024 * 1024;
 
 export interface AgentForwardStatus {
   agentId: string;

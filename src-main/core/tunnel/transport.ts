@@ -109,7 +109,7 @@ export interface UndiciTransportOptions {
   pipelining?: number;
 }
 
-export const DEFAULT_PIPELINING = 8;
+const DEFAULT_PIPELINING = 8;
 const DRAIN_LIMIT = 1024 * 1024;
 const KEEP_ALIVE_MS = 4_000;
 const CONNECT_TIMEOUT_MS = 5_000;
