@@ -1,4 +1,4 @@
-// Acceptance C: the tunnel end to end against the emulator. The emulator signs and delivers
+// The tunnel end to end against the emulator. The emulator signs and delivers
 // inbound messages to the tunnel's receiver; the tunnel forwards them to a local test app that
 // checks the HMAC itself over the raw body.
 import { afterEach, describe, expect, it } from 'vitest';

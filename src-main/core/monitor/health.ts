@@ -24,7 +24,7 @@ function deriveHealth(input: { status?: SessionStatus; error?: unknown }): Healt
   if (e instanceof Unauthorized) return 'auth-error'; // ASSUMPTION A-AUTH
   if (e instanceof NotFound) return 'not-found'; // ASSUMPTION A-NOT-FOUND
   if (e instanceof Aborted) return 'unknown';
-  // Rate limit, 5xx, network, timeout, and anything unexpected: the service could not tell us.
+  // Rate limit, 5xx, network, timeout, and anything unexpected: the service could not answer.
   return 'unreachable';
 }
 

@@ -1,6 +1,6 @@
-// Where alerts go: the desktop notification sink is an Electron adapter (later); the webhook sink
-// POSTs {text, alert} — the shape chat incoming-webhooks accept — with a timeout and a bounded
-// retry, and never throws into the monitor.
+// Where alerts go (the desktop notification is the Electron adapter's, electron/notifications.ts).
+// The webhook sink POSTs {text, alert} — the shape chat incoming-webhooks accept — with a timeout
+// and a bounded retry, and never throws into the monitor.
 import { request, type Dispatcher } from 'undici';
 import { backoffDelay, type BackoffPolicy } from '../backoff';
 import { sleep, silentLogger, systemClock, type Clock, type Logger } from '../ports';
