@@ -3,38 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Clock } from '../../../../src-main/core/ports';
 
-export class FakeClock implements Clock {
-  private timers: Array<{ at: number; fn: () => void; id: number }> = [];
-  private seq = 0;
-  constructor(public t: number) {}
-  now = (): number => this.t;
-  setTimeout = (fn: () => void, ms: number): unknown => {
-    const id = ++this.seq;
-    this.timers.push({ at: this.t + ms, fn, id });
-    return id;
-  };
-  clearTimeout = (h: unknown): void => {
-    this.timers = this.timers.filter((x) => x.id !== h);
-  };
-  /** Moves time forward, firing due timers in order. */
-  advance(ms: number): void {
-    const end = this.t + ms;
-    for (;;) {
-      this.timers.sort((a, b) => a.at - b.at || a.id - b.id);
-      const next = this.timers[0];
-      if (!next || next.at > end) break;
-      this.timers.shift();
-      this.t = next.at;
-      next.fn();
-    }
-    this.t = end;
-  }
-  pendingTimers(): number[] {
-    return this.timers.map((x) => x.at - this.t).sort((a, b) => a - b);
-  }
-}
+export { FakeClock } from '../../../helpers/fake-clock';
 
 export async function tempDir(prefix = 'tunnel-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
@@ -76,10 +46,4 @@ export function rawRequest(url: string, opts: { method?: string; headers?: Recor
   });
 }
 
-export async function waitFor(cond: () => boolean, timeoutMs = 5_000, what = 'condition'): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+export { waitFor } from '../../../helpers/wait';
