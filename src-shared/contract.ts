@@ -62,7 +62,7 @@ export interface AgentInputDTO {
 
 /**
  * Health of one agent's channel link, ordered best → worst. needs-scan ranks worst: a person must
- * scan a QR and retrying never helps (service-api.md part 7).
+ * scan a QR and retrying never helps (docs/service-api.md §7).
  */
 export const HEALTH_STATES = ['connected', 'unknown', 'reconnecting', 'unreachable', 'needs-scan'] as const;
 

@@ -2,21 +2,10 @@
 // Objects are strict: an unknown key is an error, so a typo never silently does nothing.
 import { z } from 'zod';
 import type { ArgsOf, RequestName } from '../../src-shared/contract';
+import { httpUrlSchema as httpUrl, storedUrlSchema as webhookUrl } from '../core/url';
 
 const id = z.string().trim().min(1).max(200);
 const label = z.string().trim().min(1).max(120);
-const httpUrl = z
-  .string()
-  .trim()
-  .max(2048)
-  .refine((s) => {
-    try {
-      const u = new URL(s);
-      return u.protocol === 'http:' || u.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, 'must be an http(s) URL');
 /** E.164 (with or without +), or a full JID; the client normalises and rejects garbage again. */
 const recipient = z.string().trim().min(3).max(120);
 const text = z.string().max(65_536);
@@ -26,16 +15,6 @@ const teamAgent = z.strictObject({ teamId: id, agentId: id });
 const agentInput = z.strictObject({ agentId: id, label: label.optional() });
 
 const quietHours = z.strictObject({ enabled: z.boolean(), start: hhmm, end: hhmm });
-
-/** An http(s) URL that carries no user or password (the accounts settings refuse those too). */
-const webhookUrl = httpUrl.refine((s) => {
-  try {
-    const u = new URL(s);
-    return !u.username && !u.password;
-  } catch {
-    return false;
-  }
-}, 'must not contain a user or password');
 
 // Ranges as in the accounts settings schema (src-main/core/accounts/schema.ts).
 const alertRules = z.strictObject({

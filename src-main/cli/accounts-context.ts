@@ -28,7 +28,7 @@ interface ResolvedTeam {
 }
 
 /** AccountsError → the CLI's exit codes (the messages never hold a key). */
-export function accountsFailure(e: AccountsError): Error {
+function accountsFailure(e: AccountsError): Error {
   switch (e.code) {
     case 'KEY_REJECTED':
       return new CliFailure(e.message, EXIT.auth, e.code);
@@ -55,7 +55,7 @@ export function signingHint(secret: string): string {
 }
 
 /** A team by id or label, the agent by id or label (or the team's only agent). */
-export function pickAgent(team: TeamRecord, wanted: string | undefined): string {
+function pickAgent(team: TeamRecord, wanted: string | undefined): string {
   if (wanted !== undefined) {
     const a = team.agents.find((x) => x.agentId === wanted) ?? team.agents.find((x) => x.label.toLowerCase() === wanted.toLowerCase());
     if (!a) throw new UsageError(`--agent: team "${team.label}" has no agent "${wanted}" (add it with \`channel-companion agent add\`)`);

@@ -30,7 +30,7 @@ export class Interrupted extends Error {
   }
 }
 
-export function exitCodeForServiceError(err: ServiceError): number {
+function exitCodeForServiceError(err: ServiceError): number {
   switch (err.kind) {
     case 'unauthorized':
       return EXIT.auth;
@@ -45,7 +45,7 @@ export function exitCodeForServiceError(err: ServiceError): number {
 }
 
 /** A hint after the service's own message, in the words a person acts on. */
-export function hintForServiceError(err: ServiceError): string | null {
+function hintForServiceError(err: ServiceError): string | null {
   switch (err.kind) {
     case 'not-configured':
       return 'the number needs a QR scan: run `channel-companion pair`';

@@ -13,5 +13,3 @@ export const EXIT = {
   /** Interrupted by Ctrl-C / SIGTERM while waiting. */
   interrupted: 130,
 } as const;
-
-export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

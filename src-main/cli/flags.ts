@@ -21,15 +21,6 @@ export function parseFlags<T>(schema: ZodType<T>, opts: unknown): T {
 
 export const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'expected an environment variable name (letters, digits, underscore)');
 
-export const httpUrl = z.string().refine((s) => {
-  try {
-    const u = new URL(s);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
-  } catch {
-    return false;
-  }
-}, 'expected an http(s) URL');
-
 export const agentId = z.string().regex(/^[^\s/?#%]{1,200}$/, 'expected an agent id (no spaces or slashes)');
 
 export const onOff = z.enum(['on', 'off'], { error: 'expected on or off' }).transform((v) => v === 'on');

@@ -10,7 +10,7 @@ import { describeError } from './errors';
 import { EXIT } from './exit-codes';
 import { processInterrupts, processIO } from './io';
 import { Output } from './output';
-import { buildProgram, type RegisterCommand } from './program';
+import { buildProgram } from './program';
 import type { SecretStore } from '../core/secrets';
 
 export type { CliDeps } from './context';
@@ -18,8 +18,6 @@ export type { Target, TargetFlags, TargetResolver } from './target';
 export { EXIT } from './exit-codes';
 
 export interface MainOptions extends CliDeps {
-  /** Extra commands registered after the built-in ones (the lead's `serve`, `listen`, …). */
-  commands?: readonly RegisterCommand[];
   /** Saved teams: config directory instead of --config-dir / defaultConfigDir() (tests). */
   configDir?: string;
   /** Saved teams: secret store instead of the OS keychain (tests: MemorySecretStore). */
@@ -41,7 +39,7 @@ export async function main(argv: readonly string[] = process.argv, deps: MainOpt
   accounts.bind(ctx);
   attachAccounts(ctx, accounts);
   try {
-    const program = buildProgram(ctx, deps.commands ?? []);
+    const program = buildProgram(ctx);
     await program.parseAsync([...argv], { from: 'node' });
     return ctx.exitCode;
   } catch (e) {

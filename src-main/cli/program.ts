@@ -20,9 +20,9 @@ import { register as trigger } from './commands/trigger';
 import { register as verify } from './commands/verify';
 import { register as webhook } from './commands/webhook';
 
-export type RegisterCommand = (program: Command, ctx: CliContext) => void;
+type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
-export const COMMANDS: readonly RegisterCommand[] = [
+const COMMANDS: readonly RegisterCommand[] = [
   emulator,
   team,
   agent,
@@ -47,7 +47,7 @@ export function redactUnknownOption(text: string): string {
   return text.replace(/(unknown option '[^'=\s]*)=[^']*'/g, "$1=…'");
 }
 
-export function buildProgram(ctx: CliContext, extra: readonly RegisterCommand[] = []): Command {
+export function buildProgram(ctx: CliContext): Command {
   const program = new Command('channel-companion');
   program
     .description('Channel Companion: pair, send, check, chat and verify webhooks against the Agent Messaging Channel and Chat API (or its emulator)')
@@ -59,6 +59,6 @@ export function buildProgram(ctx: CliContext, extra: readonly RegisterCommand[] 
       writeErr: (s) => void ctx.io.stderr.write(s),
       outputError: (s, write) => write(redactUnknownOption(s)),
     });
-  for (const reg of [...COMMANDS, ...extra]) reg(program, ctx);
+  for (const reg of COMMANDS) reg(program, ctx);
   return program;
 }

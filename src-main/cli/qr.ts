@@ -1,4 +1,4 @@
-// The pairing QR in a terminal: the service sends a PNG data URL; we decode it (pngjs + jsqr) to
+// The pairing QR in a terminal: the service sends a PNG data URL, decoded here (pngjs + jsqr) to
 // the text it carries and re-render that text with terminal blocks (qrcode).
 import jsqrImport from 'jsqr';
 import { PNG } from 'pngjs';

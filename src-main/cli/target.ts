@@ -7,7 +7,8 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { UsageError } from './errors';
-import { agentId, envVarName, httpUrl, parseFlags } from './flags';
+import { baseUrlSchema } from '../core/url';
+import { agentId, envVarName, parseFlags } from './flags';
 import type { CliIO } from './io';
 
 export const DEFAULT_API_KEY_ENV = 'CHANNEL_API_KEY';
@@ -44,7 +45,7 @@ export function addTargetOptions(cmd: Command): Command {
 }
 
 const targetFlagsSchema = z.looseObject({
-  baseUrl: httpUrl.optional(),
+  baseUrl: baseUrlSchema.optional(),
   agent: agentId.optional(),
   apiKeyEnv: envVarName.optional(),
   team: z.string().trim().min(1, 'expected a team id or label').max(200).optional(),

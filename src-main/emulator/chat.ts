@@ -9,7 +9,7 @@ import { parseWith, sendJson } from './http';
 import { CHAT_LOG_MAX, type Agent, type ChatRecord, type ChatScript } from './model';
 import type { WireChatResult } from './wire';
 
-export const DEFAULT_TOKEN_DELAY_MS = 25;
+const DEFAULT_TOKEN_DELAY_MS = 25;
 
 const chatRequestSchema = z.looseObject({
   message: z.string().min(1, 'message must not be empty').max(32_000),
@@ -17,7 +17,7 @@ const chatRequestSchema = z.looseObject({
   stream: z.boolean().optional(),
 });
 
-export const MAX_TOKEN_COUNT = 1_000_000;
+const MAX_TOKEN_COUNT = 1_000_000;
 
 export const chatScriptSchema = z
   .strictObject({
@@ -43,12 +43,12 @@ export const chatScriptSchema = z
 const epochNow = (): number => performance.timeOrigin + performance.now();
 
 /** A latency-probe token: the time it leaves, readable by anything that sees the text. */
-export function stampToken(epochMs: number): string {
+function stampToken(epochMs: number): string {
   return `\u27e8t=${epochMs.toFixed(2)}\u27e9 `;
 }
 
 /** Word tokens whose concatenation is the reply (each keeps its trailing whitespace). */
-export function splitTokens(reply: string): string[] {
+function splitTokens(reply: string): string[] {
   return reply.match(/\s*\S+\s*/g) ?? (reply === '' ? [] : [reply]);
 }
 

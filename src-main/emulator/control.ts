@@ -18,7 +18,7 @@ import type { WireChannelSettings, WireSession } from './wire';
 
 const idSchema = z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'expected 1–128 letters, digits, dot, dash or underscore');
 
-export const teamInputSchema = z.strictObject({
+const teamInputSchema = z.strictObject({
   id: idSchema.optional(),
   name: z.string().max(200).optional(),
   apiKey: z.string().regex(/^[\x21-\x7e]{8,256}$/, 'expected 8–256 printable characters without spaces').optional(),
@@ -27,7 +27,7 @@ export const teamInputSchema = z.strictObject({
 });
 export type TeamInput = z.infer<typeof teamInputSchema>;
 
-export const agentInputSchema = z.strictObject({
+const agentInputSchema = z.strictObject({
   agentId: idSchema.optional(),
   label: z.string().max(200).optional(),
   state: z.enum(['unlinked', 'connected', 'reconnecting']).optional(),
@@ -36,7 +36,7 @@ export const agentInputSchema = z.strictObject({
 });
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
-export const inboundInputSchema = z
+const inboundInputSchema = z
   .strictObject({
     from: phone,
     type: z.enum(['text', 'image', 'document']).default('text'),

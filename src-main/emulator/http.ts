@@ -16,7 +16,7 @@ export function sendError(res: ServerResponse, err: EmulatorError, headers: Reco
 }
 
 /** Reads the whole body (bounded). Empty body → undefined. */
-export async function readRaw(req: IncomingMessage): Promise<Buffer> {
+async function readRaw(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {

@@ -1,5 +1,6 @@
-// The local stand-in for the service (SERVICE-NOTES.md): the service API under /api/v1, the control
-// surface under /_emulator, and a second origin that serves short-lived media blobs.
+// The local stand-in for the service (docs/service-api.md, filled in by docs/service-assumptions.md):
+// the service API under /api/v1, the control surface under /_emulator, and a second origin that
+// serves short-lived media blobs.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock, type Random } from '../core/ports';
@@ -15,12 +16,9 @@ import { Sessions } from './session';
 import { sendError } from './http';
 import { EmulatorError } from './errors';
 
-export { defaultSeed, loadSeedFile, parseSeed, SeedError, DEMO_API_KEY, DEMO_TEAM_ID } from './seed';
-export type { EmulatorSeed, EmulatorSeedAgent, EmulatorSeedTeam } from './seed';
-export type { EmulatorControl, EmulatorState, AgentView, TeamInput, AgentInput, InboundInput, ChatScriptInput } from './control';
-export type { DeliveryRecord, DeliveryAttempt } from './deliveries';
-export type { FaultInput, Fault } from './faults';
-export { BLOB_TTL_MS } from './media';
+export { defaultSeed, loadSeedFile, parseSeed, DEMO_API_KEY } from './seed';
+export type { EmulatorSeed } from './seed';
+export type { EmulatorControl, EmulatorState } from './control';
 
 export interface EmulatorOptions {
   port?: number;

@@ -3,7 +3,7 @@
 import { EmulatorError } from './errors';
 import type { Team } from './model';
 
-export const WINDOW_MS = 60_000;
+const WINDOW_MS = 60_000;
 export const DEFAULT_SENDS_PER_MINUTE = 60;
 export const DEFAULT_MONTHLY_QUOTA = 100_000;
 

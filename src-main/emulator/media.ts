@@ -7,7 +7,7 @@ import { sendJson } from './http';
 import { errorBody } from './errors';
 import type { InboundMedia } from './model';
 
-export const BLOB_TTL_MS = 5 * 60_000;
+const BLOB_TTL_MS = 5 * 60_000;
 
 // A 1×1 white PNG (the bytes never change, so tests can compare them).
 const TINY_PNG = Buffer.from(

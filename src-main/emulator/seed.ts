@@ -5,7 +5,7 @@ import { describeZodError } from './http';
 
 const phoneDigits = z.string().regex(/^\+?\d{8,15}$/, 'expected an E.164 number (8–15 digits, optional +)');
 
-export const seedAgentSchema = z.strictObject({
+const seedAgentSchema = z.strictObject({
   agentId: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'expected 1–128 letters, digits, dot, dash or underscore'),
   label: z.string().max(200).optional(),
   state: z.enum(['unlinked', 'connected', 'reconnecting']).optional(),
@@ -14,7 +14,7 @@ export const seedAgentSchema = z.strictObject({
   flaky: z.strictObject({ everySeconds: z.number().positive(), downSeconds: z.number().positive() }).optional(),
 });
 
-export const seedTeamSchema = z.strictObject({
+const seedTeamSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'expected 1–128 letters, digits, dot, dash or underscore'),
   name: z.string().max(200).optional(),
   apiKey: z.string().regex(/^[\x21-\x7e]{8,256}$/, 'expected 8–256 printable characters without spaces'),
@@ -45,11 +45,9 @@ export const seedSchema = z
     });
   });
 
-export type EmulatorSeedAgent = z.infer<typeof seedAgentSchema>;
-export type EmulatorSeedTeam = z.infer<typeof seedTeamSchema>;
 export type EmulatorSeed = z.infer<typeof seedSchema>;
 
-export class SeedError extends Error {
+class SeedError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'SeedError';
@@ -79,7 +77,7 @@ export async function loadSeedFile(path: string): Promise<EmulatorSeed> {
   return parseSeed(json, `seed file ${path}`);
 }
 
-export const DEMO_TEAM_ID = 'demo';
+const DEMO_TEAM_ID = 'demo';
 export const DEMO_API_KEY = 'demo-key-0123456789abcdef';
 
 /** Team "demo" with three agents: connected, unlinked, and flaky (connected, drops by itself). */

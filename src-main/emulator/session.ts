@@ -58,7 +58,7 @@ export class Sessions {
     return 'connected';
   }
 
-  /** The session status object (SERVICE-NOTES shapes). The QR image is made once per rotation. */
+  /** The session status object (A-PAIRING, A-UNLINKED, A-RECONNECTING). The QR image is made once per rotation. */
   async status(agent: Agent): Promise<WireSession> {
     const state = this.state(agent);
     const link = agent.link;

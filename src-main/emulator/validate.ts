@@ -5,7 +5,7 @@ const E164 = /^\+?\d{8,15}$/;
 const USER_JID = /^\d{8,15}@s\.whatsapp\.net$/;
 const GROUP_JID = /^[0-9A-Za-z-]{1,64}@g\.us$/;
 
-export function isPhone(value: string): boolean {
+function isPhone(value: string): boolean {
   return E164.test(value);
 }
 

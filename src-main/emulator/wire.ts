@@ -5,7 +5,7 @@
 
 export type WireSessionState = 'unlinked' | 'pairing' | 'connected' | 'reconnecting';
 
-/** GET/POST .../whatsapp/session (docs/service-api.md §4). */
+/** The session status of GET/POST .../whatsapp/session (docs/service-api.md §2.2, §4.1–4.2). */
 export interface WireSession {
   state: WireSessionState;
   connected: boolean;
@@ -19,14 +19,14 @@ export interface WireSession {
   live: boolean;
 }
 
-/** PATCH .../whatsapp/settings body and answer (ASSUMPTION A-SETTINGS). */
+/** PATCH .../whatsapp/settings body and answer (docs/service-api.md §2.7; ASSUMPTION A-SETTINGS). */
 export interface WireChannelSettings {
   groups: boolean;
   readReceipts: boolean;
   deliveryReceipts: boolean;
 }
 
-/** POST .../chat answer, and the `done` event of a stream (ASSUMPTION A-CHAT-RESP). */
+/** POST .../chat answer, and the `done` event of a stream (docs/service-api.md §2.8; ASSUMPTION A-CHAT-RESP). */
 export interface WireChatResult {
   reply: string;
   conversationId: string;

@@ -1,4 +1,4 @@
-// Monitor at scale (issue 3, acceptance 4): 1,000 agents of one team on the emulator, polled every
+// Monitor at scale: 1,000 agents of one team on the emulator, polled every
 // 5 s for 60 s of real time (BENCH_MONITOR_SECONDS shortens it for a smoke run). Three processes
 // per side so only the poller's CPU is measured: the emulator (a child), the app's Monitor (a child),
 // then — against a fresh emulator — the baseline: a plain undici keep-alive loop with the same

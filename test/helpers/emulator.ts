@@ -22,13 +22,4 @@ export function state(emu: { controlUrl: string }): Promise<EmulatorState> {
   return control<EmulatorState>(emu, 'GET', '/state');
 }
 
-/** Polls until fn() is truthy (or throws after timeoutMs). */
-export async function waitFor<T>(fn: () => T | Promise<T>, timeoutMs = 5000, stepMs = 20): Promise<NonNullable<T>> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > end) throw new Error('waitFor: timed out');
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-}
+export { waitFor } from './wait';

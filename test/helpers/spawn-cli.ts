@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const BIN = fileURLToPath(new URL('../../bin/channel-companion.mjs', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/channel-companion.mjs', import.meta.url));
 
 export interface Spawned {
   child: ChildProcess;

@@ -1,5 +1,5 @@
-// The service client against the emulator: every endpoint, and every error of the document's table
-// (plus the emulator's choices for the unknown ones, SERVICE-NOTES).
+// The service client against the emulator: every endpoint, and every error of the table in
+// docs/service-api.md §7 (plus the emulator's choices for the open ones, docs/service-assumptions.md).
 import { readFile } from 'node:fs/promises';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -153,7 +153,7 @@ describe('endpoints', () => {
   });
 });
 
-describe('errors of the document (part 7) and of SERVICE-NOTES', () => {
+describe('errors of docs/service-api.md §7 and of docs/service-assumptions.md', () => {
   it('503 CHANNEL_RECONNECTING: retried with backoff, then sent once the drop ends', async () => {
     await emu.control.drop(A, { seconds: 1 });
     const retries: RetryInfo[] = [];

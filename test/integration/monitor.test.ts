@@ -2,16 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import type { MonitorOptions } from '../../src-main/core/monitor';
 import { monitorRig, mulberry32, type SeedAgents } from '../helpers/monitor-rig';
+import { waitFor } from '../helpers/wait';
 
 const KEY = 'integration-monitor-key-1';
-
-async function waitFor(what: string, cond: () => boolean, timeoutMs = 5000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 const sleepMs = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -25,7 +18,7 @@ function setup(agents: SeedAgents, extra: Partial<MonitorOptions> = {}, random?:
     tmpPrefix: 'monitor-int-',
     emulator: { random },
     client: { timeoutMs: 2000 },
-    monitor: { poll: { intervalMs: 100, fastIntervalMs: 50, jitter: 0.1, coalesceMs: 30, pollTimeoutMs: 1500, backoffBaseMs: 40, backoffMaxMs: 200 }, ...extra },
+    monitor: { poll: { intervalMs: 100, fastIntervalMs: 50, jitter: 0.1, coalesceMs: 30, pollTimeoutMs: 1500, backoff: { baseMs: 40, maxMs: 200, jitter: 0.1 } }, ...extra },
   });
 }
 
@@ -39,18 +32,18 @@ describe('Monitor against the emulator', () => {
     // A person starts pairing (the app does this through the client), then the monitor watches.
     await h.client.startPairing('pairme');
     h.monitor.start();
-    await waitFor('first polls', () => h.healthOf('pairme') === 'needs-scan' && h.healthOf('unlinkme') === 'connected' && h.healthOf('dropme') === 'connected');
+    await waitFor(() => h.healthOf('pairme') === 'needs-scan' && h.healthOf('unlinkme') === 'connected' && h.healthOf('dropme') === 'connected', 5000, 'first polls');
     expect(h.monitor.snapshot().find((s) => s.agentId === 'pairme')).toMatchObject({ pairing: true, state: 'pairing' });
 
     await h.emu.control.scan('pairme', { phone: '15550100001' });
-    await waitFor('paired', () => h.healthOf('pairme') === 'connected');
+    await waitFor(() => h.healthOf('pairme') === 'connected', 5000, 'paired');
 
     await h.emu.control.unlink('unlinkme');
-    await waitFor('unlink alert', () => h.alerts.length >= 1);
+    await waitFor(() => h.alerts.length >= 1, 5000, 'unlink alert');
 
     await h.emu.control.drop('dropme', { seconds: 1 });
-    await waitFor('reconnecting', () => h.healthOf('dropme') === 'reconnecting');
-    await waitFor('recovered', () => h.alerts.some((a) => a.kind === 'recovered'), 4000);
+    await waitFor(() => h.healthOf('dropme') === 'reconnecting', 5000, 'reconnecting');
+    await waitFor(() => h.alerts.some((a) => a.kind === 'recovered'), 4000, 'recovered');
     await sleepMs(400); // a few more cycles: nothing else may arrive
 
     expect(h.alerts.map((a) => [a.kind, a.urgent, a.agentIds.join()])).toEqual([
@@ -88,7 +81,7 @@ describe('Monitor against the emulator', () => {
       mulberry32(42),
     );
     h.monitor.start();
-    await waitFor('all connected', () => ['f1', 'f2', 'f3'].every((id) => h.healthOf(id) === 'connected'));
+    await waitFor(() => ['f1', 'f2', 'f3'].every((id) => h.healthOf(id) === 'connected'), 5000, 'all connected');
 
     // Phase 1 — "two minutes" compressed: 500, 429 and connection resets on ~30% of calls.
     let polls = 0;
@@ -107,13 +100,13 @@ describe('Monitor against the emulator', () => {
     expect(h.alerts.filter((a) => a.kind === 'needs-scan' || a.kind === 'realert' || a.kind === 'auth-error')).toEqual([]);
     expect(h.health.every((e) => e.health === 'connected' || e.health === 'unreachable')).toBe(true);
     h.emu.control.clearFaults();
-    await waitFor('all connected again', () => ['f1', 'f2', 'f3'].every((id) => h.healthOf(id) === 'connected'), 4000);
+    await waitFor(() => ['f1', 'f2', 'f3'].every((id) => h.healthOf(id) === 'connected'), 4000, 'all connected again');
     await sleepMs(200);
 
     // Phase 2 — the whole team is down.
     const before = h.alerts.length;
     h.emu.control.addFault({ kind: '500', probability: 1, durationMs: 60_000 });
-    await waitFor('team unreachable', () => h.alerts.slice(before).some((a) => a.kind === 'unreachable'), 5000);
+    await waitFor(() => h.alerts.slice(before).some((a) => a.kind === 'unreachable'), 5000, 'team unreachable');
     await sleepMs(800); // many more failing polls: still one alert
     const during = h.alerts.slice(before);
     expect(during.map((a) => [a.kind, a.urgent, [...a.agentIds].sort().join()])).toEqual([['unreachable', true, 'f1,f2,f3']]);
@@ -122,7 +115,7 @@ describe('Monitor against the emulator', () => {
     expect(h.health.some((e) => e.health === 'needs-scan')).toBe(false);
 
     h.emu.control.clearFaults();
-    await waitFor('team back', () => h.alerts.slice(before).some((a) => a.kind === 'recovered'), 4000);
+    await waitFor(() => h.alerts.slice(before).some((a) => a.kind === 'recovered'), 4000, 'team back');
     await sleepMs(200);
     expect(h.alerts.slice(before).map((a) => a.kind)).toEqual(['unreachable', 'recovered']);
     expect(h.monitor.incidents()).toEqual([]);

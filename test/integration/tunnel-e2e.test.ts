@@ -1,4 +1,4 @@
-// Acceptance C: the tunnel end to end against the emulator. The emulator signs and delivers
+// The tunnel end to end against the emulator. The emulator signs and delivers
 // inbound messages to the tunnel's receiver; the tunnel forwards them to a local test app that
 // checks the HMAC itself over the raw body.
 import { afterEach, describe, expect, it } from 'vitest';
@@ -186,7 +186,7 @@ describe('tunnel end to end against the emulator', () => {
     const tunnel = new Tunnel({
       dataDir: dir,
       getSecrets: async (a) => (secrets.has(a) ? [secrets.get(a)!] : []),
-      forward: { perAgent: Object.fromEntries(AGENTS.map((a) => [a, `${appUrl}/app/${a}`])), backoff: { initialMs: 50, maxMs: 300 } },
+      forward: { perAgent: Object.fromEntries(AGENTS.map((a) => [a, `${appUrl}/app/${a}`])), backoff: { baseMs: 50, maxMs: 300, jitter: 0 } },
     });
     const { url } = await tunnel.start();
     cleanups.push(() => tunnel.stop());

@@ -7,18 +7,11 @@ import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import type { Logger } from '../../core/ports';
+import { storedUrlSchema as httpUrl } from '../../core/url';
 
 const PREFS_FILE_NAME = 'companion.json';
 
 const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/);
-const httpUrl = z.string().refine((s) => {
-  try {
-    const u = new URL(s);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password;
-  } catch {
-    return false;
-  }
-}, 'must be an http(s) URL without user or password');
 
 const prefsSchema = z.object({
   version: z.literal(1).default(1),

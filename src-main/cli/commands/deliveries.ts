@@ -9,7 +9,8 @@ import { accountsOf } from '../accounts-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
-import { agentId, httpUrl, intString, parseFlags } from '../flags';
+import { httpUrlSchema } from '../../core/url';
+import { agentId, intString, parseFlags } from '../flags';
 import { DATA_DIR_HELP, attemptData, attemptLine, explicitSecret, listItemData, listItemLine, oneSecretSource, secretFlags, secretSource, tunnelDataDir } from '../tunnel-support';
 import { addConfigDirOption } from './team';
 
@@ -31,11 +32,11 @@ const replaySchema = z
     json: z.boolean().optional(),
     mode: z.enum(['as-received', 're-signed'], { error: 'expected as-received or re-signed' }),
     bodyFile: z.string().min(1, 'expected a file path').optional(),
-    forwardTo: httpUrl,
+    forwardTo: httpUrlSchema,
   })
   .refine(...oneSecretSource)
   .refine((f) => f.bodyFile === undefined || f.mode === 're-signed', { message: 'an edited body is only sent re-signed: add --mode re-signed', path: ['bodyFile'] });
-const exportSchema = z.object({ ...dirFlags, format: z.enum(['curl', 'fixture'], { error: 'expected curl or fixture' }), url: httpUrl.optional() });
+const exportSchema = z.object({ ...dirFlags, format: z.enum(['curl', 'fixture'], { error: 'expected curl or fixture' }), url: httpUrlSchema.optional() });
 
 async function exists(dir: string): Promise<boolean> {
   try {

@@ -10,7 +10,8 @@ import { accountsOf, signingHint, withAccounts } from '../accounts-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
-import { agentId, envVarName, httpUrl, intString, parseFlags } from '../flags';
+import { baseUrlSchema, httpUrlSchema } from '../../core/url';
+import { agentId, envVarName, intString, parseFlags } from '../flags';
 import type { Output } from '../output';
 import { DEFAULT_API_KEY_ENV } from '../target';
 import { DATA_DIR_HELP, attemptData, attemptLine, deliveryData, deliveryLine, explicitSecret, oneSecretSource, secretFlags, secretSource, tunnelDataDir } from '../tunnel-support';
@@ -22,9 +23,9 @@ const flagsSchema = z
     agent: z.array(agentId).optional(),
     port: intString(0, 65_535).optional(),
     host: z.string().regex(/^[A-Za-z0-9.:_\-[\]]{1,253}$/, 'expected a host name or IP address').optional(),
-    forwardTo: httpUrl.optional(),
-    registerUrl: z.union([z.literal('self'), httpUrl], { error: 'expected the public http(s) URL of this receiver, or "self"' }).optional(),
-    baseUrl: httpUrl.optional(),
+    forwardTo: httpUrlSchema.optional(),
+    registerUrl: z.union([z.literal('self'), httpUrlSchema], { error: 'expected the public http(s) URL of this receiver, or "self"' }).optional(),
+    baseUrl: baseUrlSchema.optional(),
     apiKeyEnv: envVarName,
     json: z.boolean().optional(),
   })

@@ -8,7 +8,8 @@ import { accountsOf, withAccounts } from '../accounts-context';
 import { defineAction, type CliContext } from '../context';
 import { UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
-import { agentId, envVarName, httpUrl, parseFlags, secondsString } from '../flags';
+import { baseUrlSchema } from '../../core/url';
+import { agentId, envVarName, parseFlags, secondsString } from '../flags';
 import { DEFAULT_API_KEY_ENV } from '../target';
 import { addConfigDirOption, collect } from './team';
 
@@ -17,7 +18,7 @@ const ADHOC_TEAM = 'adhoc';
 const flagsSchema = z
   .object({
     team: z.array(z.string().trim().min(1, 'expected a team id or label').max(200)).optional(),
-    baseUrl: httpUrl.optional(),
+    baseUrl: baseUrlSchema.optional(),
     agent: z.array(agentId).optional(),
     apiKeyEnv: envVarName,
     interval: secondsString.optional(),

@@ -4,15 +4,16 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import type { SendRequest } from '../../core/api/types';
 import { defineAction, type CliContext } from '../context';
-import { httpUrl, intString, parseFlags, recipient } from '../flags';
+import { httpUrlSchema } from '../../core/url';
+import { intString, parseFlags, recipient } from '../flags';
 import { addTargetOptions } from '../target';
 
 const flagsSchema = z
   .looseObject({
     to: recipient,
     text: z.string().min(1, 'the text is empty').max(65_536, 'the text is too long').optional(),
-    imageUrl: httpUrl.optional(),
-    documentUrl: httpUrl.optional(),
+    imageUrl: httpUrlSchema.optional(),
+    documentUrl: httpUrlSchema.optional(),
     filename: z.string().min(1).max(255).regex(/^[^/\\\0]+$/, 'expected a file name without slashes').optional(),
     retries: intString(0, 10).optional(),
   })

@@ -33,7 +33,7 @@ function isLoopbackHost(host: string): boolean {
 }
 
 /** out/renderer, from the source tree (src-main/cli/commands) or the build (out/main[/chunks]). */
-export function findRendererDir(given?: string): string | null {
+function findRendererDir(given?: string): string | null {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const candidates = given ? [path.resolve(given)] : [path.resolve(here, '../../../out/renderer'), path.resolve(here, '../renderer'), path.resolve(here, '../../renderer')];
   return candidates.find((d) => existsSync(path.join(d, 'index.html'))) ?? null;

@@ -7,7 +7,8 @@ import type { TeamRecord } from '../../core/accounts';
 import { accountsOf, withAccounts } from '../accounts-context';
 import { defineAction, type CliContext } from '../context';
 import { UsageError } from '../errors';
-import { agentId, envVarName, httpUrl, parseFlags } from '../flags';
+import { baseUrlSchema } from '../../core/url';
+import { agentId, envVarName, parseFlags } from '../flags';
 import { DEFAULT_API_KEY_ENV } from '../target';
 
 export function collect(value: string, previous: string[] | undefined): string[] {
@@ -23,7 +24,7 @@ const teamName = z.string().trim().min(1, 'expected a team id or label').max(200
 
 const addSchema = z.object({
   label: z.string().trim().min(1, 'the label is empty').max(64, 'at most 64 characters'),
-  baseUrl: httpUrl,
+  baseUrl: baseUrlSchema,
   agent: z.array(agentId).min(1, 'give at least one --agent (the key is checked against it)'),
   apiKeyEnv: envVarName,
   configDir,
@@ -32,11 +33,11 @@ const addSchema = z.object({
 
 const listSchema = z.object({ configDir, json: z.boolean().optional() });
 
-export function teamLines(t: TeamRecord): string {
+function teamLines(t: TeamRecord): string {
   return [`${t.label} (${t.id})  ${t.baseUrl}  key ${t.keyHint}`, ...t.agents.map((a) => `  - ${a.agentId}${a.label !== a.agentId ? ` (${a.label})` : ''}`)].join('\n');
 }
 
-export function teamJson(t: TeamRecord): Record<string, unknown> {
+function teamJson(t: TeamRecord): Record<string, unknown> {
   return { id: t.id, label: t.label, baseUrl: t.baseUrl, keyHint: t.keyHint, agents: t.agents };
 }
 

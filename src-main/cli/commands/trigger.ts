@@ -8,7 +8,8 @@ import { accountsOf } from '../accounts-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
-import { agentId, httpUrl, parseFlags, secondsString } from '../flags';
+import { httpUrlSchema } from '../../core/url';
+import { agentId, parseFlags, secondsString } from '../flags';
 import { DATA_DIR_HELP, attemptData, attemptLine, deliveryData, deliveryLine, explicitSecret, oneSecretSource, secretFlags, secretSource, tunnelDataDir } from '../tunnel-support';
 import { addConfigDirOption } from './team';
 
@@ -21,7 +22,7 @@ const flagsSchema = z
     from: z.string().regex(/^\+?[1-9]\d{5,14}$/, 'expected an E.164 phone number like +15550100002').optional(),
     caption: z.string().max(4096).optional(),
     filename: z.string().min(1).max(255).regex(/^[^/\\\0]+$/, 'expected a file name without slashes').optional(),
-    forwardTo: httpUrl.optional(),
+    forwardTo: httpUrlSchema.optional(),
     timeout: secondsString.optional(),
     json: z.boolean().optional(),
   })

@@ -10,11 +10,12 @@ import { accountsOf, signingHint } from '../accounts-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure } from '../errors';
 import { EXIT } from '../exit-codes';
-import { httpUrl, parseFlags } from '../flags';
+import { httpUrlSchema } from '../../core/url';
+import { parseFlags } from '../flags';
 import { addTargetOptions } from '../target';
 
 const flagsSchema = z.looseObject({
-  url: httpUrl,
+  url: httpUrlSchema,
   secretFile: z.string().min(1, 'expected a file path').optional(),
   showSecret: z.boolean().optional(),
 });

@@ -15,9 +15,9 @@ import { keychain, verifyAgent } from './verify';
 
 export { AccountsError, isAccountsError } from './errors';
 export type { AccountsErrorCode } from './errors';
-export { defaultConfigDir, CONFIG_FILE_NAME } from './paths';
-export { configPath, moveCorruptConfigAside } from './config-file';
-export { apiKeyRef, signingSecretRef, keyHint } from './refs';
+export { defaultConfigDir } from './paths';
+export { configPath } from './config-file';
+export { apiKeyRef, signingSecretRef } from './refs';
 export type { DeepPartial } from './merge';
 
 export interface AgentRecord { agentId: string; label: string }

@@ -1,7 +1,8 @@
 // Validation of caller input (CLI flags, IPC args) for Accounts. Errors name the field, never the value.
 import { z } from 'zod';
 import { AccountsError } from './errors';
-import { agentIdSchema, apiKeySchema, baseUrlSchema, describeIssues, labelSchema, signingSecretSchema } from './schema';
+import { baseUrlSchema } from '../url';
+import { agentIdSchema, apiKeySchema, describeIssues, labelSchema, signingSecretSchema } from './schema';
 
 const agentInput = z.object({ agentId: agentIdSchema, label: labelSchema.optional() }).transform((a) => ({ agentId: a.agentId, label: a.label ?? a.agentId }));
 

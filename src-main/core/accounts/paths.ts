@@ -2,7 +2,7 @@
 import os from 'node:os';
 import path from 'node:path';
 
-export const APP_DIR_NAME = 'channel-companion';
+const APP_DIR_NAME = 'channel-companion';
 export const CONFIG_FILE_NAME = 'config.json';
 
 export interface ConfigDirEnv {

@@ -1,20 +1,11 @@
 // zod schemas for the non-secret config file and the app settings. The file is schema-versioned;
 // loading strips unknown keys (forward-compatible within a version), updates reject them.
 import { z } from 'zod';
+import { baseUrlSchema, storedUrlSchema } from '../url';
 
 export const CONFIG_SCHEMA_VERSION = 1;
 
 const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a 24-hour time HH:MM');
-
-const httpUrl = (what: string) =>
-  z.string().refine((s) => {
-    try {
-      const u = new URL(s);
-      return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password;
-    } catch {
-      return false;
-    }
-  }, `${what} must be an http(s) URL without user or password`);
 
 const label = z
   .string()
@@ -30,7 +21,7 @@ export const agentIdSchema = z
   .trim()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._~:@-]{0,199}$/, 'agent id must be letters, digits or . _ ~ : @ - (no slashes or spaces)');
 
-export const teamIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'team id must be letters, digits, _ or -');
+const teamIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'team id must be letters, digits, _ or -');
 
 export const labelSchema = label;
 
@@ -46,20 +37,6 @@ export const signingSecretSchema = z
   .string()
   .min(1, 'signing secret must not be empty')
   .max(4096, 'signing secret is too long');
-
-/** Validates an http(s) base URL and normalises it: no query, fragment or trailing slash. */
-export const baseUrlSchema = z
-  .string()
-  .trim()
-  .pipe(httpUrl('base URL'))
-  .refine((s) => {
-    const u = new URL(s);
-    return !u.search && !u.hash;
-  }, 'base URL must not have a query or fragment')
-  .transform((s) => {
-    const u = new URL(s);
-    return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
-  });
 
 function settingsSchema(strict: boolean) {
   const obj = strict ? z.strictObject : z.object;
@@ -78,7 +55,7 @@ function settingsSchema(strict: boolean) {
     startAtLogin: z.boolean().default(false),
     theme: z.enum(['system', 'light', 'dark']).default('system'),
     alertRules: alertRules.prefault({}),
-    alertWebhookUrl: httpUrl('alert webhook URL').nullable().default(null),
+    alertWebhookUrl: storedUrlSchema.nullable().default(null),
     installId: z.string().regex(/^[A-Za-z0-9_-]{8,128}$/, 'installId must be 8–128 letters, digits, _ or -'),
   }).refine((s) => s.fastPollIntervalSec <= s.pollIntervalSec, {
     message: 'fastPollIntervalSec must not exceed pollIntervalSec',
@@ -88,8 +65,6 @@ function settingsSchema(strict: boolean) {
 
 export const settingsLoadSchema = settingsSchema(false);
 export const settingsUpdateSchema = settingsSchema(true);
-
-export type AppSettingsParsed = z.output<typeof settingsLoadSchema>;
 
 const agentConfig = z.object({
   agentId: agentIdSchema,

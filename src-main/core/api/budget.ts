@@ -18,7 +18,7 @@ interface Waiter {
 export interface SendBudgetOptions {
   limit?: number;
   windowMs?: number;
-  /** Extra hold per slot: the service's window starts when a send arrives, ours when it leaves. */
+  /** Extra hold per slot: the service's window starts when a send arrives, this budget's when it leaves. */
   marginMs?: number;
   clock: Clock;
   newId: () => string;

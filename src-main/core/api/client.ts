@@ -1,9 +1,10 @@
 // createServiceClient(): the ServiceClient of service.ts over undici. One client per team (API key).
 import { randomUUID } from 'node:crypto';
 import { sleep, systemClock, type Clock } from '../ports';
+import { httpUrlProblem, normalizeBaseUrl } from '../url';
 import { createChatStream } from './chat-stream';
 import { SendBudget } from './budget';
-import { Aborted, InvalidRequest, NetworkError, ServiceError } from './errors';
+import { Aborted, InvalidRequest, NetworkError } from './errors';
 import { createDefaultDispatcher, joinUrl, requestJson, type HttpContext } from './http';
 import { downloadMedia } from './media';
 import {
@@ -22,26 +23,20 @@ import { prepareSendRequest } from './send-request';
 import type { CallOptions, ServiceClient, ServiceClientOptions } from './service';
 import type { ChannelSettings, ChatRequest, RateLimitInfo } from './types';
 
-export const DEFAULT_TIMEOUT_MS = 30_000;
-export const DEFAULT_SEND_MAX_RETRIES = 4;
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_SEND_MAX_RETRIES = 4;
 /** Pause before the single retry of a GET after a network error. */
-export const GET_RETRY_DELAY_MS = 250;
+const GET_RETRY_DELAY_MS = 250;
 
 function requireId(value: unknown, what: string): string {
   if (typeof value !== 'string' || value.trim() === '') throw new InvalidRequest({ message: `${what} is required.` });
   return value.trim();
 }
 
-function normalizeBaseUrl(raw: string): string {
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    throw new InvalidRequest({ message: 'The service base URL is not a valid URL.' });
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new InvalidRequest({ message: 'The service base URL must be http(s).' });
-  if (u.search || u.hash || u.username || u.password) throw new InvalidRequest({ message: 'The service base URL must not carry a query, fragment or credentials.' });
-  return u.toString().replace(/\/+$/, '');
+function checkedBaseUrl(raw: string): string {
+  const problem = httpUrlProblem(raw, { noCredentials: true, noQuery: true });
+  if (problem !== null) throw new InvalidRequest({ message: `The service base URL ${problem}.` });
+  return normalizeBaseUrl(raw);
 }
 
 function checkSignal(signal: AbortSignal | undefined): void {
@@ -50,7 +45,7 @@ function checkSignal(signal: AbortSignal | undefined): void {
 
 export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
   if (typeof opts.apiKey !== 'string' || opts.apiKey.trim() === '') throw new InvalidRequest({ message: 'An API key is required.' });
-  const baseUrl = normalizeBaseUrl(opts.baseUrl);
+  const baseUrl = checkedBaseUrl(opts.baseUrl);
   const clock: Clock = opts.clock ?? systemClock;
   const random = opts.random ?? Math.random;
   const ownsDispatcher = opts.dispatcher === undefined;
@@ -139,14 +134,8 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
     async setWebhook(agentId, webhookUrl, o: CallOptions = {}) {
       ensureOpen();
       const url = agentPath(agentId, '/whatsapp/webhook');
-      let parsed: URL;
-      try {
-        parsed = new URL(requireId(webhookUrl, 'The webhook url'));
-      } catch (err) {
-        if (err instanceof ServiceError) throw err;
-        throw new InvalidRequest({ message: 'The webhook url is not a valid URL.' });
-      }
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new InvalidRequest({ message: 'The webhook url must be http(s).' });
+      const problem = httpUrlProblem(requireId(webhookUrl, 'The webhook url'));
+      if (problem !== null) throw new InvalidRequest({ message: `The webhook url ${problem}.` });
       checkSignal(o.signal);
       const res = await requestJson(ctx, { method: 'PUT', url, json: { url: webhookUrl.trim() }, signal: o.signal, timeoutMs: o.timeoutMs });
       return parseWebhookConfig(res.json, webhookUrl.trim());

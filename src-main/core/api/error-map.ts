@@ -16,7 +16,7 @@ import {
 } from './errors';
 import type { RateLimitInfo } from './types';
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** Removes every occurrence of the secret (and its bearer form) from text. */
 export function redact(text: string, secret: string | undefined): string {
@@ -34,7 +34,7 @@ function str(v: unknown): string | undefined {
 }
 
 /**
- * Code and message from an error body, in any of the shapes we accept (ASSUMPTION A-ERROR-BODY):
+ * Code and message from an error body, in any of the shapes the client accepts (ASSUMPTION A-ERROR-BODY):
  * code from error.code | code | error (string); message from error.message | message.
  */
 export function readErrorBody(body: unknown): ErrorBody {
@@ -103,7 +103,7 @@ const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEO
 export type AbortCause = 'timeout' | 'aborted' | null;
 
 /**
- * A failure without an HTTP answer: caller abort, our timeout, or a connection problem.
+ * A failure without an HTTP answer: caller abort, the client's timeout, or a connection problem.
  * The cause is reduced to plain {name, code} so nothing of the request (headers, key) rides along.
  */
 export function mapTransportError(err: unknown, abortCause: AbortCause, secret?: string, rateLimit: RateLimitInfo = {}): ServiceError {

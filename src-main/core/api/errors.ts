@@ -1,4 +1,4 @@
-// Errors by meaning (seed/service-api.md part 7, docs/service-assumptions.md A-ERROR-BODY…A-QUOTA).
+// Errors by meaning (docs/service-api.md §7, docs/service-assumptions.md A-ERROR-BODY…A-QUOTA).
 // Every error carries status, code, message and the response's rate-limit headers — never the key.
 import type { RateLimitInfo } from './types';
 

@@ -1,10 +1,5 @@
 export * from './types';
 export * from './errors';
 export * from './service';
-export { createServiceClient, DEFAULT_TIMEOUT_MS, DEFAULT_SEND_MAX_RETRIES } from './client';
-export { normalizeRecipient, normalizePhoneDigits, isGroupJid } from './phone';
-export { prepareSendRequest } from './send-request';
-export { backoffDelay, DEFAULT_BACKOFF } from './retry';
-export { parseRateLimit } from './rate-limit';
-export { readErrorBody, mapErrorResponse } from './error-map';
+export { createServiceClient } from './client';
 export { ChatEventDecoder } from './sse';

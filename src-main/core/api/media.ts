@@ -6,13 +6,14 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomBytes } from 'node:crypto';
+import { isHttpUrl } from '../url';
 import { InvalidRequest, NetworkError, ServiceError } from './errors';
 import { mapErrorResponse, mapTransportError } from './error-map';
 import { openRequest, readText, type HttpContext, type OpenResponse } from './http';
 import { headerValue } from './rate-limit';
 import type { MediaDownloadOptions, MediaDownloadResult } from './service';
 
-export const MAX_REDIRECTS = 5;
+const MAX_REDIRECTS = 5;
 
 const EXTENSIONS: Record<string, string> = {
   'image/jpeg': '.jpg',
@@ -28,7 +29,7 @@ const EXTENSIONS: Record<string, string> = {
   'application/json': '.json',
 };
 
-export function extensionFor(contentType: string | null): string {
+function extensionFor(contentType: string | null): string {
   const base = contentType?.split(';')[0]?.trim().toLowerCase() ?? '';
   return EXTENSIONS[base] ?? '.bin';
 }
@@ -96,7 +97,7 @@ async function openFollowing(ctx: HttpContext, startUrl: string, opts: MediaDown
     } catch {
       throw new NetworkError({ code: 'BAD_REDIRECT', message: 'The media redirect pointed to an invalid URL.' });
     }
-    if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+    if (!isHttpUrl(next)) {
       throw new NetworkError({ code: 'BAD_REDIRECT', message: `The media redirect pointed to a ${next.protocol} URL.` });
     }
     url = next.toString();

@@ -1,4 +1,5 @@
-// Tolerant parsing of the service's answers (SERVICE-NOTES "Client accepts"). Unknown fields are
+// Tolerant parsing of the service's answers (the "client accepts" column of
+// docs/service-assumptions.md). Unknown fields are
 // ignored, an unknown `state` is kept verbatim, and a field of the wrong type counts as absent.
 import { z } from 'zod';
 import { ServerError } from './errors';

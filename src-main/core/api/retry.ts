@@ -1,32 +1,21 @@
 // Retry policy for sends: 503 CHANNEL_RECONNECTING → exponential backoff with jitter (bounded);
 // 429 → wait Retry-After / X-RateLimit-Reset (bounded); everything else is not retried, because a
 // send is not idempotent. Waits run on the injected clock and stop when the signal fires.
+import { backoffDelay, type BackoffPolicy } from '../backoff';
 import { sleep, type Clock, type Random } from '../ports';
 import { Aborted, ChannelReconnecting, RateLimited, ServiceError } from './errors';
 import type { RetryInfo } from './service';
 
-export interface BackoffPolicy {
-  baseDelayMs: number;
-  maxDelayMs: number;
-}
-
-export const DEFAULT_BACKOFF: BackoffPolicy = { baseDelayMs: 1000, maxDelayMs: 16_000 };
+/** Waits between send retries: 1 s doubling to 16 s, each somewhere in its upper half. */
+export const SEND_RETRY_BACKOFF: BackoffPolicy = { baseMs: 1000, maxMs: 16_000, jitter: 0.5 };
 /** Most 429 waits one send takes before giving up. */
-export const MAX_RATE_LIMIT_RETRIES = 3;
+const MAX_RATE_LIMIT_RETRIES = 3;
 /** A 429 asking for a longer wait than this is returned to the caller instead. */
-export const MAX_RATE_LIMIT_WAIT_MS = 120_000;
-
-/** Delay before retry number `attempt` (1-based): half fixed, half random, of min(max, base·2^(n-1)). */
-export function backoffDelay(attempt: number, random: Random, policy: BackoffPolicy = DEFAULT_BACKOFF): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
-  const r = Math.min(1, Math.max(0, random()));
-  return Math.round(ceiling / 2 + (r * ceiling) / 2);
-}
+const MAX_RATE_LIMIT_WAIT_MS = 120_000;
 
 export interface SendRetryDeps {
   clock: Clock;
   random: Random;
-  policy?: BackoffPolicy;
 }
 
 export interface SendRetryOptions {
@@ -57,12 +46,12 @@ export async function withSendRetry<T>(deps: SendRetryDeps, opts: SendRetryOptio
       if (err instanceof ChannelReconnecting) {
         if (reconnectRetries >= opts.maxRetries) throw err;
         reconnectRetries++;
-        delayMs = backoffDelay(reconnectRetries, deps.random, deps.policy);
+        delayMs = backoffDelay(SEND_RETRY_BACKOFF, reconnectRetries, deps.random);
       } else if (err instanceof RateLimited) {
         if (rateRetries >= MAX_RATE_LIMIT_RETRIES) throw err;
         rateRetries++;
         const secs = err.retryAfterSeconds(Math.floor(deps.clock.now() / 1000));
-        delayMs = secs !== undefined ? secs * 1000 : backoffDelay(rateRetries, deps.random, deps.policy);
+        delayMs = secs !== undefined ? secs * 1000 : backoffDelay(SEND_RETRY_BACKOFF, rateRetries, deps.random);
         if (delayMs > MAX_RATE_LIMIT_WAIT_MS) throw err;
       } else {
         throw err;

@@ -1,5 +1,6 @@
 // Checks an outbound message before any request: recipient, some content, one kind of media,
 // http(s) URLs. Returns the body to send with `to` normalised.
+import { httpUrlProblem } from '../url';
 import { InvalidRequest } from './errors';
 import { normalizeRecipient } from './phone';
 import type { SendRequest } from './types';
@@ -11,14 +12,9 @@ function bad(message: string): InvalidRequest {
 function checkUrl(value: unknown, field: string): string | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value !== 'string') throw bad(`${field} must be a URL string.`);
-  let u: URL;
-  try {
-    u = new URL(value.trim());
-  } catch {
-    throw bad(`${field} is not a valid URL.`);
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw bad(`${field} must be an http(s) URL (got ${u.protocol.replace(':', '')}).`);
-  return u.toString();
+  const problem = httpUrlProblem(value.trim());
+  if (problem !== null) throw bad(`${field} ${problem}.`);
+  return new URL(value.trim()).toString();
 }
 
 export function prepareSendRequest(req: SendRequest | undefined): SendRequest {

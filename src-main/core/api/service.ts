@@ -1,4 +1,4 @@
-// The service client's public shape: one typed method per endpoint of seed/service-api.md part 4.
+// The service client's public shape: one typed method per endpoint of docs/service-api.md §4.
 // Implemented by createServiceClient() in ./client.ts; everything else codes against this.
 import type { Dispatcher } from 'undici';
 import type { Clock, Random } from '../ports';

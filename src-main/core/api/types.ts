@@ -1,4 +1,4 @@
-// The service's resources as the client sees them (seed/service-api.md part 2), normalised from the
+// The service's resources as the client sees them (docs/service-api.md §2), normalised from the
 // tolerant shapes in docs/service-assumptions.md. Plain data only: these cross into the contract.
 
 /** Session status of an agent's channel link. Decisions use needsScan/linked/connected, never `state`. */
@@ -15,8 +15,6 @@ export interface SessionStatus {
   /** Optional: the service holds a connection right now (ASSUMPTION A-LIVE). */
   live?: boolean;
 }
-
-export type SendKind = 'text' | 'image' | 'document';
 
 /** Outbound message request (body of POST .../whatsapp/messages). */
 export interface SendRequest {
@@ -87,29 +85,6 @@ export type ChatStreamEvent =
   | { type: 'token'; token: string }
   | { type: 'done'; result: ChatResult }
   | { type: 'error'; status?: number; code: string; message: string };
-
-/** Inbound message event delivered to the webhook (ASSUMPTION A-INBOUND for media position). */
-export interface InboundMedia {
-  url: string;
-  mimeType?: string;
-  filename?: string;
-  size?: number;
-}
-
-export interface InboundEvent {
-  event: string;
-  from: string;
-  message: {
-    id: string;
-    type: string;
-    text?: string;
-    fromMe: boolean;
-    caption?: string;
-    media?: InboundMedia;
-  };
-  media?: InboundMedia;
-  timestamp: string;
-}
 
 /** Rate-limit headers as read from a response. */
 export interface RateLimitInfo {

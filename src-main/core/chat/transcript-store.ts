@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { silentLogger, type Logger } from '../ports';
 import type { ConversationSummary, TurnRecord } from './types';
 
-export const DEFAULT_MAX_TURNS = 200;
+const DEFAULT_MAX_TURNS = 200;
 
 const turnSchema = z.object({
   turnId: z.string(),

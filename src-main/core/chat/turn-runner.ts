@@ -19,7 +19,7 @@ export interface TurnSpec {
 type StreamError = Extract<ChatStreamEvent, { type: 'error' }>;
 
 /** A stream error event as an error DTO (status → class by meaning; no status → transport kinds). */
-export function streamErrorToDTO(ev: StreamError): ServiceErrorDTO {
+function streamErrorToDTO(ev: StreamError): ServiceErrorDTO {
   if (ev.status !== undefined && ev.status >= 400) {
     return mapErrorResponse(ev.status, JSON.stringify({ error: { code: ev.code, message: ev.message } }), {}).toDTO();
   }

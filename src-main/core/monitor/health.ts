@@ -1,5 +1,5 @@
-// Health of one agent's channel link, decided from the fields the document defines (needsScan,
-// linked, connected — service-api.md part 3: "decide from needsScan, not from connected") and from
+// Health of one agent's channel link, decided from the fields the service defines (needsScan,
+// linked, connected — docs/service-api.md §3.3: decide from needsScan, not from connected) and from
 // the meaning of an error. A single failed poll is never a health change: HealthTracker keeps the
 // last known health and only calls an agent 'unreachable' after consecutive failures.
 import { Aborted, NotFound, Unauthorized, isServiceError, type ServiceErrorDTO } from '../api/errors';
@@ -9,7 +9,7 @@ export const HEALTHS = ['connected', 'reconnecting', 'needs-scan', 'auth-error',
 export type Health = (typeof HEALTHS)[number];
 
 /** Health from one poll: a session status, or the error of the poll. */
-export function deriveHealth(input: { status?: SessionStatus; error?: unknown }): Health {
+function deriveHealth(input: { status?: SessionStatus; error?: unknown }): Health {
   const s = input.status;
   if (s) {
     // ASSUMPTION A-PAIRING / A-UNLINKED: both unlinked and pairing carry needsScan:true.
@@ -24,7 +24,7 @@ export function deriveHealth(input: { status?: SessionStatus; error?: unknown })
   if (e instanceof Unauthorized) return 'auth-error'; // ASSUMPTION A-AUTH
   if (e instanceof NotFound) return 'not-found'; // ASSUMPTION A-NOT-FOUND
   if (e instanceof Aborted) return 'unknown';
-  // Rate limit, 5xx, network, timeout, and anything unexpected: the service could not tell us.
+  // Rate limit, 5xx, network, timeout, and anything unexpected: the service could not answer.
   return 'unreachable';
 }
 
@@ -54,7 +54,7 @@ export interface FailureThreshold {
   seconds: number;
 }
 
-export const DEFAULT_FAILURE_THRESHOLD: FailureThreshold = { failures: 3, seconds: 30 };
+const DEFAULT_FAILURE_THRESHOLD: FailureThreshold = { failures: 3, seconds: 30 };
 
 export interface HealthReading {
   health: Health;

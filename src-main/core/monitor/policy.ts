@@ -232,7 +232,7 @@ export class AlertPolicy {
       return;
     }
     if (c.to === 'reconnecting') {
-      if (inc && inc.kind === 'unreachable') this.resolve(inc, now); // it was only our view
+      if (inc && inc.kind === 'unreachable') this.resolve(inc, now); // it was only the monitor's view
       else if (inc) {
         // needs-scan → reconnecting: someone scanned; the number is coming up. No new alert.
         if (inc.kind !== 'reconnecting') {
@@ -268,7 +268,7 @@ export class AlertPolicy {
       return;
     }
     if (c.to === 'unreachable') {
-      // Keep an existing incident as it is (last known state); a fresh one is only our view.
+      // Keep an existing incident as it is (last known state); a fresh one is only the monitor's view.
       if (!inc) this.open(a, 'unreachable', now, false);
       return;
     }

@@ -2,16 +2,17 @@
 //
 // Scheduling: each agent has a due time. A scheduler tick launches every agent due now or within
 // `coalesceMs`, and those polls form one CYCLE: the cycle's batch is emitted when all of them have
-// settled. The jitter (a factor in [1 - jitter, 1], so the interval is a ceiling and detection
-// latency stays within one interval) is drawn once per cycle and applied to every next delay of that cycle, so
-// agents polled together stay together (which is what lets the policy group their changes into one
-// alert), while the whole schedule still drifts off any fixed beat.
+// settled. The random draw behind the jitter (which only shortens a delay, so the interval is a
+// ceiling and detection latency stays within one interval) is made once per cycle and applied to
+// every next delay of that cycle, so agents polled together stay together (which is what lets the
+// policy group their changes into one alert), while the whole schedule still drifts off any fixed beat.
 //
 // Delays: `intervalMs` normally; `fastIntervalMs` while a pairing QR is on offer or the number is
-// reconnecting; after a failure, exponential backoff from `backoffBaseMs` to `backoffMaxMs`, and
-// never sooner than a 429's Retry-After. Concurrency is bounded per team (one API key each).
+// reconnecting; after a failure, the `backoff` policy (POLL_BACKOFF), and never sooner than a 429's
+// Retry-After. Concurrency is bounded per team (one API key each).
 import { RateLimited, Timeout } from '../api/errors';
 import type { SessionStatus } from '../api/types';
+import { backoffDelay, isBackoffPolicy, jittered, type BackoffPolicy } from '../backoff';
 import { systemClock, type Clock, type Random } from '../ports';
 import { Emitter, type Unsubscribe } from '../events';
 import { isTransientError } from './health';
@@ -52,13 +53,12 @@ export interface PollerOptions {
   intervalMs?: number;
   /** While pairing or reconnecting. Default 2 000. */
   fastIntervalMs?: number;
-  /** Fraction, ±. Default 0.1. */
+  /** Fraction of an interval taken off at random (see jittered). Default 0.1. */
   jitter?: number;
   /** Polls in flight per team. Default 8. */
   maxInFlightPerTeam?: number;
-  /** Default 5 000 and 120 000. */
-  backoffBaseMs?: number;
-  backoffMaxMs?: number;
+  /** Waits after failed polls. Default POLL_BACKOFF. */
+  backoff?: BackoffPolicy;
   /** A poll that takes longer is aborted and counts as a Timeout. Default 10 000. */
   pollTimeoutMs?: number;
   /** Agents due within this window are polled in the same cycle. Default 1 000. */
@@ -67,13 +67,15 @@ export interface PollerOptions {
 
 export type PollerConfig = Required<Omit<PollerOptions, 'targets' | 'readSession' | 'clock' | 'random'>>;
 
+/** Waits after failed polls: 5 s doubling to 2 min, up to 10 % shorter. */
+const POLL_BACKOFF: BackoffPolicy = { baseMs: 5_000, maxMs: 120_000, jitter: 0.1 };
+
 export const DEFAULT_POLLER_CONFIG: PollerConfig = {
   intervalMs: 15_000,
   fastIntervalMs: 2_000,
   jitter: 0.1,
   maxInFlightPerTeam: 8,
-  backoffBaseMs: 5_000,
-  backoffMaxMs: 120_000,
+  backoff: POLL_BACKOFF,
   pollTimeoutMs: 10_000,
   coalesceMs: 1_000,
 };
@@ -88,7 +90,8 @@ interface AgentSlot {
 interface Cycle {
   id: number;
   startedAt: number;
-  jitterFactor: number;
+  /** The cycle's random draw in [0, 1), shared by every next delay it sets. */
+  draw: number;
   pending: number;
   results: PollResult[];
 }
@@ -104,7 +107,7 @@ interface PollerEvents {
 }
 
 /** Whether this status calls for fast polling (pairing QR on offer, or reconnecting). */
-export function wantsFastPoll(s: SessionStatus): boolean {
+function wantsFastPoll(s: SessionStatus): boolean {
   const pairing = s.needsScan && s.qr !== null; // ASSUMPTION A-PAIRING
   const reconnecting = s.linked && !s.connected && !s.needsScan; // ASSUMPTION A-RECONNECTING
   return pairing || reconnecting || s.state === 'pairing';
@@ -133,7 +136,7 @@ export class Poller {
   }
 
   config(): PollerConfig {
-    return { ...this.cfg };
+    return { ...this.cfg, backoff: { ...this.cfg.backoff } };
   }
 
   onPoll(fn: (r: PollResult) => void): Unsubscribe {
@@ -217,7 +220,7 @@ export class Poller {
       const cycle: Cycle = {
         id: ++this.cycleSeq,
         startedAt: now,
-        jitterFactor: 1 - this.cfg.jitter * this.random(),
+        draw: this.random(),
         pending: due.length,
         results: [],
       };
@@ -308,7 +311,7 @@ export class Poller {
     }
     if (this.stopped) return;
     const at = this.clock.now();
-    const delay = this.nextDelay(slot, status, error, cycle.jitterFactor, at);
+    const delay = this.nextDelay(slot, status, error, cycle.draw, at);
     slot.busy = false;
     slot.dueAt = at + delay;
     const result: PollResult = { teamId, agentId, cycleId: cycle.id, startedAt, at, nextPollInMs: delay };
@@ -323,19 +326,18 @@ export class Poller {
     this.schedule();
   }
 
-  private nextDelay(slot: AgentSlot, status: SessionStatus | undefined, error: unknown, jf: number, now: number): number {
+  private nextDelay(slot: AgentSlot, status: SessionStatus | undefined, error: unknown, draw: number, now: number): number {
     if (status) {
       slot.failures = 0;
-      return Math.round((wantsFastPoll(status) ? this.cfg.fastIntervalMs : this.cfg.intervalMs) * jf);
+      return jittered(wantsFastPoll(status) ? this.cfg.fastIntervalMs : this.cfg.intervalMs, this.cfg.jitter, draw);
     }
     if (!isTransientError(error)) {
       // A definite answer (key rejected, agent not found): keep the normal pace.
       slot.failures = 0;
-      return Math.round(this.cfg.intervalMs * jf);
+      return jittered(this.cfg.intervalMs, this.cfg.jitter, draw);
     }
     slot.failures++;
-    const backoff = Math.min(this.cfg.backoffMaxMs, this.cfg.backoffBaseMs * 2 ** (slot.failures - 1));
-    let delay = Math.round(backoff * jf);
+    let delay = backoffDelay(this.cfg.backoff, slot.failures, () => draw);
     if (error instanceof RateLimited) {
       // ASSUMPTION A-RATE: Retry-After (s), or X-RateLimit-Reset (unix s).
       const after = error.retryAfterSeconds(Math.floor(now / 1000));
@@ -355,12 +357,15 @@ function key(teamId: string, agentId: string): string {
   return `${teamId}\u0000${agentId}`;
 }
 
-/** The defaults, overridden by every option given (undefined ones ignored). */
-export function pollerConfig(opts: Partial<PollerConfig>): PollerConfig {
+const NUMERIC_SETTINGS = ['intervalMs', 'fastIntervalMs', 'jitter', 'maxInFlightPerTeam', 'pollTimeoutMs', 'coalesceMs'] as const;
+
+/** The defaults, overridden by every usable option given (undefined or invalid ones ignored). */
+function pollerConfig(opts: Partial<PollerConfig>): PollerConfig {
   const cfg = { ...DEFAULT_POLLER_CONFIG };
-  for (const k of Object.keys(cfg) as Array<keyof PollerConfig>) {
+  for (const k of NUMERIC_SETTINGS) {
     const v = opts[k];
     if (typeof v === 'number' && Number.isFinite(v) && v >= 0) cfg[k] = v;
   }
+  if (opts.backoff && isBackoffPolicy(opts.backoff)) cfg.backoff = { ...opts.backoff };
   return cfg;
 }

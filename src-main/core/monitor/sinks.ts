@@ -1,9 +1,10 @@
-// Where alerts go: the desktop notification sink is an Electron adapter (later); the webhook sink
-// POSTs {text, alert} — the shape chat incoming-webhooks accept — with a timeout and a bounded
-// retry, and never throws into the monitor.
+// Where alerts go (the desktop notification is the Electron adapter's, electron/notifications.ts).
+// The webhook sink POSTs {text, alert} — the shape chat incoming-webhooks accept — with a timeout
+// and a bounded retry, and never throws into the monitor.
 import { request, type Dispatcher } from 'undici';
-import { z } from 'zod';
+import { backoffDelay, type BackoffPolicy } from '../backoff';
 import { sleep, silentLogger, systemClock, type Clock, type Logger } from '../ports';
+import { httpUrlSchema } from '../url';
 import type { Alert } from './types';
 
 export interface AlertSink {
@@ -19,17 +20,9 @@ export function formatAlertLine(alert: Alert, format: 'human' | 'json' = 'human'
 }
 
 /** The text of a chat message: the line, then the body. */
-export function formatAlertText(alert: Alert): string {
+function formatAlertText(alert: Alert): string {
   return `${alert.urgent ? '🔴' : 'ℹ️'} ${alert.title}\n${alert.body}`;
 }
-
-const urlSchema = z.string().refine((u) => {
-  try {
-    return /^https?:$/.test(new URL(u).protocol);
-  } catch {
-    return false;
-  }
-}, 'must be an http(s) URL');
 
 export interface WebhookSinkOptions {
   dispatcher?: Dispatcher;
@@ -39,9 +32,12 @@ export interface WebhookSinkOptions {
   timeoutMs?: number;
   /** Retries after the first attempt. Default 2. */
   retries?: number;
-  /** Wait before retry n (n ≥ 1): retryDelayMs × 2^(n-1). Default 1 000. */
-  retryDelayMs?: number;
+  /** Waits between attempts. Default ALERT_WEBHOOK_BACKOFF. */
+  backoff?: BackoffPolicy;
 }
+
+/** Waits between alert webhook attempts: 1 s, then 2 s (doubling, exact). */
+const ALERT_WEBHOOK_BACKOFF: BackoffPolicy = { baseMs: 1000, maxMs: 16_000, jitter: 0 };
 
 export class WebhookAlertSink implements AlertSink {
   private readonly url: string;
@@ -54,8 +50,8 @@ export class WebhookAlertSink implements AlertSink {
     url: string,
     private readonly opts: WebhookSinkOptions = {},
   ) {
-    const parsed = urlSchema.safeParse(url);
-    if (!parsed.success) throw new RangeError('The alert webhook URL must be an http(s) URL.');
+    const parsed = httpUrlSchema.safeParse(url);
+    if (!parsed.success) throw new RangeError(`The alert webhook URL ${parsed.error.issues[0]?.message ?? 'must be an http(s) URL'}.`);
     this.url = parsed.data;
     const u = new URL(this.url);
     this.target = `${u.origin}${u.pathname.replace(/\/[^/]{16,}/g, '/…')}`;
@@ -73,7 +69,7 @@ export class WebhookAlertSink implements AlertSink {
     const body = JSON.stringify({ text: formatAlertText(alert), alert });
     const retries = Math.max(0, this.opts.retries ?? 2);
     for (let attempt = 0; attempt <= retries; attempt++) {
-      if (attempt > 0) await sleep(this.clock, (this.opts.retryDelayMs ?? 1000) * 2 ** (attempt - 1));
+      if (attempt > 0) await sleep(this.clock, backoffDelay(this.opts.backoff ?? ALERT_WEBHOOK_BACKOFF, attempt));
       const outcome = await this.attempt(body);
       if (outcome === 'ok') return true;
       if (outcome === 'give-up') break;

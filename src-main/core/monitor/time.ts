@@ -14,7 +14,7 @@ export function formatDuration(ms: number): string {
 
 const HHMM = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
-export function parseHHMM(text: string): { hour: number; minute: number } {
+function parseHHMM(text: string): { hour: number; minute: number } {
   const m = HHMM.exec(text);
   if (!m) throw new RangeError(`Expected a time as HH:MM, got "${text}".`);
   return { hour: Number(m[1]), minute: Number(m[2]) };

@@ -74,7 +74,7 @@ export function storedStatus(s: SessionStatus): StoredStatus {
   return out;
 }
 
-export function safeErrorDTO(e: ServiceErrorDTO): ServiceErrorDTO {
+function safeErrorDTO(e: ServiceErrorDTO): ServiceErrorDTO {
   return { ...e, message: redactSecrets(e.message), rateLimit: { ...e.rateLimit } };
 }
 

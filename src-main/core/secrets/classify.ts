@@ -30,7 +30,7 @@ function describe(err: unknown): string {
 }
 
 /** Removes the secret from a text, should a library ever echo it; caps the length. */
-export function redact(text: string, secret?: string): string {
+function redact(text: string, secret?: string): string {
   let out = text;
   if (secret && secret.length >= 1) out = out.split(secret).join('[redacted]');
   return out.length > 300 ? `${out.slice(0, 300)}…` : out;

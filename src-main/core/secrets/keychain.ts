@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { classifyKeyringError } from './classify';
 import { KeychainError, type SecretStore } from './types';
 
-export const KEYCHAIN_SERVICE = 'channel-companion';
+const KEYCHAIN_SERVICE = 'channel-companion';
 /** Account used by probe(); holds a random non-secret value for a moment. */
 export const PROBE_ACCOUNT = 'probe:write-check';
 
@@ -34,7 +34,7 @@ export interface KeychainSecretStoreOptions {
   confirmAbsence?: boolean;
 }
 
-export function backendName(platform: NodeJS.Platform): string {
+function backendName(platform: NodeJS.Platform): string {
   if (platform === 'darwin') return 'macOS Keychain';
   if (platform === 'win32') return 'Windows Credential Manager';
   return 'Secret Service';

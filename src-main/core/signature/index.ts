@@ -1,8 +1,9 @@
-// Webhook signatures (seed/service-api.md part 5):
+// Webhook signatures (docs/service-api.md §5):
 //   x-service-signature:    sha256=<hex of HMAC-SHA256(secret, raw body)>
 //   x-service-signature-v1: t=<unix>,v1=<hex>   hash over `<t>.<raw body>`
-// ASSUMPTION A-V1-SIG: the v1 hash is HMAC-SHA256 keyed with the same secret (the document names
-// only what it covers). Several v1= entries may appear (secret rotation); any match is accepted.
+// ASSUMPTION A-V1-SIG: the v1 hash is HMAC-SHA256 keyed with the same secret (docs/service-api.md
+// §5.2 names only what it covers). Several v1= entries may appear (secret rotation); any match is
+// accepted.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export const LEGACY_HEADER = 'x-service-signature';
@@ -36,7 +37,7 @@ function toBuffer(body: Uint8Array | string): Buffer {
   return typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
 
-export function hmacHex(secret: string, data: Buffer): string {
+function hmacHex(secret: string, data: Buffer): string {
   return createHmac('sha256', secret).update(data).digest('hex');
 }
 

@@ -3,7 +3,7 @@ import { originalHeaders, tunnelHeaders } from './headers';
 import type { DeliveryDetail, TunnelVerdict } from './types';
 
 /** POSIX single quotes: everything literal; a quote becomes '\''. */
-export function shellQuote(s: string): string {
+function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
@@ -11,7 +11,7 @@ export function shellQuote(s: string): string {
  * bash/zsh ANSI-C quoting of arbitrary bytes: printable ASCII stays readable, everything else is
  * \xHH. Returns null when the bytes hold NUL, which $'…' cannot carry.
  */
-export function ansiCQuote(bytes: Uint8Array): string | null {
+function ansiCQuote(bytes: Uint8Array): string | null {
   let out = "$'";
   for (const b of bytes) {
     if (b === 0) return null;
@@ -27,7 +27,7 @@ export function ansiCQuote(bytes: Uint8Array): string | null {
 }
 
 /** A POSIX printf format that prints exactly these bytes (NUL included): octal escapes. */
-export function printfFormat(bytes: Uint8Array): string {
+function printfFormat(bytes: Uint8Array): string {
   let out = '';
   for (const b of bytes) {
     if (b === 0x5c) out += '\\\\';

@@ -16,18 +16,15 @@
 //   sent again, and its attempt carries `aheadOf: <k's id>` so the inspector can show it went ahead
 //   of k); no answer (the connection went with k) leaves it pending, retried after k, in order.
 // With `pipelining: 1` (or a transport that cannot pipeline) there is no such edge.
+import { backoffDelay, type BackoffPolicy } from '../backoff';
 import { silentLogger, type Clock, type Logger } from '../ports';
 import type { IdGenerator } from './ids';
 import { isFinalStatus, type EventLog } from './log';
 import { postOnce, Stopper, type Transport } from './transport';
 import type { ForwardAttempt, StoredDelivery } from './types';
 
-export interface BackoffPolicy {
-  initialMs: number;
-  maxMs: number;
-}
-
-export const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 500, maxMs: 30_000 };
+/** Waits before retrying a delivery the local app did not take: 0.5 s doubling to 30 s, exact. */
+const FORWARD_BACKOFF: BackoffPolicy = { baseMs: 500, maxMs: 30_000, jitter: 0 };
 export const DEFAULT_FORWARD_TIMEOUT_MS = 10_000;
 /** After a failure, pipelining resumes once deliveries have succeeded this long without one. */
 export const HEALTHY_AFTER_MS = 5_000;
@@ -35,7 +32,7 @@ export const HEALTHY_AFTER_MS = 5_000;
  * Raw bodies of queued deliveries kept in memory (so a forward need not decode the stored base64),
  * up to this many bytes in all; beyond it a forward decodes the record, as after a restart.
  */
-export const RETAINED_BODY_BYTES = 32 * 1024 * 1024;
+const RETAINED_BODY_BYTES = 32 * 1024 * 1024;
 
 export interface AgentForwardStatus {
   agentId: string;
@@ -81,7 +78,8 @@ interface AgentQueue {
   queued: Set<string>;
   busy: boolean;
   timer: unknown;
-  backoffMs: number;
+  /** Failed attempts at the head since the last final answer (or retryNow). */
+  failures: number;
   downSince: number | null;
   lastError: string | null;
   nextRetryAt: number | null;
@@ -118,7 +116,7 @@ export class Forwarder {
   private retained = 0;
 
   constructor(private readonly o: ForwarderOptions) {
-    this.backoff = o.backoff ?? DEFAULT_BACKOFF;
+    this.backoff = o.backoff ?? FORWARD_BACKOFF;
     this.timeoutMs = o.timeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS;
     this.logger = o.logger ?? silentLogger;
     this.depth = Math.max(1, Math.min(Math.floor(o.pipelining ?? o.transport.pipelining ?? 1), o.transport.pipelining ?? 1));
@@ -132,7 +130,7 @@ export class Forwarder {
         queued: new Set(),
         busy: false,
         timer: null,
-        backoffMs: this.backoff.initialMs,
+        failures: 0,
         downSince: null,
         lastError: null,
         nextRetryAt: null,
@@ -190,7 +188,7 @@ export class Forwarder {
         q.timer = null;
         q.nextRetryAt = null;
       }
-      q.backoffMs = this.backoff.initialMs;
+      q.failures = 0;
       this.pump(id);
     }
   }
@@ -308,7 +306,7 @@ export class Forwarder {
           this.dequeue(q, head.d.id);
           q.downSince = null;
           q.lastError = attempt.error;
-          q.backoffMs = this.backoff.initialMs;
+          q.failures = 0;
           if (q.serial && attempt.status !== null && attempt.status < 300 && this.o.clock.now() - (q.lastFailureAt ?? 0) >= HEALTHY_AFTER_MS) {
             q.serial = false;
           }
@@ -331,8 +329,7 @@ export class Forwarder {
         q.lastFailureAt = now;
         q.downSince ??= now;
         q.lastError = attempt.error;
-        const wait = q.backoffMs;
-        q.backoffMs = Math.min(q.backoffMs * 2, this.backoff.maxMs);
+        const wait = backoffDelay(this.backoff, ++q.failures);
         q.nextRetryAt = now + wait;
         q.timer = this.o.clock.setTimeout(() => {
           q.timer = null;

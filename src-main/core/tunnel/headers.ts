@@ -8,7 +8,7 @@ export const DELIVERY_HEADER = 'x-channel-companion-delivery';
 export const REPLAY_HEADER = 'x-channel-companion-replay';
 export const SIMULATED_HEADER = 'x-channel-companion-simulated';
 export const RESIGNED_HEADER = 'x-channel-companion-resigned';
-export const TUNNEL_VERSION = '0.1.0';
+const TUNNEL_VERSION = '0.1.0';
 export const DEFAULT_TUNNEL_NAME = `channel-companion-tunnel/${TUNNEL_VERSION}`;
 
 const FORWARDED = ['content-type', LEGACY_HEADER, V1_HEADER] as const;

@@ -36,7 +36,7 @@ export interface LogBounds {
   segmentDeliveries?: number;
 }
 
-export const DEFAULT_BOUNDS: Required<LogBounds> = {
+const DEFAULT_BOUNDS: Required<LogBounds> = {
   maxDeliveries: 10_000,
   maxBytes: 256 * 1024 * 1024,
   maxAgeMs: 14 * 24 * 3600_000,
@@ -108,7 +108,7 @@ export function isFinalStatus(status: number | null): boolean {
   return status >= 400 && status <= 499 && status !== 408 && status !== 429;
 }
 
-export function forwardStateOf(delivery: StoredDelivery, attempts: ForwardAttempt[]): ForwardState {
+function forwardStateOf(delivery: StoredDelivery, attempts: ForwardAttempt[]): ForwardState {
   if (!delivery.forward) return 'not-forwarded';
   for (let i = attempts.length - 1; i >= 0; i--) {
     const a = attempts[i]!;
@@ -138,7 +138,7 @@ interface Segment {
 }
 
 /** Attempt records written without a sync of their own are synced within this time. */
-export const SYNC_LAZY_MS = 1_000;
+const SYNC_LAZY_MS = 1_000;
 
 interface Pending {
   data: string;

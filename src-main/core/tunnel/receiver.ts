@@ -3,17 +3,15 @@
 // headersTimeout/requestTimeout; anything but POST gets 405.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { z } from 'zod';
 import { silentLogger, type Logger } from '../ports';
 import type { HeaderMap } from './types';
 
-export const DEFAULT_BODY_LIMIT = 5 * 1024 * 1024;
-export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-export const DEFAULT_AGENT_ID = 'default';
+const DEFAULT_BODY_LIMIT = 5 * 1024 * 1024;
+const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_AGENT_ID = 'default';
 
 const AGENT_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$/;
-export const agentIdSchema = z.string().regex(AGENT_ID_RE, 'agent id: letters, digits, . _ ~ -');
 
 export interface ReceivedRequest {
   agentId: string;
@@ -48,7 +46,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown, extra?: Re
 }
 
 /** The agent a path belongs to, or null when the path is not a hook. */
-export function routeAgent(path: string, defaultAgentId: string): string | null {
+function routeAgent(path: string, defaultAgentId: string): string | null {
   if (path === '/hooks' || path === '/hooks/') return defaultAgentId;
   const m = /^\/hooks\/([^/]+)\/?$/.exec(path);
   if (!m) return null;

@@ -2,16 +2,12 @@
 // webhook.register, `listen --register-url`, `webhook set`): PUT .../whatsapp/webhook, check the
 // returned signing secret, hand it to saveSecret (the keychain, memory or a file), and answer the
 // registration without it. The secret is never logged or returned.
-import { z } from 'zod';
 import { ServerError } from '../api/errors';
 import type { ServiceClient } from '../api/service';
 import type { WebhookConfig } from '../api/types';
 import { signingSecretSchema } from '../accounts/schema';
+import { httpUrlSchema } from '../url';
 
-export const publicUrlSchema = z
-  .string()
-  .url()
-  .refine((u) => /^https?:$/.test(new URL(u).protocol), 'the webhook URL must be http or https');
 
 /** What the service says it registered, without the signing secret. */
 export type WebhookRegistration = Omit<WebhookConfig, 'secret'>;
@@ -26,7 +22,7 @@ export interface RegisterOptions {
 }
 
 export async function registerWebhook(o: RegisterOptions): Promise<WebhookRegistration> {
-  const url = publicUrlSchema.parse(o.publicUrl);
+  const url = httpUrlSchema.parse(o.publicUrl);
   // ASSUMPTION A-WEBHOOK-RESP: mode, url and secret are relied on; events and updatedAt are passed on when present.
   const { secret, ...registered } = await o.client.setWebhook(o.agentId, url, o.signal ? { signal: o.signal } : undefined);
   // The one rule for the secret, whoever registers: the same one the keychain store applies.

@@ -42,7 +42,7 @@ export interface ReplayDeps {
 }
 
 /** The request a replay would send (also used by export). */
-export async function buildReplayRequest(
+async function buildReplayRequest(
   deps: Pick<ReplayDeps, 'log' | 'clock' | 'tunnelName' | 'getSecrets'>,
   id: string,
   opts: Pick<ReplayOptions, 'mode' | 'body'>,

@@ -17,6 +17,7 @@
 // same order, on a new connection: no overtaking, at most a duplicate — at-least-once as everywhere.)
 import { Agent, Client, type Dispatcher } from 'undici';
 import type { Clock } from '../ports';
+import { isHttpUrl } from '../url';
 import { RESPONSE_BODY_LIMIT } from './types';
 
 export interface ForwardRequest {
@@ -108,7 +109,7 @@ export interface UndiciTransportOptions {
   pipelining?: number;
 }
 
-export const DEFAULT_PIPELINING = 8;
+const DEFAULT_PIPELINING = 8;
 const DRAIN_LIMIT = 1024 * 1024;
 const KEEP_ALIVE_MS = 4_000;
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -259,7 +260,7 @@ class TargetCache {
     let t = this.map.get(url);
     if (!t) {
       const u = new URL(url);
-      t = { origin: u.origin, path: `${u.pathname}${u.search}`, http: u.protocol === 'http:' || u.protocol === 'https:' };
+      t = { origin: u.origin, path: `${u.pathname}${u.search}`, http: isHttpUrl(u) };
       if (this.map.size >= 256) this.map.clear();
       this.map.set(url, t);
     }

@@ -7,7 +7,8 @@ import { Emitter, type Unsubscribe } from '../events';
 import { DEFAULT_TOLERANCE_SEC, signDelivery } from '../signature';
 import { silentLogger, systemClock, type Clock, type Logger } from '../ports';
 import { toCurl, toFixture, type CurlOptions, type DeliveryFixture } from './export';
-import { DEFAULT_BACKOFF, DEFAULT_FORWARD_TIMEOUT_MS, Forwarder, type AgentForwardStatus, type BackoffPolicy, type ForwardHeaders } from './forwarder';
+import type { BackoffPolicy } from '../backoff';
+import { DEFAULT_FORWARD_TIMEOUT_MS, Forwarder, type AgentForwardStatus, type ForwardHeaders } from './forwarder';
 import { DEFAULT_TUNNEL_NAME, DELIVERY_HEADER, originalHeaders, RESIGNED_HEADER, TUNNEL_HEADER } from './headers';
 import { createIdGenerator, type IdGenerator } from './ids';
 import { Ingest, type InvalidResponse } from './ingest';
@@ -25,7 +26,7 @@ export interface ForwardConfig {
   perAgent?: Record<string, string>;
   /** Per attempt; default 10 s. */
   timeoutMs?: number;
-  /** Default 0.5 s doubling to 30 s. */
+  /** Default FORWARD_BACKOFF: 0.5 s doubling to 30 s. */
   backoff?: BackoffPolicy;
   /** Forward deliveries whose verdict is not ok as well (default false). */
   forwardInvalid?: boolean;
@@ -178,7 +179,7 @@ export class Tunnel {
       newId: this.newId,
       logger: this.logger,
       timeoutMs: this.forward.timeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS,
-      backoff: this.forward.backoff ?? DEFAULT_BACKOFF,
+      ...(this.forward.backoff !== undefined ? { backoff: this.forward.backoff } : {}),
       ...(this.forward.pipelining !== undefined ? { pipelining: this.forward.pipelining } : {}),
       targetOf: (a) => this.targetOf(a),
       headersFor: (d) => this.headersFor(d),

@@ -25,7 +25,7 @@ function str(v: unknown): string | null {
 }
 
 /** Parses the body as JSON; undefined when it is not JSON. */
-export function parseJson(rawBody: Uint8Array): unknown {
+function parseJson(rawBody: Uint8Array): unknown {
   try {
     return JSON.parse(Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8'));
   } catch {
@@ -34,7 +34,7 @@ export function parseJson(rawBody: Uint8Array): unknown {
 }
 
 // ASSUMPTION A-INBOUND: {event, from, message:{id,type,...}, media?, timestamp}; unknown shapes give nulls.
-export function summarize(parsed: unknown): DeliverySummary {
+function summarize(parsed: unknown): DeliverySummary {
   const o = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
   const m = o.message && typeof o.message === 'object' ? (o.message as Record<string, unknown>) : {};
   return { event: str(o.event), from: str(o.from), messageId: str(m.id), type: str(m.type) };
@@ -74,22 +74,4 @@ export function verifyTunnelDelivery(input: TunnelVerifyInput): TunnelVerifyResu
     return { verdict: { ...verdict, ok: false, reason: 'duplicate' }, summary };
   }
   return { verdict, summary };
-}
-
-/** The CLI's `verify`: one delivery, given secrets, no log and no duplicate check. */
-export function verifyOnly(opts: {
-  headers: HeaderBag;
-  body: Uint8Array | string;
-  secrets: string[];
-  nowMs?: number;
-  toleranceSec?: number;
-}): TunnelVerifyResult {
-  const rawBody = typeof opts.body === 'string' ? Buffer.from(opts.body, 'utf8') : opts.body;
-  return verifyTunnelDelivery({
-    headers: opts.headers,
-    rawBody,
-    secrets: opts.secrets,
-    now: Math.floor((opts.nowMs ?? Date.now()) / 1000),
-    toleranceSec: opts.toleranceSec,
-  });
 }

@@ -10,7 +10,7 @@ const tunnel = new Tunnel({
   getSecrets: async (agentId) => secrets[agentId] ?? [],
   forward: {
     perAgent: Object.fromEntries(Object.keys(secrets).map((a) => [a, `${process.env.TUNNEL_FORWARD_BASE}/${a}`])),
-    backoff: { initialMs: 50, maxMs: 400 },
+    backoff: { baseMs: 50, maxMs: 400, jitter: 0 },
     timeoutMs: 2_000,
   },
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { UsageError } from '../../../src-main/cli/errors';
-import { httpUrl, intString, onOff, parseFlags, phone, recipient } from '../../../src-main/cli/flags';
+import { intString, onOff, parseFlags, phone, recipient } from '../../../src-main/cli/flags';
+import { baseUrlSchema, httpUrlSchema } from '../../../src-main/core/url';
 import { parseHeaderArgs } from '../../../src-main/cli/commands/verify';
 import { redactUnknownOption } from '../../../src-main/cli/program';
 
@@ -28,9 +29,11 @@ describe('flag schemas', () => {
     expect(n.safeParse('-1').success).toBe(false);
     expect(n.safeParse('65536').success).toBe(false);
     expect(n.safeParse('1e3').success).toBe(false);
-    expect(httpUrl.safeParse('https://a.test/x').success).toBe(true);
-    expect(httpUrl.safeParse('javascript:alert(1)').success).toBe(false);
-    expect(httpUrl.safeParse('not a url').success).toBe(false);
+    const urls = z.object({ forwardTo: httpUrlSchema, baseUrl: baseUrlSchema });
+    expect(parseFlags(urls, { forwardTo: ' https://a.test/x ', baseUrl: 'https://b.test/api/' })).toEqual({ forwardTo: 'https://a.test/x', baseUrl: 'https://b.test/api' });
+    expect(() => parseFlags(urls, { forwardTo: 'javascript:alert(1)', baseUrl: 'https://b.test' })).toThrow(/--forward-to: must be an http\(s\) URL, not javascript:/);
+    expect(() => parseFlags(urls, { forwardTo: 'not a url', baseUrl: 'https://b.test' })).toThrow(/--forward-to: is not a valid URL/);
+    expect(() => parseFlags(urls, { forwardTo: 'https://a.test', baseUrl: 'https://b.test/?k=1' })).toThrow(/--base-url: must not have a query/);
   });
 });
 

@@ -25,16 +25,7 @@ export function emulatorSuite(key: string, opts: Omit<EmulatorOptions, 'clock'>,
   return clock;
 }
 
-/** Polls until check() is truthy (real time, short). */
-export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 3000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() - start > timeoutMs) throw new Error('waitFor: timed out');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+export { waitFor } from '../../helpers/wait';
 
 export interface Call {
   status: number;

@@ -3,7 +3,7 @@ import { createServiceClient } from '../../../../src-main/core/api/client';
 import type { ServiceClientOptions } from '../../../../src-main/core/api/service';
 import { FakeClock } from '../../../helpers/fake-clock';
 
-export const ORIGIN = 'http://svc.test';
+const ORIGIN = 'http://svc.test';
 export const KEY = 'sk-test-SECRET-9f2c';
 
 export interface Captured {
@@ -13,7 +13,7 @@ export interface Captured {
   body: string | undefined;
 }
 
-export function lowerHeaders(h: unknown): Record<string, string> {
+function lowerHeaders(h: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   if (!h) return out;
   if (typeof (h as Headers).forEach === 'function' && !(Array.isArray(h))) {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Aborted, ChannelNotConfigured, ChannelReconnecting, QuotaExceeded, RateLimited } from '../../../../src-main/core/api/errors';
-import { backoffDelay, DEFAULT_BACKOFF } from '../../../../src-main/core/api/retry';
+import { SEND_RETRY_BACKOFF } from '../../../../src-main/core/api/retry';
+import { backoffDelay } from '../../../../src-main/core/backoff';
 import type { RetryInfo } from '../../../../src-main/core/api/service';
 import { flush } from '../../../helpers/fake-clock';
 import { setup } from './mock';
@@ -13,21 +14,21 @@ afterEach(async () => {
   await env?.agent.close();
 });
 
-describe('backoffDelay', () => {
-  it('stays within [ceiling/2, ceiling] and the ceiling doubles up to the cap', () => {
+describe('send retry backoff', () => {
+  it('stays within [ceiling/2, ceiling] and the ceiling doubles from 1 s up to the 16 s cap', () => {
     for (let attempt = 1; attempt <= 8; attempt++) {
-      const ceiling = Math.min(DEFAULT_BACKOFF.maxDelayMs, DEFAULT_BACKOFF.baseDelayMs * 2 ** (attempt - 1));
-      expect(backoffDelay(attempt, () => 0)).toBe(ceiling / 2);
-      expect(backoffDelay(attempt, () => 0.999999)).toBeLessThanOrEqual(ceiling);
-      expect(backoffDelay(attempt, () => 0.999999)).toBeGreaterThan(ceiling * 0.99);
+      const ceiling = Math.min(16_000, 1000 * 2 ** (attempt - 1));
+      expect(backoffDelay(SEND_RETRY_BACKOFF, attempt, () => 1)).toBe(ceiling / 2);
+      expect(backoffDelay(SEND_RETRY_BACKOFF, attempt, () => 0.000001)).toBeLessThanOrEqual(ceiling);
+      expect(backoffDelay(SEND_RETRY_BACKOFF, attempt, () => 0.000001)).toBeGreaterThan(ceiling * 0.99);
     }
-    expect(backoffDelay(20, () => 1)).toBe(DEFAULT_BACKOFF.maxDelayMs);
+    expect(backoffDelay(SEND_RETRY_BACKOFF, 20, () => 0)).toBe(16_000);
   });
 });
 
 describe('send retries', () => {
   it('retries 503 CHANNEL_RECONNECTING with growing jittered delays, then succeeds', async () => {
-    const rolls = [0, 1, 0.5];
+    const rolls = [1, 0, 0.5]; // the lowest wait, the highest, the middle
     env = setup({ random: () => rolls.shift() ?? 0 });
     env.answer('POST', PATH, 503, RECONNECTING);
     env.answer('POST', PATH, 503, RECONNECTING);

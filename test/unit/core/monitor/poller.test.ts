@@ -22,7 +22,7 @@ function setup(opts: Partial<PollerOptions> & { agents?: Array<[string, string]>
       return answer(teamId, agentId, signal);
     },
     clock,
-    random: () => 0, // jitter factor 1: the configured interval exactly
+    random: () => 0, // a draw of 0 takes nothing off: the configured interval exactly
     ...opts,
   });
   const polls: PollResult[] = [];
@@ -160,7 +160,7 @@ describe('Poller: cycles and concurrency', () => {
 
 describe('Poller: backoff', () => {
   it('backs off exponentially on 5xx up to the cap, and resets after a success', async () => {
-    const h = setup({ backoffBaseMs: 5_000, backoffMaxMs: 40_000 });
+    const h = setup({ backoff: { baseMs: 5_000, maxMs: 40_000, jitter: 0.1 } });
     let fail = true;
     h.answerWith(async () => {
       if (fail) throw new ServerError({ status: 500 });

@@ -58,6 +58,9 @@ describe('formatAlertLine', () => {
   });
 });
 
+/** Millisecond waits between attempts, so retries do not slow the test. */
+const QUICK = { baseMs: 1, maxMs: 4, jitter: 0 };
+
 describe('WebhookAlertSink', () => {
   it('POSTs {text, alert}', async () => {
     const ok = await new WebhookAlertSink(`${base}/hook`).send(alert);
@@ -69,18 +72,18 @@ describe('WebhookAlertSink', () => {
 
   it('retries a bounded number of times on 5xx', async () => {
     failuresLeft.set('/flaky', 2);
-    expect(await new WebhookAlertSink(`${base}/flaky`, { retries: 2, retryDelayMs: 1 }).send(alert)).toBe(true);
+    expect(await new WebhookAlertSink(`${base}/flaky`, { retries: 2, backoff: QUICK }).send(alert)).toBe(true);
     failuresLeft.set('/down', 5);
-    expect(await new WebhookAlertSink(`${base}/down`, { retries: 2, retryDelayMs: 1 }).send(alert)).toBe(false);
+    expect(await new WebhookAlertSink(`${base}/down`, { retries: 2, backoff: QUICK }).send(alert)).toBe(false);
     expect(failuresLeft.get('/down')).toBe(2); // 3 attempts, no more
   });
 
   it('does not retry a 4xx, times out a hung endpoint, and never throws', async () => {
     const before = received.filter((r) => r.path === '/gone').length;
-    await expect(new WebhookAlertSink(`${base}/gone`, { retryDelayMs: 1 }).deliver(alert)).resolves.toBeUndefined();
+    await expect(new WebhookAlertSink(`${base}/gone`, { backoff: QUICK }).deliver(alert)).resolves.toBeUndefined();
     expect(received.filter((r) => r.path === '/gone').length - before).toBe(1);
     const t0 = Date.now();
-    await expect(new WebhookAlertSink(`${base}/hang`, { timeoutMs: 50, retries: 1, retryDelayMs: 1 }).deliver(alert)).resolves.toBeUndefined();
+    await expect(new WebhookAlertSink(`${base}/hang`, { timeoutMs: 50, retries: 1, backoff: QUICK }).deliver(alert)).resolves.toBeUndefined();
     expect(Date.now() - t0).toBeLessThan(2000);
     await expect(new WebhookAlertSink('http://127.0.0.1:1/x', { retries: 0 }).deliver(alert)).resolves.toBeUndefined();
   });

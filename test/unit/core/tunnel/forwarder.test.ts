@@ -74,14 +74,14 @@ describe('forwarder', () => {
     expect(app.sent.map((s) => s.id).sort()).toEqual(['a0', 'b0']);
     const st = t.status();
     expect(st.find((s) => s.agentId === 'a')).toMatchObject({ pending: 5, localAppDownSince: T0 });
-    expect(clock.pendingTimers()).toEqual([500, 500]);
+    expect(clock.pendingDelays()).toEqual([500, 500]);
 
     // Backoff: 500, 1000, 2000, ... capped at 30 000.
     const waits: number[] = [];
     for (let i = 0; i < 9; i++) {
-      const next = clock.pendingTimers()[0]!;
+      const next = clock.pendingDelays()[0]!;
       waits.push(next);
-      clock.advance(next);
+      await clock.advance(next);
       await settle(t);
     }
     expect(waits).toEqual([500, 1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]);
@@ -89,7 +89,7 @@ describe('forwarder', () => {
     expect(new Set(app.sent.map((s) => s.id))).toEqual(new Set(['a0', 'b0']));
 
     app.set(200);
-    clock.advance(30_000);
+    await clock.advance(30_000);
     await settle(t);
     await waitFor(() => t.status().every((s) => s.pending === 0));
     const delivered = app.sent.filter((_, i, all) => i >= all.length - 10).map((s) => s.id);
@@ -155,7 +155,7 @@ describe('forwarder', () => {
     cleanups.push(() => t.stop());
     const r = await t.trigger({ agentId: 'a', text: 'slow', secret: SECRET });
     await new Promise((res) => setImmediate(res));
-    clock.advance(10_000);
+    await clock.advance(10_000);
     const a = await r.forwarded;
     expect(a).toMatchObject({ status: null, error: 'no answer within 10000 ms' });
   });
@@ -171,7 +171,7 @@ describe('forwarder', () => {
     await t1.stop();
     expect(t1.status()).toEqual([]);
 
-    clock.advance(600_000); // ten minutes later: the original signatures are stale
+    await clock.advance(600_000); // ten minutes later: the original signatures are stale
     const app2 = fakeApp();
     app2.set(200);
     const t2 = await makeTunnel(dir, clock, app2.transport);
@@ -194,7 +194,7 @@ describe('forwarder', () => {
     const r = await t1.trigger({ agentId: 'a', text: 'old', secret: SECRET });
     await settle(t1);
     await t1.stop();
-    clock.advance(600_000);
+    await clock.advance(600_000);
     const app2 = fakeApp();
     app2.set(200);
     const t2 = new Tunnel({ dataDir: dir, clock, transport: app2.transport, getSecrets: async () => [SECRET], forward: { defaultUrl: 'http://127.0.0.1:9/', resignStale: false } });

@@ -1,41 +1,10 @@
-// Test helpers for the tunnel: a fake clock, temp dirs, raw HTTP posts, a local app.
+// Test helpers for the tunnel: a fake clock, temp dirs, raw HTTP posts.
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Clock } from '../../../../src-main/core/ports';
 
-export class FakeClock implements Clock {
-  private timers: Array<{ at: number; fn: () => void; id: number }> = [];
-  private seq = 0;
-  constructor(public t: number) {}
-  now = (): number => this.t;
-  setTimeout = (fn: () => void, ms: number): unknown => {
-    const id = ++this.seq;
-    this.timers.push({ at: this.t + ms, fn, id });
-    return id;
-  };
-  clearTimeout = (h: unknown): void => {
-    this.timers = this.timers.filter((x) => x.id !== h);
-  };
-  /** Moves time forward, firing due timers in order. */
-  advance(ms: number): void {
-    const end = this.t + ms;
-    for (;;) {
-      this.timers.sort((a, b) => a.at - b.at || a.id - b.id);
-      const next = this.timers[0];
-      if (!next || next.at > end) break;
-      this.timers.shift();
-      this.t = next.at;
-      next.fn();
-    }
-    this.t = end;
-  }
-  pendingTimers(): number[] {
-    return this.timers.map((x) => x.at - this.t).sort((a, b) => a - b);
-  }
-}
+export { FakeClock } from '../../../helpers/fake-clock';
 
 export async function tempDir(prefix = 'tunnel-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
@@ -77,68 +46,4 @@ export function rawRequest(url: string, opts: { method?: string; headers?: Recor
   });
 }
 
-export interface Received {
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-  at: number;
-}
-
-export interface LocalApp {
-  url: string;
-  received: Received[];
-  /** Answer with this status (default 200); a function may decide per request. */
-  respond: (r: Received) => number;
-  /** When down, connections are refused (the server stops listening). */
-  setDown(down: boolean): Promise<void>;
-  close(): Promise<void>;
-}
-
-export async function startLocalApp(): Promise<LocalApp> {
-  let server: Server | null = null;
-  let port = 0;
-  const app: LocalApp = {
-    url: '',
-    received: [],
-    respond: () => 200,
-    setDown: async (down) => {
-      if (down && server) {
-        const s = server;
-        server = null;
-        await new Promise<void>((r) => {
-          s.close(() => r());
-          s.closeAllConnections();
-        });
-      } else if (!down && !server) {
-        await listen();
-      }
-    },
-    close: () => app.setDown(true),
-  };
-  const listen = async () => {
-    const s = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const r = { headers: req.headers, body: Buffer.concat(chunks), at: Date.now() };
-        const status = app.respond(r);
-        if (status >= 200 && status < 300) app.received.push(r);
-        res.writeHead(status, { 'content-type': 'text/plain' });
-        res.end(status >= 200 && status < 300 ? 'ok' : 'nope');
-      });
-    });
-    await new Promise<void>((r) => s.listen(port, '127.0.0.1', () => r()));
-    port = (s.address() as AddressInfo).port;
-    app.url = `http://127.0.0.1:${port}/webhook`;
-    server = s;
-  };
-  await listen();
-  return app;
-}
-
-export async function waitFor(cond: () => boolean, timeoutMs = 5_000, what = 'condition'): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+export { waitFor } from '../../../helpers/wait';

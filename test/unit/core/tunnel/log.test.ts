@@ -118,7 +118,7 @@ describe('EventLog', () => {
       await log.appendDelivery(delivery(id, 'x', s.clock.now()));
       // Everything but the very first delivery is delivered.
       if (i > 0) await log.appendAttempt(attempt(s.newId(), id, s.clock.now(), 200));
-      s.clock.advance(10);
+      await s.clock.advance(10);
     }
     await log.maintain();
     expect(log.size).toBeLessThanOrEqual(10 + 3);
@@ -143,7 +143,7 @@ describe('EventLog', () => {
     const old = s.newId();
     await log.appendDelivery(delivery(old, 'x', s.clock.now(), { forward: false }));
     await log.appendDelivery(delivery(s.newId(), 'x', s.clock.now(), { forward: false }));
-    s.clock.advance(5_000);
+    await s.clock.advance(5_000);
     const fresh = s.newId();
     await log.appendDelivery(delivery(fresh, 'x', s.clock.now(), { forward: false }));
     await log.maintain();
@@ -180,7 +180,7 @@ describe('EventLog', () => {
           summary: { event: 'message.received', from: i === 4 ? '1999' : '1555', messageId: `m-${id}`, type: i === 5 ? 'image' : 'text' },
         }),
       );
-      s.clock.advance(1_000);
+      await s.clock.advance(1_000);
     }
     expect(log.list().map((d) => d.id)).toEqual([...ids].reverse());
     expect(log.list({ agentId: 'even' }).map((d) => d.id)).toEqual([ids[4], ids[2], ids[0]]);

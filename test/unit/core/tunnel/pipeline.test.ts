@@ -153,7 +153,7 @@ describe('forwarder pipelining', () => {
     expect(t.status()[0]).toMatchObject({ pending: 4, lastError: 'HTTP 503' });
 
     // The retry goes one at a time, k0 first, then k2 (k1 and k3 are done), then k4.
-    clock.advance(500);
+    await clock.advance(500);
     const next = async (n: number, texts: string[]) => {
       await waitFor(() => app.calls.length >= n + texts.length, 5_000, texts.join());
       await settle(t);
@@ -165,7 +165,7 @@ describe('forwarder pipelining', () => {
     app.calls[5]!.answer(200);
     await next(6, ['k4']);
     // Healthy again only after HEALTHY_AFTER_MS without a failure: then the window opens again.
-    clock.advance(HEALTHY_AFTER_MS);
+    await clock.advance(HEALTHY_AFTER_MS);
     app.calls[6]!.answer(200);
     await next(7, ['k5']);
     await injectMany(t, 'a', ['k6', 'k7', 'k8']);

@@ -86,7 +86,7 @@ describe('replay, trigger and export', () => {
 
     const a1 = await tunnel.replay(id, { mode: 'as-received' });
     expect(a1).toMatchObject({ status: 200, replay: 'as-received' });
-    clock.advance(10 * 60_000);
+    await clock.advance(10 * 60_000);
     const a2 = await tunnel.replay(id, { mode: 'as-received' });
     expect(a2).toMatchObject({ status: 401, replay: 'as-received' });
     expect(app.got.at(-1)!.reason).toBe('stale-timestamp');

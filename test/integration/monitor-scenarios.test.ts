@@ -1,4 +1,4 @@
-// Issue 3, acceptance 1 and 2: the monitor against the emulator over real loopback HTTP, with ONE
+// End-to-end monitor scenarios: the monitor against the emulator over real loopback HTTP, with ONE
 // fake clock driving both. Time only moves between steps, and a step only ends once every HTTP
 // exchange in flight has settled (tracked through undici's diagnostics channels), so a poll takes
 // zero fake time and a run is the same every time.
@@ -9,7 +9,7 @@ import { decodeQrPng, pngFromDataUrl } from '../../src-main/cli/qr';
 import { FakeClock } from '../helpers/fake-clock';
 import { monitorRig, mulberry32, type SeedAgents } from '../helpers/monitor-rig';
 
-const KEY = 'acceptance-monitor-key-1';
+const KEY = 'scenario-monitor-key-1';
 const TEAM = 'team-acc';
 const START = Date.UTC(2024, 4, 6, 9, 0, 0);
 
@@ -101,7 +101,7 @@ async function setup(agents: SeedAgents, o: { emulatorSeed: number; monitorSeed:
 
 const brief = (a: Alert) => [a.kind, a.urgent, [...a.agentIds].sort().join(',')];
 
-describe('monitor acceptance (emulator + client + monitor on one fake clock)', () => {
+describe('monitor scenarios (emulator + client + monitor on one fake clock)', () => {
   it('1: pairing one, dropping one for 20 s and unlinking one give exactly one urgent unlink alert, one reconnecting alert and one recovery notice', async () => {
     const h = await setup(
       [

@@ -1,0 +1,63 @@
+// http(s) URLs: the one rule for every URL the app, the CLI and core accept from outside (service base
+// URLs, webhook and forward targets, media links). Messages name the problem, never the URL itself
+// (a URL may carry a token in its path or query).
+import { z } from 'zod';
+
+const MAX_URL_LENGTH = 2048;
+
+export interface HttpUrlRules {
+  /** Refuse a user or password in the URL (they would end up in config files and logs). */
+  noCredentials?: boolean;
+  /** Refuse a query or fragment (a base URL that paths are appended to). */
+  noQuery?: boolean;
+}
+
+/** Whether a parsed URL is http: or https: with a host. */
+export function isHttpUrl(u: URL): boolean {
+  return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+}
+
+/**
+ * What is wrong with `s` as an http(s) URL under `rules`, as a phrase that follows the field's name
+ * ("imageUrl must be an http(s) URL, not ftp:"); null when it is fine.
+ */
+export function httpUrlProblem(s: string, rules: HttpUrlRules = {}): string | null {
+  if (s.length > MAX_URL_LENGTH) return `must be at most ${MAX_URL_LENGTH} characters`;
+  let u: URL;
+  try {
+    u = new URL(s);
+  } catch {
+    return 'is not a valid URL (expected an absolute http(s) URL such as https://example.com/path)';
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return `must be an http(s) URL, not ${u.protocol}`;
+  if (u.hostname === '') return 'must name a host';
+  if (rules.noCredentials && (u.username || u.password)) return 'must not contain a user or password';
+  if (rules.noQuery && (u.search || u.hash)) return 'must not have a query or fragment';
+  return null;
+}
+
+/** A trimmed absolute http(s) URL; `rules` add what some fields refuse. */
+function httpUrl(rules: HttpUrlRules = {}) {
+  return z
+    .string()
+    .trim()
+    .superRefine((s, ctx) => {
+      const problem = httpUrlProblem(s, rules);
+      if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+    });
+}
+
+/** Any absolute http(s) URL (forward targets, media links, webhook URLs sent to the service). */
+export const httpUrlSchema = httpUrl();
+
+/** An http(s) URL without a user or password: for URLs that are stored (settings, preferences). */
+export const storedUrlSchema = httpUrl({ noCredentials: true });
+
+/** `https://host/base/` → `https://host/base`: what paths are appended to. */
+export function normalizeBaseUrl(s: string): string {
+  const u = new URL(s);
+  return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+}
+
+/** A service base URL: http(s), no credentials, query or fragment; normalised without a trailing slash. */
+export const baseUrlSchema = httpUrl({ noCredentials: true, noQuery: true }).transform(normalizeBaseUrl);

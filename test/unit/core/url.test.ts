@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { baseUrlSchema, httpUrlProblem, httpUrlSchema, isHttpUrl, storedUrlSchema } from '../../../src-main/core/url';
+
+const messages = (r: { success: boolean; error?: { issues: Array<{ message: string }> } }) => (r.success ? [] : r.error!.issues.map((i) => i.message));
+
+describe('httpUrlSchema', () => {
+  it('accepts absolute http(s) URLs, trimmed, credentials and queries included', () => {
+    expect(httpUrlSchema.parse(' https://a.test/x?y=1#z ')).toBe('https://a.test/x?y=1#z');
+    expect(httpUrlSchema.parse('http://u:p@127.0.0.1:4000/hook')).toBe('http://u:p@127.0.0.1:4000/hook');
+  });
+
+  it('names what is wrong, without repeating the URL', () => {
+    expect(messages(httpUrlSchema.safeParse('ftp://a.test/secret-token'))).toEqual(['must be an http(s) URL, not ftp:']);
+    expect(messages(httpUrlSchema.safeParse('javascript:alert(1)'))).toEqual(['must be an http(s) URL, not javascript:']);
+    expect(messages(httpUrlSchema.safeParse('/relative/path'))[0]).toMatch(/^is not a valid URL \(expected an absolute http\(s\) URL/);
+    expect(messages(httpUrlSchema.safeParse(`https://a.test/${'x'.repeat(2048)}`))).toEqual(['must be at most 2048 characters']);
+    expect(httpUrlSchema.safeParse(42).success).toBe(false);
+    for (const m of messages(httpUrlSchema.safeParse('ftp://a.test/secret-token'))) expect(m).not.toContain('secret-token');
+  });
+});
+
+describe('storedUrlSchema', () => {
+  it('refuses a user or password', () => {
+    expect(storedUrlSchema.parse('https://hooks.test/T1/abc')).toBe('https://hooks.test/T1/abc');
+    expect(messages(storedUrlSchema.safeParse('https://user:pw@hooks.test/x'))).toEqual(['must not contain a user or password']);
+  });
+});
+
+describe('baseUrlSchema', () => {
+  it('normalises to origin + path without a trailing slash', () => {
+    expect(baseUrlSchema.parse(' https://svc.test/ ')).toBe('https://svc.test');
+    expect(baseUrlSchema.parse('http://127.0.0.1:8080/api/v0//')).toBe('http://127.0.0.1:8080/api/v0');
+  });
+
+  it('refuses credentials, a query or a fragment', () => {
+    expect(messages(baseUrlSchema.safeParse('https://u:p@svc.test'))).toEqual(['must not contain a user or password']);
+    expect(messages(baseUrlSchema.safeParse('https://svc.test/?a=1'))).toEqual(['must not have a query or fragment']);
+    expect(messages(baseUrlSchema.safeParse('https://svc.test/#x'))).toEqual(['must not have a query or fragment']);
+  });
+});
+
+describe('httpUrlProblem and isHttpUrl', () => {
+  it('null when fine; the same phrases the schemas use', () => {
+    expect(httpUrlProblem('https://a.test')).toBeNull();
+    expect(httpUrlProblem('mailto:x@a.test')).toBe('must be an http(s) URL, not mailto:');
+    expect(httpUrlProblem('https://u@a.test', { noCredentials: true })).toBe('must not contain a user or password');
+    expect(isHttpUrl(new URL('https://a.test'))).toBe(true);
+    expect(isHttpUrl(new URL('file:///etc/passwd'))).toBe(false);
+  });
+});
