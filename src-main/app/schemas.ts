@@ -2,7 +2,7 @@
 // Objects are strict: an unknown key is an error, so a typo never silently does nothing.
 import { z } from 'zod';
 import type { ArgsOf, RequestName } from '../../src-shared/contract';
-import { httpUrlSchema as httpUrl, storedUrlSchema as webhookUrl } from '../core/url';
+import { baseUrlSchema, httpUrlSchema as httpUrl, storedUrlSchema as storedUrl } from '../core/url';
 
 const id = z.string().trim().min(1).max(200);
 const label = z.string().trim().min(1).max(120);
@@ -33,10 +33,10 @@ const settingsPatch = z
     escalateAfterMin: z.number().int().min(0).max(1440),
     tunnel: z.strictObject({
       port: z.number().int().min(0).max(65535),
-      forwardTo: httpUrl.nullable(),
+      forwardTo: storedUrl.nullable(),
     }),
     alertRules,
-    alertWebhookUrl: webhookUrl.nullable(),
+    alertWebhookUrl: storedUrl.nullable(),
     theme: z.enum(['system', 'light', 'dark']),
   })
   .partial();
@@ -72,7 +72,7 @@ export const argSchemas: Schemas = {
   'teams.list': empty,
   'teams.add': z.strictObject({
     label,
-    baseUrl: httpUrl,
+    baseUrl: baseUrlSchema,
     apiKey: z.string().trim().min(8, 'the API key looks too short').max(512),
     agents: z.array(agentInput).max(100),
   }),
@@ -112,7 +112,7 @@ export const argSchemas: Schemas = {
       .partial()
       .refine((p) => Object.keys(p).length > 0, 'change at least one setting'),
   }),
-  'webhook.register': z.strictObject({ teamId: id, agentId: id, publicUrl: httpUrl }),
+  'webhook.register': z.strictObject({ teamId: id, agentId: id, publicUrl: storedUrl }),
 
   'tunnel.status': empty,
   'tunnel.deliveries': z.strictObject({
