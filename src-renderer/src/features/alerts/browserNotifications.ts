@@ -1,8 +1,9 @@
 // Browser Notifications for alert events (the browser host only; Electron's main process shows
 // native ones). Permission is asked only from a user gesture (the "Enable" button).
 import type { AlertEventDTO, Api } from '../../../../src-shared/contract';
-import type { AppStore } from '../../store';
 import { agentHref } from '../../router/routes';
+import type { AppStore } from '../../store';
+import { agentKey } from '../../store/env';
 import { inQuietHours, isSnoozed } from './quietHours';
 
 export interface NotificationLike {
@@ -36,7 +37,7 @@ export function connectBrowserNotifications(
 ): () => void {
   return api.on('alert', (e) => {
     if (!shouldNotify(store, e, env.now(), env.ctor)) return;
-    const label = store.getState().agents[`${e.incident.teamId}/${e.incident.agentId}`]?.label ?? e.incident.agentId;
+    const label = store.getState().agents[agentKey(e.incident.teamId, e.incident.agentId)]?.label ?? e.incident.agentId;
     const n = new env.ctor!(`${label}: ${e.incident.title}`, { body: e.incident.message, tag: e.incident.id });
     n.onclick = () => {
       env.focus();
