@@ -5,7 +5,7 @@ import { useEffect, useState } from 'react';
 
 const PNG_DATA_URL = /^data:image\/png;base64,[A-Za-z0-9+/=]+$/;
 
-export function isPngDataUrl(s: string): boolean {
+function isPngDataUrl(s: string): boolean {
   return PNG_DATA_URL.test(s);
 }
 

@@ -37,7 +37,7 @@ export interface AgentsSlice {
 const HEALTH_BUFFER_MAX = 500;
 
 /** The newer of two health reports: by checkedAt (null = never polled), then by since. */
-export function newerHealth(a: AgentHealthDTO, b: AgentHealthDTO): AgentHealthDTO {
+function newerHealth(a: AgentHealthDTO, b: AgentHealthDTO): AgentHealthDTO {
   const ca = a.checkedAt ?? -Infinity;
   const cb = b.checkedAt ?? -Infinity;
   if (ca !== cb) return ca > cb ? a : b;

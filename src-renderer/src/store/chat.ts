@@ -26,7 +26,7 @@ export interface ChatTurnStats {
   tokensUsed: number | null;
 }
 
-export interface ChatConversation {
+interface ChatConversation {
   teamId: string;
   agentId: string;
   userId: string;

@@ -3,8 +3,8 @@
 import type { ContactCheckDTO, ErrorDTO, Result, SendArgs, SendBudgetDTO, SendProgressDTO, SendResultDTO } from '../../../src-shared/contract';
 import { localId, type Slice } from './env';
 
-export type SendKind = 'text' | 'image' | 'document';
-export type SendState = 'sending' | 'queued' | 'retrying' | 'sent' | 'failed';
+type SendKind = 'text' | 'image' | 'document';
+type SendState = 'sending' | 'queued' | 'retrying' | 'sent' | 'failed';
 
 export interface SendRecord {
   clientRef: string;

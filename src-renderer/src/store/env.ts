@@ -18,8 +18,8 @@ export function defaultEnv(): StoreEnv {
 }
 
 /** The zustand `set`, narrowed to the part of the state a slice sees. */
-export type SetOf<S> = (partial: Partial<S> | ((s: S) => Partial<S>)) => void;
-export type GetOf<S> = () => S;
+type SetOf<S> = (partial: Partial<S> | ((s: S) => Partial<S>)) => void;
+type GetOf<S> = () => S;
 
 export interface SliceContext<S> {
   set: SetOf<S>;

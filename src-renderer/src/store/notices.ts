@@ -3,7 +3,7 @@ import type { AlertEventDTO } from '../../../src-shared/contract';
 import { agentHref } from '../router/routes';
 import { localId, type Slice } from './env';
 
-export type NoticeTone = 'info' | 'success' | 'warning' | 'urgent';
+type NoticeTone = 'info' | 'success' | 'warning' | 'urgent';
 
 export interface Notice {
   id: string;

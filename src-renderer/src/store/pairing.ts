@@ -1,10 +1,10 @@
 // Sessions per agent (pairing.session / pairing.start). Remembers when the QR last changed, to
 // estimate the next rotation, and whether a scan was needed before the link came up (to celebrate).
-// Decisions use needsScan/qr/connected only, never the state name (SERVICE-NOTES).
+// Decisions use needsScan/qr/connected only, never the state name (docs/service-assumptions.md).
 import type { ErrorDTO, SessionDTO } from '../../../src-shared/contract';
 import { agentKey, type Slice } from './env';
 
-/** The service rotates the pairing QR every 20 s (SERVICE-NOTES). */
+/** The service rotates the pairing QR every 20 s (docs/service-assumptions.md). */
 export const QR_ROTATION_MS = 20_000;
 
 export interface PairingView {
@@ -28,7 +28,6 @@ export interface PairingSlice {
   pairing: Record<string, PairingView>;
   startPairing(teamId: string, agentId: string): Promise<ErrorDTO | null>;
   pollPairing(teamId: string, agentId: string): Promise<ErrorDTO | null>;
-  resetPairing(teamId: string, agentId: string): void;
 }
 
 export const emptyPairing = (): PairingView => ({
@@ -107,6 +106,5 @@ export const pairingSlice: Slice<PairingSlice> = ({ set, get, api, env }) => {
       if (r.value && typeof r.value === 'object') put(key, applySession(view(key), r.value, env.now()));
       return null;
     },
-    resetPairing: (teamId, agentId) => put(agentKey(teamId, agentId), emptyPairing()),
   };
 };

@@ -2,7 +2,7 @@
 import type { AppSettingsDTO, AppSettingsPatchDTO, ChannelSettingsDTO, DiagnosticsDTO, ErrorDTO, Result } from '../../../src-shared/contract';
 import { agentKey, type Slice } from './env';
 
-export interface ChannelView {
+interface ChannelView {
   /** What the service last replied; null until the first change (the service has no read). */
   value: ChannelSettingsDTO | null;
   pending: boolean;

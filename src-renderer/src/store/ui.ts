@@ -12,7 +12,7 @@ export interface UiSlice {
 }
 
 /** Only hash routes ("#/…") are accepted; anything else goes home. */
-export function normalizeRoute(route: string): string {
+function normalizeRoute(route: string): string {
   return route.startsWith('#/') ? route : '#/';
 }
 

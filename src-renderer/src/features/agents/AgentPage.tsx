@@ -15,7 +15,7 @@ import { Timeline } from './Timeline';
 
 const yesNo = (b: boolean) => (b ? 'true' : 'false');
 
-export function SessionFields({ session }: { session: SessionDTO }) {
+function SessionFields({ session }: { session: SessionDTO }) {
   return (
     <dl className="fields">
       <dt>connected</dt>

@@ -6,7 +6,7 @@ import type { AppStore } from '../../store';
 import { agentKey } from '../../store/env';
 import { inQuietHours, isSnoozed } from './quietHours';
 
-export interface NotificationLike {
+interface NotificationLike {
   onclick: ((this: NotificationLike, ev: Event) => unknown) | null;
   close(): void;
 }
@@ -20,7 +20,7 @@ export function notificationCtor(): NotificationCtor | null {
   return typeof window !== 'undefined' && 'Notification' in window ? (window.Notification as unknown as NotificationCtor) : null;
 }
 
-export function shouldNotify(store: AppStore, e: AlertEventDTO, now: Date, ctor: NotificationCtor | null): boolean {
+function shouldNotify(store: AppStore, e: AlertEventDTO, now: Date, ctor: NotificationCtor | null): boolean {
   if (!ctor || ctor.permission !== 'granted') return false;
   if (e.change !== 'opened') return false;
   const s = store.getState();

@@ -14,7 +14,7 @@ const STATUS_WORDS: Record<NonNullable<ChatMessageDTO['status']>, string> = {
   error: 'Failed',
 };
 
-export function formatStats(st: ChatTurnStats): string[] {
+function formatStats(st: ChatTurnStats): string[] {
   const parts: string[] = [];
   if (st.conversationId) parts.push(`conversation ${st.conversationId}`);
   parts.push(st.actions.length ? `actions: ${st.actions.join(', ')}` : 'no actions');

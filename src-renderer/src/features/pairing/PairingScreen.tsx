@@ -15,7 +15,7 @@ import { emptyPairing, nextRotationMs, pairingPhase } from '../../store/pairing'
 import { useApp } from '../../store/react';
 import { WaMeQr } from './WaMeQr';
 
-export const POLL_MS = 1500;
+const POLL_MS = 1500;
 /** Without a QR this long after pairing.start, say so and offer to try again. */
 const PREPARE_TIMEOUT_MS = 30_000;
 
