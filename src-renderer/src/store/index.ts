@@ -2,8 +2,9 @@
 // Each slice lives in its own file and imports only ./env (and pure helpers); this module imports
 // the slices, never the other way round.
 //
-// Action names: verb first. load* reads through the bridge into the store, apply* takes a contract
-// event, set* replaces a value held here; the rest name what the user does (sendChat, snooze, …).
+// Action names: verb first. load* reads through the bridge into the store; apply* takes a contract
+// event; set*/update* change a value (through the bridge when the core keeps it); the rest name what
+// the user does (sendChat, snooze, registerWebhook, …).
 //
 // connectStore() subscribes to the contract's events and loads the first data; it returns the
 // disconnect.
