@@ -14,7 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import config from '../../playwright.config';
-import { keychainUnavailableReason, makeServeHome, startServe, type ServeReady } from '../e2e/support/serve';
+import { emulatorControl, hostCall, keychainUnavailableReason, makeServeHome, startServe, type EmulatorReady } from '../e2e/support/serve';
 import { spawnCli } from '../helpers/spawn-cli';
 import { probeScript, STOP_PROBE, type ProbeResult } from './ui-stream/probe';
 
@@ -32,30 +32,10 @@ const AGENT = 'agent-connected';
 const LONG_TASK_MS = 50;
 const BARE_HTML = readFileSync(new URL('./ui-stream/bare.html', import.meta.url));
 
-interface EmulatorReady {
-  baseUrl: string;
-  controlUrl: string;
-  apiKey: string;
-}
-
 function launchArgs(): { executablePath: string; args: string[] } {
   const e2e = config.projects?.find((p) => p.name === 'e2e');
   const lo = e2e?.use?.launchOptions ?? {};
   return { executablePath: lo.executablePath ?? '/usr/bin/chromium', args: lo.args ?? ['--no-sandbox'] };
-}
-
-async function hostCall<T>(ready: ServeReady, name: string, args: unknown): Promise<T> {
-  const token = new URL(ready.url).hash.replace(/^#token=/, '');
-  const res = await fetch(`${ready.origin}/api/${name}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(args) });
-  const body = (await res.json()) as { ok: boolean; value?: T; error?: unknown };
-  if (!body.ok) throw new Error(`host ${name}: ${JSON.stringify(body.error)}`);
-  return body.value as T;
-}
-
-async function control<T>(emu: EmulatorReady, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${emu.controlUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (!res.ok) throw new Error(`emulator ${method} ${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
 }
 
 /** One entry of the emulator's chat log (GET /_emulator/agents/:id/chats), the fields used here. */
@@ -69,7 +49,7 @@ interface SentChat {
 
 /** What the emulator sent in its latest reply to the agent. */
 async function lastSent(emu: EmulatorReady): Promise<SentChat> {
-  const log = await control<SentChat[]>(emu, 'GET', `/agents/${AGENT}/chats`);
+  const log = await emulatorControl<SentChat[]>(emu, `/agents/${AGENT}/chats`, undefined, 'GET');
   const last = log.at(-1);
   if (!last) throw new Error('the emulator logged no chat');
   return last;
@@ -93,7 +73,7 @@ interface RunOut {
 const NO_PROBE: ProbeResult = { dom: [], screen: [], longTasks: [], longFrames: [] };
 
 async function plan(emu: EmulatorReady, tokens: number): Promise<void> {
-  await control(emu, 'POST', `/agents/${AGENT}/chat-script`, { tokens: ['ab '], tokenCount: tokens, tokensPerSecond: PER_SECOND, stampEvery: STAMP_EVERY });
+  await emulatorControl(emu, `/agents/${AGENT}/chat-script`, { tokens: ['ab '], tokenCount: tokens, tokensPerSecond: PER_SECOND, stampEvery: STAMP_EVERY });
 }
 
 async function check(emu: EmulatorReady, shown: string, probe: ProbeResult): Promise<RunOut> {

@@ -3,7 +3,7 @@
 // the service reports them; a dropped link turns reconnecting and back, and the timeline records
 // it; adding a team with a wrong key says "key rejected" and keeps what was typed.
 import { expect, test } from '@playwright/test';
-import { AGENTS, agentHash, agentRow, control, field, LABELS, open, shooter, useDemoServe } from './support/screens-a';
+import { AGENTS, agentHash, agentRow, control, field, LABELS, open, shooter, useDemoServe } from './support/kit';
 
 const DROP_SEC = 3;
 
@@ -100,7 +100,7 @@ test.describe('agents screens', () => {
 
   test('adding a team with a wrong key says "key rejected" and keeps the typed values', async ({ page }, testInfo) => {
     const shot = shooter(page, testInfo);
-    const emu = suite.ready.emulator!;
+    const emu = suite.emulator;
     await open(page, suite, '#/settings');
     await page.getByRole('button', { name: 'Add a team…' }).click();
     const form = page.locator('form', { has: page.getByLabel('Team API key') });

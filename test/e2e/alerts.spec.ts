@@ -3,7 +3,7 @@
 // saved (and kept after a reload); a bad quiet-hours time is refused with the field marked; the
 // alert rules saved together in one form (kept after a reload), bad values marked and kept.
 import { expect, test } from '@playwright/test';
-import { AGENTS, control, LABELS, open, shooter, useDemoServe } from './support/screens-a';
+import { AGENTS, control, LABELS, open, shooter, useDemoServe } from './support/kit';
 
 test.describe('alerts screen', () => {
   const suite = useDemoServe();

@@ -1,25 +1,25 @@
-// Issue "The UI", chat window in Chromium against `serve --emulator`: a scripted reply streams in
+// The chat window in Chromium against `serve --emulator`: a scripted reply streams in
 // token by token and ends with exactly the scripted text, with its per-turn numbers; Stop keeps the
 // partial text marked stopped; a stream that fails midway shows the error and keeps the typed text;
 // HTML and javascript: links in a reply stay text (no dialog); the raw frames toggle; a long
 // reply stays in view while it streams unless the person scrolls up.
 import { expect, test, type Page } from '@playwright/test';
-import { chatHash, control, openRoute, shooter, useDemo, type Demo } from './support/screens-b';
+import { agentHash, control, open, shooter, useServe, type Suite } from './support/kit';
 
 const AGENT = 'agent-connected';
 
-let demo: Demo;
+let suite: Suite;
 
 test.describe('chat window', () => {
-  useDemo((d) => (demo = d));
+  suite = useServe();
   test.afterEach(async () => {
-    await control(demo, `agents/${AGENT}/chat-script`, {});
+    await control(suite, `agents/${AGENT}/chat-script`, {});
   });
 
   const lastReply = (page: Page) => page.locator('li.chat-agent').last();
 
   async function openChat(page: Page): Promise<void> {
-    await openRoute(page, demo.ready, chatHash(demo.teamId, AGENT));
+    await open(page, suite, agentHash(suite, AGENT, 'chat'));
     await expect(page.getByRole('heading', { name: new RegExp(`Chat with .*${AGENT}`) })).toBeVisible();
     // Transcripts persist per user id (the install id by default), so each test plays a customer
     // of its own and starts from an empty conversation.
@@ -53,7 +53,7 @@ test.describe('chat window', () => {
     const shot = shooter(page, testInfo);
     const tokens = ['Your ', 'order ', '#4521 ', 'shipped ', 'on ', 'Monday ', 'and ', 'should ', 'arrive ', 'by ', 'Thursday. ', 'Anything ', 'else ', 'I ', 'can ', 'check?'];
     const full = tokens.join('');
-    await control(demo, `agents/${AGENT}/chat-script`, { tokens, tokenDelayMs: 30, actions: [{ name: 'lookup_order' }] });
+    await control(suite, `agents/${AGENT}/chat-script`, { tokens, tokenDelayMs: 30, actions: [{ name: 'lookup_order' }] });
     await openChat(page);
     await shot('chat-empty');
     await recordBubble(page);
@@ -102,7 +102,7 @@ test.describe('chat window', () => {
     const shot = shooter(page, testInfo);
     const tokens = Array.from({ length: 60 }, (_, i) => `word${i} `);
     const full = tokens.join('');
-    await control(demo, `agents/${AGENT}/chat-script`, { tokens, tokenDelayMs: 150 });
+    await control(suite, `agents/${AGENT}/chat-script`, { tokens, tokenDelayMs: 150 });
     await openChat(page);
     await send(page, 'Tell me a long story');
     await expect.poll(async () => (await lastReply(page).locator('.chat-bubble .md').textContent()) ?? '', { timeout: 10_000 }).toMatch(/word3 /);
@@ -124,7 +124,7 @@ test.describe('chat window', () => {
   test('a stream that fails midway shows the error and keeps the typed text', async ({ page }, testInfo) => {
     const shot = shooter(page, testInfo);
     const tokens = ['Let ', 'me ', 'look ', 'that ', 'up ', 'for ', 'you'];
-    await control(demo, `agents/${AGENT}/chat-script`, { tokens, tokenDelayMs: 30, failAfterTokens: 3 });
+    await control(suite, `agents/${AGENT}/chat-script`, { tokens, tokenDelayMs: 30, failAfterTokens: 3 });
     await openChat(page);
     const typed = 'Can you refund order 4521?';
     await send(page, typed);
@@ -139,7 +139,7 @@ test.describe('chat window', () => {
     await shot('chat-failed-midway');
 
     // The service refuses the turn (503 before any token): the error shows, the text is kept.
-    await control(demo, `agents/${AGENT}/chat-script`, { status: 503 });
+    await control(suite, `agents/${AGENT}/chat-script`, { status: 503 });
     await page.getByLabel('Message', { exact: true }).fill('Second try');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     await expect(lastReply(page)).toHaveAttribute('data-status', 'error', { timeout: 10_000 });
@@ -152,7 +152,7 @@ test.describe('chat window', () => {
   test('a long reply stays in view while it streams, unless you scroll up', async ({ page }, testInfo) => {
     const shot = shooter(page, testInfo);
     const tokens = Array.from({ length: 160 }, (_, i) => `Paragraph ${i + 1} of the long answer.\n\n`);
-    await control(demo, `agents/${AGENT}/chat-script`, { tokens, tokensPerSecond: 40 });
+    await control(suite, `agents/${AGENT}/chat-script`, { tokens, tokensPerSecond: 40 });
     await openChat(page);
     await send(page, 'Explain everything');
     const list = page.locator('.chat-list');
@@ -195,7 +195,7 @@ test.describe('chat window', () => {
       void d.dismiss();
     });
     const reply = 'Here: <img src=x onerror=alert(1)> and [click me](javascript:alert(2)) and <script>alert(3)</script> and [docs](https://example.com/docs)';
-    await control(demo, `agents/${AGENT}/chat-script`, { reply, tokenDelayMs: 10 });
+    await control(suite, `agents/${AGENT}/chat-script`, { reply, tokenDelayMs: 10 });
     await openChat(page);
     await send(page, 'show me something dangerous');
     await expect(lastReply(page)).toHaveAttribute('data-status', 'done', { timeout: 10_000 });

@@ -1,26 +1,26 @@
-// Issue "The UI", send console in Chromium against `serve --emulator`: a bad number keeps what was
+// The send console in Chromium against `serve --emulator`: a bad number keeps what was
 // typed and sends nothing; the contact check; a text send lands in the history with its message id;
 // 409 (unlinked agent) says it needs a QR scan and links to pairing; 503 while the link is dropped
 // shows "Reconnecting — retrying" with the retries and then sends; 429s end in a countdown; with the
 // send budget spent, a send waits in the queue and can be cancelled.
 import { expect, test, type Page } from '@playwright/test';
-import { consoleHash, control, hostCall, openRoute, shooter, useDemo, type Demo } from './support/screens-b';
+import { consoleHash, control, hostCall, open, shooter, useServe, type Suite } from './support/kit';
 
 const AGENT = 'agent-connected';
 const TO = '15550102000';
 
-let demo: Demo;
+let suite: Suite;
 
 interface EmuState {
   sentMessages: Array<{ agentId: string; to: string; text?: string; id?: string; messageId?: string }>;
 }
 
 async function sent(): Promise<EmuState['sentMessages']> {
-  return (await control<EmuState>(demo, 'state', undefined, 'GET')).sentMessages;
+  return (await control<EmuState>(suite, 'state', undefined, 'GET')).sentMessages;
 }
 
 async function openConsole(page: Page, agentId = AGENT): Promise<void> {
-  await openRoute(page, demo.ready, consoleHash(demo.teamId, agentId));
+  await open(page, suite, consoleHash(suite, agentId));
   await expect(page.getByRole('heading', { name: 'Send console' })).toBeVisible();
   await expect(page.getByRole('combobox', { name: /Agent/ })).toHaveValue(agentId);
 }
@@ -31,9 +31,9 @@ const sendButton = (page: Page) => page.getByRole('button', { name: /^(Send|Send
 const historyRow = (page: Page, text: string) => page.locator('table.send-history tbody tr').filter({ hasText: text });
 
 test.describe('send console', () => {
-  useDemo((d) => (demo = d));
+  suite = useServe();
   test.afterEach(async () => {
-    await control(demo, 'faults', undefined, 'DELETE');
+    await control(suite, 'faults', undefined, 'DELETE');
   });
 
   test('a bad number keeps what was typed and sends nothing; the contact check answers', async ({ page }, testInfo) => {
@@ -58,7 +58,7 @@ test.describe('send console', () => {
     await expect(page.getByText(`Sends to +${TO}`)).toBeVisible();
 
     // Contact check: one number on WhatsApp, one not; Alt+C from the form does the same.
-    await control(demo, 'contacts', { phones: [TO] });
+    await control(suite, 'contacts', { phones: [TO] });
     await page.getByRole('button', { name: /Check contact/ }).click();
     await expect(page.getByRole('status').filter({ hasText: 'On WhatsApp' })).toHaveText(new RegExp(`On WhatsApp: yes — JID ${TO}@s\\.whatsapp\\.net`));
     await shot('console-contact-yes');
@@ -97,7 +97,7 @@ test.describe('send console', () => {
     await expect(alert).toContainText('409');
     await expect(textBox(page)).toHaveValue('Are you there?');
     const link = alert.getByRole('link', { name: /Open pairing for agent-unlinked/ });
-    await expect(link).toHaveAttribute('href', `#/agents/agent-unlinked/pairing?team=${encodeURIComponent(demo.teamId)}`);
+    await expect(link).toHaveAttribute('href', `#/agents/agent-unlinked/pairing?team=${encodeURIComponent(suite.teamId)}`);
     await expect(historyRow(page, 'Are you there?')).toHaveAttribute('data-state', 'failed');
     await shot('console-needs-qr');
     await link.click();
@@ -110,7 +110,7 @@ test.describe('send console', () => {
     await openConsole(page);
     await toBox(page).fill(`+${TO}`);
     await textBox(page).fill('Sent through a reconnect');
-    await control(demo, `agents/${AGENT}/drop`, { seconds: 3 });
+    await control(suite, `agents/${AGENT}/drop`, { seconds: 3 });
     await sendButton(page).click();
     const progress = page.locator('.send-progress');
     await expect(progress).toContainText(/Reconnecting — retrying \(attempt 1, next in \d+ s\)/);
@@ -130,7 +130,7 @@ test.describe('send console', () => {
     await toBox(page).fill(`+${TO}`);
     await textBox(page).fill('Rate limited hello');
     // More 429s than a send retries (3): the 4th answer is returned to the window.
-    await control(demo, 'faults', { kind: '429', count: 5, retryAfterSeconds: 2, pathPrefix: `/api/v1/agents/${AGENT}/whatsapp/messages` });
+    await control(suite, 'faults', { kind: '429', count: 5, retryAfterSeconds: 2, pathPrefix: `/api/v1/agents/${AGENT}/whatsapp/messages` });
     await sendButton(page).click();
     await expect(page.locator('.send-progress')).toContainText(/Retrying \(attempt \d, next in 2 s\)/);
     await shot('console-429-retrying');
@@ -146,8 +146,8 @@ test.describe('send console', () => {
   test('with the send budget spent, a send waits in the queue and can be cancelled', async ({ page }, testInfo) => {
     const shot = shooter(page, testInfo);
     // Spend the team's 60 sends a minute through the host, as other windows would.
-    const budget = await hostCall<{ limit: number; used: number }>(demo.ready, 'send.budget', { teamId: demo.teamId });
-    for (let i = budget.used; i < budget.limit; i++) await hostCall(demo.ready, 'send.message', { teamId: demo.teamId, agentId: AGENT, to: `+${TO}`, text: `filler ${i}` });
+    const budget = await hostCall<{ limit: number; used: number }>(suite.ready, 'send.budget', { teamId: suite.teamId });
+    for (let i = budget.used; i < budget.limit; i++) await hostCall(suite.ready, 'send.message', { teamId: suite.teamId, agentId: AGENT, to: `+${TO}`, text: `filler ${i}` });
     await openConsole(page);
     await expect(page.locator('.send-meter')).toContainText(/budget spent/, { timeout: 5000 });
     const before = (await sent()).length;

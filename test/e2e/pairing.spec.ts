@@ -3,7 +3,7 @@
 // celebration with the phone number; a dropped link → "nothing to do" (no QR); a linked agent →
 // its wa.me QR; and a service failure on start → a plain error with a way to try again.
 import { expect, test } from '@playwright/test';
-import { AGENTS, agentHash, control, LABELS, open, shooter, useDemoServe } from './support/screens-a';
+import { AGENTS, agentHash, control, LABELS, open, shooter, useDemoServe } from './support/kit';
 
 const NEW_PHONE = '15550109999';
 
@@ -78,7 +78,7 @@ test.describe('pairing screen', () => {
     await expect(alert).toContainText('Try again in a minute.');
     await shot('start-failed');
     // The service is back: starting again works.
-    await fetch(`${suite.controlUrl}/faults`, { method: 'DELETE' });
+    await control(suite, '/faults', undefined, 'DELETE');
     await expect(page.getByRole('button', { name: /Start pairing/ })).toBeEnabled({ timeout: 10_000 });
     await page.getByRole('button', { name: /Start pairing/ }).click();
     await expect(page.getByRole('img', { name: `Pairing QR code for ${LABELS.unlinked}` })).toBeVisible({ timeout: 10_000 });

@@ -3,7 +3,7 @@
 // teams list shows only the key hint; the theme applies at once and stays; a bad number is
 // refused; and the keyboard reaches the actions with a visible focus ring.
 import { expect, test, type Page } from '@playwright/test';
-import { AGENTS, agentHash, control, DEMO_KEY, open, shooter, useDemoServe } from './support/screens-a';
+import { AGENTS, agentHash, control, DEMO_KEY, open, shooter, useDemoServe } from './support/kit';
 
 async function focusedOutline(page: Page): Promise<{ tag: string; text: string; outline: string }> {
   return page.evaluate(() => {
@@ -50,7 +50,7 @@ test.describe('settings screens', () => {
     await groups.click();
     await expect(status).toHaveText('The service now reports: groups off, read receipts on, delivery receipts on.');
     // The emulator holds the same values.
-    const state = (await (await fetch(`${suite.controlUrl}/state`)).json()) as { agents: { agentId?: string; id?: string; settings?: Record<string, unknown> }[] };
+    const state = await control<{ agents: { agentId?: string; id?: string; settings?: Record<string, unknown> }[] }>(suite, '/state', undefined, 'GET');
     const emuAgent = state.agents.find((a) => (a.agentId ?? a.id) === AGENTS.connected);
     expect(emuAgent?.settings).toMatchObject({ groups: false });
     await shot('changed');

@@ -1,4 +1,4 @@
-// Issue acceptance, in Chromium against `channel-companion serve --emulator`: add a team through
+// In Chromium against `channel-companion serve --emulator`: add a team through
 // the UI with the emulator's address, key and three agent ids; see the three agents' health; drop
 // one link via the emulator's control API and see it turn reconnecting and back, with an in-app
 // alert; and the API key never reaches the renderer (host responses, event stream, DOM, storage,
@@ -6,14 +6,12 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { keychainUnavailableReason, makeServeHome, REPO, startServe, type RunningServe, type ServeHome } from './support/serve';
+import { control, useServe } from './support/kit';
+import { REPO } from './support/serve';
 
 const AGENTS = ['agent-connected', 'agent-unlinked', 'agent-flaky'];
 const FAST_POLL_SEC = 1;
 const DROP_SEC = 3;
-
-const ci = !!process.env.CI && process.env.CI !== 'false';
-const noKeychain = keychainUnavailableReason();
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -28,27 +26,10 @@ function row(page: Page, agentId: string) {
 }
 
 test.describe('the app shell in a browser, over the emulator', () => {
-  // Locally without a keychain the suite cannot add a team; in CI that is a failure, not a skip.
-  test.skip(!ci && noKeychain !== null, `OS keychain unavailable: ${noKeychain}`);
-
-  let home: ServeHome;
-  let serve: RunningServe;
-
-  test.beforeAll(async () => {
-    if (ci && noKeychain !== null) throw new Error(`OS keychain unavailable in CI: ${noKeychain}`);
-    home = makeServeHome();
-    serve = await startServe(['--emulator', '--no-demo-team', '--port', '0', '--poll-sec', String(FAST_POLL_SEC), '--fast-poll-sec', String(FAST_POLL_SEC)], home);
-  });
-
-  test.afterAll(async () => {
-    const code = await serve?.stop();
-    home?.remove();
-    expect(code, 'serve stops cleanly on SIGTERM').toBe(0);
-  });
+  const suite = useServe(['--emulator', '--no-demo-team', '--poll-sec', String(FAST_POLL_SEC), '--fast-poll-sec', String(FAST_POLL_SEC)]);
 
   test('add a team, watch three agents, a dropped link reconnects with an alert, and the key never reaches the renderer', async ({ page }, testInfo) => {
-    const { ready } = serve;
-    const emu = ready.emulator!;
+    const { ready, emulator: emu } = suite;
     const apiKey = emu.apiKey;
     expect(apiKey.length).toBeGreaterThan(8);
     const shot = (name: string) => page.screenshot({ path: testInfo.outputPath(name), fullPage: true });
@@ -106,12 +87,7 @@ test.describe('the app shell in a browser, over the emulator', () => {
         if (!sawAlert) await page.waitForTimeout(150);
       }
     })();
-    const res = await fetch(`${emu.controlUrl}/agents/agent-connected/drop`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ seconds: DROP_SEC }),
-    });
-    expect(res.ok).toBe(true);
+    await control(suite, 'agents/agent-connected/drop', { seconds: DROP_SEC });
     await expect(row(page, 'agent-connected')).toContainText(/Reconnecting/, { timeout: FAST_POLL_SEC * 1000 + 2000 });
     await shot('04-reconnecting.png');
     await expect(row(page, 'agent-connected')).toContainText('Connected', { timeout: (DROP_SEC + FAST_POLL_SEC) * 1000 + 3000 });

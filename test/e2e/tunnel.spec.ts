@@ -1,4 +1,4 @@
-// Issue "The UI", webhook tunnel in Chromium against `serve --emulator`: the receiver's address and
+// The webhook tunnel in Chromium against `serve --emulator`: the receiver's address and
 // status; register the receiver's own URL as agent-connected's webhook; an inbound message from the
 // emulator appears live, verified, and is forwarded to a local app; its detail shows the raw body,
 // headers and verification steps; a simulated message appears; replay as received and re-signed;
@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
-import { control, openRoute, shooter, useDemo, type Demo } from './support/screens-b';
+import { control, open, shooter, useServe, type Suite } from './support/kit';
 
 const AGENT = 'agent-connected';
 const FROM = '15550102000';
@@ -46,13 +46,13 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-let demo: Demo;
+let suite: Suite;
 
 const rows = (page: Page) => page.locator('table.delivery-table tbody tr');
 const row = (page: Page, text: string) => rows(page).filter({ hasText: text });
 
 test.describe('webhook tunnel', () => {
-  useDemo((d) => (demo = d));
+  suite = useServe();
 
   test('receive, verify, forward, inspect, replay, export, simulate, and see the local app down', async ({ page, context }, testInfo) => {
     test.setTimeout(90_000);
@@ -61,7 +61,7 @@ test.describe('webhook tunnel', () => {
     const app = await startLocalApp();
     try {
       // 1. The receiver: listening on loopback, its address shown.
-      await openRoute(page, demo.ready, '#/tunnel');
+      await open(page, suite, '#/tunnel');
       await expect(page.getByRole('heading', { name: 'Webhook tunnel' })).toBeVisible();
       const facts = page.locator('.tunnel-facts');
       await expect(facts).toContainText('Listening', { timeout: 10_000 });
@@ -78,7 +78,7 @@ test.describe('webhook tunnel', () => {
       // 3. Register the receiver's own URL as agent-connected's webhook.
       const publicUrl = `${listenUrl}/hooks/${AGENT}`;
       const register = page.locator('form').filter({ has: page.getByRole('heading', { name: 'Register a public webhook URL' }) });
-      await register.getByLabel('Agent').selectOption({ label: `${AGENT} (${demo.teamId})` });
+      await register.getByLabel('Agent').selectOption({ label: `${AGENT} (${suite.teamId})` });
       await register.getByLabel('Public URL').fill(publicUrl);
       await register.getByRole('button', { name: 'Register' }).click();
       await expect(register.getByRole('status')).toContainText(`Registered for ${AGENT}: mode`);
@@ -89,7 +89,7 @@ test.describe('webhook tunnel', () => {
       await shot('tunnel-registered');
 
       // 4. An inbound message from the emulator appears live, verified, and reaches the local app.
-      const inbound = await control<{ messageId: string; deliveryId: string | null }>(demo, `agents/${AGENT}/inbound`, { from: FROM, type: 'text', text: 'hello' });
+      const inbound = await control<{ messageId: string; deliveryId: string | null }>(suite, `agents/${AGENT}/inbound`, { from: FROM, type: 'text', text: 'hello' });
       expect(inbound.deliveryId).not.toBeNull();
       const live = row(page, 'hello');
       await expect(live).toHaveCount(1, { timeout: 10_000 });
@@ -146,7 +146,7 @@ test.describe('webhook tunnel', () => {
 
       // 8. Simulate an inbound message: it appears, marked simulated, and is forwarded too.
       const sim = page.locator('form').filter({ has: page.getByRole('heading', { name: /Simulate/ }) });
-      await sim.getByLabel('Agent').selectOption({ label: `${AGENT} (${demo.teamId})` });
+      await sim.getByLabel('Agent').selectOption({ label: `${AGENT} (${suite.teamId})` });
       await sim.getByLabel('From (number)').fill('15550103000');
       await sim.getByLabel('Text', { exact: true }).fill('simulated hi');
       await sim.getByRole('button', { name: 'Simulate' }).click();
@@ -161,7 +161,7 @@ test.describe('webhook tunnel', () => {
       await page.getByLabel('Local app URL').fill(deadUrl);
       await page.getByRole('button', { name: 'Save forward address' }).click();
       await expect(facts).toContainText(deadUrl);
-      await control(demo, `agents/${AGENT}/inbound`, { from: FROM, type: 'text', text: 'while the app is down' });
+      await control(suite, `agents/${AGENT}/inbound`, { from: FROM, type: 'text', text: 'while the app is down' });
       const failed = row(page, 'while the app is down');
       await expect(failed).toContainText('Verified', { timeout: 10_000 });
       await expect(failed).toContainText('Local app did not answer', { timeout: 10_000 });

@@ -1,7 +1,7 @@
 // The calm side navigation: sections, the open-alert count, the worst health in words.
 import { useApp } from '../store/react';
 import { countOpen } from '../store/alerts';
-import { selectWorst } from '../store';
+import { selectWorst } from '../store/agents';
 import { sectionOf, type Route } from '../router/routes';
 import { HealthBadge } from './HealthBadge';
 

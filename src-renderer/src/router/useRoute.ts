@@ -6,7 +6,3 @@ export function useRoute(): Route {
   const hash = useApp((s) => s.route);
   return useMemo(() => parseRoute(hash), [hash]);
 }
-
-export function useNavigate(): (hash: string) => void {
-  return useApp((s) => s.setRoute);
-}

@@ -1,66 +1,62 @@
-// One zustand store of slices, built around a bridge (the contract's Api). connectStore() loads the
-// first data and subscribes to contract events; it returns the disconnect.
+// The renderer's one zustand store, assembled from its slices around a bridge (the contract's Api).
+// Each slice lives in its own file and imports only ./env (and pure helpers); this module imports
+// the slices, never the other way round.
+//
+// Action names: verb first. load* reads through the bridge into the store; apply* takes a contract
+// event; set*/update* change a value (through the bridge when the core keeps it); the rest name what
+// the user does (sendChat, snooze, registerWebhook, …).
+//
+// connectStore() subscribes to the contract's events and loads the first data; it returns the
+// disconnect.
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { AlertEventDTO, Api, ErrorDTO, HealthState } from '../../../src-shared/contract';
-import { HEALTH_STATES } from '../../../src-shared/contract';
-import { alertsSlice } from './alerts';
-import { noticesSlice } from './notices';
-import { pairingSlice } from './pairing';
-import { settingsSlice } from './settings';
-import { agentsSlice, teamsSlice, uiSlice, type AppState, type StoreEnv } from './slices';
-import { connectSlicesB, createSlicesB, type SliceEnv } from './slices-b';
+import type { Api } from '../../../src-shared/contract';
+import { agentsSlice, type AgentsSlice } from './agents';
+import { alertsSlice, type AlertsSlice } from './alerts';
+import { chatSlice, type ChatSlice } from './chat';
+import { consoleSlice, type ConsoleSlice } from './console';
+import { agentKey, defaultEnv, type SliceContext, type StoreEnv } from './env';
+import { noticeFor, noticesSlice, type NoticesSlice } from './notices';
+import { pairingSlice, type PairingSlice } from './pairing';
+import { settingsSlice, type SettingsSlice } from './settings';
+import { tunnelSlice, type TunnelSlice } from './tunnel';
+import { uiSlice, type UiSlice } from './ui';
 
-export type { AppState, StoreEnv } from './slices';
-export { agentKey } from './slices';
+export type AppState = AgentsSlice &
+  AlertsSlice &
+  NoticesSlice &
+  SettingsSlice &
+  PairingSlice &
+  ChatSlice &
+  ConsoleSlice &
+  TunnelSlice &
+  UiSlice & {
+    /** Reloads teams, agents and alerts; the first error becomes lastError. */
+    refresh(): Promise<void>;
+  };
 
 export type AppStore = StoreApi<AppState>;
 
-export interface StoreOptions {
-  env?: StoreEnv;
-  /** Passed to the chat/console/tunnel slices (tests). */
-  envB?: SliceEnv;
-}
-
-export function createAppStore(api: Api, opts: StoreOptions = {}): AppStore {
-  const env = opts.env ?? { now: () => Date.now() };
-  return createStore<AppState>()((set, get, store) => ({
-    ...teamsSlice(api)(set, get, store),
-    ...agentsSlice(set, get, store),
-    ...alertsSlice(api, env)(set, get, store),
-    ...uiSlice(set, get, store),
-    ...noticesSlice(env)(set, get, store),
-    ...settingsSlice(api)(set, get, store),
-    ...pairingSlice(api, env)(set, get, store),
-    ...(opts.envB ? createSlicesB(set, get, api, opts.envB) : createSlicesB(set, get, api)),
-    refresh: async () => {
-      const [teams, agents, incidents, status] = await Promise.all([
-        api['teams.list'](),
-        api['agents.list'](),
-        api['alerts.list'](),
-        api['alerts.status'](),
-      ]);
-      const firstError: ErrorDTO | null = [teams, agents, incidents, status].map((r) => (r.ok ? null : r.error)).find((e) => e) ?? null;
-      set({
-        ...(teams.ok ? { teams: teams.value } : {}),
-        ...(status.ok ? { alertStatus: status.value } : {}),
-        loaded: true,
-        lastError: firstError,
-      });
-      if (incidents.ok) get().setIncidents(incidents.value);
-      if (agents.ok) get().setAgents(agents.value);
-    },
-  }));
-}
-
-/** The in-app notice for an alert event (none for plain updates). */
-export function noticeFor(e: AlertEventDTO, agentLabel: string): Parameters<AppState['pushNotice']>[0] | null {
-  const route = `#/agents/${encodeURIComponent(e.incident.agentId)}?team=${encodeURIComponent(e.incident.teamId)}`;
-  if (e.change === 'opened') {
-    const tone = e.incident.severity === 'urgent' ? 'urgent' : e.incident.severity === 'warning' ? 'warning' : 'info';
-    return { tone, title: `${agentLabel}: ${e.incident.title}`, body: e.incident.message, route };
-  }
-  if (e.change === 'resolved') return { tone: 'success', title: `${agentLabel}: back to normal`, body: e.incident.title, route };
-  return null;
+/** `env` replaces the clock and the frame scheduling (tests). */
+export function createAppStore(api: Api, env: Partial<StoreEnv> = {}): AppStore {
+  const storeEnv: StoreEnv = { ...defaultEnv(), ...env };
+  return createStore<AppState>()((set, get) => {
+    const ctx: SliceContext<AppState> = { set, get, api, env: storeEnv };
+    return {
+      ...agentsSlice(ctx),
+      ...alertsSlice(ctx),
+      ...noticesSlice(ctx),
+      ...settingsSlice(ctx),
+      ...pairingSlice(ctx),
+      ...chatSlice(ctx),
+      ...consoleSlice(ctx),
+      ...tunnelSlice(ctx),
+      ...uiSlice(ctx),
+      refresh: async () => {
+        const errors = await Promise.all([get().loadAccounts(), get().loadAlerts()]);
+        set({ loaded: true, lastError: errors.find((e) => e !== null) ?? null });
+      },
+    };
+  });
 }
 
 export function connectStore(store: AppStore, api: Api): () => void {
@@ -69,22 +65,20 @@ export function connectStore(store: AppStore, api: Api): () => void {
     api.on('health.changed', (h) => s().applyHealth(h)),
     api.on('alert', (e) => {
       s().applyAlert(e);
-      const label = s().agents[`${e.incident.teamId}/${e.incident.agentId}`]?.label ?? e.incident.agentId;
+      const label = s().agents[agentKey(e.incident.teamId, e.incident.agentId)]?.label ?? e.incident.agentId;
       const n = noticeFor(e, label);
       if (n) s().pushNotice(n);
     }),
     api.on('accounts.changed', () => void s().refresh()),
     api.on('app.navigate', ({ route }) => s().setRoute(route)),
-    connectSlicesB(store, api),
+    api.on('chat.token', ({ turnId, token }) => s().applyChatToken(turnId, token)),
+    api.on('chat.done', ({ turnId, result }) => s().applyChatDone(turnId, result)),
+    api.on('chat.error', ({ turnId, error }) => s().applyChatError(turnId, error)),
+    api.on('send.progress', (p) => s().applySendProgress(p)),
+    api.on('tunnel.delivery', (d) => s().applyDelivery(d)),
+    api.on('tunnel.forward', (f) => s().applyForward(f)),
   ];
   void s().refresh();
   void s().loadSettings();
   return () => offs.forEach((off) => off());
-}
-
-/** Worst health across agents (HEALTH_STATES is ordered best → worst). */
-export function selectWorst(s: AppState): HealthState {
-  let worst = -1;
-  for (const a of Object.values(s.agents)) worst = Math.max(worst, HEALTH_STATES.indexOf(a.health.health));
-  return HEALTH_STATES[worst] ?? 'unknown';
 }

@@ -1,7 +1,9 @@
 // In-app notices (toasts): short, dismissable, announced politely.
-import type { Slice, StoreEnv } from './slices';
+import type { AlertEventDTO } from '../../../src-shared/contract';
+import { agentHref } from '../router/routes';
+import { localId, type Slice } from './env';
 
-export type NoticeTone = 'info' | 'success' | 'warning' | 'urgent';
+type NoticeTone = 'info' | 'success' | 'warning' | 'urgent';
 
 export interface Notice {
   id: string;
@@ -13,24 +15,33 @@ export interface Notice {
   at: number;
 }
 
+export type NoticeInput = Omit<Notice, 'id' | 'at'>;
+
 export interface NoticesSlice {
   notices: Notice[];
-  pushNotice(n: Omit<Notice, 'id' | 'at'>): string;
+  pushNotice(n: NoticeInput): string;
   dismissNotice(id: string): void;
 }
 
 const MAX = 5;
-let seq = 0;
 
-export const noticesSlice =
-  (env: StoreEnv): Slice<NoticesSlice> =>
-  (set) => ({
-    notices: [],
-    pushNotice: (n) => {
-      seq += 1;
-      const id = `n${seq}`;
-      set((s) => ({ notices: [...s.notices, { ...n, id, at: env.now() }].slice(-MAX) }));
-      return id;
-    },
-    dismissNotice: (id) => set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })),
-  });
+export const noticesSlice: Slice<NoticesSlice> = ({ set, env }) => ({
+  notices: [],
+  pushNotice: (n) => {
+    const id = localId('notice');
+    set((s) => ({ notices: [...s.notices, { ...n, id, at: env.now() }].slice(-MAX) }));
+    return id;
+  },
+  dismissNotice: (id) => set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })),
+});
+
+/** The in-app notice for an alert event (none for plain updates). */
+export function noticeFor(e: AlertEventDTO, agentLabel: string): NoticeInput | null {
+  const route = agentHref(e.incident.teamId, e.incident.agentId);
+  if (e.change === 'opened') {
+    const tone = e.incident.severity === 'urgent' ? 'urgent' : e.incident.severity === 'warning' ? 'warning' : 'info';
+    return { tone, title: `${agentLabel}: ${e.incident.title}`, body: e.incident.message, route };
+  }
+  if (e.change === 'resolved') return { tone: 'success', title: `${agentLabel}: back to normal`, body: e.incident.title, route };
+  return null;
+}

@@ -1,10 +1,10 @@
 // Sessions per agent (pairing.session / pairing.start). Remembers when the QR last changed, to
 // estimate the next rotation, and whether a scan was needed before the link came up (to celebrate).
-// Decisions use needsScan/qr/connected only, never the state name (SERVICE-NOTES).
-import type { Api, ErrorDTO, SessionDTO } from '../../../src-shared/contract';
-import { agentKey, type Slice, type StoreEnv } from './slices';
+// Decisions use needsScan/qr/connected only, never the state name (docs/service-assumptions.md).
+import type { ErrorDTO, SessionDTO } from '../../../src-shared/contract';
+import { agentKey, type Slice } from './env';
 
-/** The service rotates the pairing QR every 20 s (SERVICE-NOTES). */
+/** The service rotates the pairing QR every 20 s (docs/service-assumptions.md). */
 export const QR_ROTATION_MS = 20_000;
 
 export interface PairingView {
@@ -26,9 +26,8 @@ export interface PairingView {
 
 export interface PairingSlice {
   pairing: Record<string, PairingView>;
-  pairingStart(teamId: string, agentId: string): Promise<ErrorDTO | null>;
-  pairingPoll(teamId: string, agentId: string): Promise<ErrorDTO | null>;
-  pairingReset(teamId: string, agentId: string): void;
+  startPairing(teamId: string, agentId: string): Promise<ErrorDTO | null>;
+  pollPairing(teamId: string, agentId: string): Promise<ErrorDTO | null>;
 }
 
 export const emptyPairing = (): PairingView => ({
@@ -81,34 +80,31 @@ export function pairingPhase(v: PairingView): PairingPhase {
   return s.connected ? 'linked' : 'recovering';
 }
 
-export const pairingSlice =
-  (api: Api, env: StoreEnv): Slice<PairingSlice> =>
-  (set, get) => {
-    const view = (key: string) => get().pairing[key] ?? emptyPairing();
-    const put = (key: string, v: PairingView) => set((s) => ({ pairing: { ...s.pairing, [key]: v } }));
-    return {
-      pairing: {},
-      pairingStart: async (teamId, agentId) => {
-        const key = agentKey(teamId, agentId);
-        put(key, { ...view(key), starting: true, error: null, linkedAt: null, sawQr: false, startedAt: env.now() });
-        const r = await api['pairing.start']({ teamId, agentId });
-        if (!r.ok) {
-          put(key, { ...view(key), starting: false, startedAt: null, error: r.error });
-          return r.error;
-        }
-        put(key, applySession({ ...view(key), starting: false, sawScanNeeded: true }, r.value, env.now()));
-        return null;
-      },
-      pairingPoll: async (teamId, agentId) => {
-        const key = agentKey(teamId, agentId);
-        const r = await api['pairing.session']({ teamId, agentId });
-        if (!r.ok) {
-          put(key, { ...view(key), error: r.error, checkedAt: env.now() });
-          return r.error;
-        }
-        if (r.value && typeof r.value === 'object') put(key, applySession(view(key), r.value, env.now()));
-        return null;
-      },
-      pairingReset: (teamId, agentId) => put(agentKey(teamId, agentId), emptyPairing()),
-    };
+export const pairingSlice: Slice<PairingSlice> = ({ set, get, api, env }) => {
+  const view = (key: string) => get().pairing[key] ?? emptyPairing();
+  const put = (key: string, v: PairingView) => set((s) => ({ pairing: { ...s.pairing, [key]: v } }));
+  return {
+    pairing: {},
+    startPairing: async (teamId, agentId) => {
+      const key = agentKey(teamId, agentId);
+      put(key, { ...view(key), starting: true, error: null, linkedAt: null, sawQr: false, startedAt: env.now() });
+      const r = await api['pairing.start']({ teamId, agentId });
+      if (!r.ok) {
+        put(key, { ...view(key), starting: false, startedAt: null, error: r.error });
+        return r.error;
+      }
+      put(key, applySession({ ...view(key), starting: false, sawScanNeeded: true }, r.value, env.now()));
+      return null;
+    },
+    pollPairing: async (teamId, agentId) => {
+      const key = agentKey(teamId, agentId);
+      const r = await api['pairing.session']({ teamId, agentId });
+      if (!r.ok) {
+        put(key, { ...view(key), error: r.error, checkedAt: env.now() });
+        return r.error;
+      }
+      if (r.value && typeof r.value === 'object') put(key, applySession(view(key), r.value, env.now()));
+      return null;
+    },
   };
+};

@@ -1,3 +1,5 @@
+// The one hook: a component selects from the store handed down by StoreContext. Select a single
+// value (or an action) per call; wrap a selector that derives an array or object in useShallow.
 import { createContext, useContext } from 'react';
 import { useStore } from 'zustand';
 import type { AppState, AppStore } from './index';

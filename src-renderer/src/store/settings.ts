@@ -1,8 +1,8 @@
 // App settings (settings.get/update) and each agent's channel switches (channel.updateSettings).
-import type { Api, AppSettingsDTO, AppSettingsPatchDTO, ChannelSettingsDTO, DiagnosticsDTO, ErrorDTO, Result } from '../../../src-shared/contract';
-import { agentKey, type Slice } from './slices';
+import type { AppSettingsDTO, AppSettingsPatchDTO, ChannelSettingsDTO, DiagnosticsDTO, ErrorDTO, Result } from '../../../src-shared/contract';
+import { agentKey, type Slice } from './env';
 
-export interface ChannelView {
+interface ChannelView {
   /** What the service last replied; null until the first change (the service has no read). */
   value: ChannelSettingsDTO | null;
   pending: boolean;
@@ -21,36 +21,34 @@ export interface SettingsSlice {
 
 export const CHANNEL_DEFAULTS: ChannelSettingsDTO = { groups: false, readReceipts: false, deliveryReceipts: false };
 
-export const settingsSlice =
-  (api: Api): Slice<SettingsSlice> =>
-  (set, get) => ({
-    settings: null,
-    settingsError: null,
-    loadSettings: async () => {
-      const r = await api['settings.get']();
-      if (!r.ok) {
-        set({ settingsError: r.error });
-        return r.error;
-      }
-      set({ settings: r.value, settingsError: null });
-      return null;
-    },
-    updateSettings: async (patch) => {
-      const r = await api['settings.update']({ patch });
-      if (!r.ok) return r.error;
-      set({ settings: r.value, settingsError: null });
-      return null;
-    },
-    exportDiagnostics: () => api['diagnostics.export'](),
-    channel: {},
-    updateChannel: async (teamId, agentId, patch) => {
-      const key = agentKey(teamId, agentId);
-      const before = get().channel[key] ?? { value: null, pending: false, error: null };
-      set((s) => ({ channel: { ...s.channel, [key]: { ...before, pending: true, error: null } } }));
-      const r = await api['channel.updateSettings']({ teamId, agentId, patch });
-      set((s) => ({
-        channel: { ...s.channel, [key]: r.ok ? { value: r.value, pending: false, error: null } : { ...before, pending: false, error: r.error } },
-      }));
-      return r.ok ? null : r.error;
-    },
-  });
+export const settingsSlice: Slice<SettingsSlice> = ({ set, get, api }) => ({
+  settings: null,
+  settingsError: null,
+  loadSettings: async () => {
+    const r = await api['settings.get']();
+    if (!r.ok) {
+      set({ settingsError: r.error });
+      return r.error;
+    }
+    set({ settings: r.value, settingsError: null });
+    return null;
+  },
+  updateSettings: async (patch) => {
+    const r = await api['settings.update']({ patch });
+    if (!r.ok) return r.error;
+    set({ settings: r.value, settingsError: null });
+    return null;
+  },
+  exportDiagnostics: () => api['diagnostics.export'](),
+  channel: {},
+  updateChannel: async (teamId, agentId, patch) => {
+    const key = agentKey(teamId, agentId);
+    const before = get().channel[key] ?? { value: null, pending: false, error: null };
+    set((s) => ({ channel: { ...s.channel, [key]: { ...before, pending: true, error: null } } }));
+    const r = await api['channel.updateSettings']({ teamId, agentId, patch });
+    set((s) => ({
+      channel: { ...s.channel, [key]: r.ok ? { value: r.value, pending: false, error: null } : { ...before, pending: false, error: r.error } },
+    }));
+    return r.ok ? null : r.error;
+  },
+});

@@ -11,13 +11,20 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
+/** An emulator's address: its service base, its control base (…/_emulator) and its API key. */
+export interface EmulatorReady {
+  baseUrl: string;
+  controlUrl: string;
+  apiKey: string;
+}
+
 export interface ServeReady {
   event: 'ready';
   url: string;
   port: number;
   pid: number;
   origin: string;
-  emulator: { baseUrl: string; controlUrl: string; apiKey: string } | null;
+  emulator: EmulatorReady | null;
   demoTeam: { teamId: string; label: string; agentIds: string[] } | null;
 }
 
@@ -140,4 +147,29 @@ export async function startServe(args: string[], home: ServeHome, timeoutMs = 30
   const r = await attempt(cli, home.env, timeoutMs);
   if ('unknownCommand' in r) throw new Error('serve is not a command of this CLI build: add it to COMMANDS (src-main/cli/program.ts) and run npx electron-vite build');
   return r;
+}
+
+/** One request of the host's API (the same one the renderer makes), e.g. 'settings.update'. */
+export async function hostCall<T = unknown>(ready: ServeReady, name: string, args: unknown = {}): Promise<T> {
+  const token = new URL(ready.url).hash.replace(/^#token=/, '');
+  const res = await fetch(`${ready.origin}/api/${name}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(args),
+  });
+  const body = (await res.json()) as { ok: boolean; value?: T; error?: unknown };
+  if (!body.ok) throw new Error(`host ${name} failed: ${JSON.stringify(body.error)}`);
+  return body.value as T;
+}
+
+/** A call to an emulator's control surface (e.g. 'agents/x/drop'); the parsed JSON answer, or a throw on non-2xx. */
+export async function emulatorControl<T = unknown>(emu: EmulatorReady, path: string, body: unknown = {}, method = 'POST'): Promise<T> {
+  const res = await fetch(`${emu.controlUrl}/${path.replace(/^\//, '')}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(method === 'GET' || method === 'DELETE' ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`control ${method} ${path} answered ${res.status}: ${text}`);
+  return (text ? JSON.parse(text) : null) as T;
 }

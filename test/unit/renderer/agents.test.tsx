@@ -102,7 +102,13 @@ describe('agent page', () => {
     const { store } = setup({ 'pairing.session': { ok: true, value: session({ state: 'open', connected: true, linked: true, needsScan: false, phone: '15550001111' }) } });
     store.getState().setAgents([agent('a1', 'connected', { phone: '15550001111' })]);
     mount(store, <AgentPage agentId="a1" teamId="t1" />);
+    // While the QR package loads, an empty frame of the image's size holds its place.
+    const placeholder = document.querySelector('.wame .qr[aria-busy="true"]') as HTMLElement | null;
+    expect(placeholder?.style.width).toBe('200px');
+    expect(placeholder?.style.height).toBe('200px');
+    expect(screen.queryByRole('img', { name: /WhatsApp chat/ })).toBeNull();
     const img = await waitFor(() => screen.getByRole('img', { name: /WhatsApp chat with \+15550001111/ }));
+    expect(document.querySelector('.wame [aria-busy="true"]')).toBeNull();
     expect(img.getAttribute('data-qr-text')).toBe('https://wa.me/15550001111');
     expect(img.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
     expect(waMeUrl('+1 (555) 000-1111')).toBe('https://wa.me/15550001111');

@@ -1,47 +1,43 @@
 // @vitest-environment jsdom
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { Api, ChatResultDTO } from '../../../src-shared/contract';
+import type { AppSettingsDTO, ChatResultDTO } from '../../../src-shared/contract';
 import { ChatScreen } from '../../../src-renderer/src/features/chat/ChatScreen';
 import { ownUserId } from '../../../src-renderer/src/features/chat/user-id';
 import { Markdown, parseBlocks } from '../../../src-renderer/src/features/chat/markdown';
-import { StoreContext } from '../../../src-renderer/src/store/react';
-import type { AppStore } from '../../../src-renderer/src/store';
-import { connectSlicesB, createSlicesB, type SlicesB } from '../../../src-renderer/src/store/slices-b';
-import { fakeApi } from './fake-api';
+import { connectStore } from '../../../src-renderer/src/store';
+import { flush, mount, setup as storeSetup } from './fixtures';
 
 /** The install id the settings carry: the default chat user id. */
 const INSTALL_ID = 'install-abc12345';
 
-/** A store of just the B slices (plus the loaded settings) with a manual frame clock: frames run only when the test says. */
-function setup(answers: Parameters<typeof fakeApi>[0] = {}, settings: { installId: string } | null = { installId: INSTALL_ID }) {
+/**
+ * The store, connected to a fake Api, with a manual frame clock (frames run only when the test says)
+ * and the settings already loaded (or, with null, still loading).
+ */
+function setup(answers: Parameters<typeof storeSetup>[0] = {}, installId: string | null = INSTALL_ID) {
   let turns = 0;
-  const fake = fakeApi({
-    'chat.startTurn': () => ({ ok: true, value: { turnId: `t${++turns}` } }),
-    'chat.transcript': { ok: true, value: [] },
-    'chat.stopTurn': { ok: true, value: { stopped: true } },
-    ...answers,
-  });
+  const settings = installId === null ? null : ({ installId } as AppSettingsDTO);
   const frames: (() => void)[] = [];
-  let now = 1000;
-  const env = { now: () => now, nextFrame: (fn: () => void) => void frames.push(fn) };
-  const store = createStore<SlicesB>()((set, get) => ({ ...createSlicesB(set, get, fake.api as Api, env), settings, settingsError: null }));
-  connectSlicesB(store, fake.api);
-  const runFrame = () => act(() => frames.splice(0).forEach((f) => f()));
-  const tick = (ms: number) => (now += ms);
-  return { ...fake, store, frames, runFrame, tick };
-}
-
-function mount(store: StoreApi<SlicesB>) {
-  return render(
-    <StoreContext.Provider value={store as unknown as AppStore}>
-      <ChatScreen teamId="team1" agentId="a1" />
-    </StoreContext.Provider>,
+  const clock = { t: 1000 };
+  const t = storeSetup(
+    {
+      'chat.startTurn': () => ({ ok: true, value: { turnId: `t${++turns}` } }),
+      'chat.transcript': { ok: true, value: [] },
+      'chat.stopTurn': { ok: true, value: { stopped: true } },
+      'settings.get': settings ? { ok: true, value: settings } : () => new Promise(() => undefined),
+      ...answers,
+    },
+    clock,
+    { nextFrame: (fn) => void frames.push(fn) },
   );
+  t.store.setState({ settings });
+  connectStore(t.store, t.api);
+  const runFrame = () => act(() => frames.splice(0).forEach((f) => f()));
+  const tick = (ms: number) => (clock.t += ms);
+  return { ...t, frames, runFrame, tick, mount: () => mount(t.store, <ChatScreen teamId="team1" agentId="a1" />) };
 }
 
-const flush = () => act(() => new Promise((r) => setTimeout(r, 0)));
 const result: ChatResultDTO = { reply: 'Hello there, friend', conversationId: 'conv-9', actions: [{ name: 'lookupOrder' }], usage: { totalTokens: 42, outputTokens: 4 } };
 
 afterEach(() => {
@@ -59,7 +55,7 @@ async function sendHello() {
 describe('chat streaming', () => {
   it('commits tokens once per frame and ends with exactly the streamed text', async () => {
     const t = setup();
-    mount(t.store);
+    t.mount();
     await sendHello();
     expect(t.calls.find((c) => c.name === 'chat.startTurn')?.args).toMatchObject({ teamId: 'team1', agentId: 'a1', message: 'hi **there**' });
     expect((screen.getByLabelText('Message') as HTMLTextAreaElement).value).toBe('');
@@ -95,7 +91,7 @@ describe('chat streaming', () => {
 
   it('a token re-renders only its own row', async () => {
     const t = setup();
-    mount(t.store);
+    t.mount();
     await sendHello();
     const before = t.store.getState();
     act(() => t.emit('chat.token', { turnId: 't1', token: 'x' }));
@@ -109,7 +105,7 @@ describe('chat streaming', () => {
   it('tokens that overtake the startTurn answer are kept', async () => {
     let resolve: (v: unknown) => void = () => undefined;
     const t = setup({ 'chat.startTurn': () => new Promise((r) => (resolve = r)) as never });
-    mount(t.store);
+    t.mount();
     await sendHello();
     act(() => t.emit('chat.token', { turnId: 't1', token: 'early ' }));
     await act(async () => resolve({ ok: true, value: { turnId: 't1' } }));
@@ -121,7 +117,7 @@ describe('chat streaming', () => {
   it('a turn that fails before its startTurn answer arrives puts the question back in the box', async () => {
     let resolve: (v: unknown) => void = () => undefined;
     const t = setup({ 'chat.startTurn': () => new Promise((r) => (resolve = r)) as never });
-    mount(t.store);
+    t.mount();
     await sendHello();
     act(() => t.emit('chat.error', { turnId: 't1', error: { kind: 'server-error', code: 'HTTP_503', message: 'HTTP 503' } }));
     await act(async () => resolve({ ok: true, value: { turnId: 't1' } }));
@@ -132,7 +128,7 @@ describe('chat streaming', () => {
 
   it('stop midway keeps the partial text, calls chat.stopTurn and ignores later tokens', async () => {
     const t = setup();
-    mount(t.store);
+    t.mount();
     await sendHello();
     act(() => t.emit('chat.token', { turnId: 't1', token: 'Partial' }));
     fireEvent.click(screen.getByRole('button', { name: 'Stop' }));
@@ -150,7 +146,7 @@ describe('chat streaming', () => {
 
   it('a turn that cannot start says why and keeps the typed text; retry re-sends the last message', async () => {
     const t = setup({ 'chat.startTurn': { ok: false, error: { kind: 'unauthorized', code: 'UNAUTHORIZED', message: 'The key was rejected.', status: 401 } } });
-    mount(t.store);
+    t.mount();
     await sendHello();
     expect(screen.getByRole('alert').textContent).toContain('The service rejected the team API key');
     expect(screen.getByText('Your message was not sent; it is still in the box below.')).toBeTruthy();
@@ -159,7 +155,7 @@ describe('chat streaming', () => {
 
     const ok = setup();
     cleanup();
-    mount(ok.store);
+    ok.mount();
     await sendHello();
     act(() => ok.emit('chat.error', { turnId: 't1', error: { kind: 'server-error', code: 'E', message: 'boom' } }));
     expect(screen.getByText('Service error: boom')).toBeTruthy();
@@ -173,7 +169,7 @@ describe('chat streaming', () => {
 
   it('Shift+Enter does not send; the raw frame toggle shows token events as received', async () => {
     const t = setup();
-    mount(t.store);
+    t.mount();
     const box = screen.getByLabelText('Message');
     fireEvent.change(box, { target: { value: 'line' } });
     fireEvent.keyDown(box, { key: 'Enter', shiftKey: true });
@@ -191,7 +187,7 @@ describe('chat streaming', () => {
 
   it('your own conversation uses the install id from the settings, not a locally made id', async () => {
     const t = setup();
-    mount(t.store);
+    t.mount();
     await flush();
     expect(screen.getByText(INSTALL_ID)).toBeTruthy();
     expect((t.calls.find((c) => c.name === 'chat.transcript')?.args as { userId: string }).userId).toBe(INSTALL_ID);
@@ -214,18 +210,18 @@ describe('chat streaming', () => {
 
   it('waits for the settings before opening a conversation', async () => {
     const t = setup({}, null);
-    mount(t.store);
+    t.mount();
     await flush();
     expect(screen.getByText('Loading your user id…')).toBeTruthy();
     expect(t.calls.some((c) => c.name === 'chat.transcript')).toBe(false);
-    act(() => (t.store as unknown as StoreApi<{ settings: unknown }>).setState({ settings: { installId: INSTALL_ID } }));
+    act(() => t.store.setState({ settings: { installId: INSTALL_ID } as AppSettingsDTO }));
     await flush();
     expect((t.calls.find((c) => c.name === 'chat.transcript')?.args as { userId: string }).userId).toBe(INSTALL_ID);
   });
 
   it('prefers the first-token time and speed measured by the main process', async () => {
     const t = setup();
-    mount(t.store);
+    t.mount();
     await sendHello();
     t.tick(500);
     act(() => t.emit('chat.token', { turnId: 't1', token: 'Hi' }));
@@ -239,7 +235,7 @@ describe('chat streaming', () => {
 
   it('playing another customer uses that user id', async () => {
     const t = setup();
-    mount(t.store);
+    t.mount();
     fireEvent.change(screen.getByLabelText('Customer user id'), { target: { value: 'cust-7' } });
     fireEvent.click(screen.getByRole('button', { name: 'Use this id' }));
     await flush();

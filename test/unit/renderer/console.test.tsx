@@ -1,32 +1,21 @@
 // @vitest-environment jsdom
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createStore } from 'zustand/vanilla';
-import type { Api, Result, SendArgs, SendBudgetDTO, SendResultDTO } from '../../../src-shared/contract';
+import type { Result, SendArgs, SendBudgetDTO, SendResultDTO } from '../../../src-shared/contract';
 import { ConsoleScreen } from '../../../src-renderer/src/features/console/ConsoleScreen';
 import { checkRecipient } from '../../../src-renderer/src/features/console/recipient';
-import type { AppStore } from '../../../src-renderer/src/store';
-import { StoreContext } from '../../../src-renderer/src/store/react';
-import { connectSlicesB, createSlicesB, type SlicesB } from '../../../src-renderer/src/store/slices-b';
-import { fakeApi } from './fake-api';
+import { connectStore } from '../../../src-renderer/src/store';
+import { flush, mount, setup as storeSetup } from './fixtures';
 
 const budget = (over: Partial<SendBudgetDTO> = {}): Result<SendBudgetDTO> => ({ ok: true, value: { teamId: 'team1', limit: 60, windowMs: 60_000, used: 3, queued: [], ...over } });
 
-function setup(answers: Parameters<typeof fakeApi>[0] = {}) {
-  const fake = fakeApi({ 'send.budget': budget(), ...answers });
-  const env = { now: () => 1_700_000_000_000, nextFrame: (fn: () => void) => fn() };
-  // The screen reads teams from the root store for its pickers (unused when given ids).
-  const store = createStore<SlicesB & { teams: [] }>()((set, get) => ({ teams: [], ...createSlicesB(set, get, fake.api as Api, env) }));
-  connectSlicesB(store, fake.api);
-  render(
-    <StoreContext.Provider value={store as unknown as AppStore}>
-      <ConsoleScreen teamId="team1" agentId="a1" />
-    </StoreContext.Provider>,
-  );
-  return fake;
+function setup(answers: Parameters<typeof storeSetup>[0] = {}) {
+  const t = storeSetup({ 'send.budget': budget(), ...answers }, { t: 1_700_000_000_000 }, { nextFrame: (fn) => fn() });
+  connectStore(t.store, t.api);
+  mount(t.store, <ConsoleScreen teamId="team1" agentId="a1" />);
+  return t;
 }
 
-const flush = () => act(() => new Promise((r) => setTimeout(r, 0)));
 const toBox = () => screen.getByLabelText('To (phone number with country code, or JID)') as HTMLInputElement;
 const msgBox = () => screen.getByLabelText('Message') as HTMLTextAreaElement;
 const sent: Result<SendResultDTO> = { ok: true, value: { status: 'sent', messageId: 'wamid.123', to: '+15550102000' } };

@@ -1,8 +1,9 @@
-// Shared fixtures for the renderer tests: DTO builders, a root store on a fake Api, and mounting.
+// Shared fixtures for the renderer tests: DTO builders, the store on a fake Api, and mounting.
 import { act, render } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import type { AgentDTO, HealthState, IncidentDTO, SessionDTO, TeamDTO } from '../../../src-shared/contract';
 import { createAppStore, type AppStore } from '../../../src-renderer/src/store';
+import type { StoreEnv } from '../../../src-renderer/src/store/env';
 import { StoreContext } from '../../../src-renderer/src/store/react';
 import { fakeApi } from './fake-api';
 
@@ -52,9 +53,10 @@ export const session = (over: Partial<SessionDTO> = {}): SessionDTO => ({
 /** A tiny valid-looking PNG data URL (the QR image is only displayed). */
 export const PNG = (n: number) => `data:image/png;base64,iVBORw0KGgo${'A'.repeat(n)}=`;
 
-export function setup(answers: Parameters<typeof fakeApi>[0] = {}, now = { t: 100_000 }) {
+/** A store on a fake Api; its clock reads now.t, `env` replaces the rest (e.g. a manual frame clock). */
+export function setup(answers: Parameters<typeof fakeApi>[0] = {}, now = { t: 100_000 }, env: Partial<StoreEnv> = {}) {
   const fake = fakeApi(answers);
-  const store = createAppStore(fake.api, { env: { now: () => now.t } });
+  const store = createAppStore(fake.api, { now: () => now.t, ...env });
   return { ...fake, store, now };
 }
 

@@ -1,15 +1,12 @@
 // @vitest-environment jsdom
-import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createStore } from 'zustand/vanilla';
-import type { Api, DeliveryDetailDTO, DeliverySummaryDTO, Result, TeamDTO, TunnelStatusDTO } from '../../../src-shared/contract';
+import type { DeliveryDetailDTO, DeliverySummaryDTO, Result, TeamDTO, TunnelStatusDTO } from '../../../src-shared/contract';
 import { TunnelScreen } from '../../../src-renderer/src/features/tunnel/TunnelScreen';
 import { applyFilters, NO_FILTERS } from '../../../src-renderer/src/features/tunnel/DeliveryList';
 import { downSince } from '../../../src-renderer/src/features/tunnel/verdict';
-import type { AppStore } from '../../../src-renderer/src/store';
-import { StoreContext } from '../../../src-renderer/src/store/react';
-import { connectSlicesB, createSlicesB, type SlicesB } from '../../../src-renderer/src/store/slices-b';
-import { fakeApi } from './fake-api';
+import { connectStore } from '../../../src-renderer/src/store';
+import { flush, mount, setup as storeSetup } from './fixtures';
 
 const status: TunnelStatusDTO = {
   running: true,
@@ -51,30 +48,29 @@ const detail: DeliveryDetailDTO = {
 
 const team: TeamDTO = { teamId: 'team1', label: 'Ops', baseUrl: 'https://api.example.test', keyHint: '…9f2c', authError: false, agentIds: ['a1', 'a2'] };
 
-function setup(answers: Parameters<typeof fakeApi>[0] = {}) {
-  const fake = fakeApi({
-    'tunnel.status': { ok: true, value: status },
-    'tunnel.deliveries': { ok: true, value: list },
-    'tunnel.delivery': { ok: true, value: detail },
-    'tunnel.replay': { ok: true, value: { deliveryId: 'd1', at: 1_700_000_009_000, target: 'http://127.0.0.1:3000/hook', status: 202, durationMs: 7 } },
-    'tunnel.export': ({ format }: { format: string }) =>
-      format === 'curl'
-        ? { ok: true, value: { format: 'curl', filename: 'd1.sh', content: "curl -X POST 'http://127.0.0.1:3000/hook'" } }
-        : { ok: true, value: { format: 'fixture', filename: 'delivery-d1.json', content: '{"id":"d1"}' } },
-    ...answers,
-  });
-  const env = { now: () => 0, nextFrame: (fn: () => void) => fn() };
-  const store = createStore<SlicesB & { teams: TeamDTO[] }>()((set, get) => ({ teams: [team], ...createSlicesB(set, get, fake.api as Api, env) }));
-  connectSlicesB(store, fake.api);
-  render(
-    <StoreContext.Provider value={store as unknown as AppStore}>
-      <TunnelScreen />
-    </StoreContext.Provider>,
+function setup(answers: Parameters<typeof storeSetup>[0] = {}) {
+  const t = storeSetup(
+    {
+      'teams.list': { ok: true, value: [team] },
+      'tunnel.status': { ok: true, value: status },
+      'tunnel.deliveries': { ok: true, value: list },
+      'tunnel.delivery': { ok: true, value: detail },
+      'tunnel.replay': { ok: true, value: { deliveryId: 'd1', at: 1_700_000_009_000, target: 'http://127.0.0.1:3000/hook', status: 202, durationMs: 7 } },
+      'tunnel.export': ({ format }: { format: string }) =>
+        format === 'curl'
+          ? { ok: true, value: { format: 'curl', filename: 'd1.sh', content: "curl -X POST 'http://127.0.0.1:3000/hook'" } }
+          : { ok: true, value: { format: 'fixture', filename: 'delivery-d1.json', content: '{"id":"d1"}' } },
+      ...answers,
+    },
+    { t: 0 },
+    { nextFrame: (fn) => fn() },
   );
-  return { ...fake, store };
+  t.store.setState({ teams: [team] });
+  connectStore(t.store, t.api);
+  mount(t.store, <TunnelScreen />);
+  return t;
 }
 
-const flush = () => act(() => new Promise((r) => setTimeout(r, 0)));
 const bodyRows = () => [...document.querySelectorAll('.delivery-table tbody tr')] as HTMLElement[];
 
 let writeText: ReturnType<typeof vi.fn>;

@@ -6,6 +6,7 @@ import { EmptyState } from '../../components/EmptyState';
 import { HealthBadge } from '../../components/HealthBadge';
 import { Since, TimeAgo, useNow } from '../../components/TimeAgo';
 import { agentHref } from '../../router/routes';
+import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
 import { matchesFilter, sortWorstFirst } from './sortAgents';
 
@@ -73,7 +74,7 @@ export function AgentList() {
       ) : (
         <ul className="agents" aria-label={`${shown.length} agents, worst health first`}>
           {shown.map((a) => (
-            <AgentRow key={`${a.teamId}/${a.agentId}`} agent={a} teamLabel={teamLabel.get(a.teamId) ?? a.teamId} now={now} />
+            <AgentRow key={agentKey(a.teamId, a.agentId)} agent={a} teamLabel={teamLabel.get(a.teamId) ?? a.teamId} now={now} />
           ))}
         </ul>
       )}

@@ -8,14 +8,14 @@ import { Since, TimeAgo, useNow } from '../../components/TimeAgo';
 import { usePolling } from '../../components/usePolling';
 import { agentHref, consoleHref } from '../../router/routes';
 import { resolveAgent } from '../../router/resolve';
-import { agentKey } from '../../store';
+import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
 import { WaMeQr } from '../pairing/WaMeQr';
 import { Timeline } from './Timeline';
 
 const yesNo = (b: boolean) => (b ? 'true' : 'false');
 
-export function SessionFields({ session }: { session: SessionDTO }) {
+function SessionFields({ session }: { session: SessionDTO }) {
   return (
     <dl className="fields">
       <dt>connected</dt>
@@ -39,7 +39,7 @@ export function SessionFields({ session }: { session: SessionDTO }) {
 function AgentBody({ agent }: { agent: AgentDTO }) {
   const key = agentKey(agent.teamId, agent.agentId);
   const view = useApp((s) => s.pairing[key]);
-  const poll = useApp((s) => s.pairingPoll);
+  const poll = useApp((s) => s.pollPairing);
   const team = useApp((s) => s.teams.find((t) => t.teamId === agent.teamId));
   const now = useNow(5000);
   const h = agent.health;

@@ -6,7 +6,7 @@ import type { ErrorDTO, HealthHistoryEntryDTO, IncidentDTO } from '../../../../s
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { HEALTH_GLYPHS, HEALTH_WORDS } from '../../components/health';
-import { agentKey } from '../../store/slices';
+import { agentKey } from '../../store/env';
 import { TimeAgo } from '../../components/TimeAgo';
 import { formatSpan } from '../../components/time';
 import { useApp } from '../../store/react';

@@ -5,7 +5,7 @@ import type { ErrorDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
 
-export function webhookUrlProblem(s: string): string | null {
+function webhookUrlProblem(s: string): string | null {
   const text = s.trim();
   if (!text) return null;
   let u: URL;

@@ -7,6 +7,7 @@ import { EmptyState } from '../../components/EmptyState';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { TimeAgo, useNow } from '../../components/TimeAgo';
 import { agentHref } from '../../router/routes';
+import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
 import { AlertRules } from './AlertRules';
 import { DesktopNotifications } from './DesktopNotifications';
@@ -17,7 +18,7 @@ const SEVERITY_WORD: Record<IncidentDTO['severity'], string> = { urgent: 'Urgent
 
 function IncidentRow({ i, now, onError }: { i: IncidentDTO; now: number; onError: (e: ErrorDTO | null) => void }) {
   const ack = useApp((s) => s.acknowledge);
-  const label = useApp((s) => s.agents[`${i.teamId}/${i.agentId}`]?.label ?? i.agentId);
+  const label = useApp((s) => s.agents[agentKey(i.teamId, i.agentId)]?.label ?? i.agentId);
   return (
     <li className={`incident sev-${i.severity}`}>
       <p>

@@ -1,11 +1,12 @@
 // Browser Notifications for alert events (the browser host only; Electron's main process shows
 // native ones). Permission is asked only from a user gesture (the "Enable" button).
 import type { AlertEventDTO, Api } from '../../../../src-shared/contract';
-import type { AppStore } from '../../store';
 import { agentHref } from '../../router/routes';
+import type { AppStore } from '../../store';
+import { agentKey } from '../../store/env';
 import { inQuietHours, isSnoozed } from './quietHours';
 
-export interface NotificationLike {
+interface NotificationLike {
   onclick: ((this: NotificationLike, ev: Event) => unknown) | null;
   close(): void;
 }
@@ -19,7 +20,7 @@ export function notificationCtor(): NotificationCtor | null {
   return typeof window !== 'undefined' && 'Notification' in window ? (window.Notification as unknown as NotificationCtor) : null;
 }
 
-export function shouldNotify(store: AppStore, e: AlertEventDTO, now: Date, ctor: NotificationCtor | null): boolean {
+function shouldNotify(store: AppStore, e: AlertEventDTO, now: Date, ctor: NotificationCtor | null): boolean {
   if (!ctor || ctor.permission !== 'granted') return false;
   if (e.change !== 'opened') return false;
   const s = store.getState();
@@ -36,7 +37,7 @@ export function connectBrowserNotifications(
 ): () => void {
   return api.on('alert', (e) => {
     if (!shouldNotify(store, e, env.now(), env.ctor)) return;
-    const label = store.getState().agents[`${e.incident.teamId}/${e.incident.agentId}`]?.label ?? e.incident.agentId;
+    const label = store.getState().agents[agentKey(e.incident.teamId, e.incident.agentId)]?.label ?? e.incident.agentId;
     const n = new env.ctor!(`${label}: ${e.incident.title}`, { body: e.incident.message, tag: e.incident.id });
     n.onclick = () => {
       env.focus();

@@ -2,10 +2,10 @@
 // only the row it belongs to.
 import { useEffect, useRef, useState } from 'react';
 import type { ChatMessageDTO } from '../../../../src-shared/contract';
-import { useB } from '../../store/b/react';
-import type { ChatFrame, ChatTurnStats } from '../../store/slices-b';
+import type { ChatFrame, ChatTurnStats } from '../../store/chat';
 import { describeError } from '../console/error-words';
 import { Markdown } from './markdown';
+import { useApp } from '../../store/react';
 
 const STATUS_WORDS: Record<NonNullable<ChatMessageDTO['status']>, string> = {
   streaming: 'Writing…',
@@ -14,7 +14,7 @@ const STATUS_WORDS: Record<NonNullable<ChatMessageDTO['status']>, string> = {
   error: 'Failed',
 };
 
-export function formatStats(st: ChatTurnStats): string[] {
+function formatStats(st: ChatTurnStats): string[] {
   const parts: string[] = [];
   if (st.conversationId) parts.push(`conversation ${st.conversationId}`);
   parts.push(st.actions.length ? `actions: ${st.actions.join(', ')}` : 'no actions');
@@ -40,9 +40,9 @@ function Frames({ frames }: { frames: ChatFrame[] }) {
 }
 
 export function ChatRow({ id, showFrames, onFinished }: { id: string; showFrames: boolean; onFinished(m: ChatMessageDTO): void }) {
-  const m = useB((s) => s.chatMessages[id]);
-  const st = useB((s) => s.chatStats[id]);
-  const frames = useB((s) => (showFrames ? s.chatFrames[id] : undefined));
+  const m = useApp((s) => s.chatMessages[id]);
+  const st = useApp((s) => s.chatStats[id]);
+  const frames = useApp((s) => (showFrames ? s.chatFrames[id] : undefined));
   const [copied, setCopied] = useState<string | null>(null);
   const prevStatus = useRef(m?.status);
   useEffect(() => {

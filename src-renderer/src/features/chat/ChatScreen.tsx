@@ -2,9 +2,9 @@
 // token frames on demand, and a user id picker (your own conversation, or play another customer).
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { ChatMessageDTO } from '../../../../src-shared/contract';
-import { useB } from '../../store/b/react';
+import { convKey } from '../../store/chat';
+import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
-import { convKey } from '../../store/slices-b';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { ChatRow } from './ChatRow';
 import { useFollowBottom } from './useFollowBottom';
@@ -54,17 +54,17 @@ export function ChatScreen({ teamId, agentId }: { teamId: string; agentId: strin
 function ChatConversation({ teamId, agentId, own }: { teamId: string; agentId: string; own: string }) {
   const [userId, setUserId] = useState(own);
   const key = convKey(teamId, agentId, userId);
-  const teamLabel = useApp((s) => (s.teams ?? []).find((t) => t.teamId === teamId)?.label ?? teamId);
-  const agentLabel = useApp((s) => Object.values(s.agents ?? {}).find((a) => a.teamId === teamId && a.agentId === agentId)?.label || agentId);
-  const ids = useB((s) => s.chatConvs[key]?.messageIds ?? NO_IDS);
-  const busy = useB((s) => s.chatConvs[key]?.busy ?? false);
-  const error = useB((s) => s.chatConvs[key]?.error ?? null);
-  const lastUserText = useB((s) => s.chatConvs[key]?.lastUserText ?? null);
+  const teamLabel = useApp((s) => s.teams.find((t) => t.teamId === teamId)?.label ?? teamId);
+  const agentLabel = useApp((s) => s.agents[agentKey(teamId, agentId)]?.label || agentId);
+  const ids = useApp((s) => s.chatConvs[key]?.messageIds ?? NO_IDS);
+  const busy = useApp((s) => s.chatConvs[key]?.busy ?? false);
+  const error = useApp((s) => s.chatConvs[key]?.error ?? null);
+  const lastUserText = useApp((s) => s.chatConvs[key]?.lastUserText ?? null);
   const canRetry = Boolean(lastUserText);
-  const open = useB((s) => s.chatOpen);
-  const send = useB((s) => s.chatSend);
-  const stop = useB((s) => s.chatStop);
-  const retry = useB((s) => s.chatRetry);
+  const open = useApp((s) => s.openChat);
+  const send = useApp((s) => s.sendChat);
+  const stop = useApp((s) => s.stopChat);
+  const retry = useApp((s) => s.retryChat);
   const [draft, setDraft] = useState('');
   const [showFrames, setShowFrames] = useState(false);
   const [announcement, setAnnouncement] = useState('');
@@ -84,7 +84,7 @@ function ChatConversation({ teamId, agentId, own }: { teamId: string; agentId: s
 
   // A reply that failed (midway, or before its row even appeared — its events can overtake the
   // startTurn answer): the question goes back into an empty box, ready to send again.
-  const lastReplyFailed = useB((s) => {
+  const lastReplyFailed = useApp((s) => {
     const last = s.chatConvs[key]?.messageIds.at(-1);
     const m = last ? s.chatMessages[last] : undefined;
     return m?.role === 'agent' && m.status === 'error' ? last : null;

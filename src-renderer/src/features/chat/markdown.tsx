@@ -57,7 +57,7 @@ export function parseBlocks(text: string): Block[] {
 }
 
 /** Only absolute http(s) URLs become links; anything else (javascript:, data:, relative) stays text. */
-export function safeHref(raw: string): string | null {
+function safeHref(raw: string): string | null {
   try {
     const u = new URL(raw);
     return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : null;

@@ -11,7 +11,7 @@ function randomPart(): string {
 }
 
 /** An id kept in localStorage: only the fallback when the settings cannot be read. */
-export function localFallbackUserId(storage: Pick<Storage, 'getItem' | 'setItem'> | null = safeStorage()): string {
+function localFallbackUserId(storage: Pick<Storage, 'getItem' | 'setItem'> | null = safeStorage()): string {
   const known = storage?.getItem(KEY);
   if (known) return known;
   const id = `me-${randomPart()}`;

@@ -3,7 +3,6 @@
 // failure means; a history of sends. Nothing typed is lost on error.
 import { useId, useState, type FormEvent, type KeyboardEvent } from 'react';
 import type { ContactCheckDTO, ErrorDTO, SendArgs } from '../../../../src-shared/contract';
-import { useB } from '../../store/b/react';
 import { useApp } from '../../store/react';
 import { describeError } from './error-words';
 import { checkRecipient } from './recipient';
@@ -48,9 +47,9 @@ function Pickers({ teamId, agentId, onTeam, onAgent }: { teamId: string; agentId
 export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
   const [teamId, setTeamId] = useState(props.teamId ?? '');
   const [agentId, setAgentId] = useState(props.agentId ?? '');
-  const send = useB((s) => s.consoleSend);
-  const check = useB((s) => s.consoleCheck);
-  const history = useB((s) => s.sendHistory);
+  const send = useApp((s) => s.sendMessage);
+  const check = useApp((s) => s.checkContact);
+  const history = useApp((s) => s.sendHistory);
   const uid = useId();
   const [kind, setKind] = useState<Kind>('text');
   const [to, setTo] = useState('');

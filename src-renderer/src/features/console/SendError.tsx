@@ -4,7 +4,7 @@ import { useEffect, useState } from 'react';
 import type { ErrorDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 
-export function Countdown({ seconds, children }: { seconds: number; children(left: number): string }) {
+function Countdown({ seconds, children }: { seconds: number; children(left: number): string }) {
   const [left, setLeft] = useState(Math.max(0, Math.ceil(seconds)));
   useEffect(() => {
     setLeft(Math.max(0, Math.ceil(seconds)));
@@ -14,7 +14,7 @@ export function Countdown({ seconds, children }: { seconds: number; children(lef
   return <>{children(left)}</>;
 }
 
-export function pairingHref(teamId: string, agentId: string): string {
+function pairingHref(teamId: string, agentId: string): string {
   return `#/agents/${encodeURIComponent(agentId)}/pairing?team=${encodeURIComponent(teamId)}`;
 }
 

@@ -1,8 +1,8 @@
 // Sends made from this window, newest first, with message ids and live progress.
 import { useState } from 'react';
-import type { SendRecord } from '../../store/slices-b';
-import { useB } from '../../store/b/react';
+import type { SendRecord } from '../../store/console';
 import { describeError } from './error-words';
+import { useApp } from '../../store/react';
 
 export function progressWords(r: SendRecord): string {
   switch (r.state) {
@@ -25,7 +25,7 @@ export function progressWords(r: SendRecord): string {
 
 /** Cancels one queued send by the id its send.progress 'queued' event carried. */
 function CancelQueued({ r }: { r: SendRecord }) {
-  const cancel = useB((s) => s.consoleCancel);
+  const cancel = useApp((s) => s.cancelQueuedSend);
   const [problem, setProblem] = useState<string | null>(null);
   const queuedId = r.queue?.queuedId;
   if (r.state !== 'queued' || !queuedId) return null;
@@ -46,7 +46,7 @@ function CancelQueued({ r }: { r: SendRecord }) {
 }
 
 export function SendHistory({ teamId, agentId }: { teamId: string; agentId: string }) {
-  const all = useB((s) => s.sendHistory);
+  const all = useApp((s) => s.sendHistory);
   const rows = all.filter((r) => r.teamId === teamId && r.agentId === agentId);
   return (
     <section aria-labelledby="history-title">

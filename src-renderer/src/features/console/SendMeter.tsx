@@ -3,16 +3,16 @@
 import { useState } from 'react';
 import type { QueuedSendDTO } from '../../../../src-shared/contract';
 import { usePolling } from '../../components/usePolling';
-import { useB } from '../../store/b/react';
 import { describeError } from './error-words';
+import { useApp } from '../../store/react';
 
 const POLL_MS = 2000;
 const NO_QUEUE: QueuedSendDTO[] = [];
 
 export function SendMeter({ teamId }: { teamId: string }) {
-  const budget = useB((s) => s.sendBudgets[teamId]);
-  const load = useB((s) => s.consoleBudget);
-  const cancel = useB((s) => s.consoleCancel);
+  const budget = useApp((s) => s.sendBudgets[teamId]);
+  const load = useApp((s) => s.loadSendBudget);
+  const cancel = useApp((s) => s.cancelQueuedSend);
   const [msg, setMsg] = useState<string | null>(null);
   usePolling(() => load(teamId), POLL_MS);
   if (!budget) return <p className="muted">Send budget not known yet.</p>;

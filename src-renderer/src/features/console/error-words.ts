@@ -1,7 +1,7 @@
 // Words for each error kind, so a message says what happened, not just that something failed.
 import type { ErrorDTO, ErrorKind } from '../../../../src-shared/contract';
 
-export const KIND_WORDS: Record<ErrorKind, string> = {
+const KIND_WORDS: Record<ErrorKind, string> = {
   reconnecting: 'Reconnecting',
   'not-configured': 'Needs a QR scan',
   'rate-limited': 'Rate limited',

@@ -5,7 +5,7 @@ import type { ErrorDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
 
-export function splitAgentIds(text: string): string[] {
+function splitAgentIds(text: string): string[] {
   return text
     .split(/[\s,]+/)
     .map((a) => a.trim())

@@ -10,12 +10,12 @@ import { useNow } from '../../components/TimeAgo';
 import { usePolling } from '../../components/usePolling';
 import { agentHref } from '../../router/routes';
 import { resolveAgent } from '../../router/resolve';
-import { agentKey } from '../../store';
+import { agentKey } from '../../store/env';
 import { emptyPairing, nextRotationMs, pairingPhase } from '../../store/pairing';
 import { useApp } from '../../store/react';
 import { WaMeQr } from './WaMeQr';
 
-export const POLL_MS = 1500;
+const POLL_MS = 1500;
 /** Without a QR this long after pairing.start, say so and offer to try again. */
 const PREPARE_TIMEOUT_MS = 30_000;
 
@@ -34,8 +34,8 @@ function Steps() {
 function PairingBody({ agent }: { agent: AgentDTO }) {
   const key = agentKey(agent.teamId, agent.agentId);
   const view = useApp((s) => s.pairing[key]) ?? emptyPairing();
-  const start = useApp((s) => s.pairingStart);
-  const poll = useApp((s) => s.pairingPoll);
+  const start = useApp((s) => s.startPairing);
+  const poll = useApp((s) => s.pollPairing);
   const now = useNow(1000);
   usePolling(() => poll(agent.teamId, agent.agentId), POLL_MS);
   const phase = pairingPhase(view);

@@ -6,7 +6,7 @@ import { ErrorNotice } from '../../components/ErrorNotice';
 import { Switch } from '../../components/Switch';
 import { agentHref } from '../../router/routes';
 import { resolveAgent } from '../../router/resolve';
-import { agentKey } from '../../store';
+import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
 import { CHANNEL_DEFAULTS } from '../../store/settings';
 

@@ -4,6 +4,7 @@ import { useId, useState, type FormEvent } from 'react';
 import type { ErrorDTO, TeamDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { agentHref } from '../../router/routes';
+import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
 import { TeamForm } from '../onboarding/TeamForm';
 
@@ -100,7 +101,7 @@ function TeamCard({ team }: { team: TeamDTO }) {
       ) : (
         <ul className="plain">
           {team.agentIds.map((id) => {
-            const label = agents[`${team.teamId}/${id}`]?.label ?? id;
+            const label = agents[agentKey(team.teamId, id)]?.label ?? id;
             return (
               <li key={id}>
                 <a href={agentHref(team.teamId, id)}>{label}</a> <span className="muted">({id})</span>{' '}

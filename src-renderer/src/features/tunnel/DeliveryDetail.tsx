@@ -2,18 +2,18 @@
 // received / re-signed, edit-and-replay, copy as curl, download as a JSON fixture.
 import { useEffect, useState } from 'react';
 import type { ErrorDTO } from '../../../../src-shared/contract';
-import { useB } from '../../store/b/react';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { VerdictBadge } from './DeliveryList';
 import { copyText, downloadBase64, downloadText } from '../../components/download';
 import { attemptWords } from './verdict';
+import { useApp } from '../../store/react';
 
 export function DeliveryDetail({ id, onClose }: { id: string; onClose(): void }) {
-  const d = useB((s) => s.deliveryDetails[id]);
-  const load = useB((s) => s.tunnelDelivery);
-  const replay = useB((s) => s.tunnelReplay);
-  const exportIt = useB((s) => s.tunnelExport);
-  const fetchMedia = useB((s) => s.tunnelMedia);
+  const d = useApp((s) => s.deliveryDetails[id]);
+  const load = useApp((s) => s.loadDelivery);
+  const replay = useApp((s) => s.replayDelivery);
+  const exportIt = useApp((s) => s.exportDelivery);
+  const fetchMedia = useApp((s) => s.loadDeliveryMedia);
   const [mediaBusy, setMediaBusy] = useState(false);
   const [error, setError] = useState<ErrorDTO | null>(null);
   const [note, setNote] = useState<string | null>(null);

@@ -2,8 +2,8 @@
 // tunnel.delivery events and appear at the top.
 import { useId, useMemo, useState } from 'react';
 import type { DeliverySummaryDTO, VerificationResult } from '../../../../src-shared/contract';
-import { useB } from '../../store/b/react';
 import { VERDICTS, VERDICT_WORDS, forwardWords, verdictTone } from './verdict';
+import { useApp } from '../../store/react';
 
 export interface DeliveryFilters {
   agentId: string;
@@ -35,9 +35,9 @@ export function VerdictBadge({ d }: { d: Pick<DeliverySummaryDTO, 'verification'
 }
 
 export function DeliveryList({ selected, onSelect }: { selected: string | null; onSelect(id: string): void }) {
-  const all = useB((s) => s.deliveries);
-  const loaded = useB((s) => s.deliveriesLoaded);
-  const lastForward = useB((s) => s.lastForward);
+  const all = useApp((s) => s.deliveries);
+  const loaded = useApp((s) => s.deliveriesLoaded);
+  const lastForward = useApp((s) => s.lastForward);
   const [f, setF] = useState<DeliveryFilters>(NO_FILTERS);
   const uid = useId();
   const agents = useMemo(() => [...new Set(all.map((d) => d.agentId).filter((a): a is string => Boolean(a)))].sort(), [all]);

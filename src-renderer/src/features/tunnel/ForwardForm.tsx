@@ -2,8 +2,8 @@
 // nowhere. Saved as the app's tunnel setting.
 import { useEffect, useId, useState } from 'react';
 import type { ErrorDTO } from '../../../../src-shared/contract';
-import { useB } from '../../store/b/react';
 import { ErrorNotice } from '../../components/ErrorNotice';
+import { useApp } from '../../store/react';
 
 function urlProblem(s: string): string | null {
   if (!s.trim()) return null;
@@ -16,8 +16,8 @@ function urlProblem(s: string): string | null {
 }
 
 export function ForwardForm() {
-  const current = useB((s) => s.tunnelStatus?.forwardTo ?? null);
-  const save = useB((s) => s.tunnelSetForward);
+  const current = useApp((s) => s.tunnelStatus?.forwardTo ?? null);
+  const save = useApp((s) => s.setForwardTarget);
   const uid = useId();
   const [url, setUrl] = useState(current ?? '');
   const [error, setError] = useState<ErrorDTO | null>(null);

@@ -1,8 +1,9 @@
 // Register a public URL as an agent's webhook (the service answers with its mode and URL).
 import { useId, useState } from 'react';
 import type { ErrorDTO } from '../../../../src-shared/contract';
-import { useB } from '../../store/b/react';
 import { ErrorNotice } from '../../components/ErrorNotice';
+import { agentKey } from '../../store/env';
+import { useApp } from '../../store/react';
 
 function urlProblem(s: string): string | null {
   if (!s.trim()) return null;
@@ -16,13 +17,13 @@ function urlProblem(s: string): string | null {
 }
 
 export function RegisterForm({ agents }: { agents: { teamId: string; agentId: string }[] }) {
-  const register = useB((s) => s.webhookRegister);
+  const register = useApp((s) => s.registerWebhook);
   const uid = useId();
   const [agent, setAgent] = useState('');
   const [url, setUrl] = useState('');
   const [error, setError] = useState<ErrorDTO | null>(null);
   const [note, setNote] = useState<string | null>(null);
-  const chosen = agents.find((a) => `${a.teamId}/${a.agentId}` === agent) ?? agents[0];
+  const chosen = agents.find((a) => agentKey(a.teamId, a.agentId) === agent) ?? agents[0];
   const problem = urlProblem(url);
   return (
     <form
@@ -43,9 +44,9 @@ export function RegisterForm({ agents }: { agents: { teamId: string; agentId: st
     >
       <h3 id={`${uid}-title`}>Register a public webhook URL</h3>
       <label htmlFor={`${uid}-agent`}>Agent</label>
-      <select id={`${uid}-agent`} value={chosen ? `${chosen.teamId}/${chosen.agentId}` : ''} onChange={(e) => setAgent(e.target.value)}>
+      <select id={`${uid}-agent`} value={chosen ? agentKey(chosen.teamId, chosen.agentId) : ''} onChange={(e) => setAgent(e.target.value)}>
         {agents.map((a) => (
-          <option key={`${a.teamId}/${a.agentId}`} value={`${a.teamId}/${a.agentId}`}>
+          <option key={agentKey(a.teamId, a.agentId)} value={agentKey(a.teamId, a.agentId)}>
             {a.agentId} ({a.teamId})
           </option>
         ))}

@@ -1,11 +1,12 @@
 // Simulate an inbound message (text, image or document) as if the service had delivered it.
 import { useId, useState } from 'react';
 import type { ErrorDTO, SimulateArgs } from '../../../../src-shared/contract';
-import { useB } from '../../store/b/react';
 import { ErrorNotice } from '../../components/ErrorNotice';
+import { agentKey } from '../../store/env';
+import { useApp } from '../../store/react';
 
 export function SimulateForm({ agents }: { agents: { teamId: string; agentId: string }[] }) {
-  const simulate = useB((s) => s.tunnelSimulate);
+  const simulate = useApp((s) => s.simulateDelivery);
   const uid = useId();
   const [agent, setAgent] = useState('');
   const [type, setType] = useState<SimulateArgs['type']>('text');
@@ -15,7 +16,7 @@ export function SimulateForm({ agents }: { agents: { teamId: string; agentId: st
   const [filename, setFilename] = useState('');
   const [error, setError] = useState<ErrorDTO | null>(null);
   const [note, setNote] = useState<string | null>(null);
-  const chosen = agents.find((a) => `${a.teamId}/${a.agentId}` === agent) ?? agents[0];
+  const chosen = agents.find((a) => agentKey(a.teamId, a.agentId) === agent) ?? agents[0];
 
   const submit = async () => {
     if (!chosen) return;
@@ -48,9 +49,9 @@ export function SimulateForm({ agents }: { agents: { teamId: string; agentId: st
       <h3 id={`${uid}-title`}>Simulate an inbound message</h3>
       {agents.length === 0 && <p className="muted">No agents known to the tunnel yet.</p>}
       <label htmlFor={`${uid}-agent`}>Agent</label>
-      <select id={`${uid}-agent`} value={chosen ? `${chosen.teamId}/${chosen.agentId}` : ''} onChange={(e) => setAgent(e.target.value)}>
+      <select id={`${uid}-agent`} value={chosen ? agentKey(chosen.teamId, chosen.agentId) : ''} onChange={(e) => setAgent(e.target.value)}>
         {agents.map((a) => (
-          <option key={`${a.teamId}/${a.agentId}`} value={`${a.teamId}/${a.agentId}`}>
+          <option key={agentKey(a.teamId, a.agentId)} value={agentKey(a.teamId, a.agentId)}>
             {a.agentId} ({a.teamId})
           </option>
         ))}

@@ -1,11 +1,8 @@
 // The webhook tunnel: receiver address and status, registered webhooks, a form to register a public
 // URL, the live list of deliveries with details / replay / export, and inbound message simulation.
 import { useEffect, useMemo, useState } from 'react';
-
-/** Status re-read while the screen is open: the receiver starts on the first read, counts move. */
-const STATUS_POLL_MS = 2000;
-import { useB } from '../../store/b/react';
-import { forwardingOf } from '../../store/b/tunnel';
+import { agentKey } from '../../store/env';
+import { forwardingOf } from '../../store/tunnel';
 import { useApp } from '../../store/react';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { usePolling } from '../../components/usePolling';
@@ -17,10 +14,13 @@ import { SimulateForm } from './SimulateForm';
 import { downSince } from './verdict';
 import './tunnel.css';
 
+/** Status re-read while the screen is open: the receiver starts on the first read, counts move. */
+const STATUS_POLL_MS = 2000;
+
 function TunnelStatus() {
-  const st = useB((s) => s.tunnelStatus);
-  const regs = useB((s) => s.registrations);
-  const log = useB((s) => s.forwardLog);
+  const st = useApp((s) => s.tunnelStatus);
+  const regs = useApp((s) => s.registrations);
+  const log = useApp((s) => s.forwardLog);
   if (!st) return <p aria-busy="true">Reading the receiver status…</p>;
   // The tunnel's own per-agent state first; the forward events seen live fill in between status reads.
   const fw = forwardingOf(st);
@@ -65,9 +65,9 @@ function TunnelStatus() {
           </thead>
           <tbody>
             {st.agents.map((a) => {
-              const reg = regs[`${a.teamId}/${a.agentId}`];
+              const reg = regs[agentKey(a.teamId, a.agentId)];
               return (
-                <tr key={`${a.teamId}/${a.agentId}`}>
+                <tr key={agentKey(a.teamId, a.agentId)}>
                   <td>
                     {a.agentId} <span className="muted">({a.teamId})</span>
                   </td>
@@ -93,10 +93,10 @@ function TunnelStatus() {
 }
 
 export function TunnelScreen() {
-  const load = useB((s) => s.tunnelLoad);
-  const refresh = useB((s) => s.tunnelRefresh);
-  const error = useB((s) => s.tunnelError);
-  const status = useB((s) => s.tunnelStatus);
+  const load = useApp((s) => s.loadTunnel);
+  const refresh = useApp((s) => s.loadTunnelStatus);
+  const error = useApp((s) => s.tunnelError);
+  const status = useApp((s) => s.tunnelStatus);
   const teams = useApp((s) => s.teams);
   const [selected, setSelected] = useState<string | null>(null);
   useEffect(() => {
@@ -105,8 +105,8 @@ export function TunnelScreen() {
   usePolling(refresh, STATUS_POLL_MS);
   const agents = useMemo(() => {
     const seen = new Map<string, { teamId: string; agentId: string }>();
-    for (const a of status?.agents ?? []) seen.set(`${a.teamId}/${a.agentId}`, { teamId: a.teamId, agentId: a.agentId });
-    for (const t of teams) for (const agentId of t.agentIds) seen.set(`${t.teamId}/${agentId}`, { teamId: t.teamId, agentId });
+    for (const a of status?.agents ?? []) seen.set(agentKey(a.teamId, a.agentId), { teamId: a.teamId, agentId: a.agentId });
+    for (const t of teams) for (const agentId of t.agentIds) seen.set(agentKey(t.teamId, agentId), { teamId: t.teamId, agentId });
     return [...seen.values()];
   }, [status, teams]);
   return (

@@ -30,7 +30,7 @@ export function attemptWords(f: ForwardResultDTO): string {
 }
 
 /** A forward failed when there was no answer or the local app answered 5xx. */
-export const forwardFailed = (f: ForwardResultDTO): boolean => f.status === null || f.status >= 500;
+const forwardFailed = (f: ForwardResultDTO): boolean => f.status === null || f.status >= 500;
 
 /** Since when the local app has been failing (the start of the trailing run of failures), or null. */
 export function downSince(log: ForwardResultDTO[]): number | null {

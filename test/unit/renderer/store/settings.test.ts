@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
-import type { AppSettingsDTO } from '../../../src-shared/contract';
-import { setup } from './fixtures';
+import type { AppSettingsDTO } from '../../../../src-shared/contract';
+import { setup } from '../fixtures';
 
 const settings: AppSettingsDTO = { installId: 'install-test-1', alertRules: { reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 }, alertWebhookUrl: null, theme: 'system', startAtLogin: false, notifications: true, pollIntervalSec: 30, escalateAfterMin: 10, tunnel: { port: 0, forwardTo: null } };
 

@@ -1,10 +1,10 @@
 // Console: sends with their live progress (queued, retrying), the team's send budget and queue,
 // the history of sends with message ids, and contact checks.
-import type { Api, ContactCheckDTO, ErrorDTO, Result, SendArgs, SendBudgetDTO, SendProgressDTO, SendResultDTO } from '../../../../src-shared/contract';
-import { localId, type GetOf, type SetOf, type SliceEnv } from './types';
+import type { ContactCheckDTO, ErrorDTO, Result, SendArgs, SendBudgetDTO, SendProgressDTO, SendResultDTO } from '../../../src-shared/contract';
+import { localId, type Slice } from './env';
 
-export type SendKind = 'text' | 'image' | 'document';
-export type SendState = 'sending' | 'queued' | 'retrying' | 'sent' | 'failed';
+type SendKind = 'text' | 'image' | 'document';
+type SendState = 'sending' | 'queued' | 'retrying' | 'sent' | 'failed';
 
 export interface SendRecord {
   clientRef: string;
@@ -27,14 +27,14 @@ export interface ConsoleSlice {
   /** Newest first. */
   sendHistory: SendRecord[];
   sendBudgets: Record<string, SendBudgetDTO>;
-  consoleSend(args: SendArgs): Promise<Result<SendResultDTO>>;
-  consoleBudget(teamId: string): Promise<void>;
-  consoleCancel(teamId: string, queuedId: string): Promise<ErrorDTO | null>;
-  consoleCheck(teamId: string, agentId: string, phone: string): Promise<Result<ContactCheckDTO>>;
+  sendMessage(args: SendArgs): Promise<Result<SendResultDTO>>;
+  loadSendBudget(teamId: string): Promise<void>;
+  /** Takes a queued send out of the team's queue. */
+  cancelQueuedSend(teamId: string, queuedId: string): Promise<ErrorDTO | null>;
+  checkContact(teamId: string, agentId: string, phone: string): Promise<Result<ContactCheckDTO>>;
   applySendProgress(p: SendProgressDTO): void;
 }
 
-type S = ConsoleSlice;
 const MAX_HISTORY = 200;
 
 function kindOf(a: SendArgs): SendKind {
@@ -46,7 +46,7 @@ function summaryOf(a: SendArgs): string {
   return s.length > 120 ? `${s.slice(0, 120)}…` : s;
 }
 
-export function createConsoleSlice(set: SetOf<S>, get: GetOf<S>, api: Api, env: SliceEnv): S {
+export const consoleSlice: Slice<ConsoleSlice> = ({ set, get, api, env }) => {
   const patch = (clientRef: string, fn: (r: SendRecord) => SendRecord) =>
     set((s) => ({ sendHistory: s.sendHistory.map((r) => (r.clientRef === clientRef ? fn(r) : r)) }));
 
@@ -58,7 +58,7 @@ export function createConsoleSlice(set: SetOf<S>, get: GetOf<S>, api: Api, env: 
   return {
     sendHistory: [],
     sendBudgets: {},
-    consoleSend: async (args) => {
+    sendMessage: async (args) => {
       const clientRef = args.clientRef ?? localId('send');
       const rec: SendRecord = {
         clientRef,
@@ -82,15 +82,15 @@ export function createConsoleSlice(set: SetOf<S>, get: GetOf<S>, api: Api, env: 
       void budget(args.teamId);
       return r;
     },
-    consoleBudget: budget,
-    consoleCancel: async (teamId, queuedId) => {
+    loadSendBudget: budget,
+    cancelQueuedSend: async (teamId, queuedId) => {
       const r = await api['send.cancel']({ teamId, queuedId });
       await budget(teamId);
       if (!r.ok) return r.error;
       if (!r.value.cancelled) return { kind: 'not-found', code: 'NOT_QUEUED', message: 'That send already left the queue.' };
       return null;
     },
-    consoleCheck: (teamId, agentId, phone) => api['contacts.check']({ teamId, agentId, phone }),
+    checkContact: (teamId, agentId, phone) => api['contacts.check']({ teamId, agentId, phone }),
     applySendProgress: (p) => {
       const known = p.clientRef !== undefined && get().sendHistory.some((r) => r.clientRef === p.clientRef);
       if (known && p.clientRef !== undefined) {
@@ -103,4 +103,4 @@ export function createConsoleSlice(set: SetOf<S>, get: GetOf<S>, api: Api, env: 
       if (p.phase === 'queued') void budget(p.teamId);
     },
   };
-}
+};

@@ -1,10 +1,11 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
-import type { AlertStatusDTO } from '../../../src-shared/contract';
-import { connectStore, noticeFor } from '../../../src-renderer/src/store';
-import { countOpen } from '../../../src-renderer/src/store/alerts';
-import { inQuietHours, isHHMM, isSnoozed } from '../../../src-renderer/src/features/alerts/quietHours';
-import { agent, flush, incident, setup, team } from './fixtures';
+import type { AlertStatusDTO } from '../../../../src-shared/contract';
+import { connectStore } from '../../../../src-renderer/src/store';
+import { noticeFor } from '../../../../src-renderer/src/store/notices';
+import { countOpen } from '../../../../src-renderer/src/store/alerts';
+import { inQuietHours, isHHMM, isSnoozed } from '../../../../src-renderer/src/features/alerts/quietHours';
+import { agent, flush, incident, setup, team } from '../fixtures';
 
 const status = (over: Partial<AlertStatusDTO> = {}): AlertStatusDTO => ({ snoozedUntil: null, quietHours: { enabled: false, start: '22:00', end: '07:00' }, ...over });
 

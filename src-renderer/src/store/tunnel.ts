@@ -1,7 +1,6 @@
 // Tunnel: receiver status, the live list of deliveries (newest first), loaded details, forward
 // results as they happen, webhook registrations made from this window.
 import type {
-  Api,
   DeliveryDetailDTO,
   DeliverySummaryDTO,
   ErrorDTO,
@@ -12,8 +11,8 @@ import type {
   SimulateArgs,
   TunnelStatusDTO,
   WebhookRegistrationDTO,
-} from '../../../../src-shared/contract';
-import type { GetOf, SetOf } from './types';
+} from '../../../src-shared/contract';
+import { agentKey, type Slice } from './env';
 
 export interface TunnelSlice {
   tunnelStatus: TunnelStatusDTO | null;
@@ -26,18 +25,19 @@ export interface TunnelSlice {
   registrations: Record<string, WebhookRegistrationDTO>;
   /** The latest forward result of each delivery seen live (a failure with no answer has status null). */
   lastForward: Record<string, ForwardResultDTO>;
-  tunnelLoad(): Promise<void>;
+  /** Reads the receiver status and the list of deliveries. */
+  loadTunnel(): Promise<void>;
   /** Re-reads the receiver status (the receiver starts on the first read, so it turns Listening later). */
-  tunnelRefresh(): Promise<void>;
+  loadTunnelStatus(): Promise<void>;
   /** Sets (or with null clears) the local app URL deliveries are forwarded to. */
-  tunnelSetForward(url: string | null): Promise<ErrorDTO | null>;
-  tunnelDelivery(id: string): Promise<ErrorDTO | null>;
-  tunnelReplay(id: string, mode: 'as-received' | 're-signed', body?: string): Promise<Result<ForwardResultDTO>>;
-  tunnelSimulate(args: SimulateArgs): Promise<Result<DeliverySummaryDTO>>;
-  tunnelExport(id: string, format: 'curl' | 'fixture'): Promise<Result<ExportDTO>>;
+  setForwardTarget(url: string | null): Promise<ErrorDTO | null>;
+  loadDelivery(id: string): Promise<ErrorDTO | null>;
+  replayDelivery(id: string, mode: 'as-received' | 're-signed', body?: string): Promise<Result<ForwardResultDTO>>;
+  simulateDelivery(args: SimulateArgs): Promise<Result<DeliverySummaryDTO>>;
+  exportDelivery(id: string, format: 'curl' | 'fixture'): Promise<Result<ExportDTO>>;
   /** The file of an image/document delivery (downloaded by the main process). */
-  tunnelMedia(id: string): Promise<Result<MediaDTO>>;
-  webhookRegister(teamId: string, agentId: string, publicUrl: string): Promise<Result<WebhookRegistrationDTO>>;
+  loadDeliveryMedia(id: string): Promise<Result<MediaDTO>>;
+  registerWebhook(teamId: string, agentId: string, publicUrl: string): Promise<Result<WebhookRegistrationDTO>>;
   applyDelivery(d: DeliverySummaryDTO): void;
   applyForward(f: ForwardResultDTO): void;
 }
@@ -69,7 +69,7 @@ function pruned<T>(rec: Record<string, T>): Record<string, T> {
   return out;
 }
 
-export function createTunnelSlice(set: SetOf<S>, get: GetOf<S>, api: Api): S {
+export const tunnelSlice: Slice<TunnelSlice> = ({ set, get, api }) => {
   const status = async (): Promise<void> => {
     const r = await api['tunnel.status']();
     set(r.ok ? { tunnelStatus: r.value } : { tunnelError: r.error });
@@ -83,8 +83,8 @@ export function createTunnelSlice(set: SetOf<S>, get: GetOf<S>, api: Api): S {
     forwardLog: [],
     registrations: {},
     lastForward: {},
-    tunnelRefresh: status,
-    tunnelSetForward: async (url) => {
+    loadTunnelStatus: status,
+    setForwardTarget: async (url) => {
       const cur = await api['settings.get']();
       if (!cur.ok) return cur.error;
       const r = await api['settings.update']({ patch: { tunnel: { port: cur.value.tunnel.port, forwardTo: url } } });
@@ -92,7 +92,7 @@ export function createTunnelSlice(set: SetOf<S>, get: GetOf<S>, api: Api): S {
       await status();
       return null;
     },
-    tunnelLoad: async () => {
+    loadTunnel: async () => {
       const [st, list] = await Promise.all([api['tunnel.status'](), api['tunnel.deliveries']({ limit: 500 })]);
       set((s) => {
         const patch: Partial<S> = { tunnelError: st.ok ? (list.ok ? null : list.error) : st.error };
@@ -107,18 +107,18 @@ export function createTunnelSlice(set: SetOf<S>, get: GetOf<S>, api: Api): S {
         return patch;
       });
     },
-    tunnelDelivery: async (id) => {
+    loadDelivery: async (id) => {
       const r = await api['tunnel.delivery']({ id });
       if (!r.ok) return r.error;
       set((s) => ({ deliveryDetails: { ...s.deliveryDetails, [id]: r.value } }));
       return null;
     },
-    tunnelReplay: async (id, mode, body) => {
+    replayDelivery: async (id, mode, body) => {
       const r = await api['tunnel.replay'](body === undefined ? { id, mode } : { id, mode, body });
       if (r.ok) get().applyForward(r.value);
       return r;
     },
-    tunnelSimulate: async (args) => {
+    simulateDelivery: async (args) => {
       const r = await api['tunnel.simulate'](args);
       if (r.ok) {
         get().applyDelivery(r.value);
@@ -126,12 +126,12 @@ export function createTunnelSlice(set: SetOf<S>, get: GetOf<S>, api: Api): S {
       }
       return r;
     },
-    tunnelExport: (id, format) => api['tunnel.export']({ id, format }),
-    tunnelMedia: (id) => api['tunnel.media']({ id }),
-    webhookRegister: async (teamId, agentId, publicUrl) => {
+    exportDelivery: (id, format) => api['tunnel.export']({ id, format }),
+    loadDeliveryMedia: (id) => api['tunnel.media']({ id }),
+    registerWebhook: async (teamId, agentId, publicUrl) => {
       const r = await api['webhook.register']({ teamId, agentId, publicUrl });
       if (r.ok) {
-        set((s) => ({ registrations: { ...s.registrations, [`${teamId}/${agentId}`]: r.value } }));
+        set((s) => ({ registrations: { ...s.registrations, [agentKey(teamId, agentId)]: r.value } }));
         void status();
       }
       return r;
@@ -157,4 +157,4 @@ export function createTunnelSlice(set: SetOf<S>, get: GetOf<S>, api: Api): S {
         return patch;
       }),
   };
-}
+};

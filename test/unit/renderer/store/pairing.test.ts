@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
-import { applySession, emptyPairing, nextRotationMs, pairingPhase, QR_ROTATION_MS } from '../../../src-renderer/src/store/pairing';
-import { PNG, session, setup } from './fixtures';
+import { applySession, emptyPairing, nextRotationMs, pairingPhase, QR_ROTATION_MS } from '../../../../src-renderer/src/store/pairing';
+import { PNG, session, setup } from '../fixtures';
 
 describe('pairing slice', () => {
   it('goes needs-scan → preparing → qr (rotating) → linked, and celebrates only after a scan was needed', async () => {
@@ -11,31 +11,31 @@ describe('pairing slice', () => {
       'pairing.start': () => ({ ok: true, value: session({ state: 'pairing' }) }),
     });
     const view = () => store.getState().pairing['t1/a1']!;
-    await store.getState().pairingPoll('t1', 'a1');
+    await store.getState().pollPairing('t1', 'a1');
     expect(pairingPhase(view())).toBe('needs-scan');
 
-    expect(await store.getState().pairingStart('t1', 'a1')).toBeNull();
+    expect(await store.getState().startPairing('t1', 'a1')).toBeNull();
     expect(pairingPhase(view())).toBe('preparing');
 
     now.t += 1000;
     reply = session({ state: 'pairing', qr: PNG(1) });
-    await store.getState().pairingPoll('t1', 'a1');
+    await store.getState().pollPairing('t1', 'a1');
     expect(pairingPhase(view())).toBe('qr');
     expect(view().qrChangedAt).toBe(101_000);
     expect(nextRotationMs(view(), 106_000)).toBe(15_000);
 
     now.t += 1500; // same QR: its change time stays
-    await store.getState().pairingPoll('t1', 'a1');
+    await store.getState().pollPairing('t1', 'a1');
     expect(view().qrChangedAt).toBe(101_000);
 
     now.t = 121_000; // rotated
     reply = session({ state: 'pairing', qr: PNG(2) });
-    await store.getState().pairingPoll('t1', 'a1');
+    await store.getState().pollPairing('t1', 'a1');
     expect(view().qrChangedAt).toBe(121_000);
 
     now.t = 125_000;
     reply = session({ state: 'open', connected: true, linked: true, needsScan: false, phone: '15550001111' });
-    await store.getState().pairingPoll('t1', 'a1');
+    await store.getState().pollPairing('t1', 'a1');
     expect(pairingPhase(view())).toBe('linked');
     expect(view().linkedAt).toBe(125_000);
     expect(view().qrChangedAt).toBeNull();
@@ -70,9 +70,9 @@ describe('pairing slice', () => {
       'pairing.start': { ok: false, error: { kind: 'unauthorized', code: 'UNAUTHORIZED', message: 'bad key', status: 401 } },
       'pairing.session': { ok: false, error: { kind: 'network-error', code: 'HOST_UNREACHABLE', message: 'x' } },
     });
-    expect(await store.getState().pairingStart('t1', 'a1')).toMatchObject({ kind: 'unauthorized' });
+    expect(await store.getState().startPairing('t1', 'a1')).toMatchObject({ kind: 'unauthorized' });
     expect(store.getState().pairing['t1/a1']).toMatchObject({ starting: false, startedAt: null, error: { kind: 'unauthorized' } });
-    await store.getState().pairingPoll('t1', 'a1');
+    await store.getState().pollPairing('t1', 'a1');
     expect(store.getState().pairing['t1/a1']?.error?.kind).toBe('network-error');
   });
 });

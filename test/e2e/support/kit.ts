@@ -1,8 +1,10 @@
-// Helpers for the screen specs (agents, pairing, alerts, settings, a11y-a): one `serve` per
-// describe block (over the shared harness in ./serve), the emulator's control API, an agent's row,
-// and numbered screenshots into the test's output folder.
-import { expect, test, type Page, type TestInfo } from '@playwright/test';
-import { keychainUnavailableReason, makeServeHome, startServe, type RunningServe, type ServeHome, type ServeReady } from './serve';
+// The browser specs' kit: one `serve` per describe block (over the harness in ./serve) with the
+// emulator and its demo team, the emulator's control API, the host's own request API (what the
+// renderer calls), opening a route with the access token, the demo agents, and numbered screenshots.
+import { expect, test, type Locator, type Page, type TestInfo } from '@playwright/test';
+import { emulatorControl, keychainUnavailableReason, makeServeHome, startServe, type EmulatorReady, type RunningServe, type ServeHome, type ServeReady } from './serve';
+
+export { hostCall } from './serve';
 
 export const DEMO_KEY = 'demo-key-0123456789abcdef';
 export const AGENTS = { connected: 'agent-connected', unlinked: 'agent-unlinked', flaky: 'agent-flaky' } as const;
@@ -11,20 +13,24 @@ export const LABELS = { connected: 'Support bot', unlinked: 'New agent', flaky: 
 const ci = !!process.env.CI && process.env.CI !== 'false';
 const noKeychain = keychainUnavailableReason();
 
+/** The emulator with its demo team, health polled every 2 s (every 1 s while something is wrong). */
+const DEMO_ARGS = ['--emulator', '--poll-sec', '2', '--fast-poll-sec', '1'];
+
 export interface Suite {
   readonly serve: RunningServe;
   readonly ready: ServeReady;
-  /** The emulator's control base (…/_emulator). */
-  readonly controlUrl: string;
+  /** The emulator `serve` started (its service address, control base …/_emulator, API key). */
+  readonly emulator: EmulatorReady;
+  /** The demo team's id. */
   readonly teamId: string;
 }
 
 /**
- * Registers beforeAll/afterAll in the calling describe block: a fresh `serve` with its own HOME,
- * config and data. Default: the emulator with its demo team and quick polling.
+ * Registers, in the calling describe block, a fresh `serve` with its own HOME, config and data:
+ * started before all tests, stopped after all and checked to stop cleanly. Locally without a
+ * keychain the block skips (the app cannot keep keys); in CI that is a failure.
  */
-export function useServe(args: string[] = ['--emulator', '--poll-sec', '2', '--fast-poll-sec', '1']): Suite {
-  // Locally without a keychain the app cannot keep keys; in CI that is a failure, not a skip.
+export function useServe(args: string[] = DEMO_ARGS): Suite {
   test.skip(!ci && noKeychain !== null, `OS keychain unavailable: ${noKeychain}`);
   let home: ServeHome | undefined;
   let serve: RunningServe | undefined;
@@ -49,10 +55,10 @@ export function useServe(args: string[] = ['--emulator', '--poll-sec', '2', '--f
     get ready() {
       return must().ready;
     },
-    get controlUrl() {
+    get emulator() {
       const emu = must().ready.emulator;
       if (!emu) throw new Error('serve runs without the emulator');
-      return emu.controlUrl;
+      return emu;
     },
     get teamId() {
       return must().ready.demoTeam?.teamId ?? 'demo';
@@ -60,33 +66,31 @@ export function useServe(args: string[] = ['--emulator', '--poll-sec', '2', '--f
   };
 }
 
-/** useServe() with its defaults, the emulator reset after every test (its faults cleared first when asked). */
+/** useServe() with the demo team, the emulator back to its seed after every test (its faults cleared first when asked). */
 export function useDemoServe(opts: { clearFaults?: boolean } = {}): Suite {
   const suite = useServe();
   test.afterEach(async () => {
-    if (opts.clearFaults) await fetch(`${suite.controlUrl}/faults`, { method: 'DELETE' });
+    if (opts.clearFaults) await control(suite, '/faults', undefined, 'DELETE');
     await resetEmulator(suite);
   });
   return suite;
 }
 
-/** POST to the emulator's control surface; returns the parsed JSON reply (throws on non-2xx). */
-export async function control(suite: Suite, path: string, body: unknown = {}): Promise<unknown> {
-  const res = await fetch(`${suite.controlUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`control ${path} answered ${res.status}: ${text}`);
-  return text ? (JSON.parse(text) as unknown) : null;
+/** A call to the suite's emulator's control surface (e.g. 'agents/x/drop'), see emulatorControl. */
+export function control<T = unknown>(suite: Suite, path: string, body?: unknown, method?: string): Promise<T> {
+  return emulatorControl<T>(suite.emulator, path, body, method);
 }
 
 /** Back to the seed: agents as they started (used between tests that change them). */
-export async function resetEmulator(suite: Suite): Promise<void> {
+async function resetEmulator(suite: Suite): Promise<void> {
   await control(suite, '/reset');
 }
 
-/** Open the app at a hash route (e.g. '#/alerts'), with the URL's token. */
+/** Opens the app with its token (which the page then takes out of the address), then goes to a hash route. */
 export async function open(page: Page, suite: Suite, hash = '#/'): Promise<void> {
   await page.goto(suite.ready.url);
   await expect(page.getByRole('heading', { level: 1, name: 'Channel Companion' })).toBeVisible();
+  await page.waitForFunction(() => !location.hash.includes('token='));
   if (hash !== '#/') {
     await page.evaluate((h) => {
       window.location.hash = h;
@@ -94,18 +98,28 @@ export async function open(page: Page, suite: Suite, hash = '#/'): Promise<void>
   }
 }
 
+/** An agent's page of the demo team, or one of its sub-pages ('pairing', 'chat', 'settings'). */
 export function agentHash(suite: Suite, agentId: string, sub = ''): string {
-  return `#/agents/${agentId}${sub ? `/${sub}` : ''}?team=${encodeURIComponent(suite.teamId)}`;
+  return `#/agents/${encodeURIComponent(agentId)}${sub ? `/${sub}` : ''}?team=${encodeURIComponent(suite.teamId)}`;
+}
+
+export function consoleHash(suite: Suite, agentId: string): string {
+  return `#/console?team=${encodeURIComponent(suite.teamId)}&agent=${encodeURIComponent(agentId)}`;
 }
 
 /** An agent's row in the agents list. */
-export function agentRow(page: Page, agentId: string) {
+export function agentRow(page: Page, agentId: string): Locator {
   return page.locator('ul.agents > li').filter({ hasText: labelOf(agentId) });
 }
 
-export function labelOf(agentId: string): string {
+function labelOf(agentId: string): string {
   const entry = Object.entries(AGENTS).find(([, id]) => id === agentId);
   return entry ? LABELS[entry[0] as keyof typeof LABELS] : agentId;
+}
+
+/** A <dl class="fields"> value by its term, inside `scope`. */
+export function field(scope: Locator, term: string): Locator {
+  return scope.locator(`dt:text-is("${term}") + dd`);
 }
 
 const shots = new WeakMap<TestInfo, number>();
@@ -117,9 +131,4 @@ export function shooter(page: Page, testInfo: TestInfo): (name: string) => Promi
     shots.set(testInfo, n);
     await page.screenshot({ path: testInfo.outputPath(`${String(n).padStart(2, '0')}-${name}.png`), fullPage: true });
   };
-}
-
-/** A <dl class="fields"> value by its term, inside `scope`. */
-export function field(scope: ReturnType<Page['locator']>, term: string) {
-  return scope.locator(`dt:text-is("${term}") + dd`);
 }

@@ -1,8 +1,9 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
-import { connectStore, createAppStore, selectWorst } from '../../../src-renderer/src/store';
-import type { AgentDTO, TeamDTO } from '../../../src-shared/contract';
-import { fakeApi } from './fake-api';
+import { connectStore, createAppStore } from '../../../../src-renderer/src/store';
+import { selectWorst } from '../../../../src-renderer/src/store/agents';
+import type { AgentDTO, TeamDTO } from '../../../../src-shared/contract';
+import { fakeApi } from '../fake-api';
 
 const team: TeamDTO = { teamId: 't1', label: 'Ops', baseUrl: 'https://api.example.test', keyHint: '…9f2c', authError: false, agentIds: ['a1', 'a2'] };
 const agent = (agentId: string, health: AgentDTO['health']['health']): AgentDTO => ({
@@ -14,7 +15,7 @@ const agent = (agentId: string, health: AgentDTO['health']['health']): AgentDTO 
 
 const flush = () => new Promise((r) => setTimeout(r, 0));
 
-describe('app store', () => {
+describe('agents slice in the assembled store', () => {
   it('keeps health that arrives before the agent list, and a list answer never rolls newer health back', async () => {
     let answerList: (v: unknown) => void = () => undefined;
     const { api, emit } = fakeApi({

@@ -1,9 +1,10 @@
 // Chat: conversations per (team, agent, user id), messages keyed by id so one chat row can select
-// its own message, and live turns. Tokens from chat.token events are buffered and committed once
-// per animation frame (env.nextFrame), so a fast stream costs one store update (and one row render)
-// per frame, however many chunks arrive in between.
-import type { Api, ChatMessageDTO, ChatResultDTO, ErrorDTO } from '../../../../src-shared/contract';
-import type { GetOf, SetOf, SliceEnv } from './types';
+// its own message, and live turns. Tokens from chat.token events are committed once per frame
+// (frame-batch.ts), so a fast stream costs one store update (and one row render) per frame, however
+// many chunks arrive in between.
+import type { ChatMessageDTO, ChatResultDTO, ErrorDTO } from '../../../src-shared/contract';
+import type { Slice } from './env';
+import { frameBatch } from './frame-batch';
 
 export const convKey = (teamId: string, agentId: string, userId: string): string => `${teamId}/${agentId}/${userId}`;
 
@@ -25,7 +26,7 @@ export interface ChatTurnStats {
   tokensUsed: number | null;
 }
 
-export interface ChatConversation {
+interface ChatConversation {
   teamId: string;
   agentId: string;
   userId: string;
@@ -44,14 +45,16 @@ export interface ChatSlice {
   chatMessages: Record<string, ChatMessageDTO>;
   chatStats: Record<string, ChatTurnStats>;
   chatFrames: Record<string, ChatFrame[]>;
-  chatOpen(teamId: string, agentId: string, userId: string): Promise<void>;
+  /** Loads the conversation's transcript (once). */
+  openChat(teamId: string, agentId: string, userId: string): Promise<void>;
   /** Starts a turn; resolves with the error when it could not start (nothing is added then). */
-  chatSend(teamId: string, agentId: string, userId: string, text: string): Promise<ErrorDTO | null>;
-  chatStop(teamId: string, agentId: string, userId: string): Promise<void>;
-  chatRetry(teamId: string, agentId: string, userId: string): Promise<ErrorDTO | null>;
-  chatToken(turnId: string, token: string): void;
-  chatDone(turnId: string, result: ChatResultDTO): void;
-  chatError(turnId: string, error: ErrorDTO): void;
+  sendChat(teamId: string, agentId: string, userId: string, text: string): Promise<ErrorDTO | null>;
+  stopChat(teamId: string, agentId: string, userId: string): Promise<void>;
+  /** Sends the last user message again. */
+  retryChat(teamId: string, agentId: string, userId: string): Promise<ErrorDTO | null>;
+  applyChatToken(turnId: string, token: string): void;
+  applyChatDone(turnId: string, result: ChatResultDTO): void;
+  applyChatError(turnId: string, error: ErrorDTO): void;
 }
 
 type S = ChatSlice;
@@ -88,13 +91,10 @@ function statsFromResult(base: Partial<ChatTurnStats>, result: ChatResultDTO | u
   };
 }
 
-export function createChatSlice(set: SetOf<S>, get: GetOf<S>, api: Api, env: SliceEnv): S {
+export const chatSlice: Slice<ChatSlice> = ({ set, get, api, env }) => {
   const live = new Map<string, LiveTurn>();
   /** Events for turns whose startTurn answer has not arrived yet (events may overtake it). */
   const early = new Map<string, Early[]>();
-  /** Tokens waiting for the next frame, per turn. */
-  const pending = new Map<string, ChatFrame[]>();
-  let frameRequested = false;
 
   const patchConv = (key: string, patch: Partial<ChatConversation>) =>
     set((s) => {
@@ -102,12 +102,8 @@ export function createChatSlice(set: SetOf<S>, get: GetOf<S>, api: Api, env: Sli
       return c ? { chatConvs: { ...s.chatConvs, [key]: { ...c, ...patch } } } : {};
     });
 
-  /** Commits every buffered token in one store update. */
-  const flush = (): void => {
-    frameRequested = false;
-    if (pending.size === 0) return;
-    const batch = [...pending.entries()];
-    pending.clear();
+  /** Tokens by turn, committed in one store update per frame. */
+  const tokens = frameBatch<ChatFrame>(env.nextFrame, (batch) =>
     set((s) => {
       const messages = { ...s.chatMessages };
       const frames = { ...s.chatFrames };
@@ -126,27 +122,21 @@ export function createChatSlice(set: SetOf<S>, get: GetOf<S>, api: Api, env: Sli
         else if (st) stats[t.msgId] = st.tokenCount === t.tokenCount ? st : { ...st, tokenCount: t.tokenCount };
       }
       return { chatMessages: messages, chatFrames: frames, chatStats: stats };
-    });
-  };
+    }),
+  );
 
   const applyToken = (turnId: string, token: string, at: number): void => {
     const t = live.get(turnId);
     if (!t || t.stopped) return;
     if (t.firstTokenAt === null) t.firstTokenAt = at;
     t.tokenCount += 1;
-    const list = pending.get(turnId) ?? [];
-    list.push({ ms: at - t.startedAt, token });
-    pending.set(turnId, list);
-    if (!frameRequested) {
-      frameRequested = true;
-      env.nextFrame(flush);
-    }
+    tokens.push(turnId, { ms: at - t.startedAt, token });
   };
 
   const finish = (turnId: string, result: ChatResultDTO | null, error: ErrorDTO | null): void => {
     const t = live.get(turnId);
     if (!t) return;
-    flush();
+    tokens.flush();
     live.delete(turnId);
     const end = env.now();
     const out = result?.usage.outputTokens ?? (t.tokenCount > 0 ? t.tokenCount : null);
@@ -225,7 +215,7 @@ export function createChatSlice(set: SetOf<S>, get: GetOf<S>, api: Api, env: Sli
     chatMessages: {},
     chatStats: {},
     chatFrames: {},
-    chatOpen: async (teamId, agentId, userId) => {
+    openChat: async (teamId, agentId, userId) => {
       const key = ensureConv(teamId, agentId, userId);
       if (get().chatConvs[key]?.loaded) return;
       const r = await api['chat.transcript']({ teamId, agentId, userId });
@@ -251,14 +241,14 @@ export function createChatSlice(set: SetOf<S>, get: GetOf<S>, api: Api, env: Sli
         };
       });
     },
-    chatSend: send,
-    chatStop: async (teamId, agentId, userId) => {
+    sendChat: send,
+    stopChat: async (teamId, agentId, userId) => {
       const key = convKey(teamId, agentId, userId);
       const turnId = get().chatConvs[key]?.activeTurnId;
       if (!turnId) return;
       const t = live.get(turnId);
       if (t) t.stopped = true;
-      flush();
+      tokens.flush();
       await api['chat.stopTurn']({ turnId });
       // Whatever the core answers, the turn is over for this window; a late done still adds its numbers.
       if (t && live.has(turnId)) {
@@ -272,22 +262,22 @@ export function createChatSlice(set: SetOf<S>, get: GetOf<S>, api: Api, env: Sli
         });
       }
     },
-    chatRetry: async (teamId, agentId, userId) => {
+    retryChat: async (teamId, agentId, userId) => {
       const last = get().chatConvs[convKey(teamId, agentId, userId)]?.lastUserText;
       if (!last) return null;
       return send(teamId, agentId, userId, last);
     },
-    chatToken: (turnId, token) => {
+    applyChatToken: (turnId, token) => {
       if (live.has(turnId)) applyToken(turnId, token, env.now());
       else handleEarly(turnId, { kind: 'token', token, at: env.now() });
     },
-    chatDone: (turnId, result) => {
+    applyChatDone: (turnId, result) => {
       if (live.has(turnId)) finish(turnId, result, null);
       else handleEarly(turnId, { kind: 'done', result });
     },
-    chatError: (turnId, error) => {
+    applyChatError: (turnId, error) => {
       if (live.has(turnId)) finish(turnId, null, error);
       else handleEarly(turnId, { kind: 'error', error });
     },
   };
-}
+};

@@ -1,0 +1,118 @@
+// Teams and agents: the list, each agent's live health, and its health timeline. Data arrives only
+// through the bridge (a list answer, then health.changed events, which may overtake it).
+import type { AgentDTO, AgentHealthDTO, ErrorDTO, HealthHistoryEntryDTO, HealthState, TeamDTO } from '../../../src-shared/contract';
+import { HEALTH_STATES } from '../../../src-shared/contract';
+import { agentKey, type Slice } from './env';
+import { liveHistoryEntry, mergeHistory } from './history';
+
+export interface AgentsSlice {
+  teams: TeamDTO[];
+  /** True once the first refresh has answered. */
+  loaded: boolean;
+  /** Keyed by agentKey(teamId, agentId); insertion order is display order. */
+  agents: Record<string, AgentDTO>;
+  /**
+   * Health that arrived for agents not in `agents` yet (a health.changed event can overtake the
+   * agents.list answer); setAgents uses it when it is newer than the listed health.
+   */
+  healthBuffer: Record<string, AgentHealthDTO>;
+  /**
+   * Each agent's health changes, newest first, by agentKey; present once loaded, then kept current
+   * by health.changed events (see applyHealth).
+   */
+  healthHistory: Record<string, HealthHistoryEntryDTO[]>;
+  /** Reads teams and agents; answers the first error (what did load is kept). */
+  loadAccounts(): Promise<ErrorDTO | null>;
+  loadHealthHistory(teamId: string, agentId: string): Promise<ErrorDTO | null>;
+  setAgents(list: AgentDTO[]): void;
+  applyHealth(h: AgentHealthDTO): void;
+  addTeam(input: { label: string; baseUrl: string; apiKey: string; agentIds: string[] }): Promise<ErrorDTO | null>;
+  removeTeam(teamId: string): Promise<ErrorDTO | null>;
+  addAgent(teamId: string, agentId: string, label?: string): Promise<ErrorDTO | null>;
+  removeAgent(teamId: string, agentId: string): Promise<ErrorDTO | null>;
+  startDemo(): Promise<ErrorDTO | null>;
+}
+
+/** Agents whose health arrived before they were listed are kept at most this many. */
+const HEALTH_BUFFER_MAX = 500;
+
+/** The newer of two health reports: by checkedAt (null = never polled), then by since. */
+function newerHealth(a: AgentHealthDTO, b: AgentHealthDTO): AgentHealthDTO {
+  const ca = a.checkedAt ?? -Infinity;
+  const cb = b.checkedAt ?? -Infinity;
+  if (ca !== cb) return ca > cb ? a : b;
+  return b.since > a.since ? b : a;
+}
+
+/** A change of teams or agents reloads the whole store (refresh). */
+export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ set, get, api }) => {
+  const thenRefresh = async (r: { ok: true } | { ok: false; error: ErrorDTO }): Promise<ErrorDTO | null> => {
+    if (!r.ok) return r.error;
+    await get().refresh();
+    return null;
+  };
+  return {
+    teams: [],
+    loaded: false,
+    agents: {},
+    healthBuffer: {},
+    healthHistory: {},
+    loadAccounts: async () => {
+      const [teams, agents] = await Promise.all([api['teams.list'](), api['agents.list']()]);
+      if (teams.ok) set({ teams: teams.value });
+      if (agents.ok) get().setAgents(agents.value);
+      return !teams.ok ? teams.error : !agents.ok ? agents.error : null;
+    },
+    loadHealthHistory: async (teamId, agentId) => {
+      const r = await api['health.history']({ teamId, agentId });
+      if (!r.ok) return r.error;
+      const loaded = Array.isArray(r.value) ? r.value : [];
+      const key = agentKey(teamId, agentId);
+      // Live entries that arrived while loading are kept.
+      set((s) => ({ healthHistory: { ...s.healthHistory, [key]: mergeHistory(loaded, s.healthHistory[key] ?? []) } }));
+      return null;
+    },
+    setAgents: (list) =>
+      set((s) => {
+        const agents: Record<string, AgentDTO> = {};
+        for (const a of list) {
+          const key = agentKey(a.teamId, a.agentId);
+          // A list answer may be older than a health event already applied or buffered: keep the newer.
+          const known = [s.agents[key]?.health, s.healthBuffer[key]].filter((h): h is AgentHealthDTO => h !== undefined);
+          const health = known.reduce((best, h) => newerHealth(best, h), a.health);
+          agents[key] = health === a.health ? a : { ...a, health };
+        }
+        const healthBuffer = Object.fromEntries(Object.entries(s.healthBuffer).filter(([k]) => !(k in agents)));
+        return { agents, healthBuffer };
+      }),
+    applyHealth: (h) =>
+      set((s) => {
+        const key = agentKey(h.teamId, h.agentId);
+        const current = s.agents[key];
+        if (!current) {
+          const prev = s.healthBuffer[key];
+          const rest = Object.entries(s.healthBuffer).filter(([k]) => k !== key);
+          const kept = rest.length >= HEALTH_BUFFER_MAX ? rest.slice(rest.length - HEALTH_BUFFER_MAX + 1) : rest;
+          return { healthBuffer: { ...Object.fromEntries(kept), [key]: prev ? newerHealth(prev, h) : h } };
+        }
+        const agents = { ...s.agents, [key]: { ...current, health: h } };
+        // The agent's timeline, once loaded, grows with each change of the health word.
+        const shown = s.healthHistory[key];
+        const entry = shown ? liveHistoryEntry(current.health, h) : null;
+        return entry && shown ? { agents, healthHistory: { ...s.healthHistory, [key]: mergeHistory([entry], shown) } } : { agents };
+      }),
+    addTeam: async ({ label, baseUrl, apiKey, agentIds }) =>
+      thenRefresh(await api['teams.add']({ label, baseUrl, apiKey, agents: agentIds.map((agentId) => ({ agentId })) })),
+    removeTeam: async (teamId) => thenRefresh(await api['teams.remove']({ teamId })),
+    addAgent: async (teamId, agentId, label) => thenRefresh(await api['agents.add']({ teamId, agentId, ...(label ? { label } : {}) })),
+    removeAgent: async (teamId, agentId) => thenRefresh(await api['agents.remove']({ teamId, agentId })),
+    startDemo: async () => thenRefresh(await api['demo.start']()),
+  };
+};
+
+/** Worst health across agents (HEALTH_STATES is ordered best → worst). */
+export function selectWorst(s: Pick<AgentsSlice, 'agents'>): HealthState {
+  let worst = -1;
+  for (const a of Object.values(s.agents)) worst = Math.max(worst, HEALTH_STATES.indexOf(a.health.health));
+  return HEALTH_STATES[worst] ?? 'unknown';
+}

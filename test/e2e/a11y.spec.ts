@@ -1,0 +1,197 @@
+// Accessibility audit (axe-core) of every screen with real content (the agents home, an agent page,
+// pairing with its QR, alerts, settings, an agent's settings, a chat with a streamed reply, the
+// console with a send and an error, the tunnel with a delivery open, onboarding with no teams),
+// each in light and in dark: no violation of impact serious or critical. Dark runs twice: through
+// the system preference and through the theme switch. Each screenshot and axe report lands in the
+// test's output folder.
+import { writeFile } from 'node:fs/promises';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page, type TestInfo } from '@playwright/test';
+import { AGENTS, agentHash, consoleHash, control, hostCall, LABELS, open, shooter, useDemoServe, useServe, type Suite } from './support/kit';
+
+type Scheme = 'light' | 'dark';
+
+/** Each scheme as the system preference ('system' theme), and dark once more as the explicit theme. */
+const MODES: { name: string; scheme: Scheme; theme: 'system' | 'dark' }[] = [
+  { name: 'light', scheme: 'light', theme: 'system' },
+  { name: 'dark', scheme: 'dark', theme: 'system' },
+  { name: 'dark-theme-switch', scheme: 'light', theme: 'dark' },
+];
+type Mode = (typeof MODES)[number];
+
+async function audit(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  await shooter(page, testInfo)(name);
+  const results = await new AxeBuilder({ page }).analyze();
+  const report = {
+    passes: results.passes.map((p) => p.id),
+    incomplete: results.incomplete.map((i) => ({ id: i.id, nodes: i.nodes.map((n) => `${n.target.join(' ')}: ${n.any.map((a) => a.message).join('; ')}`) })),
+    violations: results.violations,
+  };
+  await writeFile(testInfo.outputPath(`axe-${name}.json`), JSON.stringify(report, null, 2));
+  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  const said = bad.map((v) => `${v.impact} ${v.id}: ${v.help}\n${v.nodes.map((n) => `  ${n.target.join(' ')} — ${n.failureSummary ?? ''}`).join('\n')}`).join('\n');
+  expect.soft(bad, `axe violations on ${name}:\n${said}`).toEqual([]);
+}
+
+/**
+ * The scheme, and the theme this browser chose locally. The app settings go back to 'system' first:
+ * a theme switch saves its choice there (and the saved theme wins), which would carry over to the
+ * next test.
+ */
+async function setMode(page: Page, suite: Suite, mode: Mode): Promise<void> {
+  await hostCall(suite.ready, 'settings.update', { patch: { theme: 'system' } });
+  await page.emulateMedia({ colorScheme: mode.scheme });
+  await page.addInitScript((theme) => window.localStorage.setItem('cc.theme', theme), mode.theme);
+}
+
+async function expectTheme(page: Page, mode: Mode): Promise<void> {
+  const bg = mode.theme === 'dark' || mode.scheme === 'dark' ? 'rgb(23, 24, 26)' : 'rgb(247, 247, 245)';
+  await expect.poll(() => page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe(bg);
+}
+
+interface Screen {
+  name: string;
+  /** Set-up on the emulator before the page opens. */
+  before?: (suite: Suite) => Promise<void>;
+  hash(suite: Suite): string;
+  /** Brings the screen to the content under audit; `tag` keeps what it types apart per mode. */
+  ready(page: Page, suite: Suite, tag: string): Promise<void>;
+}
+
+const REPLY = ['Your ', 'order ', '**#4521** ', 'shipped. ', 'Track it ', 'at ', '[the carrier](https://example.com/track) ', 'or ', 'ask ', 'me: ', '`status 4521`.'];
+
+const SCREENS: Screen[] = [
+  {
+    name: 'agents-home',
+    hash: () => '#/',
+    ready: async (page) => {
+      await expect(page.locator('ul.agents > li')).toHaveCount(3, { timeout: 15_000 });
+      await expect(page.locator('ul.agents')).not.toContainText('Not checked yet', { timeout: 10_000 });
+    },
+  },
+  {
+    name: 'agent-page',
+    hash: (suite) => agentHash(suite, AGENTS.connected),
+    ready: async (page) => {
+      await expect(page.locator('dt:text-is("connected") + dd')).toHaveText('true', { timeout: 10_000 });
+      await expect(page.getByRole('img', { name: /QR code that opens a WhatsApp chat/ })).toBeVisible();
+    },
+  },
+  {
+    name: 'pairing',
+    hash: (suite) => agentHash(suite, AGENTS.unlinked, 'pairing'),
+    ready: async (page) => {
+      await page.getByRole('button', { name: 'Start pairing' }).click({ timeout: 10_000 });
+      await expect(page.getByRole('img', { name: `Pairing QR code for ${LABELS.unlinked}` })).toBeVisible({ timeout: 10_000 });
+    },
+  },
+  {
+    name: 'alerts',
+    hash: () => '#/alerts',
+    ready: async (page) => {
+      await expect(page.locator('ul.incidents > li')).not.toHaveCount(0, { timeout: 10_000 });
+      await expect(page.getByRole('button', { name: 'Save quiet hours' })).toBeVisible();
+    },
+  },
+  {
+    name: 'settings',
+    hash: () => '#/settings',
+    ready: async (page) => {
+      await expect(page.getByRole('article', { name: /^Team / })).toBeVisible({ timeout: 10_000 });
+      await expect(page.getByRole('textbox', { name: 'Poll interval (seconds)' })).toBeVisible();
+    },
+  },
+  {
+    name: 'agent-settings',
+    hash: (suite) => agentHash(suite, AGENTS.connected, 'settings'),
+    ready: async (page) => {
+      await expect(page.getByRole('switch', { name: /Answer in groups/ })).toBeVisible({ timeout: 10_000 });
+    },
+  },
+  {
+    name: 'chat',
+    before: async (suite) => {
+      await control(suite, `agents/${AGENTS.connected}/chat-script`, { tokens: REPLY, tokenDelayMs: 20, actions: [{ name: 'lookup_order' }] });
+    },
+    hash: (suite) => agentHash(suite, AGENTS.connected, 'chat'),
+    ready: async (page) => {
+      await page.getByLabel('Message', { exact: true }).fill('Where is my order?');
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await expect(page.locator('li.chat-agent').last()).toHaveAttribute('data-status', 'done', { timeout: 10_000 });
+      await page.getByLabel('Show raw stream frames').check();
+      await expect(page.locator('.chat-frames li').first()).toBeVisible();
+    },
+  },
+  {
+    name: 'console',
+    hash: (suite) => consoleHash(suite, AGENTS.connected),
+    ready: async (page, _suite, tag) => {
+      await page.getByLabel(/^To \(phone number/).fill('+15550102000');
+      await page.getByLabel('Message', { exact: true }).fill(`Hello from the ${tag} run`);
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await expect(page.locator('table.send-history tbody tr').first()).toHaveAttribute('data-state', 'sent');
+      await expect(page.locator('.send-meter')).toBeVisible();
+      // A failure notice on screen too (409: needs a QR scan), and an invalid number.
+      await page.getByRole('combobox', { name: /Agent/ }).selectOption(AGENTS.unlinked);
+      await page.getByLabel('Message', { exact: true }).fill('Are you there?');
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await expect(page.locator('.send-error')).toContainText('Needs a QR scan');
+      await page.getByLabel(/^To \(phone number/).fill('12ab');
+      await expect(page.getByText('contains letters')).toBeVisible();
+    },
+  },
+  {
+    name: 'tunnel',
+    hash: () => '#/tunnel',
+    ready: async (page, suite, tag) => {
+      await expect(page.locator('.tunnel-facts')).toContainText('Listening', { timeout: 10_000 });
+      // A registered webhook (its signing secret) lets the tunnel sign a simulated delivery.
+      const { listenUrl } = await hostCall<{ listenUrl: string }>(suite.ready, 'tunnel.status');
+      await hostCall(suite.ready, 'webhook.register', { teamId: suite.teamId, agentId: AGENTS.connected, publicUrl: `${listenUrl}/hooks/${AGENTS.connected}` });
+      const sim = page.locator('form').filter({ has: page.getByRole('heading', { name: /Simulate/ }) });
+      await sim.getByLabel('Text', { exact: true }).fill(`hello ${tag}`);
+      await sim.getByRole('button', { name: 'Simulate' }).click();
+      const row = page.locator('table.delivery-table tbody tr').filter({ hasText: `hello ${tag}` });
+      await expect(row).toHaveCount(1);
+      await row.getByRole('button', { name: /Details of delivery/ }).click();
+      await expect(page.locator('.delivery-detail').getByLabel('Raw body')).toContainText(`hello ${tag}`);
+    },
+  },
+];
+
+test.describe('a11y: screens with the demo team', () => {
+  const suite = useDemoServe();
+  for (const screen of SCREENS) {
+    for (const mode of MODES) {
+      test(`${screen.name}, ${mode.name}: no serious or critical axe violations`, async ({ page }, testInfo) => {
+        await setMode(page, suite, mode);
+        await screen.before?.(suite);
+        await open(page, suite, screen.hash(suite));
+        await screen.ready(page, suite, mode.name);
+        await expectTheme(page, mode);
+        await audit(page, testInfo, `${screen.name}-${mode.name}`);
+      });
+    }
+  }
+});
+
+test.describe('a11y: onboarding with no teams', () => {
+  const suite = useServe(['--emulator', '--no-demo-team']);
+  for (const mode of MODES) {
+    test(`onboarding, ${mode.name}: no serious or critical axe violations`, async ({ page }, testInfo) => {
+      await setMode(page, suite, mode);
+      await open(page, suite);
+      await expect(page.getByRole('heading', { level: 2, name: 'Welcome' })).toBeVisible({ timeout: 10_000 });
+      await expectTheme(page, mode);
+      await audit(page, testInfo, `onboarding-${mode.name}`);
+      // The same form with an error shown (a wrong key) must hold up too.
+      await page.getByLabel('Team name').fill('A11y team');
+      await page.getByLabel('Service address').fill(suite.emulator.baseUrl);
+      await page.getByLabel('Team API key').fill('wrong-key-for-a11y');
+      await page.getByLabel(/^Agent IDs/).fill(AGENTS.connected);
+      await page.getByRole('button', { name: 'Add team' }).click();
+      await expect(page.getByRole('alert')).toContainText('key rejected', { timeout: 10_000 });
+      await audit(page, testInfo, `onboarding-error-${mode.name}`);
+    });
+  }
+});
