@@ -35,11 +35,6 @@ export function wantsExposure(f: ExposeFlags): boolean {
   return f.expose !== undefined || f.exposeCmd !== undefined;
 }
 
-/** The public hook URL of an agent at an exposure's base URL (the receiver's own path). */
-export function exposedHookUrl(base: string, agentId: string): string {
-  return `${base}/hooks/${encodeURIComponent(agentId)}`;
-}
-
 function statusData(s: ExposureStatus): Record<string, unknown> {
   return { event: 'exposure', state: s.state, kind: s.kind, url: s.url, ...(s.error ? { error: s.error } : {}) };
 }

@@ -17,8 +17,8 @@ import type { Output } from '../output';
 import { DEFAULT_API_KEY_ENV } from '../target';
 import { DATA_DIR_HELP, attemptData, attemptLine, deliveryData, deliveryLine, explicitSecret, oneSecretSource, secretFlags, secretSource, tunnelDataDir } from '../tunnel-support';
 import { addConfigDirOption, collect } from './team';
-import { addExposeOptions, exposedHookUrl, exposeFlags, exposeReceiver, oneExposure, stopExposure, wantsExposure } from '../expose';
-import type { ExposureController } from '../../core/expose';
+import { addExposeOptions, exposeFlags, exposeReceiver, oneExposure, stopExposure, wantsExposure } from '../expose';
+import { hookUrlAt, type ExposureController } from '../../core/expose';
 
 const flagsSchema = z
   .object({
@@ -139,7 +139,7 @@ export function register(program: Command, ctx: CliContext): void {
           const r = await registerWebhook({
             client,
             agentId: agent,
-            publicUrl: exposedHookUrl(base.replace(/\/+$/, ''), agent),
+            publicUrl: hookUrlAt(base, agent),
             signal: ctx.signal,
             saveSecret: async (secret) => {
               hint = signingHint(secret);
@@ -160,7 +160,7 @@ export function register(program: Command, ctx: CliContext): void {
         exposure = await exposeReceiver(ctx, out, f, started.port, [f.apiKeyEnv, ...(f.secretEnv !== undefined ? [f.secretEnv] : [])]);
         const url = exposure.status().url;
         if (exposure.status().state === 'up' && url !== null) {
-          const hooks = agents.map((a) => ({ agentId: a, url: exposedHookUrl(url, a) }));
+          const hooks = agents.map((a) => ({ agentId: a, url: hookUrlAt(url, a) }));
           out.event({ event: 'exposed', url, hooks }, hooks.length ? hooks.map((h) => `  ${h.agentId}: ${h.url}`).join('\n') : `  ${url}/hooks/<agent>`);
           if (registerClient && agents.length > 0) await registerAll(url);
           else out.note('not registered with the service: give --team T (or --base-url URL with --agent A and the key in the environment), or use `channel-companion webhook set`');
