@@ -7,13 +7,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyEvent, DeliverySummaryDTO, ExposureDTO, RequestName, Result, TunnelStatusDTO } from '../../src-shared/contract';
+import type { AnyEvent, DeliverySummaryDTO, ExposureDTO, TunnelStatusDTO } from '../../src-shared/contract';
 import { createHandlers, type Handlers } from '../../src-main/app/handlers';
 import { implementContract, type CompanionContract } from '../../src-main/app/contract';
 import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
 import { NGROK_AUTHTOKEN_ACCOUNT, type NgrokModule } from '../../src-main/core/expose';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import type { Emulator } from '../../src-main/emulator';
+import { contractCaller } from '../helpers/contract-call';
 import { control, DEMO_KEY, startTestEmulator, state, waitFor } from '../helpers/emulator';
 import { fakeTunnelCommand, NO_NETWORK_ADDRESS } from '../helpers/fake-tunnel';
 
@@ -32,14 +33,7 @@ describe('tunnel.expose over the companion and the emulator', () => {
   const ngrokCalls: unknown[] = [];
   let teamId = '';
 
-  async function call(name: RequestName, args: unknown = {}): Promise<Result<unknown>> {
-    return (handlers[name] as (a: unknown) => Promise<Result<unknown>>)(args);
-  }
-  async function ok<T = unknown>(name: RequestName, args: unknown = {}): Promise<T> {
-    const r = await call(name, args);
-    if (!r.ok) throw new Error(`${name}: ${r.error.kind} ${r.error.code} ${r.error.message}`);
-    return r.value as T;
-  }
+  const { call, ok } = contractCaller(() => handlers);
 
   beforeAll(async () => {
     emu = await startTestEmulator();
