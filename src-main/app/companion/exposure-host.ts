@@ -91,7 +91,10 @@ export class ExposureHost {
   private async registerAll(base: string, agents: Array<{ teamId: string; agentId: string }>): Promise<void> {
     this.registrations = agents.map((a) => ({ ...a, url: hookUrlAt(base, a.agentId), state: 'registering', error: null }));
     this.changed();
-    for (const r of this.registrations) {
+    const mine = this.registrations;
+    for (const r of mine) {
+      // A newer expose (or a stop) took over: its URL is not this one.
+      if (this.registrations !== mine || this.controller.status().url !== base || this.controller.status().state !== 'up') return;
       try {
         r.url = (await this.o.register(r.teamId, r.agentId, r.url)).url;
         r.state = 'registered';

@@ -128,7 +128,7 @@ describe('tunnel inspector: top', () => {
     setup();
     await flush();
     expect(facts().textContent).toContain('Listening');
-    expect(facts().textContent).toContain(LISTEN);
+    expect(facts().textContent).toContain('on 127.0.0.1:4555, this computer only');
     expect(facts().textContent).toContain('Not exposed');
     const a1 = hookRow('Support bot');
     expect(a1.textContent).toContain('Ops');
@@ -173,9 +173,7 @@ describe('tunnel inspector: top', () => {
     setup({ 'tunnel.status': { ok: true, value: { ...status, agents, exposure: up } } });
     await flush();
     expect(facts().textContent).toContain('Up (ngrok)');
-    fireEvent.click(within(facts() as HTMLElement).getByRole('button', { name: 'Copy the public URL' }));
-    await flush();
-    expect(writeText).toHaveBeenCalledWith('https://ab12.ngrok-free.app');
+    expect(facts().textContent).toContain('https://ab12.ngrok-free.app');
     expect(hookRow('Lab bot').textContent).toContain('https://ab12.ngrok-free.app/hooks/a2');
     fireEvent.click(within(hookRow('Lab bot')).getByRole('button', { name: 'Copy the public hook URL of Lab bot · Lab' }));
     await flush();

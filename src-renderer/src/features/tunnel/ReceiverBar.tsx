@@ -1,13 +1,22 @@
-// The top of the inspector: the local receiver (listening where), the public exposure (off,
+// The top of the inspector: the local receiver (listening where; the URLs to use are the agents'
+// hook URLs below, so the bare base is not offered for copying), the public exposure (off,
 // starting, up with its URL, failed with why and what to do, stopped — and then where the service
 // still sends deliveries), where deliveries are forwarded, and the counts.
 import type { ExposureDTO, TunnelStatusDTO } from '../../../../src-shared/contract';
 import { forwardingOf } from '../../store/tunnel';
 import { useApp } from '../../store/react';
-import { CopyButton } from './CopyButton';
 import { nameWords, useNames } from './names';
 import { pointingOf } from './urls';
 import { downSince, sentence } from './verdict';
+
+/** "127.0.0.1:4555": where it listens, not a URL to paste (deliveries go to the hook URLs). */
+function hostPort(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
 
 const KIND_WORDS = { ngrok: 'ngrok', command: 'your tunnel command' } as const;
 
@@ -23,7 +32,7 @@ function Exposure({ st, x }: { st: TunnelStatusDTO; x: ExposureDTO }) {
     case 'up':
       return (
         <>
-          <span className="badge tone-ok">Up{by}</span> <code className="url">{x.url}</code> <CopyButton text={x.url ?? ''} what="the public URL" />
+          <span className="badge tone-ok">Up{by}</span> <code className="url">{x.url}</code> <span className="muted">→ this receiver; each agent's hook URL is below</span>
         </>
       );
     case 'stopped':
@@ -58,7 +67,7 @@ export function ReceiverBar() {
         <dt>Receiver</dt>
         <dd>
           <span className={`badge tone-${st.running ? 'ok' : 'bad'}`}>{st.running ? 'Listening' : 'Stopped'}</span>{' '}
-          {st.listenUrl ? <code className="url">{st.listenUrl}</code> : <span className="muted">not listening</span>}
+          {st.listenUrl ? <span>on {hostPort(st.listenUrl)}, this computer only</span> : <span className="muted">not listening</span>}
         </dd>
       </div>
       <div className="fact-wide">
