@@ -65,8 +65,8 @@ export function register(program: Command, ctx: CliContext): void {
       .option('--secret <secret>', 'the signing secret (lands in shell history; prefer --secret-env)')
       .option('--data-dir <dir>', DATA_DIR_HELP)
       .option('--register-url <url>', 'set the agents\' webhook to <url>/hooks/<agent> and store the secret ("self": this receiver, for the emulator)')
-      .option('--base-url <url>', 'with --register-url and no --team: the service base URL')
-      .option('--api-key-env <name>', 'with --register-url and no --team: environment variable holding the API key', DEFAULT_API_KEY_ENV),
+      .option('--base-url <url>', 'with --register-url or --expose and no --team: the service base URL')
+      .option('--api-key-env <name>', 'with --base-url: environment variable holding the API key', DEFAULT_API_KEY_ENV),
   )).option('--json', 'one JSON object per line: ready, exposure, exposed, registered, delivery, forward, still-registered, stopped');
 
   defineAction(ctx, cmd, async (opts, out) => {
