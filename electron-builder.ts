@@ -12,7 +12,7 @@ const config: Configuration = {
   files: ['out/**/*', '!out/**/*.map', 'package.json'],
   extraResources: [{ from: 'build/tray', to: 'tray', filter: ['*.png'] }],
   asar: true,
-  // @napi-rs/keyring ships prebuilt N-API binaries (ABI-stable across Node and Electron): nothing to rebuild.
+  // @napi-rs/keyring and @ngrok/ngrok ship prebuilt N-API binaries (ABI-stable across Node and Electron): nothing to rebuild.
   npmRebuild: false,
   afterPack: flipElectronFuses,
   linux: {

@@ -232,6 +232,10 @@ export interface TunnelAgentDTO {
   localAppDownSince: number | null;
   /** Deliveries of this agent waiting to be forwarded (retried in order). */
   pending: number;
+  /** This agent's full hook URL on the local receiver (<listenUrl>/hooks/<agentId>); null while it does not listen. */
+  receiverUrl: string | null;
+  /** Its full hook URL at the public exposure while that is up; null otherwise. */
+  exposedUrl: string | null;
 }
 
 export interface TunnelStatusDTO {
@@ -242,9 +246,68 @@ export interface TunnelStatusDTO {
   forwardTo: string | null;
   agents: TunnelAgentDTO[];
   counts: { received: number; verified: number; rejected: number; forwarded: number; failed: number };
+  /** The receiver's public exposure (ngrok or a tunnel command). */
+  exposure: ExposureDTO;
 }
 
-export type VerificationResult = 'valid' | 'invalid' | 'missing' | 'expired' | 'no-secret' | 'simulated';
+// ----- the receiver's public exposure (tunnel.expose / tunnel.unexpose / the tunnel.exposure event) -----
+
+/** off: never started; starting; up (url set); failed (error set; url kept when it was up); stopped (url kept). */
+export type ExposureState = 'off' | 'starting' | 'up' | 'failed' | 'stopped';
+
+export interface ExposureDTO {
+  state: ExposureState;
+  kind: 'ngrok' | 'command' | null;
+  /** The public base URL while up; the last one once stopped or lost. */
+  url: string | null;
+  /** ms epoch of the last change. */
+  since: number;
+  /** Why it failed, and what to do. */
+  error: { code: string; message: string; hint: string } | null;
+  /** The agents tunnel.expose registered at this URL, each with its outcome. */
+  registrations: ExposureRegistrationDTO[];
+  /** Whether an ngrok authtoken is stored in the keychain (only a hint of it). */
+  ngrokAuthtoken: { stored: boolean; hint: string | null };
+}
+
+export interface ExposureRegistrationDTO {
+  teamId: string;
+  agentId: string;
+  /** The hook URL registered (or tried). */
+  url: string;
+  state: 'registering' | 'registered' | 'failed';
+  error: string | null;
+}
+
+/** Agents to register at the public URL once it is up (default: none). */
+export type ExposeArgs =
+  | { kind: 'ngrok'; domain?: string; register?: Array<{ teamId: string; agentId: string }> }
+  /** `command` runs in the shell with {port} replaced by the receiver's port. */
+  | { kind: 'command'; command: string; register?: Array<{ teamId: string; agentId: string }> };
+
+// ----- refused requests (metadata only) -----
+
+export type RefusedReason =
+  | 'not-a-hook' | 'missing-signature' | 'invalid-signature' | 'legacy-only' | 'expired'
+  | 'no-secret' | 'rate-limited' | 'too-large' | 'bad-request' | 'storage-unavailable';
+/** A request the receiver refused, or one to a path that is not a hook: metadata only, never the body. */
+export interface RefusedRequestDTO {
+  id: string;
+  at: number;                       // ms epoch
+  method: string;
+  path: string;
+  agentId: string | null;           // from /hooks/<agentId>; null when not a hook
+  from: string;                     // the remote address
+  reason: RefusedReason;
+  detail: string;                   // the verification steps / why, in words
+  status: number;                   // what the receiver answered
+  size: number;                     // body bytes received (may be cut at the body limit)
+  sha256: string;                   // of the bytes received
+  prefix: string;                   // first <= 256 bytes as UTF-8, invalid bytes replaced
+  headers: Record<string, string>;  // as received (signature headers are not secrets)
+}
+
+export type VerificationResult = 'valid' | 'invalid' | 'missing' | 'expired' | 'no-secret' | 'simulated' | 'legacy-only';
 
 export interface DeliveryFilterDTO {
   agentId?: string;
@@ -433,6 +496,12 @@ export interface Requests {
   'tunnel.export': { args: { id: string; format: 'curl' | 'fixture' }; result: ExportDTO };
   /** Downloads the file of an image/document delivery through its team's service client. */
   'tunnel.media': { args: { id: string }; result: MediaDTO };
+  'tunnel.refused': { args: { limit?: number; text?: string }; result: RefusedRequestDTO[] };
+  /** Opens a public URL for the receiver (stopping the one before); answers once it is up or has failed. */
+  'tunnel.expose': { args: ExposeArgs; result: ExposureDTO };
+  'tunnel.unexpose': { args: EmptyArgs; result: ExposureDTO };
+  /** Stores the ngrok authtoken in the keychain; answers only its hint. */
+  'tunnel.setNgrokAuthtoken': { args: { authtoken: string }; result: { hint: string } };
 
   'chat.startTurn': { args: { teamId: string; agentId: string; userId: string; message: string }; result: { turnId: string } };
   'chat.stopTurn': { args: { turnId: string }; result: { stopped: boolean } };
@@ -481,6 +550,10 @@ export const REQUEST_NAMES = [
   'tunnel.simulate',
   'tunnel.export',
   'tunnel.media',
+  'tunnel.refused',
+  'tunnel.expose',
+  'tunnel.unexpose',
+  'tunnel.setNgrokAuthtoken',
   'chat.startTurn',
   'chat.stopTurn',
   'chat.transcript',
@@ -499,6 +572,8 @@ export interface Events {
   alert: AlertEventDTO;
   'tunnel.delivery': DeliverySummaryDTO;
   'tunnel.forward': ForwardResultDTO;
+  'tunnel.refused': RefusedRequestDTO;
+  'tunnel.exposure': ExposureDTO;
   'chat.token': { turnId: string; token: string };
   'chat.done': { turnId: string; result: ChatResultDTO };
   'chat.error': { turnId: string; error: ErrorDTO };
@@ -516,6 +591,8 @@ export const EVENT_NAMES = [
   'alert',
   'tunnel.delivery',
   'tunnel.forward',
+  'tunnel.refused',
+  'tunnel.exposure',
   'chat.token',
   'chat.done',
   'chat.error',

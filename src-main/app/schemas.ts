@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { ArgsOf, RequestName } from '../../src-shared/contract';
 import { baseUrlSchema, httpUrlSchema as httpUrl, storedUrlSchema as storedUrl } from '../core/url';
+import { ngrokAuthtokenSchema } from '../core/expose';
 
 const id = z.string().trim().min(1).max(200);
 const label = z.string().trim().min(1).max(120);
@@ -146,6 +147,17 @@ export const argSchemas: Schemas = {
   }),
   'tunnel.export': z.strictObject({ id, format: z.enum(['curl', 'fixture']) }),
   'tunnel.media': z.strictObject({ id }),
+  'tunnel.refused': z.strictObject({ limit: z.number().int().min(1).max(1000).optional(), text: z.string().max(500).optional() }),
+  'tunnel.expose': z.discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('ngrok'), domain: z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, 'must be a domain name').optional(), register: z.array(teamAgent).max(200).optional() }),
+    z.strictObject({
+      kind: z.literal('command'),
+      command: z.string().trim().min(1, 'give the command that runs your tunnel program').max(4000).includes('{port}', { message: "put {port} where the receiver's port goes" }),
+      register: z.array(teamAgent).max(200).optional(),
+    }),
+  ]),
+  'tunnel.unexpose': empty,
+  'tunnel.setNgrokAuthtoken': z.strictObject({ authtoken: ngrokAuthtokenSchema }),
 
   'chat.startTurn': z.strictObject({ teamId: id, agentId: id, userId: id, message: z.string().trim().min(1).max(32_000) }),
   'chat.stopTurn': z.strictObject({ turnId: id }),

@@ -7,6 +7,20 @@ export interface CliIO {
   cwd: string;
   /** Whether stderr is a terminal (progress lines redraw in place only there). */
   stderrIsTTY: boolean;
+  /** Where a secret is read from when it is piped in or typed (`secret set`); absent: nothing to read. */
+  stdin?: SecretInput;
+}
+
+/** The part of process.stdin that reading a secret needs. */
+export interface SecretInput {
+  isTTY?: boolean;
+  setRawMode?(mode: boolean): unknown;
+  setEncoding(enc: 'utf8'): unknown;
+  on(event: 'data', fn: (chunk: string) => void): unknown;
+  on(event: 'end' | 'error', fn: (arg?: unknown) => void): unknown;
+  off(event: 'data', fn: (chunk: string) => void): unknown;
+  resume(): unknown;
+  pause(): unknown;
 }
 
 export function processIO(): CliIO {
@@ -16,6 +30,7 @@ export function processIO(): CliIO {
     env: process.env,
     cwd: process.cwd(),
     stderrIsTTY: Boolean(process.stderr.isTTY),
+    stdin: process.stdin,
   };
 }
 

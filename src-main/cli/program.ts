@@ -12,6 +12,7 @@ import { register as media } from './commands/media';
 import { register as monitor } from './commands/monitor';
 import { register as pair } from './commands/pair';
 import { register as send } from './commands/send';
+import { register as secret } from './commands/secret';
 import { register as serve } from './commands/serve';
 import { register as settings } from './commands/settings';
 import { register as status } from './commands/status';
@@ -39,6 +40,7 @@ const COMMANDS: readonly RegisterCommand[] = [
   listen,
   trigger,
   deliveries,
+  secret,
   serve,
 ];
 

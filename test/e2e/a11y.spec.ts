@@ -1,9 +1,9 @@
 // Accessibility audit (axe-core) of every screen with real content (the agents home, an agent page,
 // pairing with its QR, alerts, settings, an agent's settings, a chat with a streamed reply, the
-// console with a send and an error, the tunnel with a delivery open, onboarding with no teams),
-// each in light and in dark: no violation of impact serious or critical. Dark runs twice: through
-// the system preference and through the theme switch. Each screenshot and axe report lands in the
-// test's output folder.
+// console with a send and an error, the tunnel with a delivery open and the public URL panel,
+// onboarding with no teams), each in light and in dark: no violation of impact serious or critical.
+// Dark runs twice: through the system preference and through the theme switch. Each screenshot and
+// axe report lands in the test's output folder.
 import { writeFile } from 'node:fs/promises';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
@@ -148,13 +148,19 @@ const SCREENS: Screen[] = [
       // A registered webhook (its signing secret) lets the tunnel sign a simulated delivery.
       const { listenUrl } = await hostCall<{ listenUrl: string }>(suite.ready, 'tunnel.status');
       await hostCall(suite.ready, 'webhook.register', { teamId: suite.teamId, agentId: AGENTS.connected, publicUrl: `${listenUrl}/hooks/${AGENTS.connected}` });
-      const sim = page.locator('form').filter({ has: page.getByRole('heading', { name: /Simulate/ }) });
+      const settings = page.getByRole('group', { name: 'Tunnel settings' });
+      await settings.getByRole('button', { name: 'Simulate a message' }).click();
+      const sim = page.locator('form.simulate');
       await sim.getByLabel('Text', { exact: true }).fill(`hello ${tag}`);
       await sim.getByRole('button', { name: 'Simulate' }).click();
-      const row = page.locator('table.delivery-table tbody tr').filter({ hasText: `hello ${tag}` });
+      const row = page.locator('ul.reqs button.req').filter({ hasText: `hello ${tag}` });
       await expect(row).toHaveCount(1);
-      await row.getByRole('button', { name: /Details of delivery/ }).click();
-      await expect(page.locator('.delivery-detail').getByLabel('Raw body')).toContainText(`hello ${tag}`);
+      await row.click();
+      await expect(page.getByRole('region', { name: 'Selected request' }).getByRole('list', { name: 'Body' })).toContainText(`hello ${tag}`);
+      // The public URL panel, with the tunnel-command choice and the agents to register.
+      await settings.getByRole('button', { name: 'Public URL' }).click();
+      await page.getByRole('radio', { name: /My own tunnel command/ }).check();
+      await expect(page.getByLabel('Command', { exact: true })).toBeVisible();
     },
   },
 ];

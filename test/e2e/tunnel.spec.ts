@@ -1,16 +1,23 @@
-// The webhook tunnel in Chromium against `serve --emulator`: the receiver's address and
-// status; register the receiver's own URL as agent-connected's webhook; an inbound message from the
-// emulator appears live, verified, and is forwarded to a local app; its detail shows the raw body,
-// headers and verification steps; a simulated message appears; replay as received and re-signed;
-// copy as curl and the JSON fixture; with the local app down, the forward failures show.
+// The webhook tunnel inspector in Chromium against `serve --emulator`: each agent's hook URLs with
+// copy buttons (read back from the clipboard); "Register this receiver" in one click (the emulator
+// runs on this machine); an emulator message appears live in the request list, verified and
+// forwarded to a local app; selecting it shows the verification steps, forward attempts, the body as
+// a JSON tree and raw, and the headers; replay as received and re-signed; copy as curl and the JSON
+// fixture; a simulated message; text search; arrow keys; the public URL through the fake tunnel
+// command (up, its hooks, a delivery through it, stopped — and where the service still points),
+// and a failing command; the local app down. Screenshots at 1280 and 1024 px.
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
-import { control, open, shooter, useServe, type Suite } from './support/kit';
+import { AGENTS, LABELS, control, hostCall, open, shooter, useServe, type Suite } from './support/kit';
+import { fakeTunnelCommand, NO_NETWORK_ADDRESS } from '../helpers/fake-tunnel';
 
-const AGENT = 'agent-connected';
+const AGENT = AGENTS.connected;
+const LABEL = LABELS.connected;
+const TEAM = 'Demo (emulator)';
 const FROM = '15550102000';
+const ci = !!process.env.CI && process.env.CI !== 'false';
 
 interface Hit {
   headers: IncomingHttpHeaders;
@@ -48,131 +55,240 @@ async function closedPort(): Promise<number> {
 
 let suite: Suite;
 
-const rows = (page: Page) => page.locator('table.delivery-table tbody tr');
-const row = (page: Page, text: string) => rows(page).filter({ hasText: text });
+const requests = (page: Page) => page.locator('ul.reqs > li button.req');
+const request = (page: Page, text: string) => requests(page).filter({ hasText: text });
+const agentRow = (page: Page) => page.locator('table.hook-urls tbody tr').filter({ hasText: LABEL });
+const clipboard = (page: Page) => page.evaluate(() => navigator.clipboard.readText());
+const panelToggle = (page: Page, name: string) => page.getByRole('group', { name: 'Tunnel settings' }).getByRole('button', { name });
 
-test.describe('webhook tunnel', () => {
+async function openPanel(page: Page, name: string) {
+  const t = panelToggle(page, name);
+  if ((await t.getAttribute('aria-expanded')) !== 'true') await t.click();
+}
+
+test.describe('webhook tunnel inspector', () => {
   suite = useServe();
 
-  test('receive, verify, forward, inspect, replay, export, simulate, and see the local app down', async ({ page, context }, testInfo) => {
-    test.setTimeout(90_000);
+  test('hook URLs, one-click registration, live requests, detail, replay, export, simulate, search, keys, local app down', async ({ page, context }, testInfo) => {
+    test.setTimeout(120_000);
+    await page.setViewportSize({ width: 1280, height: 900 });
     const shot = shooter(page, testInfo);
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
     const app = await startLocalApp();
     try {
-      // 1. The receiver: listening on loopback, its address shown.
+      // 1. The receiver and each agent's full hook URL, named by labels (never team ids).
       await open(page, suite, '#/tunnel');
       await expect(page.getByRole('heading', { name: 'Webhook tunnel' })).toBeVisible();
       const facts = page.locator('.tunnel-facts');
       await expect(facts).toContainText('Listening', { timeout: 10_000 });
-      const listenUrl = (await facts.locator('dd').nth(1).innerText()).trim();
-      expect(listenUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      await shot('tunnel-receiver');
+      await expect(facts).toContainText('Not exposed');
+      const { listenUrl } = await hostCall<{ listenUrl: string }>(suite.ready, 'tunnel.status');
+      const hook = `${listenUrl}/hooks/${AGENT}`;
+      const row = agentRow(page);
+      await expect(row).toContainText(TEAM);
+      await expect(row).not.toContainText(suite.teamId);
+      await expect(row.locator('code.url').first()).toHaveText(hook);
+      await expect(row).toContainText('not registered, no signing secret yet');
 
-      // 2. Forward to the local app.
+      // Copy the local hook URL: the clipboard holds it.
+      await row.getByRole('button', { name: `Copy the local hook URL of ${LABEL} · ${TEAM}` }).click();
+      await expect(row.getByRole('button', { name: /Copy the local hook URL/ })).toHaveText('Copied');
+      expect(await clipboard(page)).toBe(hook);
+      await shot('tunnel-receiver-1280');
+
+      // 2. The emulator runs on this machine: "Register this receiver" is one click.
+      await row.getByRole('button', { name: `Register this receiver for ${LABEL} · ${TEAM}` }).click();
+      await expect(row).toContainText('this receiver');
+      await expect(row.getByRole('button', { name: /Register this receiver/ })).toHaveCount(0);
+      await expect(row).not.toContainText('no signing secret');
+
+      // 3. Forward to the local app (a compact panel).
+      await openPanel(page, 'Forwarding');
       await page.getByLabel('Local app URL').fill(app.url);
       await page.getByRole('button', { name: 'Save forward address' }).click();
       await expect(page.getByText(`Deliveries now go to ${app.url}.`)).toBeVisible();
       await expect(facts).toContainText(app.url);
+      await page.keyboard.press('Escape');
+      await expect(panelToggle(page, 'Forwarding')).toBeFocused();
+      await expect(panelToggle(page, 'Forwarding')).toHaveAttribute('aria-expanded', 'false');
 
-      // 3. Register the receiver's own URL as agent-connected's webhook.
-      const publicUrl = `${listenUrl}/hooks/${AGENT}`;
-      const register = page.locator('form').filter({ has: page.getByRole('heading', { name: 'Register a public webhook URL' }) });
-      await register.getByLabel('Agent').selectOption({ label: `${AGENT} (${suite.teamId})` });
-      await register.getByLabel('Public URL').fill(publicUrl);
-      await register.getByRole('button', { name: 'Register' }).click();
-      await expect(register.getByRole('status')).toContainText(`Registered for ${AGENT}: mode`);
-      await expect(register.getByRole('status')).toContainText(publicUrl);
-      const regRow = page.locator('table.tunnel-agents tbody tr').filter({ hasText: AGENT }).first();
-      await expect(regRow).toContainText(publicUrl);
-      await expect(regRow).toContainText('Held');
-      await shot('tunnel-registered');
-
-      // 4. An inbound message from the emulator appears live, verified, and reaches the local app.
-      const inbound = await control<{ messageId: string; deliveryId: string | null }>(suite, `agents/${AGENT}/inbound`, { from: FROM, type: 'text', text: 'hello' });
+      // 4. An inbound message from the emulator appears live, verified, forwarded.
+      const inbound = await control<{ messageId: string; deliveryId: string | null }>(suite, `agents/${AGENT}/inbound`, { from: FROM, type: 'text', text: 'hello inspector' });
       expect(inbound.deliveryId).not.toBeNull();
-      const live = row(page, 'hello');
+      const live = request(page, 'hello inspector');
       await expect(live).toHaveCount(1, { timeout: 10_000 });
       await expect(live).toContainText('Verified');
-      await expect(live).toContainText(AGENT);
-      await expect(live).toContainText(FROM);
-      await expect(live).toContainText('Forwarded — 200', { timeout: 10_000 });
+      await expect(live).toContainText(LABEL);
+      await expect(live).toContainText(`+${FROM}`);
+      await expect(live).toContainText('Forwarded 200', { timeout: 10_000 });
       await expect.poll(() => app.hits.length).toBe(1);
-      expect(app.hits[0]!.body).toContain(inbound.messageId);
-      await shot('tunnel-delivery-live');
 
-      // 5. Its detail: raw body, headers, verification steps, forward attempts.
-      await live.getByRole('button', { name: /Details of delivery/ }).click();
-      const detail = page.locator('.delivery-detail');
-      await expect(detail.getByRole('heading', { name: /Delivery/ })).toBeVisible();
-      await expect(detail.getByLabel('Raw body')).toHaveText(app.hits[0]!.body);
-      await expect(detail.locator('table.headers')).toContainText('x-service-signature-v1');
-      await expect(detail.locator('table.headers')).toContainText('content-type');
+      // 5. Select it: verification, forwards, body as a tree and raw, headers.
+      await live.click();
+      await expect(live).toHaveAttribute('aria-current', 'true');
+      const detail = page.getByRole('region', { name: 'Selected request' });
+      await expect(detail.getByRole('heading', { name: `Text message from +${FROM}` })).toBeVisible();
+      await expect(detail).toContainText(`to ${LABEL} · ${TEAM}`);
       const steps = detail.locator('ol.steps li');
       expect(await steps.count()).toBeGreaterThanOrEqual(2);
       await expect(detail.locator('ol.steps')).toContainText(/signature|v1/i);
       await expect(detail.locator('table.forwards tbody tr')).toHaveCount(1);
       await expect(detail.locator('table.forwards')).toContainText(app.url);
-      await shot('tunnel-detail');
+      const tree = detail.getByRole('list', { name: 'Body' });
+      await expect(tree).toContainText('"hello inspector"');
+      await expect(tree).toContainText(inbound.messageId);
+      await expect(detail.locator('table.headers')).toContainText('x-service-signature-v1');
+      await shot('tunnel-detail-1280');
+      await detail.getByRole('button', { name: 'Raw' }).click();
+      await expect(detail.getByLabel('Body', { exact: true })).toHaveText(app.hits[0]!.body);
+      await detail.getByRole('button', { name: 'Tree' }).click();
+      await expect(detail.getByRole('list', { name: 'Body' })).toBeVisible();
 
-      // 6. Replay as received (same bytes, same headers) and re-signed (a fresh signature).
+      // 6. Replay as received (same bytes, same signature) and re-signed.
       await detail.getByRole('button', { name: 'Replay as received' }).click();
-      await expect(detail.getByRole('status')).toContainText(/Replayed \(as received\): 200/);
+      await expect(detail.getByRole('status').filter({ hasText: 'Replayed' })).toContainText(/Replayed \(as received\): 200/);
       await expect.poll(() => app.hits.length).toBe(2);
       expect(app.hits[1]!.body).toBe(app.hits[0]!.body);
       expect(app.hits[1]!.headers['x-service-signature-v1']).toBe(app.hits[0]!.headers['x-service-signature-v1']);
       await detail.getByRole('button', { name: 'Replay re-signed' }).click();
-      await expect(detail.getByRole('status')).toContainText(/Replayed \(re-signed\): 200/);
+      await expect(detail.getByRole('status').filter({ hasText: 'Replayed' })).toContainText(/Replayed \(re-signed\): 200/);
       await expect.poll(() => app.hits.length).toBe(3);
-      expect(app.hits[2]!.body).toBe(app.hits[0]!.body);
-      expect(app.hits[2]!.headers['x-service-signature-v1']).toBeTruthy();
       await expect(detail.locator('table.forwards tbody tr')).toHaveCount(3);
-      await shot('tunnel-replayed');
 
-      // 7. Copy as curl (clipboard and on screen), and the JSON fixture download.
+      // 7. Copy as curl, and the JSON fixture.
       await detail.getByRole('button', { name: 'Copy as curl' }).click();
-      await expect(detail.getByRole('status')).toHaveText('Copied the curl command.');
-      const curl = await page.evaluate(() => navigator.clipboard.readText());
+      await expect(detail.getByRole('status').filter({ hasText: 'curl' })).toHaveText('Copied the curl command.');
+      const curl = await clipboard(page);
       expect(curl).toMatch(/^curl /);
-      expect(curl).toContain('x-service-signature-v1');
       expect(curl).toContain(inbound.messageId);
-      await expect(detail.locator('pre.raw').first()).toHaveText(curl);
       const [download] = await Promise.all([page.waitForEvent('download'), detail.getByRole('button', { name: 'Download JSON fixture' }).click()]);
       expect(download.suggestedFilename()).toMatch(/\.json$/);
-      const fixture = JSON.parse(readFileSync((await download.path())!, 'utf8')) as unknown;
-      expect(JSON.stringify(fixture)).toContain(inbound.messageId);
-      expect(JSON.stringify(fixture)).toContain('x-service-signature-v1');
-      await shot('tunnel-exported');
+      expect(readFileSync((await download.path())!, 'utf8')).toContain(inbound.messageId);
 
-      // 8. Simulate an inbound message: it appears, marked simulated, and is forwarded too.
-      const sim = page.locator('form').filter({ has: page.getByRole('heading', { name: /Simulate/ }) });
-      await sim.getByLabel('Agent').selectOption({ label: `${AGENT} (${suite.teamId})` });
+      // 8. Simulate a message (panel): it appears, marked simulated.
+      await openPanel(page, 'Simulate a message');
+      const sim = page.locator('form.simulate');
+      await sim.getByLabel('Agent').selectOption({ label: `${LABEL} · ${TEAM}` });
       await sim.getByLabel('From (number)').fill('15550103000');
       await sim.getByLabel('Text', { exact: true }).fill('simulated hi');
       await sim.getByRole('button', { name: 'Simulate' }).click();
-      const simRow = row(page, 'simulated hi');
-      await expect(simRow).toHaveCount(1);
-      await expect(simRow).toContainText('Simulated');
-      await expect(simRow).toContainText('15550103000');
-      await shot('tunnel-simulated');
+      await expect(request(page, 'simulated hi')).toHaveCount(1);
+      await expect(request(page, 'simulated hi')).toContainText('Simulated');
+      await panelToggle(page, 'Simulate a message').click();
+      await shot('tunnel-list-1280');
 
-      // 9. The local app down: forward to a closed port; the failures show, with since when.
+      // 9. Search: by text, by number; the count says how many are shown.
+      const search = page.getByRole('searchbox', { name: 'Search requests' });
+      await search.fill('simulated hi');
+      await expect(requests(page)).toHaveCount(1);
+      await expect(page.locator('.req-count')).toContainText('1 of');
+      await search.fill('+1 555 010 3000');
+      await expect(requests(page)).toHaveCount(1);
+      await expect(requests(page).first()).toContainText('simulated hi');
+      await search.fill('no such words anywhere');
+      await expect(page.getByText('Nothing matches.')).toBeVisible();
+      await search.fill('');
+      await expect(requests(page)).toHaveCount(2);
+
+      // 10. Keyboard: the arrow keys move the selection through the list.
+      await requests(page).first().focus();
+      await page.keyboard.press('ArrowDown');
+      await expect(requests(page).nth(1)).toBeFocused();
+      await expect(requests(page).nth(1)).toHaveAttribute('aria-current', 'true');
+      await expect(detail.getByRole('heading', { name: `Text message from +${FROM}` })).toBeVisible();
+      await page.keyboard.press('Home');
+      await expect(requests(page).first()).toHaveAttribute('aria-current', 'true');
+
+      // 11. The local app down: forward to a closed port; the failure shows.
       const deadUrl = `http://127.0.0.1:${await closedPort()}/webhook`;
+      await openPanel(page, 'Forwarding');
       await page.getByLabel('Local app URL').fill(deadUrl);
       await page.getByRole('button', { name: 'Save forward address' }).click();
       await expect(facts).toContainText(deadUrl);
       await control(suite, `agents/${AGENT}/inbound`, { from: FROM, type: 'text', text: 'while the app is down' });
-      const failed = row(page, 'while the app is down');
+      const failed = request(page, 'while the app is down');
       await expect(failed).toContainText('Verified', { timeout: 10_000 });
-      await expect(failed).toContainText('Local app did not answer', { timeout: 10_000 });
-      await expect(facts).toContainText(/Down since/);
-      await expect.poll(async () => Number(/(\d+) failed/.exec(await facts.innerText())?.[1] ?? -1), { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
-      await failed.getByRole('button', { name: /Details of delivery/ }).click();
-      await expect(detail.locator('table.forwards')).toContainText(deadUrl);
+      await expect(failed).toContainText('App did not answer', { timeout: 10_000 });
+      await expect(facts).toContainText(/Local app down since/);
+      await failed.click();
       await expect(detail.locator('table.forwards')).toContainText('No answer');
-      await shot('tunnel-local-app-down');
+
+      // 12. The same screen at 1024 px.
+      await page.setViewportSize({ width: 1024, height: 800 });
+      await live.click();
+      await expect(detail.getByRole('list', { name: 'Body' })).toBeVisible();
+      await shot('tunnel-detail-1024');
     } finally {
       await app.close();
     }
+  });
+
+  test('public URL through a tunnel command: up, hooks, a delivery through it, stopped; a failing command says why', async ({ page, context }, testInfo) => {
+    test.skip(!ci && NO_NETWORK_ADDRESS !== null, NO_NETWORK_ADDRESS ?? '');
+    test.setTimeout(90_000);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const shot = shooter(page, testInfo);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    await open(page, suite, '#/tunnel');
+    const facts = page.locator('.tunnel-facts');
+    await expect(facts).toContainText('Listening', { timeout: 10_000 });
+
+    // 1. A command that exits at once: failed, with why and what to do.
+    await openPanel(page, 'Public URL');
+    await page.getByRole('radio', { name: /My own tunnel command/ }).check();
+    const cmd = page.getByLabel('Command', { exact: true });
+    await cmd.fill('cloudflared tunnel');
+    await expect(page.getByText("Put {port} where the receiver's port goes.")).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Start' })).toBeDisabled();
+    await cmd.fill(`'${process.execPath}' -e "console.error('login needed'); process.exit(6)" {port}`);
+    await page.getByRole('button', { name: 'Start' }).click();
+    await expect(facts).toContainText('Failed (your tunnel command)', { timeout: 15_000 });
+    await expect(facts).toContainText('exited with code 6 before printing a public URL');
+    await expect(facts).toContainText('login needed');
+    await expect(facts).toContainText('The local receiver keeps working');
+    await shot('tunnel-exposure-failed-1280');
+
+    // 2. The fake tunnel program: up, with its URL; the agent registered at it.
+    await cmd.fill(fakeTunnelCommand());
+    const panel = page.locator('.panel');
+    await expect(panel.getByRole('checkbox', { name: `${LABEL} · ${TEAM}` })).toBeChecked();
+    for (const other of [LABELS.unlinked, LABELS.flaky]) await panel.getByRole('checkbox', { name: `${other} · ${TEAM}` }).uncheck();
+    await page.getByRole('button', { name: 'Start' }).click();
+    await expect(facts).toContainText('Up (your tunnel command)', { timeout: 15_000 });
+    const publicUrl = (await facts.locator('.exposure code.url').innerText()).trim();
+    expect(publicUrl).toMatch(/^http:\/\/\d+\.\d+\.\d+\.\d+:\d+$/);
+    const publicHook = `${publicUrl}/hooks/${AGENT}`;
+    await expect(panel.getByRole('list', { name: 'Registrations at the public URL' })).toContainText('Registered');
+    const row = agentRow(page);
+    await expect(row).toContainText(publicHook);
+    await expect(row).toContainText('the public URL', { timeout: 10_000 });
+    await row.getByRole('button', { name: `Copy the public hook URL of ${LABEL} · ${TEAM}` }).click();
+    expect(await clipboard(page)).toBe(publicHook);
+    const state = await control<{ agents: Array<{ agentId: string; webhook: { url: string } | null }> }>(suite, 'state', undefined, 'GET');
+    expect(state.agents.find((a) => a.agentId === AGENT)?.webhook?.url).toBe(publicHook);
+
+    // An emulator message travels emulator → public URL → receiver, verified.
+    await control(suite, `agents/${AGENT}/inbound`, { from: FROM, type: 'text', text: 'through the public URL' });
+    const through = request(page, 'through the public URL');
+    await expect(through).toContainText('Verified', { timeout: 10_000 });
+    await panelToggle(page, 'Public URL').click();
+    await shot('tunnel-exposed-1280');
+
+    // 3. Stop: the service still points at the dead URL, and the screen says so.
+    await openPanel(page, 'Public URL');
+    await page.getByRole('radio', { name: /Nothing/ }).check();
+    await page.getByRole('button', { name: 'Stop exposing' }).click();
+    await expect(facts).toContainText('Stopped (your tunnel command)', { timeout: 10_000 });
+    await expect(facts).toContainText(`The service still sends the deliveries of ${LABEL} · ${TEAM} to ${publicUrl}, which no longer answers`);
+    await expect(row).toContainText('a stopped public URL — no longer answers');
+    await panelToggle(page, 'Public URL').click();
+    await shot('tunnel-exposure-stopped-1280');
+    await page.setViewportSize({ width: 1024, height: 800 });
+    await shot('tunnel-exposure-stopped-1024');
+
+    // Pointing it back at this receiver is one click.
+    await row.getByRole('button', { name: /Register this receiver/ }).click();
+    await expect(row).toContainText('this receiver');
+    await expect(facts).not.toContainText('The service still sends');
   });
 });

@@ -15,6 +15,8 @@ export interface RunCliOptions extends Omit<MainOptions, 'io'> {
   cwd?: string;
   /** Called with every stdout chunk as it is written (to react to a ready line or a QR). */
   onStdout?: (chunk: string, all: string) => void;
+  /** What the command reads on stdin (e.g. Readable.from(['token\n'])); none by default. */
+  stdin?: CliIO['stdin'];
 }
 
 function text(chunk: string | Uint8Array): string {
@@ -43,8 +45,9 @@ export async function runCli(args: readonly string[], opts: RunCliOptions = {}):
     env: opts.env ?? {},
     cwd: opts.cwd ?? process.cwd(),
     stderrIsTTY: false,
+    ...(opts.stdin ? { stdin: opts.stdin } : {}),
   };
-  const { env: _env, cwd: _cwd, onStdout: _on, ...deps } = opts;
+  const { env: _env, cwd: _cwd, onStdout: _on, stdin: _in, ...deps } = opts;
   const code = await main(['node', 'channel-companion', ...args], { ...deps, io, signal: deps.signal ?? new AbortController().signal });
   return { code, stdout, stderr, json: () => parseJsonLines(stdout) };
 }

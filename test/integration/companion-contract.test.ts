@@ -7,12 +7,13 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyEvent, RequestName, Result } from '../../src-shared/contract';
+import type { AnyEvent } from '../../src-shared/contract';
 import { createHandlers, type Handlers } from '../../src-main/app/handlers';
 import { implementContract, type CompanionContract } from '../../src-main/app/contract';
 import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import type { Emulator } from '../../src-main/emulator';
+import { contractCaller } from '../helpers/contract-call';
 import { control, DEMO_KEY, startTestEmulator, state, waitFor } from '../helpers/emulator';
 
 const AGENTS = ['agent-connected', 'agent-unlinked', 'agent-flaky'];
@@ -50,14 +51,7 @@ describe('contract additions over the companion and the emulator', () => {
   const events: AnyEvent[] = [];
   let teamId = '';
 
-  async function call(name: RequestName, args: unknown = {}): Promise<Result<unknown>> {
-    return (handlers[name] as (a: unknown) => Promise<Result<unknown>>)(args);
-  }
-  async function ok<T = unknown>(name: RequestName, args: unknown = {}): Promise<T> {
-    const r = await call(name, args);
-    if (!r.ok) throw new Error(`${name}: ${r.error.kind} ${r.error.code} ${r.error.message}`);
-    return r.value as T;
-  }
+  const { call, ok } = contractCaller(() => handlers);
 
   beforeAll(async () => {
     emu = await startTestEmulator();

@@ -44,7 +44,7 @@ describe('the packed package', () => {
 
   it('installs the runtime dependencies and nothing that is bundled or only for development', () => {
     const modules = join(prefix, 'lib', 'node_modules', 'channel-companion', 'node_modules');
-    for (const dep of ['commander', 'undici', 'zod', 'qrcode', 'write-file-atomic', 'eventsource-parser', 'jsqr', 'pngjs', '@napi-rs/keyring']) {
+    for (const dep of ['commander', 'undici', 'zod', 'qrcode', 'write-file-atomic', 'eventsource-parser', 'jsqr', 'pngjs', '@napi-rs/keyring', '@ngrok/ngrok']) {
       expect(existsSync(join(modules, dep, 'package.json')), dep).toBe(true);
     }
     for (const dev of ['react', 'react-dom', 'zustand', 'tsx', 'electron', 'vite']) expect(existsSync(join(modules, dev)), dev).toBe(false);

@@ -17,6 +17,8 @@ import { AccountSet, type TeamView } from './account-set';
 import { DEMO_TEAM_LABEL, DemoHost, type DemoInfo } from './demo';
 import { PrefsStore, type Prefs } from './prefs';
 import { TunnelHost } from './tunnel-host';
+import { ExposureHost, type ExposureView } from './exposure-host';
+import type { NgrokLoader } from '../../core/expose';
 
 export type { TeamView } from './account-set';
 export { DEMO_TEAM_LABEL } from './demo';
@@ -38,6 +40,8 @@ export interface CompanionOptions {
   poll?: { intervalMs?: number; fastIntervalMs?: number };
   /** Start the tunnel's receiver at once even when nothing asks for it. */
   startTunnel?: boolean;
+  /** The public exposure: how long it may take to come up, and the ngrok module (tests). */
+  exposure?: { timeoutMs?: number; loadNgrok?: NgrokLoader };
 }
 
 export interface CompanionEvents {
@@ -48,6 +52,7 @@ export interface CompanionEvents {
   incident: IncidentUpdate;
   delivery: StoredDelivery;
   forward: ForwardAttempt;
+  exposure: ExposureView;
 }
 
 export interface CompanionSettings {
@@ -75,6 +80,8 @@ export interface Companion {
   forwardTo(): string | null;
   /** Starts the tunnel's receiver (idempotent). */
   startTunnel(): Promise<{ url: string; port: number }>;
+  /** The receiver's public exposure (ngrok or a tunnel command) and the agents registered at it. */
+  readonly exposure: ExposureHost;
 
   listTeams(): TeamView[];
   findTeam(teamIdOrLabel: string): TeamView | undefined;
@@ -130,6 +137,18 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
     onDelivery: (d) => events.emit('delivery', d),
     onForward: (a) => events.emit('forward', a),
+  });
+
+  // ----- public exposure of the receiver -------------------------------------------------------
+  const exposure: ExposureHost = new ExposureHost({
+    secrets,
+    clock,
+    logger,
+    port: async () => (await tunnelHost.start()).port,
+    register: (teamId, agentId, url) => companion.registerWebhook(teamId, agentId, url),
+    onChange: (v) => events.emit('exposure', v),
+    ...(opts.exposure?.timeoutMs !== undefined ? { timeoutMs: opts.exposure.timeoutMs } : {}),
+    ...(opts.exposure?.loadNgrok ? { loadNgrok: opts.exposure.loadNgrok } : {}),
   });
 
   // ----- monitor ------------------------------------------------------------------------------
@@ -204,6 +223,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     tunnelUrl: () => tunnelHost.url,
     forwardTo: () => tunnelHost.forwardTarget,
     startTunnel: () => tunnelHost.start(),
+    exposure,
 
     listTeams: () => set.listTeams(),
     findTeam: (t) => set.findTeam(t),
@@ -276,7 +296,11 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       } else if (JSON.stringify(rulesOf(before)) !== JSON.stringify(rulesOf(app))) {
         monitor.setRules(rulesOf(app));
       }
-      if (before.tunnelPort !== app.tunnelPort) await tunnelHost.setPort(app.tunnelPort);
+      if (before.tunnelPort !== app.tunnelPort) {
+        // The exposure forwards to the old port: stopped (it says where the service still points).
+        await exposure.unexpose();
+        await tunnelHost.setPort(app.tunnelPort);
+      }
       return companion.settings();
     },
 
@@ -298,6 +322,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       closed = true;
       chat.stopAll();
       await monitorSwap.catch(() => undefined);
+      await exposure.close().catch(() => undefined);
       await Promise.allSettled([monitor.stop(), tunnelHost.close()]);
       await set.close();
       await demo.close();

@@ -14,6 +14,8 @@ import type { MediaOptions } from './media';
 import { createScope, type Scope } from './scope';
 import { serviceRequests } from './service';
 import { forwardDTO, tunnelSide } from './tunnel';
+import { exposeRequests, exposureDTO } from './expose';
+import { refusedStub } from './refused-stub';
 
 /** What the shells (IPC, the browser host) listen to: every contract event. */
 export type ContractEvents = Pick<Emitter<Events>, 'onAny'>;
@@ -78,6 +80,8 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
       publish: s.publish,
     }),
     ...tunnel.requests,
+    ...exposeRequests(s),
+    ...refusedStub,
     ...chatRequests(s),
     'diagnostics.export': () => diagnostics(s, implementations),
   };
@@ -97,6 +101,10 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
     c.events.on('alert', (a) => feed.onAlert(a)),
     c.events.on('forward', (a) => s.publish('tunnel.forward', forwardDTO(a))),
     c.events.on('delivery', (d) => s.publish('tunnel.delivery', tunnel.summaryOf(d))),
+    c.events.on('exposure', (v) => {
+      for (const r of v.registrations) if (r.state === 'registered') tunnel.secretKept(r.teamId, r.agentId);
+      s.publish('tunnel.exposure', exposureDTO(v));
+    }),
   ];
 
   return {

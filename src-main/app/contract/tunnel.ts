@@ -12,6 +12,8 @@ import type {
 import { AppError } from '../errors';
 import type { Implementations } from '../handlers';
 import { deliveryMedia, type MediaOptions } from './media';
+import { hookUrlAt } from '../../core/expose';
+import { exposureDTO } from './expose';
 import type { Scope } from './scope';
 
 type TunnelRequests = Pick<
@@ -132,6 +134,9 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
     } catch {
       forwarding = new Map();
     }
+    const listenUrl = c.tunnelUrl();
+    const exposure = c.exposure.view();
+    const exposedAt = exposure.state === 'up' ? exposure.url : null;
     const agents: TunnelAgentDTO[] = c.listTeams().flatMap((t) =>
       t.agents.map((a) => ({
         teamId: t.id,
@@ -140,6 +145,8 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
         hasSecret: secretCache.get(`${t.id}\u0000${a.agentId}`) ?? false,
         localAppDownSince: forwarding.get(a.agentId)?.localAppDownSince ?? null,
         pending: forwarding.get(a.agentId)?.pending ?? 0,
+        receiverUrl: listenUrl !== null ? hookUrlAt(listenUrl, a.agentId) : null,
+        exposedUrl: exposedAt !== null ? hookUrlAt(exposedAt, a.agentId) : null,
       })),
     );
     let n: TunnelStatusDTO['counts'];
@@ -148,7 +155,7 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
     } catch {
       n = { received: 0, verified: 0, rejected: 0, forwarded: 0, failed: 0 };
     }
-    return { running: c.tunnelUrl() !== null, listenUrl: c.tunnelUrl(), forwardTo: c.forwardTo(), agents, counts: n };
+    return { running: listenUrl !== null, listenUrl, forwardTo: c.forwardTo(), agents, counts: n, exposure: exposureDTO(exposure) };
   };
 
   const deliveries = (filter: DeliveryFilterDTO): DeliverySummaryDTO[] => {

@@ -1,7 +1,8 @@
 // `listen`: runs the local signed-webhook receiver (127.0.0.1 by default) until Ctrl-C. Every
 // delivery is verified, stored in the durable log and forwarded to --forward-to; one line per
 // delivery (its verdict) and per forward attempt (its result). --register-url points the agents'
-// webhooks at this receiver's public URL and stores the returned signing secret.
+// webhooks at this receiver's public URL and stores the returned signing secret. --expose ngrok /
+// --expose-cmd open a public URL for the receiver (cli/expose.ts) and register it the same way.
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { ServiceClient } from '../../core/api/service';
@@ -16,6 +17,8 @@ import type { Output } from '../output';
 import { DEFAULT_API_KEY_ENV } from '../target';
 import { DATA_DIR_HELP, attemptData, attemptLine, deliveryData, deliveryLine, explicitSecret, oneSecretSource, secretFlags, secretSource, tunnelDataDir } from '../tunnel-support';
 import { addConfigDirOption, collect } from './team';
+import { addExposeOptions, exposeFlags, exposeReceiver, oneExposure, stopExposure, wantsExposure } from '../expose';
+import { hookUrlAt, type ExposureController } from '../../core/expose';
 
 const flagsSchema = z
   .object({
@@ -28,8 +31,11 @@ const flagsSchema = z
     baseUrl: baseUrlSchema.optional(),
     apiKeyEnv: envVarName,
     json: z.boolean().optional(),
+    ...exposeFlags,
   })
   .refine(...oneSecretSource)
+  .refine(...oneExposure)
+  .refine((f) => !(f.registerUrl !== undefined && wantsExposure(f)), { message: 'with --expose the public URL is registered by itself: leave out --register-url', path: ['registerUrl'] })
   .refine((f) => !(f.team !== undefined && f.baseUrl !== undefined), { message: 'give either --team or --base-url, not both', path: ['team'] })
   .refine((f) => f.registerUrl === undefined || f.team !== undefined || (f.baseUrl !== undefined && (f.agent?.length ?? 0) > 0), {
     message: 'registering needs --team, or --base-url with --agent (and the key in the environment)',
@@ -46,7 +52,7 @@ function outputLogger(out: Output): Logger {
 }
 
 export function register(program: Command, ctx: CliContext): void {
-  const cmd = addConfigDirOption(
+  const cmd = addExposeOptions(addConfigDirOption(
     program
       .command('listen')
       .description('receive signed webhook deliveries locally, verify them and forward them to your app, until Ctrl-C')
@@ -59,9 +65,9 @@ export function register(program: Command, ctx: CliContext): void {
       .option('--secret <secret>', 'the signing secret (lands in shell history; prefer --secret-env)')
       .option('--data-dir <dir>', DATA_DIR_HELP)
       .option('--register-url <url>', 'set the agents\' webhook to <url>/hooks/<agent> and store the secret ("self": this receiver, for the emulator)')
-      .option('--base-url <url>', 'with --register-url and no --team: the service base URL')
-      .option('--api-key-env <name>', 'with --register-url and no --team: environment variable holding the API key', DEFAULT_API_KEY_ENV),
-  ).option('--json', 'one JSON object per line: ready, registered, delivery, forward, stopped');
+      .option('--base-url <url>', 'with --register-url or --expose and no --team: the service base URL')
+      .option('--api-key-env <name>', 'with --base-url: environment variable holding the API key', DEFAULT_API_KEY_ENV),
+  )).option('--json', 'one JSON object per line: ready, exposure, exposed, registered, delivery, forward, still-registered, stopped');
 
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(flagsSchema, opts);
@@ -82,13 +88,13 @@ export function register(program: Command, ctx: CliContext): void {
       if (strangers.length) throw new UsageError(`--agent: team "${team.label}" has no agent ${strangers.map((s) => `"${s}"`).join(', ')}`);
       registerClient = () => withAccounts(() => accounts.clientFor(team.id));
       saveTeamSecret = (agent, secret) => withAccounts(() => accounts.setSigningSecret(team.id, agent, secret));
-    } else if (f.registerUrl !== undefined && f.baseUrl !== undefined) {
+    } else if ((f.registerUrl !== undefined || wantsExposure(f)) && f.baseUrl !== undefined) {
       const apiKey = ctx.io.env[f.apiKeyEnv]?.trim();
       if (!apiKey) throw new UsageError(`no API key: set the environment variable ${f.apiKeyEnv} (or name another with --api-key-env); the key is never accepted as a flag`);
       const client = ctx.client({ baseUrl: f.baseUrl, apiKey, agentId: '', keySource: `env ${f.apiKeyEnv}` });
       registerClient = async () => client;
     }
-    if (explicit === undefined && teamId === undefined && f.registerUrl === undefined) {
+    if (explicit === undefined && teamId === undefined && f.registerUrl === undefined && !(wantsExposure(f) && registerClient)) {
       out.warn('no signing secret (--secret-env NAME or --team T): deliveries will be rejected as no-secret-configured');
     }
 
@@ -103,6 +109,8 @@ export function register(program: Command, ctx: CliContext): void {
     tunnel.on('forward', (a) => out.event({ event: 'forward', ...attemptData(a) }, attemptLine(a)));
 
     if (!isLoopback(host)) out.warn(`listening on ${host}, beyond this machine: anyone who can reach the port can post deliveries (they are still verified)`);
+    let exposure: ExposureController | null = null;
+    const registered: Array<{ agentId: string; url: string }> = [];
     try {
       let started;
       try {
@@ -122,17 +130,16 @@ export function register(program: Command, ctx: CliContext): void {
         ].join('\n'),
       );
 
-      if (f.registerUrl !== undefined && registerClient) {
+      const registerAll = async (base: string) => {
         if (agents.length === 0) throw new UsageError('--register-url: no agents to register (give --agent)');
         const { registerWebhook } = await import('../../core/tunnel');
-        const base = (f.registerUrl === 'self' ? started.url : f.registerUrl).replace(/\/+$/, '');
-        const client = await registerClient();
+        const client = await registerClient!();
         for (const agent of agents) {
           let hint = '';
           const r = await registerWebhook({
             client,
             agentId: agent,
-            publicUrl: `${base}/hooks/${encodeURIComponent(agent)}`,
+            publicUrl: hookUrlAt(base, agent),
             signal: ctx.signal,
             saveSecret: async (secret) => {
               hint = signingHint(secret);
@@ -140,14 +147,28 @@ export function register(program: Command, ctx: CliContext): void {
               else secrets.remember(agent, secret);
             },
           });
+          registered.push({ agentId: agent, url: r.url });
           out.event(
             { event: 'registered', agentId: agent, url: r.url, mode: r.mode, secretHint: hint, secretStored: saveTeamSecret ? 'keychain' : 'memory' },
             `webhook of ${agent} → ${r.url}; signing secret ${hint} ${saveTeamSecret ? 'stored in the keychain' : 'kept in memory for this run (use --team to store it)'}`,
           );
         }
+      };
+      if (f.registerUrl !== undefined && registerClient) await registerAll(f.registerUrl === 'self' ? started.url : f.registerUrl);
+
+      if (wantsExposure(f)) {
+        exposure = await exposeReceiver(ctx, out, f, started.port, [f.apiKeyEnv, ...(f.secretEnv !== undefined ? [f.secretEnv] : [])]);
+        const url = exposure.status().url;
+        if (exposure.status().state === 'up' && url !== null) {
+          const hooks = agents.map((a) => ({ agentId: a, url: hookUrlAt(url, a) }));
+          out.event({ event: 'exposed', url, hooks }, hooks.length ? hooks.map((h) => `  ${h.agentId}: ${h.url}`).join('\n') : `  ${url}/hooks/<agent>`);
+          if (registerClient && agents.length > 0) await registerAll(url);
+          else out.note('not registered with the service: give --team T (or --base-url URL with --agent A and the key in the environment), or use `channel-companion webhook set`');
+        }
       }
       await waitForAbort(ctx.signal);
     } finally {
+      if (exposure) await stopExposure(out, exposure, registered, f.team);
       await tunnel.stop();
     }
     out.event({ event: 'stopped' }, 'receiver stopped');

@@ -77,6 +77,8 @@ export function connectStore(store: AppStore, api: Api): () => void {
     api.on('send.progress', (p) => s().applySendProgress(p)),
     api.on('tunnel.delivery', (d) => s().applyDelivery(d)),
     api.on('tunnel.forward', (f) => s().applyForward(f)),
+    api.on('tunnel.refused', (r) => s().applyRefused(r)),
+    api.on('tunnel.exposure', (x) => s().applyExposure(x)),
   ];
   void s().refresh();
   void s().loadSettings();

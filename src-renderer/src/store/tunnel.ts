@@ -1,12 +1,16 @@
-// Tunnel: receiver status, the live list of deliveries (newest first), loaded details, forward
-// results as they happen, webhook registrations made from this window.
+// Tunnel: receiver status (with its public exposure), the live list of deliveries and of refused
+// requests (newest first), loaded details, forward results as they happen, webhook registrations
+// made from this window.
 import type {
   DeliveryDetailDTO,
   DeliverySummaryDTO,
   ErrorDTO,
   ExportDTO,
+  ExposeArgs,
+  ExposureDTO,
   ForwardResultDTO,
   MediaDTO,
+  RefusedRequestDTO,
   Result,
   SimulateArgs,
   TunnelStatusDTO,
@@ -19,6 +23,8 @@ export interface TunnelSlice {
   tunnelError: ErrorDTO | null;
   deliveries: DeliverySummaryDTO[];
   deliveriesLoaded: boolean;
+  /** Requests the receiver refused or that were not to a hook (metadata only), newest first. */
+  refused: RefusedRequestDTO[];
   deliveryDetails: Record<string, DeliveryDetailDTO>;
   /** Recent forward results of any delivery, oldest first (to tell since when the local app is down). */
   forwardLog: ForwardResultDTO[];
@@ -38,8 +44,18 @@ export interface TunnelSlice {
   /** The file of an image/document delivery (downloaded by the main process). */
   loadDeliveryMedia(id: string): Promise<Result<MediaDTO>>;
   registerWebhook(teamId: string, agentId: string, publicUrl: string): Promise<Result<WebhookRegistrationDTO>>;
+  /** Opens the receiver's public URL (ngrok or a tunnel command); the answer is up or failed. */
+  expose(args: ExposeArgs): Promise<Result<ExposureDTO>>;
+  unexpose(): Promise<Result<ExposureDTO>>;
+  /** Stores the ngrok authtoken in the keychain (the store keeps nothing of it). */
+  setNgrokAuthtoken(authtoken: string): Promise<Result<{ hint: string }>>;
+  /** Deliveries and refused requests matching `text`, searched by the main process (bodies included). */
+  searchTunnel(text: string): Promise<Result<{ deliveries: DeliverySummaryDTO[]; refused: RefusedRequestDTO[] }>>;
   applyDelivery(d: DeliverySummaryDTO): void;
   applyForward(f: ForwardResultDTO): void;
+  applyRefused(r: RefusedRequestDTO): void;
+  /** The tunnel.exposure event: shown at once, the per-agent public URLs re-read. */
+  applyExposure(x: ExposureDTO): void;
 }
 
 type S = TunnelSlice;
@@ -58,6 +74,8 @@ export function forwardingOf(st: TunnelStatusDTO | null): { downSince: number | 
   return { downSince, pending };
 }
 const MAX_DELIVERIES = 1000;
+const MAX_REFUSED = 500;
+const SEARCH_LIMIT = 200;
 const MAX_FORWARD_LOG = 200;
 
 /** Keeps the newest MAX_DELIVERIES entries (objects keep insertion order). */
@@ -79,6 +97,7 @@ export const tunnelSlice: Slice<TunnelSlice> = ({ set, get, api }) => {
     tunnelError: null,
     deliveries: [],
     deliveriesLoaded: false,
+    refused: [],
     deliveryDetails: {},
     forwardLog: [],
     registrations: {},
@@ -93,10 +112,14 @@ export const tunnelSlice: Slice<TunnelSlice> = ({ set, get, api }) => {
       return null;
     },
     loadTunnel: async () => {
-      const [st, list] = await Promise.all([api['tunnel.status'](), api['tunnel.deliveries']({ limit: 500 })]);
+      const [st, list, refused] = await Promise.all([api['tunnel.status'](), api['tunnel.deliveries']({ limit: 500 }), api['tunnel.refused']({ limit: MAX_REFUSED })]);
       set((s) => {
-        const patch: Partial<S> = { tunnelError: st.ok ? (list.ok ? null : list.error) : st.error };
+        const patch: Partial<S> = { tunnelError: st.ok ? (list.ok ? (refused.ok ? null : refused.error) : list.error) : st.error };
         if (st.ok) patch.tunnelStatus = st.value;
+        if (refused.ok) {
+          const ids = new Set(refused.value.map((r) => r.id));
+          patch.refused = [...s.refused.filter((r) => !ids.has(r.id)), ...refused.value].sort((a, b) => b.at - a.at).slice(0, MAX_REFUSED);
+        }
         if (list.ok) {
           // Keep anything a live event added while the list was loading.
           const ids = new Set(list.value.map((d) => d.id));
@@ -135,6 +158,32 @@ export const tunnelSlice: Slice<TunnelSlice> = ({ set, get, api }) => {
         void status();
       }
       return r;
+    },
+    expose: async (args) => {
+      const r = await api['tunnel.expose'](args);
+      if (r.ok) get().applyExposure(r.value);
+      return r;
+    },
+    unexpose: async () => {
+      const r = await api['tunnel.unexpose']();
+      if (r.ok) get().applyExposure(r.value);
+      return r;
+    },
+    setNgrokAuthtoken: async (authtoken) => {
+      const r = await api['tunnel.setNgrokAuthtoken']({ authtoken });
+      if (r.ok) void status();
+      return r;
+    },
+    searchTunnel: async (text) => {
+      const [deliveries, refused] = await Promise.all([api['tunnel.deliveries']({ text, limit: SEARCH_LIMIT }), api['tunnel.refused']({ text, limit: SEARCH_LIMIT })]);
+      if (!deliveries.ok) return deliveries;
+      if (!refused.ok) return refused;
+      return { ok: true, value: { deliveries: deliveries.value, refused: refused.value } };
+    },
+    applyRefused: (r) => set((s) => ({ refused: [r, ...s.refused.filter((x) => x.id !== r.id)].slice(0, MAX_REFUSED) })),
+    applyExposure: (x) => {
+      set((s) => (s.tunnelStatus ? { tunnelStatus: { ...s.tunnelStatus, exposure: x } } : {}));
+      void status();
     },
     applyDelivery: (d) =>
       set((s) => {

@@ -1,19 +1,30 @@
 // @vitest-environment jsdom
+// The tunnel inspector over a fake Api: the receiver, exposure and hook URLs on top (copy,
+// one-click registration), panels, the request list (deliveries and refused requests, filters,
+// search here and in the log, keys) and the selected request in full.
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { DeliveryDetailDTO, DeliverySummaryDTO, Result, TeamDTO, TunnelStatusDTO } from '../../../src-shared/contract';
+import type { DeliveryDetailDTO, DeliverySummaryDTO, ExposureDTO, RefusedRequestDTO, Result, TeamDTO, TunnelStatusDTO } from '../../../src-shared/contract';
+import { Inspector } from '../../../src-renderer/src/features/tunnel/Inspector';
 import { TunnelScreen } from '../../../src-renderer/src/features/tunnel/TunnelScreen';
-import { applyFilters, NO_FILTERS } from '../../../src-renderer/src/features/tunnel/DeliveryList';
+import { matches, NO_FILTER, rowsOf } from '../../../src-renderer/src/features/tunnel/requests';
 import { downSince } from '../../../src-renderer/src/features/tunnel/verdict';
 import { connectStore } from '../../../src-renderer/src/store';
-import { flush, mount, setup as storeSetup } from './fixtures';
+import { agent as agentDTO, flush, mount, setup as storeSetup } from './fixtures';
+
+const exposureOff: ExposureDTO = { state: 'off', kind: null, url: null, since: 0, error: null, registrations: [], ngrokAuthtoken: { stored: false, hint: null } };
+const LISTEN = 'http://127.0.0.1:4555';
 
 const status: TunnelStatusDTO = {
   running: true,
-  listenUrl: 'http://127.0.0.1:4555/',
+  listenUrl: LISTEN,
   forwardTo: 'http://127.0.0.1:3000/hook',
-  agents: [{ teamId: 'team1', agentId: 'a1', publicUrl: 'https://pub.example.test/hook', hasSecret: true, localAppDownSince: null, pending: 0 }],
+  agents: [
+    { teamId: 'team1', agentId: 'a1', publicUrl: 'https://pub.example.test/hooks/a1', hasSecret: true, localAppDownSince: null, pending: 0, receiverUrl: `${LISTEN}/hooks/a1`, exposedUrl: null },
+    { teamId: 'team2', agentId: 'a2', publicUrl: null, hasSecret: false, localAppDownSince: null, pending: 0, receiverUrl: `${LISTEN}/hooks/a2`, exposedUrl: null },
+  ],
   counts: { received: 3, verified: 2, rejected: 1, forwarded: 2, failed: 0 },
+  exposure: exposureOff,
 };
 
 const summary = (id: string, over: Partial<DeliverySummaryDTO> = {}): DeliverySummaryDTO => ({
@@ -33,27 +44,53 @@ const summary = (id: string, over: Partial<DeliverySummaryDTO> = {}): DeliverySu
 });
 
 const list = [
-  summary('d3', { receivedAt: 1_700_000_003_000, agentId: 'a2', from: '4930123456', messageType: 'image', verification: 'invalid', forwardStatus: null }),
-  summary('d2', { receivedAt: 1_700_000_002_000, messageType: 'document' }),
+  summary('d3', { receivedAt: 1_700_000_003_000, teamId: 'team2', agentId: 'a2', from: '4930123456', messageType: 'image', verification: 'invalid', forwardStatus: null }),
+  summary('d2', { receivedAt: 1_700_000_002_000, messageType: 'document', verification: 'simulated' }),
   summary('d1', { receivedAt: 1_700_000_001_000 }),
 ];
+
+const refusedOne: RefusedRequestDTO = {
+  id: 'r1',
+  at: 1_700_000_002_500,
+  method: 'POST',
+  path: '/webhook',
+  agentId: null,
+  from: '203.0.113.9',
+  reason: 'not-a-hook',
+  detail: 'the path is not /hooks/<agentId>\nthe service may point at a wrong URL',
+  status: 404,
+  size: 1234,
+  sha256: 'ab'.repeat(32),
+  prefix: '{"event":"message.received"',
+  headers: { 'content-type': 'application/json' },
+};
 
 const detail: DeliveryDetailDTO = {
   ...summary('d1', { receivedAt: 1_700_000_001_000 }),
   headers: { 'content-type': 'application/json', 'x-webhook-signature': 't=1,v1=abc' },
-  rawBody: '{"event":"message.received","from":"15550102000"}',
+  rawBody: '{"event":"message.received","from":"15550102000","message":{"text":"hi","fromMe":false,"n":3,"gone":null}}',
   verificationDetail: 'found v1 signature\ntimestamp within 300 s\nsignature matches',
   forwards: [{ deliveryId: 'd1', at: 1_700_000_001_100, target: 'http://127.0.0.1:3000/hook', status: 500, durationMs: 12, error: 'Internal Server Error' }],
 };
 
-const team: TeamDTO = { teamId: 'team1', label: 'Ops', baseUrl: 'https://api.example.test', keyHint: '…9f2c', authError: false, agentIds: ['a1', 'a2'] };
+const teams: TeamDTO[] = [
+  { teamId: 'team1', label: 'Ops', baseUrl: 'https://api.example.test', keyHint: '…9f2c', authError: false, agentIds: ['a1'] },
+  { teamId: 'team2', label: 'Lab', baseUrl: 'http://127.0.0.1:9100', keyHint: '…1111', authError: false, agentIds: ['a2'] },
+];
+
+const agents = [
+  { ...agentDTO('a1', 'connected', {}, 'team1'), label: 'Support bot' },
+  { ...agentDTO('a2', 'connected', {}, 'team2'), label: 'Lab bot' },
+];
 
 function setup(answers: Parameters<typeof storeSetup>[0] = {}) {
   const t = storeSetup(
     {
-      'teams.list': { ok: true, value: [team] },
+      'teams.list': { ok: true, value: teams },
+      'agents.list': { ok: true, value: agents },
       'tunnel.status': { ok: true, value: status },
       'tunnel.deliveries': { ok: true, value: list },
+      'tunnel.refused': { ok: true, value: [refusedOne] },
       'tunnel.delivery': { ok: true, value: detail },
       'tunnel.replay': { ok: true, value: { deliveryId: 'd1', at: 1_700_000_009_000, target: 'http://127.0.0.1:3000/hook', status: 202, durationMs: 7 } },
       'tunnel.export': ({ format }: { format: string }) =>
@@ -65,75 +102,358 @@ function setup(answers: Parameters<typeof storeSetup>[0] = {}) {
     { t: 0 },
     { nextFrame: (fn) => fn() },
   );
-  t.store.setState({ teams: [team] });
   connectStore(t.store, t.api);
-  mount(t.store, <TunnelScreen />);
+  mount(t.store, <Inspector />);
   return t;
 }
 
-const bodyRows = () => [...document.querySelectorAll('.delivery-table tbody tr')] as HTMLElement[];
+const rows = () => [...document.querySelectorAll<HTMLButtonElement>('ul.reqs button.req')];
+const detailPane = () => within(screen.getByRole('region', { name: 'Selected request' }));
+const facts = () => document.querySelector('.tunnel-facts')!;
+const hookRow = (name: string) => within(screen.getByRole('table', { name: 'Hook URLs of each agent' })).getByRole('row', { name: new RegExp(name) });
+const toggle = (name: string) => within(screen.getByRole('group', { name: 'Tunnel settings' })).getByRole('button', { name });
 
 let writeText: ReturnType<typeof vi.fn>;
 beforeEach(() => {
   writeText = vi.fn(async () => undefined);
   Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
 });
-afterEach(() => cleanup());
+afterEach(() => {
+  cleanup();
+  vi.useRealTimers();
+});
 
-describe('tunnel screen', () => {
-  it('shows the receiver, the registered webhook and the live list (new deliveries on top)', async () => {
-    const t = setup();
-    await flush();
-    expect(screen.getByText('http://127.0.0.1:4555/')).toBeTruthy();
-    expect(screen.getByText('https://pub.example.test/hook')).toBeTruthy();
-    expect(screen.getByText('Held')).toBeTruthy();
-    expect(bodyRows().map((r) => r.textContent)).toHaveLength(3);
-    act(() => t.emit('tunnel.delivery', summary('d4', { receivedAt: 1_700_000_004_000, preview: 'brand new', verification: 'expired', forwardStatus: null })));
-    const first = bodyRows()[0]!;
-    expect(first.textContent).toContain('brand new');
-    expect(within(first).getByText('Rejected — timestamp too old')).toBeTruthy();
-    expect(within(first).getByText('Not forwarded')).toBeTruthy();
-    // a forward result updates the row
-    act(() => t.emit('tunnel.forward', { deliveryId: 'd4', at: 1_700_000_004_100, target: 'x', status: 200, durationMs: 3 }));
-    expect(within(bodyRows()[0]!).getByText('Forwarded — 200')).toBeTruthy();
-  });
-
-  it('filters by agent, verdict, from and type', async () => {
+describe('tunnel inspector: top', () => {
+  it('shows the receiver and each agent\'s full hook URL, named by labels, never team ids', async () => {
     setup();
     await flush();
-    const filters = () => within(screen.getByRole('group', { name: 'Filter deliveries' }));
-    fireEvent.change(filters().getByLabelText('Verdict'), { target: { value: 'invalid' } });
-    expect(bodyRows()).toHaveLength(1);
-    expect(bodyRows()[0]!.textContent).toContain('hello d3');
-    fireEvent.change(filters().getByLabelText('Verdict'), { target: { value: '' } });
-    fireEvent.change(filters().getByLabelText('Agent'), { target: { value: 'a1' } });
-    expect(bodyRows()).toHaveLength(2);
-    fireEvent.change(filters().getByLabelText('Type'), { target: { value: 'document' } });
-    expect(bodyRows().map((r) => r.textContent)).toEqual([expect.stringContaining('hello d2')]);
-    fireEvent.click(screen.getByRole('button', { name: 'Clear filters' }));
-    fireEvent.change(filters().getByLabelText('From'), { target: { value: '+49 30' } });
-    expect(bodyRows()).toHaveLength(1);
-    expect(screen.getByText('1 of 3 deliveries shown')).toBeTruthy();
-    expect(applyFilters(list, NO_FILTERS)).toHaveLength(3);
+    expect(facts().textContent).toContain('Listening');
+    expect(facts().textContent).toContain('on 127.0.0.1:4555, this computer only');
+    expect(facts().textContent).toContain('Not exposed');
+    const a1 = hookRow('Support bot');
+    expect(a1.textContent).toContain('Ops');
+    expect(a1.textContent).toContain(`${LISTEN}/hooks/a1`);
+    expect(a1.textContent).toContain('another address');
+    expect(a1.textContent).toContain('https://pub.example.test/hooks/a1');
+    expect(document.body.textContent).not.toContain('team1');
+    expect(document.body.textContent).not.toContain('team2');
   });
 
-  it('opens a delivery: raw body, headers, verification steps and forward attempts', async () => {
+  it('copies a hook URL and says so', async () => {
+    setup();
+    await flush();
+    const button = within(hookRow('Support bot')).getByRole('button', { name: 'Copy the local hook URL of Support bot · Ops' });
+    fireEvent.click(button);
+    await flush();
+    expect(writeText).toHaveBeenCalledWith(`${LISTEN}/hooks/a1`);
+    expect(button.textContent).toBe('Copied');
+    expect(within(hookRow('Support bot')).getByRole('status').textContent).toBe('Copied the local hook URL of Support bot · Ops.');
+  });
+
+  it('"Register this receiver" is one click where the team\'s service runs on this machine, and only there', async () => {
+    const t = setup({ 'webhook.register': { ok: true, value: { mode: 'passthrough', url: `${LISTEN}/hooks/a2` } } });
+    await flush();
+    expect(within(hookRow('Support bot')).queryByRole('button', { name: /Register this receiver/ })).toBeNull();
+    fireEvent.click(within(hookRow('Lab bot')).getByRole('button', { name: 'Register this receiver for Lab bot · Lab' }));
+    await flush();
+    expect(t.calls.find((c) => c.name === 'webhook.register')?.args).toEqual({ teamId: 'team2', agentId: 'a2', publicUrl: `${LISTEN}/hooks/a2` });
+  });
+
+  it('shows the local app state from tunnel.status: down since and waiting', async () => {
+    const down = 1_700_000_050_000;
+    setup({ 'tunnel.status': { ok: true, value: { ...status, agents: [{ ...status.agents[0]!, localAppDownSince: down, pending: 3 }, status.agents[1]!] } } });
+    await flush();
+    expect(facts().textContent).toContain(`Local app down since ${new Date(down).toLocaleTimeString()}`);
+    expect(facts().textContent).toContain('3 waiting');
+  });
+
+  it('an exposure that is up: its URL with a copy button, each agent\'s public hook URL, and "Register the public URL"', async () => {
+    const up: ExposureDTO = { ...exposureOff, state: 'up', kind: 'ngrok', url: 'https://ab12.ngrok-free.app' };
+    const agents = status.agents.map((a) => ({ ...a, exposedUrl: `${up.url}/hooks/${a.agentId}` }));
+    setup({ 'tunnel.status': { ok: true, value: { ...status, agents, exposure: up } } });
+    await flush();
+    expect(facts().textContent).toContain('Up (ngrok)');
+    expect(facts().textContent).toContain('https://ab12.ngrok-free.app');
+    expect(hookRow('Lab bot').textContent).toContain('https://ab12.ngrok-free.app/hooks/a2');
+    fireEvent.click(within(hookRow('Lab bot')).getByRole('button', { name: 'Copy the public hook URL of Lab bot · Lab' }));
+    await flush();
+    expect(writeText).toHaveBeenLastCalledWith('https://ab12.ngrok-free.app/hooks/a2');
+    expect(within(hookRow('Support bot')).getByRole('button', { name: 'Register the public URL for Support bot · Ops' })).toBeTruthy();
+  });
+
+  it('a stopped exposure says where the service still sends deliveries, and that it cannot be removed', async () => {
+    const stopped: ExposureDTO = { ...exposureOff, state: 'stopped', kind: 'command', url: 'https://old.trycloudflare.com' };
+    const agents = [{ ...status.agents[0]!, publicUrl: 'https://old.trycloudflare.com/hooks/a1' }, status.agents[1]!];
+    setup({ 'tunnel.status': { ok: true, value: { ...status, agents, exposure: stopped } } });
+    await flush();
+    expect(facts().textContent).toContain('Stopped (your tunnel command)');
+    expect(facts().textContent).toContain('The service still sends the deliveries of Support bot · Ops to https://old.trycloudflare.com, which no longer answers: the service offers no way to remove a webhook.');
+    expect(hookRow('Support bot').textContent).toContain('a stopped public URL — no longer answers');
+  });
+
+  it('a failed exposure says why and what to do; the tunnel.exposure event updates it live', async () => {
     const t = setup();
     await flush();
-    fireEvent.click(screen.getByRole('button', { name: /Details of delivery d1/ }));
+    act(() => t.emit('tunnel.exposure', { ...exposureOff, state: 'starting', kind: 'ngrok' }));
+    expect(facts().textContent).toContain('Starting (ngrok)…');
+    act(() => t.emit('tunnel.exposure', { ...exposureOff, state: 'failed', kind: 'ngrok', error: { code: 'authtoken-rejected', message: 'ngrok refused the authtoken (ERR_NGROK_105)', hint: 'Store your authtoken once.' } }));
+    expect(facts().textContent).toContain('Failed (ngrok)');
+    expect(facts().textContent).toContain('Ngrok refused the authtoken (ERR_NGROK_105). Store your authtoken once.');
+  });
+
+  it('a failing status says what happened', async () => {
+    const err: Result<never> = { ok: false, error: { kind: 'internal', code: 'TUNNEL_OFF', message: 'The tunnel is not running.' } };
+    setup({ 'tunnel.status': err });
+    await flush();
+    expect(screen.getByRole('alert').textContent).toContain('The tunnel is not running.');
+  });
+});
+
+describe('tunnel inspector: panels', () => {
+  it('one panel at a time; Escape closes it and gives focus back to its toggle', async () => {
+    setup();
+    await flush();
+    fireEvent.click(toggle('Forwarding'));
+    expect(toggle('Forwarding').getAttribute('aria-expanded')).toBe('true');
+    expect(screen.getByLabelText('Local app URL')).toBeTruthy();
+    fireEvent.click(toggle('Simulate a message'));
+    expect(toggle('Forwarding').getAttribute('aria-expanded')).toBe('false');
+    expect(screen.queryByLabelText('Local app URL')).toBeNull();
+    screen.getByLabelText('From (number)').focus();
+    fireEvent.keyDown(document.activeElement!, { key: 'Escape' });
+    expect(toggle('Simulate a message').getAttribute('aria-expanded')).toBe('false');
+    expect(document.activeElement).toBe(toggle('Simulate a message'));
+  });
+
+  it('exposes with a tunnel command and the chosen agents; a command without {port} cannot start', async () => {
+    const up: ExposureDTO = { ...exposureOff, state: 'up', kind: 'command', url: 'https://x.trycloudflare.com', registrations: [{ teamId: 'team1', agentId: 'a1', url: 'https://x.trycloudflare.com/hooks/a1', state: 'registered', error: null }] };
+    let exposed = false;
+    const agentsUp = status.agents.map((a) => ({ ...a, exposedUrl: `${up.url}/hooks/${a.agentId}` }));
+    const t = setup({
+      'tunnel.expose': () => ((exposed = true), { ok: true, value: up }),
+      'tunnel.status': () => ({ ok: true, value: exposed ? { ...status, agents: agentsUp, exposure: up } : status }),
+    });
+    await flush();
+    fireEvent.click(toggle('Public URL'));
+    fireEvent.click(screen.getByRole('radio', { name: /My own tunnel command/ }));
+    const cmd = screen.getByLabelText('Command');
+    fireEvent.change(cmd, { target: { value: 'cloudflared tunnel' } });
+    expect(screen.getByText("Put {port} where the receiver's port goes.")).toBeTruthy();
+    expect((screen.getByRole('button', { name: 'Start' }) as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.change(cmd, { target: { value: 'cloudflared tunnel --url http://127.0.0.1:{port}' } });
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Lab bot · Lab' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Start' }));
+    await flush();
+    expect(t.calls.find((c) => c.name === 'tunnel.expose')?.args).toEqual({ kind: 'command', command: 'cloudflared tunnel --url http://127.0.0.1:{port}', register: [{ teamId: 'team1', agentId: 'a1' }] });
+    expect(facts().textContent).toContain('Up (your tunnel command)');
+    expect(within(screen.getByRole('list', { name: 'Registrations at the public URL' })).getByText('Registered')).toBeTruthy();
+  });
+
+  it('ngrok: the authtoken is sent once to the keychain and not kept; then it is shown by its hint', async () => {
+    let stored = false;
+    const t = setup({
+      'tunnel.setNgrokAuthtoken': () => ((stored = true), { ok: true, value: { hint: '…EFGH' } }),
+      'tunnel.status': () => ({ ok: true, value: { ...status, exposure: { ...exposureOff, ngrokAuthtoken: stored ? { stored: true, hint: '…EFGH' } : { stored: false, hint: null } } } }),
+      'tunnel.expose': { ok: true, value: { ...exposureOff, state: 'up', kind: 'ngrok', url: 'https://n.ngrok.app' } },
+    });
+    await flush();
+    fireEvent.click(toggle('Public URL'));
+    fireEvent.click(screen.getByRole('radio', { name: /ngrok/ }));
+    const field = screen.getByLabelText('ngrok authtoken') as HTMLInputElement;
+    expect(field.type).toBe('password');
+    fireEvent.change(field, { target: { value: '2abcDEFghiJKLmnoPQRstuVWX_yz0123456789abcdEFGH' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save to the keychain' }));
+    await flush();
+    await flush();
+    expect(t.calls.find((c) => c.name === 'tunnel.setNgrokAuthtoken')?.args).toEqual({ authtoken: '2abcDEFghiJKLmnoPQRstuVWX_yz0123456789abcdEFGH' });
+    expect(JSON.stringify(t.store.getState())).not.toContain('2abcDEFghiJKLmno');
+    expect(screen.getByText('…EFGH')).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('Reserved domain (optional)'), { target: { value: 'me.ngrok.app' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Start' }));
+    await flush();
+    expect(t.calls.find((c) => c.name === 'tunnel.expose')?.args).toEqual({ kind: 'ngrok', domain: 'me.ngrok.app', register: [{ teamId: 'team1', agentId: 'a1' }, { teamId: 'team2', agentId: 'a2' }] });
+  });
+
+  it('"Nothing" stops exposing', async () => {
+    const t = setup({
+      'tunnel.status': { ok: true, value: { ...status, exposure: { ...exposureOff, state: 'up', kind: 'ngrok', url: 'https://n.ngrok.app' } } },
+      'tunnel.unexpose': { ok: true, value: { ...exposureOff, state: 'stopped', kind: 'ngrok', url: 'https://n.ngrok.app' } },
+    });
+    await flush();
+    fireEvent.click(toggle('Public URL'));
+    fireEvent.click(screen.getByRole('radio', { name: /Nothing/ }));
+    fireEvent.click(screen.getByRole('button', { name: 'Stop exposing' }));
+    await flush();
+    expect(t.calls.some((c) => c.name === 'tunnel.unexpose')).toBe(true);
+  });
+
+  it('simulates an inbound image, and registers a URL by hand', async () => {
+    const t = setup({
+      'tunnel.simulate': { ok: true, value: summary('d9', { messageType: 'image', verification: 'simulated', preview: 'sim pic', receivedAt: 1_700_000_009_000 }) },
+      'webhook.register': { ok: true, value: { mode: 'webhook', url: 'https://new.example.test/hook' } },
+    });
+    await flush();
+    fireEvent.click(toggle('Simulate a message'));
+    expect(within(screen.getByRole('combobox', { name: 'Agent' })).getAllByRole('option').map((o) => o.textContent)).toEqual(['Support bot · Ops', 'Lab bot · Lab']);
+    fireEvent.change(screen.getByLabelText('Message type'), { target: { value: 'image' } });
+    fireEvent.change(screen.getByLabelText('Caption'), { target: { value: 'look' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Simulate' }));
+    await flush();
+    expect(t.calls.find((c) => c.name === 'tunnel.simulate')?.args).toEqual({ teamId: 'team1', agentId: 'a1', type: 'image', from: '15550102000', caption: 'look' });
+    expect(rows()[0]!.textContent).toContain('sim pic');
+    expect(within(rows()[0]!).getByText('Simulated')).toBeTruthy();
+
+    fireEvent.click(toggle('Register a URL'));
+    fireEvent.change(screen.getByLabelText('Webhook URL'), { target: { value: 'not a url' } });
+    expect(screen.getByText(/not a full URL/)).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('Webhook URL'), { target: { value: 'https://new.example.test/hook' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Register' }));
+    await flush();
+    expect(t.calls.find((c) => c.name === 'webhook.register')?.args).toEqual({ teamId: 'team1', agentId: 'a1', publicUrl: 'https://new.example.test/hook' });
+    expect(screen.getByText('Registered for Support bot · Ops: mode webhook, URL https://new.example.test/hook.')).toBeTruthy();
+  });
+});
+
+describe('tunnel inspector: request list', () => {
+  it('lists deliveries and refused requests newest first; live events go on top; a forward updates its row', async () => {
+    const t = setup();
+    await flush();
+    expect(rows().map((r) => r.textContent)).toEqual([
+      expect.stringContaining('hello d3'),
+      expect.stringContaining('POST /webhook'),
+      expect.stringContaining('hello d2'),
+      expect.stringContaining('hello d1'),
+    ]);
+    expect(rows()[1]!.textContent).toContain('Not a hook');
+    expect(screen.getByText('4 requests')).toBeTruthy();
+    act(() => t.emit('tunnel.delivery', summary('d4', { receivedAt: 1_700_000_004_000, preview: 'brand new', verification: 'expired', forwardStatus: null })));
+    expect(rows()[0]!.textContent).toContain('brand new');
+    expect(within(rows()[0]!).getByText('Rejected — timestamp too old')).toBeTruthy();
+    expect(within(rows()[0]!).getByText('Not forwarded')).toBeTruthy();
+    act(() => t.emit('tunnel.forward', { deliveryId: 'd4', at: 1_700_000_004_100, target: 'x', status: null, durationMs: 3, error: 'ECONNREFUSED' }));
+    expect(within(rows()[0]!).getByText('App did not answer')).toBeTruthy();
+    act(() => t.emit('tunnel.refused', { ...refusedOne, id: 'r2', at: 1_700_000_005_000, path: '/hooks/a1', agentId: 'a1', reason: 'missing-signature', status: 401 }));
+    expect(rows()[0]!.textContent).toContain('Refused — no signature');
+    expect(rows()[0]!.textContent).toContain('Support bot');
+  });
+
+  it('shows what is asked: verified, not verified, simulated, refused; by agent; by text and number', async () => {
+    setup();
+    await flush();
+    const show = screen.getByLabelText('Show requests');
+    fireEvent.change(show, { target: { value: 'verified' } });
+    expect(rows().map((r) => r.textContent)).toEqual([expect.stringContaining('hello d1')]);
+    fireEvent.change(show, { target: { value: 'unverified' } });
+    expect(rows().map((r) => r.textContent)).toEqual([expect.stringContaining('hello d3')]);
+    fireEvent.change(show, { target: { value: 'simulated' } });
+    expect(rows().map((r) => r.textContent)).toEqual([expect.stringContaining('hello d2')]);
+    fireEvent.change(show, { target: { value: 'refused' } });
+    expect(rows().map((r) => r.textContent)).toEqual([expect.stringContaining('POST /webhook')]);
+    fireEvent.change(show, { target: { value: 'all' } });
+    fireEvent.change(screen.getByLabelText('Filter by agent'), { target: { value: 'a2' } });
+    expect(rows()).toHaveLength(1);
+    fireEvent.change(screen.getByLabelText('Filter by agent'), { target: { value: '' } });
+    fireEvent.change(screen.getByLabelText('Search requests'), { target: { value: '+49 30' } });
+    expect(rows().map((r) => r.textContent)).toEqual([expect.stringContaining('hello d3')]);
+    expect(screen.getByText('1 of 4 requests shown')).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('Search requests'), { target: { value: 'support bot' } });
+    expect(rows()).toHaveLength(2);
+  });
+
+  it('searches the stored log too (bodies, older entries) a moment after typing', async () => {
+    const old = summary('d0', { receivedAt: 1_600_000_000_000, preview: 'from last week' });
+    const t = setup({
+      'tunnel.deliveries': (args: { text?: string }) => ({ ok: true, value: args.text ? [old] : list }),
+      'tunnel.refused': (args: { text?: string }) => ({ ok: true, value: args.text ? [] : [refusedOne] }),
+    });
+    await flush();
+    fireEvent.change(screen.getByLabelText('Search requests'), { target: { value: 'order 4521' } });
+    expect(screen.getByText('Nothing matches.')).toBeTruthy();
+    await act(() => new Promise((r) => setTimeout(r, 350)));
+    expect(t.calls.filter((c) => c.name === 'tunnel.deliveries').map((c) => c.args)).toContainEqual({ text: 'order 4521', limit: 200 });
+    expect(t.calls.filter((c) => c.name === 'tunnel.refused').map((c) => c.args)).toContainEqual({ text: 'order 4521', limit: 200 });
+    expect(rows().map((r) => r.textContent)).toEqual([expect.stringContaining('from last week')]);
+  });
+
+  it('the arrow keys, Home and End move the selection', async () => {
+    setup();
+    await flush();
+    rows()[0]!.focus();
+    fireEvent.keyDown(rows()[0]!, { key: 'ArrowDown' });
+    expect(document.activeElement).toBe(rows()[1]);
+    expect(rows()[1]!.getAttribute('aria-current')).toBe('true');
+    expect(detailPane().getByRole('heading', { level: 3 }).textContent).toContain('POST /webhook');
+    fireEvent.keyDown(rows()[1]!, { key: 'End' });
+    expect(rows()[3]!.getAttribute('aria-current')).toBe('true');
+    fireEvent.keyDown(rows()[3]!, { key: 'Home' });
+    expect(rows()[0]!.getAttribute('aria-current')).toBe('true');
+    await flush();
+  });
+
+  it('matches() and rowsOf() are plain functions over the rows', () => {
+    const all = rowsOf(list, [refusedOne]);
+    expect(all.map((r) => r.id)).toEqual(['d3', 'r1', 'd2', 'd1']);
+    const name = (id: string) => (id === 'a1' ? 'Support bot' : id);
+    expect(all.filter((r) => matches(r, NO_FILTER, name))).toHaveLength(4);
+    expect(all.filter((r) => matches(r, { ...NO_FILTER, text: '203.0.113' }, name)).map((r) => r.id)).toEqual(['r1']);
+    expect(all.filter((r) => matches(r, { ...NO_FILTER, text: 'support hello' }, name)).map((r) => r.id)).toEqual(['d2', 'd1']);
+  });
+});
+
+describe('tunnel inspector: the selected request', () => {
+  it('a delivery: verdict, who (labels), verification steps, forward attempts, headers, body as a tree and raw', async () => {
+    const t = setup();
+    await flush();
+    fireEvent.click(rows()[3]!);
     await flush();
     expect(t.calls.find((c) => c.name === 'tunnel.delivery')?.args).toEqual({ id: 'd1' });
-    expect(screen.getByLabelText('Raw body').textContent).toBe(detail.rawBody);
-    expect(screen.getByText('x-webhook-signature')).toBeTruthy();
-    expect(screen.getByText('timestamp within 300 s')).toBeTruthy();
-    expect(screen.getByText('500 — Internal Server Error')).toBeTruthy();
-    expect(screen.getByText('12 ms')).toBeTruthy();
+    const pane = detailPane();
+    expect(pane.getByRole('heading', { name: 'Text message from +15550102000' })).toBeTruthy();
+    expect(pane.getByText(/to Support bot · Ops/)).toBeTruthy();
+    expect(pane.getByText('timestamp within 300 s')).toBeTruthy();
+    expect(pane.getByText('500 — Internal Server Error')).toBeTruthy();
+    expect(pane.getByText('12 ms')).toBeTruthy();
+    expect(pane.getByText('x-webhook-signature')).toBeTruthy();
+    const tree = pane.getByRole('list', { name: 'Body' });
+    expect(tree.textContent).toContain('event: "message.received"');
+    expect(tree.textContent).toContain('text: "hi"');
+    expect(tree.textContent).toContain('fromMe: false');
+    expect(tree.textContent).toContain('gone: null');
+    expect(tree.querySelectorAll('details').length).toBe(2);
+    fireEvent.click(pane.getByRole('button', { name: 'Raw' }));
+    expect(pane.getByLabelText('Body').textContent).toBe(detail.rawBody);
+    expect(pane.getByRole('button', { name: 'Raw' }).getAttribute('aria-pressed')).toBe('true');
+  });
+
+  it('a body that is not JSON is shown raw, with a note', async () => {
+    setup({ 'tunnel.delivery': { ok: true, value: { ...detail, rawBody: 'plain words, not JSON' } } });
+    await flush();
+    fireEvent.click(rows()[3]!);
+    await flush();
+    expect(detailPane().getByLabelText('Body').textContent).toBe('plain words, not JSON');
+    expect(detailPane().getByText('Not JSON: shown as received.')).toBeTruthy();
+    expect((detailPane().getByRole('button', { name: 'Tree' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('a refused request: why, what came (size, hash, first bytes, headers), and nothing to replay', async () => {
+    setup();
+    await flush();
+    fireEvent.click(rows()[1]!);
+    const pane = detailPane();
+    expect(pane.getByRole('heading', { level: 3 }).textContent).toBe('POST /webhook');
+    expect(pane.getByText('Not a hook')).toBeTruthy();
+    expect(pane.getByText('the service may point at a wrong URL')).toBeTruthy();
+    expect(pane.getByText('1234 bytes')).toBeTruthy();
+    expect(pane.getByText('ab'.repeat(32))).toBeTruthy();
+    expect(pane.getByLabelText('Start of the body').textContent).toBe('{"event":"message.received"');
+    expect(pane.getByText(/The receiver answered 404/)).toBeTruthy();
+    expect(pane.queryByRole('button', { name: /Replay/ })).toBeNull();
   });
 
   it('replays as received, re-signed, and with an edited body', async () => {
     const t = setup();
     await flush();
-    fireEvent.click(screen.getByRole('button', { name: /Details of delivery d1/ }));
+    fireEvent.click(rows()[3]!);
     await flush();
     fireEvent.click(screen.getByRole('button', { name: 'Replay as received' }));
     await flush();
@@ -155,15 +475,13 @@ describe('tunnel screen', () => {
 
   it('copies as curl and downloads the JSON fixture through tunnel.export', async () => {
     const t = setup();
-    const createObjectURL = vi.fn(() => 'blob:fixture');
-    const revokeObjectURL = vi.fn();
-    Object.assign(URL, { createObjectURL, revokeObjectURL });
+    Object.assign(URL, { createObjectURL: vi.fn(() => 'blob:fixture'), revokeObjectURL: vi.fn() });
     const clicked: string[] = [];
     const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
       clicked.push(this.download);
     });
     await flush();
-    fireEvent.click(screen.getByRole('button', { name: /Details of delivery d1/ }));
+    fireEvent.click(rows()[3]!);
     await flush();
     fireEvent.click(screen.getByRole('button', { name: 'Copy as curl' }));
     await flush();
@@ -179,28 +497,10 @@ describe('tunnel screen', () => {
     click.mockRestore();
   });
 
-  it('shows the local app state per agent from tunnel.status: down since and pending', async () => {
-    const down = 1_700_000_050_000;
-    setup({
-      'tunnel.status': {
-        ok: true,
-        value: { ...status, agents: [{ ...status.agents[0]!, localAppDownSince: down, pending: 3 }, { teamId: 'team1', agentId: 'a2', publicUrl: null, hasSecret: false, localAppDownSince: null, pending: 0 }] },
-      },
-    });
-    await flush();
-    const facts = document.querySelector('.tunnel-facts')!;
-    expect(facts.textContent).toContain(`Down since ${new Date(down).toLocaleTimeString()}`);
-    expect(facts.textContent).toContain('3 waiting to be forwarded');
-    const rows = within(screen.getByRole('table', { name: 'Registered webhooks' })).getAllByRole('row');
-    expect(rows[1]!.textContent).toContain(`local app down since ${new Date(down).toLocaleTimeString()}, 3 pending`);
-    expect(rows[2]!.textContent).toContain('—');
-    expect(rows[2]!.textContent).not.toContain('pending');
-  });
-
   it('shows what the local app answered with each forward attempt', async () => {
     setup({ 'tunnel.delivery': { ok: true, value: { ...detail, forwards: [{ ...detail.forwards[0]!, responseBody: '{"error":"db down"}' }] } } });
     await flush();
-    fireEvent.click(screen.getByRole('button', { name: /Details of delivery d1/ }));
+    fireEvent.click(rows()[3]!);
     await flush();
     expect(screen.getByText('{"error":"db down"}')).toBeTruthy();
   });
@@ -217,10 +517,10 @@ describe('tunnel screen', () => {
       clicked.push(this.download);
     });
     await flush();
-    fireEvent.click(screen.getByRole('button', { name: /Details of delivery d1/ }));
+    fireEvent.click(rows()[3]!);
     await flush();
     expect(screen.queryByRole('button', { name: 'Download media' })).toBeNull();
-    fireEvent.click(screen.getByRole('button', { name: /Details of delivery d3/ }));
+    fireEvent.click(rows()[0]!);
     await flush();
     fireEvent.click(screen.getByRole('button', { name: 'Download media' }));
     await flush();
@@ -238,41 +538,21 @@ describe('tunnel screen', () => {
       'tunnel.media': { ok: false, error: { kind: 'invalid-request', code: 'MEDIA_TOO_LARGE', message: 'The file is larger than 25 MiB.' } },
     });
     await flush();
-    fireEvent.click(screen.getByRole('button', { name: /Details of delivery d1/ }));
+    fireEvent.click(rows()[3]!);
     await flush();
     fireEvent.click(screen.getByRole('button', { name: 'Download media' }));
     await flush();
     expect(screen.getByText(/larger than 25 MiB/)).toBeTruthy();
   });
+});
 
-  it('simulates an inbound image and registers a public URL', async () => {
-    const t = setup({
-      'tunnel.simulate': { ok: true, value: summary('d9', { messageType: 'image', verification: 'simulated', preview: 'sim pic' }) },
-      'webhook.register': { ok: true, value: { mode: 'webhook', url: 'https://new.example.test/hook' } },
-    });
-    await flush();
-    fireEvent.change(screen.getByLabelText('Message type'), { target: { value: 'image' } });
-    fireEvent.change(screen.getByLabelText('Caption'), { target: { value: 'look' } });
-    fireEvent.click(screen.getByRole('button', { name: 'Simulate' }));
-    await flush();
-    expect(t.calls.find((c) => c.name === 'tunnel.simulate')?.args).toEqual({ teamId: 'team1', agentId: 'a1', type: 'image', from: '15550102000', caption: 'look' });
-    expect(bodyRows()[0]!.textContent).toContain('sim pic');
-    expect(within(bodyRows()[0]!).getByText('Simulated')).toBeTruthy();
-
-    fireEvent.change(screen.getByLabelText('Public URL'), { target: { value: 'not a url' } });
-    expect(screen.getByText(/not a full URL/)).toBeTruthy();
-    fireEvent.change(screen.getByLabelText('Public URL'), { target: { value: 'https://new.example.test/hook' } });
-    fireEvent.click(screen.getByRole('button', { name: 'Register' }));
-    await flush();
-    expect(t.calls.find((c) => c.name === 'webhook.register')?.args).toEqual({ teamId: 'team1', agentId: 'a1', publicUrl: 'https://new.example.test/hook' });
-    expect(screen.getByText('Registered for a1: mode webhook, URL https://new.example.test/hook.')).toBeTruthy();
-  });
-
-  it('a failing status says what happened', async () => {
-    const err: Result<never> = { ok: false, error: { kind: 'internal', code: 'TUNNEL_OFF', message: 'The tunnel is not running.' } };
-    setup({ 'tunnel.status': err });
-    await flush();
-    expect(screen.getByRole('alert').textContent).toContain('Something went wrong inside the app: The tunnel is not running.');
+describe('the tunnel screen', () => {
+  it('loads the inspector on first visit', async () => {
+    const t = storeSetup({ 'tunnel.status': { ok: true, value: status }, 'tunnel.deliveries': { ok: true, value: [] }, 'tunnel.refused': { ok: true, value: [] } });
+    connectStore(t.store, t.api);
+    mount(t.store, <TunnelScreen />);
+    expect(screen.getByText('Loading the webhook tunnel…')).toBeTruthy();
+    expect(await screen.findByRole('heading', { name: 'Webhook tunnel' })).toBeTruthy();
   });
 });
 

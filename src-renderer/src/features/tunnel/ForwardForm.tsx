@@ -34,7 +34,7 @@ export function ForwardForm() {
   };
   return (
     <form
-      className="form card"
+      className="form"
       aria-labelledby={`${uid}-title`}
       onSubmit={(e) => {
         e.preventDefault();

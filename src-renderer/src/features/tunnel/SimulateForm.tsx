@@ -4,9 +4,11 @@ import type { ErrorDTO, SimulateArgs } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
+import { nameWords, useNames } from './names';
 
 export function SimulateForm({ agents }: { agents: { teamId: string; agentId: string }[] }) {
   const simulate = useApp((s) => s.simulateDelivery);
+  const names = useNames();
   const uid = useId();
   const [agent, setAgent] = useState('');
   const [type, setType] = useState<SimulateArgs['type']>('text');
@@ -39,7 +41,7 @@ export function SimulateForm({ agents }: { agents: { teamId: string; agentId: st
 
   return (
     <form
-      className="form card simulate"
+      className="form simulate"
       aria-labelledby={`${uid}-title`}
       onSubmit={(e) => {
         e.preventDefault();
@@ -52,7 +54,7 @@ export function SimulateForm({ agents }: { agents: { teamId: string; agentId: st
       <select id={`${uid}-agent`} value={chosen ? agentKey(chosen.teamId, chosen.agentId) : ''} onChange={(e) => setAgent(e.target.value)}>
         {agents.map((a) => (
           <option key={agentKey(a.teamId, a.agentId)} value={agentKey(a.teamId, a.agentId)}>
-            {a.agentId} ({a.teamId})
+            {nameWords(names(a.teamId, a.agentId))}
           </option>
         ))}
       </select>

@@ -1,20 +1,42 @@
-// One delivery in full: raw body, headers, verification steps, every forward attempt; replay as
-// received / re-signed, edit-and-replay, copy as curl, download as a JSON fixture.
+// The right pane: the selected request in full. A delivery: verdict and who/what, replay (as
+// received, re-signed, edited) and export actions, the verification steps, every forward attempt,
+// the headers and the body (JSON tree or raw). A refused request: why, what was received (headers,
+// size, hash, the first bytes); its body was not kept, so nothing to replay.
 import { useEffect, useState } from 'react';
-import type { ErrorDTO } from '../../../../src-shared/contract';
+import type { ErrorDTO, RefusedRequestDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
-import { VerdictBadge } from './DeliveryList';
 import { copyText, downloadBase64, downloadText } from '../../components/download';
-import { attemptWords } from './verdict';
 import { useApp } from '../../store/react';
+import { BodyView } from './JsonTree';
+import { nameWords, useNames } from './names';
+import { attemptWords, RefusedBadge, typeWords, VerdictBadge } from './verdict';
 
-export function DeliveryDetail({ id, onClose }: { id: string; onClose(): void }) {
+function Headers({ headers }: { headers: Record<string, string> }) {
+  return (
+    <table className="headers">
+      <tbody>
+        {Object.entries(headers).map(([k, v]) => (
+          <tr key={k}>
+            <th scope="row">
+              <code>{k}</code>
+            </th>
+            <td>
+              <code>{v}</code>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function DeliveryDetail({ id }: { id: string }) {
   const d = useApp((s) => s.deliveryDetails[id]);
   const load = useApp((s) => s.loadDelivery);
   const replay = useApp((s) => s.replayDelivery);
   const exportIt = useApp((s) => s.exportDelivery);
   const fetchMedia = useApp((s) => s.loadDeliveryMedia);
-  const [mediaBusy, setMediaBusy] = useState(false);
+  const names = useNames();
   const [error, setError] = useState<ErrorDTO | null>(null);
   const [note, setNote] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
@@ -42,9 +64,9 @@ export function DeliveryDetail({ id, onClose }: { id: string; onClose(): void })
   };
 
   const doMedia = async () => {
-    setMediaBusy(true);
+    setBusy(true);
     const r = await fetchMedia(id);
-    setMediaBusy(false);
+    setBusy(false);
     if (!r.ok) return setError(r.error);
     setError(null);
     downloadBase64(r.value.filename, r.value.dataBase64, r.value.mimeType);
@@ -63,36 +85,34 @@ export function DeliveryDetail({ id, onClose }: { id: string; onClose(): void })
     }
   };
 
-  if (!d) {
-    return (
-      <section className="card delivery-detail" aria-label="Delivery details">
-        {error ? <ErrorNotice error={error} /> : <p aria-busy="true">Loading delivery…</p>}
-        <button type="button" className="secondary" onClick={onClose}>
-          Close
-        </button>
-      </section>
-    );
-  }
+  if (!d) return error ? <ErrorNotice error={error} /> : <p aria-busy="true">Loading the delivery…</p>;
   const steps = d.verificationDetail.split('\n').filter((s) => s.trim());
+  const who = nameWords(names(d.teamId, d.agentId));
   return (
-    <section className="card delivery-detail" aria-labelledby="detail-title">
-      <h3 id="detail-title">
-        Delivery <code>{d.id}</code>
-      </h3>
-      <p>
-        <VerdictBadge d={d} /> {d.event} from {d.from ?? 'unknown'} to agent {d.agentId ?? 'unknown'} at {new Date(d.receivedAt).toLocaleString()}
-        {d.messageId && (
-          <>
-            {' '}
-            — message id <code>{d.messageId}</code>
-          </>
-        )}
-      </p>
+    <article className="request-detail" aria-labelledby="detail-title">
+      <header className="detail-head">
+        <h3 id="detail-title">
+          {d.messageType ? `${typeWords(d)} message` : typeWords(d)}
+          {d.from ? ` from +${d.from.replace(/^\+/, '')}` : ''}
+        </h3>
+        <p>
+          <VerdictBadge d={d} /> to {who} · {new Date(d.receivedAt).toLocaleString()}
+        </p>
+        <p className="muted small-print">
+          Delivery <code>{d.id}</code>
+          {d.messageId && (
+            <>
+              {' '}
+              · message <code>{d.messageId}</code>
+            </>
+          )}
+        </p>
+      </header>
       <div className="actions">
         <button type="button" disabled={busy} onClick={() => void doReplay('as-received')}>
           Replay as received
         </button>
-        <button type="button" disabled={busy} onClick={() => void doReplay('re-signed')}>
+        <button type="button" className="secondary" disabled={busy} onClick={() => void doReplay('re-signed')}>
           Replay re-signed
         </button>
         <button
@@ -113,13 +133,10 @@ export function DeliveryDetail({ id, onClose }: { id: string; onClose(): void })
           Download JSON fixture
         </button>
         {(d.messageType === 'image' || d.messageType === 'document') && (
-          <button type="button" className="secondary" disabled={mediaBusy} onClick={() => void doMedia()}>
-            {mediaBusy ? 'Downloading media…' : 'Download media'}
+          <button type="button" className="secondary" disabled={busy} onClick={() => void doMedia()}>
+            Download media
           </button>
         )}
-        <button type="button" className="secondary" onClick={onClose}>
-          Close
-        </button>
       </div>
       {note && <p role="status">{note}</p>}
       {error && <ErrorNotice error={error} />}
@@ -140,16 +157,9 @@ export function DeliveryDetail({ id, onClose }: { id: string; onClose(): void })
           </div>
         </form>
       )}
-      {curl && (
-        <>
-          <h4>curl</h4>
-          <pre className="raw">{curl}</pre>
-        </>
-      )}
+      {curl && <pre className="raw curl">{curl}</pre>}
       <h4>Verification</h4>
-      <ol className="steps">
-        {steps.length ? steps.map((s, i) => <li key={i}>{s}</li>) : <li>{d.verification}</li>}
-      </ol>
+      <ol className="steps">{steps.length ? steps.map((s, i) => <li key={i}>{s}</li>) : <li>{d.verification}</li>}</ol>
       <h4>Forward attempts</h4>
       {d.forwards.length === 0 ? (
         <p className="muted">Not forwarded.</p>
@@ -159,9 +169,8 @@ export function DeliveryDetail({ id, onClose }: { id: string; onClose(): void })
             <tr>
               <th scope="col">Time</th>
               <th scope="col">Target</th>
-              <th scope="col">Local app answered</th>
-              <th scope="col">Latency</th>
-              <th scope="col">Response body</th>
+              <th scope="col">Answer</th>
+              <th scope="col">Took</th>
             </tr>
           </thead>
           <tbody>
@@ -171,33 +180,72 @@ export function DeliveryDetail({ id, onClose }: { id: string; onClose(): void })
                 <td>
                   <code>{f.target}</code>
                 </td>
-                <td>{attemptWords(f)}</td>
+                <td>
+                  {attemptWords(f)}
+                  {f.responseBody ? (
+                    <>
+                      {' '}
+                      <code className="response-body">{f.responseBody}</code>
+                    </>
+                  ) : null}
+                </td>
                 <td>{f.durationMs} ms</td>
-                <td>{f.responseBody ? <code className="response-body">{f.responseBody}</code> : <span className="muted">—</span>}</td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
+      <h4>Body</h4>
+      <BodyView raw={d.rawBody} label="Body" />
       <h4>Headers</h4>
-      <table className="headers">
-        <tbody>
-          {Object.entries(d.headers).map(([k, v]) => (
-            <tr key={k}>
-              <th scope="row">
-                <code>{k}</code>
-              </th>
-              <td>
-                <code>{v}</code>
-              </td>
-            </tr>
+      <Headers headers={d.headers} />
+    </article>
+  );
+}
+
+export function RefusedDetail({ r }: { r: RefusedRequestDTO }) {
+  const names = useNames();
+  return (
+    <article className="request-detail" aria-labelledby="detail-title">
+      <header className="detail-head">
+        <h3 id="detail-title">
+          <code>
+            {r.method} {r.path}
+          </code>
+        </h3>
+        <p>
+          <RefusedBadge reason={r.reason} /> from {r.from} · {new Date(r.at).toLocaleString()}
+          {r.agentId && <> · for {nameWords(names(null, r.agentId))}</>}
+        </p>
+        <p className="muted small-print">
+          The receiver answered {r.status}. Only what is shown here was kept: the body is not stored, so it cannot be replayed.
+        </p>
+      </header>
+      <h4>Why</h4>
+      <ol className="steps">
+        {r.detail
+          .split('\n')
+          .filter((s) => s.trim())
+          .map((s, i) => (
+            <li key={i}>{s}</li>
           ))}
-        </tbody>
-      </table>
-      <h4>Raw body</h4>
-      <pre className="raw" tabIndex={0} aria-label="Raw body">
-        {d.rawBody}
-      </pre>
-    </section>
+      </ol>
+      <h4>Body received</h4>
+      <dl className="fields">
+        <dt>Size</dt>
+        <dd>{r.size} bytes</dd>
+        <dt>SHA-256</dt>
+        <dd>
+          <code className="hash">{r.sha256}</code>
+        </dd>
+      </dl>
+      {r.prefix && (
+        <pre className="raw" tabIndex={0} aria-label="Start of the body">
+          {r.prefix}
+        </pre>
+      )}
+      <h4>Headers</h4>
+      <Headers headers={r.headers} />
+    </article>
   );
 }

@@ -1,0 +1,125 @@
+// The receiver's public exposure for the companion: one ExposureController (core/expose) over the
+// tunnel's port, the ngrok authtoken in the keychain, and the agents chosen at expose time
+// registered at <public URL>/hooks/<agentId> through the companion's one registration path once
+// the URL is up. Every change is reported as a view (status + registrations + authtoken hint).
+import { ExposureController, hookUrlAt, ngrokAuthtokenHint, readNgrokAuthtoken, saveNgrokAuthtoken, type ExposeRequest, type ExposureStatus, type NgrokLoader } from '../../core/expose';
+import type { Clock, Logger } from '../../core/ports';
+import type { SecretStore } from '../../core/secrets';
+
+export interface ExposureRegistration {
+  teamId: string;
+  agentId: string;
+  url: string;
+  state: 'registering' | 'registered' | 'failed';
+  error: string | null;
+}
+
+export interface ExposureView extends ExposureStatus {
+  registrations: ExposureRegistration[];
+  ngrokAuthtoken: { stored: boolean; hint: string | null };
+}
+
+export interface ExposureHostOptions {
+  secrets: SecretStore;
+  clock: Clock;
+  logger: Logger;
+  /** Starts the receiver if needed; its port. */
+  port(): Promise<number>;
+  /** The companion's registerWebhook (keeps the signing secret); resolves with the registered URL. */
+  register(teamId: string, agentId: string, url: string): Promise<{ url: string }>;
+  onChange(view: ExposureView): void;
+  timeoutMs?: number;
+  loadNgrok?: NgrokLoader;
+}
+
+export type ExposeChoice = ({ kind: 'ngrok'; domain?: string } | { kind: 'command'; command: string }) & { register?: Array<{ teamId: string; agentId: string }> };
+
+export class ExposureHost {
+  private readonly controller: ExposureController;
+  private registrations: ExposureRegistration[] = [];
+  private authtoken: { stored: boolean; hint: string | null } = { stored: false, hint: null };
+  private asked = false;
+
+  constructor(private readonly o: ExposureHostOptions) {
+    this.controller = new ExposureController({
+      ngrokAuthtoken: () => readNgrokAuthtoken(o.secrets),
+      clock: o.clock,
+      logger: o.logger,
+      ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+      ...(o.loadNgrok ? { loadNgrok: o.loadNgrok } : {}),
+    });
+    this.controller.on('status', () => this.changed());
+  }
+
+  view(): ExposureView {
+    // The keychain is asked on first need (the tunnel screen), not when the app starts.
+    if (!this.asked) {
+      this.asked = true;
+      void this.refreshAuthtoken();
+    }
+    return { ...this.controller.status(), registrations: this.registrations.map((r) => ({ ...r })), ngrokAuthtoken: { ...this.authtoken } };
+  }
+
+  /** Exposes the receiver (stopping the exposure before), then registers the chosen agents; resolves once that is done. */
+  async expose(choice: ExposeChoice): Promise<ExposureView> {
+    this.registrations = [];
+    const port = await this.o.port();
+    // The tunnel program gets this process's environment: the app holds its keys in the keychain, not there.
+    const req: ExposeRequest = choice.kind === 'command' ? { kind: 'command', command: choice.command } : { kind: 'ngrok', ...(choice.domain ? { domain: choice.domain } : {}) };
+    const s = await this.controller.start(port, req);
+    if (choice.kind === 'ngrok') await this.refreshAuthtoken();
+    if (s.state === 'up' && s.url !== null) await this.registerAll(s.url, choice.register ?? []);
+    return this.view();
+  }
+
+  async unexpose(): Promise<ExposureView> {
+    await this.controller.stop();
+    return this.view();
+  }
+
+  async setNgrokAuthtoken(token: string): Promise<{ hint: string }> {
+    const r = await saveNgrokAuthtoken(this.o.secrets, token);
+    this.authtoken = { stored: true, hint: r.hint };
+    this.changed();
+    return r;
+  }
+
+  async close(): Promise<void> {
+    await this.controller.stop();
+  }
+
+  private async registerAll(base: string, agents: Array<{ teamId: string; agentId: string }>): Promise<void> {
+    this.registrations = agents.map((a) => ({ ...a, url: hookUrlAt(base, a.agentId), state: 'registering', error: null }));
+    this.changed();
+    const mine = this.registrations;
+    for (const r of mine) {
+      // A newer expose (or a stop) took over: its URL is not this one.
+      if (this.registrations !== mine || this.controller.status().url !== base || this.controller.status().state !== 'up') return;
+      try {
+        r.url = (await this.o.register(r.teamId, r.agentId, r.url)).url;
+        r.state = 'registered';
+      } catch (e) {
+        r.state = 'failed';
+        r.error = e instanceof Error ? e.message : String(e);
+      }
+      this.changed();
+    }
+  }
+
+  private async refreshAuthtoken(): Promise<void> {
+    try {
+      const hint = await ngrokAuthtokenHint(this.o.secrets);
+      const next = { stored: hint !== null, hint };
+      if (next.stored !== this.authtoken.stored || next.hint !== this.authtoken.hint) {
+        this.authtoken = next;
+        this.changed();
+      }
+    } catch {
+      // The keychain did not answer: an ngrok start says why.
+    }
+  }
+
+  private changed(): void {
+    this.o.onChange({ ...this.controller.status(), registrations: this.registrations.map((r) => ({ ...r })), ngrokAuthtoken: { ...this.authtoken } });
+  }
+}

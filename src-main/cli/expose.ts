@@ -1,0 +1,101 @@
+// `listen --expose ngrok` / `--expose-cmd '<command with {port}>'`: the receiver at a public URL
+// (core/expose), its status as lines (JSON: {"event":"exposure",…}), and on stop the plain truth
+// that the service still points at the dead URL and how to point it elsewhere.
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { ExposureController, readNgrokAuthtoken, type ExposeRequest, type ExposureStatus } from '../core/expose';
+import { accountsOf } from './accounts-context';
+import type { CliContext } from './context';
+import { intString } from './flags';
+import type { Output } from './output';
+
+export const exposeFlags = {
+  expose: z.literal('ngrok', { error: 'expected "ngrok" (for any other tunnel program use --expose-cmd)' }).optional(),
+  exposeCmd: z.string().trim().min(1, 'the command is empty').max(4000).includes('{port}', { message: 'put {port} where the receiver\'s port goes' }).optional(),
+  ngrokDomain: z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, 'expected a domain name').optional(),
+  exposeTimeout: intString(1, 600).optional(),
+};
+
+type ExposeFlags = { expose?: 'ngrok' | undefined; exposeCmd?: string | undefined; ngrokDomain?: string | undefined; exposeTimeout?: number | undefined };
+
+export const oneExposure: [(f: ExposeFlags) => boolean, { message: string; path: string[] }] = [
+  (f) => !(f.expose !== undefined && f.exposeCmd !== undefined),
+  { message: 'give either --expose ngrok or --expose-cmd, not both', path: ['expose'] },
+];
+
+export function addExposeOptions(cmd: Command): Command {
+  return cmd
+    .option('--expose <ngrok>', 'open a public HTTPS URL with ngrok (authtoken from the keychain: `secret set ngrok-authtoken`)')
+    .option('--expose-cmd <command>', "run your own tunnel program, {port} replaced by the receiver's port (e.g. 'cloudflared tunnel --url http://127.0.0.1:{port}'); its first public URL is used")
+    .option('--ngrok-domain <domain>', 'with --expose ngrok: a domain reserved in your ngrok dashboard')
+    .option('--expose-timeout <s>', 'seconds the exposure may take to come up (default 30)');
+}
+
+export function wantsExposure(f: ExposeFlags): boolean {
+  return f.expose !== undefined || f.exposeCmd !== undefined;
+}
+
+function statusData(s: ExposureStatus): Record<string, unknown> {
+  return { event: 'exposure', state: s.state, kind: s.kind, url: s.url, ...(s.error ? { error: s.error } : {}) };
+}
+
+function statusLine(s: ExposureStatus): string | undefined {
+  switch (s.state) {
+    case 'starting':
+      return s.kind === 'ngrok' ? 'exposing the receiver with ngrok…' : 'running the exposure command…';
+    case 'up':
+      return `public URL: ${s.url}`;
+    case 'stopped':
+      return `stopped exposing ${s.url}`;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Starts the exposure of the receiver on `port` and prints its status as it changes; resolves once
+ * it is up or has failed (a failure is a warning: the local receiver keeps running). `hiddenEnv`:
+ * variables the tunnel program must not see (the ones holding keys).
+ */
+export async function exposeReceiver(ctx: CliContext, out: Output, f: ExposeFlags, port: number, hiddenEnv: string[]): Promise<ExposureController> {
+  const controller = new ExposureController({
+    ngrokAuthtoken: () => readNgrokAuthtoken(accountsOf(ctx).secrets()),
+    clock: ctx.clock,
+    ...(f.exposeTimeout !== undefined ? { timeoutMs: f.exposeTimeout * 1000 } : {}),
+  });
+  controller.on('status', (s) => {
+    if (s.state === 'failed' && s.error) out.warn(`${s.error.message} — ${s.error.hint}`);
+    out.event(statusData(s), statusLine(s));
+  });
+  const env = { ...ctx.io.env };
+  for (const name of hiddenEnv) delete env[name];
+  const req: ExposeRequest = f.exposeCmd !== undefined ? { kind: 'command', command: f.exposeCmd, env } : { kind: 'ngrok', ...(f.ngrokDomain ? { domain: f.ngrokDomain } : {}) };
+  // Ctrl-C while it comes up stops it at once.
+  const onAbort = () => void controller.stop();
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    await controller.start(port, req);
+  } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
+  }
+  return controller;
+}
+
+/**
+ * Stops the exposure and says where the service still sends deliveries: `registered` are the hook
+ * URLs this run registered (the service offers no way to remove a webhook).
+ */
+export async function stopExposure(out: Output, controller: ExposureController, registered: Array<{ agentId: string; url: string }>, teamFlag: string | undefined): Promise<void> {
+  const was = controller.status();
+  await controller.stop();
+  if (registered.length === 0 || was.url === null) return;
+  const how = teamFlag !== undefined ? `--team ${teamFlag} ` : '';
+  out.event(
+    { event: 'still-registered', hooks: registered, reason: 'the service offers no way to remove a webhook' },
+    [
+      `The service still sends deliveries to ${was.url}, which no longer answers (it offers no way to remove a webhook):`,
+      ...registered.map((r) => `  ${r.agentId}: ${r.url}`),
+      `Point them elsewhere with \`channel-companion webhook set ${how}--agent <agent> --url <url>\`, or run \`listen\` with --expose again (it registers the new URL).`,
+    ].join('\n'),
+  );
+}

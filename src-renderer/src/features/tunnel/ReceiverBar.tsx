@@ -1,0 +1,95 @@
+// The top of the inspector: the local receiver (listening where; the URLs to use are the agents'
+// hook URLs below, so the bare base is not offered for copying), the public exposure (off,
+// starting, up with its URL, failed with why and what to do, stopped — and then where the service
+// still sends deliveries), where deliveries are forwarded, and the counts.
+import type { ExposureDTO, TunnelStatusDTO } from '../../../../src-shared/contract';
+import { forwardingOf } from '../../store/tunnel';
+import { useApp } from '../../store/react';
+import { nameWords, useNames } from './names';
+import { pointingOf } from './urls';
+import { downSince, sentence } from './verdict';
+
+/** "127.0.0.1:4555": where it listens, not a URL to paste (deliveries go to the hook URLs). */
+function hostPort(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+const KIND_WORDS = { ngrok: 'ngrok', command: 'your tunnel command' } as const;
+
+function Exposure({ st, x }: { st: TunnelStatusDTO; x: ExposureDTO }) {
+  const names = useNames();
+  const stranded = st.agents.filter((a) => pointingOf(a, x) === 'dead-exposure');
+  const by = x.kind ? ` (${KIND_WORDS[x.kind]})` : '';
+  switch (x.state) {
+    case 'off':
+      return <span className="muted">Not exposed: only this computer reaches the receiver.</span>;
+    case 'starting':
+      return <span className="badge tone-info" aria-busy="true">Starting{by}…</span>;
+    case 'up':
+      return (
+        <>
+          <span className="badge tone-ok">Up{by}</span> <code className="url">{x.url}</code> <span className="muted">→ this receiver; each agent's hook URL is below</span>
+        </>
+      );
+    case 'stopped':
+    case 'failed':
+      return (
+        <>
+          {x.state === 'failed' ? <span className="badge tone-bad">Failed{by}</span> : <span className="badge tone-warn">Stopped{by}</span>}{' '}
+          {x.error && (
+            <span className="exposure-why">
+              {sentence(x.error.message)}. <strong>{x.error.hint}</strong>
+            </span>
+          )}
+          {stranded.length > 0 && (
+            <span className="exposure-why">
+              The service still sends the deliveries of {stranded.map((a) => nameWords(names(a.teamId, a.agentId))).join(', ')} to <code className="url">{x.url}</code>, which no longer answers: the service offers no way to remove a webhook. Register this receiver or a new public URL below to point them elsewhere.
+            </span>
+          )}
+        </>
+      );
+  }
+}
+
+export function ReceiverBar() {
+  const st = useApp((s) => s.tunnelStatus);
+  const log = useApp((s) => s.forwardLog);
+  if (!st) return <p aria-busy="true">Reading the receiver status…</p>;
+  const fw = forwardingOf(st);
+  const down = fw.downSince ?? downSince(log);
+  return (
+    <dl className="tunnel-facts">
+      <div>
+        <dt>Receiver</dt>
+        <dd>
+          <span className={`badge tone-${st.running ? 'ok' : 'bad'}`}>{st.running ? 'Listening' : 'Stopped'}</span>{' '}
+          {st.listenUrl ? <span>on {hostPort(st.listenUrl)}, this computer only</span> : <span className="muted">not listening</span>}
+        </dd>
+      </div>
+      <div className="fact-wide">
+        <dt>Public URL</dt>
+        <dd className="exposure">
+          <Exposure st={st} x={st.exposure} />
+        </dd>
+      </div>
+      <div>
+        <dt>Forwards to</dt>
+        <dd>
+          {st.forwardTo ? <code className="url">{st.forwardTo}</code> : <span className="muted">nowhere (logged only)</span>}
+          {down !== null && <span className="badge tone-bad">Local app down since {new Date(down).toLocaleTimeString()}</span>}
+          {fw.pending > 0 && <span className="muted"> · {fw.pending} waiting</span>}
+        </dd>
+      </div>
+      <div className="fact-counts">
+        <dt className="sr-only">Counts</dt>
+        <dd>
+          {st.counts.received} received · {st.counts.verified} verified · {st.counts.rejected} rejected · {st.counts.forwarded} forwarded · {st.counts.failed} failed
+        </dd>
+      </div>
+    </dl>
+  );
+}
