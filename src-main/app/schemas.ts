@@ -156,4 +156,6 @@ export const argSchemas: Schemas = {
 
   'diagnostics.export': empty,
   'demo.start': empty,
+
+  'app.ping': empty,
 };
