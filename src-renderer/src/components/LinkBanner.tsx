@@ -1,26 +1,33 @@
 // The banner shown while the main side (the browser host, Electron's main process) does not answer
 // or refuses this window: what is wrong, when it was last heard, that agents read as unknown, and
 // what to do. It goes away by itself when the main side answers again (then a screen reader hears so).
-import { useId } from 'react';
+import { useId, type ReactNode } from 'react';
 import { isStale, type LinkView } from '../store/link';
 import { useApp } from '../store/react';
 import { TimeAgo } from './TimeAgo';
 import './link-banner.css';
 
-function words(link: LinkView): { title: string; todo: string } {
+const SERVE = <code>channel-companion serve</code>;
+
+function words(link: LinkView): { title: string; todo: ReactNode } {
   const browser = link.host === 'browser';
   if (link.state === 'refused') {
     if (!browser) return { title: 'Channel Companion refused this window’s requests.', todo: 'Quit Channel Companion and start it again.' };
     if (link.error?.code === 'NO_TOKEN') {
-      return { title: 'This page was opened without its access link.', todo: 'Open the full link printed by channel-companion serve (http://127.0.0.1:PORT/#token=…).' };
+      return { title: 'This page was opened without its access link.', todo: <>Open the full link printed by {SERVE} (http://127.0.0.1:PORT/#token=…).</> };
     }
     return {
       title: 'This page’s access link is no longer accepted.',
-      todo: 'The companion was restarted and printed a new link (http://127.0.0.1:PORT/#token=…): open it, in this tab is fine. To keep one link across restarts, start serve with --token-env.',
+      todo: (
+        <>
+          The companion was restarted and printed a new link (http://127.0.0.1:PORT/#token=…). Open that link; this tab is fine. To keep one link across restarts,
+          start it with <code>--token-env</code>.
+        </>
+      ),
     };
   }
   return browser
-    ? { title: 'The companion is not answering.', todo: 'This page reconnects by itself when it is back. Is channel-companion serve still running?' }
+    ? { title: 'The companion is not answering.', todo: <>This page reconnects by itself when it is back. Is {SERVE} still running?</> }
     : { title: 'Channel Companion’s background process is not answering.', todo: 'This window reconnects by itself when it is back. If this lasts, quit Channel Companion and start it again.' };
 }
 

@@ -73,13 +73,15 @@ export interface PairingCountdown {
 export function pairingCountdown(times: PairingTimesDTO | undefined, now: number): PairingCountdown | null {
   if (!times) return null;
   const every = times.qrEveryMs;
+  const totalMs = times.expiresAt - times.startedAt;
   const next = every > 0 ? every - (Math.max(0, now - times.qrAnchorAt) % every) : null;
-  const expiresInMs = Math.max(0, times.expiresAt - now);
+  // Clamped to the whole length: a clock read a moment before the start must not count more.
+  const expiresInMs = Math.min(totalMs, Math.max(0, times.expiresAt - now));
   return {
     nextQrMs: next !== null && next < expiresInMs ? next : null,
     expiresInMs,
     expiresAt: times.expiresAt,
-    totalMs: times.expiresAt - times.startedAt,
+    totalMs,
     exact: times.startedHere,
   };
 }

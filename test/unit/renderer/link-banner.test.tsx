@@ -58,6 +58,7 @@ describe('link banner', () => {
     act(() => t.store.getState().linkFailed({ kind: 'forbidden', code: 'BAD_TOKEN', message: 'Missing or wrong access token.' }));
     const banner = screen.getByRole('region', { name: /access link is no longer accepted/ });
     expect(banner.textContent).toContain('printed a new link');
+    expect(banner.textContent).toContain('Open that link; this tab is fine.');
     expect(banner.textContent).toContain('--token-env');
     expect(within(nav()).getByText('Unknown')).toBeTruthy();
   });

@@ -16,6 +16,7 @@ import { agentKey } from '../../store/env';
 import { emptyPairing, pairingCountdown, pairingPhase, type PairingCountdown } from '../../store/pairing';
 import { useApp } from '../../store/react';
 import { WaMeQr } from './WaMeQr';
+import './pairing.css';
 
 const POLL_MS = 1500;
 /** Without a QR this long after pairing.start, say so and offer to try again. */
@@ -66,11 +67,11 @@ function CancelPairing({ agent, expiresAt }: { agent: AgentDTO; expiresAt: numbe
     <div className="pairing-cancel">
       <button type="button" className="secondary" onClick={() => cancel(agent.teamId, agent.agentId, agent.label)}>
         Cancel
-      </button>{' '}
-      <span className="muted">
+      </button>
+      <p className="muted">
         Stops waiting here and goes back to the agent. The service has no way to cancel a pairing: the code stays valid until it expires
         {expiresAt === null ? '' : ` (${new Date(expiresAt).toLocaleTimeString()})`}.
-      </span>
+      </p>
     </div>
   );
 }

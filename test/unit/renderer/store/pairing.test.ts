@@ -61,6 +61,8 @@ describe('pairing slice', () => {
     // started at 100 000: codes change at 120 000, 140 000, …; it expires at 220 000
     expect(pairingCountdown(TIMES, 100_000)).toEqual({ nextQrMs: 20_000, expiresInMs: 120_000, expiresAt: 220_000, totalMs: 120_000, exact: true });
     expect(pairingCountdown(TIMES, 145_000)).toMatchObject({ nextQrMs: 15_000, expiresInMs: 75_000 });
+    // a clock read a moment before the start (a render between ticks) never counts more than the whole
+    expect(pairingCountdown(TIMES, 99_400)?.expiresInMs).toBe(120_000);
     // the same whenever it is asked: nothing depends on when a window first saw the QR
     expect(pairingCountdown(TIMES, 145_000)).toEqual(pairingCountdown({ ...TIMES }, 145_000));
     expect(pairingCountdown(TIMES, 205_000)).toMatchObject({ nextQrMs: null, expiresInMs: 15_000 }); // the pairing ends first
