@@ -153,6 +153,33 @@ export interface SessionDTO {
   /** PNG data URL while pairing. */
   qr: string | null;
   live?: boolean;
+  /** While a QR is on offer: when it changes and when the pairing expires, as the main side saw them. */
+  pairing?: PairingTimesDTO;
+}
+
+/**
+ * The clock of a pairing in progress. The service states no times: the main side counts them from
+ * what it saw (ASSUMPTION A-PAIRING: the QR changes every 20 s from the start, the pairing expires
+ * 2 min after it started), so a window that opens the pairing later shows the same countdown.
+ */
+export interface PairingTimesDTO {
+  /** ms epoch: when this app started the pairing, or (startedHere false) when it first saw it. */
+  startedAt: number;
+  /** False when the pairing was started elsewhere: it may be older, and expire sooner, than shown. */
+  startedHere: boolean;
+  /** The QR changes every qrEveryMs counted from qrAnchorAt (ms epoch). */
+  qrAnchorAt: number;
+  qrEveryMs: number;
+  /** ms epoch after which the code can no longer be scanned (a new pairing is needed). */
+  expiresAt: number;
+}
+
+/** app.ping: the main side answers (the window's heartbeat). */
+export interface PingDTO {
+  /** ms epoch on the main side's clock. */
+  at: number;
+  /** ms epoch when the main side started: a change means it restarted (the window reloads its data). */
+  upSince: number;
 }
 
 export interface SendArgs {
@@ -513,6 +540,9 @@ export interface Requests {
   'diagnostics.export': { args: EmptyArgs; result: DiagnosticsDTO };
 
   'demo.start': { args: EmptyArgs; result: DemoDTO };
+
+  /** The window's heartbeat: answers at once while the main side (the browser host, Electron's main process) runs. */
+  'app.ping': { args: EmptyArgs; result: PingDTO };
 }
 
 export type RequestName = keyof Requests;
@@ -561,6 +591,7 @@ export const REQUEST_NAMES = [
   'settings.update',
   'diagnostics.export',
   'demo.start',
+  'app.ping',
 ] as const satisfies readonly RequestName[];
 
 // ---------------------------------------------------------------------------------------------

@@ -168,4 +168,6 @@ export const argSchemas: Schemas = {
 
   'diagnostics.export': empty,
   'demo.start': empty,
+
+  'app.ping': empty,
 };

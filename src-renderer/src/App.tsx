@@ -1,6 +1,7 @@
 // The app frame: skip link, header, side navigation, the routed screen, and the toast region.
 import { useEffect, useRef, type MouseEvent } from 'react';
 import { ErrorNotice } from './components/ErrorNotice';
+import { LinkBanner } from './components/LinkBanner';
 import { Nav } from './components/Nav';
 import { Toasts } from './components/Toasts';
 import { Screen } from './router/Screen';
@@ -35,6 +36,7 @@ export function App() {
       <header className="app-header">
         <h1>Channel Companion</h1>
       </header>
+      <LinkBanner />
       <div className="layout">
         <Nav route={route} />
         <main id="main" tabIndex={-1} ref={main}>

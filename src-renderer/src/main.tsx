@@ -6,16 +6,22 @@ import { applyTheme, followSettingsTheme, readTheme } from './components/theme';
 import { connectBrowserNotifications, notificationCtor } from './features/alerts/browserNotifications';
 import { syncRouteWithHash } from './router/sync';
 import { connectStore, createAppStore } from './store';
+import { watchLink } from './store/liveness';
 import { StoreContext } from './store/react';
 import './styles.css';
 
 applyTheme(readTheme(window.localStorage), document.documentElement);
 // The bridge first: the web bridge takes its token from the hash before the router reads it.
-const inElectron = !!window.api;
-const api = pickBridge();
+const bridge = pickBridge();
+const { api } = bridge;
 const store = createAppStore(api);
 syncRouteWithHash(store, window);
 connectStore(store, api);
+// The heartbeat: a banner, and agents shown as unknown, while the main side does not answer.
+const link = watchLink(store, api, { host: bridge.host, signals: bridge.signals });
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible') link.checkNow();
+});
 // The saved theme (app settings) wins over the localStorage copy once it loads.
 followSettingsTheme(store, document.documentElement, window.localStorage, (theme) => void store.getState().updateSettings({ theme }));
 // Read-only view of the whole store as plain data (actions dropped), for "copy diagnostics" style
@@ -23,7 +29,7 @@ followSettingsTheme(store, document.documentElement, window.localStorage, (theme
 Object.defineProperty(window, '__channelCompanionState', {
   value: () => JSON.parse(JSON.stringify(store.getState(), (_k, v: unknown) => (v instanceof Map ? Object.fromEntries(v) : v instanceof Set ? [...v] : v))) as unknown,
 });
-if (!inElectron) connectBrowserNotifications(store, api, { ctor: notificationCtor(), now: () => new Date(), focus: () => window.focus() });
+if (bridge.host === 'browser') connectBrowserNotifications(store, api, { ctor: notificationCtor(), now: () => new Date(), focus: () => window.focus() });
 
 const root = document.getElementById('root');
 if (root) {

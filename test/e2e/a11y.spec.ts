@@ -1,9 +1,10 @@
-// Accessibility audit (axe-core) of every screen with real content (the agents home, an agent page,
-// pairing with its QR, alerts, settings, an agent's settings, a chat with a streamed reply, the
-// console with a send and an error, the tunnel with a delivery open and the public URL panel,
-// onboarding with no teams), each in light and in dark: no violation of impact serious or critical.
-// Dark runs twice: through the system preference and through the theme switch. Each screenshot and
-// axe report lands in the test's output folder.
+// Accessibility audit (axe-core) of every screen with real content (the agents home, the home while
+// the companion does not answer (its banner), an agent page, pairing with its QR, alerts, settings,
+// an agent's settings, a chat with a streamed reply, the console with a send and an error, the
+// tunnel with a delivery open and the public URL panel, onboarding with no teams), each in light and
+// in dark: no violation of impact serious or critical. Dark runs twice: through the system
+// preference and through the theme switch. Each screenshot and axe report lands in the test's
+// output folder.
 import { writeFile } from 'node:fs/promises';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
@@ -70,6 +71,17 @@ const SCREENS: Screen[] = [
     },
   },
   {
+    name: 'not-answering',
+    hash: () => '#/',
+    ready: async (page) => {
+      await expect(page.locator('ul.agents > li')).toHaveCount(3, { timeout: 15_000 });
+      // The host stops answering this page (every new request fails), as when serve is killed.
+      await page.route('**/api/**', (route) => route.abort());
+      await expect(page.getByRole('region', { name: /The companion is not answering/ })).toBeVisible({ timeout: 10_000 });
+      await expect(page.locator('ul.agents')).toContainText('Unknown');
+    },
+  },
+  {
     name: 'agent-page',
     hash: (suite) => agentHash(suite, AGENTS.connected),
     ready: async (page) => {
@@ -83,6 +95,8 @@ const SCREENS: Screen[] = [
     ready: async (page) => {
       await page.getByRole('button', { name: 'Start pairing' }).click({ timeout: 10_000 });
       await expect(page.getByRole('img', { name: `Pairing QR code for ${LABELS.unlinked}` })).toBeVisible({ timeout: 10_000 });
+      await expect(page.getByRole('meter', { name: /Time left to scan/ })).toBeVisible();
+      await expect(page.getByRole('button', { name: 'Cancel' })).toBeVisible();
     },
   },
   {

@@ -77,4 +77,36 @@ describe('serve', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--port/);
   });
+
+  it('--token-env: the link carries the given token, so a restarted serve keeps it valid', async () => {
+    const token = 'Fixed_token-0123456789abcdefghijklmnop';
+    const stop = new AbortController();
+    let status: Promise<number> | null = null;
+    const r = await runCli(['serve', '--json', '--port', '0', '--token-env', 'CC_TEST_TOKEN', '--renderer-dir', rendererDir, '--config-dir', path.join(dir, 'config4')], {
+      env: { CC_TEST_TOKEN: token },
+      signal: stop.signal,
+      onStdout: (_chunk, all) => {
+        if (status || !all.includes('\n')) return;
+        const ready = JSON.parse(all.split('\n')[0]!) as { origin: string };
+        const init = { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: '{}' };
+        status = fetch(`${ready.origin}/api/app.ping`, init)
+          .then((res) => res.status)
+          .finally(() => stop.abort());
+      },
+    });
+    expect(r.code).toBe(0);
+    expect((r.json()[0] as { url: string }).url).toMatch(new RegExp(`/#token=${token}$`));
+    expect(await status).toBe(200);
+  });
+
+  it('--token-env refuses a missing or weak token, and starts nothing', async () => {
+    const args = ['serve', '--token-env', 'CC_TEST_TOKEN', '--renderer-dir', rendererDir, '--config-dir', path.join(dir, 'config5')];
+    const missing = await runCli(args, { env: {} });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/CC_TEST_TOKEN is not set/);
+    const weak = await runCli(args, { env: { CC_TEST_TOKEN: 'short' } });
+    expect(weak.code).toBe(2);
+    expect(weak.stderr).toMatch(/32 to 512 letters/);
+    expect(weak.stdout).toBe('');
+  });
 });

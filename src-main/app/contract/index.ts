@@ -11,6 +11,7 @@ import { chatRequests } from './chat';
 import { agentHealthDTO, redactUrl, settingsDTO } from './dto';
 import { healthOfAll, healthRequests } from './health';
 import type { MediaOptions } from './media';
+import { PairingClock, pairingReads, type MonitorView } from './pairing';
 import { createScope, type Scope } from './scope';
 import { serviceRequests } from './service';
 import { forwardDTO, tunnelSide } from './tunnel';
@@ -64,6 +65,12 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
     },
   );
   const tunnel = tunnelSide(s, opts.media);
+  const upSince = s.now();
+  const pairingClock = new PairingClock();
+  const monitorView: MonitorView = {
+    lastRead: (teamId, agentId) => c.monitor().snapshot().find((x) => x.teamId === teamId && x.agentId === agentId),
+    pollSoon: (teamId, agentId) => c.monitor().pollSoon(teamId, agentId),
+  };
 
   const implementations: Implementations = {
     ...accountRequests(s, () => healthOfAll(s)),
@@ -78,12 +85,14 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
         return registered;
       },
       publish: s.publish,
+      pairing: pairingReads(pairingClock, monitorView, s.now),
     }),
     ...tunnel.requests,
     ...exposeRequests(s),
     ...refusedStub,
     ...chatRequests(s),
     'diagnostics.export': () => diagnostics(s, implementations),
+    'app.ping': async () => ({ at: s.now(), upSince }),
   };
 
   const offs = [
@@ -91,6 +100,8 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
     // poll (the UI shows "polled … ago"), and a window that missed an event (e.g. one that arrived
     // while it was still loading the agent list) is corrected by the next poll.
     c.events.on('poll', (r) => {
+      // The monitor's reads keep the pairing's clock too (a QR change seen while no window asks).
+      if (r.status) pairingClock.observe(r.teamId, r.agentId, r.status, r.at);
       const snap = c.monitor().snapshot().find((x) => x.teamId === r.teamId && x.agentId === r.agentId);
       if (snap) s.publish('health.changed', agentHealthDTO(snap));
     }),

@@ -4,7 +4,7 @@ import type { ServiceClient } from '../../core/api/service';
 import type { WebhookRegistration } from '../../core/tunnel';
 import { serviceKind } from '../errors';
 import type { Implementations } from '../handlers';
-import { sessionDTO } from './dto';
+import type { PairingReads } from './pairing';
 import type { Publish } from './scope';
 
 /** The part of a team's ServiceClient these requests use. */
@@ -16,6 +16,8 @@ export interface ServiceDeps {
   /** Registers the webhook and keeps its signing secret in the main process (never handed back). */
   registerWebhook(teamId: string, agentId: string, publicUrl: string): Promise<WebhookRegistration>;
   publish: Publish;
+  /** Session reads: the pairing's clock, and the monitor told at once what they show. */
+  pairing: PairingReads;
 }
 
 type ServiceRequests = Pick<
@@ -23,15 +25,16 @@ type ServiceRequests = Pick<
   'pairing.start' | 'pairing.session' | 'send.message' | 'send.budget' | 'send.cancel' | 'contacts.check' | 'channel.updateSettings' | 'webhook.register'
 >;
 
-export function serviceRequests({ clientFor, registerWebhook, publish }: ServiceDeps): ServiceRequests {
+export function serviceRequests({ clientFor, registerWebhook, publish, pairing }: ServiceDeps): ServiceRequests {
   return {
     'pairing.start': async ({ teamId, agentId }) => {
       const client = await clientFor(teamId);
+      pairing.begin(teamId, agentId);
       // ASSUMPTION A-SESSION-POST: the reply body is not relied on; read the session with GET.
       await client.startPairing(agentId);
-      return sessionDTO(teamId, agentId, await client.getSession(agentId));
+      return pairing.read(teamId, agentId, await client.getSession(agentId));
     },
-    'pairing.session': async ({ teamId, agentId }) => sessionDTO(teamId, agentId, await (await clientFor(teamId)).getSession(agentId)),
+    'pairing.session': async ({ teamId, agentId }) => pairing.read(teamId, agentId, await (await clientFor(teamId)).getSession(agentId)),
 
     'send.message': async ({ teamId, agentId, clientRef, ...req }) => {
       const client = await clientFor(teamId);

@@ -9,9 +9,9 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import type { Logger } from '../../core/ports';
 import { defineAction, type CliContext } from '../context';
-import { CliFailure } from '../errors';
+import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
-import { intString, parseFlags, secondsString } from '../flags';
+import { envVarName, intString, parseFlags, secondsString } from '../flags';
 import type { Output } from '../output';
 
 const flagsSchema = z.object({
@@ -24,8 +24,21 @@ const flagsSchema = z.object({
   rendererDir: z.string().min(1, 'expected a folder').optional(),
   pollSec: secondsString.optional(),
   fastPollSec: secondsString.optional(),
+  tokenEnv: envVarName.optional(),
   json: z.boolean().optional(),
 });
+
+/** An access token given by the person: long and URL-safe, like the ones serve makes. */
+const HOST_TOKEN = /^[A-Za-z0-9_-]{32,512}$/;
+
+/** The token from --token-env (so a restart keeps the printed link valid), or undefined for a fresh one. */
+function tokenFrom(env: Record<string, string | undefined>, name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  const v = env[name];
+  if (!v) throw new UsageError(`the environment variable ${name} is not set (it should hold the access token)`);
+  if (!HOST_TOKEN.test(v)) throw new UsageError(`the access token in ${name} must be 32 to 512 letters, digits, - or _`);
+  return v;
+}
 
 function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '');
@@ -65,11 +78,13 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--renderer-dir <dir>', 'folder of the built renderer (default: out/renderer)')
     .option('--poll-sec <s>', 'poll interval for this run, not saved (seconds)')
     .option('--fast-poll-sec <s>', 'fast poll interval (pairing, reconnecting) for this run, not saved (seconds)')
+    .option('--token-env <name>', 'take the access token from this environment variable, so the link stays valid across restarts')
     .option('--json', 'one JSON object per line on stdout; the first is {"event":"ready",…}');
 
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(flagsSchema, opts);
     const host = f.host ?? '127.0.0.1';
+    const token = tokenFrom(ctx.io.env, f.tokenEnv);
     const rendererDir = findRendererDir(f.rendererDir);
     if (!rendererDir) throw new CliFailure('The renderer is not built (no out/renderer/index.html): run npm run build', EXIT.failure, 'NOT_BUILT');
     if (!isLoopbackHost(host)) {
@@ -114,7 +129,7 @@ export function register(program: Command, ctx: CliContext): void {
           demoTeam = { teamId: team.id, label: team.label, agentIds: team.agents.map((a) => a.agentId) };
         }
       }
-      hostServer = await startHostServer({ handlers: createHandlers(contract.implementations), events: contract.events, rendererDir, host, ...(f.port !== undefined ? { port: f.port } : {}) });
+      hostServer = await startHostServer({ handlers: createHandlers(contract.implementations), events: contract.events, rendererDir, host, ...(f.port !== undefined ? { port: f.port } : {}), ...(token ? { token } : {}) });
       out.event(
         { event: 'ready', url: hostServer.openUrl, port: hostServer.port, pid: process.pid, origin: hostServer.origin, configDir: companion.configDir, dataDir: companion.dataDir, emulator, demoTeam },
         [

@@ -85,6 +85,8 @@ interface AgentSlot {
   dueAt: number;
   failures: number;
   busy: boolean;
+  /** pollSoon() came while a poll was in flight: poll again as soon as it settles. */
+  again: boolean;
 }
 
 interface Cycle {
@@ -172,10 +174,14 @@ export class Poller {
     if (this.started && !this.stopped && !this.paused) this.tick();
   }
 
-  /** Polls one agent as soon as possible (e.g. right after the person started a pairing). */
+  /**
+   * Polls one agent as soon as possible (e.g. when a pairing was seen to complete). A poll already in
+   * flight may have been answered before the change, so another one follows it at once.
+   */
   pollSoon(teamId: string, agentId: string): void {
     const slot = this.slots.get(key(teamId, agentId));
-    if (slot && !slot.busy) slot.dueAt = this.clock.now();
+    if (slot?.busy) slot.again = true;
+    else if (slot) slot.dueAt = this.clock.now();
     this.refresh();
   }
 
@@ -248,7 +254,7 @@ export class Poller {
     for (const t of targets) {
       const k = key(t.teamId, t.agentId);
       seen.add(k);
-      if (!this.slots.has(k)) this.slots.set(k, { target: { teamId: t.teamId, agentId: t.agentId }, dueAt: now, failures: 0, busy: false });
+      if (!this.slots.has(k)) this.slots.set(k, { target: { teamId: t.teamId, agentId: t.agentId }, dueAt: now, failures: 0, busy: false, again: false });
     }
     for (const k of [...this.slots.keys()]) if (!seen.has(k)) this.slots.delete(k);
   }
@@ -311,7 +317,9 @@ export class Poller {
     }
     if (this.stopped) return;
     const at = this.clock.now();
-    const delay = this.nextDelay(slot, status, error, cycle.draw, at);
+    const next = this.nextDelay(slot, status, error, cycle.draw, at);
+    const delay = slot.again ? 0 : next;
+    slot.again = false;
     slot.busy = false;
     slot.dueAt = at + delay;
     const result: PollResult = { teamId, agentId, cycleId: cycle.id, startedAt, at, nextPollInMs: delay };

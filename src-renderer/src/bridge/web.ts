@@ -1,6 +1,8 @@
 // The browser bridge: POST /api/<request> with the token in a header, and contract events read from
 // GET /api/events with fetch (EventSource cannot send headers; the token never goes in a URL).
-// The token comes from location.hash (#token=…) once, is removed from the URL, and kept in sessionStorage.
+// The token comes from location.hash (#token=…), is removed from the URL, and kept in sessionStorage;
+// a new link opened in the same tab (a restarted host prints a new token) replaces it at once.
+// The event stream reconnects by itself and tells the window's link watcher when it opens or drops.
 import { createParser } from 'eventsource-parser';
 import {
   REQUEST_NAMES,
@@ -20,7 +22,26 @@ export interface WebEnv {
   sessionStorage: Pick<Storage, 'getItem' | 'setItem'>;
   fetch: typeof fetch;
   setTimeout(fn: () => void, ms: number): unknown;
+  /** Calls fn on each hashchange (a link with a new #token=… opened in this tab). */
+  onHashChange?(fn: () => void): void;
 }
+
+/** What the bridge tells about its connection: the event stream opened or dropped, or the token changed. */
+export type LinkSignal = 'stream-open' | 'stream-lost' | 'token-changed';
+
+export interface LinkSignals {
+  on(cb: (signal: LinkSignal) => void): Unsubscribe;
+}
+
+export interface WebBridge {
+  api: Api;
+  signals: LinkSignals;
+}
+
+/** The event stream tries again this soon after a network failure (the host may be restarting)… */
+const STREAM_RETRY_MS = 1000;
+/** …and this soon after an HTTP error (e.g. a token the host no longer accepts). */
+const STREAM_REFUSED_RETRY_MS = 5000;
 
 /** Reads #token=… once, strips it from the address bar, and remembers it for this tab. */
 export function takeToken(env: Pick<WebEnv, 'location' | 'history' | 'sessionStorage'>): string | null {
@@ -41,8 +62,12 @@ const NO_TOKEN: Result<never> = {
   error: { kind: 'forbidden', code: 'NO_TOKEN', message: 'Open the full link printed by `channel-companion serve` (it carries the access token).' },
 };
 
-export function webBridge(env: WebEnv): Api {
-  const token = takeToken(env);
+export function webBridge(env: WebEnv): WebBridge {
+  let token = takeToken(env);
+  const signalled = new Set<(s: LinkSignal) => void>();
+  const signal = (s: LinkSignal): void => {
+    for (const cb of [...signalled]) cb(s);
+  };
   const headers = (): Record<string, string> => ({ authorization: `Bearer ${token ?? ''}`, 'content-type': 'application/json' });
 
   const call = async (name: string, args: unknown): Promise<Result<unknown>> => {
@@ -73,10 +98,18 @@ export function webBridge(env: WebEnv): Api {
   };
   const openStream = async (): Promise<void> => {
     if (!token) return;
-    controller = new AbortController();
+    const mine = new AbortController();
+    controller = mine;
+    let retryMs = STREAM_RETRY_MS;
+    let open = false;
     try {
-      const res = await env.fetch('/api/events', { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
-      if (!res.ok || !res.body) throw new Error(`events ${res.status}`);
+      const res = await env.fetch('/api/events', { headers: { authorization: `Bearer ${token}` }, signal: mine.signal });
+      if (!res.ok || !res.body) {
+        retryMs = STREAM_REFUSED_RETRY_MS;
+        throw new Error(`events ${res.status}`);
+      }
+      open = true;
+      signal('stream-open');
       const parser = createParser({ onEvent: (e) => dispatch(e.event ?? 'message', e.data) });
       // Decoded in the loop (no TextDecoderStream stage): one chunk's events are dispatched in the
       // task that read it, with no extra stream hop per chunk.
@@ -90,8 +123,20 @@ export function webBridge(env: WebEnv): Api {
     } catch {
       // fall through to reconnect
     }
-    if (streaming && !controller.signal.aborted) env.setTimeout(() => void openStream(), 2000);
+    if (open) signal('stream-lost');
+    if (streaming && !mine.signal.aborted) env.setTimeout(() => void openStream(), retryMs);
   };
+  env.onHashChange?.(() => {
+    const next = takeToken(env);
+    if (!next || next === token) return;
+    token = next;
+    signal('token-changed');
+    if (streaming) {
+      // The stream of the old token ends here; one with the new token starts at once.
+      controller?.abort();
+      void openStream();
+    }
+  });
   const total = (): number => [...listeners.values()].reduce((n, s) => n + s.size, 0);
 
   const api: Record<string, unknown> = {};
@@ -113,5 +158,11 @@ export function webBridge(env: WebEnv): Api {
       }
     };
   };
-  return api as Api;
+  const signals: LinkSignals = {
+    on(cb) {
+      signalled.add(cb);
+      return () => void signalled.delete(cb);
+    },
+  };
+  return { api: api as Api, signals };
 }

@@ -2,6 +2,7 @@
 import { useApp } from '../store/react';
 import { countOpen } from '../store/alerts';
 import { selectWorst } from '../store/agents';
+import { isStale } from '../store/link';
 import { sectionOf, type Route } from '../router/routes';
 import { HealthBadge } from './HealthBadge';
 
@@ -16,6 +17,7 @@ const ITEMS = [
 export function Nav({ route }: { route: Route }) {
   const open = useApp(countOpen);
   const worst = useApp(selectWorst);
+  const stale = useApp(isStale);
   const hasAgents = useApp((s) => Object.keys(s.agents).length > 0);
   const current = sectionOf(route);
   return (
@@ -39,7 +41,7 @@ export function Nav({ route }: { route: Route }) {
       </ul>
       {hasAgents && (
         <p className="nav-worst">
-          <span className="muted">Worst now:</span> <HealthBadge health={worst} />
+          <span className="muted">Worst now:</span> <HealthBadge health={worst} stale={stale} />
         </p>
       )}
     </nav>

@@ -9,6 +9,9 @@ export const HEALTH_WORDS: Record<HealthState, string> = {
   unknown: 'Not checked yet',
 };
 
+/** Any health, while the app cannot tell it now (the main side does not answer). */
+export const STALE_WORDS = 'Unknown';
+
 export const HEALTH_GLYPHS: Record<HealthState, string> = {
   connected: '●',
   reconnecting: '↻',

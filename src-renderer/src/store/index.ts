@@ -15,6 +15,7 @@ import { alertsSlice, type AlertsSlice } from './alerts';
 import { chatSlice, type ChatSlice } from './chat';
 import { consoleSlice, type ConsoleSlice } from './console';
 import { agentKey, defaultEnv, type SliceContext, type StoreEnv } from './env';
+import { linkSlice, type LinkSlice } from './link';
 import { noticeFor, noticesSlice, type NoticesSlice } from './notices';
 import { pairingSlice, type PairingSlice } from './pairing';
 import { settingsSlice, type SettingsSlice } from './settings';
@@ -29,7 +30,8 @@ export type AppState = AgentsSlice &
   ChatSlice &
   ConsoleSlice &
   TunnelSlice &
-  UiSlice & {
+  UiSlice &
+  LinkSlice & {
     /** Reloads teams, agents and alerts; the first error becomes lastError. */
     refresh(): Promise<void>;
   };
@@ -51,6 +53,7 @@ export function createAppStore(api: Api, env: Partial<StoreEnv> = {}): AppStore 
       ...consoleSlice(ctx),
       ...tunnelSlice(ctx),
       ...uiSlice(ctx),
+      ...linkSlice(ctx),
       refresh: async () => {
         const errors = await Promise.all([get().loadAccounts(), get().loadAlerts()]);
         set({ loaded: true, lastError: errors.find((e) => e !== null) ?? null });

@@ -1,16 +1,15 @@
-// Sessions per agent (pairing.session / pairing.start). Remembers when the QR last changed, to
-// estimate the next rotation, and whether a scan was needed before the link came up (to celebrate).
-// Decisions use needsScan/qr/connected only, never the state name (docs/service-assumptions.md).
-import type { ErrorDTO, SessionDTO } from '../../../src-shared/contract';
+// Sessions per agent (pairing.session / pairing.start), and whether a scan was needed before the
+// link came up (to celebrate). The countdowns come from the session's pairing times, which the main
+// side keeps (so they are right whenever the screen opens). Cancel stops waiting here only: the
+// service has no way to cancel a pairing. Decisions use needsScan/qr/connected only, never the
+// state name (docs/service-assumptions.md).
+import type { ErrorDTO, PairingTimesDTO, SessionDTO } from '../../../src-shared/contract';
+import { agentHref } from '../router/routes';
 import { agentKey, type Slice } from './env';
-
-/** The service rotates the pairing QR every 20 s (docs/service-assumptions.md). */
-export const QR_ROTATION_MS = 20_000;
+import type { NoticeInput } from './notices';
 
 export interface PairingView {
   session: SessionDTO | null;
-  /** When the qr string last changed (or first appeared). */
-  qrChangedAt: number | null;
   /** A QR was shown in this view (so "no QR + needsScan" later means the pairing expired). */
   sawQr: boolean;
   /** A scan was needed at some point in this view. */
@@ -28,11 +27,12 @@ export interface PairingSlice {
   pairing: Record<string, PairingView>;
   startPairing(teamId: string, agentId: string): Promise<ErrorDTO | null>;
   pollPairing(teamId: string, agentId: string): Promise<ErrorDTO | null>;
+  /** Stops waiting for the scan and goes back to the agent, saying until when the code stays valid. */
+  cancelPairing(teamId: string, agentId: string, agentLabel: string): void;
 }
 
 export const emptyPairing = (): PairingView => ({
   session: null,
-  qrChangedAt: null,
   sawQr: false,
   sawScanNeeded: false,
   linkedAt: null,
@@ -43,13 +43,11 @@ export const emptyPairing = (): PairingView => ({
 });
 
 export function applySession(v: PairingView, session: SessionDTO, now: number): PairingView {
-  const qrChanged = session.qr !== null && session.qr !== v.session?.qr;
   const scanNeeded = session.needsScan || session.qr !== null;
   const sawScanNeeded = v.sawScanNeeded || scanNeeded;
   return {
     ...v,
     session,
-    qrChangedAt: qrChanged ? now : session.qr === null ? null : v.qrChangedAt,
     sawQr: v.sawQr || session.qr !== null,
     sawScanNeeded,
     linkedAt: v.linkedAt ?? (session.connected && !session.needsScan && v.sawScanNeeded ? now : null),
@@ -59,11 +57,33 @@ export function applySession(v: PairingView, session: SessionDTO, now: number): 
   };
 }
 
-/** Milliseconds until the QR is expected to rotate, estimated from when it last changed. */
-export function nextRotationMs(v: PairingView, now: number): number | null {
-  if (v.qrChangedAt === null) return null;
-  const age = Math.max(0, now - v.qrChangedAt);
-  return QR_ROTATION_MS - (age % QR_ROTATION_MS);
+export interface PairingCountdown {
+  /** Until the QR changes; null when the pairing expires first (this is the last code). */
+  nextQrMs: number | null;
+  /** Until the pairing expires (0 once it is due). */
+  expiresInMs: number;
+  expiresAt: number;
+  /** The pairing's whole length, as counted. */
+  totalMs: number;
+  /** False: started elsewhere, so it may expire sooner than counted. */
+  exact: boolean;
+}
+
+/** The countdowns of a pairing in progress, from the main side's times (null without them). */
+export function pairingCountdown(times: PairingTimesDTO | undefined, now: number): PairingCountdown | null {
+  if (!times) return null;
+  const every = times.qrEveryMs;
+  const totalMs = times.expiresAt - times.startedAt;
+  const next = every > 0 ? every - (Math.max(0, now - times.qrAnchorAt) % every) : null;
+  // Clamped to the whole length: a clock read a moment before the start must not count more.
+  const expiresInMs = Math.min(totalMs, Math.max(0, times.expiresAt - now));
+  return {
+    nextQrMs: next !== null && next < expiresInMs ? next : null,
+    expiresInMs,
+    expiresAt: times.expiresAt,
+    totalMs,
+    exact: times.startedHere,
+  };
 }
 
 export type PairingPhase = 'loading' | 'qr' | 'preparing' | 'expired' | 'needs-scan' | 'linked' | 'recovering';
@@ -80,7 +100,9 @@ export function pairingPhase(v: PairingView): PairingPhase {
   return s.connected ? 'linked' : 'recovering';
 }
 
-export const pairingSlice: Slice<PairingSlice> = ({ set, get, api, env }) => {
+type Reads = { pushNotice(n: NoticeInput): string; setRoute(route: string): void };
+
+export const pairingSlice: Slice<PairingSlice, Reads> = ({ set, get, api, env }) => {
   const view = (key: string) => get().pairing[key] ?? emptyPairing();
   const put = (key: string, v: PairingView) => set((s) => ({ pairing: { ...s.pairing, [key]: v } }));
   return {
@@ -105,6 +127,20 @@ export const pairingSlice: Slice<PairingSlice> = ({ set, get, api, env }) => {
       }
       if (r.value && typeof r.value === 'object') put(key, applySession(view(key), r.value, env.now()));
       return null;
+    },
+    cancelPairing: (teamId, agentId, agentLabel) => {
+      const key = agentKey(teamId, agentId);
+      const v = view(key);
+      put(key, { ...v, starting: false, startedAt: null });
+      const times = v.session?.qr ? v.session.pairing : undefined;
+      const until = times ? ` until ${new Date(times.expiresAt).toLocaleTimeString()}` : ' until it expires';
+      get().pushNotice({
+        tone: 'info',
+        title: `Stopped waiting for the scan of ${agentLabel}`,
+        body: `The service has no way to cancel a pairing: the code stays valid${until}, and a phone can still link the number until then.`,
+        route: agentHref(teamId, agentId, 'pairing'),
+      });
+      get().setRoute(agentHref(teamId, agentId));
     },
   };
 };

@@ -1,6 +1,7 @@
 // The browser specs' kit: one `serve` per describe block (over the harness in ./serve) with the
 // emulator and its demo team, the emulator's control API, the host's own request API (what the
 // renderer calls), opening a route with the access token, the demo agents, and numbered screenshots.
+import { randomBytes } from 'node:crypto';
 import { expect, test, type Locator, type Page, type TestInfo } from '@playwright/test';
 import { emulatorControl, keychainUnavailableReason, makeServeHome, startServe, type EmulatorReady, type RunningServe, type ServeHome, type ServeReady } from './serve';
 
@@ -23,21 +24,36 @@ export interface Suite {
   readonly emulator: EmulatorReady;
   /** The demo team's id. */
   readonly teamId: string;
+  /** Kills serve at once (SIGKILL, as a crash would). Needs useServe(…, { restartable: true }). */
+  kill(): Promise<void>;
+  /**
+   * Starts serve again on the same port with the same config and data folders, and the same access
+   * token unless `newToken` (then the page's link is no longer valid). Needs `restartable`.
+   */
+  restart(opts?: { newToken?: boolean }): Promise<void>;
 }
+
+/** The environment variable that hands a restartable serve its token (serve --token-env). */
+const TOKEN_ENV = 'CC_E2E_HOST_TOKEN';
 
 /**
  * Registers, in the calling describe block, a fresh `serve` with its own HOME, config and data:
  * started before all tests, stopped after all and checked to stop cleanly. Locally without a
  * keychain the block skips (the app cannot keep keys); in CI that is a failure.
  */
-export function useServe(args: string[] = DEMO_ARGS): Suite {
+export function useServe(args: string[] = DEMO_ARGS, opts: { restartable?: boolean } = {}): Suite {
   test.skip(!ci && noKeychain !== null, `OS keychain unavailable: ${noKeychain}`);
   let home: ServeHome | undefined;
   let serve: RunningServe | undefined;
+  const tokenArgs = opts.restartable ? ['--token-env', TOKEN_ENV] : [];
+  const newToken = (h: ServeHome): void => {
+    if (opts.restartable) h.env[TOKEN_ENV] = randomBytes(32).toString('base64url');
+  };
   test.beforeAll(async () => {
     if (ci && noKeychain !== null) throw new Error(`OS keychain unavailable in CI: ${noKeychain}`);
     home = makeServeHome();
-    serve = await startServe(['--port', '0', ...args], home);
+    newToken(home);
+    serve = await startServe(['--port', '0', ...args, ...tokenArgs], home);
   });
   test.afterAll(async () => {
     const code = await serve?.stop();
@@ -62,6 +78,16 @@ export function useServe(args: string[] = DEMO_ARGS): Suite {
     },
     get teamId() {
       return must().ready.demoTeam?.teamId ?? 'demo';
+    },
+    async kill() {
+      if (!opts.restartable) throw new Error('kill() needs useServe(…, { restartable: true })');
+      await must().kill();
+    },
+    async restart(r = {}) {
+      if (!opts.restartable || !home) throw new Error('restart() needs useServe(…, { restartable: true })');
+      const port = must().ready.port;
+      if (r.newToken) newToken(home);
+      serve = await startServe(['--port', String(port), ...args, ...tokenArgs], home);
     },
   };
 }

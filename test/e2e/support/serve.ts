@@ -32,6 +32,8 @@ export interface RunningServe {
   ready: ServeReady;
   output(): { stdout: string; stderr: string };
   stop(): Promise<number | null>;
+  /** SIGKILL, as a crash would: no clean shutdown. Resolves once the process is gone. */
+  kill(): Promise<void>;
 }
 
 function have(cmd: string): boolean {
@@ -89,6 +91,14 @@ async function attempt(cliArgs: string[], env: NodeJS.ProcessEnv, timeoutMs: num
   return {
     ready,
     output: () => ({ stdout, stderr }),
+    async kill() {
+      try {
+        process.kill(typeof ready.pid === 'number' ? ready.pid : -child.pid!, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+      await exited;
+    },
     async stop() {
       if (child.exitCode === null) {
         try {

@@ -1,6 +1,7 @@
 // The requests that call the service through a team's client, over a fake client: what reaches the
 // client, what the answer carries, and the send.progress events of a queued or retried send.
 import { describe, expect, it, vi, type Mock } from 'vitest';
+import { PairingClock, pairingReads } from '../../../src-main/app/contract/pairing';
 import { serviceRequests, type TeamClient } from '../../../src-main/app/contract/service';
 import { RateLimited } from '../../../src-main/core/api/errors';
 import type { AnyEvent } from '../../../src-shared/contract';
@@ -20,8 +21,11 @@ function setup() {
   const seen: AnyEvent[] = [];
   const registerWebhook = vi.fn(async (_teamId: string, _agentId: string, url: string) => ({ mode: 'passthrough', url, events: ['message.received'], updatedAt: '2025-01-15T12:00:00Z' }));
   const clientFor = vi.fn(async (_teamId: string) => client);
-  const requests = serviceRequests({ clientFor, registerWebhook, publish: (name, payload) => seen.push({ name, payload } as AnyEvent) });
-  return { client, seen, registerWebhook, clientFor, requests };
+  const monitor = { lastRead: vi.fn(() => undefined), pollSoon: vi.fn() };
+  const now = { t: 1_000_000 };
+  const pairing = pairingReads(new PairingClock(), monitor, () => now.t);
+  const requests = serviceRequests({ clientFor, registerWebhook, publish: (name, payload) => seen.push({ name, payload } as AnyEvent), pairing });
+  return { client, seen, registerWebhook, clientFor, requests, monitor, now };
 }
 
 describe('service requests', () => {
@@ -50,11 +54,36 @@ describe('service requests', () => {
     expect(registerWebhook).toHaveBeenCalledWith('t1', 'a1', 'https://hooks.example.test/in');
   });
 
-  it('pairing.start posts then reads the session (QR included)', async () => {
+  it('pairing.start posts then reads the session (QR included), timed from the start', async () => {
     const { client, requests } = setup();
     const r = await requests['pairing.start']({ teamId: 't1', agentId: 'a1' });
     expect(client.startPairing).toHaveBeenCalledWith('a1');
-    expect(r).toEqual({ teamId: 't1', agentId: 'a1', connected: false, linked: false, state: 'pairing', needsScan: true, phone: null, qr: 'data:image/png;base64,AAAA' });
+    expect(r).toEqual({
+      teamId: 't1',
+      agentId: 'a1',
+      connected: false,
+      linked: false,
+      state: 'pairing',
+      needsScan: true,
+      phone: null,
+      qr: 'data:image/png;base64,AAAA',
+      pairing: { startedAt: 1_000_000, startedHere: true, qrAnchorAt: 1_000_000, qrEveryMs: 20_000, expiresAt: 1_120_000 },
+    });
+  });
+
+  it('pairing.session keeps the clock of the pairing started earlier; the monitor catches up on a scan it has not seen', async () => {
+    const { client, requests, monitor, now } = setup();
+    monitor.lastRead.mockReturnValue({ state: 'pairing', needsScan: true, pairing: true } as never);
+    await requests['pairing.start']({ teamId: 't1', agentId: 'a1' });
+    now.t += 45_000;
+    const later = await requests['pairing.session']({ teamId: 't1', agentId: 'a1' });
+    expect(later.pairing).toMatchObject({ startedAt: 1_000_000, expiresAt: 1_120_000 });
+    expect(monitor.pollSoon).not.toHaveBeenCalled(); // the monitor saw the same
+
+    client.getSession.mockResolvedValue({ connected: true, linked: true, state: 'connected', needsScan: false, phone: '15550109999', qr: null });
+    const linked = await requests['pairing.session']({ teamId: 't1', agentId: 'a1' });
+    expect(linked.pairing).toBeUndefined();
+    expect(monitor.pollSoon).toHaveBeenCalledExactlyOnceWith('t1', 'a1');
   });
 
   it('answers the budget, contacts and channel settings as plain DTOs', async () => {

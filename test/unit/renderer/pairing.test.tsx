@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { act, cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { SessionDTO } from '../../../src-shared/contract';
+import type { PairingTimesDTO, SessionDTO } from '../../../src-shared/contract';
 import { PairingScreen } from '../../../src-renderer/src/features/pairing/PairingScreen';
 import { agent, mount, PNG, session, setup } from './fixtures';
 
@@ -12,6 +12,9 @@ afterEach(() => {
 });
 
 const advance = (ms: number) => act(() => vi.advanceTimersByTimeAsync(ms));
+
+/** A pairing the main side saw start at `at`: codes every 20 s from then, expiring 2 min later. */
+const timesFrom = (at: number, startedHere = true): PairingTimesDTO => ({ startedAt: at, startedHere, qrAnchorAt: at, qrEveryMs: 20_000, expiresAt: at + 120_000 });
 
 function pairing(first: SessionDTO) {
   let reply = first;
@@ -24,30 +27,38 @@ function pairing(first: SessionDTO) {
 }
 
 describe('pairing screen', () => {
-  it('needs-scan → start → QR with instructions and countdown → rotates → linked with the phone', async () => {
+  it('needs-scan → start → QR with instructions and countdowns → rotates → linked with the phone', async () => {
     const p = pairing(session());
     mount(p.store, <PairingScreen agentId="a1" teamId="t1" />);
     await advance(0);
     expect(screen.getByText(/This number is not linked/)).toBeTruthy();
 
     fireEvent.click(screen.getByRole('button', { name: 'Start pairing' }));
+    const t0 = Date.now();
     await advance(0);
     expect(p.calls.some((c) => c.name === 'pairing.start')).toBe(true);
     expect(screen.getByText(/Waiting for the QR code/)).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Cancel' })).toBeTruthy();
 
-    p.set(session({ state: 'pairing', qr: PNG(1) }));
+    p.set(session({ state: 'pairing', qr: PNG(1), pairing: timesFrom(t0) }));
     await advance(1500);
     const img = screen.getByRole('img', { name: 'Pairing QR code for Agent a1' });
     expect(img.getAttribute('src')).toBe(PNG(1));
     expect(screen.getByText(/Settings → Linked devices → Link a device/)).toBeTruthy();
-    expect(screen.getByText(/next change in about 20 s/)).toBeTruthy();
+    expect(screen.getByText(/Next code in 19 s/)).toBeTruthy();
+    expect(screen.getByText(/The pairing expires in 1 min 59 s/)).toBeTruthy();
+    expect(screen.getByRole('meter', { name: /Time left to scan/ }).getAttribute('value')).toBe('119');
     await advance(6000);
-    expect(screen.getByText(/next change in about 1[45] s/)).toBeTruthy();
+    expect(screen.getByText(/Next code in 13 s/)).toBeTruthy();
+    expect(screen.getByText(/The pairing expires in 1 min 53 s/)).toBeTruthy();
 
-    p.set(session({ state: 'pairing', qr: PNG(2) }));
+    // The code changes: the countdowns keep counting from the start, not from when this window saw it.
+    await advance(13_500);
+    p.set(session({ state: 'pairing', qr: PNG(2), pairing: timesFrom(t0) }));
     await advance(1500);
     expect(screen.getByRole('img', { name: /Pairing QR code/ }).getAttribute('src')).toBe(PNG(2));
-    expect(screen.getByText(/next change in about 20 s/)).toBeTruthy();
+    expect(screen.getByText(/Next code in 18 s/)).toBeTruthy();
+    expect(screen.getByText(/The pairing expires in 1 min 38 s/)).toBeTruthy();
 
     p.set(session({ state: 'open', connected: true, linked: true, needsScan: false, phone: '15550001111' }));
     await advance(1500);
@@ -76,6 +87,41 @@ describe('pairing screen', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Start pairing again' }));
     await advance(0);
     expect(screen.getByRole('alert').textContent).toContain('key rejected');
+  });
+
+  it('opened again later (or in a new window), the countdowns are where the main side says they are', async () => {
+    const t0 = Date.now();
+    const p = pairing(session({ state: 'pairing', qr: PNG(1), pairing: timesFrom(t0 - 47_000) }));
+    const first = mount(p.store, <PairingScreen agentId="a1" teamId="t1" />);
+    await advance(0);
+    expect(screen.getByText(/Next code in 13 s/)).toBeTruthy();
+    expect(screen.getByText(/The pairing expires in 1 min 13 s/)).toBeTruthy();
+    first.unmount();
+    await advance(30_000);
+    mount(p.store, <PairingScreen agentId="a1" teamId="t1" />);
+    // Before any new read: the kept times already give the right remaining time.
+    expect(screen.getByText(/Next code in 3 s/)).toBeTruthy();
+    expect(screen.getByText(/The pairing expires in 43 s/)).toBeTruthy();
+  });
+
+  it('a pairing started elsewhere says it may end sooner; the last code says so', async () => {
+    const p = pairing(session({ state: 'pairing', qr: PNG(1), pairing: timesFrom(Date.now() - 105_000, false) }));
+    mount(p.store, <PairingScreen agentId="a1" teamId="t1" />);
+    await advance(0);
+    expect(screen.getByText(/This is the last code of this pairing/)).toBeTruthy();
+    expect(screen.getByText(/The pairing expires in at most 15 s/)).toBeTruthy();
+    expect(screen.getByText(/started outside this app, so it may end sooner/)).toBeTruthy();
+  });
+
+  it('Cancel stops waiting and goes back to the agent, saying the service keeps the code until it expires', async () => {
+    const t0 = Date.now();
+    const p = pairing(session({ state: 'pairing', qr: PNG(1), pairing: timesFrom(t0) }));
+    mount(p.store, <PairingScreen agentId="a1" teamId="t1" />);
+    await advance(0);
+    expect(screen.getByText(/The service has no way to cancel a pairing: the code stays valid until it expires/)).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(p.store.getState().route).toBe('#/agents/a1?team=t1');
+    expect(p.store.getState().notices.at(-1)?.body).toContain(`until ${new Date(t0 + 120_000).toLocaleTimeString()}`);
   });
 
   it('stops polling when the screen closes', async () => {

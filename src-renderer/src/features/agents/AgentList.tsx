@@ -7,24 +7,33 @@ import { HealthBadge } from '../../components/HealthBadge';
 import { Since, TimeAgo, useNow } from '../../components/TimeAgo';
 import { agentHref } from '../../router/routes';
 import { agentKey } from '../../store/env';
+import { isStale } from '../../store/link';
 import { useApp } from '../../store/react';
 import { matchesFilter, sortWorstFirst } from './sortAgents';
 
-function AgentRow({ agent, teamLabel, now }: { agent: AgentDTO; teamLabel: string; now: number }) {
+/** `lastHeardAt` is set while the app is out of touch: the row shows unknown and when it last heard. */
+function AgentRow({ agent, teamLabel, now, lastHeardAt }: { agent: AgentDTO; teamLabel: string; now: number; lastHeardAt?: number | null }) {
   const h = agent.health;
+  const stale = lastHeardAt !== undefined;
   return (
-    <li className={`agent agent-${h.health}`}>
-      <HealthBadge health={h.health} />
+    <li className={`agent agent-${stale ? 'unknown' : h.health}`}>
+      <HealthBadge health={h.health} stale={stale} />
       <a className="agent-label" href={agentHref(agent.teamId, agent.agentId)}>
         {agent.label}
       </a>
       <span className="muted">{teamLabel}</span>
       <span className="agent-phone">{h.phone ? `+${h.phone}` : <span className="muted">no number</span>}</span>
+      <span className="muted">{stale ? null : <Since at={h.since} now={now} />}</span>
       <span className="muted">
-        <Since at={h.since} now={now} />
-      </span>
-      <span className="muted">
-        {h.checkedAt === null ? (
+        {stale ? (
+          lastHeardAt === null ? (
+            'not heard from yet'
+          ) : (
+            <>
+              last heard <TimeAgo at={lastHeardAt} now={now} />
+            </>
+          )
+        ) : h.checkedAt === null ? (
           'not polled yet'
         ) : (
           <>
@@ -42,6 +51,7 @@ export function AgentList() {
   const agents = useApp(useShallow((s) => Object.values(s.agents)));
   const [filter, setFilter] = useState('');
   const now = useNow(5000);
+  const lastHeardAt = useApp((s) => (isStale(s) ? s.link.lastHeardAt : undefined));
   const filterId = useId();
   const teamLabel = useMemo(() => new Map(teams.map((t) => [t.teamId, t.label])), [teams]);
   const shown = useMemo(
@@ -74,7 +84,7 @@ export function AgentList() {
       ) : (
         <ul className="agents" aria-label={`${shown.length} agents, worst health first`}>
           {shown.map((a) => (
-            <AgentRow key={agentKey(a.teamId, a.agentId)} agent={a} teamLabel={teamLabel.get(a.teamId) ?? a.teamId} now={now} />
+            <AgentRow key={agentKey(a.teamId, a.agentId)} agent={a} teamLabel={teamLabel.get(a.teamId) ?? a.teamId} now={now} lastHeardAt={lastHeardAt} />
           ))}
         </ul>
       )}

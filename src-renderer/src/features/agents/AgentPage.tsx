@@ -9,6 +9,7 @@ import { usePolling } from '../../components/usePolling';
 import { agentHref, consoleHref } from '../../router/routes';
 import { resolveAgent } from '../../router/resolve';
 import { agentKey } from '../../store/env';
+import { isStale } from '../../store/link';
 import { useApp } from '../../store/react';
 import { WaMeQr } from '../pairing/WaMeQr';
 import { Timeline } from './Timeline';
@@ -42,6 +43,7 @@ function AgentBody({ agent }: { agent: AgentDTO }) {
   const poll = useApp((s) => s.pollPairing);
   const team = useApp((s) => s.teams.find((t) => t.teamId === agent.teamId));
   const now = useNow(5000);
+  const stale = useApp(isStale);
   const h = agent.health;
   // Read again at once when the monitor sees the health change, so the two cards never disagree.
   usePolling(() => poll(agent.teamId, agent.agentId), 5000, true, `${h.health}/${h.state}`);
@@ -51,7 +53,7 @@ function AgentBody({ agent }: { agent: AgentDTO }) {
   return (
     <>
       <p>
-        <HealthBadge health={h.health} /> <span className="muted">{team?.label}</span>
+        <HealthBadge health={h.health} stale={stale} /> <span className="muted">{team?.label}</span>
       </p>
       <nav aria-label="Agent actions" className="actions">
         <a className="button" href={agentHref(agent.teamId, agent.agentId, 'pairing')}>

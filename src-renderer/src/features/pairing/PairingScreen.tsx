@@ -1,5 +1,7 @@
 // Pairing: start a session, show the QR large (polled every 1.5 s while here), count down to the
-// next rotation, detect the scan and celebrate the link. Decisions come from needsScan/qr/connected.
+// next code and to the pairing's expiry (from the main side's times, so they are right whenever the
+// screen opens), Cancel, detect the scan and celebrate the link. Decisions come from
+// needsScan/qr/connected.
 import { useEffect, useRef } from 'react';
 import type { AgentDTO } from '../../../../src-shared/contract';
 import { AsyncButton } from '../../components/AsyncButton';
@@ -11,9 +13,10 @@ import { usePolling } from '../../components/usePolling';
 import { agentHref } from '../../router/routes';
 import { resolveAgent } from '../../router/resolve';
 import { agentKey } from '../../store/env';
-import { emptyPairing, nextRotationMs, pairingPhase } from '../../store/pairing';
+import { emptyPairing, pairingCountdown, pairingPhase, type PairingCountdown } from '../../store/pairing';
 import { useApp } from '../../store/react';
 import { WaMeQr } from './WaMeQr';
+import './pairing.css';
 
 const POLL_MS = 1500;
 /** Without a QR this long after pairing.start, say so and offer to try again. */
@@ -28,6 +31,48 @@ function Steps() {
       </li>
       <li>Point the phone at this QR code.</li>
     </ol>
+  );
+}
+
+/** "1 min 05 s", "45 s": read out as words by screen readers. */
+function formatCountdown(ms: number): string {
+  const total = Math.ceil(ms / 1000);
+  const m = Math.floor(total / 60);
+  const sec = total % 60;
+  return m > 0 ? `${m} min ${String(sec).padStart(2, '0')} s` : `${sec} s`;
+}
+
+function Countdown({ c }: { c: PairingCountdown }) {
+  const at = new Date(c.expiresAt).toLocaleTimeString();
+  return (
+    <div className="pairing-countdown">
+      <p>
+        {c.nextQrMs === null ? 'This is the last code of this pairing.' : `Next code in ${formatCountdown(c.nextQrMs)}; it refreshes here by itself.`}
+      </p>
+      <p>
+        {c.expiresInMs === 0
+          ? 'The pairing is expiring now.'
+          : `The pairing expires in ${c.exact ? '' : 'at most '}${formatCountdown(c.expiresInMs)} (at ${at}).`}{' '}
+        {!c.exact && 'It was started outside this app, so it may end sooner. '}
+        After that, start again.
+      </p>
+      <meter min={0} max={Math.round(c.totalMs / 1000)} value={Math.round(c.expiresInMs / 1000)} aria-label="Time left to scan, in seconds" />
+    </div>
+  );
+}
+
+function CancelPairing({ agent, expiresAt }: { agent: AgentDTO; expiresAt: number | null }) {
+  const cancel = useApp((s) => s.cancelPairing);
+  return (
+    <div className="pairing-cancel">
+      <button type="button" className="secondary" onClick={() => cancel(agent.teamId, agent.agentId, agent.label)}>
+        Cancel
+      </button>
+      <p className="muted">
+        Stops waiting here and goes back to the agent. The service has no way to cancel a pairing: the code stays valid until it expires
+        {expiresAt === null ? '' : ` (${new Date(expiresAt).toLocaleTimeString()})`}.
+      </p>
+    </div>
   );
 }
 
@@ -49,7 +94,7 @@ function PairingBody({ agent }: { agent: AgentDTO }) {
     </AsyncButton>
   );
   const session = view.session;
-  const rotation = nextRotationMs(view, now);
+  const countdown = pairingCountdown(session?.qr ? session.pairing : undefined, now);
   return (
     <>
       {view.error && <ErrorNotice error={view.error} />}
@@ -69,9 +114,12 @@ function PairingBody({ agent }: { agent: AgentDTO }) {
             {startButton('Try again')}
           </div>
         ) : (
-          <p aria-busy="true" className="card">
-            <progress aria-label="Waiting for the QR code" /> Waiting for the QR code from the service…
-          </p>
+          <div className="card">
+            <p aria-busy="true">
+              <progress aria-label="Waiting for the QR code" /> Waiting for the QR code from the service…
+            </p>
+            <CancelPairing agent={agent} expiresAt={null} />
+          </div>
         ))}
       {phase === 'expired' && (
         <div className="card">
@@ -86,9 +134,8 @@ function PairingBody({ agent }: { agent: AgentDTO }) {
           <QrImage src={session.qr} alt={`Pairing QR code for ${agent.label}`} size={320} />
           <div>
             <Steps />
-            <p className="muted" aria-live="off">
-              {rotation === null ? '' : `The code changes about every 20 s; next change in about ${Math.ceil(rotation / 1000)} s. It refreshes here by itself.`}
-            </p>
+            {countdown && <Countdown c={countdown} />}
+            <CancelPairing agent={agent} expiresAt={countdown?.expiresAt ?? null} />
           </div>
         </div>
       )}

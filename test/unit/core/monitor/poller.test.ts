@@ -158,6 +158,57 @@ describe('Poller: cycles and concurrency', () => {
   });
 });
 
+describe('Poller: pollSoon', () => {
+  it('polls an idle agent at once instead of at its next interval', async () => {
+    const h = setup();
+    h.poller.start();
+    await h.clock.advance(4_000);
+    h.poller.pollSoon('t1', 'a1');
+    await h.clock.advance(0);
+    expect(h.times()).toEqual([0, 4_000]);
+    // and the interval counts from that poll
+    await h.clock.advance(15_000);
+    expect(h.times()).toEqual([0, 4_000, 19_000]);
+    await h.poller.stop();
+  });
+
+  it('with a poll in flight (answered before the change), polls again as soon as it settles', async () => {
+    const h = setup();
+    let release: () => void = () => undefined;
+    let answer = PAIRING;
+    h.answerWith(() => {
+      const seen = answer; // what the service said when the request arrived
+      return new Promise((resolve) => (release = () => resolve(seen)));
+    });
+    h.poller.start();
+    await h.clock.advance(0);
+    expect(h.times()).toEqual([0]);
+    await h.clock.advance(300);
+    answer = CONNECTED; // the scan lands while the first poll is still out
+    h.poller.pollSoon('t1', 'a1');
+    await h.clock.advance(0);
+    expect(h.times()).toEqual([0]); // never two polls of one agent at once
+    release();
+    await h.clock.advance(0);
+    expect(h.times()).toEqual([0, 300]);
+    expect(h.polls[0]).toMatchObject({ status: PAIRING, nextPollInMs: 0 });
+    release();
+    await h.clock.advance(0);
+    expect(h.polls[1]).toMatchObject({ status: CONNECTED, nextPollInMs: 15_000 });
+    await h.poller.stop();
+  });
+
+  it('ignores an agent it does not watch', async () => {
+    const h = setup();
+    h.poller.start();
+    await h.clock.advance(1_000);
+    h.poller.pollSoon('t1', 'nobody');
+    await h.clock.advance(0);
+    expect(h.calls.map((c) => c.agentId)).toEqual(['a1']);
+    await h.poller.stop();
+  });
+});
+
 describe('Poller: backoff', () => {
   it('backs off exponentially on 5xx up to the cap, and resets after a success', async () => {
     const h = setup({ backoff: { baseMs: 5_000, maxMs: 40_000, jitter: 0.1 } });

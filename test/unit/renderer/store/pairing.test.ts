@@ -1,7 +1,11 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
-import { applySession, emptyPairing, nextRotationMs, pairingPhase, QR_ROTATION_MS } from '../../../../src-renderer/src/store/pairing';
+import type { PairingTimesDTO } from '../../../../src-shared/contract';
+import { applySession, emptyPairing, pairingCountdown, pairingPhase } from '../../../../src-renderer/src/store/pairing';
 import { PNG, session, setup } from '../fixtures';
+
+/** A pairing started here at 100 000 (ms epoch), as the main side times it. */
+const TIMES: PairingTimesDTO = { startedAt: 100_000, startedHere: true, qrAnchorAt: 100_000, qrEveryMs: 20_000, expiresAt: 220_000 };
 
 describe('pairing slice', () => {
   it('goes needs-scan → preparing → qr (rotating) → linked, and celebrates only after a scan was needed', async () => {
@@ -18,27 +22,22 @@ describe('pairing slice', () => {
     expect(pairingPhase(view())).toBe('preparing');
 
     now.t += 1000;
-    reply = session({ state: 'pairing', qr: PNG(1) });
+    reply = session({ state: 'pairing', qr: PNG(1), pairing: TIMES });
     await store.getState().pollPairing('t1', 'a1');
     expect(pairingPhase(view())).toBe('qr');
-    expect(view().qrChangedAt).toBe(101_000);
-    expect(nextRotationMs(view(), 106_000)).toBe(15_000);
-
-    now.t += 1500; // same QR: its change time stays
-    await store.getState().pollPairing('t1', 'a1');
-    expect(view().qrChangedAt).toBe(101_000);
+    expect(view().session?.pairing).toEqual(TIMES);
 
     now.t = 121_000; // rotated
-    reply = session({ state: 'pairing', qr: PNG(2) });
+    reply = session({ state: 'pairing', qr: PNG(2), pairing: TIMES });
     await store.getState().pollPairing('t1', 'a1');
-    expect(view().qrChangedAt).toBe(121_000);
+    expect(pairingPhase(view())).toBe('qr');
 
     now.t = 125_000;
     reply = session({ state: 'open', connected: true, linked: true, needsScan: false, phone: '15550001111' });
     await store.getState().pollPairing('t1', 'a1');
     expect(pairingPhase(view())).toBe('linked');
     expect(view().linkedAt).toBe(125_000);
-    expect(view().qrChangedAt).toBeNull();
+    expect(view().session?.pairing).toBeUndefined();
   });
 
   it('says expired when the QR disappears while a scan is still needed', () => {
@@ -58,11 +57,31 @@ describe('pairing slice', () => {
     expect(v.linkedAt).toBeNull();
   });
 
-  it('estimates the next rotation modulo the 20 s cycle', () => {
-    const v = { ...emptyPairing(), qrChangedAt: 0 };
-    expect(nextRotationMs(v, 0)).toBe(QR_ROTATION_MS);
-    expect(nextRotationMs(v, 25_000)).toBe(15_000);
-    expect(nextRotationMs(emptyPairing(), 5)).toBeNull();
+  it('counts down from the main side times: the next code modulo its period, the expiry, the last code', () => {
+    // started at 100 000: codes change at 120 000, 140 000, …; it expires at 220 000
+    expect(pairingCountdown(TIMES, 100_000)).toEqual({ nextQrMs: 20_000, expiresInMs: 120_000, expiresAt: 220_000, totalMs: 120_000, exact: true });
+    expect(pairingCountdown(TIMES, 145_000)).toMatchObject({ nextQrMs: 15_000, expiresInMs: 75_000 });
+    // a clock read a moment before the start (a render between ticks) never counts more than the whole
+    expect(pairingCountdown(TIMES, 99_400)?.expiresInMs).toBe(120_000);
+    // the same whenever it is asked: nothing depends on when a window first saw the QR
+    expect(pairingCountdown(TIMES, 145_000)).toEqual(pairingCountdown({ ...TIMES }, 145_000));
+    expect(pairingCountdown(TIMES, 205_000)).toMatchObject({ nextQrMs: null, expiresInMs: 15_000 }); // the pairing ends first
+    expect(pairingCountdown(TIMES, 230_000)).toMatchObject({ nextQrMs: null, expiresInMs: 0 });
+    expect(pairingCountdown({ ...TIMES, startedHere: false }, 145_000)?.exact).toBe(false);
+    expect(pairingCountdown(undefined, 1)).toBeNull();
+  });
+
+  it('cancel stops waiting, goes back to the agent, and says the code stays valid until it expires', async () => {
+    const { store } = setup({ 'pairing.start': () => ({ ok: true, value: session({ state: 'pairing', qr: PNG(1), pairing: TIMES }) }) });
+    await store.getState().startPairing('t1', 'a1');
+    store.getState().cancelPairing('t1', 'a1', 'Agent a1');
+    expect(store.getState().route).toBe('#/agents/a1?team=t1');
+    expect(store.getState().pairing['t1/a1']).toMatchObject({ starting: false, startedAt: null });
+    const n = store.getState().notices.at(-1)!;
+    expect(n.title).toBe('Stopped waiting for the scan of Agent a1');
+    expect(n.body).toContain('no way to cancel a pairing');
+    expect(n.body).toContain(`until ${new Date(TIMES.expiresAt).toLocaleTimeString()}`);
+    expect(n.route).toBe('#/agents/a1/pairing?team=t1');
   });
 
   it('keeps the error of a failed start and of a failed poll', async () => {

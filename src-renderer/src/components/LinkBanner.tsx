@@ -1,0 +1,64 @@
+// The banner shown while the main side (the browser host, Electron's main process) does not answer
+// or refuses this window: what is wrong, when it was last heard, that agents read as unknown, and
+// what to do. It goes away by itself when the main side answers again (then a screen reader hears so).
+import { useId, type ReactNode } from 'react';
+import { isStale, type LinkView } from '../store/link';
+import { useApp } from '../store/react';
+import { TimeAgo } from './TimeAgo';
+import './link-banner.css';
+
+const SERVE = <code>channel-companion serve</code>;
+
+function words(link: LinkView): { title: string; todo: ReactNode } {
+  const browser = link.host === 'browser';
+  if (link.state === 'refused') {
+    if (!browser) return { title: 'Channel Companion refused this window’s requests.', todo: 'Quit Channel Companion and start it again.' };
+    if (link.error?.code === 'NO_TOKEN') {
+      return { title: 'This page was opened without its access link.', todo: <>Open the full link printed by {SERVE} (http://127.0.0.1:PORT/#token=…).</> };
+    }
+    return {
+      title: 'This page’s access link is no longer accepted.',
+      todo: (
+        <>
+          The companion was restarted and printed a new link (http://127.0.0.1:PORT/#token=…). Open that link; this tab is fine. To keep one link across restarts,
+          start it with <code>--token-env</code>.
+        </>
+      ),
+    };
+  }
+  return browser
+    ? { title: 'The companion is not answering.', todo: <>This page reconnects by itself when it is back. Is {SERVE} still running?</> }
+    : { title: 'Channel Companion’s background process is not answering.', todo: 'This window reconnects by itself when it is back. If this lasts, quit Channel Companion and start it again.' };
+}
+
+export function LinkBanner() {
+  const link = useApp((s) => s.link);
+  const titleId = useId();
+  const stale = isStale({ link });
+  const { title, todo } = words(link);
+  return (
+    <>
+      {stale && (
+        <section className="link-banner" aria-labelledby={titleId}>
+          <p id={titleId} role="alert">
+            <span aria-hidden="true">⚠ </span>
+            <strong>{title}</strong>
+          </p>
+          <p>
+            {link.lastHeardAt === null ? (
+              'Not heard from since this page opened.'
+            ) : (
+              <>
+                Last heard <TimeAgo at={link.lastHeardAt} />.
+              </>
+            )}{' '}
+            Agents show as unknown meanwhile. {todo}
+          </p>
+        </section>
+      )}
+      <p className="sr-only" role="status">
+        {!stale && link.recoveredAt !== null ? 'The companion answers again; what is shown is current.' : ''}
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,91 @@
+// A pairing through the contract over the companion and the emulator, with the monitor polling only
+// once a minute: the pairing's clock comes from the main side, and a scan that a pairing read shows
+// reaches health, the tray's worst state and the alerts at once (not at the next poll). app.ping
+// answers the main side's clock and start.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentHealthDTO, AnyEvent, PingDTO, RequestName, Result, SessionDTO } from '../../src-shared/contract';
+import { createHandlers, type Handlers } from '../../src-main/app/handlers';
+import { implementContract, type CompanionContract } from '../../src-main/app/contract';
+import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
+import { MemorySecretStore } from '../../src-main/core/secrets';
+import type { Emulator } from '../../src-main/emulator';
+import { control, DEMO_KEY, startTestEmulator, waitFor } from '../helpers/emulator';
+
+describe('pairing over the companion', () => {
+  let emu: Emulator;
+  let dir: string;
+  let companion: Companion;
+  let contract: CompanionContract;
+  let handlers: Handlers;
+  const events: Array<AnyEvent & { at: number }> = [];
+  let teamId = '';
+
+  async function ok<T>(name: RequestName, args: unknown = {}): Promise<T> {
+    const r = (await (handlers[name] as (a: unknown) => Promise<Result<unknown>>)(args)) as Result<T>;
+    if (!r.ok) throw new Error(`${name}: ${r.error.kind} ${r.error.code} ${r.error.message}`);
+    return r.value;
+  }
+
+  beforeAll(async () => {
+    emu = await startTestEmulator();
+    dir = await mkdtemp(path.join(tmpdir(), 'cc-pairing-'));
+    companion = await createCompanion({
+      configDir: path.join(dir, 'config'),
+      dataDir: path.join(dir, 'data'),
+      secrets: new MemorySecretStore(),
+      // Only a read on demand can explain a change seen within seconds.
+      poll: { intervalMs: 60_000, fastIntervalMs: 60_000 },
+    });
+    contract = implementContract(companion);
+    contract.events.onAny((e) => events.push({ ...e, at: Date.now() }));
+    handlers = createHandlers(contract.implementations);
+    teamId = (await ok<{ teamId: string }>('teams.add', { label: 'Emulated', baseUrl: emu.baseUrl, apiKey: DEMO_KEY, agents: [{ agentId: 'agent-unlinked' }] })).teamId;
+    // The first poll: the agent needs a scan, and an incident is open for it.
+    await waitFor(() => events.some((e) => e.name === 'health.changed' && e.payload.health === 'needs-scan'), 8000);
+  });
+
+  afterAll(async () => {
+    contract?.dispose();
+    await companion?.close();
+    await emu?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('app.ping answers the main side clock and when it started', async () => {
+    const before = Date.now();
+    const p = await ok<PingDTO>('app.ping');
+    expect(p.at).toBeGreaterThanOrEqual(before);
+    expect(p.upSince).toBeLessThanOrEqual(p.at);
+    expect((await ok<PingDTO>('app.ping')).upSince).toBe(p.upSince);
+  });
+
+  it('pairing times come from the start; a scan seen by a pairing read updates health and alerts at once', async () => {
+    const t0 = Date.now();
+    const started = await ok<SessionDTO>('pairing.start', { teamId, agentId: 'agent-unlinked' });
+    expect(started.qr).toMatch(/^data:image\/png;base64,/);
+    expect(started.pairing?.startedHere).toBe(true);
+    expect(started.pairing!.startedAt).toBeGreaterThanOrEqual(t0);
+    expect(started.pairing!.expiresAt - started.pairing!.startedAt).toBe(120_000);
+    expect(started.pairing!.qrEveryMs).toBe(20_000);
+    const again = await ok<SessionDTO>('pairing.session', { teamId, agentId: 'agent-unlinked' });
+    expect(again.pairing).toEqual(started.pairing);
+
+    await control(emu, 'POST', '/agents/agent-unlinked/scan', { phone: '15550109999' });
+    const readAt = Date.now();
+    const linked = await ok<SessionDTO>('pairing.session', { teamId, agentId: 'agent-unlinked' });
+    expect(linked).toMatchObject({ connected: true, needsScan: false, phone: '15550109999' });
+    expect(linked.pairing).toBeUndefined();
+
+    const health = await waitFor(
+      () => events.find((e): e is AnyEvent & { at: number; payload: AgentHealthDTO } => e.name === 'health.changed' && e.at >= readAt && e.payload.health === 'connected'),
+      3000,
+    );
+    expect(health.at - readAt).toBeLessThan(1000);
+    const resolved = await waitFor(() => events.find((e) => e.name === 'alert' && e.at >= readAt && e.payload.change === 'resolved'), 3000);
+    expect(resolved.at - readAt).toBeLessThan(1000);
+    expect((await ok<{ worst: string }>('health.snapshot')).worst).toBe('connected');
+  });
+});
