@@ -354,7 +354,7 @@ export interface ChatConversationDTO {
   conversationId: string | null;
   /** The first message, cut short (the window may show a name of its own instead). */
   title: string;
-  /** The last reply (or message), cut short. */
+  /** The last reply (or message), cut short, as written (line breaks and markdown kept). */
   preview: string;
   /** With a search text: the words around its first match; otherwise null. */
   match: string | null;

@@ -43,10 +43,10 @@ const PREVIEW_CHARS = 140;
 /** Words either side of a search match. */
 const MATCH_CONTEXT = 40;
 
-/** One line of at most `max` characters (whitespace runs folded, an ellipsis when cut). */
-function cut(text: string, max: number): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
+/** At most `max` characters, an ellipsis when cut; `oneLine` folds whitespace runs (line breaks too). */
+function cut(text: string, max: number, oneLine = true): string {
+  const t = (oneLine ? text.replace(/\s+/g, ' ') : text).trim();
+  return t.length > max ? `${t.slice(0, max - 1).trimEnd()}…` : t;
 }
 
 /** The text around the first occurrence of `needle` (lower case) in a message or reply, or null. */
@@ -151,7 +151,7 @@ export class TranscriptStore {
         lastAt: last.endedAt,
         conversationId: withId?.conversationId ?? null,
         title: cut(first.message, TITLE_CHARS),
-        preview: cut(last.reply.trim() || last.message, PREVIEW_CHARS),
+        preview: cut(last.reply.trim() || last.message, PREVIEW_CHARS, false),
         match,
       });
     }

@@ -4,6 +4,7 @@
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatConversationDTO, ChatResultDTO } from '../../../src-shared/contract';
+import { plainPreview } from '../../../src-renderer/src/features/chat/preview';
 import { INSTALL_ID, sendHello, setup } from './chat-fixtures';
 import { flush } from './fixtures';
 
@@ -195,5 +196,12 @@ describe('conversations', () => {
     await act(() => new Promise((r) => setTimeout(r, 250)));
     expect(names()).toEqual([]);
     expect(screen.getByText('No conversation matches “nothing like this”.')).toBeTruthy();
+  });
+});
+
+describe('previews', () => {
+  it('show a reply\'s words without markdown\'s marks', () => {
+    const reply = '## Order 4521\n\nHere is **what** I _found_, see [the list](https://x.test):\n\n| Item | Qty |\n|:--|--:|\n| mug | 2 |\n\n- [x] paid\n1. `step_one` done\n> quoted *note*\n\n```js\nlet a_b = 1;\n```';
+    expect(plainPreview(reply)).toBe('Order 4521 Here is what I found, see the list: Item Qty mug 2 paid step_one done quoted note let a_b = 1;');
   });
 });

@@ -40,9 +40,9 @@ describe('markdown rendering', () => {
         'break',
       ].join('\n'),
     );
-    expect(c.querySelector('h3')?.textContent).toBe('Title');
-    expect(c.querySelector('h4')?.textContent).toBe('Part');
-    expect(c.querySelector('h1, h2')).toBeNull();
+    expect(c.querySelector('h4')?.textContent).toBe('Title');
+    expect(c.querySelector('h5')?.textContent).toBe('Part');
+    expect(c.querySelector('h1, h2, h3')).toBeNull();
     expect(c.querySelector('blockquote strong')?.textContent).toBe('bold');
     expect([...c.querySelectorAll('ul:not(:has(.md-task)) > li')].map((li) => li.textContent)).toEqual(['one', 'two']);
     expect(c.querySelector('ol')?.getAttribute('start')).toBe('3');
@@ -51,7 +51,7 @@ describe('markdown rendering', () => {
     expect(tasks.map((li) => (li.querySelector('input[type="checkbox"]') as HTMLInputElement).checked)).toEqual([true, false]);
     expect(tasks.every((li) => (li.querySelector('input') as HTMLInputElement).disabled)).toBe(true);
     expect(screen.getByRole('checkbox', { name: 'Done' })).toBeTruthy();
-    const table = screen.getByRole('region', { name: 'Table' }).querySelector('table')!;
+    const table = screen.getByRole('group', { name: 'Table: Left, Mid, Right' }).querySelector('table')!;
     expect([...table.querySelectorAll('th')].map((th) => [th.textContent, th.className])).toEqual([
       ['Left', 'md-left'],
       ['Mid', 'md-center'],
@@ -63,6 +63,11 @@ describe('markdown rendering', () => {
     expect(c.querySelector('em')?.textContent).toBe('em');
     expect(c.querySelector('a')?.getAttribute('href')).toBe('http://www.example.com/');
     expect(c.querySelector('p br')).not.toBeNull();
+  });
+
+  it('starts a reply\'s headings at h4 (under the conversation\'s h3), whatever level it starts at', () => {
+    const c = md('### Top\n\n#### Sub\n\n###### Deep');
+    expect([...c.querySelectorAll('h4, h5, h6')].map((h) => `${h.tagName} ${h.textContent}`)).toEqual(['H4 Top', 'H5 Sub', 'H6 Deep']);
   });
 
   it('keeps HTML as text, follows only http(s) links (outside the app) and never loads an image', () => {
@@ -80,8 +85,8 @@ describe('markdown rendering', () => {
     }
     expect(links[0]?.getAttribute('title')).toBe('T');
     expect(links[1]?.textContent).toBe('Image: pic');
-    // Unsafe links keep their words, inert.
-    expect(c.textContent).toContain('click data rel ok');
+    // Links that are not followed show as written.
+    expect(c.textContent).toContain('[click](javascript:alert(1)) [data](data:text/html,hi) [rel](/etc/passwd) ok');
     expect(c.textContent).toContain('& <b> 😀 &bogus;');
   });
 

@@ -7,15 +7,16 @@ import { TimeAgo } from '../../components/TimeAgo';
 import { convKey } from '../../store/chat';
 import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
-import { conversationName } from './ConversationTitle';
+import { conversationName, useFirstMessage } from './ConversationTitle';
 import { useConversationNames } from './names';
+import { plainPreview } from './preview';
 import { newConversationId } from './user-id';
 
 const NO_ITEMS: ChatConversationDTO[] = [];
 const SEARCH_DELAY_MS = 200;
 
-/** A conversation that has no transcript yet (new, or your own before its first message). */
-const unsaved = (userId: string): ChatConversationDTO => ({ userId, turns: 0, lastAt: null, conversationId: null, title: '', preview: '', match: null });
+/** The conversation on screen while it has no transcript yet (new, or its first reply still coming). */
+const unsaved = (userId: string, title: string): ChatConversationDTO => ({ userId, turns: 0, lastAt: null, conversationId: null, title, preview: '', match: null });
 
 interface Props {
   teamId: string;
@@ -53,6 +54,8 @@ export function ConversationList({ teamId, agentId, own, shown }: Props) {
   const search = useApp((s) => s.searchChats);
   const select = useApp((s) => s.selectChat);
   const names = useConversationNames();
+  const shownFirst = useFirstMessage(convKey(teamId, agentId, shown)) ?? '';
+  const shownBusy = useApp((s) => s.chatConvs[convKey(teamId, agentId, shown)]?.busy ?? false);
   const [query, setQuery] = useState('');
   // Matches in message and reply text, by user id, for `query`.
   const [found, setFound] = useState<{ query: string; matches: Map<string, string> } | null>(null);
@@ -77,14 +80,14 @@ export function ConversationList({ teamId, agentId, own, shown }: Props) {
   }, [q, search, teamId, agentId]);
 
   const rows = useMemo(() => {
-    const all = items.some((c) => c.userId === shown) ? items : [unsaved(shown), ...items];
+    const all = items.some((c) => c.userId === shown) ? items : [unsaved(shown, shownFirst), ...items];
     const named = all.map((c) => ({ c, name: conversationName(names[convKey(teamId, agentId, c.userId)], c.title) }));
-    if (!q) return named.map((r) => ({ ...r, snippet: r.c.preview }));
+    if (!q) return named.map((r) => ({ ...r, snippet: plainPreview(r.c.preview) }));
     const matches = found?.query === q ? found.matches : null;
     return named
       .filter(({ c, name }) => [name, c.title, c.preview, c.userId].some((s) => s.toLowerCase().includes(q)) || matches?.has(c.userId))
-      .map((r) => ({ ...r, snippet: matches?.get(r.c.userId) || r.c.preview }));
-  }, [items, shown, names, teamId, agentId, q, found]);
+      .map((r) => ({ ...r, snippet: matches?.get(r.c.userId) || plainPreview(r.c.preview) }));
+  }, [items, shown, shownFirst, names, teamId, agentId, q, found]);
 
   const choose = (userId: string) => select(teamId, agentId, userId === own ? null : userId);
 
@@ -107,7 +110,7 @@ export function ConversationList({ teamId, agentId, own, shown }: Props) {
             <button type="button" className="chat-conv" aria-current={c.userId === shown ? 'true' : undefined} onClick={() => choose(c.userId)} title={`user id ${c.userId}`}>
               <span className="chat-conv-name">{name}</span>
               <span className="chat-conv-sub">
-                {c.turns === 0 ? 'No messages yet' : snippet}
+                {c.turns > 0 ? snippet : c.userId === shown && shownBusy ? 'Writing…' : 'No messages yet'}
               </span>
               <span className="chat-conv-when">
                 {c.userId !== own && !c.userId.startsWith(`${own}-`) && <span>as {c.userId} · </span>}

@@ -15,6 +15,16 @@ export function conversationName(name: string | undefined, title: string | undef
   return name || title || 'New conversation';
 }
 
+/** The first message of a conversation in this window, cut to a title (until the list has it). */
+export function useFirstMessage(key: string): string | undefined {
+  const text = useApp((s) => {
+    const id = s.chatConvs[key]?.messageIds[0];
+    return id ? s.chatMessages[id]?.text : undefined;
+  });
+  const line = text?.replace(/\s+/g, ' ').trim();
+  return line && line.length > 80 ? `${line.slice(0, 79).trimEnd()}…` : line;
+}
+
 interface Props {
   teamId: string;
   agentId: string;
@@ -29,7 +39,8 @@ export function ConversationTitle({ teamId, agentId, userId, own, saved, busy }:
   const key = convKey(teamId, agentId, userId);
   const names = useConversationNames();
   const items = useApp((s) => s.chatLists[agentKey(teamId, agentId)]?.items ?? NO_ITEMS);
-  const title = items.find((c) => c.userId === userId)?.title;
+  const first = useFirstMessage(key);
+  const title = items.find((c) => c.userId === userId)?.title || first;
   const remove = useApp((s) => s.deleteChat);
   const select = useApp((s) => s.selectChat);
   const [mode, setMode] = useState<'show' | 'rename' | 'delete'>('show');
@@ -71,25 +82,29 @@ export function ConversationTitle({ teamId, agentId, userId, own, saved, busy }:
         </form>
       ) : (
         <div className="chat-conv-title">
-          <h3 id="chat-conv-name">{name}</h3>
-          <span className="muted">
-            as {who} <code>{userId}</code>
-          </span>
-          <button
-            type="button"
-            className="secondary small"
-            onClick={() => {
-              setDraft(names[key] ?? '');
-              setMode('rename');
-            }}
-          >
-            Rename
-          </button>
-          {saved && (
-            <button type="button" className="secondary small danger" onClick={() => setMode('delete')} disabled={busy}>
-              Delete
+          <div className="chat-conv-heading">
+            <h3 id="chat-conv-name">{name}</h3>
+            <span className="muted">
+              as {who} <code>{userId}</code>
+            </span>
+          </div>
+          <div className="chat-conv-actions">
+            <button
+              type="button"
+              className="secondary small"
+              onClick={() => {
+                setDraft(names[key] ?? '');
+                setMode('rename');
+              }}
+            >
+              Rename
             </button>
-          )}
+            {saved && (
+              <button type="button" className="secondary small danger" onClick={() => setMode('delete')} disabled={busy}>
+                Delete
+              </button>
+            )}
+          </div>
         </div>
       )}
       {mode === 'delete' && (

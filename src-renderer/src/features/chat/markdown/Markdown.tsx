@@ -5,24 +5,27 @@
 //
 // While a reply streams, closed blocks keep their token objects (blocks.ts) and each block's
 // rendering is memoised on its token, so a frame re-renders only the last block.
-import { memo, useMemo, useRef, type ReactNode } from 'react';
+import { createContext, memo, useContext, useMemo, useRef, type ReactNode } from 'react';
 import type { Token, Tokens } from 'marked';
 import { lexAll, lexGrowing, type GrowingBlocks } from './blocks';
 import { CodeBlock } from './CodeBlock';
 import { renderInline } from './inline';
 
-/** Markdown headings sit under the page's own (h1 app, h2 screen): # is an h3, ## an h4, and so on. */
+/** A reply's headings sit under the page's own (h1 app, h2 screen, h3 conversation): its top
+ *  heading level is an h4, the next an h5, and so on (at most h6). This is the reply's top depth. */
+const TopDepth = createContext(1);
+
 function Heading({ t }: { t: Tokens.Heading }) {
-  const level = Math.min(6, t.depth + 2);
-  const Tag = `h${level}` as 'h3';
+  const top = useContext(TopDepth);
+  const Tag = `h${Math.min(6, 4 + Math.max(0, t.depth - top))}` as 'h4';
   return <Tag className={`md-h md-h${t.depth}`}>{renderInline(t.tokens)}</Tag>;
 }
 
 function Table({ t }: { t: Tokens.Table }) {
   const align = (a: Tokens.TableCell['align']) => (a ? `md-${a}` : undefined);
   return (
-    // Wide tables scroll sideways inside the reply; the region takes focus so keys can scroll it.
-    <div className="md-table" role="region" aria-label="Table" tabIndex={0}>
+    // Wide tables scroll sideways inside the reply; the group takes focus so keys can scroll it.
+    <div className="md-table" role="group" aria-label={`Table: ${t.header.map((c) => c.text).join(', ')}`} tabIndex={0}>
       <table>
         <thead>
           <tr>
@@ -118,11 +121,15 @@ export function Markdown({ text, streaming = false }: { text: string; streaming?
   }, [text, streaming]);
   let last = blocks.length - 1;
   while (last >= 0 && blocks[last]?.type === 'space') last--;
+  let top = 6;
+  for (const t of blocks) if (t.type === 'heading') top = Math.min(top, (t as Tokens.Heading).depth);
   return (
-    <div className="md">
-      {blocks.map((t, i) => (
-        <Block key={i} token={t} live={streaming && i === last} />
-      ))}
-    </div>
+    <TopDepth value={top}>
+      <div className="md">
+        {blocks.map((t, i) => (
+          <Block key={i} token={t} live={streaming && i === last} />
+        ))}
+      </div>
+    </TopDepth>
   );
 }

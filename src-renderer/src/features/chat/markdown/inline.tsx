@@ -1,7 +1,7 @@
 // Inline markdown tokens → React elements. Every piece of text is a text node: HTML in a reply
 // (a tag, a comment) shows as the characters it is. Links open outside the app and only for
 // http(s) addresses: target=_blank, which the browser opens in a new tab and the Electron shell
-// hands to the system browser; javascript:, data:, file: and relative links stay plain text.
+// hands to the system browser; javascript:, data:, file: and relative links stay text, as written.
 // Images are never loaded: they show as a link to the image.
 import type { ReactNode } from 'react';
 import type { Token, Tokens } from 'marked';
@@ -50,11 +50,11 @@ export function pieces(text: string): string[] {
 
 function link(t: Tokens.Link, key: number): ReactNode {
   const href = safeHref(t.href);
-  const children = renderInline(t.tokens);
-  if (!href) return <span key={key}>{children}</span>;
+  // A link that is not followed shows as written, so it is plain that it is not a link.
+  if (!href) return t.raw;
   return (
     <a key={key} href={href} target="_blank" rel="noopener noreferrer" title={t.title ?? undefined}>
-      {children}
+      {renderInline(t.tokens)}
     </a>
   );
 }
