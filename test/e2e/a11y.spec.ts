@@ -79,7 +79,7 @@ const REPLY = [
 
 /** Starts a new conversation of one's own in the chat screen, sends `text` and waits for the reply to start. */
 async function newConversation(page: Page, text: string): Promise<void> {
-  await page.getByRole('button', { name: 'New conversation' }).click();
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
   await page.getByLabel('Message', { exact: true }).fill(text);
   await page.getByRole('button', { name: 'Send', exact: true }).click();
   await expect(page.locator('li.chat-agent').last()).toBeVisible({ timeout: 10_000 });

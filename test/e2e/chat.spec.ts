@@ -156,7 +156,8 @@ test.describe('chat window', () => {
 
   test('a long reply stays in view while it streams, unless you scroll up', async ({ page }, testInfo) => {
     const shot = shooter(page, testInfo);
-    const tokens = Array.from({ length: 160 }, (_, i) => `Paragraph ${i + 1} of the long answer.\n\n`);
+    // Long enough (8 s) that the reply is still growing through every step below, even on a busy machine.
+    const tokens = Array.from({ length: 320 }, (_, i) => `Paragraph ${i + 1} of the long answer.\n\n`);
     await control(suite, `agents/${AGENT}/chat-script`, { tokens, tokensPerSecond: 40 });
     await openChat(page);
     await send(page, 'Explain everything');
@@ -187,8 +188,8 @@ test.describe('chat window', () => {
 
     // Back at the bottom, it follows again until the end.
     await page.mouse.wheel(0, 1_000_000);
-    await expect(lastReply(page)).toHaveAttribute('data-status', 'done', { timeout: 15_000 });
-    await expect(lastReply(page).locator('.chat-bubble .md')).toContainText('Paragraph 160 of the long answer.');
+    await expect(lastReply(page)).toHaveAttribute('data-status', 'done', { timeout: 20_000 });
+    await expect(lastReply(page).locator('.chat-bubble .md')).toContainText('Paragraph 320 of the long answer.');
     await expect.poll(async () => (await gap()).fromBottom).toBeLessThanOrEqual(24);
   });
 
@@ -331,7 +332,7 @@ test.describe('chat window', () => {
     await expect(lastReply(page)).toHaveAttribute('data-status', 'done');
     await expect(item(`Where is my parcel ${tag}?`)).toHaveAttribute('aria-current', 'true');
 
-    await side.getByRole('button', { name: 'New conversation' }).click();
+    await side.getByRole('button', { name: 'New conversation', exact: true }).click();
     await expect(page.getByRole('heading', { name: 'New conversation' })).toBeVisible();
     await expect(page.getByText('No messages yet. Say hello.')).toBeVisible();
     await send(page, `Cancel my subscription ${tag}`);
