@@ -149,8 +149,19 @@ describe('code blocks', () => {
   });
 });
 
+/** Adjacent plain text tokens as one (they render as the same text). */
+function mergeText(tokens: Token[]): Token[] {
+  const out: Token[] = [];
+  for (const t of tokens) {
+    const prev = out.at(-1);
+    if (t.type === 'text' && !t.tokens && prev?.type === 'text' && !prev.tokens) out[out.length - 1] = { ...prev, raw: prev.raw + t.raw, text: `${prev.text}${t.text}` };
+    else out.push(t.tokens ? ({ ...t, tokens: mergeText(t.tokens) } as Token) : t);
+  }
+  return out;
+}
+
 /** Tokens as structure (raw texts left out: a closed block's raw keeps its trailing blank line). */
-const shape = (tokens: Token[]) => JSON.stringify(tokens.filter((t) => t.type !== 'space'), (k, v) => (k === 'raw' ? undefined : v));
+const shape = (tokens: Token[]) => JSON.stringify(mergeText(tokens.filter((t) => t.type !== 'space')), (k, v) => (k === 'raw' ? undefined : v));
 
 function stream(chunks: string[]): { blocks: GrowingBlocks; states: GrowingBlocks[] } {
   let blocks: GrowingBlocks | null = null;
@@ -165,7 +176,7 @@ function stream(chunks: string[]): { blocks: GrowingBlocks; states: GrowingBlock
 }
 
 describe('streaming', () => {
-  const FRAGMENTS = ['word', ' ', '\n', '\n\n', '**', '*', '_', '`', '```', '```js\n', '~~', '# ', '## ', '- ', '* ', '1. ', '> ', '| a | b |', '\n|---|---|', '\n| 1 | 2 |', '- [ ] ', '- [x] ', '    ', '---', '===', '[l](https://e.test)', 'http://e.test', '<b>', '&amp;', '\\*', '  \n'];
+  const FRAGMENTS = ['word', ' ', 'plain words of a sentence', '1986', '. ', '.', 'x@y', '.com', 'www', 'http', '://', '[label]', ': /u', '-', '--', '=', '\n', '\n\n', '**', '*', '_', '`', '```', '```js\n', '~~', '# ', '## ', '- ', '* ', '1. ', '> ', '| a | b |', '\n|---|---|', '\n| 1 | 2 |', '- [ ] ', '- [x] ', '    ', '---', '===', '[l](https://e.test)', 'http://e.test', '<b>', '&amp;', '\\*', '  \n'];
 
   it('any split of any reply ends with the same blocks as the whole text lexed at once', () => {
     fc.assert(
@@ -182,6 +193,36 @@ describe('streaming', () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  it('plain words streamed into a paragraph render exactly as the whole text does (with and without lexing)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 30 }), fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 6 }), (parts, sizes) => {
+        const text = parts.join('');
+        const { container, rerender } = render(<Markdown text="" streaming />);
+        for (let at = 0, i = 0; at < text.length; i++) {
+          at += sizes[i % sizes.length]!;
+          rerender(<Markdown text={text.slice(0, at)} streaming />);
+        }
+        const streamed = container.innerHTML;
+        cleanup();
+        expect(streamed).toBe(md(text, true).innerHTML);
+        cleanup();
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('plain words appended to a long paragraph line are not lexed again', () => {
+    const start = lexGrowing(null, 'Intro.\n\nA paragraph that is long enough');
+    const next = lexGrowing(start, 'Intro.\n\nA paragraph that is long enough to settle, 42 = 6 x 7.');
+    expect(next.open.at(-1)).toMatchObject({ type: 'paragraph', text: 'A paragraph that is long enough to settle, 42 = 6 x 7.' });
+    expect(next.open.slice(0, -1)).toEqual(start.open.slice(0, -1));
+    expect(next.open[0]).toBe(start.open[0]); // not lexed again: the same token object
+    // Text that could start markup is lexed.
+    const marked = lexGrowing(next, `${next.source} and **bold**`);
+    expect(marked.open[0]).not.toBe(start.open[0]);
+    expect(marked.open.at(-1)?.tokens?.some((t) => t.type === 'strong')).toBe(true);
   });
 
   it('closed blocks keep their token objects; each update lexes only the last blocks', () => {

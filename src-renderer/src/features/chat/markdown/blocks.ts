@@ -49,6 +49,38 @@ function twoLinesFrom(text: string, at: number): boolean {
   return first !== -1 && text.indexOf('\n', first + 1) !== -1;
 }
 
+/** Characters that may start or end inline markup (or a line break, a table, an autolink). */
+const INLINE_SPECIAL = /[\n\r\\`*_~[\]()<>!&@|:]/;
+/** A line this long is settled as a paragraph: no list, heading, fence or HTML start is longer. */
+const SETTLED_LINE = 16;
+
+/**
+ * The common streaming case without lexing: plain words appended to a paragraph's one and only line.
+ * Returns null unless that provably renders as lexing again would: the appended text has no inline
+ * markup character, the paragraph's line is long enough that no block start can still appear in it,
+ * is no thematic break or link definition in the making, its last inline token is plain text, and
+ * the word being written is no autolink in the making (www., a scheme, an e-mail address).
+ */
+function appendPlain(prev: GrowingBlocks, source: string): GrowingBlocks | null {
+  const added = source.slice(prev.source.length);
+  if (!source.startsWith(prev.source) || INLINE_SPECIAL.test(added)) return null;
+  const para = prev.open.at(-1);
+  if (para?.type !== 'paragraph' || !para.tokens) return null;
+  const line = para.raw;
+  if (line.length < SETTLED_LINE || line.includes('\n') || !prev.source.endsWith(line) || para.text !== line) return null;
+  if (/^ {0,3}\[/.test(line) || !/[^-*_=+#~`\s]/.test(line)) return null;
+  const last = para.tokens.at(-1);
+  if (last?.type !== 'text' || last.tokens || last.text !== last.raw) return null;
+  const word = line.slice(line.search(/\S*$/)) + added;
+  if (/[@:]|www\./i.test(word)) return null;
+  let inline = 0;
+  for (const t of para.tokens) inline += t.raw.length;
+  if (inline !== line.length) return null;
+  const text = last.raw + added;
+  const grown: Tokens.Paragraph = { ...(para as Tokens.Paragraph), raw: line + added, text: line + added, tokens: [...para.tokens.slice(0, -1), { ...last, raw: text, text }] };
+  return { ...prev, source, open: [...prev.open.slice(0, -1), grown] };
+}
+
 /** A finished text, lexed whole. */
 export function lexAll(text: string): Token[] {
   return lex(normalise(text), {});
@@ -65,6 +97,8 @@ export function lexGrowing(prev: GrowingBlocks | null, text: string): GrowingBlo
   let links: Links = {};
   if (prev && source.length >= prev.closedLength && source.startsWith(prev.source.slice(0, prev.closedLength))) {
     if (prev.source === source) return prev;
+    const fast = appendPlain(prev, source);
+    if (fast) return fast;
     ({ closed, closedLength, links } = prev);
   }
   const rest = source.slice(closedLength);
