@@ -150,12 +150,14 @@ describe('code blocks', () => {
 });
 
 /** Adjacent plain text tokens as one (they render as the same text). */
+const inner = (t: Token): Token[] | undefined => ('tokens' in t ? (t.tokens as Token[] | undefined) : undefined);
+
 function mergeText(tokens: Token[]): Token[] {
   const out: Token[] = [];
   for (const t of tokens) {
     const prev = out.at(-1);
-    if (t.type === 'text' && !t.tokens && prev?.type === 'text' && !prev.tokens) out[out.length - 1] = { ...prev, raw: prev.raw + t.raw, text: `${prev.text}${t.text}` };
-    else out.push(t.tokens ? ({ ...t, tokens: mergeText(t.tokens) } as Token) : t);
+    if (t.type === 'text' && !inner(t) && prev?.type === 'text' && !inner(prev)) out[out.length - 1] = { ...prev, raw: prev.raw + t.raw, text: `${prev.text as string}${t.text as string}` };
+    else out.push(inner(t) ? ({ ...t, tokens: mergeText(inner(t) ?? []) } as Token) : t);
   }
   return out;
 }
@@ -222,7 +224,7 @@ describe('streaming', () => {
     // Text that could start markup is lexed.
     const marked = lexGrowing(next, `${next.source} and **bold**`);
     expect(marked.open[0]).not.toBe(start.open[0]);
-    expect(marked.open.at(-1)?.tokens?.some((t) => t.type === 'strong')).toBe(true);
+    expect(JSON.stringify(marked.open.at(-1))).toContain('"type":"strong"');
   });
 
   it('closed blocks keep their token objects; each update lexes only the last blocks', () => {
