@@ -114,7 +114,7 @@ export function ConversationList({ teamId, agentId, own, shown }: Props) {
               </span>
               <span className="chat-conv-when">
                 {c.userId !== own && !c.userId.startsWith(`${own}-`) && <span>as {c.userId} · </span>}
-                {c.lastAt !== null ? <TimeAgo at={c.lastAt} /> : 'not sent yet'}
+                {c.lastAt !== null ? <TimeAgo at={c.lastAt} /> : c.userId === shown && shownBusy ? 'now' : 'not sent yet'}
               </span>
             </button>
           </li>
