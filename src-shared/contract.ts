@@ -434,6 +434,22 @@ export interface ChatMessageDTO {
   error?: ErrorDTO;
 }
 
+/** One conversation with an agent in this install's transcripts: one per user id. */
+export interface ChatConversationDTO {
+  userId: string;
+  turns: number;
+  /** When its last turn ended (ms epoch). */
+  lastAt: number | null;
+  /** The service's conversation id, from its latest reply that carried one. */
+  conversationId: string | null;
+  /** The first message, cut short (the window may show a name of its own instead). */
+  title: string;
+  /** The last reply (or message), cut short, as written (line breaks and markdown kept). */
+  preview: string;
+  /** With a search text: the words around its first match; otherwise null. */
+  match: string | null;
+}
+
 export type ThemeDTO = 'system' | 'light' | 'dark';
 
 export interface AlertRulesDTO {
@@ -533,6 +549,10 @@ export interface Requests {
   'chat.startTurn': { args: { teamId: string; agentId: string; userId: string; message: string }; result: { turnId: string } };
   'chat.stopTurn': { args: { turnId: string }; result: { stopped: boolean } };
   'chat.transcript': { args: { teamId: string; agentId: string; userId: string }; result: ChatMessageDTO[] };
+  /** The agent's conversations in this install, most recent first; `text` searches messages and replies. */
+  'chat.conversations': { args: { teamId: string; agentId: string; text?: string }; result: ChatConversationDTO[] };
+  /** Deletes this install's transcript of one conversation (refused while a reply is coming in it). */
+  'chat.deleteConversation': { args: { teamId: string; agentId: string; userId: string }; result: { deleted: boolean } };
 
   'settings.get': { args: EmptyArgs; result: AppSettingsDTO };
   'settings.update': { args: { patch: AppSettingsPatchDTO }; result: AppSettingsDTO };
@@ -587,6 +607,8 @@ export const REQUEST_NAMES = [
   'chat.startTurn',
   'chat.stopTurn',
   'chat.transcript',
+  'chat.conversations',
+  'chat.deleteConversation',
   'settings.get',
   'settings.update',
   'diagnostics.export',

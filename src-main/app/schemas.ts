@@ -162,6 +162,8 @@ export const argSchemas: Schemas = {
   'chat.startTurn': z.strictObject({ teamId: id, agentId: id, userId: id, message: z.string().trim().min(1).max(32_000) }),
   'chat.stopTurn': z.strictObject({ turnId: id }),
   'chat.transcript': z.strictObject({ teamId: id, agentId: id, userId: id }),
+  'chat.conversations': z.strictObject({ teamId: id, agentId: id, text: z.string().max(200).optional() }),
+  'chat.deleteConversation': z.strictObject({ teamId: id, agentId: id, userId: id }),
 
   'settings.get': empty,
   'settings.update': z.strictObject({ patch: settingsPatch }),

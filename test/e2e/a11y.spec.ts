@@ -1,10 +1,7 @@
-// Accessibility audit (axe-core) of every screen with real content (the agents home, the home while
-// the companion does not answer (its banner), an agent page, pairing with its QR, alerts, settings,
-// an agent's settings, a chat with a streamed reply, the console with a send and an error, the
-// tunnel with a delivery open and the public URL panel, onboarding with no teams), each in light and
-// in dark: no violation of impact serious or critical. Dark runs twice: through the system
-// preference and through the theme switch. Each screenshot and axe report lands in the test's
-// output folder.
+// Accessibility audit (axe-core) of every screen in the list below, each with real content and
+// each in light and in dark: no violation of impact serious or critical. Dark runs twice: through
+// the system preference and through the theme switch. Each screenshot and axe report lands in the
+// test's output folder.
 import { writeFile } from 'node:fs/promises';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
@@ -59,7 +56,30 @@ interface Screen {
   ready(page: Page, suite: Suite, tag: string): Promise<void>;
 }
 
-const REPLY = ['Your ', 'order ', '**#4521** ', 'shipped. ', 'Track it ', 'at ', '[the carrier](https://example.com/track) ', 'or ', 'ask ', 'me: ', '`status 4521`.'];
+const REPLY = [
+  '### Order **#4521** shipped',
+  '',
+  '| Item | Qty | Price |',
+  '|:--|:-:|--:|',
+  '| Blue mug | 2 | $18.00 |',
+  '',
+  '- [x] Paid',
+  '- [ ] Delivered',
+  '',
+  '> Track it at [the carrier](https://example.com/track) or ask me: `status 4521`.',
+  '',
+  '```ts',
+  'const total = (n: number): string => `$${n.toFixed(2)}`; // price',
+  '```',
+].join('\n');
+
+/** Starts a new conversation of one's own in the chat screen, sends `text` and waits for the reply to start. */
+async function newConversation(page: Page, text: string): Promise<void> {
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  await page.getByLabel('Message', { exact: true }).fill(text);
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+  await expect(page.locator('li.chat-agent').last()).toBeVisible({ timeout: 10_000 });
+}
 
 const SCREENS: Screen[] = [
   {
@@ -125,15 +145,47 @@ const SCREENS: Screen[] = [
   {
     name: 'chat',
     before: async (suite) => {
-      await control(suite, `agents/${AGENTS.connected}/chat-script`, { tokens: REPLY, tokenDelayMs: 20, actions: [{ name: 'lookup_order' }] });
+      await control(suite, `agents/${AGENTS.connected}/chat-script`, { reply: REPLY, tokenDelayMs: 10, actions: [{ name: 'lookup_order' }] });
     },
     hash: (suite) => agentHash(suite, AGENTS.connected, 'chat'),
     ready: async (page) => {
       await page.getByLabel('Message', { exact: true }).fill('Where is my order?');
       await page.getByRole('button', { name: 'Send', exact: true }).click();
       await expect(page.locator('li.chat-agent').last()).toHaveAttribute('data-status', 'done', { timeout: 10_000 });
+      await expect(page.locator('li.chat-agent').last().locator('pre[data-highlighted="true"]')).toBeVisible();
       await page.getByLabel('Show raw stream frames').check();
       await expect(page.locator('.chat-frames li').first()).toBeVisible();
+    },
+  },
+  {
+    name: 'chat-queue',
+    before: async (suite) => {
+      await control(suite, `agents/${AGENTS.connected}/chat-script`, { tokens: Array.from({ length: 150 }, (_, i) => `step ${i}, `), tokenDelayMs: 80 });
+    },
+    hash: (suite) => agentHash(suite, AGENTS.connected, 'chat'),
+    ready: async (page, _suite, tag) => {
+      await newConversation(page, `Plan my week (${tag})`);
+      await expect(page.locator('li.chat-agent').last()).toHaveAttribute('data-status', 'streaming');
+      await page.getByLabel('Message', { exact: true }).fill('And my weekend');
+      await page.getByLabel('Message', { exact: true }).press('Enter');
+      await expect(page.locator('li.chat-queued')).toBeVisible();
+      await page.getByRole('button', { name: 'Rename' }).click();
+      await page.getByLabel('Conversation name').fill('Week plan');
+    },
+  },
+  {
+    name: 'chat-delete',
+    before: async (suite) => {
+      await control(suite, `agents/${AGENTS.connected}/chat-script`, { reply: 'Done: your **refund** is on its way.', tokenDelayMs: 5 });
+    },
+    hash: (suite) => agentHash(suite, AGENTS.connected, 'chat'),
+    ready: async (page, _suite, tag) => {
+      await newConversation(page, `Refund order 4521 (${tag})`);
+      await expect(page.locator('li.chat-agent').last()).toHaveAttribute('data-status', 'done', { timeout: 10_000 });
+      await page.getByRole('searchbox', { name: 'Search conversations' }).fill('refund');
+      await expect(page.locator('button.chat-conv[aria-current="true"]')).toBeVisible();
+      await page.getByRole('button', { name: 'Delete', exact: true }).click();
+      await expect(page.getByRole('button', { name: 'Delete conversation' })).toBeVisible();
     },
   },
   {

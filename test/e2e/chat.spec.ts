@@ -2,8 +2,11 @@
 // token by token and ends with exactly the scripted text, with its per-turn numbers; Stop keeps the
 // partial text marked stopped; a stream that fails midway shows the error and keeps the typed text;
 // HTML and javascript: links in a reply stay text (no dialog); the raw frames toggle; a long
-// reply stays in view while it streams unless the person scrolls up.
-import { expect, test, type Page } from '@playwright/test';
+// reply stays in view while it streams unless the person scrolls up; markdown (a table, a task
+// list, highlighted code whose Copy fills the clipboard) at 1280 and 1024 px, light and dark;
+// Enter while a reply streams queues the message; the conversation list (new, rename, delete,
+// search).
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { agentHash, control, open, shooter, useServe, type Suite } from './support/kit';
 
 const AGENT = 'agent-connected';
@@ -17,15 +20,17 @@ test.describe('chat window', () => {
   });
 
   const lastReply = (page: Page) => page.locator('li.chat-agent').last();
+  const uniqueId = () => `e2e-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
   async function openChat(page: Page): Promise<void> {
     await open(page, suite, agentHash(suite, AGENT, 'chat'));
     await expect(page.getByRole('heading', { name: new RegExp(`Chat with .*${AGENT}`) })).toBeVisible();
     // Transcripts persist per user id (the install id by default), so each test plays a customer
     // of its own and starts from an empty conversation.
-    await page.getByLabel('Customer user id').fill(`e2e-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`);
+    await page.getByText('Chat as a customer').click();
+    await page.getByLabel('Customer user id').fill(uniqueId());
     await page.getByRole('button', { name: 'Use this id' }).click();
-    await expect(page.getByText('No messages yet')).toBeVisible();
+    await expect(page.getByText('No messages yet. Say hello.')).toBeVisible();
   }
 
   async function send(page: Page, text: string): Promise<void> {
@@ -151,7 +156,8 @@ test.describe('chat window', () => {
 
   test('a long reply stays in view while it streams, unless you scroll up', async ({ page }, testInfo) => {
     const shot = shooter(page, testInfo);
-    const tokens = Array.from({ length: 160 }, (_, i) => `Paragraph ${i + 1} of the long answer.\n\n`);
+    // Long enough (8 s) that the reply is still growing through every step below, even on a busy machine.
+    const tokens = Array.from({ length: 320 }, (_, i) => `Paragraph ${i + 1} of the long answer.\n\n`);
     await control(suite, `agents/${AGENT}/chat-script`, { tokens, tokensPerSecond: 40 });
     await openChat(page);
     await send(page, 'Explain everything');
@@ -182,8 +188,8 @@ test.describe('chat window', () => {
 
     // Back at the bottom, it follows again until the end.
     await page.mouse.wheel(0, 1_000_000);
-    await expect(lastReply(page)).toHaveAttribute('data-status', 'done', { timeout: 15_000 });
-    await expect(lastReply(page).locator('.chat-bubble .md')).toContainText('Paragraph 160 of the long answer.');
+    await expect(lastReply(page)).toHaveAttribute('data-status', 'done', { timeout: 20_000 });
+    await expect(lastReply(page).locator('.chat-bubble .md')).toContainText('Paragraph 320 of the long answer.');
     await expect.poll(async () => (await gap()).fromBottom).toBeLessThanOrEqual(24);
   });
 
@@ -210,5 +216,165 @@ test.describe('chat window', () => {
     await page.waitForTimeout(300);
     expect(dialogs).toEqual([]);
     await shot('chat-markdown-safety');
+  });
+  /** Screenshots of the page at 1280 and 1024 px wide, in light and in dark. */
+  async function shootSizes(page: Page, shot: (name: string) => Promise<void>, name: string): Promise<void> {
+    for (const width of [1280, 1024]) {
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.emulateMedia({ colorScheme: scheme });
+        await shot(`${name}-${width}-${scheme}`);
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+  }
+
+  const MARKDOWN_CODE = 'function total(items) {\n  return items.reduce((sum, i) => sum + i.price, 0); // in cents\n}';
+  const MARKDOWN_REPLY = [
+    '## Order 4521',
+    '',
+    'Here is what I found, **shipped on Monday**:',
+    '',
+    '| Item | Qty | Price |',
+    '|:-----|:---:|------:|',
+    '| Blue mug | 2 | $18.00 |',
+    '| Tea, *green* | 1 | $6.50 |',
+    '',
+    '- [x] Payment received',
+    '- [ ] Delivered',
+    '',
+    '> Carrier: `UPS 1Z999`',
+    '',
+    '```js',
+    MARKDOWN_CODE,
+    '```',
+    '',
+    'Track it at [the carrier](https://example.com/track).',
+  ].join('\n');
+
+  test('markdown: a table, a task list and highlighted code whose Copy fills the clipboard', async ({ page, context }, testInfo) => {
+    const shot = shooter(page, testInfo);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    await control(suite, `agents/${AGENT}/chat-script`, { reply: MARKDOWN_REPLY, tokenDelayMs: 15 });
+    await openChat(page);
+    await send(page, 'What happened to order 4521?');
+    // Midway the reply already shows as markdown (never as raw text first).
+    await expect(lastReply(page).locator('.md h4')).toHaveText('Order 4521', { timeout: 10_000 });
+    await expect(lastReply(page)).toHaveAttribute('data-status', 'done', { timeout: 15_000 });
+    const md = lastReply(page).locator('.md');
+    expect(await md.evaluate((el) => el.textContent ?? '')).not.toContain('##');
+
+    const table = md.getByRole('group', { name: 'Table: Item, Qty, Price' }).locator('table');
+    await expect(table.locator('th')).toHaveText(['Item', 'Qty', 'Price']);
+    await expect(table.locator('tbody tr')).toHaveCount(2);
+    await expect(table.locator('tbody tr').nth(1).locator('td')).toHaveText(['Tea, green', '1', '$6.50']);
+    await expect(table.locator('tbody em')).toHaveText('green');
+    expect(await table.locator('th').nth(2).evaluate((el) => getComputedStyle(el).textAlign)).toBe('right');
+    await expect(md.getByRole('checkbox', { name: 'Done', exact: true })).toBeChecked();
+    await expect(md.getByRole('checkbox', { name: 'Not done' })).not.toBeChecked();
+    await expect(md.locator('blockquote code')).toHaveText('UPS 1Z999');
+    await expect(md.getByRole('link', { name: 'the carrier' })).toHaveAttribute('target', '_blank');
+
+    const code = md.locator('.md-code pre');
+    await expect(code).toHaveAttribute('data-highlighted', 'true');
+    await expect(code).toHaveText(MARKDOWN_CODE);
+    await expect(code.locator('.hljs-keyword').first()).toHaveText('function');
+    await expect(code.locator('.hljs-comment')).toHaveText('// in cents');
+    await md.getByRole('button', { name: 'Copy js code' }).click();
+    await expect(md.getByRole('button', { name: 'Copy js code' })).toHaveText('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(MARKDOWN_CODE);
+    // The reply's own Copy takes the whole reply as written.
+    await lastReply(page).getByRole('button', { name: 'Copy reply' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(MARKDOWN_REPLY);
+    await shootSizes(page, shot, 'chat-markdown');
+  });
+
+  test('Enter while a reply streams queues the message, shows it with Cancel, and sends it when the reply ends', async ({ page }, testInfo) => {
+    const shot = shooter(page, testInfo);
+    const tokens = Array.from({ length: 30 }, (_, i) => `step${i} `);
+    await control(suite, `agents/${AGENT}/chat-script`, { tokens, tokenDelayMs: 80 });
+    await openChat(page);
+    await send(page, 'First question');
+    await expect(lastReply(page)).toHaveAttribute('data-status', 'streaming');
+    const box = page.getByLabel('Message', { exact: true });
+    await expect(page.locator('#chat-input-hint')).toHaveText('A reply is coming: Enter queues your message, and it is sent when the reply ends.');
+    await box.fill('Second question');
+    await box.press('Enter');
+    await box.fill('Third question');
+    await box.press('Enter');
+    const queued = page.locator('li.chat-queued');
+    await expect(queued).toHaveCount(2);
+    await expect(queued.first()).toContainText('Second question');
+    await expect(queued.first()).toContainText('Sends when the reply ends.');
+    await expect(box).toHaveValue('');
+    await shot('chat-queued');
+    await queued.nth(1).getByRole('button', { name: /^Cancel queued message/ }).click();
+    await expect(queued).toHaveCount(1);
+
+    // The first reply ends; the queued message goes out and gets its own reply.
+    await expect(page.locator('li.chat-user .chat-bubble')).toHaveText(['First question', 'Second question'], { timeout: 15_000 });
+    await expect(queued).toHaveCount(0);
+    await expect(page.locator('li.chat-agent')).toHaveCount(2);
+    await expect(lastReply(page)).toHaveAttribute('data-status', 'done', { timeout: 15_000 });
+    await expect(page.locator('li.chat-user', { hasText: 'Third question' })).toHaveCount(0);
+    await shot('chat-queue-sent');
+  });
+
+  test('conversations: new, rename, delete and search, kept across a reload', async ({ page }, testInfo) => {
+    const shot = shooter(page, testInfo);
+    const tag = uniqueId();
+    await control(suite, `agents/${AGENT}/chat-script`, { reply: 'Noted.', tokenDelayMs: 5 });
+    await openChat(page);
+    const side = page.getByRole('navigation', { name: 'Conversations' });
+    const item = (name: string | RegExp): Locator => side.locator('button.chat-conv', { has: page.locator('.chat-conv-name', { hasText: name }) });
+
+    await send(page, `Where is my parcel ${tag}?`);
+    await expect(lastReply(page)).toHaveAttribute('data-status', 'done');
+    await expect(item(`Where is my parcel ${tag}?`)).toHaveAttribute('aria-current', 'true');
+
+    await side.getByRole('button', { name: 'New conversation', exact: true }).click();
+    await expect(page.getByRole('heading', { name: 'New conversation' })).toBeVisible();
+    await expect(page.getByText('No messages yet. Say hello.')).toBeVisible();
+    await send(page, `Cancel my subscription ${tag}`);
+    await expect(lastReply(page)).toHaveAttribute('data-status', 'done');
+    await expect(item(`Cancel my subscription ${tag}`)).toHaveAttribute('aria-current', 'true');
+
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.getByLabel('Conversation name').fill(`Subscription ${tag}`);
+    await page.getByLabel('Conversation name').press('Enter');
+    await expect(page.getByRole('heading', { name: `Subscription ${tag}` })).toBeVisible();
+    await expect(item(`Subscription ${tag}`)).toBeVisible();
+
+    // Search: by name here, by message text through the app.
+    const search = side.getByRole('searchbox', { name: 'Search conversations' });
+    await search.fill(`parcel ${tag}`);
+    await expect(side.locator('button.chat-conv')).toHaveCount(1);
+    await expect(item(`Where is my parcel ${tag}?`)).toBeVisible();
+    await search.fill('noted.');
+    await expect(item(`Subscription ${tag}`)).toBeVisible();
+    await expect(item(`Subscription ${tag}`)).toContainText('Noted.');
+    await search.fill(`Subscription ${tag}`);
+    await expect(side.locator('button.chat-conv')).toHaveCount(1);
+    await shootSizes(page, shot, 'chat-conversations-search');
+    await search.fill('');
+
+    // Delete the parcel conversation: it leaves the list and its transcript.
+    await item(`Where is my parcel ${tag}?`).click();
+    await expect(page.getByRole('heading', { name: `Where is my parcel ${tag}?` })).toBeVisible();
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await expect(page.getByText('The service keeps its own record of the conversation')).toBeVisible();
+    await shot('chat-delete-confirm');
+    await page.getByRole('button', { name: 'Delete conversation' }).click();
+    await expect(item(`Where is my parcel ${tag}?`)).toHaveCount(0);
+    await search.fill(`parcel ${tag}`);
+    await expect(side.getByText(`No conversation matches “parcel ${tag}”.`)).toBeVisible();
+
+    // After a reload: the name is kept, the deleted conversation stays gone.
+    await page.reload();
+    await expect(page.getByRole('heading', { name: new RegExp(`Chat with .*${AGENT}`) })).toBeVisible();
+    await expect(item(`Subscription ${tag}`)).toBeVisible();
+    await expect(item(`Where is my parcel ${tag}?`)).toHaveCount(0);
+    await item(`Subscription ${tag}`).click();
+    await expect(page.locator('li.chat-user .chat-bubble')).toHaveText([`Cancel my subscription ${tag}`]);
   });
 });

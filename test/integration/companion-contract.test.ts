@@ -1,6 +1,7 @@
 // The contract additions end to end over the companion and the emulator: settings (installId,
 // theme, alert rules applied to the monitor, the alert webhook posting alerts), health.history,
-// per-agent tunnel status, forward response bodies, tunnel.media, and chat timing numbers.
+// per-agent tunnel status, forward response bodies, tunnel.media, chat timing numbers, and the chat
+// conversation list (search, delete).
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
@@ -197,5 +198,27 @@ describe('contract additions over the companion and the emulator', () => {
     // The transcript of the person's own conversation (the install id) has the same numbers.
     const transcript = await ok<Array<{ role: string; result?: { firstTokenMs?: number | null } }>>('chat.transcript', { teamId, agentId: 'agent-connected', userId: installId });
     expect(transcript.find((m) => m.role === 'agent')?.result?.firstTokenMs).toBe(done.payload.result.firstTokenMs);
+  });
+
+  it('chat.conversations lists the agent\'s conversations (searchable); chat.deleteConversation removes one', async () => {
+    const turn = async (userId: string, message: string) => {
+      const { turnId } = await ok<{ turnId: string }>('chat.startTurn', { teamId, agentId: 'agent-flaky', userId, message });
+      await waitFor(() => events.find((e) => (e.name === 'chat.done' || e.name === 'chat.error') && e.payload.turnId === turnId), 10_000);
+    };
+    await turn('conv-a', 'Where is my parcel?');
+    await turn('conv-b', 'Cancel my subscription');
+    const list = await ok<Array<{ userId: string; title: string; turns: number; match: string | null }>>('chat.conversations', { teamId, agentId: 'agent-flaky' });
+    expect(list.map((c) => c.userId)).toEqual(['conv-b', 'conv-a']);
+    expect(list[1]).toMatchObject({ title: 'Where is my parcel?', turns: 1, match: null });
+    expect(await ok('chat.conversations', { teamId, agentId: 'agent-flaky', text: 'PARCEL' })).toMatchObject([{ userId: 'conv-a', match: 'Where is my parcel?' }]);
+    // Bad input and an unknown team are refused with a reason.
+    expect(await call('chat.conversations', { teamId, agentId: 'agent-flaky', text: 7 })).toMatchObject({ ok: false, error: { kind: 'validation' } });
+    expect(await call('chat.conversations', { teamId: 'no-such-team', agentId: 'agent-flaky' })).toMatchObject({ ok: false, error: { kind: 'not-found' } });
+    expect(await call('chat.deleteConversation', { teamId, agentId: 'agent-flaky' })).toMatchObject({ ok: false, error: { kind: 'validation' } });
+
+    expect(await ok('chat.deleteConversation', { teamId, agentId: 'agent-flaky', userId: 'conv-a' })).toEqual({ deleted: true });
+    expect(await ok('chat.transcript', { teamId, agentId: 'agent-flaky', userId: 'conv-a' })).toEqual([]);
+    expect((await ok<Array<{ userId: string }>>('chat.conversations', { teamId, agentId: 'agent-flaky' })).map((c) => c.userId)).toEqual(['conv-b']);
+    expect(await ok('chat.deleteConversation', { teamId, agentId: 'agent-flaky', userId: 'conv-a' })).toEqual({ deleted: false });
   });
 });

@@ -1,7 +1,7 @@
 // chat.* over the companion's ChatService: a turn's events become chat.token / chat.done /
 // chat.error events tagged with its turnId; transcripts become user + agent messages.
 import type { TurnRecord } from '../../core/chat';
-import type { ChatMessageDTO, ChatResultDTO } from '../../../src-shared/contract';
+import type { ChatConversationDTO, ChatMessageDTO, ChatResultDTO } from '../../../src-shared/contract';
 import { serviceErrorDTO } from '../errors';
 import type { Implementations } from '../handlers';
 import type { Scope } from './scope';
@@ -31,7 +31,10 @@ function messagesOf(t: TurnRecord): ChatMessageDTO[] {
   return [{ id: `${t.turnId}:user`, role: 'user', text: t.message, at: t.startedAt }, agent];
 }
 
-export function chatRequests({ c, requireTeam, publish }: Scope): Pick<Implementations, 'chat.startTurn' | 'chat.stopTurn' | 'chat.transcript'> {
+export function chatRequests({ c, requireTeam, publish }: Scope): Pick<
+  Implementations,
+  'chat.startTurn' | 'chat.stopTurn' | 'chat.transcript' | 'chat.conversations' | 'chat.deleteConversation'
+> {
   return {
     'chat.startTurn': async (input) => {
       const team = requireTeam(input.teamId);
@@ -54,5 +57,15 @@ export function chatRequests({ c, requireTeam, publish }: Scope): Pick<Implement
     },
     'chat.stopTurn': async ({ turnId }) => ({ stopped: c.chat.stopTurn(turnId) }),
     'chat.transcript': async ({ agentId, userId }) => (await c.chat.listTranscript(agentId, userId)).flatMap(messagesOf),
+    'chat.conversations': async ({ teamId, agentId, text }) => {
+      requireTeam(teamId);
+      return (await c.chat.listConversations(agentId, text)).map(
+        ({ userId, turns, lastAt, conversationId, title, preview, match }): ChatConversationDTO => ({ userId, turns, lastAt, conversationId, title, preview, match }),
+      );
+    },
+    'chat.deleteConversation': async ({ teamId, agentId, userId }) => {
+      requireTeam(teamId);
+      return { deleted: await c.chat.deleteConversation(agentId, userId) };
+    },
   };
 }

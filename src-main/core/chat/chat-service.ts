@@ -75,10 +75,8 @@ export class ChatService {
     if (!parsed.success) throw invalid(parsed.error);
     const { teamId, agentId, message } = parsed.data;
     const userId = parsed.data.userId ?? this.opts.installId;
-    for (const r of this.running.values()) {
-      if (r.agentId === agentId && r.userId === userId) {
-        throw new InvalidRequest({ code: 'TURN_RUNNING', message: 'A reply is still coming in this conversation; stop it or wait.' });
-      }
+    if (this.runningIn(agentId, userId)) {
+      throw new InvalidRequest({ code: 'TURN_RUNNING', message: 'A reply is still coming in this conversation; stop it or wait.' });
     }
     const turnId = this.newId();
     const ctrl = new AbortController();
@@ -125,13 +123,31 @@ export class ChatService {
     return this.store.list(agentId, userId);
   }
 
-  /** Every user_id this install has talked to the agent as, most recent first. */
-  listConversations(agentId: string): Promise<ConversationSummary[]> {
-    return this.store.conversations(agentId);
+  /** Every user_id this install has talked to the agent as, most recent first; `text` searches messages and replies. */
+  listConversations(agentId: string, text?: string): Promise<ConversationSummary[]> {
+    return this.store.conversations(agentId, text);
+  }
+
+  /**
+   * Deletes this install's transcript of one conversation (the service keeps whatever it keeps under
+   * that user_id). Refused while a reply is coming in it. Resolves true when there was one.
+   */
+  async deleteConversation(agentId: string, userId: string): Promise<boolean> {
+    if (this.runningIn(agentId, userId)) {
+      throw new InvalidRequest({ code: 'TURN_RUNNING', message: 'A reply is still coming in this conversation; stop it before deleting the conversation.' });
+    }
+    const had = (await this.store.list(agentId, userId)).length > 0;
+    await this.store.clear(agentId, userId);
+    return had;
   }
 
   clearTranscript(agentId: string, userId: string = this.opts.installId): Promise<void> {
     return this.store.clear(agentId, userId);
+  }
+
+  private runningIn(agentId: string, userId: string): boolean {
+    for (const r of this.running.values()) if (r.agentId === agentId && r.userId === userId) return true;
+    return false;
   }
 
   /** Stops every running turn. */

@@ -38,6 +38,31 @@ const fileSchema = z.object({
   turns: z.array(z.unknown()),
 });
 
+const TITLE_CHARS = 80;
+const PREVIEW_CHARS = 140;
+/** Words either side of a search match. */
+const MATCH_CONTEXT = 40;
+
+/** At most `max` characters, an ellipsis when cut; `oneLine` folds whitespace runs (line breaks too). */
+function cut(text: string, max: number, oneLine = true): string {
+  const t = (oneLine ? text.replace(/\s+/g, ' ') : text).trim();
+  return t.length > max ? `${t.slice(0, max - 1).trimEnd()}…` : t;
+}
+
+/** The text around the first occurrence of `needle` (lower case) in a message or reply, or null. */
+function firstMatch(turns: readonly TurnRecord[], needle: string): string | null {
+  for (const t of turns) {
+    for (const text of [t.message, t.reply]) {
+      const at = text.toLowerCase().indexOf(needle);
+      if (at === -1) continue;
+      const from = Math.max(0, at - MATCH_CONTEXT);
+      const to = Math.min(text.length, at + needle.length + MATCH_CONTEXT);
+      return `${from > 0 ? '…' : ''}${text.slice(from, to).replace(/\s+/g, ' ').trim()}${to < text.length ? '…' : ''}`;
+    }
+  }
+  return null;
+}
+
 /** File-name-safe, reversible encoding of an id. */
 function enc(id: string): string {
   return Buffer.from(id, 'utf8').toString('base64url');
@@ -96,8 +121,12 @@ export class TranscriptStore {
     });
   }
 
-  /** Every user_id with a transcript for this agent, most recent first. */
-  async conversations(agentId: string): Promise<ConversationSummary[]> {
+  /**
+   * Every user_id with a transcript for this agent, most recent first. With `text`, only those where
+   * a message or reply contains it (case-insensitive), each with the words around the first match.
+   */
+  async conversations(agentId: string, text?: string): Promise<ConversationSummary[]> {
+    const needle = text?.trim().toLowerCase() || null;
     let names: string[];
     try {
       names = await readdir(path.join(this.dataDir, enc(agentId)));
@@ -110,9 +139,21 @@ export class TranscriptStore {
       const userId = dec(name.slice(0, -'.json'.length));
       const turns = await this.list(agentId, userId);
       if (turns.length === 0) continue;
-      const last = turns[turns.length - 1];
+      const match = needle === null ? null : firstMatch(turns, needle);
+      if (needle !== null && match === null) continue;
+      const first = turns[0]!;
+      const last = turns[turns.length - 1]!;
       const withId = [...turns].reverse().find((t) => t.conversationId !== null);
-      out.push({ agentId, userId, turns: turns.length, lastAt: last?.endedAt ?? null, conversationId: withId?.conversationId ?? null });
+      out.push({
+        agentId,
+        userId,
+        turns: turns.length,
+        lastAt: last.endedAt,
+        conversationId: withId?.conversationId ?? null,
+        title: cut(first.message, TITLE_CHARS),
+        preview: cut(last.reply.trim() || last.message, PREVIEW_CHARS, false),
+        match,
+      });
     }
     return out.sort((a, b) => (b.lastAt ?? 0) - (a.lastAt ?? 0));
   }

@@ -72,4 +72,10 @@ export interface ConversationSummary {
   turns: number;
   lastAt: number | null;
   conversationId: string | null;
+  /** The first message, cut short (a title for the conversation). */
+  title: string;
+  /** The last reply (or, when it is empty, the last message), cut short, as written (line breaks and markdown kept). */
+  preview: string;
+  /** With a search text: the words around its first match in a message or reply; otherwise null. */
+  match: string | null;
 }

@@ -3,10 +3,16 @@
 // (frame-batch.ts), so a fast stream costs one store update (and one row render) per frame, however
 // many chunks arrive in between.
 import type { ChatMessageDTO, ChatResultDTO, ErrorDTO } from '../../../src-shared/contract';
-import type { Slice } from './env';
+import { localId, type Slice } from './env';
 import { frameBatch } from './frame-batch';
 
 export const convKey = (teamId: string, agentId: string, userId: string): string => `${teamId}/${agentId}/${userId}`;
+
+/** A message typed while a reply was still coming: it is sent when that reply ends. */
+export interface QueuedChat {
+  id: string;
+  text: string;
+}
 
 /** One token event as received, with ms since the turn started. */
 export interface ChatFrame {
@@ -38,6 +44,10 @@ interface ChatConversation {
   lastUserText: string | null;
   /** Why the last send could not start (the typed text stays in the box). */
   error: ErrorDTO | null;
+  /** Messages waiting for the running reply to end, oldest first. */
+  queue: QueuedChat[];
+  /** Why the queue waits for the person instead of sending on (the reply was stopped or failed, or a queued message could not start). */
+  queueHeld: 'stopped' | 'failed' | ErrorDTO | null;
 }
 
 export interface ChatSlice {
@@ -47,8 +57,16 @@ export interface ChatSlice {
   chatFrames: Record<string, ChatFrame[]>;
   /** Loads the conversation's transcript (once). */
   openChat(teamId: string, agentId: string, userId: string): Promise<void>;
-  /** Starts a turn; resolves with the error when it could not start (nothing is added then). */
+  /**
+   * Starts a turn; resolves with the error when it could not start (nothing is added then). While a
+   * reply is coming the message is queued instead: it is sent when that reply ends.
+   */
   sendChat(teamId: string, agentId: string, userId: string, text: string): Promise<ErrorDTO | null>;
+  cancelQueuedChat(teamId: string, agentId: string, userId: string, id: string): void;
+  /** Sends the first queued message of a held queue now. */
+  resumeChatQueue(teamId: string, agentId: string, userId: string): Promise<void>;
+  /** Forgets a conversation and its messages in this window (its transcript was deleted). */
+  forgetChat(teamId: string, agentId: string, userId: string): void;
   stopChat(teamId: string, agentId: string, userId: string): Promise<void>;
   /** Sends the last user message again. */
   retryChat(teamId: string, agentId: string, userId: string): Promise<ErrorDTO | null>;
@@ -73,7 +91,7 @@ interface LiveTurn {
 type Early = { kind: 'token'; token: string; at: number } | { kind: 'done'; result: ChatResultDTO } | { kind: 'error'; error: ErrorDTO };
 
 function emptyConv(teamId: string, agentId: string, userId: string): ChatConversation {
-  return { teamId, agentId, userId, messageIds: [], loaded: false, busy: false, activeTurnId: null, lastUserText: null, error: null };
+  return { teamId, agentId, userId, messageIds: [], loaded: false, busy: false, activeTurnId: null, lastUserText: null, error: null, queue: [], queueHeld: null };
 }
 
 function statsFromResult(base: Partial<ChatTurnStats>, result: ChatResultDTO | undefined): ChatTurnStats {
@@ -160,9 +178,27 @@ export const chatSlice: Slice<ChatSlice> = ({ set, get, api, env }) => {
         const base = { ...st, tokenCount: t.tokenCount, tokensPerSec: tps, firstTokenMs: t.firstTokenAt !== null ? t.firstTokenAt - t.startedAt : null };
         patch.chatStats = { ...s.chatStats, [t.msgId]: result ? statsFromResult(base, result) : base };
       }
-      if (conv && conv.activeTurnId === turnId) patch.chatConvs = { ...s.chatConvs, [t.conv]: { ...conv, busy: false, activeTurnId: null } };
+      if (conv && conv.activeTurnId === turnId) {
+        const held = t.stopped ? 'stopped' : error ? 'failed' : conv.queueHeld;
+        patch.chatConvs = { ...s.chatConvs, [t.conv]: { ...conv, busy: false, activeTurnId: null, queueHeld: conv.queue.length ? held : null } };
+      }
       return patch;
     });
+    void sendNext(t.conv);
+  };
+
+  /** A finished reply lets the next queued message go, unless the queue is held. */
+  const sendNext = async (key: string): Promise<void> => {
+    const c = get().chatConvs[key];
+    const next = c?.queue[0];
+    if (!c || !next || c.busy || c.queueHeld) return;
+    patchConv(key, { queue: c.queue.slice(1) });
+    const err = await send(c.teamId, c.agentId, c.userId, next.text);
+    if (err) {
+      // It could not start: back at the head of the queue, which now waits for the person.
+      const now = get().chatConvs[key];
+      if (now) patchConv(key, { queue: [next, ...now.queue], queueHeld: err, error: null });
+    }
   };
 
   const handleEarly = (turnId: string, ev: Early): void => {
@@ -180,7 +216,11 @@ export const chatSlice: Slice<ChatSlice> = ({ set, get, api, env }) => {
 
   const send = async (teamId: string, agentId: string, userId: string, text: string): Promise<ErrorDTO | null> => {
     const key = ensureConv(teamId, agentId, userId);
-    if (get().chatConvs[key]?.busy) return { kind: 'validation', code: 'TURN_RUNNING', message: 'A reply is still streaming; stop it first.' };
+    const conv = get().chatConvs[key];
+    if (conv?.busy) {
+      patchConv(key, { queue: [...conv.queue, { id: localId('q'), text }] });
+      return null;
+    }
     patchConv(key, { busy: true, error: null });
     const startedAt = env.now();
     const r = await api['chat.startTurn']({ teamId, agentId, userId, message: text });
@@ -257,10 +297,40 @@ export const chatSlice: Slice<ChatSlice> = ({ set, get, api, env }) => {
           const c = s.chatConvs[key];
           return {
             ...(m ? { chatMessages: { ...s.chatMessages, [t.msgId]: { ...m, status: 'stopped' } } } : {}),
-            ...(c ? { chatConvs: { ...s.chatConvs, [key]: { ...c, busy: false, activeTurnId: null } } } : {}),
+            ...(c ? { chatConvs: { ...s.chatConvs, [key]: { ...c, busy: false, activeTurnId: null, queueHeld: c.queue.length ? 'stopped' : null } } } : {}),
           };
         });
       }
+    },
+    cancelQueuedChat: (teamId, agentId, userId, id) => {
+      const key = convKey(teamId, agentId, userId);
+      const c = get().chatConvs[key];
+      if (!c) return;
+      const queue = c.queue.filter((q) => q.id !== id);
+      patchConv(key, { queue, queueHeld: queue.length ? c.queueHeld : null });
+    },
+    resumeChatQueue: async (teamId, agentId, userId) => {
+      const key = convKey(teamId, agentId, userId);
+      patchConv(key, { queueHeld: null });
+      await sendNext(key);
+    },
+    forgetChat: (teamId, agentId, userId) => {
+      const key = convKey(teamId, agentId, userId);
+      set((s) => {
+        const c = s.chatConvs[key];
+        if (!c) return {};
+        const chatConvs = { ...s.chatConvs };
+        delete chatConvs[key];
+        const chatMessages = { ...s.chatMessages };
+        const chatStats = { ...s.chatStats };
+        const chatFrames = { ...s.chatFrames };
+        for (const id of c.messageIds) {
+          delete chatMessages[id];
+          delete chatStats[id];
+          delete chatFrames[id];
+        }
+        return { chatConvs, chatMessages, chatStats, chatFrames };
+      });
     },
     retryChat: async (teamId, agentId, userId) => {
       const last = get().chatConvs[convKey(teamId, agentId, userId)]?.lastUserText;

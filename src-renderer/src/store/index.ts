@@ -13,6 +13,7 @@ import type { Api } from '../../../src-shared/contract';
 import { agentsSlice, type AgentsSlice } from './agents';
 import { alertsSlice, type AlertsSlice } from './alerts';
 import { chatSlice, type ChatSlice } from './chat';
+import { chatListSlice, type ChatListSlice } from './chat-list';
 import { consoleSlice, type ConsoleSlice } from './console';
 import { agentKey, defaultEnv, type SliceContext, type StoreEnv } from './env';
 import { linkSlice, type LinkSlice } from './link';
@@ -28,6 +29,7 @@ export type AppState = AgentsSlice &
   SettingsSlice &
   PairingSlice &
   ChatSlice &
+  ChatListSlice &
   ConsoleSlice &
   TunnelSlice &
   UiSlice &
@@ -50,6 +52,7 @@ export function createAppStore(api: Api, env: Partial<StoreEnv> = {}): AppStore 
       ...settingsSlice(ctx),
       ...pairingSlice(ctx),
       ...chatSlice(ctx),
+      ...chatListSlice(ctx),
       ...consoleSlice(ctx),
       ...tunnelSlice(ctx),
       ...uiSlice(ctx),

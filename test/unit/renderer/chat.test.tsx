@@ -1,42 +1,12 @@
 // @vitest-environment jsdom
-import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+// The chat window: streaming a reply token by token, stop, failures, retry, the raw frames, and
+// which user id a conversation uses.
+import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AppSettingsDTO, ChatResultDTO } from '../../../src-shared/contract';
-import { ChatScreen } from '../../../src-renderer/src/features/chat/ChatScreen';
 import { ownUserId } from '../../../src-renderer/src/features/chat/user-id';
-import { Markdown, parseBlocks } from '../../../src-renderer/src/features/chat/markdown';
-import { connectStore } from '../../../src-renderer/src/store';
-import { flush, mount, setup as storeSetup } from './fixtures';
-
-/** The install id the settings carry: the default chat user id. */
-const INSTALL_ID = 'install-abc12345';
-
-/**
- * The store, connected to a fake Api, with a manual frame clock (frames run only when the test says)
- * and the settings already loaded (or, with null, still loading).
- */
-function setup(answers: Parameters<typeof storeSetup>[0] = {}, installId: string | null = INSTALL_ID) {
-  let turns = 0;
-  const settings = installId === null ? null : ({ installId } as AppSettingsDTO);
-  const frames: (() => void)[] = [];
-  const clock = { t: 1000 };
-  const t = storeSetup(
-    {
-      'chat.startTurn': () => ({ ok: true, value: { turnId: `t${++turns}` } }),
-      'chat.transcript': { ok: true, value: [] },
-      'chat.stopTurn': { ok: true, value: { stopped: true } },
-      'settings.get': settings ? { ok: true, value: settings } : () => new Promise(() => undefined),
-      ...answers,
-    },
-    clock,
-    { nextFrame: (fn) => void frames.push(fn) },
-  );
-  t.store.setState({ settings });
-  connectStore(t.store, t.api);
-  const runFrame = () => act(() => frames.splice(0).forEach((f) => f()));
-  const tick = (ms: number) => (clock.t += ms);
-  return { ...t, frames, runFrame, tick, mount: () => mount(t.store, <ChatScreen teamId="team1" agentId="a1" />) };
-}
+import { INSTALL_ID, sendHello, setup } from './chat-fixtures';
+import { flush } from './fixtures';
 
 const result: ChatResultDTO = { reply: 'Hello there, friend', conversationId: 'conv-9', actions: [{ name: 'lookupOrder' }], usage: { totalTokens: 42, outputTokens: 4 } };
 
@@ -45,17 +15,11 @@ afterEach(() => {
   localStorage.clear();
 });
 
-async function sendHello() {
-  const box = screen.getByLabelText('Message');
-  fireEvent.change(box, { target: { value: 'hi **there**' } });
-  fireEvent.keyDown(box, { key: 'Enter' });
-  await flush();
-}
 
 describe('chat streaming', () => {
   it('commits tokens once per frame and ends with exactly the streamed text', async () => {
     const t = setup();
-    t.mount();
+    await t.mount();
     await sendHello();
     expect(t.calls.find((c) => c.name === 'chat.startTurn')?.args).toMatchObject({ teamId: 'team1', agentId: 'a1', message: 'hi **there**' });
     expect((screen.getByLabelText('Message') as HTMLTextAreaElement).value).toBe('');
@@ -91,7 +55,7 @@ describe('chat streaming', () => {
 
   it('a token re-renders only its own row', async () => {
     const t = setup();
-    t.mount();
+    await t.mount();
     await sendHello();
     const before = t.store.getState();
     act(() => t.emit('chat.token', { turnId: 't1', token: 'x' }));
@@ -105,7 +69,7 @@ describe('chat streaming', () => {
   it('tokens that overtake the startTurn answer are kept', async () => {
     let resolve: (v: unknown) => void = () => undefined;
     const t = setup({ 'chat.startTurn': () => new Promise((r) => (resolve = r)) as never });
-    t.mount();
+    await t.mount();
     await sendHello();
     act(() => t.emit('chat.token', { turnId: 't1', token: 'early ' }));
     await act(async () => resolve({ ok: true, value: { turnId: 't1' } }));
@@ -117,7 +81,7 @@ describe('chat streaming', () => {
   it('a turn that fails before its startTurn answer arrives puts the question back in the box', async () => {
     let resolve: (v: unknown) => void = () => undefined;
     const t = setup({ 'chat.startTurn': () => new Promise((r) => (resolve = r)) as never });
-    t.mount();
+    await t.mount();
     await sendHello();
     act(() => t.emit('chat.error', { turnId: 't1', error: { kind: 'server-error', code: 'HTTP_503', message: 'HTTP 503' } }));
     await act(async () => resolve({ ok: true, value: { turnId: 't1' } }));
@@ -128,7 +92,7 @@ describe('chat streaming', () => {
 
   it('stop midway keeps the partial text, calls chat.stopTurn and ignores later tokens', async () => {
     const t = setup();
-    t.mount();
+    await t.mount();
     await sendHello();
     act(() => t.emit('chat.token', { turnId: 't1', token: 'Partial' }));
     fireEvent.click(screen.getByRole('button', { name: 'Stop' }));
@@ -146,7 +110,7 @@ describe('chat streaming', () => {
 
   it('a turn that cannot start says why and keeps the typed text; retry re-sends the last message', async () => {
     const t = setup({ 'chat.startTurn': { ok: false, error: { kind: 'unauthorized', code: 'UNAUTHORIZED', message: 'The key was rejected.', status: 401 } } });
-    t.mount();
+    await t.mount();
     await sendHello();
     expect(screen.getByRole('alert').textContent).toContain('The service rejected the team API key');
     expect(screen.getByText('Your message was not sent; it is still in the box below.')).toBeTruthy();
@@ -155,7 +119,7 @@ describe('chat streaming', () => {
 
     const ok = setup();
     cleanup();
-    ok.mount();
+    await ok.mount();
     await sendHello();
     act(() => ok.emit('chat.error', { turnId: 't1', error: { kind: 'server-error', code: 'E', message: 'boom' } }));
     expect(screen.getByText('Service error: boom')).toBeTruthy();
@@ -169,7 +133,7 @@ describe('chat streaming', () => {
 
   it('Shift+Enter does not send; the raw frame toggle shows token events as received', async () => {
     const t = setup();
-    t.mount();
+    await t.mount();
     const box = screen.getByLabelText('Message');
     fireEvent.change(box, { target: { value: 'line' } });
     fireEvent.keyDown(box, { key: 'Enter', shiftKey: true });
@@ -187,7 +151,7 @@ describe('chat streaming', () => {
 
   it('your own conversation uses the install id from the settings, not a locally made id', async () => {
     const t = setup();
-    t.mount();
+    await t.mount();
     await flush();
     expect(screen.getByText(INSTALL_ID)).toBeTruthy();
     expect((t.calls.find((c) => c.name === 'chat.transcript')?.args as { userId: string }).userId).toBe(INSTALL_ID);
@@ -210,7 +174,7 @@ describe('chat streaming', () => {
 
   it('waits for the settings before opening a conversation', async () => {
     const t = setup({}, null);
-    t.mount();
+    await t.mount();
     await flush();
     expect(screen.getByText('Loading your user id…')).toBeTruthy();
     expect(t.calls.some((c) => c.name === 'chat.transcript')).toBe(false);
@@ -221,7 +185,7 @@ describe('chat streaming', () => {
 
   it('prefers the first-token time and speed measured by the main process', async () => {
     const t = setup();
-    t.mount();
+    await t.mount();
     await sendHello();
     t.tick(500);
     act(() => t.emit('chat.token', { turnId: 't1', token: 'Hi' }));
@@ -235,44 +199,12 @@ describe('chat streaming', () => {
 
   it('playing another customer uses that user id', async () => {
     const t = setup();
-    t.mount();
+    await t.mount();
     fireEvent.change(screen.getByLabelText('Customer user id'), { target: { value: 'cust-7' } });
     fireEvent.click(screen.getByRole('button', { name: 'Use this id' }));
     await flush();
     expect(t.calls.some((c) => c.name === 'chat.transcript' && (c.args as { userId: string }).userId === 'cust-7')).toBe(true);
     await sendHello();
     expect((t.calls.find((c) => c.name === 'chat.startTurn')?.args as { userId: string }).userId).toBe('cust-7');
-  });
-});
-
-describe('markdown safety', () => {
-  it('renders HTML as text and never makes a javascript: link', () => {
-    const { container } = render(<Markdown text={'<img src=x onerror=alert(1)>\n\n[click](javascript:alert(1)) and [ok](https://example.test/a)'} />);
-    expect(container.querySelector('img')).toBeNull();
-    expect(container.textContent).toContain('<img src=x onerror=alert(1)>');
-    const links = container.querySelectorAll('a');
-    expect(links).toHaveLength(1);
-    expect(links[0]?.getAttribute('href')).toBe('https://example.test/a');
-    expect(links[0]?.getAttribute('rel')).toContain('noopener');
-    expect(container.textContent).toContain('[click](javascript:alert(1))');
-  });
-
-  it('renders bold, italic, code, fences, lists and line breaks', () => {
-    const { container } = render(<Markdown text={'**b** and *i* and `c`\nnext line\n\n- one\n- two\n\n1. x\n\n```js\nconst a = "<b>";\n```'} />);
-    expect(container.querySelector('strong')?.textContent).toBe('b');
-    expect(container.querySelector('em')?.textContent).toBe('i');
-    expect(container.querySelector('p code')?.textContent).toBe('c');
-    expect(container.querySelector('p br')).not.toBeNull();
-    expect(container.querySelectorAll('ul li')).toHaveLength(2);
-    expect(container.querySelectorAll('ol li')).toHaveLength(1);
-    expect(container.querySelector('pre code')?.textContent).toBe('const a = "<b>";');
-    expect(container.querySelector('pre b')).toBeNull();
-  });
-
-  it('an unclosed fence (still streaming) runs to the end', () => {
-    expect(parseBlocks('a\n```\ncode')).toEqual([
-      { type: 'p', lines: ['a'] },
-      { type: 'code', lang: '', text: 'code' },
-    ]);
   });
 });

@@ -1,11 +1,13 @@
 // One chat message. It selects ITS OWN message from the store, so a streamed token re-renders
-// only the row it belongs to.
-import { useEffect, useRef, useState } from 'react';
+// only the row it belongs to. Your messages are bubbles on the right, as typed; the agent's replies
+// are markdown across the conversation, with their status, numbers and Copy underneath.
+import { useEffect, useRef } from 'react';
 import type { ChatMessageDTO } from '../../../../src-shared/contract';
 import type { ChatFrame, ChatTurnStats } from '../../store/chat';
 import { describeError } from '../console/error-words';
-import { Markdown } from './markdown';
 import { useApp } from '../../store/react';
+import { CopyButton } from './CopyButton';
+import { useReplyRenderer } from './reply-renderer';
 
 const STATUS_WORDS: Record<NonNullable<ChatMessageDTO['status']>, string> = {
   streaming: 'Writing…',
@@ -39,31 +41,23 @@ function Frames({ frames }: { frames: ChatFrame[] }) {
   );
 }
 
-export function ChatRow({ id, showFrames, onFinished }: { id: string; showFrames: boolean; onFinished(m: ChatMessageDTO): void }) {
+export function ChatRow({ id, agentName, showFrames, onFinished }: { id: string; agentName: string; showFrames: boolean; onFinished(m: ChatMessageDTO): void }) {
   const m = useApp((s) => s.chatMessages[id]);
   const st = useApp((s) => s.chatStats[id]);
   const frames = useApp((s) => (showFrames ? s.chatFrames[id] : undefined));
-  const [copied, setCopied] = useState<string | null>(null);
+  const Reply = useReplyRenderer();
   const prevStatus = useRef(m?.status);
   useEffect(() => {
     if (m && prevStatus.current === 'streaming' && m.status !== 'streaming') onFinished(m);
     prevStatus.current = m?.status;
   }, [m, onFinished]);
   if (!m) return null;
-  const copy = () => {
-    const done = (word: string) => setCopied(word);
-    if (!navigator.clipboard) return done('Copy is not available here');
-    navigator.clipboard.writeText(m.text).then(
-      () => done('Copied'),
-      () => done('Copy failed'),
-    );
-  };
   const mine = m.role === 'user';
   return (
     <li className={`chat-row chat-${m.role}`} data-status={m.status}>
-      <div className="chat-who">{mine ? 'You' : 'Agent'}</div>
+      <div className={mine ? 'sr-only' : 'chat-who'}>{mine ? 'You' : agentName}</div>
       <div className="chat-bubble">
-        {mine ? <p className="chat-plain">{m.text}</p> : <Markdown text={m.text} />}
+        {mine ? <p className="chat-plain">{m.text}</p> : <Reply text={m.text} streaming={m.status === 'streaming'} />}
         {!mine && m.status === 'streaming' && m.text === '' && <p className="muted">Waiting for the first token…</p>}
         {!mine && (m.status === 'error' || m.status === 'stopped') && m.text === '' && <p className="muted">No reply.</p>}
       </div>
@@ -76,10 +70,7 @@ export function ChatRow({ id, showFrames, onFinished }: { id: string; showFrames
               {describeError(m.error)}
             </span>
           )}
-          <button type="button" className="secondary small" onClick={copy} disabled={m.text === ''}>
-            Copy
-          </button>
-          {copied && <span role="status">{copied}</span>}
+          <CopyButton text={m.text} label="Copy reply" />
         </div>
       )}
       {!mine && frames && <Frames frames={frames} />}

@@ -1,7 +1,8 @@
 // The default chat user id is the install id from the app settings (settings.get → installId): the
 // same id the core's chat uses by default, so this window, other windows and the CLI share one
 // conversation. Only when the settings cannot be read at all does it fall back to an id kept in
-// localStorage, so chatting still works.
+// localStorage, so chatting still works. A new conversation is a new user id (the service keeps one
+// conversation per user_id): the person's id with a suffix.
 const KEY = 'cc.chat.userId';
 
 function randomPart(): string {
@@ -32,7 +33,12 @@ export function ownUserId(
   return settingsFailed ? localFallbackUserId(storage) : null;
 }
 
-function safeStorage(): Storage | null {
+/** A fresh user id for a new conversation of the person's own: their id and a time-based suffix. */
+export function newConversationId(own: string, now: number = Date.now()): string {
+  return `${own}-${now.toString(36)}${randomPart().slice(0, 3)}`;
+}
+
+export function safeStorage(): Storage | null {
   try {
     return typeof localStorage === 'undefined' ? null : localStorage;
   } catch {

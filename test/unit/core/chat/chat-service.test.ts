@@ -184,6 +184,37 @@ describe('transcripts on disk', () => {
     expect(await svc.listTranscript('../agent', 'a/b c')).toEqual([]);
   });
 
+  it('conversations: newest first, with a title, a preview and a search over messages and replies', async () => {
+    const { svc } = service({ chat: RESULT });
+    await svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: 'Where is   my\norder 4521?', userId: 'u-old', stream: false }).result;
+    clock.t += 1000;
+    await svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: `Refund ${'please '.repeat(20)}`, userId: 'u-new', stream: false }).result;
+    await svc.startTurn({ teamId: 'team', agentId: 'agent-2', message: 'other agent', userId: 'u-new', stream: false }).result;
+    const all = await svc.listConversations('agent-1');
+    expect(all.map((c) => c.userId)).toEqual(['u-new', 'u-old']);
+    expect(all[1]).toMatchObject({ title: 'Where is my order 4521?', preview: 'Hello there', turns: 1, conversationId: 'conv-1', match: null });
+    expect(all[0]!.title).toHaveLength(80);
+    expect(all[0]!.title.endsWith('…')).toBe(true);
+    // Search: case-insensitive, in messages and in replies, with the words around the match.
+    expect(await svc.listConversations('agent-1', 'ORDER 45')).toMatchObject([{ userId: 'u-old', match: 'Where is my order 4521?' }]);
+    expect((await svc.listConversations('agent-1', 'hello')).map((c) => c.userId)).toEqual(['u-new', 'u-old']);
+    expect(await svc.listConversations('agent-1', 'nowhere')).toEqual([]);
+    expect((await svc.listConversations('agent-1', '  ')).map((c) => c.match)).toEqual([null, null]);
+  });
+
+  it('deleteConversation removes the transcript, and is refused while a reply is coming in it', async () => {
+    const { svc } = service({ stream: [{ type: 'token', token: 'x' }, { hang: true }], chat: RESULT });
+    await svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: 'keep me?', userId: 'u1', stream: false }).result;
+    const running = svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: 'streaming', userId: 'u2' });
+    await expect(svc.deleteConversation('agent-1', 'u2')).rejects.toThrow(/still coming/);
+    expect(await svc.deleteConversation('agent-1', 'u1')).toBe(true);
+    expect(await svc.listTranscript('agent-1', 'u1')).toEqual([]);
+    expect(await svc.deleteConversation('agent-1', 'u1')).toBe(false);
+    svc.stopAll();
+    await running.result;
+    expect((await svc.listConversations('agent-1')).map((c) => c.userId)).toEqual(['u2']);
+  });
+
   it('a corrupt file is set aside and the conversation starts empty', async () => {
     const { svc } = service({ chat: RESULT });
     const file = path.join(dir, Buffer.from('agent-1').toString('base64url'), `${Buffer.from('install-1').toString('base64url')}.json`);

@@ -1,0 +1,129 @@
+// The title of the conversation on screen, with Rename (a name kept by this window) and Delete
+// (this install's transcript; the service keeps its own record under the user id).
+import { useState, type FormEvent } from 'react';
+import type { ChatConversationDTO, ErrorDTO } from '../../../../src-shared/contract';
+import { ErrorNotice } from '../../components/ErrorNotice';
+import { convKey } from '../../store/chat';
+import { agentKey } from '../../store/env';
+import { useApp } from '../../store/react';
+import { MAX_NAME, setConversationName, useConversationNames } from './names';
+
+const NO_ITEMS: ChatConversationDTO[] = [];
+
+/** The words a conversation goes by: its name, else its first message, else "New conversation". */
+export function conversationName(name: string | undefined, title: string | undefined): string {
+  return name || title || 'New conversation';
+}
+
+/** The first message of a conversation in this window, cut to a title (until the list has it). */
+export function useFirstMessage(key: string): string | undefined {
+  const text = useApp((s) => {
+    const id = s.chatConvs[key]?.messageIds[0];
+    return id ? s.chatMessages[id]?.text : undefined;
+  });
+  const line = text?.replace(/\s+/g, ' ').trim();
+  return line && line.length > 80 ? `${line.slice(0, 79).trimEnd()}…` : line;
+}
+
+interface Props {
+  teamId: string;
+  agentId: string;
+  userId: string;
+  own: string;
+  /** It has messages in this install's transcript (something to delete). */
+  saved: boolean;
+  busy: boolean;
+}
+
+export function ConversationTitle({ teamId, agentId, userId, own, saved, busy }: Props) {
+  const key = convKey(teamId, agentId, userId);
+  const names = useConversationNames();
+  const items = useApp((s) => s.chatLists[agentKey(teamId, agentId)]?.items ?? NO_ITEMS);
+  const first = useFirstMessage(key);
+  const title = items.find((c) => c.userId === userId)?.title || first;
+  const remove = useApp((s) => s.deleteChat);
+  const select = useApp((s) => s.selectChat);
+  const [mode, setMode] = useState<'show' | 'rename' | 'delete'>('show');
+  const [draft, setDraft] = useState('');
+  const [error, setError] = useState<ErrorDTO | null>(null);
+  const name = conversationName(names[key], title);
+  const who = userId === own ? 'your own user id' : userId.startsWith(`${own}-`) ? 'a new user id of yours' : 'a customer';
+
+  const save = (e: FormEvent) => {
+    e.preventDefault();
+    setConversationName(key, draft);
+    setMode('show');
+  };
+  const del = async () => {
+    const err = await remove(teamId, agentId, userId);
+    setError(err);
+    if (err) return;
+    setConversationName(key, null);
+    setMode('show');
+    // The most recent other conversation, else your own.
+    select(teamId, agentId, items.find((c) => c.userId !== userId)?.userId ?? null);
+  };
+
+  return (
+    <div className="chat-conv-head">
+      {mode === 'rename' ? (
+        <form className="chat-rename" onSubmit={save} onKeyDown={(e) => e.key === 'Escape' && setMode('show')}>
+          <label htmlFor="chat-rename-input">Conversation name</label>
+          <input id="chat-rename-input" value={draft} maxLength={MAX_NAME} onChange={(e) => setDraft(e.target.value)} autoFocus aria-describedby="chat-rename-hint" />
+          <button type="submit" className="small">
+            Save name
+          </button>
+          <button type="button" className="secondary small" onClick={() => setMode('show')}>
+            Cancel
+          </button>
+          <span id="chat-rename-hint" className="hint">
+            Kept in this window only. Empty goes back to the first message.
+          </span>
+        </form>
+      ) : (
+        <div className="chat-conv-title">
+          <div className="chat-conv-heading">
+            <h3 id="chat-conv-name">{name}</h3>
+            <span className="muted">
+              as {who} <code>{userId}</code>
+            </span>
+          </div>
+          <div className="chat-conv-actions">
+            <button
+              type="button"
+              className="secondary small"
+              onClick={() => {
+                setDraft(names[key] ?? '');
+                setMode('rename');
+              }}
+            >
+              Rename
+            </button>
+            {saved && (
+              <button type="button" className="secondary small danger" onClick={() => setMode('delete')} disabled={busy}>
+                Delete
+              </button>
+            )}
+          </div>
+        </div>
+      )}
+      {mode === 'delete' && (
+        <div className="chat-confirm" role="group" aria-labelledby="chat-delete-q">
+          <p id="chat-delete-q">
+            Delete “{name}” from this computer? Its messages here are removed. The service keeps its own record of the conversation with user id{' '}
+            <code>{userId}</code>, and remembers it if you chat as that id again.
+          </p>
+          <div className="actions">
+            <button type="button" className="danger small" onClick={() => void del()} disabled={busy}>
+              Delete conversation
+            </button>
+            <button type="button" className="secondary small" onClick={() => setMode('show')}>
+              Keep it
+            </button>
+          </div>
+        </div>
+      )}
+      {error && <ErrorNotice error={error} onDismiss={() => setError(null)} />}
+    </div>
+  );
+}
