@@ -76,6 +76,14 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
         return registered;
       },
       publish: s.publish,
+      teamLabel: (teamId) => s.c.findTeam(teamId)?.label ?? teamId,
+      monitor: {
+        isReconnecting: (teamId, agentId) => {
+          const team = s.requireTeam(teamId).id;
+          return c.monitor().snapshot().some((a) => a.teamId === team && a.agentId === agentId && a.health === 'reconnecting');
+        },
+        pollSoon: (teamId, agentId) => c.monitor().pollSoon(s.requireTeam(teamId).id, agentId),
+      },
     }),
     ...tunnel.requests,
     ...chatRequests(s),
