@@ -1,6 +1,7 @@
-// Accessibility audit (axe-core) of every screen with real content (the agents home, an agent page,
+// Accessibility audit (axe-core) of every screen with real content (the agents home, with notices too, an agent page,
 // pairing with its QR, alerts, settings, an agent's settings, a chat with a streamed reply, the
-// console with a send and an error, the tunnel with a delivery open, onboarding with no teams),
+// console with a send, an error and the not-on-WhatsApp warning, the tunnel with a delivery open,
+// onboarding with no teams, empty and with an error),
 // each in light and in dark: no violation of impact serious or critical. Dark runs twice: through
 // the system preference and through the theme switch. Each screenshot and axe report lands in the
 // test's output folder.
@@ -67,6 +68,15 @@ const SCREENS: Screen[] = [
     ready: async (page) => {
       await expect(page.locator('ul.agents > li')).toHaveCount(3, { timeout: 15_000 });
       await expect(page.locator('ul.agents')).not.toContainText('Not checked yet', { timeout: 10_000 });
+    },
+  },
+  {
+    name: 'agents-home-with-notices',
+    hash: () => '#/',
+    ready: async (page, suite) => {
+      await expect(page.locator('ul.agents > li')).toHaveCount(3, { timeout: 15_000 });
+      await control(suite, `agents/${AGENTS.connected}/unlink`);
+      await expect(page.locator('.toasts li.toast').first()).toBeVisible({ timeout: 10_000 });
     },
   },
   {
@@ -138,6 +148,13 @@ const SCREENS: Screen[] = [
       await expect(page.locator('.send-error')).toContainText('Needs a QR scan');
       await page.getByLabel(/^To \(phone number/).fill('12ab');
       await expect(page.getByText('contains letters')).toBeVisible();
+      // A number the contact check says is not on WhatsApp: the warning before sending.
+      await page.getByRole('combobox', { name: /Agent/ }).selectOption(AGENTS.connected);
+      await page.getByLabel(/^To \(phone number/).fill('+15550109999');
+      await page.getByRole('button', { name: /Check contact/ }).click();
+      await expect(page.locator('.contact-no')).toBeVisible();
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await expect(page.locator('.send-confirm')).toBeVisible();
     },
   },
   {
@@ -184,6 +201,10 @@ test.describe('a11y: onboarding with no teams', () => {
       await expect(page.getByRole('heading', { level: 2, name: 'Welcome' })).toBeVisible({ timeout: 10_000 });
       await expectTheme(page, mode);
       await audit(page, testInfo, `onboarding-${mode.name}`);
+      // Empty required fields, each marked with its message.
+      await page.getByRole('button', { name: 'Add team' }).click();
+      await expect(page.locator('form [aria-invalid="true"]')).toHaveCount(3);
+      await audit(page, testInfo, `onboarding-empty-${mode.name}`);
       // The same form with an error shown (a wrong key) must hold up too.
       await page.getByLabel('Team name').fill('A11y team');
       await page.getByLabel('Service address').fill(suite.emulator.baseUrl);

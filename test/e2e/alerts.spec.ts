@@ -22,7 +22,7 @@ test.describe('alerts screen', () => {
     const toast = page.getByRole('status', { name: 'Notifications' }).locator('li.toast').filter({ hasText: `${LABELS.connected}:` });
     await expect(toast.first()).toBeVisible({ timeout: 6_000 });
     await expect(toast.first()).toContainText(/Urgent:.*(QR scan|unlinked)/);
-    await expect(toast.first().getByRole('button', { name: 'Open' })).toBeVisible();
+    await expect(toast.first().getByRole('link', { name: /^Support bot:/ })).toBeVisible();
     const row = incidents.filter({ hasText: LABELS.connected });
     await expect(row).toHaveCount(1);
     await expect(row).toContainText(/Urgent: Support bot — .*(QR scan|unlinked)/);
