@@ -1,8 +1,8 @@
 // Forms and their words, in Chromium against `serve --emulator`, each state shot at 1280 and 1024
 // px, light and dark: "Add team" with empty fields marks each required field with its own message
 // (on first run and in Settings); an error names the thing and never ends in an internal code;
-// quiet hours with the same start and end are refused with a message; "Enable desktop
-// notifications" says what the browser answered.
+// "Enable desktop notifications" says what the browser answered. (Quiet hours with the same start
+// and end: alerts.spec.ts.)
 import { expect, test, type Page } from '@playwright/test';
 import { open, shooterAcross, useDemoServe, useServe } from './support/kit';
 
@@ -74,25 +74,6 @@ test.describe('forms with the demo team', () => {
     await expect(form.getByLabel('Team name', { exact: true })).toBeFocused();
     await form.getByLabel('Team name', { exact: true }).scrollIntoViewIfNeeded();
     await shots('settings-add-team-empty');
-  });
-
-  test('quiet hours with the same start and end are refused with a message', async ({ page }, testInfo) => {
-    const shots = shooterAcross(page, testInfo);
-    await open(page, suite, '#/alerts');
-    const quiet = page.locator('section.card', { has: page.getByRole('heading', { name: 'Quiet hours' }) });
-    await quiet.getByLabel('Keep non-urgent alerts silent during quiet hours').check();
-    await quiet.getByLabel('Quiet from').fill('07:00');
-    await quiet.getByLabel('Quiet until').fill('07:00');
-    await quiet.getByRole('button', { name: 'Save quiet hours' }).click();
-    await expect(quiet.getByRole('alert')).toContainText('Quiet from 07:00 until 07:00 is no time at all');
-    await expect(quiet.getByRole('alert')).not.toContainText(NO_CODE);
-    await expect(quiet.getByLabel('Quiet until')).toHaveAttribute('aria-invalid', 'true');
-    await quiet.scrollIntoViewIfNeeded();
-    await shots('quiet-hours-same');
-    // Nothing was saved.
-    await page.reload();
-    await expect(quiet.getByLabel('Quiet until')).toHaveValue('07:00', { timeout: 10_000 });
-    await expect(quiet.getByLabel('Keep non-urgent alerts silent during quiet hours')).not.toBeChecked();
   });
 
   test('"Enable desktop notifications" says what the browser answered', async ({ page }, testInfo) => {

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Result, SendArgs, SendBudgetDTO, SendResultDTO } from '../../../src-shared/contract';
+import type { Result, SendArgs, SendBudgetDTO, SendProgressDTO, SendResultDTO } from '../../../src-shared/contract';
 import { ConsoleScreen } from '../../../src-renderer/src/features/console/ConsoleScreen';
 import { checkRecipient } from '../../../src-renderer/src/features/console/recipient';
 import { connectStore } from '../../../src-renderer/src/store';
@@ -14,6 +14,13 @@ function setup(answers: Parameters<typeof storeSetup>[0] = {}) {
   connectStore(t.store, t.api);
   mount(t.store, <ConsoleScreen teamId="team1" agentId="a1" />);
   return t;
+}
+
+type Fake = ReturnType<typeof setup>;
+
+/** A send.progress event for the send `clientRef` (team1, a1, to +15550102000). */
+function progress(fake: Fake, clientRef: string | undefined, p: Omit<SendProgressDTO, 'teamId' | 'agentId' | 'to' | 'clientRef'>) {
+  act(() => fake.emit('send.progress', { teamId: 'team1', agentId: 'a1', to: '+15550102000', ...(clientRef ? { clientRef } : {}), ...p }));
 }
 
 const toBox = () => screen.getByLabelText('To (phone number with country code, or JID)') as HTMLInputElement;
@@ -106,18 +113,12 @@ describe('console screen', () => {
     const args = fake.calls.find((c) => c.name === 'send.message')?.args as SendArgs;
     expect(args.clientRef).toBeTruthy();
     const retry = (attempt: number) =>
-      act(() =>
-        fake.emit('send.progress', {
-          teamId: 'team1',
-          agentId: 'a1',
-          to: '+15550102000',
-          clientRef: args.clientRef,
-          phase: 'retrying',
-          attempt,
-          delayMs: 2000,
-          error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'reconnecting', status: 503 },
-        }),
-      );
+      progress(fake, args.clientRef, {
+        phase: 'retrying',
+        attempt,
+        delayMs: 2000,
+        error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'reconnecting', status: 503 },
+      });
     retry(1);
     expect(document.querySelector('.send-progress')?.textContent).toBe('Reconnecting — retrying (attempt 1, next in 2 s) — it keeps retrying while the number reconnects.');
     retry(2);
@@ -143,18 +144,12 @@ describe('console screen', () => {
     const fake = setup({ 'send.message': () => new Promise(() => undefined) as never });
     await typeAndSend();
     const args = fake.calls.find((c) => c.name === 'send.message')?.args as SendArgs;
-    act(() =>
-      fake.emit('send.progress', {
-        teamId: 'team1',
-        agentId: 'a1',
-        to: '+15550102000',
-        clientRef: args.clientRef,
-        phase: 'retrying',
-        attempt: 1,
-        delayMs: 4000,
-        error: { kind: 'rate-limited', code: 'RATE_LIMITED', message: 'slow down', status: 429, limitPerMinute: 30 },
-      }),
-    );
+    progress(fake, args.clientRef, {
+      phase: 'retrying',
+      attempt: 1,
+      delayMs: 4000,
+      error: { kind: 'rate-limited', code: 'RATE_LIMITED', message: 'slow down', status: 429, limitPerMinute: 30 },
+    });
     expect(document.querySelector('.send-progress')?.textContent).toBe('Rate limit (30 per minute) — retrying (attempt 1, next in 4 s)');
   });
 
@@ -196,7 +191,7 @@ describe('console screen', () => {
     const fake = setup({ 'send.message': () => new Promise(() => undefined) as never });
     await typeAndSend('+15550102000', 'first');
     const first = fake.calls.filter((c) => c.name === 'send.message')[0]?.args as SendArgs;
-    act(() => fake.emit('send.progress', { teamId: 'team1', agentId: 'a1', to: '+15550102000', clientRef: first.clientRef, phase: 'queued', queuedId: 'q-1', position: 1, waitMs: 5000 }));
+    progress(fake, first.clientRef, { phase: 'queued', queuedId: 'q-1', position: 1, waitMs: 5000 });
     expect(document.querySelector('.send-progress')?.textContent).toContain('Queued (position 1, about 5 s)');
     const button = screen.getByRole('button', { name: 'Send' }) as HTMLButtonElement;
     expect(button.disabled).toBe(false);
@@ -216,7 +211,7 @@ describe('console screen', () => {
     const args = fake.calls.find((c) => c.name === 'send.message')?.args as SendArgs;
     // Not while it is simply going out.
     expect(screen.queryByRole('button', { name: 'Cancel the send to +15550102000' })).toBeNull();
-    act(() => fake.emit('send.progress', { teamId: 'team1', agentId: 'a1', to: '+15550102000', clientRef: args.clientRef, phase: 'queued', queuedId: 'q-42', position: 1, waitMs: 3000 }));
+    progress(fake, args.clientRef, { phase: 'queued', queuedId: 'q-42', position: 1, waitMs: 3000 });
     expect(screen.getAllByRole('button', { name: 'Cancel the send to +15550102000' })).toHaveLength(2);
     fireEvent.click(screen.getAllByRole('button', { name: 'Cancel the send to +15550102000' })[0]!);
     await flush();
