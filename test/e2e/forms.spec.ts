@@ -1,6 +1,6 @@
 // Forms and their words, in Chromium against `serve --emulator`, each state shot at 1280 and 1024
 // px, light and dark: "Add team" with empty fields marks each required field with its own message
-// (on first run and in Settings); an error names the thing and never ends in an internal code;
+// (on first run and in Settings, and so does "Add agent"); an error names the thing and never ends in an internal code;
 // "Enable desktop notifications" says what the browser answered. (Quiet hours with the same start
 // and end: alerts.spec.ts.)
 import { expect, test, type Page } from '@playwright/test';
@@ -64,9 +64,14 @@ test.describe('first run: the team form', () => {
 test.describe('forms with the demo team', () => {
   const suite = useDemoServe();
 
-  test('"Add a team…" in Settings marks the empty required fields too', async ({ page }, testInfo) => {
+  test('"Add a team…" and "Add agent" in Settings mark their empty required fields too', async ({ page }, testInfo) => {
     const shots = shooterAcross(page, testInfo);
     await open(page, suite, '#/settings');
+    const addAgent = page.getByRole('form', { name: /^Add an agent to / });
+    await addAgent.getByRole('button', { name: 'Add agent' }).click();
+    await expect(addAgent.getByLabel('Agent ID')).toHaveAttribute('aria-invalid', 'true');
+    await expect(addAgent.getByText('Give the agent ID from the dashboard, e.g. agent-support.')).toBeVisible();
+    await expect(addAgent.getByLabel('Agent ID')).toBeFocused();
     await page.getByRole('button', { name: 'Add a team…' }).click();
     const form = page.locator('form', { has: page.getByLabel('Team API key') });
     await form.getByRole('button', { name: 'Add team' }).click();
