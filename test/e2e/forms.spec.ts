@@ -1,8 +1,8 @@
 // Forms and their words, in Chromium against `serve --emulator`, each state shot at 1280 and 1024
 // px, light and dark: "Add team" with empty fields marks each required field with its own message
-// (on first run and in Settings, and so does "Add agent"); an error names the thing and never ends in an internal code;
-// "Enable desktop notifications" says what the browser answered. (Quiet hours with the same start
-// and end: alerts.spec.ts.)
+// (on first run and in Settings, and so does "Add agent"); an error names the thing and never ends
+// in an internal code; "Enable desktop notifications" says what the browser answered. (Quiet hours
+// with the same start and end: alerts.spec.ts.)
 import { expect, test, type Page } from '@playwright/test';
 import { open, shooterAcross, useDemoServe, useServe } from './support/kit';
 
