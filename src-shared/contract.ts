@@ -31,6 +31,8 @@ export interface ErrorDTO {
   /** HTTP status from the service, when the error came from it. */
   status?: number;
   retryAfterSec?: number;
+  /** A rate-limited answer's ceiling (X-RateLimit-Limit): sends allowed per minute. */
+  limitPerMinute?: number;
   /** Dotted path of the argument that failed validation (kind 'validation'). */
   field?: string;
 }
@@ -523,6 +525,8 @@ export interface Requests {
   'send.message': { args: SendArgs; result: SendResultDTO };
   'send.budget': { args: { teamId: string }; result: SendBudgetDTO };
   'send.cancel': { args: { teamId: string; queuedId: string }; result: { cancelled: boolean } };
+  /** Stops a send of this window by its clientRef, whether it waits in the queue or between retries. */
+  'send.stop': { args: { clientRef: string }; result: { stopped: boolean } };
 
   'contacts.check': { args: { teamId: string; agentId: string; phone: string }; result: ContactCheckDTO };
   'channel.updateSettings': {
@@ -590,6 +594,7 @@ export const REQUEST_NAMES = [
   'send.message',
   'send.budget',
   'send.cancel',
+  'send.stop',
   'contacts.check',
   'channel.updateSettings',
   'webhook.register',

@@ -57,6 +57,7 @@ export function serviceErrorDTO(s: ServiceErrorDTO): ErrorDTO {
   const dto: ErrorDTO = { kind: serviceKind(s.kind), code: s.code, message: s.message };
   if (s.status !== undefined) dto.status = s.status;
   if (s.retryAfterSec !== undefined) dto.retryAfterSec = s.retryAfterSec;
+  if (s.kind === 'rate-limited' && s.rateLimit.limit !== undefined) dto.limitPerMinute = s.rateLimit.limit;
   return dto;
 }
 
@@ -93,6 +94,16 @@ function fromCore(e: unknown): unknown {
   }
   if (e instanceof ReplayError) return new AppError(e.code === 'not-found' ? 'not-found' : 'invalid-request', `REPLAY_${upperCode(e.code)}`, e.message);
   return e;
+}
+
+/**
+ * A service 404 in a request about one agent, said with the agent and its team instead of the
+ * service's own words (ASSUMPTION A-NOT-FOUND: a 404 there means the agent is unknown). Anything
+ * else is returned unchanged.
+ */
+export function agentNotFound(error: unknown, agentId: string, teamLabel: string): unknown {
+  if (!isServiceError(error) || error.kind !== 'not-found') return error;
+  return new AppError('not-found', error.code, `Agent ${agentId} is not in team ${teamLabel} on the service.`);
 }
 
 export function toErrorDTO(error: unknown): ErrorDTO {

@@ -16,9 +16,9 @@ export const HEALTH_STATE_OF: Readonly<Record<Health, HealthState>> = {
 };
 
 /** Why an agent is 'unreachable' when the monitor's word was a more precise one. */
-export const FOLDED_NOTES: Readonly<Partial<Record<Health, string>>> = {
-  'auth-error': 'The service rejected the API key.',
-  'not-found': 'The service does not know this agent.',
+export const FOLDED_NOTES: Readonly<Partial<Record<Health, (agentId: string) => string>>> = {
+  'auth-error': () => "The service rejected the team's API key.",
+  'not-found': (agentId) => `Agent ${agentId} is not in this team on the service.`,
 };
 
 export function healthState(h: Health): HealthState {

@@ -15,7 +15,10 @@ const empty = z.strictObject({});
 const teamAgent = z.strictObject({ teamId: id, agentId: id });
 const agentInput = z.strictObject({ agentId: id, label: label.optional() });
 
-const quietHours = z.strictObject({ enabled: z.boolean(), start: hhmm, end: hhmm });
+/** The same start and end would be an empty window: refused, so a saved window always means something. */
+const quietHours = z
+  .strictObject({ enabled: z.boolean(), start: hhmm, end: hhmm })
+  .refine((q) => q.start !== q.end, { path: ['end'], message: 'quiet hours need an end time different from the start time' });
 
 // Ranges as in the accounts settings schema (src-main/core/accounts/schema.ts).
 const alertRules = z.strictObject({
@@ -103,6 +106,7 @@ export const argSchemas: Schemas = {
   'send.message': sendArgs,
   'send.budget': z.strictObject({ teamId: id }),
   'send.cancel': z.strictObject({ teamId: id, queuedId: id }),
+  'send.stop': z.strictObject({ clientRef: id }),
 
   'contacts.check': z.strictObject({ teamId: id, agentId: id, phone: recipient }),
   'channel.updateSettings': z.strictObject({

@@ -51,8 +51,11 @@ function hintForServiceError(err: ServiceError): string | null {
       return 'the number needs a QR scan: run `channel-companion pair`';
     case 'reconnecting':
       return 'the number is reconnecting; it recovers on its own, try again shortly';
-    case 'rate-limited':
-      return 'send rate limit reached; slow down';
+    case 'rate-limited': {
+      const { limit, retryAfter } = err.rateLimit;
+      const wait = retryAfter !== undefined ? `wait ${retryAfter} s` : 'slow down';
+      return limit !== undefined ? `the rate limit is ${limit} sends per minute; ${wait}` : `send rate limit reached; ${wait}`;
+    }
     case 'quota-exceeded':
       return 'the monthly quota is exhausted';
     case 'unauthorized':

@@ -1,9 +1,10 @@
-// The app frame: skip link, header, side navigation, the routed screen, and the toast region.
+// The app frame: skip link, header, the sidebar (navigation and the notices), the routed screen.
 import { useEffect, useRef, type MouseEvent } from 'react';
 import { ErrorNotice } from './components/ErrorNotice';
 import { LinkBanner } from './components/LinkBanner';
 import { Nav } from './components/Nav';
 import { Toasts } from './components/Toasts';
+import { focusPageHeading } from './router/focus';
 import { Screen } from './router/Screen';
 import { useRoute } from './router/useRoute';
 import { useApp } from './store/react';
@@ -17,12 +18,13 @@ export function App() {
   const main = useRef<HTMLElement>(null);
   const first = useRef(true);
   useEffect(() => {
-    // Move focus to the new screen on navigation (not on first load), like a page load would.
+    // On navigation (not on first load), like a page load: back to the top with the header in view,
+    // focus on the new page's heading.
     if (first.current) {
       first.current = false;
       return;
     }
-    main.current?.focus();
+    if (main.current) return focusPageHeading(main.current);
   }, [hash]);
   const skip = (e: MouseEvent) => {
     e.preventDefault();
@@ -38,13 +40,15 @@ export function App() {
       </header>
       <LinkBanner />
       <div className="layout">
-        <Nav route={route} />
+        <div className="sidebar">
+          <Nav route={route} />
+          <Toasts />
+        </div>
         <main id="main" tabIndex={-1} ref={main}>
           {lastError && <ErrorNotice error={lastError} onDismiss={clearError} />}
           {!loaded ? <p aria-busy="true">Loading…</p> : <Screen route={route} />}
         </main>
       </div>
-      <Toasts />
     </div>
   );
 }

@@ -102,6 +102,15 @@ const SCREENS: Screen[] = [
     },
   },
   {
+    name: 'agents-home-with-notices',
+    hash: () => '#/',
+    ready: async (page, suite) => {
+      await expect(page.locator('ul.agents > li')).toHaveCount(3, { timeout: 15_000 });
+      await control(suite, `agents/${AGENTS.connected}/unlink`);
+      await expect(page.locator('.toasts li.toast').first()).toBeVisible({ timeout: 10_000 });
+    },
+  },
+  {
     name: 'agent-page',
     hash: (suite) => agentHash(suite, AGENTS.connected),
     ready: async (page) => {
@@ -204,6 +213,13 @@ const SCREENS: Screen[] = [
       await expect(page.locator('.send-error')).toContainText('Needs a QR scan');
       await page.getByLabel(/^To \(phone number/).fill('12ab');
       await expect(page.getByText('contains letters')).toBeVisible();
+      // A number the contact check says is not on WhatsApp: the warning before sending.
+      await page.getByRole('combobox', { name: /Agent/ }).selectOption(AGENTS.connected);
+      await page.getByLabel(/^To \(phone number/).fill('+15550109999');
+      await page.getByRole('button', { name: /Check contact/ }).click();
+      await expect(page.locator('.contact-no')).toBeVisible();
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await expect(page.locator('.send-confirm')).toBeVisible();
     },
   },
   {
@@ -256,6 +272,10 @@ test.describe('a11y: onboarding with no teams', () => {
       await expect(page.getByRole('heading', { level: 2, name: 'Welcome' })).toBeVisible({ timeout: 10_000 });
       await expectTheme(page, mode);
       await audit(page, testInfo, `onboarding-${mode.name}`);
+      // Empty required fields, each marked with its message.
+      await page.getByRole('button', { name: 'Add team' }).click();
+      await expect(page.locator('form [aria-invalid="true"]')).toHaveCount(3);
+      await audit(page, testInfo, `onboarding-empty-${mode.name}`);
       // The same form with an error shown (a wrong key) must hold up too.
       await page.getByLabel('Team name').fill('A11y team');
       await page.getByLabel('Service address').fill(suite.emulator.baseUrl);

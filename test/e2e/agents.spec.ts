@@ -45,7 +45,7 @@ test.describe('agents screens', () => {
     await expect(rows).toHaveCount(3);
 
     // The row's link opens the agent page.
-    await agentRow(page, AGENTS.connected).getByRole('link', { name: LABELS.connected }).click();
+    await agentRow(page, AGENTS.connected).getByRole('link', { name: LABELS.connected, exact: true }).click();
     await expect(page.getByRole('heading', { level: 2, name: LABELS.connected })).toBeVisible();
   });
 

@@ -1,9 +1,10 @@
 // Alerts, in Chromium against `serve --emulator` (the demo team): unlinking an agent raises an
 // in-app notice and lists the open incident; acknowledge; snooze 15 min and resume; quiet hours
-// saved (and kept after a reload); a bad quiet-hours time is refused with the field marked; the
-// alert rules saved together in one form (kept after a reload), bad values marked and kept.
+// saved (and kept after a reload); a bad quiet-hours time, or the same start and end, is refused with
+// the field marked; the alert rules saved together in one form (kept after a reload), bad values
+// marked and kept.
 import { expect, test } from '@playwright/test';
-import { AGENTS, control, LABELS, open, shooter, useDemoServe } from './support/kit';
+import { AGENTS, control, LABELS, open, shooter, shooterAcross, useDemoServe } from './support/kit';
 
 test.describe('alerts screen', () => {
   const suite = useDemoServe();
@@ -22,7 +23,7 @@ test.describe('alerts screen', () => {
     const toast = page.getByRole('status', { name: 'Notifications' }).locator('li.toast').filter({ hasText: `${LABELS.connected}:` });
     await expect(toast.first()).toBeVisible({ timeout: 6_000 });
     await expect(toast.first()).toContainText(/Urgent:.*(QR scan|unlinked)/);
-    await expect(toast.first().getByRole('button', { name: 'Open' })).toBeVisible();
+    await expect(toast.first().getByRole('link', { name: /^Support bot:/ })).toBeVisible();
     const row = incidents.filter({ hasText: LABELS.connected });
     await expect(row).toHaveCount(1);
     await expect(row).toContainText(/Urgent: Support bot — .*(QR scan|unlinked)/);
@@ -67,8 +68,9 @@ test.describe('alerts screen', () => {
     await shot('resumed');
   });
 
-  test('quiet hours are saved and kept; a missing time is refused', async ({ page }, testInfo) => {
+  test('quiet hours are saved and kept; a missing time is refused, and so is the same start and end', async ({ page }, testInfo) => {
     const shot = shooter(page, testInfo);
+    const shotsAcross = shooterAcross(page, testInfo);
     await open(page, suite, '#/alerts');
     const quiet = page.locator('section.card', { has: page.getByRole('heading', { name: 'Quiet hours' }) });
     await quiet.getByLabel('Keep non-urgent alerts silent during quiet hours').check();
@@ -91,6 +93,18 @@ test.describe('alerts screen', () => {
     await shot('quiet-invalid');
     await page.reload();
     await expect(quiet.getByLabel('Quiet until')).toHaveValue('06:45', { timeout: 10_000 });
+
+    // The same start and end would be no window at all: refused with a message, nothing saved.
+    await quiet.getByLabel('Quiet from').fill('07:00');
+    await quiet.getByLabel('Quiet until').fill('07:00');
+    await quiet.getByRole('button', { name: 'Save quiet hours' }).click();
+    await expect(quiet.getByRole('alert')).toContainText('Quiet from 07:00 until 07:00 is no time at all');
+    await expect(quiet.getByRole('alert')).not.toContainText(/\([A-Z][A-Z_]{3,}\)/);
+    await expect(quiet.getByLabel('Quiet until')).toHaveAttribute('aria-invalid', 'true');
+    await quiet.scrollIntoViewIfNeeded();
+    await shotsAcross('quiet-hours-same');
+    await page.reload();
+    await expect(quiet.getByLabel('Quiet from')).toHaveValue('21:30', { timeout: 10_000 });
   });
 
   test('alert rules are saved together and kept; out-of-range values are marked and nothing is saved', async ({ page }, testInfo) => {

@@ -1,10 +1,13 @@
-// The send console in Chromium against `serve --emulator`: a bad number keeps what was
-// typed and sends nothing; the contact check; a text send lands in the history with its message id;
-// 409 (unlinked agent) says it needs a QR scan and links to pairing; 503 while the link is dropped
-// shows "Reconnecting — retrying" with the retries and then sends; 429s end in a countdown; with the
-// send budget spent, a send waits in the queue and can be cancelled.
+// The send console in Chromium against `serve --emulator`, each state shot at 1280 and 1024 px,
+// light and dark: a bad number keeps what was typed and sends nothing; the contact check, and its
+// warning before a send to a number not on WhatsApp; a send's result right under the Send button,
+// in view without scrolling; 409 says it needs a QR scan and links to pairing; a 503 keeps being
+// retried for as long as the agent reconnects (past the client's own bounded retries), then sends;
+// 429s say the rate limit per minute and the wait; a failed send has Retry; with the send budget
+// spent (a team whose limit is 2 a minute, made through the emulator's control API) the form stays
+// open, new sends queue, the meter shows the spent budget, and each queued send can be cancelled.
 import { expect, test, type Page } from '@playwright/test';
-import { consoleHash, control, hostCall, open, shooter, useServe, type Suite } from './support/kit';
+import { consoleHash, control, hostCall, open, shooter, shooterAcross, useServe, type Suite } from './support/kit';
 
 const AGENT = 'agent-connected';
 const TO = '15550102000';
@@ -19,16 +22,17 @@ async function sent(): Promise<EmuState['sentMessages']> {
   return (await control<EmuState>(suite, 'state', undefined, 'GET')).sentMessages;
 }
 
-async function openConsole(page: Page, agentId = AGENT): Promise<void> {
-  await open(page, suite, consoleHash(suite, agentId));
+async function openConsole(page: Page, agentId = AGENT, hash = consoleHash(suite, agentId)): Promise<void> {
+  await open(page, suite, hash);
   await expect(page.getByRole('heading', { name: 'Send console' })).toBeVisible();
   await expect(page.getByRole('combobox', { name: /Agent/ })).toHaveValue(agentId);
 }
 
 const toBox = (page: Page) => page.getByLabel(/^To \(phone number/);
 const textBox = (page: Page) => page.getByLabel('Message', { exact: true });
-const sendButton = (page: Page) => page.getByRole('button', { name: /^(Send|Sending…)$/ });
+const sendButton = (page: Page) => page.getByRole('button', { name: 'Send', exact: true });
 const historyRow = (page: Page, text: string) => page.locator('table.send-history tbody tr').filter({ hasText: text });
+const result = (page: Page) => page.locator('.send-result');
 
 test.describe('send console', () => {
   suite = useServe();
@@ -36,8 +40,9 @@ test.describe('send console', () => {
     await control(suite, 'faults', undefined, 'DELETE');
   });
 
-  test('a bad number keeps what was typed and sends nothing; the contact check answers', async ({ page }, testInfo) => {
+  test('a bad number keeps what was typed and sends nothing; the contact check answers and warns before a send to a number not on WhatsApp', async ({ page }, testInfo) => {
     const shot = shooter(page, testInfo);
+    const shots = shooterAcross(page, testInfo);
     await openConsole(page);
     const before = (await sent()).length;
     await toBox(page).fill('+1 555 O1O 2000');
@@ -65,25 +70,42 @@ test.describe('send console', () => {
     await toBox(page).fill('+1 555 010 9999');
     await toBox(page).press('Alt+c');
     await expect(page.getByRole('status').filter({ hasText: 'On WhatsApp' })).toHaveText(/On WhatsApp: no — \+?15550109999 has no WhatsApp account/);
-    await shot('console-contact-no');
+
+    // Sending to it asks first; "Don't send" sends nothing, "Send anyway" sends.
+    await textBox(page).press('Enter');
+    const confirm = page.locator('.send-confirm');
+    await expect(confirm).toContainText('+15550109999 is not on WhatsApp.');
+    await expect(page.getByRole('button', { name: "Don't send" })).toBeFocused();
+    await shots('console-not-on-whatsapp');
+    await page.getByRole('button', { name: "Don't send" }).click();
+    await expect(confirm).toHaveCount(0);
+    expect((await sent()).length, 'nothing sent without saying so').toBe(before);
+    await sendButton(page).click();
+    await page.getByRole('button', { name: 'Send anyway' }).click();
+    await expect(historyRow(page, 'Hello there')).toHaveAttribute('data-state', 'sent');
   });
 
-  test('a text send lands in the history with its message id', async ({ page }, testInfo) => {
-    const shot = shooter(page, testInfo);
+  test("a text send's result is right under the Send button, in view without scrolling, and lands in the history with its message id", async ({ page }, testInfo) => {
+    const shots = shooterAcross(page, testInfo);
     await openConsole(page);
     await toBox(page).fill(`+${TO}`);
     await textBox(page).fill('Your order has shipped');
     await sendButton(page).click();
+    await expect(result(page)).toContainText(`Sent to +${TO} — message id`);
+    for (const width of [1280, 1024]) {
+      await page.setViewportSize({ width, height: 720 });
+      await expect(result(page)).toBeInViewport({ ratio: 1 });
+    }
     const row = historyRow(page, 'Your order has shipped');
     await expect(row).toHaveAttribute('data-state', 'sent');
-    await expect(row).toContainText('Sent');
     const id = (await row.locator('td').nth(5).innerText()).trim();
     expect(id).not.toBe('—');
+    await expect(result(page)).toContainText(id);
     const onService = (await sent()).find((m) => m.text === 'Your order has shipped');
     expect(onService, 'the service got the message').toBeTruthy();
     expect(JSON.stringify(onService)).toContain(id);
     await expect(textBox(page)).toHaveValue('');
-    await shot('console-sent');
+    await shots('console-sent');
   });
 
   test('409 from an unlinked agent: needs a QR scan, with a link to pairing', async ({ page }, testInfo) => {
@@ -105,65 +127,98 @@ test.describe('send console', () => {
     await shot('console-to-pairing');
   });
 
-  test('503 while the link is dropped: reconnecting — retrying, with the retries, then sent', async ({ page }, testInfo) => {
-    const shot = shooter(page, testInfo);
+  test('a 503 keeps being retried while the agent reconnects, past the client’s own four retries, then sends', async ({ page }, testInfo) => {
+    test.setTimeout(90_000);
+    const shots = shooterAcross(page, testInfo);
     await openConsole(page);
     await toBox(page).fill(`+${TO}`);
-    await textBox(page).fill('Sent through a reconnect');
-    await control(suite, `agents/${AGENT}/drop`, { seconds: 3 });
+    await textBox(page).fill('Sent through a long reconnect');
+    // Four retries wait at most 1 + 2 + 4 + 8 s: a 30 s drop outlasts them.
+    await control(suite, `agents/${AGENT}/drop`, { seconds: 30 });
     await sendButton(page).click();
     const progress = page.locator('.send-progress');
-    await expect(progress).toContainText(/Reconnecting — retrying \(attempt 1, next in \d+ s\)/);
-    await shot('console-reconnecting');
-    const row = historyRow(page, 'Sent through a reconnect');
-    await expect(row).toContainText(/Reconnecting — retrying/);
-    await expect(row).toHaveAttribute('data-state', 'sent', { timeout: 30_000 });
-    await expect(row).toContainText(/Sent after \d+ retr(y|ies)/);
-    expect((await row.locator('td').nth(5).innerText()).trim()).not.toBe('—');
-    await expect(progress).toHaveCount(0);
-    await shot('console-sent-after-retries');
+    await expect(progress).toContainText(/Reconnecting — retrying \(attempt 1, next in \d+ s\) — it keeps retrying while the number reconnects\./);
+    await expect(result(page).getByRole('button', { name: `Cancel the send to +${TO}` })).toBeVisible();
+    await shots('console-reconnecting');
+    await expect(progress).toContainText(/attempt [5-9]/, { timeout: 40_000 });
+    const row = historyRow(page, 'Sent through a long reconnect');
+    await expect(row).toHaveAttribute('data-state', 'sent', { timeout: 45_000 });
+    const retries = Number(/Sent after (\d+) retries/.exec(await row.innerText())?.[1]);
+    expect(retries, 'more retries than the client makes on its own').toBeGreaterThan(4);
+    await expect(result(page)).toContainText(/Sent after \d+ retries to/);
+    await shots('console-sent-after-retries');
   });
 
-  test('429s end in a countdown, and the text is kept', async ({ page }, testInfo) => {
-    const shot = shooter(page, testInfo);
+  test('429s say the rate limit per minute with the wait; a failed send has Retry', async ({ page }, testInfo) => {
+    const shots = shooterAcross(page, testInfo);
     await openConsole(page);
     await toBox(page).fill(`+${TO}`);
     await textBox(page).fill('Rate limited hello');
     // More 429s than a send retries (3): the 4th answer is returned to the window.
-    await control(suite, 'faults', { kind: '429', count: 5, retryAfterSeconds: 2, pathPrefix: `/api/v1/agents/${AGENT}/whatsapp/messages` });
+    await control(suite, 'faults', { kind: '429', count: 4, retryAfterSeconds: 2, pathPrefix: `/api/v1/agents/${AGENT}/whatsapp/messages` });
     await sendButton(page).click();
-    await expect(page.locator('.send-progress')).toContainText(/Retrying \(attempt \d, next in 2 s\)/);
-    await shot('console-429-retrying');
+    await expect(page.locator('.send-progress')).toContainText(/Rate limit \(60 per minute\) — retrying \(attempt \d, next in 2 s\)/);
     const alert = page.locator('.send-error');
-    await expect(alert).toContainText(/Rate limited — you can send again in [12] s\./, { timeout: 20_000 });
-    await shot('console-429-countdown');
-    await expect(alert).toContainText('Rate limited — you can send again now.', { timeout: 5000 });
+    await expect(alert).toContainText(/Rate limit \(60 per minute\) — you can send again in [12] s\./, { timeout: 20_000 });
+    await shots('console-429-countdown');
+    await expect(alert).toContainText('Rate limit (60 per minute) — you can send again now.', { timeout: 5000 });
     await expect(textBox(page)).toHaveValue('Rate limited hello');
-    await expect(historyRow(page, 'Rate limited hello')).toHaveAttribute('data-state', 'failed');
-    await shot('console-429-again-now');
+    const row = historyRow(page, 'Rate limited hello');
+    await expect(row).toHaveAttribute('data-state', 'failed');
+    // Retry: the same message again, as a new send, which goes out.
+    await result(page).getByRole('button', { name: `Retry the send to +${TO}` }).click();
+    await expect(historyRow(page, 'Rate limited hello').first()).toHaveAttribute('data-state', 'sent');
+    await expect(historyRow(page, 'Rate limited hello')).toHaveCount(2);
+    await expect(row.last().getByRole('button', { name: /^Retry/ })).toHaveCount(0);
+    await shots('console-retried');
   });
 
-  test('with the send budget spent, a send waits in the queue and can be cancelled', async ({ page }, testInfo) => {
-    const shot = shooter(page, testInfo);
-    // Spend the team's 60 sends a minute through the host, as other windows would.
-    const budget = await hostCall<{ limit: number; used: number }>(suite.ready, 'send.budget', { teamId: suite.teamId });
-    for (let i = budget.used; i < budget.limit; i++) await hostCall(suite.ready, 'send.message', { teamId: suite.teamId, agentId: AGENT, to: `+${TO}`, text: `filler ${i}` });
-    await openConsole(page);
-    await expect(page.locator('.send-meter')).toContainText(/budget spent/, { timeout: 5000 });
-    const before = (await sent()).length;
+  test('with the send budget spent, the form stays open, new sends queue, the meter shows it spent, and each can be cancelled', async ({ page }, testInfo) => {
+    const shots = shooterAcross(page, testInfo);
+    // A team whose service allows 2 sends a minute, through the emulator's control API.
+    const small = await control<{ id: string; apiKey: string }>(suite, 'teams', { name: 'Small plan', sendsPerMinute: 2 });
+    await control(suite, `teams/${small.id}/agents`, { agentId: 'agent-small', label: 'Small bot', state: 'connected', phone: '15550107777' });
+    const team = await hostCall<{ teamId: string }>(suite.ready, 'teams.add', {
+      label: 'Small plan',
+      baseUrl: suite.emulator.baseUrl,
+      apiKey: small.apiKey,
+      agents: [{ agentId: 'agent-small', label: 'Small bot' }],
+    });
+    const hash = `#/console?team=${encodeURIComponent(team.teamId)}&agent=agent-small`;
+    await openConsole(page, 'agent-small', hash);
     await toBox(page).fill(`+${TO}`);
-    await textBox(page).fill('Waits for room');
+    // Two go out and the service reports its ceiling (X-RateLimit-Limit: 2): the budget is spent.
+    for (const n of [1, 2]) {
+      await textBox(page).fill(`small ${n}`);
+      await sendButton(page).click();
+      await expect(historyRow(page, `small ${n}`)).toHaveAttribute('data-state', 'sent');
+    }
+    const meter = page.getByRole('meter', { name: 'Send budget used' });
+    await expect(meter).toHaveAttribute('aria-valuetext', '2 of 2 sends used in the last minute', { timeout: 5000 });
+    await expect(page.locator('.send-meter')).toHaveClass(/send-meter-spent/);
+    await expect(page.locator('.send-meter')).toContainText('budget spent');
+    const before = (await sent()).length;
+    // Two more: both queue, the form never locks.
+    await textBox(page).fill('waits one');
     await sendButton(page).click();
-    await expect(page.locator('.send-progress')).toContainText(/Queued \(position 1, about \d+ s\)/);
-    await expect(page.locator('.send-queue li')).toHaveCount(1, { timeout: 5000 });
-    await expect(page.locator('.send-queue li')).toContainText(`to +${TO} from ${AGENT}`);
-    await shot('console-queued');
-    await page.getByRole('button', { name: `Cancel queued send to +${TO}` }).click();
-    await expect(page.locator('.send-meter [role=status]')).toContainText(`Cancelled the send to +${TO}.`);
-    await expect(page.locator('.send-queue li')).toHaveCount(0);
-    await expect(historyRow(page, 'Waits for room')).toHaveAttribute('data-state', 'failed');
-    await expect(textBox(page)).toHaveValue('Waits for room');
-    expect((await sent()).length, 'the cancelled send never left').toBe(before);
-    await shot('console-queue-cancelled');
+    await expect(historyRow(page, 'waits one')).toContainText(/Queued \(position 1, about \d+ s\)/);
+    await expect(sendButton(page)).toBeEnabled();
+    await textBox(page).fill('waits two');
+    await sendButton(page).click();
+    await expect(historyRow(page, 'waits two')).toContainText(/Queued \(position 2, about \d+ s\)/);
+    await expect(page.locator('.send-queue li')).toHaveCount(2, { timeout: 5000 });
+    await expect(result(page)).toContainText('Queued (position 2');
+    await expect(result(page)).toBeInViewport();
+    await shots('console-queued');
+    // Cancel each: one from its history row, one from the result under the form.
+    await historyRow(page, 'waits one').getByRole('button', { name: `Cancel the send to +${TO}` }).click();
+    await expect(historyRow(page, 'waits one')).toContainText('Cancelled');
+    await result(page).getByRole('button', { name: `Cancel the send to +${TO}` }).click();
+    await expect(historyRow(page, 'waits two')).toContainText('Cancelled');
+    await expect(result(page)).toContainText('Cancelled — this message was not sent.');
+    await expect(page.locator('.send-queue li')).toHaveCount(0, { timeout: 5000 });
+    await expect(textBox(page)).toHaveValue('waits two');
+    expect((await sent()).length, 'the cancelled sends never left').toBe(before);
+    await shots('console-queue-cancelled');
   });
 });

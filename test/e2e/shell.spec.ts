@@ -20,9 +20,9 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-/** An agent's row in the agents list. */
+/** An agent's row in the agents list (not a notice that names it). */
 function row(page: Page, agentId: string) {
-  return page.getByRole('listitem').filter({ hasText: agentId }).first();
+  return page.getByRole('list', { name: /agents, worst health first/ }).getByRole('listitem').filter({ hasText: agentId }).first();
 }
 
 test.describe('the app shell in a browser, over the emulator', () => {

@@ -25,7 +25,7 @@ export function agentHealthDTO(s: AgentSnapshot): AgentHealthDTO {
 export function historyEntryDTO(e: TimelineEntry): HealthHistoryEntryDTO {
   const dto: HealthHistoryEntryDTO = { at: e.at, health: healthState(e.to), previous: healthState(e.from) };
   if (e.state !== null) dto.state = e.state;
-  const note = e.error?.message ?? FOLDED_NOTES[e.to];
+  const note = e.error?.message ?? FOLDED_NOTES[e.to]?.(e.agentId);
   if (note) dto.note = note;
   return dto;
 }

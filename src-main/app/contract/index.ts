@@ -86,6 +86,14 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
       },
       publish: s.publish,
       pairing: pairingReads(pairingClock, monitorView, s.now),
+      teamLabel: (teamId) => s.c.findTeam(teamId)?.label ?? teamId,
+      monitor: {
+        isReconnecting: (teamId, agentId) => {
+          const team = s.requireTeam(teamId).id;
+          return c.monitor().snapshot().some((a) => a.teamId === team && a.agentId === agentId && a.health === 'reconnecting');
+        },
+        pollSoon: (teamId, agentId) => c.monitor().pollSoon(s.requireTeam(teamId).id, agentId),
+      },
     }),
     ...tunnel.requests,
     ...exposeRequests(s),

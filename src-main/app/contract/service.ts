@@ -1,8 +1,11 @@
 // The requests that call the service through a team's client: pairing, sending, contacts, the
-// channel settings and the webhook. A send reports its queueing and retries as send.progress.
-import type { ServiceClient } from '../../core/api/service';
+// channel settings and the webhook. A send reports its queueing and retries as send.progress, keeps
+// retrying a 503 for as long as the monitor sees the agent reconnecting, and can be stopped by its
+// clientRef. A 404 names the agent and its team.
+import type { RetryInfo, ServiceClient } from '../../core/api/service';
 import type { WebhookRegistration } from '../../core/tunnel';
-import { serviceKind } from '../errors';
+import type { ErrorDTO } from '../../../src-shared/contract';
+import { agentNotFound, serviceKind } from '../errors';
 import type { Implementations } from '../handlers';
 import type { PairingReads } from './pairing';
 import type { Publish } from './scope';
@@ -18,49 +21,94 @@ export interface ServiceDeps {
   publish: Publish;
   /** Session reads: the pairing's clock, and the monitor told at once what they show. */
   pairing: PairingReads;
+  /** The team's label, to name it in messages (default: the id given). */
+  teamLabel?(teamId: string): string;
+  /** What the monitor knows of an agent's link (default: nothing, so a send's 503s get the client's bounded retries). */
+  monitor?: {
+    /** The monitor sees the agent reconnecting now. */
+    isReconnecting(teamId: string, agentId: string): boolean;
+    /** Polls the agent soon (a send met a 503 the monitor may not have seen yet). */
+    pollSoon(teamId: string, agentId: string): void;
+  };
 }
 
 type ServiceRequests = Pick<
   Implementations,
-  'pairing.start' | 'pairing.session' | 'send.message' | 'send.budget' | 'send.cancel' | 'contacts.check' | 'channel.updateSettings' | 'webhook.register'
+  'pairing.start' | 'pairing.session' | 'send.message' | 'send.budget' | 'send.cancel' | 'send.stop' | 'contacts.check' | 'channel.updateSettings' | 'webhook.register'
 >;
 
-export function serviceRequests({ clientFor, registerWebhook, publish, pairing }: ServiceDeps): ServiceRequests {
-  return {
-    'pairing.start': async ({ teamId, agentId }) => {
-      const client = await clientFor(teamId);
-      pairing.begin(teamId, agentId);
-      // ASSUMPTION A-SESSION-POST: the reply body is not relied on; read the session with GET.
-      await client.startPairing(agentId);
-      return pairing.read(teamId, agentId, await client.getSession(agentId));
-    },
-    'pairing.session': async ({ teamId, agentId }) => pairing.read(teamId, agentId, await (await clientFor(teamId)).getSession(agentId)),
+/** A retry's cause as the contract says it; a rate limit carries its ceiling. */
+function retryErrorDTO(error: RetryInfo['error'], limitPerMinute: number): ErrorDTO {
+  const dto: ErrorDTO = { kind: serviceKind(error.kind), code: error.code, message: error.message };
+  if (dto.kind === 'rate-limited') dto.limitPerMinute = limitPerMinute;
+  return dto;
+}
 
-    'send.message': async ({ teamId, agentId, clientRef, ...req }) => {
-      const client = await clientFor(teamId);
-      const base = clientRef === undefined ? { teamId, agentId, to: req.to } : { teamId, agentId, to: req.to, clientRef };
-      const r = await client.send(agentId, req, {
-        // The queued id lets the console cancel this one send (send.cancel).
-        onQueued: ({ id, position, waitMs }) => publish('send.progress', { ...base, phase: 'queued', queuedId: id, position, waitMs }),
-        onRetry: ({ attempt, delayMs, error }) =>
-          publish('send.progress', { ...base, phase: 'retrying', attempt, delayMs, error: { kind: serviceKind(error.kind), code: error.code, message: error.message } }),
-      });
-      return { status: r.status, messageId: r.messageId, to: r.to };
-    },
+export function serviceRequests({ clientFor, registerWebhook, publish, pairing, teamLabel = (t) => t, monitor }: ServiceDeps): ServiceRequests {
+  /** Sends in flight that carry a clientRef, to stop them (send.stop). */
+  const running = new Map<string, AbortController>();
+  /** Runs a request about one agent through its team's client; a 404 names the agent and the team. */
+  const forAgent = async <T>(teamId: string, agentId: string, work: (client: TeamClient) => Promise<T>): Promise<T> => {
+    const client = await clientFor(teamId);
+    try {
+      return await work(client);
+    } catch (e) {
+      throw agentNotFound(e, agentId, teamLabel(teamId));
+    }
+  };
+  return {
+    'pairing.start': ({ teamId, agentId }) =>
+      forAgent(teamId, agentId, async (client) => {
+        pairing.begin(teamId, agentId);
+        // ASSUMPTION A-SESSION-POST: the reply body is not relied on; read the session with GET.
+        await client.startPairing(agentId);
+        return pairing.read(teamId, agentId, await client.getSession(agentId));
+      }),
+    'pairing.session': ({ teamId, agentId }) => forAgent(teamId, agentId, async (client) => pairing.read(teamId, agentId, await client.getSession(agentId))),
+
+    'send.message': ({ teamId, agentId, clientRef, ...req }) =>
+      forAgent(teamId, agentId, async (client) => {
+        const base = clientRef === undefined ? { teamId, agentId, to: req.to } : { teamId, agentId, to: req.to, clientRef };
+        const stop = new AbortController();
+        if (clientRef !== undefined) running.set(clientRef, stop);
+        try {
+          const r = await client.send(agentId, req, {
+            signal: stop.signal,
+            // Past the client's bounded retries, a 503 is retried again while the monitor sees the agent reconnecting.
+            shouldKeepRetrying: () => monitor?.isReconnecting(teamId, agentId) ?? false,
+            // The queued id lets the console cancel this one send (send.cancel).
+            onQueued: ({ id, position, waitMs }) => publish('send.progress', { ...base, phase: 'queued', queuedId: id, position, waitMs }),
+            onRetry: ({ attempt, delayMs, error }) => {
+              if (error.kind === 'reconnecting' && attempt === 1) monitor?.pollSoon(teamId, agentId);
+              publish('send.progress', { ...base, phase: 'retrying', attempt, delayMs, error: retryErrorDTO(error, client.sendBudget().limit) });
+            },
+          });
+          return { status: r.status, messageId: r.messageId, to: r.to };
+        } finally {
+          if (clientRef !== undefined && running.get(clientRef) === stop) running.delete(clientRef);
+        }
+      }),
     'send.budget': async ({ teamId }) => {
       const b = (await clientFor(teamId)).sendBudget();
       return { teamId, limit: b.limit, windowMs: b.windowMs, used: b.used, queued: b.queued.map((q) => ({ ...q })) };
     },
     'send.cancel': async ({ teamId, queuedId }) => ({ cancelled: (await clientFor(teamId)).cancelQueued(queuedId) }),
+    'send.stop': async ({ clientRef }) => {
+      const stop = running.get(clientRef);
+      stop?.abort();
+      return { stopped: stop !== undefined };
+    },
 
-    'contacts.check': async ({ teamId, agentId, phone }) => {
-      const c = await (await clientFor(teamId)).checkContact(agentId, phone);
-      return { phone: c.phone, exists: c.exists, jid: c.jid };
-    },
-    'channel.updateSettings': async ({ teamId, agentId, patch }) => {
-      const s = await (await clientFor(teamId)).updateSettings(agentId, patch);
-      return { groups: s.groups, readReceipts: s.readReceipts, deliveryReceipts: s.deliveryReceipts };
-    },
+    'contacts.check': ({ teamId, agentId, phone }) =>
+      forAgent(teamId, agentId, async (client) => {
+        const c = await client.checkContact(agentId, phone);
+        return { phone: c.phone, exists: c.exists, jid: c.jid };
+      }),
+    'channel.updateSettings': ({ teamId, agentId, patch }) =>
+      forAgent(teamId, agentId, async (client) => {
+        const s = await client.updateSettings(agentId, patch);
+        return { groups: s.groups, readReceipts: s.readReceipts, deliveryReceipts: s.deliveryReceipts };
+      }),
     'webhook.register': async ({ teamId, agentId, publicUrl }) => {
       const r = await registerWebhook(teamId, agentId, publicUrl);
       return { mode: r.mode, url: r.url };

@@ -78,7 +78,7 @@ export function register(program: Command, ctx: CliContext): void {
           return EXIT.ok;
         } else {
           if (!out.json) ctx.io.stdout.write('\n');
-          throw new CliFailure(`the stream failed: ${ev.message} (${ev.code})`, exitForStatus(ev.status), ev.code);
+          throw new CliFailure(`the stream failed: ${ev.message}`, exitForStatus(ev.status), ev.code);
         }
       }
     } finally {

@@ -117,7 +117,8 @@ export function register(program: Command, ctx: CliContext): void {
         started = await tunnel.start({ port: f.port ?? 0, host, allowNonLoopback: true });
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
-        throw new CliFailure(`the receiver could not listen on ${host}:${f.port ?? 0}${code ? ` (${code})` : ''}`, EXIT.failure, 'LISTEN_FAILED');
+        const why = code === 'EADDRINUSE' ? ': the port is already in use' : code === 'EACCES' ? ': not allowed to use that port' : code === 'EADDRNOTAVAIL' ? ': no such address on this machine' : '';
+        throw new CliFailure(`the receiver could not listen on ${host}:${f.port ?? 0}${why}`, EXIT.failure, 'LISTEN_FAILED');
       }
       const hooks = agents.map((a) => ({ agentId: a, url: tunnel.hookUrl(a) }));
       out.event(

@@ -51,8 +51,8 @@ export function register(program: Command, ctx: CliContext): void {
       onRetry: (i) =>
         out.note(
           i.error.kind === 'reconnecting'
-            ? `the number is reconnecting (503 ${i.error.code}) — retry ${i.attempt}/${maxRetries} in ${(i.delayMs / 1000).toFixed(1)} s`
-            : `${i.error.message} (${i.error.code}) — retry ${i.attempt} in ${(i.delayMs / 1000).toFixed(1)} s`,
+            ? `the number is reconnecting (HTTP 503) — retry ${i.attempt}/${maxRetries} in ${(i.delayMs / 1000).toFixed(1)} s`
+            : `${i.error.message} — retry ${i.attempt} in ${(i.delayMs / 1000).toFixed(1)} s`,
         ),
       onQueued: (q) => out.note(`send rate budget used up — queued (position ${q.position}), going out in ~${Math.ceil(q.waitMs / 1000)} s`),
     });

@@ -124,7 +124,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
       const body = prepareSendRequest(req);
       checkSignal(o.signal);
       const maxRetries = Math.max(0, Math.floor(o.maxRetries ?? DEFAULT_SEND_MAX_RETRIES));
-      return withSendRetry({ clock, random }, { maxRetries, signal: o.signal, onRetry: o.onRetry }, async () => {
+      return withSendRetry({ clock, random }, { maxRetries, signal: o.signal, onRetry: o.onRetry, shouldKeepRetrying: o.shouldKeepRetrying }, async () => {
         await budget.acquire({ agentId, to: body.to }, o.signal, o.onQueued ? (q) => o.onQueued?.({ id: q.id, position: q.position, waitMs: q.waitMs }) : undefined);
         const res = await requestJson(ctx, { method: 'POST', url, json: body, signal: o.signal, timeoutMs: o.timeoutMs });
         return parseSendResult(res.json, body.to);

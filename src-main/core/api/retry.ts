@@ -22,6 +22,8 @@ export interface SendRetryOptions {
   maxRetries: number;
   signal?: AbortSignal;
   onRetry?: (info: RetryInfo) => void;
+  /** Asked once maxRetries 503 retries are spent: true retries the 503 again (at the backoff's cap). */
+  shouldKeepRetrying?: () => boolean;
 }
 
 async function wait(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
@@ -44,7 +46,7 @@ export async function withSendRetry<T>(deps: SendRetryDeps, opts: SendRetryOptio
       if (!(err instanceof ServiceError)) throw err;
       let delayMs: number;
       if (err instanceof ChannelReconnecting) {
-        if (reconnectRetries >= opts.maxRetries) throw err;
+        if (reconnectRetries >= opts.maxRetries && !opts.shouldKeepRetrying?.()) throw err;
         reconnectRetries++;
         delayMs = backoffDelay(SEND_RETRY_BACKOFF, reconnectRetries, deps.random);
       } else if (err instanceof RateLimited) {

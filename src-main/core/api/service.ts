@@ -30,6 +30,11 @@ export interface RetryInfo {
 export interface SendOptions extends CallOptions {
   /** Retries on 503 CHANNEL_RECONNECTING (bounded, with backoff and jitter). Default 4. */
   maxRetries?: number;
+  /**
+   * Asked after maxRetries 503s: true keeps retrying (each wait at the backoff's cap) until the send
+   * goes out, another error comes, it returns false, or the signal fires.
+   */
+  shouldKeepRetrying?: () => boolean;
   /** Called before each retry wait, so the UI can show "reconnecting — retrying (2/4)". */
   onRetry?: (info: RetryInfo) => void;
   /** Called when the send waits in the client-side budget queue; `id` is what cancelQueued takes. */

@@ -1,18 +1,18 @@
-// An error, said plainly: what happened, what to do, and the code for support. Text only.
+// An error, said plainly: what happened and what to do. Text only; the code rides along as a data
+// attribute for support, never in the words.
 import type { ErrorDTO } from '../../../src-shared/contract';
 import { describeError } from './errors';
 
 export function ErrorNotice({ error, id, onDismiss }: { error: ErrorDTO; id?: string; onDismiss?: () => void }) {
   const { what, todo } = describeError(error);
   return (
-    <div role="alert" id={id} className="notice notice-error">
+    <div role="alert" id={id} className="notice notice-error" data-code={error.code}>
       <p>
         <strong>
           <span aria-hidden="true">⚠ </span>
           {what}
         </strong>{' '}
-        {todo}{' '}
-        <span className="muted">({error.code})</span>
+        {todo}
       </p>
       {onDismiss && (
         <button type="button" className="secondary small" onClick={onDismiss}>

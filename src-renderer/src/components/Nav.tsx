@@ -1,10 +1,12 @@
-// The calm side navigation: sections, the open-alert count, the worst health in words.
+// The calm side navigation: sections, the open-alert count, the worst health in words (short
+// enough to fit the sidebar at any width, with what it means below it).
 import { useApp } from '../store/react';
 import { countOpen } from '../store/alerts';
 import { selectWorst } from '../store/agents';
 import { isStale } from '../store/link';
 import { sectionOf, type Route } from '../router/routes';
 import { HealthBadge } from './HealthBadge';
+import { HEALTH_HINTS } from './health';
 
 const ITEMS = [
   { section: 'agents', href: '#/', label: 'Agents' },
@@ -41,7 +43,8 @@ export function Nav({ route }: { route: Route }) {
       </ul>
       {hasAgents && (
         <p className="nav-worst">
-          <span className="muted">Worst now:</span> <HealthBadge health={worst} stale={stale} />
+          <span className="muted">Worst now:</span> <HealthBadge health={worst} short stale={stale} />
+          {!stale && HEALTH_HINTS[worst] && <span className="nav-worst-hint muted">{HEALTH_HINTS[worst]}</span>}
         </p>
       )}
     </nav>

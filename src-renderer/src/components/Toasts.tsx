@@ -1,8 +1,11 @@
-// The toast region: in-app notices announced politely (role=status). Each can be opened or
-// dismissed with the keyboard; non-urgent ones leave on their own after a while.
-import { useEffect } from 'react';
+// The notices (toasts), in the sidebar under the navigation so they never cover the page: a bounded
+// stack of compact notices (urgent first, then the newest; "+N more" for the rest), announced
+// politely (role=status). Each title opens its page (a link) and each can be dismissed, with the
+// keyboard too; non-urgent ones leave on their own after a while, held while the pointer or focus
+// is on them. An incident's notice turns into its resolved state in place.
+import { useEffect, useState } from 'react';
 import { useApp } from '../store/react';
-import type { Notice } from '../store/notices';
+import { noticeStack, type Notice } from '../store/notices';
 
 const TONE_WORD: Record<Notice['tone'], string> = { info: 'Info', success: 'Resolved', warning: 'Warning', urgent: 'Urgent' };
 const AUTO_DISMISS_MS = 12_000;
@@ -10,47 +13,72 @@ const AUTO_DISMISS_MS = 12_000;
 function Toast({ n }: { n: Notice }) {
   const dismiss = useApp((s) => s.dismissNotice);
   const navigate = useApp((s) => s.setRoute);
+  const [held, setHeld] = useState(false);
   useEffect(() => {
-    if (n.tone === 'urgent') return;
+    if (n.tone === 'urgent' || held) return;
     const t = setTimeout(() => dismiss(n.id), AUTO_DISMISS_MS);
     return () => clearTimeout(t);
-  }, [n.id, n.tone, dismiss]);
+  }, [n.id, n.tone, held, dismiss]);
   return (
-    <li className={`toast toast-${n.tone}`}>
-      <p>
-        <strong>{TONE_WORD[n.tone]}:</strong> {n.title}
-      </p>
-      {n.body && <p className="muted">{n.body}</p>}
-      <div className="actions">
-        {n.route && (
-          <button
-            type="button"
-            className="secondary small"
-            onClick={() => {
-              navigate(n.route!);
-              dismiss(n.id);
-            }}
-          >
-            Open
-          </button>
-        )}
-        <button type="button" className="secondary small" onClick={() => dismiss(n.id)} aria-label={`Dismiss: ${n.title}`}>
-          Dismiss
+    <li
+      className={`toast toast-${n.tone}`}
+      data-tone={n.tone}
+      onMouseEnter={() => setHeld(true)}
+      onMouseLeave={() => setHeld(false)}
+      onFocus={() => setHeld(true)}
+      onBlur={() => setHeld(false)}
+    >
+      <div className="toast-head">
+        <p className="toast-title">
+          <strong>{TONE_WORD[n.tone]}:</strong>{' '}
+          {n.route ? (
+            // Opening the notice's page also puts the notice away.
+            <a
+              href={n.route}
+              onClick={(e) => {
+                e.preventDefault();
+                navigate(n.route!);
+                dismiss(n.id);
+              }}
+            >
+              {n.title}
+            </a>
+          ) : (
+            n.title
+          )}
+        </p>
+        <button type="button" className="toast-dismiss" onClick={() => dismiss(n.id)} aria-label={`Dismiss: ${n.title}`} title="Dismiss">
+          <span aria-hidden="true">×</span>
         </button>
       </div>
+      {n.body && (
+        <p className="muted toast-body" title={n.body}>
+          {n.body}
+        </p>
+      )}
     </li>
   );
 }
 
 export function Toasts() {
   const notices = useApp((s) => s.notices);
+  const dismissAll = useApp((s) => s.dismissAllNotices);
+  const { shown, more } = noticeStack(notices);
   return (
     <div role="status" aria-live="polite" aria-label="Notifications" className="toasts">
       <ul>
-        {notices.map((n) => (
+        {shown.map((n) => (
           <Toast key={n.id} n={n} />
         ))}
       </ul>
+      {more > 0 && (
+        <p className="toasts-more">
+          <span>+{more} more</span>
+          <button type="button" className="secondary small" onClick={dismissAll}>
+            Dismiss all
+          </button>
+        </p>
+      )}
     </div>
   );
 }

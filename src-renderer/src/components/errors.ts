@@ -1,9 +1,33 @@
 // Turns an ErrorDTO into what happened and what to do, by its kind (never by parsing messages).
+// The words name the thing (the app layer's messages say which agent, team or field) and never end
+// in an internal code: the code stays on the DTO for diagnostics.
 import type { ErrorDTO } from '../../../src-shared/contract';
 
 export interface ErrorText {
   what: string;
   todo: string;
+}
+
+/** The message as a sentence: trimmed, with a full stop when it has no end mark. */
+function sentence(message: string, fallback: string): string {
+  const m = message.trim() || fallback;
+  return /[.!?…]$/.test(m) ? m : `${m}.`;
+}
+
+/** The text with its first letter in capitals, to start a sentence with words made for mid-sentence. */
+export function capitalized(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** "rate limit (60 per minute)", or "rate limit" when the ceiling is not known. */
+export function rateLimitWords(e: Pick<ErrorDTO, 'limitPerMinute'>): string {
+  return e.limitPerMinute !== undefined ? `rate limit (${e.limitPerMinute} per minute)` : 'rate limit';
+}
+
+function notFoundTodo(code: string): string {
+  if (code === 'AGENT_NOT_FOUND' || code === 'NO_AGENT') return 'Check the agent ID in the dashboard, or remove the agent from the team in Settings.';
+  if (code === 'NO_TEAM') return 'The team may have been removed; add it again in Settings.';
+  return 'It may have been removed meanwhile; reload the list and try again.';
 }
 
 export function describeError(e: ErrorDTO): ErrorText {
@@ -19,17 +43,19 @@ export function describeError(e: ErrorDTO): ErrorText {
       return { what: "The agent's number is reconnecting.", todo: 'Nothing to do: it recovers on its own. Try again in a moment.' };
     case 'not-configured':
       return { what: "The agent's number is not linked.", todo: 'Open Pairing and scan the QR code with the phone.' };
-    case 'rate-limited':
+    case 'rate-limited': {
+      const words = rateLimitWords(e);
       return {
-        what: 'Too many requests right now.',
+        what: `${capitalized(words)} reached.`,
         todo: e.retryAfterSec ? `Wait ${e.retryAfterSec} s and try again.` : 'Wait a little and try again.',
       };
+    }
     case 'quota-exceeded':
       return { what: "The team's message quota is used up.", todo: 'Wait for the quota to reset, or raise it in the dashboard.' };
     case 'not-found':
-      return { what: 'The service does not know this item.', todo: 'Check the agent ID in the dashboard.' };
+      return { what: sentence(e.message, 'It is no longer there'), todo: notFoundTodo(e.code) };
     case 'invalid-request':
-      return { what: `The service refused the request: ${e.message}`, todo: 'Check the values and try again.' };
+      return { what: `The service refused the request: ${sentence(e.message, 'no reason given')}`, todo: 'Check the values and try again.' };
     case 'server-error':
       return { what: `The service had a problem${e.status ? ` (HTTP ${e.status})` : ''}.`, todo: 'Try again in a minute.' };
     case 'network-error':
@@ -39,11 +65,16 @@ export function describeError(e: ErrorDTO): ErrorText {
     case 'aborted':
       return { what: 'Stopped before it finished.', todo: 'Start it again when you are ready.' };
     case 'validation':
-      return { what: e.message, todo: 'Correct the highlighted field and try again.' };
+      return { what: sentence(e.message, 'A value is not valid'), todo: 'Correct the highlighted field and try again.' };
     case 'forbidden':
-      return { what: e.message, todo: 'Open the full link printed by `channel-companion serve`.' };
+      return { what: sentence(e.message, 'Not allowed'), todo: 'Open the full link printed by `channel-companion serve`.' };
     case 'internal':
     default:
-      return { what: `Something went wrong inside the app: ${e.message}`, todo: 'Try again; if it keeps happening, export diagnostics from Settings.' };
+      return { what: `Something went wrong inside the app: ${sentence(e.message, 'no details')}`, todo: 'Try again; if it keeps happening, export diagnostics from Settings.' };
   }
+}
+
+/** One line for tight places (a table cell, a status line): what happened, without the advice. */
+export function errorLine(e: ErrorDTO): string {
+  return describeError(e).what;
 }

@@ -12,6 +12,24 @@ export const HEALTH_WORDS: Record<HealthState, string> = {
 /** Any health, while the app cannot tell it now (the main side does not answer). */
 export const STALE_WORDS = 'Unknown';
 
+/** The same words cut to the state alone, for tight places (the sidebar, list rows); HEALTH_HINTS says the rest. */
+export const HEALTH_SHORT: Record<HealthState, string> = {
+  connected: 'Connected',
+  reconnecting: 'Reconnecting',
+  'needs-scan': 'Needs a QR scan',
+  unreachable: 'Unreachable',
+  unknown: 'Not checked yet',
+};
+
+/** What the state means for the person, beside a short badge. */
+export const HEALTH_HINTS: Record<HealthState, string> = {
+  connected: '',
+  reconnecting: 'recovers on its own',
+  'needs-scan': 'a person must scan the QR code',
+  unreachable: 'the service does not answer',
+  unknown: 'waiting for the first check',
+};
+
 export const HEALTH_GLYPHS: Record<HealthState, string> = {
   connected: '●',
   reconnecting: '↻',

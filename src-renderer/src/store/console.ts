@@ -1,5 +1,7 @@
 // Console: sends with their live progress (queued, retrying), the team's send budget and queue,
-// the history of sends with message ids, and contact checks.
+// the history of sends with message ids, and contact checks. Sends run side by side (a spent budget
+// queues them in the main process); each keeps what it sent, so a failed one can be sent again, and
+// one still waiting (queued or between retries) can be stopped.
 import type { ContactCheckDTO, ErrorDTO, Result, SendArgs, SendBudgetDTO, SendProgressDTO, SendResultDTO } from '../../../src-shared/contract';
 import { localId, type Slice } from './env';
 
@@ -21,6 +23,10 @@ export interface SendRecord {
   /** send.progress events with phase 'retrying', in order. */
   retries: SendProgressDTO[];
   queue: { position?: number; waitMs?: number; queuedId?: string } | null;
+  /** What was sent (without clientRef), for Retry. */
+  args: Omit<SendArgs, 'clientRef'>;
+  /** The clientRef of the send that retried this one. */
+  retriedAs?: string;
 }
 
 export interface ConsoleSlice {
@@ -31,6 +37,10 @@ export interface ConsoleSlice {
   loadSendBudget(teamId: string): Promise<void>;
   /** Takes a queued send out of the team's queue. */
   cancelQueuedSend(teamId: string, queuedId: string): Promise<ErrorDTO | null>;
+  /** Stops a send of this window while it waits (queued or between retries); it then ends 'failed' (aborted). */
+  stopSend(clientRef: string): Promise<ErrorDTO | null>;
+  /** Sends a failed send's message again as a new send; null when it did not fail or was retried already. */
+  retrySend(clientRef: string): Promise<Result<SendResultDTO> | null>;
   checkContact(teamId: string, agentId: string, phone: string): Promise<Result<ContactCheckDTO>>;
   applySendProgress(p: SendProgressDTO): void;
 }
@@ -58,8 +68,9 @@ export const consoleSlice: Slice<ConsoleSlice> = ({ set, get, api, env }) => {
   return {
     sendHistory: [],
     sendBudgets: {},
-    sendMessage: async (args) => {
-      const clientRef = args.clientRef ?? localId('send');
+    sendMessage: async ({ clientRef: given, ...sent }) => {
+      const args: SendArgs = sent;
+      const clientRef = given ?? localId('send');
       const rec: SendRecord = {
         clientRef,
         teamId: args.teamId,
@@ -73,6 +84,7 @@ export const consoleSlice: Slice<ConsoleSlice> = ({ set, get, api, env }) => {
         error: null,
         retries: [],
         queue: null,
+        args: sent,
       };
       set((s) => ({ sendHistory: [rec, ...s.sendHistory].slice(0, MAX_HISTORY) }));
       const r = await api['send.message']({ ...args, clientRef });
@@ -89,6 +101,20 @@ export const consoleSlice: Slice<ConsoleSlice> = ({ set, get, api, env }) => {
       if (!r.ok) return r.error;
       if (!r.value.cancelled) return { kind: 'not-found', code: 'NOT_QUEUED', message: 'That send already left the queue.' };
       return null;
+    },
+    stopSend: async (clientRef) => {
+      const rec = get().sendHistory.find((r) => r.clientRef === clientRef);
+      if (!rec || rec.state === 'sent' || rec.state === 'failed') return null;
+      const r = await api['send.stop']({ clientRef });
+      if (!r.ok) return r.error;
+      return r.value.stopped ? null : { kind: 'not-found', code: 'NOT_WAITING', message: 'That send is no longer waiting; it already went out or ended.' };
+    },
+    retrySend: async (clientRef) => {
+      const rec = get().sendHistory.find((r) => r.clientRef === clientRef);
+      if (!rec || rec.state !== 'failed' || rec.retriedAs) return null;
+      const again = localId('send');
+      patch(clientRef, (x) => ({ ...x, retriedAs: again }));
+      return get().sendMessage({ ...rec.args, clientRef: again });
     },
     checkContact: (teamId, agentId, phone) => api['contacts.check']({ teamId, agentId, phone }),
     applySendProgress: (p) => {

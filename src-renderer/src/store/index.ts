@@ -17,7 +17,7 @@ import { chatListSlice, type ChatListSlice } from './chat-list';
 import { consoleSlice, type ConsoleSlice } from './console';
 import { agentKey, defaultEnv, type SliceContext, type StoreEnv } from './env';
 import { linkSlice, type LinkSlice } from './link';
-import { noticeFor, noticesSlice, type NoticesSlice } from './notices';
+import { noticesSlice, type NoticesSlice } from './notices';
 import { pairingSlice, type PairingSlice } from './pairing';
 import { settingsSlice, type SettingsSlice } from './settings';
 import { tunnelSlice, type TunnelSlice } from './tunnel';
@@ -58,7 +58,10 @@ export function createAppStore(api: Api, env: Partial<StoreEnv> = {}): AppStore 
       ...uiSlice(ctx),
       ...linkSlice(ctx),
       refresh: async () => {
+        const asked = storeEnv.now();
         const errors = await Promise.all([get().loadAccounts(), get().loadAlerts()]);
+        // Notices of incidents that closed while this window was not listening turn resolved.
+        if (errors[1] === null) get().settleNotices(new Set(get().incidents.map((i) => i.id)), asked);
         set({ loaded: true, lastError: errors.find((e) => e !== null) ?? null });
       },
     };
@@ -72,8 +75,7 @@ export function connectStore(store: AppStore, api: Api): () => void {
     api.on('alert', (e) => {
       s().applyAlert(e);
       const label = s().agents[agentKey(e.incident.teamId, e.incident.agentId)]?.label ?? e.incident.agentId;
-      const n = noticeFor(e, label);
-      if (n) s().pushNotice(n);
+      s().applyAlertNotice(e, label);
     }),
     api.on('accounts.changed', () => void s().refresh()),
     api.on('app.navigate', ({ route }) => s().setRoute(route)),

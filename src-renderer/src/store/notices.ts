@@ -1,4 +1,6 @@
-// In-app notices (toasts): short, dismissable, announced politely.
+// In-app notices (toasts): short, dismissable, announced politely. A notice about an incident
+// follows it: the incident's words when they change, and its resolved state (which replaces the
+// warning or urgent notice instead of stacking a second one). The stack shows a few at a time.
 import type { AlertEventDTO } from '../../../src-shared/contract';
 import { agentHref } from '../router/routes';
 import { localId, type Slice } from './env';
@@ -12,36 +14,108 @@ export interface Notice {
   body?: string;
   /** A route to open from the notice, e.g. the agent's page. */
   route?: string;
+  /** The incident this notice tells of (alert notices): its id, the agent's label and its title. */
+  incident?: { id: string; agentLabel: string; title: string };
+  /** Was urgent before it resolved: it keeps its place at the top of the stack until it leaves. */
+  wasUrgent?: boolean;
   at: number;
 }
 
 export type NoticeInput = Omit<Notice, 'id' | 'at'>;
 
 export interface NoticesSlice {
+  /** Oldest first. */
   notices: Notice[];
   pushNotice(n: NoticeInput): string;
   dismissNotice(id: string): void;
+  dismissAllNotices(): void;
+  /** An alert event as a notice: a new one when opened, the same one re-worded or resolved after. */
+  applyAlertNotice(e: AlertEventDTO, agentLabel: string): void;
+  /**
+   * Incident notices older than `before` whose incident is not among `openIds` (an alerts.list
+   * answer asked at `before`) turn resolved: their resolve event was missed.
+   */
+  settleNotices(openIds: ReadonlySet<string>, before: number): void;
 }
 
-const MAX = 5;
+/** Notices kept; past this the oldest non-urgent ones go first. */
+const KEPT = 20;
+/** Notices on screen at once; the rest are counted ("+N more"). */
+export const NOTICES_SHOWN = 3;
+
+function bounded(list: Notice[]): Notice[] {
+  const out = [...list];
+  while (out.length > KEPT) {
+    const i = out.findIndex((n) => n.tone !== 'urgent');
+    out.splice(i === -1 ? 0 : i, 1);
+  }
+  return out;
+}
+
+/** The in-app notice for an alert event (none for plain updates). */
+export function noticeFor(e: AlertEventDTO, agentLabel: string): NoticeInput | null {
+  const route = agentHref(e.incident.teamId, e.incident.agentId);
+  const incident = { id: e.incident.id, agentLabel, title: e.incident.title };
+  if (e.change === 'opened') {
+    const tone = e.incident.severity === 'urgent' ? 'urgent' : e.incident.severity === 'warning' ? 'warning' : 'info';
+    return { tone, title: `${agentLabel}: ${e.incident.title}`, body: e.incident.message, route, incident };
+  }
+  if (e.change === 'resolved') return resolvedNotice(incident, route, e.incident.title);
+  return null;
+}
+
+/** `body`: the words of the resolve (the incident's title once resolved). */
+function resolvedNotice(incident: NonNullable<Notice['incident']>, route: string | undefined, body: string): NoticeInput {
+  return { tone: 'success', title: `${incident.agentLabel}: back to normal`, body, ...(route ? { route } : {}), incident };
+}
+
+/**
+ * What the stack shows: urgent notices first (and urgent ones that just resolved, in the same place),
+ * then the newest; at most `max`, and how many wait.
+ */
+export function noticeStack(notices: readonly Notice[], max = NOTICES_SHOWN): { shown: Notice[]; more: number } {
+  const top = (n: Notice) => n.tone === 'urgent' || n.wasUrgent === true;
+  const urgent = notices.filter(top).reverse();
+  const rest = notices.filter((n) => !top(n)).reverse();
+  const ordered = [...urgent, ...rest];
+  return { shown: ordered.slice(0, max), more: Math.max(0, ordered.length - max) };
+}
 
 export const noticesSlice: Slice<NoticesSlice> = ({ set, env }) => ({
   notices: [],
   pushNotice: (n) => {
     const id = localId('notice');
-    set((s) => ({ notices: [...s.notices, { ...n, id, at: env.now() }].slice(-MAX) }));
+    set((s) => ({ notices: bounded([...s.notices, { ...n, id, at: env.now() }]) }));
     return id;
   },
   dismissNotice: (id) => set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })),
+  dismissAllNotices: () => set({ notices: [] }),
+  applyAlertNotice: (e, agentLabel) =>
+    set((s) => {
+      const i = s.notices.findIndex((n) => n.incident?.id === e.incident.id);
+      const known = i === -1 ? undefined : s.notices[i];
+      if (!known) {
+        const input = noticeFor(e, agentLabel);
+        return input ? { notices: bounded([...s.notices, { ...input, id: localId('notice'), at: env.now() }]) } : {};
+      }
+      const next = [...s.notices];
+      if (e.change === 'resolved' || e.incident.resolvedAt !== null) {
+        const resolved = resolvedNotice({ id: e.incident.id, agentLabel, title: e.incident.title }, known.route, e.incident.title);
+        next[i] = { ...resolved, id: known.id, at: env.now(), ...(known.tone === 'urgent' || known.wasUrgent ? { wasUrgent: true } : {}) };
+      } else {
+        const fresh = noticeFor({ ...e, change: 'opened' }, agentLabel);
+        if (fresh) next[i] = { ...fresh, id: known.id, at: known.at };
+      }
+      return { notices: next };
+    }),
+  settleNotices: (openIds, before) =>
+    set((s) => {
+      let changed = false;
+      const notices = s.notices.map((n) => {
+        if (!n.incident || n.tone === 'success' || n.at >= before || openIds.has(n.incident.id)) return n;
+        changed = true;
+        return { ...resolvedNotice(n.incident, n.route, `No longer open: ${n.incident.title}`), id: n.id, at: env.now(), ...(n.tone === 'urgent' ? { wasUrgent: true } : {}) };
+      });
+      return changed ? { notices } : {};
+    }),
 });
-
-/** The in-app notice for an alert event (none for plain updates). */
-export function noticeFor(e: AlertEventDTO, agentLabel: string): NoticeInput | null {
-  const route = agentHref(e.incident.teamId, e.incident.agentId);
-  if (e.change === 'opened') {
-    const tone = e.incident.severity === 'urgent' ? 'urgent' : e.incident.severity === 'warning' ? 'warning' : 'info';
-    return { tone, title: `${agentLabel}: ${e.incident.title}`, body: e.incident.message, route };
-  }
-  if (e.change === 'resolved') return { tone: 'success', title: `${agentLabel}: back to normal`, body: e.incident.title, route };
-  return null;
-}

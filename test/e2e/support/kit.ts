@@ -158,3 +158,32 @@ export function shooter(page: Page, testInfo: TestInfo): (name: string) => Promi
     await page.screenshot({ path: testInfo.outputPath(`${String(n).padStart(2, '0')}-${name}.png`), fullPage: true });
   };
 }
+
+/** The widths and colour schemes every screen is checked at. */
+export const LOOKS = [
+  { width: 1280, scheme: 'light' },
+  { width: 1280, scheme: 'dark' },
+  { width: 1024, scheme: 'light' },
+  { width: 1024, scheme: 'dark' },
+] as const;
+
+/**
+ * Numbered full-page screenshots of the same state in each of LOOKS (`<name>-1280-light.png`, …),
+ * through the system colour scheme, each from the top of the page; the page is left at 1280 px, light.
+ */
+export function shooterAcross(page: Page, testInfo: TestInfo): (name: string) => Promise<void> {
+  const shot = shooter(page, testInfo);
+  return async (name) => {
+    const height = page.viewportSize()?.height ?? 720;
+    for (const look of LOOKS) {
+      await page.setViewportSize({ width: look.width, height });
+      await page.emulateMedia({ colorScheme: look.scheme });
+      // From the top: a full-page shot of a scrolled page draws the sticky sidebar where the scroll left it.
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await shot(`${name}-${look.width}-${look.scheme}`);
+    }
+    await page.setViewportSize({ width: 1280, height });
+    await page.emulateMedia({ colorScheme: 'light' });
+  };
+}
+

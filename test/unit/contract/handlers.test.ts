@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHandlers } from '../../../src-main/app/handlers';
 import { AccountsError } from '../../../src-main/core/accounts';
-import { ChannelNotConfigured, ChannelReconnecting, InvalidRequest, NotFound } from '../../../src-main/core/api/errors';
+import { ChannelNotConfigured, ChannelReconnecting, InvalidRequest, NotFound, RateLimited } from '../../../src-main/core/api/errors';
 import { KeychainLocked } from '../../../src-main/core/secrets';
 import { ReplayError, TunnelError } from '../../../src-main/core/tunnel';
 import { REQUEST_NAMES } from '../../../src-shared/contract';
@@ -109,6 +109,22 @@ describe('createHandlers', () => {
     expect(await h['alerts.snooze']({ minutes: 0 })).toMatchObject({ ok: false, error: { kind: 'validation', field: 'minutes' } });
     expect(await h['alerts.snooze']({ until: 'next week' })).toMatchObject({ ok: false, error: { kind: 'validation' } });
     expect(impl['alerts.snooze']).toHaveBeenCalledTimes(2);
+  });
+
+  it('alerts.setQuietHours refuses the same start and end (an empty window) with a message on the end field', async () => {
+    const { impl } = fakeContract();
+    const h = createHandlers(impl);
+    const r = await h['alerts.setQuietHours']({ enabled: true, start: '22:00', end: '22:00' });
+    expect(r).toEqual({ ok: false, error: { kind: 'validation', code: 'INVALID_ARGUMENTS', field: 'end', message: 'end: quiet hours need an end time different from the start time' } });
+    expect(impl['alerts.setQuietHours']).not.toHaveBeenCalled();
+  });
+
+  it('a rate-limited service error carries its ceiling per minute', async () => {
+    const { impl } = fakeContract();
+    const h = createHandlers(impl);
+    impl['send.message'].mockRejectedValue(new RateLimited({ rateLimit: { limit: 60, retryAfter: 12 } }));
+    const r = await h['send.message']({ teamId: 't1', agentId: 'a1', to: '+15550102000', text: 'hi' });
+    expect(r).toMatchObject({ ok: false, error: { kind: 'rate-limited', limitPerMinute: 60, retryAfterSec: 12 } });
   });
 
   it('tunnel.replay refuses an edited body replayed as-received', async () => {

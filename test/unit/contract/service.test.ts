@@ -3,12 +3,13 @@
 import { describe, expect, it, vi, type Mock } from 'vitest';
 import { PairingClock, pairingReads } from '../../../src-main/app/contract/pairing';
 import { serviceRequests, type TeamClient } from '../../../src-main/app/contract/service';
-import { RateLimited } from '../../../src-main/core/api/errors';
+import { Aborted, ChannelReconnecting, NotFound, RateLimited } from '../../../src-main/core/api/errors';
+import { toErrorDTO } from '../../../src-main/app/errors';
 import type { AnyEvent } from '../../../src-shared/contract';
 
 type FakeClient = { [K in keyof TeamClient]: Mock<TeamClient[K]> };
 
-function setup() {
+function setup(sendMonitor?: { isReconnecting: Mock<(t: string, a: string) => boolean>; pollSoon: Mock<(t: string, a: string) => void> }) {
   const client: FakeClient = {
     startPairing: vi.fn(async () => null),
     getSession: vi.fn(async () => ({ connected: false, linked: false, state: 'pairing', needsScan: true, phone: null, qr: 'data:image/png;base64,AAAA' })),
@@ -24,7 +25,14 @@ function setup() {
   const monitor = { lastRead: vi.fn(() => undefined), pollSoon: vi.fn() };
   const now = { t: 1_000_000 };
   const pairing = pairingReads(new PairingClock(), monitor, () => now.t);
-  const requests = serviceRequests({ clientFor, registerWebhook, publish: (name, payload) => seen.push({ name, payload } as AnyEvent), pairing });
+  const requests = serviceRequests({
+    clientFor,
+    registerWebhook,
+    publish: (name, payload) => seen.push({ name, payload } as AnyEvent),
+    pairing,
+    teamLabel: (t) => (t === 't1' ? 'Ops' : t),
+    ...(sendMonitor ? { monitor: sendMonitor } : {}),
+  });
   return { client, seen, registerWebhook, clientFor, requests, monitor, now };
 }
 
@@ -92,5 +100,67 @@ describe('service requests', () => {
     expect(await requests['send.cancel']({ teamId: 't1', queuedId: 'q-1' })).toEqual({ cancelled: true });
     expect(await requests['contacts.check']({ teamId: 't1', agentId: 'a1', phone: '15550001111' })).toEqual({ phone: '15550001111', exists: true, jid: '15550001111@s.whatsapp.net' });
     expect(await requests['channel.updateSettings']({ teamId: 't1', agentId: 'a1', patch: { groups: true } })).toEqual({ groups: true, readReceipts: false, deliveryReceipts: false });
+  });
+
+  it('a 429 retry carries the rate limit per minute', async () => {
+    const { client, seen, requests } = setup();
+    client.sendBudget.mockReturnValue({ limit: 20, windowMs: 60_000, used: 20, queued: [] });
+    client.send.mockImplementationOnce(async (_agent, req, opts) => {
+      opts?.onRetry?.({ attempt: 1, delayMs: 2000, error: new RateLimited().toDTO() });
+      return { status: 'sent', messageId: 'm9', to: req.to };
+    });
+    await requests['send.message']({ teamId: 't1', agentId: 'a1', to: '15551234567', text: 'hi' });
+    expect(seen[0]?.payload).toMatchObject({ phase: 'retrying', error: { kind: 'rate-limited', limitPerMinute: 20 } });
+  });
+
+  it("keeps retrying a 503 while the monitor sees the agent reconnecting, and asks it to poll at the first one", async () => {
+    const monitor = { isReconnecting: vi.fn((_t: string, _a: string) => true), pollSoon: vi.fn() };
+    const { client, requests } = setup(monitor);
+    let keep: boolean[] = [];
+    client.send.mockImplementationOnce(async (_agent, req, opts) => {
+      const error = new ChannelReconnecting().toDTO();
+      opts?.onRetry?.({ attempt: 1, delayMs: 1000, error });
+      opts?.onRetry?.({ attempt: 2, delayMs: 2000, error });
+      keep.push(opts?.shouldKeepRetrying?.() ?? false);
+      monitor.isReconnecting.mockReturnValue(false);
+      keep.push(opts?.shouldKeepRetrying?.() ?? false);
+      return { status: 'sent', messageId: 'm9', to: req.to };
+    });
+    await requests['send.message']({ teamId: 't1', agentId: 'a1', to: '15551234567', text: 'hi' });
+    expect(keep).toEqual([true, false]);
+    expect(monitor.isReconnecting).toHaveBeenCalledWith('t1', 'a1');
+    expect(monitor.pollSoon.mock.calls).toEqual([['t1', 'a1']]);
+    // Without a monitor, the client's bounded retries are all there is.
+    const bare = setup();
+    keep = [];
+    bare.client.send.mockImplementationOnce(async (_agent, req, opts) => {
+      keep.push(opts?.shouldKeepRetrying?.() ?? true);
+      return { status: 'sent', messageId: 'm9', to: req.to };
+    });
+    await bare.requests['send.message']({ teamId: 't1', agentId: 'a1', to: '15551234567', text: 'hi' });
+    expect(keep).toEqual([false]);
+  });
+
+  it('send.stop aborts the send with that clientRef, and only while it runs', async () => {
+    const { client, requests } = setup();
+    client.send.mockImplementationOnce(
+      (_agent, _req, opts) =>
+        new Promise((_resolve, reject) => opts?.signal?.addEventListener('abort', () => reject(new Aborted({ message: 'The send was cancelled.' })))),
+    );
+    const p = requests['send.message']({ teamId: 't1', agentId: 'a1', to: '15551234567', text: 'hi', clientRef: 'c-stop' }).catch((e) => e);
+    expect(await requests['send.stop']({ clientRef: 'other' })).toEqual({ stopped: false });
+    expect(await requests['send.stop']({ clientRef: 'c-stop' })).toEqual({ stopped: true });
+    expect(toErrorDTO(await p)).toMatchObject({ kind: 'aborted' });
+    expect(await requests['send.stop']({ clientRef: 'c-stop' })).toEqual({ stopped: false });
+  });
+
+  it('a 404 names the agent and its team', async () => {
+    const { client, requests } = setup();
+    client.checkContact.mockRejectedValueOnce(new NotFound({ message: 'no such agent for this API key' }));
+    const e = await requests['contacts.check']({ teamId: 't1', agentId: 'agent-x', phone: '15550001111' }).catch((x) => x);
+    expect(toErrorDTO(e)).toEqual({ kind: 'not-found', code: 'AGENT_NOT_FOUND', message: 'Agent agent-x is not in team Ops on the service.' });
+    client.send.mockRejectedValueOnce(new NotFound());
+    const e2 = await requests['send.message']({ teamId: 't1', agentId: 'agent-y', to: '15551234567', text: 'hi' }).catch((x) => x);
+    expect(toErrorDTO(e2).message).toBe('Agent agent-y is not in team Ops on the service.');
   });
 });

@@ -25,7 +25,8 @@ describe('agents home', () => {
     ]);
     mount(store, <AgentList />);
     const rows = screen.getAllByRole('listitem');
-    expect(rows[0]!.textContent).toContain('Reconnecting — recovers on its own');
+    expect(rows[0]!.textContent).toContain('Reconnecting');
+    expect(rows[0]!.textContent).toContain('recovers on its own');
     expect(rows[0]!.textContent).toContain('not polled yet');
     expect(rows[1]!.textContent).toContain('+15550001111');
     expect(rows[1]!.textContent).toMatch(/for 2 min/);
@@ -37,6 +38,42 @@ describe('agents home', () => {
     expect(screen.getAllByRole('listitem')).toHaveLength(1);
     fireEvent.change(screen.getByLabelText('Filter agents'), { target: { value: 'nothing-like-this' } });
     expect(screen.getByText(/No agent matches/)).toBeTruthy();
+  });
+});
+
+describe('agents home: summary, ids and actions', () => {
+  it('sums up the health of every agent, names each id beside its label, and offers Pair only where a scan is needed', () => {
+    const { store } = setup();
+    store.setState({ teams: [team({ agentIds: ['a1', 'a2', 'a3', 'a4'] })], loaded: true });
+    store.getState().setAgents([
+      agent('a1', 'connected'),
+      agent('a2', 'needs-scan'),
+      agent('a3', 'needs-scan', {}, 't1'),
+      { ...agent('a4', 'connected'), label: 'a4' },
+    ]);
+    mount(store, <AgentList />);
+    expect(document.querySelector('.health-summary')?.textContent).toBe('4 agents:● 2 connected,↻ 0 reconnecting,▣ 2 need a scan,✕ 0 unreachable');
+    const rows = screen.getAllByRole('listitem');
+    const row = (id: string) => rows.find((r) => r.querySelector('.agent-label')?.textContent === `Agent ${id}` || r.querySelector('.agent-label')?.textContent === id)!;
+    // The id beside the label, in small print (not repeated when the label is the id).
+    expect(row('a1').querySelector('.agent-id')?.textContent).toBe('a1');
+    expect(row('a4').querySelector('.agent-id')).toBeNull();
+    // Pair for the agent that needs a scan; none on a connected one (which offers chat and send).
+    const pair = within(row('a2')).getByRole('link', { name: 'Pair Agent a2' });
+    expect(pair.getAttribute('href')).toBe('#/agents/a2/pairing?team=t1');
+    expect(within(row('a1')).queryByRole('link', { name: /^Pair/ })).toBeNull();
+    expect(within(row('a1')).getByRole('link', { name: 'Chat with Agent a1' }).getAttribute('href')).toBe('#/agents/a1/chat?team=t1');
+    expect(within(row('a1')).getByRole('link', { name: 'Send from Agent a1' }).getAttribute('href')).toBe('#/console?team=t1&agent=a1');
+  });
+
+  it('says a failed poll in words, never by its code', () => {
+    const { store } = setup();
+    store.setState({ teams: [team()], loaded: true });
+    store.getState().setAgents([agent('a1', 'unreachable', { error: { kind: 'not-found', code: 'AGENT_NOT_FOUND', message: 'Agent a1 is not in team Ops on the service.' } })]);
+    mount(store, <AgentList />);
+    const row = screen.getByRole('listitem');
+    expect(row.textContent).toContain('last poll failed: Agent a1 is not in team Ops on the service.');
+    expect(row.textContent).not.toContain('AGENT_NOT_FOUND');
   });
 });
 

@@ -114,7 +114,9 @@ describe('alerts screen', () => {
     fireEvent.change(screen.getByLabelText('Flap window (minutes)'), { target: { value: '1440' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save alert rules' }));
     await flush();
-    expect(screen.getByRole('alert').textContent).toContain('INVALID_SETTINGS');
+    // The message says what is wrong, not the internal code.
+    expect(screen.getByRole('alert').textContent).toContain('flapWindowMinutes is too large for this build.');
+    expect(screen.getByRole('alert').textContent).not.toContain('INVALID_SETTINGS');
     expect(screen.getByLabelText('Flap window (minutes)').getAttribute('aria-invalid')).toBe('true');
     expect((screen.getByLabelText('Flap window (minutes)') as HTMLInputElement).value).toBe('1440');
     expect(store.getState().settings?.alertRules.flapWindowMinutes).toBe(settings.alertRules.flapWindowMinutes);
@@ -147,8 +149,12 @@ describe('alerts screen', () => {
     expect(box().value).toBe('');
   });
 
-  it('asks browser notification permission only from the button', async () => {
-    const requestPermission = vi.fn(async () => 'granted' as NotificationPermission);
+  it.each([
+    ['granted', /answered “granted”: it shows desktop notifications/, false],
+    ['denied', /answered “denied”: notifications are blocked/, false],
+    ['default', /answered “default”: no choice was made/, true],
+  ] as const)('asks browser notification permission only from the button, and says what the browser answered (%s)', async (answer, words, askAgain) => {
+    const requestPermission = vi.fn(async () => answer as NotificationPermission);
     const ctor = Object.assign(function () {}, { permission: 'default', requestPermission });
     vi.stubGlobal('Notification', ctor);
     try {
@@ -156,13 +162,45 @@ describe('alerts screen', () => {
       store.setState({ alertStatus: status(), settings });
       mount(store, <AlertsScreen />);
       expect(requestPermission).not.toHaveBeenCalled();
+      expect(screen.queryByText(/The browser answered/)).toBeNull();
       fireEvent.click(screen.getByRole('button', { name: 'Enable desktop notifications' }));
       await flush();
       expect(requestPermission).toHaveBeenCalledTimes(1);
-      expect(screen.getByText(/will show desktop notifications/)).toBeTruthy();
+      expect(screen.getByRole('status').textContent).toMatch(words);
+      expect(screen.queryByRole('button', { name: 'Enable desktop notifications' }) !== null).toBe(askAgain);
     } finally {
       vi.unstubAllGlobals();
     }
+  });
+
+  it('says so when the browser has no notifications, or when the request fails', async () => {
+    const { store } = setup();
+    store.setState({ alertStatus: status(), settings });
+    const view = mount(store, <AlertsScreen />);
+    expect(screen.getByRole('status').textContent).toContain('cannot show desktop notifications (“unsupported”)');
+    view.unmount();
+    const ctor = Object.assign(function () {}, { permission: 'default', requestPermission: vi.fn(async () => Promise.reject(new Error('blocked by policy'))) });
+    vi.stubGlobal('Notification', ctor);
+    try {
+      mount(store, <AlertsScreen />);
+      fireEvent.click(screen.getByRole('button', { name: 'Enable desktop notifications' }));
+      await flush();
+      expect(screen.getByRole('status').textContent).toContain('did not answer the request');
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('quiet hours with the same start and end are refused with a message, and nothing is saved', async () => {
+    const { store, calls } = setup();
+    store.setState({ alertStatus: status(), settings });
+    mount(store, <AlertsScreen />);
+    fireEvent.change(screen.getByLabelText('Quiet from'), { target: { value: '07:00' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save quiet hours' }));
+    await flush();
+    expect(screen.getByRole('alert').textContent).toContain('Quiet from 07:00 until 07:00 is no time at all');
+    expect(screen.getByLabelText('Quiet until').getAttribute('aria-invalid')).toBe('true');
+    expect(calls.some((c) => c.name === 'alerts.setQuietHours')).toBe(false);
   });
 });
 

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { TeamDTO } from '../../../src-shared/contract';
 import { App } from '../../../src-renderer/src/App';
 import { connectStore } from '../../../src-renderer/src/store';
@@ -46,6 +46,31 @@ describe('app frame', () => {
     expect(rows[1]!.textContent).toContain('Connected');
   });
 
+  it('"Add team" with empty fields marks each required field with its own message, focuses the first, and sends nothing', async () => {
+    const { store, api, calls } = setup();
+    connectStore(store, api);
+    mount(store, <App />);
+    await flush();
+    fireEvent.change(screen.getByLabelText('Service address'), { target: { value: 'https://api.example.test' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Add team' }));
+    await flush();
+    expect(calls.some((c) => c.name === 'teams.add')).toBe(false);
+    const name = screen.getByLabelText('Team name');
+    const key = screen.getByLabelText('Team API key');
+    expect(name.getAttribute('aria-invalid')).toBe('true');
+    expect(key.getAttribute('aria-invalid')).toBe('true');
+    expect(screen.getByLabelText('Service address').getAttribute('aria-invalid')).toBeNull();
+    const described = (el: HTMLElement) => (el.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent);
+    expect(described(name)).toContain('Give the team a name, e.g. Support.');
+    expect(described(key)).toContain("Paste the team's API key from the dashboard.");
+    expect(document.activeElement).toBe(name);
+    // Typing in a field takes its message away.
+    fireEvent.change(name, { target: { value: 'Ops' } });
+    expect(name.getAttribute('aria-invalid')).toBeNull();
+    expect(screen.queryByText('Give the team a name, e.g. Support.')).toBeNull();
+    expect(key.getAttribute('aria-invalid')).toBe('true');
+  });
+
   it('navigation: sections with aria-current, the open-alert count, routes render their screens', async () => {
     const { store, api, emit } = setup({
       'teams.list': { ok: true, value: [team()] },
@@ -59,13 +84,17 @@ describe('app frame', () => {
     expect(within(nav).getByRole('link', { name: 'Agents' }).getAttribute('aria-current')).toBe('page');
     expect(within(nav).getByRole('link', { name: 'Alerts, 1 open' })).toBeTruthy();
 
+    // Scrolled down, then a new route: back to the top (the header in view), focus on the page heading.
+    document.documentElement.scrollTop = 400;
     act(() => store.getState().setRoute('#/alerts'));
-    expect(screen.getByRole('heading', { level: 2, name: 'Alerts' })).toBeTruthy();
+    const heading = screen.getByRole('heading', { level: 2, name: 'Alerts' });
     expect(within(nav).getByRole('link', { name: /Alerts/ }).getAttribute('aria-current')).toBe('page');
-    expect(document.activeElement?.id).toBe('main');
+    expect(document.activeElement).toBe(heading);
+    expect(heading.getAttribute('tabindex')).toBe('-1');
+    expect(document.documentElement.scrollTop).toBe(0);
 
     act(() => emit('app.navigate', { route: '#/settings' }));
-    expect(screen.getByRole('heading', { level: 2, name: 'Settings' })).toBeTruthy();
+    expect(document.activeElement).toBe(screen.getByRole('heading', { level: 2, name: 'Settings' }));
 
     act(() => store.getState().setRoute('#/nowhere'));
     expect(screen.getByText('This page does not exist.')).toBeTruthy();
@@ -92,8 +121,59 @@ describe('app frame', () => {
     // text from the service is text, never HTML
     expect(region.textContent).toContain('<b>scan</b> now');
     expect(region.querySelector('b')).toBeNull();
-    fireEvent.click(within(region).getByRole('button', { name: 'Open' }));
+    fireEvent.click(within(region).getByRole('link', { name: 'Agent a1: Needs a QR scan' }));
     expect(store.getState().route).toBe('#/agents/a1?team=t1');
     expect(region.textContent).toBe('');
+  });
+
+  it('notices sit in a bounded stack: urgent first, at most three, "+N more", and dismiss all', async () => {
+    const { store, api, emit } = setup({ 'teams.list': { ok: true, value: [team()] }, 'agents.list': { ok: true, value: [agent('a1', 'connected')] } });
+    connectStore(store, api);
+    mount(store, <App />);
+    await flush();
+    act(() => {
+      emit('alert', { change: 'opened', incident: incident('w1', { severity: 'warning', title: 'Reconnecting one' }) });
+      emit('alert', { change: 'opened', incident: incident('u1', { title: 'Needs a QR scan' }) });
+      emit('alert', { change: 'opened', incident: incident('w2', { severity: 'warning', title: 'Reconnecting two' }) });
+      emit('alert', { change: 'opened', incident: incident('w3', { severity: 'warning', title: 'Reconnecting three' }) });
+      emit('alert', { change: 'opened', incident: incident('w4', { severity: 'warning', title: 'Reconnecting four' }) });
+    });
+    const region = screen.getByRole('status', { name: 'Notifications' });
+    const shown = () => within(region).queryAllByRole('listitem').map((li) => li.querySelector('.toast-title')?.textContent);
+    expect(shown()).toEqual(['Urgent: Agent a1: Needs a QR scan', 'Warning: Agent a1: Reconnecting four', 'Warning: Agent a1: Reconnecting three']);
+    expect(region.textContent).toContain('+2 more');
+    // Dismissing one brings the next one up.
+    fireEvent.click(within(region).getByRole('button', { name: 'Dismiss: Agent a1: Reconnecting four' }));
+    expect(shown()).toEqual(['Urgent: Agent a1: Needs a QR scan', 'Warning: Agent a1: Reconnecting three', 'Warning: Agent a1: Reconnecting two']);
+    expect(region.textContent).toContain('+1 more');
+    fireEvent.click(within(region).getByRole('button', { name: 'Dismiss all' }));
+    expect(shown()).toEqual([]);
+    expect(region.textContent).toBe('');
+  });
+
+  it('a resolved incident replaces its urgent notice in place (no second notice), which then leaves on its own', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const { store, api, emit } = setup({ 'teams.list': { ok: true, value: [team()] }, 'agents.list': { ok: true, value: [agent('a1', 'connected')] } });
+      connectStore(store, api);
+      mount(store, <App />);
+      await act(async () => {
+        await vi.advanceTimersByTimeAsync(0);
+      });
+      act(() => emit('alert', { change: 'opened', incident: incident('u1', { title: 'Needs a QR scan' }) }));
+      const region = screen.getByRole('status', { name: 'Notifications' });
+      // Urgent: it stays however long it takes.
+      act(() => vi.advanceTimersByTime(60_000));
+      expect(within(region).getAllByRole('listitem')).toHaveLength(1);
+      act(() => emit('alert', { change: 'resolved', incident: incident('u1', { title: 'a1 is back to connected after 40 s', resolvedAt: 2000 }) }));
+      const items = within(region).getAllByRole('listitem');
+      expect(items).toHaveLength(1);
+      expect(items[0]!.textContent).toContain('Resolved: Agent a1: back to normal');
+      expect(items[0]!.textContent).toContain('a1 is back to connected after 40 s');
+      act(() => vi.advanceTimersByTime(12_000));
+      expect(within(region).queryAllByRole('listitem')).toHaveLength(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -1,11 +1,11 @@
 // @vitest-environment jsdom
-import { act, cleanup, fireEvent, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Result, SendArgs, SendBudgetDTO, SendResultDTO } from '../../../src-shared/contract';
+import type { Result, SendArgs, SendBudgetDTO, SendProgressDTO, SendResultDTO } from '../../../src-shared/contract';
 import { ConsoleScreen } from '../../../src-renderer/src/features/console/ConsoleScreen';
 import { checkRecipient } from '../../../src-renderer/src/features/console/recipient';
 import { connectStore } from '../../../src-renderer/src/store';
-import { flush, mount, setup as storeSetup } from './fixtures';
+import { agent, flush, mount, setup as storeSetup, team } from './fixtures';
 
 const budget = (over: Partial<SendBudgetDTO> = {}): Result<SendBudgetDTO> => ({ ok: true, value: { teamId: 'team1', limit: 60, windowMs: 60_000, used: 3, queued: [], ...over } });
 
@@ -14,6 +14,13 @@ function setup(answers: Parameters<typeof storeSetup>[0] = {}) {
   connectStore(t.store, t.api);
   mount(t.store, <ConsoleScreen teamId="team1" agentId="a1" />);
   return t;
+}
+
+type Fake = ReturnType<typeof setup>;
+
+/** A send.progress event for the send `clientRef` (team1, a1, to +15550102000). */
+function progress(fake: Fake, clientRef: string | undefined, p: Omit<SendProgressDTO, 'teamId' | 'agentId' | 'to' | 'clientRef'>) {
+  act(() => fake.emit('send.progress', { teamId: 'team1', agentId: 'a1', to: '+15550102000', ...(clientRef ? { clientRef } : {}), ...p }));
 }
 
 const toBox = () => screen.getByLabelText('To (phone number with country code, or JID)') as HTMLInputElement;
@@ -79,12 +86,13 @@ describe('console screen', () => {
     expect(screen.getByText('On WhatsApp: yes — JID 15550102000@s.whatsapp.net')).toBeTruthy();
   });
 
-  it('sends, lists the message id, clears the text and keeps the number', async () => {
+  it('sends, shows the result under the Send button and lists the message id; clears the text and keeps the number', async () => {
     const fake = setup({ 'send.message': sent });
     await typeAndSend();
     expect(fake.calls.find((c) => c.name === 'send.message')?.args).toMatchObject({ teamId: 'team1', agentId: 'a1', to: '+15550102000', text: 'hello' });
-    expect(screen.getByText('wamid.123')).toBeTruthy();
-    expect(screen.getByText('Sent')).toBeTruthy();
+    const result = document.querySelector('.send-result')!;
+    expect(result.textContent).toBe('✓ Sent to +15550102000 — message id wamid.123');
+    expect(within(screen.getByRole('table')).getByText('wamid.123')).toBeTruthy();
     expect(msgBox().value).toBe('');
     expect(toBox().value).toBe('+1 (555) 010-2000');
   });
@@ -98,58 +106,70 @@ describe('console screen', () => {
     expect(msgBox().value).toBe('hello');
   });
 
-  it('503 reconnecting shows each retry as it happens, then how many retries were made', async () => {
+  it('503 reconnecting shows each retry as it happens, then how many retries were made, with Retry', async () => {
     let answer: (r: Result<SendResultDTO>) => void = () => undefined;
     const fake = setup({ 'send.message': () => new Promise((r) => (answer = r)) as never });
     await typeAndSend();
     const args = fake.calls.find((c) => c.name === 'send.message')?.args as SendArgs;
     expect(args.clientRef).toBeTruthy();
     const retry = (attempt: number) =>
-      act(() =>
-        fake.emit('send.progress', {
-          teamId: 'team1',
-          agentId: 'a1',
-          to: '+15550102000',
-          clientRef: args.clientRef,
-          phase: 'retrying',
-          attempt,
-          delayMs: 2000,
-          error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'reconnecting', status: 503 },
-        }),
-      );
+      progress(fake, args.clientRef, {
+        phase: 'retrying',
+        attempt,
+        delayMs: 2000,
+        error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'reconnecting', status: 503 },
+      });
     retry(1);
-    expect(screen.getByText('Reconnecting — retrying (attempt 1, next in 2 s)', { selector: '.send-progress' })).toBeTruthy();
+    expect(document.querySelector('.send-progress')?.textContent).toBe('Reconnecting — retrying (attempt 1, next in 2 s) — it keeps retrying while the number reconnects.');
     retry(2);
-    expect(screen.getByText('Reconnecting — retrying (attempt 2, next in 2 s)', { selector: '.send-progress' })).toBeTruthy();
+    expect(document.querySelector('.send-progress')?.textContent).toContain('Reconnecting — retrying (attempt 2, next in 2 s)');
     await act(async () => answer({ ok: false, error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'reconnecting', status: 503 } }));
     expect(screen.getByRole('alert').textContent).toContain('Reconnecting — retried 2 times');
     expect(msgBox().value).toBe('hello');
+    expect(screen.getAllByRole('button', { name: 'Retry the send to +15550102000' }).length).toBeGreaterThan(0);
   });
 
-  it('429 counts down from retryAfterSec', async () => {
+  it('429 says the rate limit per minute and counts down from retryAfterSec', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
-    setup({ 'send.message': { ok: false, error: { kind: 'rate-limited', code: 'RATE_LIMITED', message: 'slow down', status: 429, retryAfterSec: 3 } } });
+    setup({ 'send.message': { ok: false, error: { kind: 'rate-limited', code: 'RATE_LIMITED', message: 'slow down', status: 429, retryAfterSec: 3, limitPerMinute: 60 } } });
     await typeAndSend();
-    expect(screen.getByRole('alert').textContent).toBe('Rate limited — you can send again in 3 s.');
+    expect(screen.getByRole('alert').textContent).toBe('Rate limit (60 per minute) — you can send again in 3 s.');
     act(() => vi.advanceTimersByTime(1000));
-    expect(screen.getByRole('alert').textContent).toBe('Rate limited — you can send again in 2 s.');
+    expect(screen.getByRole('alert').textContent).toBe('Rate limit (60 per minute) — you can send again in 2 s.');
     act(() => vi.advanceTimersByTime(2000));
-    expect(screen.getByRole('alert').textContent).toBe('Rate limited — you can send again now.');
+    expect(screen.getByRole('alert').textContent).toBe('Rate limit (60 per minute) — you can send again now.');
   });
 
-  it('an invalid-request about the recipient is shown next to the number field', async () => {
+  it('a 429 retry in progress says the rate limit per minute', async () => {
+    const fake = setup({ 'send.message': () => new Promise(() => undefined) as never });
+    await typeAndSend();
+    const args = fake.calls.find((c) => c.name === 'send.message')?.args as SendArgs;
+    progress(fake, args.clientRef, {
+      phase: 'retrying',
+      attempt: 1,
+      delayMs: 4000,
+      error: { kind: 'rate-limited', code: 'RATE_LIMITED', message: 'slow down', status: 429, limitPerMinute: 30 },
+    });
+    expect(document.querySelector('.send-progress')?.textContent).toBe('Rate limit (30 per minute) — retrying (attempt 1, next in 4 s)');
+  });
+
+  it('an invalid-request about the recipient is shown next to the number field, without its code', async () => {
     setup({ 'send.message': { ok: false, error: { kind: 'invalid-request', code: 'INVALID_RECIPIENT', message: 'no such number', status: 400 } } });
     await typeAndSend();
-    const err = screen.getByText('Invalid request (HTTP 400): no such number');
+    const err = screen.getByText('The service refused the request: no such number.');
     expect(toBox().getAttribute('aria-describedby')).toContain(err.id);
+    expect(document.body.textContent).not.toContain('INVALID_RECIPIENT');
     expect(msgBox().value).toBe('hello');
   });
 
-  it('shows the meter and the queue when the budget is spent; cancel calls send.cancel', async () => {
+  it('shows the spent budget (not a full green bar) and the queue; cancel calls send.cancel', async () => {
     const full = budget({ limit: 10, used: 10, queued: [{ id: 'q-1', agentId: 'a1', to: '+15550102000', enqueuedAt: 0, etaMs: 4200 }] });
     const fake = setup({ 'send.budget': full, 'send.cancel': { ok: true, value: { cancelled: true } } });
     await flush();
-    expect(screen.getByText(/10 of 10 sends in the last minute/)).toBeTruthy();
+    const meter = screen.getByRole('meter', { name: 'Send budget used' });
+    expect(meter.getAttribute('aria-valuenow')).toBe('10');
+    expect(meter.getAttribute('aria-valuetext')).toBe('10 of 10 sends used in the last minute');
+    expect(meter.closest('.send-meter')?.className).toContain('send-meter-spent');
     expect(screen.getByText(/budget spent/)).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Cancel queued send to +15550102000' }));
     await flush();
@@ -157,30 +177,115 @@ describe('console screen', () => {
     expect(screen.getByText('Cancelled the send to +15550102000.')).toBeTruthy();
   });
 
-  it('a queued send shows its place in the history', async () => {
-    const fake = setup({ 'send.message': () => new Promise(() => undefined) as never });
-    await typeAndSend();
-    const args = fake.calls.find((c) => c.name === 'send.message')?.args as SendArgs;
-    act(() => fake.emit('send.progress', { teamId: 'team1', agentId: 'a1', to: '+15550102000', clientRef: args.clientRef, phase: 'queued', position: 2, waitMs: 5000 }));
-    expect(screen.getAllByText('Queued (position 2, about 5 s)').length).toBeGreaterThan(0);
+  it('the budget bar warns when nearly spent and is calm otherwise', async () => {
+    setup({ 'send.budget': budget({ limit: 10, used: 8 }) });
+    await flush();
+    expect(screen.getByRole('meter').closest('.send-meter')?.className).toContain('send-meter-nearly');
+    cleanup();
+    setup({ 'send.budget': budget({ limit: 10, used: 2 }) });
+    await flush();
+    expect(screen.getByRole('meter').closest('.send-meter')?.className).toContain('send-meter-ok');
   });
 
-  it('a queued send can be cancelled from its history row by the id its progress event carried', async () => {
+  it('while sends wait in the queue the form stays open: a second send goes out beside the first', async () => {
+    const fake = setup({ 'send.message': () => new Promise(() => undefined) as never });
+    await typeAndSend('+15550102000', 'first');
+    const first = fake.calls.filter((c) => c.name === 'send.message')[0]?.args as SendArgs;
+    progress(fake, first.clientRef, { phase: 'queued', queuedId: 'q-1', position: 1, waitMs: 5000 });
+    expect(document.querySelector('.send-progress')?.textContent).toContain('Queued (position 1, about 5 s)');
+    const button = screen.getByRole('button', { name: 'Send' }) as HTMLButtonElement;
+    expect(button.disabled).toBe(false);
+    await typeAndSend('+15550102000', 'second');
+    const sends = fake.calls.filter((c) => c.name === 'send.message').map((c) => (c.args as SendArgs).text);
+    expect(sends).toEqual(['first', 'second']);
+    expect(screen.getAllByRole('row')).toHaveLength(3);
+  });
+
+  it('a waiting send can be cancelled by its clientRef (send.stop), from the result or its history row', async () => {
     let answer: (r: unknown) => void = () => undefined;
     const fake = setup({
       'send.message': () => new Promise((r) => (answer = r)) as never,
-      'send.cancel': { ok: true, value: { cancelled: true } },
+      'send.stop': { ok: true, value: { stopped: true } },
     });
     await typeAndSend();
     const args = fake.calls.find((c) => c.name === 'send.message')?.args as SendArgs;
-    expect(screen.queryByRole('button', { name: 'Cancel the queued send to +15550102000' })).toBeNull();
-    act(() => fake.emit('send.progress', { teamId: 'team1', agentId: 'a1', to: '+15550102000', clientRef: args.clientRef, phase: 'queued', queuedId: 'q-42', position: 1, waitMs: 3000 }));
-    fireEvent.click(screen.getByRole('button', { name: 'Cancel the queued send to +15550102000' }));
+    // Not while it is simply going out.
+    expect(screen.queryByRole('button', { name: 'Cancel the send to +15550102000' })).toBeNull();
+    progress(fake, args.clientRef, { phase: 'queued', queuedId: 'q-42', position: 1, waitMs: 3000 });
+    expect(screen.getAllByRole('button', { name: 'Cancel the send to +15550102000' })).toHaveLength(2);
+    fireEvent.click(screen.getAllByRole('button', { name: 'Cancel the send to +15550102000' })[0]!);
     await flush();
-    expect(fake.calls.find((c) => c.name === 'send.cancel')?.args).toEqual({ teamId: 'team1', queuedId: 'q-42' });
-    // The core then rejects the send as aborted: the row ends failed and the button goes.
+    expect(fake.calls.find((c) => c.name === 'send.stop')?.args).toEqual({ clientRef: args.clientRef });
+    // The main process then ends the send as aborted: cancelled, nothing sent, with Retry.
     answer({ ok: false, error: { kind: 'aborted', code: 'ABORTED', message: 'The send was cancelled.' } });
     await flush();
-    expect(screen.queryByRole('button', { name: 'Cancel the queued send to +15550102000' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Cancel the send to +15550102000' })).toBeNull();
+    expect(document.querySelector('.send-cancelled')?.textContent).toBe('Cancelled — this message was not sent.');
+    expect(within(screen.getByRole('table')).getByText('Cancelled')).toBeTruthy();
+    expect(msgBox().value).toBe('hello');
+  });
+
+  it('Retry sends the failed message again as a new send, once', async () => {
+    let n = 0;
+    const fake = setup({ 'send.message': () => (++n === 1 ? { ok: false, error: { kind: 'server-error', code: 'SERVER_ERROR', message: 'boom', status: 500 } } : sent) });
+    await typeAndSend('+15550102000', 'try me');
+    expect(screen.getByRole('alert').textContent).toContain('The service had a problem (HTTP 500).');
+    fireEvent.click(within(document.querySelector('.send-result') as HTMLElement).getByRole('button', { name: 'Retry the send to +15550102000' }));
+    await flush();
+    const sends = fake.calls.filter((c) => c.name === 'send.message').map((c) => c.args as SendArgs);
+    expect(sends).toHaveLength(2);
+    expect(sends[1]).toMatchObject({ teamId: 'team1', agentId: 'a1', to: '+15550102000', text: 'try me' });
+    expect(sends[1]!.clientRef).not.toBe(sends[0]!.clientRef);
+    const rows = screen.getAllByRole('row').slice(1);
+    expect(rows.map((r) => r.getAttribute('data-state'))).toEqual(['sent', 'failed']);
+    // The failed one was retried: it offers Retry no more.
+    expect(screen.queryByRole('button', { name: 'Retry the send to +15550102000' })).toBeNull();
+  });
+
+  it('warns before sending to a number the contact check says is not on WhatsApp', async () => {
+    const fake = setup({ 'contacts.check': { ok: true, value: { phone: '15550109999', exists: false, jid: '' } }, 'send.message': sent });
+    fireEvent.change(toBox(), { target: { value: '+1 555 010 9999' } });
+    fireEvent.click(screen.getByRole('button', { name: /Check contact/ }));
+    await flush();
+    expect(screen.getByText(/On WhatsApp: no — 15550109999 has no WhatsApp account/)).toBeTruthy();
+    fireEvent.change(msgBox(), { target: { value: 'anyone there?' } });
+    fireEvent.keyDown(msgBox(), { key: 'Enter' });
+    await flush();
+    expect(fake.calls.some((c) => c.name === 'send.message')).toBe(false);
+    expect(screen.getByRole('alert').textContent).toContain('+15550109999 is not on WhatsApp.');
+    fireEvent.click(screen.getByRole('button', { name: "Don't send" }));
+    expect(fake.calls.some((c) => c.name === 'send.message')).toBe(false);
+    fireEvent.keyDown(msgBox(), { key: 'Enter' });
+    await flush();
+    fireEvent.click(screen.getByRole('button', { name: 'Send anyway' }));
+    await flush();
+    expect(fake.calls.filter((c) => c.name === 'send.message')).toHaveLength(1);
+  });
+});
+
+describe('console pickers', () => {
+  it('show agent labels with the id in small print, and preselect the only team', async () => {
+    const t = storeSetup({ 'send.budget': budget() });
+    t.store.setState({ teams: [team({ teamId: 'team1', label: 'Ops', agentIds: ['a1', 'a2'] })], loaded: true });
+    t.store.getState().setAgents([agent('a1', 'connected', {}, 'team1'), { ...agent('a2', 'connected', {}, 'team1'), label: 'Support bot' }]);
+    mount(t.store, <ConsoleScreen />);
+    const teamBox = screen.getByRole('combobox', { name: 'Team' }) as HTMLSelectElement;
+    expect(teamBox.value).toBe('team1');
+    const agentBox = screen.getByRole('combobox', { name: 'Agent' }) as HTMLSelectElement;
+    expect([...agentBox.options].map((o) => [o.value, o.textContent])).toEqual([
+      ['', 'Choose an agent'],
+      ['a1', 'Agent a1'],
+      ['a2', 'Support bot'],
+    ]);
+    fireEvent.change(agentBox, { target: { value: 'a2' } });
+    expect(document.querySelector('.picker-id')?.textContent).toBe('id a2');
+    expect(agentBox.getAttribute('aria-describedby')).toBe(document.querySelector('.picker-id')?.id);
+  });
+
+  it('with several teams, none is chosen for you', () => {
+    const t = storeSetup({ 'send.budget': budget() });
+    t.store.setState({ teams: [team({ teamId: 'team1' }), team({ teamId: 'team2', label: 'Sales' })], loaded: true });
+    mount(t.store, <ConsoleScreen />);
+    expect((screen.getByRole('combobox', { name: 'Team' }) as HTMLSelectElement).value).toBe('');
   });
 });

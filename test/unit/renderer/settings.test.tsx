@@ -140,10 +140,19 @@ describe('settings screen', () => {
     const card = screen.getByRole('article', { name: 'Team Ops' });
     expect(card.textContent).toContain('…9f2c');
     expect(card.textContent).toContain('key rejected');
+    // Empty: the field is marked with its message, nothing is sent.
+    fireEvent.click(within(card).getByRole('button', { name: 'Add agent' }));
+    await flush();
+    expect(within(card).getByLabelText('Agent ID').getAttribute('aria-invalid')).toBe('true');
+    expect(within(card).getByText('Give the agent ID from the dashboard, e.g. agent-support.')).toBeTruthy();
+    expect(document.activeElement).toBe(within(card).getByLabelText('Agent ID'));
+    expect(calls.some((c) => c.name === 'agents.add')).toBe(false);
     fireEvent.change(within(card).getByLabelText('Agent ID'), { target: { value: 'zz' } });
+    expect(within(card).queryByText('Give the agent ID from the dashboard, e.g. agent-support.')).toBeNull();
     fireEvent.click(within(card).getByRole('button', { name: 'Add agent' }));
     await flush();
     expect(within(card).getByRole('alert').textContent).toContain('Check the agent ID in the dashboard');
+    expect(within(card).getByRole('alert').textContent).not.toContain('AGENT_NOT_FOUND');
     expect((within(card).getByLabelText('Agent ID') as HTMLInputElement).value).toBe('zz');
 
     fireEvent.click(within(card).getByRole('button', { name: 'Remove team Ops and its key' }));

@@ -1,47 +1,86 @@
-// Agents home: every agent of every team, worst health first, with a filter.
+// Agents home: a summary of every agent's health, then each agent (worst health first) with its id,
+// team, number, time in state and the action its state calls for; a filter.
 import { useId, useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { AgentDTO } from '../../../../src-shared/contract';
 import { EmptyState } from '../../components/EmptyState';
+import { errorLine } from '../../components/errors';
 import { HealthBadge } from '../../components/HealthBadge';
+import { HEALTH_HINTS } from '../../components/health';
 import { Since, TimeAgo, useNow } from '../../components/TimeAgo';
-import { agentHref } from '../../router/routes';
+import { agentHref, consoleHref } from '../../router/routes';
 import { agentKey } from '../../store/env';
 import { isStale } from '../../store/link';
 import { useApp } from '../../store/react';
+import { HealthSummary } from './HealthSummary';
 import { matchesFilter, sortWorstFirst } from './sortAgents';
+
+/** What the row offers: Pair when a scan is needed (never on a connected agent), else Chat and Send. */
+function RowActions({ agent }: { agent: AgentDTO }) {
+  const { teamId, agentId, label } = agent;
+  if (agent.health.health === 'needs-scan') {
+    return (
+      <a className="button small" href={agentHref(teamId, agentId, 'pairing')} aria-label={`Pair ${label}`}>
+        Pair
+      </a>
+    );
+  }
+  return (
+    <>
+      <a className="button small secondary" href={agentHref(teamId, agentId, 'chat')} aria-label={`Chat with ${label}`}>
+        Chat
+      </a>
+      <a className="button small secondary" href={consoleHref(teamId, agentId)} aria-label={`Send from ${label}`}>
+        Send
+      </a>
+    </>
+  );
+}
 
 /** `lastHeardAt` is set while the app is out of touch: the row shows unknown and when it last heard. */
 function AgentRow({ agent, teamLabel, now, lastHeardAt }: { agent: AgentDTO; teamLabel: string; now: number; lastHeardAt?: number | null }) {
   const h = agent.health;
   const stale = lastHeardAt !== undefined;
+  const hint = stale ? '' : h.error ? `last poll failed: ${errorLine(h.error)}` : HEALTH_HINTS[h.health];
   return (
     <li className={`agent agent-${stale ? 'unknown' : h.health}`}>
-      <HealthBadge health={h.health} stale={stale} />
-      <a className="agent-label" href={agentHref(agent.teamId, agent.agentId)}>
-        {agent.label}
-      </a>
-      <span className="muted">{teamLabel}</span>
-      <span className="agent-phone">{h.phone ? `+${h.phone}` : <span className="muted">no number</span>}</span>
-      <span className="muted">{stale ? null : <Since at={h.since} now={now} />}</span>
-      <span className="muted">
-        {stale ? (
-          lastHeardAt === null ? (
-            'not heard from yet'
-          ) : (
-            <>
-              last heard <TimeAgo at={lastHeardAt} now={now} />
-            </>
-          )
-        ) : h.checkedAt === null ? (
-          'not polled yet'
-        ) : (
-          <>
-            polled <TimeAgo at={h.checkedAt} now={now} />
-          </>
-        )}
+      <span className="agent-health">
+        <HealthBadge health={h.health} short stale={stale} />
       </span>
-      {h.error && <span className="error">last poll failed: {h.error.code}</span>}
+      <div className="agent-who">
+        <p className="agent-name">
+          <a className="agent-label" href={agentHref(agent.teamId, agent.agentId)}>
+            {agent.label}
+          </a>{' '}
+          {agent.label !== agent.agentId && <code className="agent-id">{agent.agentId}</code>}
+        </p>
+        <p className="agent-facts muted">
+          <span>{teamLabel}</span>
+          <span className="agent-phone">{h.phone ? `+${h.phone}` : 'no number'}</span>
+          {!stale && <Since at={h.since} now={now} />}
+          <span>
+            {stale ? (
+              lastHeardAt === null ? (
+                'not heard from yet'
+              ) : (
+                <>
+                  last heard <TimeAgo at={lastHeardAt} now={now} />
+                </>
+              )
+            ) : h.checkedAt === null ? (
+              'not polled yet'
+            ) : (
+              <>
+                polled <TimeAgo at={h.checkedAt} now={now} />
+              </>
+            )}
+          </span>
+          {hint && <span className={h.error ? 'error' : undefined}>{hint}</span>}
+        </p>
+      </div>
+      <div className="agent-actions">
+        <RowActions agent={agent} />
+      </div>
     </li>
   );
 }
@@ -69,9 +108,10 @@ export function AgentList() {
             with a current key in <a href="#/settings">Settings</a>.
           </p>
         ))}
+      {agents.length > 0 && <HealthSummary agents={agents} />}
       <div className="filter">
         <label htmlFor={filterId}>Filter agents</label>
-        <input id={filterId} type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="name, team, phone or health" />
+        <input id={filterId} type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="name, id, team, phone or health" />
       </div>
       {agents.length === 0 ? (
         <EmptyState title="No agents yet.">

@@ -1,4 +1,5 @@
-// Quiet hours: a daily window (local time) in which non-urgent alerts stay silent.
+// Quiet hours: a daily window (local time) in which non-urgent alerts stay silent. A start equal to
+// its end is refused (it would be no window at all).
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { ErrorDTO, QuietHoursDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
@@ -29,6 +30,10 @@ export function QuietHoursForm() {
     const bad = !isHHMM(draft.start) ? 'start' : !isHHMM(draft.end) ? 'end' : null;
     if (bad) {
       setError({ kind: 'validation', code: 'INVALID_TIME', message: `The ${bad} time must look like 22:00.`, field: bad });
+      return;
+    }
+    if (draft.start === draft.end) {
+      setError({ kind: 'validation', code: 'EMPTY_WINDOW', message: `Quiet from ${draft.start} until ${draft.end} is no time at all: choose an end time different from the start.`, field: 'end' });
       return;
     }
     setBusy(true);

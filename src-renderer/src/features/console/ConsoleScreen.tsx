@@ -1,52 +1,60 @@
 // The send console: text, image URL + caption, or document URL + file name to a number validated
-// as typed; a contact check one keystroke away (Alt+C); the send budget and queue; what each
-// failure means; a history of sends. Nothing typed is lost on error.
-import { useId, useState, type FormEvent, type KeyboardEvent } from 'react';
+// as typed; a contact check one keystroke away (Alt+C) that warns before a send to a number not on
+// WhatsApp; the send budget; the latest send's result under the Send button; a history of sends.
+// The form never locks: while the budget is spent, each send waits in the queue on its own. Nothing
+// typed is lost on error (the text is cleared only when the send went out as typed).
+import { useEffect, useId, useState, type FormEvent, type KeyboardEvent } from 'react';
 import type { ContactCheckDTO, ErrorDTO, SendArgs } from '../../../../src-shared/contract';
+import { errorLine } from '../../components/errors';
 import { useApp } from '../../store/react';
-import { describeError } from './error-words';
+import { Pickers } from './Pickers';
 import { checkRecipient } from './recipient';
-import { SendError, errorField } from './SendError';
-import { SendHistory, progressWords } from './SendHistory';
+import { errorField } from './SendError';
+import { SendHistory } from './SendHistory';
 import { SendMeter } from './SendMeter';
+import { SendResult } from './SendResult';
 import './console.css';
 
 type Kind = 'text' | 'image' | 'document';
+type Field = 'to' | 'text' | 'url' | 'filename';
+type Contact = { to: string; r: ContactCheckDTO } | { to: string; e: ErrorDTO };
 
-function Pickers({ teamId, agentId, onTeam, onAgent }: { teamId: string; agentId: string; onTeam(t: string): void; onAgent(a: string): void }) {
+/** The team to start with: the one asked for, else the only one. */
+function useInitialPick(props: { teamId?: string; agentId?: string }): [string, string] {
   const teams = useApp((s) => s.teams);
+  const only = teams.length === 1 ? teams[0] : undefined;
+  const teamId = props.teamId ?? only?.teamId ?? '';
   const team = teams.find((t) => t.teamId === teamId);
+  const agentId = props.agentId ?? (team?.agentIds.length === 1 ? team.agentIds[0]! : '');
+  return [teamId, agentId];
+}
+
+function ContactLine({ contact }: { contact: Contact }) {
+  if ('e' in contact) {
+    return (
+      <span role="status" className="error">
+        Contact check failed — {errorLine(contact.e)}
+      </span>
+    );
+  }
+  if (contact.r.exists) {
+    return (
+      <span role="status" className="hint contact-yes">
+        On WhatsApp: yes — JID {contact.r.jid}
+      </span>
+    );
+  }
   return (
-    <div className="console-pickers">
-      <label>
-        Team{' '}
-        <select value={teamId} onChange={(e) => onTeam(e.target.value)}>
-          <option value="">Choose a team</option>
-          {teams.map((t) => (
-            <option key={t.teamId} value={t.teamId}>
-              {t.label}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Agent{' '}
-        <select value={agentId} onChange={(e) => onAgent(e.target.value)} disabled={!team}>
-          <option value="">Choose an agent</option>
-          {team?.agentIds.map((a) => (
-            <option key={a} value={a}>
-              {a}
-            </option>
-          ))}
-        </select>
-      </label>
-    </div>
+    <span role="status" className="contact-no">
+      <span aria-hidden="true">⚠ </span>On WhatsApp: no — {contact.r.phone} has no WhatsApp account; a message to it will not arrive.
+    </span>
   );
 }
 
 export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
-  const [teamId, setTeamId] = useState(props.teamId ?? '');
-  const [agentId, setAgentId] = useState(props.agentId ?? '');
+  const [initialTeam, initialAgent] = useInitialPick(props);
+  const [teamId, setTeamId] = useState(initialTeam);
+  const [agentId, setAgentId] = useState(initialAgent);
   const send = useApp((s) => s.sendMessage);
   const check = useApp((s) => s.checkContact);
   const history = useApp((s) => s.sendHistory);
@@ -56,15 +64,27 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
   const [text, setText] = useState('');
   const [url, setUrl] = useState('');
   const [filename, setFilename] = useState('');
-  const [sendingRef, setSendingRef] = useState<string | null>(null);
-  const [error, setError] = useState<{ e: ErrorDTO; ref: string } | null>(null);
-  const [contact, setContact] = useState<{ to: string; r: ContactCheckDTO } | { to: string; e: ErrorDTO } | null>(null);
+  /** The latest send made from this form. */
+  const [lastRef, setLastRef] = useState<string | null>(null);
+  const [contact, setContact] = useState<Contact | null>(null);
   const [checking, setChecking] = useState(false);
+  /** A send to a number the contact check said is not on WhatsApp waits for "Send anyway". */
+  const [confirming, setConfirming] = useState(false);
+
+  // Teams arrive after the first render in a fresh window: pick the only one then.
+  useEffect(() => {
+    if (teamId === '' && initialTeam !== '') {
+      setTeamId(initialTeam);
+      setAgentId(initialAgent);
+    }
+  }, [teamId, initialTeam, initialAgent]);
 
   const recipient = to.trim() === '' ? null : checkRecipient(to);
-  const inFlight = history.find((r) => r.clientRef === sendingRef);
   const ready = Boolean(teamId && agentId);
-  const field = error ? errorField(error.e) : null;
+  const last = history.find((r) => r.clientRef === lastRef) ?? null;
+  const lastError = last?.state === 'failed' ? last.error : null;
+  const field = lastError ? errorField(lastError) : null;
+  const notOnWhatsApp = contact !== null && !('e' in contact) && !contact.r.exists && recipient?.ok === true && contact.to === recipient.value;
 
   const doCheck = async () => {
     if (!ready || !recipient?.ok || recipient.kind === 'group-jid') return;
@@ -74,34 +94,47 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
     setContact(r.ok ? { to: recipient.value, r: r.value } : { to: recipient.value, e: r.error });
   };
 
-  const submit = async (e?: FormEvent) => {
-    e?.preventDefault();
-    if (!ready || !recipient?.ok || sendingRef) return;
+  const build = (): SendArgs | null => {
+    if (!ready || !recipient?.ok) return null;
     const args: SendArgs = { teamId, agentId, to: recipient.value };
     if (kind === 'text') {
-      if (!text.trim()) return;
+      if (!text.trim()) return null;
       args.text = text;
-    } else if (kind === 'image') {
-      if (!url.trim()) return;
-      args.imageUrl = url.trim();
-      if (text.trim()) args.text = text;
     } else {
-      if (!url.trim()) return;
-      args.documentUrl = url.trim();
-      if (filename.trim()) args.documentFilename = filename.trim();
+      if (!url.trim()) return null;
+      if (kind === 'image') {
+        args.imageUrl = url.trim();
+        if (text.trim()) args.text = text;
+      } else {
+        args.documentUrl = url.trim();
+        if (filename.trim()) args.documentFilename = filename.trim();
+      }
     }
+    return args;
+  };
+
+  const submit = async (opts: { anyway?: boolean } = {}) => {
+    const args = build();
+    if (!args) return;
+    if (notOnWhatsApp && !opts.anyway) {
+      setConfirming(true);
+      return;
+    }
+    setConfirming(false);
     const clientRef = `send-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-    setSendingRef(clientRef);
-    setError(null);
+    setLastRef(clientRef);
+    const typed = { text, url, filename };
     const r = await send({ ...args, clientRef });
-    setSendingRef(null);
+    // Cleared only when it went out and nothing new was typed meanwhile.
     if (r.ok) {
-      setText('');
-      setUrl('');
-      setFilename('');
-    } else {
-      setError({ e: r.error, ref: clientRef });
+      setText((t) => (t === typed.text ? '' : t));
+      setUrl((u) => (u === typed.url ? '' : u));
+      setFilename((f) => (f === typed.filename ? '' : f));
     }
+  };
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    void submit();
   };
 
   const onKeys = (e: KeyboardEvent<HTMLElement>) => {
@@ -118,102 +151,117 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
   };
 
   const toHintId = `${uid}-to-hint`;
-  const fieldErr = (f: 'to' | 'text' | 'url' | 'filename') =>
-    field === f && error ? (
+  const fieldErr = (f: Field) =>
+    field === f && lastError ? (
       <span className="error field-error" id={`${uid}-${f}-err`} role="alert">
-        {describeError(error.e)}
+        {errorLine(lastError)}
       </span>
     ) : null;
-  const described = (f: 'to' | 'text' | 'url' | 'filename', ...more: string[]) =>
-    [...more, field === f ? `${uid}-${f}-err` : ''].filter(Boolean).join(' ') || undefined;
-
-  const retriesLive = inFlight?.state === 'retrying' || inFlight?.state === 'queued' ? progressWords(inFlight) : null;
-  // The retries the failed send went through (send.progress events arrive before its answer).
-  const retries = error ? (history.find((x) => x.clientRef === error.ref)?.retries.length ?? 0) : 0;
+  const described = (f: Field, ...more: string[]) => [...more, field === f ? `${uid}-${f}-err` : ''].filter(Boolean).join(' ') || undefined;
 
   return (
     <section className="console" aria-labelledby="console-title" onKeyDown={onKeys}>
       <h2 id="console-title">Send console</h2>
-      <Pickers teamId={teamId} agentId={agentId} onTeam={(t) => (setTeamId(t), setAgentId(''))} onAgent={setAgentId} />
-      {!ready && <p className="muted">Choose a team and an agent to send from.</p>}
-      <form className="form console-form" onSubmit={(e) => void submit(e)} aria-label="Send a message">
-        <fieldset className="console-kind">
-          <legend>Type</legend>
-          {(['text', 'image', 'document'] as const).map((k) => (
-            <label key={k}>
-              <input type="radio" name={`${uid}-kind`} value={k} checked={kind === k} onChange={() => setKind(k)} /> {k === 'text' ? 'Text' : k === 'image' ? 'Image' : 'Document'}
-            </label>
-          ))}
-        </fieldset>
-
-        <label htmlFor={`${uid}-to`}>To (phone number with country code, or JID)</label>
-        <div className="console-to">
-          <input
-            id={`${uid}-to`}
-            value={to}
-            onChange={(e) => {
-              setTo(e.target.value);
-              setContact(null);
+      <div className="console-main">
+        <div className="console-send">
+          <Pickers
+            teamId={teamId}
+            agentId={agentId}
+            onTeam={(t) => {
+              setTeamId(t);
+              setAgentId('');
+              setLastRef(null);
             }}
-            aria-invalid={recipient !== null && !recipient.ok}
-            aria-describedby={described('to', toHintId)}
-            placeholder="+1 555 010 2000"
-            autoComplete="off"
+            onAgent={(a) => {
+              setAgentId(a);
+              setLastRef(null);
+            }}
           />
-          <button type="button" className="secondary" onClick={() => void doCheck()} disabled={!ready || !recipient?.ok || recipient.kind === 'group-jid' || checking} aria-keyshortcuts="Alt+C">
-            {checking ? 'Checking…' : 'Check contact (Alt+C)'}
-          </button>
-        </div>
-        <span id={toHintId} className={recipient && !recipient.ok ? 'error' : 'hint'} aria-live="polite">
-          {recipient === null ? 'e.g. +1 (555) 010-2000, 15550102000 or 15550102000@s.whatsapp.net' : recipient.ok ? `Sends to ${recipient.value}` : recipient.message}
-        </span>
-        {contact && (
-          <span role="status" className={'e' in contact ? 'error' : 'hint'}>
-            {'e' in contact
-              ? `Contact check failed — ${describeError(contact.e)}`
-              : contact.r.exists
-                ? `On WhatsApp: yes — JID ${contact.r.jid}`
-                : `On WhatsApp: no — ${contact.r.phone} has no WhatsApp account`}
-          </span>
-        )}
-        {fieldErr('to')}
+          {!ready && <p className="muted">Choose a team and an agent to send from.</p>}
+          <form className="form console-form" onSubmit={onSubmit} aria-label="Send a message">
+            <fieldset className="console-kind">
+              <legend>Type</legend>
+              {(['text', 'image', 'document'] as const).map((k) => (
+                <label key={k}>
+                  <input type="radio" name={`${uid}-kind`} value={k} checked={kind === k} onChange={() => setKind(k)} /> {k === 'text' ? 'Text' : k === 'image' ? 'Image' : 'Document'}
+                </label>
+              ))}
+            </fieldset>
 
-        {kind !== 'text' && (
-          <>
-            <label htmlFor={`${uid}-url`}>{kind === 'image' ? 'Image URL' : 'Document URL'}</label>
-            <input id={`${uid}-url`} type="url" value={url} onChange={(e) => setUrl(e.target.value)} aria-describedby={described('url')} placeholder="https://…" />
-            {fieldErr('url')}
-          </>
-        )}
-        {kind === 'document' ? (
-          <>
-            <label htmlFor={`${uid}-filename`}>File name</label>
-            <input id={`${uid}-filename`} value={filename} onChange={(e) => setFilename(e.target.value)} aria-describedby={described('filename')} placeholder="invoice.pdf" />
-            {fieldErr('filename')}
-          </>
-        ) : (
-          <>
-            <label htmlFor={`${uid}-text`}>{kind === 'image' ? 'Caption' : 'Message'}</label>
-            <textarea id={`${uid}-text`} rows={3} value={text} onChange={(e) => setText(e.target.value)} onKeyDown={onTextKeys} aria-describedby={described('text', `${uid}-keys`)} />
-            <span id={`${uid}-keys`} className="hint">
-              Enter sends, Shift+Enter starts a new line.
+            <label htmlFor={`${uid}-to`}>To (phone number with country code, or JID)</label>
+            <div className="console-to">
+              <input
+                id={`${uid}-to`}
+                value={to}
+                onChange={(e) => {
+                  setTo(e.target.value);
+                  setContact(null);
+                  setConfirming(false);
+                }}
+                aria-invalid={recipient !== null && !recipient.ok}
+                aria-describedby={described('to', toHintId)}
+                placeholder="+1 555 010 2000"
+                autoComplete="off"
+              />
+              <button type="button" className="secondary" onClick={() => void doCheck()} disabled={!ready || !recipient?.ok || recipient.kind === 'group-jid' || checking} aria-keyshortcuts="Alt+C">
+                {checking ? 'Checking…' : 'Check contact (Alt+C)'}
+              </button>
+            </div>
+            <span id={toHintId} className={recipient && !recipient.ok ? 'error' : 'hint'} aria-live="polite">
+              {recipient === null ? 'e.g. +1 (555) 010-2000, 15550102000 or 15550102000@s.whatsapp.net' : recipient.ok ? `Sends to ${recipient.value}` : recipient.message}
             </span>
-            {fieldErr('text')}
-          </>
-        )}
-        <div className="actions">
-          <button type="submit" disabled={!ready || !recipient?.ok || sendingRef !== null}>
-            {sendingRef ? 'Sending…' : 'Send'}
-          </button>
+            {contact && <ContactLine contact={contact} />}
+            {fieldErr('to')}
+
+            {kind !== 'text' && (
+              <>
+                <label htmlFor={`${uid}-url`}>{kind === 'image' ? 'Image URL' : 'Document URL'}</label>
+                <input id={`${uid}-url`} type="url" value={url} onChange={(e) => setUrl(e.target.value)} aria-describedby={described('url')} placeholder="https://…" />
+                {fieldErr('url')}
+              </>
+            )}
+            {kind === 'document' ? (
+              <>
+                <label htmlFor={`${uid}-filename`}>File name</label>
+                <input id={`${uid}-filename`} value={filename} onChange={(e) => setFilename(e.target.value)} aria-describedby={described('filename')} placeholder="invoice.pdf" />
+                {fieldErr('filename')}
+              </>
+            ) : (
+              <>
+                <label htmlFor={`${uid}-text`}>{kind === 'image' ? 'Caption' : 'Message'}</label>
+                <textarea id={`${uid}-text`} rows={3} value={text} onChange={(e) => setText(e.target.value)} onKeyDown={onTextKeys} aria-describedby={described('text', `${uid}-keys`)} />
+                <span id={`${uid}-keys`} className="hint">
+                  Enter sends, Shift+Enter starts a new line.
+                </span>
+                {fieldErr('text')}
+              </>
+            )}
+            {confirming && notOnWhatsApp ? (
+              <div className="send-confirm" role="alert">
+                <p>
+                  <strong>{recipient?.ok ? recipient.value : to} is not on WhatsApp.</strong> The message will not arrive. Send it anyway?
+                </p>
+                <div className="actions">
+                  <button type="button" className="danger" onClick={() => void submit({ anyway: true })}>
+                    Send anyway
+                  </button>
+                  <button type="button" className="secondary" onClick={() => setConfirming(false)} autoFocus>
+                    Don&apos;t send
+                  </button>
+                </div>
+              </div>
+            ) : (
+              <div className="actions">
+                <button type="submit" disabled={!ready || !recipient?.ok}>
+                  Send
+                </button>
+              </div>
+            )}
+            {last && field === null && <SendResult r={last} />}
+          </form>
         </div>
-        {retriesLive && (
-          <p role="status" className="send-progress">
-            {retriesLive}
-          </p>
-        )}
-        {error && field === null && <SendError error={error.e} retries={retries} teamId={teamId} agentId={agentId} />}
-      </form>
-      {teamId && <SendMeter teamId={teamId} />}
+        <div className="console-side">{teamId && <SendMeter teamId={teamId} />}</div>
+      </div>
       {ready && <SendHistory teamId={teamId} agentId={agentId} />}
     </section>
   );

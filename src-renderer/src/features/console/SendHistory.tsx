@@ -1,7 +1,8 @@
-// Sends made from this window, newest first, with message ids and live progress.
+// Sends made from this window, newest first, with message ids, live progress, and what each one
+// still allows: Cancel while it waits (queued or between retries), Retry once it failed.
 import { useState } from 'react';
 import type { SendRecord } from '../../store/console';
-import { describeError } from './error-words';
+import { capitalized, errorLine, rateLimitWords } from '../../components/errors';
 import { useApp } from '../../store/react';
 
 export function progressWords(r: SendRecord): string {
@@ -12,37 +13,46 @@ export function progressWords(r: SendRecord): string {
       return `Queued${r.queue?.position !== undefined ? ` (position ${r.queue.position}` : ' ('}${r.queue?.waitMs !== undefined ? `, about ${Math.ceil(r.queue.waitMs / 1000)} s)` : ')'}`;
     case 'retrying': {
       const last = r.retries[r.retries.length - 1];
-      const kind = last?.error?.kind === 'reconnecting' ? 'Reconnecting — retrying' : 'Retrying';
+      const why = last?.error?.kind === 'reconnecting' ? 'Reconnecting — retrying' : last?.error?.kind === 'rate-limited' ? `${capitalized(rateLimitWords(last.error))} — retrying` : 'Retrying';
       const next = last?.delayMs !== undefined ? `, next in ${Math.ceil(last.delayMs / 1000)} s` : '';
-      return `${kind} (attempt ${last?.attempt ?? r.retries.length}${next})`;
+      return `${why} (attempt ${last?.attempt ?? r.retries.length}${next})`;
     }
     case 'sent':
       return r.retries.length ? `Sent after ${r.retries.length} ${r.retries.length === 1 ? 'retry' : 'retries'}` : 'Sent';
     case 'failed':
-      return r.error ? `Failed — ${describeError(r.error)}` : 'Failed';
+      if (r.error?.kind === 'aborted') return 'Cancelled';
+      return r.error ? `Failed — ${errorLine(r.error)}` : 'Failed';
   }
 }
 
-/** Cancels one queued send by the id its send.progress 'queued' event carried. */
-function CancelQueued({ r }: { r: SendRecord }) {
-  const cancel = useApp((s) => s.cancelQueuedSend);
+/** Whether a send still waits (and can be stopped): in the queue or between retries. */
+export function isWaiting(r: SendRecord): boolean {
+  return r.state === 'queued' || r.state === 'retrying';
+}
+
+/** Cancel while the send waits, Retry once it failed (not twice). */
+export function SendActions({ r }: { r: SendRecord }) {
+  const stop = useApp((s) => s.stopSend);
+  const retry = useApp((s) => s.retrySend);
   const [problem, setProblem] = useState<string | null>(null);
-  const queuedId = r.queue?.queuedId;
-  if (r.state !== 'queued' || !queuedId) return null;
-  return (
-    <>
-      {' '}
-      <button
-        type="button"
-        className="secondary small"
-        aria-label={`Cancel the queued send to ${r.to}`}
-        onClick={() => void cancel(r.teamId, queuedId).then((e) => setProblem(e ? describeError(e) : null))}
-      >
-        Cancel
+  if (isWaiting(r)) {
+    return (
+      <>
+        <button type="button" className="secondary small" aria-label={`Cancel the send to ${r.to}`} onClick={() => void stop(r.clientRef).then((e) => setProblem(e ? errorLine(e) : null))}>
+          Cancel
+        </button>
+        {problem && <span className="error"> {problem}</span>}
+      </>
+    );
+  }
+  if (r.state === 'failed' && !r.retriedAs) {
+    return (
+      <button type="button" className="secondary small" aria-label={`Retry the send to ${r.to}`} onClick={() => void retry(r.clientRef)}>
+        Retry
       </button>
-      {problem && <span className="error"> {problem}</span>}
-    </>
-  );
+    );
+  }
+  return null;
 }
 
 export function SendHistory({ teamId, agentId }: { teamId: string; agentId: string }) {
@@ -75,8 +85,7 @@ export function SendHistory({ teamId, agentId }: { teamId: string; agentId: stri
                 <td>{r.kind}</td>
                 <td>{r.summary}</td>
                 <td>
-                  {progressWords(r)}
-                  <CancelQueued r={r} />
+                  <span className={r.error?.kind === 'aborted' ? 'send-state cancelled' : 'send-state'}>{progressWords(r)}</span> <SendActions r={r} />
                 </td>
                 <td>{r.messageId ? <code>{r.messageId}</code> : '—'}</td>
               </tr>

@@ -1,13 +1,28 @@
-// The team's send budget (limit from X-RateLimit-Limit, sends in the window) and the queue of
-// sends waiting for room, each cancellable.
+// The team's send budget (limit from X-RateLimit-Limit, sends in the window) as a bar that turns to
+// the warning colour when nearly spent and the alarm colour when spent, and the queue of sends
+// waiting for room, each cancellable.
 import { useState } from 'react';
-import type { QueuedSendDTO } from '../../../../src-shared/contract';
+import type { QueuedSendDTO, SendBudgetDTO } from '../../../../src-shared/contract';
+import { errorLine } from '../../components/errors';
 import { usePolling } from '../../components/usePolling';
-import { describeError } from './error-words';
 import { useApp } from '../../store/react';
 
 const POLL_MS = 2000;
 const NO_QUEUE: QueuedSendDTO[] = [];
+/** From this share of the budget used, the bar warns. */
+const NEARLY = 0.8;
+
+export type BudgetLevel = 'ok' | 'nearly' | 'spent';
+
+export function budgetLevel(b: Pick<SendBudgetDTO, 'used' | 'limit'>): BudgetLevel {
+  if (b.used >= b.limit) return 'spent';
+  return b.used >= b.limit * NEARLY ? 'nearly' : 'ok';
+}
+
+function windowWords(windowMs: number): string {
+  const sec = Math.round(windowMs / 1000);
+  return sec === 60 ? 'minute' : `${sec} s`;
+}
 
 export function SendMeter({ teamId }: { teamId: string }) {
   const budget = useApp((s) => s.sendBudgets[teamId]);
@@ -15,21 +30,31 @@ export function SendMeter({ teamId }: { teamId: string }) {
   const cancel = useApp((s) => s.cancelQueuedSend);
   const [msg, setMsg] = useState<string | null>(null);
   usePolling(() => load(teamId), POLL_MS);
-  if (!budget) return <p className="muted">Send budget not known yet.</p>;
+  if (!budget) return <p className="muted send-meter">Send budget not known yet.</p>;
   const queue = budget.queued ?? NO_QUEUE;
-  const windowSec = Math.round(budget.windowMs / 1000);
-  const spent = budget.used >= budget.limit;
+  const level = budgetLevel(budget);
+  const used = Math.min(budget.used, budget.limit);
+  const words = `${budget.used} of ${budget.limit} sends used in the last ${windowWords(budget.windowMs)}`;
   return (
-    <section className="send-meter card" aria-labelledby="meter-title">
+    <section className={`send-meter send-meter-${level}`} aria-labelledby="meter-title">
       <h3 id="meter-title">Send budget</h3>
-      <p>
-        <meter min={0} max={budget.limit} value={Math.min(budget.used, budget.limit)} aria-label="Sends used" />{' '}
-        {budget.used} of {budget.limit} sends in the last {windowSec === 60 ? 'minute' : `${windowSec} s`}
-        {spent && <strong> — budget spent; new sends wait in the queue</strong>}
-      </p>
+      <div className="meter-row">
+        <div className="meter" role="meter" aria-label="Send budget used" aria-valuemin={0} aria-valuemax={budget.limit} aria-valuenow={used} aria-valuetext={words}>
+          <div className="meter-fill" style={{ width: `${Math.round((used / Math.max(1, budget.limit)) * 100)}%` }} />
+        </div>
+        <p className="meter-words">
+          {words}
+          {level === 'spent' && (
+            <>
+              {' — '}
+              <strong>budget spent</strong>: new sends wait in the queue and leave on their own
+            </>
+          )}
+        </p>
+      </div>
       {queue.length > 0 && (
         <>
-          <h4>Queued ({queue.length})</h4>
+          <h4>Waiting ({queue.length})</h4>
           <ul className="send-queue">
             {queue.map((q) => (
               <li key={q.id}>
@@ -40,7 +65,7 @@ export function SendMeter({ teamId }: { teamId: string }) {
                   aria-label={`Cancel queued send to ${q.to}`}
                   onClick={async () => {
                     const e = await cancel(teamId, q.id);
-                    setMsg(e ? describeError(e) : `Cancelled the send to ${q.to}.`);
+                    setMsg(e ? errorLine(e) : `Cancelled the send to ${q.to}.`);
                   }}
                 >
                   Cancel

@@ -8,15 +8,25 @@ import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
 import { TeamForm } from '../onboarding/TeamForm';
 
+/** The message an empty Agent ID gets (the form sends nothing then). */
+const AGENT_ID_MISSING = 'Give the agent ID from the dashboard, e.g. agent-support.';
+
 function AddAgent({ team }: { team: TeamDTO }) {
   const add = useApp((s) => s.addAgent);
   const [agentId, setAgentId] = useState('');
   const [label, setLabel] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ErrorDTO | null>(null);
-  const ids = { id: useId(), label: useId(), err: useId() };
+  const [missing, setMissing] = useState(false);
+  const ids = { id: useId(), label: useId(), err: useId(), missing: useId() };
   const onSubmit = async (ev: FormEvent) => {
     ev.preventDefault();
+    if (agentId.trim() === '') {
+      setMissing(true);
+      setError(null);
+      document.getElementById(ids.id)?.focus();
+      return;
+    }
     setBusy(true);
     const e = await add(team.teamId, agentId.trim(), label.trim() || undefined);
     setBusy(false);
@@ -26,10 +36,27 @@ function AddAgent({ team }: { team: TeamDTO }) {
       setLabel('');
     }
   };
+  const describedBy = [missing ? ids.missing : null, error ? ids.err : null].filter(Boolean).join(' ') || undefined;
   return (
-    <form className="form" onSubmit={(e) => void onSubmit(e)} aria-label={`Add an agent to ${team.label}`} aria-busy={busy}>
+    <form className="form" onSubmit={(e) => void onSubmit(e)} aria-label={`Add an agent to ${team.label}`} aria-busy={busy} noValidate>
       <label htmlFor={ids.id}>Agent ID</label>
-      <input id={ids.id} value={agentId} onChange={(e) => setAgentId(e.target.value)} required autoComplete="off" aria-invalid={error ? true : undefined} aria-describedby={error ? ids.err : undefined} />
+      <input
+        id={ids.id}
+        value={agentId}
+        onChange={(e) => {
+          setAgentId(e.target.value);
+          setMissing(false);
+        }}
+        aria-required="true"
+        autoComplete="off"
+        aria-invalid={error || missing ? true : undefined}
+        aria-describedby={describedBy}
+      />
+      {missing && (
+        <p id={ids.missing} className="field-error">
+          {AGENT_ID_MISSING}
+        </p>
+      )}
       <label htmlFor={ids.label}>Label (optional)</label>
       <input id={ids.label} value={label} onChange={(e) => setLabel(e.target.value)} autoComplete="off" />
       {error && <ErrorNotice id={ids.err} error={error} />}

@@ -59,6 +59,30 @@ describe('send retries', () => {
     expect(env.captured).toHaveLength(3);
   });
 
+  it('past maxRetries, keeps retrying 503s while shouldKeepRetrying says so, and stops when it says no', async () => {
+    env = setup();
+    for (let i = 0; i < 8; i++) env.answer('POST', PATH, 503, RECONNECTING);
+    // Yes three times, then no.
+    const asked: number[] = [];
+    const keep = () => (asked.push(env.captured.length), asked.length <= 3);
+    const p = env.client.send('agent-1', { to: '+15550102000', text: 'x' }, { maxRetries: 1, shouldKeepRetrying: keep }).catch((e) => e);
+    await env.clock.advance(120_000);
+    expect(await p).toBeInstanceOf(ChannelReconnecting);
+    // 1 attempt + 1 ordinary retry + 3 kept-up retries; asked only once maxRetries were spent.
+    expect(env.captured).toHaveLength(5);
+    expect(asked).toEqual([2, 3, 4, 5]);
+  });
+
+  it('a kept-up 503 retry ends in the send when the number comes back', async () => {
+    env = setup();
+    for (let i = 0; i < 4; i++) env.answer('POST', PATH, 503, RECONNECTING);
+    env.answer('POST', PATH, 200, OK);
+    const p = env.client.send('agent-1', { to: '+15550102000', text: 'x' }, { maxRetries: 0, shouldKeepRetrying: () => true });
+    for (let i = 0; i < 4; i++) await env.clock.advance(16_000);
+    expect(await p).toEqual(OK);
+    expect(env.captured).toHaveLength(5);
+  });
+
   it('default maxRetries is 4 (5 attempts)', async () => {
     env = setup();
     for (let i = 0; i < 6; i++) env.answer('POST', PATH, 503, RECONNECTING);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AlertStatusDTO } from '../../../../src-shared/contract';
 import { connectStore } from '../../../../src-renderer/src/store';
-import { noticeFor } from '../../../../src-renderer/src/store/notices';
+import { noticeFor, noticeStack } from '../../../../src-renderer/src/store/notices';
 import { countOpen } from '../../../../src-renderer/src/store/alerts';
 import { inQuietHours, isHHMM, isSnoozed } from '../../../../src-renderer/src/features/alerts/quietHours';
 import { agent, flush, incident, setup, team } from '../fixtures';
@@ -71,6 +71,70 @@ describe('alerts slice', () => {
     store.setState({ alertStatus: status() });
     expect(await store.getState().snooze({ minutes: 99999 })).toMatchObject({ field: 'minutes' });
     expect(store.getState().alertStatus).toEqual(status());
+  });
+
+  it("an incident's notice follows it: re-worded in place by an update, resolved in place (never a second notice)", () => {
+    const { store } = setup();
+    const s = () => store.getState();
+    s().applyAlertNotice({ change: 'opened', incident: incident('i1', { severity: 'warning', title: 'Reconnecting' }) }, 'Bot');
+    const id = s().notices[0]!.id;
+    s().applyAlertNotice({ change: 'updated', incident: incident('i1', { severity: 'urgent', title: 'Still reconnecting' }) }, 'Bot');
+    expect(s().notices).toHaveLength(1);
+    expect(s().notices[0]).toMatchObject({ id, tone: 'urgent', title: 'Bot: Still reconnecting' });
+    s().applyAlertNotice({ change: 'resolved', incident: incident('i1', { title: 'Still reconnecting', resolvedAt: 5 }) }, 'Bot');
+    expect(s().notices).toHaveLength(1);
+    expect(s().notices[0]).toMatchObject({ id, tone: 'success', title: 'Bot: back to normal', body: 'Still reconnecting' });
+    // A plain update of an incident no notice shows adds none.
+    s().applyAlertNotice({ change: 'updated', incident: incident('i2') }, 'Bot');
+    expect(s().notices).toHaveLength(1);
+  });
+
+  it('an urgent notice that resolves keeps its place at the top of the stack', () => {
+    const { store } = setup();
+    const s = () => store.getState();
+    s().applyAlertNotice({ change: 'opened', incident: incident('u1', { title: 'Needs a QR scan' }) }, 'Bot');
+    for (const i of [1, 2, 3]) s().applyAlertNotice({ change: 'opened', incident: incident(`w${i}`, { severity: 'warning', title: `Reconnecting ${i}` }) }, 'Bot');
+    expect(noticeStack(s().notices).shown[0]!.title).toBe('Bot: Needs a QR scan');
+    s().applyAlertNotice({ change: 'resolved', incident: incident('u1', { title: 'Back after 9 s', resolvedAt: 5 }) }, 'Bot');
+    expect(noticeStack(s().notices).shown.map((n) => n.title)).toEqual(['Bot: back to normal', 'Bot: Reconnecting 3', 'Bot: Reconnecting 2']);
+  });
+
+  it('keeps at most 20 notices, dropping the oldest non-urgent first', () => {
+    const { store } = setup();
+    const s = () => store.getState();
+    s().pushNotice({ tone: 'urgent', title: 'oldest, urgent' });
+    for (let i = 0; i < 25; i++) s().pushNotice({ tone: 'info', title: `info ${i}` });
+    expect(s().notices).toHaveLength(20);
+    expect(s().notices[0]!.title).toBe('oldest, urgent');
+    expect(s().notices[1]!.title).toBe('info 6');
+    expect(noticeStack(s().notices).shown.map((n) => n.title)).toEqual(['oldest, urgent', 'info 24', 'info 23']);
+    expect(noticeStack(s().notices).more).toBe(17);
+  });
+
+  it('a refresh turns resolved the notices of incidents that closed while nobody listened (not newer ones)', async () => {
+    const now = { t: 1000 };
+    const open = [incident('still')];
+    const { store, api, emit } = setup({ 'alerts.list': () => ({ ok: true, value: open }) }, now);
+    connectStore(store, api);
+    await flush();
+    emit('alert', { change: 'opened', incident: incident('gone', { title: 'Needs a QR scan' }) });
+    emit('alert', { change: 'opened', incident: incident('still', { title: 'Unreachable' }) });
+    now.t = 2000;
+    await store.getState().refresh();
+    const byIncident = (id: string) => store.getState().notices.find((n) => n.incident?.id === id);
+    expect(byIncident('gone')).toMatchObject({ tone: 'success', title: 'a1: back to normal', body: 'No longer open: Needs a QR scan' });
+    expect(byIncident('still')?.tone).toBe('urgent');
+    // An incident opened after the list was asked for is left alone.
+    let release: () => void = () => undefined;
+    (api['alerts.list'] as unknown as { mockImplementationOnce(f: () => Promise<unknown>): void }).mockImplementationOnce(
+      () => new Promise((r) => (release = () => r({ ok: true, value: open }))),
+    );
+    const pending = store.getState().refresh();
+    now.t = 3000;
+    emit('alert', { change: 'opened', incident: incident('late', { title: 'Needs a QR scan' }) });
+    release();
+    await pending;
+    expect(byIncident('late')?.tone).toBe('urgent');
   });
 
   it('gives no notice for plain updates', () => {

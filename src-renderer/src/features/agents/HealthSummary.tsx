@@ -1,0 +1,37 @@
+// One line over the agents list: how many agents are connected, reconnecting, need a scan or are
+// unreachable (and not checked yet, while any are), each with its glyph.
+import type { AgentDTO, HealthState } from '../../../../src-shared/contract';
+import { HEALTH_GLYPHS } from '../../components/health';
+
+const COUNTED: { health: HealthState; one: string; many: string; always: boolean }[] = [
+  { health: 'connected', one: 'connected', many: 'connected', always: true },
+  { health: 'reconnecting', one: 'reconnecting', many: 'reconnecting', always: true },
+  { health: 'needs-scan', one: 'needs a scan', many: 'need a scan', always: true },
+  { health: 'unreachable', one: 'unreachable', many: 'unreachable', always: true },
+  { health: 'unknown', one: 'not checked yet', many: 'not checked yet', always: false },
+];
+
+export function healthCounts(agents: readonly AgentDTO[]): Record<HealthState, number> {
+  const counts: Record<HealthState, number> = { connected: 0, unknown: 0, reconnecting: 0, unreachable: 0, 'needs-scan': 0 };
+  for (const a of agents) counts[a.health.health]++;
+  return counts;
+}
+
+export function HealthSummary({ agents }: { agents: readonly AgentDTO[] }) {
+  const counts = healthCounts(agents);
+  const items = COUNTED.filter((c) => c.always || counts[c.health] > 0);
+  return (
+    <p className="health-summary">
+      <span className="health-summary-total">{agents.length === 1 ? '1 agent' : `${agents.length} agents`}:</span>
+      {items.map((c, i) => {
+        const n = counts[c.health];
+        return (
+          <span key={c.health} className={`health-count health-count-${c.health}${n === 0 ? ' zero' : ''}`}>
+            <span aria-hidden="true">{HEALTH_GLYPHS[c.health]}</span> {n} {n === 1 ? c.one : c.many}
+            {i < items.length - 1 && <span className="sr-only">,</span>}
+          </span>
+        );
+      })}
+    </p>
+  );
+}
