@@ -33,6 +33,32 @@ export interface ErrorDTO {
   retryAfterSec?: number;
   /** Dotted path of the argument that failed validation (kind 'validation'). */
   field?: string;
+  /** X-RateLimit-Limit of the service's answer: the ceiling a rate-limited request ran into. */
+  limit?: number;
+  /** What the service answered, when it could not be read (e.g. code UNREADABLE_REPLY). */
+  raw?: RawResponseDTO;
+}
+
+/** One frame of a token stream as received, before its data was decoded. */
+export interface RawFrameDTO {
+  /** ms from the answer's headers to the frame. */
+  ms?: number;
+  event: string | null;
+  id: string | null;
+  data: string;
+  /** A comment line (a heartbeat); data is '' then. */
+  comment?: string;
+  retry?: number;
+}
+
+/** A service answer the app could not read: status, content type, size, first bytes, the frames. Never a key. */
+export interface RawResponseDTO {
+  status: number;
+  contentType: string | null;
+  bytes: number;
+  prefix: string;
+  frames?: RawFrameDTO[];
+  framesOmitted?: number;
 }
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: ErrorDTO };
@@ -53,6 +79,8 @@ export interface TeamDTO {
   /** The service rejected the key (monitor marks the team once, not per poll). */
   authError: boolean;
   agentIds: string[];
+  /** The key may go over plain http:// to a host other than this machine (the person chose so); absent: no. */
+  allowInsecureHttp?: boolean;
 }
 
 export interface AgentInputDTO {
@@ -342,6 +370,19 @@ export interface ChatMessageDTO {
   status?: 'streaming' | 'done' | 'stopped' | 'error';
   result?: ChatResultDTO;
   error?: ErrorDTO;
+  /** The turn an agent message answers (chat.frames). */
+  turnId?: string;
+}
+
+/** A turn's token stream frames as received (bounded: the first and the latest ones). */
+export interface ChatFramesDTO {
+  frames: RawFrameDTO[];
+  /** Frames received but left out (the middle of a long stream). */
+  omitted: number;
+  /** The turn is still streaming. */
+  live: boolean;
+  /** False for a turn whose frames this run of the app did not see (an older transcript). */
+  known: boolean;
 }
 
 export type ThemeDTO = 'system' | 'light' | 'dark';
@@ -392,7 +433,7 @@ export interface DemoDTO {
 
 export interface Requests {
   'teams.list': { args: EmptyArgs; result: TeamDTO[] };
-  'teams.add': { args: { label: string; baseUrl: string; apiKey: string; agents: AgentInputDTO[] }; result: TeamDTO };
+  'teams.add': { args: { label: string; baseUrl: string; apiKey: string; agents: AgentInputDTO[]; allowInsecureHttp?: boolean }; result: TeamDTO };
   'teams.remove': { args: { teamId: string }; result: null };
 
   'agents.list': { args: { teamId?: string }; result: AgentDTO[] };
@@ -437,6 +478,8 @@ export interface Requests {
   'chat.startTurn': { args: { teamId: string; agentId: string; userId: string; message: string }; result: { turnId: string } };
   'chat.stopTurn': { args: { turnId: string }; result: { stopped: boolean } };
   'chat.transcript': { args: { teamId: string; agentId: string; userId: string }; result: ChatMessageDTO[] };
+  /** The turn's stream frames as received (event, id, data), not the decoded tokens. */
+  'chat.frames': { args: { turnId: string }; result: ChatFramesDTO };
 
   'settings.get': { args: EmptyArgs; result: AppSettingsDTO };
   'settings.update': { args: { patch: AppSettingsPatchDTO }; result: AppSettingsDTO };
@@ -484,6 +527,7 @@ export const REQUEST_NAMES = [
   'chat.startTurn',
   'chat.stopTurn',
   'chat.transcript',
+  'chat.frames',
   'settings.get',
   'settings.update',
   'diagnostics.export',

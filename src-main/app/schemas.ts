@@ -75,6 +75,7 @@ export const argSchemas: Schemas = {
     baseUrl: baseUrlSchema,
     apiKey: z.string().trim().min(8, 'the API key looks too short').max(512),
     agents: z.array(agentInput).max(100),
+    allowInsecureHttp: z.boolean().optional(),
   }),
   'teams.remove': z.strictObject({ teamId: id }),
 
@@ -150,6 +151,7 @@ export const argSchemas: Schemas = {
   'chat.startTurn': z.strictObject({ teamId: id, agentId: id, userId: id, message: z.string().trim().min(1).max(32_000) }),
   'chat.stopTurn': z.strictObject({ turnId: id }),
   'chat.transcript': z.strictObject({ teamId: id, agentId: id, userId: id }),
+  'chat.frames': z.strictObject({ turnId: id }),
 
   'settings.get': empty,
   'settings.update': z.strictObject({ patch: settingsPatch }),

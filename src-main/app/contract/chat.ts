@@ -21,6 +21,7 @@ function resultOf(t: TurnRecord): ChatResultDTO {
 function messagesOf(t: TurnRecord): ChatMessageDTO[] {
   const agent: ChatMessageDTO = {
     id: `${t.turnId}:agent`,
+    turnId: t.turnId,
     role: 'agent',
     text: t.reply,
     at: t.endedAt,
@@ -31,7 +32,7 @@ function messagesOf(t: TurnRecord): ChatMessageDTO[] {
   return [{ id: `${t.turnId}:user`, role: 'user', text: t.message, at: t.startedAt }, agent];
 }
 
-export function chatRequests({ c, requireTeam, publish }: Scope): Pick<Implementations, 'chat.startTurn' | 'chat.stopTurn' | 'chat.transcript'> {
+export function chatRequests({ c, requireTeam, publish }: Scope): Pick<Implementations, 'chat.startTurn' | 'chat.stopTurn' | 'chat.transcript' | 'chat.frames'> {
   return {
     'chat.startTurn': async (input) => {
       const team = requireTeam(input.teamId);
@@ -54,5 +55,9 @@ export function chatRequests({ c, requireTeam, publish }: Scope): Pick<Implement
     },
     'chat.stopTurn': async ({ turnId }) => ({ stopped: c.chat.stopTurn(turnId) }),
     'chat.transcript': async ({ agentId, userId }) => (await c.chat.listTranscript(agentId, userId)).flatMap(messagesOf),
+    'chat.frames': async ({ turnId }) => {
+      const f = c.chat.frames(turnId);
+      return f ? { frames: f.frames.map((x) => ({ ...x })), omitted: f.omitted, live: f.live, known: true } : { frames: [], omitted: 0, live: false, known: false };
+    },
   };
 }

@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { Logger } from '../../core/ports';
+import { isLoopbackHost } from '../../core/url';
+import { DIALECT_NAMES, dialectListSchema } from '../../emulator/dialect';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure } from '../errors';
 import { EXIT } from '../exit-codes';
@@ -24,13 +26,9 @@ const flagsSchema = z.object({
   rendererDir: z.string().min(1, 'expected a folder').optional(),
   pollSec: secondsString.optional(),
   fastPollSec: secondsString.optional(),
+  dialect: dialectListSchema.optional(),
   json: z.boolean().optional(),
-});
-
-function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '');
-  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
-}
+}).refine((f) => f.dialect === undefined || f.emulator === true, { message: '--dialect shapes the emulator\'s answers: give --emulator too', path: ['dialect'] });
 
 /** out/renderer, from the source tree (src-main/cli/commands) or the build (out/main[/chunks]). */
 function findRendererDir(given?: string): string | null {
@@ -65,6 +63,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--renderer-dir <dir>', 'folder of the built renderer (default: out/renderer)')
     .option('--poll-sec <s>', 'poll interval for this run, not saved (seconds)')
     .option('--fast-poll-sec <s>', 'fast poll interval (pairing, reconnecting) for this run, not saved (seconds)')
+    .option('--dialect <names>', `with --emulator: the emulator answers in other shapes a real service may use, comma-separated: ${DIALECT_NAMES.join(', ')}`)
     .option('--json', 'one JSON object per line on stdout; the first is {"event":"ready",…}');
 
   defineAction(ctx, cmd, async (opts, out) => {
@@ -96,6 +95,7 @@ export function register(program: Command, ctx: CliContext): void {
       clock: ctx.clock,
       logger: cliLogger(out),
       poll,
+      ...(f.dialect ? { demoDialect: f.dialect } : {}),
       ...(f.configDir ? { configDir: path.resolve(f.configDir) } : {}),
       ...(f.dataDir ? { dataDir: path.resolve(f.dataDir) } : {}),
     });

@@ -22,7 +22,7 @@ describe('emulator: dialects', () => {
             sendsPerMinute: 1,
             agents: [
               { agentId: 'plain', state: 'connected', phone: '15550100001' },
-              { agentId: 'own', state: 'unlinked', dialect: 'flat-errors' },
+              { agentId: 'own', state: 'unlinked', dialect: ['flat-errors'] },
             ],
           },
         ],

@@ -2,9 +2,10 @@
 // only the row it belongs to.
 import { useEffect, useRef, useState } from 'react';
 import type { ChatMessageDTO } from '../../../../src-shared/contract';
-import type { ChatFrame, ChatTurnStats } from '../../store/chat';
+import type { ChatTurnStats } from '../../store/chat';
 import { describeError } from '../console/error-words';
 import { Markdown } from './markdown';
+import { RawAnswer, RawFrames, isUnreadableReply } from './RawFrames';
 import { useApp } from '../../store/react';
 
 const STATUS_WORDS: Record<NonNullable<ChatMessageDTO['status']>, string> = {
@@ -24,25 +25,9 @@ function formatStats(st: ChatTurnStats): string[] {
   return parts;
 }
 
-function Frames({ frames }: { frames: ChatFrame[] }) {
-  return (
-    <details className="chat-frames" open>
-      <summary>Raw stream: {frames.length} token events</summary>
-      <ol tabIndex={0} aria-label="Token events">
-        {frames.map((f, i) => (
-          <li key={i}>
-            <span className="muted">+{f.ms} ms</span> <code>{JSON.stringify(f.token)}</code>
-          </li>
-        ))}
-      </ol>
-    </details>
-  );
-}
-
 export function ChatRow({ id, showFrames, onFinished }: { id: string; showFrames: boolean; onFinished(m: ChatMessageDTO): void }) {
   const m = useApp((s) => s.chatMessages[id]);
   const st = useApp((s) => s.chatStats[id]);
-  const frames = useApp((s) => (showFrames ? s.chatFrames[id] : undefined));
   const [copied, setCopied] = useState<string | null>(null);
   const prevStatus = useRef(m?.status);
   useEffect(() => {
@@ -59,13 +44,15 @@ export function ChatRow({ id, showFrames, onFinished }: { id: string; showFrames
     );
   };
   const mine = m.role === 'user';
+  const unreadable = isUnreadableReply(m.error);
   return (
     <li className={`chat-row chat-${m.role}`} data-status={m.status}>
       <div className="chat-who">{mine ? 'You' : 'Agent'}</div>
       <div className="chat-bubble">
         {mine ? <p className="chat-plain">{m.text}</p> : <Markdown text={m.text} />}
         {!mine && m.status === 'streaming' && m.text === '' && <p className="muted">Waiting for the first token…</p>}
-        {!mine && (m.status === 'error' || m.status === 'stopped') && m.text === '' && <p className="muted">No reply.</p>}
+        {!mine && (m.status === 'error' || m.status === 'stopped') && m.text === '' && !unreadable && <p className="muted">No reply.</p>}
+        {!mine && unreadable && <p className="error">Could not read the agent&apos;s reply.</p>}
       </div>
       {!mine && (
         <div className="chat-meta">
@@ -73,7 +60,7 @@ export function ChatRow({ id, showFrames, onFinished }: { id: string; showFrames
           {st && formatStats(st).map((p) => <span key={p}>{p}</span>)}
           {m.error && (
             <span className="error" role="status">
-              {describeError(m.error)}
+              {unreadable ? m.error.message : describeError(m.error)}
             </span>
           )}
           <button type="button" className="secondary small" onClick={copy} disabled={m.text === ''}>
@@ -82,7 +69,8 @@ export function ChatRow({ id, showFrames, onFinished }: { id: string; showFrames
           {copied && <span role="status">{copied}</span>}
         </div>
       )}
-      {!mine && frames && <Frames frames={frames} />}
+      {!mine && unreadable && m.error?.raw && <RawAnswer raw={m.error.raw} />}
+      {!mine && showFrames && m.turnId && <RawFrames turnId={m.turnId} live={m.status === 'streaming'} />}
     </li>
   );
 }
