@@ -40,13 +40,22 @@ export interface FrameSnapshot {
   omitted: number;
 }
 
+/** A frame as the SSE parser hands it over (kept as is: no copy per frame). */
+export interface ParsedFrame {
+  event?: string | undefined;
+  id?: string | undefined;
+  data: string;
+}
+
 /**
  * The frames of one stream, bounded: the first `headMax` and the latest `tailMax` are kept, the
- * ones in between only counted. Pushing is a plain array write (this runs once per frame).
+ * ones in between only counted. Pushing stores the parser's own object and the time in two arrays
+ * (this runs once per frame); frames are built only when asked for.
  */
 export class FrameLog {
   private readonly head: RawFrame[] = [];
-  private readonly tail: RawFrame[] = [];
+  private readonly tail: Array<ParsedFrame | RawFrame> = [];
+  private readonly tailMs: number[] = [];
   /** Next slot of the tail ring to overwrite once it is full. */
   private next = 0;
   private dropped = 0;
@@ -56,14 +65,14 @@ export class FrameLog {
     private readonly tailMax = 1800,
   ) {}
 
+  /** A frame as received; `ms` when it was timed. */
   push(frame: RawFrame): void {
-    if (this.head.length < this.headMax) this.head.push(frame);
-    else if (this.tail.length < this.tailMax) this.tail.push(frame);
-    else {
-      this.tail[this.next] = frame;
-      this.next = this.next + 1 === this.tailMax ? 0 : this.next + 1;
-      this.dropped++;
-    }
+    this.add(frame, frame.ms);
+  }
+
+  /** A frame straight from the SSE parser (event, id, data), received at `ms`. */
+  pushParsed(frame: ParsedFrame, ms: number | undefined): void {
+    this.add(frame, ms);
   }
 
   get count(): number {
@@ -72,8 +81,8 @@ export class FrameLog {
 
   /** The kept frames in order, at most `head` from the start and `tail` from the end, key removed. */
   snapshot(secret?: string, head = this.headMax, tail = this.tailMax): FrameSnapshot {
-    const ordered = this.tail.length < this.tailMax ? this.tail : [...this.tail.slice(this.next), ...this.tail.slice(0, this.next)];
-    const all = this.head.concat(ordered);
+    const order = this.tail.length < this.tailMax ? [...this.tail.keys()] : [...this.tail.keys()].map((i) => (i + this.next) % this.tailMax);
+    const all = this.head.concat(order.map((i) => toRaw(this.tail[i]!, this.tailMs[i])));
     let frames = all;
     let omitted = this.dropped;
     if (all.length > head + tail) {
@@ -82,4 +91,25 @@ export class FrameLog {
     }
     return { frames: frames.map((f) => redactFrame(f, secret)), omitted };
   }
+
+  private add(frame: ParsedFrame | RawFrame, ms: number | undefined): void {
+    if (this.head.length < this.headMax) this.head.push(toRaw(frame, ms));
+    else if (this.tail.length < this.tailMax) {
+      this.tail.push(frame);
+      this.tailMs.push(ms ?? -1);
+    } else {
+      this.tail[this.next] = frame;
+      this.tailMs[this.next] = ms ?? -1;
+      this.next = this.next + 1 === this.tailMax ? 0 : this.next + 1;
+      this.dropped++;
+    }
+  }
+}
+
+function toRaw(f: ParsedFrame | RawFrame, ms: number | undefined): RawFrame {
+  const out: RawFrame = { event: f.event ?? null, id: f.id ?? null, data: f.data };
+  if (ms !== undefined && ms >= 0) out.ms = ms;
+  if ('comment' in f && f.comment !== undefined) out.comment = f.comment;
+  if ('retry' in f && f.retry !== undefined) out.retry = f.retry;
+  return out;
 }

@@ -79,6 +79,8 @@ export class ChatEventDecoder {
   private readonly startedAt: number;
   private pending: ChatStreamEvent[] = [];
   private text = '';
+  /** Whether any token held more than whitespace (so the whole text is never scanned for it). */
+  private hasText = false;
   private bytes = 0;
   private prefix = '';
   private chunkMs = 0;
@@ -97,8 +99,8 @@ export class ChatEventDecoder {
       onEvent: (ev) => this.onEvent(ev),
       ...(log
         ? {
-            onComment: (comment: string) => log.push({ ms: this.chunkMs, event: null, id: null, data: '', comment }),
-            onRetry: (retry: number) => log.push({ ms: this.chunkMs, event: null, id: null, data: '', retry }),
+            onComment: (comment: string) => log.push({ ...this.stamp(), event: null, id: null, data: '', comment }),
+            onRetry: (retry: number) => log.push({ ...this.stamp(), event: null, id: null, data: '', retry }),
           }
         : {}),
     });
@@ -107,6 +109,10 @@ export class ChatEventDecoder {
   /** Everything streamed so far, joined. */
   get accumulated(): string {
     return this.text;
+  }
+
+  private stamp(): { ms?: number } {
+    return this.now ? { ms: this.chunkMs } : {};
   }
 
   push(chunk: Uint8Array): ChatStreamEvent[] {
@@ -156,6 +162,7 @@ export class ChatEventDecoder {
 
   private addToken(token: string): void {
     this.text += token;
+    if (!this.hasText && token.trim() !== '') this.hasText = true;
     this.pending.push({ type: 'token', token });
   }
 
@@ -163,8 +170,9 @@ export class ChatEventDecoder {
   private finish(done: Obj | undefined): void {
     this.finished = true;
     const fromDone = done ? readChatResult(done) : undefined;
-    const reply = fromDone && fromDone.reply.trim() !== '' ? fromDone.reply : this.text;
-    if (reply.trim() === '') {
+    const doneHasText = fromDone !== undefined && fromDone.reply.trim() !== '';
+    const reply = doneHasText ? fromDone.reply : this.text;
+    if (!doneHasText && !this.hasText) {
       this.pending.push({
         type: 'error',
         status: this.opts.status ?? 200,
@@ -224,7 +232,7 @@ export class ChatEventDecoder {
   }
 
   private onEvent(ev: EventSourceMessage): void {
-    if (this.log) this.log.push({ ms: this.chunkMs, event: ev.event ?? null, id: ev.id ?? null, data: ev.data });
+    if (this.log) this.log.pushParsed(ev, this.now ? this.chunkMs : undefined);
     if (this.finished) return;
     const data = ev.data;
     // Fast path for the common frame (`event: token`, `data: {"token":"…"}` without escapes): a

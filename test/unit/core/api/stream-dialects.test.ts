@@ -141,11 +141,25 @@ describe('ChatEventDecoder dialects', () => {
     const d = new ChatEventDecoder({ recordFrames: true, secret: 'k-1' });
     d.push(enc(': hb\nretry: 500\n\nid: 7\nevent: token\ndata: {"token":"a"}\n\ndata: {"choices":[{"delta":{"content":"k-1"}}]}\n\n'));
     expect(d.frames().frames).toEqual([
-      { ms: 0, event: null, id: null, data: '', comment: 'hb' },
-      { ms: 0, event: null, id: null, data: '', retry: 500 },
-      { ms: 0, event: 'token', id: '7', data: '{"token":"a"}' },
-      { ms: 0, event: null, id: null, data: '{"choices":[{"delta":{"content":"[redacted]"}}]}' },
+      { event: null, id: null, data: '', comment: 'hb' },
+      { event: null, id: null, data: '', retry: 500 },
+      { event: 'token', id: '7', data: '{"token":"a"}' },
+      { event: null, id: null, data: '{"choices":[{"delta":{"content":"[redacted]"}}]}' },
     ]);
+  });
+
+  it('times each frame by the chunk that completed it, and keeps the first and the latest frames of a long stream', () => {
+    let t = 1000;
+    const d = new ChatEventDecoder({ recordFrames: true, now: () => t });
+    d.push(enc('event: token\ndata: {"token":"a"}\n\nevent: tok'));
+    t = 1250;
+    d.push(enc('en\ndata: {"token":"b"}\n\n'));
+    expect(d.frames().frames.map((f) => f.ms)).toEqual([0, 250]);
+    for (let i = 0; i < 3000; i++) d.push(enc(`data: {"delta":"${i}"}\n\n`));
+    const { frames, omitted } = d.frames(3, 2);
+    expect(omitted).toBe(3002 - 5);
+    expect(frames.map((f) => f.data)).toEqual(['{"token":"a"}', '{"token":"b"}', '{"delta":"0"}', '{"delta":"2998"}', '{"delta":"2999"}']);
+    expect(d.frames().frames).toHaveLength(2000);
   });
 
   it('an error frame in any dialect ends the stream with its code and message', () => {
