@@ -3,7 +3,7 @@
 // field of the wrong type counts as absent, and one wrapping object (`data`, `result`, …) is looked
 // through. But an answer in which none of the fields a reader needs can be found is NOT a success
 // with empty values: the reader throws ShapeError, which the client turns into UnreadableResponse
-// carrying what came (raw.ts).
+// carrying what came (raw.ts). ASSUMPTION A-UNKNOWN-SHAPE
 import type { ChannelSettings, ChatAction, ChatResult, ChatUsage, ContactCheck, SendResult, SessionStatus, WebhookConfig } from './types';
 
 /** An answer none of whose known fields could be found; the client adds the raw response. */
