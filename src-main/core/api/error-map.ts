@@ -51,7 +51,14 @@ export function readErrorBody(body: unknown): ErrorBody {
   const errorText = str(b.error);
   const out: ErrorBody = {};
   const code =
-    str(nested?.code) ?? str(b.code) ?? codeLike(errorText) ?? str(first?.code) ?? codeLike(str(nested?.type)) ?? codeLike(str(first?.type)) ?? codeLike(str(b.type));
+    str(nested?.code) ??
+    str(b.code) ??
+    codeLike(errorText) ??
+    str(first?.code) ??
+    codeLike(str(nested?.type)) ??
+    codeLike(str(nested?.status)) ??
+    codeLike(str(first?.type)) ??
+    codeLike(str(b.type));
   if (code !== undefined) out.code = code;
   const sentence = errorText !== undefined && codeLike(errorText) === undefined ? errorText : undefined;
   const message =

@@ -43,7 +43,9 @@ function firstStr(o: Obj, keys: readonly string[]): string | undefined {
 
 function firstBool(o: Obj, keys: readonly string[]): boolean | undefined {
   for (const k of keys) {
-    if (typeof o[k] === 'boolean') return o[k] as boolean;
+    const v = o[k];
+    if (typeof v === 'boolean') return v;
+    if (v === 'true' || v === 'false') return v === 'true';
   }
   return undefined;
 }
@@ -228,6 +230,13 @@ export function replyOf(o: Obj): string {
   const choice = Array.isArray(o.choices) ? obj(o.choices[0]) : undefined;
   if (choice) {
     const t = textOf(choice.message) ?? textOf(choice.text) ?? textOf(choice.delta);
+    if (t !== undefined && t.trim() !== '') return t;
+  }
+  // A message list: the last one the agent wrote (never the person's own, echoed back).
+  if (Array.isArray(o.messages)) {
+    const mine = (m: Obj | undefined) => typeof m?.role === 'string' && /^(assistant|agent|bot|model)$/i.test(m.role);
+    const last = [...o.messages].reverse().map(obj).find(mine);
+    const t = textOf(last);
     if (t !== undefined && t.trim() !== '') return t;
   }
   return '';

@@ -1,6 +1,7 @@
 // Rate-limit headers, read from every response (ASSUMPTION A-RATE), in the forms a service may use:
 // names in any case, with or without the `X-` prefix; X-RateLimit-Reset as a unix time or as
-// seconds until the reset (told apart by size); Retry-After as seconds or as an HTTP date.
+// seconds until the reset (told apart by size) or a date; Retry-After as seconds or as an HTTP
+// date (or Retry-After-Ms).
 import type { RateLimitInfo } from './types';
 
 export type HeaderBag = Record<string, string | string[] | undefined>;
@@ -61,14 +62,20 @@ export function parseRateLimit(headers: HeaderBag, nowMs: number): RateLimitInfo
   if (limit !== undefined) info.limit = Math.floor(limit);
   const remaining = leadingNumber(firstOf(headers, REMAINING));
   if (remaining !== undefined) info.remaining = Math.floor(remaining);
-  const reset = leadingNumber(firstOf(headers, RESET));
+  const resetRaw = firstOf(headers, RESET);
+  const reset = leadingNumber(resetRaw);
+  const resetDate = reset === undefined && resetRaw !== undefined ? Date.parse(resetRaw) : Number.NaN;
   if (reset !== undefined) info.reset = resetAt(reset, nowMs);
+  else if (Number.isFinite(resetDate)) info.reset = Math.ceil(resetDate / 1000);
   const ra = headerValue(headers, 'retry-after')?.trim();
+  const raMs = leadingNumber(headerValue(headers, 'retry-after-ms'));
   if (ra !== undefined && ra !== '') {
     const secs = leadingNumber(ra);
     const at = secs === undefined ? Date.parse(ra) : Number.NaN;
     const wait = secs !== undefined ? Math.ceil(secs) : Number.isFinite(at) ? Math.ceil((at - nowMs) / 1000) : 0;
     if (wait > 0) info.retryAfter = wait;
+  } else if (raMs !== undefined && raMs > 0) {
+    info.retryAfter = Math.ceil(raMs / 1000);
   }
   return info;
 }

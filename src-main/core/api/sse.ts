@@ -38,9 +38,12 @@ function tokenFromJson(v: unknown): string | undefined {
   if (typeof v === 'string') return v;
   const o = obj(v);
   if (!o) return undefined;
-  for (const k of ['token', 'delta', 'text', 'content', 'answer']) {
+  for (const k of ['token', 'delta', 'text', 'content', 'answer', 'message']) {
     if (typeof o[k] === 'string') return o[k] as string;
   }
+  // Hugging Face TGI: {"token":{"text":"…","special":false}}; special tokens are not reply text.
+  const tok = obj(o.token);
+  if (tok && typeof tok.text === 'string') return tok.special === true ? undefined : tok.text;
   const choice = Array.isArray(o.choices) ? obj(o.choices[0]) : undefined;
   if (choice) {
     const c = obj(choice.delta)?.content ?? obj(choice.message)?.content ?? choice.text;

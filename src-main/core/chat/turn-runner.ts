@@ -37,7 +37,7 @@ function streamErrorToDTO(ev: StreamError): ServiceErrorDTO {
  * send the message twice: a reply that came but could not be read was an answer all the same.
  */
 function fallbackHelps(dto: ServiceErrorDTO): boolean {
-  if (dto.code === 'UNREADABLE_REPLY' || dto.raw !== undefined) return false;
+  if (dto.raw !== undefined && dto.status !== undefined && dto.status < 300) return false;
   return !['unauthorized', 'quota-exceeded', 'invalid-request', 'not-configured', 'rate-limited', 'aborted'].includes(dto.kind);
 }
 

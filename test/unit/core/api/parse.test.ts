@@ -22,6 +22,7 @@ describe('readErrorBody: every error-body shape', () => {
     [{ error: 'The number is not linked' }, { message: 'The number is not linked' }],
     [{ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, { code: 'overloaded_error', message: 'Overloaded' }],
     [{ title: 'Unavailable', detail: 'try later' }, { message: 'try later' }],
+    [{ error: { code: 503, status: 'UNAVAILABLE', message: 'busy' } }, { code: 'UNAVAILABLE', message: 'busy' }],
     [undefined, {}],
     ['text', {}],
     [[1], {}],
@@ -109,6 +110,11 @@ describe('parseRateLimit: every header form', () => {
     expect(parseRateLimit({ 'x-ratelimit-limit': ['60', '61'] }, now)).toEqual({ limit: 60 });
   });
 
+  it('X-RateLimit-Reset as a date, Retry-After-Ms', () => {
+    expect(parseRateLimit({ 'x-ratelimit-reset': '2024-01-01T00:01:00Z' }, now)).toEqual({ reset: nowSec + 60 });
+    expect(parseRateLimit({ 'retry-after-ms': '1500' }, now)).toEqual({ retryAfter: 2 });
+  });
+
   it('a Retry-After that is not ahead of now is left out (the caller backs off)', () => {
     expect(parseRateLimit({ 'retry-after': 'Sun, 31 Dec 2023 23:59:00 GMT' }, now)).toEqual({});
     expect(parseRateLimit({ 'retry-after': '0' }, now)).toEqual({});
@@ -150,6 +156,7 @@ describe('readers: tolerant of shapes, never an empty success', () => {
       jid: '15550102000@s.whatsapp.net',
     });
     expect(parseContactCheck({ data: { onWhatsApp: false } }, '15550102000')).toMatchObject({ exists: false });
+    expect(parseContactCheck({ exists: 'true' }, '15550102000')).toMatchObject({ exists: true });
     expect(parseSettings({ settings: { read_receipts: true } }, { groups: true })).toEqual({ groups: true, readReceipts: true, deliveryReceipts: false });
   });
 
@@ -196,6 +203,7 @@ describe('chat JSON: every dialect of the reply', () => {
     [{ content: [{ type: 'text', text: 'j' }, { type: 'tool_use', name: 'x' }] }, 'j'],
     [{ output: [{ type: 'message', content: [{ type: 'output_text', text: 'k' }] }] }, 'k'],
     [{ data: { answer: 'l' } }, 'l'],
+    [{ messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'm' }, { role: 'user', content: 'later' }] }, 'm'],
   ])('reply from %j', (body, reply) => {
     expect(parseChatResult(body).reply).toBe(reply);
   });

@@ -104,6 +104,18 @@ const DIALECTS: Dialect[] = [
     result: { reply: 'xy' },
   },
   {
+    name: 'Hugging Face TGI-style token objects (special tokens left out)',
+    stream: 'data: {"token":{"id":1,"text":"Hi","special":false},"generated_text":null}\n\ndata: {"token":{"id":2,"text":"</s>","special":true},"generated_text":"Hi"}\n\n',
+    tokens: ['Hi'],
+    result: { reply: 'Hi' },
+  },
+  {
+    name: 'unnamed frames with {"message"} text',
+    stream: 'data: {"message":"Hey"}\n\ndata: {"message":" you"}\n\n',
+    tokens: ['Hey', ' you'],
+    result: { reply: 'Hey you' },
+  },
+  {
     name: 'OpenAI Responses-style named deltas',
     stream: 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"Ok"}\n\nevent: response.output_text.done\ndata: {"type":"response.output_text.done","text":"Ok"}\n\nevent: response.completed\ndata: {"type":"response.completed","response":{"usage":{"input_tokens":1,"output_tokens":1}}}\n\n',
     tokens: ['Ok'],
