@@ -41,7 +41,7 @@ export function fakeContract() {
       keyHint: `…${input.apiKey.slice(-4)}`,
       authError: false,
       agentIds: input.agents.map((a) => a.agentId),
-      allowInsecureHttp: input.allowInsecureHttp === true,
+      ...(input.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
     };
     teams.push(team);
     return { ...team };
