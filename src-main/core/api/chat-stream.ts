@@ -6,7 +6,8 @@
 import { Aborted, ServiceError } from './errors';
 import { mapErrorResponse, mapTransportError, tryJson } from './error-map';
 import { openRequest, readText, type HttpContext, type OpenResponse } from './http';
-import { parseChatResult, ShapeError } from './parse';
+import { parseChatResult } from './chat-answer';
+import { ShapeError } from './parse';
 import { FrameLog, rawResponse, type FrameSnapshot } from './raw';
 import { headerValue } from './rate-limit';
 import { ChatEventDecoder } from './sse';

@@ -8,8 +8,8 @@ import { Aborted, InvalidRequest, NetworkError, NotFound, UnreadableResponse } f
 import { readErrorBody } from './error-map';
 import { createDefaultDispatcher, joinUrl, requestJson, type HttpContext, type JsonResponse } from './http';
 import { downloadMedia } from './media';
+import { parseChatResult } from './chat-answer';
 import {
-  parseChatResult,
   parseContactCheck,
   parseOptionalSessionStatus,
   parseSendResult,

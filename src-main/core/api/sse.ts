@@ -6,7 +6,7 @@
 // A stream that ends without any reply text is an error carrying the frames as received.
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 import { readErrorBody, tryJson } from './error-map';
-import { conversationIdOf, readChatResult, usageOf } from './parse';
+import { conversationIdOf, readChatResult, usageOf } from './chat-answer';
 import { FrameLog, RAW_PREFIX_BYTES, redact, textPrefix, type FrameSnapshot } from './raw';
 import type { ChatAction, ChatResult, ChatStreamEvent, ChatUsage, RawResponse } from './types';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ChannelNotConfigured, ChannelReconnecting, InvalidRequest, RateLimited, ServerError } from '../../../../src-main/core/api/errors';
 import { mapErrorResponse, readErrorBody, readErrorText } from '../../../../src-main/core/api/error-map';
+import { parseChatResult } from '../../../../src-main/core/api/chat-answer';
 import {
-  parseChatResult,
   parseContactCheck,
   parseSendResult,
   parseSessionStatus,
