@@ -31,10 +31,34 @@ export interface ErrorDTO {
   /** HTTP status from the service, when the error came from it. */
   status?: number;
   retryAfterSec?: number;
-  /** A rate-limited answer's ceiling (X-RateLimit-Limit): sends allowed per minute. */
-  limitPerMinute?: number;
   /** Dotted path of the argument that failed validation (kind 'validation'). */
   field?: string;
+  /** X-RateLimit-Limit of the service's answer: the ceiling a rate-limited request ran into (sends: per minute). */
+  limit?: number;
+  /** What the service answered, when it could not be read (e.g. code UNREADABLE_REPLY). */
+  raw?: RawResponseDTO;
+}
+
+/** One frame of a token stream as received, before its data was decoded. */
+export interface RawFrameDTO {
+  /** ms from the answer's headers to the frame. */
+  ms?: number;
+  event: string | null;
+  id: string | null;
+  data: string;
+  /** A comment line (a heartbeat); data is '' then. */
+  comment?: string;
+  retry?: number;
+}
+
+/** A service answer the app could not read: status, content type, size, first bytes, the frames. Never a key. */
+export interface RawResponseDTO {
+  status: number;
+  contentType: string | null;
+  bytes: number;
+  prefix: string;
+  frames?: RawFrameDTO[];
+  framesOmitted?: number;
 }
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: ErrorDTO };
@@ -55,6 +79,8 @@ export interface TeamDTO {
   /** The service rejected the key (monitor marks the team once, not per poll). */
   authError: boolean;
   agentIds: string[];
+  /** The key may go over plain http:// to a host other than this machine (the person chose so); absent: no. */
+  allowInsecureHttp?: boolean;
 }
 
 export interface AgentInputDTO {
@@ -434,6 +460,19 @@ export interface ChatMessageDTO {
   status?: 'streaming' | 'done' | 'stopped' | 'error';
   result?: ChatResultDTO;
   error?: ErrorDTO;
+  /** The turn an agent message answers (chat.frames). */
+  turnId?: string;
+}
+
+/** A turn's token stream frames as received (bounded: the first and the latest ones). */
+export interface ChatFramesDTO {
+  frames: RawFrameDTO[];
+  /** Frames received but left out (the middle of a long stream). */
+  omitted: number;
+  /** The turn is still streaming. */
+  live: boolean;
+  /** False for a turn whose frames this run of the app did not see (an older transcript). */
+  known: boolean;
 }
 
 /** One conversation with an agent in this install's transcripts: one per user id. */
@@ -500,7 +539,7 @@ export interface DemoDTO {
 
 export interface Requests {
   'teams.list': { args: EmptyArgs; result: TeamDTO[] };
-  'teams.add': { args: { label: string; baseUrl: string; apiKey: string; agents: AgentInputDTO[] }; result: TeamDTO };
+  'teams.add': { args: { label: string; baseUrl: string; apiKey: string; agents: AgentInputDTO[]; allowInsecureHttp?: boolean }; result: TeamDTO };
   'teams.remove': { args: { teamId: string }; result: null };
 
   'agents.list': { args: { teamId?: string }; result: AgentDTO[] };
@@ -557,6 +596,8 @@ export interface Requests {
   'chat.conversations': { args: { teamId: string; agentId: string; text?: string }; result: ChatConversationDTO[] };
   /** Deletes this install's transcript of one conversation (refused while a reply is coming in it). */
   'chat.deleteConversation': { args: { teamId: string; agentId: string; userId: string }; result: { deleted: boolean } };
+  /** The turn's stream frames as received (event, id, data), not the decoded tokens. */
+  'chat.frames': { args: { turnId: string }; result: ChatFramesDTO };
 
   'settings.get': { args: EmptyArgs; result: AppSettingsDTO };
   'settings.update': { args: { patch: AppSettingsPatchDTO }; result: AppSettingsDTO };
@@ -614,6 +655,7 @@ export const REQUEST_NAMES = [
   'chat.transcript',
   'chat.conversations',
   'chat.deleteConversation',
+  'chat.frames',
   'settings.get',
   'settings.update',
   'diagnostics.export',

@@ -57,7 +57,8 @@ export function serviceErrorDTO(s: ServiceErrorDTO): ErrorDTO {
   const dto: ErrorDTO = { kind: serviceKind(s.kind), code: s.code, message: s.message };
   if (s.status !== undefined) dto.status = s.status;
   if (s.retryAfterSec !== undefined) dto.retryAfterSec = s.retryAfterSec;
-  if (s.kind === 'rate-limited' && s.rateLimit.limit !== undefined) dto.limitPerMinute = s.rateLimit.limit;
+  if (s.rateLimit?.limit !== undefined) dto.limit = s.rateLimit.limit;
+  if (s.raw !== undefined) dto.raw = structuredClone(s.raw);
   return dto;
 }
 

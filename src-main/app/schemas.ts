@@ -79,6 +79,7 @@ export const argSchemas: Schemas = {
     baseUrl: baseUrlSchema,
     apiKey: z.string().trim().min(8, 'the API key looks too short').max(512),
     agents: z.array(agentInput).max(100),
+    allowInsecureHttp: z.boolean().optional(),
   }),
   'teams.remove': z.strictObject({ teamId: id }),
 
@@ -168,6 +169,7 @@ export const argSchemas: Schemas = {
   'chat.transcript': z.strictObject({ teamId: id, agentId: id, userId: id }),
   'chat.conversations': z.strictObject({ teamId: id, agentId: id, text: z.string().max(200).optional() }),
   'chat.deleteConversation': z.strictObject({ teamId: id, agentId: id, userId: id }),
+  'chat.frames': z.strictObject({ turnId: id }),
 
   'settings.get': empty,
   'settings.update': z.strictObject({ patch: settingsPatch }),

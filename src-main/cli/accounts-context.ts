@@ -104,7 +104,7 @@ export class CliAccounts {
           configDir: dir,
           secrets: this.secrets(),
           clock: ctx.clock,
-          clientFactory: (o) => ctx.client({ baseUrl: o.baseUrl, apiKey: o.apiKey, agentId: '', keySource: 'keychain' }),
+          clientFactory: (o) => ctx.client({ baseUrl: o.baseUrl, apiKey: o.apiKey, agentId: '', keySource: 'keychain', allowInsecureHttp: o.allowInsecureHttp === true }),
         }),
       );
       this.opened.set(dir, p);
@@ -130,7 +130,7 @@ export class CliAccounts {
     const agentId = pickAgent(team, typeof flags.agent === 'string' ? flags.agent : undefined);
     const apiKey = await withAccounts(() => accounts.getApiKey(team.id));
     this.resolved.push({ teamId: team.id, label: team.label, baseUrl: team.baseUrl, apiKey, json: flags.json === true, configDir });
-    return { baseUrl: team.baseUrl, agentId, apiKey, keySource: `keychain (team ${team.label})` };
+    return { baseUrl: team.baseUrl, agentId, apiKey, keySource: `keychain (team ${team.label})`, allowInsecureHttp: team.allowInsecureHttp };
   };
 
   /**

@@ -48,6 +48,7 @@ export function createContext(io: CliIO, signal: AbortSignal, deps: CliDeps): Cl
     resolveTarget: (flags) => resolveTarget(flags, io, deps.targetResolvers ?? []),
     client(target) {
       const opts: ServiceClientOptions = { baseUrl: target.baseUrl, apiKey: target.apiKey };
+      if (target.allowInsecureHttp) opts.allowInsecureHttp = true;
       if (deps.clock) opts.clock = deps.clock;
       const c = factory(opts);
       clients.push(c);

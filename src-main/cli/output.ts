@@ -2,7 +2,7 @@
 // JSON object per line on stdout, notes and errors as JSON lines on stderr. Nothing here ever
 // receives a secret: callers pass only what may be shown.
 import type { CliIO } from './io';
-import type { DescribedError } from './errors';
+import { rawLines, type DescribedError } from './errors';
 
 export class Output {
   constructor(
@@ -45,7 +45,7 @@ export class Output {
 
   error(err: DescribedError): void {
     if (this.json) this.line(this.io.stderr, JSON.stringify({ error: err }));
-    else this.line(this.io.stderr, `error: ${err.message}`);
+    else this.line(this.io.stderr, [`error: ${err.message}`, ...(err.raw ? rawLines(err.raw).map((l) => `  ${l}`) : [])].join('\n'));
   }
 
   private line(stream: CliIO['stdout'], text: string): void {

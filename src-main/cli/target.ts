@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { UsageError } from './errors';
-import { baseUrlSchema } from '../core/url';
+import { baseUrlSchema, insecureKeyProblem } from '../core/url';
 import { agentId, envVarName, parseFlags } from './flags';
 import type { CliIO } from './io';
 
@@ -21,6 +21,8 @@ export interface TargetFlags {
   /** A saved team (id or label): base URL, agent and key come from it (see accounts-context.ts). */
   team?: string;
   configDir?: string;
+  /** Send the key over plain http:// to a host other than this machine anyway. */
+  allowInsecureHttp?: boolean;
   [flag: string]: unknown;
 }
 
@@ -31,6 +33,8 @@ export interface Target {
   apiKey: string;
   /** Where the key came from, safe to show (e.g. "env CHANNEL_API_KEY"). */
   keySource: string;
+  /** The key may go over plain http:// to another machine (--allow-insecure-http, or the saved team's setting). */
+  allowInsecureHttp?: boolean;
 }
 
 export type TargetResolver = (flags: TargetFlags, io: CliIO) => Promise<Partial<Target> | null>;
@@ -41,7 +45,14 @@ export function addTargetOptions(cmd: Command): Command {
     .option('--agent <id>', 'agent id (from the dashboard)')
     .option('--api-key-env <name>', 'environment variable holding the team API key', DEFAULT_API_KEY_ENV)
     .option('--team <name>', 'a saved team (id or label, see `team list`): its base URL, and its API key from the OS keychain')
-    .option('--config-dir <dir>', 'where saved teams live (default: the app config folder; env CHANNEL_COMPANION_HOME)');
+    .option('--config-dir <dir>', 'where saved teams live (default: the app config folder; env CHANNEL_COMPANION_HOME)')
+    .option('--allow-insecure-http', 'send the API key over plain http:// to a host other than this machine (anyone on the way can read it)');
+}
+
+/** A UsageError when the key must not go to `baseUrl` as things stand (nothing is sent then). */
+export function checkKeyTransport(baseUrl: string, allowInsecureHttp: boolean | undefined): void {
+  const problem = insecureKeyProblem(baseUrl, allowInsecureHttp === true);
+  if (problem !== null) throw new UsageError(`${problem} with --allow-insecure-http (for a saved team: \`team add --allow-insecure-http\`).`);
 }
 
 const targetFlagsSchema = z.looseObject({
@@ -50,6 +61,7 @@ const targetFlagsSchema = z.looseObject({
   apiKeyEnv: envVarName.optional(),
   team: z.string().trim().min(1, 'expected a team id or label').max(200).optional(),
   configDir: z.string().min(1, 'expected a folder').optional(),
+  allowInsecureHttp: z.boolean().optional(),
 });
 
 export async function resolveTarget(flags: TargetFlags, io: CliIO, resolvers: readonly TargetResolver[] = []): Promise<Target> {
@@ -85,5 +97,7 @@ export async function resolveTarget(flags: TargetFlags, io: CliIO, resolvers: re
   if (!apiKey) {
     throw new UsageError(`no API key: set the environment variable ${envName} (or name another with --api-key-env); the key is never accepted as a flag`);
   }
-  return { baseUrl, agentId: agent, apiKey, keySource: keySource ?? `env ${envName}` };
+  const allowInsecureHttp = f.allowInsecureHttp === true || (f.team !== undefined && found.allowInsecureHttp === true);
+  checkKeyTransport(baseUrl, allowInsecureHttp);
+  return { baseUrl, agentId: agent, apiKey, keySource: keySource ?? `env ${envName}`, allowInsecureHttp };
 }

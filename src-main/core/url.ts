@@ -1,6 +1,7 @@
 // http(s) URLs: the one rule for every URL the app, the CLI and core accept from outside (service base
 // URLs, webhook and forward targets, media links). Messages name the problem, never the URL itself
 // (a URL may carry a token in its path or query).
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const MAX_URL_LENGTH = 2048;
@@ -61,3 +62,35 @@ export function normalizeBaseUrl(s: string): string {
 
 /** A service base URL: http(s), no credentials, query or fragment; normalised without a trailing slash. */
 export const baseUrlSchema = httpUrl({ noCredentials: true, noQuery: true }).transform(normalizeBaseUrl);
+
+/**
+ * Whether a host name (as in a URL, IPv6 with or without brackets) is this machine: `localhost`,
+ * 127.0.0.0/8, ::1 (also as an IPv4-mapped ::ffff:127.x address).
+ */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  if (isIP(h) === 4) return h.startsWith('127.');
+  if (isIP(h) !== 6) return false;
+  if (h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
+  // IPv4-mapped: ::ffff:127.0.0.1, which URL parsing writes as ::ffff:7f00:1.
+  const mapped = /^::ffff:(.+)$/.exec(h)?.[1];
+  return mapped !== undefined && (mapped.startsWith('127.') || /^7f[0-9a-f]{2}:/.test(mapped));
+}
+
+/**
+ * Why an API key must not go to `baseUrl` (plain http:// to a host that is not this machine, where
+ * anyone on the way can read it), or null when it may. `allowInsecureHttp` is the person's explicit
+ * choice to send it anyway.
+ */
+export function insecureKeyProblem(baseUrl: string, allowInsecureHttp = false): string | null {
+  if (allowInsecureHttp) return null;
+  let u: URL;
+  try {
+    u = new URL(baseUrl);
+  } catch {
+    return null;
+  }
+  if (u.protocol !== 'http:' || isLoopbackHost(u.hostname)) return null;
+  return `The API key would travel unencrypted to ${u.host} (plain http:// to a host other than this machine), where anyone on the way can read it. Use an https:// base URL, or allow plain HTTP for this team explicitly`;
+}

@@ -1,10 +1,12 @@
-// POST /api/v1/agents/:agentId/chat — a JSON reply, or a token stream over SSE.
-// ASSUMPTION A-CHAT-RESP, A-CHAT-STREAM
+// POST /api/v1/agents/:agentId/chat — a JSON reply, or a token stream over SSE, in the agent's
+// dialect (dialect-wire.ts). ASSUMPTION A-CHAT-RESP, A-CHAT-STREAM
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { Clock } from '../core/ports';
-import { EmulatorError, errorBody } from './errors';
+import type { Dialect } from './dialect';
+import { chatJsonWire, streamWire } from './dialect-wire';
+import { EmulatorError } from './errors';
 import { parseWith, sendJson } from './http';
 import { CHAT_LOG_MAX, type Agent, type ChatRecord, type ChatScript } from './model';
 import type { WireChatResult } from './wire';
@@ -61,6 +63,7 @@ export interface ChatDeps {
   /** Stoppers of live SSE streams; close() calls each. */
   streams: Set<() => void>;
   headers: Record<string, string>;
+  dialect: Dialect;
 }
 
 export async function handleChat(agent: Agent, body: unknown, req: IncomingMessage, res: ServerResponse, deps: ChatDeps): Promise<void> {
@@ -89,14 +92,15 @@ export async function handleChat(agent: Agent, body: unknown, req: IncomingMessa
   const record: ChatRecord = { userId, conversationId, stream: wantsStream, status: 'streaming', reply: '', tokens: 0, startedAt: deps.clock.now(), endedAt: null };
   agent.chats.push(record);
   if (agent.chats.length > CHAT_LOG_MAX) agent.chats.splice(0, agent.chats.length - CHAT_LOG_MAX);
-  if (!wantsStream) {
+  // json-for-stream: a stream request answered with one JSON body.
+  if (!wantsStream || deps.dialect.chatStream === 'json') {
     if (script.failAfterTokens !== undefined) {
       Object.assign(record, { status: 'error', endedAt: deps.clock.now() });
       throw new EmulatorError(500, script.code ?? 'INTERNAL_ERROR', 'scripted chat failure');
     }
     if (!source.plain) result.reply = Array.from({ length: source.count }, (_, i) => source.at(i)).join('');
     Object.assign(record, { status: 'done', reply: result.reply, tokens: source.count, endedAt: deps.clock.now() });
-    sendJson(res, 200, result, deps.headers);
+    sendJson(res, 200, chatJsonWire(deps.dialect, result, deps.clock.now()), deps.headers);
     return;
   }
   stream(res, source, result, script, record, deps);
@@ -153,7 +157,8 @@ function stream(res: ServerResponse, source: TokenSource, result: WireChatResult
   };
   streams.add(abort);
   res.on('close', () => finish('aborted'));
-  const frame = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+  const wire = streamWire(deps.dialect, startedAt);
+  if (wire.open) res.write(wire.open);
   /** How many tokens should have left by now: one at a time with a delay, or all due at the rate. */
   const due = (): number => (perSecond === undefined ? i + 1 : Math.floor(((clock.now() - startedAt) * perSecond) / 1000) + 1);
   const step = (): void => {
@@ -165,12 +170,12 @@ function stream(res: ServerResponse, source: TokenSource, result: WireChatResult
       let end: 'done' | 'error' | null = null;
       for (;;) {
         if (failAt !== undefined && i >= failAt) {
-          chunk += frame('error', errorBody(script.code ?? 'STREAM_FAILED', 'the reply stream failed'));
+          chunk += wire.error(script.code ?? 'STREAM_FAILED', 'the reply stream failed');
           end = 'error';
           break;
         }
         if (i >= source.count) {
-          chunk += frame('done', source.plain ? result : { ...result, reply: record.reply });
+          chunk += wire.done(source.plain ? result : { ...result, reply: record.reply });
           end = 'done';
           break;
         }
@@ -178,7 +183,7 @@ function stream(res: ServerResponse, source: TokenSource, result: WireChatResult
         const token = source.at(i++);
         record.reply += token;
         record.tokens = i;
-        chunk += frame('token', { token });
+        chunk += wire.token(token, i - 1);
         if (perSecond === undefined) break;
       }
       if (end) {

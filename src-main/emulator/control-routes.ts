@@ -30,6 +30,9 @@ export function controlRoutes(c: EmulatorControl): Route[] {
     r('DELETE', 'faults', () => (c.clearFaults(), { ok: true })),
     r('POST', 'clock-skew', (b) => c.setClockSkew(b as any)),
     r('POST', 'contacts', (b) => c.setContacts(b as any)),
+    r('POST', 'teams/:id/dialect', (b, [id]) => c.setTeamDialect(id!, b as any)),
+    r('POST', 'agents/:id/dialect', (b, [id]) => c.setAgentDialect(id!, b as any)),
+    r('GET', 'dialects', () => c.dialects()),
     r('GET', 'deliveries', (_b, _p, url) => {
       const agentId = url.searchParams.get('agentId');
       const all = c.deliveries();

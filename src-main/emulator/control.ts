@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Clock } from '../core/ports';
 import { chatScriptSchema } from './chat';
+import { DIALECTS, dialectListSchema } from './dialect';
 import type { DeliveryRecord, Deliveries } from './deliveries';
 import { conflict, EmulatorError, notFound } from './errors';
 import { faultInputSchema, type Fault, type FaultInput, type Faults } from './faults';
@@ -24,8 +25,9 @@ const teamInputSchema = z.strictObject({
   apiKey: z.string().regex(/^[\x21-\x7e]{8,256}$/, 'expected 8–256 printable characters without spaces').optional(),
   monthlyQuota: z.number().int().nonnegative().optional(),
   sendsPerMinute: z.number().int().positive().optional(),
+  dialect: dialectListSchema.optional(),
 });
-export type TeamInput = z.infer<typeof teamInputSchema>;
+export type TeamInput = z.input<typeof teamInputSchema>;
 
 const agentInputSchema = z.strictObject({
   agentId: idSchema.optional(),
@@ -33,8 +35,9 @@ const agentInputSchema = z.strictObject({
   state: z.enum(['unlinked', 'connected', 'reconnecting']).optional(),
   phone: phone.optional(),
   flaky: z.strictObject({ everySeconds: z.number().positive(), downSeconds: z.number().positive() }).optional(),
+  dialect: dialectListSchema.optional(),
 });
-export type AgentInput = z.infer<typeof agentInputSchema>;
+export type AgentInput = z.input<typeof agentInputSchema>;
 
 const inboundInputSchema = z
   .strictObject({
@@ -53,6 +56,7 @@ const scanSchema = z.strictObject({ phone, token: z.string().optional() });
 const dropSchema = z.strictObject({ seconds: z.number().positive().max(86_400) });
 const skewSchema = z.strictObject({ seconds: z.number().int().min(-86_400).max(86_400) });
 const contactsSchema = z.strictObject({ phones: z.array(phone).max(100_000) });
+const dialectSchema = z.strictObject({ dialect: dialectListSchema });
 
 export type ChatScriptInput = z.infer<typeof chatScriptSchema>;
 
@@ -67,6 +71,8 @@ export interface AgentView {
   webhook: { mode: string; url: string; events: string[]; updatedAt: string; secretHint: string } | null;
   settings: WireChannelSettings;
   inboundCount: number;
+  /** The agent's own dialect names (its team's apply under them). */
+  dialect: string[];
 }
 
 export interface EmulatorState {
@@ -81,6 +87,7 @@ export interface EmulatorState {
     sendsInWindow: number;
     sendsThisMonth: number;
     agentIds: string[];
+    dialect: string[];
   }>;
   agents: AgentView[];
   webhooks: Array<{ agentId: string; mode: string; url: string; updatedAt: string }>;
@@ -118,6 +125,11 @@ export interface EmulatorControl {
   clearFaults(): void;
   setClockSkew(input: { seconds: number }): { seconds: number };
   setContacts(input: { phones: string[] }): { count: number };
+  /** Extra: the dialect names a team's (or an agent's) answers use; [] brings back the emulator's own. */
+  setTeamDialect(teamId: string, input: { dialect: string | string[] }): { dialect: string[] };
+  setAgentDialect(agentId: string, input: { dialect: string | string[] }): { dialect: string[] };
+  /** Extra: every dialect name with what it changes. */
+  dialects(): Array<{ name: string; describe: string }>;
   deliveries(): DeliveryRecord[];
   /** Extra: resolves when no delivery is queued or in flight. */
   deliveriesIdle(): Promise<void>;
@@ -164,6 +176,7 @@ export function createControl(d: ControlDeps): EmulatorControl {
       month: '',
       monthSends: 0,
       agentIds: new Set(),
+      dialect: input.dialect ?? [],
     };
     world.teams.set(id, team);
     world.teamsByKey.set(apiKey, team);
@@ -188,6 +201,7 @@ export function createControl(d: ControlDeps): EmulatorControl {
       conversations: new Map(),
       chats: [],
       inbound: new Map(),
+      dialect: input.dialect ?? [],
     };
     const state = input.state ?? 'unlinked';
     if (state !== 'unlinked') {
@@ -203,8 +217,8 @@ export function createControl(d: ControlDeps): EmulatorControl {
   const applySeed = (seed: EmulatorSeed | undefined): void => {
     if (!seed) return;
     for (const t of seed.teams) {
-      createTeam({ id: t.id, name: t.name, apiKey: t.apiKey, monthlyQuota: t.monthlyQuota, sendsPerMinute: t.sendsPerMinute });
-      for (const a of t.agents) createAgent(t.id, { agentId: a.agentId, label: a.label, state: a.state, phone: a.phone, flaky: a.flaky });
+      createTeam({ id: t.id, name: t.name, apiKey: t.apiKey, monthlyQuota: t.monthlyQuota, sendsPerMinute: t.sendsPerMinute, dialect: t.dialect });
+      for (const a of t.agents) createAgent(t.id, { agentId: a.agentId, label: a.label, state: a.state, phone: a.phone, flaky: a.flaky, dialect: a.dialect });
     }
     world.contacts = new Set((seed.contacts ?? []).map((p) => p.replace(/^\+/, '')));
   };
@@ -267,6 +281,7 @@ export function createControl(d: ControlDeps): EmulatorControl {
       : null,
     settings: { ...agent.settings },
     inboundCount: agent.inbound.size,
+    dialect: [...agent.dialect],
   });
 
   const control: EmulatorControl = {
@@ -314,6 +329,18 @@ export function createControl(d: ControlDeps): EmulatorControl {
       world.contacts = new Set(input.phones.map((p) => p.replace(/^\+/, '')));
       return { count: world.contacts.size };
     },
+    setTeamDialect(teamId, raw) {
+      const team = world.teams.get(teamId);
+      if (!team) throw notFound('TEAM_NOT_FOUND', `no team "${teamId}"`);
+      team.dialect = parseWith(dialectSchema, raw).dialect;
+      return { dialect: [...team.dialect] };
+    },
+    setAgentDialect(agentId, raw) {
+      const agent = agentOf(agentId);
+      agent.dialect = parseWith(dialectSchema, raw).dialect;
+      return { dialect: [...agent.dialect] };
+    },
+    dialects: () => Object.entries(DIALECTS).map(([name, d]) => ({ name, describe: d.describe })),
     deliveries: () => d.deliveries.list(),
     deliveriesIdle: () => d.deliveries.idle(),
     async state() {
@@ -332,6 +359,7 @@ export function createControl(d: ControlDeps): EmulatorControl {
           sendsInWindow: sendsInWindow(t, now),
           sendsThisMonth: monthSends(t, now),
           agentIds: [...t.agentIds],
+          dialect: [...t.dialect],
         })),
         agents,
         webhooks: agents.flatMap((a) => (a.webhook ? [{ agentId: a.agentId, mode: a.webhook.mode, url: a.webhook.url, updatedAt: a.webhook.updatedAt }] : [])),

@@ -1,5 +1,5 @@
-// The one error the emulator raises; the HTTP layer turns it into the service's error body.
-// ASSUMPTION A-ERROR-BODY: {"error":{"code":"…","message":"…"}}
+// The one error the emulator raises; the HTTP layer turns it into the service's error body
+// (ASSUMPTION A-ERROR-BODY: {"error":{"code":"…","message":"…"}}, or the dialect's: dialect-wire.ts).
 
 export class EmulatorError extends Error {
   constructor(
@@ -16,7 +16,3 @@ export class EmulatorError extends Error {
 export const invalid = (message: string) => new EmulatorError(400, 'INVALID_REQUEST', message);
 export const notFound = (code: string, message: string) => new EmulatorError(404, code, message);
 export const conflict = (code: string, message: string) => new EmulatorError(409, code, message);
-
-export function errorBody(code: string, message: string): { error: { code: string; message: string } } {
-  return { error: { code, message } };
-}

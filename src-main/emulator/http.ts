@@ -1,7 +1,9 @@
 // Small HTTP helpers shared by the service, control and blob handlers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ZodType } from 'zod';
-import { EmulatorError, errorBody, invalid } from './errors';
+import { DEFAULT_DIALECT, type Dialect } from './dialect';
+import { errorWire } from './dialect-wire';
+import { EmulatorError, invalid } from './errors';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -11,8 +13,16 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
-export function sendError(res: ServerResponse, err: EmulatorError, headers: Record<string, string> = {}): void {
-  sendJson(res, err.status, errorBody(err.code, err.message), { ...headers, ...err.headers });
+/** An error answer, its body in the dialect's shape (ASSUMPTION A-ERROR-BODY for the default one). */
+export function sendError(res: ServerResponse, err: EmulatorError, headers: Record<string, string> = {}, dialect: Dialect = DEFAULT_DIALECT): void {
+  const body = errorWire(dialect, err.code, err.message);
+  res.writeHead(err.status, {
+    ...headers,
+    ...err.headers,
+    ...(body.contentType ? { 'content-type': body.contentType } : {}),
+    'content-length': Buffer.byteLength(body.text),
+  });
+  res.end(body.text);
 }
 
 /** Reads the whole body (bounded). Empty body → undefined. */

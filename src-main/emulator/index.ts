@@ -15,8 +15,10 @@ import { handleService, type ServiceCounters } from './service';
 import { Sessions } from './session';
 import { sendError } from './http';
 import { EmulatorError } from './errors';
+import { dialectListSchema } from './dialect';
 
 export { defaultSeed, loadSeedFile, parseSeed, DEMO_API_KEY } from './seed';
+export { DIALECTS, DIALECT_NAMES, dialectListSchema } from './dialect';
 export type { EmulatorSeed } from './seed';
 export type { EmulatorControl, EmulatorState } from './control';
 
@@ -33,6 +35,8 @@ export interface EmulatorOptions {
   random?: Random;
   /** Extra: port of the media origin (default 0). */
   mediaPort?: number;
+  /** Dialect names every team speaks unless it or its agent names others (dialect.ts). */
+  dialect?: string | string[];
 }
 
 export interface Emulator {
@@ -69,6 +73,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const clock = opts.clock ?? systemClock;
   const host = opts.host ?? '127.0.0.1';
   const seed = opts.seed ? parseSeed(opts.seed) : undefined;
+  const parsedDialect = dialectListSchema.safeParse(opts.dialect ?? []);
+  if (!parsedDialect.success) throw new Error(parsedDialect.error.issues[0]?.message ?? 'invalid dialect');
+  const defaultDialect = parsedDialect.data;
   const world = new World();
   const sessions = new Sessions({ clock, qrRotateMs: opts.qrRotateMs ?? 20_000, pairingExpiryMs: opts.pairingExpiryMs ?? 120_000 });
   const faults = new Faults(clock, opts.random ?? Math.random);
@@ -106,7 +113,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     if (path === '/_emulator' || path.startsWith('/_emulator/')) {
       void handleControl(req, res, routes);
     } else if (path.startsWith('/api/')) {
-      void handleService(req, res, { world, sessions, faults, blobs, clock, counters, streams, stop: stop.signal, mediaOrigin: () => mediaOrigin });
+      void handleService(req, res, { world, sessions, faults, blobs, clock, counters, streams, stop: stop.signal, mediaOrigin: () => mediaOrigin, defaultDialect });
     } else {
       sendError(res, new EmulatorError(404, 'NOT_FOUND', 'no such endpoint'), { 'x-ratelimit-limit': '60' });
     }

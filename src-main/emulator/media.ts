@@ -3,8 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../core/ports';
-import { sendJson } from './http';
-import { errorBody } from './errors';
+import { sendError } from './http';
+import { EmulatorError } from './errors';
 import type { InboundMedia } from './model';
 
 const BLOB_TTL_MS = 5 * 60_000;
@@ -63,16 +63,16 @@ export class BlobStore {
     const url = new URL(req.url ?? '/', 'http://blob.invalid');
     const m = /^\/blob\/([A-Za-z0-9_-]+)$/.exec(url.pathname);
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !m) {
-      sendJson(res, 404, errorBody('NOT_FOUND', 'no such blob'));
+      sendError(res, new EmulatorError(404, 'NOT_FOUND', 'no such blob'));
       return;
     }
     const blob = this.blobs.get(m[1]!);
     if (!blob) {
-      sendJson(res, 404, errorBody('NOT_FOUND', 'no such blob'));
+      sendError(res, new EmulatorError(404, 'NOT_FOUND', 'no such blob'));
       return;
     }
     if (this.clock.now() >= blob.expiresAt) {
-      sendJson(res, 410, errorBody('MEDIA_LINK_EXPIRED', 'this media link has expired; request a new one'));
+      sendError(res, new EmulatorError(410, 'MEDIA_LINK_EXPIRED', 'this media link has expired; request a new one'));
       return;
     }
     const { bytes, mimeType, filename } = blob.media;

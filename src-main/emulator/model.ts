@@ -13,6 +13,8 @@ export interface Team {
   month: string;
   monthSends: number;
   agentIds: Set<string>;
+  /** Dialect names the team's answers use (dialect.ts); [] for the emulator's own shapes. */
+  dialect: string[];
 }
 
 export type LinkState =
@@ -84,6 +86,8 @@ export interface Agent {
   /** The latest chat replies, newest last (at most CHAT_LOG_MAX): what the service sent. */
   chats: ChatRecord[];
   inbound: Map<string, InboundRecord>;
+  /** Dialect names of this agent's answers, over its team's. */
+  dialect: string[];
 }
 
 export interface SentMessage {

@@ -1,6 +1,7 @@
 // The emulator's seed: teams, their keys and agents, and the numbers that "exist" on WhatsApp.
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { dialectListSchema } from './dialect';
 import { describeZodError } from './http';
 
 const phoneDigits = z.string().regex(/^\+?\d{8,15}$/, 'expected an E.164 number (8–15 digits, optional +)');
@@ -12,6 +13,8 @@ const seedAgentSchema = z.strictObject({
   phone: phoneDigits.optional(),
   /** Extra: a connected agent that drops by itself for downSeconds at the end of every everySeconds. */
   flaky: z.strictObject({ everySeconds: z.number().positive(), downSeconds: z.number().positive() }).optional(),
+  /** Dialect names of this agent's answers (dialect.ts), over its team's. */
+  dialect: dialectListSchema.optional(),
 });
 
 const seedTeamSchema = z.strictObject({
@@ -20,6 +23,8 @@ const seedTeamSchema = z.strictObject({
   apiKey: z.string().regex(/^[\x21-\x7e]{8,256}$/, 'expected 8–256 printable characters without spaces'),
   monthlyQuota: z.number().int().nonnegative().optional(),
   sendsPerMinute: z.number().int().positive().optional(),
+  /** Dialect names of the team's answers (dialect.ts). */
+  dialect: dialectListSchema.optional(),
   agents: z.array(seedAgentSchema),
 });
 

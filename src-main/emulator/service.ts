@@ -5,6 +5,8 @@ import { z } from 'zod';
 import type { Clock } from '../core/ports';
 import { sleep } from '../core/ports';
 import { handleChat, type ChatDeps } from './chat';
+import { resolveDialect, type Dialect } from './dialect';
+import { rateWire } from './dialect-wire';
 import { EmulatorError, invalid } from './errors';
 import type { Faults } from './faults';
 import { bearerKey, parseWith, readJson, segments, sendError, sendJson } from './http';
@@ -31,6 +33,8 @@ export interface ServiceDeps {
   mediaOrigin(): string;
   /** Aborted on close(): ends slow-fault waits. */
   stop: AbortSignal;
+  /** Dialect names every team speaks unless it or its agent says otherwise. */
+  defaultDialect: readonly string[];
 }
 
 const sendSchema = z.looseObject({
@@ -63,8 +67,11 @@ export async function handleService(req: IncomingMessage, res: ServerResponse, d
   const pathname = new URL(req.url ?? '/', 'http://service.invalid').pathname;
   const key = bearerKey(req);
   const team = key === null ? undefined : deps.world.teamsByKey.get(key);
+  const agentId = /^\/api\/v1\/agents\/([^/]+)/.exec(pathname)?.[1];
+  const agent = team && agentId !== undefined ? deps.world.agents.get(safeDecode(agentId)) : undefined;
+  const dialect = resolveDialect(deps.defaultDialect, team?.dialect, agent?.teamId === team?.id ? agent?.dialect : undefined);
   // ASSUMPTION A-RATE: X-RateLimit-Limit on every response.
-  const headers: Record<string, string> = { 'x-ratelimit-limit': String(team?.sendsPerMinute ?? DEFAULT_SENDS_PER_MINUTE) };
+  const headers = rateWire(dialect, { limit: team?.sendsPerMinute ?? DEFAULT_SENDS_PER_MINUTE }, deps.clock.now());
   try {
     const fault = deps.faults.take(pathname);
     if (fault) {
@@ -77,7 +84,7 @@ export async function handleService(req: IncomingMessage, res: ServerResponse, d
         case '503':
           throw new EmulatorError(503, 'SERVICE_UNAVAILABLE', 'injected fault: service unavailable');
         case '429':
-          throw new EmulatorError(429, 'RATE_LIMITED', 'injected fault: rate limited', { 'retry-after': String(fault.retryAfterSeconds) });
+          throw new EmulatorError(429, 'RATE_LIMITED', 'injected fault: rate limited', rateWire(dialect, { limit: team?.sendsPerMinute ?? DEFAULT_SENDS_PER_MINUTE, resetMs: deps.clock.now() + fault.retryAfterSeconds * 1000, retryAfterSec: fault.retryAfterSeconds }, deps.clock.now()));
         case 'slow':
           try {
             await sleep(deps.clock, fault.delayMs, deps.stop);
@@ -88,14 +95,22 @@ export async function handleService(req: IncomingMessage, res: ServerResponse, d
           break;
       }
     }
-    await route(req, res, pathname, team, headers, deps);
+    await route(req, res, pathname, team, headers, { ...deps, dialect });
   } catch (err) {
     if (res.headersSent) {
       res.destroy();
       return;
     }
-    if (err instanceof EmulatorError) sendError(res, err, headers);
-    else sendError(res, new EmulatorError(500, 'INTERNAL_ERROR', 'internal emulator error'), headers);
+    if (err instanceof EmulatorError) sendError(res, err, headers, dialect);
+    else sendError(res, new EmulatorError(500, 'INTERNAL_ERROR', 'internal emulator error'), headers, dialect);
+  }
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
   }
 }
 
@@ -105,7 +120,7 @@ async function route(
   pathname: string,
   team: Team | undefined,
   headers: Record<string, string>,
-  deps: ServiceDeps,
+  deps: ServiceDeps & { dialect: Dialect },
 ): Promise<void> {
   const seg = segments(pathname);
   if (seg[0] !== 'api' || seg[1] !== 'v1' || seg[2] !== 'agents' || seg[3] === undefined) {
@@ -161,6 +176,11 @@ async function route(
     case 'whatsapp/contacts/*': {
       const digits = phoneDigits(rest[2]!);
       if (digits === null) throw invalid('phone must be an E.164 number (8–15 digits, optional +)');
+      // Dialects that take one form only (the segment as sent: %2B or + means a plus).
+      const asSent = pathname.split('/').at(-1) ?? '';
+      const plus = /^(%2b|\+)/i.test(asSent);
+      if (deps.dialect.contactPath === 'plus' && !plus) throw new EmulatorError(404, 'NOT_FOUND', 'no such contact path; give the number as %2B<digits>');
+      if (deps.dialect.contactPath === 'digits' && plus) throw invalid('phone must be digits only, without +');
       sendJson(res, 200, { phone: digits, exists: deps.world.contacts.has(digits), jid: `${digits}@s.whatsapp.net` }, headers);
       return;
     }
@@ -173,15 +193,15 @@ async function route(
     case 'chat': {
       const body = await readJson(req);
       deps.counters.chats++;
-      await handleChat(agent, body, req, res, { clock, streams: deps.streams, headers });
+      await handleChat(agent, body, req, res, { clock, streams: deps.streams, headers, dialect: deps.dialect });
       return;
     }
   }
 }
 
-async function send(req: IncomingMessage, res: ServerResponse, agent: Agent, team: Team, deps: ServiceDeps): Promise<void> {
-  const { clock, sessions } = deps;
-  const limitHeaders = rateHeaders(team, clock.now());
+async function send(req: IncomingMessage, res: ServerResponse, agent: Agent, team: Team, deps: ServiceDeps & { dialect: Dialect }): Promise<void> {
+  const { clock, sessions, dialect } = deps;
+  const limitHeaders = rateHeaders(team, clock.now(), dialect);
   try {
     const input = parseWith(sendSchema, await readJson(req));
     if (!isRecipient(input.to)) throw invalid('to must be an E.164 number or a JID (…@s.whatsapp.net, …@g.us)');
@@ -198,7 +218,7 @@ async function send(req: IncomingMessage, res: ServerResponse, agent: Agent, tea
     }
     if (state === 'reconnecting') throw new EmulatorError(503, 'CHANNEL_RECONNECTING', 'the connection is coming back; retry later');
     const now = clock.now();
-    admitSend(team, now);
+    admitSend(team, now, dialect);
     deps.counters.sends++;
     const type = input.imageUrl !== undefined ? 'image' : input.documentUrl !== undefined ? 'document' : 'text';
     const messageId = `msg_${randomBytes(10).toString('hex')}`;
@@ -216,7 +236,7 @@ async function send(req: IncomingMessage, res: ServerResponse, agent: Agent, tea
       timestamp,
     });
     // ASSUMPTION A-SEND-EXTRA
-    sendJson(res, 200, { status: 'sent', messageId, to: input.to, type, timestamp }, rateHeaders(team, now));
+    sendJson(res, 200, { status: 'sent', messageId, to: input.to, type, timestamp }, rateHeaders(team, now, dialect));
   } catch (err) {
     if (err instanceof EmulatorError) throw new EmulatorError(err.status, err.code, err.message, { ...limitHeaders, ...err.headers });
     throw err;

@@ -90,14 +90,17 @@ test.describe('chat window', () => {
     await expect(page.getByRole('status').filter({ hasText: 'Agent replied' })).toHaveText(`Agent replied: ${full}`);
     await shot('chat-done-with-numbers');
 
-    // Raw frames: one entry per token event, in order, with its offset.
+    // Raw frames: the SSE frames as received (event, data), in order, with their offsets: one per
+    // token, then the done frame.
     await page.getByLabel('Show raw stream frames').check();
     const frames = lastReply(page).locator('.chat-frames');
-    await expect(frames.locator('summary')).toHaveText(`Raw stream: ${tokens.length} token events`);
-    await expect(frames.locator('li')).toHaveCount(tokens.length);
-    await expect(frames.locator('li').first()).toContainText(JSON.stringify(tokens[0]));
+    await expect(frames.locator('summary')).toHaveText(`Raw stream: ${tokens.length + 1} frames as received`);
+    await expect(frames.locator('li')).toHaveCount(tokens.length + 1);
+    await expect(frames.locator('li').first()).toContainText('event: token');
+    await expect(frames.locator('li').first()).toContainText(`data: ${JSON.stringify({ token: tokens[0] })}`);
     await expect(frames.locator('li').first()).toContainText(/\+\d+ ms/);
-    await expect(frames.locator('li').last()).toContainText(JSON.stringify(tokens[tokens.length - 1]));
+    await expect(frames.locator('li').nth(tokens.length - 1)).toContainText(`data: ${JSON.stringify({ token: tokens[tokens.length - 1] })}`);
+    await expect(frames.locator('li').last()).toContainText('event: done');
     await shot('chat-raw-frames');
     await page.getByLabel('Show raw stream frames').uncheck();
     await expect(page.locator('.chat-frames')).toHaveCount(0);

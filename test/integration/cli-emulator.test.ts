@@ -73,4 +73,24 @@ describe('emulator command', () => {
     expect(r.stdout).toContain('export CHANNEL_API_KEY=');
     expect(r.stdout).toMatch(/channel-companion status --base-url http:\/\/127\.0\.0\.1:\d+ --agent agent-connected/);
   });
+
+  it('--dialect NAMES: every team answers in those shapes; the ready line says which; an unknown name is a usage error', async () => {
+    let body = '';
+    const r = await runUntilReady(['emulator', '--json', '--dialect', 'flat-errors,openai-stream'], async (line) => {
+      const ready = JSON.parse(line) as { baseUrl: string; apiKey: string };
+      const res = await fetch(`${ready.baseUrl}/api/v1/agents/agent-unlinked/whatsapp/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ready.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ to: '+15550102000', text: 'x' }),
+      });
+      body = await res.text();
+    });
+    expect(r.code).toBe(0);
+    expect(r.json()[0]).toMatchObject({ event: 'ready', dialect: ['flat-errors', 'openai-stream'] });
+    expect(JSON.parse(body)).toEqual({ code: 'CHANNEL_NOT_CONFIGURED', message: expect.any(String) });
+    const bad = await runCli(['emulator', '--dialect', 'openai-stream,klingon']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--dialect: unknown dialect "klingon" \(known: default, /);
+  });
 });
+

@@ -221,4 +221,41 @@ describe('contract additions over the companion and the emulator', () => {
     expect((await ok<Array<{ userId: string }>>('chat.conversations', { teamId, agentId: 'agent-flaky' })).map((c) => c.userId)).toEqual(['conv-b']);
     expect(await ok('chat.deleteConversation', { teamId, agentId: 'agent-flaky', userId: 'conv-a' })).toEqual({ deleted: false });
   });
+
+  it('chat.frames: the stream frames of a turn as received (event, id, data), not its tokens', async () => {
+    const { turnId } = await ok<{ turnId: string }>('chat.startTurn', { teamId, agentId: 'agent-connected', userId: 'frames-user', message: 'two words' });
+    await waitFor(() => events.find((e) => e.name === 'chat.done' && e.payload.turnId === turnId), 10_000);
+    const got = await ok<{ frames: Array<{ event: string | null; data: string }>; omitted: number; live: boolean; known: boolean }>('chat.frames', { turnId });
+    expect(got).toMatchObject({ omitted: 0, live: false, known: true });
+    expect(got.frames.map((f) => f.event)).toEqual(['token', 'token', 'token', 'token', 'done']);
+    expect(got.frames[0]!.data).toBe('{"token":"You "}');
+    expect(JSON.parse(got.frames.at(-1)!.data)).toMatchObject({ reply: 'You said: two words' });
+    expect(await ok('chat.frames', { turnId: 'no-such-turn' })).toEqual({ frames: [], omitted: 0, live: false, known: false });
+  });
+
+  it('a reply that could not be read ends the turn with chat.error carrying the frames; the transcript keeps it', async () => {
+    await control(emu, 'POST', '/agents/agent-connected/chat-script', { reply: '' });
+    try {
+      const { turnId } = await ok<{ turnId: string }>('chat.startTurn', { teamId, agentId: 'agent-connected', userId: 'unreadable-user', message: 'hello' });
+      const ended = await waitFor(() => events.find((e) => (e.name === 'chat.done' || e.name === 'chat.error') && e.payload.turnId === turnId), 10_000);
+      expect(ended.name).toBe('chat.error');
+      if (ended.name !== 'chat.error') return;
+      expect(ended.payload.error).toMatchObject({ code: 'UNREADABLE_REPLY', status: 200, raw: { status: 200, contentType: 'text/event-stream; charset=utf-8' } });
+      expect(ended.payload.error.raw?.frames?.map((f) => f.event)).toEqual(['done']);
+      expect(JSON.stringify(ended.payload)).not.toContain(DEMO_KEY);
+      const transcript = await ok<Array<{ role: string; status?: string; error?: { code: string; raw?: unknown } }>>('chat.transcript', { teamId, agentId: 'agent-connected', userId: 'unreadable-user' });
+      expect(transcript.find((m) => m.role === 'agent')).toMatchObject({ status: 'error', error: { code: 'UNREADABLE_REPLY', raw: { status: 200 } } });
+    } finally {
+      await control(emu, 'POST', '/agents/agent-connected/chat-script', {});
+    }
+  });
+
+  it('teams.add refuses a plain http:// address on another machine unless allowInsecureHttp, naming baseUrl', async () => {
+    const r = await call('teams.add', { label: 'Remote lab', baseUrl: 'http://lab.example:8787', apiKey: DEMO_KEY, agents: [{ agentId: 'agent-connected' }] });
+    expect(r).toMatchObject({ ok: false, error: { kind: 'validation', field: 'baseUrl', message: expect.stringMatching(/unencrypted/) } });
+    const teams = await ok<Array<{ label: string; allowInsecureHttp?: boolean }>>('teams.list');
+    expect(teams.map((t) => t.label)).not.toContain('Remote lab');
+    expect(teams.find((t) => t.label === 'Emulated')?.allowInsecureHttp).toBe(false);
+  });
 });
+

@@ -42,6 +42,8 @@ export interface CompanionOptions {
   startTunnel?: boolean;
   /** The public exposure: how long it may take to come up, and the ngrok module (tests). */
   exposure?: { timeoutMs?: number; loadNgrok?: NgrokLoader };
+  /** Dialect names the demo emulator answers in (`serve --emulator --dialect`). */
+  demoDialect?: readonly string[];
 }
 
 export interface CompanionEvents {
@@ -85,7 +87,7 @@ export interface Companion {
 
   listTeams(): TeamView[];
   findTeam(teamIdOrLabel: string): TeamView | undefined;
-  addTeam(input: { label: string; baseUrl: string; apiKey: string; agents: Array<{ agentId: string; label?: string }> }): Promise<TeamView>;
+  addTeam(input: { label: string; baseUrl: string; apiKey: string; allowInsecureHttp?: boolean; agents: Array<{ agentId: string; label?: string }> }): Promise<TeamView>;
   removeTeam(teamId: string): Promise<void>;
   addAgent(teamId: string, agent: { agentId: string; label?: string }): Promise<AgentRecord>;
   removeAgent(teamId: string, agentId: string): Promise<void>;
@@ -125,7 +127,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   const set = new AccountSet(main);
   const prefs = new PrefsStore(configDir, logger);
   await prefs.load();
-  const demo = new DemoHost(clock, clientFactory);
+  const demo = new DemoHost(clock, clientFactory, opts.demoDialect ?? []);
 
   const chat = new ChatService({ clientFor: (teamId) => set.clientFor(teamId), installId: main.settings().installId, dataDir: path.join(dataDir, 'chat'), clock, logger });
 

@@ -27,6 +27,8 @@ export class DemoHost {
   constructor(
     private readonly clock: Clock,
     private readonly clientFactory: ClientFactory,
+    /** Dialect names its answers use (the emulator's own shapes when empty). */
+    private readonly dialect: readonly string[] = [],
   ) {}
 
   /** Starts the emulator once (seeded with the demo team). */
@@ -35,7 +37,7 @@ export class DemoHost {
       const p = (async () => {
         const mod = await import('../../emulator');
         const seed = mod.defaultSeed();
-        const emu = await mod.startEmulator({ port: 0, host: '127.0.0.1', seed, clock: this.clock });
+        const emu = await mod.startEmulator({ port: 0, host: '127.0.0.1', seed, clock: this.clock, dialect: [...this.dialect] });
         return { emu, seed };
       })();
       this.emulator = p;

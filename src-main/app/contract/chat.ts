@@ -21,6 +21,7 @@ function resultOf(t: TurnRecord): ChatResultDTO {
 function messagesOf(t: TurnRecord): ChatMessageDTO[] {
   const agent: ChatMessageDTO = {
     id: `${t.turnId}:agent`,
+    turnId: t.turnId,
     role: 'agent',
     text: t.reply,
     at: t.endedAt,
@@ -33,7 +34,7 @@ function messagesOf(t: TurnRecord): ChatMessageDTO[] {
 
 export function chatRequests({ c, requireTeam, publish }: Scope): Pick<
   Implementations,
-  'chat.startTurn' | 'chat.stopTurn' | 'chat.transcript' | 'chat.conversations' | 'chat.deleteConversation'
+  'chat.startTurn' | 'chat.stopTurn' | 'chat.transcript' | 'chat.frames' | 'chat.conversations' | 'chat.deleteConversation'
 > {
   return {
     'chat.startTurn': async (input) => {
@@ -57,6 +58,10 @@ export function chatRequests({ c, requireTeam, publish }: Scope): Pick<
     },
     'chat.stopTurn': async ({ turnId }) => ({ stopped: c.chat.stopTurn(turnId) }),
     'chat.transcript': async ({ agentId, userId }) => (await c.chat.listTranscript(agentId, userId)).flatMap(messagesOf),
+    'chat.frames': async ({ turnId }) => {
+      const f = c.chat.frames(turnId);
+      return f ? { frames: f.frames.map((x) => ({ ...x })), omitted: f.omitted, live: f.live, known: true } : { frames: [], omitted: 0, live: false, known: false };
+    },
     'chat.conversations': async ({ teamId, agentId, text }) => {
       requireTeam(teamId);
       return (await c.chat.listConversations(agentId, text)).map(

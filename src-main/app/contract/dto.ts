@@ -37,7 +37,7 @@ export function sessionDTO(teamId: string, agentId: string, s: SessionStatus): S
 }
 
 export function teamDTO(t: TeamView, authError: boolean): TeamDTO {
-  return { teamId: t.id, label: t.label, baseUrl: t.baseUrl, keyHint: t.keyHint, authError, agentIds: t.agents.map((a) => a.agentId) };
+  return { teamId: t.id, label: t.label, baseUrl: t.baseUrl, keyHint: t.keyHint, authError, agentIds: t.agents.map((a) => a.agentId), allowInsecureHttp: t.allowInsecureHttp };
 }
 
 export function settingsDTO(s: CompanionSettings): AppSettingsDTO {

@@ -40,7 +40,7 @@ type ServiceRequests = Pick<
 /** A retry's cause as the contract says it; a rate limit carries its ceiling. */
 function retryErrorDTO(error: RetryInfo['error'], limitPerMinute: number): ErrorDTO {
   const dto: ErrorDTO = { kind: serviceKind(error.kind), code: error.code, message: error.message };
-  if (dto.kind === 'rate-limited') dto.limitPerMinute = limitPerMinute;
+  if (dto.kind === 'rate-limited') dto.limit = limitPerMinute;
   return dto;
 }
 

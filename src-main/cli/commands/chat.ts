@@ -3,7 +3,7 @@
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import type { ChatResult } from '../../core/api/types';
+import type { ChatResult, ChatStreamEvent } from '../../core/api/types';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure } from '../errors';
 import { EXIT } from '../exit-codes';
@@ -44,6 +44,12 @@ function exitForStatus(status: number | undefined): number {
   return EXIT.service;
 }
 
+/** A stream's error event as the CLI's failure: the reply that could not be read keeps what came. */
+function streamFailure(ev: Extract<ChatStreamEvent, { type: 'error' }>): CliFailure {
+  const what = ev.code === 'UNREADABLE_REPLY' ? ev.message : `the stream failed: ${ev.message}`;
+  return new CliFailure(what, exitForStatus(ev.status), ev.code, ev.raw, ev.status);
+}
+
 export function register(program: Command, ctx: CliContext): void {
   const cmd = addTargetOptions(program.command('chat').description('send one chat message to the agent and print the reply'));
   cmd
@@ -66,19 +72,23 @@ export function register(program: Command, ctx: CliContext): void {
     const stream = client.chatStream(target.agentId, req, { signal: ctx.signal });
     const onAbort = () => stream.abort();
     ctx.signal.addEventListener('abort', onAbort, { once: true });
+    let printed = false;
     try {
       for await (const ev of stream) {
         if (ev.type === 'token') {
           out.event({ event: 'token', token: ev.token });
           out.raw(ev.token);
+          printed = true;
         } else if (ev.type === 'done') {
+          // An answer that came whole (JSON to a stream request) is printed whole.
+          if (!printed) out.raw(ev.result.reply);
           out.event({ event: 'done', ...plain(ev.result) });
           if (!out.json) ctx.io.stdout.write('\n');
           if (!out.json) ctx.io.stderr.write(`${meta(ev.result)}\n`);
           return EXIT.ok;
         } else {
-          if (!out.json) ctx.io.stdout.write('\n');
-          throw new CliFailure(`the stream failed: ${ev.message}`, exitForStatus(ev.status), ev.code);
+          if (!out.json && printed) ctx.io.stdout.write('\n');
+          throw streamFailure(ev);
         }
       }
     } finally {

@@ -56,6 +56,6 @@ export function register(program: Command, ctx: CliContext): void {
         ),
       onQueued: (q) => out.note(`send rate budget used up — queued (position ${q.position}), going out in ~${Math.ceil(q.waitMs / 1000)} s`),
     });
-    out.result({ ...result }, `${result.status} ${result.messageId} to ${result.to}`);
+    out.result({ ...result }, `${result.status} ${result.messageId || '(the service gave no message id)'} to ${result.to}`);
   });
 }

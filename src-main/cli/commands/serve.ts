@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { Logger } from '../../core/ports';
+import { isLoopbackHost } from '../../core/url';
+import { DIALECT_NAMES, dialectListSchema } from '../../emulator/dialect';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
@@ -25,8 +27,9 @@ const flagsSchema = z.object({
   pollSec: secondsString.optional(),
   fastPollSec: secondsString.optional(),
   tokenEnv: envVarName.optional(),
+  dialect: dialectListSchema.optional(),
   json: z.boolean().optional(),
-});
+}).refine((f) => f.dialect === undefined || f.emulator === true, { message: '--dialect shapes the emulator\'s answers: give --emulator too', path: ['dialect'] });
 
 /** An access token given by the person: long and URL-safe, like the ones serve makes. */
 const HOST_TOKEN = /^[A-Za-z0-9_-]{32,512}$/;
@@ -40,10 +43,6 @@ function tokenFrom(env: Record<string, string | undefined>, name: string | undef
   return v;
 }
 
-function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '');
-  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
-}
 
 /** out/renderer, from the source tree (src-main/cli/commands) or the build (out/main[/chunks]). */
 function findRendererDir(given?: string): string | null {
@@ -79,6 +78,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--poll-sec <s>', 'poll interval for this run, not saved (seconds)')
     .option('--fast-poll-sec <s>', 'fast poll interval (pairing, reconnecting) for this run, not saved (seconds)')
     .option('--token-env <name>', 'take the access token from this environment variable, so the link stays valid across restarts')
+    .option('--dialect <names>', `with --emulator: the emulator answers in other shapes a real service may use, comma-separated: ${DIALECT_NAMES.join(', ')}`)
     .option('--json', 'one JSON object per line on stdout; the first is {"event":"ready",…}');
 
   defineAction(ctx, cmd, async (opts, out) => {
@@ -111,6 +111,7 @@ export function register(program: Command, ctx: CliContext): void {
       clock: ctx.clock,
       logger: cliLogger(out),
       poll,
+      ...(f.dialect ? { demoDialect: f.dialect } : {}),
       ...(f.configDir ? { configDir: path.resolve(f.configDir) } : {}),
       ...(f.dataDir ? { dataDir: path.resolve(f.dataDir) } : {}),
     });

@@ -25,6 +25,7 @@ export function register(program: Command, ctx: CliContext): void {
     if (f.readReceipts !== undefined) patch.readReceipts = f.readReceipts;
     if (f.deliveryReceipts !== undefined) patch.deliveryReceipts = f.deliveryReceipts;
     const s = await ctx.client(target).updateSettings(target.agentId, patch, { signal: ctx.signal });
+    if (s.unconfirmed) out.note('the service accepted the change but did not say what the switches are now; showing what was sent');
     out.result({ ...s }, `groups=${yesNo(s.groups)} read-receipts=${yesNo(s.readReceipts)} delivery-receipts=${yesNo(s.deliveryReceipts)}`);
   });
 }

@@ -9,7 +9,7 @@ import { defineAction, type CliContext } from '../context';
 import { UsageError } from '../errors';
 import { baseUrlSchema } from '../../core/url';
 import { agentId, envVarName, parseFlags } from '../flags';
-import { DEFAULT_API_KEY_ENV } from '../target';
+import { checkKeyTransport, DEFAULT_API_KEY_ENV } from '../target';
 
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
@@ -28,17 +28,18 @@ const addSchema = z.object({
   agent: z.array(agentId).min(1, 'give at least one --agent (the key is checked against it)'),
   apiKeyEnv: envVarName,
   configDir,
+  allowInsecureHttp: z.boolean().optional(),
   json: z.boolean().optional(),
 });
 
 const listSchema = z.object({ configDir, json: z.boolean().optional() });
 
 function teamLines(t: TeamRecord): string {
-  return [`${t.label} (${t.id})  ${t.baseUrl}  key ${t.keyHint}`, ...t.agents.map((a) => `  - ${a.agentId}${a.label !== a.agentId ? ` (${a.label})` : ''}`)].join('\n');
+  return [`${t.label} (${t.id})  ${t.baseUrl}  key ${t.keyHint}${t.allowInsecureHttp ? '  (plain http allowed)' : ''}`, ...t.agents.map((a) => `  - ${a.agentId}${a.label !== a.agentId ? ` (${a.label})` : ''}`)].join('\n');
 }
 
 function teamJson(t: TeamRecord): Record<string, unknown> {
-  return { id: t.id, label: t.label, baseUrl: t.baseUrl, keyHint: t.keyHint, agents: t.agents };
+  return { id: t.id, label: t.label, baseUrl: t.baseUrl, keyHint: t.keyHint, allowInsecureHttp: t.allowInsecureHttp, agents: t.agents };
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -51,15 +52,18 @@ export function register(program: Command, ctx: CliContext): void {
       .requiredOption('--label <label>', 'a name for the team')
       .requiredOption('--base-url <url>', 'service base URL')
       .option('--agent <id>', 'an agent of the team (repeatable; the key is checked against each)', collect)
-      .option('--api-key-env <name>', 'environment variable holding the team API key', DEFAULT_API_KEY_ENV),
+      .option('--api-key-env <name>', 'environment variable holding the team API key', DEFAULT_API_KEY_ENV)
+      .option('--allow-insecure-http', 'let the key go over plain http:// to this base URL, not this machine (anyone on the way can read it)'),
   ).option('--json', 'the saved team as one JSON object');
 
   defineAction(ctx, add, async (opts, out) => {
     const f = parseFlags(addSchema, { ...opts, agent: opts.agent ?? [] });
     const apiKey = ctx.io.env[f.apiKeyEnv]?.trim();
     if (!apiKey) throw new UsageError(`no API key: set the environment variable ${f.apiKeyEnv} (or name another with --api-key-env); the key is never accepted as a flag`);
+    checkKeyTransport(f.baseUrl, f.allowInsecureHttp);
     const accounts = await accountsOf(ctx).open(f.configDir);
-    const t = await withAccounts(() => accounts.addTeam({ label: f.label, baseUrl: f.baseUrl, apiKey, agents: f.agent.map((a) => ({ agentId: a })) }));
+    const allowInsecureHttp = f.allowInsecureHttp === true;
+    const t = await withAccounts(() => accounts.addTeam({ label: f.label, baseUrl: f.baseUrl, apiKey, allowInsecureHttp, agents: f.agent.map((a) => ({ agentId: a })) }));
     out.result(teamJson(t), `saved team ${teamLines(t)}\nthe API key is in the OS keychain`);
   });
 

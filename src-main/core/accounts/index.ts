@@ -21,7 +21,15 @@ export { apiKeyRef, signingSecretRef } from './refs';
 export type { DeepPartial } from './merge';
 
 export interface AgentRecord { agentId: string; label: string }
-export interface TeamRecord { id: string; label: string; baseUrl: string; keyHint: string; agents: AgentRecord[] }
+export interface TeamRecord {
+  id: string;
+  label: string;
+  baseUrl: string;
+  keyHint: string;
+  /** The key may go over plain http:// to a host other than this machine (the person's choice). */
+  allowInsecureHttp: boolean;
+  agents: AgentRecord[];
+}
 export interface AppSettings {
   pollIntervalSec: number;
   fastPollIntervalSec: number;
@@ -39,7 +47,7 @@ export interface AppSettings {
   installId: string;
 }
 
-export type ClientFactory = (o: { baseUrl: string; apiKey: string }) => ServiceClient;
+export type ClientFactory = (o: { baseUrl: string; apiKey: string; allowInsecureHttp?: boolean }) => ServiceClient;
 
 export interface AccountsOptions {
   configDir: string;
@@ -53,7 +61,14 @@ export interface AccountsOptions {
 const defaultRandomId = () => randomBytes(8).toString('hex');
 
 function toRecord(t: TeamConfig): TeamRecord {
-  return { id: t.id, label: t.label, baseUrl: t.baseUrl, keyHint: t.keyHint, agents: t.agents.map((a) => ({ agentId: a.agentId, label: a.label })) };
+  return {
+    id: t.id,
+    label: t.label,
+    baseUrl: t.baseUrl,
+    keyHint: t.keyHint,
+    allowInsecureHttp: t.allowInsecureHttp,
+    agents: t.agents.map((a) => ({ agentId: a.agentId, label: a.label })),
+  };
 }
 
 export class Accounts {
@@ -97,17 +112,25 @@ export class Accounts {
     return t && toRecord(t);
   }
 
-  async addTeam(input: { label: string; baseUrl: string; apiKey: string; agents?: Array<{ agentId: string; label?: string }> }): Promise<TeamRecord> {
+  async addTeam(input: { label: string; baseUrl: string; apiKey: string; allowInsecureHttp?: boolean; agents?: Array<{ agentId: string; label?: string }> }): Promise<TeamRecord> {
     const v = parseAddTeam(input);
     return this.serial(async () => {
       if (this.lookupByLabel(v.label)) throw new AccountsError('DUPLICATE', `A team labelled "${v.label}" already exists.`);
-      const client = this.opts.clientFactory({ baseUrl: v.baseUrl, apiKey: v.apiKey });
+      const client = this.opts.clientFactory({ baseUrl: v.baseUrl, apiKey: v.apiKey, allowInsecureHttp: v.allowInsecureHttp });
       let stored = false;
       let id = '';
       try {
         for (const a of v.agents) await verifyAgent(client, a.agentId, v.baseUrl);
         id = this.newTeamId();
-        const team: TeamConfig = { id, label: v.label, baseUrl: v.baseUrl, keyHint: keyHint(v.apiKey), apiKeyRef: apiKeyRef(id), agents: v.agents.map((a) => ({ ...a, signingSecretRef: null })) };
+        const team: TeamConfig = {
+          id,
+          label: v.label,
+          baseUrl: v.baseUrl,
+          keyHint: keyHint(v.apiKey),
+          apiKeyRef: apiKeyRef(id),
+          allowInsecureHttp: v.allowInsecureHttp,
+          agents: v.agents.map((a) => ({ ...a, signingSecretRef: null })),
+        };
         await keychain(() => this.opts.secrets.set(team.apiKeyRef, v.apiKey));
         stored = true;
         await this.commit({ ...this.config, teams: [...this.config.teams, team] });
@@ -173,7 +196,7 @@ export class Accounts {
     }
     let client = this.clients.get(team.id);
     if (!client) {
-      client = this.getApiKey(team.id).then((apiKey) => this.opts.clientFactory({ baseUrl: team.baseUrl, apiKey }));
+      client = this.getApiKey(team.id).then((apiKey) => this.opts.clientFactory({ baseUrl: team.baseUrl, apiKey, allowInsecureHttp: team.allowInsecureHttp }));
       this.clients.set(team.id, client);
       client.catch(() => this.clients.delete(team.id));
     }

@@ -1,7 +1,7 @@
 // Validation of caller input (CLI flags, IPC args) for Accounts. Errors name the field, never the value.
 import { z } from 'zod';
 import { AccountsError } from './errors';
-import { baseUrlSchema } from '../url';
+import { baseUrlSchema, insecureKeyProblem } from '../url';
 import { agentIdSchema, apiKeySchema, describeIssues, labelSchema, signingSecretSchema } from './schema';
 
 const agentInput = z.object({ agentId: agentIdSchema, label: labelSchema.optional() }).transform((a) => ({ agentId: a.agentId, label: a.label ?? a.agentId }));
@@ -10,6 +10,7 @@ const addTeamInput = z.object({
   label: labelSchema,
   baseUrl: baseUrlSchema,
   apiKey: apiKeySchema,
+  allowInsecureHttp: z.boolean().default(false),
   agents: z
     .array(agentInput)
     .min(1, 'at least one agent is needed to check the key against')
@@ -25,6 +26,9 @@ const addTeamInput = z.object({
       });
     })
     .prefault([]),
+}).superRefine((t, ctx) => {
+  const problem = insecureKeyProblem(t.baseUrl, t.allowInsecureHttp);
+  if (problem !== null) ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: `${problem} (allowInsecureHttp)` });
 });
 
 function parse<T>(schema: z.ZodType<T>, input: unknown, what: string): T {

@@ -80,6 +80,8 @@ const teamConfig = z.object({
   keyHint: z.string().max(8),
   /** Keychain account of the team's API key. */
   apiKeyRef: z.string().min(1),
+  /** The person allowed the key to go over plain http:// to a host other than this machine. */
+  allowInsecureHttp: z.boolean().default(false),
   agents: z.array(agentConfig).default([]),
 });
 

@@ -1,26 +1,29 @@
 // createServiceClient(): the ServiceClient of service.ts over undici. One client per team (API key).
 import { randomUUID } from 'node:crypto';
 import { sleep, systemClock, type Clock } from '../ports';
-import { httpUrlProblem, normalizeBaseUrl } from '../url';
+import { httpUrlProblem, insecureKeyProblem, normalizeBaseUrl } from '../url';
 import { createChatStream } from './chat-stream';
 import { SendBudget } from './budget';
-import { Aborted, InvalidRequest, NetworkError } from './errors';
-import { createDefaultDispatcher, joinUrl, requestJson, type HttpContext } from './http';
+import { Aborted, InvalidRequest, NetworkError, NotFound, UnreadableResponse } from './errors';
+import { readErrorBody } from './error-map';
+import { createDefaultDispatcher, joinUrl, requestJson, type HttpContext, type JsonResponse } from './http';
 import { downloadMedia } from './media';
+import { parseChatResult } from './chat-answer';
 import {
-  parseChatResult,
   parseContactCheck,
   parseOptionalSessionStatus,
   parseSendResult,
   parseSessionStatus,
   parseSettings,
   parseWebhookConfig,
+  ShapeError,
 } from './parse';
+import { rawResponse, redact } from './raw';
 import { normalizePhoneDigits } from './phone';
 import { hasRateLimit } from './rate-limit';
 import { withSendRetry } from './retry';
 import { prepareSendRequest } from './send-request';
-import type { CallOptions, ServiceClient, ServiceClientOptions } from './service';
+import type { CallOptions, ContactPathForm, ServiceClient, ServiceClientOptions } from './service';
 import type { ChannelSettings, ChatRequest, RateLimitInfo } from './types';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -33,10 +36,38 @@ function requireId(value: unknown, what: string): string {
   return value.trim();
 }
 
-function checkedBaseUrl(raw: string): string {
+function checkedBaseUrl(raw: string, allowInsecureHttp: boolean): string {
   const problem = httpUrlProblem(raw, { noCredentials: true, noQuery: true });
   if (problem !== null) throw new InvalidRequest({ message: `The service base URL ${problem}.` });
+  const insecure = insecureKeyProblem(raw, allowInsecureHttp);
+  if (insecure !== null) throw new InvalidRequest({ code: 'INSECURE_HTTP', message: `${insecure}.` });
   return normalizeBaseUrl(raw);
+}
+
+/** Which form of the number each service takes in the contacts path, learnt per base URL. */
+const sharedContactPathForms = new Map<string, ContactPathForm>();
+
+/**
+ * Reads a 2xx answer with `parse`; an answer it cannot read becomes UnreadableResponse holding what
+ * came (an error the body names, if any, is in the message).
+ */
+function readAnswer<T>(res: JsonResponse, secret: string, parse: (body: unknown) => T): T {
+  try {
+    // A body that is there but is not JSON (a page, text) is no shape at all; `undefined` means empty.
+    if (res.json === undefined && res.text.trim() !== '') throw new ShapeError('UNREADABLE_RESPONSE', 'The service answered with a body that is not JSON, which the client could not read.');
+    return parse(res.json);
+  } catch (err) {
+    if (!(err instanceof ShapeError)) throw err;
+    const said = readErrorBody(res.json);
+    const detail = said.code || said.message ? redact(` It said: ${[said.code, said.message].filter(Boolean).join(': ')}.`, secret) : '';
+    throw new UnreadableResponse({
+      status: res.status,
+      code: err.code,
+      message: `${err.message}${detail}`,
+      rateLimit: res.rateLimit,
+      raw: rawResponse(res.status, res.contentType, res.text, secret),
+    });
+  }
 }
 
 function checkSignal(signal: AbortSignal | undefined): void {
@@ -45,7 +76,8 @@ function checkSignal(signal: AbortSignal | undefined): void {
 
 export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
   if (typeof opts.apiKey !== 'string' || opts.apiKey.trim() === '') throw new InvalidRequest({ message: 'An API key is required.' });
-  const baseUrl = checkedBaseUrl(opts.baseUrl);
+  const baseUrl = checkedBaseUrl(opts.baseUrl, opts.allowInsecureHttp === true);
+  const contactForms = opts.contactPathForms ?? sharedContactPathForms;
   const clock: Clock = opts.clock ?? systemClock;
   const random = opts.random ?? Math.random;
   const ownsDispatcher = opts.dispatcher === undefined;
@@ -107,7 +139,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
       const url = agentPath(agentId, '/whatsapp/session');
       checkSignal(o.signal);
       const res = await requestJson(ctx, { method: 'POST', url, signal: o.signal, timeoutMs: o.timeoutMs });
-      return parseOptionalSessionStatus(res.json); // ASSUMPTION A-SESSION-POST
+      return readAnswer(res, opts.apiKey, parseOptionalSessionStatus); // ASSUMPTION A-SESSION-POST
     },
 
     async getSession(agentId, o: CallOptions = {}) {
@@ -115,7 +147,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
       const url = agentPath(agentId, '/whatsapp/session');
       checkSignal(o.signal);
       const res = await idempotent(o.signal, () => requestJson(ctx, { method: 'GET', url, signal: o.signal, timeoutMs: o.timeoutMs }));
-      return parseSessionStatus(res.json);
+      return readAnswer(res, opts.apiKey, parseSessionStatus);
     },
 
     async send(agentId, req, o = {}) {
@@ -124,10 +156,11 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
       const body = prepareSendRequest(req);
       checkSignal(o.signal);
       const maxRetries = Math.max(0, Math.floor(o.maxRetries ?? DEFAULT_SEND_MAX_RETRIES));
-      return withSendRetry({ clock, random }, { maxRetries, signal: o.signal, onRetry: o.onRetry, shouldKeepRetrying: o.shouldKeepRetrying }, async () => {
+      const retry = { maxRetries, signal: o.signal, onRetry: o.onRetry, shouldKeepRetrying: o.shouldKeepRetrying };
+      return withSendRetry({ clock, random }, retry, async () => {
         await budget.acquire({ agentId, to: body.to }, o.signal, o.onQueued ? (q) => o.onQueued?.({ id: q.id, position: q.position, waitMs: q.waitMs }) : undefined);
         const res = await requestJson(ctx, { method: 'POST', url, json: body, signal: o.signal, timeoutMs: o.timeoutMs });
-        return parseSendResult(res.json, body.to);
+        return readAnswer(res, opts.apiKey, (b) => parseSendResult(b, body.to));
       });
     },
 
@@ -138,7 +171,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
       if (problem !== null) throw new InvalidRequest({ message: `The webhook url ${problem}.` });
       checkSignal(o.signal);
       const res = await requestJson(ctx, { method: 'PUT', url, json: { url: webhookUrl.trim() }, signal: o.signal, timeoutMs: o.timeoutMs });
-      return parseWebhookConfig(res.json, webhookUrl.trim());
+      return readAnswer(res, opts.apiKey, (b) => parseWebhookConfig(b, webhookUrl.trim()));
     },
 
     async downloadMedia(agentId, messageId, destPath, o = {}) {
@@ -152,10 +185,29 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
     async checkContact(agentId, phone, o: CallOptions = {}) {
       ensureOpen();
       const digits = normalizePhoneDigits(phone);
-      const url = agentPath(agentId, `/whatsapp/contacts/${digits}`);
       checkSignal(o.signal);
-      const res = await idempotent(o.signal, () => requestJson(ctx, { method: 'GET', url, signal: o.signal, timeoutMs: o.timeoutMs }));
-      return parseContactCheck(res.json, digits);
+      // ASSUMPTION A-CONTACT-PATH: the number as `to` is sent (+, percent-encoded); a service that
+      // refuses that form (400/404/422) is asked once in the other, and the form that worked is kept.
+      const first = contactForms.get(baseUrl) ?? 'plus';
+      const ask = (form: ContactPathForm) => {
+        const url = agentPath(agentId, `/whatsapp/contacts/${form === 'plus' ? encodeURIComponent(`+${digits}`) : digits}`);
+        return idempotent(o.signal, () => requestJson(ctx, { method: 'GET', url, signal: o.signal, timeoutMs: o.timeoutMs }));
+      };
+      let res: JsonResponse;
+      try {
+        res = await ask(first);
+        contactForms.set(baseUrl, first);
+      } catch (err) {
+        if (!(err instanceof InvalidRequest || err instanceof NotFound)) throw err;
+        const other: ContactPathForm = first === 'plus' ? 'digits' : 'plus';
+        try {
+          res = await ask(other);
+        } catch {
+          throw err;
+        }
+        contactForms.set(baseUrl, other);
+      }
+      return readAnswer(res, opts.apiKey, (b) => parseContactCheck(b, digits));
     },
 
     async updateSettings(agentId, patch, o: CallOptions = {}) {
@@ -172,7 +224,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
       checkSignal(o.signal);
       // ASSUMPTION A-SETTINGS
       const res = await requestJson(ctx, { method: 'PATCH', url, json: body, signal: o.signal, timeoutMs: o.timeoutMs });
-      return parseSettings(res.json, body);
+      return readAnswer(res, opts.apiKey, (b) => parseSettings(b, body));
     },
 
     async chat(agentId, req, o: CallOptions = {}) {
@@ -181,7 +233,10 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
       const body = checkChatRequest(req);
       checkSignal(o.signal);
       const res = await requestJson(ctx, { method: 'POST', url, json: body, signal: o.signal, timeoutMs: o.timeoutMs });
-      return parseChatResult(res.json); // ASSUMPTION A-CHAT-RESP
+      // ASSUMPTION A-CHAT-RESP: a plain-text answer is the reply itself.
+      const plainText = res.json === undefined && /^text\/plain/i.test(res.contentType ?? '') && res.text.trim() !== '';
+      if (plainText) return { reply: res.text, conversationId: null, actions: [], usage: {} };
+      return readAnswer(res, opts.apiKey, parseChatResult);
     },
 
     chatStream(agentId, req, o: CallOptions = {}) {

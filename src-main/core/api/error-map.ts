@@ -14,15 +14,10 @@ import {
   Unauthorized,
   type ServiceErrorInit,
 } from './errors';
+import { rawResponse, redact } from './raw';
 import type { RateLimitInfo } from './types';
 
-const REDACTED = '[redacted]';
-
-/** Removes every occurrence of the secret (and its bearer form) from text. */
-export function redact(text: string, secret: string | undefined): string {
-  if (!secret) return text;
-  return text.split(secret).join(REDACTED);
-}
+export { redact } from './raw';
 
 export interface ErrorBody {
   code?: string;
@@ -33,20 +28,56 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' && v.trim() !== '' ? v : undefined;
 }
 
+function rec(v: unknown): Record<string, unknown> | undefined {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
+/** A word that names an error (`CHANNEL_RECONNECTING`, `rate_limit_error`), not a sentence. */
+function codeLike(s: string | undefined): string | undefined {
+  return s !== undefined && /^[A-Za-z][\w.-]{0,99}$/.test(s.trim()) ? s.trim() : undefined;
+}
+
 /**
- * Code and message from an error body, in any of the shapes the client accepts (ASSUMPTION A-ERROR-BODY):
- * code from error.code | code | error (string); message from error.message | message.
+ * Code and message from an error body, in any of the shapes the client accepts (ASSUMPTION
+ * A-ERROR-BODY): `{"error":{"code","message"}}` (or `type` for the code), `{"code","message"}`,
+ * `{"error":"CODE"}` (a sentence there is the message), `{"errors":[{"code","message"}]}`, and the
+ * problem-details words `detail` / `title`.
  */
 export function readErrorBody(body: unknown): ErrorBody {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
-  const b = body as Record<string, unknown>;
-  const nested = typeof b.error === 'object' && b.error !== null ? (b.error as Record<string, unknown>) : undefined;
+  const b = rec(body);
+  if (!b) return {};
+  const nested = rec(b.error);
+  const first = Array.isArray(b.errors) ? rec(b.errors[0]) : undefined;
+  const errorText = str(b.error);
   const out: ErrorBody = {};
-  const code = str(nested?.code) ?? str(b.code) ?? str(b.error);
+  const code =
+    str(nested?.code) ??
+    str(b.code) ??
+    codeLike(errorText) ??
+    str(first?.code) ??
+    codeLike(str(nested?.type)) ??
+    codeLike(str(nested?.status)) ??
+    codeLike(str(first?.type)) ??
+    codeLike(str(b.type));
   if (code !== undefined) out.code = code;
-  const message = str(nested?.message) ?? str(b.message);
+  const sentence = errorText !== undefined && codeLike(errorText) === undefined ? errorText : undefined;
+  const message =
+    str(nested?.message) ?? str(b.message) ?? str(first?.message) ?? sentence ?? str(b.detail) ?? str(first?.detail) ?? str(b.error_description) ?? str(b.title);
   if (message !== undefined) out.message = message;
   return out;
+}
+
+/**
+ * Code and message from a body that is not JSON: `CODE`, `CODE: message`, or a line of text (the
+ * message). HTML pages and empty bodies give nothing.
+ */
+export function readErrorText(text: string): ErrorBody {
+  const t = text.trim();
+  if (t === '' || t.startsWith('<')) return {};
+  const line = t.split(/\r?\n/, 1)[0]!.trim();
+  const m = /^([A-Z][A-Z0-9_]{2,99})(?:\s*[:\-–—]\s*(.*))?$/.exec(line);
+  if (m) return m[2] ? { code: m[1]!, message: m[2] } : { code: m[1]! };
+  return { message: line };
 }
 
 /** Parses body text as JSON when it is JSON; anything else (HTML, empty) gives undefined. */
@@ -70,25 +101,39 @@ function isQuotaCode(code: string | undefined): boolean {
   return code !== undefined && /quota/i.test(code);
 }
 
-/** Maps a non-2xx answer to its error class. `bodyText` may be empty, HTML, or JSON in any accepted shape. */
+/** `channel-reconnecting`, `Channel_Reconnecting` → `CHANNEL_RECONNECTING`. */
+function normalCode(code: string | undefined): string | undefined {
+  return code?.toUpperCase().replace(/[-.\s]/g, '_');
+}
+
+/**
+ * Maps a non-2xx answer to its error class. `bodyText` may be empty, text, HTML, or JSON in any
+ * accepted shape. When no code can be read the status keeps its meaning (docs/service-api.md §7):
+ * a 503 is CHANNEL_RECONNECTING, a 409 CHANNEL_NOT_CONFIGURED; a body that said nothing readable
+ * is kept as `raw` to show.
+ */
 export function mapErrorResponse(
   status: number,
   bodyText: string,
   rateLimit: RateLimitInfo,
   secret?: string,
+  contentType: string | null = null,
 ): ServiceError {
-  const { code, message } = readErrorBody(tryJson(bodyText));
+  const json = tryJson(bodyText);
+  const { code, message } = json !== undefined ? readErrorBody(json) : readErrorText(bodyText);
   const init: ServiceErrorInit = { status, rateLimit };
   if (code !== undefined) init.code = clip(redact(code, secret));
   if (message !== undefined) init.message = clip(redact(message, secret));
-  const upper = code?.toUpperCase();
+  if (code === undefined && message === undefined && bodyText.trim() !== '') init.raw = rawResponse(status, contentType, bodyText, secret);
+  const upper = normalCode(code);
 
   if (status === 401 || status === 403) return new Unauthorized(init);
   if (status === 402 || (status === 429 && isQuotaCode(code))) return new QuotaExceeded(init);
   if (status === 429) return new RateLimited(init);
   if (status === 404) return new NotFound(init);
   if (status === 409) return new ChannelNotConfigured(init);
-  if (status === 503 && upper === 'CHANNEL_RECONNECTING') return new ChannelReconnecting(init);
+  // ASSUMPTION A-ERROR-BODY: a 503 whose code is unreadable means what the document gives it.
+  if (status === 503 && (upper === undefined || upper === 'CHANNEL_RECONNECTING')) return new ChannelReconnecting(init);
   if (status >= 500) {
     if (init.message === undefined) init.message = `The service failed to answer (HTTP ${status}).`;
     return new ServerError(init);

@@ -1,6 +1,6 @@
 // Errors by meaning (docs/service-api.md §7, docs/service-assumptions.md A-ERROR-BODY…A-QUOTA).
 // Every error carries status, code, message and the response's rate-limit headers — never the key.
-import type { RateLimitInfo } from './types';
+import type { RateLimitInfo, RawResponse } from './types';
 
 export type ServiceErrorKind =
   | 'reconnecting'
@@ -24,6 +24,8 @@ export interface ServiceErrorDTO {
   rateLimit: RateLimitInfo;
   /** Seconds to wait before a retry makes sense, when known. */
   retryAfterSec?: number;
+  /** What the service answered, when the client could not read it. */
+  raw?: RawResponse;
 }
 
 export interface ServiceErrorInit {
@@ -31,6 +33,8 @@ export interface ServiceErrorInit {
   code?: string;
   message?: string;
   rateLimit?: RateLimitInfo;
+  /** The answer as received, when its body could not be read (never holds the key). */
+  raw?: RawResponse;
   cause?: unknown;
 }
 
@@ -39,6 +43,7 @@ export abstract class ServiceError extends Error {
   readonly status: number | undefined;
   readonly code: string;
   readonly rateLimit: RateLimitInfo;
+  readonly raw: RawResponse | undefined;
 
   constructor(defaultCode: string, defaultMessage: string, init: ServiceErrorInit = {}) {
     super(init.message || defaultMessage, init.cause === undefined ? undefined : { cause: init.cause });
@@ -46,6 +51,7 @@ export abstract class ServiceError extends Error {
     this.status = init.status;
     this.code = init.code || defaultCode;
     this.rateLimit = init.rateLimit ?? {};
+    this.raw = init.raw;
   }
 
   /** Whether retrying the same request later can help. */
@@ -62,6 +68,7 @@ export abstract class ServiceError extends Error {
     };
     if (this.status !== undefined) dto.status = this.status;
     if (this.rateLimit.retryAfter !== undefined) dto.retryAfterSec = this.rateLimit.retryAfter;
+    if (this.raw !== undefined) dto.raw = this.raw;
     return dto;
   }
 }
@@ -94,10 +101,13 @@ export class RateLimited extends ServiceError {
   override get retryable() {
     return true;
   }
-  /** Seconds until a retry, from Retry-After or X-RateLimit-Reset (relative to nowSec). */
+  /**
+   * Seconds until a retry, from Retry-After or X-RateLimit-Reset (relative to nowSec); undefined when
+   * neither gives a wait still ahead (a reset in the past says nothing: the caller backs off instead).
+   */
   retryAfterSeconds(nowSec: number): number | undefined {
-    if (this.rateLimit.retryAfter !== undefined) return this.rateLimit.retryAfter;
-    if (this.rateLimit.reset !== undefined) return Math.max(0, this.rateLimit.reset - nowSec);
+    if (this.rateLimit.retryAfter !== undefined && this.rateLimit.retryAfter > 0) return this.rateLimit.retryAfter;
+    if (this.rateLimit.reset !== undefined && this.rateLimit.reset > nowSec) return this.rateLimit.reset - nowSec;
     return undefined;
   }
 }
@@ -142,6 +152,18 @@ export class ServerError extends ServiceError {
   }
   override get retryable() {
     return true;
+  }
+}
+
+/**
+ * A 2xx answer the client could not read: an unknown shape, a body that is not JSON, or a chat reply
+ * without any reply text. Never a silent empty success: `raw` holds what came, to show a person.
+ */
+export class UnreadableResponse extends ServiceError {
+  readonly kind = 'server-error' as const;
+  declare readonly raw: RawResponse;
+  constructor(init: ServiceErrorInit & { raw: RawResponse }) {
+    super('UNREADABLE_RESPONSE', 'The service answered in a shape the client could not read.', init);
   }
 }
 

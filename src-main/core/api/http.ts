@@ -2,8 +2,8 @@
 // caller's AbortSignal, rate-limit headers read from every answer, errors mapped by meaning.
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Clock } from '../ports';
-import { mapErrorResponse, mapTransportError, type AbortCause } from './error-map';
-import { parseRateLimit, type HeaderBag } from './rate-limit';
+import { mapErrorResponse, mapTransportError, tryJson, type AbortCause } from './error-map';
+import { headerValue, parseRateLimit, type HeaderBag } from './rate-limit';
 import type { RateLimitInfo } from './types';
 
 export type BodyReadable = Dispatcher.ResponseData['body'];
@@ -135,20 +135,16 @@ export interface JsonResponse {
   rateLimit: RateLimitInfo;
   /** Parsed JSON, or undefined for an empty / non-JSON body. */
   json: unknown;
+  /** The body as received. */
+  text: string;
+  contentType: string | null;
 }
 
 /** A request whose answer is JSON (or empty). Non-2xx answers throw their mapped error. */
 export async function requestJson(ctx: HttpContext, spec: RequestSpec): Promise<JsonResponse> {
   const res = await openRequest(ctx, spec);
   const text = await readText(ctx, res);
-  if (res.status < 200 || res.status >= 300) throw mapErrorResponse(res.status, text, res.rateLimit, ctx.apiKey);
-  let json: unknown;
-  if (text.trim() !== '') {
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-  }
-  return { status: res.status, headers: res.headers, rateLimit: res.rateLimit, json };
+  const contentType = headerValue(res.headers, 'content-type') ?? null;
+  if (res.status < 200 || res.status >= 300) throw mapErrorResponse(res.status, text, res.rateLimit, ctx.apiKey, contentType);
+  return { status: res.status, headers: res.headers, rateLimit: res.rateLimit, json: tryJson(text), text, contentType };
 }

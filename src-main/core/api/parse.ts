@@ -1,199 +1,199 @@
-// Tolerant parsing of the service's answers (the "client accepts" column of
-// docs/service-assumptions.md). Unknown fields are
-// ignored, an unknown `state` is kept verbatim, and a field of the wrong type counts as absent.
-import { z } from 'zod';
-import { ServerError } from './errors';
-import type {
-  ChannelSettings,
-  ChatAction,
-  ChatResult,
-  ChatUsage,
-  ContactCheck,
-  SendResult,
-  SessionStatus,
-  WebhookConfig,
-} from './types';
+// Tolerant reading of the service's answers (the "client accepts" column of
+// docs/service-assumptions.md). Unknown fields are ignored, an unknown `state` is kept verbatim, a
+// field of the wrong type counts as absent, and one wrapping object (`data`, `result`, …) is looked
+// through. But an answer in which none of the fields a reader needs can be found is NOT a success
+// with empty values: the reader throws ShapeError, which the client turns into UnreadableResponse
+// carrying what came (raw.ts). ASSUMPTION A-UNKNOWN-SHAPE
+import type { ChannelSettings, ContactCheck, SendResult, SessionStatus, WebhookConfig } from './types';
 
-const optStr = z.string().optional().catch(undefined);
-const optBool = z.boolean().optional().catch(undefined);
-const optNum = z.number().finite().optional().catch(undefined);
-const optStrOrNum = z.union([z.string(), z.number().finite()]).optional().catch(undefined);
-
-const objectBody = z.record(z.string(), z.unknown());
-
-function asObject(body: unknown, what: string): Record<string, unknown> {
-  const r = objectBody.safeParse(body);
-  if (!r.success || Array.isArray(body)) {
-    throw new ServerError({ code: 'UNEXPECTED_RESPONSE', message: `The service answered ${what} with something that is not a JSON object.` });
+/** An answer none of whose known fields could be found; the client adds the raw response. */
+export class ShapeError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ShapeError';
   }
-  return r.data;
 }
 
-function firstStr(o: Record<string, unknown>, keys: string[]): string | undefined {
-  for (const k of keys) {
-    const v = optStrOrNum.parse(o[k]);
-    if (v !== undefined && v !== '') return String(v);
-  }
+export type Obj = Record<string, unknown>;
+
+export function obj(v: unknown): Obj | undefined {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined;
+}
+
+export function str(v: unknown): string | undefined {
+  if (typeof v === 'string' && v !== '') return v;
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
   return undefined;
 }
 
-function firstBool(o: Record<string, unknown>, keys: string[]): boolean | undefined {
+export function num(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+export function firstStr(o: Obj, keys: readonly string[]): string | undefined {
   for (const k of keys) {
-    const v = optBool.parse(o[k]);
+    const v = str(o[k]);
     if (v !== undefined) return v;
   }
   return undefined;
 }
 
+function firstBool(o: Obj, keys: readonly string[]): boolean | undefined {
+  for (const k of keys) {
+    const v = o[k];
+    if (typeof v === 'boolean') return v;
+    if (v === 'true' || v === 'false') return v === 'true';
+  }
+  return undefined;
+}
+
+const hasAny = (o: Obj, keys: readonly string[]): boolean => keys.some((k) => o[k] !== undefined && o[k] !== null);
+
+const WRAPPERS = ['data', 'result', 'payload', 'body'];
+
+/**
+ * The object that holds `keys`: the answer itself, or the one object it wraps them in (under
+ * `data`, `result`, … or `extra` wrappers such as `session`). Arrays give their first element.
+ */
+export function holder(body: unknown, keys: readonly string[], extra: readonly string[] = []): Obj | undefined {
+  const top = obj(Array.isArray(body) ? body[0] : body);
+  if (!top) return undefined;
+  if (hasAny(top, keys)) return top;
+  for (const w of [...extra, ...WRAPPERS]) {
+    const inner = obj(Array.isArray(top[w]) ? (top[w] as unknown[])[0] : top[w]);
+    if (inner && hasAny(inner, keys)) return inner;
+  }
+  return undefined;
+}
+
+function unreadable(what: string, wanted: string): ShapeError {
+  return new ShapeError('UNREADABLE_RESPONSE', `The service answered ${what} in a shape the client could not read (no ${wanted}).`);
+}
+
 // ---- session (ASSUMPTION A-STATE, A-PAIRING, A-UNLINKED, A-RECONNECTING, A-LIVE) ----------------
 
+const SESSION_KEYS = ['connected', 'linked', 'needsScan', 'needs_scan', 'state', 'qr', 'qrCode', 'qr_code'];
+
 export function parseSessionStatus(body: unknown): SessionStatus {
-  const o = asObject(body, 'the session status');
-  const connected = optBool.parse(o.connected) ?? false;
-  const qrRaw = optStr.parse(o.qr);
-  const qr = qrRaw && qrRaw !== '' ? qrRaw : null;
-  const phoneRaw = firstStr(o, ['phone']);
+  const o = holder(body, SESSION_KEYS, ['session']);
+  if (!o) throw unreadable('the session status', 'connected, linked, needsScan, state or qr');
+  const stateRaw = typeof o.state === 'string' ? o.state : typeof o.status === 'string' ? o.status : undefined;
+  const stateWord = stateRaw?.toLowerCase();
+  const connected = firstBool(o, ['connected']) ?? (stateWord === 'connected' || stateWord === 'open' || stateWord === 'online');
+  const qrRaw = firstStr(o, ['qr', 'qrCode', 'qr_code']);
+  const qr = qrRaw ?? null;
+  const phoneRaw = firstStr(o, ['phone', 'phoneNumber', 'phone_number', 'number']);
   const phone = phoneRaw ? phoneRaw.replace(/^\+/, '') : null;
-  const linked = optBool.parse(o.linked) ?? (connected || phone !== null);
+  const linked = firstBool(o, ['linked']) ?? (connected || phone !== null || stateWord === 'reconnecting');
   // needsScan is what decisions use; when absent, a QR on offer or no link at all means a scan is due.
   const needsScan = firstBool(o, ['needsScan', 'needs_scan']) ?? (qr !== null || (!linked && !connected));
-  const state = optStr.parse(o.state) ?? (connected ? 'connected' : 'unknown');
+  const state = stateRaw ?? (connected ? 'connected' : 'unknown');
   const out: SessionStatus = { connected, linked, state, needsScan, phone, qr };
-  const live = optBool.parse(o.live);
+  const live = firstBool(o, ['live']);
   if (live !== undefined) out.live = live;
   return out;
 }
 
 /** The reply to POST .../session is not relied on (ASSUMPTION A-SESSION-POST): a status object if present. */
 export function parseOptionalSessionStatus(body: unknown): SessionStatus | null {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
-  const o = body as Record<string, unknown>;
-  const looksLikeStatus = ['connected', 'linked', 'state', 'needsScan', 'qr'].some((k) => k in o);
-  return looksLikeStatus ? parseSessionStatus(o) : null;
+  return holder(body, SESSION_KEYS, ['session']) ? parseSessionStatus(body) : null;
 }
 
 // ---- send (ASSUMPTION A-SEND-EXTRA) -----------------------------------------------------------
 
+const FAILED_STATUSES = new Set(['failed', 'failure', 'error', 'rejected', 'undelivered']);
+
+function messageIdOf(o: Obj): string | undefined {
+  const direct = firstStr(o, ['messageId', 'message_id', 'id', 'wamid']);
+  if (direct !== undefined) return direct;
+  const list = o.messages;
+  const first = Array.isArray(list) ? obj(list[0]) : obj(o.message) ?? obj(o.key);
+  return first ? firstStr(first, ['id', 'messageId', 'message_id']) : undefined;
+}
+
 export function parseSendResult(body: unknown, to: string): SendResult {
-  const o = body === undefined ? {} : asObject(body, 'the send');
-  const out: SendResult = {
-    status: firstStr(o, ['status']) ?? 'sent',
-    messageId: firstStr(o, ['messageId', 'message_id', 'id']) ?? '',
-    to: firstStr(o, ['to']) ?? to,
-  };
-  const type = optStr.parse(o.type);
+  const o = holder(body, ['messageId', 'message_id', 'id', 'wamid', 'messages'], ['message']) ?? holder(body, ['status'], ['message']);
+  if (!o) throw unreadable('the send', 'messageId or status');
+  const status = firstStr(o, ['status']);
+  const messageId = messageIdOf(o);
+  if (status !== undefined && FAILED_STATUSES.has(status.toLowerCase())) {
+    throw new ShapeError('SEND_FAILED', `The service answered the send with status "${status}"${messageId ? ` (message ${messageId})` : ''}.`);
+  }
+  if (messageId === undefined && status === undefined) throw unreadable('the send', 'messageId or status');
+  const out: SendResult = { status: status ?? 'sent', messageId: messageId ?? '', to: firstStr(o, ['to', 'recipient']) ?? to };
+  const type = firstStr(o, ['type']);
   if (type !== undefined) out.type = type;
-  const timestamp = optStrOrNum.parse(o.timestamp);
-  if (timestamp !== undefined) out.timestamp = String(timestamp);
+  const timestamp = str(o.timestamp);
+  if (timestamp !== undefined) out.timestamp = timestamp;
   return out;
 }
 
 // ---- webhook (ASSUMPTION A-WEBHOOK-RESP) -------------------------------------------------------
 
+const SECRET_KEYS = ['secret', 'signingSecret', 'signing_secret', 'webhookSecret', 'webhook_secret'];
+
 export function parseWebhookConfig(body: unknown, url: string): WebhookConfig {
-  const o = asObject(body, 'the webhook update');
+  const o = holder(body, ['mode', 'url', ...SECRET_KEYS], ['webhook']);
+  if (!o) throw unreadable('the webhook update', 'mode, url or secret');
   const out: WebhookConfig = {
     mode: firstStr(o, ['mode']) ?? 'passthrough',
     url: firstStr(o, ['url']) ?? url,
-    secret: firstStr(o, ['secret', 'signingSecret', 'signing_secret']) ?? '',
+    secret: firstStr(o, SECRET_KEYS) ?? '',
   };
-  const events = z.array(z.string()).optional().catch(undefined).parse(o.events);
-  if (events !== undefined) out.events = events;
-  const updatedAt = optStr.parse(o.updatedAt ?? o.updated_at);
+  if (Array.isArray(o.events) && o.events.every((e) => typeof e === 'string')) out.events = [...(o.events as string[])];
+  const updatedAt = firstStr(o, ['updatedAt', 'updated_at']);
   if (updatedAt !== undefined) out.updatedAt = updatedAt;
   return out;
 }
 
 // ---- contact ---------------------------------------------------------------------------------
 
+const EXISTS_KEYS = ['exists', 'onWhatsApp', 'on_whatsapp', 'isOnWhatsApp', 'is_on_whatsapp', 'isWhatsApp', 'registered', 'isRegistered'];
+
 export function parseContactCheck(body: unknown, phone: string): ContactCheck {
-  const o = asObject(body, 'the contact check');
-  const p = (firstStr(o, ['phone']) ?? phone).replace(/^\+/, '');
-  return {
-    phone: p,
-    exists: firstBool(o, ['exists', 'onWhatsApp', 'on_whatsapp', 'isOnWhatsApp']) ?? false,
-    jid: firstStr(o, ['jid']) ?? `${p}@s.whatsapp.net`,
-  };
+  const o = holder(body, [...EXISTS_KEYS, 'status'], ['contacts', 'contact']);
+  // `status: "valid" | "invalid"` is how some WhatsApp APIs say it.
+  const statusWord = o && typeof o.status === 'string' ? o.status.toLowerCase() : undefined;
+  const exists = o ? (firstBool(o, EXISTS_KEYS) ?? (statusWord === 'valid' ? true : statusWord === 'invalid' ? false : undefined)) : undefined;
+  if (!o || exists === undefined) throw unreadable('the contact check', 'exists');
+  const p = (firstStr(o, ['phone', 'number', 'input', 'wa_id']) ?? phone).replace(/^\+/, '');
+  const waId = firstStr(o, ['wa_id']);
+  return { phone: p, exists, jid: firstStr(o, ['jid']) ?? `${waId ?? p}@s.whatsapp.net` };
 }
 
 // ---- settings (ASSUMPTION A-SETTINGS) -----------------------------------------------------------
 
+const SETTING_KEYS = {
+  groups: ['groups'],
+  readReceipts: ['readReceipts', 'read_receipts'],
+  deliveryReceipts: ['deliveryReceipts', 'delivery_receipts'],
+} as const;
+
+function isAcknowledgement(body: unknown): boolean {
+  if (body === undefined) return true;
+  const o = obj(body);
+  if (!o) return false;
+  const status = typeof o.status === 'string' ? o.status.toLowerCase() : undefined;
+  return o.ok === true || o.success === true || status === 'ok' || status === 'updated' || status === 'success';
+}
+
+/**
+ * The settings the service answered. When it accepted the change without saying what they are now
+ * (an empty body or a bare `{"ok":true}`), the values sent, marked `unconfirmed`.
+ */
 export function parseSettings(body: unknown, sent: Partial<ChannelSettings>): ChannelSettings {
-  const o = body === undefined ? {} : asObject(body, 'the settings update');
-  const inner = typeof o.settings === 'object' && o.settings !== null ? (o.settings as Record<string, unknown>) : o;
+  const all = Object.values(SETTING_KEYS).flat();
+  const o = holder(body, all, ['settings']);
+  if (!o) {
+    if (!isAcknowledgement(body)) throw unreadable('the settings update', 'groups, readReceipts or deliveryReceipts');
+    return { groups: sent.groups ?? false, readReceipts: sent.readReceipts ?? false, deliveryReceipts: sent.deliveryReceipts ?? false, unconfirmed: true };
+  }
   return {
-    groups: firstBool(inner, ['groups']) ?? sent.groups ?? false,
-    readReceipts: firstBool(inner, ['readReceipts', 'read_receipts']) ?? sent.readReceipts ?? false,
-    deliveryReceipts: firstBool(inner, ['deliveryReceipts', 'delivery_receipts']) ?? sent.deliveryReceipts ?? false,
-  };
-}
-
-// ---- chat (ASSUMPTION A-CHAT-RESP) --------------------------------------------------------------
-
-function replyFrom(o: Record<string, unknown>): string | undefined {
-  for (const k of ['reply', 'message', 'text', 'content', 'response']) {
-    const v = o[k];
-    if (typeof v === 'string') return v;
-    if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
-      const inner = (v as Record<string, unknown>).content ?? (v as Record<string, unknown>).text;
-      if (typeof inner === 'string') return inner;
-    }
-  }
-  return undefined;
-}
-
-function actionsFrom(v: unknown): ChatAction[] {
-  if (!Array.isArray(v)) return [];
-  const out: ChatAction[] = [];
-  for (const a of v) {
-    if (typeof a === 'string') out.push({ name: a });
-    else if (typeof a === 'object' && a !== null && !Array.isArray(a)) {
-      const rec = a as Record<string, unknown>;
-      const name = firstStr(rec, ['name', 'action', 'type', 'tool']) ?? 'unknown';
-      out.push({ ...rec, name });
-    }
-  }
-  return out;
-}
-
-function usageFromObject(u: Record<string, unknown>): ChatUsage {
-  const out: ChatUsage = {};
-  const pick = (keys: string[]) => {
-    for (const k of keys) {
-      const n = optNum.parse(u[k]);
-      if (n !== undefined) return n;
-    }
-    return undefined;
-  };
-  const input = pick(['inputTokens', 'input_tokens', 'prompt_tokens', 'promptTokens', 'input']);
-  const output = pick(['outputTokens', 'output_tokens', 'completion_tokens', 'completionTokens', 'output']);
-  const total = pick(['totalTokens', 'total_tokens', 'total']);
-  if (input !== undefined) out.inputTokens = input;
-  if (output !== undefined) out.outputTokens = output;
-  if (total !== undefined) out.totalTokens = total;
-  else if (input !== undefined && output !== undefined) out.totalTokens = input + output;
-  return out;
-}
-
-function usageFrom(o: Record<string, unknown>): ChatUsage {
-  for (const k of ['usage', 'tokens', 'tokensUsed', 'tokens_used']) {
-    const v = o[k];
-    if (typeof v === 'number' && Number.isFinite(v)) return { totalTokens: v };
-    if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
-      const u = usageFromObject(v as Record<string, unknown>);
-      if (Object.keys(u).length > 0) return u;
-    }
-  }
-  return {};
-}
-
-export function parseChatResult(body: unknown): ChatResult {
-  const o = asObject(body, 'the chat message');
-  return {
-    reply: replyFrom(o) ?? '',
-    conversationId: firstStr(o, ['conversationId', 'conversation_id']) ?? null,
-    actions: actionsFrom(o.actions),
-    usage: usageFrom(o),
-    raw: body,
+    groups: firstBool(o, SETTING_KEYS.groups) ?? sent.groups ?? false,
+    readReceipts: firstBool(o, SETTING_KEYS.readReceipts) ?? sent.readReceipts ?? false,
+    deliveryReceipts: firstBool(o, SETTING_KEYS.deliveryReceipts) ?? sent.deliveryReceipts ?? false,
   };
 }

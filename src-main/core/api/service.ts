@@ -2,6 +2,7 @@
 // Implemented by createServiceClient() in ./client.ts; everything else codes against this.
 import type { Dispatcher } from 'undici';
 import type { Clock, Random } from '../ports';
+import type { FrameSnapshot } from './raw';
 import type {
   ChannelSettings,
   ChatRequest,
@@ -28,13 +29,13 @@ export interface RetryInfo {
 }
 
 export interface SendOptions extends CallOptions {
-  /** Retries on 503 CHANNEL_RECONNECTING (bounded, with backoff and jitter). Default 4. */
+  /** Retries on 503 CHANNEL_RECONNECTING (or any 503; with backoff and jitter). Default 4. */
   maxRetries?: number;
   /**
-   * Asked after maxRetries 503s: true keeps retrying (each wait at the backoff's cap) until the send
-   * goes out, another error comes, it returns false, or the signal fires.
+   * Asked each time the 503 retries are used up (e.g. "is the monitor still seeing the number
+   * reconnecting?"): true retries once more at the longest backoff, false gives up with the 503.
    */
-  shouldKeepRetrying?: () => boolean;
+  shouldKeepRetrying?: (info: RetryInfo) => boolean | Promise<boolean>;
   /** Called before each retry wait, so the UI can show "reconnecting — retrying (2/4)". */
   onRetry?: (info: RetryInfo) => void;
   /** Called when the send waits in the client-side budget queue; `id` is what cancelQueued takes. */
@@ -55,6 +56,11 @@ export interface MediaDownloadOptions extends CallOptions {
 /** A chat token stream: an async iterable of typed events that can be stopped mid-stream. */
 export interface ChatStream extends AsyncIterable<ChatStreamEvent> {
   abort(): void;
+  /**
+   * The frames received so far as they came (event, id, data; bounded: the first `head` and the
+   * latest `tail`), for a person to look at. Empty before the answer arrives.
+   */
+  frames(head?: number, tail?: number): FrameSnapshot;
 }
 
 /** One queued send as the UI shows it. */
@@ -87,7 +93,17 @@ export interface ServiceClientOptions {
   random?: Random;
   /** Client-side send budget per team; default 60 per 60 s. */
   sendBudget?: { limit?: number; windowMs?: number; marginMs?: number };
+  /**
+   * Send the key over plain http:// to a host other than this machine. Off by default: such a base
+   * URL is refused, because anyone on the way could read the key.
+   */
+  allowInsecureHttp?: boolean;
+  /** Which form of the number the contacts path takes, per base URL (shared by default). */
+  contactPathForms?: Map<string, ContactPathForm>;
 }
+
+/** `+` percent-encoded (`%2B15550102000`), as `to` is sent, or bare digits (`15550102000`). */
+export type ContactPathForm = 'plus' | 'digits';
 
 export interface ServiceClient {
   readonly baseUrl: string;

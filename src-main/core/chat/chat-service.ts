@@ -3,7 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { InvalidRequest } from '../api/errors';
-import type { ServiceClient } from '../api/service';
+import type { FrameSnapshot } from '../api/raw';
+import type { ChatStream, ServiceClient } from '../api/service';
 import { silentLogger, systemClock, type Clock, type Logger } from '../ports';
 import { EventQueue } from './event-queue';
 import { TranscriptStore } from './transcript-store';
@@ -41,6 +42,15 @@ function invalid(err: z.ZodError): InvalidRequest {
 
 interface Running extends ActiveTurn {
   ctrl: AbortController;
+  stream?: ChatStream;
+}
+
+/** Turns whose frames as received are kept after they end (newest last). */
+const KEPT_FRAME_TURNS = 20;
+
+/** A turn's stream frames as received, for the raw view; `live` while the turn runs. */
+export interface TurnFrames extends FrameSnapshot {
+  live: boolean;
 }
 
 export class ChatService {
@@ -50,6 +60,7 @@ export class ChatService {
   private readonly store: TranscriptStore;
   private readonly newId: () => string;
   private readonly running = new Map<string, Running>();
+  private readonly endedFrames = new Map<string, FrameSnapshot>();
 
   constructor(opts: ChatServiceOptions) {
     const installId = id.safeParse(opts.installId);
@@ -90,8 +101,10 @@ export class ChatService {
     } catch (err) {
       clientP = Promise.reject(err);
     }
-    const result = runTurn(clientP, { turnId, teamId, agentId, userId, message, stream: parsed.data.stream ?? true }, this.clock, ctrl.signal, (ev) => queue.push(ev)).then(
+    const spec = { turnId, teamId, agentId, userId, message, stream: parsed.data.stream ?? true };
+    const result = runTurn(clientP, spec, this.clock, ctrl.signal, (ev) => queue.push(ev), (stream) => (run.stream = stream)).then(
       async (turn) => {
+        this.keepFrames(turnId, run.stream);
         this.running.delete(turnId);
         try {
           await this.store.append(turn);
@@ -115,7 +128,27 @@ export class ChatService {
   }
 
   activeTurns(): ActiveTurn[] {
-    return [...this.running.values()].map(({ ctrl: _ctrl, ...rest }) => rest);
+    return [...this.running.values()].map(({ ctrl: _ctrl, stream: _stream, ...rest }) => rest);
+  }
+
+  /**
+   * The frames of a turn's token stream as received (event, id, data), while it runs and for the
+   * latest turns after; null for a turn this run of the app did not stream.
+   */
+  frames(turnId: string): TurnFrames | null {
+    const running = this.running.get(turnId);
+    if (running?.stream) return { ...running.stream.frames(), live: true };
+    const ended = this.endedFrames.get(turnId);
+    return ended ? { ...ended, live: false } : running ? { frames: [], omitted: 0, live: true } : null;
+  }
+
+  private keepFrames(turnId: string, stream: ChatStream | undefined): void {
+    if (!stream) return;
+    this.endedFrames.set(turnId, stream.frames());
+    for (const id of this.endedFrames.keys()) {
+      if (this.endedFrames.size <= KEPT_FRAME_TURNS) break;
+      this.endedFrames.delete(id);
+    }
   }
 
   /** Turns of one conversation, oldest first. */

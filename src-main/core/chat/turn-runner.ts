@@ -2,7 +2,7 @@
 // stream fails before its first token) or single. Produces the TurnRecord and emits TurnEvents.
 import { Aborted, isServiceError, type ServiceErrorDTO } from '../api/errors';
 import { mapErrorResponse } from '../api/error-map';
-import type { ServiceClient } from '../api/service';
+import type { ChatStream, ServiceClient } from '../api/service';
 import type { ChatResult, ChatStreamEvent } from '../api/types';
 import type { Clock } from '../ports';
 import type { TurnEvent, TurnMode, TurnRecord } from './types';
@@ -20,17 +20,24 @@ type StreamError = Extract<ChatStreamEvent, { type: 'error' }>;
 
 /** A stream error event as an error DTO (status → class by meaning; no status → transport kinds). */
 function streamErrorToDTO(ev: StreamError): ServiceErrorDTO {
+  let dto: ServiceErrorDTO;
   if (ev.status !== undefined && ev.status >= 400) {
-    return mapErrorResponse(ev.status, JSON.stringify({ error: { code: ev.code, message: ev.message } }), {}).toDTO();
+    dto = mapErrorResponse(ev.status, JSON.stringify({ error: { code: ev.code, message: ev.message } }), {}).toDTO();
+  } else {
+    const kind = ev.code === 'NETWORK_ERROR' ? 'network-error' : ev.code === 'TIMEOUT' ? 'timeout' : 'server-error';
+    dto = { kind, code: ev.code, message: ev.message, rateLimit: {} };
+    if (ev.status !== undefined) dto.status = ev.status;
   }
-  const kind = ev.code === 'NETWORK_ERROR' ? 'network-error' : ev.code === 'TIMEOUT' ? 'timeout' : 'server-error';
-  const dto: ServiceErrorDTO = { kind, code: ev.code, message: ev.message, rateLimit: {} };
-  if (ev.status !== undefined) dto.status = ev.status;
+  if (ev.raw !== undefined) dto.raw = ev.raw;
   return dto;
 }
 
-/** Errors where asking again without streaming cannot help (key, quota, input, link, rate). */
+/**
+ * Errors where asking again without streaming cannot help (key, quota, input, link, rate), or would
+ * send the message twice: a reply that came but could not be read was an answer all the same.
+ */
 function fallbackHelps(dto: ServiceErrorDTO): boolean {
+  if (dto.raw !== undefined && dto.status !== undefined && dto.status < 300) return false;
   return !['unauthorized', 'quota-exceeded', 'invalid-request', 'not-configured', 'rate-limited', 'aborted'].includes(dto.kind);
 }
 
@@ -45,6 +52,8 @@ export async function runTurn(
   clock: Clock,
   signal: AbortSignal,
   emit: (ev: TurnEvent) => void,
+  /** Told of the stream once it is open, to read its frames as received. */
+  onStream?: (stream: ChatStream) => void,
 ): Promise<TurnRecord> {
   const startedAt = clock.now();
   let reply = '';
@@ -71,6 +80,7 @@ export async function runTurn(
       await single(client);
     } else {
       const stream = client.chatStream(spec.agentId, { message: spec.message, user_id: spec.userId }, { signal });
+      onStream?.(stream);
       const onAbort = () => stream.abort();
       signal.addEventListener('abort', onAbort, { once: true });
       let streamError: StreamError | null = null;

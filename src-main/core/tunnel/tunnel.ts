@@ -1,7 +1,7 @@
 // The tunnel: receiver → verify → durable log → forwarder, plus replay, simulate and export.
 // Events for the live inspector: 'delivery' (stored, with verdict), 'forward' (each attempt,
 // replays included), 'status' (per-agent forwarding status).
-import { isIP } from 'node:net';
+import { isLoopbackHost } from '../url';
 import type { Dispatcher } from 'undici';
 import { Emitter, type Unsubscribe } from '../events';
 import { DEFAULT_TOLERANCE_SEC, signDelivery } from '../signature';
@@ -107,12 +107,8 @@ export class TunnelError extends Error {
   }
 }
 
-export function isLoopback(host: string): boolean {
-  if (host === 'localhost') return true;
-  const h = host.replace(/^\[|\]$/g, '');
-  if (isIP(h) === 4) return h.startsWith('127.');
-  return h === '::1';
-}
+/** Whether a host is this machine (the one rule: core/url.ts). */
+export const isLoopback = isLoopbackHost;
 
 export class Tunnel {
   readonly log: EventLog;

@@ -20,8 +20,8 @@ export function capitalized(s: string): string {
 }
 
 /** "rate limit (60 per minute)", or "rate limit" when the ceiling is not known. */
-export function rateLimitWords(e: Pick<ErrorDTO, 'limitPerMinute'>): string {
-  return e.limitPerMinute !== undefined ? `rate limit (${e.limitPerMinute} per minute)` : 'rate limit';
+export function rateLimitWords(e: Pick<ErrorDTO, 'limit'>): string {
+  return e.limit !== undefined ? `rate limit (${e.limit} per minute)` : 'rate limit';
 }
 
 function notFoundTodo(code: string): string {

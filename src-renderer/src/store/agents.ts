@@ -26,7 +26,7 @@ export interface AgentsSlice {
   loadHealthHistory(teamId: string, agentId: string): Promise<ErrorDTO | null>;
   setAgents(list: AgentDTO[]): void;
   applyHealth(h: AgentHealthDTO): void;
-  addTeam(input: { label: string; baseUrl: string; apiKey: string; agentIds: string[] }): Promise<ErrorDTO | null>;
+  addTeam(input: { label: string; baseUrl: string; apiKey: string; agentIds: string[]; allowInsecureHttp?: boolean }): Promise<ErrorDTO | null>;
   removeTeam(teamId: string): Promise<ErrorDTO | null>;
   addAgent(teamId: string, agentId: string, label?: string): Promise<ErrorDTO | null>;
   removeAgent(teamId: string, agentId: string): Promise<ErrorDTO | null>;
@@ -101,8 +101,8 @@ export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ 
         const entry = shown ? liveHistoryEntry(current.health, h) : null;
         return entry && shown ? { agents, healthHistory: { ...s.healthHistory, [key]: mergeHistory([entry], shown) } } : { agents };
       }),
-    addTeam: async ({ label, baseUrl, apiKey, agentIds }) =>
-      thenRefresh(await api['teams.add']({ label, baseUrl, apiKey, agents: agentIds.map((agentId) => ({ agentId })) })),
+    addTeam: async ({ label, baseUrl, apiKey, agentIds, allowInsecureHttp }) =>
+      thenRefresh(await api['teams.add']({ label, baseUrl, apiKey, agents: agentIds.map((agentId) => ({ agentId })), ...(allowInsecureHttp ? { allowInsecureHttp: true } : {}) })),
     removeTeam: async (teamId) => thenRefresh(await api['teams.remove']({ teamId })),
     addAgent: async (teamId, agentId, label) => thenRefresh(await api['agents.add']({ teamId, agentId, ...(label ? { label } : {}) })),
     removeAgent: async (teamId, agentId) => thenRefresh(await api['agents.remove']({ teamId, agentId })),

@@ -1,8 +1,8 @@
 // Chat: conversations per (team, agent, user id), messages keyed by id so one chat row can select
 // its own message, and live turns. Tokens from chat.token events are committed once per frame
 // (frame-batch.ts), so a fast stream costs one store update (and one row render) per frame, however
-// many chunks arrive in between.
-import type { ChatMessageDTO, ChatResultDTO, ErrorDTO } from '../../../src-shared/contract';
+// many chunks arrive in between. A turn's stream frames as received are loaded on demand (chat.frames).
+import type { ChatFramesDTO, ChatMessageDTO, ChatResultDTO, ErrorDTO } from '../../../src-shared/contract';
 import { localId, type Slice } from './env';
 import { frameBatch } from './frame-batch';
 
@@ -14,8 +14,8 @@ export interface QueuedChat {
   text: string;
 }
 
-/** One token event as received, with ms since the turn started. */
-export interface ChatFrame {
+/** One token with ms since the turn started (committed once per frame). */
+interface TimedToken {
   ms: number;
   token: string;
 }
@@ -54,7 +54,8 @@ export interface ChatSlice {
   chatConvs: Record<string, ChatConversation>;
   chatMessages: Record<string, ChatMessageDTO>;
   chatStats: Record<string, ChatTurnStats>;
-  chatFrames: Record<string, ChatFrame[]>;
+  /** Stream frames as received, by turn id, once asked for (loadChatFrames). */
+  chatRawFrames: Record<string, ChatFramesDTO>;
   /** Loads the conversation's transcript (once). */
   openChat(teamId: string, agentId: string, userId: string): Promise<void>;
   /**
@@ -73,11 +74,14 @@ export interface ChatSlice {
   applyChatToken(turnId: string, token: string): void;
   applyChatDone(turnId: string, result: ChatResultDTO): void;
   applyChatError(turnId: string, error: ErrorDTO): void;
+  /** Fetches the turn's stream frames as received (again while it streams). */
+  loadChatFrames(turnId: string): Promise<void>;
 }
 
 type S = ChatSlice;
-const MAX_FRAMES = 5000;
 const MAX_ORPHANS = 32;
+/** Turns whose raw frames stay loaded. */
+const MAX_RAW_TURNS = 20;
 
 interface LiveTurn {
   conv: string;
@@ -121,10 +125,9 @@ export const chatSlice: Slice<ChatSlice> = ({ set, get, api, env }) => {
     });
 
   /** Tokens by turn, committed in one store update per frame. */
-  const tokens = frameBatch<ChatFrame>(env.nextFrame, (batch) =>
+  const tokens = frameBatch<TimedToken>(env.nextFrame, (batch) =>
     set((s) => {
       const messages = { ...s.chatMessages };
-      const frames = { ...s.chatFrames };
       const stats = { ...s.chatStats };
       for (const [turnId, list] of batch) {
         const t = live.get(turnId);
@@ -132,14 +135,11 @@ export const chatSlice: Slice<ChatSlice> = ({ set, get, api, env }) => {
         const m = messages[t.msgId];
         if (!m) continue;
         messages[t.msgId] = { ...m, text: m.text + list.map((f) => f.token).join('') };
-        const prev = frames[t.msgId] ?? [];
-        const all = prev.concat(list);
-        frames[t.msgId] = all.length > MAX_FRAMES ? all.slice(-MAX_FRAMES) : all;
         const st = stats[t.msgId];
         if (st && st.firstTokenMs === null && t.firstTokenAt !== null) stats[t.msgId] = { ...st, firstTokenMs: t.firstTokenAt - t.startedAt, tokenCount: t.tokenCount };
         else if (st) stats[t.msgId] = st.tokenCount === t.tokenCount ? st : { ...st, tokenCount: t.tokenCount };
       }
-      return { chatMessages: messages, chatFrames: frames, chatStats: stats };
+      return { chatMessages: messages, chatStats: stats };
     }),
   );
 
@@ -230,7 +230,7 @@ export const chatSlice: Slice<ChatSlice> = ({ set, get, api, env }) => {
     }
     const { turnId } = r.value;
     const userMsg: ChatMessageDTO = { id: `u-${turnId}`, role: 'user', text, at: startedAt };
-    const agentMsg: ChatMessageDTO = { id: `a-${turnId}`, role: 'agent', text: '', at: startedAt, status: 'streaming' };
+    const agentMsg: ChatMessageDTO = { id: `a-${turnId}`, turnId, role: 'agent', text: '', at: startedAt, status: 'streaming' };
     live.set(turnId, { conv: key, msgId: agentMsg.id, startedAt, firstTokenAt: null, tokenCount: 0, stopped: false });
     set((s) => {
       const c = s.chatConvs[key] ?? emptyConv(teamId, agentId, userId);
@@ -254,7 +254,7 @@ export const chatSlice: Slice<ChatSlice> = ({ set, get, api, env }) => {
     chatConvs: {},
     chatMessages: {},
     chatStats: {},
-    chatFrames: {},
+    chatRawFrames: {},
     openChat: async (teamId, agentId, userId) => {
       const key = ensureConv(teamId, agentId, userId);
       if (get().chatConvs[key]?.loaded) return;
@@ -323,13 +323,11 @@ export const chatSlice: Slice<ChatSlice> = ({ set, get, api, env }) => {
         delete chatConvs[key];
         const chatMessages = { ...s.chatMessages };
         const chatStats = { ...s.chatStats };
-        const chatFrames = { ...s.chatFrames };
         for (const id of c.messageIds) {
           delete chatMessages[id];
           delete chatStats[id];
-          delete chatFrames[id];
         }
-        return { chatConvs, chatMessages, chatStats, chatFrames };
+        return { chatConvs, chatMessages, chatStats };
       });
     },
     retryChat: async (teamId, agentId, userId) => {
@@ -348,6 +346,15 @@ export const chatSlice: Slice<ChatSlice> = ({ set, get, api, env }) => {
     applyChatError: (turnId, error) => {
       if (live.has(turnId)) finish(turnId, null, error);
       else handleEarly(turnId, { kind: 'error', error });
+    },
+    loadChatFrames: async (turnId) => {
+      const r = await api['chat.frames']({ turnId });
+      if (!r.ok) return;
+      set((s) => {
+        const others = Object.entries(s.chatRawFrames).filter(([id]) => id !== turnId);
+        const kept = others.length >= MAX_RAW_TURNS ? others.slice(others.length - MAX_RAW_TURNS + 1) : others;
+        return { chatRawFrames: { ...Object.fromEntries(kept), [turnId]: r.value } };
+      });
     },
   };
 };

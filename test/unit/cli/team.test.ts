@@ -136,7 +136,7 @@ describe('team list / remove', () => {
     const j = await runCli(['team', 'list', '--json'], { secretStore: store, configDir: dir });
     expect(j.code).toBe(0);
     expect(j.json()).toEqual([
-      { id, label: 'Demo', baseUrl: 'http://127.0.0.1:9', keyHint: '…cdef', agents: [{ agentId: 'a1', label: 'a1' }, { agentId: 'a2', label: 'a2' }] },
+      { id, label: 'Demo', baseUrl: 'http://127.0.0.1:9', keyHint: '…cdef', allowInsecureHttp: false, agents: [{ agentId: 'a1', label: 'a1' }, { agentId: 'a2', label: 'a2' }] },
       expect.objectContaining({ label: 'Other', agents: [{ agentId: 'b1', label: 'b1' }] }),
     ]);
     const h = await runCli(['team', 'list'], { secretStore: store, configDir: dir });

@@ -29,6 +29,9 @@ describe('usage errors: exit 2, usage on stderr, nothing sent', () => {
     ['bad phone for check', ['check', ...target, '--phone', '12ab']],
     ['pair timeout not a number', ['pair', ...target, '--timeout', 'soon']],
     ['emulator port out of range', ['emulator', '--port', '70000']],
+    ['unknown emulator dialect', ['emulator', '--dialect', 'openai-stream,nope']],
+    ['serve --dialect without --emulator', ['serve', '--dialect', 'openai-stream']],
+    ['key in clear to another machine', ['status', '--base-url', 'http://10.0.0.8:8787', '--agent', 'a1']],
   ];
   for (const [name, args] of cases) {
     it(name, async () => {

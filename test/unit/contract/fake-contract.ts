@@ -41,6 +41,7 @@ export function fakeContract() {
       keyHint: `…${input.apiKey.slice(-4)}`,
       authError: false,
       agentIds: input.agents.map((a) => a.agentId),
+      ...(input.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
     };
     teams.push(team);
     return { ...team };

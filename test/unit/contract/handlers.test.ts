@@ -124,7 +124,7 @@ describe('createHandlers', () => {
     const h = createHandlers(impl);
     impl['send.message'].mockRejectedValue(new RateLimited({ rateLimit: { limit: 60, retryAfter: 12 } }));
     const r = await h['send.message']({ teamId: 't1', agentId: 'a1', to: '+15550102000', text: 'hi' });
-    expect(r).toMatchObject({ ok: false, error: { kind: 'rate-limited', limitPerMinute: 60, retryAfterSec: 12 } });
+    expect(r).toMatchObject({ ok: false, error: { kind: 'rate-limited', limit: 60, retryAfterSec: 12 } });
   });
 
   it('tunnel.replay refuses an edited body replayed as-received', async () => {

@@ -110,20 +110,21 @@ describe('service requests', () => {
       return { status: 'sent', messageId: 'm9', to: req.to };
     });
     await requests['send.message']({ teamId: 't1', agentId: 'a1', to: '15551234567', text: 'hi' });
-    expect(seen[0]?.payload).toMatchObject({ phase: 'retrying', error: { kind: 'rate-limited', limitPerMinute: 20 } });
+    expect(seen[0]?.payload).toMatchObject({ phase: 'retrying', error: { kind: 'rate-limited', limit: 20 } });
   });
 
   it("keeps retrying a 503 while the monitor sees the agent reconnecting, and asks it to poll at the first one", async () => {
     const monitor = { isReconnecting: vi.fn((_t: string, _a: string) => true), pollSoon: vi.fn() };
     const { client, requests } = setup(monitor);
     let keep: boolean[] = [];
+    const error = new ChannelReconnecting().toDTO();
+    const info = { attempt: 3, delayMs: 16_000, error };
     client.send.mockImplementationOnce(async (_agent, req, opts) => {
-      const error = new ChannelReconnecting().toDTO();
       opts?.onRetry?.({ attempt: 1, delayMs: 1000, error });
       opts?.onRetry?.({ attempt: 2, delayMs: 2000, error });
-      keep.push(opts?.shouldKeepRetrying?.() ?? false);
+      keep.push((await opts?.shouldKeepRetrying?.(info)) ?? false);
       monitor.isReconnecting.mockReturnValue(false);
-      keep.push(opts?.shouldKeepRetrying?.() ?? false);
+      keep.push((await opts?.shouldKeepRetrying?.(info)) ?? false);
       return { status: 'sent', messageId: 'm9', to: req.to };
     });
     await requests['send.message']({ teamId: 't1', agentId: 'a1', to: '15551234567', text: 'hi' });
@@ -134,7 +135,7 @@ describe('service requests', () => {
     const bare = setup();
     keep = [];
     bare.client.send.mockImplementationOnce(async (_agent, req, opts) => {
-      keep.push(opts?.shouldKeepRetrying?.() ?? true);
+      keep.push((await opts?.shouldKeepRetrying?.(info)) ?? true);
       return { status: 'sent', messageId: 'm9', to: req.to };
     });
     await bare.requests['send.message']({ teamId: 't1', agentId: 'a1', to: '15551234567', text: 'hi' });

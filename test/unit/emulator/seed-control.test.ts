@@ -130,7 +130,8 @@ describe('emulator: control surface', () => {
     }
     expect(emulatorMs).toBeLessThan(3 * bareMs);
     emu.control.reset();
-  });
+    // The assertion is the ratio; 4,000 requests on a busy shared machine may take a while.
+  }, 90_000);
 });
 
 describe('emulator: close()', () => {

@@ -3,7 +3,7 @@
 // which user id a conversation uses.
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AppSettingsDTO, ChatResultDTO } from '../../../src-shared/contract';
+import type { AppSettingsDTO, ChatResultDTO, RawFrameDTO, RawResponseDTO } from '../../../src-shared/contract';
 import { ownUserId } from '../../../src-renderer/src/features/chat/user-id';
 import { INSTALL_ID, sendHello, setup } from './chat-fixtures';
 import { flush } from './fixtures';
@@ -131,8 +131,12 @@ describe('chat streaming', () => {
     expect(ok.store.getState().chatMessages['a-t2']?.status).toBe('streaming');
   });
 
-  it('Shift+Enter does not send; the raw frame toggle shows token events as received', async () => {
-    const t = setup();
+  it('Shift+Enter does not send; the raw frame toggle shows the SSE frames as received (event, id, data), not decoded tokens', async () => {
+    const frames: RawFrameDTO[] = [
+      { ms: 0, event: null, id: null, data: '', comment: 'heartbeat' },
+      { ms: 4, event: 'token', id: '7', data: '{"token":"a\\"b"}' },
+    ];
+    const t = setup({ 'chat.frames': () => ({ ok: true, value: { frames, omitted: 0, live: true, known: true } }) });
     await t.mount();
     const box = screen.getByLabelText('Message');
     fireEvent.change(box, { target: { value: 'line' } });
@@ -141,12 +145,69 @@ describe('chat streaming', () => {
     expect(t.calls.some((c) => c.name === 'chat.startTurn')).toBe(false);
     fireEvent.keyDown(box, { key: 'Enter' });
     await flush();
-    t.tick(5);
     act(() => t.emit('chat.token', { turnId: 't1', token: 'a"b' }));
     t.runFrame();
+    expect(t.calls.some((c) => c.name === 'chat.frames')).toBe(false); // nothing is fetched until asked
     fireEvent.click(screen.getByLabelText('Show raw stream frames'));
-    expect(screen.getByText('Raw stream: 1 token events')).toBeTruthy();
-    expect(screen.getByText('"a\\"b"')).toBeTruthy();
+    await flush();
+    expect(t.calls.filter((c) => c.name === 'chat.frames').map((c) => c.args)).toEqual([{ turnId: 't1' }]);
+    expect(screen.getByText('Raw stream: 2 frames as received')).toBeTruthy();
+    const list = within(screen.getByRole('list', { name: 'Stream frames as received' }));
+    expect(list.getByText(': heartbeat')).toBeTruthy();
+    expect(list.getByText('event: token')).toBeTruthy();
+    expect(list.getByText('id: 7')).toBeTruthy();
+    expect(list.getByText('data: {"token":"a\\"b"}')).toBeTruthy();
+    expect(screen.queryByText('"a\\"b"')).toBeNull();
+  });
+
+  it('a reply that could not be read: the turn says so and shows what the service sent', async () => {
+    const t = setup();
+    await t.mount();
+    await sendHello();
+    const raw: RawResponseDTO = {
+      status: 200,
+      contentType: 'text/event-stream',
+      bytes: 48,
+      prefix: 'event: status\ndata: {"value":42}\n\n',
+      frames: [{ ms: 3, event: 'status', id: null, data: '{"value":42}' }],
+    };
+    const message = "The agent's reply could not be read: the stream ended without any reply text.";
+    act(() => t.emit('chat.error', { turnId: 't1', error: { kind: 'server-error', code: 'UNREADABLE_REPLY', status: 200, message, raw } }));
+    expect(screen.getByText("Could not read the agent's reply.")).toBeTruthy();
+    expect(screen.getByText(message)).toBeTruthy();
+    expect(screen.queryByText('No reply.')).toBeNull();
+    expect(screen.getByText('What the service sent: HTTP 200, text/event-stream, 48 bytes')).toBeTruthy();
+    const list = within(screen.getByRole('list', { name: 'Frames as received' }));
+    expect(list.getByText('event: status')).toBeTruthy();
+    expect(list.getByText('data: {"value":42}')).toBeTruthy();
+    expect(t.store.getState().chatMessages['a-t1']).toMatchObject({ status: 'error', text: '', error: { code: 'UNREADABLE_REPLY', raw } });
+  });
+
+  it('an unreadable JSON answer shows its first bytes; an older turn says its frames were not kept', async () => {
+    const t = setup({
+      'chat.transcript': {
+        ok: true,
+        value: [
+          { id: 'old:user', role: 'user', text: 'q', at: 1 },
+          {
+            id: 'old:agent',
+            turnId: 'old',
+            role: 'agent',
+            text: '',
+            at: 2,
+            status: 'error',
+            error: { kind: 'server-error', code: 'UNREADABLE_REPLY', message: 'no reply text', raw: { status: 200, contentType: 'application/json', bytes: 13, prefix: '{"foo":"bar"}' } },
+          },
+        ],
+      },
+      'chat.frames': { ok: true, value: { frames: [], omitted: 0, live: false, known: false } },
+    });
+    t.mount();
+    await flush();
+    expect(screen.getByLabelText('First bytes of the answer').textContent).toBe('{"foo":"bar"}');
+    fireEvent.click(screen.getByLabelText('Show raw stream frames'));
+    await flush();
+    expect(screen.getByText(/No raw frames: the app keeps them only for replies streamed since it started/)).toBeTruthy();
   });
 
   it('your own conversation uses the install id from the settings, not a locally made id', async () => {

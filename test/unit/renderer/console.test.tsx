@@ -131,7 +131,7 @@ describe('console screen', () => {
 
   it('429 says the rate limit per minute and counts down from retryAfterSec', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
-    setup({ 'send.message': { ok: false, error: { kind: 'rate-limited', code: 'RATE_LIMITED', message: 'slow down', status: 429, retryAfterSec: 3, limitPerMinute: 60 } } });
+    setup({ 'send.message': { ok: false, error: { kind: 'rate-limited', code: 'RATE_LIMITED', message: 'slow down', status: 429, retryAfterSec: 3, limit: 60 } } });
     await typeAndSend();
     expect(screen.getByRole('alert').textContent).toBe('Rate limit (60 per minute) — you can send again in 3 s.');
     act(() => vi.advanceTimersByTime(1000));
@@ -148,7 +148,7 @@ describe('console screen', () => {
       phase: 'retrying',
       attempt: 1,
       delayMs: 4000,
-      error: { kind: 'rate-limited', code: 'RATE_LIMITED', message: 'slow down', status: 429, limitPerMinute: 30 },
+      error: { kind: 'rate-limited', code: 'RATE_LIMITED', message: 'slow down', status: 429, limit: 30 },
     });
     expect(document.querySelector('.send-progress')?.textContent).toBe('Rate limit (30 per minute) — retrying (attempt 1, next in 4 s)');
   });

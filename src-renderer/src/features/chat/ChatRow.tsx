@@ -3,8 +3,9 @@
 // are markdown across the conversation, with their status, numbers and Copy underneath.
 import { useEffect, useRef } from 'react';
 import type { ChatMessageDTO } from '../../../../src-shared/contract';
-import type { ChatFrame, ChatTurnStats } from '../../store/chat';
+import type { ChatTurnStats } from '../../store/chat';
 import { describeError } from '../console/error-words';
+import { RawAnswer, RawFrames, isUnreadableReply } from './RawFrames';
 import { useApp } from '../../store/react';
 import { CopyButton } from './CopyButton';
 import { useReplyRenderer } from './reply-renderer';
@@ -26,25 +27,9 @@ function formatStats(st: ChatTurnStats): string[] {
   return parts;
 }
 
-function Frames({ frames }: { frames: ChatFrame[] }) {
-  return (
-    <details className="chat-frames" open>
-      <summary>Raw stream: {frames.length} token events</summary>
-      <ol tabIndex={0} aria-label="Token events">
-        {frames.map((f, i) => (
-          <li key={i}>
-            <span className="muted">+{f.ms} ms</span> <code>{JSON.stringify(f.token)}</code>
-          </li>
-        ))}
-      </ol>
-    </details>
-  );
-}
-
 export function ChatRow({ id, agentName, showFrames, onFinished }: { id: string; agentName: string; showFrames: boolean; onFinished(m: ChatMessageDTO): void }) {
   const m = useApp((s) => s.chatMessages[id]);
   const st = useApp((s) => s.chatStats[id]);
-  const frames = useApp((s) => (showFrames ? s.chatFrames[id] : undefined));
   const Reply = useReplyRenderer();
   const prevStatus = useRef(m?.status);
   useEffect(() => {
@@ -53,13 +38,15 @@ export function ChatRow({ id, agentName, showFrames, onFinished }: { id: string;
   }, [m, onFinished]);
   if (!m) return null;
   const mine = m.role === 'user';
+  const unreadable = isUnreadableReply(m.error);
   return (
     <li className={`chat-row chat-${m.role}`} data-status={m.status}>
       <div className={mine ? 'sr-only' : 'chat-who'}>{mine ? 'You' : agentName}</div>
       <div className="chat-bubble">
         {mine ? <p className="chat-plain">{m.text}</p> : <Reply text={m.text} streaming={m.status === 'streaming'} />}
         {!mine && m.status === 'streaming' && m.text === '' && <p className="muted">Waiting for the first token…</p>}
-        {!mine && (m.status === 'error' || m.status === 'stopped') && m.text === '' && <p className="muted">No reply.</p>}
+        {!mine && (m.status === 'error' || m.status === 'stopped') && m.text === '' && !unreadable && <p className="muted">No reply.</p>}
+        {!mine && unreadable && <p className="error">Could not read the agent&apos;s reply.</p>}
       </div>
       {!mine && (
         <div className="chat-meta">
@@ -67,13 +54,14 @@ export function ChatRow({ id, agentName, showFrames, onFinished }: { id: string;
           {st && formatStats(st).map((p) => <span key={p}>{p}</span>)}
           {m.error && (
             <span className="error" role="status">
-              {describeError(m.error)}
+              {unreadable ? m.error.message : describeError(m.error)}
             </span>
           )}
           <CopyButton text={m.text} label="Copy reply" />
         </div>
       )}
-      {!mine && frames && <Frames frames={frames} />}
+      {!mine && unreadable && m.error?.raw && <RawAnswer raw={m.error.raw} />}
+      {!mine && showFrames && m.turnId && <RawFrames turnId={m.turnId} live={m.status === 'streaming'} />}
     </li>
   );
 }

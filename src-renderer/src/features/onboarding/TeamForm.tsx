@@ -36,11 +36,12 @@ export function TeamForm({ extraActions, onDone }: { extraActions?: (busy: boole
   const [baseUrl, setBaseUrl] = useState('');
   const [apiKey, setApiKey] = useState('');
   const [agents, setAgents] = useState('');
+  const [allowInsecureHttp, setAllowInsecureHttp] = useState(false);
   const [error, setError] = useState<ErrorDTO | null>(null);
   const [missing, setMissing] = useState<Missing>({});
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
-  const ids = { label: useId(), baseUrl: useId(), apiKey: useId(), agents: useId(), error: useId(), keyHint: useId() };
+  const ids = { label: useId(), baseUrl: useId(), apiKey: useId(), agents: useId(), error: useId(), keyHint: useId(), insecure: useId(), insecureHint: useId() };
 
   const run = (work: () => Promise<ErrorDTO | null>) => {
     setBusy(true);
@@ -66,7 +67,7 @@ export function TeamForm({ extraActions, onDone }: { extraActions?: (busy: boole
       form.current?.ownerDocument.getElementById(ids[first.field])?.focus();
       return;
     }
-    run(() => addTeam({ label: label.trim(), baseUrl: baseUrl.trim(), apiKey, agentIds: splitAgentIds(agents) }));
+    run(() => addTeam({ label: label.trim(), baseUrl: baseUrl.trim(), apiKey, agentIds: splitAgentIds(agents), allowInsecureHttp }));
   };
 
   // A rejected key or an unreachable address points at its field even when the error names none.
@@ -123,6 +124,13 @@ export function TeamForm({ extraActions, onDone }: { extraActions?: (busy: boole
       </p>
       <label htmlFor={ids.agents}>Agent IDs (from the dashboard, comma separated)</label>
       <input id={ids.agents} value={agents} onChange={(e) => setAgents(e.target.value)} autoComplete="off" {...marks('agents')} />
+      <div className="switch">
+        <input id={ids.insecure} type="checkbox" checked={allowInsecureHttp} onChange={(e) => setAllowInsecureHttp(e.target.checked)} aria-describedby={ids.insecureHint} />
+        <label htmlFor={ids.insecure}>Allow plain HTTP to this address</label>
+      </div>
+      <p className="hint" id={ids.insecureHint}>
+        Off by default: the key is then refused to an http:// address on another machine, where anyone on the way could read it. This machine (localhost) is always fine.
+      </p>
       {error && <ErrorNotice id={ids.error} error={error} />}
       {busy && <p className="muted">Checking the key with the service…</p>}
       <div className="actions">

@@ -62,7 +62,14 @@ describe('teams', () => {
   it('addTeam checks the key, stores it only in the secret store, and strips the trailing slash', async () => {
     const a = await open();
     const team = await a.addTeam({ label: 'Ops', baseUrl: 'https://api.example.test/base/', apiKey: KEY, agents: [{ agentId: 'agent-1', label: 'Support' }] });
-    expect(team).toEqual({ id: expect.stringMatching(/^t_/), label: 'Ops', baseUrl: 'https://api.example.test/base', keyHint: '…9f2c', agents: [{ agentId: 'agent-1', label: 'Support' }] });
+    expect(team).toEqual({
+      id: expect.stringMatching(/^t_/),
+      label: 'Ops',
+      baseUrl: 'https://api.example.test/base',
+      keyHint: '…9f2c',
+      allowInsecureHttp: false,
+      agents: [{ agentId: 'agent-1', label: 'Support' }],
+    });
     expect(svc.created[0]?.client.getSession).toHaveBeenCalledWith('agent-1');
     expect(secrets.snapshot()).toEqual({ [apiKeyRef(team.id)]: KEY });
     const text = await readFile();
@@ -278,5 +285,37 @@ describe('corrupt config', () => {
     expect(await fs.readFile(moved as string, 'utf8')).toBe('garbage');
     const a = await open();
     expect(a.listTeams()).toEqual([]);
+  });
+});
+
+describe('the key over plain http (allowInsecureHttp, off by default)', () => {
+  it('refuses an http:// base URL on another machine, naming baseUrl; nothing is stored or asked', async () => {
+    const a = await open();
+    const err = await expectCode(a.addTeam({ label: 'Lab', baseUrl: 'http://lab.example:8787', apiKey: KEY, agents: [{ agentId: 'agent-1' }] }), 'INVALID');
+    expect(err.message).toMatch(/baseUrl: The API key would travel unencrypted to lab\.example:8787/);
+    expect(err.message).not.toContain(KEY);
+    expect(svc.created).toHaveLength(0);
+    expect(a.listTeams()).toEqual([]);
+  });
+
+  it('keeps the choice when the person allows it, and every client of the team gets it', async () => {
+    const a = await open();
+    const t = await a.addTeam({ label: 'Lab', baseUrl: 'http://lab.example:8787', apiKey: KEY, allowInsecureHttp: true, agents: [{ agentId: 'agent-1' }] });
+    expect(t.allowInsecureHttp).toBe(true);
+    expect(svc.created[0]).toMatchObject({ baseUrl: 'http://lab.example:8787', allowInsecureHttp: true });
+    expect(JSON.parse(await readFile()).teams[0].allowInsecureHttp).toBe(true);
+    const again = await open();
+    expect(again.findTeam('Lab')?.allowInsecureHttp).toBe(true);
+    await again.clientFor('Lab');
+    expect(svc.created.at(-1)).toMatchObject({ allowInsecureHttp: true });
+  });
+
+  it('loopback http needs no permission; a config written before the setting reads as off', async () => {
+    const a = await open();
+    expect((await a.addTeam({ label: 'Local', baseUrl: 'http://127.0.0.1:8787', apiKey: KEY, agents: [{ agentId: 'agent-1' }] })).allowInsecureHttp).toBe(false);
+    const file = JSON.parse(await readFile());
+    delete file.teams[0].allowInsecureHttp;
+    await fs.writeFile(configPath(dir), JSON.stringify(file));
+    expect((await open()).findTeam('Local')?.allowInsecureHttp).toBe(false);
   });
 });

@@ -7,8 +7,8 @@ import type { SessionStatus } from '../../../../src-main/core/api/types';
 export interface FakeService {
   /** Valid keys and the agents each may see. */
   keys: Map<string, Set<string>>;
-  created: Array<{ baseUrl: string; apiKey: string; client: FakeClient }>;
-  factory: (o: { baseUrl: string; apiKey: string }) => ServiceClient;
+  created: Array<{ baseUrl: string; apiKey: string; allowInsecureHttp?: boolean; client: FakeClient }>;
+  factory: (o: { baseUrl: string; apiKey: string; allowInsecureHttp?: boolean }) => ServiceClient;
 }
 
 export interface FakeClient {
@@ -23,7 +23,7 @@ export function fakeService(keys: Record<string, string[]>): FakeService {
   const svc: FakeService = {
     keys: new Map(Object.entries(keys).map(([k, v]) => [k, new Set(v)])),
     created: [],
-    factory: ({ baseUrl, apiKey }) => {
+    factory: ({ baseUrl, apiKey, allowInsecureHttp }) => {
       const client: FakeClient = {
         baseUrl,
         getSession: vi.fn(async (agentId: string) => {
@@ -34,7 +34,7 @@ export function fakeService(keys: Record<string, string[]>): FakeService {
         }),
         close: vi.fn(async () => undefined),
       };
-      svc.created.push({ baseUrl, apiKey, client });
+      svc.created.push({ baseUrl, apiKey, ...(allowInsecureHttp ? { allowInsecureHttp } : {}), client });
       return client as unknown as ServiceClient;
     },
   };

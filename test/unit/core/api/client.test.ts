@@ -11,6 +11,7 @@ import {
   ServerError,
   Timeout,
   Unauthorized,
+  UnreadableResponse,
   type ServiceError,
 } from '../../../../src-main/core/api/errors';
 import { KEY, setup } from './mock';
@@ -82,9 +83,9 @@ describe('endpoints: method, path, headers, body', () => {
     expect(JSON.parse(env.captured[0]!.body!)).toEqual({ url: 'https://hook.example/x' });
   });
 
-  it('checkContact GETs digits in the path', async () => {
+  it('checkContact GETs the number in the path as `to` is sent: + percent-encoded', async () => {
     env = setup();
-    env.answer('GET', `${A}/whatsapp/contacts/15550102000`, 200, { phone: '15550102000', exists: true, jid: '15550102000@s.whatsapp.net' });
+    env.answer('GET', `${A}/whatsapp/contacts/%2B15550102000`, 200, { phone: '15550102000', exists: true, jid: '15550102000@s.whatsapp.net' });
     expect(await env.client.checkContact('agent-1', '+1 555 010 2000')).toEqual({ phone: '15550102000', exists: true, jid: '15550102000@s.whatsapp.net' });
     expect(env.captured[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
   });
@@ -188,7 +189,7 @@ describe('error mapping over HTTP', () => {
   it('never puts the API key into an error message, even when the server echoes it', async () => {
     env = setup();
     env.answer('GET', `${A}/whatsapp/session`, 401, { error: { code: 'UNAUTHORIZED', message: `key ${KEY} rejected` } });
-    env.pool.intercept({ method: 'GET', path: `${A}/whatsapp/contacts/15550102000` }).replyWithError(Object.assign(new Error(`socket closed while sending Bearer ${KEY}`), { code: 'ECONNRESET' })).times(2);
+    env.pool.intercept({ method: 'GET', path: `${A}/whatsapp/contacts/%2B15550102000` }).replyWithError(Object.assign(new Error(`socket closed while sending Bearer ${KEY}`), { code: 'ECONNRESET' })).times(2);
     const e1 = await caught(env.client.getSession('agent-1'));
     const p2 = caught(env.client.checkContact('agent-1', '15550102000'));
     await env.clock.advance(1000);
@@ -255,11 +256,13 @@ describe('transport failures', () => {
     expect(await caught(env.client.getSession('agent-1', { signal: ac2.signal }))).toBeInstanceOf(Aborted);
   });
 
-  it('a non-object JSON answer is a ServerError, not a crash', async () => {
+  it('a 2xx answer that is not JSON is UnreadableResponse carrying what came, not a crash', async () => {
     env = setup();
     env.answer('GET', `${A}/whatsapp/session`, 200, '<html>hello</html>', { 'content-type': 'text/html' });
     const e = await caught(env.client.getSession('agent-1'));
-    expect(e).toBeInstanceOf(ServerError);
-    expect(e.code).toBe('UNEXPECTED_RESPONSE');
+    expect(e).toBeInstanceOf(UnreadableResponse);
+    expect(e).toMatchObject({ kind: 'server-error', code: 'UNREADABLE_RESPONSE', status: 200 });
+    expect(e.raw).toEqual({ status: 200, contentType: 'text/html', bytes: 18, prefix: '<html>hello</html>' });
+    expect(e.toDTO().raw).toEqual(e.raw);
   });
 });

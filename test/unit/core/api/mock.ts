@@ -3,7 +3,7 @@ import { createServiceClient } from '../../../../src-main/core/api/client';
 import type { ServiceClientOptions } from '../../../../src-main/core/api/service';
 import { FakeClock } from '../../../helpers/fake-clock';
 
-const ORIGIN = 'http://svc.test';
+const ORIGIN = 'https://svc.test';
 export const KEY = 'sk-test-SECRET-9f2c';
 
 export interface Captured {
@@ -33,7 +33,7 @@ export function setup(extra: Partial<ServiceClientOptions> = {}) {
   agent.disableNetConnect();
   const pool = agent.get(ORIGIN);
   const clock = new FakeClock();
-  const client = createServiceClient({ baseUrl: `${ORIGIN}/`, apiKey: KEY, dispatcher: agent, clock, random: () => 0.5, ...extra });
+  const client = createServiceClient({ baseUrl: `${ORIGIN}/`, apiKey: KEY, dispatcher: agent, clock, random: () => 0.5, contactPathForms: new Map(), ...extra });
   const captured: Captured[] = [];
   /** Intercepts method+path, records the request, answers status/body/headers. */
   function answer(method: string, path: string, status: number, body?: unknown, headers: Record<string, string> = {}) {

@@ -163,4 +163,97 @@ describe('send retries', () => {
     await env.clock.advance(60_000);
     expect(env.captured).toHaveLength(1);
   });
+
+  it.each([
+    ['no body', undefined, {}],
+    ['a text body', 'Service Unavailable', { 'content-type': 'text/plain' }],
+    ['another code', { code: 'MAINTENANCE', message: 'later' }, {}],
+    ['the errors array', { errors: [{ code: 'CHANNEL_RECONNECTING', message: 'soon' }] }, {}],
+  ])('a 503 with %s is retried like CHANNEL_RECONNECTING', async (_what, body, headers) => {
+    env = setup();
+    env.answer('POST', PATH, 503, body, headers);
+    env.answer('POST', PATH, 200, OK);
+    const retries: RetryInfo[] = [];
+    const p = env.client.send('agent-1', { to: '+15550102000', text: 'x' }, { onRetry: (i) => retries.push(i) });
+    await env.clock.advance(2_000);
+    expect(await p).toEqual(OK);
+    expect(env.captured).toHaveLength(2);
+    expect(retries).toHaveLength(1);
+  });
+
+  it.each([
+    ['no body', undefined],
+    ['a text body', 'Conflict'],
+    ['another shape', { errors: [{ message: 'scan the QR' }] }],
+  ])('a 409 with %s is never retried', async (_what, body) => {
+    env = setup();
+    env.answer('POST', PATH, 409, body);
+    env.answer('POST', PATH, 200, OK);
+    const p = env.client.send('agent-1', { to: '+15550102000', text: 'x' }).catch((e) => e);
+    await env.clock.advance(60_000);
+    expect(await p).toBeInstanceOf(ChannelNotConfigured);
+    expect(env.captured).toHaveLength(1);
+  });
+
+  it('shouldKeepRetrying is asked when the 503 retries run out: true goes on, false stops', async () => {
+    env = setup();
+    for (let i = 0; i < 4; i++) env.answer('POST', PATH, 503, RECONNECTING);
+    env.answer('POST', PATH, 200, OK);
+    const asked: RetryInfo[] = [];
+    let keepOn = true;
+    const p = env.client.send('agent-1', { to: '+15550102000', text: 'x' }, { maxRetries: 1, shouldKeepRetrying: async (i) => (asked.push(i), keepOn) });
+    await env.clock.advance(60_000);
+    expect(await p).toEqual(OK);
+    expect(env.captured).toHaveLength(5);
+    expect(asked.map((i) => i.attempt)).toEqual([2, 3, 4]);
+    expect(asked[0]!.error.kind).toBe('reconnecting');
+
+    for (let i = 0; i < 3; i++) env.answer('POST', PATH, 503, RECONNECTING);
+    keepOn = false;
+    const p2 = env.client.send('agent-1', { to: '+15550102000', text: 'x' }, { maxRetries: 1, shouldKeepRetrying: () => keepOn }).catch((e) => e);
+    await env.clock.advance(60_000);
+    expect(await p2).toBeInstanceOf(ChannelReconnecting);
+    expect(env.captured).toHaveLength(7);
+  });
+
+  it('429 with X-RateLimit-Reset as seconds until the reset waits that long', async () => {
+    env = setup();
+    env.answer('POST', PATH, 429, undefined, { 'x-ratelimit-reset': '9' });
+    env.answer('POST', PATH, 200, OK);
+    const retries: RetryInfo[] = [];
+    const p = env.client.send('agent-1', { to: '+15550102000', text: 'x' }, { onRetry: (i) => retries.push(i) });
+    await env.clock.advance(9_000);
+    expect(await p).toEqual(OK);
+    expect(retries[0]!.delayMs).toBe(9_000);
+  });
+
+  it('429 with Retry-After as an HTTP date waits until then', async () => {
+    env = setup();
+    const at = new Date(env.clock.now() + 20_000).toUTCString();
+    env.answer('POST', PATH, 429, undefined, { 'Retry-After': at });
+    env.answer('POST', PATH, 200, OK);
+    const retries: RetryInfo[] = [];
+    const p = env.client.send('agent-1', { to: '+15550102000', text: 'x' }, { onRetry: (i) => retries.push(i) });
+    await env.clock.advance(20_000);
+    expect(await p).toEqual(OK);
+    expect(retries[0]!.delayMs).toBe(20_000);
+  });
+
+  it('429 whose reset lies in the past backs off instead of retrying at once (no hot loop)', async () => {
+    env = setup();
+    const past = String(Math.floor(env.clock.now() / 1000) - 30);
+    for (let i = 0; i < 4; i++) env.answer('POST', PATH, 429, undefined, { 'x-ratelimit-reset': past, 'retry-after': '0' });
+    const retries: RetryInfo[] = [];
+    const p = env.client.send('agent-1', { to: '+15550102000', text: 'x' }, { onRetry: (i) => retries.push(i) }).catch((e) => e);
+    await flush();
+    expect(env.captured).toHaveLength(1);
+    await env.clock.advance(400);
+    expect(env.captured).toHaveLength(1); // still backing off
+    await env.clock.advance(60_000);
+    expect(await p).toBeInstanceOf(RateLimited);
+    expect(env.captured).toHaveLength(4);
+    expect(retries.map((r) => r.delayMs)).toEqual([1, 2, 3].map((n) => backoffDelay(SEND_RETRY_BACKOFF, n, () => 0.5)));
+    expect(Math.min(...retries.map((r) => r.delayMs))).toBeGreaterThanOrEqual(500);
+  });
 });
+

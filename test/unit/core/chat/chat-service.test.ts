@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile, mkdir } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChannelNotConfigured, InvalidRequest, ServerError } from '../../../../src-main/core/api/errors';
+import { ChannelNotConfigured, InvalidRequest, ServerError, UnreadableResponse } from '../../../../src-main/core/api/errors';
 import type { ChatResult } from '../../../../src-main/core/api/types';
 import { ChatService } from '../../../../src-main/core/chat/chat-service';
 import type { TurnEvent } from '../../../../src-main/core/chat/types';
@@ -100,6 +100,38 @@ describe('ChatService turns', () => {
     const turn = await svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: 'hi' }).result;
     expect(calls.chatCalls).toHaveLength(0);
     expect(turn).toMatchObject({ reply: 'par', mode: 'stream', error: { kind: 'server-error', code: 'UPSTREAM', message: 'died' } });
+  });
+
+  it('a stream reply that could not be read is the turn\'s error with what came, saved, and never asked again (no fallback)', async () => {
+    const raw = { status: 200, contentType: 'text/event-stream', bytes: 30, prefix: 'event: status\ndata: {}\n\n', frames: [{ event: 'status', id: null, data: '{}' }] };
+    const { svc, calls } = service({ stream: [{ type: 'error', status: 200, code: 'UNREADABLE_REPLY', message: "The agent's reply could not be read", raw }], chat: RESULT });
+    const turn = await svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: 'hi' }).result;
+    expect(calls.chatCalls).toHaveLength(0);
+    expect(turn).toMatchObject({ reply: '', mode: 'stream', error: { kind: 'server-error', code: 'UNREADABLE_REPLY', status: 200, raw } });
+    expect((await svc.listTranscript('agent-1'))[0]?.error).toMatchObject({ code: 'UNREADABLE_REPLY', raw });
+  });
+
+  it('an unreadable single answer is the turn\'s error with its raw answer', async () => {
+    const raw = { status: 200, contentType: 'application/json', bytes: 13, prefix: '{"foo":"bar"}' };
+    const { svc } = service({ chat: new UnreadableResponse({ status: 200, code: 'UNREADABLE_REPLY', message: 'no reply text', raw }) });
+    const turn = await svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: 'hi', stream: false }).result;
+    expect(turn.error).toMatchObject({ code: 'UNREADABLE_REPLY', raw });
+  });
+
+  it('keeps a turn\'s frames as received, live while it streams and after it ended', async () => {
+    const frames = [
+      { ms: 1, event: 'token', id: null, data: '{"token":"x"}' },
+      { ms: 2, event: 'done', id: null, data: '{}' },
+    ];
+    const { svc } = service({ stream: [{ type: 'token', token: 'x' }, { hang: true }], frames });
+    const h = svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: 'hi' });
+    const it = h.events[Symbol.asyncIterator]();
+    await it.next(); // the token: the stream is open
+    expect(svc.frames(h.turnId)).toEqual({ frames, omitted: 0, live: true });
+    svc.stopTurn(h.turnId);
+    await h.result;
+    expect(svc.frames(h.turnId)).toEqual({ frames, omitted: 0, live: false });
+    expect(svc.frames('never')).toBeNull();
   });
 
   it('stream:false makes one chat() call', async () => {

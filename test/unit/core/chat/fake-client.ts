@@ -1,6 +1,6 @@
 import { Aborted, ServiceError } from '../../../../src-main/core/api/errors';
 import type { ChatStream, ServiceClient } from '../../../../src-main/core/api/service';
-import type { ChatRequest, ChatResult, ChatStreamEvent } from '../../../../src-main/core/api/types';
+import type { ChatRequest, ChatResult, ChatStreamEvent, RawFrame } from '../../../../src-main/core/api/types';
 
 export class ManualClock {
   t = 1_700_000_000_000;
@@ -18,7 +18,7 @@ export interface FakeChat {
   aborted: number;
 }
 
-export function fakeClient(clock: ManualClock, script: { stream?: Step[]; chat?: ChatResult | ServiceError | 'hang'; chatAdvance?: number }): { client: ServiceClient; calls: FakeChat } {
+export function fakeClient(clock: ManualClock, script: { stream?: Step[]; frames?: RawFrame[]; chat?: ChatResult | ServiceError | 'hang'; chatAdvance?: number }): { client: ServiceClient; calls: FakeChat } {
   const calls: FakeChat = { streamCalls: [], chatCalls: [], aborted: 0 };
   const notUsed = () => {
     throw new Error('not used in chat tests');
@@ -54,6 +54,7 @@ export function fakeClient(clock: ManualClock, script: { stream?: Step[]; chat?:
       let isAborted = false;
       const steps = script.stream ?? [];
       return {
+        frames: () => ({ frames: script.frames ?? [], omitted: 0 }),
         abort() {
           if (!isAborted) calls.aborted++;
           isAborted = true;
