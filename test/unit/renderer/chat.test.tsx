@@ -202,7 +202,7 @@ describe('chat streaming', () => {
       },
       'chat.frames': { ok: true, value: { frames: [], omitted: 0, live: false, known: false } },
     });
-    t.mount();
+    await t.mount();
     await flush();
     expect(screen.getByLabelText('First bytes of the answer').textContent).toBe('{"foo":"bar"}');
     fireEvent.click(screen.getByLabelText('Show raw stream frames'));
