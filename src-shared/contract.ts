@@ -242,9 +242,12 @@ export interface TunnelStatusDTO {
   forwardTo: string | null;
   agents: TunnelAgentDTO[];
   counts: { received: number; verified: number; rejected: number; forwarded: number; failed: number };
+  /** Why the receiver cannot run now (another process writes the tunnel's data folder), or null. */
+  receiverProblem?: string | null;
 }
 
-export type VerificationResult = 'valid' | 'invalid' | 'missing' | 'expired' | 'no-secret' | 'simulated';
+/** legacy-only: accepted on the legacy signature alone (allowed by the tunnel setting; replayable). */
+export type VerificationResult = 'valid' | 'invalid' | 'missing' | 'expired' | 'no-secret' | 'simulated' | 'legacy-only';
 
 export interface DeliveryFilterDTO {
   agentId?: string;
@@ -290,6 +293,44 @@ export interface DeliveryDetailDTO extends DeliverySummaryDTO {
   rawBody: string;
   verificationDetail: string;
   forwards: ForwardResultDTO[];
+}
+
+export type RefusedReason =
+  | 'not-a-hook'
+  | 'missing-signature'
+  | 'invalid-signature'
+  | 'legacy-only'
+  | 'expired'
+  | 'no-secret'
+  | 'rate-limited'
+  | 'too-large'
+  | 'bad-request'
+  | 'storage-unavailable';
+
+/** A request the receiver refused, or one to a path that is not a hook: metadata only, never the body. */
+export interface RefusedRequestDTO {
+  id: string;
+  /** ms epoch */
+  at: number;
+  method: string;
+  path: string;
+  /** From /hooks/<agentId>; null when not a hook. */
+  agentId: string | null;
+  /** The remote address. */
+  from: string;
+  reason: RefusedReason;
+  /** The verification steps / why, in words. */
+  detail: string;
+  /** What the receiver answered. */
+  status: number;
+  /** Body bytes received (may be cut at the body limit). */
+  size: number;
+  /** sha256 (hex) of the bytes received. */
+  sha256: string;
+  /** The first <= 256 bytes as UTF-8, invalid bytes replaced. */
+  prefix: string;
+  /** As received (signature headers are not secrets). */
+  headers: Record<string, string>;
 }
 
 export interface SimulateArgs {
@@ -364,7 +405,11 @@ export interface AppSettingsDTO {
   pollIntervalSec: number;
   /** Minutes a needs-scan/unreachable state lasts before it is urgent. */
   escalateAfterMin: number;
-  tunnel: { port: number; forwardTo: string | null };
+  /**
+   * allowLegacySignature: accept deliveries signed only with the legacy header (no timestamp, so
+   * replayable); always present in settings.get, optional in a patch (absent: unchanged).
+   */
+  tunnel: { port: number; forwardTo: string | null; allowLegacySignature?: boolean };
   alertRules: AlertRulesDTO;
   /** http(s) URL every alert is POSTed to as JSON; null sends none. */
   alertWebhookUrl: string | null;
@@ -433,6 +478,8 @@ export interface Requests {
   'tunnel.export': { args: { id: string; format: 'curl' | 'fixture' }; result: ExportDTO };
   /** Downloads the file of an image/document delivery through its team's service client. */
   'tunnel.media': { args: { id: string }; result: MediaDTO };
+  /** Refused requests and requests to paths that are not hooks, newest first (default 50). */
+  'tunnel.refused': { args: { limit?: number; text?: string }; result: RefusedRequestDTO[] };
 
   'chat.startTurn': { args: { teamId: string; agentId: string; userId: string; message: string }; result: { turnId: string } };
   'chat.stopTurn': { args: { turnId: string }; result: { stopped: boolean } };
@@ -481,6 +528,7 @@ export const REQUEST_NAMES = [
   'tunnel.simulate',
   'tunnel.export',
   'tunnel.media',
+  'tunnel.refused',
   'chat.startTurn',
   'chat.stopTurn',
   'chat.transcript',
@@ -499,6 +547,7 @@ export interface Events {
   alert: AlertEventDTO;
   'tunnel.delivery': DeliverySummaryDTO;
   'tunnel.forward': ForwardResultDTO;
+  'tunnel.refused': RefusedRequestDTO;
   'chat.token': { turnId: string; token: string };
   'chat.done': { turnId: string; result: ChatResultDTO };
   'chat.error': { turnId: string; error: ErrorDTO };
@@ -516,6 +565,7 @@ export const EVENT_NAMES = [
   'alert',
   'tunnel.delivery',
   'tunnel.forward',
+  'tunnel.refused',
   'chat.token',
   'chat.done',
   'chat.error',

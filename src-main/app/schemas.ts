@@ -34,6 +34,7 @@ const settingsPatch = z
     tunnel: z.strictObject({
       port: z.number().int().min(0).max(65535),
       forwardTo: storedUrl.nullable(),
+      allowLegacySignature: z.boolean().optional(),
     }),
     alertRules,
     alertWebhookUrl: storedUrl.nullable(),
@@ -64,7 +65,7 @@ const sendArgs = z
     }
   });
 
-const verification = z.enum(['valid', 'invalid', 'missing', 'expired', 'no-secret', 'simulated']);
+const verification = z.enum(['valid', 'invalid', 'missing', 'expired', 'no-secret', 'simulated', 'legacy-only']);
 
 type Schemas = { [K in RequestName]: z.ZodType<ArgsOf<K>> };
 
@@ -146,6 +147,7 @@ export const argSchemas: Schemas = {
   }),
   'tunnel.export': z.strictObject({ id, format: z.enum(['curl', 'fixture']) }),
   'tunnel.media': z.strictObject({ id }),
+  'tunnel.refused': z.strictObject({ limit: z.number().int().min(1).max(1000).optional(), text: z.string().max(500).optional() }),
 
   'chat.startTurn': z.strictObject({ teamId: id, agentId: id, userId: id, message: z.string().trim().min(1).max(32_000) }),
   'chat.stopTurn': z.strictObject({ turnId: id }),

@@ -13,7 +13,7 @@ import { healthOfAll, healthRequests } from './health';
 import type { MediaOptions } from './media';
 import { createScope, type Scope } from './scope';
 import { serviceRequests } from './service';
-import { forwardDTO, tunnelSide } from './tunnel';
+import { forwardDTO, refusedDTO, tunnelSide } from './tunnel';
 
 /** What the shells (IPC, the browser host) listen to: every contract event. */
 export type ContractEvents = Pick<Emitter<Events>, 'onAny'>;
@@ -97,6 +97,7 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
     c.events.on('alert', (a) => feed.onAlert(a)),
     c.events.on('forward', (a) => s.publish('tunnel.forward', forwardDTO(a))),
     c.events.on('delivery', (d) => s.publish('tunnel.delivery', tunnel.summaryOf(d))),
+    c.events.on('refused', (r) => s.publish('tunnel.refused', refusedDTO(r))),
   ];
 
   return {

@@ -8,23 +8,29 @@
 // next delivery's sync (fdatasync covers every byte written before it), the lazy sync within
 // SYNC_LAZY_MS, rotation or close() make it durable. Losing the last attempt records in a machine
 // crash only means those deliveries are forwarded again (at least once, never skipped).
-// A torn last line (crash mid-write) is cut away at open.
+//
+// Storage failures never cost an acknowledged record. A failed or short write (ENOSPC, EIO) fails its
+// batch and cuts the file back to the last whole record before anything else is appended; when the
+// cut itself fails, or an fdatasync fails (the kernel may have dropped those pages), every record of
+// that segment still waiting for a sync fails too and the log rolls to a fresh segment before the
+// next append. A record answers only once it is durable, so acknowledging resumes by itself as soon as
+// a write and its sync succeed again. A torn last line (crash mid-write) is cut away at open.
+//
+// One writer per data dir (lock.ts); a reader (readOnly) loads the segments and never cuts, rolls,
+// compacts or writes: a torn last line is simply not read.
 // Bounded by deliveries / bytes / age; the oldest segment goes first, and deliveries still
-// pending in it are carried forward into the newest segment so nothing waiting is lost.
-import { writeSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promises';
+// pending in it are carried forward into the newest segment so nothing waiting is lost, as are the
+// duplicate keys (seen.ts) of the deliveries it held that are still inside the duplicate window.
+import { ftruncateSync, writeSync } from 'node:fs';
+import { open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
 import { silentLogger, type Clock, type Logger } from '../ports';
-import type {
-  DeliveryDetail,
-  DeliveryListItem,
-  ForwardAttempt,
-  ForwardState,
-  LogRecord,
-  StoredDelivery,
-  TunnelReason,
-} from './types';
+import { ensurePrivateDir, PRIVATE_FILE_MODE, privateFiles } from './private-files';
+import { forwardStateOf, isFinalStatus, parseRecord } from './records';
+import { DEFAULT_DUPLICATE_WINDOW_MS, keyOfDelivery } from './seen';
+import type { DeliveryDetail, DeliveryListItem, ForwardAttempt, ForwardState, LogRecord, SeenRecord, StoredDelivery, TunnelReason } from './types';
+
+export { isFinalStatus };
 
 export interface LogBounds {
   maxDeliveries?: number;
@@ -61,62 +67,6 @@ export interface DeliveryQuery {
   limit?: number;
   /** Cursor: only ids older than this one. */
   before?: string;
-}
-
-// Records on disk are validated loosely: a line that does not fit is skipped, never trusted.
-const verdictSchema = z.object({
-  ok: z.boolean(),
-  reason: z.string(),
-  scheme: z.enum(['v1', 'legacy', 'none']),
-  timestamp: z.number().optional(),
-  steps: z.array(z.string()),
-});
-const deliverySchema = z.object({
-  kind: z.literal('delivery'),
-  id: z.string().min(1),
-  agentId: z.string().min(1),
-  receivedAt: z.number(),
-  method: z.string(),
-  path: z.string(),
-  headers: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
-  bodyBase64: z.string(),
-  verdict: verdictSchema,
-  summary: z.object({ event: z.string().nullable(), from: z.string().nullable(), messageId: z.string().nullable(), type: z.string().nullable() }),
-  forward: z.boolean(),
-  simulated: z.boolean().optional(),
-});
-const attemptSchema = z.object({
-  kind: z.literal('attempt'),
-  id: z.string().min(1),
-  deliveryId: z.string().min(1),
-  at: z.number(),
-  url: z.string(),
-  status: z.number().int().nullable(),
-  error: z.string().nullable(),
-  latencyMs: z.number(),
-  responseBody: z.string().nullable(),
-  replay: z.enum(['as-received', 're-signed']).optional(),
-  resigned: z.boolean().optional(),
-  aheadOf: z.string().optional(),
-});
-const recordSchema = z.discriminatedUnion('kind', [deliverySchema, attemptSchema]);
-
-/** 2xx delivered; 4xx other than 408/429 is the local app's final word; anything else is retried. */
-export function isFinalStatus(status: number | null): boolean {
-  if (status === null) return false;
-  if (status >= 200 && status <= 299) return true;
-  return status >= 400 && status <= 499 && status !== 408 && status !== 429;
-}
-
-function forwardStateOf(delivery: StoredDelivery, attempts: ForwardAttempt[]): ForwardState {
-  if (!delivery.forward) return 'not-forwarded';
-  for (let i = attempts.length - 1; i >= 0; i--) {
-    const a = attempts[i]!;
-    if (a.replay) continue;
-    if (a.status !== null && a.status >= 200 && a.status <= 299) return 'delivered';
-    return isFinalStatus(a.status) ? 'rejected' : 'pending';
-  }
-  return 'pending';
 }
 
 /** Shared by every entry without attempts yet (most of them, briefly); replaced on the first one. */
@@ -184,6 +134,18 @@ export interface EventLogOptions {
   clock: Clock;
   bounds?: LogBounds;
   logger?: Logger;
+  /** Load only: no cut, no roll, no compaction, no append (the writer may be running). */
+  readOnly?: boolean;
+  /** How long duplicate keys are carried forward when a segment is dropped (seen.ts). */
+  duplicateWindowMs?: number;
+}
+
+/** An append refused because the log is read-only or closed. */
+export class LogClosedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LogClosedError';
+  }
 }
 
 export class EventLog {
@@ -209,35 +171,65 @@ export class EventLog {
   /** Written but not yet synced. */
   private dirty = false;
   private syncTimer: unknown = null;
+  /** A write could not be cut back, or a sync failed: roll to a fresh segment before the next append. */
+  private broken = false;
+  /** Segments on which an fdatasync failed: nothing more written to them counts as durable. */
+  private readonly failedSegments = new Set<number>();
+  /** Duplicate keys carried forward, per segment. */
+  private readonly seenBySegment = new Map<number, SeenRecord[]>();
+  readonly readOnly: boolean;
 
   constructor(private readonly opts: EventLogOptions) {
     this.dir = join(opts.dataDir, 'deliveries');
     this.bounds = { ...DEFAULT_BOUNDS, ...(opts.bounds ?? {}) };
     this.logger = opts.logger ?? silentLogger;
+    this.readOnly = opts.readOnly === true;
   }
 
-  /** Loads every segment (cutting a torn last line away) and opens the newest for appending. */
+  /**
+   * Loads every segment and (the writer) cuts a torn last line away, makes the files private and
+   * opens the newest for appending. A reader finds an empty log where there is no folder yet.
+   */
   async open(): Promise<void> {
     if (this.opened) return;
-    await mkdir(this.dir, { recursive: true });
-    const names = (await readdir(this.dir)).filter((n) => SEGMENT_RE.test(n)).sort();
+    let names: string[];
+    if (this.readOnly) {
+      names = await readdir(this.dir).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return [];
+        throw err;
+      });
+    } else {
+      await ensurePrivateDir(this.dir);
+      await privateFiles(this.dir);
+      names = await readdir(this.dir);
+    }
+    names = names.filter((n) => SEGMENT_RE.test(n)).sort();
     for (let i = 0; i < names.length; i++) {
       const n = Number(SEGMENT_RE.exec(names[i]!)![1]);
       await this.load(n, i === names.length - 1);
     }
     if (this.segments.length === 0) this.segments.push({ n: 1, bytes: 0, deliveries: 0, written: 0, newestAt: 0 });
-    const last = this.segments[this.segments.length - 1]!;
-    this.fh = await open(join(this.dir, segName(last.n)), 'a');
+    if (!this.readOnly) {
+      const last = this.segments[this.segments.length - 1]!;
+      this.fh = await open(join(this.dir, segName(last.n)), 'a', PRIVATE_FILE_MODE);
+    }
     this.opened = true;
-    await this.maintain();
+    if (!this.readOnly) await this.maintain();
   }
 
   private async load(n: number, isLast: boolean): Promise<void> {
     const path = join(this.dir, segName(n));
-    let buf = await readFile(path);
+    let buf: Buffer;
+    try {
+      buf = await readFile(path);
+    } catch (err) {
+      // A reader racing the writer: the segment was dropped meanwhile.
+      if (this.readOnly && (err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
     const end = buf.lastIndexOf(0x0a) + 1;
     if (end < buf.length) {
-      if (isLast) {
+      if (isLast && !this.readOnly) {
         this.logger.warn('tunnel log: cutting a torn last line', { segment: n, bytes: buf.length - end });
         const fh = await open(path, 'r+');
         try {
@@ -257,10 +249,8 @@ export class EventLog {
       const line = buf.subarray(start, nl);
       start = nl + 1;
       if (line.length === 0) continue;
-      let parsed: LogRecord;
-      try {
-        parsed = recordSchema.parse(JSON.parse(line.toString('utf8'))) as LogRecord;
-      } catch {
+      const parsed = parseRecord(line);
+      if (parsed === null) {
         this.logger.warn('tunnel log: skipping an unreadable line', { segment: n });
         continue;
       }
@@ -270,6 +260,12 @@ export class EventLog {
   }
 
   private applyRecord(rec: LogRecord, seg: Segment): void {
+    if (rec.kind === 'seen') {
+      const list = this.seenBySegment.get(seg.n);
+      if (list) list.push(rec);
+      else this.seenBySegment.set(seg.n, [rec]);
+      return;
+    }
     if (rec.kind === 'delivery') {
       const existing = this.entries.get(rec.id);
       if (existing) {
@@ -338,16 +334,20 @@ export class EventLog {
     return this.appendOne(a, durable);
   }
 
+  private notWritable(): Promise<never> {
+    return Promise.reject(new LogClosedError(this.readOnly ? 'the delivery log is open read-only' : 'the delivery log is not open'));
+  }
+
   /** One record (the hot path: one JSON.stringify, no per-record closures). */
   private appendOne(rec: LogRecord, durable: boolean): Promise<void> {
-    if (!this.opened || this.closed) return Promise.reject(new Error('the delivery log is not open'));
+    if (!this.opened || this.closed || this.readOnly) return this.notWritable();
     const p = newPending(`${JSON.stringify(rec)}\n`, rec.kind === 'delivery' ? 1 : 0, durable, rec, null);
     this.push(p);
     return p.promise;
   }
 
   private append(records: LogRecord[], durable: boolean): Promise<void> {
-    if (!this.opened || this.closed) return Promise.reject(new Error('the delivery log is not open'));
+    if (!this.opened || this.closed || this.readOnly) return this.notWritable();
     let data = '';
     let deliveries = 0;
     for (const r of records) {
@@ -397,6 +397,10 @@ export class EventLog {
         if (p.durable) durable = true;
       }
       const buf = Buffer.from(text, 'utf8');
+      if (this.broken && !(await this.roll())) {
+        for (const p of batch) p.reject(new Error('the delivery log cannot write: no fresh segment could be opened'));
+        continue;
+      }
       const seg = this.current();
       try {
         // A plain write(2) into the page cache, on this thread: cheaper than a trip through the
@@ -406,6 +410,7 @@ export class EventLog {
         while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
       } catch (err) {
         this.logger.error('tunnel log: write failed', { error: err instanceof Error ? err.message : String(err) });
+        this.cutBack(seg);
         for (const p of batch) p.reject(err);
         continue;
       }
@@ -427,19 +432,60 @@ export class EventLog {
     }
   }
 
+  /**
+   * A write failed part-way: cut the segment back to its last whole record (seg.bytes), so nothing
+   * is ever appended after torn bytes. When even that fails, roll before the next append.
+   */
+  private cutBack(seg: Segment): void {
+    try {
+      ftruncateSync(this.fh!.fd, seg.bytes);
+    } catch (err) {
+      this.logger.error('tunnel log: could not cut a failed write back; rolling to a fresh segment', { error: err instanceof Error ? err.message : String(err) });
+      this.broken = true;
+    }
+  }
+
+  /** After a failed sync or cut: a fresh segment for what follows (false when it cannot be opened). */
+  private async roll(): Promise<boolean> {
+    const next = this.current().n + 1;
+    let fh: FileHandle;
+    try {
+      fh = await open(join(this.dir, segName(next)), 'a', PRIVATE_FILE_MODE);
+    } catch (err) {
+      this.logger.error('tunnel log: no fresh segment', { error: err instanceof Error ? err.message : String(err) });
+      return false;
+    }
+    // Syncs still running on the old file settle first (as failures: see startSync).
+    await this.settleSyncs();
+    const old = this.fh;
+    this.fh = fh;
+    this.segments.push({ n: next, bytes: 0, deliveries: 0, written: 0, newestAt: 0 });
+    this.broken = false;
+    this.dirty = false;
+    await old?.close().catch(() => undefined);
+    return true;
+  }
+
   /** Syncs everything written so far, unless MAX_SYNCS are running (then the next one to end does). */
   private startSync(): void {
     if (this.unsynced.length === 0 || this.syncs.size >= MAX_SYNCS) return;
     const waiting = this.unsynced;
     this.unsynced = [];
     const writesBefore = this.writes;
+    const segment = this.current().n;
     const sync: Promise<void> = this.fh!.datasync().then(
       () => {
         if (this.writes === writesBefore) this.dirty = false;
-        for (const w of waiting) this.settle(w.p, w.seg);
+        for (const w of waiting) {
+          // A sync of this segment failed meanwhile: the kernel may have dropped pages these records share.
+          if (this.failedSegments.has(w.seg.n)) w.p.reject(new Error('an earlier sync of this segment failed'));
+          else this.settle(w.p, w.seg);
+        }
       },
       (err: unknown) => {
-        this.logger.error('tunnel log: sync failed', { error: err instanceof Error ? err.message : String(err) });
+        this.logger.error('tunnel log: sync failed; rolling to a fresh segment', { error: err instanceof Error ? err.message : String(err) });
+        this.failedSegments.add(segment);
+        this.broken = true;
         for (const w of waiting) w.p.reject(err);
       },
     );
@@ -481,7 +527,14 @@ export class EventLog {
 
   private async rotate(): Promise<void> {
     const next = this.current().n + 1;
-    const fh = await open(join(this.dir, segName(next)), 'a');
+    let fh: FileHandle;
+    try {
+      fh = await open(join(this.dir, segName(next)), 'a', PRIVATE_FILE_MODE);
+    } catch (err) {
+      // The current segment grows past its size for now; the next append tries again.
+      this.logger.error('tunnel log: could not open the next segment', { error: err instanceof Error ? err.message : String(err) });
+      return;
+    }
     const old = this.fh;
     await this.settleSyncs();
     if (this.dirty) {
@@ -494,21 +547,44 @@ export class EventLog {
     void this.maintain();
   }
 
-  /** Drops the oldest segments while over a bound; pending deliveries are carried forward first. */
+  /** Duplicate keys of the segment that are still inside the window (its own, and those it carried). */
+  private seenToCarry(segment: number, except: Set<string>): SeenRecord[] {
+    const since = this.opts.clock.now() - (this.opts.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS);
+    const out: SeenRecord[] = [];
+    for (const r of this.seenBySegment.get(segment) ?? []) if (r.at >= since) out.push(r);
+    for (const [id, e] of this.entries) {
+      const d = e.delivery;
+      if (e.segment !== segment || except.has(id) || d.receivedAt < since) continue;
+      const key = keyOfDelivery(d);
+      if (key !== null) out.push({ kind: 'seen', agentId: d.agentId, key, at: d.receivedAt });
+    }
+    return out;
+  }
+
+  /**
+   * Drops the oldest segments while over a bound; pending deliveries and duplicate keys still inside
+   * the window are carried forward (durably) first. A failed carry drops nothing.
+   */
   async maintain(): Promise<void> {
-    if (this.maintaining || !this.opened) return;
+    if (this.maintaining || !this.opened || this.readOnly) return;
     this.maintaining = true;
     try {
       while (this.segments.length > 1 && this.overBounds()) {
         const oldest = this.segments[0]!;
         const carry: LogRecord[] = [];
         const drop: string[] = [];
+        const carried = new Set<string>();
         for (const [id, e] of this.entries) {
           if (e.segment !== oldest.n) continue;
-          if (forwardStateOf(e.delivery, e.attempts) === 'pending') carry.push(e.delivery, ...e.attempts);
-          else drop.push(id);
+          if (forwardStateOf(e.delivery, e.attempts) === 'pending') {
+            carry.push(e.delivery, ...e.attempts);
+            carried.add(id);
+          } else drop.push(id);
         }
+        carry.push(...this.seenToCarry(oldest.n, carried));
         if (carry.length > 0) await this.append(carry, true);
+        this.seenBySegment.delete(oldest.n);
+        this.failedSegments.delete(oldest.n);
         for (const id of drop) this.entries.delete(id);
         if (drop.length > 0) {
           const gone = new Set(drop);
@@ -518,6 +594,8 @@ export class EventLog {
         await unlink(join(this.dir, segName(oldest.n))).catch(() => undefined);
         this.logger.info('tunnel log: dropped the oldest segment', { segment: oldest.n, deliveries: drop.length, carried: carry.length });
       }
+    } catch (err) {
+      this.logger.error('tunnel log: could not drop the oldest segment (kept for now)', { error: err instanceof Error ? err.message : String(err) });
     } finally {
       this.maintaining = false;
     }
@@ -589,6 +667,11 @@ export class EventLog {
       if (forwardStateOf(e.delivery, e.attempts) === 'pending') out.push(e.delivery);
     }
     return out;
+  }
+
+  /** Duplicate keys carried forward from dropped segments (for rebuilding the duplicate index). */
+  *seenRecords(): IterableIterator<SeenRecord> {
+    for (const list of this.seenBySegment.values()) yield* list;
   }
 
   /** Every delivery, oldest first (for rebuilding indexes). */

@@ -8,12 +8,13 @@ export const VERDICT_WORDS: Record<VerificationResult, string> = {
   expired: 'Rejected — timestamp too old',
   'no-secret': 'Unverified — no signing secret',
   simulated: 'Simulated',
+  'legacy-only': 'Verified — legacy signature only',
 };
 
 export const VERDICTS = Object.keys(VERDICT_WORDS) as VerificationResult[];
 
 export function verdictTone(v: VerificationResult): 'ok' | 'bad' | 'warn' | 'info' {
-  return v === 'valid' ? 'ok' : v === 'simulated' ? 'info' : v === 'no-secret' ? 'warn' : 'bad';
+  return v === 'valid' ? 'ok' : v === 'simulated' ? 'info' : v === 'no-secret' || v === 'legacy-only' ? 'warn' : 'bad';
 }
 
 export function forwardWords(d: Pick<DeliverySummaryDTO, 'forwardStatus'>, last?: ForwardResultDTO): string {
