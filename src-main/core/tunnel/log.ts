@@ -138,7 +138,23 @@ export interface EventLogOptions {
   readOnly?: boolean;
   /** How long duplicate keys are carried forward when a segment is dropped (seen.ts). */
   duplicateWindowMs?: number;
+  /** The file operations on the append path (tests inject failing ones). */
+  io?: Partial<LogIO>;
 }
+
+/** What the append path does to the segment file. */
+export interface LogIO {
+  /** write(2): may write less than asked, or throw (ENOSPC, EIO). */
+  write(fd: number, buf: Buffer, off: number, len: number): number;
+  truncate(fd: number, len: number): void;
+  datasync(fh: FileHandle): Promise<void>;
+}
+
+const NODE_IO: LogIO = {
+  write: (fd, buf, off, len) => writeSync(fd, buf, off, len),
+  truncate: (fd, len) => ftruncateSync(fd, len),
+  datasync: (fh) => fh.datasync(),
+};
 
 /** An append refused because the log is read-only or closed. */
 export class LogClosedError extends Error {
@@ -178,8 +194,10 @@ export class EventLog {
   /** Duplicate keys carried forward, per segment. */
   private readonly seenBySegment = new Map<number, SeenRecord[]>();
   readonly readOnly: boolean;
+  private readonly io: LogIO;
 
   constructor(private readonly opts: EventLogOptions) {
+    this.io = { ...NODE_IO, ...(opts.io ?? {}) };
     this.dir = join(opts.dataDir, 'deliveries');
     this.bounds = { ...DEFAULT_BOUNDS, ...(opts.bounds ?? {}) };
     this.logger = opts.logger ?? silentLogger;
@@ -407,7 +425,7 @@ export class EventLog {
         // thread pool (the fdatasync, which waits for the disk, still goes there).
         const fd = this.fh!.fd;
         let off = 0;
-        while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+        while (off < buf.length) off += this.io.write(fd, buf, off, buf.length - off);
       } catch (err) {
         this.logger.error('tunnel log: write failed', { error: err instanceof Error ? err.message : String(err) });
         this.cutBack(seg);
@@ -438,7 +456,7 @@ export class EventLog {
    */
   private cutBack(seg: Segment): void {
     try {
-      ftruncateSync(this.fh!.fd, seg.bytes);
+      this.io.truncate(this.fh!.fd, seg.bytes);
     } catch (err) {
       this.logger.error('tunnel log: could not cut a failed write back; rolling to a fresh segment', { error: err instanceof Error ? err.message : String(err) });
       this.broken = true;
@@ -473,7 +491,7 @@ export class EventLog {
     this.unsynced = [];
     const writesBefore = this.writes;
     const segment = this.current().n;
-    const sync: Promise<void> = this.fh!.datasync().then(
+    const sync: Promise<void> = this.io.datasync(this.fh!).then(
       () => {
         if (this.writes === writesBefore) this.dirty = false;
         for (const w of waiting) {

@@ -16,7 +16,7 @@ import { DEFAULT_TUNNEL_NAME, DELIVERY_HEADER, originalHeaders, RESIGNED_HEADER,
 import { createIdGenerator, type IdGenerator } from './ids';
 import { Ingest, type InvalidResponse } from './ingest';
 import { acquireWriterLock, LockedError, type WriterLock } from './lock';
-import { EventLog, type DeliveryQuery, type LogBounds } from './log';
+import { EventLog, type DeliveryQuery, type LogBounds, type LogIO } from './log';
 import { RefusalLimiter, type RefusalRate } from './ratelimit';
 import { createReceiver, type Answer, type Receiver, type RefusalInput } from './receiver';
 import { cappedHeaders, RefusedStore, type RefusedQuery } from './refused';
@@ -77,6 +77,8 @@ export interface TunnelOptions {
   defaultAgentId?: string;
   forward?: ForwardConfig;
   logBounds?: LogBounds;
+  /** The log's file operations (tests inject failing ones). */
+  logIO?: Partial<LogIO>;
   /** Injected transport (tests) or dispatcher for the local app. */
   transport?: Transport;
   dispatcher?: Dispatcher;
@@ -175,7 +177,7 @@ export class Tunnel {
       this.transport = t.transport;
       this.closeTransport = t.close;
     }
-    this.log = new EventLog({ dataDir: o.dataDir, clock: this.clock, bounds: o.logBounds, logger: this.logger, readOnly: this.readOnly, duplicateWindowMs: this.duplicateWindowMs });
+    this.log = new EventLog({ dataDir: o.dataDir, clock: this.clock, bounds: o.logBounds, logger: this.logger, readOnly: this.readOnly, duplicateWindowMs: this.duplicateWindowMs, ...(o.logIO ? { io: o.logIO } : {}) });
     this.refusedStore = new RefusedStore({ dataDir: o.dataDir, readOnly: this.readOnly, ...(o.maxRefused !== undefined ? { maxEntries: o.maxRefused } : {}), logger: this.logger });
   }
 
