@@ -110,7 +110,7 @@ async function takeOver(path: string, seen: LockHolder | null): Promise<boolean>
 /** Takes the writer lock of `dir` (created 0700 when missing), or throws LockedError. */
 export async function acquireWriterLock(dir: string): Promise<WriterLock> {
   const path = join(dir, LOCK_FILE);
-  if (heldHere.has(path)) throw new LockedError(dir, null);
+  if (heldHere.has(path)) throw new LockedError(dir, await readHolder(path));
   await ensurePrivateDir(dir);
   for (let attempt = 0; attempt < 20; attempt++) {
     if (await createExclusive(path)) break;
