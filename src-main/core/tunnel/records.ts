@@ -39,8 +39,7 @@ const attemptSchema = z.object({
   resigned: z.boolean().optional(),
   aheadOf: z.string().optional(),
 });
-const seenSchema = z.object({ kind: z.literal('seen'), agentId: z.string().min(1), key: z.string().min(1), at: z.number() });
-const recordSchema = z.discriminatedUnion('kind', [deliverySchema, attemptSchema, seenSchema]);
+const recordSchema = z.discriminatedUnion('kind', [deliverySchema, attemptSchema]);
 
 /** One line of a segment, or null when it does not hold a record. */
 export function parseRecord(line: Buffer): LogRecord | null {

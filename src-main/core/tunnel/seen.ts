@@ -1,19 +1,28 @@
 // Deliveries already received per agent, for the `duplicate` verdict. A delivery is known by its
 // message.id, or, without one, by a hash of its signature header and body (an exact replay).
-// Keys are kept for the duplicate window: at least the v1 tolerance plus the service's retry horizon
-// (ASSUMPTION A-RETRY: 5 tries 10 s apart at most, after 1, 2, 4, 8 s of back-off: 65 s), so a retry
-// or a replay inside the signature's validity is always caught. The index is rebuilt at open from
-// the log's deliveries and its `seen` records (which the log carries forward when it drops a
-// segment), so it survives restarts and rotation. A check-and-claim is synchronous, so two
+// Keys are kept for the duplicate window: at least twice the v1 tolerance (a timestamp is good from
+// `tolerance` before to `tolerance` after) plus the service's retry horizon (ASSUMPTION A-RETRY: 5
+// tries, 10 s each at most, after 1, 2, 4, 8 s of back-off: 65 s), so a retry or a replay inside the
+// signature's validity is always caught. The index is rebuilt at open from the log's deliveries and
+// the seen file (<dataDir>/seen.jsonl), where the keys of deliveries leave for when the log drops
+// their segment; so it survives restarts and rotation. A check-and-claim is synchronous, so two
 // concurrent retries of one message cannot both pass.
+import { open, readFile, rename, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { DEFAULT_TOLERANCE_SEC } from '../signature';
+import { PRIVATE_FILE_MODE } from './private-files';
 import type { SeenRecord, StoredDelivery } from './types';
 
 /** The service's retry horizon in seconds (ASSUMPTION A-RETRY). */
 export const RETRY_HORIZON_SEC = 5 * 10 + 1 + 2 + 4 + 8;
-/** Default duplicate window: one hour, well past the tolerance plus the retry horizon. */
-export const DEFAULT_DUPLICATE_WINDOW_MS = 3600_000;
+/** Default duplicate window: 15 minutes, past twice the default tolerance plus the retry horizon. */
+export const DEFAULT_DUPLICATE_WINDOW_MS = 15 * 60_000;
+/**
+ * Keys held at most (the oldest go first beyond it): a bound on memory that only a sustained
+ * rate of several hundred deliveries a second for the whole window reaches.
+ */
+export const MAX_SEEN_KEYS = 500_000;
 
 /** The shortest window that still catches every retry and replay of a valid signature. */
 export function minDuplicateWindowMs(toleranceSec = DEFAULT_TOLERANCE_SEC): number {
@@ -46,7 +55,7 @@ export class SeenIndex {
 
   constructor(readonly windowMs: number = DEFAULT_DUPLICATE_WINDOW_MS) {}
 
-  /** From the log at open: accepted deliveries and carried-forward keys, oldest first. */
+  /** From the log at open: accepted deliveries and the seen file's keys, oldest first. */
   static rebuild(windowMs: number, nowMs: number, deliveries: Iterable<StoredDelivery>, carried: Iterable<SeenRecord>): SeenIndex {
     const index = new SeenIndex(windowMs);
     const since = nowMs - windowMs;
@@ -72,6 +81,7 @@ export class SeenIndex {
       return false;
     }
     this.seen.set(k, { at: nowMs, repeats: 0 });
+    if (this.seen.size > MAX_SEEN_KEYS) this.seen.delete(this.seen.keys().next().value!);
     return true;
   }
 
@@ -99,5 +109,74 @@ export class SeenIndex {
       if (s.at >= since) break;
       this.seen.delete(k);
     }
+  }
+}
+
+const SEEN_FILE = 'seen.jsonl';
+/** The seen file is rewritten with only its live keys once it holds this many lines more than them. */
+const COMPACT_SLACK = 10_000;
+
+/**
+ * The keys of deliveries that left the log, for the duplicate window (the writer's; see the top of
+ * this file). keep() is durable before it resolves: the log drops a segment only after.
+ */
+export class SeenFile {
+  readonly path: string;
+  private live: SeenRecord[] = [];
+  private lines = 0;
+
+  constructor(
+    dataDir: string,
+    private readonly windowMs: number,
+  ) {
+    this.path = join(dataDir, SEEN_FILE);
+  }
+
+  /** Loads the keys still inside the window (a missing or torn file gives what it has). */
+  async open(nowMs: number): Promise<SeenRecord[]> {
+    const text = await readFile(this.path, 'utf8').catch(() => '');
+    const since = nowMs - this.windowMs;
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      this.lines++;
+      try {
+        const r = JSON.parse(line) as Partial<SeenRecord>;
+        if (typeof r.agentId === 'string' && typeof r.key === 'string' && typeof r.at === 'number' && r.at >= since) this.live.push({ agentId: r.agentId, key: r.key, at: r.at });
+      } catch {
+        // a torn last line: skipped
+      }
+    }
+    return this.live;
+  }
+
+  /** Keeps the keys of accepted deliveries received inside the window, durably. */
+  async keep(deliveries: StoredDelivery[], nowMs: number): Promise<void> {
+    const since = nowMs - this.windowMs;
+    const add: SeenRecord[] = [];
+    for (const d of deliveries) {
+      if (d.receivedAt < since) continue;
+      const key = keyOfDelivery(d);
+      if (key !== null) add.push({ agentId: d.agentId, key, at: d.receivedAt });
+    }
+    if (add.length === 0) return;
+    this.live = this.live.filter((r) => r.at >= since);
+    this.live.push(...add);
+    if (this.lines + add.length > this.live.length + COMPACT_SLACK) return this.rewrite();
+    const fh = await open(this.path, 'a', PRIVATE_FILE_MODE);
+    try {
+      await fh.writeFile(add.map((r) => `${JSON.stringify(r)}\n`).join(''));
+      await fh.datasync();
+    } finally {
+      await fh.close();
+    }
+    this.lines += add.length;
+  }
+
+  /** Only the live keys, written aside, synced, then renamed over the file. */
+  private async rewrite(): Promise<void> {
+    const tmp = `${this.path}.tmp`;
+    await writeFile(tmp, this.live.map((r) => `${JSON.stringify(r)}\n`).join(''), { mode: PRIVATE_FILE_MODE, flush: true });
+    await rename(tmp, this.path);
+    this.lines = this.live.length;
   }
 }

@@ -21,7 +21,7 @@ import { RefusalLimiter, type RefusalRate } from './ratelimit';
 import { createReceiver, type Answer, type Receiver, type RefusalInput } from './receiver';
 import { cappedHeaders, RefusedStore, type RefusedQuery } from './refused';
 import { replayDelivery, type ReplayOptions } from './replay';
-import { DEFAULT_DUPLICATE_WINDOW_MS, minDuplicateWindowMs, SeenIndex } from './seen';
+import { DEFAULT_DUPLICATE_WINDOW_MS, minDuplicateWindowMs, SeenFile, SeenIndex } from './seen';
 import { composeInboundEvent, signedRequest, type SimulateInput } from './simulate';
 import { createUndiciTransport, type Transport } from './transport';
 import type { DeliveryDetail, DeliveryListItem, ForwardAttempt, RefusedRequest, StoredDelivery } from './types';
@@ -150,6 +150,7 @@ export class Tunnel {
   private lock: WriterLock | null = null;
   private opening: Promise<void> | null = null;
   private seen = new SeenIndex();
+  private readonly seenFile: SeenFile;
   private forwarder: Forwarder | null = null;
   private ingest: Ingest | null = null;
   private receiver: Receiver | null = null;
@@ -177,7 +178,17 @@ export class Tunnel {
       this.transport = t.transport;
       this.closeTransport = t.close;
     }
-    this.log = new EventLog({ dataDir: o.dataDir, clock: this.clock, bounds: o.logBounds, logger: this.logger, readOnly: this.readOnly, duplicateWindowMs: this.duplicateWindowMs, ...(o.logIO ? { io: o.logIO } : {}) });
+    this.seenFile = new SeenFile(o.dataDir, this.duplicateWindowMs);
+    this.log = new EventLog({
+      dataDir: o.dataDir,
+      clock: this.clock,
+      bounds: o.logBounds,
+      logger: this.logger,
+      readOnly: this.readOnly,
+      // The duplicate keys of deliveries leaving the log are kept for the duplicate window first.
+      beforeDrop: (deliveries) => this.seenFile.keep(deliveries, this.clock.now()),
+      ...(o.logIO ? { io: o.logIO } : {}),
+    });
     this.refusedStore = new RefusedStore({ dataDir: o.dataDir, readOnly: this.readOnly, ...(o.maxRefused !== undefined ? { maxEntries: o.maxRefused } : {}), logger: this.logger });
   }
 
@@ -211,7 +222,9 @@ export class Tunnel {
       if (err instanceof LockedError) throw new TunnelError('locked', err.message);
       throw err;
     }
+    let kept;
     try {
+      kept = await this.seenFile.open(this.clock.now());
       await this.log.open();
       await this.refusedStore.open();
     } catch (err) {
@@ -220,7 +233,7 @@ export class Tunnel {
       this.lock = null;
       throw err;
     }
-    this.seen = SeenIndex.rebuild(this.duplicateWindowMs, this.clock.now(), this.log.all(), this.log.seenRecords());
+    this.seen = SeenIndex.rebuild(this.duplicateWindowMs, this.clock.now(), this.log.all(), kept);
     this.ingest = new Ingest({
       log: this.log,
       seen: this.seen,

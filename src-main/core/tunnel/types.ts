@@ -80,10 +80,9 @@ export interface ForwardAttempt {
 
 /**
  * A delivery already received, kept for duplicate detection after its delivery record left the log
- * (the log carries these forward when it drops a segment, for the duplicate window).
+ * (seen.ts: the seen file).
  */
 export interface SeenRecord {
-  kind: 'seen';
   agentId: string;
   /** message.id, or for a delivery without one a hash of its signature and body (seen.ts). */
   key: string;
@@ -91,7 +90,7 @@ export interface SeenRecord {
   at: number;
 }
 
-export type LogRecord = StoredDelivery | ForwardAttempt | SeenRecord;
+export type LogRecord = StoredDelivery | ForwardAttempt;
 
 /** Why the receiver refused a request (or why it was not a hook at all). */
 export const REFUSED_REASONS = [

@@ -50,11 +50,11 @@ function shortWriteThenFull() {
   let armed = false;
   let wrotePart = false;
   const io: Partial<LogIO> = {
-    write: (fd, buf, off, len) => {
-      if (!armed) return writeSync(fd, buf, off, len);
+    write: (fd, buf, off, len, position) => {
+      if (!armed) return writeSync(fd, buf, off, len, position);
       if (!wrotePart) {
         wrotePart = true;
-        return writeSync(fd, buf, off, Math.max(1, Math.floor(len / 2)));
+        return writeSync(fd, buf, off, Math.max(1, Math.floor(len / 2)), position);
       }
       armed = false;
       wrotePart = false;
@@ -64,8 +64,9 @@ function shortWriteThenFull() {
   return { io, arm: () => (armed = true) };
 }
 
+/** A segment's records: its lines up to the zero padding. */
 async function lines(path: string): Promise<string[]> {
-  return (await readFile(path, 'utf8')).split('\n').filter((l) => l !== '');
+  return (await readFile(path, 'utf8')).split('\0')[0]!.split('\n').filter((l) => l !== '');
 }
 
 describe('EventLog under storage failure (injected file system)', () => {
@@ -132,14 +133,52 @@ describe('EventLog under storage failure (injected file system)', () => {
   });
 });
 
+describe('segments zero-filled ahead of the writes', () => {
+  it('a crash leaves the padding (and maybe a torn record in it): the records are read exactly, the writer continues after them', async () => {
+    const d = await dir();
+    const clock = new FakeClock(NOW);
+    const log = new EventLog({ dataDir: d, clock });
+    await log.open();
+    await log.appendDelivery(delivery('A'));
+    await log.appendDelivery(delivery('B'));
+    const seg = log.segmentFiles()[0]!;
+    // What a SIGKILL now would leave: the records, then zeros (the file is zero-filled ahead).
+    const onDisk = await readFile(seg);
+    const records = onDisk.indexOf(0);
+    expect(records).toBeGreaterThan(0);
+    expect(onDisk.length).toBeGreaterThan(records);
+    expect(onDisk.subarray(records).every((b) => b === 0)).toBe(true);
+    // A reader meanwhile sees exactly the two records.
+    const reader = new EventLog({ dataDir: d, clock, readOnly: true });
+    await reader.open();
+    expect([...reader.all()].map((x) => x.id)).toEqual(['A', 'B']);
+    await reader.close();
+    await log.close();
+    // The crash image, with half a record written into the padding.
+    const crashed = join(await dir(), 'deliveries');
+    await mkdir(crashed, { recursive: true });
+    const torn = Buffer.from('{"kind":"delivery","id":"C","agentId":"a1","rec');
+    const image = Buffer.concat([onDisk.subarray(0, records), torn, onDisk.subarray(records + torn.length)]);
+    await writeFile(join(crashed, 'seg-000000000001.jsonl'), image);
+    const again = new EventLog({ dataDir: join(crashed, '..'), clock });
+    await again.open();
+    expect([...again.all()].map((x) => x.id)).toEqual(['A', 'B']);
+    await again.appendDelivery(delivery('D'));
+    await again.close();
+    const after = await readFile(join(crashed, 'seg-000000000001.jsonl'), 'utf8');
+    expect(after.includes('\0')).toBe(false);
+    expect(after.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(['A', 'B', 'D']);
+  });
+});
+
 describe('the receiver while storage fails', () => {
   it('answers 503 (kept as storage-unavailable), then 200 again once a record is durable; every 200 survives a restart', async () => {
     const d = await dir();
     let full = false;
     const io: Partial<LogIO> = {
-      write: (fd, buf, off, len) => {
-        if (!full) return writeSync(fd, buf, off, len);
-        writeSync(fd, buf, off, Math.floor(len / 3));
+      write: (fd, buf, off, len, position) => {
+        if (!full) return writeSync(fd, buf, off, len, position);
+        writeSync(fd, buf, off, Math.floor(len / 3), position);
         throw errno('ENOSPC');
       },
     };
