@@ -7,8 +7,12 @@
 // (the baseline first on even rounds, ours first on odd ones); the figures are the medians.
 // A delivery is done when the local app has it; latency runs from the client's send to the local
 // app's receipt (epoch clocks of two processes on one machine).
+// Every acknowledgement waits for an fdatasync, so the disk's flush latency bounds ours (16 clients
+// each waiting for one) while the baseline never touches the disk: each line reports the machine's
+// load and an fdatasync probe in the same data folder, to read the ratio against.
+import { fdatasyncSync, openSync, closeSync, writeSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { signDelivery } from '../../src-main/core/signature';
@@ -44,6 +48,11 @@ export interface TunnelBenchResult {
   /** Every round's figure, for judging the spread on a shared machine. */
   oursRoundsPerSec: number[];
   baselineRoundsPerSec: number[];
+  /** 1-minute load average when the case ended (2 cores here). */
+  loadAvg1m: number;
+  /** fdatasync of 16 KiB written inside a zero-filled file, in the data folder, before the case. */
+  fdatasyncP50Ms: number;
+  fdatasyncP99Ms: number;
 }
 
 interface Payload {
@@ -70,6 +79,28 @@ function percentile(sorted: number[], p: number): number {
 }
 
 const nowMs = () => performance.timeOrigin + performance.now();
+
+/** The disk's flush latency where the log lives: 200 fdatasyncs of 16 KiB written in place. */
+function fsyncProbe(dir: string): { p50: number; p99: number } {
+  const fd = openSync(join(dir, 'probe'), 'w+');
+  try {
+    const zeros = Buffer.alloc(4 * 1024 * 1024);
+    writeSync(fd, zeros, 0, zeros.length, 0);
+    fdatasyncSync(fd);
+    const chunk = Buffer.alloc(16 * 1024, 0x61);
+    const lat: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      writeSync(fd, chunk, 0, chunk.length, (i * chunk.length) % zeros.length);
+      const t = performance.now();
+      fdatasyncSync(fd);
+      lat.push(performance.now() - t);
+    }
+    lat.sort((a, b) => a - b);
+    return { p50: percentile(lat, 50), p99: percentile(lat, 99) };
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** The local app's arrivals since the last report (epoch ms per message id). */
 async function arrivals(app: Child): Promise<Map<string, number>> {
@@ -108,7 +139,8 @@ async function drive(url: (p: Payload) => string, list: Payload[], app: Child): 
   return { perSec: (list.length / (last - started)) * 1000, p50: percentile(lat, 50), p99: percentile(lat, 99) };
 }
 
-async function measure(agents: number, app: Child, proxyUrl: string, tunnelUrl: string): Promise<TunnelBenchResult> {
+async function measure(agents: number, app: Child, proxyUrl: string, tunnelUrl: string, dataDir: string): Promise<TunnelBenchResult> {
+  const probe = fsyncProbe(dataDir);
   const toBase = () => `${proxyUrl}/webhook`;
   const toOurs = (p: Payload) => `${tunnelUrl}/hooks/${p.agentId}`;
   for (let w = 0; w < 2; w++) {
@@ -151,6 +183,9 @@ async function measure(agents: number, app: Child, proxyUrl: string, tunnelUrl: 
     rounds: ROUNDS,
     oursRoundsPerSec: ours.map((x) => Math.round(x.perSec)),
     baselineRoundsPerSec: base.map((x) => Math.round(x.perSec)),
+    loadAvg1m: r2(loadavg()[0]!),
+    fdatasyncP50Ms: r2(probe.p50),
+    fdatasyncP99Ms: r2(probe.p99),
   };
 }
 
@@ -169,7 +204,7 @@ export async function run(): Promise<TunnelBenchResult[]> {
     const proxy = await start('proxy-child.ts', { target: app.url });
     const tunnel = await start('tunnel-child.ts', { target: app.url, dataDir, secret: SECRET });
     const out: TunnelBenchResult[] = [];
-    for (const agents of CASES) out.push(await measure(agents, app.child, proxy.url, tunnel.url));
+    for (const agents of CASES) out.push(await measure(agents, app.child, proxy.url, tunnel.url, dataDir));
     return out;
   } finally {
     await Promise.all(children.map((c) => c.kill()));

@@ -113,8 +113,8 @@ export class Ingest {
       verdict,
       summary,
       forward: verdict.ok && this.o.hasTarget(input.agentId),
-      ...(input.simulated ? { simulated: true } : {}),
     };
+    if (input.simulated) delivery.simulated = true;
     try {
       await this.o.log.appendDelivery(delivery);
     } catch (err) {

@@ -119,10 +119,14 @@ function isLoopbackAddress(a: string): boolean {
 export function sourceOf(socket: Socket | undefined, headers: HeaderMap): string {
   const raw = socket?.remoteAddress ?? '';
   const remote = raw.startsWith('::ffff:') ? raw.slice(7) : raw;
-  if (!isLoopbackAddress(remote)) return remote || 'unknown';
   const xff = headers['x-forwarded-for'];
-  const hops = (Array.isArray(xff) ? xff.join(',') : (xff ?? '')).split(',').map((s) => s.trim()).filter((s) => s !== '');
-  return hops.at(-1) ?? remote;
+  if (xff === undefined || !isLoopbackAddress(remote)) return remote || 'unknown';
+  const hops = (Array.isArray(xff) ? xff.join(',') : xff).split(',');
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = hops[i]!.trim();
+    if (hop !== '') return hop;
+  }
+  return remote;
 }
 
 /** The size, sha256 and first bytes of a body as it streams past (nothing more is kept). */

@@ -52,6 +52,8 @@ interface Seen {
 export class SeenIndex {
   /** `agentId \0 key` → when first seen; insertion order is (about) time order. */
   private readonly seen = new Map<string, Seen>();
+  /** When the first (oldest) key was seen, or at most that: nothing to prune before it expires. */
+  private firstAt = Infinity;
 
   constructor(readonly windowMs: number = DEFAULT_DUPLICATE_WINDOW_MS) {}
 
@@ -80,6 +82,7 @@ export class SeenIndex {
       s.repeats++;
       return false;
     }
+    if (this.seen.size === 0) this.firstAt = nowMs;
     this.seen.set(k, { at: nowMs, repeats: 0 });
     if (this.seen.size > MAX_SEEN_KEYS) this.seen.delete(this.seen.keys().next().value!);
     return true;
@@ -105,8 +108,13 @@ export class SeenIndex {
   /** Drops keys older than the window (they sit at the front: insertion order is time order). */
   private prune(nowMs: number): void {
     const since = nowMs - this.windowMs;
+    if (this.firstAt >= since) return;
+    this.firstAt = Infinity;
     for (const [k, s] of this.seen) {
-      if (s.at >= since) break;
+      if (s.at >= since) {
+        this.firstAt = s.at;
+        break;
+      }
       this.seen.delete(k);
     }
   }
