@@ -514,23 +514,34 @@ export class EventLog {
 
   /** After a failed sync or cut: a fresh segment for what follows (false when it cannot be opened). */
   private async roll(): Promise<boolean> {
+    if (!(await this.nextSegment())) return false;
+    this.broken = false;
+    return true;
+  }
+
+  /**
+   * Moves the writes to a new segment: syncs still running settle, what was written is synced, the
+   * old segment loses its padding and is closed. False (nothing changed) when the new one cannot be opened.
+   */
+  private async nextSegment(): Promise<boolean> {
     const next = this.current().n + 1;
     let fh: FileHandle;
     try {
       fh = await this.openSegment(next);
     } catch (err) {
-      this.logger.error('tunnel log: no fresh segment', { error: err instanceof Error ? err.message : String(err) });
+      this.logger.error('tunnel log: could not open a new segment', { segment: next, error: err instanceof Error ? err.message : String(err) });
       return false;
     }
-    // Syncs still running on the old file settle first (as failures: see startSync).
     await this.settleSyncs();
+    if (this.dirty) {
+      await this.fh?.datasync().catch((err: unknown) => this.logger.error('tunnel log: sync failed', { error: err instanceof Error ? err.message : String(err) }));
+      this.dirty = false;
+    }
     await this.retire(this.current());
     this.fh = fh;
     this.segments.push({ n: next, bytes: 0, deliveries: 0, written: 0, newestAt: 0 });
     this.fileSize = 0;
     this.noPreallocateUntil = 0;
-    this.broken = false;
-    this.dirty = false;
     return true;
   }
 
@@ -608,27 +619,9 @@ export class EventLog {
     await old.close().catch(() => undefined);
   }
 
+  /** The current segment is full: the next one (when it cannot be opened, the current one grows for now). */
   private async rotate(): Promise<void> {
-    const next = this.current().n + 1;
-    let fh: FileHandle;
-    try {
-      fh = await this.openSegment(next);
-    } catch (err) {
-      // The current segment grows past its size for now; the next append tries again.
-      this.logger.error('tunnel log: could not open the next segment', { error: err instanceof Error ? err.message : String(err) });
-      return;
-    }
-    await this.settleSyncs();
-    if (this.dirty) {
-      await this.fh?.datasync().catch((err: unknown) => this.logger.error('tunnel log: sync failed', { error: err instanceof Error ? err.message : String(err) }));
-      this.dirty = false;
-    }
-    await this.retire(this.current());
-    this.fh = fh;
-    this.segments.push({ n: next, bytes: 0, deliveries: 0, written: 0, newestAt: 0 });
-    this.fileSize = 0;
-    this.noPreallocateUntil = 0;
-    void this.maintain();
+    if (await this.nextSegment()) void this.maintain();
   }
 
   /**
