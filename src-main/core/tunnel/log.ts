@@ -32,10 +32,12 @@ import { open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promis
 import { join } from 'node:path';
 import { silentLogger, type Clock, type Logger } from '../ports';
 import { ensurePrivateDir, PRIVATE_FILE_MODE, privateFiles } from './private-files';
+import { LogIndex, type DeliveryQuery } from './log-index';
 import { forwardStateOf, isFinalStatus, parseRecord } from './records';
-import type { DeliveryDetail, DeliveryListItem, ForwardAttempt, ForwardState, LogRecord, StoredDelivery, TunnelReason } from './types';
+import type { DeliveryDetail, DeliveryListItem, ForwardAttempt, ForwardState, LogRecord, StoredDelivery } from './types';
 
 export { isFinalStatus };
+export type { DeliveryQuery };
 
 export interface LogBounds {
   maxDeliveries?: number;
@@ -54,34 +56,6 @@ const DEFAULT_BOUNDS: Required<LogBounds> = {
   segmentBytes: 8 * 1024 * 1024,
   segmentDeliveries: 1_000,
 };
-
-export interface DeliveryQuery {
-  agentId?: string;
-  /** A reason (`verified`, `duplicate`, …), or `ok` / `invalid`. */
-  verdict?: TunnelReason | 'ok' | 'invalid';
-  from?: string;
-  type?: string;
-  /** ms since epoch, inclusive */
-  since?: number;
-  /** ms since epoch, exclusive */
-  until?: number;
-  /** Case-insensitive substring of the body. */
-  text?: string;
-  forwardState?: ForwardState;
-  /** Page size; default 50, at most 1000. */
-  limit?: number;
-  /** Cursor: only ids older than this one. */
-  before?: string;
-}
-
-/** Shared by every entry without attempts yet (most of them, briefly); replaced on the first one. */
-const NO_ATTEMPTS: ForwardAttempt[] = [];
-
-interface Entry {
-  delivery: StoredDelivery;
-  attempts: ForwardAttempt[];
-  segment: number;
-}
 
 interface Segment {
   n: number;
@@ -175,9 +149,7 @@ export class EventLog {
   readonly dir: string;
   private readonly bounds: Required<LogBounds>;
   private readonly logger: Logger;
-  private readonly entries = new Map<string, Entry>();
-  /** Delivery ids, oldest first. */
-  private order: string[] = [];
+  private readonly index = new LogIndex();
   private segments: Segment[] = [];
   private fh: FileHandle | null = null;
   /** Appended, not yet written. */
@@ -292,50 +264,15 @@ export class EventLog {
     }
   }
 
+  /** Takes a record into the index and keeps the segments' counts. */
   private applyRecord(rec: LogRecord, seg: Segment): void {
+    const moved = this.index.apply(rec, seg.n);
+    if (moved === undefined) return;
     if (rec.kind === 'delivery') {
-      const existing = this.entries.get(rec.id);
-      if (existing) {
-        // A pending delivery carried forward: it now lives in the newer segment.
-        this.segmentOf(existing.segment).deliveries--;
-        existing.segment = seg.n;
-      } else {
-        this.entries.set(rec.id, { delivery: rec, attempts: NO_ATTEMPTS, segment: seg.n });
-        this.insertOrdered(rec.id);
-      }
+      if (moved !== null) this.segmentOf(moved).deliveries--;
       seg.deliveries++;
       seg.newestAt = Math.max(seg.newestAt, rec.receivedAt);
-      return;
-    }
-    const entry = this.entries.get(rec.deliveryId);
-    if (!entry) return;
-    if (entry.attempts === NO_ATTEMPTS) {
-      entry.attempts = [rec];
-      seg.newestAt = Math.max(seg.newestAt, rec.at);
-      return;
-    }
-    // A carried-forward pending delivery repeats its attempts in the newer segment.
-    for (const a of entry.attempts) if (a.id === rec.id) return;
-    const at = entry.attempts.findIndex((a) => a.at > rec.at);
-    if (at < 0) entry.attempts.push(rec);
-    else entry.attempts.splice(at, 0, rec);
-    seg.newestAt = Math.max(seg.newestAt, rec.at);
-  }
-
-  private insertOrdered(id: string): void {
-    const o = this.order;
-    if (o.length === 0 || o[o.length - 1]! < id) {
-      o.push(id);
-      return;
-    }
-    let lo = 0;
-    let hi = o.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (o[mid]! < id) lo = mid + 1;
-      else hi = mid;
-    }
-    o.splice(lo, 0, id);
+    } else seg.newestAt = Math.max(seg.newestAt, rec.at);
   }
 
   private segmentOf(n: number): Segment {
@@ -348,7 +285,7 @@ export class EventLog {
 
   /** Appends a delivery; resolves once it is on disk (fdatasync). */
   appendDelivery(d: StoredDelivery): Promise<void> {
-    if (this.entries.has(d.id)) return Promise.reject(new Error(`delivery ${d.id} already exists`));
+    if (this.index.entries.has(d.id)) return Promise.reject(new Error(`delivery ${d.id} already exists`));
     return this.appendOne(d, true);
   }
 
@@ -357,7 +294,7 @@ export class EventLog {
    * of this file); durable: resolves once it is written and synced.
    */
   appendAttempt(a: ForwardAttempt, durable = false): Promise<void> {
-    if (!this.entries.has(a.deliveryId)) return Promise.reject(new Error(`unknown delivery ${a.deliveryId}`));
+    if (!this.index.entries.has(a.deliveryId)) return Promise.reject(new Error(`unknown delivery ${a.deliveryId}`));
     if (durable) return this.appendOne(a, true);
     if (!this.opened || this.closed || this.readOnly) return this.notWritable();
     this.applyRecord(a, this.current());
@@ -637,7 +574,7 @@ export class EventLog {
         const carry: LogRecord[] = [];
         const drop: string[] = [];
         const leaving: StoredDelivery[] = [];
-        for (const [id, e] of this.entries) {
+        for (const [id, e] of this.index.entries) {
           if (e.segment !== oldest.n) continue;
           if (forwardStateOf(e.delivery, e.attempts) === 'pending') carry.push(e.delivery, ...e.attempts);
           else {
@@ -648,11 +585,7 @@ export class EventLog {
         if (carry.length > 0) await this.append(carry, true);
         if (this.opts.beforeDrop) await this.opts.beforeDrop(leaving);
         this.failedSegments.delete(oldest.n);
-        for (const id of drop) this.entries.delete(id);
-        if (drop.length > 0) {
-          const gone = new Set(drop);
-          this.order = this.order.filter((id) => !gone.has(id));
-        }
+        this.index.drop(drop);
         this.segments.shift();
         await unlink(join(this.dir, segName(oldest.n))).catch(() => undefined);
         this.logger.info('tunnel log: dropped the oldest segment', { segment: oldest.n, deliveries: drop.length, carried: carry.length });
@@ -668,7 +601,7 @@ export class EventLog {
     const bytes = this.segments.reduce((s, x) => s + x.bytes, 0);
     const oldest = this.segments[0]!;
     return (
-      this.entries.size > this.bounds.maxDeliveries ||
+      this.index.entries.size > this.bounds.maxDeliveries ||
       bytes > this.bounds.maxBytes ||
       (oldest.newestAt > 0 && oldest.newestAt < this.opts.clock.now() - this.bounds.maxAgeMs)
     );
@@ -696,85 +629,43 @@ export class EventLog {
   }
 
   has(id: string): boolean {
-    return this.entries.has(id);
+    return this.index.entries.has(id);
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.index.entries.size;
   }
 
   get(id: string): DeliveryDetail | undefined {
-    const e = this.entries.get(id);
-    if (!e) return undefined;
-    return { ...e.delivery, attempts: [...e.attempts], forwardState: forwardStateOf(e.delivery, e.attempts) };
+    return this.index.get(id);
   }
 
   body(id: string): Buffer | undefined {
-    const e = this.entries.get(id);
-    return e ? Buffer.from(e.delivery.bodyBase64, 'base64') : undefined;
+    return this.index.body(id);
   }
 
   /** The delivery when it still waits to be forwarded (no copy; for the forwarder). */
   pendingDelivery(id: string): StoredDelivery | undefined {
-    const e = this.entries.get(id);
-    return e && forwardStateOf(e.delivery, e.attempts) === 'pending' ? e.delivery : undefined;
+    return this.index.pendingDelivery(id);
   }
 
   forwardState(id: string): ForwardState | undefined {
-    const e = this.entries.get(id);
-    return e ? forwardStateOf(e.delivery, e.attempts) : undefined;
+    return this.index.forwardState(id);
   }
 
   /** Pending deliveries, oldest first. */
   pending(): StoredDelivery[] {
-    const out: StoredDelivery[] = [];
-    for (const id of this.order) {
-      const e = this.entries.get(id)!;
-      if (forwardStateOf(e.delivery, e.attempts) === 'pending') out.push(e.delivery);
-    }
-    return out;
+    return this.index.pending();
   }
 
   /** Every delivery, oldest first (for rebuilding indexes). */
-  *all(): IterableIterator<StoredDelivery> {
-    for (const id of this.order) yield this.entries.get(id)!.delivery;
+  all(): IterableIterator<StoredDelivery> {
+    return this.index.all();
   }
 
   /** Newest first. */
   list(q: DeliveryQuery = {}): DeliveryListItem[] {
-    const limit = Math.min(Math.max(1, q.limit ?? 50), 1000);
-    const text = q.text?.toLowerCase();
-    const out: DeliveryListItem[] = [];
-    for (let i = this.order.length - 1; i >= 0 && out.length < limit; i--) {
-      const id = this.order[i]!;
-      if (q.before !== undefined && id >= q.before) continue;
-      const { delivery: d, attempts } = this.entries.get(id)!;
-      if (q.agentId !== undefined && d.agentId !== q.agentId) continue;
-      if (q.verdict !== undefined) {
-        if (q.verdict === 'ok' ? !d.verdict.ok : q.verdict === 'invalid' ? d.verdict.ok : d.verdict.reason !== q.verdict) continue;
-      }
-      if (q.from !== undefined && d.summary.from !== q.from.replace(/^\+/, '')) continue;
-      if (q.type !== undefined && d.summary.type !== q.type) continue;
-      if (q.since !== undefined && d.receivedAt < q.since) continue;
-      if (q.until !== undefined && d.receivedAt >= q.until) continue;
-      const state = forwardStateOf(d, attempts);
-      if (q.forwardState !== undefined && state !== q.forwardState) continue;
-      if (text !== undefined && !Buffer.from(d.bodyBase64, 'base64').toString('utf8').toLowerCase().includes(text)) continue;
-      const last = attempts.filter((a) => !a.replay).at(-1);
-      out.push({
-        id,
-        agentId: d.agentId,
-        receivedAt: d.receivedAt,
-        verdict: { ok: d.verdict.ok, reason: d.verdict.reason, scheme: d.verdict.scheme },
-        summary: d.summary,
-        bytes: Math.floor((d.bodyBase64.length * 3) / 4) - (d.bodyBase64.endsWith('==') ? 2 : d.bodyBase64.endsWith('=') ? 1 : 0),
-        simulated: d.simulated === true,
-        forwardState: state,
-        attempts: attempts.length,
-        lastStatus: last?.status ?? null,
-      });
-    }
-    return out;
+    return this.index.list(q);
   }
 
   /** For tests and the inspector: the segment files currently on disk. */
