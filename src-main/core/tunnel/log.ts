@@ -1,7 +1,7 @@
 // The durable, append-only event log: JSONL segment files under <dataDir>/deliveries.
 // Writes are serialized (the file keeps the order of appends) and made on the main thread with
 // write(2) (it only reaches the page cache; fdatasync, which waits for the disk, runs in the thread
-// pool). A delivery append resolves only once it is written AND an fdatasync that started after its
+// pool: in the app this thread is Electron's main process, which a slow disk must never freeze). A delivery append resolves only once it is written AND an fdatasync that started after its
 // write has finished. Group commit: while a sync runs, appends wait; when it ends, everything that
 // came meanwhile goes out in one write and one sync (on a busy receiver one write and one sync serve
 // a whole window of deliveries, and every syscall and thread wake-up saved counts).
