@@ -303,6 +303,8 @@ export interface TunnelStatusDTO {
   counts: { received: number; verified: number; rejected: number; forwarded: number; failed: number };
   /** The receiver's public exposure (ngrok or a tunnel command). */
   exposure: ExposureDTO;
+  /** Why the receiver cannot run now (another process writes the tunnel's data folder), or null. */
+  receiverProblem?: string | null;
 }
 
 // ----- the receiver's public exposure (tunnel.expose / tunnel.unexpose / the tunnel.exposure event) -----
@@ -340,28 +342,7 @@ export type ExposeArgs =
   /** `command` runs in the shell with {port} replaced by the receiver's port. */
   | { kind: 'command'; command: string; register?: Array<{ teamId: string; agentId: string }> };
 
-// ----- refused requests (metadata only) -----
-
-export type RefusedReason =
-  | 'not-a-hook' | 'missing-signature' | 'invalid-signature' | 'legacy-only' | 'expired'
-  | 'no-secret' | 'rate-limited' | 'too-large' | 'bad-request' | 'storage-unavailable';
-/** A request the receiver refused, or one to a path that is not a hook: metadata only, never the body. */
-export interface RefusedRequestDTO {
-  id: string;
-  at: number;                       // ms epoch
-  method: string;
-  path: string;
-  agentId: string | null;           // from /hooks/<agentId>; null when not a hook
-  from: string;                     // the remote address
-  reason: RefusedReason;
-  detail: string;                   // the verification steps / why, in words
-  status: number;                   // what the receiver answered
-  size: number;                     // body bytes received (may be cut at the body limit)
-  sha256: string;                   // of the bytes received
-  prefix: string;                   // first <= 256 bytes as UTF-8, invalid bytes replaced
-  headers: Record<string, string>;  // as received (signature headers are not secrets)
-}
-
+/** legacy-only: accepted on the legacy signature alone (allowed by the tunnel setting; replayable). */
 export type VerificationResult = 'valid' | 'invalid' | 'missing' | 'expired' | 'no-secret' | 'simulated' | 'legacy-only';
 
 export interface DeliveryFilterDTO {
@@ -408,6 +389,44 @@ export interface DeliveryDetailDTO extends DeliverySummaryDTO {
   rawBody: string;
   verificationDetail: string;
   forwards: ForwardResultDTO[];
+}
+
+export type RefusedReason =
+  | 'not-a-hook'
+  | 'missing-signature'
+  | 'invalid-signature'
+  | 'legacy-only'
+  | 'expired'
+  | 'no-secret'
+  | 'rate-limited'
+  | 'too-large'
+  | 'bad-request'
+  | 'storage-unavailable';
+
+/** A request the receiver refused, or one to a path that is not a hook: metadata only, never the body. */
+export interface RefusedRequestDTO {
+  id: string;
+  /** ms epoch */
+  at: number;
+  method: string;
+  path: string;
+  /** From /hooks/<agentId>; null when not a hook. */
+  agentId: string | null;
+  /** The remote address. */
+  from: string;
+  reason: RefusedReason;
+  /** The verification steps / why, in words. */
+  detail: string;
+  /** What the receiver answered. */
+  status: number;
+  /** Body bytes received (may be cut at the body limit). */
+  size: number;
+  /** sha256 (hex) of the bytes received. */
+  sha256: string;
+  /** The first <= 256 bytes as UTF-8, invalid bytes replaced. */
+  prefix: string;
+  /** As received (signature headers are not secrets). */
+  headers: Record<string, string>;
 }
 
 export interface SimulateArgs {
@@ -511,7 +530,11 @@ export interface AppSettingsDTO {
   pollIntervalSec: number;
   /** Minutes a needs-scan/unreachable state lasts before it is urgent. */
   escalateAfterMin: number;
-  tunnel: { port: number; forwardTo: string | null };
+  /**
+   * allowLegacySignature: accept deliveries signed only with the legacy header (no timestamp, so
+   * replayable); always present in settings.get, optional in a patch (absent: unchanged).
+   */
+  tunnel: { port: number; forwardTo: string | null; allowLegacySignature?: boolean };
   alertRules: AlertRulesDTO;
   /** http(s) URL every alert is POSTed to as JSON; null sends none. */
   alertWebhookUrl: string | null;
@@ -582,6 +605,7 @@ export interface Requests {
   'tunnel.export': { args: { id: string; format: 'curl' | 'fixture' }; result: ExportDTO };
   /** Downloads the file of an image/document delivery through its team's service client. */
   'tunnel.media': { args: { id: string }; result: MediaDTO };
+  /** Refused requests and requests to paths that are not hooks, newest first (default 50). */
   'tunnel.refused': { args: { limit?: number; text?: string }; result: RefusedRequestDTO[] };
   /** Opens a public URL for the receiver (stopping the one before); answers once it is up or has failed. */
   'tunnel.expose': { args: ExposeArgs; result: ExposureDTO };

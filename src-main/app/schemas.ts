@@ -38,6 +38,7 @@ const settingsPatch = z
     tunnel: z.strictObject({
       port: z.number().int().min(0).max(65535),
       forwardTo: storedUrl.nullable(),
+      allowLegacySignature: z.boolean().optional(),
     }),
     alertRules,
     alertWebhookUrl: storedUrl.nullable(),
@@ -68,7 +69,7 @@ const sendArgs = z
     }
   });
 
-const verification = z.enum(['valid', 'invalid', 'missing', 'expired', 'no-secret', 'simulated']);
+const verification = z.enum(['valid', 'invalid', 'missing', 'expired', 'no-secret', 'simulated', 'legacy-only']);
 
 type Schemas = { [K in RequestName]: z.ZodType<ArgsOf<K>> };
 

@@ -4,10 +4,11 @@
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { Accounts } from '../core/accounts';
-import type { DeliveryListItem, ForwardAttempt, StoredDelivery } from '../core/tunnel';
+import type { DeliveryListItem, ForwardAttempt, RefusedRequest, StoredDelivery, Tunnel } from '../core/tunnel';
 import { accountsOf } from './accounts-context';
 import type { CliContext } from './context';
-import { UsageError } from './errors';
+import { CliFailure, UsageError } from './errors';
+import { EXIT } from './exit-codes';
 import { envVarName } from './flags';
 import type { Output } from './output';
 
@@ -40,10 +41,25 @@ export function explicitSecret(ctx: CliContext, out: Output, f: { secret?: strin
     return v;
   }
   if (f.secret !== undefined) {
-    out.warn('--secret lands in your shell history; prefer --secret-env NAME');
+    out.warn(SECRET_FLAG_WARNING);
     return f.secret;
   }
   return undefined;
+}
+
+export const SECRET_FLAG_HELP = 'the signing secret (visible in the process list and shell history; prefer --secret-env)';
+export const SECRET_FLAG_WARNING =
+  '--secret is visible to every user of this machine in the process list (ps) while this runs, and lands in your shell history; prefer --secret-env NAME';
+
+/** Opens the tunnel as the data dir's one writer; another writer holding it is a plain failure (exit 1). */
+export async function openTunnel(tunnel: Tunnel): Promise<void> {
+  const { TunnelError } = await import('../core/tunnel');
+  try {
+    await tunnel.open();
+  } catch (e) {
+    if (e instanceof TunnelError && e.code === 'locked') throw new CliFailure(e.message, EXIT.failure, 'LOCKED');
+    throw e;
+  }
 }
 
 /**
@@ -98,6 +114,7 @@ export function deliveryData(d: StoredDelivery): Record<string, unknown> {
     ok: d.verdict.ok,
     verdict: d.verdict.reason,
     scheme: d.verdict.scheme,
+    note: d.verdict.note ?? null,
     eventType: d.summary.event,
     from: d.summary.from,
     type: d.summary.type,
@@ -107,9 +124,22 @@ export function deliveryData(d: StoredDelivery): Record<string, unknown> {
   };
 }
 
+const NOTES = { 'not-json': 'the body is not JSON', 'utf8-bom': 'the body starts with a UTF-8 byte order mark' } as const;
+
 export function deliveryLine(d: StoredDelivery): string {
   const s = d.summary;
-  return `${iso(d.receivedAt)} ${d.id} ${d.agentId}: ${d.verdict.ok ? d.verdict.reason : `REJECTED ${d.verdict.reason}`} ${s.event ?? '-'}${s.type ? ` ${s.type}` : ''}${s.from ? ` from +${s.from}` : ''}${d.simulated ? ' (simulated)' : ''}${d.forward ? '' : ' — not forwarded'}`;
+  const note = d.verdict.note ? ` (note: ${NOTES[d.verdict.note]})` : '';
+  return `${iso(d.receivedAt)} ${d.id} ${d.agentId}: ${d.verdict.ok ? d.verdict.reason : `REJECTED ${d.verdict.reason}`}${note} ${s.event ?? '-'}${s.type ? ` ${s.type}` : ''}${s.from ? ` from +${s.from}` : ''}${d.simulated ? ' (simulated)' : ''}${d.forward ? '' : ' — not forwarded'}`;
+}
+
+export function refusedData(r: RefusedRequest): Record<string, unknown> {
+  return { ...r, at: iso(r.at) };
+}
+
+/** One line per refused request; the detail's first line says why. */
+export function refusedLine(r: RefusedRequest): string {
+  const why = r.detail.split('\n')[0] ?? '';
+  return `${iso(r.at)} REFUSED ${r.status} ${r.reason} ${r.method || '-'} ${r.path || '-'} from ${r.from}${r.size ? ` (${r.size} bytes)` : ''}: ${why}`;
 }
 
 export function attemptData(a: ForwardAttempt): Record<string, unknown> {

@@ -1,5 +1,5 @@
 // Benchmark runner (`npm run bench`): finds test/bench/*.bench.ts, runs each in sequence and prints
-// ONE JSON line per benchmark: {name, ratio, target, pass, ...figures}. `--only NAME` runs the
+// ONE JSON line per benchmark (one per case when run() returns a list): {name, ratio, target, pass, ...figures}. `--only NAME` runs the
 // benchmarks whose file name or result name contains NAME. Exit 1 when one misses its target.
 import { readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -53,13 +53,17 @@ async function main(): Promise<number> {
     const fileName = basename(file, '.bench.ts');
     try {
       const mod = moduleSchema.parse(await import(pathToFileURL(file).href));
-      const res = resultSchema.parse(await mod.run()) as BenchResult;
-      const target = res.target ?? mod.target ?? 1;
-      // A benchmark may add checks of its own (e.g. a latency bound): its pass:false stands.
-      const pass = res.ratio >= target && (res as { pass?: unknown }).pass !== false;
-      if (!pass) failed++;
-      const { name, ratio, target: _t, pass: _p, ...figures } = res as BenchResult & { pass?: unknown };
-      process.stdout.write(`${JSON.stringify({ name, ratio: Math.round(ratio * 1000) / 1000, target, pass, ...figures })}\n`);
+      // A benchmark of several cases returns one result per case: one line each.
+      const out = await mod.run();
+      for (const one of Array.isArray(out) ? out : [out]) {
+        const res = resultSchema.parse(one) as BenchResult;
+        const target = res.target ?? mod.target ?? 1;
+        // A benchmark may add checks of its own (e.g. a latency bound): its pass:false stands.
+        const pass = res.ratio >= target && (res as { pass?: unknown }).pass !== false;
+        if (!pass) failed++;
+        const { name, ratio, target: _t, pass: _p, ...figures } = res as BenchResult & { pass?: unknown };
+        process.stdout.write(`${JSON.stringify({ name, ratio: Math.round(ratio * 1000) / 1000, target, pass, ...figures })}\n`);
+      }
     } catch (e) {
       failed++;
       process.stdout.write(`${JSON.stringify({ name: fileName, ratio: 0, target: null, pass: false, error: e instanceof Error ? e.message : String(e) })}\n`);

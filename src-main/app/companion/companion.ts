@@ -12,7 +12,7 @@ import { Emitter } from '../../core/events';
 import { Monitor, WebhookAlertSink, type Alert, type AlertSink, type HealthEvent, type IncidentUpdate, type PollResult } from '../../core/monitor';
 import { silentLogger, systemClock, type Clock, type Logger } from '../../core/ports';
 import { KeychainSecretStore, type SecretStore } from '../../core/secrets';
-import { registerWebhook, type ForwardAttempt, type StoredDelivery, type Tunnel, type WebhookRegistration } from '../../core/tunnel';
+import { registerWebhook, type ForwardAttempt, type RefusedRequest, type StoredDelivery, type Tunnel, type WebhookRegistration } from '../../core/tunnel';
 import { AccountSet, type TeamView } from './account-set';
 import { DEMO_TEAM_LABEL, DemoHost, type DemoInfo } from './demo';
 import { PrefsStore, type Prefs } from './prefs';
@@ -55,6 +55,7 @@ export interface CompanionEvents {
   delivery: StoredDelivery;
   forward: ForwardAttempt;
   exposure: ExposureView;
+  refused: RefusedRequest;
 }
 
 export interface CompanionSettings {
@@ -64,7 +65,7 @@ export interface CompanionSettings {
 
 export interface SettingsPatch {
   app?: DeepPartial<AppSettings>;
-  prefs?: Partial<Pick<Prefs, 'notifications' | 'escalateAfterMin' | 'forwardTo' | 'quietHours'>>;
+  prefs?: Partial<Pick<Prefs, 'notifications' | 'escalateAfterMin' | 'forwardTo' | 'allowLegacySignature' | 'quietHours'>>;
 }
 
 export interface Companion {
@@ -79,6 +80,8 @@ export interface Companion {
   /** The tunnel now (rebuilt when its port changes). */
   tunnel(): Tunnel;
   tunnelUrl(): string | null;
+  /** Why the tunnel's receiver cannot run (another process writes its data folder), or null. */
+  tunnelProblem(): string | null;
   forwardTo(): string | null;
   /** Starts the tunnel's receiver (idempotent). */
   startTunnel(): Promise<{ url: string; port: number }>;
@@ -139,6 +142,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
     onDelivery: (d) => events.emit('delivery', d),
     onForward: (a) => events.emit('forward', a),
+    onRefused: (r) => events.emit('refused', r),
   });
 
   // ----- public exposure of the receiver -------------------------------------------------------
@@ -205,6 +209,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
 
   // ----- tunnel -------------------------------------------------------------------------------
   tunnelHost.setForwardTo(prefs.get().forwardTo, agentIds());
+  tunnelHost.setAllowLegacySignature(prefs.get().allowLegacySignature);
   await tunnelHost.setPort(main.settings().tunnelPort);
   await tunnelHost.open();
   if (opts.startTunnel || main.settings().tunnelPort !== 0 || prefs.get().webhooks.length > 0) {
@@ -223,6 +228,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     monitor: () => monitor,
     tunnel: () => tunnelHost.current,
     tunnelUrl: () => tunnelHost.url,
+    tunnelProblem: () => tunnelHost.lockedReason,
     forwardTo: () => tunnelHost.forwardTarget,
     startTunnel: () => tunnelHost.start(),
     exposure,
@@ -287,9 +293,11 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
           ...(hasOwn(p, 'notifications') && p.notifications !== undefined ? { notifications: p.notifications } : {}),
           ...(hasOwn(p, 'escalateAfterMin') && p.escalateAfterMin !== undefined ? { escalateAfterMin: p.escalateAfterMin } : {}),
           ...(hasOwn(p, 'forwardTo') && p.forwardTo !== undefined ? { forwardTo: p.forwardTo } : {}),
+          ...(p.allowLegacySignature !== undefined ? { allowLegacySignature: p.allowLegacySignature } : {}),
           ...(p.quietHours ? { quietHours: p.quietHours } : {}),
         }));
         if (hasOwn(p, 'forwardTo')) tunnelHost.setForwardTo(prefs.get().forwardTo, agentIds());
+        tunnelHost.setAllowLegacySignature(prefs.get().allowLegacySignature);
       }
       const pollChanged = JSON.stringify(pollConfig(before)) !== JSON.stringify(pollConfig(app)) || before.alertWebhookUrl !== app.alertWebhookUrl;
       if (pollChanged) {

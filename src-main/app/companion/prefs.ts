@@ -1,6 +1,7 @@
 // The companion's own preferences that the accounts settings do not hold: desktop notifications
-// on/off, when an incident turns urgent, where the tunnel forwards, the public URL each agent's
-// webhook was registered with, and the last quiet hours (kept while they are switched off).
+// on/off, when an incident turns urgent, where the tunnel forwards, whether it accepts deliveries
+// signed only with the legacy header, the public URL each agent's webhook was registered with, and
+// the last quiet hours (kept while they are switched off).
 // <configDir>/companion.json, atomic writes, mode 0600. No secret is ever stored here.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -18,6 +19,7 @@ const prefsSchema = z.object({
   notifications: z.boolean().default(true),
   escalateAfterMin: z.number().int().min(0).max(1440).default(5),
   forwardTo: httpUrl.nullable().default(null),
+  allowLegacySignature: z.boolean().default(false),
   quietHours: z.object({ start: hhmm, end: hhmm }).default({ start: '22:00', end: '07:00' }),
   webhooks: z
     .array(z.object({ teamId: z.string().min(1).max(64), agentId: z.string().min(1).max(200), publicUrl: httpUrl }))

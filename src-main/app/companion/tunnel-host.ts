@@ -1,10 +1,13 @@
 // Owns the Tunnel for the companion: opened at once (so the inspector can list past deliveries and
 // simulate), listening only when asked or configured, rebuilt when its port changes, with every
 // watched agent forwarded to the configured local app.
+// The tunnel is its data folder's one writer. When another process writes it (`listen`, a second
+// app), the host opens it read-only instead (the inspector still lists what is there), says why the
+// receiver cannot start, and tries to become the writer again on the next start().
 import type { Dispatcher } from 'undici';
 import type { Clock, Logger } from '../../core/ports';
-import { Tunnel } from '../../core/tunnel';
-import type { ForwardAttempt, StoredDelivery } from '../../core/tunnel';
+import { Tunnel, TunnelError } from '../../core/tunnel';
+import type { ForwardAttempt, RefusedRequest, StoredDelivery } from '../../core/tunnel';
 
 export interface TunnelHostOptions {
   dataDir: string;
@@ -14,6 +17,7 @@ export interface TunnelHostOptions {
   dispatcher?: Dispatcher;
   onDelivery(d: StoredDelivery): void;
   onForward(a: ForwardAttempt): void;
+  onRefused(r: RefusedRequest): void;
 }
 
 export class TunnelHost {
@@ -23,10 +27,13 @@ export class TunnelHost {
   private port = 0;
   private forwardTo: string | null = null;
   private agentIds: string[] = [];
+  private allowLegacy = false;
   private closed = false;
+  /** Why this host only reads the data folder (another writer holds it), or null. */
+  private locked: string | null = null;
 
   constructor(private readonly o: TunnelHostOptions) {
-    this.tunnel = this.build();
+    this.tunnel = this.build(false);
   }
 
   get current(): Tunnel {
@@ -41,15 +48,28 @@ export class TunnelHost {
     return this.forwardTo;
   }
 
+  /** Why the receiver cannot run (another process writes the data folder), or null. */
+  get lockedReason(): string | null {
+    return this.locked;
+  }
+
+  /** Opens as the writer; when another process writes the folder, opens it read-only instead. */
   async open(): Promise<void> {
-    await this.tunnel.open();
+    try {
+      await this.tunnel.open();
+    } catch (err) {
+      if (!(err instanceof TunnelError && err.code === 'locked')) throw err;
+      this.locked = err.message;
+      this.o.logger.warn('tunnel: the data folder is written by another process; opened read-only', { error: err.message });
+      await this.replace(true);
+    }
   }
 
   /** Listens on the configured port (0 = any free one); idempotent while running. */
   start(): Promise<{ url: string; port: number }> {
     if (this.closed) return Promise.reject(new Error('the companion is closed'));
     if (!this.listening) {
-      const p = this.tunnel.start({ port: this.port, host: '127.0.0.1' });
+      const p = this.startNow();
       this.listening = p;
       p.catch((err: unknown) => {
         if (this.listening === p) this.listening = null;
@@ -59,13 +79,34 @@ export class TunnelHost {
     return this.listening;
   }
 
+  private async startNow(): Promise<{ url: string; port: number }> {
+    if (this.tunnel.readOnly) {
+      // The other writer may be gone by now.
+      await this.replace(false);
+      try {
+        await this.tunnel.open();
+        this.locked = null;
+      } catch (err) {
+        if (err instanceof TunnelError && err.code === 'locked') {
+          this.locked = err.message;
+          await this.replace(true);
+          await this.tunnel.open();
+        }
+        throw err;
+      }
+    }
+    return this.tunnel.start({ port: this.port, host: '127.0.0.1' });
+  }
+
   /** A new port: a running receiver is rebuilt on it (the log is reopened; nothing is lost). */
   async setPort(port: number): Promise<void> {
     if (port === this.port) return;
     this.port = port;
     if (!this.listening) return;
     const wasRunning = await this.listening.then(() => true, () => false);
-    await this.rebuild();
+    this.listening = null;
+    await this.replace(this.tunnel.readOnly);
+    await this.tunnel.open();
     if (wasRunning) await this.start();
   }
 
@@ -83,6 +124,12 @@ export class TunnelHost {
     this.applyTargets();
   }
 
+  /** Accept deliveries signed only with the legacy header (the tunnel setting). */
+  setAllowLegacySignature(allow: boolean): void {
+    this.allowLegacy = allow;
+    this.tunnel.setAllowLegacySignature(allow);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await this.listening?.catch(() => undefined);
@@ -93,22 +140,30 @@ export class TunnelHost {
     for (const a of this.agentIds) this.tunnel.setForwardTarget(a, this.forwardTo ?? undefined);
   }
 
-  private build(): Tunnel {
-    const t = new Tunnel({ dataDir: this.o.dataDir, getSecrets: this.o.getSecrets, clock: this.o.clock, logger: this.o.logger, ...(this.o.dispatcher ? { dispatcher: this.o.dispatcher } : {}) });
+  private build(readOnly: boolean): Tunnel {
+    const t = new Tunnel({
+      dataDir: this.o.dataDir,
+      getSecrets: this.o.getSecrets,
+      clock: this.o.clock,
+      logger: this.o.logger,
+      allowLegacySignature: this.allowLegacy,
+      readOnly,
+      ...(this.o.dispatcher ? { dispatcher: this.o.dispatcher } : {}),
+    });
     this.unsubscribe.push(
       t.on('delivery', (d) => this.o.onDelivery(d)),
       t.on('forward', (a) => this.o.onForward(a)),
+      t.on('refused', (r) => this.o.onRefused(r)),
     );
     return t;
   }
 
-  private async rebuild(): Promise<void> {
+  /** Stops the current tunnel and builds a new one (not opened yet) with the same settings. */
+  private async replace(readOnly: boolean): Promise<void> {
     const old = this.tunnel;
-    this.listening = null;
     await old.stop();
     for (const off of this.unsubscribe.splice(0)) off();
-    this.tunnel = this.build();
+    this.tunnel = this.build(readOnly);
     this.applyTargets();
-    await this.tunnel.open();
   }
 }

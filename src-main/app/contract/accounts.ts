@@ -31,6 +31,7 @@ function settingsPatch({ c }: Scope, patch: AppSettingsPatchDTO): SettingsPatch 
   if (patch.tunnel !== undefined) {
     app.tunnelPort = patch.tunnel.port;
     prefs.forwardTo = patch.tunnel.forwardTo;
+    if (patch.tunnel.allowLegacySignature !== undefined) prefs.allowLegacySignature = patch.tunnel.allowLegacySignature;
   }
   // The monitor applies new rules at once (setRules); a new webhook URL rebuilds its sinks.
   if (patch.alertRules !== undefined) app.alertRules = { ...patch.alertRules };

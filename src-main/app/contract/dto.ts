@@ -48,7 +48,7 @@ export function settingsDTO(s: CompanionSettings): AppSettingsDTO {
     notifications: s.prefs.notifications,
     pollIntervalSec: s.app.pollIntervalSec,
     escalateAfterMin: s.prefs.escalateAfterMin,
-    tunnel: { port: s.app.tunnelPort, forwardTo: s.prefs.forwardTo },
+    tunnel: { port: s.app.tunnelPort, forwardTo: s.prefs.forwardTo, allowLegacySignature: s.prefs.allowLegacySignature },
     alertRules: { reconnectGraceSec: r.reconnectGraceSec, realertMinutes: r.realertMinutes, flapCount: r.flapCount, flapWindowMinutes: r.flapWindowMinutes },
     alertWebhookUrl: s.app.alertWebhookUrl,
     theme: s.app.theme,

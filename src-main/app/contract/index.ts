@@ -14,9 +14,8 @@ import type { MediaOptions } from './media';
 import { PairingClock, pairingReads, type MonitorView } from './pairing';
 import { createScope, type Scope } from './scope';
 import { serviceRequests } from './service';
-import { forwardDTO, tunnelSide } from './tunnel';
+import { forwardDTO, refusedDTO, tunnelSide } from './tunnel';
 import { exposeRequests, exposureDTO } from './expose';
-import { refusedStub } from './refused-stub';
 
 /** What the shells (IPC, the browser host) listen to: every contract event. */
 export type ContractEvents = Pick<Emitter<Events>, 'onAny'>;
@@ -97,7 +96,6 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
     }),
     ...tunnel.requests,
     ...exposeRequests(s),
-    ...refusedStub,
     ...chatRequests(s),
     'diagnostics.export': () => diagnostics(s, implementations),
     'app.ping': async () => ({ at: s.now(), upSince }),
@@ -124,6 +122,7 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
       for (const r of v.registrations) if (r.state === 'registered') tunnel.secretKept(r.teamId, r.agentId);
       s.publish('tunnel.exposure', exposureDTO(v));
     }),
+    c.events.on('refused', (r) => s.publish('tunnel.refused', refusedDTO(r))),
   ];
 
   return {

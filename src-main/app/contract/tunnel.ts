@@ -1,10 +1,11 @@
 // tunnel.* over the companion's Tunnel: delivery records → contract DTOs, filters, replay,
 // simulate, export and media. Signing secrets stay in the companion (keychain); DTOs carry none.
-import type { DeliveryDetail, DeliveryListItem, ForwardAttempt, StoredDelivery, TunnelReason } from '../../core/tunnel';
+import type { DeliveryDetail, DeliveryListItem, ForwardAttempt, RefusedRequest, StoredDelivery, TunnelReason } from '../../core/tunnel';
 import type {
   DeliveryFilterDTO,
   DeliverySummaryDTO,
   ForwardResultDTO,
+  RefusedRequestDTO,
   TunnelAgentDTO,
   TunnelStatusDTO,
   VerificationResult,
@@ -18,7 +19,7 @@ import type { Scope } from './scope';
 
 type TunnelRequests = Pick<
   Implementations,
-  'tunnel.status' | 'tunnel.deliveries' | 'tunnel.delivery' | 'tunnel.replay' | 'tunnel.simulate' | 'tunnel.export' | 'tunnel.media'
+  'tunnel.status' | 'tunnel.deliveries' | 'tunnel.delivery' | 'tunnel.replay' | 'tunnel.simulate' | 'tunnel.export' | 'tunnel.media' | 'tunnel.refused'
 >;
 
 export interface TunnelSide {
@@ -33,9 +34,11 @@ function verificationOf(reason: TunnelReason, simulated: boolean): VerificationR
   if (simulated) return 'simulated';
   switch (reason) {
     case 'verified':
-    case 'verified-legacy-only':
     case 'duplicate':
       return 'valid';
+    case 'verified-legacy-only':
+    case 'legacy-only':
+      return 'legacy-only';
     case 'missing-signature':
       return 'missing';
     case 'stale-timestamp':
@@ -60,6 +63,11 @@ function previewOf(bodyBase64: string): string {
   } catch {
     return text.slice(0, PREVIEW_CHARS);
   }
+}
+
+/** A refused request as the contract's DTO (the same fields; a copy, so the store's entry stays its own). */
+export function refusedDTO(r: RefusedRequest): RefusedRequestDTO {
+  return { ...r, headers: { ...r.headers } };
 }
 
 export function forwardDTO(a: ForwardAttempt): ForwardResultDTO {
@@ -109,8 +117,10 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
   };
 
   const counts = (): TunnelStatusDTO['counts'] => {
-    const out = { received: 0, verified: 0, rejected: 0, forwarded: 0, failed: 0 };
     const t = c.tunnel();
+    // Refused requests are counted from their own store (they are never in the log).
+    const refused = t.refusedStore.size;
+    const out = { received: refused, verified: 0, rejected: refused, forwarded: 0, failed: 0 };
     for (const d of t.log.all()) {
       out.received++;
       if (d.verdict.ok) out.verified++;
@@ -155,7 +165,7 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
     } catch {
       n = { received: 0, verified: 0, rejected: 0, forwarded: 0, failed: 0 };
     }
-    return { running: listenUrl !== null, listenUrl, forwardTo: c.forwardTo(), agents, counts: n, exposure: exposureDTO(exposure) };
+    return { running: listenUrl !== null, listenUrl, forwardTo: c.forwardTo(), agents, counts: n, exposure: exposureDTO(exposure), receiverProblem: c.tunnelProblem() };
   };
 
   const deliveries = (filter: DeliveryFilterDTO): DeliverySummaryDTO[] => {
@@ -218,6 +228,11 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
       return { format, filename: `delivery-${safe}.json`, content: `${JSON.stringify(c.tunnel().exportFixture(id), null, 2)}\n` };
     },
     'tunnel.media': ({ id }) => deliveryMedia(c, id, mediaOpts),
+    'tunnel.refused': async ({ limit, text }) =>
+      c
+        .tunnel()
+        .refused({ limit: limit ?? 50, ...(text !== undefined ? { text } : {}) })
+        .map(refusedDTO),
   };
 
   return {

@@ -1,17 +1,35 @@
-// `deliveries list|show|replay|export`: the tunnel's durable log (default <config dir>/tunnel).
-// Replays go to --forward-to only; nothing queued is forwarded by these commands.
+// `deliveries list|show|refused|replay|export`: the tunnel's durable log and its refused requests
+// (default <config dir>/data/tunnel). They read the data folder read-only, so they are safe while
+// `listen` (or the app) writes it: nothing is cut, repaired or compacted. Replays go to --forward-to
+// only; nothing queued is forwarded by these commands; a replay is recorded in the log unless
+// another process is writing it.
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import type { DeliveryDetail, EventLog } from '../../core/tunnel';
+import type { DeliveryDetail, EventLog, RefusedStore } from '../../core/tunnel';
+import { REFUSED_REASONS } from '../../core/tunnel/types';
 import { accountsOf } from '../accounts-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
 import { httpUrlSchema } from '../../core/url';
 import { agentId, intString, parseFlags } from '../flags';
-import { DATA_DIR_HELP, attemptData, attemptLine, explicitSecret, listItemData, listItemLine, oneSecretSource, secretFlags, secretSource, tunnelDataDir } from '../tunnel-support';
+import {
+  DATA_DIR_HELP,
+  SECRET_FLAG_HELP,
+  attemptData,
+  attemptLine,
+  explicitSecret,
+  listItemData,
+  listItemLine,
+  oneSecretSource,
+  refusedData,
+  refusedLine,
+  secretFlags,
+  secretSource,
+  tunnelDataDir,
+} from '../tunnel-support';
 import { addConfigDirOption } from './team';
 
 const dirFlags = { dataDir: secretFlags.dataDir, configDir: secretFlags.configDir, json: z.boolean().optional() };
@@ -26,6 +44,13 @@ const listSchema = z.object({
   limit: intString(1, 1000).optional(),
 });
 const showSchema = z.object({ ...dirFlags });
+const refusedSchema = z.object({
+  ...dirFlags,
+  agent: agentId.optional(),
+  reason: z.enum(REFUSED_REASONS, { error: `expected one of ${REFUSED_REASONS.join(', ')}` }).optional(),
+  text: z.string().min(1, 'expected some text').max(200).optional(),
+  limit: intString(1, 1000).optional(),
+});
 const replaySchema = z
   .object({
     ...secretFlags,
@@ -46,18 +71,26 @@ async function exists(dir: string): Promise<boolean> {
   }
 }
 
-/** Opens the log read-mostly (no forwarding); null when there is no log yet. */
+/** Opens the log read-only (a writer may be running); null when there is no log yet. */
 async function withLog<T>(ctx: CliContext, f: { dataDir?: string | undefined; configDir?: string | undefined }, fn: (log: EventLog | null) => Promise<T> | T): Promise<T> {
   const dataDir = tunnelDataDir(ctx, f);
   if (!(await exists(resolve(dataDir, 'deliveries')))) return fn(null);
   const { EventLog } = await import('../../core/tunnel');
-  const log = new EventLog({ dataDir, clock: ctx.clock });
+  const log = new EventLog({ dataDir, clock: ctx.clock, readOnly: true });
   await log.open();
   try {
     return await fn(log);
   } finally {
     await log.close();
   }
+}
+
+/** The refused requests, read-only. */
+async function refusedStore(ctx: CliContext, f: { dataDir?: string | undefined; configDir?: string | undefined }): Promise<RefusedStore> {
+  const { RefusedStore } = await import('../../core/tunnel');
+  const store = new RefusedStore({ dataDir: tunnelDataDir(ctx, f), readOnly: true });
+  await store.open();
+  return store;
 }
 
 function mustGet(log: EventLog | null, id: string): DeliveryDetail {
@@ -139,6 +172,28 @@ export function register(program: Command, ctx: CliContext): void {
     );
   });
 
+  const refused = withDir(
+    deliveries
+      .command('refused')
+      .description('requests the receiver refused, and requests to paths that are not hooks (metadata only), newest first')
+      .option('--agent <id>', 'only this agent')
+      .option('--reason <reason>', `only this reason (${REFUSED_REASONS.join(', ')})`)
+      .option('--text <text>', 'only those whose path, source, reason, detail, first bytes or a header contain this')
+      .option('--limit <n>', 'at most this many (default 50)'),
+  ).option('--json', 'one JSON object per refused request');
+  defineAction(ctx, refused, async (opts, out) => {
+    const f = parseFlags(refusedSchema, opts);
+    const store = await refusedStore(ctx, f);
+    const q: Parameters<RefusedStore['list']>[0] = { limit: f.limit ?? 50 };
+    if (f.agent !== undefined) q.agentId = f.agent;
+    if (f.reason !== undefined) q.reason = f.reason;
+    if (f.text !== undefined) q.text = f.text;
+    const items = store.list(q);
+    store.close();
+    if (items.length === 0) out.note('no refused requests');
+    for (const r of items) out.result(refusedData(r), refusedLine(r));
+  });
+
   const replay = addConfigDirOption(
     deliveries
       .command('replay')
@@ -148,7 +203,7 @@ export function register(program: Command, ctx: CliContext): void {
       .option('--body-file <path>', 're-signed only: send this body instead')
       .requiredOption('--forward-to <url>', 'your local app')
       .option('--secret-env <name>', 're-signed: environment variable holding the signing secret')
-      .option('--secret <secret>', 're-signed: the signing secret (lands in shell history; prefer --secret-env)')
+      .option('--secret <secret>', `re-signed: ${SECRET_FLAG_HELP}`)
       .option('--team <team>', "re-signed: sign with the agent's secret from the keychain")
       .option('--data-dir <dir>', DATA_DIR_HELP),
   ).option('--json', 'the attempt as one JSON object');
@@ -169,10 +224,18 @@ export function register(program: Command, ctx: CliContext): void {
     }
     const dataDir = tunnelDataDir(ctx, f);
     if (!(await exists(resolve(dataDir, 'deliveries')))) throw new CliFailure(`no delivery ${id} in the log (see \`channel-companion deliveries list\`)`, EXIT.failure, 'NOT_FOUND');
-    const { Tunnel, ReplayError } = await import('../../core/tunnel');
+    const { Tunnel, ReplayError, TunnelError } = await import('../../core/tunnel');
     const secrets = secretSource(ctx, { explicit, teamId, configDir: f.configDir });
     // No forward target: opening the tunnel resumes nothing towards the app; only the replay is sent.
-    const tunnel = new Tunnel({ dataDir, getSecrets: secrets.getSecrets, clock: ctx.clock });
+    let tunnel = new Tunnel({ dataDir, getSecrets: secrets.getSecrets, clock: ctx.clock });
+    try {
+      await tunnel.open();
+    } catch (e) {
+      if (!(e instanceof TunnelError && e.code === 'locked')) throw e;
+      // Another process writes the log: replay from a read-only view, without recording the attempt.
+      out.note('another process (listen or the app) is writing this data folder: the replay is sent but not recorded in its log');
+      tunnel = new Tunnel({ dataDir, getSecrets: secrets.getSecrets, clock: ctx.clock, readOnly: true });
+    }
     try {
       let a;
       try {

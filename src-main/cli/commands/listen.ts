@@ -1,8 +1,10 @@
 // `listen`: runs the local signed-webhook receiver (127.0.0.1 by default) until Ctrl-C. Every
 // delivery is verified, stored in the durable log and forwarded to --forward-to; one line per
-// delivery (its verdict) and per forward attempt (its result). --register-url points the agents'
-// webhooks at this receiver's public URL and stores the returned signing secret. --expose ngrok /
-// --expose-cmd open a public URL for the receiver (cli/expose.ts) and register it the same way.
+// delivery (its verdict), per forward attempt (its result) and per refused request (why, including
+// requests to paths that are not hooks). The ready line names the full hook URL of every agent (with
+// no agent: `/hooks`, which takes deliveries for the default agent). --register-url points the
+// agents' webhooks at this receiver's public URL and stores the returned signing secret. --expose
+// ngrok / --expose-cmd open a public URL for the receiver (cli/expose.ts) and register it the same way.
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { ServiceClient } from '../../core/api/service';
@@ -15,7 +17,22 @@ import { baseUrlSchema, httpUrlSchema } from '../../core/url';
 import { agentId, envVarName, intString, parseFlags } from '../flags';
 import type { Output } from '../output';
 import { DEFAULT_API_KEY_ENV } from '../target';
-import { DATA_DIR_HELP, attemptData, attemptLine, deliveryData, deliveryLine, explicitSecret, oneSecretSource, secretFlags, secretSource, tunnelDataDir } from '../tunnel-support';
+import {
+  DATA_DIR_HELP,
+  SECRET_FLAG_HELP,
+  attemptData,
+  attemptLine,
+  deliveryData,
+  deliveryLine,
+  explicitSecret,
+  oneSecretSource,
+  openTunnel,
+  refusedData,
+  refusedLine,
+  secretFlags,
+  secretSource,
+  tunnelDataDir,
+} from '../tunnel-support';
 import { addConfigDirOption, collect } from './team';
 import { addExposeOptions, exposeFlags, exposeReceiver, oneExposure, stopExposure, wantsExposure } from '../expose';
 import { hookUrlAt, type ExposureController } from '../../core/expose';
@@ -30,6 +47,7 @@ const flagsSchema = z
     registerUrl: z.union([z.literal('self'), httpUrlSchema], { error: 'expected the public http(s) URL of this receiver, or "self"' }).optional(),
     baseUrl: baseUrlSchema.optional(),
     apiKeyEnv: envVarName,
+    allowLegacySignature: z.boolean().optional(),
     json: z.boolean().optional(),
     ...exposeFlags,
   })
@@ -41,6 +59,9 @@ const flagsSchema = z
     message: 'registering needs --team, or --base-url with --agent (and the key in the environment)',
     path: ['registerUrl'],
   });
+
+/** The agent `/hooks` stands for when no --agent (or team) names one. */
+const DEFAULT_AGENT = 'default';
 
 function waitForAbort(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
@@ -62,12 +83,13 @@ export function register(program: Command, ctx: CliContext): void {
       .option('--host <host>', 'interface to listen on (anything but loopback exposes the receiver)', '127.0.0.1')
       .option('--forward-to <url>', 'your local app: verified deliveries are POSTed here with their original headers and bytes')
       .option('--secret-env <name>', 'environment variable holding the signing secret (preferred)')
-      .option('--secret <secret>', 'the signing secret (lands in shell history; prefer --secret-env)')
+      .option('--secret <secret>', SECRET_FLAG_HELP)
+      .option('--allow-legacy-signature', 'also accept deliveries signed only with x-service-signature (no timestamp: they can be replayed)')
       .option('--data-dir <dir>', DATA_DIR_HELP)
       .option('--register-url <url>', 'set the agents\' webhook to <url>/hooks/<agent> and store the secret ("self": this receiver, for the emulator)')
       .option('--base-url <url>', 'with --register-url or --expose and no --team: the service base URL')
       .option('--api-key-env <name>', 'with --base-url: environment variable holding the API key', DEFAULT_API_KEY_ENV),
-  )).option('--json', 'one JSON object per line: ready, exposure, exposed, registered, delivery, forward, still-registered, stopped');
+  )).option('--json', 'one JSON object per line: ready, exposure, exposed, registered, delivery, forward, refused, still-registered, stopped');
 
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(flagsSchema, opts);
@@ -102,16 +124,25 @@ export function register(program: Command, ctx: CliContext): void {
     const secrets = secretSource(ctx, { explicit, teamId, configDir: f.configDir });
     const forward: { defaultUrl?: string } = {};
     if (f.forwardTo !== undefined) forward.defaultUrl = f.forwardTo;
-    const tunnelOpts: ConstructorParameters<typeof Tunnel>[0] = { dataDir, getSecrets: secrets.getSecrets, clock: ctx.clock, logger: outputLogger(out), forward };
-    if (agents.length === 1) tunnelOpts.defaultAgentId = agents[0]!;
+    const tunnelOpts: ConstructorParameters<typeof Tunnel>[0] = {
+      dataDir,
+      getSecrets: secrets.getSecrets,
+      clock: ctx.clock,
+      logger: outputLogger(out),
+      forward,
+      allowLegacySignature: f.allowLegacySignature === true,
+    };
+    tunnelOpts.defaultAgentId = agents.length === 1 ? agents[0]! : DEFAULT_AGENT;
     const tunnel = new Tunnel(tunnelOpts);
     tunnel.on('delivery', (d) => out.event({ event: 'delivery', ...deliveryData(d) }, deliveryLine(d)));
     tunnel.on('forward', (a) => out.event({ event: 'forward', ...attemptData(a) }, attemptLine(a)));
+    tunnel.on('refused', (r) => out.event({ event: 'refused', ...refusedData(r) }, refusedLine(r)));
 
     if (!isLoopback(host)) out.warn(`listening on ${host}, beyond this machine: anyone who can reach the port can post deliveries (they are still verified)`);
     let exposure: ExposureController | null = null;
     const registered: Array<{ agentId: string; url: string }> = [];
     try {
+      await openTunnel(tunnel);
       let started;
       try {
         started = await tunnel.start({ port: f.port ?? 0, host, allowNonLoopback: true });
@@ -120,12 +151,13 @@ export function register(program: Command, ctx: CliContext): void {
         const why = code === 'EADDRINUSE' ? ': the port is already in use' : code === 'EACCES' ? ': not allowed to use that port' : code === 'EADDRNOTAVAIL' ? ': no such address on this machine' : '';
         throw new CliFailure(`the receiver could not listen on ${host}:${f.port ?? 0}${why}`, EXIT.failure, 'LISTEN_FAILED');
       }
-      const hooks = agents.map((a) => ({ agentId: a, url: tunnel.hookUrl(a) }));
+      // Every known agent's full hook URL; with none, /hooks itself takes the deliveries.
+      const hooks = agents.length > 0 ? agents.map((a) => ({ agentId: a, url: tunnel.hookUrl(a) })) : [{ agentId: DEFAULT_AGENT, url: tunnel.hookUrl() }];
       out.event(
-        { event: 'ready', url: started.url, hooks, forwardTo: f.forwardTo ?? null, dataDir },
+        { event: 'ready', url: started.url, hooks, forwardTo: f.forwardTo ?? null, dataDir, allowLegacySignature: f.allowLegacySignature === true },
         [
-          `receiving webhook deliveries at ${started.url}/hooks/<agent>${agents.length === 1 ? ` (or ${started.url}/hooks)` : ''}`,
-          ...hooks.map((h) => `  ${h.agentId}: ${h.url}`),
+          hooks.length === 1 ? `receiving webhook deliveries at ${hooks[0]!.url}` : 'receiving webhook deliveries at:',
+          ...(hooks.length === 1 ? [] : hooks.map((h) => `  ${h.agentId}: ${h.url}`)),
           f.forwardTo ? `forwarding verified deliveries to ${f.forwardTo}` : 'not forwarding (no --forward-to): deliveries are verified and logged only',
           'Press Ctrl-C to stop.',
         ].join('\n'),

@@ -10,7 +10,7 @@ import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
 import { httpUrlSchema } from '../../core/url';
 import { agentId, parseFlags, secondsString } from '../flags';
-import { DATA_DIR_HELP, attemptData, attemptLine, deliveryData, deliveryLine, explicitSecret, oneSecretSource, secretFlags, secretSource, tunnelDataDir } from '../tunnel-support';
+import { DATA_DIR_HELP, SECRET_FLAG_HELP, attemptData, attemptLine, deliveryData, deliveryLine, explicitSecret, oneSecretSource, openTunnel, secretFlags, secretSource, tunnelDataDir } from '../tunnel-support';
 import { addConfigDirOption } from './team';
 
 const flagsSchema = z
@@ -42,7 +42,7 @@ export function register(program: Command, ctx: CliContext): void {
       .option('--filename <name>', 'media file name')
       .option('--forward-to <url>', 'your local app (without it the delivery is only stored)')
       .option('--secret-env <name>', 'environment variable holding the signing secret (preferred)')
-      .option('--secret <secret>', 'the signing secret (lands in shell history; prefer --secret-env)')
+      .option('--secret <secret>', SECRET_FLAG_HELP)
       .option('--team <team>', "a saved team: sign with the agent's secret from the keychain")
       .option('--data-dir <dir>', DATA_DIR_HELP)
       .option('--timeout <seconds>', 'wait this long for the local app (default 15)'),
@@ -60,6 +60,7 @@ export function register(program: Command, ctx: CliContext): void {
     if (f.forwardTo !== undefined) forward.defaultUrl = f.forwardTo;
     const tunnel = new Tunnel({ dataDir: tunnelDataDir(ctx, f), getSecrets: secrets.getSecrets, clock: ctx.clock, forward });
     try {
+      await openTunnel(tunnel);
       const input: Parameters<typeof tunnel.trigger>[0] = { agentId: f.agent, type: f.type ?? 'text' };
       if (f.text !== undefined) input.text = f.text;
       if (f.from !== undefined) input.from = f.from;

@@ -1,14 +1,17 @@
-// `verify`: checks one saved delivery (headers + raw body) exactly as the tunnel does, with
-// verifyDelivery from core/signature. Exit 0 when valid, 1 when not (with the reason).
+// `verify`: checks one saved delivery (headers + raw body) exactly as the tunnel does (its verdict,
+// legacy-only refused unless --allow-legacy-signature, a note on an odd but authentic body).
+// Exit 0 when valid, 1 when not (with the reason).
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { DEFAULT_TOLERANCE_SEC, verifyDelivery, type HeaderBag } from '../../core/signature';
+import { DEFAULT_TOLERANCE_SEC, type HeaderBag } from '../../core/signature';
+import { verifyTunnelDelivery } from '../../core/tunnel/verify';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
 import { envVarName, intString, parseFlags } from '../flags';
+import { SECRET_FLAG_HELP, explicitSecret } from '../tunnel-support';
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -24,6 +27,7 @@ const flagsSchema = z
     bodyFile: z.string().min(1, 'expected a file path'),
     tolerance: intString(0, 86_400).optional(),
     now: intString(0, 99_999_999_999).optional(),
+    allowLegacySignature: z.boolean().optional(),
     json: z.boolean().optional(),
   })
   .refine((f) => !(f.secret !== undefined && f.secretEnv !== undefined), { message: 'give either --secret or --secret-env, not both', path: ['secret'] })
@@ -51,7 +55,8 @@ export function register(program: Command, ctx: CliContext): void {
     .requiredOption('--body-file <path>', 'file holding the raw request body, byte for byte')
     .option('--header <line>', "a delivery header, 'Name: value' (repeatable)", collect)
     .option('--secret-env <name>', 'environment variable holding the signing secret (preferred)')
-    .option('--secret <secret>', 'the signing secret (lands in shell history; prefer --secret-env)')
+    .option('--secret <secret>', SECRET_FLAG_HELP)
+    .option('--allow-legacy-signature', 'accept a delivery signed only with x-service-signature, as `listen --allow-legacy-signature` does')
     .option('--tolerance <seconds>', `timestamp tolerance in seconds (default ${DEFAULT_TOLERANCE_SEC})`)
     .option('--now <unix>', 'verify as if the time were this unix timestamp (seconds)')
     .option('--json', 'one JSON object per line on stdout');
@@ -59,15 +64,7 @@ export function register(program: Command, ctx: CliContext): void {
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(flagsSchema, opts);
     const headers = parseHeaderArgs(f.header ?? []);
-    let secret: string;
-    if (f.secretEnv !== undefined) {
-      const v = ctx.io.env[f.secretEnv];
-      if (!v) throw new UsageError(`the environment variable ${f.secretEnv} is not set (it should hold the signing secret)`);
-      secret = v;
-    } else {
-      out.warn('--secret lands in your shell history; prefer --secret-env NAME');
-      secret = f.secret!;
-    }
+    const secret = explicitSecret(ctx, out, f)!;
     let rawBody: Buffer;
     try {
       rawBody = await readFile(resolve(ctx.io.cwd, f.bodyFile));
@@ -75,9 +72,10 @@ export function register(program: Command, ctx: CliContext): void {
       throw new CliFailure(`cannot read --body-file ${f.bodyFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, EXIT.failure, 'BODY_FILE');
     }
     const now = f.now ?? Math.floor(ctx.clock.now() / 1000);
-    const verdict = verifyDelivery({ headers, rawBody, secrets: [secret], now, toleranceSec: f.tolerance ?? DEFAULT_TOLERANCE_SEC });
+    const { verdict } = verifyTunnelDelivery({ headers, rawBody, secrets: [secret], now, toleranceSec: f.tolerance ?? DEFAULT_TOLERANCE_SEC, allowLegacy: f.allowLegacySignature === true });
     const data: Record<string, unknown> = { ok: verdict.ok, reason: verdict.reason, scheme: verdict.scheme, steps: verdict.steps };
     if (verdict.timestamp !== undefined) data.timestamp = verdict.timestamp;
+    if (verdict.note !== undefined) data.note = verdict.note;
     out.result(data, () => [verdict.ok ? verdict.reason : `invalid: ${verdict.reason}`, ...verdict.steps.map((s) => `  - ${s}`)].join('\n'));
     if (!verdict.ok && !out.json) ctx.io.stderr.write(`error: delivery rejected: ${verdict.reason}\n`);
     return verdict.ok ? EXIT.ok : EXIT.failure;

@@ -68,8 +68,12 @@ export function safeEqualHex(expectedHex: string, givenHex: string): boolean {
 
 export function headerValue(headers: HeaderBag, name: string): string | undefined {
   const want = name.toLowerCase();
-  for (const [k, v] of Object.entries(headers)) {
-    if (k.toLowerCase() !== want || v === undefined) continue;
+  // Received headers have lower-case names: the direct look-up almost always answers.
+  const direct = Object.prototype.hasOwnProperty.call(headers, want) ? headers[want] : undefined;
+  if (direct !== undefined) return Array.isArray(direct) ? direct.join(',') : direct;
+  for (const k in headers) {
+    const v = headers[k];
+    if (v === undefined || k.toLowerCase() !== want) continue;
     return Array.isArray(v) ? v.join(',') : v;
   }
   return undefined;
@@ -145,9 +149,14 @@ export function verifyDelivery(opts: VerifyOptions): SignatureVerdict {
       return { ok: false, reason: 'malformed-header', scheme: 'v1', steps };
     }
     steps.push(`${V1_HEADER}: t=${parsed.t}, ${parsed.signatures.length} v1 signature(s)`);
-    const payload = Buffer.concat([Buffer.from(`${parsed.t}.`, 'utf8'), body]);
-    const expected = secrets.map((s) => hmacHex(s, payload));
-    const matched = parsed.signatures.some((given) => expected.some((exp) => safeEqualHex(exp, given)));
+    // The digests compared as bytes (a hex signature of any other length never matches).
+    const prefix = Buffer.from(`${parsed.t}.`, 'utf8');
+    const expected = secrets.map((s) => createHmac('sha256', s).update(prefix).update(body).digest());
+    const matched = parsed.signatures.some((given) => {
+      if (given.length !== 64) return false;
+      const g = Buffer.from(given, 'hex');
+      return expected.some((exp) => timingSafeEqual(exp, g));
+    });
     if (!matched) {
       const lengths = parsed.signatures.every((g) => g.length !== 64);
       steps.push(lengths ? 'no v1 signature has the length of a SHA-256 hex digest' : 'no v1 signature matches HMAC-SHA256 over `<t>.<raw body>`');

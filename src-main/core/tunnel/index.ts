@@ -1,6 +1,8 @@
 // The local signed-webhook tunnel: public API for the app, the browser host and the CLI.
 export { Tunnel, TunnelError, isLoopback } from './tunnel';
 export { EventLog } from './log';
+export { RefusedStore, type RefusedQuery } from './refused';
+export { LOCK_FILE } from './lock';
 export { verifyTunnelDelivery } from './verify';
 export { registerWebhook, type WebhookRegistration } from './register';
 export { composeInboundEvent } from './simulate';

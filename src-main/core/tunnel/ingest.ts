@@ -1,13 +1,22 @@
-// receive → verify → store: one delivery becomes a durable log record, and the receiver learns what
-// to answer. Nothing is answered 2xx before the record is on disk.
+// receive → verify → store: an accepted delivery becomes a durable log record, and the receiver
+// learns what to answer. Nothing is answered 2xx before the record is on disk; while storage fails
+// the answer is 503 (the service retries). A delivery the verification refuses is kept as metadata
+// only (refuse(): the refused store), never in the log, so it can neither evict a delivery nor fill
+// the disk. A repeat of an accepted delivery is acknowledged (so the service stops retrying) and kept
+// with the `duplicate` verdict, up to MAX_KEPT_REPEATS per delivery; further repeats (a replay flood
+// inside the signature's validity) are acknowledged without being kept.
 import type { Clock } from '../ports';
 import type { EventLog } from './log';
 import type { IdGenerator } from './ids';
+import { digestOf, type Answer, type RefusalInput } from './receiver';
 import type { SeenIndex } from './seen';
 import { verifyTunnelDelivery } from './verify';
-import type { HeaderMap, StoredDelivery } from './types';
+import type { HeaderMap, RefusedReason, StoredDelivery, TunnelReason } from './types';
 
 export type InvalidResponse = 'reject' | 'accept-all';
+
+/** Repeats of one delivery kept in the log (the service retries 4 times at most, A-RETRY). */
+export const MAX_KEPT_REPEATS = 4;
 
 export interface IngestInput {
   agentId: string;
@@ -15,13 +24,13 @@ export interface IngestInput {
   path: string;
   headers: HeaderMap;
   body: Buffer;
+  from: string;
   simulated?: boolean;
 }
 
-export interface IngestResult {
+export interface IngestResult extends Answer {
+  /** The stored delivery, or null (refused, not kept, or storage failed). */
   delivery: StoredDelivery | null;
-  status: number;
-  response: Record<string, unknown>;
 }
 
 export interface IngestOptions {
@@ -31,11 +40,29 @@ export interface IngestOptions {
   newId: IdGenerator;
   getSecrets(agentId: string): Promise<string[]>;
   toleranceSec?: number;
+  /** Accept deliveries signed only with the legacy header (default false). */
+  allowLegacy(): boolean;
   /** 'reject' (default): 401 with a JSON reason; 'accept-all': 200 for debugging. */
   invalidResponse?: InvalidResponse;
-  /** Forward deliveries whose verdict is not ok too (default false). */
-  forwardInvalid?: boolean;
   hasTarget(agentId: string): boolean;
+  refuse(r: RefusalInput, response: Record<string, unknown>): Answer;
+}
+
+/** The refused store's word for a verdict that is not ok. */
+export function refusedReasonOf(reason: TunnelReason): RefusedReason {
+  switch (reason) {
+    case 'missing-signature':
+      return 'missing-signature';
+    case 'stale-timestamp':
+    case 'future-timestamp':
+      return 'expired';
+    case 'no-secret-configured':
+      return 'no-secret';
+    case 'legacy-only':
+      return 'legacy-only';
+    default:
+      return 'invalid-signature';
+  }
 }
 
 export class Ingest {
@@ -51,18 +78,29 @@ export class Ingest {
       secretError = err instanceof Error ? err.name : 'error';
     }
     const receivedAt = this.o.clock.now();
-    const { verdict, summary } = verifyTunnelDelivery({
+    const { verdict, summary, key } = verifyTunnelDelivery({
       headers: input.headers,
       rawBody: input.body,
       secrets,
       now: Math.floor(receivedAt / 1000),
       toleranceSec: this.o.toleranceSec,
-      // Check and claim in one look-up: only a verified JSON delivery gets here, and it is ok unless
-      // its message.id was already claimed.
-      isDuplicate: (mid) => !this.o.seen.claim(input.agentId, mid),
+      allowLegacy: this.o.allowLegacy(),
+      // Check and claim in one look-up: only an accepted delivery gets here.
+      claim: (k) => this.o.seen.claim(input.agentId, k, receivedAt),
     });
     if (secretError !== null) verdict.steps.unshift(`the signing secrets could not be read (${secretError})`);
-    const claimed = verdict.ok && summary.messageId !== null;
+    const duplicate = verdict.reason === 'duplicate';
+    if (!verdict.ok && !duplicate) {
+      const status = this.o.invalidResponse === 'accept-all' ? 200 : 401;
+      const r = this.o.refuse(
+        { ...this.meta(input), ...digestOf(input.body), reason: refusedReasonOf(verdict.reason), status, detail: verdict.steps.join('\n') },
+        { ok: false, reason: verdict.reason },
+      );
+      return { ...r, delivery: null };
+    }
+    if (duplicate && this.o.seen.repeats(input.agentId, key!) > MAX_KEPT_REPEATS) {
+      return { delivery: null, status: 200, response: { ok: true, duplicate: true } };
+    }
     const delivery: StoredDelivery = {
       kind: 'delivery',
       id: this.o.newId(),
@@ -74,19 +112,26 @@ export class Ingest {
       bodyBase64: input.body.toString('base64'),
       verdict,
       summary,
-      forward: (verdict.ok || (this.o.forwardInvalid === true && verdict.reason !== 'duplicate')) && this.o.hasTarget(input.agentId),
-      ...(input.simulated ? { simulated: true } : {}),
+      forward: verdict.ok && this.o.hasTarget(input.agentId),
     };
+    if (input.simulated) delivery.simulated = true;
     try {
       await this.o.log.appendDelivery(delivery);
-    } catch {
-      if (claimed) this.o.seen.release(input.agentId, summary.messageId!);
-      return { delivery: null, status: 503, response: { ok: false, reason: 'storage-failed' } };
+    } catch (err) {
+      if (verdict.ok) this.o.seen.release(input.agentId, key!);
+      const detail = `the delivery verified but could not be stored (${err instanceof Error ? err.message : String(err)}); answered 503 so the service retries`;
+      const r = this.o.refuse(
+        { ...this.meta(input), ...digestOf(input.body), reason: 'storage-unavailable', status: 503, detail },
+        { ok: false, reason: 'storage-unavailable' },
+      );
+      return { ...r, headers: { ...(r.headers ?? {}), 'retry-after': '5' }, delivery: null };
     }
-    if (verdict.ok) return { delivery, status: 200, response: { ok: true, deliveryId: delivery.id } };
-    // A repeat of a message already stored is acknowledged, so the service stops retrying it.
-    if (verdict.reason === 'duplicate') return { delivery, status: 200, response: { ok: true, duplicate: true, deliveryId: delivery.id } };
-    const status = this.o.invalidResponse === 'accept-all' ? 200 : 401;
-    return { delivery, status, response: { ok: false, reason: verdict.reason, deliveryId: delivery.id } };
+    // A repeat of a delivery already stored is acknowledged, so the service stops retrying it.
+    if (duplicate) return { delivery, status: 200, response: { ok: true, duplicate: true, deliveryId: delivery.id } };
+    return { delivery, status: 200, response: { ok: true, deliveryId: delivery.id } };
+  }
+
+  private meta(input: IngestInput): Omit<RefusalInput, 'reason' | 'status' | 'detail' | 'size' | 'sha256' | 'prefix'> {
+    return { method: input.method, path: input.path, agentId: input.agentId, from: input.from, headers: input.headers };
   }
 }

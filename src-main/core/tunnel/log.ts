@@ -1,30 +1,43 @@
 // The durable, append-only event log: JSONL segment files under <dataDir>/deliveries.
-// Writes are serialized (the file keeps the order of appends): the appends of one turn of the event
-// loop go out in one write(2) made on the main thread (it only reaches the page cache; fdatasync,
-// which waits for the disk, runs in the thread pool). A delivery append resolves only once it is
-// written AND an fdatasync that started after its write has finished (group commit: everything
-// appended meanwhile shares one write; up to MAX_SYNCS syncs overlap, so a batch written while one
-// runs starts its own at once). A forward attempt is only written, not forced to disk on its own: the
-// next delivery's sync (fdatasync covers every byte written before it), the lazy sync within
-// SYNC_LAZY_MS, rotation or close() make it durable. Losing the last attempt records in a machine
-// crash only means those deliveries are forwarded again (at least once, never skipped).
-// A torn last line (crash mid-write) is cut away at open.
+// Writes are serialized (the file keeps the order of appends) and made on the main thread with
+// write(2) (it only reaches the page cache; fdatasync, which waits for the disk, runs in the thread
+// pool: in the app this thread is Electron's main process, which a slow disk must never freeze). A delivery append resolves only once it is written AND an fdatasync that started after its
+// write has finished. Group commit: while a sync runs, appends wait; when it ends, everything that
+// came meanwhile goes out in one write and one sync (on a busy receiver one write and one sync serve
+// a whole window of deliveries, and every syscall and thread wake-up saved counts).
+// A forward attempt is taken into memory at once and written with the next write (a delivery's, or
+// the lazy flush within SYNC_LAZY_MS, rotation or close()); it is durable once a sync follows.
+// Losing the last attempt records in a machine crash only means those deliveries are forwarded
+// again (at least once, never skipped).
+// Segments are zero-filled ahead of the writes (PREALLOCATE_BYTES at a time) and written in place:
+// an fdatasync of bytes written inside the file's size needs no journal commit for a new size, which
+// makes it several times cheaper (and its tail far shorter) on a journaling file system. A segment's
+// records end at its first NUL byte (JSON never holds one); the padding is cut when the segment is
+// closed.
+//
+// Storage failures never cost an acknowledged record. A failed or short write (ENOSPC, EIO) fails its
+// batch and cuts the file back to the last whole record before anything else is appended; when the
+// cut itself fails, or an fdatasync fails (the kernel may have dropped those pages), every record of
+// that segment still waiting for a sync fails too and the log rolls to a fresh segment before the
+// next append. A record answers only once it is durable, so acknowledging resumes by itself as soon as
+// a write and its sync succeed again. A torn last line (crash mid-write) is cut away at open.
+//
+// One writer per data dir (lock.ts); a reader (readOnly) loads the segments and never cuts, rolls,
+// compacts or writes: a torn last line is simply not read.
 // Bounded by deliveries / bytes / age; the oldest segment goes first, and deliveries still
-// pending in it are carried forward into the newest segment so nothing waiting is lost.
-import { writeSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promises';
+// pending in it are carried forward into the newest segment so nothing waiting is lost, and the
+// others are handed to beforeDrop first (the tunnel keeps their duplicate keys: seen.ts).
+import { constants, ftruncateSync, writeSync } from 'node:fs';
+import { open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
 import { silentLogger, type Clock, type Logger } from '../ports';
-import type {
-  DeliveryDetail,
-  DeliveryListItem,
-  ForwardAttempt,
-  ForwardState,
-  LogRecord,
-  StoredDelivery,
-  TunnelReason,
-} from './types';
+import { ensurePrivateDir, PRIVATE_FILE_MODE, privateFiles } from './private-files';
+import { LogIndex, type DeliveryQuery } from './log-index';
+import { forwardStateOf, isFinalStatus, parseRecord } from './records';
+import type { DeliveryDetail, DeliveryListItem, ForwardAttempt, ForwardState, LogRecord, StoredDelivery } from './types';
+
+export { isFinalStatus };
+export type { DeliveryQuery };
 
 export interface LogBounds {
   maxDeliveries?: number;
@@ -44,90 +57,6 @@ const DEFAULT_BOUNDS: Required<LogBounds> = {
   segmentDeliveries: 1_000,
 };
 
-export interface DeliveryQuery {
-  agentId?: string;
-  /** A reason (`verified`, `duplicate`, …), or `ok` / `invalid`. */
-  verdict?: TunnelReason | 'ok' | 'invalid';
-  from?: string;
-  type?: string;
-  /** ms since epoch, inclusive */
-  since?: number;
-  /** ms since epoch, exclusive */
-  until?: number;
-  /** Case-insensitive substring of the body. */
-  text?: string;
-  forwardState?: ForwardState;
-  /** Page size; default 50, at most 1000. */
-  limit?: number;
-  /** Cursor: only ids older than this one. */
-  before?: string;
-}
-
-// Records on disk are validated loosely: a line that does not fit is skipped, never trusted.
-const verdictSchema = z.object({
-  ok: z.boolean(),
-  reason: z.string(),
-  scheme: z.enum(['v1', 'legacy', 'none']),
-  timestamp: z.number().optional(),
-  steps: z.array(z.string()),
-});
-const deliverySchema = z.object({
-  kind: z.literal('delivery'),
-  id: z.string().min(1),
-  agentId: z.string().min(1),
-  receivedAt: z.number(),
-  method: z.string(),
-  path: z.string(),
-  headers: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
-  bodyBase64: z.string(),
-  verdict: verdictSchema,
-  summary: z.object({ event: z.string().nullable(), from: z.string().nullable(), messageId: z.string().nullable(), type: z.string().nullable() }),
-  forward: z.boolean(),
-  simulated: z.boolean().optional(),
-});
-const attemptSchema = z.object({
-  kind: z.literal('attempt'),
-  id: z.string().min(1),
-  deliveryId: z.string().min(1),
-  at: z.number(),
-  url: z.string(),
-  status: z.number().int().nullable(),
-  error: z.string().nullable(),
-  latencyMs: z.number(),
-  responseBody: z.string().nullable(),
-  replay: z.enum(['as-received', 're-signed']).optional(),
-  resigned: z.boolean().optional(),
-  aheadOf: z.string().optional(),
-});
-const recordSchema = z.discriminatedUnion('kind', [deliverySchema, attemptSchema]);
-
-/** 2xx delivered; 4xx other than 408/429 is the local app's final word; anything else is retried. */
-export function isFinalStatus(status: number | null): boolean {
-  if (status === null) return false;
-  if (status >= 200 && status <= 299) return true;
-  return status >= 400 && status <= 499 && status !== 408 && status !== 429;
-}
-
-function forwardStateOf(delivery: StoredDelivery, attempts: ForwardAttempt[]): ForwardState {
-  if (!delivery.forward) return 'not-forwarded';
-  for (let i = attempts.length - 1; i >= 0; i--) {
-    const a = attempts[i]!;
-    if (a.replay) continue;
-    if (a.status !== null && a.status >= 200 && a.status <= 299) return 'delivered';
-    return isFinalStatus(a.status) ? 'rejected' : 'pending';
-  }
-  return 'pending';
-}
-
-/** Shared by every entry without attempts yet (most of them, briefly); replaced on the first one. */
-const NO_ATTEMPTS: ForwardAttempt[] = [];
-
-interface Entry {
-  delivery: StoredDelivery;
-  attempts: ForwardAttempt[];
-  segment: number;
-}
-
 interface Segment {
   n: number;
   bytes: number;
@@ -137,7 +66,7 @@ interface Segment {
   newestAt: number;
 }
 
-/** Attempt records written without a sync of their own are synced within this time. */
+/** Attempt records are written and synced within this time when no delivery carries them earlier. */
 const SYNC_LAZY_MS = 1_000;
 
 interface Pending {
@@ -170,11 +99,13 @@ function newPending(data: string, deliveries: number, durable: boolean, rec: Log
   return { data, deliveries, durable, rec, recs, resolve, reject, promise };
 }
 
-/**
- * fdatasyncs in flight at once: a batch written while one runs need not wait for it to end (the disk
- * overlaps them; one libuv thread of the default four stays free for the writes).
- */
-const MAX_SYNCS = 3;
+/** fdatasyncs in flight at once; appends made meanwhile wait and share the next write and sync. */
+const MAX_SYNCS = 1;
+
+/** Zero-filled ahead of the writes, at a time (see the top of this file). */
+const PREALLOCATE_BYTES = 1024 * 1024;
+const ZEROS = Buffer.alloc(64 * 1024);
+const SEGMENT_OPEN_FLAGS = constants.O_RDWR | constants.O_CREAT;
 
 const SEGMENT_RE = /^seg-(\d{12})\.jsonl$/;
 const segName = (n: number) => `seg-${String(n).padStart(12, '0')}.jsonl`;
@@ -184,19 +115,47 @@ export interface EventLogOptions {
   clock: Clock;
   bounds?: LogBounds;
   logger?: Logger;
+  /** Load only: no cut, no roll, no compaction, no append (the writer may be running). */
+  readOnly?: boolean;
+  /** Called with the deliveries of a segment about to be dropped (not those carried forward); a failure keeps the segment. */
+  beforeDrop?: (deliveries: StoredDelivery[]) => Promise<void>;
+  /** The file operations on the append path (tests inject failing ones). */
+  io?: Partial<LogIO>;
+}
+
+/** What the append path does to the segment file. */
+export interface LogIO {
+  /** pwrite(2) at `position`: may write less than asked, or throw (ENOSPC, EIO). */
+  write(fd: number, buf: Buffer, off: number, len: number, position: number): number;
+  truncate(fd: number, len: number): void;
+  datasync(fh: FileHandle): Promise<void>;
+}
+
+const NODE_IO: LogIO = {
+  write: (fd, buf, off, len, position) => writeSync(fd, buf, off, len, position),
+  truncate: (fd, len) => ftruncateSync(fd, len),
+  datasync: (fh) => fh.datasync(),
+};
+
+/** An append refused because the log is read-only or closed. */
+export class LogClosedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LogClosedError';
+  }
 }
 
 export class EventLog {
   readonly dir: string;
   private readonly bounds: Required<LogBounds>;
   private readonly logger: Logger;
-  private readonly entries = new Map<string, Entry>();
-  /** Delivery ids, oldest first. */
-  private order: string[] = [];
+  private readonly index = new LogIndex();
   private segments: Segment[] = [];
   private fh: FileHandle | null = null;
   /** Appended, not yet written. */
   private queue: Pending[] = [];
+  /** Attempt records already applied in memory, written with the next write. */
+  private lazy = '';
   /** The write loop (writes are serialized: the file keeps the order of appends). */
   private flushing: Promise<void> | null = null;
   /** Written, waiting for an fdatasync that starts after their write. */
@@ -209,36 +168,74 @@ export class EventLog {
   /** Written but not yet synced. */
   private dirty = false;
   private syncTimer: unknown = null;
+  /** A write could not be cut back, or a sync failed: roll to a fresh segment before the next append. */
+  private broken = false;
+  /** Segments on which an fdatasync failed: nothing more written to them counts as durable. */
+  private readonly failedSegments = new Set<number>();
+  /** The current segment's file size: its records, then zeros up to here. */
+  private fileSize = 0;
+  /** No new zero-filling before the current segment holds this many bytes (it failed: disk full). */
+  private noPreallocateUntil = 0;
+  readonly readOnly: boolean;
+  private readonly io: LogIO;
 
   constructor(private readonly opts: EventLogOptions) {
+    this.io = { ...NODE_IO, ...(opts.io ?? {}) };
     this.dir = join(opts.dataDir, 'deliveries');
     this.bounds = { ...DEFAULT_BOUNDS, ...(opts.bounds ?? {}) };
     this.logger = opts.logger ?? silentLogger;
+    this.readOnly = opts.readOnly === true;
   }
 
-  /** Loads every segment (cutting a torn last line away) and opens the newest for appending. */
+  /**
+   * Loads every segment and (the writer) cuts a torn last line away, makes the files private and
+   * opens the newest for appending. A reader finds an empty log where there is no folder yet.
+   */
   async open(): Promise<void> {
     if (this.opened) return;
-    await mkdir(this.dir, { recursive: true });
-    const names = (await readdir(this.dir)).filter((n) => SEGMENT_RE.test(n)).sort();
+    let names: string[];
+    if (this.readOnly) {
+      names = await readdir(this.dir).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return [];
+        throw err;
+      });
+    } else {
+      await ensurePrivateDir(this.dir);
+      await privateFiles(this.dir);
+      names = await readdir(this.dir);
+    }
+    names = names.filter((n) => SEGMENT_RE.test(n)).sort();
     for (let i = 0; i < names.length; i++) {
       const n = Number(SEGMENT_RE.exec(names[i]!)![1]);
       await this.load(n, i === names.length - 1);
     }
     if (this.segments.length === 0) this.segments.push({ n: 1, bytes: 0, deliveries: 0, written: 0, newestAt: 0 });
-    const last = this.segments[this.segments.length - 1]!;
-    this.fh = await open(join(this.dir, segName(last.n)), 'a');
+    if (!this.readOnly) {
+      const last = this.segments[this.segments.length - 1]!;
+      this.fh = await this.openSegment(last.n);
+      this.fileSize = last.bytes;
+    }
     this.opened = true;
-    await this.maintain();
+    if (!this.readOnly) await this.maintain();
   }
 
   private async load(n: number, isLast: boolean): Promise<void> {
     const path = join(this.dir, segName(n));
-    let buf = await readFile(path);
-    const end = buf.lastIndexOf(0x0a) + 1;
+    let buf: Buffer;
+    try {
+      buf = await readFile(path);
+    } catch (err) {
+      // A reader racing the writer: the segment was dropped meanwhile.
+      if (this.readOnly && (err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    // Records end at the first NUL (the zero padding), and at the last newline before it.
+    const nul = buf.indexOf(0);
+    const data = nul < 0 ? buf.length : nul;
+    const end = data === 0 ? 0 : buf.lastIndexOf(0x0a, data - 1) + 1;
     if (end < buf.length) {
-      if (isLast) {
-        this.logger.warn('tunnel log: cutting a torn last line', { segment: n, bytes: buf.length - end });
+      if (isLast && !this.readOnly) {
+        if (end < data) this.logger.warn('tunnel log: cutting a torn last line', { segment: n, bytes: data - end });
         const fh = await open(path, 'r+');
         try {
           await fh.truncate(end);
@@ -257,10 +254,8 @@ export class EventLog {
       const line = buf.subarray(start, nl);
       start = nl + 1;
       if (line.length === 0) continue;
-      let parsed: LogRecord;
-      try {
-        parsed = recordSchema.parse(JSON.parse(line.toString('utf8'))) as LogRecord;
-      } catch {
+      const parsed = parseRecord(line);
+      if (parsed === null) {
         this.logger.warn('tunnel log: skipping an unreadable line', { segment: n });
         continue;
       }
@@ -269,50 +264,15 @@ export class EventLog {
     }
   }
 
+  /** Takes a record into the index and keeps the segments' counts. */
   private applyRecord(rec: LogRecord, seg: Segment): void {
+    const moved = this.index.apply(rec, seg.n);
+    if (moved === undefined) return;
     if (rec.kind === 'delivery') {
-      const existing = this.entries.get(rec.id);
-      if (existing) {
-        // A pending delivery carried forward: it now lives in the newer segment.
-        this.segmentOf(existing.segment).deliveries--;
-        existing.segment = seg.n;
-      } else {
-        this.entries.set(rec.id, { delivery: rec, attempts: NO_ATTEMPTS, segment: seg.n });
-        this.insertOrdered(rec.id);
-      }
+      if (moved !== null) this.segmentOf(moved).deliveries--;
       seg.deliveries++;
       seg.newestAt = Math.max(seg.newestAt, rec.receivedAt);
-      return;
-    }
-    const entry = this.entries.get(rec.deliveryId);
-    if (!entry) return;
-    if (entry.attempts === NO_ATTEMPTS) {
-      entry.attempts = [rec];
-      seg.newestAt = Math.max(seg.newestAt, rec.at);
-      return;
-    }
-    // A carried-forward pending delivery repeats its attempts in the newer segment.
-    for (const a of entry.attempts) if (a.id === rec.id) return;
-    const at = entry.attempts.findIndex((a) => a.at > rec.at);
-    if (at < 0) entry.attempts.push(rec);
-    else entry.attempts.splice(at, 0, rec);
-    seg.newestAt = Math.max(seg.newestAt, rec.at);
-  }
-
-  private insertOrdered(id: string): void {
-    const o = this.order;
-    if (o.length === 0 || o[o.length - 1]! < id) {
-      o.push(id);
-      return;
-    }
-    let lo = 0;
-    let hi = o.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (o[mid]! < id) lo = mid + 1;
-      else hi = mid;
-    }
-    o.splice(lo, 0, id);
+    } else seg.newestAt = Math.max(seg.newestAt, rec.at);
   }
 
   private segmentOf(n: number): Segment {
@@ -325,29 +285,38 @@ export class EventLog {
 
   /** Appends a delivery; resolves once it is on disk (fdatasync). */
   appendDelivery(d: StoredDelivery): Promise<void> {
-    if (this.entries.has(d.id)) return Promise.reject(new Error(`delivery ${d.id} already exists`));
+    if (this.index.entries.has(d.id)) return Promise.reject(new Error(`delivery ${d.id} already exists`));
     return this.appendOne(d, true);
   }
 
   /**
-   * Appends a forward/replay attempt; resolves once it is written (durable: also synced). Not
-   * durable by default (see the top of this file).
+   * Appends a forward/replay attempt: in memory at once, on disk with the next write (see the top
+   * of this file); durable: resolves once it is written and synced.
    */
   appendAttempt(a: ForwardAttempt, durable = false): Promise<void> {
-    if (!this.entries.has(a.deliveryId)) return Promise.reject(new Error(`unknown delivery ${a.deliveryId}`));
-    return this.appendOne(a, durable);
+    if (!this.index.entries.has(a.deliveryId)) return Promise.reject(new Error(`unknown delivery ${a.deliveryId}`));
+    if (durable) return this.appendOne(a, true);
+    if (!this.opened || this.closed || this.readOnly) return this.notWritable();
+    this.applyRecord(a, this.current());
+    this.lazy += `${JSON.stringify(a)}\n`;
+    this.scheduleSync();
+    return Promise.resolve();
+  }
+
+  private notWritable(): Promise<never> {
+    return Promise.reject(new LogClosedError(this.readOnly ? 'the delivery log is open read-only' : 'the delivery log is not open'));
   }
 
   /** One record (the hot path: one JSON.stringify, no per-record closures). */
   private appendOne(rec: LogRecord, durable: boolean): Promise<void> {
-    if (!this.opened || this.closed) return Promise.reject(new Error('the delivery log is not open'));
+    if (!this.opened || this.closed || this.readOnly) return this.notWritable();
     const p = newPending(`${JSON.stringify(rec)}\n`, rec.kind === 'delivery' ? 1 : 0, durable, rec, null);
     this.push(p);
     return p.promise;
   }
 
   private append(records: LogRecord[], durable: boolean): Promise<void> {
-    if (!this.opened || this.closed) return Promise.reject(new Error('the delivery log is not open'));
+    if (!this.opened || this.closed || this.readOnly) return this.notWritable();
     let data = '';
     let deliveries = 0;
     for (const r of records) {
@@ -361,7 +330,7 @@ export class EventLog {
 
   private push(p: Pending): void {
     this.queue.push(p);
-    if (!this.flushing) void this.kick();
+    if (!this.flushing && this.syncs.size < MAX_SYNCS) void this.kick();
   }
 
   /** The records of `p` are in `seg` (and on disk when durable): apply them, then resolve. */
@@ -377,18 +346,20 @@ export class EventLog {
       // phase, a burst of attempts) shares one write.
       this.flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushLoop()).finally(() => {
         this.flushing = null;
-        // An append that arrived while the loop was finishing must not be left behind.
-        if (this.queue.length > 0) void this.kick();
+        // An append that arrived while the loop was finishing must not be left behind (while a sync
+        // runs, its end kicks the loop again).
+        if (this.queue.length > 0 && this.syncs.size < MAX_SYNCS) void this.kick();
       });
     }
     return this.flushing;
   }
 
   private async flushLoop(): Promise<void> {
-    while (this.queue.length > 0) {
+    while (this.queue.length > 0 && this.syncs.size < MAX_SYNCS) {
       const batch = this.queue;
       this.queue = [];
-      let text = '';
+      let text = this.lazy;
+      this.lazy = '';
       let durable = false;
       let deliveries = 0;
       for (const p of batch) {
@@ -397,19 +368,26 @@ export class EventLog {
         if (p.durable) durable = true;
       }
       const buf = Buffer.from(text, 'utf8');
+      if (this.broken && !(await this.roll())) {
+        for (const p of batch) p.reject(new Error('the delivery log cannot write: no fresh segment could be opened'));
+        continue;
+      }
       const seg = this.current();
+      this.preallocate(seg, buf.length);
       try {
-        // A plain write(2) into the page cache, on this thread: cheaper than a trip through the
+        // A plain pwrite(2) into the page cache, on this thread: cheaper than a trip through the
         // thread pool (the fdatasync, which waits for the disk, still goes there).
         const fd = this.fh!.fd;
         let off = 0;
-        while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+        while (off < buf.length) off += this.io.write(fd, buf, off, buf.length - off, seg.bytes + off);
       } catch (err) {
         this.logger.error('tunnel log: write failed', { error: err instanceof Error ? err.message : String(err) });
+        this.cutBack(seg);
         for (const p of batch) p.reject(err);
         continue;
       }
       seg.bytes += buf.length;
+      this.fileSize = Math.max(this.fileSize, seg.bytes);
       seg.written += deliveries;
       if (buf.length > 0) {
         this.writes++;
@@ -427,19 +405,103 @@ export class EventLog {
     }
   }
 
+  /** Opens a segment for writing in place (created 0600 when missing). */
+  private openSegment(n: number): Promise<FileHandle> {
+    return open(join(this.dir, segName(n)), SEGMENT_OPEN_FLAGS, PRIVATE_FILE_MODE);
+  }
+
+  /**
+   * Zero-fills the current segment ahead of a write of `len` bytes. When the disk has no room for
+   * it, the padding is cut back and the write extends the file itself (and may fail: cutBack).
+   */
+  private preallocate(seg: Segment, len: number): void {
+    const need = seg.bytes + len;
+    if (need <= this.fileSize || need < this.noPreallocateUntil) return;
+    const chunk = Math.min(PREALLOCATE_BYTES, this.bounds.segmentBytes);
+    const target = Math.ceil((need + 1) / chunk) * chunk;
+    const fd = this.fh!.fd;
+    let at = this.fileSize;
+    try {
+      while (at < target) at += this.io.write(fd, ZEROS, 0, Math.min(ZEROS.length, target - at), at);
+      this.fileSize = target;
+    } catch {
+      this.noPreallocateUntil = need + chunk;
+      try {
+        this.io.truncate(fd, Math.max(seg.bytes, this.fileSize));
+      } catch {
+        // the zeros stay: harmless past the records
+        this.fileSize = Math.max(this.fileSize, at);
+      }
+    }
+  }
+
+  /**
+   * A write failed part-way: cut the segment back to its last whole record (seg.bytes), so nothing
+   * is ever appended after torn bytes. When even that fails, roll before the next append.
+   */
+  private cutBack(seg: Segment): void {
+    try {
+      this.io.truncate(this.fh!.fd, seg.bytes);
+      this.fileSize = seg.bytes;
+    } catch (err) {
+      this.logger.error('tunnel log: could not cut a failed write back; rolling to a fresh segment', { error: err instanceof Error ? err.message : String(err) });
+      this.broken = true;
+    }
+  }
+
+  /** After a failed sync or cut: a fresh segment for what follows (false when it cannot be opened). */
+  private async roll(): Promise<boolean> {
+    if (!(await this.nextSegment())) return false;
+    this.broken = false;
+    return true;
+  }
+
+  /**
+   * Moves the writes to a new segment: syncs still running settle, what was written is synced, the
+   * old segment loses its padding and is closed. False (nothing changed) when the new one cannot be opened.
+   */
+  private async nextSegment(): Promise<boolean> {
+    const next = this.current().n + 1;
+    let fh: FileHandle;
+    try {
+      fh = await this.openSegment(next);
+    } catch (err) {
+      this.logger.error('tunnel log: could not open a new segment', { segment: next, error: err instanceof Error ? err.message : String(err) });
+      return false;
+    }
+    await this.settleSyncs();
+    if (this.dirty) {
+      await this.fh?.datasync().catch((err: unknown) => this.logger.error('tunnel log: sync failed', { error: err instanceof Error ? err.message : String(err) }));
+      this.dirty = false;
+    }
+    await this.retire(this.current());
+    this.fh = fh;
+    this.segments.push({ n: next, bytes: 0, deliveries: 0, written: 0, newestAt: 0 });
+    this.fileSize = 0;
+    this.noPreallocateUntil = 0;
+    return true;
+  }
+
   /** Syncs everything written so far, unless MAX_SYNCS are running (then the next one to end does). */
   private startSync(): void {
     if (this.unsynced.length === 0 || this.syncs.size >= MAX_SYNCS) return;
     const waiting = this.unsynced;
     this.unsynced = [];
     const writesBefore = this.writes;
-    const sync: Promise<void> = this.fh!.datasync().then(
+    const segment = this.current().n;
+    const sync: Promise<void> = this.io.datasync(this.fh!).then(
       () => {
         if (this.writes === writesBefore) this.dirty = false;
-        for (const w of waiting) this.settle(w.p, w.seg);
+        for (const w of waiting) {
+          // A sync of this segment failed meanwhile: the kernel may have dropped pages these records share.
+          if (this.failedSegments.has(w.seg.n)) w.p.reject(new Error('an earlier sync of this segment failed'));
+          else this.settle(w.p, w.seg);
+        }
       },
       (err: unknown) => {
-        this.logger.error('tunnel log: sync failed', { error: err instanceof Error ? err.message : String(err) });
+        this.logger.error('tunnel log: sync failed; rolling to a fresh segment', { error: err instanceof Error ? err.message : String(err) });
+        this.failedSegments.add(segment);
+        this.broken = true;
         for (const w of waiting) w.p.reject(err);
       },
     );
@@ -447,6 +509,8 @@ export class EventLog {
     void sync.finally(() => {
       this.syncs.delete(sync);
       this.startSync();
+      // Appends that waited for this sync go out now, together.
+      if (this.queue.length > 0 && !this.flushing) void this.kick();
     });
   }
 
@@ -464,8 +528,8 @@ export class EventLog {
     // changes nothing a caller can observe (tests on a fake clock must not see it among their timers).
     const timer = setTimeout(() => {
       this.syncTimer = null;
-      // An empty durable batch: the flush loop syncs whatever was written before it.
-      if (this.dirty && !this.closed) void this.syncNow().catch(() => undefined);
+      // An empty durable batch: the flush loop writes the attempts held back and syncs.
+      if ((this.dirty || this.lazy !== '') && !this.closed) void this.syncNow().catch(() => undefined);
     }, SYNC_LAZY_MS);
     timer.unref();
     this.syncTimer = timer;
@@ -479,45 +543,55 @@ export class EventLog {
     return p.promise;
   }
 
-  private async rotate(): Promise<void> {
-    const next = this.current().n + 1;
-    const fh = await open(join(this.dir, segName(next)), 'a');
+  /** Cuts the zero padding off the segment being left and closes it (best effort). */
+  private async retire(seg: Segment): Promise<void> {
     const old = this.fh;
-    await this.settleSyncs();
-    if (this.dirty) {
-      await old?.datasync().catch((err: unknown) => this.logger.error('tunnel log: sync failed', { error: err instanceof Error ? err.message : String(err) }));
-      this.dirty = false;
+    this.fh = null;
+    if (!old) return;
+    try {
+      if (this.fileSize > seg.bytes) this.io.truncate(old.fd, seg.bytes);
+    } catch {
+      // the padding stays: readers stop at its first NUL
     }
-    this.fh = fh;
-    this.segments.push({ n: next, bytes: 0, deliveries: 0, written: 0, newestAt: 0 });
-    await old?.close();
-    void this.maintain();
+    await old.close().catch(() => undefined);
   }
 
-  /** Drops the oldest segments while over a bound; pending deliveries are carried forward first. */
+  /** The current segment is full: the next one (when it cannot be opened, the current one grows for now). */
+  private async rotate(): Promise<void> {
+    if (await this.nextSegment()) void this.maintain();
+  }
+
+  /**
+   * Drops the oldest segments while over a bound; pending deliveries are carried forward (durably)
+   * first and the others handed to beforeDrop. A failure of either drops nothing.
+   */
   async maintain(): Promise<void> {
-    if (this.maintaining || !this.opened) return;
+    if (this.maintaining || !this.opened || this.readOnly) return;
     this.maintaining = true;
     try {
       while (this.segments.length > 1 && this.overBounds()) {
         const oldest = this.segments[0]!;
         const carry: LogRecord[] = [];
         const drop: string[] = [];
-        for (const [id, e] of this.entries) {
+        const leaving: StoredDelivery[] = [];
+        for (const [id, e] of this.index.entries) {
           if (e.segment !== oldest.n) continue;
           if (forwardStateOf(e.delivery, e.attempts) === 'pending') carry.push(e.delivery, ...e.attempts);
-          else drop.push(id);
+          else {
+            drop.push(id);
+            leaving.push(e.delivery);
+          }
         }
         if (carry.length > 0) await this.append(carry, true);
-        for (const id of drop) this.entries.delete(id);
-        if (drop.length > 0) {
-          const gone = new Set(drop);
-          this.order = this.order.filter((id) => !gone.has(id));
-        }
+        if (this.opts.beforeDrop) await this.opts.beforeDrop(leaving);
+        this.failedSegments.delete(oldest.n);
+        this.index.drop(drop);
         this.segments.shift();
         await unlink(join(this.dir, segName(oldest.n))).catch(() => undefined);
         this.logger.info('tunnel log: dropped the oldest segment', { segment: oldest.n, deliveries: drop.length, carried: carry.length });
       }
+    } catch (err) {
+      this.logger.error('tunnel log: could not drop the oldest segment (kept for now)', { error: err instanceof Error ? err.message : String(err) });
     } finally {
       this.maintaining = false;
     }
@@ -527,16 +601,20 @@ export class EventLog {
     const bytes = this.segments.reduce((s, x) => s + x.bytes, 0);
     const oldest = this.segments[0]!;
     return (
-      this.entries.size > this.bounds.maxDeliveries ||
+      this.index.entries.size > this.bounds.maxDeliveries ||
       bytes > this.bounds.maxBytes ||
       (oldest.newestAt > 0 && oldest.newestAt < this.opts.clock.now() - this.bounds.maxAgeMs)
     );
   }
 
-  /** Waits for queued appends, then closes the file. */
+  /** Writes what is held back, waits for queued appends and syncs, then closes the file. */
   async close(): Promise<void> {
     if (this.closed) return;
-    while (this.flushing || this.queue.length > 0) await this.kick();
+    if (this.lazy !== '' && this.opened && !this.readOnly) void this.syncNow().catch(() => undefined);
+    while (this.flushing || this.queue.length > 0 || this.syncs.size > 0) {
+      if (this.syncs.size > 0) await Promise.all([...this.syncs]);
+      else await this.kick();
+    }
     await this.settleSyncs();
     if (this.syncTimer !== null) {
       clearTimeout(this.syncTimer as ReturnType<typeof setTimeout>);
@@ -547,90 +625,47 @@ export class EventLog {
       this.dirty = false;
     }
     this.closed = true;
-    await this.fh?.close();
-    this.fh = null;
+    if (this.opened && !this.readOnly) await this.retire(this.current());
   }
 
   has(id: string): boolean {
-    return this.entries.has(id);
+    return this.index.entries.has(id);
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.index.entries.size;
   }
 
   get(id: string): DeliveryDetail | undefined {
-    const e = this.entries.get(id);
-    if (!e) return undefined;
-    return { ...e.delivery, attempts: [...e.attempts], forwardState: forwardStateOf(e.delivery, e.attempts) };
+    return this.index.get(id);
   }
 
   body(id: string): Buffer | undefined {
-    const e = this.entries.get(id);
-    return e ? Buffer.from(e.delivery.bodyBase64, 'base64') : undefined;
+    return this.index.body(id);
   }
 
   /** The delivery when it still waits to be forwarded (no copy; for the forwarder). */
   pendingDelivery(id: string): StoredDelivery | undefined {
-    const e = this.entries.get(id);
-    return e && forwardStateOf(e.delivery, e.attempts) === 'pending' ? e.delivery : undefined;
+    return this.index.pendingDelivery(id);
   }
 
   forwardState(id: string): ForwardState | undefined {
-    const e = this.entries.get(id);
-    return e ? forwardStateOf(e.delivery, e.attempts) : undefined;
+    return this.index.forwardState(id);
   }
 
   /** Pending deliveries, oldest first. */
   pending(): StoredDelivery[] {
-    const out: StoredDelivery[] = [];
-    for (const id of this.order) {
-      const e = this.entries.get(id)!;
-      if (forwardStateOf(e.delivery, e.attempts) === 'pending') out.push(e.delivery);
-    }
-    return out;
+    return this.index.pending();
   }
 
   /** Every delivery, oldest first (for rebuilding indexes). */
-  *all(): IterableIterator<StoredDelivery> {
-    for (const id of this.order) yield this.entries.get(id)!.delivery;
+  all(): IterableIterator<StoredDelivery> {
+    return this.index.all();
   }
 
   /** Newest first. */
   list(q: DeliveryQuery = {}): DeliveryListItem[] {
-    const limit = Math.min(Math.max(1, q.limit ?? 50), 1000);
-    const text = q.text?.toLowerCase();
-    const out: DeliveryListItem[] = [];
-    for (let i = this.order.length - 1; i >= 0 && out.length < limit; i--) {
-      const id = this.order[i]!;
-      if (q.before !== undefined && id >= q.before) continue;
-      const { delivery: d, attempts } = this.entries.get(id)!;
-      if (q.agentId !== undefined && d.agentId !== q.agentId) continue;
-      if (q.verdict !== undefined) {
-        if (q.verdict === 'ok' ? !d.verdict.ok : q.verdict === 'invalid' ? d.verdict.ok : d.verdict.reason !== q.verdict) continue;
-      }
-      if (q.from !== undefined && d.summary.from !== q.from.replace(/^\+/, '')) continue;
-      if (q.type !== undefined && d.summary.type !== q.type) continue;
-      if (q.since !== undefined && d.receivedAt < q.since) continue;
-      if (q.until !== undefined && d.receivedAt >= q.until) continue;
-      const state = forwardStateOf(d, attempts);
-      if (q.forwardState !== undefined && state !== q.forwardState) continue;
-      if (text !== undefined && !Buffer.from(d.bodyBase64, 'base64').toString('utf8').toLowerCase().includes(text)) continue;
-      const last = attempts.filter((a) => !a.replay).at(-1);
-      out.push({
-        id,
-        agentId: d.agentId,
-        receivedAt: d.receivedAt,
-        verdict: { ok: d.verdict.ok, reason: d.verdict.reason, scheme: d.verdict.scheme },
-        summary: d.summary,
-        bytes: Math.floor((d.bodyBase64.length * 3) / 4) - (d.bodyBase64.endsWith('==') ? 2 : d.bodyBase64.endsWith('=') ? 1 : 0),
-        simulated: d.simulated === true,
-        forwardState: state,
-        attempts: attempts.length,
-        lastStatus: last?.status ?? null,
-      });
-    }
-    return out;
+    return this.index.list(q);
   }
 
   /** For tests and the inspector: the segment files currently on disk. */

@@ -1,15 +1,22 @@
-// The loopback HTTP receiver: POST /hooks/<agentId> (or /hooks for the default agent).
-// Bodies over the limit get 413 without being read further; slow clients are cut off by
-// headersTimeout/requestTimeout; anything but POST gets 405.
+// The HTTP receiver: POST /hooks/<agentId> (or /hooks for the default agent) is handed over whole.
+// Everything else is refused here and reported as metadata (refuse()): a path that is not a hook
+// (404, "not-a-hook", so a wrongly registered URL shows up), another method (405), a body over the
+// limit (413, not read further), malformed HTTP and slow clients (400/408). Only the size, a
+// sha256 and the first bytes of a refused body are kept while it streams past.
+// A source over its refusal budget (isLimited) is answered 429 before its body is read, unless the
+// request carries a signature (it may be genuine: it is verified first).
+import { createHash, type Hash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import { LEGACY_HEADER, V1_HEADER } from '../signature';
 import { silentLogger, type Logger } from '../ports';
-import type { HeaderMap } from './types';
+import type { HeaderMap, RefusedReason } from './types';
 
 const DEFAULT_BODY_LIMIT = 5 * 1024 * 1024;
 const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const DEFAULT_AGENT_ID = 'default';
+export const PREFIX_BYTES = 256;
 
 const AGENT_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$/;
 
@@ -19,10 +26,37 @@ export interface ReceivedRequest {
   path: string;
   headers: HeaderMap;
   body: Buffer;
+  /** The remote address (see sourceOf). */
+  from: string;
+}
+
+/** What the receiver knows of a request it refuses itself (the body only as size, hash and prefix). */
+export interface RefusalInput {
+  reason: RefusedReason;
+  status: number;
+  detail: string;
+  method: string;
+  path: string;
+  agentId: string | null;
+  from: string;
+  headers: HeaderMap;
+  size: number;
+  sha256: string;
+  prefix: string;
+}
+
+export interface Answer {
+  status: number;
+  response: Record<string, unknown>;
+  headers?: Record<string, string>;
 }
 
 export interface ReceiverOptions {
-  handle(req: ReceivedRequest): Promise<{ status: number; response: Record<string, unknown> }>;
+  handle(req: ReceivedRequest): Promise<Answer>;
+  /** Keeps the refusal and says what to answer (it may turn the answer into a 429). */
+  refuse(r: RefusalInput, response: Record<string, unknown>): Answer;
+  /** Seconds a source must wait before it is refused normally again (0: not limited). */
+  isLimited?(from: string): number;
   bodyLimitBytes?: number;
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
@@ -37,11 +71,12 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, extra?: Record<string, string>): void {
-  const data = JSON.stringify(body);
+function sendJson(res: ServerResponse, a: Answer, extra?: Record<string, string>): void {
+  const data = JSON.stringify(a.response);
   const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(data) };
+  if (a.headers) Object.assign(headers, a.headers);
   if (extra) Object.assign(headers, extra);
-  res.writeHead(status, headers);
+  res.writeHead(a.status, headers);
   res.end(data);
 }
 
@@ -73,6 +108,59 @@ function headersOf(req: IncomingMessage): HeaderMap {
   return h as HeaderMap;
 }
 
+function isLoopbackAddress(a: string): boolean {
+  return a === '::1' || a.startsWith('127.');
+}
+
+/**
+ * The remote address; for a connection from this machine (a tunnel program such as ngrok or
+ * cloudflared) the last X-Forwarded-For hop, the one that program added.
+ */
+export function sourceOf(socket: Socket | undefined, headers: HeaderMap): string {
+  const raw = socket?.remoteAddress ?? '';
+  const remote = raw.startsWith('::ffff:') ? raw.slice(7) : raw;
+  const xff = headers['x-forwarded-for'];
+  if (xff === undefined || !isLoopbackAddress(remote)) return remote || 'unknown';
+  const hops = (Array.isArray(xff) ? xff.join(',') : xff).split(',');
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = hops[i]!.trim();
+    if (hop !== '') return hop;
+  }
+  return remote;
+}
+
+/** The size, sha256 and first bytes of a body as it streams past (nothing more is kept). */
+class Digest {
+  size = 0;
+  private readonly hash: Hash = createHash('sha256');
+  private readonly head: Buffer[] = [];
+  private headBytes = 0;
+
+  update(chunk: Buffer): void {
+    this.size += chunk.length;
+    this.hash.update(chunk);
+    if (this.headBytes < PREFIX_BYTES) {
+      const part = chunk.subarray(0, PREFIX_BYTES - this.headBytes);
+      this.head.push(part);
+      this.headBytes += part.length;
+    }
+  }
+
+  result(): { size: number; sha256: string; prefix: string } {
+    return { size: this.size, sha256: this.hash.digest('hex'), prefix: Buffer.concat(this.head).toString('utf8') };
+  }
+}
+
+export function digestOf(body: Buffer): { size: number; sha256: string; prefix: string } {
+  const d = new Digest();
+  d.update(body);
+  return d.result();
+}
+
+function hasSignature(headers: HeaderMap): boolean {
+  return headers[V1_HEADER] !== undefined || headers[LEGACY_HEADER] !== undefined;
+}
+
 export function createReceiver(o: ReceiverOptions): Receiver {
   const limit = o.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const logger = o.logger ?? silentLogger;
@@ -86,26 +174,69 @@ export function createReceiver(o: ReceiverOptions): Receiver {
     connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeout / 4))),
   });
 
-  const tooLarge = (req: IncomingMessage, res: ServerResponse) => {
+  /** Answers at once without reading the body: half-close so the answer arrives, then drop the rest. */
+  const answerAndClose = (req: IncomingMessage, res: ServerResponse, a: Answer) => {
     req.pause();
     req.removeAllListeners('data');
     res.once('finish', () => {
-      // Half-close so the answer reaches the client, then drop whatever it still sends.
       req.socket.end();
       setTimeout(() => req.socket.destroy(), 1_000).unref();
     });
-    sendJson(res, 413, { ok: false, reason: 'body-too-large', limitBytes: limit }, { connection: 'close' });
+    sendJson(res, a, { connection: 'close' });
+  };
+
+  const tooLarge = (req: IncomingMessage, res: ServerResponse, base: Omit<RefusalInput, 'reason' | 'status' | 'detail' | 'size' | 'sha256' | 'prefix'>, d: Digest) => {
+    const a = o.refuse({ ...base, reason: 'too-large', status: 413, detail: `the body is over the limit of ${limit} bytes; it was not read further`, ...d.result() }, { ok: false, reason: 'body-too-large', limitBytes: limit });
+    answerAndClose(req, res, a);
   };
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
+    const method = req.method ?? '';
+    const headers = headersOf(req);
+    const from = sourceOf(req.socket, headers);
     const agentId = routeAgent(path, defaultAgent);
-    if (agentId === null) return sendJson(res, 404, { ok: false, reason: 'not-found', hint: 'POST /hooks/<agentId>' });
-    if (req.method !== 'POST') return sendJson(res, 405, { ok: false, reason: 'method-not-allowed' }, { allow: 'POST' });
+    const base = { method, path, agentId, from, headers };
+    const accepted = agentId !== null && method === 'POST';
+
+    const wait = o.isLimited?.(from) ?? 0;
+    if (wait > 0 && !(accepted && hasSignature(headers))) {
+      const a = o.refuse(
+        { ...base, reason: 'rate-limited', status: 429, detail: `this source sent too many refused requests; answered at once, the body was not read`, size: 0, sha256: '', prefix: '' },
+        { ok: false, reason: 'rate-limited', retryAfterSec: wait },
+      );
+      return answerAndClose(req, res, { ...a, headers: { ...(a.headers ?? {}), 'retry-after': String(wait) } });
+    }
+
     const declared = Number(req.headers['content-length'] ?? NaN);
-    if (Number.isFinite(declared) && declared > limit) return tooLarge(req, res);
+    if (Number.isFinite(declared) && declared > limit) return tooLarge(req, res, base, new Digest());
+
+    if (!accepted) {
+      // Read past (hashing, keeping only the first bytes) and refuse.
+      const d = new Digest();
+      let over = false;
+      req.on('data', (chunk: Buffer) => {
+        if (over) return;
+        d.update(chunk);
+        if (d.size > limit) {
+          over = true;
+          tooLarge(req, res, base, d);
+        }
+      });
+      req.on('error', () => undefined);
+      req.on('end', () => {
+        if (over) return;
+        const r =
+          agentId === null
+            ? o.refuse({ ...base, reason: 'not-a-hook', status: 404, detail: `${path} is not a hook: deliveries go to /hooks/<agentId>`, ...d.result() }, { ok: false, reason: 'not-found', hint: 'POST /hooks/<agentId>' })
+            : o.refuse({ ...base, reason: 'bad-request', status: 405, detail: `${method} is not accepted on a hook (only POST)`, ...d.result() }, { ok: false, reason: 'method-not-allowed' });
+        sendJson(res, r, agentId === null ? undefined : { allow: 'POST' });
+      });
+      return;
+    }
+
     const chunks: Buffer[] = [];
     let size = 0;
     let over = false;
@@ -114,8 +245,11 @@ export function createReceiver(o: ReceiverOptions): Receiver {
       size += chunk.length;
       if (size > limit) {
         over = true;
+        const d = new Digest();
+        for (const c of chunks) d.update(c);
+        d.update(chunk);
         chunks.length = 0;
-        return tooLarge(req, res);
+        return tooLarge(req, res, base, d);
       }
       chunks.push(chunk);
     });
@@ -123,20 +257,26 @@ export function createReceiver(o: ReceiverOptions): Receiver {
     req.on('end', () => {
       if (over) return;
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-      o.handle({ agentId, method: req.method!, path, headers: headersOf(req), body })
-        .then(({ status, response }) => sendJson(res, status, response))
+      o.handle({ agentId: agentId!, method, path, headers, body, from })
+        .then((a) => sendJson(res, a))
         .catch((err) => {
           logger.error('tunnel receiver: handling failed', { error: err instanceof Error ? err.message : String(err) });
-          if (!res.headersSent) sendJson(res, 500, { ok: false, reason: 'internal-error' });
+          if (!res.headersSent) sendJson(res, { status: 500, response: { ok: false, reason: 'internal-error' } });
         });
     });
   });
-  server.on('clientError', (err, socket) => {
+  server.on('clientError', (err, socket: Socket) => {
     const timeout = (err as { code?: string }).code === 'ERR_HTTP_REQUEST_TIMEOUT';
-    const line = timeout ? '408 Request Timeout' : '400 Bad Request';
-    if (socket.writable) socket.end(`HTTP/1.1 ${line}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+    const status = timeout ? 408 : 400;
+    const a = o.refuse(
+      { reason: 'bad-request', status, detail: timeout ? 'the request did not arrive in time' : `malformed HTTP (${(err as { code?: string }).code ?? err.message})`, method: '', path: '', agentId: null, from: sourceOf(socket, {}), headers: {}, size: 0, sha256: '', prefix: '' },
+      {},
+    );
+    const line = a.status === 429 ? '429 Too Many Requests' : timeout ? '408 Request Timeout' : '400 Bad Request';
+    const retry = a.headers?.['retry-after'] ? `retry-after: ${a.headers['retry-after']}\r\n` : '';
+    if (socket.writable) socket.end(`HTTP/1.1 ${line}\r\nconnection: close\r\n${retry}content-length: 0\r\n\r\n`);
     else socket.destroy();
-    logger.warn('tunnel receiver: bad request', { error: (err as Error).message });
+    logger.warn('tunnel receiver: bad request', { error: err.message });
   });
 
   return {

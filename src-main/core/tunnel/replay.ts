@@ -2,7 +2,8 @@
 //  - 'as-received': the original headers and raw bytes (a correct app rejects it once the
 //    signature window has passed — that is the point of testing it);
 //  - 're-signed': a fresh timestamp, signed with the agent's current secret, optionally an edited body.
-// Each replay is logged as a forward attempt tagged with its mode; it never changes the queue.
+// Each replay is logged as a forward attempt tagged with its mode (unless the log is open read-only);
+// it never changes the queue.
 import { signDelivery } from '../signature';
 import type { Clock } from '../ports';
 import { originalHeaders, REPLAY_HEADER, tunnelHeaders } from './headers';
@@ -80,6 +81,7 @@ export async function replayDelivery(deps: ReplayDeps, id: string, opts: ReplayO
   const at = deps.clock.now();
   const out = await postOnce(deps.transport, deps.clock, { url, headers: req.headers, body: req.body, timeoutMs: opts.timeoutMs ?? deps.defaultTimeoutMs });
   const attempt: ForwardAttempt = { kind: 'attempt', id: deps.newId(), deliveryId: id, at, url, ...out, replay: opts.mode };
-  await deps.log.appendAttempt(attempt);
+  // A reader (another process writes this log) sends the replay but cannot record it.
+  if (!deps.log.readOnly) await deps.log.appendAttempt(attempt);
   return attempt;
 }

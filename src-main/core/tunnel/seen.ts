@@ -1,33 +1,190 @@
-// message.ids already received (and verified) per agent, for the `duplicate` verdict.
-// Rebuilt from the log at open; a check-and-claim is synchronous so two concurrent retries of
-// one message cannot both pass.
-import type { StoredDelivery } from './types';
+// Deliveries already received per agent, for the `duplicate` verdict. A delivery is known by its
+// message.id, or, without one, by a hash of its signature header and body (an exact replay).
+// Keys are kept for the duplicate window: at least twice the v1 tolerance (a timestamp is good from
+// `tolerance` before to `tolerance` after) plus the service's retry horizon (ASSUMPTION A-RETRY: 5
+// tries, 10 s each at most, after 1, 2, 4, 8 s of back-off: 65 s), so a retry or a replay inside the
+// signature's validity is always caught. The index is rebuilt at open from the log's deliveries and
+// the seen file (<dataDir>/seen.jsonl), where the keys of deliveries leave for when the log drops
+// their segment; so it survives restarts and rotation. A check-and-claim is synchronous, so two
+// concurrent retries of one message cannot both pass.
+import { open, readFile, rename, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { DEFAULT_TOLERANCE_SEC } from '../signature';
+import { PRIVATE_FILE_MODE } from './private-files';
+import type { SeenRecord, StoredDelivery } from './types';
+
+/** The service's retry horizon in seconds (ASSUMPTION A-RETRY). */
+export const RETRY_HORIZON_SEC = 5 * 10 + 1 + 2 + 4 + 8;
+/** Default duplicate window: 15 minutes, past twice the default tolerance plus the retry horizon. */
+export const DEFAULT_DUPLICATE_WINDOW_MS = 15 * 60_000;
+/**
+ * Keys held at most (the oldest go first beyond it): a bound on memory that only a sustained
+ * rate of several hundred deliveries a second for the whole window reaches.
+ */
+export const MAX_SEEN_KEYS = 500_000;
+
+/** The shortest window that still catches every retry and replay of a valid signature. */
+export function minDuplicateWindowMs(toleranceSec = DEFAULT_TOLERANCE_SEC): number {
+  return (2 * toleranceSec + RETRY_HORIZON_SEC) * 1000;
+}
+
+/** message.id, or `sig:` + sha256 over the signature header and the raw body. */
+export function dedupeKey(messageId: string | null, signature: string | undefined, body: Uint8Array): string {
+  if (messageId !== null) return messageId;
+  return `sig:${createHash('sha256').update(signature ?? '').update('\n').update(body).digest('base64url')}`;
+}
+
+/** The key of a stored delivery that was accepted (ok), or null. */
+export function keyOfDelivery(d: StoredDelivery): string | null {
+  if (!d.verdict.ok) return null;
+  if (d.summary.messageId !== null) return d.summary.messageId;
+  const h = d.headers['x-service-signature-v1'] ?? d.headers['x-service-signature'];
+  return dedupeKey(null, Array.isArray(h) ? h.join(',') : h, Buffer.from(d.bodyBase64, 'base64'));
+}
+
+interface Seen {
+  at: number;
+  /** Duplicates of it received since (kept in memory only). */
+  repeats: number;
+}
 
 export class SeenIndex {
-  private readonly byAgent = new Map<string, Set<string>>();
+  /** `agentId \0 key` → when first seen; insertion order is (about) time order. */
+  private readonly seen = new Map<string, Seen>();
+  /** When the first (oldest) key was seen, or at most that: nothing to prune before it expires. */
+  private firstAt = Infinity;
 
-  static fromDeliveries(deliveries: Iterable<StoredDelivery>): SeenIndex {
-    const index = new SeenIndex();
+  constructor(readonly windowMs: number = DEFAULT_DUPLICATE_WINDOW_MS) {}
+
+  /** From the log at open: accepted deliveries and the seen file's keys, oldest first. */
+  static rebuild(windowMs: number, nowMs: number, deliveries: Iterable<StoredDelivery>, carried: Iterable<SeenRecord>): SeenIndex {
+    const index = new SeenIndex(windowMs);
+    const since = nowMs - windowMs;
+    const all: Array<{ agentId: string; key: string; at: number }> = [];
+    for (const r of carried) if (r.at >= since) all.push(r);
     for (const d of deliveries) {
-      if (d.verdict.ok && d.summary.messageId !== null) index.claim(d.agentId, d.summary.messageId);
+      if (d.receivedAt < since || !d.verdict.ok) continue;
+      const key = keyOfDelivery(d);
+      if (key !== null) all.push({ agentId: d.agentId, key, at: d.receivedAt });
     }
+    all.sort((a, b) => a.at - b.at);
+    for (const r of all) index.claim(r.agentId, r.key, r.at);
     return index;
   }
 
-  has(agentId: string, messageId: string): boolean {
-    return this.byAgent.get(agentId)?.has(messageId) ?? false;
-  }
-
-  /** Marks the id seen; false when it already was. */
-  claim(agentId: string, messageId: string): boolean {
-    let set = this.byAgent.get(agentId);
-    if (!set) this.byAgent.set(agentId, (set = new Set()));
-    if (set.has(messageId)) return false;
-    set.add(messageId);
+  /** Marks the key seen at `nowMs`; false when it already was (within the window). */
+  claim(agentId: string, key: string, nowMs: number): boolean {
+    this.prune(nowMs);
+    const k = `${agentId}\u0000${key}`;
+    const s = this.seen.get(k);
+    if (s !== undefined) {
+      s.repeats++;
+      return false;
+    }
+    if (this.seen.size === 0) this.firstAt = nowMs;
+    this.seen.set(k, { at: nowMs, repeats: 0 });
+    if (this.seen.size > MAX_SEEN_KEYS) this.seen.delete(this.seen.keys().next().value!);
     return true;
   }
 
-  release(agentId: string, messageId: string): void {
-    this.byAgent.get(agentId)?.delete(messageId);
+  /** How many duplicates of the key arrived since it was first seen. */
+  repeats(agentId: string, key: string): number {
+    return this.seen.get(`${agentId}\u0000${key}`)?.repeats ?? 0;
+  }
+
+  release(agentId: string, key: string): void {
+    this.seen.delete(`${agentId}\u0000${key}`);
+  }
+
+  has(agentId: string, key: string): boolean {
+    return this.seen.has(`${agentId}\u0000${key}`);
+  }
+
+  get size(): number {
+    return this.seen.size;
+  }
+
+  /** Drops keys older than the window (they sit at the front: insertion order is time order). */
+  private prune(nowMs: number): void {
+    const since = nowMs - this.windowMs;
+    if (this.firstAt >= since) return;
+    this.firstAt = Infinity;
+    for (const [k, s] of this.seen) {
+      if (s.at >= since) {
+        this.firstAt = s.at;
+        break;
+      }
+      this.seen.delete(k);
+    }
+  }
+}
+
+const SEEN_FILE = 'seen.jsonl';
+/** The seen file is rewritten with only its live keys once it holds this many lines more than them. */
+const COMPACT_SLACK = 10_000;
+
+/**
+ * The keys of deliveries that left the log, for the duplicate window (the writer's; see the top of
+ * this file). keep() is durable before it resolves: the log drops a segment only after.
+ */
+export class SeenFile {
+  readonly path: string;
+  private live: SeenRecord[] = [];
+  private lines = 0;
+
+  constructor(
+    dataDir: string,
+    private readonly windowMs: number,
+  ) {
+    this.path = join(dataDir, SEEN_FILE);
+  }
+
+  /** Loads the keys still inside the window (a missing or torn file gives what it has). */
+  async open(nowMs: number): Promise<SeenRecord[]> {
+    const text = await readFile(this.path, 'utf8').catch(() => '');
+    const since = nowMs - this.windowMs;
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      this.lines++;
+      try {
+        const r = JSON.parse(line) as Partial<SeenRecord>;
+        if (typeof r.agentId === 'string' && typeof r.key === 'string' && typeof r.at === 'number' && r.at >= since) this.live.push({ agentId: r.agentId, key: r.key, at: r.at });
+      } catch {
+        // a torn last line: skipped
+      }
+    }
+    return this.live;
+  }
+
+  /** Keeps the keys of accepted deliveries received inside the window, durably. */
+  async keep(deliveries: StoredDelivery[], nowMs: number): Promise<void> {
+    const since = nowMs - this.windowMs;
+    const add: SeenRecord[] = [];
+    for (const d of deliveries) {
+      if (d.receivedAt < since) continue;
+      const key = keyOfDelivery(d);
+      if (key !== null) add.push({ agentId: d.agentId, key, at: d.receivedAt });
+    }
+    if (add.length === 0) return;
+    this.live = this.live.filter((r) => r.at >= since);
+    this.live.push(...add);
+    if (this.lines + add.length > this.live.length + COMPACT_SLACK) return this.rewrite();
+    const fh = await open(this.path, 'a', PRIVATE_FILE_MODE);
+    try {
+      await fh.writeFile(add.map((r) => `${JSON.stringify(r)}\n`).join(''));
+      await fh.datasync();
+    } finally {
+      await fh.close();
+    }
+    this.lines += add.length;
+  }
+
+  /** Only the live keys, written aside, synced, then renamed over the file. */
+  private async rewrite(): Promise<void> {
+    const tmp = `${this.path}.tmp`;
+    await writeFile(tmp, this.live.map((r) => `${JSON.stringify(r)}\n`).join(''), { mode: PRIVATE_FILE_MODE, flush: true });
+    await rename(tmp, this.path);
+    this.lines = this.live.length;
   }
 }

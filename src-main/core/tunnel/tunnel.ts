@@ -1,6 +1,9 @@
 // The tunnel: receiver → verify → durable log → forwarder, plus replay, simulate and export.
+// Refused requests go to their own bounded store (refused.ts), with a per-source budget
+// (ratelimit.ts). One writer per data dir (lock.ts): a tunnel opened `readOnly` (or one whose data
+// dir is locked by another writer, see TunnelError 'locked') only reads.
 // Events for the live inspector: 'delivery' (stored, with verdict), 'forward' (each attempt,
-// replays included), 'status' (per-agent forwarding status).
+// replays included), 'status' (per-agent forwarding status), 'refused' (a refused request).
 import { isLoopbackHost } from '../url';
 import type { Dispatcher } from 'undici';
 import { Emitter, type Unsubscribe } from '../events';
@@ -12,13 +15,16 @@ import { DEFAULT_FORWARD_TIMEOUT_MS, Forwarder, type AgentForwardStatus, type Fo
 import { DEFAULT_TUNNEL_NAME, DELIVERY_HEADER, originalHeaders, RESIGNED_HEADER, TUNNEL_HEADER } from './headers';
 import { createIdGenerator, type IdGenerator } from './ids';
 import { Ingest, type InvalidResponse } from './ingest';
-import { EventLog, type DeliveryQuery, type LogBounds } from './log';
-import { createReceiver, type Receiver } from './receiver';
+import { acquireWriterLock, LockedError, type WriterLock } from './lock';
+import { EventLog, type DeliveryQuery, type LogBounds, type LogIO } from './log';
+import { RefusalLimiter, type RefusalRate } from './ratelimit';
+import { createReceiver, type Answer, type Receiver, type RefusalInput } from './receiver';
+import { cappedHeaders, RefusedStore, type RefusedQuery } from './refused';
 import { replayDelivery, type ReplayOptions } from './replay';
-import { SeenIndex } from './seen';
+import { DEFAULT_DUPLICATE_WINDOW_MS, minDuplicateWindowMs, SeenFile, SeenIndex } from './seen';
 import { composeInboundEvent, signedRequest, type SimulateInput } from './simulate';
 import { createUndiciTransport, type Transport } from './transport';
-import type { DeliveryDetail, DeliveryListItem, ForwardAttempt, StoredDelivery } from './types';
+import type { DeliveryDetail, DeliveryListItem, ForwardAttempt, RefusedRequest, StoredDelivery } from './types';
 
 export interface ForwardConfig {
   /** The local app for agents without their own URL. */
@@ -28,8 +34,6 @@ export interface ForwardConfig {
   timeoutMs?: number;
   /** Default FORWARD_BACKOFF: 0.5 s doubling to 30 s. */
   backoff?: BackoffPolicy;
-  /** Forward deliveries whose verdict is not ok as well (default false). */
-  forwardInvalid?: boolean;
   /**
    * Re-sign a queued delivery with the current secret when its own v1 timestamp has aged past half
    * the tolerance (the local app would otherwise reject it as stale). Default true; the attempt is
@@ -59,10 +63,22 @@ export interface TunnelOptions {
   requestTimeoutMs?: number;
   /** 'reject' (401 + JSON reason, default) or 'accept-all' (2xx; for debugging). */
   invalidResponse?: InvalidResponse;
+  /** Accept deliveries signed only with the legacy header (no timestamp: replayable). Default false. */
+  allowLegacySignature?: boolean;
+  /** How long a delivery's key is kept for the duplicate verdict (at least 2 × tolerance + retries). */
+  duplicateWindowMs?: number;
+  /** Per-source budget of refused requests (then 429). */
+  refusalRate?: RefusalRate;
+  /** Refused requests kept (metadata only). */
+  maxRefused?: number;
+  /** Only read the data dir: no lock, no receiver, no forwarding, no appends. */
+  readOnly?: boolean;
   /** The agent `/hooks` belongs to (default "default"). */
   defaultAgentId?: string;
   forward?: ForwardConfig;
   logBounds?: LogBounds;
+  /** The log's file operations (tests inject failing ones). */
+  logIO?: Partial<LogIO>;
   /** Injected transport (tests) or dispatcher for the local app. */
   transport?: Transport;
   dispatcher?: Dispatcher;
@@ -95,11 +111,13 @@ export interface TunnelEvents {
   delivery: StoredDelivery;
   forward: ForwardAttempt;
   status: AgentForwardStatus;
+  refused: RefusedRequest;
 }
 
 export class TunnelError extends Error {
   constructor(
-    readonly code: 'not-loopback' | 'not-open' | 'no-secret' | 'storage-failed' | 'not-found',
+    /** locked: another writer holds the data dir; read-only: this tunnel only reads. */
+    readonly code: 'not-loopback' | 'not-open' | 'no-secret' | 'storage-failed' | 'not-found' | 'locked' | 'read-only',
     message: string,
   ) {
     super(message);
@@ -112,6 +130,8 @@ export const isLoopback = isLoopbackHost;
 
 export class Tunnel {
   readonly log: EventLog;
+  readonly refusedStore: RefusedStore;
+  readonly readOnly: boolean;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly name: string;
@@ -120,7 +140,13 @@ export class Tunnel {
   private readonly closeTransport: () => Promise<void>;
   private readonly forward: ForwardConfig;
   private readonly toleranceSec: number;
+  private readonly duplicateWindowMs: number;
+  private readonly limiter: RefusalLimiter;
+  private allowLegacy: boolean;
+  private lock: WriterLock | null = null;
+  private opening: Promise<void> | null = null;
   private seen = new SeenIndex();
+  private readonly seenFile: SeenFile;
   private forwarder: Forwarder | null = null;
   private ingest: Ingest | null = null;
   private receiver: Receiver | null = null;
@@ -136,6 +162,10 @@ export class Tunnel {
     this.newId = o.newId ?? createIdGenerator(this.clock);
     this.forward = { ...(o.forward ?? {}), perAgent: { ...(o.forward?.perAgent ?? {}) } };
     this.toleranceSec = o.toleranceSec ?? DEFAULT_TOLERANCE_SEC;
+    this.duplicateWindowMs = Math.max(o.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS, minDuplicateWindowMs(this.toleranceSec));
+    this.limiter = new RefusalLimiter(o.refusalRate);
+    this.allowLegacy = o.allowLegacySignature === true;
+    this.readOnly = o.readOnly === true;
     if (o.transport) {
       this.transport = o.transport;
       this.closeTransport = async () => undefined;
@@ -144,19 +174,62 @@ export class Tunnel {
       this.transport = t.transport;
       this.closeTransport = t.close;
     }
-    this.log = new EventLog({ dataDir: o.dataDir, clock: this.clock, bounds: o.logBounds, logger: this.logger });
+    this.seenFile = new SeenFile(o.dataDir, this.duplicateWindowMs);
+    this.log = new EventLog({
+      dataDir: o.dataDir,
+      clock: this.clock,
+      bounds: o.logBounds,
+      logger: this.logger,
+      readOnly: this.readOnly,
+      // The duplicate keys of deliveries leaving the log are kept for the duplicate window first.
+      beforeDrop: (deliveries) => this.seenFile.keep(deliveries, this.clock.now()),
+      ...(o.logIO ? { io: o.logIO } : {}),
+    });
+    this.refusedStore = new RefusedStore({ dataDir: o.dataDir, readOnly: this.readOnly, ...(o.maxRefused !== undefined ? { maxEntries: o.maxRefused } : {}), logger: this.logger });
   }
 
-  /** Hears 'delivery', 'forward' or 'status'; returns the unsubscribe. */
+  /** Hears 'delivery', 'forward', 'status' or 'refused'; returns the unsubscribe. */
   on<K extends keyof TunnelEvents>(event: K, fn: (payload: TunnelEvents[K]) => void): Unsubscribe {
     return this.events.on(event, fn);
   }
 
-  /** Loads the log, rebuilds the duplicate index and resumes pending forwards. Idempotent. */
-  async open(): Promise<void> {
-    if (this.forwarder) return;
-    await this.log.open();
-    this.seen = SeenIndex.fromDeliveries(this.log.all());
+  /**
+   * Takes the data dir's writer lock (TunnelError 'locked' when another writer holds it), loads the
+   * log, rebuilds the duplicate index and resumes pending forwards. A read-only tunnel only loads.
+   * Idempotent.
+   */
+  open(): Promise<void> {
+    this.opening ??= this.doOpen().catch((err: unknown) => {
+      this.opening = null;
+      throw err;
+    });
+    return this.opening;
+  }
+
+  private async doOpen(): Promise<void> {
+    if (this.readOnly) {
+      await this.log.open();
+      await this.refusedStore.open();
+      return;
+    }
+    try {
+      this.lock = await acquireWriterLock(this.o.dataDir);
+    } catch (err) {
+      if (err instanceof LockedError) throw new TunnelError('locked', err.message);
+      throw err;
+    }
+    let kept;
+    try {
+      kept = await this.seenFile.open(this.clock.now());
+      await this.log.open();
+      await this.refusedStore.open();
+    } catch (err) {
+      await this.log.close().catch(() => undefined);
+      await this.lock.release();
+      this.lock = null;
+      throw err;
+    }
+    this.seen = SeenIndex.rebuild(this.duplicateWindowMs, this.clock.now(), this.log.all(), kept);
     this.ingest = new Ingest({
       log: this.log,
       seen: this.seen,
@@ -164,9 +237,10 @@ export class Tunnel {
       newId: this.newId,
       getSecrets: this.o.getSecrets,
       toleranceSec: this.toleranceSec,
+      allowLegacy: () => this.allowLegacy,
       invalidResponse: this.o.invalidResponse,
-      forwardInvalid: this.forward.forwardInvalid,
       hasTarget: (a) => this.targetOf(a) !== undefined,
+      refuse: (r, response) => this.refuse(r, response),
     });
     this.forwarder = new Forwarder({
       log: this.log,
@@ -188,6 +262,7 @@ export class Tunnel {
 
   /** Opens (if needed) and listens. */
   async start(opts: StartOptions = {}): Promise<{ url: string; port: number }> {
+    if (this.readOnly) throw new TunnelError('read-only', 'this tunnel only reads its data folder; it cannot receive');
     const host = opts.host ?? '127.0.0.1';
     if (!isLoopback(host)) {
       if (!opts.allowNonLoopback) {
@@ -202,6 +277,8 @@ export class Tunnel {
         if (r.delivery) this.afterStore(r.delivery, req.body);
         return r;
       },
+      refuse: (r, response) => this.refuse(r, response),
+      isLimited: (from) => this.limiter.retryAfter(from, this.clock.now()),
       bodyLimitBytes: this.o.bodyLimitBytes,
       headersTimeoutMs: this.o.headersTimeoutMs,
       requestTimeoutMs: this.o.requestTimeoutMs,
@@ -231,7 +308,67 @@ export class Tunnel {
     await this.forwarder?.close();
     this.forwarder = null;
     await this.log.close();
+    this.refusedStore.close();
     await this.closeTransport();
+    await this.lock?.release();
+    this.lock = null;
+  }
+
+  /** Whether deliveries signed only with the legacy header are accepted (from the next one on). */
+  setAllowLegacySignature(allow: boolean): void {
+    this.allowLegacy = allow;
+  }
+
+  get allowsLegacySignature(): boolean {
+    return this.allowLegacy;
+  }
+
+  /** Refused requests and requests to paths that are not hooks, newest first. */
+  refused(q?: RefusedQuery): RefusedRequest[] {
+    return this.refusedStore.list(q);
+  }
+
+  /**
+   * Keeps a refused request (metadata only) and says what to answer. A source over its budget of
+   * refusals gets 429 with Retry-After, and only its first such request per spell is kept. A 503
+   * while storage fails is not the sender's fault: it never counts against the budget.
+   */
+  private refuse(r: RefusalInput, response: Record<string, unknown>): Answer {
+    const now = this.clock.now();
+    if (r.reason === 'rate-limited') return { status: r.status, response };
+    let reason: RefusedRequest['reason'] = r.reason;
+    let status = r.status;
+    let detail = r.detail;
+    let answer = response;
+    let headers: Record<string, string> | undefined;
+    if (r.reason !== 'storage-unavailable') {
+      const take = this.limiter.take(r.from, now);
+      if (take.limited) {
+        headers = { 'retry-after': String(take.retryAfterSec) };
+        answer = { ok: false, reason: 'rate-limited', retryAfterSec: take.retryAfterSec };
+        if (!take.first) return { status: 429, response: answer, headers };
+        detail = `${r.reason}: ${r.detail}\nthis source is over its budget of refused requests: it is answered 429 (Retry-After ${take.retryAfterSec} s) and its further refused requests are not kept until then`;
+        reason = 'rate-limited';
+        status = 429;
+      }
+    }
+    const kept = this.refusedStore.add({
+      id: this.newId(),
+      at: now,
+      method: r.method,
+      path: r.path,
+      agentId: r.agentId,
+      from: r.from,
+      reason,
+      detail,
+      status,
+      size: r.size,
+      sha256: r.sha256,
+      prefix: r.prefix,
+      headers: cappedHeaders(r.headers),
+    });
+    if (this.events.listenerCount('refused') > 0) this.events.emit('refused', kept);
+    return headers ? { status, response: answer, headers } : { status, response: answer };
   }
 
   targetOf(agentId: string): string | undefined {
@@ -295,7 +432,8 @@ export class Tunnel {
     const now = this.clock.now();
     const event = composeInboundEvent(input, { agentId, nowMs: now, serviceBaseUrl });
     const req = signedRequest(event, secret, now);
-    const r = await this.ingest!.receive({ agentId, method: 'POST', path: '(simulated)', headers: req.headers, body: req.body, simulated: true });
+    if (!this.ingest) throw new TunnelError('read-only', 'this tunnel only reads its data folder; it cannot store a simulated delivery');
+    const r = await this.ingest.receive({ agentId, method: 'POST', path: '(simulated)', headers: req.headers, body: req.body, from: '(simulated)', simulated: true });
     const delivery = r.delivery;
     if (!delivery) throw new TunnelError('storage-failed', 'the simulated delivery could not be stored');
     // The waiter is in place before the delivery is queued, so the first attempt cannot be missed.

@@ -1,8 +1,15 @@
 // Records of the tunnel's durable event log and the verdict it gives each delivery.
 import type { SignatureReason } from '../signature';
 
-/** The signature verdict plus what the tunnel adds: a body that is not JSON, a repeated message.id. */
-export type TunnelReason = SignatureReason | 'not-json' | 'duplicate';
+/**
+ * The signature verdict plus what the tunnel adds: a repeated delivery (`duplicate`), a delivery
+ * signed only with the legacy header while that is not allowed (`legacy-only`). `not-json` is only
+ * read from logs written before an authentic body that is not JSON was accepted (with a note).
+ */
+export type TunnelReason = SignatureReason | 'not-json' | 'duplicate' | 'legacy-only';
+
+/** Something odd about an authentic body; it is acknowledged and forwarded byte for byte all the same. */
+export type BodyNote = 'not-json' | 'utf8-bom';
 
 export interface TunnelVerdict {
   ok: boolean;
@@ -11,6 +18,7 @@ export interface TunnelVerdict {
   /** The v1 timestamp (unix s) when one was parsed. */
   timestamp?: number;
   steps: string[];
+  note?: BodyNote;
 }
 
 /** What the inspector shows without decoding the body. */
@@ -70,7 +78,60 @@ export interface ForwardAttempt {
   aheadOf?: string;
 }
 
+/**
+ * A delivery already received, kept for duplicate detection after its delivery record left the log
+ * (seen.ts: the seen file).
+ */
+export interface SeenRecord {
+  agentId: string;
+  /** message.id, or for a delivery without one a hash of its signature and body (seen.ts). */
+  key: string;
+  /** ms since epoch, when first received */
+  at: number;
+}
+
 export type LogRecord = StoredDelivery | ForwardAttempt;
+
+/** Why the receiver refused a request (or why it was not a hook at all). */
+export const REFUSED_REASONS = [
+  'not-a-hook',
+  'missing-signature',
+  'invalid-signature',
+  'legacy-only',
+  'expired',
+  'no-secret',
+  'rate-limited',
+  'too-large',
+  'bad-request',
+  'storage-unavailable',
+] as const;
+export type RefusedReason = (typeof REFUSED_REASONS)[number];
+
+/** A request the receiver refused, or one to a path that is not a hook: metadata only, never the body. */
+export interface RefusedRequest {
+  id: string;
+  /** ms since epoch */
+  at: number;
+  method: string;
+  path: string;
+  /** From /hooks/<agentId>; null when not a hook. */
+  agentId: string | null;
+  /** The remote address (the last X-Forwarded-For hop when it came through a local proxy). */
+  from: string;
+  reason: RefusedReason;
+  /** The verification steps, or why, in words. */
+  detail: string;
+  /** What the receiver answered. */
+  status: number;
+  /** Body bytes received (cut at the body limit). */
+  size: number;
+  /** sha256 (hex) of the bytes received. */
+  sha256: string;
+  /** The first <= 256 bytes as UTF-8, invalid bytes replaced. */
+  prefix: string;
+  /** As received (capped in size); signature headers are not secrets. */
+  headers: Record<string, string>;
+}
 
 /** not-forwarded: never meant for the local app; pending: waits in the queue; delivered: 2xx; rejected: final 4xx. */
 export type ForwardState = 'not-forwarded' | 'pending' | 'delivered' | 'rejected';

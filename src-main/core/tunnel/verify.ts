@@ -1,7 +1,11 @@
-// The tunnel's verdict for one delivery: the signature verdict (src-main/core/signature) first,
-// then JSON (`not-json`), then a repeated message.id for the agent (`duplicate`).
+// The tunnel's verdict for one delivery: the signature verdict (src-main/core/signature) first; a
+// delivery signed only with the legacy header (no timestamp, so replayable forever) is refused as
+// `legacy-only` unless allowed; then a repeat of a delivery already received (`duplicate`).
+// A body whose signature verifies is authentic: a UTF-8 byte order mark or a body that is not JSON
+// is accepted with a note on the verdict (refusing it would make the service retry it forever).
 import { LEGACY_HEADER, V1_HEADER, verifyDelivery, type HeaderBag } from '../signature';
 import { headerOf } from './headers';
+import { dedupeKey } from './seen';
 import type { DeliverySummary, TunnelVerdict } from './types';
 
 export interface TunnelVerifyInput {
@@ -11,23 +15,34 @@ export interface TunnelVerifyInput {
   /** seconds since epoch */
   now: number;
   toleranceSec?: number;
-  /** True when this message.id was already seen (verified) for the agent. */
-  isDuplicate?: (messageId: string) => boolean;
+  /** Accept a delivery that carries only the legacy signature (default false: `legacy-only`). */
+  allowLegacy?: boolean;
+  /** Claims the delivery's duplicate key (seen.ts) for the agent; false when it was already claimed. */
+  claim?: (key: string) => boolean;
 }
 
 export interface TunnelVerifyResult {
   verdict: TunnelVerdict;
   summary: DeliverySummary;
+  /** The duplicate key claimed for an accepted delivery, or null. */
+  key: string | null;
 }
+
+const BOM = [0xef, 0xbb, 0xbf];
 
 function str(v: unknown): string | null {
   return typeof v === 'string' ? v : null;
 }
 
-/** Parses the body as JSON; undefined when it is not JSON. */
-function parseJson(rawBody: Uint8Array): unknown {
+function hasBom(b: Uint8Array): boolean {
+  return b.length >= 3 && b[0] === BOM[0] && b[1] === BOM[1] && b[2] === BOM[2];
+}
+
+/** Parses the body as JSON (after a byte order mark); undefined when it is not JSON. */
+function parseJson(rawBody: Uint8Array, bom: boolean): unknown {
   try {
-    return JSON.parse(Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8'));
+    const start = bom ? 3 : 0;
+    return JSON.parse(Buffer.from(rawBody.buffer, rawBody.byteOffset + start, rawBody.byteLength - start).toString('utf8'));
   } catch {
     return undefined;
   }
@@ -51,27 +66,31 @@ function signatureHeaders(headers: HeaderBag): HeaderBag {
 }
 
 export function verifyTunnelDelivery(input: TunnelVerifyInput): TunnelVerifyResult {
-  const sig = verifyDelivery({
-    headers: signatureHeaders(input.headers),
-    rawBody: input.rawBody,
-    secrets: input.secrets,
-    now: input.now,
-    toleranceSec: input.toleranceSec,
-  });
-  const parsed = parseJson(input.rawBody);
+  const sigHeaders = signatureHeaders(input.headers);
+  const sig = verifyDelivery({ headers: sigHeaders, rawBody: input.rawBody, secrets: input.secrets, now: input.now, toleranceSec: input.toleranceSec });
+  const bom = hasBom(input.rawBody);
+  const parsed = parseJson(input.rawBody, bom);
   const summary = summarize(parsed);
   // verifyDelivery made this verdict (and its steps) for this call only: extended in place.
   const verdict: TunnelVerdict = sig;
-  if (!sig.ok) return { verdict, summary };
+  if (!sig.ok) return { verdict, summary, key: null };
+  if (sig.reason === 'verified-legacy-only' && input.allowLegacy !== true) {
+    verdict.steps.push('a delivery signed only with the legacy header is refused (allow it with --allow-legacy-signature, or the tunnel setting)');
+    return { verdict: { ...verdict, ok: false, reason: 'legacy-only' }, summary, key: null };
+  }
+  if (bom) {
+    verdict.steps.push('the body starts with a UTF-8 byte order mark; accepted as received (it is signed)');
+    verdict.note = 'utf8-bom';
+  }
   if (parsed === undefined) {
-    verdict.steps.push('the body is not JSON');
-    return { verdict: { ...verdict, ok: false, reason: 'not-json' }, summary };
-  }
-  verdict.steps.push('the body is JSON');
+    verdict.steps.push('the body is not JSON; accepted and forwarded byte for byte (it is signed)');
+    verdict.note = 'not-json';
+  } else verdict.steps.push('the body is JSON');
   // ASSUMPTION A-RETRY: a retried delivery carries the same message.id.
-  if (summary.messageId !== null && input.isDuplicate?.(summary.messageId)) {
-    verdict.steps.push(`message ${summary.messageId} was already received for this agent`);
-    return { verdict: { ...verdict, ok: false, reason: 'duplicate' }, summary };
+  const key = dedupeKey(summary.messageId, (sigHeaders[V1_HEADER] ?? sigHeaders[LEGACY_HEADER]) as string, input.rawBody);
+  if (input.claim && !input.claim(key)) {
+    verdict.steps.push(summary.messageId !== null ? `message ${summary.messageId} was already received for this agent` : 'this exact signed delivery was already received for this agent');
+    return { verdict: { ...verdict, ok: false, reason: 'duplicate' }, summary, key };
   }
-  return { verdict, summary };
+  return { verdict, summary, key };
 }

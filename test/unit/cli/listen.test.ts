@@ -23,9 +23,11 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function post(url: string, secret: string, text: string): Promise<Response> {
+function post(url: string, secret: string, text: string, only?: 'x-service-signature'): Promise<Response> {
   const body = Buffer.from(JSON.stringify({ event: 'message.received', from: '15550100002', message: { id: `wamid_${text}`, type: 'text', text, fromMe: false }, timestamp: new Date().toISOString() }));
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...signDelivery(secret, body, Math.floor(Date.now() / 1000)) }, body });
+  const signed = signDelivery(secret, body, Math.floor(Date.now() / 1000));
+  const headers = only ? { [only]: signed[only]! } : signed;
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
 }
 
 /** Runs listen; once ready, calls onReady(hookUrl); stops when `done(lines)` says so. */
@@ -54,7 +56,7 @@ async function listen(args: string[], opts: RunCliOptions, onReady: (hook: strin
 }
 
 describe('listen', () => {
-  it('verifies, logs and forwards; a bad signature is rejected with 401 and not forwarded', async () => {
+  it('verifies, logs and forwards; a bad signature is refused with 401, kept as metadata only, not forwarded', async () => {
     const before = sink.requests.length;
     const statuses: number[] = [];
     const r = await listen(
@@ -65,13 +67,14 @@ describe('listen', () => {
         statuses.push((await post(hook, SECRET, 'good')).status);
         statuses.push((await post(hook, 'wrong-secret-xyz', 'bad')).status);
       },
-      (lines) => lines.some((l) => l.event === 'forward') && lines.filter((l) => l.event === 'delivery').length >= 2,
+      (lines) => lines.some((l) => l.event === 'forward') && lines.some((l) => l.event === 'refused'),
     );
     expect(r.code).toBe(0);
     const lines = r.json();
     expect(lines[0]).toMatchObject({ event: 'ready', forwardTo: sink.url });
     expect(lines).toContainEqual(expect.objectContaining({ event: 'delivery', agentId: 'a1', ok: true, verdict: 'verified', messageId: 'wamid_good', forward: true }));
-    expect(lines).toContainEqual(expect.objectContaining({ event: 'delivery', ok: false, verdict: 'signature-mismatch', forward: false }));
+    expect(lines.filter((l) => l.event === 'delivery')).toHaveLength(1);
+    expect(lines).toContainEqual(expect.objectContaining({ event: 'refused', agentId: 'a1', reason: 'invalid-signature', status: 401, path: '/hooks/a1' }));
     expect(lines).toContainEqual(expect.objectContaining({ event: 'forward', ok: true, status: 200, url: sink.url }));
     expect(lines.at(-1)).toEqual({ event: 'stopped' });
     expect(statuses[1]).toBe(401);
@@ -80,7 +83,64 @@ describe('listen', () => {
     expect(r.stdout + r.stderr).not.toContain(SECRET);
 
     const list = await runCli(['deliveries', 'list', '--data-dir', join(dir, 'd1'), '--json'], { configDir: dir });
-    expect(list.json().map((i) => i.verdict)).toEqual(['signature-mismatch', 'verified']);
+    expect(list.json().map((i) => i.verdict)).toEqual(['verified']);
+    const refused = await runCli(['deliveries', 'refused', '--data-dir', join(dir, 'd1'), '--json'], { configDir: dir });
+    expect(refused.json()).toEqual([expect.objectContaining({ reason: 'invalid-signature', agentId: 'a1', status: 401, method: 'POST' })]);
+    expect((refused.json()[0]!.detail as string)).toMatch(/signature/);
+  });
+
+  it('--secret and no agent: the printed URL itself takes deliveries; a wrong path is shown as not a hook; --secret warns', async () => {
+    let printed = '';
+    const statuses: number[] = [];
+    const r = await listen(
+      ['--secret', SECRET, '--data-dir', join(dir, 'd3')],
+      { configDir: dir },
+      async (hook) => {
+        printed = hook;
+        statuses.push((await post(hook, SECRET, 'printed')).status);
+        statuses.push((await post(hook.replace(/\/hooks$/, '/webhook'), SECRET, 'wrong-path')).status);
+      },
+      (lines) => lines.some((l) => l.event === 'delivery') && lines.some((l) => l.event === 'refused'),
+    );
+    expect(r.code).toBe(0);
+    const ready = r.json()[0]!;
+    expect(ready.hooks).toEqual([{ agentId: 'default', url: `${ready.url as string}/hooks` }]);
+    expect(printed).toBe(`${ready.url as string}/hooks`);
+    expect(statuses).toEqual([200, 404]);
+    expect(r.json()).toContainEqual(expect.objectContaining({ event: 'refused', reason: 'not-a-hook', path: '/webhook', status: 404, agentId: null }));
+    expect(r.stderr).toMatch(/process list/);
+    expect(r.stdout + r.stderr).not.toContain(SECRET);
+    const refused = await runCli(['deliveries', 'refused', '--data-dir', join(dir, 'd3'), '--reason', 'not-a-hook'], { configDir: dir });
+    expect(refused.stdout).toMatch(/REFUSED 404 not-a-hook POST \/webhook from 127\.0\.0\.1/);
+  });
+
+  it('human mode prints the full hook URL of each agent', async () => {
+    const ctl = new AbortController();
+    const r = await runCli(['listen', '--agent', 'a1', '--agent', 'a2', '--secret-env', 'HOOK_SECRET', '--data-dir', join(dir, 'd4')], {
+      env: { HOOK_SECRET: SECRET },
+      configDir: dir,
+      signal: ctl.signal,
+      onStdout: (_c, all) => {
+        if (all.includes('Ctrl-C')) ctl.abort();
+      },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^receiving webhook deliveries at:\n {2}a1: http:\/\/127\.0\.0\.1:\d+\/hooks\/a1\n {2}a2: http:\/\/127\.0\.0\.1:\d+\/hooks\/a2\n/);
+  });
+
+  it('a delivery signed only with the legacy header is refused unless --allow-legacy-signature', async () => {
+    const legacy = (args: string[], d: string) =>
+      listen(
+        ['--agent', 'a1', '--secret-env', 'HOOK_SECRET', '--data-dir', join(dir, d), ...args],
+        { env: { HOOK_SECRET: SECRET }, configDir: dir },
+        async (hook) => void (await post(hook, SECRET, `legacy-${d}`, 'x-service-signature')),
+        (lines) => lines.some((l) => l.event === 'delivery' || l.event === 'refused'),
+      );
+    const refused = (await legacy([], 'd5')).json();
+    expect(refused).toContainEqual(expect.objectContaining({ event: 'refused', reason: 'legacy-only', status: 401 }));
+    const allowed = (await legacy(['--allow-legacy-signature'], 'd6')).json();
+    expect(allowed[0]).toMatchObject({ event: 'ready', allowLegacySignature: true });
+    expect(allowed).toContainEqual(expect.objectContaining({ event: 'delivery', ok: true, verdict: 'verified-legacy-only' }));
   });
 
   it('--team: the signing secret comes from the keychain (stored by webhook set --team)', async () => {

@@ -33,11 +33,25 @@ describe('verify (unit, synthetic deliveries)', () => {
     expect(r.stdout + r.stderr).not.toContain(SECRET);
   });
 
-  it('legacy header only → verified-legacy-only', async () => {
+  it('legacy header only → refused as legacy-only, like the tunnel; --allow-legacy-signature → verified-legacy-only', async () => {
     const h = signDelivery(SECRET, body, T);
-    const r = await runCli(['verify', '--secret-env', 'HOOK_SECRET', '--header', `x-service-signature: ${h['x-service-signature']}`, '--body-file', bodyFile, '--json'], { env });
+    const args = ['verify', '--secret-env', 'HOOK_SECRET', '--header', `x-service-signature: ${h['x-service-signature']}`, '--body-file', bodyFile, '--json'];
+    const refused = await runCli(args, { env });
+    expect(refused.code).toBe(1);
+    expect(refused.json()[0]).toMatchObject({ ok: false, reason: 'legacy-only', scheme: 'legacy' });
+    const r = await runCli([...args, '--allow-legacy-signature'], { env });
     expect(r.code).toBe(0);
     expect(r.json()[0]).toMatchObject({ ok: true, reason: 'verified-legacy-only', scheme: 'legacy' });
+  });
+
+  it('an authentic body with a byte order mark, or not JSON, is valid with a note', async () => {
+    const odd = join(dir, 'odd.txt');
+    for (const [bytes, note] of [[Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]), 'utf8-bom'], [Buffer.from('plain text'), 'not-json']] as const) {
+      await writeFile(odd, bytes);
+      const r = await runCli(['verify', '--secret-env', 'HOOK_SECRET', ...headerArgs(signDelivery(SECRET, bytes, T)), '--body-file', odd, '--now', String(T), '--json'], { env });
+      expect(r.code).toBe(0);
+      expect(r.json()[0]).toMatchObject({ ok: true, reason: 'verified', note });
+    }
   });
 
   it('malformed header, missing signature, wrong secret, future timestamp → exit 1 with the reason', async () => {
@@ -65,10 +79,13 @@ describe('verify (unit, synthetic deliveries)', () => {
     expect((await runCli([...args, '--tolerance', '600'], { env })).code).toBe(0);
   });
 
-  it('--secret works but warns about shell history', async () => {
+  it('--secret works but warns that it shows in the process list and shell history', async () => {
     const r = await runCli(['verify', '--secret', SECRET, ...headerArgs(signDelivery(SECRET, body, T)), '--body-file', bodyFile, '--now', String(T)]);
     expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/process list/);
     expect(r.stderr).toMatch(/shell history/);
+    expect(r.stderr).toMatch(/--secret-env/);
+    expect(r.stderr).not.toContain(SECRET);
   });
 
   it('usage errors → exit 2: no secret, both secrets, unset env var, bad --now', async () => {

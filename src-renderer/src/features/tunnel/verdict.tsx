@@ -9,7 +9,7 @@ export const VERDICT_WORDS: Record<VerificationResult, string> = {
   expired: 'Rejected — timestamp too old',
   'no-secret': 'Unverified — no signing secret',
   simulated: 'Simulated',
-  'legacy-only': 'Rejected — legacy signature only',
+  'legacy-only': 'Verified — legacy signature only (allowed by the tunnel setting)',
 };
 
 export const REFUSED_WORDS: Record<RefusedReason, string> = {
@@ -26,7 +26,7 @@ export const REFUSED_WORDS: Record<RefusedReason, string> = {
 };
 
 export function verdictTone(v: VerificationResult): 'ok' | 'bad' | 'warn' | 'info' {
-  return v === 'valid' ? 'ok' : v === 'simulated' ? 'info' : v === 'no-secret' ? 'warn' : 'bad';
+  return v === 'valid' ? 'ok' : v === 'simulated' ? 'info' : v === 'no-secret' || v === 'legacy-only' ? 'warn' : 'bad';
 }
 
 export function refusedTone(r: RefusedReason): 'bad' | 'warn' {

@@ -1,0 +1,186 @@
+// A public URL is hostile ground: legacy-only deliveries refused unless allowed, duplicates caught
+// across log rotation and restarts (with and without message.id), replay floods acknowledged without
+// being kept, refused requests rate-limited per source (429 + Retry-After), the refused store
+// bounded on disk and in memory.
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { signDelivery, signLegacy } from '../../../../src-main/core/signature';
+import { RefusedStore, Tunnel } from '../../../../src-main/core/tunnel';
+import { FakeClock, rawRequest, tempDir } from './helpers';
+
+const NOW = 1_750_000_000_000;
+const SECRET = 'whsec_hostile_0123456789';
+const open: Tunnel[] = [];
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const t of open.splice(0)) await t.stop();
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function dir(): Promise<string> {
+  const t = await tempDir();
+  cleanups.push(t.cleanup);
+  return t.dir;
+}
+
+async function tunnel(dataDir: string, clock: FakeClock, extra: Partial<ConstructorParameters<typeof Tunnel>[0]> = {}): Promise<{ t: Tunnel; url: string }> {
+  const t = new Tunnel({ dataDir, clock, getSecrets: async () => [SECRET], ...extra });
+  open.push(t);
+  const { url } = await t.start();
+  return { t, url };
+}
+
+async function stop(t: Tunnel): Promise<void> {
+  open.splice(open.indexOf(t), 1);
+  await t.stop();
+}
+
+const event = (id: string | null, text = 'hi') =>
+  JSON.stringify({ event: 'message.received', from: '1555', message: { ...(id !== null ? { id } : {}), type: 'text', text } });
+
+function signed(body: string, clock: FakeClock): Record<string, string> {
+  return { 'content-type': 'application/json', ...signDelivery(SECRET, body, Math.floor(clock.now() / 1000)) };
+}
+
+describe('legacy-only deliveries', () => {
+  it('are refused by default, accepted with allowLegacySignature, and the setting applies from the next delivery', async () => {
+    const clock = new FakeClock(NOW);
+    const { t, url } = await tunnel(await dir(), clock);
+    const body = event('legacy-1');
+    const legacyOnly = { 'x-service-signature': signLegacy(SECRET, body) };
+    const refused = await rawRequest(`${url}/hooks/a1`, { headers: legacyOnly, body });
+    expect(refused.status).toBe(401);
+    expect(refused.json).toMatchObject({ ok: false, reason: 'legacy-only' });
+    expect(t.refused({ limit: 1 })[0]).toMatchObject({ reason: 'legacy-only', status: 401 });
+    expect(t.refused({ limit: 1 })[0]!.detail).toMatch(/legacy/);
+    t.setAllowLegacySignature(true);
+    const accepted = await rawRequest(`${url}/hooks/a1`, { headers: legacyOnly, body });
+    expect(accepted.status).toBe(200);
+    expect(t.get(accepted.json!.deliveryId as string)!.verdict).toMatchObject({ ok: true, reason: 'verified-legacy-only', scheme: 'legacy' });
+  });
+});
+
+describe('duplicates', () => {
+  it('a retry (same message.id, fresh signature) is acknowledged as duplicate; past MAX_KEPT_REPEATS it is acknowledged without being kept', async () => {
+    const clock = new FakeClock(NOW);
+    const { t, url } = await tunnel(await dir(), clock);
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      await clock.advance(NOW + i * 1000 - clock.now());
+      const body = event('dup-1', `try ${i}`);
+      const r = await rawRequest(`${url}/hooks/a1`, { headers: signed(body, clock), body });
+      statuses.push(r.status);
+      expect(r.json?.ok).toBe(true);
+      if (i > 0) expect(r.json?.duplicate).toBe(true);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200]);
+    const kept = t.list({ limit: 100 });
+    expect(kept.filter((d) => d.verdict.reason === 'verified')).toHaveLength(1);
+    expect(kept.filter((d) => d.verdict.reason === 'duplicate')).toHaveLength(4);
+  });
+
+  it('without message.id: an exact replay (same signature and body) is a duplicate; the same body signed afresh is not', async () => {
+    const clock = new FakeClock(NOW);
+    const { url } = await tunnel(await dir(), clock);
+    const body = event(null);
+    const headers = signed(body, clock);
+    expect((await rawRequest(`${url}/hooks/a1`, { headers, body })).json).toMatchObject({ ok: true });
+    expect((await rawRequest(`${url}/hooks/a1`, { headers, body })).json).toMatchObject({ ok: true, duplicate: true });
+    await clock.advance(NOW + 2000 - clock.now());
+    expect((await rawRequest(`${url}/hooks/a1`, { headers: signed(body, clock), body })).json?.duplicate).toBeUndefined();
+  });
+
+  it('survive log rotation and a restart (the keys of a dropped segment go to the seen file first), within the window', async () => {
+    const d = await dir();
+    const clock = new FakeClock(NOW);
+    const bounds = { segmentDeliveries: 2, maxDeliveries: 3 };
+    const first = await tunnel(d, clock, { logBounds: bounds });
+    const noId = event(null, 'no id');
+    const noIdHeaders = signed(noId, clock);
+    expect((await rawRequest(`${first.url}/hooks/a1`, { headers: signed(event('keep-me'), clock), body: event('keep-me') })).status).toBe(200);
+    expect((await rawRequest(`${first.url}/hooks/a1`, { headers: noIdHeaders, body: noId })).status).toBe(200);
+    for (let i = 0; i < 12; i++) {
+      await clock.advance(NOW + 1000 + i - clock.now());
+      const b = event(`filler-${i}`);
+      expect((await rawRequest(`${first.url}/hooks/a1`, { headers: signed(b, clock), body: b })).status).toBe(200);
+    }
+    // The first deliveries left the log with their segment.
+    expect(first.t.list({ limit: 100 }).map((x) => x.summary.messageId)).not.toContain('keep-me');
+    await stop(first.t);
+
+    await clock.advance(NOW + 200_000 - clock.now());
+    const second = await tunnel(d, clock, { logBounds: bounds });
+    const retry = event('keep-me', 'retried');
+    expect((await rawRequest(`${second.url}/hooks/a1`, { headers: signed(retry, clock), body: retry })).json).toMatchObject({ ok: true, duplicate: true });
+    // An exact replay of the delivery without an id, still inside the signature's tolerance.
+    await clock.advance(NOW + 290_000 - clock.now());
+    expect((await rawRequest(`${second.url}/hooks/a1`, { headers: noIdHeaders, body: noId })).json).toMatchObject({ ok: true, duplicate: true });
+    // The keys of the dropped deliveries were kept in the seen file before their segment went.
+    const seen = (await readFile(join(d, 'seen.jsonl'), 'utf8')).split('\n').filter(Boolean);
+    expect(seen.some((l) => l.includes('"key":"keep-me"'))).toBe(true);
+    expect((await stat(join(d, 'seen.jsonl'))).mode & 0o777).toBe(0o600);
+  });
+
+  it('forget keys once they are older than the window', async () => {
+    const clock = new FakeClock(NOW);
+    const { url } = await tunnel(await dir(), clock, { duplicateWindowMs: 3600_000 });
+    const b = event('old-1');
+    expect((await rawRequest(`${url}/hooks/a1`, { headers: signed(b, clock), body: b })).status).toBe(200);
+    await clock.advance(NOW + 3600_000 + 1000 - clock.now());
+    const again = await rawRequest(`${url}/hooks/a1`, { headers: signed(b, clock), body: b });
+    expect(again.json).toMatchObject({ ok: true });
+    expect(again.json?.duplicate).toBeUndefined();
+  });
+});
+
+describe('refused requests', () => {
+  it('are rate-limited per source: 429 with Retry-After, only the first over budget kept; verified deliveries still pass', async () => {
+    const clock = new FakeClock(NOW);
+    const { t, url } = await tunnel(await dir(), clock, { refusalRate: { burst: 3, perSec: 0.5 } });
+    const junk = () => rawRequest(`${url}/hooks/a1`, { headers: { 'content-type': 'application/json' }, body: '{"junk":true}' });
+    expect([(await junk()).status, (await junk()).status, (await junk()).status]).toEqual([401, 401, 401]);
+    const limited = await junk();
+    expect(limited.status).toBe(429);
+    expect(limited.headers['retry-after']).toBe('2');
+    expect(limited.json).toMatchObject({ ok: false, reason: 'rate-limited', retryAfterSec: 2 });
+    // Answered before a large body is read.
+    const big = await rawRequest(`${url}/hooks/a1`, { body: Buffer.alloc(4 * 1024 * 1024, 0x61) }).catch((e: Error) => e);
+    if (!(big instanceof Error)) expect(big.status).toBe(429);
+    expect((await rawRequest(`${url}/elsewhere`, { body: 'x' })).status).toBe(429);
+    const reasons = t.refused({ limit: 100 }).map((r) => r.reason);
+    expect(reasons).toEqual(['rate-limited', 'missing-signature', 'missing-signature', 'missing-signature']);
+    // The source is limited, a genuine delivery from it is not.
+    const good = event('genuine-1');
+    expect((await rawRequest(`${url}/hooks/a1`, { headers: signed(good, clock), body: good })).status).toBe(200);
+    // Another source (through a local tunnel program: the last X-Forwarded-For hop) has its own budget.
+    const other = await rawRequest(`${url}/hooks/a1`, { headers: { 'x-forwarded-for': '203.0.113.7, 198.51.100.9' }, body: '{}' });
+    expect(other.status).toBe(401);
+    expect(t.refused({ limit: 1 })[0]!.from).toBe('198.51.100.9');
+    await clock.advance(NOW + 2000 - clock.now());
+    expect((await junk()).status).toBe(401);
+  });
+
+  it('are bounded: in memory, on disk, and across a restart (read back read-only too)', async () => {
+    const d = await dir();
+    const clock = new FakeClock(NOW);
+    const opts = { maxRefused: 10, refusalRate: { burst: 1e6, perSec: 1 } };
+    const first = await tunnel(d, clock, opts);
+    for (let i = 0; i < 25; i++) await rawRequest(`${first.url}/not-a-hook-${i}`, { body: `junk ${i}` });
+    expect(first.t.refused({ limit: 1000 })).toHaveLength(10);
+    expect(first.t.refused({ limit: 1 })[0]).toMatchObject({ path: '/not-a-hook-24', reason: 'not-a-hook', status: 404, agentId: null, size: 7, prefix: 'junk 24' });
+    expect(first.t.refused({ text: 'hook-17' }).map((r) => r.path)).toEqual(['/not-a-hook-17']);
+    await stop(first.t);
+    const files = await readdir(join(d, 'refused'));
+    let lines = 0;
+    for (const f of files) lines += (await readFile(join(d, 'refused', f), 'utf8')).split('\n').filter(Boolean).length;
+    expect(lines).toBeLessThanOrEqual(10);
+    const reader = new RefusedStore({ dataDir: d, readOnly: true, maxEntries: 10 });
+    await reader.open();
+    expect(reader.list({ limit: 1 })[0]!.path).toBe('/not-a-hook-24');
+    expect(reader.list({ limit: 100 }).length).toBeGreaterThanOrEqual(5);
+    reader.close();
+    const second = await tunnel(d, clock, opts);
+    expect(second.t.refused({ limit: 1 })[0]!.path).toBe('/not-a-hook-24');
+  });
+});
