@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src-main/emulator';
 import { NGROK_AUTHTOKEN_ACCOUNT } from '../../src-main/core/expose';
 import { MemorySecretStore } from '../../src-main/core/secrets';
+import { signDelivery } from '../../src-main/core/signature';
 import { runCli, runCliUntil } from '../helpers/cli';
 import { DEMO_KEY, control, state } from '../helpers/emulator';
 import { emulatorSuite } from '../helpers/emulator-suite';
@@ -94,7 +95,9 @@ describe('listen --expose failures keep the local receiver running', () => {
       when: (lines) => ((seen = lines), lines.some((l) => l.event === 'exposure' && l.state === 'failed')),
       act: async () => {
         const ready = seen.find((l) => l.event === 'ready')!;
-        await fetch(`${ready.url as string}/hooks/a1`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"event":"message.received"}' });
+        const body = '{"event":"message.received","message":{"id":"m-expose-1"}}';
+        const headers = { 'content-type': 'application/json', ...signDelivery('whsec_local_only_secret_value', body, Math.floor(Date.now() / 1000)) };
+        await fetch(`${ready.url as string}/hooks/a1`, { method: 'POST', headers, body });
       },
       until: (lines) => lines.some((l) => l.event === 'delivery'),
     });
