@@ -210,6 +210,28 @@ describe('tunnel inspector: top', () => {
 });
 
 describe('tunnel inspector: panels', () => {
+  it('the forwarding panel turns legacy-only signatures on and off as the saved tunnel setting', async () => {
+    let saved: Record<string, unknown> | null = null;
+    const tunnelSettings = { port: 4555, forwardTo: 'http://127.0.0.1:3000/hook', allowLegacySignature: false };
+    const settings = (allow: boolean) => ({ installId: 'i1', tunnel: { ...tunnelSettings, allowLegacySignature: allow } });
+    const t = setup({
+      'settings.get': { ok: true, value: settings(false) },
+      'settings.update': ({ patch }: { patch: Record<string, unknown> }) => {
+        saved = patch;
+        return { ok: true, value: settings((patch.tunnel as { allowLegacySignature: boolean }).allowLegacySignature) };
+      },
+    });
+    await flush();
+    fireEvent.click(toggle('Forwarding'));
+    const sw = screen.getByRole('switch', { name: /Accept deliveries signed only with the legacy signature/ }) as HTMLInputElement;
+    expect(sw.checked).toBe(false);
+    fireEvent.click(sw);
+    await flush();
+    expect(saved).toEqual({ tunnel: { port: 4555, forwardTo: 'http://127.0.0.1:3000/hook', allowLegacySignature: true } });
+    expect((screen.getByRole('switch', { name: /legacy signature/ }) as HTMLInputElement).checked).toBe(true);
+    expect(t.store.getState().settings?.tunnel.allowLegacySignature).toBe(true);
+  });
+
   it('one panel at a time; Escape closes it and gives focus back to its toggle', async () => {
     setup();
     await flush();

@@ -4,6 +4,7 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { ExposePanel } from './ExposePanel';
 import { ForwardForm } from './ForwardForm';
+import { LegacySignatureSetting } from './LegacySignatureSetting';
 import { RegisterForm } from './RegisterForm';
 import { SimulateForm } from './SimulateForm';
 
@@ -43,7 +44,12 @@ export function Panels({ agents }: { agents: { teamId: string; agentId: string }
         <ExposePanel />
       </>
     ),
-    forward: <ForwardForm />,
+    forward: (
+      <>
+        <ForwardForm />
+        <LegacySignatureSetting />
+      </>
+    ),
     simulate: <SimulateForm agents={agents} />,
     register: <RegisterForm agents={agents} />,
   };
