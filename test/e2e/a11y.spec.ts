@@ -5,7 +5,7 @@
 import { writeFile } from 'node:fs/promises';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
-import { AGENTS, agentHash, consoleHash, control, hostCall, LABELS, open, shooter, useDemoServe, useServe, type Suite } from './support/kit';
+import { AGENTS, agentHash, agentRow, consoleHash, control, hostCall, LABELS, open, shooter, useDemoServe, useServe, type Suite } from './support/kit';
 
 type Scheme = 'light' | 'dark';
 
@@ -106,6 +106,9 @@ const SCREENS: Screen[] = [
     hash: () => '#/',
     ready: async (page, suite) => {
       await expect(page.locator('ul.agents > li')).toHaveCount(3, { timeout: 15_000 });
+      // The emulator is back to its seed after every test: unlink only once the monitor has seen the
+      // agent connected again, so the unlink is a new change that raises a notice.
+      await expect(agentRow(page, AGENTS.connected)).toContainText('Connected', { timeout: 15_000 });
       await control(suite, `agents/${AGENTS.connected}/unlink`);
       await expect(page.locator('.toasts li.toast').first()).toBeVisible({ timeout: 10_000 });
     },

@@ -3,7 +3,7 @@
 // they came (event, data), and a reply without any text says "Could not read the agent's reply"
 // with what the service sent.
 import { expect, test, type Page } from '@playwright/test';
-import { agentHash, control, open, shooter, useServe, type Suite } from './support/kit';
+import { control, openChatAsNewCustomer, shooter, useServe, type Suite } from './support/kit';
 
 const AGENT = 'agent-connected';
 
@@ -18,10 +18,7 @@ test.describe('chat window, a service in another dialect', () => {
   const lastReply = (page: Page) => page.locator('li.chat-agent').last();
 
   async function chat(page: Page, text: string): Promise<void> {
-    await open(page, suite, agentHash(suite, AGENT, 'chat'));
-    await page.getByLabel('Customer user id').fill(`e2e-raw-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`);
-    await page.getByRole('button', { name: 'Use this id' }).click();
-    await expect(page.getByText('No messages yet')).toBeVisible();
+    await openChatAsNewCustomer(page, suite, AGENT);
     await page.getByLabel('Message', { exact: true }).fill(text);
     await page.getByRole('button', { name: 'Send', exact: true }).click();
   }

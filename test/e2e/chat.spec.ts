@@ -7,7 +7,7 @@
 // Enter while a reply streams queues the message; the conversation list (new, rename, delete,
 // search).
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { agentHash, control, open, shooter, useServe, type Suite } from './support/kit';
+import { control, openChatAsNewCustomer, shooter, useServe, type Suite } from './support/kit';
 
 const AGENT = 'agent-connected';
 
@@ -23,14 +23,8 @@ test.describe('chat window', () => {
   const uniqueId = () => `e2e-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
   async function openChat(page: Page): Promise<void> {
-    await open(page, suite, agentHash(suite, AGENT, 'chat'));
+    await openChatAsNewCustomer(page, suite, AGENT);
     await expect(page.getByRole('heading', { name: new RegExp(`Chat with .*${AGENT}`) })).toBeVisible();
-    // Transcripts persist per user id (the install id by default), so each test plays a customer
-    // of its own and starts from an empty conversation.
-    await page.getByText('Chat as a customer').click();
-    await page.getByLabel('Customer user id').fill(uniqueId());
-    await page.getByRole('button', { name: 'Use this id' }).click();
-    await expect(page.getByText('No messages yet. Say hello.')).toBeVisible();
   }
 
   async function send(page: Page, text: string): Promise<void> {

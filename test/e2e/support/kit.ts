@@ -129,6 +129,18 @@ export function agentHash(suite: Suite, agentId: string, sub = ''): string {
   return `#/agents/${encodeURIComponent(agentId)}${sub ? `/${sub}` : ''}?team=${encodeURIComponent(suite.teamId)}`;
 }
 
+/**
+ * Opens the agent's chat as a customer of its own (a fresh user id), so the test starts from an empty
+ * conversation: transcripts persist per user id, the install id by default.
+ */
+export async function openChatAsNewCustomer(page: Page, suite: Suite, agentId: string): Promise<void> {
+  await open(page, suite, agentHash(suite, agentId, 'chat'));
+  await page.getByText('Chat as a customer').click();
+  await page.getByLabel('Customer user id').fill(`e2e-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`);
+  await page.getByRole('button', { name: 'Use this id' }).click();
+  await expect(page.getByText('No messages yet. Say hello.')).toBeVisible();
+}
+
 export function consoleHash(suite: Suite, agentId: string): string {
   return `#/console?team=${encodeURIComponent(suite.teamId)}&agent=${encodeURIComponent(agentId)}`;
 }
