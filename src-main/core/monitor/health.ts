@@ -54,7 +54,7 @@ export interface FailureThreshold {
   seconds: number;
 }
 
-const DEFAULT_FAILURE_THRESHOLD: FailureThreshold = { failures: 3, seconds: 30 };
+const DEFAULT_FAILURE_THRESHOLD: FailureThreshold = { failures: 2, seconds: 30 };
 
 export interface HealthReading {
   health: Health;
@@ -76,11 +76,15 @@ export interface Observation {
   /** `state` (or pairing) changed while health did not. */
   stateChanged: boolean;
   previous: Health;
+  /** ms epoch of the last successful poll before this one (null: none): the last good poll. */
+  lastGoodAt: number | null;
 }
 
 /** Per-agent health with the failure policy: one 429/500 keeps the last known health. */
 export class HealthTracker {
   private firstFailureAt: number | null = null;
+  /** The last poll the service answered with a session status. */
+  private answeredAt: number | null = null;
   private reading: HealthReading;
 
   constructor(
@@ -100,9 +104,11 @@ export class HealthTracker {
 
   observe(input: { status?: SessionStatus; error?: unknown }, now: number): Observation {
     const prev = this.reading;
+    const lastGoodAt = this.answeredAt;
     let health: Health = prev.health;
     let next: HealthReading = { ...prev };
     if (input.status) {
+      this.answeredAt = now;
       this.firstFailureAt = null;
       health = deriveHealth(input);
       const s = input.status;
@@ -111,7 +117,7 @@ export class HealthTracker {
       const derived = deriveHealth(input);
       if (derived === 'unknown') {
         // Aborted: says nothing at all.
-        return { reading: this.current(), changed: false, stateChanged: false, previous: prev.health };
+        return { reading: this.current(), changed: false, stateChanged: false, previous: prev.health, lastGoodAt };
       }
       if (derived === 'unreachable') {
         this.firstFailureAt ??= now;
@@ -132,6 +138,6 @@ export class HealthTracker {
     if (changed) next.since = now;
     this.reading = next;
     const stateChanged = !changed && (next.state !== prev.state || next.pairing !== prev.pairing);
-    return { reading: this.current(), changed, stateChanged, previous: prev.health };
+    return { reading: this.current(), changed, stateChanged, previous: prev.health, lastGoodAt };
   }
 }

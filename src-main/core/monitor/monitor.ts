@@ -66,6 +66,8 @@ export interface MonitorOptions {
   sinks?: AlertSink[];
   /** Prefix of incident/alert ids; default derived from the start time. */
   idPrefix?: string;
+  /** A team's label for alert words (default: its id). */
+  teamLabel?: (teamId: string) => string;
 }
 
 /** What the monitor tracks per watched agent. */
@@ -97,13 +99,18 @@ export class Monitor {
     this.local = opts.localTime ?? systemLocalTime;
     this.log = opts.logger ?? silentLogger;
     this.events = new Emitter<MonitorEvents>((err) => this.log.warn('monitor listener failed', { error: String(err) }));
-    this.policy = new AlertPolicy({ rules: opts.rules, localTime: this.local, idPrefix: opts.idPrefix ?? `${this.clock.now().toString(36)}-` });
+    this.policy = new AlertPolicy({
+      rules: opts.rules,
+      localTime: this.local,
+      idPrefix: opts.idPrefix ?? `${this.clock.now().toString(36)}-`,
+      ...(opts.teamLabel ? { teamLabel: opts.teamLabel } : {}),
+    });
     this.timelineStore = new Timeline({
       dataDir: opts.dataDir ?? null,
       maxEntries: opts.timelineMaxEntries,
       onError: (err) => this.log.warn('timeline write failed', { error: String(err) }),
     });
-    this.poller = new Poller({ ...opts.poll, targets: opts.targets, readSession: opts.readSession, clock: this.clock, random: opts.random });
+    this.poller = new Poller({ ...pollerRules(this.policy.getRules()), ...opts.poll, targets: opts.targets, readSession: opts.readSession, clock: this.clock, random: opts.random });
     this.poller.onPoll((r) => this.onPoll(r));
     this.poller.onCycle((c) => this.onCycle(c));
     for (const s of opts.sinks ?? []) this.sinks.add(s);
@@ -132,6 +139,15 @@ export class Monitor {
   /** Polls one agent now (e.g. right after a pairing was started). */
   pollSoon(teamId: string, agentId: string): void {
     this.poller.pollSoon(teamId, agentId);
+  }
+
+  /** New poll settings (intervals…), applied at once; health, incidents and snooze are kept. */
+  setPollConfig(patch: Partial<PollerConfig>): void {
+    this.poller.setConfig(patch);
+  }
+
+  pollConfig(): PollerConfig {
+    return this.poller.config();
   }
 
   /** Aborts polls in flight and waits for them, pending timeline writes and sink deliveries. */
@@ -255,6 +271,7 @@ export class Monitor {
     this.handle(this.policy.setRules(patch, this.clock.now()));
     const r = this.policy.getRules();
     for (const a of this.agents.values()) a.tracker.setThreshold({ failures: r.unreachableAfterFailures, seconds: r.unreachableAfterSec });
+    this.poller.setConfig(pollerRules(r));
   }
 
   // ----- internals ----------------------------------------------------------------------------
@@ -290,7 +307,7 @@ export class Monitor {
     if (a.lastError) entry.error = a.lastError;
     bucket.entries.push(entry);
     if (!obs.changed) return;
-    bucket.changes.push({ teamId: r.teamId, agentId: r.agentId, from: obs.previous, to: reading.health, at: r.at, pairing: reading.pairing, phone: reading.phone });
+    bucket.changes.push({ teamId: r.teamId, agentId: r.agentId, from: obs.previous, to: reading.health, at: r.at, lastGoodAt: obs.lastGoodAt, pairing: reading.pairing, phone: reading.phone });
     const ev: HealthEvent = { teamId: r.teamId, agentId: r.agentId, health: reading.health, previous: obs.previous, state: reading.state, since: reading.since };
     if (r.status) ev.status = r.status;
     if (a.lastError) ev.error = a.lastError;
@@ -347,4 +364,9 @@ export class Monitor {
 
 function key(teamId: string, agentId: string): string {
   return `${teamId}\u0000${agentId}`;
+}
+
+/** What the poller takes from the alert rules: back off once an agent is unreachable; poll fast while a drop may not be over. */
+function pollerRules(r: AlertRules): Pick<PollerConfig, 'failuresBeforeBackoff' | 'fastHoldMs'> {
+  return { failuresBeforeBackoff: r.unreachableAfterFailures, fastHoldMs: r.recoverAfterSec * 1000 };
 }

@@ -17,6 +17,8 @@ export interface Alert {
   kind: AlertKind;
   urgent: boolean;
   teamId: string;
+  /** The team's label (what people call it; the id is internal). */
+  teamLabel: string;
   agentIds: string[];
   title: string;
   body: string;
@@ -36,9 +38,17 @@ export interface QuietHours {
 export interface AlertRules {
   /** Reconnecting shorter than this raises nothing at all. */
   reconnectGraceSec: number;
+  /**
+   * A drop is over once the number has stayed connected this long: only then does its incident
+   * close (with the recovery notice). A new drop before that continues the same incident.
+   */
+  recoverAfterSec: number;
   /** needs-scan is re-alerted this often until acknowledged or recovered. */
   realertMinutes: number;
-  /** This many incidents for one agent within flapWindowMinutes → one 'flapping' alert. */
+  /**
+   * This many drops of one agent within flapWindowMinutes → its incident turns 'flapping' (one
+   * alert), silent until the agent has stayed connected for a whole window (one "stable" notice).
+   */
   flapCount: number;
   flapWindowMinutes: number;
   /** Alerts are held during these hours; one 'still-down' summary when they end. */
@@ -59,11 +69,12 @@ export interface AlertRules {
 
 export const DEFAULT_RULES: AlertRules = {
   reconnectGraceSec: 0,
+  recoverAfterSec: 30,
   realertMinutes: 15,
   flapCount: 3,
   flapWindowMinutes: 10,
   quietHours: null,
-  unreachableAfterFailures: 3,
+  unreachableAfterFailures: 2,
   unreachableAfterSec: 30,
   agentUnreachableDelaySec: 60,
   alertOnInitialNeedsScan: true,
@@ -80,6 +91,11 @@ export interface HealthChange {
   to: Health;
   /** ms epoch when the change was observed. */
   at: number;
+  /**
+   * ms epoch of the last poll that still showed the previous health (null: none). An incident
+   * counts from there: the change happened at some point after it.
+   */
+  lastGoodAt?: number | null;
   /** A pairing QR is on offer (a person is pairing right now). */
   pairing?: boolean;
   /** The linked number, when known (for the alert text). */

@@ -37,7 +37,7 @@ describe('IncidentFeed', () => {
     const { feed, published } = setup();
     const i = incident();
     feed.onIncident({ change: 'opened', incident: i });
-    const alert: Alert = { id: 'al-1', kind: 'needs-scan', urgent: true, teamId: 't1', agentIds: ['a1'], title: 'a1 was unlinked', body: 'Scan again.', at: T0, incidentId: 'inc-1' };
+    const alert: Alert = { id: 'al-1', kind: 'needs-scan', urgent: true, teamId: 't1', teamLabel: 'Team one', agentIds: ['a1'], title: 'a1 was unlinked', body: 'Scan again.', at: T0, incidentId: 'inc-1' };
     feed.onAlert(alert);
     expect(published).toEqual([]);
     await Promise.resolve();
