@@ -1,90 +1,22 @@
 // End-to-end monitor scenarios: the monitor against the emulator over real loopback HTTP, with ONE
-// fake clock driving both. Time only moves between steps, and a step only ends once every HTTP
-// exchange in flight has settled (tracked through undici's diagnostics channels), so a poll takes
-// zero fake time and a run is the same every time.
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+// fake clock driving both (test/helpers/stepped-clock.ts).
+import { describe, expect, it } from 'vitest';
 import { formatDuration, type Alert } from '../../src-main/core/monitor';
 import { decodeQrPng, pngFromDataUrl } from '../../src-main/cli/qr';
-import { FakeClock } from '../helpers/fake-clock';
+import { SteppedClock, trackHttp } from '../helpers/stepped-clock';
 import { monitorRig, mulberry32, type SeedAgents } from '../helpers/monitor-rig';
 
 const KEY = 'scenario-monitor-key-1';
 const TEAM = 'team-acc';
 const START = Date.UTC(2024, 4, 6, 9, 0, 0);
 
-// ----- HTTP exchanges in flight (all undici requests of this worker) -------------------------------
-
-const inFlight = new Set<object>();
-const onCreate = (m: unknown) => inFlight.add((m as { request: object }).request);
-const onDone = (m: unknown) => inFlight.delete((m as { request: object }).request);
-
-beforeAll(() => {
-  subscribe('undici:request:create', onCreate);
-  subscribe('undici:request:trailers', onDone);
-  subscribe('undici:request:error', onDone);
-});
-afterAll(() => {
-  unsubscribe('undici:request:create', onCreate);
-  unsubscribe('undici:request:trailers', onDone);
-  unsubscribe('undici:request:error', onDone);
-});
-
-const immediates = async (n: number) => {
-  for (let i = 0; i < n; i++) await new Promise<void>((r) => setImmediate(r));
-};
-
-/** Waits (real time) until no HTTP exchange is in flight and the promise chains behind them ran. */
-async function settle(): Promise<void> {
-  const end = Date.now() + 5000;
-  for (;;) {
-    await immediates(10);
-    if (inFlight.size === 0) {
-      await immediates(10);
-      if (inFlight.size === 0) return;
-    }
-    if (Date.now() > end) throw new Error(`${inFlight.size} HTTP exchange(s) did not settle`);
-    await new Promise((r) => setTimeout(r, 1));
-  }
-}
-
-/** A manual clock shared by the emulator, the client and the monitor, counting from START. */
-class SteppedClock extends FakeClock {
-  constructor() {
-    super({ start: START, settle });
-  }
-  /** Fake ms since the start. */
-  elapsed(): number {
-    return this.t - START;
-  }
-  /** Moves time to START + ms, firing due timers one at a time and letting HTTP settle after each. */
-  async runTo(ms: number): Promise<void> {
-    const end = START + ms;
-    if (end < this.t) throw new Error('time cannot go back');
-    await this.advance(end - this.t);
-  }
-  async runFor(ms: number): Promise<void> {
-    await this.runTo(this.elapsed() + ms);
-  }
-  /** Runs until cond() holds, at most maxMs more; returns the fake time it took. */
-  async runUntil(what: string, cond: () => boolean, maxMs: number, stepMs = 250): Promise<number> {
-    const from = this.elapsed();
-    while (!cond()) {
-      if (this.elapsed() - from >= maxMs) throw new Error(`not within ${maxMs} fake ms: ${what}`);
-      await this.runFor(stepMs);
-    }
-    return this.elapsed() - from;
-  }
-}
-
 // ----- fixture -----------------------------------------------------------------------------------
 
-// Hooks after a test run last-registered first: the rig is torn down, then the in-flight set cleared.
-afterEach(() => inFlight.clear());
+trackHttp();
 const rig = monitorRig();
 
 async function setup(agents: SeedAgents, o: { emulatorSeed: number; monitorSeed: number; intervalMs: number }) {
-  const clock = new SteppedClock();
+  const clock = new SteppedClock(START);
   // The app's poll settings (accounts schema defaults: fast 2 s; jitter, backoff, per-team cap and
   // timeout are the poller's defaults), the interval as given, and the default alert rules.
   const h = await rig({

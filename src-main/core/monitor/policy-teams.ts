@@ -52,7 +52,7 @@ export class TeamBook {
     const allDown = members.length > 0 && members.every((a) => a.health === 'unreachable');
     if (allDown && !t.unreachable) {
       let openedAt = now;
-      for (const a of members) if (a.downSince !== null && a.downSince < openedAt) openedAt = a.downSince;
+      for (const a of members) if (a.down !== null && a.down.since < openedAt) openedAt = a.down.since;
       const inc = h.open(teamId, 'unreachable', ids, openedAt);
       t.unreachable = inc;
       // An agent already alerted as "cannot be checked" is covered by the team's incident now.
@@ -64,7 +64,7 @@ export class TeamBook {
       if (members.length > 0) h.notice(inc, 'recovered', text.teamReachable(label, now - inc.openedAt));
       h.resolve(inc, now);
       // The service answers again: an agent still failing gets a fresh look before it is alerted alone.
-      for (const a of members) if (a.health === 'unreachable') a.downSince = now;
+      for (const a of members) if (a.health === 'unreachable') a.down = { since: a.down?.since ?? now, seen: now };
     }
     const anyAuth = members.some((a) => a.health === 'auth-error');
     if (anyAuth && !t.auth) {

@@ -6,7 +6,8 @@
 // reconnect grace); a new drop before the agent has stayed connected for recoverAfterSec continues
 // it; flapping is that same incident turning 'flapping'; an unlink turns it 'needs-scan'. A
 // team-wide outage is one team incident, and what it hid is judged against the last state the
-// service reported (an outage changes no agent's state). Incidents count from the last good poll.
+// service reported (an outage changes no agent's state). Incidents count from the last good poll;
+// the grace period and the delays count from when the trouble was seen.
 import type { Health } from './health';
 import { agentRef, incidentSubject, text } from './policy-text';
 import { TeamBook } from './policy-teams';
@@ -56,14 +57,20 @@ export interface AgentState {
   incident: Incident | null;
   /** When the agent left connected for reconnecting / needs-scan, within the flap window. */
   drops: number[];
-  /** Reconnecting since (last good poll), while no incident is open yet (the grace period). */
-  dropSince: number | null;
+  /** Reconnecting, while no incident is open yet (the grace period): since the last good poll, seen at. */
+  drop: Spell | null;
   /** Connected again since, while its reconnecting / flapping incident waits to close. */
   backSince: number | null;
-  /** Unreachable since (last good poll), while polls of it fail. */
-  downSince: number | null;
+  /** Unreachable, while polls of it fail: since the last good poll, seen at. */
+  down: Spell | null;
   /** The agent was seen linked (connected/reconnecting) since monitoring started. */
   wasLinked: boolean;
+}
+
+/** A spell of trouble: `since` the last good poll (incidents count from there), `seen` when observed (grace and delays count from there). */
+export interface Spell {
+  since: number;
+  seen: number;
 }
 
 interface Candidate {
@@ -233,7 +240,7 @@ export class AlertPolicy {
     const k = key(c.teamId, c.agentId);
     let a = this.agents.get(k);
     if (!a) {
-      a = { teamId: c.teamId, agentId: c.agentId, phone: null, health: 'unknown', known: 'unknown', incident: null, drops: [], dropSince: null, backSince: null, downSince: null, wasLinked: false };
+      a = { teamId: c.teamId, agentId: c.agentId, phone: null, health: 'unknown', known: 'unknown', incident: null, drops: [], drop: null, backSince: null, down: null, wasLinked: false };
       this.agents.set(k, a);
     }
     if (c.phone !== undefined && c.phone !== null) a.phone = c.phone;
@@ -242,10 +249,10 @@ export class AlertPolicy {
     a.health = c.to;
     const since = c.lastGoodAt ?? c.at;
     if (c.to === 'unreachable') {
-      a.downSince ??= since;
+      a.down ??= { since, seen: c.at };
       return;
     }
-    a.downSince = null;
+    a.down = null;
     if (a.incident?.kind === 'unreachable') this.recover(a, a.incident, now - a.incident.openedAt, now);
     if (OPAQUE.has(c.to)) return; // a rejected key: the team's incident; the agent's state stands
     // After an outage, only what differs from the last state the service reported is a change.
@@ -253,13 +260,13 @@ export class AlertPolicy {
     const from = a.known;
     a.known = c.to;
     if (c.to === 'connected') this.toConnected(a, c.at);
-    else if (c.to === 'reconnecting') this.toReconnecting(a, from, since, c.at, now);
+    else if (c.to === 'reconnecting') this.toReconnecting(a, from, { since, seen: c.at }, now);
     else if (c.to === 'needs-scan') this.toNeedsScan(a, from, since, c, now);
   }
 
   private toConnected(a: AgentState, at: number): void {
     a.wasLinked = true;
-    a.dropSince = null; // a drop shorter than the grace period raises nothing at all
+    a.drop = null; // a drop shorter than the grace period raises nothing at all
     const inc = a.incident;
     if (!inc) return;
     // A drop is over only once the agent stays connected (timers); an unlink is over at once.
@@ -267,10 +274,10 @@ export class AlertPolicy {
     else this.recover(a, inc, at - inc.openedAt, at);
   }
 
-  private toReconnecting(a: AgentState, from: Health, since: number, at: number, now: number): void {
+  private toReconnecting(a: AgentState, from: Health, spell: Spell, now: number): void {
     a.wasLinked = true;
     a.backSince = null;
-    if (from === 'connected') this.countDrop(a, at);
+    if (from === 'connected') this.countDrop(a, spell.seen);
     const inc = a.incident;
     const flapping = a.drops.length >= this.rules.flapCount;
     if (inc?.kind === 'needs-scan') {
@@ -280,16 +287,16 @@ export class AlertPolicy {
     } else if (inc?.kind === 'reconnecting' && flapping) {
       this.declareFlapping(a, inc, now);
     } else if (!inc && flapping) {
-      this.declareFlapping(a, this.openIncident(a.teamId, a.agentId, [a.agentId], 'flapping', since), now);
+      this.declareFlapping(a, this.openIncident(a.teamId, a.agentId, [a.agentId], 'flapping', spell.since), now);
     } else if (!inc) {
-      a.dropSince = since;
+      a.drop = spell;
       this.timers(now);
     }
   }
 
   private toNeedsScan(a: AgentState, from: Health, since: number, c: HealthChange, now: number): void {
     a.backSince = null;
-    a.dropSince = null;
+    a.drop = null;
     if (from === 'connected') this.countDrop(a, c.at);
     // A pairing started on purpose, or nothing ever linked: tracked, not alerted.
     const silent = from === 'unknown' && (c.pairing === true || (!a.wasLinked && !this.rules.alertOnInitialNeedsScan));
@@ -312,7 +319,7 @@ export class AlertPolicy {
 
   private declareFlapping(a: AgentState, inc: Incident, now: number): void {
     a.incident = inc;
-    a.dropSince = null;
+    a.drop = null;
     if (inc.kind !== 'flapping') {
       inc.kind = 'flapping';
       this.update('updated', inc);
@@ -334,8 +341,8 @@ export class AlertPolicy {
     const r = this.rules;
     const inc = a.incident;
     let t = Infinity;
-    if (a.dropSince !== null && a.health === 'reconnecting') t = a.dropSince + r.reconnectGraceSec * 1000;
-    if (a.downSince !== null && !inc && !this.teams.isDown(a.teamId)) t = Math.min(t, a.downSince + r.agentUnreachableDelaySec * 1000);
+    if (a.drop !== null && a.health === 'reconnecting') t = a.drop.seen + r.reconnectGraceSec * 1000;
+    if (a.down !== null && !inc && !this.teams.isDown(a.teamId)) t = Math.min(t, a.down.seen + r.agentUnreachableDelaySec * 1000);
     if (inc && a.backSince !== null) t = Math.min(t, a.backSince + (inc.kind === 'flapping' ? r.flapWindowMinutes * 60 : r.recoverAfterSec) * 1000);
     if (inc?.kind === 'needs-scan' && inc.raised && inc.acknowledgedAt === null && inc.lastAlertAt !== null && r.realertMinutes > 0)
       t = Math.min(t, inc.lastAlertAt + r.realertMinutes * 60_000);
@@ -348,15 +355,15 @@ export class AlertPolicy {
       if (this.agentWake(a) > now) continue;
       const ref = agentRef(a.agentId, a.phone);
       const inc = a.incident;
-      if (a.dropSince !== null && a.health === 'reconnecting' && now >= a.dropSince + r.reconnectGraceSec * 1000) {
-        const opened = this.openIncident(a.teamId, a.agentId, [a.agentId], 'reconnecting', a.dropSince);
+      if (a.drop !== null && a.health === 'reconnecting' && now >= a.drop.seen + r.reconnectGraceSec * 1000) {
+        const opened = this.openIncident(a.teamId, a.agentId, [a.agentId], 'reconnecting', a.drop.since);
         a.incident = opened;
-        a.dropSince = null;
+        a.drop = null;
         this.raise(opened, 'reconnecting', false, text.reconnecting(ref), now);
         continue;
       }
-      if (a.downSince !== null && !inc && !this.teams.isDown(a.teamId) && now >= a.downSince + r.agentUnreachableDelaySec * 1000) {
-        a.incident = this.openIncident(a.teamId, a.agentId, [a.agentId], 'unreachable', a.downSince);
+      if (a.down !== null && !inc && !this.teams.isDown(a.teamId) && now >= a.down.seen + r.agentUnreachableDelaySec * 1000) {
+        a.incident = this.openIncident(a.teamId, a.agentId, [a.agentId], 'unreachable', a.down.since);
         this.raise(a.incident, 'unreachable', false, text.agentUnreachable(ref), now);
         continue;
       }
