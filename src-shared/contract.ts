@@ -116,6 +116,14 @@ export interface IncidentDTO {
 export interface AlertEventDTO {
   change: 'opened' | 'updated' | 'resolved';
   incident: IncidentDTO;
+  /**
+   * Tell the person now (a native notification, a toast): the monitor's alert policy raised an alert
+   * about this incident with this change and it was not snoozed or held by quiet hours (for
+   * 'resolved': its recovery notice), or the incident turned urgent after an alert about it. False
+   * for everything that is only tracked: a drop within the grace period, the later drops of a
+   * flapping agent, a pairing started on purpose.
+   */
+  notify: boolean;
 }
 
 export interface QuietHoursDTO {

@@ -67,8 +67,10 @@ export interface Companion {
   readonly logger: Logger;
   readonly events: Emitter<CompanionEvents>;
   readonly chat: ChatService;
-  /** The monitor now (it is rebuilt when the poll settings change; subscribe to `events` instead). */
+  /** The monitor (one for the companion's life: settings changes apply to it in place). */
   monitor(): Monitor;
+  /** A team's label (its id when unknown): what alerts and metrics call it. */
+  teamLabel(teamId: string): string;
   /** The tunnel now (rebuilt when its port changes). */
   tunnel(): Tunnel;
   tunnelUrl(): string | null;
@@ -144,37 +146,31 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     flapWindowMinutes: s.alertRules.flapWindowMinutes,
     quietHours: s.alertRules.quietHours,
   });
-  const buildMonitor = (s: AppSettings): Monitor => {
-    const sinks: AlertSink[] = [];
-    if (opts.notifier) sinks.push(opts.notifier);
-    if (s.alertWebhookUrl) sinks.push(new WebhookAlertSink(s.alertWebhookUrl, { clock, logger, ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}) }));
-    const m = new Monitor({
-      targets: () => set.targets(),
-      readSession: async (teamId, agentId, signal) => (await set.clientFor(teamId)).getSession(agentId, { signal }),
-      clock,
-      logger,
-      dataDir: path.join(dataDir, 'timeline'),
-      rules: rulesOf(s),
-      poll: pollConfig(s),
-      sinks,
-    });
-    m.on('health', (e) => events.emit('health', e));
-    m.on('poll', (r) => events.emit('poll', r));
-    m.on('incident', (u) => events.emit('incident', u));
-    m.on('alert', (a) => events.emit('alert', a));
-    m.start();
-    return m;
+  const teamLabel = (teamId: string): string => set.findTeam(teamId)?.label ?? teamId;
+  const monitor = new Monitor({
+    targets: () => set.targets(),
+    readSession: async (teamId, agentId, signal) => (await set.clientFor(teamId)).getSession(agentId, { signal }),
+    clock,
+    logger,
+    dataDir: path.join(dataDir, 'timeline'),
+    rules: rulesOf(main.settings()),
+    poll: pollConfig(main.settings()),
+    sinks: opts.notifier ? [opts.notifier] : [],
+    teamLabel,
+  });
+  monitor.on('health', (e) => events.emit('health', e));
+  monitor.on('poll', (r) => events.emit('poll', r));
+  monitor.on('incident', (u) => events.emit('incident', u));
+  monitor.on('alert', (a) => events.emit('alert', a));
+  // The outbound alert webhook: replaced in place when its URL changes (the monitor keeps its state).
+  let webhookSink: { url: string; off: () => void } | null = null;
+  const setAlertWebhook = (url: string | null): void => {
+    if (webhookSink?.url === url) return;
+    webhookSink?.off();
+    webhookSink = url ? { url, off: monitor.addSink(new WebhookAlertSink(url, { clock, logger, ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}) })) } : null;
   };
-  let monitor = buildMonitor(main.settings());
-  let monitorSwap: Promise<void> = Promise.resolve();
-
-  const restartMonitor = async (s: AppSettings): Promise<void> => {
-    const old = monitor;
-    const snoozedUntil = old.status().snoozedUntil;
-    await old.stop();
-    monitor = buildMonitor(s);
-    if (snoozedUntil !== null) monitor.snooze(snoozedUntil);
-  };
+  setAlertWebhook(main.settings().alertWebhookUrl);
+  monitor.start();
 
   const agentIds = (): string[] => [...new Set(set.targets().map((t) => t.agentId))];
   const accountsChanged = (): void => {
@@ -200,6 +196,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     events,
     chat,
     monitor: () => monitor,
+    teamLabel,
     tunnel: () => tunnelHost.current,
     tunnelUrl: () => tunnelHost.url,
     forwardTo: () => tunnelHost.forwardTarget,
@@ -269,13 +266,10 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
         }));
         if (hasOwn(p, 'forwardTo')) tunnelHost.setForwardTo(prefs.get().forwardTo, agentIds());
       }
-      const pollChanged = JSON.stringify(pollConfig(before)) !== JSON.stringify(pollConfig(app)) || before.alertWebhookUrl !== app.alertWebhookUrl;
-      if (pollChanged) {
-        monitorSwap = monitorSwap.then(() => restartMonitor(app));
-        await monitorSwap;
-      } else if (JSON.stringify(rulesOf(before)) !== JSON.stringify(rulesOf(app))) {
-        monitor.setRules(rulesOf(app));
-      }
+      // Applied to the running monitor: its health, incidents and snooze are kept.
+      if (JSON.stringify(pollConfig(before)) !== JSON.stringify(pollConfig(app))) monitor.setPollConfig(pollConfig(app));
+      if (JSON.stringify(rulesOf(before)) !== JSON.stringify(rulesOf(app))) monitor.setRules(rulesOf(app));
+      setAlertWebhook(app.alertWebhookUrl);
       if (before.tunnelPort !== app.tunnelPort) await tunnelHost.setPort(app.tunnelPort);
       return companion.settings();
     },
@@ -297,7 +291,6 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       if (closed) return;
       closed = true;
       chat.stopAll();
-      await monitorSwap.catch(() => undefined);
       await Promise.allSettled([monitor.stop(), tunnelHost.close()]);
       await set.close();
       await demo.close();

@@ -60,6 +60,7 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
       const { app, prefs } = c.settings();
       return { escalateAfterMin: prefs.escalateAfterMin, flapCount: app.alertRules.flapCount, flapWindowMinutes: app.alertRules.flapWindowMinutes };
     },
+    c.teamLabel,
   );
   const tunnel = tunnelSide(s, opts.media);
 

@@ -35,13 +35,13 @@ export const noticesSlice: Slice<NoticesSlice> = ({ set, env }) => ({
   dismissNotice: (id) => set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })),
 });
 
-/** The in-app notice for an alert event (none for plain updates). */
+/** The in-app notice for an alert event: only for what the alert policy told the person about (`notify`). */
 export function noticeFor(e: AlertEventDTO, agentLabel: string): NoticeInput | null {
+  if (!e.notify) return null;
   const route = agentHref(e.incident.teamId, e.incident.agentId);
-  if (e.change === 'opened') {
+  if (e.change !== 'resolved') {
     const tone = e.incident.severity === 'urgent' ? 'urgent' : e.incident.severity === 'warning' ? 'warning' : 'info';
     return { tone, title: `${agentLabel}: ${e.incident.title}`, body: e.incident.message, route };
   }
-  if (e.change === 'resolved') return { tone: 'success', title: `${agentLabel}: back to normal`, body: e.incident.title, route };
-  return null;
+  return { tone: 'success', title: `${agentLabel}: back to normal`, body: e.incident.title, route };
 }

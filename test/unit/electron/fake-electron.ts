@@ -106,6 +106,7 @@ export function fakeElectron(opts: { isPackaged: boolean; appPath?: string }) {
     static isSupported = () => true;
     on = vi.fn();
     show = vi.fn();
+    close = vi.fn();
   }
   const parts = {
     app,

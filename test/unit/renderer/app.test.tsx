@@ -85,7 +85,7 @@ describe('app frame', () => {
     connectStore(store, api);
     mount(store, <App />);
     await flush();
-    act(() => emit('alert', { change: 'opened', incident: incident('i9', { title: 'Needs a QR scan', message: '<b>scan</b> now' }) }));
+    act(() => emit('alert', { change: 'opened', incident: incident('i9', { title: 'Needs a QR scan', message: '<b>scan</b> now' }), notify: true }));
     const region = screen.getByRole('status', { name: 'Notifications' });
     expect(region.getAttribute('aria-live')).toBe('polite');
     expect(region.textContent).toContain('Urgent: Agent a1: Needs a QR scan');

@@ -22,11 +22,11 @@ describe('alerts slice', () => {
     expect(store.getState().incidentLog.map((i) => i.id)).toEqual(['i2', 'i1']);
     expect(countOpen(store.getState())).toBe(1);
 
-    emit('alert', { change: 'opened', incident: incident('i3', { openedAt: 5, severity: 'warning', title: 'Reconnecting' }) });
+    emit('alert', { change: 'opened', incident: incident('i3', { openedAt: 5, severity: 'warning', title: 'Reconnecting' }), notify: true });
     expect(countOpen(store.getState())).toBe(2);
     expect(store.getState().notices.at(-1)).toMatchObject({ tone: 'warning', title: 'Agent a1: Reconnecting', route: '#/agents/a1?team=t1' });
 
-    emit('alert', { change: 'resolved', incident: incident('i3', { openedAt: 5 }) });
+    emit('alert', { change: 'resolved', incident: incident('i3', { openedAt: 5 }), notify: true });
     expect(store.getState().incidents.map((i) => i.id)).toEqual(['i1']);
     // the log keeps it, marked resolved, for the agent timeline
     expect(store.getState().incidentLog.find((i) => i.id === 'i3')?.resolvedAt).toBe(100_000);
@@ -73,9 +73,12 @@ describe('alerts slice', () => {
     expect(store.getState().alertStatus).toEqual(status());
   });
 
-  it('gives no notice for plain updates', () => {
-    expect(noticeFor({ change: 'updated', incident: incident('i1') }, 'A')).toBeNull();
-    expect(noticeFor({ change: 'opened', incident: incident('i1', { severity: 'info' }) }, 'A')).toMatchObject({ tone: 'info' });
+  it('gives a notice only for what the alert policy told the person about (notify)', () => {
+    expect(noticeFor({ change: 'updated', incident: incident('i1'), notify: false }, 'A')).toBeNull();
+    expect(noticeFor({ change: 'opened', incident: incident('i1'), notify: false }, 'A')).toBeNull();
+    expect(noticeFor({ change: 'resolved', incident: incident('i1'), notify: false }, 'A')).toBeNull();
+    expect(noticeFor({ change: 'updated', incident: incident('i1', { severity: 'warning', title: 'is flapping' }), notify: true }, 'A')).toMatchObject({ tone: 'warning', title: 'A: is flapping' });
+    expect(noticeFor({ change: 'opened', incident: incident('i1', { severity: 'info' }), notify: true }, 'A')).toMatchObject({ tone: 'info' });
   });
 });
 
