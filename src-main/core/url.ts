@@ -12,6 +12,12 @@ export interface HttpUrlRules {
   noQuery?: boolean;
 }
 
+/** Whether a host name or address stays on this machine (localhost, 127.x.y.z, ::1). */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
 /** Whether a parsed URL is http: or https: with a host. */
 export function isHttpUrl(u: URL): boolean {
   return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';

@@ -88,7 +88,7 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
     // poll (the UI shows "polled … ago"), and a window that missed an event (e.g. one that arrived
     // while it was still loading the agent list) is corrected by the next poll.
     c.events.on('poll', (r) => {
-      const snap = c.monitor().snapshot().find((x) => x.teamId === r.teamId && x.agentId === r.agentId);
+      const snap = c.monitor().snapshotOf(r.teamId, r.agentId);
       if (snap) s.publish('health.changed', agentHealthDTO(snap));
     }),
     c.events.on('health', (e) => {

@@ -7,16 +7,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import type { Logger } from '../../core/ports';
+import { isLoopbackHost } from '../../core/url';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure } from '../errors';
 import { EXIT } from '../exit-codes';
-import { intString, parseFlags, secondsString } from '../flags';
-import type { Output } from '../output';
+import { hostName, intString, parseFlags, secondsString } from '../flags';
+import { cliLogger } from '../output';
 
 const flagsSchema = z.object({
   port: intString(0, 65_535).optional(),
-  host: z.string().regex(/^[A-Za-z0-9.:_-]{1,253}$/, 'expected a host name or IP address').optional(),
+  host: hostName.optional(),
   emulator: z.boolean().optional(),
   demoTeam: z.boolean().optional(),
   configDir: z.string().min(1, 'expected a folder').optional(),
@@ -26,11 +26,6 @@ const flagsSchema = z.object({
   fastPollSec: secondsString.optional(),
   json: z.boolean().optional(),
 });
-
-function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '');
-  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
-}
 
 /** out/renderer, from the source tree (src-main/cli/commands) or the build (out/main[/chunks]). */
 function findRendererDir(given?: string): string | null {
@@ -42,14 +37,6 @@ function findRendererDir(given?: string): string | null {
 function waitForAbort(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-}
-
-function cliLogger(out: Output): Logger {
-  return {
-    info: () => undefined,
-    warn: (msg) => out.warn(msg),
-    error: (msg) => out.warn(msg),
-  };
 }
 
 export function register(program: Command, ctx: CliContext): void {

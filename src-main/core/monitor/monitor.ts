@@ -76,6 +76,8 @@ interface WatchedAgent {
   agentId: string;
   tracker: HealthTracker;
   lastPollAt: number | null;
+  /** The last poll the service answered with a session status. */
+  lastSuccessAt: number | null;
   lastError?: ServiceErrorDTO;
 }
 
@@ -181,25 +183,14 @@ export class Monitor {
   snapshot(): AgentSnapshot[] {
     const live = new Set(this.targetKeys());
     const out: AgentSnapshot[] = [];
-    for (const [k, a] of this.agents) {
-      if (!live.has(k)) continue;
-      const r = a.tracker.current();
-      const snap: AgentSnapshot = {
-        teamId: a.teamId,
-        agentId: a.agentId,
-        health: r.health,
-        state: r.state,
-        phone: r.phone,
-        needsScan: r.lastStatus?.needsScan ?? false,
-        pairing: r.pairing,
-        since: r.since,
-        lastPollAt: a.lastPollAt,
-        consecutiveFailures: r.consecutiveFailures,
-      };
-      if (a.lastError) snap.lastError = a.lastError;
-      out.push(snap);
-    }
+    for (const [k, a] of this.agents) if (live.has(k)) out.push(snapshotOf(a));
     return out;
+  }
+
+  /** One watched agent's snapshot (null before its first poll). */
+  snapshotOf(teamId: string, agentId: string): AgentSnapshot | null {
+    const a = this.agents.get(key(teamId, agentId));
+    return a ? snapshotOf(a) : null;
   }
 
   /** Open incidents, newest first. */
@@ -290,10 +281,11 @@ export class Monitor {
     let a = this.agents.get(k);
     if (!a) {
       const rules = this.policy.getRules();
-      a = { teamId: r.teamId, agentId: r.agentId, tracker: new HealthTracker({ failures: rules.unreachableAfterFailures, seconds: rules.unreachableAfterSec }, r.at), lastPollAt: null };
+      a = { teamId: r.teamId, agentId: r.agentId, tracker: new HealthTracker({ failures: rules.unreachableAfterFailures, seconds: rules.unreachableAfterSec }, r.at), lastPollAt: null, lastSuccessAt: null };
       this.agents.set(k, a);
     }
     a.lastPollAt = r.at;
+    if (r.status) a.lastSuccessAt = r.at;
     const obs = a.tracker.observe(r.status ? { status: r.status } : { error: r.error }, r.at);
     if (r.error !== undefined) a.lastError = errorToDTO(r.error);
     else delete a.lastError;
@@ -360,6 +352,28 @@ export class Monitor {
       if (!this.stopped) this.handle(this.policy.tick(this.clock.now()));
     }, Math.max(0, at - now));
   }
+}
+
+function snapshotOf(a: WatchedAgent): AgentSnapshot {
+  const r = a.tracker.current();
+  const s = r.lastStatus;
+  const snap: AgentSnapshot = {
+    teamId: a.teamId,
+    agentId: a.agentId,
+    health: r.health,
+    state: r.state,
+    phone: r.phone,
+    needsScan: s?.needsScan ?? false,
+    connected: s?.connected ?? false,
+    linked: s?.linked ?? false,
+    pairing: r.pairing,
+    since: r.since,
+    lastPollAt: a.lastPollAt,
+    lastSuccessAt: a.lastSuccessAt,
+    consecutiveFailures: r.consecutiveFailures,
+  };
+  if (a.lastError) snap.lastError = a.lastError;
+  return snap;
 }
 
 function key(teamId: string, agentId: string): string {

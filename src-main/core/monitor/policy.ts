@@ -425,8 +425,9 @@ export class AlertPolicy {
     this.pending.push({ alert, incident });
   }
 
+  /** Recorded as a reference; copied at the end of the step, so the copy says what the step decided (raised, delivered). */
   private update(change: IncidentUpdate['change'], inc: Incident): void {
-    this.out.incidents.push({ change, incident: { ...inc, agentIds: [...inc.agentIds] } });
+    this.out.incidents.push({ change, incident: inc });
   }
 
   private begin(): void {
@@ -461,7 +462,7 @@ export class AlertPolicy {
         }
       }
     }
-    const out = this.out;
+    const out = { alerts: this.out.alerts, incidents: this.out.incidents.map((u) => ({ change: u.change, incident: { ...u.incident, agentIds: [...u.incident.agentIds] } })) };
     this.out = { alerts: [], incidents: [] };
     return out;
   }

@@ -169,13 +169,18 @@ export interface AgentSnapshot {
   /** The service's `state` verbatim from the last successful poll (ASSUMPTION A-STATE). */
   state: string | null;
   phone: string | null;
+  /** The service's needsScan, connected and linked from the last successful poll (false before any). */
   needsScan: boolean;
+  connected: boolean;
+  linked: boolean;
   /** A pairing QR is on offer now. */
   pairing: boolean;
   /** ms epoch of the last health change. */
   since: number;
   /** ms epoch of the last settled poll, null before the first. */
   lastPollAt: number | null;
+  /** ms epoch of the last poll the service answered with a session status, null before any. */
+  lastSuccessAt: number | null;
   /** The last poll's error, when it failed (key-free). */
   lastError?: import('../api/errors').ServiceErrorDTO;
   consecutiveFailures: number;
