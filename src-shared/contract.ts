@@ -376,6 +376,10 @@ export interface AppSettingsDTO {
   alertRules: AlertRulesDTO;
   /** http(s) URL every alert is POSTed to as JSON; null sends none. */
   alertWebhookUrl: string | null;
+  /** Alertmanager (base URL) that raised incidents are posted to, firing then resolved; null: none. */
+  alertmanagerUrl: string | null;
+  /** Port of the Prometheus /metrics endpoint on 127.0.0.1 (0: any free port); null: off. */
+  metricsPort: number | null;
   theme: ThemeDTO;
 }
 

@@ -17,6 +17,8 @@ import { AccountSet, type TeamView } from './account-set';
 import { DEMO_TEAM_LABEL, DemoHost, type DemoInfo } from './demo';
 import { PrefsStore, type Prefs } from './prefs';
 import { TunnelHost } from './tunnel-host';
+import { Observability, type MetricsListen } from './observability';
+import type { CompanionMetrics } from '../../core/metrics';
 
 export type { TeamView } from './account-set';
 export { DEMO_TEAM_LABEL } from './demo';
@@ -38,6 +40,8 @@ export interface CompanionOptions {
   poll?: { intervalMs?: number; fastIntervalMs?: number };
   /** Start the tunnel's receiver at once even when nothing asks for it. */
   startTunnel?: boolean;
+  /** Where to serve Prometheus metrics for this run, over the saved metricsPort (`serve --metrics-port`). */
+  metrics?: MetricsListen;
 }
 
 export interface CompanionEvents {
@@ -71,6 +75,9 @@ export interface Companion {
   monitor(): Monitor;
   /** A team's label (its id when unknown): what alerts and metrics call it. */
   teamLabel(teamId: string): string;
+  /** The Prometheus metrics, and where they are served (null: not served). */
+  readonly metrics: CompanionMetrics;
+  metricsUrl(): Promise<string | null>;
   /** The tunnel now (rebuilt when its port changes). */
   tunnel(): Tunnel;
   tunnelUrl(): string | null;
@@ -147,9 +154,17 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     quietHours: s.alertRules.quietHours,
   });
   const teamLabel = (teamId: string): string => set.findTeam(teamId)?.label ?? teamId;
+  // The clients handed out, by team id: their send budgets are what the metrics report.
+  const opened = new Map<string, ServiceClient>();
+  const clientFor = async (teamIdOrLabel: string): Promise<ServiceClient> => {
+    const client = await set.clientFor(teamIdOrLabel);
+    const id = set.findTeam(teamIdOrLabel)?.id;
+    if (id !== undefined) opened.set(id, client);
+    return client;
+  };
   const monitor = new Monitor({
     targets: () => set.targets(),
-    readSession: async (teamId, agentId, signal) => (await set.clientFor(teamId)).getSession(agentId, { signal }),
+    readSession: async (teamId, agentId, signal) => (await clientFor(teamId)).getSession(agentId, { signal }),
     clock,
     logger,
     dataDir: path.join(dataDir, 'timeline'),
@@ -170,6 +185,18 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     webhookSink = url ? { url, off: monitor.addSink(new WebhookAlertSink(url, { clock, logger, ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}) })) } : null;
   };
   setAlertWebhook(main.settings().alertWebhookUrl);
+  const observability = new Observability({
+    monitor,
+    teamLabel,
+    sendBudgets: () => [...opened].filter(([teamId]) => set.findTeam(teamId)).map(([teamId, c]) => ({ teamId, ...c.sendBudget() })),
+    clock,
+    logger,
+    ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+  });
+  const metricsListen = (s: AppSettings): MetricsListen | null => opts.metrics ?? (s.metricsPort === null ? null : { port: s.metricsPort, host: '127.0.0.1' });
+  observability.setAlertmanager(main.settings().alertmanagerUrl);
+  await observability.setMetricsServer(metricsListen(main.settings()));
+  events.on('delivery', (d) => observability.countDelivery(d));
   monitor.start();
 
   const agentIds = (): string[] => [...new Set(set.targets().map((t) => t.agentId))];
@@ -197,6 +224,8 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     chat,
     monitor: () => monitor,
     teamLabel,
+    metrics: observability.metrics,
+    metricsUrl: () => observability.metricsUrl(),
     tunnel: () => tunnelHost.current,
     tunnelUrl: () => tunnelHost.url,
     forwardTo: () => tunnelHost.forwardTarget,
@@ -226,13 +255,13 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       if (team) await prefs.update((p) => ({ ...p, webhooks: p.webhooks.filter((w) => !(w.teamId === team.id && w.agentId === agentId)) })).catch(() => undefined);
       accountsChanged();
     },
-    clientFor: (teamId) => set.clientFor(teamId),
+    clientFor,
 
     async registerWebhook(teamIdOrLabel, agentId, publicUrl) {
       const team = set.findTeam(teamIdOrLabel);
       if (!team) throw new AccountsError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
       const registered = await registerWebhook({
-        client: await set.clientFor(team.id),
+        client: await clientFor(team.id),
         agentId,
         publicUrl,
         saveSecret: async (secret, { url }) => {
@@ -270,6 +299,8 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       if (JSON.stringify(pollConfig(before)) !== JSON.stringify(pollConfig(app))) monitor.setPollConfig(pollConfig(app));
       if (JSON.stringify(rulesOf(before)) !== JSON.stringify(rulesOf(app))) monitor.setRules(rulesOf(app));
       setAlertWebhook(app.alertWebhookUrl);
+      observability.setAlertmanager(app.alertmanagerUrl);
+      await observability.setMetricsServer(metricsListen(app));
       if (before.tunnelPort !== app.tunnelPort) await tunnelHost.setPort(app.tunnelPort);
       return companion.settings();
     },
@@ -292,6 +323,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       closed = true;
       chat.stopAll();
       await Promise.allSettled([monitor.stop(), tunnelHost.close()]);
+      await observability.close();
       await set.close();
       await demo.close();
     },

@@ -8,7 +8,7 @@ import type { Implementations } from '../handlers';
 import { accountRequests, teamList } from './accounts';
 import { alertRequests, IncidentFeed } from './alerts';
 import { chatRequests } from './chat';
-import { agentHealthDTO, redactUrl, settingsDTO } from './dto';
+import { agentHealthDTO, redactStoredUrl, settingsDTO } from './dto';
 import { healthOfAll, healthRequests } from './health';
 import type { MediaOptions } from './media';
 import { createScope, type Scope } from './scope';
@@ -43,7 +43,7 @@ async function diagnostics(s: Scope, implementations: Implementations): Promise<
     alerts: await implementations['alerts.status']({}),
     tunnel: await implementations['tunnel.status']({}),
     // The alert webhook URL may carry a token in its path or query: shown redacted.
-    settings: { ...settingsDTO(c.settings()), alertWebhookUrl: redactUrl(c.settings().app.alertWebhookUrl) },
+    settings: { ...settingsDTO(c.settings()), alertWebhookUrl: redactStoredUrl(c.settings().app.alertWebhookUrl), alertmanagerUrl: redactStoredUrl(c.settings().app.alertmanagerUrl) },
     monitor: await c.monitor().exportDiagnostics(),
   };
   const stamp = new Date(at).toISOString().replace(/[:.]/g, '-');

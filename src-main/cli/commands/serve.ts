@@ -12,6 +12,7 @@ import { defineAction, type CliContext } from '../context';
 import { CliFailure } from '../errors';
 import { EXIT } from '../exit-codes';
 import { hostName, intString, parseFlags, secondsString } from '../flags';
+import { addMetricsOptions, metricsFlagsSchema, metricsListen } from '../metrics-flags';
 import { cliLogger } from '../output';
 
 const flagsSchema = z.object({
@@ -24,6 +25,7 @@ const flagsSchema = z.object({
   rendererDir: z.string().min(1, 'expected a folder').optional(),
   pollSec: secondsString.optional(),
   fastPollSec: secondsString.optional(),
+  ...metricsFlagsSchema,
   json: z.boolean().optional(),
 });
 
@@ -51,12 +53,13 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--data-dir <dir>', 'folder of transcripts, timelines and the tunnel log (default: <config-dir>/data)')
     .option('--renderer-dir <dir>', 'folder of the built renderer (default: out/renderer)')
     .option('--poll-sec <s>', 'poll interval for this run, not saved (seconds)')
-    .option('--fast-poll-sec <s>', 'fast poll interval (pairing, reconnecting) for this run, not saved (seconds)')
-    .option('--json', 'one JSON object per line on stdout; the first is {"event":"ready",…}');
+    .option('--fast-poll-sec <s>', 'fast poll interval (pairing, reconnecting) for this run, not saved (seconds)');
+  addMetricsOptions(cmd).option('--json', 'one JSON object per line on stdout; the first is {"event":"ready",…}');
 
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(flagsSchema, opts);
     const host = f.host ?? '127.0.0.1';
+    const metrics = metricsListen(f, out);
     const rendererDir = findRendererDir(f.rendererDir);
     if (!rendererDir) throw new CliFailure('The renderer is not built (no out/renderer/index.html): run npm run build', EXIT.failure, 'NOT_BUILT');
     if (!isLoopbackHost(host)) {
@@ -83,6 +86,7 @@ export function register(program: Command, ctx: CliContext): void {
       clock: ctx.clock,
       logger: cliLogger(out),
       poll,
+      ...(metrics ? { metrics } : {}),
       ...(f.configDir ? { configDir: path.resolve(f.configDir) } : {}),
       ...(f.dataDir ? { dataDir: path.resolve(f.dataDir) } : {}),
     });
@@ -102,10 +106,12 @@ export function register(program: Command, ctx: CliContext): void {
         }
       }
       hostServer = await startHostServer({ handlers: createHandlers(contract.implementations), events: contract.events, rendererDir, host, ...(f.port !== undefined ? { port: f.port } : {}) });
+      const metricsUrl = await companion.metricsUrl();
       out.event(
-        { event: 'ready', url: hostServer.openUrl, port: hostServer.port, pid: process.pid, origin: hostServer.origin, configDir: companion.configDir, dataDir: companion.dataDir, emulator, demoTeam },
+        { event: 'ready', url: hostServer.openUrl, port: hostServer.port, pid: process.pid, origin: hostServer.origin, configDir: companion.configDir, dataDir: companion.dataDir, emulator, demoTeam, metricsUrl },
         [
           `Channel Companion is running. Open: ${hostServer.openUrl}`,
+          ...(metricsUrl ? [`  Prometheus metrics: ${metricsUrl}`] : []),
           ...(emulator
             ? [`  emulator: ${emulator.baseUrl} (control ${emulator.controlUrl}; its made-up key: ${emulator.apiKey})`, ...(demoTeam ? [`  demo team "${demoTeam.label}" added (in memory only)`] : [])]
             : []),

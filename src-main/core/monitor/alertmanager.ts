@@ -8,10 +8,10 @@
 import type { Dispatcher } from 'undici';
 import type { Unsubscribe } from '../events';
 import { silentLogger, systemClock, type Clock, type Logger } from '../ports';
-import { httpUrlSchema } from '../url';
+import { httpUrlSchema, redactUrl } from '../url';
 import type { IncidentUpdate } from './policy';
 import { incidentText } from './policy-text';
-import { postJson, safeTarget } from './sinks';
+import { postJson } from './sinks';
 import type { AlertRules, Incident } from './types';
 
 export interface AlertmanagerSinkOptions {
@@ -90,7 +90,7 @@ export class AlertmanagerSink {
     base.search = '';
     base.hash = '';
     this.endpoint = new URL('api/v2/alerts', base).toString();
-    this.target = safeTarget(this.endpoint);
+    this.target = redactUrl(this.endpoint);
     this.clock = opts.clock ?? systemClock;
     this.log = opts.logger ?? silentLogger;
     this.label = opts.teamLabel ?? ((id) => id);

@@ -4,7 +4,7 @@
 import { request, type Dispatcher } from 'undici';
 import { backoffDelay, type BackoffPolicy } from '../backoff';
 import { sleep, silentLogger, systemClock, type Clock, type Logger } from '../ports';
-import { httpUrlSchema } from '../url';
+import { httpUrlSchema, redactUrl } from '../url';
 import type { Alert } from './types';
 
 export interface AlertSink {
@@ -79,12 +79,6 @@ async function postOnce(url: string, body: string, clock: Clock, opts: PostOptio
   }
 }
 
-/** Where an alert URL points, without its query (it may carry a token) and long path segments — safe to show. */
-export function safeTarget(url: string): string {
-  const u = new URL(url);
-  return `${u.origin}${u.pathname.replace(/\/[^/]{16,}/g, '/…')}`;
-}
-
 export class WebhookAlertSink implements AlertSink {
   private readonly url: string;
   private readonly log: Logger;
@@ -98,7 +92,7 @@ export class WebhookAlertSink implements AlertSink {
     const parsed = httpUrlSchema.safeParse(url);
     if (!parsed.success) throw new RangeError(`The alert webhook URL ${parsed.error.issues[0]?.message ?? 'must be an http(s) URL'}.`);
     this.url = parsed.data;
-    this.target = safeTarget(this.url);
+    this.target = redactUrl(this.url);
     this.log = opts.logger ?? silentLogger;
   }
 

@@ -9,7 +9,7 @@ import { agent, flush, incident, mount, setup } from './fixtures';
 afterEach(cleanup);
 
 const status = (over: Partial<AlertStatusDTO> = {}): AlertStatusDTO => ({ snoozedUntil: null, quietHours: { enabled: false, start: '22:00', end: '07:00' }, ...over });
-const settings: AppSettingsDTO = { installId: 'install-test-1', alertRules: { reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 }, alertWebhookUrl: null, theme: 'system', startAtLogin: false, notifications: true, pollIntervalSec: 30, escalateAfterMin: 10, tunnel: { port: 0, forwardTo: null } };
+const settings: AppSettingsDTO = { installId: 'install-test-1', alertRules: { reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 }, alertWebhookUrl: null, alertmanagerUrl: null, metricsPort: null, theme: 'system', startAtLogin: false, notifications: true, pollIntervalSec: 30, escalateAfterMin: 10, tunnel: { port: 0, forwardTo: null } };
 
 describe('alerts screen', () => {
   it('acknowledges one, then all; shows the open count', async () => {
