@@ -27,7 +27,7 @@ export class Observability {
   private alertmanager: { url: string; sink: AlertmanagerSink; off: () => void } | null = null;
 
   constructor(private readonly o: ObservabilityOptions) {
-    this.metrics = new CompanionMetrics({ agents: () => o.monitor.snapshot(), teamLabel: o.teamLabel, sendBudgets: o.sendBudgets });
+    this.metrics = new CompanionMetrics({ teamLabel: o.teamLabel, sendBudgets: o.sendBudgets });
     this.metrics.attach(o.monitor);
   }
 

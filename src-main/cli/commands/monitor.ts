@@ -175,7 +175,6 @@ export function register(program: Command, ctx: CliContext): void {
       if (listen) {
         const { CompanionMetrics, startMetricsServer } = await import('../../core/metrics');
         const metrics = new CompanionMetrics({
-          agents: () => monitor.snapshot(),
           teamLabel,
           sendBudgets: () => [...clients].map(([teamId, c]) => ({ teamId, ...c.sendBudget() })),
         });

@@ -1,17 +1,16 @@
 // The companion's Prometheus metrics, as OpenMetrics text (prom-client). Labels: `team` (the team's
-// label), `agent` (the agent id). Cheap on the poll path: the per-agent gauges are filled from the
-// monitor's snapshot when scraped (nothing per poll); per poll only the team's latency histogram
-// (its child made once per team) and, when a poll fails, the error counter move.
+// label), `agent` (the agent id). Cheap on the poll path: a poll observes the team's latency
+// histogram (its child made once per team), stores its time, and touches the needs_scan /
+// connected / linked gauges only when they change; the health one-hot moves on health changes
+// only; the last-success timestamps and send budgets are written when scraped.
 import { Counter, Gauge, Histogram, Registry, type OpenMetricsContentType } from 'prom-client';
 import { errorToDTO } from '../monitor/health';
-import { HEALTHS, type AgentSnapshot, type Alert, type Monitor, type PollResult } from '../monitor';
+import { HEALTHS, type AgentSnapshot, type Alert, type Health, type HealthEvent, type Monitor, type PollResult } from '../monitor';
 import type { Unsubscribe } from '../events';
 
 const P = 'channel_companion_';
 
 export interface MetricsSources {
-  /** The watched agents now (Monitor.snapshot). */
-  agents(): AgentSnapshot[];
   teamLabel(teamId: string): string;
   /** The client-side send budget of each team whose client is open. */
   sendBudgets?(): Array<{ teamId: string; used: number; limit: number }>;
@@ -21,12 +20,22 @@ interface Observer {
   observe(value: number): void;
 }
 
+/** What the metrics keep per watched agent. */
+interface AgentSeries {
+  teamId: string;
+  labels: { team: string; agent: string };
+  health: Health | null;
+  /** needs_scan, connected, linked as last written (-1: not yet). */
+  flags: [number, number, number];
+  lastSuccessAt: number | null;
+}
+
+type MonitorLike = Pick<Monitor, 'on' | 'snapshot'>;
+
 export class CompanionMetrics {
   readonly registry = new Registry<OpenMetricsContentType>();
   private readonly health: Gauge<'team' | 'agent' | 'health'>;
-  private readonly needsScan: Gauge<'team' | 'agent'>;
-  private readonly connected: Gauge<'team' | 'agent'>;
-  private readonly linked: Gauge<'team' | 'agent'>;
+  private readonly flagGauges: [Gauge<'team' | 'agent'>, Gauge<'team' | 'agent'>, Gauge<'team' | 'agent'>];
   private readonly lastSuccess: Gauge<'team' | 'agent'>;
   private readonly pollSeconds: Histogram<'team'>;
   private readonly pollErrors: Counter<'team' | 'agent' | 'kind'>;
@@ -35,15 +44,18 @@ export class CompanionMetrics {
   private readonly budgetUsed: Gauge<'team'>;
   private readonly budgetLimit: Gauge<'team'>;
   private readonly latencyByTeam = new Map<string, Observer>();
+  private readonly agents = new Map<string, AgentSeries>();
 
   constructor(private readonly sources: MetricsSources) {
     this.registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
     const registers = [this.registry];
     const agent = ['team', 'agent'] as const;
     this.health = new Gauge({ name: `${P}agent_health`, help: 'One-hot health of the agent: 1 for its current health word, 0 for the others.', labelNames: [...agent, 'health'], registers });
-    this.needsScan = new Gauge({ name: `${P}agent_needs_scan`, help: "The service's needsScan from the last successful poll (1 = a QR scan is needed).", labelNames: agent, registers });
-    this.connected = new Gauge({ name: `${P}agent_connected`, help: "The service's connected from the last successful poll.", labelNames: agent, registers });
-    this.linked = new Gauge({ name: `${P}agent_linked`, help: "The service's linked from the last successful poll.", labelNames: agent, registers });
+    this.flagGauges = [
+      new Gauge({ name: `${P}agent_needs_scan`, help: "The service's needsScan from the last successful poll (1 = a QR scan is needed).", labelNames: agent, registers }),
+      new Gauge({ name: `${P}agent_connected`, help: "The service's connected from the last successful poll.", labelNames: agent, registers }),
+      new Gauge({ name: `${P}agent_linked`, help: "The service's linked from the last successful poll.", labelNames: agent, registers }),
+    ];
     this.lastSuccess = new Gauge({ name: `${P}agent_last_success_timestamp_seconds`, help: 'Unix time of the last poll the service answered with a session status.', labelNames: agent, registers });
     this.pollSeconds = new Histogram({
       name: `${P}poll_duration_seconds`,
@@ -63,14 +75,35 @@ export class CompanionMetrics {
     return this.registry.contentType;
   }
 
-  /** The exposition text, with the agent gauges and send budgets read now. */
+  /** The exposition text, with the last-success timestamps, team labels and send budgets read now. */
   async metrics(): Promise<string> {
-    this.readAgents();
+    const labels = new Map<string, string>();
+    for (const a of this.agents.values()) {
+      let team = labels.get(a.teamId);
+      if (team === undefined) {
+        team = this.sources.teamLabel(a.teamId);
+        labels.set(a.teamId, team);
+      }
+      if (team !== a.labels.team) this.relabel(a, team);
+      if (a.lastSuccessAt !== null) this.lastSuccess.set(a.labels, a.lastSuccessAt / 1000);
+    }
     this.readBudgets();
     return this.registry.metrics();
   }
 
-  /** One settled poll: its latency, and its error when it failed. */
+  /** Follows a monitor: what it knows now, then its polls, health changes, alerts and removals. */
+  attach(monitor: MonitorLike): Unsubscribe {
+    for (const s of monitor.snapshot()) this.seed(s);
+    const offs = [
+      monitor.on('poll', (r) => this.observePoll(r)),
+      monitor.on('health', (e) => this.observeHealth(e)),
+      monitor.on('alert', (a) => this.countAlert(a)),
+      monitor.on('removed', (t) => this.forget(t.teamId, t.agentId)),
+    ];
+    return () => offs.forEach((off) => off());
+  }
+
+  /** One settled poll: its latency and time; its flags when answered; its error when it failed. */
   observePoll(r: PollResult): void {
     let h = this.latencyByTeam.get(r.teamId);
     if (!h) {
@@ -78,7 +111,26 @@ export class CompanionMetrics {
       this.latencyByTeam.set(r.teamId, h);
     }
     h.observe((r.at - r.startedAt) / 1000);
-    if (r.error !== undefined) this.pollErrors.inc({ team: this.sources.teamLabel(r.teamId), agent: r.agentId, kind: errorToDTO(r.error).kind });
+    const a = this.series(r.teamId, r.agentId);
+    if (a.health === null) this.observeHealth({ teamId: r.teamId, agentId: r.agentId, health: 'unknown' });
+    const s = r.status;
+    if (s) {
+      a.lastSuccessAt = r.at;
+      this.setFlags(a, s.needsScan, s.connected, s.linked);
+    } else if (r.error !== undefined) {
+      this.pollErrors.inc({ ...a.labels, kind: errorToDTO(r.error).kind });
+    }
+  }
+
+  observeHealth(e: Pick<HealthEvent, 'teamId' | 'agentId' | 'health'>): void {
+    const a = this.series(e.teamId, e.agentId);
+    if (a.health === e.health) return;
+    if (a.health === null) for (const h of HEALTHS) this.health.set({ ...a.labels, health: h }, h === e.health ? 1 : 0);
+    else {
+      this.health.set({ ...a.labels, health: a.health }, 0);
+      this.health.set({ ...a.labels, health: e.health }, 1);
+    }
+    a.health = e.health;
   }
 
   countAlert(a: Alert): void {
@@ -92,22 +144,58 @@ export class CompanionMetrics {
     this.deliveries.inc({ agent: agentId, verdict });
   }
 
-  /** Follows a monitor: its polls and alerts. */
-  attach(monitor: Pick<Monitor, 'on'>): Unsubscribe {
-    const offs = [monitor.on('poll', (r) => this.observePoll(r)), monitor.on('alert', (a) => this.countAlert(a))];
-    return () => offs.forEach((off) => off());
+  /** An agent no longer watched: its series go. */
+  forget(teamId: string, agentId: string): void {
+    const k = `${teamId}\u0000${agentId}`;
+    const a = this.agents.get(k);
+    if (!a) return;
+    this.agents.delete(k);
+    this.removeSeries(a);
   }
 
-  private readAgents(): void {
-    for (const g of [this.health, this.needsScan, this.connected, this.linked, this.lastSuccess]) g.reset();
-    for (const s of this.sources.agents()) {
-      const labels = { team: this.sources.teamLabel(s.teamId), agent: s.agentId };
-      for (const h of HEALTHS) this.health.set({ ...labels, health: h }, h === s.health ? 1 : 0);
-      this.needsScan.set(labels, s.needsScan ? 1 : 0);
-      this.connected.set(labels, s.connected ? 1 : 0);
-      this.linked.set(labels, s.linked ? 1 : 0);
-      if (s.lastSuccessAt !== null) this.lastSuccess.set(labels, s.lastSuccessAt / 1000);
+  private seed(s: AgentSnapshot): void {
+    const a = this.series(s.teamId, s.agentId);
+    a.lastSuccessAt = s.lastSuccessAt;
+    if (s.lastSuccessAt !== null) this.setFlags(a, s.needsScan, s.connected, s.linked);
+    this.observeHealth(s);
+  }
+
+  private series(teamId: string, agentId: string): AgentSeries {
+    const k = `${teamId}\u0000${agentId}`;
+    let a = this.agents.get(k);
+    if (!a) {
+      a = { teamId, labels: { team: this.sources.teamLabel(teamId), agent: agentId }, health: null, flags: [-1, -1, -1], lastSuccessAt: null };
+      this.agents.set(k, a);
     }
+    return a;
+  }
+
+  private setFlags(a: AgentSeries, ...values: [boolean, boolean, boolean]): void {
+    for (let i = 0; i < 3; i++) {
+      const v = values[i] ? 1 : 0;
+      if (a.flags[i] !== v) {
+        a.flags[i] = v;
+        this.flagGauges[i]!.set(a.labels, v);
+      }
+    }
+  }
+
+  /** The team was renamed: its agents' series move to the new label. */
+  private relabel(a: AgentSeries, team: string): void {
+    this.removeSeries(a);
+    const health = a.health;
+    a.labels = { team, agent: a.labels.agent };
+    a.health = null;
+    const [needsScan, connected, linked] = a.flags;
+    a.flags = [-1, -1, -1];
+    if (needsScan !== -1) this.setFlags(a, needsScan === 1, connected === 1, linked === 1);
+    if (health !== null) this.observeHealth({ teamId: a.teamId, agentId: a.labels.agent, health });
+    this.latencyByTeam.delete(a.teamId);
+  }
+
+  private removeSeries(a: AgentSeries): void {
+    for (const h of HEALTHS) this.health.remove({ ...a.labels, health: h });
+    for (const g of [...this.flagGauges, this.lastSuccess]) g.remove(a.labels);
   }
 
   private readBudgets(): void {

@@ -40,6 +40,8 @@ export interface MonitorEvents {
   alert: Alert;
   incident: IncidentUpdate;
   poll: PollResult;
+  /** An agent no longer watched (gone from the targets). */
+  removed: PollTarget;
 }
 
 export interface MonitorStatus {
@@ -115,6 +117,12 @@ export class Monitor {
     this.poller = new Poller({ ...pollerRules(this.policy.getRules()), ...opts.poll, targets: opts.targets, readSession: opts.readSession, clock: this.clock, random: opts.random });
     this.poller.onPoll((r) => this.onPoll(r));
     this.poller.onCycle((c) => this.onCycle(c));
+    // An agent no longer watched: its incidents close silently.
+    this.poller.onRemoved((t) => {
+      if (this.stopped || !this.agents.delete(key(t.teamId, t.agentId))) return;
+      this.events.emit('removed', t);
+      this.handle(this.policy.forget(t.teamId, t.agentId, this.clock.now()));
+    });
     for (const s of opts.sinks ?? []) this.sinks.add(s);
   }
 
@@ -315,13 +323,6 @@ export class Monitor {
     for (const e of bucket?.entries ?? []) {
       const inc = this.policy.openIncidentFor(e.teamId, e.agentId);
       void this.timelineStore.record(inc ? { ...e, incidentId: inc.id } : e);
-    }
-    // Agents no longer watched: their incidents close silently.
-    const live = new Set(this.targetKeys());
-    for (const [k, a] of this.agents) {
-      if (live.has(k)) continue;
-      this.agents.delete(k);
-      this.handle(this.policy.forget(a.teamId, a.agentId, now));
     }
   }
 

@@ -124,6 +124,8 @@ interface Job {
 interface PollerEvents {
   poll: PollResult;
   cycle: PollCycle;
+  /** A target that is gone from targets(): nothing more is polled or reported for it. */
+  removed: PollTarget;
 }
 
 /** Whether this status calls for fast polling (pairing QR on offer, or reconnecting). */
@@ -145,8 +147,11 @@ export class Poller {
   /** Per team: no poll before then (a 429's Retry-After; rate limits are per API key). */
   private readonly notBefore = new Map<string, number>();
   private timerAt = Infinity;
+  private syncedAt = -Infinity;
+  private syncWanted = true;
   private readonly running = new Set<Promise<void>>();
-  private readonly stopController = new AbortController();
+  /** One per poll in flight: stop() aborts them. */
+  private readonly controllers = new Set<AbortController>();
   private timer: unknown = null;
   private cycleSeq = 0;
   private started = false;
@@ -179,6 +184,10 @@ export class Poller {
     return this.events.on('cycle', fn);
   }
 
+  onRemoved(fn: (t: PollTarget) => void): Unsubscribe {
+    return this.events.on('removed', fn);
+  }
+
   get isPaused(): boolean {
     return this.paused;
   }
@@ -201,6 +210,7 @@ export class Poller {
 
   /** Re-reads the targets and polls what is due (new agents at once). */
   refresh(): void {
+    this.syncWanted = true;
     if (this.started && !this.stopped && !this.paused) this.tick();
   }
 
@@ -236,7 +246,8 @@ export class Poller {
     this.stopped = true;
     this.clearTimer();
     this.queues.clear();
-    this.stopController.abort(new Error('poller stopped'));
+    const reason = new Error('poller stopped');
+    for (const c of this.controllers) c.abort(reason);
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
@@ -246,7 +257,8 @@ export class Poller {
     this.clearTimer();
     if (this.stopped || this.paused) return;
     const now = this.clock.now();
-    this.syncTargets(now);
+    // The targets are re-read on refresh() and at least once per interval (not on every tick).
+    if (this.syncWanted || now - this.syncedAt >= this.cfg.intervalMs) this.syncTargets(now);
     this.probeTeams(now);
     const due: AgentSlot[] = [];
     const horizon = now + this.cfg.coalesceMs;
@@ -279,13 +291,19 @@ export class Poller {
     } catch {
       return;
     }
+    this.syncedAt = now;
+    this.syncWanted = false;
     const seen = new Set<string>();
     for (const t of targets) {
       const k = key(t.teamId, t.agentId);
       seen.add(k);
       if (!this.slots.has(k)) this.slots.set(k, { target: { teamId: t.teamId, agentId: t.agentId }, dueAt: now, failures: 0, busy: false, fastUntil: 0 });
     }
-    for (const k of [...this.slots.keys()]) if (!seen.has(k)) this.slots.delete(k);
+    for (const [k, slot] of this.slots) {
+      if (seen.has(k)) continue;
+      this.slots.delete(k);
+      this.events.emit('removed', slot.target);
+    }
   }
 
   /** Each team whose agents all back off gets the one due soonest polled each interval. */
@@ -364,8 +382,7 @@ export class Poller {
     const startedAt = this.clock.now();
     const controller = new AbortController();
     let timedOut = false;
-    const onStop = () => controller.abort(this.stopController.signal.reason);
-    this.stopController.signal.addEventListener('abort', onStop, { once: true });
+    this.controllers.add(controller);
     const timeout = this.clock.setTimeout(() => {
       timedOut = true;
       controller.abort(new Timeout({ message: `No answer within ${this.cfg.pollTimeoutMs} ms.` }));
@@ -378,7 +395,7 @@ export class Poller {
       error = timedOut ? new Timeout({ message: `No answer within ${this.cfg.pollTimeoutMs} ms.`, cause: err }) : err;
     } finally {
       this.clock.clearTimeout(timeout);
-      this.stopController.signal.removeEventListener('abort', onStop);
+      this.controllers.delete(controller);
     }
     if (this.stopped) return;
     const at = this.clock.now();

@@ -2,8 +2,11 @@
 // send budget; and the /metrics endpoint (loopback, OpenMetrics, 404/405 elsewhere).
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerError } from '../../../../src-main/core/api/errors';
+import type { SessionStatus } from '../../../../src-main/core/api/types';
+import { Emitter } from '../../../../src-main/core/events';
 import { CompanionMetrics, startMetricsServer, type MetricsServer } from '../../../../src-main/core/metrics';
-import type { AgentSnapshot, Alert } from '../../../../src-main/core/monitor';
+import type { AgentSnapshot, Alert, Monitor, PollResult } from '../../../../src-main/core/monitor';
+import type { MonitorEvents } from '../../../../src-main/core/monitor/monitor';
 
 const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
 
@@ -22,41 +25,77 @@ function sample(text: string, series: string): number | undefined {
 }
 
 function setup() {
-  let agents = [snap('a1'), snap('a2', { health: 'needs-scan', state: 'unlinked', needsScan: true, connected: false, linked: false, lastSuccessAt: null })];
+  const events = new Emitter<MonitorEvents>();
+  let label = 'Support desk';
+  const monitor = {
+    on: events.on.bind(events) as Monitor['on'],
+    snapshot: () => [snap('a1'), snap('a2', { health: 'needs-scan', state: 'unlinked', needsScan: true, connected: false, linked: false, lastSuccessAt: null })],
+  };
   const metrics = new CompanionMetrics({
-    agents: () => agents,
-    teamLabel: (id) => (id === 't1' ? 'Support desk' : id),
+    teamLabel: (id) => (id === 't1' ? label : id),
     sendBudgets: () => [{ teamId: 't1', used: 7, limit: 60 }],
   });
-  return { metrics, setAgents: (a: AgentSnapshot[]) => (agents = a) };
+  metrics.attach(monitor);
+  return { metrics, events, rename: (l: string) => (label = l) };
 }
 
+const ok = (agentId: string, at: number, over: Partial<SessionStatus> = {}): PollResult => ({
+  teamId: 't1',
+  agentId,
+  cycleId: 1,
+  startedAt: at - 20,
+  at,
+  nextPollInMs: 5000,
+  status: { connected: true, linked: true, state: 'connected', needsScan: false, phone: null, qr: null, ...over },
+});
+
 describe('CompanionMetrics', () => {
-  it("a scrape reads every agent's health (one-hot), needs_scan, connected, linked and last success, labelled by team label and agent id", async () => {
-    const { metrics, setAgents } = setup();
+  it("a scrape says every agent's health (one-hot), needs_scan, connected, linked and last success, labelled by team label and agent id", async () => {
+    const { metrics } = setup();
     const text = await metrics.metrics();
     expect(sample(text, 'channel_companion_agent_health{team="Support desk",agent="a1",health="connected"}')).toBe(1);
     expect(sample(text, 'channel_companion_agent_health{team="Support desk",agent="a1",health="needs-scan"}')).toBe(0);
     expect(sample(text, 'channel_companion_agent_health{team="Support desk",agent="a2",health="needs-scan"}')).toBe(1);
     expect(text.match(/agent="a2",health="[^"]+"\} 1/g)).toHaveLength(1);
-    expect(sample(text, 'channel_companion_agent_needs_scan{team="Support desk",agent="a2"}')).toBe(1);
-    expect(sample(text, 'channel_companion_agent_connected{team="Support desk",agent="a2"}')).toBe(0);
+    expect(text.match(/agent="a2",health="[^"]+"\} 0/g)).toHaveLength(6);
+    expect(sample(text, 'channel_companion_agent_needs_scan{team="Support desk",agent="a1"}')).toBe(0);
+    expect(sample(text, 'channel_companion_agent_connected{team="Support desk",agent="a1"}')).toBe(1);
     expect(sample(text, 'channel_companion_agent_linked{team="Support desk",agent="a1"}')).toBe(1);
     expect(sample(text, 'channel_companion_agent_last_success_timestamp_seconds{team="Support desk",agent="a1"}')).toBe(T0 / 1000);
     expect(sample(text, 'channel_companion_agent_last_success_timestamp_seconds{team="Support desk",agent="a2"}')).toBeUndefined();
     expect(sample(text, 'channel_companion_send_budget_used{team="Support desk"}')).toBe(7);
     expect(sample(text, 'channel_companion_send_budget_limit{team="Support desk"}')).toBe(60);
-    // An agent no longer watched leaves the next scrape.
-    setAgents([snap('a1')]);
-    expect(await metrics.metrics()).not.toContain('agent="a2"');
+  });
+
+  it('follows the monitor: polls move the flags and the last success, health changes the one-hot; a removed agent leaves; a renamed team moves its series', async () => {
+    const { metrics, events, rename } = setup();
+    events.emit('poll', ok('a1', T0 + 5000, { connected: false, state: 'reconnecting' }));
+    events.emit('health', { teamId: 't1', agentId: 'a1', health: 'reconnecting', previous: 'connected', state: 'reconnecting', since: T0 + 5000 });
+    events.emit('poll', ok('a2', T0 + 5000));
+    events.emit('health', { teamId: 't1', agentId: 'a2', health: 'connected', previous: 'needs-scan', state: 'connected', since: T0 + 5000 });
+    let text = await metrics.metrics();
+    expect(sample(text, 'channel_companion_agent_health{team="Support desk",agent="a1",health="reconnecting"}')).toBe(1);
+    expect(sample(text, 'channel_companion_agent_health{team="Support desk",agent="a1",health="connected"}')).toBe(0);
+    expect(sample(text, 'channel_companion_agent_connected{team="Support desk",agent="a1"}')).toBe(0);
+    expect(sample(text, 'channel_companion_agent_linked{team="Support desk",agent="a1"}')).toBe(1);
+    expect(sample(text, 'channel_companion_agent_last_success_timestamp_seconds{team="Support desk",agent="a1"}')).toBe((T0 + 5000) / 1000);
+    expect(sample(text, 'channel_companion_agent_needs_scan{team="Support desk",agent="a2"}')).toBe(0);
+    expect(sample(text, 'channel_companion_agent_health{team="Support desk",agent="a2",health="connected"}')).toBe(1);
+    events.emit('removed', { teamId: 't1', agentId: 'a2' });
+    rename('Front desk');
+    text = await metrics.metrics();
+    expect(text).not.toContain('agent="a2"');
+    expect(text).not.toContain('team="Support desk",agent=');
+    expect(sample(text, 'channel_companion_agent_health{team="Front desk",agent="a1",health="reconnecting"}')).toBe(1);
+    expect(sample(text, 'channel_companion_agent_connected{team="Front desk",agent="a1"}')).toBe(0);
   });
 
   it('polls: latency histogram per team, errors by kind; alerts by kind (grouped → its parts); deliveries by verdict as given', async () => {
-    const { metrics } = setup();
-    metrics.observePoll({ teamId: 't1', agentId: 'a1', cycleId: 1, startedAt: T0, at: T0 + 30, nextPollInMs: 15_000 });
-    metrics.observePoll({ teamId: 't1', agentId: 'a1', cycleId: 2, startedAt: T0, at: T0 + 700, nextPollInMs: 15_000, error: new ServerError({ status: 503 }) });
-    metrics.countAlert(alert({ kind: 'grouped', parts: [alert({ kind: 'needs-scan' }), alert({ kind: 'reconnecting', urgent: false })] }));
-    metrics.countAlert(alert({ kind: 'needs-scan' }));
+    const { metrics, events } = setup();
+    events.emit('poll', { ...ok('a1', T0 + 30), startedAt: T0 });
+    events.emit('poll', { teamId: 't1', agentId: 'a1', cycleId: 2, startedAt: T0, at: T0 + 700, nextPollInMs: 15_000, error: new ServerError({ status: 503 }) });
+    events.emit('alert', alert({ kind: 'grouped', parts: [alert({ kind: 'needs-scan' }), alert({ kind: 'reconnecting', urgent: false })] }));
+    events.emit('alert', alert({ kind: 'needs-scan' }));
     metrics.countDelivery('a1', 'valid');
     metrics.countDelivery('a1', 'legacy-only');
     metrics.countDelivery('a1', 'valid');
@@ -75,12 +114,12 @@ describe('CompanionMetrics', () => {
 
   it('a failing send-budget source costs only the budget figures', async () => {
     const metrics = new CompanionMetrics({
-      agents: () => [snap('a1')],
       teamLabel: (id) => id,
       sendBudgets: () => {
         throw new Error('no client');
       },
     });
+    metrics.attach({ on: new Emitter<MonitorEvents>().on.bind(new Emitter<MonitorEvents>()) as Monitor['on'], snapshot: () => [snap('a1')] });
     const text = await metrics.metrics();
     expect(sample(text, 'channel_companion_agent_connected{team="t1",agent="a1"}')).toBe(1);
     expect(text).not.toContain('channel_companion_send_budget_used{');

@@ -142,18 +142,26 @@ describe('Poller: cycles and concurrency', () => {
     await h.poller.stop();
   });
 
-  it('new targets are picked up on refresh(); removed ones are dropped', async () => {
-    const h = setup({ agents: [['t1', 'a1']] });
+  it('new targets are picked up on refresh(); removed ones are dropped (at once on refresh, else within an interval)', async () => {
+    const h = setup({ agents: [['t1', 'a1'], ['t1', 'a3']] });
+    const removed: string[] = [];
+    h.poller.onRemoved((t) => removed.push(t.agentId));
     h.poller.start();
     await h.clock.advance(1_000);
     h.agents.push(['t1', 'a2']);
     h.poller.refresh();
     await h.clock.advance(0);
     expect(h.times('a2')).toEqual([1_000]);
-    h.agents.splice(0, 1);
+    h.agents.splice(0, 1); // a1, without a refresh
     await h.clock.advance(60_000);
-    expect(h.times('a1')).toEqual([0]);
+    expect(h.times('a1')).toEqual([0, 15_000]);
     expect(h.poller.dueAt('t1', 'a1')).toBeNull();
+    h.agents.splice(0, 1); // a3, with a refresh
+    h.poller.refresh();
+    const polled = h.times('a3').length;
+    await h.clock.advance(60_000);
+    expect(h.times('a3')).toHaveLength(polled);
+    expect(removed).toEqual(['a1', 'a3']);
     await h.poller.stop();
   });
 });
