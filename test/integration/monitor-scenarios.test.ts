@@ -78,7 +78,7 @@ describe('monitor scenarios (emulator + client + monitor on one fake clock)', ()
     await h.clock.runTo(60_000);
     const lastDropPoll = h.polls.filter((p) => p.agentId === 'dropme').at(-1)!;
     const dueAt = lastDropPoll.at + lastDropPoll.nextPollInMs - START;
-    await h.clock.runTo(dueAt - 1100); // a cycle may take an agent up to 1 s (coalesceMs) early
+    await h.clock.runTo(dueAt - 1100); // a cycle may take an agent early (coalesceMs)
     expect(h.polls.filter((p) => p.agentId === 'dropme').at(-1)).toBe(lastDropPoll);
     const droppedAt = h.clock.now();
     await h.emu.control.drop('dropme', { seconds: 20 });

@@ -126,7 +126,7 @@ export function register(program: Command, ctx: CliContext): void {
       readSession: (teamId, agent, signal) => clients.get(teamId)!.getSession(agent, { signal }),
       clock: ctx.clock,
       rules,
-      poll: { intervalMs: intervalSec * 1000, fastIntervalMs: fastSec * 1000, coalesceMs: Math.min(1000, fastSec * 500) },
+      poll: { intervalMs: intervalSec * 1000, fastIntervalMs: fastSec * 1000, coalesceMs: Math.min(250, fastSec * 250) },
       teamLabel,
     });
     const alertmanager = f.alertmanager ? new AlertmanagerSink(f.alertmanager, { clock: ctx.clock, teamLabel, logger: cliLogger(out) }) : null;

@@ -67,7 +67,11 @@ export interface PollerOptions {
   backoff?: BackoffPolicy;
   /** A poll that takes longer is aborted and counts as a Timeout. Default 10 000. */
   pollTimeoutMs?: number;
-  /** Agents due within this window are polled in the same cycle. Default 1 000. */
+  /**
+   * Agents due within this window are polled in the same cycle (pulled early by up to this much, so
+   * agents polled together stay together despite their answers arriving a little apart). Default
+   * 250: wider windows poll every agent noticeably more often than the interval.
+   */
   coalesceMs?: number;
   /** Failed polls in a row before backing off (the monitor's unreachable threshold). Default 2. */
   failuresBeforeBackoff?: number;
@@ -87,7 +91,7 @@ export const DEFAULT_POLLER_CONFIG: PollerConfig = {
   maxInFlightPerTeam: 8,
   backoff: POLL_BACKOFF,
   pollTimeoutMs: 10_000,
-  coalesceMs: 1_000,
+  coalesceMs: 250,
   failuresBeforeBackoff: 2,
   fastHoldMs: 30_000,
 };

@@ -95,20 +95,33 @@ describe('Poller: cycles and concurrency', () => {
   it('agents due together form one cycle, emitted when all polls of it have settled', async () => {
     const h = setup({ agents: [['t1', 'a1'], ['t1', 'a2'], ['t2', 'a3']] });
     h.answerWith(async (_t, a) => {
-      if (a === 'a2') await new Promise((r) => h.clock.setTimeout(() => r(null), 300));
+      if (a === 'a2') await new Promise((r) => h.clock.setTimeout(() => r(null), 200));
       return CONNECTED;
     });
     h.poller.start();
     await h.clock.advance(100);
     expect(h.polls.map((p) => p.agentId).sort()).toEqual(['a1', 'a3']);
     expect(h.cycles).toEqual([]);
-    await h.clock.advance(300);
+    await h.clock.advance(200);
     expect(h.cycles).toHaveLength(1);
     expect(h.cycles[0]!.results.map((r) => r.agentId).sort()).toEqual(['a1', 'a2', 'a3']);
-    // The next cycle still polls all three together (a2 finished 300 ms later but is coalesced).
+    // The next cycle still polls all three together (a2 finished 200 ms later but is coalesced).
     await h.clock.advance(15_000);
     expect(h.cycles).toHaveLength(2);
     expect(h.cycles[1]!.results).toHaveLength(3);
+    await h.poller.stop();
+  });
+
+  it('agents due further apart than coalesceMs (250 ms) are not pulled early into one cycle', async () => {
+    const h = setup({ agents: [['t1', 'a1'], ['t1', 'a2']] });
+    h.answerWith(async (_t, a) => {
+      if (a === 'a2') await new Promise((r) => h.clock.setTimeout(() => r(null), 400));
+      return CONNECTED;
+    });
+    h.poller.start();
+    await h.clock.advance(16_000);
+    expect(h.times('a1')).toEqual([0, 15_000]);
+    expect(h.times('a2')).toEqual([0, 15_400]);
     await h.poller.stop();
   });
 
