@@ -7,6 +7,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MemorySecretStore } from '../../src-main/core/secrets';
+import { parseJsonLines, runCli } from './cli';
+import { DEMO_KEY } from './emulator';
 
 const ci = !!process.env.CI && process.env.CI !== 'false';
 
@@ -89,4 +92,35 @@ export async function startEngine(bin: string, files: Record<string, string>, ar
     await new Promise((r) => setTimeout(r, 100));
   }
   return { url, dir, output: () => out, stop };
+}
+
+export interface MonitorRun {
+  /** The JSON lines printed so far. */
+  lines(): Array<Record<string, unknown>>;
+  /** Interrupts it (as Ctrl-C) and waits for it to end. */
+  stop(): Promise<void>;
+}
+
+/**
+ * `channel-companion monitor --team "Support desk" --json <args>` in-process, over a team of the
+ * emulator's agents saved (with the demo key in an in-memory keychain) in `configDir`.
+ */
+export async function runMonitor(emu: { baseUrl: string }, configDir: string, agentIds: string[], args: string[]): Promise<MonitorRun> {
+  const store = new MemorySecretStore();
+  const add = await runCli(['team', 'add', '--label', 'Support desk', '--base-url', emu.baseUrl, ...agentIds.flatMap((a) => ['--agent', a])], {
+    env: { CHANNEL_API_KEY: DEMO_KEY },
+    configDir,
+    secretStore: store,
+  });
+  if (add.code !== 0) throw new Error(`team add failed: ${add.stderr}`);
+  const ctl = new AbortController();
+  let lines: Array<Record<string, unknown>> = [];
+  const run = runCli(['monitor', '--team', 'Support desk', '--json', ...args], { configDir, secretStore: store, signal: ctl.signal, onStdout: (_c, all) => (lines = parseJsonLines(all)) });
+  return {
+    lines: () => lines,
+    stop: async () => {
+      ctl.abort();
+      await run;
+    },
+  };
 }

@@ -4,7 +4,9 @@
 // same every time. Call trackHttp() once per test file (it registers its hooks).
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterAll, afterEach, beforeAll } from 'vitest';
+import type { MonitorOptions } from '../../src-main/core/monitor';
 import { FakeClock } from './fake-clock';
+import { mulberry32, type monitorRig, type SeedAgents } from './monitor-rig';
 
 const inFlight = new Set<object>();
 const onCreate = (m: unknown) => inFlight.add((m as { request: object }).request);
@@ -72,4 +74,31 @@ export class SteppedClock extends FakeClock {
     }
     return this.elapsed() - from;
   }
+}
+
+export interface SteppedRigOptions {
+  start: number;
+  key: string;
+  teamId: string;
+  agents: SeedAgents;
+  tmpPrefix: string;
+  seeds: { emulator: number; monitor: number };
+  /** The app's poll settings: this interval, a fast poll of 2 s, the poller's other defaults. */
+  intervalMs: number;
+  monitor?: Partial<MonitorOptions>;
+}
+
+/** A monitor rig (emulator, client, monitor) on one stepped clock. */
+export async function steppedRig(rig: ReturnType<typeof monitorRig>, o: SteppedRigOptions) {
+  const clock = new SteppedClock(o.start);
+  const h = await rig({
+    key: o.key,
+    teamId: o.teamId,
+    agents: o.agents,
+    tmpPrefix: o.tmpPrefix,
+    emulator: { clock, random: mulberry32(o.seeds.emulator) },
+    client: { clock },
+    monitor: { clock, random: mulberry32(o.seeds.monitor), poll: { intervalMs: o.intervalMs, fastIntervalMs: 2000 }, ...o.monitor },
+  });
+  return { ...h, clock };
 }

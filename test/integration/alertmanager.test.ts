@@ -8,11 +8,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient } from '../../src-main/core/api';
 import type { Emulator } from '../../src-main/emulator';
-import { MemorySecretStore } from '../../src-main/core/secrets';
-import { parseJsonLines, runCli } from '../helpers/cli';
 import { control, DEMO_KEY, startTestEmulator, waitFor } from '../helpers/emulator';
 import { startHttpSink, type HttpSink } from '../helpers/http-sink';
-import { findBinary, missingEngine, startEngine, type Engine } from '../helpers/prometheus-engines';
+import { findBinary, missingEngine, runMonitor, startEngine, type Engine, type MonitorRun } from '../helpers/prometheus-engines';
 
 const ALERTMANAGER = findBinary('prometheus-alertmanager', 'alertmanager');
 const why = missingEngine(ALERTMANAGER, 'prometheus-alertmanager');
@@ -32,9 +30,8 @@ describe.skipIf(Boolean(why))(`Alertmanager receives the monitor's alerts${why ?
   let dir: string;
   let am: Engine | null = null;
   let receiver: HttpSink;
-  let lines: Array<Record<string, unknown>> = [];
-  const ctl = new AbortController();
-  let run: Promise<unknown> = Promise.resolve();
+  let monitor: MonitorRun | null = null;
+  const lines = () => monitor?.lines() ?? [];
 
   const notifications = (): Notification[] => receiver.requests.map((r) => JSON.parse(r.body.toString('utf8')) as Notification);
   const routed = (agent: string) => notifications().flatMap((n) => n.alerts.filter((a) => a.labels['agent'] === agent).map((a) => a.status));
@@ -78,25 +75,12 @@ describe.skipIf(Boolean(why))(`Alertmanager receives the monitor's alerts${why ?
     });
     expect(silence.status).toBe(200);
 
-    const store = new MemorySecretStore();
-    const add = await runCli(['team', 'add', '--label', 'Support desk', '--base-url', emu.baseUrl, '--agent', 'agent-connected', '--agent', 'agent-flaky'], {
-      env: { CHANNEL_API_KEY: DEMO_KEY },
-      configDir: dir,
-      secretStore: store,
-    });
-    expect(add.code).toBe(0);
-    run = runCli(['monitor', '--team', 'Support desk', '--interval', '0.3', '--fast-interval', '0.15', '--alertmanager', am.url, '--json'], {
-      configDir: dir,
-      secretStore: store,
-      signal: ctl.signal,
-      onStdout: (_c, all) => (lines = parseJsonLines(all)),
-    });
-    await waitFor(() => lines.filter((l) => l.event === 'health' && l.health === 'connected').length >= 2, 10_000, 'both agents connected');
+    monitor = await runMonitor(emu, dir, ['agent-connected', 'agent-flaky'], ['--interval', '0.3', '--fast-interval', '0.15', '--alertmanager', am.url]);
+    await waitFor(() => lines().filter((l) => l.event === 'health' && l.health === 'connected').length >= 2, 10_000, 'both agents connected');
   }, 60_000);
 
   afterAll(async () => {
-    ctl.abort();
-    await run;
+    await monitor?.stop();
     await am?.stop();
     await receiver?.close();
     await emu?.close();
@@ -104,7 +88,7 @@ describe.skipIf(Boolean(why))(`Alertmanager receives the monitor's alerts${why ?
   });
 
   it('an unlinked number fires with stable labels; re-pairing it resolves the alert', async () => {
-    expect(lines[0]).toMatchObject({ event: 'started', alertmanager: `${am!.url}/api/v2/alerts` });
+    expect(lines()[0]).toMatchObject({ event: 'started', alertmanager: `${am!.url}/api/v2/alerts` });
     await control(emu, 'POST', '/agents/agent-connected/unlink');
     const firing = await waitFor(async () => (await amAlerts()).find((a) => a.labels['agent'] === 'agent-connected'), 15_000, 'the alert in Alertmanager');
     expect(firing.labels).toEqual({ alertname: 'ChannelNeedsScan', team: 'Support desk', agent: 'agent-connected', kind: 'needs-scan', severity: 'critical', source: 'channel-companion' });

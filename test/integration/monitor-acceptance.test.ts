@@ -4,8 +4,8 @@
 // after 2 failed polls) unless a test says otherwise.
 import { describe, expect, it } from 'vitest';
 import { formatDuration, type Alert, type MonitorOptions } from '../../src-main/core/monitor';
-import { SteppedClock, trackHttp } from '../helpers/stepped-clock';
-import { monitorRig, mulberry32, type SeedAgents } from '../helpers/monitor-rig';
+import { steppedRig, trackHttp } from '../helpers/stepped-clock';
+import { monitorRig, type SeedAgents } from '../helpers/monitor-rig';
 
 const KEY = 'acceptance-monitor-key-1';
 const TEAM = 'team-oncall';
@@ -16,20 +16,24 @@ const MIN = 60_000;
 trackHttp();
 const rig = monitorRig();
 
+/** The rig, started and through its first polls. */
 async function setup(agents: SeedAgents, intervalMs: number, extra: Partial<MonitorOptions> = {}) {
-  const clock = new SteppedClock(START);
-  const h = await rig({
+  const h = await steppedRig(rig, {
+    start: START,
     key: KEY,
     teamId: TEAM,
     agents,
     tmpPrefix: 'monitor-oncall-',
-    emulator: { clock, random: mulberry32(11) },
-    client: { clock },
-    monitor: { clock, random: mulberry32(5), poll: { intervalMs, fastIntervalMs: 2000 }, idPrefix: 'on-', teamLabel: () => 'On-call team', ...extra },
+    seeds: { emulator: 11, monitor: 5 },
+    intervalMs,
+    monitor: { idPrefix: 'on-', teamLabel: () => 'On-call team', ...extra },
   });
+  const clock = h.clock;
+  h.monitor.start();
+  await clock.runTo(0);
   const of = (agentId: string) => h.alerts.filter((a) => a.agentIds.includes(agentId));
   const opened = (agentId: string | null) => h.incidents.filter((u) => u.change === 'opened' && u.incident.agentId === agentId);
-  /** Moves to just before the agent's next poll (a cycle may take it up to 1 s early), so a change now is seen at once. */
+  /** Moves to just before the agent's next poll (a cycle may take it a little early), so a change now is seen at once. */
   const beforeNextPoll = async (agentId: string) => {
     const last = h.polls.filter((p) => p.agentId === agentId).at(-1)!;
     await clock.runTo(last.at + last.nextPollInMs - START - 1100);
@@ -49,8 +53,6 @@ describe('on-call alert policy, rule by rule (emulator + monitor on one fake clo
       ],
       15_000,
     );
-    h.monitor.start();
-    await h.clock.runTo(0);
     await h.beforeNextPoll('flappy');
 
     // Six 3-s drops, one every 5 s: 30 s.
@@ -94,8 +96,6 @@ describe('on-call alert policy, rule by rule (emulator + monitor on one fake clo
 
   it('a reconnect shorter than the grace period never notifies and opens no incident; a longer one alerts once the grace has passed', async () => {
     const h = await setup([{ agentId: 'blip', state: 'connected', phone: '15550100023' }], 15_000, { rules: { reconnectGraceSec: 10 } });
-    h.monitor.start();
-    await h.clock.runTo(0);
     await h.beforeNextPoll('blip');
     await h.emu.control.drop('blip', { seconds: 4 });
     await h.clock.runFor(2 * MIN);
@@ -123,8 +123,6 @@ describe('on-call alert policy, rule by rule (emulator + monitor on one fake clo
       ],
       5000,
     );
-    h.monitor.start();
-    await h.clock.runTo(0);
     await h.emu.control.unlink('gone');
     await h.emu.control.drop('slow', { seconds: 3600 });
     await h.clock.runFor(10 * S);
@@ -176,7 +174,6 @@ describe('on-call alert policy, rule by rule (emulator + monitor on one fake clo
       ids.map((agentId, i) => ({ agentId, state: 'connected' as const, phone: `1555010004${i}` })),
       2000,
     );
-    h.monitor.start();
     await h.clock.runTo(10 * S);
     const outageAt = h.clock.elapsed();
     h.emu.control.addFault({ kind: '500', probability: 1, durationMs: 90 * S });
@@ -203,8 +200,6 @@ describe('on-call alert policy, rule by rule (emulator + monitor on one fake clo
 
   it("an incident's length counts from the last good poll: a 20 s drop seen late is reported as 20 s, not 7 s", async () => {
     const h = await setup([{ agentId: 'late', state: 'connected', phone: '15550100051' }], 15_000);
-    h.monitor.start();
-    await h.clock.runTo(0);
     const lastGood = h.polls.at(-1)!;
     await h.clock.runTo(lastGood.at - START + 100); // just after a good poll: the drop is seen up to 15 s late
     const droppedAt = h.clock.now();
@@ -228,8 +223,6 @@ describe('on-call alert policy, rule by rule (emulator + monitor on one fake clo
       ],
       15_000,
     );
-    h.monitor.start();
-    await h.clock.runTo(0);
     await h.emu.control.unlink('x1');
     await h.emu.control.unlink('x2');
     await h.clock.runFor(20 * S);

@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { formatDuration, type Alert } from '../../src-main/core/monitor';
 import { decodeQrPng, pngFromDataUrl } from '../../src-main/cli/qr';
-import { SteppedClock, trackHttp } from '../helpers/stepped-clock';
-import { monitorRig, mulberry32, type SeedAgents } from '../helpers/monitor-rig';
+import { steppedRig, trackHttp } from '../helpers/stepped-clock';
+import { monitorRig, type SeedAgents } from '../helpers/monitor-rig';
 
 const KEY = 'scenario-monitor-key-1';
 const TEAM = 'team-acc';
@@ -15,21 +15,10 @@ const START = Date.UTC(2024, 4, 6, 9, 0, 0);
 trackHttp();
 const rig = monitorRig();
 
-async function setup(agents: SeedAgents, o: { emulatorSeed: number; monitorSeed: number; intervalMs: number }) {
-  const clock = new SteppedClock(START);
-  // The app's poll settings (accounts schema defaults: fast 2 s; jitter, backoff, per-team cap and
-  // timeout are the poller's defaults), the interval as given, and the default alert rules.
-  const h = await rig({
-    key: KEY,
-    teamId: TEAM,
-    agents,
-    tmpPrefix: 'monitor-acc-',
-    emulator: { clock, random: mulberry32(o.emulatorSeed) },
-    client: { clock },
-    monitor: { clock, random: mulberry32(o.monitorSeed), poll: { intervalMs: o.intervalMs, fastIntervalMs: 2000 }, idPrefix: 'acc-' },
-  });
-  return { ...h, clock };
-}
+// The app's poll settings (accounts schema defaults: fast 2 s; jitter, backoff, per-team cap and
+// timeout are the poller's defaults), the interval as given, and the default alert rules.
+const setup = (agents: SeedAgents, o: { emulatorSeed: number; monitorSeed: number; intervalMs: number }) =>
+  steppedRig(rig, { start: START, key: KEY, teamId: TEAM, agents, tmpPrefix: 'monitor-acc-', seeds: { emulator: o.emulatorSeed, monitor: o.monitorSeed }, intervalMs: o.intervalMs, monitor: { idPrefix: 'acc-' } });
 
 const brief = (a: Alert) => [a.kind, a.urgent, [...a.agentIds].sort().join(',')];
 

@@ -7,10 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src-main/emulator';
-import { MemorySecretStore } from '../../src-main/core/secrets';
-import { runCli, parseJsonLines } from '../helpers/cli';
-import { control, DEMO_KEY, startTestEmulator, waitFor } from '../helpers/emulator';
-import { findBinary, missingEngine, startEngine, type Engine } from '../helpers/prometheus-engines';
+import { control, startTestEmulator, waitFor } from '../helpers/emulator';
+import { findBinary, missingEngine, runMonitor, startEngine, type Engine, type MonitorRun } from '../helpers/prometheus-engines';
 
 const PROMETHEUS = findBinary('prometheus');
 const PROMTOOL = findBinary('promtool');
@@ -26,27 +24,13 @@ describe.skipIf(Boolean(why))(`Prometheus scrapes the monitor${why ? ` (skipped:
   let emu: Emulator;
   let dir: string;
   let prom: Engine | null = null;
-  let lines: Array<Record<string, unknown>> = [];
-  const ctl = new AbortController();
-  let run: Promise<unknown> = Promise.resolve();
+  let monitor: MonitorRun | null = null;
 
   beforeAll(async () => {
     emu = await startTestEmulator();
     dir = await mkdtemp(path.join(tmpdir(), 'cc-prom-'));
-    const store = new MemorySecretStore();
-    const add = await runCli(['team', 'add', '--label', 'Support desk', '--base-url', emu.baseUrl, '--agent', 'agent-connected', '--agent', 'agent-unlinked'], {
-      env: { CHANNEL_API_KEY: DEMO_KEY },
-      configDir: dir,
-      secretStore: store,
-    });
-    expect(add.code).toBe(0);
-    run = runCli(['monitor', '--team', 'Support desk', '--interval', '0.5', '--fast-interval', '0.25', '--metrics-port', '0', '--json'], {
-      configDir: dir,
-      secretStore: store,
-      signal: ctl.signal,
-      onStdout: (_c, all) => (lines = parseJsonLines(all)),
-    });
-    const metricsUrl = String((await waitFor(() => lines.find((l) => l.event === 'metrics'), 10_000, 'the metrics line')).url);
+    monitor = await runMonitor(emu, dir, ['agent-connected', 'agent-unlinked'], ['--interval', '0.5', '--fast-interval', '0.25', '--metrics-port', '0']);
+    const metricsUrl = String((await waitFor(() => monitor!.lines().find((l) => l.event === 'metrics'), 10_000, 'the metrics line')).url);
     const target = new URL(metricsUrl).host;
     prom = await startEngine(
       PROMETHEUS!,
@@ -65,8 +49,7 @@ describe.skipIf(Boolean(why))(`Prometheus scrapes the monitor${why ? ` (skipped:
   }, 60_000);
 
   afterAll(async () => {
-    ctl.abort();
-    await run;
+    await monitor?.stop();
     await prom?.stop();
     await emu?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
