@@ -95,7 +95,14 @@ describe('on-call alert policy, rule by rule (emulator + monitor on one fake clo
   });
 
   it('a reconnect shorter than the grace period never notifies and opens no incident; a longer one alerts once the grace has passed', async () => {
-    const h = await setup([{ agentId: 'blip', state: 'connected', phone: '15550100023' }], 15_000, { rules: { reconnectGraceSec: 10 } });
+    const h = await setup(
+      [
+        { agentId: 'blip', state: 'connected', phone: '15550100023' },
+        { agentId: 'long', state: 'connected', phone: '15550100024' },
+      ],
+      15_000,
+      { rules: { reconnectGraceSec: 10 } },
+    );
     await h.beforeNextPoll('blip');
     await h.emu.control.drop('blip', { seconds: 4 });
     await h.clock.runFor(2 * MIN);
@@ -103,14 +110,28 @@ describe('on-call alert policy, rule by rule (emulator + monitor on one fake clo
     expect(h.alerts).toEqual([]);
     expect(h.incidents).toEqual([]);
 
-    await h.beforeNextPoll('blip');
-    await h.emu.control.drop('blip', { seconds: 40 });
+    await h.beforeNextPoll('long');
+    await h.emu.control.drop('long', { seconds: 40 });
     await h.clock.runFor(5 * MIN);
     expect(kinds(h.alerts)).toEqual(['reconnecting', 'recovered']);
     // The grace counts from when the drop was seen (its length, from the last good poll).
-    const seen = h.health.filter((e) => e.health === 'reconnecting').at(-1)!.since;
+    const seen = h.health.filter((e) => e.agentId === 'long' && e.health === 'reconnecting')[0]!.since;
     expect(h.alerts[0]!.at - seen).toBeGreaterThanOrEqual(10 * S);
     expect(h.alerts[0]!.at - seen).toBeLessThanOrEqual(10 * S + 2200);
+  });
+
+  it('a number dropping for 15 s every 90 s: the first drop notifies (and its recovery), short repeats do not, the third drop declares flapping', async () => {
+    const h = await setup([{ agentId: 'slowflap', state: 'connected', phone: '15550100025' }], 15_000);
+    await h.beforeNextPoll('slowflap');
+    for (let i = 0; i < 6; i++) {
+      await h.emu.control.drop('slowflap', { seconds: 15 });
+      await h.clock.runFor(90 * S);
+    }
+    expect(h.health.filter((e) => e.health === 'reconnecting')).toHaveLength(6);
+    expect(kinds(h.alerts)).toEqual(['reconnecting', 'recovered', 'flapping']);
+    expect(h.alerts[2]!.at - h.alerts[0]!.at).toBeGreaterThanOrEqual(180 * S - 2 * 2200);
+    expect(h.alerts[2]!.at - h.alerts[0]!.at).toBeLessThanOrEqual(180 * S + 15 * S);
+    expect(h.opened('slowflap').map((u) => u.incident.kind)).toEqual(['reconnecting', 'flapping']);
   });
 
   it('a team-wide outage is one incident; states known before it are kept, only changes seen after it alert', async () => {

@@ -58,7 +58,7 @@ export interface AgentState {
   /** When the agent left connected for reconnecting / needs-scan, within the flap window. */
   drops: number[];
   /** Reconnecting, while no incident is open yet (the grace period): since the last good poll, seen at. */
-  drop: Spell | null;
+  drop: (Spell & { graceMs: number }) | null;
   /** Connected again since, while its reconnecting / flapping incident waits to close. */
   backSince: number | null;
   /** Unreachable, while polls of it fail: since the last good poll, seen at. */
@@ -289,7 +289,9 @@ export class AlertPolicy {
     } else if (!inc && flapping) {
       this.declareFlapping(a, this.openIncident(a.teamId, a.agentId, [a.agentId], 'flapping', spell.since), now);
     } else if (!inc) {
-      a.drop = spell;
+      // A repeat drop within the flap window waits longer: the flapping alert covers it if it is short.
+      const repeat = a.drops.length >= 2 ? this.rules.repeatDropGraceSec : 0;
+      a.drop = { ...spell, graceMs: Math.max(this.rules.reconnectGraceSec, repeat) * 1000 };
       this.timers(now);
     }
   }
@@ -341,7 +343,7 @@ export class AlertPolicy {
     const r = this.rules;
     const inc = a.incident;
     let t = Infinity;
-    if (a.drop !== null && a.health === 'reconnecting') t = a.drop.seen + r.reconnectGraceSec * 1000;
+    if (a.drop !== null && a.health === 'reconnecting') t = a.drop.seen + a.drop.graceMs;
     if (a.down !== null && !inc && !this.teams.isDown(a.teamId)) t = Math.min(t, a.down.seen + r.agentUnreachableDelaySec * 1000);
     if (inc && a.backSince !== null) t = Math.min(t, a.backSince + (inc.kind === 'flapping' ? r.flapWindowMinutes * 60 : r.recoverAfterSec) * 1000);
     if (inc?.kind === 'needs-scan' && inc.raised && inc.acknowledgedAt === null && inc.lastAlertAt !== null && r.realertMinutes > 0)
@@ -355,7 +357,7 @@ export class AlertPolicy {
       if (this.agentWake(a) > now) continue;
       const ref = agentRef(a.agentId, a.phone);
       const inc = a.incident;
-      if (a.drop !== null && a.health === 'reconnecting' && now >= a.drop.seen + r.reconnectGraceSec * 1000) {
+      if (a.drop !== null && a.health === 'reconnecting' && now >= a.drop.seen + a.drop.graceMs) {
         const opened = this.openIncident(a.teamId, a.agentId, [a.agentId], 'reconnecting', a.drop.since);
         a.incident = opened;
         a.drop = null;

@@ -39,6 +39,11 @@ export interface AlertRules {
   /** Reconnecting shorter than this raises nothing at all. */
   reconnectGraceSec: number;
   /**
+   * A repeat drop (the agent already dropped within flapWindowMinutes) raises nothing unless it
+   * lasts this long: short repeats are what the flapping alert is for.
+   */
+  repeatDropGraceSec: number;
+  /**
    * A drop is over once the number has stayed connected this long: only then does its incident
    * close (with the recovery notice). A new drop before that continues the same incident.
    */
@@ -69,6 +74,7 @@ export interface AlertRules {
 
 export const DEFAULT_RULES: AlertRules = {
   reconnectGraceSec: 0,
+  repeatDropGraceSec: 60,
   recoverAfterSec: 30,
   realertMinutes: 15,
   flapCount: 3,

@@ -238,17 +238,41 @@ describe('AlertPolicy: flapping', () => {
     expect(h.policy.openIncidents().map((i) => i.kind)).toEqual(['needs-scan']);
   });
 
-  it('drops spread wider than the window do not flap', () => {
+  it('drops spread wider than the window do not flap, and each alerts', () => {
     const h = setup();
     for (let i = 0; i < 4; i++) {
       h.cycle(['a1', 'reconnecting']);
       h.advance(10 * S);
       h.cycle(['a1', 'connected']);
-      h.advance(6 * MIN);
+      h.advance(11 * MIN);
     }
     expect(h.kinds().filter((k) => k === 'flapping')).toEqual([]);
     expect(h.kinds().filter((k) => k === 'reconnecting')).toHaveLength(4);
   });
+
+  it('a repeat drop within the flap window alerts only if it lasts 60 s (repeatDropGraceSec)', () => {
+    const h = setup();
+    h.cycle(['a1', 'reconnecting']);
+    h.advance(10 * S);
+    h.cycle(['a1', 'connected']);
+    h.advance(5 * MIN);
+    expect(h.kinds()).toEqual(['reconnecting', 'recovered']);
+    // A short repeat: nothing at all.
+    expect(h.cycle(['a1', 'reconnecting'])).toEqual([]);
+    expect(h.advance(59 * S)).toEqual([]);
+    h.cycle(['a1', 'connected']);
+    expect(h.advance(5 * MIN)).toEqual([]);
+    expect(h.policy.openIncidents()).toEqual([]);
+    // After the window, a drop is news again (the two before have aged out).
+    h.advance(10 * MIN);
+    expect(h.cycle(['a1', 'reconnecting']).map((a) => a.kind)).toEqual(['reconnecting']);
+    h.cycle(['a1', 'connected']);
+    h.advance(MIN);
+    // A long repeat is an outage, not a flap: it alerts once it has lasted 60 s.
+    expect(h.cycle(['a1', 'reconnecting'])).toEqual([]);
+    expect(h.advance(60 * S).map((a) => a.kind)).toEqual(['reconnecting']);
+  });
+
 });
 
 describe('AlertPolicy: grouping, team-wide problems', () => {
