@@ -22,6 +22,8 @@ export const SYSTEM_DEPS = [
   { pkg: 'dbus', needFor: 'the OS keychain tests (dbus-run-session)', present: (p) => p.which('dbus-run-session') },
   { pkg: 'gnome-keyring', needFor: 'the OS keychain tests (gnome-keyring-daemon)', present: (p) => p.which('gnome-keyring-daemon') },
   { pkg: 'curl', needFor: 'the exported-curl test', present: (p) => p.which('curl') },
+  { pkg: 'prometheus', needFor: 'the Prometheus integration test (prometheus, promtool)', present: (p) => p.which('prometheus') },
+  { pkg: 'prometheus-alertmanager', needFor: 'the Alertmanager integration test', present: (p) => p.which('prometheus-alertmanager') },
 ];
 
 /** @returns {Probe} */

@@ -144,6 +144,14 @@ export interface IncidentDTO {
 export interface AlertEventDTO {
   change: 'opened' | 'updated' | 'resolved';
   incident: IncidentDTO;
+  /**
+   * Tell the person now (a native notification, a toast): the monitor's alert policy raised an alert
+   * about this incident with this change and it was not snoozed or held by quiet hours (for
+   * 'resolved': its recovery notice), or the incident turned urgent after an alert about it. False
+   * for everything that is only tracked: a drop within the grace period, the later drops of a
+   * flapping agent, a pairing started on purpose.
+   */
+  notify: boolean;
 }
 
 export interface QuietHoursDTO {
@@ -538,6 +546,10 @@ export interface AppSettingsDTO {
   alertRules: AlertRulesDTO;
   /** http(s) URL every alert is POSTed to as JSON; null sends none. */
   alertWebhookUrl: string | null;
+  /** Alertmanager (base URL) that raised incidents are posted to, firing then resolved; null: none. */
+  alertmanagerUrl: string | null;
+  /** Port of the Prometheus /metrics endpoint on 127.0.0.1 (0: any free port); null: off. */
+  metricsPort: number | null;
   theme: ThemeDTO;
 }
 

@@ -42,6 +42,8 @@ const settingsPatch = z
     }),
     alertRules,
     alertWebhookUrl: storedUrl.nullable(),
+    alertmanagerUrl: storedUrl.nullable(),
+    metricsPort: z.number().int().min(0).max(65535).nullable(),
     theme: z.enum(['system', 'light', 'dark']),
   })
   .partial();

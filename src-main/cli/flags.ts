@@ -34,6 +34,9 @@ export function intString(min: number, max: number) {
     .refine((n) => n >= min && n <= max, `expected a number from ${min} to ${max}`);
 }
 
+/** A host name or IP address to listen on. */
+export const hostName = z.string().regex(/^[A-Za-z0-9.:_-]{1,253}$/, 'expected a host name or IP address');
+
 /** A positive number of seconds (decimals allowed) given as a string. */
 export const secondsString = z
   .string()

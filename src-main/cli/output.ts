@@ -1,8 +1,18 @@
 // Output modes. Human (default): readable lines on stdout, notes on stderr. --json: exactly one
 // JSON object per line on stdout, notes and errors as JSON lines on stderr. Nothing here ever
 // receives a secret: callers pass only what may be shown.
+import type { Logger } from '../core/ports';
 import type { CliIO } from './io';
 import { rawLines, type DescribedError } from './errors';
+
+/** The core's logger over the output: warnings and errors as warnings, info dropped. */
+export function cliLogger(out: Output): Logger {
+  return {
+    info: () => undefined,
+    warn: (msg) => out.warn(msg),
+    error: (msg) => out.warn(msg),
+  };
+}
 
 export class Output {
   constructor(

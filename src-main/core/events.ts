@@ -34,10 +34,10 @@ export class Emitter<Events extends { [K in keyof Events]: unknown }> {
 
   emit<K extends keyof Events>(event: K, payload: Events[K]): void {
     const set = this.listeners.get(event);
-    if (set) for (const fn of [...set]) this.call(() => (fn as (p: Events[K]) => void)(payload));
+    if (set) for (const fn of set.size === 1 ? set : [...set]) this.call(fn as (p: Events[K]) => void, payload);
     if (this.anyListeners.size === 0) return;
     const tagged = { name: event, payload } as Tagged<Events>;
-    for (const fn of [...this.anyListeners]) this.call(() => fn(tagged));
+    for (const fn of [...this.anyListeners]) this.call(fn, tagged);
   }
 
   /** Listeners of one event (onAny listeners not counted): lets an emitter skip work nobody hears. */
@@ -51,9 +51,9 @@ export class Emitter<Events extends { [K in keyof Events]: unknown }> {
     this.anyListeners.clear();
   }
 
-  private call(fn: () => void): void {
+  private call<T>(fn: (payload: T) => void, payload: T): void {
     try {
-      fn();
+      fn(payload);
     } catch (err) {
       this.onListenerError(err);
     }

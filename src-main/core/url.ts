@@ -13,6 +13,16 @@ export interface HttpUrlRules {
   noQuery?: boolean;
 }
 
+/** A URL safe to show: its path segments that look like tokens (16+ chars) and its query hidden. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname.replace(/\/[^/]{16,}/g, '/…')}${u.search ? '?…' : ''}`;
+  } catch {
+    return '…';
+  }
+}
+
 /** Whether a parsed URL is http: or https: with a host. */
 export function isHttpUrl(u: URL): boolean {
   return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';

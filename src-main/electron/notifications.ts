@@ -1,11 +1,15 @@
-// Native notifications from the alert stream: one per newly opened (or escalated-to-urgent)
-// incident; urgent → critical urgency; a click opens the agent's page (pairing when a scan is needed).
+// Native notifications from the alert stream. An event the monitor's alert policy told the person
+// about (`notify`) shows one, replacing the incident's previous one: urgent → critical and kept on
+// screen until it is dealt with. When the incident resolves (or is acknowledged) its notification
+// closes itself; a recovery notice shows as a quiet one. A click opens the agent's page (pairing
+// when a scan is needed).
 import type { AlertEventDTO, IncidentDTO } from '../../src-shared/contract';
 import { agentRoute } from './tray-model';
 
 export interface NotificationLike {
   on(event: 'click' | 'close', listener: () => void): unknown;
   show(): void;
+  close(): void;
 }
 
 export interface NotificationOptionsLike {
@@ -29,6 +33,7 @@ export function routeForIncident(i: IncidentDTO): string {
 }
 
 export function notificationOptions(i: IncidentDTO): NotificationOptionsLike {
+  if (i.resolvedAt !== null) return { title: i.title, body: i.message, urgency: 'low', silent: true, timeoutType: 'default' };
   const urgent = i.severity === 'urgent';
   return {
     title: i.title,
@@ -40,29 +45,32 @@ export function notificationOptions(i: IncidentDTO): NotificationOptionsLike {
 }
 
 export function createAlertNotifier(deps: NotifierDeps) {
-  // Keep references until the notification goes away, or it can be garbage-collected with its click handler.
-  const live = new Set<NotificationLike>();
-  const lastSeverity = new Map<string, IncidentDTO['severity']>();
+  // The notification on screen per incident. Kept referenced until it goes away, or it could be
+  // garbage-collected with its click handler.
+  const live = new Map<string, NotificationLike>();
+  const close = (incidentId: string): void => {
+    const n = live.get(incidentId);
+    live.delete(incidentId);
+    n?.close();
+  };
   return {
     live,
     handle(event: AlertEventDTO): void {
       const { incident } = event;
-      const previous = lastSeverity.get(incident.id);
-      if (event.change === 'resolved') {
-        lastSeverity.delete(incident.id);
-        return;
-      }
-      lastSeverity.set(incident.id, incident.severity);
-      const escalated = event.change === 'updated' && incident.severity === 'urgent' && previous !== 'urgent';
-      if (event.change !== 'opened' && !escalated) return;
-      if (incident.acknowledgedAt !== null || !deps.enabled() || !deps.Notification.isSupported()) return;
+      const over = event.change === 'resolved' || incident.acknowledgedAt !== null;
+      if (over) close(incident.id);
+      if (!event.notify || (incident.acknowledgedAt !== null && event.change !== 'resolved')) return;
+      if (!deps.enabled() || !deps.Notification.isSupported()) return;
+      close(incident.id);
       const n = new deps.Notification(notificationOptions(incident));
-      live.add(n);
+      live.set(incident.id, n);
       n.on('click', () => {
-        live.delete(n);
+        if (live.get(incident.id) === n) live.delete(incident.id);
         deps.openRoute(routeForIncident(incident));
       });
-      n.on('close', () => live.delete(n));
+      n.on('close', () => {
+        if (live.get(incident.id) === n) live.delete(incident.id);
+      });
       n.show();
     },
   };

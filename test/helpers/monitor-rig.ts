@@ -1,11 +1,12 @@
 // The monitor against an emulator over loopback HTTP: emulator, service client, data folder and
-// Monitor set up together, recording every alert, health change and poll; torn down after each test.
+// Monitor set up together, recording every alert, incident update, health change and poll; torn down
+// after each test.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { createServiceClient, type ServiceClient, type ServiceClientOptions } from '../../src-main/core/api';
-import { Monitor, type Alert, type HealthEvent, type MonitorOptions, type PollResult } from '../../src-main/core/monitor';
+import { Monitor, type Alert, type HealthEvent, type IncidentUpdate, type MonitorOptions, type PollResult } from '../../src-main/core/monitor';
 import { startEmulator, type Emulator, type EmulatorOptions, type EmulatorSeed } from '../../src-main/emulator';
 
 export type SeedAgents = EmulatorSeed['teams'][number]['agents'];
@@ -61,11 +62,13 @@ export function monitorRig() {
     const alerts: Alert[] = [];
     const health: HealthEvent[] = [];
     const polls: PollResult[] = [];
+    const incidents: IncidentUpdate[] = [];
     monitor.on('alert', (a) => alerts.push(a));
+    monitor.on('incident', (u) => incidents.push(u));
     monitor.on('health', (h) => health.push(h));
     monitor.on('poll', (p) => polls.push(p));
     const m = monitor;
     const healthOf = (agentId: string) => m.snapshot().find((s) => s.agentId === agentId)?.health;
-    return { emu, client, monitor, alerts, health, polls, healthOf };
+    return { emu, client, monitor, alerts, health, polls, incidents, healthOf };
   };
 }

@@ -134,6 +134,26 @@ describe('contract additions over the companion and the emulator', () => {
     await ok('settings.update', { patch: { alertWebhookUrl: null } });
   });
 
+  it('metricsPort serves Prometheus metrics on loopback; alertmanagerUrl posts raised incidents to Alertmanager (settings apply in place)', async () => {
+    const s = await ok<{ metricsPort: number | null; alertmanagerUrl: string | null }>('settings.update', { patch: { metricsPort: 0, alertmanagerUrl: `${alertHook.url}/am` } });
+    expect(s).toMatchObject({ metricsPort: 0, alertmanagerUrl: `${alertHook.url}/am` });
+    const url = await companion.metricsUrl();
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    const text = await waitFor(async () => {
+      const t = await (await fetch(url!)).text();
+      return t.includes('agent="agent-unlinked",health="needs-scan"} 1') ? t : null;
+    }, 8000);
+    expect(text).toContain('channel_companion_agent_health{team="Emulated",agent="agent-unlinked",health="needs-scan"} 1');
+    // The unlinked agent's incident, raised at its first poll, goes to Alertmanager at once.
+    const hit = await waitFor(() => alertHook.hits.find((h) => h.path === '/am/api/v2/alerts' && h.body.includes('agent-unlinked')), 8000);
+    const posted = JSON.parse(hit.body) as Array<{ labels: Record<string, string> }>;
+    expect(posted.find((a) => a.labels['agent'] === 'agent-unlinked')!.labels).toMatchObject({ alertname: 'ChannelNeedsScan', team: 'Emulated', severity: 'critical' });
+    expect(hit.body).not.toContain(DEMO_KEY);
+    await ok('settings.update', { patch: { metricsPort: null, alertmanagerUrl: null } });
+    expect(await companion.metricsUrl()).toBeNull();
+    await expect(fetch(url!)).rejects.toThrow();
+  });
+
   it('tunnel: per-agent local app state and pending, the local app answer on each attempt, and media through tunnel.media', async () => {
     await call('tunnel.status');
     const st0 = await waitFor(async () => {

@@ -25,20 +25,21 @@ describe('serve', () => {
   it('--emulator: prints the ready line once, serves the app with the demo team, and stops on interrupt', async () => {
     const stop = new AbortController();
     let checks: Promise<void> | null = null;
-    const seen: { page?: string; teams?: string; noToken?: number } = {};
+    const seen: { page?: string; teams?: string; noToken?: number; metrics?: string } = {};
     const run = runCli(
-      ['serve', '--emulator', '--json', '--port', '0', '--renderer-dir', rendererDir, '--config-dir', path.join(dir, 'config'), '--data-dir', path.join(dir, 'data')],
+      ['serve', '--emulator', '--json', '--port', '0', '--metrics-port', '0', '--renderer-dir', rendererDir, '--config-dir', path.join(dir, 'config'), '--data-dir', path.join(dir, 'data')],
       {
         signal: stop.signal,
         onStdout: (_chunk, all) => {
           if (checks || !all.includes('\n')) return;
-          const ready = JSON.parse(all.split('\n')[0]!) as { url: string; origin: string };
+          const ready = JSON.parse(all.split('\n')[0]!) as { url: string; origin: string; metricsUrl: string };
           const token = new URL(ready.url).hash.replace('#token=', '');
           checks = (async () => {
             seen.page = await (await fetch(`${ready.origin}/`)).text();
             const headers = { 'content-type': 'application/json' };
             seen.noToken = (await fetch(`${ready.origin}/api/teams.list`, { method: 'POST', headers, body: '{}' })).status;
             seen.teams = await (await fetch(`${ready.origin}/api/teams.list`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${token}` }, body: '{}' })).text();
+            seen.metrics = await (await fetch(ready.metricsUrl)).text();
           })().finally(() => stop.abort());
         },
       },
@@ -62,6 +63,9 @@ describe('serve', () => {
     expect(seen.noToken).toBe(401);
     expect(seen.teams).toContain('Demo (emulator)');
     expect(seen.teams).not.toContain(DEMO_API_KEY);
+    expect((lines[0] as { metricsUrl: string }).metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    expect(seen.metrics).toContain('# TYPE channel_companion_agent_health gauge');
+    expect(seen.metrics).not.toContain(DEMO_API_KEY);
   });
 
   it('says to build first when the renderer is not built', async () => {
@@ -76,6 +80,9 @@ describe('serve', () => {
     const r = await runCli(['serve', '--port', 'eighty', '--renderer-dir', rendererDir, '--config-dir', path.join(dir, 'config3')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--port/);
+    const m = await runCli(['serve', '--metrics-host', '0.0.0.0', '--renderer-dir', rendererDir, '--config-dir', path.join(dir, 'config3')]);
+    expect(m.code).toBe(2);
+    expect(m.stderr).toMatch(/--metrics-host: give --metrics-port as well/);
   });
 
   it('--token-env: the link carries the given token, so a restarted serve keeps it valid', async () => {

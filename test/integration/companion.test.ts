@@ -109,6 +109,19 @@ describe('companion over the emulator', () => {
     }
   });
 
+  it('changing settings keeps the monitor and its incidents: an unlinked agent is not alerted again', async () => {
+    const list = () => ok<Array<{ id: string; agentId: string; kind: string }>>('alerts.list');
+    const before = await waitFor(async () => (await list()).find((i) => i.agentId === 'agent-unlinked' && i.kind === 'needs-scan'), 8000);
+    const monitor = companion.monitor();
+    const mark = events.length;
+    await ok('settings.update', { patch: { pollIntervalSec: 30, alertWebhookUrl: 'http://127.0.0.1:9/alerts' } });
+    await new Promise((r) => setTimeout(r, 1500)); // several polls at 400 ms
+    expect(companion.monitor()).toBe(monitor);
+    expect((await list()).find((i) => i.agentId === 'agent-unlinked')?.id).toBe(before.id);
+    expect(events.slice(mark).filter((e) => e.name === 'alert' && e.payload.change === 'opened' && e.payload.incident.agentId === 'agent-unlinked')).toEqual([]);
+    await ok('settings.update', { patch: { pollIntervalSec: 15, alertWebhookUrl: null } });
+  });
+
   it('webhook.register: the tunnel verifies a signed delivery from the emulator', async () => {
     await call('tunnel.status');
     const status = await waitFor(async () => {

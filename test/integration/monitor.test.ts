@@ -18,7 +18,12 @@ function setup(agents: SeedAgents, extra: Partial<MonitorOptions> = {}, random?:
     tmpPrefix: 'monitor-int-',
     emulator: { random },
     client: { timeoutMs: 2000 },
-    monitor: { poll: { intervalMs: 100, fastIntervalMs: 50, jitter: 0.1, coalesceMs: 30, pollTimeoutMs: 1500, backoff: { baseMs: 40, maxMs: 200, jitter: 0.1 } }, ...extra },
+    monitor: {
+      poll: { intervalMs: 100, fastIntervalMs: 50, jitter: 0.1, coalesceMs: 30, pollTimeoutMs: 1500, backoff: { baseMs: 40, maxMs: 200, jitter: 0.1 } },
+      // A drop is over once connected for 0.3 s (the intervals are compressed too).
+      rules: { recoverAfterSec: 0.3 },
+      ...extra,
+    },
   });
 }
 
@@ -77,7 +82,7 @@ describe('Monitor against the emulator', () => {
         { agentId: 'f2', state: 'connected', phone: '15550100012' },
         { agentId: 'f3', state: 'connected', phone: '15550100013' },
       ],
-      { rules: { unreachableAfterFailures: 3, unreachableAfterSec: 30, agentUnreachableDelaySec: 30 } },
+      { rules: { recoverAfterSec: 0.3, unreachableAfterFailures: 3, unreachableAfterSec: 30, agentUnreachableDelaySec: 30 } },
       mulberry32(42),
     );
     h.monitor.start();

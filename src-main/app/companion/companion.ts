@@ -19,6 +19,8 @@ import { PrefsStore, type Prefs } from './prefs';
 import { TunnelHost } from './tunnel-host';
 import { ExposureHost, type ExposureView } from './exposure-host';
 import type { NgrokLoader } from '../../core/expose';
+import { Observability, type MetricsListen } from './observability';
+import type { CompanionMetrics } from '../../core/metrics';
 
 export type { TeamView } from './account-set';
 export { DEMO_TEAM_LABEL } from './demo';
@@ -44,6 +46,8 @@ export interface CompanionOptions {
   exposure?: { timeoutMs?: number; loadNgrok?: NgrokLoader };
   /** Dialect names the demo emulator answers in (`serve --emulator --dialect`). */
   demoDialect?: readonly string[];
+  /** Where to serve Prometheus metrics for this run, over the saved metricsPort (`serve --metrics-port`). */
+  metrics?: MetricsListen;
 }
 
 export interface CompanionEvents {
@@ -75,8 +79,13 @@ export interface Companion {
   readonly logger: Logger;
   readonly events: Emitter<CompanionEvents>;
   readonly chat: ChatService;
-  /** The monitor now (it is rebuilt when the poll settings change; subscribe to `events` instead). */
+  /** The monitor (one for the companion's life: settings changes apply to it in place). */
   monitor(): Monitor;
+  /** A team's label (its id when unknown): what alerts and metrics call it. */
+  teamLabel(teamId: string): string;
+  /** The Prometheus metrics, and where they are served (null: not served). */
+  readonly metrics: CompanionMetrics;
+  metricsUrl(): Promise<string | null>;
   /** The tunnel now (rebuilt when its port changes). */
   tunnel(): Tunnel;
   tunnelUrl(): string | null;
@@ -169,37 +178,51 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     flapWindowMinutes: s.alertRules.flapWindowMinutes,
     quietHours: s.alertRules.quietHours,
   });
-  const buildMonitor = (s: AppSettings): Monitor => {
-    const sinks: AlertSink[] = [];
-    if (opts.notifier) sinks.push(opts.notifier);
-    if (s.alertWebhookUrl) sinks.push(new WebhookAlertSink(s.alertWebhookUrl, { clock, logger, ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}) }));
-    const m = new Monitor({
-      targets: () => set.targets(),
-      readSession: async (teamId, agentId, signal) => (await set.clientFor(teamId)).getSession(agentId, { signal }),
-      clock,
-      logger,
-      dataDir: path.join(dataDir, 'timeline'),
-      rules: rulesOf(s),
-      poll: pollConfig(s),
-      sinks,
-    });
-    m.on('health', (e) => events.emit('health', e));
-    m.on('poll', (r) => events.emit('poll', r));
-    m.on('incident', (u) => events.emit('incident', u));
-    m.on('alert', (a) => events.emit('alert', a));
-    m.start();
-    return m;
+  const teamLabel = (teamId: string): string => set.findTeam(teamId)?.label ?? teamId;
+  // The clients handed out, by team id: their send budgets are what the metrics report.
+  const opened = new Map<string, ServiceClient>();
+  const clientFor = async (teamIdOrLabel: string): Promise<ServiceClient> => {
+    const client = await set.clientFor(teamIdOrLabel);
+    const id = set.findTeam(teamIdOrLabel)?.id;
+    if (id !== undefined) opened.set(id, client);
+    return client;
   };
-  let monitor = buildMonitor(main.settings());
-  let monitorSwap: Promise<void> = Promise.resolve();
-
-  const restartMonitor = async (s: AppSettings): Promise<void> => {
-    const old = monitor;
-    const snoozedUntil = old.status().snoozedUntil;
-    await old.stop();
-    monitor = buildMonitor(s);
-    if (snoozedUntil !== null) monitor.snooze(snoozedUntil);
+  const monitor = new Monitor({
+    targets: () => set.targets(),
+    readSession: async (teamId, agentId, signal) => (await clientFor(teamId)).getSession(agentId, { signal }),
+    clock,
+    logger,
+    dataDir: path.join(dataDir, 'timeline'),
+    rules: rulesOf(main.settings()),
+    poll: pollConfig(main.settings()),
+    sinks: opts.notifier ? [opts.notifier] : [],
+    teamLabel,
+  });
+  monitor.on('health', (e) => events.emit('health', e));
+  monitor.on('poll', (r) => events.emit('poll', r));
+  monitor.on('incident', (u) => events.emit('incident', u));
+  monitor.on('alert', (a) => events.emit('alert', a));
+  // The outbound alert webhook: replaced in place when its URL changes (the monitor keeps its state).
+  let webhookSink: { url: string; off: () => void } | null = null;
+  const setAlertWebhook = (url: string | null): void => {
+    if (webhookSink?.url === url) return;
+    webhookSink?.off();
+    webhookSink = url ? { url, off: monitor.addSink(new WebhookAlertSink(url, { clock, logger, ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}) })) } : null;
   };
+  setAlertWebhook(main.settings().alertWebhookUrl);
+  const observability = new Observability({
+    monitor,
+    teamLabel,
+    sendBudgets: () => [...opened].filter(([teamId]) => set.findTeam(teamId)).map(([teamId, c]) => ({ teamId, ...c.sendBudget() })),
+    clock,
+    logger,
+    ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+  });
+  const metricsListen = (s: AppSettings): MetricsListen | null => opts.metrics ?? (s.metricsPort === null ? null : { port: s.metricsPort, host: '127.0.0.1' });
+  observability.setAlertmanager(main.settings().alertmanagerUrl);
+  await observability.setMetricsServer(metricsListen(main.settings()));
+  events.on('delivery', (d) => observability.countDelivery(d));
+  monitor.start();
 
   const agentIds = (): string[] => [...new Set(set.targets().map((t) => t.agentId))];
   const accountsChanged = (): void => {
@@ -226,6 +249,9 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     events,
     chat,
     monitor: () => monitor,
+    teamLabel,
+    metrics: observability.metrics,
+    metricsUrl: () => observability.metricsUrl(),
     tunnel: () => tunnelHost.current,
     tunnelUrl: () => tunnelHost.url,
     tunnelProblem: () => tunnelHost.lockedReason,
@@ -257,13 +283,13 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       if (team) await prefs.update((p) => ({ ...p, webhooks: p.webhooks.filter((w) => !(w.teamId === team.id && w.agentId === agentId)) })).catch(() => undefined);
       accountsChanged();
     },
-    clientFor: (teamId) => set.clientFor(teamId),
+    clientFor,
 
     async registerWebhook(teamIdOrLabel, agentId, publicUrl) {
       const team = set.findTeam(teamIdOrLabel);
       if (!team) throw new AccountsError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
       const registered = await registerWebhook({
-        client: await set.clientFor(team.id),
+        client: await clientFor(team.id),
         agentId,
         publicUrl,
         saveSecret: async (secret, { url }) => {
@@ -299,13 +325,12 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
         if (hasOwn(p, 'forwardTo')) tunnelHost.setForwardTo(prefs.get().forwardTo, agentIds());
         tunnelHost.setAllowLegacySignature(prefs.get().allowLegacySignature);
       }
-      const pollChanged = JSON.stringify(pollConfig(before)) !== JSON.stringify(pollConfig(app)) || before.alertWebhookUrl !== app.alertWebhookUrl;
-      if (pollChanged) {
-        monitorSwap = monitorSwap.then(() => restartMonitor(app));
-        await monitorSwap;
-      } else if (JSON.stringify(rulesOf(before)) !== JSON.stringify(rulesOf(app))) {
-        monitor.setRules(rulesOf(app));
-      }
+      // Applied to the running monitor: its health, incidents and snooze are kept.
+      if (JSON.stringify(pollConfig(before)) !== JSON.stringify(pollConfig(app))) monitor.setPollConfig(pollConfig(app));
+      if (JSON.stringify(rulesOf(before)) !== JSON.stringify(rulesOf(app))) monitor.setRules(rulesOf(app));
+      setAlertWebhook(app.alertWebhookUrl);
+      observability.setAlertmanager(app.alertmanagerUrl);
+      await observability.setMetricsServer(metricsListen(app));
       if (before.tunnelPort !== app.tunnelPort) {
         // The exposure forwards to the old port: stopped (it says where the service still points).
         await exposure.unexpose();
@@ -331,9 +356,9 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       if (closed) return;
       closed = true;
       chat.stopAll();
-      await monitorSwap.catch(() => undefined);
       await exposure.close().catch(() => undefined);
       await Promise.allSettled([monitor.stop(), tunnelHost.close()]);
+      await observability.close();
       await set.close();
       await demo.close();
     },

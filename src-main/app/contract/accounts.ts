@@ -33,9 +33,11 @@ function settingsPatch({ c }: Scope, patch: AppSettingsPatchDTO): SettingsPatch 
     prefs.forwardTo = patch.tunnel.forwardTo;
     if (patch.tunnel.allowLegacySignature !== undefined) prefs.allowLegacySignature = patch.tunnel.allowLegacySignature;
   }
-  // The monitor applies new rules at once (setRules); a new webhook URL rebuilds its sinks.
+  // The monitor applies new rules at once (setRules); a new webhook or Alertmanager URL swaps its sink.
   if (patch.alertRules !== undefined) app.alertRules = { ...patch.alertRules };
   if (patch.alertWebhookUrl !== undefined) app.alertWebhookUrl = patch.alertWebhookUrl;
+  if (patch.alertmanagerUrl !== undefined) app.alertmanagerUrl = patch.alertmanagerUrl;
+  if (patch.metricsPort !== undefined) app.metricsPort = patch.metricsPort;
   if (patch.theme !== undefined) app.theme = patch.theme;
   if (patch.notifications !== undefined) prefs.notifications = patch.notifications;
   if (patch.escalateAfterMin !== undefined) prefs.escalateAfterMin = patch.escalateAfterMin;

@@ -1,8 +1,10 @@
 // Monitor incidents and alerts → the contract's IncidentDTOs and 'alert' events, and the alerts.*
 // requests. The monitor emits an incident update and then, in the same synchronous step, the alert
 // that words it; updates are therefore collected and published on the next microtask, with the
-// words of the alert when there was one. An incident whose alert was held or snoozed gets the
-// monitor's own words for it (incidentText), so every title and message comes from one place.
+// words of the alert when there was one (each part of a grouped alert words its own incident), and
+// `notify` set when an alert about the incident reached the person in that step. An incident whose
+// alert was held or snoozed gets the monitor's own words for it (incidentText), so every title and
+// message comes from one place.
 import { incidentText, type Alert, type Incident, type IncidentUpdate } from '../../core/monitor';
 import type { AlertEventDTO, AlertStatusDTO, IncidentDTO, IncidentSeverity } from '../../../src-shared/contract';
 import { AppError } from '../errors';
@@ -19,16 +21,27 @@ interface Wording {
 /** Kinds that turn urgent once open longer than escalateAfterMin. */
 const ESCALATING = new Set(['needs-scan', 'unreachable', 'auth-error']);
 
+export interface FeedSettings {
+  escalateAfterMin: number;
+  flapCount: number;
+  flapWindowMinutes: number;
+}
+
 export class IncidentFeed {
   private readonly words = new Map<string, Wording>();
   private pending: IncidentUpdate[] = [];
+  /** Incidents an alert reached the person about, in this step. */
+  private readonly told = new Set<string>();
+  /** Incidents an alert reached the person about, ever (until resolved), and their last severity. */
+  private readonly severity = new Map<string, IncidentSeverity>();
   private scheduled = false;
   private readonly open = new Map<string, Incident>();
 
   constructor(
     private readonly publish: (e: AlertEventDTO) => void,
     private readonly now: () => number,
-    private readonly settings: () => { escalateAfterMin: number; flapCount: number; flapWindowMinutes: number },
+    private readonly settings: () => FeedSettings,
+    private readonly teamLabel: (teamId: string) => string = (id) => id,
   ) {}
 
   onIncident(u: IncidentUpdate): void {
@@ -39,16 +52,22 @@ export class IncidentFeed {
   }
 
   onAlert(a: Alert): void {
-    const ids = [a.incidentId, ...(a.parts ?? []).map((p) => p.incidentId)].filter((x): x is string => x !== undefined);
-    for (const id of ids) {
+    // A grouped alert stands for its parts: each words its own incident. A still-down summary
+    // reminds of incidents without new words for them.
+    const parts = a.parts ?? [a];
+    for (const p of parts) {
+      const id = p.incidentId;
+      if (id === undefined) continue;
       const prev = this.words.get(id);
-      this.words.set(id, { title: a.title, message: a.body, urgent: a.urgent || (prev?.urgent ?? false) });
-      // An alert about an incident that did not change in this step (a re-alert, an escalation):
+      if (a.kind !== 'still-down') this.words.set(id, { title: p.title, message: p.body, urgent: p.urgent || (prev?.urgent ?? false) });
+      else if (p.urgent && prev) prev.urgent = true;
+      this.told.add(id);
+      // An alert about an incident that did not change in this step (a re-alert, a summary):
       // publish it as an update so the in-app list shows the newest words.
       const inc = this.open.get(id);
-      if (inc && !this.pending.some((p) => p.incident.id === id)) this.pending.push({ change: 'updated', incident: inc });
+      if (inc && !this.pending.some((u) => u.incident.id === id)) this.pending.push({ change: 'updated', incident: inc });
     }
-    if (ids.length > 0) this.schedule();
+    if (parts.some((p) => p.incidentId !== undefined)) this.schedule();
   }
 
   toDTO(i: Incident): IncidentDTO {
@@ -76,13 +95,22 @@ export class IncidentFeed {
     const batch = this.pending;
     this.pending = [];
     for (const u of batch) {
-      this.publish({ change: u.change, incident: this.toDTO(u.incident) });
-      if (u.change === 'resolved') this.words.delete(u.incident.id);
+      const id = u.incident.id;
+      const dto = this.toDTO(u.incident);
+      const told = this.told.has(id);
+      const before = this.severity.get(id);
+      const escalated = before !== undefined && before !== 'urgent' && dto.severity === 'urgent' && dto.acknowledgedAt === null;
+      this.publish({ change: u.change, incident: dto, notify: told || (u.change !== 'resolved' && escalated) });
+      if (u.change === 'resolved') {
+        this.words.delete(id);
+        this.severity.delete(id);
+      } else if (told || before !== undefined) this.severity.set(id, dto.severity);
     }
+    this.told.clear();
   }
 
-  private unalerted(i: Incident, rules: { flapCount: number; flapWindowMinutes: number }): Wording {
-    const t = incidentText(i, rules);
+  private unalerted(i: Incident, rules: FeedSettings): Wording {
+    const t = incidentText(i, rules, this.teamLabel(i.teamId));
     return { title: t.title, message: t.body, urgent: false };
   }
 

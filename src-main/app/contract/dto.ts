@@ -1,4 +1,5 @@
 // Core records → contract DTOs (plain data, never a key or a signing secret).
+import { redactUrl } from '../../core/url';
 import type { SessionStatus } from '../../core/api/types';
 import type { AgentSnapshot, TimelineEntry } from '../../core/monitor';
 import type { AgentHealthDTO, AppSettingsDTO, HealthHistoryEntryDTO, SessionDTO, TeamDTO } from '../../../src-shared/contract';
@@ -51,17 +52,13 @@ export function settingsDTO(s: CompanionSettings): AppSettingsDTO {
     tunnel: { port: s.app.tunnelPort, forwardTo: s.prefs.forwardTo, allowLegacySignature: s.prefs.allowLegacySignature },
     alertRules: { reconnectGraceSec: r.reconnectGraceSec, realertMinutes: r.realertMinutes, flapCount: r.flapCount, flapWindowMinutes: r.flapWindowMinutes },
     alertWebhookUrl: s.app.alertWebhookUrl,
+    alertmanagerUrl: s.app.alertmanagerUrl,
+    metricsPort: s.app.metricsPort,
     theme: s.app.theme,
   };
 }
 
-/** A URL with its path segments that look like tokens (16+ chars) and its query hidden, for diagnostics. */
-export function redactUrl(url: string | null): string | null {
-  if (url === null) return null;
-  try {
-    const u = new URL(url);
-    return `${u.origin}${u.pathname.replace(/\/[^/]{16,}/g, '/…')}${u.search ? '?…' : ''}`;
-  } catch {
-    return '…';
-  }
+/** A stored URL for diagnostics: token-like path segments and the query hidden. */
+export function redactStoredUrl(url: string | null): string | null {
+  return url === null ? null : redactUrl(url);
 }

@@ -8,7 +8,7 @@ import type { Implementations } from '../handlers';
 import { accountRequests, teamList } from './accounts';
 import { alertRequests, IncidentFeed } from './alerts';
 import { chatRequests } from './chat';
-import { agentHealthDTO, redactUrl, settingsDTO } from './dto';
+import { agentHealthDTO, redactStoredUrl, settingsDTO } from './dto';
 import { healthOfAll, healthRequests } from './health';
 import type { MediaOptions } from './media';
 import { PairingClock, pairingReads, type MonitorView } from './pairing';
@@ -45,7 +45,7 @@ async function diagnostics(s: Scope, implementations: Implementations): Promise<
     alerts: await implementations['alerts.status']({}),
     tunnel: await implementations['tunnel.status']({}),
     // The alert webhook URL may carry a token in its path or query: shown redacted.
-    settings: { ...settingsDTO(c.settings()), alertWebhookUrl: redactUrl(c.settings().app.alertWebhookUrl) },
+    settings: { ...settingsDTO(c.settings()), alertWebhookUrl: redactStoredUrl(c.settings().app.alertWebhookUrl), alertmanagerUrl: redactStoredUrl(c.settings().app.alertmanagerUrl) },
     monitor: await c.monitor().exportDiagnostics(),
   };
   const stamp = new Date(at).toISOString().replace(/[:.]/g, '-');
@@ -62,6 +62,7 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
       const { app, prefs } = c.settings();
       return { escalateAfterMin: prefs.escalateAfterMin, flapCount: app.alertRules.flapCount, flapWindowMinutes: app.alertRules.flapWindowMinutes };
     },
+    c.teamLabel,
   );
   const tunnel = tunnelSide(s, opts.media);
   const upSince = s.now();
@@ -108,7 +109,7 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
     c.events.on('poll', (r) => {
       // The monitor's reads keep the pairing's clock too (a QR change seen while no window asks).
       if (r.status) pairingClock.observe(r.teamId, r.agentId, r.status, r.at);
-      const snap = c.monitor().snapshot().find((x) => x.teamId === r.teamId && x.agentId === r.agentId);
+      const snap = c.monitor().snapshotOf(r.teamId, r.agentId);
       if (snap) s.publish('health.changed', agentHealthDTO(snap));
     }),
     c.events.on('health', (e) => {

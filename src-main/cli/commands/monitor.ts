@@ -1,6 +1,8 @@
 // `monitor`: polls the saved teams' agents (or an ad hoc --base-url/--agent set with the env key)
 // and prints health changes and alerts as they happen, until Ctrl-C / SIGTERM. With --json: one
-// object per line — {"event":"started"}, {"event":"health"}, {"event":"alert"}, {"event":"stopped"}.
+// object per line — {"event":"started"}, {"event":"metrics"}, {"event":"health"}, {"event":"alert"},
+// {"event":"stopped"}. --metrics-port serves OpenMetrics for Prometheus; --alertmanager posts every
+// raised incident (firing, then resolved) to Alertmanager's v2 API.
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { ServiceClient } from '../../core/api/service';
@@ -8,8 +10,11 @@ import { accountsOf, withAccounts } from '../accounts-context';
 import { defineAction, type CliContext } from '../context';
 import { UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
-import { baseUrlSchema } from '../../core/url';
+import { baseUrlSchema, httpUrlSchema } from '../../core/url';
 import { agentId, envVarName, parseFlags, secondsString } from '../flags';
+import { addMetricsOptions, metricsFlagsSchema, metricsListen } from '../metrics-flags';
+import { cliLogger } from '../output';
+import type { Alert } from '../../core/monitor';
 import { DEFAULT_API_KEY_ENV } from '../target';
 import { addConfigDirOption, collect } from './team';
 
@@ -24,6 +29,8 @@ const flagsSchema = z
     interval: secondsString.optional(),
     fastInterval: secondsString.optional(),
     configDir: z.string().min(1, 'expected a folder').optional(),
+    alertmanager: httpUrlSchema.optional(),
+    ...metricsFlagsSchema,
     json: z.boolean().optional(),
   })
   .refine((f) => !(f.team && f.baseUrl), { message: 'give either --team or --base-url, not both', path: ['team'] })
@@ -44,6 +51,14 @@ function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/** An alert as one JSON line's fields: the team by id and label; a grouped alert's parts as data. */
+function alertData(a: Alert): Record<string, unknown> {
+  const data: Record<string, unknown> = { kind: a.kind, urgent: a.urgent, teamId: a.teamId, team: a.teamLabel, agentIds: a.agentIds, title: a.title, body: a.body, at: iso(a.at) };
+  if (a.incidentId) data.incidentId = a.incidentId;
+  if (a.parts) data.parts = a.parts.map(alertData);
+  return data;
+}
+
 function waitForAbort(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
@@ -59,12 +74,15 @@ export function register(program: Command, ctx: CliContext): void {
       .option('--agent <id>', 'an agent to watch (repeatable); with --team, only these', collect)
       .option('--api-key-env <name>', 'ad hoc: environment variable holding the API key', DEFAULT_API_KEY_ENV)
       .option('--interval <seconds>', 'poll interval (default: the saved setting, 15)')
-      .option('--fast-interval <seconds>', 'poll interval while pairing or reconnecting (default: the saved setting, 2)'),
-  ).option('--json', 'one JSON object per line: started, health, alert, stopped');
+      .option('--fast-interval <seconds>', 'poll interval while pairing or reconnecting (default: the saved setting, 2)')
+      .option('--alertmanager <url>', "post every raised incident to this Alertmanager (its v2 API), firing then resolved"),
+  );
+  addMetricsOptions(cmd).option('--json', 'one JSON object per line: started, metrics, health, alert, stopped');
 
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(flagsSchema, opts);
-    const { Monitor } = await import('../../core/monitor');
+    const listen = metricsListen(f, out);
+    const { Monitor, AlertmanagerSink } = await import('../../core/monitor');
     const watched: Watched[] = [];
     const clients = new Map<string, ServiceClient>();
     let intervalSec = 15;
@@ -100,13 +118,19 @@ export function register(program: Command, ctx: CliContext): void {
     fastSec = Math.min(f.fastInterval ?? fastSec, intervalSec);
 
     const byKey = new Map(watched.map((w) => [`${w.teamId}\u0000${w.agentId}`, w]));
+    const labels = new Map(watched.map((w) => [w.teamId, w.team]));
+    const teamLabel = (teamId: string) => labels.get(teamId) ?? teamId;
+    const targets = watched.map((w) => ({ teamId: w.teamId, agentId: w.agentId }));
     const monitor = new Monitor({
-      targets: () => watched.map((w) => ({ teamId: w.teamId, agentId: w.agentId })),
+      targets: () => targets,
       readSession: (teamId, agent, signal) => clients.get(teamId)!.getSession(agent, { signal }),
       clock: ctx.clock,
       rules,
-      poll: { intervalMs: intervalSec * 1000, fastIntervalMs: fastSec * 1000, coalesceMs: Math.min(1000, fastSec * 500) },
+      poll: { intervalMs: intervalSec * 1000, fastIntervalMs: fastSec * 1000, coalesceMs: Math.min(250, fastSec * 250) },
+      teamLabel,
     });
+    const alertmanager = f.alertmanager ? new AlertmanagerSink(f.alertmanager, { clock: ctx.clock, teamLabel, logger: cliLogger(out) }) : null;
+    const detach = alertmanager?.attach(monitor);
 
     monitor.on('health', (ev) => {
       const w = byKey.get(`${ev.teamId}\u0000${ev.agentId}`);
@@ -129,20 +153,42 @@ export function register(program: Command, ctx: CliContext): void {
       );
     });
     monitor.on('alert', (a) => {
-      const data: Record<string, unknown> = { event: 'alert', id: a.id, kind: a.kind, urgent: a.urgent, teamId: a.teamId, agentIds: a.agentIds, title: a.title, body: a.body, at: iso(a.at) };
-      if (a.incidentId) data.incidentId = a.incidentId;
-      out.event(data, `${iso(a.at)} ${a.urgent ? 'ALERT' : 'notice'} [${a.kind}] ${a.title}${a.body ? `\n  ${a.body.replace(/\n/g, '\n  ')}` : ''}`);
+      out.event(
+        { event: 'alert', id: a.id, ...alertData(a) },
+        `${iso(a.at)} ${a.urgent ? 'ALERT' : 'notice'} [${a.kind}] ${a.teamLabel}: ${a.title}${a.body ? `\n  ${a.body.replace(/\n/g, '\n  ')}` : ''}`,
+      );
     });
 
     out.event(
-      { event: 'started', agents: watched.map((w) => ({ teamId: w.teamId, team: w.team, agentId: w.agentId })), intervalSec, fastIntervalSec: fastSec },
-      `watching ${watched.length} agent${watched.length === 1 ? '' : 's'} (${watched.map((w) => `${w.team}/${w.agentId}`).join(', ')}) every ${intervalSec} s — Ctrl-C to stop`,
+      {
+        event: 'started',
+        agents: watched.map((w) => ({ teamId: w.teamId, team: w.team, agentId: w.agentId })),
+        intervalSec,
+        fastIntervalSec: fastSec,
+        alertmanager: alertmanager?.target ?? null,
+      },
+      `watching ${watched.length} agent${watched.length === 1 ? '' : 's'} (${watched.map((w) => `${w.team}/${w.agentId}`).join(', ')}) every ${intervalSec} s — Ctrl-C to stop` +
+        (alertmanager ? `\n  alerts also go to Alertmanager at ${alertmanager.target}` : ''),
     );
-    monitor.start();
+    let server: { url: string; close(): Promise<void> } | null = null;
     try {
+      if (listen) {
+        const { CompanionMetrics, startMetricsServer } = await import('../../core/metrics');
+        const metrics = new CompanionMetrics({
+          teamLabel,
+          sendBudgets: () => [...clients].map(([teamId, c]) => ({ teamId, ...c.sendBudget() })),
+        });
+        metrics.attach(monitor);
+        server = await startMetricsServer(metrics, listen);
+        out.event({ event: 'metrics', url: server.url }, `  Prometheus metrics at ${server.url}`);
+      }
+      monitor.start();
       await waitForAbort(ctx.signal);
     } finally {
       await monitor.stop();
+      detach?.();
+      await alertmanager?.flush();
+      await server?.close();
     }
     out.event({ event: 'stopped' }, 'monitor stopped');
     return EXIT.ok;

@@ -7,18 +7,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import type { Logger } from '../../core/ports';
 import { isLoopbackHost } from '../../core/url';
 import { DIALECT_NAMES, dialectListSchema } from '../../emulator/dialect';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
-import { envVarName, intString, parseFlags, secondsString } from '../flags';
-import type { Output } from '../output';
+import { envVarName, hostName, intString, parseFlags, secondsString } from '../flags';
+import { addMetricsOptions, metricsFlagsSchema, metricsListen } from '../metrics-flags';
+import { cliLogger } from '../output';
 
 const flagsSchema = z.object({
   port: intString(0, 65_535).optional(),
-  host: z.string().regex(/^[A-Za-z0-9.:_-]{1,253}$/, 'expected a host name or IP address').optional(),
+  host: hostName.optional(),
   emulator: z.boolean().optional(),
   demoTeam: z.boolean().optional(),
   configDir: z.string().min(1, 'expected a folder').optional(),
@@ -28,6 +28,7 @@ const flagsSchema = z.object({
   fastPollSec: secondsString.optional(),
   tokenEnv: envVarName.optional(),
   dialect: dialectListSchema.optional(),
+  ...metricsFlagsSchema,
   json: z.boolean().optional(),
 }).refine((f) => f.dialect === undefined || f.emulator === true, { message: '--dialect shapes the emulator\'s answers: give --emulator too', path: ['dialect'] });
 
@@ -43,7 +44,6 @@ function tokenFrom(env: Record<string, string | undefined>, name: string | undef
   return v;
 }
 
-
 /** out/renderer, from the source tree (src-main/cli/commands) or the build (out/main[/chunks]). */
 function findRendererDir(given?: string): string | null {
   const here = path.dirname(fileURLToPath(import.meta.url));
@@ -54,14 +54,6 @@ function findRendererDir(given?: string): string | null {
 function waitForAbort(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-}
-
-function cliLogger(out: Output): Logger {
-  return {
-    info: () => undefined,
-    warn: (msg) => out.warn(msg),
-    error: (msg) => out.warn(msg),
-  };
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -78,13 +70,14 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--poll-sec <s>', 'poll interval for this run, not saved (seconds)')
     .option('--fast-poll-sec <s>', 'fast poll interval (pairing, reconnecting) for this run, not saved (seconds)')
     .option('--token-env <name>', 'take the access token from this environment variable, so the link stays valid across restarts')
-    .option('--dialect <names>', `with --emulator: the emulator answers in other shapes a real service may use, comma-separated: ${DIALECT_NAMES.join(', ')}`)
-    .option('--json', 'one JSON object per line on stdout; the first is {"event":"ready",…}');
+    .option('--dialect <names>', `with --emulator: the emulator answers in other shapes a real service may use, comma-separated: ${DIALECT_NAMES.join(', ')}`);
+  addMetricsOptions(cmd).option('--json', 'one JSON object per line on stdout; the first is {"event":"ready",…}');
 
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(flagsSchema, opts);
     const host = f.host ?? '127.0.0.1';
     const token = tokenFrom(ctx.io.env, f.tokenEnv);
+    const metrics = metricsListen(f, out);
     const rendererDir = findRendererDir(f.rendererDir);
     if (!rendererDir) throw new CliFailure('The renderer is not built (no out/renderer/index.html): run npm run build', EXIT.failure, 'NOT_BUILT');
     if (!isLoopbackHost(host)) {
@@ -112,6 +105,7 @@ export function register(program: Command, ctx: CliContext): void {
       logger: cliLogger(out),
       poll,
       ...(f.dialect ? { demoDialect: f.dialect } : {}),
+      ...(metrics ? { metrics } : {}),
       ...(f.configDir ? { configDir: path.resolve(f.configDir) } : {}),
       ...(f.dataDir ? { dataDir: path.resolve(f.dataDir) } : {}),
     });
@@ -131,10 +125,12 @@ export function register(program: Command, ctx: CliContext): void {
         }
       }
       hostServer = await startHostServer({ handlers: createHandlers(contract.implementations), events: contract.events, rendererDir, host, ...(f.port !== undefined ? { port: f.port } : {}), ...(token ? { token } : {}) });
+      const metricsUrl = await companion.metricsUrl();
       out.event(
-        { event: 'ready', url: hostServer.openUrl, port: hostServer.port, pid: process.pid, origin: hostServer.origin, configDir: companion.configDir, dataDir: companion.dataDir, emulator, demoTeam },
+        { event: 'ready', url: hostServer.openUrl, port: hostServer.port, pid: process.pid, origin: hostServer.origin, configDir: companion.configDir, dataDir: companion.dataDir, emulator, demoTeam, metricsUrl },
         [
           `Channel Companion is running. Open: ${hostServer.openUrl}`,
+          ...(metricsUrl ? [`  Prometheus metrics: ${metricsUrl}`] : []),
           ...(emulator
             ? [`  emulator: ${emulator.baseUrl} (control ${emulator.controlUrl}; its made-up key: ${emulator.apiKey})`, ...(demoTeam ? [`  demo team "${demoTeam.label}" added (in memory only)`] : [])]
             : []),

@@ -44,6 +44,10 @@ export interface AppSettings {
     quietHours: null | { start: string; end: string };
   };
   alertWebhookUrl: string | null;
+  /** Alertmanager to post raised incidents to (its base URL); null: none. */
+  alertmanagerUrl: string | null;
+  /** Port of the Prometheus /metrics endpoint on 127.0.0.1 (0: any free one); null: off. */
+  metricsPort: number | null;
   installId: string;
 }
 

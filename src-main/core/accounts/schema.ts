@@ -56,6 +56,8 @@ function settingsSchema(strict: boolean) {
     theme: z.enum(['system', 'light', 'dark']).default('system'),
     alertRules: alertRules.prefault({}),
     alertWebhookUrl: storedUrlSchema.nullable().default(null),
+    alertmanagerUrl: storedUrlSchema.nullable().default(null),
+    metricsPort: z.number().int().min(0).max(65535).nullable().default(null),
     installId: z.string().regex(/^[A-Za-z0-9_-]{8,128}$/, 'installId must be 8–128 letters, digits, _ or -'),
   }).refine((s) => s.fastPollIntervalSec <= s.pollIntervalSec, {
     message: 'fastPollIntervalSec must not exceed pollIntervalSec',

@@ -54,7 +54,7 @@ export interface FailureThreshold {
   seconds: number;
 }
 
-const DEFAULT_FAILURE_THRESHOLD: FailureThreshold = { failures: 3, seconds: 30 };
+const DEFAULT_FAILURE_THRESHOLD: FailureThreshold = { failures: 2, seconds: 30 };
 
 export interface HealthReading {
   health: Health;
@@ -76,11 +76,15 @@ export interface Observation {
   /** `state` (or pairing) changed while health did not. */
   stateChanged: boolean;
   previous: Health;
+  /** ms epoch of the last successful poll before this one (null: none): the last good poll. */
+  lastGoodAt: number | null;
 }
 
 /** Per-agent health with the failure policy: one 429/500 keeps the last known health. */
 export class HealthTracker {
   private firstFailureAt: number | null = null;
+  /** The last poll the service answered with a session status. */
+  private answeredAt: number | null = null;
   private reading: HealthReading;
 
   constructor(
@@ -98,40 +102,46 @@ export class HealthTracker {
     return { ...this.reading };
   }
 
+  /** One poll's outcome. The reading in the observation is the tracker's own (read it, do not keep it: current() copies). */
   observe(input: { status?: SessionStatus; error?: unknown }, now: number): Observation {
-    const prev = this.reading;
-    let health: Health = prev.health;
-    let next: HealthReading = { ...prev };
+    const r = this.reading;
+    const previous = r.health;
+    const lastGoodAt = this.answeredAt;
+    const prevState = r.state;
+    const prevPairing = r.pairing;
+    let health: Health = previous;
     if (input.status) {
+      this.answeredAt = now;
       this.firstFailureAt = null;
-      health = deriveHealth(input);
       const s = input.status;
-      next = { ...next, state: s.state, phone: s.phone, pairing: s.needsScan && s.qr !== null, consecutiveFailures: 0, lastStatus: s };
+      health = deriveHealth(input);
+      r.state = s.state;
+      r.phone = s.phone;
+      r.pairing = s.needsScan && s.qr !== null;
+      r.consecutiveFailures = 0;
+      r.lastStatus = s;
     } else if (input.error !== undefined) {
       const derived = deriveHealth(input);
-      if (derived === 'unknown') {
-        // Aborted: says nothing at all.
-        return { reading: this.current(), changed: false, stateChanged: false, previous: prev.health };
-      }
+      // Aborted: says nothing at all.
+      if (derived === 'unknown') return { reading: r, changed: false, stateChanged: false, previous, lastGoodAt };
       if (derived === 'unreachable') {
         this.firstFailureAt ??= now;
-        const failures = prev.consecutiveFailures + 1;
-        next.consecutiveFailures = failures;
+        const failures = r.consecutiveFailures + 1;
+        r.consecutiveFailures = failures;
         const spanSec = (now - this.firstFailureAt) / 1000;
         const over = failures >= this.threshold.failures || (failures >= 2 && spanSec >= this.threshold.seconds);
         if (over) health = 'unreachable';
       } else {
         // auth-error / not-found are definite answers from the service.
         this.firstFailureAt = null;
-        next.consecutiveFailures = 0;
+        r.consecutiveFailures = 0;
         health = derived;
       }
     }
-    const changed = health !== prev.health;
-    next.health = health;
-    if (changed) next.since = now;
-    this.reading = next;
-    const stateChanged = !changed && (next.state !== prev.state || next.pairing !== prev.pairing);
-    return { reading: this.current(), changed, stateChanged, previous: prev.health };
+    const changed = health !== previous;
+    r.health = health;
+    if (changed) r.since = now;
+    const stateChanged = !changed && (r.state !== prevState || r.pairing !== prevPairing);
+    return { reading: r, changed, stateChanged, previous, lastGoodAt };
   }
 }

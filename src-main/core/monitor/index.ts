@@ -6,5 +6,6 @@ export type { IncidentUpdate } from './policy';
 export { DEFAULT_POLLER_CONFIG, type PollResult } from './poller';
 export type { TimelineEntry } from './timeline';
 export { WebhookAlertSink, type AlertSink } from './sinks';
+export { AlertmanagerSink, alertmanagerLabels, type PostableAlert } from './alertmanager';
 export { formatDuration } from './time';
 export type { Alert, AgentSnapshot, Incident } from './types';

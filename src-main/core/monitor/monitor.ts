@@ -40,6 +40,8 @@ export interface MonitorEvents {
   alert: Alert;
   incident: IncidentUpdate;
   poll: PollResult;
+  /** An agent no longer watched (gone from the targets). */
+  removed: PollTarget;
 }
 
 export interface MonitorStatus {
@@ -66,6 +68,8 @@ export interface MonitorOptions {
   sinks?: AlertSink[];
   /** Prefix of incident/alert ids; default derived from the start time. */
   idPrefix?: string;
+  /** A team's label for alert words (default: its id). */
+  teamLabel?: (teamId: string) => string;
 }
 
 /** What the monitor tracks per watched agent. */
@@ -74,6 +78,8 @@ interface WatchedAgent {
   agentId: string;
   tracker: HealthTracker;
   lastPollAt: number | null;
+  /** The last poll the service answered with a session status. */
+  lastSuccessAt: number | null;
   lastError?: ServiceErrorDTO;
 }
 
@@ -97,15 +103,26 @@ export class Monitor {
     this.local = opts.localTime ?? systemLocalTime;
     this.log = opts.logger ?? silentLogger;
     this.events = new Emitter<MonitorEvents>((err) => this.log.warn('monitor listener failed', { error: String(err) }));
-    this.policy = new AlertPolicy({ rules: opts.rules, localTime: this.local, idPrefix: opts.idPrefix ?? `${this.clock.now().toString(36)}-` });
+    this.policy = new AlertPolicy({
+      rules: opts.rules,
+      localTime: this.local,
+      idPrefix: opts.idPrefix ?? `${this.clock.now().toString(36)}-`,
+      ...(opts.teamLabel ? { teamLabel: opts.teamLabel } : {}),
+    });
     this.timelineStore = new Timeline({
       dataDir: opts.dataDir ?? null,
       maxEntries: opts.timelineMaxEntries,
       onError: (err) => this.log.warn('timeline write failed', { error: String(err) }),
     });
-    this.poller = new Poller({ ...opts.poll, targets: opts.targets, readSession: opts.readSession, clock: this.clock, random: opts.random });
+    this.poller = new Poller({ ...pollerRules(this.policy.getRules()), ...opts.poll, targets: opts.targets, readSession: opts.readSession, clock: this.clock, random: opts.random });
     this.poller.onPoll((r) => this.onPoll(r));
     this.poller.onCycle((c) => this.onCycle(c));
+    // An agent no longer watched: its incidents close silently.
+    this.poller.onRemoved((t) => {
+      if (this.stopped || !this.agents.delete(key(t.teamId, t.agentId))) return;
+      this.events.emit('removed', t);
+      this.handle(this.policy.forget(t.teamId, t.agentId, this.clock.now()));
+    });
     for (const s of opts.sinks ?? []) this.sinks.add(s);
   }
 
@@ -132,6 +149,15 @@ export class Monitor {
   /** Polls one agent now (e.g. right after a pairing was started). */
   pollSoon(teamId: string, agentId: string): void {
     this.poller.pollSoon(teamId, agentId);
+  }
+
+  /** New poll settings (intervals…), applied at once; health, incidents and snooze are kept. */
+  setPollConfig(patch: Partial<PollerConfig>): void {
+    this.poller.setConfig(patch);
+  }
+
+  pollConfig(): PollerConfig {
+    return this.poller.config();
   }
 
   /** Aborts polls in flight and waits for them, pending timeline writes and sink deliveries. */
@@ -165,25 +191,14 @@ export class Monitor {
   snapshot(): AgentSnapshot[] {
     const live = new Set(this.targetKeys());
     const out: AgentSnapshot[] = [];
-    for (const [k, a] of this.agents) {
-      if (!live.has(k)) continue;
-      const r = a.tracker.current();
-      const snap: AgentSnapshot = {
-        teamId: a.teamId,
-        agentId: a.agentId,
-        health: r.health,
-        state: r.state,
-        phone: r.phone,
-        needsScan: r.lastStatus?.needsScan ?? false,
-        pairing: r.pairing,
-        since: r.since,
-        lastPollAt: a.lastPollAt,
-        consecutiveFailures: r.consecutiveFailures,
-      };
-      if (a.lastError) snap.lastError = a.lastError;
-      out.push(snap);
-    }
+    for (const [k, a] of this.agents) if (live.has(k)) out.push(snapshotOf(a));
     return out;
+  }
+
+  /** One watched agent's snapshot (null before its first poll). */
+  snapshotOf(teamId: string, agentId: string): AgentSnapshot | null {
+    const a = this.agents.get(key(teamId, agentId));
+    return a ? snapshotOf(a) : null;
   }
 
   /** Open incidents, newest first. */
@@ -255,6 +270,7 @@ export class Monitor {
     this.handle(this.policy.setRules(patch, this.clock.now()));
     const r = this.policy.getRules();
     for (const a of this.agents.values()) a.tracker.setThreshold({ failures: r.unreachableAfterFailures, seconds: r.unreachableAfterSec });
+    this.poller.setConfig(pollerRules(r));
   }
 
   // ----- internals ----------------------------------------------------------------------------
@@ -273,10 +289,11 @@ export class Monitor {
     let a = this.agents.get(k);
     if (!a) {
       const rules = this.policy.getRules();
-      a = { teamId: r.teamId, agentId: r.agentId, tracker: new HealthTracker({ failures: rules.unreachableAfterFailures, seconds: rules.unreachableAfterSec }, r.at), lastPollAt: null };
+      a = { teamId: r.teamId, agentId: r.agentId, tracker: new HealthTracker({ failures: rules.unreachableAfterFailures, seconds: rules.unreachableAfterSec }, r.at), lastPollAt: null, lastSuccessAt: null };
       this.agents.set(k, a);
     }
     a.lastPollAt = r.at;
+    if (r.status) a.lastSuccessAt = r.at;
     const obs = a.tracker.observe(r.status ? { status: r.status } : { error: r.error }, r.at);
     if (r.error !== undefined) a.lastError = errorToDTO(r.error);
     else delete a.lastError;
@@ -290,7 +307,7 @@ export class Monitor {
     if (a.lastError) entry.error = a.lastError;
     bucket.entries.push(entry);
     if (!obs.changed) return;
-    bucket.changes.push({ teamId: r.teamId, agentId: r.agentId, from: obs.previous, to: reading.health, at: r.at, pairing: reading.pairing, phone: reading.phone });
+    bucket.changes.push({ teamId: r.teamId, agentId: r.agentId, from: obs.previous, to: reading.health, at: r.at, lastGoodAt: obs.lastGoodAt, pairing: reading.pairing, phone: reading.phone });
     const ev: HealthEvent = { teamId: r.teamId, agentId: r.agentId, health: reading.health, previous: obs.previous, state: reading.state, since: reading.since };
     if (r.status) ev.status = r.status;
     if (a.lastError) ev.error = a.lastError;
@@ -306,13 +323,6 @@ export class Monitor {
     for (const e of bucket?.entries ?? []) {
       const inc = this.policy.openIncidentFor(e.teamId, e.agentId);
       void this.timelineStore.record(inc ? { ...e, incidentId: inc.id } : e);
-    }
-    // Agents no longer watched: their incidents close silently.
-    const live = new Set(this.targetKeys());
-    for (const [k, a] of this.agents) {
-      if (live.has(k)) continue;
-      this.agents.delete(k);
-      this.handle(this.policy.forget(a.teamId, a.agentId, now));
     }
   }
 
@@ -345,6 +355,33 @@ export class Monitor {
   }
 }
 
+function snapshotOf(a: WatchedAgent): AgentSnapshot {
+  const r = a.tracker.current();
+  const s = r.lastStatus;
+  const snap: AgentSnapshot = {
+    teamId: a.teamId,
+    agentId: a.agentId,
+    health: r.health,
+    state: r.state,
+    phone: r.phone,
+    needsScan: s?.needsScan ?? false,
+    connected: s?.connected ?? false,
+    linked: s?.linked ?? false,
+    pairing: r.pairing,
+    since: r.since,
+    lastPollAt: a.lastPollAt,
+    lastSuccessAt: a.lastSuccessAt,
+    consecutiveFailures: r.consecutiveFailures,
+  };
+  if (a.lastError) snap.lastError = a.lastError;
+  return snap;
+}
+
 function key(teamId: string, agentId: string): string {
   return `${teamId}\u0000${agentId}`;
+}
+
+/** What the poller takes from the alert rules: back off once an agent is unreachable; poll fast while a drop may not be over. */
+function pollerRules(r: AlertRules): Pick<PollerConfig, 'failuresBeforeBackoff' | 'fastHoldMs'> {
+  return { failuresBeforeBackoff: r.unreachableAfterFailures, fastHoldMs: r.recoverAfterSec * 1000 };
 }

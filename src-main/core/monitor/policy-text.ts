@@ -21,54 +21,65 @@ export const text = {
   }),
   recovered: (agent: string, afterMs: number) => ({
     title: `${agent} is back to connected after ${formatDuration(afterMs)}`,
-    body: `${agent} is connected again; the incident is closed.`,
+    body: `${agent} is connected again; the incident is closed (its length counts from the last poll that found it well).`,
   }),
   flapping: (agent: string, count: number, windowMin: number) => ({
     title: `${agent} is flapping`,
-    body: `${count} incidents in ${windowMin} min. Further drops of this agent are not alerted one by one until it settles.`,
+    body: `${count} drops in ${windowMin} min. Further drops of this agent are not alerted until it has stayed connected for ${windowMin} min.`,
   }),
   settled: (agent: string, afterMs: number) => ({
-    title: `${agent} stopped flapping`,
+    title: `${agent} is stable again`,
     body: `Connected and stable again after ${formatDuration(afterMs)} of flapping.`,
   }),
   agentUnreachable: (agent: string) => ({
     title: `${agent} cannot be checked`,
     body: 'Polls of this agent keep failing while the rest of its team answers.',
   }),
-  teamUnreachable: (teamId: string, agentIds: string[]) => ({
-    title: `Service unreachable for team ${teamId}`,
+  reachable: (agent: string, afterMs: number) => ({
+    title: `${agent} can be checked again after ${formatDuration(afterMs)}`,
+    body: 'Polls of this agent succeed again.',
+  }),
+  teamUnreachable: (team: string, agentIds: string[]) => ({
+    title: `Service unreachable for team ${team}`,
     body: `No poll has succeeded for ${agentIds.length} agent(s): ${agentIds.join(', ')}. Their last known state is kept.`,
   }),
-  teamReachable: (teamId: string, afterMs: number) => ({
-    title: `Service reachable again for team ${teamId} after ${formatDuration(afterMs)}`,
+  teamReachable: (team: string, afterMs: number) => ({
+    title: `Service reachable again for team ${team} after ${formatDuration(afterMs)}`,
     body: 'Polls succeed again.',
   }),
-  authError: (teamId: string) => ({
-    title: `API key rejected for team ${teamId}`,
+  authError: (team: string) => ({
+    title: `API key rejected for team ${team}`,
     body: 'The service refuses the key; no agent of this team can be monitored until the key is replaced.',
   }),
-  authOk: (teamId: string, afterMs: number) => ({
-    title: `API key accepted again for team ${teamId} after ${formatDuration(afterMs)}`,
+  authOk: (team: string, afterMs: number) => ({
+    title: `API key accepted again for team ${team} after ${formatDuration(afterMs)}`,
     body: 'Monitoring of the team resumed.',
   }),
   grouped: (parts: Alert[]) => ({
     title: `${parts.length} changes: ${parts.map((p) => p.title).join('; ')}`,
     body: parts.map((p) => `- ${p.urgent ? '[urgent] ' : ''}${p.title}`).join('\n'),
   }),
-  stillDown: (open: Incident[], now: number) => ({
+  stillDown: (open: Incident[], team: string, now: number) => ({
     title: `Still down after quiet hours: ${open.length} incident(s)`,
-    body: open
-      .map((i) => `- ${i.agentId ?? `team ${i.teamId}`}: ${i.kind} for ${formatDuration(now - i.openedAt)}`)
-      .join('\n'),
+    body: open.map((i) => `- ${incidentSubject(i, team)}: ${i.kind} for ${formatDuration(now - i.openedAt)}`).join('\n'),
   }),
 };
+
+/** Who an incident is about, in words: the agent, or the team for a team-wide one. */
+export function incidentSubject(i: Incident, team: string): string {
+  return i.agentId ?? `team ${team}`;
+}
 
 /**
  * The words of an open incident whose alert never reached the person (held in quiet hours,
  * snoozed, within the grace period): the same words its opening alert would have had.
  */
-export function incidentText(i: Incident, rules: Pick<AlertRules, 'flapCount' | 'flapWindowMinutes'>): { title: string; body: string } {
-  if (i.agentId === null) return i.kind === 'auth-error' ? text.authError(i.teamId) : text.teamUnreachable(i.teamId, i.agentIds);
+export function incidentText(
+  i: Incident,
+  rules: Pick<AlertRules, 'flapCount' | 'flapWindowMinutes'>,
+  team: string = i.teamId,
+): { title: string; body: string } {
+  if (i.agentId === null) return i.kind === 'auth-error' ? text.authError(team) : text.teamUnreachable(team, i.agentIds);
   const agent = agentRef(i.agentId);
   switch (i.kind) {
     case 'needs-scan':
@@ -78,7 +89,7 @@ export function incidentText(i: Incident, rules: Pick<AlertRules, 'flapCount' | 
     case 'unreachable':
       return text.agentUnreachable(agent);
     case 'auth-error':
-      return text.authError(i.teamId);
+      return text.authError(team);
     case 'flapping':
       return text.flapping(agent, rules.flapCount, rules.flapWindowMinutes);
   }

@@ -1,8 +1,16 @@
 // The alert policy: a pure state machine. Input: batches of health changes (one per poll cycle),
 // acknowledgements, snoozes, and the time of every call. Output: alerts and incident updates.
 // No timers and no I/O here — the caller asks nextWakeAt() and calls tick(now) then.
+//
+// One incident per event: an agent has at most one incident at a time. A drop opens it (after the
+// reconnect grace); a new drop before the agent has stayed connected for recoverAfterSec continues
+// it; flapping is that same incident turning 'flapping'; an unlink turns it 'needs-scan'. A
+// team-wide outage is one team incident, and what it hid is judged against the last state the
+// service reported (an outage changes no agent's state). Incidents count from the last good poll;
+// the grace period and the delays count from when the trouble was seen.
 import type { Health } from './health';
-import { agentRef, text } from './policy-text';
+import { agentRef, incidentSubject, text } from './policy-text';
+import { TeamBook } from './policy-teams';
 import { inQuietHours, quietHoursEnd } from './time';
 import {
   DEFAULT_RULES,
@@ -31,28 +39,42 @@ export interface AlertPolicyOptions {
   localTime?: LocalTime;
   /** Prefix of incident and alert ids (e.g. a start timestamp, so ids stay unique across runs). */
   idPrefix?: string;
+  /** The label of a team, for alert words (default: the id). */
+  teamLabel?: (teamId: string) => string;
 }
 
-interface AgentState {
+/** Healths that say nothing about the agent's link: the last state the service reported stands. */
+const OPAQUE: ReadonlySet<Health> = new Set(['unreachable', 'auth-error']);
+
+export interface AgentState {
   teamId: string;
   agentId: string;
-  health: Health;
   phone: string | null;
+  /** As last reported (may be opaque). */
+  health: Health;
+  /** The last health the service itself reported ('unknown' before any). */
+  known: Health;
   incident: Incident | null;
-  /** When the agent last left a good state for reconnecting / needs-scan. */
-  opens: number[];
-  flapping: Incident | null;
+  /** When the agent left connected for reconnecting / needs-scan, within the flap window. */
+  drops: number[];
+  /** Reconnecting, while no incident is open yet (the grace period): since the last good poll, seen at. */
+  drop: (Spell & { graceMs: number }) | null;
+  /** Connected again since, while its reconnecting / flapping incident waits to close. */
+  backSince: number | null;
+  /** Unreachable, while polls of it fail: since the last good poll, seen at. */
+  down: Spell | null;
   /** The agent was seen linked (connected/reconnecting) since monitoring started. */
   wasLinked: boolean;
 }
 
-interface TeamState {
-  unreachable: Incident | null;
-  auth: Incident | null;
+/** A spell of trouble: `since` the last good poll (incidents count from there), `seen` when observed (grace and delays count from there). */
+export interface Spell {
+  since: number;
+  seen: number;
 }
 
 interface Candidate {
-  alert: Omit<Alert, 'id' | 'at'>;
+  alert: Omit<Alert, 'id' | 'at' | 'teamLabel'>;
   incident?: Incident;
 }
 
@@ -60,9 +82,10 @@ export class AlertPolicy {
   private rules: AlertRules;
   private readonly local: LocalTime;
   private readonly prefix: string;
+  private readonly label: (teamId: string) => string;
   private seq = 0;
   private readonly agents = new Map<string, AgentState>();
-  private readonly teams = new Map<string, TeamState>();
+  private readonly teams: TeamBook;
   private snoozedUntil: number | null = null;
   private quiet = false;
   private out: PolicyOutput = { alerts: [], incidents: [] };
@@ -72,6 +95,14 @@ export class AlertPolicy {
     this.rules = { ...DEFAULT_RULES, ...opts.rules };
     this.local = opts.localTime ?? systemLocalTime;
     this.prefix = opts.idPrefix ?? '';
+    this.label = opts.teamLabel ?? ((id) => id);
+    this.teams = new TeamBook({
+      label: this.label,
+      open: (teamId, kind, agentIds, openedAt) => this.openIncident(teamId, null, agentIds, kind, openedAt),
+      raise: (inc, kind, urgent, t, now) => this.raise(inc, kind, urgent, t, now),
+      notice: (inc, kind, t) => this.notice(inc, kind, t),
+      resolve: (inc, now) => this.resolve(inc, now),
+    });
   }
 
   // ----- configuration and person actions ---------------------------------------------------
@@ -134,14 +165,14 @@ export class AlertPolicy {
     return { count, output: this.end(now) };
   }
 
-  /** Stop watching an agent: its incidents close without a notice. */
+  /** Stop watching an agent: its incident closes without a notice. */
   forget(teamId: string, agentId: string, now: number): PolicyOutput {
     this.begin();
     const a = this.agents.get(key(teamId, agentId));
     if (a) {
-      for (const inc of [a.incident, a.flapping]) if (inc) this.resolve(inc, now);
+      if (a.incident) this.resolve(a.incident, now);
       this.agents.delete(key(teamId, agentId));
-      this.teamChecks(teamId, now);
+      this.teams.check(teamId, this.members(teamId), now);
     }
     return this.end(now);
   }
@@ -150,14 +181,8 @@ export class AlertPolicy {
 
   openIncidents(): Incident[] {
     const list: Incident[] = [];
-    for (const a of this.agents.values()) {
-      if (a.incident) list.push(a.incident);
-      if (a.flapping) list.push(a.flapping);
-    }
-    for (const t of this.teams.values()) {
-      if (t.unreachable) list.push(t.unreachable);
-      if (t.auth) list.push(t.auth);
-    }
+    for (const a of this.agents.values()) if (a.incident) list.push(a.incident);
+    list.push(...this.teams.open());
     return list.sort((x, y) => y.openedAt - x.openedAt);
   }
 
@@ -166,25 +191,18 @@ export class AlertPolicy {
   }
 
   isFlapping(teamId: string, agentId: string): boolean {
-    return this.agents.get(key(teamId, agentId))?.flapping != null;
+    return this.agents.get(key(teamId, agentId))?.incident?.kind === 'flapping';
   }
 
   /** The next instant at which tick() may have something to do, or null. */
   nextWakeAt(now: number): number | null {
-    const r = this.rules;
     let next = Infinity;
-    const at = (t: number) => {
-      if (t < next) next = t;
-    };
     for (const a of this.agents.values()) {
-      const inc = a.incident;
-      if (inc && !inc.raised && inc.kind === 'reconnecting' && !a.flapping) at(inc.openedAt + r.reconnectGraceSec * 1000);
-      if (inc && !inc.raised && inc.kind === 'unreachable') at(inc.openedAt + r.agentUnreachableDelaySec * 1000);
-      if (inc && inc.kind === 'needs-scan' && inc.raised && inc.acknowledgedAt === null && inc.lastAlertAt !== null)
-        at(inc.lastAlertAt + r.realertMinutes * 60_000);
-      if (a.flapping && a.health === 'connected') at((a.opens[a.opens.length - 1] ?? now) + r.flapWindowMinutes * 60_000);
+      const t = this.agentWake(a);
+      if (t < next) next = t;
     }
-    if (r.quietHours && this.isQuiet(now)) at(quietHoursEnd(r.quietHours, now, this.local));
+    const r = this.rules;
+    if (r.quietHours && this.isQuiet(now)) next = Math.min(next, quietHoursEnd(r.quietHours, now, this.local));
     return next === Infinity ? null : Math.max(next, now);
   }
 
@@ -198,119 +216,189 @@ export class AlertPolicy {
       this.applyChange(c, now);
       touchedTeams.add(c.teamId);
     }
-    for (const teamId of touchedTeams) this.teamChecks(teamId, now);
+    for (const teamId of touchedTeams) this.teams.check(teamId, this.members(teamId), now);
     this.timers(now);
     return this.end(now);
   }
 
-  /** Time passed: grace periods, delayed alerts, re-alerts, flap settling, end of quiet hours. */
+  /** Time passed: grace periods, delayed alerts, re-alerts, recoveries, flap settling, end of quiet hours. */
   tick(now: number): PolicyOutput {
     this.begin();
     this.timers(now);
     return this.end(now);
   }
 
-  // ----- internals ---------------------------------------------------------------------------
+  // ----- agents ------------------------------------------------------------------------------
+
+  private members(teamId: string): AgentState[] {
+    const list: AgentState[] = [];
+    for (const a of this.agents.values()) if (a.teamId === teamId) list.push(a);
+    return list;
+  }
 
   private applyChange(c: HealthChange, now: number): void {
     const k = key(c.teamId, c.agentId);
     let a = this.agents.get(k);
     if (!a) {
-      a = { teamId: c.teamId, agentId: c.agentId, health: 'unknown', phone: null, incident: null, opens: [], flapping: null, wasLinked: false };
+      a = { teamId: c.teamId, agentId: c.agentId, phone: null, health: 'unknown', known: 'unknown', incident: null, drops: [], drop: null, backSince: null, down: null, wasLinked: false };
       this.agents.set(k, a);
     }
-    const from = a.health;
     if (c.phone !== undefined && c.phone !== null) a.phone = c.phone;
-    if (from === c.to) return; // not a change: nothing to raise twice
+    if (a.health === c.to) return; // not a change: nothing to raise twice
+    const wasOpaque = OPAQUE.has(a.health);
     a.health = c.to;
-    const ref = agentRef(a.agentId, a.phone);
-    const inc = a.incident;
-
-    if (c.to === 'connected') {
-      if (inc) this.recover(a, inc, now);
-      a.wasLinked = true;
-      return;
-    }
-    if (c.to === 'reconnecting') {
-      if (inc && inc.kind === 'unreachable') this.resolve(inc, now); // it was only the monitor's view
-      else if (inc) {
-        // needs-scan → reconnecting: someone scanned; the number is coming up. No new alert.
-        if (inc.kind !== 'reconnecting') {
-          inc.kind = 'reconnecting';
-          inc.raised = true;
-          this.update('updated', inc);
-        }
-        a.wasLinked = true;
-        return;
-      }
-      a.wasLinked = true;
-      const opened = this.open(a, 'reconnecting', now, true);
-      if (this.rules.reconnectGraceSec <= 0 && !a.flapping) this.raise(opened, 'reconnecting', false, text.reconnecting(ref), now);
-      return;
-    }
-    if (c.to === 'needs-scan') {
-      const initialPairing = from === 'unknown' && c.pairing === true;
-      const silent = initialPairing || (from === 'unknown' && !a.wasLinked && !this.rules.alertOnInitialNeedsScan);
-      let target = inc;
-      if (target && target.kind === 'unreachable') {
-        this.resolve(target, now);
-        target = null;
-      }
-      if (target) {
-        target.kind = 'needs-scan';
-        this.update('updated', target);
-      } else {
-        target = this.open(a, 'needs-scan', now, true);
-      }
-      // A pairing started on purpose, or nothing ever linked: tracked, not alerted.
-      if (!silent) this.raise(target, 'needs-scan', true, text.needsScan(ref, a.wasLinked), now);
-      else target.raised = false;
-      return;
-    }
+    const since = c.lastGoodAt ?? c.at;
     if (c.to === 'unreachable') {
-      // Keep an existing incident as it is (last known state); a fresh one is only the monitor's view.
-      if (!inc) this.open(a, 'unreachable', now, false);
+      a.down ??= { since, seen: c.at };
       return;
     }
-    // auth-error / not-found / unknown: team checks handle the key; the agent incident is kept.
+    a.down = null;
+    if (a.incident?.kind === 'unreachable') this.recover(a, a.incident, now - a.incident.openedAt, now);
+    if (OPAQUE.has(c.to)) return; // a rejected key: the team's incident; the agent's state stands
+    // After an outage, only what differs from the last state the service reported is a change.
+    if (wasOpaque && c.to === a.known) return;
+    const from = a.known;
+    a.known = c.to;
+    if (c.to === 'connected') this.toConnected(a, c.at);
+    else if (c.to === 'reconnecting') this.toReconnecting(a, from, { since, seen: c.at }, now);
+    else if (c.to === 'needs-scan') this.toNeedsScan(a, from, since, c, now);
   }
 
-  private recover(a: AgentState, inc: Incident, now: number): void {
-    const ref = agentRef(a.agentId, a.phone);
-    if (inc.delivered) {
-      this.candidate({ kind: 'recovered', urgent: false, teamId: a.teamId, agentIds: [a.agentId], ...text.recovered(ref, now - inc.openedAt), incidentId: inc.id });
+  private toConnected(a: AgentState, at: number): void {
+    a.wasLinked = true;
+    a.drop = null; // a drop shorter than the grace period raises nothing at all
+    const inc = a.incident;
+    if (!inc) return;
+    // A drop is over only once the agent stays connected (timers); an unlink is over at once.
+    if (inc.kind === 'reconnecting' || inc.kind === 'flapping') a.backSince = at;
+    else this.recover(a, inc, at - inc.openedAt, at);
+  }
+
+  private toReconnecting(a: AgentState, from: Health, spell: Spell, now: number): void {
+    a.wasLinked = true;
+    a.backSince = null;
+    if (from === 'connected') this.countDrop(a, spell.seen);
+    const inc = a.incident;
+    const flapping = a.drops.length >= this.rules.flapCount;
+    if (inc?.kind === 'needs-scan') {
+      // Someone scanned; the number is coming up. No new alert.
+      inc.kind = 'reconnecting';
+      this.update('updated', inc);
+    } else if (inc?.kind === 'reconnecting' && flapping) {
+      this.declareFlapping(a, inc, now);
+    } else if (!inc && flapping) {
+      this.declareFlapping(a, this.openIncident(a.teamId, a.agentId, [a.agentId], 'flapping', spell.since), now);
+    } else if (!inc) {
+      // A repeat drop within the flap window waits longer: the flapping alert covers it if it is short.
+      const repeat = a.drops.length >= 2 ? this.rules.repeatDropGraceSec : 0;
+      a.drop = { ...spell, graceMs: Math.max(this.rules.reconnectGraceSec, repeat) * 1000 };
+      this.timers(now);
     }
+  }
+
+  private toNeedsScan(a: AgentState, from: Health, since: number, c: HealthChange, now: number): void {
+    a.backSince = null;
+    a.drop = null;
+    if (from === 'connected') this.countDrop(a, c.at);
+    // A pairing started on purpose, or nothing ever linked: tracked, not alerted.
+    const silent = from === 'unknown' && (c.pairing === true || (!a.wasLinked && !this.rules.alertOnInitialNeedsScan));
+    let inc = a.incident;
+    if (inc) {
+      inc.kind = 'needs-scan';
+      this.update('updated', inc);
+    } else {
+      inc = this.openIncident(a.teamId, a.agentId, [a.agentId], 'needs-scan', since);
+      a.incident = inc;
+    }
+    if (!silent) this.raise(inc, 'needs-scan', true, text.needsScan(agentRef(a.agentId, a.phone), a.wasLinked), now);
+  }
+
+  private countDrop(a: AgentState, at: number): void {
+    const windowMs = this.rules.flapWindowMinutes * 60_000;
+    a.drops = a.drops.filter((t) => at - t < windowMs);
+    a.drops.push(at);
+  }
+
+  private declareFlapping(a: AgentState, inc: Incident, now: number): void {
+    a.incident = inc;
+    a.drop = null;
+    if (inc.kind !== 'flapping') {
+      inc.kind = 'flapping';
+      this.update('updated', inc);
+    }
+    this.raise(inc, 'flapping', false, text.flapping(agentRef(a.agentId, a.phone), a.drops.length, this.rules.flapWindowMinutes), now);
+  }
+
+  /** Closes an agent's incident; a recovery notice when the person had been told about it. */
+  private recover(a: AgentState, inc: Incident, lengthMs: number, now: number): void {
+    const ref = agentRef(a.agentId, a.phone);
+    if (inc.kind === 'flapping') a.drops = [];
+    const words = inc.kind === 'flapping' ? text.settled : inc.kind === 'unreachable' ? text.reachable : text.recovered;
+    this.notice(inc, 'recovered', words(ref, lengthMs));
+    a.backSince = null;
     this.resolve(inc, now);
   }
 
-  private open(a: AgentState, kind: IncidentKind, now: number, countsForFlap: boolean): Incident {
+  private agentWake(a: AgentState): number {
+    const r = this.rules;
+    const inc = a.incident;
+    let t = Infinity;
+    if (a.drop !== null && a.health === 'reconnecting') t = a.drop.seen + a.drop.graceMs;
+    if (a.down !== null && !inc && !this.teams.isDown(a.teamId)) t = Math.min(t, a.down.seen + r.agentUnreachableDelaySec * 1000);
+    if (inc && a.backSince !== null) t = Math.min(t, a.backSince + (inc.kind === 'flapping' ? r.flapWindowMinutes * 60 : r.recoverAfterSec) * 1000);
+    if (inc?.kind === 'needs-scan' && inc.raised && inc.acknowledgedAt === null && inc.lastAlertAt !== null && r.realertMinutes > 0)
+      t = Math.min(t, inc.lastAlertAt + r.realertMinutes * 60_000);
+    return t;
+  }
+
+  private timers(now: number): void {
+    const r = this.rules;
+    for (const a of this.agents.values()) {
+      if (this.agentWake(a) > now) continue;
+      const ref = agentRef(a.agentId, a.phone);
+      const inc = a.incident;
+      if (a.drop !== null && a.health === 'reconnecting' && now >= a.drop.seen + a.drop.graceMs) {
+        const opened = this.openIncident(a.teamId, a.agentId, [a.agentId], 'reconnecting', a.drop.since);
+        a.incident = opened;
+        a.drop = null;
+        this.raise(opened, 'reconnecting', false, text.reconnecting(ref), now);
+        continue;
+      }
+      if (a.down !== null && !inc && !this.teams.isDown(a.teamId) && now >= a.down.seen + r.agentUnreachableDelaySec * 1000) {
+        a.incident = this.openIncident(a.teamId, a.agentId, [a.agentId], 'unreachable', a.down.since);
+        this.raise(a.incident, 'unreachable', false, text.agentUnreachable(ref), now);
+        continue;
+      }
+      if (inc && a.backSince !== null) {
+        const holdMs = (inc.kind === 'flapping' ? r.flapWindowMinutes * 60 : r.recoverAfterSec) * 1000;
+        if (now >= a.backSince + holdMs) {
+          this.recover(a, inc, a.backSince - inc.openedAt, now);
+          continue;
+        }
+      }
+      if (inc?.kind === 'needs-scan' && inc.raised && inc.acknowledgedAt === null && inc.lastAlertAt !== null && r.realertMinutes > 0 && now >= inc.lastAlertAt + r.realertMinutes * 60_000) {
+        this.raise(inc, 'realert', true, text.realert(ref, now - inc.openedAt), now);
+      }
+    }
+  }
+
+  // ----- incidents and alerts ----------------------------------------------------------------
+
+  private openIncident(teamId: string, agentId: string | null, agentIds: string[], kind: IncidentKind, openedAt: number): Incident {
     const inc: Incident = {
       id: this.nextId('inc'),
-      teamId: a.teamId,
-      agentId: a.agentId,
-      agentIds: [a.agentId],
+      teamId,
+      agentId,
+      agentIds: [...agentIds],
       kind,
-      openedAt: now,
+      openedAt,
       delivered: false,
       raised: false,
       acknowledgedAt: null,
       resolvedAt: null,
       lastAlertAt: null,
     };
-    a.incident = inc;
     this.update('opened', inc);
-    if (countsForFlap) {
-      const windowMs = this.rules.flapWindowMinutes * 60_000;
-      a.opens = [...a.opens.filter((t) => now - t < windowMs), now];
-      if (!a.flapping && a.opens.length >= this.rules.flapCount) {
-        const flap: Incident = { ...inc, id: this.nextId('inc'), kind: 'flapping' };
-        a.flapping = flap;
-        this.update('opened', flap);
-        this.raise(flap, 'flapping', false, text.flapping(agentRef(a.agentId, a.phone), a.opens.length, this.rules.flapWindowMinutes), now);
-        // The incident that tipped it over is covered by the flapping alert.
-        inc.raised = true;
-      }
-    }
     return inc;
   }
 
@@ -318,97 +406,9 @@ export class AlertPolicy {
     if (inc.resolvedAt !== null) return;
     inc.resolvedAt = now;
     this.update('resolved', inc);
-    for (const a of this.agents.values()) {
-      if (a.incident === inc) a.incident = null;
-      if (a.flapping === inc) a.flapping = null;
-    }
-    for (const t of this.teams.values()) {
-      if (t.unreachable === inc) t.unreachable = null;
-      if (t.auth === inc) t.auth = null;
-    }
-  }
-
-  private teamChecks(teamId: string, now: number): void {
-    const members = [...this.agents.values()].filter((a) => a.teamId === teamId);
-    let t = this.teams.get(teamId);
-    if (!t) {
-      t = { unreachable: null, auth: null };
-      this.teams.set(teamId, t);
-    }
-    const ids = members.map((a) => a.agentId);
-    const allDown = members.length > 0 && members.every((a) => a.health === 'unreachable');
-    const anyDown = members.some((a) => a.health === 'unreachable');
-    if (allDown && !t.unreachable) {
-      const inc = this.teamIncident(teamId, 'unreachable', ids, now);
-      t.unreachable = inc;
-      // Per-agent "cannot be checked" incidents are covered by the team alert.
-      for (const a of members) if (a.incident?.kind === 'unreachable') a.incident.raised = true;
-      this.raise(inc, 'unreachable', true, text.teamUnreachable(teamId, ids), now);
-    } else if (!anyDown && t.unreachable) {
-      const inc = t.unreachable;
-      if (inc.delivered) this.candidate({ kind: 'recovered', urgent: false, teamId, agentIds: inc.agentIds, ...text.teamReachable(teamId, now - inc.openedAt), incidentId: inc.id });
-      this.resolve(inc, now);
-    }
-    const anyAuth = members.some((a) => a.health === 'auth-error');
-    if (anyAuth && !t.auth) {
-      const inc = this.teamIncident(teamId, 'auth-error', ids, now);
-      t.auth = inc;
-      this.raise(inc, 'auth-error', true, text.authError(teamId), now);
-    } else if (!anyAuth && t.auth) {
-      const inc = t.auth;
-      if (inc.delivered) this.candidate({ kind: 'recovered', urgent: false, teamId, agentIds: inc.agentIds, ...text.authOk(teamId, now - inc.openedAt), incidentId: inc.id });
-      this.resolve(inc, now);
-    }
-  }
-
-  private teamIncident(teamId: string, kind: IncidentKind, agentIds: string[], now: number): Incident {
-    const inc: Incident = {
-      id: this.nextId('inc'),
-      teamId,
-      agentId: null,
-      agentIds,
-      kind,
-      openedAt: now,
-      delivered: false,
-      raised: false,
-      acknowledgedAt: null,
-      resolvedAt: null,
-      lastAlertAt: null,
-    };
-    this.update('opened', inc);
-    return inc;
-  }
-
-  private timers(now: number): void {
-    const r = this.rules;
-    for (const a of this.agents.values()) {
-      const ref = agentRef(a.agentId, a.phone);
-      const inc = a.incident;
-      if (inc && !inc.raised && inc.kind === 'reconnecting' && !a.flapping && now >= inc.openedAt + r.reconnectGraceSec * 1000) {
-        this.raise(inc, 'reconnecting', false, text.reconnecting(ref), now);
-      }
-      if (inc && !inc.raised && inc.kind === 'unreachable' && now >= inc.openedAt + r.agentUnreachableDelaySec * 1000) {
-        const t = this.teams.get(a.teamId);
-        if (t?.unreachable) inc.raised = true;
-        else this.raise(inc, 'unreachable', false, text.agentUnreachable(ref), now);
-      }
-      if (
-        inc &&
-        inc.kind === 'needs-scan' &&
-        inc.raised &&
-        inc.acknowledgedAt === null &&
-        inc.lastAlertAt !== null &&
-        now >= inc.lastAlertAt + r.realertMinutes * 60_000
-      ) {
-        this.raise(inc, 'realert', true, text.realert(ref, now - inc.openedAt), now);
-      }
-      const lastOpen = a.opens[a.opens.length - 1];
-      if (a.flapping && a.health === 'connected' && lastOpen !== undefined && now >= lastOpen + r.flapWindowMinutes * 60_000) {
-        const flap = a.flapping;
-        if (flap.delivered) this.candidate({ kind: 'recovered', urgent: false, teamId: a.teamId, agentIds: [a.agentId], ...text.settled(ref, now - flap.openedAt), incidentId: flap.id });
-        this.resolve(flap, now);
-        a.opens = [];
-      }
+    if (inc.agentId !== null) {
+      const a = this.agents.get(key(inc.teamId, inc.agentId));
+      if (a?.incident === inc) a.incident = null;
     }
   }
 
@@ -418,12 +418,18 @@ export class AlertPolicy {
     this.candidate({ kind, urgent, teamId: inc.teamId, agentIds: [...inc.agentIds], ...t, incidentId: inc.id }, inc);
   }
 
-  private candidate(alert: Omit<Alert, 'id' | 'at'>, incident?: Incident): void {
+  /** A closing notice: only when the person was told about the incident in the first place. */
+  private notice(inc: Incident, kind: AlertKind, t: { title: string; body: string }): void {
+    if (inc.delivered) this.candidate({ kind, urgent: false, teamId: inc.teamId, agentIds: [...inc.agentIds], ...t, incidentId: inc.id });
+  }
+
+  private candidate(alert: Candidate['alert'], incident?: Incident): void {
     this.pending.push({ alert, incident });
   }
 
+  /** Recorded as a reference; copied at the end of the step, so the copy says what the step decided (raised, delivered). */
   private update(change: IncidentUpdate['change'], inc: Incident): void {
-    this.out.incidents.push({ change, incident: { ...inc, agentIds: [...inc.agentIds] } });
+    this.out.incidents.push({ change, incident: inc });
   }
 
   private begin(): void {
@@ -458,7 +464,7 @@ export class AlertPolicy {
         }
       }
     }
-    const out = this.out;
+    const out = { alerts: this.out.alerts, incidents: this.out.incidents.map((u) => ({ change: u.change, incident: { ...u.incident, agentIds: [...u.incident.agentIds] } })) };
     this.out = { alerts: [], incidents: [] };
     return out;
   }
@@ -469,21 +475,24 @@ export class AlertPolicy {
     const teams = new Map<string, Incident[]>();
     for (const i of open) teams.set(i.teamId, [...(teams.get(i.teamId) ?? []), i]);
     for (const [teamId, list] of teams) {
+      const team = this.label(teamId);
       for (const i of list) {
         i.delivered = true;
         i.lastAlertAt = now;
       }
       const agentIds = [...new Set(list.flatMap((i) => i.agentIds))];
-      const parts = list.map((i) => this.stamp({ kind: i.kind, urgent: i.kind === 'needs-scan', teamId, agentIds: i.agentIds, title: `${i.agentId ?? `team ${teamId}`}: ${i.kind}`, body: '', incidentId: i.id }, now));
+      const parts = list.map((i) =>
+        this.stamp({ kind: i.kind, urgent: i.kind === 'needs-scan', teamId, agentIds: i.agentIds, title: `${incidentSubject(i, team)}: ${i.kind}`, body: '', incidentId: i.id }, now),
+      );
       this.out.alerts.push(
-        this.stamp({ kind: 'still-down', urgent: list.some((i) => i.kind === 'needs-scan' || i.agentId === null), teamId, agentIds, ...text.stillDown(list, now), parts }, now),
+        this.stamp({ kind: 'still-down', urgent: list.some((i) => i.kind === 'needs-scan' || i.agentId === null), teamId, agentIds, ...text.stillDown(list, team, now), parts }, now),
       );
     }
     return new Set(open);
   }
 
-  private stamp(a: Omit<Alert, 'id' | 'at'>, now: number): Alert {
-    return { ...a, id: this.nextId('alert'), at: now };
+  private stamp(a: Omit<Alert, 'id' | 'at' | 'teamLabel'>, now: number): Alert {
+    return { ...a, teamLabel: this.label(a.teamId), id: this.nextId('alert'), at: now };
   }
 
   private nextId(kind: string): string {

@@ -8,8 +8,14 @@
 // policy group their changes into one alert), while the whole schedule still drifts off any fixed beat.
 //
 // Delays: `intervalMs` normally; `fastIntervalMs` while a pairing QR is on offer or the number is
-// reconnecting; after a failure, the `backoff` policy (POLL_BACKOFF), and never sooner than a 429's
-// Retry-After. Concurrency is bounded per team (one API key each).
+// reconnecting, and for `fastHoldMs` after (so a new drop of a number that just came back is seen at
+// once). After a failed poll the agent is tried again at the normal pace until it has failed
+// `failuresBeforeBackoff` times in a row (that is when the monitor calls it unreachable, so an
+// outage is known within two intervals of the first failure); then it backs off (POLL_BACKOFF, never
+// sooner than the interval nor than a 429's Retry-After). While EVERY agent of a team backs off,
+// one of them is probed each interval, and the first answer brings the whole team back at once: the
+// service answering again is noticed within one interval. Concurrency is bounded per team (one API
+// key each).
 import { RateLimited, Timeout } from '../api/errors';
 import type { SessionStatus } from '../api/types';
 import { backoffDelay, isBackoffPolicy, jittered, type BackoffPolicy } from '../backoff';
@@ -61,8 +67,16 @@ export interface PollerOptions {
   backoff?: BackoffPolicy;
   /** A poll that takes longer is aborted and counts as a Timeout. Default 10 000. */
   pollTimeoutMs?: number;
-  /** Agents due within this window are polled in the same cycle. Default 1 000. */
+  /**
+   * Agents due within this window are polled in the same cycle (pulled early by up to this much, so
+   * agents polled together stay together despite their answers arriving a little apart). Default
+   * 250: wider windows poll every agent noticeably more often than the interval.
+   */
   coalesceMs?: number;
+  /** Failed polls in a row before backing off (the monitor's unreachable threshold). Default 2. */
+  failuresBeforeBackoff?: number;
+  /** Fast polling goes on this long after the last status that asked for it. Default 30 000. */
+  fastHoldMs?: number;
 }
 
 export type PollerConfig = Required<Omit<PollerOptions, 'targets' | 'readSession' | 'clock' | 'random'>>;
@@ -77,7 +91,9 @@ export const DEFAULT_POLLER_CONFIG: PollerConfig = {
   maxInFlightPerTeam: 8,
   backoff: POLL_BACKOFF,
   pollTimeoutMs: 10_000,
-  coalesceMs: 1_000,
+  coalesceMs: 250,
+  failuresBeforeBackoff: 2,
+  fastHoldMs: 30_000,
 };
 
 interface AgentSlot {
@@ -87,6 +103,14 @@ interface AgentSlot {
   busy: boolean;
   /** pollSoon() came while a poll was in flight: poll again as soon as it settles. */
   again: boolean;
+  /** Poll fast until then (ms epoch). */
+  fastUntil: number;
+}
+
+/** A team whose every agent backs off: one probe per interval, not before a 429's Retry-After. */
+interface TeamProbe {
+  /** When the next probe is due (ms epoch). */
+  at: number;
 }
 
 interface Cycle {
@@ -106,6 +130,8 @@ interface Job {
 interface PollerEvents {
   poll: PollResult;
   cycle: PollCycle;
+  /** A target that is gone from targets(): nothing more is polled or reported for it. */
+  removed: PollTarget;
 }
 
 /** Whether this status calls for fast polling (pairing QR on offer, or reconnecting). */
@@ -123,8 +149,15 @@ export class Poller {
   private readonly slots = new Map<string, AgentSlot>();
   private readonly queues = new Map<string, Job[]>();
   private readonly inFlight = new Map<string, number>();
+  private readonly probes = new Map<string, TeamProbe>();
+  /** Per team: no poll before then (a 429's Retry-After; rate limits are per API key). */
+  private readonly notBefore = new Map<string, number>();
+  private timerAt = Infinity;
+  private syncedAt = -Infinity;
+  private syncWanted = true;
   private readonly running = new Set<Promise<void>>();
-  private readonly stopController = new AbortController();
+  /** One per poll in flight: stop() aborts them. */
+  private readonly controllers = new Set<AbortController>();
   private timer: unknown = null;
   private cycleSeq = 0;
   private started = false;
@@ -141,12 +174,24 @@ export class Poller {
     return { ...this.cfg, backoff: { ...this.cfg.backoff } };
   }
 
+  /** New settings apply at once: an agent due later than a shorter interval allows is due sooner. */
+  setConfig(patch: Partial<PollerConfig>): void {
+    Object.assign(this.cfg, pollerConfig({ ...this.cfg, ...patch }));
+    const latest = this.clock.now() + this.cfg.intervalMs;
+    for (const s of this.slots.values()) if (!s.busy && s.failures === 0 && s.dueAt > latest) s.dueAt = latest;
+    this.refresh();
+  }
+
   onPoll(fn: (r: PollResult) => void): Unsubscribe {
     return this.events.on('poll', fn);
   }
 
   onCycle(fn: (c: PollCycle) => void): Unsubscribe {
     return this.events.on('cycle', fn);
+  }
+
+  onRemoved(fn: (t: PollTarget) => void): Unsubscribe {
+    return this.events.on('removed', fn);
   }
 
   get isPaused(): boolean {
@@ -171,6 +216,7 @@ export class Poller {
 
   /** Re-reads the targets and polls what is due (new agents at once). */
   refresh(): void {
+    this.syncWanted = true;
     if (this.started && !this.stopped && !this.paused) this.tick();
   }
 
@@ -210,7 +256,8 @@ export class Poller {
     this.stopped = true;
     this.clearTimer();
     this.queues.clear();
-    this.stopController.abort(new Error('poller stopped'));
+    const reason = new Error('poller stopped');
+    for (const c of this.controllers) c.abort(reason);
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
@@ -220,8 +267,12 @@ export class Poller {
     this.clearTimer();
     if (this.stopped || this.paused) return;
     const now = this.clock.now();
-    this.syncTargets(now);
-    const due = [...this.slots.values()].filter((s) => !s.busy && s.dueAt <= now + this.cfg.coalesceMs);
+    // The targets are re-read on refresh() and at least once per interval (not on every tick).
+    if (this.syncWanted || now - this.syncedAt >= this.cfg.intervalMs) this.syncTargets(now);
+    this.probeTeams(now);
+    const due: AgentSlot[] = [];
+    const horizon = now + this.cfg.coalesceMs;
+    for (const s of this.slots.values()) if (!s.busy && s.dueAt <= horizon) due.push(s);
     if (due.length > 0) {
       const cycle: Cycle = {
         id: ++this.cycleSeq,
@@ -250,13 +301,45 @@ export class Poller {
     } catch {
       return;
     }
+    this.syncedAt = now;
+    this.syncWanted = false;
     const seen = new Set<string>();
     for (const t of targets) {
       const k = key(t.teamId, t.agentId);
       seen.add(k);
-      if (!this.slots.has(k)) this.slots.set(k, { target: { teamId: t.teamId, agentId: t.agentId }, dueAt: now, failures: 0, busy: false, again: false });
+      if (!this.slots.has(k)) this.slots.set(k, { target: { teamId: t.teamId, agentId: t.agentId }, dueAt: now, failures: 0, busy: false, fastUntil: 0, again: false });
     }
-    for (const k of [...this.slots.keys()]) if (!seen.has(k)) this.slots.delete(k);
+    for (const [k, slot] of this.slots) {
+      if (seen.has(k)) continue;
+      this.slots.delete(k);
+      this.events.emit('removed', slot.target);
+    }
+  }
+
+  /** Each team whose agents all back off gets the one due soonest polled each interval. */
+  private probeTeams(now: number): void {
+    if (this.probes.size === 0) return;
+    const threshold = Math.max(1, this.cfg.failuresBeforeBackoff);
+    for (const [teamId, probe] of this.probes) {
+      let next: AgentSlot | null = null;
+      let all = true;
+      let members = 0;
+      for (const s of this.slots.values()) {
+        if (s.target.teamId !== teamId) continue;
+        members++;
+        if (s.failures < threshold) all = false;
+        else if (!s.busy && (!next || s.dueAt < next.dueAt)) next = s;
+      }
+      if (!all || members === 0) {
+        this.probes.delete(teamId);
+        continue;
+      }
+      probe.at = Math.max(probe.at, this.notBefore.get(teamId) ?? 0);
+      if (probe.at <= now && next) {
+        if (next.dueAt > now) next.dueAt = now;
+        probe.at = now + this.cfg.intervalMs;
+      }
+    }
   }
 
   private schedule(): void {
@@ -265,15 +348,25 @@ export class Poller {
     const now = this.clock.now();
     let next = now + this.cfg.intervalMs; // re-read the targets at least this often
     for (const s of this.slots.values()) if (!s.busy && s.dueAt < next) next = s.dueAt;
+    for (const p of this.probes.values()) if (p.at < next) next = p.at;
+    this.timerAt = Math.max(next, now);
     this.timer = this.clock.setTimeout(() => {
       this.timer = null;
+      this.timerAt = Infinity;
       this.tick();
-    }, Math.max(0, next - now));
+    }, this.timerAt - now);
+  }
+
+  /** A poll settled: its agent is due at `dueAt`; the timer moves only when that is sooner. */
+  private scheduleFor(dueAt: number): void {
+    if (this.stopped || this.paused) return;
+    if (this.timer === null || dueAt < this.timerAt) this.schedule();
   }
 
   private clearTimer(): void {
     if (this.timer !== null) this.clock.clearTimeout(this.timer);
     this.timer = null;
+    this.timerAt = Infinity;
   }
 
   private pump(teamId: string): void {
@@ -299,8 +392,7 @@ export class Poller {
     const startedAt = this.clock.now();
     const controller = new AbortController();
     let timedOut = false;
-    const onStop = () => controller.abort(this.stopController.signal.reason);
-    this.stopController.signal.addEventListener('abort', onStop, { once: true });
+    this.controllers.add(controller);
     const timeout = this.clock.setTimeout(() => {
       timedOut = true;
       controller.abort(new Timeout({ message: `No answer within ${this.cfg.pollTimeoutMs} ms.` }));
@@ -313,15 +405,19 @@ export class Poller {
       error = timedOut ? new Timeout({ message: `No answer within ${this.cfg.pollTimeoutMs} ms.`, cause: err }) : err;
     } finally {
       this.clock.clearTimeout(timeout);
-      this.stopController.signal.removeEventListener('abort', onStop);
+      this.controllers.delete(controller);
     }
     if (this.stopped) return;
     const at = this.clock.now();
+    const wasBackingOff = slot.failures >= Math.max(1, this.cfg.failuresBeforeBackoff);
     const next = this.nextDelay(slot, status, error, cycle.draw, at);
     const delay = slot.again ? 0 : next;
     slot.again = false;
     slot.busy = false;
     slot.dueAt = at + delay;
+    // The service answers again after the whole team backed off: everyone is looked at now.
+    if (wasBackingOff && slot.failures === 0 && this.probes.has(teamId)) this.wakeTeam(teamId, at);
+    else if (!wasBackingOff && slot.failures >= Math.max(1, this.cfg.failuresBeforeBackoff)) this.startProbe(teamId, at);
     const result: PollResult = { teamId, agentId, cycleId: cycle.id, startedAt, at, nextPollInMs: delay };
     if (status) result.status = status;
     else result.error = error;
@@ -331,25 +427,45 @@ export class Poller {
       this.events.emit('poll', result);
     }
     this.finishCycleMember(cycle);
+    this.scheduleFor(slot.dueAt);
+  }
+
+  /** The last agent of a team to back off starts the team's probe: first one interval from now. */
+  private startProbe(teamId: string, now: number): void {
+    if (this.probes.has(teamId)) return;
+    const threshold = Math.max(1, this.cfg.failuresBeforeBackoff);
+    for (const s of this.slots.values()) if (s.target.teamId === teamId && s.failures < threshold) return;
+    this.probes.set(teamId, { at: now + this.cfg.intervalMs });
+  }
+
+  private wakeTeam(teamId: string, now: number): void {
+    this.probes.delete(teamId);
+    for (const s of this.slots.values()) if (s.target.teamId === teamId && s.failures > 0 && !s.busy && s.dueAt > now) s.dueAt = now;
     this.schedule();
   }
 
   private nextDelay(slot: AgentSlot, status: SessionStatus | undefined, error: unknown, draw: number, now: number): number {
+    const interval = jittered(this.cfg.intervalMs, this.cfg.jitter, draw);
     if (status) {
       slot.failures = 0;
-      return jittered(wantsFastPoll(status) ? this.cfg.fastIntervalMs : this.cfg.intervalMs, this.cfg.jitter, draw);
+      if (wantsFastPoll(status)) slot.fastUntil = now + this.cfg.fastHoldMs;
+      return now < slot.fastUntil || wantsFastPoll(status) ? jittered(this.cfg.fastIntervalMs, this.cfg.jitter, draw) : interval;
     }
     if (!isTransientError(error)) {
       // A definite answer (key rejected, agent not found): keep the normal pace.
       slot.failures = 0;
-      return jittered(this.cfg.intervalMs, this.cfg.jitter, draw);
+      return interval;
     }
     slot.failures++;
-    let delay = backoffDelay(this.cfg.backoff, slot.failures, () => draw);
+    const retries = slot.failures - Math.max(1, this.cfg.failuresBeforeBackoff) + 1;
+    let delay = retries < 1 ? interval : Math.max(interval, backoffDelay(this.cfg.backoff, retries, () => draw));
     if (error instanceof RateLimited) {
-      // ASSUMPTION A-RATE: Retry-After (s), or X-RateLimit-Reset (unix s).
+      // ASSUMPTION A-RATE: Retry-After (s), or X-RateLimit-Reset (unix s); the limit is the team's key.
       const after = error.retryAfterSeconds(Math.floor(now / 1000));
-      if (after !== undefined) delay = Math.max(delay, Math.ceil(after * 1000));
+      if (after !== undefined) {
+        delay = Math.max(delay, Math.ceil(after * 1000));
+        this.notBefore.set(slot.target.teamId, Math.max(this.notBefore.get(slot.target.teamId) ?? 0, now + Math.ceil(after * 1000)));
+      }
     }
     return delay;
   }
@@ -365,7 +481,7 @@ function key(teamId: string, agentId: string): string {
   return `${teamId}\u0000${agentId}`;
 }
 
-const NUMERIC_SETTINGS = ['intervalMs', 'fastIntervalMs', 'jitter', 'maxInFlightPerTeam', 'pollTimeoutMs', 'coalesceMs'] as const;
+const NUMERIC_SETTINGS = ['intervalMs', 'fastIntervalMs', 'jitter', 'maxInFlightPerTeam', 'pollTimeoutMs', 'coalesceMs', 'failuresBeforeBackoff', 'fastHoldMs'] as const;
 
 /** The defaults, overridden by every usable option given (undefined or invalid ones ignored). */
 function pollerConfig(opts: Partial<PollerConfig>): PollerConfig {

@@ -17,6 +17,8 @@ export interface Alert {
   kind: AlertKind;
   urgent: boolean;
   teamId: string;
+  /** The team's label (what people call it; the id is internal). */
+  teamLabel: string;
   agentIds: string[];
   title: string;
   body: string;
@@ -36,9 +38,22 @@ export interface QuietHours {
 export interface AlertRules {
   /** Reconnecting shorter than this raises nothing at all. */
   reconnectGraceSec: number;
+  /**
+   * A repeat drop (the agent already dropped within flapWindowMinutes) raises nothing unless it
+   * lasts this long: short repeats are what the flapping alert is for.
+   */
+  repeatDropGraceSec: number;
+  /**
+   * A drop is over once the number has stayed connected this long: only then does its incident
+   * close (with the recovery notice). A new drop before that continues the same incident.
+   */
+  recoverAfterSec: number;
   /** needs-scan is re-alerted this often until acknowledged or recovered. */
   realertMinutes: number;
-  /** This many incidents for one agent within flapWindowMinutes → one 'flapping' alert. */
+  /**
+   * This many drops of one agent within flapWindowMinutes → its incident turns 'flapping' (one
+   * alert), silent until the agent has stayed connected for a whole window (one "stable" notice).
+   */
   flapCount: number;
   flapWindowMinutes: number;
   /** Alerts are held during these hours; one 'still-down' summary when they end. */
@@ -59,11 +74,13 @@ export interface AlertRules {
 
 export const DEFAULT_RULES: AlertRules = {
   reconnectGraceSec: 0,
+  repeatDropGraceSec: 60,
+  recoverAfterSec: 30,
   realertMinutes: 15,
   flapCount: 3,
   flapWindowMinutes: 10,
   quietHours: null,
-  unreachableAfterFailures: 3,
+  unreachableAfterFailures: 2,
   unreachableAfterSec: 30,
   agentUnreachableDelaySec: 60,
   alertOnInitialNeedsScan: true,
@@ -80,6 +97,11 @@ export interface HealthChange {
   to: Health;
   /** ms epoch when the change was observed. */
   at: number;
+  /**
+   * ms epoch of the last poll that still showed the previous health (null: none). An incident
+   * counts from there: the change happened at some point after it.
+   */
+  lastGoodAt?: number | null;
   /** A pairing QR is on offer (a person is pairing right now). */
   pairing?: boolean;
   /** The linked number, when known (for the alert text). */
@@ -153,13 +175,18 @@ export interface AgentSnapshot {
   /** The service's `state` verbatim from the last successful poll (ASSUMPTION A-STATE). */
   state: string | null;
   phone: string | null;
+  /** The service's needsScan, connected and linked from the last successful poll (false before any). */
   needsScan: boolean;
+  connected: boolean;
+  linked: boolean;
   /** A pairing QR is on offer now. */
   pairing: boolean;
   /** ms epoch of the last health change. */
   since: number;
   /** ms epoch of the last settled poll, null before the first. */
   lastPollAt: number | null;
+  /** ms epoch of the last poll the service answered with a session status, null before any. */
+  lastSuccessAt: number | null;
   /** The last poll's error, when it failed (key-free). */
   lastError?: import('../api/errors').ServiceErrorDTO;
   consecutiveFailures: number;

@@ -29,7 +29,7 @@ export interface NoticesSlice {
   pushNotice(n: NoticeInput): string;
   dismissNotice(id: string): void;
   dismissAllNotices(): void;
-  /** An alert event as a notice: a new one when opened, the same one re-worded or resolved after. */
+  /** An alert event as a notice: a new one when the policy tells of it, the same one re-worded or resolved after. */
   applyAlertNotice(e: AlertEventDTO, agentLabel: string): void;
   /**
    * Incident notices older than `before` whose incident is not among `openIds` (an alerts.list
@@ -52,16 +52,17 @@ function bounded(list: Notice[]): Notice[] {
   return out;
 }
 
-/** The in-app notice for an alert event (none for plain updates). */
+/**
+ * The in-app notice for an alert event: only for what the alert policy told the person about
+ * (`notify`: a flap, a quiet update or a recovery below the grace period get none).
+ */
 export function noticeFor(e: AlertEventDTO, agentLabel: string): NoticeInput | null {
+  if (!e.notify) return null;
   const route = agentHref(e.incident.teamId, e.incident.agentId);
   const incident = { id: e.incident.id, agentLabel, title: e.incident.title };
-  if (e.change === 'opened') {
-    const tone = e.incident.severity === 'urgent' ? 'urgent' : e.incident.severity === 'warning' ? 'warning' : 'info';
-    return { tone, title: `${agentLabel}: ${e.incident.title}`, body: e.incident.message, route, incident };
-  }
   if (e.change === 'resolved') return resolvedNotice(incident, route, e.incident.title);
-  return null;
+  const tone = e.incident.severity === 'urgent' ? 'urgent' : e.incident.severity === 'warning' ? 'warning' : 'info';
+  return { tone, title: `${agentLabel}: ${e.incident.title}`, body: e.incident.message, route, incident };
 }
 
 /** `body`: the words of the resolve (the incident's title once resolved). */
@@ -100,6 +101,8 @@ export const noticesSlice: Slice<NoticesSlice> = ({ set, env }) => ({
       }
       const next = [...s.notices];
       if (e.change === 'resolved' || e.incident.resolvedAt !== null) {
+        // A resolve the policy keeps quiet about closes the notice; one it tells of replaces it.
+        if (!e.notify) return { notices: next.filter((n) => n.id !== known.id) };
         const resolved = resolvedNotice({ id: e.incident.id, agentLabel, title: e.incident.title }, known.route, e.incident.title);
         next[i] = { ...resolved, id: known.id, at: env.now(), ...(known.tone === 'urgent' || known.wasUrgent ? { wasUrgent: true } : {}) };
       } else {

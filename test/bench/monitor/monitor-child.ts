@@ -1,12 +1,15 @@
 // The monitor side of the monitor bench, in its own process: the app's Monitor (service client with
 // its default keep-alive dispatcher, the poller's defaults: ±10 % jitter, 8 polls in flight per
-// team, 2 s fast poll) over N agents of one team at the given interval, for durationMs of real time.
-// Prints {"type":"started","t"}, one {"type":"health",agentId,health,previous,t} per change after
-// the first reading (t: wall-clock ms, for the parent's detection latency), then {"type":"result"}.
+// team, 2 s fast poll) over N agents of one team at the given interval, for durationMs of real time,
+// with the Prometheus metrics on (served at /metrics for the parent to scrape, as Prometheus would).
+// Prints {"type":"metrics","url"}, {"type":"started","t"}, one {"type":"health",agentId,health,
+// previous,t} per change after the first reading (t: wall-clock ms, for the parent's detection
+// latency), then {"type":"result"}.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServiceClient } from '../../../src-main/core/api';
+import { CompanionMetrics, startMetricsServer } from '../../../src-main/core/metrics';
 import { Monitor } from '../../../src-main/core/monitor';
 import { emit, exitWithParent, measureResources, parseArg, pollerArgsSchema } from './child-common';
 
@@ -21,6 +24,11 @@ const monitor = new Monitor({
   dataDir,
   poll: { intervalMs: args.intervalMs, fastIntervalMs: 2000, maxInFlightPerTeam: args.maxInFlight },
 });
+
+const metrics = new CompanionMetrics({ teamLabel: () => 'Bench team', sendBudgets: () => [{ teamId: args.teamId, ...client.sendBudget() }] });
+metrics.attach(monitor);
+const server = await startMetricsServer(metrics, { port: 0 });
+emit({ type: 'metrics', url: server.url });
 
 let polls = 0;
 let failures = 0;
@@ -39,6 +47,7 @@ const stop = async () => {
   if (stopped) return;
   stopped = true;
   await monitor.stop();
+  await server.close();
   await client.close();
   await rm(dataDir, { recursive: true, force: true });
 };

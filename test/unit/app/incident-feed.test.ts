@@ -12,6 +12,10 @@ function incident(over: Partial<Incident> = {}): Incident {
   return { id: 'inc-1', teamId: 't1', agentId: 'a1', agentIds: ['a1'], kind: 'needs-scan', openedAt: T0, delivered: false, raised: true, acknowledgedAt: null, resolvedAt: null, lastAlertAt: null, ...over };
 }
 
+function alertOf(incidentId: string, title: string): Alert {
+  return { id: `al-${incidentId}`, kind: 'reconnecting', urgent: true, teamId: 't1', teamLabel: 'Team one', agentIds: ['a1'], title, body: '', at: T0, incidentId };
+}
+
 function setup(now = T0) {
   const published: AlertEventDTO[] = [];
   let clock = now;
@@ -37,11 +41,79 @@ describe('IncidentFeed', () => {
     const { feed, published } = setup();
     const i = incident();
     feed.onIncident({ change: 'opened', incident: i });
-    const alert: Alert = { id: 'al-1', kind: 'needs-scan', urgent: true, teamId: 't1', agentIds: ['a1'], title: 'a1 was unlinked', body: 'Scan again.', at: T0, incidentId: 'inc-1' };
+    const alert: Alert = { id: 'al-1', kind: 'needs-scan', urgent: true, teamId: 't1', teamLabel: 'Team one', agentIds: ['a1'], title: 'a1 was unlinked', body: 'Scan again.', at: T0, incidentId: 'inc-1' };
     feed.onAlert(alert);
     expect(published).toEqual([]);
     await Promise.resolve();
-    expect(published).toEqual([{ change: 'opened', incident: expect.objectContaining({ id: 'inc-1', title: 'a1 was unlinked', message: 'Scan again.', severity: 'urgent' }) }]);
+    expect(published).toEqual([{ change: 'opened', incident: expect.objectContaining({ id: 'inc-1', title: 'a1 was unlinked', message: 'Scan again.', severity: 'urgent' }), notify: true }]);
+  });
+
+  it('one event, one incident each: the parts of a grouped alert word their own incidents (not the group title)', async () => {
+    const { feed, published } = setup();
+    const i1 = incident({ id: 'inc-1', agentId: 'a1', agentIds: ['a1'] });
+    const i2 = incident({ id: 'inc-2', agentId: 'a2', agentIds: ['a2'], kind: 'reconnecting' });
+    feed.onIncident({ change: 'opened', incident: i1 });
+    feed.onIncident({ change: 'opened', incident: i2 });
+    const part = (id: string, agentId: string, title: string, urgent: boolean): Alert => ({ ...alertOf(id, title), agentIds: [agentId], urgent });
+    feed.onAlert({
+      ...alertOf('inc-1', '2 changes: a1 was unlinked; a2 is reconnecting'),
+      kind: 'grouped',
+      agentIds: ['a1', 'a2'],
+      incidentId: undefined,
+      parts: [part('inc-1', 'a1', 'a1 was unlinked', true), part('inc-2', 'a2', 'a2 is reconnecting', false)],
+    });
+    await Promise.resolve();
+    expect(published.map((e) => [e.incident.id, e.incident.title, e.incident.severity, e.notify])).toEqual([
+      ['inc-1', 'a1 was unlinked', 'urgent', true],
+      ['inc-2', 'a2 is reconnecting', 'warning', true],
+    ]);
+  });
+
+  it('notify: only when an alert reached the person in that step (or the incident turned urgent after one)', async () => {
+    const { feed, published, setNow } = setup();
+    // Tracked, not alerted (a pairing started on purpose): no notification.
+    feed.onIncident({ change: 'opened', incident: incident({ id: 'quiet' }) });
+    await Promise.resolve();
+    // Alerted, then resolved with a recovery notice, then one resolved silently.
+    const loud = incident({ id: 'loud', kind: 'reconnecting' });
+    feed.onIncident({ change: 'opened', incident: loud });
+    feed.onAlert({ ...alertOf('loud', 'a1 is reconnecting'), urgent: false });
+    await Promise.resolve();
+    feed.onIncident({ change: 'updated', incident: loud });
+    await Promise.resolve();
+    feed.onIncident({ change: 'resolved', incident: { ...loud, resolvedAt: T0 + 60_000 } });
+    feed.onAlert({ ...alertOf('loud', 'a1 is back to connected after 1 min'), kind: 'recovered', urgent: false });
+    feed.onIncident({ change: 'resolved', incident: incident({ id: 'quiet', resolvedAt: T0 + 60_000 }) });
+    await Promise.resolve();
+    expect(published.map((e) => [e.incident.id, e.change, e.notify])).toEqual([
+      ['quiet', 'opened', false],
+      ['loud', 'opened', true],
+      ['loud', 'updated', false],
+      ['loud', 'resolved', true],
+      ['quiet', 'resolved', false],
+    ]);
+    expect(published[3]!.incident.title).toBe('a1 is back to connected after 1 min');
+    // An alerted unreachable agent that turns urgent after escalateAfterMin notifies again; once.
+    const slow = incident({ id: 'slow', kind: 'unreachable' });
+    feed.onIncident({ change: 'opened', incident: slow });
+    feed.onAlert({ ...alertOf('slow', 'a1 cannot be checked'), kind: 'unreachable', urgent: false });
+    await Promise.resolve();
+    setNow(T0 + 5 * 60_000);
+    feed.onIncident({ change: 'updated', incident: slow });
+    await Promise.resolve();
+    feed.onIncident({ change: 'updated', incident: slow });
+    await Promise.resolve();
+    expect(published.slice(5).map((e) => [e.incident.severity, e.notify])).toEqual([
+      ['warning', true],
+      ['urgent', true],
+      ['urgent', false],
+    ]);
+  });
+
+  it('a team-wide incident held in quiet hours is worded with the team label', () => {
+    const published: AlertEventDTO[] = [];
+    const feed = new IncidentFeed((e) => published.push(e), () => T0, () => RULES, (id) => (id === 't1' ? 'Support desk' : id));
+    expect(feed.toDTO(incident({ kind: 'unreachable', agentId: null, agentIds: ['a1', 'a2'] })).title).toBe('Service unreachable for team Support desk');
   });
 
   it('needs-scan turns urgent once open for escalateAfterMin; reconnecting never does', () => {

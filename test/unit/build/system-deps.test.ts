@@ -12,6 +12,8 @@ function machine(opts: { commands?: string[]; files?: string[]; env?: Record<str
     dbus: () => commands.add('dbus-run-session'),
     'gnome-keyring': () => commands.add('gnome-keyring-daemon'),
     curl: () => commands.add('curl'),
+    prometheus: () => commands.add('prometheus'),
+    'prometheus-alertmanager': () => commands.add('prometheus-alertmanager'),
   };
   const ran: string[][] = [];
   const probe = { env: opts.env ?? {}, which: (c: string) => commands.has(c), exists: (f: string) => files.has(f) };
@@ -26,17 +28,18 @@ function machine(opts: { commands?: string[]; files?: string[]; env?: Record<str
   return { probe, run, ran };
 }
 
-const ALL = { commands: ['dbus-run-session', 'gnome-keyring-daemon', 'curl'], files: ['/usr/bin/chromium'] };
+const ENGINES = ['prometheus', 'prometheus-alertmanager'];
+const ALL = { commands: ['dbus-run-session', 'gnome-keyring-daemon', 'curl', ...ENGINES], files: ['/usr/bin/chromium'] };
 const APT = ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get'];
 const quiet = () => undefined;
 
 describe('system packages for the tests', () => {
   it('finds what is missing, honouring CHROMIUM_PATH', () => {
     const m = machine({ commands: ['curl'], files: ['/opt/chrome'] });
-    expect(missingDeps(m.probe).map((d) => d.pkg)).toEqual(['chromium', 'dbus', 'gnome-keyring']);
+    expect(missingDeps(m.probe).map((d) => d.pkg)).toEqual(['chromium', 'dbus', 'gnome-keyring', 'prometheus', 'prometheus-alertmanager']);
     const custom = machine({ ...ALL, files: ['/opt/chrome'], env: { CHROMIUM_PATH: '/opt/chrome' } });
     expect(missingDeps(custom.probe)).toEqual([]);
-    expect(SYSTEM_DEPS.map((d) => d.pkg)).toEqual(['chromium', 'dbus', 'gnome-keyring', 'curl']);
+    expect(SYSTEM_DEPS.map((d) => d.pkg)).toEqual(['chromium', 'dbus', 'gnome-keyring', 'curl', 'prometheus', 'prometheus-alertmanager']);
   });
 
   it('reaches apt-get directly as root, through sudo otherwise (sudo -n with no terminal), or says why not', () => {
@@ -60,20 +63,20 @@ describe('system packages for the tests', () => {
     const r = ensureSystemDeps({ probe: m.probe, run: m.run, log: quiet, host: { isRoot: true, hasAptGet: true, hasSudo: false, interactive: false } });
     expect(m.ran).toEqual([
       [...APT, 'update', '-qq'],
-      [...APT, 'install', '-y', '-qq', 'chromium', 'dbus', 'gnome-keyring'],
+      [...APT, 'install', '-y', '-qq', 'chromium', 'dbus', 'gnome-keyring', 'prometheus', 'prometheus-alertmanager'],
     ]);
-    expect(r).toMatchObject({ installed: ['chromium', 'dbus', 'gnome-keyring'], missing: [], reason: null });
+    expect(r).toMatchObject({ installed: ['chromium', 'dbus', 'gnome-keyring', 'prometheus', 'prometheus-alertmanager'], missing: [], reason: null });
   });
 
   it('not root: goes through sudo -n when no one can type a password', () => {
-    const m = machine({ ...ALL, commands: ['dbus-run-session', 'gnome-keyring-daemon'] });
+    const m = machine({ ...ALL, commands: ['dbus-run-session', 'gnome-keyring-daemon', ...ENGINES] });
     const r = ensureSystemDeps({ probe: m.probe, run: m.run, log: quiet, host: { isRoot: false, hasAptGet: true, hasSudo: true, interactive: false } });
     expect(m.ran[1]).toEqual(['sudo', '-n', ...APT, 'install', '-y', '-qq', 'curl']);
     expect(r.installed).toEqual(['curl']);
   });
 
   it('without root or sudo runs nothing and names the command to run', () => {
-    const m = machine({ commands: ['curl'], files: ['/usr/bin/chromium'] });
+    const m = machine({ commands: ['curl', ...ENGINES], files: ['/usr/bin/chromium'] });
     const r = ensureSystemDeps({ probe: m.probe, run: m.run, log: quiet, host: { isRoot: false, hasAptGet: true, hasSudo: false, interactive: true } });
     expect(m.ran).toEqual([]);
     expect(r.missing.map((d) => d.pkg)).toEqual(['dbus', 'gnome-keyring']);
@@ -82,7 +85,7 @@ describe('system packages for the tests', () => {
   });
 
   it('when apt-get fails, reports the packages still missing and the command that failed', () => {
-    const m = machine({ ...ALL, commands: ['curl', 'dbus-run-session'], aptFails: true });
+    const m = machine({ ...ALL, commands: ['curl', 'dbus-run-session', ...ENGINES], aptFails: true });
     const r = ensureSystemDeps({ probe: m.probe, run: m.run, log: quiet, host: { isRoot: true, hasAptGet: true, hasSudo: false, interactive: false } });
     expect(r.missing.map((d) => d.pkg)).toEqual(['gnome-keyring']);
     expect(r.reason).toBe('apt-get install -y gnome-keyring failed');

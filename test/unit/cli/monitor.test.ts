@@ -4,12 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemorySecretStore } from '../../../src-main/core/secrets';
-import { parseJsonLines, runCli } from '../../helpers/cli';
+import { parseJsonLines, runCli, runCliUntil } from '../../helpers/cli';
 import { fakeClientFactory } from './fake-client';
 
 const KEY = 'monitor-key-0123456789abcdef';
 const connected = { state: 'connected', connected: true, linked: true, needsScan: false, phone: '15550100001', qr: null };
 const reconnecting = { state: 'reconnecting', connected: false, linked: true, needsScan: false, phone: '15550100001', qr: null };
+const unlinked = { state: 'unlinked', connected: false, linked: false, needsScan: true, phone: null, qr: null };
 let dir: string;
 
 beforeEach(async () => {
@@ -75,6 +76,64 @@ describe('monitor', () => {
     expect(r.stdout + r.stderr).not.toContain(KEY);
   });
 
+  it('--json: every alert carries the team label; a grouped alert carries its parts as data', async () => {
+    const store = new MemorySecretStore();
+    let status: Record<string, unknown> = connected;
+    const { factory } = fakeClientFactory({ getSession: async () => status });
+    await runCli(['team', 'add', '--label', 'Support desk', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--agent', 'a2'], {
+      env: { CHANNEL_API_KEY: KEY },
+      createClient: factory,
+      secretStore: store,
+      configDir: dir,
+    });
+    const r = await runCliUntil(['monitor', '--interval', '0.05', '--json'], { createClient: factory, secretStore: store, configDir: dir }, {
+      when: (lines) => lines.filter((l) => l.event === 'health' && l.health === 'connected').length >= 2,
+      act: async () => {
+        status = unlinked;
+      },
+      until: (lines) => lines.some((l) => l.event === 'alert'),
+    });
+    expect(r.code).toBe(0);
+    const alert = r.json().find((l) => l.event === 'alert')!;
+    expect(alert).toMatchObject({ kind: 'grouped', urgent: true, team: 'Support desk', agentIds: ['a1', 'a2'] });
+    expect(alert.teamId).not.toBe('Support desk');
+    expect(alert.parts).toEqual([
+      expect.objectContaining({ kind: 'needs-scan', urgent: true, team: 'Support desk', agentIds: ['a1'], title: 'a1 (+15550100001) was unlinked — a QR scan is needed', incidentId: expect.any(String) }),
+      expect.objectContaining({ kind: 'needs-scan', urgent: true, team: 'Support desk', agentIds: ['a2'], title: 'a2 (+15550100001) was unlinked — a QR scan is needed', incidentId: expect.any(String) }),
+    ]);
+  });
+
+  it('--metrics-port: OpenMetrics at /metrics on loopback, with each agent\'s health by team label', async () => {
+    let status: Record<string, unknown> = connected;
+    const { factory } = fakeClientFactory({ getSession: async () => status });
+    let scraped = '';
+    let contentType = '';
+    let url = '';
+    const r = await runCliUntil(['monitor', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--interval', '0.05', '--metrics-port', '0', '--json'], { env: { CHANNEL_API_KEY: KEY }, createClient: factory }, {
+      when: (lines) => {
+        url = String(lines.find((l) => l.event === 'metrics')?.url ?? '');
+        return url !== '' && lines.some((l) => l.event === 'health');
+      },
+      act: async () => {
+        const res = await fetch(url);
+        contentType = res.headers.get('content-type') ?? '';
+        scraped = await res.text();
+        status = reconnecting; // one more line, on which the run stops
+      },
+      until: () => scraped !== '',
+    });
+    expect(r.errors).toEqual([]);
+    expect(r.code).toBe(0);
+    const metricsLine = r.json().find((l) => l.event === 'metrics')!;
+    expect(String(metricsLine.url)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    expect(contentType).toMatch(/^application\/openmetrics-text; version=1\.0\.0/);
+    expect(scraped).toContain('channel_companion_agent_health{team="adhoc",agent="a1",health="connected"} 1');
+    expect(scraped).toContain('channel_companion_agent_health{team="adhoc",agent="a1",health="reconnecting"} 0');
+    expect(scraped).toContain('channel_companion_agent_connected{team="adhoc",agent="a1"} 1');
+    expect(scraped.trimEnd().endsWith('# EOF')).toBe(true);
+    expect(scraped).not.toContain(KEY);
+  });
+
   const bad: Array<[string, string[], Record<string, string>]> = [
     ['--team with --base-url', ['monitor', '--team', 'x', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1'], { CHANNEL_API_KEY: KEY }],
     ['--base-url without --agent', ['monitor', '--base-url', 'http://127.0.0.1:9'], { CHANNEL_API_KEY: KEY }],
@@ -83,6 +142,9 @@ describe('monitor', () => {
     ['bad interval', ['monitor', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--interval', 'often'], { CHANNEL_API_KEY: KEY }],
     ['no saved teams', ['monitor'], {}],
     ['unknown team', ['monitor', '--team', 'nope'], {}],
+    ['--metrics-host without --metrics-port', ['monitor', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--metrics-host', '0.0.0.0'], { CHANNEL_API_KEY: KEY }],
+    ['bad --metrics-port', ['monitor', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--metrics-port', '70000'], { CHANNEL_API_KEY: KEY }],
+    ['bad --alertmanager', ['monitor', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--alertmanager', 'ftp://am'], { CHANNEL_API_KEY: KEY }],
   ];
   for (const [name, args, env] of bad) {
     it(`usage error: ${name} → exit 2, nothing polled`, async () => {

@@ -21,6 +21,8 @@ export function fakeContract() {
     tunnel: { port: 0, forwardTo: null },
     alertRules: { reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 },
     alertWebhookUrl: null,
+    alertmanagerUrl: null,
+    metricsPort: null,
     theme: 'system',
   };
   const impl = Object.fromEntries(

@@ -102,10 +102,15 @@ export function fakeElectron(opts: { isPackaged: boolean; appPath?: string }) {
     setContextMenu = vi.fn();
     destroy = vi.fn();
   }
+  const notifications: FakeNotification[] = [];
   class FakeNotification {
     static isSupported = () => true;
+    constructor(readonly options: { title: string; urgency: string }) {
+      notifications.push(this);
+    }
     on = vi.fn();
     show = vi.fn();
+    close = vi.fn();
   }
   const parts = {
     app,
@@ -128,5 +133,5 @@ export function fakeElectron(opts: { isPackaged: boolean; appPath?: string }) {
     },
     shell: { openExternal: vi.fn(async () => undefined) },
   };
-  return { parts, ipcHandlers, headerListeners, trayImages, windows: () => FakeBrowserWindow.created };
+  return { parts, ipcHandlers, headerListeners, trayImages, notifications, windows: () => FakeBrowserWindow.created };
 }

@@ -18,17 +18,15 @@ const RESOURCES = '/opt/Channel Companion/resources';
 
 async function start(isPackaged: boolean, devServerUrl: string | undefined) {
   const fake = fakeElectron({ isPackaged, appPath: '/checkout' });
+  const contract = fakeContract();
   await startElectronShell(fake.parts as unknown as ElectronParts, {
     outDir: '/checkout/out',
     resourcesPath: RESOURCES,
     ...(devServerUrl !== undefined ? { devServerUrl } : {}),
-    createContract: async () => {
-      const { impl, events } = fakeContract();
-      return { implementations: impl, events, now: () => NOW, dispose: () => undefined };
-    },
+    createContract: async () => ({ implementations: contract.impl, events: contract.events, now: () => NOW, dispose: () => undefined }),
   });
   const win = fake.windows()[0]!;
-  return { ...fake, win };
+  return { ...fake, win, events: contract.events };
 }
 
 /** An invoke from the window's top frame, read afresh on every access as Electron does. */
@@ -92,5 +90,19 @@ describe('app paths', () => {
   it('finds the tray icons beside app.asar once packaged, in build/ otherwise', () => {
     expect(trayIconDir(packaged, '/x/resources')).toBe(join('/x/resources', 'tray'));
     expect(trayIconDir(checkout, '/usr/lib/electron/resources')).toBe(join('/checkout', 'build', 'tray'));
+  });
+});
+
+describe('Electron shell: native notifications', () => {
+  it('an urgent notification shows when the policy alerts, and closes itself when its incident resolves', async () => {
+    const { events, notifications } = await start(true, undefined);
+    const incident = { id: 'i1', teamId: 't1', agentId: 'a1', kind: 'needs-scan', severity: 'urgent' as const, title: 'a1 was unlinked', message: 'Scan.', openedAt: NOW, acknowledgedAt: null, resolvedAt: null };
+    events.emit('alert', { change: 'opened', incident, notify: true });
+    expect(notifications).toHaveLength(1);
+    expect(notifications[0]!.options).toMatchObject({ title: 'a1 was unlinked', urgency: 'critical' });
+    expect(notifications[0]!.show).toHaveBeenCalled();
+    events.emit('alert', { change: 'resolved', incident: { ...incident, resolvedAt: NOW + 60_000, title: 'a1 is back to connected after 1 min' }, notify: true });
+    expect(notifications[0]!.close).toHaveBeenCalled();
+    expect(notifications[1]!.options).toMatchObject({ title: 'a1 is back to connected after 1 min', urgency: 'low' });
   });
 });

@@ -105,6 +105,7 @@ describe('alert notifications', () => {
     class FakeNotification {
       static isSupported = () => true;
       handlers = new Map<string, () => void>();
+      closed = false;
       constructor(readonly options: ReturnType<typeof notificationOptions>) {}
       on(ev: string, l: () => void) {
         this.handlers.set(ev, l);
@@ -112,17 +113,21 @@ describe('alert notifications', () => {
       show() {
         shown.push(this);
       }
+      close() {
+        this.closed = true;
+        this.handlers.get('close')?.();
+      }
     }
     const openRoute = vi.fn();
     const notifier = createAlertNotifier({ Notification: FakeNotification, openRoute, enabled: () => enabled });
     return { shown, openRoute, notifier };
   }
 
-  it('urgent → critical; click opens the pairing page of a needs-scan agent', () => {
+  it('urgent → critical and kept on screen; click opens the pairing page of a needs-scan agent', () => {
     const { shown, openRoute, notifier } = setup();
-    notifier.handle({ change: 'opened', incident: incident() });
+    notifier.handle({ change: 'opened', incident: incident(), notify: true });
     expect(shown).toHaveLength(1);
-    expect(shown[0]!.options).toMatchObject({ title: 'OTP needs a QR scan', urgency: 'critical' });
+    expect(shown[0]!.options).toMatchObject({ title: 'OTP needs a QR scan', urgency: 'critical', timeoutType: 'never' });
     shown[0]!.handlers.get('click')!();
     expect(openRoute).toHaveBeenCalledWith('#/agents/a1/pairing?team=t1');
     expect(notifier.live.size).toBe(0);
@@ -130,23 +135,60 @@ describe('alert notifications', () => {
 
   it('a warning is normal urgency and opens the agent page', () => {
     const { shown, openRoute, notifier } = setup();
-    notifier.handle({ change: 'opened', incident: incident({ id: 'i2', kind: 'reconnecting', severity: 'warning' }) });
+    notifier.handle({ change: 'opened', incident: incident({ id: 'i2', kind: 'reconnecting', severity: 'warning' }), notify: true });
     expect(shown[0]!.options.urgency).toBe('normal');
     shown[0]!.handlers.get('click')!();
     expect(openRoute).toHaveBeenCalledWith('#/agents/a1?team=t1');
   });
 
-  it('notifies again only on escalation to urgent; never on resolve, acknowledged, or when disabled', () => {
+  it('an urgent notification closes itself when its incident resolves; the recovery notice shows quietly in its place', () => {
     const { shown, notifier } = setup();
-    notifier.handle({ change: 'opened', incident: incident({ severity: 'warning', kind: 'unreachable' }) });
-    notifier.handle({ change: 'updated', incident: incident({ severity: 'warning', kind: 'unreachable' }) });
-    notifier.handle({ change: 'updated', incident: incident({ severity: 'urgent', kind: 'unreachable' }) });
-    notifier.handle({ change: 'updated', incident: incident({ severity: 'urgent', kind: 'unreachable' }) });
-    notifier.handle({ change: 'resolved', incident: incident({ resolvedAt: NOW }) });
-    notifier.handle({ change: 'opened', incident: incident({ id: 'i9', acknowledgedAt: NOW }) });
-    expect(shown.map((n) => n.options.urgency)).toEqual(['normal', 'critical']);
+    notifier.handle({ change: 'opened', incident: incident(), notify: true });
+    const urgent = shown[0]!;
+    expect(notifier.live.get('i1')).toBe(urgent);
+    notifier.handle({ change: 'resolved', incident: incident({ resolvedAt: NOW, title: 'OTP is back to connected after 3 min' }), notify: true });
+    expect(urgent.closed).toBe(true);
+    expect(shown).toHaveLength(2);
+    expect(shown[1]!.options).toMatchObject({ title: 'OTP is back to connected after 3 min', urgency: 'low', silent: true, timeoutType: 'default' });
+  });
+
+  it('a resolve the person was not told about closes the notification and shows nothing', () => {
+    const { shown, notifier } = setup();
+    notifier.handle({ change: 'opened', incident: incident(), notify: true });
+    notifier.handle({ change: 'resolved', incident: incident({ resolvedAt: NOW }), notify: false });
+    expect(shown).toHaveLength(1);
+    expect(shown[0]!.closed).toBe(true);
+    expect(notifier.live.size).toBe(0);
+  });
+
+  it('only what the policy told the person about shows: no notification for tracked-only changes (grace, later drops of a flapping agent)', () => {
+    const { shown, notifier } = setup();
+    notifier.handle({ change: 'opened', incident: incident({ kind: 'reconnecting', severity: 'warning' }), notify: false });
+    notifier.handle({ change: 'updated', incident: incident({ kind: 'flapping', severity: 'warning' }), notify: false });
+    notifier.handle({ change: 'resolved', incident: incident({ kind: 'flapping', severity: 'warning', resolvedAt: NOW }), notify: false });
+    expect(shown).toEqual([]);
+  });
+
+  it('a new alert about the same incident replaces its notification (one per incident on screen)', () => {
+    const { shown, notifier } = setup();
+    notifier.handle({ change: 'opened', incident: incident({ kind: 'reconnecting', severity: 'warning', title: 'OTP is reconnecting' }), notify: true });
+    notifier.handle({ change: 'updated', incident: incident({ kind: 'flapping', severity: 'warning', title: 'OTP is flapping' }), notify: true });
+    expect(shown.map((n) => [n.options.title, n.closed])).toEqual([
+      ['OTP is reconnecting', true],
+      ['OTP is flapping', false],
+    ]);
+    expect(notifier.live.size).toBe(1);
+  });
+
+  it('acknowledging closes it; nothing shows for an acknowledged incident or when notifications are off', () => {
+    const { shown, notifier } = setup();
+    notifier.handle({ change: 'opened', incident: incident(), notify: true });
+    notifier.handle({ change: 'updated', incident: incident({ acknowledgedAt: NOW }), notify: false });
+    expect(shown[0]!.closed).toBe(true);
+    notifier.handle({ change: 'updated', incident: incident({ acknowledgedAt: NOW }), notify: true });
+    expect(shown).toHaveLength(1);
     const off = setup(false);
-    off.notifier.handle({ change: 'opened', incident: incident() });
+    off.notifier.handle({ change: 'opened', incident: incident(), notify: true });
     expect(off.shown).toHaveLength(0);
   });
 });

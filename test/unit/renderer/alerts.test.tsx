@@ -9,7 +9,7 @@ import { agent, flush, incident, mount, setup } from './fixtures';
 afterEach(cleanup);
 
 const status = (over: Partial<AlertStatusDTO> = {}): AlertStatusDTO => ({ snoozedUntil: null, quietHours: { enabled: false, start: '22:00', end: '07:00' }, ...over });
-const settings: AppSettingsDTO = { installId: 'install-test-1', alertRules: { reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 }, alertWebhookUrl: null, theme: 'system', startAtLogin: false, notifications: true, pollIntervalSec: 30, escalateAfterMin: 10, tunnel: { port: 0, forwardTo: null } };
+const settings: AppSettingsDTO = { installId: 'install-test-1', alertRules: { reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 }, alertWebhookUrl: null, alertmanagerUrl: null, metricsPort: null, theme: 'system', startAtLogin: false, notifications: true, pollIntervalSec: 30, escalateAfterMin: 10, tunnel: { port: 0, forwardTo: null } };
 
 describe('alerts screen', () => {
   it('acknowledges one, then all; shows the open count', async () => {
@@ -225,28 +225,28 @@ describe('browser notifications', () => {
     const now = { d: new Date(2024, 0, 1, 12, 0) };
     connectBrowserNotifications(store, api, { ctor, now: () => now.d, focus });
 
-    act(() => emit('alert', { change: 'opened', incident: incident('i1') }));
+    act(() => emit('alert', { change: 'opened', incident: incident('i1'), notify: true }));
     expect(made).toHaveLength(1);
     expect(made[0]!.title).toBe('Agent a1: Needs a QR scan');
     made[0]!.n.onclick!();
     expect(focus).toHaveBeenCalled();
     expect(store.getState().route).toBe('#/agents/a1?team=t1');
 
-    act(() => emit('alert', { change: 'updated', incident: incident('i1') }));
+    act(() => emit('alert', { change: 'updated', incident: incident('i1'), notify: false }));
     expect(made).toHaveLength(1);
 
     store.setState({ alertStatus: status({ snoozedUntil: now.d.getTime() + 60_000 }) });
-    act(() => emit('alert', { change: 'opened', incident: incident('i2') }));
+    act(() => emit('alert', { change: 'opened', incident: incident('i2'), notify: true }));
     expect(made).toHaveLength(1);
 
     store.setState({ alertStatus: status({ quietHours: { enabled: true, start: '11:00', end: '13:00' } }) });
-    act(() => emit('alert', { change: 'opened', incident: incident('i3', { severity: 'warning' }) }));
+    act(() => emit('alert', { change: 'opened', incident: incident('i3', { severity: 'warning' }), notify: true }));
     expect(made).toHaveLength(1);
-    act(() => emit('alert', { change: 'opened', incident: incident('i4', { severity: 'urgent' }) }));
+    act(() => emit('alert', { change: 'opened', incident: incident('i4', { severity: 'urgent' }), notify: true }));
     expect(made).toHaveLength(2);
 
     store.setState({ settings: { ...settings, notifications: false }, alertStatus: status() });
-    act(() => emit('alert', { change: 'opened', incident: incident('i5') }));
+    act(() => emit('alert', { change: 'opened', incident: incident('i5'), notify: true }));
     expect(made).toHaveLength(2);
   });
 
@@ -254,7 +254,7 @@ describe('browser notifications', () => {
     const { store, api, emit } = setup();
     const { ctor, made } = fakeCtor('default');
     connectBrowserNotifications(store, api, { ctor, now: () => new Date(), focus: () => undefined });
-    emit('alert', { change: 'opened', incident: incident('i1') });
+    emit('alert', { change: 'opened', incident: incident('i1'), notify: true });
     expect(made).toHaveLength(0);
   });
 });

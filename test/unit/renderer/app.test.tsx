@@ -114,7 +114,7 @@ describe('app frame', () => {
     connectStore(store, api);
     mount(store, <App />);
     await flush();
-    act(() => emit('alert', { change: 'opened', incident: incident('i9', { title: 'Needs a QR scan', message: '<b>scan</b> now' }) }));
+    act(() => emit('alert', { change: 'opened', incident: incident('i9', { title: 'Needs a QR scan', message: '<b>scan</b> now' }), notify: true }));
     const region = screen.getByRole('status', { name: 'Notifications' });
     expect(region.getAttribute('aria-live')).toBe('polite');
     expect(region.textContent).toContain('Urgent: Agent a1: Needs a QR scan');
@@ -132,11 +132,11 @@ describe('app frame', () => {
     mount(store, <App />);
     await flush();
     act(() => {
-      emit('alert', { change: 'opened', incident: incident('w1', { severity: 'warning', title: 'Reconnecting one' }) });
-      emit('alert', { change: 'opened', incident: incident('u1', { title: 'Needs a QR scan' }) });
-      emit('alert', { change: 'opened', incident: incident('w2', { severity: 'warning', title: 'Reconnecting two' }) });
-      emit('alert', { change: 'opened', incident: incident('w3', { severity: 'warning', title: 'Reconnecting three' }) });
-      emit('alert', { change: 'opened', incident: incident('w4', { severity: 'warning', title: 'Reconnecting four' }) });
+      emit('alert', { change: 'opened', incident: incident('w1', { severity: 'warning', title: 'Reconnecting one' }), notify: true });
+      emit('alert', { change: 'opened', incident: incident('u1', { title: 'Needs a QR scan' }), notify: true });
+      emit('alert', { change: 'opened', incident: incident('w2', { severity: 'warning', title: 'Reconnecting two' }), notify: true });
+      emit('alert', { change: 'opened', incident: incident('w3', { severity: 'warning', title: 'Reconnecting three' }), notify: true });
+      emit('alert', { change: 'opened', incident: incident('w4', { severity: 'warning', title: 'Reconnecting four' }), notify: true });
     });
     const region = screen.getByRole('status', { name: 'Notifications' });
     const shown = () => within(region).queryAllByRole('listitem').map((li) => li.querySelector('.toast-title')?.textContent);
@@ -160,12 +160,12 @@ describe('app frame', () => {
       await act(async () => {
         await vi.advanceTimersByTimeAsync(0);
       });
-      act(() => emit('alert', { change: 'opened', incident: incident('u1', { title: 'Needs a QR scan' }) }));
+      act(() => emit('alert', { change: 'opened', incident: incident('u1', { title: 'Needs a QR scan' }), notify: true }));
       const region = screen.getByRole('status', { name: 'Notifications' });
       // Urgent: it stays however long it takes.
       act(() => vi.advanceTimersByTime(60_000));
       expect(within(region).getAllByRole('listitem')).toHaveLength(1);
-      act(() => emit('alert', { change: 'resolved', incident: incident('u1', { title: 'a1 is back to connected after 40 s', resolvedAt: 2000 }) }));
+      act(() => emit('alert', { change: 'resolved', incident: incident('u1', { title: 'a1 is back to connected after 40 s', resolvedAt: 2000 }), notify: true }));
       const items = within(region).getAllByRole('listitem');
       expect(items).toHaveLength(1);
       expect(items[0]!.textContent).toContain('Resolved: Agent a1: back to normal');

@@ -22,7 +22,7 @@ export function notificationCtor(): NotificationCtor | null {
 
 function shouldNotify(store: AppStore, e: AlertEventDTO, now: Date, ctor: NotificationCtor | null): boolean {
   if (!ctor || ctor.permission !== 'granted') return false;
-  if (e.change !== 'opened') return false;
+  if (!e.notify || e.change === 'resolved') return false;
   const s = store.getState();
   if (s.settings && !s.settings.notifications) return false;
   if (isSnoozed(s.alertStatus, now.getTime())) return false;

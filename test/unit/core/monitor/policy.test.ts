@@ -127,22 +127,52 @@ describe('AlertPolicy: needs-scan (unlink)', () => {
 });
 
 describe('AlertPolicy: reconnecting and recovery', () => {
-  it('one alert per incident with no grace, and one recovery notice with the duration', () => {
+  it('one alert per drop with no grace; the recovery notice once it has stayed connected 30 s, with the length of the drop', () => {
     const h = setup();
     expect(h.cycle(['a1', 'reconnecting']).map((a) => [a.kind, a.urgent])).toEqual([['reconnecting', false]]);
     expect(h.advance(42 * S)).toEqual([]);
-    const got = h.cycle(['a1', 'connected']);
+    expect(h.cycle(['a1', 'connected'])).toEqual([]);
+    expect(h.policy.openIncidents().map((i) => i.kind)).toEqual(['reconnecting']);
+    expect(h.advance(30 * S - 1)).toEqual([]);
+    const got = h.advance(1);
     expect(got.map((a) => a.kind)).toEqual(['recovered']);
     expect(got[0]!.title).toContain('back to connected after 42 s');
     expect(h.kinds()).toEqual(['reconnecting', 'recovered']);
+    expect(h.policy.openIncidents()).toEqual([]);
   });
 
-  it('recovering within the grace period raises nothing at all', () => {
-    const h = setup({ reconnectGraceSec: 30 });
+  it('an incident counts from the last good poll', () => {
+    const h = setup();
+    // The last poll that found it connected was 13 s before the one that found it reconnecting.
+    const out = h.policy.ingest([{ teamId: 't1', agentId: 'a1', from: 'connected', to: 'reconnecting', at: h.now, lastGoodAt: h.now - 13 * S }], h.now);
+    expect(out.incidents.map((u) => [u.change, u.incident.openedAt])).toEqual([['opened', h.now - 13 * S]]);
+    h.advance(7 * S);
+    h.policy.ingest([{ teamId: 't1', agentId: 'a1', from: 'reconnecting', to: 'connected', at: h.now }], h.now);
+    expect(h.advance(30 * S).map((a) => a.title)).toEqual(['a1 is back to connected after 20 s']);
+  });
+
+  it('a new drop before the agent stayed connected continues the same incident: no new alert, no recovery notice', () => {
+    const h = setup();
+    const [first] = h.cycle(['a1', 'reconnecting']);
+    h.advance(5 * S);
+    h.cycle(['a1', 'connected']);
+    h.advance(20 * S);
     expect(h.cycle(['a1', 'reconnecting'])).toEqual([]);
+    expect(h.policy.openIncidents().map((i) => i.id)).toEqual([first!.incidentId]);
+    h.advance(5 * S);
+    h.cycle(['a1', 'connected']);
+    expect(h.advance(30 * S).map((a) => [a.kind, a.incidentId])).toEqual([['recovered', first!.incidentId]]);
+    expect(h.kinds()).toEqual(['reconnecting', 'recovered']);
+  });
+
+  it('recovering within the grace period raises nothing at all, and opens no incident', () => {
+    const h = setup({ reconnectGraceSec: 30 });
+    const out = h.policy.ingest([{ teamId: 't1', agentId: 'a1', from: 'connected', to: 'reconnecting', at: h.now }], h.now);
+    expect(out).toEqual({ alerts: [], incidents: [] });
     expect(h.advance(29 * S)).toEqual([]);
-    expect(h.cycle(['a1', 'connected'])).toEqual([]);
+    h.policy.ingest([{ teamId: 't1', agentId: 'a1', from: 'reconnecting', to: 'connected', at: h.now }], h.now);
     expect(h.advance(10 * MIN)).toEqual([]);
+    expect(h.policy.openIncidents()).toEqual([]);
   });
 
   it('after the grace period, one alert, then one recovery notice', () => {
@@ -150,7 +180,8 @@ describe('AlertPolicy: reconnecting and recovery', () => {
     h.cycle(['a1', 'reconnecting']);
     expect(h.advance(30 * S).map((a) => a.kind)).toEqual(['reconnecting']);
     expect(h.advance(5 * MIN)).toEqual([]);
-    expect(h.cycle(['a1', 'connected'])[0]!.title).toContain('after 5 min 30 s');
+    expect(h.cycle(['a1', 'connected'])).toEqual([]);
+    expect(h.advance(30 * S)[0]!.title).toContain('after 5 min 30 s');
   });
 
   it('reconnecting is never re-alerted', () => {
@@ -161,36 +192,38 @@ describe('AlertPolicy: reconnecting and recovery', () => {
 });
 
 describe('AlertPolicy: flapping', () => {
-  it('3 incidents in 10 min → one flapping alert instead of one per flap, until it settles', () => {
+  it('six drops in half a minute: one notification before flapping is declared, then silence until stable, then one "stable again"', () => {
     const h = setup();
-    for (let i = 0; i < 2; i++) {
-      h.cycle(['a1', 'reconnecting']);
-      h.advance(10 * S);
-      h.cycle(['a1', 'connected']);
-      h.advance(MIN);
+    const seen: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      seen.push(...h.cycle(['a1', 'reconnecting']).map((a) => a.kind));
+      seen.push(...h.advance(2 * S).map((a) => a.kind));
+      seen.push(...h.cycle(['a1', 'connected']).map((a) => a.kind));
+      seen.push(...h.advance(3 * S).map((a) => a.kind));
     }
-    expect(h.kinds()).toEqual(['reconnecting', 'recovered', 'reconnecting', 'recovered']);
-    const third = h.cycle(['a1', 'reconnecting']);
-    expect(third.map((a) => a.kind)).toEqual(['flapping']);
+    expect(seen).toEqual(['reconnecting', 'flapping']);
     expect(h.policy.isFlapping('t1', 'a1')).toBe(true);
+    // One incident all along, now flapping.
+    expect(h.policy.openIncidents().map((i) => i.kind)).toEqual(['flapping']);
+    // Later drops every 90 s: nothing.
     for (let i = 0; i < 5; i++) {
-      h.advance(10 * S);
-      expect(h.cycle(['a1', 'connected'])).toEqual([]);
-      h.advance(30 * S);
+      expect(h.advance(85 * S)).toEqual([]);
       expect(h.cycle(['a1', 'reconnecting'])).toEqual([]);
+      expect(h.advance(5 * S)).toEqual([]);
+      expect(h.cycle(['a1', 'connected'])).toEqual([]);
     }
-    h.advance(10 * S);
-    h.cycle(['a1', 'connected']);
-    // Settles once a whole window passes without a new incident.
-    const settled = h.advance(10 * MIN);
+    // Stable again once connected for a whole flap window (10 min): one notice.
+    expect(h.advance(10 * MIN - S)).toEqual([]);
+    const settled = h.advance(S);
     expect(settled.map((a) => a.kind)).toEqual(['recovered']);
-    expect(settled[0]!.title).toContain('stopped flapping');
+    expect(settled[0]!.title).toBe('a1 is stable again');
     expect(h.policy.isFlapping('t1', 'a1')).toBe(false);
+    expect(h.kinds()).toEqual(['reconnecting', 'flapping', 'recovered']);
     // Back to normal: the next drop alerts again.
     expect(h.cycle(['a1', 'reconnecting']).map((a) => a.kind)).toEqual(['reconnecting']);
   });
 
-  it('flaps shorter than the grace period still count, and a needs-scan during flapping still alerts', () => {
+  it('drops shorter than the grace period still count: flapping is the first notification; a needs-scan during flapping still alerts', () => {
     const h = setup({ reconnectGraceSec: 60, flapCount: 3, flapWindowMinutes: 10 });
     h.cycle(['a1', 'reconnecting']);
     h.advance(5 * S);
@@ -199,21 +232,47 @@ describe('AlertPolicy: flapping', () => {
     h.advance(5 * S);
     h.cycle(['a1', 'connected']);
     expect(h.alerts).toEqual([]);
+    expect(h.policy.openIncidents()).toEqual([]);
     expect(h.cycle(['a1', 'reconnecting']).map((a) => a.kind)).toEqual(['flapping']);
     expect(h.cycle(['a1', 'needs-scan']).map((a) => [a.kind, a.urgent])).toEqual([['needs-scan', true]]);
+    expect(h.policy.openIncidents().map((i) => i.kind)).toEqual(['needs-scan']);
   });
 
-  it('incidents spread wider than the window do not flap', () => {
+  it('drops spread wider than the window do not flap, and each alerts', () => {
     const h = setup();
     for (let i = 0; i < 4; i++) {
       h.cycle(['a1', 'reconnecting']);
       h.advance(10 * S);
       h.cycle(['a1', 'connected']);
-      h.advance(6 * MIN);
+      h.advance(11 * MIN);
     }
     expect(h.kinds().filter((k) => k === 'flapping')).toEqual([]);
     expect(h.kinds().filter((k) => k === 'reconnecting')).toHaveLength(4);
   });
+
+  it('a repeat drop within the flap window alerts only if it lasts 60 s (repeatDropGraceSec)', () => {
+    const h = setup();
+    h.cycle(['a1', 'reconnecting']);
+    h.advance(10 * S);
+    h.cycle(['a1', 'connected']);
+    h.advance(5 * MIN);
+    expect(h.kinds()).toEqual(['reconnecting', 'recovered']);
+    // A short repeat: nothing at all.
+    expect(h.cycle(['a1', 'reconnecting'])).toEqual([]);
+    expect(h.advance(59 * S)).toEqual([]);
+    h.cycle(['a1', 'connected']);
+    expect(h.advance(5 * MIN)).toEqual([]);
+    expect(h.policy.openIncidents()).toEqual([]);
+    // After the window, a drop is news again (the two before have aged out).
+    h.advance(10 * MIN);
+    expect(h.cycle(['a1', 'reconnecting']).map((a) => a.kind)).toEqual(['reconnecting']);
+    h.cycle(['a1', 'connected']);
+    h.advance(MIN);
+    // A long repeat is an outage, not a flap: it alerts once it has lasted 60 s.
+    expect(h.cycle(['a1', 'reconnecting'])).toEqual([]);
+    expect(h.advance(60 * S).map((a) => a.kind)).toEqual(['reconnecting']);
+  });
+
 });
 
 describe('AlertPolicy: grouping, team-wide problems', () => {
@@ -224,8 +283,11 @@ describe('AlertPolicy: grouping, team-wide problems', () => {
     expect(got[0]).toMatchObject({ kind: 'grouped', urgent: true, agentIds: ['a1', 'a2', 'a3'] });
     expect(got[0]!.parts!.map((p) => p.kind)).toEqual(['needs-scan', 'reconnecting', 'reconnecting']);
     expect(got[0]!.body).toContain('a2 is reconnecting');
-    // Recoveries in one cycle are grouped too; the needs-scan one keeps re-alerting.
-    const back = h.cycle(['a2', 'connected'], ['a3', 'connected']);
+    // Each part keeps its own words.
+    expect(got[0]!.parts!.map((p) => p.title)).toEqual(['a1 was unlinked — a QR scan is needed', 'a2 is reconnecting', 'a3 is reconnecting']);
+    // Recoveries together are grouped too; the needs-scan one keeps re-alerting.
+    expect(h.cycle(['a2', 'connected'], ['a3', 'connected'])).toEqual([]);
+    const back = h.advance(30 * S);
     expect(back.map((a) => a.kind)).toEqual(['grouped']);
     expect(back[0]!.urgent).toBe(false);
   });
@@ -266,6 +328,62 @@ describe('AlertPolicy: grouping, team-wide problems', () => {
     const got = h.cycle(['a1', 'unreachable']);
     expect(got.map((a) => a.kind)).toEqual(['unreachable']); // team-wide (the team has one agent)
     expect(h.policy.openIncidents().map((i) => i.kind).sort()).toEqual(['needs-scan', 'unreachable']);
+  });
+
+  it('a team-wide outage is ONE incident; what it hid is judged against the last state the service reported', () => {
+    const h = setup({}, ['a1', 'a2', 'a3']);
+    h.cycle(['a2', 'needs-scan']);
+    h.cycle(['a3', 'reconnecting']);
+    expect(h.kinds()).toEqual(['needs-scan', 'reconnecting']);
+    const before = new Set(h.policy.openIncidents().map((i) => i.id));
+    const down = h.policy.ingest(
+      ['a1', 'a2', 'a3'].map((agentId) => ({ teamId: 't1', agentId, from: 'connected' as Health, to: 'unreachable' as Health, at: h.now })),
+      h.now,
+    );
+    expect(down.incidents.map((u) => [u.change, u.incident.kind, u.incident.agentId])).toEqual([['opened', 'unreachable', null]]);
+    expect(down.alerts.map((a) => a.kind)).toEqual(['unreachable']);
+    h.advance(5 * MIN);
+    // Back: a1 still connected, a2 still unlinked, a3 still reconnecting, and nothing of that is news.
+    const back = h.policy.ingest(
+      [
+        { teamId: 't1', agentId: 'a1', from: 'unreachable', to: 'connected', at: h.now },
+        { teamId: 't1', agentId: 'a2', from: 'unreachable', to: 'needs-scan', at: h.now },
+        { teamId: 't1', agentId: 'a3', from: 'unreachable', to: 'reconnecting', at: h.now },
+      ],
+      h.now,
+    );
+    expect(back.alerts.map((a) => a.kind)).toEqual(['recovered']);
+    expect(back.alerts[0]!.title).toBe('Service reachable again for team t1 after 5 min');
+    expect(new Set(h.policy.openIncidents().map((i) => i.id))).toEqual(before);
+    // A real change seen after it alerts as usual.
+    const changed = h.policy.ingest([{ teamId: 't1', agentId: 'a1', from: 'connected', to: 'needs-scan', at: h.now }], h.now);
+    expect(changed.alerts.map((a) => [a.kind, a.agentIds])).toEqual([['needs-scan', ['a1']]]);
+  });
+
+  it('a change hidden by the outage alerts once the service answers', () => {
+    const h = setup({}, ['a1']);
+    h.cycle(['a1', 'unreachable']);
+    expect(h.cycle(['a1', 'needs-scan']).map((a) => a.kind)).toEqual(['grouped']);
+    expect(h.alerts.at(-1)!.parts!.map((p) => p.kind)).toEqual(['needs-scan', 'recovered']);
+  });
+
+  it('an agent alerted alone as "cannot be checked" is folded into the team incident when the rest follow', () => {
+    const h = setup({ agentUnreachableDelaySec: 60 }, ['a1', 'a2']);
+    h.cycle(['a1', 'unreachable']);
+    expect(h.advance(60 * S).map((a) => a.kind)).toEqual(['unreachable']);
+    const out = h.policy.ingest([{ teamId: 't1', agentId: 'a2', from: 'connected', to: 'unreachable', at: h.now }], h.now);
+    expect(out.incidents.map((u) => [u.change, u.incident.agentId])).toEqual([
+      ['opened', null],
+      ['resolved', 'a1'],
+    ]);
+    expect(h.policy.openIncidents().map((i) => i.agentId)).toEqual([null]);
+  });
+
+  it('alerts name the team by its label', () => {
+    const policy = new AlertPolicy({ localTime: utcLocalTime, teamLabel: (id) => (id === 't1' ? 'Support desk' : id) });
+    policy.ingest([{ teamId: 't1', agentId: 'a1', from: 'unknown', to: 'connected', at: T0 }], T0);
+    const out = policy.ingest([{ teamId: 't1', agentId: 'a1', from: 'connected', to: 'unreachable', at: T0 }], T0);
+    expect(out.alerts.map((a) => [a.teamId, a.teamLabel, a.title])).toEqual([['t1', 'Support desk', 'Service unreachable for team Support desk']]);
   });
 
   it('auth-error → one alert per team, once, however many agents and polls', () => {
@@ -352,7 +470,8 @@ describe('AlertPolicy: acknowledge, snooze, quiet hours', () => {
     expect(got[0]!.urgent).toBe(true);
     expect(got[0]!.body).toContain('a1: needs-scan');
     // After the summary, things are alerted normally again, and the summary is not repeated.
-    expect(h.cycle(['a2', 'connected']).map((a) => a.kind)).toEqual(['recovered']);
+    expect(h.cycle(['a2', 'connected'])).toEqual([]);
+    expect(h.advance(30 * S).map((a) => a.kind)).toEqual(['recovered']);
     expect(h.advance(60 * MIN).map((a) => a.kind)).toEqual(['realert', 'realert', 'realert', 'realert']);
   });
 

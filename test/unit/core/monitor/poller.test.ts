@@ -95,20 +95,33 @@ describe('Poller: cycles and concurrency', () => {
   it('agents due together form one cycle, emitted when all polls of it have settled', async () => {
     const h = setup({ agents: [['t1', 'a1'], ['t1', 'a2'], ['t2', 'a3']] });
     h.answerWith(async (_t, a) => {
-      if (a === 'a2') await new Promise((r) => h.clock.setTimeout(() => r(null), 300));
+      if (a === 'a2') await new Promise((r) => h.clock.setTimeout(() => r(null), 200));
       return CONNECTED;
     });
     h.poller.start();
     await h.clock.advance(100);
     expect(h.polls.map((p) => p.agentId).sort()).toEqual(['a1', 'a3']);
     expect(h.cycles).toEqual([]);
-    await h.clock.advance(300);
+    await h.clock.advance(200);
     expect(h.cycles).toHaveLength(1);
     expect(h.cycles[0]!.results.map((r) => r.agentId).sort()).toEqual(['a1', 'a2', 'a3']);
-    // The next cycle still polls all three together (a2 finished 300 ms later but is coalesced).
+    // The next cycle still polls all three together (a2 finished 200 ms later but is coalesced).
     await h.clock.advance(15_000);
     expect(h.cycles).toHaveLength(2);
     expect(h.cycles[1]!.results).toHaveLength(3);
+    await h.poller.stop();
+  });
+
+  it('agents due further apart than coalesceMs (250 ms) are not pulled early into one cycle', async () => {
+    const h = setup({ agents: [['t1', 'a1'], ['t1', 'a2']] });
+    h.answerWith(async (_t, a) => {
+      if (a === 'a2') await new Promise((r) => h.clock.setTimeout(() => r(null), 400));
+      return CONNECTED;
+    });
+    h.poller.start();
+    await h.clock.advance(16_000);
+    expect(h.times('a1')).toEqual([0, 15_000]);
+    expect(h.times('a2')).toEqual([0, 15_400]);
     await h.poller.stop();
   });
 
@@ -142,18 +155,26 @@ describe('Poller: cycles and concurrency', () => {
     await h.poller.stop();
   });
 
-  it('new targets are picked up on refresh(); removed ones are dropped', async () => {
-    const h = setup({ agents: [['t1', 'a1']] });
+  it('new targets are picked up on refresh(); removed ones are dropped (at once on refresh, else within an interval)', async () => {
+    const h = setup({ agents: [['t1', 'a1'], ['t1', 'a3']] });
+    const removed: string[] = [];
+    h.poller.onRemoved((t) => removed.push(t.agentId));
     h.poller.start();
     await h.clock.advance(1_000);
     h.agents.push(['t1', 'a2']);
     h.poller.refresh();
     await h.clock.advance(0);
     expect(h.times('a2')).toEqual([1_000]);
-    h.agents.splice(0, 1);
+    h.agents.splice(0, 1); // a1, without a refresh
     await h.clock.advance(60_000);
-    expect(h.times('a1')).toEqual([0]);
+    expect(h.times('a1')).toEqual([0, 15_000]);
     expect(h.poller.dueAt('t1', 'a1')).toBeNull();
+    h.agents.splice(0, 1); // a3, with a refresh
+    h.poller.refresh();
+    const polled = h.times('a3').length;
+    await h.clock.advance(60_000);
+    expect(h.times('a3')).toHaveLength(polled);
+    expect(removed).toEqual(['a1', 'a3']);
     await h.poller.stop();
   });
 });
@@ -210,21 +231,74 @@ describe('Poller: pollSoon', () => {
 });
 
 describe('Poller: backoff', () => {
-  it('backs off exponentially on 5xx up to the cap, and resets after a success', async () => {
-    const h = setup({ backoff: { baseMs: 5_000, maxMs: 40_000, jitter: 0.1 } });
+  it('retries at the normal pace until unreachable (2 failures), then backs off up to the cap; a success resets it', async () => {
+    // a2 answers, so the team is not down: a1's backoff is its own (no team probe).
+    const h = setup({ agents: [['t1', 'a1'], ['t1', 'a2']], backoff: { baseMs: 5_000, maxMs: 40_000, jitter: 0.1 }, coalesceMs: 0 });
     let fail = true;
-    h.answerWith(async () => {
-      if (fail) throw new ServerError({ status: 500 });
+    h.answerWith(async (_t, a) => {
+      if (fail && a === 'a1') throw new ServerError({ status: 500 });
       return CONNECTED;
     });
     h.poller.start();
-    await h.clock.advance(160_000);
-    const t = h.times();
-    expect(t.slice(0, 6)).toEqual([0, 5_000, 15_000, 35_000, 75_000, 115_000]);
+    await h.clock.advance(230_000);
+    // 15 s (interval) after the first failure; then max(interval, 5 s, 10 s) = 15 s, 20 s, 40 s, 40 s…
+    expect(h.times('a1').slice(0, 8)).toEqual([0, 15_000, 30_000, 45_000, 65_000, 105_000, 145_000, 185_000]);
     fail = false;
-    await h.clock.advance(60_000);
-    const after = h.times().filter((x) => x > 160_000);
+    await h.clock.advance(100_000);
+    const after = h.times('a1').filter((x) => x > 230_000);
     expect(after[1]! - after[0]!).toBe(15_000);
+    await h.poller.stop();
+  });
+
+  it('while a whole team backs off, one agent is probed each interval; its first answer brings the whole team back at once', async () => {
+    const agents: Array<[string, string]> = [['t1', 'a1'], ['t1', 'a2'], ['t1', 'a3']];
+    const h = setup({ agents, intervalMs: 2_000, fastIntervalMs: 2_000, backoff: { baseMs: 5_000, maxMs: 120_000, jitter: 0 } });
+    let down = false;
+    h.answerWith(async () => {
+      if (down) throw new TypeError('fetch failed');
+      return CONNECTED;
+    });
+    h.poller.start();
+    await h.clock.advance(9_000);
+    down = true;
+    await h.clock.advance(120_000);
+    const during = h.calls.filter((c) => c.at >= 10_000).map((c) => c.at);
+    // Every agent fails twice at the normal pace (2 s), then backs off (5 s, 10 s, 20 s… up to
+    // 2 min) while the team is probed once per interval: far fewer than 3 polls per 2 s (180).
+    expect(during.length).toBeLessThan(110);
+    // Never a gap longer than one interval between two polls of the team.
+    const gaps = during.slice(1).map((t, k) => t - during[k]!);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(2_000);
+    // The service answers again: within one interval every agent has been polled successfully.
+    down = false;
+    const before = h.polls.length;
+    await h.clock.advance(2_000);
+    const back = h.polls.slice(before).filter((p) => p.status);
+    expect(new Set(back.map((p) => p.agentId))).toEqual(new Set(['a1', 'a2', 'a3']));
+    await h.poller.stop();
+  });
+
+  it('keeps polling fast for a while after a reconnect (fastHoldMs), then back to the interval', async () => {
+    const h = setup({ fastHoldMs: 10_000 });
+    let status = RECONNECTING;
+    h.answerWith(async () => status);
+    h.poller.start();
+    await h.clock.advance(4_000);
+    status = CONNECTED;
+    await h.clock.advance(40_000);
+    // Reconnecting at 0, 2, 4 s; connected from 6 s: fast until 14 s (10 s after the last reconnecting poll), then 15 s.
+    expect(h.times()).toEqual([0, 2_000, 4_000, 6_000, 8_000, 10_000, 12_000, 14_000, 29_000, 44_000]);
+    await h.poller.stop();
+  });
+
+  it('setConfig applies at once: a shorter interval pulls the next poll in', async () => {
+    const h = setup();
+    h.poller.start();
+    await h.clock.advance(1_000);
+    h.poller.setConfig({ intervalMs: 5_000 });
+    await h.clock.advance(10_000);
+    expect(h.times()).toEqual([0, 6_000, 11_000]);
+    expect(h.poller.config().intervalMs).toBe(5_000);
     await h.poller.stop();
   });
 
@@ -260,15 +334,16 @@ describe('Poller: backoff', () => {
   });
 
   it('backs off on network errors, but a rejected key keeps the normal pace', async () => {
-    const h = setup({ agents: [['t1', 'net'], ['t2', 'key']], coalesceMs: 0 });
+    const h = setup({ agents: [['t1', 'net'], ['t1', 'ok'], ['t2', 'key']], coalesceMs: 0 });
     h.answerWith(async (_t, a) => {
       if (a === 'net') throw new TypeError('fetch failed');
+      if (a === 'ok') return CONNECTED;
       throw new Unauthorized();
     });
     h.poller.start();
-    await h.clock.advance(31_000);
-    expect(h.times('net')).toEqual([0, 5_000, 15_000]);
-    expect(h.times('key')).toEqual([0, 15_000, 30_000]);
+    await h.clock.advance(100_000);
+    expect(h.times('net')).toEqual([0, 15_000, 30_000, 45_000, 65_000, 105_000].filter((t) => t <= 100_000));
+    expect(h.times('key')).toEqual([0, 15_000, 30_000, 45_000, 60_000, 75_000, 90_000]);
     await h.poller.stop();
   });
 

@@ -9,6 +9,7 @@ const alert: Alert = {
   kind: 'needs-scan',
   urgent: true,
   teamId: 't1',
+  teamLabel: 'Team one',
   agentIds: ['a1'],
   title: 'a1 was unlinked — a QR scan is needed',
   body: 'A person must scan.',

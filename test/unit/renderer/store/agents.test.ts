@@ -83,9 +83,9 @@ describe('agents slice in the assembled store', () => {
     expect(Object.keys(store.getState().healthBuffer)).toEqual(['t1/zz']);
 
     const incident = { id: 'i1', teamId: 't1', agentId: 'a1', kind: 'needs-scan', severity: 'urgent' as const, title: 'Scan', message: 'm', openedAt: 1, acknowledgedAt: null, resolvedAt: null };
-    emit('alert', { change: 'opened', incident });
+    emit('alert', { change: 'opened', incident, notify: true });
     expect(store.getState().incidents).toEqual([incident]);
-    emit('alert', { change: 'resolved', incident });
+    emit('alert', { change: 'resolved', incident, notify: true });
     expect(store.getState().incidents).toEqual([]);
 
     emit('app.navigate', { route: '#/agents/a1?team=t1' });

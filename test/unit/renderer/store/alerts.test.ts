@@ -22,11 +22,11 @@ describe('alerts slice', () => {
     expect(store.getState().incidentLog.map((i) => i.id)).toEqual(['i2', 'i1']);
     expect(countOpen(store.getState())).toBe(1);
 
-    emit('alert', { change: 'opened', incident: incident('i3', { openedAt: 5, severity: 'warning', title: 'Reconnecting' }) });
+    emit('alert', { change: 'opened', incident: incident('i3', { openedAt: 5, severity: 'warning', title: 'Reconnecting' }), notify: true });
     expect(countOpen(store.getState())).toBe(2);
     expect(store.getState().notices.at(-1)).toMatchObject({ tone: 'warning', title: 'Agent a1: Reconnecting', route: '#/agents/a1?team=t1' });
 
-    emit('alert', { change: 'resolved', incident: incident('i3', { openedAt: 5 }) });
+    emit('alert', { change: 'resolved', incident: incident('i3', { openedAt: 5 }), notify: true });
     expect(store.getState().incidents.map((i) => i.id)).toEqual(['i1']);
     // the log keeps it, marked resolved, for the agent timeline
     expect(store.getState().incidentLog.find((i) => i.id === 'i3')?.resolvedAt).toBe(100_000);
@@ -76,26 +76,26 @@ describe('alerts slice', () => {
   it("an incident's notice follows it: re-worded in place by an update, resolved in place (never a second notice)", () => {
     const { store } = setup();
     const s = () => store.getState();
-    s().applyAlertNotice({ change: 'opened', incident: incident('i1', { severity: 'warning', title: 'Reconnecting' }) }, 'Bot');
+    s().applyAlertNotice({ change: 'opened', incident: incident('i1', { severity: 'warning', title: 'Reconnecting' }), notify: true }, 'Bot');
     const id = s().notices[0]!.id;
-    s().applyAlertNotice({ change: 'updated', incident: incident('i1', { severity: 'urgent', title: 'Still reconnecting' }) }, 'Bot');
+    s().applyAlertNotice({ change: 'updated', incident: incident('i1', { severity: 'urgent', title: 'Still reconnecting' }), notify: true }, 'Bot');
     expect(s().notices).toHaveLength(1);
     expect(s().notices[0]).toMatchObject({ id, tone: 'urgent', title: 'Bot: Still reconnecting' });
-    s().applyAlertNotice({ change: 'resolved', incident: incident('i1', { title: 'Still reconnecting', resolvedAt: 5 }) }, 'Bot');
+    s().applyAlertNotice({ change: 'resolved', incident: incident('i1', { title: 'Still reconnecting', resolvedAt: 5 }), notify: true }, 'Bot');
     expect(s().notices).toHaveLength(1);
     expect(s().notices[0]).toMatchObject({ id, tone: 'success', title: 'Bot: back to normal', body: 'Still reconnecting' });
-    // A plain update of an incident no notice shows adds none.
-    s().applyAlertNotice({ change: 'updated', incident: incident('i2') }, 'Bot');
+    // A plain update (one the policy does not tell of) of an incident no notice shows adds none.
+    s().applyAlertNotice({ change: 'updated', incident: incident('i2'), notify: false }, 'Bot');
     expect(s().notices).toHaveLength(1);
   });
 
   it('an urgent notice that resolves keeps its place at the top of the stack', () => {
     const { store } = setup();
     const s = () => store.getState();
-    s().applyAlertNotice({ change: 'opened', incident: incident('u1', { title: 'Needs a QR scan' }) }, 'Bot');
-    for (const i of [1, 2, 3]) s().applyAlertNotice({ change: 'opened', incident: incident(`w${i}`, { severity: 'warning', title: `Reconnecting ${i}` }) }, 'Bot');
+    s().applyAlertNotice({ change: 'opened', incident: incident('u1', { title: 'Needs a QR scan' }), notify: true }, 'Bot');
+    for (const i of [1, 2, 3]) s().applyAlertNotice({ change: 'opened', incident: incident(`w${i}`, { severity: 'warning', title: `Reconnecting ${i}` }), notify: true }, 'Bot');
     expect(noticeStack(s().notices).shown[0]!.title).toBe('Bot: Needs a QR scan');
-    s().applyAlertNotice({ change: 'resolved', incident: incident('u1', { title: 'Back after 9 s', resolvedAt: 5 }) }, 'Bot');
+    s().applyAlertNotice({ change: 'resolved', incident: incident('u1', { title: 'Back after 9 s', resolvedAt: 5 }), notify: true }, 'Bot');
     expect(noticeStack(s().notices).shown.map((n) => n.title)).toEqual(['Bot: back to normal', 'Bot: Reconnecting 3', 'Bot: Reconnecting 2']);
   });
 
@@ -117,8 +117,8 @@ describe('alerts slice', () => {
     const { store, api, emit } = setup({ 'alerts.list': () => ({ ok: true, value: open }) }, now);
     connectStore(store, api);
     await flush();
-    emit('alert', { change: 'opened', incident: incident('gone', { title: 'Needs a QR scan' }) });
-    emit('alert', { change: 'opened', incident: incident('still', { title: 'Unreachable' }) });
+    emit('alert', { change: 'opened', incident: incident('gone', { title: 'Needs a QR scan' }), notify: true });
+    emit('alert', { change: 'opened', incident: incident('still', { title: 'Unreachable' }), notify: true });
     now.t = 2000;
     await store.getState().refresh();
     const byIncident = (id: string) => store.getState().notices.find((n) => n.incident?.id === id);
@@ -131,15 +131,28 @@ describe('alerts slice', () => {
     );
     const pending = store.getState().refresh();
     now.t = 3000;
-    emit('alert', { change: 'opened', incident: incident('late', { title: 'Needs a QR scan' }) });
+    emit('alert', { change: 'opened', incident: incident('late', { title: 'Needs a QR scan' }), notify: true });
     release();
     await pending;
     expect(byIncident('late')?.tone).toBe('urgent');
   });
 
-  it('gives no notice for plain updates', () => {
-    expect(noticeFor({ change: 'updated', incident: incident('i1') }, 'A')).toBeNull();
-    expect(noticeFor({ change: 'opened', incident: incident('i1', { severity: 'info' }) }, 'A')).toMatchObject({ tone: 'info' });
+  it('a resolve the policy keeps quiet about closes its notice; an update without notify re-words it in place', () => {
+    const { store } = setup();
+    const s = () => store.getState();
+    s().applyAlertNotice({ change: 'opened', incident: incident('q1', { severity: 'warning', title: 'Reconnecting' }), notify: true }, 'Bot');
+    s().applyAlertNotice({ change: 'updated', incident: incident('q1', { severity: 'warning', title: 'Still reconnecting' }), notify: false }, 'Bot');
+    expect(s().notices.map((n) => n.title)).toEqual(['Bot: Still reconnecting']);
+    s().applyAlertNotice({ change: 'resolved', incident: incident('q1', { title: 'Back after 4 s', resolvedAt: 5 }), notify: false }, 'Bot');
+    expect(s().notices).toEqual([]);
+  });
+
+  it('gives a notice only for what the alert policy told the person about (notify)', () => {
+    expect(noticeFor({ change: 'updated', incident: incident('i1'), notify: false }, 'A')).toBeNull();
+    expect(noticeFor({ change: 'opened', incident: incident('i1'), notify: false }, 'A')).toBeNull();
+    expect(noticeFor({ change: 'resolved', incident: incident('i1'), notify: false }, 'A')).toBeNull();
+    expect(noticeFor({ change: 'updated', incident: incident('i1', { severity: 'warning', title: 'is flapping' }), notify: true }, 'A')).toMatchObject({ tone: 'warning', title: 'A: is flapping' });
+    expect(noticeFor({ change: 'opened', incident: incident('i1', { severity: 'info' }), notify: true }, 'A')).toMatchObject({ tone: 'info' });
   });
 });
 

@@ -1,0 +1,99 @@
+// The Alertmanager sink over a recording HTTP receiver: raised incidents fire with stable labels,
+// resolve with endsAt, re-label on a new kind, are resent on a timer; tracked-only ones never go.
+import { afterEach, describe, expect, it } from 'vitest';
+import { AlertmanagerSink, alertmanagerLabels, type PostableAlert } from '../../../../src-main/core/monitor';
+import type { IncidentUpdate } from '../../../../src-main/core/monitor';
+import type { Incident } from '../../../../src-main/core/monitor/types';
+import { DEFAULT_RULES } from '../../../../src-main/core/monitor/types';
+import { Emitter } from '../../../../src-main/core/events';
+import { FakeClock } from '../../../helpers/fake-clock';
+import { startHttpSink, type HttpSink } from '../../../helpers/http-sink';
+
+const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
+
+function incident(over: Partial<Incident> = {}): Incident {
+  return { id: 'inc-1', teamId: 't1', agentId: 'a1', agentIds: ['a1'], kind: 'needs-scan', openedAt: T0, delivered: true, raised: true, acknowledgedAt: null, resolvedAt: null, lastAlertAt: T0, ...over };
+}
+
+let am: HttpSink | null = null;
+afterEach(async () => {
+  await am?.close();
+  am = null;
+});
+
+async function setup(open: Incident[] = []) {
+  am = await startHttpSink();
+  const clock = new FakeClock(T0);
+  const events = new Emitter<{ incident: IncidentUpdate }>();
+  const sink = new AlertmanagerSink(am.url.replace(/\/hook$/, '/am/'), { clock, teamLabel: (id) => (id === 't1' ? 'Support desk' : id), resendMs: 60_000 });
+  const off = sink.attach({ on: (e, fn) => events.on(e, fn), incidents: () => open, rules: () => DEFAULT_RULES });
+  const posted = () => am!.requests.map((r) => ({ path: r.url, alerts: JSON.parse(r.body.toString('utf8')) as PostableAlert[] }));
+  const emit = async (u: IncidentUpdate) => {
+    events.emit('incident', u);
+    await sink.flush();
+  };
+  return { clock, sink, off, posted, emit };
+}
+
+describe('AlertmanagerSink', () => {
+  it('labels: alertname per kind, team label, agent (not for team-wide), severity', () => {
+    expect(alertmanagerLabels(incident(), 'Support desk')).toEqual({ alertname: 'ChannelNeedsScan', team: 'Support desk', agent: 'a1', kind: 'needs-scan', severity: 'critical', source: 'channel-companion' });
+    expect(alertmanagerLabels(incident({ kind: 'reconnecting' }), 'S')).toMatchObject({ alertname: 'ChannelReconnecting', severity: 'warning' });
+    expect(alertmanagerLabels(incident({ kind: 'flapping' }), 'S')).toMatchObject({ alertname: 'ChannelFlapping', severity: 'warning' });
+    expect(alertmanagerLabels(incident({ kind: 'unreachable' }), 'S')).toMatchObject({ alertname: 'ChannelAgentUnreachable', severity: 'warning' });
+    const team = alertmanagerLabels(incident({ kind: 'unreachable', agentId: null, agentIds: ['a1', 'a2'] }), 'S');
+    expect(team).toMatchObject({ alertname: 'ChannelServiceUnreachable', severity: 'critical' });
+    expect(team).not.toHaveProperty('agent');
+    expect(alertmanagerLabels(incident({ kind: 'auth-error', agentId: null }), 'S')).toMatchObject({ alertname: 'ChannelApiKeyRejected', severity: 'critical' });
+  });
+
+  it('a raised incident fires at /api/v2/alerts; resolving it posts the same labels with endsAt', async () => {
+    const h = await setup();
+    expect(h.sink.endpoint).toMatch(/\/am\/api\/v2\/alerts$/);
+    await h.emit({ change: 'opened', incident: incident() });
+    await h.emit({ change: 'updated', incident: incident({ acknowledgedAt: T0 + 1000 }) }); // nothing new for Alertmanager
+    await h.emit({ change: 'resolved', incident: incident({ resolvedAt: T0 + 90_000 }) });
+    const [fire, resolve] = h.posted();
+    expect(h.posted()).toHaveLength(2);
+    expect(fire!.path).toBe('/am/api/v2/alerts');
+    expect(fire!.alerts).toEqual([
+      {
+        labels: { alertname: 'ChannelNeedsScan', team: 'Support desk', agent: 'a1', kind: 'needs-scan', severity: 'critical', source: 'channel-companion' },
+        annotations: { summary: 'a1 needs a QR scan', description: expect.stringContaining('scan'), incident_id: 'inc-1', team_id: 't1' },
+        startsAt: new Date(T0).toISOString(),
+        endsAt: new Date(T0 + 4 * 60_000).toISOString(),
+      },
+    ]);
+    expect(resolve!.alerts).toEqual([{ ...fire!.alerts[0], endsAt: new Date(T0 + 90_000).toISOString() }]);
+  });
+
+  it('tracked-only incidents never go (a pairing started on purpose); incidents open at attach do', async () => {
+    const h = await setup([incident({ id: 'open-before' })]);
+    await h.sink.flush();
+    await h.emit({ change: 'opened', incident: incident({ id: 'pairing', raised: false }) });
+    await h.emit({ change: 'resolved', incident: incident({ id: 'pairing', raised: false, resolvedAt: T0 }) });
+    expect(h.posted().map((p) => p.alerts.map((a) => a.annotations['incident_id']))).toEqual([['open-before']]);
+  });
+
+  it('a new kind resolves the old alert and fires the new one; firing alerts are resent every minute', async () => {
+    const h = await setup();
+    await h.emit({ change: 'opened', incident: incident({ kind: 'reconnecting' }) });
+    await h.emit({ change: 'updated', incident: incident({ kind: 'needs-scan' }) });
+    const second = h.posted()[1]!.alerts;
+    expect(second.map((a) => [a.labels['alertname'], a.endsAt])).toEqual([
+      ['ChannelReconnecting', new Date(T0).toISOString()],
+      ['ChannelNeedsScan', new Date(T0 + 4 * 60_000).toISOString()],
+    ]);
+    await h.clock.advance(60_000);
+    await h.sink.flush();
+    const resent = h.posted()[2]!.alerts;
+    expect(resent.map((a) => [a.labels['alertname'], a.endsAt])).toEqual([['ChannelNeedsScan', new Date(T0 + 5 * 60_000).toISOString()]]);
+    h.off();
+    await h.clock.advance(10 * 60_000);
+    expect(h.posted()).toHaveLength(3);
+  });
+
+  it('refuses a URL that is not http(s)', () => {
+    expect(() => new AlertmanagerSink('ftp://am.example')).toThrow(/Alertmanager URL/);
+  });
+});
