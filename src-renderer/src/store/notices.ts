@@ -106,7 +106,8 @@ export const noticesSlice: Slice<NoticesSlice> = ({ set, env }) => ({
         const resolved = resolvedNotice({ id: e.incident.id, agentLabel, title: e.incident.title }, known.route, e.incident.title);
         next[i] = { ...resolved, id: known.id, at: env.now(), ...(known.tone === 'urgent' || known.wasUrgent ? { wasUrgent: true } : {}) };
       } else {
-        const fresh = noticeFor({ ...e, change: 'opened' }, agentLabel);
+        // The notice on screen takes the incident's new words, told of or not.
+        const fresh = noticeFor({ ...e, change: 'opened', notify: true }, agentLabel);
         if (fresh) next[i] = { ...fresh, id: known.id, at: known.at };
       }
       return { notices: next };

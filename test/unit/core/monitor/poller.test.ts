@@ -215,7 +215,8 @@ describe('Poller: pollSoon', () => {
     expect(h.polls[0]).toMatchObject({ status: PAIRING, nextPollInMs: 0 });
     release();
     await h.clock.advance(0);
-    expect(h.polls[1]).toMatchObject({ status: CONNECTED, nextPollInMs: 15_000 });
+    // Just linked: polled fast for a while (fastHoldMs) after the pairing.
+    expect(h.polls[1]).toMatchObject({ status: CONNECTED, nextPollInMs: 2_000 });
     await h.poller.stop();
   });
 
