@@ -1,0 +1,59 @@
+// A flapping number, as the on-call engineer sees it in the app (Chromium against `serve --emulator`,
+// polled every second): six drops in half a minute give at most one notice for that agent, which
+// turns into "flapping" in place, never a "reconnecting"/"back to normal" pair per drop; later drops
+// of the flapping agent add none. Every notice title shown is recorded, short-lived ones included.
+import { expect, test, type Page } from '@playwright/test';
+import { AGENTS, control, LABELS, open, shooter, useServe } from './support/kit';
+
+/** Every notice title the page shows from now on, in order of first sight (transient ones included). */
+async function recordNotices(page: Page): Promise<() => Promise<string[]>> {
+  await page.evaluate(() => {
+    const w = window as unknown as { __notices: string[] };
+    w.__notices = [];
+    const seen = () => {
+      for (const el of document.querySelectorAll('.toasts li.toast .toast-title')) {
+        const text = el.textContent ?? '';
+        if (text && w.__notices.at(-1) !== text && !w.__notices.includes(text)) w.__notices.push(text);
+      }
+    };
+    new MutationObserver(seen).observe(document.body, { subtree: true, childList: true, characterData: true });
+    seen();
+  });
+  return () => page.evaluate(() => (window as unknown as { __notices: string[] }).__notices);
+}
+
+test.describe('a flapping number', () => {
+  const suite = useServe(['--emulator', '--poll-sec', '1', '--fast-poll-sec', '1']);
+
+  test('six drops in half a minute: one notice that becomes "flapping", no toast per drop', async ({ page }, testInfo) => {
+    test.setTimeout(120_000);
+    const shot = shooter(page, testInfo);
+    await open(page, suite, '#/');
+    const row = page.locator('ul.agents > li').filter({ hasText: LABELS.connected });
+    await expect(row).toContainText('Connected', { timeout: 15_000 });
+    const notices = await recordNotices(page);
+    const ofAgent = async () => (await notices()).filter((t) => t.includes(`${LABELS.connected}:`));
+
+    // Six 2-s drops, one every 5 s.
+    for (let i = 0; i < 6; i++) {
+      await control(suite, `agents/${AGENTS.connected}/drop`, { seconds: 2 });
+      await page.waitForTimeout(5_000);
+    }
+    // The notice of the drop, re-worded in place once flapping is declared (a warning notice leaves
+    // the stack by itself after a while, so what was shown is read from the record).
+    await expect.poll(async () => (await ofAgent()).some((t) => /flapping/i.test(t)), { timeout: 10_000 }).toBe(true);
+    const duringBurst = await ofAgent();
+    // At most one notice before flapping was declared, and no "back to normal" after any drop.
+    expect(duringBurst.filter((t) => !/flapping/i.test(t)).length, duringBurst.join(' | ')).toBeLessThanOrEqual(1);
+    expect(duringBurst.filter((t) => /flapping/i.test(t)).length, duringBurst.join(' | ')).toBe(1);
+    expect(duringBurst.some((t) => /back to normal/i.test(t)), duringBurst.join(' | ')).toBe(false);
+    await shot('flapping');
+
+    // Later drops of the flapping agent: nothing new.
+    for (let i = 0; i < 2; i++) {
+      await control(suite, `agents/${AGENTS.connected}/drop`, { seconds: 3 });
+      await page.waitForTimeout(6_000);
+    }
+    expect(await ofAgent()).toEqual(duringBurst);
+  });
+});
