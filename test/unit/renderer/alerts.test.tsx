@@ -149,6 +149,43 @@ describe('alerts screen', () => {
     expect(box().value).toBe('');
   });
 
+  it('Prometheus and Alertmanager: metrics off by default, turned on at a port shown as the scrape target; the Alertmanager URL saved', async () => {
+    const { store, calls } = setup({
+      'settings.update': (a: unknown) => ({ ok: true, value: { ...store.getState().settings!, ...(a as { patch: Partial<AppSettingsDTO> }).patch } }),
+    });
+    store.setState({ alertStatus: status(), settings });
+    mount(store, <AlertsScreen />);
+    const sw = screen.getByRole('switch', { name: /Serve Prometheus metrics/ }) as HTMLInputElement;
+    expect(sw.checked).toBe(false);
+    expect(screen.queryByLabelText('Metrics port')).toBeNull();
+    fireEvent.click(sw);
+    await flush();
+    expect(calls.find((c) => c.name === 'settings.update')?.args).toEqual({ patch: { metricsPort: 9464 } });
+    expect(screen.getByText('http://127.0.0.1:9464/metrics')).toBeTruthy();
+    const port = screen.getByLabelText('Metrics port') as HTMLInputElement;
+    fireEvent.change(port, { target: { value: '70000' } });
+    fireEvent.submit(port.closest('form')!);
+    await flush();
+    expect(port.getAttribute('aria-invalid')).toBe('true');
+    expect(calls.filter((c) => c.name === 'settings.update')).toHaveLength(1);
+    fireEvent.change(port, { target: { value: '9500' } });
+    fireEvent.submit(port.closest('form')!);
+    await flush();
+    expect(calls.filter((c) => c.name === 'settings.update')[1]?.args).toEqual({ patch: { metricsPort: 9500 } });
+    expect(screen.getByText('http://127.0.0.1:9500/metrics')).toBeTruthy();
+
+    const am = screen.getByLabelText('Alertmanager URL') as HTMLInputElement;
+    fireEvent.change(am, { target: { value: 'http://127.0.0.1:9093' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save Alertmanager' }));
+    await flush();
+    expect(calls.filter((c) => c.name === 'settings.update')[2]?.args).toEqual({ patch: { alertmanagerUrl: 'http://127.0.0.1:9093' } });
+    expect(screen.getByText('Incidents are now also posted to Alertmanager.')).toBeTruthy();
+    fireEvent.click(sw);
+    await flush();
+    expect(calls.filter((c) => c.name === 'settings.update')[3]?.args).toEqual({ patch: { metricsPort: null } });
+    expect(screen.queryByLabelText('Metrics port')).toBeNull();
+  });
+
   it.each([
     ['granted', /answered “granted”: it shows desktop notifications/, false],
     ['denied', /answered “denied”: notifications are blocked/, false],

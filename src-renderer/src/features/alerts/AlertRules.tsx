@@ -7,7 +7,7 @@ import type { AlertRulesDTO, AppSettingsDTO, ErrorDTO } from '../../../../src-sh
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
 import { checkWhole } from '../settings/NumberSetting';
-import { AlertWebhookSetting } from './AlertWebhookSetting';
+import { UrlSetting } from './UrlSetting';
 
 type RuleKey = 'escalateAfterMin' | keyof AlertRulesDTO;
 
@@ -136,7 +136,16 @@ export function AlertRules() {
       {settings ? (
         <>
           <RulesForm settings={settings} />
-          <AlertWebhookSetting value={settings.alertWebhookUrl} />
+          <UrlSetting
+            label="Alert webhook URL"
+            field="alertWebhookUrl"
+            value={settings.alertWebhookUrl}
+            placeholder="https://hooks.example.com/alerts"
+            hint='Every alert is also sent here as JSON (with a "text" line). Leave empty for none.'
+            noun="webhook"
+            savedNote="Alerts are now also posted to the webhook."
+            removedNote="Alerts are no longer posted to a webhook."
+          />
         </>
       ) : (
         <p aria-busy="true">Loading settings…</p>

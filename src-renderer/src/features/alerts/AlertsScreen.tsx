@@ -10,6 +10,7 @@ import { agentHref } from '../../router/routes';
 import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
 import { AlertRules } from './AlertRules';
+import { ObservabilitySettings } from './ObservabilitySettings';
 import { DesktopNotifications } from './DesktopNotifications';
 import { QuietHoursForm } from './QuietHoursForm';
 import { formatUntil, isSnoozed } from './quietHours';
@@ -116,6 +117,7 @@ export function AlertsScreen() {
       <QuietHoursForm />
       <DesktopNotifications />
       <AlertRules />
+      <ObservabilitySettings />
     </section>
   );
 }

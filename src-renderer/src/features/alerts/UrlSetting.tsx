@@ -1,25 +1,40 @@
-// The alert webhook: an http(s) URL every alert is POSTed to (Slack-style JSON with `text`), or none.
-// Checked here first, then by the main process; what was typed stays on error.
+// One URL app setting with Save and Remove (the alert webhook, the Alertmanager): checked here first
+// (http(s), no user or password), then by the main process; what was typed stays on error.
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import type { ErrorDTO } from '../../../../src-shared/contract';
+import type { AppSettingsPatchDTO, ErrorDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
 
-function webhookUrlProblem(s: string): string | null {
+function urlProblem(s: string, label: string, example: string): string | null {
   const text = s.trim();
   if (!text) return null;
   let u: URL;
   try {
     u = new URL(text);
   } catch {
-    return 'That is not a full URL; it looks like https://hooks.example.com/alerts.';
+    return `That is not a full URL; it looks like ${example}.`;
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'The alert webhook URL must start with http:// or https://.';
-  if (u.username || u.password) return 'The alert webhook URL must not contain a user name or password.';
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return `The ${label} must start with http:// or https://.`;
+  if (u.username || u.password) return `The ${label} must not contain a user name or password.`;
   return null;
 }
 
-export function AlertWebhookSetting({ value }: { value: string | null }) {
+export interface UrlSettingProps {
+  /** The input's label, e.g. "Alert webhook URL". */
+  label: string;
+  /** The setting's name in settings.update (the field an error names). */
+  field: 'alertWebhookUrl' | 'alertmanagerUrl';
+  value: string | null;
+  placeholder: string;
+  hint: string;
+  /** The noun on the buttons: "Save webhook", "Remove webhook". */
+  noun: string;
+  /** What is said once saved, and once removed. */
+  savedNote: string;
+  removedNote: string;
+}
+
+export function UrlSetting({ label, field, value, placeholder, hint, noun, savedNote, removedNote }: UrlSettingProps) {
   const update = useApp((s) => s.updateSettings);
   const uid = useId();
   const [url, setUrl] = useState(value ?? '');
@@ -30,21 +45,22 @@ export function AlertWebhookSetting({ value }: { value: string | null }) {
   useEffect(() => {
     if (!dirty) setUrl(value ?? '');
   }, [value, dirty]);
-  const problem = webhookUrlProblem(url);
+  const problem = urlProblem(url, label, placeholder);
   const apply = async (next: string | null) => {
     setBusy(true);
-    const e = await update({ alertWebhookUrl: next });
+    const patch: AppSettingsPatchDTO = { [field]: next };
+    const e = await update(patch);
     setBusy(false);
     setError(e);
     if (!e) {
       setDirty(false);
-      setNote(next ? 'Alerts are now also posted to the webhook.' : 'Alerts are no longer posted to a webhook.');
+      setNote(next ? savedNote : removedNote);
     } else setNote(null);
   };
   const onSubmit = (ev: FormEvent) => {
     ev.preventDefault();
     if (problem) {
-      setError({ kind: 'validation', code: 'INVALID_URL', message: problem, field: 'alertWebhookUrl' });
+      setError({ kind: 'validation', code: 'INVALID_URL', message: problem, field });
       return;
     }
     void apply(url.trim() ? url.trim() : null);
@@ -52,7 +68,7 @@ export function AlertWebhookSetting({ value }: { value: string | null }) {
   const describedBy = `${uid}-hint${error ? ` ${uid}-err` : ''}`;
   return (
     <form className="form" onSubmit={onSubmit} aria-busy={busy}>
-      <label htmlFor={`${uid}-url`}>Alert webhook URL</label>
+      <label htmlFor={`${uid}-url`}>{label}</label>
       <input
         id={`${uid}-url`}
         type="url"
@@ -62,20 +78,20 @@ export function AlertWebhookSetting({ value }: { value: string | null }) {
           setDirty(true);
           setNote(null);
         }}
-        placeholder="https://hooks.example.com/alerts"
+        placeholder={placeholder}
         aria-invalid={problem !== null || error !== null ? true : undefined}
         aria-describedby={describedBy}
       />
       <span id={`${uid}-hint`} className={problem ? 'error' : 'hint'}>
-        {problem ?? 'Every alert is also sent here as JSON (with a "text" line). Leave empty for none.'}
+        {problem ?? hint}
       </span>
       {error && <ErrorNotice id={`${uid}-err`} error={error} />}
       <div className="actions">
         <button type="submit" disabled={busy}>
-          {busy ? 'Saving…' : 'Save webhook'}
+          {busy ? 'Saving…' : `Save ${noun}`}
         </button>
         <button type="button" className="secondary" disabled={busy || value === null} onClick={() => void apply(null)}>
-          Remove webhook
+          Remove {noun}
         </button>
         {note && <span role="status">{note}</span>}
       </div>
