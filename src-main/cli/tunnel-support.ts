@@ -138,7 +138,8 @@ export function refusedData(r: RefusedRequest): Record<string, unknown> {
 
 /** One line per refused request; the detail's first line says why. */
 export function refusedLine(r: RefusedRequest): string {
-  const why = r.detail.split('\n')[0] ?? '';
+  // The detail is the verification steps, one a line; the last one says why it was refused.
+  const why = r.detail.slice(r.detail.lastIndexOf('\n') + 1);
   return `${iso(r.at)} REFUSED ${r.status} ${r.reason} ${r.method || '-'} ${r.path || '-'} from ${r.from}${r.size ? ` (${r.size} bytes)` : ''}: ${why}`;
 }
 
