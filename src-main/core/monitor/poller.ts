@@ -18,6 +18,7 @@
 // key each).
 import { RateLimited, Timeout } from '../api/errors';
 import type { SessionStatus } from '../api/types';
+import { Deadlines } from '../deadlines';
 import { backoffDelay, isBackoffPolicy, jittered, type BackoffPolicy } from '../backoff';
 import { systemClock, type Clock, type Random } from '../ports';
 import { Emitter, type Unsubscribe } from '../events';
@@ -134,6 +135,18 @@ interface PollerEvents {
   removed: PollTarget;
 }
 
+/** A poll in flight. */
+interface InFlight {
+  controller: AbortController;
+  timeoutMs: number;
+  timedOut: boolean;
+}
+
+function timeOutPoll(f: InFlight): void {
+  f.timedOut = true;
+  f.controller.abort(new Timeout({ message: `No answer within ${f.timeoutMs} ms.` }));
+}
+
 /** Whether this status calls for fast polling (pairing QR on offer, or reconnecting). */
 function wantsFastPoll(s: SessionStatus): boolean {
   const pairing = s.needsScan && s.qr !== null; // ASSUMPTION A-PAIRING
@@ -157,7 +170,9 @@ export class Poller {
   private syncWanted = true;
   private readonly running = new Set<Promise<void>>();
   /** One per poll in flight: stop() aborts them. */
-  private readonly controllers = new Set<AbortController>();
+  private readonly flights = new Set<InFlight>();
+  /** The polls' timeouts. */
+  private readonly deadlines: Deadlines;
   private timer: unknown = null;
   private cycleSeq = 0;
   private started = false;
@@ -168,6 +183,7 @@ export class Poller {
     this.cfg = pollerConfig(opts);
     this.clock = opts.clock ?? systemClock;
     this.random = opts.random ?? Math.random;
+    this.deadlines = new Deadlines(this.clock);
   }
 
   config(): PollerConfig {
@@ -257,7 +273,7 @@ export class Poller {
     this.clearTimer();
     this.queues.clear();
     const reason = new Error('poller stopped');
-    for (const c of this.controllers) c.abort(reason);
+    for (const f of this.flights) f.controller.abort(reason);
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
@@ -390,22 +406,18 @@ export class Poller {
     const { slot, cycle } = job;
     const { teamId, agentId } = slot.target;
     const startedAt = this.clock.now();
-    const controller = new AbortController();
-    let timedOut = false;
-    this.controllers.add(controller);
-    const timeout = this.clock.setTimeout(() => {
-      timedOut = true;
-      controller.abort(new Timeout({ message: `No answer within ${this.cfg.pollTimeoutMs} ms.` }));
-    }, this.cfg.pollTimeoutMs);
+    const flight: InFlight = { controller: new AbortController(), timeoutMs: this.cfg.pollTimeoutMs, timedOut: false };
+    this.flights.add(flight);
+    const timeout = this.deadlines.add(flight.timeoutMs, timeOutPoll, flight);
     let status: SessionStatus | undefined;
     let error: unknown;
     try {
-      status = await this.opts.readSession(teamId, agentId, controller.signal);
+      status = await this.opts.readSession(teamId, agentId, flight.controller.signal);
     } catch (err) {
-      error = timedOut ? new Timeout({ message: `No answer within ${this.cfg.pollTimeoutMs} ms.`, cause: err }) : err;
+      error = flight.timedOut ? new Timeout({ message: `No answer within ${flight.timeoutMs} ms.`, cause: err }) : err;
     } finally {
-      this.clock.clearTimeout(timeout);
-      this.controllers.delete(controller);
+      timeout.cancel();
+      this.flights.delete(flight);
     }
     if (this.stopped) return;
     const at = this.clock.now();
