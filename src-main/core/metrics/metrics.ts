@@ -2,8 +2,9 @@
 // label), `agent` (the agent id). Cheap on the poll path: a poll observes the team's latency
 // histogram (its child made once per team), stores its time, and touches the needs_scan /
 // connected / linked gauges only when they change; the health one-hot moves on health changes
-// only; the last-success timestamps and send budgets are written when scraped.
-import { Counter, Gauge, Histogram, Registry, type OpenMetricsContentType } from 'prom-client';
+// only and is rendered from each agent's health when scraped; the last-success timestamps and send
+// budgets are written when scraped.
+import { Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue, type OpenMetricsContentType } from 'prom-client';
 import { errorToDTO } from '../monitor/health';
 import { HEALTHS, type AgentSnapshot, type Alert, type Health, type HealthEvent, type Monitor, type PollResult } from '../monitor';
 import type { Unsubscribe } from '../events';
@@ -34,7 +35,7 @@ type MonitorLike = Pick<Monitor, 'on' | 'snapshot'>;
 
 export class CompanionMetrics {
   readonly registry = new Registry<OpenMetricsContentType>();
-  private readonly health: Gauge<'team' | 'agent' | 'health'>;
+  private readonly health: HealthGauge;
   private readonly flagGauges: [Gauge<'team' | 'agent'>, Gauge<'team' | 'agent'>, Gauge<'team' | 'agent'>];
   private readonly lastSuccess: Gauge<'team' | 'agent'>;
   private readonly pollSeconds: Histogram<'team'>;
@@ -50,7 +51,7 @@ export class CompanionMetrics {
     this.registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
     const registers = [this.registry];
     const agent = ['team', 'agent'] as const;
-    this.health = new Gauge({ name: `${P}agent_health`, help: 'One-hot health of the agent: 1 for its current health word, 0 for the others.', labelNames: [...agent, 'health'], registers });
+    this.health = new HealthGauge(() => this.agents.values(), { name: `${P}agent_health`, help: 'One-hot health of the agent: 1 for its current health word, 0 for the others.', labelNames: [...agent, 'health'], registers });
     this.flagGauges = [
       new Gauge({ name: `${P}agent_needs_scan`, help: "The service's needsScan from the last successful poll (1 = a QR scan is needed).", labelNames: agent, registers }),
       new Gauge({ name: `${P}agent_connected`, help: "The service's connected from the last successful poll.", labelNames: agent, registers }),
@@ -123,14 +124,7 @@ export class CompanionMetrics {
   }
 
   observeHealth(e: Pick<HealthEvent, 'teamId' | 'agentId' | 'health'>): void {
-    const a = this.series(e.teamId, e.agentId);
-    if (a.health === e.health) return;
-    if (a.health === null) for (const h of HEALTHS) this.health.set({ ...a.labels, health: h }, h === e.health ? 1 : 0);
-    else {
-      this.health.set({ ...a.labels, health: a.health }, 0);
-      this.health.set({ ...a.labels, health: e.health }, 1);
-    }
-    a.health = e.health;
+    this.series(e.teamId, e.agentId).health = e.health;
   }
 
   countAlert(a: Alert): void {
@@ -183,18 +177,14 @@ export class CompanionMetrics {
   /** The team was renamed: its agents' series move to the new label. */
   private relabel(a: AgentSeries, team: string): void {
     this.removeSeries(a);
-    const health = a.health;
     a.labels = { team, agent: a.labels.agent };
-    a.health = null;
     const [needsScan, connected, linked] = a.flags;
     a.flags = [-1, -1, -1];
     if (needsScan !== -1) this.setFlags(a, needsScan === 1, connected === 1, linked === 1);
-    if (health !== null) this.observeHealth({ teamId: a.teamId, agentId: a.labels.agent, health });
     this.latencyByTeam.delete(a.teamId);
   }
 
   private removeSeries(a: AgentSeries): void {
-    for (const h of HEALTHS) this.health.remove({ ...a.labels, health: h });
     for (const g of [...this.flagGauges, this.lastSuccess]) g.remove(a.labels);
   }
 
@@ -212,5 +202,27 @@ export class CompanionMetrics {
       this.budgetUsed.set({ team }, b.used);
       this.budgetLimit.set({ team }, b.limit);
     }
+  }
+}
+
+/**
+ * The health one-hot (one series per agent and health word), rendered when scraped from each agent's
+ * current health: a change costs one assignment instead of prom-client label bookkeeping per series.
+ */
+class HealthGauge extends Gauge<'team' | 'agent' | 'health'> {
+  constructor(
+    private readonly agents: () => Iterable<AgentSeries>,
+    config: ConstructorParameters<typeof Gauge<'team' | 'agent' | 'health'>>[0],
+  ) {
+    super(config);
+  }
+
+  override async get(): Promise<MetricObjectWithValues<MetricValue<'team' | 'agent' | 'health'>>> {
+    const values: Array<MetricValue<'team' | 'agent' | 'health'>> = [];
+    for (const a of this.agents()) {
+      if (a.health === null) continue;
+      for (const h of HEALTHS) values.push({ labels: { team: a.labels.team, agent: a.labels.agent, health: h }, value: h === a.health ? 1 : 0 });
+    }
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
   }
 }
