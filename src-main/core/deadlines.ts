@@ -9,12 +9,13 @@ export interface Deadline {
   cancel(): void;
 }
 
-class Entry<T> implements Deadline {
+class Entry implements Deadline {
   constructor(
     readonly owner: Deadlines,
     readonly at: number,
-    public fire: ((subject: T) => void) | null,
-    readonly subject: T,
+    /** Called with `subject` (typed by add(), which pairs them). */
+    public fire: ((subject: unknown) => void) | null,
+    readonly subject: unknown,
   ) {}
 
   cancel(): void {
@@ -26,7 +27,7 @@ class Entry<T> implements Deadline {
 
 export class Deadlines {
   /** Pending entries from `head` on, in due order (cancelled ones may still be among them). */
-  private queue: Array<Entry<never>> = [];
+  private queue: Entry[] = [];
   private head = 0;
   private live = 0;
   private timer: unknown = null;
@@ -36,8 +37,8 @@ export class Deadlines {
 
   /** Calls fire(subject) `ms` from now, unless cancelled first. */
   add<T>(ms: number, fire: (subject: T) => void, subject: T): Deadline {
-    const entry = new Entry(this, this.clock.now() + ms, fire, subject);
-    const q = this.queue as Array<Entry<T>>;
+    const entry = new Entry(this, this.clock.now() + ms, fire as (subject: unknown) => void, subject);
+    const q = this.queue;
     let i = q.length;
     while (i > this.head && q[i - 1]!.at > entry.at) i--;
     if (i === q.length) q.push(entry);

@@ -218,11 +218,12 @@ class HealthGauge extends Gauge<'team' | 'agent' | 'health'> {
   }
 
   override async get(): Promise<MetricObjectWithValues<MetricValue<'team' | 'agent' | 'health'>>> {
+    const base = await super.get(); // its name, help, type and aggregator (it keeps no series itself)
     const values: Array<MetricValue<'team' | 'agent' | 'health'>> = [];
     for (const a of this.agents()) {
       if (a.health === null) continue;
       for (const h of HEALTHS) values.push({ labels: { team: a.labels.team, agent: a.labels.agent, health: h }, value: h === a.health ? 1 : 0 });
     }
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+    return { ...base, values };
   }
 }
