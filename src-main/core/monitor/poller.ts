@@ -106,6 +106,12 @@ interface AgentSlot {
   again: boolean;
   /** Poll fast until then (ms epoch). */
   fastUntil: number;
+  /**
+   * The abort controller of this agent's polls. One poll of an agent runs at a time and a call
+   * leaves no listener on the signal once it settles, so the next poll takes the same controller
+   * unless it was aborted (a timeout, or stop()).
+   */
+  controller: AbortController | null;
 }
 
 /** A team whose every agent backs off: one probe per interval, not before a 429's Retry-After. */
@@ -323,7 +329,7 @@ export class Poller {
     for (const t of targets) {
       const k = key(t.teamId, t.agentId);
       seen.add(k);
-      if (!this.slots.has(k)) this.slots.set(k, { target: { teamId: t.teamId, agentId: t.agentId }, dueAt: now, failures: 0, busy: false, fastUntil: 0, again: false });
+      if (!this.slots.has(k)) this.slots.set(k, { target: { teamId: t.teamId, agentId: t.agentId }, dueAt: now, failures: 0, busy: false, fastUntil: 0, again: false, controller: null });
     }
     for (const [k, slot] of this.slots) {
       if (seen.has(k)) continue;
@@ -406,7 +412,8 @@ export class Poller {
     const { slot, cycle } = job;
     const { teamId, agentId } = slot.target;
     const startedAt = this.clock.now();
-    const flight: InFlight = { controller: new AbortController(), timeoutMs: this.cfg.pollTimeoutMs, timedOut: false };
+    if (slot.controller === null || slot.controller.signal.aborted) slot.controller = new AbortController();
+    const flight: InFlight = { controller: slot.controller, timeoutMs: this.cfg.pollTimeoutMs, timedOut: false };
     this.flights.add(flight);
     const timeout = this.deadlines.add(flight.timeoutMs, timeOutPoll, flight);
     let status: SessionStatus | undefined;
