@@ -10,7 +10,9 @@ export const pollerArgsSchema = z.strictObject({
   agentIds: z.array(z.string().min(1)).min(1),
   intervalMs: z.number().int().positive(),
   durationMs: z.number().int().positive(),
-  /** The work both sides are measured over: the window closes at this many polls. */
+  /** Polls before the measured window opens (the first round). */
+  warmupPolls: z.number().int().nonnegative(),
+  /** The work both sides are measured over: the window closes this many polls after it opened. */
   polls: z.number().int().positive(),
   maxInFlight: z.number().int().positive(),
 });
@@ -97,27 +99,39 @@ export interface PollFigures {
 }
 
 /**
- * The measured window of a poller child: it opens now and closes at the `target`-th poll (or at
- * close() if that comes first). Both sides do the same work in it, so their CPU compares like for
- * like, and the poll rate is that work over the time it took. (A fixed time window would not: the
- * polls of 1,000 agents started together come in rounds, and a window ending just before or just
- * after a round counts a whole round more or less.)
+ * The measured window of a poller child: it opens at the `warmup`-th poll (the first round: start-up,
+ * first readings, code not yet optimised) and closes `target` polls later (or at close() if that
+ * comes first). Both sides do the same work in it, so their CPU compares like for like, and the poll
+ * rate is that work over the time it took. (A fixed time window would not: the polls of 1,000
+ * agents started together come in rounds, and a window ending just before or just after a round
+ * counts a whole round more or less.)
  */
-export function pollWindow(target: number): { count(failed: boolean): void; close(): PollFigures } {
-  const res = measureResources();
-  const t0 = performance.now();
+export function pollWindow(warmup: number, target: number): { count(failed: boolean): void; close(): PollFigures } {
+  let res: ResourceWindow | null = null;
+  let t0 = 0;
+  let seen = 0;
   let polls = 0;
   let failures = 0;
   let figures: PollFigures | null = null;
+  const open = () => {
+    res = measureResources();
+    t0 = performance.now();
+  };
+  if (warmup === 0) open();
   const close = (): PollFigures => {
     if (figures) return figures;
+    if (!res) open();
     const elapsedSec = (performance.now() - t0) / 1000;
-    figures = { polls, failures, elapsedSec, pollsPerSec: polls / elapsedSec, ...res.end(), complete: polls >= target };
+    figures = { polls, failures, elapsedSec, pollsPerSec: polls / elapsedSec, ...res!.end(), complete: polls >= target };
     return figures;
   };
   return {
     count(failed) {
       if (figures) return;
+      if (++seen <= warmup) {
+        if (seen === warmup) open();
+        return;
+      }
       polls++;
       if (failed) failures++;
       if (polls >= target) close();

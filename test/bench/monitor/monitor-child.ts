@@ -48,7 +48,7 @@ const stop = async () => {
 };
 exitWithParent(stop);
 
-window = pollWindow(args.polls);
+window = pollWindow(args.warmupPolls, args.polls);
 const t0 = Date.now();
 monitor.start();
 emit({ type: 'started', t: t0 });
