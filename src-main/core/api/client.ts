@@ -1,5 +1,6 @@
 // createServiceClient(): the ServiceClient of service.ts over undici. One client per team (API key).
 import { randomUUID } from 'node:crypto';
+import { Deadlines } from '../deadlines';
 import { sleep, systemClock, type Clock } from '../ports';
 import { httpUrlProblem, insecureKeyProblem, normalizeBaseUrl } from '../url';
 import { createChatStream } from './chat-stream';
@@ -98,6 +99,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
     apiKey: opts.apiKey,
     dispatcher,
     clock,
+    deadlines: new Deadlines(clock),
     timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     onRateLimit(info, req) {
       if (!hasRateLimit(info)) return;

@@ -22,14 +22,6 @@ export function headerValue(headers: HeaderBag, name: string): string | undefine
   return v;
 }
 
-function firstOf(headers: HeaderBag, names: readonly string[]): string | undefined {
-  for (const n of names) {
-    const v = headerValue(headers, n);
-    if (v !== undefined) return v;
-  }
-  return undefined;
-}
-
 /** The leading number of a header value (`60`, `60, 60;w=60`, `1.5`), or undefined. */
 function leadingNumber(s: string | undefined): number | undefined {
   if (s === undefined) return undefined;
@@ -39,9 +31,37 @@ function leadingNumber(s: string | undefined): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
-const LIMIT = ['x-ratelimit-limit', 'ratelimit-limit', 'x-rate-limit-limit'];
-const REMAINING = ['x-ratelimit-remaining', 'ratelimit-remaining', 'x-rate-limit-remaining'];
-const RESET = ['x-ratelimit-reset', 'ratelimit-reset', 'x-rate-limit-reset'];
+/** The headers read here, by slot; within a slot the earlier name wins when several are present. */
+const SLOTS = {
+  limit: ['x-ratelimit-limit', 'ratelimit-limit', 'x-rate-limit-limit'],
+  remaining: ['x-ratelimit-remaining', 'ratelimit-remaining', 'x-rate-limit-remaining'],
+  reset: ['x-ratelimit-reset', 'ratelimit-reset', 'x-rate-limit-reset'],
+  retryAfter: ['retry-after'],
+  retryAfterMs: ['retry-after-ms'],
+} as const;
+type Slot = keyof typeof SLOTS;
+const SLOT_OF = new Map<string, { slot: Slot; rank: number }>(
+  (Object.keys(SLOTS) as Slot[]).flatMap((slot) => SLOTS[slot].map((name, rank) => [name, { slot, rank }] as const)),
+);
+
+/** The rate-limit header values of one answer, in one pass over its headers (names in any case). */
+function rateHeaders(headers: HeaderBag): Partial<Record<Slot, string>> {
+  const out: Partial<Record<Slot, string>> = {};
+  const ranks: Partial<Record<Slot, number>> = {};
+  for (const k in headers) {
+    const hit = SLOT_OF.get(k) ?? SLOT_OF.get(k.toLowerCase());
+    if (hit === undefined) continue;
+    const raw = headers[k];
+    const v = Array.isArray(raw) ? raw[0] : raw;
+    if (v === undefined) continue;
+    const had = ranks[hit.slot];
+    // Among names of one slot the earlier wins; for one name, its lower-case spelling.
+    if (had !== undefined && (had < hit.rank || (had === hit.rank && k !== k.toLowerCase()))) continue;
+    ranks[hit.slot] = hit.rank;
+    out[hit.slot] = v;
+  }
+  return out;
+}
 
 /** Values at or above this are unix times (seconds since 1970: September 2001 on); below, seconds until the reset. */
 const UNIX_SECONDS_FROM = 1_000_000_000;
@@ -58,17 +78,18 @@ export function resetAt(value: number, nowMs: number): number {
 /** The rate-limit headers of one answer. A Retry-After that is not ahead of now is left out. */
 export function parseRateLimit(headers: HeaderBag, nowMs: number): RateLimitInfo {
   const info: RateLimitInfo = {};
-  const limit = leadingNumber(firstOf(headers, LIMIT));
+  const h = rateHeaders(headers);
+  const limit = leadingNumber(h.limit);
   if (limit !== undefined) info.limit = Math.floor(limit);
-  const remaining = leadingNumber(firstOf(headers, REMAINING));
+  const remaining = leadingNumber(h.remaining);
   if (remaining !== undefined) info.remaining = Math.floor(remaining);
-  const resetRaw = firstOf(headers, RESET);
+  const resetRaw = h.reset;
   const reset = leadingNumber(resetRaw);
   const resetDate = reset === undefined && resetRaw !== undefined ? Date.parse(resetRaw) : Number.NaN;
   if (reset !== undefined) info.reset = resetAt(reset, nowMs);
   else if (Number.isFinite(resetDate)) info.reset = Math.ceil(resetDate / 1000);
-  const ra = headerValue(headers, 'retry-after')?.trim();
-  const raMs = leadingNumber(headerValue(headers, 'retry-after-ms'));
+  const ra = h.retryAfter?.trim();
+  const raMs = leadingNumber(h.retryAfterMs);
   if (ra !== undefined && ra !== '') {
     const secs = leadingNumber(ra);
     const at = secs === undefined ? Date.parse(ra) : Number.NaN;

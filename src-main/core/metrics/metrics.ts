@@ -1,8 +1,9 @@
-// The companion's Prometheus metrics, as OpenMetrics text (prom-client). Labels: `team` (the team's
-// label), `agent` (the agent id). Cheap on the poll path: a poll observes the team's latency
-// histogram (its child made once per team), stores its time, and touches the needs_scan /
-// connected / linked gauges only when they change; the health one-hot moves on health changes
-// only; the last-success timestamps and send budgets are written when scraped.
+// The companion's Prometheus metrics, as OpenMetrics text. Labels: `team` (the team's label),
+// `agent` (the agent id). Counters, the latency histogram and the send budgets are prom-client's;
+// the per-agent state gauges (health one-hot, needs_scan, connected, linked, last success) are
+// written here, from what each agent holds, when scraped: with 1,000 agents they are ~11,000
+// series, which prom-client would re-hash and re-format from label objects on every scrape. A poll
+// costs a histogram observation and a few assignments.
 import { Counter, Gauge, Histogram, Registry, type OpenMetricsContentType } from 'prom-client';
 import { errorToDTO } from '../monitor/health';
 import { HEALTHS, type AgentSnapshot, type Alert, type Health, type HealthEvent, type Monitor, type PollResult } from '../monitor';
@@ -24,19 +25,59 @@ interface Observer {
 interface AgentSeries {
   teamId: string;
   labels: { team: string; agent: string };
+  /** `team="…",agent="…"` escaped, as the exposition text writes it. */
+  labelText: string;
   health: Health | null;
-  /** needs_scan, connected, linked as last written (-1: not yet). */
+  /** needs_scan, connected, linked from the last successful poll (-1: none yet). */
   flags: [number, number, number];
   lastSuccessAt: number | null;
+}
+
+/** A label value in the exposition text: backslash, double quote and line feed escaped. */
+function labelValue(v: string): string {
+  return v.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
+}
+
+function labelTextOf(labels: { team: string; agent: string }): string {
+  return `team="${labelValue(labels.team)}",agent="${labelValue(labels.agent)}"`;
+}
+
+const AGENT_GAUGES = {
+  health: { name: `${P}agent_health`, help: 'One-hot health of the agent: 1 for its current health word, 0 for the others.' },
+  needsScan: { name: `${P}agent_needs_scan`, help: "The service's needsScan from the last successful poll (1 = a QR scan is needed)." },
+  connected: { name: `${P}agent_connected`, help: "The service's connected from the last successful poll." },
+  linked: { name: `${P}agent_linked`, help: "The service's linked from the last successful poll." },
+  lastSuccess: { name: `${P}agent_last_success_timestamp_seconds`, help: 'Unix time of the last poll the service answered with a session status.' },
+} as const;
+
+/** The HELP text escaped as the exposition format wants it (backslash and line feed). */
+function header(g: { name: string; help: string }): string {
+  return `# HELP ${g.name} ${g.help.replace(/[\\\n]/g, (c) => (c === '\n' ? '\\n' : '\\\\'))}\n# TYPE ${g.name} gauge\n`;
+}
+
+/** The per-agent gauges as exposition text, read from each agent now. */
+function agentGaugesText(agents: Iterable<AgentSeries>): string {
+  const list = [...agents];
+  let out = header(AGENT_GAUGES.health);
+  for (const a of list) {
+    if (a.health === null) continue;
+    for (const h of HEALTHS) out += `${AGENT_GAUGES.health.name}{${a.labelText},health="${h}"} ${h === a.health ? 1 : 0}\n`;
+  }
+  const flags = [AGENT_GAUGES.needsScan, AGENT_GAUGES.connected, AGENT_GAUGES.linked];
+  for (let i = 0; i < 3; i++) {
+    const g = flags[i]!;
+    out += header(g);
+    for (const a of list) if (a.flags[i] !== -1) out += `${g.name}{${a.labelText}} ${a.flags[i]}\n`;
+  }
+  out += header(AGENT_GAUGES.lastSuccess);
+  for (const a of list) if (a.lastSuccessAt !== null) out += `${AGENT_GAUGES.lastSuccess.name}{${a.labelText}} ${a.lastSuccessAt / 1000}\n`;
+  return out;
 }
 
 type MonitorLike = Pick<Monitor, 'on' | 'snapshot'>;
 
 export class CompanionMetrics {
   readonly registry = new Registry<OpenMetricsContentType>();
-  private readonly health: Gauge<'team' | 'agent' | 'health'>;
-  private readonly flagGauges: [Gauge<'team' | 'agent'>, Gauge<'team' | 'agent'>, Gauge<'team' | 'agent'>];
-  private readonly lastSuccess: Gauge<'team' | 'agent'>;
   private readonly pollSeconds: Histogram<'team'>;
   private readonly pollErrors: Counter<'team' | 'agent' | 'kind'>;
   private readonly alerts: Counter<'team' | 'kind' | 'severity'>;
@@ -50,13 +91,6 @@ export class CompanionMetrics {
     this.registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
     const registers = [this.registry];
     const agent = ['team', 'agent'] as const;
-    this.health = new Gauge({ name: `${P}agent_health`, help: 'One-hot health of the agent: 1 for its current health word, 0 for the others.', labelNames: [...agent, 'health'], registers });
-    this.flagGauges = [
-      new Gauge({ name: `${P}agent_needs_scan`, help: "The service's needsScan from the last successful poll (1 = a QR scan is needed).", labelNames: agent, registers }),
-      new Gauge({ name: `${P}agent_connected`, help: "The service's connected from the last successful poll.", labelNames: agent, registers }),
-      new Gauge({ name: `${P}agent_linked`, help: "The service's linked from the last successful poll.", labelNames: agent, registers }),
-    ];
-    this.lastSuccess = new Gauge({ name: `${P}agent_last_success_timestamp_seconds`, help: 'Unix time of the last poll the service answered with a session status.', labelNames: agent, registers });
     this.pollSeconds = new Histogram({
       name: `${P}poll_duration_seconds`,
       help: 'Time a session poll took, answered or failed (per team: one histogram per agent would multiply the series by the agents).',
@@ -75,7 +109,7 @@ export class CompanionMetrics {
     return this.registry.contentType;
   }
 
-  /** The exposition text, with the last-success timestamps, team labels and send budgets read now. */
+  /** The exposition text, with the agents' state, team labels and send budgets read now. */
   async metrics(): Promise<string> {
     const labels = new Map<string, string>();
     for (const a of this.agents.values()) {
@@ -85,10 +119,12 @@ export class CompanionMetrics {
         labels.set(a.teamId, team);
       }
       if (team !== a.labels.team) this.relabel(a, team);
-      if (a.lastSuccessAt !== null) this.lastSuccess.set(a.labels, a.lastSuccessAt / 1000);
     }
     this.readBudgets();
-    return this.registry.metrics();
+    const rest = await this.registry.metrics();
+    // OpenMetrics ends with '# EOF': the agent gauges go before it.
+    const eof = rest.lastIndexOf('# EOF');
+    return `${agentGaugesText(this.agents.values())}${eof >= 0 ? rest.slice(0, eof) : rest}# EOF\n`;
   }
 
   /** Follows a monitor: what it knows now, then its polls, health changes, alerts and removals. */
@@ -123,14 +159,7 @@ export class CompanionMetrics {
   }
 
   observeHealth(e: Pick<HealthEvent, 'teamId' | 'agentId' | 'health'>): void {
-    const a = this.series(e.teamId, e.agentId);
-    if (a.health === e.health) return;
-    if (a.health === null) for (const h of HEALTHS) this.health.set({ ...a.labels, health: h }, h === e.health ? 1 : 0);
-    else {
-      this.health.set({ ...a.labels, health: a.health }, 0);
-      this.health.set({ ...a.labels, health: e.health }, 1);
-    }
-    a.health = e.health;
+    this.series(e.teamId, e.agentId).health = e.health;
   }
 
   countAlert(a: Alert): void {
@@ -146,11 +175,7 @@ export class CompanionMetrics {
 
   /** An agent no longer watched: its series go. */
   forget(teamId: string, agentId: string): void {
-    const k = `${teamId}\u0000${agentId}`;
-    const a = this.agents.get(k);
-    if (!a) return;
-    this.agents.delete(k);
-    this.removeSeries(a);
+    this.agents.delete(`${teamId}\u0000${agentId}`);
   }
 
   private seed(s: AgentSnapshot): void {
@@ -164,38 +189,24 @@ export class CompanionMetrics {
     const k = `${teamId}\u0000${agentId}`;
     let a = this.agents.get(k);
     if (!a) {
-      a = { teamId, labels: { team: this.sources.teamLabel(teamId), agent: agentId }, health: null, flags: [-1, -1, -1], lastSuccessAt: null };
+      const labels = { team: this.sources.teamLabel(teamId), agent: agentId };
+      a = { teamId, labels, labelText: labelTextOf(labels), health: null, flags: [-1, -1, -1], lastSuccessAt: null };
       this.agents.set(k, a);
     }
     return a;
   }
 
-  private setFlags(a: AgentSeries, ...values: [boolean, boolean, boolean]): void {
-    for (let i = 0; i < 3; i++) {
-      const v = values[i] ? 1 : 0;
-      if (a.flags[i] !== v) {
-        a.flags[i] = v;
-        this.flagGauges[i]!.set(a.labels, v);
-      }
-    }
+  private setFlags(a: AgentSeries, needsScan: boolean, connected: boolean, linked: boolean): void {
+    a.flags[0] = needsScan ? 1 : 0;
+    a.flags[1] = connected ? 1 : 0;
+    a.flags[2] = linked ? 1 : 0;
   }
 
   /** The team was renamed: its agents' series move to the new label. */
   private relabel(a: AgentSeries, team: string): void {
-    this.removeSeries(a);
-    const health = a.health;
     a.labels = { team, agent: a.labels.agent };
-    a.health = null;
-    const [needsScan, connected, linked] = a.flags;
-    a.flags = [-1, -1, -1];
-    if (needsScan !== -1) this.setFlags(a, needsScan === 1, connected === 1, linked === 1);
-    if (health !== null) this.observeHealth({ teamId: a.teamId, agentId: a.labels.agent, health });
+    a.labelText = labelTextOf(a.labels);
     this.latencyByTeam.delete(a.teamId);
-  }
-
-  private removeSeries(a: AgentSeries): void {
-    for (const h of HEALTHS) this.health.remove({ ...a.labels, health: h });
-    for (const g of [...this.flagGauges, this.lastSuccess]) g.remove(a.labels);
   }
 
   private readBudgets(): void {

@@ -18,6 +18,7 @@
 // key each).
 import { RateLimited, Timeout } from '../api/errors';
 import type { SessionStatus } from '../api/types';
+import { Deadlines } from '../deadlines';
 import { backoffDelay, isBackoffPolicy, jittered, type BackoffPolicy } from '../backoff';
 import { systemClock, type Clock, type Random } from '../ports';
 import { Emitter, type Unsubscribe } from '../events';
@@ -105,6 +106,12 @@ interface AgentSlot {
   again: boolean;
   /** Poll fast until then (ms epoch). */
   fastUntil: number;
+  /**
+   * The abort controller of this agent's polls. One poll of an agent runs at a time and a call
+   * leaves no listener on the signal once it settles, so the next poll takes the same controller
+   * unless it was aborted (a timeout, or stop()).
+   */
+  controller: AbortController | null;
 }
 
 /** A team whose every agent backs off: one probe per interval, not before a 429's Retry-After. */
@@ -134,6 +141,18 @@ interface PollerEvents {
   removed: PollTarget;
 }
 
+/** A poll in flight. */
+interface InFlight {
+  controller: AbortController;
+  timeoutMs: number;
+  timedOut: boolean;
+}
+
+function timeOutPoll(f: InFlight): void {
+  f.timedOut = true;
+  f.controller.abort(new Timeout({ message: `No answer within ${f.timeoutMs} ms.` }));
+}
+
 /** Whether this status calls for fast polling (pairing QR on offer, or reconnecting). */
 function wantsFastPoll(s: SessionStatus): boolean {
   const pairing = s.needsScan && s.qr !== null; // ASSUMPTION A-PAIRING
@@ -157,7 +176,9 @@ export class Poller {
   private syncWanted = true;
   private readonly running = new Set<Promise<void>>();
   /** One per poll in flight: stop() aborts them. */
-  private readonly controllers = new Set<AbortController>();
+  private readonly flights = new Set<InFlight>();
+  /** The polls' timeouts. */
+  private readonly deadlines: Deadlines;
   private timer: unknown = null;
   private cycleSeq = 0;
   private started = false;
@@ -168,6 +189,7 @@ export class Poller {
     this.cfg = pollerConfig(opts);
     this.clock = opts.clock ?? systemClock;
     this.random = opts.random ?? Math.random;
+    this.deadlines = new Deadlines(this.clock);
   }
 
   config(): PollerConfig {
@@ -257,7 +279,7 @@ export class Poller {
     this.clearTimer();
     this.queues.clear();
     const reason = new Error('poller stopped');
-    for (const c of this.controllers) c.abort(reason);
+    for (const f of this.flights) f.controller.abort(reason);
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
@@ -307,7 +329,7 @@ export class Poller {
     for (const t of targets) {
       const k = key(t.teamId, t.agentId);
       seen.add(k);
-      if (!this.slots.has(k)) this.slots.set(k, { target: { teamId: t.teamId, agentId: t.agentId }, dueAt: now, failures: 0, busy: false, fastUntil: 0, again: false });
+      if (!this.slots.has(k)) this.slots.set(k, { target: { teamId: t.teamId, agentId: t.agentId }, dueAt: now, failures: 0, busy: false, fastUntil: 0, again: false, controller: null });
     }
     for (const [k, slot] of this.slots) {
       if (seen.has(k)) continue;
@@ -390,22 +412,19 @@ export class Poller {
     const { slot, cycle } = job;
     const { teamId, agentId } = slot.target;
     const startedAt = this.clock.now();
-    const controller = new AbortController();
-    let timedOut = false;
-    this.controllers.add(controller);
-    const timeout = this.clock.setTimeout(() => {
-      timedOut = true;
-      controller.abort(new Timeout({ message: `No answer within ${this.cfg.pollTimeoutMs} ms.` }));
-    }, this.cfg.pollTimeoutMs);
+    if (slot.controller === null || slot.controller.signal.aborted) slot.controller = new AbortController();
+    const flight: InFlight = { controller: slot.controller, timeoutMs: this.cfg.pollTimeoutMs, timedOut: false };
+    this.flights.add(flight);
+    const timeout = this.deadlines.add(flight.timeoutMs, timeOutPoll, flight);
     let status: SessionStatus | undefined;
     let error: unknown;
     try {
-      status = await this.opts.readSession(teamId, agentId, controller.signal);
+      status = await this.opts.readSession(teamId, agentId, flight.controller.signal);
     } catch (err) {
-      error = timedOut ? new Timeout({ message: `No answer within ${this.cfg.pollTimeoutMs} ms.`, cause: err }) : err;
+      error = flight.timedOut ? new Timeout({ message: `No answer within ${flight.timeoutMs} ms.`, cause: err }) : err;
     } finally {
-      this.clock.clearTimeout(timeout);
-      this.controllers.delete(controller);
+      timeout.cancel();
+      this.flights.delete(flight);
     }
     if (this.stopped) return;
     const at = this.clock.now();

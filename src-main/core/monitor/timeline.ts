@@ -4,8 +4,8 @@
 // more than maxEntries + compactSlack lines. Nothing secret is stored: no key ever reaches here,
 // error text is redacted, and the pairing QR (which would let anyone link the number) is reduced
 // to "present".
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { appendFile, mkdir, readFile, readdir } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import type { ServiceErrorDTO } from '../api/errors';
@@ -98,6 +98,8 @@ export class Timeline {
   private readonly slack: number;
   private readonly logs = new Map<string, Promise<AgentLog>>();
   private dirReady: Promise<void> | null = null;
+  /** The files in the directory when first looked at (null: unknown), so agents without one are not read. */
+  private files: Promise<Set<string> | null> | null = null;
 
   constructor(private readonly opts: TimelineOptions) {
     this.max = Math.max(1, opts.maxEntries ?? 500);
@@ -161,10 +163,23 @@ export class Timeline {
     return p;
   }
 
+  /** One directory listing for every agent's first load (a missing directory holds no files). */
+  private listFiles(): Promise<Set<string> | null> {
+    const dir = this.opts.dataDir;
+    if (dir === null) return Promise.resolve(null);
+    this.files ??= readdir(dir).then(
+      (names) => new Set(names),
+      (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? new Set<string>() : null),
+    );
+    return this.files;
+  }
+
   private async readFromDisk(agentId: string): Promise<AgentLog> {
     const file = this.fileFor(agentId);
     const log: AgentLog = { entries: [], lines: 0, chain: Promise.resolve() };
     if (file === null) return log;
+    const files = await this.listFiles();
+    if (files !== null && !files.has(basename(file))) return log;
     let text: string;
     try {
       text = await readFile(file, 'utf8');

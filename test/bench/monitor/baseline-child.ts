@@ -2,9 +2,10 @@
 // undici Agent (the service client's default dispatcher settings), at most maxInFlight requests at
 // once, every agent GET …/whatsapp/session again intervalMs after its previous answer (the
 // monitor's rule too), the JSON body read. No validation, no health, no timeline, no jitter.
+// Measured over the same number of polls as the monitor (pollWindow).
 // Prints {"type":"started","t"} then {"type":"result"}.
 import { Agent, request } from 'undici';
-import { emit, exitWithParent, measureResources, parseArg, pollerArgsSchema } from './child-common';
+import { emit, exitWithParent, parseArg, pollerArgsSchema, pollWindow } from './child-common';
 
 const args = parseArg(pollerArgsSchema);
 const dispatcher = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000, connections: 16 });
@@ -24,9 +25,8 @@ async function limited<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-let polls = 0;
-let failures = 0;
 let running = true;
+let window: ReturnType<typeof pollWindow> | null = null;
 const timers = new Set<ReturnType<typeof setTimeout>>();
 
 async function poll(agentId: string): Promise<void> {
@@ -35,16 +35,10 @@ async function poll(agentId: string): Promise<void> {
     await limited(async () => {
       const res = await request(`${args.baseUrl}/api/v1/agents/${encodeURIComponent(agentId)}/whatsapp/session`, { method: 'GET', headers, dispatcher });
       const body = (await res.body.json()) as { state?: unknown };
-      if (running) {
-        polls++;
-        if (res.statusCode !== 200 || typeof body.state !== 'string') failures++;
-      }
+      if (running) window?.count(res.statusCode !== 200 || typeof body.state !== 'string');
     });
   } catch {
-    if (running) {
-      polls++;
-      failures++;
-    }
+    if (running) window?.count(true);
   }
   if (!running) return;
   const t = setTimeout(() => {
@@ -61,18 +55,15 @@ const stop = async () => {
 };
 exitWithParent(stop);
 
-const res = measureResources();
+window = pollWindow(args.warmupPolls, args.polls);
 const t0 = Date.now();
 for (const id of args.agentIds) void poll(id);
 emit({ type: 'started', t: t0 });
 setTimeout(() => {
-  const counted = polls;
-  const failed = failures;
+  const figures = window!.close();
   running = false;
-  const elapsedSec = (Date.now() - t0) / 1000;
-  const r = res.end();
   void stop().then(() => {
-    emit({ type: 'result', polls: counted, failures: failed, elapsedSec, pollsPerSec: counted / elapsedSec, ...r });
+    emit({ type: 'result', ...figures });
     process.exit(0);
   });
 }, args.durationMs);

@@ -1,6 +1,6 @@
 // What the monitor bench's child processes share: their argument (one JSON, checked with zod), one
-// JSON line per message on stdout, resource figures over the measured window, and exit when the
-// parent goes away (stdin closes) or asks (SIGTERM).
+// JSON line per message on stdout, resource figures over the measured window (the same number of
+// polls on both sides), and exit when the parent goes away (stdin closes) or asks (SIGTERM).
 import { z } from 'zod';
 
 export const pollerArgsSchema = z.strictObject({
@@ -10,6 +10,10 @@ export const pollerArgsSchema = z.strictObject({
   agentIds: z.array(z.string().min(1)).min(1),
   intervalMs: z.number().int().positive(),
   durationMs: z.number().int().positive(),
+  /** Polls before the measured window opens (the first round). */
+  warmupPolls: z.number().int().nonnegative(),
+  /** The work both sides are measured over: the window closes this many polls after it opened. */
+  polls: z.number().int().positive(),
   maxInFlight: z.number().int().positive(),
 });
 export type PollerArgs = z.infer<typeof pollerArgsSchema>;
@@ -65,17 +69,73 @@ export interface ResourceWindow {
 /** Starts measuring: CPU from now, RSS sampled every 250 ms (and the kernel's max RSS). */
 export function measureResources(): ResourceWindow {
   const cpu0 = process.cpuUsage();
-  let peak = process.memoryUsage().rss;
+  // memoryUsage.rss() reads the RSS alone (memoryUsage() walks the heap too, which costs more the
+  // larger the heap: it would be charged to the side with more live objects).
+  let peak = process.memoryUsage.rss();
   const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
+    peak = Math.max(peak, process.memoryUsage.rss());
   }, 250);
   return {
     end() {
       clearInterval(timer);
-      peak = Math.max(peak, process.memoryUsage().rss);
+      peak = Math.max(peak, process.memoryUsage.rss());
       const cpu = process.cpuUsage(cpu0);
       const mb = (b: number) => Math.round((b / (1024 * 1024)) * 10) / 10;
       return { cpuSeconds: Math.round(((cpu.user + cpu.system) / 1e6) * 1000) / 1000, peakRssMb: mb(peak), maxRssMb: mb(process.resourceUsage().maxRSS * 1024) };
     },
+  };
+}
+
+export interface PollFigures {
+  polls: number;
+  failures: number;
+  elapsedSec: number;
+  pollsPerSec: number;
+  cpuSeconds: number;
+  peakRssMb: number;
+  maxRssMb: number;
+  /** False when the run ended before the window reached its polls. */
+  complete: boolean;
+}
+
+/**
+ * The measured window of a poller child: it opens at the `warmup`-th poll (the first round: start-up,
+ * first readings, code not yet optimised) and closes `target` polls later (or at close() if that
+ * comes first). Both sides do the same work in it, so their CPU compares like for like, and the poll
+ * rate is that work over the time it took. (A fixed time window would not: the polls of 1,000
+ * agents started together come in rounds, and a window ending just before or just after a round
+ * counts a whole round more or less.)
+ */
+export function pollWindow(warmup: number, target: number): { count(failed: boolean): void; close(): PollFigures } {
+  let res: ResourceWindow | null = null;
+  let t0 = 0;
+  let seen = 0;
+  let polls = 0;
+  let failures = 0;
+  let figures: PollFigures | null = null;
+  const open = () => {
+    res = measureResources();
+    t0 = performance.now();
+  };
+  if (warmup === 0) open();
+  const close = (): PollFigures => {
+    if (figures) return figures;
+    if (!res) open();
+    const elapsedSec = (performance.now() - t0) / 1000;
+    figures = { polls, failures, elapsedSec, pollsPerSec: polls / elapsedSec, ...res!.end(), complete: polls >= target };
+    return figures;
+  };
+  return {
+    count(failed) {
+      if (figures) return;
+      if (++seen <= warmup) {
+        if (seen === warmup) open();
+        return;
+      }
+      polls++;
+      if (failed) failures++;
+      if (polls >= target) close();
+    },
+    close,
   };
 }

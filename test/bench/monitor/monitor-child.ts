@@ -1,6 +1,7 @@
 // The monitor side of the monitor bench, in its own process: the app's Monitor (service client with
-// its default keep-alive dispatcher, the poller's defaults: ±10 % jitter, 8 polls in flight per
-// team, 2 s fast poll) over N agents of one team at the given interval, for durationMs of real time,
+// its default keep-alive dispatcher, the poller's defaults: up to 10 % jitter off each interval, 8
+// polls in flight per team, 2 s fast poll) over N agents of one team at the given interval, for
+// durationMs of real time; CPU and poll rate are measured over the first `polls` polls (pollWindow),
 // with the Prometheus metrics on (served at /metrics for the parent to scrape, as Prometheus would).
 // Prints {"type":"metrics","url"}, {"type":"started","t"}, one {"type":"health",agentId,health,
 // previous,t} per change after the first reading (t: wall-clock ms, for the parent's detection
@@ -11,7 +12,7 @@ import { join } from 'node:path';
 import { createServiceClient } from '../../../src-main/core/api';
 import { CompanionMetrics, startMetricsServer } from '../../../src-main/core/metrics';
 import { Monitor } from '../../../src-main/core/monitor';
-import { emit, exitWithParent, measureResources, parseArg, pollerArgsSchema } from './child-common';
+import { emit, exitWithParent, parseArg, pollerArgsSchema, pollWindow } from './child-common';
 
 const args = parseArg(pollerArgsSchema);
 const client = createServiceClient({ baseUrl: args.baseUrl, apiKey: args.apiKey });
@@ -30,14 +31,8 @@ metrics.attach(monitor);
 const server = await startMetricsServer(metrics, { port: 0 });
 emit({ type: 'metrics', url: server.url });
 
-let polls = 0;
-let failures = 0;
-let windowOpen = true;
-monitor.on('poll', (p) => {
-  if (!windowOpen) return;
-  polls++;
-  if (p.error !== undefined) failures++;
-});
+let window: ReturnType<typeof pollWindow> | null = null;
+monitor.on('poll', (p) => window?.count(p.error !== undefined));
 monitor.on('health', (e) => {
   if (e.previous !== 'unknown') emit({ type: 'health', agentId: e.agentId, health: e.health, previous: e.previous, t: Date.now() });
 });
@@ -53,15 +48,12 @@ const stop = async () => {
 };
 exitWithParent(stop);
 
-const res = measureResources();
+window = pollWindow(args.warmupPolls, args.polls);
 const t0 = Date.now();
 monitor.start();
 emit({ type: 'started', t: t0 });
 setTimeout(() => {
-  windowOpen = false;
-  const elapsedSec = (Date.now() - t0) / 1000;
-  const r = res.end();
-  const result = { type: 'result', polls, failures, elapsedSec, pollsPerSec: polls / elapsedSec, ...r };
+  const result = { type: 'result', ...window!.close() };
   void stop().then(() => {
     emit(result);
     process.exit(0);

@@ -33,7 +33,9 @@ export function scriptPath(name: string): string {
 
 export function spawnChild(script: string, arg: unknown): Child {
   hookExit();
-  const proc = spawn(process.execPath, ['--import', 'tsx', scriptPath(script), JSON.stringify(arg)], {
+  // BENCH_CPU_PROF=<dir>: the poller children write V8 CPU profiles there (one per thread).
+  const prof = process.env.BENCH_CPU_PROF && script !== 'emulator-child.ts' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const proc = spawn(process.execPath, [...prof, '--import', 'tsx', scriptPath(script), JSON.stringify(arg)], {
     cwd: fileURLToPath(new URL('../../../', import.meta.url)),
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production' },
     stdio: ['pipe', 'pipe', 'pipe'],

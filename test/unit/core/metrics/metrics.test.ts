@@ -90,6 +90,21 @@ describe('CompanionMetrics', () => {
     expect(sample(text, 'channel_companion_agent_connected{team="Front desk",agent="a1"}')).toBe(0);
   });
 
+  it('escapes label values (backslash, double quote, line feed) the way prom-client does for its own series', async () => {
+    const { metrics, events, rename } = setup();
+    rename('Ops "night" \\ desk\nB');
+    events.emit('poll', { ...ok('a1', T0 + 30), startedAt: T0 });
+    const text = await metrics.metrics();
+    const team = 'team="Ops \\"night\\" \\\\ desk\\nB"';
+    expect(sample(text, `channel_companion_agent_health{${team},agent="a1",health="connected"}`)).toBe(1);
+    expect(sample(text, `channel_companion_agent_connected{${team},agent="a1"}`)).toBe(1);
+    // prom-client's histogram of the same team writes the same label text
+    expect(sample(text, `channel_companion_poll_duration_seconds_count{${team}}`)).toBe(1);
+    expect(text.split('\n').filter((l) => l.startsWith('# TYPE channel_companion_agent_health '))).toHaveLength(1);
+    expect(text.trimEnd().endsWith('# EOF')).toBe(true);
+    expect(text.indexOf('# EOF')).toBe(text.length - '# EOF\n'.length);
+  });
+
   it('polls: latency histogram per team, errors by kind; alerts by kind (grouped → its parts); deliveries by verdict as given', async () => {
     const { metrics, events } = setup();
     events.emit('poll', { ...ok('a1', T0 + 30), startedAt: T0 });

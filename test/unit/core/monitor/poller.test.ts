@@ -368,6 +368,37 @@ describe('Poller: backoff', () => {
   });
 });
 
+describe('Poller: abort signals', () => {
+  it("an agent's polls share one signal until one is aborted; the poll after a timeout gets a fresh one", async () => {
+    const h = setup({ pollTimeoutMs: 3_000, agents: [['t1', 'a1'], ['t1', 'a2']] });
+    const seen: Array<{ agentId: string; signal: AbortSignal }> = [];
+    let hang = false;
+    h.answerWith((_t, agentId, signal) => {
+      seen.push({ agentId, signal });
+      if (!hang) return Promise.resolve(CONNECTED);
+      return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+    });
+    h.poller.start();
+    await h.clock.advance(15_000);
+    const a1 = seen.filter((s) => s.agentId === 'a1').map((s) => s.signal);
+    const a2 = seen.filter((s) => s.agentId === 'a2').map((s) => s.signal);
+    expect(a1).toHaveLength(2);
+    expect(a1[1]).toBe(a1[0]);
+    expect(a2[0]).not.toBe(a1[0]);
+    hang = true;
+    await h.clock.advance(15_000);
+    await h.clock.advance(3_000);
+    expect(a1[0]!.aborted).toBe(true);
+    hang = false;
+    await h.clock.advance(15_000);
+    const after = seen.filter((s) => s.agentId === 'a1').at(-1)!.signal;
+    expect(after).not.toBe(a1[0]);
+    expect(after.aborted).toBe(false);
+    expect(h.polls.filter((p) => p.agentId === 'a1').map((p) => (p.error instanceof Timeout ? 'timeout' : p.status ? 'ok' : 'error'))).toEqual(['ok', 'ok', 'timeout', 'ok']);
+    await h.poller.stop();
+  });
+});
+
 describe('Poller: pause, resume, stop', () => {
   it('pause() starts no new polls; resume() polls what is due at once', async () => {
     const h = setup();
