@@ -30,7 +30,7 @@ export const DEFAULT_FORWARD_TIMEOUT_MS = 10_000;
 export const HEALTHY_AFTER_MS = 5_000;
 /**
  * Raw bodies of queued deliveries kept in memory (so a forward need not decode the stored base64),
- * up to this many bytes in all; beyond it a forward decodes the record, as after a restart.
+ * up to this many bytes in all; beyond it a forward decodes the delivery's base64, as after a restart.
  */
 const RETAINED_BODY_BYTES = 32 * 1024 * 1024;
 
@@ -72,9 +72,16 @@ export interface ForwarderOptions {
   statusWanted?(): boolean;
 }
 
+/** A queued delivery, and its raw body when kept (see RETAINED_BODY_BYTES). */
+interface Queued {
+  d: StoredDelivery;
+  body: Buffer | undefined;
+}
+
 interface AgentQueue {
-  /** Pending delivery ids in order; the ones in flight are at the front. */
-  ids: string[];
+  /** Pending deliveries in order; the ones in flight are at the front. */
+  items: Queued[];
+  /** Their ids. */
   queued: Set<string>;
   busy: boolean;
   timer: unknown;
@@ -85,7 +92,7 @@ interface AgentQueue {
   nextRetryAt: number | null;
   /** One at a time after a failure, until deliveries have succeeded for HEALTHY_AFTER_MS. */
   serial: boolean;
-  /** Sent and not yet answered, in order (the first ids of `ids`). */
+  /** Sent and not yet answered, in order (the first of `items`). */
   inflight: InFlight[];
   /** The running fill(), if any. */
   filling: Promise<void> | null;
@@ -111,8 +118,7 @@ export class Forwarder {
   private readonly depth: number;
   private readonly logger: Logger;
   private stopped = false;
-  /** Raw bodies of queued deliveries, as received (see RETAINED_BODY_BYTES). */
-  private readonly bodies = new Map<string, Buffer>();
+  /** Bytes of the raw bodies kept with queued deliveries (see RETAINED_BODY_BYTES). */
   private retained = 0;
 
   constructor(private readonly o: ForwarderOptions) {
@@ -126,7 +132,7 @@ export class Forwarder {
     let q = this.queues.get(agentId);
     if (!q) {
       q = {
-        ids: [],
+        items: [],
         queued: new Set(),
         busy: false,
         timer: null,
@@ -154,12 +160,10 @@ export class Forwarder {
     if (this.stopped || !d.forward) return;
     const q = this.queue(d.agentId);
     if (q.queued.has(d.id)) return;
-    q.ids.push(d.id);
+    const keep = body !== undefined && this.retained + body.length <= RETAINED_BODY_BYTES;
+    if (keep) this.retained += body.length;
+    q.items.push({ d, body: keep ? body : undefined });
     q.queued.add(d.id);
-    if (body !== undefined && this.retained + body.length <= RETAINED_BODY_BYTES) {
-      this.bodies.set(d.id, body);
-      this.retained += body.length;
-    }
     this.emitStatus(d.agentId);
     // A drain already running waits on its head: widen its window on the next turn of the event
     // loop (deliveries stored in this turn then go out together).
@@ -202,7 +206,7 @@ export class Forwarder {
     return {
       agentId,
       localAppDownSince: q?.downSince ?? null,
-      pending: q?.ids.length ?? 0,
+      pending: q?.items.length ?? 0,
       lastError: q?.lastError ?? null,
       nextRetryAt: q?.nextRetryAt ?? null,
     };
@@ -218,16 +222,15 @@ export class Forwarder {
     this.stop.stop(new Error('stopped'));
     for (const q of this.queues.values()) if (q.timer !== null) this.o.clock.clearTimeout(q.timer);
     await this.idle();
-    this.bodies.clear();
+    for (const q of this.queues.values()) q.items = [];
     this.retained = 0;
   }
 
-  private forget(id: string): void {
-    const b = this.bodies.get(id);
-    if (b !== undefined) {
-      this.bodies.delete(id);
-      this.retained -= b.length;
-    }
+  /** Takes the item at `i` out of the queue. */
+  private remove(q: AgentQueue, i: number): void {
+    const [item] = i === 0 ? [q.items.shift()!] : q.items.splice(i, 1);
+    q.queued.delete(item!.d.id);
+    if (item!.body !== undefined) this.retained -= item!.body.length;
   }
 
   private emitStatus(agentId: string): void {
@@ -236,7 +239,7 @@ export class Forwarder {
 
   private pump(agentId: string): void {
     const q = this.queue(agentId);
-    if (this.stopped || q.busy || q.timer !== null || q.ids.length === 0) return;
+    if (this.stopped || q.busy || q.timer !== null || q.items.length === 0) return;
     q.busy = true;
     const run = this.drain(agentId, q)
       .catch((err) => this.logger.error('tunnel forwarder failed', { agentId, error: err instanceof Error ? err.message : String(err) }))
@@ -248,17 +251,12 @@ export class Forwarder {
   }
 
   private dequeue(q: AgentQueue, id: string): void {
-    if (q.ids[0] === id) q.ids.shift();
-    else {
-      const i = q.ids.indexOf(id);
-      if (i >= 0) q.ids.splice(i, 1);
-    }
-    q.queued.delete(id);
-    this.forget(id);
+    const i = q.items[0]?.d.id === id ? 0 : q.items.findIndex((x) => x.d.id === id);
+    if (i >= 0) this.remove(q, i);
   }
 
   /**
-   * Opens requests up to the window: q.ids[0 .. inflight.length-1] are in flight, in order. Called
+   * Opens requests up to the window: q.items[0 .. inflight.length-1] are in flight, in order. Called
    * by the drain loop and on every enqueue (so a window fills while its head is still out). Never two
    * at once: a second call returns the running one, which sees the new ids too.
    */
@@ -268,17 +266,16 @@ export class Forwarder {
     const run = (async () => {
       while (!this.stopped && !q.halted) {
         const depth = q.serial ? 1 : this.depth;
-        if (q.inflight.length >= depth || q.inflight.length >= q.ids.length) break;
-        const id = q.ids[q.inflight.length]!;
-        const d = this.o.log.pendingDelivery(id);
-        if (!d) {
-          q.ids.splice(q.inflight.length, 1);
-          q.queued.delete(id);
-          this.forget(id);
+        if (q.inflight.length >= depth || q.inflight.length >= q.items.length) break;
+        const item = q.items[q.inflight.length]!;
+        const d = item.d;
+        // Delivered or refused meanwhile (a replay does not count), or no longer in the log.
+        if (this.o.log.forwardState(d.id) !== 'pending') {
+          this.remove(q, q.inflight.length);
           continue;
         }
         // Prepared one after the other, so the requests reach the lane in queue order.
-        const prepared = this.prepare(d);
+        const prepared = this.prepare(item);
         const send = typeof prepared === 'function' ? prepared : await prepared;
         if (this.stopped) break;
         q.inflight.push({ d, result: send() });
@@ -286,7 +283,7 @@ export class Forwarder {
     })().finally(() => {
       q.filling = null;
       // Ids that came while this run was finishing.
-      if (q.busy && !q.halted && q.timer === null && q.inflight.length < Math.min(q.ids.length, q.serial ? 1 : this.depth)) void this.fill(q);
+      if (q.busy && !q.halted && q.timer === null && q.inflight.length < Math.min(q.items.length, q.serial ? 1 : this.depth)) void this.fill(q);
     });
     q.filling = run;
     return run;
@@ -368,7 +365,7 @@ export class Forwarder {
   }
 
   /** Everything before the POST (headers may need the secret store); the POST starts when called. */
-  private prepare(d: StoredDelivery): Send | Promise<Send> {
+  private prepare({ d, body }: Queued): Send | Promise<Send> {
     const url = this.o.targetOf(d.agentId);
     const at = this.o.clock.now();
     const base = { kind: 'attempt' as const, id: this.o.newId(), deliveryId: d.id, at, url: url ?? '' };
@@ -376,12 +373,12 @@ export class Forwarder {
       const none: ForwardAttempt = { ...base, status: null, error: 'no local app URL is configured for this agent', latencyMs: 0, responseBody: null };
       return () => Promise.resolve(none);
     }
+    const raw = body ?? Buffer.from(d.bodyBase64, 'base64');
     const h = this.o.headersFor(d);
-    return h instanceof Promise ? h.then((x) => this.sender(d, base, url, x)) : this.sender(d, base, url, h);
+    return h instanceof Promise ? h.then((x) => this.sender(d, raw, base, url, x)) : this.sender(d, raw, base, url, h);
   }
 
-  private sender(d: StoredDelivery, base: AttemptBase, url: string, h: ForwardHeaders): Send {
-    const body = this.bodies.get(d.id) ?? Buffer.from(d.bodyBase64, 'base64');
+  private sender(d: StoredDelivery, body: Buffer, base: AttemptBase, url: string, h: ForwardHeaders): Send {
     return async () => {
       const out = await postOnce(this.o.transport, this.o.clock, { url, headers: h.headers, body, timeoutMs: this.timeoutMs, stopper: this.stop, lane: d.agentId });
       const attempt: ForwardAttempt = {

@@ -32,12 +32,12 @@ import { open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promis
 import { join } from 'node:path';
 import { silentLogger, type Clock, type Logger } from '../ports';
 import { ensurePrivateDir, PRIVATE_FILE_MODE, privateFiles } from './private-files';
-import { LogIndex, type DeliveryQuery } from './log-index';
-import { forwardStateOf, isFinalStatus, parseRecord } from './records';
-import type { DeliveryDetail, DeliveryListItem, ForwardAttempt, ForwardState, LogRecord, StoredDelivery } from './types';
+import { LogIndex, type DeliveryCounts, type DeliveryQuery, type Leaving } from './log-index';
+import { isFinalStatus, parseRecord } from './records';
+import type { DeliveryDetail, DeliveryListItem, ForwardAttempt, ForwardState, LogRecord, SeenRecord, StoredDelivery } from './types';
 
 export { isFinalStatus };
-export type { DeliveryQuery };
+export type { DeliveryCounts, DeliveryQuery };
 
 export interface LogBounds {
   maxDeliveries?: number;
@@ -75,10 +75,11 @@ interface Pending {
   deliveries: number;
   /** Resolve only once on disk (fdatasync). */
   durable: boolean;
-  /** The record `data` holds (the common case: one), or null. */
+  /** The record `data` holds (the common case: one) and its line, or null. */
   rec: LogRecord | null;
-  /** The records `data` holds when there are several, or null. */
-  recs: LogRecord[] | null;
+  line: string;
+  /** Deliveries `data` carries forward (their records, already in the index), or null. */
+  carried: string[] | null;
   /** The append's own promise: settled once its records are applied (see settle()). */
   resolve: () => void;
   reject: (err: unknown) => void;
@@ -89,14 +90,14 @@ interface Unsynced {
   seg: Segment;
 }
 
-function newPending(data: string, deliveries: number, durable: boolean, rec: LogRecord | null, recs: LogRecord[] | null): Pending & { promise: Promise<void> } {
+function newPending(data: string, deliveries: number, durable: boolean, rec: LogRecord | null, line: string, carried: string[] | null): Pending & { promise: Promise<void> } {
   let resolve!: () => void;
   let reject!: (err: unknown) => void;
   const promise = new Promise<void>((res, rej) => {
     resolve = res;
     reject = rej;
   });
-  return { data, deliveries, durable, rec, recs, resolve, reject, promise };
+  return { data, deliveries, durable, rec, line, carried, resolve, reject, promise };
 }
 
 /** fdatasyncs in flight at once; appends made meanwhile wait and share the next write and sync. */
@@ -117,8 +118,11 @@ export interface EventLogOptions {
   logger?: Logger;
   /** Load only: no cut, no roll, no compaction, no append (the writer may be running). */
   readOnly?: boolean;
-  /** Called with the deliveries of a segment about to be dropped (not those carried forward); a failure keeps the segment. */
-  beforeDrop?: (deliveries: StoredDelivery[]) => Promise<void>;
+  /**
+   * Called with the duplicate keys of the accepted deliveries of a segment about to be dropped (not
+   * those carried forward); a failure keeps the segment.
+   */
+  beforeDrop?: (leaving: SeenRecord[]) => Promise<void>;
   /** The file operations on the append path (tests inject failing ones). */
   io?: Partial<LogIO>;
 }
@@ -209,6 +213,7 @@ export class EventLog {
       const n = Number(SEGMENT_RE.exec(names[i]!)![1]);
       await this.load(n, i === names.length - 1);
     }
+    this.index.loaded();
     if (this.segments.length === 0) this.segments.push({ n: 1, bytes: 0, deliveries: 0, written: 0, newestAt: 0 });
     if (!this.readOnly) {
       const last = this.segments[this.segments.length - 1]!;
@@ -251,7 +256,7 @@ export class EventLog {
     let start = 0;
     while (start < buf.length) {
       const nl = buf.indexOf(0x0a, start);
-      const line = buf.subarray(start, nl);
+      const line = buf.toString('utf8', start, nl);
       start = nl + 1;
       if (line.length === 0) continue;
       const parsed = parseRecord(line);
@@ -260,19 +265,23 @@ export class EventLog {
         continue;
       }
       if (parsed.kind === 'delivery') seg.written++;
-      this.applyRecord(parsed, seg);
+      this.applyRecord(parsed, seg, line);
     }
   }
 
-  /** Takes a record into the index and keeps the segments' counts. */
-  private applyRecord(rec: LogRecord, seg: Segment): void {
-    const moved = this.index.apply(rec, seg.n);
+  /** Takes a record (and its line as written) into the index and keeps the segments' counts. */
+  private applyRecord(rec: LogRecord, seg: Segment, line: string): void {
+    const moved = this.index.apply(rec, seg.n, line);
     if (moved === undefined) return;
-    if (rec.kind === 'delivery') {
-      if (moved !== null) this.segmentOf(moved).deliveries--;
-      seg.deliveries++;
-      seg.newestAt = Math.max(seg.newestAt, rec.receivedAt);
-    } else seg.newestAt = Math.max(seg.newestAt, rec.at);
+    if (rec.kind === 'delivery') this.counted(moved, seg, rec.receivedAt);
+    else seg.newestAt = Math.max(seg.newestAt, rec.at);
+  }
+
+  /** A delivery now lives in `seg` (`before`: the segment it was carried from, or null). */
+  private counted(before: number | null, seg: Segment, receivedAt: number): void {
+    if (before !== null) this.segmentOf(before).deliveries--;
+    seg.deliveries++;
+    seg.newestAt = Math.max(seg.newestAt, receivedAt);
   }
 
   private segmentOf(n: number): Segment {
@@ -297,8 +306,9 @@ export class EventLog {
     if (!this.index.entries.has(a.deliveryId)) return Promise.reject(new Error(`unknown delivery ${a.deliveryId}`));
     if (durable) return this.appendOne(a, true);
     if (!this.opened || this.closed || this.readOnly) return this.notWritable();
-    this.applyRecord(a, this.current());
-    this.lazy += `${JSON.stringify(a)}\n`;
+    const line = JSON.stringify(a);
+    this.applyRecord(a, this.current(), line);
+    this.lazy += `${line}\n`;
     this.scheduleSync();
     return Promise.resolve();
   }
@@ -310,20 +320,16 @@ export class EventLog {
   /** One record (the hot path: one JSON.stringify, no per-record closures). */
   private appendOne(rec: LogRecord, durable: boolean): Promise<void> {
     if (!this.opened || this.closed || this.readOnly) return this.notWritable();
-    const p = newPending(`${JSON.stringify(rec)}\n`, rec.kind === 'delivery' ? 1 : 0, durable, rec, null);
+    const line = JSON.stringify(rec);
+    const p = newPending(`${line}\n`, rec.kind === 'delivery' ? 1 : 0, durable, rec, line, null);
     this.push(p);
     return p.promise;
   }
 
-  private append(records: LogRecord[], durable: boolean): Promise<void> {
+  /** Writes pending deliveries of a segment about to be dropped again (their lines as written), durably. */
+  private carryForward(l: Leaving): Promise<void> {
     if (!this.opened || this.closed || this.readOnly) return this.notWritable();
-    let data = '';
-    let deliveries = 0;
-    for (const r of records) {
-      data += `${JSON.stringify(r)}\n`;
-      if (r.kind === 'delivery') deliveries++;
-    }
-    const p = newPending(data, deliveries, durable, null, records);
+    const p = newPending(l.carryText, l.carry.length, true, null, '', l.carry);
     this.push(p);
     return p.promise;
   }
@@ -335,8 +341,13 @@ export class EventLog {
 
   /** The records of `p` are in `seg` (and on disk when durable): apply them, then resolve. */
   private settle(p: Pending, seg: Segment): void {
-    if (p.rec) this.applyRecord(p.rec, seg);
-    else if (p.recs) for (const r of p.recs) this.applyRecord(r, seg);
+    if (p.rec) this.applyRecord(p.rec, seg, p.line);
+    else if (p.carried) {
+      for (const id of p.carried) {
+        const moved = this.index.move(id, seg.n);
+        if (moved) this.counted(moved.before, seg, moved.receivedAt);
+      }
+    }
     p.resolve();
   }
 
@@ -538,7 +549,7 @@ export class EventLog {
   /** Resolves once everything appended so far is on disk. */
   syncNow(): Promise<void> {
     if (!this.opened || this.closed) return Promise.resolve();
-    const p = newPending('', 0, true, null, null);
+    const p = newPending('', 0, true, null, '', null);
     this.push(p);
     return p.promise;
   }
@@ -571,24 +582,14 @@ export class EventLog {
     try {
       while (this.segments.length > 1 && this.overBounds()) {
         const oldest = this.segments[0]!;
-        const carry: LogRecord[] = [];
-        const drop: string[] = [];
-        const leaving: StoredDelivery[] = [];
-        for (const [id, e] of this.index.entries) {
-          if (e.segment !== oldest.n) continue;
-          if (forwardStateOf(e.delivery, e.attempts) === 'pending') carry.push(e.delivery, ...e.attempts);
-          else {
-            drop.push(id);
-            leaving.push(e.delivery);
-          }
-        }
-        if (carry.length > 0) await this.append(carry, true);
-        if (this.opts.beforeDrop) await this.opts.beforeDrop(leaving);
+        const leaving = this.index.leaving(oldest.n);
+        if (leaving.carry.length > 0) await this.carryForward(leaving);
+        if (this.opts.beforeDrop) await this.opts.beforeDrop(leaving.seen);
         this.failedSegments.delete(oldest.n);
-        this.index.drop(drop);
+        this.index.drop(leaving.drop);
         this.segments.shift();
         await unlink(join(this.dir, segName(oldest.n))).catch(() => undefined);
-        this.logger.info('tunnel log: dropped the oldest segment', { segment: oldest.n, deliveries: drop.length, carried: carry.length });
+        this.logger.info('tunnel log: dropped the oldest segment', { segment: oldest.n, deliveries: leaving.drop.length, carried: leaving.carry.length });
       }
     } catch (err) {
       this.logger.error('tunnel log: could not drop the oldest segment (kept for now)', { error: err instanceof Error ? err.message : String(err) });
@@ -644,11 +645,6 @@ export class EventLog {
     return this.index.body(id);
   }
 
-  /** The delivery when it still waits to be forwarded (no copy; for the forwarder). */
-  pendingDelivery(id: string): StoredDelivery | undefined {
-    return this.index.pendingDelivery(id);
-  }
-
   forwardState(id: string): ForwardState | undefined {
     return this.index.forwardState(id);
   }
@@ -658,9 +654,18 @@ export class EventLog {
     return this.index.pending();
   }
 
-  /** Every delivery, oldest first (for rebuilding indexes). */
+  /** Every delivery, oldest first (each parsed from its record). */
   all(): IterableIterator<StoredDelivery> {
     return this.index.all();
+  }
+
+  /** The duplicate keys of the accepted deliveries, oldest first. */
+  seenKeys(): IterableIterator<SeenRecord> {
+    return this.index.seenKeys();
+  }
+
+  counts(): DeliveryCounts {
+    return this.index.counts();
   }
 
   /** Newest first. */

@@ -182,7 +182,7 @@ export class Tunnel {
       logger: this.logger,
       readOnly: this.readOnly,
       // The duplicate keys of deliveries leaving the log are kept for the duplicate window first.
-      beforeDrop: (deliveries) => this.seenFile.keep(deliveries, this.clock.now()),
+      beforeDrop: (leaving) => this.seenFile.keep(leaving, this.clock.now()),
       ...(o.logIO ? { io: o.logIO } : {}),
     });
     this.refusedStore = new RefusedStore({ dataDir: o.dataDir, readOnly: this.readOnly, ...(o.maxRefused !== undefined ? { maxEntries: o.maxRefused } : {}), logger: this.logger });
@@ -229,7 +229,7 @@ export class Tunnel {
       this.lock = null;
       throw err;
     }
-    this.seen = SeenIndex.rebuild(this.duplicateWindowMs, this.clock.now(), this.log.all(), kept);
+    this.seen = SeenIndex.rebuild(this.duplicateWindowMs, this.clock.now(), this.log.seenKeys(), kept);
     this.ingest = new Ingest({
       log: this.log,
       seen: this.seen,
