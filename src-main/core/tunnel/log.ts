@@ -3,8 +3,9 @@
 // write(2) (it only reaches the page cache; fdatasync, which waits for the disk, runs in the thread
 // pool: in the app this thread is Electron's main process, which a slow disk must never freeze). A delivery append resolves only once it is written AND an fdatasync that started after its
 // write has finished. Group commit: while a sync runs, appends wait; when it ends, everything that
-// came meanwhile goes out in one write and one sync (on a busy receiver one write and one sync serve
-// a whole window of deliveries, and every syscall and thread wake-up saved counts).
+// came meanwhile goes out in one write and one sync at once, before the records the ended sync made
+// durable are answered (on a busy receiver one write and one sync serve a whole window of
+// deliveries, and every syscall and thread wake-up saved counts).
 // A forward attempt is taken into memory at once and written with the next write (a delivery's, or
 // the lazy flush within SYNC_LAZY_MS, rotation or close()); it is durable once a sync follows.
 // Losing the last attempt records in a machine crash only means those deliveries are forwarded
@@ -351,11 +352,13 @@ export class EventLog {
     p.resolve();
   }
 
-  private kick(): Promise<void> {
+  /** `now`: write at once (the appends that waited for a sync), else after one turn of the event loop. */
+  private kick(now = false): Promise<void> {
     if (!this.flushing) {
       // One turn of the event loop first: every append made meanwhile (the deliveries of one poll
       // phase, a burst of attempts) shares one write.
-      this.flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushLoop()).finally(() => {
+      const run = now ? this.flushLoop() : new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushLoop());
+      this.flushing = run.finally(() => {
         this.flushing = null;
         // An append that arrived while the loop was finishing must not be left behind (while a sync
         // runs, its end kicks the loop again).
@@ -503,6 +506,7 @@ export class EventLog {
     const sync: Promise<void> = this.io.datasync(this.fh!).then(
       () => {
         if (this.writes === writesBefore) this.dirty = false;
+        this.syncEnded(sync);
         for (const w of waiting) {
           // A sync of this segment failed meanwhile: the kernel may have dropped pages these records share.
           if (this.failedSegments.has(w.seg.n)) w.p.reject(new Error('an earlier sync of this segment failed'));
@@ -513,16 +517,21 @@ export class EventLog {
         this.logger.error('tunnel log: sync failed; rolling to a fresh segment', { error: err instanceof Error ? err.message : String(err) });
         this.failedSegments.add(segment);
         this.broken = true;
+        this.syncEnded(sync);
         for (const w of waiting) w.p.reject(err);
       },
     );
     this.syncs.add(sync);
-    void sync.finally(() => {
-      this.syncs.delete(sync);
-      this.startSync();
-      // Appends that waited for this sync go out now, together.
-      if (this.queue.length > 0 && !this.flushing) void this.kick();
-    });
+  }
+
+  /**
+   * What was written meanwhile is synced, and the appends that waited for this sync go out now,
+   * together: before the records it made durable are answered, so the next sync runs meanwhile.
+   */
+  private syncEnded(sync: Promise<void>): void {
+    this.syncs.delete(sync);
+    this.startSync();
+    if (this.queue.length > 0 && !this.flushing) void this.kick(true);
   }
 
   /** Waits until no record waits for a sync (before the file is closed). */
