@@ -19,6 +19,7 @@
 import { backoffDelay, type BackoffPolicy } from '../backoff';
 import { silentLogger, type Clock, type Logger } from '../ports';
 import type { IdGenerator } from './ids';
+import { originalHeaders } from './headers';
 import { isFinalStatus, type EventLog } from './log';
 import { postOnce, Stopper, type Transport } from './transport';
 import type { ForwardAttempt, StoredDelivery } from './types';
@@ -57,7 +58,7 @@ export interface ForwarderOptions {
   /** The local app's URL for an agent; undefined: none configured. */
   targetOf(agentId: string): string | undefined;
   /** The headers for one forward (may re-sign a stale delivery: then it may need to wait for the secret). */
-  headersFor(d: StoredDelivery): ForwardHeaders | Promise<ForwardHeaders>;
+  headersFor(o: Outgoing, body: Buffer): ForwardHeaders | Promise<ForwardHeaders>;
   timeoutMs?: number;
   backoff?: BackoffPolicy;
   /**
@@ -66,21 +67,30 @@ export interface ForwarderOptions {
    */
   pipelining?: number;
   logger?: Logger;
-  onAttempt?(attempt: ForwardAttempt, delivery: StoredDelivery): void;
+  onAttempt?(attempt: ForwardAttempt): void;
   onStatus?(status: AgentForwardStatus): void;
   /** False while nobody listens for status (saves building it per delivery); default true. */
   statusWanted?(): boolean;
 }
 
-/** A queued delivery, and its raw body when kept (see RETAINED_BODY_BYTES). */
-interface Queued {
-  d: StoredDelivery;
+/**
+ * What the forwarder keeps of a queued delivery: what its forward needs, no more (the record itself
+ * is in the log; a queue that waits for a down app holds this per delivery).
+ */
+export interface Outgoing {
+  id: string;
+  agentId: string;
+  /** content-type and both signature headers as received. */
+  headers: Record<string, string>;
+  /** The v1 timestamp it was signed with (a stale one may be re-signed), when it has one. */
+  signedAt: number | undefined;
+  /** The raw body when kept in memory (see RETAINED_BODY_BYTES), else read back from the log. */
   body: Buffer | undefined;
 }
 
 interface AgentQueue {
   /** Pending deliveries in order; the ones in flight are at the front. */
-  items: Queued[];
+  items: Outgoing[];
   /** Their ids. */
   queued: Set<string>;
   busy: boolean;
@@ -104,7 +114,7 @@ interface AgentQueue {
 }
 
 interface InFlight {
-  d: StoredDelivery;
+  o: Outgoing;
   result: Promise<ForwardAttempt>;
 }
 
@@ -154,7 +164,7 @@ export class Forwarder {
 
   /**
    * Queues a stored delivery (behind every earlier pending one of its agent). `body`: its raw bytes
-   * when at hand (exactly what `bodyBase64` holds), so the forward need not decode the record.
+   * when at hand (exactly what `bodyBase64` holds), so the forward need not read the record back.
    */
   enqueue(d: StoredDelivery, body?: Buffer): void {
     if (this.stopped || !d.forward) return;
@@ -162,7 +172,8 @@ export class Forwarder {
     if (q.queued.has(d.id)) return;
     const keep = body !== undefined && this.retained + body.length <= RETAINED_BODY_BYTES;
     if (keep) this.retained += body.length;
-    q.items.push({ d, body: keep ? body : undefined });
+    const signedAt = d.verdict.ok ? d.verdict.timestamp : undefined;
+    q.items.push({ id: d.id, agentId: d.agentId, headers: originalHeaders(d.headers), signedAt, body: keep ? body : undefined });
     q.queued.add(d.id);
     this.emitStatus(d.agentId);
     // A drain already running waits on its head: widen its window on the next turn of the event
@@ -228,9 +239,9 @@ export class Forwarder {
 
   /** Takes the item at `i` out of the queue. */
   private remove(q: AgentQueue, i: number): void {
-    const [item] = i === 0 ? [q.items.shift()!] : q.items.splice(i, 1);
-    q.queued.delete(item!.d.id);
-    if (item!.body !== undefined) this.retained -= item!.body.length;
+    const [o] = i === 0 ? [q.items.shift()!] : q.items.splice(i, 1);
+    q.queued.delete(o!.id);
+    if (o!.body !== undefined) this.retained -= o!.body.length;
   }
 
   private emitStatus(agentId: string): void {
@@ -251,7 +262,7 @@ export class Forwarder {
   }
 
   private dequeue(q: AgentQueue, id: string): void {
-    const i = q.items[0]?.d.id === id ? 0 : q.items.findIndex((x) => x.d.id === id);
+    const i = q.items[0]?.id === id ? 0 : q.items.findIndex((x) => x.id === id);
     if (i >= 0) this.remove(q, i);
   }
 
@@ -267,18 +278,17 @@ export class Forwarder {
       while (!this.stopped && !q.halted) {
         const depth = q.serial ? 1 : this.depth;
         if (q.inflight.length >= depth || q.inflight.length >= q.items.length) break;
-        const item = q.items[q.inflight.length]!;
-        const d = item.d;
+        const o = q.items[q.inflight.length]!;
         // Delivered or refused meanwhile (a replay does not count), or no longer in the log.
-        if (this.o.log.forwardState(d.id) !== 'pending') {
+        if (this.o.log.forwardState(o.id) !== 'pending') {
           this.remove(q, q.inflight.length);
           continue;
         }
         // Prepared one after the other, so the requests reach the lane in queue order.
-        const prepared = this.prepare(item);
+        const prepared = this.prepare(o);
         const send = typeof prepared === 'function' ? prepared : await prepared;
         if (this.stopped) break;
-        q.inflight.push({ d, result: send() });
+        q.inflight.push({ o, result: send() });
       }
     })().finally(() => {
       q.filling = null;
@@ -298,9 +308,9 @@ export class Forwarder {
         const attempt = await head.result;
         if (this.stopped) return;
         q.inflight.shift();
-        this.record(attempt, head.d);
+        this.record(attempt);
         if (isFinalStatus(attempt.status)) {
-          this.dequeue(q, head.d.id);
+          this.dequeue(q, head.o.id);
           q.downSince = null;
           q.lastError = attempt.error;
           q.failures = 0;
@@ -318,8 +328,8 @@ export class Forwarder {
           const a = await next.result;
           if (this.stopped) return;
           const ok = a.status !== null && a.status >= 200 && a.status <= 299;
-          this.record(ok ? { ...a, aheadOf: head.d.id } : a, next.d);
-          if (isFinalStatus(a.status)) this.dequeue(q, next.d.id);
+          this.record(ok ? { ...a, aheadOf: head.o.id } : a);
+          if (isFinalStatus(a.status)) this.dequeue(q, next.o.id);
         }
         q.halted = false;
         const now = this.o.clock.now();
@@ -349,38 +359,38 @@ export class Forwarder {
    * the periodic sync carries it). A record lost in a crash only means the delivery is forwarded
    * again — at least once, never skipped. Listeners hear of it once it is in the log.
    */
-  private record(attempt: ForwardAttempt, d: StoredDelivery): void {
+  private record(attempt: ForwardAttempt): void {
     const recorded: Promise<void> = this.o.log.appendAttempt(attempt).then(
       () => {
         this.recording.delete(recorded);
-        this.o.onAttempt?.(attempt, d);
+        this.o.onAttempt?.(attempt);
       },
       (err: unknown) => {
         this.recording.delete(recorded);
         this.logger.error('tunnel forwarder: could not record an attempt', { error: err instanceof Error ? err.message : String(err) });
-        this.o.onAttempt?.(attempt, d);
+        this.o.onAttempt?.(attempt);
       },
     );
     this.recording.add(recorded);
   }
 
   /** Everything before the POST (headers may need the secret store); the POST starts when called. */
-  private prepare({ d, body }: Queued): Send | Promise<Send> {
-    const url = this.o.targetOf(d.agentId);
+  private prepare(o: Outgoing): Send | Promise<Send> {
+    const url = this.o.targetOf(o.agentId);
     const at = this.o.clock.now();
-    const base = { kind: 'attempt' as const, id: this.o.newId(), deliveryId: d.id, at, url: url ?? '' };
+    const base = { kind: 'attempt' as const, id: this.o.newId(), deliveryId: o.id, at, url: url ?? '' };
     if (url === undefined) {
       const none: ForwardAttempt = { ...base, status: null, error: 'no local app URL is configured for this agent', latencyMs: 0, responseBody: null };
       return () => Promise.resolve(none);
     }
-    const raw = body ?? Buffer.from(d.bodyBase64, 'base64');
-    const h = this.o.headersFor(d);
-    return h instanceof Promise ? h.then((x) => this.sender(d, raw, base, url, x)) : this.sender(d, raw, base, url, h);
+    const body = o.body ?? this.o.log.body(o.id) ?? Buffer.alloc(0);
+    const h = this.o.headersFor(o, body);
+    return h instanceof Promise ? h.then((x) => this.sender(o.agentId, body, base, url, x)) : this.sender(o.agentId, body, base, url, h);
   }
 
-  private sender(d: StoredDelivery, body: Buffer, base: AttemptBase, url: string, h: ForwardHeaders): Send {
+  private sender(lane: string, body: Buffer, base: AttemptBase, url: string, h: ForwardHeaders): Send {
     return async () => {
-      const out = await postOnce(this.o.transport, this.o.clock, { url, headers: h.headers, body, timeoutMs: this.timeoutMs, stopper: this.stop, lane: d.agentId });
+      const out = await postOnce(this.o.transport, this.o.clock, { url, headers: h.headers, body, timeoutMs: this.timeoutMs, stopper: this.stop, lane });
       const attempt: ForwardAttempt = {
         kind: 'attempt',
         id: base.id,
