@@ -80,7 +80,7 @@ export interface ForwarderOptions {
 export interface Outgoing {
   id: string;
   agentId: string;
-  /** content-type and both signature headers as received. */
+  /** content-type and both signature headers as received (headersFor may add its markers to it). */
   headers: Record<string, string>;
   /** The v1 timestamp it was signed with (a stale one may be re-signed), when it has one. */
   signedAt: number | undefined;

@@ -295,7 +295,8 @@ export function createUndiciTransport(dispatcher?: Dispatcher, opts: UndiciTrans
   const shared = dispatcher ?? own!;
   // An injected dispatcher is used as it is (no lanes, one request at a time per agent).
   const depth = dispatcher ? 1 : Math.max(1, Math.floor(opts.pipelining ?? DEFAULT_PIPELINING));
-  const lanes = new Map<string, Lane>();
+  /** Origin → lane name → lane (two look-ups, no key string built per request). */
+  const lanes = new Map<string, Map<string, Lane>>();
   let closed = false;
 
   const connector = buildConnector({ timeout: CONNECT_TIMEOUT_MS });
@@ -316,7 +317,7 @@ export function createUndiciTransport(dispatcher?: Dispatcher, opts: UndiciTrans
       breakIt: (err) => {
         if (lane.broken) return;
         lane.broken = true;
-        for (const [k, l] of lanes) if (l === lane) lanes.delete(k);
+        for (const byName of lanes.values()) for (const [k, l] of byName) if (l === lane) byName.delete(k);
         // Not synchronously: undici may be inside its own socket-close handling right now.
         queueMicrotask(() => void lane.client.destroy(err).catch(() => undefined));
       },
@@ -334,11 +335,15 @@ export function createUndiciTransport(dispatcher?: Dispatcher, opts: UndiciTrans
     }
     // An injected dispatcher is used as it is; no lane: any pooled connection.
     if (req.lane === undefined || closed || dispatcher || !target.http) return dispatchOnce(shared, target, req, null, NO_BREAK);
-    const key = `${req.lane}\n${target.origin}`;
-    let lane = lanes.get(key);
+    let byName = lanes.get(target.origin);
+    if (!byName) {
+      byName = new Map();
+      lanes.set(target.origin, byName);
+    }
+    let lane = byName.get(req.lane);
     if (!lane) {
       lane = newLane(target.origin);
-      lanes.set(key, lane);
+      byName.set(req.lane, lane);
     }
     const uncork = gather(lane);
     const answer = dispatchOnce(lane.client, target, req, lane, lane.breakIt);
@@ -351,7 +356,7 @@ export function createUndiciTransport(dispatcher?: Dispatcher, opts: UndiciTrans
     transport,
     close: async () => {
       closed = true;
-      const all = [...lanes.values()];
+      const all = [...lanes.values()].flatMap((byName) => [...byName.values()]);
       lanes.clear();
       await Promise.all(all.map((l) => l.client.close().catch(() => undefined)));
       await own?.close().catch(() => undefined);

@@ -476,7 +476,11 @@ export class Tunnel {
   }
 
   private headersFor(o: Outgoing, body: Buffer): ForwardHeaders | Promise<ForwardHeaders> {
-    const headers = { ...o.headers, [TUNNEL_HEADER]: this.name, [DELIVERY_HEADER]: o.id };
+    // The forwarder's own copy of the delivery's headers: the tunnel's markers go into it (the same
+    // values on every attempt), so a forward copies nothing.
+    const headers = o.headers;
+    headers[TUNNEL_HEADER] = this.name;
+    headers[DELIVERY_HEADER] = o.id;
     const t = o.signedAt;
     const stale = t !== undefined && this.clock.now() / 1000 - t > this.toleranceSec / 2;
     if (!stale || this.forward.resignStale === false) return { headers, resigned: false };
