@@ -20,6 +20,14 @@ async function setup(bounds?: ConstructorParameters<typeof EventLog>[0]['bounds'
   return { dir: t.dir, clock, newId, make };
 }
 
+/** A fresh log, opened. */
+async function openLog() {
+  const s = await setup();
+  const log = s.make();
+  await log.open();
+  return { s, log };
+}
+
 function delivery(id: string, agentId: string, receivedAt: number, opts: Partial<StoredDelivery> = {}): StoredDelivery {
   const body = Buffer.from(JSON.stringify({ event: 'message.received', from: '1555', message: { id: `m-${id}`, type: 'text', text: `hello ${id}` } }));
   return {
@@ -52,9 +60,7 @@ const attempt = (id: string, deliveryId: string, at: number, status: number | nu
 
 describe('EventLog', () => {
   it('survives a restart with deliveries, attempts and pending state', async () => {
-    const s = await setup();
-    const log = s.make();
-    await log.open();
+    const { s, log } = await openLog();
     const a = s.newId();
     const b = s.newId();
     await log.appendDelivery(delivery(a, 'x', s.clock.now()));
@@ -73,9 +79,7 @@ describe('EventLog', () => {
   });
 
   it('ignores and truncates a torn last line', async () => {
-    const s = await setup();
-    const log = s.make();
-    await log.open();
+    const { s, log } = await openLog();
     const a = s.newId();
     await log.appendDelivery(delivery(a, 'x', s.clock.now()));
     await log.close();
@@ -95,9 +99,7 @@ describe('EventLog', () => {
   });
 
   it('skips an unreadable line in the middle', async () => {
-    const s = await setup();
-    const log = s.make();
-    await log.open();
+    const { s, log } = await openLog();
     await log.appendDelivery(delivery(s.newId(), 'x', s.clock.now()));
     await log.close();
     await appendFile(log.segmentFiles()[0]!, 'not json at all\n{"kind":"delivery"}\n');
@@ -193,9 +195,7 @@ describe('EventLog', () => {
   });
 
   it('counts received, verified, rejected, forwarded and failed deliveries', async () => {
-    const s = await setup();
-    const log = s.make();
-    await log.open();
+    const { s, log } = await openLog();
     const ids = Array.from({ length: 5 }, () => s.newId());
     await log.appendDelivery(delivery(ids[0]!, 'x', s.clock.now()));
     await log.appendAttempt(attempt(s.newId(), ids[0]!, s.clock.now(), 200)); // forwarded
@@ -246,9 +246,7 @@ describe('EventLog', () => {
   });
 
   it('answers queries newest first with filters and a cursor', async () => {
-    const s = await setup();
-    const log = s.make();
-    await log.open();
+    const { s, log } = await openLog();
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
       const id = s.newId();
@@ -277,9 +275,7 @@ describe('EventLog', () => {
   });
 
   it('group-commits concurrent appends, all durable and all readable after restart', async () => {
-    const s = await setup();
-    const log = s.make();
-    await log.open();
+    const { s, log } = await openLog();
     const ids = Array.from({ length: 200 }, () => s.newId());
     await Promise.all(ids.map((id) => log.appendDelivery(delivery(id, 'x', s.clock.now()))));
     await log.close();
