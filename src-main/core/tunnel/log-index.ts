@@ -3,10 +3,12 @@
 // by the garbage collector's young generation and kept in the old one: it is kept compact. Per
 // delivery one flat entry with what lists, counts and the forwarder ask about, plus its record and
 // its attempts' records as written (JSON lines); a whole record is parsed back only when asked for
-// (get, pending, all, or a body search).
+// (get, pending, all, or a body search). A delivery's record is kept as a range of the very buffer
+// that was written to disk (or read from it), shared by every record of that write: a few long-lived
+// objects per write, off the collector's heap, instead of a string (often a tree of pieces) per record.
 import { isFinalStatus } from './records';
 import { keyOfDelivery } from './seen';
-import type { DeliveryDetail, DeliveryListItem, DeliverySummary, ForwardAttempt, ForwardState, LogRecord, SeenRecord, StoredDelivery, TunnelReason, TunnelVerdict } from './types';
+import type { DeliveryDetail, DeliveryListItem, DeliverySummary, ForwardAttempt, ForwardState, SeenRecord, StoredDelivery, TunnelReason, TunnelVerdict } from './types';
 
 export interface DeliveryQuery {
   agentId?: string;
@@ -32,8 +34,10 @@ export interface Entry {
   readonly agentId: string;
   readonly receivedAt: number;
   segment: number;
-  /** The delivery record as written (JSON, without the newline). */
-  readonly line: string;
+  /** The delivery record as written (JSON, without the newline): bytes start..end of src. */
+  readonly src: Buffer;
+  readonly start: number;
+  readonly end: number;
   /** Its attempts' records as written, one per line, in the order they were taken ('' when none). */
   attemptLines: string;
   attempts: number;
@@ -68,8 +72,8 @@ export interface DeliveryCounts {
 
 /** What leaves with a segment: the pending deliveries to carry forward, the rest to drop. */
 export interface Leaving {
-  /** Pending deliveries, and their records and their attempts' records as written (one per line). */
   carry: string[];
+  /** Their records and their attempts' records as written, one per line (no newline after the last). */
   carryText: string;
   drop: string[];
   /** The duplicate keys of the dropped deliveries. */
@@ -90,6 +94,14 @@ function stateOf(e: Entry): ForwardState {
   const s = e.lastStatus;
   if (s !== null && s >= 200 && s <= 299) return 'delivered';
   return isFinalStatus(s) ? 'rejected' : 'pending';
+}
+
+function lineOf(e: Entry): string {
+  return e.src.toString('utf8', e.start, e.end);
+}
+
+function parseDelivery(e: Entry): StoredDelivery {
+  return JSON.parse(lineOf(e)) as StoredDelivery;
 }
 
 function parseAttempts(e: Entry): ForwardAttempt[] {
@@ -121,27 +133,31 @@ export class LogIndex {
   }
 
   /**
-   * Takes one record read or written in `segment`, with its line as written. A delivery: the
-   * segment it lived in before (a pending delivery carried forward), or null; an attempt: null.
-   * Undefined when the record was not taken (an attempt of an unknown delivery, or one already known).
+   * Takes a delivery record read or written in `segment`, as written: bytes start..end of src. The
+   * segment it lived in before (a pending delivery carried forward), or null.
    */
-  apply(rec: LogRecord, segment: number, line: string): number | null | undefined {
-    if (rec.kind === 'delivery') {
-      const existing = this.entries.get(rec.id);
-      if (existing) {
-        // A pending delivery carried forward: it now lives in the newer segment.
-        const before = existing.segment;
-        existing.segment = segment;
-        return before;
-      }
-      this.entries.set(rec.id, this.entryOf(rec, segment, line));
-      this.insertOrdered(rec.id);
-      return null;
+  addDelivery(d: StoredDelivery, segment: number, src: Buffer, start: number, end: number): number | null {
+    const existing = this.entries.get(d.id);
+    if (existing) {
+      // A pending delivery carried forward: it now lives in the newer segment.
+      const before = existing.segment;
+      existing.segment = segment;
+      return before;
     }
+    this.entries.set(d.id, this.entryOf(d, segment, src, start, end));
+    this.insertOrdered(d.id);
+    return null;
+  }
+
+  /**
+   * Takes an attempt record, with its line as written; false when it was not taken (an attempt of an
+   * unknown delivery, or one already known).
+   */
+  addAttempt(rec: ForwardAttempt, line: string): boolean {
     const e = this.entries.get(rec.deliveryId);
-    if (!e) return undefined;
+    if (!e) return false;
     if (this.loadedAttempts) {
-      if (this.loadedAttempts.has(rec.id)) return undefined;
+      if (this.loadedAttempts.has(rec.id)) return false;
       this.loadedAttempts.add(rec.id);
     }
     e.attemptLines = e.attempts === 0 ? line : `${e.attemptLines}\n${line}`;
@@ -153,17 +169,19 @@ export class LogIndex {
         e.lastStatus = rec.status;
       }
     }
-    return null;
+    return true;
   }
 
-  private entryOf(d: StoredDelivery, segment: number, line: string): Entry {
+  private entryOf(d: StoredDelivery, segment: number, src: Buffer, start: number, end: number): Entry {
     const s = d.summary;
     return {
       id: d.id,
       agentId: this.intern(d.agentId),
       receivedAt: d.receivedAt,
       segment,
-      line,
+      src,
+      start,
+      end,
       attemptLines: '',
       attempts: 0,
       forwards: 0,
@@ -227,12 +245,12 @@ export class LogIndex {
   get(id: string): DeliveryDetail | undefined {
     const e = this.entries.get(id);
     if (!e) return undefined;
-    return { ...(JSON.parse(e.line) as StoredDelivery), attempts: parseAttempts(e), forwardState: stateOf(e) };
+    return { ...parseDelivery(e), attempts: parseAttempts(e), forwardState: stateOf(e) };
   }
 
   body(id: string): Buffer | undefined {
     const e = this.entries.get(id);
-    return e ? Buffer.from((JSON.parse(e.line) as StoredDelivery).bodyBase64, 'base64') : undefined;
+    return e ? Buffer.from(parseDelivery(e).bodyBase64, 'base64') : undefined;
   }
 
   forwardState(id: string): ForwardState | undefined {
@@ -245,14 +263,14 @@ export class LogIndex {
     const out: StoredDelivery[] = [];
     for (const id of this.order) {
       const e = this.entries.get(id)!;
-      if (stateOf(e) === 'pending') out.push(JSON.parse(e.line) as StoredDelivery);
+      if (stateOf(e) === 'pending') out.push(parseDelivery(e));
     }
     return out;
   }
 
   /** Every delivery, oldest first. */
   *all(): IterableIterator<StoredDelivery> {
-    for (const id of this.order) yield JSON.parse(this.entries.get(id)!.line) as StoredDelivery;
+    for (const id of this.order) yield parseDelivery(this.entries.get(id)!);
   }
 
   /** The duplicate keys of the accepted deliveries, oldest first (for the duplicate index). */
@@ -279,16 +297,19 @@ export class LogIndex {
   /** What leaves with a segment (see Leaving). */
   leaving(segment: number): Leaving {
     const out: Leaving = { carry: [], carryText: '', drop: [], seen: [] };
+    const lines: string[] = [];
     for (const [id, e] of this.entries) {
       if (e.segment !== segment) continue;
       if (stateOf(e) === 'pending') {
         out.carry.push(id);
-        out.carryText += e.attempts === 0 ? `${e.line}\n` : `${e.line}\n${e.attemptLines}\n`;
+        lines.push(lineOf(e));
+        if (e.attempts > 0) lines.push(e.attemptLines);
         continue;
       }
       out.drop.push(id);
       if (e.key !== null) out.seen.push({ agentId: e.agentId, key: e.key, at: e.receivedAt });
     }
+    out.carryText = lines.join('\n');
     return out;
   }
 

@@ -71,14 +71,17 @@ interface Segment {
 const SYNC_LAZY_MS = 1_000;
 
 interface Pending {
+  /** What to write: its record(s), without the newline after the last ('' when nothing). */
   data: string;
   /** How many delivery records `data` holds. */
   deliveries: number;
   /** Resolve only once on disk (fdatasync). */
   durable: boolean;
-  /** The record `data` holds (the common case: one) and its line, or null. */
+  /** The record `data` holds (the common case: one), or null. */
   rec: LogRecord | null;
-  line: string;
+  /** Where `data` went in the buffer written (set by the write). */
+  start: number;
+  end: number;
   /** Deliveries `data` carries forward (their records, already in the index), or null. */
   carried: string[] | null;
   /** The append's own promise: settled once its records are applied (see settle()). */
@@ -89,16 +92,18 @@ interface Pending {
 interface Unsynced {
   p: Pending;
   seg: Segment;
+  /** The buffer written. */
+  buf: Buffer;
 }
 
-function newPending(data: string, deliveries: number, durable: boolean, rec: LogRecord | null, line: string, carried: string[] | null): Pending & { promise: Promise<void> } {
+function newPending(data: string, deliveries: number, durable: boolean, rec: LogRecord | null, carried: string[] | null): Pending & { promise: Promise<void> } {
   let resolve!: () => void;
   let reject!: (err: unknown) => void;
   const promise = new Promise<void>((res, rej) => {
     resolve = res;
     reject = rej;
   });
-  return { data, deliveries, durable, rec, line, carried, resolve, reject, promise };
+  return { data, deliveries, durable, rec, start: 0, end: 0, carried, resolve, reject, promise };
 }
 
 /** fdatasyncs in flight at once; appends made meanwhile wait and share the next write and sync. */
@@ -254,28 +259,29 @@ export class EventLog {
     }
     const seg: Segment = { n, bytes: buf.length, deliveries: 0, written: 0, newestAt: 0 };
     this.segments.push(seg);
-    let start = 0;
-    while (start < buf.length) {
-      const nl = buf.indexOf(0x0a, start);
+    for (let start = 0, nl = 0; start < buf.length; start = nl + 1) {
+      nl = buf.indexOf(0x0a, start);
+      if (nl === start) continue;
       const line = buf.toString('utf8', start, nl);
-      start = nl + 1;
-      if (line.length === 0) continue;
       const parsed = parseRecord(line);
       if (parsed === null) {
         this.logger.warn('tunnel log: skipping an unreadable line', { segment: n });
         continue;
       }
-      if (parsed.kind === 'delivery') seg.written++;
-      this.applyRecord(parsed, seg, line);
+      if (parsed.kind === 'delivery') {
+        seg.written++;
+        this.applyDelivery(parsed, seg, buf, start, nl);
+      } else this.applyAttempt(parsed, seg, line);
     }
   }
 
-  /** Takes a record (and its line as written) into the index and keeps the segments' counts. */
-  private applyRecord(rec: LogRecord, seg: Segment, line: string): void {
-    const moved = this.index.apply(rec, seg.n, line);
-    if (moved === undefined) return;
-    if (rec.kind === 'delivery') this.counted(moved, seg, rec.receivedAt);
-    else seg.newestAt = Math.max(seg.newestAt, rec.at);
+  /** Takes a delivery record (as written: bytes start..end of src) into the index and keeps the segments' counts. */
+  private applyDelivery(d: StoredDelivery, seg: Segment, src: Buffer, start: number, end: number): void {
+    this.counted(this.index.addDelivery(d, seg.n, src, start, end), seg, d.receivedAt);
+  }
+
+  private applyAttempt(a: ForwardAttempt, seg: Segment, line: string): void {
+    if (this.index.addAttempt(a, line)) seg.newestAt = Math.max(seg.newestAt, a.at);
   }
 
   /** A delivery now lives in `seg` (`before`: the segment it was carried from, or null). */
@@ -308,7 +314,7 @@ export class EventLog {
     if (durable) return this.appendOne(a, true);
     if (!this.opened || this.closed || this.readOnly) return this.notWritable();
     const line = JSON.stringify(a);
-    this.applyRecord(a, this.current(), line);
+    this.applyAttempt(a, this.current(), line);
     this.lazy += `${line}\n`;
     this.scheduleSync();
     return Promise.resolve();
@@ -321,8 +327,7 @@ export class EventLog {
   /** One record (the hot path: one JSON.stringify, no per-record closures). */
   private appendOne(rec: LogRecord, durable: boolean): Promise<void> {
     if (!this.opened || this.closed || this.readOnly) return this.notWritable();
-    const line = JSON.stringify(rec);
-    const p = newPending(`${line}\n`, rec.kind === 'delivery' ? 1 : 0, durable, rec, line, null);
+    const p = newPending(JSON.stringify(rec), rec.kind === 'delivery' ? 1 : 0, durable, rec, null);
     this.push(p);
     return p.promise;
   }
@@ -330,7 +335,7 @@ export class EventLog {
   /** Writes pending deliveries of a segment about to be dropped again (their lines as written), durably. */
   private carryForward(l: Leaving): Promise<void> {
     if (!this.opened || this.closed || this.readOnly) return this.notWritable();
-    const p = newPending(l.carryText, l.carry.length, true, null, '', l.carry);
+    const p = newPending(l.carryText, l.carry.length, true, null, l.carry);
     this.push(p);
     return p.promise;
   }
@@ -340,9 +345,10 @@ export class EventLog {
     if (!this.flushing && this.syncs.size < MAX_SYNCS) void this.kick();
   }
 
-  /** The records of `p` are in `seg` (and on disk when durable): apply them, then resolve. */
-  private settle(p: Pending, seg: Segment): void {
-    if (p.rec) this.applyRecord(p.rec, seg, p.line);
+  /** The records of `p` are in `seg`, written as `buf` (and on disk when durable): apply them, then resolve. */
+  private settle(p: Pending, seg: Segment, buf: Buffer): void {
+    if (p.rec?.kind === 'delivery') this.applyDelivery(p.rec, seg, buf, p.start, p.end);
+    else if (p.rec) this.applyAttempt(p.rec, seg, p.data);
     else if (p.carried) {
       for (const id of p.carried) {
         const moved = this.index.move(id, seg.n);
@@ -372,16 +378,13 @@ export class EventLog {
     while (this.queue.length > 0 && this.syncs.size < MAX_SYNCS) {
       const batch = this.queue;
       this.queue = [];
-      let text = this.lazy;
-      this.lazy = '';
+      const buf = this.encode(batch);
       let durable = false;
       let deliveries = 0;
       for (const p of batch) {
-        text += p.data;
         deliveries += p.deliveries;
         if (p.durable) durable = true;
       }
-      const buf = Buffer.from(text, 'utf8');
       if (this.broken && !(await this.roll())) {
         for (const p of batch) p.reject(new Error('the delivery log cannot write: no fresh segment could be opened'));
         continue;
@@ -408,8 +411,8 @@ export class EventLog {
         this.dirty = true;
       }
       for (const p of batch) {
-        if (p.durable) this.unsynced.push({ p, seg });
-        else this.settle(p, seg);
+        if (p.durable) this.unsynced.push({ p, seg, buf });
+        else this.settle(p, seg, buf);
       }
       if (durable) this.startSync();
       else this.scheduleSync();
@@ -417,6 +420,32 @@ export class EventLog {
         await this.rotate();
       }
     }
+  }
+
+  /**
+   * The bytes of one write: the attempts held back, then each append's records, each line ending in a
+   * newline; notes where each append's data went. The index keeps delivery records as ranges of this
+   * buffer, so a write holding any gets one of its own (not a slice of Node's shared pool).
+   */
+  private encode(batch: Pending[]): Buffer {
+    const lazy = this.lazy;
+    this.lazy = '';
+    let size = Buffer.byteLength(lazy);
+    let kept = false;
+    for (const p of batch) {
+      if (p.data !== '') size += Buffer.byteLength(p.data) + 1;
+      if (p.deliveries > 0) kept = true;
+    }
+    const buf = kept ? Buffer.allocUnsafeSlow(size) : Buffer.allocUnsafe(size);
+    let at = buf.write(lazy, 0);
+    for (const p of batch) {
+      if (p.data === '') continue;
+      p.start = at;
+      at += buf.write(p.data, at);
+      p.end = at;
+      buf[at++] = 0x0a;
+    }
+    return buf;
   }
 
   /** Opens a segment for writing in place (created 0600 when missing). */
@@ -510,7 +539,7 @@ export class EventLog {
         for (const w of waiting) {
           // A sync of this segment failed meanwhile: the kernel may have dropped pages these records share.
           if (this.failedSegments.has(w.seg.n)) w.p.reject(new Error('an earlier sync of this segment failed'));
-          else this.settle(w.p, w.seg);
+          else this.settle(w.p, w.seg, w.buf);
         }
       },
       (err: unknown) => {
@@ -558,7 +587,7 @@ export class EventLog {
   /** Resolves once everything appended so far is on disk. */
   syncNow(): Promise<void> {
     if (!this.opened || this.closed) return Promise.resolve();
-    const p = newPending('', 0, true, null, '', null);
+    const p = newPending('', 0, true, null, null);
     this.push(p);
     return p.promise;
   }
