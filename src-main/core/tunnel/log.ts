@@ -15,6 +15,9 @@
 // makes it several times cheaper (and its tail far shorter) on a journaling file system. A segment's
 // records end at its first NUL byte (JSON never holds one); the padding is cut when the segment is
 // closed.
+// Rotation never stalls the writes: once a segment is full its successor is opened in the background
+// and the next write goes there; the old segment is synced (its records answered only then), cut and
+// closed off the write path.
 //
 // Storage failures never cost an acknowledged record. A failed or short write (ENOSPC, EIO) fails its
 // batch and cuts the file back to the last whole record before anything else is appended; when the
@@ -171,6 +174,13 @@ export class EventLog {
   /** Written, waiting for an fdatasync that starts after their write. */
   private unsynced: Unsynced[] = [];
   private readonly syncs = new Set<Promise<void>>();
+  /** `writes` when the latest sync started. */
+  private syncedWrites = 0;
+  /** The segment after the current one, opened ahead (see openSpare), and its handle once open. */
+  private spare: Promise<FileHandle | null> | null = null;
+  private spareFh: FileHandle | null = null;
+  /** Segments left, still being synced and closed (see switchTo). */
+  private readonly retiring = new Set<Promise<void>>();
   private writes = 0;
   private opened = false;
   private closed = false;
@@ -389,6 +399,14 @@ export class EventLog {
         for (const p of batch) p.reject(new Error('the delivery log cannot write: no fresh segment could be opened'));
         continue;
       }
+      if (this.spare && this.full(this.current())) {
+        // Its successor was opened meanwhile (opening it is all this may wait for).
+        const fh = this.spareFh ?? (await this.spare);
+        if (fh) {
+          this.switchTo(fh);
+          void this.maintain();
+        }
+      }
       const seg = this.current();
       this.preallocate(seg, buf.length);
       try {
@@ -416,9 +434,8 @@ export class EventLog {
       }
       if (durable) this.startSync();
       else this.scheduleSync();
-      if (!this.maintaining && (seg.bytes >= this.bounds.segmentBytes || seg.written >= this.bounds.segmentDeliveries)) {
-        await this.rotate();
-      }
+      // Full: its successor is opened meanwhile, for the next write.
+      if (this.full(seg)) void this.openSpare();
     }
   }
 
@@ -446,6 +463,10 @@ export class EventLog {
       buf[at++] = 0x0a;
     }
     return buf;
+  }
+
+  private full(seg: Segment): boolean {
+    return seg.bytes >= this.bounds.segmentBytes || seg.written >= this.bounds.segmentDeliveries;
   }
 
   /** Opens a segment for writing in place (created 0600 when missing). */
@@ -494,35 +515,69 @@ export class EventLog {
 
   /** After a failed sync or cut: a fresh segment for what follows (false when it cannot be opened). */
   private async roll(): Promise<boolean> {
-    if (!(await this.nextSegment())) return false;
+    const fh = await this.openSpare();
+    if (!fh) return false;
+    this.switchTo(fh);
     this.broken = false;
     return true;
   }
 
+  /** Opens the segment after the current one (once; null when it cannot be opened: the current one grows for now). */
+  private openSpare(): Promise<FileHandle | null> {
+    if (!this.spare) {
+      const n = this.current().n + 1;
+      const opening = this.openSegment(n).then(
+        (fh) => (this.spareFh = fh),
+        (err: unknown) => {
+          this.logger.error('tunnel log: could not open a new segment', { segment: n, error: err instanceof Error ? err.message : String(err) });
+          this.spare = null;
+          return null;
+        },
+      );
+      this.spare = opening;
+    }
+    return this.spare;
+  }
+
   /**
-   * Moves the writes to a new segment: syncs still running settle, what was written is synced, the
-   * old segment loses its padding and is closed. False (nothing changed) when the new one cannot be opened.
+   * Moves the writes to the opened next segment at once. The old one is left off the write path:
+   * once the syncs running on it end, what was written to it and not yet synced is synced (its
+   * records answered then), and it loses its padding and is closed.
    */
-  private async nextSegment(): Promise<boolean> {
-    const next = this.current().n + 1;
-    let fh: FileHandle;
-    try {
-      fh = await this.openSegment(next);
-    } catch (err) {
-      this.logger.error('tunnel log: could not open a new segment', { segment: next, error: err instanceof Error ? err.message : String(err) });
-      return false;
-    }
-    await this.settleSyncs();
-    if (this.dirty) {
-      await this.fh?.datasync().catch((err: unknown) => this.logger.error('tunnel log: sync failed', { error: err instanceof Error ? err.message : String(err) }));
-      this.dirty = false;
-    }
-    await this.retire(this.current());
+  private switchTo(fh: FileHandle): void {
+    const old = this.fh!;
+    const seg = this.current();
+    const fileSize = this.fileSize;
+    const waiting = this.unsynced;
+    const running = [...this.syncs];
+    const needsSync = this.dirty && this.syncedWrites !== this.writes;
+    this.unsynced = [];
+    this.spare = null;
+    this.spareFh = null;
     this.fh = fh;
-    this.segments.push({ n: next, bytes: 0, deliveries: 0, written: 0, newestAt: 0 });
+    this.segments.push({ n: seg.n + 1, bytes: 0, deliveries: 0, written: 0, newestAt: 0 });
     this.fileSize = 0;
     this.noPreallocateUntil = 0;
-    return true;
+    this.dirty = false;
+    const retiring = this.leave(old, seg, fileSize, running, waiting, needsSync).finally(() => this.retiring.delete(retiring));
+    this.retiring.add(retiring);
+  }
+
+  private async leave(fh: FileHandle, seg: Segment, fileSize: number, running: Promise<void>[], waiting: Unsynced[], needsSync: boolean): Promise<void> {
+    await Promise.all(running);
+    if (needsSync || waiting.length > 0) {
+      try {
+        await this.io.datasync(fh);
+      } catch (err) {
+        this.logger.error('tunnel log: sync failed', { error: err instanceof Error ? err.message : String(err) });
+        this.failedSegments.add(seg.n);
+      }
+    }
+    for (const w of waiting) {
+      if (this.failedSegments.has(w.seg.n)) w.p.reject(new Error('a sync of this segment failed'));
+      else this.settle(w.p, w.seg, w.buf);
+    }
+    await this.retire(fh, seg, fileSize);
   }
 
   /** Syncs everything written so far, unless MAX_SYNCS are running (then the next one to end does). */
@@ -531,6 +586,7 @@ export class EventLog {
     const waiting = this.unsynced;
     this.unsynced = [];
     const writesBefore = this.writes;
+    this.syncedWrites = this.writes;
     const segment = this.current().n;
     const sync: Promise<void> = this.io.datasync(this.fh!).then(
       () => {
@@ -545,7 +601,8 @@ export class EventLog {
       (err: unknown) => {
         this.logger.error('tunnel log: sync failed; rolling to a fresh segment', { error: err instanceof Error ? err.message : String(err) });
         this.failedSegments.add(segment);
-        this.broken = true;
+        // (A sync of a segment already left fails only that segment's records.)
+        if (segment === this.current().n) this.broken = true;
         this.syncEnded(sync);
         for (const w of waiting) w.p.reject(err);
       },
@@ -592,22 +649,14 @@ export class EventLog {
     return p.promise;
   }
 
-  /** Cuts the zero padding off the segment being left and closes it (best effort). */
-  private async retire(seg: Segment): Promise<void> {
-    const old = this.fh;
-    this.fh = null;
-    if (!old) return;
+  /** Cuts the zero padding off a segment left (`fileSize`: its file's size) and closes it (best effort). */
+  private async retire(fh: FileHandle, seg: Segment, fileSize: number): Promise<void> {
     try {
-      if (this.fileSize > seg.bytes) this.io.truncate(old.fd, seg.bytes);
+      if (fileSize > seg.bytes) this.io.truncate(fh.fd, seg.bytes);
     } catch {
       // the padding stays: readers stop at its first NUL
     }
-    await old.close().catch(() => undefined);
-  }
-
-  /** The current segment is full: the next one (when it cannot be opened, the current one grows for now). */
-  private async rotate(): Promise<void> {
-    if (await this.nextSegment()) void this.maintain();
+    await fh.close().catch(() => undefined);
   }
 
   /**
@@ -655,6 +704,7 @@ export class EventLog {
       else await this.kick();
     }
     await this.settleSyncs();
+    while (this.retiring.size > 0) await Promise.all([...this.retiring]);
     if (this.syncTimer !== null) {
       clearTimeout(this.syncTimer as ReturnType<typeof setTimeout>);
       this.syncTimer = null;
@@ -664,7 +714,14 @@ export class EventLog {
       this.dirty = false;
     }
     this.closed = true;
-    if (this.opened && !this.readOnly) await this.retire(this.current());
+    if (this.fh) await this.retire(this.fh, this.current(), this.fileSize);
+    this.fh = null;
+    const spare = await this.spare;
+    if (spare) {
+      // Opened ahead and never written: not a segment yet.
+      await spare.close().catch(() => undefined);
+      await unlink(join(this.dir, segName(this.current().n + 1))).catch(() => undefined);
+    }
   }
 
   has(id: string): boolean {
