@@ -121,7 +121,6 @@ interface InFlight {
 export class Forwarder {
   private readonly queues = new Map<string, AgentQueue>();
   private readonly running = new Set<Promise<void>>();
-  private readonly recording = new Set<Promise<void>>();
   private readonly stop = new Stopper();
   private readonly backoff: BackoffPolicy;
   private readonly timeoutMs: number;
@@ -225,7 +224,7 @@ export class Forwarder {
 
   /** Resolves when no queue has work it can do right now (queues waiting on a retry count as idle). */
   async idle(): Promise<void> {
-    while (this.running.size > 0 || this.recording.size > 0) await Promise.all([...this.running, ...this.recording]);
+    while (this.running.size > 0) await Promise.all([...this.running]);
   }
 
   async close(): Promise<void> {
@@ -355,23 +354,21 @@ export class Forwarder {
   }
 
   /**
-   * Appends the attempt (not awaited, and not forced to disk on its own: the next durable append or
+   * Takes the attempt into the log at once (not forced to disk on its own: the next durable append or
    * the periodic sync carries it). A record lost in a crash only means the delivery is forwarded
    * again — at least once, never skipped. Listeners hear of it once it is in the log.
    */
   private record(attempt: ForwardAttempt): void {
-    const recorded: Promise<void> = this.o.log.appendAttempt(attempt).then(
-      () => {
-        this.recording.delete(recorded);
-        this.o.onAttempt?.(attempt);
-      },
-      (err: unknown) => {
-        this.recording.delete(recorded);
-        this.logger.error('tunnel forwarder: could not record an attempt', { error: err instanceof Error ? err.message : String(err) });
-        this.o.onAttempt?.(attempt);
-      },
-    );
-    this.recording.add(recorded);
+    try {
+      this.o.log.takeAttempt(attempt);
+    } catch (err) {
+      this.logger.error('tunnel forwarder: could not record an attempt', { error: err instanceof Error ? err.message : String(err) });
+    }
+    try {
+      this.o.onAttempt?.(attempt);
+    } catch (err) {
+      this.logger.error('tunnel forwarder: an attempt listener failed', { error: err instanceof Error ? err.message : String(err) });
+    }
   }
 
   /** Everything before the POST (headers may need the secret store); the POST starts when called. */

@@ -315,28 +315,40 @@ export class EventLog {
     return this.appendOne(d, true);
   }
 
-  /**
-   * Appends a forward/replay attempt: in memory at once, on disk with the next write (see the top
-   * of this file); durable: resolves once it is written and synced.
-   */
+  /** Appends a forward/replay attempt (see takeAttempt); durable: resolves once it is written and synced. */
   appendAttempt(a: ForwardAttempt, durable = false): Promise<void> {
-    if (!this.index.entries.has(a.deliveryId)) return Promise.reject(new Error(`unknown delivery ${a.deliveryId}`));
-    if (durable) return this.appendOne(a, true);
-    if (!this.opened || this.closed || this.readOnly) return this.notWritable();
+    if (durable) {
+      if (!this.index.entries.has(a.deliveryId)) return Promise.reject(new Error(`unknown delivery ${a.deliveryId}`));
+      return this.appendOne(a, true);
+    }
+    try {
+      this.takeAttempt(a);
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /**
+   * Takes a forward/replay attempt into memory at once, on disk with the next write (see the top of
+   * this file). Throws when its delivery is unknown or the log cannot be written.
+   */
+  takeAttempt(a: ForwardAttempt): void {
+    if (!this.index.entries.has(a.deliveryId)) throw new Error(`unknown delivery ${a.deliveryId}`);
+    if (!this.opened || this.closed || this.readOnly) throw this.notWritable();
     const line = JSON.stringify(a);
     this.applyAttempt(a, this.current(), line);
     this.lazy += `${line}\n`;
     this.scheduleSync();
-    return Promise.resolve();
   }
 
-  private notWritable(): Promise<never> {
-    return Promise.reject(new LogClosedError(this.readOnly ? 'the delivery log is open read-only' : 'the delivery log is not open'));
+  private notWritable(): LogClosedError {
+    return new LogClosedError(this.readOnly ? 'the delivery log is open read-only' : 'the delivery log is not open');
   }
 
   /** One record (the hot path: one JSON.stringify, no per-record closures). */
   private appendOne(rec: LogRecord, durable: boolean): Promise<void> {
-    if (!this.opened || this.closed || this.readOnly) return this.notWritable();
+    if (!this.opened || this.closed || this.readOnly) return Promise.reject(this.notWritable());
     const p = newPending(JSON.stringify(rec), rec.kind === 'delivery' ? 1 : 0, durable, rec, null);
     this.push(p);
     return p.promise;
@@ -344,7 +356,7 @@ export class EventLog {
 
   /** Writes pending deliveries of a segment about to be dropped again (their lines as written), durably. */
   private carryForward(l: Leaving): Promise<void> {
-    if (!this.opened || this.closed || this.readOnly) return this.notWritable();
+    if (!this.opened || this.closed || this.readOnly) return Promise.reject(this.notWritable());
     const p = newPending(l.carryText, l.carry.length, true, null, l.carry);
     this.push(p);
     return p.promise;
