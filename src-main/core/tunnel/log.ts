@@ -15,8 +15,8 @@
 // makes it several times cheaper (and its tail far shorter) on a journaling file system. A segment's
 // records end at its first NUL byte (JSON never holds one); the padding is cut when the segment is
 // closed.
-// Rotation never stalls the writes: once a segment is full its successor is opened in the background
-// and the next write goes there; the old segment is synced (its records answered only then), cut and
+// Rotation never stalls the writes: once a segment is full its successor is opened (and its first
+// chunk zero-filled) in the thread pool, and the next write goes there; the old segment is synced (its records answered only then), cut and
 // closed off the write path.
 //
 // Storage failures never cost an acknowledged record. A failed or short write (ENOSPC, EIO) fails its
@@ -179,6 +179,7 @@ export class EventLog {
   /** The segment after the current one, opened ahead (see openSpare), and its handle once open. */
   private spare: Promise<FileHandle | null> | null = null;
   private spareFh: FileHandle | null = null;
+  private spareSize = 0;
   /** Segments left, still being synced and closed (see switchTo). */
   private readonly retiring = new Set<Promise<void>>();
   private writes = 0;
@@ -539,7 +540,10 @@ export class EventLog {
     if (!this.spare) {
       const n = this.current().n + 1;
       const opening = this.openSegment(n).then(
-        (fh) => (this.spareFh = fh),
+        async (fh) => {
+          this.spareSize = await this.zeroFill(fh);
+          return (this.spareFh = fh);
+        },
         (err: unknown) => {
           this.logger.error('tunnel log: could not open a new segment', { segment: n, error: err instanceof Error ? err.message : String(err) });
           this.spare = null;
@@ -549,6 +553,22 @@ export class EventLog {
       this.spare = opening;
     }
     return this.spare;
+  }
+
+  /** Zero-fills a segment opened ahead, in the thread pool (see preallocate): the size it reached. */
+  private async zeroFill(fh: FileHandle): Promise<number> {
+    const target = Math.min(PREALLOCATE_BYTES, this.bounds.segmentBytes);
+    let at = 0;
+    try {
+      while (at < target) at += (await fh.write(ZEROS, 0, Math.min(ZEROS.length, target - at), at)).bytesWritten;
+      return at;
+    } catch {
+      // No room: the writes extend the file themselves (preallocate).
+      return fh.truncate(0).then(
+        () => 0,
+        () => at,
+      );
+    }
   }
 
   /**
@@ -568,7 +588,7 @@ export class EventLog {
     this.spareFh = null;
     this.fh = fh;
     this.segments.push({ n: seg.n + 1, bytes: 0, deliveries: 0, written: 0, newestAt: 0 });
-    this.fileSize = 0;
+    this.fileSize = this.spareSize;
     this.noPreallocateUntil = 0;
     this.dirty = false;
     const retiring = this.leave(old, seg, fileSize, running, waiting, needsSync).finally(() => this.retiring.delete(retiring));
