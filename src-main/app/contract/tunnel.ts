@@ -120,17 +120,8 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
     const t = c.tunnel();
     // Refused requests are counted from their own store (they are never in the log).
     const refused = t.refusedStore.size;
-    const out = { received: refused, verified: 0, rejected: refused, forwarded: 0, failed: 0 };
-    for (const d of t.log.all()) {
-      out.received++;
-      if (d.verdict.ok) out.verified++;
-      else out.rejected++;
-      const detail = t.get(d.id);
-      if (!detail || detail.forwardState === 'not-forwarded') continue;
-      if (detail.forwardState === 'delivered') out.forwarded++;
-      else if (detail.forwardState === 'rejected' || detail.attempts.some((a) => !a.replay)) out.failed++;
-    }
-    return out;
+    const logged = t.log.counts();
+    return { ...logged, received: logged.received + refused, rejected: logged.rejected + refused };
   };
 
   const status = (): TunnelStatusDTO => {

@@ -19,6 +19,7 @@
 import { backoffDelay, type BackoffPolicy } from '../backoff';
 import { silentLogger, type Clock, type Logger } from '../ports';
 import type { IdGenerator } from './ids';
+import { originalHeaders } from './headers';
 import { isFinalStatus, type EventLog } from './log';
 import { postOnce, Stopper, type Transport } from './transport';
 import type { ForwardAttempt, StoredDelivery } from './types';
@@ -30,7 +31,7 @@ export const DEFAULT_FORWARD_TIMEOUT_MS = 10_000;
 export const HEALTHY_AFTER_MS = 5_000;
 /**
  * Raw bodies of queued deliveries kept in memory (so a forward need not decode the stored base64),
- * up to this many bytes in all; beyond it a forward decodes the record, as after a restart.
+ * up to this many bytes in all; beyond it a forward decodes the delivery's base64, as after a restart.
  */
 const RETAINED_BODY_BYTES = 32 * 1024 * 1024;
 
@@ -57,7 +58,7 @@ export interface ForwarderOptions {
   /** The local app's URL for an agent; undefined: none configured. */
   targetOf(agentId: string): string | undefined;
   /** The headers for one forward (may re-sign a stale delivery: then it may need to wait for the secret). */
-  headersFor(d: StoredDelivery): ForwardHeaders | Promise<ForwardHeaders>;
+  headersFor(o: Outgoing, body: Buffer): ForwardHeaders | Promise<ForwardHeaders>;
   timeoutMs?: number;
   backoff?: BackoffPolicy;
   /**
@@ -66,15 +67,31 @@ export interface ForwarderOptions {
    */
   pipelining?: number;
   logger?: Logger;
-  onAttempt?(attempt: ForwardAttempt, delivery: StoredDelivery): void;
+  onAttempt?(attempt: ForwardAttempt): void;
   onStatus?(status: AgentForwardStatus): void;
   /** False while nobody listens for status (saves building it per delivery); default true. */
   statusWanted?(): boolean;
 }
 
+/**
+ * What the forwarder keeps of a queued delivery: what its forward needs, no more (the record itself
+ * is in the log; a queue that waits for a down app holds this per delivery).
+ */
+export interface Outgoing {
+  id: string;
+  agentId: string;
+  /** content-type and both signature headers as received (headersFor may add its markers to it). */
+  headers: Record<string, string>;
+  /** The v1 timestamp it was signed with (a stale one may be re-signed), when it has one. */
+  signedAt: number | undefined;
+  /** The raw body when kept in memory (see RETAINED_BODY_BYTES), else read back from the log. */
+  body: Buffer | undefined;
+}
+
 interface AgentQueue {
-  /** Pending delivery ids in order; the ones in flight are at the front. */
-  ids: string[];
+  /** Pending deliveries in order; the ones in flight are at the front. */
+  items: Outgoing[];
+  /** Their ids. */
   queued: Set<string>;
   busy: boolean;
   timer: unknown;
@@ -85,7 +102,7 @@ interface AgentQueue {
   nextRetryAt: number | null;
   /** One at a time after a failure, until deliveries have succeeded for HEALTHY_AFTER_MS. */
   serial: boolean;
-  /** Sent and not yet answered, in order (the first ids of `ids`). */
+  /** Sent and not yet answered, in order (the first of `items`). */
   inflight: InFlight[];
   /** The running fill(), if any. */
   filling: Promise<void> | null;
@@ -97,22 +114,20 @@ interface AgentQueue {
 }
 
 interface InFlight {
-  d: StoredDelivery;
+  o: Outgoing;
   result: Promise<ForwardAttempt>;
 }
 
 export class Forwarder {
   private readonly queues = new Map<string, AgentQueue>();
   private readonly running = new Set<Promise<void>>();
-  private readonly recording = new Set<Promise<void>>();
   private readonly stop = new Stopper();
   private readonly backoff: BackoffPolicy;
   private readonly timeoutMs: number;
   private readonly depth: number;
   private readonly logger: Logger;
   private stopped = false;
-  /** Raw bodies of queued deliveries, as received (see RETAINED_BODY_BYTES). */
-  private readonly bodies = new Map<string, Buffer>();
+  /** Bytes of the raw bodies kept with queued deliveries (see RETAINED_BODY_BYTES). */
   private retained = 0;
 
   constructor(private readonly o: ForwarderOptions) {
@@ -126,7 +141,7 @@ export class Forwarder {
     let q = this.queues.get(agentId);
     if (!q) {
       q = {
-        ids: [],
+        items: [],
         queued: new Set(),
         busy: false,
         timer: null,
@@ -148,18 +163,17 @@ export class Forwarder {
 
   /**
    * Queues a stored delivery (behind every earlier pending one of its agent). `body`: its raw bytes
-   * when at hand (exactly what `bodyBase64` holds), so the forward need not decode the record.
+   * when at hand (exactly what `bodyBase64` holds), so the forward need not read the record back.
    */
   enqueue(d: StoredDelivery, body?: Buffer): void {
     if (this.stopped || !d.forward) return;
     const q = this.queue(d.agentId);
     if (q.queued.has(d.id)) return;
-    q.ids.push(d.id);
+    const keep = body !== undefined && this.retained + body.length <= RETAINED_BODY_BYTES;
+    if (keep) this.retained += body.length;
+    const signedAt = d.verdict.ok ? d.verdict.timestamp : undefined;
+    q.items.push({ id: d.id, agentId: d.agentId, headers: originalHeaders(d.headers), signedAt, body: keep ? body : undefined });
     q.queued.add(d.id);
-    if (body !== undefined && this.retained + body.length <= RETAINED_BODY_BYTES) {
-      this.bodies.set(d.id, body);
-      this.retained += body.length;
-    }
     this.emitStatus(d.agentId);
     // A drain already running waits on its head: widen its window on the next turn of the event
     // loop (deliveries stored in this turn then go out together).
@@ -202,7 +216,7 @@ export class Forwarder {
     return {
       agentId,
       localAppDownSince: q?.downSince ?? null,
-      pending: q?.ids.length ?? 0,
+      pending: q?.items.length ?? 0,
       lastError: q?.lastError ?? null,
       nextRetryAt: q?.nextRetryAt ?? null,
     };
@@ -210,7 +224,7 @@ export class Forwarder {
 
   /** Resolves when no queue has work it can do right now (queues waiting on a retry count as idle). */
   async idle(): Promise<void> {
-    while (this.running.size > 0 || this.recording.size > 0) await Promise.all([...this.running, ...this.recording]);
+    while (this.running.size > 0) await Promise.all([...this.running]);
   }
 
   async close(): Promise<void> {
@@ -218,16 +232,15 @@ export class Forwarder {
     this.stop.stop(new Error('stopped'));
     for (const q of this.queues.values()) if (q.timer !== null) this.o.clock.clearTimeout(q.timer);
     await this.idle();
-    this.bodies.clear();
+    for (const q of this.queues.values()) q.items = [];
     this.retained = 0;
   }
 
-  private forget(id: string): void {
-    const b = this.bodies.get(id);
-    if (b !== undefined) {
-      this.bodies.delete(id);
-      this.retained -= b.length;
-    }
+  /** Takes the item at `i` out of the queue. */
+  private remove(q: AgentQueue, i: number): void {
+    const [o] = i === 0 ? [q.items.shift()!] : q.items.splice(i, 1);
+    q.queued.delete(o!.id);
+    if (o!.body !== undefined) this.retained -= o!.body.length;
   }
 
   private emitStatus(agentId: string): void {
@@ -236,7 +249,7 @@ export class Forwarder {
 
   private pump(agentId: string): void {
     const q = this.queue(agentId);
-    if (this.stopped || q.busy || q.timer !== null || q.ids.length === 0) return;
+    if (this.stopped || q.busy || q.timer !== null || q.items.length === 0) return;
     q.busy = true;
     const run = this.drain(agentId, q)
       .catch((err) => this.logger.error('tunnel forwarder failed', { agentId, error: err instanceof Error ? err.message : String(err) }))
@@ -248,17 +261,12 @@ export class Forwarder {
   }
 
   private dequeue(q: AgentQueue, id: string): void {
-    if (q.ids[0] === id) q.ids.shift();
-    else {
-      const i = q.ids.indexOf(id);
-      if (i >= 0) q.ids.splice(i, 1);
-    }
-    q.queued.delete(id);
-    this.forget(id);
+    const i = q.items[0]?.id === id ? 0 : q.items.findIndex((x) => x.id === id);
+    if (i >= 0) this.remove(q, i);
   }
 
   /**
-   * Opens requests up to the window: q.ids[0 .. inflight.length-1] are in flight, in order. Called
+   * Opens requests up to the window: q.items[0 .. inflight.length-1] are in flight, in order. Called
    * by the drain loop and on every enqueue (so a window fills while its head is still out). Never two
    * at once: a second call returns the running one, which sees the new ids too.
    */
@@ -268,25 +276,23 @@ export class Forwarder {
     const run = (async () => {
       while (!this.stopped && !q.halted) {
         const depth = q.serial ? 1 : this.depth;
-        if (q.inflight.length >= depth || q.inflight.length >= q.ids.length) break;
-        const id = q.ids[q.inflight.length]!;
-        const d = this.o.log.pendingDelivery(id);
-        if (!d) {
-          q.ids.splice(q.inflight.length, 1);
-          q.queued.delete(id);
-          this.forget(id);
+        if (q.inflight.length >= depth || q.inflight.length >= q.items.length) break;
+        const o = q.items[q.inflight.length]!;
+        // Delivered or refused meanwhile (a replay does not count), or no longer in the log.
+        if (this.o.log.forwardState(o.id) !== 'pending') {
+          this.remove(q, q.inflight.length);
           continue;
         }
         // Prepared one after the other, so the requests reach the lane in queue order.
-        const prepared = this.prepare(d);
+        const prepared = this.prepare(o);
         const send = typeof prepared === 'function' ? prepared : await prepared;
         if (this.stopped) break;
-        q.inflight.push({ d, result: send() });
+        q.inflight.push({ o, result: send() });
       }
     })().finally(() => {
       q.filling = null;
       // Ids that came while this run was finishing.
-      if (q.busy && !q.halted && q.timer === null && q.inflight.length < Math.min(q.ids.length, q.serial ? 1 : this.depth)) void this.fill(q);
+      if (q.busy && !q.halted && q.timer === null && q.inflight.length < Math.min(q.items.length, q.serial ? 1 : this.depth)) void this.fill(q);
     });
     q.filling = run;
     return run;
@@ -301,9 +307,9 @@ export class Forwarder {
         const attempt = await head.result;
         if (this.stopped) return;
         q.inflight.shift();
-        this.record(attempt, head.d);
+        this.record(attempt);
         if (isFinalStatus(attempt.status)) {
-          this.dequeue(q, head.d.id);
+          this.dequeue(q, head.o.id);
           q.downSince = null;
           q.lastError = attempt.error;
           q.failures = 0;
@@ -321,8 +327,8 @@ export class Forwarder {
           const a = await next.result;
           if (this.stopped) return;
           const ok = a.status !== null && a.status >= 200 && a.status <= 299;
-          this.record(ok ? { ...a, aheadOf: head.d.id } : a, next.d);
-          if (isFinalStatus(a.status)) this.dequeue(q, next.d.id);
+          this.record(ok ? { ...a, aheadOf: head.o.id } : a);
+          if (isFinalStatus(a.status)) this.dequeue(q, next.o.id);
         }
         q.halted = false;
         const now = this.o.clock.now();
@@ -348,42 +354,40 @@ export class Forwarder {
   }
 
   /**
-   * Appends the attempt (not awaited, and not forced to disk on its own: the next durable append or
+   * Takes the attempt into the log at once (not forced to disk on its own: the next durable append or
    * the periodic sync carries it). A record lost in a crash only means the delivery is forwarded
    * again — at least once, never skipped. Listeners hear of it once it is in the log.
    */
-  private record(attempt: ForwardAttempt, d: StoredDelivery): void {
-    const recorded: Promise<void> = this.o.log.appendAttempt(attempt).then(
-      () => {
-        this.recording.delete(recorded);
-        this.o.onAttempt?.(attempt, d);
-      },
-      (err: unknown) => {
-        this.recording.delete(recorded);
-        this.logger.error('tunnel forwarder: could not record an attempt', { error: err instanceof Error ? err.message : String(err) });
-        this.o.onAttempt?.(attempt, d);
-      },
-    );
-    this.recording.add(recorded);
+  private record(attempt: ForwardAttempt): void {
+    try {
+      this.o.log.takeAttempt(attempt);
+    } catch (err) {
+      this.logger.error('tunnel forwarder: could not record an attempt', { error: err instanceof Error ? err.message : String(err) });
+    }
+    try {
+      this.o.onAttempt?.(attempt);
+    } catch (err) {
+      this.logger.error('tunnel forwarder: an attempt listener failed', { error: err instanceof Error ? err.message : String(err) });
+    }
   }
 
   /** Everything before the POST (headers may need the secret store); the POST starts when called. */
-  private prepare(d: StoredDelivery): Send | Promise<Send> {
-    const url = this.o.targetOf(d.agentId);
+  private prepare(o: Outgoing): Send | Promise<Send> {
+    const url = this.o.targetOf(o.agentId);
     const at = this.o.clock.now();
-    const base = { kind: 'attempt' as const, id: this.o.newId(), deliveryId: d.id, at, url: url ?? '' };
+    const base = { kind: 'attempt' as const, id: this.o.newId(), deliveryId: o.id, at, url: url ?? '' };
     if (url === undefined) {
       const none: ForwardAttempt = { ...base, status: null, error: 'no local app URL is configured for this agent', latencyMs: 0, responseBody: null };
       return () => Promise.resolve(none);
     }
-    const h = this.o.headersFor(d);
-    return h instanceof Promise ? h.then((x) => this.sender(d, base, url, x)) : this.sender(d, base, url, h);
+    const body = o.body ?? this.o.log.body(o.id) ?? Buffer.alloc(0);
+    const h = this.o.headersFor(o, body);
+    return h instanceof Promise ? h.then((x) => this.sender(o.agentId, body, base, url, x)) : this.sender(o.agentId, body, base, url, h);
   }
 
-  private sender(d: StoredDelivery, base: AttemptBase, url: string, h: ForwardHeaders): Send {
-    const body = this.bodies.get(d.id) ?? Buffer.from(d.bodyBase64, 'base64');
+  private sender(lane: string, body: Buffer, base: AttemptBase, url: string, h: ForwardHeaders): Send {
     return async () => {
-      const out = await postOnce(this.o.transport, this.o.clock, { url, headers: h.headers, body, timeoutMs: this.timeoutMs, stopper: this.stop, lane: d.agentId });
+      const out = await postOnce(this.o.transport, this.o.clock, { url, headers: h.headers, body, timeoutMs: this.timeoutMs, stopper: this.stop, lane });
       const attempt: ForwardAttempt = {
         kind: 'attempt',
         id: base.id,

@@ -1,7 +1,14 @@
-// The log's deliveries in memory: each with its forward attempts and the segment it lives in,
-// ordered by id (ids sort by receive time), and the queries over them (list, get, pending).
-import { forwardStateOf } from './records';
-import type { DeliveryDetail, DeliveryListItem, ForwardAttempt, ForwardState, LogRecord, StoredDelivery, TunnelReason } from './types';
+// The log's deliveries in memory, ordered by id (ids sort by receive time), and the queries over
+// them (list, get, pending). The index lives as long as the log, so everything it holds is copied
+// by the garbage collector's young generation and kept in the old one: it is kept compact. Per
+// delivery one flat entry with what lists, counts and the forwarder ask about, plus its record and
+// its attempts' records as written (JSON lines); a whole record is parsed back only when asked for
+// (get, pending, all, or a body search). A delivery's record is kept as a range of the very buffer
+// that was written to disk (or read from it), shared by every record of that write: a few long-lived
+// objects per write, off the collector's heap, instead of a string (often a tree of pieces) per record.
+import { isFinalStatus } from './records';
+import { keyOfDelivery } from './seen';
+import type { DeliveryDetail, DeliveryListItem, DeliverySummary, ForwardAttempt, ForwardState, SeenRecord, StoredDelivery, TunnelReason, TunnelVerdict } from './types';
 
 export interface DeliveryQuery {
   agentId?: string;
@@ -22,50 +29,185 @@ export interface DeliveryQuery {
   before?: string;
 }
 
-/** Shared by every entry without attempts yet (most of them, briefly); replaced on the first one. */
-const NO_ATTEMPTS: ForwardAttempt[] = [];
-
 export interface Entry {
-  delivery: StoredDelivery;
-  attempts: ForwardAttempt[];
+  readonly id: string;
+  readonly agentId: string;
+  readonly receivedAt: number;
   segment: number;
+  /** The delivery record as written (JSON, without the newline): bytes start..end of src. */
+  readonly src: Buffer;
+  readonly start: number;
+  readonly end: number;
+  /** Its attempts' records as written, one per line, in the order they were taken ('' when none). */
+  attemptLines: string;
+  attempts: number;
+  /** Attempts that were not replays. */
+  forwards: number;
+  /** The status and time of the latest attempt that was not a replay. */
+  lastStatus: number | null;
+  lastAt: number;
+  readonly ok: boolean;
+  readonly reason: TunnelReason;
+  readonly scheme: TunnelVerdict['scheme'];
+  readonly event: string | null;
+  readonly from: string | null;
+  readonly messageId: string | null;
+  readonly type: string | null;
+  /** The duplicate key of an accepted delivery (seen.ts), or null. */
+  readonly key: string | null;
+  /** Body bytes. */
+  readonly bytes: number;
+  readonly simulated: boolean;
+  readonly forward: boolean;
+}
+
+/** What the tunnel screen counts (refused requests are counted from their own store). */
+export interface DeliveryCounts {
+  received: number;
+  verified: number;
+  rejected: number;
+  forwarded: number;
+  failed: number;
+}
+
+/** What leaves with a segment: the pending deliveries to carry forward, the rest to drop. */
+export interface Leaving {
+  carry: string[];
+  /** Their records and their attempts' records as written, one per line (no newline after the last). */
+  carryText: string;
+  drop: string[];
+  /** The duplicate keys of the dropped deliveries. */
+  seen: SeenRecord[];
+}
+
+/** Repeated short strings (agent ids, event names, senders, reasons) share one copy. */
+const INTERN_MAX = 4096;
+
+function base64Bytes(b64: string): number {
+  return Math.floor((b64.length * 3) / 4) - (b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0);
+}
+
+/** not-forwarded, or the word of the latest attempt that was not a replay (none yet: pending). */
+function stateOf(e: Entry): ForwardState {
+  if (!e.forward) return 'not-forwarded';
+  if (e.forwards === 0) return 'pending';
+  const s = e.lastStatus;
+  if (s !== null && s >= 200 && s <= 299) return 'delivered';
+  return isFinalStatus(s) ? 'rejected' : 'pending';
+}
+
+function lineOf(e: Entry): string {
+  return e.src.toString('utf8', e.start, e.end);
+}
+
+function parseDelivery(e: Entry): StoredDelivery {
+  return JSON.parse(lineOf(e)) as StoredDelivery;
+}
+
+function parseAttempts(e: Entry): ForwardAttempt[] {
+  if (e.attemptLines === '') return [];
+  const out = e.attemptLines.split('\n').map((l) => JSON.parse(l) as ForwardAttempt);
+  // In time order (stable: taken order among equal times).
+  return out.sort((a, b) => a.at - b.at);
 }
 
 export class LogIndex {
   readonly entries = new Map<string, Entry>();
   /** Delivery ids, oldest first. */
   private order: string[] = [];
+  private readonly interned = new Map<string, string>();
+  /** While loading: attempt ids already taken (a carried-forward delivery repeats its attempts). */
+  private loadedAttempts: Set<string> | null = new Set();
+
+  private intern<T extends string | null>(s: T): T {
+    if (s === null) return s;
+    const known = this.interned.get(s);
+    if (known !== undefined) return known as T;
+    if (this.interned.size < INTERN_MAX) this.interned.set(s, s);
+    return s;
+  }
+
+  /** Loading is over: attempts taken from now on are new ones. */
+  loaded(): void {
+    this.loadedAttempts = null;
+  }
 
   /**
-   * Takes one record read or written in `segment`. A delivery: the segment it lived in before (a
-   * pending delivery carried forward), or null; an attempt: null. Undefined when the record was not
-   * taken (an attempt of an unknown delivery, or one already known).
+   * Takes a delivery record read or written in `segment`, as written: bytes start..end of src. The
+   * segment it lived in before (a pending delivery carried forward), or null.
    */
-  apply(rec: LogRecord, segment: number): number | null | undefined {
-    if (rec.kind === 'delivery') {
-      const existing = this.entries.get(rec.id);
-      if (existing) {
-        // A pending delivery carried forward: it now lives in the newer segment.
-        const before = existing.segment;
-        existing.segment = segment;
-        return before;
-      }
-      this.entries.set(rec.id, { delivery: rec, attempts: NO_ATTEMPTS, segment });
-      this.insertOrdered(rec.id);
-      return null;
+  addDelivery(d: StoredDelivery, segment: number, src: Buffer, start: number, end: number): number | null {
+    const existing = this.entries.get(d.id);
+    if (existing) {
+      // A pending delivery carried forward: it now lives in the newer segment.
+      const before = existing.segment;
+      existing.segment = segment;
+      return before;
     }
-    const entry = this.entries.get(rec.deliveryId);
-    if (!entry) return undefined;
-    if (entry.attempts === NO_ATTEMPTS) {
-      entry.attempts = [rec];
-      return null;
-    }
-    // A carried-forward pending delivery repeats its attempts in the newer segment.
-    for (const a of entry.attempts) if (a.id === rec.id) return undefined;
-    const at = entry.attempts.findIndex((a) => a.at > rec.at);
-    if (at < 0) entry.attempts.push(rec);
-    else entry.attempts.splice(at, 0, rec);
+    this.entries.set(d.id, this.entryOf(d, segment, src, start, end));
+    this.insertOrdered(d.id);
     return null;
+  }
+
+  /**
+   * Takes an attempt record, with its line as written; false when it was not taken (an attempt of an
+   * unknown delivery, or one already known).
+   */
+  addAttempt(rec: ForwardAttempt, line: string): boolean {
+    const e = this.entries.get(rec.deliveryId);
+    if (!e) return false;
+    if (this.loadedAttempts) {
+      if (this.loadedAttempts.has(rec.id)) return false;
+      this.loadedAttempts.add(rec.id);
+    }
+    e.attemptLines = e.attempts === 0 ? line : `${e.attemptLines}\n${line}`;
+    e.attempts++;
+    if (!rec.replay) {
+      e.forwards++;
+      if (rec.at >= e.lastAt) {
+        e.lastAt = rec.at;
+        e.lastStatus = rec.status;
+      }
+    }
+    return true;
+  }
+
+  private entryOf(d: StoredDelivery, segment: number, src: Buffer, start: number, end: number): Entry {
+    const s = d.summary;
+    return {
+      id: d.id,
+      agentId: this.intern(d.agentId),
+      receivedAt: d.receivedAt,
+      segment,
+      src,
+      start,
+      end,
+      attemptLines: '',
+      attempts: 0,
+      forwards: 0,
+      lastStatus: null,
+      lastAt: -Infinity,
+      ok: d.verdict.ok,
+      reason: this.intern(d.verdict.reason),
+      scheme: d.verdict.scheme,
+      event: this.intern(s.event),
+      from: this.intern(s.from),
+      messageId: s.messageId,
+      type: this.intern(s.type),
+      key: keyOfDelivery(d),
+      bytes: base64Bytes(d.bodyBase64),
+      simulated: d.simulated === true,
+      forward: d.forward,
+    };
+  }
+
+  /** A delivery carried forward now lives in `segment`: where it was, or undefined when unknown. */
+  move(id: string, segment: number): { before: number; receivedAt: number } | undefined {
+    const e = this.entries.get(id);
+    if (!e) return undefined;
+    const before = e.segment;
+    e.segment = segment;
+    return { before, receivedAt: e.receivedAt };
   }
 
   /** Forgets deliveries (their segment was dropped). */
@@ -103,23 +245,17 @@ export class LogIndex {
   get(id: string): DeliveryDetail | undefined {
     const e = this.entries.get(id);
     if (!e) return undefined;
-    return { ...e.delivery, attempts: [...e.attempts], forwardState: forwardStateOf(e.delivery, e.attempts) };
+    return { ...parseDelivery(e), attempts: parseAttempts(e), forwardState: stateOf(e) };
   }
 
   body(id: string): Buffer | undefined {
     const e = this.entries.get(id);
-    return e ? Buffer.from(e.delivery.bodyBase64, 'base64') : undefined;
-  }
-
-  /** The delivery when it still waits to be forwarded (no copy; for the forwarder). */
-  pendingDelivery(id: string): StoredDelivery | undefined {
-    const e = this.entries.get(id);
-    return e && forwardStateOf(e.delivery, e.attempts) === 'pending' ? e.delivery : undefined;
+    return e ? Buffer.from(parseDelivery(e).bodyBase64, 'base64') : undefined;
   }
 
   forwardState(id: string): ForwardState | undefined {
     const e = this.entries.get(id);
-    return e ? forwardStateOf(e.delivery, e.attempts) : undefined;
+    return e ? stateOf(e) : undefined;
   }
 
   /** Pending deliveries, oldest first. */
@@ -127,48 +263,89 @@ export class LogIndex {
     const out: StoredDelivery[] = [];
     for (const id of this.order) {
       const e = this.entries.get(id)!;
-      if (forwardStateOf(e.delivery, e.attempts) === 'pending') out.push(e.delivery);
+      if (stateOf(e) === 'pending') out.push(parseDelivery(e));
     }
     return out;
   }
 
-  /** Every delivery, oldest first (for rebuilding indexes). */
+  /** Every delivery, oldest first. */
   *all(): IterableIterator<StoredDelivery> {
-    for (const id of this.order) yield this.entries.get(id)!.delivery;
+    for (const id of this.order) yield parseDelivery(this.entries.get(id)!);
+  }
+
+  /** The duplicate keys of the accepted deliveries, oldest first (for the duplicate index). */
+  *seenKeys(): IterableIterator<SeenRecord> {
+    for (const id of this.order) {
+      const e = this.entries.get(id)!;
+      if (e.key !== null) yield { agentId: e.agentId, key: e.key, at: e.receivedAt };
+    }
+  }
+
+  counts(): DeliveryCounts {
+    const out: DeliveryCounts = { received: 0, verified: 0, rejected: 0, forwarded: 0, failed: 0 };
+    for (const e of this.entries.values()) {
+      out.received++;
+      if (e.ok) out.verified++;
+      else out.rejected++;
+      const state = stateOf(e);
+      if (state === 'delivered') out.forwarded++;
+      else if (state === 'rejected' || (state === 'pending' && e.forwards > 0)) out.failed++;
+    }
+    return out;
+  }
+
+  /** What leaves with a segment (see Leaving). */
+  leaving(segment: number): Leaving {
+    const out: Leaving = { carry: [], carryText: '', drop: [], seen: [] };
+    const lines: string[] = [];
+    for (const [id, e] of this.entries) {
+      if (e.segment !== segment) continue;
+      if (stateOf(e) === 'pending') {
+        out.carry.push(id);
+        lines.push(lineOf(e));
+        if (e.attempts > 0) lines.push(e.attemptLines);
+        continue;
+      }
+      out.drop.push(id);
+      if (e.key !== null) out.seen.push({ agentId: e.agentId, key: e.key, at: e.receivedAt });
+    }
+    out.carryText = lines.join('\n');
+    return out;
   }
 
   /** Newest first. */
   list(q: DeliveryQuery = {}): DeliveryListItem[] {
     const limit = Math.min(Math.max(1, q.limit ?? 50), 1000);
     const text = q.text?.toLowerCase();
+    const from = q.from?.replace(/^\+/, '');
     const out: DeliveryListItem[] = [];
     for (let i = this.order.length - 1; i >= 0 && out.length < limit; i--) {
       const id = this.order[i]!;
       if (q.before !== undefined && id >= q.before) continue;
-      const { delivery: d, attempts } = this.entries.get(id)!;
-      if (q.agentId !== undefined && d.agentId !== q.agentId) continue;
+      const e = this.entries.get(id)!;
+      if (q.agentId !== undefined && e.agentId !== q.agentId) continue;
       if (q.verdict !== undefined) {
-        if (q.verdict === 'ok' ? !d.verdict.ok : q.verdict === 'invalid' ? d.verdict.ok : d.verdict.reason !== q.verdict) continue;
+        if (q.verdict === 'ok' ? !e.ok : q.verdict === 'invalid' ? e.ok : e.reason !== q.verdict) continue;
       }
-      if (q.from !== undefined && d.summary.from !== q.from.replace(/^\+/, '')) continue;
-      if (q.type !== undefined && d.summary.type !== q.type) continue;
-      if (q.since !== undefined && d.receivedAt < q.since) continue;
-      if (q.until !== undefined && d.receivedAt >= q.until) continue;
-      const state = forwardStateOf(d, attempts);
+      if (from !== undefined && e.from !== from) continue;
+      if (q.type !== undefined && e.type !== q.type) continue;
+      if (q.since !== undefined && e.receivedAt < q.since) continue;
+      if (q.until !== undefined && e.receivedAt >= q.until) continue;
+      const state = stateOf(e);
       if (q.forwardState !== undefined && state !== q.forwardState) continue;
-      if (text !== undefined && !Buffer.from(d.bodyBase64, 'base64').toString('utf8').toLowerCase().includes(text)) continue;
-      const last = attempts.filter((a) => !a.replay).at(-1);
+      if (text !== undefined && !this.body(id)!.toString('utf8').toLowerCase().includes(text)) continue;
+      const summary: DeliverySummary = { event: e.event, from: e.from, messageId: e.messageId, type: e.type };
       out.push({
         id,
-        agentId: d.agentId,
-        receivedAt: d.receivedAt,
-        verdict: { ok: d.verdict.ok, reason: d.verdict.reason, scheme: d.verdict.scheme },
-        summary: d.summary,
-        bytes: Math.floor((d.bodyBase64.length * 3) / 4) - (d.bodyBase64.endsWith('==') ? 2 : d.bodyBase64.endsWith('=') ? 1 : 0),
-        simulated: d.simulated === true,
+        agentId: e.agentId,
+        receivedAt: e.receivedAt,
+        verdict: { ok: e.ok, reason: e.reason, scheme: e.scheme },
+        summary,
+        bytes: e.bytes,
+        simulated: e.simulated,
         forwardState: state,
-        attempts: attempts.length,
-        lastStatus: last?.status ?? null,
+        attempts: e.attempts,
+        lastStatus: e.lastStatus,
       });
     }
     return out;

@@ -3,8 +3,9 @@
 // write(2) (it only reaches the page cache; fdatasync, which waits for the disk, runs in the thread
 // pool: in the app this thread is Electron's main process, which a slow disk must never freeze). A delivery append resolves only once it is written AND an fdatasync that started after its
 // write has finished. Group commit: while a sync runs, appends wait; when it ends, everything that
-// came meanwhile goes out in one write and one sync (on a busy receiver one write and one sync serve
-// a whole window of deliveries, and every syscall and thread wake-up saved counts).
+// came meanwhile goes out in one write and one sync at once, before the records the ended sync made
+// durable are answered (on a busy receiver one write and one sync serve a whole window of
+// deliveries, and every syscall and thread wake-up saved counts).
 // A forward attempt is taken into memory at once and written with the next write (a delivery's, or
 // the lazy flush within SYNC_LAZY_MS, rotation or close()); it is durable once a sync follows.
 // Losing the last attempt records in a machine crash only means those deliveries are forwarded
@@ -14,6 +15,9 @@
 // makes it several times cheaper (and its tail far shorter) on a journaling file system. A segment's
 // records end at its first NUL byte (JSON never holds one); the padding is cut when the segment is
 // closed.
+// Rotation never stalls the writes: once a segment is full its successor is opened (and its first
+// chunk zero-filled) in the thread pool, and the next write goes there; the old segment is synced (its records answered only then), cut and
+// closed off the write path.
 //
 // Storage failures never cost an acknowledged record. A failed or short write (ENOSPC, EIO) fails its
 // batch and cuts the file back to the last whole record before anything else is appended; when the
@@ -32,12 +36,12 @@ import { open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promis
 import { join } from 'node:path';
 import { silentLogger, type Clock, type Logger } from '../ports';
 import { ensurePrivateDir, PRIVATE_FILE_MODE, privateFiles } from './private-files';
-import { LogIndex, type DeliveryQuery } from './log-index';
-import { forwardStateOf, isFinalStatus, parseRecord } from './records';
-import type { DeliveryDetail, DeliveryListItem, ForwardAttempt, ForwardState, LogRecord, StoredDelivery } from './types';
+import { LogIndex, type DeliveryCounts, type DeliveryQuery, type Leaving } from './log-index';
+import { isFinalStatus, parseRecord } from './records';
+import type { DeliveryDetail, DeliveryListItem, ForwardAttempt, ForwardState, LogRecord, SeenRecord, StoredDelivery } from './types';
 
 export { isFinalStatus };
-export type { DeliveryQuery };
+export type { DeliveryCounts, DeliveryQuery };
 
 export interface LogBounds {
   maxDeliveries?: number;
@@ -70,6 +74,7 @@ interface Segment {
 const SYNC_LAZY_MS = 1_000;
 
 interface Pending {
+  /** What to write: its record(s), without the newline after the last ('' when nothing). */
   data: string;
   /** How many delivery records `data` holds. */
   deliveries: number;
@@ -77,8 +82,11 @@ interface Pending {
   durable: boolean;
   /** The record `data` holds (the common case: one), or null. */
   rec: LogRecord | null;
-  /** The records `data` holds when there are several, or null. */
-  recs: LogRecord[] | null;
+  /** Where `data` went in the buffer written (set by the write). */
+  start: number;
+  end: number;
+  /** Deliveries `data` carries forward (their records, already in the index), or null. */
+  carried: string[] | null;
   /** The append's own promise: settled once its records are applied (see settle()). */
   resolve: () => void;
   reject: (err: unknown) => void;
@@ -87,16 +95,18 @@ interface Pending {
 interface Unsynced {
   p: Pending;
   seg: Segment;
+  /** The buffer written. */
+  buf: Buffer;
 }
 
-function newPending(data: string, deliveries: number, durable: boolean, rec: LogRecord | null, recs: LogRecord[] | null): Pending & { promise: Promise<void> } {
+function newPending(data: string, deliveries: number, durable: boolean, rec: LogRecord | null, carried: string[] | null): Pending & { promise: Promise<void> } {
   let resolve!: () => void;
   let reject!: (err: unknown) => void;
   const promise = new Promise<void>((res, rej) => {
     resolve = res;
     reject = rej;
   });
-  return { data, deliveries, durable, rec, recs, resolve, reject, promise };
+  return { data, deliveries, durable, rec, start: 0, end: 0, carried, resolve, reject, promise };
 }
 
 /** fdatasyncs in flight at once; appends made meanwhile wait and share the next write and sync. */
@@ -117,8 +127,11 @@ export interface EventLogOptions {
   logger?: Logger;
   /** Load only: no cut, no roll, no compaction, no append (the writer may be running). */
   readOnly?: boolean;
-  /** Called with the deliveries of a segment about to be dropped (not those carried forward); a failure keeps the segment. */
-  beforeDrop?: (deliveries: StoredDelivery[]) => Promise<void>;
+  /**
+   * Called with the duplicate keys of the accepted deliveries of a segment about to be dropped (not
+   * those carried forward); a failure keeps the segment.
+   */
+  beforeDrop?: (leaving: SeenRecord[]) => Promise<void>;
   /** The file operations on the append path (tests inject failing ones). */
   io?: Partial<LogIO>;
 }
@@ -161,6 +174,14 @@ export class EventLog {
   /** Written, waiting for an fdatasync that starts after their write. */
   private unsynced: Unsynced[] = [];
   private readonly syncs = new Set<Promise<void>>();
+  /** `writes` when the latest sync started. */
+  private syncedWrites = 0;
+  /** The segment after the current one, opened ahead (see openSpare), and its handle once open. */
+  private spare: Promise<FileHandle | null> | null = null;
+  private spareFh: FileHandle | null = null;
+  private spareSize = 0;
+  /** Segments left, still being synced and closed (see switchTo). */
+  private readonly retiring = new Set<Promise<void>>();
   private writes = 0;
   private opened = false;
   private closed = false;
@@ -209,6 +230,7 @@ export class EventLog {
       const n = Number(SEGMENT_RE.exec(names[i]!)![1]);
       await this.load(n, i === names.length - 1);
     }
+    this.index.loaded();
     if (this.segments.length === 0) this.segments.push({ n: 1, bytes: 0, deliveries: 0, written: 0, newestAt: 0 });
     if (!this.readOnly) {
       const last = this.segments[this.segments.length - 1]!;
@@ -248,31 +270,36 @@ export class EventLog {
     }
     const seg: Segment = { n, bytes: buf.length, deliveries: 0, written: 0, newestAt: 0 };
     this.segments.push(seg);
-    let start = 0;
-    while (start < buf.length) {
-      const nl = buf.indexOf(0x0a, start);
-      const line = buf.subarray(start, nl);
-      start = nl + 1;
-      if (line.length === 0) continue;
+    for (let start = 0, nl = 0; start < buf.length; start = nl + 1) {
+      nl = buf.indexOf(0x0a, start);
+      if (nl === start) continue;
+      const line = buf.toString('utf8', start, nl);
       const parsed = parseRecord(line);
       if (parsed === null) {
         this.logger.warn('tunnel log: skipping an unreadable line', { segment: n });
         continue;
       }
-      if (parsed.kind === 'delivery') seg.written++;
-      this.applyRecord(parsed, seg);
+      if (parsed.kind === 'delivery') {
+        seg.written++;
+        this.applyDelivery(parsed, seg, buf, start, nl);
+      } else this.applyAttempt(parsed, seg, line);
     }
   }
 
-  /** Takes a record into the index and keeps the segments' counts. */
-  private applyRecord(rec: LogRecord, seg: Segment): void {
-    const moved = this.index.apply(rec, seg.n);
-    if (moved === undefined) return;
-    if (rec.kind === 'delivery') {
-      if (moved !== null) this.segmentOf(moved).deliveries--;
-      seg.deliveries++;
-      seg.newestAt = Math.max(seg.newestAt, rec.receivedAt);
-    } else seg.newestAt = Math.max(seg.newestAt, rec.at);
+  /** Takes a delivery record (as written: bytes start..end of src) into the index and keeps the segments' counts. */
+  private applyDelivery(d: StoredDelivery, seg: Segment, src: Buffer, start: number, end: number): void {
+    this.counted(this.index.addDelivery(d, seg.n, src, start, end), seg, d.receivedAt);
+  }
+
+  private applyAttempt(a: ForwardAttempt, seg: Segment, line: string): void {
+    if (this.index.addAttempt(a, line)) seg.newestAt = Math.max(seg.newestAt, a.at);
+  }
+
+  /** A delivery now lives in `seg` (`before`: the segment it was carried from, or null). */
+  private counted(before: number | null, seg: Segment, receivedAt: number): void {
+    if (before !== null) this.segmentOf(before).deliveries--;
+    seg.deliveries++;
+    seg.newestAt = Math.max(seg.newestAt, receivedAt);
   }
 
   private segmentOf(n: number): Segment {
@@ -289,41 +316,49 @@ export class EventLog {
     return this.appendOne(d, true);
   }
 
-  /**
-   * Appends a forward/replay attempt: in memory at once, on disk with the next write (see the top
-   * of this file); durable: resolves once it is written and synced.
-   */
+  /** Appends a forward/replay attempt (see takeAttempt); durable: resolves once it is written and synced. */
   appendAttempt(a: ForwardAttempt, durable = false): Promise<void> {
-    if (!this.index.entries.has(a.deliveryId)) return Promise.reject(new Error(`unknown delivery ${a.deliveryId}`));
-    if (durable) return this.appendOne(a, true);
-    if (!this.opened || this.closed || this.readOnly) return this.notWritable();
-    this.applyRecord(a, this.current());
-    this.lazy += `${JSON.stringify(a)}\n`;
-    this.scheduleSync();
-    return Promise.resolve();
+    if (durable) {
+      if (!this.index.entries.has(a.deliveryId)) return Promise.reject(new Error(`unknown delivery ${a.deliveryId}`));
+      return this.appendOne(a, true);
+    }
+    try {
+      this.takeAttempt(a);
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
-  private notWritable(): Promise<never> {
-    return Promise.reject(new LogClosedError(this.readOnly ? 'the delivery log is open read-only' : 'the delivery log is not open'));
+  /**
+   * Takes a forward/replay attempt into memory at once, on disk with the next write (see the top of
+   * this file). Throws when its delivery is unknown or the log cannot be written.
+   */
+  takeAttempt(a: ForwardAttempt): void {
+    if (!this.index.entries.has(a.deliveryId)) throw new Error(`unknown delivery ${a.deliveryId}`);
+    if (!this.opened || this.closed || this.readOnly) throw this.notWritable();
+    const line = JSON.stringify(a);
+    this.applyAttempt(a, this.current(), line);
+    this.lazy += `${line}\n`;
+    this.scheduleSync();
+  }
+
+  private notWritable(): LogClosedError {
+    return new LogClosedError(this.readOnly ? 'the delivery log is open read-only' : 'the delivery log is not open');
   }
 
   /** One record (the hot path: one JSON.stringify, no per-record closures). */
   private appendOne(rec: LogRecord, durable: boolean): Promise<void> {
-    if (!this.opened || this.closed || this.readOnly) return this.notWritable();
-    const p = newPending(`${JSON.stringify(rec)}\n`, rec.kind === 'delivery' ? 1 : 0, durable, rec, null);
+    if (!this.opened || this.closed || this.readOnly) return Promise.reject(this.notWritable());
+    const p = newPending(JSON.stringify(rec), rec.kind === 'delivery' ? 1 : 0, durable, rec, null);
     this.push(p);
     return p.promise;
   }
 
-  private append(records: LogRecord[], durable: boolean): Promise<void> {
-    if (!this.opened || this.closed || this.readOnly) return this.notWritable();
-    let data = '';
-    let deliveries = 0;
-    for (const r of records) {
-      data += `${JSON.stringify(r)}\n`;
-      if (r.kind === 'delivery') deliveries++;
-    }
-    const p = newPending(data, deliveries, durable, null, records);
+  /** Writes pending deliveries of a segment about to be dropped again (their lines as written), durably. */
+  private carryForward(l: Leaving): Promise<void> {
+    if (!this.opened || this.closed || this.readOnly) return Promise.reject(this.notWritable());
+    const p = newPending(l.carryText, l.carry.length, true, null, l.carry);
     this.push(p);
     return p.promise;
   }
@@ -333,18 +368,26 @@ export class EventLog {
     if (!this.flushing && this.syncs.size < MAX_SYNCS) void this.kick();
   }
 
-  /** The records of `p` are in `seg` (and on disk when durable): apply them, then resolve. */
-  private settle(p: Pending, seg: Segment): void {
-    if (p.rec) this.applyRecord(p.rec, seg);
-    else if (p.recs) for (const r of p.recs) this.applyRecord(r, seg);
+  /** The records of `p` are in `seg`, written as `buf` (and on disk when durable): apply them, then resolve. */
+  private settle(p: Pending, seg: Segment, buf: Buffer): void {
+    if (p.rec?.kind === 'delivery') this.applyDelivery(p.rec, seg, buf, p.start, p.end);
+    else if (p.rec) this.applyAttempt(p.rec, seg, p.data);
+    else if (p.carried) {
+      for (const id of p.carried) {
+        const moved = this.index.move(id, seg.n);
+        if (moved) this.counted(moved.before, seg, moved.receivedAt);
+      }
+    }
     p.resolve();
   }
 
-  private kick(): Promise<void> {
+  /** `now`: write at once (the appends that waited for a sync), else after one turn of the event loop. */
+  private kick(now = false): Promise<void> {
     if (!this.flushing) {
       // One turn of the event loop first: every append made meanwhile (the deliveries of one poll
       // phase, a burst of attempts) shares one write.
-      this.flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushLoop()).finally(() => {
+      const run = now ? this.flushLoop() : new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushLoop());
+      this.flushing = run.finally(() => {
         this.flushing = null;
         // An append that arrived while the loop was finishing must not be left behind (while a sync
         // runs, its end kicks the loop again).
@@ -358,19 +401,24 @@ export class EventLog {
     while (this.queue.length > 0 && this.syncs.size < MAX_SYNCS) {
       const batch = this.queue;
       this.queue = [];
-      let text = this.lazy;
-      this.lazy = '';
+      const buf = this.encode(batch);
       let durable = false;
       let deliveries = 0;
       for (const p of batch) {
-        text += p.data;
         deliveries += p.deliveries;
         if (p.durable) durable = true;
       }
-      const buf = Buffer.from(text, 'utf8');
       if (this.broken && !(await this.roll())) {
         for (const p of batch) p.reject(new Error('the delivery log cannot write: no fresh segment could be opened'));
         continue;
+      }
+      if (this.spare && this.full(this.current())) {
+        // Its successor was opened meanwhile (opening it is all this may wait for).
+        const fh = this.spareFh ?? (await this.spare);
+        if (fh) {
+          this.switchTo(fh);
+          void this.maintain();
+        }
       }
       const seg = this.current();
       this.preallocate(seg, buf.length);
@@ -394,15 +442,44 @@ export class EventLog {
         this.dirty = true;
       }
       for (const p of batch) {
-        if (p.durable) this.unsynced.push({ p, seg });
-        else this.settle(p, seg);
+        if (p.durable) this.unsynced.push({ p, seg, buf });
+        else this.settle(p, seg, buf);
       }
       if (durable) this.startSync();
       else this.scheduleSync();
-      if (!this.maintaining && (seg.bytes >= this.bounds.segmentBytes || seg.written >= this.bounds.segmentDeliveries)) {
-        await this.rotate();
-      }
+      // Full: its successor is opened meanwhile, for the next write.
+      if (this.full(seg)) void this.openSpare();
     }
+  }
+
+  /**
+   * The bytes of one write: the attempts held back, then each append's records, each line ending in a
+   * newline; notes where each append's data went. The index keeps delivery records as ranges of this
+   * buffer, so a write holding any gets one of its own (not a slice of Node's shared pool).
+   */
+  private encode(batch: Pending[]): Buffer {
+    const lazy = this.lazy;
+    this.lazy = '';
+    let size = Buffer.byteLength(lazy);
+    let kept = false;
+    for (const p of batch) {
+      if (p.data !== '') size += Buffer.byteLength(p.data) + 1;
+      if (p.deliveries > 0) kept = true;
+    }
+    const buf = kept ? Buffer.allocUnsafeSlow(size) : Buffer.allocUnsafe(size);
+    let at = buf.write(lazy, 0);
+    for (const p of batch) {
+      if (p.data === '') continue;
+      p.start = at;
+      at += buf.write(p.data, at);
+      p.end = at;
+      buf[at++] = 0x0a;
+    }
+    return buf;
+  }
+
+  private full(seg: Segment): boolean {
+    return seg.bytes >= this.bounds.segmentBytes || seg.written >= this.bounds.segmentDeliveries;
   }
 
   /** Opens a segment for writing in place (created 0600 when missing). */
@@ -451,35 +528,88 @@ export class EventLog {
 
   /** After a failed sync or cut: a fresh segment for what follows (false when it cannot be opened). */
   private async roll(): Promise<boolean> {
-    if (!(await this.nextSegment())) return false;
+    const fh = await this.openSpare();
+    if (!fh) return false;
+    this.switchTo(fh);
     this.broken = false;
     return true;
   }
 
-  /**
-   * Moves the writes to a new segment: syncs still running settle, what was written is synced, the
-   * old segment loses its padding and is closed. False (nothing changed) when the new one cannot be opened.
-   */
-  private async nextSegment(): Promise<boolean> {
-    const next = this.current().n + 1;
-    let fh: FileHandle;
+  /** Opens the segment after the current one (once; null when it cannot be opened: the current one grows for now). */
+  private openSpare(): Promise<FileHandle | null> {
+    if (!this.spare) {
+      const n = this.current().n + 1;
+      const opening = this.openSegment(n).then(
+        async (fh) => {
+          this.spareSize = await this.zeroFill(fh);
+          return (this.spareFh = fh);
+        },
+        (err: unknown) => {
+          this.logger.error('tunnel log: could not open a new segment', { segment: n, error: err instanceof Error ? err.message : String(err) });
+          this.spare = null;
+          return null;
+        },
+      );
+      this.spare = opening;
+    }
+    return this.spare;
+  }
+
+  /** Zero-fills a segment opened ahead, in the thread pool (see preallocate): the size it reached. */
+  private async zeroFill(fh: FileHandle): Promise<number> {
+    const target = Math.min(PREALLOCATE_BYTES, this.bounds.segmentBytes);
+    let at = 0;
     try {
-      fh = await this.openSegment(next);
-    } catch (err) {
-      this.logger.error('tunnel log: could not open a new segment', { segment: next, error: err instanceof Error ? err.message : String(err) });
-      return false;
+      while (at < target) at += (await fh.write(ZEROS, 0, Math.min(ZEROS.length, target - at), at)).bytesWritten;
+      return at;
+    } catch {
+      // No room: the writes extend the file themselves (preallocate).
+      return fh.truncate(0).then(
+        () => 0,
+        () => at,
+      );
     }
-    await this.settleSyncs();
-    if (this.dirty) {
-      await this.fh?.datasync().catch((err: unknown) => this.logger.error('tunnel log: sync failed', { error: err instanceof Error ? err.message : String(err) }));
-      this.dirty = false;
-    }
-    await this.retire(this.current());
+  }
+
+  /**
+   * Moves the writes to the opened next segment at once. The old one is left off the write path:
+   * once the syncs running on it end, what was written to it and not yet synced is synced (its
+   * records answered then), and it loses its padding and is closed.
+   */
+  private switchTo(fh: FileHandle): void {
+    const old = this.fh!;
+    const seg = this.current();
+    const fileSize = this.fileSize;
+    const waiting = this.unsynced;
+    const running = [...this.syncs];
+    const needsSync = this.dirty && this.syncedWrites !== this.writes;
+    this.unsynced = [];
+    this.spare = null;
+    this.spareFh = null;
     this.fh = fh;
-    this.segments.push({ n: next, bytes: 0, deliveries: 0, written: 0, newestAt: 0 });
-    this.fileSize = 0;
+    this.segments.push({ n: seg.n + 1, bytes: 0, deliveries: 0, written: 0, newestAt: 0 });
+    this.fileSize = this.spareSize;
     this.noPreallocateUntil = 0;
-    return true;
+    this.dirty = false;
+    const retiring = this.leave(old, seg, fileSize, running, waiting, needsSync).finally(() => this.retiring.delete(retiring));
+    this.retiring.add(retiring);
+  }
+
+  private async leave(fh: FileHandle, seg: Segment, fileSize: number, running: Promise<void>[], waiting: Unsynced[], needsSync: boolean): Promise<void> {
+    await Promise.all(running);
+    if (needsSync || waiting.length > 0) {
+      try {
+        await this.io.datasync(fh);
+      } catch (err) {
+        this.logger.error('tunnel log: sync failed', { error: err instanceof Error ? err.message : String(err) });
+        this.failedSegments.add(seg.n);
+      }
+    }
+    for (const w of waiting) {
+      if (this.failedSegments.has(w.seg.n)) w.p.reject(new Error('a sync of this segment failed'));
+      else this.settle(w.p, w.seg, w.buf);
+    }
+    await this.retire(fh, seg, fileSize);
   }
 
   /** Syncs everything written so far, unless MAX_SYNCS are running (then the next one to end does). */
@@ -488,30 +618,38 @@ export class EventLog {
     const waiting = this.unsynced;
     this.unsynced = [];
     const writesBefore = this.writes;
+    this.syncedWrites = this.writes;
     const segment = this.current().n;
     const sync: Promise<void> = this.io.datasync(this.fh!).then(
       () => {
         if (this.writes === writesBefore) this.dirty = false;
+        this.syncEnded(sync);
         for (const w of waiting) {
           // A sync of this segment failed meanwhile: the kernel may have dropped pages these records share.
           if (this.failedSegments.has(w.seg.n)) w.p.reject(new Error('an earlier sync of this segment failed'));
-          else this.settle(w.p, w.seg);
+          else this.settle(w.p, w.seg, w.buf);
         }
       },
       (err: unknown) => {
         this.logger.error('tunnel log: sync failed; rolling to a fresh segment', { error: err instanceof Error ? err.message : String(err) });
         this.failedSegments.add(segment);
-        this.broken = true;
+        // (A sync of a segment already left fails only that segment's records.)
+        if (segment === this.current().n) this.broken = true;
+        this.syncEnded(sync);
         for (const w of waiting) w.p.reject(err);
       },
     );
     this.syncs.add(sync);
-    void sync.finally(() => {
-      this.syncs.delete(sync);
-      this.startSync();
-      // Appends that waited for this sync go out now, together.
-      if (this.queue.length > 0 && !this.flushing) void this.kick();
-    });
+  }
+
+  /**
+   * What was written meanwhile is synced, and the appends that waited for this sync go out now,
+   * together: before the records it made durable are answered, so the next sync runs meanwhile.
+   */
+  private syncEnded(sync: Promise<void>): void {
+    this.syncs.delete(sync);
+    this.startSync();
+    if (this.queue.length > 0 && !this.flushing) void this.kick(true);
   }
 
   /** Waits until no record waits for a sync (before the file is closed). */
@@ -543,22 +681,14 @@ export class EventLog {
     return p.promise;
   }
 
-  /** Cuts the zero padding off the segment being left and closes it (best effort). */
-  private async retire(seg: Segment): Promise<void> {
-    const old = this.fh;
-    this.fh = null;
-    if (!old) return;
+  /** Cuts the zero padding off a segment left (`fileSize`: its file's size) and closes it (best effort). */
+  private async retire(fh: FileHandle, seg: Segment, fileSize: number): Promise<void> {
     try {
-      if (this.fileSize > seg.bytes) this.io.truncate(old.fd, seg.bytes);
+      if (fileSize > seg.bytes) this.io.truncate(fh.fd, seg.bytes);
     } catch {
       // the padding stays: readers stop at its first NUL
     }
-    await old.close().catch(() => undefined);
-  }
-
-  /** The current segment is full: the next one (when it cannot be opened, the current one grows for now). */
-  private async rotate(): Promise<void> {
-    if (await this.nextSegment()) void this.maintain();
+    await fh.close().catch(() => undefined);
   }
 
   /**
@@ -571,24 +701,14 @@ export class EventLog {
     try {
       while (this.segments.length > 1 && this.overBounds()) {
         const oldest = this.segments[0]!;
-        const carry: LogRecord[] = [];
-        const drop: string[] = [];
-        const leaving: StoredDelivery[] = [];
-        for (const [id, e] of this.index.entries) {
-          if (e.segment !== oldest.n) continue;
-          if (forwardStateOf(e.delivery, e.attempts) === 'pending') carry.push(e.delivery, ...e.attempts);
-          else {
-            drop.push(id);
-            leaving.push(e.delivery);
-          }
-        }
-        if (carry.length > 0) await this.append(carry, true);
-        if (this.opts.beforeDrop) await this.opts.beforeDrop(leaving);
+        const leaving = this.index.leaving(oldest.n);
+        if (leaving.carry.length > 0) await this.carryForward(leaving);
+        if (this.opts.beforeDrop) await this.opts.beforeDrop(leaving.seen);
         this.failedSegments.delete(oldest.n);
-        this.index.drop(drop);
+        this.index.drop(leaving.drop);
         this.segments.shift();
         await unlink(join(this.dir, segName(oldest.n))).catch(() => undefined);
-        this.logger.info('tunnel log: dropped the oldest segment', { segment: oldest.n, deliveries: drop.length, carried: carry.length });
+        this.logger.info('tunnel log: dropped the oldest segment', { segment: oldest.n, deliveries: leaving.drop.length, carried: leaving.carry.length });
       }
     } catch (err) {
       this.logger.error('tunnel log: could not drop the oldest segment (kept for now)', { error: err instanceof Error ? err.message : String(err) });
@@ -616,6 +736,7 @@ export class EventLog {
       else await this.kick();
     }
     await this.settleSyncs();
+    while (this.retiring.size > 0) await Promise.all([...this.retiring]);
     if (this.syncTimer !== null) {
       clearTimeout(this.syncTimer as ReturnType<typeof setTimeout>);
       this.syncTimer = null;
@@ -625,7 +746,14 @@ export class EventLog {
       this.dirty = false;
     }
     this.closed = true;
-    if (this.opened && !this.readOnly) await this.retire(this.current());
+    if (this.fh) await this.retire(this.fh, this.current(), this.fileSize);
+    this.fh = null;
+    const spare = await this.spare;
+    if (spare) {
+      // Opened ahead and never written: not a segment yet.
+      await spare.close().catch(() => undefined);
+      await unlink(join(this.dir, segName(this.current().n + 1))).catch(() => undefined);
+    }
   }
 
   has(id: string): boolean {
@@ -644,11 +772,6 @@ export class EventLog {
     return this.index.body(id);
   }
 
-  /** The delivery when it still waits to be forwarded (no copy; for the forwarder). */
-  pendingDelivery(id: string): StoredDelivery | undefined {
-    return this.index.pendingDelivery(id);
-  }
-
   forwardState(id: string): ForwardState | undefined {
     return this.index.forwardState(id);
   }
@@ -658,9 +781,18 @@ export class EventLog {
     return this.index.pending();
   }
 
-  /** Every delivery, oldest first (for rebuilding indexes). */
+  /** Every delivery, oldest first (each parsed from its record). */
   all(): IterableIterator<StoredDelivery> {
     return this.index.all();
+  }
+
+  /** The duplicate keys of the accepted deliveries, oldest first. */
+  seenKeys(): IterableIterator<SeenRecord> {
+    return this.index.seenKeys();
+  }
+
+  counts(): DeliveryCounts {
+    return this.index.counts();
   }
 
   /** Newest first. */

@@ -1,7 +1,7 @@
 // How the log's records are read back: validated loosely (a line that does not fit is skipped,
-// never trusted) and turned into list items.
+// never trusted).
 import { z } from 'zod';
-import type { ForwardAttempt, ForwardState, LogRecord, StoredDelivery } from './types';
+import type { LogRecord } from './types';
 
 const verdictSchema = z.object({
   ok: z.boolean(),
@@ -42,9 +42,9 @@ const attemptSchema = z.object({
 const recordSchema = z.discriminatedUnion('kind', [deliverySchema, attemptSchema]);
 
 /** One line of a segment, or null when it does not hold a record. */
-export function parseRecord(line: Buffer): LogRecord | null {
+export function parseRecord(line: string): LogRecord | null {
   try {
-    return recordSchema.parse(JSON.parse(line.toString('utf8'))) as LogRecord;
+    return recordSchema.parse(JSON.parse(line)) as LogRecord;
   } catch {
     return null;
   }
@@ -55,15 +55,4 @@ export function isFinalStatus(status: number | null): boolean {
   if (status === null) return false;
   if (status >= 200 && status <= 299) return true;
   return status >= 400 && status <= 499 && status !== 408 && status !== 429;
-}
-
-export function forwardStateOf(delivery: StoredDelivery, attempts: ForwardAttempt[]): ForwardState {
-  if (!delivery.forward) return 'not-forwarded';
-  for (let i = attempts.length - 1; i >= 0; i--) {
-    const a = attempts[i]!;
-    if (a.replay) continue;
-    if (a.status !== null && a.status >= 200 && a.status <= 299) return 'delivered';
-    return isFinalStatus(a.status) ? 'rejected' : 'pending';
-  }
-  return 'pending';
 }

@@ -43,31 +43,27 @@ export function keyOfDelivery(d: StoredDelivery): string | null {
   return dedupeKey(null, Array.isArray(h) ? h.join(',') : h, Buffer.from(d.bodyBase64, 'base64'));
 }
 
-interface Seen {
-  at: number;
-  /** Duplicates of it received since (kept in memory only). */
-  repeats: number;
-}
-
 export class SeenIndex {
-  /** `agentId \0 key` → when first seen; insertion order is (about) time order. */
-  private readonly seen = new Map<string, Seen>();
+  /**
+   * `agentId \0 key` → when first seen (ms after `base`: a small integer, no heap number per key);
+   * insertion order is (about) time order.
+   */
+  private readonly seen = new Map<string, number>();
+  /** Duplicates received since a key was first seen (kept in memory only; few keys have any). */
+  private readonly repeated = new Map<string, number>();
+  /** The first key's time (see `seen`). */
+  private base = 0;
   /** When the first (oldest) key was seen, or at most that: nothing to prune before it expires. */
   private firstAt = Infinity;
 
   constructor(readonly windowMs: number = DEFAULT_DUPLICATE_WINDOW_MS) {}
 
-  /** From the log at open: accepted deliveries and the seen file's keys, oldest first. */
-  static rebuild(windowMs: number, nowMs: number, deliveries: Iterable<StoredDelivery>, carried: Iterable<SeenRecord>): SeenIndex {
+  /** From the log at open: its accepted deliveries' keys and the seen file's, in any order. */
+  static rebuild(windowMs: number, nowMs: number, ...sources: Array<Iterable<SeenRecord>>): SeenIndex {
     const index = new SeenIndex(windowMs);
     const since = nowMs - windowMs;
-    const all: Array<{ agentId: string; key: string; at: number }> = [];
-    for (const r of carried) if (r.at >= since) all.push(r);
-    for (const d of deliveries) {
-      if (d.receivedAt < since || !d.verdict.ok) continue;
-      const key = keyOfDelivery(d);
-      if (key !== null) all.push({ agentId: d.agentId, key, at: d.receivedAt });
-    }
+    const all: SeenRecord[] = [];
+    for (const records of sources) for (const r of records) if (r.at >= since) all.push(r);
     all.sort((a, b) => a.at - b.at);
     for (const r of all) index.claim(r.agentId, r.key, r.at);
     return index;
@@ -77,24 +73,31 @@ export class SeenIndex {
   claim(agentId: string, key: string, nowMs: number): boolean {
     this.prune(nowMs);
     const k = `${agentId}\u0000${key}`;
-    const s = this.seen.get(k);
-    if (s !== undefined) {
-      s.repeats++;
+    if (this.seen.has(k)) {
+      this.repeated.set(k, (this.repeated.get(k) ?? 0) + 1);
       return false;
     }
-    if (this.seen.size === 0) this.firstAt = nowMs;
-    this.seen.set(k, { at: nowMs, repeats: 0 });
-    if (this.seen.size > MAX_SEEN_KEYS) this.seen.delete(this.seen.keys().next().value!);
+    if (this.seen.size === 0) {
+      this.firstAt = nowMs;
+      this.base = nowMs;
+    }
+    this.seen.set(k, nowMs - this.base);
+    if (this.seen.size > MAX_SEEN_KEYS) this.forget(this.seen.keys().next().value!);
     return true;
   }
 
   /** How many duplicates of the key arrived since it was first seen. */
   repeats(agentId: string, key: string): number {
-    return this.seen.get(`${agentId}\u0000${key}`)?.repeats ?? 0;
+    return this.repeated.get(`${agentId}\u0000${key}`) ?? 0;
   }
 
   release(agentId: string, key: string): void {
-    this.seen.delete(`${agentId}\u0000${key}`);
+    this.forget(`${agentId}\u0000${key}`);
+  }
+
+  private forget(k: string): void {
+    this.seen.delete(k);
+    if (this.repeated.size > 0) this.repeated.delete(k);
   }
 
   has(agentId: string, key: string): boolean {
@@ -110,12 +113,12 @@ export class SeenIndex {
     const since = nowMs - this.windowMs;
     if (this.firstAt >= since) return;
     this.firstAt = Infinity;
-    for (const [k, s] of this.seen) {
-      if (s.at >= since) {
-        this.firstAt = s.at;
+    for (const [k, at] of this.seen) {
+      if (at + this.base >= since) {
+        this.firstAt = at + this.base;
         break;
       }
-      this.seen.delete(k);
+      this.forget(k);
     }
   }
 }
@@ -157,15 +160,10 @@ export class SeenFile {
     return this.live;
   }
 
-  /** Keeps the keys of accepted deliveries received inside the window, durably. */
-  async keep(deliveries: StoredDelivery[], nowMs: number): Promise<void> {
+  /** Keeps the keys (of accepted deliveries) seen inside the window, durably. */
+  async keep(records: SeenRecord[], nowMs: number): Promise<void> {
     const since = nowMs - this.windowMs;
-    const add: SeenRecord[] = [];
-    for (const d of deliveries) {
-      if (d.receivedAt < since) continue;
-      const key = keyOfDelivery(d);
-      if (key !== null) add.push({ agentId: d.agentId, key, at: d.receivedAt });
-    }
+    const add = records.filter((r) => r.at >= since);
     if (add.length === 0) return;
     this.live = this.live.filter((r) => r.at >= since);
     this.live.push(...add);

@@ -15,7 +15,8 @@
 // stays pending in the forwarder. The next request of the lane opens a fresh connection.
 // (An app that answers `connection: close` makes undici re-send the rest of the window itself, in the
 // same order, on a new connection: no overtaking, at most a duplicate — at-least-once as everywhere.)
-import { Agent, Client, type Dispatcher } from 'undici';
+import type { Socket } from 'node:net';
+import { Agent, buildConnector, Client, type Dispatcher } from 'undici';
 import type { Clock } from '../ports';
 import { isHttpUrl } from '../url';
 import { RESPONSE_BODY_LIMIT } from './types';
@@ -139,12 +140,33 @@ class Collector {
 
 interface Lane {
   client: Client;
+  /** The lane's connection once made (see gather()). */
+  socket: Socket | null;
+  /** Corked until the check phase (see gather()). */
+  corked: boolean;
   broken: boolean;
   /** Marks the lane broken (nothing more is written on it) and destroys its client. */
   breakIt(err: Error): void;
 }
 
 const NO_BREAK = (): void => undefined;
+
+/**
+ * Requests sent on a lane in one go (the forwarder fills a window at once) leave in one write: the
+ * socket is corked before the first and uncorked on the event loop's check phase, after undici has
+ * written them all (on a connection that was idle, undici itself writes only on that phase). The
+ * order is the order of the writes. Returns the uncork to schedule, or null (already gathering).
+ */
+function gather(lane: Lane): (() => void) | null {
+  const socket = lane.socket;
+  if (lane.corked || socket === null || socket.destroyed) return null;
+  lane.corked = true;
+  socket.cork();
+  return () => {
+    lane.corked = false;
+    socket.uncork();
+  };
+}
 
 /**
  * One request through a dispatcher, with undici's plain handler callbacks: no response stream, no
@@ -273,17 +295,29 @@ export function createUndiciTransport(dispatcher?: Dispatcher, opts: UndiciTrans
   const shared = dispatcher ?? own!;
   // An injected dispatcher is used as it is (no lanes, one request at a time per agent).
   const depth = dispatcher ? 1 : Math.max(1, Math.floor(opts.pipelining ?? DEFAULT_PIPELINING));
-  const lanes = new Map<string, Lane>();
+  /** Origin → lane name → lane (two look-ups, no key string built per request). */
+  const lanes = new Map<string, Map<string, Lane>>();
   let closed = false;
 
+  const connector = buildConnector({ timeout: CONNECT_TIMEOUT_MS });
   const newLane = (origin: string): Lane => {
     const lane: Lane = {
-      client: new Client(origin, { pipelining: depth, keepAliveTimeout: KEEP_ALIVE_MS, connect: { timeout: CONNECT_TIMEOUT_MS } }),
+      client: new Client(origin, {
+        pipelining: depth,
+        keepAliveTimeout: KEEP_ALIVE_MS,
+        connect: (o, cb) =>
+          connector(o, (...args) => {
+            lane.socket = args[1];
+            cb(...args);
+          }),
+      }),
+      socket: null,
+      corked: false,
       broken: false,
       breakIt: (err) => {
         if (lane.broken) return;
         lane.broken = true;
-        for (const [k, l] of lanes) if (l === lane) lanes.delete(k);
+        for (const byName of lanes.values()) for (const [k, l] of byName) if (l === lane) byName.delete(k);
         // Not synchronously: undici may be inside its own socket-close handling right now.
         queueMicrotask(() => void lane.client.destroy(err).catch(() => undefined));
       },
@@ -301,13 +335,20 @@ export function createUndiciTransport(dispatcher?: Dispatcher, opts: UndiciTrans
     }
     // An injected dispatcher is used as it is; no lane: any pooled connection.
     if (req.lane === undefined || closed || dispatcher || !target.http) return dispatchOnce(shared, target, req, null, NO_BREAK);
-    const key = `${req.lane}\n${target.origin}`;
-    let lane = lanes.get(key);
+    let byName = lanes.get(target.origin);
+    if (!byName) {
+      byName = new Map();
+      lanes.set(target.origin, byName);
+    }
+    let lane = byName.get(req.lane);
     if (!lane) {
       lane = newLane(target.origin);
-      lanes.set(key, lane);
+      byName.set(req.lane, lane);
     }
-    return dispatchOnce(lane.client, target, req, lane, lane.breakIt);
+    const uncork = gather(lane);
+    const answer = dispatchOnce(lane.client, target, req, lane, lane.breakIt);
+    if (uncork) setImmediate(uncork);
+    return answer;
   };
   transport.pipelining = depth;
 
@@ -315,7 +356,7 @@ export function createUndiciTransport(dispatcher?: Dispatcher, opts: UndiciTrans
     transport,
     close: async () => {
       closed = true;
-      const all = [...lanes.values()];
+      const all = [...lanes.values()].flatMap((byName) => [...byName.values()]);
       lanes.clear();
       await Promise.all(all.map((l) => l.client.close().catch(() => undefined)));
       await own?.close().catch(() => undefined);

@@ -11,8 +11,8 @@ import { DEFAULT_TOLERANCE_SEC, signDelivery } from '../signature';
 import { silentLogger, systemClock, type Clock, type Logger } from '../ports';
 import { toCurl, toFixture, type CurlOptions, type DeliveryFixture } from './export';
 import type { BackoffPolicy } from '../backoff';
-import { DEFAULT_FORWARD_TIMEOUT_MS, Forwarder, type AgentForwardStatus, type ForwardHeaders } from './forwarder';
-import { DEFAULT_TUNNEL_NAME, DELIVERY_HEADER, originalHeaders, RESIGNED_HEADER, TUNNEL_HEADER } from './headers';
+import { DEFAULT_FORWARD_TIMEOUT_MS, Forwarder, type AgentForwardStatus, type ForwardHeaders, type Outgoing } from './forwarder';
+import { DEFAULT_TUNNEL_NAME, DELIVERY_HEADER, RESIGNED_HEADER, TUNNEL_HEADER } from './headers';
 import { createIdGenerator, type IdGenerator } from './ids';
 import { Ingest, type InvalidResponse } from './ingest';
 import { acquireWriterLock, LockedError, type WriterLock } from './lock';
@@ -182,7 +182,7 @@ export class Tunnel {
       logger: this.logger,
       readOnly: this.readOnly,
       // The duplicate keys of deliveries leaving the log are kept for the duplicate window first.
-      beforeDrop: (deliveries) => this.seenFile.keep(deliveries, this.clock.now()),
+      beforeDrop: (leaving) => this.seenFile.keep(leaving, this.clock.now()),
       ...(o.logIO ? { io: o.logIO } : {}),
     });
     this.refusedStore = new RefusedStore({ dataDir: o.dataDir, readOnly: this.readOnly, ...(o.maxRefused !== undefined ? { maxEntries: o.maxRefused } : {}), logger: this.logger });
@@ -229,7 +229,7 @@ export class Tunnel {
       this.lock = null;
       throw err;
     }
-    this.seen = SeenIndex.rebuild(this.duplicateWindowMs, this.clock.now(), this.log.all(), kept);
+    this.seen = SeenIndex.rebuild(this.duplicateWindowMs, this.clock.now(), this.log.seenKeys(), kept);
     this.ingest = new Ingest({
       log: this.log,
       seen: this.seen,
@@ -252,7 +252,7 @@ export class Tunnel {
       ...(this.forward.backoff !== undefined ? { backoff: this.forward.backoff } : {}),
       ...(this.forward.pipelining !== undefined ? { pipelining: this.forward.pipelining } : {}),
       targetOf: (a) => this.targetOf(a),
-      headersFor: (d) => this.headersFor(d),
+      headersFor: (o, body) => this.headersFor(o, body),
       onAttempt: (a) => this.onAttempt(a),
       onStatus: (s) => this.events.emit('status', s),
       statusWanted: () => this.events.listenerCount('status') > 0,
@@ -475,20 +475,21 @@ export class Tunnel {
     this.events.emit('forward', a);
   }
 
-  private headersFor(d: StoredDelivery): ForwardHeaders | Promise<ForwardHeaders> {
-    const headers = originalHeaders(d.headers);
+  private headersFor(o: Outgoing, body: Buffer): ForwardHeaders | Promise<ForwardHeaders> {
+    // The forwarder's own copy of the delivery's headers: the tunnel's markers go into it (the same
+    // values on every attempt), so a forward copies nothing.
+    const headers = o.headers;
     headers[TUNNEL_HEADER] = this.name;
-    headers[DELIVERY_HEADER] = d.id;
-    const t = d.verdict.timestamp;
-    const stale = d.verdict.ok && t !== undefined && this.clock.now() / 1000 - t > this.toleranceSec / 2;
+    headers[DELIVERY_HEADER] = o.id;
+    const t = o.signedAt;
+    const stale = t !== undefined && this.clock.now() / 1000 - t > this.toleranceSec / 2;
     if (!stale || this.forward.resignStale === false) return { headers, resigned: false };
-    return this.resign(d, headers);
+    return this.resign(o.agentId, body, headers);
   }
 
-  private async resign(d: StoredDelivery, headers: Record<string, string>): Promise<ForwardHeaders> {
-    const secret = (await this.o.getSecrets(d.agentId).catch(() => [] as string[])).find((s) => s.length > 0);
+  private async resign(agentId: string, body: Buffer, headers: Record<string, string>): Promise<ForwardHeaders> {
+    const secret = (await this.o.getSecrets(agentId).catch(() => [] as string[])).find((s) => s.length > 0);
     if (secret === undefined) return { headers, resigned: false };
-    const body = Buffer.from(d.bodyBase64, 'base64');
     return { headers: { ...headers, ...signDelivery(secret, body, Math.floor(this.clock.now() / 1000)), [RESIGNED_HEADER]: '1' }, resigned: true };
   }
 }

@@ -20,6 +20,14 @@ async function setup(bounds?: ConstructorParameters<typeof EventLog>[0]['bounds'
   return { dir: t.dir, clock, newId, make };
 }
 
+/** A fresh log, opened. */
+async function openLog() {
+  const s = await setup();
+  const log = s.make();
+  await log.open();
+  return { s, log };
+}
+
 function delivery(id: string, agentId: string, receivedAt: number, opts: Partial<StoredDelivery> = {}): StoredDelivery {
   const body = Buffer.from(JSON.stringify({ event: 'message.received', from: '1555', message: { id: `m-${id}`, type: 'text', text: `hello ${id}` } }));
   return {
@@ -52,9 +60,7 @@ const attempt = (id: string, deliveryId: string, at: number, status: number | nu
 
 describe('EventLog', () => {
   it('survives a restart with deliveries, attempts and pending state', async () => {
-    const s = await setup();
-    const log = s.make();
-    await log.open();
+    const { s, log } = await openLog();
     const a = s.newId();
     const b = s.newId();
     await log.appendDelivery(delivery(a, 'x', s.clock.now()));
@@ -73,9 +79,7 @@ describe('EventLog', () => {
   });
 
   it('ignores and truncates a torn last line', async () => {
-    const s = await setup();
-    const log = s.make();
-    await log.open();
+    const { s, log } = await openLog();
     const a = s.newId();
     await log.appendDelivery(delivery(a, 'x', s.clock.now()));
     await log.close();
@@ -95,9 +99,7 @@ describe('EventLog', () => {
   });
 
   it('skips an unreadable line in the middle', async () => {
-    const s = await setup();
-    const log = s.make();
-    await log.open();
+    const { s, log } = await openLog();
     await log.appendDelivery(delivery(s.newId(), 'x', s.clock.now()));
     await log.close();
     await appendFile(log.segmentFiles()[0]!, 'not json at all\n{"kind":"delivery"}\n');
@@ -136,6 +138,78 @@ describe('EventLog', () => {
     await again.close();
   });
 
+  it('a delivery carried forward keeps its record and its attempts once each, live and after a restart', async () => {
+    const s = await setup({ maxDeliveries: 4, segmentDeliveries: 2 });
+    const log = s.make();
+    await log.open();
+    const stuck = s.newId();
+    const original = delivery(stuck, 'x', s.clock.now());
+    await log.appendDelivery(original);
+    await log.appendAttempt(attempt(s.newId(), stuck, s.clock.now() + 1, 503));
+    await log.appendAttempt(attempt(s.newId(), stuck, s.clock.now() + 2, null));
+    const before = log.get(stuck)!;
+    expect(before.attempts.map((a) => a.status)).toEqual([503, null]);
+    // Enough delivered traffic to carry `stuck` forward several times.
+    for (let i = 0; i < 20; i++) {
+      const id = s.newId();
+      await log.appendDelivery(delivery(id, 'x', s.clock.now()));
+      await log.appendAttempt(attempt(s.newId(), id, s.clock.now(), 200));
+      await s.clock.advance(10);
+      await log.maintain();
+    }
+    const live = log.get(stuck)!;
+    expect(live).toEqual(before);
+    expect(log.list({ limit: 1000 }).find((d) => d.id === stuck)).toMatchObject({ attempts: 2, lastStatus: null, forwardState: 'pending' });
+    await log.close();
+    const again = s.make();
+    await again.open();
+    expect(again.get(stuck)).toEqual(before);
+    expect(again.pending().map((d) => d.id)).toEqual([stuck]);
+    expect(again.pending()[0]).toEqual(original);
+    await again.close();
+  });
+
+  it('a carried delivery whose old segment stayed (the drop failed) is read once, with its attempts once', async () => {
+    const s = await setup({ maxDeliveries: 2, segmentDeliveries: 2 });
+    const make = () => new EventLog({ dataDir: s.dir, clock: s.clock, bounds: { maxDeliveries: 2, segmentDeliveries: 2 }, beforeDrop: () => Promise.reject(new Error('seen file unwritable')) });
+    const log = make();
+    await log.open();
+    const stuck = s.newId();
+    await log.appendDelivery(delivery(stuck, 'x', s.clock.now()));
+    await log.appendAttempt(attempt(s.newId(), stuck, s.clock.now(), 503));
+    for (let i = 0; i < 3; i++) await log.appendDelivery(delivery(s.newId(), 'x', s.clock.now(), { forward: false }));
+    await log.maintain();
+    const files = (await readdir(join(s.dir, 'deliveries'))).sort();
+    const first = await readFile(join(s.dir, 'deliveries', files[0]!), 'utf8');
+    const newest = await readFile(join(s.dir, 'deliveries', files.at(-1)!), 'utf8');
+    // Carried forward, and the old segment kept: both hold the delivery and its attempt.
+    expect(first.includes(stuck) && newest.includes(stuck)).toBe(true);
+    const before = log.get(stuck)!;
+    expect(before.attempts).toHaveLength(1);
+    await log.close();
+    const again = make();
+    await again.open();
+    expect(again.get(stuck)).toEqual(before);
+    expect(again.size).toBe(log.size);
+    await again.close();
+  });
+
+  it('counts received, verified, rejected, forwarded and failed deliveries', async () => {
+    const { s, log } = await openLog();
+    const ids = Array.from({ length: 5 }, () => s.newId());
+    await log.appendDelivery(delivery(ids[0]!, 'x', s.clock.now()));
+    await log.appendAttempt(attempt(s.newId(), ids[0]!, s.clock.now(), 200)); // forwarded
+    await log.appendDelivery(delivery(ids[1]!, 'x', s.clock.now()));
+    await log.appendAttempt(attempt(s.newId(), ids[1]!, s.clock.now(), 500)); // failed, still pending
+    await log.appendDelivery(delivery(ids[2]!, 'x', s.clock.now()));
+    await log.appendAttempt(attempt(s.newId(), ids[2]!, s.clock.now(), 400)); // failed: refused by the app
+    await log.appendDelivery(delivery(ids[3]!, 'x', s.clock.now())); // pending, never tried
+    await log.appendDelivery(delivery(ids[4]!, 'x', s.clock.now(), { forward: false, verdict: { ok: false, reason: 'duplicate', scheme: 'v1', steps: [] } }));
+    await log.appendAttempt({ ...attempt(s.newId(), ids[4]!, s.clock.now(), 200), replay: 'as-received' }); // a replay is no forward
+    expect(log.counts()).toEqual({ received: 5, verified: 4, rejected: 1, forwarded: 1, failed: 2 });
+    await log.close();
+  });
+
   it('drops segments past the age bound', async () => {
     const s = await setup({ maxAgeMs: 1_000, segmentDeliveries: 2 });
     const log = s.make();
@@ -172,9 +246,7 @@ describe('EventLog', () => {
   });
 
   it('answers queries newest first with filters and a cursor', async () => {
-    const s = await setup();
-    const log = s.make();
-    await log.open();
+    const { s, log } = await openLog();
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
       const id = s.newId();
@@ -203,9 +275,7 @@ describe('EventLog', () => {
   });
 
   it('group-commits concurrent appends, all durable and all readable after restart', async () => {
-    const s = await setup();
-    const log = s.make();
-    await log.open();
+    const { s, log } = await openLog();
     const ids = Array.from({ length: 200 }, () => s.newId());
     await Promise.all(ids.map((id) => log.appendDelivery(delivery(id, 'x', s.clock.now()))));
     await log.close();
