@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { refusedLine } from '../../../src-main/cli/tunnel-support';
+import type { RefusedRequest } from '../../../src-main/core/tunnel/types';
+
+const base: RefusedRequest = {
+  id: 'r1',
+  at: Date.UTC(2026, 0, 2, 3, 4, 5),
+  method: 'POST',
+  path: '/hooks/a1',
+  agentId: 'a1',
+  from: '203.0.113.9',
+  reason: 'expired',
+  detail: 'x-service-signature-v1: t=1767322800, 1 v1 signature(s)\na v1 signature matches\ntimestamp is 3600 s old; tolerance is 300 s',
+  status: 401,
+  size: 150,
+  sha256: 'ab'.repeat(32),
+  prefix: '{}',
+  headers: {},
+};
+
+describe('refusedLine', () => {
+  it('says why in the last verification step, not the first', () => {
+    expect(refusedLine(base)).toBe('2026-01-02T03:04:05.000Z REFUSED 401 expired POST /hooks/a1 from 203.0.113.9 (150 bytes): timestamp is 3600 s old; tolerance is 300 s');
+  });
+
+  it('prints a one-line detail whole, and dashes for an empty method or path', () => {
+    expect(refusedLine({ ...base, method: '', path: '', size: 0, reason: 'bad-request', detail: 'the request line could not be read' })).toBe(
+      '2026-01-02T03:04:05.000Z REFUSED 401 bad-request - - from 203.0.113.9: the request line could not be read',
+    );
+  });
+});
