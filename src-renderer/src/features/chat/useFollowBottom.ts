@@ -1,6 +1,10 @@
 // Keeps a scrolling list pinned to its bottom while its rows grow (a streaming reply stays in view),
 // as long as the person has not scrolled up; coming back near the bottom follows again. Sizes are
 // read in ResizeObserver callbacks, after layout, so following costs no extra layout per token.
+// A wheel turn or key press that scrolls up stops following at once, before the scroll it starts
+// has moved anything: otherwise a token arriving first would pin the view back down and cancel
+// that scroll (a smooth wheel scroll takes a few frames to move). A scroll down that reaches the
+// bottom as it was when the person asked for it follows again, however much grew meanwhile.
 import { useEffect, type RefObject } from 'react';
 
 /** How close to the bottom counts as "at the bottom": a smooth scroll back down ends short by
@@ -13,26 +17,60 @@ export function useFollowBottom(listRef: RefObject<HTMLElement | null>, rowCount
     if (!list || typeof ResizeObserver === 'undefined') return;
     let follow = true;
     let lastTop = list.scrollTop;
+    /** Where our own last pin to the bottom left the view (its scroll event is not the person's). */
+    let pinnedAt = -1;
+    /** The list's height when the person last asked to scroll down: reaching that bottom follows. */
+    let downTo = -1;
     const onScroll = (): void => {
+      const top = list.scrollTop;
+      if (top === pinnedAt) {
+        lastTop = top;
+        return;
+      }
       // Growing content never moves scrollTop and our own scrolling only goes down, so a move up is
       // the person's (unless the content shrank under a view pinned to the very bottom): stop
       // following until they come back down near the bottom.
-      const gap = list.scrollHeight - list.scrollTop - list.clientHeight;
-      if (list.scrollTop < lastTop && gap > 2) follow = false;
-      else if (nearBottom(list)) follow = true;
-      lastTop = list.scrollTop;
+      const gap = list.scrollHeight - top - list.clientHeight;
+      if (top < lastTop && gap > 2) {
+        follow = false;
+        downTo = -1;
+      } else if (nearBottom(list) || (downTo > 0 && top > lastTop && top + list.clientHeight >= downTo - 2)) {
+        // A scroll down aims at the bottom as it was when asked for; rows that grew while it ran
+        // (a busy frame) leave it short of the bottom now, not short of where the person meant.
+        follow = true;
+        downTo = -1;
+      }
+      lastTop = top;
+    };
+    const onWheel = (e: WheelEvent): void => {
+      if (e.deltaY < 0) follow = false;
+      else if (e.deltaY > 0) downTo = list.scrollHeight;
+    };
+    const onKey = (e: KeyboardEvent): void => {
+      if (e.key === 'PageUp' || e.key === 'ArrowUp' || e.key === 'Home' || (e.key === ' ' && e.shiftKey)) follow = false;
+      else if (e.key === 'End') follow = true;
+      else if (e.key === 'PageDown' || e.key === 'ArrowDown' || e.key === ' ') downTo = list.scrollHeight;
+    };
+    const pin = (): void => {
+      list.scrollTop = list.scrollHeight;
+      pinnedAt = list.scrollTop;
+      // Its scroll event may come merged with the person's next scroll: compare that with the pin.
+      lastTop = pinnedAt;
     };
     const ro = new ResizeObserver(() => {
-      if (follow) list.scrollTop = list.scrollHeight;
+      if (follow) pin();
     });
     for (const row of Array.from(list.children)) ro.observe(row);
     list.addEventListener('scroll', onScroll, { passive: true });
+    list.addEventListener('wheel', onWheel, { passive: true });
+    list.addEventListener('keydown', onKey);
     // A new row (a message just sent) brings the view back to the bottom.
-    list.scrollTop = list.scrollHeight;
-    lastTop = list.scrollTop;
+    pin();
     return () => {
       ro.disconnect();
       list.removeEventListener('scroll', onScroll);
+      list.removeEventListener('wheel', onWheel);
+      list.removeEventListener('keydown', onKey);
     };
   }, [listRef, rowCount]);
 }
