@@ -1,7 +1,6 @@
 // One HTTP exchange with the service: bearer key, JSON bodies, per-call timeout (one timer shared by
 // a client's calls) combined with the caller's AbortSignal, rate-limit headers read from every
 // answer, errors mapped by meaning.
-import { EventEmitter } from 'node:events';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Deadline, Deadlines } from '../deadlines';
 import type { Clock } from '../ports';
@@ -57,19 +56,38 @@ export function joinUrl(baseUrl: string, path: string): string {
   return `${baseUrl}${path.startsWith('/') ? '' : '/'}${path}`;
 }
 
+type AbortListener = () => void;
+
 /**
- * How one request is aborted: by the caller's signal (this object is its listener) or by its
- * timeout. It is also the signal undici watches — an emitter, which undici takes in place of an
- * AbortSignal and which costs far less to make per request.
+ * How one request is aborted: by the caller's signal (see watchCaller) or by its timeout. It is
+ * also the signal undici watches: undici takes any object with `on`/`once`/`removeListener` in place
+ * of an AbortSignal, and this one is a plain object with a short list of listeners, far cheaper
+ * to make per request than an AbortController or an EventEmitter.
  */
-class RequestAbort extends EventEmitter {
+class RequestAbort {
   aborted = false;
   reason: Error | undefined = undefined;
   cause: AbortCause = null;
   deadline: Deadline | null = null;
+  private listeners: AbortListener[] | null = null;
 
-  constructor(readonly caller: AbortSignal | undefined) {
-    super();
+  constructor(readonly caller: AbortSignal | undefined) {}
+
+  /** undici's listener; it hears the abort once. */
+  on(_event: 'abort', fn: AbortListener): this {
+    if (this.listeners) this.listeners.push(fn);
+    else this.listeners = [fn];
+    return this;
+  }
+
+  once(event: 'abort', fn: AbortListener): this {
+    return this.on(event, fn);
+  }
+
+  removeListener(_event: 'abort', fn: AbortListener): this {
+    const at = this.listeners?.indexOf(fn) ?? -1;
+    if (at >= 0) this.listeners!.splice(at, 1);
+    return this;
   }
 
   abort(cause: 'aborted' | 'timeout'): void {
@@ -78,12 +96,9 @@ class RequestAbort extends EventEmitter {
     this.cause = cause;
     this.aborted = true;
     this.reason = new Error(cause === 'timeout' ? 'timed out' : 'aborted by caller');
-    this.emit('abort');
-  }
-
-  /** The caller's signal fired. */
-  handleEvent(): void {
-    this.abort('aborted');
+    const fns = this.listeners;
+    this.listeners = null;
+    if (fns) for (const fn of fns) fn();
   }
 
   stopTimeout(): void {
@@ -93,8 +108,34 @@ class RequestAbort extends EventEmitter {
 
   release(): void {
     this.stopTimeout();
-    this.caller?.removeEventListener('abort', this);
+    if (this.caller) callers.get(this.caller)?.delete(this);
   }
+}
+
+/**
+ * The requests running under each caller signal. A signal gets one listener for its whole life
+ * (a poller reuses one signal for an agent's polls), not one added and removed per request:
+ * listeners on an AbortSignal cost far more than a set entry.
+ */
+const callers = new WeakMap<AbortSignal, Set<RequestAbort>>();
+
+function watchCaller(signal: AbortSignal, a: RequestAbort): void {
+  let running = callers.get(signal);
+  if (!running) {
+    const set = new Set<RequestAbort>();
+    running = set;
+    callers.set(signal, set);
+    signal.addEventListener(
+      'abort',
+      () => {
+        callers.delete(signal);
+        for (const r of set) r.abort('aborted');
+        set.clear();
+      },
+      { once: true },
+    );
+  }
+  running.add(a);
 }
 
 const onTimeout = (a: RequestAbort) => a.abort('timeout');
@@ -103,7 +144,7 @@ const onTimeout = (a: RequestAbort) => a.abort('timeout');
 export async function openRequest(ctx: HttpContext, spec: RequestSpec): Promise<OpenResponse> {
   const abort = new RequestAbort(spec.signal);
   if (spec.signal?.aborted) abort.abort('aborted');
-  else spec.signal?.addEventListener('abort', abort, { once: true });
+  else if (spec.signal) watchCaller(spec.signal, abort);
   abort.deadline = ctx.deadlines.add(spec.timeoutMs ?? ctx.timeoutMs, onTimeout, abort);
 
   const headers: Record<string, string> = spec.headers ? { accept: 'application/json', ...spec.headers } : { accept: 'application/json' };

@@ -256,6 +256,29 @@ describe('transport failures', () => {
     expect(await caught(env.client.getSession('agent-1', { signal: ac2.signal }))).toBeInstanceOf(Aborted);
   });
 
+  it('one signal reused over many calls: one abort listener for its whole life; aborting it aborts every call still running', async () => {
+    env = setup();
+    const ac = new AbortController();
+    let added = 0;
+    const add = ac.signal.addEventListener.bind(ac.signal);
+    ac.signal.addEventListener = ((...args: Parameters<AbortSignal['addEventListener']>) => {
+      added++;
+      add(...args);
+    }) as AbortSignal['addEventListener'];
+    for (let i = 0; i < 3; i++) {
+      env.answer('GET', `${A}/whatsapp/session`, 200, { state: 'connected', needsScan: false });
+      await env.client.getSession('agent-1', { signal: ac.signal });
+    }
+    expect(added).toBe(1);
+    env.pool.intercept({ method: 'GET', path: `${A}/whatsapp/session` }).reply(200, {}).delay(5_000);
+    env.pool.intercept({ method: 'GET', path: `${A}/whatsapp/session` }).reply(200, {}).delay(5_000);
+    const running = [caught(env.client.getSession('agent-1', { signal: ac.signal })), caught(env.client.getSession('agent-1', { signal: ac.signal }))];
+    await env.clock.advance(1);
+    ac.abort();
+    for (const e of await Promise.all(running)) expect(e).toBeInstanceOf(Aborted);
+    expect(added).toBe(1);
+  });
+
   it('a 2xx answer that is not JSON is UnreadableResponse carrying what came, not a crash', async () => {
     env = setup();
     env.answer('GET', `${A}/whatsapp/session`, 200, '<html>hello</html>', { 'content-type': 'text/html' });
