@@ -30,6 +30,8 @@ const PER_SECOND = 2_000;
 const STAMP_EVERY = 97;
 const WARMUP_TOKENS = 1_000;
 const ROUNDS = Number(process.env.UI_STREAM_ROUNDS ?? 4);
+/** A file to write a Chromium performance trace of our first measured round to (for profiling). */
+const TRACE_FILE = process.env.UI_STREAM_TRACE;
 const AGENT = 'agent-connected';
 const LONG_TASK_MS = 50;
 const BARE_HTML = readFileSync(new URL('./ui-stream/bare.html', import.meta.url));
@@ -154,7 +156,10 @@ export async function run() {
     for (let round = 0; round < ROUNDS; round++) {
       if (round % 2 === 0) {
         bareRuns.push(await bareTurn(bare, emu, TOKENS, true));
+        const trace = round === 0 && TRACE_FILE ? TRACE_FILE : null;
+        if (trace) await browser.startTracing(ours, { path: trace, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink'] });
         oursRuns.push(await oursTurn(ours, emu, TOKENS, true));
+        if (trace) await browser.stopTracing();
       } else {
         oursRuns.push(await oursTurn(ours, emu, TOKENS, true));
         bareRuns.push(await bareTurn(bare, emu, TOKENS, true));
