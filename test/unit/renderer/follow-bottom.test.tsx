@@ -80,19 +80,20 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-function mount() {
+/** A 400 px list whose rows have grown to 1,000 px (the view pinned at 600). */
+function mount(grow: { frameFirst?: boolean } = {}) {
   // Sizes are set before the hook's effect runs: render into a container, then re-run the effect.
   const view = render(<List rows={1} />);
   const el = view.getByTestId('list');
   const box = sized(el, 400);
   view.rerender(<List rows={2} />);
+  act(() => box.grow(1_000, grow));
   return { el, box };
 }
 
 describe('useFollowBottom', () => {
   it('follows the bottom while rows grow', () => {
     const { el, box } = mount();
-    act(() => box.grow(1_000));
     expect(el.scrollTop).toBe(600);
     act(() => box.grow(1_500));
     expect(el.scrollTop).toBe(1_100);
@@ -100,7 +101,6 @@ describe('useFollowBottom', () => {
 
   it('a wheel turn up stops following before its scroll moves: growth meanwhile does not pull the view down', () => {
     const { el, box } = mount();
-    act(() => box.grow(1_000));
     fireEvent.wheel(el, { deltaY: -60 });
     act(() => box.grow(1_200));
     expect(el.scrollTop).toBe(600);
@@ -110,8 +110,7 @@ describe('useFollowBottom', () => {
   });
 
   it("the scroll event of the view's own last pin, arriving after a wheel turn up, does not bring following back", () => {
-    const { el, box } = mount();
-    act(() => box.grow(1_000, { frameFirst: false }));
+    const { el, box } = mount({ frameFirst: false });
     expect(el.scrollTop).toBe(600);
     fireEvent.wheel(el, { deltaY: -60 });
     act(() => box.frame());
@@ -121,7 +120,6 @@ describe('useFollowBottom', () => {
 
   it('a wheel turn down to the bottom follows again, though rows grew before its scroll landed', () => {
     const { el, box } = mount();
-    act(() => box.grow(1_000));
     act(() => box.scrollTo(100));
     act(() => box.grow(1_200));
     expect(el.scrollTop).toBe(100);
@@ -135,7 +133,6 @@ describe('useFollowBottom', () => {
 
   it('a small wheel turn down far from the bottom does not follow', () => {
     const { el, box } = mount();
-    act(() => box.grow(1_000));
     act(() => box.scrollTo(100));
     fireEvent.wheel(el, { deltaY: 60 });
     act(() => box.scrollTo(160));
@@ -145,7 +142,6 @@ describe('useFollowBottom', () => {
 
   it('End follows again at once', () => {
     const { el, box } = mount();
-    act(() => box.grow(1_000));
     act(() => box.scrollTo(100));
     fireEvent.keyDown(el, { key: 'End' });
     act(() => box.grow(1_200));
@@ -154,7 +150,6 @@ describe('useFollowBottom', () => {
 
   it('a wheel turn down does not stop following', () => {
     const { el, box } = mount();
-    act(() => box.grow(1_000));
     fireEvent.wheel(el, { deltaY: 60 });
     act(() => box.grow(1_200));
     expect(el.scrollTop).toBe(800);
@@ -162,7 +157,6 @@ describe('useFollowBottom', () => {
 
   it('PageUp stops following; scrolling back near the bottom follows again', () => {
     const { el, box } = mount();
-    act(() => box.grow(1_000));
     fireEvent.keyDown(el, { key: 'PageUp' });
     act(() => box.grow(1_200));
     expect(el.scrollTop).toBe(600);
@@ -173,7 +167,6 @@ describe('useFollowBottom', () => {
 
   it('a scroll up by other means (the scrollbar) stops following too', () => {
     const { el, box } = mount();
-    act(() => box.grow(1_000));
     act(() => box.scrollTo(300));
     act(() => box.grow(1_300));
     expect(el.scrollTop).toBe(300);
