@@ -120,22 +120,21 @@ class RequestAbort {
 const callers = new WeakMap<AbortSignal, Set<RequestAbort>>();
 
 function watchCaller(signal: AbortSignal, a: RequestAbort): void {
-  let running = callers.get(signal);
-  if (!running) {
-    const set = new Set<RequestAbort>();
-    running = set;
-    callers.set(signal, set);
-    signal.addEventListener(
-      'abort',
-      () => {
-        callers.delete(signal);
-        for (const r of set) r.abort('aborted');
-        set.clear();
-      },
-      { once: true },
-    );
+  const running = callers.get(signal);
+  if (running) {
+    running.add(a);
+    return;
   }
-  running.add(a);
+  const set = new Set([a]);
+  callers.set(signal, set);
+  signal.addEventListener(
+    'abort',
+    () => {
+      callers.delete(signal);
+      for (const r of set) r.abort('aborted');
+    },
+    { once: true },
+  );
 }
 
 const onTimeout = (a: RequestAbort) => a.abort('timeout');
