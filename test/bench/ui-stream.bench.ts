@@ -156,8 +156,8 @@ export async function run() {
     for (let round = 0; round < ROUNDS; round++) {
       if (round % 2 === 0) {
         bareRuns.push(await bareTurn(bare, emu, TOKENS, true));
-        const trace = round === 0 && TRACE_FILE ? TRACE_FILE : null;
-        if (trace) await browser.startTracing(ours, { path: trace, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink'] });
+        const trace = round === 0 && TRACE_FILE !== undefined;
+        if (trace) await browser.startTracing(ours, { path: TRACE_FILE, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink'] });
         oursRuns.push(await oursTurn(ours, emu, TOKENS, true));
         if (trace) await browser.stopTracing();
       } else {
