@@ -97,10 +97,12 @@ async function oursTurn(page: Page, emu: EmulatorReady, tokens: number, measure:
   const before = await page.locator('li.chat-agent').count();
   await page.getByLabel('Message', { exact: true }).fill(`stream ${tokens} tokens`);
   await page.getByRole('button', { name: 'Send', exact: true }).click();
+  // Polled 4 times a second, not every frame (Playwright's default): the bare page is not polled at
+  // all, and a per-frame probe would put the harness's own work into our frames.
   await page.waitForFunction(
     `(() => { const l = document.querySelectorAll('li.chat-agent'); const x = l[l.length - 1]; return l.length > ${before} && x.dataset.status !== 'streaming'; })()`,
     undefined,
-    { timeout: 120_000 },
+    { timeout: 120_000, polling: 250 },
   );
   const probe = measure ? ((await page.evaluate(STOP_PROBE)) as ProbeResult) : NO_PROBE;
   const last = page.locator('li.chat-agent').last();

@@ -190,6 +190,62 @@ test.describe('chat window', () => {
     await expect.poll(async () => (await gap()).fromBottom).toBeLessThanOrEqual(24);
   });
 
+  test('a long paragraph is laid out a few lines at a time while it streams, and looks the same as in one block', async ({ page }, testInfo) => {
+    const shot = shooter(page, testInfo);
+    const words = ['the', 'streamed', 'paragraph', 'goes', 'on,', 'with', 'words', 'of', 'every', 'length:', 'incomprehensibilities', 'a', 'x'];
+    const tokens = ['**Lead-in** with a [link](https://example.test/doc) and then '];
+    for (let i = 0; i < 1800; i++) tokens.push(`${words[(i * 7) % words.length]} `);
+    await control(suite, `agents/${AGENT}/chat-script`, { tokens, tokensPerSecond: 300 });
+    await openChat(page);
+    await send(page, 'Tell me at length');
+    const live = lastReply(page).locator('p.md-live');
+    await expect.poll(() => live.locator('.md-run').count(), { timeout: 15_000 }).toBeGreaterThanOrEqual(3);
+    await expect(lastReply(page)).toHaveAttribute('data-status', 'streaming');
+    // In one synchronous look (the paragraph changes every frame): the same paragraph with its runs
+    // unwrapped, laid out in the same place as one block, is exactly as tall, and each run after the
+    // first starts a line there too: the runs were cut where the browser breaks the lines.
+    const look = await live.evaluate((p) => {
+      const flat = p.cloneNode(true) as HTMLElement;
+      flat.classList.remove('md-live');
+      const starts: Node[] = [];
+      for (const [i, run] of [...flat.querySelectorAll('.md-run')].entries()) {
+        if (i > 0 && run.firstChild) starts.push(run.firstChild);
+        run.replaceWith(...run.childNodes);
+      }
+      p.after(flat);
+      const left = flat.getBoundingClientRect().left;
+      const range = document.createRange();
+      const offsets = starts.map((node) => {
+        range.setStart(node, 0);
+        range.setEnd(node, 1);
+        return range.getBoundingClientRect().left - left;
+      });
+      const out = {
+        runStartsFromLineStart: offsets,
+        runs: p.querySelectorAll('.md-run').length,
+        height: p.getBoundingClientRect().height,
+        flatHeight: flat.getBoundingClientRect().height,
+        lineHeight: parseFloat(getComputedStyle(p).lineHeight),
+        sameText: flat.textContent === p.textContent,
+        boldInFirstRun: p.querySelector('.md-run:first-child strong')?.textContent ?? null,
+      };
+      flat.remove();
+      return out;
+    });
+    expect(look.runs).toBeGreaterThanOrEqual(3);
+    expect(look.sameText).toBe(true);
+    expect(look.boldInFirstRun).toBe('Lead-in');
+    expect(look.height).toBeGreaterThan(look.lineHeight * 20);
+    expect(Math.abs(look.height - look.flatHeight)).toBeLessThan(1);
+    expect(look.runStartsFromLineStart.length).toBe(look.runs - 1);
+    for (const x of look.runStartsFromLineStart) expect(Math.abs(x)).toBeLessThan(1);
+    await shot('chat-long-paragraph-streaming');
+    // Done: one plain paragraph with the whole text.
+    await expect(lastReply(page)).toHaveAttribute('data-status', 'done', { timeout: 20_000 });
+    await expect(lastReply(page).locator('.md-run')).toHaveCount(0);
+    await expect(lastReply(page).locator('.md > p')).toHaveText(tokens.join('').replace(/\*\*|\[|\]\(https:\/\/example\.test\/doc\)/g, '').trim());
+  });
+
   test('HTML and javascript: links in a reply render as text', async ({ page }, testInfo) => {
     const shot = shooter(page, testInfo);
     const dialogs: string[] = [];

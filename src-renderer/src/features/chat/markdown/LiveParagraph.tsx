@@ -1,0 +1,118 @@
+// The paragraph a reply is still writing. A browser shapes and lays out a paragraph as a whole: a
+// paragraph that grows to tens of KB costs several ms of every frame, however little was added. So
+// the lines this paragraph has finished are moved out of the block being written into blocks of
+// their own (runs, one display:block span each, a couple of KB apiece), cut exactly where the
+// browser broke the lines: the text looks the same, and each frame only the last lines are laid
+// out again. A paragraph that is done is rendered whole (Markdown.tsx), as one block.
+//
+// Only the paragraph's last run of plain text (its last inline token, when plain) is cut; what comes
+// before it (links, emphasis, code) stays in the first run. Should that part change, or the text
+// stop being a continuation of what was cut, the cuts are dropped and the paragraph is one run again.
+import { useLayoutEffect, useRef, useState } from 'react';
+import type { Token } from 'marked';
+import { decodeEntities, renderInline } from './inline';
+
+/** The live run is cut once it holds more than this many characters. */
+export const LIVE_MAX = 2048;
+
+interface Cuts {
+  /** The source of the inline tokens before the plain text the cuts apply to. */
+  head: string;
+  /** Offsets into that plain text where a run ends, ascending. */
+  at: number[];
+  /** The plain text up to the last cut. */
+  text: string;
+}
+
+const NONE: Cuts = { head: '', at: [], text: '' };
+
+/** The top of the first line box of character `i` of `node`, or NaN where it has none. */
+function charTop(range: Range, node: Text, i: number): number {
+  range.setStart(node, i);
+  range.setEnd(node, i + 1);
+  const r = range.getClientRects()[0];
+  return r && r.height > 0 ? r.top : NaN;
+}
+
+/**
+ * Where, in `node`'s text, the line before its last line starts (0 when the text has at most two
+ * lines, or is not laid out). Whitespace is never measured: a space where a line breaks belongs to
+ * the line it ends (or to none), so each probe reads the first character at or after it that is not one.
+ */
+export function secondToLastLineStart(node: Text): number {
+  const text = node.data;
+  const range = document.createRange();
+  const solid = (i: number): number => {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+    return i;
+  };
+  /** The first character (not whitespace) whose line's top is at or below `top`. */
+  const lineStart = (top: number, hi: number): number => {
+    let lo = 0;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const j = solid(mid);
+      const t = j < text.length ? charTop(range, node, j) : Infinity;
+      if (t >= top - 0.5) hi = mid;
+      else lo = mid + 1;
+    }
+    return solid(lo);
+  };
+  let end = text.length - 1;
+  while (end >= 0 && /\s/.test(text[end]!)) end--;
+  if (end <= 0) return 0;
+  const lastTop = charTop(range, node, end);
+  if (Number.isNaN(lastTop)) return 0;
+  const last = lineStart(lastTop, end);
+  let before = last - 1;
+  while (before >= 0 && /\s/.test(text[before]!)) before--;
+  if (before < 0) return 0;
+  const prevTop = charTop(range, node, before);
+  if (Number.isNaN(prevTop) || prevTop >= lastTop) return 0;
+  const start = lineStart(prevTop, before);
+  return start < text.length ? start : 0;
+}
+
+export function LiveParagraph({ tokens }: { tokens: readonly Token[] }) {
+  const last = tokens.at(-1);
+  const plain = last?.type === 'text' && !last.tokens;
+  const head = plain ? tokens.slice(0, -1) : tokens;
+  const tail = plain ? decodeEntities(last.text) : '';
+  const headSource = head.map((t) => t.raw).join('');
+  const [stored, setCuts] = useState<Cuts>(NONE);
+  const cuts = stored.head === headSource && tail.startsWith(stored.text) ? stored : NONE;
+  /** The live run's text length at which to measure again after a measure that found no line to cut. */
+  const retryAt = useRef(0);
+  const liveRef = useRef<HTMLSpanElement>(null);
+  const from = cuts.text.length;
+  const live = tail.slice(from);
+
+  useLayoutEffect(() => {
+    if (live.length <= LIVE_MAX || live.length < retryAt.current) return;
+    const node = liveRef.current?.lastChild;
+    const cut = node instanceof Text && node.data === live ? secondToLastLineStart(node) : 0;
+    if (cut <= 0) {
+      retryAt.current = live.length + LIVE_MAX;
+      return;
+    }
+    retryAt.current = 0;
+    setCuts({ head: headSource, at: [...cuts.at, from + cut], text: tail.slice(0, from + cut) });
+  });
+
+  const runs = [];
+  let start = 0;
+  for (const [i, end] of cuts.at.entries()) {
+    runs.push(
+      <span key={i} className="md-run">
+        {i === 0 ? [...renderInline(head), tail.slice(0, end)] : tail.slice(start, end)}
+      </span>,
+    );
+    start = end;
+  }
+  runs.push(
+    <span key={cuts.at.length} className="md-run" ref={liveRef}>
+      {cuts.at.length === 0 ? [...renderInline(head), live] : [live]}
+    </span>,
+  );
+  return <p className="md-live">{runs}</p>;
+}

@@ -1,0 +1,174 @@
+// @vitest-environment jsdom
+// A paragraph still streaming is laid out a few lines at a time: its finished lines are moved into
+// runs of their own, cut exactly where the lines break. jsdom lays nothing out, so these tests give
+// Range a line layout of their own (greedy, COLUMNS characters a line, breaking at spaces, a space
+// where a line breaks has no box) and check that the runs, laid out each on its own, give the very
+// lines of the whole text, that the text stays exact, and that a change before the cut text starts over.
+import { cleanup, render } from '@testing-library/react';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { LIVE_MAX, secondToLastLineStart } from '../../../src-renderer/src/features/chat/markdown/LiveParagraph';
+import { Markdown } from '../../../src-renderer/src/features/chat/markdown/Markdown';
+
+const COLUMNS = 60;
+const LINE = 20;
+
+/** The line each character of `text` is on (greedy at spaces, a word longer than a line is cut), -1 for a space that ends a line. */
+function lineOf(text: string): number[] {
+  const out: number[] = new Array<number>(text.length).fill(-1);
+  let line = 0;
+  let used = 0;
+  let i = 0;
+  while (i < text.length) {
+    if (text[i] === ' ') {
+      // A space fits if a character could follow it on this line; otherwise it ends the line.
+      if (used > 0 && used < COLUMNS) {
+        out[i] = line;
+        used++;
+      } else if (used > 0) {
+        line++;
+        used = 0;
+      }
+      i++;
+      continue;
+    }
+    let end = i;
+    while (end < text.length && text[end] !== ' ') end++;
+    const word = end - i;
+    if (used > 0 && used + word > COLUMNS) {
+      line++;
+      used = 0;
+    }
+    for (let k = i; k < end; k++) {
+      if (used === COLUMNS) {
+        line++;
+        used = 0;
+      }
+      out[k] = line;
+      used++;
+    }
+    i = end;
+  }
+  return out;
+}
+
+/** The text of each line, as `lineOf` breaks it. */
+function lines(text: string): string[] {
+  const of = lineOf(text);
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i++) if (of[i]! >= 0) out[of[i]!] = (out[of[i]!] ?? '') + text[i];
+  return out.map((l) => l.trimEnd());
+}
+
+const measured: Array<{ node: Node; at: number }> = [];
+const rectList = (rects: DOMRect[]) => Object.assign(rects, { item: (i: number) => rects[i] ?? null }) as unknown as DOMRectList;
+/** The layout: one box a character, on its line (none for a space that ends a line). */
+const laidOut = vi.fn(function (this: Range): DOMRectList {
+  const node = this.startContainer;
+  measured.push({ node, at: this.startOffset });
+  const line = lineOf(node.textContent ?? '')[this.startOffset] ?? -1;
+  return rectList(line < 0 ? [] : [new DOMRect(0, line * LINE, 8, LINE)]);
+});
+
+beforeEach(() => {
+  measured.length = 0;
+  // jsdom has no Range.getClientRects at all.
+  Object.defineProperty(Range.prototype, 'getClientRects', { value: laidOut, configurable: true, writable: true });
+});
+
+afterEach(() => {
+  cleanup();
+  laidOut.mockClear();
+  delete (Range.prototype as Partial<Range>).getClientRects;
+});
+
+/** Streams `text` into a Markdown element in pieces of the given sizes; calls `each` after every step. */
+function stream(text: string, sizes: number[], each?: (container: HTMLElement, shown: string) => void): HTMLElement {
+  const { container, rerender } = render(<Markdown text="" streaming />);
+  for (let at = 0, i = 0; at < text.length; i++) {
+    at = Math.min(text.length, at + sizes[i % sizes.length]!);
+    rerender(<Markdown text={text.slice(0, at)} streaming />);
+    each?.(container, text.slice(0, at));
+  }
+  return container;
+}
+
+const runsOf = (container: HTMLElement) => [...container.querySelectorAll('p.md-live > .md-run')].map((r) => r.textContent ?? '');
+
+describe('the second-to-last line of a text node', () => {
+  it('starts where the layout broke the line, never at a space', () => {
+    const node = document.createTextNode(`${'alpha beta gamma '.repeat(12)}end`);
+    document.body.append(node);
+    const at = secondToLastLineStart(node);
+    const all = lines(node.data);
+    expect(all.length).toBeGreaterThan(2);
+    expect(node.data.slice(at).trimEnd()).toBe(all.slice(-2).join(' '));
+    expect(measured.every((m) => node.data[m.at] !== ' ')).toBe(true);
+    // A text of two lines or less has nothing to cut.
+    node.data = 'short text';
+    expect(secondToLastLineStart(node)).toBe(0);
+    node.data = `${'x'.repeat(COLUMNS)} next`;
+    expect(secondToLastLineStart(node)).toBe(0);
+    node.remove();
+  });
+
+  it('is 0 for a text that is not laid out (no boxes)', () => {
+    Object.defineProperty(Range.prototype, 'getClientRects', { value: () => rectList([]), configurable: true, writable: true });
+    const node = document.createTextNode('word '.repeat(2000));
+    expect(secondToLastLineStart(node)).toBe(0);
+  });
+});
+
+describe('a paragraph while it streams', () => {
+  it('is cut into runs whose lines are the lines of the whole text, and its text is exact at every step', () => {
+    const words = ['a', 'streamed', 'reply', 'of', 'many', 'words,', 'some', 'quite', 'long:', 'incomprehensibilities', 'x'];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...words), { minLength: 900, maxLength: 1400 }), fc.array(fc.integer({ min: 1, max: 400 }), { minLength: 1, maxLength: 5 }), (ws, sizes) => {
+        const text = `Intro line of the reply ${ws.join(' ')}`;
+        const container = stream(text, sizes, (c, shown) => {
+          expect(c.querySelector('.md')?.textContent).toBe(shown);
+        });
+        const runs = runsOf(container);
+        expect(runs.length).toBeGreaterThan(2);
+        // Each run starts a line: its lines, run after run, are the lines of the whole paragraph.
+        expect(runs.flatMap((r) => lines(r))).toEqual(lines(text));
+        // The live run stays small; the cut ones are a couple of KB each.
+        for (const r of runs) expect(r.length).toBeLessThanOrEqual(LIVE_MAX + 2 * COLUMNS + 400);
+        cleanup();
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it('keeps the markup before its plain text in the first run', () => {
+    const text = `**Bold** start and a [link](https://e.test) then ${'plain words go on '.repeat(400)}`;
+    const container = stream(text, [97]);
+    const first = container.querySelector('p.md-live > .md-run');
+    expect(first?.querySelector('strong')?.textContent).toBe('Bold');
+    expect(first?.querySelector('a')?.getAttribute('href')).toBe('https://e.test/');
+    expect(runsOf(container).length).toBeGreaterThan(2);
+    const streamed = container.querySelector('.md')?.textContent;
+    cleanup();
+    expect(streamed).toBe(render(<Markdown text={text} />).container.textContent);
+  });
+
+  it('starts over as one run when the text before the cuts changes, and is one plain paragraph when done', () => {
+    const long = 'plain words go on '.repeat(400);
+    const { container, rerender } = render(<Markdown text={long} streaming />);
+    rerender(<Markdown text={`${long} and more`} streaming />);
+    expect(runsOf(container).length).toBeGreaterThan(1);
+    // The same length of text, but different from the start: nothing cut before stays.
+    const other = `other ${long.slice(6)} and more`;
+    rerender(<Markdown text={other} streaming />);
+    expect(container.querySelector('.md')?.textContent).toBe(other);
+    expect(runsOf(container).join('')).toBe(other);
+    rerender(<Markdown text={other} />);
+    expect(container.querySelector('.md-run')).toBeNull();
+    expect(container.querySelector('.md > p')?.textContent).toBe(other);
+  });
+
+  it('is never measured while it is short', () => {
+    stream('A short reply that stays on a few lines. '.repeat(20), [13]);
+    expect(measured).toHaveLength(0);
+  });
+});
