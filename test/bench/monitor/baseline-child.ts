@@ -55,7 +55,7 @@ const stop = async () => {
 };
 exitWithParent(stop);
 
-window = pollWindow(args.warmupPolls, args.polls);
+window = pollWindow(args.warmupPolls, args.polls, args.agentIds.length);
 const t0 = Date.now();
 for (const id of args.agentIds) void poll(id);
 emit({ type: 'started', t: t0 });

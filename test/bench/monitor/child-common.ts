@@ -96,23 +96,32 @@ export interface PollFigures {
   maxRssMb: number;
   /** False when the run ended before the window reached its polls. */
   complete: boolean;
+  /** CPU seconds of each round of polls from the first on, warm-up rounds included (`round` polls each: one poll of every agent). */
+  roundCpuSeconds: number[];
 }
 
 /**
- * The measured window of a poller child: it opens at the `warmup`-th poll (the first round: start-up,
- * first readings, code not yet optimised) and closes `target` polls later (or at close() if that
- * comes first). Both sides do the same work in it, so their CPU compares like for like, and the poll
+ * The measured window of a poller child: it opens at the `warmup`-th poll (the start-up rounds: see
+ * WARMUP_ROUNDS in monitor.bench.ts) and closes `target` polls later (or at close() if that comes
+ * first). The CPU of every round of `round` polls, warm-up included, is kept beside it. Both sides do the same work in it, so their CPU compares like for like, and the poll
  * rate is that work over the time it took. (A fixed time window would not: the polls of 1,000
  * agents started together come in rounds, and a window ending just before or just after a round
  * counts a whole round more or less.)
  */
-export function pollWindow(warmup: number, target: number): { count(failed: boolean): void; close(): PollFigures } {
+export function pollWindow(warmup: number, target: number, round: number): { count(failed: boolean): void; close(): PollFigures } {
   let res: ResourceWindow | null = null;
   let t0 = 0;
   let seen = 0;
   let polls = 0;
   let failures = 0;
   let figures: PollFigures | null = null;
+  const rounds: number[] = [];
+  let mark = process.cpuUsage();
+  const endRound = () => {
+    const d = process.cpuUsage(mark);
+    mark = process.cpuUsage();
+    rounds.push(Math.round(((d.user + d.system) / 1e6) * 1000) / 1000);
+  };
   const open = () => {
     res = measureResources();
     t0 = performance.now();
@@ -122,12 +131,13 @@ export function pollWindow(warmup: number, target: number): { count(failed: bool
     if (figures) return figures;
     if (!res) open();
     const elapsedSec = (performance.now() - t0) / 1000;
-    figures = { polls, failures, elapsedSec, pollsPerSec: polls / elapsedSec, ...res!.end(), complete: polls >= target };
+    figures = { polls, failures, elapsedSec, pollsPerSec: polls / elapsedSec, ...res!.end(), complete: polls >= target, roundCpuSeconds: rounds };
     return figures;
   };
   return {
     count(failed) {
       if (figures) return;
+      if (round > 0 && (seen + 1) % round === 0) endRound();
       if (++seen <= warmup) {
         if (seen === warmup) open();
         return;

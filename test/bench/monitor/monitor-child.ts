@@ -48,7 +48,7 @@ const stop = async () => {
 };
 exitWithParent(stop);
 
-window = pollWindow(args.warmupPolls, args.polls);
+window = pollWindow(args.warmupPolls, args.polls, args.agentIds.length);
 const t0 = Date.now();
 monitor.start();
 emit({ type: 'started', t: t0 });
