@@ -204,7 +204,7 @@ test.describe('chat window', () => {
     // In one synchronous look (the paragraph changes every frame): the same paragraph with its runs
     // unwrapped, laid out in the same place as one block, is exactly as tall, and each run after the
     // first starts a line there too: the runs were cut where the browser breaks the lines.
-    const look = await live.evaluate((p) => {
+    const lookAt = () => live.evaluate((p) => {
       const flat = p.cloneNode(true) as HTMLElement;
       flat.classList.remove('md-live');
       const starts: Node[] = [];
@@ -223,6 +223,7 @@ test.describe('chat window', () => {
       const out = {
         runStartsFromLineStart: offsets,
         runs: p.querySelectorAll('.md-run').length,
+        width: p.getBoundingClientRect().width,
         height: p.getBoundingClientRect().height,
         flatHeight: flat.getBoundingClientRect().height,
         lineHeight: parseFloat(getComputedStyle(p).lineHeight),
@@ -232,6 +233,7 @@ test.describe('chat window', () => {
       flat.remove();
       return out;
     });
+    const look = await lookAt();
     expect(look.runs).toBeGreaterThanOrEqual(3);
     expect(look.sameText).toBe(true);
     expect(look.boldInFirstRun).toBe('Lead-in');
@@ -240,6 +242,11 @@ test.describe('chat window', () => {
     expect(look.runStartsFromLineStart.length).toBe(look.runs - 1);
     for (const x of look.runStartsFromLineStart) expect(Math.abs(x)).toBeLessThan(1);
     await shot('chat-long-paragraph-streaming');
+    // Narrower while it streams: the lines break elsewhere, so the runs are cut again to match.
+    await page.setViewportSize({ width: 1024, height: 800 });
+    const matches = (l: typeof look) => l.width < look.width && Math.abs(l.height - l.flatHeight) < 1 && l.runStartsFromLineStart.every((x) => Math.abs(x) < 1);
+    await expect.poll(async () => matches(await lookAt()), { timeout: 10_000 }).toBe(true);
+    await expect(lastReply(page)).toHaveAttribute('data-status', 'streaming');
     // Done: one plain paragraph with the whole text.
     await expect(lastReply(page)).toHaveAttribute('data-status', 'done', { timeout: 20_000 });
     await expect(lastReply(page).locator('.md-run')).toHaveCount(0);

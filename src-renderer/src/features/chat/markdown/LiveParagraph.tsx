@@ -7,8 +7,9 @@
 //
 // Only the paragraph's last run of plain text (its last inline token, when plain) is cut; what comes
 // before it (links, emphasis, code) stays in the first run. Should that part change, or the text
-// stop being a continuation of what was cut, the cuts are dropped and the paragraph is one run again.
-import { useLayoutEffect, useRef, useState } from 'react';
+// stop being a continuation of what was cut, or the paragraph change width (the lines break
+// elsewhere now), the cuts are dropped and the paragraph is one run again.
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { Token } from 'marked';
 import { decodeEntities, renderInline } from './inline';
 
@@ -84,7 +85,22 @@ export function LiveParagraph({ tokens }: { tokens: readonly Token[] }) {
   /** The live run's text length at which to measure again after a measure that found no line to cut. */
   const retryAt = useRef(0);
   const liveRef = useRef<HTMLSpanElement>(null);
+  const paragraph = useRef<HTMLParagraphElement>(null);
   const from = cuts.text.length;
+
+  useEffect(() => {
+    const p = paragraph.current;
+    if (!p || typeof ResizeObserver === 'undefined') return;
+    let width = p.clientWidth;
+    const watch = new ResizeObserver(() => {
+      if (p.clientWidth === width) return;
+      width = p.clientWidth;
+      retryAt.current = 0;
+      setCuts(NONE);
+    });
+    watch.observe(p);
+    return () => watch.disconnect();
+  }, []);
   const live = tail.slice(from);
 
   useLayoutEffect(() => {
@@ -114,5 +130,9 @@ export function LiveParagraph({ tokens }: { tokens: readonly Token[] }) {
       {cuts.at.length === 0 ? [...renderInline(head), live] : [live]}
     </span>,
   );
-  return <p className="md-live">{runs}</p>;
+  return (
+    <p className="md-live" ref={paragraph}>
+      {runs}
+    </p>
+  );
 }
