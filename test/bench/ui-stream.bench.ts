@@ -74,7 +74,7 @@ interface RunOut {
   rate: number;
 }
 
-const NO_PROBE: ProbeResult = { dom: [], screen: [], longTasks: [], longFrames: [] };
+const NO_PROBE: ProbeResult = { dom: [], screen: [], longTasks: [], longTaskAt: [], stoppedAt: 0, longFrames: [] };
 
 async function plan(emu: EmulatorReady, tokens: number): Promise<void> {
   await emulatorControl(emu, `/agents/${AGENT}/chat-script`, { tokens: ['ab '], tokenCount: tokens, tokensPerSecond: PER_SECOND, stampEvery: STAMP_EVERY });
@@ -204,6 +204,8 @@ export async function run() {
       stampsExpected: stamps,
       oursLongTasks: oursLong.length,
       oursLongTaskMaxMs: oursLong.length ? r2(Math.max(...oursLong)) : 0,
+      /** Per round of ours: when each long task started (ms into the turn) and when the turn ended. */
+      oursLongTaskTimes: oursRuns.map((r) => ({ at: r.probe.longTaskAt, ms: r.probe.longTasks.map(Math.round), endedAt: r.probe.stoppedAt })),
       oursLongFrames: oursRuns.flatMap((r) => r.probe.longFrames),
       bareLongTasks: bareLong.length,
       bareLongTaskMaxMs: bareLong.length ? r2(Math.max(...bareLong)) : 0,

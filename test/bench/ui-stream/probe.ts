@@ -14,6 +14,10 @@ export interface ProbeResult {
   /** ms from a stamp leaving the emulator to the end of the first frame painted with it. */
   screen: number[];
   longTasks: number[];
+  /** When each long task started, in ms after the probe started (the stream ends at about stoppedAt). */
+  longTaskAt: number[];
+  /** ms from the probe's start to its stop (the end of the turn). */
+  stoppedAt: number;
   /** Long animation frames (over 50 ms) with what ran in them, to explain a long task. */
   longFrames: Array<{ ms: number; blockingMs: number; scripts: string[] }>;
 }
@@ -24,6 +28,8 @@ export function probeScript(root: string, target: string): string {
   const dom = [];
   const screen = [];
   const longTasks = [];
+  const longTaskAt = [];
+  const startedAt = performance.now();
   const rootEl = document.querySelector(${JSON.stringify(root)});
   if (!rootEl) throw new Error('no ' + ${JSON.stringify(root)});
   let el = null;
@@ -73,7 +79,12 @@ export function probeScript(root: string, target: string): string {
     }
   });
   mo.observe(rootEl, { childList: true, subtree: true, characterData: true });
-  const po = new PerformanceObserver((list) => { for (const e of list.getEntries()) longTasks.push(e.duration); });
+  const po = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      longTasks.push(e.duration);
+      longTaskAt.push(Math.round(e.startTime - startedAt));
+    }
+  });
   po.observe({ type: 'longtask' });
   const longFrames = [];
   const lo = new PerformanceObserver((list) => {
@@ -86,13 +97,14 @@ export function probeScript(root: string, target: string): string {
   try { lo.observe({ type: 'long-animation-frame' }); } catch { /* not supported */ }
   window.__probe = {
     stop() {
+      const stoppedAt = Math.round(performance.now() - startedAt);
       mo.disconnect();
       po.disconnect();
       lo.disconnect();
       // Two more frames settle what is pending, then the loop ends.
       return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => {
         running = false;
-        resolve({ dom, screen, longTasks, longFrames });
+        resolve({ dom, screen, longTasks, longTaskAt, stoppedAt, longFrames });
       }, 20))));
     },
   };
