@@ -5,12 +5,12 @@
 //
 // While a reply streams, closed blocks keep their token objects (blocks.ts) and each block's
 // rendering is memoised on its token, so a frame re-renders only the last block; a paragraph still
-// being written is laid out a few lines at a time (LiveParagraph.tsx).
+// being written is laid out a few lines at a time (Paragraph.tsx).
 import { createContext, memo, useContext, useMemo, useRef, type ReactNode } from 'react';
 import type { Token, Tokens } from 'marked';
 import { lexAll, lexGrowing, type GrowingBlocks } from './blocks';
 import { CodeBlock } from './CodeBlock';
-import { LiveParagraph } from './LiveParagraph';
+import { Paragraph } from './Paragraph';
 import { renderInline } from './inline';
 
 /** A reply's headings sit under the page's own (h1 app, h2 screen, h3 conversation): its top
@@ -75,7 +75,7 @@ function renderBlock(t: Token, live: boolean): ReactNode {
     case 'def':
       return null;
     case 'paragraph':
-      return live ? <LiveParagraph tokens={t.tokens ?? []} /> : <p>{renderInline(t.tokens ?? [])}</p>;
+      return <Paragraph tokens={t.tokens ?? []} live={live} />;
     case 'heading':
       return <Heading t={t as Tokens.Heading} />;
     case 'code':

@@ -76,8 +76,12 @@ function appendPlain(prev: GrowingBlocks, source: string): GrowingBlocks | null 
   let inline = 0;
   for (const t of para.tokens) inline += t.raw.length;
   if (inline !== line.length) return null;
-  const text = last.raw + added;
-  const grown: Tokens.Paragraph = { ...(para as Tokens.Paragraph), raw: line + added, text: line + added, tokens: [...para.tokens.slice(0, -1), { ...last, raw: text, text }] };
+  // The grown line is the end of the source (which ends with the line, then what was added): taken
+  // as a slice of it, not concatenated again, and shared with the paragraph's only token. (Each new
+  // concatenation is copied whole the first time it is read: tens of KB a frame for a long reply.)
+  const grownLine = source.slice(source.length - line.length - added.length);
+  const text = para.tokens.length === 1 ? grownLine : last.raw + added;
+  const grown: Tokens.Paragraph = { ...(para as Tokens.Paragraph), raw: grownLine, text: grownLine, tokens: [...para.tokens.slice(0, -1), { ...last, raw: text, text }] };
   return { ...prev, source, open: [...prev.open.slice(0, -1), grown] };
 }
 

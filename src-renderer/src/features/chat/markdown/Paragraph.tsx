@@ -1,9 +1,10 @@
-// The paragraph a reply is still writing. A browser shapes and lays out a paragraph as a whole: a
-// paragraph that grows to tens of KB costs several ms of every frame, however little was added. So
-// the lines this paragraph has finished are moved out of the block being written into blocks of
-// their own (runs, one display:block span each, a couple of KB apiece), cut exactly where the
-// browser broke the lines: the text looks the same, and each frame only the last lines are laid
-// out again. A paragraph that is done is rendered whole (Markdown.tsx), as one block.
+// A reply's paragraph, and the one a reply is still writing. A browser shapes and lays out a
+// paragraph as a whole: a paragraph that grows to tens of KB costs several ms of every frame, however
+// little was added. So once the paragraph being written is long, the lines it has finished are moved
+// out of the block being written into blocks of their own (runs, one display:block span each, a
+// couple of KB apiece), cut exactly where the browser broke the lines: the text looks the same, and
+// each frame only the last lines are laid out again. A paragraph that is done is one block again
+// (the same <p> element throughout).
 //
 // Only the paragraph's last run of plain text (its last inline token, when plain) is cut; what comes
 // before it (links, emphasis, code) stays in the first run. Should that part change, or the text
@@ -74,23 +75,25 @@ export function secondToLastLineStart(node: Text): number {
   return start < text.length ? start : 0;
 }
 
-export function LiveParagraph({ tokens }: { tokens: readonly Token[] }) {
+/** A paragraph; `live` while the reply it is in still streams and it is the reply's last block. */
+export function Paragraph({ tokens, live }: { tokens: readonly Token[]; live: boolean }) {
   const last = tokens.at(-1);
-  const plain = last?.type === 'text' && !last.tokens;
+  const plain = live && last?.type === 'text' && !last.tokens;
   const head = plain ? tokens.slice(0, -1) : tokens;
   const tail = plain ? decodeEntities(last.text) : '';
-  const headSource = head.map((t) => t.raw).join('');
+  const headSource = plain ? head.map((t) => t.raw).join('') : '';
   const [stored, setCuts] = useState<Cuts>(NONE);
-  const cuts = stored.head === headSource && tail.startsWith(stored.text) ? stored : NONE;
+  const cuts = plain && stored.head === headSource && tail.startsWith(stored.text) ? stored : NONE;
   /** The live run's text length at which to measure again after a measure that found no line to cut. */
   const retryAt = useRef(0);
-  const liveRef = useRef<HTMLSpanElement>(null);
+  const liveRun = useRef<HTMLSpanElement>(null);
   const paragraph = useRef<HTMLParagraphElement>(null);
   const from = cuts.text.length;
+  const rest = tail.slice(from);
 
   useEffect(() => {
     const p = paragraph.current;
-    if (!p || typeof ResizeObserver === 'undefined') return;
+    if (!live || !p || typeof ResizeObserver === 'undefined') return;
     let width = p.clientWidth;
     const watch = new ResizeObserver(() => {
       if (p.clientWidth === width) return;
@@ -100,21 +103,26 @@ export function LiveParagraph({ tokens }: { tokens: readonly Token[] }) {
     });
     watch.observe(p);
     return () => watch.disconnect();
-  }, []);
-  const live = tail.slice(from);
+  }, [live]);
 
   useLayoutEffect(() => {
-    if (live.length <= LIVE_MAX || live.length < retryAt.current) return;
-    const node = liveRef.current?.lastChild;
-    const cut = node instanceof Text && node.data === live ? secondToLastLineStart(node) : 0;
+    if (rest.length <= LIVE_MAX || rest.length < retryAt.current) return;
+    // Before the first cut the text is the paragraph's own last child; after it, the live run's.
+    const node = (cuts.at.length === 0 ? paragraph.current : liveRun.current)?.lastChild;
+    const cut = node instanceof Text && node.data === rest ? secondToLastLineStart(node) : 0;
     if (cut <= 0) {
-      retryAt.current = live.length + LIVE_MAX;
+      retryAt.current = rest.length + LIVE_MAX;
       return;
     }
     retryAt.current = 0;
     setCuts({ head: headSource, at: [...cuts.at, from + cut], text: tail.slice(0, from + cut) });
   });
 
+  // Done, or not cut (yet): the same element as a finished paragraph, so nothing is put in its place
+  // when the reply moves on or ends (a person scrolled up keeps the view still).
+  if (!live) return <p ref={paragraph}>{renderInline(tokens)}</p>;
+  // Always an array: a lone string child would be set as the element's whole text.
+  if (cuts.at.length === 0) return <p className="md-live" ref={paragraph}>{[...renderInline(head), rest]}</p>;
   const runs = [];
   let start = 0;
   for (const [i, end] of cuts.at.entries()) {
@@ -126,8 +134,8 @@ export function LiveParagraph({ tokens }: { tokens: readonly Token[] }) {
     start = end;
   }
   runs.push(
-    <span key={cuts.at.length} className="md-run" ref={liveRef}>
-      {cuts.at.length === 0 ? [...renderInline(head), live] : [live]}
+    <span key={cuts.at.length} className="md-run" ref={liveRun}>
+      {[rest]}
     </span>,
   );
   return (

@@ -7,7 +7,7 @@
 import { cleanup, render } from '@testing-library/react';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { LIVE_MAX, secondToLastLineStart } from '../../../src-renderer/src/features/chat/markdown/LiveParagraph';
+import { LIVE_MAX, secondToLastLineStart } from '../../../src-renderer/src/features/chat/markdown/Paragraph';
 import { Markdown } from '../../../src-renderer/src/features/chat/markdown/Markdown';
 
 const COLUMNS = 60;
