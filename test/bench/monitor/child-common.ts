@@ -66,6 +66,12 @@ export interface ResourceWindow {
   end(): { cpuSeconds: number; peakRssMb: number; maxRssMb: number };
 }
 
+/** CPU seconds (user + system) since `since` (a process.cpuUsage() reading), to the ms. */
+function cpuSecondsSince(since: NodeJS.CpuUsage): number {
+  const cpu = process.cpuUsage(since);
+  return Math.round(((cpu.user + cpu.system) / 1e6) * 1000) / 1000;
+}
+
 /** Starts measuring: CPU from now, RSS sampled every 250 ms (and the kernel's max RSS). */
 export function measureResources(): ResourceWindow {
   const cpu0 = process.cpuUsage();
@@ -79,9 +85,8 @@ export function measureResources(): ResourceWindow {
     end() {
       clearInterval(timer);
       peak = Math.max(peak, process.memoryUsage.rss());
-      const cpu = process.cpuUsage(cpu0);
       const mb = (b: number) => Math.round((b / (1024 * 1024)) * 10) / 10;
-      return { cpuSeconds: Math.round(((cpu.user + cpu.system) / 1e6) * 1000) / 1000, peakRssMb: mb(peak), maxRssMb: mb(process.resourceUsage().maxRSS * 1024) };
+      return { cpuSeconds: cpuSecondsSince(cpu0), peakRssMb: mb(peak), maxRssMb: mb(process.resourceUsage().maxRSS * 1024) };
     },
   };
 }
@@ -103,8 +108,9 @@ export interface PollFigures {
 /**
  * The measured window of a poller child: it opens at the `warmup`-th poll (the start-up rounds: see
  * WARMUP_ROUNDS in monitor.bench.ts) and closes `target` polls later (or at close() if that comes
- * first). The CPU of every round of `round` polls, warm-up included, is kept beside it. Both sides do the same work in it, so their CPU compares like for like, and the poll
- * rate is that work over the time it took. (A fixed time window would not: the polls of 1,000
+ * first). The CPU of every round of `round` polls, warm-up included, is kept beside it. Both sides
+ * do the same work in the window, so their CPU compares like for like, and the poll rate is that
+ * work over the time it took. (A fixed time window would not: the polls of 1,000
  * agents started together come in rounds, and a window ending just before or just after a round
  * counts a whole round more or less.)
  */
@@ -118,9 +124,8 @@ export function pollWindow(warmup: number, target: number, round: number): { cou
   const rounds: number[] = [];
   let mark = process.cpuUsage();
   const endRound = () => {
-    const d = process.cpuUsage(mark);
+    rounds.push(cpuSecondsSince(mark));
     mark = process.cpuUsage();
-    rounds.push(Math.round(((d.user + d.system) / 1e6) * 1000) / 1000);
   };
   const open = () => {
     res = measureResources();
