@@ -91,9 +91,11 @@ export function Paragraph({ tokens, live }: { tokens: readonly Token[]; live: bo
   const from = cuts.text.length;
   const rest = tail.slice(from);
 
+  // Only cuts can go stale with the width: a paragraph without any is not watched.
+  const cut = cuts.at.length > 0;
   useEffect(() => {
     const p = paragraph.current;
-    if (!live || !p || typeof ResizeObserver === 'undefined') return;
+    if (!cut || !p || typeof ResizeObserver === 'undefined') return;
     let width = p.clientWidth;
     const watch = new ResizeObserver(() => {
       if (p.clientWidth === width) return;
@@ -103,19 +105,19 @@ export function Paragraph({ tokens, live }: { tokens: readonly Token[]; live: bo
     });
     watch.observe(p);
     return () => watch.disconnect();
-  }, [live]);
+  }, [cut]);
 
   useLayoutEffect(() => {
     if (rest.length <= LIVE_MAX || rest.length < retryAt.current) return;
     // Before the first cut the text is the paragraph's own last child; after it, the live run's.
     const node = (cuts.at.length === 0 ? paragraph.current : liveRun.current)?.lastChild;
-    const cut = node instanceof Text && node.data === rest ? secondToLastLineStart(node) : 0;
-    if (cut <= 0) {
+    const at = node instanceof Text && node.data === rest ? secondToLastLineStart(node) : 0;
+    if (at <= 0) {
       retryAt.current = rest.length + LIVE_MAX;
       return;
     }
     retryAt.current = 0;
-    setCuts({ head: headSource, at: [...cuts.at, from + cut], text: tail.slice(0, from + cut) });
+    setCuts({ head: headSource, at: [...cuts.at, from + at], text: tail.slice(0, from + at) });
   });
 
   // Done, or not cut (yet): the same element as a finished paragraph, so nothing is put in its place
