@@ -136,8 +136,49 @@ describe('useFollowBottom', () => {
     act(() => box.scrollTo(100));
     fireEvent.wheel(el, { deltaY: 60 });
     act(() => box.scrollTo(160));
+    el.dispatchEvent(new Event('scrollend'));
     act(() => box.grow(1_200));
     expect(el.scrollTop).toBe(160);
+  });
+
+  it('a wheel turn down aimed past the bottom goes all the way when its scroll ends short, and follows', () => {
+    const { el, box } = mount();
+    act(() => box.scrollTo(100));
+    // The browser's scroll stops 316 px short (it clamped to a height it had not caught up with).
+    fireEvent.wheel(el, { deltaY: 1_000_000 });
+    act(() => box.scrollTo(284));
+    expect(el.scrollTop).toBe(284);
+    el.dispatchEvent(new Event('scrollend'));
+    act(() => box.frame());
+    expect(el.scrollTop).toBe(600);
+    act(() => box.grow(1_300));
+    expect(el.scrollTop).toBe(900);
+  });
+
+  it('a wheel turn down in lines or pages counts as aimed at the bottom when it reaches it', () => {
+    const { el, box } = mount();
+    act(() => box.scrollTo(100));
+    fireEvent.wheel(el, { deltaY: 3, deltaMode: 1 }); // 3 lines: well short of 500 px
+    act(() => box.scrollTo(148));
+    el.dispatchEvent(new Event('scrollend'));
+    expect(el.scrollTop).toBe(148);
+    fireEvent.wheel(el, { deltaY: 2, deltaMode: 2 }); // 2 pages of 400 px: past the bottom
+    act(() => box.scrollTo(500));
+    el.dispatchEvent(new Event('scrollend'));
+    act(() => box.frame());
+    expect(el.scrollTop).toBe(600);
+  });
+
+  it('a wheel turn up after one aimed at the bottom wins: the end of the scroll does not pull the view down', () => {
+    const { el, box } = mount();
+    act(() => box.scrollTo(100));
+    fireEvent.wheel(el, { deltaY: 1_000_000 });
+    act(() => box.scrollTo(300));
+    fireEvent.wheel(el, { deltaY: -60 });
+    act(() => box.scrollTo(240));
+    el.dispatchEvent(new Event('scrollend'));
+    act(() => box.grow(1_200));
+    expect(el.scrollTop).toBe(240);
   });
 
   it('End follows again at once', () => {

@@ -4,7 +4,9 @@
 // A wheel turn or key press that scrolls up stops following at once, before the scroll it starts
 // has moved anything: otherwise a token arriving first would pin the view back down and cancel
 // that scroll (a smooth wheel scroll takes a few frames to move). A scroll down that reaches the
-// bottom as it was when the person asked for it follows again, however much grew meanwhile.
+// bottom as it was when the person asked for it follows again, however much grew meanwhile; one
+// that aimed past the bottom (a hard wheel turn, End) goes all the way and follows once it ends,
+// even where the browser's scroll stopped short (it clamps to a height it has not caught up with).
 import { useEffect, type RefObject } from 'react';
 
 /** How close to the bottom counts as "at the bottom": a smooth scroll back down ends short by
@@ -21,6 +23,8 @@ export function useFollowBottom(listRef: RefObject<HTMLElement | null>, rowCount
     let pinnedAt = -1;
     /** The list's height when the person last asked to scroll down: reaching that bottom follows. */
     let downTo = -1;
+    /** The person's scroll now running aimed at or past the bottom. */
+    let aimed = false;
     const onScroll = (): void => {
       const top = list.scrollTop;
       if (top === pinnedAt) {
@@ -34,6 +38,7 @@ export function useFollowBottom(listRef: RefObject<HTMLElement | null>, rowCount
       if (top < lastTop && gap > 2) {
         follow = false;
         downTo = -1;
+        aimed = false;
       } else if (nearBottom(list) || (downTo > 0 && top > lastTop && top + list.clientHeight >= downTo - 2)) {
         // A scroll down aims at the bottom as it was when asked for; rows that grew while it ran
         // (a busy frame) leave it short of the bottom now, not short of where the person meant.
@@ -43,13 +48,31 @@ export function useFollowBottom(listRef: RefObject<HTMLElement | null>, rowCount
       lastTop = top;
     };
     const onWheel = (e: WheelEvent): void => {
-      if (e.deltaY < 0) follow = false;
-      else if (e.deltaY > 0) downTo = list.scrollHeight;
+      if (e.deltaY < 0) {
+        follow = false;
+        aimed = false;
+      } else if (e.deltaY > 0) {
+        downTo = list.scrollHeight;
+        // Wheel deltas come in pixels, lines or pages.
+        const px = e.deltaMode === 1 ? e.deltaY * 16 : e.deltaMode === 2 ? e.deltaY * list.clientHeight : e.deltaY;
+        if (px >= list.scrollHeight - list.scrollTop - list.clientHeight) aimed = true;
+      }
     };
     const onKey = (e: KeyboardEvent): void => {
-      if (e.key === 'PageUp' || e.key === 'ArrowUp' || e.key === 'Home' || (e.key === ' ' && e.shiftKey)) follow = false;
-      else if (e.key === 'End') follow = true;
-      else if (e.key === 'PageDown' || e.key === 'ArrowDown' || e.key === ' ') downTo = list.scrollHeight;
+      if (e.key === 'PageUp' || e.key === 'ArrowUp' || e.key === 'Home' || (e.key === ' ' && e.shiftKey)) {
+        follow = false;
+        aimed = false;
+      } else if (e.key === 'End') {
+        follow = true;
+        aimed = true;
+      } else if (e.key === 'PageDown' || e.key === 'ArrowDown' || e.key === ' ') downTo = list.scrollHeight;
+    };
+    const onScrollEnd = (): void => {
+      if (!aimed) return;
+      aimed = false;
+      follow = true;
+      downTo = -1;
+      pin();
     };
     const pin = (): void => {
       list.scrollTop = list.scrollHeight;
@@ -64,6 +87,7 @@ export function useFollowBottom(listRef: RefObject<HTMLElement | null>, rowCount
     list.addEventListener('scroll', onScroll, { passive: true });
     list.addEventListener('wheel', onWheel, { passive: true });
     list.addEventListener('keydown', onKey);
+    list.addEventListener('scrollend', onScrollEnd);
     // A new row (a message just sent) brings the view back to the bottom.
     pin();
     return () => {
@@ -71,6 +95,7 @@ export function useFollowBottom(listRef: RefObject<HTMLElement | null>, rowCount
       list.removeEventListener('scroll', onScroll);
       list.removeEventListener('wheel', onWheel);
       list.removeEventListener('keydown', onKey);
+      list.removeEventListener('scrollend', onScrollEnd);
     };
   }, [listRef, rowCount]);
 }
