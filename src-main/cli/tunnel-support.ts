@@ -126,10 +126,19 @@ export function deliveryData(d: StoredDelivery): Record<string, unknown> {
 
 const NOTES = { 'not-json': 'the body is not JSON', 'utf8-bom': 'the body starts with a UTF-8 byte order mark' } as const;
 
+/**
+ * A verdict in one word or two: the reason when accepted; a repeat of a delivery already received is
+ * acknowledged to the service (kept, not forwarded), so it reads as a duplicate, not as a rejection.
+ */
+export function verdictWord(v: Pick<StoredDelivery['verdict'], 'ok' | 'reason'>): string {
+  if (v.ok) return v.reason;
+  return v.reason === 'duplicate' ? 'DUPLICATE (acknowledged)' : `REJECTED ${v.reason}`;
+}
+
 export function deliveryLine(d: StoredDelivery): string {
   const s = d.summary;
   const note = d.verdict.note ? ` (note: ${NOTES[d.verdict.note]})` : '';
-  return `${iso(d.receivedAt)} ${d.id} ${d.agentId}: ${d.verdict.ok ? d.verdict.reason : `REJECTED ${d.verdict.reason}`}${note} ${s.event ?? '-'}${s.type ? ` ${s.type}` : ''}${s.from ? ` from +${s.from}` : ''}${d.simulated ? ' (simulated)' : ''}${d.forward ? '' : ' — not forwarded'}`;
+  return `${iso(d.receivedAt)} ${d.id} ${d.agentId}: ${verdictWord(d.verdict)}${note} ${s.event ?? '-'}${s.type ? ` ${s.type}` : ''}${s.from ? ` from +${s.from}` : ''}${d.simulated ? ' (simulated)' : ''}${d.forward ? '' : ' — not forwarded'}`;
 }
 
 export function refusedData(r: RefusedRequest): Record<string, unknown> {
@@ -183,5 +192,5 @@ export function listItemData(i: DeliveryListItem): Record<string, unknown> {
 }
 
 export function listItemLine(i: DeliveryListItem): string {
-  return `${i.id}  ${iso(i.receivedAt)}  ${i.agentId}  ${i.verdict.ok ? i.verdict.reason : `REJECTED ${i.verdict.reason}`}  ${i.summary.type ?? '-'}  ${i.summary.from ? `+${i.summary.from}` : '-'}  ${i.forwardState}${i.lastStatus !== null ? ` ${i.lastStatus}` : ''}${i.simulated ? '  (simulated)' : ''}`;
+  return `${i.id}  ${iso(i.receivedAt)}  ${i.agentId}  ${verdictWord(i.verdict)}  ${i.summary.type ?? '-'}  ${i.summary.from ? `+${i.summary.from}` : '-'}  ${i.forwardState}${i.lastStatus !== null ? ` ${i.lastStatus}` : ''}${i.simulated ? '  (simulated)' : ''}`;
 }

@@ -29,6 +29,7 @@ import {
   secretFlags,
   secretSource,
   tunnelDataDir,
+  verdictWord,
 } from '../tunnel-support';
 import { addConfigDirOption } from './team';
 
@@ -159,7 +160,7 @@ export function register(program: Command, ctx: CliContext): void {
     out.result(data, () =>
       [
         `${d.id}  ${d.agentId}  ${data.receivedAt}${d.simulated ? '  (simulated)' : ''}`,
-        `verdict: ${d.verdict.ok ? '' : 'REJECTED '}${d.verdict.reason} (${d.verdict.scheme})`,
+        `verdict: ${verdictWord(d.verdict)} (${d.verdict.scheme})`,
         ...d.verdict.steps.map((s) => `  - ${s}`),
         `${d.method} ${d.path}`,
         ...Object.entries(d.headers).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : v}`),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { refusedLine } from '../../../src-main/cli/tunnel-support';
+import { refusedLine, verdictWord } from '../../../src-main/cli/tunnel-support';
 import type { RefusedRequest } from '../../../src-main/core/tunnel/types';
 
 const base: RefusedRequest = {
@@ -27,5 +27,13 @@ describe('refusedLine', () => {
     expect(refusedLine({ ...base, method: '', path: '', size: 0, reason: 'bad-request', detail: 'the request line could not be read' })).toBe(
       '2026-01-02T03:04:05.000Z REFUSED 401 bad-request - - from 203.0.113.9: the request line could not be read',
     );
+  });
+});
+
+describe('verdictWord', () => {
+  it('reads an accepted verdict as its reason, a repeat as an acknowledged duplicate, anything else as rejected', () => {
+    expect(verdictWord({ ok: true, reason: 'verified' })).toBe('verified');
+    expect(verdictWord({ ok: false, reason: 'duplicate' })).toBe('DUPLICATE (acknowledged)');
+    expect(verdictWord({ ok: false, reason: 'signature-mismatch' })).toBe('REJECTED signature-mismatch');
   });
 });
