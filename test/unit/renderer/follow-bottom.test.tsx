@@ -51,6 +51,11 @@ function sized(el: HTMLElement, clientHeight: number) {
       for (const o of observers) o();
     },
     frame,
+    /** The person's scroll has ended: 'scrollend', then the next frame's scroll events. */
+    end() {
+      el.dispatchEvent(new Event('scrollend'));
+      frame();
+    },
     /** The person's scroll, once it has moved the view. */
     scrollTo(v: number) {
       el.scrollTop = v;
@@ -136,7 +141,7 @@ describe('useFollowBottom', () => {
     act(() => box.scrollTo(100));
     fireEvent.wheel(el, { deltaY: 60 });
     act(() => box.scrollTo(160));
-    el.dispatchEvent(new Event('scrollend'));
+    act(() => box.end());
     act(() => box.grow(1_200));
     expect(el.scrollTop).toBe(160);
   });
@@ -148,8 +153,7 @@ describe('useFollowBottom', () => {
     fireEvent.wheel(el, { deltaY: 1_000_000 });
     act(() => box.scrollTo(284));
     expect(el.scrollTop).toBe(284);
-    el.dispatchEvent(new Event('scrollend'));
-    act(() => box.frame());
+    act(() => box.end());
     expect(el.scrollTop).toBe(600);
     act(() => box.grow(1_300));
     expect(el.scrollTop).toBe(900);
@@ -160,12 +164,11 @@ describe('useFollowBottom', () => {
     act(() => box.scrollTo(100));
     fireEvent.wheel(el, { deltaY: 3, deltaMode: 1 }); // 3 lines: well short of 500 px
     act(() => box.scrollTo(148));
-    el.dispatchEvent(new Event('scrollend'));
+    act(() => box.end());
     expect(el.scrollTop).toBe(148);
     fireEvent.wheel(el, { deltaY: 2, deltaMode: 2 }); // 2 pages of 400 px: past the bottom
     act(() => box.scrollTo(500));
-    el.dispatchEvent(new Event('scrollend'));
-    act(() => box.frame());
+    act(() => box.end());
     expect(el.scrollTop).toBe(600);
   });
 
@@ -176,7 +179,7 @@ describe('useFollowBottom', () => {
     act(() => box.scrollTo(300));
     fireEvent.wheel(el, { deltaY: -60 });
     act(() => box.scrollTo(240));
-    el.dispatchEvent(new Event('scrollend'));
+    act(() => box.end());
     act(() => box.grow(1_200));
     expect(el.scrollTop).toBe(240);
   });

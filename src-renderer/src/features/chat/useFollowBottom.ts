@@ -9,9 +9,12 @@
 // even where the browser's scroll stopped short (it clamps to a height it has not caught up with).
 import { useEffect, type RefObject } from 'react';
 
+/** How far the view is from the bottom of the list, in px. */
+const gapBelow = (list: HTMLElement): number => list.scrollHeight - list.scrollTop - list.clientHeight;
+
 /** How close to the bottom counts as "at the bottom": a smooth scroll back down ends short by
  *  whatever arrived while it ran, so the margin is generous (a few lines). */
-const nearBottom = (list: HTMLElement): boolean => list.scrollHeight - list.scrollTop - list.clientHeight <= Math.max(48, list.clientHeight * 0.15);
+const nearBottom = (list: HTMLElement): boolean => gapBelow(list) <= Math.max(48, list.clientHeight * 0.15);
 
 export function useFollowBottom(listRef: RefObject<HTMLElement | null>, rowCount: number): void {
   useEffect(() => {
@@ -34,8 +37,7 @@ export function useFollowBottom(listRef: RefObject<HTMLElement | null>, rowCount
       // Growing content never moves scrollTop and our own scrolling only goes down, so a move up is
       // the person's (unless the content shrank under a view pinned to the very bottom): stop
       // following until they come back down near the bottom.
-      const gap = list.scrollHeight - top - list.clientHeight;
-      if (top < lastTop && gap > 2) {
+      if (top < lastTop && gapBelow(list) > 2) {
         follow = false;
         downTo = -1;
         aimed = false;
@@ -55,7 +57,7 @@ export function useFollowBottom(listRef: RefObject<HTMLElement | null>, rowCount
         downTo = list.scrollHeight;
         // Wheel deltas come in pixels, lines or pages.
         const px = e.deltaMode === 1 ? e.deltaY * 16 : e.deltaMode === 2 ? e.deltaY * list.clientHeight : e.deltaY;
-        if (px >= list.scrollHeight - list.scrollTop - list.clientHeight) aimed = true;
+        if (px >= gapBelow(list)) aimed = true;
       }
     };
     const onKey = (e: KeyboardEvent): void => {

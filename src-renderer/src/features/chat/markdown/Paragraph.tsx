@@ -110,7 +110,7 @@ export function Paragraph({ tokens, live }: { tokens: readonly Token[]; live: bo
   useLayoutEffect(() => {
     if (rest.length <= LIVE_MAX || rest.length < retryAt.current) return;
     // Before the first cut the text is the paragraph's own last child; after it, the live run's.
-    const node = (cuts.at.length === 0 ? paragraph.current : liveRun.current)?.lastChild;
+    const node = (cut ? liveRun.current : paragraph.current)?.lastChild;
     const at = node instanceof Text && node.data === rest ? secondToLastLineStart(node) : 0;
     if (at <= 0) {
       retryAt.current = rest.length + LIVE_MAX;
@@ -124,7 +124,7 @@ export function Paragraph({ tokens, live }: { tokens: readonly Token[]; live: bo
   // when the reply moves on or ends (a person scrolled up keeps the view still).
   if (!live) return <p ref={paragraph}>{renderInline(tokens)}</p>;
   // Always an array: a lone string child would be set as the element's whole text.
-  if (cuts.at.length === 0) return <p className="md-live" ref={paragraph}>{[...renderInline(head), rest]}</p>;
+  if (!cut) return <p className="md-live" ref={paragraph}>{[...renderInline(head), rest]}</p>;
   const runs = [];
   let start = 0;
   for (const [i, end] of cuts.at.entries()) {
