@@ -15,12 +15,14 @@ class Entry implements Deadline {
     readonly at: number,
     /** Called with `subject` (typed by add(), which pairs them). */
     public fire: ((subject: unknown) => void) | null,
-    readonly subject: unknown,
+    /** Let go on cancel: an inert entry waiting in the queue keeps nothing else alive. */
+    public subject: unknown,
   ) {}
 
   cancel(): void {
     if (this.fire === null) return;
     this.fire = null;
+    this.subject = null;
     this.owner.cancelled();
   }
 }

@@ -1,7 +1,7 @@
 // One HTTP exchange with the service: bearer key, JSON bodies, per-call timeout (one timer shared by
 // a client's calls) combined with the caller's AbortSignal, rate-limit headers read from every
 // answer, errors mapped by meaning.
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, request, util, type Dispatcher } from 'undici';
 import type { Deadline, Deadlines } from '../deadlines';
 import type { Clock } from '../ports';
 import { mapErrorResponse, mapTransportError, tryJson, type AbortCause } from './error-map';
@@ -57,6 +57,8 @@ export function joinUrl(baseUrl: string, path: string): string {
 }
 
 type AbortListener = () => void;
+
+const parseHeaders = util.parseHeaders;
 
 /**
  * How one request is aborted: by the caller's signal (see watchCaller) or by its timeout. It is
@@ -214,11 +216,121 @@ export interface JsonResponse {
   contentType: string | null;
 }
 
+/** Where a request goes, as undici's dispatch takes it. */
+interface Target {
+  origin: string;
+  path: string;
+}
+
+/** Parsed request URLs: the service's few origins, each parsed (and so checked) once. */
+const origins = new Map<string, string>();
+
+function targetOf(url: string): Target {
+  const slash = url.indexOf('/', url.indexOf('//') + 2);
+  const head = slash < 0 ? url : url.slice(0, slash);
+  let origin = origins.get(head);
+  if (origin === undefined) {
+    origin = new URL(head).origin;
+    if (origins.size >= 64) origins.clear();
+    origins.set(head, origin);
+  }
+  return { origin, path: slash < 0 ? '/' : url.slice(slash) };
+}
+
+/**
+ * One whole exchange through undici's handler callbacks: the answer is gathered into one buffer,
+ * with no response stream, body mixin or request wrapper made per call (a monitor makes a thousand
+ * of these every few seconds).
+ */
+class Gather implements Dispatcher.DispatchHandler {
+  status = 0;
+  headers: HeaderBag = {};
+  /** Set once the headers arrived. */
+  rateLimit: RateLimitInfo | null = null;
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private abortFn: ((err: Error) => void) | null = null;
+  private settled = false;
+  /** Aborted while still queued for a connection: settled at once, dropped when undici gets to it. */
+  private readonly onAbort = () => {
+    const reason = this.abort.reason ?? new Error('aborted');
+    if (this.abortFn) this.abortFn(reason);
+    else this.finish(reason, '');
+  };
+
+  constructor(
+    private readonly ctx: HttpContext,
+    private readonly abort: RequestAbort,
+    private readonly done: (err: Error | null, text: string) => void,
+  ) {
+    abort.on('abort', this.onAbort);
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    this.abortFn = abort;
+    if (this.settled) abort(this.abort.reason ?? new Error('aborted'));
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+    this.status = statusCode;
+    this.headers = parseHeaders(rawHeaders) as HeaderBag;
+    this.rateLimit = parseRateLimit(this.headers, this.ctx.clock.now());
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    return true;
+  }
+
+  onComplete(): void {
+    this.finish(null, this.chunks.length === 1 ? this.chunks[0]!.toString('utf8') : Buffer.concat(this.chunks, this.size).toString('utf8'));
+  }
+
+  onError(err: Error): void {
+    this.finish(err, '');
+  }
+
+  private finish(err: Error | null, text: string): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.abort.removeListener('abort', this.onAbort);
+    this.done(err, text);
+  }
+}
+
 /** A request whose answer is JSON (or empty). Non-2xx answers throw their mapped error. */
-export async function requestJson(ctx: HttpContext, spec: RequestSpec): Promise<JsonResponse> {
-  const res = await openRequest(ctx, spec);
-  const text = await readText(ctx, res);
-  const contentType = headerValue(res.headers, 'content-type') ?? null;
-  if (res.status < 200 || res.status >= 300) throw mapErrorResponse(res.status, text, res.rateLimit, ctx.apiKey, contentType);
-  return { status: res.status, headers: res.headers, rateLimit: res.rateLimit, json: tryJson(text), text, contentType };
+export function requestJson(ctx: HttpContext, spec: RequestSpec): Promise<JsonResponse> {
+  return new Promise<JsonResponse>((resolve, reject) => {
+    const abort = new RequestAbort(spec.signal);
+    if (spec.signal?.aborted) abort.abort('aborted');
+    else if (spec.signal) watchCaller(spec.signal, abort);
+    abort.deadline = ctx.deadlines.add(spec.timeoutMs ?? ctx.timeoutMs, onTimeout, abort);
+
+    const headers: Record<string, string> = spec.headers ? { accept: 'application/json', ...spec.headers } : { accept: 'application/json' };
+    if (spec.auth !== false) headers.authorization = `Bearer ${ctx.apiKey}`;
+    let body: string | undefined;
+    if (spec.json !== undefined) {
+      body = JSON.stringify(spec.json);
+      headers['content-type'] = 'application/json';
+    }
+
+    const g = new Gather(ctx, abort, (err, text) => {
+      abort.release();
+      const rateLimit = g.rateLimit;
+      if (rateLimit) ctx.onRateLimit(rateLimit, { method: spec.method, url: spec.url });
+      if (err) return reject(mapTransportError(err, abort.cause, ctx.apiKey, rateLimit ?? {}));
+      const contentType = headerValue(g.headers, 'content-type') ?? null;
+      if (g.status < 200 || g.status >= 300) return reject(mapErrorResponse(g.status, text, rateLimit!, ctx.apiKey, contentType));
+      resolve({ status: g.status, headers: g.headers, rateLimit: rateLimit!, json: tryJson(text), text, contentType });
+    });
+    if (abort.aborted) return g.onError(abort.reason ?? new Error('aborted'));
+    try {
+      const { origin, path } = targetOf(spec.url);
+      ctx.dispatcher.dispatch({ origin, path, method: spec.method, headers, body }, g);
+    } catch (err) {
+      g.onError(err instanceof Error ? err : new Error(String(err)));
+    }
+  });
 }
