@@ -91,15 +91,18 @@ export function Paragraph({ tokens, live }: { tokens: readonly Token[]; live: bo
   const from = cuts.text.length;
   const rest = tail.slice(from);
 
-  // Only cuts can go stale with the width: a paragraph without any is not watched.
+  /** The paragraph's width when the lines were last measured (read then, while the layout is fresh). */
+  const measuredWidth = useRef(0);
+
+  // Only cuts can go stale with the width: a paragraph without any is not watched. Its width is read
+  // in the observer's callbacks only (after a layout): reading it here, right after the commit that
+  // made the first cut, would lay the page out again in that frame.
   const cut = cuts.at.length > 0;
   useEffect(() => {
     const p = paragraph.current;
     if (!cut || !p || typeof ResizeObserver === 'undefined') return;
-    let width = p.clientWidth;
     const watch = new ResizeObserver(() => {
-      if (p.clientWidth === width) return;
-      width = p.clientWidth;
+      if (p.clientWidth === measuredWidth.current) return;
       retryAt.current = 0;
       setCuts(NONE);
     });
@@ -117,6 +120,7 @@ export function Paragraph({ tokens, live }: { tokens: readonly Token[]; live: bo
       return;
     }
     retryAt.current = 0;
+    measuredWidth.current = paragraph.current?.clientWidth ?? 0;
     setCuts({ head: headSource, at: [...cuts.at, from + at], text: tail.slice(0, from + at) });
   });
 
