@@ -93,7 +93,7 @@ async function check(emu: EmulatorReady, shown: string, probe: ProbeResult, comp
 /** Our chat window: type, send, wait for the end, compare the bubble with what the emulator sent. */
 async function oursTurn(page: Page, emu: EmulatorReady, tokens: number, measure: boolean): Promise<RunOut> {
   await plan(emu, tokens);
-  if (measure) await page.evaluate(probeScript('.chat-list', 'li.chat-agent .md'));
+  if (measure) await page.evaluate(probeScript('.chat-list'));
   const before = await page.locator('li.chat-agent').count();
   await page.getByLabel('Message', { exact: true }).fill(`stream ${tokens} tokens`);
   await page.getByRole('button', { name: 'Send', exact: true }).click();
@@ -113,7 +113,7 @@ async function oursTurn(page: Page, emu: EmulatorReady, tokens: number, measure:
 /** The bare page: the same stream, read with fetch from the emulator, appended to a <pre>. */
 async function bareTurn(page: Page, emu: EmulatorReady, tokens: number, measure: boolean): Promise<RunOut> {
   await plan(emu, tokens);
-  if (measure) await page.evaluate(probeScript('body', '#out'));
+  if (measure) await page.evaluate(probeScript('body'));
   const url = `${emu.baseUrl}/api/v1/agents/${AGENT}/chat`;
   const headers = { authorization: `Bearer ${emu.apiKey}`, 'content-type': 'application/json', accept: 'text/event-stream' };
   const body = JSON.stringify({ message: `stream ${tokens} tokens`, user_id: 'bare', stream: true });

@@ -1,7 +1,7 @@
 // In-page measurement, the same for our chat window and for the bare page. Each latency stamp
 // ⟨t=<epoch ms>⟩ written by the emulator is timed twice:
-// - in the DOM: a MutationObserver on a container reads, at each DOM change, the text of the last
-//   element matching a selector and notes each new stamp (the token is in the document);
+// - in the DOM: a MutationObserver on a container reads, at each DOM change, the text that change
+//   brought and notes each new stamp (the token is in the document);
 // - on screen: the end of the rendering update (style, layout, paint) of the frame that first shows
 //   it — a requestAnimationFrame loop posts a message each frame, which runs once the frame is
 //   painted (see the frame attribution below).
@@ -22,7 +22,7 @@ export interface ProbeResult {
   longFrames: Array<{ ms: number; blockingMs: number; scripts: string[] }>;
 }
 
-export function probeScript(root: string, target: string): string {
+export function probeScript(root: string): string {
   return `(() => {
   const now = () => performance.timeOrigin + performance.now();
   const dom = [];
@@ -32,8 +32,6 @@ export function probeScript(root: string, target: string): string {
   const startedAt = performance.now();
   const rootEl = document.querySelector(${JSON.stringify(root)});
   if (!rootEl) throw new Error('no ' + ${JSON.stringify(root)});
-  let el = null;
-  let from = 0;
   // Frames: the probe's rAF callback runs first in every frame (it re-registers during the previous
   // frame, before anything else can); from it until the message it posts (which runs once the
   // frame is painted) the page is inside that frame's rendering update, and a mutation made then
@@ -62,20 +60,28 @@ export function probeScript(root: string, target: string): string {
   };
   requestAnimationFrame(onFrame);
   const re = /\u27e8t=([\\d.]+)\u27e9/g;
-  const mo = new MutationObserver(() => {
-    const t = now();
-    const all = rootEl.querySelectorAll(${JSON.stringify(target)});
-    const last = all[all.length - 1] || null;
-    if (last !== el) { el = last; from = 0; }
-    if (!el) return;
-    const text = el.textContent || '';
-    if (text.length < from) from = 0;
-    re.lastIndex = from;
+  // Stamps are read from what each DOM change brought (the text of the nodes added, the new text
+  // of the nodes changed), never from the whole reply: reading a growing reply's textContent on every
+  // change would make the probe itself allocate tens of MB of strings per run. Text moved or
+  // rebuilt (a paragraph's runs, a finished reply) repeats stamps already seen; stamps sent before
+  // the probe started belong to earlier replies.
+  const seen = new Set();
+  const since = now();
+  const scan = (text, t) => {
+    re.lastIndex = 0;
     for (let m = re.exec(text); m; m = re.exec(text)) {
       const sent = Number(m[1]);
+      if (sent < since || seen.has(sent)) continue;
+      seen.add(sent);
       dom.push(t - sent);
       (inRender ? thisFrame : nextFrame).push(sent);
-      from = re.lastIndex;
+    }
+  };
+  const mo = new MutationObserver((records) => {
+    const t = now();
+    for (const r of records) {
+      if (r.type === 'characterData') scan(r.target.data, t);
+      else for (const n of r.addedNodes) scan(n.nodeType === 3 ? n.data : n.textContent || '', t);
     }
   });
   mo.observe(rootEl, { childList: true, subtree: true, characterData: true });
