@@ -62,16 +62,29 @@ function lines(text: string): string[] {
 
 const measured: Array<{ node: Node; at: number }> = [];
 const rectList = (rects: DOMRect[]) => Object.assign(rects, { item: (i: number) => rects[i] ?? null }) as unknown as DOMRectList;
-/** The layout: one box a character, on its line (none for a space that ends a line). */
+/** Ranges of more than one character asked for (the look at all the line boxes at once). */
+let wholeLooks = 0;
+/**
+ * The layout: 8 px a character, each on its line (none for a space that ends a line); a range of
+ * one character has its box, a longer one a box per line it spans.
+ */
 const laidOut = vi.fn(function (this: Range): DOMRectList {
   const node = this.startContainer;
+  const of = lineOf(node.textContent ?? '');
+  if (this.endOffset - this.startOffset !== 1) {
+    wholeLooks++;
+    const widths = new Map<number, number>();
+    for (let i = this.startOffset; i < this.endOffset; i++) if (of[i]! >= 0) widths.set(of[i]!, (widths.get(of[i]!) ?? 0) + 8);
+    return rectList([...widths].map(([line, w]) => new DOMRect(0, line * LINE, w, LINE)));
+  }
   measured.push({ node, at: this.startOffset });
-  const line = lineOf(node.textContent ?? '')[this.startOffset] ?? -1;
+  const line = of[this.startOffset] ?? -1;
   return rectList(line < 0 ? [] : [new DOMRect(0, line * LINE, 8, LINE)]);
 });
 
 beforeEach(() => {
   measured.length = 0;
+  wholeLooks = 0;
   // jsdom has no Range.getClientRects at all.
   Object.defineProperty(Range.prototype, 'getClientRects', { value: laidOut, configurable: true, writable: true });
 });
@@ -109,6 +122,35 @@ describe('the second-to-last line of a text node', () => {
     expect(secondToLastLineStart(node)).toBe(0);
     node.data = `${'x'.repeat(COLUMNS)} next`;
     expect(secondToLastLineStart(node)).toBe(0);
+    node.remove();
+  });
+
+  it('finds it with a handful of probes from a guess, where a search over the whole text takes two dozen', () => {
+    const node = document.createTextNode(`${'a line of words, incomprehensibilities, and a few more '.repeat(90)}end`);
+    document.body.append(node);
+    const at = secondToLastLineStart(node);
+    expect(node.data.slice(at).trimEnd()).toBe(lines(node.data).slice(-2).join(' '));
+    expect(wholeLooks).toBe(1);
+    expect(2 * Math.ceil(Math.log2(node.data.length))).toBeGreaterThanOrEqual(24);
+    expect(measured.length).toBeLessThanOrEqual(16);
+    node.remove();
+  });
+
+  it('still finds it when the guess is far off (line boxes it cannot place)', () => {
+    const node = document.createTextNode(`${'some words and then some more '.repeat(70)}end`);
+    document.body.append(node);
+    const want = lines(node.data).slice(-2).join(' ');
+    const count = lines(node.data).length;
+    // None; none where the lines are; every line, but the last one so wide that each guess is near 0.
+    const skewed = Array.from({ length: count }, (_, k) => new DOMRect(0, k * LINE, k === count - 1 ? 1e6 : 1, LINE));
+    for (const boxes of [[] as DOMRect[], [new DOMRect(0, -500, 10, LINE)], skewed]) {
+      const inner = laidOut.getMockImplementation()!;
+      laidOut.mockImplementation(function (this: Range) {
+        return this.endOffset - this.startOffset !== 1 ? rectList(boxes) : inner.call(this);
+      });
+      expect(node.data.slice(secondToLastLineStart(node)).trimEnd()).toBe(want);
+      laidOut.mockImplementation(inner);
+    }
     node.remove();
   });
 

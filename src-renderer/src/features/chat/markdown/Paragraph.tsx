@@ -37,9 +37,37 @@ function charTop(range: Range, node: Text, i: number): number {
 }
 
 /**
+ * Where each line of `node` is likely to start, from one look at all its line boxes: the offset
+ * into the text in proportion to the width of the lines before it (a guess; null when the line with
+ * that top is not among them).
+ */
+function lineGuesses(range: Range, node: Text): (top: number) => number | null {
+  range.selectNodeContents(node);
+  const lines: Array<{ top: number; width: number }> = [];
+  for (const r of Array.from(range.getClientRects())) {
+    if (r.height <= 0) continue;
+    const line = lines.find((l) => Math.abs(l.top - r.top) < 0.5);
+    if (line) line.width += r.width;
+    else lines.push({ top: r.top, width: r.width });
+  }
+  lines.sort((a, b) => a.top - b.top);
+  const total = lines.reduce((sum, l) => sum + l.width, 0);
+  return (top) => {
+    let before = 0;
+    for (const l of lines) {
+      if (Math.abs(l.top - top) < 0.5) return total > 0 ? Math.round((node.data.length * before) / total) : null;
+      before += l.width;
+    }
+    return null;
+  };
+}
+
+/**
  * Where, in `node`'s text, the line before its last line starts (0 when the text has at most two
  * lines, or is not laid out). Whitespace is never measured: a space where a line breaks belongs to
  * the line it ends (or to none), so each probe reads the first character at or after it that is not one.
+ * Each line start is searched from a guess (lineGuesses) outwards in doubling steps, then by
+ * halving: a handful of probes where a search over the whole text takes two dozen.
  */
 export function secondToLastLineStart(node: Text): number {
   const text = node.data;
@@ -48,17 +76,44 @@ export function secondToLastLineStart(node: Text): number {
     while (i < text.length && /\s/.test(text[i]!)) i++;
     return i;
   };
-  /** The first character (not whitespace) whose line's top is at or below `top`. */
+  let guesses: ((top: number) => number | null) | null = null;
+  /** The first character (not whitespace) whose line's top is at or below `top`; `hi` is one. */
   const lineStart = (top: number, hi: number): number => {
-    let lo = 0;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const j = solid(mid);
-      const t = j < text.length ? charTop(range, node, j) : Infinity;
-      if (t >= top - 0.5) hi = mid;
-      else lo = mid + 1;
+    const below = (i: number): boolean => {
+      const j = solid(i);
+      return (j < text.length ? charTop(range, node, j) : Infinity) >= top - 0.5;
+    };
+    guesses ??= lineGuesses(range, node);
+    const guess = Math.min(hi, Math.max(0, guesses(top) ?? hi >>> 1));
+    // The answer is in (lo, up]: below(up) holds, below(lo) does not (or lo is -1).
+    let lo: number;
+    let up: number;
+    let step = 8;
+    if (below(guess)) {
+      up = guess;
+      lo = guess - step;
+      while (lo >= 0 && below(lo)) {
+        up = lo;
+        step *= 2;
+        lo = up - step;
+      }
+      lo = Math.max(lo, -1);
+    } else {
+      lo = guess;
+      up = guess + step;
+      while (up < hi && !below(up)) {
+        lo = up;
+        step *= 2;
+        up = lo + step;
+      }
+      up = Math.min(up, hi);
     }
-    return solid(lo);
+    while (up - lo > 1) {
+      const mid = (lo + up) >>> 1;
+      if (below(mid)) up = mid;
+      else lo = mid;
+    }
+    return solid(up);
   };
   let end = text.length - 1;
   while (end >= 0 && /\s/.test(text[end]!)) end--;
