@@ -141,13 +141,12 @@ function watchCaller(signal: AbortSignal, a: RequestAbort): void {
 
 const onTimeout = (a: RequestAbort) => a.abort('timeout');
 
-/** Sends the request and returns once headers arrive; throws a mapped error on transport failure. */
-export async function openRequest(ctx: HttpContext, spec: RequestSpec): Promise<OpenResponse> {
+/** What every request starts with: its abort (caller's signal, timeout), headers and JSON body. */
+function prepare(ctx: HttpContext, spec: RequestSpec): { abort: RequestAbort; headers: Record<string, string>; body: string | undefined } {
   const abort = new RequestAbort(spec.signal);
   if (spec.signal?.aborted) abort.abort('aborted');
   else if (spec.signal) watchCaller(spec.signal, abort);
   abort.deadline = ctx.deadlines.add(spec.timeoutMs ?? ctx.timeoutMs, onTimeout, abort);
-
   const headers: Record<string, string> = spec.headers ? { accept: 'application/json', ...spec.headers } : { accept: 'application/json' };
   if (spec.auth !== false) headers.authorization = `Bearer ${ctx.apiKey}`;
   let body: string | undefined;
@@ -155,7 +154,12 @@ export async function openRequest(ctx: HttpContext, spec: RequestSpec): Promise<
     body = JSON.stringify(spec.json);
     headers['content-type'] = 'application/json';
   }
+  return { abort, headers, body };
+}
 
+/** Sends the request and returns once headers arrive; throws a mapped error on transport failure. */
+export async function openRequest(ctx: HttpContext, spec: RequestSpec): Promise<OpenResponse> {
+  const { abort, headers, body } = prepare(ctx, spec);
   let res: Dispatcher.ResponseData;
   try {
     if (abort.aborted) throw new Error('aborted before start');
@@ -303,19 +307,7 @@ class Gather implements Dispatcher.DispatchHandler {
 /** A request whose answer is JSON (or empty). Non-2xx answers throw their mapped error. */
 export function requestJson(ctx: HttpContext, spec: RequestSpec): Promise<JsonResponse> {
   return new Promise<JsonResponse>((resolve, reject) => {
-    const abort = new RequestAbort(spec.signal);
-    if (spec.signal?.aborted) abort.abort('aborted');
-    else if (spec.signal) watchCaller(spec.signal, abort);
-    abort.deadline = ctx.deadlines.add(spec.timeoutMs ?? ctx.timeoutMs, onTimeout, abort);
-
-    const headers: Record<string, string> = spec.headers ? { accept: 'application/json', ...spec.headers } : { accept: 'application/json' };
-    if (spec.auth !== false) headers.authorization = `Bearer ${ctx.apiKey}`;
-    let body: string | undefined;
-    if (spec.json !== undefined) {
-      body = JSON.stringify(spec.json);
-      headers['content-type'] = 'application/json';
-    }
-
+    const { abort, headers, body } = prepare(ctx, spec);
     const g = new Gather(ctx, abort, (err, text) => {
       abort.release();
       const rateLimit = g.rateLimit;
