@@ -250,10 +250,25 @@ test.describe('chat window', () => {
     const matches = (l: typeof look) => l.width < look.width && Math.abs(l.height - l.flatHeight) < 1 && l.runStartsFromLineStart.every((x) => Math.abs(x) < 1);
     await expect.poll(async () => matches(await lookAt()), { timeout: 10_000 }).toBe(true);
     await expect(lastReply(page)).toHaveAttribute('data-status', 'streaming');
-    // Done: one plain paragraph with the whole text.
+    // Done: the same runs (nothing is laid out again when the reply ends), read as one paragraph:
+    // selected and copied, its text has no line break between them.
     await expect(lastReply(page)).toHaveAttribute('data-status', 'done', { timeout: 20_000 });
-    await expect(lastReply(page).locator('.md-run')).toHaveCount(0);
-    await expect(lastReply(page).locator('.md > p')).toHaveText(tokens.join('').replace(/\*\*|\[|\]\(https:\/\/example\.test\/doc\)/g, '').trim());
+    const para = lastReply(page).locator('.md > p');
+    const whole = tokens.join('').replace(/\*\*|\[|\]\(https:\/\/example\.test\/doc\)/g, '').trim();
+    await expect(para).toHaveText(whole);
+    expect(await para.locator('.md-run').count()).toBeGreaterThanOrEqual(3);
+    const read = await para.evaluate((p) => {
+      const sel = getSelection()!;
+      sel.selectAllChildren(p);
+      const selected = sel.toString();
+      sel.removeAllRanges();
+      return { selected, inner: (p as HTMLElement).innerText };
+    });
+    expect(read).toEqual({ selected: whole, inner: whole });
+    // Narrower again: the lines break elsewhere now, so it is one block.
+    await page.setViewportSize({ width: 900, height: 800 });
+    await expect(para.locator('.md-run')).toHaveCount(0);
+    await expect(para).toHaveText(whole);
   });
 
   test('HTML and javascript: links in a reply render as text', async ({ page }, testInfo) => {

@@ -4,7 +4,7 @@
 // Range a line layout of their own (greedy, COLUMNS characters a line, breaking at spaces, a space
 // where a line breaks has no box) and check that the runs, laid out each on its own, give the very
 // lines of the whole text, that the text stays exact, and that a change before the cut text starts over.
-import { cleanup, render } from '@testing-library/react';
+import { act, cleanup, render } from '@testing-library/react';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LIVE_MAX, secondToLastLineStart } from '../../../src-renderer/src/features/chat/markdown/Paragraph';
@@ -119,7 +119,7 @@ function stream(text: string, sizes: number[], each?: (container: HTMLElement, s
   return container;
 }
 
-const runsOf = (container: HTMLElement) => [...container.querySelectorAll('p.md-live > .md-run')].map((r) => r.textContent ?? '');
+const runsOf = (container: HTMLElement) => [...container.querySelectorAll('.md > p > .md-run')].map((r) => r.textContent ?? '');
 
 describe('the second-to-last line of a text node', () => {
   it('starts where the layout broke the line, never at a space', () => {
@@ -207,19 +207,81 @@ describe('a paragraph while it streams', () => {
     expect(streamed).toBe(render(<Markdown text={text} />).container.textContent);
   });
 
-  it('starts over as one run when the text before the cuts changes, and is one plain paragraph when done', () => {
+  it('starts over when the text before the cuts changes', () => {
     const long = 'plain words go on '.repeat(400);
     const { container, rerender } = render(<Markdown text={long} streaming />);
     rerender(<Markdown text={`${long} and more`} streaming />);
-    expect(runsOf(container).length).toBeGreaterThan(1);
+    const before = runsOf(container);
+    expect(before.length).toBeGreaterThan(1);
     // The same length of text, but different from the start: nothing cut before stays.
     const other = `other ${long.slice(6)} and more`;
     rerender(<Markdown text={other} streaming />);
     expect(container.querySelector('.md')?.textContent).toBe(other);
-    expect(runsOf(container).join('')).toBe(other);
-    rerender(<Markdown text={other} />);
-    expect(container.querySelector('.md-run')).toBeNull();
-    expect(container.querySelector('.md > p')?.textContent).toBe(other);
+    const after = runsOf(container);
+    expect(after[0]!.startsWith('other ')).toBe(true);
+    expect(after.slice(0, -1).every((r) => r.startsWith('plain') || r.startsWith('other'))).toBe(true);
+  });
+
+  it('puts the space where a line broke between its runs, not inside them', () => {
+    const text = `Intro ${'plain words go on '.repeat(400)}and more`;
+    const container = stream(text, [211]);
+    const runs = runsOf(container);
+    expect(runs.length).toBeGreaterThan(2);
+    // Every run but the live one ends with a word; the text between them is the space where the line broke.
+    for (const r of runs.slice(0, -1)) expect(r).toMatch(/\S$/);
+    const p = container.querySelector('p.md-live')!;
+    const between = [...p.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent);
+    expect(between).toEqual(runs.slice(0, -1).map(() => ' '));
+    expect(p.textContent).toBe(text);
+  });
+
+  it('keeps its runs when done, until its text is no longer what was cut', () => {
+    const text = `Intro ${'plain words go on '.repeat(400)}and more`;
+    const container = stream(text, [211]);
+    const p = container.querySelector('.md > p')!;
+    const runs = [...p.querySelectorAll('.md-run')];
+    expect(runs.length).toBeGreaterThan(2);
+    const { rerender } = render(<Markdown text={text} />, { container });
+    // The same element and the same runs: nothing is laid out again when the reply ends.
+    expect(container.querySelector('.md > p')).toBe(p);
+    expect(p.classList.contains('md-live')).toBe(false);
+    expect([...p.querySelectorAll('.md-run')]).toEqual(runs);
+    expect(p.textContent).toBe(text);
+    // A finished text that does not continue the cut text is one block.
+    rerender(<Markdown text={`Changed ${text}`} />);
+    expect(p.querySelector('.md-run')).toBeNull();
+    expect(p.textContent).toBe(`Changed ${text}`);
+  });
+
+  it('is one block again when its width changes after it is done', () => {
+    let notify: (() => void) | null = null;
+    vi.stubGlobal(
+      'ResizeObserver',
+      class {
+        constructor(fn: () => void) {
+          notify = fn;
+        }
+        observe(): void {}
+        disconnect(): void {}
+      },
+    );
+    try {
+      const text = `Intro ${'plain words go on '.repeat(400)}and more`;
+      const container = stream(text, [211]);
+      const { rerender } = render(<Markdown text={text} />, { container });
+      const p = container.querySelector('.md > p') as HTMLParagraphElement;
+      expect(p.querySelectorAll('.md-run').length).toBeGreaterThan(2);
+      // A layout at the width it was measured at changes nothing.
+      act(() => notify!());
+      expect(p.querySelectorAll('.md-run').length).toBeGreaterThan(2);
+      Object.defineProperty(p, 'clientWidth', { value: 321, configurable: true });
+      act(() => notify!());
+      rerender(<Markdown text={text} />);
+      expect(p.querySelector('.md-run')).toBeNull();
+      expect(p.textContent).toBe(text);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it('is never measured while it is short', () => {

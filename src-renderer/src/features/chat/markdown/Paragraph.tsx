@@ -1,16 +1,20 @@
 // A reply's paragraph, and the one a reply is still writing. A browser shapes and lays out a
 // paragraph as a whole: a paragraph that grows to tens of KB costs several ms of every frame, however
 // little was added. So once the paragraph being written is long, the lines it has finished are moved
-// out of the block being written into blocks of their own (runs, one display:block span each, a
+// out of the block being written into runs of their own (one full-width inline-block span each, a
 // couple of KB apiece), cut exactly where the browser broke the lines: the text looks the same, and
-// each frame only the last lines are laid out again. A paragraph that is done is one block again
-// (the same <p> element throughout).
+// each frame only the last lines are laid out again. Being inline, the runs read as one paragraph
+// (copied text and innerText have no line break between them).
+//
+// A paragraph that is done keeps its runs (laying tens of KB out again as one block would cost tens
+// of ms at the moment the reply ends or moves on) until its width changes; then it is one block
+// again. It is the same <p> element throughout.
 //
 // Only the paragraph's last run of plain text (its last inline token, when plain) is cut; what comes
 // before it (links, emphasis, code) stays in the first run. Should that part change, or the text
 // stop being a continuation of what was cut, or the paragraph change width (the lines break
 // elsewhere now), the cuts are dropped and the paragraph is one run again.
-import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { Fragment, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import type { Token } from 'marked';
 import { decodeEntities, renderInline } from './inline';
 
@@ -27,6 +31,13 @@ interface Cuts {
 }
 
 const NONE: Cuts = { head: '', at: [], text: '' };
+
+/** Where the white space (of the kinds HTML collapses) that ends `text.slice(from, end)` begins. */
+function spaceAt(text: string, from: number, end: number): number {
+  let i = end;
+  while (i > from && ' \t\n\r\f'.includes(text[i - 1]!)) i--;
+  return i;
+}
 
 /** The top of the first line box of character `i` of `node`, or NaN where it has none. */
 function charTop(range: Range, node: Text, i: number): number {
@@ -133,11 +144,12 @@ export function secondToLastLineStart(node: Text): number {
 /** A paragraph; `live` while the reply it is in still streams and it is the reply's last block. */
 export function Paragraph({ tokens, live }: { tokens: readonly Token[]; live: boolean }) {
   const last = tokens.at(-1);
-  const plain = live && last?.type === 'text' && !last.tokens;
+  const [stored, setCuts] = useState<Cuts>(NONE);
+  // Done, it is split only to keep the cuts it was given while it streamed.
+  const plain = (live || stored.at.length > 0) && last?.type === 'text' && !last.tokens;
   const head = plain ? tokens.slice(0, -1) : tokens;
   const tail = plain ? decodeEntities(last.text) : '';
   const headSource = plain ? head.map((t) => t.raw).join('') : '';
-  const [stored, setCuts] = useState<Cuts>(NONE);
   const cuts = plain && stored.head === headSource && tail.startsWith(stored.text) ? stored : NONE;
   /** The live run's text length at which to measure again after a measure that found no line to cut. */
   const retryAt = useRef(0);
@@ -166,7 +178,7 @@ export function Paragraph({ tokens, live }: { tokens: readonly Token[]; live: bo
   }, [cut]);
 
   useLayoutEffect(() => {
-    if (rest.length <= LIVE_MAX || rest.length < retryAt.current) return;
+    if (!live || rest.length <= LIVE_MAX || rest.length < retryAt.current) return;
     // Before the first cut the text is the paragraph's own last child; after it, the live run's.
     const node = (cut ? liveRun.current : paragraph.current)?.lastChild;
     const at = node instanceof Text && node.data === rest ? secondToLastLineStart(node) : 0;
@@ -179,18 +191,23 @@ export function Paragraph({ tokens, live }: { tokens: readonly Token[]; live: bo
     setCuts({ head: headSource, at: [...cuts.at, from + at], text: tail.slice(0, from + at) });
   });
 
-  // Done, or not cut (yet): the same element as a finished paragraph, so nothing is put in its place
+  // Not cut (yet), or done and not cut: the same element throughout, so nothing is put in its place
   // when the reply moves on or ends (a person scrolled up keeps the view still).
-  if (!live) return <p ref={paragraph}>{renderInline(tokens)}</p>;
+  if (!cut && !live) return <p ref={paragraph}>{renderInline(tokens)}</p>;
   // Always an array: a lone string child would be set as the element's whole text.
   if (!cut) return <p className="md-live" ref={paragraph}>{[...renderInline(head), rest]}</p>;
-  const runs = [];
+  const runs: ReactNode[] = [];
   let start = 0;
   for (const [i, end] of cuts.at.entries()) {
+    // The white space where the line broke goes between the runs, not at the end of one (where the
+    // line layout of an inline-block would drop it from the copied text and innerText).
+    const space = spaceAt(tail, start, end);
+    const words = tail.slice(start, space);
     runs.push(
       <span key={i} className="md-run">
-        {i === 0 ? [...renderInline(head), tail.slice(0, end)] : tail.slice(start, end)}
+        {i === 0 ? [...renderInline(head), words] : words}
       </span>,
+      <Fragment key={`${i} `}>{tail.slice(space, end)}</Fragment>,
     );
     start = end;
   }
@@ -200,7 +217,7 @@ export function Paragraph({ tokens, live }: { tokens: readonly Token[]; live: bo
     </span>,
   );
   return (
-    <p className="md-live" ref={paragraph}>
+    <p className={live ? 'md-live' : undefined} ref={paragraph}>
       {runs}
     </p>
   );
