@@ -187,6 +187,8 @@ export class EventLog {
   private opened = false;
   private closed = false;
   private maintaining = false;
+  /** The bounds are exceeded only by deliveries waiting to be forwarded (said once). */
+  private overByPending = false;
   /** Written but not yet synced. */
   private dirty = false;
   private syncTimer: unknown = null;
@@ -703,6 +705,14 @@ export class EventLog {
       while (this.segments.length > 1 && this.overBounds()) {
         const oldest = this.segments[0]!;
         const leaving = this.index.leaving(oldest.n);
+        // Carrying a segment's pending deliveries forward must free more than it writes again: when
+        // most of it still waits to be forwarded, it is kept (over the bounds) until they are.
+        // Otherwise a log whose pending deliveries alone are over a bound would carry them from
+        // segment to segment without end.
+        if (leaving.drop.length < leaving.carry.length && Buffer.byteLength(leaving.carryText) * 2 > oldest.bytes) {
+          this.keepingPending(leaving.carry.length);
+          break;
+        }
         if (leaving.carry.length > 0) await this.carryForward(leaving);
         if (this.opts.beforeDrop) await this.opts.beforeDrop(leaving.seen);
         this.failedSegments.delete(oldest.n);
@@ -711,11 +721,19 @@ export class EventLog {
         await unlink(join(this.dir, segName(oldest.n))).catch(() => undefined);
         this.logger.info('tunnel log: dropped the oldest segment', { segment: oldest.n, deliveries: leaving.drop.length, carried: leaving.carry.length });
       }
+      if (!this.overBounds()) this.overByPending = false;
     } catch (err) {
       this.logger.error('tunnel log: could not drop the oldest segment (kept for now)', { error: err instanceof Error ? err.message : String(err) });
     } finally {
       this.maintaining = false;
     }
+  }
+
+  /** Says once (until the log is back within its bounds) that pending deliveries keep it over them. */
+  private keepingPending(carry: number): void {
+    if (this.overByPending) return;
+    this.overByPending = true;
+    this.logger.warn('tunnel log: over its bounds while deliveries wait to be forwarded; they are all kept', { pendingInOldestSegment: carry, deliveries: this.index.entries.size });
   }
 
   private overBounds(): boolean {

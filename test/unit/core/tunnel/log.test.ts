@@ -5,6 +5,7 @@ import { EventLog } from '../../../../src-main/core/tunnel/log';
 import { createIdGenerator } from '../../../../src-main/core/tunnel/ids';
 import type { ForwardAttempt, StoredDelivery } from '../../../../src-main/core/tunnel/types';
 import { FakeClock, tempDir } from './helpers';
+import { silentLogger } from '../../../../src-main/core/ports';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -167,6 +168,40 @@ describe('EventLog', () => {
     expect(again.pending().map((d) => d.id)).toEqual([stuck]);
     expect(again.pending()[0]).toEqual(original);
     await again.close();
+  });
+
+  it('pending deliveries over the bounds are kept where they are, not carried from segment to segment', async () => {
+    const s = await setup({ maxDeliveries: 10, segmentDeliveries: 3 });
+    const warnings: string[] = [];
+    const logger = { ...silentLogger, warn: (m: string) => void warnings.push(m) };
+    const log = new EventLog({ dataDir: s.dir, clock: s.clock, bounds: { maxDeliveries: 10, segmentDeliveries: 3 }, logger });
+    await log.open();
+    // Nothing is forwarded (the local app is down): every delivery stays pending.
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const id = s.newId();
+      ids.push(id);
+      await log.appendDelivery(delivery(id, 'x', s.clock.now()));
+      await s.clock.advance(10);
+      await log.maintain();
+    }
+    // The segments and the records in them (a segment's zero padding ends its records).
+    const files = async () => Promise.all(log.segmentFiles().map(async (f) => ({ f, records: (await readFile(f, 'utf8')).split('\0')[0] })));
+    const settled = await files();
+    for (let i = 0; i < 5; i++) await log.maintain();
+    expect(await files()).toEqual(settled);
+    expect(log.pending().map((d) => d.id)).toEqual(ids);
+    expect(warnings.filter((w) => w.includes('wait to be forwarded'))).toHaveLength(1);
+    // Once they are forwarded, the oldest segments go.
+    for (const id of ids) await log.appendAttempt(attempt(s.newId(), id, s.clock.now(), 200));
+    await log.appendDelivery(delivery(s.newId(), 'x', s.clock.now()));
+    // (A maintenance the roll started may be running: this one then returns at once.)
+    for (let i = 0; i < 20 && log.size > 10; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      await log.maintain();
+    }
+    expect(log.size).toBeLessThanOrEqual(10);
+    await log.close();
   });
 
   it('a carried delivery whose old segment stayed (the drop failed) is read once, with its attempts once', async () => {
