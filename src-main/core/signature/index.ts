@@ -86,7 +86,7 @@ export interface ParsedV1 {
   signatures: string[];
 }
 
-/** Parses `t=<unix>,v1=<hex>[,v1=<hex>...]`; unknown keys are ignored. Null when malformed. */
+/** Parses `t=<unix>,v1=<hex>[,v1=<hex>...]`; unknown keys are ignored. Null when malformed (no t, two different t's, no v1). */
 export function parseV1Header(value: string): ParsedV1 | null {
   let t: number | undefined;
   const signatures: string[] = [];
@@ -98,7 +98,8 @@ export function parseV1Header(value: string): ParsedV1 | null {
     const key = trimmed.slice(0, eq).trim();
     const val = trimmed.slice(eq + 1).trim();
     if (key === 't') {
-      if (!/^\d{1,12}$/.test(val) || t !== undefined) return null;
+      // The same header twice (joined with a comma on the way) repeats its t: a different one is malformed.
+      if (!/^\d{1,12}$/.test(val) || (t !== undefined && t !== Number(val))) return null;
       t = Number(val);
     } else if (key === 'v1') {
       if (!HEX.test(val)) return null;

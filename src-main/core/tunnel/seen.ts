@@ -1,5 +1,5 @@
 // Deliveries already received per agent, for the `duplicate` verdict. A delivery is known by its
-// message.id, or, without one, by a hash of its signature header and body (an exact replay).
+// message.id, or, without one, by a hash of what its signature covers (dedupeKey).
 // Keys are kept for the duplicate window: at least twice the v1 tolerance (a timestamp is good from
 // `tolerance` before to `tolerance` after) plus the service's retry horizon (ASSUMPTION A-RETRY: 5
 // tries, 10 s each at most, after 1, 2, 4, 8 s of back-off: 65 s), so a retry or a replay inside the
@@ -8,6 +8,7 @@
 // their segment; so it survives restarts and rotation. A check-and-claim is synchronous, so two
 // concurrent retries of one message cannot both pass.
 import { open, readFile, rename, writeFile } from 'node:fs/promises';
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { DEFAULT_TOLERANCE_SEC } from '../signature';
@@ -29,18 +30,23 @@ export function minDuplicateWindowMs(toleranceSec = DEFAULT_TOLERANCE_SEC): numb
   return (2 * toleranceSec + RETRY_HORIZON_SEC) * 1000;
 }
 
-/** message.id, or `sig:` + sha256 over the signature header and the raw body. */
-export function dedupeKey(messageId: string | null, signature: string | undefined, body: Uint8Array): string {
+/**
+ * The duplicate key of an accepted delivery: its message.id, or `sig:` + sha256 over what the
+ * signature covers (the v1 timestamp and the raw body; the body alone when only the legacy header
+ * signed it). Never the signature header's text: one signature can be written many ways (hex case,
+ * spaces, extra or repeated entries), each of which verifies.
+ */
+export function dedupeKey(messageId: string | null, v1Timestamp: number | undefined, body: Uint8Array): string {
   if (messageId !== null) return messageId;
-  return `sig:${createHash('sha256').update(signature ?? '').update('\n').update(body).digest('base64url')}`;
+  return `sig:${createHash('sha256').update(v1Timestamp === undefined ? 'legacy\n' : `v1 ${v1Timestamp}\n`).update(body).digest('base64url')}`;
 }
 
 /** The key of a stored delivery that was accepted (ok), or null. */
 export function keyOfDelivery(d: StoredDelivery): string | null {
   if (!d.verdict.ok) return null;
-  if (d.summary.messageId !== null) return d.summary.messageId;
-  const h = d.headers['x-service-signature-v1'] ?? d.headers['x-service-signature'];
-  return dedupeKey(null, Array.isArray(h) ? h.join(',') : h, Buffer.from(d.bodyBase64, 'base64'));
+  const body = Buffer.from(d.bodyBase64, 'base64');
+  // A message.id read from a body that is not valid UTF-8 may not be the one sent (see verify.ts).
+  return dedupeKey(isUtf8(body) ? d.summary.messageId : null, d.verdict.scheme === 'v1' ? d.verdict.timestamp : undefined, body);
 }
 
 export class SeenIndex {

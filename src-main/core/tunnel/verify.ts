@@ -3,6 +3,7 @@
 // `legacy-only` unless allowed; then a repeat of a delivery already received (`duplicate`).
 // A body whose signature verifies is authentic: a UTF-8 byte order mark or a body that is not JSON
 // is accepted with a note on the verdict (refusing it would make the service retry it forever).
+import { isUtf8 } from 'node:buffer';
 import { LEGACY_HEADER, V1_HEADER, verifyDelivery, type HeaderBag } from '../signature';
 import { headerOf } from './headers';
 import { dedupeKey } from './seen';
@@ -86,10 +87,14 @@ export function verifyTunnelDelivery(input: TunnelVerifyInput): TunnelVerifyResu
     verdict.steps.push('the body is not JSON; accepted and forwarded byte for byte (it is signed)');
     verdict.note = 'not-json';
   } else verdict.steps.push('the body is JSON');
+  // A body that is not valid UTF-8 is read with replacement characters: two different ids could read
+  // the same, so such a delivery is known by what its signature covers instead.
+  const utf8 = isUtf8(input.rawBody);
+  if (!utf8) verdict.steps.push('the body is not valid UTF-8; accepted and forwarded byte for byte (it is signed)');
   // ASSUMPTION A-RETRY: a retried delivery carries the same message.id.
-  const key = dedupeKey(summary.messageId, (sigHeaders[V1_HEADER] ?? sigHeaders[LEGACY_HEADER]) as string, input.rawBody);
+  const key = dedupeKey(utf8 ? summary.messageId : null, sig.scheme === 'v1' ? sig.timestamp : undefined, input.rawBody);
   if (input.claim && !input.claim(key)) {
-    verdict.steps.push(summary.messageId !== null ? `message ${summary.messageId} was already received for this agent` : 'this exact signed delivery was already received for this agent');
+    verdict.steps.push(utf8 && summary.messageId !== null ? `message ${summary.messageId} was already received for this agent` : 'this exact signed delivery was already received for this agent');
     return { verdict: { ...verdict, ok: false, reason: 'duplicate' }, summary, key };
   }
   return { verdict, summary, key };

@@ -91,6 +91,39 @@ describe('duplicates', () => {
     expect((await rawRequest(`${url}/hooks/a1`, { headers: signed(body, clock), body })).json?.duplicate).toBeUndefined();
   });
 
+  it('without message.id: the same signature written another way (hex case, spaces, extra or repeated entries) is still a duplicate', async () => {
+    const clock = new FakeClock(NOW);
+    const { t, url } = await tunnel(await dir(), clock);
+    const body = event(null);
+    const headers = signed(body, clock);
+    const v1 = headers['x-service-signature-v1']!;
+    const [ts, sig] = v1.split(',');
+    expect((await rawRequest(`${url}/hooks/a1`, { headers, body })).json).toMatchObject({ ok: true });
+    const variants = [`${ts},v1=${sig!.slice(3).toUpperCase()}`, `${ts}, ${sig}`, `${v1},x=1`, `${v1},${sig}`, `${sig},${ts}`];
+    for (const variant of variants) {
+      const r = await rawRequest(`${url}/hooks/a1`, { headers: { ...headers, 'x-service-signature-v1': variant }, body });
+      expect({ variant, status: r.status, json: r.json }).toMatchObject({ variant, status: 200, json: { ok: true, duplicate: true } });
+    }
+    expect(t.list({ limit: 100 }).filter((d) => d.verdict.reason === 'verified')).toHaveLength(1);
+  });
+
+  it('two authentic bodies that are not valid UTF-8 are told apart by their bytes, not by an id read with replacement characters', async () => {
+    const clock = new FakeClock(NOW);
+    const { t, url } = await tunnel(await dir(), clock);
+    const raw = (b: number) => Buffer.concat([Buffer.from('{"event":"message.received","message":{"id":"coll'), Buffer.from([b]), Buffer.from('","type":"text"}}')]);
+    const first = raw(0xff);
+    const second = raw(0xfe);
+    const sign = (b: Buffer) => ({ 'content-type': 'application/json', ...signDelivery(SECRET, b, Math.floor(clock.now() / 1000)) });
+    const a = await rawRequest(`${url}/hooks/a1`, { headers: sign(first), body: first });
+    const b = await rawRequest(`${url}/hooks/a1`, { headers: sign(second), body: second });
+    expect(a.json).toMatchObject({ ok: true });
+    expect(b.json).toMatchObject({ ok: true });
+    expect(b.json?.duplicate).toBeUndefined();
+    expect(t.get(b.json!.deliveryId as string)!.verdict.steps.join('\n')).toMatch(/not valid UTF-8/);
+    // An exact replay of either is still a duplicate.
+    expect((await rawRequest(`${url}/hooks/a1`, { headers: sign(second), body: second })).json).toMatchObject({ duplicate: true });
+  });
+
   it('survive log rotation and a restart (the keys of a dropped segment go to the seen file first), within the window', async () => {
     const d = await dir();
     const clock = new FakeClock(NOW);

@@ -81,7 +81,10 @@ const cases: Case[] = (() => {
   const b18 = event();
   c.push({ name: 'v1 without t', headers: { 'x-service-signature-v1': `v1=${hex(SECRET, b18)}` }, body: b18, status: 401, reason: 'malformed-header', refused: 'invalid-signature' });
   const b19 = event();
-  c.push({ name: 'v1 with two t', headers: { 'x-service-signature-v1': `t=${NOW},t=${NOW},v1=${hex(SECRET, `${NOW}.${b19}`)}` }, body: b19, status: 401, reason: 'malformed-header', refused: 'invalid-signature' });
+  c.push({ name: 'v1 with two different t', headers: { 'x-service-signature-v1': `t=${NOW},t=${NOW + 1},v1=${hex(SECRET, `${NOW}.${b19}`)}` }, body: b19, status: 401, reason: 'malformed-header', refused: 'invalid-signature' });
+  const b19b = event();
+  const v1Once = `t=${NOW},v1=${hex(SECRET, `${NOW}.${b19b}`)}`;
+  c.push({ name: 'the same v1 header twice (joined by a proxy)', headers: { 'x-service-signature-v1': `${v1Once}, ${v1Once}` }, body: b19b, status: 200, reason: 'verified' });
   const b20 = event();
   c.push({ name: 'garbled legacy only', headers: { 'x-service-signature': `md5=${hex(SECRET, b20)}` }, body: b20, status: 401, reason: 'malformed-header', refused: 'invalid-signature' });
   const b21 = event();
