@@ -145,11 +145,31 @@ export function mapErrorResponse(
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
+/** What a transport error code means, in words that follow "The service could not be reached: ". */
+const TRANSPORT_WORDS: Array<[codes: readonly string[], words: string]> = [
+  [['ECONNREFUSED'], 'nothing answered at its address (the connection was refused)'],
+  [['ENOTFOUND', 'EAI_AGAIN'], 'its host name could not be found'],
+  [['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'], 'the connection was closed before the answer came'],
+  [['EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN'], 'the network has no route to it'],
+  [
+    ['CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID'],
+    'its TLS certificate was not accepted',
+  ],
+];
+
+/** "The service could not be reached: <what the code means>." — the code itself stays on the cause. */
+function unreachableMessage(code: string | undefined): string {
+  const words = code === undefined ? undefined : TRANSPORT_WORDS.find(([codes]) => codes.includes(code))?.[1];
+  return words ? `The service could not be reached: ${words}.` : 'The service could not be reached.';
+}
+
 export type AbortCause = 'timeout' | 'aborted' | null;
 
 /**
  * A failure without an HTTP answer: caller abort, the client's timeout, or a connection problem.
- * The cause is reduced to plain {name, code} so nothing of the request (headers, key) rides along.
+ * The cause is reduced to plain {name, code, detail} (the transport's code and its redacted words,
+ * for diagnostics) so nothing of the request (headers, key) rides along; the message is for people
+ * and carries neither.
  */
 export function mapTransportError(err: unknown, abortCause: AbortCause, secret?: string, rateLimit: RateLimitInfo = {}): ServiceError {
   if (err instanceof ServiceError) return err;
@@ -161,6 +181,6 @@ export function mapTransportError(err: unknown, abortCause: AbortCause, secret?:
   if (abortCause === 'aborted') return new Aborted({ rateLimit, cause });
   if (code !== undefined && TIMEOUT_CODES.has(code)) return new Timeout({ rateLimit, cause });
   if (name === 'AbortError') return new Aborted({ rateLimit, cause });
-  const detail = typeof e?.message === 'string' && e.message ? `: ${clip(redact(e.message, secret))}` : '';
-  return new NetworkError({ rateLimit, cause, message: `The service could not be reached${code ? ` (${code})` : ''}${detail}` });
+  const detail = typeof e?.message === 'string' && e.message ? clip(redact(e.message, secret)) : undefined;
+  return new NetworkError({ rateLimit, cause: { ...cause, ...(detail !== undefined ? { detail } : {}) }, message: unreachableMessage(code) });
 }
