@@ -6,6 +6,20 @@ export function agentRef(agentId: string, phone?: string | null): string {
   return phone ? `${agentId} (+${phone})` : agentId;
 }
 
+/** "1 agent", "5 agents". */
+export function counted(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** What an incident of each kind is, mid-sentence ("a1: unlinked for 2 h"). */
+const KIND_WORDS: Record<Incident['kind'], string> = {
+  'needs-scan': 'unlinked',
+  reconnecting: 'reconnecting',
+  unreachable: 'not answering polls',
+  'auth-error': 'API key rejected',
+  flapping: 'flapping',
+};
+
 export const text = {
   needsScan: (agent: string, wasLinked: boolean) => ({
     title: wasLinked ? `${agent} was unlinked — a QR scan is needed` : `${agent} needs a QR scan`,
@@ -41,7 +55,7 @@ export const text = {
   }),
   teamUnreachable: (team: string, agentIds: string[]) => ({
     title: `Service unreachable for team ${team}`,
-    body: `No poll has succeeded for ${agentIds.length} agent(s): ${agentIds.join(', ')}. Their last known state is kept.`,
+    body: `No poll has succeeded for ${counted(agentIds.length, 'agent')}: ${agentIds.join(', ')}. ${agentIds.length === 1 ? 'Its' : 'Their'} last known state is kept.`,
   }),
   teamReachable: (team: string, afterMs: number) => ({
     title: `Service reachable again for team ${team} after ${formatDuration(afterMs)}`,
@@ -60,8 +74,8 @@ export const text = {
     body: parts.map((p) => `- ${p.urgent ? '[urgent] ' : ''}${p.title}`).join('\n'),
   }),
   stillDown: (open: Incident[], team: string, now: number) => ({
-    title: `Still down after quiet hours: ${open.length} incident(s)`,
-    body: open.map((i) => `- ${incidentSubject(i, team)}: ${i.kind} for ${formatDuration(now - i.openedAt)}`).join('\n'),
+    title: `Still down after quiet hours: ${counted(open.length, 'incident')}`,
+    body: open.map((i) => `- ${incidentSubject(i, team)}: ${KIND_WORDS[i.kind] ?? i.kind} for ${formatDuration(now - i.openedAt)}`).join('\n'),
   }),
 };
 

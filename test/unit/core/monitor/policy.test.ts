@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Health } from '../../../../src-main/core/monitor/health';
 import { AlertPolicy } from '../../../../src-main/core/monitor/policy';
+import { text } from '../../../../src-main/core/monitor/policy-text';
 import { utcLocalTime, type AlertRules, type HealthChange } from '../../../../src-main/core/monitor/types';
 
 const T0 = Date.UTC(2024, 0, 10, 12, 0, 0); // 12:00 UTC
@@ -384,6 +385,11 @@ describe('AlertPolicy: grouping, team-wide problems', () => {
     policy.ingest([{ teamId: 't1', agentId: 'a1', from: 'unknown', to: 'connected', at: T0 }], T0);
     const out = policy.ingest([{ teamId: 't1', agentId: 'a1', from: 'connected', to: 'unreachable', at: T0 }], T0);
     expect(out.alerts.map((a) => [a.teamId, a.teamLabel, a.title])).toEqual([['t1', 'Support desk', 'Service unreachable for team Support desk']]);
+    expect(out.alerts[0]!.body).toBe('No poll has succeeded for 1 agent: a1. Its last known state is kept.');
+  });
+
+  it('a team-wide outage counts its agents in words, one or many', () => {
+    expect(text.teamUnreachable('Ops', ['a1', 'a2']).body).toBe('No poll has succeeded for 2 agents: a1, a2. Their last known state is kept.');
   });
 
   it('auth-error → one alert per team, once, however many agents and polls', () => {
@@ -468,7 +474,9 @@ describe('AlertPolicy: acknowledge, snooze, quiet hours', () => {
     expect(got[0]!.at).toBe(Date.UTC(2024, 0, 10, 13, 0, 0));
     expect(got[0]!.agentIds.sort()).toEqual(['a1', 'a2']);
     expect(got[0]!.urgent).toBe(true);
-    expect(got[0]!.body).toContain('a1: needs-scan');
+    expect(got[0]!.title).toBe('Still down after quiet hours: 2 incidents');
+    expect(got[0]!.body).toContain('a1: unlinked for');
+    expect(got[0]!.body).toContain('a2: reconnecting for');
     // After the summary, things are alerted normally again, and the summary is not repeated.
     expect(h.cycle(['a2', 'connected'])).toEqual([]);
     expect(h.advance(30 * S).map((a) => a.kind)).toEqual(['recovered']);
