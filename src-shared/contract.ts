@@ -308,7 +308,8 @@ export interface TunnelStatusDTO {
   /** Local app URL deliveries are forwarded to. */
   forwardTo: string | null;
   agents: TunnelAgentDTO[];
-  counts: { received: number; verified: number; rejected: number; forwarded: number; failed: number };
+  /** verified counts duplicates too (authentic, acknowledged, not passed on again); rejected never does. */
+  counts: { received: number; verified: number; duplicates: number; rejected: number; forwarded: number; failed: number };
   /** The receiver's public exposure (ngrok or a tunnel command). */
   exposure: ExposureDTO;
   /** Why the receiver cannot run now (another process writes the tunnel's data folder), or null. */

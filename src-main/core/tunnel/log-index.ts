@@ -64,7 +64,11 @@ export interface Entry {
 /** What the tunnel screen counts (refused requests are counted from their own store). */
 export interface DeliveryCounts {
   received: number;
+  /** Authentic deliveries, duplicates among them. */
   verified: number;
+  /** Repeats of a delivery already received: authentic and acknowledged, not passed on again. */
+  duplicates: number;
+  /** Not authentic (bad, missing or stale signature, no secret to check it with …). */
   rejected: number;
   forwarded: number;
   failed: number;
@@ -282,10 +286,13 @@ export class LogIndex {
   }
 
   counts(): DeliveryCounts {
-    const out: DeliveryCounts = { received: 0, verified: 0, rejected: 0, forwarded: 0, failed: 0 };
+    const out: DeliveryCounts = { received: 0, verified: 0, duplicates: 0, rejected: 0, forwarded: 0, failed: 0 };
     for (const e of this.entries.values()) {
       out.received++;
-      if (e.ok) out.verified++;
+      if (e.reason === 'duplicate') {
+        out.verified++;
+        out.duplicates++;
+      } else if (e.ok) out.verified++;
       else out.rejected++;
       const state = stateOf(e);
       if (state === 'delivered') out.forwarded++;

@@ -23,7 +23,7 @@ const status: TunnelStatusDTO = {
     { teamId: 'team1', agentId: 'a1', publicUrl: 'https://pub.example.test/hooks/a1', hasSecret: true, localAppDownSince: null, pending: 0, receiverUrl: `${LISTEN}/hooks/a1`, exposedUrl: null },
     { teamId: 'team2', agentId: 'a2', publicUrl: null, hasSecret: false, localAppDownSince: null, pending: 0, receiverUrl: `${LISTEN}/hooks/a2`, exposedUrl: null },
   ],
-  counts: { received: 3, verified: 2, rejected: 1, forwarded: 2, failed: 0 },
+  counts: { received: 3, verified: 2, duplicates: 0, rejected: 1, forwarded: 2, failed: 0 },
   exposure: exposureOff,
 };
 
@@ -157,6 +157,12 @@ describe('tunnel inspector: top', () => {
     fireEvent.click(within(hookRow('Lab bot')).getByRole('button', { name: 'Register this receiver for Lab bot · Lab' }));
     await flush();
     expect(t.calls.find((c) => c.name === 'webhook.register')?.args).toEqual({ teamId: 'team2', agentId: 'a2', publicUrl: `${LISTEN}/hooks/a2` });
+  });
+
+  it('counts a duplicate as verified and as a duplicate, never as rejected', async () => {
+    setup({ 'tunnel.status': { ok: true, value: { ...status, counts: { received: 5, verified: 5, duplicates: 1, rejected: 0, forwarded: 4, failed: 0 } } } });
+    await flush();
+    expect(facts().textContent).toContain('5 received · 5 verified · 1 duplicate · 0 rejected · 4 forwarded · 0 failed');
   });
 
   it('shows the local app state from tunnel.status: down since and waiting', async () => {

@@ -1,7 +1,8 @@
 // The top of the inspector: the local receiver (listening where; the URLs to use are the agents'
 // hook URLs below, so the bare base is not offered for copying), the public exposure (off,
 // starting, up with its URL, failed with why and what to do, stopped — and then where the service
-// still sends deliveries), where deliveries are forwarded, and the counts.
+// still sends deliveries), where deliveries are forwarded, and the counts (a duplicate is counted
+// as verified and as a duplicate: it was acknowledged, not rejected).
 import type { ExposureDTO, TunnelStatusDTO } from '../../../../src-shared/contract';
 import { forwardingOf } from '../../store/tunnel';
 import { useApp } from '../../store/react';
@@ -87,7 +88,8 @@ export function ReceiverBar() {
       <div className="fact-counts">
         <dt className="sr-only">Counts</dt>
         <dd>
-          {st.counts.received} received · {st.counts.verified} verified · {st.counts.rejected} rejected · {st.counts.forwarded} forwarded · {st.counts.failed} failed
+          {st.counts.received} received · {st.counts.verified} verified · {st.counts.duplicates} {st.counts.duplicates === 1 ? 'duplicate' : 'duplicates'} · {st.counts.rejected} rejected · {st.counts.forwarded} forwarded ·{' '}
+          {st.counts.failed} failed
         </dd>
       </div>
     </dl>

@@ -229,9 +229,9 @@ describe('EventLog', () => {
     await again.close();
   });
 
-  it('counts received, verified, rejected, forwarded and failed deliveries', async () => {
+  it('counts received, verified, duplicate, rejected, forwarded and failed deliveries; a duplicate is verified, never rejected', async () => {
     const { s, log } = await openLog();
-    const ids = Array.from({ length: 5 }, () => s.newId());
+    const ids = Array.from({ length: 6 }, () => s.newId());
     await log.appendDelivery(delivery(ids[0]!, 'x', s.clock.now()));
     await log.appendAttempt(attempt(s.newId(), ids[0]!, s.clock.now(), 200)); // forwarded
     await log.appendDelivery(delivery(ids[1]!, 'x', s.clock.now()));
@@ -241,7 +241,8 @@ describe('EventLog', () => {
     await log.appendDelivery(delivery(ids[3]!, 'x', s.clock.now())); // pending, never tried
     await log.appendDelivery(delivery(ids[4]!, 'x', s.clock.now(), { forward: false, verdict: { ok: false, reason: 'duplicate', scheme: 'v1', steps: [] } }));
     await log.appendAttempt({ ...attempt(s.newId(), ids[4]!, s.clock.now(), 200), replay: 'as-received' }); // a replay is no forward
-    expect(log.counts()).toEqual({ received: 5, verified: 4, rejected: 1, forwarded: 1, failed: 2 });
+    await log.appendDelivery(delivery(ids[5]!, 'x', s.clock.now(), { forward: false, verdict: { ok: false, reason: 'signature-mismatch', scheme: 'v1', steps: [] } }));
+    expect(log.counts()).toEqual({ received: 6, verified: 5, duplicates: 1, rejected: 1, forwarded: 1, failed: 2 });
     await log.close();
   });
 
