@@ -82,7 +82,7 @@ describe('agent page', () => {
     const { store } = setup({ 'pairing.session': { ok: true, value: session({ state: 'brand-new-state', needsScan: false, linked: true, connected: false }) } });
     store.getState().setAgents([agent('a1', 'reconnecting', { state: 'brand-new-state' })]);
     store.setState({ teams: [team()] });
-    store.getState().setIncidents([incident('i1', { title: 'Reconnecting a while', severity: 'warning', resolvedAt: 61_000, openedAt: 1000 })]);
+    store.getState().setIncidents([incident('i1', { kind: 'reconnecting', title: 'Reconnecting a while', severity: 'warning', resolvedAt: 61_000, openedAt: 1000 })]);
     mount(store, <AgentPage agentId="a1" teamId={null} />);
     await flush();
     expect(screen.getByRole('heading', { level: 2, name: 'Agent a1' })).toBeTruthy();
@@ -102,6 +102,8 @@ describe('agent page', () => {
     const timeline = screen.getByRole('region', { name: 'Incident timeline' });
     expect(timeline.textContent).toContain('Warning: Reconnecting a while');
     expect(timeline.textContent).toContain('resolved after 1 min');
+    // The title says what happened; the kind's code is not printed beside it.
+    expect(timeline.textContent).not.toContain('(reconnecting)');
   });
 
   it('the timeline lists the monitor history (health.history) and grows with live health changes', async () => {

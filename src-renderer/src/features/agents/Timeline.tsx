@@ -60,8 +60,7 @@ export function Timeline({ teamId, agentId, now }: { teamId: string; agentId: st
               <p>
                 <strong>
                   {SEVERITY_WORD[i.severity]}: {i.title}
-                </strong>{' '}
-                <span className="muted">({i.kind})</span>
+                </strong>
               </p>
               <p>{i.message}</p>
               <p className="muted">
