@@ -47,6 +47,22 @@ export interface ConsoleSlice {
 
 const MAX_HISTORY = 200;
 
+/**
+ * Where a queued send stands now: its place and wait in the team's queue as the send budget last
+ * read it (the same figures the budget's own list shows), else as they were when it was queued.
+ */
+export function queuePlace(r: SendRecord, budget: SendBudgetDTO | undefined): { position?: number; waitMs?: number } {
+  const id = r.queue?.queuedId;
+  const queued = budget?.queued ?? [];
+  const i = id === undefined ? -1 : queued.findIndex((q) => q.id === id);
+  const now = queued[i];
+  if (now) return { position: i + 1, waitMs: now.etaMs };
+  const out: { position?: number; waitMs?: number } = {};
+  if (r.queue?.position !== undefined) out.position = r.queue.position;
+  if (r.queue?.waitMs !== undefined) out.waitMs = r.queue.waitMs;
+  return out;
+}
+
 function kindOf(a: SendArgs): SendKind {
   return a.imageUrl ? 'image' : a.documentUrl ? 'document' : 'text';
 }

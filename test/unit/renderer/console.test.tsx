@@ -201,6 +201,25 @@ describe('console screen', () => {
     expect(screen.getAllByRole('row')).toHaveLength(3);
   });
 
+  it("a queued send shows its place and wait as the send budget reads them now, not as they were when it was queued", async () => {
+    const waiting = (etaMs: number) => ({ id: 'q-3', agentId: 'a1', to: '+15550102000', enqueuedAt: 0, etaMs });
+    let queue = [{ ...waiting(1000), id: 'q-1' }, { ...waiting(61_000), id: 'q-2' }, waiting(121_000)];
+    const fake = setup({ 'send.message': () => new Promise(() => undefined) as never, 'send.budget': () => budget({ limit: 2, used: 2, queued: queue }) });
+    await typeAndSend('+15550102000', 'fifth');
+    const args = fake.calls.find((c) => c.name === 'send.message')?.args as SendArgs;
+    progress(fake, args.clientRef, { phase: 'queued', queuedId: 'q-3', position: 3, waitMs: 121_000 });
+    await flush();
+    const row = () => screen.getAllByRole('row')[1]!.textContent;
+    expect(document.querySelector('.send-progress')?.textContent).toContain('Queued (position 3, about 121 s)');
+    expect(row()).toContain('Queued (position 3, about 121 s)');
+    // Two left the queue; the next read of the budget has it first, leaving in 55 s.
+    queue = [waiting(55_000)];
+    await act(() => fake.store.getState().loadSendBudget('team1'));
+    expect(screen.getByText(/leaves in about/).textContent).toContain('leaves in about 55 s');
+    expect(document.querySelector('.send-progress')?.textContent).toContain('Queued (position 1, about 55 s)');
+    expect(row()).toContain('Queued (position 1, about 55 s)');
+  });
+
   it('a waiting send can be cancelled by its clientRef (send.stop), from the result or its history row', async () => {
     let answer: (r: unknown) => void = () => undefined;
     const fake = setup({

@@ -1,16 +1,22 @@
-// Sends made from this window, newest first, with message ids, live progress, and what each one
-// still allows: Cancel while it waits (queued or between retries), Retry once it failed.
+// Sends made from this window, newest first, with message ids, live progress (a queued send's place
+// and wait as the send budget reads them now), and what each one still allows: Cancel while it
+// waits (queued or between retries), Retry once it failed.
 import { useState } from 'react';
-import type { SendRecord } from '../../store/console';
+import type { SendBudgetDTO } from '../../../../src-shared/contract';
+import { queuePlace, type SendRecord } from '../../store/console';
 import { capitalized, errorLine, rateLimitWords } from '../../components/errors';
 import { useApp } from '../../store/react';
 
-export function progressWords(r: SendRecord): string {
+/** How a send is going; a queued one by its place and wait in `budget` (its team's send budget) now. */
+export function progressWords(r: SendRecord, budget?: SendBudgetDTO): string {
   switch (r.state) {
     case 'sending':
       return 'Sending…';
-    case 'queued':
-      return `Queued${r.queue?.position !== undefined ? ` (position ${r.queue.position}` : ' ('}${r.queue?.waitMs !== undefined ? `, about ${Math.ceil(r.queue.waitMs / 1000)} s)` : ')'}`;
+    case 'queued': {
+      const { position, waitMs } = queuePlace(r, budget);
+      const where = [position !== undefined ? `position ${position}` : '', waitMs !== undefined ? `about ${Math.ceil(waitMs / 1000)} s` : ''].filter(Boolean).join(', ');
+      return where ? `Queued (${where})` : 'Queued';
+    }
     case 'retrying': {
       const last = r.retries[r.retries.length - 1];
       const why = last?.error?.kind === 'reconnecting' ? 'Reconnecting — retrying' : last?.error?.kind === 'rate-limited' ? `${capitalized(rateLimitWords(last.error))} — retrying` : 'Retrying';
@@ -57,6 +63,7 @@ export function SendActions({ r }: { r: SendRecord }) {
 
 export function SendHistory({ teamId, agentId }: { teamId: string; agentId: string }) {
   const all = useApp((s) => s.sendHistory);
+  const budget = useApp((s) => s.sendBudgets[teamId]);
   const rows = all.filter((r) => r.teamId === teamId && r.agentId === agentId);
   return (
     <section aria-labelledby="history-title">
@@ -85,7 +92,7 @@ export function SendHistory({ teamId, agentId }: { teamId: string; agentId: stri
                 <td>{r.kind}</td>
                 <td>{r.summary}</td>
                 <td>
-                  <span className={r.error?.kind === 'aborted' ? 'send-state cancelled' : 'send-state'}>{progressWords(r)}</span> <SendActions r={r} />
+                  <span className={r.error?.kind === 'aborted' ? 'send-state cancelled' : 'send-state'}>{progressWords(r, budget)}</span> <SendActions r={r} />
                 </td>
                 <td>{r.messageId ? <code>{r.messageId}</code> : '—'}</td>
               </tr>

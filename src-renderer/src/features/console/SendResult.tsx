@@ -2,10 +2,12 @@
 // retrying, sent with its message id) or what went wrong, with what it still allows (Cancel while it
 // waits, Retry once it failed).
 import type { SendRecord } from '../../store/console';
+import { useApp } from '../../store/react';
 import { SendError } from './SendError';
 import { SendActions, progressWords } from './SendHistory';
 
 export function SendResult({ r }: { r: SendRecord }) {
+  const budget = useApp((s) => s.sendBudgets[r.teamId]);
   if (r.state === 'failed' && r.error) {
     return (
       <div className="send-result send-result-failed">
@@ -26,7 +28,7 @@ export function SendResult({ r }: { r: SendRecord }) {
           </>
         ) : (
           <>
-            {progressWords(r)}
+            {progressWords(r, budget)}
             {r.state === 'queued' && <span className="muted"> — the send budget is spent; it leaves on its own.</span>}
             {r.state === 'retrying' && r.retries.at(-1)?.error?.kind === 'reconnecting' && <span className="muted"> — it keeps retrying while the number reconnects.</span>}
           </>
