@@ -162,6 +162,34 @@ describe('console screen', () => {
     expect(msgBox().value).toBe('hello');
   });
 
+  it("the app checks an image URL (not the browser), and a field's error goes once the field holds another value", async () => {
+    const refused = (url: string): Result<SendResultDTO> => ({
+      ok: false,
+      error: { kind: 'validation', code: 'INVALID_ARGUMENTS', field: 'imageUrl', message: url.startsWith('javascript') ? 'imageUrl: must be an http(s) URL, not javascript:' : 'imageUrl: is not a valid URL' },
+    });
+    const fake = setup({ 'send.message': (a: SendArgs) => refused(a.imageUrl ?? '') });
+    fireEvent.click(screen.getByRole('radio', { name: 'Image' }));
+    fireEvent.change(toBox(), { target: { value: '+15550102000' } });
+    const urlBox = screen.getByLabelText('Image URL') as HTMLInputElement;
+    const send = () => fireEvent.click(screen.getByRole('button', { name: 'Send' }));
+    fireEvent.change(urlBox, { target: { value: 'javascript:alert(1)' } });
+    send();
+    await flush();
+    const first = screen.getByRole('alert');
+    expect(first.textContent).toContain('not javascript:');
+    expect(urlBox.getAttribute('aria-describedby')).toBe(first.id);
+    // Another value: the old error is gone at once, and the next Send reaches the app's own check.
+    fireEvent.change(urlBox, { target: { value: 'example.com/a.png' } });
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(urlBox.getAttribute('aria-describedby')).toBeNull();
+    send();
+    await flush();
+    expect(fake.calls.filter((c) => c.name === 'send.message').map((c) => (c.args as SendArgs).imageUrl)).toEqual(['javascript:alert(1)', 'example.com/a.png']);
+    expect(screen.getByRole('alert').textContent).toContain('is not a valid URL');
+    expect(screen.getAllByRole('row')).toHaveLength(3);
+    expect(urlBox.value).toBe('example.com/a.png');
+  });
+
   it('shows the spent budget (not a full green bar) and the queue; cancel calls send.cancel', async () => {
     const full = budget({ limit: 10, used: 10, queued: [{ id: 'q-1', agentId: 'a1', to: '+15550102000', enqueuedAt: 0, etaMs: 4200 }] });
     const fake = setup({ 'send.budget': full, 'send.cancel': { ok: true, value: { cancelled: true } } });

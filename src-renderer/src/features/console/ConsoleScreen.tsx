@@ -2,7 +2,9 @@
 // as typed; a contact check one keystroke away (Alt+C) that warns before a send to a number not on
 // WhatsApp; the send budget; the latest send's result under the Send button; a history of sends.
 // The form never locks: while the budget is spent, each send waits in the queue on its own. Nothing
-// typed is lost on error (the text is cleared only when the send went out as typed).
+// typed is lost on error (the text is cleared only when the send went out as typed). The app checks
+// what is sent (the browser's own URL check is off, so its words are the app's), and a field's error
+// shows only while the field still holds the value it was about.
 import { useEffect, useId, useState, type FormEvent, type KeyboardEvent } from 'react';
 import type { ContactCheckDTO, ErrorDTO, SendArgs } from '../../../../src-shared/contract';
 import { errorLine } from '../../components/errors';
@@ -18,6 +20,20 @@ import './console.css';
 type Kind = 'text' | 'image' | 'document';
 type Field = 'to' | 'text' | 'url' | 'filename';
 type Contact = { to: string; r: ContactCheckDTO } | { to: string; e: ErrorDTO };
+
+/** What a send carried in `f`. */
+function sentValue(args: Omit<SendArgs, 'clientRef'>, f: Field): string {
+  switch (f) {
+    case 'to':
+      return args.to;
+    case 'text':
+      return args.text ?? '';
+    case 'url':
+      return args.imageUrl ?? args.documentUrl ?? '';
+    case 'filename':
+      return args.documentFilename ?? '';
+  }
+}
 
 /** The team to start with: the one asked for, else the only one. */
 function useInitialPick(props: { teamId?: string; agentId?: string }): [string, string] {
@@ -84,6 +100,15 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
   const last = history.find((r) => r.clientRef === lastRef) ?? null;
   const lastError = last?.state === 'failed' ? last.error : null;
   const field = lastError ? errorField(lastError) : null;
+  /** What each field holds now, as a send would carry it. */
+  const holds: Record<Field, string> = {
+    to: recipient?.ok ? recipient.value : to,
+    text: text.trim() ? text : '',
+    url: url.trim(),
+    filename: filename.trim(),
+  };
+  // A field's error is about the value that was sent: once the field holds another, it is gone.
+  const errorHere = field !== null && last !== null && sentValue(last.args, field) === holds[field] ? field : null;
   const notOnWhatsApp = contact !== null && !('e' in contact) && !contact.r.exists && recipient?.ok === true && contact.to === recipient.value;
 
   const doCheck = async () => {
@@ -152,12 +177,12 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
 
   const toHintId = `${uid}-to-hint`;
   const fieldErr = (f: Field) =>
-    field === f && lastError ? (
+    errorHere === f && lastError ? (
       <span className="error field-error" id={`${uid}-${f}-err`} role="alert">
         {errorLine(lastError)}
       </span>
     ) : null;
-  const described = (f: Field, ...more: string[]) => [...more, field === f ? `${uid}-${f}-err` : ''].filter(Boolean).join(' ') || undefined;
+  const described = (f: Field, ...more: string[]) => [...more, errorHere === f ? `${uid}-${f}-err` : ''].filter(Boolean).join(' ') || undefined;
 
   return (
     <section className="console" aria-labelledby="console-title" onKeyDown={onKeys}>
@@ -178,7 +203,7 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
             }}
           />
           {!ready && <p className="muted">Choose a team and an agent to send from.</p>}
-          <form className="form console-form" onSubmit={onSubmit} aria-label="Send a message">
+          <form className="form console-form" onSubmit={onSubmit} aria-label="Send a message" noValidate>
             <fieldset className="console-kind">
               <legend>Type</legend>
               {(['text', 'image', 'document'] as const).map((k) => (
