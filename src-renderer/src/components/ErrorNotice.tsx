@@ -1,10 +1,11 @@
 // An error, said plainly: what happened and what to do. Text only; the code rides along as a data
 // attribute for support, never in the words.
 import type { ErrorDTO } from '../../../src-shared/contract';
-import { describeError } from './errors';
+import { describeError, type ErrorContext } from './errors';
 
-export function ErrorNotice({ error, id, onDismiss }: { error: ErrorDTO; id?: string; onDismiss?: () => void }) {
-  const { what, todo } = describeError(error);
+/** `context`: 'adding' where the error answers adding a team or an agent (see ErrorContext). */
+export function ErrorNotice({ error, id, onDismiss, context }: { error: ErrorDTO; id?: string; onDismiss?: () => void; context?: ErrorContext }) {
+  const { what, todo } = describeError(error, context);
   return (
     <div role="alert" id={id} className="notice notice-error" data-code={error.code}>
       <p>

@@ -24,13 +24,23 @@ export function rateLimitWords(e: Pick<ErrorDTO, 'limit'>): string {
   return e.limit !== undefined ? `rate limit (${e.limit} per minute)` : 'rate limit';
 }
 
-function notFoundTodo(code: string): string {
-  if (code === 'AGENT_NOT_FOUND' || code === 'NO_AGENT') return 'Check the agent ID in the dashboard, or remove the agent from the team in Settings.';
+/**
+ * Where the error came from: 'adding' a team or an agent (nothing is saved yet), or 'using' what is
+ * saved (the default). The advice for an unknown agent differs: one being added is only checked.
+ */
+export type ErrorContext = 'adding' | 'using';
+
+function notFoundTodo(code: string, context: ErrorContext): string {
+  if (code === 'AGENT_NOT_FOUND' || code === 'NO_AGENT') {
+    return context === 'adding'
+      ? "Check the agent ID in the dashboard (it must belong to this team's key) and try again."
+      : 'Check the agent ID in the dashboard, or remove the agent from the team in Settings.';
+  }
   if (code === 'NO_TEAM') return 'The team may have been removed; add it again in Settings.';
   return 'It may have been removed meanwhile; reload the list and try again.';
 }
 
-export function describeError(e: ErrorDTO): ErrorText {
+export function describeError(e: ErrorDTO, context: ErrorContext = 'using'): ErrorText {
   switch (e.kind) {
     case 'keychain':
       return {
@@ -53,7 +63,7 @@ export function describeError(e: ErrorDTO): ErrorText {
     case 'quota-exceeded':
       return { what: "The team's message quota is used up.", todo: 'Wait for the quota to reset, or raise it in the dashboard.' };
     case 'not-found':
-      return { what: sentence(e.message, 'It is no longer there'), todo: notFoundTodo(e.code) };
+      return { what: sentence(e.message, 'It is no longer there'), todo: notFoundTodo(e.code, context) };
     case 'invalid-request':
       return { what: `The service refused the request: ${sentence(e.message, 'no reason given')}`, todo: 'Check the values and try again.' };
     case 'server-error':
@@ -72,6 +82,12 @@ export function describeError(e: ErrorDTO): ErrorText {
     default:
       return { what: `Something went wrong inside the app: ${sentence(e.message, 'no details')}`, todo: 'Try again; if it keeps happening, export diagnostics from Settings.' };
   }
+}
+
+/** What happened and what to do, as one text (a chat row, an announcement). */
+export function errorText(e: ErrorDTO, context?: ErrorContext): string {
+  const { what, todo } = describeError(e, context);
+  return `${what} ${todo}`;
 }
 
 /** One line for tight places (a table cell, a status line): what happened, without the advice. */

@@ -90,6 +90,17 @@ describe('chat streaming', () => {
     expect((screen.getByLabelText('Message') as HTMLTextAreaElement).value).toBe('hi **there**');
   });
 
+  it('a failed reply is worded like every other error: what happened and what to do, no codes', async () => {
+    const t = setup();
+    await t.mount();
+    await sendHello();
+    act(() => t.emit('chat.error', { turnId: 't1', error: { kind: 'rate-limited', code: 'RATE_LIMITED', status: 429, retryAfterSec: 30, message: 'injected fault: rate limited' } }));
+    await flush();
+    const row = document.querySelector('.chat-agent .chat-meta')!;
+    expect(row.querySelector('.error')?.textContent).toBe('Rate limit reached. Wait 30 s and try again.');
+    expect(row.textContent).not.toMatch(/HTTP 429|injected fault|RATE_LIMITED/);
+  });
+
   it('stop midway keeps the partial text, calls chat.stopTurn and ignores later tokens', async () => {
     const t = setup();
     await t.mount();
@@ -121,8 +132,8 @@ describe('chat streaming', () => {
     cleanup();
     await ok.mount();
     await sendHello();
-    act(() => ok.emit('chat.error', { turnId: 't1', error: { kind: 'server-error', code: 'E', message: 'boom' } }));
-    expect(screen.getByText('Service error: boom')).toBeTruthy();
+    act(() => ok.emit('chat.error', { turnId: 't1', error: { kind: 'server-error', code: 'E', message: 'boom', status: 503 } }));
+    expect(screen.getByText('The service had a problem (HTTP 503). Try again in a minute.')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Retry last message' }));
     await flush();
     const starts = ok.calls.filter((c) => c.name === 'chat.startTurn');

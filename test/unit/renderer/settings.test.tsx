@@ -6,7 +6,7 @@ import { AgentSettingsScreen } from '../../../src-renderer/src/features/settings
 import { checkWhole } from '../../../src-renderer/src/features/settings/NumberSetting';
 import { SettingsScreen } from '../../../src-renderer/src/features/settings/SettingsScreen';
 import { followSettingsTheme, readTheme } from '../../../src-renderer/src/components/theme';
-import { describeError } from '../../../src-renderer/src/components/errors';
+import { describeError, errorText } from '../../../src-renderer/src/components/errors';
 import { agent, flush, mount, setup, team } from './fixtures';
 
 afterEach(() => {
@@ -152,6 +152,8 @@ describe('settings screen', () => {
     fireEvent.click(within(card).getByRole('button', { name: 'Add agent' }));
     await flush();
     expect(within(card).getByRole('alert').textContent).toContain('Check the agent ID in the dashboard');
+    // The agent was never added: no advice to remove it from the team.
+    expect(within(card).getByRole('alert').textContent).not.toContain('remove the agent');
     expect(within(card).getByRole('alert').textContent).not.toContain('AGENT_NOT_FOUND');
     expect((within(card).getByLabelText('Agent ID') as HTMLInputElement).value).toBe('zz');
 
@@ -211,5 +213,18 @@ describe('error words', () => {
     expect(describeError({ kind: 'unauthorized', code: 'U', message: '' }).what).toContain('key rejected');
     expect(describeError({ kind: 'rate-limited', code: 'R', message: '', retryAfterSec: 7 }).todo).toBe('Wait 7 s and try again.');
     expect(describeError({ kind: 'not-configured', code: 'C', message: '' }).todo).toContain('Pairing');
+  });
+
+  it('advise on an unknown agent by where it came from: one being added, or one saved in a team', () => {
+    const unknown = { kind: 'not-found' as const, code: 'AGENT_NOT_FOUND', message: 'Agent "ghost-agent" was not found at http://127.0.0.1:1 with this key; nothing was stored.' };
+    expect(describeError(unknown, 'adding').todo).toBe("Check the agent ID in the dashboard (it must belong to this team's key) and try again.");
+    expect(describeError(unknown).todo).toBe('Check the agent ID in the dashboard, or remove the agent from the team in Settings.');
+  });
+
+  it('put what happened and what to do in one text, without internal codes', () => {
+    expect(errorText({ kind: 'rate-limited', code: 'RATE_LIMITED', message: 'injected fault: rate limited', status: 429, retryAfterSec: 30 })).toBe('Rate limit reached. Wait 30 s and try again.');
+    expect(errorText({ kind: 'network-error', code: 'NETWORK_ERROR', message: 'The service could not be reached.' })).toBe(
+      'The service could not be reached. Check your connection and the service address, then try again.',
+    );
   });
 });

@@ -6,7 +6,7 @@ import type { ChatMessageDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { convKey, type QueuedChat } from '../../store/chat';
 import { useApp } from '../../store/react';
-import { describeError } from '../console/error-words';
+import { errorText } from '../../components/errors';
 import { ChatRow } from './ChatRow';
 import { ConversationTitle } from './ConversationTitle';
 import { useFollowBottom } from './useFollowBottom';
@@ -34,7 +34,7 @@ function QueuedRow({ q, first, teamId, agentId, userId }: { q: QueuedChat; first
         ? 'Waiting: you stopped the reply.'
         : held === 'failed'
           ? 'Waiting: the reply failed.'
-          : `Not sent: ${describeError(held)}`;
+          : `Not sent: ${errorText(held)}`;
   return (
     <li className="chat-row chat-user chat-queued">
       <div className="sr-only">You (queued)</div>
@@ -106,7 +106,7 @@ export function ChatConversation({ teamId, agentId, userId, own, agentName }: Pr
 
   const onFinished = useCallback((m: ChatMessageDTO) => {
     const head = m.text.length > 300 ? `${m.text.slice(0, 300)}…` : m.text;
-    setAnnouncement(m.status === 'done' ? `Agent replied: ${head}` : m.status === 'stopped' ? 'Reply stopped.' : `Reply failed${m.error ? `: ${m.error.message}` : ''}.`);
+    setAnnouncement(m.status === 'done' ? `Agent replied: ${head}` : m.status === 'stopped' ? 'Reply stopped.' : `Reply failed.${m.error ? ` ${errorText(m.error)}` : ''}`);
   }, []);
 
   const submit = async () => {

@@ -4,7 +4,7 @@
 import { useEffect, useRef } from 'react';
 import type { ChatMessageDTO } from '../../../../src-shared/contract';
 import type { ChatTurnStats } from '../../store/chat';
-import { describeError } from '../console/error-words';
+import { errorText } from '../../components/errors';
 import { RawAnswer, RawFrames, isUnreadableReply } from './RawFrames';
 import { useApp } from '../../store/react';
 import { CopyButton } from './CopyButton';
@@ -54,7 +54,7 @@ export function ChatRow({ id, agentName, showFrames, onFinished }: { id: string;
           {st && formatStats(st).map((p) => <span key={p}>{p}</span>)}
           {m.error && (
             <span className="error" role="status">
-              {unreadable ? m.error.message : describeError(m.error)}
+              {unreadable ? m.error.message : errorText(m.error)}
             </span>
           )}
           <CopyButton text={m.text} label="Copy reply" />

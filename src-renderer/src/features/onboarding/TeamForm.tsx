@@ -131,7 +131,7 @@ export function TeamForm({ extraActions, onDone }: { extraActions?: (busy: boole
       <p className="hint" id={ids.insecureHint}>
         Off by default: the key is then refused to an http:// address on another machine, where anyone on the way could read it. This machine (localhost) is always fine.
       </p>
-      {error && <ErrorNotice id={ids.error} error={error} />}
+      {error && <ErrorNotice id={ids.error} error={error} context="adding" />}
       {busy && <p className="muted">Checking the key with the service…</p>}
       <div className="actions">
         <button type="submit" disabled={busy}>

@@ -59,7 +59,7 @@ function AddAgent({ team }: { team: TeamDTO }) {
       )}
       <label htmlFor={ids.label}>Label (optional)</label>
       <input id={ids.label} value={label} onChange={(e) => setLabel(e.target.value)} autoComplete="off" />
-      {error && <ErrorNotice id={ids.err} error={error} />}
+      {error && <ErrorNotice id={ids.err} error={error} context="adding" />}
       <div className="actions">
         <button type="submit" disabled={busy}>
           {busy ? 'Adding…' : 'Add agent'}
