@@ -84,6 +84,31 @@ describe.skipIf(!ci && NO_NETWORK_ADDRESS !== null)('listen --expose-cmd against
     expect(r.stdout).toContain(`The service still sends deliveries to ${url}, which no longer answers (it offers no way to remove a webhook)`);
     expect(r.stdout).toContain('`channel-companion webhook set --team Demo --agent <agent> --url <url>`');
   }, 30_000);
+  it('with one --secret and no agent, the public /hooks is printed and takes deliveries', async () => {
+    const secret = 'whsec_public_hooks_secret_value';
+    let seen: Array<Record<string, unknown>> = [];
+    let status = 0;
+    const r = await runCliUntil(['listen', '--secret-env', 'S', '--expose-cmd', fakeTunnelCommand(), '--json'], { configDir: dir, secretStore: store, env: { PATH: process.env.PATH, S: secret } }, {
+      when: (lines) => ((seen = lines), lines.some((l) => l.event === 'exposed')),
+      act: async () => {
+        const exposed = seen.find((l) => l.event === 'exposed')!;
+        const hook = (exposed.hooks as Array<{ url: string }>)[0]!.url;
+        const post = (id: string) => {
+          const body = `{"event":"message.received","message":{"id":"${id}"}}`;
+          return fetch(hook, { method: 'POST', headers: { 'content-type': 'application/json', ...signDelivery(secret, body, Math.floor(Date.now() / 1000)) }, body });
+        };
+        status = (await post('m-public-hooks-1')).status;
+        // A second one, so the run ends on its line, after the first one's answer has come back.
+        await post('m-public-hooks-2');
+      },
+      until: (lines) => lines.filter((l) => l.event === 'delivery').length >= 2,
+    });
+    expect(r.code).toBe(0);
+    const exposed = r.json().find((l) => l.event === 'exposed')!;
+    expect(exposed.hooks).toEqual([{ agentId: 'default', url: `${exposed.url as string}/hooks` }]);
+    expect(status).toBe(200);
+    expect(r.json()).toContainEqual(expect.objectContaining({ event: 'delivery', agentId: 'default', ok: true, verdict: 'verified' }));
+  }, 30_000);
 });
 
 describe('listen --expose failures keep the local receiver running', () => {

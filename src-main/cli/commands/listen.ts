@@ -133,6 +133,9 @@ export function register(program: Command, ctx: CliContext): void {
       allowLegacySignature: f.allowLegacySignature === true,
     };
     tunnelOpts.defaultAgentId = agents.length === 1 ? agents[0]! : DEFAULT_AGENT;
+    // Only the hooks it prints: one --secret may serve every agent, so no made-up agent id may take a
+    // delivery (it would be a fresh place to replay one to).
+    tunnelOpts.agents = agents.length > 0 ? agents : [DEFAULT_AGENT];
     const tunnel = new Tunnel(tunnelOpts);
     tunnel.on('delivery', (d) => out.event({ event: 'delivery', ...deliveryData(d) }, deliveryLine(d)));
     tunnel.on('forward', (a) => out.event({ event: 'forward', ...attemptData(a) }, attemptLine(a)));
@@ -193,8 +196,9 @@ export function register(program: Command, ctx: CliContext): void {
         exposure = await exposeReceiver(ctx, out, f, started.port, [f.apiKeyEnv, ...(f.secretEnv !== undefined ? [f.secretEnv] : [])]);
         const url = exposure.status().url;
         if (exposure.status().state === 'up' && url !== null) {
-          const hooks = agents.map((a) => ({ agentId: a, url: hookUrlAt(url, a) }));
-          out.event({ event: 'exposed', url, hooks }, hooks.length ? hooks.map((h) => `  ${h.agentId}: ${h.url}`).join('\n') : `  ${url}/hooks/<agent>`);
+          // The same hooks as the ready line, at the public URL (with no agent: its /hooks).
+          const hooks = agents.length > 0 ? agents.map((a) => ({ agentId: a, url: hookUrlAt(url, a) })) : [{ agentId: DEFAULT_AGENT, url: `${url.replace(/\/+$/, '')}/hooks` }];
+          out.event({ event: 'exposed', url, hooks }, agents.length > 0 ? hooks.map((h) => `  ${h.agentId}: ${h.url}`).join('\n') : `  ${hooks[0]!.url}`);
           if (registerClient && agents.length > 0) await registerAll(url);
           else out.note('not registered with the service: give --team T (or --base-url URL with --agent A and the key in the environment), or use `channel-companion webhook set`');
         }

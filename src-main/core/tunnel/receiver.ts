@@ -1,6 +1,7 @@
 // The HTTP receiver: POST /hooks/<agentId> (or /hooks for the default agent) is handed over whole.
 // Everything else is refused here and reported as metadata (refuse()): a path that is not a hook
-// (404, "not-a-hook", so a wrongly registered URL shows up), another method (405), a body over the
+// (404, "not-a-hook", so a wrongly registered URL shows up; so is the hook of an agent the receiver
+// does not take deliveries for, when it is given its agents), another method (405), a body over the
 // limit (413, not read further), malformed HTTP and slow clients (400/408). Only the size, a
 // sha256 and the first bytes of a refused body are kept while it streams past.
 // A source over its refusal budget (isLimited) is answered 429 before its body is read, unless the
@@ -62,6 +63,8 @@ export interface ReceiverOptions {
   requestTimeoutMs?: number;
   /** The agent that `/hooks` (no id) belongs to. */
   defaultAgentId?: string;
+  /** The only agents whose hooks there are (default: any). */
+  agents?: readonly string[];
   logger?: Logger;
 }
 
@@ -78,6 +81,17 @@ function sendJson(res: ServerResponse, a: Answer, extra?: Record<string, string>
   if (extra) Object.assign(headers, extra);
   res.writeHead(a.status, headers);
   res.end(data);
+}
+
+/** The path and query of a request target; an absolute-form one (`http://host/path`) gives its path. */
+function originForm(target: string): string {
+  if (target.startsWith('/') || !/^https?:\/\//i.test(target)) return target;
+  try {
+    const u = new URL(target);
+    return `${u.pathname}${u.search}`;
+  } catch {
+    return target;
+  }
 }
 
 /** The agent a path belongs to, or null when the path is not a hook. */
@@ -165,6 +179,7 @@ export function createReceiver(o: ReceiverOptions): Receiver {
   const limit = o.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const logger = o.logger ?? silentLogger;
   const defaultAgent = o.defaultAgentId ?? DEFAULT_AGENT_ID;
+  const only = o.agents ? new Set(o.agents) : null;
   const headersTimeout = o.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeout = Math.max(o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, headersTimeout);
   const server = createServer({
@@ -191,13 +206,15 @@ export function createReceiver(o: ReceiverOptions): Receiver {
   };
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const url = req.url ?? '/';
+    const url = originForm(req.url ?? '/');
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const method = req.method ?? '';
     const headers = headersOf(req);
     const from = sourceOf(req.socket, headers);
-    const agentId = routeAgent(path, defaultAgent);
+    const routed = routeAgent(path, defaultAgent);
+    const stranger = routed !== null && only !== null && !only.has(routed);
+    const agentId = stranger ? null : routed;
     const base = { method, path, agentId, from, headers };
     const accepted = agentId !== null && method === 'POST';
 
@@ -230,7 +247,18 @@ export function createReceiver(o: ReceiverOptions): Receiver {
         if (over) return;
         const r =
           agentId === null
-            ? o.refuse({ ...base, reason: 'not-a-hook', status: 404, detail: `${path} is not a hook: deliveries go to /hooks/<agentId>`, ...d.result() }, { ok: false, reason: 'not-found', hint: 'POST /hooks/<agentId>' })
+            ? o.refuse(
+                {
+                  ...base,
+                  reason: 'not-a-hook',
+                  status: 404,
+                  detail: stranger
+                    ? `${path} is not a hook: this receiver takes deliveries for ${[...only!].map((a) => `/hooks/${a}`).join(', ')} only`
+                    : `${path} is not a hook: deliveries go to /hooks/<agentId>`,
+                  ...d.result(),
+                },
+                { ok: false, reason: 'not-found', hint: stranger ? `POST ${[...only!].map((a) => `/hooks/${a}`).join(' or ')}` : 'POST /hooks/<agentId>' },
+              )
             : o.refuse({ ...base, reason: 'bad-request', status: 405, detail: `${method} is not accepted on a hook (only POST)`, ...d.result() }, { ok: false, reason: 'method-not-allowed' });
         sendJson(res, r, agentId === null ? undefined : { allow: 'POST' });
       });

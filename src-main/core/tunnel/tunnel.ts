@@ -75,6 +75,12 @@ export interface TunnelOptions {
   readOnly?: boolean;
   /** The agent `/hooks` belongs to (default "default"). */
   defaultAgentId?: string;
+  /**
+   * The agents this receiver takes deliveries for: `/hooks/<id>` of any other is not a hook (404).
+   * Default: any agent (each is verified with its own secrets). Give it where one secret serves
+   * every agent, or one delivery could be replayed once per made-up agent id.
+   */
+  agents?: readonly string[];
   forward?: ForwardConfig;
   logBounds?: LogBounds;
   /** The log's file operations (tests inject failing ones). */
@@ -283,6 +289,7 @@ export class Tunnel {
       headersTimeoutMs: this.o.headersTimeoutMs,
       requestTimeoutMs: this.o.requestTimeoutMs,
       defaultAgentId: this.o.defaultAgentId,
+      ...(this.o.agents ? { agents: this.o.agents } : {}),
       logger: this.logger,
     });
     const { port } = await this.receiver.listen(opts.port ?? 0, host);

@@ -99,14 +99,18 @@ describe('listen', () => {
         printed = hook;
         statuses.push((await post(hook, SECRET, 'printed')).status);
         statuses.push((await post(hook.replace(/\/hooks$/, '/webhook'), SECRET, 'wrong-path')).status);
+        // One --secret serves every agent id: only the printed hook takes deliveries, so the same
+        // delivery cannot be replayed once per made-up agent.
+        statuses.push((await post(`${hook}/made-up`, SECRET, 'printed')).status);
       },
-      (lines) => lines.some((l) => l.event === 'delivery') && lines.some((l) => l.event === 'refused'),
+      (lines) => lines.some((l) => l.event === 'delivery') && lines.filter((l) => l.event === 'refused').length >= 2,
     );
     expect(r.code).toBe(0);
     const ready = r.json()[0]!;
     expect(ready.hooks).toEqual([{ agentId: 'default', url: `${ready.url as string}/hooks` }]);
     expect(printed).toBe(`${ready.url as string}/hooks`);
-    expect(statuses).toEqual([200, 404]);
+    expect(statuses).toEqual([200, 404, 404]);
+    expect(r.json()).toContainEqual(expect.objectContaining({ event: 'refused', reason: 'not-a-hook', path: '/hooks/made-up', status: 404 }));
     expect(r.json()).toContainEqual(expect.objectContaining({ event: 'refused', reason: 'not-a-hook', path: '/webhook', status: 404, agentId: null }));
     expect(r.stderr).toMatch(/process list/);
     expect(r.stdout + r.stderr).not.toContain(SECRET);

@@ -167,6 +167,33 @@ describe('duplicates', () => {
   });
 });
 
+describe('hooks', () => {
+  it('given its agents, the receiver has no hook for any other agent id (404 not-a-hook), so one delivery cannot be replayed once per made-up id', async () => {
+    const clock = new FakeClock(NOW);
+    const { t, url } = await tunnel(await dir(), clock, { agents: ['a1'], defaultAgentId: 'a1' });
+    const body = event(null);
+    const headers = signed(body, clock);
+    expect((await rawRequest(`${url}/hooks/a1`, { headers, body })).status).toBe(200);
+    for (const path of ['/hooks/x1', '/hooks/x2', '/hooks/default']) {
+      const r = await rawRequest(`${url}${path}`, { headers, body });
+      expect(r.status).toBe(404);
+      expect(r.json).toMatchObject({ ok: false, reason: 'not-found', hint: 'POST /hooks/a1' });
+    }
+    expect((await rawRequest(`${url}/hooks`, { headers, body })).json).toMatchObject({ ok: true, duplicate: true });
+    expect(t.refused({ limit: 10 }).filter((r) => r.reason === 'not-a-hook').map((r) => r.detail)).toContain('/hooks/x1 is not a hook: this receiver takes deliveries for /hooks/a1 only');
+    expect(t.list({ limit: 10 }).filter((d) => d.verdict.ok)).toHaveLength(1);
+  });
+
+  it('takes a request whose target is in absolute form (http://host/path), as HTTP/1.1 servers must', async () => {
+    const clock = new FakeClock(NOW);
+    const { url } = await tunnel(await dir(), clock);
+    const body = event('absolute-1');
+    const r = await rawRequest(url, { target: 'http://receiver.example/hooks/a1?x=1', headers: signed(body, clock), body });
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ ok: true });
+  });
+});
+
 describe('refused requests', () => {
   it('are rate-limited per source: 429 with Retry-After, only the first over budget kept; verified deliveries still pass', async () => {
     const clock = new FakeClock(NOW);
