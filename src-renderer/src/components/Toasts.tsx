@@ -2,15 +2,17 @@
 // stack of compact notices (urgent first, then the newest; "+N more" for the rest), announced
 // politely (role=status). Each title opens its page (a link) and each can be dismissed, with the
 // keyboard too; non-urgent ones leave on their own after a while, held while the pointer or focus
-// is on them. An incident's notice turns into its resolved state in place.
-import { useEffect, useState } from 'react';
+// is on them. An incident's notice turns into its resolved state in place. A dismissed notice
+// hands keyboard focus to the one that takes its place (else the region).
+import { useEffect, useRef, useState } from 'react';
+import { useKeepFocus } from '../router/focus';
 import { useApp } from '../store/react';
 import { noticeStack, type Notice } from '../store/notices';
 
 const TONE_WORD: Record<Notice['tone'], string> = { info: 'Info', success: 'Resolved', warning: 'Warning', urgent: 'Urgent' };
 const AUTO_DISMISS_MS = 12_000;
 
-function Toast({ n }: { n: Notice }) {
+function Toast({ n, onDismiss }: { n: Notice; onDismiss(): void }) {
   const dismiss = useApp((s) => s.dismissNotice);
   const navigate = useApp((s) => s.setRoute);
   const [held, setHeld] = useState(false);
@@ -47,7 +49,13 @@ function Toast({ n }: { n: Notice }) {
             n.title
           )}
         </p>
-        <button type="button" className="toast-dismiss" onClick={() => dismiss(n.id)} aria-label={`Dismiss: ${n.title}`} title="Dismiss">
+        <button
+          type="button"
+          className="toast-dismiss"
+          onClick={() => {
+            onDismiss();
+            dismiss(n.id);
+          }} aria-label={`Dismiss: ${n.title}`} title="Dismiss">
           <span aria-hidden="true">×</span>
         </button>
       </div>
@@ -64,11 +72,18 @@ export function Toasts() {
   const notices = useApp((s) => s.notices);
   const dismissAll = useApp((s) => s.dismissAllNotices);
   const { shown, more } = noticeStack(notices);
+  const region = useRef<HTMLDivElement>(null);
+  // The place in the stack of the notice dismissed last: focus goes to the one shown there now.
+  const dismissedAt = useRef(0);
+  useKeepFocus(region, () => {
+    const buttons = region.current?.querySelectorAll<HTMLElement>('.toast-dismiss') ?? [];
+    return buttons[Math.min(dismissedAt.current, buttons.length - 1)] ?? region.current;
+  });
   return (
-    <div role="status" aria-live="polite" aria-label="Notifications" className="toasts">
+    <div role="status" aria-live="polite" aria-label="Notifications" className="toasts" ref={region}>
       <ul>
-        {shown.map((n) => (
-          <Toast key={n.id} n={n} />
+        {shown.map((n, i) => (
+          <Toast key={n.id} n={n} onDismiss={() => (dismissedAt.current = i)} />
         ))}
       </ul>
       {more > 0 && (

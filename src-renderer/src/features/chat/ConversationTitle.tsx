@@ -1,10 +1,11 @@
 // The title of the conversation on screen, with Rename (a name kept by this window) and Delete
 // (this install's transcript; the service keeps its own record under the user id).
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import type { ChatConversationDTO, ErrorDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { convKey } from '../../store/chat';
 import { agentKey } from '../../store/env';
+import { useKeepFocus } from '../../router/focus';
 import { useApp } from '../../store/react';
 import { MAX_NAME, setConversationName, useConversationNames } from './names';
 
@@ -47,6 +48,9 @@ export function ConversationTitle({ teamId, agentId, userId, own, saved, busy }:
   const [draft, setDraft] = useState('');
   const [error, setError] = useState<ErrorDTO | null>(null);
   const name = conversationName(names[key], title);
+  // The rename form or the delete question closed: focus goes to the title, under its new name.
+  const head = useRef<HTMLDivElement>(null);
+  useKeepFocus(head, () => head.current?.querySelector<HTMLElement>('#chat-conv-name') ?? null);
   const who = userId === own ? 'your own user id' : userId.startsWith(`${own}-`) ? 'a new user id of yours' : 'a customer';
 
   const save = (e: FormEvent) => {
@@ -65,7 +69,7 @@ export function ConversationTitle({ teamId, agentId, userId, own, saved, busy }:
   };
 
   return (
-    <div className="chat-conv-head">
+    <div className="chat-conv-head" ref={head}>
       {mode === 'rename' ? (
         <form className="chat-rename" onSubmit={save} onKeyDown={(e) => e.key === 'Escape' && setMode('show')}>
           <label htmlFor="chat-rename-input">Conversation name</label>
@@ -83,7 +87,9 @@ export function ConversationTitle({ teamId, agentId, userId, own, saved, busy }:
       ) : (
         <div className="chat-conv-title">
           <div className="chat-conv-heading">
-            <h3 id="chat-conv-name">{name}</h3>
+            <h3 id="chat-conv-name" tabIndex={-1}>
+              {name}
+            </h3>
             <span className="muted">
               as {who} <code>{userId}</code>
             </span>

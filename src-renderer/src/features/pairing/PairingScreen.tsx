@@ -10,6 +10,7 @@ import { ErrorNotice } from '../../components/ErrorNotice';
 import { QrImage } from '../../components/Qr';
 import { useNow } from '../../components/TimeAgo';
 import { usePolling } from '../../components/usePolling';
+import { useKeepFocus } from '../../router/focus';
 import { agentHref } from '../../router/routes';
 import { resolveAgent } from '../../router/resolve';
 import { agentKey } from '../../store/env';
@@ -88,6 +89,10 @@ function PairingBody({ agent }: { agent: AgentDTO }) {
   useEffect(() => {
     if (phase === 'linked' && view.linkedAt) heading.current?.focus();
   }, [phase, view.linkedAt]);
+  // A control replaced by what it started (Start pairing by the wait, Cancel by the QR): focus goes
+  // to the block that took its place.
+  const body = useRef<HTMLDivElement>(null);
+  useKeepFocus(body, () => body.current?.querySelector<HTMLElement>('.pairing, .card') ?? body.current);
   const startButton = (text: string) => (
     <AsyncButton onRun={() => start(agent.teamId, agent.agentId)} busyText="Starting pairing…">
       {text}
@@ -96,7 +101,7 @@ function PairingBody({ agent }: { agent: AgentDTO }) {
   const session = view.session;
   const countdown = pairingCountdown(session?.qr ? session.pairing : undefined, now);
   return (
-    <>
+    <div ref={body}>
       {view.error && <ErrorNotice error={view.error} />}
       {phase === 'loading' && <p aria-busy="true">Asking the service for the session…</p>}
       {phase === 'needs-scan' && (
@@ -165,7 +170,7 @@ function PairingBody({ agent }: { agent: AgentDTO }) {
       <p className="sr-only" role="status" aria-live="polite">
         {phase === 'qr' ? 'QR code shown. Scan it with the phone.' : phase === 'linked' && view.linkedAt ? 'Linked.' : ''}
       </p>
-    </>
+    </div>
   );
 }
 
