@@ -1,7 +1,7 @@
 // Shared by `listen`, `trigger` and `deliveries`: the tunnel's data folder, where signing secrets
 // come from (--secret-env, --secret, or a saved team's keychain entries) and how a delivery or a
 // forward attempt is shown. Secrets are never printed.
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { Accounts } from '../core/accounts';
 import type { DeliveryListItem, ForwardAttempt, RefusedRequest, StoredDelivery, Tunnel } from '../core/tunnel';
@@ -51,13 +51,16 @@ export const SECRET_FLAG_HELP = 'the signing secret (visible in the process list
 export const SECRET_FLAG_WARNING =
   '--secret is visible to every user of this machine in the process list (ps) while this runs, and lands in your shell history; prefer --secret-env NAME';
 
-/** Opens the tunnel as the data dir's one writer; another writer holding it is a plain failure (exit 1). */
-export async function openTunnel(tunnel: Tunnel): Promise<void> {
-  const { TunnelError } = await import('../core/tunnel');
+/** Opens the tunnel as the data dir's one writer; another writer holding it, or a data dir it cannot write, is a plain failure (exit 1). */
+export async function openTunnel(tunnel: Tunnel, dataDir: string): Promise<void> {
+  const { TunnelError, ensurePrivateDir } = await import('../core/tunnel');
   try {
+    // The data folder holding the tunnel's (chat transcripts and timelines live there too) is private as well.
+    await ensurePrivateDir(dirname(dataDir));
     await tunnel.open();
   } catch (e) {
     if (e instanceof TunnelError && e.code === 'locked') throw new CliFailure(e.message, EXIT.failure, 'LOCKED');
+    if (e instanceof TunnelError && e.code === 'storage-failed') throw new CliFailure(e.message, EXIT.failure, 'STORAGE_FAILED');
     throw e;
   }
 }

@@ -4,7 +4,7 @@
 // holds for the app's tunnel (the companion behind Electron and `serve`).
 // Mounting needs root (CI runs as root); elsewhere the test skips, saying why.
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -121,6 +121,25 @@ describe('a full disk', () => {
       await again.s.exited;
     }
   }, 120_000);
+});
+
+describe('a disk that is full before listen starts', () => {
+  it('is refused with what to do, and leaves no empty lock file behind', async (ctx) => {
+    if (!mounted) ctx.skip(whyNot);
+    await emptyMount();
+    const dataDir = join(mnt, 'full');
+    await mkdir(dataDir);
+    // Fill every block: the write stops at the end of the space.
+    await writeFile(join(mnt, 'ballast-full'), Buffer.alloc(2 * 1024 * 1024, 1)).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'ENOSPC') throw e;
+    });
+    const r = await runBin(['listen', '--secret-env', 'HOOK_SECRET', '--data-dir', dataDir], { HOOK_SECRET: SECRET });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('cannot be written (the disk is full: free some space, or choose another data folder)');
+    expect(r.stderr).not.toMatch(/ENOSPC: no space left on device, write$/m);
+    const files = await readdir(dataDir, { recursive: true });
+    expect(files.filter((f) => f.toString().endsWith('writer.lock'))).toEqual([]);
+  }, 60_000);
 });
 
 describe('a full disk under the app', () => {

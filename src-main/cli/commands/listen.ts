@@ -145,7 +145,7 @@ export function register(program: Command, ctx: CliContext): void {
     let exposure: ExposureController | null = null;
     const registered: Array<{ agentId: string; url: string }> = [];
     try {
-      await openTunnel(tunnel);
+      await openTunnel(tunnel, dataDir);
       let started;
       try {
         started = await tunnel.start({ port: f.port ?? 0, host, allowNonLoopback: true });

@@ -58,9 +58,10 @@ export function register(program: Command, ctx: CliContext): void {
     const secrets = secretSource(ctx, { explicit, teamId, configDir: f.configDir });
     const forward: { defaultUrl?: string } = {};
     if (f.forwardTo !== undefined) forward.defaultUrl = f.forwardTo;
-    const tunnel = new Tunnel({ dataDir: tunnelDataDir(ctx, f), getSecrets: secrets.getSecrets, clock: ctx.clock, forward });
+    const dataDir = tunnelDataDir(ctx, f);
+    const tunnel = new Tunnel({ dataDir, getSecrets: secrets.getSecrets, clock: ctx.clock, forward });
     try {
-      await openTunnel(tunnel);
+      await openTunnel(tunnel, dataDir);
       const input: Parameters<typeof tunnel.trigger>[0] = { agentId: f.agent, type: f.type ?? 'text' };
       if (f.text !== undefined) input.text = f.text;
       if (f.from !== undefined) input.from = f.from;

@@ -3,6 +3,7 @@ export { Tunnel, TunnelError, isLoopback } from './tunnel';
 export { EventLog } from './log';
 export { RefusedStore, type RefusedQuery } from './refused';
 export { LOCK_FILE } from './lock';
+export { ensurePrivateDir } from './private-files';
 export { verifyTunnelDelivery } from './verify';
 export { registerWebhook, type WebhookRegistration } from './register';
 export { composeInboundEvent } from './simulate';

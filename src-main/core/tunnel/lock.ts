@@ -69,18 +69,23 @@ function content(): string {
 }
 
 async function createExclusive(path: string): Promise<boolean> {
+  let fh;
   try {
-    const fh = await open(path, 'wx', PRIVATE_FILE_MODE);
-    try {
-      await fh.writeFile(content());
-    } finally {
-      await fh.close();
-    }
-    return true;
+    fh = await open(path, 'wx', PRIVATE_FILE_MODE);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw err;
   }
+  try {
+    await fh.writeFile(content());
+  } catch (err) {
+    // (A full disk, say:) no empty lock file is left behind for the next writer to puzzle over.
+    await fh.close().catch(() => undefined);
+    await unlink(path).catch(() => undefined);
+    throw err;
+  }
+  await fh.close();
+  return true;
 }
 
 /** Replaces a stale lock under the take-over guard; false when someone else holds the lock now. */

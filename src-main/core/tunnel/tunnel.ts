@@ -16,6 +16,7 @@ import { DEFAULT_TUNNEL_NAME, DELIVERY_HEADER, RESIGNED_HEADER, TUNNEL_HEADER } 
 import { createIdGenerator, type IdGenerator } from './ids';
 import { Ingest, type InvalidResponse } from './ingest';
 import { acquireWriterLock, LockedError, type WriterLock } from './lock';
+import { privateFiles } from './private-files';
 import { EventLog, type DeliveryQuery, type LogBounds, type LogIO } from './log';
 import { RefusalLimiter, type RefusalRate } from './ratelimit';
 import { createReceiver, type Answer, type Receiver, type RefusalInput } from './receiver';
@@ -131,6 +132,21 @@ export class TunnelError extends Error {
   }
 }
 
+/** A data folder the writer cannot set up, said plainly: where, why, and what to do. */
+function storageError(dir: string, err: unknown): unknown {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  const why: Record<string, string> = {
+    ENOSPC: 'the disk is full: free some space',
+    EDQUOT: 'the disk quota is used up: free some space',
+    EACCES: 'permission denied: make it writable',
+    EPERM: 'permission denied: make it writable',
+    EROFS: 'the file system is read-only',
+    EIO: 'the disk reported an input/output error',
+  };
+  if (code === undefined || !(code in why)) return err;
+  return new TunnelError('storage-failed', `the tunnel's data folder ${dir} cannot be written (${why[code]}, or choose another data folder)`);
+}
+
 /** Whether a host is this machine (the one rule: core/url.ts). */
 export const isLoopback = isLoopbackHost;
 
@@ -222,10 +238,12 @@ export class Tunnel {
       this.lock = await acquireWriterLock(this.o.dataDir);
     } catch (err) {
       if (err instanceof LockedError) throw new TunnelError('locked', err.message);
-      throw err;
+      throw storageError(this.o.dataDir, err);
     }
     let kept;
     try {
+      // Files an older version (or someone else) left in the folder are made private too.
+      await privateFiles(this.o.dataDir);
       kept = await this.seenFile.open(this.clock.now());
       await this.log.open();
       await this.refusedStore.open();
@@ -233,7 +251,7 @@ export class Tunnel {
       await this.log.close().catch(() => undefined);
       await this.lock.release();
       this.lock = null;
-      throw err;
+      throw storageError(this.o.dataDir, err);
     }
     this.seen = SeenIndex.rebuild(this.duplicateWindowMs, this.clock.now(), this.log.seenKeys(), kept);
     this.ingest = new Ingest({

@@ -1,6 +1,6 @@
 // `listen`: the receiver on 127.0.0.1 port 0, verified deliveries forwarded to a loopback sink,
 // one JSON line per delivery and per forward; the secret from --secret-env or the team's keychain.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -116,6 +116,21 @@ describe('listen', () => {
     expect(r.stdout + r.stderr).not.toContain(SECRET);
     const refused = await runCli(['deliveries', 'refused', '--data-dir', join(dir, 'd3'), '--reason', 'not-a-hook'], { configDir: dir });
     expect(refused.stdout).toMatch(/REFUSED 404 not-a-hook POST \/webhook from 127\.0\.0\.1/);
+  });
+
+  it('makes the data folder it is given private (0700), and the tunnel folder in it, whatever they were', async () => {
+    const data = join(dir, 'shared-data');
+    await mkdir(join(data, 'tunnel'), { recursive: true, mode: 0o755 });
+    await chmod(data, 0o755);
+    await chmod(join(data, 'tunnel'), 0o755);
+    await writeFile(join(data, 'tunnel', 'seen.jsonl'), '', { mode: 0o644 });
+    await chmod(join(data, 'tunnel', 'seen.jsonl'), 0o644);
+    const r = await listen(['--secret-env', 'HOOK_SECRET', '--data-dir', data], { configDir: dir, env: { HOOK_SECRET: SECRET } }, async () => undefined, (lines) => lines.some((l) => l.event === 'ready'));
+    expect(r.code).toBe(0);
+    const mode = async (p: string) => (await stat(p)).mode & 0o777;
+    expect(await mode(data)).toBe(0o700);
+    expect(await mode(join(data, 'tunnel'))).toBe(0o700);
+    expect(await mode(join(data, 'tunnel', 'seen.jsonl'))).toBe(0o600);
   });
 
   it('human mode prints the full hook URL of each agent', async () => {

@@ -250,6 +250,9 @@ describe('permissions', () => {
     await mkdir(join(d, 'deliveries'), { recursive: true, mode: 0o755 });
     await chmod(d, 0o755);
     await writeFile(join(d, 'deliveries', 'seg-000000000001.jsonl'), '', { mode: 0o644 });
+    // Files of the folder itself, from an older version or someone else.
+    await writeFile(join(d, 'seen.jsonl'), '', { mode: 0o644 });
+    await writeFile(join(d, 'other.txt'), 'x', { mode: 0o644 });
     const old = process.umask(0);
     try {
       const t = new Tunnel({ dataDir: d, clock: new FakeClock(NOW), getSecrets: async () => ['s'], newId: createIdGenerator(new FakeClock(NOW)) });
@@ -263,6 +266,7 @@ describe('permissions', () => {
     }
     const mode = async (p: string) => (await stat(p)).mode & 0o777;
     expect(await mode(d)).toBe(0o700);
+    for (const f of ['seen.jsonl', 'other.txt']) expect(await mode(join(d, f))).toBe(0o600);
     for (const sub of ['deliveries', 'refused']) {
       expect(await mode(join(d, sub))).toBe(0o700);
       const files = await readdir(join(d, sub));
