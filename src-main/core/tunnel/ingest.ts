@@ -25,6 +25,8 @@ export interface IngestInput {
   headers: HeaderMap;
   body: Buffer;
   from: string;
+  /** The local peer that relayed it, when `from` was read from X-Forwarded-For. */
+  via?: string;
   simulated?: boolean;
 }
 
@@ -132,6 +134,6 @@ export class Ingest {
   }
 
   private meta(input: IngestInput): Omit<RefusalInput, 'reason' | 'status' | 'detail' | 'size' | 'sha256' | 'prefix'> {
-    return { method: input.method, path: input.path, agentId: input.agentId, from: input.from, headers: input.headers };
+    return { method: input.method, path: input.path, agentId: input.agentId, from: input.from, ...(input.via !== undefined ? { via: input.via } : {}), headers: input.headers };
   }
 }

@@ -29,6 +29,8 @@ export interface ReceivedRequest {
   body: Buffer;
   /** The remote address (see sourceOf). */
   from: string;
+  /** The local peer that relayed it, when `from` was read from X-Forwarded-For. */
+  via?: string;
 }
 
 /** What the receiver knows of a request it refuses itself (the body only as size, hash and prefix). */
@@ -40,6 +42,8 @@ export interface RefusalInput {
   path: string;
   agentId: string | null;
   from: string;
+  /** The local peer that relayed it, when `from` was read from X-Forwarded-For. */
+  via?: string;
   headers: HeaderMap;
   size: number;
   sha256: string;
@@ -57,7 +61,7 @@ export interface ReceiverOptions {
   /** Keeps the refusal and says what to answer (it may turn the answer into a 429). */
   refuse(r: RefusalInput, response: Record<string, unknown>): Answer;
   /** Seconds a source must wait before it is refused normally again (0: not limited). */
-  isLimited?(from: string): number;
+  isLimited?(from: string, via?: string): number;
   bodyLimitBytes?: number;
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
@@ -126,15 +130,20 @@ function isLoopbackAddress(a: string): boolean {
   return a === '::1' || a.startsWith('127.');
 }
 
+/** The connection's remote address (IPv4 without its IPv6 prefix), or "unknown". */
+function peerOf(socket: Socket | undefined): string {
+  const raw = socket?.remoteAddress ?? '';
+  return (raw.startsWith('::ffff:') ? raw.slice(7) : raw) || 'unknown';
+}
+
 /**
  * The remote address; for a connection from this machine (a tunnel program such as ngrok or
  * cloudflared) the last X-Forwarded-For hop, the one that program added.
  */
 export function sourceOf(socket: Socket | undefined, headers: HeaderMap): string {
-  const raw = socket?.remoteAddress ?? '';
-  const remote = raw.startsWith('::ffff:') ? raw.slice(7) : raw;
+  const remote = peerOf(socket);
   const xff = headers['x-forwarded-for'];
-  if (xff === undefined || !isLoopbackAddress(remote)) return remote || 'unknown';
+  if (xff === undefined || !isLoopbackAddress(remote)) return remote;
   const hops = (Array.isArray(xff) ? xff.join(',') : xff).split(',');
   for (let i = hops.length - 1; i >= 0; i--) {
     const hop = hops[i]!.trim();
@@ -212,13 +221,15 @@ export function createReceiver(o: ReceiverOptions): Receiver {
     const method = req.method ?? '';
     const headers = headersOf(req);
     const from = sourceOf(req.socket, headers);
+    const peer = peerOf(req.socket);
+    const via = from !== peer ? peer : undefined;
     const routed = routeAgent(path, defaultAgent);
     const stranger = routed !== null && only !== null && !only.has(routed);
     const agentId = stranger ? null : routed;
-    const base = { method, path, agentId, from, headers };
+    const base = { method, path, agentId, from, ...(via !== undefined ? { via } : {}), headers };
     const accepted = agentId !== null && method === 'POST';
 
-    const wait = o.isLimited?.(from) ?? 0;
+    const wait = o.isLimited?.(from, via) ?? 0;
     if (wait > 0 && !(accepted && hasSignature(headers))) {
       const a = o.refuse(
         { ...base, reason: 'rate-limited', status: 429, detail: `this source sent too many refused requests; answered at once, the body was not read`, size: 0, sha256: '', prefix: '' },
@@ -285,7 +296,7 @@ export function createReceiver(o: ReceiverOptions): Receiver {
     req.on('end', () => {
       if (over) return;
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-      o.handle({ agentId: agentId!, method, path, headers, body, from })
+      o.handle({ agentId: agentId!, method, path, headers, body, from, ...(via !== undefined ? { via } : {}) })
         .then((a) => sendJson(res, a))
         .catch((err) => {
           logger.error('tunnel receiver: handling failed', { error: err instanceof Error ? err.message : String(err) });

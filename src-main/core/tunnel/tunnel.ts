@@ -302,7 +302,7 @@ export class Tunnel {
         return r;
       },
       refuse: (r, response) => this.refuse(r, response),
-      isLimited: (from) => this.limiter.retryAfter(from, this.clock.now()),
+      isLimited: (from, via) => this.limiter.retryAfter(from, this.clock.now(), via),
       bodyLimitBytes: this.o.bodyLimitBytes,
       headersTimeoutMs: this.o.headersTimeoutMs,
       requestTimeoutMs: this.o.requestTimeoutMs,
@@ -367,7 +367,7 @@ export class Tunnel {
     let answer = response;
     let headers: Record<string, string> | undefined;
     if (r.reason !== 'storage-unavailable') {
-      const take = this.limiter.take(r.from, now);
+      const take = this.limiter.take(r.from, now, r.via);
       if (take.limited) {
         headers = { 'retry-after': String(take.retryAfterSec) };
         answer = { ok: false, reason: 'rate-limited', retryAfterSec: take.retryAfterSec };

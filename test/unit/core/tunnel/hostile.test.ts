@@ -221,6 +221,23 @@ describe('refused requests', () => {
     expect((await junk()).status).toBe(401);
   });
 
+  it('made-up X-Forwarded-For sources share the budget of the local peer that relayed them, so they cannot multiply it', async () => {
+    const clock = new FakeClock(NOW);
+    const { t, url } = await tunnel(await dir(), clock, { refusalRate: { burst: 3, perSec: 0.01 } });
+    // A relay that passes the header on as written (ssh -R): every request names a new source.
+    const statuses: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      statuses.push((await rawRequest(`${url}/hooks/a1`, { headers: { 'x-forwarded-for': `10.0.${i >> 8}.${i & 255}` }, body: '{"junk":true}' })).status);
+    }
+    // Three each would be 180: the peer's shared bucket (ten sources' budgets) runs out at 30.
+    expect(statuses.filter((s) => s === 401)).toHaveLength(30);
+    expect(statuses.slice(30).every((s) => s === 429)).toBe(true);
+    expect(t.refused({ limit: 100 }).length).toBeLessThanOrEqual(31);
+    // Refusals are limited; a genuine delivery through the same relay is still verified and taken.
+    const good = event('relayed-genuine');
+    expect((await rawRequest(`${url}/hooks/a1`, { headers: { ...signed(good, clock), 'x-forwarded-for': '10.9.9.9' }, body: good })).status).toBe(200);
+  });
+
   it('are bounded: in memory, on disk, and across a restart (read back read-only too)', async () => {
     const d = await dir();
     const clock = new FakeClock(NOW);
