@@ -141,6 +141,8 @@ export class SeenFile {
   readonly path: string;
   private live: SeenRecord[] = [];
   private lines = 0;
+  /** The file may end in a torn line (found at open, or left by a failed append): rewrite, never append after it. */
+  private torn = false;
 
   constructor(
     dataDir: string,
@@ -152,6 +154,7 @@ export class SeenFile {
   /** Loads the keys still inside the window (a missing or torn file gives what it has). */
   async open(nowMs: number): Promise<SeenRecord[]> {
     const text = await readFile(this.path, 'utf8').catch(() => '');
+    this.torn = text !== '' && !text.endsWith('\n');
     const since = nowMs - this.windowMs;
     for (const line of text.split('\n')) {
       if (line === '') continue;
@@ -173,11 +176,14 @@ export class SeenFile {
     if (add.length === 0) return;
     this.live = this.live.filter((r) => r.at >= since);
     this.live.push(...add);
-    if (this.lines + add.length > this.live.length + COMPACT_SLACK) return this.rewrite();
+    if (this.torn || this.lines + add.length > this.live.length + COMPACT_SLACK) return this.rewrite();
     const fh = await open(this.path, 'a', PRIVATE_FILE_MODE);
     try {
       await fh.writeFile(add.map((r) => `${JSON.stringify(r)}\n`).join(''));
       await fh.datasync();
+    } catch (err) {
+      this.torn = true;
+      throw err;
     } finally {
       await fh.close();
     }
@@ -190,5 +196,6 @@ export class SeenFile {
     await writeFile(tmp, this.live.map((r) => `${JSON.stringify(r)}\n`).join(''), { mode: PRIVATE_FILE_MODE, flush: true });
     await rename(tmp, this.path);
     this.lines = this.live.length;
+    this.torn = false;
   }
 }

@@ -2,11 +2,12 @@
 // across log rotation and restarts (with and without message.id), replay floods acknowledged without
 // being kept, refused requests rate-limited per source (429 + Retry-After), the refused store
 // bounded on disk and in memory.
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signDelivery, signLegacy } from '../../../../src-main/core/signature';
 import { RefusedStore, Tunnel } from '../../../../src-main/core/tunnel';
+import { SeenFile } from '../../../../src-main/core/tunnel/seen';
 import { FakeClock, rawRequest, tempDir } from './helpers';
 
 const NOW = 1_750_000_000_000;
@@ -164,6 +165,19 @@ describe('duplicates', () => {
     const again = await rawRequest(`${url}/hooks/a1`, { headers: signed(b, clock), body: b });
     expect(again.json).toMatchObject({ ok: true });
     expect(again.json?.duplicate).toBeUndefined();
+  });
+});
+
+describe('the seen file', () => {
+  it('is never appended to after a torn last line (a crash mid-write): the keys written next are read back', async () => {
+    const d = await dir();
+    const good = { agentId: 'a1', key: 'm-1', at: NOW };
+    await writeFile(join(d, 'seen.jsonl'), `${JSON.stringify(good)}\n{"agentId":"a1","key":"m-2","a`);
+    const file = new SeenFile(d, 60_000);
+    expect(await file.open(NOW)).toEqual([good]);
+    const next = { agentId: 'a1', key: 'm-3', at: NOW + 1 };
+    await file.keep([next], NOW + 1);
+    expect(await new SeenFile(d, 60_000).open(NOW + 2)).toEqual([good, next]);
   });
 });
 

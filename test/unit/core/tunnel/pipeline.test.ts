@@ -149,6 +149,8 @@ describe('forwarder pipelining', () => {
     expect(k1.forwardState).toBe('delivered');
     expect(k1.attempts[0]!.aheadOf).toBe(ids[0]);
     expect(t.get(ids[2]!)!.forwardState).toBe('pending');
+    // Said in words, not as the socket's error code.
+    expect(t.get(ids[2]!)!.attempts[0]!.error).toBe('the local app closed the connection before answering');
     expect(t.get(ids[3]!)!.attempts[0]!.aheadOf).toBe(ids[0]);
     expect(t.status()[0]).toMatchObject({ pending: 4, lastError: 'HTTP 503' });
 
