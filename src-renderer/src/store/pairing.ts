@@ -19,8 +19,12 @@ export interface PairingView {
   /** pairing.start was pressed and its QR has not arrived yet. */
   startedAt: number | null;
   starting: boolean;
+  /** The last read or start failed (cleared by the next success). */
   error: ErrorDTO | null;
-  checkedAt: number | null;
+  /** When the service last answered with the session (null: never in this window). */
+  readAt: number | null;
+  /** A pairing.session read is in flight. */
+  asking: boolean;
 }
 
 export interface PairingSlice {
@@ -39,7 +43,8 @@ export const emptyPairing = (): PairingView => ({
   startedAt: null,
   starting: false,
   error: null,
-  checkedAt: null,
+  readAt: null,
+  asking: false,
 });
 
 export function applySession(v: PairingView, session: SessionDTO, now: number): PairingView {
@@ -53,7 +58,7 @@ export function applySession(v: PairingView, session: SessionDTO, now: number): 
     linkedAt: v.linkedAt ?? (session.connected && !session.needsScan && v.sawScanNeeded ? now : null),
     startedAt: session.qr !== null || session.connected ? null : v.startedAt,
     error: null,
-    checkedAt: now,
+    readAt: now,
   };
 }
 
@@ -105,6 +110,8 @@ type Reads = { pushNotice(n: NoticeInput): string; setRoute(route: string): void
 export const pairingSlice: Slice<PairingSlice, Reads> = ({ set, get, api, env }) => {
   const view = (key: string) => get().pairing[key] ?? emptyPairing();
   const put = (key: string, v: PairingView) => set((s) => ({ pairing: { ...s.pairing, [key]: v } }));
+  /** pairing.session reads in flight, per agent. */
+  const reads = new Map<string, number>();
   return {
     pairing: {},
     startPairing: async (teamId, agentId) => {
@@ -120,12 +127,18 @@ export const pairingSlice: Slice<PairingSlice, Reads> = ({ set, get, api, env })
     },
     pollPairing: async (teamId, agentId) => {
       const key = agentKey(teamId, agentId);
+      reads.set(key, (reads.get(key) ?? 0) + 1);
+      put(key, { ...view(key), asking: true });
       const r = await api['pairing.session']({ teamId, agentId });
+      const left = (reads.get(key) ?? 1) - 1;
+      if (left > 0) reads.set(key, left);
+      else reads.delete(key);
+      const v = { ...view(key), asking: left > 0 };
       if (!r.ok) {
-        put(key, { ...view(key), error: r.error, checkedAt: env.now() });
+        put(key, { ...v, error: r.error });
         return r.error;
       }
-      if (r.value && typeof r.value === 'object') put(key, applySession(view(key), r.value, env.now()));
+      put(key, r.value && typeof r.value === 'object' ? applySession(v, r.value, env.now()) : v);
       return null;
     },
     cancelPairing: (teamId, agentId, agentLabel) => {

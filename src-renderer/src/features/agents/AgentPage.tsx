@@ -11,6 +11,7 @@ import { resolveAgent } from '../../router/resolve';
 import { agentKey } from '../../store/env';
 import { isStale } from '../../store/link';
 import { useApp } from '../../store/react';
+import { SessionRead } from '../pairing/SessionRead';
 import { WaMeQr } from '../pairing/WaMeQr';
 import { Timeline } from './Timeline';
 
@@ -72,11 +73,11 @@ function AgentBody({ agent }: { agent: AgentDTO }) {
       <div className="grid2">
         <section className="card" aria-labelledby="session-title">
           <h3 id="session-title">Session, as the service reports it</h3>
-          {view?.error && <ErrorNotice error={view.error} />}
-          {session ? <SessionFields session={session} /> : <p aria-busy="true">Asking the service…</p>}
-          {view?.checkedAt && (
+          <SessionRead view={view} now={now} asking="Asking the service…" />
+          {session && <SessionFields session={session} />}
+          {!view?.error && view?.readAt && (
             <p className="muted">
-              Read <TimeAgo at={view.checkedAt} now={now} />
+              Read <TimeAgo at={view.readAt} now={now} />
             </p>
           )}
         </section>

@@ -6,7 +6,6 @@ import { useEffect, useRef } from 'react';
 import type { AgentDTO } from '../../../../src-shared/contract';
 import { AsyncButton } from '../../components/AsyncButton';
 import { EmptyState } from '../../components/EmptyState';
-import { ErrorNotice } from '../../components/ErrorNotice';
 import { QrImage } from '../../components/Qr';
 import { useNow } from '../../components/TimeAgo';
 import { usePolling } from '../../components/usePolling';
@@ -16,6 +15,7 @@ import { resolveAgent } from '../../router/resolve';
 import { agentKey } from '../../store/env';
 import { emptyPairing, pairingCountdown, pairingPhase, type PairingCountdown } from '../../store/pairing';
 import { useApp } from '../../store/react';
+import { SessionRead } from './SessionRead';
 import { WaMeQr } from './WaMeQr';
 import './pairing.css';
 
@@ -102,8 +102,7 @@ function PairingBody({ agent }: { agent: AgentDTO }) {
   const countdown = pairingCountdown(session?.qr ? session.pairing : undefined, now);
   return (
     <div ref={body}>
-      {view.error && <ErrorNotice error={view.error} />}
-      {phase === 'loading' && <p aria-busy="true">Asking the service for the session…</p>}
+      <SessionRead view={view} now={now} asking="Asking the service for the session…" />
       {phase === 'needs-scan' && (
         <div className="card">
           <p>

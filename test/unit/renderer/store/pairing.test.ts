@@ -94,4 +94,31 @@ describe('pairing slice', () => {
     await store.getState().pollPairing('t1', 'a1');
     expect(store.getState().pairing['t1/a1']?.error?.kind).toBe('network-error');
   });
+
+  it('a failed read keeps when the session was last read; asking only while a read is in flight', async () => {
+    let answer: (() => void) | null = null;
+    let ok = true;
+    const { store, now } = setup({
+      'pairing.session': () =>
+        new Promise((resolve) => {
+          answer = () =>
+            resolve(ok ? { ok: true, value: session() } : { ok: false, error: { kind: 'network-error', code: 'HOST_UNREACHABLE', message: 'reset' } });
+        }),
+    });
+    const view = () => store.getState().pairing['t1/a1']!;
+    const read = async () => {
+      const p = store.getState().pollPairing('t1', 'a1');
+      expect(view().asking).toBe(true);
+      answer!();
+      await p;
+      expect(view().asking).toBe(false);
+    };
+    await read();
+    expect(view()).toMatchObject({ readAt: 100_000, error: null });
+    now.t = 160_000;
+    ok = false;
+    await read();
+    expect(view()).toMatchObject({ readAt: 100_000, error: { kind: 'network-error' } });
+    expect(view().session).not.toBeNull();
+  });
 });
