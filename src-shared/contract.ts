@@ -104,6 +104,11 @@ export interface AgentHealthDTO {
   state: string | null;
   phone: string | null;
   needsScan: boolean;
+  /**
+   * While `health` is 'unreachable': the health the last successful poll told of (absent when no
+   * poll has succeeded). The agent's last known state, kept while the service does not answer.
+   */
+  lastKnown?: HealthState;
   /** ms epoch when `health` last changed. */
   since: number;
   /** ms epoch of the last poll, null before the first. */

@@ -18,6 +18,10 @@ export function agentHealthDTO(s: AgentSnapshot): AgentHealthDTO {
     since: s.since,
     checkedAt: s.lastPollAt,
   };
+  if (dto.health === 'unreachable' && s.lastKnown) {
+    const known = healthState(s.lastKnown);
+    if (known !== 'unreachable' && known !== 'unknown') dto.lastKnown = known;
+  }
   if (s.lastError) dto.error = serviceErrorDTO(s.lastError);
   return dto;
 }

@@ -28,6 +28,11 @@ function deriveHealth(input: { status?: SessionStatus; error?: unknown }): Healt
   return 'unreachable';
 }
 
+/** The health a session status tells of (what a successful poll decides). */
+export function healthOfStatus(status: SessionStatus): Health {
+  return deriveHealth({ status });
+}
+
 /** Errors that say nothing about the agent (they only count towards 'unreachable'). */
 export function isTransientError(error: unknown): boolean {
   return deriveHealth({ error }) === 'unreachable';

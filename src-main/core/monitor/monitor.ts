@@ -5,7 +5,7 @@ import type { SessionStatus } from '../api/types';
 import { silentLogger, systemClock, type Clock, type Logger, type Random } from '../ports';
 import { formatDiagnostics } from './diagnostics';
 import { Emitter, type Unsubscribe } from '../events';
-import { HealthTracker, errorToDTO, type Health } from './health';
+import { HealthTracker, errorToDTO, healthOfStatus, type Health } from './health';
 import { AlertPolicy, type IncidentUpdate, type PolicyOutput } from './policy';
 import { Poller, type PollCycle, type PollResult, type PollTarget, type PollerConfig, type ReadSession } from './poller';
 import type { AlertSink } from './sinks';
@@ -373,6 +373,7 @@ function snapshotOf(a: WatchedAgent): AgentSnapshot {
     lastSuccessAt: a.lastSuccessAt,
     consecutiveFailures: r.consecutiveFailures,
   };
+  if (s) snap.lastKnown = healthOfStatus(s);
   if (a.lastError) snap.lastError = a.lastError;
   return snap;
 }

@@ -179,6 +179,8 @@ export interface AgentSnapshot {
   needsScan: boolean;
   connected: boolean;
   linked: boolean;
+  /** The health the last successful poll told of (absent before any): kept while polls fail. */
+  lastKnown?: import('./health').Health;
   /** A pairing QR is on offer now. */
   pairing: boolean;
   /** ms epoch of the last health change. */

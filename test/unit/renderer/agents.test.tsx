@@ -77,7 +77,60 @@ describe('agents home: summary, ids and actions', () => {
   });
 });
 
+describe('agents home: the service unreachable', () => {
+  it('marks each agent unreachable beside its last known state, and keeps the actions of that state', () => {
+    const { store } = setup();
+    store.setState({ teams: [team({ agentIds: ['a1', 'a2', 'a3'] })], loaded: true });
+    store.getState().setAgents([
+      agent('a1', 'unreachable', { lastKnown: 'connected' }),
+      agent('a2', 'unreachable', { lastKnown: 'needs-scan', needsScan: true }),
+      agent('a3', 'unreachable'),
+    ]);
+    mount(store, <AgentList />);
+    const rows = screen.getAllByRole('listitem');
+    const row = (id: string) => rows.find((r) => r.querySelector('.agent-label')?.textContent === `Agent ${id}`)!;
+    for (const id of ['a1', 'a2', 'a3']) expect(row(id).querySelector('.agent-health')?.textContent).toContain('Unreachable');
+    expect(row('a2').querySelector('.agent-last-known')?.textContent).toBe('last known: ▣ Needs a QR scan');
+    expect(within(row('a2')).getByRole('link', { name: 'Pair Agent a2' })).toBeTruthy();
+    expect(within(row('a2')).queryByRole('link', { name: /^Chat with/ })).toBeNull();
+    expect(row('a1').querySelector('.agent-last-known')?.textContent).toBe('last known: ● Connected');
+    expect(within(row('a1')).getByRole('link', { name: 'Chat with Agent a1' })).toBeTruthy();
+    expect(within(row('a1')).queryByRole('link', { name: /^Pair/ })).toBeNull();
+    // Never heard from: nothing to keep.
+    expect(row('a3').querySelector('.agent-last-known')).toBeNull();
+  });
+});
+
 describe('agent page', () => {
+  it('a failed session read: the error and when the session was last read, never "Asking…" or "Read" beside it', async () => {
+    let fail = false;
+    const { store } = setup({
+      'pairing.session': () => (fail ? { ok: false, error: { kind: 'network-error', code: 'HOST_UNREACHABLE', message: 'reset' } } : { ok: true, value: session() }),
+    });
+    store.getState().setAgents([agent('a1', 'needs-scan')]);
+    store.setState({ teams: [team()] });
+    fail = true;
+    mount(store, <AgentPage agentId="a1" teamId="t1" />);
+    await flush();
+    const card = () => screen.getByRole('region', { name: 'Session, as the service reports it' });
+    expect(within(card()).getByRole('alert')).toBeTruthy();
+    expect(card().textContent).toContain('The session has not been read yet.');
+    expect(card().textContent).not.toContain('Asking the service');
+    expect(card().textContent).not.toMatch(/Read /);
+
+    // Read once, then failing again: the last read's time, and its fields.
+    fail = false;
+    await act(() => store.getState().pollPairing('t1', 'a1'));
+    expect(card().textContent).toMatch(/Read \S/);
+    fail = true;
+    await act(() => store.getState().pollPairing('t1', 'a1'));
+    expect(within(card()).getByRole('alert')).toBeTruthy();
+    expect(card().textContent).toMatch(/Last read .+; what follows is from then\./);
+    expect(card().textContent).toContain('needsScantrue');
+    expect(card().textContent).not.toContain('Asking the service');
+    expect(card().textContent).not.toMatch(/Read /);
+  });
+
   it('shows the session fields exactly as reported (unknown state as-is), actions, and the timeline', async () => {
     const { store } = setup({ 'pairing.session': { ok: true, value: session({ state: 'brand-new-state', needsScan: false, linked: true, connected: false }) } });
     store.getState().setAgents([agent('a1', 'reconnecting', { state: 'brand-new-state' })]);

@@ -1,12 +1,13 @@
 // Agents home: a summary of every agent's health, then each agent (worst health first) with its id,
-// team, number, time in state and the action its state calls for; a filter.
+// team, number, time in state and the action its state calls for (an unreachable agent: its last
+// known state, shown beside the mark, and that state's action); a filter.
 import { useId, useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { AgentDTO } from '../../../../src-shared/contract';
 import { EmptyState } from '../../components/EmptyState';
 import { errorLine } from '../../components/errors';
 import { HealthBadge } from '../../components/HealthBadge';
-import { HEALTH_HINTS } from '../../components/health';
+import { HEALTH_GLYPHS, HEALTH_HINTS, HEALTH_SHORT } from '../../components/health';
 import { Since, TimeAgo, useNow } from '../../components/TimeAgo';
 import { agentHref, consoleHref } from '../../router/routes';
 import { agentKey } from '../../store/env';
@@ -15,10 +16,13 @@ import { useApp } from '../../store/react';
 import { HealthSummary } from './HealthSummary';
 import { matchesFilter, sortWorstFirst } from './sortAgents';
 
-/** What the row offers: Pair when a scan is needed (never on a connected agent), else Chat and Send. */
+/**
+ * What the row offers: Pair when a scan is needed (never on a connected agent), else Chat and Send.
+ * While the agent is unreachable, its last known state decides.
+ */
 function RowActions({ agent }: { agent: AgentDTO }) {
   const { teamId, agentId, label } = agent;
-  if (agent.health.health === 'needs-scan') {
+  if ((agent.health.lastKnown ?? agent.health.health) === 'needs-scan') {
     return (
       <a className="button small" href={agentHref(teamId, agentId, 'pairing')} aria-label={`Pair ${label}`}>
         Pair
@@ -76,6 +80,11 @@ function AgentRow({ agent, teamLabel, now, lastHeardAt }: { agent: AgentDTO; tea
             )}
           </span>
           {hint && <span className={h.error ? 'error' : undefined}>{hint}</span>}
+          {!stale && h.lastKnown && (
+            <span className="agent-last-known">
+              last known: <span aria-hidden="true">{HEALTH_GLYPHS[h.lastKnown]}</span> {HEALTH_SHORT[h.lastKnown]}
+            </span>
+          )}
         </p>
       </div>
       <div className="agent-actions">

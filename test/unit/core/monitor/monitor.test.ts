@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { agentHealthDTO } from '../../../../src-main/app/contract/dto';
 import { ServerError, Unauthorized } from '../../../../src-main/core/api/errors';
 import type { SessionStatus } from '../../../../src-main/core/api/types';
 import { Monitor } from '../../../../src-main/core/monitor/monitor';
@@ -48,6 +49,34 @@ describe('Monitor', () => {
     await h.clock.advance(130_000);
     expect(h.alerts.map((a) => a.kind)).toEqual(['unreachable', 'recovered']);
     expect(h.sink.alerts.map((a) => a.kind)).toEqual(['unreachable', 'recovered']);
+    await h.monitor.stop();
+  });
+
+  it('an unreachable agent keeps its last known health (the contract says it beside unreachable)', async () => {
+    const h = setup(['a1', 'a2']);
+    h.answers.set('a2', async () => UNLINKED);
+    h.monitor.start();
+    await h.clock.advance(0);
+    expect(h.monitor.snapshot().map((s) => [s.health, s.lastKnown])).toEqual([
+      ['connected', 'connected'],
+      ['needs-scan', 'needs-scan'],
+    ]);
+    for (const a of ['a1', 'a2'])
+      h.answers.set(a, async () => {
+        throw new ServerError({ status: 500 });
+      });
+    await h.clock.advance(60_000);
+    const snaps = h.monitor.snapshot();
+    expect(snaps.map((s) => [s.health, s.lastKnown])).toEqual([
+      ['unreachable', 'connected'],
+      ['unreachable', 'needs-scan'],
+    ]);
+    expect(agentHealthDTO(snaps[1]!)).toMatchObject({ health: 'unreachable', lastKnown: 'needs-scan', needsScan: true });
+    expect(agentHealthDTO(snaps[0]!)).toMatchObject({ health: 'unreachable', lastKnown: 'connected' });
+    // Not unreachable: the health itself, with nothing beside it.
+    h.answers.set('a1', async () => CONNECTED);
+    await h.clock.advance(130_000);
+    expect(agentHealthDTO(h.monitor.snapshot()[0]!).lastKnown).toBeUndefined();
     await h.monitor.stop();
   });
 
