@@ -6,6 +6,7 @@
 // 429s say the rate limit per minute and the wait; a failed send has Retry; with the send budget
 // spent (a team whose limit is 2 a minute, made through the emulator's control API) the form stays
 // open, new sends queue, the meter shows the spent budget, and each queued send can be cancelled.
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { consoleHash, control, hostCall, open, shooter, shooterAcross, useServe, type Suite } from './support/kit';
 
@@ -33,6 +34,22 @@ const textBox = (page: Page) => page.getByLabel('Message', { exact: true });
 const sendButton = (page: Page) => page.getByRole('button', { name: 'Send', exact: true });
 const historyRow = (page: Page, text: string) => page.locator('table.send-history tbody tr').filter({ hasText: text });
 const result = (page: Page) => page.locator('.send-result');
+
+/** How much wider than the window the page is (0 when it fits). */
+const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+async function noSeriousAxe(page: Page): Promise<void> {
+  const bad = (await new AxeBuilder({ page }).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+}
+
+/** A team of its own on the emulator whose service allows 2 sends a minute, added to the app; its console's hash. */
+async function smallTeam(name: string, agentId: string): Promise<string> {
+  const small = await control<{ id: string; apiKey: string }>(suite, 'teams', { name, sendsPerMinute: 2 });
+  await control(suite, `teams/${small.id}/agents`, { agentId, label: `${name} bot`, state: 'connected', phone: '15550107777' });
+  const team = await hostCall<{ teamId: string }>(suite.ready, 'teams.add', { label: name, baseUrl: suite.emulator.baseUrl, apiKey: small.apiKey, agents: [{ agentId, label: `${name} bot` }] });
+  return `#/console?team=${encodeURIComponent(team.teamId)}&agent=${agentId}`;
+}
 
 test.describe('send console', () => {
   suite = useServe();
@@ -106,6 +123,94 @@ test.describe('send console', () => {
     expect(JSON.stringify(onService)).toContain(id);
     await expect(textBox(page)).toHaveValue('');
     await shots('console-sent');
+  });
+
+  test('long content wraps in the history (the page never gets wider than the window), with everything sent one click away', async ({ page }, testInfo) => {
+    const shots = shooterAcross(page, testInfo);
+    await page.setViewportSize({ width: 1024, height: 720 });
+    await openConsole(page);
+    await toBox(page).fill(`+${TO}`);
+    const url = `https://example.com/${'a'.repeat(300)}`;
+    await textBox(page).fill(url);
+    await sendButton(page).click();
+    await expect(historyRow(page, url.slice(0, 60))).toHaveAttribute('data-state', 'sent');
+    const long = `${'word '.repeat(2000)}${'x'.repeat(60_000)}`;
+    await textBox(page).fill(long);
+    await sendButton(page).click();
+    // Over the 65,536 characters a send may carry: refused, and listed with what was typed.
+    await expect(historyRow(page, 'word word')).toHaveAttribute('data-state', 'failed', { timeout: 15_000 });
+    for (const width of [1024, 1280]) {
+      await page.setViewportSize({ width, height: 720 });
+      expect(await overflow(page), `no sideways scroll at ${width} px`).toBe(0);
+      await expect(page.locator('.send-meter')).toBeInViewport({ ratio: 1 });
+      const right = await page.locator('table.send-history').evaluate((t) => t.getBoundingClientRect().right - document.documentElement.clientWidth);
+      expect(right, `the history ends inside the window at ${width} px`).toBeLessThanOrEqual(0);
+    }
+    const all = historyRow(page, 'word word').locator('details.send-full');
+    await all.locator('summary').click();
+    await expect(all.locator('summary')).toHaveText('All 70,000 characters');
+    await expect(all.getByLabel(`Everything sent to +${TO}`)).toHaveText(long);
+    for (const width of [1024, 1280]) {
+      await page.setViewportSize({ width, height: 720 });
+      expect(await overflow(page), `no sideways scroll at ${width} px with everything shown`).toBe(0);
+    }
+    await noSeriousAxe(page);
+    await shots('console-long-content');
+  });
+
+  test("an image URL is checked by the app, and a field's error goes once the field holds another value", async ({ page }, testInfo) => {
+    const shot = shooter(page, testInfo);
+    await openConsole(page);
+    await page.getByRole('radio', { name: 'Image' }).check();
+    await toBox(page).fill(`+${TO}`);
+    const urlBox = page.getByLabel('Image URL');
+    await urlBox.fill('javascript:alert(1)');
+    await sendButton(page).click();
+    const error = page.locator('.field-error');
+    await expect(error).toContainText('javascript:');
+    await expect(historyRow(page, 'javascript:alert(1)')).toHaveAttribute('data-state', 'failed');
+    await urlBox.fill('example.com/a.png');
+    await expect(error).toHaveCount(0);
+    await sendButton(page).click();
+    // The app's own check answers for the new value (the browser's check does not stop the send).
+    await expect(historyRow(page, 'example.com/a.png')).toHaveAttribute('data-state', 'failed');
+    await expect(error).toContainText('not a valid URL');
+    await expect(urlBox).toHaveAttribute('aria-describedby', (await error.getAttribute('id')) ?? 'missing');
+    await expect(urlBox).toHaveValue('example.com/a.png');
+    await shot('console-url-error-current');
+  });
+
+  test("a queued send's place and wait follow the queue: its row and result say what the send budget's list says", async ({ page }, testInfo) => {
+    const shots = shooterAcross(page, testInfo);
+    await openConsole(page, 'agent-tiny', await smallTeam('Tiny plan', 'agent-tiny'));
+    await toBox(page).fill(`+${TO}`);
+    for (const n of [1, 2]) {
+      await textBox(page).fill(`tiny ${n}`);
+      await sendButton(page).click();
+      await expect(historyRow(page, `tiny ${n}`)).toHaveAttribute('data-state', 'sent');
+    }
+    await expect(page.getByRole('meter', { name: 'Send budget used' })).toHaveAttribute('aria-valuetext', '2 of 2 sends used in the last minute', { timeout: 5000 });
+    for (const n of [3, 4, 5]) {
+      await textBox(page).fill(`tiny ${n}`);
+      await sendButton(page).click();
+      await expect(historyRow(page, `tiny ${n}`)).toHaveAttribute('data-state', 'queued');
+    }
+    await expect(historyRow(page, 'tiny 5')).toContainText(/Queued \(position 3, about \d+ s\)/);
+    const queue = page.locator('.send-queue li');
+    await expect(queue).toHaveCount(3, { timeout: 5000 });
+    // The first one waiting leaves the queue: the last one moves up, in its row and under the form.
+    await historyRow(page, 'tiny 3').getByRole('button', { name: `Cancel the send to +${TO}` }).click();
+    await expect(queue).toHaveCount(2, { timeout: 5000 });
+    await expect(historyRow(page, 'tiny 5')).toContainText(/Queued \(position 2, about \d+ s\)/, { timeout: 5000 });
+    await expect(result(page)).toContainText(/Queued \(position 2, about \d+ s\)/);
+    // The wait counts down with the budget's list, and says the same.
+    const seconds = async () => Number(/about (\d+) s/.exec(await historyRow(page, 'tiny 5').innerText())?.[1]);
+    const first = await seconds();
+    await expect.poll(seconds, { timeout: 8000 }).toBeLessThan(first);
+    await expect.poll(async () => `${await seconds()} s` === /leaves in about (\d+ s)/.exec(await queue.last().innerText())?.[1], { timeout: 5000 }).toBe(true);
+    await shots('console-queue-moves-up');
+    for (const n of [4, 5]) await historyRow(page, `tiny ${n}`).getByRole('button', { name: `Cancel the send to +${TO}` }).click();
+    await expect(queue).toHaveCount(0, { timeout: 5000 });
   });
 
   test('409 from an unlinked agent: needs a QR scan, with a link to pairing', async ({ page }, testInfo) => {

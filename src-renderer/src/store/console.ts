@@ -67,8 +67,13 @@ function kindOf(a: SendArgs): SendKind {
   return a.imageUrl ? 'image' : a.documentUrl ? 'document' : 'text';
 }
 
+/** What was sent, in full: the text, the caption (else the image URL), or the file name (else the document URL). */
+export function contentOf(a: Omit<SendArgs, 'clientRef'>): string {
+  return a.imageUrl ? (a.text ?? a.imageUrl) : a.documentUrl ? (a.documentFilename ?? a.documentUrl) : (a.text ?? '');
+}
+
 function summaryOf(a: SendArgs): string {
-  const s = a.imageUrl ? (a.text ?? a.imageUrl) : a.documentUrl ? (a.documentFilename ?? a.documentUrl) : (a.text ?? '');
+  const s = contentOf(a);
   return s.length > 120 ? `${s.slice(0, 120)}…` : s;
 }
 

@@ -97,6 +97,22 @@ describe('console screen', () => {
     expect(toBox().value).toBe('+1 (555) 010-2000');
   });
 
+  it('a long message is cut short in its history row, with everything sent one click away', async () => {
+    setup({ 'send.message': sent });
+    const long = `https://example.com/${'a'.repeat(300)}`;
+    await typeAndSend('+15550102000', long);
+    const cell = document.querySelector('table.send-history td.send-content')!;
+    expect(cell.firstChild?.textContent).toBe(`${long.slice(0, 120)}…`);
+    const all = within(cell as HTMLElement).getByLabelText('Everything sent to +15550102000');
+    expect(all.textContent).toBe(long);
+    expect(cell.querySelector('summary')?.textContent).toBe('All 320 characters');
+    cleanup();
+    setup({ 'send.message': sent });
+    await typeAndSend('+15550102000', 'short');
+    expect(document.querySelector('table.send-history td.send-content')?.textContent).toBe('short');
+    expect(document.querySelector('table.send-history details')).toBeNull();
+  });
+
   it('409 not-configured says it needs a QR scan and links to pairing; the text is kept', async () => {
     setup({ 'send.message': { ok: false, error: { kind: 'not-configured', code: 'CHANNEL_NOT_CONFIGURED', message: 'not linked', status: 409 } } });
     await typeAndSend();

@@ -3,7 +3,7 @@
 // waits (queued or between retries), Retry once it failed.
 import { useState } from 'react';
 import type { SendBudgetDTO } from '../../../../src-shared/contract';
-import { queuePlace, type SendRecord } from '../../store/console';
+import { contentOf, queuePlace, type SendRecord } from '../../store/console';
 import { capitalized, errorLine, rateLimitWords } from '../../components/errors';
 import { useApp } from '../../store/react';
 
@@ -61,6 +61,23 @@ export function SendActions({ r }: { r: SendRecord }) {
   return null;
 }
 
+/** What a send carried: its summary, wrapping; when that was cut short, everything sent a click away. */
+function Content({ r }: { r: SendRecord }) {
+  const full = contentOf(r.args);
+  if (full === r.summary) return <>{r.summary}</>;
+  return (
+    <>
+      {r.summary}
+      <details className="send-full">
+        <summary>All {full.length.toLocaleString()} characters</summary>
+        <pre tabIndex={0} aria-label={`Everything sent to ${r.to}`}>
+          {full}
+        </pre>
+      </details>
+    </>
+  );
+}
+
 export function SendHistory({ teamId, agentId }: { teamId: string; agentId: string }) {
   const all = useApp((s) => s.sendHistory);
   const budget = useApp((s) => s.sendBudgets[teamId]);
@@ -85,16 +102,18 @@ export function SendHistory({ teamId, agentId }: { teamId: string; agentId: stri
           <tbody aria-live="polite">
             {rows.map((r) => (
               <tr key={r.clientRef} data-state={r.state}>
-                <td>{new Date(r.at).toLocaleTimeString()}</td>
-                <td>
+                <td className="send-time">{new Date(r.at).toLocaleTimeString()}</td>
+                <td className="send-to">
                   <code>{r.to}</code>
                 </td>
                 <td>{r.kind}</td>
-                <td>{r.summary}</td>
+                <td className="send-content">
+                  <Content r={r} />
+                </td>
                 <td>
                   <span className={r.error?.kind === 'aborted' ? 'send-state cancelled' : 'send-state'}>{progressWords(r, budget)}</span> <SendActions r={r} />
                 </td>
-                <td>{r.messageId ? <code>{r.messageId}</code> : '—'}</td>
+                <td className="send-id">{r.messageId ? <code>{r.messageId}</code> : '—'}</td>
               </tr>
             ))}
           </tbody>
