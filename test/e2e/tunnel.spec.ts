@@ -9,8 +9,9 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { AGENTS, LABELS, control, hostCall, open, shooter, useServe, type Suite } from './support/kit';
+import { AGENTS, LABELS, control, hostCall, open, shooter, shooterAcross, useServe, type Suite } from './support/kit';
 import { fakeTunnelCommand, NO_NETWORK_ADDRESS } from '../helpers/fake-tunnel';
 
 const AGENT = AGENTS.connected;
@@ -60,6 +61,14 @@ const request = (page: Page, text: string) => requests(page).filter({ hasText: t
 const agentRow = (page: Page) => page.locator('table.hook-urls tbody tr').filter({ hasText: LABEL });
 const clipboard = (page: Page) => page.evaluate(() => navigator.clipboard.readText());
 const panelToggle = (page: Page, name: string) => page.getByRole('group', { name: 'Tunnel settings' }).getByRole('button', { name });
+
+/** What tunnel.status counts. */
+interface TunnelStatusDTO {
+  counts: { received: number; verified: number; duplicates: number; rejected: number };
+}
+
+/** How much wider than the window the page is (0 when it fits). */
+const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
 async function openPanel(page: Page, name: string) {
   const t = panelToggle(page, name);
@@ -220,6 +229,74 @@ test.describe('webhook tunnel inspector', () => {
       await shot('tunnel-detail-1024');
     } finally {
       await app.close();
+    }
+  });
+
+  test('a long agent label wraps: the page is never wider than the window and hook URLs stay readable; a duplicate is counted as one, never as rejected', async ({ page }, testInfo) => {
+    test.setTimeout(90_000);
+    const shots = shooterAcross(page, testInfo);
+    const LONG = 'SupercalifragilisticexpialidociousSupercalifragilistic';
+    const LONG_TEAM = 'Long names';
+    const emu = await control<{ id: string; apiKey: string }>(suite, 'teams', { name: LONG_TEAM });
+    await control(suite, `teams/${emu.id}/agents`, { agentId: 'agent-long', label: LONG, state: 'connected', phone: '15550108888' });
+    const added = await hostCall<{ teamId: string }>(suite.ready, 'teams.add', { label: LONG_TEAM, baseUrl: suite.emulator.baseUrl, apiKey: emu.apiKey, agents: [{ agentId: 'agent-long', label: LONG }] });
+    // The team goes again at the end, so the tests after this one see the demo team alone.
+    try {
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await open(page, suite, '#/tunnel');
+      const facts = page.locator('.tunnel-facts');
+      await expect(facts).toContainText('Listening', { timeout: 10_000 });
+      const row = page.locator('table.hook-urls tbody tr').filter({ hasText: LONG });
+      await expect(row).toHaveCount(1, { timeout: 10_000 });
+      const register = row.getByRole('button', { name: `Register this receiver for ${LONG} · ${LONG_TEAM}` });
+      const fits = async (what: string) => {
+        for (const width of [1280, 1024]) {
+          await page.setViewportSize({ width, height: 900 });
+          await page.evaluate(() => window.scrollTo(0, 0));
+          expect(await overflow(page), `${what}: no sideways scroll at ${width} px`).toBe(0);
+          const urls = await page.locator('table.hook-urls code.url').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width));
+          expect(Math.min(...urls), `${what}: every hook URL is at least 10 rem wide at ${width} px`).toBeGreaterThanOrEqual(160);
+          for (const box of ['.tunnel-facts', '.req-list', '.pane-detail']) {
+            const spill = await page.locator(box).evaluate((e) => e.scrollWidth - e.clientWidth);
+            expect(spill, `${what}: nothing spills out of ${box} at ${width} px`).toBeLessThanOrEqual(0);
+          }
+        }
+      };
+      await fits('the hook URLs');
+      for (const width of [1280, 1024]) {
+        await page.setViewportSize({ width, height: 900 });
+        await register.focus();
+        const right = await register.evaluate((b) => b.getBoundingClientRect().right - document.documentElement.clientWidth);
+        expect(right, `the Register button is inside the window at ${width} px`).toBeLessThanOrEqual(0);
+        expect(await page.evaluate(() => window.scrollX), `focusing it scrolls nothing sideways at ${width} px`).toBe(0);
+      }
+      await shots('tunnel-long-label');
+
+      // Registered here, the agent's messages come in; the same message twice is a duplicate.
+      await register.click();
+      await expect(row).toContainText('this receiver');
+      const before = (await hostCall<TunnelStatusDTO>(suite.ready, 'tunnel.status')).counts;
+      for (let i = 0; i < 2; i++) await control(suite, 'agents/agent-long/inbound', { from: FROM, type: 'text', text: 'said twice', id: 'm-said-twice' });
+      const twice = request(page, 'said twice');
+      await expect(twice).toHaveCount(2, { timeout: 10_000 });
+      await expect(twice.filter({ hasText: 'Duplicate' })).toHaveCount(1, { timeout: 10_000 });
+      await expect.poll(async () => (await hostCall<TunnelStatusDTO>(suite.ready, 'tunnel.status')).counts.duplicates, { timeout: 10_000 }).toBe(before.duplicates + 1);
+      const after = (await hostCall<TunnelStatusDTO>(suite.ready, 'tunnel.status')).counts;
+      // Both verified, one a duplicate; whatever else came meanwhile (a refused request) is all that was rejected.
+      expect(after.verified - before.verified).toBe(2);
+      expect(after.rejected - before.rejected).toBe(after.received - before.received - 2);
+      const d = after.duplicates;
+      await expect(facts).toContainText(new RegExp(`\\d+ verified · ${d} ${d === 1 ? 'duplicate' : 'duplicates'} · \\d+ rejected`), { timeout: 10_000 });
+
+      // Its delivery selected: the list and the detail fit too.
+      await twice.first().click();
+      await expect(page.getByRole('region', { name: 'Selected request' })).toContainText(LONG);
+      await fits('with a delivery selected');
+      const bad = (await new AxeBuilder({ page }).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+      await shots('tunnel-long-label-detail');
+    } finally {
+      await hostCall(suite.ready, 'teams.remove', { teamId: added.teamId });
     }
   });
 

@@ -49,7 +49,7 @@ function AgentRow({ a }: { a: TunnelAgentDTO }) {
         <span className="agent-name">{n.agent}</span>
         {n.team && <span className="muted team-name">{n.team}</span>}
       </th>
-      <td>
+      <td className="hook-url-cell">
         <UrlLine label="Local" url={a.receiverUrl} what={`the local hook URL of ${who}`} />
         {(a.exposedUrl || exposure?.state === 'up') && <UrlLine label="Public" url={a.exposedUrl} what={`the public hook URL of ${who}`} />}
       </td>
