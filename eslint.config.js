@@ -37,13 +37,14 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': restrict() },
   },
   {
-    // core/ is pure behaviour: it imports nothing above it (the app layer, the shells, the emulator).
+    // core/ is pure behaviour: it imports nothing above it (the app layer, the shells, the emulator),
+    // except src-shared/limits: plain numbers every runtime shares (a label's longest length).
     files: ['src-main/core/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict({
         patterns: [
           {
-            group: folders('app', 'cli', 'host', 'electron', 'emulator', 'src-shared', 'src-preload', 'src-renderer'),
+            group: [...folders('app', 'cli', 'host', 'electron', 'emulator', 'src-preload', 'src-renderer'), '../**/src-shared/*', '!../**/src-shared/limits'],
             message: 'src-main/core imports nothing above it: not app/, cli/, host/, electron/, emulator/ nor the contract.',
           },
         ],

@@ -5,6 +5,7 @@
 import { ZodError } from 'zod';
 import { isAccountsError, type AccountsErrorCode } from '../core/accounts';
 import { isServiceError, type ServiceErrorDTO, type ServiceErrorKind } from '../core/api/errors';
+import { inputProblem, type FieldNames } from '../core/input-words';
 import { isKeychainError } from '../core/secrets';
 import { ReplayError, TunnelError } from '../core/tunnel';
 import type { ErrorDTO, ErrorKind } from '../../src-shared/contract';
@@ -24,12 +25,15 @@ export class AppError extends Error {
 
 const APP_KINDS: ReadonlySet<string> = new Set<ErrorKind>(['validation', 'keychain', 'forbidden', 'not-found', 'invalid-request']);
 
-export function zodToDTO(e: ZodError): ErrorDTO {
-  const issue = e.issues[0];
-  const field = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : undefined;
-  const message = issue ? (field ? `${field}: ${issue.message}` : issue.message) : 'Invalid arguments.';
-  const dto: ErrorDTO = { kind: 'validation', code: 'INVALID_ARGUMENTS', message };
-  if (field !== undefined) dto.field = field;
+/**
+ * Refused arguments as a validation ErrorDTO: the message in people's words (core/input-words.ts:
+ * the field's name as its form shows it, `names` where it differs by request), the field's path
+ * for the form to mark.
+ */
+export function zodToDTO(e: ZodError, names?: FieldNames): ErrorDTO {
+  const problem = inputProblem(e, names);
+  const dto: ErrorDTO = { kind: 'validation', code: 'INVALID_ARGUMENTS', message: problem.message };
+  if (problem.field !== undefined) dto.field = problem.field;
   return dto;
 }
 
@@ -72,21 +76,13 @@ const ACCOUNTS_KINDS: Record<AccountsErrorCode, ErrorKind> = {
   KEYCHAIN: 'keychain',
 };
 
-const TEAM_FIELDS = ['label', 'baseUrl', 'apiKey', 'agents'];
-
-/** "Invalid team: baseUrl: must be…" → "baseUrl"; "agents.0.agentId: …" → "agents". */
-function fieldOf(message: string): string | undefined {
-  const m = /:\s*([A-Za-z]+)(?:\.[\w.]+)?:/.exec(message);
-  return m && m[1] && TEAM_FIELDS.includes(m[1]) ? m[1] : undefined;
-}
-
 const upperCode = (code: string): string => code.toUpperCase().replace(/-/g, '_');
 
 /** A core error that carries no contract kind, as the AppError it stands for; anything else unchanged. */
 function fromCore(e: unknown): unknown {
   if (isAccountsError(e)) {
     const kind = ACCOUNTS_KINDS[e.code];
-    return new AppError(kind, e.code, e.message, kind === 'validation' ? fieldOf(e.message) : undefined);
+    return new AppError(kind, e.code, e.message, kind === 'validation' ? e.field : undefined);
   }
   if (isKeychainError(e)) return new AppError('keychain', 'KEYCHAIN', e.message);
   if (e instanceof TunnelError) {

@@ -4,7 +4,8 @@
 import type { ArgsOf, RequestName, Result, ResultOf } from '../../src-shared/contract';
 import { REQUEST_NAMES } from '../../src-shared/contract';
 import { toErrorDTO, zodToDTO } from './errors';
-import { argSchemas } from './schemas';
+import { ruleWords } from '../core/input-words';
+import { argFieldNames, argSchemas } from './schemas';
 
 export type Handler<K extends RequestName> = (rawArgs: unknown) => Promise<Result<ResultOf<K>>>;
 export type Handlers = { [K in RequestName]: Handler<K> };
@@ -18,8 +19,8 @@ export function createHandlers(impl: Implementations): Handlers {
     const schema = argSchemas[name];
     const run = impl[name] as (args: unknown) => Promise<unknown>;
     out[name] = async (raw) => {
-      const parsed = schema.safeParse(raw === undefined ? {} : raw);
-      if (!parsed.success) return { ok: false, error: zodToDTO(parsed.error) };
+      const parsed = schema.safeParse(raw === undefined ? {} : raw, { error: ruleWords });
+      if (!parsed.success) return { ok: false, error: zodToDTO(parsed.error, argFieldNames[name]) };
       try {
         return { ok: true, value: await run(parsed.data) };
       } catch (e) {

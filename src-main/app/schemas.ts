@@ -2,15 +2,16 @@
 // Objects are strict: an unknown key is an error, so a typo never silently does nothing.
 import { z } from 'zod';
 import type { ArgsOf, RequestName } from '../../src-shared/contract';
+import type { FieldNames } from '../core/input-words';
+import { labelSchema as label } from '../core/accounts/schema';
 import { baseUrlSchema, httpUrlSchema as httpUrl, storedUrlSchema as storedUrl } from '../core/url';
 import { ngrokAuthtokenSchema } from '../core/expose';
 
 const id = z.string().trim().min(1).max(200);
-const label = z.string().trim().min(1).max(120);
 /** E.164 (with or without +), or a full JID; the client normalises and rejects garbage again. */
 const recipient = z.string().trim().min(3).max(120);
 const text = z.string().max(65_536);
-const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM');
+const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a 24-hour time HH:MM');
 const empty = z.strictObject({});
 const teamAgent = z.strictObject({ teamId: id, agentId: id });
 const agentInput = z.strictObject({ agentId: id, label: label.optional() });
@@ -67,13 +68,18 @@ const sendArgs = z
       ctx.addIssue({ code: 'custom', path: ['text'], message: 'a message needs text, an image or a document' });
     }
     if (v.documentFilename && !v.documentUrl) {
-      ctx.addIssue({ code: 'custom', path: ['documentFilename'], message: 'documentFilename needs documentUrl' });
+      ctx.addIssue({ code: 'custom', path: ['documentFilename'], message: 'needs a document URL' });
     }
   });
 
 const verification = z.enum(['valid', 'invalid', 'missing', 'expired', 'no-secret', 'simulated', 'legacy-only']);
 
 type Schemas = { [K in RequestName]: z.ZodType<ArgsOf<K>> };
+
+/** Field names that differ by request from core/input-words.ts's (a team's label is its name). */
+export const argFieldNames: Partial<Record<RequestName, FieldNames>> = {
+  'teams.add': { label: 'Team name', 'agents.label': 'Agent label' },
+};
 
 export const argSchemas: Schemas = {
   'teams.list': empty,
@@ -147,7 +153,7 @@ export const argSchemas: Schemas = {
     teamId: id.optional(),
     agentId: id,
     type: z.enum(['text', 'image', 'document']),
-    from: z.string().trim().regex(/^\+?\d{6,15}$/, 'must be an E.164 number'),
+    from: z.string().trim().regex(/^\+?\d{6,15}$/, 'must be a phone number in international form, digits only (e.g. +15550102000)'),
     text: text.optional(),
     caption: text.optional(),
     mediaUrl: httpUrl.optional(),

@@ -11,10 +11,13 @@ export type AccountsErrorCode =
 
 export class AccountsError extends Error {
   readonly code: AccountsErrorCode;
-  constructor(code: AccountsErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  /** For INVALID: the path of the field at fault ("label", "agents.0.agentId"). */
+  readonly field: string | undefined;
+  constructor(code: AccountsErrorCode, message: string, options?: { cause?: unknown; field?: string }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AccountsError';
     this.code = code;
+    this.field = options?.field;
   }
 }
 

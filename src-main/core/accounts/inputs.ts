@@ -1,8 +1,9 @@
 // Validation of caller input (CLI flags, IPC args) for Accounts. Errors name the field, never the value.
 import { z } from 'zod';
 import { AccountsError } from './errors';
+import { inputProblem, ruleWords, type FieldNames } from '../input-words';
 import { baseUrlSchema, insecureKeyProblem } from '../url';
-import { agentIdSchema, apiKeySchema, describeIssues, labelSchema, signingSecretSchema } from './schema';
+import { agentIdSchema, apiKeySchema, labelSchema, signingSecretSchema } from './schema';
 
 const agentInput = z.object({ agentId: agentIdSchema, label: labelSchema.optional() }).transform((a) => ({ agentId: a.agentId, label: a.label ?? a.agentId }));
 
@@ -28,23 +29,27 @@ const addTeamInput = z.object({
     .prefault([]),
 }).superRefine((t, ctx) => {
   const problem = insecureKeyProblem(t.baseUrl, t.allowInsecureHttp);
-  if (problem !== null) ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: `${problem} (allowInsecureHttp)` });
+  if (problem !== null) ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: problem });
 });
 
-function parse<T>(schema: z.ZodType<T>, input: unknown, what: string): T {
-  const r = schema.safeParse(input);
-  if (!r.success) throw new AccountsError('INVALID', `Invalid ${what}: ${describeIssues(r.error)}`);
+/** A refused input: an INVALID error in people's words, with the field's path. */
+function parse<T>(schema: z.ZodType<T>, input: unknown, names: FieldNames = {}): T {
+  const r = schema.safeParse(input, { error: ruleWords });
+  if (!r.success) {
+    const problem = inputProblem(r.error, names);
+    throw new AccountsError('INVALID', problem.message, problem.field !== undefined ? { field: problem.field } : undefined);
+  }
   return r.data;
 }
 
 export function parseAddTeam(input: unknown) {
-  return parse(addTeamInput, input, 'team');
+  return parse(addTeamInput, input, { label: 'Team name', 'agents.label': 'Agent label' });
 }
 
 export function parseAddAgent(input: unknown) {
-  return parse(agentInput, input, 'agent');
+  return parse(agentInput, input);
 }
 
 export function parseSigningSecret(input: unknown): string {
-  return parse(signingSecretSchema, input, 'signing secret');
+  return parse(signingSecretSchema, input, { '': 'Signing secret' });
 }

@@ -1,42 +1,44 @@
 // zod schemas for the non-secret config file and the app settings. The file is schema-versioned;
 // loading strips unknown keys (forward-compatible within a version), updates reject them.
 import { z } from 'zod';
+import { LABEL_MAX_LENGTH } from '../../../src-shared/limits';
 import { baseUrlSchema, storedUrlSchema } from '../url';
 
 export const CONFIG_SCHEMA_VERSION = 1;
 
 const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a 24-hour time HH:MM');
 
+// Messages here are phrases that follow the field's name (core/input-words.ts puts the name first).
 const label = z
   .string()
   .trim()
-  .min(1, 'label must not be empty')
-  .max(64, 'label must be at most 64 characters')
+  .min(1, 'must not be empty')
+  .max(LABEL_MAX_LENGTH, `must be at most ${LABEL_MAX_LENGTH} characters`)
   // eslint-disable-next-line no-control-regex
-  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'label must not contain control characters');
+  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'must not contain control characters');
 
 /** What the service accepts in a path segment; the dashboard's ids fit. */
 export const agentIdSchema = z
   .string()
   .trim()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._~:@-]{0,199}$/, 'agent id must be letters, digits or . _ ~ : @ - (no slashes or spaces)');
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._~:@-]{0,199}$/, 'must be letters, digits or . _ ~ : @ - (no slashes or spaces)');
 
-const teamIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'team id must be letters, digits, _ or -');
+const teamIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be letters, digits, _ or -');
 
 export const labelSchema = label;
 
 export const apiKeySchema = z
   .string()
-  .min(1, 'API key must not be empty')
-  .max(4096, 'API key is too long')
-  .refine((s) => !/\s/.test(s), 'API key must not contain spaces or line breaks')
+  .min(1, 'must not be empty')
+  .max(4096, 'is too long')
+  .refine((s) => !/\s/.test(s), 'must not contain spaces or line breaks')
   // eslint-disable-next-line no-control-regex
-  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'API key must not contain control characters');
+  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'must not contain control characters');
 
 export const signingSecretSchema = z
   .string()
-  .min(1, 'signing secret must not be empty')
-  .max(4096, 'signing secret is too long');
+  .min(1, 'must not be empty')
+  .max(4096, 'is too long');
 
 function settingsSchema(strict: boolean) {
   const obj = strict ? z.strictObject : z.object;

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { InvalidRequest } from '../api/errors';
+import { inputProblem, ruleWords } from '../input-words';
 import type { FrameSnapshot } from '../api/raw';
 import type { ChatStream, ServiceClient } from '../api/service';
 import { silentLogger, systemClock, type Clock, type Logger } from '../ports';
@@ -35,9 +36,7 @@ const startSchema = z.object({
 });
 
 function invalid(err: z.ZodError): InvalidRequest {
-  const first = err.issues[0];
-  const where = first?.path.join('.') || 'input';
-  return new InvalidRequest({ message: `${where}: ${first?.message ?? 'invalid'}` });
+  return new InvalidRequest({ message: inputProblem(err).message });
 }
 
 interface Running extends ActiveTurn {
@@ -82,7 +81,7 @@ export class ChatService {
    * same conversation (agent + user_id). The events always end with one `done` event.
    */
   startTurn(input: StartTurnInput): TurnHandle {
-    const parsed = startSchema.safeParse(input);
+    const parsed = startSchema.safeParse(input, { error: ruleWords });
     if (!parsed.success) throw invalid(parsed.error);
     const { teamId, agentId, message } = parsed.data;
     const userId = parsed.data.userId ?? this.opts.installId;

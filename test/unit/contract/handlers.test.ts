@@ -42,6 +42,34 @@ describe('createHandlers', () => {
     expect(notObject).toMatchObject({ ok: false, error: { kind: 'validation' } });
   });
 
+  it('words a refused field by the name its form shows and says the rule plainly, keeping the field path', async () => {
+    const { impl } = fakeContract();
+    const h = createHandlers(impl);
+    const refused = async (name: 'teams.add' | 'agents.add' | 'send.message' | 'tunnel.simulate', args: object) => {
+      const r = await h[name](args as never);
+      if (r.ok) throw new Error(`${name} was accepted`);
+      return { field: r.error.field, message: r.error.message };
+    };
+    // One label limit, whatever the length past it: a team's label is its name.
+    for (const n of [100, 150]) {
+      expect(await refused('teams.add', { ...TEAM, label: 'x'.repeat(n) })).toEqual({ field: 'label', message: 'Team name must be at most 64 characters.' });
+    }
+    expect(await refused('teams.add', { ...TEAM, agents: [{ agentId: 'a1', label: 'x'.repeat(70) }] })).toEqual({ field: 'agents.0.label', message: 'Agent label must be at most 64 characters.' });
+    expect(await refused('agents.add', { teamId: 't1', agentId: 'a1', label: 'x'.repeat(102) })).toEqual({ field: 'label', message: 'Label must be at most 64 characters.' });
+    const send = { teamId: 't1', agentId: 'a1', to: '+15551234567' };
+    expect(await refused('send.message', { ...send, imageUrl: 'javascript:alert(1)' })).toEqual({ field: 'imageUrl', message: 'Image URL must be an http(s) URL, not javascript:.' });
+    expect(await refused('send.message', { ...send, documentUrl: 'https://x.test/a.pdf', documentFilename: 'f'.repeat(300) })).toEqual({
+      field: 'documentFilename',
+      message: 'Document file name must be at most 255 characters.',
+    });
+    expect(await refused('send.message', { ...send, text: 't'.repeat(65_537) })).toEqual({ field: 'text', message: 'Message text must be at most 65536 characters.' });
+    expect(await refused('tunnel.simulate', { agentId: 'a1', type: 'text', from: 'not a number', text: 'hi' })).toEqual({
+      field: 'from',
+      message: 'From number must be a phone number in international form, digits only (e.g. +15550102000).',
+    });
+    expect(impl['teams.add']).not.toHaveBeenCalled();
+  });
+
   it('treats missing args of an args-less request as {}', async () => {
     const h = createHandlers(fakeContract().impl);
     expect(await h['teams.list'](undefined)).toEqual({ ok: true, value: [] });
@@ -86,7 +114,7 @@ describe('createHandlers', () => {
     const h = createHandlers(impl);
     const cases: Array<[Error, object]> = [
       [new AccountsError('KEY_REJECTED', 'The service rejected the API key.'), { kind: 'unauthorized', code: 'KEY_REJECTED' }],
-      [new AccountsError('INVALID', 'Invalid team: baseUrl: must be an http(s) URL'), { kind: 'validation', code: 'INVALID', field: 'baseUrl' }],
+      [new AccountsError('INVALID', 'Service address must be an http(s) URL.', { field: 'baseUrl' }), { kind: 'validation', code: 'INVALID', field: 'baseUrl', message: 'Service address must be an http(s) URL.' }],
       [new KeychainLocked('The OS keychain is locked.'), { kind: 'keychain', code: 'KEYCHAIN', message: 'The OS keychain is locked.' }],
       [new TunnelError('not-found', 'no delivery d9'), { kind: 'not-found', code: 'TUNNEL_NOT_FOUND' }],
       [new TunnelError('no-secret', 'no signing secret is configured for agent a1'), { kind: 'invalid-request', code: 'TUNNEL_NO_SECRET' }],
@@ -115,7 +143,7 @@ describe('createHandlers', () => {
     const { impl } = fakeContract();
     const h = createHandlers(impl);
     const r = await h['alerts.setQuietHours']({ enabled: true, start: '22:00', end: '22:00' });
-    expect(r).toEqual({ ok: false, error: { kind: 'validation', code: 'INVALID_ARGUMENTS', field: 'end', message: 'end: quiet hours need an end time different from the start time' } });
+    expect(r).toEqual({ ok: false, error: { kind: 'validation', code: 'INVALID_ARGUMENTS', field: 'end', message: 'Quiet hours need an end time different from the start time.' } });
     expect(impl['alerts.setQuietHours']).not.toHaveBeenCalled();
   });
 

@@ -1,7 +1,8 @@
 // The layer boundaries are enforced by lint, not by hope. Each zone of eslint.config.js is checked
 // here with a planted import it must refuse and one it must let through:
 //   'electron' only in the Electron adapters and the preload;
-//   core imports nothing above it (app, cli, host, electron, emulator, the contract);
+//   core imports nothing above it (app, cli, host, electron, emulator, the contract), but the
+//   shared limits (src-shared/limits);
 //   the emulator reaches core only through core/ports and core/signature;
 //   the contract imports nothing;
 //   the renderer imports only the contract from the repository, and no Node built-ins.
@@ -58,6 +59,7 @@ describe('lint boundary', () => {
       ['src-main/core/x.ts', './ports'],
       ['src-main/core/x.ts', 'node:fs'],
       ['src-main/core/x.ts', 'zod'],
+      ['src-main/core/accounts/x.ts', '../../../src-shared/limits'],
     ])('%s may import %s', async (file, specifier) => {
       expect(await restrictedImportErrors(file, specifier)).toEqual([]);
     });
@@ -97,7 +99,7 @@ describe('lint boundary', () => {
       },
     );
 
-    it.each(['../../../src-shared/contract', '../store/react', 'react', 'zustand'])('allows %s', async (specifier) => {
+    it.each(['../../../src-shared/contract', '../../../src-shared/limits', '../store/react', 'react', 'zustand'])('allows %s', async (specifier) => {
       expect(await restrictedImportErrors('src-renderer/src/features/x.ts', specifier)).toEqual([]);
     });
   });

@@ -7,6 +7,7 @@ import { checkWhole } from '../../../src-renderer/src/features/settings/NumberSe
 import { SettingsScreen } from '../../../src-renderer/src/features/settings/SettingsScreen';
 import { followSettingsTheme, readTheme } from '../../../src-renderer/src/components/theme';
 import { describeError, errorText } from '../../../src-renderer/src/components/errors';
+import { LABEL_MAX_LENGTH } from '../../../src-shared/limits';
 import { agent, flush, mount, setup, team } from './fixtures';
 
 afterEach(() => {
@@ -156,6 +157,8 @@ describe('settings screen', () => {
     expect(within(card).getByRole('alert').textContent).not.toContain('remove the agent');
     expect(within(card).getByRole('alert').textContent).not.toContain('AGENT_NOT_FOUND');
     expect((within(card).getByLabelText('Agent ID') as HTMLInputElement).value).toBe('zz');
+    // The label takes no more than a label may have.
+    expect((within(card).getByLabelText('Label (optional)') as HTMLInputElement).maxLength).toBe(LABEL_MAX_LENGTH);
 
     fireEvent.click(within(card).getByRole('button', { name: 'Remove team Ops and its key' }));
     expect(calls.some((c) => c.name === 'teams.remove')).toBe(false);

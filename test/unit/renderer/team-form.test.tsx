@@ -3,6 +3,7 @@
 import { cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TeamForm } from '../../../src-renderer/src/features/onboarding/TeamForm';
+import { LABEL_MAX_LENGTH } from '../../../src-shared/limits';
 import { flush, mount, setup, team } from './fixtures';
 
 afterEach(cleanup);
@@ -42,5 +43,14 @@ describe('TeamForm: plain HTTP', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Add team' }));
     await flush();
     expect(t.calls.find((c) => c.name === 'teams.add')?.args).toMatchObject({ baseUrl: 'http://lab.example:8787', allowInsecureHttp: true });
+  });
+});
+
+describe('TeamForm: label length', () => {
+  it('the team name takes no more characters than a label may have', () => {
+    const t = setup();
+    mount(t.store, <TeamForm />);
+    expect((screen.getByLabelText('Team name') as HTMLInputElement).maxLength).toBe(LABEL_MAX_LENGTH);
+    expect(LABEL_MAX_LENGTH).toBe(64);
   });
 });

@@ -4,6 +4,7 @@
 // failed is marked.
 import { useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import type { ErrorDTO } from '../../../../src-shared/contract';
+import { LABEL_MAX_LENGTH } from '../../../../src-shared/limits';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
 
@@ -94,7 +95,7 @@ export function TeamForm({ extraActions, onDone }: { extraActions?: (busy: boole
   return (
     <form ref={form} onSubmit={onSubmit} className="form" aria-busy={busy} noValidate>
       <label htmlFor={ids.label}>Team name</label>
-      <input id={ids.label} value={label} onChange={(e) => edit(setLabel, 'label', e.target.value)} aria-required="true" autoComplete="off" {...marks('label')} />
+      <input id={ids.label} value={label} onChange={(e) => edit(setLabel, 'label', e.target.value)} maxLength={LABEL_MAX_LENGTH} aria-required="true" autoComplete="off" {...marks('label')} />
       {message('label')}
       <label htmlFor={ids.baseUrl}>Service address</label>
       <input

@@ -2,6 +2,7 @@
 // the team; add another team.
 import { useId, useState, type FormEvent } from 'react';
 import type { ErrorDTO, TeamDTO } from '../../../../src-shared/contract';
+import { LABEL_MAX_LENGTH } from '../../../../src-shared/limits';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { agentHref } from '../../router/routes';
 import { agentKey } from '../../store/env';
@@ -37,6 +38,8 @@ function AddAgent({ team }: { team: TeamDTO }) {
     }
   };
   const describedBy = [missing ? ids.missing : null, error ? ids.err : null].filter(Boolean).join(' ') || undefined;
+  // An error about the label marks the label; any other one, the agent ID.
+  const labelWrong = error?.field === 'label';
   return (
     <form className="form" onSubmit={(e) => void onSubmit(e)} aria-label={`Add an agent to ${team.label}`} aria-busy={busy} noValidate>
       <label htmlFor={ids.id}>Agent ID</label>
@@ -49,8 +52,8 @@ function AddAgent({ team }: { team: TeamDTO }) {
         }}
         aria-required="true"
         autoComplete="off"
-        aria-invalid={error || missing ? true : undefined}
-        aria-describedby={describedBy}
+        aria-invalid={(error && !labelWrong) || missing ? true : undefined}
+        aria-describedby={labelWrong ? undefined : describedBy}
       />
       {missing && (
         <p id={ids.missing} className="field-error">
@@ -58,7 +61,15 @@ function AddAgent({ team }: { team: TeamDTO }) {
         </p>
       )}
       <label htmlFor={ids.label}>Label (optional)</label>
-      <input id={ids.label} value={label} onChange={(e) => setLabel(e.target.value)} autoComplete="off" />
+      <input
+        id={ids.label}
+        value={label}
+        onChange={(e) => setLabel(e.target.value)}
+        maxLength={LABEL_MAX_LENGTH}
+        autoComplete="off"
+        aria-invalid={labelWrong ? true : undefined}
+        aria-describedby={labelWrong ? ids.err : undefined}
+      />
       {error && <ErrorNotice id={ids.err} error={error} context="adding" />}
       <div className="actions">
         <button type="submit" disabled={busy}>

@@ -102,7 +102,10 @@ describe('teams', () => {
 
   it('requires at least one agent, a http(s) base URL without credentials, and unique labels', async () => {
     const a = await open();
-    await expectCode(a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY }), 'INVALID');
+    const none = await expectCode(a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY }), 'INVALID');
+    expect([none.field, none.message]).toEqual(['agents', 'At least one agent is needed to check the key against.']);
+    const named = await expectCode(a.addTeam({ label: 'x'.repeat(65), baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] }), 'INVALID');
+    expect([named.field, named.message]).toEqual(['label', 'Team name must be at most 64 characters.']);
     await expectCode(a.addTeam({ label: 'Ops', baseUrl: 'ftp://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] }), 'INVALID');
     await expectCode(a.addTeam({ label: 'Ops', baseUrl: 'https://u:p@x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] }), 'INVALID');
     const bad = await expectCode(a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: `${KEY} x`, agents: [{ agentId: 'agent-1' }] }), 'INVALID');
@@ -168,7 +171,10 @@ describe('agents', () => {
     const err = await expectCode(a.addAgent(t.id, { agentId: 'ghost' }), 'AGENT_NOT_FOUND');
     expect(err.message).toContain('ghost');
     await expectCode(a.addAgent(t.id, { agentId: 'agent-2' }), 'DUPLICATE');
-    await expectCode(a.addAgent(t.id, { agentId: 'agent/../x' }), 'INVALID');
+    const refused = await expectCode(a.addAgent(t.id, { agentId: 'agent/../x' }), 'INVALID');
+    expect([refused.field, refused.message]).toEqual(['agentId', 'Agent ID must be letters, digits or . _ ~ : @ - (no slashes or spaces).']);
+    const long = await expectCode(a.addAgent(t.id, { agentId: 'agent-3', label: 'x'.repeat(65) }), 'INVALID');
+    expect([long.field, long.message]).toEqual(['label', 'Label must be at most 64 characters.']);
     expect(a.findTeam(t.id)?.agents.map((x) => x.agentId)).toEqual(['agent-1', 'agent-2']);
   });
 
@@ -206,7 +212,7 @@ describe('signing secrets', () => {
     expect(text).not.toMatch(/whsec_/);
     expect(text).toContain(signingSecretRef(t.id, 'agent-1'));
     await expect((await open()).getSigningSecrets(t.id, 'agent-1')).resolves.toEqual(['whsec_third', 'whsec_second']);
-    await expectCode(a.setSigningSecret(t.id, 'agent-1', ''), 'INVALID');
+    expect((await expectCode(a.setSigningSecret(t.id, 'agent-1', ''), 'INVALID')).message).toBe('Signing secret must not be empty.');
     await expectCode(a.setSigningSecret(t.id, 'nobody', 'x'), 'NOT_FOUND');
   });
 
@@ -292,7 +298,8 @@ describe('the key over plain http (allowInsecureHttp, off by default)', () => {
   it('refuses an http:// base URL on another machine, naming baseUrl; nothing is stored or asked', async () => {
     const a = await open();
     const err = await expectCode(a.addTeam({ label: 'Lab', baseUrl: 'http://lab.example:8787', apiKey: KEY, agents: [{ agentId: 'agent-1' }] }), 'INVALID');
-    expect(err.message).toMatch(/baseUrl: The API key would travel unencrypted to lab\.example:8787/);
+    expect(err.message).toMatch(/^The API key would travel unencrypted to lab\.example:8787/);
+    expect(err.field).toBe('baseUrl');
     expect(err.message).not.toContain(KEY);
     expect(svc.created).toHaveLength(0);
     expect(a.listTeams()).toEqual([]);
