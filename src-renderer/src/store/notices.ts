@@ -62,7 +62,9 @@ export function noticeFor(e: AlertEventDTO, agentLabel: string): NoticeInput | n
   const incident = { id: e.incident.id, agentLabel, title: e.incident.title };
   if (e.change === 'resolved') return resolvedNotice(incident, route, e.incident.title);
   const tone = e.incident.severity === 'urgent' ? 'urgent' : e.incident.severity === 'warning' ? 'warning' : 'info';
-  return { tone, title: `${agentLabel}: ${e.incident.title}`, body: e.incident.message, route, incident };
+  // The incident's title names the agent by its ID: the label goes first only when it says more.
+  const title = agentLabel === e.incident.agentId ? e.incident.title : `${agentLabel}: ${e.incident.title}`;
+  return { tone, title, body: e.incident.message, route, incident };
 }
 
 /** `body`: the words of the resolve (the incident's title once resolved). */

@@ -89,6 +89,15 @@ describe('alerts slice', () => {
     expect(s().notices).toHaveLength(1);
   });
 
+  it("a notice names the agent once: no label before the title when the label is the agent's ID", () => {
+    const { store } = setup();
+    const s = () => store.getState();
+    s().applyAlertNotice({ change: 'opened', incident: incident('i1', { agentId: 'rl-agent', title: 'rl-agent (+15550109999) was unlinked — a QR scan is needed' }), notify: true }, 'rl-agent');
+    expect(s().notices[0]?.title).toBe('rl-agent (+15550109999) was unlinked — a QR scan is needed');
+    s().applyAlertNotice({ change: 'opened', incident: incident('i2', { agentId: 'a7', title: 'a7 is reconnecting' }), notify: true }, 'Support bot');
+    expect(s().notices[1]?.title).toBe('Support bot: a7 is reconnecting');
+  });
+
   it('an urgent notice that resolves keeps its place at the top of the stack', () => {
     const { store } = setup();
     const s = () => store.getState();
