@@ -135,7 +135,10 @@ export type IncidentSeverity = 'urgent' | 'warning' | 'info';
 export interface IncidentDTO {
   id: string;
   teamId: string;
+  /** The agent it is about; for a team-wide incident, the first of the agents it covers. */
   agentId: string;
+  /** About the whole team (the service unreachable, the key rejected), not one agent. */
+  teamWide?: boolean;
   /** What went wrong: 'needs-scan', 'reconnecting', 'unreachable', 'auth-error', or another kind verbatim. */
   kind: string;
   severity: IncidentSeverity;

@@ -79,6 +79,7 @@ export class IncidentFeed {
       id: i.id,
       teamId: i.teamId,
       agentId: i.agentId ?? i.agentIds[0] ?? '',
+      ...(i.agentId === null ? { teamWide: true } : {}),
       kind: i.kind,
       severity,
       title: w.title,

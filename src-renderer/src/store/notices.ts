@@ -59,17 +59,19 @@ function bounded(list: Notice[]): Notice[] {
 export function noticeFor(e: AlertEventDTO, agentLabel: string): NoticeInput | null {
   if (!e.notify) return null;
   const route = agentHref(e.incident.teamId, e.incident.agentId);
-  const incident = { id: e.incident.id, agentLabel, title: e.incident.title };
+  // A team-wide incident's title names the team; no one agent's label goes before it.
+  const label = e.incident.teamWide ? '' : agentLabel;
+  const incident = { id: e.incident.id, agentLabel: label, title: e.incident.title };
   if (e.change === 'resolved') return resolvedNotice(incident, route, e.incident.title);
   const tone = e.incident.severity === 'urgent' ? 'urgent' : e.incident.severity === 'warning' ? 'warning' : 'info';
   // The incident's title names the agent by its ID: the label goes first only when it says more.
-  const title = agentLabel === e.incident.agentId ? e.incident.title : `${agentLabel}: ${e.incident.title}`;
+  const title = label === '' || label === e.incident.agentId ? e.incident.title : `${label}: ${e.incident.title}`;
   return { tone, title, body: e.incident.message, route, incident };
 }
 
 /** `body`: the words of the resolve (the incident's title once resolved). */
 function resolvedNotice(incident: NonNullable<Notice['incident']>, route: string | undefined, body: string): NoticeInput {
-  return { tone: 'success', title: `${incident.agentLabel}: back to normal`, body, ...(route ? { route } : {}), incident };
+  return { tone: 'success', title: incident.agentLabel === '' ? 'Back to normal' : `${incident.agentLabel}: back to normal`, body, ...(route ? { route } : {}), incident };
 }
 
 /**
@@ -105,7 +107,7 @@ export const noticesSlice: Slice<NoticesSlice> = ({ set, env }) => ({
       if (e.change === 'resolved' || e.incident.resolvedAt !== null) {
         // A resolve the policy keeps quiet about closes the notice; one it tells of replaces it.
         if (!e.notify) return { notices: next.filter((n) => n.id !== known.id) };
-        const resolved = resolvedNotice({ id: e.incident.id, agentLabel, title: e.incident.title }, known.route, e.incident.title);
+        const resolved = resolvedNotice({ id: e.incident.id, agentLabel: e.incident.teamWide ? '' : agentLabel, title: e.incident.title }, known.route, e.incident.title);
         next[i] = { ...resolved, id: known.id, at: env.now(), ...(known.tone === 'urgent' || known.wasUrgent ? { wasUrgent: true } : {}) };
       } else {
         // The notice on screen takes the incident's new words, told of or not.

@@ -35,6 +35,7 @@ describe('IncidentFeed', () => {
     const { feed } = setup();
     const t = incidentText(i, RULES);
     expect(feed.toDTO(i)).toMatchObject({ title: t.title, message: t.body, severity: 'warning', agentId: i.agentId ?? 'a1' });
+    expect(feed.toDTO(i).teamWide).toBe(i.agentId === null ? true : undefined);
   });
 
   it('an alert words its incident; the update waits for it in the same step and is published once', async () => {

@@ -98,6 +98,17 @@ describe('alerts slice', () => {
     expect(s().notices[1]?.title).toBe('Support bot: a7 is reconnecting');
   });
 
+  it('a team-wide incident is not put under one agent: no agent label on its notice, nor on its recovery', () => {
+    const { store } = setup();
+    const s = () => store.getState();
+    const outage = incident('t1', { agentId: 'a1', teamWide: true, severity: 'urgent', title: 'Service unreachable for team Demo' });
+    s().applyAlertNotice({ change: 'opened', incident: outage, notify: true }, 'Support bot');
+    expect(s().notices.at(-1)).toMatchObject({ title: 'Service unreachable for team Demo' });
+    s().applyAlertNotice({ change: 'resolved', incident: { ...outage, resolvedAt: 9 }, notify: true }, 'Support bot');
+    expect(s().notices).toHaveLength(1);
+    expect(s().notices[0]).toMatchObject({ tone: 'success', title: 'Back to normal', body: 'Service unreachable for team Demo' });
+  });
+
   it('an urgent notice that resolves keeps its place at the top of the stack', () => {
     const { store } = setup();
     const s = () => store.getState();
