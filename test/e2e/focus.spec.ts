@@ -1,6 +1,7 @@
 // Keyboard focus, in Chromium against `serve --emulator` (the demo team): it never falls to <body>
 // when the control holding it goes away. Start pairing → the QR block; a conversation renamed with
-// Enter → its title under the new name; a notice dismissed with Enter → the notice that takes its
+// Enter → its title under the new name; a conversation deleted → the title of the one shown in its
+// place; a notice dismissed with Enter → the notice that takes its
 // place, then the notices region; the tunnel screen on its first visit, its chunk arriving late →
 // its heading once it has rendered.
 import { expect, test, type Page } from '@playwright/test';
@@ -53,6 +54,22 @@ test.describe('focus', () => {
     await expect(input).toBeFocused();
     await page.keyboard.press('Escape');
     await expect(title).toBeFocused();
+  });
+
+  test('a conversation deleted with the keyboard: focus on the title of the conversation shown in its place', async ({ page }) => {
+    await control(suite, `agents/${AGENTS.connected}/chat-script`, { reply: 'Noted.', tokenDelayMs: 5 });
+    await openChatAsNewCustomer(page, suite, AGENTS.connected);
+    await page.getByLabel('Message', { exact: true }).fill('A conversation to delete');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await expect(page.locator('li.chat-agent').last()).toHaveAttribute('data-status', 'done', { timeout: 15_000 });
+    await expect(page.getByRole('heading', { level: 3, name: 'A conversation to delete' })).toBeVisible();
+    await page.getByRole('button', { name: 'Delete', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Delete conversation' }).focus();
+    await page.keyboard.press('Enter');
+    await expect(page.getByRole('heading', { level: 3, name: 'A conversation to delete' })).toHaveCount(0);
+    await expect(page.locator('#chat-conv-name')).toBeFocused();
+    await expectNotOnBody(page);
   });
 
   test('a notice dismissed with Enter: focus on the notice in its place, then on the notices region', async ({ page }) => {
