@@ -369,8 +369,9 @@ test.describe('chat window', () => {
 
   test('Enter while a reply streams queues the message, shows it with Cancel, and sends it when the reply ends', async ({ page }, testInfo) => {
     const shot = shooter(page, testInfo);
+    // 9 s of reply: still streaming through the queueing, the screenshots and the Cancel on a busy machine.
     const tokens = Array.from({ length: 30 }, (_, i) => `step${i} `);
-    await control(suite, `agents/${AGENT}/chat-script`, { tokens, tokenDelayMs: 80 });
+    await control(suite, `agents/${AGENT}/chat-script`, { tokens, tokenDelayMs: 300 });
     await openChat(page);
     await send(page, 'First question');
     await expect(lastReply(page)).toHaveAttribute('data-status', 'streaming');
@@ -390,10 +391,10 @@ test.describe('chat window', () => {
     await expect(queued).toHaveCount(1);
 
     // The first reply ends; the queued message goes out and gets its own reply.
-    await expect(page.locator('li.chat-user .chat-bubble')).toHaveText(['First question', 'Second question'], { timeout: 15_000 });
-    await expect(queued).toHaveCount(0);
+    await expect(queued).toHaveCount(0, { timeout: 20_000 });
+    await expect(page.locator('li.chat-user .chat-bubble')).toHaveText(['First question', 'Second question']);
     await expect(page.locator('li.chat-agent')).toHaveCount(2);
-    await expect(lastReply(page)).toHaveAttribute('data-status', 'done', { timeout: 15_000 });
+    await expect(lastReply(page)).toHaveAttribute('data-status', 'done', { timeout: 20_000 });
     await expect(page.locator('li.chat-user', { hasText: 'Third question' })).toHaveCount(0);
     await shot('chat-queue-sent');
   });

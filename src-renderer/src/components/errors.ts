@@ -67,6 +67,8 @@ export function describeError(e: ErrorDTO, context: ErrorContext = 'using'): Err
     case 'invalid-request':
       return { what: `The service refused the request: ${sentence(e.message, 'no reason given')}`, todo: 'Check the values and try again.' };
     case 'server-error':
+      // Without a status it came inside an answer (a stream's error event): the service's own words say what.
+      if (!e.status && e.message.trim() !== '') return { what: `The service reported a problem: ${sentence(e.message, '')}`, todo: 'Try again in a minute.' };
       return { what: `The service had a problem${e.status ? ` (HTTP ${e.status})` : ''}.`, todo: 'Try again in a minute.' };
     case 'network-error':
       return { what: 'The service could not be reached.', todo: 'Check your connection and the service address, then try again.' };

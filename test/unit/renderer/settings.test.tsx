@@ -216,6 +216,9 @@ describe('error words', () => {
     expect(describeError({ kind: 'unauthorized', code: 'U', message: '' }).what).toContain('key rejected');
     expect(describeError({ kind: 'rate-limited', code: 'R', message: '', retryAfterSec: 7 }).todo).toBe('Wait 7 s and try again.');
     expect(describeError({ kind: 'not-configured', code: 'C', message: '' }).todo).toContain('Pairing');
+    // A failure inside a stream (no HTTP status) says what the service said; with a status, the status.
+    expect(errorText({ kind: 'server-error', code: 'STREAM_FAILED', message: 'the reply stream failed' })).toBe('The service reported a problem: the reply stream failed. Try again in a minute.');
+    expect(errorText({ kind: 'server-error', code: 'E', message: 'boom', status: 502 })).toBe('The service had a problem (HTTP 502). Try again in a minute.');
   });
 
   it('advise on an unknown agent by where it came from: one being added, or one saved in a team', () => {
