@@ -192,8 +192,9 @@ test.describe('chat window', () => {
     await expect.poll(async () => (await gap()).fromBottom).toBeLessThanOrEqual(24);
   });
 
-  test('a long paragraph is laid out a few lines at a time while it streams, and looks the same as in one block', async ({ page }, testInfo) => {
+  test('a long paragraph is laid out a few lines at a time while it streams, and looks the same as in one block', async ({ page, context }, testInfo) => {
     const shot = shooter(page, testInfo);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
     const words = ['the', 'streamed', 'paragraph', 'goes', 'on,', 'with', 'words', 'of', 'every', 'length:', 'incomprehensibilities', 'a', 'x'];
     const tokens = ['**Lead-in** with a [link](https://example.test/doc) and then '];
     // 12 s of stream: still streaming through every step below on a busy machine.
@@ -250,21 +251,19 @@ test.describe('chat window', () => {
     const matches = (l: typeof look) => l.width < look.width && Math.abs(l.height - l.flatHeight) < 1 && l.runStartsFromLineStart.every((x) => Math.abs(x) < 1);
     await expect.poll(async () => matches(await lookAt()), { timeout: 10_000 }).toBe(true);
     await expect(lastReply(page)).toHaveAttribute('data-status', 'streaming');
-    // Done: the same runs (nothing is laid out again when the reply ends), read as one paragraph:
-    // selected and copied, its text has no line break between them.
+    // Done: the same runs (nothing is laid out again when the reply ends); selected and copied, its
+    // text reads one paragraph, with no line break between them.
     await expect(lastReply(page)).toHaveAttribute('data-status', 'done', { timeout: 20_000 });
     const para = lastReply(page).locator('.md > p');
     const whole = tokens.join('').replace(/\*\*|\[|\]\(https:\/\/example\.test\/doc\)/g, '').trim();
     await expect(para).toHaveText(whole);
     expect(await para.locator('.md-run').count()).toBeGreaterThanOrEqual(3);
-    const read = await para.evaluate((p) => {
-      const sel = getSelection()!;
-      sel.selectAllChildren(p);
-      const selected = sel.toString();
-      sel.removeAllRanges();
-      return { selected, inner: (p as HTMLElement).innerText };
-    });
-    expect(read).toEqual({ selected: whole, inner: whole });
+    await para.evaluate((p) => getSelection()!.selectAllChildren(p));
+    await page.keyboard.press('Control+C');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(whole);
+    // Blocks again after the copy.
+    await expect(para.locator('.md-run').first()).toHaveCSS('display', 'block');
+    await page.evaluate(() => getSelection()!.removeAllRanges());
     // Narrower again: the lines break elsewhere now, so it is one block.
     await page.setViewportSize({ width: 900, height: 800 });
     await expect(para.locator('.md-run')).toHaveCount(0);

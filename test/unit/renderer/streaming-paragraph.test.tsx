@@ -222,17 +222,22 @@ describe('a paragraph while it streams', () => {
     expect(after.slice(0, -1).every((r) => r.startsWith('plain') || r.startsWith('other'))).toBe(true);
   });
 
-  it('puts the space where a line broke between its runs, not inside them', () => {
+  it('is laid out inline while a selection over it is copied, then in blocks again', async () => {
     const text = `Intro ${'plain words go on '.repeat(400)}and more`;
     const container = stream(text, [211]);
-    const runs = runsOf(container);
-    expect(runs.length).toBeGreaterThan(2);
-    // Every run but the live one ends with a word; the text between them is the space where the line broke.
-    for (const r of runs.slice(0, -1)) expect(r).toMatch(/\S$/);
     const p = container.querySelector('p.md-live')!;
-    const between = [...p.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent);
-    expect(between).toEqual(runs.slice(0, -1).map(() => ' '));
-    expect(p.textContent).toBe(text);
+    expect(p.querySelectorAll('.md-run').length).toBeGreaterThan(2);
+    const copy = () => document.dispatchEvent(new Event('copy', { bubbles: true }));
+    // Nothing of it selected: untouched.
+    getSelection()!.removeAllRanges();
+    copy();
+    expect(p.classList.contains('md-copying')).toBe(false);
+    getSelection()!.selectAllChildren(p.querySelector('.md-run')!);
+    copy();
+    expect(p.classList.contains('md-copying')).toBe(true);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(p.classList.contains('md-copying')).toBe(false);
+    getSelection()!.removeAllRanges();
   });
 
   it('keeps its runs when done, until its text is no longer what was cut', () => {

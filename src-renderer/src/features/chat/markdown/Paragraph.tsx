@@ -1,10 +1,10 @@
 // A reply's paragraph, and the one a reply is still writing. A browser shapes and lays out a
 // paragraph as a whole: a paragraph that grows to tens of KB costs several ms of every frame, however
 // little was added. So once the paragraph being written is long, the lines it has finished are moved
-// out of the block being written into runs of their own (one full-width inline-block span each, a
+// out of the block being written into blocks of their own (runs, one display:block span each, a
 // couple of KB apiece), cut exactly where the browser broke the lines: the text looks the same, and
-// each frame only the last lines are laid out again. Being inline, the runs read as one paragraph
-// (copied text and innerText have no line break between them).
+// each frame only the last lines are laid out again. While a selection over them is copied, the runs
+// are laid out inline (once, for the copy), so the copied text reads one paragraph.
 //
 // A paragraph that is done keeps its runs (laying tens of KB out again as one block would cost tens
 // of ms at the moment the reply ends or moves on) until its width changes; then it is one block
@@ -14,7 +14,7 @@
 // before it (links, emphasis, code) stays in the first run. Should that part change, or the text
 // stop being a continuation of what was cut, or the paragraph change width (the lines break
 // elsewhere now), the cuts are dropped and the paragraph is one run again.
-import { Fragment, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import type { Token } from 'marked';
 import { decodeEntities, renderInline } from './inline';
 
@@ -31,13 +31,6 @@ interface Cuts {
 }
 
 const NONE: Cuts = { head: '', at: [], text: '' };
-
-/** Where the white space (of the kinds HTML collapses) that ends `text.slice(from, end)` begins. */
-function spaceAt(text: string, from: number, end: number): number {
-  let i = end;
-  while (i > from && ' \t\n\r\f'.includes(text[i - 1]!)) i--;
-  return i;
-}
 
 /** The top of the first line box of character `i` of `node`, or NaN where it has none. */
 function charTop(range: Range, node: Text, i: number): number {
@@ -177,6 +170,24 @@ export function Paragraph({ tokens, live }: { tokens: readonly Token[]; live: bo
     return () => watch.disconnect();
   }, [cut]);
 
+  // A copy of a selection over the runs: inline for the copy (the browser lays the paragraph out once
+  // to serialise it), blocks again right after.
+  useEffect(() => {
+    const p = paragraph.current;
+    if (!cut || !p) return;
+    const doc = p.ownerDocument;
+    const onCopy = () => {
+      const sel = doc.getSelection();
+      let touched = false;
+      for (let i = 0; sel && i < sel.rangeCount; i++) touched ||= sel.getRangeAt(i).intersectsNode(p);
+      if (!touched) return;
+      p.classList.add('md-copying');
+      setTimeout(() => p.classList.remove('md-copying'), 0);
+    };
+    doc.addEventListener('copy', onCopy);
+    return () => doc.removeEventListener('copy', onCopy);
+  }, [cut]);
+
   useLayoutEffect(() => {
     if (!live || rest.length <= LIVE_MAX || rest.length < retryAt.current) return;
     // Before the first cut the text is the paragraph's own last child; after it, the live run's.
@@ -199,15 +210,10 @@ export function Paragraph({ tokens, live }: { tokens: readonly Token[]; live: bo
   const runs: ReactNode[] = [];
   let start = 0;
   for (const [i, end] of cuts.at.entries()) {
-    // The white space where the line broke goes between the runs, not at the end of one (where the
-    // line layout of an inline-block would drop it from the copied text and innerText).
-    const space = spaceAt(tail, start, end);
-    const words = tail.slice(start, space);
     runs.push(
       <span key={i} className="md-run">
-        {i === 0 ? [...renderInline(head), words] : words}
+        {i === 0 ? [...renderInline(head), tail.slice(0, end)] : tail.slice(start, end)}
       </span>,
-      <Fragment key={`${i} `}>{tail.slice(space, end)}</Fragment>,
     );
     start = end;
   }
