@@ -5,20 +5,33 @@ import { EventLog } from '../../../../src-main/core/tunnel/log';
 import { createIdGenerator } from '../../../../src-main/core/tunnel/ids';
 import type { ForwardAttempt, StoredDelivery } from '../../../../src-main/core/tunnel/types';
 import { FakeClock, tempDir } from './helpers';
-import { silentLogger } from '../../../../src-main/core/ports';
+import { silentLogger, type Logger } from '../../../../src-main/core/ports';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-async function setup(bounds?: ConstructorParameters<typeof EventLog>[0]['bounds']) {
+async function setup(bounds?: ConstructorParameters<typeof EventLog>[0]['bounds'], logger?: Logger) {
   const t = await tempDir();
   cleanups.push(t.cleanup);
   const clock = new FakeClock(1_750_000_000_000);
   const newId = createIdGenerator(clock);
-  const make = () => new EventLog({ dataDir: t.dir, clock, bounds });
+  const make = () => new EventLog({ dataDir: t.dir, clock, bounds, ...(logger ? { logger } : {}) });
   return { dir: t.dir, clock, newId, make };
+}
+
+/** Appends `n` deliveries 10 ms apart, `after` each one is stored; their ids. */
+async function appendMany(s: Awaited<ReturnType<typeof setup>>, log: EventLog, n: number, after: (id: string, i: number) => Promise<void>): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = s.newId();
+    ids.push(id);
+    await log.appendDelivery(delivery(id, 'x', s.clock.now()));
+    await after(id, i);
+    await s.clock.advance(10);
+  }
+  return ids;
 }
 
 /** A fresh log, opened. */
@@ -114,15 +127,10 @@ describe('EventLog', () => {
     const s = await setup({ maxDeliveries: 10, segmentDeliveries: 3 });
     const log = s.make();
     await log.open();
-    const ids: string[] = [];
-    for (let i = 0; i < 30; i++) {
-      const id = s.newId();
-      ids.push(id);
-      await log.appendDelivery(delivery(id, 'x', s.clock.now()));
-      // Everything but the very first delivery is delivered.
+    // Everything but the very first delivery is delivered.
+    const ids = await appendMany(s, log, 30, async (id, i) => {
       if (i > 0) await log.appendAttempt(attempt(s.newId(), id, s.clock.now(), 200));
-      await s.clock.advance(10);
-    }
+    });
     await log.maintain();
     expect(log.size).toBeLessThanOrEqual(10 + 3);
     expect(log.has(ids[0]!)).toBe(true); // pending: carried forward
@@ -171,20 +179,12 @@ describe('EventLog', () => {
   });
 
   it('pending deliveries over the bounds are kept where they are, not carried from segment to segment', async () => {
-    const s = await setup({ maxDeliveries: 10, segmentDeliveries: 3 });
     const warnings: string[] = [];
-    const logger = { ...silentLogger, warn: (m: string) => void warnings.push(m) };
-    const log = new EventLog({ dataDir: s.dir, clock: s.clock, bounds: { maxDeliveries: 10, segmentDeliveries: 3 }, logger });
+    const s = await setup({ maxDeliveries: 10, segmentDeliveries: 3 }, { ...silentLogger, warn: (m: string) => void warnings.push(m) });
+    const log = s.make();
     await log.open();
     // Nothing is forwarded (the local app is down): every delivery stays pending.
-    const ids: string[] = [];
-    for (let i = 0; i < 30; i++) {
-      const id = s.newId();
-      ids.push(id);
-      await log.appendDelivery(delivery(id, 'x', s.clock.now()));
-      await s.clock.advance(10);
-      await log.maintain();
-    }
+    const ids = await appendMany(s, log, 30, () => log.maintain());
     // The segments and the records in them (a segment's zero padding ends its records).
     const files = async () => Promise.all(log.segmentFiles().map(async (f) => ({ f, records: (await readFile(f, 'utf8')).split('\0')[0] })));
     const settled = await files();
