@@ -189,6 +189,7 @@ export function createReceiver(o: ReceiverOptions): Receiver {
   const logger = o.logger ?? silentLogger;
   const defaultAgent = o.defaultAgentId ?? DEFAULT_AGENT_ID;
   const only = o.agents ? new Set(o.agents) : null;
+  const onlyHooks = only ? [...only].map((a) => `/hooks/${a}`) : [];
   const headersTimeout = o.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeout = Math.max(o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, headersTimeout);
   const server = createServer({
@@ -263,12 +264,10 @@ export function createReceiver(o: ReceiverOptions): Receiver {
                   ...base,
                   reason: 'not-a-hook',
                   status: 404,
-                  detail: stranger
-                    ? `${path} is not a hook: this receiver takes deliveries for ${[...only!].map((a) => `/hooks/${a}`).join(', ')} only`
-                    : `${path} is not a hook: deliveries go to /hooks/<agentId>`,
+                  detail: stranger ? `${path} is not a hook: this receiver takes deliveries for ${onlyHooks.join(', ')} only` : `${path} is not a hook: deliveries go to /hooks/<agentId>`,
                   ...d.result(),
                 },
-                { ok: false, reason: 'not-found', hint: stranger ? `POST ${[...only!].map((a) => `/hooks/${a}`).join(' or ')}` : 'POST /hooks/<agentId>' },
+                { ok: false, reason: 'not-found', hint: stranger ? `POST ${onlyHooks.join(' or ')}` : 'POST /hooks/<agentId>' },
               )
             : o.refuse({ ...base, reason: 'bad-request', status: 405, detail: `${method} is not accepted on a hook (only POST)`, ...d.result() }, { ok: false, reason: 'method-not-allowed' });
         sendJson(res, r, agentId === null ? undefined : { allow: 'POST' });
