@@ -15,6 +15,7 @@ import {
   type ServiceErrorInit,
 } from './errors';
 import { rawResponse, redact } from './raw';
+import { IT, socketWords } from '../socket-words';
 import type { RateLimitInfo } from './types';
 
 export { redact } from './raw';
@@ -145,22 +146,10 @@ export function mapErrorResponse(
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
-/** What a transport error code means, in words that follow "The service could not be reached: ". */
-const TRANSPORT_WORDS: Array<[codes: readonly string[], words: string]> = [
-  [['ECONNREFUSED'], 'nothing answered at its address (the connection was refused)'],
-  [['ENOTFOUND', 'EAI_AGAIN'], 'its host name could not be found'],
-  [['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'], 'the connection was closed before the answer came'],
-  [['EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN'], 'the network has no route to it'],
-  [
-    ['CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID'],
-    'its TLS certificate was not accepted',
-  ],
-];
-
 /** "The service could not be reached: <what the code means>." — the code itself stays on the cause. */
 function unreachableMessage(code: string | undefined): string {
-  const words = code === undefined ? undefined : TRANSPORT_WORDS.find(([codes]) => codes.includes(code))?.[1];
-  return words ? `The service could not be reached: ${words}.` : 'The service could not be reached.';
+  const said = socketWords(code, IT);
+  return said ? `The service could not be reached: ${said.words}.` : 'The service could not be reached.';
 }
 
 export type AbortCause = 'timeout' | 'aborted' | null;

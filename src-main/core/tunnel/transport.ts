@@ -18,6 +18,7 @@
 import type { Socket } from 'node:net';
 import { Agent, buildConnector, Client, type Dispatcher } from 'undici';
 import type { Clock } from '../ports';
+import { socketWords, type Subject } from '../socket-words';
 import { isHttpUrl } from '../url';
 import { RESPONSE_BODY_LIMIT } from './types';
 
@@ -371,26 +372,15 @@ export interface AttemptOutcome {
   responseBody: string | null;
 }
 
-/** Why a forward got no answer, in words (the attempt's error, shown in the inspector and by the CLI). */
-const NO_ANSWER: Record<string, string> = {
-  ECONNREFUSED: 'the local app refused the connection (is it running on that port?)',
-  ECONNRESET: 'the local app closed the connection before answering',
-  EPIPE: 'the local app closed the connection before answering',
-  UND_ERR_SOCKET: 'the local app closed the connection before answering',
-  UND_ERR_CLOSED: 'the connection to the local app was closed before this delivery was answered',
-  UND_ERR_INFO: 'the connection to the local app was closed before this delivery was answered',
-  UND_ERR_ABORTED: 'the connection to the local app was closed before this delivery was answered',
-  ENOTFOUND: "the local app's host name was not found",
-  EAI_AGAIN: "the local app's host name could not be looked up",
-  UND_ERR_CONNECT_TIMEOUT: 'the local app did not accept the connection in time',
-  UND_ERR_HEADERS_TIMEOUT: 'the local app did not answer in time',
-  UND_ERR_BODY_TIMEOUT: 'the local app did not finish its answer in time',
-};
+const LOCAL_APP: Subject = { name: 'the local app', possessive: "the local app's" };
 
+/** Why a forward got no answer, in words (the attempt's error, shown in the inspector and by the CLI). */
 function describe(err: unknown): string {
   if (err instanceof Error) {
     const code = (err as { code?: unknown }).code ?? (err.cause as { code?: unknown } | undefined)?.code;
-    return typeof code === 'string' && code in NO_ANSWER ? NO_ANSWER[code]! : err.message;
+    const said = typeof code === 'string' ? socketWords(code, LOCAL_APP) : undefined;
+    if (!said) return err.message;
+    return said.hint !== undefined ? `${said.words} (${said.hint})` : said.words;
   }
   return String(err);
 }

@@ -221,7 +221,7 @@ describe('transport failures', () => {
     await env.clock.advance(300);
     const e = await p;
     expect(e).toBeInstanceOf(NetworkError);
-    expect(e.message).toBe('The service could not be reached: nothing answered at its address (the connection was refused).');
+    expect(e.message).toBe('The service could not be reached: it refused the connection.');
     expect(e.cause).toMatchObject({ code: 'ECONNREFUSED', detail: 'refused' });
   });
 
@@ -230,7 +230,7 @@ describe('transport failures', () => {
     env.pool.intercept({ method: 'POST', path: `${A}/whatsapp/messages` }).replyWithError(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }));
     const e = await caught(env.client.send('agent-1', { to: '+15550102000', text: 'x' }));
     expect(e).toBeInstanceOf(NetworkError);
-    expect(e.message).toBe('The service could not be reached: the connection was closed before the answer came.');
+    expect(e.message).toBe('The service could not be reached: it closed the connection before answering.');
     expect(e.toDTO()).toMatchObject({ kind: 'network-error', code: 'NETWORK_ERROR' });
     expect(JSON.stringify(e.toDTO())).not.toMatch(/UND_ERR|other side closed/);
     expect(e.cause).toEqual({ name: 'Error', code: 'UND_ERR_SOCKET', detail: 'other side closed' });

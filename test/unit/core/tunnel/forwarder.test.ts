@@ -101,6 +101,8 @@ describe('forwarder', () => {
     const first = t.list({ agentId: 'a', limit: 10 }).at(-1)!;
     expect(first.forwardState).toBe('delivered');
     expect(t.get(first.id)!.attempts.length).toBeGreaterThanOrEqual(10);
+    // A refused connection is said in words, with what to check.
+    expect(t.get(first.id)!.attempts[0]!.error).toBe('the local app refused the connection (is it running on that port?)');
   });
 
   it('forwards the exact bytes with the original signature headers and its own headers', async () => {
