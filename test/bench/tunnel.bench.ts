@@ -3,15 +3,20 @@
 // storing. Measured from outside: the local app, the proxy and the tunnel each run in their own
 // process; this process is the client (CONCURRENCY keep-alive connections). Two cases, one JSON line
 // each: every delivery to one agent's hook (the common case), and spread over four agents. Per case
-// the same payloads go to both sides, after a warm-up of both, in ROUNDS rounds of alternating order
-// (the baseline first on even rounds, ours first on odd ones); the figures are the medians.
+// the same payloads go to every side, after a warm-up of each, in ROUNDS rounds whose order of sides
+// turns by one each round; the figures are the medians.
 // A delivery is done when the local app has it; latency runs from the client's send to the local
 // app's receipt (epoch clocks of two processes on one machine).
-// Every acknowledgement waits for an fdatasync, so the disk's flush latency bounds ours (16 clients
-// each waiting for one) while the baseline never touches the disk: each line reports the machine's
-// load and an fdatasync probe in the same data folder, to read the ratio against.
+// Every acknowledgement waits for an fdatasync, so the disk's flush bounds ours (16 clients each
+// waiting for one) while the baseline never touches the disk. To read the ratio against, each line
+// also reports, measured in the same rounds:
+//   - ours with the fdatasync left out (answered once written): what the wait for the disk costs ours;
+//   - the floor (floor-child.ts): the least a tunnel can do, a signature check, one appended line and
+//     a group-committed fdatasync before the 200, then the forward; and the floor without the
+//     fdatasync. The floor is what any tunnel that answers only durable deliveries reaches here;
+//   - the machine's load and an fdatasync probe in the same data folder.
 import { fdatasyncSync, openSync, closeSync, writeSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
@@ -53,6 +58,26 @@ export interface TunnelBenchResult {
   /** fdatasync of 16 KiB written inside a zero-filled file, in the data folder, before the case. */
   fdatasyncP50Ms: number;
   fdatasyncP99Ms: number;
+  /** Ours answering once a record is written, without the fdatasync: deliveries/s, and ÷ baseline. */
+  oursNoSyncPerSec: number;
+  oursNoSyncRatio: number;
+  /** The floor (the least a durable tunnel does, see floor-child.ts): deliveries/s, and ÷ baseline. */
+  floorPerSec: number;
+  floorRatio: number;
+  /** The floor without the fdatasync: deliveries/s, and ÷ baseline. */
+  floorNoSyncPerSec: number;
+  floorNoSyncRatio: number;
+  /** Ours ÷ the floor: how near ours is to the least a durable tunnel can do here. */
+  oursOfFloor: number;
+  oursNoSyncRoundsPerSec: number[];
+  floorRoundsPerSec: number[];
+  floorNoSyncRoundsPerSec: number[];
+}
+
+/** The sides measured in each round: where each posts. */
+interface Side {
+  name: 'baseline' | 'ours' | 'oursNoSync' | 'floor' | 'floorNoSync';
+  url(p: Payload): string;
 }
 
 interface Payload {
@@ -139,30 +164,28 @@ async function drive(url: (p: Payload) => string, list: Payload[], app: Child): 
   return { perSec: (list.length / (last - started)) * 1000, p50: percentile(lat, 50), p99: percentile(lat, 99) };
 }
 
-async function measure(agents: number, app: Child, proxyUrl: string, tunnelUrl: string, dataDir: string): Promise<TunnelBenchResult> {
+async function measure(agents: number, app: Child, sides: Side[], dataDir: string): Promise<TunnelBenchResult> {
   const probe = fsyncProbe(dataDir);
-  const toBase = () => `${proxyUrl}/webhook`;
-  const toOurs = (p: Payload) => `${tunnelUrl}/hooks/${p.agentId}`;
   for (let w = 0; w < 2; w++) {
     const warm = payloads(WARMUP_REQUESTS / 2, agents, `warm${agents}_${w}`);
-    await drive(toBase, warm, app);
-    await drive(toOurs, warm, app);
+    for (const side of sides) await drive(side.url, warm, app);
   }
-  const base: Array<Awaited<ReturnType<typeof drive>>> = [];
-  const ours: Array<Awaited<ReturnType<typeof drive>>> = [];
+  const runs = new Map<Side['name'], Array<Awaited<ReturnType<typeof drive>>>>(sides.map((s) => [s.name, []]));
   for (let round = 0; round < ROUNDS; round++) {
     const list = payloads(REQUESTS, agents, `a${agents}_r${round}`);
-    if (round % 2 === 0) {
-      base.push(await drive(toBase, list, app));
-      ours.push(await drive(toOurs, list, app));
-    } else {
-      ours.push(await drive(toOurs, list, app));
-      base.push(await drive(toBase, list, app));
+    // Each round starts with the next side, so no side always runs first (or after the same one).
+    for (let k = 0; k < sides.length; k++) {
+      const side = sides[(round + k) % sides.length]!;
+      runs.get(side.name)!.push(await drive(side.url, list, app));
     }
   }
   const r2 = (x: number) => Math.round(x * 100) / 100;
-  const oursPerSec = median(ours.map((x) => x.perSec));
-  const baselinePerSec = median(base.map((x) => x.perSec));
+  const perSec = (name: Side['name']) => median(runs.get(name)!.map((x) => x.perSec));
+  const rounds = (name: Side['name']) => runs.get(name)!.map((x) => Math.round(x.perSec));
+  const ours = runs.get('ours')!;
+  const base = runs.get('baseline')!;
+  const oursPerSec = perSec('ours');
+  const baselinePerSec = perSec('baseline');
   const o = { p50: median(ours.map((x) => x.p50)), p99: median(ours.map((x) => x.p99)) };
   const b = { p50: median(base.map((x) => x.p50)), p99: median(base.map((x) => x.p99)) };
   return {
@@ -181,11 +204,21 @@ async function measure(agents: number, app: Child, proxyUrl: string, tunnelUrl: 
     addedP50Ms: r2(o.p50 - b.p50),
     addedP99Ms: r2(o.p99 - b.p99),
     rounds: ROUNDS,
-    oursRoundsPerSec: ours.map((x) => Math.round(x.perSec)),
-    baselineRoundsPerSec: base.map((x) => Math.round(x.perSec)),
+    oursRoundsPerSec: rounds('ours'),
+    baselineRoundsPerSec: rounds('baseline'),
     loadAvg1m: r2(loadavg()[0]!),
     fdatasyncP50Ms: r2(probe.p50),
     fdatasyncP99Ms: r2(probe.p99),
+    oursNoSyncPerSec: Math.round(perSec('oursNoSync')),
+    oursNoSyncRatio: r2(perSec('oursNoSync') / baselinePerSec),
+    floorPerSec: Math.round(perSec('floor')),
+    floorRatio: r2(perSec('floor') / baselinePerSec),
+    floorNoSyncPerSec: Math.round(perSec('floorNoSync')),
+    floorNoSyncRatio: r2(perSec('floorNoSync') / baselinePerSec),
+    oursOfFloor: r2(oursPerSec / perSec('floor')),
+    oursNoSyncRoundsPerSec: rounds('oursNoSync'),
+    floorRoundsPerSec: rounds('floor'),
+    floorNoSyncRoundsPerSec: rounds('floorNoSync'),
   };
 }
 
@@ -201,10 +234,27 @@ export async function run(): Promise<TunnelBenchResult[]> {
   };
   try {
     const app = await start('app-child.ts', {});
+    // Each side that writes gets a folder of its own (one writer per tunnel data folder).
+    const folder = async (name: string) => {
+      const dir = join(dataDir, name);
+      await mkdir(dir);
+      return dir;
+    };
     const proxy = await start('proxy-child.ts', { target: app.url });
-    const tunnel = await start('tunnel-child.ts', { target: app.url, dataDir, secret: SECRET });
+    const tunnel = await start('tunnel-child.ts', { target: app.url, dataDir: await folder('ours'), secret: SECRET, sync: true });
+    const tunnelNoSync = await start('tunnel-child.ts', { target: app.url, dataDir: await folder('ours-nosync'), secret: SECRET, sync: false });
+    const floor = await start('floor-child.ts', { target: app.url, dataDir: await folder('floor'), secret: SECRET, sync: true });
+    const floorNoSync = await start('floor-child.ts', { target: app.url, dataDir: await folder('floor-nosync'), secret: SECRET, sync: false });
+    const hook = (base: string) => (p: Payload) => `${base}/hooks/${p.agentId}`;
+    const sides: Side[] = [
+      { name: 'baseline', url: () => `${proxy.url}/webhook` },
+      { name: 'ours', url: hook(tunnel.url) },
+      { name: 'oursNoSync', url: hook(tunnelNoSync.url) },
+      { name: 'floor', url: hook(floor.url) },
+      { name: 'floorNoSync', url: hook(floorNoSync.url) },
+    ];
     const out: TunnelBenchResult[] = [];
-    for (const agents of CASES) out.push(await measure(agents, app.child, proxy.url, tunnel.url, dataDir));
+    for (const agents of CASES) out.push(await measure(agents, app.child, sides, dataDir));
     return out;
   } finally {
     await Promise.all(children.map((c) => c.kill()));

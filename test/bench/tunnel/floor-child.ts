@@ -1,0 +1,98 @@
+// The tunnel bench's floor, in its own process: the least a tunnel can do for one delivery, to read
+// the target against. Per POST: check the v1 signature (HMAC-SHA256 over `<t>.<body>`), append one
+// JSON line (headers and base64 body) to a file with write(2), and, with `sync`, group-commit an
+// fdatasync (one at a time in the thread pool; what arrives meanwhile shares the next one) before the
+// 200; then forward the body to the local app over a keep-alive agent, as the proxy does. Nothing
+// else: no duplicate check, no index, no ordering, no record of the forward, no retry, no rotation.
+// With `sync: false` the 200 follows the write alone (the page cache: lost in a machine crash).
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { closeSync, fdatasync, openSync, writeSync } from 'node:fs';
+import { Agent, createServer, request, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { emit, exitWithParent, parseArg } from '../monitor/child-common';
+
+const { target, dataDir, secret, sync } = parseArg(z.strictObject({ target: z.string().url(), dataDir: z.string().min(1), secret: z.string().min(1), sync: z.boolean() }));
+const app = new URL(target);
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+const fd = openSync(join(dataDir, `floor-${sync ? 'sync' : 'nosync'}.jsonl`), 'a', 0o600);
+const V1 = /^t=(\d{1,12}),v1=([0-9a-f]{64})$/;
+
+interface Held {
+  id: string;
+  res: ServerResponse;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/** Lines written and not yet answered; the deliveries the running sync covers. */
+let lines: Buffer[] = [];
+let held: Held[] = [];
+let syncing = false;
+let flushSoon = false;
+let seq = 0;
+
+function forward(h: Held): void {
+  const out = request({ host: app.hostname, port: app.port, path: '/webhook', method: 'POST', agent, headers: { ...h.headers, 'content-length': h.body.length } }, (r) => r.resume());
+  out.on('error', () => undefined);
+  out.end(h.body);
+}
+
+function answer(batch: Held[]): void {
+  for (const h of batch) {
+    const data = `{"ok":true,"deliveryId":"${h.id}"}`;
+    h.res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(data) });
+    h.res.end(data);
+    forward(h);
+  }
+}
+
+/** Writes what arrived; with sync, one fdatasync covers it, and what arrives meanwhile waits for the next. */
+function flush(): void {
+  flushSoon = false;
+  if (syncing || held.length === 0) return;
+  const batch = held;
+  const buf = Buffer.concat(lines);
+  held = [];
+  lines = [];
+  writeSync(fd, buf);
+  if (!sync) return answer(batch);
+  syncing = true;
+  fdatasync(fd, (err) => {
+    syncing = false;
+    if (err) throw err;
+    flush();
+    answer(batch);
+  });
+}
+
+const server = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    const v1 = req.headers['x-service-signature-v1'];
+    const m = typeof v1 === 'string' ? V1.exec(v1) : null;
+    if (!m || !timingSafeEqual(createHmac('sha256', secret).update(`${m[1]}.`).update(body).digest(), Buffer.from(m[2]!, 'hex'))) {
+      res.writeHead(401, { 'content-length': 0 }).end();
+      return;
+    }
+    const id = `d${++seq}`;
+    const headers = { 'content-type': String(req.headers['content-type'] ?? 'application/json'), 'x-service-signature-v1': v1 as string };
+    lines.push(Buffer.from(`${JSON.stringify({ id, receivedAt: Date.now(), headers: req.headers, bodyBase64: body.toString('base64') })}\n`));
+    held.push({ id, res, headers, body });
+    // One turn of the event loop first: the deliveries read in one poll share one write.
+    if (!flushSoon) {
+      flushSoon = true;
+      setImmediate(flush);
+    }
+  });
+});
+server.keepAliveTimeout = 30_000;
+server.listen(0, '127.0.0.1', () => emit({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+exitWithParent(async () => {
+  server.closeAllConnections();
+  server.close();
+  closeSync(fd);
+});
