@@ -1,7 +1,8 @@
 // Refused input in people's words: the field by the name its form shows ("Team name", "Image URL")
 // and the rule it broke, said plainly ("must be at most 64 characters"). The one wording of zod
 // issues about what a person typed: the app's request checks and the accounts inputs both use it.
-// The field's path is kept beside the words, for a form to mark the field.
+// The field's path is kept beside the words, for a form to mark the field; in a file edited by
+// hand, the path says where the rule was broken.
 import type { z } from 'zod';
 
 /** The name of each input field as its form shows it, by its key in the arguments. */
@@ -30,6 +31,12 @@ const FIELD_NAMES: Record<string, string> = {
   alertmanagerUrl: 'Alertmanager URL',
   metricsPort: 'Metrics port',
   pollIntervalSec: 'Poll interval',
+  fastPollIntervalSec: 'Fast poll interval',
+  tunnelPort: 'Tunnel port',
+  startAtLogin: 'Start at login',
+  theme: 'Theme',
+  quietHours: 'Quiet hours',
+  installId: 'Install ID',
   escalateAfterMin: 'Escalate after',
   reconnectGraceSec: 'Reconnect grace period',
   realertMinutes: 'Re-alert interval',
@@ -143,4 +150,18 @@ export function inputProblem(err: z.ZodError, names: FieldNames = {}): InputProb
   const rule = issue.message.trim();
   const message = name !== undefined && PREDICATE.test(rule) ? sentence(`${name} ${rule}`) : sentence(rule);
   return field !== undefined ? { field, message } : { message };
+}
+
+/** The rule without a closing full stop, to be listed after its path. */
+const phrase = (s: string): string => s.trim().replace(/[.]+$/, '');
+
+/**
+ * Where in a file each rule was broken and the rule itself, for a file people fix by hand:
+ * "teams.0.baseUrl: must be an http(s) URL, not gopher:; settings.pollIntervalSec: must be at least 5".
+ * At most `max` issues, then how many more; the paths and the rules only, never a value.
+ */
+export function issuesAt(err: z.ZodError, max = 3): string {
+  const listed = err.issues.slice(0, max).map((i) => `${i.path.length > 0 ? i.path.map(String).join('.') : 'top level'}: ${phrase(i.message)}`);
+  const more = err.issues.length - listed.length;
+  return more > 0 ? `${listed.join('; ')} (and ${more} more)` : listed.join('; ');
 }

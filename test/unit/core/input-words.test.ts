@@ -2,7 +2,7 @@
 // a schema's own message kept, and the field's path beside the words.
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { inputProblem, ruleWords } from '../../../src-main/core/input-words';
+import { inputProblem, issuesAt, ruleWords } from '../../../src-main/core/input-words';
 
 function problem(schema: z.ZodType, input: unknown, names?: Record<string, string>) {
   const r = schema.safeParse(input, { error: ruleWords });
@@ -37,5 +37,19 @@ describe('input words', () => {
   it('names a field in a list by its key and keeps the full path for the form', () => {
     const s = z.strictObject({ agents: z.array(z.strictObject({ agentId: z.string().min(1) })) });
     expect(problem(s, { agents: [{ agentId: 'a' }, { agentId: '' }] })).toEqual({ field: 'agents.1.agentId', message: 'Agent ID must not be empty.' });
+  });
+
+  it('lists where in a file each rule was broken, a few at most, never a value', () => {
+    const s = z.object({ schemaVersion: z.literal(1), settings: z.object({ pollIntervalSec: z.number().int().min(5) }), teams: z.array(z.object({ baseUrl: z.string().url('must be an http(s) URL.') })) });
+    const where = (input: unknown, max?: number) => {
+      const r = s.safeParse(input, { error: ruleWords });
+      if (r.success) throw new Error('accepted');
+      return issuesAt(r.error, max);
+    };
+    const secret = 'sk_live_0123456789abcdef';
+    expect(where({ schemaVersion: 1, settings: { pollIntervalSec: 1 }, teams: [{ baseUrl: secret }] })).toBe('settings.pollIntervalSec: must be at least 5; teams.0.baseUrl: must be an http(s) URL');
+    expect(where([])).toBe('top level: must be a set of fields');
+    expect(where({ schemaVersion: 2, settings: { pollIntervalSec: 'x' }, teams: [{ baseUrl: secret }, {}] }, 2)).toBe('schemaVersion: must be 1; settings.pollIntervalSec: must be a number (and 2 more)');
+    expect(where({ schemaVersion: 1, settings: { pollIntervalSec: 1 }, teams: [{ baseUrl: secret }] })).not.toContain(secret);
   });
 });
