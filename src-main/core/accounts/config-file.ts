@@ -6,7 +6,8 @@ import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { AccountsError } from './errors';
 import { CONFIG_FILE_NAME } from './paths';
-import { CONFIG_SCHEMA_VERSION, configFileSchema, describeIssues, type ConfigFile } from './schema';
+import { issuesAt, ruleWords } from '../input-words';
+import { CONFIG_SCHEMA_VERSION, configFileSchema, type ConfigFile } from './schema';
 
 export function configPath(configDir: string): string {
   return path.join(configDir, CONFIG_FILE_NAME);
@@ -35,9 +36,9 @@ export async function readConfig(configDir: string): Promise<ConfigFile | null> 
       `The config file ${file} has schemaVersion ${version}, written by a newer Channel Companion (this one reads ${CONFIG_SCHEMA_VERSION}). Update the app.`,
     );
   }
-  const parsed = configFileSchema.safeParse(raw);
+  const parsed = configFileSchema.safeParse(raw, { error: ruleWords });
   if (!parsed.success) {
-    throw new AccountsError('CONFIG_CORRUPT', `The config file ${file} is invalid: ${describeIssues(parsed.error)}. ${FIX_HINT}`, { cause: parsed.error });
+    throw new AccountsError('CONFIG_CORRUPT', `The config file ${file} is invalid: ${issuesAt(parsed.error)}. ${FIX_HINT}`, { cause: parsed.error });
   }
   return parsed.data;
 }

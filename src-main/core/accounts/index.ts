@@ -2,13 +2,14 @@
 // in <configDir>/config.json; API keys and signing secrets live only in the SecretStore.
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ServiceClient } from '../api/service';
+import { inputProblem, ruleWords } from '../input-words';
 import { systemClock, type Clock } from '../ports';
 import type { SecretStore } from '../secrets/types';
 import { moveCorruptConfigAside, readConfig, writeConfig } from './config-file';
 import { AccountsError } from './errors';
 import { deepMerge, isPlainObject, type DeepPartial } from './merge';
 import { apiKeyRef, keyHint, signingSecretRef } from './refs';
-import { CONFIG_SCHEMA_VERSION, describeIssues, settingsLoadSchema, settingsUpdateSchema, type AgentConfig, type ConfigFile, type TeamConfig } from './schema';
+import { CONFIG_SCHEMA_VERSION, settingsLoadSchema, settingsUpdateSchema, type AgentConfig, type ConfigFile, type TeamConfig } from './schema';
 import { decodeSigningSecrets, encodeSigningSecrets, rotate } from './signing';
 import { parseAddAgent, parseAddTeam, parseSigningSecret } from './inputs';
 import { keychain, verifyAgent } from './verify';
@@ -235,14 +236,20 @@ export class Accounts {
     return structuredClone(this.config.settings);
   }
 
-  /** Deep-merges the patch, validates the whole result (unknown keys rejected) and saves it. Bad input changes nothing. */
+  /**
+   * Deep-merges the patch, validates the whole result (unknown keys rejected) and saves it. Bad input
+   * changes nothing and is refused as INVALID in the words of core/input-words.ts, with the field's path.
+   */
   async updateSettings(patch: DeepPartial<AppSettings>): Promise<AppSettings> {
     if (!isPlainObject(patch)) throw new AccountsError('INVALID', 'Settings patch must be an object.');
     return this.serial(async () => {
       const current = this.config.settings;
       if (patch.installId !== undefined && patch.installId !== current.installId) throw new AccountsError('INVALID', 'installId cannot be changed.');
-      const parsed = settingsUpdateSchema.safeParse(deepMerge(current, patch));
-      if (!parsed.success) throw new AccountsError('INVALID', `Invalid settings: ${describeIssues(parsed.error)}`, { cause: parsed.error });
+      const parsed = settingsUpdateSchema.safeParse(deepMerge(current, patch), { error: ruleWords });
+      if (!parsed.success) {
+        const problem = inputProblem(parsed.error);
+        throw new AccountsError('INVALID', problem.message, problem.field !== undefined ? { cause: parsed.error, field: problem.field } : { cause: parsed.error });
+      }
       await this.commit({ ...this.config, settings: parsed.data });
       return this.settings();
     });

@@ -60,9 +60,9 @@ function settingsSchema(strict: boolean) {
     alertWebhookUrl: storedUrlSchema.nullable().default(null),
     alertmanagerUrl: storedUrlSchema.nullable().default(null),
     metricsPort: z.number().int().min(0).max(65535).nullable().default(null),
-    installId: z.string().regex(/^[A-Za-z0-9_-]{8,128}$/, 'installId must be 8–128 letters, digits, _ or -'),
+    installId: z.string().regex(/^[A-Za-z0-9_-]{8,128}$/, 'must be 8–128 letters, digits, _ or -'),
   }).refine((s) => s.fastPollIntervalSec <= s.pollIntervalSec, {
-    message: 'fastPollIntervalSec must not exceed pollIntervalSec',
+    message: 'must not exceed the poll interval',
     path: ['fastPollIntervalSec'],
   });
 }
@@ -117,11 +117,3 @@ export const configFileSchema = z
 export type ConfigFile = z.output<typeof configFileSchema>;
 export type TeamConfig = ConfigFile['teams'][number];
 export type AgentConfig = TeamConfig['agents'][number];
-
-/** "settings.pollIntervalSec: Too small…; teams.0.baseUrl: …" — paths and rules, never values. */
-export function describeIssues(err: z.ZodError): string {
-  return err.issues
-    .slice(0, 5)
-    .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
-    .join('; ');
-}

@@ -236,28 +236,44 @@ describe('settings', () => {
     expect(cleared.alertRules.quietHours).toBeNull();
   });
 
-  it('rejects bad values and unknown keys, changing nothing', async () => {
+  it('rejects bad values and unknown keys in people\'s words, with the field\'s path, changing nothing', async () => {
     const a = await open();
     const before = await readFile();
-    const cases: unknown[] = [
-      { pollIntervalSec: 0 },
-      { pollIntervalSec: 'fast' },
-      { theme: 'neon' },
-      { tunnelPort: 70000 },
-      { alertRules: { quietHours: { start: '25:00', end: '07:00' } } },
-      { alertRules: { quietHours: { start: '22:00' } } },
-      { alertWebhookUrl: 'javascript:alert(1)' },
-      { fastPollIntervalSec: 60 },
-      { bogus: true },
-      { installId: 'something-else-entirely' },
-      null,
+    const cases: Array<[unknown, string | undefined, string]> = [
+      [{ pollIntervalSec: 0 }, 'pollIntervalSec', 'Poll interval must be at least 5.'],
+      [{ pollIntervalSec: 'fast' }, 'pollIntervalSec', 'Poll interval must be a number.'],
+      [{ theme: 'neon' }, 'theme', 'Theme must be one of system, light, dark.'],
+      [{ tunnelPort: 70000 }, 'tunnelPort', 'Tunnel port must be at most 65535.'],
+      [{ alertRules: { quietHours: { start: '25:00', end: '07:00' } } }, 'alertRules.quietHours.start', 'Start time must be a 24-hour time HH:MM.'],
+      [{ alertRules: { quietHours: { start: '22:00' } } }, 'alertRules.quietHours.end', 'End time is missing.'],
+      [{ alertRules: { flapCount: 1 } }, 'alertRules.flapCount', 'Drops that count as flapping must be at least 2.'],
+      [{ alertWebhookUrl: 'javascript:alert(1)' }, 'alertWebhookUrl', 'Alert webhook URL must be an http(s) URL, not javascript:.'],
+      [{ fastPollIntervalSec: 60 }, 'fastPollIntervalSec', 'Fast poll interval must not exceed the poll interval.'],
+      [{ bogus: true }, undefined, 'Not accepted here: bogus.'],
+      [{ installId: 'something-else-entirely' }, undefined, 'installId cannot be changed.'],
+      [null, undefined, 'Settings patch must be an object.'],
     ];
-    for (const patch of cases) {
+    for (const [patch, field, message] of cases) {
       const err = await expectCode(a.updateSettings(patch as never), 'INVALID');
-      expect(err.message.length).toBeGreaterThan(10);
+      expect({ field: err.field, message: err.message }, JSON.stringify(patch)).toEqual({ field, message });
     }
     expect(await readFile()).toBe(before);
     expect(a.settings().pollIntervalSec).toBe(15);
+  });
+
+  it('a bad poll interval is said like every other refused input; a secret in the patch never shows', async () => {
+    const a = await open();
+    const token = 'xoxb-5f2c9a81d4e7b3a6c0d9';
+    const err = await expectCode(a.updateSettings({ pollIntervalSec: 2, alertWebhookUrl: `https://hooks.example.test/services/${token}` }), 'INVALID');
+    expect(err.message).toBe('Poll interval must be at least 5.');
+    expect(err.field).toBe('pollIntervalSec');
+    const creds = await expectCode(a.updateSettings({ alertWebhookUrl: `https://bot:${token}@hooks.example.test/a` }), 'INVALID');
+    expect(creds.message).toBe('Alert webhook URL must not contain a user or password.');
+    for (const e of [err, creds]) {
+      expect(e.message).not.toContain(token);
+      expect(e.message).not.toMatch(/Too small|expected number|Invalid settings/);
+    }
+    expect(a.settings().alertWebhookUrl).toBeNull();
   });
 });
 
@@ -270,12 +286,25 @@ describe('corrupt config', () => {
     expect(await readFile()).toBe('{"schemaVersion":1, teams: [');
   });
 
-  it('schema violations are named by path', async () => {
+  it('schema violations name their JSON path and the rule in people\'s words', async () => {
     const bad = { schemaVersion: 1, settings: { installId: 'abcdefgh1234', pollIntervalSec: -5 }, teams: [{ id: 't_1', label: 'A', baseUrl: 'gopher://x', keyHint: '…', apiKeyRef: 'team:t_1:api-key', agents: [] }] };
     await fs.writeFile(configPath(dir), JSON.stringify(bad), 'utf8');
     const err = await expectCode(open(), 'CONFIG_CORRUPT');
-    expect(err.message).toContain('settings.pollIntervalSec');
-    expect(err.message).toContain('teams.0.baseUrl');
+    expect(err.message).toContain(`The config file ${configPath(dir)} is invalid: settings.pollIntervalSec: must be at least 5; settings.fastPollIntervalSec: must not exceed the poll interval; teams.0.baseUrl: must be an http(s) URL, not gopher:. It was left untouched`);
+    expect(err.message).not.toMatch(/Too small|expected number|\(root\)/);
+    expect(await readFile()).toBe(JSON.stringify(bad));
+  });
+
+  it('a bad baseUrl in the file is named by its path, never with the password in it; a few issues at most', async () => {
+    const secret = 's3cr3t-9a7f1c2e5b';
+    const team = (i: number, baseUrl: string) => ({ id: `t_${i}`, label: `T${i}`, baseUrl, keyHint: '…', apiKeyRef: `team:t_${i}:api-key`, agents: [] });
+    const bad = { schemaVersion: 1, settings: { installId: 'abcdefgh1234' }, teams: [team(1, `https://ops:${secret}@x.test`), team(2, 'ftp://x.test'), team(3, 'x'), team(4, 'gopher://x'), team(5, 'mailto:a@x.test')] };
+    await fs.writeFile(configPath(dir), JSON.stringify(bad), 'utf8');
+    const err = await expectCode(open(), 'CONFIG_CORRUPT');
+    expect(err.message).toContain('teams.0.baseUrl: must not contain a user or password; teams.1.baseUrl: must be an http(s) URL, not ftp:; teams.2.baseUrl: is not a valid URL');
+    expect(err.message).toContain('(and 2 more)');
+    expect(err.message).not.toContain('teams.3');
+    expect(err.message).not.toContain(secret);
   });
 
   it('a newer schemaVersion is refused with a clear reason', async () => {
