@@ -158,7 +158,8 @@ const phrase = (s: string): string => s.trim().replace(/[.]+$/, '');
 /**
  * Where in a file each rule was broken and the rule itself, for a file people fix by hand:
  * "teams.0.baseUrl: must be an http(s) URL, not gopher:; settings.pollIntervalSec: must be at least 5".
- * At most `max` issues, then how many more; the paths and the rules only, never a value.
+ * At most `max` issues, then how many more. The typed value is never shown; only a schema's own
+ * message may name one (a duplicate label).
  */
 export function issuesAt(err: z.ZodError, max = 3): string {
   const listed = err.issues.slice(0, max).map((i) => `${i.path.length > 0 ? i.path.map(String).join('.') : 'top level'}: ${phrase(i.message)}`);
