@@ -5,6 +5,7 @@ import type { CliContext } from './context';
 import { register as agent } from './commands/agent';
 import { register as chat } from './commands/chat';
 import { register as check } from './commands/check';
+import { register as config } from './commands/config';
 import { register as deliveries } from './commands/deliveries';
 import { register as emulator } from './commands/emulator';
 import { register as listen } from './commands/listen';
@@ -27,6 +28,7 @@ const COMMANDS: readonly RegisterCommand[] = [
   emulator,
   team,
   agent,
+  config,
   status,
   pair,
   send,

@@ -5,7 +5,7 @@ import type { ServiceClient } from '../api/service';
 import { inputProblem, ruleWords } from '../input-words';
 import { systemClock, type Clock } from '../ports';
 import type { SecretStore } from '../secrets/types';
-import { moveCorruptConfigAside, readConfig, writeConfig } from './config-file';
+import { configPath, moveCorruptConfigAside, readConfig, writeConfig } from './config-file';
 import { AccountsError } from './errors';
 import { deepMerge, isPlainObject, type DeepPartial } from './merge';
 import { apiKeyRef, keyHint, signingSecretRef } from './refs';
@@ -17,7 +17,7 @@ import { keychain, verifyAgent } from './verify';
 export { AccountsError, isAccountsError } from './errors';
 export type { AccountsErrorCode } from './errors';
 export { defaultConfigDir } from './paths';
-export { configPath } from './config-file';
+export { CONFIG_FIX_HINT, configPath } from './config-file';
 export { apiKeyRef, signingSecretRef } from './refs';
 export type { DeepPartial } from './merge';
 
@@ -51,6 +51,12 @@ export interface AppSettings {
   metricsPort: number | null;
   installId: string;
 }
+
+/** What Accounts.moveAsideIfUnreadable found and did; configFile is <configDir>/config.json. */
+export type UnreadableConfigOutcome =
+  | { outcome: 'moved'; configFile: string; movedTo: string }
+  | { outcome: 'readable'; configFile: string }
+  | { outcome: 'missing'; configFile: string };
 
 export type ClientFactory = (o: { baseUrl: string; apiKey: string; allowInsecureHttp?: boolean }) => ServiceClient;
 
@@ -106,6 +112,22 @@ export class Accounts {
   /** Explicit recovery: renames an unreadable config.json to config.json.corrupt-<ISO time>; returns the new path. */
   static moveCorruptAside(configDir: string, clock: Clock = systemClock): Promise<string | null> {
     return moveCorruptConfigAside(configDir, clock.now());
+  }
+
+  /**
+   * The checked recovery: renames config.json aside (as moveCorruptAside does) only when loading it
+   * throws CONFIG_CORRUPT. A file that loads, or no file, is left as it is and said so.
+   */
+  static async moveAsideIfUnreadable(configDir: string, clock: Clock = systemClock): Promise<UnreadableConfigOutcome> {
+    const file = configPath(configDir);
+    try {
+      if ((await readConfig(configDir)) === null) return { outcome: 'missing', configFile: file };
+      return { outcome: 'readable', configFile: file };
+    } catch (err) {
+      if (!(err instanceof AccountsError) || err.code !== 'CONFIG_CORRUPT') throw err;
+    }
+    const movedTo = await moveCorruptConfigAside(configDir, clock.now());
+    return movedTo === null ? { outcome: 'missing', configFile: file } : { outcome: 'moved', configFile: file, movedTo };
   }
 
   listTeams(): TeamRecord[] {

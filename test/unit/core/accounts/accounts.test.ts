@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Accounts, AccountsError, apiKeyRef, configPath, signingSecretRef } from '../../../../src-main/core/accounts';
+import { Accounts, AccountsError, apiKeyRef, CONFIG_FIX_HINT, configPath, signingSecretRef } from '../../../../src-main/core/accounts';
 import { MemorySecretStore } from '../../../../src-main/core/secrets';
 import { fakeService, type FakeService } from './fakes';
 
@@ -311,6 +311,35 @@ describe('corrupt config', () => {
     await fs.writeFile(configPath(dir), JSON.stringify({ schemaVersion: 99 }), 'utf8');
     const err = await expectCode(open(), 'CONFIG_CORRUPT');
     expect(err.message).toMatch(/newer/);
+  });
+
+  it('every refusal ends in the same hint: fix it by hand or `channel-companion config reset`', async () => {
+    expect(CONFIG_FIX_HINT).toBe('It was left untouched: fix it by hand, or run `channel-companion config reset` to set it aside (kept as config.json.corrupt-<time>) and start afresh.');
+    const files = ['garbage', JSON.stringify({ schemaVersion: 1, settings: { pollIntervalSec: 'x' }, teams: [] }), JSON.stringify({ schemaVersion: 99 })];
+    for (const text of files) {
+      await fs.writeFile(configPath(dir), text, 'utf8');
+      expect((await expectCode(open(), 'CONFIG_CORRUPT')).message.endsWith(` ${CONFIG_FIX_HINT}`)).toBe(true);
+    }
+    await fs.rm(configPath(dir));
+    await fs.mkdir(configPath(dir));
+    const unreadable = await expectCode(open(), 'CONFIG_CORRUPT');
+    expect(unreadable.message).toMatch(/cannot be read/);
+    expect(unreadable.message.endsWith(` ${CONFIG_FIX_HINT}`)).toBe(true);
+    expect(unreadable.message).not.toMatch(/moveCorruptConfigAside/);
+  });
+
+  it('moveAsideIfUnreadable moves only a config that does not load', async () => {
+    const clock = { now: () => Date.UTC(2025, 0, 2, 3, 4, 5), setTimeout: () => 0, clearTimeout: () => undefined };
+    expect(await Accounts.moveAsideIfUnreadable(dir, clock)).toEqual({ outcome: 'missing', configFile: configPath(dir) });
+    await open();
+    const good = await readFile();
+    expect(await Accounts.moveAsideIfUnreadable(dir, clock)).toEqual({ outcome: 'readable', configFile: configPath(dir) });
+    expect(await readFile()).toBe(good);
+    expect(await fs.readdir(dir)).toEqual(['config.json']);
+    await fs.writeFile(configPath(dir), '{', 'utf8');
+    const moved = await Accounts.moveAsideIfUnreadable(dir, clock);
+    expect(moved).toEqual({ outcome: 'moved', configFile: configPath(dir), movedTo: `${configPath(dir)}.corrupt-2025-01-02T03-04-05-000Z` });
+    expect(await fs.readdir(dir)).toEqual(['config.json.corrupt-2025-01-02T03-04-05-000Z']);
   });
 
   it('moveCorruptAside renames it explicitly; then a fresh config can be created', async () => {
