@@ -1,10 +1,10 @@
 // Electron composition root: builds the companion and the contract over it, and hands them, with
 // the electron module's parts, to the shell (src-main/electron/shell.ts). Behaviour lives in
 // src-main/core and src-main/app.
-import { BrowserWindow, Menu, Notification, Tray, app, ipcMain, nativeImage, protocol, session, shell } from 'electron';
+import { BrowserWindow, Menu, Notification, Tray, app, dialog, ipcMain, nativeImage, protocol, session, shell } from 'electron';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { startElectronShell } from './electron/shell';
+import { launch } from './electron/startup';
 import { createCompanion, type Companion } from './app/companion/companion';
 import { implementContract } from './app/contract';
 import { defaultConfigDir } from './core/accounts';
@@ -32,21 +32,23 @@ app.on('will-quit', (e) => {
   });
 });
 
-startElectronShell(
-  { app, BrowserWindow, ipcMain, Menu, Notification, Tray, nativeImage, protocol, session, shell },
+// A config file that does not load is offered to be set aside in a message box; a start that still
+// fails is shown in an error box and exits 1 (src-main/electron/startup.ts).
+const configDir = defaultConfigDir();
+void launch(
+  { app, BrowserWindow, dialog, ipcMain, Menu, Notification, Tray, nativeImage, protocol, session, shell },
   {
     outDir,
     resourcesPath: process.resourcesPath,
     devServerUrl: process.env['ELECTRON_RENDERER_URL'] || undefined,
+    configDir,
+    log: (message) => console.error(message),
     // The companion: config shared with the CLI (defaultConfigDir), data under userData, the OS
     // keychain, the system clock. Alerts reach native notifications through the shell's
     // subscription to the 'alert' events (src-main/electron/notifications.ts).
     createContract: async () => {
-      companion = await createCompanion({ configDir: defaultConfigDir(), dataDir: join(app.getPath('userData'), 'data'), logger: consoleLogger });
+      companion = await createCompanion({ configDir, dataDir: join(app.getPath('userData'), 'data'), logger: consoleLogger });
       return implementContract(companion);
     },
   },
-).catch((e: unknown) => {
-  console.error('Channel Companion failed to start:', e instanceof Error ? e.message : 'unknown error');
-  app.exit(1);
-});
+);
