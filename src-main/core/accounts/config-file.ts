@@ -27,7 +27,9 @@ export async function readConfig(configDir: string): Promise<ConfigFile | null> 
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new AccountsError('CONFIG_CORRUPT', `The config file ${file} is not valid JSON (${(err as Error).message}). ${CONFIG_FIX_HINT}`, { cause: err });
+    // No cause: the parser's own message quotes the text around the fault, which a hand edit may
+    // have filled with a key.
+    throw new AccountsError('CONFIG_CORRUPT', `The config file ${file} is not valid JSON (${jsonFault(text, err)}). ${CONFIG_FIX_HINT}`);
   }
   const version = (raw as { schemaVersion?: unknown } | null)?.schemaVersion;
   if (typeof version === 'number' && version > CONFIG_SCHEMA_VERSION) {
@@ -45,6 +47,37 @@ export async function readConfig(configDir: string): Promise<ConfigFile | null> 
 
 /** Ends every CONFIG_CORRUPT message: the app and the CLI share the config folder, so both point to the CLI's command. */
 export const CONFIG_FIX_HINT = 'It was left untouched: fix it by hand, or run `channel-companion config reset` to set it aside (kept as config.json.corrupt-<time>) and start afresh.';
+
+/** V8's excerpt of an unexpected token: up to 10 characters either side, "..." where it is cut. */
+const EXCERPT = /^Unexpected token .*?, (\.\.\.)?"([\s\S]*)"(\.\.\.)? is not valid JSON$/;
+const EXCERPT_SIDE = 10;
+
+/** The offset JSON.parse stopped at, from its message; null when the message does not tell. */
+function faultOffset(text: string, message: string): number | null {
+  const at = /at position (\d+)/.exec(message);
+  if (at) return Number(at[1]);
+  const m = EXCERPT.exec(message);
+  if (!m) return null;
+  const [, cutBefore, excerpt, cutAfter] = m;
+  if (cutBefore) {
+    const i = text.indexOf(excerpt!);
+    return i >= 0 && text.indexOf(excerpt!, i + 1) < 0 ? i + EXCERPT_SIDE : null;
+  }
+  return cutAfter ? excerpt!.length - EXCERPT_SIDE : null;
+}
+
+/**
+ * Where JSON.parse stopped, by line and column, and never the text there ("at line 3, column 14",
+ * "it ends too early"); "an unexpected character" when its message does not tell where.
+ */
+export function jsonFault(text: string, err: unknown): string {
+  const message = err instanceof Error ? err.message : '';
+  if (/end of JSON input/i.test(message)) return 'it ends too early';
+  const offset = faultOffset(text, message);
+  if (offset === null) return 'an unexpected character';
+  const before = text.slice(0, offset);
+  return `at line ${before.split('\n').length}, column ${before.length - before.lastIndexOf('\n')}`;
+}
 
 export async function writeConfig(configDir: string, config: ConfigFile): Promise<void> {
   await fs.mkdir(configDir, { recursive: true, mode: 0o700 });

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Accounts, AccountsError, apiKeyRef, CONFIG_FIX_HINT, configPath, signingSecretRef } from '../../../../src-main/core/accounts';
+import { jsonFault } from '../../../../src-main/core/accounts/config-file';
 import { MemorySecretStore } from '../../../../src-main/core/secrets';
 import { fakeService, type FakeService } from './fakes';
 
@@ -282,8 +283,36 @@ describe('corrupt config', () => {
     await fs.writeFile(configPath(dir), '{"schemaVersion":1, teams: [', 'utf8');
     const err = await expectCode(open(), 'CONFIG_CORRUPT');
     expect(err.message).toContain(configPath(dir));
-    expect(err.message).toMatch(/not valid JSON/);
+    expect(err.message).toContain('is not valid JSON (at line 1, column 21)');
     expect(await readFile()).toBe('{"schemaVersion":1, teams: [');
+  });
+
+  it('invalid JSON is located by line and column, never quoted: a key pasted into the file stays out of the message', async () => {
+    const text = '{\n  "schemaVersion": 1,\n  "apiKey": sk_live_0123456789abcdef\n}';
+    await fs.writeFile(configPath(dir), text, 'utf8');
+    const err = await expectCode(open(), 'CONFIG_CORRUPT');
+    expect(err.message).toContain('is not valid JSON (at line 3, column 13)');
+    expect(err.message).not.toMatch(/sk_live|apiKey|0123/);
+    expect(err.cause).toBeUndefined();
+    expect(await readFile()).toBe(text);
+  });
+
+  it('jsonFault: where JSON.parse stopped, from its position or its excerpt; "ends too early" and a plain fallback', () => {
+    const fault = (text: string) => {
+      try {
+        JSON.parse(text);
+      } catch (e) {
+        return jsonFault(text, e);
+      }
+      throw new Error('parsed');
+    };
+    expect(fault('{"a": 1')).toBe('at line 1, column 8');
+    expect(fault('{"a":1}x')).toBe('at line 1, column 8');
+    expect(fault('{"a": [1, 2, 3], "key": value_here_long_long_long, "z": 1}')).toBe('at line 1, column 25');
+    expect(fault('secretvalue_secretvalue_secretvalue')).toBe('at line 1, column 1');
+    expect(fault('{"a": ')).toBe('it ends too early');
+    expect(fault('{"b": tru}')).toBe('an unexpected character');
+    expect(jsonFault('x', new Error('something else'))).toBe('an unexpected character');
   });
 
   it('schema violations name their JSON path and the rule in people\'s words', async () => {
