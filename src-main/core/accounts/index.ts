@@ -97,7 +97,7 @@ export class Accounts {
   /**
    * Loads <configDir>/config.json (creating it, with a fresh installId, when missing).
    * A corrupt or invalid file throws AccountsError CONFIG_CORRUPT and is left untouched; nothing is
-   * written until it is fixed or moved aside with Accounts.moveCorruptAside().
+   * written until it is fixed or set aside with Accounts.moveAsideIfUnreadable().
    */
   static async open(opts: AccountsOptions): Promise<Accounts> {
     let config = await readConfig(opts.configDir);
@@ -109,13 +109,8 @@ export class Accounts {
     return new Accounts(opts, config);
   }
 
-  /** Explicit recovery: renames an unreadable config.json to config.json.corrupt-<ISO time>; returns the new path. */
-  static moveCorruptAside(configDir: string, clock: Clock = systemClock): Promise<string | null> {
-    return moveCorruptConfigAside(configDir, clock.now());
-  }
-
   /**
-   * The checked recovery: renames config.json aside (as moveCorruptAside does) only when loading it
+   * The recovery: renames config.json to config.json.corrupt-<ISO time> (kept) only when loading it
    * throws CONFIG_CORRUPT. A file that loads, or no file, is left as it is and said so.
    */
   static async moveAsideIfUnreadable(configDir: string, clock: Clock = systemClock): Promise<UnreadableConfigOutcome> {

@@ -371,11 +371,13 @@ describe('corrupt config', () => {
     expect(await fs.readdir(dir)).toEqual(['config.json.corrupt-2025-01-02T03-04-05-000Z']);
   });
 
-  it('moveCorruptAside renames it explicitly; then a fresh config can be created', async () => {
+  it('a config set aside keeps its text; then a fresh config can be created', async () => {
     await fs.writeFile(configPath(dir), 'garbage', 'utf8');
-    const moved = await Accounts.moveCorruptAside(dir, { now: () => Date.UTC(2025, 0, 2, 3, 4, 5), setTimeout: () => 0, clearTimeout: () => undefined });
-    expect(moved).toBe(`${configPath(dir)}.corrupt-2025-01-02T03-04-05-000Z`);
-    expect(await fs.readFile(moved as string, 'utf8')).toBe('garbage');
+    const r = await Accounts.moveAsideIfUnreadable(dir, { now: () => Date.UTC(2025, 0, 2, 3, 4, 5), setTimeout: () => 0, clearTimeout: () => undefined });
+    expect(r.outcome).toBe('moved');
+    const movedTo = r.outcome === 'moved' ? r.movedTo : '';
+    expect(movedTo).toBe(`${configPath(dir)}.corrupt-2025-01-02T03-04-05-000Z`);
+    expect(await fs.readFile(movedTo, 'utf8')).toBe('garbage');
     const a = await open();
     expect(a.listTeams()).toEqual([]);
   });
