@@ -25,8 +25,11 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The app's start with a contract over the real config file of `dir` (Accounts.open), and a box answered with `button`. */
-async function start(button: string, opts: { failWith?: Error } = {}) {
+/**
+ * The app's start with a contract over the real config file of `dir` (Accounts.open), and a box
+ * answered with `button`; `failWith(attempt)` may fail an attempt (counted from 1) before it opens.
+ */
+async function start(button: string, opts: { failWith?: (attempt: number) => Error | undefined } = {}) {
   const fake = fakeElectron({ isPackaged: true });
   const exit = vi.fn();
   const dialog = {
@@ -45,7 +48,8 @@ async function start(button: string, opts: { failWith?: Error } = {}) {
     log: (m) => void logs.push(m),
     createContract: async () => {
       attempts++;
-      if (opts.failWith) throw opts.failWith;
+      const failure = opts.failWith?.(attempts);
+      if (failure) throw failure;
       await Accounts.open({ configDir: dir, secrets: new MemorySecretStore(), clientFactory: () => ({}) as never });
       return { implementations: contract.impl, events: contract.events, now: () => NOW, dispose: () => undefined };
     },
@@ -89,34 +93,18 @@ describe('desktop start with a config file that does not load', () => {
 
   it('a start that fails again after setting aside: error box and exit 1, tried only once more', async () => {
     await writeFile(join(dir, 'config.json'), 'garbage', 'utf8');
-    let calls = 0;
-    const fake = fakeElectron({ isPackaged: true });
-    const dialog = { showMessageBox: vi.fn(async () => ({ response: 0, checkboxChecked: false })), showErrorBox: vi.fn() };
-    const exit = vi.fn();
-    const logs: string[] = [];
-    await launch({ ...fake.parts, app: { ...fake.parts.app, exit }, dialog } as unknown as LaunchParts, {
-      outDir: '/checkout/out',
-      resourcesPath: '/opt/cc/resources',
-      configDir: dir,
-      clock,
-      log: (m) => void logs.push(m),
-      createContract: async () => {
-        calls++;
-        if (calls === 1) await Accounts.open({ configDir: dir, secrets: new MemorySecretStore(), clientFactory: () => ({}) as never });
-        throw new Error('The OS keychain is locked.');
-      },
-    });
-    expect(calls).toBe(2);
-    expect(dialog.showMessageBox).toHaveBeenCalledTimes(1);
-    expect(dialog.showErrorBox).toHaveBeenCalledWith('Channel Companion could not start', 'The OS keychain is locked.');
-    expect(exit).toHaveBeenCalledWith(1);
+    const r = await start(SET_ASIDE_BUTTON, { failWith: (attempt) => (attempt === 2 ? new Error('The OS keychain is locked.') : undefined) });
+    expect(r.attempts).toBe(2);
+    expect(r.dialog.showMessageBox).toHaveBeenCalledTimes(1);
+    expect(r.dialog.showErrorBox).toHaveBeenCalledWith('Channel Companion could not start', 'The OS keychain is locked.');
+    expect(r.exit).toHaveBeenCalledWith(1);
     expect(await readdir(dir)).toEqual([MOVED_NAME]);
   });
 });
 
 describe('desktop start that fails otherwise', () => {
   it('any other failure: no message box, an error box with the reason, logged, exit 1', async () => {
-    const r = await start(SET_ASIDE_BUTTON, { failWith: new Error('The OS keychain is not available.') });
+    const r = await start(SET_ASIDE_BUTTON, { failWith: () => new Error('The OS keychain is not available.') });
     expect(r.dialog.showMessageBox).not.toHaveBeenCalled();
     expect(r.dialog.showErrorBox).toHaveBeenCalledWith('Channel Companion could not start', 'The OS keychain is not available.');
     expect(r.exit).toHaveBeenCalledWith(1);
