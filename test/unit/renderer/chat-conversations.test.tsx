@@ -72,6 +72,20 @@ describe('Enter while a reply is coming', () => {
     expect(startedWith(t)).toEqual(['first', 'second']);
   });
 
+  it('Escape stops a reply that is coming, from the message box; with no reply coming it does nothing', async () => {
+    const t = setup();
+    await t.mount();
+    const stops = () => t.calls.filter((c) => c.name === 'chat.stopTurn').length;
+    fireEvent.keyDown(screen.getByLabelText('Message'), { key: 'Escape' });
+    await flush();
+    expect(stops()).toBe(0);
+    await sendHello('first');
+    fireEvent.keyDown(screen.getByLabelText('Message'), { key: 'Escape' });
+    await flush();
+    expect(stops()).toBe(1);
+    expect(screen.getByRole('button', { name: 'Stop' }).getAttribute('aria-keyshortcuts')).toBe('Escape');
+  });
+
   it('a queued message that cannot start goes back to the head of the queue, with the reason', async () => {
     let n = 0;
     const t = setup({

@@ -128,8 +128,17 @@ export function ChatConversation({ teamId, agentId, userId, own, agentName }: Pr
     }
   };
 
+  // Escape stops a reply that is coming, wherever focus is in the conversation (a dialog or the
+  // rename box handles its own Escape first).
+  const onEscape = (e: KeyboardEvent<HTMLDivElement>) => {
+    if (e.key !== 'Escape' || e.defaultPrevented || !busy) return;
+    e.preventDefault();
+    void stop(teamId, agentId, userId);
+    setAnnouncement('Stopping the reply.');
+  };
+
   return (
-    <div className="chat-main">
+    <div className="chat-main" onKeyDown={onEscape}>
       <ConversationTitle teamId={teamId} agentId={agentId} userId={userId} own={own} saved={ids.length > 0} busy={busy} />
       <label className="chat-toggle">
         <input type="checkbox" checked={showFrames} onChange={(e) => setShowFrames(e.target.checked)} /> Show raw stream frames
@@ -162,13 +171,15 @@ export function ChatConversation({ teamId, agentId, userId, own, agentName }: Pr
         <label htmlFor="chat-input">Message</label>
         <textarea id="chat-input" rows={3} value={draft} onChange={(e) => setDraft(e.target.value)} onKeyDown={onKeyDown} aria-describedby="chat-input-hint" />
         <span id="chat-input-hint" className="hint">
-          {busy ? 'A reply is coming: Enter queues your message, and it is sent when the reply ends.' : 'Enter sends, Shift+Enter starts a new line.'}
+          {busy
+            ? 'A reply is coming: Enter queues your message, and it is sent when the reply ends; Escape stops the reply.'
+            : 'Enter sends, Shift+Enter starts a new line.'}
         </span>
         <div className="actions">
           <button type="submit" disabled={!draft.trim()}>
             {busy ? 'Queue' : 'Send'}
           </button>
-          <button type="button" className="secondary" disabled={!busy} onClick={() => void stop(teamId, agentId, userId)}>
+          <button type="button" className="secondary" disabled={!busy} aria-keyshortcuts="Escape" onClick={() => void stop(teamId, agentId, userId)}>
             Stop
           </button>
           <button type="button" className="secondary" disabled={busy || !lastUserText} onClick={() => void retry(teamId, agentId, userId)}>

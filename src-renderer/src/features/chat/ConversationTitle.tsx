@@ -71,7 +71,11 @@ export function ConversationTitle({ teamId, agentId, userId, own, saved, busy }:
   return (
     <div className="chat-conv-head" ref={head}>
       {mode === 'rename' ? (
-        <form className="chat-rename" onSubmit={save} onKeyDown={(e) => e.key === 'Escape' && setMode('show')}>
+        <form className="chat-rename" onSubmit={save} onKeyDown={(e) => {
+            if (e.key !== 'Escape') return;
+            e.preventDefault();
+            setMode('show');
+          }}>
           <label htmlFor="chat-rename-input">Conversation name</label>
           <input id="chat-rename-input" value={draft} maxLength={MAX_NAME} onChange={(e) => setDraft(e.target.value)} autoFocus aria-describedby="chat-rename-hint" />
           <button type="submit" className="small">
