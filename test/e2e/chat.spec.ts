@@ -5,7 +5,8 @@
 // reply stays in view while it streams unless the person scrolls up; markdown (a table, a task
 // list, highlighted code whose Copy fills the clipboard) at 1280 and 1024 px, light and dark;
 // Enter while a reply streams queues the message; the conversation list (new, rename, delete,
-// search).
+// search); Escape stops a streaming reply; at 1280×800 and 1024×700 the transcript takes the height
+// with the composer at the bottom.
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { control, openChatAsNewCustomer, shooter, useServe, type Suite } from './support/kit';
 
@@ -122,6 +123,39 @@ test.describe('chat window', () => {
     await expect(page.getByRole('button', { name: 'Stop' })).toBeDisabled();
     await shot('chat-stopped');
   });
+
+  test('Escape in the message box stops a streaming reply', async ({ page }) => {
+    const tokens = Array.from({ length: 60 }, (_, i) => `word${i} `);
+    await control(suite, `agents/${AGENT}/chat-script`, { tokens, tokenDelayMs: 150 });
+    await openChat(page);
+    await send(page, 'Tell me a long story');
+    await expect.poll(async () => (await lastReply(page).locator('.chat-bubble .md').textContent()) ?? '', { timeout: 10_000 }).toMatch(/word3 /);
+    await page.getByLabel('Message', { exact: true }).press('Escape');
+    await expect(lastReply(page)).toHaveAttribute('data-status', 'stopped');
+    await expect(page.getByRole('button', { name: 'Stop' })).toBeDisabled();
+  });
+
+  for (const size of [
+    { width: 1280, height: 800 },
+    { width: 1024, height: 700 },
+  ]) {
+    test(`at ${size.width}×${size.height} the transcript takes the height and the composer stays at the bottom`, async ({ page }, testInfo) => {
+      const shot = shooter(page, testInfo);
+      await page.setViewportSize(size);
+      await openChat(page);
+      const list = await page.locator('.chat-list').boundingBox();
+      const actions = await page.getByRole('button', { name: 'Retry last message' }).boundingBox();
+      if (!list || !actions) throw new Error('the transcript or the composer is not laid out');
+      // The composer's buttons end inside the window, within a few lines of its bottom edge,
+      // and the transcript has the rest: more than a third of the window's height.
+      expect(actions.y + actions.height).toBeLessThanOrEqual(size.height);
+      expect(size.height - (actions.y + actions.height)).toBeLessThan(48);
+      expect(list.height).toBeGreaterThan(size.height / 3);
+      // The page itself does not scroll: the transcript does.
+      expect(await page.evaluate(() => document.scrollingElement!.scrollHeight <= window.innerHeight + 1)).toBe(true);
+      await shot(`chat-layout-${size.width}`);
+    });
+  }
 
   test('a stream that fails midway shows the error and keeps the typed text', async ({ page }, testInfo) => {
     const shot = shooter(page, testInfo);
@@ -375,7 +409,7 @@ test.describe('chat window', () => {
     await send(page, 'First question');
     await expect(lastReply(page)).toHaveAttribute('data-status', 'streaming');
     const box = page.getByLabel('Message', { exact: true });
-    await expect(page.locator('#chat-input-hint')).toHaveText('A reply is coming: Enter queues your message, and it is sent when the reply ends.');
+    await expect(page.locator('#chat-input-hint')).toHaveText('A reply is coming: Enter queues your message, and it is sent when the reply ends; Escape stops the reply.');
     await box.fill('Second question');
     await box.press('Enter');
     await box.fill('Third question');
