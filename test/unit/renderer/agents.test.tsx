@@ -212,3 +212,30 @@ describe('agent page', () => {
     expect(screen.getByText('This agent is not in any of your teams.')).toBeTruthy();
   });
 });
+
+describe('agents home: Add agent', () => {
+  it('adds an agent to the chosen team from the home screen and opens its page', async () => {
+    const { store, calls } = setup({ 'agents.add': { ok: true, value: null } });
+    store.setState({ teams: [team({ agentIds: ['a1'] }), team({ teamId: 't2', label: 'Sales', agentIds: [] })], loaded: true });
+    store.getState().setAgents([agent('a1', 'connected')]);
+    window.location.hash = '#/';
+    mount(store, <AgentList />);
+    fireEvent.click(screen.getByRole('button', { name: 'Add agent' }));
+    const panel = screen.getByRole('region', { name: 'Add an agent' });
+    expect(document.activeElement).toBe(within(panel).getByLabelText('Team'));
+    fireEvent.change(within(panel).getByLabelText('Team'), { target: { value: 't2' } });
+    fireEvent.change(within(panel).getByLabelText('Agent ID'), { target: { value: ' agent-new ' } });
+    fireEvent.submit(within(panel).getByRole('form', { name: 'Add an agent to Sales' }));
+    await flush();
+    expect(calls.filter((c) => c.name === 'agents.add').map((c) => c.args)).toEqual([{ teamId: 't2', agentId: 'agent-new' }]);
+    expect(window.location.hash).toBe('#/agents/agent-new?team=t2');
+  });
+
+  it('with no team yet says to add one first', () => {
+    const { store } = setup();
+    store.setState({ teams: [], loaded: true });
+    mount(store, <AgentList />);
+    fireEvent.click(screen.getByRole('button', { name: 'Add agent' }));
+    expect(screen.getByRole('region', { name: 'Add an agent' }).textContent).toContain('Add a team first');
+  });
+});

@@ -1,7 +1,8 @@
 // Agents home: a summary of every agent's health, then each agent (worst health first) with its id,
 // team, number, time in state and the action its state calls for (an unreachable agent: its last
-// known state, shown beside the mark, and that state's action); a filter.
-import { useId, useMemo, useState } from 'react';
+// known state, shown beside the mark, and that state's action); a filter; Add agent, which opens
+// the agent's page once it is added (where Pair is).
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { AgentDTO } from '../../../../src-shared/contract';
 import { EmptyState } from '../../components/EmptyState';
@@ -13,6 +14,7 @@ import { agentHref, consoleHref } from '../../router/routes';
 import { agentKey } from '../../store/env';
 import { isStale } from '../../store/link';
 import { useApp } from '../../store/react';
+import { AddAgent } from '../settings/AddAgentForm';
 import { HealthSummary } from './HealthSummary';
 import { matchesFilter, sortWorstFirst } from './sortAgents';
 
@@ -94,6 +96,48 @@ function AgentRow({ agent, teamLabel, now, lastHeardAt }: { agent: AgentDTO; tea
   );
 }
 
+/** Add agent, from the home screen: the team (when there are several), then the add form. */
+function AddAgentPanel({ onClose }: { onClose: () => void }) {
+  const teams = useApp((s) => s.teams);
+  const [teamId, setTeamId] = useState(teams[0]?.teamId ?? '');
+  const pickId = useId();
+  const panel = useRef<HTMLElement>(null);
+  // Focus goes to the first field, so typing the agent ID can start at once.
+  useEffect(() => panel.current?.querySelector<HTMLElement>('select, input')?.focus(), []);
+  const team = teams.find((t) => t.teamId === teamId) ?? teams[0];
+  return (
+    <section className="card add-agent" aria-labelledby="add-agent-title" ref={panel}>
+      <div className="page-head">
+        <h3 id="add-agent-title">Add an agent</h3>
+        <button type="button" className="secondary small" onClick={onClose}>
+          Close
+        </button>
+      </div>
+      {!team ? (
+        <p>
+          Add a team first (its API key), in <a href="#/settings">Settings</a>.
+        </p>
+      ) : (
+        <>
+          {teams.length > 1 && (
+            <div className="form">
+              <label htmlFor={pickId}>Team</label>
+              <select id={pickId} value={team.teamId} onChange={(e) => setTeamId(e.target.value)}>
+                {teams.map((t) => (
+                  <option key={t.teamId} value={t.teamId}>
+                    {t.label}
+                  </option>
+                ))}
+              </select>
+            </div>
+          )}
+          <AddAgent team={team} onAdded={(agentId) => (window.location.hash = agentHref(team.teamId, agentId))} />
+        </>
+      )}
+    </section>
+  );
+}
+
 export function AgentList() {
   const teams = useApp((s) => s.teams);
   const agents = useApp(useShallow((s) => Object.values(s.agents)));
@@ -101,6 +145,7 @@ export function AgentList() {
   const now = useNow(5000);
   const lastHeardAt = useApp((s) => (isStale(s) ? s.link.lastHeardAt : undefined));
   const filterId = useId();
+  const [adding, setAdding] = useState(false);
   const teamLabel = useMemo(() => new Map(teams.map((t) => [t.teamId, t.label])), [teams]);
   const shown = useMemo(
     () => sortWorstFirst(agents, teams).filter((a) => matchesFilter(a, teamLabel.get(a.teamId) ?? a.teamId, filter)),
@@ -108,7 +153,13 @@ export function AgentList() {
   );
   return (
     <section aria-labelledby="agents-title">
-      <h2 id="agents-title">Agents</h2>
+      <div className="page-head">
+        <h2 id="agents-title">Agents</h2>
+        <button type="button" className="secondary" aria-expanded={adding} onClick={() => setAdding((a) => !a)}>
+          Add agent
+        </button>
+      </div>
+      {adding && <AddAgentPanel onClose={() => setAdding(false)} />}
       {teams
         .filter((t) => t.authError)
         .map((t) => (
