@@ -20,9 +20,10 @@ export interface SendRecord {
   state: SendState;
   messageId: string | null;
   error: ErrorDTO | null;
-  /** send.progress events with phase 'retrying', in order. */
-  retries: SendProgressDTO[];
-  queue: { position?: number; waitMs?: number; queuedId?: string } | null;
+  /** send.progress events with phase 'retrying', in order, each with when it arrived (`at`). */
+  retries: (SendProgressDTO & { at: number })[];
+  /** Its place in the queue as the send was queued; `at` when that was told. */
+  queue: { position?: number; waitMs?: number; queuedId?: string; at: number } | null;
   /** What was sent (without clientRef), for Retry. */
   args: Omit<SendArgs, 'clientRef'>;
   /** The clientRef of the send that retried this one. */
@@ -32,7 +33,7 @@ export interface SendRecord {
 export interface ConsoleSlice {
   /** Newest first. */
   sendHistory: SendRecord[];
-  sendBudgets: Record<string, SendBudgetDTO>;
+  sendBudgets: Record<string, SendBudget>;
   sendMessage(args: SendArgs): Promise<Result<SendResultDTO>>;
   loadSendBudget(teamId: string): Promise<void>;
   /** Takes a queued send out of the team's queue. */
@@ -47,19 +48,23 @@ export interface ConsoleSlice {
 
 const MAX_HISTORY = 200;
 
+/** A team's send budget as last read, with when (`readAt`): a queued send's wait counts down from there. */
+export type SendBudget = SendBudgetDTO & { readAt: number };
+
 /**
- * Where a queued send stands now: its place and wait in the team's queue as the send budget last
- * read it (the same figures the budget's own list shows), else as they were when it was queued.
+ * Where a queued send stands: its place in the team's queue and when it leaves (ms epoch), as the
+ * send budget last read them (the same figures the budget's own list shows), else as they were when
+ * it was queued.
  */
-export function queuePlace(r: SendRecord, budget: SendBudgetDTO | undefined): { position?: number; waitMs?: number } {
+export function queuePlace(r: SendRecord, budget: SendBudget | undefined): { position?: number; leavesAt?: number } {
   const id = r.queue?.queuedId;
   const queued = budget?.queued ?? [];
   const i = id === undefined ? -1 : queued.findIndex((q) => q.id === id);
   const now = queued[i];
-  if (now) return { position: i + 1, waitMs: now.etaMs };
-  const out: { position?: number; waitMs?: number } = {};
+  if (now && budget) return { position: i + 1, leavesAt: budget.readAt + now.etaMs };
+  const out: { position?: number; leavesAt?: number } = {};
   if (r.queue?.position !== undefined) out.position = r.queue.position;
-  if (r.queue?.waitMs !== undefined) out.waitMs = r.queue.waitMs;
+  if (r.queue?.waitMs !== undefined) out.leavesAt = r.queue.at + r.queue.waitMs;
   return out;
 }
 
@@ -83,7 +88,7 @@ export const consoleSlice: Slice<ConsoleSlice> = ({ set, get, api, env }) => {
 
   const budget = async (teamId: string): Promise<void> => {
     const r = await api['send.budget']({ teamId });
-    if (r.ok) set((s) => ({ sendBudgets: { ...s.sendBudgets, [teamId]: r.value } }));
+    if (r.ok) set((s) => ({ sendBudgets: { ...s.sendBudgets, [teamId]: { ...r.value, readAt: env.now() } } }));
   };
 
   return {
@@ -143,8 +148,8 @@ export const consoleSlice: Slice<ConsoleSlice> = ({ set, get, api, env }) => {
       if (known && p.clientRef !== undefined) {
         patch(p.clientRef, (x) => {
           if (x.state === 'sent' || x.state === 'failed') return x;
-          if (p.phase === 'retrying') return { ...x, state: 'retrying', retries: [...x.retries, p] };
-          return { ...x, state: 'queued', queue: { position: p.position, waitMs: p.waitMs, queuedId: p.queuedId } };
+          if (p.phase === 'retrying') return { ...x, state: 'retrying', retries: [...x.retries, { ...p, at: env.now() }] };
+          return { ...x, state: 'queued', queue: { position: p.position, waitMs: p.waitMs, queuedId: p.queuedId, at: env.now() } };
         });
       }
       if (p.phase === 'queued') void budget(p.teamId);

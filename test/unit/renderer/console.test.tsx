@@ -10,7 +10,8 @@ import { agent, flush, mount, setup as storeSetup, team } from './fixtures';
 const budget = (over: Partial<SendBudgetDTO> = {}): Result<SendBudgetDTO> => ({ ok: true, value: { teamId: 'team1', limit: 60, windowMs: 60_000, used: 3, queued: [], ...over } });
 
 function setup(answers: Parameters<typeof storeSetup>[0] = {}) {
-  const t = storeSetup({ 'send.budget': budget(), ...answers }, { t: 1_700_000_000_000 }, { nextFrame: (fn) => fn() });
+  // The store's clock is the page's (Date.now), which the countdowns on screen tick by.
+  const t = storeSetup({ 'send.budget': budget(), ...answers }, { get t() { return Date.now(); } }, { nextFrame: (fn) => fn() });
   connectStore(t.store, t.api);
   mount(t.store, <ConsoleScreen teamId="team1" agentId="a1" />);
   return t;
@@ -262,6 +263,35 @@ describe('console screen', () => {
     expect(screen.getByText(/leaves in about/).textContent).toContain('leaves in about 55 s');
     expect(document.querySelector('.send-progress')?.textContent).toContain('Queued (position 1, about 55 s)');
     expect(row()).toContain('Queued (position 1, about 55 s)');
+  });
+
+  it('the waits count down on screen between two reads: a queued send, the budget\'s queue and a retry\'s next try', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    try {
+      const queue = [{ id: 'q-1', agentId: 'a1', to: '+15550102000', enqueuedAt: 0, etaMs: 5000 }];
+      const fake = setup({ 'send.message': () => new Promise(() => undefined) as never, 'send.budget': () => budget({ limit: 2, used: 2, queued: queue }) });
+      await typeAndSend('+15550102000', 'first');
+      const first = fake.calls.find((c) => c.name === 'send.message')?.args as SendArgs;
+      progress(fake, first.clientRef, { phase: 'queued', queuedId: 'q-1', position: 1, waitMs: 5000 });
+      await act(() => fake.store.getState().loadSendBudget('team1'));
+      expect(document.querySelector('.send-progress')?.textContent).toContain('Queued (position 1, about 5 s)');
+      expect(screen.getByText(/leaves in about/).textContent).toContain('leaves in about 5 s');
+      act(() => vi.advanceTimersByTime(2000));
+      expect(document.querySelector('.send-progress')?.textContent).toContain('Queued (position 1, about 3 s)');
+      expect(screen.getAllByRole('row')[1]!.textContent).toContain('Queued (position 1, about 3 s)');
+      expect(screen.getByText(/leaves in about/).textContent).toContain('leaves in about 3 s');
+      act(() => vi.advanceTimersByTime(10_000));
+      expect(document.querySelector('.send-progress')?.textContent).toContain('Queued (position 1, about 0 s)');
+
+      await typeAndSend('+15550102000', 'second');
+      const second = fake.calls.filter((c) => c.name === 'send.message')[1]?.args as SendArgs;
+      progress(fake, second.clientRef, { phase: 'retrying', attempt: 1, delayMs: 4000, error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'back soon', status: 503 } });
+      expect(document.querySelector('.send-progress')?.textContent).toContain('attempt 1, next in 4 s');
+      act(() => vi.advanceTimersByTime(3000));
+      expect(document.querySelector('.send-progress')?.textContent).toContain('attempt 1, next in 1 s');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a waiting send can be cancelled by its clientRef (send.stop), from the result or its history row', async () => {

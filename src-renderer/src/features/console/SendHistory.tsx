@@ -2,25 +2,40 @@
 // and wait as the send budget reads them now), and what each one still allows: Cancel while it
 // waits (queued or between retries), Retry once it failed.
 import { useState } from 'react';
-import type { SendBudgetDTO } from '../../../../src-shared/contract';
-import { contentOf, queuePlace, type SendRecord } from '../../store/console';
+import { contentOf, queuePlace, type SendBudget, type SendRecord } from '../../store/console';
+import { useNow } from '../../components/TimeAgo';
 import { capitalized, errorLine, rateLimitWords } from '../../components/errors';
 import { useApp } from '../../store/react';
 
-/** How a send is going; a queued one by its place and wait in `budget` (its team's send budget) now. */
-export function progressWords(r: SendRecord, budget?: SendBudgetDTO): string {
+/** Whole seconds left until `at` (never below 0). */
+const secondsUntil = (at: number, now: number): number => Math.max(0, Math.ceil((at - now) / 1000));
+
+/**
+ * The time to word waits by: read at every render (a render caused by new figures counts from the
+ * moment they came), and a render every second while any of `rows` waits, so its countdown ticks.
+ */
+export function useWaitClock(rows: readonly SendRecord[]): number {
+  useNow(rows.some(isWaiting) ? 1000 : 3_600_000);
+  return Date.now();
+}
+
+/**
+ * How a send is going at `now`: a queued one by its place and the wait left in `budget` (its team's
+ * send budget), one between retries by the time left to its next try.
+ */
+export function progressWords(r: SendRecord, budget: SendBudget | undefined, now: number): string {
   switch (r.state) {
     case 'sending':
       return 'Sending…';
     case 'queued': {
-      const { position, waitMs } = queuePlace(r, budget);
-      const where = [position !== undefined ? `position ${position}` : '', waitMs !== undefined ? `about ${Math.ceil(waitMs / 1000)} s` : ''].filter(Boolean).join(', ');
+      const { position, leavesAt } = queuePlace(r, budget);
+      const where = [position !== undefined ? `position ${position}` : '', leavesAt !== undefined ? `about ${secondsUntil(leavesAt, now)} s` : ''].filter(Boolean).join(', ');
       return where ? `Queued (${where})` : 'Queued';
     }
     case 'retrying': {
       const last = r.retries[r.retries.length - 1];
       const why = last?.error?.kind === 'reconnecting' ? 'Reconnecting — retrying' : last?.error?.kind === 'rate-limited' ? `${capitalized(rateLimitWords(last.error))} — retrying` : 'Retrying';
-      const next = last?.delayMs !== undefined ? `, next in ${Math.ceil(last.delayMs / 1000)} s` : '';
+      const next = last?.delayMs !== undefined ? `, next in ${secondsUntil(last.at + last.delayMs, now)} s` : '';
       return `${why} (attempt ${last?.attempt ?? r.retries.length}${next})`;
     }
     case 'sent':
@@ -82,6 +97,7 @@ export function SendHistory({ teamId, agentId }: { teamId: string; agentId: stri
   const all = useApp((s) => s.sendHistory);
   const budget = useApp((s) => s.sendBudgets[teamId]);
   const rows = all.filter((r) => r.teamId === teamId && r.agentId === agentId);
+  const now = useWaitClock(rows);
   return (
     <section aria-labelledby="history-title">
       <h3 id="history-title">Sent from here</h3>
@@ -111,7 +127,9 @@ export function SendHistory({ teamId, agentId }: { teamId: string; agentId: stri
                   <Content r={r} />
                 </td>
                 <td>
-                  <span className={r.error?.kind === 'aborted' ? 'send-state cancelled' : 'send-state'}>{progressWords(r, budget)}</span> <SendActions r={r} />
+                  <span className={r.error?.kind === 'aborted' ? 'send-state cancelled' : 'send-state'} aria-live={isWaiting(r) ? 'off' : undefined}>
+                    {progressWords(r, budget, now)}
+                  </span> <SendActions r={r} />
                 </td>
                 <td className="send-id">{r.messageId ? <code>{r.messageId}</code> : '—'}</td>
               </tr>

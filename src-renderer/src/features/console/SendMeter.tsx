@@ -4,6 +4,7 @@
 import { useState } from 'react';
 import type { QueuedSendDTO, SendBudgetDTO } from '../../../../src-shared/contract';
 import { errorLine } from '../../components/errors';
+import { useNow } from '../../components/TimeAgo';
 import { usePolling } from '../../components/usePolling';
 import { useApp } from '../../store/react';
 
@@ -30,6 +31,9 @@ export function SendMeter({ teamId }: { teamId: string }) {
   const cancel = useApp((s) => s.cancelQueuedSend);
   const [msg, setMsg] = useState<string | null>(null);
   usePolling(() => load(teamId), POLL_MS);
+  // The waits count down between two reads of the budget.
+  useNow(budget?.queued?.length ? 1000 : 3_600_000);
+  const now = Date.now();
   if (!budget) return <p className="muted send-meter">Send budget not known yet.</p>;
   const queue = budget.queued ?? NO_QUEUE;
   const level = budgetLevel(budget);
@@ -58,7 +62,7 @@ export function SendMeter({ teamId }: { teamId: string }) {
           <ul className="send-queue">
             {queue.map((q) => (
               <li key={q.id}>
-                to <code>{q.to}</code> from {q.agentId}, leaves in about {Math.ceil(q.etaMs / 1000)} s{' '}
+                to <code>{q.to}</code> from {q.agentId}, leaves in about <span aria-live="off">{Math.max(0, Math.ceil((budget.readAt + q.etaMs - now) / 1000))}</span> s{' '}
                 <button
                   type="button"
                   className="secondary small"

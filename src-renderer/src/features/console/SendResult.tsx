@@ -4,10 +4,11 @@
 import type { SendRecord } from '../../store/console';
 import { useApp } from '../../store/react';
 import { SendError } from './SendError';
-import { SendActions, progressWords } from './SendHistory';
+import { SendActions, progressWords, useWaitClock } from './SendHistory';
 
 export function SendResult({ r }: { r: SendRecord }) {
   const budget = useApp((s) => s.sendBudgets[r.teamId]);
+  const now = useWaitClock([r]);
   if (r.state === 'failed' && r.error) {
     return (
       <div className="send-result send-result-failed">
@@ -24,11 +25,11 @@ export function SendResult({ r }: { r: SendRecord }) {
         {r.state === 'sent' ? (
           <>
             <span aria-hidden="true">✓ </span>
-            {progressWords(r)} to <code>{r.to}</code> — message id <code>{r.messageId}</code>
+            {progressWords(r, budget, now)} to <code>{r.to}</code> — message id <code>{r.messageId}</code>
           </>
         ) : (
           <>
-            {progressWords(r, budget)}
+            <span aria-live="off">{progressWords(r, budget, now)}</span>
             {r.state === 'queued' && <span className="muted"> — the send budget is spent; it leaves on its own.</span>}
             {r.state === 'retrying' && r.retries.at(-1)?.error?.kind === 'reconnecting' && <span className="muted"> — it keeps retrying while the number reconnects.</span>}
           </>
