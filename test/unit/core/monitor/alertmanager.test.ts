@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AlertmanagerSink, alertmanagerLabels, type PostableAlert } from '../../../../src-main/core/monitor';
 import type { IncidentUpdate } from '../../../../src-main/core/monitor';
-import type { Incident } from '../../../../src-main/core/monitor/types';
+import type { Alert, Incident } from '../../../../src-main/core/monitor/types';
 import { DEFAULT_RULES } from '../../../../src-main/core/monitor/types';
 import { Emitter } from '../../../../src-main/core/events';
 import { FakeClock } from '../../../helpers/fake-clock';
@@ -24,9 +24,9 @@ afterEach(async () => {
 async function setup(open: Incident[] = []) {
   am = await startHttpSink();
   const clock = new FakeClock(T0);
-  const events = new Emitter<{ incident: IncidentUpdate }>();
+  const events = new Emitter<{ incident: IncidentUpdate; alert: Alert }>();
   const sink = new AlertmanagerSink(am.url.replace(/\/hook$/, '/am/'), { clock, teamLabel: (id) => (id === 't1' ? 'Support desk' : id), resendMs: 60_000 });
-  const off = sink.attach({ on: (e, fn) => events.on(e, fn), incidents: () => open, rules: () => DEFAULT_RULES });
+  const off = sink.attach({ on: events.on.bind(events), incidents: () => open, rules: () => DEFAULT_RULES });
   const posted = () => am!.requests.map((r) => ({ path: r.url, alerts: JSON.parse(r.body.toString('utf8')) as PostableAlert[] }));
   const emit = async (u: IncidentUpdate) => {
     events.emit('incident', u);
