@@ -10,6 +10,7 @@ import { CliFailure, UsageError } from './errors';
 import { EXIT } from './exit-codes';
 import type { CliIO } from './io';
 import type { Target, TargetFlags, TargetResolver } from './target';
+import { signingHint } from '../app/usecases/webhooks';
 
 export interface AccountsHookDeps {
   /** Config directory instead of --config-dir / defaultConfigDir() (tests). */
@@ -48,10 +49,6 @@ export async function withAccounts<T>(fn: () => Promise<T>): Promise<T> {
   } catch (e) {
     throw isAccountsError(e) ? accountsFailure(e) : e;
   }
-}
-
-export function signingHint(secret: string): string {
-  return secret.length > 8 ? `…${secret.slice(-4)}` : '…';
 }
 
 /** A team by id or label, the agent by id or label (or the team's only agent). */

@@ -53,11 +53,16 @@ function statusLine(s: ExposureStatus): string | undefined {
 }
 
 /**
- * Starts the exposure of the receiver on `port` and prints its status as it changes; resolves once
- * it is up or has failed (a failure is a warning: the local receiver keeps running). `hiddenEnv`:
- * variables the tunnel program must not see (the ones holding keys).
+ * The exposure of the receiver, printing its status as it changes (a failure is a warning: the local
+ * receiver keeps running), and what it is asked to run. `hiddenEnv`: variables the tunnel program
+ * must not see (the ones holding keys). Ctrl-C while it comes up stops it at once.
  */
-export async function exposeReceiver(ctx: CliContext, out: Output, f: ExposeFlags, port: number, hiddenEnv: string[]): Promise<ExposureController> {
+export function receiverExposure(
+  ctx: CliContext,
+  out: Output,
+  f: ExposeFlags,
+  hiddenEnv: string[],
+): { controller: ExposureController; request: ExposeRequest; start(port: number, request: ExposeRequest): Promise<ExposureStatus>; status(): ExposureStatus } {
   const controller = new ExposureController({
     ngrokAuthtoken: () => readNgrokAuthtoken(accountsOf(ctx).secrets()),
     clock: ctx.clock,
@@ -69,16 +74,21 @@ export async function exposeReceiver(ctx: CliContext, out: Output, f: ExposeFlag
   });
   const env = { ...ctx.io.env };
   for (const name of hiddenEnv) delete env[name];
-  const req: ExposeRequest = f.exposeCmd !== undefined ? { kind: 'command', command: f.exposeCmd, env } : { kind: 'ngrok', ...(f.ngrokDomain ? { domain: f.ngrokDomain } : {}) };
-  // Ctrl-C while it comes up stops it at once.
-  const onAbort = () => void controller.stop();
-  ctx.signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    await controller.start(port, req);
-  } finally {
-    ctx.signal.removeEventListener('abort', onAbort);
-  }
-  return controller;
+  const request: ExposeRequest = f.exposeCmd !== undefined ? { kind: 'command', command: f.exposeCmd, env } : { kind: 'ngrok', ...(f.ngrokDomain ? { domain: f.ngrokDomain } : {}) };
+  return {
+    controller,
+    request,
+    status: () => controller.status(),
+    async start(port, req) {
+      const onAbort = () => void controller.stop();
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        return await controller.start(port, req);
+      } finally {
+        ctx.signal.removeEventListener('abort', onAbort);
+      }
+    },
+  };
 }
 
 /**

@@ -9,10 +9,10 @@ import type { ServiceClient } from '../../core/api/service';
 import { Accounts, AccountsError, defaultConfigDir, type AgentRecord, type AppSettings, type ClientFactory, type DeepPartial } from '../../core/accounts';
 import { ChatService } from '../../core/chat';
 import { Emitter } from '../../core/events';
-import { Monitor, WebhookAlertSink, type Alert, type AlertSink, type HealthEvent, type IncidentUpdate, type PollResult } from '../../core/monitor';
+import { WebhookAlertSink, type Monitor, type Alert, type AlertSink, type HealthEvent, type IncidentUpdate, type PollResult } from '../../core/monitor';
 import { silentLogger, systemClock, type Clock, type Logger } from '../../core/ports';
 import { KeychainSecretStore, type SecretStore } from '../../core/secrets';
-import { registerWebhook, type ForwardAttempt, type RefusedRequest, type StoredDelivery, type Tunnel, type WebhookRegistration } from '../../core/tunnel';
+import { type ForwardAttempt, type RefusedRequest, type StoredDelivery, type Tunnel, type WebhookRegistration } from '../../core/tunnel';
 import { AccountSet, type TeamView } from './account-set';
 import { DEMO_TEAM_LABEL, DemoHost, type DemoInfo } from './demo';
 import { PrefsStore, type Prefs } from './prefs';
@@ -21,6 +21,8 @@ import { ExposureHost, type ExposureView } from './exposure-host';
 import type { NgrokLoader } from '../../core/expose';
 import { Observability, type MetricsListen } from './observability';
 import type { CompanionMetrics } from '../../core/metrics';
+import { alertRules, createAgentMonitor, pollConfig } from '../usecases/monitor';
+import { registerAgentWebhook } from '../usecases/webhooks';
 
 export type { TeamView } from './account-set';
 export { DEMO_TEAM_LABEL } from './demo';
@@ -167,17 +169,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   });
 
   // ----- monitor ------------------------------------------------------------------------------
-  const pollConfig = (s: AppSettings) => ({
-    intervalMs: opts.poll?.intervalMs ?? s.pollIntervalSec * 1000,
-    fastIntervalMs: opts.poll?.fastIntervalMs ?? Math.min(s.fastPollIntervalSec * 1000, opts.poll?.intervalMs ?? Infinity),
-  });
-  const rulesOf = (s: AppSettings) => ({
-    reconnectGraceSec: s.alertRules.reconnectGraceSec,
-    realertMinutes: s.alertRules.realertMinutes,
-    flapCount: s.alertRules.flapCount,
-    flapWindowMinutes: s.alertRules.flapWindowMinutes,
-    quietHours: s.alertRules.quietHours,
-  });
+  const pollOf = (s: AppSettings) => pollConfig(s, opts.poll);
   const teamLabel = (teamId: string): string => set.findTeam(teamId)?.label ?? teamId;
   // The clients handed out, by team id: their send budgets are what the metrics report.
   const opened = new Map<string, ServiceClient>();
@@ -187,16 +179,16 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     if (id !== undefined) opened.set(id, client);
     return client;
   };
-  const monitor = new Monitor({
+  const monitor = createAgentMonitor({
     targets: () => set.targets(),
     readSession: async (teamId, agentId, signal) => (await clientFor(teamId)).getSession(agentId, { signal }),
+    settings: main.settings(),
+    ...(opts.poll ? { poll: opts.poll } : {}),
+    teamLabel,
     clock,
     logger,
     dataDir: path.join(dataDir, 'timeline'),
-    rules: rulesOf(main.settings()),
-    poll: pollConfig(main.settings()),
     sinks: opts.notifier ? [opts.notifier] : [],
-    teamLabel,
   });
   monitor.on('health', (e) => events.emit('health', e));
   monitor.on('poll', (r) => events.emit('poll', r));
@@ -288,11 +280,11 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     async registerWebhook(teamIdOrLabel, agentId, publicUrl) {
       const team = set.findTeam(teamIdOrLabel);
       if (!team) throw new AccountsError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
-      const registered = await registerWebhook({
+      const { registration: registered } = await registerAgentWebhook({
         client: await clientFor(team.id),
         agentId,
-        publicUrl,
-        saveSecret: async (secret, { url }) => {
+        url: publicUrl,
+        keepSecret: async (secret, { url }) => {
           await set.setSigningSecret(team.id, agentId, secret);
           await prefs.update((p) => ({
             ...p,
@@ -326,8 +318,8 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
         tunnelHost.setAllowLegacySignature(prefs.get().allowLegacySignature);
       }
       // Applied to the running monitor: its health, incidents and snooze are kept.
-      if (JSON.stringify(pollConfig(before)) !== JSON.stringify(pollConfig(app))) monitor.setPollConfig(pollConfig(app));
-      if (JSON.stringify(rulesOf(before)) !== JSON.stringify(rulesOf(app))) monitor.setRules(rulesOf(app));
+      if (JSON.stringify(pollOf(before)) !== JSON.stringify(pollOf(app))) monitor.setPollConfig(pollOf(app));
+      if (JSON.stringify(alertRules(before)) !== JSON.stringify(alertRules(app))) monitor.setRules(alertRules(app));
       setAlertWebhook(app.alertWebhookUrl);
       observability.setAlertmanager(app.alertmanagerUrl);
       await observability.setMetricsServer(metricsListen(app));

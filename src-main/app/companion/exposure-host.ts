@@ -1,18 +1,13 @@
 // The receiver's public exposure for the companion: one ExposureController (core/expose) over the
 // tunnel's port, the ngrok authtoken in the keychain, and the agents chosen at expose time
-// registered at <public URL>/hooks/<agentId> through the companion's one registration path once
-// the URL is up. Every change is reported as a view (status + registrations + authtoken hint).
-import { ExposureController, hookUrlAt, ngrokAuthtokenHint, readNgrokAuthtoken, saveNgrokAuthtoken, type ExposeRequest, type ExposureStatus, type NgrokLoader } from '../../core/expose';
+// registered at the public URL through the companion's one registration path once the URL is up
+// (app/usecases/webhooks.ts exposeAndRegister, as `listen --expose` does). Every change is reported as a view (status + registrations + authtoken hint).
+import { ExposureController, ngrokAuthtokenHint, readNgrokAuthtoken, saveNgrokAuthtoken, type ExposeRequest, type ExposureStatus, type NgrokLoader } from '../../core/expose';
 import type { Clock, Logger } from '../../core/ports';
 import type { SecretStore } from '../../core/secrets';
+import { exposeAndRegister, type HookRegistration } from '../usecases/webhooks';
 
-export interface ExposureRegistration {
-  teamId: string;
-  agentId: string;
-  url: string;
-  state: 'registering' | 'registered' | 'failed';
-  error: string | null;
-}
+export type ExposureRegistration = HookRegistration;
 
 export interface ExposureView extends ExposureStatus {
   registrations: ExposureRegistration[];
@@ -39,6 +34,8 @@ export class ExposureHost {
   private registrations: ExposureRegistration[] = [];
   private authtoken: { stored: boolean; hint: string | null } = { stored: false, hint: null };
   private asked = false;
+  /** The expose under way: an older one's registrations no longer show. */
+  private current: object | null = null;
 
   constructor(private readonly o: ExposureHostOptions) {
     this.controller = new ExposureController({
@@ -66,9 +63,22 @@ export class ExposureHost {
     const port = await this.o.port();
     // The tunnel program gets this process's environment: the app holds its keys in the keychain, not there.
     const req: ExposeRequest = choice.kind === 'command' ? { kind: 'command', command: choice.command } : { kind: 'ngrok', ...(choice.domain ? { domain: choice.domain } : {}) };
-    const s = await this.controller.start(port, req);
+    const mine = {};
+    this.current = mine;
+    await exposeAndRegister({
+      controller: this.controller,
+      port,
+      request: req,
+      targets: choice.register ?? [],
+      register: (t, url) => this.o.register(t.teamId, t.agentId, url),
+      stillWanted: () => this.current === mine,
+      onChange: (list) => {
+        if (this.current !== mine) return;
+        this.registrations = list;
+        this.changed();
+      },
+    });
     if (choice.kind === 'ngrok') await this.refreshAuthtoken();
-    if (s.state === 'up' && s.url !== null) await this.registerAll(s.url, choice.register ?? []);
     return this.view();
   }
 
@@ -86,24 +96,6 @@ export class ExposureHost {
 
   async close(): Promise<void> {
     await this.controller.stop();
-  }
-
-  private async registerAll(base: string, agents: Array<{ teamId: string; agentId: string }>): Promise<void> {
-    this.registrations = agents.map((a) => ({ ...a, url: hookUrlAt(base, a.agentId), state: 'registering', error: null }));
-    this.changed();
-    const mine = this.registrations;
-    for (const r of mine) {
-      // A newer expose (or a stop) took over: its URL is not this one.
-      if (this.registrations !== mine || this.controller.status().url !== base || this.controller.status().state !== 'up') return;
-      try {
-        r.url = (await this.o.register(r.teamId, r.agentId, r.url)).url;
-        r.state = 'registered';
-      } catch (e) {
-        r.state = 'failed';
-        r.error = e instanceof Error ? e.message : String(e);
-      }
-      this.changed();
-    }
   }
 
   private async refreshAuthtoken(): Promise<void> {

@@ -2,21 +2,15 @@
 // requests. The monitor emits an incident update and then, in the same synchronous step, the alert
 // that words it; updates are therefore collected and published on the next microtask, with the
 // words of the alert when there was one (each part of a grouped alert words its own incident), and
-// `notify` set when an alert about the incident reached the person in that step. An incident whose
-// alert was held or snoozed gets the monitor's own words for it (incidentText), so every title and
-// message comes from one place.
-import { incidentText, type Alert, type Incident, type IncidentUpdate } from '../../core/monitor';
+// `notify` set when an alert about the incident reached the person in that step. The words of an
+// incident are the monitor's (IncidentWords: its last alert's, or incidentText while none reached
+// the person), the same ones Alertmanager's annotations carry.
+import { IncidentWords, type Alert, type Incident, type IncidentUpdate } from '../../core/monitor';
 import type { AlertEventDTO, AlertStatusDTO, IncidentDTO, IncidentSeverity } from '../../../src-shared/contract';
 import { AppError } from '../errors';
 import type { Implementations } from '../handlers';
-import { snoozeUntil } from '../snooze';
+import { snoozeAlerts } from '../usecases/monitor';
 import type { Scope } from './scope';
-
-interface Wording {
-  title: string;
-  message: string;
-  urgent: boolean;
-}
 
 /** Kinds that turn urgent once open longer than escalateAfterMin. */
 const ESCALATING = new Set(['needs-scan', 'unreachable', 'auth-error']);
@@ -28,7 +22,7 @@ export interface FeedSettings {
 }
 
 export class IncidentFeed {
-  private readonly words = new Map<string, Wording>();
+  private readonly words = new IncidentWords();
   private pending: IncidentUpdate[] = [];
   /** Incidents an alert reached the person about, in this step. */
   private readonly told = new Set<string>();
@@ -52,27 +46,20 @@ export class IncidentFeed {
   }
 
   onAlert(a: Alert): void {
-    // A grouped alert stands for its parts: each words its own incident. A still-down summary
-    // reminds of incidents without new words for them.
-    const parts = a.parts ?? [a];
-    for (const p of parts) {
-      const id = p.incidentId;
-      if (id === undefined) continue;
-      const prev = this.words.get(id);
-      if (a.kind !== 'still-down') this.words.set(id, { title: p.title, message: p.body, urgent: p.urgent || (prev?.urgent ?? false) });
-      else if (p.urgent && prev) prev.urgent = true;
+    const ids = this.words.record(a);
+    for (const id of ids) {
       this.told.add(id);
       // An alert about an incident that did not change in this step (a re-alert, a summary):
       // publish it as an update so the in-app list shows the newest words.
       const inc = this.open.get(id);
       if (inc && !this.pending.some((u) => u.incident.id === id)) this.pending.push({ change: 'updated', incident: inc });
     }
-    if (parts.some((p) => p.incidentId !== undefined)) this.schedule();
+    if (ids.length > 0) this.schedule();
   }
 
   toDTO(i: Incident): IncidentDTO {
     const settings = this.settings();
-    const w = this.words.get(i.id) ?? this.unalerted(i, settings);
+    const w = this.words.of(i, settings, this.teamLabel(i.teamId));
     const overdue = ESCALATING.has(i.kind) && i.resolvedAt === null && this.now() - i.openedAt >= settings.escalateAfterMin * 60_000;
     const severity: IncidentSeverity = w.urgent || overdue ? 'urgent' : 'warning';
     return {
@@ -83,7 +70,7 @@ export class IncidentFeed {
       kind: i.kind,
       severity,
       title: w.title,
-      message: w.message,
+      message: w.body,
       openedAt: i.openedAt,
       acknowledgedAt: i.acknowledgedAt,
       resolvedAt: i.resolvedAt,
@@ -103,16 +90,11 @@ export class IncidentFeed {
       const escalated = before !== undefined && before !== 'urgent' && dto.severity === 'urgent' && dto.acknowledgedAt === null;
       this.publish({ change: u.change, incident: dto, notify: told || (u.change !== 'resolved' && escalated) });
       if (u.change === 'resolved') {
-        this.words.delete(id);
+        this.words.forget(id);
         this.severity.delete(id);
       } else if (told || before !== undefined) this.severity.set(id, dto.severity);
     }
     this.told.clear();
-  }
-
-  private unalerted(i: Incident, rules: FeedSettings): Wording {
-    const t = incidentText(i, rules, this.teamLabel(i.teamId));
-    return { title: t.title, message: t.body, urgent: false };
   }
 
   private schedule(): void {
@@ -127,7 +109,7 @@ type AlertRequests = Pick<
   'alerts.list' | 'alerts.status' | 'alerts.acknowledge' | 'alerts.acknowledgeAll' | 'alerts.snooze' | 'alerts.unsnooze' | 'alerts.setQuietHours'
 >;
 
-export function alertRequests({ c, now }: Scope, feed: IncidentFeed): AlertRequests {
+export function alertRequests({ c }: Scope, feed: IncidentFeed): AlertRequests {
   const status = (): AlertStatusDTO => {
     const s = c.monitor().status();
     // Quiet hours switched off still show the hours they would have (remembered in the preferences).
@@ -149,7 +131,7 @@ export function alertRequests({ c, now }: Scope, feed: IncidentFeed): AlertReque
     'alerts.acknowledgeAll': async () => ({ count: c.monitor().acknowledgeAll() }),
     // Notifications pause; monitoring itself keeps running.
     'alerts.snooze': async (spec) => {
-      c.monitor().snooze(snoozeUntil(spec, now()));
+      snoozeAlerts(c.monitor(), spec);
       return status();
     },
     'alerts.unsnooze': async () => {

@@ -13,7 +13,7 @@ import type {
 import { AppError } from '../errors';
 import type { Implementations } from '../handlers';
 import { deliveryMedia, type MediaOptions } from './media';
-import { hookUrlAt } from '../../core/expose';
+import { hookUrl } from '../../core/tunnel';
 import { exposureDTO } from './expose';
 import type { Scope } from './scope';
 
@@ -146,8 +146,8 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
         hasSecret: secretCache.get(`${t.id}\u0000${a.agentId}`) ?? false,
         localAppDownSince: forwarding.get(a.agentId)?.localAppDownSince ?? null,
         pending: forwarding.get(a.agentId)?.pending ?? 0,
-        receiverUrl: listenUrl !== null ? hookUrlAt(listenUrl, a.agentId) : null,
-        exposedUrl: exposedAt !== null ? hookUrlAt(exposedAt, a.agentId) : null,
+        receiverUrl: listenUrl !== null ? hookUrl(listenUrl, a.agentId) : null,
+        exposedUrl: exposedAt !== null ? hookUrl(exposedAt, a.agentId) : null,
       })),
     );
     let n: TunnelStatusDTO['counts'];

@@ -5,11 +5,12 @@
 // no agent: `/hooks`, which takes deliveries for the default agent). --register-url points the
 // agents' webhooks at this receiver's public URL and stores the returned signing secret. --expose
 // ngrok / --expose-cmd open a public URL for the receiver (cli/expose.ts) and register it the same way.
+// Registering and exposing are the app's use cases (app/usecases/webhooks.ts), as in the app.
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { ServiceClient } from '../../core/api/service';
 import type { Logger } from '../../core/ports';
-import { accountsOf, signingHint, withAccounts } from '../accounts-context';
+import { accountsOf, withAccounts } from '../accounts-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
@@ -34,8 +35,10 @@ import {
   tunnelDataDir,
 } from '../tunnel-support';
 import { addConfigDirOption, collect } from './team';
-import { addExposeOptions, exposeFlags, exposeReceiver, oneExposure, stopExposure, wantsExposure } from '../expose';
-import { hookUrlAt, type ExposureController } from '../../core/expose';
+import { addExposeOptions, exposeFlags, oneExposure, receiverExposure, stopExposure, wantsExposure } from '../expose';
+import type { ExposureController } from '../../core/expose';
+import { hookUrl } from '../../core/tunnel/hook-url';
+import { exposeAndRegister, registerAgentWebhook, registerHooksAt, type HookTarget } from '../../app/usecases/webhooks';
 
 const flagsSchema = z
   .object({
@@ -155,7 +158,8 @@ export function register(program: Command, ctx: CliContext): void {
         throw new CliFailure(`the receiver could not listen on ${host}:${f.port ?? 0}${why}`, EXIT.failure, 'LISTEN_FAILED');
       }
       // Every known agent's full hook URL; with none, /hooks itself takes the deliveries.
-      const hooks = agents.length > 0 ? agents.map((a) => ({ agentId: a, url: tunnel.hookUrl(a) })) : [{ agentId: DEFAULT_AGENT, url: tunnel.hookUrl() }];
+      const hooksAt = (base: string) => (agents.length > 0 ? agents.map((a) => ({ agentId: a, url: hookUrl(base, a) })) : [{ agentId: DEFAULT_AGENT, url: hookUrl(base) }]);
+      const hooks = hooksAt(started.url);
       out.event(
         { event: 'ready', url: started.url, hooks, forwardTo: f.forwardTo ?? null, dataDir, allowLegacySignature: f.allowLegacySignature === true },
         [
@@ -166,42 +170,49 @@ export function register(program: Command, ctx: CliContext): void {
         ].join('\n'),
       );
 
-      const registerAll = async (base: string) => {
-        if (agents.length === 0) throw new UsageError('--register-url: no agents to register (give --agent)');
-        const { registerWebhook } = await import('../../core/tunnel');
-        const client = await registerClient!();
-        for (const agent of agents) {
-          let hint = '';
-          const r = await registerWebhook({
-            client,
-            agentId: agent,
-            publicUrl: hookUrlAt(base, agent),
-            signal: ctx.signal,
-            saveSecret: async (secret) => {
-              hint = signingHint(secret);
-              if (saveTeamSecret) await saveTeamSecret(agent, secret);
-              else secrets.remember(agent, secret);
-            },
-          });
-          registered.push({ agentId: agent, url: r.url });
-          out.event(
-            { event: 'registered', agentId: agent, url: r.url, mode: r.mode, secretHint: hint, secretStored: saveTeamSecret ? 'keychain' : 'memory' },
-            `webhook of ${agent} → ${r.url}; signing secret ${hint} ${saveTeamSecret ? 'stored in the keychain' : 'kept in memory for this run (use --team to store it)'}`,
-          );
-        }
+      // One agent's registration (the app's use case), said as it happens; the first failure ends the run.
+      const registerOne = async ({ agentId: agent }: HookTarget, url: string) => {
+        const { registration: r, secretHint: hint } = await registerAgentWebhook({
+          client: await registerClient!(),
+          agentId: agent,
+          url,
+          signal: ctx.signal,
+          keepSecret: async (secret) => {
+            if (saveTeamSecret) await saveTeamSecret(agent, secret);
+            else secrets.remember(agent, secret);
+          },
+        });
+        registered.push({ agentId: agent, url: r.url });
+        out.event(
+          { event: 'registered', agentId: agent, url: r.url, mode: r.mode, secretHint: hint, secretStored: saveTeamSecret ? 'keychain' : 'memory' },
+          `webhook of ${agent} → ${r.url}; signing secret ${hint} ${saveTeamSecret ? 'stored in the keychain' : 'kept in memory for this run (use --team to store it)'}`,
+        );
+        return r;
       };
-      if (f.registerUrl !== undefined && registerClient) await registerAll(f.registerUrl === 'self' ? started.url : f.registerUrl);
+      const targets = agents.map((agentId) => ({ teamId: teamId ?? '', agentId }));
+      if (f.registerUrl !== undefined && registerClient) {
+        if (agents.length === 0) throw new UsageError('--register-url: no agents to register (give --agent)');
+        await registerHooksAt(f.registerUrl === 'self' ? started.url : f.registerUrl, targets, { register: registerOne, stopOnFailure: true });
+      }
 
       if (wantsExposure(f)) {
-        exposure = await exposeReceiver(ctx, out, f, started.port, [f.apiKeyEnv, ...(f.secretEnv !== undefined ? [f.secretEnv] : [])]);
-        const url = exposure.status().url;
-        if (exposure.status().state === 'up' && url !== null) {
-          // The same hooks as the ready line, at the public URL (with no agent: its /hooks).
-          const hooks = agents.length > 0 ? agents.map((a) => ({ agentId: a, url: hookUrlAt(url, a) })) : [{ agentId: DEFAULT_AGENT, url: `${url.replace(/\/+$/, '')}/hooks` }];
-          out.event({ event: 'exposed', url, hooks }, agents.length > 0 ? hooks.map((h) => `  ${h.agentId}: ${h.url}`).join('\n') : `  ${hooks[0]!.url}`);
-          if (registerClient && agents.length > 0) await registerAll(url);
-          else out.note('not registered with the service: give --team T (or --base-url URL with --agent A and the key in the environment), or use `channel-companion webhook set`');
-        }
+        const ex = receiverExposure(ctx, out, f, [f.apiKeyEnv, ...(f.secretEnv !== undefined ? [f.secretEnv] : [])]);
+        exposure = ex.controller;
+        const registering = registerClient !== undefined && agents.length > 0;
+        await exposeAndRegister({
+          controller: ex,
+          port: started.port,
+          request: ex.request,
+          targets: registering ? targets : [],
+          register: registerOne,
+          stopOnFailure: true,
+          onUp: (url) => {
+            // The same hooks as the ready line, at the public URL (with no agent: its /hooks).
+            const hooks = hooksAt(url);
+            out.event({ event: 'exposed', url, hooks }, agents.length > 0 ? hooks.map((h) => `  ${h.agentId}: ${h.url}`).join('\n') : `  ${hooks[0]!.url}`);
+            if (!registering) out.note('not registered with the service: give --team T (or --base-url URL with --agent A and the key in the environment), or use `channel-companion webhook set`');
+          },
+        });
       }
       await waitForAbort(ctx.signal);
     } finally {

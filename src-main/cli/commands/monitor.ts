@@ -2,7 +2,10 @@
 // and prints health changes and alerts as they happen, until Ctrl-C / SIGTERM. With --json: one
 // object per line — {"event":"started"}, {"event":"metrics"}, {"event":"health"}, {"event":"alert"},
 // {"event":"stopped"}. --metrics-port serves OpenMetrics for Prometheus; --alertmanager posts every
-// raised incident (firing, then resolved) to Alertmanager's v2 API.
+// raised incident (firing, then resolved) to Alertmanager's v2 API; --snooze starts with alerts
+// snoozed. The monitor, its rules and poll intervals from the saved settings, the snooze and the
+// words of an alert are the app's (app/usecases/monitor.ts, core/monitor/words.ts): this command
+// parses its flags and prints.
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { ServiceClient } from '../../core/api/service';
@@ -15,6 +18,7 @@ import { agentId, envVarName, parseFlags, secondsString } from '../flags';
 import { addMetricsOptions, metricsFlagsSchema, metricsListen } from '../metrics-flags';
 import { cliLogger } from '../output';
 import type { Alert } from '../../core/monitor';
+import type { AppSettings } from '../../core/accounts';
 import { DEFAULT_API_KEY_ENV } from '../target';
 import { addConfigDirOption, collect } from './team';
 
@@ -30,6 +34,10 @@ const flagsSchema = z
     fastInterval: secondsString.optional(),
     configDir: z.string().min(1, 'expected a folder').optional(),
     alertmanager: httpUrlSchema.optional(),
+    snooze: z
+      .union([z.literal('tomorrow'), z.string().regex(/^\d{1,5}$/, 'expected minutes (a whole number) or "tomorrow"').transform(Number)], { error: 'expected minutes (a whole number) or "tomorrow"' })
+      .refine((v) => v === 'tomorrow' || (v >= 1 && v <= 7 * 24 * 60), 'expected 1 to 10080 minutes, or "tomorrow"')
+      .optional(),
     ...metricsFlagsSchema,
     json: z.boolean().optional(),
   })
@@ -75,19 +83,18 @@ export function register(program: Command, ctx: CliContext): void {
       .option('--api-key-env <name>', 'ad hoc: environment variable holding the API key', DEFAULT_API_KEY_ENV)
       .option('--interval <seconds>', 'poll interval (default: the saved setting, 15)')
       .option('--fast-interval <seconds>', 'poll interval while pairing or reconnecting (default: the saved setting, 2)')
-      .option('--alertmanager <url>', "post every raised incident to this Alertmanager (its v2 API), firing then resolved"),
+      .option('--alertmanager <url>', "post every raised incident to this Alertmanager (its v2 API), firing then resolved")
+      .option('--snooze <minutes|tomorrow>', 'start with alerts snoozed for this many minutes, or until tomorrow 08:00 (health lines still print)'),
   );
   addMetricsOptions(cmd).option('--json', 'one JSON object per line: started, metrics, health, alert, stopped');
 
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(flagsSchema, opts);
     const listen = metricsListen(f, out);
-    const { Monitor, AlertmanagerSink } = await import('../../core/monitor');
+    const [{ AlertmanagerSink, alertWords }, { createAgentMonitor, snoozeAlerts }] = await Promise.all([import('../../core/monitor'), import('../../app/usecases/monitor')]);
     const watched: Watched[] = [];
     const clients = new Map<string, ServiceClient>();
-    let intervalSec = 15;
-    let fastSec = 2;
-    let rules = {};
+    let settings: AppSettings | null = null;
 
     if (f.baseUrl) {
       const apiKey = ctx.io.env[f.apiKeyEnv]?.trim();
@@ -108,27 +115,27 @@ export function register(program: Command, ctx: CliContext): void {
         for (const a of agents) watched.push({ teamId: t.id, team: t.label, agentId: a.agentId, label: a.label });
       }
       if (watched.length === 0) throw new UsageError('no agents to watch (check --agent and `channel-companion agent list`)');
-      const s = accounts.settings();
-      intervalSec = s.pollIntervalSec;
-      fastSec = s.fastPollIntervalSec;
-      const r = s.alertRules;
-      rules = { reconnectGraceSec: r.reconnectGraceSec, realertMinutes: r.realertMinutes, flapCount: r.flapCount, flapWindowMinutes: r.flapWindowMinutes, quietHours: r.quietHours };
+      settings = accounts.settings();
     }
-    intervalSec = f.interval ?? intervalSec;
-    fastSec = Math.min(f.fastInterval ?? fastSec, intervalSec);
 
     const byKey = new Map(watched.map((w) => [`${w.teamId}\u0000${w.agentId}`, w]));
     const labels = new Map(watched.map((w) => [w.teamId, w.team]));
     const teamLabel = (teamId: string) => labels.get(teamId) ?? teamId;
     const targets = watched.map((w) => ({ teamId: w.teamId, agentId: w.agentId }));
-    const monitor = new Monitor({
+    const monitor = createAgentMonitor({
       targets: () => targets,
       readSession: (teamId, agent, signal) => clients.get(teamId)!.getSession(agent, { signal }),
-      clock: ctx.clock,
-      rules,
-      poll: { intervalMs: intervalSec * 1000, fastIntervalMs: fastSec * 1000, coalesceMs: Math.min(250, fastSec * 250) },
+      settings,
+      poll: {
+        ...(f.interval !== undefined ? { intervalMs: f.interval * 1000 } : {}),
+        ...(f.fastInterval !== undefined ? { fastIntervalMs: f.fastInterval * 1000 } : {}),
+      },
       teamLabel,
+      clock: ctx.clock,
     });
+    const { intervalMs, fastIntervalMs } = monitor.pollConfig();
+    const intervalSec = intervalMs / 1000;
+    const snoozedUntil = f.snooze === undefined ? null : snoozeAlerts(monitor, f.snooze === 'tomorrow' ? { until: 'tomorrow' } : { minutes: f.snooze });
     const alertmanager = f.alertmanager ? new AlertmanagerSink(f.alertmanager, { clock: ctx.clock, teamLabel, logger: cliLogger(out) }) : null;
     const detach = alertmanager?.attach(monitor);
 
@@ -153,10 +160,8 @@ export function register(program: Command, ctx: CliContext): void {
       );
     });
     monitor.on('alert', (a) => {
-      out.event(
-        { event: 'alert', id: a.id, ...alertData(a) },
-        `${iso(a.at)} ${a.urgent ? 'ALERT' : 'notice'} [${a.kind}] ${a.teamLabel}: ${a.title}${a.body ? `\n  ${a.body.replace(/\n/g, '\n  ')}` : ''}`,
-      );
+      const w = alertWords(a);
+      out.event({ event: 'alert', id: a.id, ...alertData(a) }, `${iso(a.at)} ${w.line}${w.body ? `\n  ${w.body.replace(/\n/g, '\n  ')}` : ''}`);
     });
 
     out.event(
@@ -164,10 +169,12 @@ export function register(program: Command, ctx: CliContext): void {
         event: 'started',
         agents: watched.map((w) => ({ teamId: w.teamId, team: w.team, agentId: w.agentId })),
         intervalSec,
-        fastIntervalSec: fastSec,
+        fastIntervalSec: fastIntervalMs / 1000,
         alertmanager: alertmanager?.target ?? null,
+        snoozedUntil: snoozedUntil === null ? null : iso(snoozedUntil),
       },
       `watching ${watched.length} agent${watched.length === 1 ? '' : 's'} (${watched.map((w) => `${w.team}/${w.agentId}`).join(', ')}) every ${intervalSec} s — Ctrl-C to stop` +
+        (snoozedUntil !== null ? `\n  alerts snoozed until ${iso(snoozedUntil)}` : '') +
         (alertmanager ? `\n  alerts also go to Alertmanager at ${alertmanager.target}` : ''),
     );
     let server: { url: string; close(): Promise<void> } | null = null;

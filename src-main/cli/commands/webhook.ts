@@ -1,12 +1,12 @@
-// `webhook set`: registers the URL inbound messages are delivered to (core registerWebhook, as the
-// app and `listen --register-url` do). The signing secret is stored in the keychain for a --team
+// `webhook set`: registers the URL inbound messages are delivered to (the app's registerAgentWebhook,
+// as the app and `listen` do). The signing secret is stored in the keychain for a --team
 // target, printed only with --show-secret, or written to --secret-file (mode 0600).
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { registerWebhook } from '../../core/tunnel/register';
-import { accountsOf, signingHint } from '../accounts-context';
+import { registerAgentWebhook } from '../../app/usecases/webhooks';
+import { accountsOf } from '../accounts-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure } from '../errors';
 import { EXIT } from '../exit-codes';
@@ -34,12 +34,12 @@ export function register(program: Command, ctx: CliContext): void {
     const target = await ctx.resolveTarget(opts);
     const keepInKeychain = accountsOf(ctx).signingSecretKeeper(target);
     let secret = '';
-    const cfg = await registerWebhook({
+    const { registration: cfg, secretHint } = await registerAgentWebhook({
       client: ctx.client(target),
       agentId: target.agentId,
-      publicUrl: f.url,
+      url: f.url,
       signal: ctx.signal,
-      saveSecret: async (s) => {
+      keepSecret: async (s) => {
         secret = s;
         await keepInKeychain?.(target.agentId, s);
         if (f.secretFile) {
@@ -54,14 +54,14 @@ export function register(program: Command, ctx: CliContext): void {
       },
     });
     const secretShown = f.showSecret ? secret : undefined;
-    const data: Record<string, unknown> = { mode: cfg.mode, url: cfg.url, secretHint: signingHint(secret) };
+    const data: Record<string, unknown> = { mode: cfg.mode, url: cfg.url, secretHint };
     if (secretShown !== undefined) data.secret = secretShown;
     if (cfg.events) data.events = cfg.events;
     if (cfg.updatedAt) data.updatedAt = cfg.updatedAt;
     out.result(data, () =>
       [
         `webhook ${cfg.mode}: ${cfg.url}`,
-        secretShown !== undefined ? `signing secret: ${secretShown}` : `signing secret ${signingHint(secret)} (use --secret-file PATH to save it, or --show-secret)`,
+        secretShown !== undefined ? `signing secret: ${secretShown}` : `signing secret ${secretHint} (use --secret-file PATH to save it, or --show-secret)`,
       ].join('\n'),
     );
   });

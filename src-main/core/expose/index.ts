@@ -3,6 +3,6 @@ export { ExposureController, failureOf, type ExposeRequest, type ExposureFailure
 export { ExposeError, isExposeError, type ExposeErrorCode } from './errors';
 export { startCommandExposure, commandLine, PORT_PLACEHOLDER } from './command';
 export { startNgrokExposure, ngrokFailure, loadNgrok, type NgrokLoader, type NgrokModule, type NgrokListener } from './ngrok';
-export { findPublicUrl, hookUrlAt, isOwnMachineHost } from './public-url';
+export { findPublicUrl, isOwnMachineHost } from './public-url';
 export { NGROK_AUTHTOKEN_ACCOUNT, ngrokAuthtokenSchema, saveNgrokAuthtoken, readNgrokAuthtoken, ngrokAuthtokenHint, deleteNgrokAuthtoken } from './authtoken';
 export { DEFAULT_EXPOSE_TIMEOUT_MS, type Exposure, type ExposeKind } from './types';

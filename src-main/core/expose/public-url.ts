@@ -33,8 +33,3 @@ export function findPublicUrl(line: string): string | null {
   }
   return null;
 }
-
-/** An agent's hook URL at a base URL (the receiver's path: /hooks/<agentId>). */
-export function hookUrlAt(base: string, agentId: string): string {
-  return `${base.replace(/\/+$/, '')}/hooks/${encodeURIComponent(agentId)}`;
-}

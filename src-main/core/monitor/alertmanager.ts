@@ -10,9 +10,9 @@ import type { Unsubscribe } from '../events';
 import { silentLogger, systemClock, type Clock, type Logger } from '../ports';
 import { httpUrlSchema, redactUrl } from '../url';
 import type { IncidentUpdate } from './policy';
-import { incidentText } from './policy-text';
 import { postJson } from './sinks';
-import type { AlertRules, Incident } from './types';
+import type { Alert, AlertRules, Incident } from './types';
+import { IncidentWords } from './words';
 
 export interface AlertmanagerSinkOptions {
   dispatcher?: Dispatcher;
@@ -39,6 +39,7 @@ export interface PostableAlert {
 /** What the sink reads from the monitor. */
 export interface IncidentSource {
   on(event: 'incident', fn: (u: IncidentUpdate) => void): Unsubscribe;
+  on(event: 'alert', fn: (a: Alert) => void): Unsubscribe;
   incidents(): Incident[];
   rules(): AlertRules;
 }
@@ -75,6 +76,7 @@ export class AlertmanagerSink {
   private readonly label: (teamId: string) => string;
   private readonly resendMs: number;
   private readonly firing = new Map<string, PostableAlert>();
+  private readonly words = new IncidentWords();
   private chain: Promise<unknown> = Promise.resolve();
   private timer: unknown = null;
   private rules: () => Pick<AlertRules, 'flapCount' | 'flapWindowMinutes'> = () => ({ flapCount: 3, flapWindowMinutes: 10 });
@@ -101,10 +103,14 @@ export class AlertmanagerSink {
   attach(monitor: IncidentSource): Unsubscribe {
     this.rules = () => monitor.rules();
     for (const i of monitor.incidents()) this.update({ change: 'opened', incident: i });
-    const off = monitor.on('incident', (u) => this.update(u));
+    // The monitor emits an incident's update, then the alert that words it: the update is taken up
+    // once the step is over, with the alert's words.
+    const offIncident = monitor.on('incident', (u) => queueMicrotask(() => this.update(u)));
+    const offAlert = monitor.on('alert', (a) => void this.words.record(a));
     this.schedule();
     return () => {
-      off();
+      offIncident();
+      offAlert();
       if (this.timer !== null) this.clock.clearTimeout(this.timer);
       this.timer = null;
     };
@@ -116,6 +122,7 @@ export class AlertmanagerSink {
     const before = this.firing.get(i.id);
     const now = this.clock.now();
     if (u.change === 'resolved' || i.resolvedAt !== null) {
+      this.words.forget(i.id);
       if (!before) return;
       this.firing.delete(i.id);
       this.post([{ ...before, endsAt: new Date(i.resolvedAt ?? now).toISOString() }]);
@@ -134,12 +141,13 @@ export class AlertmanagerSink {
 
   /** Waits for the posts under way. */
   async flush(): Promise<void> {
+    await Promise.resolve(); // the updates taken up at the end of the step
     await this.chain;
   }
 
   private toAlert(i: Incident): PostableAlert {
     const team = this.label(i.teamId);
-    const t = incidentText(i, this.rules(), team);
+    const t = this.words.of(i, this.rules(), team);
     return {
       labels: alertmanagerLabels(i, team),
       annotations: { summary: t.title, description: t.body, incident_id: i.id, team_id: i.teamId },

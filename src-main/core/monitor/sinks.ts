@@ -6,22 +6,16 @@ import { backoffDelay, type BackoffPolicy } from '../backoff';
 import { sleep, silentLogger, systemClock, type Clock, type Logger } from '../ports';
 import { httpUrlSchema, redactUrl } from '../url';
 import type { Alert } from './types';
+import { alertWords } from './words';
 
 export interface AlertSink {
   deliver(alert: Alert): Promise<void>;
 }
 
-/** One line for the CLI: human text, or the alert as one JSON line. */
-export function formatAlertLine(alert: Alert, format: 'human' | 'json' = 'human'): string {
-  if (format === 'json') return JSON.stringify(alert);
-  const when = new Date(alert.at).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
-  const who = alert.agentIds.length > 0 ? alert.agentIds.join(',') : '-';
-  return `${when} ${alert.urgent ? 'URGENT' : 'notice'} [${alert.kind}] ${alert.teamId}/${who}: ${alert.title}`;
-}
-
-/** The text of a chat message: the line, then the body. */
+/** The text of a chat message: the alert's line, then its body. */
 function formatAlertText(alert: Alert): string {
-  return `${alert.urgent ? '🔴' : 'ℹ️'} ${alert.title}\n${alert.body}`;
+  const w = alertWords(alert);
+  return `${alert.urgent ? '🔴' : 'ℹ️'} ${w.line}\n${w.body}`;
 }
 
 export interface PostOptions {

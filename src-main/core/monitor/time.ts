@@ -38,7 +38,10 @@ export function quietHoursEnd(q: QuietHours, ms: number, local: LocalTime): numb
   return local.nextAt(ms, e.hour, e.minute);
 }
 
-/** When a snooze chosen now ends: 15 min, 1 h, or tomorrow at 08:00 local (all configurable). */
+/**
+ * When a snooze chosen now ends: 15 min, 1 h, N minutes, or "until tomorrow": the next 08:00 local
+ * (all configurable). The one rule for every shell (app/usecases/monitor.ts snoozeAlerts).
+ */
 export function snoozeEnd(preset: SnoozePreset | { minutes: number }, now: number, rules: AlertRules, local: LocalTime): number {
   if (typeof preset === 'object') return now + preset.minutes * 60_000;
   if (preset === 'short') return now + rules.snoozeShortMinutes * 60_000;

@@ -6,6 +6,7 @@ export { LOCK_FILE } from './lock';
 export { ensurePrivateDir } from './private-files';
 export { verifyTunnelDelivery } from './verify';
 export { registerWebhook, type WebhookRegistration } from './register';
+export { hookUrl } from './hook-url';
 export { composeInboundEvent } from './simulate';
 export { toCurl, toFixture } from './export';
 export { ReplayError } from './replay';

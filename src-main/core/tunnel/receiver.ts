@@ -12,6 +12,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { LEGACY_HEADER, V1_HEADER } from '../signature';
 import { silentLogger, type Logger } from '../ports';
 import type { HeaderMap, RefusedReason } from './types';
+import { hookUrl } from './hook-url';
 
 const DEFAULT_BODY_LIMIT = 5 * 1024 * 1024;
 const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
@@ -189,7 +190,7 @@ export function createReceiver(o: ReceiverOptions): Receiver {
   const logger = o.logger ?? silentLogger;
   const defaultAgent = o.defaultAgentId ?? DEFAULT_AGENT_ID;
   const only = o.agents ? new Set(o.agents) : null;
-  const onlyHooks = only ? [...only].map((a) => `/hooks/${a}`) : [];
+  const onlyHooks = only ? [...only].map((a) => hookUrl('', a)) : [];
   const headersTimeout = o.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeout = Math.max(o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, headersTimeout);
   const server = createServer({

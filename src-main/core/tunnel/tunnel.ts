@@ -321,12 +321,6 @@ export class Tunnel {
     return this.baseUrl;
   }
 
-  /** The webhook URL of an agent on this receiver. */
-  hookUrl(agentId?: string): string {
-    if (!this.baseUrl) throw new TunnelError('not-open', 'the tunnel is not started');
-    return agentId === undefined ? `${this.baseUrl}/hooks` : `${this.baseUrl}/hooks/${encodeURIComponent(agentId)}`;
-  }
-
   async stop(): Promise<void> {
     await this.receiver?.close();
     this.receiver = null;

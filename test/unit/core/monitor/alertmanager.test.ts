@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AlertmanagerSink, alertmanagerLabels, type PostableAlert } from '../../../../src-main/core/monitor';
 import type { IncidentUpdate } from '../../../../src-main/core/monitor';
-import type { Incident } from '../../../../src-main/core/monitor/types';
+import type { Alert, Incident } from '../../../../src-main/core/monitor/types';
 import { DEFAULT_RULES } from '../../../../src-main/core/monitor/types';
 import { Emitter } from '../../../../src-main/core/events';
 import { FakeClock } from '../../../helpers/fake-clock';
@@ -24,12 +24,14 @@ afterEach(async () => {
 async function setup(open: Incident[] = []) {
   am = await startHttpSink();
   const clock = new FakeClock(T0);
-  const events = new Emitter<{ incident: IncidentUpdate }>();
+  const events = new Emitter<{ incident: IncidentUpdate; alert: Alert }>();
   const sink = new AlertmanagerSink(am.url.replace(/\/hook$/, '/am/'), { clock, teamLabel: (id) => (id === 't1' ? 'Support desk' : id), resendMs: 60_000 });
-  const off = sink.attach({ on: (e, fn) => events.on(e, fn), incidents: () => open, rules: () => DEFAULT_RULES });
+  const off = sink.attach({ on: events.on.bind(events), incidents: () => open, rules: () => DEFAULT_RULES });
   const posted = () => am!.requests.map((r) => ({ path: r.url, alerts: JSON.parse(r.body.toString('utf8')) as PostableAlert[] }));
-  const emit = async (u: IncidentUpdate) => {
+  const emit = async (u: IncidentUpdate, alert?: Alert) => {
+    // As the monitor does: the update, then (in the same step) the alert that words it.
     events.emit('incident', u);
+    if (alert) events.emit('alert', alert);
     await sink.flush();
   };
   return { clock, sink, off, posted, emit };
@@ -91,6 +93,15 @@ describe('AlertmanagerSink', () => {
     h.off();
     await h.clock.advance(10 * 60_000);
     expect(h.posted()).toHaveLength(3);
+  });
+
+  it("the annotations carry the words of the incident's alert (the same the app and the CLI show)", async () => {
+    const h = await setup();
+    const words = { title: 'a1 (+15550100001) was unlinked — a QR scan is needed', body: 'A person must scan a pairing QR code.' };
+    const alert: Alert = { id: 'al-1', kind: 'needs-scan', urgent: true, teamId: 't1', teamLabel: 'Support desk', agentIds: ['a1'], ...words, at: T0, incidentId: 'inc-1' };
+    await h.emit({ change: 'opened', incident: incident() }, alert);
+    expect(h.posted()).toHaveLength(1);
+    expect(h.posted()[0]!.alerts[0]!.annotations).toMatchObject({ summary: words.title, description: words.body });
   });
 
   it('refuses a URL that is not http(s)', () => {

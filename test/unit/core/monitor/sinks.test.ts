@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebhookAlertSink, formatAlertLine } from '../../../../src-main/core/monitor/sinks';
+import { WebhookAlertSink } from '../../../../src-main/core/monitor/sinks';
+import { alertWords } from '../../../../src-main/core/monitor/words';
 import type { Alert } from '../../../../src-main/core/monitor/types';
 
 const alert: Alert = {
@@ -52,10 +53,15 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-describe('formatAlertLine', () => {
-  it('human and JSON', () => {
-    expect(formatAlertLine(alert)).toBe('2024-01-10 12:00:05Z URGENT [needs-scan] t1/a1: a1 was unlinked — a QR scan is needed');
-    expect(JSON.parse(formatAlertLine(alert, 'json'))).toEqual(alert);
+describe('alertWords', () => {
+  it('urgency, kind and the team by its label (never its id), then the title; the body apart', () => {
+    expect(alertWords(alert)).toEqual({
+      headline: 'URGENT [needs-scan] Team one',
+      title: 'a1 was unlinked — a QR scan is needed',
+      body: 'A person must scan.',
+      line: 'URGENT [needs-scan] Team one: a1 was unlinked — a QR scan is needed',
+    });
+    expect(alertWords({ ...alert, urgent: false, kind: 'recovered' }).headline).toBe('notice [recovered] Team one');
   });
 });
 
@@ -68,7 +74,7 @@ describe('WebhookAlertSink', () => {
     expect(ok).toBe(true);
     const got = received.find((r) => r.path === '/hook')!.body as { text: string; alert: Alert };
     expect(got.alert).toEqual(alert);
-    expect(got.text).toContain('a1 was unlinked');
+    expect(got.text).toBe('🔴 URGENT [needs-scan] Team one: a1 was unlinked — a QR scan is needed\nA person must scan.');
   });
 
   it('retries a bounded number of times on 5xx', async () => {

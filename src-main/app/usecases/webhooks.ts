@@ -1,0 +1,116 @@
+// Registering webhooks, the one way every shell does it: the app's "Register this receiver" and its
+// public exposure, `listen --register-url` / `--expose`, and `webhook set`.
+// - registerAgentWebhook: one agent's webhook set to a URL, its signing secret handed to the keepers
+//   (keychain, memory, a file) before the registration counts; answered with the secret's hint only.
+// - registerHooksAt: once a public URL exists, each chosen agent registered at hookUrl(URL, agent),
+//   one after another, every outcome reported as it happens.
+// - exposeAndRegister: the receiver exposed at a public URL (ngrok or a tunnel program), then
+//   registerHooksAt with that URL.
+import type { ServiceClient } from '../../core/api/service';
+import type { ExposeRequest, ExposureController, ExposureStatus } from '../../core/expose';
+// The two modules themselves, not the tunnel's index: every command that registers loads this.
+import { hookUrl } from '../../core/tunnel/hook-url';
+import { registerWebhook, type WebhookRegistration } from '../../core/tunnel/register';
+
+/** A signing secret shown safely: its last four characters. */
+export function signingHint(secret: string): string {
+  return secret.length > 8 ? `…${secret.slice(-4)}` : '…';
+}
+
+export interface AgentWebhookOptions {
+  client: Pick<ServiceClient, 'setWebhook'>;
+  agentId: string;
+  url: string;
+  /** Keep the secret, in order; a failure of one fails the registration (the service already points at url). */
+  keepSecret(secret: string, registered: WebhookRegistration): Promise<void>;
+  signal?: AbortSignal;
+}
+
+export interface AgentWebhook {
+  registration: WebhookRegistration;
+  secretHint: string;
+}
+
+export async function registerAgentWebhook(o: AgentWebhookOptions): Promise<AgentWebhook> {
+  let secretHint = '';
+  const registration = await registerWebhook({
+    client: o.client,
+    agentId: o.agentId,
+    publicUrl: o.url,
+    ...(o.signal ? { signal: o.signal } : {}),
+    saveSecret: async (secret, registered) => {
+      secretHint = signingHint(secret);
+      await o.keepSecret(secret, registered);
+    },
+  });
+  return { registration, secretHint };
+}
+
+export interface HookTarget {
+  teamId: string;
+  agentId: string;
+}
+
+export interface HookRegistration extends HookTarget {
+  url: string;
+  state: 'registering' | 'registered' | 'failed';
+  error: string | null;
+}
+
+export interface RegisterHooksOptions {
+  /** Registers one agent's webhook at url; answers the URL the service registered. */
+  register(target: HookTarget, url: string): Promise<{ url: string }>;
+  /** Every change of the list (a copy). */
+  onChange?(list: HookRegistration[]): void;
+  /** Asked before each agent: false stops (a newer exposure took over). */
+  stillWanted?(): boolean;
+  /** Stop at the first failure and throw it (the command line); default: note it and go on (the app). */
+  stopOnFailure?: boolean;
+}
+
+const copy = (list: HookRegistration[]) => list.map((r) => ({ ...r }));
+
+export async function registerHooksAt(base: string, targets: HookTarget[], o: RegisterHooksOptions): Promise<HookRegistration[]> {
+  const list: HookRegistration[] = targets.map((t) => ({ teamId: t.teamId, agentId: t.agentId, url: hookUrl(base, t.agentId), state: 'registering', error: null }));
+  o.onChange?.(copy(list));
+  for (const r of list) {
+    if (o.stillWanted && !o.stillWanted()) break;
+    try {
+      r.url = (await o.register({ teamId: r.teamId, agentId: r.agentId }, r.url)).url;
+      r.state = 'registered';
+    } catch (e) {
+      r.state = 'failed';
+      r.error = e instanceof Error ? e.message : String(e);
+      o.onChange?.(copy(list));
+      if (o.stopOnFailure) throw e;
+      continue;
+    }
+    o.onChange?.(copy(list));
+  }
+  return copy(list);
+}
+
+export interface ExposeAndRegisterOptions extends RegisterHooksOptions {
+  controller: Pick<ExposureController, 'start' | 'status'>;
+  port: number;
+  request: ExposeRequest;
+  targets: HookTarget[];
+  /** The public URL is up (before any registration). */
+  onUp?(url: string): void;
+}
+
+/** Exposes the receiver on port; once its public URL is up, registers the targets there. */
+export async function exposeAndRegister(o: ExposeAndRegisterOptions): Promise<{ status: ExposureStatus; registrations: HookRegistration[] }> {
+  const status = await o.controller.start(o.port, o.request);
+  const url = status.url;
+  if (status.state !== 'up' || url === null) return { status, registrations: [] };
+  o.onUp?.(url);
+  const registrations = o.targets.length > 0
+    ? await registerHooksAt(url, o.targets, {
+        ...o,
+        // A newer exposure (or a stop) took over: its URL is not this one.
+        stillWanted: () => (o.stillWanted?.() ?? true) && o.controller.status().state === 'up' && o.controller.status().url === url,
+      })
+    : [];
+  return { status, registrations };
+}

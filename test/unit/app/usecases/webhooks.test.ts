@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { exposeAndRegister, registerAgentWebhook, registerHooksAt, type HookRegistration, type HookTarget } from '../../../../src-main/app/usecases/webhooks';
+import type { ExposureStatus } from '../../../../src-main/core/expose';
+
+const SECRET = 'whsec_0123456789abcdef0123456789abcdef';
+const targets: HookTarget[] = [
+  { teamId: 't1', agentId: 'a1' },
+  { teamId: 't1', agentId: 'a 2' },
+  { teamId: 't1', agentId: 'a3' },
+];
+
+function fakeClient(secret = SECRET) {
+  const calls: Array<[string, string]> = [];
+  return {
+    calls,
+    async setWebhook(agentId: string, url: string) {
+      calls.push([agentId, url]);
+      return { mode: 'passthrough' as const, url, secret };
+    },
+  };
+}
+
+describe('registerAgentWebhook', () => {
+  it('keeps the secret before answering, and answers the registration with a hint of it only', async () => {
+    const client = fakeClient();
+    const kept: string[] = [];
+    const r = await registerAgentWebhook({ client, agentId: 'a1', url: 'https://x.example/hooks/a1', keepSecret: async (s) => void kept.push(s) });
+    expect(kept).toEqual([SECRET]);
+    expect(r).toEqual({ registration: { mode: 'passthrough', url: 'https://x.example/hooks/a1' }, secretHint: '…cdef' });
+    expect(JSON.stringify(r)).not.toContain(SECRET);
+  });
+
+  it('a secret that cannot be used fails the registration and is kept nowhere', async () => {
+    const kept: string[] = [];
+    await expect(registerAgentWebhook({ client: fakeClient(''), agentId: 'a1', url: 'https://x.example/hooks/a1', keepSecret: async (s) => void kept.push(s) })).rejects.toThrow(/no usable signing secret/);
+    expect(kept).toEqual([]);
+  });
+});
+
+describe('registerHooksAt', () => {
+  const ok = async (_t: HookTarget, url: string) => ({ url });
+
+  it('each agent at <base>/hooks/<agent>, one after another, every change reported', async () => {
+    const seen: HookRegistration[][] = [];
+    const order: string[] = [];
+    const list = await registerHooksAt('https://pub.example/', targets, {
+      register: async (t, url) => {
+        order.push(t.agentId);
+        return { url };
+      },
+      onChange: (l) => seen.push(l),
+    });
+    expect(order).toEqual(['a1', 'a 2', 'a3']);
+    expect(list.map((r) => [r.url, r.state])).toEqual([
+      ['https://pub.example/hooks/a1', 'registered'],
+      ['https://pub.example/hooks/a%202', 'registered'],
+      ['https://pub.example/hooks/a3', 'registered'],
+    ]);
+    expect(seen[0]!.map((r) => r.state)).toEqual(['registering', 'registering', 'registering']);
+    expect(seen.at(-1)).toEqual(list);
+  });
+
+  it('by default a failure is noted and the next agent still registered; with stopOnFailure it ends the run', async () => {
+    const failing = async (t: HookTarget, url: string) => {
+      if (t.agentId === 'a 2') throw new Error('key rejected');
+      return { url };
+    };
+    const list = await registerHooksAt('https://pub.example', targets, { register: failing });
+    expect(list.map((r) => [r.state, r.error])).toEqual([
+      ['registered', null],
+      ['failed', 'key rejected'],
+      ['registered', null],
+    ]);
+    const tried: string[] = [];
+    await expect(
+      registerHooksAt('https://pub.example', targets, {
+        register: async (t, url) => {
+          tried.push(t.agentId);
+          return failing(t, url);
+        },
+        stopOnFailure: true,
+      }),
+    ).rejects.toThrow('key rejected');
+    expect(tried).toEqual(['a1', 'a 2']);
+  });
+
+  it('stops when it is no longer wanted', async () => {
+    let n = 0;
+    const list = await registerHooksAt('https://pub.example', targets, { register: ok, stillWanted: () => n++ < 1 });
+    expect(list.map((r) => r.state)).toEqual(['registered', 'registering', 'registering']);
+  });
+});
+
+describe('exposeAndRegister', () => {
+  function controller(result: Partial<ExposureStatus>) {
+    let status = { state: 'starting', kind: 'command', url: null, since: 0, error: null, ...result } as ExposureStatus;
+    return {
+      set: (s: Partial<ExposureStatus>) => (status = { ...status, ...s }),
+      status: () => status,
+      start: async () => status,
+    };
+  }
+
+  it('once the public URL is up: says so, then registers the agents there', async () => {
+    const c = controller({ state: 'up', url: 'https://pub.example' });
+    const events: string[] = [];
+    const r = await exposeAndRegister({
+      controller: c,
+      port: 4000,
+      request: { kind: 'command', command: 'x {port}' },
+      targets: targets.slice(0, 1),
+      onUp: (url) => events.push(`up ${url}`),
+      register: async (t, url) => {
+        events.push(`register ${t.agentId} ${url}`);
+        return { url };
+      },
+    });
+    expect(events).toEqual(['up https://pub.example', 'register a1 https://pub.example/hooks/a1']);
+    expect(r.registrations.map((x) => x.state)).toEqual(['registered']);
+  });
+
+  it('an exposure that failed registers nothing; one stopped meanwhile registers no further agent', async () => {
+    const failed = await exposeAndRegister({ controller: controller({ state: 'failed' }), port: 1, request: { kind: 'ngrok' }, targets, register: async (_t, url) => ({ url }) });
+    expect(failed.registrations).toEqual([]);
+    const c = controller({ state: 'up', url: 'https://pub.example' });
+    const r = await exposeAndRegister({
+      controller: c,
+      port: 1,
+      request: { kind: 'ngrok' },
+      targets,
+      register: async (_t, url) => {
+        c.set({ state: 'stopped' });
+        return { url };
+      },
+    });
+    expect(r.registrations.map((x) => x.state)).toEqual(['registered', 'registering', 'registering']);
+  });
+});
