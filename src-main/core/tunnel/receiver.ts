@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { LEGACY_HEADER, V1_HEADER } from '../signature';
 import { silentLogger, type Logger } from '../ports';
+import { isLoopbackHost } from '../url';
 import type { HeaderMap, RefusedReason } from './types';
 
 const DEFAULT_BODY_LIMIT = 5 * 1024 * 1024;
@@ -126,10 +127,6 @@ function headersOf(req: IncomingMessage): HeaderMap {
   return h as HeaderMap;
 }
 
-function isLoopbackAddress(a: string): boolean {
-  return a === '::1' || a.startsWith('127.');
-}
-
 /** The connection's remote address (IPv4 without its IPv6 prefix), or "unknown". */
 function peerOf(socket: Socket | undefined): string {
   const raw = socket?.remoteAddress ?? '';
@@ -143,7 +140,7 @@ function peerOf(socket: Socket | undefined): string {
 export function sourceOf(socket: Socket | undefined, headers: HeaderMap): string {
   const remote = peerOf(socket);
   const xff = headers['x-forwarded-for'];
-  if (xff === undefined || !isLoopbackAddress(remote)) return remote;
+  if (xff === undefined || !isLoopbackHost(remote)) return remote;
   const hops = (Array.isArray(xff) ? xff.join(',') : xff).split(',');
   for (let i = hops.length - 1; i >= 0; i--) {
     const hop = hops[i]!.trim();
