@@ -13,7 +13,7 @@ import { accountsOf, signingHint, withAccounts } from '../accounts-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
-import { baseUrlSchema, httpUrlSchema } from '../../core/url';
+import { baseUrlSchema, httpUrlSchema, redactCredentials } from '../../core/url';
 import { agentId, envVarName, intString, parseFlags } from '../flags';
 import type { Output } from '../output';
 import { DEFAULT_API_KEY_ENV } from '../target';
@@ -157,11 +157,11 @@ export function register(program: Command, ctx: CliContext): void {
       // Every known agent's full hook URL; with none, /hooks itself takes the deliveries.
       const hooks = agents.length > 0 ? agents.map((a) => ({ agentId: a, url: tunnel.hookUrl(a) })) : [{ agentId: DEFAULT_AGENT, url: tunnel.hookUrl() }];
       out.event(
-        { event: 'ready', url: started.url, hooks, forwardTo: f.forwardTo ?? null, dataDir, allowLegacySignature: f.allowLegacySignature === true },
+        { event: 'ready', url: started.url, hooks, forwardTo: f.forwardTo ? redactCredentials(f.forwardTo) : null, dataDir, allowLegacySignature: f.allowLegacySignature === true },
         [
           hooks.length === 1 ? `receiving webhook deliveries at ${hooks[0]!.url}` : 'receiving webhook deliveries at:',
           ...(hooks.length === 1 ? [] : hooks.map((h) => `  ${h.agentId}: ${h.url}`)),
-          f.forwardTo ? `forwarding verified deliveries to ${f.forwardTo}` : 'not forwarding (no --forward-to): deliveries are verified and logged only',
+          f.forwardTo ? `forwarding verified deliveries to ${redactCredentials(f.forwardTo)}` : 'not forwarding (no --forward-to): deliveries are verified and logged only',
           'Press Ctrl-C to stop.',
         ].join('\n'),
       );
