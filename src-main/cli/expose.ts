@@ -54,12 +54,13 @@ function statusLine(s: ExposureStatus): string | undefined {
 
 /**
  * Starts the exposure of the receiver on `port` and prints its status as it changes; resolves once
- * it is up or has failed (a failure is a warning: the local receiver keeps running). `hiddenEnv`:
- * variables the tunnel program must not see (the ones holding keys).
+ * it is up or has failed (a failure is a warning: the local receiver keeps running). `knownSecrets`:
+ * the keys and secrets no variable handed to the tunnel program may hold (cli/known-secrets.ts).
  */
-export async function exposeReceiver(ctx: CliContext, out: Output, f: ExposeFlags, port: number, hiddenEnv: string[]): Promise<ExposureController> {
+export async function exposeReceiver(ctx: CliContext, out: Output, f: ExposeFlags, port: number, knownSecrets: () => Promise<string[]>): Promise<ExposureController> {
   const controller = new ExposureController({
     ngrokAuthtoken: () => readNgrokAuthtoken(accountsOf(ctx).secrets()),
+    knownSecrets,
     clock: ctx.clock,
     ...(f.exposeTimeout !== undefined ? { timeoutMs: f.exposeTimeout * 1000 } : {}),
   });
@@ -67,9 +68,7 @@ export async function exposeReceiver(ctx: CliContext, out: Output, f: ExposeFlag
     if (s.state === 'failed' && s.error) out.warn(`${s.error.message} — ${s.error.hint}`);
     out.event(statusData(s), statusLine(s));
   });
-  const env = { ...ctx.io.env };
-  for (const name of hiddenEnv) delete env[name];
-  const req: ExposeRequest = f.exposeCmd !== undefined ? { kind: 'command', command: f.exposeCmd, env } : { kind: 'ngrok', ...(f.ngrokDomain ? { domain: f.ngrokDomain } : {}) };
+  const req: ExposeRequest = f.exposeCmd !== undefined ? { kind: 'command', command: f.exposeCmd, env: ctx.io.env } : { kind: 'ngrok', ...(f.ngrokDomain ? { domain: f.ngrokDomain } : {}) };
   // Ctrl-C while it comes up stops it at once.
   const onAbort = () => void controller.stop();
   ctx.signal.addEventListener('abort', onAbort, { once: true });

@@ -138,6 +138,49 @@ describe('listen --expose failures keep the local receiver running', () => {
     expect(r.code).toBe(0);
   }, 20_000);
 
+  // A command that prints which of the named variables reached it, then fails (its last output is in the error).
+  const reporting = (names: string[]) =>
+    `'${process.execPath}' -e "console.error('tunnel {port} saw=' + (${JSON.stringify(names).replace(/"/g, "'")}.filter((n) => process.env[n] !== undefined).join(',') || 'none')); process.exit(4)"`;
+  const seenBy = (lines: Array<Record<string, unknown>>) => {
+    const failed = lines.find((l) => l.event === 'exposure' && l.state === 'failed')!;
+    return /saw=(\S+)/.exec((failed.error as { message: string }).message)?.[1];
+  };
+
+  it('the tunnel program sees no variable holding a key or secret this process knows, whatever its name', async () => {
+    const SECRET = 'whsec_value_copied_elsewhere_0123';
+    const env = {
+      PATH: process.env.PATH,
+      MY_KEY: DEMO_KEY,
+      CHANNEL_API_KEY: 'key-of-another-team-0123456789',
+      KEY_COPY: DEMO_KEY,
+      AUTH_HEADER: `Bearer ${DEMO_KEY}`,
+      S: SECRET,
+      SECRET_COPY: SECRET,
+      HARMLESS: 'stays',
+    };
+    const names = [...Object.keys(env).filter((n) => n !== 'PATH')];
+    const r = await runCliUntil(
+      ['listen', '--base-url', emu.baseUrl, '--agent', 'agent-connected', '--api-key-env', 'MY_KEY', '--secret-env', 'S', '--expose-cmd', reporting(names), '--json'],
+      { configDir: dir, secretStore: new MemorySecretStore(), env },
+      { until: (lines) => lines.some((l) => l.event === 'exposure' && l.state === 'failed') },
+    );
+    expect(seenBy(r.json())).toBe('HARMLESS');
+  });
+
+  it('…nor a copy of a key or the ngrok authtoken kept in the keychain', async () => {
+    const s = new MemorySecretStore();
+    await s.set(NGROK_AUTHTOKEN_ACCOUNT, TOKEN);
+    const add = await runCli(['team', 'add', '--label', 'Hidden', '--base-url', emu.baseUrl, '--agent', 'agent-connected'], { env: { CHANNEL_API_KEY: DEMO_KEY }, configDir: dir, secretStore: s });
+    expect(add.code).toBe(0);
+    const env = { PATH: process.env.PATH, KEY_COPY: DEMO_KEY, NGROK_COPY: TOKEN, HARMLESS: 'stays' };
+    const r = await runCliUntil(['listen', '--team', 'Hidden', '--expose-cmd', reporting(['KEY_COPY', 'NGROK_COPY', 'HARMLESS']), '--json'], { configDir: dir, secretStore: s, env }, {
+      until: (lines) => lines.some((l) => l.event === 'exposure' && l.state === 'failed'),
+    });
+    expect(seenBy(r.json())).toBe('HARMLESS');
+    const removed = await runCli(['team', 'remove', 'Hidden'], { configDir: dir, secretStore: s });
+    expect(removed.code).toBe(0);
+  });
+
   it('ngrok with no authtoken stored: says how to store one', async () => {
     const r = await runCliUntil(['listen', '--secret-env', 'S', '--expose', 'ngrok', '--json'], { configDir: dir, secretStore: new MemorySecretStore(), env: { S: 'whsec_local_only_secret_value' } }, {
       until: (lines) => lines.some((l) => l.event === 'exposure' && l.state === 'failed'),

@@ -36,6 +36,7 @@ import {
 import { addConfigDirOption, collect } from './team';
 import { addExposeOptions, exposeFlags, exposeReceiver, oneExposure, stopExposure, wantsExposure } from '../expose';
 import { hookUrlAt, type ExposureController } from '../../core/expose';
+import { knownSecrets } from '../known-secrets';
 
 const flagsSchema = z
   .object({
@@ -193,7 +194,7 @@ export function register(program: Command, ctx: CliContext): void {
       if (f.registerUrl !== undefined && registerClient) await registerAll(f.registerUrl === 'self' ? started.url : f.registerUrl);
 
       if (wantsExposure(f)) {
-        exposure = await exposeReceiver(ctx, out, f, started.port, [f.apiKeyEnv, ...(f.secretEnv !== undefined ? [f.secretEnv] : [])]);
+        exposure = await exposeReceiver(ctx, out, f, started.port, () => knownSecrets(ctx, { envNames: [f.apiKeyEnv, f.secretEnv], explicit, configDir: f.configDir }));
         const url = exposure.status().url;
         if (exposure.status().state === 'up' && url !== null) {
           // The same hooks as the ready line, at the public URL (with no agent: its /hooks).

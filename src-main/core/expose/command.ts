@@ -4,6 +4,7 @@
 // program is then watched (its end is reported) and stopped with its whole process group.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
+import { withoutSecrets } from './env';
 import { durationWords, ExposeError, LOCAL_KEEPS_WORKING } from './errors';
 import { findPublicUrl } from './public-url';
 import { DEFAULT_EXPOSE_TIMEOUT_MS, type Exposure } from './types';
@@ -17,8 +18,10 @@ export interface CommandExposureOptions {
   /** The command line; every {port} becomes the receiver's port. */
   command: string;
   port: number;
-  /** The program's environment (default: this process's). Callers leave out variables that hold keys. */
+  /** The program's environment (default: this process's), less every variable holding one of `secrets`. */
   env?: NodeJS.ProcessEnv;
+  /** Keys and secrets this process knows: no variable holding one reaches the program (see env.ts). */
+  secrets?: readonly string[];
   /** How long the program may take to print its URL (default 30 s); then it is stopped. */
   timeoutMs?: number;
   /** Aborting before a URL is printed stops the program; start() then rejects with the signal's reason. */
@@ -76,7 +79,7 @@ export function startCommandExposure(o: CommandExposureOptions): Promise<Exposur
   const line = commandLine(o.command, o.port);
   if (o.signal?.aborted) return Promise.reject(o.signal.reason);
   // Its own process group (POSIX), so stopping it stops what the shell started too.
-  const child = spawn(line, { shell: true, detached: process.platform !== 'win32', stdio: ['ignore', 'pipe', 'pipe'], env: o.env ?? process.env, windowsHide: true });
+  const child = spawn(line, { shell: true, detached: process.platform !== 'win32', stdio: ['ignore', 'pipe', 'pipe'], env: withoutSecrets(o.env ?? process.env, o.secrets ?? []), windowsHide: true });
   const tail: string[] = [];
   let url: string | null = null;
   let onUrl: (u: string) => void = () => undefined;
