@@ -2,6 +2,8 @@
 // carries emulator deliveries end to end (emulator → its public URL → receiver → verified →
 // forwarded), the agent's webhook is registered at <public URL>/hooks/<agent>, and on stop the CLI
 // says the service still points there. Failures keep the local receiver running.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src-main/emulator';
@@ -12,6 +14,8 @@ import { runCli, runCliUntil } from '../helpers/cli';
 import { DEMO_KEY, control, state } from '../helpers/emulator';
 import { emulatorSuite } from '../helpers/emulator-suite';
 import { fakeTunnelCommand, NO_NETWORK_ADDRESS } from '../helpers/fake-tunnel';
+import { spawnCli } from '../helpers/spawn-cli';
+import { waitFor } from '../helpers/wait';
 import type { HttpSink } from '../helpers/http-sink';
 
 let emu: Emulator;
@@ -109,6 +113,36 @@ describe.skipIf(!ci && NO_NETWORK_ADDRESS !== null)('listen --expose-cmd against
     expect(status).toBe(200);
     expect(r.json()).toContainEqual(expect.objectContaining({ event: 'delivery', agentId: 'default', ok: true, verdict: 'verified' }));
   }, 30_000);
+});
+
+describe.skipIf(!ci && NO_NETWORK_ADDRESS !== null)('listen --expose-cmd when listen itself is killed', () => {
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('SIGKILL of listen: the tunnel program notices and stops (no public relay to a dead port)', async () => {
+    const pidFile = join(dir, 'tunnel.pid');
+    // $$ is the shell that runs the command; exec makes it the tunnel program itself.
+    const command = `echo $$ > '${pidFile}'; exec ${fakeTunnelCommand()}`;
+    const listen = spawnCli(['listen', '--secret-env', 'S', '--expose-cmd', command, '--data-dir', join(dir, 'killed-run'), '--json'], { S: 'whsec_killed_listen_secret', XDG_CONFIG_HOME: join(dir, 'xdg') });
+    let pid = 0;
+    try {
+      await waitFor(() => listen.stdout().includes('"event":"exposed"'), 20_000, 'the exposure to come up');
+      pid = Number((await readFile(pidFile, 'utf8')).trim());
+      expect(alive(pid)).toBe(true);
+      listen.child.kill('SIGKILL');
+      await listen.exited;
+      await waitFor(() => !alive(pid), 10_000, 'the tunnel program to stop after listen was killed');
+    } finally {
+      if (listen.child.exitCode === null && listen.child.signalCode === null) listen.child.kill('SIGKILL');
+      if (pid > 0 && alive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  }, 40_000);
 });
 
 describe('listen --expose failures keep the local receiver running', () => {
