@@ -13,7 +13,7 @@ import { accountsOf, signingHint, withAccounts } from '../accounts-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
-import { baseUrlSchema, httpUrlSchema, redactCredentials } from '../../core/url';
+import { baseUrlSchema, httpUrlSchema, isLoopbackHost, redactCredentials } from '../../core/url';
 import { agentId, envVarName, intString, parseFlags } from '../flags';
 import type { Output } from '../output';
 import { DEFAULT_API_KEY_ENV } from '../target';
@@ -95,7 +95,7 @@ export function register(program: Command, ctx: CliContext): void {
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(flagsSchema, opts);
     const explicit = explicitSecret(ctx, out, f);
-    const { Tunnel, isLoopback } = await import('../../core/tunnel');
+    const { Tunnel } = await import('../../core/tunnel');
     const host = f.host ?? '127.0.0.1';
 
     let agents = [...new Set(f.agent ?? [])];
@@ -142,7 +142,7 @@ export function register(program: Command, ctx: CliContext): void {
     tunnel.on('forward', (a) => out.event({ event: 'forward', ...attemptData(a) }, attemptLine(a)));
     tunnel.on('refused', (r) => out.event({ event: 'refused', ...refusedData(r) }, refusedLine(r)));
 
-    if (!isLoopback(host)) out.warn(`listening on ${host}, beyond this machine: anyone who can reach the port can post deliveries (they are still verified)`);
+    if (!isLoopbackHost(host)) out.warn(`listening on ${host}, beyond this machine: anyone who can reach the port can post deliveries (they are still verified)`);
     let exposure: ExposureController | null = null;
     const registered: Array<{ agentId: string; url: string }> = [];
     try {
