@@ -38,13 +38,13 @@ export default tseslint.config(
   },
   {
     // core/ is pure behaviour: it imports nothing above it (the app layer, the shells, the emulator),
-    // except src-shared/limits: plain numbers every runtime shares (a label's longest length).
+    // except src-shared/limits and src-shared/url: plain numbers and URL rules every runtime shares.
     files: ['src-main/core/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict({
         patterns: [
           {
-            group: [...folders('app', 'cli', 'host', 'electron', 'emulator', 'src-preload', 'src-renderer'), '../**/src-shared/*', '!../**/src-shared/limits'],
+            group: [...folders('app', 'cli', 'host', 'electron', 'emulator', 'src-preload', 'src-renderer'), '../**/src-shared/*', '!../**/src-shared/limits', '!../**/src-shared/url'],
             message: 'src-main/core imports nothing above it: not app/, cli/, host/, electron/, emulator/ nor the contract.',
           },
         ],
@@ -52,15 +52,16 @@ export default tseslint.config(
     },
   },
   {
-    // The emulator stands for the service: it may share only the ports and the signature module
-    // with the client, so it cannot agree with the client by construction.
+    // The emulator stands for the service: it shares only the ports, the signature module and the
+    // plain http(s) URL rule (src-shared/url) with the client, and decides everything else on its
+    // own, so it cannot agree with the client by construction.
     files: ['src-main/emulator/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict({
         patterns: [
           {
-            group: [...folders('app', 'cli', 'host', 'electron', 'src-shared', 'src-preload', 'src-renderer'), '../**/core/*', '../**/core/**', '!../**/core/ports', '!../**/core/signature', '!../**/core/signature/**'],
-            message: 'The emulator reaches core only through core/ports and core/signature, and nothing else of the app.',
+            group: [...folders('app', 'cli', 'host', 'electron', 'src-preload', 'src-renderer'), '../**/src-shared/*', '!../**/src-shared/url', '../**/core/*', '../**/core/**', '!../**/core/ports', '!../**/core/signature', '!../**/core/signature/**'],
+            message: 'The emulator reaches core only through core/ports and core/signature, and src-shared only through src-shared/url.',
           },
         ],
       }),

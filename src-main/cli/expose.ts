@@ -54,17 +54,19 @@ function statusLine(s: ExposureStatus): string | undefined {
 
 /**
  * The exposure of the receiver, printing its status as it changes (a failure is a warning: the local
- * receiver keeps running), and what it is asked to run. `hiddenEnv`: variables the tunnel program
- * must not see (the ones holding keys). Ctrl-C while it comes up stops it at once.
+ * receiver keeps running), and what it is asked to run. `knownSecrets`: the keys and secrets no
+ * variable handed to the tunnel program may hold (cli/known-secrets.ts). Ctrl-C while it comes up
+ * stops it at once.
  */
 export function receiverExposure(
   ctx: CliContext,
   out: Output,
   f: ExposeFlags,
-  hiddenEnv: string[],
+  knownSecrets: () => Promise<string[]>,
 ): { controller: ExposureController; request: ExposeRequest; start(port: number, request: ExposeRequest): Promise<ExposureStatus>; status(): ExposureStatus } {
   const controller = new ExposureController({
     ngrokAuthtoken: () => readNgrokAuthtoken(accountsOf(ctx).secrets()),
+    knownSecrets,
     clock: ctx.clock,
     ...(f.exposeTimeout !== undefined ? { timeoutMs: f.exposeTimeout * 1000 } : {}),
   });
@@ -72,9 +74,7 @@ export function receiverExposure(
     if (s.state === 'failed' && s.error) out.warn(`${s.error.message} — ${s.error.hint}`);
     out.event(statusData(s), statusLine(s));
   });
-  const env = { ...ctx.io.env };
-  for (const name of hiddenEnv) delete env[name];
-  const request: ExposeRequest = f.exposeCmd !== undefined ? { kind: 'command', command: f.exposeCmd, env } : { kind: 'ngrok', ...(f.ngrokDomain ? { domain: f.ngrokDomain } : {}) };
+  const request: ExposeRequest = f.exposeCmd !== undefined ? { kind: 'command', command: f.exposeCmd, env: ctx.io.env } : { kind: 'ngrok', ...(f.ngrokDomain ? { domain: f.ngrokDomain } : {}) };
   return {
     controller,
     request,

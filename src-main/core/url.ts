@@ -1,8 +1,12 @@
 // http(s) URLs: the one rule for every URL the app, the CLI and core accept from outside (service base
 // URLs, webhook and forward targets, media links). Messages name the problem, never the URL itself
-// (a URL may carry a token in its path or query).
+// (a URL may carry a token in its path or query). The plain rules every runtime shares (isHttpUrl,
+// isLoopbackHost, redactCredentials) live in src-shared/url and are re-exported here.
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { isHttpUrl, isLoopbackHost, redactCredentials } from '../../src-shared/url';
+
+export { isHttpUrl, isLoopbackHost, redactCredentials };
 
 const MAX_URL_LENGTH = 2048;
 
@@ -21,11 +25,6 @@ export function redactUrl(url: string): string {
   } catch {
     return '…';
   }
-}
-
-/** Whether a parsed URL is http: or https: with a host. */
-export function isHttpUrl(u: URL): boolean {
-  return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
 }
 
 /**
@@ -74,21 +73,6 @@ export function normalizeBaseUrl(s: string): string {
 export const baseUrlSchema = httpUrl({ noCredentials: true, noQuery: true }).transform(normalizeBaseUrl);
 
 /**
- * Whether a host name (as in a URL, IPv6 with or without brackets) is this machine: `localhost`,
- * 127.0.0.0/8, ::1 (also as an IPv4-mapped ::ffff:127.x address).
- */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
-  if (h === 'localhost' || h.endsWith('.localhost')) return true;
-  if (isIP(h) === 4) return h.startsWith('127.');
-  if (isIP(h) !== 6) return false;
-  if (h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
-  // IPv4-mapped: ::ffff:127.0.0.1, which URL parsing writes as ::ffff:7f00:1.
-  const mapped = /^::ffff:(.+)$/.exec(h)?.[1];
-  return mapped !== undefined && (mapped.startsWith('127.') || /^7f[0-9a-f]{2}:/.test(mapped));
-}
-
-/**
  * Why an API key must not go to `baseUrl` (plain http:// to a host that is not this machine, where
  * anyone on the way can read it), or null when it may. `allowInsecureHttp` is the person's explicit
  * choice to send it anyway.
@@ -103,4 +87,25 @@ export function insecureKeyProblem(baseUrl: string, allowInsecureHttp = false): 
   }
   if (u.protocol !== 'http:' || isLoopbackHost(u.hostname)) return null;
   return `The API key would travel unencrypted to ${u.host} (plain http:// to a host other than this machine), where anyone on the way can read it. Use an https:// base URL, or allow plain HTTP for this team explicitly`;
+}
+
+/** Splits `name:port` / `[v6]:port` (lower-cased); null when there is no port. */
+function splitHostHeader(host: string): { name: string; port: string } | null {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(host.toLowerCase());
+  return m ? { name: m[1] ?? m[2] ?? '', port: m[3]! } : null;
+}
+
+/**
+ * Whether a Host header names a server of this machine on `port` (the DNS-rebinding defence of
+ * every local HTTP server a browser could be pointed at): `localhost` or a loopback address
+ * always. With `allowIpLiterals` (the server was bound to another interface on purpose) also any
+ * IP address on that port: DNS rebinding needs a DNS name, so a literal address in Host cannot be
+ * a rebound page.
+ */
+export function hostHeaderAllowed(host: string | undefined, port: number, opts: { allowIpLiterals?: boolean } = {}): boolean {
+  if (typeof host !== 'string') return false;
+  const parts = splitHostHeader(host);
+  if (parts === null || parts.port !== String(port)) return false;
+  if (isLoopbackHost(parts.name)) return true;
+  return opts.allowIpLiterals === true && isIP(parts.name) !== 0;
 }

@@ -2,7 +2,7 @@
 // the tray icons are. Decided by app.isPackaged alone, never by the environment.
 import { join } from 'node:path';
 import { APP_URL } from './app-protocol';
-import { isHttpUrl } from './security';
+import { isHttpUrl } from '../../src-shared/url';
 
 export interface AppPathsLike {
   readonly isPackaged: boolean;

@@ -1,5 +1,6 @@
 // Hardening of every web contents: no new windows (http(s) links open in the system browser), no
 // navigation away from the app, no permissions, a strict CSP on every response, no <webview>.
+import { isHttpUrl } from '../../src-shared/url';
 import { RENDERER_CSP } from '../app/web-security';
 
 export interface ShellLike {
@@ -13,15 +14,6 @@ export interface HardenableContents {
   setWindowOpenHandler(handler: (details: { url: string }) => WindowOpenResponse): void;
   on(event: 'will-navigate' | 'will-redirect', listener: (event: { preventDefault(): void; url?: string }, url?: string) => void): unknown;
   on(event: 'will-attach-webview', listener: (event: { preventDefault(): void }) => void): unknown;
-}
-
-export function isHttpUrl(url: string): boolean {
-  try {
-    const u = new URL(url);
-    return u.protocol === 'https:' || u.protocol === 'http:';
-  } catch {
-    return false;
-  }
 }
 
 /** Deny every new window; hand http(s) links to the OS browser, drop everything else (file:, javascript:, custom schemes). */

@@ -14,7 +14,8 @@ import { admitSend, DEFAULT_SENDS_PER_MINUTE, rateHeaders } from './limits';
 import type { BlobStore } from './media';
 import { pushBounded, type Agent, type Team, type World } from './model';
 import type { Sessions } from './session';
-import { httpUrl, isHttpUrl, isRecipient, phoneDigits } from './validate';
+import { isHttpUrl } from '../../src-shared/url';
+import { httpUrl, isRecipient, phoneDigits } from './validate';
 
 export interface ServiceCounters {
   serviceRequests: number;

@@ -1,5 +1,6 @@
 // Recipient, phone and URL rules of the emulated service.
 import { z } from 'zod';
+import { isHttpUrl } from '../../src-shared/url';
 
 const E164 = /^\+?\d{8,15}$/;
 const USER_JID = /^\d{8,15}@s\.whatsapp\.net$/;
@@ -18,14 +19,5 @@ export function isRecipient(value: string): boolean {
   return E164.test(value) || USER_JID.test(value) || GROUP_JID.test(value);
 }
 
-export function isHttpUrl(value: string): boolean {
-  try {
-    const u = new URL(value);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
-  } catch {
-    return false;
-  }
-}
-
-export const httpUrl = z.string().max(2048).refine(isHttpUrl, 'expected an absolute http(s) URL');
+export const httpUrl = z.string().max(2048).refine((v) => isHttpUrl(v), 'expected an absolute http(s) URL');
 export const phone = z.string().refine(isPhone, 'expected an E.164 number (8–15 digits, optional +)');

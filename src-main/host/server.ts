@@ -12,9 +12,8 @@ import type { Handlers } from '../app/handlers';
 import type { ContractEvents } from '../app/contract';
 import { resolveStaticFile } from '../app/static-files';
 import { rendererHeaders } from '../app/web-security';
-import { hostAllowed, newToken, originAllowed, presentedToken, tokenMatches } from './access';
-
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
+import { newToken, originAllowed, presentedToken, tokenMatches } from './access';
+import { hostHeaderAllowed, isLoopbackHost } from '../core/url';
 
 export interface HostOptions {
   handlers: Handlers;
@@ -158,7 +157,7 @@ export async function startHostServer(opts: HostOptions): Promise<RunningHost> {
   const host = opts.host ?? '127.0.0.1';
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (!hostAllowed(req, port, { allowIpLiterals: !LOOPBACK_HOSTS.has(host) })) return fail(res, 403, 'forbidden', 'BAD_HOST', 'Unexpected Host header.');
+    if (!hostHeaderAllowed(req.headers.host, port, { allowIpLiterals: !isLoopbackHost(host) })) return fail(res, 403, 'forbidden', 'BAD_HOST', 'Unexpected Host header.');
     if (!originAllowed(req)) return fail(res, 403, 'forbidden', 'BAD_ORIGIN', 'Cross-origin requests are not allowed.');
     const work = path === '/api' || path.startsWith('/api/') ? serveApi(req, res, path) : serveStatic(req, res, path);
     work.catch(() => {

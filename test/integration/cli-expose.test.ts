@@ -2,6 +2,8 @@
 // carries emulator deliveries end to end (emulator → its public URL → receiver → verified →
 // forwarded), the agent's webhook is registered at <public URL>/hooks/<agent>, and on stop the CLI
 // says the service still points there. Failures keep the local receiver running.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src-main/emulator';
@@ -12,6 +14,8 @@ import { runCli, runCliUntil } from '../helpers/cli';
 import { DEMO_KEY, control, state } from '../helpers/emulator';
 import { emulatorSuite } from '../helpers/emulator-suite';
 import { fakeTunnelCommand, NO_NETWORK_ADDRESS } from '../helpers/fake-tunnel';
+import { spawnCli } from '../helpers/spawn-cli';
+import { waitFor } from '../helpers/wait';
 import type { HttpSink } from '../helpers/http-sink';
 
 let emu: Emulator;
@@ -111,6 +115,36 @@ describe.skipIf(!ci && NO_NETWORK_ADDRESS !== null)('listen --expose-cmd against
   }, 30_000);
 });
 
+describe.skipIf(!ci && NO_NETWORK_ADDRESS !== null)('listen --expose-cmd when listen itself is killed', () => {
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('SIGKILL of listen: the tunnel program notices and stops (no public relay to a dead port)', async () => {
+    const pidFile = join(dir, 'tunnel.pid');
+    // $$ is the shell that runs the command; exec makes it the tunnel program itself.
+    const command = `echo $$ > '${pidFile}'; exec ${fakeTunnelCommand()}`;
+    const listen = spawnCli(['listen', '--secret-env', 'S', '--expose-cmd', command, '--data-dir', join(dir, 'killed-run'), '--json'], { S: 'whsec_killed_listen_secret', XDG_CONFIG_HOME: join(dir, 'xdg') });
+    let pid = 0;
+    try {
+      await waitFor(() => listen.stdout().includes('"event":"exposed"'), 20_000, 'the exposure to come up');
+      pid = Number((await readFile(pidFile, 'utf8')).trim());
+      expect(alive(pid)).toBe(true);
+      listen.child.kill('SIGKILL');
+      await listen.exited;
+      await waitFor(() => !alive(pid), 10_000, 'the tunnel program to stop after listen was killed');
+    } finally {
+      if (listen.child.exitCode === null && listen.child.signalCode === null) listen.child.kill('SIGKILL');
+      if (pid > 0 && alive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  }, 40_000);
+});
+
 describe('listen --expose failures keep the local receiver running', () => {
   it('a command that exits: the error says why and what to do; the receiver still takes deliveries', async () => {
     // It also shows whether the variables holding keys reached it (they must not).
@@ -137,6 +171,49 @@ describe('listen --expose failures keep the local receiver running', () => {
     expect(lines.some((l) => l.event === 'delivery')).toBe(true);
     expect(r.code).toBe(0);
   }, 20_000);
+
+  // A command that prints which of the named variables reached it, then fails (its last output is in the error).
+  const reporting = (names: string[]) =>
+    `'${process.execPath}' -e "console.error('tunnel {port} saw=' + (${JSON.stringify(names).replace(/"/g, "'")}.filter((n) => process.env[n] !== undefined).join(',') || 'none')); process.exit(4)"`;
+  const seenBy = (lines: Array<Record<string, unknown>>) => {
+    const failed = lines.find((l) => l.event === 'exposure' && l.state === 'failed')!;
+    return /saw=(\S+)/.exec((failed.error as { message: string }).message)?.[1];
+  };
+
+  it('the tunnel program sees no variable holding a key or secret this process knows, whatever its name', async () => {
+    const SECRET = 'whsec_value_copied_elsewhere_0123';
+    const env = {
+      PATH: process.env.PATH,
+      MY_KEY: DEMO_KEY,
+      CHANNEL_API_KEY: 'key-of-another-team-0123456789',
+      KEY_COPY: DEMO_KEY,
+      AUTH_HEADER: `Bearer ${DEMO_KEY}`,
+      S: SECRET,
+      SECRET_COPY: SECRET,
+      HARMLESS: 'stays',
+    };
+    const names = [...Object.keys(env).filter((n) => n !== 'PATH')];
+    const r = await runCliUntil(
+      ['listen', '--base-url', emu.baseUrl, '--agent', 'agent-connected', '--api-key-env', 'MY_KEY', '--secret-env', 'S', '--expose-cmd', reporting(names), '--json'],
+      { configDir: dir, secretStore: new MemorySecretStore(), env },
+      { until: (lines) => lines.some((l) => l.event === 'exposure' && l.state === 'failed') },
+    );
+    expect(seenBy(r.json())).toBe('HARMLESS');
+  });
+
+  it('…nor a copy of a key or the ngrok authtoken kept in the keychain', async () => {
+    const s = new MemorySecretStore();
+    await s.set(NGROK_AUTHTOKEN_ACCOUNT, TOKEN);
+    const add = await runCli(['team', 'add', '--label', 'Hidden', '--base-url', emu.baseUrl, '--agent', 'agent-connected'], { env: { CHANNEL_API_KEY: DEMO_KEY }, configDir: dir, secretStore: s });
+    expect(add.code).toBe(0);
+    const env = { PATH: process.env.PATH, KEY_COPY: DEMO_KEY, NGROK_COPY: TOKEN, HARMLESS: 'stays' };
+    const r = await runCliUntil(['listen', '--team', 'Hidden', '--expose-cmd', reporting(['KEY_COPY', 'NGROK_COPY', 'HARMLESS']), '--json'], { configDir: dir, secretStore: s, env }, {
+      until: (lines) => lines.some((l) => l.event === 'exposure' && l.state === 'failed'),
+    });
+    expect(seenBy(r.json())).toBe('HARMLESS');
+    const removed = await runCli(['team', 'remove', 'Hidden'], { configDir: dir, secretStore: s });
+    expect(removed.code).toBe(0);
+  });
 
   it('ngrok with no authtoken stored: says how to store one', async () => {
     const r = await runCliUntil(['listen', '--secret-env', 'S', '--expose', 'ngrok', '--json'], { configDir: dir, secretStore: new MemorySecretStore(), env: { S: 'whsec_local_only_secret_value' } }, {

@@ -82,4 +82,32 @@ describe('listen + deliveries against the emulator', () => {
     expect(stored).toHaveLength(1);
     for (const s of stored) expect(text).not.toContain(s);
   });
+
+  it('--forward-to with a user and password: the forward carries them, nothing printed or kept shows them', async () => {
+    const PASSWORD = 's3cret-pass-0f9e8d';
+    const withCredentials = app.url.replace('http://', `http://hook-user:${PASSWORD}@`);
+    const shown = app.url.replace('http://', 'http://***@');
+    const dataDir = join(dir, 'credentials-run');
+    const r = await runCliUntil(['listen', '--team', 'Demo', '--register-url', 'self', '--forward-to', withCredentials, '--data-dir', dataDir, '--json'], { configDir: dir, secretStore: store }, {
+      when: (lines) => lines.some((l) => l.event === 'registered'),
+      act: () => control(emu, 'POST', '/agents/agent-connected/inbound', { from: '+15550100002', type: 'text', text: 'behind basic auth' }),
+      until: (lines) => lines.some((l) => l.event === 'forward'),
+    });
+    expect(r.errors).toEqual([]);
+    expect(r.code).toBe(0);
+    const lines = r.json();
+    expect(lines[0]).toMatchObject({ event: 'ready', forwardTo: shown });
+    expect(lines).toContainEqual(expect.objectContaining({ event: 'forward', ok: true, status: 200, url: shown }));
+    expect(app.requests.at(-1)!.headers.authorization).toBe(`Basic ${Buffer.from(`hook-user:${PASSWORD}`).toString('base64')}`);
+    expect(r.stdout + r.stderr).not.toContain(PASSWORD);
+
+    const show = await runCli(['deliveries', 'list', '--data-dir', dataDir, '--json'], { configDir: dir, secretStore: store });
+    expect(show.stdout).not.toContain(PASSWORD);
+    let kept = '';
+    for (const e of await readdir(dataDir, { withFileTypes: true, recursive: true })) {
+      if (e.isFile()) kept += (await readFile(join(e.parentPath, e.name))).toString('latin1');
+    }
+    expect(kept).toContain(shown);
+    expect(kept).not.toContain(PASSWORD);
+  }, 20_000);
 });

@@ -121,6 +121,19 @@ describe('tunnel.expose over the companion and the emulator', () => {
     await ok('tunnel.unexpose');
   });
 
+  it('the tunnel program sees no variable holding a team\'s key or the ngrok authtoken, whatever its name', async () => {
+    const names = ['CC_TEST_KEY_COPY', 'CC_TEST_TOKEN_COPY', 'CC_TEST_HARMLESS'];
+    Object.assign(process.env, { CC_TEST_KEY_COPY: DEMO_KEY, CC_TEST_TOKEN_COPY: TOKEN, CC_TEST_HARMLESS: 'stays' });
+    try {
+      const command = `'${process.execPath}' -e "console.error('saw=' + ${JSON.stringify(names).replace(/"/g, "'")}.filter((n) => process.env[n]).join(',')); process.exit(9)" {port}`;
+      const x = await ok<ExposureDTO>('tunnel.expose', { kind: 'command', command });
+      expect(x.state).toBe('failed');
+      expect(x.error!.message).toContain('saw=CC_TEST_HARMLESS');
+    } finally {
+      for (const n of names) delete process.env[n];
+    }
+  });
+
   it.each([
     [{ kind: 'command', command: 'cloudflared tunnel' }, 'command'],
     [{ kind: 'command', command: '' }, 'command'],

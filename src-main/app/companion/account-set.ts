@@ -71,6 +71,11 @@ export class AccountSet {
     return this.ownerOf(teamIdOrLabel).setSigningSecret(teamIdOrLabel, agentId, secret);
   }
 
+  /** The team's API key from its keychain (main process only). */
+  getApiKey(teamIdOrLabel: string): Promise<string> {
+    return this.ownerOf(teamIdOrLabel).getApiKey(teamIdOrLabel);
+  }
+
   getSigningSecrets(teamIdOrLabel: string, agentId: string): Promise<string[]> {
     return this.ownerOf(teamIdOrLabel).getSigningSecrets(teamIdOrLabel, agentId);
   }

@@ -18,7 +18,7 @@ import { DEMO_TEAM_LABEL, DemoHost, type DemoInfo } from './demo';
 import { PrefsStore, type Prefs } from './prefs';
 import { TunnelHost } from './tunnel-host';
 import { ExposureHost, type ExposureView } from './exposure-host';
-import type { NgrokLoader } from '../../core/expose';
+import { teamSecrets, type NgrokLoader } from '../../core/expose';
 import { Observability, type MetricsListen } from './observability';
 import type { CompanionMetrics } from '../../core/metrics';
 import { alertRules, createAgentMonitor, pollConfig } from '../usecases/monitor';
@@ -166,6 +166,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     onChange: (v) => events.emit('exposure', v),
     ...(opts.exposure?.timeoutMs !== undefined ? { timeoutMs: opts.exposure.timeoutMs } : {}),
     ...(opts.exposure?.loadNgrok ? { loadNgrok: opts.exposure.loadNgrok } : {}),
+    knownSecrets: () => teamSecrets(set),
   });
 
   // ----- monitor ------------------------------------------------------------------------------

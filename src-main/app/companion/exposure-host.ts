@@ -25,6 +25,8 @@ export interface ExposureHostOptions {
   onChange(view: ExposureView): void;
   timeoutMs?: number;
   loadNgrok?: NgrokLoader;
+  /** The keys and signing secrets no variable handed to a tunnel program may hold. */
+  knownSecrets?(): Promise<readonly string[]>;
 }
 
 export type ExposeChoice = ({ kind: 'ngrok'; domain?: string } | { kind: 'command'; command: string }) & { register?: Array<{ teamId: string; agentId: string }> };
@@ -44,6 +46,7 @@ export class ExposureHost {
       logger: o.logger,
       ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
       ...(o.loadNgrok ? { loadNgrok: o.loadNgrok } : {}),
+      ...(o.knownSecrets ? { knownSecrets: o.knownSecrets } : {}),
     });
     this.controller.on('status', () => this.changed());
   }
@@ -61,7 +64,7 @@ export class ExposureHost {
   async expose(choice: ExposeChoice): Promise<ExposureView> {
     this.registrations = [];
     const port = await this.o.port();
-    // The tunnel program gets this process's environment: the app holds its keys in the keychain, not there.
+    // The tunnel program gets this process's environment, less every variable holding a known key or secret.
     const req: ExposeRequest = choice.kind === 'command' ? { kind: 'command', command: choice.command } : { kind: 'ngrok', ...(choice.domain ? { domain: choice.domain } : {}) };
     const mine = {};
     this.current = mine;

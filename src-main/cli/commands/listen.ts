@@ -14,7 +14,7 @@ import { accountsOf, withAccounts } from '../accounts-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
-import { baseUrlSchema, httpUrlSchema } from '../../core/url';
+import { baseUrlSchema, httpUrlSchema, isLoopbackHost, redactCredentials } from '../../core/url';
 import { agentId, envVarName, intString, parseFlags } from '../flags';
 import type { Output } from '../output';
 import { DEFAULT_API_KEY_ENV } from '../target';
@@ -39,6 +39,7 @@ import { addExposeOptions, exposeFlags, oneExposure, receiverExposure, stopExpos
 import type { ExposureController } from '../../core/expose';
 import { hookUrl } from '../../core/tunnel/hook-url';
 import { exposeAndRegister, registerAgentWebhook, registerHooksAt, type HookTarget } from '../../app/usecases/webhooks';
+import { knownSecrets } from '../known-secrets';
 
 const flagsSchema = z
   .object({
@@ -97,7 +98,7 @@ export function register(program: Command, ctx: CliContext): void {
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(flagsSchema, opts);
     const explicit = explicitSecret(ctx, out, f);
-    const { Tunnel, isLoopback } = await import('../../core/tunnel');
+    const { Tunnel } = await import('../../core/tunnel');
     const host = f.host ?? '127.0.0.1';
 
     let agents = [...new Set(f.agent ?? [])];
@@ -144,7 +145,7 @@ export function register(program: Command, ctx: CliContext): void {
     tunnel.on('forward', (a) => out.event({ event: 'forward', ...attemptData(a) }, attemptLine(a)));
     tunnel.on('refused', (r) => out.event({ event: 'refused', ...refusedData(r) }, refusedLine(r)));
 
-    if (!isLoopback(host)) out.warn(`listening on ${host}, beyond this machine: anyone who can reach the port can post deliveries (they are still verified)`);
+    if (!isLoopbackHost(host)) out.warn(`listening on ${host}, beyond this machine: anyone who can reach the port can post deliveries (they are still verified)`);
     let exposure: ExposureController | null = null;
     const registered: Array<{ agentId: string; url: string }> = [];
     try {
@@ -161,11 +162,11 @@ export function register(program: Command, ctx: CliContext): void {
       const hooksAt = (base: string) => (agents.length > 0 ? agents.map((a) => ({ agentId: a, url: hookUrl(base, a) })) : [{ agentId: DEFAULT_AGENT, url: hookUrl(base) }]);
       const hooks = hooksAt(started.url);
       out.event(
-        { event: 'ready', url: started.url, hooks, forwardTo: f.forwardTo ?? null, dataDir, allowLegacySignature: f.allowLegacySignature === true },
+        { event: 'ready', url: started.url, hooks, forwardTo: f.forwardTo ? redactCredentials(f.forwardTo) : null, dataDir, allowLegacySignature: f.allowLegacySignature === true },
         [
           hooks.length === 1 ? `receiving webhook deliveries at ${hooks[0]!.url}` : 'receiving webhook deliveries at:',
           ...(hooks.length === 1 ? [] : hooks.map((h) => `  ${h.agentId}: ${h.url}`)),
-          f.forwardTo ? `forwarding verified deliveries to ${f.forwardTo}` : 'not forwarding (no --forward-to): deliveries are verified and logged only',
+          f.forwardTo ? `forwarding verified deliveries to ${redactCredentials(f.forwardTo)}` : 'not forwarding (no --forward-to): deliveries are verified and logged only',
           'Press Ctrl-C to stop.',
         ].join('\n'),
       );
@@ -196,7 +197,7 @@ export function register(program: Command, ctx: CliContext): void {
       }
 
       if (wantsExposure(f)) {
-        const ex = receiverExposure(ctx, out, f, [f.apiKeyEnv, ...(f.secretEnv !== undefined ? [f.secretEnv] : [])]);
+        const ex = receiverExposure(ctx, out, f, () => knownSecrets(ctx, { envNames: [f.apiKeyEnv, f.secretEnv], explicit, configDir: f.configDir }));
         exposure = ex.controller;
         const registering = registerClient !== undefined && agents.length > 0;
         await exposeAndRegister({

@@ -8,7 +8,7 @@ import { accountsOf } from '../accounts-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
-import { httpUrlSchema } from '../../core/url';
+import { httpUrlSchema, redactCredentials } from '../../core/url';
 import { agentId, parseFlags, secondsString } from '../flags';
 import { DATA_DIR_HELP, SECRET_FLAG_HELP, attemptData, attemptLine, deliveryData, deliveryLine, explicitSecret, oneSecretSource, openTunnel, secretFlags, secretSource, tunnelDataDir } from '../tunnel-support';
 import { addConfigDirOption } from './team';
@@ -84,7 +84,7 @@ export function register(program: Command, ctx: CliContext): void {
       ]);
       ctx.clock.clearTimeout(timer);
       if (attempt === 'aborted') throw new CliFailure('cancelled', EXIT.interrupted, 'INTERRUPTED');
-      if (attempt === 'timeout') throw new CliFailure(`no answer from ${f.forwardTo} within ${f.timeout ?? 15} s; the delivery stays queued in the log`, EXIT.failure, 'FORWARD_TIMEOUT');
+      if (attempt === 'timeout') throw new CliFailure(`no answer from ${redactCredentials(f.forwardTo ?? '')} within ${f.timeout ?? 15} s; the delivery stays queued in the log`, EXIT.failure, 'FORWARD_TIMEOUT');
       if (attempt === null) {
         out.event({ event: 'trigger', deliveryId: r.delivery.id, forwarded: false }, 'stored; not forwarded (no --forward-to)');
         return EXIT.ok;

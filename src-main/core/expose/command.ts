@@ -1,9 +1,12 @@
 // An exposure by any tunnel program the user already has (cloudflared, `tailscale funnel`,
 // `ssh -R`, …): the command line, with {port} replaced by the receiver's port, runs in the shell;
 // the first public URL it prints on stdout or stderr (see public-url.ts) is the exposure's URL. The
-// program is then watched (its end is reported) and stopped with its whole process group.
+// program is then watched (its end is reported) and stopped with its whole process group. On POSIX
+// it runs under a small shell watcher (WATCHER) that stops the group as soon as this process is
+// gone, however it went (SIGKILL, a crash): a tunnel program must not keep relaying to a dead port.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
+import { withoutSecrets } from './env';
 import { durationWords, ExposeError, LOCAL_KEEPS_WORKING } from './errors';
 import { findPublicUrl } from './public-url';
 import { DEFAULT_EXPOSE_TIMEOUT_MS, type Exposure } from './types';
@@ -17,8 +20,10 @@ export interface CommandExposureOptions {
   /** The command line; every {port} becomes the receiver's port. */
   command: string;
   port: number;
-  /** The program's environment (default: this process's). Callers leave out variables that hold keys. */
+  /** The program's environment (default: this process's), less every variable holding one of `secrets`. */
   env?: NodeJS.ProcessEnv;
+  /** Keys and secrets this process knows: no variable holding one reaches the program (see env.ts). */
+  secrets?: readonly string[];
   /** How long the program may take to print its URL (default 30 s); then it is stopped. */
   timeoutMs?: number;
   /** Aborting before a URL is printed stops the program; start() then rejects with the signal's reason. */
@@ -45,6 +50,37 @@ function exitWords(code: number | null, signal: NodeJS.Signals | null): string {
 
 function lastWords(tail: string[]): string {
   return tail.length ? ` Its last output: ${tail.map((l) => (l.length > SHOWN_CHARS ? `${l.slice(0, SHOWN_CHARS)}…` : l)).join(' | ')}` : ' It printed nothing.';
+}
+
+/**
+ * Runs `$1` (the command line) in the background and waits for it, exiting with its code. Its
+ * fd 3 is a pipe whose other end only this process holds: end of file there means this process
+ * closed it (stop) or died. Then the watcher sends SIGTERM to the whole group (the program and what
+ * it started), and SIGKILL to what is left once the program is gone or after about 3 s.
+ */
+const WATCHER = [
+  'sh -c "$1" 3<&- &',
+  'cmd=$!',
+  '{',
+  "  trap '' TERM INT HUP",
+  '  while read -r _; do :; done <&3',
+  '  kill -TERM 0',
+  '  i=0',
+  '  while [ "$i" -lt 30 ] && kill -0 "$cmd" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done',
+  '  kill -KILL 0',
+  '} &',
+  'watch=$!',
+  'exec 3<&-',
+  'wait "$cmd"',
+  'code=$?',
+  'kill -KILL "$watch" 2>/dev/null',
+  'exit "$code"',
+].join('\n');
+
+/** Spawns the command line in its own process group (POSIX: under WATCHER, fd 3 its lifeline). */
+function spawnProgram(line: string, env: NodeJS.ProcessEnv): ChildProcess {
+  if (process.platform === 'win32') return spawn(line, { shell: true, stdio: ['ignore', 'pipe', 'pipe'], env, windowsHide: true });
+  return spawn('/bin/sh', ['-c', WATCHER, 'exposure', line], { detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env });
 }
 
 /** Whether any process of the program's group is still running (POSIX; on Windows taskkill took the tree). */
@@ -76,7 +112,10 @@ export function startCommandExposure(o: CommandExposureOptions): Promise<Exposur
   const line = commandLine(o.command, o.port);
   if (o.signal?.aborted) return Promise.reject(o.signal.reason);
   // Its own process group (POSIX), so stopping it stops what the shell started too.
-  const child = spawn(line, { shell: true, detached: process.platform !== 'win32', stdio: ['ignore', 'pipe', 'pipe'], env: o.env ?? process.env, windowsHide: true });
+  const child = spawnProgram(line, withoutSecrets(o.env ?? process.env, o.secrets ?? []));
+  // The lifeline's end on this side is never written; closing it (or dying) stops the program.
+  const lifeline = child.stdio[3] as (NodeJS.ReadableStream & { destroy(): void }) | null | undefined;
+  lifeline?.on('error', () => undefined);
   const tail: string[] = [];
   let url: string | null = null;
   let onUrl: (u: string) => void = () => undefined;
@@ -119,6 +158,7 @@ export function startCommandExposure(o: CommandExposureOptions): Promise<Exposur
   // The shell may exit before what it started: wait for the whole group, then kill what is left.
   const stop = async (): Promise<void> => {
     stopping = true;
+    lifeline?.destroy();
     killGroup(child, 'SIGTERM');
     await exited;
     const end = Date.now() + STOP_GRACE_MS;

@@ -35,6 +35,11 @@ export interface ExposureStatus {
 export interface ExposureControllerOptions {
   /** The ngrok authtoken (from the keychain); throws an ExposeError when there is none. */
   ngrokAuthtoken(): Promise<string>;
+  /**
+   * The other keys and secrets this process knows (API keys, signing secrets): no variable holding
+   * one, nor the ngrok authtoken, reaches a tunnel program, whatever its name.
+   */
+  knownSecrets?(): Promise<readonly string[]>;
   clock?: Clock;
   logger?: Logger;
   timeoutMs?: number;
@@ -124,7 +129,11 @@ export class ExposureController {
   private async open(port: number, req: ExposeRequest, signal: AbortSignal): Promise<Exposure> {
     const timeoutMs = this.o.timeoutMs;
     if (req.kind === 'command') {
-      return startCommandExposure({ command: req.command, port, signal, ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(req.env ? { env: req.env } : {}) });
+      const secrets = [...((await this.o.knownSecrets?.()) ?? [])];
+      const authtoken = await this.o.ngrokAuthtoken().catch(() => null);
+      if (authtoken !== null) secrets.push(authtoken);
+      if (signal.aborted) throw signal.reason;
+      return startCommandExposure({ command: req.command, port, signal, secrets, ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(req.env ? { env: req.env } : {}) });
     }
     const authtoken = await this.o.ngrokAuthtoken();
     if (signal.aborted) throw signal.reason;

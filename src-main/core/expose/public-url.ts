@@ -2,19 +2,19 @@
 // than this machine's loopback or "any" address and carries no path. Tunnel programs print other
 // URLs first (cloudflared a documentation link, ngrok `addr=http://localhost:PORT`, tailscale
 // `proxy http://127.0.0.1:PORT`); those have a path or point back at this machine.
-import { isIP } from 'node:net';
+import { isLoopbackHost } from '../url';
 
 const URL_RE = /\bhttps?:\/\/(?:\[[0-9A-Fa-f:.]+\])?[^\s"'<>`|[\](){}]*/g;
 // eslint-disable-next-line no-control-regex
 const ANSI_RE = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
-/** Loopback, unspecified ("any") or the machine's name for itself: only this machine reaches it. */
+/**
+ * Loopback, unspecified ("any"), or a `*.localhost` name (never public, whatever it resolves to):
+ * not a URL anyone else reaches.
+ */
 export function isOwnMachineHost(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h.endsWith('.localhost')) return true;
-  if (isIP(h) === 4) return h.startsWith('127.') || h === '0.0.0.0';
-  if (isIP(h) === 6) return h === '::1' || h === '::' || h.startsWith('::ffff:127.');
-  return false;
+  return isLoopbackHost(h) || h === '0.0.0.0' || h === '::' || h.endsWith('.localhost');
 }
 
 /** The public base URL on this line of a tunnel program's output (origin only, no trailing slash), or null. */

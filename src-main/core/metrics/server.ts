@@ -1,7 +1,10 @@
 // The /metrics endpoint: a plain HTTP server for Prometheus to scrape, on loopback unless a host is
-// given on purpose. GET (or HEAD) /metrics answers the exposition text; anything else 404/405.
+// given on purpose. GET (or HEAD) /metrics answers the exposition text; anything else 404/405. The
+// Host header must name this machine (or, when bound elsewhere on purpose, an IP address), as for
+// the browser host: a page on a rebound DNS name cannot read the agents' health.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hostHeaderAllowed, isLoopbackHost } from '../url';
 import type { CompanionMetrics } from './metrics';
 
 export interface MetricsServer {
@@ -21,7 +24,13 @@ export interface MetricsServerOptions {
 
 export async function startMetricsServer(metrics: Pick<CompanionMetrics, 'metrics' | 'contentType'>, opts: MetricsServerOptions): Promise<MetricsServer> {
   const host = opts.host ?? '127.0.0.1';
+  const allowIpLiterals = !isLoopbackHost(host);
+  let port = 0;
   const server: Server = createServer((req, res) => {
+    if (!hostHeaderAllowed(req.headers.host, port, { allowIpLiterals })) {
+      res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' }).end('Forbidden: unexpected Host header\n');
+      return;
+    }
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found: the metrics are at /metrics\n');
@@ -50,7 +59,7 @@ export async function startMetricsServer(metrics: Pick<CompanionMetrics, 'metric
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
+  port = (server.address() as AddressInfo).port;
   const shown = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shown}:${port}/metrics`,

@@ -18,6 +18,7 @@
 // With `pipelining: 1` (or a transport that cannot pipeline) there is no such edge.
 import { backoffDelay, type BackoffPolicy } from '../backoff';
 import { silentLogger, type Clock, type Logger } from '../ports';
+import { redactCredentials } from '../url';
 import type { IdGenerator } from './ids';
 import { originalHeaders } from './headers';
 import { isFinalStatus, type EventLog } from './log';
@@ -375,7 +376,8 @@ export class Forwarder {
   private prepare(o: Outgoing): Send | Promise<Send> {
     const url = this.o.targetOf(o.agentId);
     const at = this.o.clock.now();
-    const base = { kind: 'attempt' as const, id: this.o.newId(), deliveryId: o.id, at, url: url ?? '' };
+    // The record shows the URL without its user and password; the POST itself still carries them.
+    const base = { kind: 'attempt' as const, id: this.o.newId(), deliveryId: o.id, at, url: url === undefined ? '' : redactCredentials(url) };
     if (url === undefined) {
       const none: ForwardAttempt = { ...base, status: null, error: 'no local app URL is configured for this agent', latencyMs: 0, responseBody: null };
       return () => Promise.resolve(none);

@@ -1,5 +1,5 @@
 // The local signed-webhook tunnel: public API for the app, the browser host and the CLI.
-export { Tunnel, TunnelError, isLoopback } from './tunnel';
+export { Tunnel, TunnelError } from './tunnel';
 export { EventLog } from './log';
 export { RefusedStore, type RefusedQuery } from './refused';
 export { LOCK_FILE } from './lock';

@@ -1,7 +1,8 @@
 // The HTTP receiver: POST /hooks/<agentId> (or /hooks for the default agent) is handed over whole.
 // Everything else is refused here and reported as metadata (refuse()): a path that is not a hook
 // (404, "not-a-hook", so a wrongly registered URL shows up; so is the hook of an agent the receiver
-// does not take deliveries for, when it is given its agents), another method (405), a body over the
+// does not take deliveries for, when it is given its agents; the answer names the hooks only to a
+// caller on this machine that came directly), another method (405), a body over the
 // limit (413, not read further), malformed HTTP and slow clients (400/408). Only the size, a
 // sha256 and the first bytes of a refused body are kept while it streams past.
 // A source over its refusal budget (isLimited) is answered 429 before its body is read, unless the
@@ -11,6 +12,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { LEGACY_HEADER, V1_HEADER } from '../signature';
 import { silentLogger, type Logger } from '../ports';
+import { isLoopbackHost } from '../url';
 import type { HeaderMap, RefusedReason } from './types';
 import { hookUrl } from './hook-url';
 
@@ -127,8 +129,15 @@ function headersOf(req: IncomingMessage): HeaderMap {
   return h as HeaderMap;
 }
 
-function isLoopbackAddress(a: string): boolean {
-  return a === '::1' || a.startsWith('127.');
+/** Headers a proxy or tunnel program adds when it relays a request from elsewhere. */
+const RELAY_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip', 'x-forwarded-host', 'x-forwarded-proto', 'x-client-ip', 'cf-connecting-ip', 'true-client-ip', 'via'];
+
+/**
+ * Whether the caller is on this machine and came directly: a loopback peer without a relay's
+ * headers. A tunnel program also connects from loopback, on behalf of anyone on the public URL.
+ */
+function directFromThisMachine(peer: string, headers: HeaderMap): boolean {
+  return isLoopbackHost(peer) && !RELAY_HEADERS.some((h) => headers[h] !== undefined);
 }
 
 /** The connection's remote address (IPv4 without its IPv6 prefix), or "unknown". */
@@ -144,7 +153,7 @@ function peerOf(socket: Socket | undefined): string {
 export function sourceOf(socket: Socket | undefined, headers: HeaderMap): string {
   const remote = peerOf(socket);
   const xff = headers['x-forwarded-for'];
-  if (xff === undefined || !isLoopbackAddress(remote)) return remote;
+  if (xff === undefined || !isLoopbackHost(remote)) return remote;
   const hops = (Array.isArray(xff) ? xff.join(',') : xff).split(',');
   for (let i = hops.length - 1; i >= 0; i--) {
     const hop = hops[i]!.trim();
@@ -258,6 +267,8 @@ export function createReceiver(o: ReceiverOptions): Receiver {
       req.on('error', () => undefined);
       req.on('end', () => {
         if (over) return;
+        // The hooks are named only to this machine: to anyone else the list would tell the agent ids.
+        const tell = stranger && directFromThisMachine(peer, headers);
         const r =
           agentId === null
             ? o.refuse(
@@ -268,7 +279,7 @@ export function createReceiver(o: ReceiverOptions): Receiver {
                   detail: stranger ? `${path} is not a hook: this receiver takes deliveries for ${onlyHooks.join(', ')} only` : `${path} is not a hook: deliveries go to /hooks/<agentId>`,
                   ...d.result(),
                 },
-                { ok: false, reason: 'not-found', hint: stranger ? `POST ${onlyHooks.join(' or ')}` : 'POST /hooks/<agentId>' },
+                { ok: false, reason: 'not-found', hint: tell ? `POST ${onlyHooks.join(' or ')}` : 'POST /hooks/<agentId>' },
               )
             : o.refuse({ ...base, reason: 'bad-request', status: 405, detail: `${method} is not accepted on a hook (only POST)`, ...d.result() }, { ok: false, reason: 'method-not-allowed' });
         sendJson(res, r, agentId === null ? undefined : { allow: 'POST' });

@@ -6,6 +6,7 @@
 // it never changes the queue.
 import { signDelivery } from '../signature';
 import type { Clock } from '../ports';
+import { redactCredentials } from '../url';
 import { originalHeaders, REPLAY_HEADER, tunnelHeaders } from './headers';
 import type { IdGenerator } from './ids';
 import type { EventLog } from './log';
@@ -80,7 +81,7 @@ export async function replayDelivery(deps: ReplayDeps, id: string, opts: ReplayO
   if (url === undefined) throw new ReplayError('no-target', `no local app URL is configured for agent ${req.agentId}`);
   const at = deps.clock.now();
   const out = await postOnce(deps.transport, deps.clock, { url, headers: req.headers, body: req.body, timeoutMs: opts.timeoutMs ?? deps.defaultTimeoutMs });
-  const attempt: ForwardAttempt = { kind: 'attempt', id: deps.newId(), deliveryId: id, at, url, ...out, replay: opts.mode };
+  const attempt: ForwardAttempt = { kind: 'attempt', id: deps.newId(), deliveryId: id, at, url: redactCredentials(url), ...out, replay: opts.mode };
   // A reader (another process writes this log) sends the replay but cannot record it.
   if (!deps.log.readOnly) await deps.log.appendAttempt(attempt);
   return attempt;

@@ -254,7 +254,8 @@ function dispatchOnce(d: Dispatcher, target: Target, req: ForwardRequest, lane: 
     const early = req.cancel ? req.cancel.reason : req.signal.aborted ? req.signal.reason : null;
     if (early) return reject(early instanceof Error ? early : new Error('aborted'));
     const handler = new Exchange(req, lane, breakLane, resolve, reject);
-    const opts: Dispatcher.DispatchOptions = { origin: target.origin, path: target.path, method: 'POST', headers: req.headers, body: req.body };
+    const headers = target.authorization === null ? req.headers : { ...req.headers, authorization: target.authorization };
+    const opts: Dispatcher.DispatchOptions = { origin: target.origin, path: target.path, method: 'POST', headers, body: req.body };
     // undici pipelines only requests marked idempotent and non-blocking (a POST is neither by
     // default); the lane itself guards the order (see the top of this file).
     if (lane) {
@@ -273,6 +274,20 @@ interface Target {
   origin: string;
   path: string;
   http: boolean;
+  /** `Basic …` from the URL's user and password (the origin leaves them out), or null. */
+  authorization: string | null;
+}
+
+function basicAuthorization(u: URL): string | null {
+  if (u.username === '' && u.password === '') return null;
+  const decode = (s: string) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  };
+  return `Basic ${Buffer.from(`${decode(u.username)}:${decode(u.password)}`).toString('base64')}`;
 }
 
 /** Parsed forward URLs (a handful of distinct ones, parsed once each). */
@@ -283,7 +298,7 @@ class TargetCache {
     let t = this.map.get(url);
     if (!t) {
       const u = new URL(url);
-      t = { origin: u.origin, path: `${u.pathname}${u.search}`, http: isHttpUrl(u) };
+      t = { origin: u.origin, path: `${u.pathname}${u.search}`, http: isHttpUrl(u), authorization: basicAuthorization(u) };
       if (this.map.size >= 256) this.map.clear();
       this.map.set(url, t);
     }

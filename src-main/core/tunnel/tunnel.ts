@@ -147,9 +147,6 @@ function storageError(dir: string, err: unknown): unknown {
   return new TunnelError('storage-failed', `the tunnel's data folder ${dir} cannot be written (${why[code]}, or choose another data folder)`);
 }
 
-/** Whether a host is this machine (the one rule: core/url.ts). */
-export const isLoopback = isLoopbackHost;
-
 export class Tunnel {
   readonly log: EventLog;
   readonly refusedStore: RefusedStore;
@@ -288,7 +285,7 @@ export class Tunnel {
   async start(opts: StartOptions = {}): Promise<{ url: string; port: number }> {
     if (this.readOnly) throw new TunnelError('read-only', 'this tunnel only reads its data folder; it cannot receive');
     const host = opts.host ?? '127.0.0.1';
-    if (!isLoopback(host)) {
+    if (!isLoopbackHost(host)) {
       if (!opts.allowNonLoopback) {
         throw new TunnelError('not-loopback', `refusing to listen on ${host}: pass allowNonLoopback to expose the receiver beyond this machine`);
       }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { baseUrlSchema, httpUrlProblem, httpUrlSchema, isHttpUrl, storedUrlSchema } from '../../../src-main/core/url';
+import { baseUrlSchema, httpUrlProblem, httpUrlSchema, isHttpUrl, redactCredentials, storedUrlSchema } from '../../../src-main/core/url';
 
 const messages = (r: { success: boolean; error?: { issues: Array<{ message: string }> } }) => (r.success ? [] : r.error!.issues.map((i) => i.message));
 
@@ -46,5 +46,23 @@ describe('httpUrlProblem and isHttpUrl', () => {
     expect(httpUrlProblem('https://u@a.test', { noCredentials: true })).toBe('must not contain a user or password');
     expect(isHttpUrl(new URL('https://a.test'))).toBe(true);
     expect(isHttpUrl(new URL('file:///etc/passwd'))).toBe(false);
+  });
+});
+
+describe('redactCredentials', () => {
+  it.each([
+    ['http://user:pass@host:8/x?y=1', 'http://***@host:8/x?y=1'],
+    ['http://u:p@a@host/', 'http://***@host/'],
+    ['http:u:p@host', 'http:***@host'],
+    ['HTTPS://U:P@H', 'HTTPS://***@H'],
+    ['http://token@host', 'http://***@host'],
+  ])('%s → %s (no user or password left in what the URL parser reads)', (url, shown) => {
+    expect(redactCredentials(url)).toBe(shown);
+    const u = new URL(redactCredentials(url));
+    expect(u.password).toBe('');
+    expect(u.username).toBe('***');
+  });
+  it.each(['http://host/a@b', 'http://host?x=a@b', 'http://host#a@b', 'https://h.example/p'])('leaves %s as it is', (url) => {
+    expect(redactCredentials(url)).toBe(url);
   });
 });

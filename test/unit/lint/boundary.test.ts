@@ -2,8 +2,9 @@
 // here with a planted import it must refuse and one it must let through:
 //   'electron' only in the Electron adapters and the preload;
 //   core imports nothing above it (app, cli, host, electron, emulator, the contract), but the
-//   shared limits (src-shared/limits);
-//   the emulator reaches core only through core/ports and core/signature;
+//   shared limits and URL rules (src-shared/limits, src-shared/url);
+//   the emulator reaches core only through core/ports and core/signature (and src-shared only
+//   through src-shared/url);
 //   the contract imports nothing;
 //   the renderer imports only the contract from the repository, and no Node built-ins.
 import { ESLint } from 'eslint';
@@ -60,6 +61,7 @@ describe('lint boundary', () => {
       ['src-main/core/x.ts', 'node:fs'],
       ['src-main/core/x.ts', 'zod'],
       ['src-main/core/accounts/x.ts', '../../../src-shared/limits'],
+      ['src-main/core/x.ts', '../../src-shared/url'],
     ])('%s may import %s', async (file, specifier) => {
       expect(await restrictedImportErrors(file, specifier)).toEqual([]);
     });
@@ -80,7 +82,7 @@ describe('lint boundary', () => {
       },
     );
 
-    it.each(['../core/ports', '../core/signature', './model', 'node:http', 'zod'])('allows %s', async (specifier) => {
+    it.each(['../core/ports', '../core/signature', '../../src-shared/url', './model', 'node:http', 'zod'])('allows %s', async (specifier) => {
       expect(await restrictedImportErrors('src-main/emulator/x.ts', specifier)).toEqual([]);
     });
   });

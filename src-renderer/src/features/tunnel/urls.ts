@@ -3,6 +3,7 @@
 // else, or nowhere yet. And whether a team's service runs on this machine (the emulator), where
 // "register this receiver" is one click.
 import type { ExposureDTO, TeamDTO, TunnelAgentDTO } from '../../../../src-shared/contract';
+import { isLoopbackHost } from '../../../../src-shared/url';
 
 /** One empty list for selectors (a new [] on each read would re-render forever). */
 export const NO_AGENTS: TunnelAgentDTO[] = [];
@@ -30,8 +31,7 @@ export const POINTING_WORDS: Record<Pointing, string> = {
 export function serviceOnThisMachine(team: TeamDTO | undefined): boolean {
   if (!team) return false;
   try {
-    const h = new URL(team.baseUrl).hostname.replace(/^\[|\]$/g, '');
-    return h === 'localhost' || h === '::1' || /^127\./.test(h);
+    return isLoopbackHost(new URL(team.baseUrl).hostname);
   } catch {
     return false;
   }

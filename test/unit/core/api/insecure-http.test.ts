@@ -15,16 +15,18 @@ afterEach(async () => {
 });
 
 describe('isLoopbackHost', () => {
-  it.each(['localhost', 'LOCALHOST', 'app.localhost', '127.0.0.1', '127.8.9.10', '[::1]', '::1', '[::ffff:7f00:1]', '::ffff:127.0.0.1'])('%s is loopback', (h) => {
+  it.each(['localhost', 'LOCALHOST', 'localhost.', '127.0.0.1', '127.8.9.10', '[::1]', '::1', '[::ffff:7f00:1]', '::ffff:127.0.0.1'])('%s is loopback', (h) => {
     expect(isLoopbackHost(h)).toBe(true);
   });
-  it.each(['example.com', '10.0.0.1', '128.0.0.1', '[::2]', '192.168.1.127', 'localhost.example.com', '[::ffff:a00:1]'])('%s is not', (h) => {
+  it.each(['example.com', '10.0.0.1', '128.0.0.1', '[::2]', '192.168.1.127', 'localhost.example.com', '[::ffff:a00:1]', '127.0.0.256', '127.1'])('%s is not', (h) => {
     expect(isLoopbackHost(h)).toBe(false);
   });
 });
 
 describe('the key over plain http', () => {
-  it.each(['http://api.example.com', 'http://10.0.0.5:8787', 'http://[2001:db8::1]'])('%s is refused with a clear message, before any request', (baseUrl) => {
+  // A *.localhost name would be resolved like any other (nothing pins it to 127.0.0.1): the key
+  // could go wherever a resolver sends it.
+  it.each(['http://api.example.com', 'http://10.0.0.5:8787', 'http://[2001:db8::1]', 'http://app.localhost:8787', 'http://evil.localhost'])('%s is refused with a clear message, before any request', (baseUrl) => {
     const dispatcher = new MockAgent();
     dispatcher.disableNetConnect();
     let err: unknown;

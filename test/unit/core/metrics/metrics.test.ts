@@ -1,5 +1,6 @@
 // The companion's metrics: what a scrape says about each agent, polls, alerts, deliveries and the
 // send budget; and the /metrics endpoint (loopback, OpenMetrics, 404/405 elsewhere).
+import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerError } from '../../../../src-main/core/api/errors';
 import type { SessionStatus } from '../../../../src-main/core/api/types';
@@ -160,6 +161,24 @@ describe('the /metrics endpoint', () => {
     expect((await fetch(`${base}/metrics/x`)).status).toBe(404);
     expect((await fetch(server.url, { method: 'POST', body: 'x' })).status).toBe(405);
     expect((await fetch(server.url, { method: 'HEAD' })).status).toBe(200);
+  });
+
+  /** Status of a GET /metrics with the given Host header. */
+  const statusWithHost = (port: number, host: string) =>
+    new Promise<number>((resolve, reject) => {
+      const r = request({ host: '127.0.0.1', port, path: '/metrics', headers: { host } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      r.on('error', reject);
+      r.end();
+    });
+
+  it('answers only a Host naming this machine (a rebound DNS name is refused), as the browser host does', async () => {
+    server = await startMetricsServer(setup().metrics, { port: 0 });
+    const { port } = server;
+    for (const ok of [`127.0.0.1:${port}`, `localhost:${port}`]) expect(await statusWithHost(port, ok)).toBe(200);
+    for (const bad of [`rebind.attacker.example:${port}`, `app.localhost:${port}`, `127.0.0.1:${port + 1}`]) expect(await statusWithHost(port, bad)).toBe(403);
   });
 
   it('a port in use is an error, not a crash', async () => {

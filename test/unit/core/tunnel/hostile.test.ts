@@ -198,6 +198,29 @@ describe('hooks', () => {
     expect(t.list({ limit: 10 }).filter((d) => d.verdict.ok)).toHaveLength(1);
   });
 
+  it('names its hooks only to a caller on this machine that came directly: through a tunnel program (forwarding headers) the 404 lists no agent id', async () => {
+    const clock = new FakeClock(NOW);
+    const { url } = await tunnel(await dir(), clock, { agents: ['team-secret-agent'], defaultAgentId: 'team-secret-agent' });
+    const direct = await rawRequest(`${url}/hooks/guess`, { body: '{}' });
+    expect(direct.json).toMatchObject({ hint: 'POST /hooks/team-secret-agent' });
+    const relayed: Array<Record<string, string>> = [
+      { 'x-forwarded-for': '203.0.113.9' },
+      { forwarded: 'for=203.0.113.9;proto=https' },
+      { 'x-real-ip': '203.0.113.9' },
+      { 'x-forwarded-host': 'public.example' },
+      { 'cf-connecting-ip': '203.0.113.9' },
+      { via: '1.1 proxy.example' },
+    ];
+    for (const headers of relayed) {
+      for (const path of ['/hooks/guess', '/', '/hooks/a/b']) {
+        const r = await rawRequest(`${url}${path}`, { headers, body: '{}' });
+        expect(r.status).toBe(404);
+        expect(r.json).toMatchObject({ ok: false, reason: 'not-found' });
+        expect(r.body.toString()).not.toContain('team-secret-agent');
+      }
+    }
+  });
+
   it('takes a request whose target is in absolute form (http://host/path), as HTTP/1.1 servers must', async () => {
     const clock = new FakeClock(NOW);
     const { url } = await tunnel(await dir(), clock);
