@@ -116,8 +116,9 @@ test.describe('chat window', () => {
     expect(partial.length).toBeGreaterThan(0);
     expect(partial.length).toBeLessThan(full.length);
     expect(full.startsWith(partial)).toBe(true);
-    // Nothing more arrives after Stop.
-    await page.waitForTimeout(600);
+    // The stream is closed at the service (its 60 tokens would take 9 s), and nothing more arrives.
+    const activeStreams = async () => (await control<{ counters: { activeStreams: number } }>(suite, '/state', undefined, 'GET')).counters.activeStreams;
+    await expect.poll(activeStreams, { timeout: 5_000 }).toBe(0);
     expect(await lastReply(page).locator('.chat-bubble .md').textContent()).toBe(partial);
     await expect(page.getByRole('button', { name: 'Send', exact: true })).toBeDisabled(); // empty box
     await expect(page.getByRole('button', { name: 'Stop' })).toBeDisabled();

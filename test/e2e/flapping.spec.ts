@@ -22,6 +22,23 @@ async function recordNotices(page: Page): Promise<() => Promise<string[]>> {
   return () => page.evaluate(() => (window as unknown as { __notices: string[] }).__notices);
 }
 
+/** The health badge of the agent row labelled `label`, every change the page shows from now on. */
+async function recordHealth(page: Page, label: string): Promise<() => Promise<string[]>> {
+  await page.evaluate((label) => {
+    const w = window as unknown as { __health: string[] };
+    w.__health = [];
+    const seen = () => {
+      const row = [...document.querySelectorAll('ul.agents > li')].find((el) => el.textContent?.includes(label));
+      const badge = row?.querySelector('.badge');
+      const health = badge ? [...badge.classList].find((c) => c.startsWith('badge-'))?.slice('badge-'.length) : undefined;
+      if (health && w.__health.at(-1) !== health) w.__health.push(health);
+    };
+    new MutationObserver(seen).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['class'] });
+    seen();
+  }, label);
+  return () => page.evaluate(() => (window as unknown as { __health: string[] }).__health);
+}
+
 test.describe('a flapping number', () => {
   const suite = useServe(['--emulator', '--poll-sec', '1', '--fast-poll-sec', '1']);
 
@@ -33,12 +50,18 @@ test.describe('a flapping number', () => {
     await expect(row).toContainText('Connected', { timeout: 15_000 });
     const notices = await recordNotices(page);
     const ofAgent = async () => (await notices()).filter((t) => t.includes(`${LABELS.connected}:`));
+    const health = await recordHealth(page, LABELS.connected);
+    const drops = async () => (await health()).filter((h) => h === 'reconnecting').length;
+    // A drop, then the page showing the agent reconnecting and connected again.
+    const dropAndBack = async (seconds: number) => {
+      const before = await drops();
+      await control(suite, `agents/${AGENTS.connected}/drop`, { seconds });
+      await expect.poll(drops, { timeout: 10_000 }).toBe(before + 1);
+      await expect.poll(async () => (await health()).at(-1), { timeout: 10_000 }).toBe('connected');
+    };
 
-    // Six 2-s drops, one every 5 s.
-    for (let i = 0; i < 6; i++) {
-      await control(suite, `agents/${AGENTS.connected}/drop`, { seconds: 2 });
-      await page.waitForTimeout(5_000);
-    }
+    // Six 2-s drops in a row, each seen by the page before the next.
+    for (let i = 0; i < 6; i++) await dropAndBack(2);
     // The notice of the drop, re-worded in place once flapping is declared (a warning notice leaves
     // the stack by itself after a while, so what was shown is read from the record).
     await expect.poll(async () => (await ofAgent()).some((t) => /flapping/i.test(t)), { timeout: 10_000 }).toBe(true);
@@ -50,10 +73,7 @@ test.describe('a flapping number', () => {
     await shot('flapping');
 
     // Later drops of the flapping agent: nothing new.
-    for (let i = 0; i < 2; i++) {
-      await control(suite, `agents/${AGENTS.connected}/drop`, { seconds: 3 });
-      await page.waitForTimeout(6_000);
-    }
+    for (let i = 0; i < 2; i++) await dropAndBack(3);
     expect(await ofAgent()).toEqual(duringBurst);
   });
 });

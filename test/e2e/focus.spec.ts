@@ -102,9 +102,12 @@ test.describe('focus', () => {
   });
 
   test('the tunnel screen on its first visit, its chunk arriving late: focus on its heading once rendered', async ({ page }) => {
-    // The lazily loaded screen arrives well after the frames the route change waits for a heading.
+    // The lazily loaded screen is held back until the loading state has been checked: it arrives
+    // well after the frames the route change waits for a heading.
+    let release = () => {};
+    const released = new Promise<void>((r) => (release = r));
     await page.route(/\/assets\/Inspector-[^/]*\.js$/, async (route) => {
-      await new Promise((r) => setTimeout(r, 1500));
+      await released;
       await route.continue();
     });
     await open(page, suite);
@@ -113,6 +116,7 @@ test.describe('focus', () => {
     await expect(page.getByText('Loading the webhook tunnel…')).toBeVisible();
     // While it loads, focus waits on the main region (never on <body>).
     await expect(page.locator('main')).toBeFocused();
+    release();
     await expect(page.getByRole('heading', { level: 2, name: 'Webhook tunnel' })).toBeFocused({ timeout: 10_000 });
   });
 });

@@ -19,6 +19,7 @@ import { verifyDelivery } from '../../src-main/core/signature';
 import type { Emulator } from '../../src-main/emulator';
 import { DEMO_KEY, state, waitFor } from '../helpers/emulator';
 import { emulatorSuite } from '../helpers/emulator-suite';
+import { FakeClock } from '../helpers/fake-clock';
 import type { HttpSink } from '../helpers/http-sink';
 
 let emu: Emulator;
@@ -182,13 +183,26 @@ describe('errors of docs/service-api.md §7 and of docs/service-assumptions.md',
 
   it('429 with Retry-After: waited out and sent — never lost', async () => {
     emu.control.addFault({ kind: '429', count: 1, pathPrefix: `/api/v1/agents/${A}/whatsapp/messages`, retryAfterSeconds: 1 });
-    const retries: RetryInfo[] = [];
-    const t0 = Date.now();
-    const r = await client.send(A, { to: '+15550102000', text: 'x' }, { onRetry: (i) => retries.push(i) });
-    expect(r.status).toBe('sent');
-    expect(retries).toEqual([expect.objectContaining({ delayMs: 1000, error: expect.objectContaining({ kind: 'rate-limited' }) })]);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(950);
-    expect((await state(emu)).sentMessages).toHaveLength(1);
+    // The client's waits run on a manual clock: the retry goes out when, and only when, 1 s has passed on it.
+    const clock = new FakeClock(Date.now());
+    const waiting = createServiceClient({ baseUrl: emu.baseUrl, apiKey: DEMO_KEY, clock });
+    try {
+      const retries: RetryInfo[] = [];
+      const sending = waiting.send(A, { to: '+15550102000', text: 'x' }, { onRetry: (i) => retries.push(i) });
+      await waitFor(() => retries.length === 1, 5000, 'the 429');
+      expect(retries).toEqual([expect.objectContaining({ delayMs: 1000, error: expect.objectContaining({ kind: 'rate-limited' }) })]);
+      const before = await requests();
+      await clock.advance(999);
+      expect(await requests()).toBe(before);
+      expect((await state(emu)).sentMessages).toHaveLength(0);
+      await clock.advance(1);
+      const r = await sending;
+      expect(r.status).toBe('sent');
+      expect(await requests()).toBe(before + 1);
+      expect((await state(emu)).sentMessages).toHaveLength(1);
+    } finally {
+      await waiting.close();
+    }
   });
 
   it('401 for a wrong key; the key is not in the error', async () => {

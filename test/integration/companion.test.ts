@@ -114,8 +114,11 @@ describe('companion over the emulator', () => {
     const before = await waitFor(async () => (await list()).find((i) => i.agentId === 'agent-unlinked' && i.kind === 'needs-scan'), 8000);
     const monitor = companion.monitor();
     const mark = events.length;
+    const polled = async () => (await emu.control.state()).counters.serviceRequests;
+    const polledBefore = await polled();
     await ok('settings.update', { patch: { pollIntervalSec: 30, alertWebhookUrl: 'http://127.0.0.1:9/alerts' } });
-    await new Promise((r) => setTimeout(r, 1500)); // several polls at 400 ms
+    // Three more rounds of polls of the three agents (at 400 ms) after the change.
+    await waitFor(async () => (await polled()) >= polledBefore + 3 * AGENTS.length, 10_000, 'three more rounds of polls');
     expect(companion.monitor()).toBe(monitor);
     expect((await list()).find((i) => i.agentId === 'agent-unlinked')?.id).toBe(before.id);
     expect(events.slice(mark).filter((e) => e.name === 'alert' && e.payload.change === 'opened' && e.payload.incident.agentId === 'agent-unlinked')).toEqual([]);

@@ -124,6 +124,13 @@ describe('monitor scenarios (emulator + client + monitor on one fake clock)', ()
     expect(dropme[2]!.at - (droppedAt + 20_000)).toBeGreaterThan(0);
     expect(dropme[2]!.at - (droppedAt + 20_000)).toBeLessThanOrEqual(2200);
     expect(await path('dropme')).toHaveLength(3);
+
+    // The diagnostics export tells each agent's health and changes, and never the API key.
+    const diag = await h.monitor.exportDiagnostics();
+    expect(diag).toContain(`Agent unlinkme (team ${TEAM})`);
+    expect(diag).toContain('health: needs-scan');
+    expect(diag).toContain('connected → reconnecting');
+    expect(diag).not.toContain(KEY);
   });
 
   it('2: 500/429/resets on 30 % of polls for 2 min raise no unlink; the whole team down raises exactly one unreachable alert', async () => {

@@ -2,7 +2,7 @@
 // The chat window's conversations (list, new, switch, rename, delete, search) and what Enter does
 // while a reply is coming (the message is queued, shown with Cancel, and sent when the reply ends).
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ChatConversationDTO, ChatResultDTO } from '../../../src-shared/contract';
 import { plainPreview } from '../../../src-renderer/src/features/chat/preview';
 import { INSTALL_ID, sendHello, setup } from './chat-fixtures';
@@ -198,18 +198,31 @@ describe('conversations', () => {
     await t.mount();
     await flush();
     const names = () => [...list().querySelectorAll('.chat-conv-name')].map((n) => n.textContent);
+    const searches = () => t.calls.filter((c) => c.name === 'chat.conversations' && (c.args as { text?: string }).text).map((c) => (c.args as { text: string }).text);
     const search = screen.getByRole('searchbox', { name: 'Search conversations' });
-    fireEvent.change(search, { target: { value: 'CUST-7' } });
-    expect(names()).toEqual(['About cust-7']);
-    fireEvent.change(search, { target: { value: 'refund' } });
-    await act(() => new Promise((r) => setTimeout(r, 250)));
-    expect(t.calls.some((c) => c.name === 'chat.conversations' && (c.args as { text?: string }).text === 'refund')).toBe(true);
-    expect(names()).toEqual(['About cust-8']);
-    expect(within(list()).getByText('…asked for a refund of…')).toBeTruthy();
-    fireEvent.change(search, { target: { value: 'nothing like this' } });
-    await act(() => new Promise((r) => setTimeout(r, 250)));
-    expect(names()).toEqual([]);
-    expect(screen.getByText('No conversation matches “nothing like this”.')).toBeTruthy();
+    // The core is asked 200 ms after typing stops (on a fake clock), once per settled query.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const advance = (ms: number) => act(() => vi.advanceTimersByTimeAsync(ms));
+      fireEvent.change(search, { target: { value: 'CUST-7' } });
+      expect(names()).toEqual(['About cust-7']);
+      fireEvent.change(search, { target: { value: 'refun' } });
+      await advance(150);
+      fireEvent.change(search, { target: { value: 'refund' } });
+      await advance(199);
+      expect(searches()).toEqual([]);
+      await advance(1);
+      expect(searches()).toEqual(['refund']);
+      expect(names()).toEqual(['About cust-8']);
+      expect(within(list()).getByText('…asked for a refund of…')).toBeTruthy();
+      fireEvent.change(search, { target: { value: 'nothing like this' } });
+      await advance(200);
+      expect(searches()).toEqual(['refund', 'nothing like this']);
+      expect(names()).toEqual([]);
+      expect(screen.getByText('No conversation matches “nothing like this”.')).toBeTruthy();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -395,12 +395,24 @@ describe('tunnel inspector: request list', () => {
       'tunnel.refused': (args: { text?: string }) => ({ ok: true, value: args.text ? [] : [refusedOne] }),
     });
     await flush();
-    fireEvent.change(screen.getByLabelText('Search requests'), { target: { value: 'order 4521' } });
-    expect(screen.getByText('Nothing matches.')).toBeTruthy();
-    await act(() => new Promise((r) => setTimeout(r, 350)));
-    expect(t.calls.filter((c) => c.name === 'tunnel.deliveries').map((c) => c.args)).toContainEqual({ text: 'order 4521', limit: 200 });
-    expect(t.calls.filter((c) => c.name === 'tunnel.refused').map((c) => c.args)).toContainEqual({ text: 'order 4521', limit: 200 });
-    expect(rows().map((r) => r.textContent)).toEqual([expect.stringContaining('from last week')]);
+    const searched = (name: string) => t.calls.filter((c) => c.name === name && (c.args as { text?: string }).text).map((c) => c.args);
+    // The log is searched 300 ms after typing stops (on a fake clock), once for the settled text.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const advance = (ms: number) => act(() => vi.advanceTimersByTimeAsync(ms));
+      fireEvent.change(screen.getByLabelText('Search requests'), { target: { value: 'order 45' } });
+      await advance(200);
+      fireEvent.change(screen.getByLabelText('Search requests'), { target: { value: 'order 4521' } });
+      expect(screen.getByText('Nothing matches.')).toBeTruthy();
+      await advance(299);
+      expect(searched('tunnel.deliveries')).toEqual([]);
+      await advance(1);
+      expect(searched('tunnel.deliveries')).toEqual([{ text: 'order 4521', limit: 200 }]);
+      expect(searched('tunnel.refused')).toEqual([{ text: 'order 4521', limit: 200 }]);
+      expect(rows().map((r) => r.textContent)).toEqual([expect.stringContaining('from last week')]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('the arrow keys, Home and End move the selection', async () => {

@@ -99,12 +99,12 @@ describe('startNgrokExposure over a stubbed module', () => {
 });
 
 describe('startNgrokExposure over the real @ngrok/ngrok', () => {
-  it('a bogus authtoken (and here, no network) ends in a clear error within the time allowed, never a hang', async () => {
-    const t0 = Date.now();
+  // The test's own time limit (20 s) is above the exposure's (15 s): a hang fails the test.
+  it('a bogus authtoken (and here, no network) ends in a clear error, never a hang', async () => {
     const e = await failure(startNgrokExposure({ port: 9, authtoken: 'bogus_token_for_a_test_0123456789', timeoutMs: 15_000 }));
-    expect(Date.now() - t0).toBeLessThan(17_000);
     // Without network: no-network (or timeout when name lookups hang); with network: the token is refused.
     expect(['no-network', 'authtoken-rejected', 'timeout']).toContain(e.code);
+    if (e.code === 'timeout') expect(e.message).toContain('within 15 s');
     expect(e.message).not.toContain('bogus_token_for_a_test_0123456789');
     expect(e.hint).toMatch(/local receiver keeps working/);
   }, 20_000);

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookAlertSink } from '../../../../src-main/core/monitor/sinks';
 import { alertWords } from '../../../../src-main/core/monitor/words';
 import type { Alert } from '../../../../src-main/core/monitor/types';
+import { FakeClock } from '../../../helpers/fake-clock';
+import { waitFor } from '../../../helpers/wait';
 
 const alert: Alert = {
   id: 'alert-1',
@@ -22,6 +24,8 @@ let server: Server;
 let base = '';
 const received: Array<{ path: string; body: unknown }> = [];
 const failuresLeft = new Map<string, number>();
+/** One entry per request to /hang. */
+const hung: string[] = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -29,7 +33,7 @@ beforeAll(async () => {
     req.on('data', (c) => (data += c));
     req.on('end', () => {
       const path = req.url ?? '/';
-      if (path === '/hang') return; // never answers
+      if (path === '/hang') return void hung.push(path); // never answers
       const left = failuresLeft.get(path) ?? 0;
       if (left > 0) {
         failuresLeft.set(path, left - 1);
@@ -89,9 +93,21 @@ describe('WebhookAlertSink', () => {
     const before = received.filter((r) => r.path === '/gone').length;
     await expect(new WebhookAlertSink(`${base}/gone`, { backoff: QUICK }).deliver(alert)).resolves.toBeUndefined();
     expect(received.filter((r) => r.path === '/gone').length - before).toBe(1);
-    const t0 = Date.now();
-    await expect(new WebhookAlertSink(`${base}/hang`, { timeoutMs: 50, retries: 1, backoff: QUICK }).deliver(alert)).resolves.toBeUndefined();
-    expect(Date.now() - t0).toBeLessThan(2000);
+    // A hung endpoint: each attempt is given up at its timeout (on the sink's clock), then retried once.
+    const clock = new FakeClock();
+    let settled = false;
+    const delivery = new WebhookAlertSink(`${base}/hang`, { clock, timeoutMs: 5000, retries: 1, backoff: { baseMs: 1000, maxMs: 1000, jitter: 0 } }).deliver(alert).finally(() => (settled = true));
+    await waitFor(() => hung.length === 1, 5000, 'the first attempt');
+    await clock.advance(4999);
+    expect([hung.length, settled]).toEqual([1, false]);
+    await clock.advance(1 + 1000); // the timeout, then the wait before the retry
+    await waitFor(() => hung.length === 2, 5000, 'the retry');
+    await clock.advance(4999);
+    expect(settled).toBe(false);
+    await clock.advance(1);
+    await expect(delivery).resolves.toBeUndefined();
+    expect(hung).toHaveLength(2);
+    expect(clock.pending).toBe(0);
     await expect(new WebhookAlertSink('http://127.0.0.1:1/x', { retries: 0 }).deliver(alert)).resolves.toBeUndefined();
   });
 
