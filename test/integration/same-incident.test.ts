@@ -27,9 +27,10 @@ emulatorSuite('cc-same-incident-', (s) => ({ emu, sink, dir } = s));
 /** Five past midnight, local time, when the test starts; then real time goes on. */
 const T0 = new Date(2025, 2, 12, 0, 5, 0, 0).getTime();
 const MORNING = new Date(2025, 2, 12, 8, 0, 0, 0).getTime();
-const since = Date.now();
+/** The shift that puts the wall clock at T0 now. */
+const SHIFT = T0 - Date.now();
 const justAfterMidnight: Clock = {
-  now: () => T0 + (Date.now() - since),
+  now: () => Date.now() + SHIFT,
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
 };
