@@ -48,8 +48,11 @@ export interface ConsoleSlice {
 
 const MAX_HISTORY = 200;
 
-/** A team's send budget as last read, with when (`readAt`): a queued send's wait counts down from there. */
-export type SendBudget = SendBudgetDTO & { readAt: number };
+/**
+ * A team's send budget as last read, with when it was asked for (`askedAt`) and when the answer came
+ * (`readAt`): a queued send's wait counts down from there.
+ */
+export type SendBudget = SendBudgetDTO & { askedAt: number; readAt: number };
 
 /**
  * Where a queued send stands: its place in the team's queue and when it leaves (ms epoch), as the
@@ -87,8 +90,18 @@ export const consoleSlice: Slice<ConsoleSlice> = ({ set, get, api, env }) => {
     set((s) => ({ sendHistory: s.sendHistory.map((r) => (r.clientRef === clientRef ? fn(r) : r)) }));
 
   const budget = async (teamId: string): Promise<void> => {
+    const askedAt = env.now();
     const r = await api['send.budget']({ teamId });
-    if (r.ok) set((s) => ({ sendBudgets: { ...s.sendBudgets, [teamId]: { ...r.value, readAt: env.now() } } }));
+    if (!r.ok) return;
+    const read: SendBudget = { ...r.value, askedAt, readAt: env.now() };
+    const inQueue = new Set((r.value.queued ?? []).map((q) => q.id));
+    // A send of this window queued before this read was asked for, and no longer in the team's
+    // queue, has left it: it is going out (so the rows marked queued are the ones the budget lists).
+    const left = (x: SendRecord) => x.state === 'queued' && x.teamId === teamId && x.queue?.queuedId !== undefined && x.queue.at < askedAt && !inQueue.has(x.queue.queuedId);
+    set((s) => ({
+      sendBudgets: { ...s.sendBudgets, [teamId]: read },
+      sendHistory: s.sendHistory.some(left) ? s.sendHistory.map((x) => (left(x) ? { ...x, state: 'sending' as const } : x)) : s.sendHistory,
+    }));
   };
 
   return {

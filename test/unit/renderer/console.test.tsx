@@ -356,6 +356,91 @@ describe('console screen', () => {
   });
 });
 
+describe('console send burst', () => {
+  it('the budget says whose sends its queue counts, and a row stops reading "Queued" once its send left the queue', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const waiting = (id: string, agentId: string) => ({ id, agentId, to: '+15550102000', enqueuedAt: 0, etaMs: 5000 });
+    let queue = [waiting('q-1', 'a1'), waiting('q-2', 'a2'), waiting('q-3', 'a2')];
+    const fake = setup({ 'send.message': () => new Promise(() => undefined) as never, 'send.budget': () => budget({ limit: 2, used: 2, queued: queue }) });
+    await typeAndSend('+15550102000', 'first');
+    const args = fake.calls.find((c) => c.name === 'send.message')?.args as SendArgs;
+    progress(fake, args.clientRef, { phase: 'queued', queuedId: 'q-1', position: 1, waitMs: 5000 });
+    await flush();
+    const queuedRows = () => document.querySelectorAll('table.send-history tr[data-state="queued"]').length;
+    expect(queuedRows()).toBe(1);
+    // The team's queue holds three, one of them this agent's: the words say so.
+    expect(screen.getByRole('heading', { name: "Waiting in the team's queue (3)" })).toBeTruthy();
+    expect(document.querySelector('.queue-mine')?.textContent).toBe('1 from a1, 2 from other agents of the team.');
+    // It left the queue: the next read no longer lists it, and its row says it is going out.
+    vi.advanceTimersByTime(2000);
+    queue = [waiting('q-2', 'a2')];
+    await act(() => fake.store.getState().loadSendBudget('team1'));
+    expect(queuedRows()).toBe(0);
+    expect(document.querySelector('.queue-mine')?.textContent).toBe('0 from a1, 1 from other agents of the team.');
+    expect(screen.getAllByRole('row')[1]!.textContent).toContain('Sending…');
+    expect(screen.queryByRole('button', { name: 'Cancel the send to +15550102000' })).toBeNull();
+  });
+
+  it('the message box clears once the send is queued, and gets the text back if that send is then cancelled', async () => {
+    let answer: (r: unknown) => void = () => undefined;
+    const fake = setup({ 'send.message': () => new Promise((r) => (answer = r)) as never, 'send.stop': { ok: true, value: { stopped: true } } });
+    await typeAndSend('+15550102000', 'burst 1');
+    expect(msgBox().value).toBe('burst 1');
+    const args = fake.calls.find((c) => c.name === 'send.message')?.args as SendArgs;
+    progress(fake, args.clientRef, { phase: 'queued', queuedId: 'q-1', position: 1, waitMs: 5000 });
+    expect(msgBox().value).toBe('');
+    answer({ ok: false, error: { kind: 'aborted', code: 'ABORTED', message: 'The send was cancelled.' } });
+    await flush();
+    expect(msgBox().value).toBe('burst 1');
+  });
+
+  it('warns before sending from an agent that needs a QR scan, with the Pair link, and sends only after "Send anyway"', async () => {
+    const fake = setup({ 'send.message': sent, 'agents.list': { ok: true, value: [{ ...agent('a1', 'needs-scan', {}, 'team1'), label: 'Support bot' }] } });
+    await flush();
+    const warning = document.querySelector('.send-scan-warning')!;
+    expect(warning.textContent).toContain('Support bot (a1) needs a QR scan');
+    expect(within(warning as HTMLElement).getByRole('link', { name: 'Pair Support bot (a1)' }).getAttribute('href')).toBe('#/agents/a1/pairing?team=team1');
+    await typeAndSend('+15550102000', 'hello?');
+    expect(fake.calls.some((c) => c.name === 'send.message')).toBe(false);
+    const confirm = screen.getByRole('alert');
+    expect(confirm.textContent).toContain('Support bot (a1) needs a QR scan.');
+    expect(within(confirm).getByRole('link', { name: 'Pair Support bot (a1)' })).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Send anyway' }));
+    await flush();
+    expect(fake.calls.filter((c) => c.name === 'send.message')).toHaveLength(1);
+  });
+
+  it('a contact check clears the previous result line while it runs', async () => {
+    let answer: (r: unknown) => void = () => undefined;
+    let n = 0;
+    setup({ 'contacts.check': () => (++n === 1 ? { ok: true, value: { phone: '15550102000', exists: true, jid: '15550102000@s.whatsapp.net' } } : new Promise((r) => (answer = r))) });
+    fireEvent.change(toBox(), { target: { value: '+15550102000' } });
+    fireEvent.click(screen.getByRole('button', { name: /Check contact/ }));
+    await flush();
+    expect(screen.getByText(/On WhatsApp: yes/)).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: /Check contact/ }));
+    await flush();
+    expect(screen.getByRole('button', { name: 'Checking…' })).toBeTruthy();
+    expect(screen.queryByText(/On WhatsApp:/)).toBeNull();
+    answer({ ok: true, value: { phone: '15550102000', exists: false, jid: '' } });
+    await flush();
+    expect(screen.getByText(/On WhatsApp: no/)).toBeTruthy();
+  });
+
+  it('an image row in the history shows its URL under the caption', async () => {
+    setup({ 'send.message': sent });
+    fireEvent.click(screen.getByRole('radio', { name: 'Image' }));
+    fireEvent.change(toBox(), { target: { value: '+15550102000' } });
+    fireEvent.change(screen.getByLabelText('Image URL'), { target: { value: 'https://example.com/cat.png' } });
+    fireEvent.change(screen.getByLabelText('Caption'), { target: { value: 'a cat' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Send' }));
+    await flush();
+    const cell = document.querySelector('table.send-history td.send-content')!;
+    expect(cell.textContent).toContain('a cat');
+    expect(cell.querySelector('.send-url')?.textContent).toBe('https://example.com/cat.png');
+  });
+});
+
 describe('console pickers', () => {
   it('show agent labels with the id in small print, and preselect the only team', async () => {
     const t = storeSetup({ 'send.budget': budget() });

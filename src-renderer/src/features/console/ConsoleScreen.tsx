@@ -1,14 +1,18 @@
 // The send console: text, image URL + caption, or document URL + file name to a number validated
 // as typed; a contact check one keystroke away (Alt+C) that warns before a send to a number not on
-// WhatsApp; the send budget; the latest send's result under the Send button; a history of sends.
-// The form never locks: while the budget is spent, each send waits in the queue on its own. Nothing
-// typed is lost on error (the text is cleared only when the send went out as typed). The app checks
+// WhatsApp; a warning (with the Pair link) and a confirmation before a send from an agent known to
+// need a QR scan; the send budget; the latest send's result under the Send button; a history of
+// sends. The form never locks: while the budget is spent, each send waits in the queue on its own.
+// Nothing typed is lost on error: the text is cleared once the send went out or waits in the queue,
+// and comes back if that queued send is cancelled or fails while the form is still empty. The app checks
 // what is sent (the browser's own URL check is off, so its words are the app's), and a field's error
 // shows only while the field still holds the value it was about.
-import { useEffect, useId, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import type { ContactCheckDTO, ErrorDTO, SendArgs } from '../../../../src-shared/contract';
 import { errorLine } from '../../components/errors';
+import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
+import { agentHref } from '../../router/routes';
 import { Pickers } from './Pickers';
 import { checkRecipient } from './recipient';
 import { errorField } from './SendError';
@@ -20,6 +24,8 @@ import './console.css';
 type Kind = 'text' | 'image' | 'document';
 type Field = 'to' | 'text' | 'url' | 'filename';
 type Contact = { to: string; r: ContactCheckDTO } | { to: string; e: ErrorDTO };
+/** Why a send waits for "Send anyway". */
+type Doubt = 'needs-scan' | 'not-on-whatsapp';
 
 /** What a send carried in `f`. */
 function sentValue(args: Omit<SendArgs, 'clientRef'>, f: Field): string {
@@ -84,8 +90,13 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
   const [lastRef, setLastRef] = useState<string | null>(null);
   const [contact, setContact] = useState<Contact | null>(null);
   const [checking, setChecking] = useState(false);
-  /** A send to a number the contact check said is not on WhatsApp waits for "Send anyway". */
+  /** A send from an agent that needs a scan, or to a number not on WhatsApp, waits for "Send anyway". */
   const [confirming, setConfirming] = useState(false);
+  /** What the latest send took from the form; cleared from it once that send is queued or sent. */
+  const typedFor = useRef<{ clientRef: string; text: string; url: string; filename: string; cleared: boolean } | null>(null);
+  const agent = useApp((s) => (teamId && agentId ? s.agents[agentKey(teamId, agentId)] : undefined));
+  const agentName = agent?.label && agent.label !== agentId ? `${agent.label} (${agentId})` : agentId;
+  const needsScan = agent !== undefined && (agent.health.needsScan || agent.health.health === 'needs-scan');
 
   // Teams arrive after the first render in a fresh window: pick the only one then.
   useEffect(() => {
@@ -110,9 +121,33 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
   // A field's error is about the value that was sent: once the field holds another, it is gone.
   const errorHere = field !== null && last !== null && sentValue(last.args, field) === holds[field] ? field : null;
   const notOnWhatsApp = contact !== null && !('e' in contact) && !contact.r.exists && recipient?.ok === true && contact.to === recipient.value;
+  const doubts: Doubt[] = [...(needsScan ? (['needs-scan'] as const) : []), ...(notOnWhatsApp ? (['not-on-whatsapp'] as const) : [])];
+
+  // Once the latest send is queued or sent, what it took is cleared from the form (unless something
+  // new was typed meanwhile); a queued one that then fails or is cancelled puts it back into an
+  // empty form.
+  const lastState = last?.state;
+  useEffect(() => {
+    const typed = typedFor.current;
+    if (!typed || typed.clientRef !== lastRef || !lastState) return;
+    if ((lastState === 'queued' || lastState === 'sent') && !typed.cleared) {
+      typed.cleared = true;
+      setText((t) => (t === typed.text ? '' : t));
+      setUrl((u) => (u === typed.url ? '' : u));
+      setFilename((f) => (f === typed.filename ? '' : f));
+    } else if (lastState === 'failed' && typed.cleared) {
+      typed.cleared = false;
+      const empty = (v: string) => v === '';
+      setText((t) => (empty(t) ? typed.text : t));
+      setUrl((u) => (empty(u) ? typed.url : u));
+      setFilename((f) => (empty(f) ? typed.filename : f));
+    }
+  }, [lastRef, lastState]);
 
   const doCheck = async () => {
     if (!ready || !recipient?.ok || recipient.kind === 'group-jid') return;
+    // The previous answer is about an earlier check: it goes while this one runs.
+    setContact(null);
     setChecking(true);
     const r = await check(teamId, agentId, recipient.value);
     setChecking(false);
@@ -141,21 +176,15 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
   const submit = async (opts: { anyway?: boolean } = {}) => {
     const args = build();
     if (!args) return;
-    if (notOnWhatsApp && !opts.anyway) {
+    if (doubts.length > 0 && !opts.anyway) {
       setConfirming(true);
       return;
     }
     setConfirming(false);
     const clientRef = `send-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+    typedFor.current = { clientRef, text, url, filename, cleared: false };
     setLastRef(clientRef);
-    const typed = { text, url, filename };
-    const r = await send({ ...args, clientRef });
-    // Cleared only when it went out and nothing new was typed meanwhile.
-    if (r.ok) {
-      setText((t) => (t === typed.text ? '' : t));
-      setUrl((u) => (u === typed.url ? '' : u));
-      setFilename((f) => (f === typed.filename ? '' : f));
-    }
+    await send({ ...args, clientRef });
   };
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
@@ -196,13 +225,22 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
               setTeamId(t);
               setAgentId('');
               setLastRef(null);
+              setConfirming(false);
             }}
             onAgent={(a) => {
               setAgentId(a);
               setLastRef(null);
+              setConfirming(false);
             }}
           />
           {!ready && <p className="muted">Choose a team and an agent to send from.</p>}
+          {ready && needsScan && (
+            <p className="send-scan-warning" id={`${uid}-scan`}>
+              <span aria-hidden="true">⚠ </span>
+              <strong>{agentName} needs a QR scan</strong>: its WhatsApp link is not set up, so a send from it fails until the phone scans the code.{' '}
+              <a href={agentHref(teamId, agentId, 'pairing')}>Pair {agentName}</a>
+            </p>
+          )}
           <form className="form console-form" onSubmit={onSubmit} aria-label="Send a message" noValidate>
             <fieldset className="console-kind">
               <legend>Type</legend>
@@ -261,11 +299,20 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
                 {fieldErr('text')}
               </>
             )}
-            {confirming && notOnWhatsApp ? (
+            {confirming && doubts.length > 0 ? (
               <div className="send-confirm" role="alert">
-                <p>
-                  <strong>{recipient?.ok ? recipient.value : to} is not on WhatsApp.</strong> The message will not arrive. Send it anyway?
-                </p>
+                {doubts.includes('needs-scan') && (
+                  <p>
+                    <strong>{agentName} needs a QR scan.</strong> The service will refuse this send until the phone scans the code.{' '}
+                    <a href={agentHref(teamId, agentId, 'pairing')}>Pair {agentName}</a>
+                  </p>
+                )}
+                {doubts.includes('not-on-whatsapp') && (
+                  <p>
+                    <strong>{recipient?.ok ? recipient.value : to} is not on WhatsApp.</strong> The message will not arrive.
+                  </p>
+                )}
+                <p>Send it anyway?</p>
                 <div className="actions">
                   <button type="button" className="danger" onClick={() => void submit({ anyway: true })}>
                     Send anyway
@@ -277,7 +324,7 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
               </div>
             ) : (
               <div className="actions">
-                <button type="submit" disabled={!ready || !recipient?.ok}>
+                <button type="submit" disabled={!ready || !recipient?.ok} aria-describedby={ready && needsScan ? `${uid}-scan` : undefined}>
                   Send
                 </button>
               </div>
@@ -285,7 +332,7 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
             {last && field === null && <SendResult r={last} />}
           </form>
         </div>
-        <div className="console-side">{teamId && <SendMeter teamId={teamId} />}</div>
+        <div className="console-side">{teamId && <SendMeter teamId={teamId} agentId={agentId} />}</div>
       </div>
       {ready && <SendHistory teamId={teamId} agentId={agentId} />}
     </section>

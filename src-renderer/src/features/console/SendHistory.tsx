@@ -76,13 +76,31 @@ export function SendActions({ r }: { r: SendRecord }) {
   return null;
 }
 
-/** What a send carried: its summary, wrapping; when that was cut short, everything sent a click away. */
+/** The URL an image or document send carried, under its caption or file name. */
+function MediaUrl({ r }: { r: SendRecord }) {
+  const url = r.args.imageUrl ?? r.args.documentUrl;
+  if (!url || url === contentOf(r.args)) return null;
+  return (
+    <span className="send-url">
+      <code>{url}</code>
+    </span>
+  );
+}
+
+/** What a send carried: its summary, wrapping (and the media URL); when that was cut short, everything sent a click away. */
 function Content({ r }: { r: SendRecord }) {
   const full = contentOf(r.args);
-  if (full === r.summary) return <>{r.summary}</>;
+  if (full === r.summary)
+    return (
+      <>
+        {r.summary}
+        <MediaUrl r={r} />
+      </>
+    );
   return (
     <>
       {r.summary}
+      <MediaUrl r={r} />
       <details className="send-full">
         <summary>All {full.length.toLocaleString()} characters</summary>
         <pre tabIndex={0} aria-label={`Everything sent to ${r.to}`}>

@@ -1,11 +1,13 @@
 // The team's send budget (limit from X-RateLimit-Limit, sends in the window) as a bar that turns to
-// the warning colour when nearly spent and the alarm colour when spent, and the queue of sends
-// waiting for room, each cancellable.
+// the warning colour when nearly spent and the alarm colour when spent, and the team's queue of sends
+// waiting for room (every agent of the team, from this window or elsewhere), each cancellable, with
+// how many of them are the chosen agent's.
 import { useState } from 'react';
 import type { QueuedSendDTO, SendBudgetDTO } from '../../../../src-shared/contract';
 import { errorLine } from '../../components/errors';
 import { useNow } from '../../components/TimeAgo';
 import { usePolling } from '../../components/usePolling';
+import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
 
 const POLL_MS = 2000;
@@ -25,8 +27,10 @@ function windowWords(windowMs: number): string {
   return sec === 60 ? 'minute' : `${sec} s`;
 }
 
-export function SendMeter({ teamId }: { teamId: string }) {
+export function SendMeter({ teamId, agentId }: { teamId: string; agentId: string }) {
   const budget = useApp((s) => s.sendBudgets[teamId]);
+  const agents = useApp((s) => s.agents);
+  const nameOf = (a: string) => agents[agentKey(teamId, a)]?.label || a;
   const load = useApp((s) => s.loadSendBudget);
   const cancel = useApp((s) => s.cancelQueuedSend);
   const [msg, setMsg] = useState<string | null>(null);
@@ -39,6 +43,7 @@ export function SendMeter({ teamId }: { teamId: string }) {
   const level = budgetLevel(budget);
   const used = Math.min(budget.used, budget.limit);
   const words = `${budget.used} of ${budget.limit} sends used in the last ${windowWords(budget.windowMs)}`;
+  const mine = agentId === '' ? 0 : queue.filter((q) => q.agentId === agentId).length;
   return (
     <section className={`send-meter send-meter-${level}`} aria-labelledby="meter-title">
       <h3 id="meter-title">Send budget</h3>
@@ -58,11 +63,16 @@ export function SendMeter({ teamId }: { teamId: string }) {
       </div>
       {queue.length > 0 && (
         <>
-          <h4>Waiting ({queue.length})</h4>
+          <h4>Waiting in the team&apos;s queue ({queue.length})</h4>
+          {agentId !== '' && (
+            <p className="hint queue-mine">
+              {mine === queue.length ? `All from ${nameOf(agentId)}.` : `${mine} from ${nameOf(agentId)}, ${queue.length - mine} from other agents of the team.`}
+            </p>
+          )}
           <ul className="send-queue">
             {queue.map((q) => (
               <li key={q.id}>
-                to <code>{q.to}</code> from {q.agentId}, leaves in about <span aria-live="off">{Math.max(0, Math.ceil((budget.readAt + q.etaMs - now) / 1000))}</span> s{' '}
+                to <code>{q.to}</code> from {nameOf(q.agentId)}, leaves in about <span aria-live="off">{Math.max(0, Math.ceil((budget.readAt + q.etaMs - now) / 1000))}</span> s{' '}
                 <button
                   type="button"
                   className="secondary small"
