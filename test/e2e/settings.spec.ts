@@ -31,11 +31,12 @@ test.describe('settings screens', () => {
     await open(page, suite, agentHash(suite, AGENTS.connected, 'settings'));
     const card = page.locator('section.card', { has: page.getByRole('heading', { name: 'Channel switches' }) });
     const status = card.getByRole('status');
-    await expect(status).toHaveText('The service does not report these until one is changed; all are off by default.');
+    await expect(status).toHaveText('The service has no way to read these: each is unknown until it is changed here (it may have been set elsewhere).');
     const groups = card.getByRole('switch', { name: /Answer in groups/ });
     const read = card.getByRole('switch', { name: /Send read receipts/ });
     const delivery = card.getByRole('switch', { name: /Deliver receipt events/ });
-    for (const s of [groups, read, delivery]) await expect(s).not.toBeChecked();
+    for (const s of [groups, read, delivery]) await expect(s).toHaveJSProperty('indeterminate', true);
+    await expect(card.getByText('Answer in groups (unknown until changed here)')).toBeVisible();
     await shot('defaults');
 
     // A switch shows the service's reply, not the click: click, then wait for the reply.

@@ -19,8 +19,6 @@ export interface SettingsSlice {
   exportDiagnostics(): Promise<Result<DiagnosticsDTO>>;
 }
 
-export const CHANNEL_DEFAULTS: ChannelSettingsDTO = { groups: false, readReceipts: false, deliveryReceipts: false };
-
 export const settingsSlice: Slice<SettingsSlice> = ({ set, get, api }) => ({
   settings: null,
   settingsError: null,

@@ -184,7 +184,7 @@ describe('settings screen', () => {
 });
 
 describe('agent settings (channel switches)', () => {
-  it('start off by default and then show what the service replied; an error is explained', async () => {
+  it('read "unknown until changed here" (the service cannot read them), then show what the service replied; an error is explained', async () => {
     let fail = false;
     const { store, calls } = setup({
       'channel.updateSettings': () =>
@@ -195,13 +195,24 @@ describe('agent settings (channel switches)', () => {
     store.getState().setAgents([agent('a1', 'connected')]);
     mount(store, <AgentSettingsScreen agentId="a1" teamId="t1" />);
     const switches = screen.getAllByRole('switch') as HTMLInputElement[];
-    expect(switches.map((s) => s.checked)).toEqual([false, false, false]);
-    expect(screen.getByText(/all are off by default/)).toBeTruthy();
+    expect(switches.map((s) => [s.checked, s.indeterminate])).toEqual([[false, true], [false, true], [false, true]]);
+    expect(switches.map((s) => s.labels?.[0]?.textContent)).toEqual([
+      'Answer in groups (unknown until changed here)',
+      'Send read receipts (unknown until changed here)',
+      'Deliver receipt events (unknown until changed here)',
+    ]);
+    expect(document.body.textContent).not.toMatch(/\boff\b/);
+    expect(screen.getByRole('status').textContent).toBe('The service has no way to read these: each is unknown until it is changed here (it may have been set elsewhere).');
     fireEvent.click(screen.getByRole('switch', { name: /Send read receipts/ }));
     await flush();
     expect(calls.at(-1)?.args).toEqual({ teamId: 't1', agentId: 'a1', patch: { readReceipts: true } });
     expect(screen.getByText('The service now reports: groups off, read receipts on, delivery receipts off.')).toBeTruthy();
     expect((screen.getByRole('switch', { name: /Send read receipts/ }) as HTMLInputElement).checked).toBe(true);
+    expect(screen.getAllByRole('switch').map((s) => [(s as HTMLInputElement).indeterminate, s.parentElement?.querySelector('label')?.textContent])).toEqual([
+      [false, 'Answer in groups (off)'],
+      [false, 'Send read receipts (on)'],
+      [false, 'Deliver receipt events (off)'],
+    ]);
     fail = true;
     fireEvent.click(screen.getByRole('switch', { name: /Answer in groups/ }));
     await flush();

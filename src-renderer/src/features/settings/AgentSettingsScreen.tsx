@@ -1,5 +1,6 @@
 // An agent's channel switches (groups, read receipts, delivery receipts). The service has no read
-// for them, so they start at its defaults (all off) and then show exactly what its reply says.
+// for them, so each reads "unknown until changed here" (the agent may have been set up elsewhere)
+// until one is changed here, and then all show exactly what the service's reply says.
 import type { AgentDTO, ChannelSettingsDTO } from '../../../../src-shared/contract';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorNotice } from '../../components/ErrorNotice';
@@ -8,7 +9,6 @@ import { agentHref } from '../../router/routes';
 import { resolveAgent } from '../../router/resolve';
 import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
-import { CHANNEL_DEFAULTS } from '../../store/settings';
 
 const SWITCHES: { key: keyof ChannelSettingsDTO; label: string; hint: string }[] = [
   { key: 'groups', label: 'Answer in groups', hint: 'Let the agent read and answer group chats.' },
@@ -19,7 +19,7 @@ const SWITCHES: { key: keyof ChannelSettingsDTO; label: string; hint: string }[]
 function ChannelSwitches({ agent }: { agent: AgentDTO }) {
   const view = useApp((s) => s.channel[agentKey(agent.teamId, agent.agentId)]);
   const update = useApp((s) => s.updateChannel);
-  const value = view?.value ?? CHANNEL_DEFAULTS;
+  const value = view?.value ?? null;
   return (
     <section className="card" aria-labelledby="channel-title" aria-busy={view?.pending ?? false}>
       <h3 id="channel-title">Channel switches</h3>
@@ -28,7 +28,8 @@ function ChannelSwitches({ agent }: { agent: AgentDTO }) {
           key={sw.key}
           label={sw.label}
           hint={sw.hint}
-          checked={value[sw.key]}
+          checked={value?.[sw.key] ?? false}
+          {...(value === null ? { unknown: 'unknown until changed here' } : {})}
           disabled={view?.pending}
           onChange={(v) => void update(agent.teamId, agent.agentId, { [sw.key]: v })}
         />
@@ -38,7 +39,7 @@ function ChannelSwitches({ agent }: { agent: AgentDTO }) {
       <p className="muted" role="status">
         {view?.value
           ? `The service now reports: groups ${view.value.groups ? 'on' : 'off'}, read receipts ${view.value.readReceipts ? 'on' : 'off'}, delivery receipts ${view.value.deliveryReceipts ? 'on' : 'off'}.`
-          : 'The service does not report these until one is changed; all are off by default.'}
+          : 'The service has no way to read these: each is unknown until it is changed here (it may have been set elsewhere).'}
       </p>
     </section>
   );
