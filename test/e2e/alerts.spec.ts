@@ -20,10 +20,10 @@ test.describe('alerts screen', () => {
 
     await control(suite, `/agents/${AGENTS.connected}/unlink`);
     // The in-app notice, urgent (a scan is needed), with a way to open the agent.
-    const toast = page.getByRole('status', { name: 'Notifications' }).locator('li.toast').filter({ hasText: `${LABELS.connected}:` });
+    const toast = page.getByRole('status', { name: 'Notifications' }).locator('li.toast').filter({ hasText: `${LABELS.connected} (` });
     await expect(toast.first()).toBeVisible({ timeout: 6_000 });
     await expect(toast.first()).toContainText(/Urgent:.*(QR scan|unlinked)/);
-    await expect(toast.first().getByRole('link', { name: /^Support bot:/ })).toBeVisible();
+    await expect(toast.first().getByRole('link', { name: /^Support bot \(/ })).toBeVisible();
     const row = incidents.filter({ hasText: LABELS.connected });
     await expect(row).toHaveCount(1);
     await expect(row).toContainText(/Urgent: Support bot — .*(QR scan|unlinked)/);

@@ -1,8 +1,9 @@
 // The notices (toasts), in the sidebar under the navigation so they never cover the page: a bounded
 // stack of compact notices (urgent first, then the newest; "+N more" for the rest), announced
 // politely (role=status). Each title opens its page (a link) and each can be dismissed, with the
-// keyboard too; non-urgent ones leave on their own after a while, held while the pointer or focus
-// is on them. An incident's notice turns into its resolved state in place. A dismissed notice
+// keyboard too. A warning or urgent notice stays while its problem lasts: until it is dismissed or
+// its incident's notice turns into its resolved state (in place); info and resolved notices leave
+// on their own after a while, held while the pointer or focus is on them. A dismissed notice
 // hands keyboard focus to the one that takes its place (else the region).
 import { useEffect, useRef, useState } from 'react';
 import { useKeepFocus } from '../router/focus';
@@ -11,13 +12,15 @@ import { noticeStack, type Notice } from '../store/notices';
 
 const TONE_WORD: Record<Notice['tone'], string> = { info: 'Info', success: 'Resolved', warning: 'Warning', urgent: 'Urgent' };
 const AUTO_DISMISS_MS = 12_000;
+/** Notices that leave on their own; the others tell of a problem that lasts until it is resolved. */
+const PASSING: ReadonlySet<Notice['tone']> = new Set(['info', 'success']);
 
 function Toast({ n, onDismiss }: { n: Notice; onDismiss(): void }) {
   const dismiss = useApp((s) => s.dismissNotice);
   const navigate = useApp((s) => s.setRoute);
   const [held, setHeld] = useState(false);
   useEffect(() => {
-    if (n.tone === 'urgent' || held) return;
+    if (!PASSING.has(n.tone) || held) return;
     const t = setTimeout(() => dismiss(n.id), AUTO_DISMISS_MS);
     return () => clearTimeout(t);
   }, [n.id, n.tone, held, dismiss]);

@@ -1,6 +1,7 @@
 // In-app notices (toasts): short, dismissable, announced politely. A notice about an incident
 // follows it: the incident's words when they change, and its resolved state (which replaces the
 // warning or urgent notice instead of stacking a second one). The stack shows a few at a time.
+// Notices name an agent one way: its label, then its id in parentheses when the two differ.
 import type { AlertEventDTO } from '../../../src-shared/contract';
 import { agentHref } from '../router/routes';
 import { localId, type Slice } from './env';
@@ -14,8 +15,8 @@ export interface Notice {
   body?: string;
   /** A route to open from the notice, e.g. the agent's page. */
   route?: string;
-  /** The incident this notice tells of (alert notices): its id, the agent's label and its title. */
-  incident?: { id: string; agentLabel: string; title: string };
+  /** The incident this notice tells of (alert notices): its id, the agent (id and label; '' when team-wide) and its title. */
+  incident?: { id: string; agentId: string; agentLabel: string; title: string };
   /** Was urgent before it resolved: it keeps its place at the top of the stack until it leaves. */
   wasUrgent?: boolean;
   at: number;
@@ -43,6 +44,23 @@ const KEPT = 20;
 /** Notices on screen at once; the rest are counted ("+N more"). */
 export const NOTICES_SHOWN = 3;
 
+/** How notices name an agent: "Support bot (a7)", or "a7" when it has no other label. */
+export function agentName(label: string, agentId: string): string {
+  return label !== '' && label !== agentId ? `${label} (${agentId})` : agentId;
+}
+
+/**
+ * An incident's title under the agent's name: a title that starts with the agent's id (the
+ * monitor's words, "a7 is reconnecting", "a7 (+1555…) needs a QR scan") takes the name in its
+ * place; another title goes after the name.
+ */
+function titled(title: string, label: string, agentId: string): string {
+  if (label === '' || label === agentId) return title;
+  if (title.startsWith(`${agentId} (`)) return `${label} (${agentId}, ${title.slice(agentId.length + 2)}`;
+  if (title.startsWith(`${agentId} `)) return `${agentName(label, agentId)}${title.slice(agentId.length)}`;
+  return `${agentName(label, agentId)}: ${title}`;
+}
+
 function bounded(list: Notice[]): Notice[] {
   const out = [...list];
   while (out.length > KEPT) {
@@ -61,17 +79,17 @@ export function noticeFor(e: AlertEventDTO, agentLabel: string): NoticeInput | n
   const route = agentHref(e.incident.teamId, e.incident.agentId);
   // A team-wide incident's title names the team; no one agent's label goes before it.
   const label = e.incident.teamWide ? '' : agentLabel;
-  const incident = { id: e.incident.id, agentLabel: label, title: e.incident.title };
+  const incident = { id: e.incident.id, agentId: e.incident.agentId, agentLabel: label, title: e.incident.title };
   if (e.change === 'resolved') return resolvedNotice(incident, route, e.incident.title);
   const tone = e.incident.severity === 'urgent' ? 'urgent' : e.incident.severity === 'warning' ? 'warning' : 'info';
-  // The incident's title names the agent by its ID: the label goes first only when it says more.
-  const title = label === '' || label === e.incident.agentId ? e.incident.title : `${label}: ${e.incident.title}`;
+  const title = titled(e.incident.title, label, e.incident.agentId);
   return { tone, title, body: e.incident.message, route, incident };
 }
 
 /** `body`: the words of the resolve (the incident's title once resolved). */
 function resolvedNotice(incident: NonNullable<Notice['incident']>, route: string | undefined, body: string): NoticeInput {
-  return { tone: 'success', title: incident.agentLabel === '' ? 'Back to normal' : `${incident.agentLabel}: back to normal`, body, ...(route ? { route } : {}), incident };
+  const title = incident.agentLabel === '' ? 'Back to normal' : `${agentName(incident.agentLabel, incident.agentId)}: back to normal`;
+  return { tone: 'success', title, body, ...(route ? { route } : {}), incident };
 }
 
 /**
@@ -107,7 +125,7 @@ export const noticesSlice: Slice<NoticesSlice> = ({ set, env }) => ({
       if (e.change === 'resolved' || e.incident.resolvedAt !== null) {
         // A resolve the policy keeps quiet about closes the notice; one it tells of replaces it.
         if (!e.notify) return { notices: next.filter((n) => n.id !== known.id) };
-        const resolved = resolvedNotice({ id: e.incident.id, agentLabel: e.incident.teamWide ? '' : agentLabel, title: e.incident.title }, known.route, e.incident.title);
+        const resolved = resolvedNotice({ id: e.incident.id, agentId: e.incident.agentId, agentLabel: e.incident.teamWide ? '' : agentLabel, title: e.incident.title }, known.route, e.incident.title);
         next[i] = { ...resolved, id: known.id, at: env.now(), ...(known.tone === 'urgent' || known.wasUrgent ? { wasUrgent: true } : {}) };
       } else {
         // The notice on screen takes the incident's new words, told of or not.

@@ -6,7 +6,7 @@
 import type { ErrorDTO, PairingTimesDTO, SessionDTO } from '../../../src-shared/contract';
 import { agentHref } from '../router/routes';
 import { agentKey, type Slice } from './env';
-import type { NoticeInput } from './notices';
+import { agentName, type NoticeInput } from './notices';
 
 export interface PairingView {
   session: SessionDTO | null;
@@ -149,7 +149,7 @@ export const pairingSlice: Slice<PairingSlice, Reads> = ({ set, get, api, env })
       const until = times ? ` until ${new Date(times.expiresAt).toLocaleTimeString()}` : ' until it expires';
       get().pushNotice({
         tone: 'info',
-        title: `Stopped waiting for the scan of ${agentLabel}`,
+        title: `Stopped waiting for the scan of ${agentName(agentLabel, agentId)}`,
         body: `The service has no way to cancel a pairing: the code stays valid${until}, and a phone can still link the number until then.`,
         route: agentHref(teamId, agentId, 'pairing'),
       });

@@ -117,11 +117,11 @@ describe('app frame', () => {
     act(() => emit('alert', { change: 'opened', incident: incident('i9', { title: 'Needs a QR scan', message: '<b>scan</b> now' }), notify: true }));
     const region = screen.getByRole('status', { name: 'Notifications' });
     expect(region.getAttribute('aria-live')).toBe('polite');
-    expect(region.textContent).toContain('Urgent: Agent a1: Needs a QR scan');
+    expect(region.textContent).toContain('Urgent: Agent a1 (a1): Needs a QR scan');
     // text from the service is text, never HTML
     expect(region.textContent).toContain('<b>scan</b> now');
     expect(region.querySelector('b')).toBeNull();
-    fireEvent.click(within(region).getByRole('link', { name: 'Agent a1: Needs a QR scan' }));
+    fireEvent.click(within(region).getByRole('link', { name: 'Agent a1 (a1): Needs a QR scan' }));
     expect(store.getState().route).toBe('#/agents/a1?team=t1');
     expect(region.textContent).toBe('');
   });
@@ -140,15 +140,41 @@ describe('app frame', () => {
     });
     const region = screen.getByRole('status', { name: 'Notifications' });
     const shown = () => within(region).queryAllByRole('listitem').map((li) => li.querySelector('.toast-title')?.textContent);
-    expect(shown()).toEqual(['Urgent: Agent a1: Needs a QR scan', 'Warning: Agent a1: Reconnecting four', 'Warning: Agent a1: Reconnecting three']);
+    expect(shown()).toEqual(['Urgent: Agent a1 (a1): Needs a QR scan', 'Warning: Agent a1 (a1): Reconnecting four', 'Warning: Agent a1 (a1): Reconnecting three']);
     expect(region.textContent).toContain('+2 more');
     // Dismissing one brings the next one up.
-    fireEvent.click(within(region).getByRole('button', { name: 'Dismiss: Agent a1: Reconnecting four' }));
-    expect(shown()).toEqual(['Urgent: Agent a1: Needs a QR scan', 'Warning: Agent a1: Reconnecting three', 'Warning: Agent a1: Reconnecting two']);
+    fireEvent.click(within(region).getByRole('button', { name: 'Dismiss: Agent a1 (a1): Reconnecting four' }));
+    expect(shown()).toEqual(['Urgent: Agent a1 (a1): Needs a QR scan', 'Warning: Agent a1 (a1): Reconnecting three', 'Warning: Agent a1 (a1): Reconnecting two']);
     expect(region.textContent).toContain('+1 more');
     fireEvent.click(within(region).getByRole('button', { name: 'Dismiss all' }));
     expect(shown()).toEqual([]);
     expect(region.textContent).toBe('');
+  });
+
+  it('a warning notice stays while its problem lasts: until its incident resolves (then it leaves on its own) or it is dismissed', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const { store, api, emit } = setup({ 'teams.list': { ok: true, value: [team()] }, 'agents.list': { ok: true, value: [agent('a1', 'connected')] } });
+      connectStore(store, api);
+      mount(store, <App />);
+      await act(async () => {
+        await vi.advanceTimersByTimeAsync(0);
+      });
+      act(() => emit('alert', { change: 'opened', incident: incident('w1', { severity: 'warning', title: 'a1 is reconnecting' }), notify: true }));
+      act(() => emit('alert', { change: 'opened', incident: incident('w2', { severity: 'warning', title: 'a1 is flapping' }), notify: true }));
+      const region = screen.getByRole('status', { name: 'Notifications' });
+      const titles = () => within(region).queryAllByRole('listitem').map((li) => li.querySelector('.toast-title')?.textContent);
+      act(() => vi.advanceTimersByTime(10 * 60_000));
+      expect(titles()).toEqual(['Warning: Agent a1 (a1) is flapping', 'Warning: Agent a1 (a1) is reconnecting']);
+      act(() => emit('alert', { change: 'resolved', incident: incident('w1', { title: 'a1 is back to connected after 10 min', resolvedAt: 2000 }), notify: true }));
+      expect(titles()).toEqual(['Warning: Agent a1 (a1) is flapping', 'Resolved: Agent a1 (a1): back to normal']);
+      act(() => vi.advanceTimersByTime(12_000));
+      expect(titles()).toEqual(['Warning: Agent a1 (a1) is flapping']);
+      fireEvent.click(within(region).getByRole('button', { name: 'Dismiss: Agent a1 (a1) is flapping' }));
+      expect(titles()).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a resolved incident replaces its urgent notice in place (no second notice), which then leaves on its own', async () => {
@@ -168,7 +194,7 @@ describe('app frame', () => {
       act(() => emit('alert', { change: 'resolved', incident: incident('u1', { title: 'a1 is back to connected after 40 s', resolvedAt: 2000 }), notify: true }));
       const items = within(region).getAllByRole('listitem');
       expect(items).toHaveLength(1);
-      expect(items[0]!.textContent).toContain('Resolved: Agent a1: back to normal');
+      expect(items[0]!.textContent).toContain('Resolved: Agent a1 (a1): back to normal');
       expect(items[0]!.textContent).toContain('a1 is back to connected after 40 s');
       act(() => vi.advanceTimersByTime(12_000));
       expect(within(region).queryAllByRole('listitem')).toHaveLength(0);

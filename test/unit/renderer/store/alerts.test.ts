@@ -24,13 +24,13 @@ describe('alerts slice', () => {
 
     emit('alert', { change: 'opened', incident: incident('i3', { openedAt: 5, severity: 'warning', title: 'Reconnecting' }), notify: true });
     expect(countOpen(store.getState())).toBe(2);
-    expect(store.getState().notices.at(-1)).toMatchObject({ tone: 'warning', title: 'Agent a1: Reconnecting', route: '#/agents/a1?team=t1' });
+    expect(store.getState().notices.at(-1)).toMatchObject({ tone: 'warning', title: 'Agent a1 (a1): Reconnecting', route: '#/agents/a1?team=t1' });
 
     emit('alert', { change: 'resolved', incident: incident('i3', { openedAt: 5 }), notify: true });
     expect(store.getState().incidents.map((i) => i.id)).toEqual(['i1']);
     // the log keeps it, marked resolved, for the agent timeline
     expect(store.getState().incidentLog.find((i) => i.id === 'i3')?.resolvedAt).toBe(100_000);
-    expect(store.getState().notices.at(-1)).toMatchObject({ tone: 'success', title: 'Agent a1: back to normal' });
+    expect(store.getState().notices.at(-1)).toMatchObject({ tone: 'success', title: 'Agent a1 (a1): back to normal' });
   });
 
   it('acknowledges one and all; an error leaves incidents as they were', async () => {
@@ -80,10 +80,10 @@ describe('alerts slice', () => {
     const id = s().notices[0]!.id;
     s().applyAlertNotice({ change: 'updated', incident: incident('i1', { severity: 'urgent', title: 'Still reconnecting' }), notify: true }, 'Bot');
     expect(s().notices).toHaveLength(1);
-    expect(s().notices[0]).toMatchObject({ id, tone: 'urgent', title: 'Bot: Still reconnecting' });
+    expect(s().notices[0]).toMatchObject({ id, tone: 'urgent', title: 'Bot (a1): Still reconnecting' });
     s().applyAlertNotice({ change: 'resolved', incident: incident('i1', { title: 'Still reconnecting', resolvedAt: 5 }), notify: true }, 'Bot');
     expect(s().notices).toHaveLength(1);
-    expect(s().notices[0]).toMatchObject({ id, tone: 'success', title: 'Bot: back to normal', body: 'Still reconnecting' });
+    expect(s().notices[0]).toMatchObject({ id, tone: 'success', title: 'Bot (a1): back to normal', body: 'Still reconnecting' });
     // A plain update (one the policy does not tell of) of an incident no notice shows adds none.
     s().applyAlertNotice({ change: 'updated', incident: incident('i2'), notify: false }, 'Bot');
     expect(s().notices).toHaveLength(1);
@@ -95,7 +95,22 @@ describe('alerts slice', () => {
     s().applyAlertNotice({ change: 'opened', incident: incident('i1', { agentId: 'rl-agent', title: 'rl-agent (+15550109999) was unlinked — a QR scan is needed' }), notify: true }, 'rl-agent');
     expect(s().notices[0]?.title).toBe('rl-agent (+15550109999) was unlinked — a QR scan is needed');
     s().applyAlertNotice({ change: 'opened', incident: incident('i2', { agentId: 'a7', title: 'a7 is reconnecting' }), notify: true }, 'Support bot');
-    expect(s().notices[1]?.title).toBe('Support bot: a7 is reconnecting');
+    expect(s().notices[1]?.title).toBe('Support bot (a7) is reconnecting');
+  });
+
+  it('notices name an agent one way: its label, then its id in parentheses when they differ', () => {
+    const { store } = setup();
+    const s = () => store.getState();
+    s().applyAlertNotice({ change: 'opened', incident: incident('i1', { agentId: 'a7', title: 'a7 (+15550109999) needs a QR scan' }), notify: true }, 'Support bot');
+    expect(s().notices[0]?.title).toBe('Support bot (a7, +15550109999) needs a QR scan');
+    s().applyAlertNotice({ change: 'resolved', incident: incident('i1', { agentId: 'a7', title: 'a7 is back to connected after 4 s', resolvedAt: 9 }), notify: true }, 'Support bot');
+    expect(s().notices[0]?.title).toBe('Support bot (a7): back to normal');
+    s().applyAlertNotice({ change: 'opened', incident: incident('i2', { agentId: 'a7', title: 'Still down after quiet hours: 1 incident' }), notify: true }, 'Support bot');
+    expect(s().notices[1]?.title).toBe('Support bot (a7): Still down after quiet hours: 1 incident');
+    s().cancelPairing('t1', 'a7', 'Support bot');
+    expect(s().notices[2]?.title).toBe('Stopped waiting for the scan of Support bot (a7)');
+    s().cancelPairing('t1', 'a8', 'a8');
+    expect(s().notices[3]?.title).toBe('Stopped waiting for the scan of a8');
   });
 
   it('a team-wide incident is not put under one agent: no agent label on its notice, nor on its recovery', () => {
@@ -114,9 +129,9 @@ describe('alerts slice', () => {
     const s = () => store.getState();
     s().applyAlertNotice({ change: 'opened', incident: incident('u1', { title: 'Needs a QR scan' }), notify: true }, 'Bot');
     for (const i of [1, 2, 3]) s().applyAlertNotice({ change: 'opened', incident: incident(`w${i}`, { severity: 'warning', title: `Reconnecting ${i}` }), notify: true }, 'Bot');
-    expect(noticeStack(s().notices).shown[0]!.title).toBe('Bot: Needs a QR scan');
+    expect(noticeStack(s().notices).shown[0]!.title).toBe('Bot (a1): Needs a QR scan');
     s().applyAlertNotice({ change: 'resolved', incident: incident('u1', { title: 'Back after 9 s', resolvedAt: 5 }), notify: true }, 'Bot');
-    expect(noticeStack(s().notices).shown.map((n) => n.title)).toEqual(['Bot: back to normal', 'Bot: Reconnecting 3', 'Bot: Reconnecting 2']);
+    expect(noticeStack(s().notices).shown.map((n) => n.title)).toEqual(['Bot (a1): back to normal', 'Bot (a1): Reconnecting 3', 'Bot (a1): Reconnecting 2']);
   });
 
   it('keeps at most 20 notices, dropping the oldest non-urgent first', () => {
@@ -162,7 +177,7 @@ describe('alerts slice', () => {
     const s = () => store.getState();
     s().applyAlertNotice({ change: 'opened', incident: incident('q1', { severity: 'warning', title: 'Reconnecting' }), notify: true }, 'Bot');
     s().applyAlertNotice({ change: 'updated', incident: incident('q1', { severity: 'warning', title: 'Still reconnecting' }), notify: false }, 'Bot');
-    expect(s().notices.map((n) => n.title)).toEqual(['Bot: Still reconnecting']);
+    expect(s().notices.map((n) => n.title)).toEqual(['Bot (a1): Still reconnecting']);
     s().applyAlertNotice({ change: 'resolved', incident: incident('q1', { title: 'Back after 4 s', resolvedAt: 5 }), notify: false }, 'Bot');
     expect(s().notices).toEqual([]);
   });
@@ -171,7 +186,7 @@ describe('alerts slice', () => {
     expect(noticeFor({ change: 'updated', incident: incident('i1'), notify: false }, 'A')).toBeNull();
     expect(noticeFor({ change: 'opened', incident: incident('i1'), notify: false }, 'A')).toBeNull();
     expect(noticeFor({ change: 'resolved', incident: incident('i1'), notify: false }, 'A')).toBeNull();
-    expect(noticeFor({ change: 'updated', incident: incident('i1', { severity: 'warning', title: 'is flapping' }), notify: true }, 'A')).toMatchObject({ tone: 'warning', title: 'A: is flapping' });
+    expect(noticeFor({ change: 'updated', incident: incident('i1', { severity: 'warning', title: 'is flapping' }), notify: true }, 'A')).toMatchObject({ tone: 'warning', title: 'A (a1): is flapping' });
     expect(noticeFor({ change: 'opened', incident: incident('i1', { severity: 'info' }), notify: true }, 'A')).toMatchObject({ tone: 'info' });
   });
 });
