@@ -1,5 +1,6 @@
 // The calm side navigation: sections, the open-alert count, the worst health in words (short
-// enough to fit the sidebar at any width, with what it means below it).
+// enough to fit the sidebar at any width, with what it means below it). While the main side does
+// not answer, neither is known: the count reads "?" (", open count unknown") and the health Unknown.
 import { useApp } from '../store/react';
 import { countOpen } from '../store/alerts';
 import { selectWorst } from '../store/agents';
@@ -29,7 +30,15 @@ export function Nav({ route }: { route: Route }) {
           <li key={it.section}>
             <a href={it.href} aria-current={current === it.section ? 'page' : undefined}>
               {it.label}
-              {it.section === 'alerts' && open > 0 && (
+              {it.section === 'alerts' && stale && (
+                <>
+                  <span className="count count-unknown" aria-hidden="true">
+                    ?
+                  </span>
+                  <span className="sr-only">, open count unknown</span>
+                </>
+              )}
+              {it.section === 'alerts' && !stale && open > 0 && (
                 <>
                   <span className="count" aria-hidden="true">
                     {open}

@@ -1,7 +1,9 @@
 // @vitest-environment jsdom
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Nav } from '../../../src-renderer/src/components/Nav';
 import { AgentList } from '../../../src-renderer/src/features/agents/AgentList';
+import { Timeline } from '../../../src-renderer/src/features/agents/Timeline';
 import { AgentPage } from '../../../src-renderer/src/features/agents/AgentPage';
 import { sortWorstFirst } from '../../../src-renderer/src/features/agents/sortAgents';
 import { waMeUrl } from '../../../src-renderer/src/features/pairing/WaMeQr';
@@ -101,6 +103,44 @@ describe('agents home: the service unreachable', () => {
   });
 });
 
+describe('agents home: counts while the host does not answer', () => {
+  it('the nav badge, the summary and the rows agree, and all read unknown once the host stopped answering', () => {
+    const { store } = setup();
+    store.setState({ teams: [team({ agentIds: ['a1', 'a2'] })], loaded: true });
+    store.getState().setAgents([agent('a1', 'connected'), agent('a2', 'needs-scan')]);
+    store.getState().setIncidents([incident('i1', { agentId: 'a2' })]);
+    store.getState().linkAnswered({ at: 1, upSince: 1 });
+    mount(store, (
+      <>
+        <Nav route={{ name: 'home' }} />
+        <AgentList />
+      </>
+    ));
+    const summary = () => document.querySelector('.health-summary')?.textContent;
+    const rowBadges = () => [...document.querySelectorAll('ul.agents .agent-health')].map((b) => b.textContent);
+    const alerts = () => screen.getByRole('link', { name: /^Alerts/ }).textContent;
+    expect(summary()).toBe('2 agents:● 1 connected,↻ 0 reconnecting,▣ 1 needs a scan,✕ 0 unreachable');
+    expect(rowBadges()).toEqual(['▣ Needs a QR scan', '● Connected']);
+    expect(alerts()).toBe('Alerts1, 1 open');
+    act(() => store.getState().linkFailed({ kind: 'network-error', code: 'HOST_UNREACHABLE', message: 'no answer' }));
+    expect(rowBadges()).toEqual(['? Unknown', '? Unknown']);
+    expect(summary()).toBe('2 agents:? health unknown while the companion is not answering');
+    expect(alerts()).toBe('Alerts?, open count unknown');
+  });
+});
+
+describe('agent timeline', () => {
+  it("a resolved incident's heading and its closing line tell one length: the title's", () => {
+    const { store } = setup({ 'health.history': { ok: true, value: [] } });
+    store.getState().setIncidents([incident('i1', { kind: 'reconnecting', severity: 'warning', title: 'a1 is back to connected after 40 s', openedAt: 1000, resolvedAt: 61_000 })]);
+    mount(store, <Timeline teamId="t1" agentId="a1" now={121_000} />);
+    const item = document.querySelector('li.incident')!;
+    expect(item.querySelector('strong')?.textContent).toBe('Resolved: a1 is back to connected after 40 s');
+    expect(item.textContent).not.toContain('resolved after');
+    expect(item.querySelector('p.muted')?.textContent).toBe('Opened 2 min ago · resolved 1 min ago');
+  });
+});
+
 describe('agent page', () => {
   it('a failed session read: the error and when the session was last read, never "Asking…" or "Read" beside it', async () => {
     let fail = false;
@@ -153,8 +193,8 @@ describe('agent page', () => {
       '#/agents/a1/settings?team=t1',
     ]);
     const timeline = screen.getByRole('region', { name: 'Incident timeline' });
-    expect(timeline.textContent).toContain('Warning: Reconnecting a while');
-    expect(timeline.textContent).toContain('resolved after 1 min');
+    expect(timeline.textContent).toContain('Resolved: Reconnecting a while');
+    expect(timeline.textContent).toMatch(/resolved [^·]+ ago/);
     // The title says what happened; the kind's code is not printed beside it.
     expect(timeline.textContent).not.toContain('(reconnecting)');
   });

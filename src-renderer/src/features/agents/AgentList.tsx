@@ -168,7 +168,7 @@ export function AgentList() {
             with a current key in <a href="#/settings">Settings</a>.
           </p>
         ))}
-      {agents.length > 0 && <HealthSummary agents={agents} />}
+      {agents.length > 0 && <HealthSummary agents={agents} stale={lastHeardAt !== undefined} />}
       <div className="filter">
         <label htmlFor={filterId}>Filter agents</label>
         <input id={filterId} type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="name, id, team, phone or health" />

@@ -1,7 +1,9 @@
 // One line over the agents list: how many agents are connected, reconnecting, need a scan or are
-// unreachable (and not checked yet, while any are), each with its glyph.
+// unreachable (and not checked yet, while any are), each with its glyph; counted from the same
+// health the rows show. While the app cannot tell the health now (the main side does not answer:
+// `stale`), no count is given: the rows read unknown, and so does the summary.
 import type { AgentDTO, HealthState } from '../../../../src-shared/contract';
-import { HEALTH_GLYPHS } from '../../components/health';
+import { HEALTH_GLYPHS, STALE_WORDS } from '../../components/health';
 
 const COUNTED: { health: HealthState; one: string; many: string; always: boolean }[] = [
   { health: 'connected', one: 'connected', many: 'connected', always: true },
@@ -17,8 +19,18 @@ export function healthCounts(agents: readonly AgentDTO[]): Record<HealthState, n
   return counts;
 }
 
-export function HealthSummary({ agents }: { agents: readonly AgentDTO[] }) {
+export function HealthSummary({ agents, stale = false }: { agents: readonly AgentDTO[]; stale?: boolean }) {
   const counts = healthCounts(agents);
+  if (stale) {
+    return (
+      <p className="health-summary">
+        <span className="health-summary-total">{agents.length === 1 ? '1 agent' : `${agents.length} agents`}:</span>
+        <span className="health-count health-count-unknown">
+          <span aria-hidden="true">{HEALTH_GLYPHS.unknown}</span> health {STALE_WORDS.toLowerCase()} while the companion is not answering
+        </span>
+      </p>
+    );
+  }
   const items = COUNTED.filter((c) => c.always || counts[c.health] > 0);
   return (
     <p className="health-summary">

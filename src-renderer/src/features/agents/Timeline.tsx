@@ -1,5 +1,7 @@
 // The agent's timeline: its health changes as the monitor kept them (health.history, then live
 // health.changed events), and the incidents known to this window (alerts.list + alert events), newest first.
+// A resolved incident is headed "Resolved" with its title (the monitor's words of the recovery, which
+// say how long it lasted), and says when it closed: one length, the title's.
 import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { ErrorDTO, HealthHistoryEntryDTO, IncidentDTO } from '../../../../src-shared/contract';
@@ -8,7 +10,6 @@ import { ErrorNotice } from '../../components/ErrorNotice';
 import { HEALTH_GLYPHS, HEALTH_WORDS } from '../../components/health';
 import { agentKey } from '../../store/env';
 import { TimeAgo } from '../../components/TimeAgo';
-import { formatSpan } from '../../components/time';
 import { useApp } from '../../store/react';
 
 const SEVERITY_WORD: Record<IncidentDTO['severity'], string> = { urgent: 'Urgent', warning: 'Warning', info: 'Info' };
@@ -59,14 +60,21 @@ export function Timeline({ teamId, agentId, now }: { teamId: string; agentId: st
             <li key={i.id} className={`incident sev-${i.severity}`}>
               <p>
                 <strong>
-                  {SEVERITY_WORD[i.severity]}: {i.title}
+                  {i.resolvedAt !== null ? 'Resolved' : SEVERITY_WORD[i.severity]}: {i.title}
                 </strong>
               </p>
               <p>{i.message}</p>
               <p className="muted">
                 Opened <TimeAgo at={i.openedAt} now={now} />
                 {i.acknowledgedAt !== null && <> · acknowledged</>}
-                {i.resolvedAt !== null ? <> · resolved after {formatSpan(i.resolvedAt - i.openedAt)}</> : <> · still open</>}
+                {i.resolvedAt !== null ? (
+                  <>
+                    {' '}
+                    · resolved <TimeAgo at={i.resolvedAt} now={now} />
+                  </>
+                ) : (
+                  <> · still open</>
+                )}
               </p>
             </li>
           ))}
