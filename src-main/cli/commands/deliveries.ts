@@ -259,7 +259,7 @@ export function register(program: Command, ctx: CliContext): void {
       .description('a stored delivery as a curl command (exact bytes) or a JSON test fixture')
       .argument('<id>', 'delivery id')
       .option('--format <format>', 'curl or fixture', 'curl')
-      .option('--url <url>', 'curl: where the command posts (default http://127.0.0.1:3000/webhook)'),
+      .option('--url <url>', 'curl: where the command posts (default: the placeholder <FORWARD_URL>, to replace)'),
   ).option('--json', 'one JSON object: {format, curl} or {format, fixture}');
   defineAction(ctx, exp, async (opts, out, cmd) => {
     const f = parseFlags(exportSchema, opts);
@@ -267,7 +267,7 @@ export function register(program: Command, ctx: CliContext): void {
     const { toCurl, toFixture } = await import('../../core/tunnel');
     const d = await withLog(ctx, f, (log) => mustGet(log, id));
     if (f.format === 'curl') {
-      const curl = toCurl(d, { url: f.url ?? 'http://127.0.0.1:3000/webhook' });
+      const curl = toCurl(d, f.url !== undefined ? { url: f.url } : {});
       out.result({ format: 'curl', id: d.id, curl }, curl);
     } else {
       const fixture = toFixture(d);

@@ -1,5 +1,6 @@
-// A stored delivery as a `curl` command (bytes exact) or as a JSON test fixture.
-import { originalHeaders, tunnelHeaders } from './headers';
+// A stored delivery as a `curl` command (bytes exact, every header it arrived with) or as a JSON
+// test fixture. One implementation for the app's "Copy as curl" and the CLI's `deliveries export`.
+import { tunnelHeaders } from './headers';
 import type { DeliveryDetail, TunnelVerdict } from './types';
 
 /** POSIX single quotes: everything literal; a quote becomes '\''. */
@@ -38,29 +39,50 @@ function printfFormat(bytes: Uint8Array): string {
   return `'${out}'`;
 }
 
+/** Where a curl command posts when no forward address is known: visible, to be replaced. */
+const FORWARD_URL_PLACEHOLDER = '<FORWARD_URL>';
+
+/**
+ * Headers that belong to one connection, or that curl sets from what it sends, and so are not
+ * repeated: the rest of what the delivery arrived with is (the service's delivery id included).
+ */
+const NOT_REPEATED = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'expect', 'proxy-connection', 'proxy-authorization']);
+
+/** Every header the delivery arrived with, but those of its connection (NOT_REPEATED); several values joined by ", ". */
+function receivedHeaders(headers: DeliveryDetail['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) {
+    if (NOT_REPEATED.has(k.toLowerCase())) continue;
+    out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
 export interface CurlOptions {
-  /** Where to send it (the local app). */
-  url: string;
+  /** Where to send it (the local app's forward address); FORWARD_URL_PLACEHOLDER when not given. */
+  url?: string;
   /** Add the tunnel's own headers (default true). */
   tunnelHeaders?: boolean;
   tunnelName?: string;
 }
 
 /**
- * The delivery as received (original content-type and signature headers, exact bytes).
+ * The delivery as received (every header it arrived with but those of its connection, exact bytes),
+ * with the tunnel's own headers after them (our delivery id second to the service's own).
  * Body: `--data-binary $'…'` (bash, zsh); when the body holds NUL bytes, `printf … | curl --data-binary @-` (any sh).
  */
-export function toCurl(d: DeliveryDetail, opts: CurlOptions): string {
+export function toCurl(d: DeliveryDetail, opts: CurlOptions = {}): string {
   const body = Buffer.from(d.bodyBase64, 'base64');
+  const url = opts.url ?? FORWARD_URL_PLACEHOLDER;
   const headers = {
-    ...originalHeaders(d.headers),
+    ...receivedHeaders(d.headers),
     ...(opts.tunnelHeaders === false ? {} : tunnelHeaders(opts.tunnelName ?? 'channel-companion-tunnel', d.id)),
   };
   const headerArgs = Object.entries(headers).map(([k, v]) => `  -H ${shellQuote(`${k}: ${v}`)}`);
   const ansi = ansiCQuote(body);
   const head = ['curl -sS -X POST', ...headerArgs];
-  if (ansi !== null) return [...head, `  --data-binary ${ansi}`, `  ${shellQuote(opts.url)}`].join(' \\\n');
-  return [`printf ${printfFormat(body)} |`, ...head, '  --data-binary @-', `  ${shellQuote(opts.url)}`].join(' \\\n');
+  if (ansi !== null) return [...head, `  --data-binary ${ansi}`, `  ${shellQuote(url)}`].join(' \\\n');
+  return [`printf ${printfFormat(body)} |`, ...head, '  --data-binary @-', `  ${shellQuote(url)}`].join(' \\\n');
 }
 
 export interface DeliveryFixture {

@@ -462,8 +462,9 @@ export class Tunnel {
 
   exportCurl(id: string, opts: Partial<CurlOptions> = {}): string {
     const d = this.mustGet(id);
-    const url = opts.url ?? this.targetOf(d.agentId) ?? 'http://127.0.0.1:3000/webhook';
-    return toCurl(d, { url, tunnelName: this.name, ...opts });
+    // The agent's forward address, else the placeholder toCurl puts in.
+    const url = opts.url ?? this.targetOf(d.agentId);
+    return toCurl(d, { ...(url !== undefined ? { url } : {}), tunnelName: this.name, ...opts });
   }
 
   exportFixture(id: string): DeliveryFixture {

@@ -140,7 +140,17 @@ describe('replay, trigger and export', () => {
       receivedAt: T0,
       method: 'POST',
       path: '/hooks/a',
-      headers: { 'content-type': 'application/json', 'x-service-signature': "sha256=ab'cd", 'x-service-signature-v1': 't=1,v1=ef' },
+      headers: {
+        host: '127.0.0.1:4700',
+        'content-length': String(body.length),
+        connection: 'keep-alive',
+        'content-type': 'application/json',
+        'user-agent': 'channel-service/1',
+        'x-delivery-id': 'dlv_42',
+        'x-delivery-attempt': '2',
+        'x-service-signature': "sha256=ab'cd",
+        'x-service-signature-v1': 't=1,v1=ef',
+      },
       bodyBase64: body.toString('base64'),
       verdict: { ok: true, reason: 'verified', scheme: 'v1', steps: [] },
       summary: { event: null, from: null, messageId: null, type: null },
@@ -165,7 +175,18 @@ describe('replay, trigger and export', () => {
       expect(got.body.equals(body)).toBe(true);
       expect(got.headers['x-service-signature']).toBe("sha256=ab'cd");
       expect(got.headers['x-channel-companion-delivery']).toBe('01TEST');
+      // Every header the delivery arrived with, the service's delivery id first among the ids.
+      expect(got.headers['x-delivery-id']).toBe('dlv_42');
+      expect(got.headers['x-delivery-attempt']).toBe('2');
+      expect(got.headers['user-agent']).toBe('channel-service/1');
       expect(got.url).toBe("/it's?v=$HOME"); // quoted: nothing expanded
+    });
+
+    it('repeats every header but those of the connection, and without a forward address posts to a visible placeholder', () => {
+      const cmd = toCurl(detail(Buffer.from('{}')));
+      const sent = [...cmd.matchAll(/-H '([^:]+):/g)].map((m) => m[1]);
+      expect(sent).toEqual(['content-type', 'user-agent', 'x-delivery-id', 'x-delivery-attempt', 'x-service-signature', 'x-service-signature-v1', 'x-channel-companion-tunnel', 'x-channel-companion-delivery']);
+      expect(cmd.endsWith(`'<FORWARD_URL>'`)).toBe(true);
     });
   });
 });
