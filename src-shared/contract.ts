@@ -397,6 +397,8 @@ export interface ForwardResultDTO {
   error?: string;
   /** The start of the local app's answer (utf8, truncated as the tunnel keeps it), or null. */
   responseBody?: string | null;
+  /** Set for a replay (asked for by a person): it never changes the delivery's forward state or counts. */
+  replay?: 'as-received' | 're-signed';
 }
 
 export interface DeliveryDetailDTO extends DeliverySummaryDTO {
@@ -406,6 +408,10 @@ export interface DeliveryDetailDTO extends DeliverySummaryDTO {
   rawBody: string;
   verificationDetail: string;
   forwards: ForwardResultDTO[];
+  /** pending: waiting to be forwarded (queued, or between tries); the others are final. */
+  forwardState: 'not-forwarded' | 'pending' | 'delivered' | 'rejected';
+  /** While pending: when the agent's forward queue tries next (ms epoch), or null when no try is scheduled. */
+  nextTryAt: number | null;
 }
 
 export type RefusedReason =
@@ -633,6 +639,8 @@ export interface Requests {
   'tunnel.unexpose': { args: EmptyArgs; result: ExposureDTO };
   /** Stores the ngrok authtoken in the keychain; answers only its hint. */
   'tunnel.setNgrokAuthtoken': { args: { authtoken: string }; result: { hint: string } };
+  /** Tries the agent's waiting forwards now instead of waiting out the backoff. */
+  'tunnel.retryNow': { args: { agentId: string }; result: { pending: number } };
 
   'chat.startTurn': { args: { teamId: string; agentId: string; userId: string; message: string }; result: { turnId: string } };
   'chat.stopTurn': { args: { turnId: string }; result: { stopped: boolean } };
@@ -695,6 +703,7 @@ export const REQUEST_NAMES = [
   'tunnel.expose',
   'tunnel.unexpose',
   'tunnel.setNgrokAuthtoken',
+  'tunnel.retryNow',
   'chat.startTurn',
   'chat.stopTurn',
   'chat.transcript',

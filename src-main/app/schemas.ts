@@ -161,6 +161,7 @@ export const argSchemas: Schemas = {
   }),
   'tunnel.export': z.strictObject({ id, format: z.enum(['curl', 'fixture']) }),
   'tunnel.media': z.strictObject({ id }),
+  'tunnel.retryNow': z.strictObject({ agentId: z.string().min(1).max(200) }),
   'tunnel.refused': z.strictObject({ limit: z.number().int().min(1).max(1000).optional(), text: z.string().max(500).optional() }),
   'tunnel.expose': z.discriminatedUnion('kind', [
     z.strictObject({ kind: z.literal('ngrok'), domain: z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, 'must be a domain name').optional(), register: z.array(teamAgent).max(200).optional() }),

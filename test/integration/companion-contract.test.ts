@@ -177,6 +177,23 @@ describe('contract additions over the companion and the emulator', () => {
     const textDelivery = await ok<Array<{ id: string; messageType: string }>>('tunnel.deliveries', { agentId: 'agent-connected', text: 'hello app' });
     const detail = await ok<{ forwards: Array<{ status: number | null; responseBody?: string | null }> }>('tunnel.delivery', { id: textDelivery[0]!.id });
     expect(detail.forwards.some((f) => f.status === 500 && f.responseBody === '{"error":"db down"}')).toBe(true);
+    // The delivery waits in the agent's forward queue: its next try is known, and Retry now is one call.
+    const id = textDelivery[0]!.id;
+    const waiting = await waitFor(async () => {
+      const d = await ok<{ forwardState: string; nextTryAt: number | null }>('tunnel.delivery', { id });
+      return d.nextTryAt !== null ? d : null;
+    }, 8000);
+    expect(waiting.forwardState).toBe('pending');
+    expect(waiting.nextTryAt).toBeGreaterThan(st.localAppDownSince!);
+    expect(await ok<{ pending: number }>('tunnel.retryNow', { agentId: 'agent-connected' })).toEqual({ pending: expect.any(Number) });
+    // A replay says it is one; the delivery's own forward state stays the queue's.
+    const replayed = await ok<{ replay?: string }>('tunnel.replay', { id, mode: 'as-received' });
+    expect(replayed.replay).toBe('as-received');
+    expect((await ok<{ forwardState: string }>('tunnel.delivery', { id })).forwardState).toBe('pending');
+    // Copy as curl: the forward address and every header the delivery came with, the service's delivery id included.
+    const curl = await ok<{ content: string }>('tunnel.export', { id, format: 'curl' });
+    expect(curl.content).toContain(`'${localApp.url}/hook'`);
+    expect(curl.content).toMatch(/-H 'x-delivery-id: [^']+'/);
     expect(await call('tunnel.media', { id: textDelivery[0]!.id })).toMatchObject({ ok: false, error: { kind: 'invalid-request', code: 'NO_MEDIA' } });
 
     // An image: downloaded by the main process with the team's client; the key never left for the blob's origin.

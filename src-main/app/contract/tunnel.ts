@@ -19,7 +19,15 @@ import type { Scope } from './scope';
 
 type TunnelRequests = Pick<
   Implementations,
-  'tunnel.status' | 'tunnel.deliveries' | 'tunnel.delivery' | 'tunnel.replay' | 'tunnel.simulate' | 'tunnel.export' | 'tunnel.media' | 'tunnel.refused'
+  | 'tunnel.status'
+  | 'tunnel.deliveries'
+  | 'tunnel.delivery'
+  | 'tunnel.replay'
+  | 'tunnel.simulate'
+  | 'tunnel.export'
+  | 'tunnel.media'
+  | 'tunnel.refused'
+  | 'tunnel.retryNow'
 >;
 
 export interface TunnelSide {
@@ -73,6 +81,7 @@ export function refusedDTO(r: RefusedRequest): RefusedRequestDTO {
 export function forwardDTO(a: ForwardAttempt): ForwardResultDTO {
   const dto: ForwardResultDTO = { deliveryId: a.deliveryId, at: a.at, target: a.url, status: a.status, durationMs: a.latencyMs, responseBody: a.responseBody ?? null };
   if (a.error !== null) dto.error = a.error;
+  if (a.replay !== undefined) dto.replay = a.replay;
   return dto;
 }
 
@@ -193,7 +202,14 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
         rawBody: Buffer.from(d.bodyBase64, 'base64').toString('utf8'),
         verificationDetail: d.verdict.steps.join('\n'),
         forwards: d.attempts.map(forwardDTO),
+        forwardState: d.forwardState,
+        nextTryAt: d.forwardState === 'pending' ? c.tunnel().forwardStatusOf(d.agentId).nextRetryAt : null,
       };
+    },
+    'tunnel.retryNow': async ({ agentId }) => {
+      const t = c.tunnel();
+      t.retryNow(agentId);
+      return { pending: t.forwardStatusOf(agentId).pending };
     },
     'tunnel.replay': async ({ id, mode, body }) => {
       detailOf(id);

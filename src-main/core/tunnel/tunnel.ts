@@ -401,6 +401,11 @@ export class Tunnel {
     return this.forwarder?.status() ?? [];
   }
 
+  /** One agent's forward queue: how many wait, and when it tries next. */
+  forwardStatusOf(agentId: string): AgentForwardStatus {
+    return this.forwarder?.statusOf(agentId) ?? { agentId, localAppDownSince: null, pending: 0, lastError: null, nextRetryAt: null };
+  }
+
   retryNow(agentId?: string): void {
     this.forwarder?.retryNow(agentId);
   }

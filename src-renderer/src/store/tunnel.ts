@@ -44,6 +44,8 @@ export interface TunnelSlice {
   /** The file of an image/document delivery (downloaded by the main process). */
   loadDeliveryMedia(id: string): Promise<Result<MediaDTO>>;
   registerWebhook(teamId: string, agentId: string, publicUrl: string): Promise<Result<WebhookRegistrationDTO>>;
+  /** Tries an agent's waiting forwards now; the delivery `id` (when given) and the status are read again. */
+  retryForwardsNow(agentId: string, id?: string): Promise<ErrorDTO | null>;
   /** Opens the receiver's public URL (ngrok or a tunnel command); the answer is up or failed. */
   expose(args: ExposeArgs): Promise<Result<ExposureDTO>>;
   unexpose(): Promise<Result<ExposureDTO>>;
@@ -151,6 +153,12 @@ export const tunnelSlice: Slice<TunnelSlice> = ({ set, get, api }) => {
     },
     exportDelivery: (id, format) => api['tunnel.export']({ id, format }),
     loadDeliveryMedia: (id) => api['tunnel.media']({ id }),
+    retryForwardsNow: async (agentId, id) => {
+      const r = await api['tunnel.retryNow']({ agentId });
+      if (!r.ok) return r.error;
+      await Promise.all([status(), id !== undefined ? get().loadDelivery(id) : Promise.resolve(null)]);
+      return null;
+    },
     registerWebhook: async (teamId, agentId, publicUrl) => {
       const r = await api['webhook.register']({ teamId, agentId, publicUrl });
       if (r.ok) {
@@ -190,18 +198,22 @@ export const tunnelSlice: Slice<TunnelSlice> = ({ set, get, api }) => {
         const rest = s.deliveries.filter((x) => x.id !== d.id);
         return { deliveries: [d, ...rest].slice(0, MAX_DELIVERIES) };
       }),
+    // A replay joins its delivery's attempts only: the delivery's own forward (its status in the
+    // list, the counts, whether the local app is down) is what the forward queue did.
     applyForward: (f) =>
       set((s) => {
-        const patch: Partial<S> = {
-          forwardLog: [...s.forwardLog, f].slice(-MAX_FORWARD_LOG),
-          lastForward: pruned({ ...s.lastForward, [f.deliveryId]: f }),
-        };
-        if (s.deliveries.some((d) => d.id === f.deliveryId)) {
+        const replay = f.replay !== undefined;
+        const patch: Partial<S> = replay
+          ? {}
+          : { forwardLog: [...s.forwardLog, f].slice(-MAX_FORWARD_LOG), lastForward: pruned({ ...s.lastForward, [f.deliveryId]: f }) };
+        if (!replay && s.deliveries.some((d) => d.id === f.deliveryId)) {
           patch.deliveries = s.deliveries.map((d) => (d.id === f.deliveryId ? { ...d, forwardStatus: f.status } : d));
         }
         const detail = s.deliveryDetails[f.deliveryId];
         if (detail && !detail.forwards.some((x) => x.at === f.at && x.target === f.target)) {
-          patch.deliveryDetails = { ...s.deliveryDetails, [f.deliveryId]: { ...detail, forwardStatus: f.status, forwards: [...detail.forwards, f] } };
+          const forwards = [...detail.forwards, f];
+          const own = replay ? {} : { forwardStatus: f.status, forwardState: f.status !== null && f.status >= 200 && f.status < 300 ? ('delivered' as const) : detail.forwardState };
+          patch.deliveryDetails = { ...s.deliveryDetails, [f.deliveryId]: { ...detail, ...own, forwards } };
         }
         return patch;
       }),

@@ -71,6 +71,8 @@ const detail: DeliveryDetailDTO = {
   rawBody: '{"event":"message.received","from":"15550102000","message":{"text":"hi","fromMe":false,"n":3,"gone":null}}',
   verificationDetail: 'found v1 signature\ntimestamp within 300 s\nsignature matches',
   forwards: [{ deliveryId: 'd1', at: 1_700_000_001_100, target: 'http://127.0.0.1:3000/hook', status: 500, durationMs: 12, error: 'Internal Server Error' }],
+  forwardState: 'pending',
+  nextTryAt: null,
 };
 
 const teams: TeamDTO[] = [
@@ -535,6 +537,92 @@ describe('tunnel inspector: the selected request', () => {
     expect(clicked).toEqual(['delivery-d1.json']);
     expect(screen.getByText('Downloaded delivery-d1.json.')).toBeTruthy();
     click.mockRestore();
+  });
+
+  it('without a forward address, replay says it is a local setting and each disabled button says why', async () => {
+    const t = setup({ 'tunnel.status': { ok: true, value: { ...status, forwardTo: null } } });
+    await flush();
+    fireEvent.click(rows()[3]!);
+    await flush();
+    const why = document.querySelector('.no-forward')!;
+    expect(why.textContent).toContain('a local setting of this app');
+    for (const name of ['Replay as received', 'Replay re-signed', 'Edit and replay…']) {
+      const button = screen.getByRole('button', { name }) as HTMLButtonElement;
+      expect(button.disabled).toBe(true);
+      expect(button.getAttribute('aria-describedby')).toBe(why.id);
+      expect(button.title).toContain('No forward address is set');
+    }
+    fireEvent.click(screen.getByRole('button', { name: 'Replay as received' }));
+    await flush();
+    expect(t.calls.some((c) => c.name === 'tunnel.replay')).toBe(false);
+    // Copy as curl still works, and says where the command posts.
+    fireEvent.click(screen.getByRole('button', { name: 'Copy as curl' }));
+    await flush();
+    expect(detailPane().getByRole('status').textContent).toContain('No forward address is set: it posts to <FORWARD_URL>');
+  });
+
+  it('with a forward address, Copy as curl says it posts there', async () => {
+    setup();
+    await flush();
+    fireEvent.click(rows()[3]!);
+    await flush();
+    expect(document.querySelector('.no-forward')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Copy as curl' }));
+    await flush();
+    expect(detailPane().getByRole('status').textContent).toBe('Copied the curl command. It posts to the forward address, http://127.0.0.1:3000/hook.');
+  });
+
+  it("names the delivery by the service's id first (x-delivery-id, else the message id), this app's record second", async () => {
+    setup({ 'tunnel.delivery': { ok: true, value: { ...detail, headers: { ...detail.headers, 'x-delivery-id': 'dlv_9' } } } });
+    await flush();
+    fireEvent.click(rows()[3]!);
+    await flush();
+    expect(document.querySelector('.delivery-ids')?.textContent).toBe("Delivery dlv_9 (the service's x-delivery-id) · message m-d1 · this app's record d1");
+    cleanup();
+    setup();
+    await flush();
+    fireEvent.click(rows()[3]!);
+    await flush();
+    expect(document.querySelector('.delivery-ids')?.textContent).toBe("Delivery m-d1 (the message id) · this app's record d1");
+  });
+
+  it('a forward that waits says when it tries next, counting down, with Retry now', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    vi.setSystemTime(1_700_000_010_000);
+    let pending = true;
+    const t = setup({
+      'tunnel.delivery': () => ({ ok: true, value: pending ? { ...detail, nextTryAt: 1_700_000_018_000 } : { ...detail, forwardState: 'delivered', nextTryAt: null } }),
+      'tunnel.retryNow': () => ((pending = false), { ok: true, value: { pending: 0 } }),
+    });
+    await flush();
+    fireEvent.click(rows()[3]!);
+    await flush();
+    const waiting = () => screen.getByRole('group', { name: 'Forward waiting' });
+    expect(waiting().textContent).toContain('Waiting to be forwarded, next try in 8 s.');
+    act(() => vi.advanceTimersByTime(3000));
+    expect(waiting().textContent).toContain('next try in 5 s.');
+    fireEvent.click(within(waiting()).getByRole('button', { name: 'Retry now' }));
+    await flush();
+    expect(t.calls.find((c) => c.name === 'tunnel.retryNow')?.args).toEqual({ agentId: 'a1' });
+    expect(screen.queryByRole('group', { name: 'Forward waiting' })).toBeNull();
+  });
+
+  it("a replay joins the delivery's attempts, marked, and leaves its own forward status (the list row) as it was", async () => {
+    const t = setup({ 'tunnel.replay': { ok: true, value: { deliveryId: 'd1', at: 1_700_000_009_000, target: 'http://127.0.0.1:3000/hook', status: 500, durationMs: 7, replay: 'as-received' } } });
+    await flush();
+    fireEvent.click(rows()[3]!);
+    await flush();
+    const d1Row = () => rows().find((r) => r.textContent?.includes('hello d1'))!;
+    expect(d1Row().textContent).toContain('Forwarded 200');
+    fireEvent.click(screen.getByRole('button', { name: 'Replay as received' }));
+    await flush();
+    // The event of the same replay arrives too.
+    act(() => t.emit('tunnel.forward', { deliveryId: 'd1', at: 1_700_000_009_000, target: 'http://127.0.0.1:3000/hook', status: 500, durationMs: 7, replay: 'as-received' }));
+    expect(d1Row().textContent).toContain('Forwarded 200');
+    expect(t.store.getState().forwardLog).toEqual([]);
+    const last = [...document.querySelectorAll('table.forwards tbody tr')].at(-1)!;
+    expect(last.textContent).toContain('Replay');
+    expect(last.textContent).toContain('500');
   });
 
   it('shows what the local app answered with each forward attempt', async () => {

@@ -1,11 +1,15 @@
-// The right pane: the selected request in full. A delivery: verdict and who/what, replay (as
-// received, re-signed, edited) and export actions, the verification steps, every forward attempt,
-// the headers and the body (JSON tree or raw). A refused request: why, what was received (headers,
-// size, hash, the first bytes); its body was not kept, so nothing to replay.
-import { useEffect, useState } from 'react';
-import type { ErrorDTO, RefusedRequestDTO } from '../../../../src-shared/contract';
+// The right pane: the selected request in full. A delivery: verdict and who/what, its id (the
+// service's own first: its x-delivery-id header, else the message id; this app's record id
+// second), replay (as received, re-signed, edited: to the forward address, a local setting; without
+// one the buttons say why they are disabled) and export actions, a forward that waits (its next try
+// counting down, Retry now), the verification steps, every forward attempt (replays marked), the
+// headers and the body (JSON tree or raw). A refused request: why, what was received (headers, size,
+// hash, the first bytes); its body was not kept, so nothing to replay.
+import { useEffect, useId, useState } from 'react';
+import type { DeliveryDetailDTO, ErrorDTO, RefusedRequestDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { copyText, downloadBase64, downloadText } from '../../components/download';
+import { useNow } from '../../components/TimeAgo';
 import { useApp } from '../../store/react';
 import { BodyView } from './JsonTree';
 import { nameWords, useNames } from './names';
@@ -30,6 +34,82 @@ function Headers({ headers }: { headers: Record<string, string> }) {
   );
 }
 
+/** The service's own id of a delivery: its x-delivery-id header, else the message id; null when it gave none. */
+function serviceDeliveryId(d: Pick<DeliveryDetailDTO, 'headers' | 'messageId'>): { id: string; from: 'header' | 'message' } | null {
+  const header = Object.entries(d.headers).find(([k]) => k.toLowerCase() === 'x-delivery-id')?.[1];
+  if (header) return { id: header, from: 'header' };
+  return d.messageId ? { id: d.messageId, from: 'message' } : null;
+}
+
+function DeliveryIds({ d }: { d: DeliveryDetailDTO }) {
+  const theirs = serviceDeliveryId(d);
+  return (
+    <p className="muted small-print delivery-ids">
+      {theirs ? (
+        <>
+          Delivery <code>{theirs.id}</code> {theirs.from === 'header' ? "(the service's x-delivery-id)" : '(the message id)'}
+          {theirs.from === 'header' && d.messageId && (
+            <>
+              {' '}
+              · message <code>{d.messageId}</code>
+            </>
+          )}
+        </>
+      ) : (
+        <>The service gave this delivery no id</>
+      )}{' '}
+      · this app&apos;s record <code>{d.id}</code>
+    </p>
+  );
+}
+
+/** A forward waiting in the agent's queue: when it tries next (ticking), and Retry now. */
+function WaitingForward({ d }: { d: DeliveryDetailDTO }) {
+  const retry = useApp((s) => s.retryForwardsNow);
+  const [error, setError] = useState<ErrorDTO | null>(null);
+  const [busy, setBusy] = useState(false);
+  const now = useNow(d.nextTryAt !== null ? 1000 : 3_600_000);
+  const left = d.nextTryAt === null ? null : Math.max(0, Math.ceil((d.nextTryAt - now) / 1000));
+  const load = useApp((s) => s.loadDelivery);
+  // The try is due: read how it went (or when the next one is).
+  const due = left === 0;
+  useEffect(() => {
+    if (due) void load(d.id);
+  }, [due, d.id, load]);
+  return (
+    <div className="forward-waiting" role="group" aria-label="Forward waiting">
+      <p>
+        <strong>Waiting to be forwarded</strong>
+        {left !== null ? (
+          <>
+            , next try in <span aria-live="off">{left}</span> s
+          </>
+        ) : d.forwards.some((f) => f.replay === undefined) ? (
+          ', trying again'
+        ) : (
+          ', in the queue'
+        )}
+        .
+      </p>
+      {d.agentId && (
+        <button
+          type="button"
+          className="secondary small"
+          disabled={busy}
+          onClick={async () => {
+            setBusy(true);
+            setError(await retry(d.agentId!, d.id));
+            setBusy(false);
+          }}
+        >
+          Retry now
+        </button>
+      )}
+      {error && <ErrorNotice error={error} />}
+    </div>
+  );
+}
+
 export function DeliveryDetail({ id }: { id: string }) {
   const d = useApp((s) => s.deliveryDetails[id]);
   const load = useApp((s) => s.loadDelivery);
@@ -37,6 +117,8 @@ export function DeliveryDetail({ id }: { id: string }) {
   const exportIt = useApp((s) => s.exportDelivery);
   const fetchMedia = useApp((s) => s.loadDeliveryMedia);
   const names = useNames();
+  const forwardTo = useApp((s) => s.tunnelStatus?.forwardTo ?? null);
+  const uid = useId();
   const [error, setError] = useState<ErrorDTO | null>(null);
   const [note, setNote] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
@@ -51,6 +133,12 @@ export function DeliveryDetail({ id }: { id: string }) {
     setCurl(null);
     void load(id).then(setError);
   }, [id, load]);
+  // A try of the forward queue came in live while it waited: read when it tries next.
+  const tries = d?.forwards.filter((f) => f.replay === undefined).length ?? 0;
+  const waiting = d?.forwardState === 'pending';
+  useEffect(() => {
+    if (waiting && tries > 0) void load(id);
+  }, [tries, waiting, id, load]);
 
   const doReplay = async (mode: 'as-received' | 're-signed', edited?: string) => {
     setBusy(true);
@@ -80,13 +168,17 @@ export function DeliveryDetail({ id }: { id: string }) {
       downloadText(r.value.filename, r.value.content);
       setNote(`Downloaded ${r.value.filename}.`);
     } else {
-      setNote((await copyText(r.value.content)) ? 'Copied the curl command.' : 'Copy is not available here; the command is shown below.');
+      const where = forwardTo ? `It posts to the forward address, ${forwardTo}.` : 'No forward address is set: it posts to <FORWARD_URL>; put your app’s address there.';
+      setNote(`${(await copyText(r.value.content)) ? 'Copied the curl command.' : 'Copy is not available here; the command is shown below.'} ${where}`);
       setCurl(r.value.content);
     }
   };
 
   if (!d) return error ? <ErrorNotice error={error} /> : <p aria-busy="true">Loading the delivery…</p>;
   const steps = d.verificationDetail.split('\n').filter((s) => s.trim());
+  const noTarget = forwardTo === null;
+  /** Why the replay buttons are disabled, for the pointer (title) and for assistive technology. */
+  const why = noTarget ? { title: 'No forward address is set (a local setting: Forwarding)', 'aria-describedby': `${uid}-no-forward` } : {};
   const who = nameWords(names(d.teamId, d.agentId));
   return (
     <article className="request-detail" aria-labelledby="detail-title">
@@ -98,26 +190,26 @@ export function DeliveryDetail({ id }: { id: string }) {
         <p>
           <VerdictBadge d={d} /> to {who} · {new Date(d.receivedAt).toLocaleString()}
         </p>
-        <p className="muted small-print">
-          Delivery <code>{d.id}</code>
-          {d.messageId && (
-            <>
-              {' '}
-              · message <code>{d.messageId}</code>
-            </>
-          )}
-        </p>
+        <DeliveryIds d={d} />
       </header>
+      {d.forwardState === 'pending' && forwardTo !== null && <WaitingForward d={d} />}
+      {noTarget && (
+        <p className="hint no-forward" id={`${uid}-no-forward`}>
+          Replay sends to the forward address, a local setting of this app (the service is not involved): none is set. Set one under Forwarding above.
+        </p>
+      )}
       <div className="actions">
-        <button type="button" disabled={busy} onClick={() => void doReplay('as-received')}>
+        <button type="button" disabled={busy || noTarget} onClick={() => void doReplay('as-received')} {...why}>
           Replay as received
         </button>
-        <button type="button" className="secondary" disabled={busy} onClick={() => void doReplay('re-signed')}>
+        <button type="button" className="secondary" disabled={busy || noTarget} onClick={() => void doReplay('re-signed')} {...why}>
           Replay re-signed
         </button>
         <button
           type="button"
           className="secondary"
+          disabled={noTarget}
+          {...why}
           onClick={() => {
             setBody(d.rawBody);
             setEditing((e) => !e);
@@ -181,7 +273,7 @@ export function DeliveryDetail({ id }: { id: string }) {
                   <code>{f.target}</code>
                 </td>
                 <td>
-                  {attemptWords(f)}
+                  {f.replay !== undefined && <span className="badge tone-info">Replay</span>} {attemptWords(f)}
                   {f.responseBody ? (
                     <>
                       {' '}
