@@ -213,6 +213,7 @@ const SCREENS: Screen[] = [
       await page.getByRole('combobox', { name: /Agent/ }).selectOption(AGENTS.unlinked);
       await page.getByLabel('Message', { exact: true }).fill('Are you there?');
       await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await page.locator('.send-confirm').getByRole('button', { name: 'Send anyway' }).click();
       await expect(page.locator('.send-error')).toContainText('Needs a QR scan');
       await page.getByLabel(/^To \(phone number/).fill('12ab');
       await expect(page.getByText('contains letters')).toBeVisible();

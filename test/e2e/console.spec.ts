@@ -198,6 +198,12 @@ test.describe('send console', () => {
     await expect(historyRow(page, 'tiny 5')).toContainText(/Queued \(position 3, about \d+ s\)/);
     const queue = page.locator('.send-queue li');
     await expect(queue).toHaveCount(3, { timeout: 5000 });
+    // The budget's count is the team's queue, and says so; here all three are this agent's rows marked queued.
+    await expect(page.getByRole('heading', { name: "Waiting in the team's queue (3)" })).toBeVisible();
+    await expect(page.locator('table.send-history tbody tr[data-state="queued"]')).toHaveCount(3);
+    await expect(page.locator('.queue-mine')).toHaveText('All from Tiny plan bot.');
+    // The message box cleared once each send was queued.
+    await expect(textBox(page)).toHaveValue('');
     // The first one waiting leaves the queue: the last one moves up, in its row and under the form.
     await historyRow(page, 'tiny 3').getByRole('button', { name: `Cancel the send to +${TO}` }).click();
     await expect(queue).toHaveCount(2, { timeout: 5000 });
@@ -213,12 +219,20 @@ test.describe('send console', () => {
     await expect(queue).toHaveCount(0, { timeout: 5000 });
   });
 
-  test('409 from an unlinked agent: needs a QR scan, with a link to pairing', async ({ page }, testInfo) => {
+  test('an agent known to need a scan: a warning with Pair, a confirmation, then the 409 says it needs a QR scan, with a link to pairing', async ({ page }, testInfo) => {
     const shot = shooter(page, testInfo);
     await openConsole(page, 'agent-unlinked');
+    await expect(page.locator('.send-scan-warning')).toContainText('needs a QR scan', { timeout: 10_000 });
+    await expect(page.locator('.send-scan-warning').getByRole('link', { name: /^Pair / })).toHaveAttribute('href', `#/agents/agent-unlinked/pairing?team=${encodeURIComponent(suite.teamId)}`);
     await toBox(page).fill(`+${TO}`);
     await textBox(page).fill('Are you there?');
     await sendButton(page).click();
+    // Nothing goes out before the second click.
+    const confirm = page.locator('.send-confirm');
+    await expect(confirm).toContainText('needs a QR scan');
+    await expect(historyRow(page, 'Are you there?')).toHaveCount(0);
+    await shot('console-needs-scan-confirm');
+    await confirm.getByRole('button', { name: 'Send anyway' }).click();
     const alert = page.locator('.send-error');
     await expect(alert).toContainText('Needs a QR scan');
     await expect(alert).toContainText('409');
