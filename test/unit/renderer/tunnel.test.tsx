@@ -577,7 +577,7 @@ describe('tunnel inspector: the selected request', () => {
     await flush();
     fireEvent.click(rows()[3]!);
     await flush();
-    expect(document.querySelector('.delivery-ids')?.textContent).toBe("Delivery dlv_9 (the service's x-delivery-id) · message m-d1 · this app's record d1");
+    expect(document.querySelector('.delivery-ids')?.textContent).toBe("Delivery dlv_9 (its x-delivery-id) · message m-d1 · this app's record d1");
     cleanup();
     setup();
     await flush();

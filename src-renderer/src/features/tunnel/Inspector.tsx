@@ -1,7 +1,7 @@
-// The webhook tunnel as an inspector: at the top the receiver, its public URL and each agent's hook
-// URLs (copy buttons, one-click registration), then the settings as compact panels; below, two
-// panes: every request on the left (search, filters, row click selects), the selected one in full
-// on the right.
+// The webhook tunnel as an inspector: at the top the receiver and its public URL, then the settings
+// as compact panels; then two panes, in view without scrolling: every request on the left (search,
+// filters, row click selects), the selected one in full on the right; below them each agent's hook
+// URLs (copy buttons, one-click registration).
 import { useEffect, useMemo, useState } from 'react';
 import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
@@ -46,7 +46,6 @@ export function Inspector() {
         </>
       )}
       <ReceiverBar />
-      <HookUrls />
       <Panels agents={agents} />
       <div className="panes">
         <RequestList selected={selected} onSelect={setSelected} />
@@ -60,6 +59,10 @@ export function Inspector() {
           )}
         </div>
       </div>
+      <section className="hook-urls-section" aria-labelledby="hook-urls-title">
+        <h3 id="hook-urls-title">Hook URLs</h3>
+        <HookUrls />
+      </section>
     </section>
   );
 }

@@ -47,7 +47,11 @@ function DeliveryIds({ d }: { d: DeliveryDetailDTO }) {
     <p className="muted small-print delivery-ids">
       {theirs ? (
         <>
-          Delivery <code>{theirs.id}</code> {theirs.from === 'header' ? "(the service's x-delivery-id)" : '(the message id)'}
+          Delivery <code>{theirs.id}</code> {theirs.from === 'header' ? (
+            <span className="nowrap">(its x-delivery-id)</span>
+          ) : (
+            '(the message id)'
+          )}
           {theirs.from === 'header' && d.messageId && (
             <>
               {' '}
@@ -249,7 +253,11 @@ export function DeliveryDetail({ id }: { id: string }) {
           </div>
         </form>
       )}
-      {curl && <pre className="raw curl">{curl}</pre>}
+      {curl && (
+        <pre className="raw curl" tabIndex={0} aria-label="The curl command">
+          {curl}
+        </pre>
+      )}
       <h4>Verification</h4>
       <ol className="steps">{steps.length ? steps.map((s, i) => <li key={i}>{s}</li>) : <li>{d.verification}</li>}</ol>
       <h4>Forward attempts</h4>
