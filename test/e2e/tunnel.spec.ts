@@ -166,7 +166,7 @@ test.describe('webhook tunnel inspector', () => {
 
       // 7. Copy as curl, and the JSON fixture.
       await detail.getByRole('button', { name: 'Copy as curl' }).click();
-      await expect(detail.getByRole('status').filter({ hasText: 'curl' })).toHaveText('Copied the curl command.');
+      await expect(detail.getByRole('status').filter({ hasText: 'curl' })).toHaveText(`Copied the curl command. It posts to the forward address, ${app.url}.`);
       const curl = await clipboard(page);
       expect(curl).toMatch(/^curl /);
       expect(curl).toContain(inbound.messageId);
