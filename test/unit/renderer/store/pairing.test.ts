@@ -78,7 +78,7 @@ describe('pairing slice', () => {
     expect(store.getState().route).toBe('#/agents/a1?team=t1');
     expect(store.getState().pairing['t1/a1']).toMatchObject({ starting: false, startedAt: null });
     const n = store.getState().notices.at(-1)!;
-    expect(n.title).toBe('Stopped waiting for the scan of Agent a1');
+    expect(n.title).toBe('Stopped waiting for the scan of Agent a1 (a1)');
     expect(n.body).toContain('no way to cancel a pairing');
     expect(n.body).toContain(`until ${new Date(TIMES.expiresAt).toLocaleTimeString()}`);
     expect(n.route).toBe('#/agents/a1/pairing?team=t1');
