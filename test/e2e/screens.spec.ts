@@ -2,7 +2,7 @@
 // --emulator`: each state shot in all four looks with no serious or critical axe violation. The
 // tunnel at 1024×700: the request list starts above the fold, no word (nor a hook URL) breaks across
 // lines, replay without a forward address says it is a local setting and each disabled button says
-// why, and "Copy as curl" says it posts to a visible placeholder.
+// why, "Copy as curl" says it posts to a visible placeholder, and an image delivery shows its picture.
 import { writeFile } from 'node:fs/promises';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
@@ -101,6 +101,11 @@ test.describe('screens at 1280×800 and 1024×700', () => {
     await expect(detail.getByRole('status').filter({ hasText: 'curl' })).toContainText('it posts to <FORWARD_URL>');
     await expect(detail.locator('pre.curl')).toContainText(`'<FORWARD_URL>'`);
     await expect(detail.locator('pre.curl')).toContainText(/-H 'x-delivery-id: dlv_/);
+    // The image delivery: its picture, fetched by the main side.
+    await rows.filter({ hasText: 'the broken part' }).click();
+    const picture = detail.getByRole('img', { name: /^The image from \+15550100003: the broken part$/ });
+    await expect(picture).toBeVisible({ timeout: 10_000 });
+    expect(await picture.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
 
     for (const size of SIZES) {
       await page.setViewportSize(size);

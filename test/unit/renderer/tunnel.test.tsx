@@ -660,6 +660,40 @@ describe('tunnel inspector: the selected request', () => {
     click.mockRestore();
   });
 
+  it('an image delivery shows a preview drawn from the bytes the main side fetched; a link that expired says so; only raster images are drawn', async () => {
+    let answer: unknown = { ok: true, value: { filename: 'photo.png', mimeType: 'image/png', bytes: 3, dataBase64: 'AQID' } };
+    const t = setup({
+      'tunnel.delivery': ({ id }: { id: string }) => ({ ok: true, value: { ...detail, ...summary(id, { messageType: id === 'd1' ? 'text' : 'image', preview: id === 'd1' ? 'hi' : 'the broken part' }) } }),
+      'tunnel.media': () => answer,
+    });
+    await flush();
+    fireEvent.click(rows()[3]!);
+    await flush();
+    expect(detailPane().queryByRole('img')).toBeNull();
+    expect(t.calls.some((c) => c.name === 'tunnel.media')).toBe(false);
+    fireEvent.click(rows()[0]!);
+    await flush();
+    const img = detailPane().getByRole('img', { name: 'The image from +15550102000: the broken part' }) as HTMLImageElement;
+    expect(img.getAttribute('src')).toBe('data:image/png;base64,AQID');
+    expect(t.calls.filter((c) => c.name === 'tunnel.media').map((c) => c.args)).toEqual([{ id: 'd3' }]);
+    cleanup();
+    answer = { ok: false, error: { kind: 'not-found', code: 'MEDIA_EXPIRED', message: 'The media link has expired.' } };
+    setup({ 'tunnel.delivery': { ok: true, value: { ...detail, messageType: 'image' } }, 'tunnel.media': () => answer });
+    await flush();
+    fireEvent.click(rows()[3]!);
+    await flush();
+    expect(detailPane().queryByRole('img')).toBeNull();
+    expect(detailPane().getByRole('alert').textContent).toContain('expired');
+    cleanup();
+    answer = { ok: true, value: { filename: 'x.svg', mimeType: 'image/svg+xml', bytes: 3, dataBase64: 'AQID' } };
+    setup({ 'tunnel.delivery': { ok: true, value: { ...detail, messageType: 'image' } }, 'tunnel.media': () => answer });
+    await flush();
+    fireEvent.click(rows()[3]!);
+    await flush();
+    expect(detailPane().queryByRole('img')).toBeNull();
+    expect(detailPane().getByRole('alert').textContent).toContain('image/svg+xml, which is not shown here');
+  });
+
   it('a failed media download says why', async () => {
     setup({
       'tunnel.delivery': { ok: true, value: { ...detail, messageType: 'document' } },

@@ -2,7 +2,8 @@
 // service's own first: its x-delivery-id header, else the message id; this app's record id
 // second), replay (as received, re-signed, edited: to the forward address, a local setting; without
 // one the buttons say why they are disabled) and export actions, a forward that waits (its next try
-// counting down, Retry now), the verification steps, every forward attempt (replays marked), the
+// counting down, Retry now), an image's preview (its bytes fetched by the main side, the key never
+// here), the verification steps, every forward attempt (replays marked), the
 // headers and the body (JSON tree or raw). A refused request: why, what was received (headers, size,
 // hash, the first bytes); its body was not kept, so nothing to replay.
 import { useEffect, useId, useState } from 'react';
@@ -64,6 +65,42 @@ function DeliveryIds({ d }: { d: DeliveryDetailDTO }) {
       )}{' '}
       · this app&apos;s record <code>{d.id}</code>
     </p>
+  );
+}
+
+/** Image types shown inline (raster only); others are downloaded, never drawn. */
+const PREVIEWABLE = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+type Preview = { src: string; filename: string } | { error: ErrorDTO } | null;
+
+/**
+ * An image delivery's picture, fetched by the main side (tunnel.media, with the team's key, which
+ * never reaches this window) and drawn from its bytes; a link that expired or a file too large says
+ * why instead.
+ */
+function ImagePreview({ d }: { d: DeliveryDetailDTO }) {
+  const fetchMedia = useApp((s) => s.loadDeliveryMedia);
+  const [preview, setPreview] = useState<Preview>(null);
+  useEffect(() => {
+    let live = true;
+    setPreview(null);
+    void fetchMedia(d.id).then((r) => {
+      if (!live) return;
+      if (!r.ok) return setPreview({ error: r.error });
+      if (!PREVIEWABLE.has(r.value.mimeType)) return setPreview({ error: { kind: 'invalid-request', code: 'NOT_PREVIEWABLE', message: `The file is ${r.value.mimeType}, which is not shown here; download it instead.` } });
+      setPreview({ src: `data:${r.value.mimeType};base64,${r.value.dataBase64}`, filename: r.value.filename });
+    });
+    return () => {
+      live = false;
+    };
+  }, [d.id, fetchMedia]);
+  if (preview === null) return <p aria-busy="true">Loading the image…</p>;
+  if ('error' in preview) return <ErrorNotice error={preview.error} />;
+  return (
+    <figure className="media-preview">
+      <img src={preview.src} alt={`The image${d.from ? ` from +${d.from.replace(/^\+/, '')}` : ''}${d.preview && !d.preview.startsWith('[') ? `: ${d.preview}` : ''}`} />
+      <figcaption className="muted small-print">{preview.filename}</figcaption>
+    </figure>
   );
 }
 
@@ -257,6 +294,12 @@ export function DeliveryDetail({ id }: { id: string }) {
         <pre className="raw curl" tabIndex={0} aria-label="The curl command">
           {curl}
         </pre>
+      )}
+      {d.messageType === 'image' && (
+        <>
+          <h4>Image</h4>
+          <ImagePreview d={d} />
+        </>
       )}
       <h4>Verification</h4>
       <ol className="steps">{steps.length ? steps.map((s, i) => <li key={i}>{s}</li>) : <li>{d.verification}</li>}</ol>
