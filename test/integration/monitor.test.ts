@@ -1,6 +1,6 @@
 // The monitor against the emulator over real loopback HTTP, with compressed intervals (real time).
 import { describe, expect, it } from 'vitest';
-import type { MonitorOptions } from '../../src-main/core/monitor';
+import type { MonitorOptions } from '../../src-main/core/monitor/monitor';
 import { monitorRig, mulberry32, type SeedAgents } from '../helpers/monitor-rig';
 import { waitFor } from '../helpers/wait';
 

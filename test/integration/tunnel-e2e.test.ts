@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { startEmulator, type Emulator } from '../../src-main/emulator';
-import { createServiceClient } from '../../src-main/core/api';
+import { createServiceClient } from '../../src-main/core/api/client';
 import { EventLog, registerWebhook, Tunnel } from '../../src-main/core/tunnel';
 import { systemClock } from '../../src-main/core/ports';
 import { tempDir, waitFor } from '../unit/core/tunnel/helpers';

@@ -23,7 +23,6 @@ import { Observability, type MetricsListen } from './observability';
 import type { CompanionMetrics } from '../../core/metrics';
 
 export type { TeamView } from './account-set';
-export { DEMO_TEAM_LABEL } from './demo';
 
 export interface CompanionOptions {
   /** Transcripts, timelines, the tunnel's log. Default <configDir>/data. */
@@ -50,7 +49,7 @@ export interface CompanionOptions {
   metrics?: MetricsListen;
 }
 
-export interface CompanionEvents {
+interface CompanionEvents {
   health: HealthEvent;
   /** Every settled poll (the agent's snapshot is already updated when this fires). */
   poll: PollResult;

@@ -9,6 +9,7 @@ const URL_RE = /\bhttps?:\/\/(?:\[[0-9A-Fa-f:.]+\])?[^\s"'<>`|[\](){}]*/g;
 const ANSI_RE = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
 /** Loopback, unspecified ("any") or the machine's name for itself: only this machine reaches it. */
+/** @internal Exported for tests. */
 export function isOwnMachineHost(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (h === 'localhost' || h.endsWith('.localhost')) return true;

@@ -11,14 +11,6 @@ export interface AlertSink {
   deliver(alert: Alert): Promise<void>;
 }
 
-/** One line for the CLI: human text, or the alert as one JSON line. */
-export function formatAlertLine(alert: Alert, format: 'human' | 'json' = 'human'): string {
-  if (format === 'json') return JSON.stringify(alert);
-  const when = new Date(alert.at).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
-  const who = alert.agentIds.length > 0 ? alert.agentIds.join(',') : '-';
-  return `${when} ${alert.urgent ? 'URGENT' : 'notice'} [${alert.kind}] ${alert.teamId}/${who}: ${alert.title}`;
-}
-
 /** The text of a chat message: the line, then the body. */
 function formatAlertText(alert: Alert): string {
   return `${alert.urgent ? '🔴' : 'ℹ️'} ${alert.title}\n${alert.body}`;
@@ -106,13 +98,5 @@ export class WebhookAlertSink implements AlertSink {
     const ok = await postJson(this.url, JSON.stringify({ text: formatAlertText(alert), alert }), this.opts);
     if (!ok) this.log.warn('alert webhook delivery failed', { target: this.target, alertId: alert.id });
     return ok;
-  }
-}
-
-/** Collects alerts in memory (tests, the CLI's --once mode). */
-export class MemoryAlertSink implements AlertSink {
-  readonly alerts: Alert[] = [];
-  async deliver(alert: Alert): Promise<void> {
-    this.alerts.push(alert);
   }
 }

@@ -1,14 +1,9 @@
 // The local signed-webhook tunnel: public API for the app, the browser host and the CLI.
 export { Tunnel, TunnelError, isLoopback } from './tunnel';
 export { EventLog } from './log';
-export { RefusedStore, type RefusedQuery } from './refused';
-export { LOCK_FILE } from './lock';
+export { RefusedStore } from './refused';
 export { ensurePrivateDir } from './private-files';
-export { verifyTunnelDelivery } from './verify';
 export { registerWebhook, type WebhookRegistration } from './register';
-export { composeInboundEvent } from './simulate';
 export { toCurl, toFixture } from './export';
 export { ReplayError } from './replay';
-export { createUndiciTransport } from './transport';
-export type { Transport, ForwardRequest, ForwardResponse } from './transport';
 export * from './types';

@@ -8,7 +8,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', () => ({}));
 
-import { Accounts, CONFIG_FIX_HINT } from '../../../src-main/core/accounts';
+import { Accounts } from '../../../src-main/core/accounts';
+import { CONFIG_FIX_HINT } from '../../../src-main/core/accounts/config-file';
 import { MemorySecretStore } from '../../../src-main/core/secrets';
 import { launch, QUIT_BUTTON, SET_ASIDE_BUTTON, type LaunchParts } from '../../../src-main/electron/startup';
 import { fakeContract, NOW } from '../contract/fake-contract';

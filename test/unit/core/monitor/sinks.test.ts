@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebhookAlertSink, formatAlertLine } from '../../../../src-main/core/monitor/sinks';
+import { WebhookAlertSink } from '../../../../src-main/core/monitor/sinks';
 import type { Alert } from '../../../../src-main/core/monitor/types';
 
 const alert: Alert = {
@@ -50,13 +50,6 @@ beforeAll(async () => {
 afterAll(async () => {
   server.closeAllConnections();
   await new Promise((r) => server.close(r));
-});
-
-describe('formatAlertLine', () => {
-  it('human and JSON', () => {
-    expect(formatAlertLine(alert)).toBe('2024-01-10 12:00:05Z URGENT [needs-scan] t1/a1: a1 was unlinked — a QR scan is needed');
-    expect(JSON.parse(formatAlertLine(alert, 'json'))).toEqual(alert);
-  });
 });
 
 /** Millisecond waits between attempts, so retries do not slow the test. */

@@ -1,15 +1,8 @@
 // KeychainSecretStore over a fake native entry: store pinning, error mapping, and "locked is never 'no key'".
 import { describe, expect, it } from 'vitest';
-import {
-  KeychainError,
-  KeychainLocked,
-  KeychainSecretStore,
-  KeychainUnavailable,
-  MemorySecretStore,
-  PROBE_ACCOUNT,
-  type KeyringEntry,
-  type KeyringEntryOptions,
-} from '../../../../src-main/core/secrets';
+import { KeychainSecretStore, MemorySecretStore } from '../../../../src-main/core/secrets';
+import { PROBE_ACCOUNT, type KeyringEntry, type KeyringEntryOptions } from '../../../../src-main/core/secrets/keychain';
+import { KeychainError, KeychainLocked, KeychainUnavailable } from '../../../../src-main/core/secrets/types';
 
 /** Observed @napi-rs/keyring texts (Linux, gnome-keyring). */
 function nativeError(message: string, inner?: string): Error {

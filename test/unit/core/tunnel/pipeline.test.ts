@@ -6,7 +6,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createUndiciTransport, Tunnel, type ForwardRequest, type ForwardResponse, type Transport } from '../../../../src-main/core/tunnel';
+import { Tunnel } from '../../../../src-main/core/tunnel';
+import { createUndiciTransport, type ForwardRequest, type ForwardResponse, type Transport } from '../../../../src-main/core/tunnel/transport';
 import { HEALTHY_AFTER_MS } from '../../../../src-main/core/tunnel/forwarder';
 import { Cancel } from '../../../../src-main/core/tunnel/transport';
 import { FakeClock, tempDir, waitFor } from './helpers';
