@@ -56,6 +56,15 @@ export default tseslint.config(
     },
   },
   {
+    // No import cycle, type-only imports included: in the main process's tree, and in the renderer's.
+    files: ['src-main/**/*.ts'],
+    rules: { 'layers/no-cycle': ['error', { within: 'src-main' }] },
+  },
+  {
+    files: ['src-renderer/**/*.{ts,tsx}'],
+    rules: { 'layers/no-cycle': ['error', { within: 'src-renderer' }] },
+  },
+  {
     // The runtime boundary: only the Electron adapters (and the preload) may import 'electron'.
     files: ['**/*.{ts,tsx,js,mjs,cjs}'],
     ignores: electronOnlyHere,
@@ -63,12 +72,8 @@ export default tseslint.config(
   },
   {
     // core/ is pure behaviour: it imports nothing above it (the app layer, the shells, the emulator).
-    // No import cycle inside it, type-only imports included.
     files: ['src-main/core/**/*.ts'],
-    rules: {
-      'layers/imports': restrict({ patterns: [CORE] }),
-      'layers/no-cycle': ['error', { within: 'src-main/core' }],
-    },
+    rules: { 'layers/imports': restrict({ patterns: [CORE] }) },
   },
   {
     // An order inside core/: the low-level modules never import the features built on them.

@@ -4,7 +4,7 @@
 //   core imports nothing above it (app, cli, host, electron, emulator, the contract), but the
 //   shared limits (src-shared/limits);
 //   the low-level modules of core never import its features (tunnel, monitor, chat, expose, metrics);
-//   no import cycle inside core, type-only imports included;
+//   no import cycle (type-only imports included) in src-main nor in src-renderer;
 //   the app layer imports no shell, and the emulator only for the demo;
 //   each shell (electron with src-main/index.ts, host, cli) imports no other shell, but `serve`
 //   starts the browser host;
@@ -131,22 +131,30 @@ describe('lint boundary', () => {
     });
   });
 
-  describe('no import cycle inside core', () => {
+  describe('no import cycle', () => {
     const cycleErrors = (filePath: string, source: string) => errorsOf(filePath, source, 'layers/no-cycle');
 
     it('refuses a type-only cycle (monitor/policy-teams.ts needing a type of monitor/policy.ts)', async () => {
       const errors = await cycleErrors('src-main/core/monitor/policy-teams.ts', "import type { AlertPolicy } from './policy';\nexport type P = AlertPolicy;\n");
-      expect(errors).toEqual(['Import cycle: monitor/policy-teams.ts → monitor/policy.ts → monitor/policy-teams.ts. Move what both sides need into a module of its own.']);
+      expect(errors).toEqual(['Import cycle: core/monitor/policy-teams.ts → core/monitor/policy.ts → core/monitor/policy-teams.ts. Move what both sides need into a module of its own.']);
     });
 
     it('refuses a longer cycle, through an import() call', async () => {
       const errors = await cycleErrors('src-main/core/url.ts', "export const load = () => import('./api/client');\n");
       expect(errors).toHaveLength(1);
-      expect(errors[0]).toMatch(/^Import cycle: url\.ts → api\/client\.ts → .*url\.ts\./);
+      expect(errors[0]).toMatch(/^Import cycle: core\/url\.ts → core\/api\/client\.ts → .*core\/url\.ts\./);
     });
 
     it('lets through an import that leads nowhere back', async () => {
       expect(await cycleErrors('src-main/core/url.ts', "import { z } from 'zod';\nimport type { Clock } from './ports';\nexport const a = z;\nexport type C = Clock;\n")).toEqual([]);
+    });
+
+    it('refuses a cycle between layers, and one in the renderer', async () => {
+      const app = await cycleErrors('src-main/app/static-files.ts', "import type { Handlers } from '../host/server';\nexport type H = Handlers;\n");
+      expect(app).toEqual(['Import cycle: app/static-files.ts → host/server.ts → app/static-files.ts. Move what both sides need into a module of its own.']);
+      const renderer = await cycleErrors('src-renderer/src/store/index.ts', "import { App } from '../App';\nexport const a = App;\n");
+      expect(renderer).toHaveLength(1);
+      expect(renderer[0]).toMatch(/^Import cycle: src\/store\/index\.ts → src\/App\.tsx → .*src\/store\/index\.ts\./);
     });
 
     it('finds none in the files of core as they are', async () => {
