@@ -1,7 +1,6 @@
 // When a snooze ends: N minutes from now, or 'tomorrow' = 08:00 local time on the next day.
 
-/** @internal Exported for tests. */
-export const TOMORROW_HOUR = 8;
+const TOMORROW_HOUR = 8;
 
 export function snoozeUntil(spec: { minutes: number } | { until: 'tomorrow' }, nowMs: number): number {
   if ('minutes' in spec) return nowMs + spec.minutes * 60_000;

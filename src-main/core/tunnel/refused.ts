@@ -11,8 +11,7 @@ import { silentLogger, type Logger } from '../ports';
 import { ensurePrivateDir, PRIVATE_FILE_MODE, privateFiles } from './private-files';
 import { REFUSED_REASONS, type RefusedReason, type RefusedRequest } from './types';
 
-/** @internal Exported for tests. */
-export const DEFAULT_MAX_REFUSED = 2_000;
+const DEFAULT_MAX_REFUSED = 2_000;
 const CURRENT = 'refused.jsonl';
 const OLDER = 'refused.1.jsonl';
 

@@ -19,8 +19,7 @@ import type { Token } from 'marked';
 import { decodeEntities, renderInline } from './inline';
 
 /** The live run is cut once it holds more than this many characters. */
-/** @internal Exported for tests. */
-export const LIVE_MAX = 2048;
+const LIVE_MAX = 2048;
 
 interface Cuts {
   /** The source of the inline tokens before the plain text the cuts apply to. */
