@@ -11,10 +11,8 @@ import { startElectronShell, type ElectronParts, type ShellOptions } from './she
 type StartupParts = Pick<typeof Electron, 'app' | 'dialog'>;
 export type LaunchParts = ElectronParts & Pick<typeof Electron, 'dialog'>;
 
-/** @internal Exported for tests. */
-export const SET_ASIDE_BUTTON = 'Set it aside and start afresh';
-/** @internal Exported for tests. */
-export const QUIT_BUTTON = 'Quit';
+const SET_ASIDE_BUTTON = 'Set it aside and start afresh';
+const QUIT_BUTTON = 'Quit';
 
 export interface RecoveryOptions {
   /** The config folder the contract reads (the one shared with the CLI). */

@@ -9,10 +9,8 @@ import type { SessionStatus } from '../../core/api/types';
 import type { PairingTimesDTO, SessionDTO } from '../../../src-shared/contract';
 import { sessionDTO } from './dto';
 
-/** @internal Exported for tests. */
-export const QR_EVERY_MS = 20_000;
-/** @internal Exported for tests. */
-export const PAIRING_EXPIRES_MS = 120_000;
+const QR_EVERY_MS = 20_000;
+const PAIRING_EXPIRES_MS = 120_000;
 /** A start with no QR after this long is forgotten (the service never offered one). */
 const START_WAIT_MS = 60_000;
 

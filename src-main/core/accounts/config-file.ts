@@ -46,8 +46,7 @@ export async function readConfig(configDir: string): Promise<ConfigFile | null> 
 }
 
 /** Ends every CONFIG_CORRUPT message: the app and the CLI share the config folder, so both point to the CLI's command. */
-/** @internal Exported for tests. */
-export const CONFIG_FIX_HINT = 'It was left untouched: fix it by hand, or run `channel-companion config reset` to set it aside (kept as config.json.corrupt-<time>) and start afresh.';
+const CONFIG_FIX_HINT = 'It was left untouched: fix it by hand, or run `channel-companion config reset` to set it aside (kept as config.json.corrupt-<time>) and start afresh.';
 
 /** V8's excerpt of an unexpected token: up to 10 characters either side, "..." where it is cut. */
 const EXCERPT = /^Unexpected token .*?, (\.\.\.)?"([\s\S]*)"(\.\.\.)? is not valid JSON$/;
