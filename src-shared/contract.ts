@@ -64,7 +64,7 @@ export interface RawResponseDTO {
 export type Result<T> = { ok: true; value: T } | { ok: false; error: ErrorDTO };
 
 /** Requests that take no arguments take an empty object. */
-export type EmptyArgs = Record<string, never>;
+type EmptyArgs = Record<string, never>;
 
 // ---------------------------------------------------------------------------------------------
 // DTOs
@@ -83,7 +83,7 @@ export interface TeamDTO {
   allowInsecureHttp?: boolean;
 }
 
-export interface AgentInputDTO {
+interface AgentInputDTO {
   agentId: string;
   label?: string;
 }
@@ -124,7 +124,7 @@ export interface AgentDTO {
   health: AgentHealthDTO;
 }
 
-export interface HealthSnapshotDTO {
+interface HealthSnapshotDTO {
   at: number;
   worst: HealthState;
   agents: AgentHealthDTO[];
@@ -327,7 +327,7 @@ export interface TunnelStatusDTO {
 // ----- the receiver's public exposure (tunnel.expose / tunnel.unexpose / the tunnel.exposure event) -----
 
 /** off: never started; starting; up (url set); failed (error set; url kept when it was up); stopped (url kept). */
-export type ExposureState = 'off' | 'starting' | 'up' | 'failed' | 'stopped';
+type ExposureState = 'off' | 'starting' | 'up' | 'failed' | 'stopped';
 
 export interface ExposureDTO {
   state: ExposureState;
@@ -344,7 +344,7 @@ export interface ExposureDTO {
   ngrokAuthtoken: { stored: boolean; hint: string | null };
 }
 
-export interface ExposureRegistrationDTO {
+interface ExposureRegistrationDTO {
   teamId: string;
   agentId: string;
   /** The hook URL registered (or tried). */
@@ -471,7 +471,7 @@ export interface ExportDTO {
   content: string;
 }
 
-export interface ChatActionDTO {
+interface ChatActionDTO {
   name: string;
   [key: string]: unknown;
 }
@@ -527,7 +527,7 @@ export interface ChatConversationDTO {
   match: string | null;
 }
 
-export type ThemeDTO = 'system' | 'light' | 'dark';
+type ThemeDTO = 'system' | 'light' | 'dark';
 
 export interface AlertRulesDTO {
   /** Seconds a reconnecting link may last before it alerts (0: at once). */
@@ -571,7 +571,7 @@ export interface DiagnosticsDTO {
   content: string;
 }
 
-export interface DemoDTO {
+interface DemoDTO {
   team: TeamDTO;
   /** The local emulator's base URL. */
   baseUrl: string;
@@ -581,6 +581,7 @@ export interface DemoDTO {
 // Requests: name → { args, result }
 // ---------------------------------------------------------------------------------------------
 
+/** @internal Exported for tests. */
 export interface Requests {
   'teams.list': { args: EmptyArgs; result: TeamDTO[] };
   'teams.add': { args: { label: string; baseUrl: string; apiKey: string; agents: AgentInputDTO[]; allowInsecureHttp?: boolean }; result: TeamDTO };
@@ -731,6 +732,7 @@ export interface Events {
 
 export type EventName = keyof Events;
 
+/** @internal Exported for tests. */
 export const EVENT_NAMES = [
   'health.changed',
   'alert',
@@ -755,7 +757,7 @@ export type AnyEvent = { [E in EventName]: { name: E; payload: Events[E] } }[Eve
 
 type ArgsParam<K extends RequestName> = EmptyArgs extends ArgsOf<K> ? [args?: ArgsOf<K>] : [args: ArgsOf<K>];
 
-export type RequestFns = { [K in RequestName]: (...args: ArgsParam<K>) => Promise<Result<ResultOf<K>>> };
+type RequestFns = { [K in RequestName]: (...args: ArgsParam<K>) => Promise<Result<ResultOf<K>>> };
 
 export type Unsubscribe = () => void;
 
@@ -778,4 +780,4 @@ export function isEventName(name: string): name is EventName {
 // Compile-time completeness: every request and event name is listed in the const arrays above.
 type MissingRequest = Exclude<RequestName, (typeof REQUEST_NAMES)[number]>;
 type MissingEvent = Exclude<EventName, (typeof EVENT_NAMES)[number]>;
-export const CONTRACT_LISTS_COMPLETE: [MissingRequest | MissingEvent] extends [never] ? true : MissingRequest | MissingEvent = true;
+const _contractListsComplete: [MissingRequest | MissingEvent] extends [never] ? true : MissingRequest | MissingEvent = true;

@@ -5,6 +5,7 @@
 import { HEALTH_STATES, type AgentHealthDTO, type HealthState } from '../../src-shared/contract';
 import type { Health } from '../core/monitor';
 
+/** @internal Exported for tests. */
 export const HEALTH_STATE_OF: Readonly<Record<Health, HealthState>> = {
   connected: 'connected',
   reconnecting: 'reconnecting',

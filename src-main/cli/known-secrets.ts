@@ -4,7 +4,7 @@
 // saved teams keep in the keychain (core/expose teamSecrets). The ngrok authtoken is added by the
 // exposure itself.
 import { existsSync } from 'node:fs';
-import { configPath } from '../core/accounts';
+import { configPath } from '../core/accounts/config-file';
 import { teamSecrets } from '../core/expose';
 import { accountsOf } from './accounts-context';
 import type { CliContext } from './context';

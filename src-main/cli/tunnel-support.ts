@@ -48,7 +48,7 @@ export function explicitSecret(ctx: CliContext, out: Output, f: { secret?: strin
 }
 
 export const SECRET_FLAG_HELP = 'the signing secret (visible in the process list and shell history; prefer --secret-env)';
-export const SECRET_FLAG_WARNING =
+const SECRET_FLAG_WARNING =
   '--secret is visible to every user of this machine in the process list (ps) while this runs, and lands in your shell history; prefer --secret-env NAME';
 
 /** Opens the tunnel as the data dir's one writer; another writer holding it, or a data dir it cannot write, is a plain failure (exit 1). */

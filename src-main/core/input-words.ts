@@ -127,7 +127,7 @@ function keyWords(key: string): string {
 }
 
 /** The field's name as people know it: by its place (`names`), else by its key. */
-export function fieldName(path: ReadonlyArray<PropertyKey>, names: FieldNames = {}): string | undefined {
+function fieldName(path: ReadonlyArray<PropertyKey>, names: FieldNames = {}): string | undefined {
   const keys = path.filter((p): p is string => typeof p === 'string');
   const own = names[keys.join('.')];
   if (own !== undefined) return own;

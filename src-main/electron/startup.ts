@@ -8,11 +8,11 @@ import { Accounts, isAccountsError } from '../core/accounts';
 import { systemClock, type Clock } from '../core/ports';
 import { startElectronShell, type ElectronParts, type ShellOptions } from './shell';
 
-export type StartupParts = Pick<typeof Electron, 'app' | 'dialog'>;
+type StartupParts = Pick<typeof Electron, 'app' | 'dialog'>;
 export type LaunchParts = ElectronParts & Pick<typeof Electron, 'dialog'>;
 
-export const SET_ASIDE_BUTTON = 'Set it aside and start afresh';
-export const QUIT_BUTTON = 'Quit';
+const SET_ASIDE_BUTTON = 'Set it aside and start afresh';
+const QUIT_BUTTON = 'Quit';
 
 export interface RecoveryOptions {
   /** The config folder the contract reads (the one shared with the CLI). */
@@ -23,7 +23,7 @@ export interface RecoveryOptions {
 }
 
 /** The person answered the corrupt-config box with Quit: the start ends without a second box. */
-export class StartDeclined extends Error {
+class StartDeclined extends Error {
   constructor(readonly reason: Error) {
     super(reason.message, { cause: reason });
     this.name = 'StartDeclined';
@@ -35,7 +35,7 @@ export class StartDeclined extends Error {
  * file aside. Yes: moves it aside (only if it still does not load) and tries once more, whose
  * failure is thrown as it is. Quit: throws StartDeclined. Any other failure is thrown unchanged.
  */
-export async function createContractRecovering<T>(parts: Pick<StartupParts, 'dialog'>, opts: RecoveryOptions, createContract: () => Promise<T>): Promise<T> {
+async function createContractRecovering<T>(parts: Pick<StartupParts, 'dialog'>, opts: RecoveryOptions, createContract: () => Promise<T>): Promise<T> {
   try {
     return await createContract();
   } catch (err) {
@@ -58,7 +58,7 @@ export async function createContractRecovering<T>(parts: Pick<StartupParts, 'dia
 }
 
 /** A start that failed: logged, shown in an error box (not after Quit, whose box said why), exit 1. */
-export function failStart(parts: StartupParts, err: unknown, log: (message: string) => void): void {
+function failStart(parts: StartupParts, err: unknown, log: (message: string) => void): void {
   const message = err instanceof Error ? err.message : 'unknown error';
   log(`Channel Companion failed to start: ${message}`);
   if (!(err instanceof StartDeclined)) parts.dialog.showErrorBox('Channel Companion could not start', message);

@@ -2,7 +2,7 @@
 import type { AgentDTO, AlertStatusDTO, HealthState } from '../../src-shared/contract';
 import { worstHealth } from '../app/health';
 
-export const HEALTH_WORDS: Record<HealthState, string> = {
+const HEALTH_WORDS: Record<HealthState, string> = {
   connected: 'connected',
   reconnecting: 'reconnecting',
   'needs-scan': 'needs scan',

@@ -3,7 +3,8 @@
 // rate-limit header form (a 429 waited out as the headers say), `check` for every contact path
 // form. Each dialect gets the command its dialect is about; the client suite runs them all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECT_NAMES, startEmulator, type Emulator } from '../../src-main/emulator';
+import { startEmulator, type Emulator } from '../../src-main/emulator';
+import { DIALECT_NAMES } from '../../src-main/emulator/dialect';
 import { DIALECT_REPLY, DIALECT_SCRIPT, dialectSeed, dialectTeam, KNOWN_PHONE } from '../helpers/dialect-world';
 import { parseJsonLines } from '../helpers/cli';
 import { runBin } from '../helpers/spawn-cli';

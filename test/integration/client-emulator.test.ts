@@ -2,19 +2,9 @@
 // docs/service-api.md §7 (plus the emulator's choices for the open ones, docs/service-assumptions.md).
 import { readFile } from 'node:fs/promises';
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  ChannelNotConfigured,
-  ChannelReconnecting,
-  createServiceClient,
-  InvalidRequest,
-  NetworkError,
-  NotFound,
-  QuotaExceeded,
-  ServerError,
-  Unauthorized,
-  type RetryInfo,
-  type ServiceClient,
-} from '../../src-main/core/api';
+import { createServiceClient } from '../../src-main/core/api/client';
+import { ChannelNotConfigured, ChannelReconnecting, InvalidRequest, NetworkError, NotFound, QuotaExceeded, ServerError, Unauthorized } from '../../src-main/core/api/errors';
+import { type RetryInfo, type ServiceClient } from '../../src-main/core/api/service';
 import { verifyDelivery } from '../../src-main/core/signature';
 import type { Emulator } from '../../src-main/emulator';
 import { DEMO_KEY, state, waitFor } from '../helpers/emulator';

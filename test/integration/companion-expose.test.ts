@@ -11,7 +11,8 @@ import type { AnyEvent, DeliverySummaryDTO, ExposureDTO, TunnelStatusDTO } from 
 import { createHandlers, type Handlers } from '../../src-main/app/handlers';
 import { implementContract, type CompanionContract } from '../../src-main/app/contract';
 import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
-import { NGROK_AUTHTOKEN_ACCOUNT, type NgrokModule } from '../../src-main/core/expose';
+import { NGROK_AUTHTOKEN_ACCOUNT } from '../../src-main/core/expose/authtoken';
+import { type NgrokModule } from '../../src-main/core/expose/ngrok';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import type { Emulator } from '../../src-main/emulator';
 import { contractCaller } from '../helpers/contract-call';

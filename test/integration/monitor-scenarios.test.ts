@@ -1,7 +1,8 @@
 // End-to-end monitor scenarios: the monitor against the emulator over real loopback HTTP, with ONE
 // fake clock driving both (test/helpers/stepped-clock.ts).
 import { describe, expect, it } from 'vitest';
-import { formatDuration, type Alert } from '../../src-main/core/monitor';
+import { type Alert } from '../../src-main/core/monitor';
+import { formatDuration } from '../../src-main/core/monitor/time';
 import { decodeQrPng, pngFromDataUrl } from '../../src-main/cli/qr';
 import { steppedRig, trackHttp } from '../helpers/stepped-clock';
 import { monitorRig, type SeedAgents } from '../helpers/monitor-rig';

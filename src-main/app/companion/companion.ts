@@ -25,7 +25,6 @@ import { alertRules, createAgentMonitor, pollConfig } from '../usecases/monitor'
 import { registerAgentWebhook } from '../usecases/webhooks';
 
 export type { TeamView } from './account-set';
-export { DEMO_TEAM_LABEL } from './demo';
 
 export interface CompanionOptions {
   /** Transcripts, timelines, the tunnel's log. Default <configDir>/data. */
@@ -52,7 +51,7 @@ export interface CompanionOptions {
   metrics?: MetricsListen;
 }
 
-export interface CompanionEvents {
+interface CompanionEvents {
   health: HealthEvent;
   /** Every settled poll (the agent's snapshot is already updated when this fires). */
   poll: PollResult;

@@ -46,7 +46,7 @@ export async function readConfig(configDir: string): Promise<ConfigFile | null> 
 }
 
 /** Ends every CONFIG_CORRUPT message: the app and the CLI share the config folder, so both point to the CLI's command. */
-export const CONFIG_FIX_HINT = 'It was left untouched: fix it by hand, or run `channel-companion config reset` to set it aside (kept as config.json.corrupt-<time>) and start afresh.';
+const CONFIG_FIX_HINT = 'It was left untouched: fix it by hand, or run `channel-companion config reset` to set it aside (kept as config.json.corrupt-<time>) and start afresh.';
 
 /** V8's excerpt of an unexpected token: up to 10 characters either side, "..." where it is cut. */
 const EXCERPT = /^Unexpected token .*?, (\.\.\.)?"([\s\S]*)"(\.\.\.)? is not valid JSON$/;
@@ -70,6 +70,7 @@ function faultOffset(text: string, message: string): number | null {
  * Where JSON.parse stopped, by line and column, and never the text there ("at line 3, column 14",
  * "it ends too early"); "an unexpected character" when its message does not tell where.
  */
+/** @internal Exported for tests. */
 export function jsonFault(text: string, err: unknown): string {
   const message = err instanceof Error ? err.message : '';
   if (/end of JSON input/i.test(message)) return 'it ends too early';

@@ -17,8 +17,6 @@ import { keychain, verifyAgent } from './verify';
 export { AccountsError, isAccountsError } from './errors';
 export type { AccountsErrorCode } from './errors';
 export { defaultConfigDir } from './paths';
-export { CONFIG_FIX_HINT, configPath } from './config-file';
-export { apiKeyRef, signingSecretRef } from './refs';
 export type { DeepPartial } from './merge';
 
 export interface AgentRecord { agentId: string; label: string }

@@ -18,8 +18,6 @@ import { rawResponse, redact } from './raw';
 import { IT, socketWords } from '../socket-words';
 import type { RateLimitInfo } from './types';
 
-export { redact } from './raw';
-
 export interface ErrorBody {
   code?: string;
   message?: string;
@@ -72,6 +70,7 @@ export function readErrorBody(body: unknown): ErrorBody {
  * Code and message from a body that is not JSON: `CODE`, `CODE: message`, or a line of text (the
  * message). HTML pages and empty bodies give nothing.
  */
+/** @internal Exported for tests. */
 export function readErrorText(text: string): ErrorBody {
   const t = text.trim();
   if (t === '' || t.startsWith('<')) return {};

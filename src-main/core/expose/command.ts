@@ -30,9 +30,10 @@ export interface CommandExposureOptions {
   signal?: AbortSignal;
 }
 
-export const PORT_PLACEHOLDER = '{port}';
+const PORT_PLACEHOLDER = '{port}';
 
 /** The command as it will run, or an ExposeError when it cannot be run as given. */
+/** @internal Exported for tests. */
 export function commandLine(command: string, port: number): string {
   const c = command.trim();
   if (c === '') throw new ExposeError('bad-command', 'the exposure command is empty', 'Give the command that runs your tunnel program, e.g. `cloudflared tunnel --url http://127.0.0.1:{port}`.');

@@ -31,10 +31,6 @@ export class ExposeError extends Error {
   }
 }
 
-export function isExposeError(e: unknown): e is ExposeError {
-  return e instanceof ExposeError;
-}
-
 export const LOCAL_KEEPS_WORKING = 'The local receiver keeps working meanwhile.';
 
 /** "30 s", or "800 ms" under a second. */

@@ -7,16 +7,18 @@ import { DEFAULT_EXPOSE_TIMEOUT_MS, type Exposure } from './types';
 
 
 /** The part of @ngrok/ngrok used here. */
+/** @internal Exported for tests. */
 export interface NgrokListener {
   url(): string | null;
   close(): Promise<void>;
 }
+/** @internal Exported for tests. */
 export interface NgrokModule {
   forward(config: { addr: string; authtoken: string; domain?: string }): Promise<NgrokListener>;
 }
 export type NgrokLoader = () => Promise<NgrokModule>;
 
-export const loadNgrok: NgrokLoader = async () => {
+const loadNgrok: NgrokLoader = async () => {
   const m = (await import('@ngrok/ngrok')) as unknown as NgrokModule & { default?: NgrokModule };
   return typeof m.forward === 'function' ? m : m.default!;
 };
@@ -34,7 +36,7 @@ export interface NgrokExposureOptions {
 export const SET_AUTHTOKEN_HINT = 'Store your authtoken once with `channel-companion secret set ngrok-authtoken` (from https://dashboard.ngrok.com/get-started/your-authtoken).';
 
 /** ngrok's error as an ExposeError; `token` never appears in it. */
-export function ngrokFailure(err: unknown, token: string): ExposeError {
+function ngrokFailure(err: unknown, token: string): ExposeError {
   const raw = err instanceof Error ? err.message : String(err);
   const code = (err as { errorCode?: unknown } | null)?.errorCode;
   const said = (token ? raw.split(token).join('…') : raw).replace(/\s+/g, ' ').trim();

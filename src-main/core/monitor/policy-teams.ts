@@ -1,7 +1,7 @@
 // Team-wide incidents of the alert policy: the service unreachable for every agent of a team (one
 // incident for the team, not one per agent), and the team's API key rejected.
 import { text } from './policy-text';
-import type { AgentState } from './policy';
+import type { AgentState } from './policy-state';
 import type { AlertKind, Incident, IncidentKind } from './types';
 
 type Words = { title: string; body: string };

@@ -7,7 +7,7 @@ export function agentRef(agentId: string, phone?: string | null): string {
 }
 
 /** "1 agent", "5 agents". */
-export function counted(n: number, one: string, many = `${one}s`): string {
+function counted(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 

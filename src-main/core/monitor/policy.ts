@@ -9,6 +9,7 @@
 // service reported (an outage changes no agent's state). Incidents count from the last good poll;
 // the grace period and the delays count from when the trouble was seen.
 import type { Health } from './health';
+import type { AgentState, Spell } from './policy-state';
 import { agentRef, incidentSubject, text } from './policy-text';
 import { TeamBook } from './policy-teams';
 import { inQuietHours, quietHoursEnd } from './time';
@@ -45,33 +46,6 @@ export interface AlertPolicyOptions {
 
 /** Healths that say nothing about the agent's link: the last state the service reported stands. */
 const OPAQUE: ReadonlySet<Health> = new Set(['unreachable', 'auth-error']);
-
-export interface AgentState {
-  teamId: string;
-  agentId: string;
-  phone: string | null;
-  /** As last reported (may be opaque). */
-  health: Health;
-  /** The last health the service itself reported ('unknown' before any). */
-  known: Health;
-  incident: Incident | null;
-  /** When the agent left connected for reconnecting / needs-scan, within the flap window. */
-  drops: number[];
-  /** Reconnecting, while no incident is open yet (the grace period): since the last good poll, seen at. */
-  drop: (Spell & { graceMs: number }) | null;
-  /** Connected again since, while its reconnecting / flapping incident waits to close. */
-  backSince: number | null;
-  /** Unreachable, while polls of it fail: since the last good poll, seen at. */
-  down: Spell | null;
-  /** The agent was seen linked (connected/reconnecting) since monitoring started. */
-  wasLinked: boolean;
-}
-
-/** A spell of trouble: `since` the last good poll (incidents count from there), `seen` when observed (grace and delays count from there). */
-export interface Spell {
-  since: number;
-  seen: number;
-}
 
 interface Candidate {
   alert: Omit<Alert, 'id' | 'at' | 'teamLabel'>;

@@ -102,11 +102,3 @@ export class WebhookAlertSink implements AlertSink {
     return ok;
   }
 }
-
-/** Collects alerts in memory (tests, the CLI's --once mode). */
-export class MemoryAlertSink implements AlertSink {
-  readonly alerts: Alert[] = [];
-  async deliver(alert: Alert): Promise<void> {
-    this.alerts.push(alert);
-  }
-}

@@ -153,20 +153,6 @@ export const systemLocalTime: LocalTime = {
   },
 };
 
-/** UTC wall clock (tests, headless servers). */
-export const utcLocalTime: LocalTime = {
-  minutesOfDay(ms) {
-    const d = new Date(ms);
-    return d.getUTCHours() * 60 + d.getUTCMinutes();
-  },
-  nextAt(ms, hour, minute) {
-    const d = new Date(ms);
-    d.setUTCHours(hour, minute, 0, 0);
-    if (d.getTime() <= ms) d.setUTCDate(d.getUTCDate() + 1);
-    return d.getTime();
-  },
-};
-
 /** One watched agent as the monitor sees it now. */
 export interface AgentSnapshot {
   teamId: string;

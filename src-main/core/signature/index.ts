@@ -42,11 +42,13 @@ function hmacHex(secret: string, data: Buffer): string {
 }
 
 /** `sha256=<hex>` over the raw body. */
+/** @internal Exported for tests. */
 export function signLegacy(secret: string, body: Uint8Array | string): string {
   return `sha256=${hmacHex(secret, toBuffer(body))}`;
 }
 
 /** `t=<unix>,v1=<hex>` over `<t>.<raw body>`. */
+/** @internal Exported for tests. */
 export function signV1(secret: string, body: Uint8Array | string, unixSeconds: number): string {
   const t = Math.floor(unixSeconds);
   const payload = Buffer.concat([Buffer.from(`${t}.`, 'utf8'), toBuffer(body)]);
@@ -59,6 +61,7 @@ export function signDelivery(secret: string, body: Uint8Array | string, unixSeco
 }
 
 /** Lengths first (timingSafeEqual throws on unequal lengths), then constant time. */
+/** @internal Exported for tests. */
 export function safeEqualHex(expectedHex: string, givenHex: string): boolean {
   const a = Buffer.from(expectedHex, 'utf8');
   const b = Buffer.from(givenHex, 'utf8');
@@ -81,12 +84,13 @@ export function headerValue(headers: HeaderBag, name: string): string | undefine
 
 const HEX = /^[0-9a-fA-F]+$/;
 
-export interface ParsedV1 {
+interface ParsedV1 {
   t: number;
   signatures: string[];
 }
 
 /** Parses `t=<unix>,v1=<hex>[,v1=<hex>...]`; unknown keys are ignored. Null when malformed (no t, two different t's, no v1). */
+/** @internal Exported for tests. */
 export function parseV1Header(value: string): ParsedV1 | null {
   let t: number | undefined;
   const signatures: string[] = [];

@@ -29,7 +29,7 @@ import type { ForwardAttempt, StoredDelivery } from './types';
 const FORWARD_BACKOFF: BackoffPolicy = { baseMs: 500, maxMs: 30_000, jitter: 0 };
 export const DEFAULT_FORWARD_TIMEOUT_MS = 10_000;
 /** After a failure, pipelining resumes once deliveries have succeeded this long without one. */
-export const HEALTHY_AFTER_MS = 5_000;
+const HEALTHY_AFTER_MS = 5_000;
 /**
  * Raw bodies of queued deliveries kept in memory (so a forward need not decode the stored base64),
  * up to this many bytes in all; beyond it a forward decodes the delivery's base64, as after a restart.

@@ -77,10 +77,3 @@ export function createIdGenerator(clock: Pick<Clock, 'now'>, random: (n: number)
     return prefix + encode(lo, 8);
   };
 }
-
-/** The millisecond time encoded in an id (for sorting/filtering by receive time). */
-export function idTime(id: string): number {
-  let v = 0;
-  for (const ch of id.slice(0, 10)) v = v * 32 + ALPHABET.indexOf(ch);
-  return v;
-}

@@ -16,7 +16,7 @@ import type { HeaderMap, RefusedReason, StoredDelivery, TunnelReason } from './t
 export type InvalidResponse = 'reject' | 'accept-all';
 
 /** Repeats of one delivery kept in the log (the service retries 4 times at most, A-RETRY). */
-export const MAX_KEPT_REPEATS = 4;
+const MAX_KEPT_REPEATS = 4;
 
 export interface IngestInput {
   agentId: string;
@@ -51,7 +51,7 @@ export interface IngestOptions {
 }
 
 /** The refused store's word for a verdict that is not ok. */
-export function refusedReasonOf(reason: TunnelReason): RefusedReason {
+function refusedReasonOf(reason: TunnelReason): RefusedReason {
   switch (reason) {
     case 'missing-signature':
       return 'missing-signature';

@@ -22,6 +22,7 @@ import { socketWords, type Subject } from '../socket-words';
 import { isHttpUrl } from '../url';
 import { RESPONSE_BODY_LIMIT } from './types';
 
+/** @internal Exported for tests. */
 export interface ForwardRequest {
   url: string;
   headers: Record<string, string>;
@@ -89,6 +90,7 @@ export class Stopper {
   }
 }
 
+/** @internal Exported for tests. */
 export interface ForwardResponse {
   status: number;
   /** At most the first 4 KiB, utf8. */

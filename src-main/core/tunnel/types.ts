@@ -9,7 +9,7 @@ import type { SignatureReason } from '../signature';
 export type TunnelReason = SignatureReason | 'not-json' | 'duplicate' | 'legacy-only';
 
 /** Something odd about an authentic body; it is acknowledged and forwarded byte for byte all the same. */
-export type BodyNote = 'not-json' | 'utf8-bom';
+type BodyNote = 'not-json' | 'utf8-bom';
 
 export interface TunnelVerdict {
   ok: boolean;

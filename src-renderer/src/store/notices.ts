@@ -41,7 +41,7 @@ export interface NoticesSlice {
 /** Notices kept; past this the oldest non-urgent ones go first. */
 const KEPT = 20;
 /** Notices on screen at once; the rest are counted ("+N more"). */
-export const NOTICES_SHOWN = 3;
+const NOTICES_SHOWN = 3;
 
 function bounded(list: Notice[]): Notice[] {
   const out = [...list];
@@ -56,6 +56,7 @@ function bounded(list: Notice[]): Notice[] {
  * The in-app notice for an alert event: only for what the alert policy told the person about
  * (`notify`: a flap, a quiet update or a recovery below the grace period get none).
  */
+/** @internal Exported for tests. */
 export function noticeFor(e: AlertEventDTO, agentLabel: string): NoticeInput | null {
   if (!e.notify) return null;
   const route = agentHref(e.incident.teamId, e.incident.agentId);

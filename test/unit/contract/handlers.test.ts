@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createHandlers } from '../../../src-main/app/handlers';
 import { AccountsError } from '../../../src-main/core/accounts';
 import { ChannelNotConfigured, ChannelReconnecting, InvalidRequest, NotFound, RateLimited } from '../../../src-main/core/api/errors';
-import { KeychainLocked } from '../../../src-main/core/secrets';
+import { KeychainLocked } from '../../../src-main/core/secrets/types';
 import { ReplayError, TunnelError } from '../../../src-main/core/tunnel';
 import { REQUEST_NAMES } from '../../../src-shared/contract';
 import { fakeContract, NOW } from './fake-contract';

@@ -11,7 +11,7 @@ const COUNTED: { health: HealthState; one: string; many: string; always: boolean
   { health: 'unknown', one: 'not checked yet', many: 'not checked yet', always: false },
 ];
 
-export function healthCounts(agents: readonly AgentDTO[]): Record<HealthState, number> {
+function healthCounts(agents: readonly AgentDTO[]): Record<HealthState, number> {
   const counts: Record<HealthState, number> = { connected: 0, unknown: 0, reconnecting: 0, unreachable: 0, 'needs-scan': 0 };
   for (const a of agents) counts[a.health.health]++;
   return counts;

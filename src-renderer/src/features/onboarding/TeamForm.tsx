@@ -25,7 +25,7 @@ function splitAgentIds(text: string): string[] {
 }
 
 /** Each required field left empty, with the message that says what to put there. */
-export function missingFields(values: Record<Exclude<Field, 'agents'>, string>): Missing {
+function missingFields(values: Record<Exclude<Field, 'agents'>, string>): Missing {
   const out: Missing = {};
   for (const r of REQUIRED) if (values[r.field].trim() === '') out[r.field] = r.message;
   return out;

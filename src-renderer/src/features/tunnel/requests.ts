@@ -41,7 +41,7 @@ export function mergeRows(...lists: RequestRow[][]): RequestRow[] {
 const digits = (s: string) => s.replace(/[\s()+-]/g, '').toLowerCase();
 
 /** The words a row is found by; `agentName` gives an agent's label. */
-export function rowText(row: RequestRow, agentName: (agentId: string) => string): string {
+function rowText(row: RequestRow, agentName: (agentId: string) => string): string {
   if (row.kind === 'delivery') {
     const d = row.d;
     return [d.id, d.agentId, d.agentId ? agentName(d.agentId) : '', d.from, d.messageType, d.event, d.preview, d.messageId, d.verification].filter(Boolean).join(' ').toLowerCase();
@@ -50,7 +50,7 @@ export function rowText(row: RequestRow, agentName: (agentId: string) => string)
   return [r.id, r.method, r.path, r.agentId, r.agentId ? agentName(r.agentId) : '', r.from, r.reason, r.detail, r.prefix].filter(Boolean).join(' ').toLowerCase();
 }
 
-export function shows(row: RequestRow, show: Show): boolean {
+function shows(row: RequestRow, show: Show): boolean {
   switch (show) {
     case 'all':
       return true;

@@ -2,7 +2,7 @@
 // rely on colour alone.
 import type { DeliverySummaryDTO, ForwardResultDTO, RefusedReason, VerificationResult } from '../../../../src-shared/contract';
 
-export const VERDICT_WORDS: Record<VerificationResult, string> = {
+const VERDICT_WORDS: Record<VerificationResult, string> = {
   valid: 'Verified',
   invalid: 'Rejected — bad signature',
   missing: 'Rejected — no signature',
@@ -12,7 +12,7 @@ export const VERDICT_WORDS: Record<VerificationResult, string> = {
   'legacy-only': 'Verified — legacy signature only (allowed by the tunnel setting)',
 };
 
-export const REFUSED_WORDS: Record<RefusedReason, string> = {
+const REFUSED_WORDS: Record<RefusedReason, string> = {
   'not-a-hook': 'Not a hook',
   'missing-signature': 'Refused — no signature',
   'invalid-signature': 'Refused — bad signature',
@@ -25,11 +25,11 @@ export const REFUSED_WORDS: Record<RefusedReason, string> = {
   'storage-unavailable': 'Refused — storage unavailable',
 };
 
-export function verdictTone(v: VerificationResult): 'ok' | 'bad' | 'warn' | 'info' {
+function verdictTone(v: VerificationResult): 'ok' | 'bad' | 'warn' | 'info' {
   return v === 'valid' ? 'ok' : v === 'simulated' ? 'info' : v === 'no-secret' || v === 'legacy-only' ? 'warn' : 'bad';
 }
 
-export function refusedTone(r: RefusedReason): 'bad' | 'warn' {
+function refusedTone(r: RefusedReason): 'bad' | 'warn' {
   return r === 'not-a-hook' || r === 'rate-limited' || r === 'storage-unavailable' ? 'warn' : 'bad';
 }
 

@@ -2,10 +2,14 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Accounts, AccountsError, apiKeyRef, CONFIG_FIX_HINT, configPath, signingSecretRef } from '../../../../src-main/core/accounts';
-import { jsonFault } from '../../../../src-main/core/accounts/config-file';
+import { Accounts, AccountsError } from '../../../../src-main/core/accounts';
+import { configPath, jsonFault } from '../../../../src-main/core/accounts/config-file';
+import { apiKeyRef, signingSecretRef } from '../../../../src-main/core/accounts/refs';
 import { MemorySecretStore } from '../../../../src-main/core/secrets';
 import { fakeService, type FakeService } from './fakes';
+
+/** The hint every refusal of the config file ends with. */
+const CONFIG_FIX_HINT = 'It was left untouched: fix it by hand, or run `channel-companion config reset` to set it aside (kept as config.json.corrupt-<time>) and start afresh.';
 
 const KEY = 'sk_live_0123456789abcdef9f2c';
 const OTHER_KEY = 'sk_live_fedcba9876543210aaaa';
@@ -343,7 +347,6 @@ describe('corrupt config', () => {
   });
 
   it('every refusal ends in the same hint: fix it by hand or `channel-companion config reset`', async () => {
-    expect(CONFIG_FIX_HINT).toBe('It was left untouched: fix it by hand, or run `channel-companion config reset` to set it aside (kept as config.json.corrupt-<time>) and start afresh.');
     const files = ['garbage', JSON.stringify({ schemaVersion: 1, settings: { pollIntervalSec: 'x' }, teams: [] }), JSON.stringify({ schemaVersion: 99 })];
     for (const text of files) {
       await fs.writeFile(configPath(dir), text, 'utf8');

@@ -1,7 +1,8 @@
 // The Alertmanager sink over a recording HTTP receiver: raised incidents fire with stable labels,
 // resolve with endsAt, re-label on a new kind, are resent on a timer; tracked-only ones never go.
 import { afterEach, describe, expect, it } from 'vitest';
-import { AlertmanagerSink, alertmanagerLabels, type PostableAlert } from '../../../../src-main/core/monitor';
+import { AlertmanagerSink } from '../../../../src-main/core/monitor';
+import { alertmanagerLabels, type PostableAlert } from '../../../../src-main/core/monitor/alertmanager';
 import type { IncidentUpdate } from '../../../../src-main/core/monitor';
 import type { Alert, Incident } from '../../../../src-main/core/monitor/types';
 import { DEFAULT_RULES } from '../../../../src-main/core/monitor/types';

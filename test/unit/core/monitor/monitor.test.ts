@@ -3,13 +3,22 @@ import { agentHealthDTO } from '../../../../src-main/app/contract/dto';
 import { ServerError, Unauthorized } from '../../../../src-main/core/api/errors';
 import type { SessionStatus } from '../../../../src-main/core/api/types';
 import { Monitor } from '../../../../src-main/core/monitor/monitor';
-import { MemoryAlertSink } from '../../../../src-main/core/monitor/sinks';
-import { utcLocalTime, type Alert } from '../../../../src-main/core/monitor/types';
+import type { AlertSink } from '../../../../src-main/core/monitor/sinks';
+import type { Alert } from '../../../../src-main/core/monitor/types';
 import { FakeClock } from '../../../helpers/fake-clock';
+import { utcLocalTime } from '../../../helpers/local-time';
 
 const CONNECTED: SessionStatus = { connected: true, linked: true, state: 'connected', needsScan: false, phone: '15550100001', qr: null };
 const UNLINKED: SessionStatus = { connected: false, linked: false, state: 'unlinked', needsScan: true, phone: null, qr: null };
 const WEIRD: SessionStatus = { connected: true, linked: true, state: 'migrating', needsScan: false, phone: '15550100001', qr: null };
+
+/** Collects what the monitor delivers to its sinks. */
+class MemoryAlertSink implements AlertSink {
+  readonly alerts: Alert[] = [];
+  async deliver(alert: Alert): Promise<void> {
+    this.alerts.push(alert);
+  }
+}
 
 function setup(agents = ['a1', 'a2']) {
   const clock = new FakeClock();

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Health } from '../../../../src-main/core/monitor/health';
 import { AlertPolicy } from '../../../../src-main/core/monitor/policy';
 import { text } from '../../../../src-main/core/monitor/policy-text';
-import { utcLocalTime, type AlertRules, type HealthChange } from '../../../../src-main/core/monitor/types';
+import type { AlertRules, HealthChange } from '../../../../src-main/core/monitor/types';
+import { utcLocalTime } from '../../../helpers/local-time';
 
 const T0 = Date.UTC(2024, 0, 10, 12, 0, 0); // 12:00 UTC
 const S = 1000;
