@@ -147,6 +147,8 @@ export interface IncidentDTO {
   openedAt: number;
   acknowledgedAt: number | null;
   resolvedAt: number | null;
+  /** Closed because its agent (or team) is no longer watched: no recovery was seen. */
+  removed?: true;
 }
 
 export interface AlertEventDTO {
