@@ -56,7 +56,8 @@ export async function postJson(url: string, body: string, opts: PostOptions = {}
   return false;
 }
 
-async function postOnce(url: string, body: string, clock: Clock, opts: PostOptions): Promise<'ok' | 'retry' | 'give-up'> {
+/** One POST of a JSON body: taken ('ok'), worth trying again ('retry'), or refused as bad ('give-up'); never rejects. */
+export async function postOnce(url: string, body: string, clock: Clock, opts: PostOptions): Promise<'ok' | 'retry' | 'give-up'> {
   const controller = new AbortController();
   const timer = clock.setTimeout(() => controller.abort(new Error('timeout')), opts.timeoutMs ?? 5000);
   try {
