@@ -534,6 +534,11 @@ export type ThemeDTO = 'system' | 'light' | 'dark';
 export interface AlertRulesDTO {
   /** Seconds a reconnecting link may last before it alerts (0: at once). */
   reconnectGraceSec: number;
+  /**
+   * Seconds a drop within flapWindowMinutes of an earlier drop may last before it alerts (the larger
+   * of this and reconnectGraceSec); shorter repeats count toward flapping.
+   */
+  repeatDropGraceSec: number;
   /** Minutes between reminders of a still-open incident (0: never). */
   realertMinutes: number;
   /** Drops within flapWindowMinutes that count as flapping. */

@@ -24,6 +24,7 @@ const quietHours = z
 // Ranges as in the accounts settings schema (src-main/core/accounts/schema.ts).
 const alertRules = z.strictObject({
   reconnectGraceSec: z.number().int().min(0).max(3600),
+  repeatDropGraceSec: z.number().int().min(0).max(3600),
   realertMinutes: z.number().int().min(0).max(1440),
   flapCount: z.number().int().min(2).max(100),
   flapWindowMinutes: z.number().int().min(1).max(1440),

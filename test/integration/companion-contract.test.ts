@@ -87,9 +87,11 @@ describe('contract additions over the companion and the emulator', () => {
     const s = await ok<{ installId: string; theme: string; alertRules: Record<string, number>; alertWebhookUrl: string | null }>('settings.get');
     expect(s.installId).toMatch(/^[A-Za-z0-9_-]{8,128}$/);
     expect(s.installId).toBe(companion.chat.defaultUserId);
-    expect(s).toMatchObject({ theme: 'system', alertWebhookUrl: null, alertRules: { reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 } });
+    expect(s).toMatchObject({ theme: 'system', alertWebhookUrl: null, alertRules: { reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 } });
+    // The rules shown are the rules used: the monitor's grace for a repeat drop is the setting's.
+    expect(companion.monitor().status().rules).toMatchObject({ reconnectGraceSec: 0, repeatDropGraceSec: 60 });
 
-    const rules = { reconnectGraceSec: 0, realertMinutes: 30, flapCount: 5, flapWindowMinutes: 20 };
+    const rules = { reconnectGraceSec: 0, repeatDropGraceSec: 20, realertMinutes: 30, flapCount: 5, flapWindowMinutes: 20 };
     const after = await ok<typeof s>('settings.update', { patch: { theme: 'dark', alertRules: rules } });
     expect(after).toMatchObject({ installId: s.installId, theme: 'dark', alertRules: rules });
     expect(companion.monitor().status().rules).toMatchObject(rules);

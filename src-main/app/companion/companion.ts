@@ -173,6 +173,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   });
   const rulesOf = (s: AppSettings) => ({
     reconnectGraceSec: s.alertRules.reconnectGraceSec,
+    repeatDropGraceSec: s.alertRules.repeatDropGraceSec,
     realertMinutes: s.alertRules.realertMinutes,
     flapCount: s.alertRules.flapCount,
     flapWindowMinutes: s.alertRules.flapWindowMinutes,

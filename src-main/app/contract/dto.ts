@@ -54,7 +54,7 @@ export function settingsDTO(s: CompanionSettings): AppSettingsDTO {
     pollIntervalSec: s.app.pollIntervalSec,
     escalateAfterMin: s.prefs.escalateAfterMin,
     tunnel: { port: s.app.tunnelPort, forwardTo: s.prefs.forwardTo, allowLegacySignature: s.prefs.allowLegacySignature },
-    alertRules: { reconnectGraceSec: r.reconnectGraceSec, realertMinutes: r.realertMinutes, flapCount: r.flapCount, flapWindowMinutes: r.flapWindowMinutes },
+    alertRules: { reconnectGraceSec: r.reconnectGraceSec, repeatDropGraceSec: r.repeatDropGraceSec, realertMinutes: r.realertMinutes, flapCount: r.flapCount, flapWindowMinutes: r.flapWindowMinutes },
     alertWebhookUrl: s.app.alertWebhookUrl,
     alertmanagerUrl: s.app.alertmanagerUrl,
     metricsPort: s.app.metricsPort,

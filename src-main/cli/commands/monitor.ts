@@ -112,7 +112,7 @@ export function register(program: Command, ctx: CliContext): void {
       intervalSec = s.pollIntervalSec;
       fastSec = s.fastPollIntervalSec;
       const r = s.alertRules;
-      rules = { reconnectGraceSec: r.reconnectGraceSec, realertMinutes: r.realertMinutes, flapCount: r.flapCount, flapWindowMinutes: r.flapWindowMinutes, quietHours: r.quietHours };
+      rules = { reconnectGraceSec: r.reconnectGraceSec, repeatDropGraceSec: r.repeatDropGraceSec, realertMinutes: r.realertMinutes, flapCount: r.flapCount, flapWindowMinutes: r.flapWindowMinutes, quietHours: r.quietHours };
     }
     intervalSec = f.interval ?? intervalSec;
     fastSec = Math.min(f.fastInterval ?? fastSec, intervalSec);

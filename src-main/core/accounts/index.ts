@@ -39,6 +39,8 @@ export interface AppSettings {
   theme: 'system' | 'light' | 'dark';
   alertRules: {
     reconnectGraceSec: number;
+    /** A drop within the flap window of an earlier one alerts once it lasts this long (at least reconnectGraceSec). */
+    repeatDropGraceSec: number;
     realertMinutes: number;
     flapCount: number;
     flapWindowMinutes: number;

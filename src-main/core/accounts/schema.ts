@@ -45,6 +45,7 @@ function settingsSchema(strict: boolean) {
   const quietHours = obj({ start: hhmm, end: hhmm });
   const alertRules = obj({
     reconnectGraceSec: z.number().int().min(0).max(3600).default(0),
+    repeatDropGraceSec: z.number().int().min(0).max(3600).default(60),
     realertMinutes: z.number().int().min(0).max(1440).default(15),
     flapCount: z.number().int().min(2).max(100).default(3),
     flapWindowMinutes: z.number().int().min(1).max(1440).default(10),

@@ -19,7 +19,7 @@ export function fakeContract() {
     pollIntervalSec: 15,
     escalateAfterMin: 5,
     tunnel: { port: 0, forwardTo: null },
-    alertRules: { reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 },
+    alertRules: { reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 },
     alertWebhookUrl: null,
     alertmanagerUrl: null,
     metricsPort: null,

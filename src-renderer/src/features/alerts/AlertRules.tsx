@@ -1,5 +1,5 @@
 // Alert rules kept in the app settings (settings.get / settings.update): escalation and the
-// monitor's four rules (applied by the monitor at once) in one form with one Save, and the alert
+// monitor's five rules (applied by the monitor at once) in one form with one Save, and the alert
 // webhook. Every field is checked here first (whole number in range); a refused save keeps what
 // was typed and marks the fields at fault.
 import { useEffect, useId, useState, type FormEvent } from 'react';
@@ -15,6 +15,13 @@ type RuleKey = 'escalateAfterMin' | keyof AlertRulesDTO;
 const RULES: Array<{ key: RuleKey; label: string; hint: string; min: number; max: number }> = [
   { key: 'escalateAfterMin', label: 'Escalate after (minutes)', hint: 'How long a needs-scan or unreachable state lasts before its incident becomes urgent.', min: 0, max: 1440 },
   { key: 'reconnectGraceSec', label: 'Reconnect grace (seconds)', hint: 'How long a reconnecting link may last before it alerts (0: at once).', min: 0, max: 3600 },
+  {
+    key: 'repeatDropGraceSec',
+    label: 'Repeat drop grace (seconds)',
+    hint: 'How long a drop within the flap window of an earlier one may last before it alerts (at least the reconnect grace); shorter ones count toward flapping.',
+    min: 0,
+    max: 3600,
+  },
   { key: 'realertMinutes', label: 'Remind every (minutes)', hint: 'How often a still-open incident is alerted again (0: never).', min: 0, max: 1440 },
   { key: 'flapCount', label: 'Flapping after (drops)', hint: 'This many drops within the flap window count as flapping.', min: 2, max: 100 },
   { key: 'flapWindowMinutes', label: 'Flap window (minutes)', hint: 'The span the drops above are counted in.', min: 1, max: 1440 },
@@ -26,6 +33,7 @@ function textsOf(s: AppSettingsDTO): Texts {
   return {
     escalateAfterMin: String(s.escalateAfterMin),
     reconnectGraceSec: String(s.alertRules.reconnectGraceSec),
+    repeatDropGraceSec: String(s.alertRules.repeatDropGraceSec),
     realertMinutes: String(s.alertRules.realertMinutes),
     flapCount: String(s.alertRules.flapCount),
     flapWindowMinutes: String(s.alertRules.flapWindowMinutes),
@@ -63,7 +71,7 @@ function RulesForm({ settings }: { settings: AppSettingsDTO }) {
     setBusy(true);
     const e = await update({
       escalateAfterMin: n('escalateAfterMin'),
-      alertRules: { reconnectGraceSec: n('reconnectGraceSec'), realertMinutes: n('realertMinutes'), flapCount: n('flapCount'), flapWindowMinutes: n('flapWindowMinutes') },
+      alertRules: { reconnectGraceSec: n('reconnectGraceSec'), repeatDropGraceSec: n('repeatDropGraceSec'), realertMinutes: n('realertMinutes'), flapCount: n('flapCount'), flapWindowMinutes: n('flapWindowMinutes') },
     });
     setBusy(false);
     setError(e);
