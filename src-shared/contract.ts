@@ -122,6 +122,8 @@ export interface AgentDTO {
   agentId: string;
   label: string;
   health: AgentHealthDTO;
+  /** Polled at the fast interval all the time (kept in the config), so short drops are seen. */
+  watchClosely: boolean;
 }
 
 export interface HealthSnapshotDTO {
@@ -552,6 +554,8 @@ export interface AppSettingsDTO {
   startAtLogin: boolean;
   notifications: boolean;
   pollIntervalSec: number;
+  /** Read-only here: the poll interval while pairing, reconnecting, after a drop, and of agents watched closely. */
+  fastPollIntervalSec: number;
   /** Minutes a needs-scan/unreachable state lasts before it is urgent. */
   escalateAfterMin: number;
   /**
@@ -570,7 +574,7 @@ export interface AppSettingsDTO {
 }
 
 /** What settings.update accepts: every setting but the read-only installId. */
-export type AppSettingsPatchDTO = Partial<Omit<AppSettingsDTO, 'installId'>>;
+export type AppSettingsPatchDTO = Partial<Omit<AppSettingsDTO, 'installId' | 'fastPollIntervalSec'>>;
 
 export interface DiagnosticsDTO {
   filename: string;
@@ -596,6 +600,8 @@ export interface Requests {
   'agents.list': { args: { teamId?: string }; result: AgentDTO[] };
   'agents.add': { args: { teamId: string; agentId: string; label?: string }; result: AgentDTO };
   'agents.remove': { args: { teamId: string; agentId: string }; result: null };
+  /** Polls the agent at the fast interval all the time (on), or at the poll interval (off). */
+  'agents.watchClosely': { args: { teamId: string; agentId: string; on: boolean }; result: AgentDTO };
 
   'health.snapshot': { args: EmptyArgs; result: HealthSnapshotDTO };
   /** The agent's health changes kept by the monitor, newest first. */
@@ -673,6 +679,7 @@ export const REQUEST_NAMES = [
   'agents.list',
   'agents.add',
   'agents.remove',
+  'agents.watchClosely',
   'health.snapshot',
   'health.history',
   'alerts.list',

@@ -96,6 +96,7 @@ export const argSchemas: Schemas = {
   'agents.list': z.strictObject({ teamId: id.optional() }),
   'agents.add': z.strictObject({ teamId: id, agentId: id, label: label.optional() }),
   'agents.remove': teamAgent,
+  'agents.watchClosely': z.strictObject({ teamId: id, agentId: id, on: z.boolean() }),
 
   'health.snapshot': empty,
   'health.history': teamAgent,

@@ -52,6 +52,7 @@ export function settingsDTO(s: CompanionSettings): AppSettingsDTO {
     startAtLogin: s.app.startAtLogin,
     notifications: s.prefs.notifications,
     pollIntervalSec: s.app.pollIntervalSec,
+    fastPollIntervalSec: Math.min(s.app.fastPollIntervalSec, s.app.pollIntervalSec),
     escalateAfterMin: s.prefs.escalateAfterMin,
     tunnel: { port: s.app.tunnelPort, forwardTo: s.prefs.forwardTo, allowLegacySignature: s.prefs.allowLegacySignature },
     alertRules: { reconnectGraceSec: r.reconnectGraceSec, repeatDropGraceSec: r.repeatDropGraceSec, realertMinutes: r.realertMinutes, flapCount: r.flapCount, flapWindowMinutes: r.flapWindowMinutes },

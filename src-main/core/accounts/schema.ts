@@ -76,6 +76,8 @@ const agentConfig = z.object({
   label,
   /** Keychain account of the agent's signing secrets, once one was set. */
   signingSecretRef: z.string().min(1).nullable().default(null),
+  /** Polled at the fast interval all the time, so short drops are seen. */
+  watchClosely: z.boolean().default(false),
 });
 
 const teamConfig = z.object({

@@ -16,7 +16,7 @@ export function fakeContract() {
     installId: 'install-fake-0001',
     startAtLogin: false,
     notifications: true,
-    pollIntervalSec: 15,
+    pollIntervalSec: 15, fastPollIntervalSec: 2,
     escalateAfterMin: 5,
     tunnel: { port: 0, forwardTo: null },
     alertRules: { reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 },

@@ -7,6 +7,7 @@ import type { AlertRulesDTO, AppSettingsDTO, ErrorDTO } from '../../../../src-sh
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
 import { checkWhole } from '../settings/NumberSetting';
+import { detectionWindow } from './detection-window';
 import { UrlSetting } from './UrlSetting';
 
 type RuleKey = 'escalateAfterMin' | keyof AlertRulesDTO;
@@ -143,6 +144,10 @@ export function AlertRules() {
       <h3 id={id}>Alert rules</h3>
       {settings ? (
         <>
+          <p className="hint">
+            {detectionWindow(settings.pollIntervalSec)} After any reading that is not connected an agent is polled every{' '}
+            {settings.fastPollIntervalSec} s for a while; "Watch closely" on an agent's page polls it that fast all the time.
+          </p>
           <RulesForm settings={settings} />
           <UrlSetting
             label="Alert webhook URL"
