@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionStatus } from '../../../../src-main/core/api/types';
 import { Monitor } from '../../../../src-main/core/monitor/monitor';
-import type { IncidentUpdate } from '../../../../src-main/core/monitor/policy';
-import { utcLocalTime, type Alert } from '../../../../src-main/core/monitor/types';
+import { AlertPolicy, type IncidentUpdate } from '../../../../src-main/core/monitor/policy';
+import { utcLocalTime, type Alert, type Incident } from '../../../../src-main/core/monitor/types';
 import { FakeClock } from '../../../helpers/fake-clock';
 
 const CONNECTED: SessionStatus = { connected: true, linked: true, state: 'connected', needsScan: false, phone: '15550100001', qr: null };
@@ -116,5 +116,43 @@ describe('Monitor across a restart', () => {
     expect(second.monitor.incidents().map((i) => i.kind)).toEqual(['needs-scan']);
     expect(JSON.parse(await readFile(join(dataDir, 'open-incidents.json'), 'utf8'))).toMatchObject({ incidents: [{ kind: 'needs-scan', agentId: 'a1' }] });
     await second.monitor.stop();
+  });
+});
+
+describe('AlertPolicy.restore: team incidents', () => {
+  const T = Date.UTC(2024, 0, 10, 12, 0, 0);
+  const teamIncident = (kind: 'unreachable' | 'auth-error'): Incident => ({
+    id: 'old-inc-1',
+    teamId: 't1',
+    agentId: null,
+    agentIds: ['a1', 'a2'],
+    kind,
+    openedAt: T,
+    delivered: true,
+    raised: true,
+    acknowledgedAt: null,
+    resolvedAt: null,
+    lastAlertAt: T,
+  });
+  const change = (agentId: string, to: 'unreachable' | 'auth-error' | 'connected', at: number) => ({ teamId: 't1', agentId, from: 'unknown' as const, to, at });
+
+  it('the service still unreachable: nothing new; answering again: one recovery notice', () => {
+    const policy = new AlertPolicy({ localTime: utcLocalTime });
+    policy.restore([teamIncident('unreachable')]);
+    const still = policy.ingest([change('a1', 'unreachable', T + 60_000), change('a2', 'unreachable', T + 60_000)], T + 60_000);
+    expect(still).toEqual({ alerts: [], incidents: [] });
+    expect(policy.openIncidents().map((i) => i.id)).toEqual(['old-inc-1']);
+    const back = policy.ingest([change('a1', 'connected', T + 90_000), change('a2', 'connected', T + 90_000)], T + 90_000);
+    expect(back.alerts.map((a) => a.kind)).toEqual(['recovered']);
+    expect(back.incidents.map((u) => [u.change, u.incident.id, u.incident.removed])).toEqual([['resolved', 'old-inc-1', undefined]]);
+  });
+
+  it('a rejected key whose team is gone closes as removed, without a notice', () => {
+    const policy = new AlertPolicy({ localTime: utcLocalTime });
+    policy.restore([teamIncident('auth-error')]);
+    expect(policy.forget('t1', 'a1', T + 1000)).toEqual({ alerts: [], incidents: [] });
+    const gone = policy.forget('t1', 'a2', T + 1000);
+    expect(gone.alerts).toEqual([]);
+    expect(gone.incidents.map((u) => [u.change, u.incident.id, u.incident.removed])).toEqual([['resolved', 'old-inc-1', true]]);
   });
 });
