@@ -180,6 +180,22 @@ describe('agent page', () => {
     expect(monitorCard.textContent).toContain('Polled every 2 s: drops shorter than about 2 s can be missed.');
   });
 
+  it('"Watch closely" refused by the main side goes back and says why', async () => {
+    const { store } = setup({
+      'pairing.session': { ok: true, value: session({ state: 'connected', needsScan: false, linked: true, connected: true }) },
+      'agents.watchClosely': { ok: false, error: { kind: 'not-found', code: 'AGENT_NOT_FOUND', message: 'Agent "a1" is not in team "t1".' } },
+    });
+    store.getState().setAgents([agent('a1', 'connected')]);
+    store.setState({ teams: [team()] });
+    mount(store, <AgentPage agentId="a1" teamId={null} />);
+    await flush();
+    const monitorCard = screen.getByRole('region', { name: 'Monitor' });
+    fireEvent.click(within(monitorCard).getByRole('checkbox', { name: 'Watch closely' }));
+    await flush();
+    expect((within(monitorCard).getByRole('checkbox', { name: 'Watch closely' }) as HTMLInputElement).checked).toBe(false);
+    expect(monitorCard.textContent).toContain('is not in team');
+  });
+
   it('the timeline lists the monitor history (health.history) and grows with live health changes', async () => {
     const now = Date.now();
     const { store, calls } = setup({

@@ -9,22 +9,24 @@ import { detectionWindow } from '../alerts/detection-window';
 export function WatchClosely({ agent }: { agent: AgentDTO }) {
   const settings = useApp((s) => s.settings);
   const setWatch = useApp((s) => s.setWatchClosely);
-  const [busy, setBusy] = useState(false);
+  // The switch follows the click at once; a refused change puts it back.
+  const [asked, setAsked] = useState<boolean | null>(null);
   const [error, setError] = useState<ErrorDTO | null>(null);
   const id = useId();
-  const toggle = async (on: boolean) => {
-    setBusy(true);
-    setError(await setWatch(agent.teamId, agent.agentId, on));
-    setBusy(false);
+  const on = asked ?? agent.watchClosely;
+  const toggle = async (next: boolean) => {
+    setAsked(next);
+    setError(await setWatch(agent.teamId, agent.agentId, next));
+    setAsked(null);
   };
   return (
     <div className="watch-closely">
       <label htmlFor={id}>
-        <input id={id} type="checkbox" checked={agent.watchClosely} disabled={busy} onChange={(e) => void toggle(e.target.checked)} aria-describedby={`${id}-hint`} /> Watch closely
+        <input id={id} type="checkbox" checked={on} disabled={asked !== null} onChange={(e) => void toggle(e.target.checked)} aria-describedby={`${id}-hint`} /> Watch closely
       </label>
       <p id={`${id}-hint`} className="hint">
         {settings
-          ? agent.watchClosely
+          ? on
             ? `Polled every ${settings.fastPollIntervalSec} s: drops shorter than about ${settings.fastPollIntervalSec} s can be missed.`
             : `${detectionWindow(settings.pollIntervalSec)} Watch closely polls it every ${settings.fastPollIntervalSec} s.`
           : 'Polls this agent at the fast interval all the time, so short drops are seen.'}
