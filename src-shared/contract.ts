@@ -122,6 +122,8 @@ export interface AgentDTO {
   agentId: string;
   label: string;
   health: AgentHealthDTO;
+  /** Polled at the fast interval all the time (kept in the config), so short drops are seen. */
+  watchClosely: boolean;
 }
 
 interface HealthSnapshotDTO {
@@ -147,6 +149,8 @@ export interface IncidentDTO {
   openedAt: number;
   acknowledgedAt: number | null;
   resolvedAt: number | null;
+  /** Closed because its agent (or team) is no longer watched: no recovery was seen. */
+  removed?: true;
 }
 
 export interface AlertEventDTO {
@@ -532,6 +536,11 @@ type ThemeDTO = 'system' | 'light' | 'dark';
 export interface AlertRulesDTO {
   /** Seconds a reconnecting link may last before it alerts (0: at once). */
   reconnectGraceSec: number;
+  /**
+   * Seconds a drop within flapWindowMinutes of an earlier drop may last before it alerts (the larger
+   * of this and reconnectGraceSec); shorter repeats count toward flapping.
+   */
+  repeatDropGraceSec: number;
   /** Minutes between reminders of a still-open incident (0: never). */
   realertMinutes: number;
   /** Drops within flapWindowMinutes that count as flapping. */
@@ -545,6 +554,8 @@ export interface AppSettingsDTO {
   startAtLogin: boolean;
   notifications: boolean;
   pollIntervalSec: number;
+  /** Read-only here: the poll interval while pairing, reconnecting, after a drop, and of agents watched closely. */
+  fastPollIntervalSec: number;
   /** Minutes a needs-scan/unreachable state lasts before it is urgent. */
   escalateAfterMin: number;
   /**
@@ -563,7 +574,7 @@ export interface AppSettingsDTO {
 }
 
 /** What settings.update accepts: every setting but the read-only installId. */
-export type AppSettingsPatchDTO = Partial<Omit<AppSettingsDTO, 'installId'>>;
+export type AppSettingsPatchDTO = Partial<Omit<AppSettingsDTO, 'installId' | 'fastPollIntervalSec'>>;
 
 export interface DiagnosticsDTO {
   filename: string;
@@ -590,6 +601,8 @@ export interface Requests {
   'agents.list': { args: { teamId?: string }; result: AgentDTO[] };
   'agents.add': { args: { teamId: string; agentId: string; label?: string }; result: AgentDTO };
   'agents.remove': { args: { teamId: string; agentId: string }; result: null };
+  /** Polls the agent at the fast interval all the time (on), or at the poll interval (off). */
+  'agents.watchClosely': { args: { teamId: string; agentId: string; on: boolean }; result: AgentDTO };
 
   'health.snapshot': { args: EmptyArgs; result: HealthSnapshotDTO };
   /** The agent's health changes kept by the monitor, newest first. */
@@ -667,6 +680,7 @@ export const REQUEST_NAMES = [
   'agents.list',
   'agents.add',
   'agents.remove',
+  'agents.watchClosely',
   'health.snapshot',
   'health.history',
   'alerts.list',

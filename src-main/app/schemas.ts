@@ -24,6 +24,7 @@ const quietHours = z
 // Ranges as in the accounts settings schema (src-main/core/accounts/schema.ts).
 const alertRules = z.strictObject({
   reconnectGraceSec: z.number().int().min(0).max(3600),
+  repeatDropGraceSec: z.number().int().min(0).max(3600),
   realertMinutes: z.number().int().min(0).max(1440),
   flapCount: z.number().int().min(2).max(100),
   flapWindowMinutes: z.number().int().min(1).max(1440),
@@ -95,6 +96,7 @@ export const argSchemas: Schemas = {
   'agents.list': z.strictObject({ teamId: id.optional() }),
   'agents.add': z.strictObject({ teamId: id, agentId: id, label: label.optional() }),
   'agents.remove': teamAgent,
+  'agents.watchClosely': z.strictObject({ teamId: id, agentId: id, on: z.boolean() }),
 
   'health.snapshot': empty,
   'health.history': teamAgent,

@@ -39,6 +39,7 @@ const FIELD_NAMES: Record<string, string> = {
   installId: 'Install ID',
   escalateAfterMin: 'Escalate after',
   reconnectGraceSec: 'Reconnect grace period',
+  repeatDropGraceSec: 'Repeat drop grace period',
   realertMinutes: 'Re-alert interval',
   flapCount: 'Drops that count as flapping',
   flapWindowMinutes: 'Flapping window',

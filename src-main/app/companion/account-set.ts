@@ -14,6 +14,7 @@ export interface TeamView extends TeamRecord {
 export interface AgentTarget {
   teamId: string;
   agentId: string;
+  watchClosely: boolean;
 }
 
 export class AccountSet {
@@ -35,7 +36,7 @@ export class AccountSet {
   }
 
   targets(): AgentTarget[] {
-    return this.listTeams().flatMap((t) => t.agents.map((a) => ({ teamId: t.id, agentId: a.agentId })));
+    return this.listTeams().flatMap((t) => t.agents.map((a) => ({ teamId: t.id, agentId: a.agentId, watchClosely: a.watchClosely === true })));
   }
 
   /** The Accounts holding a team (by id or label); the person's own when none does. */
@@ -65,6 +66,10 @@ export class AccountSet {
 
   removeAgent(teamIdOrLabel: string, agentId: string): Promise<void> {
     return this.ownerOf(teamIdOrLabel).removeAgent(teamIdOrLabel, agentId);
+  }
+
+  setWatchClosely(teamIdOrLabel: string, agentId: string, on: boolean): Promise<AgentRecord> {
+    return this.ownerOf(teamIdOrLabel).setWatchClosely(teamIdOrLabel, agentId, on);
   }
 
   setSigningSecret(teamIdOrLabel: string, agentId: string, secret: string): Promise<void> {

@@ -104,6 +104,8 @@ export interface Companion {
   removeTeam(teamId: string): Promise<void>;
   addAgent(teamId: string, agent: { agentId: string; label?: string }): Promise<AgentRecord>;
   removeAgent(teamId: string, agentId: string): Promise<void>;
+  /** Polls the agent at the fast interval all the time (kept in the config); applied to the monitor at once. */
+  setWatchClosely(teamId: string, agentId: string, on: boolean): Promise<AgentRecord>;
   clientFor(teamId: string): Promise<ServiceClient>;
 
   /**
@@ -267,6 +269,11 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     async addAgent(teamId, agent) {
       const rec = await set.addAgent(teamId, agent);
       accountsChanged();
+      return rec;
+    },
+    async setWatchClosely(teamId, agentId, on) {
+      const rec = await set.setWatchClosely(teamId, agentId, on);
+      monitor.refresh();
       return rec;
     },
     async removeAgent(teamId, agentId) {

@@ -9,7 +9,7 @@ import type { Scope } from './scope';
 
 type AccountRequests = Pick<
   Implementations,
-  'teams.list' | 'teams.add' | 'teams.remove' | 'agents.list' | 'agents.add' | 'agents.remove' | 'settings.get' | 'settings.update' | 'demo.start'
+  'teams.list' | 'teams.add' | 'teams.remove' | 'agents.list' | 'agents.add' | 'agents.remove' | 'agents.watchClosely' | 'settings.get' | 'settings.update' | 'demo.start'
 >;
 
 /** Every team, marked authError while the monitor sees its key rejected. */
@@ -64,14 +64,27 @@ export function accountRequests(s: Scope, health: () => AgentHealthDTO[]): Accou
       const teams = teamId === undefined ? c.listTeams() : [requireTeam(teamId)];
       const polled = new Map(health().map((h) => [`${h.teamId}\u0000${h.agentId}`, h]));
       return teams.flatMap((t) =>
-        t.agents.map((a) => ({ teamId: t.id, agentId: a.agentId, label: a.label, health: polled.get(`${t.id}\u0000${a.agentId}`) ?? unknownHealth(t.id, a.agentId, now()) })),
+        t.agents.map((a) => ({
+          teamId: t.id,
+          agentId: a.agentId,
+          label: a.label,
+          health: polled.get(`${t.id}\u0000${a.agentId}`) ?? unknownHealth(t.id, a.agentId, now()),
+          watchClosely: a.watchClosely === true,
+        })),
       );
     },
     'agents.add': async ({ teamId, agentId, label }) => {
       const team = requireTeam(teamId);
       const rec = await c.addAgent(team.id, label === undefined ? { agentId } : { agentId, label });
       changed();
-      return { teamId: team.id, agentId: rec.agentId, label: rec.label, health: unknownHealth(team.id, rec.agentId, now()) };
+      return { teamId: team.id, agentId: rec.agentId, label: rec.label, health: unknownHealth(team.id, rec.agentId, now()), watchClosely: false };
+    },
+    'agents.watchClosely': async ({ teamId, agentId, on }) => {
+      const team = requireTeam(teamId);
+      const rec = await c.setWatchClosely(team.id, agentId, on);
+      changed();
+      const polled = health().find((h) => h.teamId === team.id && h.agentId === rec.agentId);
+      return { teamId: team.id, agentId: rec.agentId, label: rec.label, health: polled ?? unknownHealth(team.id, rec.agentId, now()), watchClosely: on };
     },
     'agents.remove': async ({ teamId, agentId }) => {
       await c.removeAgent(requireTeam(teamId).id, agentId);

@@ -74,6 +74,7 @@ export class IncidentFeed {
       openedAt: i.openedAt,
       acknowledgedAt: i.acknowledgedAt,
       resolvedAt: i.resolvedAt,
+      ...(i.removed ? { removed: true as const } : {}),
     };
   }
 

@@ -23,7 +23,7 @@ export function pollConfig(s: Pick<AppSettings, 'pollIntervalSec' | 'fastPollInt
 export function alertRules(s: Pick<AppSettings, 'alertRules'> | null): Partial<AlertRules> {
   if (!s) return {};
   const r = s.alertRules;
-  return { reconnectGraceSec: r.reconnectGraceSec, realertMinutes: r.realertMinutes, flapCount: r.flapCount, flapWindowMinutes: r.flapWindowMinutes, quietHours: r.quietHours };
+  return { reconnectGraceSec: r.reconnectGraceSec, repeatDropGraceSec: r.repeatDropGraceSec, realertMinutes: r.realertMinutes, flapCount: r.flapCount, flapWindowMinutes: r.flapWindowMinutes, quietHours: r.quietHours };
 }
 
 export interface AgentMonitorOptions {

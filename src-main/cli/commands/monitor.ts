@@ -53,6 +53,8 @@ interface Watched {
   team: string;
   agentId: string;
   label: string;
+  /** Polled at the fast interval all the time (the agent's setting). */
+  watchClosely?: boolean;
 }
 
 function iso(ms: number): string {
@@ -112,7 +114,7 @@ export function register(program: Command, ctx: CliContext): void {
         if (agents.length === 0) continue;
         // The key is read from the keychain now, so a locked keychain is reported before polling starts.
         clients.set(t.id, await withAccounts(() => accounts.clientFor(t.id)));
-        for (const a of agents) watched.push({ teamId: t.id, team: t.label, agentId: a.agentId, label: a.label });
+        for (const a of agents) watched.push({ teamId: t.id, team: t.label, agentId: a.agentId, label: a.label, watchClosely: a.watchClosely === true });
       }
       if (watched.length === 0) throw new UsageError('no agents to watch (check --agent and `channel-companion agent list`)');
       settings = accounts.settings();
@@ -121,7 +123,7 @@ export function register(program: Command, ctx: CliContext): void {
     const byKey = new Map(watched.map((w) => [`${w.teamId}\u0000${w.agentId}`, w]));
     const labels = new Map(watched.map((w) => [w.teamId, w.team]));
     const teamLabel = (teamId: string) => labels.get(teamId) ?? teamId;
-    const targets = watched.map((w) => ({ teamId: w.teamId, agentId: w.agentId }));
+    const targets = watched.map((w) => ({ teamId: w.teamId, agentId: w.agentId, watchClosely: w.watchClosely === true }));
     const monitor = createAgentMonitor({
       targets: () => targets,
       readSession: (teamId, agent, signal) => clients.get(teamId)!.getSession(agent, { signal }),

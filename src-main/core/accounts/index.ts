@@ -19,7 +19,12 @@ export type { AccountsErrorCode } from './errors';
 export { defaultConfigDir } from './paths';
 export type { DeepPartial } from './merge';
 
-export interface AgentRecord { agentId: string; label: string }
+export interface AgentRecord {
+  agentId: string;
+  label: string;
+  /** Polled at the fast interval all the time (absent: no). */
+  watchClosely?: boolean;
+}
 export interface TeamRecord {
   id: string;
   label: string;
@@ -37,6 +42,8 @@ export interface AppSettings {
   theme: 'system' | 'light' | 'dark';
   alertRules: {
     reconnectGraceSec: number;
+    /** A drop within the flap window of an earlier one alerts once it lasts this long (at least reconnectGraceSec). */
+    repeatDropGraceSec: number;
     realertMinutes: number;
     flapCount: number;
     flapWindowMinutes: number;
@@ -76,7 +83,7 @@ function toRecord(t: TeamConfig): TeamRecord {
     baseUrl: t.baseUrl,
     keyHint: t.keyHint,
     allowInsecureHttp: t.allowInsecureHttp,
-    agents: t.agents.map((a) => ({ agentId: a.agentId, label: a.label })),
+    agents: t.agents.map((a) => ({ agentId: a.agentId, label: a.label, ...(a.watchClosely ? { watchClosely: true } : {}) })),
   };
 }
 
@@ -149,7 +156,7 @@ export class Accounts {
           keyHint: keyHint(v.apiKey),
           apiKeyRef: apiKeyRef(id),
           allowInsecureHttp: v.allowInsecureHttp,
-          agents: v.agents.map((a) => ({ ...a, signingSecretRef: null })),
+          agents: v.agents.map((a) => ({ ...a, signingSecretRef: null, watchClosely: false })),
         };
         await keychain(() => this.opts.secrets.set(team.apiKeyRef, v.apiKey));
         stored = true;
@@ -183,7 +190,7 @@ export class Accounts {
       if (team.agents.some((x) => x.label.toLowerCase() === a.label.toLowerCase())) throw new AccountsError('DUPLICATE', `Team "${team.label}" already has an agent labelled "${a.label}".`);
       const client = await this.clientFor(team.id);
       await verifyAgent(client, a.agentId, team.baseUrl);
-      const next: AgentConfig = { ...a, signingSecretRef: null };
+      const next: AgentConfig = { ...a, signingSecretRef: null, watchClosely: false };
       await this.commit(this.withTeam(team.id, (t) => ({ ...t, agents: [...t.agents, next] })));
       return { agentId: a.agentId, label: a.label };
     });
@@ -195,6 +202,16 @@ export class Accounts {
       const agent = this.requireAgent(team, agentId);
       await keychain(() => this.deleteSigning(team, agent));
       await this.commit(this.withTeam(team.id, (t) => ({ ...t, agents: t.agents.filter((x) => x.agentId !== agent.agentId) })));
+    });
+  }
+
+  /** Whether the monitor polls the agent at the fast interval all the time; kept in the config. */
+  async setWatchClosely(teamIdOrLabel: string, agentId: string, on: boolean): Promise<AgentRecord> {
+    return this.serial(async () => {
+      const team = this.requireTeam(teamIdOrLabel);
+      const agent = this.requireAgent(team, agentId);
+      await this.commit(this.withTeam(team.id, (t) => ({ ...t, agents: t.agents.map((x) => (x.agentId === agent.agentId ? { ...x, watchClosely: on } : x)) })));
+      return { agentId: agent.agentId, label: agent.label, watchClosely: on };
     });
   }
 

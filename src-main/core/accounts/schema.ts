@@ -45,6 +45,7 @@ function settingsSchema(strict: boolean) {
   const quietHours = obj({ start: hhmm, end: hhmm });
   const alertRules = obj({
     reconnectGraceSec: z.number().int().min(0).max(3600).default(0),
+    repeatDropGraceSec: z.number().int().min(0).max(3600).default(60),
     realertMinutes: z.number().int().min(0).max(1440).default(15),
     flapCount: z.number().int().min(2).max(100).default(3),
     flapWindowMinutes: z.number().int().min(1).max(1440).default(10),
@@ -75,6 +76,8 @@ const agentConfig = z.object({
   label,
   /** Keychain account of the agent's signing secrets, once one was set. */
   signingSecretRef: z.string().min(1).nullable().default(null),
+  /** Polled at the fast interval all the time, so short drops are seen. */
+  watchClosely: z.boolean().default(false),
 });
 
 const teamConfig = z.object({

@@ -125,6 +125,8 @@ export interface Incident {
   acknowledgedAt: number | null;
   resolvedAt: number | null;
   lastAlertAt: number | null;
+  /** Closed because its agent (or team) is no longer watched, not because it recovered. */
+  removed?: boolean;
 }
 
 export type SnoozePreset = 'short' | 'long' | 'tomorrow';

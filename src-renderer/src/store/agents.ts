@@ -30,6 +30,8 @@ export interface AgentsSlice {
   removeTeam(teamId: string): Promise<ErrorDTO | null>;
   addAgent(teamId: string, agentId: string, label?: string): Promise<ErrorDTO | null>;
   removeAgent(teamId: string, agentId: string): Promise<ErrorDTO | null>;
+  /** Polls the agent at the fast interval all the time (on) or at the poll interval (off). */
+  setWatchClosely(teamId: string, agentId: string, on: boolean): Promise<ErrorDTO | null>;
   startDemo(): Promise<ErrorDTO | null>;
 }
 
@@ -106,6 +108,14 @@ export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ 
     removeTeam: async (teamId) => thenRefresh(await api['teams.remove']({ teamId })),
     addAgent: async (teamId, agentId, label) => thenRefresh(await api['agents.add']({ teamId, agentId, ...(label ? { label } : {}) })),
     removeAgent: async (teamId, agentId) => thenRefresh(await api['agents.remove']({ teamId, agentId })),
+    setWatchClosely: async (teamId, agentId, on) => {
+      const r = await api['agents.watchClosely']({ teamId, agentId, on });
+      if (!r.ok) return r.error;
+      const key = agentKey(teamId, agentId);
+      // Only the switch changes here: the health shown stays the newest one the events brought.
+      set((s) => (s.agents[key] ? { agents: { ...s.agents, [key]: { ...s.agents[key], watchClosely: r.value.watchClosely } } } : {}));
+      return null;
+    },
     startDemo: async () => thenRefresh(await api['demo.start']()),
   };
 };

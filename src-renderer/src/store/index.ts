@@ -60,7 +60,7 @@ export function createAppStore(api: Api, env: Partial<StoreEnv> = {}): AppStore 
       refresh: async () => {
         const asked = storeEnv.now();
         const errors = await Promise.all([get().loadAccounts(), get().loadAlerts()]);
-        // Notices of incidents that closed while this window was not listening turn resolved.
+        // Notices of incidents that closed while this window was not listening say they are no longer open.
         if (errors[1] === null) get().settleNotices(new Set(get().incidents.map((i) => i.id)), asked);
         set({ loaded: true, lastError: errors.find((e) => e !== null) ?? null });
       },

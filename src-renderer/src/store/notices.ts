@@ -33,7 +33,8 @@ export interface NoticesSlice {
   applyAlertNotice(e: AlertEventDTO, agentLabel: string): void;
   /**
    * Incident notices older than `before` whose incident is not among `openIds` (an alerts.list
-   * answer asked at `before`) turn resolved: their resolve event was missed.
+   * answer asked at `before`) say it is no longer open: their close was missed, so how it ended is
+   * not claimed.
    */
   settleNotices(openIds: ReadonlySet<string>, before: number): void;
 }
@@ -123,7 +124,9 @@ export const noticesSlice: Slice<NoticesSlice> = ({ set, env }) => ({
       const notices = s.notices.map((n) => {
         if (!n.incident || n.tone === 'success' || n.at >= before || openIds.has(n.incident.id)) return n;
         changed = true;
-        return { ...resolvedNotice(n.incident, n.route, `No longer open: ${n.incident.title}`), id: n.id, at: env.now(), ...(n.tone === 'urgent' ? { wasUrgent: true } : {}) };
+        // How it ended was not seen here (recovered, or its agent removed): no "back to normal".
+        const title = n.incident.agentLabel === '' ? 'No longer open' : `${n.incident.agentLabel}: no longer open`;
+        return { tone: 'info' as const, title, body: n.incident.title, ...(n.route ? { route: n.route } : {}), incident: n.incident, id: n.id, at: env.now(), ...(n.tone === 'urgent' ? { wasUrgent: true } : {}) };
       });
       return changed ? { notices } : {};
     }),

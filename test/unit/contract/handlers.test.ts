@@ -168,7 +168,7 @@ describe('createHandlers', () => {
   it('settings.update takes the alert rules, webhook URL and theme; installId is read-only', async () => {
     const { impl } = fakeContract();
     const h = createHandlers(impl);
-    const rules = { reconnectGraceSec: 30, realertMinutes: 20, flapCount: 4, flapWindowMinutes: 15 };
+    const rules = { reconnectGraceSec: 30, repeatDropGraceSec: 45, realertMinutes: 20, flapCount: 4, flapWindowMinutes: 15 };
     const r = await h['settings.update']({ patch: { alertRules: rules, alertWebhookUrl: 'https://hooks.example.test/alerts', theme: 'dark' } });
     expect(r).toMatchObject({ ok: true, value: { installId: 'install-fake-0001', alertRules: rules, alertWebhookUrl: 'https://hooks.example.test/alerts', theme: 'dark' } });
     expect(impl['settings.update']).toHaveBeenCalledWith({ patch: { alertRules: rules, alertWebhookUrl: 'https://hooks.example.test/alerts', theme: 'dark' } });
@@ -179,7 +179,8 @@ describe('createHandlers', () => {
       [{ alertWebhookUrl: 'ftp://hooks.example.test/a' }, 'patch.alertWebhookUrl'],
       [{ alertWebhookUrl: 'https://user:pw@hooks.example.test/a' }, 'patch.alertWebhookUrl'],
       [{ alertRules: { ...rules, flapCount: 1 } }, 'patch.alertRules.flapCount'],
-      [{ alertRules: { reconnectGraceSec: 5 } }, 'patch.alertRules.realertMinutes'],
+      [{ alertRules: { ...rules, repeatDropGraceSec: -1 } }, 'patch.alertRules.repeatDropGraceSec'],
+      [{ alertRules: { reconnectGraceSec: 5 } }, 'patch.alertRules.repeatDropGraceSec'],
       [{ theme: 'sepia' }, 'patch.theme'],
     ] as const;
     impl['settings.update'].mockClear();

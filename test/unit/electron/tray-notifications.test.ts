@@ -10,7 +10,7 @@ import type { AgentDTO, HealthState, IncidentDTO } from '../../../src-shared/con
 const NOW = Date.UTC(2025, 0, 15, 12);
 
 function agent(agentId: string, health: HealthState, label = agentId): AgentDTO {
-  return { teamId: 't1', agentId, label, health: { teamId: 't1', agentId, health, state: null, phone: null, needsScan: health === 'needs-scan', since: NOW, checkedAt: NOW } };
+  return { teamId: 't1', agentId, label, health: { teamId: 't1', agentId, health, state: null, phone: null, needsScan: health === 'needs-scan', since: NOW, checkedAt: NOW }, watchClosely: false };
 }
 
 const state = (agents: AgentDTO[], extra: Partial<TrayState> = {}): TrayState => ({

@@ -22,6 +22,7 @@ export const agent = (agentId: string, health: HealthState, over: Partial<AgentD
   agentId,
   label: `Agent ${agentId}`,
   health: { teamId, agentId, health, state: null, phone: null, needsScan: health === 'needs-scan', since: 0, checkedAt: null, ...over },
+  watchClosely: false,
 });
 
 export const incident = (id: string, over: Partial<IncidentDTO> = {}): IncidentDTO => ({

@@ -55,7 +55,7 @@ describe('Accounts.open', () => {
     const a = await open();
     const s = a.settings();
     expect(s).toMatchObject({ pollIntervalSec: 15, fastPollIntervalSec: 2, tunnelPort: 0, startAtLogin: false, theme: 'system', alertWebhookUrl: null });
-    expect(s.alertRules).toEqual({ reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10, quietHours: null });
+    expect(s.alertRules).toEqual({ reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10, quietHours: null });
     expect(JSON.parse(await readFile()).schemaVersion).toBe(1);
     if (process.platform !== 'win32') expect((await fs.stat(configPath(dir))).mode & 0o777).toBe(0o600);
     const again = await open();
@@ -235,7 +235,7 @@ describe('settings', () => {
     const a = await open();
     const s = await a.updateSettings({ pollIntervalSec: 30, alertRules: { quietHours: { start: '22:00', end: '07:00' } }, alertWebhookUrl: 'https://hooks.example.test/x' });
     expect(s.pollIntervalSec).toBe(30);
-    expect(s.alertRules).toEqual({ reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10, quietHours: { start: '22:00', end: '07:00' } });
+    expect(s.alertRules).toEqual({ reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10, quietHours: { start: '22:00', end: '07:00' } });
     expect((await open()).settings()).toEqual(s);
     const cleared = await a.updateSettings({ alertRules: { quietHours: null } });
     expect(cleared.alertRules.quietHours).toBeNull();

@@ -275,6 +275,26 @@ describe('AlertPolicy: flapping', () => {
     expect(h.advance(60 * S).map((a) => a.kind)).toEqual(['reconnecting']);
   });
 
+  it('a repeat drop longer than the graces as set always alerts: the larger of the reconnect and the repeat grace, nothing hidden', () => {
+    for (const [rules, wait] of [
+      [{ reconnectGraceSec: 0, repeatDropGraceSec: 20 }, 20],
+      [{ reconnectGraceSec: 30, repeatDropGraceSec: 20 }, 30],
+      [{ reconnectGraceSec: 0, repeatDropGraceSec: 0 }, 0],
+    ] as const) {
+      const h = setup(rules);
+      h.cycle(['a1', 'reconnecting']);
+      h.advance(40 * S);
+      h.cycle(['a1', 'connected']);
+      h.advance(5 * MIN);
+      expect(h.kinds(), JSON.stringify(rules)).toEqual(['reconnecting', 'recovered']);
+      const at = h.cycle(['a1', 'reconnecting']).map((a) => a.kind);
+      if (wait > 0) {
+        expect(at).toEqual([]);
+        expect(h.advance(wait * S - 1)).toEqual([]);
+        expect(h.advance(1).map((a) => a.kind), JSON.stringify(rules)).toEqual(['reconnecting']);
+      } else expect(at).toEqual(['reconnecting']);
+    }
+  });
 });
 
 describe('AlertPolicy: grouping, team-wide problems', () => {
