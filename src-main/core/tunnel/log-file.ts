@@ -47,6 +47,11 @@ export class SegmentFile {
     return this.fh;
   }
 
+  /** The current segment's file size. */
+  get size(): number {
+    return this.fileSize;
+  }
+
   full(seg: Segment): boolean {
     return seg.bytes >= this.o.bounds.segmentBytes || seg.written >= this.o.bounds.segmentDeliveries;
   }
@@ -158,6 +163,25 @@ export class SegmentFile {
     return left;
   }
 
+  /**
+   * After a failed fdatasync: cuts `seg` back to the bytes synced before it (the records written
+   * after them failed) and syncs the cut. False when either fails: those records stay in the file.
+   */
+  async cutFailed(fh: FileHandle, seg: Segment): Promise<boolean> {
+    try {
+      this.o.io.truncate(fh.fd, seg.synced);
+      await this.o.io.datasync(fh);
+      if (fh === this.fh) this.fileSize = seg.synced;
+      return true;
+    } catch (err) {
+      this.o.logger.error('tunnel log: could not cut records that failed to sync out of their segment; they may be read back after a restart', {
+        segment: seg.n,
+        error: err instanceof Error ? err.message : String(err),
+      });
+      return false;
+    }
+  }
+
   /** Cuts the zero padding off a segment left (`fileSize`: its file's size) and closes it (best effort). */
   async retire(fh: FileHandle, seg: Segment, fileSize: number): Promise<void> {
     try {
@@ -168,9 +192,8 @@ export class SegmentFile {
     await fh.close().catch(() => undefined);
   }
 
-  /** Retires the current segment (`seg`) and removes the next one if it was opened ahead and never written. */
+  /** Forgets the current segment (retired by the caller) and removes the next one if it was opened ahead and never written. */
   async close(seg: Segment): Promise<void> {
-    if (this.fh) await this.retire(this.fh, seg, this.fileSize);
     this.fh = null;
     const spare = await this.spare;
     if (spare) {

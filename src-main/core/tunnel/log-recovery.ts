@@ -67,6 +67,7 @@ async function load(c: LogContents, o: RecoveryOptions, n: number, isLast: boole
   }
   const seg = newSegment(n);
   seg.bytes = buf.length;
+  seg.synced = buf.length;
   c.segments.push(seg);
   for (let start = 0, nl = 0; start < buf.length; start = nl + 1) {
     nl = buf.indexOf(0x0a, start);

@@ -30,13 +30,15 @@ export interface Segment {
   n: number;
   /** Bytes of whole records in it. */
   bytes: number;
+  /** Its first bytes known to be on disk (an fdatasync that covered them succeeded). */
+  synced: number;
   deliveries: number;
   /** Delivery records written to it (counted at write time, for rotation). */
   written: number;
   newestAt: number;
 }
 
-export const newSegment = (n: number): Segment => ({ n, bytes: 0, deliveries: 0, written: 0, newestAt: 0 });
+export const newSegment = (n: number): Segment => ({ n, bytes: 0, synced: 0, deliveries: 0, written: 0, newestAt: 0 });
 
 export const SEGMENT_RE = /^seg-(\d{12})\.jsonl$/;
 export const segName = (n: number) => `seg-${String(n).padStart(12, '0')}.jsonl`;

@@ -18,8 +18,10 @@
 // batch and cuts the file back to the last whole record before anything else is appended; when the
 // cut itself fails, or an fdatasync fails (the kernel may have dropped those pages), every record of
 // that segment still waiting for a sync fails too and the log rolls to a fresh segment before the
-// next append. A record answers only once it is durable, so acknowledging resumes by itself as soon as
-// a write and its sync succeed again.
+// next append; the failed segment is cut back to what its last good sync covered, so no record that
+// failed (a delivery answered 503, whose retry the service sends) is read back after a restart. A
+// record answers only once it is durable, so acknowledging resumes by itself as soon as a write and
+// its sync succeed again.
 import type { FileHandle } from 'node:fs/promises';
 import type { Logger } from '../ports';
 import { SegmentFile } from './log-file';
@@ -230,9 +232,18 @@ export class LogWriter {
         this.failedSegments.add(seg.n);
       }
     }
+    if (!this.failedSegments.has(seg.n)) seg.synced = seg.bytes;
     for (const w of waiting) {
       if (this.failedSegments.has(w.seg.n)) w.p.reject(new Error('a sync of this segment failed'));
       else this.settle(w.p, w.seg, w.buf);
+    }
+    await this.retire(fh, seg, fileSize);
+  }
+
+  /** Closes a segment left: cut to its records, or, after a failed sync, to what was synced before it. */
+  private async retire(fh: FileHandle, seg: Segment, fileSize: number): Promise<void> {
+    if (this.failedSegments.has(seg.n) && seg.bytes > seg.synced) {
+      if (await this.file.cutFailed(fh, seg)) seg.bytes = seg.synced;
     }
     await this.file.retire(fh, seg, fileSize);
   }
@@ -244,10 +255,13 @@ export class LogWriter {
     this.unsynced = [];
     const writesBefore = this.writes;
     this.syncedWrites = this.writes;
-    const segment = this.c.current().n;
+    const seg = this.c.current();
+    const segment = seg.n;
+    const upTo = seg.bytes;
     const sync: Promise<void> = this.o.io.datasync(this.file.handle!).then(
       () => {
         if (this.writes === writesBefore) this.dirty = false;
+        if (!this.failedSegments.has(segment)) seg.synced = upTo;
         this.syncEnded(sync);
         for (const w of waiting) {
           // A sync of this segment failed meanwhile: the kernel may have dropped pages these records share.
@@ -313,6 +327,8 @@ export class LogWriter {
       this.dirty = false;
     }
     this.closed = true;
-    await this.file.close(this.c.current());
+    const seg = this.c.current();
+    if (fh) await this.retire(fh, seg, this.file.size);
+    await this.file.close(seg);
   }
 }
