@@ -260,6 +260,49 @@ describe('a failed fdatasync at the receiver', () => {
     const body = JSON.stringify({ event: 'message.received', from: '1555', message: { id: 'm2', type: 'text', text: 'hi' } });
     expect((await rawRequest(`${url2}/hooks/a1`, { headers: signDelivery(SECRET, body, NOW / 1000), body })).json).toMatchObject({ ok: true, duplicate: true });
   });
+
+  it('a retry that arrives while its first delivery waits on an fdatasync that then fails is answered 503 too, never 200 as a duplicate', async () => {
+    const d = await dir();
+    const SECRET = 'whsec_storage_test';
+    const clock = new FakeClock(NOW);
+    let held: (() => void) | null = null;
+    let holdNext = false;
+    const logIO: Partial<LogIO> = {
+      datasync: (fh) => {
+        if (!holdNext) return fh.datasync();
+        holdNext = false;
+        // A disk that stalls on this flush, then reports an error.
+        return new Promise<void>((_, reject) => (held = () => reject(errno('EIO'))));
+      },
+    };
+    let secretReads = 0;
+    const t = new Tunnel({ dataDir: d, clock, getSecrets: async () => (secretReads++, [SECRET]), logIO, forward: { defaultUrl: 'http://127.0.0.1:9/webhook' }, transport: () => Promise.reject(new Error('down')) });
+    cleanups.push(() => t.stop());
+    const { url } = await t.start();
+    const post = (n: number, text = 'hi') => {
+      const body = JSON.stringify({ event: 'message.received', from: '1555', message: { id: `m${n}`, type: 'text', text } });
+      return rawRequest(`${url}/hooks/a1`, { headers: signDelivery(SECRET, body, NOW / 1000), body });
+    };
+    expect((await post(1)).status).toBe(200);
+    holdNext = true;
+    const first = post(2);
+    await waitFor(() => held !== null);
+    // The service gave up waiting and retries (the same message.id) while the first is not stored yet.
+    const retry = post(2, 'hi again');
+    await waitFor(() => secretReads === 3);
+    held!();
+    expect((await first).status).toBe(503);
+    const answer = await retry;
+    expect(answer.status).toBe(503);
+    expect(answer.json).toMatchObject({ ok: false, reason: 'storage-unavailable' });
+    // The next retry is taken as the message's first delivery: stored, verified, to be forwarded.
+    const third = await post(2, 'third try');
+    expect(third.status).toBe(200);
+    expect(third.json?.duplicate).toBeUndefined();
+    const m2 = t.list({ limit: 100 }).filter((x) => x.summary.messageId === 'm2');
+    expect(m2.map((x) => x.verdict.reason)).toEqual(['verified']);
+    expect(t.get(m2[0]!.id)!.forward).toBe(true);
+  });
 });
 
 describe('readers', () => {
