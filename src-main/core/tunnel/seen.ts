@@ -151,8 +151,11 @@ export class SeenFile {
     this.path = join(dataDir, SEEN_FILE);
   }
 
-  /** Loads the keys still inside the window (a missing or torn file gives what it has). */
-  async open(nowMs: number): Promise<SeenRecord[]> {
+  /**
+   * Loads the keys still inside the window (a missing or torn file gives what it has). The log may
+   * drop segments as it opens (keep()): read the keys with keys() once it is open.
+   */
+  async open(nowMs: number): Promise<void> {
     const text = await readFile(this.path, 'utf8').catch(() => '');
     this.torn = text !== '' && !text.endsWith('\n');
     const since = nowMs - this.windowMs;
@@ -166,6 +169,10 @@ export class SeenFile {
         // a torn last line: skipped
       }
     }
+  }
+
+  /** The keys kept: those loaded at open and those of every delivery that left the log since. */
+  keys(): readonly SeenRecord[] {
     return this.live;
   }
 
