@@ -19,7 +19,7 @@ import { isFinalStatus } from './records';
 import type { ForwardAttempt, LogRecord, SeenRecord, StoredDelivery } from './types';
 
 export { isFinalStatus, LogClosedError };
-export type { DeliveryCounts, DeliveryQuery } from './log-index';
+export type { DeliveryQuery } from './log-index';
 export type { LogBounds, LogIO };
 
 export interface EventLogOptions {

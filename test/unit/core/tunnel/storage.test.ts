@@ -7,7 +7,8 @@ import { appendFile, chmod, mkdir, readdir, readFile, stat, writeFile } from 'no
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signDelivery } from '../../../../src-main/core/signature';
-import { Tunnel, type Transport } from '../../../../src-main/core/tunnel';
+import { Tunnel } from '../../../../src-main/core/tunnel';
+import type { Transport } from '../../../../src-main/core/tunnel/transport';
 import { createIdGenerator } from '../../../../src-main/core/tunnel/ids';
 import { EventLog, type LogIO } from '../../../../src-main/core/tunnel/log';
 import type { StoredDelivery } from '../../../../src-main/core/tunnel/types';
