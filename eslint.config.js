@@ -38,13 +38,15 @@ export default tseslint.config(
   },
   {
     // core/ is pure behaviour: it imports nothing above it (the app layer, the shells, the emulator),
-    // except src-shared/limits: plain numbers every runtime shares (a label's longest length).
+    // except the plain data every runtime shares: src-shared/limits (a label's longest length) and
+    // src-shared/vocabulary (the product's words for verdicts, health and service errors) and
+    // src-shared/duration (durations in words).
     files: ['src-main/core/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict({
         patterns: [
           {
-            group: [...folders('app', 'cli', 'host', 'electron', 'emulator', 'src-preload', 'src-renderer'), '../**/src-shared/*', '!../**/src-shared/limits'],
+            group: [...folders('app', 'cli', 'host', 'electron', 'emulator', 'src-preload', 'src-renderer'), '../**/src-shared/*', '!../**/src-shared/limits', '!../**/src-shared/vocabulary', '!../**/src-shared/duration'],
             message: 'src-main/core imports nothing above it: not app/, cli/, host/, electron/, emulator/ nor the contract.',
           },
         ],
@@ -67,12 +69,12 @@ export default tseslint.config(
     },
   },
   {
-    // The shared contract is imported by every runtime: it imports nothing itself.
+    // The shared contract is imported by every runtime: it imports nothing but the shared words.
     files: ['src-shared/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict({
         paths: nodeBuiltins.map((name) => ({ name, message: 'The contract is plain types and data for every runtime: no Node built-ins.' })),
-        patterns: [{ group: ['./*', '../*', '../**'], message: 'The contract imports nothing.' }],
+        patterns: [{ group: ['./*', '!./vocabulary', '../*', '../**'], message: 'The contract imports nothing but src-shared/vocabulary.' }],
       }),
     },
   },

@@ -4,11 +4,12 @@
 // traces and secrets never cross to the renderer). Core messages are already plain and secret-free.
 import { ZodError } from 'zod';
 import { isAccountsError, type AccountsErrorCode } from '../core/accounts';
-import { isServiceError, type ServiceErrorDTO, type ServiceErrorKind } from '../core/api/errors';
+import { isServiceError, type ServiceErrorDTO } from '../core/api/errors';
 import { inputProblem, type FieldNames } from '../core/input-words';
 import { isKeychainError } from '../core/secrets';
 import { ReplayError, TunnelError } from '../core/tunnel';
 import type { ErrorDTO, ErrorKind } from '../../src-shared/contract';
+import { SERVICE_ERROR_KINDS } from '../../src-shared/vocabulary';
 
 /** An error the app raises itself with a contract kind (e.g. 'validation', 'not-found', 'keychain'). */
 export class AppError extends Error {
@@ -37,19 +38,7 @@ export function zodToDTO(e: ZodError, names?: FieldNames): ErrorDTO {
   return dto;
 }
 
-const SERVICE_KINDS: ReadonlySet<string> = new Set<ServiceErrorKind>([
-  'reconnecting',
-  'not-configured',
-  'rate-limited',
-  'quota-exceeded',
-  'unauthorized',
-  'not-found',
-  'invalid-request',
-  'server-error',
-  'network-error',
-  'timeout',
-  'aborted',
-]);
+const SERVICE_KINDS: ReadonlySet<string> = new Set<string>(SERVICE_ERROR_KINDS);
 
 /** A service error kind as the contract names it; anything unknown is 'internal'. */
 export function serviceKind(kind: string): ErrorKind {
@@ -67,7 +56,7 @@ export function serviceErrorDTO(s: ServiceErrorDTO): ErrorDTO {
 }
 
 const ACCOUNTS_KINDS: Record<AccountsErrorCode, ErrorKind> = {
-  KEY_REJECTED: 'unauthorized',
+  KEY_REJECTED: 'key-rejected',
   AGENT_NOT_FOUND: 'not-found',
   DUPLICATE: 'validation',
   NOT_FOUND: 'not-found',

@@ -1,7 +1,7 @@
 // zod schemas for every request's args: validated at the edge (IPC, HTTP) before anything runs.
 // Objects are strict: an unknown key is an error, so a typo never silently does nothing.
 import { z } from 'zod';
-import type { ArgsOf, RequestName } from '../../src-shared/contract';
+import { VERDICTS, type ArgsOf, type RequestName } from '../../src-shared/contract';
 import type { FieldNames } from '../core/input-words';
 import { labelSchema as label } from '../core/accounts/schema';
 import { baseUrlSchema, httpUrlSchema as httpUrl, storedUrlSchema as storedUrl } from '../core/url';
@@ -72,8 +72,6 @@ const sendArgs = z
     }
   });
 
-const verification = z.enum(['valid', 'invalid', 'missing', 'expired', 'no-secret', 'simulated', 'legacy-only']);
-
 type Schemas = { [K in RequestName]: z.ZodType<ArgsOf<K>> };
 
 /** Field names that differ by request from core/input-words.ts's (a team's label is its name). */
@@ -132,7 +130,7 @@ export const argSchemas: Schemas = {
   'tunnel.status': empty,
   'tunnel.deliveries': z.strictObject({
     agentId: id.optional(),
-    verification: verification.optional(),
+    verdict: z.enum(VERDICTS).optional(),
     event: z.string().max(100).optional(),
     from: z.string().max(120).optional(),
     text: z.string().max(500).optional(),

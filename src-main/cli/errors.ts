@@ -36,7 +36,7 @@ export class Interrupted extends Error {
 
 function exitCodeForServiceError(err: ServiceError): number {
   switch (err.kind) {
-    case 'unauthorized':
+    case 'key-rejected':
       return EXIT.auth;
     case 'invalid-request':
     case 'timeout':
@@ -51,7 +51,7 @@ function exitCodeForServiceError(err: ServiceError): number {
 /** A hint after the service's own message, in the words a person acts on. */
 function hintForServiceError(err: ServiceError): string | null {
   switch (err.kind) {
-    case 'not-configured':
+    case 'needs-scan':
       return 'the number needs a QR scan: run `channel-companion pair`';
     case 'reconnecting':
       return 'the number is reconnecting; it recovers on its own, try again shortly';
@@ -62,7 +62,7 @@ function hintForServiceError(err: ServiceError): string | null {
     }
     case 'quota-exceeded':
       return 'the monthly quota is exhausted';
-    case 'unauthorized':
+    case 'key-rejected':
       return 'the API key was rejected; check the key in the environment variable';
     case 'not-found':
       return 'unknown agent (or resource); check --agent';

@@ -163,7 +163,7 @@ export function attemptData(a: ForwardAttempt): Record<string, unknown> {
     ok: a.status !== null && a.status >= 200 && a.status <= 299,
     status: a.status,
     error: a.error,
-    latencyMs: a.latencyMs,
+    durationMs: a.durationMs,
   };
   if (a.replay) data.replay = a.replay;
   if (a.resigned) data.resigned = true;
@@ -172,7 +172,7 @@ export function attemptData(a: ForwardAttempt): Record<string, unknown> {
 
 export function attemptLine(a: ForwardAttempt): string {
   const result = a.status !== null ? `${a.status}` : `failed (${a.error ?? 'no answer'})`;
-  return `  → ${a.replay ? `replay ${a.replay} ` : 'forward '}${a.deliveryId} to ${a.url}: ${result} in ${Math.round(a.latencyMs)} ms${a.resigned ? ' (re-signed)' : ''}`;
+  return `  → ${a.replay ? `replay ${a.replay} ` : 'forward '}${a.deliveryId} to ${a.url}: ${result} in ${Math.round(a.durationMs)} ms${a.resigned ? ' (re-signed)' : ''}`;
 }
 
 export function listItemData(i: DeliveryListItem): Record<string, unknown> {

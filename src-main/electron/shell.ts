@@ -155,7 +155,7 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
   });
   contract.events.onAny((e) => {
     if (e.name === 'alert') notifier.handle(e.payload);
-    if (e.name === 'health.changed' || e.name === 'alert' || e.name === 'accounts.changed') void refreshTray();
+    if (e.name === 'health.changed' || e.name === 'alert' || e.name === 'teams.changed') void refreshTray();
   });
 
   openWindow();

@@ -87,8 +87,8 @@ describe('the tunnel in the app', () => {
     expect((await ok<Array<{ reason: string }>>(first, 'tunnel.refused', { limit: 1 }))[0]!.reason).toBe('legacy-only');
     await ok(first, 'settings.update', { patch: { tunnel: { port: 0, forwardTo: null, allowLegacySignature: true } } });
     expect((await post()).status).toBe(200);
-    const listed = await ok<Array<{ verification: string; messageId: string }>>(first, 'tunnel.deliveries', { agentId: 'agent-connected' });
-    expect(listed.find((d) => d.messageId === 'wamid_app_legacy')?.verification).toBe('legacy-only');
+    const listed = await ok<Array<{ verdict: string; messageId: string }>>(first, 'tunnel.deliveries', { agentId: 'agent-connected' });
+    expect(listed.find((d) => d.messageId === 'wamid_app_legacy')?.verdict).toBe('verified-legacy-only');
     // A patch without the field leaves it as it is.
     await ok(first, 'settings.update', { patch: { tunnel: { port: 0, forwardTo: null } } });
     expect((await ok<{ tunnel: { allowLegacySignature: boolean } }>(first, 'settings.get')).tunnel.allowLegacySignature).toBe(true);

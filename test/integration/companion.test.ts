@@ -135,11 +135,11 @@ describe('companion over the emulator', () => {
     const mark = events.length;
     await control(emu, 'POST', '/agents/agent-connected/inbound', { from: '15550100002', type: 'text', text: 'hello tunnel' });
     const ev = await waitFor(() => events.slice(mark).find((e) => e.name === 'tunnel.delivery'), 6000);
-    expect(ev.name === 'tunnel.delivery' && ev.payload.verification).toBe('valid');
+    expect(ev.name === 'tunnel.delivery' && ev.payload.verdict).toBe('verified');
     expect(ev.name === 'tunnel.delivery' && ev.payload.teamId).toBe(teamId);
 
-    const list = await ok<Array<{ id: string; verification: string; preview: string }>>('tunnel.deliveries', { agentId: 'agent-connected' });
-    expect(list[0]?.verification).toBe('valid');
+    const list = await ok<Array<{ id: string; verdict: string; preview: string }>>('tunnel.deliveries', { agentId: 'agent-connected' });
+    expect(list[0]?.verdict).toBe('verified');
     expect(list[0]?.preview).toBe('hello tunnel');
     const detail = await ok<{ rawBody: string; verificationDetail: string }>('tunnel.delivery', { id: list[0]!.id });
     expect(detail.rawBody).toContain('hello tunnel');

@@ -102,7 +102,7 @@ describe('Monitor against the emulator', () => {
     off();
     expect(polls).toBeGreaterThan(20);
     expect(failed).toBeGreaterThan(0);
-    expect(h.alerts.filter((a) => a.kind === 'needs-scan' || a.kind === 'realert' || a.kind === 'auth-error')).toEqual([]);
+    expect(h.alerts.filter((a) => a.kind === 'needs-scan' || a.kind === 'realert' || a.kind === 'key-rejected')).toEqual([]);
     expect(h.health.every((e) => e.health === 'connected' || e.health === 'unreachable')).toBe(true);
     h.emu.control.clearFaults();
     await waitFor(() => ['f1', 'f2', 'f3'].every((id) => h.healthOf(id) === 'connected'), 4000, 'all connected again');

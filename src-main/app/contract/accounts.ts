@@ -1,5 +1,5 @@
 // teams.*, agents.*, settings.* and demo.start over the companion. Every change of the team list
-// is announced as accounts.changed once the change is saved.
+// is announced as teams.changed once the change is saved.
 import type { AgentHealthDTO, AppSettingsPatchDTO, TeamDTO } from '../../../src-shared/contract';
 import type { SettingsPatch } from '../companion/companion';
 import type { Implementations } from '../handlers';
@@ -12,9 +12,9 @@ type AccountRequests = Pick<
   'teams.list' | 'teams.add' | 'teams.remove' | 'agents.list' | 'agents.add' | 'agents.remove' | 'settings.get' | 'settings.update' | 'demo.start'
 >;
 
-/** Every team, marked authError while the monitor sees its key rejected. */
+/** Every team, marked keyRejected while the monitor sees its key rejected. */
 export function teamList({ c }: Scope): TeamDTO[] {
-  const rejected = new Set(c.monitor().snapshot().filter((s) => s.health === 'auth-error').map((s) => s.teamId));
+  const rejected = new Set(c.monitor().snapshot().filter((s) => s.health === 'key-rejected').map((s) => s.teamId));
   return c.listTeams().map((t) => teamDTO(t, rejected.has(t.id)));
 }
 
@@ -46,7 +46,7 @@ function settingsPatch({ c }: Scope, patch: AppSettingsPatchDTO): SettingsPatch 
 
 export function accountRequests(s: Scope, health: () => AgentHealthDTO[]): AccountRequests {
   const { c, requireTeam, now } = s;
-  const changed = (): void => s.publish('accounts.changed', { teams: teamList(s) });
+  const changed = (): void => s.publish('teams.changed', { teams: teamList(s) });
   return {
     'teams.list': async () => teamList(s),
     'teams.add': async (input) => {

@@ -19,7 +19,7 @@ interface Wording {
 }
 
 /** Kinds that turn urgent once open longer than escalateAfterMin. */
-const ESCALATING = new Set(['needs-scan', 'unreachable', 'auth-error']);
+const ESCALATING = new Set(['needs-scan', 'unreachable', 'key-rejected']);
 
 export interface FeedSettings {
   escalateAfterMin: number;

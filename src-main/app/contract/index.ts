@@ -113,7 +113,7 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
       if (snap) s.publish('health.changed', agentHealthDTO(snap));
     }),
     c.events.on('health', (e) => {
-      if (e.health === 'auth-error' || e.previous === 'auth-error') s.publish('accounts.changed', { teams: teamList(s) });
+      if (e.health === 'key-rejected' || e.previous === 'key-rejected') s.publish('teams.changed', { teams: teamList(s) });
     }),
     c.events.on('incident', (u) => feed.onIncident(u)),
     c.events.on('alert', (a) => feed.onAlert(a)),

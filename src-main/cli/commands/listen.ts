@@ -117,7 +117,7 @@ export function register(program: Command, ctx: CliContext): void {
       registerClient = async () => client;
     }
     if (explicit === undefined && teamId === undefined && f.registerUrl === undefined && !(wantsExposure(f) && registerClient)) {
-      out.warn('no signing secret (--secret-env NAME or --team T): deliveries will be rejected as no-secret-configured');
+      out.warn('no signing secret (--secret-env NAME or --team T): deliveries will be rejected as no-secret');
     }
 
     const dataDir = tunnelDataDir(ctx, f);

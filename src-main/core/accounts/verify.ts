@@ -10,7 +10,7 @@ export async function verifyAgent(client: ServiceClient, agentId: string, where:
     await client.getSession(agentId);
   } catch (err) {
     // ASSUMPTION A-AUTH: 401/403 mean the key was rejected.
-    if (isServiceError(err) && err.kind === 'unauthorized') {
+    if (isServiceError(err) && err.kind === 'key-rejected') {
       throw new AccountsError('KEY_REJECTED', `The API key was rejected by ${where} (checked with agent "${agentId}"); nothing was stored.`, { cause: err });
     }
     // ASSUMPTION A-NOT-FOUND: 404 means an unknown agent.

@@ -66,11 +66,11 @@ export class TeamBook {
       // The service answers again: an agent still failing gets a fresh look before it is alerted alone.
       for (const a of members) if (a.health === 'unreachable') a.down = { since: a.down?.since ?? now, seen: now };
     }
-    const anyAuth = members.some((a) => a.health === 'auth-error');
+    const anyAuth = members.some((a) => a.health === 'key-rejected');
     if (anyAuth && !t.auth) {
-      const inc = h.open(teamId, 'auth-error', ids, now);
+      const inc = h.open(teamId, 'key-rejected', ids, now);
       t.auth = inc;
-      h.raise(inc, 'auth-error', true, text.authError(label), now);
+      h.raise(inc, 'key-rejected', true, text.keyRejected(label), now);
     } else if (!anyAuth && t.auth) {
       const inc = t.auth;
       t.auth = null;

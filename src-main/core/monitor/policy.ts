@@ -44,7 +44,7 @@ export interface AlertPolicyOptions {
 }
 
 /** Healths that say nothing about the agent's link: the last state the service reported stands. */
-const OPAQUE: ReadonlySet<Health> = new Set(['unreachable', 'auth-error']);
+const OPAQUE: ReadonlySet<Health> = new Set(['unreachable', 'key-rejected']);
 
 export interface AgentState {
   teamId: string;

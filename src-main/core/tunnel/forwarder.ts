@@ -377,7 +377,7 @@ export class Forwarder {
     const at = this.o.clock.now();
     const base = { kind: 'attempt' as const, id: this.o.newId(), deliveryId: o.id, at, url: url ?? '' };
     if (url === undefined) {
-      const none: ForwardAttempt = { ...base, status: null, error: 'no local app URL is configured for this agent', latencyMs: 0, responseBody: null };
+      const none: ForwardAttempt = { ...base, status: null, error: 'no local app URL is configured for this agent', durationMs: 0, responseBody: null };
       return () => Promise.resolve(none);
     }
     const body = o.body ?? this.o.log.body(o.id) ?? Buffer.alloc(0);
@@ -396,7 +396,7 @@ export class Forwarder {
         url: base.url,
         status: out.status,
         error: out.error,
-        latencyMs: out.latencyMs,
+        durationMs: out.durationMs,
         responseBody: out.responseBody,
       };
       if (h.resigned) attempt.resigned = true;

@@ -47,11 +47,11 @@ export function describeError(e: ErrorDTO, context: ErrorContext = 'using'): Err
         what: 'No OS keychain is reachable, so the API key cannot be stored safely.',
         todo: 'Unlock or start your system keychain (Keychain on macOS, Credential Manager on Windows, GNOME Keyring or KWallet on Linux) and try again. Nothing you typed was lost.',
       };
-    case 'unauthorized':
+    case 'key-rejected':
       return { what: 'The service rejected the team API key (key rejected).', todo: 'Copy a current key from the dashboard and add the team again.' };
     case 'reconnecting':
       return { what: "The agent's number is reconnecting.", todo: 'Nothing to do: it recovers on its own. Try again in a moment.' };
-    case 'not-configured':
+    case 'needs-scan':
       return { what: "The agent's number is not linked.", todo: 'Open Pairing and scan the QR code with the phone.' };
     case 'rate-limited': {
       const words = rateLimitWords(e);

@@ -1,7 +1,7 @@
 // Teams and agents: the list, each agent's live health, and its health timeline. Data arrives only
 // through the bridge (a list answer, then health.changed events, which may overtake it).
-import type { AgentDTO, AgentHealthDTO, ErrorDTO, HealthHistoryEntryDTO, HealthState, TeamDTO } from '../../../src-shared/contract';
-import { HEALTH_STATES } from '../../../src-shared/contract';
+import type { AgentDTO, AgentHealthDTO, ErrorDTO, HealthHistoryEntryDTO, Health, TeamDTO } from '../../../src-shared/contract';
+import { HEALTHS } from '../../../src-shared/contract';
 import { agentKey, type Slice } from './env';
 import { liveHistoryEntry, mergeHistory } from './history';
 
@@ -110,9 +110,9 @@ export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ 
   };
 };
 
-/** Worst health across agents (HEALTH_STATES is ordered best → worst). */
-export function selectWorst(s: Pick<AgentsSlice, 'agents'>): HealthState {
+/** Worst health across agents (HEALTHS is ordered best → worst). */
+export function selectWorst(s: Pick<AgentsSlice, 'agents'>): Health {
   let worst = -1;
-  for (const a of Object.values(s.agents)) worst = Math.max(worst, HEALTH_STATES.indexOf(a.health.health));
-  return HEALTH_STATES[worst] ?? 'unknown';
+  for (const a of Object.values(s.agents)) worst = Math.max(worst, HEALTHS.indexOf(a.health.health));
+  return HEALTHS[worst] ?? 'unknown';
 }

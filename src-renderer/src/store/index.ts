@@ -77,7 +77,7 @@ export function connectStore(store: AppStore, api: Api): () => void {
       const label = s().agents[agentKey(e.incident.teamId, e.incident.agentId)]?.label ?? e.incident.agentId;
       s().applyAlertNotice(e, label);
     }),
-    api.on('accounts.changed', () => void s().refresh()),
+    api.on('teams.changed', () => void s().refresh()),
     api.on('app.navigate', ({ route }) => s().setRoute(route)),
     api.on('chat.token', ({ turnId, token }) => s().applyChatToken(turnId, token)),
     api.on('chat.done', ({ turnId, result }) => s().applyChatDone(turnId, result)),

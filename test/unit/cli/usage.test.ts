@@ -111,7 +111,7 @@ describe('service commands with a fake client', () => {
     expect(r2.code).toBe(4);
     expect(r2.stdout).toBe('');
     const err = JSON.parse(r2.stderr.trim()) as { error: { kind: string; exitCode: number } };
-    expect(err.error).toMatchObject({ kind: 'unauthorized', exitCode: 4 });
+    expect(err.error).toMatchObject({ kind: 'key-rejected', exitCode: 4 });
     expect(r2.stderr).not.toContain(KEY);
   });
 

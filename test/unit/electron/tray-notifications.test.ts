@@ -5,11 +5,11 @@ vi.mock('electron', () => ({}));
 import { createTray, toTemplate, trayIconPath } from '../../../src-main/electron/tray';
 import { agentRoute, trayIconState, trayMenu, traySummary, type TrayAction, type TrayState } from '../../../src-main/electron/tray-model';
 import { createAlertNotifier, notificationOptions } from '../../../src-main/electron/notifications';
-import type { AgentDTO, HealthState, IncidentDTO } from '../../../src-shared/contract';
+import type { AgentDTO, Health, IncidentDTO } from '../../../src-shared/contract';
 
 const NOW = Date.UTC(2025, 0, 15, 12);
 
-function agent(agentId: string, health: HealthState, label = agentId): AgentDTO {
+function agent(agentId: string, health: Health, label = agentId): AgentDTO {
   return { teamId: 't1', agentId, label, health: { teamId: 't1', agentId, health, state: null, phone: null, needsScan: health === 'needs-scan', since: NOW, checkedAt: NOW } };
 }
 

@@ -60,6 +60,7 @@ describe('lint boundary', () => {
       ['src-main/core/x.ts', 'node:fs'],
       ['src-main/core/x.ts', 'zod'],
       ['src-main/core/accounts/x.ts', '../../../src-shared/limits'],
+      ['src-main/core/tunnel/x.ts', '../../../src-shared/vocabulary'],
     ])('%s may import %s', async (file, specifier) => {
       expect(await restrictedImportErrors(file, specifier)).toEqual([]);
     });
@@ -85,9 +86,13 @@ describe('lint boundary', () => {
     });
   });
 
-  describe('the contract imports nothing', () => {
+  describe('the contract imports nothing but the shared words', () => {
     it.each(['../src-main/core/ports', './other', 'node:fs'])('refuses %s', async (specifier) => {
       expect(await restrictedImportErrors('src-shared/contract.ts', specifier)).toHaveLength(1);
+    });
+
+    it('allows ./vocabulary', async () => {
+      expect(await restrictedImportErrors('src-shared/contract.ts', './vocabulary')).toEqual([]);
     });
   });
 

@@ -110,7 +110,7 @@ export function AgentList() {
     <section aria-labelledby="agents-title">
       <h2 id="agents-title">Agents</h2>
       {teams
-        .filter((t) => t.authError)
+        .filter((t) => t.keyRejected)
         .map((t) => (
           <p key={t.teamId} role="alert" className="notice notice-error">
             <strong>⚠ The service rejected the API key of team {t.label} (key rejected).</strong> Its agents are not being checked. Add the team again

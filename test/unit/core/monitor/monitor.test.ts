@@ -119,7 +119,7 @@ describe('Monitor', () => {
     await h.monitor.stop();
   });
 
-  it('an unknown state is kept verbatim; a rejected key is one auth-error alert', async () => {
+  it('an unknown state is kept verbatim; a rejected key is one key-rejected alert', async () => {
     const h = setup(['a1']);
     h.answers.set('a1', async () => WEIRD);
     h.monitor.start();
@@ -129,10 +129,10 @@ describe('Monitor', () => {
       throw new Unauthorized();
     });
     await h.clock.advance(5 * 60_000);
-    expect(h.monitor.snapshot()[0]!.health).toBe('auth-error');
-    expect(h.alerts.map((a) => a.kind)).toEqual(['auth-error']);
+    expect(h.monitor.snapshot()[0]!.health).toBe('key-rejected');
+    expect(h.alerts.map((a) => a.kind)).toEqual(['key-rejected']);
     await h.monitor.flush();
-    expect((await h.monitor.timeline('a1')).map((e) => e.to)).toEqual(['connected', 'auth-error']);
+    expect((await h.monitor.timeline('a1')).map((e) => e.to)).toEqual(['connected', 'key-rejected']);
     await h.monitor.stop();
   });
 });

@@ -51,22 +51,6 @@ describe('Timeline', () => {
     expect(reread.map((e) => e.at)).toEqual(Array.from({ length: 10 }, (_, k) => T0 + (k + 6) * 1000));
   });
 
-  it('reads files written with the old rawState key as state', async () => {
-    const { writeFile } = await import('node:fs/promises');
-    const old = { at: T0, teamId: 't1', agentId: 'a1', from: 'unknown', to: 'connected', rawState: 'connected' };
-    const both = { at: T0 + 1000, teamId: 't1', agentId: 'a1', from: 'connected', to: 'reconnecting', state: 'reconnecting', rawState: 'ignored' };
-    await writeFile(join(dir, 'a1.jsonl'), `${JSON.stringify(old)}\n${JSON.stringify(both)}\n`);
-    const list = await new Timeline({ dataDir: dir }).list('a1');
-    expect(list).toEqual([
-      { at: T0, teamId: 't1', agentId: 'a1', from: 'unknown', to: 'connected', state: 'connected' },
-      { at: T0 + 1000, teamId: 't1', agentId: 'a1', from: 'connected', to: 'reconnecting', state: 'reconnecting' },
-    ]);
-    await new Timeline({ dataDir: dir }).record(entry(3));
-    const written = (await readFile(join(dir, 'a1.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
-    expect(written[2]).toMatchObject({ state: 'reconnecting' });
-    expect(written[2]).not.toHaveProperty('rawState');
-  });
-
   it('default bound is 500', async () => {
     const t = new Timeline({ dataDir: null });
     for (let i = 0; i < 520; i++) await t.record(entry(i));
@@ -136,6 +120,6 @@ describe('formatDiagnostics', () => {
     expect(text).toContain('open incident: inc-1 reconnecting');
     expect(text).toContain('unknown → connected  (lasted 1 min 18 s)');
     expect(text).toContain('connected → reconnecting  (lasted 42 s so far)');
-    expect(text).toContain('last error: unauthorized 401 UNAUTHORIZED');
+    expect(text).toContain('last error: key-rejected 401 UNAUTHORIZED');
   });
 });
