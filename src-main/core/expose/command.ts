@@ -4,7 +4,8 @@
 // program is then watched (its end is reported) and stopped with its whole process group.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
-import { durationWords, ExposeError, LOCAL_KEEPS_WORKING } from './errors';
+import { formatDuration } from '../../../src-shared/duration';
+import { ExposeError, LOCAL_KEEPS_WORKING } from './errors';
 import { findPublicUrl } from './public-url';
 import { DEFAULT_EXPOSE_TIMEOUT_MS, type Exposure } from './types';
 
@@ -145,7 +146,7 @@ export function startCommandExposure(o: CommandExposureOptions): Promise<Exposur
       reject(
         new ExposeError(
           'timeout',
-          `the exposure command printed no public URL within ${durationWords(timeoutMs)}.${lastWords(tail)}`,
+          `the exposure command printed no public URL within ${formatDuration(timeoutMs)}.${lastWords(tail)}`,
           `It must print the public http(s) URL it serves (such as https://name.trycloudflare.com) on stdout or stderr; run it yourself to check. ${LOCAL_KEEPS_WORKING}`,
         ),
       );
