@@ -9,13 +9,13 @@ import { accountsOf } from './accounts-context';
 import type { CliContext } from './context';
 import { CliFailure, UsageError } from './errors';
 import { EXIT } from './exit-codes';
-import { envVarName } from './flags';
+import { envVarName, teamName } from './flags';
 import type { Output } from './output';
 
 export const secretFlags = {
   secret: z.string().min(1, 'the secret is empty').optional(),
   secretEnv: envVarName.optional(),
-  team: z.string().trim().min(1, 'expected a team id or label').max(200).optional(),
+  team: teamName.optional(),
   configDir: z.string().min(1, 'expected a folder').optional(),
   dataDir: z.string().min(1, 'expected a folder').optional(),
 };

@@ -4,11 +4,10 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { accountsOf, withAccounts } from '../accounts-context';
 import { defineAction, type CliContext } from '../context';
-import { agentId, parseFlags } from '../flags';
+import { agentId, parseFlags, teamName } from '../flags';
 import { addConfigDirOption } from './team';
 
 const configDir = z.string().min(1, 'expected a folder').optional();
-const teamName = z.string().trim().min(1, 'expected a team id or label').max(200);
 
 const addSchema = z.object({
   team: teamName,

@@ -11,7 +11,7 @@ import { defineAction, type CliContext } from '../context';
 import { UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
 import { baseUrlSchema, httpUrlSchema } from '../../core/url';
-import { agentId, envVarName, parseFlags, secondsString } from '../flags';
+import { agentId, envVarName, parseFlags, secondsString, teamName } from '../flags';
 import { addMetricsOptions, metricsFlagsSchema, metricsListen } from '../metrics-flags';
 import { cliLogger } from '../output';
 import type { Alert } from '../../core/monitor';
@@ -22,7 +22,7 @@ const ADHOC_TEAM = 'adhoc';
 
 const flagsSchema = z
   .object({
-    team: z.array(z.string().trim().min(1, 'expected a team id or label').max(200)).optional(),
+    team: z.array(teamName).optional(),
     baseUrl: baseUrlSchema.optional(),
     agent: z.array(agentId).optional(),
     apiKeyEnv: envVarName,

@@ -8,7 +8,7 @@ import { accountsOf, withAccounts } from '../accounts-context';
 import { defineAction, type CliContext } from '../context';
 import { UsageError } from '../errors';
 import { baseUrlSchema } from '../../core/url';
-import { agentId, envVarName, parseFlags } from '../flags';
+import { agentId, envVarName, parseFlags, teamName } from '../flags';
 import { checkKeyTransport, DEFAULT_API_KEY_ENV } from '../target';
 
 export function collect(value: string, previous: string[] | undefined): string[] {
@@ -20,7 +20,6 @@ export function addConfigDirOption(cmd: Command): Command {
 }
 
 const configDir = z.string().min(1, 'expected a folder').optional();
-const teamName = z.string().trim().min(1, 'expected a team id or label').max(200);
 
 const addSchema = z.object({
   label: z.string().trim().min(1, 'the label is empty').max(64, 'at most 64 characters'),
