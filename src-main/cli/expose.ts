@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { ExposureController, readNgrokAuthtoken, type ExposeRequest, type ExposureStatus } from '../core/expose';
-import { accountsOf } from './accounts-context';
+import { teamsOf } from './teams-context';
 import type { CliContext } from './context';
 import { intString } from './flags';
 import type { Output } from './output';
@@ -59,7 +59,7 @@ function statusLine(s: ExposureStatus): string | undefined {
  */
 export async function exposeReceiver(ctx: CliContext, out: Output, f: ExposeFlags, port: number, hiddenEnv: string[]): Promise<ExposureController> {
   const controller = new ExposureController({
-    ngrokAuthtoken: () => readNgrokAuthtoken(accountsOf(ctx).secrets()),
+    ngrokAuthtoken: () => readNgrokAuthtoken(teamsOf(ctx).secrets()),
     clock: ctx.clock,
     ...(f.exposeTimeout !== undefined ? { timeoutMs: f.exposeTimeout * 1000 } : {}),
   });

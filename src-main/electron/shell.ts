@@ -147,7 +147,7 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
     dispatch,
   );
 
-  // Notifications from the alert stream; tray refresh on health/alert/accounts changes.
+  // Notifications from the alert stream; tray refresh on health/alert/team changes.
   const notifier = createAlertNotifier({
     Notification: electron.Notification as never,
     openRoute: (route) => openWindow(route),

@@ -5,7 +5,7 @@ import { Emitter } from '../../core/events';
 import type { DiagnosticsDTO, Events } from '../../../src-shared/contract';
 import type { Companion } from '../companion/companion';
 import type { Implementations } from '../handlers';
-import { accountRequests, teamList } from './accounts';
+import { teamRequests, teamList } from './teams';
 import { alertRequests, IncidentFeed } from './alerts';
 import { chatRequests } from './chat';
 import { agentHealthDTO, redactStoredUrl, settingsDTO } from './dto';
@@ -73,7 +73,7 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
   };
 
   const implementations: Implementations = {
-    ...accountRequests(s, () => healthOfAll(s)),
+    ...teamRequests(s, () => healthOfAll(s)),
     ...healthRequests(s),
     ...alertRequests(s, feed),
     ...serviceRequests({

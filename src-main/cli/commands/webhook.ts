@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { registerWebhook } from '../../core/tunnel/register';
-import { accountsOf, signingHint } from '../accounts-context';
+import { teamsOf, signingHint } from '../teams-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure } from '../errors';
 import { EXIT } from '../exit-codes';
@@ -32,7 +32,7 @@ export function register(program: Command, ctx: CliContext): void {
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(flagsSchema, opts);
     const target = await ctx.resolveTarget(opts);
-    const keepInKeychain = accountsOf(ctx).signingSecretKeeper(target);
+    const keepInKeychain = teamsOf(ctx).signingSecretKeeper(target);
     let secret = '';
     const cfg = await registerWebhook({
       client: ctx.client(target),

@@ -1,4 +1,4 @@
-// A fake ServiceClient with only what Accounts uses: getSession and close.
+// A fake ServiceClient with only what TeamStore uses: getSession and close.
 import { vi } from 'vitest';
 import { NotFound, Unauthorized } from '../../../../src-main/core/api/errors';
 import type { ServiceClient } from '../../../../src-main/core/api/service';
