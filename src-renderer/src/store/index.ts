@@ -59,7 +59,7 @@ export function createAppStore(api: Api, env: Partial<StoreEnv> = {}): AppStore 
       ...linkSlice(ctx),
       refresh: async () => {
         const asked = storeEnv.now();
-        const errors = await Promise.all([get().loadAccounts(), get().loadAlerts()]);
+        const errors = await Promise.all([get().loadTeams(), get().loadAlerts()]);
         // Notices of incidents that closed while this window was not listening turn resolved.
         if (errors[1] === null) get().settleNotices(new Set(get().incidents.map((i) => i.id)), asked);
         set({ loaded: true, lastError: errors.find((e) => e !== null) ?? null });
