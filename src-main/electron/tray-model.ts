@@ -39,10 +39,15 @@ export interface TrayState {
   openIncidents: number;
 }
 
-export type TrayIconState = Health;
+/**
+ * The icons drawn (build/tray/<state>.png). An agent the app cannot watch for a reason a person must
+ * fix (the team's key rejected, an agent the service does not know) shows the unreachable icon.
+ */
+export type TrayIconState = Exclude<Health, 'key-rejected' | 'not-found'>;
 
 export function trayIconState(agents: readonly AgentDTO[]): TrayIconState {
-  return worstHealth(agents.map((a) => a.health.health));
+  const worst = worstHealth(agents.map((a) => a.health.health));
+  return worst === 'key-rejected' || worst === 'not-found' ? 'unreachable' : worst;
 }
 
 export type TrayAction =
