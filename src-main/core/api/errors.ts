@@ -110,8 +110,8 @@ export class QuotaExceeded extends ServiceError {
   }
 }
 
-/** 401/403: the key was rejected. */
-export class Unauthorized extends ServiceError {
+/** 401/403: the service refused the API key (its code: UNAUTHORIZED). */
+export class KeyRejected extends ServiceError {
   readonly kind = 'key-rejected' as const;
   constructor(init: ServiceErrorInit = {}) {
     super('UNAUTHORIZED', 'The API key was rejected.', { status: 401, ...init });
