@@ -1,6 +1,7 @@
 // Teams (base URL + API key reference) and their agents, plus app settings. Non-secret config lives
 // in <configDir>/config.json; API keys and signing secrets live only in the SecretStore.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { ulid } from 'ulid';
 import type { ServiceClient } from '../api/service';
 import { inputProblem, ruleWords } from '../input-words';
 import { systemClock, type Clock } from '../ports';
@@ -69,7 +70,8 @@ export interface TeamStoreOptions {
   randomId?: () => string;
 }
 
-const defaultRandomId = () => randomBytes(8).toString('hex');
+/** Team ids: a ULID (time-ordered, 80 random bits). */
+const defaultRandomId = (): string => ulid();
 
 function toRecord(t: TeamConfig): TeamRecord {
   return {
@@ -334,7 +336,7 @@ export class TeamStore {
   private newTeamId(): string {
     const randomId = this.opts.randomId ?? defaultRandomId;
     for (let i = 0; i < 10; i++) {
-      const id = `t_${randomId().replace(/[^A-Za-z0-9]/g, '').slice(0, 16)}`;
+      const id = `t_${randomId().replace(/[^A-Za-z0-9]/g, '').slice(0, 26)}`;
       if (id.length > 2 && !this.config.teams.some((t) => t.id === id)) return id;
     }
     throw new TeamStoreError('INVALID', 'Could not allocate a unique team id.');

@@ -60,6 +60,14 @@ describe('TeamStore.open', () => {
 });
 
 describe('teams', () => {
+  it('a new team is named t_ and a ULID unless ids are given', async () => {
+    const a = await TeamStore.open({ configDir: dir, secrets, clientFactory: svc.factory });
+    const first = await a.addTeam({ label: 'Ops', baseUrl: 'https://api.example.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] });
+    const second = await a.addTeam({ label: 'Lab', baseUrl: 'https://api.example.test/two', apiKey: KEY, agents: [{ agentId: 'agent-1' }] });
+    for (const t of [first, second]) expect(t.id).toMatch(/^t_[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(first.id).not.toBe(second.id);
+  });
+
   it('addTeam checks the key, stores it only in the secret store, and strips the trailing slash', async () => {
     const a = await open();
     const team = await a.addTeam({ label: 'Ops', baseUrl: 'https://api.example.test/base/', apiKey: KEY, agents: [{ agentId: 'agent-1', label: 'Support' }] });
