@@ -3,7 +3,7 @@
 // Every DTO is plain data. API keys and signing secrets never appear in any DTO.
 import type { Health, RefusedReason, ServiceErrorKind, Verdict } from './vocabulary';
 
-export { HEALTHS, REFUSED_REASONS, VERDICTS, type Health, type RefusedReason, type Verdict } from './vocabulary';
+export { HEALTHS, VERDICTS, type Health, type RefusedReason, type Verdict } from './vocabulary';
 
 // ---------------------------------------------------------------------------------------------
 // Errors and the result envelope

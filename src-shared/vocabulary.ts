@@ -22,7 +22,7 @@ export const SERVICE_ERROR_KINDS = [
 export type ServiceErrorKind = (typeof SERVICE_ERROR_KINDS)[number];
 
 /** What a webhook signature check concludes (the first two accept the delivery). */
-export const SIGNATURE_REASONS = [
+const SIGNATURE_REASONS = [
   'verified',
   'verified-legacy-only',
   'missing-signature',
@@ -45,9 +45,6 @@ export type TunnelReason = (typeof TUNNEL_REASONS)[number];
 /** A delivery's verdict as shown: the tunnel's reason, or `simulated` for one made up here. */
 export const VERDICTS = [...TUNNEL_REASONS, 'simulated'] as const;
 export type Verdict = (typeof VERDICTS)[number];
-
-/** Verdicts of a delivery that was taken (acknowledged to the service). */
-export const ACCEPTED_VERDICTS: readonly Verdict[] = ['verified', 'verified-legacy-only', 'duplicate', 'simulated'];
 
 /**
  * Why the receiver refused a request (or why it was not a hook at all): a failed verdict's reason,
