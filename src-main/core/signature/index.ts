@@ -11,8 +11,6 @@ export const LEGACY_HEADER = 'x-service-signature';
 export const V1_HEADER = 'x-service-signature-v1';
 export const DEFAULT_TOLERANCE_SEC = 300;
 
-export type { SignatureReason } from '../../../src-shared/vocabulary';
-
 export interface SignatureVerdict {
   ok: boolean;
   reason: SignatureReason;
