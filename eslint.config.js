@@ -23,11 +23,20 @@ function restrict({ paths = [], patterns = [] } = {}) {
 }
 
 /**
- * core/ imports nothing above it, except src-shared/limits and src-shared/url: plain numbers and URL
- * rules every runtime shares.
+ * core/ imports nothing above it, except the plain data and rules every runtime shares:
+ * src-shared/limits (a label's longest length), src-shared/url (URL and loopback rules),
+ * src-shared/vocabulary (the product's words for verdicts, health and service errors) and
+ * src-shared/duration (durations in words).
  */
 const CORE = {
-  group: [...folders('app', 'cli', 'host', 'electron', 'emulator', 'src-preload', 'src-renderer'), '../**/src-shared/*', '!../**/src-shared/limits', '!../**/src-shared/url'],
+  group: [
+    ...folders('app', 'cli', 'host', 'electron', 'emulator', 'src-preload', 'src-renderer'),
+    '../**/src-shared/*',
+    '!../**/src-shared/limits',
+    '!../**/src-shared/url',
+    '!../**/src-shared/vocabulary',
+    '!../**/src-shared/duration',
+  ],
   message: 'src-main/core imports nothing above it: not app/, cli/, host/, electron/, emulator/ nor the contract.',
 };
 
@@ -140,12 +149,12 @@ export default tseslint.config(
     },
   },
   {
-    // The shared contract is imported by every runtime: it imports nothing itself.
+    // The shared contract is imported by every runtime: it imports nothing but the shared words.
     files: ['src-shared/**/*.ts'],
     rules: {
       'layers/imports': restrict({
         paths: nodeBuiltins.map((name) => ({ name, message: 'The contract is plain types and data for every runtime: no Node built-ins.' })),
-        patterns: [{ group: ['./*', '../*', '../**'], message: 'The contract imports nothing.' }],
+        patterns: [{ group: ['./*', '!./vocabulary', '../*', '../**'], message: 'The contract imports nothing but src-shared/vocabulary.' }],
       }),
     },
   },

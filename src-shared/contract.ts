@@ -1,28 +1,16 @@
 // THE contract between the renderer and the main process (or the browser host).
-// It imports nothing: main, preload and renderer all compile against it.
+// It imports only the shared words (vocabulary.ts): main, preload and renderer all compile against it.
 // Every DTO is plain data. API keys and signing secrets never appear in any DTO.
+import type { Health, RefusedReason, ServiceErrorKind, Verdict } from './vocabulary';
+
+export { HEALTHS, VERDICTS, type Health, type RefusedReason, type Verdict } from './vocabulary';
 
 // ---------------------------------------------------------------------------------------------
 // Errors and the result envelope
 // ---------------------------------------------------------------------------------------------
 
-/** Mirrors ServiceErrorKind (src-main/core/api/errors.ts) plus the app's own kinds. */
-export type ErrorKind =
-  | 'reconnecting'
-  | 'not-configured'
-  | 'rate-limited'
-  | 'quota-exceeded'
-  | 'unauthorized'
-  | 'not-found'
-  | 'invalid-request'
-  | 'server-error'
-  | 'network-error'
-  | 'timeout'
-  | 'aborted'
-  | 'validation'
-  | 'keychain'
-  | 'forbidden'
-  | 'internal';
+/** A service error's kind, or one of the app's own. */
+export type ErrorKind = ServiceErrorKind | 'validation' | 'keychain' | 'forbidden' | 'internal';
 
 export interface ErrorDTO {
   kind: ErrorKind;
@@ -77,7 +65,7 @@ export interface TeamDTO {
   /** Last four characters of the key, e.g. "…9f2c". Never the key. */
   keyHint: string;
   /** The service rejected the key (monitor marks the team once, not per poll). */
-  authError: boolean;
+  keyRejected: boolean;
   agentIds: string[];
   /** The key may go over plain http:// to a host other than this machine (the person chose so); absent: no. */
   allowInsecureHttp?: boolean;
@@ -88,18 +76,10 @@ interface AgentInputDTO {
   label?: string;
 }
 
-/**
- * Health of one agent's channel link, ordered best → worst. needs-scan ranks worst: a person must
- * scan a QR and retrying never helps (docs/service-api.md §7).
- */
-export const HEALTH_STATES = ['connected', 'unknown', 'reconnecting', 'unreachable', 'needs-scan'] as const;
-
-export type HealthState = (typeof HEALTH_STATES)[number];
-
 export interface AgentHealthDTO {
   teamId: string;
   agentId: string;
-  health: HealthState;
+  health: Health;
   /** The service's `state` verbatim (ASSUMPTION A-STATE), or null before the first poll. */
   state: string | null;
   phone: string | null;
@@ -108,7 +88,7 @@ export interface AgentHealthDTO {
    * While `health` is 'unreachable': the health the last successful poll told of (absent when no
    * poll has succeeded). The agent's last known state, kept while the service does not answer.
    */
-  lastKnown?: HealthState;
+  lastKnown?: Health;
   /** ms epoch when `health` last changed. */
   since: number;
   /** ms epoch of the last poll, null before the first. */
@@ -128,7 +108,7 @@ export interface AgentDTO {
 
 interface HealthSnapshotDTO {
   at: number;
-  worst: HealthState;
+  worst: Health;
   agents: AgentHealthDTO[];
 }
 
@@ -141,7 +121,7 @@ export interface IncidentDTO {
   agentId: string;
   /** About the whole team (the service unreachable, the key rejected), not one agent. */
   teamWide?: boolean;
-  /** What went wrong: 'needs-scan', 'reconnecting', 'unreachable', 'auth-error', or another kind verbatim. */
+  /** What went wrong: 'needs-scan', 'reconnecting', 'unreachable', 'key-rejected', or another kind verbatim. */
   kind: string;
   severity: IncidentSeverity;
   title: string;
@@ -177,8 +157,8 @@ export interface QuietHoursDTO {
 export interface HealthHistoryEntryDTO {
   /** ms epoch of the change. */
   at: number;
-  health: HealthState;
-  previous: HealthState;
+  health: Health;
+  previous: Health;
   /** The service's `state` verbatim at that moment (ASSUMPTION A-STATE). */
   state?: string;
   /** Why, in words: the poll's error (redacted), when there was one. */
@@ -363,12 +343,9 @@ export type ExposeArgs =
   /** `command` runs in the shell with {port} replaced by the receiver's port. */
   | { kind: 'command'; command: string; register?: Array<{ teamId: string; agentId: string }> };
 
-/** legacy-only: accepted on the legacy signature alone (allowed by the tunnel setting; replayable). */
-export type VerificationResult = 'valid' | 'invalid' | 'missing' | 'expired' | 'no-secret' | 'simulated' | 'legacy-only';
-
 export interface DeliveryFilterDTO {
   agentId?: string;
-  verification?: VerificationResult;
+  verdict?: Verdict;
   event?: string;
   from?: string;
   text?: string;
@@ -387,15 +364,15 @@ export interface DeliverySummaryDTO {
   messageId: string | null;
   messageType: string | null;
   preview: string;
-  verification: VerificationResult;
-  duplicate: boolean;
+  /** verified-legacy-only: accepted on the legacy signature alone (allowed by the tunnel setting; replayable). */
+  verdict: Verdict;
   forwardStatus: number | null;
 }
 
 export interface ForwardResultDTO {
   deliveryId: string;
   at: number;
-  target: string;
+  url: string;
   status: number | null;
   durationMs: number;
   error?: string;
@@ -411,18 +388,6 @@ export interface DeliveryDetailDTO extends DeliverySummaryDTO {
   verificationDetail: string;
   forwards: ForwardResultDTO[];
 }
-
-export type RefusedReason =
-  | 'not-a-hook'
-  | 'missing-signature'
-  | 'invalid-signature'
-  | 'legacy-only'
-  | 'expired'
-  | 'no-secret'
-  | 'rate-limited'
-  | 'too-large'
-  | 'bad-request'
-  | 'storage-unavailable';
 
 /** A request the receiver refused, or one to a path that is not a hook: metadata only, never the body. */
 export interface RefusedRequestDTO {
@@ -739,7 +704,7 @@ export interface Events {
   'chat.error': { turnId: string; error: ErrorDTO };
   'send.progress': SendProgressDTO;
   /** Teams or agents were added/removed (by this window, another window, or the CLI). */
-  'accounts.changed': { teams: TeamDTO[] };
+  'teams.changed': { teams: TeamDTO[] };
   /** The shell asks the window to show a route, e.g. "#/agents/a1" (tray click, notification click). */
   'app.navigate': { route: string };
 }
@@ -758,7 +723,7 @@ export const EVENT_NAMES = [
   'chat.done',
   'chat.error',
   'send.progress',
-  'accounts.changed',
+  'teams.changed',
   'app.navigate',
 ] as const satisfies readonly EventName[];
 

@@ -75,7 +75,7 @@ describe.concurrent('send, per error-body shape: a 503 keeps its meaning and is 
     const r = await cli(d, ['send', '--agent', dialectTeam(d).unlinked, '--to', KNOWN_PHONE, '--text', 'x', '--json']);
     expect(r.code).toBe(3);
     const err = parseJsonLines(r.stderr);
-    expect(err).toEqual([{ error: expect.objectContaining({ kind: 'not-configured', code: 'CHANNEL_NOT_CONFIGURED', status: 409 }) }]);
+    expect(err).toEqual([{ error: expect.objectContaining({ kind: 'needs-scan', code: 'CHANNEL_NOT_CONFIGURED', status: 409 }) }]);
   }, SPAWN_MS);
 });
 

@@ -86,7 +86,7 @@ describe('tunnel.expose over the companion and the emulator', () => {
     const before = events.length;
     await control(emu, 'POST', `/agents/${AGENT}/inbound`, { from: '+15550100007', type: 'text', text: 'via the public URL' });
     const d = await waitFor(() => events.slice(before).find((e) => e.name === 'tunnel.delivery')?.payload as DeliverySummaryDTO | undefined, 10_000, 'the delivery');
-    expect(d).toMatchObject({ agentId: AGENT, teamId, verification: 'valid', from: '15550100007' });
+    expect(d).toMatchObject({ agentId: AGENT, teamId, verdict: 'verified', from: '15550100007' });
 
     const stopped = await ok<ExposureDTO>('tunnel.unexpose');
     expect(stopped).toMatchObject({ state: 'stopped', url: x.url });

@@ -10,7 +10,7 @@ import type { AnyEvent, RequestName, Result } from '../../src-shared/contract';
 import { createHandlers, type Handlers } from '../../src-main/app/handlers';
 import { implementContract, type CompanionContract } from '../../src-main/app/contract';
 import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
-import { decodeSigningSecrets } from '../../src-main/core/accounts/signing';
+import { decodeSigningSecrets } from '../../src-main/core/teams/signing';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import { signLegacy } from '../../src-main/core/signature';
 import type { Emulator } from '../../src-main/emulator';
@@ -87,8 +87,8 @@ describe('the tunnel in the app', () => {
     expect((await ok<Array<{ reason: string }>>(first, 'tunnel.refused', { limit: 1 }))[0]!.reason).toBe('legacy-only');
     await ok(first, 'settings.update', { patch: { tunnel: { port: 0, forwardTo: null, allowLegacySignature: true } } });
     expect((await post()).status).toBe(200);
-    const listed = await ok<Array<{ verification: string; messageId: string }>>(first, 'tunnel.deliveries', { agentId: 'agent-connected' });
-    expect(listed.find((d) => d.messageId === 'wamid_app_legacy')?.verification).toBe('legacy-only');
+    const listed = await ok<Array<{ verdict: string; messageId: string }>>(first, 'tunnel.deliveries', { agentId: 'agent-connected' });
+    expect(listed.find((d) => d.messageId === 'wamid_app_legacy')?.verdict).toBe('verified-legacy-only');
     // A patch without the field leaves it as it is.
     await ok(first, 'settings.update', { patch: { tunnel: { port: 0, forwardTo: null } } });
     expect((await ok<{ tunnel: { allowLegacySignature: boolean } }>(first, 'settings.get')).tunnel.allowLegacySignature).toBe(true);

@@ -2,7 +2,8 @@
 // forwarding to the receiver's loopback port, authenticated with the authtoken from the keychain.
 // ngrok's errors are put in words (rejected authtoken, no network) with the token scrubbed out, and
 // a session that does not come up in time is abandoned (closed if it comes up later).
-import { durationWords, ExposeError, LOCAL_KEEPS_WORKING } from './errors';
+import { formatDuration } from '../../../src-shared/duration';
+import { ExposeError, LOCAL_KEEPS_WORKING } from './errors';
 import { DEFAULT_EXPOSE_TIMEOUT_MS, type Exposure } from './types';
 
 
@@ -64,7 +65,7 @@ export async function startNgrokExposure(o: NgrokExposureOptions): Promise<Expos
   let onAbort: (() => void) | undefined;
   const gaveUp = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new ExposeError('timeout', `ngrok did not open a public URL within ${durationWords(timeoutMs)}`, `Check this computer's internet connection (and any proxy or firewall), then start the exposure again. ${LOCAL_KEEPS_WORKING}`)),
+      () => reject(new ExposeError('timeout', `ngrok did not open a public URL within ${formatDuration(timeoutMs)}`, `Check this computer's internet connection (and any proxy or firewall), then start the exposure again. ${LOCAL_KEEPS_WORKING}`)),
       timeoutMs,
     );
     onAbort = () => reject(o.signal!.reason);

@@ -60,7 +60,7 @@ const ALERTNAME: Record<string, string> = {
   reconnecting: 'ChannelReconnecting',
   flapping: 'ChannelFlapping',
   unreachable: 'ChannelAgentUnreachable',
-  'auth-error': 'ChannelApiKeyRejected',
+  'key-rejected': 'ChannelApiKeyRejected',
 };
 
 /** Alertmanager's labels for an incident: the same incident state always gives the same set. */

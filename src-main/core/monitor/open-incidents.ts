@@ -16,7 +16,7 @@ const incidentSchema = z.object({
   teamId: z.string().min(1),
   agentId: z.string().min(1).nullable(),
   agentIds: z.array(z.string().min(1)),
-  kind: z.enum(['needs-scan', 'reconnecting', 'unreachable', 'auth-error', 'flapping']),
+  kind: z.enum(['needs-scan', 'reconnecting', 'unreachable', 'key-rejected', 'flapping']),
   openedAt: z.number(),
   delivered: z.boolean(),
   raised: z.boolean(),

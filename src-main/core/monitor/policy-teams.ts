@@ -42,7 +42,7 @@ export class TeamBook {
       this.teams.set(inc.teamId, t);
     }
     if (inc.kind === 'unreachable' && !t.unreachable) t.unreachable = inc;
-    else if (inc.kind === 'auth-error' && !t.auth) t.auth = inc;
+    else if (inc.kind === 'key-rejected' && !t.auth) t.auth = inc;
     else return false;
     return true;
   }
@@ -80,11 +80,11 @@ export class TeamBook {
       // The service answers again: an agent still failing gets a fresh look before it is alerted alone.
       for (const a of members) if (a.health === 'unreachable') a.down = { since: a.down?.since ?? now, seen: now };
     }
-    const anyAuth = members.some((a) => a.health === 'auth-error');
+    const anyAuth = members.some((a) => a.health === 'key-rejected');
     if (anyAuth && !t.auth) {
-      const inc = h.open(teamId, 'auth-error', ids, now);
+      const inc = h.open(teamId, 'key-rejected', ids, now);
       t.auth = inc;
-      h.raise(inc, 'auth-error', true, text.authError(label), now);
+      h.raise(inc, 'key-rejected', true, text.keyRejected(label), now);
     } else if (!anyAuth && t.auth) {
       const inc = t.auth;
       t.auth = null;

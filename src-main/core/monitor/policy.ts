@@ -45,7 +45,7 @@ export interface AlertPolicyOptions {
 }
 
 /** Healths that say nothing about the agent's link: the last state the service reported stands. */
-const OPAQUE: ReadonlySet<Health> = new Set(['unreachable', 'auth-error']);
+const OPAQUE: ReadonlySet<Health> = new Set(['unreachable', 'key-rejected']);
 
 interface Candidate {
   alert: Omit<Alert, 'id' | 'at' | 'teamLabel'>;
@@ -166,7 +166,7 @@ export class AlertPolicy {
         if (!this.teams.restore(inc)) continue;
         for (const agentId of inc.agentIds) {
           const a = this.stateOf(inc.teamId, agentId);
-          a.health = inc.kind === 'auth-error' ? 'auth-error' : 'unreachable';
+          a.health = inc.kind === 'key-rejected' ? 'key-rejected' : 'unreachable';
           if (inc.kind === 'unreachable') a.down ??= { since: inc.openedAt, seen: inc.openedAt };
         }
         continue;

@@ -7,7 +7,7 @@ export type AlertKind =
   | 'recovered'
   | 'flapping'
   | 'unreachable'
-  | 'auth-error'
+  | 'key-rejected'
   | 'grouped'
   | 'still-down'
   | 'realert';
@@ -108,7 +108,7 @@ export interface HealthChange {
   phone?: string | null;
 }
 
-export type IncidentKind = 'needs-scan' | 'reconnecting' | 'unreachable' | 'auth-error' | 'flapping';
+export type IncidentKind = 'needs-scan' | 'reconnecting' | 'unreachable' | 'key-rejected' | 'flapping';
 
 export interface Incident {
   id: string;

@@ -5,20 +5,11 @@
 // §5.2 names only what it covers). Several v1= entries may appear (secret rotation); any match is
 // accepted.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { SignatureReason } from '../../../src-shared/vocabulary';
 
 export const LEGACY_HEADER = 'x-service-signature';
 export const V1_HEADER = 'x-service-signature-v1';
 export const DEFAULT_TOLERANCE_SEC = 300;
-
-export type SignatureReason =
-  | 'verified'
-  | 'verified-legacy-only'
-  | 'signature-mismatch'
-  | 'stale-timestamp'
-  | 'future-timestamp'
-  | 'malformed-header'
-  | 'missing-signature'
-  | 'no-secret-configured';
 
 export interface SignatureVerdict {
   ok: boolean;
@@ -117,7 +108,7 @@ export function parseV1Header(value: string): ParsedV1 | null {
 export interface VerifyOptions {
   headers: HeaderBag;
   rawBody: Uint8Array | string;
-  /** Current and previous secrets (rotation). Empty → no-secret-configured. */
+  /** Current and previous secrets (rotation). Empty → no-secret. */
   secrets: string[];
   /** Seconds since epoch. */
   now: number;
@@ -144,7 +135,7 @@ export function verifyDelivery(opts: VerifyOptions): SignatureVerdict {
   }
   if (secrets.length === 0) {
     steps.push('no signing secret is configured for this agent');
-    return { ok: false, reason: 'no-secret-configured', scheme: hasV1 ? 'v1' : 'legacy', steps };
+    return { ok: false, reason: 'no-secret', scheme: hasV1 ? 'v1' : 'legacy', steps };
   }
 
   if (hasV1) {

@@ -379,7 +379,7 @@ export class Forwarder {
     // The record shows the URL without its user and password; the POST itself still carries them.
     const base = { kind: 'attempt' as const, id: this.o.newId(), deliveryId: o.id, at, url: url === undefined ? '' : redactCredentials(url) };
     if (url === undefined) {
-      const none: ForwardAttempt = { ...base, status: null, error: 'no local app URL is configured for this agent', latencyMs: 0, responseBody: null };
+      const none: ForwardAttempt = { ...base, status: null, error: 'no local app URL is configured for this agent', durationMs: 0, responseBody: null };
       return () => Promise.resolve(none);
     }
     const body = o.body ?? this.o.log.body(o.id) ?? Buffer.alloc(0);
@@ -398,7 +398,7 @@ export class Forwarder {
         url: base.url,
         status: out.status,
         error: out.error,
-        latencyMs: out.latencyMs,
+        durationMs: out.durationMs,
         responseBody: out.responseBody,
       };
       if (h.resigned) attempt.resigned = true;

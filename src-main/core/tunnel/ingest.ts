@@ -52,22 +52,8 @@ export interface IngestOptions {
   refuse(r: RefusalInput, response: Record<string, unknown>): Answer;
 }
 
-/** The refused store's word for a verdict that is not ok. */
-function refusedReasonOf(reason: TunnelReason): RefusedReason {
-  switch (reason) {
-    case 'missing-signature':
-      return 'missing-signature';
-    case 'stale-timestamp':
-    case 'future-timestamp':
-      return 'expired';
-    case 'no-secret-configured':
-      return 'no-secret';
-    case 'legacy-only':
-      return 'legacy-only';
-    default:
-      return 'invalid-signature';
-  }
-}
+/** A verdict that refuses a delivery; its reason is the refused store's word as it is. */
+type RefusingReason = Exclude<TunnelReason, 'verified' | 'verified-legacy-only' | 'duplicate'>;
 
 export class Ingest {
   /** The appends of accepted deliveries still in flight, by `agentId \0 key`. */
@@ -99,8 +85,9 @@ export class Ingest {
     const duplicate = verdict.reason === 'duplicate';
     if (!verdict.ok && !duplicate) {
       const status = this.o.invalidResponse === 'accept-all' ? 200 : 401;
+      const reason: RefusedReason = verdict.reason as RefusingReason;
       const r = this.o.refuse(
-        { ...this.meta(input), ...digestOf(input.body), reason: refusedReasonOf(verdict.reason), status, detail: verdict.steps.join('\n') },
+        { ...this.meta(input), ...digestOf(input.body), reason, status, detail: verdict.steps.join('\n') },
         { ok: false, reason: verdict.reason },
       );
       return { ...r, delivery: null };

@@ -385,7 +385,7 @@ export function createUndiciTransport(dispatcher?: Dispatcher, opts: UndiciTrans
 export interface AttemptOutcome {
   status: number | null;
   error: string | null;
-  latencyMs: number;
+  durationMs: number;
   responseBody: string | null;
 }
 
@@ -431,10 +431,10 @@ export async function postOnce(
     if (req.lane !== undefined) fr.lane = req.lane;
     const res = await transport(fr);
     const ok = res.status >= 200 && res.status <= 299;
-    return { status: res.status, error: ok ? null : `HTTP ${res.status}`, latencyMs: clock.now() - started, responseBody: res.body };
+    return { status: res.status, error: ok ? null : `HTTP ${res.status}`, durationMs: clock.now() - started, responseBody: res.body };
   } catch (err) {
     const error = timedOut ? `no answer within ${req.timeoutMs} ms` : describe(err);
-    return { status: null, error, latencyMs: clock.now() - started, responseBody: null };
+    return { status: null, error, durationMs: clock.now() - started, responseBody: null };
   } finally {
     clock.clearTimeout(timer);
     req.signal?.removeEventListener('abort', onStop);

@@ -200,7 +200,7 @@ export const tunnelSlice: Slice<TunnelSlice> = ({ set, get, api }) => {
           patch.deliveries = s.deliveries.map((d) => (d.id === f.deliveryId ? { ...d, forwardStatus: f.status } : d));
         }
         const detail = s.deliveryDetails[f.deliveryId];
-        if (detail && !detail.forwards.some((x) => x.at === f.at && x.target === f.target)) {
+        if (detail && !detail.forwards.some((x) => x.at === f.at && x.url === f.url)) {
           patch.deliveryDetails = { ...s.deliveryDetails, [f.deliveryId]: { ...detail, forwardStatus: f.status, forwards: [...detail.forwards, f] } };
         }
         return patch;

@@ -31,7 +31,7 @@ describe('IncidentFeed', () => {
     incident({ kind: 'unreachable' }),
     incident({ kind: 'flapping' }),
     incident({ kind: 'unreachable', agentId: null, agentIds: ['a1', 'a2'] }),
-    incident({ kind: 'auth-error', agentId: null, agentIds: ['a1', 'a2'] }),
+    incident({ kind: 'key-rejected', agentId: null, agentIds: ['a1', 'a2'] }),
   ])('an incident whose alert was held gets the monitor\'s words for it ($kind, agent $agentId)', (i) => {
     const { feed } = setup();
     const t = incidentText(i, RULES);

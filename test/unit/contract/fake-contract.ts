@@ -41,7 +41,7 @@ export function fakeContract() {
       label: input.label,
       baseUrl: input.baseUrl,
       keyHint: `…${input.apiKey.slice(-4)}`,
-      authError: false,
+      keyRejected: false,
       agentIds: input.agents.map((a) => a.agentId),
       ...(input.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
     };

@@ -79,8 +79,9 @@ describe('lint boundary', () => {
       ['src-main/core/x.ts', './ports'],
       ['src-main/core/x.ts', 'node:fs'],
       ['src-main/core/x.ts', 'zod'],
-      ['src-main/core/accounts/x.ts', '../../../src-shared/limits'],
+      ['src-main/core/teams/x.ts', '../../../src-shared/limits'],
       ['src-main/core/x.ts', '../../src-shared/url'],
+      ['src-main/core/tunnel/x.ts', '../../../src-shared/vocabulary'],
     ])('%s may import %s', async (file, specifier) => {
       expect(await restrictedImportErrors(file, specifier)).toEqual([]);
     });
@@ -103,7 +104,7 @@ describe('lint boundary', () => {
       ['src-main/core/api/x.ts', '../tunnel/records'],
       ['src-main/core/signature/x.ts', '../tunnel'],
       ['src-main/core/secrets/x.ts', '../expose/authtoken'],
-      ['src-main/core/accounts/x.ts', '../chat/types'],
+      ['src-main/core/teams/x.ts', '../chat/types'],
     ])('%s may not import %s', async (file, specifier) => {
       const errors = await restrictedImportErrors(file, specifier);
       expect(errors).toHaveLength(1);
@@ -123,7 +124,7 @@ describe('lint boundary', () => {
     it.each([
       ['src-main/core/api/x.ts', '../url'],
       ['src-main/core/api/x.ts', '../signature'],
-      ['src-main/core/accounts/x.ts', '../secrets'],
+      ['src-main/core/teams/x.ts', '../secrets'],
       ['src-main/core/api/x.ts', './chat-stream'],
       ['src-main/core/tunnel/x.ts', '../monitor/types'],
       ['src-main/core/monitor/x.ts', '../api/client'],
@@ -246,7 +247,7 @@ describe('lint boundary', () => {
   });
 
   describe('the emulator reaches core only through core/ports and core/signature', () => {
-    it.each(['../core/api/types', '../core/api/client', '../core/accounts', '../core/tunnel', '../core/events', '../app/handlers', '../cli/context', '../host/server', '../../src-shared/contract'])(
+    it.each(['../core/api/types', '../core/api/client', '../core/teams', '../core/tunnel', '../core/events', '../app/handlers', '../cli/context', '../host/server', '../../src-shared/contract'])(
       'refuses %s',
       async (specifier) => {
         const errors = await restrictedImportErrors('src-main/emulator/x.ts', specifier);
@@ -260,9 +261,13 @@ describe('lint boundary', () => {
     });
   });
 
-  describe('the contract imports nothing', () => {
+  describe('the contract imports nothing but the shared words', () => {
     it.each(['../src-main/core/ports', './other', 'node:fs'])('refuses %s', async (specifier) => {
       expect(await restrictedImportErrors('src-shared/contract.ts', specifier)).toHaveLength(1);
+    });
+
+    it('allows ./vocabulary', async () => {
+      expect(await restrictedImportErrors('src-shared/contract.ts', './vocabulary')).toEqual([]);
     });
   });
 

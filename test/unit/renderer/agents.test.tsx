@@ -10,7 +10,7 @@ import { agent, flush, incident, mount, session, setup, team } from './fixtures'
 afterEach(cleanup);
 
 describe('agents home', () => {
-  it('sorts worst health first (HEALTH_STATES order), then longest in state', () => {
+  it('sorts worst health first (HEALTHS order), then longest in state', () => {
     const list = [agent('ok', 'connected'), agent('scan', 'needs-scan'), agent('re', 'reconnecting'), agent('un', 'unreachable', { since: 5 }), agent('un2', 'unreachable', { since: 1 }), agent('q', 'unknown')];
     expect(sortWorstFirst(list, [team()]).map((a) => a.agentId)).toEqual(['scan', 'un2', 'un', 're', 'q', 'ok']);
   });
@@ -18,7 +18,7 @@ describe('agents home', () => {
   it('shows each agent with badge word, phone, time in state and last poll; filters', async () => {
     const { store } = setup();
     const now = Date.now();
-    store.setState({ teams: [team({ agentIds: ['a1', 'a2'] }), team({ teamId: 't2', label: 'Sales', authError: true, agentIds: [] })], loaded: true });
+    store.setState({ teams: [team({ agentIds: ['a1', 'a2'] }), team({ teamId: 't2', label: 'Sales', keyRejected: true, agentIds: [] })], loaded: true });
     store.getState().setAgents([
       agent('a1', 'connected', { phone: '15550001111', since: now - 120_000, checkedAt: now - 10_000 }),
       agent('a2', 'reconnecting', { since: now - 30_000 }),

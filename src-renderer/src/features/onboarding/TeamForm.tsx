@@ -72,7 +72,7 @@ export function TeamForm({ extraActions, onDone }: { extraActions?: (busy: boole
   };
 
   // A rejected key or an unreachable address points at its field even when the error names none.
-  const errField = error?.field ?? (error?.kind === 'unauthorized' ? 'apiKey' : error?.kind === 'network-error' ? 'baseUrl' : undefined);
+  const errField = error?.field ?? (error?.kind === 'key-rejected' ? 'apiKey' : error?.kind === 'network-error' ? 'baseUrl' : undefined);
   const msgId = (field: Field) => `${ids[field]}-msg`;
   const marks = (field: Field, describedBy?: string) => {
     const byError = errField === field || errField?.startsWith(`${field}.`);

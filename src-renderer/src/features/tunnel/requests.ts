@@ -1,6 +1,6 @@
 // The inspector's one list of requests: stored deliveries and refused (or not-a-hook) requests
 // side by side, newest first, and the filter over them (what to show, which agent, and text).
-import type { DeliverySummaryDTO, RefusedRequestDTO } from '../../../../src-shared/contract';
+import type { DeliverySummaryDTO, RefusedRequestDTO, Verdict } from '../../../../src-shared/contract';
 
 export type RequestRow = { kind: 'delivery'; id: string; at: number; d: DeliverySummaryDTO } | { kind: 'refused'; id: string; at: number; r: RefusedRequestDTO };
 
@@ -44,11 +44,14 @@ const digits = (s: string) => s.replace(/[\s()+-]/g, '').toLowerCase();
 function rowText(row: RequestRow, agentName: (agentId: string) => string): string {
   if (row.kind === 'delivery') {
     const d = row.d;
-    return [d.id, d.agentId, d.agentId ? agentName(d.agentId) : '', d.from, d.messageType, d.event, d.preview, d.messageId, d.verification].filter(Boolean).join(' ').toLowerCase();
+    return [d.id, d.agentId, d.agentId ? agentName(d.agentId) : '', d.from, d.messageType, d.event, d.preview, d.messageId, d.verdict].filter(Boolean).join(' ').toLowerCase();
   }
   const r = row.r;
   return [r.id, r.method, r.path, r.agentId, r.agentId ? agentName(r.agentId) : '', r.from, r.reason, r.detail, r.prefix].filter(Boolean).join(' ').toLowerCase();
 }
+
+/** Signed with the current header and checked (a duplicate was, the first time). */
+const FULLY_VERIFIED: ReadonlySet<Verdict> = new Set<Verdict>(['verified', 'duplicate']);
 
 function shows(row: RequestRow, show: Show): boolean {
   switch (show) {
@@ -57,11 +60,11 @@ function shows(row: RequestRow, show: Show): boolean {
     case 'refused':
       return row.kind === 'refused';
     case 'verified':
-      return row.kind === 'delivery' && row.d.verification === 'valid';
+      return row.kind === 'delivery' && FULLY_VERIFIED.has(row.d.verdict);
     case 'simulated':
-      return row.kind === 'delivery' && row.d.verification === 'simulated';
+      return row.kind === 'delivery' && row.d.verdict === 'simulated';
     case 'unverified':
-      return row.kind === 'delivery' && row.d.verification !== 'valid' && row.d.verification !== 'simulated';
+      return row.kind === 'delivery' && !FULLY_VERIFIED.has(row.d.verdict) && row.d.verdict !== 'simulated';
   }
 }
 

@@ -49,7 +49,7 @@ describe('AlertmanagerSink', () => {
     const team = alertmanagerLabels(incident({ kind: 'unreachable', agentId: null, agentIds: ['a1', 'a2'] }), 'S');
     expect(team).toMatchObject({ alertname: 'ChannelServiceUnreachable', severity: 'critical' });
     expect(team).not.toHaveProperty('agent');
-    expect(alertmanagerLabels(incident({ kind: 'auth-error', agentId: null }), 'S')).toMatchObject({ alertname: 'ChannelApiKeyRejected', severity: 'critical' });
+    expect(alertmanagerLabels(incident({ kind: 'key-rejected', agentId: null }), 'S')).toMatchObject({ alertname: 'ChannelApiKeyRejected', severity: 'critical' });
   });
 
   it('a raised incident fires at /api/v2/alerts; resolving it posts the same labels with endsAt', async () => {

@@ -122,7 +122,7 @@ describe('Monitor across a restart', () => {
 
 describe('AlertPolicy.restore: team incidents', () => {
   const T = Date.UTC(2024, 0, 10, 12, 0, 0);
-  const teamIncident = (kind: 'unreachable' | 'auth-error'): Incident => ({
+  const teamIncident = (kind: 'unreachable' | 'key-rejected'): Incident => ({
     id: 'old-inc-1',
     teamId: 't1',
     agentId: null,
@@ -135,7 +135,7 @@ describe('AlertPolicy.restore: team incidents', () => {
     resolvedAt: null,
     lastAlertAt: T,
   });
-  const change = (agentId: string, to: 'unreachable' | 'auth-error' | 'connected', at: number) => ({ teamId: 't1', agentId, from: 'unknown' as const, to, at });
+  const change = (agentId: string, to: 'unreachable' | 'key-rejected' | 'connected', at: number) => ({ teamId: 't1', agentId, from: 'unknown' as const, to, at });
 
   it('the service still unreachable: nothing new; answering again: one recovery notice', () => {
     const policy = new AlertPolicy({ localTime: utcLocalTime });
@@ -150,7 +150,7 @@ describe('AlertPolicy.restore: team incidents', () => {
 
   it('a rejected key whose team is gone closes as removed, without a notice', () => {
     const policy = new AlertPolicy({ localTime: utcLocalTime });
-    policy.restore([teamIncident('auth-error')]);
+    policy.restore([teamIncident('key-rejected')]);
     expect(policy.forget('t1', 'a1', T + 1000)).toEqual({ alerts: [], incidents: [] });
     const gone = policy.forget('t1', 'a2', T + 1000);
     expect(gone.alerts).toEqual([]);

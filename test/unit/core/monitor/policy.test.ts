@@ -413,10 +413,10 @@ describe('AlertPolicy: grouping, team-wide problems', () => {
     expect(text.teamUnreachable('Ops', ['a1', 'a2']).body).toBe('No poll has succeeded for 2 agents: a1, a2. Their last known state is kept.');
   });
 
-  it('auth-error → one alert per team, once, however many agents and polls', () => {
+  it('key-rejected → one alert per team, once, however many agents and polls', () => {
     const h = setup({}, ['a1', 'a2']);
-    const got = h.cycle(['a1', 'auth-error'], ['a2', 'auth-error']);
-    expect(got.map((a) => [a.kind, a.urgent])).toEqual([['auth-error', true]]);
+    const got = h.cycle(['a1', 'key-rejected'], ['a2', 'key-rejected']);
+    expect(got.map((a) => [a.kind, a.urgent])).toEqual([['key-rejected', true]]);
     expect(h.advance(3 * 60 * MIN)).toEqual([]);
     expect(h.cycle(['a1', 'connected'])).toEqual([]); // a2 still rejected
     expect(h.cycle(['a2', 'connected']).map((a) => a.kind)).toEqual(['recovered']);
