@@ -43,11 +43,11 @@ const CORE = {
 /** The low-level modules of core/: the words, the wire and the stores every feature of core builds on. */
 const CORE_LOW_LEVEL = [
   ...['url', 'backoff', 'deadlines', 'ports', 'events', 'socket-words', 'input-words'].map((m) => `src-main/core/${m}.ts`),
-  ...['signature', 'api', 'secrets', 'accounts'].map((m) => `src-main/core/${m}/**/*.ts`),
+  ...['signature', 'api', 'secrets', 'teams'].map((m) => `src-main/core/${m}/**/*.ts`),
 ];
 const CORE_FEATURES = {
   group: folders('tunnel', 'monitor', 'chat', 'expose', 'metrics'),
-  message: 'The low-level modules of core (url, backoff, signature, api, secrets, accounts, …) never import its features: not tunnel/, monitor/, chat/, expose/ nor metrics/.',
+  message: 'The low-level modules of core (url, backoff, signature, api, secrets, teams, …) never import its features: not tunnel/, monitor/, chat/, expose/ nor metrics/.',
 };
 
 /** The shells: each composes the app for one runtime and imports no other shell. */
