@@ -65,6 +65,7 @@ describe('contract additions over the companion and the emulator', () => {
       dataDir: path.join(dir, 'data'),
       secrets: new MemorySecretStore(),
       poll: { intervalMs: 300, fastIntervalMs: 150 },
+      tunnelPort: 0,
     });
     contract = implementContract(companion, { media: { tmpDir: mediaTmp } });
     contract.events.onAny((e) => events.push(e));

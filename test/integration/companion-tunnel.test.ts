@@ -31,7 +31,7 @@ describe('the tunnel in the app', () => {
   let teamId = '';
 
   async function openApp(): Promise<App> {
-    const companion = await createCompanion({ configDir: path.join(dir, 'config'), dataDir: path.join(dir, 'data'), secrets: store, poll: { intervalMs: 60_000 } });
+    const companion = await createCompanion({ configDir: path.join(dir, 'config'), dataDir: path.join(dir, 'data'), secrets: store, poll: { intervalMs: 60_000 }, tunnelPort: 0 });
     const contract = implementContract(companion);
     const events: AnyEvent[] = [];
     contract.events.onAny((e) => events.push(e));

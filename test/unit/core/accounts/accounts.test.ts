@@ -50,7 +50,7 @@ describe('Accounts.open', () => {
   it('creates a versioned config with defaults, mode 0600, and a stable installId', async () => {
     const a = await open();
     const s = a.settings();
-    expect(s).toMatchObject({ pollIntervalSec: 15, fastPollIntervalSec: 2, tunnelPort: 0, startAtLogin: false, theme: 'system', alertWebhookUrl: null });
+    expect(s).toMatchObject({ pollIntervalSec: 15, fastPollIntervalSec: 2, tunnelPort: 47615, startAtLogin: false, theme: 'system', alertWebhookUrl: null });
     expect(s.alertRules).toEqual({ reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10, quietHours: null });
     expect(JSON.parse(await readFile()).schemaVersion).toBe(1);
     if (process.platform !== 'win32') expect((await fs.stat(configPath(dir))).mode & 0o777).toBe(0o600);
