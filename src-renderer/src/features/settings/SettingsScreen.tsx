@@ -46,10 +46,10 @@ function General() {
         <h3 id="tunnel-title">Tunnel</h3>
         <NumberSetting
           label="Tunnel port"
-          hint={`Loopback port the webhook receiver listens on. Kept across restarts, so hook URLs registered with the service keep working (default ${DEFAULT_TUNNEL_PORT}; 0 picks a different free port at each start).`}
+          hint={`Loopback port the webhook receiver listens on, kept across restarts so hook URLs registered with the service keep working (default ${DEFAULT_TUNNEL_PORT}).`}
           field="tunnel.port"
           value={settings.tunnel.port}
-          min={0}
+          min={1}
           max={65535}
           toPatch={(v) => ({ tunnel: { ...settings.tunnel, port: v } })}
         />
