@@ -14,6 +14,8 @@ import type { ForwardAttempt, RefusedRequest, StoredDelivery } from '../../core/
 import { describeOwner, freePortNear, isPortTaken, portOwner } from '../../core/port-owner';
 
 const HOST = '127.0.0.1';
+/** A holder found this recently is not looked up again (the tunnel screen retries the start every few seconds). */
+const OWNER_FRESH_MS = 10_000;
 
 /** The receiver's port is held by another process. */
 export interface PortTaken {
@@ -57,6 +59,7 @@ export class TunnelHost {
   private locked: string | null = null;
   /** The last start found the port held by another process (cleared by a start that listens, or a new port). */
   private taken: PortTaken | null = null;
+  private takenAt = 0;
 
   constructor(private readonly o: TunnelHostOptions) {
     this.tunnel = this.build(false);
@@ -133,9 +136,13 @@ export class TunnelHost {
       return started;
     } catch (err) {
       if (!isPortTaken(err) || port === 0) throw err;
-      const owner = describeOwner(await portOwner(port));
-      const alternative = await freePortNear(port, HOST).catch(() => null);
-      this.taken = { port, owner, alternative };
+      const now = this.o.clock.now();
+      if (this.taken?.port !== port || now - this.takenAt >= OWNER_FRESH_MS) {
+        const owner = describeOwner(await portOwner(port));
+        const alternative = await freePortNear(port, HOST).catch(() => null);
+        this.taken = { port, owner, alternative };
+        this.takenAt = now;
+      }
       throw new PortTakenError(this.taken);
     }
   }
