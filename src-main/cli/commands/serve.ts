@@ -39,7 +39,7 @@ const flagsSchema = z.object({
 }).refine((f) => f.dialect === undefined || f.emulator === true, { message: '--dialect shapes the emulator\'s answers: give --emulator too', path: ['dialect'] })
   .refine((f) => !(f.newToken && f.tokenEnv !== undefined), { message: '--new-token makes a token, --token-env takes it from the environment: give one of them (with --token-env, change the variable)', path: ['newToken'] });
 
-/** The token from --token-env (so a restart keeps the printed link valid), or undefined for a fresh one. */
+/** The token from --token-env, or undefined: then the one kept in the config folder (or a new one). */
 function tokenFrom(env: Record<string, string | undefined>, name: string | undefined): string | undefined {
   if (name === undefined) return undefined;
   const v = env[name];
