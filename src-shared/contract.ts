@@ -306,6 +306,17 @@ export interface TunnelStatusDTO {
   exposure: ExposureDTO;
   /** Why the receiver cannot run now (another process writes the tunnel's data folder), or null. */
   receiverProblem?: string | null;
+  /** The receiver's port is held by another process, or null. */
+  portTaken?: PortTakenDTO | null;
+}
+
+/** The tunnel port is held by another process: who holds it, and a port free when this was found. */
+interface PortTakenDTO {
+  port: number;
+  /** "another Channel Companion (process 42)", "another program (python3, process 42)" or "another program". */
+  owner: string;
+  /** Offered as "Use port N instead" (saved as the tunnel port); null when no free port was found. */
+  alternative: number | null;
 }
 
 // ----- the receiver's public exposure (tunnel.expose / tunnel.unexpose / the tunnel.exposure event) -----

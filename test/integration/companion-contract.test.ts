@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyEvent } from '../../src-shared/contract';
+import { DEFAULT_TUNNEL_PORT } from '../../src-shared/limits';
 import { createHandlers, type Handlers } from '../../src-main/app/handlers';
 import { implementContract, type CompanionContract } from '../../src-main/app/contract';
 import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
@@ -65,6 +66,7 @@ describe('contract additions over the companion and the emulator', () => {
       dataDir: path.join(dir, 'data'),
       secrets: new MemorySecretStore(),
       poll: { intervalMs: 300, fastIntervalMs: 150 },
+      tunnelPort: 0,
     });
     contract = implementContract(companion, { media: { tmpDir: mediaTmp } });
     contract.events.onAny((e) => events.push(e));
@@ -184,7 +186,7 @@ describe('contract additions over the companion and the emulator', () => {
       return s.running ? s : null;
     });
     await ok('webhook.register', { teamId, agentId: 'agent-connected', publicUrl: `${st0.listenUrl}/hooks/agent-connected` });
-    await ok('settings.update', { patch: { tunnel: { port: 0, forwardTo: `${localApp.url}/hook` } } });
+    await ok('settings.update', { patch: { tunnel: { port: DEFAULT_TUNNEL_PORT, forwardTo: `${localApp.url}/hook` } } });
 
     const mark = events.length;
     await control(emu, 'POST', '/agents/agent-connected/inbound', { from: '15550100002', type: 'text', text: 'hello app' });
@@ -226,7 +228,7 @@ describe('contract additions over the companion and the emulator', () => {
     }
     expect(await readdir(mediaTmp)).toEqual([]);
     expect(await call('tunnel.media', { id: 'no-such-delivery' })).toMatchObject({ ok: false, error: { kind: 'not-found' } });
-    await ok('settings.update', { patch: { tunnel: { port: 0, forwardTo: null } } });
+    await ok('settings.update', { patch: { tunnel: { port: DEFAULT_TUNNEL_PORT, forwardTo: null } } });
   });
 
   it('chat.done carries the first-token time and speed the core measured', async () => {

@@ -45,7 +45,7 @@ describe('tunnel.expose over the companion and the emulator', () => {
         return { url: () => 'https://stub-1.ngrok-free.app', close: async () => undefined };
       },
     };
-    companion = await createCompanion({ configDir: path.join(dir, 'config'), dataDir: path.join(dir, 'data'), secrets, exposure: { loadNgrok: async () => ngrok, timeoutMs: 10_000 } });
+    companion = await createCompanion({ configDir: path.join(dir, 'config'), dataDir: path.join(dir, 'data'), secrets, exposure: { loadNgrok: async () => ngrok, timeoutMs: 10_000 }, tunnelPort: 0 });
     contract = implementContract(companion);
     contract.events.onAny((e) => events.push(e));
     handlers = createHandlers(contract.implementations);

@@ -47,6 +47,7 @@ describe('companion over the emulator', () => {
       dataDir: path.join(dir, 'data'),
       secrets,
       poll: { intervalMs: 400, fastIntervalMs: 200 },
+      tunnelPort: 0,
     });
     contract = implementContract(companion);
     contract.events.onAny((e) => events.push(e));

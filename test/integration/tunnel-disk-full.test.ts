@@ -150,7 +150,7 @@ describe('a full disk under the app', () => {
     const emu = await startTestEmulator();
     const store = new MemorySecretStore();
     const config = await mkdtemp(join(tmpdir(), 'cc-diskfull-config-'));
-    const companion = await createCompanion({ configDir: config, dataDir: sub, secrets: store, poll: { intervalMs: 60_000 } });
+    const companion = await createCompanion({ configDir: config, dataDir: sub, secrets: store, poll: { intervalMs: 60_000 }, tunnelPort: 0 });
     const contract = implementContract(companion);
     const h = createHandlers(contract.implementations);
     try {

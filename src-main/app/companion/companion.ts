@@ -16,7 +16,7 @@ import { type ForwardAttempt, type RefusedRequest, type StoredDelivery, type Tun
 import { TeamSet, type TeamView } from './team-set';
 import { DEMO_TEAM_LABEL, DemoHost, type DemoInfo } from './demo';
 import { PrefsStore, type Prefs } from './prefs';
-import { TunnelHost } from './tunnel-host';
+import { TunnelHost, type PortTaken } from './tunnel-host';
 import { ExposureHost, type ExposureView } from './exposure-host';
 import { teamSecrets, type NgrokLoader } from '../../core/expose';
 import { Observability, type MetricsListen } from './observability';
@@ -43,6 +43,8 @@ export interface CompanionOptions {
   poll?: { intervalMs?: number; fastIntervalMs?: number };
   /** Start the tunnel's receiver at once even when nothing asks for it. */
   startTunnel?: boolean;
+  /** The receiver's port for this run, over the saved tunnelPort until that is changed (tests: 0, any free port). */
+  tunnelPort?: number;
   /** The public exposure: how long it may take to come up, and the ngrok module (tests). */
   exposure?: { timeoutMs?: number; loadNgrok?: NgrokLoader };
   /** Dialect names the demo emulator answers in (`serve --emulator --dialect`). */
@@ -92,6 +94,8 @@ export interface Companion {
   tunnelUrl(): string | null;
   /** Why the tunnel's receiver cannot run (another process writes its data folder), or null. */
   tunnelProblem(): string | null;
+  /** The receiver's port is held by another process: who, and a free port to offer instead. */
+  tunnelPortTaken(): PortTaken | null;
   forwardTo(): string | null;
   /** Starts the tunnel's receiver (idempotent). */
   startTunnel(): Promise<{ url: string; port: number }>;
@@ -227,9 +231,10 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   // ----- tunnel -------------------------------------------------------------------------------
   tunnelHost.setForwardTo(prefs.get().forwardTo, agentIds());
   tunnelHost.setAllowLegacySignature(prefs.get().allowLegacySignature);
-  await tunnelHost.setPort(main.settings().tunnelPort);
+  await tunnelHost.setPort(opts.tunnelPort ?? main.settings().tunnelPort);
   await tunnelHost.open();
-  if (opts.startTunnel || main.settings().tunnelPort !== 0 || prefs.get().webhooks.length > 0) {
+  // Registered hooks point at the receiver's fixed port: it listens again at once.
+  if (opts.startTunnel || prefs.get().webhooks.length > 0) {
     await tunnelHost.start().catch(() => undefined); // logged by the host; the app keeps running
   }
 
@@ -249,6 +254,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     tunnel: () => tunnelHost.current,
     tunnelUrl: () => tunnelHost.url,
     tunnelProblem: () => tunnelHost.lockedReason,
+    tunnelPortTaken: () => tunnelHost.portTaken,
     forwardTo: () => tunnelHost.forwardTarget,
     startTunnel: () => tunnelHost.start(),
     exposure,

@@ -139,7 +139,7 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
     } catch {
       n = { received: 0, verified: 0, duplicates: 0, rejected: 0, forwarded: 0, failed: 0 };
     }
-    return { running: listenUrl !== null, listenUrl, forwardTo: c.forwardTo(), agents, counts: n, exposure: exposureDTO(exposure), receiverProblem: c.tunnelProblem() };
+    return { running: listenUrl !== null, listenUrl, forwardTo: c.forwardTo(), agents, counts: n, exposure: exposureDTO(exposure), receiverProblem: c.tunnelProblem(), portTaken: c.tunnelPortTaken() };
   };
 
   const deliveries = (filter: DeliveryFilterDTO): DeliverySummaryDTO[] => {

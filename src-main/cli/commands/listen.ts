@@ -40,6 +40,7 @@ import type { ExposureController } from '../../core/expose';
 import { hookUrl } from '../../core/tunnel/hook-url';
 import { exposeAndRegister, registerAgentWebhook, registerHooksAt, type HookTarget } from '../../app/usecases/webhooks';
 import { knownSecrets } from '../known-secrets';
+import { describeOwner, freePortNear, portOwner } from '../../core/port-owner';
 
 const flagsSchema = z
   .object({
@@ -70,6 +71,14 @@ const DEFAULT_AGENT = 'default';
 function waitForAbort(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+/** The port is held: by whom, and the flag that picks a port free now. */
+async function portTakenFailure(host: string, port: number): Promise<CliFailure> {
+  const owner = describeOwner(await portOwner(port));
+  const free = await freePortNear(port, host).catch(() => null);
+  const instead = free !== null ? `use --port ${free} (free now) or --port 0 (any free port)` : 'use --port 0 (any free port)';
+  return new CliFailure(`the receiver could not listen on ${host}:${port}: the port is taken by ${owner}; ${instead}, or stop what holds it`, EXIT.failure, 'PORT_TAKEN');
 }
 
 function outputLogger(out: Output): Logger {
@@ -155,6 +164,7 @@ export function register(program: Command, ctx: CliContext): void {
         started = await tunnel.start({ port: f.port ?? 0, host, allowNonLoopback: true });
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE' && (f.port ?? 0) !== 0) throw await portTakenFailure(host, f.port!);
         const why = code === 'EADDRINUSE' ? ': the port is already in use' : code === 'EACCES' ? ': not allowed to use that port' : code === 'EADDRNOTAVAIL' ? ': no such address on this machine' : '';
         throw new CliFailure(`the receiver could not listen on ${host}:${f.port ?? 0}${why}`, EXIT.failure, 'LISTEN_FAILED');
       }

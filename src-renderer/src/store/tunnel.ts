@@ -37,6 +37,8 @@ export interface TunnelSlice {
   loadTunnelStatus(): Promise<void>;
   /** Sets (or with null clears) the local app URL deliveries are forwarded to. */
   setForwardTarget(url: string | null): Promise<ErrorDTO | null>;
+  /** Saves `port` as the tunnel port (the receiver starts there); the answer to a taken port. */
+  setTunnelPort(port: number): Promise<ErrorDTO | null>;
   loadDelivery(id: string): Promise<ErrorDTO | null>;
   replayDelivery(id: string, mode: 'as-received' | 're-signed', body?: string): Promise<Result<ForwardResultDTO>>;
   simulateDelivery(args: SimulateArgs): Promise<Result<DeliverySummaryDTO>>;
@@ -107,6 +109,14 @@ export const tunnelSlice: Slice<TunnelSlice> = ({ set, get, api }) => {
       const cur = await api['settings.get']();
       if (!cur.ok) return cur.error;
       const r = await api['settings.update']({ patch: { tunnel: { port: cur.value.tunnel.port, forwardTo: url } } });
+      if (!r.ok) return r.error;
+      await status();
+      return null;
+    },
+    setTunnelPort: async (port) => {
+      const cur = await api['settings.get']();
+      if (!cur.ok) return cur.error;
+      const r = await api['settings.update']({ patch: { tunnel: { port, forwardTo: cur.value.tunnel.forwardTo } } });
       if (!r.ok) return r.error;
       await status();
       return null;

@@ -54,12 +54,20 @@ describe('TeamStore.open', () => {
   it('creates a versioned config with defaults, mode 0600, and a stable installId', async () => {
     const a = await open();
     const s = a.settings();
-    expect(s).toMatchObject({ pollIntervalSec: 15, fastPollIntervalSec: 2, tunnelPort: 0, startAtLogin: false, theme: 'system', alertWebhookUrl: null });
+    expect(s).toMatchObject({ pollIntervalSec: 15, fastPollIntervalSec: 2, tunnelPort: 47615, startAtLogin: false, theme: 'system', alertWebhookUrl: null });
     expect(s.alertRules).toEqual({ reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10, quietHours: null });
     expect(JSON.parse(await readFile()).schemaVersion).toBe(1);
     if (process.platform !== 'win32') expect((await fs.stat(configPath(dir))).mode & 0o777).toBe(0o600);
     const again = await open();
     expect(again.settings().installId).toBe(s.installId);
+  });
+  it('a tunnel port of 0 (the old default, any free port) is read as the fixed default; a chosen port stays', async () => {
+    await open();
+    const file = JSON.parse(await readFile());
+    await fs.writeFile(configPath(dir), JSON.stringify({ ...file, settings: { ...file.settings, tunnelPort: 0 } }));
+    expect((await open()).settings().tunnelPort).toBe(47615);
+    await fs.writeFile(configPath(dir), JSON.stringify({ ...file, settings: { ...file.settings, tunnelPort: 8787 } }));
+    expect((await open()).settings().tunnelPort).toBe(8787);
   });
 });
 
@@ -257,6 +265,7 @@ describe('settings', () => {
       [{ pollIntervalSec: 'fast' }, 'pollIntervalSec', 'Poll interval must be a number.'],
       [{ theme: 'neon' }, 'theme', 'Theme must be one of system, light, dark.'],
       [{ tunnelPort: 70000 }, 'tunnelPort', 'Tunnel port must be at most 65535.'],
+      [{ tunnelPort: 0 }, 'tunnelPort', 'Tunnel port must be at least 1.'],
       [{ alertRules: { quietHours: { start: '25:00', end: '07:00' } } }, 'alertRules.quietHours.start', 'Start time must be a 24-hour time HH:MM.'],
       [{ alertRules: { quietHours: { start: '22:00' } } }, 'alertRules.quietHours.end', 'End time is missing.'],
       [{ alertRules: { flapCount: 1 } }, 'alertRules.flapCount', 'Drops that count as flapping must be at least 2.'],
