@@ -27,7 +27,7 @@ const teamInputSchema = z.strictObject({
   sendsPerMinute: z.number().int().positive().optional(),
   dialect: dialectListSchema.optional(),
 });
-export type TeamInput = z.input<typeof teamInputSchema>;
+type TeamInput = z.input<typeof teamInputSchema>;
 
 const agentInputSchema = z.strictObject({
   agentId: idSchema.optional(),
@@ -37,7 +37,7 @@ const agentInputSchema = z.strictObject({
   flaky: z.strictObject({ everySeconds: z.number().positive(), downSeconds: z.number().positive() }).optional(),
   dialect: dialectListSchema.optional(),
 });
-export type AgentInput = z.input<typeof agentInputSchema>;
+type AgentInput = z.input<typeof agentInputSchema>;
 
 const inboundInputSchema = z
   .strictObject({
@@ -50,7 +50,7 @@ const inboundInputSchema = z
     id: idSchema.optional(),
   })
   .refine((m) => m.type !== 'text' || (m.text !== undefined && m.text !== ''), { message: 'a text message needs text', path: ['text'] });
-export type InboundInput = z.input<typeof inboundInputSchema>;
+type InboundInput = z.input<typeof inboundInputSchema>;
 
 const scanSchema = z.strictObject({ phone, token: z.string().optional() });
 const dropSchema = z.strictObject({ seconds: z.number().positive().max(86_400) });
@@ -58,9 +58,9 @@ const skewSchema = z.strictObject({ seconds: z.number().int().min(-86_400).max(8
 const contactsSchema = z.strictObject({ phones: z.array(phone).max(100_000) });
 const dialectSchema = z.strictObject({ dialect: dialectListSchema });
 
-export type ChatScriptInput = z.infer<typeof chatScriptSchema>;
+type ChatScriptInput = z.infer<typeof chatScriptSchema>;
 
-export interface AgentView {
+interface AgentView {
   agentId: string;
   teamId: string;
   label: string;
@@ -75,6 +75,7 @@ export interface AgentView {
   dialect: string[];
 }
 
+/** @internal Exported for tests. */
 export interface EmulatorState {
   now: string;
   clockSkewSeconds: number;

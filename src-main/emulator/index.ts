@@ -17,10 +17,8 @@ import { sendError } from './http';
 import { EmulatorError } from './errors';
 import { dialectListSchema } from './dialect';
 
-export { defaultSeed, loadSeedFile, parseSeed, DEMO_API_KEY } from './seed';
-export { DIALECTS, DIALECT_NAMES, dialectListSchema } from './dialect';
+export { defaultSeed, loadSeedFile } from './seed';
 export type { EmulatorSeed } from './seed';
-export type { EmulatorControl, EmulatorState } from './control';
 
 export interface EmulatorOptions {
   port?: number;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src-main/emulator';
-import { NGROK_AUTHTOKEN_ACCOUNT } from '../../src-main/core/expose';
+import { NGROK_AUTHTOKEN_ACCOUNT } from '../../src-main/core/expose/authtoken';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import { signDelivery } from '../../src-main/core/signature';
 import { runCli, runCliUntil } from '../helpers/cli';

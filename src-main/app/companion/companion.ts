@@ -1,22 +1,22 @@
 // The companion: the whole app behind any shell (Electron, the browser host, the CLI's `serve`),
-// Electron-free. It composes the accounts (config + keychain), one service client per team, the
+// Electron-free. It composes the team store (config + keychain), one service client per team, the
 // monitor over every agent of every team, the webhook tunnel, chat, the demo emulator, and one
 // event hub whose listeners survive the monitor and tunnel being rebuilt.
 import path from 'node:path';
 import type { Dispatcher } from 'undici';
 import { createServiceClient } from '../../core/api/client';
 import type { ServiceClient } from '../../core/api/service';
-import { Accounts, AccountsError, defaultConfigDir, type AgentRecord, type AppSettings, type ClientFactory, type DeepPartial } from '../../core/accounts';
+import { TeamStore, TeamStoreError, defaultConfigDir, type AgentRecord, type AppSettings, type ClientFactory, type DeepPartial } from '../../core/teams';
 import { ChatService } from '../../core/chat';
 import { Emitter } from '../../core/events';
 import { WebhookAlertSink, type Monitor, type Alert, type AlertSink, type HealthEvent, type IncidentUpdate, type PollResult } from '../../core/monitor';
 import { silentLogger, systemClock, type Clock, type Logger } from '../../core/ports';
 import { KeychainSecretStore, type SecretStore } from '../../core/secrets';
 import { type ForwardAttempt, type RefusedRequest, type StoredDelivery, type Tunnel, type WebhookRegistration } from '../../core/tunnel';
-import { AccountSet, type TeamView } from './account-set';
+import { TeamSet, type TeamView } from './team-set';
 import { DEMO_TEAM_LABEL, DemoHost, type DemoInfo } from './demo';
 import { PrefsStore, type Prefs } from './prefs';
-import { TunnelHost } from './tunnel-host';
+import { TunnelHost, type PortTaken } from './tunnel-host';
 import { ExposureHost, type ExposureView } from './exposure-host';
 import { teamSecrets, type NgrokLoader } from '../../core/expose';
 import { Observability, type MetricsListen } from './observability';
@@ -24,8 +24,7 @@ import type { CompanionMetrics } from '../../core/metrics';
 import { alertRules, createAgentMonitor, pollConfig } from '../usecases/monitor';
 import { registerAgentWebhook } from '../usecases/webhooks';
 
-export type { TeamView } from './account-set';
-export { DEMO_TEAM_LABEL } from './demo';
+export type { TeamView } from './team-set';
 
 export interface CompanionOptions {
   /** Transcripts, timelines, the tunnel's log. Default <configDir>/data. */
@@ -44,6 +43,8 @@ export interface CompanionOptions {
   poll?: { intervalMs?: number; fastIntervalMs?: number };
   /** Start the tunnel's receiver at once even when nothing asks for it. */
   startTunnel?: boolean;
+  /** The receiver's port for this run, over the saved tunnelPort until that is changed (tests: 0, any free port). */
+  tunnelPort?: number;
   /** The public exposure: how long it may take to come up, and the ngrok module (tests). */
   exposure?: { timeoutMs?: number; loadNgrok?: NgrokLoader };
   /** Dialect names the demo emulator answers in (`serve --emulator --dialect`). */
@@ -52,7 +53,7 @@ export interface CompanionOptions {
   metrics?: MetricsListen;
 }
 
-export interface CompanionEvents {
+interface CompanionEvents {
   health: HealthEvent;
   /** Every settled poll (the agent's snapshot is already updated when this fires). */
   poll: PollResult;
@@ -93,6 +94,8 @@ export interface Companion {
   tunnelUrl(): string | null;
   /** Why the tunnel's receiver cannot run (another process writes its data folder), or null. */
   tunnelProblem(): string | null;
+  /** The receiver's port is held by another process: who, and a free port to offer instead. */
+  tunnelPortTaken(): PortTaken | null;
   forwardTo(): string | null;
   /** Starts the tunnel's receiver (idempotent). */
   startTunnel(): Promise<{ url: string; port: number }>;
@@ -105,6 +108,8 @@ export interface Companion {
   removeTeam(teamId: string): Promise<void>;
   addAgent(teamId: string, agent: { agentId: string; label?: string }): Promise<AgentRecord>;
   removeAgent(teamId: string, agentId: string): Promise<void>;
+  /** Polls the agent at the fast interval all the time (kept in the config); applied to the monitor at once. */
+  setWatchClosely(teamId: string, agentId: string, on: boolean): Promise<AgentRecord>;
   clientFor(teamId: string): Promise<ServiceClient>;
 
   /**
@@ -137,8 +142,8 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   const clientFactory: ClientFactory = (o) => createServiceClient({ ...o, clock, ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}) });
   const events = new Emitter<CompanionEvents>((err) => logger.warn('companion: listener failed', { error: err instanceof Error ? err.message : String(err) }));
 
-  const main = await Accounts.open({ configDir, secrets, clientFactory, clock });
-  const set = new AccountSet(main);
+  const main = await TeamStore.open({ configDir, secrets, clientFactory, clock });
+  const set = new TeamSet(main);
   const prefs = new PrefsStore(configDir, logger);
   await prefs.load();
   const demo = new DemoHost(clock, clientFactory, opts.demoDialect ?? []);
@@ -218,7 +223,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   monitor.start();
 
   const agentIds = (): string[] => [...new Set(set.targets().map((t) => t.agentId))];
-  const accountsChanged = (): void => {
+  const teamsChanged = (): void => {
     monitor.refresh();
     tunnelHost.setAgents(agentIds());
   };
@@ -226,9 +231,10 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   // ----- tunnel -------------------------------------------------------------------------------
   tunnelHost.setForwardTo(prefs.get().forwardTo, agentIds());
   tunnelHost.setAllowLegacySignature(prefs.get().allowLegacySignature);
-  await tunnelHost.setPort(main.settings().tunnelPort);
+  await tunnelHost.setPort(opts.tunnelPort ?? main.settings().tunnelPort);
   await tunnelHost.open();
-  if (opts.startTunnel || main.settings().tunnelPort !== 0 || prefs.get().webhooks.length > 0) {
+  // Registered hooks point at the receiver's fixed port: it listens again at once.
+  if (opts.startTunnel || prefs.get().webhooks.length > 0) {
     await tunnelHost.start().catch(() => undefined); // logged by the host; the app keeps running
   }
 
@@ -248,6 +254,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     tunnel: () => tunnelHost.current,
     tunnelUrl: () => tunnelHost.url,
     tunnelProblem: () => tunnelHost.lockedReason,
+    tunnelPortTaken: () => tunnelHost.portTaken,
     forwardTo: () => tunnelHost.forwardTarget,
     startTunnel: () => tunnelHost.start(),
     exposure,
@@ -256,31 +263,36 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     findTeam: (t) => set.findTeam(t),
     async addTeam(input) {
       const rec = await main.addTeam(input);
-      accountsChanged();
+      teamsChanged();
       return { ...rec, demo: false };
     },
     async removeTeam(teamId) {
       const team = set.findTeam(teamId);
       await set.removeTeam(teamId);
       if (team) await prefs.update((p) => ({ ...p, webhooks: p.webhooks.filter((w) => w.teamId !== team.id) })).catch(() => undefined);
-      accountsChanged();
+      teamsChanged();
     },
     async addAgent(teamId, agent) {
       const rec = await set.addAgent(teamId, agent);
-      accountsChanged();
+      teamsChanged();
+      return rec;
+    },
+    async setWatchClosely(teamId, agentId, on) {
+      const rec = await set.setWatchClosely(teamId, agentId, on);
+      monitor.refresh();
       return rec;
     },
     async removeAgent(teamId, agentId) {
       const team = set.findTeam(teamId);
       await set.removeAgent(teamId, agentId);
       if (team) await prefs.update((p) => ({ ...p, webhooks: p.webhooks.filter((w) => !(w.teamId === team.id && w.agentId === agentId)) })).catch(() => undefined);
-      accountsChanged();
+      teamsChanged();
     },
     clientFor,
 
     async registerWebhook(teamIdOrLabel, agentId, publicUrl) {
       const team = set.findTeam(teamIdOrLabel);
-      if (!team) throw new AccountsError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
+      if (!team) throw new TeamStoreError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
       const { registration: registered } = await registerAgentWebhook({
         client: await clientFor(team.id),
         agentId,
@@ -335,13 +347,13 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     startEmulator: () => demo.info(),
     async startDemo() {
       const info = await demo.info();
-      const existing = set.demoAccounts?.listTeams()[0];
+      const existing = set.demoTeamStore?.listTeams()[0];
       if (existing) return { team: { ...existing, demo: true }, emulator: info };
-      const accounts = await demo.openAccounts();
-      set.setDemo(accounts);
-      const already = accounts.listTeams()[0];
-      const rec = already ?? (await accounts.addTeam({ label: DEMO_TEAM_LABEL, baseUrl: info.baseUrl, apiKey: info.apiKey, agents: info.agents }));
-      accountsChanged();
+      const teamStore = await demo.openTeamStore();
+      set.setDemo(teamStore);
+      const already = teamStore.listTeams()[0];
+      const rec = already ?? (await teamStore.addTeam({ label: DEMO_TEAM_LABEL, baseUrl: info.baseUrl, apiKey: info.apiKey, agents: info.agents }));
+      teamsChanged();
       return { team: { ...rec, demo: true }, emulator: info };
     },
 

@@ -11,6 +11,7 @@ import type { PairingReads } from './pairing';
 import type { Publish } from './scope';
 
 /** The part of a team's ServiceClient these requests use. */
+/** @internal Exported for tests. */
 export type TeamClient = Pick<ServiceClient, 'startPairing' | 'getSession' | 'send' | 'checkContact' | 'updateSettings' | 'sendBudget' | 'cancelQueued'>;
 
 export interface ServiceDeps {

@@ -8,7 +8,7 @@ import type {
   RefusedRequestDTO,
   TunnelAgentDTO,
   TunnelStatusDTO,
-  VerificationResult,
+  Verdict,
 } from '../../../src-shared/contract';
 import { AppError } from '../errors';
 import type { Implementations } from '../handlers';
@@ -38,25 +38,9 @@ export interface TunnelSide {
   secretKept(teamId: string, agentId: string): void;
 }
 
-function verificationOf(reason: TunnelReason, simulated: boolean): VerificationResult {
-  if (simulated) return 'simulated';
-  switch (reason) {
-    case 'verified':
-    case 'duplicate':
-      return 'valid';
-    case 'verified-legacy-only':
-    case 'legacy-only':
-      return 'legacy-only';
-    case 'missing-signature':
-      return 'missing';
-    case 'stale-timestamp':
-    case 'future-timestamp':
-      return 'expired';
-    case 'no-secret-configured':
-      return 'no-secret';
-    default:
-      return 'invalid';
-  }
+/** A stored delivery's verdict as shown: its reason, or `simulated` for one made up here. */
+function verdictOf(reason: TunnelReason, simulated: boolean): Verdict {
+  return simulated ? 'simulated' : reason;
 }
 
 const PREVIEW_CHARS = 140;
@@ -79,7 +63,7 @@ export function refusedDTO(r: RefusedRequest): RefusedRequestDTO {
 }
 
 export function forwardDTO(a: ForwardAttempt): ForwardResultDTO {
-  const dto: ForwardResultDTO = { deliveryId: a.deliveryId, at: a.at, target: a.url, status: a.status, durationMs: a.latencyMs, responseBody: a.responseBody ?? null };
+  const dto: ForwardResultDTO = { deliveryId: a.deliveryId, at: a.at, url: a.url, status: a.status, durationMs: a.durationMs, responseBody: a.responseBody ?? null };
   if (a.error !== null) dto.error = a.error;
   if (a.replay !== undefined) dto.replay = a.replay;
   return dto;
@@ -98,8 +82,7 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
     messageId: d.summary.messageId,
     messageType: d.summary.type,
     preview: previewOf(d.bodyBase64),
-    verification: verificationOf(d.verdict.reason, d.simulated === true),
-    duplicate: d.verdict.reason === 'duplicate',
+    verdict: verdictOf(d.verdict.reason, d.simulated === true),
     forwardStatus: lastStatus,
   });
 
@@ -165,7 +148,7 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
     } catch {
       n = { received: 0, verified: 0, duplicates: 0, rejected: 0, forwarded: 0, failed: 0 };
     }
-    return { running: listenUrl !== null, listenUrl, forwardTo: c.forwardTo(), agents, counts: n, exposure: exposureDTO(exposure), receiverProblem: c.tunnelProblem() };
+    return { running: listenUrl !== null, listenUrl, forwardTo: c.forwardTo(), agents, counts: n, exposure: exposureDTO(exposure), receiverProblem: c.tunnelProblem(), portTaken: c.tunnelPortTaken() };
   };
 
   const deliveries = (filter: DeliveryFilterDTO): DeliverySummaryDTO[] => {
@@ -179,7 +162,7 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
     const limit = filter.limit ?? 50;
     const out: DeliverySummaryDTO[] = [];
     for (const item of t.list(q) as DeliveryListItem[]) {
-      if (filter.verification !== undefined && verificationOf(item.verdict.reason, item.simulated) !== filter.verification) continue;
+      if (filter.verdict !== undefined && verdictOf(item.verdict.reason, item.simulated) !== filter.verdict) continue;
       if (filter.event !== undefined && item.summary.event !== filter.event) continue;
       const d = t.get(item.id);
       if (!d) continue;

@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import type { ServiceClient } from '../../core/api/service';
 import type { Logger } from '../../core/ports';
-import { accountsOf, withAccounts } from '../accounts-context';
+import { teamsOf, withTeams } from '../teams-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
@@ -40,6 +40,7 @@ import type { ExposureController } from '../../core/expose';
 import { hookUrl } from '../../core/tunnel/hook-url';
 import { exposeAndRegister, registerAgentWebhook, registerHooksAt, type HookTarget } from '../../app/usecases/webhooks';
 import { knownSecrets } from '../known-secrets';
+import { describeOwner, freePortNear, portOwner } from '../../core/port-owner';
 
 const flagsSchema = z
   .object({
@@ -70,6 +71,14 @@ const DEFAULT_AGENT = 'default';
 function waitForAbort(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+/** The port is held: by whom, and the flag that picks a port free now. */
+async function portTakenFailure(host: string, port: number): Promise<CliFailure> {
+  const owner = describeOwner(await portOwner(port));
+  const free = await freePortNear(port, host).catch(() => null);
+  const instead = free !== null ? `use --port ${free} (free now) or --port 0 (any free port)` : 'use --port 0 (any free port)';
+  return new CliFailure(`the receiver could not listen on ${host}:${port}: the port is taken by ${owner}; ${instead}, or stop what holds it`, EXIT.failure, 'PORT_TAKEN');
 }
 
 function outputLogger(out: Output): Logger {
@@ -106,14 +115,14 @@ export function register(program: Command, ctx: CliContext): void {
     let registerClient: (() => Promise<ServiceClient>) | undefined;
     let saveTeamSecret: ((agent: string, secret: string) => Promise<void>) | undefined;
     if (f.team !== undefined) {
-      const { accounts, team } = await accountsOf(ctx).team(f.team, f.configDir);
+      const { teamStore, team } = await teamsOf(ctx).team(f.team, f.configDir);
       teamId = team.id;
       const known = new Map(team.agents.flatMap((a) => [[a.agentId, a.agentId] as const, [a.label.toLowerCase(), a.agentId] as const]));
       agents = agents.length ? agents.map((a) => known.get(a) ?? known.get(a.toLowerCase()) ?? a) : team.agents.map((a) => a.agentId);
       const strangers = agents.filter((a) => !team.agents.some((x) => x.agentId === a));
       if (strangers.length) throw new UsageError(`--agent: team "${team.label}" has no agent ${strangers.map((s) => `"${s}"`).join(', ')}`);
-      registerClient = () => withAccounts(() => accounts.clientFor(team.id));
-      saveTeamSecret = (agent, secret) => withAccounts(() => accounts.setSigningSecret(team.id, agent, secret));
+      registerClient = () => withTeams(() => teamStore.clientFor(team.id));
+      saveTeamSecret = (agent, secret) => withTeams(() => teamStore.setSigningSecret(team.id, agent, secret));
     } else if ((f.registerUrl !== undefined || wantsExposure(f)) && f.baseUrl !== undefined) {
       const apiKey = ctx.io.env[f.apiKeyEnv]?.trim();
       if (!apiKey) throw new UsageError(`no API key: set the environment variable ${f.apiKeyEnv} (or name another with --api-key-env); the key is never accepted as a flag`);
@@ -121,7 +130,7 @@ export function register(program: Command, ctx: CliContext): void {
       registerClient = async () => client;
     }
     if (explicit === undefined && teamId === undefined && f.registerUrl === undefined && !(wantsExposure(f) && registerClient)) {
-      out.warn('no signing secret (--secret-env NAME or --team T): deliveries will be rejected as no-secret-configured');
+      out.warn('no signing secret (--secret-env NAME or --team T): deliveries will be rejected as no-secret');
     }
 
     const dataDir = tunnelDataDir(ctx, f);
@@ -155,6 +164,7 @@ export function register(program: Command, ctx: CliContext): void {
         started = await tunnel.start({ port: f.port ?? 0, host, allowNonLoopback: true });
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE' && (f.port ?? 0) !== 0) throw await portTakenFailure(host, f.port!);
         const why = code === 'EADDRINUSE' ? ': the port is already in use' : code === 'EACCES' ? ': not allowed to use that port' : code === 'EADDRNOTAVAIL' ? ': no such address on this machine' : '';
         throw new CliFailure(`the receiver could not listen on ${host}:${f.port ?? 0}${why}`, EXIT.failure, 'LISTEN_FAILED');
       }

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { registerAgentWebhook } from '../../app/usecases/webhooks';
-import { accountsOf } from '../accounts-context';
+import { teamsOf } from '../teams-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure } from '../errors';
 import { EXIT } from '../exit-codes';
@@ -32,7 +32,7 @@ export function register(program: Command, ctx: CliContext): void {
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(flagsSchema, opts);
     const target = await ctx.resolveTarget(opts);
-    const keepInKeychain = accountsOf(ctx).signingSecretKeeper(target);
+    const keepInKeychain = teamsOf(ctx).signingSecretKeeper(target);
     let secret = '';
     const { registration: cfg, secretHint } = await registerAgentWebhook({
       client: ctx.client(target),

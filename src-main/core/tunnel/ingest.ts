@@ -4,7 +4,9 @@
 // only (refuse(): the refused store), never in the log, so it can neither evict a delivery nor fill
 // the disk. A repeat of an accepted delivery is acknowledged (so the service stops retrying) and kept
 // with the `duplicate` verdict, up to MAX_KEPT_REPEATS per delivery; further repeats (a replay flood
-// inside the signature's validity) are acknowledged without being kept.
+// inside the signature's validity) are acknowledged without being kept. A repeat that arrives while
+// the delivery it repeats is still being stored waits for it: when that fails (answered 503), the
+// repeat is answered 503 too, never acknowledged as a duplicate of a delivery that is not kept.
 import type { Clock } from '../ports';
 import type { EventLog } from './log';
 import type { IdGenerator } from './ids';
@@ -16,7 +18,7 @@ import type { HeaderMap, RefusedReason, StoredDelivery, TunnelReason } from './t
 export type InvalidResponse = 'reject' | 'accept-all';
 
 /** Repeats of one delivery kept in the log (the service retries 4 times at most, A-RETRY). */
-export const MAX_KEPT_REPEATS = 4;
+const MAX_KEPT_REPEATS = 4;
 
 export interface IngestInput {
   agentId: string;
@@ -50,24 +52,13 @@ export interface IngestOptions {
   refuse(r: RefusalInput, response: Record<string, unknown>): Answer;
 }
 
-/** The refused store's word for a verdict that is not ok. */
-export function refusedReasonOf(reason: TunnelReason): RefusedReason {
-  switch (reason) {
-    case 'missing-signature':
-      return 'missing-signature';
-    case 'stale-timestamp':
-    case 'future-timestamp':
-      return 'expired';
-    case 'no-secret-configured':
-      return 'no-secret';
-    case 'legacy-only':
-      return 'legacy-only';
-    default:
-      return 'invalid-signature';
-  }
-}
+/** A verdict that refuses a delivery; its reason is the refused store's word as it is. */
+type RefusingReason = Exclude<TunnelReason, 'verified' | 'verified-legacy-only' | 'duplicate'>;
 
 export class Ingest {
+  /** The appends of accepted deliveries still in flight, by `agentId \0 key`. */
+  private readonly storing = new Map<string, Promise<void>>();
+
   constructor(private readonly o: IngestOptions) {}
 
   async receive(input: IngestInput): Promise<IngestResult> {
@@ -94,11 +85,18 @@ export class Ingest {
     const duplicate = verdict.reason === 'duplicate';
     if (!verdict.ok && !duplicate) {
       const status = this.o.invalidResponse === 'accept-all' ? 200 : 401;
+      const reason: RefusedReason = verdict.reason as RefusingReason;
       const r = this.o.refuse(
-        { ...this.meta(input), ...digestOf(input.body), reason: refusedReasonOf(verdict.reason), status, detail: verdict.steps.join('\n') },
+        { ...this.meta(input), ...digestOf(input.body), reason, status, detail: verdict.steps.join('\n') },
         { ok: false, reason: verdict.reason },
       );
       return { ...r, delivery: null };
+    }
+    if (duplicate) {
+      const original = this.storing.get(`${input.agentId}\u0000${key!}`);
+      if (original && !(await original.then(() => true, () => false))) {
+        return this.storageUnavailable(input, 'a delivery with the same key was being stored when this repeat arrived, and storing it failed; answered 503 so the service retries');
+      }
     }
     if (duplicate && this.o.seen.repeats(input.agentId, key!) > MAX_KEPT_REPEATS) {
       return { delivery: null, status: 200, response: { ok: true, duplicate: true } };
@@ -117,20 +115,25 @@ export class Ingest {
       forward: verdict.ok && this.o.hasTarget(input.agentId),
     };
     if (input.simulated) delivery.simulated = true;
+    const appended = this.o.log.appendDelivery(delivery);
+    const storingKey = verdict.ok ? `${input.agentId}\u0000${key!}` : null;
+    if (storingKey !== null) this.storing.set(storingKey, appended);
     try {
-      await this.o.log.appendDelivery(delivery);
+      await appended;
     } catch (err) {
       if (verdict.ok) this.o.seen.release(input.agentId, key!);
-      const detail = `the delivery verified but could not be stored (${err instanceof Error ? err.message : String(err)}); answered 503 so the service retries`;
-      const r = this.o.refuse(
-        { ...this.meta(input), ...digestOf(input.body), reason: 'storage-unavailable', status: 503, detail },
-        { ok: false, reason: 'storage-unavailable' },
-      );
-      return { ...r, headers: { ...(r.headers ?? {}), 'retry-after': '5' }, delivery: null };
+      return this.storageUnavailable(input, `the delivery verified but could not be stored (${err instanceof Error ? err.message : String(err)}); answered 503 so the service retries`);
+    } finally {
+      if (storingKey !== null && this.storing.get(storingKey) === appended) this.storing.delete(storingKey);
     }
     // A repeat of a delivery already stored is acknowledged, so the service stops retrying it.
     if (duplicate) return { delivery, status: 200, response: { ok: true, duplicate: true, deliveryId: delivery.id } };
     return { delivery, status: 200, response: { ok: true, deliveryId: delivery.id } };
+  }
+
+  private storageUnavailable(input: IngestInput, detail: string): IngestResult {
+    const r = this.o.refuse({ ...this.meta(input), ...digestOf(input.body), reason: 'storage-unavailable', status: 503, detail }, { ok: false, reason: 'storage-unavailable' });
+    return { ...r, headers: { ...(r.headers ?? {}), 'retry-after': '5' }, delivery: null };
   }
 
   private meta(input: IngestInput): Omit<RefusalInput, 'reason' | 'status' | 'detail' | 'size' | 'sha256' | 'prefix'> {

@@ -237,11 +237,10 @@ export class Tunnel {
       if (err instanceof LockedError) throw new TunnelError('locked', err.message);
       throw storageError(this.o.dataDir, err);
     }
-    let kept;
     try {
       // Files an older version (or someone else) left in the folder are made private too.
       await privateFiles(this.o.dataDir);
-      kept = await this.seenFile.open(this.clock.now());
+      await this.seenFile.open(this.clock.now());
       await this.log.open();
       await this.refusedStore.open();
     } catch (err) {
@@ -250,7 +249,8 @@ export class Tunnel {
       this.lock = null;
       throw storageError(this.o.dataDir, err);
     }
-    this.seen = SeenIndex.rebuild(this.duplicateWindowMs, this.clock.now(), this.log.seenKeys(), kept);
+    // After the log's open: the keys of the segments it dropped meanwhile are in the seen file now.
+    this.seen = SeenIndex.rebuild(this.duplicateWindowMs, this.clock.now(), this.log.seenKeys(), this.seenFile.keys());
     this.ingest = new Ingest({
       log: this.log,
       seen: this.seen,

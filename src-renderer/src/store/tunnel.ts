@@ -37,6 +37,8 @@ export interface TunnelSlice {
   loadTunnelStatus(): Promise<void>;
   /** Sets (or with null clears) the local app URL deliveries are forwarded to. */
   setForwardTarget(url: string | null): Promise<ErrorDTO | null>;
+  /** Saves `port` as the tunnel port (the receiver starts there); the answer to a taken port. */
+  setTunnelPort(port: number): Promise<ErrorDTO | null>;
   loadDelivery(id: string): Promise<ErrorDTO | null>;
   replayDelivery(id: string, mode: 'as-received' | 're-signed', body?: string): Promise<Result<ForwardResultDTO>>;
   simulateDelivery(args: SimulateArgs): Promise<Result<DeliverySummaryDTO>>;
@@ -109,6 +111,14 @@ export const tunnelSlice: Slice<TunnelSlice> = ({ set, get, api }) => {
       const cur = await api['settings.get']();
       if (!cur.ok) return cur.error;
       const r = await api['settings.update']({ patch: { tunnel: { port: cur.value.tunnel.port, forwardTo: url } } });
+      if (!r.ok) return r.error;
+      await status();
+      return null;
+    },
+    setTunnelPort: async (port) => {
+      const cur = await api['settings.get']();
+      if (!cur.ok) return cur.error;
+      const r = await api['settings.update']({ patch: { tunnel: { port, forwardTo: cur.value.tunnel.forwardTo } } });
       if (!r.ok) return r.error;
       await status();
       return null;
@@ -210,7 +220,7 @@ export const tunnelSlice: Slice<TunnelSlice> = ({ set, get, api }) => {
           patch.deliveries = s.deliveries.map((d) => (d.id === f.deliveryId ? { ...d, forwardStatus: f.status } : d));
         }
         const detail = s.deliveryDetails[f.deliveryId];
-        if (detail && !detail.forwards.some((x) => x.at === f.at && x.target === f.target)) {
+        if (detail && !detail.forwards.some((x) => x.at === f.at && x.url === f.url)) {
           const forwards = [...detail.forwards, f];
           const own = replay ? {} : { forwardStatus: f.status, forwardState: f.status !== null && f.status >= 200 && f.status < 300 ? ('delivered' as const) : detail.forwardState };
           patch.deliveryDetails = { ...s.deliveryDetails, [f.deliveryId]: { ...detail, ...own, forwards } };

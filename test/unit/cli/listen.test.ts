@@ -74,7 +74,7 @@ describe('listen', () => {
     expect(lines[0]).toMatchObject({ event: 'ready', forwardTo: sink.url });
     expect(lines).toContainEqual(expect.objectContaining({ event: 'delivery', agentId: 'a1', ok: true, verdict: 'verified', messageId: 'wamid_good', forward: true }));
     expect(lines.filter((l) => l.event === 'delivery')).toHaveLength(1);
-    expect(lines).toContainEqual(expect.objectContaining({ event: 'refused', agentId: 'a1', reason: 'invalid-signature', status: 401, path: '/hooks/a1' }));
+    expect(lines).toContainEqual(expect.objectContaining({ event: 'refused', agentId: 'a1', reason: 'signature-mismatch', status: 401, path: '/hooks/a1' }));
     expect(lines).toContainEqual(expect.objectContaining({ event: 'forward', ok: true, status: 200, url: sink.url }));
     expect(lines.at(-1)).toEqual({ event: 'stopped' });
     expect(statuses[1]).toBe(401);
@@ -85,7 +85,7 @@ describe('listen', () => {
     const list = await runCli(['deliveries', 'list', '--data-dir', join(dir, 'd1'), '--json'], { configDir: dir });
     expect(list.json().map((i) => i.verdict)).toEqual(['verified']);
     const refused = await runCli(['deliveries', 'refused', '--data-dir', join(dir, 'd1'), '--json'], { configDir: dir });
-    expect(refused.json()).toEqual([expect.objectContaining({ reason: 'invalid-signature', agentId: 'a1', status: 401, method: 'POST' })]);
+    expect(refused.json()).toEqual([expect.objectContaining({ reason: 'signature-mismatch', agentId: 'a1', status: 401, method: 'POST' })]);
     expect((refused.json()[0]!.detail as string)).toMatch(/signature/);
   });
 

@@ -37,15 +37,14 @@ const summary = (id: string, over: Partial<DeliverySummaryDTO> = {}): DeliverySu
   messageId: `m-${id}`,
   messageType: 'text',
   preview: `hello ${id}`,
-  verification: 'valid',
-  duplicate: false,
+  verdict: 'verified',
   forwardStatus: 200,
   ...over,
 });
 
 const list = [
-  summary('d3', { receivedAt: 1_700_000_003_000, teamId: 'team2', agentId: 'a2', from: '4930123456', messageType: 'image', verification: 'invalid', forwardStatus: null }),
-  summary('d2', { receivedAt: 1_700_000_002_000, messageType: 'document', verification: 'simulated' }),
+  summary('d3', { receivedAt: 1_700_000_003_000, teamId: 'team2', agentId: 'a2', from: '4930123456', messageType: 'image', verdict: 'signature-mismatch', forwardStatus: null }),
+  summary('d2', { receivedAt: 1_700_000_002_000, messageType: 'document', verdict: 'simulated' }),
   summary('d1', { receivedAt: 1_700_000_001_000 }),
 ];
 
@@ -70,14 +69,14 @@ const detail: DeliveryDetailDTO = {
   headers: { 'content-type': 'application/json', 'x-webhook-signature': 't=1,v1=abc' },
   rawBody: '{"event":"message.received","from":"15550102000","message":{"text":"hi","fromMe":false,"n":3,"gone":null}}',
   verificationDetail: 'found v1 signature\ntimestamp within 300 s\nsignature matches',
-  forwards: [{ deliveryId: 'd1', at: 1_700_000_001_100, target: 'http://127.0.0.1:3000/hook', status: 500, durationMs: 12, error: 'Internal Server Error' }],
+  forwards: [{ deliveryId: 'd1', at: 1_700_000_001_100, url: 'http://127.0.0.1:3000/hook', status: 500, durationMs: 12, error: 'Internal Server Error' }],
   forwardState: 'pending',
   nextTryAt: null,
 };
 
 const teams: TeamDTO[] = [
-  { teamId: 'team1', label: 'Ops', baseUrl: 'https://api.example.test', keyHint: '…9f2c', authError: false, agentIds: ['a1'] },
-  { teamId: 'team2', label: 'Lab', baseUrl: 'http://127.0.0.1:9100', keyHint: '…1111', authError: false, agentIds: ['a2'] },
+  { teamId: 'team1', label: 'Ops', baseUrl: 'https://api.example.test', keyHint: '…9f2c', keyRejected: false, agentIds: ['a1'] },
+  { teamId: 'team2', label: 'Lab', baseUrl: 'http://127.0.0.1:9100', keyHint: '…1111', keyRejected: false, agentIds: ['a2'] },
 ];
 
 const agents = [
@@ -94,7 +93,7 @@ function setup(answers: Parameters<typeof storeSetup>[0] = {}) {
       'tunnel.deliveries': { ok: true, value: list },
       'tunnel.refused': { ok: true, value: [refusedOne] },
       'tunnel.delivery': { ok: true, value: detail },
-      'tunnel.replay': { ok: true, value: { deliveryId: 'd1', at: 1_700_000_009_000, target: 'http://127.0.0.1:3000/hook', status: 202, durationMs: 7 } },
+      'tunnel.replay': { ok: true, value: { deliveryId: 'd1', at: 1_700_000_009_000, url: 'http://127.0.0.1:3000/hook', status: 202, durationMs: 7 } },
       'tunnel.export': ({ format }: { format: string }) =>
         format === 'curl'
           ? { ok: true, value: { format: 'curl', filename: 'd1.sh', content: "curl -X POST 'http://127.0.0.1:3000/hook'" } }
@@ -319,7 +318,7 @@ describe('tunnel inspector: panels', () => {
 
   it('simulates an inbound image, and registers a URL by hand', async () => {
     const t = setup({
-      'tunnel.simulate': { ok: true, value: summary('d9', { messageType: 'image', verification: 'simulated', preview: 'sim pic', receivedAt: 1_700_000_009_000 }) },
+      'tunnel.simulate': { ok: true, value: summary('d9', { messageType: 'image', verdict: 'simulated', preview: 'sim pic', receivedAt: 1_700_000_009_000 }) },
       'webhook.register': { ok: true, value: { mode: 'webhook', url: 'https://new.example.test/hook' } },
     });
     await flush();
@@ -356,11 +355,11 @@ describe('tunnel inspector: request list', () => {
     ]);
     expect(rows()[1]!.textContent).toContain('Not a hook');
     expect(screen.getByText('4 requests')).toBeTruthy();
-    act(() => t.emit('tunnel.delivery', summary('d4', { receivedAt: 1_700_000_004_000, preview: 'brand new', verification: 'expired', forwardStatus: null })));
+    act(() => t.emit('tunnel.delivery', summary('d4', { receivedAt: 1_700_000_004_000, preview: 'brand new', verdict: 'stale-timestamp', forwardStatus: null })));
     expect(rows()[0]!.textContent).toContain('brand new');
     expect(within(rows()[0]!).getByText('Rejected — timestamp too old')).toBeTruthy();
     expect(within(rows()[0]!).getByText('Not forwarded')).toBeTruthy();
-    act(() => t.emit('tunnel.forward', { deliveryId: 'd4', at: 1_700_000_004_100, target: 'x', status: null, durationMs: 3, error: 'ECONNREFUSED' }));
+    act(() => t.emit('tunnel.forward', { deliveryId: 'd4', at: 1_700_000_004_100, url: 'x', status: null, durationMs: 3, error: 'ECONNREFUSED' }));
     expect(within(rows()[0]!).getByText('App did not answer')).toBeTruthy();
     act(() => t.emit('tunnel.refused', { ...refusedOne, id: 'r2', at: 1_700_000_005_000, path: '/hooks/a1', agentId: 'a1', reason: 'missing-signature', status: 401 }));
     expect(rows()[0]!.textContent).toContain('Refused — no signature');
@@ -608,7 +607,7 @@ describe('tunnel inspector: the selected request', () => {
   });
 
   it("a replay joins the delivery's attempts, marked, and leaves its own forward status (the list row) as it was", async () => {
-    const t = setup({ 'tunnel.replay': { ok: true, value: { deliveryId: 'd1', at: 1_700_000_009_000, target: 'http://127.0.0.1:3000/hook', status: 500, durationMs: 7, replay: 'as-received' } } });
+    const t = setup({ 'tunnel.replay': { ok: true, value: { deliveryId: 'd1', at: 1_700_000_009_000, url: 'http://127.0.0.1:3000/hook', status: 500, durationMs: 7, replay: 'as-received' } } });
     await flush();
     fireEvent.click(rows()[3]!);
     await flush();
@@ -617,7 +616,7 @@ describe('tunnel inspector: the selected request', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Replay as received' }));
     await flush();
     // The event of the same replay arrives too.
-    act(() => t.emit('tunnel.forward', { deliveryId: 'd1', at: 1_700_000_009_000, target: 'http://127.0.0.1:3000/hook', status: 500, durationMs: 7, replay: 'as-received' }));
+    act(() => t.emit('tunnel.forward', { deliveryId: 'd1', at: 1_700_000_009_000, url: 'http://127.0.0.1:3000/hook', status: 500, durationMs: 7, replay: 'as-received' }));
     expect(d1Row().textContent).toContain('Forwarded 200');
     expect(t.store.getState().forwardLog).toEqual([]);
     const last = [...document.querySelectorAll('table.forwards tbody tr')].at(-1)!;
@@ -719,7 +718,7 @@ describe('the tunnel screen', () => {
 });
 
 describe('local app down since', () => {
-  const f = (at: number, status: number | null) => ({ deliveryId: 'd', at, target: 't', status, durationMs: 1 });
+  const f = (at: number, status: number | null) => ({ deliveryId: 'd', at, url: 't', status, durationMs: 1 });
   it('is the start of the trailing run of failures', () => {
     expect(downSince([f(1, 200), f(2, null), f(3, 502)])).toBe(2);
     expect(downSince([f(1, null), f(2, 200)])).toBeNull();

@@ -2,19 +2,21 @@
 // unreachable (and not checked yet, while any are), each with its glyph; counted from the same
 // health the rows show. While the app cannot tell the health now (the main side does not answer:
 // `stale`), no count is given: the rows read unknown, and so does the summary.
-import type { AgentDTO, HealthState } from '../../../../src-shared/contract';
+import type { AgentDTO, Health } from '../../../../src-shared/contract';
 import { HEALTH_GLYPHS, STALE_WORDS } from '../../components/health';
 
-const COUNTED: { health: HealthState; one: string; many: string; always: boolean }[] = [
+const COUNTED: { health: Health; one: string; many: string; always: boolean }[] = [
   { health: 'connected', one: 'connected', many: 'connected', always: true },
   { health: 'reconnecting', one: 'reconnecting', many: 'reconnecting', always: true },
   { health: 'needs-scan', one: 'needs a scan', many: 'need a scan', always: true },
+  { health: 'key-rejected', one: 'key rejected', many: 'key rejected', always: false },
+  { health: 'not-found', one: 'not found', many: 'not found', always: false },
   { health: 'unreachable', one: 'unreachable', many: 'unreachable', always: true },
   { health: 'unknown', one: 'not checked yet', many: 'not checked yet', always: false },
 ];
 
-export function healthCounts(agents: readonly AgentDTO[]): Record<HealthState, number> {
-  const counts: Record<HealthState, number> = { connected: 0, unknown: 0, reconnecting: 0, unreachable: 0, 'needs-scan': 0 };
+function healthCounts(agents: readonly AgentDTO[]): Record<Health, number> {
+  const counts: Record<Health, number> = { connected: 0, unknown: 0, reconnecting: 0, unreachable: 0, 'not-found': 0, 'key-rejected': 0, 'needs-scan': 0 };
   for (const a of agents) counts[a.health.health]++;
   return counts;
 }

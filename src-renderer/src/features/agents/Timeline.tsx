@@ -60,20 +60,21 @@ export function Timeline({ teamId, agentId, now }: { teamId: string; agentId: st
             <li key={i.id} className={`incident sev-${i.severity}`}>
               <p>
                 <strong>
-                  {i.resolvedAt !== null ? 'Resolved' : SEVERITY_WORD[i.severity]}: {i.title}
+                  {i.resolvedAt === null ? SEVERITY_WORD[i.severity] : i.removed ? 'Closed' : 'Resolved'}: {i.title}
                 </strong>
               </p>
               <p>{i.message}</p>
               <p className="muted">
                 Opened <TimeAgo at={i.openedAt} now={now} />
                 {i.acknowledgedAt !== null && <> · acknowledged</>}
-                {i.resolvedAt !== null ? (
+                {i.resolvedAt === null ? (
+                  <> · still open</>
+                ) : (
                   <>
                     {' '}
-                    · resolved <TimeAgo at={i.resolvedAt} now={now} />
+                    · {i.removed ? 'closed' : 'resolved'} <TimeAgo at={i.resolvedAt} now={now} />
+                    {i.removed && ' (agent removed)'}
                   </>
-                ) : (
-                  <> · still open</>
                 )}
               </p>
             </li>
