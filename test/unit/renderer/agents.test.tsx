@@ -281,6 +281,19 @@ describe('agent page', () => {
     expect(img.getAttribute('data-qr-text')).toBe('https://wa.me/15550001111');
     expect(img.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
     expect(waMeUrl('+1 (555) 000-1111')).toBe('https://wa.me/15550001111');
+    // Linked: Chat is the primary action, Pair a secondary one.
+    const actions = within(screen.getByRole('navigation', { name: 'Agent actions' }));
+    expect(actions.getByRole('link', { name: 'Pair' }).className).toBe('button secondary');
+    expect(actions.getByRole('link', { name: 'Chat' }).className).toBe('button');
+    expect(actions.getAllByRole('link').filter((a) => !a.classList.contains('secondary'))).toHaveLength(1);
+  });
+
+  it('an agent that needs a scan has Pair as its one primary action', () => {
+    const { store } = setup();
+    store.getState().setAgents([agent('a1', 'needs-scan')]);
+    mount(store, <AgentPage agentId="a1" teamId="t1" />);
+    const actions = within(screen.getByRole('navigation', { name: 'Agent actions' }));
+    expect(actions.getAllByRole('link').filter((a) => !a.classList.contains('secondary')).map((a) => a.textContent)).toEqual(['Pair']);
   });
 
   it('an unknown agent gets an empty state, not a crash', () => {

@@ -52,22 +52,24 @@ function AgentBody({ agent }: { agent: AgentDTO }) {
   const session = view?.session ?? null;
   const phone = session?.phone ?? h.phone;
   const linked = session ? session.linked && !session.needsScan : h.health === 'connected';
+  const scan = (h.lastKnown ?? h.health) === 'needs-scan' || h.needsScan;
   return (
     <>
       <p>
         <HealthBadge health={h.health} stale={stale} /> <span className="muted">{team?.label}</span>
       </p>
+      {/* One primary action: Pair while a scan is needed, else Chat (Pair is never first for a linked agent). */}
       <nav aria-label="Agent actions" className="actions">
-        <a className="button" href={agentHref(agent.teamId, agent.agentId, 'pairing')}>
+        <a className={scan ? 'button' : 'button secondary'} href={agentHref(agent.teamId, agent.agentId, 'pairing')}>
           Pair
         </a>
-        <a className="button" href={agentHref(agent.teamId, agent.agentId, 'chat')}>
+        <a className={scan ? 'button secondary' : 'button'} href={agentHref(agent.teamId, agent.agentId, 'chat')}>
           Chat
         </a>
-        <a className="button" href={consoleHref(agent.teamId, agent.agentId)}>
+        <a className="button secondary" href={consoleHref(agent.teamId, agent.agentId)}>
           Console
         </a>
-        <a className="button" href={agentHref(agent.teamId, agent.agentId, 'agent-settings')}>
+        <a className="button secondary" href={agentHref(agent.teamId, agent.agentId, 'agent-settings')}>
           Settings
         </a>
       </nav>
