@@ -418,7 +418,9 @@ export type RefusedReason =
   | 'rate-limited'
   | 'too-large'
   | 'bad-request'
-  | 'storage-unavailable';
+  | 'storage-unavailable'
+  /** Held while the agent's webhook registration was under way, then answered 503 (the service retries). */
+  | 'registering';
 
 /** A request the receiver refused, or one to a path that is not a hook: metadata only, never the body. */
 export interface RefusedRequestDTO {

@@ -7,6 +7,8 @@ export { ensurePrivateDir } from './private-files';
 export { verifyTunnelDelivery } from './verify';
 export { registerWebhook, type WebhookRegistration } from './register';
 export { hookUrl } from './hook-url';
+export { RegistrationsInFlight } from './in-flight';
+export { RegistrationHistory, REGISTRATION_HISTORY_FILE, type RegistrationRecord, type RegistrationTarget } from './registration-history';
 export { composeInboundEvent } from './simulate';
 export { toCurl, toFixture } from './export';
 export { ReplayError } from './replay';

@@ -23,6 +23,7 @@ export const REFUSED_WORDS: Record<RefusedReason, string> = {
   'too-large': 'Refused — body too large',
   'bad-request': 'Refused — bad request',
   'storage-unavailable': 'Refused — storage unavailable',
+  registering: 'Asked to retry — registration under way',
 };
 
 export function verdictTone(v: VerificationResult): 'ok' | 'bad' | 'warn' | 'info' {
@@ -30,7 +31,7 @@ export function verdictTone(v: VerificationResult): 'ok' | 'bad' | 'warn' | 'inf
 }
 
 export function refusedTone(r: RefusedReason): 'bad' | 'warn' {
-  return r === 'not-a-hook' || r === 'rate-limited' || r === 'storage-unavailable' ? 'warn' : 'bad';
+  return r === 'not-a-hook' || r === 'rate-limited' || r === 'storage-unavailable' || r === 'registering' ? 'warn' : 'bad';
 }
 
 export function VerdictBadge({ d }: { d: Pick<DeliverySummaryDTO, 'verification' | 'duplicate'> }) {
