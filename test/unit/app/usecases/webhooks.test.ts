@@ -26,7 +26,7 @@ describe('registerAgentWebhook', () => {
     const kept: string[] = [];
     const r = await registerAgentWebhook({ client, agentId: 'a1', url: 'https://x.example/hooks/a1', keepSecret: async (s) => void kept.push(s) });
     expect(kept).toEqual([SECRET]);
-    expect(r).toEqual({ registration: { mode: 'passthrough', url: 'https://x.example/hooks/a1' }, secretHint: '…cdef' });
+    expect(r).toEqual({ registration: { mode: 'passthrough', url: 'https://x.example/hooks/a1' }, secretHint: '…cdef', historyProblem: null });
     expect(JSON.stringify(r)).not.toContain(SECRET);
   });
 
