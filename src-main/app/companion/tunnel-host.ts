@@ -6,7 +6,7 @@
 // receiver cannot start, and tries to become the writer again on the next start().
 import type { Dispatcher } from 'undici';
 import type { Clock, Logger } from '../../core/ports';
-import { Tunnel, TunnelError } from '../../core/tunnel';
+import { RegistrationsInFlight, Tunnel, TunnelError } from '../../core/tunnel';
 import type { ForwardAttempt, RefusedRequest, StoredDelivery } from '../../core/tunnel';
 
 export interface TunnelHostOptions {
@@ -21,6 +21,8 @@ export interface TunnelHostOptions {
 }
 
 export class TunnelHost {
+  /** Webhook registrations under way, kept across rebuilds of the tunnel (its receiver holds their deliveries). */
+  readonly registrations = new RegistrationsInFlight();
   private tunnel: Tunnel;
   private unsubscribe: Array<() => void> = [];
   private listening: Promise<{ url: string; port: number }> | null = null;
@@ -144,6 +146,7 @@ export class TunnelHost {
     const t = new Tunnel({
       dataDir: this.o.dataDir,
       getSecrets: this.o.getSecrets,
+      registrations: this.registrations,
       clock: this.o.clock,
       logger: this.o.logger,
       allowLegacySignature: this.allowLegacy,

@@ -72,13 +72,18 @@ export function describeRegistration(last: RegistrationRecord | null, hooks: Rec
  * install knows it, and that the service issues a new signing secret.
  */
 export function takeoverQuestion(agent: string, url: string, last: RegistrationRecord | null, now: number): string {
+  return `Point the webhook of ${agent} at ${url}? ${takeoverWarning(last, now, url)}`;
+}
+
+/** The question's words after "Point … at <url>?": what stops receiving, and the new signing secret. */
+export function takeoverWarning(last: RegistrationRecord | null, now: number, url?: string): string {
   const stops =
     last === null
       ? 'Whatever URL it has now stops receiving its deliveries: the service cannot tell us which, and another app (the team\'s own, say) may be receiving them.'
       : last.url === url
         ? `It was last registered by this install to this same URL (${when(last.at, now)}); if another app registered since, that one stops receiving.`
         : `${last.url} (registered by this install, ${when(last.at, now)}, ${last.source}) stops receiving its deliveries, unless another app registered since: then that one does.`;
-  return `Point the webhook of ${agent} at ${url}? The service keeps one webhook URL per agent. ${stops} The service issues a new signing secret; the previous one stops working.`;
+  return `The service keeps one webhook URL per agent. ${stops} The service issues a new signing secret; the previous one stops working.`;
 }
 
 /** The registration before the last one with another URL (newest-first entries), or null. */
