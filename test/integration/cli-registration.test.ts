@@ -4,6 +4,7 @@
 // `webhook secret --reveal`; `listen` saying what it knows (and that a registration of this receiver
 // no longer reaches it); and a delivery the service posts before its PUT is answered being held,
 // not refused.
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src-main/emulator';
@@ -97,6 +98,20 @@ describe('webhook set / history / restore / secret', () => {
     expect((h.registrations as Array<{ source: string }>)[0]!.source).toBe('webhook restore');
   });
 
+  it('a history file that is not one: set aside with a warning, the command goes on', async () => {
+    const file = join(dir, 'data', 'webhook-registrations.json');
+    const kept = await readFile(file, 'utf8');
+    await writeFile(file, 'not json at all');
+    const r = await runCli(['webhook', 'history', '--team', 'Demo', '--json'], base());
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/was not valid JSON; it was set aside as webhook-registrations\.json\.unreadable-\d+ and a new one started/);
+    expect(r.json()[0]!.registrations).toEqual([]);
+    const restore = await runCli(['webhook', 'restore', '--team', 'Demo', '--yes'], base());
+    expect(restore.code).toBe(1);
+    expect(restore.stderr).toContain("no previous URL of agent-connected in this install's history");
+    await writeFile(file, kept);
+  });
+
   it('webhook secret --reveal: refused without a terminal; at one, the secret the service now signs with', async () => {
     const refused = await runCli(['webhook', 'secret', '--team', 'Demo', '--reveal'], base());
     expect(refused.code).toBe(2);
@@ -132,6 +147,20 @@ describe('listen and registration', () => {
     expect(lines).toContainEqual(expect.objectContaining({ event: 'delivery', agentId: AGENT, ok: true, verdict: 'verified' }));
     const delivery = (await control<Array<{ agentId: string; rawBody: string; attempts: Array<{ status: number | null }> }>>(emu, 'GET', `/deliveries?agentId=${AGENT}`)).find((d) => d.rawBody.includes('before the reply'));
     expect(delivery!.attempts[0]!.status).toBe(200);
+  });
+
+  it('at a terminal, listen asks for each agent; "no" leaves its webhook as it was and the receiver runs', async () => {
+    const before = await webhookOf();
+    const t = terminal(['n']);
+    const r = await runCliUntil(['listen', '--team', 'Demo', '--register-url', 'self', '--data-dir', join(dir, 'declined'), '--json'], { ...base(), stdin: t.stdin, ask: t.ask }, {
+      until: (lines) => lines.some((l) => l.event === 'ready'),
+    });
+    expect(r.code).toBe(0);
+    expect(t.questions).toHaveLength(1);
+    expect(t.questions[0]).toMatch(/^Point the webhook of agent-connected at http:\/\/127\.0\.0\.1:\d+\/hooks\/agent-connected\? /);
+    expect(r.stderr).toContain('not registering agent-connected: its webhook is left as it was');
+    expect(r.json().some((l) => l.event === 'registered')).toBe(false);
+    expect(await webhookOf()).toBe(before);
   });
 
   it('the ready line says what is known; a registration of this receiver that no longer reaches it says so', async () => {
