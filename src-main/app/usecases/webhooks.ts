@@ -32,8 +32,8 @@ export interface AgentWebhookOptions {
   signal?: AbortSignal;
   /** The receiver's registrations under way: told when this one begins and ends. */
   inFlight?: Pick<RegistrationsInFlight, 'begin'>;
-  /** Where a successful registration is recorded, and as what. */
-  history?: { store: RegistrationHistory; teamId: string | null; source: string; target: RegistrationTarget };
+  /** Where a successful registration is recorded, and as what (every shell records it; null only in tests of the use case itself). */
+  history: { store: RegistrationHistory; teamId: string | null; source: string; target: RegistrationTarget } | null;
 }
 
 export interface AgentWebhook {
