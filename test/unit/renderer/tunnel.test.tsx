@@ -165,7 +165,9 @@ describe('tunnel inspector: top', () => {
     const t = setup({ 'webhook.register': { ok: true, value: { mode: 'passthrough', url: `${LISTEN}/hooks/a2` } } });
     await flush();
     expect(within(hookRow('Support bot')).queryByRole('button', { name: /Register this receiver/ })).toBeNull();
-    fireEvent.click(within(hookRow('Lab bot')).getByRole('button', { name: 'Register this receiver for Lab bot · Lab' }));
+    const first = within(hookRow('Lab bot')).getByRole('button', { name: 'Register this receiver for Lab bot · Lab' });
+    first.focus();
+    fireEvent.click(first);
     await flush();
     // A confirm step first: nothing is registered until the person confirms it.
     expect(t.calls.some((c) => c.name === 'webhook.register')).toBe(false);
@@ -174,7 +176,9 @@ describe('tunnel inspector: top', () => {
     expect(document.activeElement?.textContent).toBe('Cancel');
     fireEvent.click(within(ask).getByRole('button', { name: 'Cancel' }));
     expect(screen.queryByRole('group', { name: /Confirm the new webhook URL/ })).toBeNull();
-    fireEvent.click(within(hookRow('Lab bot')).getByRole('button', { name: 'Register this receiver for Lab bot · Lab' }));
+    const opener = within(hookRow('Lab bot')).getByRole('button', { name: 'Register this receiver for Lab bot · Lab' });
+    expect(document.activeElement).toBe(opener);
+    fireEvent.click(opener);
     fireEvent.click(within(screen.getByRole('group', { name: 'Confirm the new webhook URL of Lab bot · Lab' })).getByRole('button', { name: 'Replace the webhook' }));
     await flush();
     expect(t.calls.find((c) => c.name === 'webhook.register')?.args).toEqual({ teamId: 'team2', agentId: 'a2', publicUrl: `${LISTEN}/hooks/a2` });

@@ -6,7 +6,14 @@ import { useEffect, useRef } from 'react';
 
 export function ConfirmTakeover({ who, url, takeover, busy, onConfirm, onCancel }: { who: string; url: string; takeover: string; busy: boolean; onConfirm(): void; onCancel(): void }) {
   const cancel = useRef<HTMLButtonElement>(null);
-  useEffect(() => cancel.current?.focus(), []);
+  // Focus starts on Cancel; once the step closes it goes back to what opened it.
+  useEffect(() => {
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    cancel.current?.focus();
+    return () => {
+      if (opener?.isConnected) opener.focus();
+    };
+  }, []);
   return (
     <div className="confirm-takeover" role="group" aria-label={`Confirm the new webhook URL of ${who}`}>
       <p>
