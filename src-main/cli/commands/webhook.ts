@@ -162,13 +162,15 @@ export function register(program: Command, ctx: CliContext): void {
     );
   });
 
-  const restore = addTargetOptions(webhook.command('restore').description('register the previous URL of the history again (asking first); the app behind it needs the new signing secret'))
+  const restore = addConfigDirOption(webhook.command('restore').description('register the previous URL of the history again (asking first); the app behind it needs the new signing secret'))
+    .requiredOption('--team <team>', 'a saved team (id or label): the new signing secret goes to the keychain')
+    .option('--agent <id>', "the agent (id or label; default: the team's only agent)")
     .option('--yes', YES_HELP)
     .option('--data-dir <dir>', DATA_DIR_HELP)
     .option('--json', 'one JSON object on stdout');
   defineAction(ctx, restore, async (opts, out) => {
     const f = parseFlags(teamFlags, opts);
-    const target = await ctx.resolveTarget(opts);
+    const target = await ctx.resolveTarget({ team: f.team, agent: f.agent, configDir: f.configDir });
     const store = registrationHistory(ctx, f);
     const team = accountsOf(ctx).teamOf(target);
     const entries = await historyOf(out, store, team?.teamId ?? null, target.agentId);
@@ -179,10 +181,8 @@ export function register(program: Command, ctx: CliContext): void {
     }
     const r = await registerAsked(ctx, out, { target, url: prev.url, yes: f.yes, history: store, source: REGISTRATION_SOURCES.webhookRestore });
     if (r === null) throw new CliFailure('nothing registered: not confirmed', EXIT.failure, 'NOT_CONFIRMED');
-    const how = team
-      ? `The new secret (${r.secretHint}) is stored in the keychain; show it at a terminal with \`channel-companion webhook secret --team ${f.team} --agent ${target.agentId} --reveal\`.`
-      : `The new secret is ${r.secretHint}; it was not stored (give --team to keep it in the keychain).`;
-    out.result({ mode: r.mode, url: r.url, restoredFrom: entryData(prev), secretHint: r.secretHint, secretStored: team ? 'keychain' : 'none', needsNewSecret: true }, () =>
+    const how = `The new secret (${r.secretHint}) is stored in the keychain; show it at a terminal with \`channel-companion webhook secret --team ${f.team} --agent ${target.agentId} --reveal\`.`;
+    out.result({ mode: r.mode, url: r.url, restoredFrom: entryData(prev), secretHint: r.secretHint, secretStored: 'keychain', needsNewSecret: true }, () =>
       [`webhook ${r.mode}: ${r.url}`, restoredWords(r.url), how].join('\n'),
     );
   });
