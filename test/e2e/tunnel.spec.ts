@@ -78,7 +78,7 @@ async function openPanel(page: Page, name: string) {
 test.describe('webhook tunnel inspector', () => {
   suite = useServe();
 
-  test('hook URLs, one-click registration, live requests, detail, replay, export, simulate, search, keys, local app down', async ({ page, context }, testInfo) => {
+  test('hook URLs, registration after a confirm step, live requests, detail, replay, export, simulate, search, keys, local app down', async ({ page, context }, testInfo) => {
     test.setTimeout(120_000);
     await page.setViewportSize({ width: 1280, height: 900 });
     const shot = shooter(page, testInfo);
