@@ -375,6 +375,7 @@ test.describe('webhook tunnel inspector', () => {
     await shot('tunnel-exposure-stopped-1280');
     await page.setViewportSize({ width: 1024, height: 800 });
     await shot('tunnel-exposure-stopped-1024');
+    expect(await overflow(page), 'the long registration words wrap: no sideways scroll at 1024 px').toBe(0);
 
     // Pointing it back at this receiver: the confirm step names the dead URL that stops receiving.
     await row.getByRole('button', { name: /Register this receiver/ }).click();

@@ -64,7 +64,7 @@ function AgentRow({ a }: { a: TunnelAgentDTO }) {
           <UrlLine label="Local" url={a.receiverUrl} what={`the local hook URL of ${who}`} />
           {(a.exposedUrl || exposure?.state === 'up') && <UrlLine label="Public" url={a.exposedUrl} what={`the public hook URL of ${who}`} />}
         </td>
-        <td>
+        <td className="registration-cell">
           <span className={REGISTRATION_TONE[reg.state]}>{reg.text}</span>
           {!a.hasSecret && <span className="muted small-print">, no signing secret yet</span>}
           {error && <ErrorNotice error={error} />}
