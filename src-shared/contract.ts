@@ -783,7 +783,7 @@ export interface Events {
   'chat.error': { turnId: string; error: ErrorDTO };
   'send.progress': SendProgressDTO;
   /** Teams or agents were added/removed (by this window, another window, or the CLI). */
-  'accounts.changed': { teams: TeamDTO[] };
+  'teamStore.changed': { teams: TeamDTO[] };
   /** The shell asks the window to show a route, e.g. "#/agents/a1" (tray click, notification click). */
   'app.navigate': { route: string };
 }
@@ -801,7 +801,7 @@ export const EVENT_NAMES = [
   'chat.done',
   'chat.error',
   'send.progress',
-  'accounts.changed',
+  'teamStore.changed',
   'app.navigate',
 ] as const satisfies readonly EventName[];
 

@@ -1,9 +1,9 @@
 // Every failure becomes an ErrorDTO: ServiceError → its own DTO; ZodError → validation with the
-// field; the core's accounts, keychain, tunnel and replay errors → their contract kind; errors that
+// field; the core's team store, keychain, tunnel and replay errors → their contract kind; errors that
 // name themselves by a `kind` → that kind; anything else → internal, with a generic message (stack
 // traces and secrets never cross to the renderer). Core messages are already plain and secret-free.
 import { ZodError } from 'zod';
-import { isAccountsError, type AccountsErrorCode } from '../core/accounts';
+import { isTeamStoreError, type TeamStoreErrorCode } from '../core/teams';
 import { isServiceError, type ServiceErrorDTO, type ServiceErrorKind } from '../core/api/errors';
 import { inputProblem, type FieldNames } from '../core/input-words';
 import { isKeychainError } from '../core/secrets';
@@ -66,7 +66,7 @@ export function serviceErrorDTO(s: ServiceErrorDTO): ErrorDTO {
   return dto;
 }
 
-const ACCOUNTS_KINDS: Record<AccountsErrorCode, ErrorKind> = {
+const ACCOUNTS_KINDS: Record<TeamStoreErrorCode, ErrorKind> = {
   KEY_REJECTED: 'unauthorized',
   AGENT_NOT_FOUND: 'not-found',
   DUPLICATE: 'validation',
@@ -80,7 +80,7 @@ const upperCode = (code: string): string => code.toUpperCase().replace(/-/g, '_'
 
 /** A core error that carries no contract kind, as the AppError it stands for; anything else unchanged. */
 function fromCore(e: unknown): unknown {
-  if (isAccountsError(e)) {
+  if (isTeamStoreError(e)) {
     const kind = ACCOUNTS_KINDS[e.code];
     return new AppError(kind, e.code, e.message, kind === 'validation' ? e.field : undefined);
   }

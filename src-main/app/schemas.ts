@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { ArgsOf, RequestName } from '../../src-shared/contract';
 import type { FieldNames } from '../core/input-words';
-import { labelSchema as label } from '../core/accounts/schema';
+import { labelSchema as label } from '../core/teams/schema';
 import { baseUrlSchema, httpUrlSchema as httpUrl, storedUrlSchema as storedUrl } from '../core/url';
 import { ngrokAuthtokenSchema } from '../core/expose';
 
@@ -21,7 +21,7 @@ const quietHours = z
   .strictObject({ enabled: z.boolean(), start: hhmm, end: hhmm })
   .refine((q) => q.start !== q.end, { path: ['end'], message: 'quiet hours need an end time different from the start time' });
 
-// Ranges as in the accounts settings schema (src-main/core/accounts/schema.ts).
+// Ranges as in the team store settings schema (src-main/core/teams/schema.ts).
 const alertRules = z.strictObject({
   reconnectGraceSec: z.number().int().min(0).max(3600),
   realertMinutes: z.number().int().min(0).max(1440),

@@ -18,7 +18,7 @@ export interface TargetFlags {
   baseUrl?: string;
   agent?: string;
   apiKeyEnv?: string;
-  /** A saved team (id or label): base URL, agent and key come from it (see accounts-context.ts). */
+  /** A saved team (id or label): base URL, agent and key come from it (see teams-context.ts). */
   team?: string;
   configDir?: string;
   /** Send the key over plain http:// to a host other than this machine anyway. */

@@ -3,10 +3,10 @@
 // forward attempt is shown. Secrets are never printed.
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { Accounts } from '../core/accounts';
+import { TeamStore } from '../core/teams';
 import { RegistrationHistory } from '../core/tunnel/registration-history';
 import type { DeliveryListItem, ForwardAttempt, RefusedRequest, StoredDelivery, Tunnel } from '../core/tunnel';
-import { accountsOf } from './accounts-context';
+import { teamsOf } from './teams-context';
 import type { CliContext } from './context';
 import { CliFailure, UsageError } from './errors';
 import { EXIT } from './exit-codes';
@@ -30,7 +30,7 @@ export const DATA_DIR_HELP = 'data folder, as for `serve` (default: <config dir>
 
 /** <data dir>/tunnel, the data dir being --data-dir or <config dir>/data — the app's own log (the config dir never touches the keychain). */
 export function tunnelDataDir(ctx: CliContext, f: { dataDir?: string | undefined; configDir?: string | undefined }): string {
-  const data = f.dataDir !== undefined ? resolve(ctx.io.cwd, f.dataDir) : join(accountsOf(ctx).configDir(f.configDir), 'data');
+  const data = f.dataDir !== undefined ? resolve(ctx.io.cwd, f.dataDir) : join(teamsOf(ctx).configDir(f.configDir), 'data');
   return join(data, 'tunnel');
 }
 
@@ -81,7 +81,7 @@ export function secretSource(
   opts: { explicit?: string | undefined; teamId?: string | undefined; configDir?: string | undefined },
 ): { getSecrets(agentId: string): Promise<string[]>; remember(agentId: string, secret: string): void } {
   const learnt = new Map<string, string>();
-  const ca = accountsOf(ctx);
+  const ca = teamsOf(ctx);
   return {
     remember: (agentId, secret) => void learnt.set(agentId, secret),
     async getSecrets(agentId) {
@@ -90,7 +90,7 @@ export function secretSource(
       const l = learnt.get(agentId);
       if (l !== undefined) out.push(l);
       if (opts.teamId !== undefined) {
-        const accounts = await Accounts.open({
+        const teamStore = await TeamStore.open({
           configDir: ca.configDir(opts.configDir),
           secrets: ca.secrets(),
           clock: ctx.clock,
@@ -99,11 +99,11 @@ export function secretSource(
           },
         });
         try {
-          out.push(...(await accounts.getSigningSecrets(opts.teamId, agentId)));
+          out.push(...(await teamStore.getSigningSecrets(opts.teamId, agentId)));
         } catch {
           // Agent not in the team (or keychain failure): the verdict says no secret is configured.
         } finally {
-          await accounts.close();
+          await teamStore.close();
         }
       }
       return [...new Set(out)];

@@ -1,6 +1,6 @@
 // Refused input in people's words: the field by the name its form shows ("Team name", "Image URL")
 // and the rule it broke, said plainly ("must be at most 64 characters"). The one wording of zod
-// issues about what a person typed: the app's request checks and the accounts inputs both use it.
+// issues about what a person typed: the app's request checks and the team store inputs both use it.
 // The field's path is kept beside the words, for a form to mark the field; in a file edited by
 // hand, the path says where the rule was broken.
 import type { z } from 'zod';

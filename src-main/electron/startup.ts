@@ -4,7 +4,7 @@
 // still fails is logged, shown in an error box (a tray app has no console anyone reads) and ends the
 // process with exit code 1; after "Quit" in the message box only the log and the exit remain.
 import type * as Electron from 'electron';
-import { Accounts, isAccountsError } from '../core/accounts';
+import { TeamStore, isTeamStoreError } from '../core/teams';
 import { systemClock, type Clock } from '../core/ports';
 import { startElectronShell, type ElectronParts, type ShellOptions } from './shell';
 
@@ -39,7 +39,7 @@ export async function createContractRecovering<T>(parts: Pick<StartupParts, 'dia
   try {
     return await createContract();
   } catch (err) {
-    if (!isAccountsError(err) || err.code !== 'CONFIG_CORRUPT') throw err;
+    if (!isTeamStoreError(err) || err.code !== 'CONFIG_CORRUPT') throw err;
     const { response } = await parts.dialog.showMessageBox({
       type: 'error',
       title: 'Channel Companion',
@@ -51,7 +51,7 @@ export async function createContractRecovering<T>(parts: Pick<StartupParts, 'dia
       noLink: true,
     });
     if (response !== 0) throw new StartDeclined(err);
-    const r = await Accounts.moveAsideIfUnreadable(opts.configDir, opts.clock ?? systemClock);
+    const r = await TeamStore.moveAsideIfUnreadable(opts.configDir, opts.clock ?? systemClock);
     if (r.outcome === 'moved') opts.log(`the config file ${r.configFile} did not load; it is set aside, kept as ${r.movedTo}`);
     return createContract();
   }

@@ -5,7 +5,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src-main/emulator';
-import { decodeSigningSecrets } from '../../src-main/core/accounts/signing';
+import { decodeSigningSecrets } from '../../src-main/core/teams/signing';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import { verifyDelivery } from '../../src-main/core/signature';
 import { runCli, runCliUntil } from '../helpers/cli';

@@ -11,7 +11,7 @@ import {
   NotFound,
   QuotaExceeded,
   ServerError,
-  Unauthorized,
+  KeyRejected,
   type RetryInfo,
   type ServiceClient,
 } from '../../src-main/core/api';
@@ -209,9 +209,9 @@ describe('errors of docs/service-api.md §7 and of docs/service-assumptions.md',
     const bad = createServiceClient({ baseUrl: emu.baseUrl, apiKey: 'wrong-key-0123456789' });
     try {
       const err = await bad.getSession(A).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(Unauthorized);
-      expect(JSON.stringify((err as Unauthorized).toDTO())).not.toContain('wrong-key-0123456789');
-      await expect(bad.send(A, { to: '+15550102000', text: 'x' })).rejects.toBeInstanceOf(Unauthorized);
+      expect(err).toBeInstanceOf(KeyRejected);
+      expect(JSON.stringify((err as KeyRejected).toDTO())).not.toContain('wrong-key-0123456789');
+      await expect(bad.send(A, { to: '+15550102000', text: 'x' })).rejects.toBeInstanceOf(KeyRejected);
     } finally {
       await bad.close();
     }

@@ -10,7 +10,7 @@ import type { AnyEvent, RequestName, Result } from '../../src-shared/contract';
 import { createHandlers, type Handlers } from '../../src-main/app/handlers';
 import { implementContract, type CompanionContract } from '../../src-main/app/contract';
 import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
-import { decodeSigningSecrets } from '../../src-main/core/accounts/signing';
+import { decodeSigningSecrets } from '../../src-main/core/teams/signing';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import { signLegacy } from '../../src-main/core/signature';
 import type { Emulator } from '../../src-main/emulator';

@@ -9,7 +9,7 @@ import { createHandlers, type Handlers } from '../../src-main/app/handlers';
 import { implementContract, type CompanionContract } from '../../src-main/app/contract';
 import { createCompanion, DEMO_TEAM_LABEL, type Companion } from '../../src-main/app/companion/companion';
 import { MemorySecretStore } from '../../src-main/core/secrets';
-import { decodeSigningSecrets } from '../../src-main/core/accounts/signing';
+import { decodeSigningSecrets } from '../../src-main/core/teams/signing';
 import type { Emulator } from '../../src-main/emulator';
 import { control, DEMO_KEY, startTestEmulator, waitFor } from '../helpers/emulator';
 

@@ -15,7 +15,7 @@ const START = Date.UTC(2024, 4, 6, 9, 0, 0);
 trackHttp();
 const rig = monitorRig();
 
-// The app's poll settings (accounts schema defaults: fast 2 s; jitter, backoff, per-team cap and
+// The app's poll settings (team store schema defaults: fast 2 s; jitter, backoff, per-team cap and
 // timeout are the poller's defaults), the interval as given, and the default alert rules.
 const setup = (agents: SeedAgents, o: { emulatorSeed: number; monitorSeed: number; intervalMs: number }) =>
   steppedRig(rig, { start: START, key: KEY, teamId: TEAM, agents, tmpPrefix: 'monitor-acc-', seeds: { emulator: o.emulatorSeed, monitor: o.monitorSeed }, intervalMs: o.intervalMs, monitor: { idPrefix: 'acc-' } });

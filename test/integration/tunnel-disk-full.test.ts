@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { implementContract } from '../../src-main/app/contract';
 import { createCompanion } from '../../src-main/app/companion/companion';
 import { createHandlers } from '../../src-main/app/handlers';
-import { decodeSigningSecrets } from '../../src-main/core/accounts/signing';
+import { decodeSigningSecrets } from '../../src-main/core/teams/signing';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import { signDelivery } from '../../src-main/core/signature';
 import { EventLog } from '../../src-main/core/tunnel';

@@ -1,19 +1,19 @@
 // The companion: the whole app behind any shell (Electron, the browser host, the CLI's `serve`),
-// Electron-free. It composes the accounts (config + keychain), one service client per team, the
+// Electron-free. It composes the team store (config + keychain), one service client per team, the
 // monitor over every agent of every team, the webhook tunnel, chat, the demo emulator, and one
 // event hub whose listeners survive the monitor and tunnel being rebuilt.
 import path from 'node:path';
 import type { Dispatcher } from 'undici';
 import { createServiceClient } from '../../core/api/client';
 import type { ServiceClient } from '../../core/api/service';
-import { Accounts, AccountsError, defaultConfigDir, type AgentRecord, type AppSettings, type ClientFactory, type DeepPartial } from '../../core/accounts';
+import { TeamStore, TeamStoreError, defaultConfigDir, type AgentRecord, type AppSettings, type ClientFactory, type DeepPartial } from '../../core/teams';
 import { ChatService } from '../../core/chat';
 import { Emitter } from '../../core/events';
 import { WebhookAlertSink, type Monitor, type Alert, type AlertSink, type HealthEvent, type IncidentUpdate, type PollResult } from '../../core/monitor';
 import { silentLogger, systemClock, type Clock, type Logger } from '../../core/ports';
 import { KeychainSecretStore, type SecretStore } from '../../core/secrets';
 import { type ForwardAttempt, type RefusedRequest, type StoredDelivery, type Tunnel, type WebhookRegistration } from '../../core/tunnel';
-import { AccountSet, type TeamView } from './account-set';
+import { TeamSet, type TeamView } from './team-set';
 import { DEMO_TEAM_LABEL, DemoHost, type DemoInfo } from './demo';
 import { PrefsStore, type Prefs } from './prefs';
 import { TunnelHost } from './tunnel-host';
@@ -26,7 +26,7 @@ import { registerAgentWebhook, signingHint } from '../usecases/webhooks';
 import { hasRedactedCredentials, previousRegistration, REGISTRATION_SOURCES } from '../usecases/registration-status';
 import { hookUrl, RegistrationHistory, type RegistrationTarget } from '../../core/tunnel';
 
-export type { TeamView } from './account-set';
+export type { TeamView } from './team-set';
 export { DEMO_TEAM_LABEL } from './demo';
 
 export interface CompanionOptions {
@@ -145,8 +145,8 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   const clientFactory: ClientFactory = (o) => createServiceClient({ ...o, clock, ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}) });
   const events = new Emitter<CompanionEvents>((err) => logger.warn('companion: listener failed', { error: err instanceof Error ? err.message : String(err) }));
 
-  const main = await Accounts.open({ configDir, secrets, clientFactory, clock });
-  const set = new AccountSet(main);
+  const main = await TeamStore.open({ configDir, secrets, clientFactory, clock });
+  const set = new TeamSet(main);
   const prefs = new PrefsStore(configDir, logger);
   await prefs.load();
   const demo = new DemoHost(clock, clientFactory, opts.demoDialect ?? []);
@@ -227,7 +227,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   monitor.start();
 
   const agentIds = (): string[] => [...new Set(set.targets().map((t) => t.agentId))];
-  const accountsChanged = (): void => {
+  const teamsChanged = (): void => {
     monitor.refresh();
     tunnelHost.setAgents(agentIds());
   };
@@ -265,7 +265,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     findTeam: (t) => set.findTeam(t),
     async addTeam(input) {
       const rec = await main.addTeam(input);
-      accountsChanged();
+      teamsChanged();
       return { ...rec, demo: false };
     },
     async removeTeam(teamId) {
@@ -273,11 +273,11 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       await set.removeTeam(teamId);
       if (team) await prefs.update((p) => ({ ...p, webhooks: p.webhooks.filter((w) => w.teamId !== team.id) })).catch(() => undefined);
       if (team) await registrations.forget(team.id).catch(() => undefined);
-      accountsChanged();
+      teamsChanged();
     },
     async addAgent(teamId, agent) {
       const rec = await set.addAgent(teamId, agent);
-      accountsChanged();
+      teamsChanged();
       return rec;
     },
     async removeAgent(teamId, agentId) {
@@ -285,13 +285,13 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       await set.removeAgent(teamId, agentId);
       if (team) await prefs.update((p) => ({ ...p, webhooks: p.webhooks.filter((w) => !(w.teamId === team.id && w.agentId === agentId)) })).catch(() => undefined);
       if (team) await registrations.forget(team.id, agentId).catch(() => undefined);
-      accountsChanged();
+      teamsChanged();
     },
     clientFor,
 
     async registerWebhook(teamIdOrLabel, agentId, publicUrl, source = REGISTRATION_SOURCES.appRegister) {
       const team = set.findTeam(teamIdOrLabel);
-      if (!team) throw new AccountsError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
+      if (!team) throw new TeamStoreError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
       // What the URL is to this install now: the receiver's hook, its public exposure's, or someone else's.
       const listen = tunnelHost.url;
       const exposed = exposure.view();
@@ -317,17 +317,17 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     },
     async restoreWebhook(teamIdOrLabel, agentId) {
       const team = set.findTeam(teamIdOrLabel);
-      if (!team) throw new AccountsError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
+      if (!team) throw new TeamStoreError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
       const prev = previousRegistration((await registrations.list(team.id, agentId)).entries);
-      if (!prev) throw new AccountsError('NOT_FOUND', `No previous webhook URL of ${agentId} in this install's history.`);
-      if (hasRedactedCredentials(prev.url)) throw new AccountsError('INVALID', `The previous URL ${prev.url} carried credentials, which the history does not keep: register it by hand.`);
+      if (!prev) throw new TeamStoreError('NOT_FOUND', `No previous webhook URL of ${agentId} in this install's history.`);
+      if (hasRedactedCredentials(prev.url)) throw new TeamStoreError('INVALID', `The previous URL ${prev.url} carried credentials, which the history does not keep: register it by hand.`);
       const registered = await companion.registerWebhook(team.id, agentId, prev.url, REGISTRATION_SOURCES.appRestore);
       const [secret] = await set.getSigningSecrets(team.id, agentId).catch(() => [] as string[]);
       return { ...registered, secretHint: secret ? signingHint(secret) : '' };
     },
     async revealSigningSecret(teamIdOrLabel, agentId) {
       const team = set.findTeam(teamIdOrLabel);
-      if (!team) throw new AccountsError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
+      if (!team) throw new TeamStoreError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
       return (await set.getSigningSecrets(team.id, agentId))[0] ?? null;
     },
     registrations,
@@ -370,13 +370,13 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     startEmulator: () => demo.info(),
     async startDemo() {
       const info = await demo.info();
-      const existing = set.demoAccounts?.listTeams()[0];
+      const existing = set.demoTeamStore?.listTeams()[0];
       if (existing) return { team: { ...existing, demo: true }, emulator: info };
-      const accounts = await demo.openAccounts();
-      set.setDemo(accounts);
-      const already = accounts.listTeams()[0];
-      const rec = already ?? (await accounts.addTeam({ label: DEMO_TEAM_LABEL, baseUrl: info.baseUrl, apiKey: info.apiKey, agents: info.agents }));
-      accountsChanged();
+      const teamStore = await demo.openTeamStore();
+      set.setDemo(teamStore);
+      const already = teamStore.listTeams()[0];
+      const rec = already ?? (await teamStore.addTeam({ label: DEMO_TEAM_LABEL, baseUrl: info.baseUrl, apiKey: info.apiKey, agents: info.agents }));
+      teamsChanged();
       return { team: { ...rec, demo: true }, emulator: info };
     },
 

@@ -5,7 +5,7 @@ import { Emitter } from '../../core/events';
 import type { DiagnosticsDTO, Events } from '../../../src-shared/contract';
 import type { Companion } from '../companion/companion';
 import type { Implementations } from '../handlers';
-import { accountRequests, teamList } from './accounts';
+import { teamRequests, teamList } from './teams';
 import { alertRequests, IncidentFeed } from './alerts';
 import { chatRequests } from './chat';
 import { agentHealthDTO, redactStoredUrl, settingsDTO } from './dto';
@@ -74,7 +74,7 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
   };
 
   const implementations: Implementations = {
-    ...accountRequests(s, () => healthOfAll(s)),
+    ...teamRequests(s, () => healthOfAll(s)),
     ...healthRequests(s),
     ...alertRequests(s, feed),
     ...serviceRequests({
@@ -115,7 +115,7 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
       if (snap) s.publish('health.changed', agentHealthDTO(snap));
     }),
     c.events.on('health', (e) => {
-      if (e.health === 'auth-error' || e.previous === 'auth-error') s.publish('accounts.changed', { teams: teamList(s) });
+      if (e.health === 'auth-error' || e.previous === 'auth-error') s.publish('teamStore.changed', { teams: teamList(s) });
     }),
     c.events.on('incident', (u) => feed.onIncident(u)),
     c.events.on('alert', (a) => feed.onAlert(a)),

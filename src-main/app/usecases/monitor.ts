@@ -2,7 +2,7 @@
 // rules and poll intervals (overrides of a run, such as `serve --poll-sec` or `monitor --interval`,
 // on top), and a snooze ends where the monitor's one rule says (core/monitor/time.ts snoozeEnd).
 // The companion (app, browser host, `serve`) and the `monitor` command both build their monitor here.
-import type { AppSettings } from '../../core/accounts';
+import type { AppSettings } from '../../core/teams';
 import { Monitor, type AlertRules, type AlertSink, type MonitorOptions, type PollTarget } from '../../core/monitor';
 import type { Clock, Logger } from '../../core/ports';
 

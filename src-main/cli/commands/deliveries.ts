@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import type { DeliveryDetail, EventLog, RefusedStore } from '../../core/tunnel';
 import { REFUSED_REASONS } from '../../core/tunnel/types';
-import { accountsOf } from '../accounts-context';
+import { teamsOf } from '../teams-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
@@ -213,7 +213,7 @@ export function register(program: Command, ctx: CliContext): void {
     const id = idArg(cmd);
     const explicit = f.mode === 're-signed' ? explicitSecret(ctx, out, f) : undefined;
     let teamId: string | undefined;
-    if (f.mode === 're-signed' && f.team !== undefined) teamId = (await accountsOf(ctx).team(f.team, f.configDir)).team.id;
+    if (f.mode === 're-signed' && f.team !== undefined) teamId = (await teamsOf(ctx).team(f.team, f.configDir)).team.id;
     if (f.mode === 're-signed' && explicit === undefined && teamId === undefined) throw new UsageError('re-signing needs the secret: --secret-env NAME (preferred), --secret S, or --team T');
     let body: Buffer | undefined;
     if (f.bodyFile !== undefined) {

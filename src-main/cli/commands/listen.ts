@@ -14,7 +14,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import type { ServiceClient } from '../../core/api/service';
 import type { Logger } from '../../core/ports';
-import { accountsOf, withAccounts } from '../accounts-context';
+import { teamsOf, withTeams } from '../teams-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
@@ -116,14 +116,14 @@ export function register(program: Command, ctx: CliContext): void {
     let registerClient: (() => Promise<ServiceClient>) | undefined;
     let saveTeamSecret: ((agent: string, secret: string) => Promise<void>) | undefined;
     if (f.team !== undefined) {
-      const { accounts, team } = await accountsOf(ctx).team(f.team, f.configDir);
+      const { teamStore, team } = await teamsOf(ctx).team(f.team, f.configDir);
       teamId = team.id;
       const known = new Map(team.agents.flatMap((a) => [[a.agentId, a.agentId] as const, [a.label.toLowerCase(), a.agentId] as const]));
       agents = agents.length ? agents.map((a) => known.get(a) ?? known.get(a.toLowerCase()) ?? a) : team.agents.map((a) => a.agentId);
       const strangers = agents.filter((a) => !team.agents.some((x) => x.agentId === a));
       if (strangers.length) throw new UsageError(`--agent: team "${team.label}" has no agent ${strangers.map((s) => `"${s}"`).join(', ')}`);
-      registerClient = () => withAccounts(() => accounts.clientFor(team.id));
-      saveTeamSecret = (agent, secret) => withAccounts(() => accounts.setSigningSecret(team.id, agent, secret));
+      registerClient = () => withTeams(() => teamStore.clientFor(team.id));
+      saveTeamSecret = (agent, secret) => withTeams(() => teamStore.setSigningSecret(team.id, agent, secret));
     } else if ((f.registerUrl !== undefined || wantsExposure(f)) && f.baseUrl !== undefined) {
       const apiKey = ctx.io.env[f.apiKeyEnv]?.trim();
       if (!apiKey) throw new UsageError(`no API key: set the environment variable ${f.apiKeyEnv} (or name another with --api-key-env); the key is never accepted as a flag`);

@@ -1,4 +1,4 @@
-// `serve`: the whole app in a browser. Builds the companion (accounts + keychain, monitor, tunnel,
+// `serve`: the whole app in a browser. Builds the companion (team store + keychain, monitor, tunnel,
 // chat), the contract handlers over it and the browser host serving the built renderer, prints the
 // URL to open ONCE (with --json: a first line {"event":"ready",…}), and runs until Ctrl-C / SIGTERM.
 // --emulator also starts the local emulator and (unless --no-demo-team) adds its demo team.

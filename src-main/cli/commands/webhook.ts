@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { registerAgentWebhook, signingHint } from '../../app/usecases/webhooks';
 import { hasRedactedCredentials, previousRegistration, REGISTRATION_SOURCES, restoredWords, takeoverQuestion, when } from '../../app/usecases/registration-status';
 import type { RegistrationHistory, RegistrationRecord } from '../../core/tunnel/registration-history';
-import { accountsOf, withAccounts } from '../accounts-context';
+import { teamsOf, withTeams } from '../teams-context';
 import { atTerminal, confirm } from '../confirm';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
@@ -64,8 +64,8 @@ async function historyOf(out: Output, store: RegistrationHistory, teamId: string
 
 /** The saved team and agent of a --team command that needs no service call. */
 async function teamAgent(ctx: CliContext, f: z.output<typeof teamFlags>): Promise<{ teamId: string; label: string; agentId: string }> {
-  const { team } = await accountsOf(ctx).team(f.team, f.configDir);
-  return { teamId: team.id, label: team.label, agentId: accountsOf(ctx).agentOf(team, f.agent) };
+  const { team } = await teamsOf(ctx).team(f.team, f.configDir);
+  return { teamId: team.id, label: team.label, agentId: teamsOf(ctx).agentOf(team, f.agent) };
 }
 
 /**
@@ -77,12 +77,12 @@ async function registerAsked(
   out: Output,
   o: { target: Target; url: string; yes: boolean | undefined; history: RegistrationHistory; source: string; keepOther?: (secret: string) => Promise<void> },
 ): Promise<{ mode: string; url: string; events?: string[]; updatedAt?: string; secretHint: string; secret: string; teamId: string | null } | null> {
-  const team = accountsOf(ctx).teamOf(o.target);
+  const team = teamsOf(ctx).teamOf(o.target);
   const teamId = team?.teamId ?? null;
   const agent = o.target.agentId;
   const last = (await historyOf(out, o.history, teamId, agent))[0] ?? null;
   if (!(await confirm(ctx, takeoverQuestion(agent, o.url, last, ctx.clock.now()), o.yes))) return null;
-  const keepInKeychain = accountsOf(ctx).signingSecretKeeper(o.target);
+  const keepInKeychain = teamsOf(ctx).signingSecretKeeper(o.target);
   let secret = '';
   const { registration: cfg, secretHint, historyProblem } = await registerAgentWebhook({
     client: ctx.client(o.target),
@@ -172,7 +172,7 @@ export function register(program: Command, ctx: CliContext): void {
     const f = parseFlags(teamFlags, opts);
     const target = await ctx.resolveTarget({ team: f.team, agent: f.agent, configDir: f.configDir });
     const store = registrationHistory(ctx, f);
-    const team = accountsOf(ctx).teamOf(target);
+    const team = teamsOf(ctx).teamOf(target);
     const entries = await historyOf(out, store, team?.teamId ?? null, target.agentId);
     const prev = previousRegistration(entries);
     if (!prev) throw new CliFailure(`no previous URL of ${target.agentId} in this install's history (see \`channel-companion webhook history\`)`, EXIT.failure, 'NO_PREVIOUS_URL');
@@ -196,8 +196,8 @@ export function register(program: Command, ctx: CliContext): void {
     const f = parseFlags(teamFlags, opts);
     if (f.reveal && !atTerminal(ctx)) throw new UsageError('--reveal prints the signing secret and is refused without a terminal (stdin is not a TTY); its hint is shown without --reveal');
     const t = await teamAgent(ctx, f);
-    const { accounts } = await accountsOf(ctx).team(f.team, f.configDir);
-    const secrets = await withAccounts(() => accounts.getSigningSecrets(t.teamId, t.agentId));
+    const { teamStore } = await teamsOf(ctx).team(f.team, f.configDir);
+    const secrets = await withTeams(() => teamStore.getSigningSecrets(t.teamId, t.agentId));
     const current = secrets[0];
     if (current === undefined) throw new CliFailure(`no signing secret is stored for ${t.agentId} (team ${t.label}): register its webhook with --team to store one`, EXIT.failure, 'NO_SECRET');
     const data: Record<string, unknown> = { teamId: t.teamId, agentId: t.agentId, secretHint: signingHint(current) };

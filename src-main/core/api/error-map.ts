@@ -11,7 +11,7 @@ import {
   ServerError,
   ServiceError,
   Timeout,
-  Unauthorized,
+  KeyRejected,
   type ServiceErrorInit,
 } from './errors';
 import { rawResponse, redact } from './raw';
@@ -128,7 +128,7 @@ export function mapErrorResponse(
   if (code === undefined && message === undefined && bodyText.trim() !== '') init.raw = rawResponse(status, contentType, bodyText, secret);
   const upper = normalCode(code);
 
-  if (status === 401 || status === 403) return new Unauthorized(init);
+  if (status === 401 || status === 403) return new KeyRejected(init);
   if (status === 402 || (status === 429 && isQuotaCode(code))) return new QuotaExceeded(init);
   if (status === 429) return new RateLimited(init);
   if (status === 404) return new NotFound(init);

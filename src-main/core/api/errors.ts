@@ -121,7 +121,7 @@ export class QuotaExceeded extends ServiceError {
 }
 
 /** 401/403: the key was rejected. */
-export class Unauthorized extends ServiceError {
+export class KeyRejected extends ServiceError {
   readonly kind = 'unauthorized' as const;
   constructor(init: ServiceErrorInit = {}) {
     super('UNAUTHORIZED', 'The API key was rejected.', { status: 401, ...init });

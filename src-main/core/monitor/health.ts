@@ -2,7 +2,7 @@
 // linked, connected — docs/service-api.md §3.3: decide from needsScan, not from connected) and from
 // the meaning of an error. A single failed poll is never a health change: HealthTracker keeps the
 // last known health and only calls an agent 'unreachable' after consecutive failures.
-import { Aborted, NotFound, Unauthorized, isServiceError, type ServiceErrorDTO } from '../api/errors';
+import { Aborted, NotFound, KeyRejected, isServiceError, type ServiceErrorDTO } from '../api/errors';
 import type { SessionStatus } from '../api/types';
 
 export const HEALTHS = ['connected', 'reconnecting', 'needs-scan', 'auth-error', 'unreachable', 'not-found', 'unknown'] as const;
@@ -21,7 +21,7 @@ function deriveHealth(input: { status?: SessionStatus; error?: unknown }): Healt
   }
   if (input.error === undefined) return 'unknown';
   const e = input.error;
-  if (e instanceof Unauthorized) return 'auth-error'; // ASSUMPTION A-AUTH
+  if (e instanceof KeyRejected) return 'auth-error'; // ASSUMPTION A-AUTH
   if (e instanceof NotFound) return 'not-found'; // ASSUMPTION A-NOT-FOUND
   if (e instanceof Aborted) return 'unknown';
   // Rate limit, 5xx, network, timeout, and anything unexpected: the service could not answer.

@@ -54,7 +54,7 @@ export interface MonitorStatus {
 
 export interface MonitorOptions {
   targets: () => PollTarget[];
-  /** The app passes (teamId, agentId, signal) => accounts.clientFor(teamId).getSession(agentId, { signal }). */
+  /** The app passes (teamId, agentId, signal) => teamStore.clientFor(teamId).getSession(agentId, { signal }). */
   readSession: ReadSession;
   clock?: Clock;
   random?: Random;

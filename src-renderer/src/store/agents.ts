@@ -22,7 +22,7 @@ export interface AgentsSlice {
    */
   healthHistory: Record<string, HealthHistoryEntryDTO[]>;
   /** Reads teams and agents; answers the first error (what did load is kept). */
-  loadAccounts(): Promise<ErrorDTO | null>;
+  loadTeams(): Promise<ErrorDTO | null>;
   loadHealthHistory(teamId: string, agentId: string): Promise<ErrorDTO | null>;
   setAgents(list: AgentDTO[]): void;
   applyHealth(h: AgentHealthDTO): void;
@@ -57,7 +57,7 @@ export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ 
     agents: {},
     healthBuffer: {},
     healthHistory: {},
-    loadAccounts: async () => {
+    loadTeams: async () => {
       const [teams, agents] = await Promise.all([api['teams.list'](), api['agents.list']()]);
       if (teams.ok) set({ teams: teams.value });
       if (agents.ok) get().setAgents(agents.value);

@@ -5,7 +5,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Unauthorized } from '../../../src-main/core/api/errors';
+import { KeyRejected } from '../../../src-main/core/api/errors';
 import { MemorySecretStore, type SecretStore } from '../../../src-main/core/secrets';
 import { runCli } from '../../helpers/cli';
 import { fakeClientFactory } from './fake-client';
@@ -67,7 +67,7 @@ describe('team add', () => {
     const store = new MemorySecretStore();
     const { factory } = fakeClientFactory({
       getSession: async () => {
-        throw new Unauthorized();
+        throw new KeyRejected();
       },
     });
     const r = await runCli(addArgs(), { env: { CHANNEL_API_KEY: KEY }, createClient: factory, secretStore: store, configDir: dir });

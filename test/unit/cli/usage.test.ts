@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChannelNotConfigured, Unauthorized } from '../../../src-main/core/api/errors';
+import { ChannelNotConfigured, KeyRejected } from '../../../src-main/core/api/errors';
 import { runCli } from '../../helpers/cli';
 import { fakeClientFactory } from './fake-client';
 
@@ -104,7 +104,7 @@ describe('service commands with a fake client', () => {
 
     const unauthorized = fakeClientFactory({
       getSession: async () => {
-        throw new Unauthorized();
+        throw new KeyRejected();
       },
     });
     const r2 = await runCli(['status', ...target, '--json'], { env: { CHANNEL_API_KEY: KEY }, createClient: unauthorized.factory });

@@ -3,7 +3,7 @@
 // (test/integration/companion*.test.ts) and, for the service calls, in service.test.ts.
 import { describe, expect, it } from 'vitest';
 import { createHandlers } from '../../../src-main/app/handlers';
-import { AccountsError } from '../../../src-main/core/accounts';
+import { TeamStoreError } from '../../../src-main/core/teams';
 import { ChannelNotConfigured, ChannelReconnecting, InvalidRequest, NotFound, RateLimited } from '../../../src-main/core/api/errors';
 import { KeychainLocked } from '../../../src-main/core/secrets';
 import { ReplayError, TunnelError } from '../../../src-main/core/tunnel';
@@ -113,8 +113,8 @@ describe('createHandlers', () => {
     const { impl } = fakeContract();
     const h = createHandlers(impl);
     const cases: Array<[Error, object]> = [
-      [new AccountsError('KEY_REJECTED', 'The service rejected the API key.'), { kind: 'unauthorized', code: 'KEY_REJECTED' }],
-      [new AccountsError('INVALID', 'Service address must be an http(s) URL.', { field: 'baseUrl' }), { kind: 'validation', code: 'INVALID', field: 'baseUrl', message: 'Service address must be an http(s) URL.' }],
+      [new TeamStoreError('KEY_REJECTED', 'The service rejected the API key.'), { kind: 'unauthorized', code: 'KEY_REJECTED' }],
+      [new TeamStoreError('INVALID', 'Service address must be an http(s) URL.', { field: 'baseUrl' }), { kind: 'validation', code: 'INVALID', field: 'baseUrl', message: 'Service address must be an http(s) URL.' }],
       [new KeychainLocked('The OS keychain is locked.'), { kind: 'keychain', code: 'KEYCHAIN', message: 'The OS keychain is locked.' }],
       [new TunnelError('not-found', 'no delivery d9'), { kind: 'not-found', code: 'TUNNEL_NOT_FOUND' }],
       [new TunnelError('no-secret', 'no signing secret is configured for agent a1'), { kind: 'invalid-request', code: 'TUNNEL_NO_SECRET' }],

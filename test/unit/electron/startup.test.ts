@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', () => ({}));
 
-import { Accounts, CONFIG_FIX_HINT } from '../../../src-main/core/accounts';
+import { TeamStore, CONFIG_FIX_HINT } from '../../../src-main/core/teams';
 import { MemorySecretStore } from '../../../src-main/core/secrets';
 import { launch, QUIT_BUTTON, SET_ASIDE_BUTTON, type LaunchParts } from '../../../src-main/electron/startup';
 import { fakeContract, NOW } from '../contract/fake-contract';
@@ -26,7 +26,7 @@ afterEach(async () => {
 });
 
 /**
- * The app's start with a contract over the real config file of `dir` (Accounts.open), and a box
+ * The app's start with a contract over the real config file of `dir` (TeamStore.open), and a box
  * answered with `button`; `failWith(attempt)` may fail an attempt (counted from 1) before it opens.
  */
 async function start(button: string, opts: { failWith?: (attempt: number) => Error | undefined } = {}) {
@@ -50,7 +50,7 @@ async function start(button: string, opts: { failWith?: (attempt: number) => Err
       attempts++;
       const failure = opts.failWith?.(attempts);
       if (failure) throw failure;
-      await Accounts.open({ configDir: dir, secrets: new MemorySecretStore(), clientFactory: () => ({}) as never });
+      await TeamStore.open({ configDir: dir, secrets: new MemorySecretStore(), clientFactory: () => ({}) as never });
       return { implementations: contract.impl, events: contract.events, now: () => NOW, dispose: () => undefined };
     },
   });

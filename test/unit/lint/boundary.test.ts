@@ -60,7 +60,7 @@ describe('lint boundary', () => {
       ['src-main/core/x.ts', './ports'],
       ['src-main/core/x.ts', 'node:fs'],
       ['src-main/core/x.ts', 'zod'],
-      ['src-main/core/accounts/x.ts', '../../../src-shared/limits'],
+      ['src-main/core/teams/x.ts', '../../../src-shared/limits'],
       ['src-main/core/x.ts', '../../src-shared/url'],
     ])('%s may import %s', async (file, specifier) => {
       expect(await restrictedImportErrors(file, specifier)).toEqual([]);
@@ -73,7 +73,7 @@ describe('lint boundary', () => {
   });
 
   describe('the emulator reaches core only through core/ports and core/signature', () => {
-    it.each(['../core/api/types', '../core/api/client', '../core/accounts', '../core/tunnel', '../core/events', '../app/handlers', '../cli/context', '../host/server', '../../src-shared/contract'])(
+    it.each(['../core/api/types', '../core/api/client', '../core/teams', '../core/tunnel', '../core/events', '../app/handlers', '../cli/context', '../host/server', '../../src-shared/contract'])(
       'refuses %s',
       async (specifier) => {
         const errors = await restrictedImportErrors('src-main/emulator/x.ts', specifier);

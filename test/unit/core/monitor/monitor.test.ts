@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { agentHealthDTO } from '../../../../src-main/app/contract/dto';
-import { ServerError, Unauthorized } from '../../../../src-main/core/api/errors';
+import { ServerError, KeyRejected } from '../../../../src-main/core/api/errors';
 import type { SessionStatus } from '../../../../src-main/core/api/types';
 import { Monitor } from '../../../../src-main/core/monitor/monitor';
 import { MemoryAlertSink } from '../../../../src-main/core/monitor/sinks';
@@ -126,7 +126,7 @@ describe('Monitor', () => {
     await h.clock.advance(0);
     expect(h.monitor.snapshot()[0]).toMatchObject({ health: 'connected', state: 'migrating' });
     h.answers.set('a1', async () => {
-      throw new Unauthorized();
+      throw new KeyRejected();
     });
     await h.clock.advance(5 * 60_000);
     expect(h.monitor.snapshot()[0]!.health).toBe('auth-error');

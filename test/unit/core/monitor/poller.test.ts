@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RateLimited, ServerError, Timeout, Unauthorized } from '../../../../src-main/core/api/errors';
+import { RateLimited, ServerError, Timeout, KeyRejected } from '../../../../src-main/core/api/errors';
 import type { SessionStatus } from '../../../../src-main/core/api/types';
 import { Poller, type PollCycle, type PollResult, type PollerOptions } from '../../../../src-main/core/monitor/poller';
 import { FakeClock, flush } from '../../../helpers/fake-clock';
@@ -339,7 +339,7 @@ describe('Poller: backoff', () => {
     h.answerWith(async (_t, a) => {
       if (a === 'net') throw new TypeError('fetch failed');
       if (a === 'ok') return CONNECTED;
-      throw new Unauthorized();
+      throw new KeyRejected();
     });
     h.poller.start();
     await h.clock.advance(100_000);

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Unauthorized } from '../../../../src-main/core/api/errors';
+import { KeyRejected } from '../../../../src-main/core/api/errors';
 import { formatDiagnostics } from '../../../../src-main/core/monitor/diagnostics';
 import { errorToDTO } from '../../../../src-main/core/monitor/health';
 import { Timeline, storedStatus, type TimelineEntry } from '../../../../src-main/core/monitor/timeline';
@@ -118,7 +118,7 @@ describe('formatDiagnostics', () => {
             lastPollAt: now - 2000,
             lastSuccessAt: now - 4000,
             consecutiveFailures: 0,
-            lastError: errorToDTO(new Unauthorized()),
+            lastError: errorToDTO(new KeyRejected()),
           },
           incidents: [
             { id: 'inc-1', teamId: 't1', agentId: 'a1', agentIds: ['a1'], kind: 'reconnecting', openedAt: T0 + 78_000, delivered: true, raised: true, acknowledgedAt: null, resolvedAt: null, lastAlertAt: T0 + 78_000 },

@@ -2,8 +2,8 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Accounts, AccountsError, apiKeyRef, CONFIG_FIX_HINT, configPath, signingSecretRef } from '../../../../src-main/core/accounts';
-import { jsonFault } from '../../../../src-main/core/accounts/config-file';
+import { TeamStore, TeamStoreError, apiKeyRef, CONFIG_FIX_HINT, configPath, signingSecretRef } from '../../../../src-main/core/teams';
+import { jsonFault } from '../../../../src-main/core/teams/config-file';
 import { MemorySecretStore } from '../../../../src-main/core/secrets';
 import { fakeService, type FakeService } from './fakes';
 
@@ -15,28 +15,28 @@ let secrets: MemorySecretStore;
 let svc: FakeService;
 let n = 0;
 
-async function open(): Promise<Accounts> {
-  return Accounts.open({ configDir: dir, secrets, clientFactory: svc.factory, randomId: () => `id${++n}abcdef` });
+async function open(): Promise<TeamStore> {
+  return TeamStore.open({ configDir: dir, secrets, clientFactory: svc.factory, randomId: () => `id${++n}abcdef` });
 }
 
 async function readFile(): Promise<string> {
   return fs.readFile(configPath(dir), 'utf8');
 }
 
-async function expectCode(p: Promise<unknown>, code: string): Promise<AccountsError> {
+async function expectCode(p: Promise<unknown>, code: string): Promise<TeamStoreError> {
   const err = await p.then(
     () => {
       throw new Error('expected a rejection');
     },
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(AccountsError);
-  expect((err as AccountsError).code).toBe(code);
-  return err as AccountsError;
+  expect(err).toBeInstanceOf(TeamStoreError);
+  expect((err as TeamStoreError).code).toBe(code);
+  return err as TeamStoreError;
 }
 
 beforeEach(async () => {
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cc-accounts-'));
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cc-teamStore-'));
   secrets = new MemorySecretStore();
   svc = fakeService({ [KEY]: ['agent-1', 'agent-2'], [OTHER_KEY]: ['agent-9'] });
   n = 0;
@@ -46,7 +46,7 @@ afterEach(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
 
-describe('Accounts.open', () => {
+describe('TeamStore.open', () => {
   it('creates a versioned config with defaults, mode 0600, and a stable installId', async () => {
     const a = await open();
     const s = a.settings();
@@ -359,21 +359,21 @@ describe('corrupt config', () => {
 
   it('moveAsideIfUnreadable moves only a config that does not load', async () => {
     const clock = { now: () => Date.UTC(2025, 0, 2, 3, 4, 5), setTimeout: () => 0, clearTimeout: () => undefined };
-    expect(await Accounts.moveAsideIfUnreadable(dir, clock)).toEqual({ outcome: 'missing', configFile: configPath(dir) });
+    expect(await TeamStore.moveAsideIfUnreadable(dir, clock)).toEqual({ outcome: 'missing', configFile: configPath(dir) });
     await open();
     const good = await readFile();
-    expect(await Accounts.moveAsideIfUnreadable(dir, clock)).toEqual({ outcome: 'readable', configFile: configPath(dir) });
+    expect(await TeamStore.moveAsideIfUnreadable(dir, clock)).toEqual({ outcome: 'readable', configFile: configPath(dir) });
     expect(await readFile()).toBe(good);
     expect(await fs.readdir(dir)).toEqual(['config.json']);
     await fs.writeFile(configPath(dir), '{', 'utf8');
-    const moved = await Accounts.moveAsideIfUnreadable(dir, clock);
+    const moved = await TeamStore.moveAsideIfUnreadable(dir, clock);
     expect(moved).toEqual({ outcome: 'moved', configFile: configPath(dir), movedTo: `${configPath(dir)}.corrupt-2025-01-02T03-04-05-000Z` });
     expect(await fs.readdir(dir)).toEqual(['config.json.corrupt-2025-01-02T03-04-05-000Z']);
   });
 
   it('a config set aside keeps its text; then a fresh config can be created', async () => {
     await fs.writeFile(configPath(dir), 'garbage', 'utf8');
-    const r = await Accounts.moveAsideIfUnreadable(dir, { now: () => Date.UTC(2025, 0, 2, 3, 4, 5), setTimeout: () => 0, clearTimeout: () => undefined });
+    const r = await TeamStore.moveAsideIfUnreadable(dir, { now: () => Date.UTC(2025, 0, 2, 3, 4, 5), setTimeout: () => 0, clearTimeout: () => undefined });
     expect(r.outcome).toBe('moved');
     const movedTo = r.outcome === 'moved' ? r.movedTo : '';
     expect(movedTo).toBe(`${configPath(dir)}.corrupt-2025-01-02T03-04-05-000Z`);

@@ -1,5 +1,5 @@
 // teams.*, agents.*, settings.* and demo.start over the companion. Every change of the team list
-// is announced as accounts.changed once the change is saved.
+// is announced as teamStore.changed once the change is saved.
 import type { AgentHealthDTO, AppSettingsPatchDTO, TeamDTO } from '../../../src-shared/contract';
 import type { SettingsPatch } from '../companion/companion';
 import type { Implementations } from '../handlers';
@@ -7,7 +7,7 @@ import { unknownHealth } from '../health';
 import { settingsDTO, teamDTO } from './dto';
 import type { Scope } from './scope';
 
-type AccountRequests = Pick<
+type TeamRequests = Pick<
   Implementations,
   'teams.list' | 'teams.add' | 'teams.remove' | 'agents.list' | 'agents.add' | 'agents.remove' | 'settings.get' | 'settings.update' | 'demo.start'
 >;
@@ -18,7 +18,7 @@ export function teamList({ c }: Scope): TeamDTO[] {
   return c.listTeams().map((t) => teamDTO(t, rejected.has(t.id)));
 }
 
-/** The settings patch of the contract, split into the accounts settings and the companion's preferences. */
+/** The settings patch of the contract, split into the team store settings and the companion's preferences. */
 function settingsPatch({ c }: Scope, patch: AppSettingsPatchDTO): SettingsPatch {
   const app: NonNullable<SettingsPatch['app']> = {};
   const prefs: NonNullable<SettingsPatch['prefs']> = {};
@@ -44,9 +44,9 @@ function settingsPatch({ c }: Scope, patch: AppSettingsPatchDTO): SettingsPatch 
   return { app, prefs };
 }
 
-export function accountRequests(s: Scope, health: () => AgentHealthDTO[]): AccountRequests {
+export function teamRequests(s: Scope, health: () => AgentHealthDTO[]): TeamRequests {
   const { c, requireTeam, now } = s;
-  const changed = (): void => s.publish('accounts.changed', { teams: teamList(s) });
+  const changed = (): void => s.publish('teamStore.changed', { teams: teamList(s) });
   return {
     'teams.list': async () => teamList(s),
     'teams.add': async (input) => {
