@@ -277,10 +277,56 @@ export interface WebhookRegistrationDTO {
   url: string;
 }
 
+/** One webhook registration made by this install (never a secret). */
+export interface RegistrationEntryDTO {
+  /** Credentials redacted. */
+  url: string;
+  /** ms epoch */
+  at: number;
+  /** The command or screen that registered it ("webhook set", "app: Tunnel → Register"). */
+  source: string;
+  /** What the URL was to this install then: its receiver, its public URL, or another address. */
+  target: 'receiver' | 'exposure' | 'other';
+}
+
+/**
+ * What this install knows of where the agent's deliveries go: here (its last registration is this
+ * receiver's hook URL now), stale (it was this receiver's, which it no longer reaches: register
+ * again), elsewhere (another URL), unknown (no registration by this install).
+ */
+export interface RegistrationStatusDTO {
+  state: 'here' | 'stale' | 'elsewhere' | 'unknown';
+  /** One sentence, as shown. */
+  text: string;
+  last: RegistrationEntryDTO | null;
+  /** What the confirm step says after "Point … at <url>?": the URL that stops receiving, and the new signing secret. */
+  takeover: string;
+}
+
+export interface WebhookHistoryDTO {
+  /** Newest first. */
+  entries: RegistrationEntryDTO[];
+  /** The registration "Restore previous URL" goes back to, or null. */
+  previous: RegistrationEntryDTO | null;
+  /** The history file could not be read and was set aside (a new one started), or null. */
+  problem: string | null;
+}
+
+export interface WebhookRestoreDTO {
+  mode: string;
+  url: string;
+  /** The new signing secret's last characters. */
+  secretHint: string;
+  /** That the app behind the URL needs the new signing secret, in words. */
+  words: string;
+}
+
 export interface TunnelAgentDTO {
   teamId: string;
   agentId: string;
   publicUrl: string | null;
+  /** What this install knows of where the service sends this agent's deliveries. */
+  registration: RegistrationStatusDTO;
   /** A signing secret is held (in the main process) for this agent. */
   hasSecret: boolean;
   /** ms epoch since when this agent's local app stopped answering forwards; null while it answers. */
@@ -308,6 +354,8 @@ export interface TunnelStatusDTO {
   receiverProblem?: string | null;
   /** The receiver's port is held by another process, or null. */
   portTaken?: PortTakenDTO | null;
+  /** The webhook registration history could not be read and was set aside (a new one started), or null. */
+  registrationHistoryProblem?: string | null;
 }
 
 /** The tunnel port is held by another process: who holds it, and a port free when this was found. */
@@ -613,6 +661,12 @@ export interface Requests {
     result: ChannelSettingsDTO;
   };
   'webhook.register': { args: { teamId: string; agentId: string; publicUrl: string }; result: WebhookRegistrationDTO };
+  /** This install's registrations of the agent's webhook, newest first. */
+  'webhook.history': { args: { teamId: string; agentId: string }; result: WebhookHistoryDTO };
+  /** Registers the previous URL of the history again; the app behind it needs the new signing secret. */
+  'webhook.restore': { args: { teamId: string; agentId: string }; result: WebhookRestoreDTO };
+  /** The agent's current signing secret, only on this explicit request (a guarded reveal); never kept in the store. */
+  'webhook.revealSecret': { args: { teamId: string; agentId: string }; result: { secret: string } };
 
   'tunnel.status': { args: EmptyArgs; result: TunnelStatusDTO };
   'tunnel.deliveries': { args: DeliveryFilterDTO; result: DeliverySummaryDTO[] };
@@ -683,6 +737,9 @@ export const REQUEST_NAMES = [
   'contacts.check',
   'channel.updateSettings',
   'webhook.register',
+  'webhook.history',
+  'webhook.restore',
+  'webhook.revealSecret',
   'tunnel.status',
   'tunnel.deliveries',
   'tunnel.delivery',

@@ -63,6 +63,8 @@ export const REFUSED_REASONS = [
   'too-large',
   'bad-request',
   'storage-unavailable',
+  /** Held while the agent's webhook registration was under way, then answered 503 (the service retries). */
+  'registering',
 ] as const;
 export type RefusedReason = (typeof REFUSED_REASONS)[number];
 

@@ -128,6 +128,9 @@ export const argSchemas: Schemas = {
       .refine((p) => Object.keys(p).length > 0, 'change at least one setting'),
   }),
   'webhook.register': z.strictObject({ teamId: id, agentId: id, publicUrl: storedUrl }),
+  'webhook.history': z.strictObject({ teamId: id, agentId: id }),
+  'webhook.restore': z.strictObject({ teamId: id, agentId: id }),
+  'webhook.revealSecret': z.strictObject({ teamId: id, agentId: id }),
 
   'tunnel.status': empty,
   'tunnel.deliveries': z.strictObject({

@@ -130,6 +130,17 @@ export class CliTeams {
     return { baseUrl: team.baseUrl, agentId, apiKey, keySource: `keychain (team ${team.label})`, allowInsecureHttp: team.allowInsecureHttp };
   };
 
+  /** The saved team a target was resolved from (--team), or null. */
+  teamOf(target: Target): { teamId: string; label: string } | null {
+    const team = this.resolved.find((r) => r.apiKey === target.apiKey && r.baseUrl === target.baseUrl);
+    return team ? { teamId: team.teamId, label: team.label } : null;
+  }
+
+  /** An agent of a saved team by id or label (or the team's only agent). */
+  agentOf(team: TeamRecord, wanted: string | undefined): string {
+    return pickAgent(team, wanted);
+  }
+
   /**
    * For a target the --team resolver produced: stores an agent's new signing secret in the keychain
    * (the app's behaviour) and notes only a hint. null for any other target.

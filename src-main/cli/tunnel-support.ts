@@ -4,6 +4,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { TeamStore } from '../core/teams';
+import { RegistrationHistory } from '../core/tunnel/registration-history';
 import type { DeliveryListItem, ForwardAttempt, RefusedRequest, StoredDelivery, Tunnel } from '../core/tunnel';
 import { teamsOf } from './teams-context';
 import type { CliContext } from './context';
@@ -31,6 +32,11 @@ export const DATA_DIR_HELP = 'data folder, as for `serve` (default: <config dir>
 export function tunnelDataDir(ctx: CliContext, f: { dataDir?: string | undefined; configDir?: string | undefined }): string {
   const data = f.dataDir !== undefined ? resolve(ctx.io.cwd, f.dataDir) : join(teamsOf(ctx).configDir(f.configDir), 'data');
   return join(data, 'tunnel');
+}
+
+/** The registration history of the data folder (the one `listen` and the app use): <data dir>/webhook-registrations.json. */
+export function registrationHistory(ctx: CliContext, f: { dataDir?: string | undefined; configDir?: string | undefined }): RegistrationHistory {
+  return RegistrationHistory.in(dirname(tunnelDataDir(ctx, f)), () => ctx.clock.now());
 }
 
 /** The secret given on the command line (--secret-env preferred), or undefined. */

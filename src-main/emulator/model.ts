@@ -80,6 +80,8 @@ export interface Agent {
   link: LinkState;
   flaky: { everySeconds: number; downSeconds: number } | null;
   webhook: WebhookState | null;
+  /** Extra: an inbound message delivered at the agent's next webhook registration, before the PUT is answered. */
+  deliverOnRegister: Record<string, unknown> | null;
   settings: WireChannelSettings;
   chatScript: ChatScript | null;
   conversations: Map<string, string>;

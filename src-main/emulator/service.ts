@@ -36,6 +36,8 @@ export interface ServiceDeps {
   stop: AbortSignal;
   /** Dialect names every team speaks unless it or its agent says otherwise. */
   defaultDialect: readonly string[];
+  /** An agent's webhook was set: runs before the PUT is answered (deliverOnRegister). */
+  registered?(agentId: string): Promise<void>;
 }
 
 const sendSchema = z.looseObject({
@@ -162,7 +164,9 @@ async function route(
         events: ['message.received'],
         updatedAt: new Date(clock.now()).toISOString(),
       };
-      sendJson(res, 200, { ...agent.webhook, events: [...agent.webhook.events] }, headers);
+      const answer = { ...agent.webhook, events: [...agent.webhook.events] };
+      await deps.registered?.(agent.id);
+      sendJson(res, 200, answer, headers);
       return;
     }
     case 'whatsapp/media/*': {

@@ -22,7 +22,9 @@ import { teamSecrets, type NgrokLoader } from '../../core/expose';
 import { Observability, type MetricsListen } from './observability';
 import type { CompanionMetrics } from '../../core/metrics';
 import { alertRules, createAgentMonitor, pollConfig } from '../usecases/monitor';
-import { registerAgentWebhook } from '../usecases/webhooks';
+import { registerAgentWebhook, signingHint } from '../usecases/webhooks';
+import { hasRedactedCredentials, previousRegistration, REGISTRATION_SOURCES } from '../usecases/registration-status';
+import { hookUrl, RegistrationHistory, type RegistrationTarget } from '../../core/tunnel';
 
 export type { TeamView } from './team-set';
 
@@ -116,7 +118,13 @@ export interface Companion {
    * Points an agent's webhook at publicUrl and keeps its signing secret (keychain, or memory for
    * the demo) and the registered URL; starts the tunnel. The answer carries no secret.
    */
-  registerWebhook(teamId: string, agentId: string, publicUrl: string): Promise<WebhookRegistration>;
+  registerWebhook(teamId: string, agentId: string, publicUrl: string, source?: string): Promise<WebhookRegistration>;
+  /** Registers the agent's previous URL of the history again (the app behind it needs the new secret). */
+  restoreWebhook(teamId: string, agentId: string): Promise<WebhookRegistration & { secretHint: string }>;
+  /** The agent's current signing secret, for an explicit reveal only; null when none is stored. */
+  revealSigningSecret(teamId: string, agentId: string): Promise<string | null>;
+  /** The webhook registrations this install made (data folder; URL, when, from where; never a secret). */
+  readonly registrations: RegistrationHistory;
   publicUrlOf(teamId: string, agentId: string): string | null;
   hasSigningSecret(teamId: string, agentId: string): Promise<boolean>;
 
@@ -150,6 +158,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
 
   const chat = new ChatService({ clientFor: (teamId) => set.clientFor(teamId), installId: main.settings().installId, dataDir: path.join(dataDir, 'chat'), clock, logger });
 
+  const registrations = RegistrationHistory.in(dataDir, () => clock.now());
   const tunnelHost = new TunnelHost({
     dataDir: path.join(dataDir, 'tunnel'),
     getSecrets: (agentId) => set.secretsOfAgent(agentId),
@@ -167,7 +176,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     clock,
     logger,
     port: async () => (await tunnelHost.start()).port,
-    register: (teamId, agentId, url) => companion.registerWebhook(teamId, agentId, url),
+    register: (teamId, agentId, url) => companion.registerWebhook(teamId, agentId, url, REGISTRATION_SOURCES.appExpose),
     onChange: (v) => events.emit('exposure', v),
     ...(opts.exposure?.timeoutMs !== undefined ? { timeoutMs: opts.exposure.timeoutMs } : {}),
     ...(opts.exposure?.loadNgrok ? { loadNgrok: opts.exposure.loadNgrok } : {}),
@@ -270,6 +279,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       const team = set.findTeam(teamId);
       await set.removeTeam(teamId);
       if (team) await prefs.update((p) => ({ ...p, webhooks: p.webhooks.filter((w) => w.teamId !== team.id) })).catch(() => undefined);
+      if (team) await registrations.forget(team.id).catch(() => undefined);
       teamsChanged();
     },
     async addAgent(teamId, agent) {
@@ -286,17 +296,25 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       const team = set.findTeam(teamId);
       await set.removeAgent(teamId, agentId);
       if (team) await prefs.update((p) => ({ ...p, webhooks: p.webhooks.filter((w) => !(w.teamId === team.id && w.agentId === agentId)) })).catch(() => undefined);
+      if (team) await registrations.forget(team.id, agentId).catch(() => undefined);
       teamsChanged();
     },
     clientFor,
 
-    async registerWebhook(teamIdOrLabel, agentId, publicUrl) {
+    async registerWebhook(teamIdOrLabel, agentId, publicUrl, source = REGISTRATION_SOURCES.appRegister) {
       const team = set.findTeam(teamIdOrLabel);
       if (!team) throw new TeamStoreError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
-      const { registration: registered } = await registerAgentWebhook({
+      // What the URL is to this install now: the receiver's hook, its public exposure's, or someone else's.
+      const listen = tunnelHost.url;
+      const exposed = exposure.view();
+      const target: RegistrationTarget =
+        listen !== null && publicUrl === hookUrl(listen, agentId) ? 'receiver' : exposed.state === 'up' && exposed.url !== null && publicUrl === hookUrl(exposed.url, agentId) ? 'exposure' : 'other';
+      const { registration: registered, historyProblem } = await registerAgentWebhook({
         client: await clientFor(team.id),
         agentId,
         url: publicUrl,
+        inFlight: tunnelHost.registrations,
+        history: { store: registrations, teamId: team.id, source, target },
         keepSecret: async (secret, { url }) => {
           await set.setSigningSecret(team.id, agentId, secret);
           await prefs.update((p) => ({
@@ -305,9 +323,26 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
           }));
         },
       });
+      if (historyProblem) logger.warn('companion: webhook registration history', { problem: historyProblem });
       await tunnelHost.start().catch(() => undefined);
       return registered;
     },
+    async restoreWebhook(teamIdOrLabel, agentId) {
+      const team = set.findTeam(teamIdOrLabel);
+      if (!team) throw new TeamStoreError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
+      const prev = previousRegistration((await registrations.list(team.id, agentId)).entries);
+      if (!prev) throw new TeamStoreError('NOT_FOUND', `No previous webhook URL of ${agentId} in this install's history.`);
+      if (hasRedactedCredentials(prev.url)) throw new TeamStoreError('INVALID', `The previous URL ${prev.url} carried credentials, which the history does not keep: register it by hand.`);
+      const registered = await companion.registerWebhook(team.id, agentId, prev.url, REGISTRATION_SOURCES.appRestore);
+      const [secret] = await set.getSigningSecrets(team.id, agentId).catch(() => [] as string[]);
+      return { ...registered, secretHint: secret ? signingHint(secret) : '' };
+    },
+    async revealSigningSecret(teamIdOrLabel, agentId) {
+      const team = set.findTeam(teamIdOrLabel);
+      if (!team) throw new TeamStoreError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
+      return (await set.getSigningSecrets(team.id, agentId))[0] ?? null;
+    },
+    registrations,
     publicUrlOf: (teamId, agentId) => prefs.publicUrlOf(teamId, agentId),
     async hasSigningSecret(teamId, agentId) {
       return (await set.getSigningSecrets(teamId, agentId).catch(() => [])).length > 0;

@@ -9,7 +9,7 @@
 // new port then starts the receiver there.
 import type { Dispatcher } from 'undici';
 import type { Clock, Logger } from '../../core/ports';
-import { Tunnel, TunnelError } from '../../core/tunnel';
+import { RegistrationsInFlight, Tunnel, TunnelError } from '../../core/tunnel';
 import type { ForwardAttempt, RefusedRequest, StoredDelivery } from '../../core/tunnel';
 import { describeOwner, freePortNear, isPortTaken, portOwner } from '../../core/port-owner';
 
@@ -48,6 +48,8 @@ export interface TunnelHostOptions {
 }
 
 export class TunnelHost {
+  /** Webhook registrations under way, kept across rebuilds of the tunnel (its receiver holds their deliveries). */
+  readonly registrations = new RegistrationsInFlight();
   private tunnel: Tunnel;
   private unsubscribe: Array<() => void> = [];
   private listening: Promise<{ url: string; port: number }> | null = null;
@@ -200,6 +202,7 @@ export class TunnelHost {
     const t = new Tunnel({
       dataDir: this.o.dataDir,
       getSecrets: this.o.getSecrets,
+      registrations: this.registrations,
       clock: this.o.clock,
       logger: this.o.logger,
       allowLegacySignature: this.allowLegacy,

@@ -16,6 +16,7 @@ import { createScope, type Scope } from './scope';
 import { serviceRequests } from './service';
 import { forwardDTO, refusedDTO, tunnelSide } from './tunnel';
 import { exposeRequests, exposureDTO } from './expose';
+import { webhookRequests } from './webhooks';
 
 /** What the shells (IPC, the browser host) listen to: every contract event. */
 export type ContractEvents = Pick<Emitter<Events>, 'onAny'>;
@@ -96,6 +97,7 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
       },
     }),
     ...tunnel.requests,
+    ...webhookRequests(s, (teamId, agentId) => tunnel.secretKept(teamId, agentId)),
     ...exposeRequests(s),
     ...chatRequests(s),
     'diagnostics.export': () => diagnostics(s, implementations),

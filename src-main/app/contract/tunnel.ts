@@ -15,6 +15,8 @@ import type { Implementations } from '../handlers';
 import { deliveryMedia, type MediaOptions } from './media';
 import { hookUrl } from '../../core/tunnel';
 import { exposureDTO } from './expose';
+import { registrationStatusDTO } from './webhooks';
+import type { RegistrationRecord } from '../../core/tunnel';
 import type { Scope } from './scope';
 
 type TunnelRequests = Pick<
@@ -116,10 +118,26 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
     return { ...logged, received: logged.received + refused, rejected: logged.rejected + refused };
   };
 
-  const status = (): TunnelStatusDTO => {
+  /** The last registration by this install of each agent (one read of the history), and why it was set aside, if it was. */
+  const lastRegistrations = async (): Promise<{ last: Map<string, RegistrationRecord>; problem: string | null }> => {
+    const last = new Map<string, RegistrationRecord>();
+    try {
+      const { entries, problem } = await c.registrations.all();
+      for (const e of entries) {
+        const k = `${e.teamId ?? ''}\u0000${e.agentId}`;
+        if (!last.has(k)) last.set(k, e);
+      }
+      return { last, problem };
+    } catch (e) {
+      return { last, problem: e instanceof Error ? e.message : String(e) };
+    }
+  };
+
+  const status = async (): Promise<TunnelStatusDTO> => {
     // Opening the tunnel screen is the app asking for the receiver: start it (idempotent).
     if (c.tunnelUrl() === null) void c.startTunnel().catch(() => undefined);
     refreshSecrets();
+    const history = await lastRegistrations();
     // The forwarder keeps one queue per agent id (tunnel.status()); agents it has no queue for are idle.
     let forwarding: Map<string, { localAppDownSince: number | null; pending: number }>;
     try {
@@ -135,6 +153,11 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
         teamId: t.id,
         agentId: a.agentId,
         publicUrl: c.publicUrlOf(t.id, a.agentId),
+        registration: registrationStatusDTO(
+          history.last.get(`${t.id}\u0000${a.agentId}`) ?? null,
+          { local: listenUrl !== null ? hookUrl(listenUrl, a.agentId) : null, public: exposedAt !== null ? hookUrl(exposedAt, a.agentId) : null },
+          c.clock.now(),
+        ),
         hasSecret: secretCache.get(`${t.id}\u0000${a.agentId}`) ?? false,
         localAppDownSince: forwarding.get(a.agentId)?.localAppDownSince ?? null,
         pending: forwarding.get(a.agentId)?.pending ?? 0,
@@ -148,7 +171,17 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
     } catch {
       n = { received: 0, verified: 0, duplicates: 0, rejected: 0, forwarded: 0, failed: 0 };
     }
-    return { running: listenUrl !== null, listenUrl, forwardTo: c.forwardTo(), agents, counts: n, exposure: exposureDTO(exposure), receiverProblem: c.tunnelProblem(), portTaken: c.tunnelPortTaken() };
+    return {
+      running: listenUrl !== null,
+      listenUrl,
+      forwardTo: c.forwardTo(),
+      agents,
+      counts: n,
+      exposure: exposureDTO(exposure),
+      receiverProblem: c.tunnelProblem(),
+      portTaken: c.tunnelPortTaken(),
+      registrationHistoryProblem: history.problem,
+    };
   };
 
   const deliveries = (filter: DeliveryFilterDTO): DeliverySummaryDTO[] => {
@@ -173,7 +206,7 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
   };
 
   const requests: TunnelRequests = {
-    'tunnel.status': async () => status(),
+    'tunnel.status': () => status(),
     'tunnel.deliveries': async (filter) => deliveries(filter),
     'tunnel.delivery': async ({ id }) => {
       const d = detailOf(id);

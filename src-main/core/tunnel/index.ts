@@ -5,6 +5,8 @@ export { EventLog } from './log';
 export { RefusedStore } from './refused';
 export { ensurePrivateDir } from './private-files';
 export type { WebhookRegistration } from './register';
+export { RegistrationsInFlight } from './in-flight';
+export { RegistrationHistory, type RegistrationRecord, type RegistrationTarget } from './registration-history';
 export { toCurl, toFixture } from './export';
 export { ReplayError } from './replay';
 export * from './types';

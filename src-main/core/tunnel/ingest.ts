@@ -7,9 +7,14 @@
 // inside the signature's validity) are acknowledged without being kept. A repeat that arrives while
 // the delivery it repeats is still being stored waits for it: when that fails (answered 503), the
 // repeat is answered 503 too, never acknowledged as a duplicate of a delivery that is not kept.
+// A delivery that fails verification while a registration of its agent is in flight (the service
+// may post with the new secret before the reply to its PUT reaches us) is held until the new secret
+// is stored, then verified again; if the registration does not end within holdMs, it is answered
+// 503 with Retry-After so the service tries again.
 import type { Clock } from '../ports';
 import type { EventLog } from './log';
 import type { IdGenerator } from './ids';
+import type { RegistrationsInFlight } from './in-flight';
 import { digestOf, type Answer, type RefusalInput } from './receiver';
 import type { SeenIndex } from './seen';
 import { verifyTunnelDelivery } from './verify';
@@ -50,10 +55,23 @@ export interface IngestOptions {
   invalidResponse?: InvalidResponse;
   hasTarget(agentId: string): boolean;
   refuse(r: RefusalInput, response: Record<string, unknown>): Answer;
+  /** Registrations under way: a delivery of such an agent that fails verification is held (see above). */
+  registrations?: RegistrationsInFlight;
+  /** How long such a delivery is held at most (default HOLD_MS). */
+  holdMs?: number;
 }
 
 /** A verdict that refuses a delivery; its reason is the refused store's word as it is. */
 type RefusingReason = Exclude<TunnelReason, 'verified' | 'verified-legacy-only' | 'duplicate'>;
+
+/** How long a delivery is held while its agent's registration is in flight. */
+const HOLD_MS = 5_000;
+
+/** Seconds the service is asked to wait when a registration outlasted the hold. */
+const HOLD_RETRY_AFTER_SEC = 2;
+
+/** Verdicts a new signing secret can turn into a pass. */
+const SECRET_REASONS: ReadonlySet<TunnelReason> = new Set<TunnelReason>(['signature-mismatch', 'no-secret']);
 
 export class Ingest {
   /** The appends of accepted deliveries still in flight, by `agentId \0 key`. */
@@ -62,26 +80,19 @@ export class Ingest {
   constructor(private readonly o: IngestOptions) {}
 
   async receive(input: IngestInput): Promise<IngestResult> {
-    let secrets: string[] = [];
-    let secretError: string | null = null;
-    try {
-      secrets = (await this.o.getSecrets(input.agentId)).filter((s) => typeof s === 'string' && s.length > 0);
-    } catch (err) {
-      // The message of a secret-store failure names the store, never the secret.
-      secretError = err instanceof Error ? err.name : 'error';
+    let checked = await this.verify(input);
+    const inFlight = this.o.registrations;
+    if (!checked.verdict.ok && SECRET_REASONS.has(checked.verdict.reason) && inFlight?.inFlight(input.agentId) && !input.simulated) {
+      const holdMs = this.o.holdMs ?? HOLD_MS;
+      if (!(await inFlight.settled(input.agentId, holdMs, this.o.clock))) {
+        const detail = [...checked.verdict.steps, `a webhook registration of ${input.agentId} was still under way after ${Math.round(holdMs / 1000)} s (its new signing secret not stored yet); answered 503 so the service retries`].join('\n');
+        const r = this.o.refuse({ ...this.meta(input), ...digestOf(input.body), reason: 'registering', status: 503, detail }, { ok: false, reason: 'registration-in-flight' });
+        return { ...r, headers: { ...(r.headers ?? {}), 'retry-after': String(HOLD_RETRY_AFTER_SEC) }, delivery: null };
+      }
+      checked = await this.verify(input);
+      checked.verdict.steps.unshift(`held while a webhook registration of ${input.agentId} was under way, then verified with the secrets stored by then`);
     }
-    const receivedAt = this.o.clock.now();
-    const { verdict, summary, key } = verifyTunnelDelivery({
-      headers: input.headers,
-      rawBody: input.body,
-      secrets,
-      now: Math.floor(receivedAt / 1000),
-      toleranceSec: this.o.toleranceSec,
-      allowLegacy: this.o.allowLegacy(),
-      // Check and claim in one look-up: only an accepted delivery gets here.
-      claim: (k) => this.o.seen.claim(input.agentId, k, receivedAt),
-    });
-    if (secretError !== null) verdict.steps.unshift(`the signing secrets could not be read (${secretError})`);
+    const { verdict, summary, key, receivedAt } = checked;
     const duplicate = verdict.reason === 'duplicate';
     if (!verdict.ok && !duplicate) {
       const status = this.o.invalidResponse === 'accept-all' ? 200 : 401;
@@ -134,6 +145,31 @@ export class Ingest {
   private storageUnavailable(input: IngestInput, detail: string): IngestResult {
     const r = this.o.refuse({ ...this.meta(input), ...digestOf(input.body), reason: 'storage-unavailable', status: 503, detail }, { ok: false, reason: 'storage-unavailable' });
     return { ...r, headers: { ...(r.headers ?? {}), 'retry-after': '5' }, delivery: null };
+  }
+
+  /** Verifies with the agent's secrets as they are now (claiming the delivery's key when it passes). */
+  private async verify(input: IngestInput): Promise<ReturnType<typeof verifyTunnelDelivery> & { receivedAt: number }> {
+    let secrets: string[] = [];
+    let secretError: string | null = null;
+    try {
+      secrets = (await this.o.getSecrets(input.agentId)).filter((s) => typeof s === 'string' && s.length > 0);
+    } catch (err) {
+      // The message of a secret-store failure names the store, never the secret.
+      secretError = err instanceof Error ? err.name : 'error';
+    }
+    const receivedAt = this.o.clock.now();
+    const checked = verifyTunnelDelivery({
+      headers: input.headers,
+      rawBody: input.body,
+      secrets,
+      now: Math.floor(receivedAt / 1000),
+      toleranceSec: this.o.toleranceSec,
+      allowLegacy: this.o.allowLegacy(),
+      // Check and claim in one look-up: only an accepted delivery gets here.
+      claim: (k) => this.o.seen.claim(input.agentId, k, receivedAt),
+    });
+    if (secretError !== null) checked.verdict.steps.unshift(`the signing secrets could not be read (${secretError})`);
+    return { ...checked, receivedAt };
   }
 
   private meta(input: IngestInput): Omit<RefusalInput, 'reason' | 'status' | 'detail' | 'size' | 'sha256' | 'prefix'> {

@@ -14,7 +14,9 @@ import type {
   Result,
   SimulateArgs,
   TunnelStatusDTO,
+  WebhookHistoryDTO,
   WebhookRegistrationDTO,
+  WebhookRestoreDTO,
 } from '../../../src-shared/contract';
 import { agentKey, type Slice } from './env';
 
@@ -48,6 +50,12 @@ export interface TunnelSlice {
   registerWebhook(teamId: string, agentId: string, publicUrl: string): Promise<Result<WebhookRegistrationDTO>>;
   /** Tries an agent's waiting forwards now; the delivery `id` (when given) and the status are read again. */
   retryForwardsNow(agentId: string, id?: string): Promise<ErrorDTO | null>;
+  /** This install's registrations of the agent's webhook (read afresh; not kept in the store). */
+  webhookHistory(teamId: string, agentId: string): Promise<Result<WebhookHistoryDTO>>;
+  /** Registers the agent's previous URL again; the status is re-read. */
+  restoreWebhook(teamId: string, agentId: string): Promise<Result<WebhookRestoreDTO>>;
+  /** The agent's signing secret on an explicit, confirmed request: handed to the caller, never kept in the store. */
+  revealSigningSecret(teamId: string, agentId: string): Promise<Result<{ secret: string }>>;
   /** Opens the receiver's public URL (ngrok or a tunnel command); the answer is up or failed. */
   expose(args: ExposeArgs): Promise<Result<ExposureDTO>>;
   unexpose(): Promise<Result<ExposureDTO>>;
@@ -177,6 +185,13 @@ export const tunnelSlice: Slice<TunnelSlice> = ({ set, get, api }) => {
       }
       return r;
     },
+    webhookHistory: (teamId, agentId) => api['webhook.history']({ teamId, agentId }),
+    restoreWebhook: async (teamId, agentId) => {
+      const r = await api['webhook.restore']({ teamId, agentId });
+      if (r.ok) void status();
+      return r;
+    },
+    revealSigningSecret: (teamId, agentId) => api['webhook.revealSecret']({ teamId, agentId }),
     expose: async (args) => {
       const r = await api['tunnel.expose'](args);
       if (r.ok) get().applyExposure(r.value);

@@ -168,7 +168,7 @@ describe('listen', () => {
     const { factory } = fakeClientFactory({ getSession: async () => connected, setWebhook: async (_a, url) => ({ mode: 'passthrough', url, secret: SECRET }) });
     const base = { createClient: factory, secretStore: store, configDir: dir };
     expect((await runCli(['team', 'add', '--label', 'Demo', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1'], { ...base, env: { CHANNEL_API_KEY: 'key-0123456789abcdef' } })).code).toBe(0);
-    expect((await runCli(['webhook', 'set', '--team', 'Demo', '--url', 'https://example.test/h'], base)).code).toBe(0);
+    expect((await runCli(['webhook', 'set', '--team', 'Demo', '--url', 'https://example.test/h', '--yes'], base)).code).toBe(0);
     const r = await listen(
       ['--team', 'Demo', '--data-dir', join(dir, 'd2')],
       base,

@@ -29,6 +29,7 @@ const REFUSED_WORDS: Record<RefusedReason, string> = {
   'too-large': 'Refused — body too large',
   'bad-request': 'Refused — bad request',
   'storage-unavailable': 'Refused — storage unavailable',
+  registering: 'Asked to retry — registration under way',
 };
 
 function verdictTone(v: Verdict): 'ok' | 'bad' | 'warn' | 'info' {
@@ -38,7 +39,7 @@ function verdictTone(v: Verdict): 'ok' | 'bad' | 'warn' | 'info' {
 }
 
 function refusedTone(r: RefusedReason): 'bad' | 'warn' {
-  return r === 'not-a-hook' || r === 'rate-limited' || r === 'storage-unavailable' ? 'warn' : 'bad';
+  return r === 'not-a-hook' || r === 'rate-limited' || r === 'storage-unavailable' || r === 'registering' ? 'warn' : 'bad';
 }
 
 export function VerdictBadge({ d }: { d: Pick<DeliverySummaryDTO, 'verdict'> }) {
