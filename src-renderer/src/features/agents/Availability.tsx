@@ -29,7 +29,15 @@ export function Availability({ agent }: { agent: AgentDTO }) {
               <div key={w.windowMs}>
                 <dt>{words.label}</dt>
                 <dd>
-                  <strong>{words.share}</strong> <span className="muted">connected · {words.observed}</span>
+                  {words.share === null ? (
+                    <>
+                      not observed <span className="muted">(no record in {words.label})</span>
+                    </>
+                  ) : (
+                    <>
+                      <strong>{words.share}</strong> connected <span className="muted">· {words.observed}</span>
+                    </>
+                  )}
                 </dd>
               </div>
             );

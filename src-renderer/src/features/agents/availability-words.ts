@@ -19,8 +19,8 @@ export function formatShare(w: AvailabilityWindowDTO): string | null {
   return `${(Math.floor((w.upMs / w.observedMs) * 1000) / 10).toFixed(1)} %`;
 }
 
-export function windowWords(w: AvailabilityWindowDTO): { label: string; share: string; observed: string } {
+/** The window's name ("24 h"), the share connected (null: nothing observed) and "observed N of M". */
+export function windowWords(w: AvailabilityWindowDTO): { label: string; share: string | null; observed: string } {
   const label = formatObserved(w.windowMs);
-  const share = formatShare(w);
-  return { label, share: share ?? 'not observed', observed: `observed ${formatObserved(w.observedMs)} of ${label}` };
+  return { label, share: formatShare(w), observed: `observed ${formatObserved(w.observedMs)} of ${label}` };
 }
