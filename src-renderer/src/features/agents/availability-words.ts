@@ -3,8 +3,9 @@ import type { AvailabilityWindowDTO } from '../../../../src-shared/contract';
 
 const H = 3_600_000;
 
-/** A length of time, rounded down: "40 min", "20 h", "6 d 4 h". */
+/** A length of time, rounded down: "45 s", "40 min", "20 h", "6 d 4 h". */
 export function formatObserved(ms: number): string {
+  if (ms < 60_000) return `${Math.floor(ms / 1000)} s`;
   if (ms < H) return `${Math.floor(ms / 60_000)} min`;
   const h = Math.floor(ms / H);
   if (h <= 24) return `${h} h`;

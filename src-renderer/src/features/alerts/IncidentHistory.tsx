@@ -126,7 +126,7 @@ export function IncidentHistory() {
               : `${filtered ? `${rows.length} of ${all.length}` : rows.length} resolved, latest first${rows.length > SHOWN_MAX ? ` (the first ${SHOWN_MAX} shown; the CSV has all)` : ''}.`}
       </p>
       {rows.length > 0 && (
-        <ul className="incidents" aria-label="Resolved incidents, latest first">
+        <ul className="plain history" aria-label="Resolved incidents, latest first">
           {rows.slice(0, SHOWN_MAX).map((i) => (
             <HistoryRow key={i.id} i={i} teamLabel={teamLabel(i.teamId)} agentLabel={agentLabel(i.teamId, i.agentId)} />
           ))}
