@@ -22,7 +22,7 @@ export function Availability({ agent }: { agent: AgentDTO }) {
       {!a ? (
         !error && <p aria-busy="true">Reading the timeline…</p>
       ) : (
-        <dl className="fields availability">
+        <dl className="availability">
           {a.windows.map((w) => {
             const words = windowWords(w);
             return (

@@ -20,7 +20,7 @@ function HistoryRow({ i, teamLabel, agentLabel }: { i: IncidentDTO; teamLabel: s
   const resolvedAt = i.resolvedAt ?? i.openedAt;
   const span = formatSpan(resolvedAt - i.openedAt);
   return (
-    <li className={`incident sev-${i.severity}`}>
+    <li className="incident">
       <p>
         <strong>
           {agentLabel} — {i.title}
@@ -29,7 +29,7 @@ function HistoryRow({ i, teamLabel, agentLabel }: { i: IncidentDTO; teamLabel: s
       </p>
       <p>{i.message}</p>
       <p className="muted">
-        Opened <time dateTime={new Date(i.openedAt).toISOString()}>{formatClock(i.openedAt)}</time> · {i.removed ? 'closed' : 'resolved'}{' '}
+        From <time dateTime={new Date(i.openedAt).toISOString()}>{formatClock(i.openedAt)}</time> to{' '}
         <time dateTime={new Date(resolvedAt).toISOString()}>{formatClock(resolvedAt)}</time> · {i.removed ? `closed after ${span} (agent removed)` : `resolved after ${span}`}
       </p>
       <div className="actions">
@@ -76,7 +76,7 @@ export function IncidentHistory() {
         History <span className="muted">({all.length})</span>
       </h3>
       {error && <ErrorNotice error={error} onDismiss={() => setError(null)} />}
-      <div className="req-filters" role="search" aria-label="Filter the history">
+      <div className="history-filters" role="search" aria-label="Filter the history">
         <label htmlFor={`${uid}-team`}>Team</label>
         <select
           id={`${uid}-team`}
