@@ -59,15 +59,20 @@ export class IncidentHistory {
     if (opts.file !== null) this.read(opts.file);
   }
 
-  /** Keeps one resolved incident (one with the same id replaces it). */
-  add(record: ResolvedIncident): void {
-    const clean = recordSchema.parse(record);
+  /** Keeps one resolved incident (one with the same id replaces it); one missing a field is refused (onError), nothing else changes. */
+  add(record: ResolvedIncident): boolean {
+    const parsed = recordSchema.safeParse(record);
+    if (!parsed.success) {
+      this.opts.onError?.(new Error(`not a resolved incident: ${parsed.error.issues.map((i) => i.path.join('.') || i.message).join(', ')}`));
+      return false;
+    }
+    const clean = parsed.data;
     const at = this.records.findIndex((r) => r.id === clean.id);
     if (at >= 0) this.records.splice(at, 1);
     this.records.push(clean);
     if (this.records.length > this.max) this.records.splice(0, this.records.length - this.max);
     const file = this.opts.file;
-    if (file === null) return;
+    if (file === null) return true;
     const rewrite = at >= 0 || this.lines + 1 > this.max + this.slack;
     const body = rewrite ? this.records.map((r) => JSON.stringify(r) + '\n').join('') : JSON.stringify(clean) + '\n';
     this.lines = rewrite ? this.records.length : this.lines + 1;
@@ -83,6 +88,7 @@ export class IncidentHistory {
         this.opts.onError?.(err);
       }
     });
+    return true;
   }
 
   /** The resolved incidents matching the filter, newest (latest resolved) first. */

@@ -71,9 +71,13 @@ describe('IncidentHistory', () => {
 
   it('skips torn or foreign lines and refuses a record without its fields', async () => {
     await writeFile(file, `${JSON.stringify(rec(1))}\n{"torn":\nnot json\n${JSON.stringify({ id: 'x' })}\n`);
-    const h = new IncidentHistory({ file });
+    const errors: unknown[] = [];
+    const h = new IncidentHistory({ file, onError: (e) => errors.push(e) });
     expect(h.list().map((r) => r.id)).toEqual(['inc-1']);
-    expect(() => h.add({ ...rec(2), resolvedAt: Number.NaN as unknown as number, kind: '' })).toThrow();
+    expect(h.add({ ...rec(2), kind: '' })).toBe(false);
+    expect(String(errors[0])).toContain('kind');
     expect(h.list()).toHaveLength(1);
+    await h.flush();
+    expect(new IncidentHistory({ file }).list().map((r) => r.id)).toEqual(['inc-1']);
   });
 });
