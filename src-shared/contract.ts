@@ -165,6 +165,29 @@ export interface HealthHistoryEntryDTO {
   note?: string;
 }
 
+/** Filters of alerts.history (all optional); at most `limit` (default and most 1,000) rows. */
+export interface IncidentHistoryArgs {
+  teamId?: string;
+  agentId?: string;
+  kind?: string;
+  limit?: number;
+}
+
+/** An agent's availability over one window (health.availability): connected time out of observed time. */
+export interface AvailabilityWindowDTO {
+  /** Length of the window, ms (24 h, 7 d, 30 d). */
+  windowMs: number;
+  /** Time with a known health (the monitor running and the agent polled), ms. */
+  observedMs: number;
+  /** Time connected, ms. */
+  upMs: number;
+}
+
+export interface AvailabilityDTO {
+  at: number;
+  windows: AvailabilityWindowDTO[];
+}
+
 export interface AlertStatusDTO {
   snoozedUntil: number | null;
   quietHours: QuietHoursDTO;
@@ -637,8 +660,12 @@ export interface Requests {
   'health.snapshot': { args: EmptyArgs; result: HealthSnapshotDTO };
   /** The agent's health changes kept by the monitor, newest first. */
   'health.history': { args: { teamId: string; agentId: string }; result: HealthHistoryEntryDTO[] };
+  /** The agent's availability over 24 h, 7 d and 30 d, from its timeline. */
+  'health.availability': { args: { teamId: string; agentId: string }; result: AvailabilityDTO };
 
   'alerts.list': { args: EmptyArgs; result: IncidentDTO[] };
+  /** Resolved incidents kept in the data folder (the last 1,000), latest resolved first. */
+  'alerts.history': { args: IncidentHistoryArgs; result: IncidentDTO[] };
   'alerts.status': { args: EmptyArgs; result: AlertStatusDTO };
   'alerts.acknowledge': { args: { incidentId: string }; result: null };
   'alerts.acknowledgeAll': { args: EmptyArgs; result: { count: number } };
@@ -721,7 +748,9 @@ export const REQUEST_NAMES = [
   'agents.watchClosely',
   'health.snapshot',
   'health.history',
+  'health.availability',
   'alerts.list',
+  'alerts.history',
   'alerts.status',
   'alerts.acknowledge',
   'alerts.acknowledgeAll',

@@ -98,8 +98,10 @@ export const argSchemas: Schemas = {
 
   'health.snapshot': empty,
   'health.history': teamAgent,
+  'health.availability': teamAgent,
 
   'alerts.list': empty,
+  'alerts.history': z.strictObject({ teamId: id.optional(), agentId: id.optional(), kind: id.optional(), limit: z.number().int().min(1).max(1000).optional() }),
   'alerts.status': empty,
   'alerts.acknowledge': z.strictObject({ incidentId: id }),
   'alerts.acknowledgeAll': empty,

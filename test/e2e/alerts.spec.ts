@@ -2,9 +2,11 @@
 // in-app notice and lists the open incident; acknowledge; snooze 15 min and resume; quiet hours
 // saved (and kept after a reload); a bad quiet-hours time, or the same start and end, is refused with
 // the field marked; the alert rules saved together in one form (kept after a reload), bad values
-// marked and kept.
+// marked and kept; a resolved incident in the history, filtered and exported as CSV; availability on
+// the agent page.
 import { expect, test } from '@playwright/test';
-import { AGENTS, control, LABELS, open, shooter, shooterAcross, useDemoServe } from './support/kit';
+import { readFile } from 'node:fs/promises';
+import { AGENTS, control, hostCall, LABELS, open, shooter, shooterAcross, useDemoServe } from './support/kit';
 
 test.describe('alerts screen', () => {
   const suite = useDemoServe();
@@ -156,5 +158,48 @@ test.describe('alerts screen', () => {
     await expect(page.getByRole('region', { name: 'Monitor' }).getByRole('checkbox', { name: 'Watch closely' })).toBeChecked({ timeout: 10_000 });
     await page.getByRole('region', { name: 'Monitor' }).getByRole('checkbox', { name: 'Watch closely' }).uncheck();
     await expect(page.getByRole('region', { name: 'Monitor' }).getByRole('checkbox', { name: 'Watch closely' })).not.toBeChecked();
+  });
+
+  test('a resolved incident moves to the history, filtered by kind and exported as CSV; the agent page shows its availability', async ({ page }, testInfo) => {
+    const shot = shooter(page, testInfo);
+    await open(page, suite, '#/alerts');
+    const history = page.locator('section.card', { has: page.getByRole('heading', { name: /^History/ }) });
+    const rows = history.getByRole('list', { name: 'Resolved incidents, latest first' }).getByRole('listitem');
+    await expect(page.locator('ul.incidents > li').filter({ hasText: LABELS.unlinked })).toHaveCount(1, { timeout: 10_000 });
+    await expect(rows.filter({ hasText: LABELS.unlinked })).toHaveCount(0);
+
+    // The unlinked agent is paired: its incident resolves and joins the history.
+    await hostCall(suite.ready, 'pairing.start', { teamId: suite.teamId, agentId: AGENTS.unlinked });
+    await control(suite, `/agents/${AGENTS.unlinked}/scan`, { phone: '15550100002' });
+    const row = rows.filter({ hasText: LABELS.unlinked });
+    await expect(row).toHaveCount(1, { timeout: 10_000 });
+    await expect(row).toContainText(/resolved after \d+ (s|min)/);
+    await expect(page.locator('ul.incidents > li').filter({ hasText: LABELS.unlinked })).toHaveCount(0);
+    await shot('history');
+
+    // Filtered by agent and kind, then saved as CSV.
+    await history.getByLabel('Agent').selectOption({ label: LABELS.unlinked });
+    await history.getByLabel('Kind').selectOption('needs-scan');
+    await expect(rows).toHaveCount(1);
+    const downloading = page.waitForEvent('download');
+    await history.getByRole('button', { name: 'Export CSV (1)' }).click();
+    const download = await downloading;
+    expect(download.suggestedFilename()).toMatch(/^incident-history-.*\.csv$/);
+    const csv = (await readFile(await download.path(), 'utf8')).split('\r\n');
+    expect(csv[0]).toBe('team label,agent id,agent label,kind,opened at,resolved at,duration seconds,title');
+    expect(csv[1]).toMatch(new RegExp(`^[^,]+,${AGENTS.unlinked},${LABELS.unlinked},needs-scan,\\d{4}-\\d\\d-\\d\\dT[^,]+Z,\\d{4}-[^,]+Z,\\d+,`));
+    expect(csv.slice(2)).toEqual(['']);
+
+    // Still there after a reload: the main side keeps the history.
+    await page.reload();
+    await expect(rows.filter({ hasText: LABELS.unlinked })).toHaveCount(1, { timeout: 10_000 });
+
+    await open(page, suite, `#/agents/${AGENTS.connected}?team=${suite.teamId}`);
+    const availability = page.getByRole('region', { name: 'Availability' });
+    await expect(availability.locator('dt')).toHaveText(['24 h', '7 d', '30 d'], { timeout: 10_000 });
+    // The share of the time watched that it was connected (the first test unlinked it for a while).
+    await expect(availability.locator('dd').first()).toHaveText(/^\d+(\.\d)? % connected · observed \d+ (s|min) of 24 h$/);
+    await expect(availability.locator('dd').nth(1)).toHaveText(/^\d+(\.\d)? % connected · observed \d+ (s|min) of 7 d$/);
+    await shot('availability');
   });
 });

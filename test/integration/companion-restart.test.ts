@@ -1,11 +1,12 @@
 // The companion started again over the same folders: an incident open when it closed is listed again
 // with the same id and stays open while the agent still needs a scan (no "resolved" event, nothing
-// to tell); removing the agent then closes it as removed, quietly, and a third start lists nothing.
+// to tell); removing the agent then closes it as removed, quietly, and a third start lists nothing
+// open but keeps it in the history; availability counts only the time the companion watched.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyEvent, IncidentDTO, Result } from '../../src-shared/contract';
+import type { AnyEvent, AvailabilityDTO, IncidentDTO, Result } from '../../src-shared/contract';
 import { createHandlers, type Handlers } from '../../src-main/app/handlers';
 import { implementContract, type CompanionContract } from '../../src-main/app/contract';
 import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
@@ -72,5 +73,16 @@ describe('companion across a restart', () => {
 
     await start();
     expect(await ok<IncidentDTO[]>('alerts.list')).toEqual([]);
+    // The closed incident is in the history kept in the data folder.
+    const history = await ok<IncidentDTO[]>('alerts.history', { agentId: 'agent-unlinked' });
+    expect(history.map((i) => [i.id, i.kind, i.removed, i.resolvedAt !== null])).toEqual([[open.id, open.kind, true, true]]);
+    expect(await ok<IncidentDTO[]>('alerts.history', { kind: 'reconnecting' })).toEqual([]);
+    // The connected agent was up for all the time it was watched; the time between runs is not counted.
+    const availability = await ok<AvailabilityDTO>('health.availability', { teamId: team.teamId, agentId: 'agent-connected' });
+    expect(availability.windows.map((w) => w.windowMs)).toEqual([24, 7 * 24, 30 * 24].map((h) => h * 3_600_000));
+    for (const w of availability.windows) {
+      expect(w.observedMs).toBeGreaterThan(0);
+      expect(w.upMs).toBe(w.observedMs);
+    }
   });
 });

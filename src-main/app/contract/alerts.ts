@@ -4,8 +4,9 @@
 // words of the alert when there was one (each part of a grouped alert words its own incident), and
 // `notify` set when an alert about the incident reached the person in that step. The words of an
 // incident are the monitor's (IncidentWords: its last alert's, or incidentText while none reached
-// the person), the same ones Alertmanager's annotations carry.
-import { IncidentWords, type Alert, type Incident, type IncidentUpdate } from '../../core/monitor';
+// the person), the same ones Alertmanager's annotations carry. Each resolved incident is kept, with
+// those words, in the incident history (alerts.history).
+import { IncidentWords, type Alert, type Incident, type IncidentHistory, type IncidentUpdate } from '../../core/monitor';
 import type { AlertEventDTO, AlertStatusDTO, IncidentDTO, IncidentSeverity } from '../../../src-shared/contract';
 import { AppError } from '../errors';
 import type { Implementations } from '../handlers';
@@ -36,6 +37,8 @@ export class IncidentFeed {
     private readonly now: () => number,
     private readonly settings: () => FeedSettings,
     private readonly teamLabel: (teamId: string) => string = (id) => id,
+    /** Keeps each resolved incident, with its last words, in the history. */
+    private readonly history: IncidentHistory | null = null,
   ) {}
 
   onIncident(u: IncidentUpdate): void {
@@ -91,11 +94,18 @@ export class IncidentFeed {
       const escalated = before !== undefined && before !== 'urgent' && dto.severity === 'urgent' && dto.acknowledgedAt === null;
       this.publish({ change: u.change, incident: dto, notify: told || (u.change !== 'resolved' && escalated) });
       if (u.change === 'resolved') {
+        this.keep(dto);
         this.words.forget(id);
         this.severity.delete(id);
       } else if (told || before !== undefined) this.severity.set(id, dto.severity);
     }
     this.told.clear();
+  }
+
+  private keep(dto: IncidentDTO): void {
+    if (this.history === null) return;
+    const { acknowledgedAt, teamWide, removed, ...rest } = dto;
+    this.history.add({ ...rest, acknowledgedAt, resolvedAt: dto.resolvedAt ?? this.now(), ...(teamWide ? { teamWide } : {}), ...(removed ? { removed } : {}) });
   }
 
   private schedule(): void {
@@ -107,10 +117,10 @@ export class IncidentFeed {
 
 type AlertRequests = Pick<
   Implementations,
-  'alerts.list' | 'alerts.status' | 'alerts.acknowledge' | 'alerts.acknowledgeAll' | 'alerts.snooze' | 'alerts.unsnooze' | 'alerts.setQuietHours'
+  'alerts.list' | 'alerts.history' | 'alerts.status' | 'alerts.acknowledge' | 'alerts.acknowledgeAll' | 'alerts.snooze' | 'alerts.unsnooze' | 'alerts.setQuietHours'
 >;
 
-export function alertRequests({ c }: Scope, feed: IncidentFeed): AlertRequests {
+export function alertRequests({ c }: Scope, feed: IncidentFeed, history: IncidentHistory): AlertRequests {
   const status = (): AlertStatusDTO => {
     const s = c.monitor().status();
     // Quiet hours switched off still show the hours they would have (remembered in the preferences).
@@ -124,6 +134,7 @@ export function alertRequests({ c }: Scope, feed: IncidentFeed): AlertRequests {
         .incidents()
         .sort((a, b) => b.openedAt - a.openedAt)
         .map((i) => feed.toDTO(i)),
+    'alerts.history': async ({ teamId, agentId, kind, limit }) => history.list({ teamId, agentId, kind, limit: limit ?? 1000 }),
     'alerts.status': async () => status(),
     'alerts.acknowledge': async ({ incidentId }) => {
       if (c.monitor().acknowledge(incidentId) === 0) throw new AppError('not-found', 'NO_INCIDENT', 'No open incident with that id (it may have been resolved).');

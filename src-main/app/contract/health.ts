@@ -1,6 +1,8 @@
-// health.snapshot and health.history over the monitor: every watched agent's health ('unknown'
-// until its first poll), and an agent's health changes as the monitor's timeline kept them.
+// health.snapshot, health.history and health.availability over the monitor: every watched agent's
+// health ('unknown' until its first poll), an agent's health changes as the monitor's timeline kept
+// them, and its availability over 24 h, 7 d and 30 d computed from those changes.
 import type { AgentHealthDTO } from '../../../src-shared/contract';
+import { availability } from '../../core/monitor';
 import { AppError } from '../errors';
 import type { Implementations } from '../handlers';
 import { unknownHealth, worstHealth } from '../health';
@@ -13,21 +15,27 @@ export function healthOfAll({ c, now }: Scope): AgentHealthDTO[] {
   return c.listTeams().flatMap((t) => t.agents.map((a) => polled.get(`${t.id}\u0000${a.agentId}`) ?? unknownHealth(t.id, a.agentId, now())));
 }
 
-export function healthRequests(s: Scope): Pick<Implementations, 'health.snapshot' | 'health.history'> {
+const HOUR = 3_600_000;
+/** The availability windows: 24 h, 7 d, 30 d. */
+export const AVAILABILITY_WINDOWS_MS = [24 * HOUR, 7 * 24 * HOUR, 30 * 24 * HOUR] as const;
+
+export function healthRequests(s: Scope): Pick<Implementations, 'health.snapshot' | 'health.history' | 'health.availability'> {
+  /** The agent's timeline entries of its own team (timelines are kept per agent id; entries carry their team). */
+  const entriesOf = async (teamId: string, agentId: string) => {
+    const team = s.requireTeam(teamId);
+    if (!team.agents.some((a) => a.agentId === agentId)) throw new AppError('not-found', 'NO_AGENT', `No agent "${agentId}" in team "${team.label}".`);
+    return (await s.c.monitor().timeline(agentId)).filter((e) => e.teamId === team.id);
+  };
   return {
     'health.snapshot': async () => {
       const agents = healthOfAll(s);
       return { at: s.now(), worst: worstHealth(agents.map((a) => a.health)), agents };
     },
-    'health.history': async ({ teamId, agentId }) => {
-      const team = s.requireTeam(teamId);
-      if (!team.agents.some((a) => a.agentId === agentId)) throw new AppError('not-found', 'NO_AGENT', `No agent "${agentId}" in team "${team.label}".`);
-      // Timelines are kept per agent id; entries carry their team, so another team's agent of the same id is left out.
-      const entries = await s.c.monitor().timeline(agentId);
-      return entries
-        .filter((e) => e.teamId === team.id)
-        .sort((a, b) => b.at - a.at)
-        .map(historyEntryDTO);
+    'health.history': async ({ teamId, agentId }) => (await entriesOf(teamId, agentId)).sort((a, b) => b.at - a.at).map(historyEntryDTO),
+    'health.availability': async ({ teamId, agentId }) => {
+      const entries = await entriesOf(teamId, agentId);
+      const at = s.now();
+      return { at, windows: AVAILABILITY_WINDOWS_MS.map((w) => availability(entries, at, w)) };
     },
   };
 }

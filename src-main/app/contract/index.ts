@@ -1,6 +1,8 @@
 // The contract (src-shared/contract.ts) implemented over the companion: the one place where core
 // records become contract DTOs and companion events become contract events. API keys and signing
 // secrets stay in the companion: no DTO built here carries one.
+import path from 'node:path';
+import { IncidentHistory, INCIDENT_HISTORY_FILE } from '../../core/monitor';
 import { Emitter } from '../../core/events';
 import type { DiagnosticsDTO, Events } from '../../../src-shared/contract';
 import type { Companion } from '../companion/companion';
@@ -56,6 +58,10 @@ async function diagnostics(s: Scope, implementations: Implementations): Promise<
 export function implementContract(c: Companion, opts: ContractOptions = {}): CompanionContract {
   const events = new Emitter<Events>((e) => c.logger.warn('app: event listener failed', { error: e instanceof Error ? e.message : String(e) }));
   const s = createScope(c, (name, payload) => events.emit(name, payload));
+  const history = new IncidentHistory({
+    file: path.join(c.dataDir, INCIDENT_HISTORY_FILE),
+    onError: (e) => c.logger.warn('app: incident history not kept', { error: e instanceof Error ? e.message : String(e) }),
+  });
   const feed = new IncidentFeed(
     (e) => s.publish('alert', e),
     s.now,
@@ -64,6 +70,7 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
       return { escalateAfterMin: prefs.escalateAfterMin, flapCount: app.alertRules.flapCount, flapWindowMinutes: app.alertRules.flapWindowMinutes };
     },
     c.teamLabel,
+    history,
   );
   const tunnel = tunnelSide(s, opts.media);
   const upSince = s.now();
@@ -76,7 +83,7 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
   const implementations: Implementations = {
     ...teamRequests(s, () => healthOfAll(s)),
     ...healthRequests(s),
-    ...alertRequests(s, feed),
+    ...alertRequests(s, feed, history),
     ...serviceRequests({
       clientFor: async (teamId) => c.clientFor(s.requireTeam(teamId).id),
       registerWebhook: async (teamId, agentId, publicUrl) => {

@@ -177,12 +177,18 @@ export class Monitor {
     return this.poller.config();
   }
 
-  /** Aborts polls in flight and waits for them, pending timeline writes and sink deliveries. */
+  /** Aborts polls in flight and waits for them, records 'unknown' in each polled agent's timeline, waits for pending writes and sink deliveries. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.wakeTimer !== null) this.clock.clearTimeout(this.wakeTimer);
     this.wakeTimer = null;
     await this.poller.stop();
+    // From now on nothing is seen: each agent's timeline says so (availability does not count it).
+    const at = this.clock.now();
+    for (const a of this.agents.values()) {
+      const health = a.tracker.current().health;
+      if (health !== 'unknown') void this.timelineStore.record({ at, teamId: a.teamId, agentId: a.agentId, from: health, to: 'unknown', state: null });
+    }
     await this.flush();
   }
 

@@ -1,6 +1,6 @@
 // Teams and agents: the list, each agent's live health, and its health timeline. Data arrives only
 // through the bridge (a list answer, then health.changed events, which may overtake it).
-import type { AgentDTO, AgentHealthDTO, ErrorDTO, HealthHistoryEntryDTO, Health, TeamDTO } from '../../../src-shared/contract';
+import type { AgentDTO, AgentHealthDTO, AvailabilityDTO, ErrorDTO, HealthHistoryEntryDTO, Health, TeamDTO } from '../../../src-shared/contract';
 import { HEALTHS } from '../../../src-shared/contract';
 import { agentKey, type Slice } from './env';
 import { liveHistoryEntry, mergeHistory } from './history';
@@ -24,6 +24,9 @@ export interface AgentsSlice {
   /** Reads teams and agents; answers the first error (what did load is kept). */
   loadTeams(): Promise<ErrorDTO | null>;
   loadHealthHistory(teamId: string, agentId: string): Promise<ErrorDTO | null>;
+  /** Each agent's availability over 24 h / 7 d / 30 d, by agentKey, as last read. */
+  availability: Record<string, AvailabilityDTO>;
+  loadAvailability(teamId: string, agentId: string): Promise<ErrorDTO | null>;
   setAgents(list: AgentDTO[]): void;
   applyHealth(h: AgentHealthDTO): void;
   addTeam(input: { label: string; baseUrl: string; apiKey: string; agentIds: string[]; allowInsecureHttp?: boolean }): Promise<ErrorDTO | null>;
@@ -59,6 +62,7 @@ export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ 
     agents: {},
     healthBuffer: {},
     healthHistory: {},
+    availability: {},
     loadTeams: async () => {
       const [teams, agents] = await Promise.all([api['teams.list'](), api['agents.list']()]);
       if (teams.ok) set({ teams: teams.value });
@@ -72,6 +76,12 @@ export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ 
       const key = agentKey(teamId, agentId);
       // Live entries that arrived while loading are kept.
       set((s) => ({ healthHistory: { ...s.healthHistory, [key]: mergeHistory(loaded, s.healthHistory[key] ?? []) } }));
+      return null;
+    },
+    loadAvailability: async (teamId, agentId) => {
+      const r = await api['health.availability']({ teamId, agentId });
+      if (!r.ok) return r.error;
+      set((s) => ({ availability: { ...s.availability, [agentKey(teamId, agentId)]: r.value } }));
       return null;
     },
     setAgents: (list) =>

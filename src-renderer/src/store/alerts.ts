@@ -1,5 +1,5 @@
-// Alerts: open incidents, a log of every incident seen (shown on the agent's timeline), snooze and
-// quiet hours.
+// Alerts: open incidents, a log of every incident seen (shown on the agent's timeline), the history
+// of resolved incidents (alerts.history, then the resolutions seen live), snooze and quiet hours.
 import type { AlertEventDTO, AlertStatusDTO, ErrorDTO, IncidentDTO, QuietHoursDTO, Result } from '../../../src-shared/contract';
 import type { Slice } from './env';
 
@@ -8,9 +8,13 @@ export interface AlertsSlice {
   incidents: IncidentDTO[];
   /** Every incident seen since the window opened, latest version of each, newest first. */
   incidentLog: IncidentDTO[];
+  /** Resolved incidents kept by the main side, then those resolved since, latest resolved first; null until loaded. */
+  incidentHistory: IncidentDTO[] | null;
   alertStatus: AlertStatusDTO | null;
   /** Reads the incidents and the alert status; answers the first error (what did load is kept). */
   loadAlerts(): Promise<ErrorDTO | null>;
+  /** Reads the resolved incidents (every one kept: the filters apply on screen). */
+  loadIncidentHistory(): Promise<ErrorDTO | null>;
   setIncidents(list: IncidentDTO[]): void;
   applyAlert(e: AlertEventDTO): void;
   acknowledge(incidentId: string): Promise<ErrorDTO | null>;
@@ -21,6 +25,15 @@ export interface AlertsSlice {
 }
 
 const LOG_MAX = 500;
+/** As many as the main side keeps. */
+const HISTORY_MAX = 1000;
+
+/** Resolved incidents, one per id, latest resolved first. */
+function mergeHistory(history: IncidentDTO[], incoming: IncidentDTO[]): IncidentDTO[] {
+  const byId = new Map(history.map((i) => [i.id, i]));
+  for (const i of incoming) if (i.resolvedAt !== null) byId.set(i.id, i);
+  return [...byId.values()].sort((a, b) => (b.resolvedAt ?? 0) - (a.resolvedAt ?? 0) || b.openedAt - a.openedAt).slice(0, HISTORY_MAX);
+}
 
 function mergeLog(log: IncidentDTO[], incoming: IncidentDTO[]): IncidentDTO[] {
   const byId = new Map(log.map((i) => [i.id, i]));
@@ -40,12 +53,20 @@ export const alertsSlice: Slice<AlertsSlice> = ({ set, get, api, env }) => {
   return {
     incidents: [],
     incidentLog: [],
+    incidentHistory: null,
     alertStatus: null,
     loadAlerts: async () => {
       const [incidents, status] = await Promise.all([api['alerts.list'](), api['alerts.status']()]);
       if (status.ok) set({ alertStatus: status.value });
       if (incidents.ok) get().setIncidents(incidents.value);
       return !incidents.ok ? incidents.error : !status.ok ? status.error : null;
+    },
+    loadIncidentHistory: async () => {
+      const r = await api['alerts.history']({ limit: HISTORY_MAX });
+      if (!r.ok) return r.error;
+      // Resolutions seen live while loading are kept.
+      set((s) => ({ incidentHistory: mergeHistory(s.incidentHistory ?? [], r.value) }));
+      return null;
     },
     setIncidents: (list) =>
       set((s) => ({
@@ -57,7 +78,11 @@ export const alertsSlice: Slice<AlertsSlice> = ({ set, get, api, env }) => {
         const rest = s.incidents.filter((i) => i.id !== incident.id);
         const resolved = change === 'resolved' || incident.resolvedAt !== null;
         const logged = resolved && incident.resolvedAt === null ? { ...incident, resolvedAt: env.now() } : incident;
-        return { incidents: resolved ? rest : [incident, ...rest], incidentLog: mergeLog(s.incidentLog, [logged]) };
+        return {
+          incidents: resolved ? rest : [incident, ...rest],
+          incidentLog: mergeLog(s.incidentLog, [logged]),
+          ...(resolved && s.incidentHistory !== null ? { incidentHistory: mergeHistory(s.incidentHistory, [logged]) } : {}),
+        };
       }),
     acknowledge: async (incidentId) => {
       const r = await api['alerts.acknowledge']({ incidentId });

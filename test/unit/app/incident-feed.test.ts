@@ -2,6 +2,7 @@
 // the monitor (the alert's words, or incidentText for an incident whose alert was held).
 import { describe, expect, it } from 'vitest';
 import { IncidentFeed } from '../../../src-main/app/contract/alerts';
+import { IncidentHistory } from '../../../src-main/core/monitor/incident-history';
 import type { Alert, Incident } from '../../../src-main/core/monitor';
 import { incidentText } from '../../../src-main/core/monitor/policy-text';
 import type { AlertEventDTO } from '../../../src-shared/contract';
@@ -125,5 +126,22 @@ describe('IncidentFeed', () => {
     setNow(T0 + 5 * 60_000);
     expect(feed.toDTO(incident()).severity).toBe('urgent');
     expect(feed.toDTO(incident({ kind: 'reconnecting' })).severity).toBe('warning');
+  });
+});
+
+describe('IncidentFeed history', () => {
+  it('keeps each resolved incident with the words of its last alert; open ones are not kept', () => {
+    const history = new IncidentHistory({ file: null });
+    const feed = new IncidentFeed(() => undefined, () => T0 + 90_000, () => RULES, (id) => id, history);
+    const open = incident({ kind: 'reconnecting' });
+    feed.onIncident({ change: 'opened', incident: open });
+    feed.onAlert(alertOf('inc-1', 'a1 is reconnecting'));
+    feed.flush();
+    expect(history.list()).toEqual([]);
+    feed.onIncident({ change: 'resolved', incident: { ...open, resolvedAt: T0 + 90_000 } });
+    feed.flush();
+    expect(history.list()).toEqual([
+      { id: 'inc-1', teamId: 't1', agentId: 'a1', kind: 'reconnecting', severity: 'urgent', title: 'a1 is reconnecting', message: '', openedAt: T0, acknowledgedAt: null, resolvedAt: T0 + 90_000 },
+    ]);
   });
 });

@@ -44,7 +44,8 @@ describe('contract', () => {
     expectTypeOf<Requests['tunnel.media']['result']>().toEqualTypeOf<{ filename: string; mimeType: string; bytes: number; dataBase64: string }>();
     expectTypeOf<Events['send.progress']['queuedId']>().toEqualTypeOf<string | undefined>();
     expect(REQUEST_NAMES).toContain('health.history');
-    expect(REQUEST_NAMES).not.toContain('alerts.history');
+    expect(REQUEST_NAMES).toContain('alerts.history');
+    expect(REQUEST_NAMES).toContain('health.availability');
     expect(REQUEST_NAMES).toContain('tunnel.media');
   });
 

@@ -142,6 +142,30 @@ describe('agent timeline', () => {
 });
 
 describe('agent page', () => {
+  it('shows availability over 24 h, 7 d and 30 d with the observed time, and reads it again when the health changes', async () => {
+    const H = 3_600_000;
+    const answers = [
+      { at: 0, windows: [{ windowMs: 24 * H, observedMs: 20 * H, upMs: 19.9 * H }, { windowMs: 168 * H, observedMs: 100 * H, upMs: 100 * H }, { windowMs: 720 * H, observedMs: 0, upMs: 0 }] },
+      { at: 1, windows: [{ windowMs: 24 * H, observedMs: 24 * H, upMs: 12 * H }] },
+    ];
+    const { store, calls } = setup({ 'health.availability': () => ({ ok: true, value: answers[calls.filter((c) => c.name === 'health.availability').length - 1] }) });
+    store.getState().setAgents([agent('a1', 'connected')]);
+    store.setState({ teams: [team()] });
+    mount(store, <AgentPage agentId="a1" teamId="t1" />);
+    await flush();
+    const card = () => screen.getByRole('region', { name: 'Availability' });
+    expect(calls.find((c) => c.name === 'health.availability')?.args).toEqual({ teamId: 't1', agentId: 'a1' });
+    const figures = () => [...card().querySelectorAll('dd')].map((d) => `${d.previousElementSibling!.textContent}: ${d.textContent}`);
+    expect(figures()).toEqual([
+      '24 h: 99.5 % connected · observed 20 h of 24 h',
+      '7 d: 100 % connected · observed 4 d 4 h of 7 d',
+      '30 d: not observed (no record in 30 d)',
+    ]);
+    act(() => store.getState().applyHealth({ ...agent('a1', 'reconnecting').health, since: 5, checkedAt: 5 }));
+    await flush();
+    expect(figures()).toEqual(['24 h: 50.0 % connected · observed 24 h of 24 h']);
+  });
+
   it('a failed session read: the error and when the session was last read, never "Asking…" or "Read" beside it', async () => {
     let fail = false;
     const { store } = setup({

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AlertStatusDTO, AppSettingsDTO } from '../../../src-shared/contract';
 import { AlertsScreen } from '../../../src-renderer/src/features/alerts/AlertsScreen';
 import { connectBrowserNotifications, type NotificationCtor } from '../../../src-renderer/src/features/alerts/browserNotifications';
-import { agent, flush, incident, mount, setup } from './fixtures';
+import { agent, flush, incident, mount, setup, team } from './fixtures';
 
 afterEach(cleanup);
 
@@ -296,5 +296,94 @@ describe('browser notifications', () => {
     connectBrowserNotifications(store, api, { ctor, now: () => new Date(), focus: () => undefined });
     emit('alert', { change: 'opened', incident: incident('i1'), notify: true });
     expect(made).toHaveLength(0);
+  });
+});
+
+describe('alerts history', () => {
+  const T = Date.UTC(2025, 2, 1, 8, 0, 0);
+  const resolved = [
+    incident('h1', { kind: 'reconnecting', title: 'Reconnecting', message: 'Dropped, came back.', openedAt: T, resolvedAt: T + 5 * 60_000 }),
+    incident('h2', { agentId: 'a2', kind: 'needs-scan', title: 'Needs a QR scan', openedAt: T + 3_600_000, resolvedAt: T + 3_600_000 + 12 * 60_000 }),
+    incident('h3', { teamId: 't2', agentId: 'b1', kind: 'unreachable', title: 'Unreachable', openedAt: T + 7_200_000, resolvedAt: T + 7_200_000 + 90_000, removed: true }),
+  ];
+
+  function setupHistory() {
+    const s = setup({ 'alerts.history': { ok: true, value: resolved } });
+    s.store.setState({ alertStatus: status(), settings, teams: [team(), team({ teamId: 't2', label: 'Sales', agentIds: ['b1'] })] });
+    s.store.getState().setAgents([agent('a1', 'connected'), agent('a2', 'connected'), agent('b1', 'connected', {}, 't2')]);
+    return s;
+  }
+  const historyList = () => screen.getByRole('list', { name: 'Resolved incidents, latest first' });
+  const titles = () => within(historyList()).getAllByRole('listitem').map((li) => li.querySelector('strong')!.textContent);
+
+  it('lists resolved incidents latest first with start, end, duration and words; filters by team, agent and kind', async () => {
+    const { store, calls } = setupHistory();
+    mount(store, <AlertsScreen />);
+    await flush();
+    expect(calls.find((c) => c.name === 'alerts.history')?.args).toEqual({ limit: 1000 });
+    expect(screen.getByRole('heading', { name: /History/ }).textContent).toContain('(3)');
+    expect(titles()).toEqual(['Agent b1 — Unreachable', 'Agent a2 — Needs a QR scan', 'Agent a1 — Reconnecting']);
+    const first = within(historyList()).getAllByRole('listitem')[2]!;
+    expect(first.textContent).toContain('Dropped, came back.');
+    expect(first.textContent).toContain('resolved after 5 min');
+    expect([...first.querySelectorAll('time')].map((t) => t.getAttribute('datetime'))).toEqual([new Date(T).toISOString(), new Date(T + 5 * 60_000).toISOString()]);
+    expect(within(historyList()).getAllByRole('listitem')[0]!.textContent).toContain('closed after 1 min (agent removed)');
+
+    fireEvent.change(screen.getByLabelText('Team'), { target: { value: 't1' } });
+    expect(titles()).toEqual(['Agent a2 — Needs a QR scan', 'Agent a1 — Reconnecting']);
+    expect(screen.getByText('2 of 3 resolved, latest first.')).toBeTruthy();
+    const agentOptions = [...(screen.getByLabelText('Agent') as HTMLSelectElement).options].map((o) => o.textContent);
+    expect(agentOptions).toEqual(['All agents', 'Agent a2', 'Agent a1']);
+    fireEvent.change(screen.getByLabelText('Agent'), { target: { value: JSON.stringify(['t1', 'a1']) } });
+    expect(titles()).toEqual(['Agent a1 — Reconnecting']);
+    fireEvent.change(screen.getByLabelText('Agent'), { target: { value: '' } });
+    fireEvent.change(screen.getByLabelText('Kind'), { target: { value: 'needs-scan' } });
+    expect(titles()).toEqual(['Agent a2 — Needs a QR scan']);
+    fireEvent.change(screen.getByLabelText('Team'), { target: { value: 't2' } });
+    expect(screen.queryByRole('list', { name: 'Resolved incidents, latest first' })).toBeNull();
+    expect(screen.getByText('Nothing matches.')).toBeTruthy();
+    expect((screen.getByRole('button', { name: 'Export CSV (0)' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('an incident resolved while the screen is open joins the history at the top', async () => {
+    const { store } = setupHistory();
+    mount(store, <AlertsScreen />);
+    await flush();
+    const live = incident('h4', { kind: 'reconnecting', title: 'Back to normal', openedAt: T + 9_000_000, resolvedAt: T + 9_000_000 + 120_000 });
+    act(() => store.getState().applyAlert({ change: 'opened', incident: { ...live, resolvedAt: null }, notify: false }));
+    expect(titles()).toHaveLength(3);
+    act(() => store.getState().applyAlert({ change: 'resolved', incident: live, notify: true }));
+    expect(titles()[0]).toBe('Agent a1 — Back to normal');
+    expect(screen.getByRole('heading', { name: /History/ }).textContent).toContain('(4)');
+  });
+
+  it('Export CSV saves the filtered rows', async () => {
+    const { store } = setupHistory();
+    const saved: Blob[] = [];
+    const names: string[] = [];
+    const before = { createObjectURL: URL.createObjectURL, revokeObjectURL: URL.revokeObjectURL };
+    Object.assign(URL, { createObjectURL: vi.fn((b: Blob) => (saved.push(b), 'blob:csv')), revokeObjectURL: vi.fn() });
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      names.push(this.download);
+    });
+    try {
+      mount(store, <AlertsScreen />);
+      await flush();
+      fireEvent.change(screen.getByLabelText('Team'), { target: { value: 't1' } });
+      fireEvent.click(screen.getByRole('button', { name: 'Export CSV (2)' }));
+      expect(names).toHaveLength(1);
+      expect(names[0]).toMatch(/^incident-history-.*\.csv$/);
+      expect(saved[0]!.type).toBe('text/csv');
+      const text = await saved[0]!.text();
+      expect(text.split('\r\n')).toEqual([
+        'team label,agent id,agent label,kind,opened at,resolved at,duration seconds,title',
+        `Ops,a2,Agent a2,needs-scan,${new Date(T + 3_600_000).toISOString()},${new Date(T + 3_600_000 + 12 * 60_000).toISOString()},720,Needs a QR scan`,
+        `Ops,a1,Agent a1,reconnecting,${new Date(T).toISOString()},${new Date(T + 5 * 60_000).toISOString()},300,Reconnecting`,
+        '',
+      ]);
+    } finally {
+      click.mockRestore();
+      Object.assign(URL, before);
+    }
   });
 });

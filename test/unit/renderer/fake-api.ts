@@ -10,7 +10,7 @@ export function fakeApi(answers: Partial<Record<string, unknown>> = {}) {
       calls.push({ name, args });
       const a = answers[name];
       if (typeof a === 'function') return (a as (x: unknown) => Result<unknown>)(args);
-      return a === undefined ? { ok: true, value: name.endsWith('.list') ? [] : null } : (a as Result<unknown>);
+      return a === undefined ? { ok: true, value: name.endsWith('.list') || name === 'alerts.history' ? [] : name === 'health.availability' ? { at: 0, windows: [] } : null } : (a as Result<unknown>);
     });
   }
   api['on'] = (event: string, cb: (p: unknown) => void) => {

@@ -1,5 +1,5 @@
 // One agent: the session fields exactly as the service reports them, the monitor's view, actions,
-// a wa.me QR when linked, and the incident timeline.
+// a wa.me QR when linked, its availability, and the incident timeline.
 import type { AgentDTO, SessionDTO } from '../../../../src-shared/contract';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorNotice } from '../../components/ErrorNotice';
@@ -13,6 +13,7 @@ import { isStale } from '../../store/link';
 import { useApp } from '../../store/react';
 import { SessionRead } from '../pairing/SessionRead';
 import { WaMeQr } from '../pairing/WaMeQr';
+import { Availability } from './Availability';
 import { Timeline } from './Timeline';
 import { WatchClosely } from './WatchClosely';
 
@@ -108,6 +109,7 @@ function AgentBody({ agent }: { agent: AgentDTO }) {
           <WaMeQr phone={phone} />
         </section>
       )}
+      <Availability agent={agent} />
       <Timeline teamId={agent.teamId} agentId={agent.agentId} now={now} />
     </>
   );

@@ -1,5 +1,5 @@
-// Alerts: open incidents (acknowledge one or all), snooze, quiet hours, desktop notifications,
-// and the alert rules kept in the app settings.
+// Alerts: open incidents (acknowledge one or all), the history of resolved ones, snooze, quiet
+// hours, desktop notifications, and the alert rules kept in the app settings.
 import { useState } from 'react';
 import type { ErrorDTO, IncidentDTO } from '../../../../src-shared/contract';
 import { AsyncButton } from '../../components/AsyncButton';
@@ -12,6 +12,7 @@ import { useApp } from '../../store/react';
 import { AlertRules } from './AlertRules';
 import { ObservabilitySettings } from './ObservabilitySettings';
 import { DesktopNotifications } from './DesktopNotifications';
+import { IncidentHistory } from './IncidentHistory';
 import { QuietHoursForm } from './QuietHoursForm';
 import { formatUntil, isSnoozed } from './quietHours';
 
@@ -113,6 +114,7 @@ export function AlertsScreen() {
           </>
         )}
       </section>
+      <IncidentHistory />
       <Snooze onError={setError} />
       <QuietHoursForm />
       <DesktopNotifications />

@@ -144,4 +144,19 @@ describe('Monitor', () => {
     expect((await h.monitor.timeline('a1')).map((e) => e.to)).toEqual(['connected', 'key-rejected']);
     await h.monitor.stop();
   });
+
+  it('stopping records unknown in each polled agent\'s timeline, so the time it does not watch is not counted', async () => {
+    const h = setup(['a1']);
+    h.monitor.start();
+    await h.clock.advance(0);
+    await h.clock.advance(60_000);
+    const stoppedAt = h.clock.now();
+    await h.monitor.stop();
+    const entries = await h.monitor.timeline('a1');
+    expect(entries.map((e) => [e.from, e.to])).toEqual([
+      ['unknown', 'connected'],
+      ['connected', 'unknown'],
+    ]);
+    expect(entries[1]).toMatchObject({ at: stoppedAt, teamId: 't1', state: null });
+  });
 });

@@ -1,0 +1,131 @@
+// Resolved incidents, with the words of their last alert, kept in one JSON-lines file in the data
+// folder so the history survives a restart: the last `max` (1,000) of them, the file owner-only
+// (0600). Read once at start (torn or foreign lines are skipped), appended line by line, rewritten
+// atomically once it holds more than max + slack lines; writes in order, a failed write is reported
+// to onError and the history kept in memory.
+import { readFileSync } from 'node:fs';
+import { appendFile, chmod, mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { z } from 'zod';
+
+export const INCIDENT_HISTORY_FILE = 'incident-history.jsonl';
+
+const recordSchema = z.object({
+  id: z.string().min(1),
+  teamId: z.string().min(1),
+  agentId: z.string(),
+  teamWide: z.literal(true).optional(),
+  kind: z.string().min(1),
+  severity: z.enum(['urgent', 'warning', 'info']),
+  title: z.string(),
+  message: z.string(),
+  openedAt: z.number(),
+  acknowledgedAt: z.number().nullable(),
+  resolvedAt: z.number(),
+  removed: z.literal(true).optional(),
+});
+
+/** A resolved incident as kept: its last words, when it opened and when it was resolved. */
+export type ResolvedIncident = z.infer<typeof recordSchema>;
+
+export interface IncidentHistoryFilter {
+  teamId?: string;
+  agentId?: string;
+  kind?: string;
+  /** At most this many, newest first. */
+  limit?: number;
+}
+
+export interface IncidentHistoryOptions {
+  /** The JSON-lines file; null keeps the history in memory only. */
+  file: string | null;
+  max?: number;
+  compactSlack?: number;
+  onError?: (err: unknown) => void;
+}
+
+export class IncidentHistory {
+  private readonly max: number;
+  private readonly slack: number;
+  /** Oldest first. */
+  private readonly records: ResolvedIncident[] = [];
+  private lines = 0;
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(private readonly opts: IncidentHistoryOptions) {
+    this.max = Math.max(1, opts.max ?? 1000);
+    this.slack = Math.max(0, opts.compactSlack ?? 100);
+    if (opts.file !== null) this.read(opts.file);
+  }
+
+  /** Keeps one resolved incident (one with the same id replaces it); one missing a field is refused (onError), nothing else changes. */
+  add(record: ResolvedIncident): boolean {
+    const parsed = recordSchema.safeParse(record);
+    if (!parsed.success) {
+      this.opts.onError?.(new Error(`not a resolved incident: ${parsed.error.issues.map((i) => i.path.join('.') || i.message).join(', ')}`));
+      return false;
+    }
+    const clean = parsed.data;
+    const at = this.records.findIndex((r) => r.id === clean.id);
+    if (at >= 0) this.records.splice(at, 1);
+    this.records.push(clean);
+    if (this.records.length > this.max) this.records.splice(0, this.records.length - this.max);
+    const file = this.opts.file;
+    if (file === null) return true;
+    const rewrite = at >= 0 || this.lines + 1 > this.max + this.slack;
+    const body = rewrite ? this.records.map((r) => JSON.stringify(r) + '\n').join('') : JSON.stringify(clean) + '\n';
+    this.lines = rewrite ? this.records.length : this.lines + 1;
+    this.chain = this.chain.then(async () => {
+      try {
+        await mkdir(dirname(file), { recursive: true });
+        if (rewrite) await writeFileAtomic(file, body, { mode: 0o600 });
+        else {
+          await appendFile(file, body, { mode: 0o600 });
+          await chmod(file, 0o600);
+        }
+      } catch (err) {
+        this.opts.onError?.(err);
+      }
+    });
+    return true;
+  }
+
+  /** The resolved incidents matching the filter, newest (latest resolved) first. */
+  list(filter: IncidentHistoryFilter = {}): ResolvedIncident[] {
+    const out = this.records
+      .filter((r) => (filter.teamId === undefined || r.teamId === filter.teamId) && (filter.agentId === undefined || r.agentId === filter.agentId) && (filter.kind === undefined || r.kind === filter.kind))
+      .sort((a, b) => b.resolvedAt - a.resolvedAt || b.openedAt - a.openedAt);
+    return (filter.limit === undefined ? out : out.slice(0, filter.limit)).map((r) => ({ ...r }));
+  }
+
+  /** Waits for pending writes. */
+  flush(): Promise<void> {
+    return this.chain;
+  }
+
+  private read(file: string): void {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.opts.onError?.(err);
+      return;
+    }
+    const lines = text.split('\n').filter((l) => l.trim() !== '');
+    this.lines = lines.length;
+    const byId = new Map<string, ResolvedIncident>();
+    for (const line of lines) {
+      try {
+        const parsed = recordSchema.safeParse(JSON.parse(line));
+        if (parsed.success) {
+          byId.delete(parsed.data.id);
+          byId.set(parsed.data.id, parsed.data);
+        }
+      } catch {
+        // a torn or foreign line: skipped
+      }
+    }
+    this.records.push(...[...byId.values()].slice(-this.max));
+  }
+}
