@@ -23,6 +23,7 @@ import { Observability, type MetricsListen } from './observability';
 import type { CompanionMetrics } from '../../core/metrics';
 import { alertRules, createAgentMonitor, pollConfig } from '../usecases/monitor';
 import { registerAgentWebhook } from '../usecases/webhooks';
+import { Messages } from '../../core/messages';
 
 export type { TeamView } from './account-set';
 export { DEMO_TEAM_LABEL } from './demo';
@@ -81,6 +82,8 @@ export interface Companion {
   readonly logger: Logger;
   readonly events: Emitter<CompanionEvents>;
   readonly chat: ChatService;
+  /** The conversations on the agents' numbers: the send log, read marks and names, and the index. */
+  readonly messages: Messages;
   /** The monitor (one for the companion's life: settings changes apply to it in place). */
   monitor(): Monitor;
   /** A team's label (its id when unknown): what alerts and metrics call it. */
@@ -228,6 +231,10 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   tunnelHost.setAllowLegacySignature(prefs.get().allowLegacySignature);
   await tunnelHost.setPort(main.settings().tunnelPort);
   await tunnelHost.open();
+  // Messages: every stored delivery goes to the index (it keeps only verified message.received ones).
+  const messages = new Messages({ dataDir, now: () => clock.now(), logger });
+  events.on('delivery', (d) => messages.takeDelivery(d));
+  await messages.open(tunnelHost.current.log.all()).catch((err: unknown) => logger.warn('messages: could not read the send log or the state', { error: err instanceof Error ? err.message : String(err) }));
   if (opts.startTunnel || main.settings().tunnelPort !== 0 || prefs.get().webhooks.length > 0) {
     await tunnelHost.start().catch(() => undefined); // logged by the host; the app keeps running
   }
@@ -241,6 +248,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     logger,
     events,
     chat,
+    messages,
     monitor: () => monitor,
     teamLabel,
     metrics: observability.metrics,
