@@ -1,6 +1,14 @@
 // Runs the CLI in-process with buffered stdout/stderr, a controllable interrupt signal and env.
 import { main, type MainOptions } from '../../src-main/cli/main';
 import type { CliIO } from '../../src-main/cli/io';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * The config folder of a run that names none: a temporary one per test process, so a command that
+ * writes the data folder (`send` records in the send log) never touches the real one.
+ */
+export const TEST_HOME = join(tmpdir(), `cc-test-home-${process.pid}`);
 
 export interface CliRun {
   code: number;
@@ -42,7 +50,7 @@ export async function runCli(args: readonly string[], opts: RunCliOptions = {}):
       },
     },
     stderr: { write: (c) => ((stderr += text(c)), true) },
-    env: opts.env ?? {},
+    env: opts.configDir === undefined && opts.env?.CHANNEL_COMPANION_HOME === undefined && opts.env?.XDG_CONFIG_HOME === undefined ? { ...(opts.env ?? {}), CHANNEL_COMPANION_HOME: TEST_HOME } : (opts.env ?? {}),
     cwd: opts.cwd ?? process.cwd(),
     stderrIsTTY: false,
     ...(opts.stdin ? { stdin: opts.stdin } : {}),
