@@ -144,3 +144,12 @@ describe('messages', () => {
     expect(await readFile(join(data, 'messages', 'sent.jsonl'), 'utf8')).toContain('sent later');
   });
 });
+
+describe('reply', () => {
+  it('is send: the same flags, the same send log', async () => {
+    const r = await runCli(['reply', ...on('agent-connected'), '--to', '+15550101111', '--text', 'a reply', '--data-dir', data, '--json'], { env });
+    expect(r.code).toBe(0);
+    expect(r.json()[0]).toMatchObject({ status: 'sent' });
+    expect((await new SendLog(data).read()).map((x) => x.text)).toEqual(['a reply']);
+  });
+});

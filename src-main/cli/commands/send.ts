@@ -31,7 +31,7 @@ const flagsSchema = z
   .refine((f) => f.filename === undefined || f.documentUrl !== undefined, { message: '--filename names a document; give --document-url too', path: ['filename'] });
 
 export function register(program: Command, ctx: CliContext): void {
-  const cmd = addTargetOptions(program.command('send').description('send one message from the agent\'s number'));
+  const cmd = addTargetOptions(program.command('send').alias('reply').description('send one message from the agent\'s number (`reply` is the same command)'));
   cmd
     .requiredOption('--to <number>', 'recipient: E.164 number (+15550102000) or a full JID')
     .option('--text <text>', 'message text (the caption when media is sent)')
