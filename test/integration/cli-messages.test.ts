@@ -107,7 +107,7 @@ describe('messages', () => {
     const t = Date.now() - 60_000;
     const d = delivery('agent-connected', '15550101111', 'once', t);
     const dup = { ...d, id: 'dlv_dup' };
-    const refused = { ...delivery('agent-connected', '15550103333', 'forged', t), verdict: { ok: false, reason: 'signature-mismatch', scheme: 'v1' as const, steps: [] } };
+    const refused = { ...delivery('agent-connected', '15550103333', 'forged', t), verdict: { ok: false, reason: 'signature-mismatch' as const, scheme: 'v1' as const, steps: [] } };
     await store(d, dup, refused, delivery('agent-flaky', '15550104444', 'elsewhere', t));
     const r = await runCli(['messages', '--data-dir', data, '--agent', 'agent-connected', '--json'], { env });
     expect(r.json()).toMatchObject([{ contact: '+15550101111', count: 1 }]);
