@@ -113,7 +113,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     if (path === '/_emulator' || path.startsWith('/_emulator/')) {
       void handleControl(req, res, routes);
     } else if (path.startsWith('/api/')) {
-      void handleService(req, res, { world, sessions, faults, blobs, clock, counters, streams, stop: stop.signal, mediaOrigin: () => mediaOrigin, defaultDialect });
+      void handleService(req, res, { world, sessions, faults, blobs, clock, counters, streams, stop: stop.signal, mediaOrigin: () => mediaOrigin, defaultDialect, onSent: (m) => control.sent(m) });
     } else {
       sendError(res, new EmulatorError(404, 'NOT_FOUND', 'no such endpoint'), { 'x-ratelimit-limit': '60' });
     }
