@@ -58,7 +58,8 @@ export function inboundOfBody(body: unknown, d: Pick<StoredDelivery, 'id' | 'age
   const parsed = ts !== undefined ? Date.parse(ts) : NaN;
   // A media message may carry its caption as `caption` beside an empty `text`.
   const text = str(m.text) || str(m.caption) || '';
-  const msg: InboundMessage = {
+  // One literal with every field (absent ones undefined): one object shape for every message.
+  return {
     messageId,
     deliveryId: d.id,
     agentId: d.agentId,
@@ -67,10 +68,9 @@ export function inboundOfBody(body: unknown, d: Pick<StoredDelivery, 'id' | 'age
     fromMe,
     type: str(m.type) ?? 'text',
     text,
+    media: mediaOf(body.media) ?? mediaOf(m.media),
+    simulated: undefined,
   };
-  const media = mediaOf(body.media) ?? mediaOf(m.media);
-  if (media !== undefined) msg.media = media;
-  return msg;
 }
 
 /** A verified delivery's message, or null (refused, not a message event, unreadable body). */

@@ -83,6 +83,7 @@ export class MessageIndex {
   }
 
   addInbound(m: InboundMessage): Message | null {
+    // One literal with every field (absent ones undefined): one object shape for every message.
     const msg: Message = {
       key: m.messageId,
       agentId: m.agentId,
@@ -92,11 +93,16 @@ export class MessageIndex {
       fromMe: m.fromMe,
       type: m.type,
       text: m.text,
+      media: m.media,
       messageId: m.messageId,
+      status: undefined,
+      error: undefined,
+      via: undefined,
+      teamId: undefined,
       deliveryId: m.deliveryId,
+      simulated: m.simulated === true ? true : undefined,
+      sendId: undefined,
     };
-    if (m.media) msg.media = m.media;
-    if (m.simulated) msg.simulated = true;
     return this.insert(msg, false);
   }
 
@@ -110,14 +116,16 @@ export class MessageIndex {
       fromMe: false,
       type: r.kind,
       text: r.text ?? '',
+      media: r.mediaUrl === undefined ? undefined : r.filename !== undefined ? { url: r.mediaUrl, filename: r.filename } : { url: r.mediaUrl },
+      messageId: r.messageId || undefined,
       status: r.error ? 'failed' : (r.status ?? 'sent'),
+      error: r.error,
       via: r.via,
       teamId: r.teamId,
+      deliveryId: undefined,
+      simulated: undefined,
       sendId: r.id,
     };
-    if (r.mediaUrl !== undefined) msg.media = r.filename !== undefined ? { url: r.mediaUrl, filename: r.filename } : { url: r.mediaUrl };
-    if (r.messageId) msg.messageId = r.messageId;
-    if (r.error) msg.error = r.error;
     return this.insert(msg, true);
   }
 
@@ -144,7 +152,8 @@ export class MessageIndex {
     // Mostly appended in order; an older one is put in its place.
     let i = list.length;
     while (i > 0 && list[i - 1]!.at > msg.at) i--;
-    list.splice(i, 0, msg);
+    if (i === list.length) list.push(msg);
+    else list.splice(i, 0, msg);
     return msg;
   }
 
