@@ -12,6 +12,7 @@ import { createHandlers, type Handlers } from '../../src-main/app/handlers';
 import { implementContract, type CompanionContract } from '../../src-main/app/contract';
 import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
 import { MemorySecretStore } from '../../src-main/core/secrets';
+import { SendLog } from '../../src-main/core/messages';
 import type { Emulator } from '../../src-main/emulator';
 import { contractCaller } from '../helpers/contract-call';
 import { control, DEMO_KEY, startTestEmulator, waitFor } from '../helpers/emulator';
@@ -102,6 +103,13 @@ describe('messages over the companion and the emulator', () => {
     await ok('messages.deleteConversation', { teamId, agentId: AGENT, phone: '+15550107777' });
     expect((await ok<MessageContactsDTO>('messages.contacts', { teamId, agentId: AGENT })).contacts).toEqual([]);
     expect(await readFile(path.join(dir, 'data', 'messages', 'sent.jsonl'), 'utf8')).not.toContain('ships today');
+  });
+
+  it('a send the CLI records in the same data folder shows up in the app', async () => {
+    const log = new SendLog(path.join(dir, 'data'));
+    await log.append({ teamId, agentId: AGENT, to: '+15550108888', kind: 'text', text: 'sent from a terminal', via: 'cli', at: Date.now(), status: 'sent', messageId: 'msg_from_cli' });
+    const ev = await waitFor(() => events.find((e) => e.name === 'messages.new' && e.payload.message.messageId === 'msg_from_cli'), 10_000);
+    expect(ev.payload).toMatchObject({ message: { contact: '+15550108888', direction: 'out', via: 'cli' } });
   });
 
   it('bad input is refused at the edge and changes nothing', async () => {

@@ -23,7 +23,7 @@ import { Observability, type MetricsListen } from './observability';
 import type { CompanionMetrics } from '../../core/metrics';
 import { alertRules, createAgentMonitor, pollConfig } from '../usecases/monitor';
 import { registerAgentWebhook } from '../usecases/webhooks';
-import { Messages } from '../../core/messages';
+import { Messages, TunnelLogWatch } from '../../core/messages';
 
 export type { TeamView } from './account-set';
 export { DEMO_TEAM_LABEL } from './demo';
@@ -128,6 +128,9 @@ export interface Companion {
 
   close(): Promise<void>;
 }
+
+/** How often the app looks for messages its receiver's events do not bring (see watchMessages). */
+const MESSAGES_WATCH_MS = 2000;
 
 const hasOwn = (o: object | undefined, k: string): boolean => o !== undefined && Object.prototype.hasOwnProperty.call(o, k);
 
@@ -235,6 +238,31 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   const messages = new Messages({ dataDir, now: () => clock.now(), logger });
   events.on('delivery', (d) => messages.takeDelivery(d));
   await messages.open(tunnelHost.current.log.all()).catch((err: unknown) => logger.warn('messages: could not read the send log or the state', { error: err instanceof Error ? err.message : String(err) }));
+  // What the receiver's events do not bring: sends made by the CLI, the deliveries of a log opened
+  // again (a new port, or taken over from another writer), and, while another process (`listen`)
+  // writes the data folder, what it stores.
+  const logWatch = new TunnelLogWatch(path.join(dataDir, 'tunnel'), clock);
+  let indexedLog = tunnelHost.current.log;
+  let messagesTimer: unknown = null;
+  const watchMessages = async (): Promise<void> => {
+    const log = tunnelHost.current.log;
+    if (log !== indexedLog) {
+      indexedLog = log;
+      await messages.refresh(log.all());
+    } else if (tunnelHost.lockedReason !== null) {
+      await messages.refresh((await logWatch.readIfChanged()) ?? undefined);
+    } else await messages.refresh();
+  };
+  const scheduleMessages = (): void => {
+    messagesTimer = clock.setTimeout(() => {
+      void watchMessages()
+        .catch((err: unknown) => logger.warn('messages: could not read the logs', { error: err instanceof Error ? err.message : String(err) }))
+        .finally(() => {
+          if (messagesTimer !== null) scheduleMessages();
+        });
+    }, MESSAGES_WATCH_MS);
+  };
+  scheduleMessages();
   if (opts.startTunnel || main.settings().tunnelPort !== 0 || prefs.get().webhooks.length > 0) {
     await tunnelHost.start().catch(() => undefined); // logged by the host; the app keeps running
   }
@@ -356,6 +384,8 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     async close() {
       if (closed) return;
       closed = true;
+      clock.clearTimeout(messagesTimer);
+      messagesTimer = null;
       chat.stopAll();
       await exposure.close().catch(() => undefined);
       await Promise.allSettled([monitor.stop(), tunnelHost.close()]);

@@ -70,7 +70,7 @@ export function messageDTOs(s: Scope): MessageDTOs {
 
 const GAP_WORDS: Record<InboxGap, string> = {
   'not-registered': "This app is not the agent's webhook receiver, so messages written to its number do not arrive here. Register the webhook at this app's receiver (Tunnel: expose and register).",
-  'receiver-elsewhere': 'Another process (`channel-companion listen` or a second app) receives the deliveries into this data folder; messages it stores appear here after this app restarts.',
+  'receiver-elsewhere': 'Another process (`channel-companion listen` or a second app) receives the deliveries into this data folder; the messages it stores appear here within a few seconds, but this app cannot receive itself until that process stops.',
   'receiver-stopped': "This app's receiver is not running, so new messages are not being received. Start it on the Tunnel screen.",
 };
 

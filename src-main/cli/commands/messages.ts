@@ -2,13 +2,11 @@
 // message.received deliveries and the send log): the contacts with unread counts, or one thread
 // (--with). --follow then prints each new message as it is stored. Read-only: nothing is marked
 // read, cut or compacted, so it is safe while the app or `listen` writes the folder.
-import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { Messages, contactKey, type ContactSummary, type Message } from '../../core/messages';
+import { Messages, TunnelLogWatch, contactKey, type ContactSummary, type Message } from '../../core/messages';
 import { sleep } from '../../core/ports';
-import { EventLog, type StoredDelivery } from '../../core/tunnel';
 import { accountsOf } from '../accounts-context';
 import { defineAction, type CliContext } from '../context';
 import { UsageError } from '../errors';
@@ -72,18 +70,6 @@ function contactLine(c: ContactSummary, showAgent: boolean): string {
   return `${shown(c.contact).padEnd(16)} ${(c.name ?? '').padEnd(16)} ${unread.padEnd(9)} ${time(c.lastAt)}  ${showAgent ? `${c.agentId}  ` : ''}${firstLine(c.last)}`;
 }
 
-/** The segment files' names, sizes and times: a cheap "did the tunnel's log change?". */
-async function logStamp(dir: string): Promise<string> {
-  const folder = join(dir, 'deliveries');
-  try {
-    const names = (await readdir(folder)).filter((n) => n.endsWith('.jsonl')).sort();
-    const stats = await Promise.all(names.map((n) => stat(join(folder, n)).then((s) => `${n}:${s.size}:${s.mtimeMs}`, () => n)));
-    return stats.join(',');
-  } catch {
-    return 'none';
-  }
-}
-
 export function register(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('messages')
@@ -115,14 +101,9 @@ export function register(program: Command, ctx: CliContext): void {
     }
 
     const dataDir = cliDataDir(ctx, f);
-    const tunnelDir = join(dataDir, 'tunnel');
     const messages = new Messages({ dataDir, now: () => ctx.clock.now(), readOnly: true });
-    const readLog = async () => {
-      const log = new EventLog({ dataDir: tunnelDir, clock: ctx.clock, readOnly: true });
-      await log.open();
-      return log.all();
-    };
-    await messages.open(await readLog());
+    const watch = new TunnelLogWatch(join(dataDir, 'tunnel'), ctx.clock);
+    await messages.open(await watch.read());
     const limit = f.limit ?? 50;
     const contact = f.with !== undefined ? contactKey(f.with) : undefined;
 
@@ -141,7 +122,7 @@ export function register(program: Command, ctx: CliContext): void {
       else if (list.length === 0) out.note(`no messages in ${dataDir} (the app or \`listen\` stores what the agents' webhooks deliver here)`);
       else for (const c of list) out.event({}, contactLine(c, agentIds === undefined || agentIds.length > 1));
     }
-    if (f.follow === true) await follow(ctx, out, messages, readLog, tunnelDir, { agentIds, contact }, f.pollMs ?? 1000);
+    if (f.follow === true) await follow(ctx, out, messages, watch, { agentIds, contact }, f.pollMs ?? 1000);
   });
 }
 
@@ -149,33 +130,21 @@ async function follow(
   ctx: CliContext,
   out: Output,
   messages: Messages,
-  readLog: () => Promise<Iterable<StoredDelivery>>,
-  tunnelDir: string,
+  watch: TunnelLogWatch,
   only: { agentIds: string[] | undefined; contact: string | undefined },
   pollMs: number,
 ): Promise<void> {
   const wanted = (m: Message) => (only.agentIds === undefined || only.agentIds.includes(m.agentId)) && (only.contact === undefined || m.contact === only.contact);
-  const print = (m: Message) => {
-    if (!wanted(m)) return;
-    if (out.json) out.event(messageData(m));
-    else out.event({}, messageLine(m, only.contact === undefined));
-  };
-  let stamp = await logStamp(tunnelDir);
   for (;;) {
     try {
       await sleep(ctx.clock, pollMs, ctx.signal);
     } catch {
       return;
     }
-    const fresh: Message[] = await messages.readSends();
-    const now = await logStamp(tunnelDir);
-    if (now !== stamp) {
-      stamp = now;
-      for (const d of await readLog()) {
-        const m = messages.index.addDelivery(d);
-        if (m) fresh.push(m);
-      }
+    for (const m of await messages.refresh((await watch.readIfChanged()) ?? undefined)) {
+      if (!wanted(m)) continue;
+      if (out.json) out.event(messageData(m));
+      else out.event({}, messageLine(m, only.contact === undefined));
     }
-    for (const m of fresh.sort((a, b) => a.at - b.at)) print(m);
   }
 }

@@ -5,3 +5,4 @@ export { SendLog, parseSendLine, SEND_LOG_FILE, type SendError, type SendKind, t
 export { sendAndRecord, sendErrorOf, sendKind, type RecordedSend } from './send';
 export { contactKey, inboundOf, inboundOfBody, type InboundMessage } from './inbound';
 export { DEFAULT_RETENTION_DAYS, MessageStateFile, type MessageStateData, type Tombstone } from './state';
+export { TunnelLogWatch } from './log-watch';

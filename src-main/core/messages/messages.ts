@@ -75,6 +75,24 @@ export class Messages {
     return m;
   }
 
+  /**
+   * Takes what is new: the send log's new records (another process's sends too) and, when given,
+   * the deliveries of a log read again (those already in the index are skipped). Each new message
+   * is emitted, oldest first.
+   */
+  async refresh(deliveries?: Iterable<StoredDelivery>): Promise<Message[]> {
+    const fresh = await this.readSends();
+    if (deliveries) {
+      for (const d of deliveries) {
+        const m = this.index.addDelivery(d);
+        if (m) fresh.push(m);
+      }
+    }
+    fresh.sort((a, b) => a.at - b.at);
+    for (const m of fresh) this.events.emit('message', m);
+    return fresh;
+  }
+
   /** A send recorded by this process: the send log is read up to it, each new message emitted. */
   async takeSend(_r?: SendRecord): Promise<void> {
     for (const m of await this.readSends()) this.events.emit('message', m);

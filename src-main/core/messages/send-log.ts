@@ -5,7 +5,7 @@
 // schema are skipped on read, never fatal. Deleting and retention rewrite the file (a temporary file
 // renamed over it), so deleted text really leaves it.
 import { randomUUID } from 'node:crypto';
-import { appendFile, chmod, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, open, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ensurePrivateDir } from '../tunnel/private-files';
@@ -104,25 +104,42 @@ export class SendLog {
    * it back). A file shorter than `offset` was rewritten: read from its start (`reset`).
    */
   async readFrom(offset: number): Promise<{ records: SendRecord[]; next: number; reset: boolean }> {
-    let buf: Buffer;
+    let fh;
     try {
-      buf = await readFile(this.file);
+      fh = await open(this.file, 'r');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], next: 0, reset: offset > 0 };
       throw err;
     }
-    const reset = buf.length < offset;
-    const from = reset ? 0 : offset;
+    let buf: Buffer;
+    let reset: boolean;
+    let from: number;
+    try {
+      const size = (await fh.stat()).size;
+      reset = size < offset;
+      from = reset ? 0 : offset;
+      // Only what was appended since: a follower's look at an unchanged log reads nothing.
+      buf = Buffer.alloc(size - from);
+      let got = 0;
+      while (got < buf.length) {
+        const { bytesRead } = await fh.read(buf, got, buf.length - got, from + got);
+        if (bytesRead === 0) break;
+        got += bytesRead;
+      }
+      buf = buf.subarray(0, got);
+    } finally {
+      await fh.close();
+    }
     // Only whole lines: a torn last line is left for later (or for ever, when the writer crashed).
     const end = buf.lastIndexOf(0x0a) + 1;
     const records: SendRecord[] = [];
-    if (end > from) {
-      for (const line of buf.toString('utf8', from, end).split('\n')) {
+    if (end > 0) {
+      for (const line of buf.toString('utf8', 0, end).split('\n')) {
         const r = parseSendLine(line);
         if (r) records.push(r);
       }
     }
-    return { records, next: Math.max(end, from), reset };
+    return { records, next: from + end, reset };
   }
 
   /** Size of the file in bytes (0 when missing): a follower's cheap "anything new?". */
