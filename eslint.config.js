@@ -2,12 +2,14 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import { builtinModules } from 'node:module';
+import layers from './scripts/lint-layers.mjs';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 const electronOnlyHere = ['src-main/electron/**', 'src-main/index.ts', 'src-preload/index.ts', 'test/electron/**'];
 
-// The import direction between layers (no-restricted-imports zones). A file matched by several
-// zones gets the rule of the last one, so every zone repeats the ban on 'electron'.
+// The import direction between layers: zones of layers/imports (no-restricted-imports, applied to
+// import() calls and import types too). A file matched by several zones gets the rule of the last
+// one, so every zone repeats the ban on 'electron', and a narrower zone repeats its wider one's.
 const ELECTRON = {
   paths: [{ name: 'electron', message: "Only src-main/electron/, src-main/index.ts and the preload may import 'electron'; keep behaviour in src-main/core and src-main/app." }],
   patterns: [{ group: ['electron/*'], message: "Only src-main/electron/, src-main/index.ts and the preload may import 'electron'." }],
@@ -20,36 +22,115 @@ function restrict({ paths = [], patterns = [] } = {}) {
   return ['error', { paths: [...ELECTRON.paths, ...paths], patterns: [...ELECTRON.patterns, ...patterns] }];
 }
 
+/**
+ * core/ imports nothing above it, except the plain data and rules every runtime shares:
+ * src-shared/limits (a label's longest length), src-shared/url (URL and loopback rules),
+ * src-shared/vocabulary (the product's words for verdicts, health and service errors) and
+ * src-shared/duration (durations in words).
+ */
+const CORE = {
+  group: [
+    ...folders('app', 'cli', 'host', 'electron', 'emulator', 'src-preload', 'src-renderer'),
+    '../**/src-shared/*',
+    '!../**/src-shared/limits',
+    '!../**/src-shared/url',
+    '!../**/src-shared/vocabulary',
+    '!../**/src-shared/duration',
+  ],
+  message: 'src-main/core imports nothing above it: not app/, cli/, host/, electron/, emulator/ nor the contract.',
+};
+
+/** The low-level modules of core/: the words, the wire and the stores every feature of core builds on. */
+const CORE_LOW_LEVEL = [
+  ...['url', 'backoff', 'deadlines', 'ports', 'events', 'socket-words', 'input-words'].map((m) => `src-main/core/${m}.ts`),
+  ...['signature', 'api', 'secrets', 'teams'].map((m) => `src-main/core/${m}/**/*.ts`),
+];
+const CORE_FEATURES = {
+  group: folders('tunnel', 'monitor', 'chat', 'expose', 'metrics'),
+  message: 'The low-level modules of core (url, backoff, signature, api, secrets, teams, …) never import its features: not tunnel/, monitor/, chat/, expose/ nor metrics/.',
+};
+
+/** The shells: each composes the app for one runtime and imports no other shell. */
+const SHELL = (others, more = '') => ({
+  group: folders(...others, 'src-preload', 'src-renderer'),
+  message: `A shell imports no other shell (not ${others.map((o) => `${o}/`).join(' nor ')}): what shells share lives in src-main/app.${more}`,
+});
+
 export default tseslint.config(
   { ignores: ['.tmp/**', 'out/**', 'dist/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'bin/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     languageOptions: { globals: { ...globals.node } },
+    plugins: { layers },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
   {
+    // No import cycle, type-only imports included: in the main process's tree, and in the renderer's.
+    files: ['src-main/**/*.ts'],
+    rules: { 'layers/no-cycle': ['error', { within: 'src-main' }] },
+  },
+  {
+    files: ['src-renderer/**/*.{ts,tsx}'],
+    rules: { 'layers/no-cycle': ['error', { within: 'src-renderer' }] },
+  },
+  {
     // The runtime boundary: only the Electron adapters (and the preload) may import 'electron'.
     files: ['**/*.{ts,tsx,js,mjs,cjs}'],
     ignores: electronOnlyHere,
-    rules: { 'no-restricted-imports': restrict() },
+    rules: { 'layers/imports': restrict() },
   },
   {
-    // core/ is pure behaviour: it imports nothing above it (the app layer, the shells, the emulator),
-    // except src-shared/limits and src-shared/url: plain numbers and URL rules every runtime shares.
+    // core/ is pure behaviour: it imports nothing above it (the app layer, the shells, the emulator).
     files: ['src-main/core/**/*.ts'],
+    rules: { 'layers/imports': restrict({ patterns: [CORE] }) },
+  },
+  {
+    // An order inside core/: the low-level modules never import the features built on them.
+    files: CORE_LOW_LEVEL,
+    rules: { 'layers/imports': restrict({ patterns: [CORE, CORE_FEATURES] }) },
+  },
+  {
+    // The app layer (the use cases every shell runs) imports no shell, and not the emulator: only
+    // the demo (below) starts it, on demand.
+    files: ['src-main/app/**/*.ts'],
     rules: {
-      'no-restricted-imports': restrict({
+      'layers/imports': restrict({
         patterns: [
-          {
-            group: [...folders('app', 'cli', 'host', 'electron', 'emulator', 'src-preload', 'src-renderer'), '../**/src-shared/*', '!../**/src-shared/limits', '!../**/src-shared/url'],
-            message: 'src-main/core imports nothing above it: not app/, cli/, host/, electron/, emulator/ nor the contract.',
-          },
+          { group: folders('cli', 'host', 'electron', 'src-preload', 'src-renderer'), message: 'src-main/app imports no shell (cli/, host/, electron/): the shells import the app.' },
+          { group: folders('emulator'), message: 'src-main/app imports the emulator only in app/companion/demo.ts (the demo team).' },
         ],
       }),
     },
+  },
+  {
+    files: ['src-main/app/companion/demo.ts'],
+    rules: {
+      'layers/imports': restrict({
+        patterns: [{ group: folders('cli', 'host', 'electron', 'src-preload', 'src-renderer'), message: 'src-main/app imports no shell (cli/, host/, electron/): the shells import the app.' }],
+      }),
+    },
+  },
+  {
+    // The desktop shell: src-main/index.ts (its composition root) and the Electron adapters.
+    files: ['src-main/electron/**/*.ts', 'src-main/index.ts'],
+    rules: { 'layers/imports': ['error', { patterns: [SHELL(['cli', 'host'])] }] },
+  },
+  {
+    files: ['src-main/host/**/*.ts'],
+    rules: { 'layers/imports': restrict({ patterns: [SHELL(['cli', 'electron'])] }) },
+  },
+  {
+    // The CLI starts the browser host for `serve`, and nowhere else.
+    files: ['src-main/cli/**/*.ts'],
+    ignores: ['src-main/cli/commands/serve.ts'],
+    rules: { 'layers/imports': restrict({ patterns: [SHELL(['electron', 'host'], ' Only cli/commands/serve.ts starts the browser host.')] }) },
+  },
+  {
+    files: ['src-main/cli/commands/serve.ts'],
+    rules: { 'layers/imports': restrict({ patterns: [SHELL(['electron'])] }) },
   },
   {
     // The emulator stands for the service: it shares only the ports, the signature module and the
@@ -57,7 +138,7 @@ export default tseslint.config(
     // own, so it cannot agree with the client by construction.
     files: ['src-main/emulator/**/*.ts'],
     rules: {
-      'no-restricted-imports': restrict({
+      'layers/imports': restrict({
         patterns: [
           {
             group: [...folders('app', 'cli', 'host', 'electron', 'src-preload', 'src-renderer'), '../**/src-shared/*', '!../**/src-shared/url', '../**/core/*', '../**/core/**', '!../**/core/ports', '!../**/core/signature', '!../**/core/signature/**'],
@@ -68,12 +149,12 @@ export default tseslint.config(
     },
   },
   {
-    // The shared contract is imported by every runtime: it imports nothing itself.
+    // The shared contract is imported by every runtime: it imports nothing but the shared words.
     files: ['src-shared/**/*.ts'],
     rules: {
-      'no-restricted-imports': restrict({
+      'layers/imports': restrict({
         paths: nodeBuiltins.map((name) => ({ name, message: 'The contract is plain types and data for every runtime: no Node built-ins.' })),
-        patterns: [{ group: ['./*', '../*', '../**'], message: 'The contract imports nothing.' }],
+        patterns: [{ group: ['./*', '!./vocabulary', '../*', '../**'], message: 'The contract imports nothing but src-shared/vocabulary.' }],
       }),
     },
   },
@@ -83,7 +164,7 @@ export default tseslint.config(
     files: ['src-renderer/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
     rules: {
-      'no-restricted-imports': restrict({
+      'layers/imports': restrict({
         paths: nodeBuiltins.map((name) => ({ name, message: 'Node built-ins are not available in the renderer.' })),
         patterns: [{ group: folders('src-main', 'src-preload'), message: 'The renderer talks to the main process only through the contract (src-shared/contract.ts) and its bridge.' }],
       }),

@@ -93,8 +93,9 @@ const NOTES: Record<string, string> = {
     'Prints whether the number is on WhatsApp, and its JID. The number goes in the path as `%2B<digits>`; if the ' +
     'service refuses that form, once as bare digits (remembered per base URL).',
   'webhook set':
-    'With `--team` the signing secret goes to the keychain and only a hint of it is printed. Fails when the ' +
-    'service returns no usable secret.',
+    'Asks first (the URL the agent had stops receiving; a new signing secret is issued); without a terminal it ' +
+    'refuses unless `--yes`. With `--team` the signing secret goes to the keychain and only a hint of it is printed. ' +
+    'Fails when the service returns no usable secret. The registration model: [tunnel.md](tunnel.md#registration).',
   media: "The API key is sent to the service's origin only.",
   chat: '`--stream` prints the whole reply at once when the service answers a stream request with JSON.',
   verify: 'Verifies exactly like the tunnel: exit 0 when valid, 1 when invalid, with the reason.',

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { launch } from './electron/startup';
 import { createCompanion, type Companion } from './app/companion/companion';
 import { implementContract } from './app/contract';
-import { defaultConfigDir } from './core/accounts';
+import { defaultConfigDir } from './core/teams';
 
 // out/main/index.js → out/
 const outDir = fileURLToPath(new URL('..', import.meta.url));

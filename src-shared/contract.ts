@@ -1,28 +1,16 @@
 // THE contract between the renderer and the main process (or the browser host).
-// It imports nothing: main, preload and renderer all compile against it.
+// It imports only the shared words (vocabulary.ts): main, preload and renderer all compile against it.
 // Every DTO is plain data. API keys and signing secrets never appear in any DTO.
+import type { Health, RefusedReason, ServiceErrorKind, Verdict } from './vocabulary';
+
+export { HEALTHS, VERDICTS, type Health, type RefusedReason, type Verdict } from './vocabulary';
 
 // ---------------------------------------------------------------------------------------------
 // Errors and the result envelope
 // ---------------------------------------------------------------------------------------------
 
-/** Mirrors ServiceErrorKind (src-main/core/api/errors.ts) plus the app's own kinds. */
-export type ErrorKind =
-  | 'reconnecting'
-  | 'not-configured'
-  | 'rate-limited'
-  | 'quota-exceeded'
-  | 'unauthorized'
-  | 'not-found'
-  | 'invalid-request'
-  | 'server-error'
-  | 'network-error'
-  | 'timeout'
-  | 'aborted'
-  | 'validation'
-  | 'keychain'
-  | 'forbidden'
-  | 'internal';
+/** A service error's kind, or one of the app's own. */
+export type ErrorKind = ServiceErrorKind | 'validation' | 'keychain' | 'forbidden' | 'internal';
 
 export interface ErrorDTO {
   kind: ErrorKind;
@@ -64,7 +52,7 @@ export interface RawResponseDTO {
 export type Result<T> = { ok: true; value: T } | { ok: false; error: ErrorDTO };
 
 /** Requests that take no arguments take an empty object. */
-export type EmptyArgs = Record<string, never>;
+type EmptyArgs = Record<string, never>;
 
 // ---------------------------------------------------------------------------------------------
 // DTOs
@@ -77,29 +65,21 @@ export interface TeamDTO {
   /** Last four characters of the key, e.g. "…9f2c". Never the key. */
   keyHint: string;
   /** The service rejected the key (monitor marks the team once, not per poll). */
-  authError: boolean;
+  keyRejected: boolean;
   agentIds: string[];
   /** The key may go over plain http:// to a host other than this machine (the person chose so); absent: no. */
   allowInsecureHttp?: boolean;
 }
 
-export interface AgentInputDTO {
+interface AgentInputDTO {
   agentId: string;
   label?: string;
 }
 
-/**
- * Health of one agent's channel link, ordered best → worst. needs-scan ranks worst: a person must
- * scan a QR and retrying never helps (docs/service-api.md §7).
- */
-export const HEALTH_STATES = ['connected', 'unknown', 'reconnecting', 'unreachable', 'needs-scan'] as const;
-
-export type HealthState = (typeof HEALTH_STATES)[number];
-
 export interface AgentHealthDTO {
   teamId: string;
   agentId: string;
-  health: HealthState;
+  health: Health;
   /** The service's `state` verbatim (ASSUMPTION A-STATE), or null before the first poll. */
   state: string | null;
   phone: string | null;
@@ -108,7 +88,7 @@ export interface AgentHealthDTO {
    * While `health` is 'unreachable': the health the last successful poll told of (absent when no
    * poll has succeeded). The agent's last known state, kept while the service does not answer.
    */
-  lastKnown?: HealthState;
+  lastKnown?: Health;
   /** ms epoch when `health` last changed. */
   since: number;
   /** ms epoch of the last poll, null before the first. */
@@ -122,11 +102,13 @@ export interface AgentDTO {
   agentId: string;
   label: string;
   health: AgentHealthDTO;
+  /** Polled at the fast interval all the time (kept in the config), so short drops are seen. */
+  watchClosely: boolean;
 }
 
-export interface HealthSnapshotDTO {
+interface HealthSnapshotDTO {
   at: number;
-  worst: HealthState;
+  worst: Health;
   agents: AgentHealthDTO[];
 }
 
@@ -139,7 +121,7 @@ export interface IncidentDTO {
   agentId: string;
   /** About the whole team (the service unreachable, the key rejected), not one agent. */
   teamWide?: boolean;
-  /** What went wrong: 'needs-scan', 'reconnecting', 'unreachable', 'auth-error', or another kind verbatim. */
+  /** What went wrong: 'needs-scan', 'reconnecting', 'unreachable', 'key-rejected', or another kind verbatim. */
   kind: string;
   severity: IncidentSeverity;
   title: string;
@@ -147,6 +129,8 @@ export interface IncidentDTO {
   openedAt: number;
   acknowledgedAt: number | null;
   resolvedAt: number | null;
+  /** Closed because its agent (or team) is no longer watched: no recovery was seen. */
+  removed?: true;
 }
 
 export interface AlertEventDTO {
@@ -173,8 +157,8 @@ export interface QuietHoursDTO {
 export interface HealthHistoryEntryDTO {
   /** ms epoch of the change. */
   at: number;
-  health: HealthState;
-  previous: HealthState;
+  health: Health;
+  previous: Health;
   /** The service's `state` verbatim at that moment (ASSUMPTION A-STATE). */
   state?: string;
   /** Why, in words: the poll's error (redacted), when there was one. */
@@ -293,10 +277,56 @@ export interface WebhookRegistrationDTO {
   url: string;
 }
 
+/** One webhook registration made by this install (never a secret). */
+export interface RegistrationEntryDTO {
+  /** Credentials redacted. */
+  url: string;
+  /** ms epoch */
+  at: number;
+  /** The command or screen that registered it ("webhook set", "app: Tunnel → Register"). */
+  source: string;
+  /** What the URL was to this install then: its receiver, its public URL, or another address. */
+  target: 'receiver' | 'exposure' | 'other';
+}
+
+/**
+ * What this install knows of where the agent's deliveries go: here (its last registration is this
+ * receiver's hook URL now), stale (it was this receiver's, which it no longer reaches: register
+ * again), elsewhere (another URL), unknown (no registration by this install).
+ */
+export interface RegistrationStatusDTO {
+  state: 'here' | 'stale' | 'elsewhere' | 'unknown';
+  /** One sentence, as shown. */
+  text: string;
+  last: RegistrationEntryDTO | null;
+  /** What the confirm step says after "Point … at <url>?": the URL that stops receiving, and the new signing secret. */
+  takeover: string;
+}
+
+export interface WebhookHistoryDTO {
+  /** Newest first. */
+  entries: RegistrationEntryDTO[];
+  /** The registration "Restore previous URL" goes back to, or null. */
+  previous: RegistrationEntryDTO | null;
+  /** The history file could not be read and was set aside (a new one started), or null. */
+  problem: string | null;
+}
+
+export interface WebhookRestoreDTO {
+  mode: string;
+  url: string;
+  /** The new signing secret's last characters. */
+  secretHint: string;
+  /** That the app behind the URL needs the new signing secret, in words. */
+  words: string;
+}
+
 export interface TunnelAgentDTO {
   teamId: string;
   agentId: string;
   publicUrl: string | null;
+  /** What this install knows of where the service sends this agent's deliveries. */
+  registration: RegistrationStatusDTO;
   /** A signing secret is held (in the main process) for this agent. */
   hasSecret: boolean;
   /** ms epoch since when this agent's local app stopped answering forwards; null while it answers. */
@@ -322,12 +352,25 @@ export interface TunnelStatusDTO {
   exposure: ExposureDTO;
   /** Why the receiver cannot run now (another process writes the tunnel's data folder), or null. */
   receiverProblem?: string | null;
+  /** The receiver's port is held by another process, or null. */
+  portTaken?: PortTakenDTO | null;
+  /** The webhook registration history could not be read and was set aside (a new one started), or null. */
+  registrationHistoryProblem?: string | null;
+}
+
+/** The tunnel port is held by another process: who holds it, and a port free when this was found. */
+interface PortTakenDTO {
+  port: number;
+  /** "another Channel Companion (process 42)", "another program (python3, process 42)" or "another program". */
+  owner: string;
+  /** Offered as "Use port N instead" (saved as the tunnel port); null when no free port was found. */
+  alternative: number | null;
 }
 
 // ----- the receiver's public exposure (tunnel.expose / tunnel.unexpose / the tunnel.exposure event) -----
 
 /** off: never started; starting; up (url set); failed (error set; url kept when it was up); stopped (url kept). */
-export type ExposureState = 'off' | 'starting' | 'up' | 'failed' | 'stopped';
+type ExposureState = 'off' | 'starting' | 'up' | 'failed' | 'stopped';
 
 export interface ExposureDTO {
   state: ExposureState;
@@ -344,7 +387,7 @@ export interface ExposureDTO {
   ngrokAuthtoken: { stored: boolean; hint: string | null };
 }
 
-export interface ExposureRegistrationDTO {
+interface ExposureRegistrationDTO {
   teamId: string;
   agentId: string;
   /** The hook URL registered (or tried). */
@@ -359,12 +402,9 @@ export type ExposeArgs =
   /** `command` runs in the shell with {port} replaced by the receiver's port. */
   | { kind: 'command'; command: string; register?: Array<{ teamId: string; agentId: string }> };
 
-/** legacy-only: accepted on the legacy signature alone (allowed by the tunnel setting; replayable). */
-export type VerificationResult = 'valid' | 'invalid' | 'missing' | 'expired' | 'no-secret' | 'simulated' | 'legacy-only';
-
 export interface DeliveryFilterDTO {
   agentId?: string;
-  verification?: VerificationResult;
+  verdict?: Verdict;
   event?: string;
   from?: string;
   text?: string;
@@ -383,15 +423,15 @@ export interface DeliverySummaryDTO {
   messageId: string | null;
   messageType: string | null;
   preview: string;
-  verification: VerificationResult;
-  duplicate: boolean;
+  /** verified-legacy-only: accepted on the legacy signature alone (allowed by the tunnel setting; replayable). */
+  verdict: Verdict;
   forwardStatus: number | null;
 }
 
 export interface ForwardResultDTO {
   deliveryId: string;
   at: number;
-  target: string;
+  url: string;
   status: number | null;
   durationMs: number;
   error?: string;
@@ -407,18 +447,6 @@ export interface DeliveryDetailDTO extends DeliverySummaryDTO {
   verificationDetail: string;
   forwards: ForwardResultDTO[];
 }
-
-export type RefusedReason =
-  | 'not-a-hook'
-  | 'missing-signature'
-  | 'invalid-signature'
-  | 'legacy-only'
-  | 'expired'
-  | 'no-secret'
-  | 'rate-limited'
-  | 'too-large'
-  | 'bad-request'
-  | 'storage-unavailable';
 
 /** A request the receiver refused, or one to a path that is not a hook: metadata only, never the body. */
 export interface RefusedRequestDTO {
@@ -471,7 +499,7 @@ export interface ExportDTO {
   content: string;
 }
 
-export interface ChatActionDTO {
+interface ChatActionDTO {
   name: string;
   [key: string]: unknown;
 }
@@ -527,11 +555,16 @@ export interface ChatConversationDTO {
   match: string | null;
 }
 
-export type ThemeDTO = 'system' | 'light' | 'dark';
+type ThemeDTO = 'system' | 'light' | 'dark';
 
 export interface AlertRulesDTO {
   /** Seconds a reconnecting link may last before it alerts (0: at once). */
   reconnectGraceSec: number;
+  /**
+   * Seconds a drop within flapWindowMinutes of an earlier drop may last before it alerts (the larger
+   * of this and reconnectGraceSec); shorter repeats count toward flapping.
+   */
+  repeatDropGraceSec: number;
   /** Minutes between reminders of a still-open incident (0: never). */
   realertMinutes: number;
   /** Drops within flapWindowMinutes that count as flapping. */
@@ -545,6 +578,8 @@ export interface AppSettingsDTO {
   startAtLogin: boolean;
   notifications: boolean;
   pollIntervalSec: number;
+  /** Read-only here: the poll interval while pairing, reconnecting, after a drop, and of agents watched closely. */
+  fastPollIntervalSec: number;
   /** Minutes a needs-scan/unreachable state lasts before it is urgent. */
   escalateAfterMin: number;
   /**
@@ -563,7 +598,7 @@ export interface AppSettingsDTO {
 }
 
 /** What settings.update accepts: every setting but the read-only installId. */
-export type AppSettingsPatchDTO = Partial<Omit<AppSettingsDTO, 'installId'>>;
+export type AppSettingsPatchDTO = Partial<Omit<AppSettingsDTO, 'installId' | 'fastPollIntervalSec'>>;
 
 export interface DiagnosticsDTO {
   filename: string;
@@ -571,7 +606,7 @@ export interface DiagnosticsDTO {
   content: string;
 }
 
-export interface DemoDTO {
+interface DemoDTO {
   team: TeamDTO;
   /** The local emulator's base URL. */
   baseUrl: string;
@@ -657,6 +692,7 @@ export interface MessageThreadDTO {
 // Requests: name → { args, result }
 // ---------------------------------------------------------------------------------------------
 
+/** @internal Exported for tests. */
 export interface Requests {
   'teams.list': { args: EmptyArgs; result: TeamDTO[] };
   'teams.add': { args: { label: string; baseUrl: string; apiKey: string; agents: AgentInputDTO[]; allowInsecureHttp?: boolean }; result: TeamDTO };
@@ -665,6 +701,8 @@ export interface Requests {
   'agents.list': { args: { teamId?: string }; result: AgentDTO[] };
   'agents.add': { args: { teamId: string; agentId: string; label?: string }; result: AgentDTO };
   'agents.remove': { args: { teamId: string; agentId: string }; result: null };
+  /** Polls the agent at the fast interval all the time (on), or at the poll interval (off). */
+  'agents.watchClosely': { args: { teamId: string; agentId: string; on: boolean }; result: AgentDTO };
 
   'health.snapshot': { args: EmptyArgs; result: HealthSnapshotDTO };
   /** The agent's health changes kept by the monitor, newest first. */
@@ -693,6 +731,12 @@ export interface Requests {
     result: ChannelSettingsDTO;
   };
   'webhook.register': { args: { teamId: string; agentId: string; publicUrl: string }; result: WebhookRegistrationDTO };
+  /** This install's registrations of the agent's webhook, newest first. */
+  'webhook.history': { args: { teamId: string; agentId: string }; result: WebhookHistoryDTO };
+  /** Registers the previous URL of the history again; the app behind it needs the new signing secret. */
+  'webhook.restore': { args: { teamId: string; agentId: string }; result: WebhookRestoreDTO };
+  /** The agent's current signing secret, only on this explicit request (a guarded reveal); never kept in the store. */
+  'webhook.revealSecret': { args: { teamId: string; agentId: string }; result: { secret: string } };
 
   'tunnel.status': { args: EmptyArgs; result: TunnelStatusDTO };
   'tunnel.deliveries': { args: DeliveryFilterDTO; result: DeliverySummaryDTO[] };
@@ -756,6 +800,7 @@ export const REQUEST_NAMES = [
   'agents.list',
   'agents.add',
   'agents.remove',
+  'agents.watchClosely',
   'health.snapshot',
   'health.history',
   'alerts.list',
@@ -774,6 +819,9 @@ export const REQUEST_NAMES = [
   'contacts.check',
   'channel.updateSettings',
   'webhook.register',
+  'webhook.history',
+  'webhook.restore',
+  'webhook.revealSecret',
   'tunnel.status',
   'tunnel.deliveries',
   'tunnel.delivery',
@@ -822,7 +870,7 @@ export interface Events {
   'chat.error': { turnId: string; error: ErrorDTO };
   'send.progress': SendProgressDTO;
   /** Teams or agents were added/removed (by this window, another window, or the CLI). */
-  'accounts.changed': { teams: TeamDTO[] };
+  'teams.changed': { teams: TeamDTO[] };
   /** A message was stored: a delivery taken by the receiver, or a send recorded. */
   'messages.new': { message: MessageDTO };
   /** Read marks, names, deletions or retention changed (agentId null: any agent). */
@@ -833,6 +881,7 @@ export interface Events {
 
 export type EventName = keyof Events;
 
+/** @internal Exported for tests. */
 export const EVENT_NAMES = [
   'health.changed',
   'alert',
@@ -844,7 +893,7 @@ export const EVENT_NAMES = [
   'chat.done',
   'chat.error',
   'send.progress',
-  'accounts.changed',
+  'teams.changed',
   'app.navigate',
   'messages.new',
   'messages.changed',
@@ -859,7 +908,7 @@ export type AnyEvent = { [E in EventName]: { name: E; payload: Events[E] } }[Eve
 
 type ArgsParam<K extends RequestName> = EmptyArgs extends ArgsOf<K> ? [args?: ArgsOf<K>] : [args: ArgsOf<K>];
 
-export type RequestFns = { [K in RequestName]: (...args: ArgsParam<K>) => Promise<Result<ResultOf<K>>> };
+type RequestFns = { [K in RequestName]: (...args: ArgsParam<K>) => Promise<Result<ResultOf<K>>> };
 
 export type Unsubscribe = () => void;
 
@@ -882,4 +931,4 @@ export function isEventName(name: string): name is EventName {
 // Compile-time completeness: every request and event name is listed in the const arrays above.
 type MissingRequest = Exclude<RequestName, (typeof REQUEST_NAMES)[number]>;
 type MissingEvent = Exclude<EventName, (typeof EVENT_NAMES)[number]>;
-export const CONTRACT_LISTS_COMPLETE: [MissingRequest | MissingEvent] extends [never] ? true : MissingRequest | MissingEvent = true;
+const _contractListsComplete: [MissingRequest | MissingEvent] extends [never] ? true : MissingRequest | MissingEvent = true;

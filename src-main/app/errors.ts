@@ -1,14 +1,15 @@
 // Every failure becomes an ErrorDTO: ServiceError → its own DTO; ZodError → validation with the
-// field; the core's accounts, keychain, tunnel and replay errors → their contract kind; errors that
+// field; the core's team store, keychain, tunnel and replay errors → their contract kind; errors that
 // name themselves by a `kind` → that kind; anything else → internal, with a generic message (stack
 // traces and secrets never cross to the renderer). Core messages are already plain and secret-free.
 import { ZodError } from 'zod';
-import { isAccountsError, type AccountsErrorCode } from '../core/accounts';
-import { isServiceError, type ServiceErrorDTO, type ServiceErrorKind } from '../core/api/errors';
+import { isTeamStoreError, type TeamStoreErrorCode } from '../core/teams';
+import { isServiceError, type ServiceErrorDTO } from '../core/api/errors';
 import { inputProblem, type FieldNames } from '../core/input-words';
 import { isKeychainError } from '../core/secrets';
 import { ReplayError, TunnelError } from '../core/tunnel';
 import type { ErrorDTO, ErrorKind } from '../../src-shared/contract';
+import { SERVICE_ERROR_KINDS } from '../../src-shared/vocabulary';
 
 /** An error the app raises itself with a contract kind (e.g. 'validation', 'not-found', 'keychain'). */
 export class AppError extends Error {
@@ -37,19 +38,7 @@ export function zodToDTO(e: ZodError, names?: FieldNames): ErrorDTO {
   return dto;
 }
 
-const SERVICE_KINDS: ReadonlySet<string> = new Set<ServiceErrorKind>([
-  'reconnecting',
-  'not-configured',
-  'rate-limited',
-  'quota-exceeded',
-  'unauthorized',
-  'not-found',
-  'invalid-request',
-  'server-error',
-  'network-error',
-  'timeout',
-  'aborted',
-]);
+const SERVICE_KINDS: ReadonlySet<string> = new Set<string>(SERVICE_ERROR_KINDS);
 
 /** A service error kind as the contract names it; anything unknown is 'internal'. */
 export function serviceKind(kind: string): ErrorKind {
@@ -66,8 +55,8 @@ export function serviceErrorDTO(s: ServiceErrorDTO): ErrorDTO {
   return dto;
 }
 
-const ACCOUNTS_KINDS: Record<AccountsErrorCode, ErrorKind> = {
-  KEY_REJECTED: 'unauthorized',
+const ACCOUNTS_KINDS: Record<TeamStoreErrorCode, ErrorKind> = {
+  KEY_REJECTED: 'key-rejected',
   AGENT_NOT_FOUND: 'not-found',
   DUPLICATE: 'validation',
   NOT_FOUND: 'not-found',
@@ -80,7 +69,7 @@ const upperCode = (code: string): string => code.toUpperCase().replace(/-/g, '_'
 
 /** A core error that carries no contract kind, as the AppError it stands for; anything else unchanged. */
 function fromCore(e: unknown): unknown {
-  if (isAccountsError(e)) {
+  if (isTeamStoreError(e)) {
     const kind = ACCOUNTS_KINDS[e.code];
     return new AppError(kind, e.code, e.message, kind === 'validation' ? e.field : undefined);
   }

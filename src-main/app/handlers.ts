@@ -7,7 +7,7 @@ import { toErrorDTO, zodToDTO } from './errors';
 import { ruleWords } from '../core/input-words';
 import { argFieldNames, argSchemas } from './schemas';
 
-export type Handler<K extends RequestName> = (rawArgs: unknown) => Promise<Result<ResultOf<K>>>;
+type Handler<K extends RequestName> = (rawArgs: unknown) => Promise<Result<ResultOf<K>>>;
 export type Handlers = { [K in RequestName]: Handler<K> };
 
 /** What each request does, given args that passed validation (src-main/app/contract implements it over the companion). */

@@ -1,9 +1,9 @@
 // zod schemas for every request's args: validated at the edge (IPC, HTTP) before anything runs.
 // Objects are strict: an unknown key is an error, so a typo never silently does nothing.
 import { z } from 'zod';
-import type { ArgsOf, RequestName } from '../../src-shared/contract';
+import { VERDICTS, type ArgsOf, type RequestName } from '../../src-shared/contract';
 import type { FieldNames } from '../core/input-words';
-import { labelSchema as label } from '../core/accounts/schema';
+import { labelSchema as label } from '../core/teams/schema';
 import { baseUrlSchema, httpUrlSchema as httpUrl, storedUrlSchema as storedUrl } from '../core/url';
 import { ngrokAuthtokenSchema } from '../core/expose';
 
@@ -21,9 +21,10 @@ const quietHours = z
   .strictObject({ enabled: z.boolean(), start: hhmm, end: hhmm })
   .refine((q) => q.start !== q.end, { path: ['end'], message: 'quiet hours need an end time different from the start time' });
 
-// Ranges as in the accounts settings schema (src-main/core/accounts/schema.ts).
+// Ranges as in the team store settings schema (src-main/core/teams/schema.ts).
 const alertRules = z.strictObject({
   reconnectGraceSec: z.number().int().min(0).max(3600),
+  repeatDropGraceSec: z.number().int().min(0).max(3600),
   realertMinutes: z.number().int().min(0).max(1440),
   flapCount: z.number().int().min(2).max(100),
   flapWindowMinutes: z.number().int().min(1).max(1440),
@@ -72,8 +73,6 @@ const sendArgs = z
     }
   });
 
-const verification = z.enum(['valid', 'invalid', 'missing', 'expired', 'no-secret', 'simulated', 'legacy-only']);
-
 type Schemas = { [K in RequestName]: z.ZodType<ArgsOf<K>> };
 
 /** Field names that differ by request from core/input-words.ts's (a team's label is its name). */
@@ -95,6 +94,7 @@ export const argSchemas: Schemas = {
   'agents.list': z.strictObject({ teamId: id.optional() }),
   'agents.add': z.strictObject({ teamId: id, agentId: id, label: label.optional() }),
   'agents.remove': teamAgent,
+  'agents.watchClosely': z.strictObject({ teamId: id, agentId: id, on: z.boolean() }),
 
   'health.snapshot': empty,
   'health.history': teamAgent,
@@ -128,11 +128,14 @@ export const argSchemas: Schemas = {
       .refine((p) => Object.keys(p).length > 0, 'change at least one setting'),
   }),
   'webhook.register': z.strictObject({ teamId: id, agentId: id, publicUrl: storedUrl }),
+  'webhook.history': z.strictObject({ teamId: id, agentId: id }),
+  'webhook.restore': z.strictObject({ teamId: id, agentId: id }),
+  'webhook.revealSecret': z.strictObject({ teamId: id, agentId: id }),
 
   'tunnel.status': empty,
   'tunnel.deliveries': z.strictObject({
     agentId: id.optional(),
-    verification: verification.optional(),
+    verdict: z.enum(VERDICTS).optional(),
     event: z.string().max(100).optional(),
     from: z.string().max(120).optional(),
     text: z.string().max(500).optional(),

@@ -2,6 +2,7 @@
 import { isServiceError, type ServiceError } from '../core/api/errors';
 import type { RawResponse } from '../core/api/types';
 import { EXIT } from './exit-codes';
+import { cliHint } from '../../src-shared/error-advice';
 
 /** Bad command line (invalid flag value, missing key, …): usage goes to stderr, exit 2, nothing sent. */
 export class UsageError extends Error {
@@ -36,7 +37,7 @@ export class Interrupted extends Error {
 
 function exitCodeForServiceError(err: ServiceError): number {
   switch (err.kind) {
-    case 'unauthorized':
+    case 'key-rejected':
       return EXIT.auth;
     case 'invalid-request':
     case 'timeout':
@@ -45,29 +46,6 @@ function exitCodeForServiceError(err: ServiceError): number {
       return EXIT.interrupted;
     default:
       return EXIT.service;
-  }
-}
-
-/** A hint after the service's own message, in the words a person acts on. */
-function hintForServiceError(err: ServiceError): string | null {
-  switch (err.kind) {
-    case 'not-configured':
-      return 'the number needs a QR scan: run `channel-companion pair`';
-    case 'reconnecting':
-      return 'the number is reconnecting; it recovers on its own, try again shortly';
-    case 'rate-limited': {
-      const { limit, retryAfter } = err.rateLimit;
-      const ceiling = limit !== undefined ? `the service allows ${limit} per minute (X-RateLimit-Limit)` : 'the service did not say its ceiling (no X-RateLimit-Limit)';
-      return `rate limit reached: ${ceiling}; ${retryAfter !== undefined ? `wait ${retryAfter} s` : 'slow down'}`;
-    }
-    case 'quota-exceeded':
-      return 'the monthly quota is exhausted';
-    case 'unauthorized':
-      return 'the API key was rejected; check the key in the environment variable';
-    case 'not-found':
-      return 'unknown agent (or resource); check --agent';
-    default:
-      return null;
   }
 }
 
@@ -86,7 +64,13 @@ export interface DescribedError {
 
 export function describeError(err: unknown): DescribedError {
   if (isServiceError(err)) {
-    const hint = hintForServiceError(err);
+    const hint = cliHint({
+      kind: err.kind,
+      code: err.code,
+      message: err.message,
+      ...(err.rateLimit.limit !== undefined ? { limit: err.rateLimit.limit } : {}),
+      ...(err.rateLimit.retryAfter !== undefined ? { retryAfterSec: err.rateLimit.retryAfter } : {}),
+    });
     const d: DescribedError = {
       exitCode: exitCodeForServiceError(err),
       code: err.code,

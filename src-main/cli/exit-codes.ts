@@ -6,7 +6,7 @@ export const EXIT = {
   failure: 1,
   /** Usage: unknown option, missing or invalid flag value, missing API key. Nothing was sent. */
   usage: 2,
-  /** The service answered with an error of its own class: not configured, reconnecting, rate limit, quota, not found, unreachable. */
+  /** The service answered with an error of its own class: needs a scan, reconnecting, rate limit, quota, not found, unreachable. */
   service: 3,
   /** The API key was rejected (401/403). */
   auth: 4,

@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { ExposureController, readNgrokAuthtoken, type ExposeRequest, type ExposureStatus } from '../core/expose';
-import { accountsOf } from './accounts-context';
+import { teamsOf } from './teams-context';
 import type { CliContext } from './context';
 import { intString } from './flags';
 import type { Output } from './output';
@@ -65,7 +65,7 @@ export function receiverExposure(
   knownSecrets: () => Promise<string[]>,
 ): { controller: ExposureController; request: ExposeRequest; start(port: number, request: ExposeRequest): Promise<ExposureStatus>; status(): ExposureStatus } {
   const controller = new ExposureController({
-    ngrokAuthtoken: () => readNgrokAuthtoken(accountsOf(ctx).secrets()),
+    ngrokAuthtoken: () => readNgrokAuthtoken(teamsOf(ctx).secrets()),
     knownSecrets,
     clock: ctx.clock,
     ...(f.exposeTimeout !== undefined ? { timeoutMs: f.exposeTimeout * 1000 } : {}),

@@ -21,6 +21,9 @@ export function parseFlags<T>(schema: ZodType<T>, opts: unknown): T {
 
 export const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'expected an environment variable name (letters, digits, underscore)');
 
+/** A saved team, by id or label (--team). */
+export const teamName = z.string().trim().min(1, 'expected a team id or label').max(200);
+
 export const agentId = z.string().regex(/^[^\s/?#%]{1,200}$/, 'expected an agent id (no spaces or slashes)');
 
 export const onOff = z.enum(['on', 'off'], { error: 'expected on or off' }).transform((v) => v === 'on');

@@ -1,15 +1,5 @@
-// One word for a session status, in the app's vocabulary. Decided from needsScan/linked/connected,
-// never from the state name (ASSUMPTION A-STATE: unknown states are shown verbatim alongside).
-import type { SessionStatus } from '../core/api/types';
-
-export type HealthWord = 'connected' | 'reconnecting' | 'pairing' | 'needs-scan' | 'unknown';
-
-export function healthWord(s: SessionStatus): HealthWord {
-  if (s.connected) return 'connected';
-  if (s.needsScan) return s.qr ? 'pairing' : 'needs-scan';
-  if (s.linked) return 'reconnecting';
-  return 'unknown';
-}
+// Small words of the CLI's status lines. An agent's health word is the monitor's (healthOfStatus):
+// one list for the core, the contract, the screens and the command line.
 
 export function yesNo(b: boolean | undefined): string {
   return b === undefined ? '-' : b ? 'yes' : 'no';

@@ -1,4 +1,5 @@
 // Where the CLI reads and writes: the real process by default, buffers in tests.
+import { createInterface } from 'node:readline/promises';
 
 export interface CliIO {
   stdout: { write(chunk: string | Uint8Array): unknown };
@@ -9,6 +10,11 @@ export interface CliIO {
   stderrIsTTY: boolean;
   /** Where a secret is read from when it is piped in or typed (`secret set`); absent: nothing to read. */
   stdin?: SecretInput;
+  /**
+   * Asks a question at the terminal and answers the line typed (cli/confirm.ts asks only when
+   * stdin is a terminal); absent: nothing can be asked.
+   */
+  ask?(question: string): Promise<string>;
 }
 
 /** The part of process.stdin that reading a secret needs. */
@@ -31,6 +37,14 @@ export function processIO(): CliIO {
     cwd: process.cwd(),
     stderrIsTTY: Boolean(process.stderr.isTTY),
     stdin: process.stdin,
+    async ask(question) {
+      const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+      try {
+        return await rl.question(question);
+      } finally {
+        rl.close();
+      }
+    },
   };
 }
 

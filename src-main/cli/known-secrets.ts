@@ -4,9 +4,9 @@
 // saved teams keep in the keychain (core/expose teamSecrets). The ngrok authtoken is added by the
 // exposure itself.
 import { existsSync } from 'node:fs';
-import { configPath } from '../core/accounts';
+import { configPath } from '../core/teams/config-file';
 import { teamSecrets } from '../core/expose';
-import { accountsOf } from './accounts-context';
+import { teamsOf } from './teams-context';
 import type { CliContext } from './context';
 import { DEFAULT_API_KEY_ENV } from './target';
 
@@ -17,11 +17,11 @@ export async function knownSecrets(ctx: CliContext, o: { envNames: ReadonlyArray
     if (v) out.push(v);
   }
   if (o.explicit !== undefined) out.push(o.explicit);
-  const ca = accountsOf(ctx);
+  const ca = teamsOf(ctx);
   // No saved config: no team, and nothing is written just to find that out.
   if (existsSync(configPath(ca.configDir(o.configDir)))) {
-    const accounts = await ca.open(o.configDir).catch(() => null);
-    if (accounts) out.push(...(await teamSecrets(accounts)));
+    const teamStore = await ca.open(o.configDir).catch(() => null);
+    if (teamStore) out.push(...(await teamSecrets(teamStore)));
   }
   return out;
 }

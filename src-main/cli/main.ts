@@ -4,7 +4,7 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { CommanderError } from 'commander';
-import { attachAccounts, CliAccounts } from './accounts-context';
+import { attachTeams, CliTeams } from './teams-context';
 import { createContext, type CliDeps } from './context';
 import { describeError } from './errors';
 import { EXIT } from './exit-codes';
@@ -31,13 +31,13 @@ export async function main(argv: readonly string[] = process.argv, deps: MainOpt
   const io = deps.io ?? processIO();
   const interrupts = deps.signal ? null : processInterrupts();
   // Saved teams (`--team`): opened lazily, so commands without it never touch the keychain.
-  const accounts = new CliAccounts(io, { configDir: deps.configDir, secretStore: deps.secretStore });
+  const teamStore = new CliTeams(io, { configDir: deps.configDir, secretStore: deps.secretStore });
   const ctx = createContext(io, deps.signal ?? interrupts!.signal, {
     ...deps,
-    targetResolvers: [accounts.resolver, ...(deps.targetResolvers ?? [])],
+    targetResolvers: [teamStore.resolver, ...(deps.targetResolvers ?? [])],
   });
-  accounts.bind(ctx);
-  attachAccounts(ctx, accounts);
+  teamStore.bind(ctx);
+  attachTeams(ctx, teamStore);
   try {
     const program = buildProgram(ctx);
     await program.parseAsync([...argv], { from: 'node' });
@@ -51,7 +51,7 @@ export async function main(argv: readonly string[] = process.argv, deps: MainOpt
     new Output(io, false).error(d);
     return d.exitCode;
   } finally {
-    await accounts.close();
+    await teamStore.close();
     await ctx.closeAll();
     interrupts?.dispose();
   }

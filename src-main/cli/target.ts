@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { UsageError } from './errors';
 import { baseUrlSchema, insecureKeyProblem } from '../core/url';
-import { agentId, envVarName, parseFlags } from './flags';
+import { agentId, envVarName, parseFlags, teamName } from './flags';
 import type { CliIO } from './io';
 
 export const DEFAULT_API_KEY_ENV = 'CHANNEL_API_KEY';
@@ -18,7 +18,7 @@ export interface TargetFlags {
   baseUrl?: string;
   agent?: string;
   apiKeyEnv?: string;
-  /** A saved team (id or label): base URL, agent and key come from it (see accounts-context.ts). */
+  /** A saved team (id or label): base URL, agent and key come from it (see teams-context.ts). */
   team?: string;
   configDir?: string;
   /** Send the key over plain http:// to a host other than this machine anyway. */
@@ -59,7 +59,7 @@ const targetFlagsSchema = z.looseObject({
   baseUrl: baseUrlSchema.optional(),
   agent: agentId.optional(),
   apiKeyEnv: envVarName.optional(),
-  team: z.string().trim().min(1, 'expected a team id or label').max(200).optional(),
+  team: teamName.optional(),
   configDir: z.string().min(1, 'expected a folder').optional(),
   allowInsecureHttp: z.boolean().optional(),
 });

@@ -3,19 +3,20 @@
 // forward attempt is shown. Secrets are never printed.
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { Accounts } from '../core/accounts';
+import { TeamStore } from '../core/teams';
+import { RegistrationHistory } from '../core/tunnel/registration-history';
 import type { DeliveryListItem, ForwardAttempt, RefusedRequest, StoredDelivery, Tunnel } from '../core/tunnel';
-import { accountsOf } from './accounts-context';
+import { teamsOf } from './teams-context';
 import type { CliContext } from './context';
 import { CliFailure, UsageError } from './errors';
 import { EXIT } from './exit-codes';
-import { envVarName } from './flags';
+import { envVarName, teamName } from './flags';
 import type { Output } from './output';
 
 export const secretFlags = {
   secret: z.string().min(1, 'the secret is empty').optional(),
   secretEnv: envVarName.optional(),
-  team: z.string().trim().min(1, 'expected a team id or label').max(200).optional(),
+  team: teamName.optional(),
   configDir: z.string().min(1, 'expected a folder').optional(),
   dataDir: z.string().min(1, 'expected a folder').optional(),
 };
@@ -29,8 +30,13 @@ export const DATA_DIR_HELP = 'data folder, as for `serve` (default: <config dir>
 
 /** <data dir>/tunnel, the data dir being --data-dir or <config dir>/data — the app's own log (the config dir never touches the keychain). */
 export function tunnelDataDir(ctx: CliContext, f: { dataDir?: string | undefined; configDir?: string | undefined }): string {
-  const data = f.dataDir !== undefined ? resolve(ctx.io.cwd, f.dataDir) : join(accountsOf(ctx).configDir(f.configDir), 'data');
+  const data = f.dataDir !== undefined ? resolve(ctx.io.cwd, f.dataDir) : join(teamsOf(ctx).configDir(f.configDir), 'data');
   return join(data, 'tunnel');
+}
+
+/** The registration history of the data folder (the one `listen` and the app use): <data dir>/webhook-registrations.json. */
+export function registrationHistory(ctx: CliContext, f: { dataDir?: string | undefined; configDir?: string | undefined }): RegistrationHistory {
+  return RegistrationHistory.in(dirname(tunnelDataDir(ctx, f)), () => ctx.clock.now());
 }
 
 /** The secret given on the command line (--secret-env preferred), or undefined. */
@@ -48,7 +54,7 @@ export function explicitSecret(ctx: CliContext, out: Output, f: { secret?: strin
 }
 
 export const SECRET_FLAG_HELP = 'the signing secret (visible in the process list and shell history; prefer --secret-env)';
-export const SECRET_FLAG_WARNING =
+const SECRET_FLAG_WARNING =
   '--secret is visible to every user of this machine in the process list (ps) while this runs, and lands in your shell history; prefer --secret-env NAME';
 
 /** Opens the tunnel as the data dir's one writer; another writer holding it, or a data dir it cannot write, is a plain failure (exit 1). */
@@ -75,7 +81,7 @@ export function secretSource(
   opts: { explicit?: string | undefined; teamId?: string | undefined; configDir?: string | undefined },
 ): { getSecrets(agentId: string): Promise<string[]>; remember(agentId: string, secret: string): void } {
   const learnt = new Map<string, string>();
-  const ca = accountsOf(ctx);
+  const ca = teamsOf(ctx);
   return {
     remember: (agentId, secret) => void learnt.set(agentId, secret),
     async getSecrets(agentId) {
@@ -84,7 +90,7 @@ export function secretSource(
       const l = learnt.get(agentId);
       if (l !== undefined) out.push(l);
       if (opts.teamId !== undefined) {
-        const accounts = await Accounts.open({
+        const teamStore = await TeamStore.open({
           configDir: ca.configDir(opts.configDir),
           secrets: ca.secrets(),
           clock: ctx.clock,
@@ -93,11 +99,11 @@ export function secretSource(
           },
         });
         try {
-          out.push(...(await accounts.getSigningSecrets(opts.teamId, agentId)));
+          out.push(...(await teamStore.getSigningSecrets(opts.teamId, agentId)));
         } catch {
           // Agent not in the team (or keychain failure): the verdict says no secret is configured.
         } finally {
-          await accounts.close();
+          await teamStore.close();
         }
       }
       return [...new Set(out)];
@@ -163,7 +169,7 @@ export function attemptData(a: ForwardAttempt): Record<string, unknown> {
     ok: a.status !== null && a.status >= 200 && a.status <= 299,
     status: a.status,
     error: a.error,
-    latencyMs: a.latencyMs,
+    durationMs: a.durationMs,
   };
   if (a.replay) data.replay = a.replay;
   if (a.resigned) data.resigned = true;
@@ -172,7 +178,7 @@ export function attemptData(a: ForwardAttempt): Record<string, unknown> {
 
 export function attemptLine(a: ForwardAttempt): string {
   const result = a.status !== null ? `${a.status}` : `failed (${a.error ?? 'no answer'})`;
-  return `  → ${a.replay ? `replay ${a.replay} ` : 'forward '}${a.deliveryId} to ${a.url}: ${result} in ${Math.round(a.latencyMs)} ms${a.resigned ? ' (re-signed)' : ''}`;
+  return `  → ${a.replay ? `replay ${a.replay} ` : 'forward '}${a.deliveryId} to ${a.url}: ${result} in ${Math.round(a.durationMs)} ms${a.resigned ? ' (re-signed)' : ''}`;
 }
 
 export function listItemData(i: DeliveryListItem): Record<string, unknown> {

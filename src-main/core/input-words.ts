@@ -1,6 +1,6 @@
 // Refused input in people's words: the field by the name its form shows ("Team name", "Image URL")
 // and the rule it broke, said plainly ("must be at most 64 characters"). The one wording of zod
-// issues about what a person typed: the app's request checks and the accounts inputs both use it.
+// issues about what a person typed: the app's request checks and the team store inputs both use it.
 // The field's path is kept beside the words, for a form to mark the field; in a file edited by
 // hand, the path says where the rule was broken.
 import type { z } from 'zod';
@@ -39,6 +39,7 @@ const FIELD_NAMES: Record<string, string> = {
   installId: 'Install ID',
   escalateAfterMin: 'Escalate after',
   reconnectGraceSec: 'Reconnect grace period',
+  repeatDropGraceSec: 'Repeat drop grace period',
   realertMinutes: 'Re-alert interval',
   flapCount: 'Drops that count as flapping',
   flapWindowMinutes: 'Flapping window',
@@ -127,7 +128,7 @@ function keyWords(key: string): string {
 }
 
 /** The field's name as people know it: by its place (`names`), else by its key. */
-export function fieldName(path: ReadonlyArray<PropertyKey>, names: FieldNames = {}): string | undefined {
+function fieldName(path: ReadonlyArray<PropertyKey>, names: FieldNames = {}): string | undefined {
   const keys = path.filter((p): p is string => typeof p === 'string');
   const own = names[keys.join('.')];
   if (own !== undefined) return own;

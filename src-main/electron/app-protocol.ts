@@ -4,9 +4,9 @@ import { readFile } from 'node:fs/promises';
 import { resolveStaticFile } from '../app/static-files';
 import { rendererHeaders } from '../app/web-security';
 
-export const APP_SCHEME = 'app';
-export const APP_HOST = 'renderer';
-export const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
+const APP_SCHEME = 'app';
+const APP_HOST = 'renderer';
+const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
 export const APP_URL = `${APP_ORIGIN}/index.html`;
 
 export interface ProtocolLike {
@@ -21,7 +21,7 @@ export function registerAppScheme(protocol: Pick<ProtocolLike, 'registerSchemesA
   ]);
 }
 
-export function appProtocolHandler(rendererDir: string) {
+function appProtocolHandler(rendererDir: string) {
   return async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
     if (url.host !== APP_HOST || request.method !== 'GET') return new Response('Not found', { status: 404 });

@@ -6,7 +6,7 @@ import type { Handlers } from '../app/handlers';
 import type { ContractEvents } from '../app/contract';
 
 /** The parts of Electron's WebFrameMain the sender check reads. */
-export interface FrameLike {
+interface FrameLike {
   readonly url: string;
   readonly parent: FrameLike | null;
   /** Chromium's id of the renderer process that owns the frame. */
@@ -16,11 +16,12 @@ export interface FrameLike {
   readonly detached?: boolean;
 }
 
-export interface SenderLike {
+interface SenderLike {
   id: number;
   readonly mainFrame: FrameLike | null;
 }
 
+/** @internal Exported for tests. */
 export interface InvokeEventLike {
   sender: SenderLike;
   readonly senderFrame: FrameLike | null;
@@ -54,9 +55,10 @@ export class WindowRegistry {
   }
 }
 
-export const FORBIDDEN: ErrorDTO = { kind: 'forbidden', code: 'FORBIDDEN_SENDER', message: 'This request did not come from a Channel Companion window.' };
+const FORBIDDEN: ErrorDTO = { kind: 'forbidden', code: 'FORBIDDEN_SENDER', message: 'This request did not come from a Channel Companion window.' };
 
 /** scheme://host[:port] of a URL, or null when it does not parse. */
+/** @internal Exported for tests. */
 export function originOf(url: string): string | null {
   try {
     const u = new URL(url);
@@ -72,6 +74,7 @@ export function originOf(url: string): string | null {
  * routingId: Electron may hand out a new WebFrameMain object per event, so object identity proves
  * nothing. A frame that is gone, detached or throws on access is refused.
  */
+/** @internal Exported for tests. */
 export function isTrustedSender(event: InvokeEventLike, registry: WindowRegistry, appOrigin: string): boolean {
   try {
     const frame = event.senderFrame;

@@ -17,6 +17,7 @@ export interface HardenableContents {
 }
 
 /** Deny every new window; hand http(s) links to the OS browser, drop everything else (file:, javascript:, custom schemes). */
+/** @internal Exported for tests. */
 export function windowOpenHandler(shell: ShellLike) {
   return ({ url }: { url: string }): WindowOpenResponse => {
     if (isHttpUrl(url)) void shell.openExternal(url).catch(() => undefined);
@@ -25,6 +26,7 @@ export function windowOpenHandler(shell: ShellLike) {
 }
 
 /** Navigation is allowed only to the URL already shown (a reload); everything else is prevented. */
+/** @internal Exported for tests. */
 export function navigationGuard(contents: Pick<HardenableContents, 'getURL'>) {
   return (event: { preventDefault(): void; url?: string }, legacyUrl?: string): void => {
     const target = event.url ?? legacyUrl ?? '';

@@ -147,7 +147,7 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
     dispatch,
   );
 
-  // Notifications from the alert stream; tray refresh on health/alert/accounts changes.
+  // Notifications from the alert stream; tray refresh on health/alert/team changes.
   const notifier = createAlertNotifier({
     Notification: electron.Notification as never,
     openRoute: (route) => openWindow(route),
@@ -155,7 +155,7 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
   });
   contract.events.onAny((e) => {
     if (e.name === 'alert') notifier.handle(e.payload);
-    if (e.name === 'health.changed' || e.name === 'alert' || e.name === 'accounts.changed') void refreshTray();
+    if (e.name === 'health.changed' || e.name === 'alert' || e.name === 'teams.changed') void refreshTray();
   });
 
   openWindow();

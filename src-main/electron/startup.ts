@@ -4,15 +4,15 @@
 // still fails is logged, shown in an error box (a tray app has no console anyone reads) and ends the
 // process with exit code 1; after "Quit" in the message box only the log and the exit remain.
 import type * as Electron from 'electron';
-import { Accounts, isAccountsError } from '../core/accounts';
+import { TeamStore, isTeamStoreError } from '../core/teams';
 import { systemClock, type Clock } from '../core/ports';
 import { startElectronShell, type ElectronParts, type ShellOptions } from './shell';
 
-export type StartupParts = Pick<typeof Electron, 'app' | 'dialog'>;
+type StartupParts = Pick<typeof Electron, 'app' | 'dialog'>;
 export type LaunchParts = ElectronParts & Pick<typeof Electron, 'dialog'>;
 
-export const SET_ASIDE_BUTTON = 'Set it aside and start afresh';
-export const QUIT_BUTTON = 'Quit';
+const SET_ASIDE_BUTTON = 'Set it aside and start afresh';
+const QUIT_BUTTON = 'Quit';
 
 export interface RecoveryOptions {
   /** The config folder the contract reads (the one shared with the CLI). */
@@ -23,7 +23,7 @@ export interface RecoveryOptions {
 }
 
 /** The person answered the corrupt-config box with Quit: the start ends without a second box. */
-export class StartDeclined extends Error {
+class StartDeclined extends Error {
   constructor(readonly reason: Error) {
     super(reason.message, { cause: reason });
     this.name = 'StartDeclined';
@@ -35,11 +35,11 @@ export class StartDeclined extends Error {
  * file aside. Yes: moves it aside (only if it still does not load) and tries once more, whose
  * failure is thrown as it is. Quit: throws StartDeclined. Any other failure is thrown unchanged.
  */
-export async function createContractRecovering<T>(parts: Pick<StartupParts, 'dialog'>, opts: RecoveryOptions, createContract: () => Promise<T>): Promise<T> {
+async function createContractRecovering<T>(parts: Pick<StartupParts, 'dialog'>, opts: RecoveryOptions, createContract: () => Promise<T>): Promise<T> {
   try {
     return await createContract();
   } catch (err) {
-    if (!isAccountsError(err) || err.code !== 'CONFIG_CORRUPT') throw err;
+    if (!isTeamStoreError(err) || err.code !== 'CONFIG_CORRUPT') throw err;
     const { response } = await parts.dialog.showMessageBox({
       type: 'error',
       title: 'Channel Companion',
@@ -51,14 +51,14 @@ export async function createContractRecovering<T>(parts: Pick<StartupParts, 'dia
       noLink: true,
     });
     if (response !== 0) throw new StartDeclined(err);
-    const r = await Accounts.moveAsideIfUnreadable(opts.configDir, opts.clock ?? systemClock);
+    const r = await TeamStore.moveAsideIfUnreadable(opts.configDir, opts.clock ?? systemClock);
     if (r.outcome === 'moved') opts.log(`the config file ${r.configFile} did not load; it is set aside, kept as ${r.movedTo}`);
     return createContract();
   }
 }
 
 /** A start that failed: logged, shown in an error box (not after Quit, whose box said why), exit 1. */
-export function failStart(parts: StartupParts, err: unknown, log: (message: string) => void): void {
+function failStart(parts: StartupParts, err: unknown, log: (message: string) => void): void {
   const message = err instanceof Error ? err.message : 'unknown error';
   log(`Channel Companion failed to start: ${message}`);
   if (!(err instanceof StartDeclined)) parts.dialog.showErrorBox('Channel Companion could not start', message);

@@ -1,29 +1,33 @@
 // What the tray shows, as plain data (no Electron): icon state, tooltip, and menu lines.
-import type { AgentDTO, AlertStatusDTO, HealthState } from '../../src-shared/contract';
+import type { AgentDTO, AlertStatusDTO, Health } from '../../src-shared/contract';
 import { worstHealth } from '../app/health';
 
-export const HEALTH_WORDS: Record<HealthState, string> = {
+const HEALTH_WORDS: Record<Health, string> = {
   connected: 'connected',
   reconnecting: 'reconnecting',
   'needs-scan': 'needs scan',
   unreachable: 'unreachable',
+  'not-found': 'not in the team',
+  'key-rejected': 'key rejected',
   unknown: 'not checked yet',
 };
 
-const MARK: Record<HealthState, string> = {
+const MARK: Record<Health, string> = {
   connected: '●',
   reconnecting: '◐',
   'needs-scan': '▲',
   unreachable: '✕',
+  'not-found': '✕',
+  'key-rejected': '▲',
   unknown: '○',
 };
 
 /** "3 agents: 2 connected, 1 needs scan" (counts in worst-last order of appearance). */
 export function traySummary(agents: readonly AgentDTO[]): string {
   if (agents.length === 0) return 'Channel Companion: no agents yet';
-  const counts = new Map<HealthState, number>();
+  const counts = new Map<Health, number>();
   for (const a of agents) counts.set(a.health.health, (counts.get(a.health.health) ?? 0) + 1);
-  const order: HealthState[] = ['connected', 'reconnecting', 'needs-scan', 'unreachable', 'unknown'];
+  const order: Health[] = ['connected', 'reconnecting', 'needs-scan', 'key-rejected', 'not-found', 'unreachable', 'unknown'];
   const parts = order.filter((s) => counts.has(s)).map((s) => `${counts.get(s)} ${HEALTH_WORDS[s]}`);
   return `${agents.length} agent${agents.length === 1 ? '' : 's'}: ${parts.join(', ')}`;
 }
@@ -35,10 +39,15 @@ export interface TrayState {
   openIncidents: number;
 }
 
-export type TrayIconState = HealthState;
+/**
+ * The icons drawn (build/tray/<state>.png). An agent the app cannot watch for a reason a person must
+ * fix (the team's key rejected, an agent the service does not know) shows the unreachable icon.
+ */
+export type TrayIconState = Exclude<Health, 'key-rejected' | 'not-found'>;
 
 export function trayIconState(agents: readonly AgentDTO[]): TrayIconState {
-  return worstHealth(agents.map((a) => a.health.health));
+  const worst = worstHealth(agents.map((a) => a.health.health));
+  return worst === 'key-rejected' || worst === 'not-found' ? 'unreachable' : worst;
 }
 
 export type TrayAction =

@@ -3,7 +3,7 @@ import type { MenuItemConstructorOptions } from 'electron';
 import { join } from 'node:path';
 import { trayIconState, trayMenu, traySummary, type TrayAction, type TrayMenuItem, type TrayState, type TrayIconState } from './tray-model';
 
-export interface TrayLike {
+interface TrayLike {
   setImage(image: unknown): void;
   setToolTip(text: string): void;
   setContextMenu(menu: unknown): void;
@@ -20,10 +20,12 @@ export interface TrayDeps {
   now(): number;
 }
 
+/** @internal Exported for tests. */
 export function trayIconPath(iconDir: string, state: TrayIconState): string {
   return join(iconDir, `${state}.png`);
 }
 
+/** @internal Exported for tests. */
 export function toTemplate(items: TrayMenuItem[], dispatch: (a: TrayAction) => void): MenuItemConstructorOptions[] {
   return items.map((item): MenuItemConstructorOptions => {
     switch (item.kind) {

@@ -24,6 +24,7 @@ export function controlRoutes(c: EmulatorControl): Route[] {
     r('POST', 'agents/:id/recover', (_b, [id]) => c.recover(id!)),
     r('GET', 'agents/:id/session', (_b, [id]) => c.session(id!)),
     r('POST', 'agents/:id/inbound', (b, [id]) => c.inbound(id!, b as any)),
+    r('POST', 'agents/:id/deliver-on-register', (b, [id]) => c.deliverOnRegister(id!, b as any)),
     r('POST', 'agents/:id/chat-script', (b, [id]) => c.setChatScript(id!, (b ?? {}) as any)),
     r('GET', 'agents/:id/chats', (_b, [id]) => c.chats(id!)),
     r('POST', 'faults', (b) => c.addFault(b as any)),

@@ -1,7 +1,7 @@
 // The emulator's control surface, in-process. The HTTP routes under /_emulator call these.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { Clock } from '../core/ports';
+import { sleep, type Clock } from '../core/ports';
 import { chatScriptSchema } from './chat';
 import { DIALECTS, dialectListSchema } from './dialect';
 import type { DeliveryRecord, Deliveries } from './deliveries';
@@ -18,6 +18,9 @@ import { phone } from './validate';
 import { ScriptedContacts, type ScriptedContact } from './scripted';
 import type { WireChannelSettings, WireSession } from './wire';
 
+/** How long a webhook PUT armed with deliverOnRegister waits for its delivery's first answer. */
+const REGISTER_REPLY_WAIT_MS = 1_000;
+
 const idSchema = z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'expected 1–128 letters, digits, dot, dash or underscore');
 
 const teamInputSchema = z.strictObject({
@@ -28,7 +31,7 @@ const teamInputSchema = z.strictObject({
   sendsPerMinute: z.number().int().positive().optional(),
   dialect: dialectListSchema.optional(),
 });
-export type TeamInput = z.input<typeof teamInputSchema>;
+type TeamInput = z.input<typeof teamInputSchema>;
 
 const agentInputSchema = z.strictObject({
   agentId: idSchema.optional(),
@@ -38,7 +41,7 @@ const agentInputSchema = z.strictObject({
   flaky: z.strictObject({ everySeconds: z.number().positive(), downSeconds: z.number().positive() }).optional(),
   dialect: dialectListSchema.optional(),
 });
-export type AgentInput = z.input<typeof agentInputSchema>;
+type AgentInput = z.input<typeof agentInputSchema>;
 
 const inboundInputSchema = z
   .strictObject({
@@ -53,7 +56,7 @@ const inboundInputSchema = z
     fromMe: z.boolean().optional(),
   })
   .refine((m) => m.type !== 'text' || (m.text !== undefined && m.text !== ''), { message: 'a text message needs text', path: ['text'] });
-export type InboundInput = z.input<typeof inboundInputSchema>;
+type InboundInput = z.input<typeof inboundInputSchema>;
 
 const scanSchema = z.strictObject({ phone, token: z.string().optional() });
 const dropSchema = z.strictObject({ seconds: z.number().positive().max(86_400) });
@@ -61,9 +64,9 @@ const skewSchema = z.strictObject({ seconds: z.number().int().min(-86_400).max(8
 const contactsSchema = z.strictObject({ phones: z.array(phone).max(100_000) });
 const dialectSchema = z.strictObject({ dialect: dialectListSchema });
 
-export type ChatScriptInput = z.infer<typeof chatScriptSchema>;
+type ChatScriptInput = z.infer<typeof chatScriptSchema>;
 
-export interface AgentView {
+interface AgentView {
   agentId: string;
   teamId: string;
   label: string;
@@ -78,6 +81,7 @@ export interface AgentView {
   dialect: string[];
 }
 
+/** @internal Exported for tests. */
 export interface EmulatorState {
   now: string;
   clockSkewSeconds: number;
@@ -121,6 +125,14 @@ export interface EmulatorControl {
   /** Extra: the session status as the service would report it. */
   session(agentId: string): Promise<WireSession>;
   inbound(agentId: string, input: InboundInput): { messageId: string; deliveryId: string | null };
+  /**
+   * Extra: at the agent's next webhook PUT, this inbound message is delivered (signed with the new
+   * secret) before the PUT is answered; the answer waits for the delivery's first try to be answered,
+   * at most REGISTER_REPLY_WAIT_MS. One-shot.
+   */
+  deliverOnRegister(agentId: string, input: InboundInput): { ok: true };
+  /** Called by the service once an agent's webhook is set, before the PUT is answered. */
+  registered(agentId: string): Promise<void>;
   setChatScript(agentId: string, script: ChatScriptInput): { ok: true };
   /** Extra: the agent's latest chat replies as sent (newest last). */
   chats(agentId: string): ChatRecord[];
@@ -209,6 +221,7 @@ export function createControl(d: ControlDeps): EmulatorControl {
       webhook: null,
       settings: { groups: false, readReceipts: false, deliveryReceipts: false },
       chatScript: null,
+      deliverOnRegister: null,
       conversations: new Map(),
       chats: [],
       inbound: new Map(),
@@ -322,6 +335,26 @@ export function createControl(d: ControlDeps): EmulatorControl {
     },
     session: (agentId) => sessions.status(agentOf(agentId)),
     inbound,
+    deliverOnRegister(agentId, raw) {
+      const agent = agentOf(agentId);
+      parseWith(inboundInputSchema, raw);
+      agent.deliverOnRegister = { ...raw };
+      return { ok: true };
+    },
+    async registered(agentId) {
+      const agent = d.world.agents.get(agentId);
+      const armed = agent?.deliverOnRegister;
+      if (!agent || !armed) return;
+      agent.deliverOnRegister = null;
+      const { deliveryId } = inbound(agentId, armed as InboundInput);
+      const record = deliveryId === null ? undefined : d.deliveries.get(deliveryId);
+      const until = clock.now() + REGISTER_REPLY_WAIT_MS;
+      while (record && clock.now() < until) {
+        const first = record.attempts[0];
+        if (first && (first.status !== null || first.error !== null)) return;
+        await sleep(clock, 10);
+      }
+    },
     setChatScript(agentId, raw) {
       const agent = agentOf(agentId);
       agent.chatScript = parseWith(chatScriptSchema, raw ?? {}) as ChatScript;

@@ -7,7 +7,7 @@ import { signDelivery } from '../core/signature';
 import { sleep, type Clock } from '../core/ports';
 import { MAX_LOG } from './model';
 
-export interface DeliveryAttempt {
+interface DeliveryAttempt {
   at: string;
   status: number | null;
   error: string | null;

@@ -17,10 +17,8 @@ import { sendError } from './http';
 import { EmulatorError } from './errors';
 import { dialectListSchema } from './dialect';
 
-export { defaultSeed, loadSeedFile, parseSeed, DEMO_API_KEY } from './seed';
-export { DIALECTS, DIALECT_NAMES, dialectListSchema } from './dialect';
+export { defaultSeed, loadSeedFile } from './seed';
 export type { EmulatorSeed } from './seed';
-export type { EmulatorControl, EmulatorState } from './control';
 
 export interface EmulatorOptions {
   port?: number;
@@ -113,7 +111,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     if (path === '/_emulator' || path.startsWith('/_emulator/')) {
       void handleControl(req, res, routes);
     } else if (path.startsWith('/api/')) {
-      void handleService(req, res, { world, sessions, faults, blobs, clock, counters, streams, stop: stop.signal, mediaOrigin: () => mediaOrigin, defaultDialect, onSent: (m) => control.sent(m) });
+      void handleService(req, res, { world, sessions, faults, blobs, clock, counters, streams, stop: stop.signal, mediaOrigin: () => mediaOrigin, defaultDialect, onSent: (m) => control.sent(m), registered: (agentId) => control.registered(agentId) });
     } else {
       sendError(res, new EmulatorError(404, 'NOT_FOUND', 'no such endpoint'), { 'x-ratelimit-limit': '60' });
     }

@@ -17,13 +17,13 @@ export interface Team {
   dialect: string[];
 }
 
-export type LinkState =
+type LinkState =
   | { kind: 'unlinked' }
   | { kind: 'pairing'; startedAt: number; qrIndex: number; token: string; qr: Promise<string> | null }
   /** downUntil: end of a drop (ms), Infinity = until recovered, null = not dropped. */
   | { kind: 'linked'; phone: string; connectedSince: number; downUntil: number | null };
 
-export interface WebhookState {
+interface WebhookState {
   mode: 'passthrough';
   url: string;
   secret: string;
@@ -37,7 +37,7 @@ export interface InboundMedia {
   bytes: Buffer;
 }
 
-export interface InboundRecord {
+interface InboundRecord {
   id: string;
   from: string;
   type: 'text' | 'image' | 'document';
@@ -80,6 +80,8 @@ export interface Agent {
   link: LinkState;
   flaky: { everySeconds: number; downSeconds: number } | null;
   webhook: WebhookState | null;
+  /** Extra: an inbound message delivered at the agent's next webhook registration, before the PUT is answered. */
+  deliverOnRegister: Record<string, unknown> | null;
   settings: WireChannelSettings;
   chatScript: ChatScript | null;
   conversations: Map<string, string>;

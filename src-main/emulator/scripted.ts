@@ -6,7 +6,6 @@
 // when one is set. A contact is on WhatsApp (the contact check says exists: true).
 import { z } from 'zod';
 import type { Clock } from '../core/ports';
-import type { InboundInput } from './control';
 import { parseWith } from './http';
 import type { SentMessage } from './model';
 import { phone } from './validate';
@@ -42,10 +41,18 @@ export interface ScriptedContact {
 
 export const DEFAULT_ANSWER_DELAY_MS = 800;
 
+/** An answer: what control.inbound() takes for it. */
+export interface ScriptedAnswer {
+  from: string;
+  type: 'text' | 'image';
+  text?: string;
+  caption?: string;
+}
+
 export interface ScriptedDeps {
   clock: Clock;
   /** An inbound message from the contact to the agent (throws when the agent cannot receive). */
-  inbound(agentId: string, input: InboundInput): unknown;
+  inbound(agentId: string, input: ScriptedAnswer): unknown;
   /** The contact is on WhatsApp. */
   known(phoneDigits: string): void;
 }
@@ -114,7 +121,7 @@ export class ScriptedContacts {
     this.timers.add(t);
   }
 
-  private answerOf(c: ScriptedContact, m: SentMessage): InboundInput {
+  private answerOf(c: ScriptedContact, m: SentMessage): ScriptedAnswer {
     const words = c.rule === 'fixed' ? (c.reply ?? 'Thanks, got it.') : c.rule === 'image' ? (c.reply ?? 'Here is a picture.') : echoOf(m);
     const picture = c.rule === 'image' || (c.imageEvery !== null && c.answers % c.imageEvery === 0);
     const from = `+${c.phone}`;

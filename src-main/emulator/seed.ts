@@ -29,7 +29,7 @@ const seedTeamSchema = z.strictObject({
   agents: z.array(seedAgentSchema),
 });
 
-export const seedSchema = z
+const seedSchema = z
   .strictObject({
     teams: z.array(seedTeamSchema),
     contacts: z.array(phoneDigits).optional(),
@@ -86,6 +86,7 @@ export async function loadSeedFile(path: string): Promise<EmulatorSeed> {
 }
 
 const DEMO_TEAM_ID = 'demo';
+/** @internal Exported for tests. */
 export const DEMO_API_KEY = 'demo-key-0123456789abcdef';
 
 /** Team "demo" with three agents: connected, unlinked, and flaky (connected, drops by itself). */

@@ -38,6 +38,8 @@ export interface ServiceDeps {
   defaultDialect: readonly string[];
   /** A send went out (scripted contacts answer it). */
   onSent?(m: SentMessage): void;
+  /** An agent's webhook was set: runs before the PUT is answered (deliverOnRegister). */
+  registered?(agentId: string): Promise<void>;
 }
 
 const sendSchema = z.looseObject({
@@ -164,7 +166,9 @@ async function route(
         events: ['message.received'],
         updatedAt: new Date(clock.now()).toISOString(),
       };
-      sendJson(res, 200, { ...agent.webhook, events: [...agent.webhook.events] }, headers);
+      const answer = { ...agent.webhook, events: [...agent.webhook.events] };
+      await deps.registered?.(agent.id);
+      sendJson(res, 200, answer, headers);
       return;
     }
     case 'whatsapp/media/*': {

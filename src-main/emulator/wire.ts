@@ -3,7 +3,7 @@
 // and every test still pass). Shapes as in docs/service-api.md; the fields it leaves open as in
 // docs/service-assumptions.md.
 
-export type WireSessionState = 'unlinked' | 'pairing' | 'connected' | 'reconnecting';
+type WireSessionState = 'unlinked' | 'pairing' | 'connected' | 'reconnecting';
 
 /** The session status of GET/POST .../whatsapp/session (docs/service-api.md §2.2, §4.1–4.2). */
 export interface WireSession {

@@ -1,10 +1,15 @@
 // Who may talk to the browser host: a loopback Host header (core/url hostHeaderAllowed), a same-origin
-// Origin when one is sent, and the per-start token in a header, compared in constant time.
+// Origin when one is sent, and the access token in a header, compared in constant time.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 export function newToken(bytes: (n: number) => Buffer = randomBytes): string {
   return bytes(32).toString('base64url');
+}
+
+/** An access token: long and URL-safe, like the ones newToken makes (or one the person gives). */
+export function isHostToken(s: string): boolean {
+  return /^[A-Za-z0-9_-]{32,512}$/.test(s);
 }
 
 /** No Origin (same-origin GET, curl) is fine; a present Origin must be exactly this host's. */

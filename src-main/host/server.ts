@@ -2,8 +2,9 @@
 //   GET  /…                 static files from out/renderer (strict CSP)
 //   POST /api/<request>     JSON args → Result JSON
 //   GET  /api/events        SSE stream of contract events, with heartbeats
-// Access: loopback Host, same-origin Origin, and the per-start token in Authorization: Bearer or
-// x-cc-token (never in a query string or cookie). Open it at http://127.0.0.1:PORT/#token=…
+// Access: loopback Host, same-origin Origin, and the access token (kept across restarts by `serve`,
+// see ./state) in Authorization: Bearer or x-cc-token (never in a query string or cookie). Open it at
+// http://127.0.0.1:PORT/#token=…
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';

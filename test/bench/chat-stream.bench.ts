@@ -4,7 +4,7 @@
 // decode + SSE framing + JSON.parse of each data, the least any consumer does). Same bytes, same
 // chunking, alternating runs, medians.
 import { createParser } from 'eventsource-parser';
-import { ChatEventDecoder } from '../../src-main/core/api';
+import { ChatEventDecoder } from '../../src-main/core/api/sse';
 import { largeStream } from '../helpers/sse-sample';
 import { alternate, median } from '../helpers/bench-stats';
 

@@ -11,7 +11,7 @@
 // it. During the monitor run the parent drops a random agent every ~5 s through the emulator's
 // control API and times the drop → the monitor's 'health' event for that agent (wall clock in both
 // processes, same machine); p99 is checked against interval + 250 ms.
-import { DEFAULT_POLLER_CONFIG } from '../../src-main/core/monitor';
+import { DEFAULT_POLLER_CONFIG } from '../../src-main/core/monitor/poller';
 import type { PollFigures } from './monitor/child-common';
 import { spawnChild, type Line } from './monitor/spawn';
 

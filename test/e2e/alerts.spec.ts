@@ -123,9 +123,13 @@ test.describe('alerts screen', () => {
     await page.reload();
     await expect(rules.getByLabel('Reconnect grace (seconds)')).toHaveValue('0', { timeout: 10_000 });
     await expect(rules.getByLabel('Flapping after (drops)')).toHaveValue('3');
+    // The rules shown are the rules used: the grace of a repeat drop too, and what a poll can miss.
+    await expect(rules.getByLabel('Repeat drop grace (seconds)')).toHaveValue('60');
+    await expect(rules.getByText(/Drops shorter than about \d+ s can be missed at a \d+ s poll\./)).toBeVisible();
 
     await rules.getByLabel('Reconnect grace (seconds)').fill('30');
     await rules.getByLabel('Flapping after (drops)').fill('4');
+    await rules.getByLabel('Repeat drop grace (seconds)').fill('90');
     // Enter in a field saves the whole form.
     await rules.getByLabel('Flapping after (drops)').press('Enter');
     await expect(rules.getByRole('status')).toHaveText('Saved; the monitor uses them now.');
@@ -135,5 +139,22 @@ test.describe('alerts screen', () => {
     await page.reload();
     await expect(rules.getByLabel('Reconnect grace (seconds)')).toHaveValue('30', { timeout: 10_000 });
     await expect(rules.getByLabel('Flapping after (drops)')).toHaveValue('4');
+    await expect(rules.getByLabel('Repeat drop grace (seconds)')).toHaveValue('90');
+  });
+
+  test("an agent's page states what a poll can miss; Watch closely is kept after a reload", async ({ page }, testInfo) => {
+    const shot = shooter(page, testInfo);
+    await open(page, suite, `#/agents/${AGENTS.connected}`);
+    const monitor = page.getByRole('region', { name: 'Monitor' });
+    await expect(monitor.getByText(/Drops shorter than about \d+ s can be missed at a \d+ s poll\./)).toBeVisible({ timeout: 10_000 });
+    const watch = monitor.getByRole('checkbox', { name: 'Watch closely' });
+    await expect(watch).not.toBeChecked();
+    await watch.check();
+    await expect(monitor.getByText(/Polled every \d+ s: drops shorter than about \d+ s can be missed\./)).toBeVisible();
+    await shot('watch-closely');
+    await page.reload();
+    await expect(page.getByRole('region', { name: 'Monitor' }).getByRole('checkbox', { name: 'Watch closely' })).toBeChecked({ timeout: 10_000 });
+    await page.getByRole('region', { name: 'Monitor' }).getByRole('checkbox', { name: 'Watch closely' }).uncheck();
+    await expect(page.getByRole('region', { name: 'Monitor' }).getByRole('checkbox', { name: 'Watch closely' })).not.toBeChecked();
   });
 });

@@ -1,6 +1,6 @@
 // The webhook tunnel inspector in Chromium against `serve --emulator`: each agent's hook URLs with
-// copy buttons (read back from the clipboard); "Register this receiver" in one click (the emulator
-// runs on this machine); an emulator message appears live in the request list, verified and
+// copy buttons (read back from the clipboard); what is known of each registration; "Register this
+// receiver" after a confirm step that says what stops receiving (the emulator runs on this machine); an emulator message appears live in the request list, verified and
 // forwarded to a local app; selecting it shows the verification steps, forward attempts, the body as
 // a JSON tree and raw, and the headers; replay as received and re-signed; copy as curl and the JSON
 // fixture; a simulated message; text search; arrow keys; the public URL through the fake tunnel
@@ -78,7 +78,7 @@ async function openPanel(page: Page, name: string) {
 test.describe('webhook tunnel inspector', () => {
   suite = useServe();
 
-  test('hook URLs, one-click registration, live requests, detail, replay, export, simulate, search, keys, local app down', async ({ page, context }, testInfo) => {
+  test('hook URLs, registration after a confirm step, live requests, detail, replay, export, simulate, search, keys, local app down', async ({ page, context }, testInfo) => {
     test.setTimeout(120_000);
     await page.setViewportSize({ width: 1280, height: 900 });
     const shot = shooter(page, testInfo);
@@ -97,7 +97,7 @@ test.describe('webhook tunnel inspector', () => {
       await expect(row).toContainText(TEAM);
       await expect(row).not.toContainText(suite.teamId);
       await expect(row.locator('code.url').first()).toHaveText(hook);
-      await expect(row).toContainText('not registered, no signing secret yet');
+      await expect(row).toContainText('unknown: the service cannot tell us; another app may be receiving, no signing secret yet');
 
       // Copy the local hook URL: the clipboard holds it.
       await row.getByRole('button', { name: `Copy the local hook URL of ${LABEL} · ${TEAM}` }).click();
@@ -105,9 +105,16 @@ test.describe('webhook tunnel inspector', () => {
       expect(await clipboard(page)).toBe(hook);
       await shot('tunnel-receiver-1280');
 
-      // 2. The emulator runs on this machine: "Register this receiver" is one click.
+      // 2. The emulator runs on this machine: "Register this receiver", after a confirm step.
       await row.getByRole('button', { name: `Register this receiver for ${LABEL} · ${TEAM}` }).click();
-      await expect(row).toContainText('this receiver');
+      const ask = row.getByRole('group', { name: `Confirm the new webhook URL of ${LABEL} · ${TEAM}` });
+      await expect(ask).toContainText(`Point the webhook of ${LABEL} · ${TEAM} at ${hook}?`);
+      await expect(ask).toContainText('another app');
+      await expect(ask).toContainText('The service issues a new signing secret');
+      await expect(ask.getByRole('button', { name: 'Cancel' })).toBeFocused();
+      await shot('tunnel-register-confirm-1280');
+      await ask.getByRole('button', { name: 'Replace the webhook' }).click();
+      await expect(row).toContainText(/registered here at \d\d:\d\d \(this receiver\)/);
       await expect(row.getByRole('button', { name: /Register this receiver/ })).toHaveCount(0);
       await expect(row).not.toContainText('no signing secret');
 
@@ -274,7 +281,8 @@ test.describe('webhook tunnel inspector', () => {
 
       // Registered here, the agent's messages come in; the same message twice is a duplicate.
       await register.click();
-      await expect(row).toContainText('this receiver');
+      await row.getByRole('button', { name: 'Replace the webhook' }).click();
+      await expect(row).toContainText('(this receiver)');
       const before = (await hostCall<TunnelStatusDTO>(suite.ready, 'tunnel.status')).counts;
       for (let i = 0; i < 2; i++) await control(suite, 'agents/agent-long/inbound', { from: FROM, type: 'text', text: 'said twice', id: 'm-said-twice' });
       const twice = request(page, 'said twice');
@@ -328,9 +336,14 @@ test.describe('webhook tunnel inspector', () => {
     // 2. The fake tunnel program: up, with its URL; the agent registered at it.
     await cmd.fill(fakeTunnelCommand());
     const panel = page.locator('.panel');
-    await expect(panel.getByRole('checkbox', { name: `${LABEL} · ${TEAM}` })).toBeChecked();
-    for (const other of [LABELS.unlinked, LABELS.flaky]) await panel.getByRole('checkbox', { name: `${other} · ${TEAM}` }).uncheck();
+    // No agent is chosen by default; choosing one asks before its webhook is replaced.
+    await expect(panel.getByRole('checkbox', { name: `${LABEL} · ${TEAM}` })).not.toBeChecked();
+    await panel.getByRole('checkbox', { name: `${LABEL} · ${TEAM}` }).check();
     await page.getByRole('button', { name: 'Start' }).click();
+    const askAll = panel.getByRole('group', { name: 'Confirm the new webhook URLs' });
+    await expect(askAll).toContainText(`${LABEL} · ${TEAM}:`);
+    await expect(askAll).toContainText('new signing secret');
+    await askAll.getByRole('button', { name: 'Start and replace the webhooks' }).click();
     await expect(facts).toContainText('Up (your tunnel command)', { timeout: 15_000 });
     const publicUrl = (await facts.locator('.exposure code.url').innerText()).trim();
     expect(publicUrl).toMatch(/^http:\/\/\d+\.\d+\.\d+\.\d+:\d+$/);
@@ -338,7 +351,7 @@ test.describe('webhook tunnel inspector', () => {
     await expect(panel.getByRole('list', { name: 'Registrations at the public URL' })).toContainText('Registered');
     const row = agentRow(page);
     await expect(row).toContainText(publicHook);
-    await expect(row).toContainText('the public URL', { timeout: 10_000 });
+    await expect(row).toContainText("(this receiver's public URL)", { timeout: 10_000 });
     await row.getByRole('button', { name: `Copy the public hook URL of ${LABEL} · ${TEAM}` }).click();
     expect(await clipboard(page)).toBe(publicHook);
     const state = await control<{ agents: Array<{ agentId: string; webhook: { url: string } | null }> }>(suite, 'state', undefined, 'GET');
@@ -357,15 +370,24 @@ test.describe('webhook tunnel inspector', () => {
     await page.getByRole('button', { name: 'Stop exposing' }).click();
     await expect(facts).toContainText('Stopped (your tunnel command)', { timeout: 10_000 });
     await expect(facts).toContainText(`The service still sends the deliveries of ${LABEL} · ${TEAM} to ${publicUrl}, which no longer answers`);
-    await expect(row).toContainText('a stopped public URL — no longer answers');
+    await expect(row).toContainText('a public URL of this receiver that no longer reaches it (the receiver is not exposed now): register again');
     await panelToggle(page, 'Public URL').click();
     await shot('tunnel-exposure-stopped-1280');
     await page.setViewportSize({ width: 1024, height: 800 });
     await shot('tunnel-exposure-stopped-1024');
+    expect(await overflow(page), 'the long registration words wrap: no sideways scroll at 1024 px').toBe(0);
 
-    // Pointing it back at this receiver is one click.
+    // Pointing it back at this receiver: the confirm step names the dead URL that stops receiving.
     await row.getByRole('button', { name: /Register this receiver/ }).click();
-    await expect(row).toContainText('this receiver');
+    await expect(row.getByRole('group', { name: /Confirm the new webhook URL/ })).toContainText(`${publicHook} (registered by this install`);
+    await row.getByRole('button', { name: 'Replace the webhook' }).click();
+    await expect(row).toContainText('(this receiver)');
+    // The history lists both, newest first, with the screen each came from.
+    await row.getByRole('button', { name: `Registration history of ${LABEL} · ${TEAM}` }).click();
+    const history = page.getByRole('list', { name: `Registrations of ${LABEL} · ${TEAM} by this install` });
+    await expect(history.getByRole('listitem').first()).toContainText('(app: Tunnel → Register)');
+    await expect(history).toContainText(`${publicHook} (app: Tunnel → Public URL)`);
+    await expect(page.getByRole('button', { name: 'Restore previous URL' })).toBeVisible();
     await expect(facts).not.toContainText('The service still sends');
   });
 });

@@ -25,6 +25,8 @@ export interface RunCliOptions extends Omit<MainOptions, 'io'> {
   onStdout?: (chunk: string, all: string) => void;
   /** What the command reads on stdin (e.g. Readable.from(['token\n'])); none by default. */
   stdin?: CliIO['stdin'];
+  /** The terminal's answer to a question (with a stdin whose isTTY is true, as a terminal). */
+  ask?: CliIO['ask'];
 }
 
 function text(chunk: string | Uint8Array): string {
@@ -54,8 +56,9 @@ export async function runCli(args: readonly string[], opts: RunCliOptions = {}):
     cwd: opts.cwd ?? process.cwd(),
     stderrIsTTY: false,
     ...(opts.stdin ? { stdin: opts.stdin } : {}),
+    ...(opts.ask ? { ask: opts.ask } : {}),
   };
-  const { env: _env, cwd: _cwd, onStdout: _on, stdin: _in, ...deps } = opts;
+  const { env: _env, cwd: _cwd, onStdout: _on, stdin: _in, ask: _ask, ...deps } = opts;
   const code = await main(['node', 'channel-companion', ...args], { ...deps, io, signal: deps.signal ?? new AbortController().signal });
   return { code, stdout, stderr, json: () => parseJsonLines(stdout) };
 }

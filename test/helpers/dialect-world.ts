@@ -1,7 +1,8 @@
 // One emulator team per dialect, for the suites that run the same checks against every dialect:
 // each team speaks one dialect and has a connected agent (scripted reply with an action), an
 // unlinked one (409) and a reconnecting one (503).
-import { DIALECT_NAMES, type EmulatorSeed } from '../../src-main/emulator';
+import { type EmulatorSeed } from '../../src-main/emulator';
+import { DIALECT_NAMES } from '../../src-main/emulator/dialect';
 
 export const DIALECT_REPLY = 'Hello from the agent';
 export const DIALECT_ACTION = 'lookup_order';

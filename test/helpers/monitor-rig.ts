@@ -5,8 +5,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { createServiceClient, type ServiceClient, type ServiceClientOptions } from '../../src-main/core/api';
-import { Monitor, type Alert, type HealthEvent, type IncidentUpdate, type MonitorOptions, type PollResult } from '../../src-main/core/monitor';
+import { createServiceClient } from '../../src-main/core/api/client';
+import { type ServiceClient, type ServiceClientOptions } from '../../src-main/core/api/service';
+import { Monitor, type Alert, type HealthEvent, type IncidentUpdate, type PollResult } from '../../src-main/core/monitor';
+import { type MonitorOptions } from '../../src-main/core/monitor/monitor';
 import { startEmulator, type Emulator, type EmulatorOptions, type EmulatorSeed } from '../../src-main/emulator';
 
 export type SeedAgents = EmulatorSeed['teams'][number]['agents'];

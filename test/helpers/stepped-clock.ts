@@ -4,7 +4,7 @@
 // same every time. Call trackHttp() once per test file (it registers its hooks).
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import type { MonitorOptions } from '../../src-main/core/monitor';
+import type { MonitorOptions } from '../../src-main/core/monitor/monitor';
 import { FakeClock } from './fake-clock';
 import { mulberry32, type monitorRig, type SeedAgents } from './monitor-rig';
 

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServiceClient } from '../../src-main/core/api';
+import { createServiceClient } from '../../src-main/core/api/client';
 import type { Emulator } from '../../src-main/emulator';
 import { control, DEMO_KEY, startTestEmulator, waitFor } from '../helpers/emulator';
 import { startHttpSink, type HttpSink } from '../helpers/http-sink';

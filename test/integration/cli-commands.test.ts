@@ -120,7 +120,7 @@ describe('check, settings, webhook, media, chat', () => {
 
   it('webhook set: the secret is saved to --secret-file and only hinted on stdout', async () => {
     const secretFile = join(dir, 'secret.txt');
-    const r = await runCli(['webhook', 'set', ...on('agent-connected'), '--url', sink.url, '--secret-file', secretFile, '--json'], { env });
+    const r = await runCli(['webhook', 'set', ...on('agent-connected'), '--url', sink.url, '--secret-file', secretFile, '--data-dir', join(dir, 'data'), '--yes', '--json'], { env });
     expect(r.code).toBe(0);
     const [cfg] = r.json();
     expect(cfg).toMatchObject({ mode: 'passthrough', url: sink.url });

@@ -3,7 +3,8 @@
 // rate-limit header form (a 429 waited out as the headers say), `check` for every contact path
 // form. Each dialect gets the command its dialect is about; the client suite runs them all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECT_NAMES, startEmulator, type Emulator } from '../../src-main/emulator';
+import { startEmulator, type Emulator } from '../../src-main/emulator';
+import { DIALECT_NAMES } from '../../src-main/emulator/dialect';
 import { DIALECT_REPLY, DIALECT_SCRIPT, dialectSeed, dialectTeam, KNOWN_PHONE } from '../helpers/dialect-world';
 import { parseJsonLines } from '../helpers/cli';
 import { runBin } from '../helpers/spawn-cli';
@@ -74,7 +75,7 @@ describe.concurrent('send, per error-body shape: a 503 keeps its meaning and is 
     const r = await cli(d, ['send', '--agent', dialectTeam(d).unlinked, '--to', KNOWN_PHONE, '--text', 'x', '--json']);
     expect(r.code).toBe(3);
     const err = parseJsonLines(r.stderr);
-    expect(err).toEqual([{ error: expect.objectContaining({ kind: 'not-configured', code: 'CHANNEL_NOT_CONFIGURED', status: 409 }) }]);
+    expect(err).toEqual([{ error: expect.objectContaining({ kind: 'needs-scan', code: 'CHANNEL_NOT_CONFIGURED', status: 409 }) }]);
   }, SPAWN_MS);
 });
 

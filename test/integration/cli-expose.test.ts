@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src-main/emulator';
-import { NGROK_AUTHTOKEN_ACCOUNT } from '../../src-main/core/expose';
+import { NGROK_AUTHTOKEN_ACCOUNT } from '../../src-main/core/expose/authtoken';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import { signDelivery } from '../../src-main/core/signature';
 import { runCli, runCliUntil } from '../helpers/cli';
@@ -33,7 +33,7 @@ describe.skipIf(!ci && NO_NETWORK_ADDRESS !== null)('listen --expose-cmd against
     expect(add.code).toBe(0);
 
     const r = await runCliUntil(
-      ['listen', '--team', 'Demo', '--expose-cmd', fakeTunnelCommand(), '--forward-to', app.url, '--json'],
+      ['listen', '--team', 'Demo', '--expose-cmd', fakeTunnelCommand(), '--forward-to', app.url, '--yes', '--json'],
       { configDir: dir, secretStore: store, env: { PATH: process.env.PATH, CHANNEL_API_KEY: 'must-not-reach-the-tunnel-program' } },
       {
         when: (lines) => lines.some((l) => l.event === 'registered'),
@@ -71,7 +71,7 @@ describe.skipIf(!ci && NO_NETWORK_ADDRESS !== null)('listen --expose-cmd against
 
   it('in human mode: the public URL, each hook, and the plain words on stop', async () => {
     const ctl = new AbortController();
-    const r = await runCli(['listen', '--team', 'Demo', '--expose-cmd', fakeTunnelCommand()], {
+    const r = await runCli(['listen', '--team', 'Demo', '--expose-cmd', fakeTunnelCommand(), '--yes'], {
       configDir: dir,
       secretStore: store,
       env: { PATH: process.env.PATH },
@@ -194,7 +194,7 @@ describe('listen --expose failures keep the local receiver running', () => {
     };
     const names = [...Object.keys(env).filter((n) => n !== 'PATH')];
     const r = await runCliUntil(
-      ['listen', '--base-url', emu.baseUrl, '--agent', 'agent-connected', '--api-key-env', 'MY_KEY', '--secret-env', 'S', '--expose-cmd', reporting(names), '--json'],
+      ['listen', '--base-url', emu.baseUrl, '--agent', 'agent-connected', '--api-key-env', 'MY_KEY', '--secret-env', 'S', '--expose-cmd', reporting(names), '--yes', '--json'],
       { configDir: dir, secretStore: new MemorySecretStore(), env },
       { until: (lines) => lines.some((l) => l.event === 'exposure' && l.state === 'failed') },
     );
@@ -207,7 +207,7 @@ describe('listen --expose failures keep the local receiver running', () => {
     const add = await runCli(['team', 'add', '--label', 'Hidden', '--base-url', emu.baseUrl, '--agent', 'agent-connected'], { env: { CHANNEL_API_KEY: DEMO_KEY }, configDir: dir, secretStore: s });
     expect(add.code).toBe(0);
     const env = { PATH: process.env.PATH, KEY_COPY: DEMO_KEY, NGROK_COPY: TOKEN, HARMLESS: 'stays' };
-    const r = await runCliUntil(['listen', '--team', 'Hidden', '--expose-cmd', reporting(['KEY_COPY', 'NGROK_COPY', 'HARMLESS']), '--json'], { configDir: dir, secretStore: s, env }, {
+    const r = await runCliUntil(['listen', '--team', 'Hidden', '--expose-cmd', reporting(['KEY_COPY', 'NGROK_COPY', 'HARMLESS']), '--yes', '--json'], { configDir: dir, secretStore: s, env }, {
       until: (lines) => lines.some((l) => l.event === 'exposure' && l.state === 'failed'),
     });
     expect(seenBy(r.json())).toBe('HARMLESS');

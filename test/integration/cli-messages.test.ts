@@ -63,7 +63,7 @@ describe('send records in the send log', () => {
     const records = await new SendLog(data).read();
     expect(records.map((r) => [r.agentId, r.via, r.text, r.status ?? null, r.error?.kind ?? null])).toEqual([
       ['agent-connected', 'cli', 'hello from the CLI', 'sent', null],
-      ['agent-unlinked', 'cli', 'nobody home', null, 'not-configured'],
+      ['agent-unlinked', 'cli', 'nobody home', null, 'needs-scan'],
     ]);
     expect(records[0]!.messageId).toBe((ok.json()[0] as { messageId: string }).messageId);
   });

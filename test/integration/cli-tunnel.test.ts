@@ -5,7 +5,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src-main/emulator';
-import { decodeSigningSecrets } from '../../src-main/core/accounts/signing';
+import { decodeSigningSecrets } from '../../src-main/core/teams/signing';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import { verifyDelivery } from '../../src-main/core/signature';
 import { runCli, runCliUntil } from '../helpers/cli';
@@ -27,7 +27,7 @@ describe('listen + deliveries against the emulator', () => {
     const add = await runCli(['team', 'add', '--label', 'Demo', '--base-url', emu.baseUrl, '--agent', 'agent-connected'], { env: { CHANNEL_API_KEY: DEMO_KEY }, configDir: dir, secretStore: store });
     expect(add.code).toBe(0);
 
-    const r = await runCliUntil(['listen', '--team', 'Demo', '--register-url', 'self', '--forward-to', app.url, '--json'], { configDir: dir, secretStore: store }, {
+    const r = await runCliUntil(['listen', '--team', 'Demo', '--register-url', 'self', '--forward-to', app.url, '--yes', '--json'], { configDir: dir, secretStore: store }, {
       when: (lines) => lines.some((l) => l.event === 'registered'),
       act: () => control(emu, 'POST', '/agents/agent-connected/inbound', { from: '+15550100002', type: 'text', text: 'hello tunnel' }),
       until: (lines) => lines.some((l) => l.event === 'forward'),
@@ -88,7 +88,7 @@ describe('listen + deliveries against the emulator', () => {
     const withCredentials = app.url.replace('http://', `http://hook-user:${PASSWORD}@`);
     const shown = app.url.replace('http://', 'http://***@');
     const dataDir = join(dir, 'credentials-run');
-    const r = await runCliUntil(['listen', '--team', 'Demo', '--register-url', 'self', '--forward-to', withCredentials, '--data-dir', dataDir, '--json'], { configDir: dir, secretStore: store }, {
+    const r = await runCliUntil(['listen', '--team', 'Demo', '--register-url', 'self', '--forward-to', withCredentials, '--data-dir', dataDir, '--yes', '--json'], { configDir: dir, secretStore: store }, {
       when: (lines) => lines.some((l) => l.event === 'registered'),
       act: () => control(emu, 'POST', '/agents/agent-connected/inbound', { from: '+15550100002', type: 'text', text: 'behind basic auth' }),
       until: (lines) => lines.some((l) => l.event === 'forward'),

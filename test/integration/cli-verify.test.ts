@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServiceClient } from '../../src-main/core/api';
+import { createServiceClient } from '../../src-main/core/api/client';
 import type { Emulator } from '../../src-main/emulator';
 import { runCli } from '../helpers/cli';
 import { DEMO_KEY, startTestEmulator, waitFor } from '../helpers/emulator';

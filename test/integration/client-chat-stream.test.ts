@@ -4,7 +4,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChatEventDecoder, createServiceClient, type ChatStreamEvent, type ServiceClient } from '../../src-main/core/api';
+import { createServiceClient } from '../../src-main/core/api/client';
+import { type ServiceClient } from '../../src-main/core/api/service';
+import { ChatEventDecoder } from '../../src-main/core/api/sse';
+import { type ChatStreamEvent } from '../../src-main/core/api/types';
 import { SAMPLE_RESULT, SAMPLE_TOKENS, sampleStream } from '../helpers/sse-sample';
 
 const bytes = sampleStream();

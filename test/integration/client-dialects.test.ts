@@ -4,7 +4,10 @@
 // never returns an empty success. Client and emulator share one manual clock; time moves only to
 // the next timer (a retry wait), never while a request is on its way.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChannelNotConfigured, ChannelReconnecting, createServiceClient, type ChatStreamEvent, type RetryInfo, type ServiceClient } from '../../src-main/core/api';
+import { createServiceClient } from '../../src-main/core/api/client';
+import { ChannelNotConfigured, ChannelReconnecting } from '../../src-main/core/api/errors';
+import { type RetryInfo, type ServiceClient } from '../../src-main/core/api/service';
+import { type ChatStreamEvent } from '../../src-main/core/api/types';
 import { startEmulator, type Emulator } from '../../src-main/emulator';
 import { DIALECT_ACTION, DIALECT_REPLY, DIALECT_SCRIPT, DIALECT_TEAMS, dialectSeed, KNOWN_PHONE, type DialectTeam } from '../helpers/dialect-world';
 import { FakeClock } from '../helpers/fake-clock';

@@ -2,19 +2,9 @@
 // docs/service-api.md §7 (plus the emulator's choices for the open ones, docs/service-assumptions.md).
 import { readFile } from 'node:fs/promises';
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  ChannelNotConfigured,
-  ChannelReconnecting,
-  createServiceClient,
-  InvalidRequest,
-  NetworkError,
-  NotFound,
-  QuotaExceeded,
-  ServerError,
-  Unauthorized,
-  type RetryInfo,
-  type ServiceClient,
-} from '../../src-main/core/api';
+import { createServiceClient } from '../../src-main/core/api/client';
+import { ChannelNotConfigured, ChannelReconnecting, InvalidRequest, KeyRejected, NetworkError, NotFound, QuotaExceeded, ServerError } from '../../src-main/core/api/errors';
+import { type RetryInfo, type ServiceClient } from '../../src-main/core/api/service';
 import { verifyDelivery } from '../../src-main/core/signature';
 import type { Emulator } from '../../src-main/emulator';
 import { DEMO_KEY, state, waitFor } from '../helpers/emulator';
@@ -209,9 +199,9 @@ describe('errors of docs/service-api.md §7 and of docs/service-assumptions.md',
     const bad = createServiceClient({ baseUrl: emu.baseUrl, apiKey: 'wrong-key-0123456789' });
     try {
       const err = await bad.getSession(A).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(Unauthorized);
-      expect(JSON.stringify((err as Unauthorized).toDTO())).not.toContain('wrong-key-0123456789');
-      await expect(bad.send(A, { to: '+15550102000', text: 'x' })).rejects.toBeInstanceOf(Unauthorized);
+      expect(err).toBeInstanceOf(KeyRejected);
+      expect(JSON.stringify((err as KeyRejected).toDTO())).not.toContain('wrong-key-0123456789');
+      await expect(bad.send(A, { to: '+15550102000', text: 'x' })).rejects.toBeInstanceOf(KeyRejected);
     } finally {
       await bad.close();
     }

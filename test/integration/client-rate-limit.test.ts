@@ -3,7 +3,9 @@
 // clock that stands still while the sends go out (so all 61 fall in one window however slowly the
 // machine runs), and moves on only once the 61st is held or refused.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createServiceClient, type RetryInfo, type SendResult, type ServiceClient } from '../../src-main/core/api';
+import { createServiceClient } from '../../src-main/core/api/client';
+import { type RetryInfo, type ServiceClient } from '../../src-main/core/api/service';
+import { type SendResult } from '../../src-main/core/api/types';
 import { startEmulator, type Emulator } from '../../src-main/emulator';
 import { state } from '../helpers/emulator';
 import { FakeClock } from '../helpers/fake-clock';

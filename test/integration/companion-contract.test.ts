@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyEvent } from '../../src-shared/contract';
+import { DEFAULT_TUNNEL_PORT } from '../../src-shared/limits';
 import { createHandlers, type Handlers } from '../../src-main/app/handlers';
 import { implementContract, type CompanionContract } from '../../src-main/app/contract';
 import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
@@ -65,6 +66,7 @@ describe('contract additions over the companion and the emulator', () => {
       dataDir: path.join(dir, 'data'),
       secrets: new MemorySecretStore(),
       poll: { intervalMs: 300, fastIntervalMs: 150 },
+      tunnelPort: 0,
     });
     contract = implementContract(companion, { media: { tmpDir: mediaTmp } });
     contract.events.onAny((e) => events.push(e));
@@ -83,13 +85,35 @@ describe('contract additions over the companion and the emulator', () => {
     if (mediaTmp) await rm(mediaTmp, { recursive: true, force: true });
   });
 
+  it('agents.watchClosely: kept in the config per agent, listed, and the monitor polls that agent at the fast interval', async () => {
+    const before = await ok<Array<{ agentId: string; watchClosely: boolean }>>('agents.list', { teamId });
+    expect(before.map((a) => [a.agentId, a.watchClosely])).toEqual(AGENTS.map((a) => [a, false]));
+    const polls: Array<{ agentId: string; nextPollInMs: number }> = [];
+    const off = companion.events.on('poll', (r) => polls.push(r));
+    try {
+      const on = await ok<{ agentId: string; watchClosely: boolean }>('agents.watchClosely', { teamId, agentId: 'agent-connected', on: true });
+      expect(on).toMatchObject({ agentId: 'agent-connected', watchClosely: true });
+      const file = JSON.parse(await readFile(path.join(dir, 'config', 'config.json'), 'utf8')) as { teams: Array<{ agents: Array<{ agentId: string; watchClosely: boolean }> }> };
+      expect(file.teams[0]!.agents.map((a) => [a.agentId, a.watchClosely])).toEqual(AGENTS.map((a) => [a, a === 'agent-connected']));
+      // Connected and watched closely: the next poll is the fast one (150 ms here), again and again.
+      await waitFor(() => polls.filter((p) => p.agentId === 'agent-connected' && p.nextPollInMs <= 150).length >= 3, 8000);
+      expect((await ok<Array<{ agentId: string; watchClosely: boolean }>>('agents.list', { teamId })).find((a) => a.agentId === 'agent-connected')?.watchClosely).toBe(true);
+      await ok('agents.watchClosely', { teamId, agentId: 'agent-connected', on: false });
+      expect(await call('agents.watchClosely', { teamId, agentId: 'no-such-agent', on: true })).toMatchObject({ ok: false });
+    } finally {
+      off();
+    }
+  });
+
   it('settings: installId is the chat default user id and read-only; theme and alert rules are saved and the monitor uses the rules', async () => {
     const s = await ok<{ installId: string; theme: string; alertRules: Record<string, number>; alertWebhookUrl: string | null }>('settings.get');
     expect(s.installId).toMatch(/^[A-Za-z0-9_-]{8,128}$/);
     expect(s.installId).toBe(companion.chat.defaultUserId);
-    expect(s).toMatchObject({ theme: 'system', alertWebhookUrl: null, alertRules: { reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 } });
+    expect(s).toMatchObject({ theme: 'system', alertWebhookUrl: null, alertRules: { reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 }, fastPollIntervalSec: 2 });
+    // The rules shown are the rules used: the monitor's grace for a repeat drop is the setting's.
+    expect(companion.monitor().status().rules).toMatchObject({ reconnectGraceSec: 0, repeatDropGraceSec: 60 });
 
-    const rules = { reconnectGraceSec: 0, realertMinutes: 30, flapCount: 5, flapWindowMinutes: 20 };
+    const rules = { reconnectGraceSec: 0, repeatDropGraceSec: 20, realertMinutes: 30, flapCount: 5, flapWindowMinutes: 20 };
     const after = await ok<typeof s>('settings.update', { patch: { theme: 'dark', alertRules: rules } });
     expect(after).toMatchObject({ installId: s.installId, theme: 'dark', alertRules: rules });
     expect(companion.monitor().status().rules).toMatchObject(rules);
@@ -98,6 +122,7 @@ describe('contract additions over the companion and the emulator', () => {
     expect(file.settings.alertRules).toMatchObject(rules);
 
     const refused = await call('settings.update', { patch: { installId: 'somebody-elses-id' } });
+    expect(await call('settings.update', { patch: { fastPollIntervalSec: 1 } })).toMatchObject({ ok: false, error: { kind: 'validation' } });
     expect(refused).toMatchObject({ ok: false, error: { kind: 'validation' } });
     expect(await call('settings.update', { patch: { alertWebhookUrl: 'javascript:alert(1)' } })).toMatchObject({ ok: false, error: { kind: 'validation', field: 'patch.alertWebhookUrl' } });
     expect((await ok<{ installId: string; alertWebhookUrl: null }>('settings.get')).installId).toBe(s.installId);
@@ -161,7 +186,7 @@ describe('contract additions over the companion and the emulator', () => {
       return s.running ? s : null;
     });
     await ok('webhook.register', { teamId, agentId: 'agent-connected', publicUrl: `${st0.listenUrl}/hooks/agent-connected` });
-    await ok('settings.update', { patch: { tunnel: { port: 0, forwardTo: `${localApp.url}/hook` } } });
+    await ok('settings.update', { patch: { tunnel: { port: DEFAULT_TUNNEL_PORT, forwardTo: `${localApp.url}/hook` } } });
 
     const mark = events.length;
     await control(emu, 'POST', '/agents/agent-connected/inbound', { from: '15550100002', type: 'text', text: 'hello app' });
@@ -203,7 +228,7 @@ describe('contract additions over the companion and the emulator', () => {
     }
     expect(await readdir(mediaTmp)).toEqual([]);
     expect(await call('tunnel.media', { id: 'no-such-delivery' })).toMatchObject({ ok: false, error: { kind: 'not-found' } });
-    await ok('settings.update', { patch: { tunnel: { port: 0, forwardTo: null } } });
+    await ok('settings.update', { patch: { tunnel: { port: DEFAULT_TUNNEL_PORT, forwardTo: null } } });
   });
 
   it('chat.done carries the first-token time and speed the core measured', async () => {

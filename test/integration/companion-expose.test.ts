@@ -11,7 +11,8 @@ import type { AnyEvent, DeliverySummaryDTO, ExposureDTO, TunnelStatusDTO } from 
 import { createHandlers, type Handlers } from '../../src-main/app/handlers';
 import { implementContract, type CompanionContract } from '../../src-main/app/contract';
 import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
-import { NGROK_AUTHTOKEN_ACCOUNT, type NgrokModule } from '../../src-main/core/expose';
+import { NGROK_AUTHTOKEN_ACCOUNT } from '../../src-main/core/expose/authtoken';
+import { type NgrokModule } from '../../src-main/core/expose/ngrok';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import type { Emulator } from '../../src-main/emulator';
 import { contractCaller } from '../helpers/contract-call';
@@ -44,7 +45,7 @@ describe('tunnel.expose over the companion and the emulator', () => {
         return { url: () => 'https://stub-1.ngrok-free.app', close: async () => undefined };
       },
     };
-    companion = await createCompanion({ configDir: path.join(dir, 'config'), dataDir: path.join(dir, 'data'), secrets, exposure: { loadNgrok: async () => ngrok, timeoutMs: 10_000 } });
+    companion = await createCompanion({ configDir: path.join(dir, 'config'), dataDir: path.join(dir, 'data'), secrets, exposure: { loadNgrok: async () => ngrok, timeoutMs: 10_000 }, tunnelPort: 0 });
     contract = implementContract(companion);
     contract.events.onAny((e) => events.push(e));
     handlers = createHandlers(contract.implementations);
@@ -85,7 +86,7 @@ describe('tunnel.expose over the companion and the emulator', () => {
     const before = events.length;
     await control(emu, 'POST', `/agents/${AGENT}/inbound`, { from: '+15550100007', type: 'text', text: 'via the public URL' });
     const d = await waitFor(() => events.slice(before).find((e) => e.name === 'tunnel.delivery')?.payload as DeliverySummaryDTO | undefined, 10_000, 'the delivery');
-    expect(d).toMatchObject({ agentId: AGENT, teamId, verification: 'valid', from: '15550100007' });
+    expect(d).toMatchObject({ agentId: AGENT, teamId, verdict: 'verified', from: '15550100007' });
 
     const stopped = await ok<ExposureDTO>('tunnel.unexpose');
     expect(stopped).toMatchObject({ state: 'stopped', url: x.url });

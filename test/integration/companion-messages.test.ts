@@ -91,7 +91,7 @@ describe('messages over the companion and the emulator', () => {
       const r = await ok<MessageThreadDTO>('messages.thread', { teamId, agentId: 'agent-unlinked', phone: '+15550107777' });
       return r.messages.length > 0 ? r : null;
     }, 5000);
-    expect(t.messages[0]).toMatchObject({ status: 'failed', error: { kind: 'not-configured' } });
+    expect(t.messages[0]).toMatchObject({ status: 'failed', error: { kind: 'needs-scan' } });
   });
 
   it('marks read, names a contact, searches by name, and deletes a conversation', async () => {

@@ -4,7 +4,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_API_KEY } from '../../src-main/emulator';
+import { DEMO_API_KEY } from '../../src-main/emulator/seed';
 import { runCli } from '../helpers/cli';
 
 describe('serve', () => {

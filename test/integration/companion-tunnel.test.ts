@@ -7,10 +7,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyEvent, RequestName, Result } from '../../src-shared/contract';
+import { DEFAULT_TUNNEL_PORT } from '../../src-shared/limits';
 import { createHandlers, type Handlers } from '../../src-main/app/handlers';
 import { implementContract, type CompanionContract } from '../../src-main/app/contract';
 import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
-import { decodeSigningSecrets } from '../../src-main/core/accounts/signing';
+import { decodeSigningSecrets } from '../../src-main/core/teams/signing';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import { signLegacy } from '../../src-main/core/signature';
 import type { Emulator } from '../../src-main/emulator';
@@ -31,7 +32,7 @@ describe('the tunnel in the app', () => {
   let teamId = '';
 
   async function openApp(): Promise<App> {
-    const companion = await createCompanion({ configDir: path.join(dir, 'config'), dataDir: path.join(dir, 'data'), secrets: store, poll: { intervalMs: 60_000 } });
+    const companion = await createCompanion({ configDir: path.join(dir, 'config'), dataDir: path.join(dir, 'data'), secrets: store, poll: { intervalMs: 60_000 }, tunnelPort: 0 });
     const contract = implementContract(companion);
     const events: AnyEvent[] = [];
     contract.events.onAny((e) => events.push(e));
@@ -85,12 +86,12 @@ describe('the tunnel in the app', () => {
     expect((await ok<{ tunnel: { allowLegacySignature: boolean } }>(first, 'settings.get')).tunnel.allowLegacySignature).toBe(false);
     expect((await post()).status).toBe(401);
     expect((await ok<Array<{ reason: string }>>(first, 'tunnel.refused', { limit: 1 }))[0]!.reason).toBe('legacy-only');
-    await ok(first, 'settings.update', { patch: { tunnel: { port: 0, forwardTo: null, allowLegacySignature: true } } });
+    await ok(first, 'settings.update', { patch: { tunnel: { port: DEFAULT_TUNNEL_PORT, forwardTo: null, allowLegacySignature: true } } });
     expect((await post()).status).toBe(200);
-    const listed = await ok<Array<{ verification: string; messageId: string }>>(first, 'tunnel.deliveries', { agentId: 'agent-connected' });
-    expect(listed.find((d) => d.messageId === 'wamid_app_legacy')?.verification).toBe('legacy-only');
+    const listed = await ok<Array<{ verdict: string; messageId: string }>>(first, 'tunnel.deliveries', { agentId: 'agent-connected' });
+    expect(listed.find((d) => d.messageId === 'wamid_app_legacy')?.verdict).toBe('verified-legacy-only');
     // A patch without the field leaves it as it is.
-    await ok(first, 'settings.update', { patch: { tunnel: { port: 0, forwardTo: null } } });
+    await ok(first, 'settings.update', { patch: { tunnel: { port: DEFAULT_TUNNEL_PORT, forwardTo: null } } });
     expect((await ok<{ tunnel: { allowLegacySignature: boolean } }>(first, 'settings.get')).tunnel.allowLegacySignature).toBe(true);
   });
 

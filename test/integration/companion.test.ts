@@ -7,9 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyEvent, RequestName, Result } from '../../src-shared/contract';
 import { createHandlers, type Handlers } from '../../src-main/app/handlers';
 import { implementContract, type CompanionContract } from '../../src-main/app/contract';
-import { createCompanion, DEMO_TEAM_LABEL, type Companion } from '../../src-main/app/companion/companion';
+import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
+import { DEMO_TEAM_LABEL } from '../../src-main/app/companion/demo';
 import { MemorySecretStore } from '../../src-main/core/secrets';
-import { decodeSigningSecrets } from '../../src-main/core/accounts/signing';
+import { decodeSigningSecrets } from '../../src-main/core/teams/signing';
 import type { Emulator } from '../../src-main/emulator';
 import { control, DEMO_KEY, startTestEmulator, waitFor } from '../helpers/emulator';
 
@@ -46,6 +47,7 @@ describe('companion over the emulator', () => {
       dataDir: path.join(dir, 'data'),
       secrets,
       poll: { intervalMs: 400, fastIntervalMs: 200 },
+      tunnelPort: 0,
     });
     contract = implementContract(companion);
     contract.events.onAny((e) => events.push(e));
@@ -138,11 +140,11 @@ describe('companion over the emulator', () => {
     const mark = events.length;
     await control(emu, 'POST', '/agents/agent-connected/inbound', { from: '15550100002', type: 'text', text: 'hello tunnel' });
     const ev = await waitFor(() => events.slice(mark).find((e) => e.name === 'tunnel.delivery'), 6000);
-    expect(ev.name === 'tunnel.delivery' && ev.payload.verification).toBe('valid');
+    expect(ev.name === 'tunnel.delivery' && ev.payload.verdict).toBe('verified');
     expect(ev.name === 'tunnel.delivery' && ev.payload.teamId).toBe(teamId);
 
-    const list = await ok<Array<{ id: string; verification: string; preview: string }>>('tunnel.deliveries', { agentId: 'agent-connected' });
-    expect(list[0]?.verification).toBe('valid');
+    const list = await ok<Array<{ id: string; verdict: string; preview: string }>>('tunnel.deliveries', { agentId: 'agent-connected' });
+    expect(list[0]?.verdict).toBe('verified');
     expect(list[0]?.preview).toBe('hello tunnel');
     const detail = await ok<{ rawBody: string; verificationDetail: string }>('tunnel.delivery', { id: list[0]!.id });
     expect(detail.rawBody).toContain('hello tunnel');

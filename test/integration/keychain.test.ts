@@ -5,7 +5,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiKeyRef, signingSecretRef } from '../../src-main/core/accounts';
+import { apiKeyRef, signingSecretRef } from '../../src-main/core/teams/refs';
 import { LOCK_ALL, child, filesUnder, makeHome, missingTools, runSession, startKeyring, type ChildResult, type Home, type SessionRun } from './keychain/session';
 
 const missing = process.platform === 'linux' ? missingTools() : [];

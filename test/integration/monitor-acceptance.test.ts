@@ -3,7 +3,9 @@
 // (reconnect grace 0, a drop over after 30 s connected, flapping at 3 drops in 10 min, unreachable
 // after 2 failed polls) unless a test says otherwise.
 import { describe, expect, it } from 'vitest';
-import { formatDuration, type Alert, type MonitorOptions } from '../../src-main/core/monitor';
+import { type Alert } from '../../src-main/core/monitor';
+import { type MonitorOptions } from '../../src-main/core/monitor/monitor';
+import { formatDuration } from '../../src-main/core/monitor/time';
 import { steppedRig, trackHttp } from '../helpers/stepped-clock';
 import { monitorRig, type SeedAgents } from '../helpers/monitor-rig';
 

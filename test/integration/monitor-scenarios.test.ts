@@ -1,7 +1,8 @@
 // End-to-end monitor scenarios: the monitor against the emulator over real loopback HTTP, with ONE
 // fake clock driving both (test/helpers/stepped-clock.ts).
 import { describe, expect, it } from 'vitest';
-import { formatDuration, type Alert } from '../../src-main/core/monitor';
+import { type Alert } from '../../src-main/core/monitor';
+import { formatDuration } from '../../src-main/core/monitor/time';
 import { decodeQrPng, pngFromDataUrl } from '../../src-main/cli/qr';
 import { steppedRig, trackHttp } from '../helpers/stepped-clock';
 import { monitorRig, type SeedAgents } from '../helpers/monitor-rig';
@@ -15,7 +16,7 @@ const START = Date.UTC(2024, 4, 6, 9, 0, 0);
 trackHttp();
 const rig = monitorRig();
 
-// The app's poll settings (accounts schema defaults: fast 2 s; jitter, backoff, per-team cap and
+// The app's poll settings (team store schema defaults: fast 2 s; jitter, backoff, per-team cap and
 // timeout are the poller's defaults), the interval as given, and the default alert rules.
 const setup = (agents: SeedAgents, o: { emulatorSeed: number; monitorSeed: number; intervalMs: number }) =>
   steppedRig(rig, { start: START, key: KEY, teamId: TEAM, agents, tmpPrefix: 'monitor-acc-', seeds: { emulator: o.emulatorSeed, monitor: o.monitorSeed }, intervalMs: o.intervalMs, monitor: { idPrefix: 'acc-' } });

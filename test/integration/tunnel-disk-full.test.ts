@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { implementContract } from '../../src-main/app/contract';
 import { createCompanion } from '../../src-main/app/companion/companion';
 import { createHandlers } from '../../src-main/app/handlers';
-import { decodeSigningSecrets } from '../../src-main/core/accounts/signing';
+import { decodeSigningSecrets } from '../../src-main/core/teams/signing';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import { signDelivery } from '../../src-main/core/signature';
 import { EventLog } from '../../src-main/core/tunnel';
@@ -150,7 +150,7 @@ describe('a full disk under the app', () => {
     const emu = await startTestEmulator();
     const store = new MemorySecretStore();
     const config = await mkdtemp(join(tmpdir(), 'cc-diskfull-config-'));
-    const companion = await createCompanion({ configDir: config, dataDir: sub, secrets: store, poll: { intervalMs: 60_000 } });
+    const companion = await createCompanion({ configDir: config, dataDir: sub, secrets: store, poll: { intervalMs: 60_000 }, tunnelPort: 0 });
     const contract = implementContract(companion);
     const h = createHandlers(contract.implementations);
     try {

@@ -10,8 +10,9 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { startEmulator, type Emulator } from '../../src-main/emulator';
-import { createServiceClient } from '../../src-main/core/api';
-import { EventLog, registerWebhook, Tunnel } from '../../src-main/core/tunnel';
+import { createServiceClient } from '../../src-main/core/api/client';
+import { EventLog, Tunnel } from '../../src-main/core/tunnel';
+import { registerWebhook } from '../../src-main/core/tunnel/register';
 import { systemClock } from '../../src-main/core/ports';
 import { tempDir, waitFor } from '../unit/core/tunnel/helpers';
 

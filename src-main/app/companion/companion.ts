@@ -1,32 +1,33 @@
 // The companion: the whole app behind any shell (Electron, the browser host, the CLI's `serve`),
-// Electron-free. It composes the accounts (config + keychain), one service client per team, the
+// Electron-free. It composes the team store (config + keychain), one service client per team, the
 // monitor over every agent of every team, the webhook tunnel, chat, the demo emulator, and one
 // event hub whose listeners survive the monitor and tunnel being rebuilt.
 import path from 'node:path';
 import type { Dispatcher } from 'undici';
 import { createServiceClient } from '../../core/api/client';
 import type { ServiceClient } from '../../core/api/service';
-import { Accounts, AccountsError, defaultConfigDir, type AgentRecord, type AppSettings, type ClientFactory, type DeepPartial } from '../../core/accounts';
+import { TeamStore, TeamStoreError, defaultConfigDir, type AgentRecord, type AppSettings, type ClientFactory, type DeepPartial } from '../../core/teams';
 import { ChatService } from '../../core/chat';
 import { Emitter } from '../../core/events';
 import { WebhookAlertSink, type Monitor, type Alert, type AlertSink, type HealthEvent, type IncidentUpdate, type PollResult } from '../../core/monitor';
 import { silentLogger, systemClock, type Clock, type Logger } from '../../core/ports';
 import { KeychainSecretStore, type SecretStore } from '../../core/secrets';
 import { type ForwardAttempt, type RefusedRequest, type StoredDelivery, type Tunnel, type WebhookRegistration } from '../../core/tunnel';
-import { AccountSet, type TeamView } from './account-set';
+import { TeamSet, type TeamView } from './team-set';
 import { DEMO_TEAM_LABEL, DemoHost, type DemoInfo } from './demo';
 import { PrefsStore, type Prefs } from './prefs';
-import { TunnelHost } from './tunnel-host';
+import { TunnelHost, type PortTaken } from './tunnel-host';
 import { ExposureHost, type ExposureView } from './exposure-host';
 import { teamSecrets, type NgrokLoader } from '../../core/expose';
 import { Observability, type MetricsListen } from './observability';
 import type { CompanionMetrics } from '../../core/metrics';
 import { alertRules, createAgentMonitor, pollConfig } from '../usecases/monitor';
-import { registerAgentWebhook } from '../usecases/webhooks';
+import { registerAgentWebhook, signingHint } from '../usecases/webhooks';
+import { hasRedactedCredentials, previousRegistration, REGISTRATION_SOURCES } from '../usecases/registration-status';
+import { hookUrl, RegistrationHistory, type RegistrationTarget } from '../../core/tunnel';
 import { Messages, TunnelLogWatch } from '../../core/messages';
 
-export type { TeamView } from './account-set';
-export { DEMO_TEAM_LABEL } from './demo';
+export type { TeamView } from './team-set';
 
 export interface CompanionOptions {
   /** Transcripts, timelines, the tunnel's log. Default <configDir>/data. */
@@ -45,6 +46,8 @@ export interface CompanionOptions {
   poll?: { intervalMs?: number; fastIntervalMs?: number };
   /** Start the tunnel's receiver at once even when nothing asks for it. */
   startTunnel?: boolean;
+  /** The receiver's port for this run, over the saved tunnelPort until that is changed (tests: 0, any free port). */
+  tunnelPort?: number;
   /** The public exposure: how long it may take to come up, and the ngrok module (tests). */
   exposure?: { timeoutMs?: number; loadNgrok?: NgrokLoader };
   /** Dialect names the demo emulator answers in (`serve --emulator --dialect`). */
@@ -53,7 +56,7 @@ export interface CompanionOptions {
   metrics?: MetricsListen;
 }
 
-export interface CompanionEvents {
+interface CompanionEvents {
   health: HealthEvent;
   /** Every settled poll (the agent's snapshot is already updated when this fires). */
   poll: PollResult;
@@ -96,6 +99,8 @@ export interface Companion {
   tunnelUrl(): string | null;
   /** Why the tunnel's receiver cannot run (another process writes its data folder), or null. */
   tunnelProblem(): string | null;
+  /** The receiver's port is held by another process: who, and a free port to offer instead. */
+  tunnelPortTaken(): PortTaken | null;
   forwardTo(): string | null;
   /** Starts the tunnel's receiver (idempotent). */
   startTunnel(): Promise<{ url: string; port: number }>;
@@ -108,13 +113,21 @@ export interface Companion {
   removeTeam(teamId: string): Promise<void>;
   addAgent(teamId: string, agent: { agentId: string; label?: string }): Promise<AgentRecord>;
   removeAgent(teamId: string, agentId: string): Promise<void>;
+  /** Polls the agent at the fast interval all the time (kept in the config); applied to the monitor at once. */
+  setWatchClosely(teamId: string, agentId: string, on: boolean): Promise<AgentRecord>;
   clientFor(teamId: string): Promise<ServiceClient>;
 
   /**
    * Points an agent's webhook at publicUrl and keeps its signing secret (keychain, or memory for
    * the demo) and the registered URL; starts the tunnel. The answer carries no secret.
    */
-  registerWebhook(teamId: string, agentId: string, publicUrl: string): Promise<WebhookRegistration>;
+  registerWebhook(teamId: string, agentId: string, publicUrl: string, source?: string): Promise<WebhookRegistration>;
+  /** Registers the agent's previous URL of the history again (the app behind it needs the new secret). */
+  restoreWebhook(teamId: string, agentId: string): Promise<WebhookRegistration & { secretHint: string }>;
+  /** The agent's current signing secret, for an explicit reveal only; null when none is stored. */
+  revealSigningSecret(teamId: string, agentId: string): Promise<string | null>;
+  /** The webhook registrations this install made (data folder; URL, when, from where; never a secret). */
+  readonly registrations: RegistrationHistory;
   publicUrlOf(teamId: string, agentId: string): string | null;
   hasSigningSecret(teamId: string, agentId: string): Promise<boolean>;
 
@@ -143,14 +156,15 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   const clientFactory: ClientFactory = (o) => createServiceClient({ ...o, clock, ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}) });
   const events = new Emitter<CompanionEvents>((err) => logger.warn('companion: listener failed', { error: err instanceof Error ? err.message : String(err) }));
 
-  const main = await Accounts.open({ configDir, secrets, clientFactory, clock });
-  const set = new AccountSet(main);
+  const main = await TeamStore.open({ configDir, secrets, clientFactory, clock });
+  const set = new TeamSet(main);
   const prefs = new PrefsStore(configDir, logger);
   await prefs.load();
   const demo = new DemoHost(clock, clientFactory, opts.demoDialect ?? []);
 
   const chat = new ChatService({ clientFor: (teamId) => set.clientFor(teamId), installId: main.settings().installId, dataDir: path.join(dataDir, 'chat'), clock, logger });
 
+  const registrations = RegistrationHistory.in(dataDir, () => clock.now());
   const tunnelHost = new TunnelHost({
     dataDir: path.join(dataDir, 'tunnel'),
     getSecrets: (agentId) => set.secretsOfAgent(agentId),
@@ -168,7 +182,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     clock,
     logger,
     port: async () => (await tunnelHost.start()).port,
-    register: (teamId, agentId, url) => companion.registerWebhook(teamId, agentId, url),
+    register: (teamId, agentId, url) => companion.registerWebhook(teamId, agentId, url, REGISTRATION_SOURCES.appExpose),
     onChange: (v) => events.emit('exposure', v),
     ...(opts.exposure?.timeoutMs !== undefined ? { timeoutMs: opts.exposure.timeoutMs } : {}),
     ...(opts.exposure?.loadNgrok ? { loadNgrok: opts.exposure.loadNgrok } : {}),
@@ -224,7 +238,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   monitor.start();
 
   const agentIds = (): string[] => [...new Set(set.targets().map((t) => t.agentId))];
-  const accountsChanged = (): void => {
+  const teamsChanged = (): void => {
     monitor.refresh();
     tunnelHost.setAgents(agentIds());
   };
@@ -232,7 +246,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   // ----- tunnel -------------------------------------------------------------------------------
   tunnelHost.setForwardTo(prefs.get().forwardTo, agentIds());
   tunnelHost.setAllowLegacySignature(prefs.get().allowLegacySignature);
-  await tunnelHost.setPort(main.settings().tunnelPort);
+  await tunnelHost.setPort(opts.tunnelPort ?? main.settings().tunnelPort);
   await tunnelHost.open();
   // Messages: every stored delivery goes to the index (it keeps only verified message.received ones).
   const messages = new Messages({ dataDir, now: () => clock.now(), logger });
@@ -263,7 +277,8 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     }, MESSAGES_WATCH_MS);
   };
   scheduleMessages();
-  if (opts.startTunnel || main.settings().tunnelPort !== 0 || prefs.get().webhooks.length > 0) {
+  // Registered hooks point at the receiver's fixed port: it listens again at once.
+  if (opts.startTunnel || prefs.get().webhooks.length > 0) {
     await tunnelHost.start().catch(() => undefined); // logged by the host; the app keeps running
   }
 
@@ -284,6 +299,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     tunnel: () => tunnelHost.current,
     tunnelUrl: () => tunnelHost.url,
     tunnelProblem: () => tunnelHost.lockedReason,
+    tunnelPortTaken: () => tunnelHost.portTaken,
     forwardTo: () => tunnelHost.forwardTarget,
     startTunnel: () => tunnelHost.start(),
     exposure,
@@ -292,35 +308,49 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     findTeam: (t) => set.findTeam(t),
     async addTeam(input) {
       const rec = await main.addTeam(input);
-      accountsChanged();
+      teamsChanged();
       return { ...rec, demo: false };
     },
     async removeTeam(teamId) {
       const team = set.findTeam(teamId);
       await set.removeTeam(teamId);
       if (team) await prefs.update((p) => ({ ...p, webhooks: p.webhooks.filter((w) => w.teamId !== team.id) })).catch(() => undefined);
-      accountsChanged();
+      if (team) await registrations.forget(team.id).catch(() => undefined);
+      teamsChanged();
     },
     async addAgent(teamId, agent) {
       const rec = await set.addAgent(teamId, agent);
-      accountsChanged();
+      teamsChanged();
+      return rec;
+    },
+    async setWatchClosely(teamId, agentId, on) {
+      const rec = await set.setWatchClosely(teamId, agentId, on);
+      monitor.refresh();
       return rec;
     },
     async removeAgent(teamId, agentId) {
       const team = set.findTeam(teamId);
       await set.removeAgent(teamId, agentId);
       if (team) await prefs.update((p) => ({ ...p, webhooks: p.webhooks.filter((w) => !(w.teamId === team.id && w.agentId === agentId)) })).catch(() => undefined);
-      accountsChanged();
+      if (team) await registrations.forget(team.id, agentId).catch(() => undefined);
+      teamsChanged();
     },
     clientFor,
 
-    async registerWebhook(teamIdOrLabel, agentId, publicUrl) {
+    async registerWebhook(teamIdOrLabel, agentId, publicUrl, source = REGISTRATION_SOURCES.appRegister) {
       const team = set.findTeam(teamIdOrLabel);
-      if (!team) throw new AccountsError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
-      const { registration: registered } = await registerAgentWebhook({
+      if (!team) throw new TeamStoreError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
+      // What the URL is to this install now: the receiver's hook, its public exposure's, or someone else's.
+      const listen = tunnelHost.url;
+      const exposed = exposure.view();
+      const target: RegistrationTarget =
+        listen !== null && publicUrl === hookUrl(listen, agentId) ? 'receiver' : exposed.state === 'up' && exposed.url !== null && publicUrl === hookUrl(exposed.url, agentId) ? 'exposure' : 'other';
+      const { registration: registered, historyProblem } = await registerAgentWebhook({
         client: await clientFor(team.id),
         agentId,
         url: publicUrl,
+        inFlight: tunnelHost.registrations,
+        history: { store: registrations, teamId: team.id, source, target },
         keepSecret: async (secret, { url }) => {
           await set.setSigningSecret(team.id, agentId, secret);
           await prefs.update((p) => ({
@@ -329,9 +359,26 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
           }));
         },
       });
+      if (historyProblem) logger.warn('companion: webhook registration history', { problem: historyProblem });
       await tunnelHost.start().catch(() => undefined);
       return registered;
     },
+    async restoreWebhook(teamIdOrLabel, agentId) {
+      const team = set.findTeam(teamIdOrLabel);
+      if (!team) throw new TeamStoreError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
+      const prev = previousRegistration((await registrations.list(team.id, agentId)).entries);
+      if (!prev) throw new TeamStoreError('NOT_FOUND', `No previous webhook URL of ${agentId} in this install's history.`);
+      if (hasRedactedCredentials(prev.url)) throw new TeamStoreError('INVALID', `The previous URL ${prev.url} carried credentials, which the history does not keep: register it by hand.`);
+      const registered = await companion.registerWebhook(team.id, agentId, prev.url, REGISTRATION_SOURCES.appRestore);
+      const [secret] = await set.getSigningSecrets(team.id, agentId).catch(() => [] as string[]);
+      return { ...registered, secretHint: secret ? signingHint(secret) : '' };
+    },
+    async revealSigningSecret(teamIdOrLabel, agentId) {
+      const team = set.findTeam(teamIdOrLabel);
+      if (!team) throw new TeamStoreError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
+      return (await set.getSigningSecrets(team.id, agentId))[0] ?? null;
+    },
+    registrations,
     publicUrlOf: (teamId, agentId) => prefs.publicUrlOf(teamId, agentId),
     async hasSigningSecret(teamId, agentId) {
       return (await set.getSigningSecrets(teamId, agentId).catch(() => [])).length > 0;
@@ -371,13 +418,13 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     startEmulator: () => demo.info(),
     async startDemo() {
       const info = await demo.info();
-      const existing = set.demoAccounts?.listTeams()[0];
+      const existing = set.demoTeamStore?.listTeams()[0];
       if (existing) return { team: { ...existing, demo: true }, emulator: info };
-      const accounts = await demo.openAccounts();
-      set.setDemo(accounts);
-      const already = accounts.listTeams()[0];
-      const rec = already ?? (await accounts.addTeam({ label: DEMO_TEAM_LABEL, baseUrl: info.baseUrl, apiKey: info.apiKey, agents: info.agents }));
-      accountsChanged();
+      const teamStore = await demo.openTeamStore();
+      set.setDemo(teamStore);
+      const already = teamStore.listTeams()[0];
+      const rec = already ?? (await teamStore.addTeam({ label: DEMO_TEAM_LABEL, baseUrl: info.baseUrl, apiKey: info.apiKey, agents: info.agents }));
+      teamsChanged();
       return { team: { ...rec, demo: true }, emulator: info };
     },
 

@@ -4,7 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Accounts, type ClientFactory } from '../../core/accounts';
+import { TeamStore, type ClientFactory } from '../../core/teams';
 import type { Clock } from '../../core/ports';
 import { MemorySecretStore } from '../../core/secrets';
 import type { Emulator, EmulatorSeed } from '../../emulator';
@@ -21,7 +21,7 @@ export interface DemoInfo {
 
 export class DemoHost {
   private emulator: Promise<{ emu: Emulator; seed: EmulatorSeed }> | null = null;
-  private accounts: Promise<Accounts> | null = null;
+  private teamStore: Promise<TeamStore> | null = null;
   private dir: string | null = null;
 
   constructor(
@@ -60,19 +60,19 @@ export class DemoHost {
     };
   }
 
-  /** The demo's Accounts: a throw-away config folder and secrets in memory only. */
-  openAccounts(): Promise<Accounts> {
-    if (!this.accounts) {
+  /** The demo's TeamStore: a throw-away config folder and secrets in memory only. */
+  openTeamStore(): Promise<TeamStore> {
+    if (!this.teamStore) {
       const p = (async () => {
         this.dir = await mkdtemp(path.join(tmpdir(), 'channel-companion-demo-'));
-        return Accounts.open({ configDir: this.dir, secrets: new MemorySecretStore(), clientFactory: this.clientFactory, clock: this.clock });
+        return TeamStore.open({ configDir: this.dir, secrets: new MemorySecretStore(), clientFactory: this.clientFactory, clock: this.clock });
       })();
-      this.accounts = p;
+      this.teamStore = p;
       p.catch(() => {
-        if (this.accounts === p) this.accounts = null;
+        if (this.teamStore === p) this.teamStore = null;
       });
     }
-    return this.accounts;
+    return this.teamStore;
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-// The companion's own preferences that the accounts settings do not hold: desktop notifications
+// The companion's own preferences that the team store settings do not hold: desktop notifications
 // on/off, when an incident turns urgent, where the tunnel forwards, whether it accepts deliveries
 // signed only with the legacy header, the public URL each agent's webhook was registered with, and
 // the last quiet hours (kept while they are switched off).

@@ -4,10 +4,37 @@
 // The tunnel is its data folder's one writer. When another process writes it (`listen`, a second
 // app), the host opens it read-only instead (the inspector still lists what is there), says why the
 // receiver cannot start, and tries to become the writer again on the next start().
+// Its port is fixed (the tunnelPort setting) so hook URLs outlive a restart. When something else holds
+// it, start() fails with PortTakenError naming the holder and a free port to use instead; setting a
+// new port then starts the receiver there.
 import type { Dispatcher } from 'undici';
 import type { Clock, Logger } from '../../core/ports';
-import { Tunnel, TunnelError } from '../../core/tunnel';
+import { RegistrationsInFlight, Tunnel, TunnelError } from '../../core/tunnel';
 import type { ForwardAttempt, RefusedRequest, StoredDelivery } from '../../core/tunnel';
+import { describeOwner, freePortNear, isPortTaken, portOwner } from '../../core/port-owner';
+
+const HOST = '127.0.0.1';
+/** A holder found this recently is not looked up again (the tunnel screen retries the start every few seconds). */
+const OWNER_FRESH_MS = 10_000;
+
+/** The receiver's port is held by another process. */
+export interface PortTaken {
+  port: number;
+  /** Who holds it: "another Channel Companion (process 42)", "another program (python3, process 42)", "another program". */
+  owner: string;
+  /** A port free when this was found (offered instead), or null when none could be found. */
+  alternative: number | null;
+}
+
+/** @internal Exported for tests. */
+export class PortTakenError extends Error {
+  constructor(readonly taken: PortTaken) {
+    super(
+      `port ${taken.port} is taken by ${taken.owner}, so the webhook receiver cannot listen on it: ${taken.alternative !== null ? `use port ${taken.alternative} instead (free now), ` : 'choose another tunnel port, '}or stop what holds it.`,
+    );
+    this.name = 'PortTakenError';
+  }
+}
 
 export interface TunnelHostOptions {
   dataDir: string;
@@ -21,6 +48,8 @@ export interface TunnelHostOptions {
 }
 
 export class TunnelHost {
+  /** Webhook registrations under way, kept across rebuilds of the tunnel (its receiver holds their deliveries). */
+  readonly registrations = new RegistrationsInFlight();
   private tunnel: Tunnel;
   private unsubscribe: Array<() => void> = [];
   private listening: Promise<{ url: string; port: number }> | null = null;
@@ -31,6 +60,9 @@ export class TunnelHost {
   private closed = false;
   /** Why this host only reads the data folder (another writer holds it), or null. */
   private locked: string | null = null;
+  /** The last start found the port held by another process (cleared by a start that listens, or a new port). */
+  private taken: PortTaken | null = null;
+  private takenAt = 0;
 
   constructor(private readonly o: TunnelHostOptions) {
     this.tunnel = this.build(false);
@@ -51,6 +83,11 @@ export class TunnelHost {
   /** Why the receiver cannot run (another process writes the data folder), or null. */
   get lockedReason(): string | null {
     return this.locked;
+  }
+
+  /** The port is held by another process: who, and a free one to use instead; null otherwise. */
+  get portTaken(): PortTaken | null {
+    return this.taken;
   }
 
   /** Opens as the writer; when another process writes the folder, opens it read-only instead. */
@@ -95,19 +132,40 @@ export class TunnelHost {
         throw err;
       }
     }
-    return this.tunnel.start({ port: this.port, host: '127.0.0.1' });
+    const port = this.port;
+    try {
+      const started = await this.tunnel.start({ port, host: HOST });
+      this.taken = null;
+      return started;
+    } catch (err) {
+      if (!isPortTaken(err) || port === 0) throw err;
+      const now = this.o.clock.now();
+      if (this.taken?.port !== port || now - this.takenAt >= OWNER_FRESH_MS) {
+        const owner = describeOwner(await portOwner(port));
+        const alternative = await freePortNear(port, HOST).catch(() => null);
+        this.taken = { port, owner, alternative };
+        this.takenAt = now;
+      }
+      throw new PortTakenError(this.taken);
+    }
   }
 
-  /** A new port: a running receiver is rebuilt on it (the log is reopened; nothing is lost). */
+  /**
+   * A new port: a running receiver is rebuilt on it (the log is reopened; nothing is lost), and one
+   * that could not start because its port was taken is started on it.
+   */
   async setPort(port: number): Promise<void> {
     if (port === this.port) return;
     this.port = port;
-    if (!this.listening) return;
-    const wasRunning = await this.listening.then(() => true, () => false);
+    const retry = this.taken !== null;
+    this.taken = null;
+    if (!this.listening && !retry) return;
+    const wasRunning = this.listening ? await this.listening.then(() => true, () => false) : false;
     this.listening = null;
     await this.replace(this.tunnel.readOnly);
     await this.tunnel.open();
     if (wasRunning) await this.start();
+    else await this.start().catch(() => undefined); // a new failure is in portTaken, and logged
   }
 
   /** Where deliveries of every watched agent go (null: nowhere, they are only logged). */
@@ -144,6 +202,7 @@ export class TunnelHost {
     const t = new Tunnel({
       dataDir: this.o.dataDir,
       getSecrets: this.o.getSecrets,
+      registrations: this.registrations,
       clock: this.o.clock,
       logger: this.o.logger,
       allowLegacySignature: this.allowLegacy,

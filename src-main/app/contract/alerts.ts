@@ -13,7 +13,7 @@ import { snoozeAlerts } from '../usecases/monitor';
 import type { Scope } from './scope';
 
 /** Kinds that turn urgent once open longer than escalateAfterMin. */
-const ESCALATING = new Set(['needs-scan', 'unreachable', 'auth-error']);
+const ESCALATING = new Set(['needs-scan', 'unreachable', 'key-rejected']);
 
 export interface FeedSettings {
   escalateAfterMin: number;
@@ -74,6 +74,7 @@ export class IncidentFeed {
       openedAt: i.openedAt,
       acknowledgedAt: i.acknowledgedAt,
       resolvedAt: i.resolvedAt,
+      ...(i.removed ? { removed: true as const } : {}),
     };
   }
 

@@ -5,33 +5,28 @@ import type { AgentSnapshot, TimelineEntry } from '../../core/monitor';
 import type { AgentHealthDTO, AppSettingsDTO, HealthHistoryEntryDTO, SessionDTO, TeamDTO } from '../../../src-shared/contract';
 import type { CompanionSettings, TeamView } from '../companion/companion';
 import { serviceErrorDTO } from '../errors';
-import { FOLDED_NOTES, healthState } from '../health';
 
 export function agentHealthDTO(s: AgentSnapshot): AgentHealthDTO {
   const dto: AgentHealthDTO = {
     teamId: s.teamId,
     agentId: s.agentId,
-    health: healthState(s.health),
+    health: s.health,
     state: s.state,
     phone: s.phone,
     needsScan: s.needsScan,
     since: s.since,
     checkedAt: s.lastPollAt,
   };
-  if (dto.health === 'unreachable' && s.lastKnown) {
-    const known = healthState(s.lastKnown);
-    if (known !== 'unreachable' && known !== 'unknown') dto.lastKnown = known;
-  }
+  if (dto.health === 'unreachable' && s.lastKnown && s.lastKnown !== 'unreachable' && s.lastKnown !== 'unknown') dto.lastKnown = s.lastKnown;
   if (s.lastError) dto.error = serviceErrorDTO(s.lastError);
   return dto;
 }
 
 /** One timeline entry → the contract's history entry (the error text is already redacted by the monitor). */
 export function historyEntryDTO(e: TimelineEntry): HealthHistoryEntryDTO {
-  const dto: HealthHistoryEntryDTO = { at: e.at, health: healthState(e.to), previous: healthState(e.from) };
+  const dto: HealthHistoryEntryDTO = { at: e.at, health: e.to, previous: e.from };
   if (e.state !== null) dto.state = e.state;
-  const note = e.error?.message ?? FOLDED_NOTES[e.to]?.(e.agentId);
-  if (note) dto.note = note;
+  if (e.error?.message) dto.note = e.error.message;
   return dto;
 }
 
@@ -41,8 +36,8 @@ export function sessionDTO(teamId: string, agentId: string, s: SessionStatus): S
   return dto;
 }
 
-export function teamDTO(t: TeamView, authError: boolean): TeamDTO {
-  return { teamId: t.id, label: t.label, baseUrl: t.baseUrl, keyHint: t.keyHint, authError, agentIds: t.agents.map((a) => a.agentId), allowInsecureHttp: t.allowInsecureHttp };
+export function teamDTO(t: TeamView, keyRejected: boolean): TeamDTO {
+  return { teamId: t.id, label: t.label, baseUrl: t.baseUrl, keyHint: t.keyHint, keyRejected, agentIds: t.agents.map((a) => a.agentId), allowInsecureHttp: t.allowInsecureHttp };
 }
 
 export function settingsDTO(s: CompanionSettings): AppSettingsDTO {
@@ -52,9 +47,10 @@ export function settingsDTO(s: CompanionSettings): AppSettingsDTO {
     startAtLogin: s.app.startAtLogin,
     notifications: s.prefs.notifications,
     pollIntervalSec: s.app.pollIntervalSec,
+    fastPollIntervalSec: Math.min(s.app.fastPollIntervalSec, s.app.pollIntervalSec),
     escalateAfterMin: s.prefs.escalateAfterMin,
     tunnel: { port: s.app.tunnelPort, forwardTo: s.prefs.forwardTo, allowLegacySignature: s.prefs.allowLegacySignature },
-    alertRules: { reconnectGraceSec: r.reconnectGraceSec, realertMinutes: r.realertMinutes, flapCount: r.flapCount, flapWindowMinutes: r.flapWindowMinutes },
+    alertRules: { reconnectGraceSec: r.reconnectGraceSec, repeatDropGraceSec: r.repeatDropGraceSec, realertMinutes: r.realertMinutes, flapCount: r.flapCount, flapWindowMinutes: r.flapWindowMinutes },
     alertWebhookUrl: s.app.alertWebhookUrl,
     alertmanagerUrl: s.app.alertmanagerUrl,
     metricsPort: s.app.metricsPort,

@@ -5,7 +5,7 @@ import { Emitter } from '../../core/events';
 import type { DiagnosticsDTO, Events } from '../../../src-shared/contract';
 import type { Companion } from '../companion/companion';
 import type { Implementations } from '../handlers';
-import { accountRequests, teamList } from './accounts';
+import { teamRequests, teamList } from './teams';
 import { alertRequests, IncidentFeed } from './alerts';
 import { chatRequests } from './chat';
 import { agentHealthDTO, redactStoredUrl, settingsDTO } from './dto';
@@ -17,6 +17,7 @@ import { serviceRequests } from './service';
 import { forwardDTO, refusedDTO, tunnelSide } from './tunnel';
 import { exposeRequests, exposureDTO } from './expose';
 import { messageDTOs, messageRequests } from './messages';
+import { webhookRequests } from './webhooks';
 
 /** What the shells (IPC, the browser host) listen to: every contract event. */
 export type ContractEvents = Pick<Emitter<Events>, 'onAny'>;
@@ -102,12 +103,13 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
   const messageDTO = messageDTOs(s);
 
   const implementations: Implementations = {
-    ...accountRequests(s, () => healthOfAll(s)),
+    ...teamRequests(s, () => healthOfAll(s)),
     ...healthRequests(s),
     ...alertRequests(s, feed),
     ...service,
     ...messageRequests(s, send),
     ...tunnel.requests,
+    ...webhookRequests(s, (teamId, agentId) => tunnel.secretKept(teamId, agentId)),
     ...exposeRequests(s),
     ...chatRequests(s),
     'diagnostics.export': () => diagnostics(s, implementations),
@@ -125,7 +127,7 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
       if (snap) s.publish('health.changed', agentHealthDTO(snap));
     }),
     c.events.on('health', (e) => {
-      if (e.health === 'auth-error' || e.previous === 'auth-error') s.publish('accounts.changed', { teams: teamList(s) });
+      if (e.health === 'key-rejected' || e.previous === 'key-rejected') s.publish('teams.changed', { teams: teamList(s) });
     }),
     c.events.on('incident', (u) => feed.onIncident(u)),
     c.events.on('alert', (a) => feed.onAlert(a)),

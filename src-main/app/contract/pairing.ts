@@ -9,8 +9,8 @@ import type { SessionStatus } from '../../core/api/types';
 import type { PairingTimesDTO, SessionDTO } from '../../../src-shared/contract';
 import { sessionDTO } from './dto';
 
-export const QR_EVERY_MS = 20_000;
-export const PAIRING_EXPIRES_MS = 120_000;
+const QR_EVERY_MS = 20_000;
+const PAIRING_EXPIRES_MS = 120_000;
 /** A start with no QR after this long is forgotten (the service never offered one). */
 const START_WAIT_MS = 60_000;
 

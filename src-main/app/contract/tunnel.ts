@@ -8,13 +8,15 @@ import type {
   RefusedRequestDTO,
   TunnelAgentDTO,
   TunnelStatusDTO,
-  VerificationResult,
+  Verdict,
 } from '../../../src-shared/contract';
 import { AppError } from '../errors';
 import type { Implementations } from '../handlers';
 import { deliveryMedia, type MediaOptions } from './media';
 import { hookUrl } from '../../core/tunnel';
 import { exposureDTO } from './expose';
+import { registrationStatusDTO } from './webhooks';
+import type { RegistrationRecord } from '../../core/tunnel';
 import type { Scope } from './scope';
 
 type TunnelRequests = Pick<
@@ -30,25 +32,9 @@ export interface TunnelSide {
   secretKept(teamId: string, agentId: string): void;
 }
 
-function verificationOf(reason: TunnelReason, simulated: boolean): VerificationResult {
-  if (simulated) return 'simulated';
-  switch (reason) {
-    case 'verified':
-    case 'duplicate':
-      return 'valid';
-    case 'verified-legacy-only':
-    case 'legacy-only':
-      return 'legacy-only';
-    case 'missing-signature':
-      return 'missing';
-    case 'stale-timestamp':
-    case 'future-timestamp':
-      return 'expired';
-    case 'no-secret-configured':
-      return 'no-secret';
-    default:
-      return 'invalid';
-  }
+/** A stored delivery's verdict as shown: its reason, or `simulated` for one made up here. */
+function verdictOf(reason: TunnelReason, simulated: boolean): Verdict {
+  return simulated ? 'simulated' : reason;
 }
 
 const PREVIEW_CHARS = 140;
@@ -71,7 +57,7 @@ export function refusedDTO(r: RefusedRequest): RefusedRequestDTO {
 }
 
 export function forwardDTO(a: ForwardAttempt): ForwardResultDTO {
-  const dto: ForwardResultDTO = { deliveryId: a.deliveryId, at: a.at, target: a.url, status: a.status, durationMs: a.latencyMs, responseBody: a.responseBody ?? null };
+  const dto: ForwardResultDTO = { deliveryId: a.deliveryId, at: a.at, url: a.url, status: a.status, durationMs: a.durationMs, responseBody: a.responseBody ?? null };
   if (a.error !== null) dto.error = a.error;
   return dto;
 }
@@ -89,8 +75,7 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
     messageId: d.summary.messageId,
     messageType: d.summary.type,
     preview: previewOf(d.bodyBase64),
-    verification: verificationOf(d.verdict.reason, d.simulated === true),
-    duplicate: d.verdict.reason === 'duplicate',
+    verdict: verdictOf(d.verdict.reason, d.simulated === true),
     forwardStatus: lastStatus,
   });
 
@@ -124,10 +109,26 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
     return { ...logged, received: logged.received + refused, rejected: logged.rejected + refused };
   };
 
-  const status = (): TunnelStatusDTO => {
+  /** The last registration by this install of each agent (one read of the history), and why it was set aside, if it was. */
+  const lastRegistrations = async (): Promise<{ last: Map<string, RegistrationRecord>; problem: string | null }> => {
+    const last = new Map<string, RegistrationRecord>();
+    try {
+      const { entries, problem } = await c.registrations.all();
+      for (const e of entries) {
+        const k = `${e.teamId ?? ''}\u0000${e.agentId}`;
+        if (!last.has(k)) last.set(k, e);
+      }
+      return { last, problem };
+    } catch (e) {
+      return { last, problem: e instanceof Error ? e.message : String(e) };
+    }
+  };
+
+  const status = async (): Promise<TunnelStatusDTO> => {
     // Opening the tunnel screen is the app asking for the receiver: start it (idempotent).
     if (c.tunnelUrl() === null) void c.startTunnel().catch(() => undefined);
     refreshSecrets();
+    const history = await lastRegistrations();
     // The forwarder keeps one queue per agent id (tunnel.status()); agents it has no queue for are idle.
     let forwarding: Map<string, { localAppDownSince: number | null; pending: number }>;
     try {
@@ -143,6 +144,11 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
         teamId: t.id,
         agentId: a.agentId,
         publicUrl: c.publicUrlOf(t.id, a.agentId),
+        registration: registrationStatusDTO(
+          history.last.get(`${t.id}\u0000${a.agentId}`) ?? null,
+          { local: listenUrl !== null ? hookUrl(listenUrl, a.agentId) : null, public: exposedAt !== null ? hookUrl(exposedAt, a.agentId) : null },
+          c.clock.now(),
+        ),
         hasSecret: secretCache.get(`${t.id}\u0000${a.agentId}`) ?? false,
         localAppDownSince: forwarding.get(a.agentId)?.localAppDownSince ?? null,
         pending: forwarding.get(a.agentId)?.pending ?? 0,
@@ -156,7 +162,17 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
     } catch {
       n = { received: 0, verified: 0, duplicates: 0, rejected: 0, forwarded: 0, failed: 0 };
     }
-    return { running: listenUrl !== null, listenUrl, forwardTo: c.forwardTo(), agents, counts: n, exposure: exposureDTO(exposure), receiverProblem: c.tunnelProblem() };
+    return {
+      running: listenUrl !== null,
+      listenUrl,
+      forwardTo: c.forwardTo(),
+      agents,
+      counts: n,
+      exposure: exposureDTO(exposure),
+      receiverProblem: c.tunnelProblem(),
+      portTaken: c.tunnelPortTaken(),
+      registrationHistoryProblem: history.problem,
+    };
   };
 
   const deliveries = (filter: DeliveryFilterDTO): DeliverySummaryDTO[] => {
@@ -170,7 +186,7 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
     const limit = filter.limit ?? 50;
     const out: DeliverySummaryDTO[] = [];
     for (const item of t.list(q) as DeliveryListItem[]) {
-      if (filter.verification !== undefined && verificationOf(item.verdict.reason, item.simulated) !== filter.verification) continue;
+      if (filter.verdict !== undefined && verdictOf(item.verdict.reason, item.simulated) !== filter.verdict) continue;
       if (filter.event !== undefined && item.summary.event !== filter.event) continue;
       const d = t.get(item.id);
       if (!d) continue;
@@ -181,7 +197,7 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
   };
 
   const requests: TunnelRequests = {
-    'tunnel.status': async () => status(),
+    'tunnel.status': () => status(),
     'tunnel.deliveries': async (filter) => deliveries(filter),
     'tunnel.delivery': async ({ id }) => {
       const d = detailOf(id);

@@ -2,7 +2,7 @@
 // rules and poll intervals (overrides of a run, such as `serve --poll-sec` or `monitor --interval`,
 // on top), and a snooze ends where the monitor's one rule says (core/monitor/time.ts snoozeEnd).
 // The companion (app, browser host, `serve`) and the `monitor` command both build their monitor here.
-import type { AppSettings } from '../../core/accounts';
+import type { AppSettings } from '../../core/teams';
 import { Monitor, type AlertRules, type AlertSink, type MonitorOptions, type PollTarget } from '../../core/monitor';
 import type { Clock, Logger } from '../../core/ports';
 
@@ -23,7 +23,7 @@ export function pollConfig(s: Pick<AppSettings, 'pollIntervalSec' | 'fastPollInt
 export function alertRules(s: Pick<AppSettings, 'alertRules'> | null): Partial<AlertRules> {
   if (!s) return {};
   const r = s.alertRules;
-  return { reconnectGraceSec: r.reconnectGraceSec, realertMinutes: r.realertMinutes, flapCount: r.flapCount, flapWindowMinutes: r.flapWindowMinutes, quietHours: r.quietHours };
+  return { reconnectGraceSec: r.reconnectGraceSec, repeatDropGraceSec: r.repeatDropGraceSec, realertMinutes: r.realertMinutes, flapCount: r.flapCount, flapWindowMinutes: r.flapWindowMinutes, quietHours: r.quietHours };
 }
 
 export interface AgentMonitorOptions {

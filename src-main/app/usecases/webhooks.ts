@@ -2,6 +2,10 @@
 // public exposure, `listen --register-url` / `--expose`, and `webhook set`.
 // - registerAgentWebhook: one agent's webhook set to a URL, its signing secret handed to the keepers
 //   (keychain, memory, a file) before the registration counts; answered with the secret's hint only.
+//   While it is in flight the receiver holds that agent's deliveries that fail verification (the
+//   service may post with the new secret before its reply reaches us); once it succeeded it is
+//   added to the registration history (URL, when, which command or screen; never the secret).
+//   Asking before taking over is the shells' part, with takeoverQuestion (registration-status.ts).
 // - registerHooksAt: once a public URL exists, each chosen agent registered at hookUrl(URL, agent),
 //   one after another, every outcome reported as it happens.
 // - exposeAndRegister: the receiver exposed at a public URL (ngrok or a tunnel program), then
@@ -11,6 +15,8 @@ import type { ExposeRequest, ExposureController, ExposureStatus } from '../../co
 // The two modules themselves, not the tunnel's index: every command that registers loads this.
 import { hookUrl } from '../../core/tunnel/hook-url';
 import { registerWebhook, type WebhookRegistration } from '../../core/tunnel/register';
+import type { RegistrationsInFlight } from '../../core/tunnel/in-flight';
+import type { RegistrationHistory, RegistrationTarget } from '../../core/tunnel/registration-history';
 
 /** A signing secret shown safely: its last four characters. */
 export function signingHint(secret: string): string {
@@ -24,26 +30,47 @@ export interface AgentWebhookOptions {
   /** Keep the secret, in order; a failure of one fails the registration (the service already points at url). */
   keepSecret(secret: string, registered: WebhookRegistration): Promise<void>;
   signal?: AbortSignal;
+  /** The receiver's registrations under way: told when this one begins and ends. */
+  inFlight?: Pick<RegistrationsInFlight, 'begin'>;
+  /** Where a successful registration is recorded, and as what (every shell records it; null only in tests of the use case itself). */
+  history: { store: RegistrationHistory; teamId: string | null; source: string; target: RegistrationTarget } | null;
 }
 
 export interface AgentWebhook {
   registration: WebhookRegistration;
   secretHint: string;
+  /** The registration history could not be read or written (the registration itself stands), or null. */
+  historyProblem: string | null;
 }
 
 export async function registerAgentWebhook(o: AgentWebhookOptions): Promise<AgentWebhook> {
   let secretHint = '';
-  const registration = await registerWebhook({
-    client: o.client,
-    agentId: o.agentId,
-    publicUrl: o.url,
-    ...(o.signal ? { signal: o.signal } : {}),
-    saveSecret: async (secret, registered) => {
-      secretHint = signingHint(secret);
-      await o.keepSecret(secret, registered);
-    },
-  });
-  return { registration, secretHint };
+  const end = o.inFlight?.begin(o.agentId);
+  let registration: WebhookRegistration;
+  try {
+    registration = await registerWebhook({
+      client: o.client,
+      agentId: o.agentId,
+      publicUrl: o.url,
+      ...(o.signal ? { signal: o.signal } : {}),
+      saveSecret: async (secret, registered) => {
+        secretHint = signingHint(secret);
+        await o.keepSecret(secret, registered);
+      },
+    });
+  } finally {
+    end?.();
+  }
+  let historyProblem: string | null = null;
+  if (o.history) {
+    const h = o.history;
+    try {
+      historyProblem = await h.store.append({ teamId: h.teamId, agentId: o.agentId, url: registration.url, source: h.source, target: h.target });
+    } catch (e) {
+      historyProblem = `the registration was not added to the history: ${e instanceof Error ? e.message : String(e)}`;
+    }
+  }
+  return { registration, secretHint, historyProblem };
 }
 
 export interface HookTarget {

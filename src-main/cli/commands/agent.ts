@@ -2,13 +2,12 @@
 // with the team's key (from the keychain).
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { accountsOf, withAccounts } from '../accounts-context';
+import { teamsOf, withTeams } from '../teams-context';
 import { defineAction, type CliContext } from '../context';
-import { agentId, parseFlags } from '../flags';
+import { agentId, parseFlags, teamName } from '../flags';
 import { addConfigDirOption } from './team';
 
 const configDir = z.string().min(1, 'expected a folder').optional();
-const teamName = z.string().trim().min(1, 'expected a team id or label').max(200);
 
 const addSchema = z.object({
   team: teamName,
@@ -33,8 +32,8 @@ export function register(program: Command, ctx: CliContext): void {
   ).option('--json', 'the added agent as one JSON object');
   defineAction(ctx, add, async (opts, out) => {
     const f = parseFlags(addSchema, opts);
-    const { accounts, team } = await accountsOf(ctx).team(f.team, f.configDir);
-    const a = await withAccounts(() => accounts.addAgent(team.id, f.label !== undefined ? { agentId: f.agent, label: f.label } : { agentId: f.agent }));
+    const { teamStore, team } = await teamsOf(ctx).team(f.team, f.configDir);
+    const a = await withTeams(() => teamStore.addAgent(team.id, f.label !== undefined ? { agentId: f.agent, label: f.label } : { agentId: f.agent }));
     out.result({ teamId: team.id, team: team.label, ...a }, `added agent ${a.agentId}${a.label !== a.agentId ? ` (${a.label})` : ''} to team ${team.label}`);
   });
 
@@ -44,8 +43,8 @@ export function register(program: Command, ctx: CliContext): void {
   );
   defineAction(ctx, list, async (opts, out) => {
     const f = parseFlags(listSchema, opts);
-    const accounts = accountsOf(ctx);
-    const teams = f.team !== undefined ? [(await accounts.team(f.team, f.configDir)).team] : (await accounts.open(f.configDir)).listTeams();
+    const teamStore = teamsOf(ctx);
+    const teams = f.team !== undefined ? [(await teamStore.team(f.team, f.configDir)).team] : (await teamStore.open(f.configDir)).listTeams();
     let n = 0;
     for (const t of teams) {
       for (const a of t.agents) {
@@ -65,8 +64,8 @@ export function register(program: Command, ctx: CliContext): void {
   ).option('--json', 'the result as one JSON object');
   defineAction(ctx, remove, async (opts, out) => {
     const f = parseFlags(removeSchema, opts);
-    const { accounts, team } = await accountsOf(ctx).team(f.team, f.configDir);
-    await withAccounts(() => accounts.removeAgent(team.id, f.agent));
+    const { teamStore, team } = await teamsOf(ctx).team(f.team, f.configDir);
+    await withTeams(() => teamStore.removeAgent(team.id, f.agent));
     out.result({ teamId: team.id, team: team.label, removed: f.agent }, `removed agent ${f.agent} from team ${team.label}`);
   });
 }

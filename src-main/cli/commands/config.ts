@@ -3,8 +3,8 @@
 // loads is never moved: the command refuses and changes nothing.
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { Accounts } from '../../core/accounts';
-import { accountsOf, withAccounts } from '../accounts-context';
+import { TeamStore } from '../../core/teams';
+import { teamsOf, withTeams } from '../teams-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure } from '../errors';
 import { EXIT } from '../exit-codes';
@@ -21,8 +21,8 @@ export function register(program: Command, ctx: CliContext): void {
   ).option('--json', 'the result as one JSON object');
   defineAction(ctx, reset, async (opts, out) => {
     const f = parseFlags(resetSchema, opts);
-    const dir = accountsOf(ctx).configDir(f.configDir);
-    const r = await withAccounts(() => Accounts.moveAsideIfUnreadable(dir, ctx.clock));
+    const dir = teamsOf(ctx).configDir(f.configDir);
+    const r = await withTeams(() => TeamStore.moveAsideIfUnreadable(dir, ctx.clock));
     switch (r.outcome) {
       case 'readable':
         throw new CliFailure(

@@ -8,8 +8,8 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { DeliveryDetail, EventLog, RefusedStore } from '../../core/tunnel';
-import { REFUSED_REASONS } from '../../core/tunnel/types';
-import { accountsOf } from '../accounts-context';
+import { REFUSED_REASONS, TUNNEL_REASONS } from '../../core/tunnel/types';
+import { teamsOf } from '../teams-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
@@ -39,7 +39,7 @@ const deliveryId = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'expected a deli
 const listSchema = z.object({
   ...dirFlags,
   agent: agentId.optional(),
-  verdict: z.string().regex(/^[a-z-]{2,40}$/, 'expected ok, invalid or a reason like verified, signature-mismatch').optional(),
+  verdict: z.enum(['ok', 'rejected', ...TUNNEL_REASONS], { error: 'expected ok, rejected or a reason like verified, signature-mismatch' }).optional(),
   from: z.string().regex(/^\+?\d{6,15}$/, 'expected a phone number').transform((s) => s.replace(/^\+/, '')).optional(),
   type: z.string().regex(/^[a-z_-]{1,40}$/, 'expected a message type like text, image, document').optional(),
   limit: intString(1, 1000).optional(),
@@ -113,7 +113,7 @@ export function register(program: Command, ctx: CliContext): void {
       .command('list')
       .description('list deliveries, newest first')
       .option('--agent <id>', 'only this agent')
-      .option('--verdict <v>', 'ok, invalid, or a reason (verified, signature-mismatch, stale-timestamp, duplicate, …)')
+      .option('--verdict <v>', 'ok, rejected, or a reason (verified, signature-mismatch, stale-timestamp, duplicate, …)')
       .option('--from <number>', 'only from this sender')
       .option('--type <type>', 'only this message type (text, image, document, …)')
       .option('--limit <n>', 'at most this many (default 50)'),
@@ -124,7 +124,7 @@ export function register(program: Command, ctx: CliContext): void {
       if (!log) return [];
       const q: Parameters<EventLog['list']>[0] = { limit: f.limit ?? 50 };
       if (f.agent !== undefined) q.agentId = f.agent;
-      if (f.verdict !== undefined) q.verdict = f.verdict as NonNullable<typeof q.verdict>;
+      if (f.verdict !== undefined) q.verdict = f.verdict;
       if (f.from !== undefined) q.from = f.from;
       if (f.type !== undefined) q.type = f.type;
       return log.list(q);
@@ -213,7 +213,7 @@ export function register(program: Command, ctx: CliContext): void {
     const id = idArg(cmd);
     const explicit = f.mode === 're-signed' ? explicitSecret(ctx, out, f) : undefined;
     let teamId: string | undefined;
-    if (f.mode === 're-signed' && f.team !== undefined) teamId = (await accountsOf(ctx).team(f.team, f.configDir)).team.id;
+    if (f.mode === 're-signed' && f.team !== undefined) teamId = (await teamsOf(ctx).team(f.team, f.configDir)).team.id;
     if (f.mode === 're-signed' && explicit === undefined && teamId === undefined) throw new UsageError('re-signing needs the secret: --secret-env NAME (preferred), --secret S, or --team T');
     let body: Buffer | undefined;
     if (f.bodyFile !== undefined) {

@@ -6,11 +6,15 @@
 // agents' webhooks at this receiver's public URL and stores the returned signing secret. --expose
 // ngrok / --expose-cmd open a public URL for the receiver (cli/expose.ts) and register it the same way.
 // Registering and exposing are the app's use cases (app/usecases/webhooks.ts), as in the app.
+// Registering replaces whatever URL the agent had: each agent's registration is asked at the terminal
+// first (--yes skips; without a terminal it refuses unless --yes). The ready line says, per agent,
+// what this install knows of where the service sends its deliveries (registration-status.ts), and
+// when a registration of this receiver no longer reaches it, that it should be registered again.
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { ServiceClient } from '../../core/api/service';
 import type { Logger } from '../../core/ports';
-import { accountsOf, withAccounts } from '../accounts-context';
+import { teamsOf, withTeams } from '../teams-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
@@ -40,6 +44,11 @@ import type { ExposureController } from '../../core/expose';
 import { hookUrl } from '../../core/tunnel/hook-url';
 import { exposeAndRegister, registerAgentWebhook, registerHooksAt, type HookTarget } from '../../app/usecases/webhooks';
 import { knownSecrets } from '../known-secrets';
+import { describeOwner, freePortNear, portOwner } from '../../core/port-owner';
+import { describeRegistration, REGISTRATION_SOURCES, takeoverQuestion, type RegistrationStatus } from '../../app/usecases/registration-status';
+import type { RegistrationRecord, RegistrationTarget } from '../../core/tunnel/registration-history';
+import { atTerminal, confirm } from '../confirm';
+import { registrationHistory } from '../tunnel-support';
 
 const flagsSchema = z
   .object({
@@ -53,6 +62,7 @@ const flagsSchema = z
     apiKeyEnv: envVarName,
     allowLegacySignature: z.boolean().optional(),
     json: z.boolean().optional(),
+    yes: z.boolean().optional(),
     ...exposeFlags,
   })
   .refine(...oneSecretSource)
@@ -70,6 +80,14 @@ const DEFAULT_AGENT = 'default';
 function waitForAbort(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+/** The port is held: by whom, and the flag that picks a port free now. */
+async function portTakenFailure(host: string, port: number): Promise<CliFailure> {
+  const owner = describeOwner(await portOwner(port));
+  const free = await freePortNear(port, host).catch(() => null);
+  const instead = free !== null ? `use --port ${free} (free now) or --port 0 (any free port)` : 'use --port 0 (any free port)';
+  return new CliFailure(`the receiver could not listen on ${host}:${port}: the port is taken by ${owner}; ${instead}, or stop what holds it`, EXIT.failure, 'PORT_TAKEN');
 }
 
 function outputLogger(out: Output): Logger {
@@ -92,7 +110,8 @@ export function register(program: Command, ctx: CliContext): void {
       .option('--data-dir <dir>', DATA_DIR_HELP)
       .option('--register-url <url>', 'set the agents\' webhook to <url>/hooks/<agent> and store the secret ("self": this receiver, for the emulator)')
       .option('--base-url <url>', 'with --register-url or --expose and no --team: the service base URL')
-      .option('--api-key-env <name>', 'with --base-url: environment variable holding the API key', DEFAULT_API_KEY_ENV),
+      .option('--api-key-env <name>', 'with --base-url: environment variable holding the API key', DEFAULT_API_KEY_ENV)
+      .option('--yes', 'register without asking (needed without a terminal): the URL each agent had stops receiving, and a new signing secret is issued'),
   )).option('--json', 'one JSON object per line: ready, exposure, exposed, registered, delivery, forward, refused, still-registered, stopped');
 
   defineAction(ctx, cmd, async (opts, out) => {
@@ -106,14 +125,14 @@ export function register(program: Command, ctx: CliContext): void {
     let registerClient: (() => Promise<ServiceClient>) | undefined;
     let saveTeamSecret: ((agent: string, secret: string) => Promise<void>) | undefined;
     if (f.team !== undefined) {
-      const { accounts, team } = await accountsOf(ctx).team(f.team, f.configDir);
+      const { teamStore, team } = await teamsOf(ctx).team(f.team, f.configDir);
       teamId = team.id;
       const known = new Map(team.agents.flatMap((a) => [[a.agentId, a.agentId] as const, [a.label.toLowerCase(), a.agentId] as const]));
       agents = agents.length ? agents.map((a) => known.get(a) ?? known.get(a.toLowerCase()) ?? a) : team.agents.map((a) => a.agentId);
       const strangers = agents.filter((a) => !team.agents.some((x) => x.agentId === a));
       if (strangers.length) throw new UsageError(`--agent: team "${team.label}" has no agent ${strangers.map((s) => `"${s}"`).join(', ')}`);
-      registerClient = () => withAccounts(() => accounts.clientFor(team.id));
-      saveTeamSecret = (agent, secret) => withAccounts(() => accounts.setSigningSecret(team.id, agent, secret));
+      registerClient = () => withTeams(() => teamStore.clientFor(team.id));
+      saveTeamSecret = (agent, secret) => withTeams(() => teamStore.setSigningSecret(team.id, agent, secret));
     } else if ((f.registerUrl !== undefined || wantsExposure(f)) && f.baseUrl !== undefined) {
       const apiKey = ctx.io.env[f.apiKeyEnv]?.trim();
       if (!apiKey) throw new UsageError(`no API key: set the environment variable ${f.apiKeyEnv} (or name another with --api-key-env); the key is never accepted as a flag`);
@@ -121,10 +140,29 @@ export function register(program: Command, ctx: CliContext): void {
       registerClient = async () => client;
     }
     if (explicit === undefined && teamId === undefined && f.registerUrl === undefined && !(wantsExposure(f) && registerClient)) {
-      out.warn('no signing secret (--secret-env NAME or --team T): deliveries will be rejected as no-secret-configured');
+      out.warn('no signing secret (--secret-env NAME or --team T): deliveries will be rejected as no-secret');
+    }
+
+    // Registering replaces each agent's webhook: asked at a terminal, refused without one unless --yes (before anything starts).
+    const registering = registerClient !== undefined && (f.registerUrl !== undefined || (wantsExposure(f) && agents.length > 0));
+    if (registering && f.yes !== true && !atTerminal(ctx)) {
+      throw new UsageError(
+        `registering replaces the webhook of ${agents.length > 0 ? agents.join(', ') : 'the agents'} (the URL each had stops receiving) and the service issues a new signing secret; there is no terminal to ask at (stdin is not a TTY): give --yes to register anyway`,
+      );
     }
 
     const dataDir = tunnelDataDir(ctx, f);
+    const history = registrationHistory(ctx, f);
+    const lastOf = async (agent: string): Promise<RegistrationRecord | null> => {
+      try {
+        const { entries, problem } = await history.list(teamId ?? null, agent);
+        if (problem) out.warn(problem);
+        return entries[0] ?? null;
+      } catch (e) {
+        out.warn(e instanceof Error ? e.message : String(e));
+        return null;
+      }
+    };
     const secrets = secretSource(ctx, { explicit, teamId, configDir: f.configDir });
     const forward: { defaultUrl?: string } = {};
     if (f.forwardTo !== undefined) forward.defaultUrl = f.forwardTo;
@@ -155,34 +193,65 @@ export function register(program: Command, ctx: CliContext): void {
         started = await tunnel.start({ port: f.port ?? 0, host, allowNonLoopback: true });
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE' && (f.port ?? 0) !== 0) throw await portTakenFailure(host, f.port!);
         const why = code === 'EADDRINUSE' ? ': the port is already in use' : code === 'EACCES' ? ': not allowed to use that port' : code === 'EADDRNOTAVAIL' ? ': no such address on this machine' : '';
         throw new CliFailure(`the receiver could not listen on ${host}:${f.port ?? 0}${why}`, EXIT.failure, 'LISTEN_FAILED');
       }
       // Every known agent's full hook URL; with none, /hooks itself takes the deliveries.
       const hooksAt = (base: string) => (agents.length > 0 ? agents.map((a) => ({ agentId: a, url: hookUrl(base, a) })) : [{ agentId: DEFAULT_AGENT, url: hookUrl(base) }]);
       const hooks = hooksAt(started.url);
+      // What this install knows of where each agent's deliveries go now (before any registration of this run).
+      const known: Array<{ agentId: string; status: RegistrationStatus }> = [];
+      for (const h of hooks) known.push({ agentId: h.agentId, status: describeRegistration(await lastOf(h.agentId), { local: h.url, public: null }, ctx.clock.now()) });
+      const stale = known.filter((k) => k.status.state === 'stale');
       out.event(
-        { event: 'ready', url: started.url, hooks, forwardTo: f.forwardTo ? redactCredentials(f.forwardTo) : null, dataDir, allowLegacySignature: f.allowLegacySignature === true },
+        {
+          event: 'ready',
+          url: started.url,
+          hooks,
+          registrations: known.map((k) => ({ agentId: k.agentId, state: k.status.state, text: k.status.text, url: k.status.last?.url ?? null })),
+          forwardTo: f.forwardTo ? redactCredentials(f.forwardTo) : null,
+          dataDir,
+          allowLegacySignature: f.allowLegacySignature === true,
+        },
         [
           hooks.length === 1 ? `receiving webhook deliveries at ${hooks[0]!.url}` : 'receiving webhook deliveries at:',
           ...(hooks.length === 1 ? [] : hooks.map((h) => `  ${h.agentId}: ${h.url}`)),
+          ...known.map((k) => `${k.agentId}'s webhook: ${k.status.text}`),
+          ...(stale.length > 0 && !registering
+            ? [`to register this receiver again: run listen with --register-url self (a service on this machine) or --expose${f.team !== undefined ? ` --team ${f.team}` : ''}, or use \`channel-companion webhook set\``]
+            : []),
           f.forwardTo ? `forwarding verified deliveries to ${redactCredentials(f.forwardTo)}` : 'not forwarding (no --forward-to): deliveries are verified and logged only',
           'Press Ctrl-C to stop.',
         ].join('\n'),
       );
 
+      // Asks for each agent before its webhook is replaced (or --yes); the agents the person said no to are left as they are.
+      const asked = async (list: HookTarget[], urlOf: (agent: string) => string): Promise<HookTarget[]> => {
+        const yes: HookTarget[] = [];
+        for (const t of list) {
+          if (await confirm(ctx, takeoverQuestion(t.agentId, urlOf(t.agentId), await lastOf(t.agentId), ctx.clock.now()), f.yes)) yes.push(t);
+          else out.note(`not registering ${t.agentId}: its webhook is left as it was`);
+        }
+        return yes;
+      };
+      let registerAs: { source: string; target: RegistrationTarget } = { source: REGISTRATION_SOURCES.listenRegisterUrl, target: 'exposure' };
+
       // One agent's registration (the app's use case), said as it happens; the first failure ends the run.
       const registerOne = async ({ agentId: agent }: HookTarget, url: string) => {
-        const { registration: r, secretHint: hint } = await registerAgentWebhook({
+        const { registration: r, secretHint: hint, historyProblem } = await registerAgentWebhook({
           client: await registerClient!(),
           agentId: agent,
           url,
           signal: ctx.signal,
+          inFlight: tunnel.registrations,
+          history: { store: history, teamId: teamId ?? null, ...registerAs },
           keepSecret: async (secret) => {
             if (saveTeamSecret) await saveTeamSecret(agent, secret);
             else secrets.remember(agent, secret);
           },
         });
+        if (historyProblem) out.warn(historyProblem);
         registered.push({ agentId: agent, url: r.url });
         out.event(
           { event: 'registered', agentId: agent, url: r.url, mode: r.mode, secretHint: hint, secretStored: saveTeamSecret ? 'keychain' : 'memory' },
@@ -193,18 +262,22 @@ export function register(program: Command, ctx: CliContext): void {
       const targets = agents.map((agentId) => ({ teamId: teamId ?? '', agentId }));
       if (f.registerUrl !== undefined && registerClient) {
         if (agents.length === 0) throw new UsageError('--register-url: no agents to register (give --agent)');
-        await registerHooksAt(f.registerUrl === 'self' ? started.url : f.registerUrl, targets, { register: registerOne, stopOnFailure: true });
+        const base = f.registerUrl === 'self' ? started.url : f.registerUrl;
+        registerAs = { source: REGISTRATION_SOURCES.listenRegisterUrl, target: f.registerUrl === 'self' ? 'receiver' : 'exposure' };
+        const chosen = await asked(targets, (a) => hookUrl(base, a));
+        if (chosen.length > 0) await registerHooksAt(base, chosen, { register: registerOne, stopOnFailure: true });
       }
 
       if (wantsExposure(f)) {
         const ex = receiverExposure(ctx, out, f, () => knownSecrets(ctx, { envNames: [f.apiKeyEnv, f.secretEnv], explicit, configDir: f.configDir }));
         exposure = ex.controller;
-        const registering = registerClient !== undefined && agents.length > 0;
+        registerAs = { source: REGISTRATION_SOURCES.listenExpose, target: 'exposure' };
+        const chosen = registering ? await asked(targets, (a) => hookUrl('<its public URL>', a)) : [];
         await exposeAndRegister({
           controller: ex,
           port: started.port,
           request: ex.request,
-          targets: registering ? targets : [],
+          targets: chosen,
           register: registerOne,
           stopOnFailure: true,
           onUp: (url) => {

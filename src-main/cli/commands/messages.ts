@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { Messages, TunnelLogWatch, contactKey, type ContactSummary, type Message } from '../../core/messages';
 import { sleep } from '../../core/ports';
-import { accountsOf } from '../accounts-context';
+import { teamsOf } from '../teams-context';
 import { defineAction, type CliContext } from '../context';
 import { UsageError } from '../errors';
 import { agentId, intString, parseFlags } from '../flags';
@@ -15,7 +15,7 @@ import type { Output } from '../output';
 
 /** --data-dir, or <config dir>/data: the folder the app and `listen` write. */
 export function cliDataDir(ctx: CliContext, f: { dataDir?: string | undefined; configDir?: string | undefined }): string {
-  return f.dataDir !== undefined ? resolve(ctx.io.cwd, f.dataDir) : join(accountsOf(ctx).configDir(f.configDir), 'data');
+  return f.dataDir !== undefined ? resolve(ctx.io.cwd, f.dataDir) : join(teamsOf(ctx).configDir(f.configDir), 'data');
 }
 
 const schema = z.object({
@@ -88,7 +88,7 @@ export function register(program: Command, ctx: CliContext): void {
     const f = parseFlags(schema, opts);
     let agentIds: string[] | undefined;
     if (f.team !== undefined) {
-      const { team } = await accountsOf(ctx).team(f.team, f.configDir);
+      const { team } = await teamsOf(ctx).team(f.team, f.configDir);
       const ids = team.agents.map((a) => a.agentId);
       if (f.agent !== undefined) {
         const one = team.agents.find((a) => a.agentId === f.agent || a.label === f.agent);

@@ -9,16 +9,16 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { ServiceClient } from '../../core/api/service';
-import { accountsOf, withAccounts } from '../accounts-context';
+import { teamsOf, withTeams } from '../teams-context';
 import { defineAction, type CliContext } from '../context';
 import { UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
 import { baseUrlSchema, httpUrlSchema } from '../../core/url';
-import { agentId, envVarName, parseFlags, secondsString } from '../flags';
+import { agentId, envVarName, parseFlags, secondsString, teamName } from '../flags';
 import { addMetricsOptions, metricsFlagsSchema, metricsListen } from '../metrics-flags';
 import { cliLogger } from '../output';
 import type { Alert } from '../../core/monitor';
-import type { AppSettings } from '../../core/accounts';
+import type { AppSettings } from '../../core/teams';
 import { DEFAULT_API_KEY_ENV } from '../target';
 import { addConfigDirOption, collect } from './team';
 
@@ -26,7 +26,7 @@ const ADHOC_TEAM = 'adhoc';
 
 const flagsSchema = z
   .object({
-    team: z.array(z.string().trim().min(1, 'expected a team id or label').max(200)).optional(),
+    team: z.array(teamName).optional(),
     baseUrl: baseUrlSchema.optional(),
     agent: z.array(agentId).optional(),
     apiKeyEnv: envVarName,
@@ -53,6 +53,8 @@ interface Watched {
   team: string;
   agentId: string;
   label: string;
+  /** Polled at the fast interval all the time (the agent's setting). */
+  watchClosely?: boolean;
 }
 
 function iso(ms: number): string {
@@ -102,26 +104,26 @@ export function register(program: Command, ctx: CliContext): void {
       clients.set(ADHOC_TEAM, ctx.client({ baseUrl: f.baseUrl, apiKey, agentId: '', keySource: `env ${f.apiKeyEnv}` }));
       for (const a of new Set(f.agent)) watched.push({ teamId: ADHOC_TEAM, team: ADHOC_TEAM, agentId: a, label: a });
     } else {
-      const ca = accountsOf(ctx);
-      const accounts = await ca.open(f.configDir);
-      const teams = f.team ? await Promise.all(f.team.map(async (t) => (await ca.team(t, f.configDir)).team)) : accounts.listTeams();
+      const ca = teamsOf(ctx);
+      const teamStore = await ca.open(f.configDir);
+      const teams = f.team ? await Promise.all(f.team.map(async (t) => (await ca.team(t, f.configDir)).team)) : teamStore.listTeams();
       if (teams.length === 0) throw new UsageError('no saved teams to watch: add one with `channel-companion team add`, or give --base-url and --agent');
       const only = f.agent ? new Set(f.agent) : null;
       for (const t of teams) {
         const agents = t.agents.filter((a) => !only || only.has(a.agentId) || only.has(a.label));
         if (agents.length === 0) continue;
         // The key is read from the keychain now, so a locked keychain is reported before polling starts.
-        clients.set(t.id, await withAccounts(() => accounts.clientFor(t.id)));
-        for (const a of agents) watched.push({ teamId: t.id, team: t.label, agentId: a.agentId, label: a.label });
+        clients.set(t.id, await withTeams(() => teamStore.clientFor(t.id)));
+        for (const a of agents) watched.push({ teamId: t.id, team: t.label, agentId: a.agentId, label: a.label, watchClosely: a.watchClosely === true });
       }
       if (watched.length === 0) throw new UsageError('no agents to watch (check --agent and `channel-companion agent list`)');
-      settings = accounts.settings();
+      settings = teamStore.settings();
     }
 
     const byKey = new Map(watched.map((w) => [`${w.teamId}\u0000${w.agentId}`, w]));
     const labels = new Map(watched.map((w) => [w.teamId, w.team]));
     const teamLabel = (teamId: string) => labels.get(teamId) ?? teamId;
-    const targets = watched.map((w) => ({ teamId: w.teamId, agentId: w.agentId }));
+    const targets = watched.map((w) => ({ teamId: w.teamId, agentId: w.agentId, watchClosely: w.watchClosely === true }));
     const monitor = createAgentMonitor({
       targets: () => targets,
       readSession: (teamId, agent, signal) => clients.get(teamId)!.getSession(agent, { signal }),

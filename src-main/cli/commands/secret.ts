@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { deleteNgrokAuthtoken, ngrokAuthtokenHint, ngrokAuthtokenSchema, saveNgrokAuthtoken } from '../../core/expose';
-import { accountsOf } from '../accounts-context';
+import { teamsOf } from '../teams-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, Interrupted, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
@@ -81,7 +81,7 @@ export function register(program: Command, ctx: CliContext): void {
     if (!valid.success) throw new UsageError(`that is not an ngrok authtoken: ${valid.error.issues[0]?.message ?? 'invalid'}`);
     let hint: string;
     try {
-      ({ hint } = await saveNgrokAuthtoken(accountsOf(ctx).secrets(), valid.data));
+      ({ hint } = await saveNgrokAuthtoken(teamsOf(ctx).secrets(), valid.data));
     } catch (e) {
       throw new CliFailure(`the ${name} could not be stored in the keychain: ${e instanceof Error ? e.message : String(e)}`, EXIT.failure, 'KEYCHAIN');
     }
@@ -91,14 +91,14 @@ export function register(program: Command, ctx: CliContext): void {
   const status = secret.command('status <name>').description('whether the secret is stored (with a hint of it)').option('--json', 'one JSON object on stdout');
   defineAction(ctx, status, async (_opts, out, cmd) => {
     const name = parseFlags(nameSchema, cmd.args[0]);
-    const hint = await ngrokAuthtokenHint(accountsOf(ctx).secrets());
+    const hint = await ngrokAuthtokenHint(teamsOf(ctx).secrets());
     out.result({ name, stored: hint !== null, hint }, hint ? `${name} ${hint} is stored in the keychain` : `no ${name} is stored (set it with \`channel-companion secret set ${name}\`)`);
   });
 
   const del = secret.command('delete <name>').description('remove the secret from the keychain').option('--json', 'one JSON object on stdout');
   defineAction(ctx, del, async (_opts, out, cmd) => {
     const name = parseFlags(nameSchema, cmd.args[0]);
-    const deleted = await deleteNgrokAuthtoken(accountsOf(ctx).secrets());
+    const deleted = await deleteNgrokAuthtoken(teamsOf(ctx).secrets());
     out.result({ name, deleted }, deleted ? `${name} deleted from the keychain` : `no ${name} was stored`);
   });
 }

@@ -9,7 +9,7 @@ import { defineAction, type CliContext } from '../context';
 import { httpUrlSchema } from '../../core/url';
 import { intString, parseFlags, recipient } from '../flags';
 import { addTargetOptions } from '../target';
-import { accountsOf } from '../accounts-context';
+import { teamsOf } from '../teams-context';
 import { cliDataDir } from './messages';
 import { SendLog, sendAndRecord } from '../../core/messages';
 
@@ -52,7 +52,7 @@ export function register(program: Command, ctx: CliContext): void {
     if (f.documentUrl !== undefined) req.documentUrl = f.documentUrl;
     if (f.filename !== undefined) req.documentFilename = f.filename;
     const maxRetries = f.retries ?? 4;
-    const teamId = typeof opts.team === 'string' ? (await accountsOf(ctx).team(opts.team, opts.configDir as string | undefined)).team.id : null;
+    const teamId = typeof opts.team === 'string' ? (await teamsOf(ctx).team(opts.team, opts.configDir as string | undefined)).team.id : null;
     const log = new SendLog(cliDataDir(ctx, { dataDir: f.dataDir, configDir: opts.configDir as string | undefined }));
     const recorded = { log, teamId, agentId: target.agentId, via: 'cli' as const, now: () => ctx.clock.now(), onLogError: (e: unknown) => out.note(`the send could not be recorded in the send log: ${e instanceof Error ? e.message : String(e)}`) };
     const result = await sendAndRecord(ctx.client(target), req, {

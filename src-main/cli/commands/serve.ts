@@ -1,6 +1,9 @@
-// `serve`: the whole app in a browser. Builds the companion (accounts + keychain, monitor, tunnel,
+// `serve`: the whole app in a browser. Builds the companion (team store + keychain, monitor, tunnel,
 // chat), the contract handlers over it and the browser host serving the built renderer, prints the
 // URL to open ONCE (with --json: a first line {"event":"ready",…}), and runs until Ctrl-C / SIGTERM.
+// Its port and access token are kept in the config folder (host/state), so a restart answers the
+// open tabs at the same address with the same token; --new-token makes a new one (old tabs are
+// refused), --token-env takes it from the environment instead.
 // --emulator also starts the local emulator and (unless --no-demo-team) adds its demo team.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -15,6 +18,8 @@ import { EXIT } from '../exit-codes';
 import { envVarName, hostName, intString, parseFlags, secondsString } from '../flags';
 import { addMetricsOptions, metricsFlagsSchema, metricsListen } from '../metrics-flags';
 import { cliLogger } from '../output';
+import { isHostToken, newToken } from '../../host/access';
+import { describeOwner, isPortTaken, portOwner } from '../../core/port-owner';
 
 const flagsSchema = z.object({
   port: intString(0, 65_535).optional(),
@@ -27,20 +32,19 @@ const flagsSchema = z.object({
   pollSec: secondsString.optional(),
   fastPollSec: secondsString.optional(),
   tokenEnv: envVarName.optional(),
+  newToken: z.boolean().optional(),
   dialect: dialectListSchema.optional(),
   ...metricsFlagsSchema,
   json: z.boolean().optional(),
-}).refine((f) => f.dialect === undefined || f.emulator === true, { message: '--dialect shapes the emulator\'s answers: give --emulator too', path: ['dialect'] });
+}).refine((f) => f.dialect === undefined || f.emulator === true, { message: '--dialect shapes the emulator\'s answers: give --emulator too', path: ['dialect'] })
+  .refine((f) => !(f.newToken && f.tokenEnv !== undefined), { message: '--new-token makes a token, --token-env takes it from the environment: give one of them (with --token-env, change the variable)', path: ['newToken'] });
 
-/** An access token given by the person: long and URL-safe, like the ones serve makes. */
-const HOST_TOKEN = /^[A-Za-z0-9_-]{32,512}$/;
-
-/** The token from --token-env (so a restart keeps the printed link valid), or undefined for a fresh one. */
+/** The token from --token-env, or undefined: then the one kept in the config folder (or a new one). */
 function tokenFrom(env: Record<string, string | undefined>, name: string | undefined): string | undefined {
   if (name === undefined) return undefined;
   const v = env[name];
   if (!v) throw new UsageError(`the environment variable ${name} is not set (it should hold the access token)`);
-  if (!HOST_TOKEN.test(v)) throw new UsageError(`the access token in ${name} must be 32 to 512 letters, digits, - or _`);
+  if (!isHostToken(v)) throw new UsageError(`the access token in ${name} must be 32 to 512 letters, digits, - or _`);
   return v;
 }
 
@@ -60,7 +64,7 @@ export function register(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('serve')
     .description('run the app in your browser (loopback only) until Ctrl-C')
-    .option('--port <n>', 'port of the browser host (0 = any free port)', '0')
+    .option('--port <n>', 'port of the browser host (default: the one it used last time, else any free port; 0 = any free port)')
     .option('--host <host>', 'interface to listen on (anything but loopback needs this flag and is warned about)', '127.0.0.1')
     .option('--emulator', 'also start the local emulator of the service and add its demo team')
     .option('--no-demo-team', 'with --emulator: start the emulator but do not add its team')
@@ -69,7 +73,8 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--renderer-dir <dir>', 'folder of the built renderer (default: out/renderer)')
     .option('--poll-sec <s>', 'poll interval for this run, not saved (seconds)')
     .option('--fast-poll-sec <s>', 'fast poll interval (pairing, reconnecting) for this run, not saved (seconds)')
-    .option('--token-env <name>', 'take the access token from this environment variable, so the link stays valid across restarts')
+    .option('--token-env <name>', 'take the access token from this environment variable (instead of the one kept in the config folder)')
+    .option('--new-token', 'make a new access token (kept for the next starts): links and tabs opened before stop working')
     .option('--dialect <names>', `with --emulator: the emulator answers in other shapes a real service may use, comma-separated: ${DIALECT_NAMES.join(', ')}`);
   addMetricsOptions(cmd).option('--json', 'one JSON object per line on stdout; the first is {"event":"ready",…}');
 
@@ -85,11 +90,12 @@ export function register(program: Command, ctx: CliContext): void {
     }
 
     // Loaded on demand: the other commands never pay for the app core.
-    const [{ createCompanion }, { implementContract }, { createHandlers }, { startHostServer }] = await Promise.all([
+    const [{ createCompanion }, { implementContract }, { createHandlers }, { startHostServer }, { readHostState, writeHostState }] = await Promise.all([
       import('../../app/companion/companion'),
       import('../../app/contract'),
       import('../../app/handlers'),
       import('../../host/server'),
+      import('../../host/state'),
     ]);
     const poll: { intervalMs?: number; fastIntervalMs?: number } = {};
     if (f.pollSec !== undefined) poll.intervalMs = Math.round(f.pollSec * 1000);
@@ -124,7 +130,24 @@ export function register(program: Command, ctx: CliContext): void {
           demoTeam = { teamId: team.id, label: team.label, agentIds: team.agents.map((a) => a.agentId) };
         }
       }
-      hostServer = await startHostServer({ handlers: createHandlers(contract.implementations), events: contract.events, rendererDir, host, ...(f.port !== undefined ? { port: f.port } : {}), ...(token ? { token } : {}) });
+      // The address of the last run: same port, same token, so open tabs recover by themselves.
+      const saved = await readHostState(companion.configDir);
+      if (saved.note) out.warn(saved.note);
+      const keptToken = f.newToken || !saved.state ? newToken() : saved.state.token;
+      const listenOn = (port: number) => startHostServer({ handlers: createHandlers(contract.implementations), events: contract.events, rendererDir, host, port, token: token ?? keptToken });
+      const port = f.port ?? saved.state?.port ?? 0;
+      try {
+        hostServer = await listenOn(port);
+      } catch (e) {
+        if (!isPortTaken(e) || port === 0) throw e;
+        const owner = describeOwner(await portOwner(port));
+        if (f.port !== undefined) throw new CliFailure(`the browser host could not listen on ${host}:${port}: the port is taken by ${owner}; give another --port (0: any free port), or stop what holds it`, EXIT.failure, 'PORT_TAKEN');
+        hostServer = await listenOn(0);
+        out.warn(`port ${port}, where the browser host listened last time, is taken by ${owner}: listening on ${hostServer.port} instead, so tabs opened before need the new link`);
+      }
+      await writeHostState(companion.configDir, { port: hostServer.port, token: keptToken }).catch((e: unknown) =>
+        out.warn(`could not keep the browser host's address for the next start (${e instanceof Error ? e.message : String(e)}): the next start makes a new link`),
+      );
       const metricsUrl = await companion.metricsUrl();
       out.event(
         { event: 'ready', url: hostServer.openUrl, port: hostServer.port, pid: process.pid, origin: hostServer.origin, configDir: companion.configDir, dataDir: companion.dataDir, emulator, demoTeam, metricsUrl },

@@ -1,7 +1,8 @@
-// `status`: the agent's session status — one health word plus the fields the service reported.
+// `status`: the agent's session status — its health word (the monitor's) plus the fields the service reported.
 import type { Command } from 'commander';
 import { defineAction, type CliContext } from '../context';
-import { healthWord, yesNo } from '../health';
+import { healthOfStatus } from '../../core/monitor/health';
+import { yesNo } from '../health';
 import { addTargetOptions } from '../target';
 
 export function register(program: Command, ctx: CliContext): void {
@@ -11,7 +12,7 @@ export function register(program: Command, ctx: CliContext): void {
   defineAction(ctx, cmd, async (opts, out) => {
     const target = await ctx.resolveTarget(opts);
     const status = await ctx.client(target).getSession(target.agentId, { signal: ctx.signal });
-    const health = healthWord(status);
+    const health = healthOfStatus(status);
     out.result({ agentId: target.agentId, health, ...status }, () =>
       [
         `${target.agentId}: ${health}${status.phone ? ` (+${status.phone})` : ''}`,

@@ -3,12 +3,12 @@
 // output carry a hint of it (the last 4 characters) at most.
 import type { Command } from 'commander';
 import { z } from 'zod';
-import type { TeamRecord } from '../../core/accounts';
-import { accountsOf, withAccounts } from '../accounts-context';
+import type { TeamRecord } from '../../core/teams';
+import { teamsOf, withTeams } from '../teams-context';
 import { defineAction, type CliContext } from '../context';
 import { UsageError } from '../errors';
 import { baseUrlSchema } from '../../core/url';
-import { agentId, envVarName, parseFlags } from '../flags';
+import { agentId, envVarName, parseFlags, teamName } from '../flags';
 import { checkKeyTransport, DEFAULT_API_KEY_ENV } from '../target';
 
 export function collect(value: string, previous: string[] | undefined): string[] {
@@ -20,7 +20,6 @@ export function addConfigDirOption(cmd: Command): Command {
 }
 
 const configDir = z.string().min(1, 'expected a folder').optional();
-const teamName = z.string().trim().min(1, 'expected a team id or label').max(200);
 
 const addSchema = z.object({
   label: z.string().trim().min(1, 'the label is empty').max(64, 'at most 64 characters'),
@@ -61,16 +60,16 @@ export function register(program: Command, ctx: CliContext): void {
     const apiKey = ctx.io.env[f.apiKeyEnv]?.trim();
     if (!apiKey) throw new UsageError(`no API key: set the environment variable ${f.apiKeyEnv} (or name another with --api-key-env); the key is never accepted as a flag`);
     checkKeyTransport(f.baseUrl, f.allowInsecureHttp);
-    const accounts = await accountsOf(ctx).open(f.configDir);
+    const teamStore = await teamsOf(ctx).open(f.configDir);
     const allowInsecureHttp = f.allowInsecureHttp === true;
-    const t = await withAccounts(() => accounts.addTeam({ label: f.label, baseUrl: f.baseUrl, apiKey, allowInsecureHttp, agents: f.agent.map((a) => ({ agentId: a })) }));
+    const t = await withTeams(() => teamStore.addTeam({ label: f.label, baseUrl: f.baseUrl, apiKey, allowInsecureHttp, agents: f.agent.map((a) => ({ agentId: a })) }));
     out.result(teamJson(t), `saved team ${teamLines(t)}\nthe API key is in the OS keychain`);
   });
 
   const list = addConfigDirOption(team.command('list').description('list saved teams (key hints only)')).option('--json', 'one JSON object per team');
   defineAction(ctx, list, async (opts, out) => {
     const f = parseFlags(listSchema, opts);
-    const teams = (await accountsOf(ctx).open(f.configDir)).listTeams();
+    const teams = (await teamsOf(ctx).open(f.configDir)).listTeams();
     if (teams.length === 0) out.note('no saved teams; add one with `channel-companion team add`');
     for (const t of teams) out.result(teamJson(t), teamLines(t));
   });
@@ -82,8 +81,8 @@ export function register(program: Command, ctx: CliContext): void {
   defineAction(ctx, remove, async (opts, out, cmd) => {
     const f = parseFlags(listSchema, opts);
     const name = parseFlags(z.object({ team: teamName }), { team: cmd.args[0] }).team;
-    const { accounts, team: t } = await accountsOf(ctx).team(name, f.configDir);
-    await withAccounts(() => accounts.removeTeam(t.id));
+    const { teamStore, team: t } = await teamsOf(ctx).team(name, f.configDir);
+    await withTeams(() => teamStore.removeTeam(t.id));
     out.result({ removed: t.id, label: t.label }, `removed team ${t.label} (${t.id}) and its keychain entries`);
   });
 }

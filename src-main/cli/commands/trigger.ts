@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { ForwardAttempt } from '../../core/tunnel';
-import { accountsOf } from '../accounts-context';
+import { teamsOf } from '../teams-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
@@ -52,7 +52,7 @@ export function register(program: Command, ctx: CliContext): void {
     const f = parseFlags(flagsSchema, opts);
     const explicit = explicitSecret(ctx, out, f);
     let teamId: string | undefined;
-    if (f.team !== undefined) teamId = (await accountsOf(ctx).team(f.team, f.configDir)).team.id;
+    if (f.team !== undefined) teamId = (await teamsOf(ctx).team(f.team, f.configDir)).team.id;
     if (explicit === undefined && teamId === undefined) throw new UsageError('the signing secret is required: --secret-env NAME (preferred), --secret S, or --team T');
     const { Tunnel, TunnelError } = await import('../../core/tunnel');
     const secrets = secretSource(ctx, { explicit, teamId, configDir: f.configDir });

@@ -34,6 +34,7 @@ const flagsSchema = z
   .refine((f) => f.secret !== undefined || f.secretEnv !== undefined, { message: 'the signing secret is required: --secret-env NAME (preferred) or --secret S', path: ['secretEnv'] });
 
 /** `Name: value` lines into a header bag; repeated names are kept as a list. */
+/** @internal Exported for tests. */
 export function parseHeaderArgs(lines: readonly string[]): HeaderBag {
   const bag: Record<string, string[]> = {};
   for (const line of lines) {

@@ -27,7 +27,7 @@ function textOf(v: unknown, depth = 0): string | undefined {
 }
 
 /** The reply text, from any of the accepted places; '' when there is none. */
-export function replyOf(o: Obj): string {
+function replyOf(o: Obj): string {
   for (const k of REPLY_KEYS) {
     const t = textOf(o[k]);
     if (t !== undefined && t.trim() !== '') return t;
@@ -67,7 +67,7 @@ function actionsFrom(v: unknown): ChatAction[] {
 
 const ACTION_KEYS = ['actions', 'actionsCalled', 'actions_called', 'tool_calls', 'toolCalls', 'tools_called'];
 
-export function actionsOf(o: Obj): ChatAction[] {
+function actionsOf(o: Obj): ChatAction[] {
   for (const k of ACTION_KEYS) {
     if (Array.isArray(o[k])) return actionsFrom(o[k]);
   }

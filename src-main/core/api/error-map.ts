@@ -11,14 +11,12 @@ import {
   ServerError,
   ServiceError,
   Timeout,
-  Unauthorized,
+  KeyRejected,
   type ServiceErrorInit,
 } from './errors';
 import { rawResponse, redact } from './raw';
 import { IT, socketWords } from '../socket-words';
 import type { RateLimitInfo } from './types';
-
-export { redact } from './raw';
 
 export interface ErrorBody {
   code?: string;
@@ -72,6 +70,7 @@ export function readErrorBody(body: unknown): ErrorBody {
  * Code and message from a body that is not JSON: `CODE`, `CODE: message`, or a line of text (the
  * message). HTML pages and empty bodies give nothing.
  */
+/** @internal Exported for tests. */
 export function readErrorText(text: string): ErrorBody {
   const t = text.trim();
   if (t === '' || t.startsWith('<')) return {};
@@ -128,7 +127,7 @@ export function mapErrorResponse(
   if (code === undefined && message === undefined && bodyText.trim() !== '') init.raw = rawResponse(status, contentType, bodyText, secret);
   const upper = normalCode(code);
 
-  if (status === 401 || status === 403) return new Unauthorized(init);
+  if (status === 401 || status === 403) return new KeyRejected(init);
   if (status === 402 || (status === 429 && isQuotaCode(code))) return new QuotaExceeded(init);
   if (status === 429) return new RateLimited(init);
   if (status === 404) return new NotFound(init);

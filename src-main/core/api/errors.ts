@@ -1,19 +1,9 @@
 // Errors by meaning (docs/service-api.md §7, docs/service-assumptions.md A-ERROR-BODY…A-QUOTA).
 // Every error carries status, code, message and the response's rate-limit headers — never the key.
+import type { ServiceErrorKind } from '../../../src-shared/vocabulary';
 import type { RateLimitInfo, RawResponse } from './types';
 
-export type ServiceErrorKind =
-  | 'reconnecting'
-  | 'not-configured'
-  | 'rate-limited'
-  | 'quota-exceeded'
-  | 'unauthorized'
-  | 'not-found'
-  | 'invalid-request'
-  | 'server-error'
-  | 'network-error'
-  | 'timeout'
-  | 'aborted';
+export type { ServiceErrorKind } from '../../../src-shared/vocabulary';
 
 /** Plain-data form of a service error: what crosses IPC / HTTP to the renderer. */
 export interface ServiceErrorDTO {
@@ -86,7 +76,7 @@ export class ChannelReconnecting extends ServiceError {
 
 /** 409 CHANNEL_NOT_CONFIGURED: a QR scan is needed; retrying never helps. */
 export class ChannelNotConfigured extends ServiceError {
-  readonly kind = 'not-configured' as const;
+  readonly kind = 'needs-scan' as const;
   constructor(init: ServiceErrorInit = {}) {
     super('CHANNEL_NOT_CONFIGURED', 'The number is not linked; a QR scan is needed.', { status: 409, ...init });
   }
@@ -120,9 +110,9 @@ export class QuotaExceeded extends ServiceError {
   }
 }
 
-/** 401/403: the key was rejected. */
-export class Unauthorized extends ServiceError {
-  readonly kind = 'unauthorized' as const;
+/** 401/403: the service refused the API key (its code: UNAUTHORIZED). */
+export class KeyRejected extends ServiceError {
+  readonly kind = 'key-rejected' as const;
   constructor(init: ServiceErrorInit = {}) {
     super('UNAUTHORIZED', 'The API key was rejected.', { status: 401, ...init });
   }

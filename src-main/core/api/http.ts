@@ -8,7 +8,7 @@ import { mapErrorResponse, mapTransportError, tryJson, type AbortCause } from '.
 import { headerValue, parseRateLimit, type HeaderBag } from './rate-limit';
 import type { RateLimitInfo } from './types';
 
-export type BodyReadable = Dispatcher.ResponseData['body'];
+type BodyReadable = Dispatcher.ResponseData['body'];
 
 export interface HttpContext {
   /** Base URL without a trailing slash. */

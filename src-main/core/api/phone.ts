@@ -69,8 +69,3 @@ export function normalizePhoneDigits(input: unknown): string {
   if (r.toLowerCase().endsWith(`@${GROUP_JID_DOMAIN}`)) throw invalid(`${show(r)} is a group, not a phone number.`);
   return r.slice(0, r.indexOf('@'));
 }
-
-/** True for a group JID (`…@g.us`). */
-export function isGroupJid(recipient: string): boolean {
-  return recipient.toLowerCase().endsWith(`@${GROUP_JID_DOMAIN}`);
-}

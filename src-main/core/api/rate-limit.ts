@@ -69,7 +69,7 @@ const UNIX_SECONDS_FROM = 1_000_000_000;
 const UNIX_MS_FROM = 100_000_000_000;
 
 /** X-RateLimit-Reset as unix seconds, whichever form it came in. */
-export function resetAt(value: number, nowMs: number): number {
+function resetAt(value: number, nowMs: number): number {
   if (value >= UNIX_MS_FROM) return Math.ceil(value / 1000);
   if (value >= UNIX_SECONDS_FROM) return Math.ceil(value);
   return Math.ceil(nowMs / 1000 + value);

@@ -1,2 +1,2 @@
-export { ChatService, type TurnFrames } from './chat-service';
+export { ChatService } from './chat-service';
 export type { TurnRecord } from './types';

@@ -38,7 +38,7 @@ function streamErrorToDTO(ev: StreamError): ServiceErrorDTO {
  */
 function fallbackHelps(dto: ServiceErrorDTO): boolean {
   if (dto.raw !== undefined && dto.status !== undefined && dto.status < 300) return false;
-  return !['unauthorized', 'quota-exceeded', 'invalid-request', 'not-configured', 'rate-limited', 'aborted'].includes(dto.kind);
+  return !['key-rejected', 'quota-exceeded', 'invalid-request', 'needs-scan', 'rate-limited', 'aborted'].includes(dto.kind);
 }
 
 function unknownErrorDTO(err: unknown): ServiceErrorDTO {

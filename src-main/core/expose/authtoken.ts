@@ -1,12 +1,13 @@
 // The ngrok authtoken: kept in the OS keychain like every secret (never in a flag, a config file or
 // a log), read when an ngrok exposure starts. Only a hint of it is ever shown.
 import { z } from 'zod';
-import { keyHint } from '../accounts/refs';
+import { keyHint } from '../teams/refs';
 import type { SecretStore } from '../secrets';
 import { ExposeError, LOCAL_KEEPS_WORKING } from './errors';
 import { SET_AUTHTOKEN_HINT } from './ngrok';
 
 /** Its keychain account. */
+/** @internal Exported for tests. */
 export const NGROK_AUTHTOKEN_ACCOUNT = 'ngrok:authtoken';
 
 export const ngrokAuthtokenSchema = z

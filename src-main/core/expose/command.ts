@@ -6,8 +6,9 @@
 // gone, however it went (SIGKILL, a crash): a tunnel program must not keep relaying to a dead port.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
+import { formatDuration } from '../../../src-shared/duration';
 import { withoutSecrets } from './env';
-import { durationWords, ExposeError, LOCAL_KEEPS_WORKING } from './errors';
+import { ExposeError, LOCAL_KEEPS_WORKING } from './errors';
 import { findPublicUrl } from './public-url';
 import { DEFAULT_EXPOSE_TIMEOUT_MS, type Exposure } from './types';
 
@@ -30,9 +31,10 @@ export interface CommandExposureOptions {
   signal?: AbortSignal;
 }
 
-export const PORT_PLACEHOLDER = '{port}';
+const PORT_PLACEHOLDER = '{port}';
 
 /** The command as it will run, or an ExposeError when it cannot be run as given. */
+/** @internal Exported for tests. */
 export function commandLine(command: string, port: number): string {
   const c = command.trim();
   if (c === '') throw new ExposeError('bad-command', 'the exposure command is empty', 'Give the command that runs your tunnel program, e.g. `cloudflared tunnel --url http://127.0.0.1:{port}`.');
@@ -185,7 +187,7 @@ export function startCommandExposure(o: CommandExposureOptions): Promise<Exposur
       reject(
         new ExposeError(
           'timeout',
-          `the exposure command printed no public URL within ${durationWords(timeoutMs)}.${lastWords(tail)}`,
+          `the exposure command printed no public URL within ${formatDuration(timeoutMs)}.${lastWords(tail)}`,
           `It must print the public http(s) URL it serves (such as https://name.trycloudflare.com) on stdout or stderr; run it yourself to check. ${LOCAL_KEEPS_WORKING}`,
         ),
       );

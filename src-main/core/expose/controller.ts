@@ -8,14 +8,14 @@ import { ExposeError, LOCAL_KEEPS_WORKING, type ExposeErrorCode } from './errors
 import { startNgrokExposure, type NgrokLoader } from './ngrok';
 import type { ExposeKind, Exposure } from './types';
 
-export type ExposureState = 'off' | 'starting' | 'up' | 'failed' | 'stopped';
+type ExposureState = 'off' | 'starting' | 'up' | 'failed' | 'stopped';
 
 export type ExposeRequest =
   | { kind: 'ngrok'; domain?: string }
   /** `command` holds {port}; `env` is the program's environment (default: this process's). */
   | { kind: 'command'; command: string; env?: NodeJS.ProcessEnv };
 
-export interface ExposureFailure {
+interface ExposureFailure {
   code: ExposeErrorCode;
   message: string;
   hint: string;
@@ -47,7 +47,7 @@ export interface ExposureControllerOptions {
   loadNgrok?: NgrokLoader;
 }
 
-export function failureOf(e: unknown): ExposureFailure {
+function failureOf(e: unknown): ExposureFailure {
   const err = e instanceof ExposeError ? e : new ExposeError('failed', `the exposure failed: ${e instanceof Error ? e.message : String(e)}`, LOCAL_KEEPS_WORKING);
   return { code: err.code, message: err.message, hint: err.hint };
 }

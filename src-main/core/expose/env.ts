@@ -19,7 +19,7 @@ export function withoutSecrets(env: NodeJS.ProcessEnv, secrets: Iterable<string>
   return out;
 }
 
-/** The teams whose keys and signing secrets the keychain holds (core/accounts' Accounts is one). */
+/** The teams whose keys and signing secrets the keychain holds (core/teams' TeamStore is one). */
 export interface TeamSecretSource {
   listTeams(): ReadonlyArray<{ id: string; agents: ReadonlyArray<{ agentId: string }> }>;
   getApiKey(teamId: string): Promise<string>;

@@ -31,13 +31,5 @@ export class ExposeError extends Error {
   }
 }
 
-export function isExposeError(e: unknown): e is ExposeError {
-  return e instanceof ExposeError;
-}
-
 export const LOCAL_KEEPS_WORKING = 'The local receiver keeps working meanwhile.';
 
-/** "30 s", or "800 ms" under a second. */
-export function durationWords(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
-}

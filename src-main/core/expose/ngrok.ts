@@ -2,21 +2,24 @@
 // forwarding to the receiver's loopback port, authenticated with the authtoken from the keychain.
 // ngrok's errors are put in words (rejected authtoken, no network) with the token scrubbed out, and
 // a session that does not come up in time is abandoned (closed if it comes up later).
-import { durationWords, ExposeError, LOCAL_KEEPS_WORKING } from './errors';
+import { formatDuration } from '../../../src-shared/duration';
+import { ExposeError, LOCAL_KEEPS_WORKING } from './errors';
 import { DEFAULT_EXPOSE_TIMEOUT_MS, type Exposure } from './types';
 
 
 /** The part of @ngrok/ngrok used here. */
+/** @internal Exported for tests. */
 export interface NgrokListener {
   url(): string | null;
   close(): Promise<void>;
 }
+/** @internal Exported for tests. */
 export interface NgrokModule {
   forward(config: { addr: string; authtoken: string; domain?: string }): Promise<NgrokListener>;
 }
 export type NgrokLoader = () => Promise<NgrokModule>;
 
-export const loadNgrok: NgrokLoader = async () => {
+const loadNgrok: NgrokLoader = async () => {
   const m = (await import('@ngrok/ngrok')) as unknown as NgrokModule & { default?: NgrokModule };
   return typeof m.forward === 'function' ? m : m.default!;
 };
@@ -34,7 +37,7 @@ export interface NgrokExposureOptions {
 export const SET_AUTHTOKEN_HINT = 'Store your authtoken once with `channel-companion secret set ngrok-authtoken` (from https://dashboard.ngrok.com/get-started/your-authtoken).';
 
 /** ngrok's error as an ExposeError; `token` never appears in it. */
-export function ngrokFailure(err: unknown, token: string): ExposeError {
+function ngrokFailure(err: unknown, token: string): ExposeError {
   const raw = err instanceof Error ? err.message : String(err);
   const code = (err as { errorCode?: unknown } | null)?.errorCode;
   const said = (token ? raw.split(token).join('…') : raw).replace(/\s+/g, ' ').trim();
@@ -62,7 +65,7 @@ export async function startNgrokExposure(o: NgrokExposureOptions): Promise<Expos
   let onAbort: (() => void) | undefined;
   const gaveUp = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new ExposeError('timeout', `ngrok did not open a public URL within ${durationWords(timeoutMs)}`, `Check this computer's internet connection (and any proxy or firewall), then start the exposure again. ${LOCAL_KEEPS_WORKING}`)),
+      () => reject(new ExposeError('timeout', `ngrok did not open a public URL within ${formatDuration(timeoutMs)}`, `Check this computer's internet connection (and any proxy or firewall), then start the exposure again. ${LOCAL_KEEPS_WORKING}`)),
       timeoutMs,
     );
     onAbort = () => reject(o.signal!.reason);

@@ -11,6 +11,7 @@ const ANSI_RE = /\x1b\[[0-9;?]*[A-Za-z]/g;
 /**
  * Loopback, unspecified ("any"), or a `*.localhost` name (never public, whatever it resolves to):
  * not a URL anyone else reaches.
+ * @internal Exported for tests.
  */
 export function isOwnMachineHost(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();

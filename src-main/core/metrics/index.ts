@@ -1,3 +1,3 @@
 // Prometheus metrics (OpenMetrics at /metrics): public surface.
 export { CompanionMetrics, type MetricsSources } from './metrics';
-export { startMetricsServer, type MetricsServer, type MetricsServerOptions } from './server';
+export { startMetricsServer, type MetricsServer } from './server';

@@ -98,7 +98,7 @@ export class CompanionMetrics {
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
-    this.pollErrors = new Counter({ name: `${P}poll_errors`, help: 'Failed session polls, by error kind (server-error, rate-limited, network-error, timeout, unauthorized…).', labelNames: [...agent, 'kind'], registers });
+    this.pollErrors = new Counter({ name: `${P}poll_errors`, help: 'Failed session polls, by error kind (server-error, rate-limited, network-error, timeout, key-rejected…).', labelNames: [...agent, 'kind'], registers });
     this.alerts = new Counter({ name: `${P}alerts`, help: 'Alerts raised by the alert policy, by kind (the parts of a grouped alert each count).', labelNames: ['team', 'kind', 'severity'], registers });
     this.deliveries = new Counter({ name: `${P}tunnel_deliveries`, help: "Deliveries the tunnel received, by the receiver's verdict.", labelNames: ['agent', 'verdict'], registers });
     this.budgetUsed = new Gauge({ name: `${P}send_budget_used`, help: 'Sends counted in the client-side send budget window now.', labelNames: ['team'], registers });

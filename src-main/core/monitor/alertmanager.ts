@@ -4,13 +4,16 @@
 // Alertmanager, not the companion, then decides who hears about it: the companion's snooze and
 // quiet hours do not apply here (silence in Alertmanager instead). Firing alerts are posted again
 // every resendMs with endsAt a few resends ahead, as Prometheus does, so an Alertmanager that
-// restarted learns them again and one the companion stopped talking to lets them expire.
+// restarted learns them again and one the companion stopped talking to lets them expire. A post
+// Alertmanager does not take is tried again at once with backoff (AM_RETRY), posts staying in
+// order, a firing alert's endsAt reckoned when it is sent; one refused as bad (4xx) is dropped.
 import type { Dispatcher } from 'undici';
+import { backoffDelay, type BackoffPolicy } from '../backoff';
 import type { Unsubscribe } from '../events';
 import { silentLogger, systemClock, type Clock, type Logger } from '../ports';
 import { httpUrlSchema, redactUrl } from '../url';
 import type { IncidentUpdate } from './policy';
-import { postJson } from './sinks';
+import { postOnce } from './sinks';
 import type { Alert, AlertRules, Incident } from './types';
 import { IncidentWords } from './words';
 
@@ -24,8 +27,16 @@ export interface AlertmanagerSinkOptions {
   resendMs?: number;
   /** Per attempt. Default 5 000. */
   timeoutMs?: number;
-  /** Retries after the first attempt. Default 2. */
-  retries?: number;
+}
+
+/** Waits before trying a post again: 1 s doubling to 30 s, exact. */
+const AM_RETRY: BackoffPolicy = { baseMs: 1000, maxMs: 30_000, jitter: 0 };
+/** Posts kept while Alertmanager does not take them; past this the oldest go. */
+const MAX_QUEUED = 200;
+
+/** One post: its alerts, and which of them fire (their endsAt is set when sent). */
+interface Post {
+  alerts: Array<{ alert: PostableAlert; firing: boolean }>;
 }
 
 /** One alert of Alertmanager's v2 API (postableAlert). */
@@ -49,10 +60,11 @@ const ALERTNAME: Record<string, string> = {
   reconnecting: 'ChannelReconnecting',
   flapping: 'ChannelFlapping',
   unreachable: 'ChannelAgentUnreachable',
-  'auth-error': 'ChannelApiKeyRejected',
+  'key-rejected': 'ChannelApiKeyRejected',
 };
 
 /** Alertmanager's labels for an incident: the same incident state always gives the same set. */
+/** @internal Exported for tests. */
 export function alertmanagerLabels(i: Incident, team: string): Record<string, string> {
   const teamWide = i.agentId === null;
   const labels: Record<string, string> = {
@@ -77,7 +89,10 @@ export class AlertmanagerSink {
   private readonly resendMs: number;
   private readonly firing = new Map<string, PostableAlert>();
   private readonly words = new IncidentWords();
-  private chain: Promise<unknown> = Promise.resolve();
+  private readonly queue: Post[] = [];
+  private sending: Promise<void> | null = null;
+  private retryTimer: unknown = null;
+  private failures = 0;
   private timer: unknown = null;
   private rules: () => Pick<AlertRules, 'flapCount' | 'flapWindowMinutes'> = () => ({ flapCount: 3, flapWindowMinutes: 10 });
 
@@ -112,7 +127,8 @@ export class AlertmanagerSink {
       offIncident();
       offAlert();
       if (this.timer !== null) this.clock.clearTimeout(this.timer);
-      this.timer = null;
+      if (this.retryTimer !== null) this.clock.clearTimeout(this.retryTimer);
+      this.timer = this.retryTimer = null;
     };
   }
 
@@ -125,24 +141,24 @@ export class AlertmanagerSink {
       this.words.forget(i.id);
       if (!before) return;
       this.firing.delete(i.id);
-      this.post([{ ...before, endsAt: new Date(i.resolvedAt ?? now).toISOString() }]);
+      this.post([{ alert: { ...before, endsAt: new Date(i.resolvedAt ?? now).toISOString() }, firing: false }]);
       return;
     }
     if (!i.raised) return; // tracked only (a pairing started on purpose): nothing to page about
     const alert = this.toAlert(i);
-    const out: PostableAlert[] = [];
+    const out: Post['alerts'] = [];
     // A new kind is a new alert in Alertmanager's eyes: the old one resolves.
-    if (before && before.labels['alertname'] !== alert.labels['alertname']) out.push({ ...before, endsAt: new Date(now).toISOString() });
+    if (before && before.labels['alertname'] !== alert.labels['alertname']) out.push({ alert: { ...before, endsAt: new Date(now).toISOString() }, firing: false });
     else if (before && JSON.stringify(before) === JSON.stringify(alert)) return;
     this.firing.set(i.id, alert);
-    out.push(this.live(alert, now));
+    out.push({ alert, firing: true });
     this.post(out);
   }
 
-  /** Waits for the posts under way. */
+  /** Waits for the post under way (not for one waiting to be tried again). */
   async flush(): Promise<void> {
     await Promise.resolve(); // the updates taken up at the end of the step
-    await this.chain;
+    while (this.sending) await this.sending;
   }
 
   private toAlert(i: Incident): PostableAlert {
@@ -160,20 +176,50 @@ export class AlertmanagerSink {
     return { ...a, endsAt: new Date(now + 4 * this.resendMs).toISOString() };
   }
 
+  /** The resend: every firing alert again (while posts wait to be tried again, they go first and this one waits). */
   private schedule(): void {
     this.timer = this.clock.setTimeout(() => {
-      const now = this.clock.now();
-      if (this.firing.size > 0) this.post([...this.firing.values()].map((a) => this.live(a, now)));
+      if (this.firing.size > 0 && this.queue.length === 0) this.post([...this.firing.values()].map((alert) => ({ alert, firing: true })));
       this.schedule();
     }, this.resendMs);
   }
 
-  /** Posts in order (a resolve never overtakes its firing); a failure is logged, never thrown. */
-  private post(alerts: PostableAlert[]): void {
-    const body = JSON.stringify(alerts);
-    this.chain = this.chain.then(async () => {
-      const ok = await postJson(this.endpoint, body, { clock: this.clock, dispatcher: this.opts.dispatcher, timeoutMs: this.opts.timeoutMs, retries: this.opts.retries });
-      if (!ok) this.log.warn('Alertmanager did not take the alerts', { target: this.target, count: alerts.length });
+  /** Queues a post; posts go one at a time in order (a resolve never overtakes its firing). */
+  private post(alerts: Post['alerts']): void {
+    this.queue.push({ alerts });
+    if (this.queue.length > MAX_QUEUED) {
+      this.queue.splice(0, this.queue.length - MAX_QUEUED);
+      this.log.warn('Alertmanager posts dropped while it did not answer', { target: this.target });
+    }
+    this.drain();
+  }
+
+  private drain(): void {
+    if (this.sending !== null || this.retryTimer !== null || this.queue.length === 0) return;
+    const head = this.queue[0]!;
+    this.sending = this.send(head).finally(() => {
+      this.sending = null;
+      this.drain();
     });
+  }
+
+  /** One attempt at the first post: taken or refused → the next; otherwise tried again after a backoff. */
+  private async send(head: Post): Promise<void> {
+    const now = this.clock.now();
+    const body = JSON.stringify(head.alerts.map((a) => (a.firing ? this.live(a.alert, now) : a.alert)));
+    const outcome = await postOnce(this.endpoint, body, this.clock, { dispatcher: this.opts.dispatcher, timeoutMs: this.opts.timeoutMs });
+    if (outcome === 'retry') {
+      this.failures++;
+      const wait = backoffDelay(AM_RETRY, this.failures);
+      this.log.warn('Alertmanager did not take the alerts; trying again', { target: this.target, count: head.alerts.length, inMs: wait });
+      this.retryTimer = this.clock.setTimeout(() => {
+        this.retryTimer = null;
+        this.drain();
+      }, wait);
+      return;
+    }
+    if (outcome === 'give-up') this.log.warn('Alertmanager refused the alerts', { target: this.target, count: head.alerts.length });
+    this.failures = 0;
+    if (this.queue[0] === head) this.queue.shift();
   }
 }

@@ -2,11 +2,11 @@
 // linked, connected — docs/service-api.md §3.3: decide from needsScan, not from connected) and from
 // the meaning of an error. A single failed poll is never a health change: HealthTracker keeps the
 // last known health and only calls an agent 'unreachable' after consecutive failures.
-import { Aborted, NotFound, Unauthorized, isServiceError, type ServiceErrorDTO } from '../api/errors';
+import { Aborted, NotFound, KeyRejected, isServiceError, type ServiceErrorDTO } from '../api/errors';
 import type { SessionStatus } from '../api/types';
+import type { Health } from '../../../src-shared/vocabulary';
 
-export const HEALTHS = ['connected', 'reconnecting', 'needs-scan', 'auth-error', 'unreachable', 'not-found', 'unknown'] as const;
-export type Health = (typeof HEALTHS)[number];
+export { HEALTHS, type Health } from '../../../src-shared/vocabulary';
 
 /** Health from one poll: a session status, or the error of the poll. */
 function deriveHealth(input: { status?: SessionStatus; error?: unknown }): Health {
@@ -21,7 +21,7 @@ function deriveHealth(input: { status?: SessionStatus; error?: unknown }): Healt
   }
   if (input.error === undefined) return 'unknown';
   const e = input.error;
-  if (e instanceof Unauthorized) return 'auth-error'; // ASSUMPTION A-AUTH
+  if (e instanceof KeyRejected) return 'key-rejected'; // ASSUMPTION A-AUTH
   if (e instanceof NotFound) return 'not-found'; // ASSUMPTION A-NOT-FOUND
   if (e instanceof Aborted) return 'unknown';
   // Rate limit, 5xx, network, timeout, and anything unexpected: the service could not answer.
@@ -137,7 +137,7 @@ export class HealthTracker {
         const over = failures >= this.threshold.failures || (failures >= 2 && spanSec >= this.threshold.seconds);
         if (over) health = 'unreachable';
       } else {
-        // auth-error / not-found are definite answers from the service.
+        // key-rejected / not-found are definite answers from the service.
         this.firstFailureAt = null;
         r.consecutiveFailures = 0;
         health = derived;

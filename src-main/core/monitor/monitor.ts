@@ -1,5 +1,6 @@
 // The channel monitor: poller → health (per agent, with the failure threshold) → alert policy (one
 // batch per poll cycle) → alerts to listeners and sinks; every change kept in the timeline.
+import { join } from 'node:path';
 import type { ServiceErrorDTO } from '../api/errors';
 import type { SessionStatus } from '../api/types';
 import { silentLogger, systemClock, type Clock, type Logger, type Random } from '../ports';
@@ -7,6 +8,7 @@ import { formatDiagnostics } from './diagnostics';
 import { Emitter, type Unsubscribe } from '../events';
 import { HealthTracker, errorToDTO, healthOfStatus, type Health } from './health';
 import { AlertPolicy, type IncidentUpdate, type PolicyOutput } from './policy';
+import { OPEN_INCIDENTS_FILE, OpenIncidentsFile, readOpenIncidents } from './open-incidents';
 import { Poller, type PollCycle, type PollResult, type PollTarget, type PollerConfig, type ReadSession } from './poller';
 import type { AlertSink } from './sinks';
 import { snoozeEnd } from './time';
@@ -54,13 +56,16 @@ export interface MonitorStatus {
 
 export interface MonitorOptions {
   targets: () => PollTarget[];
-  /** The app passes (teamId, agentId, signal) => accounts.clientFor(teamId).getSession(agentId, { signal }). */
+  /** The app passes (teamId, agentId, signal) => teamStore.clientFor(teamId).getSession(agentId, { signal }). */
   readSession: ReadSession;
   clock?: Clock;
   random?: Random;
   localTime?: LocalTime;
   logger?: Logger;
-  /** Directory of the per-agent timeline files; null or absent keeps it in memory. */
+  /**
+   * Directory of the per-agent timeline files and of the incidents open now (taken up again by the
+   * next start); null or absent keeps both in memory.
+   */
   dataDir?: string | null;
   timelineMaxEntries?: number;
   rules?: Partial<AlertRules>;
@@ -95,6 +100,9 @@ export class Monitor {
   private readonly cycleChanges = new Map<number, { changes: HealthChange[]; entries: TimelineEntry[] }>();
   private readonly sinks = new Set<AlertSink>();
   private readonly deliveries = new Set<Promise<void>>();
+  private readonly openFile: OpenIncidentsFile | null;
+  /** Incidents taken up from the previous run whose agents are not yet known to be watched still. */
+  private restored: Incident[] = [];
   private wakeTimer: unknown = null;
   private stopped = false;
 
@@ -124,11 +132,19 @@ export class Monitor {
       this.handle(this.policy.forget(t.teamId, t.agentId, this.clock.now()));
     });
     for (const s of opts.sinks ?? []) this.sinks.add(s);
+    const dataDir = opts.dataDir ?? null;
+    const onFileError = (err: unknown) => this.log.warn('open incidents not kept', { error: String(err) });
+    this.openFile = dataDir === null ? null : new OpenIncidentsFile(join(dataDir, OPEN_INCIDENTS_FILE), onFileError);
+    if (dataDir !== null) {
+      this.restored = readOpenIncidents(join(dataDir, OPEN_INCIDENTS_FILE), onFileError);
+      this.policy.restore(this.restored);
+    }
   }
 
   // ----- lifecycle ----------------------------------------------------------------------------
 
   start(): void {
+    this.closeRemoved();
     this.poller.start();
     this.scheduleWake();
   }
@@ -143,6 +159,7 @@ export class Monitor {
 
   /** Re-reads the targets (after an agent was added or removed) and polls what is due. */
   refresh(): void {
+    this.closeRemoved();
     this.poller.refresh();
   }
 
@@ -172,6 +189,7 @@ export class Monitor {
   /** Waits for pending timeline writes and sink deliveries. */
   async flush(): Promise<void> {
     await this.timelineStore.flush();
+    await this.openFile?.flush();
     while (this.deliveries.size > 0) await Promise.allSettled([...this.deliveries]);
   }
 
@@ -283,6 +301,21 @@ export class Monitor {
     }
   }
 
+  /** Incidents taken up from the previous run whose agent is no longer watched close as removed (no notice). */
+  private closeRemoved(): void {
+    if (this.restored.length === 0) return;
+    let live: Set<string>;
+    try {
+      live = new Set(this.opts.targets().map((t) => key(t.teamId, t.agentId)));
+    } catch {
+      return; // tried again at the next refresh
+    }
+    const now = this.clock.now();
+    for (const inc of this.restored)
+      for (const agentId of inc.agentIds) if (!live.has(key(inc.teamId, agentId))) this.handle(this.policy.forget(inc.teamId, agentId, now));
+    this.restored = [];
+  }
+
   private onPoll(r: PollResult): void {
     if (this.stopped) return;
     const k = key(r.teamId, r.agentId);
@@ -327,6 +360,7 @@ export class Monitor {
   }
 
   private handle(out: PolicyOutput): void {
+    if (this.openFile && (out.incidents.length > 0 || out.alerts.length > 0)) this.openFile.save(this.policy.openIncidents());
     for (const u of out.incidents) this.events.emit('incident', u);
     for (const alert of out.alerts) {
       this.events.emit('alert', alert);

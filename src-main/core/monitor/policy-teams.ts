@@ -1,7 +1,7 @@
 // Team-wide incidents of the alert policy: the service unreachable for every agent of a team (one
 // incident for the team, not one per agent), and the team's API key rejected.
 import { text } from './policy-text';
-import type { AgentState } from './policy';
+import type { AgentState } from './policy-state';
 import type { AlertKind, Incident, IncidentKind } from './types';
 
 type Words = { title: string; body: string };
@@ -34,6 +34,19 @@ export class TeamBook {
     return list;
   }
 
+  /** Takes up a team incident a previous run left open; false when the team has one of that kind already. */
+  restore(inc: Incident): boolean {
+    let t = this.teams.get(inc.teamId);
+    if (!t) {
+      t = { unreachable: null, auth: null };
+      this.teams.set(inc.teamId, t);
+    }
+    if (inc.kind === 'unreachable' && !t.unreachable) t.unreachable = inc;
+    else if (inc.kind === 'key-rejected' && !t.auth) t.auth = inc;
+    else return false;
+    return true;
+  }
+
   /** The service is unreachable for every agent of the team (a team incident is open). */
   isDown(teamId: string): boolean {
     return (this.teams.get(teamId)?.unreachable ?? null) !== null;
@@ -62,19 +75,21 @@ export class TeamBook {
       const inc = t.unreachable;
       t.unreachable = null;
       if (members.length > 0) h.notice(inc, 'recovered', text.teamReachable(label, now - inc.openedAt));
+      else inc.removed = true;
       h.resolve(inc, now);
       // The service answers again: an agent still failing gets a fresh look before it is alerted alone.
       for (const a of members) if (a.health === 'unreachable') a.down = { since: a.down?.since ?? now, seen: now };
     }
-    const anyAuth = members.some((a) => a.health === 'auth-error');
+    const anyAuth = members.some((a) => a.health === 'key-rejected');
     if (anyAuth && !t.auth) {
-      const inc = h.open(teamId, 'auth-error', ids, now);
+      const inc = h.open(teamId, 'key-rejected', ids, now);
       t.auth = inc;
-      h.raise(inc, 'auth-error', true, text.authError(label), now);
+      h.raise(inc, 'key-rejected', true, text.keyRejected(label), now);
     } else if (!anyAuth && t.auth) {
       const inc = t.auth;
       t.auth = null;
       if (members.length > 0) h.notice(inc, 'recovered', text.authOk(label, now - inc.openedAt));
+      else inc.removed = true;
       h.resolve(inc, now);
     }
   }

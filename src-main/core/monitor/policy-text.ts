@@ -7,7 +7,7 @@ export function agentRef(agentId: string, phone?: string | null): string {
 }
 
 /** "1 agent", "5 agents". */
-export function counted(n: number, one: string, many = `${one}s`): string {
+function counted(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
@@ -16,7 +16,7 @@ const KIND_WORDS: Record<Incident['kind'], string> = {
   'needs-scan': 'unlinked',
   reconnecting: 'reconnecting',
   unreachable: 'not answering polls',
-  'auth-error': 'API key rejected',
+  'key-rejected': 'API key rejected',
   flapping: 'flapping',
 };
 
@@ -61,7 +61,7 @@ export const text = {
     title: `Service reachable again for team ${team} after ${formatDuration(afterMs)}`,
     body: 'Polls succeed again.',
   }),
-  authError: (team: string) => ({
+  keyRejected: (team: string) => ({
     title: `API key rejected for team ${team}`,
     body: 'The service refuses the key; no agent of this team can be monitored until the key is replaced.',
   }),
@@ -93,7 +93,7 @@ export function incidentText(
   rules: Pick<AlertRules, 'flapCount' | 'flapWindowMinutes'>,
   team: string = i.teamId,
 ): { title: string; body: string } {
-  if (i.agentId === null) return i.kind === 'auth-error' ? text.authError(team) : text.teamUnreachable(team, i.agentIds);
+  if (i.agentId === null) return i.kind === 'key-rejected' ? text.keyRejected(team) : text.teamUnreachable(team, i.agentIds);
   const agent = agentRef(i.agentId);
   switch (i.kind) {
     case 'needs-scan':
@@ -102,8 +102,8 @@ export function incidentText(
       return text.reconnecting(agent);
     case 'unreachable':
       return text.agentUnreachable(agent);
-    case 'auth-error':
-      return text.authError(team);
+    case 'key-rejected':
+      return text.keyRejected(team);
     case 'flapping':
       return text.flapping(agent, rules.flapCount, rules.flapWindowMinutes);
   }

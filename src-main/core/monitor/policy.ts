@@ -9,6 +9,7 @@
 // service reported (an outage changes no agent's state). Incidents count from the last good poll;
 // the grace period and the delays count from when the trouble was seen.
 import type { Health } from './health';
+import type { AgentState, Spell } from './policy-state';
 import { agentRef, incidentSubject, text } from './policy-text';
 import { TeamBook } from './policy-teams';
 import { inQuietHours, quietHoursEnd } from './time';
@@ -44,34 +45,7 @@ export interface AlertPolicyOptions {
 }
 
 /** Healths that say nothing about the agent's link: the last state the service reported stands. */
-const OPAQUE: ReadonlySet<Health> = new Set(['unreachable', 'auth-error']);
-
-export interface AgentState {
-  teamId: string;
-  agentId: string;
-  phone: string | null;
-  /** As last reported (may be opaque). */
-  health: Health;
-  /** The last health the service itself reported ('unknown' before any). */
-  known: Health;
-  incident: Incident | null;
-  /** When the agent left connected for reconnecting / needs-scan, within the flap window. */
-  drops: number[];
-  /** Reconnecting, while no incident is open yet (the grace period): since the last good poll, seen at. */
-  drop: (Spell & { graceMs: number }) | null;
-  /** Connected again since, while its reconnecting / flapping incident waits to close. */
-  backSince: number | null;
-  /** Unreachable, while polls of it fail: since the last good poll, seen at. */
-  down: Spell | null;
-  /** The agent was seen linked (connected/reconnecting) since monitoring started. */
-  wasLinked: boolean;
-}
-
-/** A spell of trouble: `since` the last good poll (incidents count from there), `seen` when observed (grace and delays count from there). */
-export interface Spell {
-  since: number;
-  seen: number;
-}
+const OPAQUE: ReadonlySet<Health> = new Set(['unreachable', 'key-rejected']);
 
 interface Candidate {
   alert: Omit<Alert, 'id' | 'at' | 'teamLabel'>;
@@ -165,16 +139,49 @@ export class AlertPolicy {
     return { count, output: this.end(now) };
   }
 
-  /** Stop watching an agent: its incident closes without a notice. */
+  /** Stop watching an agent: its incident closes as removed, without a notice. */
   forget(teamId: string, agentId: string, now: number): PolicyOutput {
     this.begin();
     const a = this.agents.get(key(teamId, agentId));
     if (a) {
-      if (a.incident) this.resolve(a.incident, now);
+      if (a.incident) {
+        a.incident.removed = true;
+        this.resolve(a.incident, now);
+      }
       this.agents.delete(key(teamId, agentId));
       this.teams.check(teamId, this.members(teamId), now);
     }
     return this.end(now);
+  }
+
+  /**
+   * Takes up the incidents a previous run left open. Each stays open until a poll shows its agent
+   * recovered: the agent starts from the health the incident stands for, so a first poll that sees
+   * the same trouble changes nothing and raises nothing again.
+   */
+  restore(incidents: Incident[]): void {
+    for (const inc of incidents) {
+      if (inc.resolvedAt !== null) continue;
+      if (inc.agentId === null) {
+        if (!this.teams.restore(inc)) continue;
+        for (const agentId of inc.agentIds) {
+          const a = this.stateOf(inc.teamId, agentId);
+          a.health = inc.kind === 'key-rejected' ? 'key-rejected' : 'unreachable';
+          if (inc.kind === 'unreachable') a.down ??= { since: inc.openedAt, seen: inc.openedAt };
+        }
+        continue;
+      }
+      const a = this.stateOf(inc.teamId, inc.agentId);
+      if (a.incident) continue;
+      a.incident = inc;
+      if (inc.kind === 'unreachable') {
+        a.health = 'unreachable';
+        a.down = { since: inc.openedAt, seen: inc.openedAt };
+      } else {
+        a.health = a.known = inc.kind === 'needs-scan' ? 'needs-scan' : 'reconnecting';
+        a.wasLinked = inc.kind !== 'needs-scan';
+      }
+    }
   }
 
   // ----- reading -----------------------------------------------------------------------------
@@ -236,13 +243,18 @@ export class AlertPolicy {
     return list;
   }
 
-  private applyChange(c: HealthChange, now: number): void {
-    const k = key(c.teamId, c.agentId);
+  private stateOf(teamId: string, agentId: string): AgentState {
+    const k = key(teamId, agentId);
     let a = this.agents.get(k);
     if (!a) {
-      a = { teamId: c.teamId, agentId: c.agentId, phone: null, health: 'unknown', known: 'unknown', incident: null, drops: [], drop: null, backSince: null, down: null, wasLinked: false };
+      a = { teamId, agentId, phone: null, health: 'unknown', known: 'unknown', incident: null, drops: [], drop: null, backSince: null, down: null, wasLinked: false };
       this.agents.set(k, a);
     }
+    return a;
+  }
+
+  private applyChange(c: HealthChange, now: number): void {
+    const a = this.stateOf(c.teamId, c.agentId);
     if (c.phone !== undefined && c.phone !== null) a.phone = c.phone;
     if (a.health === c.to) return; // not a change: nothing to raise twice
     const wasOpaque = OPAQUE.has(a.health);

@@ -9,7 +9,9 @@
 //
 // Delays: `intervalMs` normally; `fastIntervalMs` while a pairing QR is on offer or the number is
 // reconnecting, and for `fastHoldMs` after (so a new drop of a number that just came back is seen at
-// once). After a failed poll the agent is tried again at the normal pace until it has failed
+// once); for `fastHoldMs` after any reading that is not connected following a connected one (a drop
+// seen by one poll only, an unlink); and always for an agent watched closely (a target's
+// `watchClosely`): at the interval, a drop shorter than about one interval can fall between two polls. After a failed poll the agent is tried again at the normal pace until it has failed
 // `failuresBeforeBackoff` times in a row (that is when the monitor calls it unreachable, so an
 // outage is known within two intervals of the first failure); then it backs off (POLL_BACKOFF, never
 // sooner than the interval nor than a 429's Retry-After). While EVERY agent of a team backs off,
@@ -27,6 +29,8 @@ import { isTransientError } from './health';
 export interface PollTarget {
   teamId: string;
   agentId: string;
+  /** Polled at the fast interval all the time (short drops are seen). */
+  watchClosely?: boolean;
 }
 
 export type ReadSession = (teamId: string, agentId: string, signal: AbortSignal) => Promise<SessionStatus>;
@@ -85,6 +89,7 @@ export type PollerConfig = Required<Omit<PollerOptions, 'targets' | 'readSession
 /** Waits after failed polls: 5 s doubling to 2 min, up to 10 % shorter. */
 const POLL_BACKOFF: BackoffPolicy = { baseMs: 5_000, maxMs: 120_000, jitter: 0.1 };
 
+/** @internal Exported for tests. */
 export const DEFAULT_POLLER_CONFIG: PollerConfig = {
   intervalMs: 15_000,
   fastIntervalMs: 2_000,
@@ -106,6 +111,8 @@ interface AgentSlot {
   again: boolean;
   /** Poll fast until then (ms epoch). */
   fastUntil: number;
+  /** The last status read said connected. */
+  connected: boolean;
   /**
    * The abort controller of this agent's polls. One poll of an agent runs at a time and a call
    * leaves no listener on the signal once it settles, so the next poll takes the same controller
@@ -329,7 +336,15 @@ export class Poller {
     for (const t of targets) {
       const k = key(t.teamId, t.agentId);
       seen.add(k);
-      if (!this.slots.has(k)) this.slots.set(k, { target: { teamId: t.teamId, agentId: t.agentId }, dueAt: now, failures: 0, busy: false, fastUntil: 0, again: false, controller: null });
+      const closely = t.watchClosely === true;
+      const slot = this.slots.get(k);
+      if (!slot) {
+        this.slots.set(k, { target: { teamId: t.teamId, agentId: t.agentId, watchClosely: closely }, dueAt: now, failures: 0, busy: false, fastUntil: 0, connected: false, again: false, controller: null });
+      } else if (slot.target.watchClosely !== closely) {
+        slot.target.watchClosely = closely;
+        // Watched closely from now: the next poll comes within the fast interval.
+        if (closely && !slot.busy && slot.failures === 0) slot.dueAt = Math.min(slot.dueAt, now + this.cfg.fastIntervalMs);
+      }
     }
     for (const [k, slot] of this.slots) {
       if (seen.has(k)) continue;
@@ -467,8 +482,10 @@ export class Poller {
     const interval = jittered(this.cfg.intervalMs, this.cfg.jitter, draw);
     if (status) {
       slot.failures = 0;
-      if (wantsFastPoll(status)) slot.fastUntil = now + this.cfg.fastHoldMs;
-      return now < slot.fastUntil || wantsFastPoll(status) ? jittered(this.cfg.fastIntervalMs, this.cfg.jitter, draw) : interval;
+      if (wantsFastPoll(status) || (slot.connected && !status.connected)) slot.fastUntil = now + this.cfg.fastHoldMs;
+      slot.connected = status.connected;
+      const fast = now < slot.fastUntil || wantsFastPoll(status) || slot.target.watchClosely === true;
+      return fast ? jittered(this.cfg.fastIntervalMs, this.cfg.jitter, draw) : interval;
     }
     if (!isTransientError(error)) {
       // A definite answer (key rejected, agent not found): keep the normal pace.

@@ -38,7 +38,7 @@ const ALERT_POST_BACKOFF: BackoffPolicy = { baseMs: 1000, maxMs: 16_000, jitter:
  * POSTs a JSON body with a timeout and a bounded retry (4xx other than 408/429 is not retried).
  * Resolves true when the receiver accepted it; never rejects.
  */
-export async function postJson(url: string, body: string, opts: PostOptions = {}): Promise<boolean> {
+async function postJson(url: string, body: string, opts: PostOptions = {}): Promise<boolean> {
   const clock = opts.clock ?? systemClock;
   const retries = Math.max(0, opts.retries ?? 2);
   for (let attempt = 0; attempt <= retries; attempt++) {
@@ -50,7 +50,8 @@ export async function postJson(url: string, body: string, opts: PostOptions = {}
   return false;
 }
 
-async function postOnce(url: string, body: string, clock: Clock, opts: PostOptions): Promise<'ok' | 'retry' | 'give-up'> {
+/** One POST of a JSON body: taken ('ok'), worth trying again ('retry'), or refused as bad ('give-up'); never rejects. */
+export async function postOnce(url: string, body: string, clock: Clock, opts: PostOptions): Promise<'ok' | 'retry' | 'give-up'> {
   const controller = new AbortController();
   const timer = clock.setTimeout(() => controller.abort(new Error('timeout')), opts.timeoutMs ?? 5000);
   try {
@@ -100,13 +101,5 @@ export class WebhookAlertSink implements AlertSink {
     const ok = await postJson(this.url, JSON.stringify({ text: formatAlertText(alert), alert }), this.opts);
     if (!ok) this.log.warn('alert webhook delivery failed', { target: this.target, alertId: alert.id });
     return ok;
-  }
-}
-
-/** Collects alerts in memory (tests, the CLI's --once mode). */
-export class MemoryAlertSink implements AlertSink {
-  readonly alerts: Alert[] = [];
-  async deliver(alert: Alert): Promise<void> {
-    this.alerts.push(alert);
   }
 }

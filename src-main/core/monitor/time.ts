@@ -1,16 +1,7 @@
 // Durations, quiet hours and snooze ends, on injected local time.
 import type { LocalTime, QuietHours, SnoozePreset, AlertRules } from './types';
 
-/** "42 s", "3 min 5 s", "2 h 10 min". */
-export function formatDuration(ms: number): string {
-  const total = Math.max(0, Math.round(ms / 1000));
-  if (total < 60) return `${total} s`;
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = total % 60;
-  if (h > 0) return m > 0 ? `${h} h ${m} min` : `${h} h`;
-  return s > 0 ? `${m} min ${s} s` : `${m} min`;
-}
+export { formatDuration } from '../../../src-shared/duration';
 
 const HHMM = /^([01]\d|2[0-3]):([0-5]\d)$/;
 

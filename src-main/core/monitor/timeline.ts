@@ -30,14 +30,7 @@ export interface TimelineEntry {
 
 const healthSchema = z.enum(HEALTHS);
 
-/** Files written before the field was named `state` call it `rawState`: read either. */
-const renamedState = (line: unknown): unknown => {
-  if (line === null || typeof line !== 'object' || 'state' in line || !('rawState' in line)) return line;
-  const { rawState, ...rest } = line as Record<string, unknown>;
-  return { ...rest, state: rawState };
-};
-
-const entrySchema = z.preprocess(renamedState, z.object({
+const entrySchema = z.object({
   at: z.number(),
   teamId: z.string(),
   agentId: z.string(),
@@ -66,7 +59,7 @@ const entrySchema = z.preprocess(renamedState, z.object({
     })
     .optional(),
   incidentId: z.string().optional(),
-}));
+});
 
 export function storedStatus(s: SessionStatus): StoredStatus {
   const out: StoredStatus = { connected: s.connected, linked: s.linked, state: s.state, needsScan: s.needsScan, phone: s.phone, qr: s.qr !== null };

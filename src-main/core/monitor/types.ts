@@ -7,7 +7,7 @@ export type AlertKind =
   | 'recovered'
   | 'flapping'
   | 'unreachable'
-  | 'auth-error'
+  | 'key-rejected'
   | 'grouped'
   | 'still-down'
   | 'realert';
@@ -108,7 +108,7 @@ export interface HealthChange {
   phone?: string | null;
 }
 
-export type IncidentKind = 'needs-scan' | 'reconnecting' | 'unreachable' | 'auth-error' | 'flapping';
+export type IncidentKind = 'needs-scan' | 'reconnecting' | 'unreachable' | 'key-rejected' | 'flapping';
 
 export interface Incident {
   id: string;
@@ -125,6 +125,8 @@ export interface Incident {
   acknowledgedAt: number | null;
   resolvedAt: number | null;
   lastAlertAt: number | null;
+  /** Closed because its agent (or team) is no longer watched, not because it recovered. */
+  removed?: boolean;
 }
 
 export type SnoozePreset = 'short' | 'long' | 'tomorrow';
@@ -149,20 +151,6 @@ export const systemLocalTime: LocalTime = {
       d.setDate(d.getDate() + 1);
       d.setHours(hour, minute, 0, 0);
     }
-    return d.getTime();
-  },
-};
-
-/** UTC wall clock (tests, headless servers). */
-export const utcLocalTime: LocalTime = {
-  minutesOfDay(ms) {
-    const d = new Date(ms);
-    return d.getUTCHours() * 60 + d.getUTCMinutes();
-  },
-  nextAt(ms, hour, minute) {
-    const d = new Date(ms);
-    d.setUTCHours(hour, minute, 0, 0);
-    if (d.getTime() <= ms) d.setUTCDate(d.getUTCDate() + 1);
     return d.getTime();
   },
 };

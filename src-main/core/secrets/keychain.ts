@@ -7,7 +7,7 @@ import { KeychainError, type SecretStore } from './types';
 
 const KEYCHAIN_SERVICE = 'channel-companion';
 /** Account used by probe(); holds a random non-secret value for a moment. */
-export const PROBE_ACCOUNT = 'probe:write-check';
+const PROBE_ACCOUNT = 'probe:write-check';
 
 /** The subset of @napi-rs/keyring's AsyncEntry this store uses. */
 export interface KeyringEntry {

@@ -5,20 +5,11 @@
 // §5.2 names only what it covers). Several v1= entries may appear (secret rotation); any match is
 // accepted.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { SignatureReason } from '../../../src-shared/vocabulary';
 
 export const LEGACY_HEADER = 'x-service-signature';
 export const V1_HEADER = 'x-service-signature-v1';
 export const DEFAULT_TOLERANCE_SEC = 300;
-
-export type SignatureReason =
-  | 'verified'
-  | 'verified-legacy-only'
-  | 'signature-mismatch'
-  | 'stale-timestamp'
-  | 'future-timestamp'
-  | 'malformed-header'
-  | 'missing-signature'
-  | 'no-secret-configured';
 
 export interface SignatureVerdict {
   ok: boolean;
@@ -42,11 +33,13 @@ function hmacHex(secret: string, data: Buffer): string {
 }
 
 /** `sha256=<hex>` over the raw body. */
+/** @internal Exported for tests. */
 export function signLegacy(secret: string, body: Uint8Array | string): string {
   return `sha256=${hmacHex(secret, toBuffer(body))}`;
 }
 
 /** `t=<unix>,v1=<hex>` over `<t>.<raw body>`. */
+/** @internal Exported for tests. */
 export function signV1(secret: string, body: Uint8Array | string, unixSeconds: number): string {
   const t = Math.floor(unixSeconds);
   const payload = Buffer.concat([Buffer.from(`${t}.`, 'utf8'), toBuffer(body)]);
@@ -59,6 +52,7 @@ export function signDelivery(secret: string, body: Uint8Array | string, unixSeco
 }
 
 /** Lengths first (timingSafeEqual throws on unequal lengths), then constant time. */
+/** @internal Exported for tests. */
 export function safeEqualHex(expectedHex: string, givenHex: string): boolean {
   const a = Buffer.from(expectedHex, 'utf8');
   const b = Buffer.from(givenHex, 'utf8');
@@ -81,12 +75,13 @@ export function headerValue(headers: HeaderBag, name: string): string | undefine
 
 const HEX = /^[0-9a-fA-F]+$/;
 
-export interface ParsedV1 {
+interface ParsedV1 {
   t: number;
   signatures: string[];
 }
 
 /** Parses `t=<unix>,v1=<hex>[,v1=<hex>...]`; unknown keys are ignored. Null when malformed (no t, two different t's, no v1). */
+/** @internal Exported for tests. */
 export function parseV1Header(value: string): ParsedV1 | null {
   let t: number | undefined;
   const signatures: string[] = [];
@@ -113,7 +108,7 @@ export function parseV1Header(value: string): ParsedV1 | null {
 export interface VerifyOptions {
   headers: HeaderBag;
   rawBody: Uint8Array | string;
-  /** Current and previous secrets (rotation). Empty → no-secret-configured. */
+  /** Current and previous secrets (rotation). Empty → no-secret. */
   secrets: string[];
   /** Seconds since epoch. */
   now: number;
@@ -140,7 +135,7 @@ export function verifyDelivery(opts: VerifyOptions): SignatureVerdict {
   }
   if (secrets.length === 0) {
     steps.push('no signing secret is configured for this agent');
-    return { ok: false, reason: 'no-secret-configured', scheme: hasV1 ? 'v1' : 'legacy', steps };
+    return { ok: false, reason: 'no-secret', scheme: hasV1 ? 'v1' : 'legacy', steps };
   }
 
   if (hasV1) {

@@ -29,7 +29,7 @@ import type { ForwardAttempt, StoredDelivery } from './types';
 const FORWARD_BACKOFF: BackoffPolicy = { baseMs: 500, maxMs: 30_000, jitter: 0 };
 export const DEFAULT_FORWARD_TIMEOUT_MS = 10_000;
 /** After a failure, pipelining resumes once deliveries have succeeded this long without one. */
-export const HEALTHY_AFTER_MS = 5_000;
+const HEALTHY_AFTER_MS = 5_000;
 /**
  * Raw bodies of queued deliveries kept in memory (so a forward need not decode the stored base64),
  * up to this many bytes in all; beyond it a forward decodes the delivery's base64, as after a restart.
@@ -379,7 +379,7 @@ export class Forwarder {
     // The record shows the URL without its user and password; the POST itself still carries them.
     const base = { kind: 'attempt' as const, id: this.o.newId(), deliveryId: o.id, at, url: url === undefined ? '' : redactCredentials(url) };
     if (url === undefined) {
-      const none: ForwardAttempt = { ...base, status: null, error: 'no local app URL is configured for this agent', latencyMs: 0, responseBody: null };
+      const none: ForwardAttempt = { ...base, status: null, error: 'no local app URL is configured for this agent', durationMs: 0, responseBody: null };
       return () => Promise.resolve(none);
     }
     const body = o.body ?? this.o.log.body(o.id) ?? Buffer.alloc(0);
@@ -398,7 +398,7 @@ export class Forwarder {
         url: base.url,
         status: out.status,
         error: out.error,
-        latencyMs: out.latencyMs,
+        durationMs: out.durationMs,
         responseBody: out.responseBody,
       };
       if (h.resigned) attempt.resigned = true;

@@ -4,10 +4,17 @@
 // only (refuse(): the refused store), never in the log, so it can neither evict a delivery nor fill
 // the disk. A repeat of an accepted delivery is acknowledged (so the service stops retrying) and kept
 // with the `duplicate` verdict, up to MAX_KEPT_REPEATS per delivery; further repeats (a replay flood
-// inside the signature's validity) are acknowledged without being kept.
+// inside the signature's validity) are acknowledged without being kept. A repeat that arrives while
+// the delivery it repeats is still being stored waits for it: when that fails (answered 503), the
+// repeat is answered 503 too, never acknowledged as a duplicate of a delivery that is not kept.
+// A delivery that fails verification while a registration of its agent is in flight (the service
+// may post with the new secret before the reply to its PUT reaches us) is held until the new secret
+// is stored, then verified again; if the registration does not end within holdMs, it is answered
+// 503 with Retry-After so the service tries again.
 import type { Clock } from '../ports';
 import type { EventLog } from './log';
 import type { IdGenerator } from './ids';
+import type { RegistrationsInFlight } from './in-flight';
 import { digestOf, type Answer, type RefusalInput } from './receiver';
 import type { SeenIndex } from './seen';
 import { verifyTunnelDelivery } from './verify';
@@ -16,7 +23,7 @@ import type { HeaderMap, RefusedReason, StoredDelivery, TunnelReason } from './t
 export type InvalidResponse = 'reject' | 'accept-all';
 
 /** Repeats of one delivery kept in the log (the service retries 4 times at most, A-RETRY). */
-export const MAX_KEPT_REPEATS = 4;
+const MAX_KEPT_REPEATS = 4;
 
 export interface IngestInput {
   agentId: string;
@@ -48,57 +55,59 @@ export interface IngestOptions {
   invalidResponse?: InvalidResponse;
   hasTarget(agentId: string): boolean;
   refuse(r: RefusalInput, response: Record<string, unknown>): Answer;
+  /** Registrations under way: a delivery of such an agent that fails verification is held (see above). */
+  registrations?: RegistrationsInFlight;
+  /** How long such a delivery is held at most (default HOLD_MS). */
+  holdMs?: number;
 }
 
-/** The refused store's word for a verdict that is not ok. */
-export function refusedReasonOf(reason: TunnelReason): RefusedReason {
-  switch (reason) {
-    case 'missing-signature':
-      return 'missing-signature';
-    case 'stale-timestamp':
-    case 'future-timestamp':
-      return 'expired';
-    case 'no-secret-configured':
-      return 'no-secret';
-    case 'legacy-only':
-      return 'legacy-only';
-    default:
-      return 'invalid-signature';
-  }
-}
+/** A verdict that refuses a delivery; its reason is the refused store's word as it is. */
+type RefusingReason = Exclude<TunnelReason, 'verified' | 'verified-legacy-only' | 'duplicate'>;
+
+/** How long a delivery is held while its agent's registration is in flight. */
+const HOLD_MS = 5_000;
+
+/** Seconds the service is asked to wait when a registration outlasted the hold. */
+const HOLD_RETRY_AFTER_SEC = 2;
+
+/** Verdicts a new signing secret can turn into a pass. */
+const SECRET_REASONS: ReadonlySet<TunnelReason> = new Set<TunnelReason>(['signature-mismatch', 'no-secret']);
 
 export class Ingest {
+  /** The appends of accepted deliveries still in flight, by `agentId \0 key`. */
+  private readonly storing = new Map<string, Promise<void>>();
+
   constructor(private readonly o: IngestOptions) {}
 
   async receive(input: IngestInput): Promise<IngestResult> {
-    let secrets: string[] = [];
-    let secretError: string | null = null;
-    try {
-      secrets = (await this.o.getSecrets(input.agentId)).filter((s) => typeof s === 'string' && s.length > 0);
-    } catch (err) {
-      // The message of a secret-store failure names the store, never the secret.
-      secretError = err instanceof Error ? err.name : 'error';
+    let checked = await this.verify(input);
+    const inFlight = this.o.registrations;
+    if (!checked.verdict.ok && SECRET_REASONS.has(checked.verdict.reason) && inFlight?.inFlight(input.agentId) && !input.simulated) {
+      const holdMs = this.o.holdMs ?? HOLD_MS;
+      if (!(await inFlight.settled(input.agentId, holdMs, this.o.clock))) {
+        const detail = [...checked.verdict.steps, `a webhook registration of ${input.agentId} was still under way after ${Math.round(holdMs / 1000)} s (its new signing secret not stored yet); answered 503 so the service retries`].join('\n');
+        const r = this.o.refuse({ ...this.meta(input), ...digestOf(input.body), reason: 'registering', status: 503, detail }, { ok: false, reason: 'registration-in-flight' });
+        return { ...r, headers: { ...(r.headers ?? {}), 'retry-after': String(HOLD_RETRY_AFTER_SEC) }, delivery: null };
+      }
+      checked = await this.verify(input);
+      checked.verdict.steps.unshift(`held while a webhook registration of ${input.agentId} was under way, then verified with the secrets stored by then`);
     }
-    const receivedAt = this.o.clock.now();
-    const { verdict, summary, key } = verifyTunnelDelivery({
-      headers: input.headers,
-      rawBody: input.body,
-      secrets,
-      now: Math.floor(receivedAt / 1000),
-      toleranceSec: this.o.toleranceSec,
-      allowLegacy: this.o.allowLegacy(),
-      // Check and claim in one look-up: only an accepted delivery gets here.
-      claim: (k) => this.o.seen.claim(input.agentId, k, receivedAt),
-    });
-    if (secretError !== null) verdict.steps.unshift(`the signing secrets could not be read (${secretError})`);
+    const { verdict, summary, key, receivedAt } = checked;
     const duplicate = verdict.reason === 'duplicate';
     if (!verdict.ok && !duplicate) {
       const status = this.o.invalidResponse === 'accept-all' ? 200 : 401;
+      const reason: RefusedReason = verdict.reason as RefusingReason;
       const r = this.o.refuse(
-        { ...this.meta(input), ...digestOf(input.body), reason: refusedReasonOf(verdict.reason), status, detail: verdict.steps.join('\n') },
+        { ...this.meta(input), ...digestOf(input.body), reason, status, detail: verdict.steps.join('\n') },
         { ok: false, reason: verdict.reason },
       );
       return { ...r, delivery: null };
+    }
+    if (duplicate) {
+      const original = this.storing.get(`${input.agentId}\u0000${key!}`);
+      if (original && !(await original.then(() => true, () => false))) {
+        return this.storageUnavailable(input, 'a delivery with the same key was being stored when this repeat arrived, and storing it failed; answered 503 so the service retries');
+      }
     }
     if (duplicate && this.o.seen.repeats(input.agentId, key!) > MAX_KEPT_REPEATS) {
       return { delivery: null, status: 200, response: { ok: true, duplicate: true } };
@@ -117,20 +126,50 @@ export class Ingest {
       forward: verdict.ok && this.o.hasTarget(input.agentId),
     };
     if (input.simulated) delivery.simulated = true;
+    const appended = this.o.log.appendDelivery(delivery);
+    const storingKey = verdict.ok ? `${input.agentId}\u0000${key!}` : null;
+    if (storingKey !== null) this.storing.set(storingKey, appended);
     try {
-      await this.o.log.appendDelivery(delivery);
+      await appended;
     } catch (err) {
       if (verdict.ok) this.o.seen.release(input.agentId, key!);
-      const detail = `the delivery verified but could not be stored (${err instanceof Error ? err.message : String(err)}); answered 503 so the service retries`;
-      const r = this.o.refuse(
-        { ...this.meta(input), ...digestOf(input.body), reason: 'storage-unavailable', status: 503, detail },
-        { ok: false, reason: 'storage-unavailable' },
-      );
-      return { ...r, headers: { ...(r.headers ?? {}), 'retry-after': '5' }, delivery: null };
+      return this.storageUnavailable(input, `the delivery verified but could not be stored (${err instanceof Error ? err.message : String(err)}); answered 503 so the service retries`);
+    } finally {
+      if (storingKey !== null && this.storing.get(storingKey) === appended) this.storing.delete(storingKey);
     }
     // A repeat of a delivery already stored is acknowledged, so the service stops retrying it.
     if (duplicate) return { delivery, status: 200, response: { ok: true, duplicate: true, deliveryId: delivery.id } };
     return { delivery, status: 200, response: { ok: true, deliveryId: delivery.id } };
+  }
+
+  private storageUnavailable(input: IngestInput, detail: string): IngestResult {
+    const r = this.o.refuse({ ...this.meta(input), ...digestOf(input.body), reason: 'storage-unavailable', status: 503, detail }, { ok: false, reason: 'storage-unavailable' });
+    return { ...r, headers: { ...(r.headers ?? {}), 'retry-after': '5' }, delivery: null };
+  }
+
+  /** Verifies with the agent's secrets as they are now (claiming the delivery's key when it passes). */
+  private async verify(input: IngestInput): Promise<ReturnType<typeof verifyTunnelDelivery> & { receivedAt: number }> {
+    let secrets: string[] = [];
+    let secretError: string | null = null;
+    try {
+      secrets = (await this.o.getSecrets(input.agentId)).filter((s) => typeof s === 'string' && s.length > 0);
+    } catch (err) {
+      // The message of a secret-store failure names the store, never the secret.
+      secretError = err instanceof Error ? err.name : 'error';
+    }
+    const receivedAt = this.o.clock.now();
+    const checked = verifyTunnelDelivery({
+      headers: input.headers,
+      rawBody: input.body,
+      secrets,
+      now: Math.floor(receivedAt / 1000),
+      toleranceSec: this.o.toleranceSec,
+      allowLegacy: this.o.allowLegacy(),
+      // Check and claim in one look-up: only an accepted delivery gets here.
+      claim: (k) => this.o.seen.claim(input.agentId, k, receivedAt),
+    });
+    if (secretError !== null) checked.verdict.steps.unshift(`the signing secrets could not be read (${secretError})`);
+    return { ...checked, receivedAt };
   }
 
   private meta(input: IngestInput): Omit<RefusalInput, 'reason' | 'status' | 'detail' | 'size' | 'sha256' | 'prefix'> {

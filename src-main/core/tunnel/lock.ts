@@ -8,7 +8,7 @@ import { mkdir, open, readFile, rename, rmdir, stat, unlink, writeFile } from 'n
 import { join } from 'node:path';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from './private-files';
 
-export const LOCK_FILE = 'writer.lock';
+const LOCK_FILE = 'writer.lock';
 /** A take-over guard older than this was left by a crash mid-take-over. */
 const TAKEOVER_STALE_MS = 10_000;
 

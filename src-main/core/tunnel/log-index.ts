@@ -12,8 +12,8 @@ import type { DeliveryDetail, DeliveryListItem, DeliverySummary, ForwardAttempt,
 
 export interface DeliveryQuery {
   agentId?: string;
-  /** A reason (`verified`, `duplicate`, …), or `ok` / `invalid`. */
-  verdict?: TunnelReason | 'ok' | 'invalid';
+  /** A reason (`verified`, `duplicate`, …), or `ok` / `rejected`. */
+  verdict?: TunnelReason | 'ok' | 'rejected';
   from?: string;
   type?: string;
   /** ms since epoch, inclusive */
@@ -332,7 +332,7 @@ export class LogIndex {
       const e = this.entries.get(id)!;
       if (q.agentId !== undefined && e.agentId !== q.agentId) continue;
       if (q.verdict !== undefined) {
-        if (q.verdict === 'ok' ? !e.ok : q.verdict === 'invalid' ? e.ok : e.reason !== q.verdict) continue;
+        if (q.verdict === 'ok' ? !e.ok : q.verdict === 'rejected' ? e.ok : e.reason !== q.verdict) continue;
       }
       if (from !== undefined && e.from !== from) continue;
       if (q.type !== undefined && e.type !== q.type) continue;

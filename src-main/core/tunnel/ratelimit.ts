@@ -12,11 +12,11 @@ export interface RefusalRate {
   perSec: number;
 }
 
-export const DEFAULT_REFUSAL_RATE: RefusalRate = { burst: 30, perSec: 0.5 };
+const DEFAULT_REFUSAL_RATE: RefusalRate = { burst: 30, perSec: 0.5 };
 /** Sources remembered at once (the least recently seen are forgotten first). */
 const MAX_SOURCES = 10_000;
 /** The bucket shared by the sources relayed through one local peer, in sources' budgets. */
-export const RELAYED_SHARE = 10;
+const RELAYED_SHARE = 10;
 
 interface Bucket {
   tokens: number;

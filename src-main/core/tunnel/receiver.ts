@@ -20,11 +20,11 @@ const DEFAULT_BODY_LIMIT = 5 * 1024 * 1024;
 const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const DEFAULT_AGENT_ID = 'default';
-export const PREFIX_BYTES = 256;
+const PREFIX_BYTES = 256;
 
 const AGENT_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$/;
 
-export interface ReceivedRequest {
+interface ReceivedRequest {
   agentId: string;
   method: string;
   path: string;
@@ -150,7 +150,7 @@ function peerOf(socket: Socket | undefined): string {
  * The remote address; for a connection from this machine (a tunnel program such as ngrok or
  * cloudflared) the last X-Forwarded-For hop, the one that program added.
  */
-export function sourceOf(socket: Socket | undefined, headers: HeaderMap): string {
+function sourceOf(socket: Socket | undefined, headers: HeaderMap): string {
   const remote = peerOf(socket);
   const xff = headers['x-forwarded-for'];
   if (xff === undefined || !isLoopbackHost(remote)) return remote;

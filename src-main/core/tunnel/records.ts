@@ -1,11 +1,11 @@
 // How the log's records are read back: validated loosely (a line that does not fit is skipped,
 // never trusted).
 import { z } from 'zod';
-import type { LogRecord } from './types';
+import { TUNNEL_REASONS, type LogRecord } from './types';
 
 const verdictSchema = z.object({
   ok: z.boolean(),
-  reason: z.string(),
+  reason: z.enum(TUNNEL_REASONS),
   scheme: z.enum(['v1', 'legacy', 'none']),
   timestamp: z.number().optional(),
   steps: z.array(z.string()),
@@ -33,7 +33,7 @@ const attemptSchema = z.object({
   url: z.string(),
   status: z.number().int().nullable(),
   error: z.string().nullable(),
-  latencyMs: z.number(),
+  durationMs: z.number(),
   responseBody: z.string().nullable(),
   replay: z.enum(['as-received', 're-signed']).optional(),
   resigned: z.boolean().optional(),

@@ -11,7 +11,7 @@ import { silentLogger, type Logger } from '../ports';
 import { ensurePrivateDir, PRIVATE_FILE_MODE, privateFiles } from './private-files';
 import { REFUSED_REASONS, type RefusedReason, type RefusedRequest } from './types';
 
-export const DEFAULT_MAX_REFUSED = 2_000;
+const DEFAULT_MAX_REFUSED = 2_000;
 const CURRENT = 'refused.jsonl';
 const OLDER = 'refused.1.jsonl';
 

@@ -5,7 +5,7 @@
 import { ServerError } from '../api/errors';
 import type { ServiceClient } from '../api/service';
 import type { WebhookConfig } from '../api/types';
-import { signingSecretSchema } from '../accounts/schema';
+import { signingSecretSchema } from '../teams/schema';
 import { httpUrlSchema } from '../url';
 
 

@@ -16,14 +16,14 @@ import { PRIVATE_FILE_MODE } from './private-files';
 import type { SeenRecord, StoredDelivery } from './types';
 
 /** The service's retry horizon in seconds (ASSUMPTION A-RETRY). */
-export const RETRY_HORIZON_SEC = 5 * 10 + 1 + 2 + 4 + 8;
+const RETRY_HORIZON_SEC = 5 * 10 + 1 + 2 + 4 + 8;
 /** Default duplicate window: 15 minutes, past twice the default tolerance plus the retry horizon. */
 export const DEFAULT_DUPLICATE_WINDOW_MS = 15 * 60_000;
 /**
  * Keys held at most (the oldest go first beyond it): a bound on memory that only a sustained
  * rate of several hundred deliveries a second for the whole window reaches.
  */
-export const MAX_SEEN_KEYS = 500_000;
+const MAX_SEEN_KEYS = 500_000;
 
 /** The shortest window that still catches every retry and replay of a valid signature. */
 export function minDuplicateWindowMs(toleranceSec = DEFAULT_TOLERANCE_SEC): number {
@@ -151,8 +151,11 @@ export class SeenFile {
     this.path = join(dataDir, SEEN_FILE);
   }
 
-  /** Loads the keys still inside the window (a missing or torn file gives what it has). */
-  async open(nowMs: number): Promise<SeenRecord[]> {
+  /**
+   * Loads the keys still inside the window (a missing or torn file gives what it has). The log may
+   * drop segments as it opens (keep()): read the keys with keys() once it is open.
+   */
+  async open(nowMs: number): Promise<void> {
     const text = await readFile(this.path, 'utf8').catch(() => '');
     this.torn = text !== '' && !text.endsWith('\n');
     const since = nowMs - this.windowMs;
@@ -166,6 +169,10 @@ export class SeenFile {
         // a torn last line: skipped
       }
     }
+  }
+
+  /** The keys kept: those loaded at open and those of every delivery that left the log since. */
+  keys(): readonly SeenRecord[] {
     return this.live;
   }
 

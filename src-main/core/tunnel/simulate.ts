@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { signDelivery } from '../signature';
 import { SIMULATED_HEADER } from './headers';
 
-export const simulateInputSchema = z
+const simulateInputSchema = z
   .strictObject({
     type: z.enum(['text', 'image', 'document']).default('text'),
     /** E.164, with or without '+'. */

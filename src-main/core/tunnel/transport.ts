@@ -22,6 +22,7 @@ import { socketWords, type Subject } from '../socket-words';
 import { isHttpUrl } from '../url';
 import { RESPONSE_BODY_LIMIT } from './types';
 
+/** @internal Exported for tests. */
 export interface ForwardRequest {
   url: string;
   headers: Record<string, string>;
@@ -89,6 +90,7 @@ export class Stopper {
   }
 }
 
+/** @internal Exported for tests. */
 export interface ForwardResponse {
   status: number;
   /** At most the first 4 KiB, utf8. */
@@ -383,7 +385,7 @@ export function createUndiciTransport(dispatcher?: Dispatcher, opts: UndiciTrans
 export interface AttemptOutcome {
   status: number | null;
   error: string | null;
-  latencyMs: number;
+  durationMs: number;
   responseBody: string | null;
 }
 
@@ -429,10 +431,10 @@ export async function postOnce(
     if (req.lane !== undefined) fr.lane = req.lane;
     const res = await transport(fr);
     const ok = res.status >= 200 && res.status <= 299;
-    return { status: res.status, error: ok ? null : `HTTP ${res.status}`, latencyMs: clock.now() - started, responseBody: res.body };
+    return { status: res.status, error: ok ? null : `HTTP ${res.status}`, durationMs: clock.now() - started, responseBody: res.body };
   } catch (err) {
     const error = timedOut ? `no answer within ${req.timeoutMs} ms` : describe(err);
-    return { status: null, error, latencyMs: clock.now() - started, responseBody: null };
+    return { status: null, error, durationMs: clock.now() - started, responseBody: null };
   } finally {
     clock.clearTimeout(timer);
     req.signal?.removeEventListener('abort', onStop);

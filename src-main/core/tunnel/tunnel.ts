@@ -14,6 +14,7 @@ import type { BackoffPolicy } from '../backoff';
 import { DEFAULT_FORWARD_TIMEOUT_MS, Forwarder, type AgentForwardStatus, type ForwardHeaders, type Outgoing } from './forwarder';
 import { DEFAULT_TUNNEL_NAME, DELIVERY_HEADER, RESIGNED_HEADER, TUNNEL_HEADER } from './headers';
 import { createIdGenerator, type IdGenerator } from './ids';
+import { RegistrationsInFlight } from './in-flight';
 import { Ingest, type InvalidResponse } from './ingest';
 import { acquireWriterLock, LockedError, type WriterLock } from './lock';
 import { privateFiles } from './private-files';
@@ -52,6 +53,13 @@ export interface ForwardConfig {
 
 export interface TunnelOptions {
   dataDir: string;
+  /**
+   * Webhook registrations under way (registerAgentWebhook begins and ends them): a delivery that
+   * fails verification meanwhile is held until the new secret is stored. Shared across rebuilds.
+   */
+  registrations?: RegistrationsInFlight;
+  /** How long such a delivery is held at most (ms) before a 503 with Retry-After. */
+  registrationHoldMs?: number;
   /** The agent's signing secrets, newest first (the app: keychain; the CLI: --secret). */
   getSecrets(agentId: string): Promise<string[]>;
   clock?: Clock;
@@ -150,6 +158,8 @@ function storageError(dir: string, err: unknown): unknown {
 export class Tunnel {
   readonly log: EventLog;
   readonly refusedStore: RefusedStore;
+  /** Webhook registrations under way (see TunnelOptions.registrations). */
+  readonly registrations: RegistrationsInFlight;
   readonly readOnly: boolean;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -185,6 +195,7 @@ export class Tunnel {
     this.limiter = new RefusalLimiter(o.refusalRate);
     this.allowLegacy = o.allowLegacySignature === true;
     this.readOnly = o.readOnly === true;
+    this.registrations = o.registrations ?? new RegistrationsInFlight();
     if (o.transport) {
       this.transport = o.transport;
       this.closeTransport = async () => undefined;
@@ -237,11 +248,10 @@ export class Tunnel {
       if (err instanceof LockedError) throw new TunnelError('locked', err.message);
       throw storageError(this.o.dataDir, err);
     }
-    let kept;
     try {
       // Files an older version (or someone else) left in the folder are made private too.
       await privateFiles(this.o.dataDir);
-      kept = await this.seenFile.open(this.clock.now());
+      await this.seenFile.open(this.clock.now());
       await this.log.open();
       await this.refusedStore.open();
     } catch (err) {
@@ -250,7 +260,8 @@ export class Tunnel {
       this.lock = null;
       throw storageError(this.o.dataDir, err);
     }
-    this.seen = SeenIndex.rebuild(this.duplicateWindowMs, this.clock.now(), this.log.seenKeys(), kept);
+    // After the log's open: the keys of the segments it dropped meanwhile are in the seen file now.
+    this.seen = SeenIndex.rebuild(this.duplicateWindowMs, this.clock.now(), this.log.seenKeys(), this.seenFile.keys());
     this.ingest = new Ingest({
       log: this.log,
       seen: this.seen,
@@ -262,6 +273,8 @@ export class Tunnel {
       invalidResponse: this.o.invalidResponse,
       hasTarget: (a) => this.targetOf(a) !== undefined,
       refuse: (r, response) => this.refuse(r, response),
+      registrations: this.registrations,
+      ...(this.o.registrationHoldMs !== undefined ? { holdMs: this.o.registrationHoldMs } : {}),
     });
     this.forwarder = new Forwarder({
       log: this.log,

@@ -1,15 +1,10 @@
 // Records of the tunnel's durable event log and the verdict it gives each delivery.
-import type { SignatureReason } from '../signature';
+import type { RefusedReason, TunnelReason } from '../../../src-shared/vocabulary';
 
-/**
- * The signature verdict plus what the tunnel adds: a repeated delivery (`duplicate`), a delivery
- * signed only with the legacy header while that is not allowed (`legacy-only`). `not-json` is only
- * read from logs written before an authentic body that is not JSON was accepted (with a note).
- */
-export type TunnelReason = SignatureReason | 'not-json' | 'duplicate' | 'legacy-only';
+export { REFUSED_REASONS, TUNNEL_REASONS, type RefusedReason, type TunnelReason } from '../../../src-shared/vocabulary';
 
 /** Something odd about an authentic body; it is acknowledged and forwarded byte for byte all the same. */
-export type BodyNote = 'not-json' | 'utf8-bom';
+type BodyNote = 'not-json' | 'utf8-bom';
 
 export interface TunnelVerdict {
   ok: boolean;
@@ -64,7 +59,7 @@ export interface ForwardAttempt {
   /** HTTP status, or null when there was no answer. */
   status: number | null;
   error: string | null;
-  latencyMs: number;
+  durationMs: number;
   /** The first 4 KiB of the answer (utf8), or null. */
   responseBody: string | null;
   /** Set for replays; replays never change the pending state. */
@@ -91,21 +86,6 @@ export interface SeenRecord {
 }
 
 export type LogRecord = StoredDelivery | ForwardAttempt;
-
-/** Why the receiver refused a request (or why it was not a hook at all). */
-export const REFUSED_REASONS = [
-  'not-a-hook',
-  'missing-signature',
-  'invalid-signature',
-  'legacy-only',
-  'expired',
-  'no-secret',
-  'rate-limited',
-  'too-large',
-  'bad-request',
-  'storage-unavailable',
-] as const;
-export type RefusedReason = (typeof REFUSED_REASONS)[number];
 
 /** A request the receiver refused, or one to a path that is not a hook: metadata only, never the body. */
 export interface RefusedRequest {

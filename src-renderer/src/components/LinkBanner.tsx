@@ -20,14 +20,22 @@ function words(link: LinkView): { title: string; todo: ReactNode } {
       title: 'This page’s access link is no longer accepted.',
       todo: (
         <>
-          The companion was restarted and printed a new link (http://127.0.0.1:PORT/#token=…). Open that link; this tab is fine. To keep one link across restarts,
-          start it with <code>--token-env</code>.
+          The companion was started with a new access token (<code>--new-token</code>, or another <code>--token-env</code> value) and printed a new link
+          (http://127.0.0.1:PORT/#token=…). Open that link; this tab is fine.
         </>
       ),
     };
   }
   return browser
-    ? { title: 'The companion is not answering.', todo: <>This page reconnects by itself when it is back. Is {SERVE} still running?</> }
+    ? {
+        title: 'The companion is not answering.',
+        todo: (
+          <>
+            This page reconnects by itself when it is back: a restart keeps its address and access link. Is {SERVE} still running? If it said its port was taken, open the new
+            link it printed.
+          </>
+        ),
+      }
     : { title: 'Channel Companion’s background process is not answering.', todo: 'This window reconnects by itself when it is back. If this lasts, quit Channel Companion and start it again.' };
 }
 

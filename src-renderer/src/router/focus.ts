@@ -67,7 +67,7 @@ const isDisabled = (el: Element) => (el as HTMLButtonElement).disabled === true;
  * has fallen to <body>, `fallback()` takes it (nothing happens when it returns null). Focus that
  * has moved elsewhere on purpose is never taken back.
  */
-export function keepFocus(container: HTMLElement, fallback: () => HTMLElement | null): () => void {
+function keepFocus(container: HTMLElement, fallback: () => HTMLElement | null): () => void {
   const doc = container.ownerDocument;
   const win = doc.defaultView;
   let last: Element | null = null;

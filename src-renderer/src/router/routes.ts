@@ -69,26 +69,6 @@ export function messagesHref(teamId?: string | null, agentId?: string | null, co
   return `#/messages${qs ? `?${qs}` : ''}`;
 }
 
-export function formatRoute(r: Route): string {
-  switch (r.name) {
-    case 'home':
-      return '#/';
-    case 'agent':
-    case 'pairing':
-    case 'chat':
-    case 'agent-settings':
-      return agentHref(r.teamId, r.agentId, r.name);
-    case 'console':
-      return consoleHref(r.teamId, r.agentId);
-    case 'messages':
-      return messagesHref(r.teamId, r.agentId, r.contact);
-    case 'not-found':
-      return `#/${r.path.replace(/^\//, '')}`;
-    default:
-      return `#/${r.name}`;
-  }
-}
-
 /** The top-level section a route belongs to (for the nav's aria-current). */
 export function sectionOf(r: Route): 'agents' | 'alerts' | 'console' | 'messages' | 'tunnel' | 'settings' | null {
   switch (r.name) {

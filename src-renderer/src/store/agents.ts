@@ -1,7 +1,7 @@
 // Teams and agents: the list, each agent's live health, and its health timeline. Data arrives only
 // through the bridge (a list answer, then health.changed events, which may overtake it).
-import type { AgentDTO, AgentHealthDTO, ErrorDTO, HealthHistoryEntryDTO, HealthState, TeamDTO } from '../../../src-shared/contract';
-import { HEALTH_STATES } from '../../../src-shared/contract';
+import type { AgentDTO, AgentHealthDTO, ErrorDTO, HealthHistoryEntryDTO, Health, TeamDTO } from '../../../src-shared/contract';
+import { HEALTHS } from '../../../src-shared/contract';
 import { agentKey, type Slice } from './env';
 import { liveHistoryEntry, mergeHistory } from './history';
 
@@ -22,7 +22,7 @@ export interface AgentsSlice {
    */
   healthHistory: Record<string, HealthHistoryEntryDTO[]>;
   /** Reads teams and agents; answers the first error (what did load is kept). */
-  loadAccounts(): Promise<ErrorDTO | null>;
+  loadTeams(): Promise<ErrorDTO | null>;
   loadHealthHistory(teamId: string, agentId: string): Promise<ErrorDTO | null>;
   setAgents(list: AgentDTO[]): void;
   applyHealth(h: AgentHealthDTO): void;
@@ -30,6 +30,8 @@ export interface AgentsSlice {
   removeTeam(teamId: string): Promise<ErrorDTO | null>;
   addAgent(teamId: string, agentId: string, label?: string): Promise<ErrorDTO | null>;
   removeAgent(teamId: string, agentId: string): Promise<ErrorDTO | null>;
+  /** Polls the agent at the fast interval all the time (on) or at the poll interval (off). */
+  setWatchClosely(teamId: string, agentId: string, on: boolean): Promise<ErrorDTO | null>;
   startDemo(): Promise<ErrorDTO | null>;
 }
 
@@ -57,7 +59,7 @@ export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ 
     agents: {},
     healthBuffer: {},
     healthHistory: {},
-    loadAccounts: async () => {
+    loadTeams: async () => {
       const [teams, agents] = await Promise.all([api['teams.list'](), api['agents.list']()]);
       if (teams.ok) set({ teams: teams.value });
       if (agents.ok) get().setAgents(agents.value);
@@ -106,13 +108,21 @@ export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ 
     removeTeam: async (teamId) => thenRefresh(await api['teams.remove']({ teamId })),
     addAgent: async (teamId, agentId, label) => thenRefresh(await api['agents.add']({ teamId, agentId, ...(label ? { label } : {}) })),
     removeAgent: async (teamId, agentId) => thenRefresh(await api['agents.remove']({ teamId, agentId })),
+    setWatchClosely: async (teamId, agentId, on) => {
+      const r = await api['agents.watchClosely']({ teamId, agentId, on });
+      if (!r.ok) return r.error;
+      const key = agentKey(teamId, agentId);
+      // Only the switch changes here: the health shown stays the newest one the events brought.
+      set((s) => (s.agents[key] ? { agents: { ...s.agents, [key]: { ...s.agents[key], watchClosely: r.value.watchClosely } } } : {}));
+      return null;
+    },
     startDemo: async () => thenRefresh(await api['demo.start']()),
   };
 };
 
-/** Worst health across agents (HEALTH_STATES is ordered best → worst). */
-export function selectWorst(s: Pick<AgentsSlice, 'agents'>): HealthState {
+/** Worst health across agents (HEALTHS is ordered best → worst). */
+export function selectWorst(s: Pick<AgentsSlice, 'agents'>): Health {
   let worst = -1;
-  for (const a of Object.values(s.agents)) worst = Math.max(worst, HEALTH_STATES.indexOf(a.health.health));
-  return HEALTH_STATES[worst] ?? 'unknown';
+  for (const a of Object.values(s.agents)) worst = Math.max(worst, HEALTHS.indexOf(a.health.health));
+  return HEALTHS[worst] ?? 'unknown';
 }

@@ -5,7 +5,7 @@ import type { ChatConversationDTO, ErrorDTO } from '../../../src-shared/contract
 import type { ChatSlice } from './chat';
 import { agentKey, type Slice } from './env';
 
-export interface ChatList {
+interface ChatList {
   /** Most recent first, as the core lists them. */
   items: ChatConversationDTO[];
   loaded: boolean;

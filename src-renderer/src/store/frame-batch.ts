@@ -4,7 +4,7 @@
 // token is still on screen in the first frame after it arrives (test/bench/ui-stream.bench.ts).
 
 /** How long to wait for a frame before committing anyway (a hidden page draws no frames). */
-export const FRAME_FALLBACK_MS = 100;
+const FRAME_FALLBACK_MS = 100;
 
 /** Runs fn once, in the next animation frame or after FRAME_FALLBACK_MS, whichever comes first. */
 export function nextAnimationFrame(fn: () => void): void {

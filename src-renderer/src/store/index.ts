@@ -62,8 +62,8 @@ export function createAppStore(api: Api, env: Partial<StoreEnv> = {}): AppStore 
       ...messagesSlice(ctx),
       refresh: async () => {
         const asked = storeEnv.now();
-        const errors = await Promise.all([get().loadAccounts(), get().loadAlerts()]);
-        // Notices of incidents that closed while this window was not listening turn resolved.
+        const errors = await Promise.all([get().loadTeams(), get().loadAlerts()]);
+        // Notices of incidents that closed while this window was not listening say they are no longer open.
         if (errors[1] === null) get().settleNotices(new Set(get().incidents.map((i) => i.id)), asked);
         set({ loaded: true, lastError: errors.find((e) => e !== null) ?? null });
       },
@@ -80,7 +80,7 @@ export function connectStore(store: AppStore, api: Api): () => void {
       const label = s().agents[agentKey(e.incident.teamId, e.incident.agentId)]?.label ?? e.incident.agentId;
       s().applyAlertNotice(e, label);
     }),
-    api.on('accounts.changed', () => void s().refresh()),
+    api.on('teams.changed', () => void s().refresh()),
     api.on('app.navigate', ({ route }) => s().setRoute(route)),
     api.on('chat.token', ({ turnId, token }) => s().applyChatToken(turnId, token)),
     api.on('chat.done', ({ turnId, result }) => s().applyChatDone(turnId, result)),

@@ -6,7 +6,7 @@ import type { ErrorDTO, PingDTO } from '../../../src-shared/contract';
 import type { Slice } from './env';
 
 /** starting: not heard yet; up: answering; down: no answer; refused: it answers but refuses this window (its token). */
-export type LinkState = 'starting' | 'up' | 'down' | 'refused';
+type LinkState = 'starting' | 'up' | 'down' | 'refused';
 
 export interface LinkView {
   state: LinkState;

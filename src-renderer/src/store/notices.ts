@@ -33,7 +33,8 @@ export interface NoticesSlice {
   applyAlertNotice(e: AlertEventDTO, agentLabel: string): void;
   /**
    * Incident notices older than `before` whose incident is not among `openIds` (an alerts.list
-   * answer asked at `before`) turn resolved: their resolve event was missed.
+   * answer asked at `before`) say it is no longer open: their close was missed, so how it ended is
+   * not claimed.
    */
   settleNotices(openIds: ReadonlySet<string>, before: number): void;
 }
@@ -41,7 +42,7 @@ export interface NoticesSlice {
 /** Notices kept; past this the oldest non-urgent ones go first. */
 const KEPT = 20;
 /** Notices on screen at once; the rest are counted ("+N more"). */
-export const NOTICES_SHOWN = 3;
+const NOTICES_SHOWN = 3;
 
 function bounded(list: Notice[]): Notice[] {
   const out = [...list];
@@ -56,6 +57,7 @@ function bounded(list: Notice[]): Notice[] {
  * The in-app notice for an alert event: only for what the alert policy told the person about
  * (`notify`: a flap, a quiet update or a recovery below the grace period get none).
  */
+/** @internal Exported for tests. */
 export function noticeFor(e: AlertEventDTO, agentLabel: string): NoticeInput | null {
   if (!e.notify) return null;
   const route = agentHref(e.incident.teamId, e.incident.agentId);
@@ -122,7 +124,9 @@ export const noticesSlice: Slice<NoticesSlice> = ({ set, env }) => ({
       const notices = s.notices.map((n) => {
         if (!n.incident || n.tone === 'success' || n.at >= before || openIds.has(n.incident.id)) return n;
         changed = true;
-        return { ...resolvedNotice(n.incident, n.route, `No longer open: ${n.incident.title}`), id: n.id, at: env.now(), ...(n.tone === 'urgent' ? { wasUrgent: true } : {}) };
+        // How it ended was not seen here (recovered, or its agent removed): no "back to normal".
+        const title = n.incident.agentLabel === '' ? 'No longer open' : `${n.incident.agentLabel}: no longer open`;
+        return { tone: 'info' as const, title, body: n.incident.title, ...(n.route ? { route: n.route } : {}), incident: n.incident, id: n.id, at: env.now(), ...(n.tone === 'urgent' ? { wasUrgent: true } : {}) };
       });
       return changed ? { notices } : {};
     }),

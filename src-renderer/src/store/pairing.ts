@@ -47,6 +47,7 @@ export const emptyPairing = (): PairingView => ({
   asking: false,
 });
 
+/** @internal Exported for tests. */
 export function applySession(v: PairingView, session: SessionDTO, now: number): PairingView {
   const scanNeeded = session.needsScan || session.qr !== null;
   const sawScanNeeded = v.sawScanNeeded || scanNeeded;

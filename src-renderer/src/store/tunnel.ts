@@ -14,7 +14,9 @@ import type {
   Result,
   SimulateArgs,
   TunnelStatusDTO,
+  WebhookHistoryDTO,
   WebhookRegistrationDTO,
+  WebhookRestoreDTO,
 } from '../../../src-shared/contract';
 import { agentKey, type Slice } from './env';
 
@@ -37,6 +39,8 @@ export interface TunnelSlice {
   loadTunnelStatus(): Promise<void>;
   /** Sets (or with null clears) the local app URL deliveries are forwarded to. */
   setForwardTarget(url: string | null): Promise<ErrorDTO | null>;
+  /** Saves `port` as the tunnel port (the receiver starts there); the answer to a taken port. */
+  setTunnelPort(port: number): Promise<ErrorDTO | null>;
   loadDelivery(id: string): Promise<ErrorDTO | null>;
   replayDelivery(id: string, mode: 'as-received' | 're-signed', body?: string): Promise<Result<ForwardResultDTO>>;
   simulateDelivery(args: SimulateArgs): Promise<Result<DeliverySummaryDTO>>;
@@ -44,6 +48,12 @@ export interface TunnelSlice {
   /** The file of an image/document delivery (downloaded by the main process). */
   loadDeliveryMedia(id: string): Promise<Result<MediaDTO>>;
   registerWebhook(teamId: string, agentId: string, publicUrl: string): Promise<Result<WebhookRegistrationDTO>>;
+  /** This install's registrations of the agent's webhook (read afresh; not kept in the store). */
+  webhookHistory(teamId: string, agentId: string): Promise<Result<WebhookHistoryDTO>>;
+  /** Registers the agent's previous URL again; the status is re-read. */
+  restoreWebhook(teamId: string, agentId: string): Promise<Result<WebhookRestoreDTO>>;
+  /** The agent's signing secret on an explicit, confirmed request: handed to the caller, never kept in the store. */
+  revealSigningSecret(teamId: string, agentId: string): Promise<Result<{ secret: string }>>;
   /** Opens the receiver's public URL (ngrok or a tunnel command); the answer is up or failed. */
   expose(args: ExposeArgs): Promise<Result<ExposureDTO>>;
   unexpose(): Promise<Result<ExposureDTO>>;
@@ -111,6 +121,14 @@ export const tunnelSlice: Slice<TunnelSlice> = ({ set, get, api }) => {
       await status();
       return null;
     },
+    setTunnelPort: async (port) => {
+      const cur = await api['settings.get']();
+      if (!cur.ok) return cur.error;
+      const r = await api['settings.update']({ patch: { tunnel: { port, forwardTo: cur.value.tunnel.forwardTo } } });
+      if (!r.ok) return r.error;
+      await status();
+      return null;
+    },
     loadTunnel: async () => {
       const [st, list, refused] = await Promise.all([api['tunnel.status'](), api['tunnel.deliveries']({ limit: 500 }), api['tunnel.refused']({ limit: MAX_REFUSED })]);
       set((s) => {
@@ -159,6 +177,13 @@ export const tunnelSlice: Slice<TunnelSlice> = ({ set, get, api }) => {
       }
       return r;
     },
+    webhookHistory: (teamId, agentId) => api['webhook.history']({ teamId, agentId }),
+    restoreWebhook: async (teamId, agentId) => {
+      const r = await api['webhook.restore']({ teamId, agentId });
+      if (r.ok) void status();
+      return r;
+    },
+    revealSigningSecret: (teamId, agentId) => api['webhook.revealSecret']({ teamId, agentId }),
     expose: async (args) => {
       const r = await api['tunnel.expose'](args);
       if (r.ok) get().applyExposure(r.value);
@@ -200,7 +225,7 @@ export const tunnelSlice: Slice<TunnelSlice> = ({ set, get, api }) => {
           patch.deliveries = s.deliveries.map((d) => (d.id === f.deliveryId ? { ...d, forwardStatus: f.status } : d));
         }
         const detail = s.deliveryDetails[f.deliveryId];
-        if (detail && !detail.forwards.some((x) => x.at === f.at && x.target === f.target)) {
+        if (detail && !detail.forwards.some((x) => x.at === f.at && x.url === f.url)) {
           patch.deliveryDetails = { ...s.deliveryDetails, [f.deliveryId]: { ...detail, forwardStatus: f.status, forwards: [...detail.forwards, f] } };
         }
         return patch;

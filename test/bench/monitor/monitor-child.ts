@@ -9,7 +9,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServiceClient } from '../../../src-main/core/api';
+import { createServiceClient } from '../../../src-main/core/api/client';
 import { CompanionMetrics, startMetricsServer } from '../../../src-main/core/metrics';
 import { Monitor } from '../../../src-main/core/monitor';
 import { emit, exitWithParent, parseArg, pollerArgsSchema, pollWindow } from './child-common';

@@ -28,7 +28,9 @@ export interface Suite {
   kill(): Promise<void>;
   /**
    * Starts serve again on the same port with the same config and data folders, and the same access
-   * token unless `newToken` (then the page's link is no longer valid). Needs `restartable`.
+   * token unless `newToken` (then the page's link is no longer valid). Needs `restartable`. With
+   * `restartable: 'by-itself'` serve is started again with no --port and no token: it reuses the
+   * port and token it keeps in its config folder (and `newToken` passes --new-token).
    */
   restart(opts?: { newToken?: boolean }): Promise<void>;
 }
@@ -41,13 +43,14 @@ const TOKEN_ENV = 'CC_E2E_HOST_TOKEN';
  * started before all tests, stopped after all and checked to stop cleanly. Locally without a
  * keychain the block skips (the app cannot keep keys); in CI that is a failure.
  */
-export function useServe(args: string[] = DEMO_ARGS, opts: { restartable?: boolean } = {}): Suite {
+export function useServe(args: string[] = DEMO_ARGS, opts: { restartable?: boolean | 'by-itself' } = {}): Suite {
   test.skip(!ci && noKeychain !== null, `OS keychain unavailable: ${noKeychain}`);
   let home: ServeHome | undefined;
   let serve: RunningServe | undefined;
-  const tokenArgs = opts.restartable ? ['--token-env', TOKEN_ENV] : [];
+  const byItself = opts.restartable === 'by-itself';
+  const tokenArgs = opts.restartable && !byItself ? ['--token-env', TOKEN_ENV] : [];
   const newToken = (h: ServeHome): void => {
-    if (opts.restartable) h.env[TOKEN_ENV] = randomBytes(32).toString('base64url');
+    if (opts.restartable && !byItself) h.env[TOKEN_ENV] = randomBytes(32).toString('base64url');
   };
   test.beforeAll(async () => {
     if (ci && noKeychain !== null) throw new Error(`OS keychain unavailable in CI: ${noKeychain}`);
@@ -85,6 +88,10 @@ export function useServe(args: string[] = DEMO_ARGS, opts: { restartable?: boole
     },
     async restart(r = {}) {
       if (!opts.restartable || !home) throw new Error('restart() needs useServe(…, { restartable: true })');
+      if (byItself) {
+        serve = await startServe([...args, ...(r.newToken ? ['--new-token'] : [])], home);
+        return;
+      }
       const port = must().ready.port;
       if (r.newToken) newToken(home);
       serve = await startServe(['--port', String(port), ...args, ...tokenArgs], home);

@@ -1,7 +1,7 @@
 // Runs one keychain operation in its own process, against the real OS keychain, and prints one
 // line: "@@RESULT {json}". Driven by test/integration/keychain.test.ts inside a private
 // dbus-run-session. Secrets come in through the CC_SECRET environment variable, never argv.
-import { Accounts } from '../../../src-main/core/accounts';
+import { TeamStore } from '../../../src-main/core/teams';
 import type { ServiceClient } from '../../../src-main/core/api/service';
 import { KeychainSecretStore } from '../../../src-main/core/secrets';
 
@@ -29,17 +29,17 @@ async function run(): Promise<unknown> {
     case 'probe':
       return store.probe().then(() => null);
     case 'add-team': {
-      const a = await Accounts.open({ configDir, secrets: store, clientFactory });
+      const a = await TeamStore.open({ configDir, secrets: store, clientFactory });
       const t = await a.addTeam({ label: arg, baseUrl: 'http://127.0.0.1:9/', apiKey: secret, agents: [{ agentId: 'agent-1' }] });
       await a.setSigningSecret(t.id, 'agent-1', `${secret}-signing`);
       return t;
     }
     case 'get-api-key': {
-      const a = await Accounts.open({ configDir, secrets: store, clientFactory });
+      const a = await TeamStore.open({ configDir, secrets: store, clientFactory });
       return a.getApiKey(arg);
     }
     case 'remove-team': {
-      const a = await Accounts.open({ configDir, secrets: store, clientFactory });
+      const a = await TeamStore.open({ configDir, secrets: store, clientFactory });
       return a.removeTeam(arg).then(() => null);
     }
     default:

@@ -2,7 +2,8 @@
 // the monitor (the alert's words, or incidentText for an incident whose alert was held).
 import { describe, expect, it } from 'vitest';
 import { IncidentFeed } from '../../../src-main/app/contract/alerts';
-import { incidentText, type Alert, type Incident } from '../../../src-main/core/monitor';
+import type { Alert, Incident } from '../../../src-main/core/monitor';
+import { incidentText } from '../../../src-main/core/monitor/policy-text';
 import type { AlertEventDTO } from '../../../src-shared/contract';
 
 const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
@@ -30,7 +31,7 @@ describe('IncidentFeed', () => {
     incident({ kind: 'unreachable' }),
     incident({ kind: 'flapping' }),
     incident({ kind: 'unreachable', agentId: null, agentIds: ['a1', 'a2'] }),
-    incident({ kind: 'auth-error', agentId: null, agentIds: ['a1', 'a2'] }),
+    incident({ kind: 'key-rejected', agentId: null, agentIds: ['a1', 'a2'] }),
   ])('an incident whose alert was held gets the monitor\'s words for it ($kind, agent $agentId)', (i) => {
     const { feed } = setup();
     const t = incidentText(i, RULES);

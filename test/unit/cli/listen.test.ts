@@ -74,7 +74,7 @@ describe('listen', () => {
     expect(lines[0]).toMatchObject({ event: 'ready', forwardTo: sink.url });
     expect(lines).toContainEqual(expect.objectContaining({ event: 'delivery', agentId: 'a1', ok: true, verdict: 'verified', messageId: 'wamid_good', forward: true }));
     expect(lines.filter((l) => l.event === 'delivery')).toHaveLength(1);
-    expect(lines).toContainEqual(expect.objectContaining({ event: 'refused', agentId: 'a1', reason: 'invalid-signature', status: 401, path: '/hooks/a1' }));
+    expect(lines).toContainEqual(expect.objectContaining({ event: 'refused', agentId: 'a1', reason: 'signature-mismatch', status: 401, path: '/hooks/a1' }));
     expect(lines).toContainEqual(expect.objectContaining({ event: 'forward', ok: true, status: 200, url: sink.url }));
     expect(lines.at(-1)).toEqual({ event: 'stopped' });
     expect(statuses[1]).toBe(401);
@@ -85,7 +85,7 @@ describe('listen', () => {
     const list = await runCli(['deliveries', 'list', '--data-dir', join(dir, 'd1'), '--json'], { configDir: dir });
     expect(list.json().map((i) => i.verdict)).toEqual(['verified']);
     const refused = await runCli(['deliveries', 'refused', '--data-dir', join(dir, 'd1'), '--json'], { configDir: dir });
-    expect(refused.json()).toEqual([expect.objectContaining({ reason: 'invalid-signature', agentId: 'a1', status: 401, method: 'POST' })]);
+    expect(refused.json()).toEqual([expect.objectContaining({ reason: 'signature-mismatch', agentId: 'a1', status: 401, method: 'POST' })]);
     expect((refused.json()[0]!.detail as string)).toMatch(/signature/);
   });
 
@@ -168,7 +168,7 @@ describe('listen', () => {
     const { factory } = fakeClientFactory({ getSession: async () => connected, setWebhook: async (_a, url) => ({ mode: 'passthrough', url, secret: SECRET }) });
     const base = { createClient: factory, secretStore: store, configDir: dir };
     expect((await runCli(['team', 'add', '--label', 'Demo', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1'], { ...base, env: { CHANNEL_API_KEY: 'key-0123456789abcdef' } })).code).toBe(0);
-    expect((await runCli(['webhook', 'set', '--team', 'Demo', '--url', 'https://example.test/h'], base)).code).toBe(0);
+    expect((await runCli(['webhook', 'set', '--team', 'Demo', '--url', 'https://example.test/h', '--yes'], base)).code).toBe(0);
     const r = await listen(
       ['--team', 'Demo', '--data-dir', join(dir, 'd2')],
       base,

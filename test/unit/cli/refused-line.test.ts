@@ -9,7 +9,7 @@ const base: RefusedRequest = {
   path: '/hooks/a1',
   agentId: 'a1',
   from: '203.0.113.9',
-  reason: 'expired',
+  reason: 'stale-timestamp',
   detail: 'x-service-signature-v1: t=1767322800, 1 v1 signature(s)\na v1 signature matches\ntimestamp is 3600 s old; tolerance is 300 s',
   status: 401,
   size: 150,
@@ -20,7 +20,7 @@ const base: RefusedRequest = {
 
 describe('refusedLine', () => {
   it('says why in the last verification step, not the first', () => {
-    expect(refusedLine(base)).toBe('2026-01-02T03:04:05.000Z REFUSED 401 expired POST /hooks/a1 from 203.0.113.9 (150 bytes): timestamp is 3600 s old; tolerance is 300 s');
+    expect(refusedLine(base)).toBe('2026-01-02T03:04:05.000Z REFUSED 401 stale-timestamp POST /hooks/a1 from 203.0.113.9 (150 bytes): timestamp is 3600 s old; tolerance is 300 s');
   });
 
   it('prints a one-line detail whole, and dashes for an empty method or path', () => {

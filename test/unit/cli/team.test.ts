@@ -5,7 +5,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Unauthorized } from '../../../src-main/core/api/errors';
+import { KeyRejected } from '../../../src-main/core/api/errors';
 import { MemorySecretStore, type SecretStore } from '../../../src-main/core/secrets';
 import { runCli } from '../../helpers/cli';
 import { fakeClientFactory } from './fake-client';
@@ -67,7 +67,7 @@ describe('team add', () => {
     const store = new MemorySecretStore();
     const { factory } = fakeClientFactory({
       getSession: async () => {
-        throw new Unauthorized();
+        throw new KeyRejected();
       },
     });
     const r = await runCli(addArgs(), { env: { CHANNEL_API_KEY: KEY }, createClient: factory, secretStore: store, configDir: dir });
@@ -245,7 +245,7 @@ describe('--team on service commands', () => {
     const teamId = await withTeam(store);
     const secret = 'whsec_0123456789abcdefXYZ';
     const { factory } = fakeClientFactory({ setWebhook: async (_a, url) => ({ mode: 'passthrough', url, secret }) });
-    const r = await runCli(['webhook', 'set', '--team', 'Demo', '--agent', 'a1', '--url', 'https://example.test/hook', '--json'], { createClient: factory, secretStore: store, configDir: dir });
+    const r = await runCli(['webhook', 'set', '--team', 'Demo', '--agent', 'a1', '--url', 'https://example.test/hook', '--yes', '--json'], { createClient: factory, secretStore: store, configDir: dir });
     expect(r.code).toBe(0);
     expect(r.json()[0]).toMatchObject({ url: 'https://example.test/hook', secretHint: '…fXYZ' });
     expect(r.stdout + r.stderr).not.toContain(secret);
@@ -255,7 +255,7 @@ describe('--team on service commands', () => {
 
     // Without --team nothing is stored.
     const before = store.snapshot();
-    const plain = await runCli(['webhook', 'set', '--base-url', 'http://127.0.0.1:9', '--agent', 'a2', '--url', 'https://example.test/h2'], {
+    const plain = await runCli(['webhook', 'set', '--base-url', 'http://127.0.0.1:9', '--agent', 'a2', '--url', 'https://example.test/h2', '--yes'], {
       env: { CHANNEL_API_KEY: KEY },
       createClient: factory,
       secretStore: store,
@@ -270,8 +270,8 @@ describe('--team on service commands', () => {
     await withTeam(store);
     const before = store.snapshot();
     const { factory } = fakeClientFactory({ setWebhook: async (_a, url) => ({ mode: 'passthrough', url, secret: '' }) });
-    const saved = await runCli(['webhook', 'set', '--team', 'Demo', '--agent', 'a1', '--url', 'https://example.test/hook'], { createClient: factory, secretStore: store, configDir: dir });
-    const plain = await runCli(['webhook', 'set', '--base-url', 'http://127.0.0.1:9', '--agent', 'a2', '--url', 'https://example.test/h2', '--secret-file', join(dir, 's.txt')], {
+    const saved = await runCli(['webhook', 'set', '--team', 'Demo', '--agent', 'a1', '--url', 'https://example.test/hook', '--yes'], { createClient: factory, secretStore: store, configDir: dir });
+    const plain = await runCli(['webhook', 'set', '--base-url', 'http://127.0.0.1:9', '--agent', 'a2', '--url', 'https://example.test/h2', '--secret-file', join(dir, 's.txt'), '--yes'], {
       env: { CHANNEL_API_KEY: KEY },
       createClient: factory,
       secretStore: store,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChannelNotConfigured, Unauthorized } from '../../../src-main/core/api/errors';
+import { ChannelNotConfigured, KeyRejected } from '../../../src-main/core/api/errors';
 import { runCli } from '../../helpers/cli';
 import { fakeClientFactory } from './fake-client';
 
@@ -104,14 +104,14 @@ describe('service commands with a fake client', () => {
 
     const unauthorized = fakeClientFactory({
       getSession: async () => {
-        throw new Unauthorized();
+        throw new KeyRejected();
       },
     });
     const r2 = await runCli(['status', ...target, '--json'], { env: { CHANNEL_API_KEY: KEY }, createClient: unauthorized.factory });
     expect(r2.code).toBe(4);
     expect(r2.stdout).toBe('');
     const err = JSON.parse(r2.stderr.trim()) as { error: { kind: string; exitCode: number } };
-    expect(err.error).toMatchObject({ kind: 'unauthorized', exitCode: 4 });
+    expect(err.error).toMatchObject({ kind: 'key-rejected', exitCode: 4 });
     expect(r2.stderr).not.toContain(KEY);
   });
 

@@ -3,9 +3,9 @@
 // (test/integration/companion*.test.ts) and, for the service calls, in service.test.ts.
 import { describe, expect, it } from 'vitest';
 import { createHandlers } from '../../../src-main/app/handlers';
-import { AccountsError } from '../../../src-main/core/accounts';
+import { TeamStoreError } from '../../../src-main/core/teams';
 import { ChannelNotConfigured, ChannelReconnecting, InvalidRequest, NotFound, RateLimited } from '../../../src-main/core/api/errors';
-import { KeychainLocked } from '../../../src-main/core/secrets';
+import { KeychainLocked } from '../../../src-main/core/secrets/types';
 import { ReplayError, TunnelError } from '../../../src-main/core/tunnel';
 import { REQUEST_NAMES } from '../../../src-shared/contract';
 import { fakeContract, NOW } from './fake-contract';
@@ -23,7 +23,7 @@ describe('createHandlers', () => {
     const { impl } = fakeContract();
     const h = createHandlers(impl);
     const r = await h['teams.add']({ ...TEAM, label: '  Ops  ' });
-    expect(r).toEqual({ ok: true, value: { teamId: 't1', label: 'Ops', baseUrl: TEAM.baseUrl, keyHint: '…9f2c', authError: false, agentIds: ['a1'] } });
+    expect(r).toEqual({ ok: true, value: { teamId: 't1', label: 'Ops', baseUrl: TEAM.baseUrl, keyHint: '…9f2c', keyRejected: false, agentIds: ['a1'] } });
     expect(impl['teams.add']).toHaveBeenCalledWith({ ...TEAM, label: 'Ops' });
   });
 
@@ -93,7 +93,7 @@ describe('createHandlers', () => {
     impl['send.message'].mockRejectedValueOnce(new ChannelReconnecting({ rateLimit: { retryAfter: 7 } }));
     impl['send.message'].mockRejectedValueOnce(new InvalidRequest({ code: 'INVALID_PHONE', message: 'Not a phone number.' }));
     const [a, b, c] = [await h['send.message'](args), await h['send.message'](args), await h['send.message'](args)];
-    expect(a).toMatchObject({ ok: false, error: { kind: 'not-configured', status: 409, code: 'CHANNEL_NOT_CONFIGURED' } });
+    expect(a).toMatchObject({ ok: false, error: { kind: 'needs-scan', status: 409, code: 'CHANNEL_NOT_CONFIGURED' } });
     expect(b).toMatchObject({ ok: false, error: { kind: 'reconnecting', status: 503, retryAfterSec: 7 } });
     expect(c).toMatchObject({ ok: false, error: { kind: 'invalid-request', code: 'INVALID_PHONE' } });
   });
@@ -113,8 +113,8 @@ describe('createHandlers', () => {
     const { impl } = fakeContract();
     const h = createHandlers(impl);
     const cases: Array<[Error, object]> = [
-      [new AccountsError('KEY_REJECTED', 'The service rejected the API key.'), { kind: 'unauthorized', code: 'KEY_REJECTED' }],
-      [new AccountsError('INVALID', 'Service address must be an http(s) URL.', { field: 'baseUrl' }), { kind: 'validation', code: 'INVALID', field: 'baseUrl', message: 'Service address must be an http(s) URL.' }],
+      [new TeamStoreError('KEY_REJECTED', 'The service rejected the API key.'), { kind: 'key-rejected', code: 'KEY_REJECTED' }],
+      [new TeamStoreError('INVALID', 'Service address must be an http(s) URL.', { field: 'baseUrl' }), { kind: 'validation', code: 'INVALID', field: 'baseUrl', message: 'Service address must be an http(s) URL.' }],
       [new KeychainLocked('The OS keychain is locked.'), { kind: 'keychain', code: 'KEYCHAIN', message: 'The OS keychain is locked.' }],
       [new TunnelError('not-found', 'no delivery d9'), { kind: 'not-found', code: 'TUNNEL_NOT_FOUND' }],
       [new TunnelError('no-secret', 'no signing secret is configured for agent a1'), { kind: 'invalid-request', code: 'TUNNEL_NO_SECRET' }],
@@ -158,7 +158,7 @@ describe('createHandlers', () => {
   it('tunnel.replay refuses an edited body replayed as-received', async () => {
     const { impl } = fakeContract();
     const h = createHandlers(impl);
-    impl['tunnel.replay'].mockImplementation(async ({ id }) => ({ deliveryId: id, at: NOW, target: 'http://127.0.0.1:3000/hook', status: 200, durationMs: 5 }));
+    impl['tunnel.replay'].mockImplementation(async ({ id }) => ({ deliveryId: id, at: NOW, url: 'http://127.0.0.1:3000/hook', status: 200, durationMs: 5 }));
     const r = await h['tunnel.replay']({ id: 'd1', mode: 'as-received', body: '{}' });
     expect(r).toMatchObject({ ok: false, error: { kind: 'validation', field: 'body' } });
     expect(impl['tunnel.replay']).not.toHaveBeenCalled();
@@ -168,7 +168,7 @@ describe('createHandlers', () => {
   it('settings.update takes the alert rules, webhook URL and theme; installId is read-only', async () => {
     const { impl } = fakeContract();
     const h = createHandlers(impl);
-    const rules = { reconnectGraceSec: 30, realertMinutes: 20, flapCount: 4, flapWindowMinutes: 15 };
+    const rules = { reconnectGraceSec: 30, repeatDropGraceSec: 45, realertMinutes: 20, flapCount: 4, flapWindowMinutes: 15 };
     const r = await h['settings.update']({ patch: { alertRules: rules, alertWebhookUrl: 'https://hooks.example.test/alerts', theme: 'dark' } });
     expect(r).toMatchObject({ ok: true, value: { installId: 'install-fake-0001', alertRules: rules, alertWebhookUrl: 'https://hooks.example.test/alerts', theme: 'dark' } });
     expect(impl['settings.update']).toHaveBeenCalledWith({ patch: { alertRules: rules, alertWebhookUrl: 'https://hooks.example.test/alerts', theme: 'dark' } });
@@ -179,7 +179,8 @@ describe('createHandlers', () => {
       [{ alertWebhookUrl: 'ftp://hooks.example.test/a' }, 'patch.alertWebhookUrl'],
       [{ alertWebhookUrl: 'https://user:pw@hooks.example.test/a' }, 'patch.alertWebhookUrl'],
       [{ alertRules: { ...rules, flapCount: 1 } }, 'patch.alertRules.flapCount'],
-      [{ alertRules: { reconnectGraceSec: 5 } }, 'patch.alertRules.realertMinutes'],
+      [{ alertRules: { ...rules, repeatDropGraceSec: -1 } }, 'patch.alertRules.repeatDropGraceSec'],
+      [{ alertRules: { reconnectGraceSec: 5 } }, 'patch.alertRules.repeatDropGraceSec'],
       [{ theme: 'sepia' }, 'patch.theme'],
     ] as const;
     impl['settings.update'].mockClear();

@@ -1,7 +1,7 @@
 // The pairing's clock on the main side: started here (exact) or first seen (an estimate), QR changes,
 // the end of a pairing, and a new pairing after the counted expiry.
 import { describe, expect, it } from 'vitest';
-import { PAIRING_EXPIRES_MS, PairingClock, QR_EVERY_MS } from '../../../src-main/app/contract/pairing';
+import { PairingClock } from '../../../src-main/app/contract/pairing';
 
 const QR = (n: number) => ({ qr: `data:image/png;base64,QR${n}` });
 const NONE = { qr: null };
@@ -10,7 +10,7 @@ describe('PairingClock', () => {
   it('a pairing started here is timed from the request: expiry and QR changes counted from it', () => {
     const c = new PairingClock();
     c.begin('t1', 'a1', 10_000);
-    expect(c.observe('t1', 'a1', QR(1), 10_050)).toEqual({ startedAt: 10_000, startedHere: true, qrAnchorAt: 10_000, qrEveryMs: QR_EVERY_MS, expiresAt: 10_000 + PAIRING_EXPIRES_MS });
+    expect(c.observe('t1', 'a1', QR(1), 10_050)).toEqual({ startedAt: 10_000, startedHere: true, qrAnchorAt: 10_000, qrEveryMs: 20_000, expiresAt: 130_000 });
     // a later read, after a rotation, keeps the same clock
     expect(c.observe('t1', 'a1', QR(2), 31_000)).toMatchObject({ startedAt: 10_000, qrAnchorAt: 10_000, expiresAt: 130_000 });
   });
@@ -25,7 +25,7 @@ describe('PairingClock', () => {
 
   it('a pairing started elsewhere is timed from when it was first seen, its QR from when the QR was first read', () => {
     const c = new PairingClock();
-    expect(c.observe('t1', 'a1', QR(1), 50_000)).toEqual({ startedAt: 50_000, startedHere: false, qrAnchorAt: 50_000, qrEveryMs: QR_EVERY_MS, expiresAt: 170_000 });
+    expect(c.observe('t1', 'a1', QR(1), 50_000)).toEqual({ startedAt: 50_000, startedHere: false, qrAnchorAt: 50_000, qrEveryMs: 20_000, expiresAt: 170_000 });
     expect(c.observe('t1', 'a1', QR(1), 52_000)?.qrAnchorAt).toBe(50_000);
     expect(c.observe('t1', 'a1', QR(2), 61_500)).toMatchObject({ startedAt: 50_000, qrAnchorAt: 61_500 });
   });
@@ -43,7 +43,7 @@ describe('PairingClock', () => {
     const c = new PairingClock();
     c.begin('t1', 'a1', 0);
     c.observe('t1', 'a1', QR(1), 10);
-    expect(c.observe('t1', 'a1', QR(9), PAIRING_EXPIRES_MS + 1_000)).toMatchObject({ startedAt: PAIRING_EXPIRES_MS + 1_000, startedHere: false });
+    expect(c.observe('t1', 'a1', QR(9), 121_000)).toMatchObject({ startedAt: 121_000, startedHere: false });
   });
 
   it('keeps agents apart, and forgets a start that never showed a QR', () => {

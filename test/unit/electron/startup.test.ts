@@ -8,11 +8,16 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', () => ({}));
 
-import { Accounts, CONFIG_FIX_HINT } from '../../../src-main/core/accounts';
+import { TeamStore } from '../../../src-main/core/teams';
 import { MemorySecretStore } from '../../../src-main/core/secrets';
-import { launch, QUIT_BUTTON, SET_ASIDE_BUTTON, type LaunchParts } from '../../../src-main/electron/startup';
+import { launch, type LaunchParts } from '../../../src-main/electron/startup';
 import { fakeContract, NOW } from '../contract/fake-contract';
 import { fakeElectron } from './fake-electron';
+
+/** The dialog's words, as the person reads them. */
+const SET_ASIDE_BUTTON = 'Set it aside and start afresh';
+const QUIT_BUTTON = 'Quit';
+const CONFIG_FIX_HINT = 'It was left untouched: fix it by hand, or run `channel-companion config reset` to set it aside (kept as config.json.corrupt-<time>) and start afresh.';
 
 const clock = { now: () => Date.UTC(2025, 0, 2, 3, 4, 5), setTimeout: () => 0, clearTimeout: () => undefined };
 const MOVED_NAME = 'config.json.corrupt-2025-01-02T03-04-05-000Z';
@@ -26,7 +31,7 @@ afterEach(async () => {
 });
 
 /**
- * The app's start with a contract over the real config file of `dir` (Accounts.open), and a box
+ * The app's start with a contract over the real config file of `dir` (TeamStore.open), and a box
  * answered with `button`; `failWith(attempt)` may fail an attempt (counted from 1) before it opens.
  */
 async function start(button: string, opts: { failWith?: (attempt: number) => Error | undefined } = {}) {
@@ -50,7 +55,7 @@ async function start(button: string, opts: { failWith?: (attempt: number) => Err
       attempts++;
       const failure = opts.failWith?.(attempts);
       if (failure) throw failure;
-      await Accounts.open({ configDir: dir, secrets: new MemorySecretStore(), clientFactory: () => ({}) as never });
+      await TeamStore.open({ configDir: dir, secrets: new MemorySecretStore(), clientFactory: () => ({}) as never });
       return { implementations: contract.impl, events: contract.events, now: () => NOW, dispose: () => undefined };
     },
   });

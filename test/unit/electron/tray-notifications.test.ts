@@ -5,12 +5,12 @@ vi.mock('electron', () => ({}));
 import { createTray, toTemplate, trayIconPath } from '../../../src-main/electron/tray';
 import { agentRoute, trayIconState, trayMenu, traySummary, type TrayAction, type TrayState } from '../../../src-main/electron/tray-model';
 import { createAlertNotifier, notificationOptions } from '../../../src-main/electron/notifications';
-import type { AgentDTO, HealthState, IncidentDTO } from '../../../src-shared/contract';
+import { HEALTHS, type AgentDTO, type Health, type IncidentDTO } from '../../../src-shared/contract';
 
 const NOW = Date.UTC(2025, 0, 15, 12);
 
-function agent(agentId: string, health: HealthState, label = agentId): AgentDTO {
-  return { teamId: 't1', agentId, label, health: { teamId: 't1', agentId, health, state: null, phone: null, needsScan: health === 'needs-scan', since: NOW, checkedAt: NOW } };
+function agent(agentId: string, health: Health, label = agentId): AgentDTO {
+  return { teamId: 't1', agentId, label, health: { teamId: 't1', agentId, health, state: null, phone: null, needsScan: health === 'needs-scan', since: NOW, checkedAt: NOW }, watchClosely: false };
 }
 
 const state = (agents: AgentDTO[], extra: Partial<TrayState> = {}): TrayState => ({
@@ -34,6 +34,16 @@ describe('tray model', () => {
     expect(trayIconState([agent('a', 'unreachable'), agent('b', 'reconnecting')])).toBe('unreachable');
     expect(trayIconState([agent('a', 'unreachable'), agent('b', 'needs-scan'), agent('c', 'connected')])).toBe('needs-scan');
     expect(trayIconState([])).toBe('unknown');
+  });
+
+  it('has an icon for every health: a rejected key or an unknown agent shows the unreachable one', async () => {
+    const { existsSync } = await import('node:fs');
+    for (const h of HEALTHS) {
+      const icon = trayIconState([agent('a', h)]);
+      expect(existsSync(`build/tray/${icon}.png`), `${h} → ${icon}.png`).toBe(true);
+    }
+    expect(trayIconState([agent('a', 'key-rejected'), agent('b', 'reconnecting')])).toBe('unreachable');
+    expect(trayIconState([agent('a', 'not-found')])).toBe('unreachable');
   });
 
   it('has one line per agent that opens it (pairing when a scan is needed), and the app actions', () => {

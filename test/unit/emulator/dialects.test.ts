@@ -2,7 +2,8 @@
 // and from the control surface.
 import { fetch } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { DIALECT_NAMES, type Emulator } from '../../../src-main/emulator/index';
+import { type Emulator } from '../../../src-main/emulator/index';
+import { DIALECT_NAMES } from '../../../src-main/emulator/dialect';
 import { type Api, client, ctl, emulatorSuite } from './helpers';
 
 const KEY = 'key-dialects-aaaa';

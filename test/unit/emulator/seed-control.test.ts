@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_API_KEY, defaultSeed, loadSeedFile, parseSeed, startEmulator, type Emulator } from '../../../src-main/emulator/index';
+import { defaultSeed, loadSeedFile, startEmulator, type Emulator } from '../../../src-main/emulator/index';
+import { DEMO_API_KEY, parseSeed } from '../../../src-main/emulator/seed';
 import { client, ctl, emulatorClock, waitFor } from './helpers';
 import { startReceiver } from './receiver';
 

@@ -10,7 +10,7 @@ import { agent, flush, incident, mount, session, setup, team } from './fixtures'
 afterEach(cleanup);
 
 describe('agents home', () => {
-  it('sorts worst health first (HEALTH_STATES order), then longest in state', () => {
+  it('sorts worst health first (HEALTHS order), then longest in state', () => {
     const list = [agent('ok', 'connected'), agent('scan', 'needs-scan'), agent('re', 'reconnecting'), agent('un', 'unreachable', { since: 5 }), agent('un2', 'unreachable', { since: 1 }), agent('q', 'unknown')];
     expect(sortWorstFirst(list, [team()]).map((a) => a.agentId)).toEqual(['scan', 'un2', 'un', 're', 'q', 'ok']);
   });
@@ -18,7 +18,7 @@ describe('agents home', () => {
   it('shows each agent with badge word, phone, time in state and last poll; filters', async () => {
     const { store } = setup();
     const now = Date.now();
-    store.setState({ teams: [team({ agentIds: ['a1', 'a2'] }), team({ teamId: 't2', label: 'Sales', authError: true, agentIds: [] })], loaded: true });
+    store.setState({ teams: [team({ agentIds: ['a1', 'a2'] }), team({ teamId: 't2', label: 'Sales', keyRejected: true, agentIds: [] })], loaded: true });
     store.getState().setAgents([
       agent('a1', 'connected', { phone: '15550001111', since: now - 120_000, checkedAt: now - 10_000 }),
       agent('a2', 'reconnecting', { since: now - 30_000 }),
@@ -157,6 +157,43 @@ describe('agent page', () => {
     expect(timeline.textContent).toContain('resolved after 1 min');
     // The title says what happened; the kind's code is not printed beside it.
     expect(timeline.textContent).not.toContain('(reconnecting)');
+  });
+
+  it('states the detection window from the poll interval; "Watch closely" polls the agent fast all the time and says so', async () => {
+    const settings = { installId: 'install-test-1', alertRules: { reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 }, alertWebhookUrl: null, alertmanagerUrl: null, metricsPort: null, theme: 'system' as const, startAtLogin: false, notifications: true, pollIntervalSec: 15, fastPollIntervalSec: 2, escalateAfterMin: 10, tunnel: { port: 0, forwardTo: null } };
+    const { store, calls } = setup({
+      'pairing.session': { ok: true, value: session({ state: 'connected', needsScan: false, linked: true, connected: true }) },
+      'agents.watchClosely': (args: { on: boolean }) => ({ ok: true, value: { ...agent('a1', 'connected'), watchClosely: args.on } }),
+    });
+    store.getState().setAgents([agent('a1', 'connected')]);
+    store.setState({ teams: [team()], settings });
+    mount(store, <AgentPage agentId="a1" teamId={null} />);
+    await flush();
+    const monitorCard = screen.getByRole('region', { name: 'Monitor' });
+    expect(monitorCard.textContent).toContain('Drops shorter than about 15 s can be missed at a 15 s poll.');
+    const watch = within(monitorCard).getByRole('checkbox', { name: 'Watch closely' }) as HTMLInputElement;
+    expect(watch.checked).toBe(false);
+    fireEvent.click(watch);
+    await flush();
+    expect(calls.filter((c) => c.name === 'agents.watchClosely').map((c) => c.args)).toEqual([{ teamId: 't1', agentId: 'a1', on: true }]);
+    expect((within(monitorCard).getByRole('checkbox', { name: 'Watch closely' }) as HTMLInputElement).checked).toBe(true);
+    expect(monitorCard.textContent).toContain('Polled every 2 s: drops shorter than about 2 s can be missed.');
+  });
+
+  it('"Watch closely" refused by the main side goes back and says why', async () => {
+    const { store } = setup({
+      'pairing.session': { ok: true, value: session({ state: 'connected', needsScan: false, linked: true, connected: true }) },
+      'agents.watchClosely': { ok: false, error: { kind: 'not-found', code: 'AGENT_NOT_FOUND', message: 'Agent "a1" is not in team "t1".' } },
+    });
+    store.getState().setAgents([agent('a1', 'connected')]);
+    store.setState({ teams: [team()] });
+    mount(store, <AgentPage agentId="a1" teamId={null} />);
+    await flush();
+    const monitorCard = screen.getByRole('region', { name: 'Monitor' });
+    fireEvent.click(within(monitorCard).getByRole('checkbox', { name: 'Watch closely' }));
+    await flush();
+    expect((within(monitorCard).getByRole('checkbox', { name: 'Watch closely' }) as HTMLInputElement).checked).toBe(false);
+    expect(monitorCard.textContent).toContain('is not in team');
   });
 
   it('the timeline lists the monitor history (health.history) and grows with live health changes', async () => {

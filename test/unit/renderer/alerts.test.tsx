@@ -9,7 +9,7 @@ import { agent, flush, incident, mount, setup } from './fixtures';
 afterEach(cleanup);
 
 const status = (over: Partial<AlertStatusDTO> = {}): AlertStatusDTO => ({ snoozedUntil: null, quietHours: { enabled: false, start: '22:00', end: '07:00' }, ...over });
-const settings: AppSettingsDTO = { installId: 'install-test-1', alertRules: { reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 }, alertWebhookUrl: null, alertmanagerUrl: null, metricsPort: null, theme: 'system', startAtLogin: false, notifications: true, pollIntervalSec: 30, escalateAfterMin: 10, tunnel: { port: 0, forwardTo: null } };
+const settings: AppSettingsDTO = { installId: 'install-test-1', alertRules: { reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 }, alertWebhookUrl: null, alertmanagerUrl: null, metricsPort: null, theme: 'system', startAtLogin: false, notifications: true, pollIntervalSec: 30, fastPollIntervalSec: 2, escalateAfterMin: 10, tunnel: { port: 0, forwardTo: null } };
 
 describe('alerts screen', () => {
   it('acknowledges one, then all; shows the open count', async () => {
@@ -92,14 +92,17 @@ describe('alerts screen', () => {
     fireEvent.change(screen.getByLabelText('Flapping after (drops)'), { target: { value: '5' } });
     fireEvent.change(screen.getByLabelText('Remind every (minutes)'), { target: { value: '30' } });
     fireEvent.change(screen.getByLabelText('Reconnect grace (seconds)'), { target: { value: '45' } });
+    expect((screen.getByLabelText('Repeat drop grace (seconds)') as HTMLInputElement).value).toBe('60');
+    expect(screen.getByText(/Drops shorter than about 30 s can be missed at a 30 s poll/)).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('Repeat drop grace (seconds)'), { target: { value: '90' } });
     fireEvent.change(screen.getByLabelText('Escalate after (minutes)'), { target: { value: '7' } });
     save();
     await flush();
     expect(calls.filter((c) => c.name === 'settings.update')).toHaveLength(1);
     expect(calls.find((c) => c.name === 'settings.update')?.args).toEqual({
-      patch: { escalateAfterMin: 7, alertRules: { reconnectGraceSec: 45, realertMinutes: 30, flapCount: 5, flapWindowMinutes: settings.alertRules.flapWindowMinutes } },
+      patch: { escalateAfterMin: 7, alertRules: { reconnectGraceSec: 45, repeatDropGraceSec: 90, realertMinutes: 30, flapCount: 5, flapWindowMinutes: settings.alertRules.flapWindowMinutes } },
     });
-    expect(store.getState().settings?.alertRules).toEqual({ reconnectGraceSec: 45, realertMinutes: 30, flapCount: 5, flapWindowMinutes: 10 });
+    expect(store.getState().settings?.alertRules).toEqual({ reconnectGraceSec: 45, repeatDropGraceSec: 90, realertMinutes: 30, flapCount: 5, flapWindowMinutes: 10 });
     expect(store.getState().settings?.escalateAfterMin).toBe(7);
     expect(screen.getByText('Saved; the monitor uses them now.')).toBeTruthy();
     expect(screen.getByLabelText('Flapping after (drops)').getAttribute('aria-invalid')).toBeNull();

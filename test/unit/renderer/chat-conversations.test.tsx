@@ -89,7 +89,7 @@ describe('Enter while a reply is coming', () => {
   it('a queued message that cannot start goes back to the head of the queue, with the reason', async () => {
     let n = 0;
     const t = setup({
-      'chat.startTurn': () => (++n === 2 ? { ok: false, error: { kind: 'unauthorized', code: 'UNAUTHORIZED', message: 'no', status: 401 } } : { ok: true, value: { turnId: `t${n}` } }),
+      'chat.startTurn': () => (++n === 2 ? { ok: false, error: { kind: 'key-rejected', code: 'UNAUTHORIZED', message: 'no', status: 401 } } : { ok: true, value: { turnId: `t${n}` } }),
     });
     await t.mount();
     await sendHello('first');

@@ -120,7 +120,7 @@ describe('chat streaming', () => {
   });
 
   it('a turn that cannot start says why and keeps the typed text; retry re-sends the last message', async () => {
-    const t = setup({ 'chat.startTurn': { ok: false, error: { kind: 'unauthorized', code: 'UNAUTHORIZED', message: 'The key was rejected.', status: 401 } } });
+    const t = setup({ 'chat.startTurn': { ok: false, error: { kind: 'key-rejected', code: 'UNAUTHORIZED', message: 'The key was rejected.', status: 401 } } });
     await t.mount();
     await sendHello();
     expect(screen.getByRole('alert').textContent).toContain('The service rejected the team API key');

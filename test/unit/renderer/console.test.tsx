@@ -115,7 +115,7 @@ describe('console screen', () => {
   });
 
   it('409 not-configured says it needs a QR scan and links to pairing; the text is kept', async () => {
-    setup({ 'send.message': { ok: false, error: { kind: 'not-configured', code: 'CHANNEL_NOT_CONFIGURED', message: 'not linked', status: 409 } } });
+    setup({ 'send.message': { ok: false, error: { kind: 'needs-scan', code: 'CHANNEL_NOT_CONFIGURED', message: 'not linked', status: 409 } } });
     await typeAndSend();
     expect(screen.getByRole('alert').textContent).toContain('Needs a QR scan.');
     const link = screen.getByRole('link', { name: 'Open pairing for a1' });

@@ -1,7 +1,7 @@
 // Shared fixtures for the renderer tests: DTO builders, the store on a fake Api, and mounting.
 import { act, render } from '@testing-library/react';
 import type { ReactNode } from 'react';
-import type { AgentDTO, HealthState, IncidentDTO, SessionDTO, TeamDTO } from '../../../src-shared/contract';
+import type { AgentDTO, Health, IncidentDTO, SessionDTO, TeamDTO } from '../../../src-shared/contract';
 import { createAppStore, type AppStore } from '../../../src-renderer/src/store';
 import type { StoreEnv } from '../../../src-renderer/src/store/env';
 import { StoreContext } from '../../../src-renderer/src/store/react';
@@ -12,16 +12,17 @@ export const team = (over: Partial<TeamDTO> = {}): TeamDTO => ({
   label: 'Ops',
   baseUrl: 'https://api.example.test',
   keyHint: '…9f2c',
-  authError: false,
+  keyRejected: false,
   agentIds: ['a1'],
   ...over,
 });
 
-export const agent = (agentId: string, health: HealthState, over: Partial<AgentDTO['health']> = {}, teamId = 't1'): AgentDTO => ({
+export const agent = (agentId: string, health: Health, over: Partial<AgentDTO['health']> = {}, teamId = 't1'): AgentDTO => ({
   teamId,
   agentId,
   label: `Agent ${agentId}`,
   health: { teamId, agentId, health, state: null, phone: null, needsScan: health === 'needs-scan', since: 0, checkedAt: null, ...over },
+  watchClosely: false,
 });
 
 export const incident = (id: string, over: Partial<IncidentDTO> = {}): IncidentDTO => ({

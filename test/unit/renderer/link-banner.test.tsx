@@ -37,6 +37,7 @@ describe('link banner', () => {
     expect(banner.textContent).toContain('Last heard');
     expect(banner.textContent).toContain('Agents show as unknown meanwhile.');
     expect(banner.textContent).toContain('Is channel-companion serve still running?');
+    expect(banner.textContent).toContain('This page reconnects by itself when it is back: a restart keeps its address and access link.');
     expect(within(nav()).getByText('Unknown')).toBeTruthy();
     expect(within(nav()).queryByText('Needs a QR scan')).toBeNull();
     for (const row of rows()) {
@@ -52,14 +53,14 @@ describe('link banner', () => {
     expect(rows()[1]!.textContent).toContain('Connected');
   });
 
-  it('refused in a browser: the link changed; it says to open the new one', async () => {
+  it('refused in a browser: the token changed; it says why and to open the new link', async () => {
     const t = app();
     await flush();
     act(() => t.store.getState().linkFailed({ kind: 'forbidden', code: 'BAD_TOKEN', message: 'Missing or wrong access token.' }));
     const banner = screen.getByRole('region', { name: /access link is no longer accepted/ });
-    expect(banner.textContent).toContain('printed a new link');
+    expect(banner.textContent).toContain('started with a new access token (--new-token, or another --token-env value) and printed a new link');
     expect(banner.textContent).toContain('Open that link; this tab is fine.');
-    expect(banner.textContent).toContain('--token-env');
+    expect(banner.textContent).not.toContain('was restarted');
     expect(within(nav()).getByText('Unknown')).toBeTruthy();
   });
 

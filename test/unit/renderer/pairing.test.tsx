@@ -83,7 +83,7 @@ describe('pairing screen', () => {
     p.set(session());
     await advance(1500);
     expect(screen.getByText(/The pairing code expired/)).toBeTruthy();
-    p.api['pairing.start'] = async () => ({ ok: false, error: { kind: 'unauthorized', code: 'UNAUTHORIZED', message: 'no', status: 401 } });
+    p.api['pairing.start'] = async () => ({ ok: false, error: { kind: 'key-rejected', code: 'UNAUTHORIZED', message: 'no', status: 401 } });
     fireEvent.click(screen.getByRole('button', { name: 'Start pairing again' }));
     await advance(0);
     expect(screen.getByRole('alert').textContent).toContain('key rejected');

@@ -1,10 +1,29 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
-import { agentHref, consoleHref, formatRoute, parseRoute, sectionOf } from '../../../src-renderer/src/router/routes';
+import { agentHref, consoleHref, parseRoute, sectionOf, type Route } from '../../../src-renderer/src/router/routes';
 import { resolveAgent } from '../../../src-renderer/src/router/resolve';
 import { syncRouteWithHash } from '../../../src-renderer/src/router/sync';
 import { connectStore } from '../../../src-renderer/src/store';
 import { agent, setup } from './fixtures';
+
+/** The hash of a route, built from the app's own href builders (parseRoute's inverse). */
+function formatRoute(r: Route): string {
+  switch (r.name) {
+    case 'home':
+      return '#/';
+    case 'agent':
+    case 'pairing':
+    case 'chat':
+    case 'agent-settings':
+      return agentHref(r.teamId, r.agentId, r.name);
+    case 'console':
+      return consoleHref(r.teamId, r.agentId);
+    case 'not-found':
+      return `#/${r.path.replace(/^\//, '')}`;
+    default:
+      return `#/${r.name}`;
+  }
+}
 
 describe('routes', () => {
   it('parses every route of the app', () => {

@@ -15,7 +15,7 @@ afterEach(() => {
   window.localStorage.clear();
 });
 
-const settings: AppSettingsDTO = { installId: 'install-test-1', alertRules: { reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 }, alertWebhookUrl: null, alertmanagerUrl: null, metricsPort: null, theme: 'system', startAtLogin: false, notifications: true, pollIntervalSec: 30, escalateAfterMin: 10, tunnel: { port: 0, forwardTo: 'http://127.0.0.1:3000/hook' } };
+const settings: AppSettingsDTO = { installId: 'install-test-1', alertRules: { reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 }, alertWebhookUrl: null, alertmanagerUrl: null, metricsPort: null, theme: 'system', startAtLogin: false, notifications: true, pollIntervalSec: 30, fastPollIntervalSec: 2, escalateAfterMin: 10, tunnel: { port: 0, forwardTo: 'http://127.0.0.1:3000/hook' } };
 
 describe('settings screen', () => {
   it('poll interval: a bad value is refused here and kept; a service validation error is shown; success saves', async () => {
@@ -135,7 +135,7 @@ describe('settings screen', () => {
       'agents.add': { ok: false, error: { kind: 'not-found', code: 'AGENT_NOT_FOUND', message: 'unknown agent', status: 404 } },
       'teams.remove': { ok: true, value: null },
     });
-    store.setState({ settings, teams: [team({ authError: true })] });
+    store.setState({ settings, teams: [team({ keyRejected: true })] });
     store.getState().setAgents([agent('a1', 'connected')]);
     mount(store, <SettingsScreen />);
     const card = screen.getByRole('article', { name: 'Team Ops' });
@@ -213,9 +213,9 @@ describe('agent settings (channel switches)', () => {
 describe('error words', () => {
   it('say what happened and what to do by kind', () => {
     expect(describeError({ kind: 'keychain', code: 'K', message: '' }).what).toContain('No OS keychain is reachable');
-    expect(describeError({ kind: 'unauthorized', code: 'U', message: '' }).what).toContain('key rejected');
+    expect(describeError({ kind: 'key-rejected', code: 'U', message: '' }).what).toContain('key rejected');
     expect(describeError({ kind: 'rate-limited', code: 'R', message: '', retryAfterSec: 7 }).todo).toBe('Wait 7 s and try again.');
-    expect(describeError({ kind: 'not-configured', code: 'C', message: '' }).todo).toContain('Pairing');
+    expect(describeError({ kind: 'needs-scan', code: 'C', message: '' }).todo).toContain('Pairing');
     // A failure inside a stream (no HTTP status) says what the service said; with a status, the status.
     expect(errorText({ kind: 'server-error', code: 'STREAM_FAILED', message: 'the reply stream failed' })).toBe('The service reported a problem: the reply stream failed. Try again in a minute.');
     expect(errorText({ kind: 'server-error', code: 'E', message: 'boom', status: 502 })).toBe('The service had a problem (HTTP 502). Try again in a minute.');

@@ -7,7 +7,7 @@
 import { act, cleanup, render } from '@testing-library/react';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { LIVE_MAX, secondToLastLineStart } from '../../../src-renderer/src/features/chat/markdown/Paragraph';
+import { secondToLastLineStart } from '../../../src-renderer/src/features/chat/markdown/Paragraph';
 import { Markdown } from '../../../src-renderer/src/features/chat/markdown/Markdown';
 
 const COLUMNS = 60;
@@ -188,7 +188,7 @@ describe('a paragraph while it streams', () => {
         // Each run starts a line: its lines, run after run, are the lines of the whole paragraph.
         expect(runs.flatMap((r) => lines(r))).toEqual(lines(text));
         // The live run stays small; the cut ones are a couple of KB each.
-        for (const r of runs) expect(r.length).toBeLessThanOrEqual(LIVE_MAX + 2 * COLUMNS + 400);
+        for (const r of runs) expect(r.length).toBeLessThanOrEqual(2048 + 2 * COLUMNS + 400);
         cleanup();
       }),
       { numRuns: 15 },

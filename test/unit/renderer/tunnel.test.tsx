@@ -4,7 +4,7 @@
 // search here and in the log, keys) and the selected request in full.
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { DeliveryDetailDTO, DeliverySummaryDTO, ExposureDTO, RefusedRequestDTO, Result, TeamDTO, TunnelStatusDTO } from '../../../src-shared/contract';
+import type { DeliveryDetailDTO, DeliverySummaryDTO, ExposureDTO, RefusedRequestDTO, RegistrationStatusDTO, Result, TeamDTO, TunnelStatusDTO } from '../../../src-shared/contract';
 import { Inspector } from '../../../src-renderer/src/features/tunnel/Inspector';
 import { TunnelScreen } from '../../../src-renderer/src/features/tunnel/TunnelScreen';
 import { matches, NO_FILTER, rowsOf } from '../../../src-renderer/src/features/tunnel/requests';
@@ -15,13 +15,23 @@ import { agent as agentDTO, flush, mount, setup as storeSetup } from './fixtures
 const exposureOff: ExposureDTO = { state: 'off', kind: null, url: null, since: 0, error: null, registrations: [], ngrokAuthtoken: { stored: false, hint: null } };
 const LISTEN = 'http://127.0.0.1:4555';
 
+const UNKNOWN = 'unknown: the service cannot tell us; another app may be receiving';
+const TAKEOVER_UNKNOWN = 'The service keeps one webhook URL per agent. Whatever URL it has now stops receiving its deliveries. The service issues a new signing secret; the previous one stops working.';
+const elsewhere: RegistrationStatusDTO = {
+  state: 'elsewhere',
+  text: 'registered by this install to https://pub.example.test/hooks/a1 on 2026-11-26 09:05 (webhook set)',
+  last: { url: 'https://pub.example.test/hooks/a1', at: 1_700_000_000_000, source: 'webhook set', target: 'other' },
+  takeover: 'The service keeps one webhook URL per agent. https://pub.example.test/hooks/a1 (registered by this install) stops receiving its deliveries. The service issues a new signing secret; the previous one stops working.',
+};
+const unknown: RegistrationStatusDTO = { state: 'unknown', text: UNKNOWN, last: null, takeover: TAKEOVER_UNKNOWN };
+
 const status: TunnelStatusDTO = {
   running: true,
   listenUrl: LISTEN,
   forwardTo: 'http://127.0.0.1:3000/hook',
   agents: [
-    { teamId: 'team1', agentId: 'a1', publicUrl: 'https://pub.example.test/hooks/a1', hasSecret: true, localAppDownSince: null, pending: 0, receiverUrl: `${LISTEN}/hooks/a1`, exposedUrl: null },
-    { teamId: 'team2', agentId: 'a2', publicUrl: null, hasSecret: false, localAppDownSince: null, pending: 0, receiverUrl: `${LISTEN}/hooks/a2`, exposedUrl: null },
+    { teamId: 'team1', agentId: 'a1', publicUrl: 'https://pub.example.test/hooks/a1', registration: elsewhere, hasSecret: true, localAppDownSince: null, pending: 0, receiverUrl: `${LISTEN}/hooks/a1`, exposedUrl: null },
+    { teamId: 'team2', agentId: 'a2', publicUrl: null, registration: unknown, hasSecret: false, localAppDownSince: null, pending: 0, receiverUrl: `${LISTEN}/hooks/a2`, exposedUrl: null },
   ],
   counts: { received: 3, verified: 2, duplicates: 0, rejected: 1, forwarded: 2, failed: 0 },
   exposure: exposureOff,
@@ -37,15 +47,14 @@ const summary = (id: string, over: Partial<DeliverySummaryDTO> = {}): DeliverySu
   messageId: `m-${id}`,
   messageType: 'text',
   preview: `hello ${id}`,
-  verification: 'valid',
-  duplicate: false,
+  verdict: 'verified',
   forwardStatus: 200,
   ...over,
 });
 
 const list = [
-  summary('d3', { receivedAt: 1_700_000_003_000, teamId: 'team2', agentId: 'a2', from: '4930123456', messageType: 'image', verification: 'invalid', forwardStatus: null }),
-  summary('d2', { receivedAt: 1_700_000_002_000, messageType: 'document', verification: 'simulated' }),
+  summary('d3', { receivedAt: 1_700_000_003_000, teamId: 'team2', agentId: 'a2', from: '4930123456', messageType: 'image', verdict: 'signature-mismatch', forwardStatus: null }),
+  summary('d2', { receivedAt: 1_700_000_002_000, messageType: 'document', verdict: 'simulated' }),
   summary('d1', { receivedAt: 1_700_000_001_000 }),
 ];
 
@@ -70,12 +79,12 @@ const detail: DeliveryDetailDTO = {
   headers: { 'content-type': 'application/json', 'x-webhook-signature': 't=1,v1=abc' },
   rawBody: '{"event":"message.received","from":"15550102000","message":{"text":"hi","fromMe":false,"n":3,"gone":null}}',
   verificationDetail: 'found v1 signature\ntimestamp within 300 s\nsignature matches',
-  forwards: [{ deliveryId: 'd1', at: 1_700_000_001_100, target: 'http://127.0.0.1:3000/hook', status: 500, durationMs: 12, error: 'Internal Server Error' }],
+  forwards: [{ deliveryId: 'd1', at: 1_700_000_001_100, url: 'http://127.0.0.1:3000/hook', status: 500, durationMs: 12, error: 'Internal Server Error' }],
 };
 
 const teams: TeamDTO[] = [
-  { teamId: 'team1', label: 'Ops', baseUrl: 'https://api.example.test', keyHint: '…9f2c', authError: false, agentIds: ['a1'] },
-  { teamId: 'team2', label: 'Lab', baseUrl: 'http://127.0.0.1:9100', keyHint: '…1111', authError: false, agentIds: ['a2'] },
+  { teamId: 'team1', label: 'Ops', baseUrl: 'https://api.example.test', keyHint: '…9f2c', keyRejected: false, agentIds: ['a1'] },
+  { teamId: 'team2', label: 'Lab', baseUrl: 'http://127.0.0.1:9100', keyHint: '…1111', keyRejected: false, agentIds: ['a2'] },
 ];
 
 const agents = [
@@ -92,7 +101,7 @@ function setup(answers: Parameters<typeof storeSetup>[0] = {}) {
       'tunnel.deliveries': { ok: true, value: list },
       'tunnel.refused': { ok: true, value: [refusedOne] },
       'tunnel.delivery': { ok: true, value: detail },
-      'tunnel.replay': { ok: true, value: { deliveryId: 'd1', at: 1_700_000_009_000, target: 'http://127.0.0.1:3000/hook', status: 202, durationMs: 7 } },
+      'tunnel.replay': { ok: true, value: { deliveryId: 'd1', at: 1_700_000_009_000, url: 'http://127.0.0.1:3000/hook', status: 202, durationMs: 7 } },
       'tunnel.export': ({ format }: { format: string }) =>
         format === 'curl'
           ? { ok: true, value: { format: 'curl', filename: 'd1.sh', content: "curl -X POST 'http://127.0.0.1:3000/hook'" } }
@@ -133,8 +142,9 @@ describe('tunnel inspector: top', () => {
     const a1 = hookRow('Support bot');
     expect(a1.textContent).toContain('Ops');
     expect(a1.textContent).toContain(`${LISTEN}/hooks/a1`);
-    expect(a1.textContent).toContain('another address');
-    expect(a1.textContent).toContain('https://pub.example.test/hooks/a1');
+    expect(a1.textContent).toContain('registered by this install to https://pub.example.test/hooks/a1 on 2026-11-26 09:05 (webhook set)');
+    expect(hookRow('Lab bot').textContent).toContain(UNKNOWN);
+    expect(document.body.textContent).not.toContain('not registered');
     expect(document.body.textContent).not.toContain('team1');
     expect(document.body.textContent).not.toContain('team2');
   });
@@ -150,13 +160,89 @@ describe('tunnel inspector: top', () => {
     expect(within(hookRow('Support bot')).getByRole('status').textContent).toBe('Copied the local hook URL of Support bot · Ops.');
   });
 
-  it('"Register this receiver" is one click where the team\'s service runs on this machine, and only there', async () => {
+  it('"Register this receiver" where the team\'s service runs on this machine, and only there, after a confirm step', async () => {
     const t = setup({ 'webhook.register': { ok: true, value: { mode: 'passthrough', url: `${LISTEN}/hooks/a2` } } });
     await flush();
     expect(within(hookRow('Support bot')).queryByRole('button', { name: /Register this receiver/ })).toBeNull();
-    fireEvent.click(within(hookRow('Lab bot')).getByRole('button', { name: 'Register this receiver for Lab bot · Lab' }));
+    const first = within(hookRow('Lab bot')).getByRole('button', { name: 'Register this receiver for Lab bot · Lab' });
+    first.focus();
+    fireEvent.click(first);
+    await flush();
+    // A confirm step first: nothing is registered until the person confirms it.
+    expect(t.calls.some((c) => c.name === 'webhook.register')).toBe(false);
+    const ask = screen.getByRole('group', { name: 'Confirm the new webhook URL of Lab bot · Lab' });
+    expect(ask.textContent).toContain(`Point the webhook of Lab bot · Lab at ${LISTEN}/hooks/a2? ${TAKEOVER_UNKNOWN}`);
+    expect(document.activeElement?.textContent).toBe('Cancel');
+    fireEvent.click(within(ask).getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('group', { name: /Confirm the new webhook URL/ })).toBeNull();
+    const opener = within(hookRow('Lab bot')).getByRole('button', { name: 'Register this receiver for Lab bot · Lab' });
+    expect(document.activeElement).toBe(opener);
+    fireEvent.click(opener);
+    fireEvent.click(within(screen.getByRole('group', { name: 'Confirm the new webhook URL of Lab bot · Lab' })).getByRole('button', { name: 'Replace the webhook' }));
     await flush();
     expect(t.calls.find((c) => c.name === 'webhook.register')?.args).toEqual({ teamId: 'team2', agentId: 'a2', publicUrl: `${LISTEN}/hooks/a2` });
+  });
+
+  it('a registration of this receiver it no longer answers (port changed): said at the top and in the row, with "Register again"', async () => {
+    const moved: RegistrationStatusDTO = {
+      state: 'stale',
+      text: 'registered here at 10:42 to http://127.0.0.1:4444/hooks/a2, which no longer reaches this receiver (the receiver now listens at http://127.0.0.1:4555/hooks/a2): register again',
+      last: { url: 'http://127.0.0.1:4444/hooks/a2', at: 1_700_000_000_000, source: 'app: Tunnel → Register', target: 'receiver' },
+      takeover: TAKEOVER_UNKNOWN,
+    };
+    setup({ 'tunnel.status': { ok: true, value: { ...status, agents: [status.agents[0]!, { ...status.agents[1]!, registration: moved }] } } });
+    await flush();
+    expect(facts().textContent).toContain('The webhook of Lab bot · Lab was registered here at an address this receiver no longer answers (its port changed): register again below.');
+    expect(hookRow('Lab bot').textContent).toContain(moved.text);
+    expect(within(hookRow('Lab bot')).getByRole('button', { name: 'Register this receiver for Lab bot · Lab' }).textContent).toBe('Register again');
+  });
+
+  it('the history of an agent; "Restore previous URL" after a confirm step; the new secret only on a confirmed reveal, never in the store', async () => {
+    const SECRET = 'whsec_restored_0123456789abcdef0123';
+    const history = {
+      entries: [
+        { url: 'https://pub.example.test/hooks/a1', at: 1_700_000_100_000, source: 'webhook set', target: 'other' as const },
+        { url: 'https://prod.example.test/hook', at: 1_700_000_000_000, source: 'app: Tunnel → Register', target: 'other' as const },
+      ],
+      previous: { url: 'https://prod.example.test/hook', at: 1_700_000_000_000, source: 'app: Tunnel → Register', target: 'other' as const },
+      problem: null,
+    };
+    const t = setup({
+      'webhook.history': { ok: true, value: history },
+      'webhook.restore': { ok: true, value: { mode: 'passthrough', url: 'https://prod.example.test/hook', secretHint: '…0123', words: 'The webhook points at https://prod.example.test/hook again. The service issued a new signing secret: the app behind that URL rejects deliveries until it is given the new secret.' } },
+      'webhook.revealSecret': { ok: true, value: { secret: SECRET } },
+    });
+    await flush();
+    fireEvent.click(within(hookRow('Support bot')).getByRole('button', { name: 'Registration history of Support bot · Ops' }));
+    await flush();
+    expect(t.calls.find((c) => c.name === 'webhook.history')?.args).toEqual({ teamId: 'team1', agentId: 'a1' });
+    const list = screen.getByRole('list', { name: 'Registrations of Support bot · Ops by this install' });
+    expect(within(list).getAllByRole('listitem').map((li) => li.textContent)).toEqual([
+      expect.stringContaining('https://pub.example.test/hooks/a1 (webhook set)'),
+      expect.stringContaining('https://prod.example.test/hook (app: Tunnel → Register)'),
+    ]);
+    fireEvent.click(screen.getByRole('button', { name: 'Restore previous URL' }));
+    expect(t.calls.some((c) => c.name === 'webhook.restore')).toBe(false);
+    const ask = screen.getByRole('group', { name: 'Confirm the new webhook URL of Support bot · Ops' });
+    expect(ask.textContent).toContain('Point the webhook of Support bot · Ops at https://prod.example.test/hook?');
+    fireEvent.click(within(ask).getByRole('button', { name: 'Replace the webhook' }));
+    await flush();
+    expect(t.calls.find((c) => c.name === 'webhook.restore')?.args).toEqual({ teamId: 'team1', agentId: 'a1' });
+    expect(screen.getByText(/the app behind that URL rejects deliveries until it is given the new secret/)).toBeTruthy();
+
+    // The secret: asked for, then confirmed; until then it is nowhere in the window.
+    expect(t.calls.some((c) => c.name === 'webhook.revealSecret')).toBe(false);
+    fireEvent.click(screen.getByRole('button', { name: 'Reveal the new signing secret…' }));
+    expect(t.calls.some((c) => c.name === 'webhook.revealSecret')).toBe(false);
+    fireEvent.click(within(screen.getByRole('group', { name: 'Confirm showing the signing secret' })).getByRole('button', { name: 'Show the secret' }));
+    await flush();
+    expect(document.body.textContent).toContain(SECRET);
+    expect(JSON.stringify(t.store.getState())).not.toContain(SECRET);
+    fireEvent.click(screen.getByRole('button', { name: 'Copy the signing secret of Support bot · Ops' }));
+    await flush();
+    expect(writeText).toHaveBeenCalledWith(SECRET);
+    fireEvent.click(screen.getByRole('button', { name: 'Hide' }));
+    expect(document.body.textContent).not.toContain(SECRET);
   });
 
   it('counts a duplicate as verified and as a duplicate, never as rejected', async () => {
@@ -189,12 +275,18 @@ describe('tunnel inspector: top', () => {
 
   it('a stopped exposure says where the service still sends deliveries, and that it cannot be removed', async () => {
     const stopped: ExposureDTO = { ...exposureOff, state: 'stopped', kind: 'command', url: 'https://old.trycloudflare.com' };
-    const agents = [{ ...status.agents[0]!, publicUrl: 'https://old.trycloudflare.com/hooks/a1' }, status.agents[1]!];
+    const gone: RegistrationStatusDTO = {
+      state: 'stale',
+      text: 'registered here at 10:42 to https://old.trycloudflare.com/hooks/a1, a public URL of this receiver that no longer reaches it (the receiver is not exposed now): register again',
+      last: { url: 'https://old.trycloudflare.com/hooks/a1', at: 1_700_000_000_000, source: 'app: Tunnel → Public URL', target: 'exposure' },
+      takeover: TAKEOVER_UNKNOWN,
+    };
+    const agents = [{ ...status.agents[0]!, publicUrl: 'https://old.trycloudflare.com/hooks/a1', registration: gone }, status.agents[1]!];
     setup({ 'tunnel.status': { ok: true, value: { ...status, agents, exposure: stopped } } });
     await flush();
     expect(facts().textContent).toContain('Stopped (your tunnel command)');
     expect(facts().textContent).toContain('The service still sends the deliveries of Support bot · Ops to https://old.trycloudflare.com, which no longer answers: the service offers no way to remove a webhook.');
-    expect(hookRow('Support bot').textContent).toContain('a stopped public URL — no longer answers');
+    expect(hookRow('Support bot').textContent).toContain('a public URL of this receiver that no longer reaches it (the receiver is not exposed now): register again');
   });
 
   it('a failed exposure says why and what to do; the tunnel.exposure event updates it live', async () => {
@@ -269,8 +361,14 @@ describe('tunnel inspector: panels', () => {
     expect(screen.getByText("Put {port} where the receiver's port goes.")).toBeTruthy();
     expect((screen.getByRole('button', { name: 'Start' }) as HTMLButtonElement).disabled).toBe(true);
     fireEvent.change(cmd, { target: { value: 'cloudflared tunnel --url http://127.0.0.1:{port}' } });
-    fireEvent.click(screen.getByRole('checkbox', { name: 'Lab bot · Lab' }));
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Support bot · Ops' }));
     fireEvent.click(screen.getByRole('button', { name: 'Start' }));
+    await flush();
+    // Registering replaces the agent's webhook: asked first, naming what stops receiving.
+    expect(t.calls.some((c) => c.name === 'tunnel.expose')).toBe(false);
+    const ask = screen.getByRole('group', { name: 'Confirm the new webhook URLs' });
+    expect(ask.textContent).toContain(`Support bot · Ops: ${elsewhere.takeover}`);
+    fireEvent.click(within(ask).getByRole('button', { name: 'Start and replace the webhooks' }));
     await flush();
     expect(t.calls.find((c) => c.name === 'tunnel.expose')?.args).toEqual({ kind: 'command', command: 'cloudflared tunnel --url http://127.0.0.1:{port}', register: [{ teamId: 'team1', agentId: 'a1' }] });
     expect(facts().textContent).toContain('Up (your tunnel command)');
@@ -299,7 +397,8 @@ describe('tunnel inspector: panels', () => {
     fireEvent.change(screen.getByLabelText('Reserved domain (optional)'), { target: { value: 'me.ngrok.app' } });
     fireEvent.click(screen.getByRole('button', { name: 'Start' }));
     await flush();
-    expect(t.calls.find((c) => c.name === 'tunnel.expose')?.args).toEqual({ kind: 'ngrok', domain: 'me.ngrok.app', register: [{ teamId: 'team1', agentId: 'a1' }, { teamId: 'team2', agentId: 'a2' }] });
+    // No agent is picked by default: exposing alone replaces no webhook (and asks nothing).
+    expect(t.calls.find((c) => c.name === 'tunnel.expose')?.args).toEqual({ kind: 'ngrok', domain: 'me.ngrok.app', register: [] });
   });
 
   it('"Nothing" stops exposing', async () => {
@@ -317,7 +416,7 @@ describe('tunnel inspector: panels', () => {
 
   it('simulates an inbound image, and registers a URL by hand', async () => {
     const t = setup({
-      'tunnel.simulate': { ok: true, value: summary('d9', { messageType: 'image', verification: 'simulated', preview: 'sim pic', receivedAt: 1_700_000_009_000 }) },
+      'tunnel.simulate': { ok: true, value: summary('d9', { messageType: 'image', verdict: 'simulated', preview: 'sim pic', receivedAt: 1_700_000_009_000 }) },
       'webhook.register': { ok: true, value: { mode: 'webhook', url: 'https://new.example.test/hook' } },
     });
     await flush();
@@ -337,6 +436,11 @@ describe('tunnel inspector: panels', () => {
     fireEvent.change(screen.getByLabelText('Webhook URL'), { target: { value: 'https://new.example.test/hook' } });
     fireEvent.click(screen.getByRole('button', { name: 'Register' }));
     await flush();
+    expect(t.calls.some((c) => c.name === 'webhook.register')).toBe(false);
+    const ask = screen.getByRole('group', { name: 'Confirm the new webhook URL of Support bot · Ops' });
+    expect(ask.textContent).toContain(`Point the webhook of Support bot · Ops at https://new.example.test/hook? ${elsewhere.takeover}`);
+    fireEvent.click(within(ask).getByRole('button', { name: 'Replace the webhook' }));
+    await flush();
     expect(t.calls.find((c) => c.name === 'webhook.register')?.args).toEqual({ teamId: 'team1', agentId: 'a1', publicUrl: 'https://new.example.test/hook' });
     expect(screen.getByText('Registered for Support bot · Ops: mode webhook, URL https://new.example.test/hook.')).toBeTruthy();
   });
@@ -354,11 +458,11 @@ describe('tunnel inspector: request list', () => {
     ]);
     expect(rows()[1]!.textContent).toContain('Not a hook');
     expect(screen.getByText('4 requests')).toBeTruthy();
-    act(() => t.emit('tunnel.delivery', summary('d4', { receivedAt: 1_700_000_004_000, preview: 'brand new', verification: 'expired', forwardStatus: null })));
+    act(() => t.emit('tunnel.delivery', summary('d4', { receivedAt: 1_700_000_004_000, preview: 'brand new', verdict: 'stale-timestamp', forwardStatus: null })));
     expect(rows()[0]!.textContent).toContain('brand new');
     expect(within(rows()[0]!).getByText('Rejected — timestamp too old')).toBeTruthy();
     expect(within(rows()[0]!).getByText('Not forwarded')).toBeTruthy();
-    act(() => t.emit('tunnel.forward', { deliveryId: 'd4', at: 1_700_000_004_100, target: 'x', status: null, durationMs: 3, error: 'ECONNREFUSED' }));
+    act(() => t.emit('tunnel.forward', { deliveryId: 'd4', at: 1_700_000_004_100, url: 'x', status: null, durationMs: 3, error: 'ECONNREFUSED' }));
     expect(within(rows()[0]!).getByText('App did not answer')).toBeTruthy();
     act(() => t.emit('tunnel.refused', { ...refusedOne, id: 'r2', at: 1_700_000_005_000, path: '/hooks/a1', agentId: 'a1', reason: 'missing-signature', status: 401 }));
     expect(rows()[0]!.textContent).toContain('Refused — no signature');
@@ -597,7 +701,7 @@ describe('the tunnel screen', () => {
 });
 
 describe('local app down since', () => {
-  const f = (at: number, status: number | null) => ({ deliveryId: 'd', at, target: 't', status, durationMs: 1 });
+  const f = (at: number, status: number | null) => ({ deliveryId: 'd', at, url: 't', status, durationMs: 1 });
   it('is the start of the trailing run of failures', () => {
     expect(downSince([f(1, 200), f(2, null), f(3, 502)])).toBe(2);
     expect(downSince([f(1, null), f(2, 200)])).toBeNull();

@@ -161,7 +161,7 @@ export function AgentList() {
       </div>
       {adding && <AddAgentPanel onClose={() => setAdding(false)} />}
       {teams
-        .filter((t) => t.authError)
+        .filter((t) => t.keyRejected)
         .map((t) => (
           <p key={t.teamId} role="alert" className="notice notice-error">
             <strong>⚠ The service rejected the API key of team {t.label} (key rejected).</strong> Its agents are not being checked. Add the team again

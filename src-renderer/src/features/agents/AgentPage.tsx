@@ -14,6 +14,7 @@ import { useApp } from '../../store/react';
 import { SessionRead } from '../pairing/SessionRead';
 import { WaMeQr } from '../pairing/WaMeQr';
 import { Timeline } from './Timeline';
+import { WatchClosely } from './WatchClosely';
 
 const yesNo = (b: boolean) => (b ? 'true' : 'false');
 
@@ -96,6 +97,7 @@ function AgentBody({ agent }: { agent: AgentDTO }) {
             <dd>{h.checkedAt ? <TimeAgo at={h.checkedAt} now={now} /> : 'not yet'}</dd>
           </dl>
           {h.error && <ErrorNotice error={h.error} />}
+          <WatchClosely agent={agent} />
         </section>
       </div>
       {linked && phone && (

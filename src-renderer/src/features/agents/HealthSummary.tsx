@@ -1,18 +1,20 @@
 // One line over the agents list: how many agents are connected, reconnecting, need a scan or are
 // unreachable (and not checked yet, while any are), each with its glyph.
-import type { AgentDTO, HealthState } from '../../../../src-shared/contract';
+import type { AgentDTO, Health } from '../../../../src-shared/contract';
 import { HEALTH_GLYPHS } from '../../components/health';
 
-const COUNTED: { health: HealthState; one: string; many: string; always: boolean }[] = [
+const COUNTED: { health: Health; one: string; many: string; always: boolean }[] = [
   { health: 'connected', one: 'connected', many: 'connected', always: true },
   { health: 'reconnecting', one: 'reconnecting', many: 'reconnecting', always: true },
   { health: 'needs-scan', one: 'needs a scan', many: 'need a scan', always: true },
+  { health: 'key-rejected', one: 'key rejected', many: 'key rejected', always: false },
+  { health: 'not-found', one: 'not found', many: 'not found', always: false },
   { health: 'unreachable', one: 'unreachable', many: 'unreachable', always: true },
   { health: 'unknown', one: 'not checked yet', many: 'not checked yet', always: false },
 ];
 
-export function healthCounts(agents: readonly AgentDTO[]): Record<HealthState, number> {
-  const counts: Record<HealthState, number> = { connected: 0, unknown: 0, reconnecting: 0, unreachable: 0, 'needs-scan': 0 };
+function healthCounts(agents: readonly AgentDTO[]): Record<Health, number> {
+  const counts: Record<Health, number> = { connected: 0, unknown: 0, reconnecting: 0, unreachable: 0, 'not-found': 0, 'key-rejected': 0, 'needs-scan': 0 };
   for (const a of agents) counts[a.health.health]++;
   return counts;
 }

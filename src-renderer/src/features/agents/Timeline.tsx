@@ -66,7 +66,7 @@ export function Timeline({ teamId, agentId, now }: { teamId: string; agentId: st
               <p className="muted">
                 Opened <TimeAgo at={i.openedAt} now={now} />
                 {i.acknowledgedAt !== null && <> · acknowledged</>}
-                {i.resolvedAt !== null ? <> · resolved after {formatSpan(i.resolvedAt - i.openedAt)}</> : <> · still open</>}
+                {i.resolvedAt === null ? <> · still open</> : i.removed ? <> · closed after {formatSpan(i.resolvedAt - i.openedAt)} (agent removed)</> : <> · resolved after {formatSpan(i.resolvedAt - i.openedAt)}</>}
               </p>
             </li>
           ))}

@@ -1,4 +1,4 @@
-// Agents home ordering and filtering: worst health first (HEALTH_STATES order), then longest in
+// Agents home ordering and filtering: worst health first (HEALTHS order), then longest in
 // that state, then team and label.
 import type { AgentDTO, TeamDTO } from '../../../../src-shared/contract';
 import { HEALTH_WORDS, healthRank } from '../../components/health';

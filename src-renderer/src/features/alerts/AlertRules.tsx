@@ -1,5 +1,5 @@
 // Alert rules kept in the app settings (settings.get / settings.update): escalation and the
-// monitor's four rules (applied by the monitor at once) in one form with one Save, and the alert
+// monitor's five rules (applied by the monitor at once) in one form with one Save, and the alert
 // webhook. Every field is checked here first (whole number in range); a refused save keeps what
 // was typed and marks the fields at fault.
 import { useEffect, useId, useState, type FormEvent } from 'react';
@@ -7,6 +7,7 @@ import type { AlertRulesDTO, AppSettingsDTO, ErrorDTO } from '../../../../src-sh
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
 import { checkWhole } from '../settings/NumberSetting';
+import { detectionWindow } from './detection-window';
 import { UrlSetting } from './UrlSetting';
 
 type RuleKey = 'escalateAfterMin' | keyof AlertRulesDTO;
@@ -15,6 +16,13 @@ type RuleKey = 'escalateAfterMin' | keyof AlertRulesDTO;
 const RULES: Array<{ key: RuleKey; label: string; hint: string; min: number; max: number }> = [
   { key: 'escalateAfterMin', label: 'Escalate after (minutes)', hint: 'How long a needs-scan or unreachable state lasts before its incident becomes urgent.', min: 0, max: 1440 },
   { key: 'reconnectGraceSec', label: 'Reconnect grace (seconds)', hint: 'How long a reconnecting link may last before it alerts (0: at once).', min: 0, max: 3600 },
+  {
+    key: 'repeatDropGraceSec',
+    label: 'Repeat drop grace (seconds)',
+    hint: 'How long a drop within the flap window of an earlier one may last before it alerts (at least the reconnect grace); shorter ones count toward flapping.',
+    min: 0,
+    max: 3600,
+  },
   { key: 'realertMinutes', label: 'Remind every (minutes)', hint: 'How often a still-open incident is alerted again (0: never).', min: 0, max: 1440 },
   { key: 'flapCount', label: 'Flapping after (drops)', hint: 'This many drops within the flap window count as flapping.', min: 2, max: 100 },
   { key: 'flapWindowMinutes', label: 'Flap window (minutes)', hint: 'The span the drops above are counted in.', min: 1, max: 1440 },
@@ -26,6 +34,7 @@ function textsOf(s: AppSettingsDTO): Texts {
   return {
     escalateAfterMin: String(s.escalateAfterMin),
     reconnectGraceSec: String(s.alertRules.reconnectGraceSec),
+    repeatDropGraceSec: String(s.alertRules.repeatDropGraceSec),
     realertMinutes: String(s.alertRules.realertMinutes),
     flapCount: String(s.alertRules.flapCount),
     flapWindowMinutes: String(s.alertRules.flapWindowMinutes),
@@ -63,7 +72,7 @@ function RulesForm({ settings }: { settings: AppSettingsDTO }) {
     setBusy(true);
     const e = await update({
       escalateAfterMin: n('escalateAfterMin'),
-      alertRules: { reconnectGraceSec: n('reconnectGraceSec'), realertMinutes: n('realertMinutes'), flapCount: n('flapCount'), flapWindowMinutes: n('flapWindowMinutes') },
+      alertRules: { reconnectGraceSec: n('reconnectGraceSec'), repeatDropGraceSec: n('repeatDropGraceSec'), realertMinutes: n('realertMinutes'), flapCount: n('flapCount'), flapWindowMinutes: n('flapWindowMinutes') },
     });
     setBusy(false);
     setError(e);
@@ -135,6 +144,10 @@ export function AlertRules() {
       <h3 id={id}>Alert rules</h3>
       {settings ? (
         <>
+          <p className="hint">
+            {detectionWindow(settings.pollIntervalSec)} After any reading that is not connected an agent is polled every{' '}
+            {settings.fastPollIntervalSec} s for a while; "Watch closely" on an agent's page polls it that fast all the time.
+          </p>
           <RulesForm settings={settings} />
           <UrlSetting
             label="Alert webhook URL"

@@ -11,7 +11,7 @@ import { notificationCtor } from './browserNotifications';
 type Answer = NotificationPermission | 'unsupported' | 'failed';
 
 /** What the browser answered (or holds) about notifications, in words. */
-export const PERMISSION_WORDS: Record<Answer, string> = {
+const PERMISSION_WORDS: Record<Answer, string> = {
   granted: 'The browser answered “granted”: it shows desktop notifications while this page is open.',
   denied: 'The browser answered “denied”: notifications are blocked for this page. Allow them in the browser’s site settings to get them.',
   default: 'The browser answered “default”: no choice was made (the request was dismissed). Press the button to ask again.',

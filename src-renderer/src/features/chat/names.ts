@@ -25,7 +25,7 @@ function parse(raw: string | null): ConversationNames {
 }
 
 /** The names as stored now; the same object while the stored text is unchanged. */
-export function readNames(): ConversationNames {
+function readNames(): ConversationNames {
   const raw = safeStorage()?.getItem(KEY) ?? null;
   if (raw !== last.raw) last = { raw, names: parse(raw) };
   return last.names;

@@ -15,6 +15,7 @@ function PlainReply({ text }: { text: string }) {
 
 let loading: Promise<ReplyRenderer> | null = null;
 
+/** @internal Exported for tests. */
 export function loadReplyRenderer(): Promise<ReplyRenderer> {
   loading ??= import('./markdown/Markdown').then(
     (m) => m.Markdown,

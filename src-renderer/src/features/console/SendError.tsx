@@ -17,7 +17,7 @@ function Countdown({ seconds, children }: { seconds: number; children(left: numb
 }
 
 export function SendError({ error, retries, teamId, agentId }: { error: ErrorDTO; retries: number; teamId: string; agentId: string }) {
-  if (error.kind === 'not-configured') {
+  if (error.kind === 'needs-scan') {
     return (
       <div role="alert" className="send-error">
         <strong>Needs a QR scan.</strong> The agent&apos;s WhatsApp link is not set up (HTTP {error.status ?? 409}).{' '}

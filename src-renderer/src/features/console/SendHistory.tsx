@@ -47,7 +47,7 @@ export function progressWords(r: SendRecord, budget: SendBudget | undefined, now
 }
 
 /** Whether a send still waits (and can be stopped): in the queue or between retries. */
-export function isWaiting(r: SendRecord): boolean {
+function isWaiting(r: SendRecord): boolean {
   return r.state === 'queued' || r.state === 'retrying';
 }
 

@@ -15,7 +15,7 @@ const NEARLY = 0.8;
 
 export type BudgetLevel = 'ok' | 'nearly' | 'spent';
 
-export function budgetLevel(b: Pick<SendBudgetDTO, 'used' | 'limit'>): BudgetLevel {
+function budgetLevel(b: Pick<SendBudgetDTO, 'used' | 'limit'>): BudgetLevel {
   if (b.used >= b.limit) return 'spent';
   return b.used >= b.limit * NEARLY ? 'nearly' : 'ok';
 }

@@ -25,7 +25,7 @@ function splitAgentIds(text: string): string[] {
 }
 
 /** Each required field left empty, with the message that says what to put there. */
-export function missingFields(values: Record<Exclude<Field, 'agents'>, string>): Missing {
+function missingFields(values: Record<Exclude<Field, 'agents'>, string>): Missing {
   const out: Missing = {};
   for (const r of REQUIRED) if (values[r.field].trim() === '') out[r.field] = r.message;
   return out;
@@ -72,7 +72,7 @@ export function TeamForm({ extraActions, onDone }: { extraActions?: (busy: boole
   };
 
   // A rejected key or an unreachable address points at its field even when the error names none.
-  const errField = error?.field ?? (error?.kind === 'unauthorized' ? 'apiKey' : error?.kind === 'network-error' ? 'baseUrl' : undefined);
+  const errField = error?.field ?? (error?.kind === 'key-rejected' ? 'apiKey' : error?.kind === 'network-error' ? 'baseUrl' : undefined);
   const msgId = (field: Field) => `${ids[field]}-msg`;
   const marks = (field: Field, describedBy?: string) => {
     const byError = errField === field || errField?.startsWith(`${field}.`);

@@ -14,6 +14,7 @@ import { agentHref } from '../../router/routes';
 import { resolveAgent } from '../../router/resolve';
 import { agentKey } from '../../store/env';
 import { emptyPairing, pairingCountdown, pairingPhase, type PairingCountdown } from '../../store/pairing';
+import { formatCountdown } from '../../../../src-shared/duration';
 import { useApp } from '../../store/react';
 import { SessionRead } from './SessionRead';
 import { WaMeQr } from './WaMeQr';
@@ -33,14 +34,6 @@ function Steps() {
       <li>Point the phone at this QR code.</li>
     </ol>
   );
-}
-
-/** "1 min 05 s", "45 s": read out as words by screen readers. */
-function formatCountdown(ms: number): string {
-  const total = Math.ceil(ms / 1000);
-  const m = Math.floor(total / 60);
-  const sec = total % 60;
-  return m > 0 ? `${m} min ${String(sec).padStart(2, '0')} s` : `${sec} s`;
 }
 
 function Countdown({ c }: { c: PairingCountdown }) {

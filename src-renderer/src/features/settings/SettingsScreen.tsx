@@ -1,5 +1,6 @@
 // App settings: general (start at login, poll interval), tunnel, theme, teams and keys, diagnostics.
 import { useState } from 'react';
+import { DEFAULT_TUNNEL_PORT } from '../../../../src-shared/limits';
 import type { ErrorDTO } from '../../../../src-shared/contract';
 import { AsyncButton } from '../../components/AsyncButton';
 import { ErrorNotice } from '../../components/ErrorNotice';
@@ -45,10 +46,10 @@ function General() {
         <h3 id="tunnel-title">Tunnel</h3>
         <NumberSetting
           label="Tunnel port"
-          hint="Loopback port the webhook receiver listens on (0 picks a free one)."
+          hint={`Loopback port the webhook receiver listens on, kept across restarts so hook URLs registered with the service keep working (default ${DEFAULT_TUNNEL_PORT}).`}
           field="tunnel.port"
           value={settings.tunnel.port}
-          min={0}
+          min={1}
           max={65535}
           toPatch={(v) => ({ tunnel: { ...settings.tunnel, port: v } })}
         />

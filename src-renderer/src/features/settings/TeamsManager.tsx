@@ -59,7 +59,7 @@ function TeamCard({ team }: { team: TeamDTO }) {
         <dt>API key</dt>
         <dd>
           {team.keyHint}
-          {team.authError && <strong className="error"> — rejected by the service (key rejected). Add the team again with a current key.</strong>}
+          {team.keyRejected && <strong className="error"> — rejected by the service (key rejected). Add the team again with a current key.</strong>}
         </dd>
       </dl>
       <h5>Agents</h5>

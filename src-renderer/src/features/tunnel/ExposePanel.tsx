@@ -1,7 +1,8 @@
 // Make the receiver reachable from the internet: nothing (this computer only), ngrok (its authtoken
 // is kept in the OS keychain; paste it here once), or your own tunnel command ({port} becomes the
-// receiver's port; the first public URL it prints is used). The chosen agents are registered at
-// the public URL once it is up.
+// receiver's port; the first public URL it prints is used). The chosen agents (none unless picked)
+// are registered at the public URL once it is up, after a confirm step that says, for each, which
+// URL stops receiving and that a new signing secret is issued.
 import { useEffect, useId, useState } from 'react';
 import type { ErrorDTO, ExposeArgs } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
@@ -79,11 +80,14 @@ export function ExposePanel() {
   useEffect(() => {
     if (active && exposure?.kind) setChoice(exposure.kind);
   }, [active, exposure?.kind]);
-  const keys = agents.map((a) => agentKey(a.teamId, a.agentId));
-  const picked = chosen ?? new Set(keys);
+  // None by default: registering replaces each agent's webhook (asked first, below).
+  const picked = chosen ?? new Set<string>();
+  const [confirming, setConfirming] = useState(false);
   const commandProblem = choice === 'command' && command.trim() && !command.includes('{port}') ? "Put {port} where the receiver's port goes." : null;
 
+  const toRegister = agents.filter((a) => picked.has(agentKey(a.teamId, a.agentId)));
   const start = async () => {
+    setConfirming(false);
     setBusy(true);
     const register = agents.filter((a) => picked.has(agentKey(a.teamId, a.agentId))).map((a) => ({ teamId: a.teamId, agentId: a.agentId }));
     const args: ExposeArgs = choice === 'command' ? { kind: 'command', command: command.trim(), register } : { kind: 'ngrok', register, ...(domain.trim() ? { domain: domain.trim() } : {}) };
@@ -152,11 +156,35 @@ export function ExposePanel() {
         </fieldset>
       )}
       <div className="actions">
-        <button type="button" disabled={busy || (choice === 'command' && (!command.trim() || commandProblem !== null)) || (choice === 'none' && !active)} onClick={() => void start()}>
+        <button
+          type="button"
+          disabled={busy || confirming || (choice === 'command' && (!command.trim() || commandProblem !== null)) || (choice === 'none' && !active)}
+          onClick={() => (choice !== 'none' && toRegister.length > 0 ? setConfirming(true) : void start())}
+        >
           {choice === 'none' ? 'Stop exposing' : active ? 'Restart with this choice' : 'Start'}
         </button>
         {busy && <span aria-busy="true">Working…</span>}
       </div>
+      {confirming && (
+        <div className="confirm-takeover" role="group" aria-label="Confirm the new webhook URLs">
+          <p>Once the public URL is up, the webhook of each agent below points at it:</p>
+          <ul>
+            {toRegister.map((a) => (
+              <li key={agentKey(a.teamId, a.agentId)}>
+                <strong>{nameWords(names(a.teamId, a.agentId))}</strong>: {a.registration.takeover}
+              </li>
+            ))}
+          </ul>
+          <div className="actions">
+            <button type="button" className="small" onClick={() => void start()}>
+              Start and replace the webhooks
+            </button>
+            <button type="button" className="secondary small" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      )}
       {exposure && exposure.registrations.length > 0 && (
         <ul className="plain registrations" aria-label="Registrations at the public URL">
           {exposure.registrations.map((r) => (

@@ -1,15 +1,19 @@
 // Each agent's full hook URLs with copy buttons: on the local receiver, and at the public URL while
-// one is up; where the service sends its deliveries now; and the one-click registrations: "Register
-// this receiver" when the team's service runs on this machine (the emulator), "Register the public
-// URL" while one is up.
-import { useState } from 'react';
+// one is up; what this install knows of where the service sends its deliveries (registered here,
+// by this install elsewhere, a registration of this receiver it no longer reaches, or unknown: the
+// service cannot tell); the registrations, each after a confirm step that names the URL that stops
+// receiving: "Register this receiver" when the team's service runs on this machine (the emulator),
+// "Register the public URL" while one is up; and the agent's registration history.
+import { Fragment, useState } from 'react';
 import type { ErrorDTO, TunnelAgentDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
+import { ConfirmTakeover } from './ConfirmTakeover';
 import { CopyButton } from './CopyButton';
 import { nameWords, useNames } from './names';
-import { NO_AGENTS, POINTING_WORDS, pointingOf, serviceOnThisMachine } from './urls';
+import { NO_AGENTS, REGISTRATION_TONE, serviceOnThisMachine } from './urls';
+import { WebhookHistory } from './WebhookHistory';
 
 function UrlLine({ label, url, what }: { label: string; url: string | null; what: string }) {
   return (
@@ -36,47 +40,60 @@ function AgentRow({ a }: { a: TunnelAgentDTO }) {
   const who = nameWords(n);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ErrorDTO | null>(null);
-  const pointing = pointingOf(a, exposure);
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [historyOpen, setHistoryOpen] = useState(false);
+  const reg = a.registration;
+  const lastUrl = reg.last?.url ?? null;
   const doRegister = async (url: string) => {
     setBusy(true);
     const r = await register(a.teamId, a.agentId, url);
     setBusy(false);
+    setConfirming(null);
     setError(r.ok ? null : r.error);
   };
+  const offerReceiver = serviceOnThisMachine(team) && a.receiverUrl !== null && !(reg.state === 'here' && lastUrl === a.receiverUrl);
+  const offerPublic = a.exposedUrl !== null && !(reg.state === 'here' && lastUrl === a.exposedUrl);
   return (
-    <tr>
-      <th scope="row">
-        <span className="agent-name">{n.agent}</span>
-        {n.team && <span className="muted team-name">{n.team}</span>}
-      </th>
-      <td className="hook-url-cell">
-        <UrlLine label="Local" url={a.receiverUrl} what={`the local hook URL of ${who}`} />
-        {(a.exposedUrl || exposure?.state === 'up') && <UrlLine label="Public" url={a.exposedUrl} what={`the public hook URL of ${who}`} />}
-      </td>
-      <td>
-        <span className={pointing === 'dead-exposure' ? 'error' : pointing === 'none' || pointing === 'elsewhere' ? 'muted' : undefined}>{POINTING_WORDS[pointing]}</span>
-        {!a.hasSecret && <span className="muted small-print">, no signing secret yet</span>}
-        {(pointing === 'elsewhere' || pointing === 'dead-exposure') && a.publicUrl && (
-          <>
-            <br />
-            <code className="url small-print">{a.publicUrl}</code>
-          </>
-        )}
-        {error && <ErrorNotice error={error} />}
-      </td>
-      <td className="row-actions">
-        {serviceOnThisMachine(team) && a.receiverUrl && pointing !== 'receiver' && (
-          <button type="button" className="secondary small" disabled={busy} onClick={() => void doRegister(a.receiverUrl!)} aria-label={`Register this receiver for ${who}`}>
-            Register this receiver
+    <Fragment>
+      <tr>
+        <th scope="row">
+          <span className="agent-name">{n.agent}</span>
+          {n.team && <span className="muted team-name">{n.team}</span>}
+        </th>
+        <td className="hook-url-cell">
+          <UrlLine label="Local" url={a.receiverUrl} what={`the local hook URL of ${who}`} />
+          {(a.exposedUrl || exposure?.state === 'up') && <UrlLine label="Public" url={a.exposedUrl} what={`the public hook URL of ${who}`} />}
+        </td>
+        <td className="registration-cell">
+          <span className={REGISTRATION_TONE[reg.state]}>{reg.text}</span>
+          {!a.hasSecret && <span className="muted small-print">, no signing secret yet</span>}
+          {error && <ErrorNotice error={error} />}
+          {confirming !== null && <ConfirmTakeover who={who} url={confirming} takeover={reg.takeover} busy={busy} onConfirm={() => void doRegister(confirming)} onCancel={() => setConfirming(null)} />}
+        </td>
+        <td className="row-actions">
+          {offerReceiver && (
+            <button type="button" className="secondary small" disabled={busy || confirming !== null} onClick={() => setConfirming(a.receiverUrl!)} aria-label={`Register this receiver for ${who}`}>
+              {reg.state === 'stale' && reg.last?.target === 'receiver' ? 'Register again' : 'Register this receiver'}
+            </button>
+          )}
+          {offerPublic && (
+            <button type="button" className="secondary small" disabled={busy || confirming !== null} onClick={() => setConfirming(a.exposedUrl!)} aria-label={`Register the public URL for ${who}`}>
+              {reg.state === 'stale' && reg.last?.target === 'exposure' ? 'Register again' : 'Register the public URL'}
+            </button>
+          )}
+          <button type="button" className="secondary small" aria-expanded={historyOpen} onClick={() => setHistoryOpen((o) => !o)} aria-label={`Registration history of ${who}`}>
+            History
           </button>
-        )}
-        {a.exposedUrl && pointing !== 'exposed' && (
-          <button type="button" className="secondary small" disabled={busy} onClick={() => void doRegister(a.exposedUrl!)} aria-label={`Register the public URL for ${who}`}>
-            Register the public URL
-          </button>
-        )}
-      </td>
-    </tr>
+        </td>
+      </tr>
+      {historyOpen && (
+        <tr className="history-row">
+          <td colSpan={4}>
+            <WebhookHistory teamId={a.teamId} agentId={a.agentId} who={who} registration={reg} />
+          </td>
+        </tr>
+      )}
+    </Fragment>
   );
 }
 
@@ -90,7 +107,7 @@ export function HookUrls() {
         <tr>
           <th scope="col">Agent</th>
           <th scope="col">Hook URLs</th>
-          <th scope="col">The service sends to</th>
+          <th scope="col">Registered</th>
           <th scope="col">
             <span className="sr-only">Actions</span>
           </th>

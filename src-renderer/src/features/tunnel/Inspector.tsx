@@ -9,6 +9,7 @@ import { ErrorNotice } from '../../components/ErrorNotice';
 import { usePolling } from '../../components/usePolling';
 import { HookUrls } from './HookUrls';
 import { Panels } from './Panels';
+import { PortTakenNotice } from './PortTakenNotice';
 import { ReceiverBar } from './ReceiverBar';
 import { RequestList, type Selection } from './RequestList';
 import { DeliveryDetail, RefusedDetail } from './RequestDetail';
@@ -46,6 +47,7 @@ export function Inspector() {
         </>
       )}
       <ReceiverBar />
+      <PortTakenNotice />
       <HookUrls />
       <Panels agents={agents} />
       <div className="panes">

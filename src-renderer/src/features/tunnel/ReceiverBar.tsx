@@ -1,13 +1,13 @@
 // The top of the inspector: the local receiver (listening where; the URLs to use are the agents'
 // hook URLs below, so the bare base is not offered for copying), the public exposure (off,
 // starting, up with its URL, failed with why and what to do, stopped — and then where the service
-// still sends deliveries), where deliveries are forwarded, and the counts (a duplicate is counted
+// still sends deliveries), a registration of this receiver it no longer answers (register again),
+// where deliveries are forwarded, and the counts (a duplicate is counted
 // as verified and as a duplicate: it was acknowledged, not rejected).
 import type { ExposureDTO, TunnelStatusDTO } from '../../../../src-shared/contract';
 import { forwardingOf } from '../../store/tunnel';
 import { useApp } from '../../store/react';
 import { nameWords, useNames } from './names';
-import { pointingOf } from './urls';
 import { downSince, sentence } from './verdict';
 
 /** "127.0.0.1:4555": where it listens, not a URL to paste (deliveries go to the hook URLs). */
@@ -23,7 +23,7 @@ const KIND_WORDS = { ngrok: 'ngrok', command: 'your tunnel command' } as const;
 
 function Exposure({ st, x }: { st: TunnelStatusDTO; x: ExposureDTO }) {
   const names = useNames();
-  const stranded = st.agents.filter((a) => pointingOf(a, x) === 'dead-exposure');
+  const stranded = st.agents.filter((a) => a.registration.state === 'stale' && a.registration.last?.target === 'exposure' && x.url !== null && a.registration.last.url.startsWith(`${x.url}/`));
   const by = x.kind ? ` (${KIND_WORDS[x.kind]})` : '';
   switch (x.state) {
     case 'off':
@@ -56,6 +56,18 @@ function Exposure({ st, x }: { st: TunnelStatusDTO; x: ExposureDTO }) {
   }
 }
 
+/** Agents whose last registration by this install was this receiver's local hook URL, which it no longer answers (its port changed, or it stopped). */
+function Moved({ st }: { st: TunnelStatusDTO }) {
+  const names = useNames();
+  const moved = st.agents.filter((a) => a.registration.state === 'stale' && a.registration.last?.target === 'receiver');
+  if (moved.length === 0) return null;
+  return (
+    <p className="error registration-moved">
+      The webhook of {moved.map((a) => nameWords(names(a.teamId, a.agentId))).join(', ')} was registered here at an address this receiver no longer answers ({st.running ? 'its port changed' : 'it is not listening'}): register again below.
+    </p>
+  );
+}
+
 export function ReceiverBar() {
   const st = useApp((s) => s.tunnelStatus);
   const log = useApp((s) => s.forwardLog);
@@ -85,6 +97,15 @@ export function ReceiverBar() {
           {fw.pending > 0 && <span className="muted"> · {fw.pending} waiting</span>}
         </dd>
       </div>
+      {(st.registrationHistoryProblem || st.agents.some((a) => a.registration.state === 'stale' && a.registration.last?.target === 'receiver')) && (
+        <div className="fact-wide">
+          <dt>Registrations</dt>
+          <dd>
+            <Moved st={st} />
+            {st.registrationHistoryProblem && <p className="error">{st.registrationHistoryProblem}</p>}
+          </dd>
+        </div>
+      )}
       <div className="fact-counts">
         <dt className="sr-only">Counts</dt>
         <dd>

@@ -1,10 +1,12 @@
 // Register any URL as an agent's webhook (the service answers with its mode and URL): for a tunnel
-// you run yourself, or to point an agent elsewhere after an exposure was stopped.
+// you run yourself, or to point an agent elsewhere after an exposure was stopped. A confirm step
+// first names the URL that stops receiving (when this install knows it) and the new signing secret.
 import { useId, useState } from 'react';
 import type { ErrorDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
+import { ConfirmTakeover } from './ConfirmTakeover';
 import { nameWords, useNames } from './names';
 
 function urlProblem(s: string): string | null {
@@ -26,18 +28,29 @@ export function RegisterForm({ agents }: { agents: { teamId: string; agentId: st
   const [url, setUrl] = useState('');
   const [error, setError] = useState<ErrorDTO | null>(null);
   const [note, setNote] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
   const chosen = agents.find((a) => agentKey(a.teamId, a.agentId) === agent) ?? agents[0];
+  const known = useApp((s) => s.tunnelStatus?.agents.find((a) => chosen !== undefined && a.teamId === chosen.teamId && a.agentId === chosen.agentId)?.registration);
   const problem = urlProblem(url);
+  const doRegister = async (target: string) => {
+    if (!chosen) return;
+    setBusy(true);
+    const r = await register(chosen.teamId, chosen.agentId, target);
+    setBusy(false);
+    setConfirming(null);
+    setError(r.ok ? null : r.error);
+    setNote(r.ok ? `Registered for ${nameWords(names(chosen.teamId, chosen.agentId))}: mode ${r.value.mode}, URL ${r.value.url}.` : null);
+  };
   return (
     <form
       className="form"
       aria-labelledby={`${uid}-title`}
-      onSubmit={async (e) => {
+      onSubmit={(e) => {
         e.preventDefault();
         if (!chosen || problem || !url.trim()) return;
-        const r = await register(chosen.teamId, chosen.agentId, url.trim());
-        setError(r.ok ? null : r.error);
-        setNote(r.ok ? `Registered for ${nameWords(names(chosen.teamId, chosen.agentId))}: mode ${r.value.mode}, URL ${r.value.url}.` : null);
+        setNote(null);
+        setConfirming(url.trim());
       }}
     >
       <h3 id={`${uid}-title`}>Register a webhook URL</h3>
@@ -55,10 +68,20 @@ export function RegisterForm({ agents }: { agents: { teamId: string; agentId: st
         {problem ?? 'Where the service can reach this computer; the hook URLs above are copied with one click.'}
       </span>
       <div className="actions">
-        <button type="submit" disabled={!chosen || !url.trim() || problem !== null}>
+        <button type="submit" disabled={!chosen || !url.trim() || problem !== null || confirming !== null}>
           Register
         </button>
       </div>
+      {confirming !== null && chosen && (
+        <ConfirmTakeover
+          who={nameWords(names(chosen.teamId, chosen.agentId))}
+          url={confirming}
+          takeover={known?.takeover ?? 'The service keeps one webhook URL per agent: the one it has now stops receiving its deliveries. The service issues a new signing secret; the previous one stops working.'}
+          busy={busy}
+          onConfirm={() => void doRegister(confirming)}
+          onCancel={() => setConfirming(null)}
+        />
+      )}
       {note && <p role="status">{note}</p>}
       {error && <ErrorNotice error={error} />}
     </form>

@@ -159,7 +159,7 @@ export function DeliveryDetail({ id }: { id: string }) {
       )}
       {curl && <pre className="raw curl">{curl}</pre>}
       <h4>Verification</h4>
-      <ol className="steps">{steps.length ? steps.map((s, i) => <li key={i}>{s}</li>) : <li>{d.verification}</li>}</ol>
+      <ol className="steps">{steps.length ? steps.map((s, i) => <li key={i}>{s}</li>) : <li>{d.verdict}</li>}</ol>
       <h4>Forward attempts</h4>
       {d.forwards.length === 0 ? (
         <p className="muted">Not forwarded.</p>
@@ -178,7 +178,7 @@ export function DeliveryDetail({ id }: { id: string }) {
               <tr key={`${f.at}-${i}`}>
                 <td>{new Date(f.at).toLocaleTimeString()}</td>
                 <td>
-                  <code>{f.target}</code>
+                  <code>{f.url}</code>
                 </td>
                 <td>
                   {attemptWords(f)}

@@ -1,6 +1,6 @@
 // The inspector's one list of requests: stored deliveries and refused (or not-a-hook) requests
 // side by side, newest first, and the filter over them (what to show, which agent, and text).
-import type { DeliverySummaryDTO, RefusedRequestDTO } from '../../../../src-shared/contract';
+import type { DeliverySummaryDTO, RefusedRequestDTO, Verdict } from '../../../../src-shared/contract';
 
 export type RequestRow = { kind: 'delivery'; id: string; at: number; d: DeliverySummaryDTO } | { kind: 'refused'; id: string; at: number; r: RefusedRequestDTO };
 
@@ -41,27 +41,30 @@ export function mergeRows(...lists: RequestRow[][]): RequestRow[] {
 const digits = (s: string) => s.replace(/[\s()+-]/g, '').toLowerCase();
 
 /** The words a row is found by; `agentName` gives an agent's label. */
-export function rowText(row: RequestRow, agentName: (agentId: string) => string): string {
+function rowText(row: RequestRow, agentName: (agentId: string) => string): string {
   if (row.kind === 'delivery') {
     const d = row.d;
-    return [d.id, d.agentId, d.agentId ? agentName(d.agentId) : '', d.from, d.messageType, d.event, d.preview, d.messageId, d.verification].filter(Boolean).join(' ').toLowerCase();
+    return [d.id, d.agentId, d.agentId ? agentName(d.agentId) : '', d.from, d.messageType, d.event, d.preview, d.messageId, d.verdict].filter(Boolean).join(' ').toLowerCase();
   }
   const r = row.r;
   return [r.id, r.method, r.path, r.agentId, r.agentId ? agentName(r.agentId) : '', r.from, r.reason, r.detail, r.prefix].filter(Boolean).join(' ').toLowerCase();
 }
 
-export function shows(row: RequestRow, show: Show): boolean {
+/** Signed with the current header and checked (a duplicate was, the first time). */
+const FULLY_VERIFIED: ReadonlySet<Verdict> = new Set<Verdict>(['verified', 'duplicate']);
+
+function shows(row: RequestRow, show: Show): boolean {
   switch (show) {
     case 'all':
       return true;
     case 'refused':
       return row.kind === 'refused';
     case 'verified':
-      return row.kind === 'delivery' && row.d.verification === 'valid';
+      return row.kind === 'delivery' && FULLY_VERIFIED.has(row.d.verdict);
     case 'simulated':
-      return row.kind === 'delivery' && row.d.verification === 'simulated';
+      return row.kind === 'delivery' && row.d.verdict === 'simulated';
     case 'unverified':
-      return row.kind === 'delivery' && row.d.verification !== 'valid' && row.d.verification !== 'simulated';
+      return row.kind === 'delivery' && !FULLY_VERIFIED.has(row.d.verdict) && row.d.verdict !== 'simulated';
   }
 }
 

@@ -1,45 +1,49 @@
 // Words for a delivery's verdict, a refused request's reason and a forward result: badges never
 // rely on colour alone.
-import type { DeliverySummaryDTO, ForwardResultDTO, RefusedReason, VerificationResult } from '../../../../src-shared/contract';
+import type { DeliverySummaryDTO, ForwardResultDTO, RefusedReason, Verdict } from '../../../../src-shared/contract';
 
-export const VERDICT_WORDS: Record<VerificationResult, string> = {
-  valid: 'Verified',
-  invalid: 'Rejected — bad signature',
-  missing: 'Rejected — no signature',
-  expired: 'Rejected — timestamp too old',
+const VERDICT_WORDS: Record<Verdict, string> = {
+  verified: 'Verified',
+  'verified-legacy-only': 'Verified — legacy signature only (allowed by the tunnel setting)',
+  duplicate: 'Verified — duplicate (acknowledged, not passed on)',
+  'missing-signature': 'Rejected — no signature',
+  'signature-mismatch': 'Rejected — bad signature',
+  'stale-timestamp': 'Rejected — timestamp too old',
+  'future-timestamp': 'Rejected — timestamp in the future',
+  'malformed-header': 'Rejected — unreadable signature header',
   'no-secret': 'Unverified — no signing secret',
+  'legacy-only': 'Rejected — legacy signature only',
   simulated: 'Simulated',
-  'legacy-only': 'Verified — legacy signature only (allowed by the tunnel setting)',
 };
 
-export const REFUSED_WORDS: Record<RefusedReason, string> = {
+const REFUSED_WORDS: Record<RefusedReason, string> = {
   'not-a-hook': 'Not a hook',
   'missing-signature': 'Refused — no signature',
-  'invalid-signature': 'Refused — bad signature',
-  'legacy-only': 'Refused — legacy signature only',
-  expired: 'Refused — timestamp too old',
+  'signature-mismatch': 'Refused — bad signature',
+  'stale-timestamp': 'Refused — timestamp too old',
+  'future-timestamp': 'Refused — timestamp in the future',
+  'malformed-header': 'Refused — unreadable signature header',
   'no-secret': 'Refused — no signing secret',
+  'legacy-only': 'Refused — legacy signature only',
   'rate-limited': 'Refused — too many from this sender',
   'too-large': 'Refused — body too large',
   'bad-request': 'Refused — bad request',
   'storage-unavailable': 'Refused — storage unavailable',
+  registering: 'Asked to retry — registration under way',
 };
 
-export function verdictTone(v: VerificationResult): 'ok' | 'bad' | 'warn' | 'info' {
-  return v === 'valid' ? 'ok' : v === 'simulated' ? 'info' : v === 'no-secret' || v === 'legacy-only' ? 'warn' : 'bad';
+function verdictTone(v: Verdict): 'ok' | 'bad' | 'warn' | 'info' {
+  if (v === 'verified') return 'ok';
+  if (v === 'simulated') return 'info';
+  return v === 'no-secret' || v === 'verified-legacy-only' || v === 'duplicate' ? 'warn' : 'bad';
 }
 
-export function refusedTone(r: RefusedReason): 'bad' | 'warn' {
-  return r === 'not-a-hook' || r === 'rate-limited' || r === 'storage-unavailable' ? 'warn' : 'bad';
+function refusedTone(r: RefusedReason): 'bad' | 'warn' {
+  return r === 'not-a-hook' || r === 'rate-limited' || r === 'storage-unavailable' || r === 'registering' ? 'warn' : 'bad';
 }
 
-export function VerdictBadge({ d }: { d: Pick<DeliverySummaryDTO, 'verification' | 'duplicate'> }) {
-  return (
-    <>
-      <span className={`badge tone-${verdictTone(d.verification)}`}>{VERDICT_WORDS[d.verification]}</span>
-      {d.duplicate && <span className="badge tone-warn">Duplicate</span>}
-    </>
-  );
+export function VerdictBadge({ d }: { d: Pick<DeliverySummaryDTO, 'verdict'> }) {
+  return <span className={`badge tone-${verdictTone(d.verdict)}`}>{VERDICT_WORDS[d.verdict]}</span>;
 }
 
 export function RefusedBadge({ reason }: { reason: RefusedReason }) {

@@ -37,7 +37,7 @@ describe('settings → monitor', () => {
   const saved = {
     pollIntervalSec: 20,
     fastPollIntervalSec: 3,
-    alertRules: { reconnectGraceSec: 5, realertMinutes: 30, flapCount: 4, flapWindowMinutes: 12, quietHours: { start: '22:00', end: '07:00' } },
+    alertRules: { reconnectGraceSec: 5, repeatDropGraceSec: 90, realertMinutes: 30, flapCount: 4, flapWindowMinutes: 12, quietHours: { start: '22:00', end: '07:00' } },
   };
 
   it('the saved intervals, or the run\'s; the fast one never slower than the normal one', () => {

@@ -24,15 +24,15 @@ describe('registerAgentWebhook', () => {
   it('keeps the secret before answering, and answers the registration with a hint of it only', async () => {
     const client = fakeClient();
     const kept: string[] = [];
-    const r = await registerAgentWebhook({ client, agentId: 'a1', url: 'https://x.example/hooks/a1', keepSecret: async (s) => void kept.push(s) });
+    const r = await registerAgentWebhook({ client, agentId: 'a1', url: 'https://x.example/hooks/a1', history: null, keepSecret: async (s) => void kept.push(s) });
     expect(kept).toEqual([SECRET]);
-    expect(r).toEqual({ registration: { mode: 'passthrough', url: 'https://x.example/hooks/a1' }, secretHint: '…cdef' });
+    expect(r).toEqual({ registration: { mode: 'passthrough', url: 'https://x.example/hooks/a1' }, secretHint: '…cdef', historyProblem: null });
     expect(JSON.stringify(r)).not.toContain(SECRET);
   });
 
   it('a secret that cannot be used fails the registration and is kept nowhere', async () => {
     const kept: string[] = [];
-    await expect(registerAgentWebhook({ client: fakeClient(''), agentId: 'a1', url: 'https://x.example/hooks/a1', keepSecret: async (s) => void kept.push(s) })).rejects.toThrow(/no usable signing secret/);
+    await expect(registerAgentWebhook({ client: fakeClient(''), agentId: 'a1', url: 'https://x.example/hooks/a1', history: null, keepSecret: async (s) => void kept.push(s) })).rejects.toThrow(/no usable signing secret/);
     expect(kept).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@ import {
   RateLimited,
   ServerError,
   Timeout,
-  Unauthorized,
+  KeyRejected,
   UnreadableResponse,
   type ServiceError,
 } from '../../../../src-main/core/api/errors';
@@ -144,8 +144,8 @@ describe('input rejected before any request', () => {
 
 describe('error mapping over HTTP', () => {
   const cases: Array<[number, unknown, Record<string, string>, new (...a: never[]) => ServiceError, string]> = [
-    [401, { error: { code: 'UNAUTHORIZED', message: 'bad key' } }, {}, Unauthorized, 'UNAUTHORIZED'],
-    [403, undefined, {}, Unauthorized, 'UNAUTHORIZED'],
+    [401, { error: { code: 'UNAUTHORIZED', message: 'bad key' } }, {}, KeyRejected, 'UNAUTHORIZED'],
+    [403, undefined, {}, KeyRejected, 'UNAUTHORIZED'],
     [402, { code: 'QUOTA_EXCEEDED', message: 'quota' }, {}, QuotaExceeded, 'QUOTA_EXCEEDED'],
     [429, { error: 'MONTHLY_QUOTA_EXHAUSTED' }, {}, QuotaExceeded, 'MONTHLY_QUOTA_EXHAUSTED'],
     [404, { error: { code: 'AGENT_NOT_FOUND', message: 'no agent' } }, {}, NotFound, 'AGENT_NOT_FOUND'],

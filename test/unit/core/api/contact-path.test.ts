@@ -53,7 +53,7 @@ describe('checkContact path forms', () => {
   it('other failures are not asked again in the other form', async () => {
     env = setup({ contactPathForms: new Map() });
     env.answer('GET', PLUS, 401, { error: { code: 'UNAUTHORIZED', message: 'key' } });
-    await expect(env.client.checkContact('agent-1', '+15550102000')).rejects.toMatchObject({ kind: 'unauthorized' });
+    await expect(env.client.checkContact('agent-1', '+15550102000')).rejects.toMatchObject({ kind: 'key-rejected' });
     expect(env.captured).toHaveLength(1);
   });
 

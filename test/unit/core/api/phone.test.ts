@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequest } from '../../../../src-main/core/api/errors';
-import { isGroupJid, normalizePhoneDigits, normalizeRecipient } from '../../../../src-main/core/api/phone';
+import { normalizePhoneDigits, normalizeRecipient } from '../../../../src-main/core/api/phone';
 
 describe('normalizeRecipient', () => {
   it.each([
@@ -57,9 +57,5 @@ describe('normalizePhoneDigits', () => {
   it('rejects groups and garbage', () => {
     expect(() => normalizePhoneDigits('120363025246125486@g.us')).toThrow(/group/);
     expect(() => normalizePhoneDigits('x')).toThrow(InvalidRequest);
-  });
-  it('isGroupJid', () => {
-    expect(isGroupJid('1203630@g.us')).toBe(true);
-    expect(isGroupJid('+15550102000')).toBe(false);
   });
 });

@@ -92,7 +92,7 @@ describe('ChatService turns', () => {
     const { svc, calls } = service({ stream: [{ type: 'error', status: 409, code: 'CHANNEL_NOT_CONFIGURED', message: 'scan' }], chat: RESULT });
     const turn = await svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: 'hi' }).result;
     expect(calls.chatCalls).toHaveLength(0);
-    expect(turn.error).toMatchObject({ kind: 'not-configured', code: 'CHANNEL_NOT_CONFIGURED', status: 409 });
+    expect(turn.error).toMatchObject({ kind: 'needs-scan', code: 'CHANNEL_NOT_CONFIGURED', status: 409 });
   });
 
   it('an error after tokens keeps the partial reply and the error, without fallback', async () => {
@@ -144,7 +144,7 @@ describe('ChatService turns', () => {
   it('a chat() failure is recorded as an error DTO', async () => {
     const { svc } = service({ chat: new ChannelNotConfigured() });
     const turn = await svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: 'hi', stream: false }).result;
-    expect(turn.error).toMatchObject({ kind: 'not-configured', status: 409 });
+    expect(turn.error).toMatchObject({ kind: 'needs-scan', status: 409 });
     expect(turn.reply).toBe('');
   });
 

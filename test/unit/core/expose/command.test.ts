@@ -3,7 +3,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commandLine, ExposeError, startCommandExposure, type Exposure } from '../../../../src-main/core/expose';
+import { commandLine, startCommandExposure } from '../../../../src-main/core/expose/command';
+import { ExposeError } from '../../../../src-main/core/expose/errors';
+import { type Exposure } from '../../../../src-main/core/expose/types';
 import { fakeTunnelCommand, NO_NETWORK_ADDRESS } from '../../../helpers/fake-tunnel';
 import { waitFor } from '../../../helpers/wait';
 

@@ -2,17 +2,9 @@
 // the ngrok authtoken from the keychain (or why not).
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemorySecretStore } from '../../../../src-main/core/secrets';
-import {
-  ExposureController,
-  NGROK_AUTHTOKEN_ACCOUNT,
-  ngrokAuthtokenHint,
-  readNgrokAuthtoken,
-  saveNgrokAuthtoken,
-  deleteNgrokAuthtoken,
-  type ExposureStatus,
-  type NgrokListener,
-  type NgrokModule,
-} from '../../../../src-main/core/expose';
+import { ExposureController, ngrokAuthtokenHint, readNgrokAuthtoken, saveNgrokAuthtoken, deleteNgrokAuthtoken, type ExposureStatus } from '../../../../src-main/core/expose';
+import { NGROK_AUTHTOKEN_ACCOUNT } from '../../../../src-main/core/expose/authtoken';
+import { type NgrokListener, type NgrokModule } from '../../../../src-main/core/expose/ngrok';
 import { fakeTunnelCommand, NO_NETWORK_ADDRESS } from '../../../helpers/fake-tunnel';
 
 const TOKEN = '2abcDEFghiJKLmnoPQRstuVWX_yz0123456789abcdEFGH';

@@ -2,7 +2,8 @@
 // the token never in a message, a session that never comes up), and over the real library with a
 // bogus token: a clear error, not a hang.
 import { describe, expect, it } from 'vitest';
-import { ExposeError, startNgrokExposure, type NgrokListener, type NgrokModule } from '../../../../src-main/core/expose';
+import { ExposeError } from '../../../../src-main/core/expose/errors';
+import { startNgrokExposure, type NgrokListener, type NgrokModule } from '../../../../src-main/core/expose/ngrok';
 
 const TOKEN = '2abcDEFghiJKLmnoPQRstuVWX_yz0123456789abcdEFGH';
 

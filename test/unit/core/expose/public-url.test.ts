@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findPublicUrl, isOwnMachineHost } from '../../../../src-main/core/expose';
+import { findPublicUrl, isOwnMachineHost } from '../../../../src-main/core/expose/public-url';
 
 describe('findPublicUrl', () => {
   it.each([

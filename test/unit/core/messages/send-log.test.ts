@@ -102,7 +102,7 @@ describe('sendAndRecord', () => {
     const all = await log.read();
     expect(all.map((r) => r.error)).toEqual([
       { kind: 'rate-limited', code: 'RATE_LIMITED', message: 'slow down', limit: 60 },
-      { kind: 'not-configured', code: 'CHANNEL_NOT_CONFIGURED', message: 'not linked' },
+      { kind: 'needs-scan', code: 'CHANNEL_NOT_CONFIGURED', message: 'not linked' },
     ]);
     expect(all.every((r) => r.messageId === undefined)).toBe(true);
   });

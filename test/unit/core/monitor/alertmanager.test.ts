@@ -1,7 +1,10 @@
 // The Alertmanager sink over a recording HTTP receiver: raised incidents fire with stable labels,
 // resolve with endsAt, re-label on a new kind, are resent on a timer; tracked-only ones never go.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AlertmanagerSink, alertmanagerLabels, type PostableAlert } from '../../../../src-main/core/monitor';
+import { AlertmanagerSink } from '../../../../src-main/core/monitor';
+import { alertmanagerLabels, type PostableAlert } from '../../../../src-main/core/monitor/alertmanager';
 import type { IncidentUpdate } from '../../../../src-main/core/monitor';
 import type { Alert, Incident } from '../../../../src-main/core/monitor/types';
 import { DEFAULT_RULES } from '../../../../src-main/core/monitor/types';
@@ -46,7 +49,7 @@ describe('AlertmanagerSink', () => {
     const team = alertmanagerLabels(incident({ kind: 'unreachable', agentId: null, agentIds: ['a1', 'a2'] }), 'S');
     expect(team).toMatchObject({ alertname: 'ChannelServiceUnreachable', severity: 'critical' });
     expect(team).not.toHaveProperty('agent');
-    expect(alertmanagerLabels(incident({ kind: 'auth-error', agentId: null }), 'S')).toMatchObject({ alertname: 'ChannelApiKeyRejected', severity: 'critical' });
+    expect(alertmanagerLabels(incident({ kind: 'key-rejected', agentId: null }), 'S')).toMatchObject({ alertname: 'ChannelApiKeyRejected', severity: 'critical' });
   });
 
   it('a raised incident fires at /api/v2/alerts; resolving it posts the same labels with endsAt', async () => {
@@ -102,6 +105,73 @@ describe('AlertmanagerSink', () => {
     await h.emit({ change: 'opened', incident: incident() }, alert);
     expect(h.posted()).toHaveLength(1);
     expect(h.posted()[0]!.alerts[0]!.annotations).toMatchObject({ summary: words.title, description: words.body });
+  });
+
+  it('a post Alertmanager does not take is tried again with backoff at once (1 s, 2 s, 4 s, 8 s…), in order, the firing alert with a fresh endsAt', async () => {
+    // An Alertmanager that answers 503 to the first `down` posts, then 200.
+    const bodies: Array<{ status: number; alerts: PostableAlert[] }> = [];
+    let down = 4;
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const status = down-- > 0 ? 503 : 200;
+        bodies.push({ status, alerts: JSON.parse(Buffer.concat(chunks).toString('utf8')) as PostableAlert[] });
+        res.writeHead(status).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const clock = new FakeClock(T0);
+      const events = new Emitter<{ incident: IncidentUpdate; alert: Alert }>();
+      const sink = new AlertmanagerSink(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { clock, resendMs: 60_000 });
+      const off = sink.attach({ on: events.on.bind(events), incidents: () => [], rules: () => DEFAULT_RULES });
+      const step = async (ms: number) => {
+        for (let t = 0; t < ms; t += 500) {
+          await clock.advance(500);
+          await sink.flush();
+        }
+      };
+      events.emit('incident', { change: 'opened', incident: incident() });
+      await sink.flush();
+      await step(16_000);
+      // Tried at 0, 1, 3, 7 and 15 s (taken at the fifth), not left for the resend a minute later.
+      expect(bodies.map((b) => b.status)).toEqual([503, 503, 503, 503, 200]);
+      const taken = bodies[4]!.alerts;
+      expect(taken.map((a) => [a.labels['alertname'], a.endsAt])).toEqual([['ChannelNeedsScan', new Date(T0 + 15_000 + 4 * 60_000).toISOString()]]);
+
+      // A resolve that fails is tried again too (it used to be lost): it follows the firing post.
+      down = 1;
+      events.emit('incident', { change: 'resolved', incident: incident({ resolvedAt: T0 + 20_000 }) });
+      await sink.flush();
+      await step(2_000);
+      expect(bodies.slice(5).map((b) => [b.status, b.alerts[0]!.endsAt])).toEqual([
+        [503, new Date(T0 + 20_000).toISOString()],
+        [200, new Date(T0 + 20_000).toISOString()],
+      ]);
+      // Nothing is firing: the resend a minute on posts nothing.
+      await step(60_000);
+      expect(bodies).toHaveLength(7);
+      off();
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
+  it('a post Alertmanager refuses as bad (400) is not tried again', async () => {
+    am = await startHttpSink(400);
+    const clock = new FakeClock(T0);
+    const events = new Emitter<{ incident: IncidentUpdate; alert: Alert }>();
+    const sink = new AlertmanagerSink(am.url, { clock, resendMs: 60_000 });
+    const off = sink.attach({ on: events.on.bind(events), incidents: () => [], rules: () => DEFAULT_RULES });
+    events.emit('incident', { change: 'opened', incident: incident() });
+    await sink.flush();
+    for (let t = 0; t < 30_000; t += 1000) {
+      await clock.advance(1000);
+      await sink.flush();
+    }
+    expect(am.requests).toHaveLength(1);
+    off();
   });
 
   it('refuses a URL that is not http(s)', () => {

@@ -1,15 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { agentHealthDTO } from '../../../../src-main/app/contract/dto';
-import { ServerError, Unauthorized } from '../../../../src-main/core/api/errors';
+import { ServerError, KeyRejected } from '../../../../src-main/core/api/errors';
 import type { SessionStatus } from '../../../../src-main/core/api/types';
 import { Monitor } from '../../../../src-main/core/monitor/monitor';
-import { MemoryAlertSink } from '../../../../src-main/core/monitor/sinks';
-import { utcLocalTime, type Alert } from '../../../../src-main/core/monitor/types';
+import type { AlertSink } from '../../../../src-main/core/monitor/sinks';
+import type { Alert } from '../../../../src-main/core/monitor/types';
 import { FakeClock } from '../../../helpers/fake-clock';
+import { utcLocalTime } from '../../../helpers/local-time';
 
 const CONNECTED: SessionStatus = { connected: true, linked: true, state: 'connected', needsScan: false, phone: '15550100001', qr: null };
 const UNLINKED: SessionStatus = { connected: false, linked: false, state: 'unlinked', needsScan: true, phone: null, qr: null };
 const WEIRD: SessionStatus = { connected: true, linked: true, state: 'migrating', needsScan: false, phone: '15550100001', qr: null };
+
+/** Collects what the monitor delivers to its sinks. */
+class MemoryAlertSink implements AlertSink {
+  readonly alerts: Alert[] = [];
+  async deliver(alert: Alert): Promise<void> {
+    this.alerts.push(alert);
+  }
+}
 
 function setup(agents = ['a1', 'a2']) {
   const clock = new FakeClock();
@@ -119,20 +128,20 @@ describe('Monitor', () => {
     await h.monitor.stop();
   });
 
-  it('an unknown state is kept verbatim; a rejected key is one auth-error alert', async () => {
+  it('an unknown state is kept verbatim; a rejected key is one key-rejected alert', async () => {
     const h = setup(['a1']);
     h.answers.set('a1', async () => WEIRD);
     h.monitor.start();
     await h.clock.advance(0);
     expect(h.monitor.snapshot()[0]).toMatchObject({ health: 'connected', state: 'migrating' });
     h.answers.set('a1', async () => {
-      throw new Unauthorized();
+      throw new KeyRejected();
     });
     await h.clock.advance(5 * 60_000);
-    expect(h.monitor.snapshot()[0]!.health).toBe('auth-error');
-    expect(h.alerts.map((a) => a.kind)).toEqual(['auth-error']);
+    expect(h.monitor.snapshot()[0]!.health).toBe('key-rejected');
+    expect(h.alerts.map((a) => a.kind)).toEqual(['key-rejected']);
     await h.monitor.flush();
-    expect((await h.monitor.timeline('a1')).map((e) => e.to)).toEqual(['connected', 'auth-error']);
+    expect((await h.monitor.timeline('a1')).map((e) => e.to)).toEqual(['connected', 'key-rejected']);
     await h.monitor.stop();
   });
 });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Health } from '../../../../src-main/core/monitor/health';
 import { AlertPolicy } from '../../../../src-main/core/monitor/policy';
 import { text } from '../../../../src-main/core/monitor/policy-text';
-import { utcLocalTime, type AlertRules, type HealthChange } from '../../../../src-main/core/monitor/types';
+import type { AlertRules, HealthChange } from '../../../../src-main/core/monitor/types';
+import { utcLocalTime } from '../../../helpers/local-time';
 
 const T0 = Date.UTC(2024, 0, 10, 12, 0, 0); // 12:00 UTC
 const S = 1000;
@@ -274,6 +275,26 @@ describe('AlertPolicy: flapping', () => {
     expect(h.advance(60 * S).map((a) => a.kind)).toEqual(['reconnecting']);
   });
 
+  it('a repeat drop longer than the graces as set always alerts: the larger of the reconnect and the repeat grace, nothing hidden', () => {
+    for (const [rules, wait] of [
+      [{ reconnectGraceSec: 0, repeatDropGraceSec: 20 }, 20],
+      [{ reconnectGraceSec: 30, repeatDropGraceSec: 20 }, 30],
+      [{ reconnectGraceSec: 0, repeatDropGraceSec: 0 }, 0],
+    ] as const) {
+      const h = setup(rules);
+      h.cycle(['a1', 'reconnecting']);
+      h.advance(40 * S);
+      h.cycle(['a1', 'connected']);
+      h.advance(5 * MIN);
+      expect(h.kinds(), JSON.stringify(rules)).toEqual(['reconnecting', 'recovered']);
+      const at = h.cycle(['a1', 'reconnecting']).map((a) => a.kind);
+      if (wait > 0) {
+        expect(at).toEqual([]);
+        expect(h.advance(wait * S - 1)).toEqual([]);
+        expect(h.advance(1).map((a) => a.kind), JSON.stringify(rules)).toEqual(['reconnecting']);
+      } else expect(at).toEqual(['reconnecting']);
+    }
+  });
 });
 
 describe('AlertPolicy: grouping, team-wide problems', () => {
@@ -392,10 +413,10 @@ describe('AlertPolicy: grouping, team-wide problems', () => {
     expect(text.teamUnreachable('Ops', ['a1', 'a2']).body).toBe('No poll has succeeded for 2 agents: a1, a2. Their last known state is kept.');
   });
 
-  it('auth-error → one alert per team, once, however many agents and polls', () => {
+  it('key-rejected → one alert per team, once, however many agents and polls', () => {
     const h = setup({}, ['a1', 'a2']);
-    const got = h.cycle(['a1', 'auth-error'], ['a2', 'auth-error']);
-    expect(got.map((a) => [a.kind, a.urgent])).toEqual([['auth-error', true]]);
+    const got = h.cycle(['a1', 'key-rejected'], ['a2', 'key-rejected']);
+    expect(got.map((a) => [a.kind, a.urgent])).toEqual([['key-rejected', true]]);
     expect(h.advance(3 * 60 * MIN)).toEqual([]);
     expect(h.cycle(['a1', 'connected'])).toEqual([]); // a2 still rejected
     expect(h.cycle(['a2', 'connected']).map((a) => a.kind)).toEqual(['recovered']);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RateLimited, ServerError, Timeout, Unauthorized } from '../../../../src-main/core/api/errors';
+import { RateLimited, ServerError, Timeout, KeyRejected } from '../../../../src-main/core/api/errors';
 import type { SessionStatus } from '../../../../src-main/core/api/types';
 import { Poller, type PollCycle, type PollResult, type PollerOptions } from '../../../../src-main/core/monitor/poller';
 import { FakeClock, flush } from '../../../helpers/fake-clock';
@@ -292,6 +292,52 @@ describe('Poller: backoff', () => {
     await h.poller.stop();
   });
 
+  it('a drop seen by one poll only (connected again at the next) is followed by fast polls for fastHoldMs', async () => {
+    const h = setup();
+    let status = CONNECTED;
+    h.answerWith(async () => status);
+    h.poller.start();
+    await h.clock.advance(29_000);
+    status = RECONNECTING;
+    await h.clock.advance(1_000);
+    status = CONNECTED;
+    await h.clock.advance(50_000);
+    expect(h.times()).toEqual([0, 15_000, 30_000, ...Array.from({ length: 15 }, (_, i) => 32_000 + i * 2_000), 75_000]);
+    await h.poller.stop();
+  });
+
+  it('any reading that is not connected after a connected one polls fast for fastHoldMs: an unlink without a QR too', async () => {
+    const h = setup();
+    let status = CONNECTED;
+    h.answerWith(async () => status);
+    h.poller.start();
+    await h.clock.advance(29_000);
+    status = UNLINKED;
+    await h.clock.advance(50_000);
+    // Unlinked from 30 s on: fast until 60 s (it never asked for fast polling itself), then the interval.
+    expect(h.times()).toEqual([0, 15_000, 30_000, ...Array.from({ length: 15 }, (_, i) => 32_000 + i * 2_000), 75_000]);
+    await h.poller.stop();
+  });
+
+  it('an agent watched closely is polled at the fast interval all the time; switched off, at the interval again', async () => {
+    const targets = [{ teamId: 't1', agentId: 'close', watchClosely: true }, { teamId: 't1', agentId: 'normal' }];
+    const h = setup({ targets: () => targets });
+    h.poller.start();
+    await h.clock.advance(10_000);
+    expect(h.times('close')).toEqual([0, 2_000, 4_000, 6_000, 8_000, 10_000]);
+    expect(h.times('normal')).toEqual([0]);
+    targets[0] = { teamId: 't1', agentId: 'close', watchClosely: false };
+    h.poller.refresh();
+    await h.clock.advance(30_000);
+    expect(h.times('close')).toEqual([0, 2_000, 4_000, 6_000, 8_000, 10_000, 12_000, 27_000, 42_000].filter((t) => t <= 40_000));
+    // Switched on again: the next poll is pulled in to the fast interval.
+    targets[0] = { teamId: 't1', agentId: 'close', watchClosely: true };
+    h.poller.refresh();
+    await h.clock.advance(4_000);
+    expect(h.times('close').filter((t) => t > 40_000)).toEqual([42_000, 44_000]);
+    await h.poller.stop();
+  });
+
   it('setConfig applies at once: a shorter interval pulls the next poll in', async () => {
     const h = setup();
     h.poller.start();
@@ -339,7 +385,7 @@ describe('Poller: backoff', () => {
     h.answerWith(async (_t, a) => {
       if (a === 'net') throw new TypeError('fetch failed');
       if (a === 'ok') return CONNECTED;
-      throw new Unauthorized();
+      throw new KeyRejected();
     });
     h.poller.start();
     await h.clock.advance(100_000);

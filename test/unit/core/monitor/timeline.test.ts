@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Unauthorized } from '../../../../src-main/core/api/errors';
+import { KeyRejected } from '../../../../src-main/core/api/errors';
 import { formatDiagnostics } from '../../../../src-main/core/monitor/diagnostics';
 import { errorToDTO } from '../../../../src-main/core/monitor/health';
 import { Timeline, storedStatus, type TimelineEntry } from '../../../../src-main/core/monitor/timeline';
@@ -49,22 +49,6 @@ describe('Timeline', () => {
     expect(await count()).toBe(10);
     const reread = await new Timeline({ dataDir: dir, maxEntries: 10 }).list('a1');
     expect(reread.map((e) => e.at)).toEqual(Array.from({ length: 10 }, (_, k) => T0 + (k + 6) * 1000));
-  });
-
-  it('reads files written with the old rawState key as state', async () => {
-    const { writeFile } = await import('node:fs/promises');
-    const old = { at: T0, teamId: 't1', agentId: 'a1', from: 'unknown', to: 'connected', rawState: 'connected' };
-    const both = { at: T0 + 1000, teamId: 't1', agentId: 'a1', from: 'connected', to: 'reconnecting', state: 'reconnecting', rawState: 'ignored' };
-    await writeFile(join(dir, 'a1.jsonl'), `${JSON.stringify(old)}\n${JSON.stringify(both)}\n`);
-    const list = await new Timeline({ dataDir: dir }).list('a1');
-    expect(list).toEqual([
-      { at: T0, teamId: 't1', agentId: 'a1', from: 'unknown', to: 'connected', state: 'connected' },
-      { at: T0 + 1000, teamId: 't1', agentId: 'a1', from: 'connected', to: 'reconnecting', state: 'reconnecting' },
-    ]);
-    await new Timeline({ dataDir: dir }).record(entry(3));
-    const written = (await readFile(join(dir, 'a1.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
-    expect(written[2]).toMatchObject({ state: 'reconnecting' });
-    expect(written[2]).not.toHaveProperty('rawState');
   });
 
   it('default bound is 500', async () => {
@@ -118,7 +102,7 @@ describe('formatDiagnostics', () => {
             lastPollAt: now - 2000,
             lastSuccessAt: now - 4000,
             consecutiveFailures: 0,
-            lastError: errorToDTO(new Unauthorized()),
+            lastError: errorToDTO(new KeyRejected()),
           },
           incidents: [
             { id: 'inc-1', teamId: 't1', agentId: 'a1', agentIds: ['a1'], kind: 'reconnecting', openedAt: T0 + 78_000, delivered: true, raised: true, acknowledgedAt: null, resolvedAt: null, lastAlertAt: T0 + 78_000 },
@@ -136,6 +120,6 @@ describe('formatDiagnostics', () => {
     expect(text).toContain('open incident: inc-1 reconnecting');
     expect(text).toContain('unknown → connected  (lasted 1 min 18 s)');
     expect(text).toContain('connected → reconnecting  (lasted 42 s so far)');
-    expect(text).toContain('last error: unauthorized 401 UNAUTHORIZED');
+    expect(text).toContain('last error: key-rejected 401 UNAUTHORIZED');
   });
 });

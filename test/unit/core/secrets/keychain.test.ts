@@ -1,15 +1,8 @@
 // KeychainSecretStore over a fake native entry: store pinning, error mapping, and "locked is never 'no key'".
 import { describe, expect, it } from 'vitest';
-import {
-  KeychainError,
-  KeychainLocked,
-  KeychainSecretStore,
-  KeychainUnavailable,
-  MemorySecretStore,
-  PROBE_ACCOUNT,
-  type KeyringEntry,
-  type KeyringEntryOptions,
-} from '../../../../src-main/core/secrets';
+import { KeychainSecretStore, MemorySecretStore } from '../../../../src-main/core/secrets';
+import { type KeyringEntry, type KeyringEntryOptions } from '../../../../src-main/core/secrets/keychain';
+import { KeychainError, KeychainLocked, KeychainUnavailable } from '../../../../src-main/core/secrets/types';
 
 /** Observed @napi-rs/keyring texts (Linux, gnome-keyring). */
 function nativeError(message: string, inner?: string): Error {
@@ -76,7 +69,7 @@ describe('KeychainSecretStore', () => {
     expect(await s.delete('a')).toBe(false);
     await s.probe();
     expect([...k.data.keys()]).toEqual([]);
-    expect(k.calls.some((c) => c.account === PROBE_ACCOUNT)).toBe(true);
+    expect(k.calls.some((c) => c.account === 'probe:write-check')).toBe(true);
   });
 
   it('locked: get throws KeychainLocked, also for a key that is absent — never null', async () => {

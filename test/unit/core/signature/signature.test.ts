@@ -125,7 +125,7 @@ describe('verifyDelivery', () => {
     expect(verify(h as Record<string, string>).reason).toBe(reason);
   });
 
-  it('reports no-secret-configured when there is no secret', () => {
-    expect(verifyDelivery({ headers, rawBody: body, secrets: [], now }).reason).toBe('no-secret-configured');
+  it('reports no-secret when there is no secret', () => {
+    expect(verifyDelivery({ headers, rawBody: body, secrets: [], now }).reason).toBe('no-secret');
   });
 });

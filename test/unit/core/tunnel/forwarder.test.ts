@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Tunnel } from '../../../../src-main/core/tunnel';
 import { signDelivery } from '../../../../src-main/core/signature';
-import type { ForwardRequest, Transport } from '../../../../src-main/core/tunnel';
+import type { ForwardRequest, Transport } from '../../../../src-main/core/tunnel/transport';
 import { FakeClock, tempDir, waitFor } from './helpers';
 
 const SECRET = 'whsec_fwd';

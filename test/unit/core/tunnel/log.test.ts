@@ -68,7 +68,7 @@ const attempt = (id: string, deliveryId: string, at: number, status: number | nu
   url: 'http://127.0.0.1:1/x',
   status,
   error: status === 200 ? null : 'down',
-  latencyMs: 1,
+  durationMs: 1,
   responseBody: null,
 });
 
@@ -298,7 +298,7 @@ describe('EventLog', () => {
     }
     expect(log.list().map((d) => d.id)).toEqual([...ids].reverse());
     expect(log.list({ agentId: 'even' }).map((d) => d.id)).toEqual([ids[4], ids[2], ids[0]]);
-    expect(log.list({ verdict: 'invalid' }).map((d) => d.id)).toEqual([ids[3], ids[0]]);
+    expect(log.list({ verdict: 'rejected' }).map((d) => d.id)).toEqual([ids[3], ids[0]]);
     expect(log.list({ verdict: 'verified' })).toHaveLength(4);
     expect(log.list({ from: '+1999' }).map((d) => d.id)).toEqual([ids[4]]);
     expect(log.list({ type: 'image' }).map((d) => d.id)).toEqual([ids[5]]);

@@ -6,8 +6,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createUndiciTransport, Tunnel, type ForwardRequest, type ForwardResponse, type Transport } from '../../../../src-main/core/tunnel';
-import { HEALTHY_AFTER_MS } from '../../../../src-main/core/tunnel/forwarder';
+import { Tunnel } from '../../../../src-main/core/tunnel';
+import { createUndiciTransport, type ForwardRequest, type ForwardResponse, type Transport } from '../../../../src-main/core/tunnel/transport';
 import { Cancel } from '../../../../src-main/core/tunnel/transport';
 import { FakeClock, tempDir, waitFor } from './helpers';
 
@@ -166,8 +166,8 @@ describe('forwarder pipelining', () => {
     await next(5, ['k2']);
     app.calls[5]!.answer(200);
     await next(6, ['k4']);
-    // Healthy again only after HEALTHY_AFTER_MS without a failure: then the window opens again.
-    await clock.advance(HEALTHY_AFTER_MS);
+    // Healthy again only after 5 s without a failure: then the window opens again.
+    await clock.advance(5_000);
     app.calls[6]!.answer(200);
     await next(7, ['k5']);
     await injectMany(t, 'a', ['k6', 'k7', 'k8']);

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Agent, request } from 'node:http';
 import { signLegacy, signV1 } from '../../../../src-main/core/signature';
-import { Tunnel, verifyTunnelDelivery } from '../../../../src-main/core/tunnel';
+import { Tunnel } from '../../../../src-main/core/tunnel';
+import { verifyTunnelDelivery } from '../../../../src-main/core/tunnel/verify';
 import { FakeClock, tempDir } from './helpers';
 
 const SECRET = 'whsec_property_secret_value';

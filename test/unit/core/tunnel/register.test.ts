@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ServerError } from '../../../../src-main/core/api/errors';
-import { registerWebhook } from '../../../../src-main/core/tunnel';
+import { registerWebhook } from '../../../../src-main/core/tunnel/register';
 
 describe('registerWebhook', () => {
   it('sets the webhook, hands the secret to saveSecret and returns the registration without it', async () => {

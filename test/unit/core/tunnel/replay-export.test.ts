@@ -5,7 +5,8 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
-import { composeInboundEvent, toCurl, Tunnel, type DeliveryDetail } from '../../../../src-main/core/tunnel';
+import { toCurl, Tunnel, type DeliveryDetail } from '../../../../src-main/core/tunnel';
+import { composeInboundEvent } from '../../../../src-main/core/tunnel/simulate';
 import { verifyDelivery } from '../../../../src-main/core/signature';
 import { FakeClock, rawRequest, tempDir } from './helpers';
 

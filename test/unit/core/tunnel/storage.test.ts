@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signDelivery } from '../../../../src-main/core/signature';
 import { Tunnel } from '../../../../src-main/core/tunnel';
+import type { Transport } from '../../../../src-main/core/tunnel/transport';
 import { createIdGenerator } from '../../../../src-main/core/tunnel/ids';
 import { EventLog, type LogIO } from '../../../../src-main/core/tunnel/log';
 import type { StoredDelivery } from '../../../../src-main/core/tunnel/types';
-import { FakeClock, rawRequest, tempDir } from './helpers';
+import { FakeClock, rawRequest, tempDir, waitFor } from './helpers';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -130,6 +131,12 @@ describe('EventLog under storage failure (injected file system)', () => {
     expect(log.segmentFiles()).toHaveLength(2);
     expect((await lines(log.segmentFiles()[1]!)).map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(['C']);
     await log.close();
+    // B failed: it is cut out of its segment, never read back.
+    expect((await lines(log.segmentFiles()[0]!)).map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(['A']);
+    const again = new EventLog({ dataDir: d, clock });
+    await again.open();
+    expect([...again.all()].map((x) => x.id)).toEqual(['A', 'C']);
+    await again.close();
   });
 });
 
@@ -207,6 +214,95 @@ describe('the receiver while storage fails', () => {
     await again.open();
     expect([...again.all()].map((x) => x.summary.messageId)).toEqual(['m1', 'm2', 'm4']);
     await again.close();
+  });
+});
+
+describe('a failed fdatasync at the receiver', () => {
+  it('a delivery answered 503 is never forwarded after a restart; its retry (same message.id) is forwarded once', async () => {
+    const d = await dir();
+    const SECRET = 'whsec_storage_test';
+    const clock = new FakeClock(NOW);
+    let failSync = false;
+    const logIO: Partial<LogIO> = { datasync: (fh) => (failSync ? ((failSync = false), Promise.reject(errno('EIO'))) : fh.datasync()) };
+    const messageIdOf = (body: Buffer) => (JSON.parse(body.toString('utf8')) as { message: { id: string } }).message.id;
+    // The local app is down while the first receiver runs: every delivery stays pending.
+    const down: Transport = () => Promise.reject(new Error('connect ECONNREFUSED'));
+    const forward = { defaultUrl: 'http://127.0.0.1:9/webhook' };
+    const t = new Tunnel({ dataDir: d, clock, getSecrets: async () => [SECRET], logIO, transport: down, forward });
+    const { url } = await t.start();
+    const post = async (n: number) => {
+      const body = JSON.stringify({ event: 'message.received', from: '1555', message: { id: `m${n}`, type: 'text', text: 'hi' } });
+      return rawRequest(`${url}/hooks/a1`, { headers: signDelivery(SECRET, body, NOW / 1000), body });
+    };
+    expect((await post(1)).status).toBe(200);
+    failSync = true;
+    const refused = await post(2);
+    expect(refused.status).toBe(503);
+    expect(refused.json).toMatchObject({ ok: false, reason: 'storage-unavailable' });
+    // The service retries message 2 with the same message.id: stored (the first was not), acknowledged.
+    const retried = await post(2);
+    expect(retried.status).toBe(200);
+    expect(retried.json?.duplicate).toBeUndefined();
+    await t.stop();
+
+    // The app is back; a new receiver forwards what is pending.
+    const forwarded: string[] = [];
+    const up: Transport = async (req) => {
+      forwarded.push(messageIdOf(req.body));
+      return { status: 200, body: '' };
+    };
+    const again = new Tunnel({ dataDir: d, clock, getSecrets: async () => [SECRET], transport: up, forward });
+    cleanups.push(() => again.stop());
+    const { url: url2 } = await again.start();
+    expect(again.list({ limit: 100 }).map((x) => x.summary.messageId).sort()).toEqual(['m1', 'm2']);
+    await waitFor(() => again.log.pending().length === 0);
+    expect(forwarded.sort()).toEqual(['m1', 'm2']);
+    // A retry after the restart is a duplicate of the one acknowledged.
+    const body = JSON.stringify({ event: 'message.received', from: '1555', message: { id: 'm2', type: 'text', text: 'hi' } });
+    expect((await rawRequest(`${url2}/hooks/a1`, { headers: signDelivery(SECRET, body, NOW / 1000), body })).json).toMatchObject({ ok: true, duplicate: true });
+  });
+
+  it('a retry that arrives while its first delivery waits on an fdatasync that then fails is answered 503 too, never 200 as a duplicate', async () => {
+    const d = await dir();
+    const SECRET = 'whsec_storage_test';
+    const clock = new FakeClock(NOW);
+    let held: (() => void) | null = null;
+    let holdNext = false;
+    const logIO: Partial<LogIO> = {
+      datasync: (fh) => {
+        if (!holdNext) return fh.datasync();
+        holdNext = false;
+        // A disk that stalls on this flush, then reports an error.
+        return new Promise<void>((_, reject) => (held = () => reject(errno('EIO'))));
+      },
+    };
+    let secretReads = 0;
+    const t = new Tunnel({ dataDir: d, clock, getSecrets: async () => (secretReads++, [SECRET]), logIO, forward: { defaultUrl: 'http://127.0.0.1:9/webhook' }, transport: () => Promise.reject(new Error('down')) });
+    cleanups.push(() => t.stop());
+    const { url } = await t.start();
+    const post = (n: number, text = 'hi') => {
+      const body = JSON.stringify({ event: 'message.received', from: '1555', message: { id: `m${n}`, type: 'text', text } });
+      return rawRequest(`${url}/hooks/a1`, { headers: signDelivery(SECRET, body, NOW / 1000), body });
+    };
+    expect((await post(1)).status).toBe(200);
+    holdNext = true;
+    const first = post(2);
+    await waitFor(() => held !== null);
+    // The service gave up waiting and retries (the same message.id) while the first is not stored yet.
+    const retry = post(2, 'hi again');
+    await waitFor(() => secretReads === 3);
+    held!();
+    expect((await first).status).toBe(503);
+    const answer = await retry;
+    expect(answer.status).toBe(503);
+    expect(answer.json).toMatchObject({ ok: false, reason: 'storage-unavailable' });
+    // The next retry is taken as the message's first delivery: stored, verified, to be forwarded.
+    const third = await post(2, 'third try');
+    expect(third.status).toBe(200);
+    expect(third.json?.duplicate).toBeUndefined();
+    const m2 = t.list({ limit: 100 }).filter((x) => x.summary.messageId === 'm2');
+    expect(m2.map((x) => x.verdict.reason)).toEqual(['verified']);
+    expect(t.get(m2[0]!.id)!.forward).toBe(true);
   });
 });
 

@@ -5,12 +5,13 @@ import { selectWorst } from '../../../../src-renderer/src/store/agents';
 import type { AgentDTO, TeamDTO } from '../../../../src-shared/contract';
 import { fakeApi } from '../fake-api';
 
-const team: TeamDTO = { teamId: 't1', label: 'Ops', baseUrl: 'https://api.example.test', keyHint: '…9f2c', authError: false, agentIds: ['a1', 'a2'] };
+const team: TeamDTO = { teamId: 't1', label: 'Ops', baseUrl: 'https://api.example.test', keyHint: '…9f2c', keyRejected: false, agentIds: ['a1', 'a2'] };
 const agent = (agentId: string, health: AgentDTO['health']['health']): AgentDTO => ({
   teamId: 't1',
   agentId,
   label: agentId,
   health: { teamId: 't1', agentId, health, state: null, phone: null, needsScan: false, since: 0, checkedAt: null },
+  watchClosely: false,
 });
 
 const flush = () => new Promise((r) => setTimeout(r, 0));

@@ -131,7 +131,7 @@ describe('alerts slice', () => {
     expect(noticeStack(s().notices).more).toBe(17);
   });
 
-  it('a refresh turns resolved the notices of incidents that closed while nobody listened (not newer ones)', async () => {
+  it('a refresh says "no longer open" (never "back to normal") for incidents that closed while nobody listened (not newer ones)', async () => {
     const now = { t: 1000 };
     const open = [incident('still')];
     const { store, api, emit } = setup({ 'alerts.list': () => ({ ok: true, value: open }) }, now);
@@ -142,7 +142,7 @@ describe('alerts slice', () => {
     now.t = 2000;
     await store.getState().refresh();
     const byIncident = (id: string) => store.getState().notices.find((n) => n.incident?.id === id);
-    expect(byIncident('gone')).toMatchObject({ tone: 'success', title: 'a1: back to normal', body: 'No longer open: Needs a QR scan' });
+    expect(byIncident('gone')).toMatchObject({ tone: 'info', title: 'a1: no longer open', body: 'Needs a QR scan' });
     expect(byIncident('still')?.tone).toBe('urgent');
     // An incident opened after the list was asked for is left alone.
     let release: () => void = () => undefined;

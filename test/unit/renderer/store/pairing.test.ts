@@ -86,11 +86,11 @@ describe('pairing slice', () => {
 
   it('keeps the error of a failed start and of a failed poll', async () => {
     const { store } = setup({
-      'pairing.start': { ok: false, error: { kind: 'unauthorized', code: 'UNAUTHORIZED', message: 'bad key', status: 401 } },
+      'pairing.start': { ok: false, error: { kind: 'key-rejected', code: 'UNAUTHORIZED', message: 'bad key', status: 401 } },
       'pairing.session': { ok: false, error: { kind: 'network-error', code: 'HOST_UNREACHABLE', message: 'x' } },
     });
-    expect(await store.getState().startPairing('t1', 'a1')).toMatchObject({ kind: 'unauthorized' });
-    expect(store.getState().pairing['t1/a1']).toMatchObject({ starting: false, startedAt: null, error: { kind: 'unauthorized' } });
+    expect(await store.getState().startPairing('t1', 'a1')).toMatchObject({ kind: 'key-rejected' });
+    expect(store.getState().pairing['t1/a1']).toMatchObject({ starting: false, startedAt: null, error: { kind: 'key-rejected' } });
     await store.getState().pollPairing('t1', 'a1');
     expect(store.getState().pairing['t1/a1']?.error?.kind).toBe('network-error');
   });

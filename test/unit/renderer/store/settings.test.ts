@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { AppSettingsDTO } from '../../../../src-shared/contract';
 import { setup } from '../fixtures';
 
-const settings: AppSettingsDTO = { installId: 'install-test-1', alertRules: { reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 }, alertWebhookUrl: null, alertmanagerUrl: null, metricsPort: null, theme: 'system', startAtLogin: false, notifications: true, pollIntervalSec: 30, escalateAfterMin: 10, tunnel: { port: 0, forwardTo: null } };
+const settings: AppSettingsDTO = { installId: 'install-test-1', alertRules: { reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 }, alertWebhookUrl: null, alertmanagerUrl: null, metricsPort: null, theme: 'system', startAtLogin: false, notifications: true, pollIntervalSec: 30, fastPollIntervalSec: 2, escalateAfterMin: 10, tunnel: { port: 0, forwardTo: null } };
 
 describe('settings slice', () => {
   it('loads and updates app settings from the replies; errors keep the old values', async () => {

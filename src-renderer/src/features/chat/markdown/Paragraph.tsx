@@ -19,7 +19,7 @@ import type { Token } from 'marked';
 import { decodeEntities, renderInline } from './inline';
 
 /** The live run is cut once it holds more than this many characters. */
-export const LIVE_MAX = 2048;
+const LIVE_MAX = 2048;
 
 interface Cuts {
   /** The source of the inline tokens before the plain text the cuts apply to. */
@@ -73,6 +73,7 @@ function lineGuesses(range: Range, node: Text): (top: number) => number | null {
  * Each line start is searched from a guess (lineGuesses) outwards in doubling steps, then by
  * halving: a handful of probes where a search over the whole text takes two dozen.
  */
+/** @internal Exported for tests. */
 export function secondToLastLineStart(node: Text): number {
   const text = node.data;
   const range = document.createRange();

@@ -27,7 +27,7 @@ export interface GrowingBlocks {
 }
 
 /** Line endings as the lexer would see them (so token lengths add up to the source). */
-export function normalise(text: string): string {
+function normalise(text: string): string {
   return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
 }
 

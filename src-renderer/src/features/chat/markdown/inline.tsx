@@ -8,7 +8,7 @@ import type { Token, Tokens } from 'marked';
 import { decodeNamedCharacterReference } from 'decode-named-character-reference';
 
 /** Only absolute http(s) URLs are followed. */
-export function safeHref(raw: string): string | null {
+function safeHref(raw: string): string | null {
   try {
     const u = new URL(raw);
     return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : null;
@@ -31,9 +31,11 @@ export function decodeEntities(text: string): string {
 
 /** Plain text is cut into text nodes of this many characters: while a long reply streams only the
  *  last node changes and new ones are appended, so the browser does not lay out the whole reply again. */
+/** @internal Exported for tests. */
 export const PIECE = 1024;
 
 /** `text` as text nodes of at most PIECE characters, never splitting a surrogate pair. */
+/** @internal Exported for tests. */
 export function pieces(text: string): string[] {
   if (text.length <= PIECE) return [text];
   const out: string[] = [];

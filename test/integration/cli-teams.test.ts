@@ -29,7 +29,7 @@ async function filesText(root: string): Promise<string> {
   return text;
 }
 
-emulatorSuite('cc-cli-accounts-', (s) => ({ emu, dir } = s));
+emulatorSuite('cc-cli-teamStore-', (s) => ({ emu, dir } = s));
 
 describe('saved teams against the emulator', () => {
   it('a wrong key → exit 4, the config unchanged and the secret store empty', async () => {

@@ -4,7 +4,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import { AccountsError } from './errors';
+import { TeamStoreError } from './errors';
 import { CONFIG_FILE_NAME } from './paths';
 import { issuesAt, ruleWords } from '../input-words';
 import { CONFIG_SCHEMA_VERSION, configFileSchema, type ConfigFile } from './schema';
@@ -13,7 +13,7 @@ export function configPath(configDir: string): string {
   return path.join(configDir, CONFIG_FILE_NAME);
 }
 
-/** The parsed config, or null when there is no file yet. Throws AccountsError CONFIG_CORRUPT. */
+/** The parsed config, or null when there is no file yet. Throws TeamStoreError CONFIG_CORRUPT. */
 export async function readConfig(configDir: string): Promise<ConfigFile | null> {
   const file = configPath(configDir);
   let text: string;
@@ -21,7 +21,7 @@ export async function readConfig(configDir: string): Promise<ConfigFile | null> 
     text = await fs.readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new AccountsError('CONFIG_CORRUPT', `The config file ${file} cannot be read: ${(err as Error).message}. ${CONFIG_FIX_HINT}`, { cause: err });
+    throw new TeamStoreError('CONFIG_CORRUPT', `The config file ${file} cannot be read: ${(err as Error).message}. ${CONFIG_FIX_HINT}`, { cause: err });
   }
   let raw: unknown;
   try {
@@ -29,24 +29,24 @@ export async function readConfig(configDir: string): Promise<ConfigFile | null> 
   } catch (err) {
     // No cause: the parser's own message quotes the text around the fault, which a hand edit may
     // have filled with a key.
-    throw new AccountsError('CONFIG_CORRUPT', `The config file ${file} is not valid JSON (${jsonFault(text, err)}). ${CONFIG_FIX_HINT}`);
+    throw new TeamStoreError('CONFIG_CORRUPT', `The config file ${file} is not valid JSON (${jsonFault(text, err)}). ${CONFIG_FIX_HINT}`);
   }
   const version = (raw as { schemaVersion?: unknown } | null)?.schemaVersion;
   if (typeof version === 'number' && version > CONFIG_SCHEMA_VERSION) {
-    throw new AccountsError(
+    throw new TeamStoreError(
       'CONFIG_CORRUPT',
       `The config file ${file} has schemaVersion ${version}, written by a newer Channel Companion (this one reads ${CONFIG_SCHEMA_VERSION}): update the app. ${CONFIG_FIX_HINT}`,
     );
   }
   const parsed = configFileSchema.safeParse(raw, { error: ruleWords });
   if (!parsed.success) {
-    throw new AccountsError('CONFIG_CORRUPT', `The config file ${file} is invalid: ${issuesAt(parsed.error)}. ${CONFIG_FIX_HINT}`, { cause: parsed.error });
+    throw new TeamStoreError('CONFIG_CORRUPT', `The config file ${file} is invalid: ${issuesAt(parsed.error)}. ${CONFIG_FIX_HINT}`, { cause: parsed.error });
   }
   return parsed.data;
 }
 
 /** Ends every CONFIG_CORRUPT message: the app and the CLI share the config folder, so both point to the CLI's command. */
-export const CONFIG_FIX_HINT = 'It was left untouched: fix it by hand, or run `channel-companion config reset` to set it aside (kept as config.json.corrupt-<time>) and start afresh.';
+const CONFIG_FIX_HINT = 'It was left untouched: fix it by hand, or run `channel-companion config reset` to set it aside (kept as config.json.corrupt-<time>) and start afresh.';
 
 /** V8's excerpt of an unexpected token: up to 10 characters either side, "..." where it is cut. */
 const EXCERPT = /^Unexpected token .*?, (\.\.\.)?"([\s\S]*)"(\.\.\.)? is not valid JSON$/;
@@ -70,6 +70,7 @@ function faultOffset(text: string, message: string): number | null {
  * Where JSON.parse stopped, by line and column, and never the text there ("at line 3, column 14",
  * "it ends too early"); "an unexpected character" when its message does not tell where.
  */
+/** @internal Exported for tests. */
 export function jsonFault(text: string, err: unknown): string {
   const message = err instanceof Error ? err.message : '';
   if (/end of JSON input/i.test(message)) return 'it ends too early';

@@ -1,12 +1,13 @@
 // Teams (base URL + API key reference) and their agents, plus app settings. Non-secret config lives
 // in <configDir>/config.json; API keys and signing secrets live only in the SecretStore.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { ulid } from 'ulid';
 import type { ServiceClient } from '../api/service';
 import { inputProblem, ruleWords } from '../input-words';
 import { systemClock, type Clock } from '../ports';
 import type { SecretStore } from '../secrets/types';
 import { configPath, moveCorruptConfigAside, readConfig, writeConfig } from './config-file';
-import { AccountsError } from './errors';
+import { TeamStoreError } from './errors';
 import { deepMerge, isPlainObject, type DeepPartial } from './merge';
 import { apiKeyRef, keyHint, signingSecretRef } from './refs';
 import { CONFIG_SCHEMA_VERSION, settingsLoadSchema, settingsUpdateSchema, type AgentConfig, type ConfigFile, type TeamConfig } from './schema';
@@ -14,14 +15,17 @@ import { decodeSigningSecrets, encodeSigningSecrets, rotate } from './signing';
 import { parseAddAgent, parseAddTeam, parseSigningSecret } from './inputs';
 import { keychain, verifyAgent } from './verify';
 
-export { AccountsError, isAccountsError } from './errors';
-export type { AccountsErrorCode } from './errors';
+export { TeamStoreError, isTeamStoreError } from './errors';
+export type { TeamStoreErrorCode } from './errors';
 export { defaultConfigDir } from './paths';
-export { CONFIG_FIX_HINT, configPath } from './config-file';
-export { apiKeyRef, signingSecretRef } from './refs';
 export type { DeepPartial } from './merge';
 
-export interface AgentRecord { agentId: string; label: string }
+export interface AgentRecord {
+  agentId: string;
+  label: string;
+  /** Polled at the fast interval all the time (absent: no). */
+  watchClosely?: boolean;
+}
 export interface TeamRecord {
   id: string;
   label: string;
@@ -39,6 +43,8 @@ export interface AppSettings {
   theme: 'system' | 'light' | 'dark';
   alertRules: {
     reconnectGraceSec: number;
+    /** A drop within the flap window of an earlier one alerts once it lasts this long (at least reconnectGraceSec). */
+    repeatDropGraceSec: number;
     realertMinutes: number;
     flapCount: number;
     flapWindowMinutes: number;
@@ -52,7 +58,7 @@ export interface AppSettings {
   installId: string;
 }
 
-/** What Accounts.moveAsideIfUnreadable found and did; configFile is <configDir>/config.json. */
+/** What TeamStore.moveAsideIfUnreadable found and did; configFile is <configDir>/config.json. */
 export type UnreadableConfigOutcome =
   | { outcome: 'moved'; configFile: string; movedTo: string }
   | { outcome: 'readable'; configFile: string }
@@ -60,7 +66,7 @@ export type UnreadableConfigOutcome =
 
 export type ClientFactory = (o: { baseUrl: string; apiKey: string; allowInsecureHttp?: boolean }) => ServiceClient;
 
-export interface AccountsOptions {
+export interface TeamStoreOptions {
   configDir: string;
   secrets: SecretStore;
   clientFactory: ClientFactory;
@@ -69,7 +75,8 @@ export interface AccountsOptions {
   randomId?: () => string;
 }
 
-const defaultRandomId = () => randomBytes(8).toString('hex');
+/** Team ids: a ULID (time-ordered, 80 random bits). */
+const defaultRandomId = (): string => ulid();
 
 function toRecord(t: TeamConfig): TeamRecord {
   return {
@@ -78,17 +85,17 @@ function toRecord(t: TeamConfig): TeamRecord {
     baseUrl: t.baseUrl,
     keyHint: t.keyHint,
     allowInsecureHttp: t.allowInsecureHttp,
-    agents: t.agents.map((a) => ({ agentId: a.agentId, label: a.label })),
+    agents: t.agents.map((a) => ({ agentId: a.agentId, label: a.label, ...(a.watchClosely ? { watchClosely: true } : {}) })),
   };
 }
 
-export class Accounts {
+export class TeamStore {
   private config: ConfigFile;
   private readonly clients = new Map<string, Promise<ServiceClient>>();
   private queue: Promise<unknown> = Promise.resolve();
 
   private constructor(
-    private readonly opts: AccountsOptions,
+    private readonly opts: TeamStoreOptions,
     config: ConfigFile,
   ) {
     this.config = config;
@@ -96,17 +103,17 @@ export class Accounts {
 
   /**
    * Loads <configDir>/config.json (creating it, with a fresh installId, when missing).
-   * A corrupt or invalid file throws AccountsError CONFIG_CORRUPT and is left untouched; nothing is
-   * written until it is fixed or set aside with Accounts.moveAsideIfUnreadable().
+   * A corrupt or invalid file throws TeamStoreError CONFIG_CORRUPT and is left untouched; nothing is
+   * written until it is fixed or set aside with TeamStore.moveAsideIfUnreadable().
    */
-  static async open(opts: AccountsOptions): Promise<Accounts> {
+  static async open(opts: TeamStoreOptions): Promise<TeamStore> {
     let config = await readConfig(opts.configDir);
     if (!config) {
       const randomId = opts.randomId ?? (() => randomUUID());
       config = { schemaVersion: CONFIG_SCHEMA_VERSION, settings: settingsLoadSchema.parse({ installId: randomId().replace(/[^A-Za-z0-9_-]/g, '') }), teams: [] };
       await writeConfig(opts.configDir, config);
     }
-    return new Accounts(opts, config);
+    return new TeamStore(opts, config);
   }
 
   /**
@@ -119,7 +126,7 @@ export class Accounts {
       if ((await readConfig(configDir)) === null) return { outcome: 'missing', configFile: file };
       return { outcome: 'readable', configFile: file };
     } catch (err) {
-      if (!(err instanceof AccountsError) || err.code !== 'CONFIG_CORRUPT') throw err;
+      if (!(err instanceof TeamStoreError) || err.code !== 'CONFIG_CORRUPT') throw err;
     }
     const movedTo = await moveCorruptConfigAside(configDir, clock.now());
     return movedTo === null ? { outcome: 'missing', configFile: file } : { outcome: 'moved', configFile: file, movedTo };
@@ -137,7 +144,7 @@ export class Accounts {
   async addTeam(input: { label: string; baseUrl: string; apiKey: string; allowInsecureHttp?: boolean; agents?: Array<{ agentId: string; label?: string }> }): Promise<TeamRecord> {
     const v = parseAddTeam(input);
     return this.serial(async () => {
-      if (this.lookupByLabel(v.label)) throw new AccountsError('DUPLICATE', `A team labelled "${v.label}" already exists.`);
+      if (this.lookupByLabel(v.label)) throw new TeamStoreError('DUPLICATE', `A team labelled "${v.label}" already exists.`);
       const client = this.opts.clientFactory({ baseUrl: v.baseUrl, apiKey: v.apiKey, allowInsecureHttp: v.allowInsecureHttp });
       let stored = false;
       let id = '';
@@ -151,7 +158,7 @@ export class Accounts {
           keyHint: keyHint(v.apiKey),
           apiKeyRef: apiKeyRef(id),
           allowInsecureHttp: v.allowInsecureHttp,
-          agents: v.agents.map((a) => ({ ...a, signingSecretRef: null })),
+          agents: v.agents.map((a) => ({ ...a, signingSecretRef: null, watchClosely: false })),
         };
         await keychain(() => this.opts.secrets.set(team.apiKeyRef, v.apiKey));
         stored = true;
@@ -181,11 +188,11 @@ export class Accounts {
     const a = parseAddAgent(agent);
     return this.serial(async () => {
       const team = this.requireTeam(teamIdOrLabel);
-      if (team.agents.some((x) => x.agentId === a.agentId)) throw new AccountsError('DUPLICATE', `Agent "${a.agentId}" is already in team "${team.label}".`);
-      if (team.agents.some((x) => x.label.toLowerCase() === a.label.toLowerCase())) throw new AccountsError('DUPLICATE', `Team "${team.label}" already has an agent labelled "${a.label}".`);
+      if (team.agents.some((x) => x.agentId === a.agentId)) throw new TeamStoreError('DUPLICATE', `Agent "${a.agentId}" is already in team "${team.label}".`);
+      if (team.agents.some((x) => x.label.toLowerCase() === a.label.toLowerCase())) throw new TeamStoreError('DUPLICATE', `Team "${team.label}" already has an agent labelled "${a.label}".`);
       const client = await this.clientFor(team.id);
       await verifyAgent(client, a.agentId, team.baseUrl);
-      const next: AgentConfig = { ...a, signingSecretRef: null };
+      const next: AgentConfig = { ...a, signingSecretRef: null, watchClosely: false };
       await this.commit(this.withTeam(team.id, (t) => ({ ...t, agents: [...t.agents, next] })));
       return { agentId: a.agentId, label: a.label };
     });
@@ -200,11 +207,21 @@ export class Accounts {
     });
   }
 
+  /** Whether the monitor polls the agent at the fast interval all the time; kept in the config. */
+  async setWatchClosely(teamIdOrLabel: string, agentId: string, on: boolean): Promise<AgentRecord> {
+    return this.serial(async () => {
+      const team = this.requireTeam(teamIdOrLabel);
+      const agent = this.requireAgent(team, agentId);
+      await this.commit(this.withTeam(team.id, (t) => ({ ...t, agents: t.agents.map((x) => (x.agentId === agent.agentId ? { ...x, watchClosely: on } : x)) })));
+      return { agentId: agent.agentId, label: agent.label, watchClosely: on };
+    });
+  }
+
   /** The team's API key from the keychain. Main process only; never send it to a renderer. */
   async getApiKey(teamIdOrLabel: string): Promise<string> {
     const team = this.requireTeam(teamIdOrLabel);
     const key = await keychain(() => this.opts.secrets.get(team.apiKeyRef));
-    if (key === null) throw new AccountsError('KEYCHAIN', `The API key of team "${team.label}" is missing from the OS keychain; remove the team and add it again.`);
+    if (key === null) throw new TeamStoreError('KEYCHAIN', `The API key of team "${team.label}" is missing from the OS keychain; remove the team and add it again.`);
     return key;
   }
 
@@ -258,14 +275,14 @@ export class Accounts {
    * changes nothing and is refused as INVALID in the words of core/input-words.ts, with the field's path.
    */
   async updateSettings(patch: DeepPartial<AppSettings>): Promise<AppSettings> {
-    if (!isPlainObject(patch)) throw new AccountsError('INVALID', 'Settings patch must be an object.');
+    if (!isPlainObject(patch)) throw new TeamStoreError('INVALID', 'Settings patch must be an object.');
     return this.serial(async () => {
       const current = this.config.settings;
-      if (patch.installId !== undefined && patch.installId !== current.installId) throw new AccountsError('INVALID', 'installId cannot be changed.');
+      if (patch.installId !== undefined && patch.installId !== current.installId) throw new TeamStoreError('INVALID', 'installId cannot be changed.');
       const parsed = settingsUpdateSchema.safeParse(deepMerge(current, patch), { error: ruleWords });
       if (!parsed.success) {
         const problem = inputProblem(parsed.error);
-        throw new AccountsError('INVALID', problem.message, problem.field !== undefined ? { cause: parsed.error, field: problem.field } : { cause: parsed.error });
+        throw new TeamStoreError('INVALID', problem.message, problem.field !== undefined ? { cause: parsed.error, field: problem.field } : { cause: parsed.error });
       }
       await this.commit({ ...this.config, settings: parsed.data });
       return this.settings();
@@ -310,13 +327,13 @@ export class Accounts {
 
   private requireTeam(idOrLabel: string): TeamConfig {
     const t = this.lookup(idOrLabel);
-    if (!t) throw new AccountsError('NOT_FOUND', `No team "${String(idOrLabel)}".`);
+    if (!t) throw new TeamStoreError('NOT_FOUND', `No team "${String(idOrLabel)}".`);
     return t;
   }
 
   private requireAgent(team: TeamConfig, agentId: string): AgentConfig {
     const a = team.agents.find((x) => x.agentId === agentId) ?? team.agents.find((x) => x.label.toLowerCase() === String(agentId).toLowerCase());
-    if (!a) throw new AccountsError('NOT_FOUND', `Team "${team.label}" has no agent "${String(agentId)}".`);
+    if (!a) throw new TeamStoreError('NOT_FOUND', `Team "${team.label}" has no agent "${String(agentId)}".`);
     return a;
   }
 
@@ -334,9 +351,9 @@ export class Accounts {
   private newTeamId(): string {
     const randomId = this.opts.randomId ?? defaultRandomId;
     for (let i = 0; i < 10; i++) {
-      const id = `t_${randomId().replace(/[^A-Za-z0-9]/g, '').slice(0, 16)}`;
+      const id = `t_${randomId().replace(/[^A-Za-z0-9]/g, '').slice(0, 26)}`;
       if (id.length > 2 && !this.config.teams.some((t) => t.id === id)) return id;
     }
-    throw new AccountsError('INVALID', 'Could not allocate a unique team id.');
+    throw new TeamStoreError('INVALID', 'Could not allocate a unique team id.');
   }
 }

@@ -1,9 +1,9 @@
-// Saved teams for the CLI: opens Accounts (config dir + OS keychain) lazily, on the first command
+// Saved teams for the CLI: opens TeamStore (config dir + OS keychain) lazily, on the first command
 // that needs it — commands without --team never touch the keychain. Provides the `--team` target
 // resolver, and the keychain keeper of signing secrets for --team targets (`webhook set --team`;
 // only a hint is ever printed).
 import { resolve } from 'node:path';
-import { Accounts, defaultConfigDir, isAccountsError, type AccountsError, type TeamRecord } from '../core/accounts';
+import { TeamStore, defaultConfigDir, isTeamStoreError, type TeamStoreError, type TeamRecord } from '../core/teams';
 import { KeychainSecretStore, type SecretStore } from '../core/secrets';
 import type { CliContext } from './context';
 import { CliFailure, UsageError } from './errors';
@@ -12,7 +12,7 @@ import type { CliIO } from './io';
 import type { Target, TargetFlags, TargetResolver } from './target';
 import { signingHint } from '../app/usecases/webhooks';
 
-export interface AccountsHookDeps {
+export interface TeamStoreHookDeps {
   /** Config directory instead of --config-dir / defaultConfigDir() (tests). */
   configDir?: string;
   /** Secret store instead of the OS keychain (tests: MemorySecretStore). */
@@ -28,8 +28,8 @@ interface ResolvedTeam {
   configDir: string | undefined;
 }
 
-/** AccountsError → the CLI's exit codes (the messages never hold a key). */
-function accountsFailure(e: AccountsError): Error {
+/** TeamStoreError → the CLI's exit codes (the messages never hold a key). */
+function teamStoreFailure(e: TeamStoreError): Error {
   switch (e.code) {
     case 'KEY_REJECTED':
       return new CliFailure(e.message, EXIT.auth, e.code);
@@ -42,12 +42,12 @@ function accountsFailure(e: AccountsError): Error {
   }
 }
 
-/** Runs fn, turning an AccountsError into a CLI error with the right exit code. */
-export async function withAccounts<T>(fn: () => Promise<T>): Promise<T> {
+/** Runs fn, turning a TeamStoreError into a CLI error with the right exit code. */
+export async function withTeams<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (e) {
-    throw isAccountsError(e) ? accountsFailure(e) : e;
+    throw isTeamStoreError(e) ? teamStoreFailure(e) : e;
   }
 }
 
@@ -62,15 +62,15 @@ function pickAgent(team: TeamRecord, wanted: string | undefined): string {
   throw new UsageError(`--agent is required: team "${team.label}" has ${team.agents.length} agents (${team.agents.map((a) => a.agentId).join(', ') || 'none'})`);
 }
 
-export class CliAccounts {
+export class CliTeams {
   private ctx: CliContext | null = null;
   private store: SecretStore | null = null;
-  private readonly opened = new Map<string, Promise<Accounts>>();
+  private readonly opened = new Map<string, Promise<TeamStore>>();
   private readonly resolved: ResolvedTeam[] = [];
 
   constructor(
     private readonly io: CliIO,
-    private readonly deps: AccountsHookDeps = {},
+    private readonly deps: TeamStoreHookDeps = {},
   ) {}
 
   bind(ctx: CliContext): void {
@@ -89,15 +89,15 @@ export class CliAccounts {
     return this.store;
   }
 
-  /** Accounts for a config dir, opened once per run. */
-  open(configDirFlag?: string): Promise<Accounts> {
+  /** TeamStore for a config dir, opened once per run. */
+  open(configDirFlag?: string): Promise<TeamStore> {
     const dir = this.configDir(configDirFlag);
     let p = this.opened.get(dir);
     if (!p) {
       const ctx = this.ctx;
-      if (!ctx) throw new Error('CliAccounts used before bind()');
-      p = withAccounts(() =>
-        Accounts.open({
+      if (!ctx) throw new Error('CliTeams used before bind()');
+      p = withTeams(() =>
+        TeamStore.open({
           configDir: dir,
           secrets: this.secrets(),
           clock: ctx.clock,
@@ -111,11 +111,11 @@ export class CliAccounts {
   }
 
   /** A saved team by id or label; a UsageError naming --team when there is none. */
-  async team(name: string, configDirFlag?: string): Promise<{ accounts: Accounts; team: TeamRecord }> {
-    const accounts = await this.open(configDirFlag);
-    const team = accounts.findTeam(name);
+  async team(name: string, configDirFlag?: string): Promise<{ teamStore: TeamStore; team: TeamRecord }> {
+    const teamStore = await this.open(configDirFlag);
+    const team = teamStore.findTeam(name);
     if (!team) throw new UsageError(`--team: no saved team "${name}" (see \`channel-companion team list\`)`);
-    return { accounts, team };
+    return { teamStore, team };
   }
 
   /** The `--team NAME` target resolver: base URL, agent and the key from the keychain. */
@@ -123,12 +123,23 @@ export class CliAccounts {
     const name = typeof flags.team === 'string' ? flags.team.trim() : undefined;
     if (!name) return null;
     const configDir = typeof flags.configDir === 'string' ? flags.configDir : undefined;
-    const { accounts, team } = await this.team(name, configDir);
+    const { teamStore, team } = await this.team(name, configDir);
     const agentId = pickAgent(team, typeof flags.agent === 'string' ? flags.agent : undefined);
-    const apiKey = await withAccounts(() => accounts.getApiKey(team.id));
+    const apiKey = await withTeams(() => teamStore.getApiKey(team.id));
     this.resolved.push({ teamId: team.id, label: team.label, baseUrl: team.baseUrl, apiKey, json: flags.json === true, configDir });
     return { baseUrl: team.baseUrl, agentId, apiKey, keySource: `keychain (team ${team.label})`, allowInsecureHttp: team.allowInsecureHttp };
   };
+
+  /** The saved team a target was resolved from (--team), or null. */
+  teamOf(target: Target): { teamId: string; label: string } | null {
+    const team = this.resolved.find((r) => r.apiKey === target.apiKey && r.baseUrl === target.baseUrl);
+    return team ? { teamId: team.teamId, label: team.label } : null;
+  }
+
+  /** An agent of a saved team by id or label (or the team's only agent). */
+  agentOf(team: TeamRecord, wanted: string | undefined): string {
+    return pickAgent(team, wanted);
+  }
 
   /**
    * For a target the --team resolver produced: stores an agent's new signing secret in the keychain
@@ -138,9 +149,9 @@ export class CliAccounts {
     const team = this.resolved.find((r) => r.apiKey === target.apiKey && r.baseUrl === target.baseUrl);
     if (!team) return null;
     return async (agentId, secret) => {
-      const accounts = await this.open(team.configDir);
+      const teamStore = await this.open(team.configDir);
       try {
-        await withAccounts(() => accounts.setSigningSecret(team.teamId, agentId, secret));
+        await withTeams(() => teamStore.setSigningSecret(team.teamId, agentId, secret));
       } catch (e) {
         const why = e instanceof Error ? e.message : String(e);
         throw new CliFailure(`the webhook is set, but its signing secret could not be stored in the keychain: ${why}`, EXIT.failure, 'SECRET_NOT_STORED');
@@ -156,17 +167,17 @@ export class CliAccounts {
   }
 }
 
-const registry = new WeakMap<CliContext, CliAccounts>();
+const registry = new WeakMap<CliContext, CliTeams>();
 
-export function attachAccounts(ctx: CliContext, accounts: CliAccounts): void {
-  registry.set(ctx, accounts);
+export function attachTeams(ctx: CliContext, teamStore: CliTeams): void {
+  registry.set(ctx, teamStore);
 }
 
 /** The run's saved-teams access (main() attaches it; a bare context gets one on demand). */
-export function accountsOf(ctx: CliContext): CliAccounts {
+export function teamsOf(ctx: CliContext): CliTeams {
   let a = registry.get(ctx);
   if (!a) {
-    a = new CliAccounts(ctx.io);
+    a = new CliTeams(ctx.io);
     a.bind(ctx);
     registry.set(ctx, a);
   }

@@ -1,6 +1,6 @@
-// Validation of caller input (CLI flags, IPC args) for Accounts. Errors name the field, never the value.
+// Validation of caller input (CLI flags, IPC args) for TeamStore. Errors name the field, never the value.
 import { z } from 'zod';
-import { AccountsError } from './errors';
+import { TeamStoreError } from './errors';
 import { inputProblem, ruleWords, type FieldNames } from '../input-words';
 import { baseUrlSchema, insecureKeyProblem } from '../url';
 import { agentIdSchema, apiKeySchema, labelSchema, signingSecretSchema } from './schema';
@@ -37,7 +37,7 @@ function parse<T>(schema: z.ZodType<T>, input: unknown, names: FieldNames = {}):
   const r = schema.safeParse(input, { error: ruleWords });
   if (!r.success) {
     const problem = inputProblem(r.error, names);
-    throw new AccountsError('INVALID', problem.message, problem.field !== undefined ? { field: problem.field } : undefined);
+    throw new TeamStoreError('INVALID', problem.message, problem.field !== undefined ? { field: problem.field } : undefined);
   }
   return r.data;
 }

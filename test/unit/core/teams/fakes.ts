@@ -1,6 +1,6 @@
-// A fake ServiceClient with only what Accounts uses: getSession and close.
+// A fake ServiceClient with only what TeamStore uses: getSession and close.
 import { vi } from 'vitest';
-import { NotFound, Unauthorized } from '../../../../src-main/core/api/errors';
+import { NotFound, KeyRejected } from '../../../../src-main/core/api/errors';
 import type { ServiceClient } from '../../../../src-main/core/api/service';
 import type { SessionStatus } from '../../../../src-main/core/api/types';
 
@@ -28,7 +28,7 @@ export function fakeService(keys: Record<string, string[]>): FakeService {
         baseUrl,
         getSession: vi.fn(async (agentId: string) => {
           const agents = svc.keys.get(apiKey);
-          if (!agents) throw new Unauthorized();
+          if (!agents) throw new KeyRejected();
           if (!agents.has(agentId)) throw new NotFound();
           return status;
         }),

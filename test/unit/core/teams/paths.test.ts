@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultConfigDir } from '../../../../src-main/core/accounts';
+import { defaultConfigDir } from '../../../../src-main/core/teams';
 
 describe('defaultConfigDir', () => {
   it('uses CHANNEL_COMPANION_HOME over everything', () => {

@@ -2,10 +2,14 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Accounts, AccountsError, apiKeyRef, CONFIG_FIX_HINT, configPath, signingSecretRef } from '../../../../src-main/core/accounts';
-import { jsonFault } from '../../../../src-main/core/accounts/config-file';
+import { TeamStore, TeamStoreError } from '../../../../src-main/core/teams';
+import { configPath, jsonFault } from '../../../../src-main/core/teams/config-file';
+import { apiKeyRef, signingSecretRef } from '../../../../src-main/core/teams/refs';
 import { MemorySecretStore } from '../../../../src-main/core/secrets';
 import { fakeService, type FakeService } from './fakes';
+
+/** The hint every refusal of the config file ends with. */
+const CONFIG_FIX_HINT = 'It was left untouched: fix it by hand, or run `channel-companion config reset` to set it aside (kept as config.json.corrupt-<time>) and start afresh.';
 
 const KEY = 'sk_live_0123456789abcdef9f2c';
 const OTHER_KEY = 'sk_live_fedcba9876543210aaaa';
@@ -15,28 +19,28 @@ let secrets: MemorySecretStore;
 let svc: FakeService;
 let n = 0;
 
-async function open(): Promise<Accounts> {
-  return Accounts.open({ configDir: dir, secrets, clientFactory: svc.factory, randomId: () => `id${++n}abcdef` });
+async function open(): Promise<TeamStore> {
+  return TeamStore.open({ configDir: dir, secrets, clientFactory: svc.factory, randomId: () => `id${++n}abcdef` });
 }
 
 async function readFile(): Promise<string> {
   return fs.readFile(configPath(dir), 'utf8');
 }
 
-async function expectCode(p: Promise<unknown>, code: string): Promise<AccountsError> {
+async function expectCode(p: Promise<unknown>, code: string): Promise<TeamStoreError> {
   const err = await p.then(
     () => {
       throw new Error('expected a rejection');
     },
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(AccountsError);
-  expect((err as AccountsError).code).toBe(code);
-  return err as AccountsError;
+  expect(err).toBeInstanceOf(TeamStoreError);
+  expect((err as TeamStoreError).code).toBe(code);
+  return err as TeamStoreError;
 }
 
 beforeEach(async () => {
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cc-accounts-'));
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cc-teamStore-'));
   secrets = new MemorySecretStore();
   svc = fakeService({ [KEY]: ['agent-1', 'agent-2'], [OTHER_KEY]: ['agent-9'] });
   n = 0;
@@ -46,20 +50,36 @@ afterEach(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
 
-describe('Accounts.open', () => {
+describe('TeamStore.open', () => {
   it('creates a versioned config with defaults, mode 0600, and a stable installId', async () => {
     const a = await open();
     const s = a.settings();
-    expect(s).toMatchObject({ pollIntervalSec: 15, fastPollIntervalSec: 2, tunnelPort: 0, startAtLogin: false, theme: 'system', alertWebhookUrl: null });
-    expect(s.alertRules).toEqual({ reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10, quietHours: null });
+    expect(s).toMatchObject({ pollIntervalSec: 15, fastPollIntervalSec: 2, tunnelPort: 47615, startAtLogin: false, theme: 'system', alertWebhookUrl: null });
+    expect(s.alertRules).toEqual({ reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10, quietHours: null });
     expect(JSON.parse(await readFile()).schemaVersion).toBe(1);
     if (process.platform !== 'win32') expect((await fs.stat(configPath(dir))).mode & 0o777).toBe(0o600);
     const again = await open();
     expect(again.settings().installId).toBe(s.installId);
   });
+  it('a tunnel port of 0 (the old default, any free port) is read as the fixed default; a chosen port stays', async () => {
+    await open();
+    const file = JSON.parse(await readFile());
+    await fs.writeFile(configPath(dir), JSON.stringify({ ...file, settings: { ...file.settings, tunnelPort: 0 } }));
+    expect((await open()).settings().tunnelPort).toBe(47615);
+    await fs.writeFile(configPath(dir), JSON.stringify({ ...file, settings: { ...file.settings, tunnelPort: 8787 } }));
+    expect((await open()).settings().tunnelPort).toBe(8787);
+  });
 });
 
 describe('teams', () => {
+  it('a new team is named t_ and a ULID unless ids are given', async () => {
+    const a = await TeamStore.open({ configDir: dir, secrets, clientFactory: svc.factory });
+    const first = await a.addTeam({ label: 'Ops', baseUrl: 'https://api.example.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] });
+    const second = await a.addTeam({ label: 'Lab', baseUrl: 'https://api.example.test/two', apiKey: KEY, agents: [{ agentId: 'agent-1' }] });
+    for (const t of [first, second]) expect(t.id).toMatch(/^t_[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(first.id).not.toBe(second.id);
+  });
+
   it('addTeam checks the key, stores it only in the secret store, and strips the trailing slash', async () => {
     const a = await open();
     const team = await a.addTeam({ label: 'Ops', baseUrl: 'https://api.example.test/base/', apiKey: KEY, agents: [{ agentId: 'agent-1', label: 'Support' }] });
@@ -231,7 +251,7 @@ describe('settings', () => {
     const a = await open();
     const s = await a.updateSettings({ pollIntervalSec: 30, alertRules: { quietHours: { start: '22:00', end: '07:00' } }, alertWebhookUrl: 'https://hooks.example.test/x' });
     expect(s.pollIntervalSec).toBe(30);
-    expect(s.alertRules).toEqual({ reconnectGraceSec: 0, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10, quietHours: { start: '22:00', end: '07:00' } });
+    expect(s.alertRules).toEqual({ reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10, quietHours: { start: '22:00', end: '07:00' } });
     expect((await open()).settings()).toEqual(s);
     const cleared = await a.updateSettings({ alertRules: { quietHours: null } });
     expect(cleared.alertRules.quietHours).toBeNull();
@@ -245,6 +265,7 @@ describe('settings', () => {
       [{ pollIntervalSec: 'fast' }, 'pollIntervalSec', 'Poll interval must be a number.'],
       [{ theme: 'neon' }, 'theme', 'Theme must be one of system, light, dark.'],
       [{ tunnelPort: 70000 }, 'tunnelPort', 'Tunnel port must be at most 65535.'],
+      [{ tunnelPort: 0 }, 'tunnelPort', 'Tunnel port must be at least 1.'],
       [{ alertRules: { quietHours: { start: '25:00', end: '07:00' } } }, 'alertRules.quietHours.start', 'Start time must be a 24-hour time HH:MM.'],
       [{ alertRules: { quietHours: { start: '22:00' } } }, 'alertRules.quietHours.end', 'End time is missing.'],
       [{ alertRules: { flapCount: 1 } }, 'alertRules.flapCount', 'Drops that count as flapping must be at least 2.'],
@@ -343,7 +364,6 @@ describe('corrupt config', () => {
   });
 
   it('every refusal ends in the same hint: fix it by hand or `channel-companion config reset`', async () => {
-    expect(CONFIG_FIX_HINT).toBe('It was left untouched: fix it by hand, or run `channel-companion config reset` to set it aside (kept as config.json.corrupt-<time>) and start afresh.');
     const files = ['garbage', JSON.stringify({ schemaVersion: 1, settings: { pollIntervalSec: 'x' }, teams: [] }), JSON.stringify({ schemaVersion: 99 })];
     for (const text of files) {
       await fs.writeFile(configPath(dir), text, 'utf8');
@@ -359,21 +379,21 @@ describe('corrupt config', () => {
 
   it('moveAsideIfUnreadable moves only a config that does not load', async () => {
     const clock = { now: () => Date.UTC(2025, 0, 2, 3, 4, 5), setTimeout: () => 0, clearTimeout: () => undefined };
-    expect(await Accounts.moveAsideIfUnreadable(dir, clock)).toEqual({ outcome: 'missing', configFile: configPath(dir) });
+    expect(await TeamStore.moveAsideIfUnreadable(dir, clock)).toEqual({ outcome: 'missing', configFile: configPath(dir) });
     await open();
     const good = await readFile();
-    expect(await Accounts.moveAsideIfUnreadable(dir, clock)).toEqual({ outcome: 'readable', configFile: configPath(dir) });
+    expect(await TeamStore.moveAsideIfUnreadable(dir, clock)).toEqual({ outcome: 'readable', configFile: configPath(dir) });
     expect(await readFile()).toBe(good);
     expect(await fs.readdir(dir)).toEqual(['config.json']);
     await fs.writeFile(configPath(dir), '{', 'utf8');
-    const moved = await Accounts.moveAsideIfUnreadable(dir, clock);
+    const moved = await TeamStore.moveAsideIfUnreadable(dir, clock);
     expect(moved).toEqual({ outcome: 'moved', configFile: configPath(dir), movedTo: `${configPath(dir)}.corrupt-2025-01-02T03-04-05-000Z` });
     expect(await fs.readdir(dir)).toEqual(['config.json.corrupt-2025-01-02T03-04-05-000Z']);
   });
 
   it('a config set aside keeps its text; then a fresh config can be created', async () => {
     await fs.writeFile(configPath(dir), 'garbage', 'utf8');
-    const r = await Accounts.moveAsideIfUnreadable(dir, { now: () => Date.UTC(2025, 0, 2, 3, 4, 5), setTimeout: () => 0, clearTimeout: () => undefined });
+    const r = await TeamStore.moveAsideIfUnreadable(dir, { now: () => Date.UTC(2025, 0, 2, 3, 4, 5), setTimeout: () => 0, clearTimeout: () => undefined });
     expect(r.outcome).toBe('moved');
     const movedTo = r.outcome === 'moved' ? r.movedTo : '';
     expect(movedTo).toBe(`${configPath(dir)}.corrupt-2025-01-02T03-04-05-000Z`);

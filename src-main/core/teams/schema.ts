@@ -1,7 +1,7 @@
 // zod schemas for the non-secret config file and the app settings. The file is schema-versioned;
 // loading strips unknown keys (forward-compatible within a version), updates reject them.
 import { z } from 'zod';
-import { LABEL_MAX_LENGTH } from '../../../src-shared/limits';
+import { DEFAULT_TUNNEL_PORT, LABEL_MAX_LENGTH } from '../../../src-shared/limits';
 import { baseUrlSchema, storedUrlSchema } from '../url';
 
 export const CONFIG_SCHEMA_VERSION = 1;
@@ -45,6 +45,7 @@ function settingsSchema(strict: boolean) {
   const quietHours = obj({ start: hhmm, end: hhmm });
   const alertRules = obj({
     reconnectGraceSec: z.number().int().min(0).max(3600).default(0),
+    repeatDropGraceSec: z.number().int().min(0).max(3600).default(60),
     realertMinutes: z.number().int().min(0).max(1440).default(15),
     flapCount: z.number().int().min(2).max(100).default(3),
     flapWindowMinutes: z.number().int().min(1).max(1440).default(10),
@@ -53,7 +54,10 @@ function settingsSchema(strict: boolean) {
   return obj({
     pollIntervalSec: z.number().int().min(5).max(3600).default(15),
     fastPollIntervalSec: z.number().int().min(1).max(60).default(2),
-    tunnelPort: z.number().int().min(0).max(65535).default(0),
+    // One port, kept: 0 ("any free port", the old default) is read as the default port and not accepted anew.
+    tunnelPort: strict
+      ? z.number().int().min(1).max(65535).default(DEFAULT_TUNNEL_PORT)
+      : z.number().int().min(0).max(65535).default(DEFAULT_TUNNEL_PORT).transform((p) => (p === 0 ? DEFAULT_TUNNEL_PORT : p)),
     startAtLogin: z.boolean().default(false),
     theme: z.enum(['system', 'light', 'dark']).default('system'),
     alertRules: alertRules.prefault({}),
@@ -75,6 +79,8 @@ const agentConfig = z.object({
   label,
   /** Keychain account of the agent's signing secrets, once one was set. */
   signingSecretRef: z.string().min(1).nullable().default(null),
+  /** Polled at the fast interval all the time, so short drops are seen. */
+  watchClosely: z.boolean().default(false),
 });
 
 const teamConfig = z.object({

@@ -1,10 +1,10 @@
 // The teams the companion watches: the person's own (config.json + the OS keychain) and, when the
-// demo was started, the demo team. The demo team lives in a second Accounts over a throw-away
+// demo was started, the demo team. The demo team lives in a second TeamStore over a throw-away
 // config folder and a MemorySecretStore, so its emulator key never reaches the OS keychain nor any
 // file, and the demo works on a machine without a keychain. It is gone after a restart, like the
 // emulator it points at.
 import type { ServiceClient } from '../../core/api/service';
-import { Accounts, type AgentRecord, type TeamRecord } from '../../core/accounts';
+import { TeamStore, type AgentRecord, type TeamRecord } from '../../core/teams';
 
 export interface TeamView extends TeamRecord {
   /** The team of the local demo emulator (in memory only). */
@@ -14,19 +14,20 @@ export interface TeamView extends TeamRecord {
 export interface AgentTarget {
   teamId: string;
   agentId: string;
+  watchClosely: boolean;
 }
 
-export class AccountSet {
-  private demo: Accounts | null = null;
+export class TeamSet {
+  private demo: TeamStore | null = null;
 
-  constructor(readonly main: Accounts) {}
+  constructor(readonly main: TeamStore) {}
 
-  /** Installs the in-memory accounts of the demo team (once). */
-  setDemo(accounts: Accounts): void {
-    this.demo = accounts;
+  /** Installs the in-memory team store of the demo team (once). */
+  setDemo(teamStore: TeamStore): void {
+    this.demo = teamStore;
   }
 
-  get demoAccounts(): Accounts | null {
+  get demoTeamStore(): TeamStore | null {
     return this.demo;
   }
 
@@ -35,11 +36,11 @@ export class AccountSet {
   }
 
   targets(): AgentTarget[] {
-    return this.listTeams().flatMap((t) => t.agents.map((a) => ({ teamId: t.id, agentId: a.agentId })));
+    return this.listTeams().flatMap((t) => t.agents.map((a) => ({ teamId: t.id, agentId: a.agentId, watchClosely: a.watchClosely === true })));
   }
 
-  /** The Accounts holding a team (by id or label); the person's own when none does. */
-  private ownerOf(teamIdOrLabel: string): Accounts {
+  /** The TeamStore holding a team (by id or label); the person's own when none does. */
+  private ownerOf(teamIdOrLabel: string): TeamStore {
     if (this.demo?.findTeam(teamIdOrLabel) && !this.main.findTeam(teamIdOrLabel)) return this.demo;
     return this.main;
   }
@@ -65,6 +66,10 @@ export class AccountSet {
 
   removeAgent(teamIdOrLabel: string, agentId: string): Promise<void> {
     return this.ownerOf(teamIdOrLabel).removeAgent(teamIdOrLabel, agentId);
+  }
+
+  setWatchClosely(teamIdOrLabel: string, agentId: string, on: boolean): Promise<AgentRecord> {
+    return this.ownerOf(teamIdOrLabel).setWatchClosely(teamIdOrLabel, agentId, on);
   }
 
   setSigningSecret(teamIdOrLabel: string, agentId: string, secret: string): Promise<void> {

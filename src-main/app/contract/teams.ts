@@ -1,5 +1,5 @@
 // teams.*, agents.*, settings.* and demo.start over the companion. Every change of the team list
-// is announced as accounts.changed once the change is saved.
+// is announced as teams.changed once the change is saved.
 import type { AgentHealthDTO, AppSettingsPatchDTO, TeamDTO } from '../../../src-shared/contract';
 import type { SettingsPatch } from '../companion/companion';
 import type { Implementations } from '../handlers';
@@ -7,18 +7,18 @@ import { unknownHealth } from '../health';
 import { settingsDTO, teamDTO } from './dto';
 import type { Scope } from './scope';
 
-type AccountRequests = Pick<
+type TeamRequests = Pick<
   Implementations,
-  'teams.list' | 'teams.add' | 'teams.remove' | 'agents.list' | 'agents.add' | 'agents.remove' | 'settings.get' | 'settings.update' | 'demo.start'
+  'teams.list' | 'teams.add' | 'teams.remove' | 'agents.list' | 'agents.add' | 'agents.remove' | 'agents.watchClosely' | 'settings.get' | 'settings.update' | 'demo.start'
 >;
 
-/** Every team, marked authError while the monitor sees its key rejected. */
+/** Every team, marked keyRejected while the monitor sees its key rejected. */
 export function teamList({ c }: Scope): TeamDTO[] {
-  const rejected = new Set(c.monitor().snapshot().filter((s) => s.health === 'auth-error').map((s) => s.teamId));
+  const rejected = new Set(c.monitor().snapshot().filter((s) => s.health === 'key-rejected').map((s) => s.teamId));
   return c.listTeams().map((t) => teamDTO(t, rejected.has(t.id)));
 }
 
-/** The settings patch of the contract, split into the accounts settings and the companion's preferences. */
+/** The settings patch of the contract, split into the team store settings and the companion's preferences. */
 function settingsPatch({ c }: Scope, patch: AppSettingsPatchDTO): SettingsPatch {
   const app: NonNullable<SettingsPatch['app']> = {};
   const prefs: NonNullable<SettingsPatch['prefs']> = {};
@@ -44,9 +44,9 @@ function settingsPatch({ c }: Scope, patch: AppSettingsPatchDTO): SettingsPatch 
   return { app, prefs };
 }
 
-export function accountRequests(s: Scope, health: () => AgentHealthDTO[]): AccountRequests {
+export function teamRequests(s: Scope, health: () => AgentHealthDTO[]): TeamRequests {
   const { c, requireTeam, now } = s;
-  const changed = (): void => s.publish('accounts.changed', { teams: teamList(s) });
+  const changed = (): void => s.publish('teams.changed', { teams: teamList(s) });
   return {
     'teams.list': async () => teamList(s),
     'teams.add': async (input) => {
@@ -64,14 +64,27 @@ export function accountRequests(s: Scope, health: () => AgentHealthDTO[]): Accou
       const teams = teamId === undefined ? c.listTeams() : [requireTeam(teamId)];
       const polled = new Map(health().map((h) => [`${h.teamId}\u0000${h.agentId}`, h]));
       return teams.flatMap((t) =>
-        t.agents.map((a) => ({ teamId: t.id, agentId: a.agentId, label: a.label, health: polled.get(`${t.id}\u0000${a.agentId}`) ?? unknownHealth(t.id, a.agentId, now()) })),
+        t.agents.map((a) => ({
+          teamId: t.id,
+          agentId: a.agentId,
+          label: a.label,
+          health: polled.get(`${t.id}\u0000${a.agentId}`) ?? unknownHealth(t.id, a.agentId, now()),
+          watchClosely: a.watchClosely === true,
+        })),
       );
     },
     'agents.add': async ({ teamId, agentId, label }) => {
       const team = requireTeam(teamId);
       const rec = await c.addAgent(team.id, label === undefined ? { agentId } : { agentId, label });
       changed();
-      return { teamId: team.id, agentId: rec.agentId, label: rec.label, health: unknownHealth(team.id, rec.agentId, now()) };
+      return { teamId: team.id, agentId: rec.agentId, label: rec.label, health: unknownHealth(team.id, rec.agentId, now()), watchClosely: false };
+    },
+    'agents.watchClosely': async ({ teamId, agentId, on }) => {
+      const team = requireTeam(teamId);
+      const rec = await c.setWatchClosely(team.id, agentId, on);
+      changed();
+      const polled = health().find((h) => h.teamId === team.id && h.agentId === rec.agentId);
+      return { teamId: team.id, agentId: rec.agentId, label: rec.label, health: polled ?? unknownHealth(team.id, rec.agentId, now()), watchClosely: on };
     },
     'agents.remove': async ({ teamId, agentId }) => {
       await c.removeAgent(requireTeam(teamId).id, agentId);
