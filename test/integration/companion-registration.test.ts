@@ -66,7 +66,7 @@ describe('webhook registrations in the app', () => {
     await control(emu, 'POST', `/agents/${AGENT}/deliver-on-register`, { from: '+15550100002', type: 'text', text: 'racing the reply' });
     await ok('webhook.register', { teamId, agentId: AGENT, publicUrl: `${listenUrl}/hooks/${AGENT}` });
     const delivered = await waitFor(() => events.find((e) => e.name === 'tunnel.delivery'), 5000);
-    expect(delivered.payload).toMatchObject({ agentId: AGENT, verification: 'valid' });
+    expect(delivered.payload).toMatchObject({ agentId: AGENT, verdict: 'verified' });
     expect(events.filter((e) => e.name === 'tunnel.refused')).toEqual([]);
     const [d] = (await control<Array<{ rawBody: string; attempts: Array<{ status: number | null }> }>>(emu, 'GET', `/deliveries?agentId=${AGENT}`)).filter((x) => x.rawBody.includes('racing the reply'));
     expect(d!.attempts[0]!.status).toBe(200);

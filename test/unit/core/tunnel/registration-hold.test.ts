@@ -69,7 +69,7 @@ describe('deliveries during a webhook registration', () => {
     const { t, url } = await receiver();
     const r = await post(url, NEW, 'stranger');
     expect(r.status).toBe(401);
-    expect(t.refused({ limit: 10 })[0]).toMatchObject({ reason: 'invalid-signature', status: 401 });
+    expect(t.refused({ limit: 10 })[0]).toMatchObject({ reason: 'signature-mismatch', status: 401 });
   });
 
   it('a delivery that verifies with the old secret is not held by a registration in flight', async () => {
