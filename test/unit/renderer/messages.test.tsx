@@ -111,3 +111,22 @@ describe('Messages screen', () => {
     expect(box.value).toBe('');
   });
 });
+
+describe('Messages thread title', () => {
+  it('names the contact through messages.setName, and deletes the conversation after asking', async () => {
+    const t = open();
+    await flush();
+    fireEvent.click(screen.getByRole('button', { name: 'Name' }));
+    fireEvent.change(screen.getByLabelText('Name for +15550107777'), { target: { value: 'Dana Ortiz' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save name' }));
+    await flush();
+    expect(t.calls.filter((c) => c.name === 'messages.setName').map((c) => c.args)).toEqual([{ phone: '+15550107777', name: 'Dana Ortiz' }]);
+    expect(screen.getByRole('heading', { name: 'Dana Ortiz (+15550107777)' })).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Delete' }));
+    expect(t.calls.some((c) => c.name === 'messages.deleteConversation')).toBe(false);
+    fireEvent.click(screen.getByRole('button', { name: 'Delete conversation' }));
+    await flush();
+    expect(t.calls.filter((c) => c.name === 'messages.deleteConversation').map((c) => c.args)).toEqual([{ teamId: 't1', agentId: 'a1', phone: '+15550107777' }]);
+    expect(window.location.hash).toBe('#/messages?team=t1&agent=a1');
+  });
+});

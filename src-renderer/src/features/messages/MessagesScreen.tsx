@@ -13,6 +13,7 @@ import { messagesHref } from '../../router/routes';
 import { agentKey } from '../../store/env';
 import { threadKey } from '../../store/messages';
 import { useApp } from '../../store/react';
+import { ThreadTitle } from './ThreadTitle';
 import './messages.css';
 
 interface Props {
@@ -122,7 +123,7 @@ function Thread({ teamId, agentId, contact }: { teamId: string; agentId: string;
   }
   return (
     <section className="messages-thread" aria-label={`Conversation with ${thread?.name ?? contact}`}>
-      <h3>{thread?.name ? `${thread.name} (${contact})` : contact}</h3>
+      <ThreadTitle teamId={teamId} agentId={agentId} contact={contact} name={thread?.name} />
       {thread?.error && <p role="alert">{errorText(thread.error)}</p>}
       {thread?.more && (
         <button type="button" className="link" onClick={() => void loadOlder(teamId, agentId, contact)}>
