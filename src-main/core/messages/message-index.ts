@@ -222,10 +222,6 @@ export class MessageIndex {
     return list && list.length > 0 ? list[list.length - 1]!.at : null;
   }
 
-  unreadTotal(agentIds?: readonly string[]): number {
-    return this.contacts(agentIds ? { agentIds } : {}).reduce((n, c) => n + c.unread, 0);
-  }
-
   /** Applies a tombstone to what is in memory. */
   forget(t: Tombstone): void {
     const convs = this.agents.get(t.agentId);

@@ -7,7 +7,7 @@ import { silentLogger, type Logger } from '../ports';
 import type { StoredDelivery } from '../tunnel';
 import { contactKey } from './inbound';
 import { MessageIndex, type ContactQuery, type ContactSummary, type Message } from './message-index';
-import { SendLog, type SendRecord } from './send-log';
+import { SendLog } from './send-log';
 import { DAY_MS, MessageStateFile, emptyState, type MessageStateData, type Tombstone } from './state';
 
 export interface MessagesOptions {
@@ -94,8 +94,8 @@ export class Messages {
   }
 
   /** A send recorded by this process: the send log is read up to it, each new message emitted. */
-  async takeSend(_r?: SendRecord): Promise<void> {
-    for (const m of await this.readSends()) this.events.emit('message', m);
+  async takeSend(): Promise<void> {
+    await this.refresh();
   }
 
   contacts(q: ContactQuery = {}): ContactSummary[] {
