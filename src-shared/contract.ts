@@ -642,6 +642,82 @@ interface DemoDTO {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Messages: the conversations on the agents' numbers (inbound deliveries and this install's sends)
+// ---------------------------------------------------------------------------------------------
+
+/** One message of a thread. `contact` is +digits for a person, the JID for a group. */
+export interface MessageDTO {
+  /** Unique in its agent: the service's message id, or this install's send id. */
+  key: string;
+  teamId: string | null;
+  agentId: string;
+  contact: string;
+  /** ms epoch */
+  at: number;
+  /** in: written by the contact; out: sent from this install, or from the phone (fromMe). */
+  direction: 'in' | 'out';
+  fromMe: boolean;
+  /** text, image, document, or the service's own word. */
+  type: string;
+  /** The text, or the caption of the media. */
+  text: string;
+  media?: { url?: string; filename?: string; mimeType?: string; size?: number };
+  messageId?: string;
+  /** Sends: the service's status ('sent', …) or 'failed' (with error). */
+  status?: string;
+  error?: ErrorDTO;
+  /** Sends: which part of this install made it. */
+  via?: 'console' | 'messages' | 'cli';
+  /** Inbound: the tunnel delivery it came in (media is fetched through it). */
+  deliveryId?: string;
+  simulated?: boolean;
+}
+
+export interface MessageContactDTO {
+  teamId: string | null;
+  agentId: string;
+  contact: string;
+  /** The local name given in this install. */
+  name?: string;
+  lastAt: number;
+  last: MessageDTO;
+  unread: number;
+  count: number;
+}
+
+/**
+ * Why an agent's inbox may be missing messages: this app is not where its webhook delivers
+ * ('not-registered'), another process writes the data folder ('receiver-elsewhere': `listen` or a
+ * second app stores the deliveries), or the receiver is not running ('receiver-stopped').
+ */
+export type InboxGap = 'not-registered' | 'receiver-elsewhere' | 'receiver-stopped';
+
+export interface InboxAgentDTO {
+  teamId: string;
+  agentId: string;
+  unread: number;
+  /** null: this app receives the agent's deliveries. */
+  gap: InboxGap | null;
+  /** The gap in people's words. */
+  reason: string | null;
+}
+
+export interface MessageContactsDTO {
+  contacts: MessageContactDTO[];
+  /** The agents asked for, with their unread counts and why their inbox may be incomplete. */
+  agents: InboxAgentDTO[];
+  unread: number;
+  retentionDays: number;
+}
+
+export interface MessageThreadDTO {
+  messages: MessageDTO[];
+  /** Older messages exist (ask again with before = the first one's at). */
+  more: boolean;
+  name?: string;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Requests: name → { args, result }
 // ---------------------------------------------------------------------------------------------
 
@@ -730,6 +806,20 @@ export interface Requests {
 
   'demo.start': { args: EmptyArgs; result: DemoDTO };
 
+  /** Contacts with messages, most recent first, over one agent, a team, or every agent; search: numbers, names, text. */
+  'messages.contacts': { args: { teamId?: string; agentId?: string; search?: string }; result: MessageContactsDTO };
+  /** One thread, oldest first: the `limit` latest messages before `before` (ms epoch). */
+  'messages.thread': { args: { teamId: string; agentId: string; phone: string; before?: number; limit?: number }; result: MessageThreadDTO };
+  'messages.markRead': { args: { teamId: string; agentId: string; phone: string }; result: null };
+  /** A local name for a number ('' removes it). */
+  'messages.setName': { args: { phone: string; name: string }; result: null };
+  'messages.deleteConversation': { args: { teamId: string; agentId: string; phone: string }; result: null };
+  'messages.deleteAgent': { args: { teamId: string; agentId: string }; result: null };
+  /** Days messages are kept (1–3650); older ones leave the send log and the inbox. */
+  'messages.setRetention': { args: { days: number }; result: { retentionDays: number } };
+  /** A send from the Messages composer: the same client, budget, queue and send log as send.message. */
+  'messages.send': { args: SendArgs; result: SendResultDTO };
+
   /** The window's heartbeat: answers at once while the main side (the browser host, Electron's main process) runs. */
   'app.ping': { args: EmptyArgs; result: PingDTO };
 }
@@ -791,6 +881,14 @@ export const REQUEST_NAMES = [
   'settings.update',
   'diagnostics.export',
   'demo.start',
+  'messages.contacts',
+  'messages.thread',
+  'messages.markRead',
+  'messages.setName',
+  'messages.deleteConversation',
+  'messages.deleteAgent',
+  'messages.setRetention',
+  'messages.send',
   'app.ping',
 ] as const satisfies readonly RequestName[];
 
@@ -811,6 +909,10 @@ export interface Events {
   'send.progress': SendProgressDTO;
   /** Teams or agents were added/removed (by this window, another window, or the CLI). */
   'teams.changed': { teams: TeamDTO[] };
+  /** A message was stored: a delivery taken by the receiver, or a send recorded. */
+  'messages.new': { message: MessageDTO };
+  /** Read marks, names, deletions or retention changed (agentId null: any agent). */
+  'messages.changed': { agentId: string | null };
   /** The shell asks the window to show a route, e.g. "#/agents/a1" (tray click, notification click). */
   'app.navigate': { route: string };
 }
@@ -831,6 +933,8 @@ export const EVENT_NAMES = [
   'send.progress',
   'teams.changed',
   'app.navigate',
+  'messages.new',
+  'messages.changed',
 ] as const satisfies readonly EventName[];
 
 /** Any one event as a tagged value. */

@@ -192,5 +192,20 @@ export const argSchemas: Schemas = {
   'diagnostics.export': empty,
   'demo.start': empty,
 
+  'messages.contacts': z.strictObject({ teamId: id.optional(), agentId: id.optional(), search: z.string().max(200).optional() }),
+  'messages.thread': z.strictObject({
+    teamId: id,
+    agentId: id,
+    phone: recipient,
+    before: z.number().int().nonnegative().optional(),
+    limit: z.number().int().min(1).max(1000).optional(),
+  }),
+  'messages.markRead': z.strictObject({ teamId: id, agentId: id, phone: recipient }),
+  'messages.setName': z.strictObject({ phone: recipient, name: z.string().trim().max(200) }),
+  'messages.deleteConversation': z.strictObject({ teamId: id, agentId: id, phone: recipient }),
+  'messages.deleteAgent': teamAgent,
+  'messages.setRetention': z.strictObject({ days: z.number().int().min(1).max(3650) }),
+  'messages.send': sendArgs,
+
   'app.ping': empty,
 };

@@ -10,6 +10,7 @@ import { register as deliveries } from './commands/deliveries';
 import { register as emulator } from './commands/emulator';
 import { register as listen } from './commands/listen';
 import { register as media } from './commands/media';
+import { register as messages } from './commands/messages';
 import { register as monitor } from './commands/monitor';
 import { register as pair } from './commands/pair';
 import { register as send } from './commands/send';
@@ -32,6 +33,7 @@ const COMMANDS: readonly RegisterCommand[] = [
   status,
   pair,
   send,
+  messages,
   check,
   settings,
   webhook,

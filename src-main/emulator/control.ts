@@ -15,6 +15,7 @@ import type { ServiceCounters } from './service';
 import type { Sessions } from './session';
 import type { EmulatorSeed } from './seed';
 import { phone } from './validate';
+import { ScriptedContacts, type ScriptedContact } from './scripted';
 import type { WireChannelSettings, WireSession } from './wire';
 
 /** How long a webhook PUT armed with deliverOnRegister waits for its delivery's first answer. */
@@ -51,6 +52,8 @@ const inboundInputSchema = z
     filename: z.string().min(1).max(255).optional(),
     mimeType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'expected a MIME type like image/png').optional(),
     id: idSchema.optional(),
+    /** Sent from the agent's phone itself to `from` (the chat's other party): message.fromMe true. */
+    fromMe: z.boolean().optional(),
   })
   .refine((m) => m.type !== 'text' || (m.text !== undefined && m.text !== ''), { message: 'a text message needs text', path: ['text'] });
 type InboundInput = z.input<typeof inboundInputSchema>;
@@ -142,6 +145,12 @@ export interface EmulatorControl {
   setAgentDialect(agentId: string, input: { dialect: string | string[] }): { dialect: string[] };
   /** Extra: every dialect name with what it changes. */
   dialects(): Array<{ name: string; describe: string }>;
+  /** Extra: a scripted contact that answers what agents send it (replaces one with the same number). */
+  setScriptedContact(input: unknown): ScriptedContact;
+  removeScriptedContact(phone: string): { removed: boolean };
+  scriptedContacts(): ScriptedContact[];
+  /** A send went out (the service calls it): a scripted contact answers. */
+  sent(m: SentMessage): void;
   deliveries(): DeliveryRecord[];
   /** Extra: resolves when no delivery is queued or in flight. */
   deliveriesIdle(): Promise<void>;
@@ -165,6 +174,8 @@ export interface ControlDeps {
 
 export function createControl(d: ControlDeps): EmulatorControl {
   const { world, sessions, clock } = d;
+  // The contacts answer through inbound() (defined below; called only once a send went out).
+  const scripted = new ScriptedContacts({ clock, inbound: (agentId, input) => inbound(agentId, input), known: (digits) => void world.contacts.add(digits) });
 
   const agentOf = (agentId: string): Agent => {
     const agent = world.agents.get(agentId);
@@ -234,6 +245,7 @@ export function createControl(d: ControlDeps): EmulatorControl {
       for (const a of t.agents) createAgent(t.id, { agentId: a.agentId, label: a.label, state: a.state, phone: a.phone, flaky: a.flaky, dialect: a.dialect });
     }
     world.contacts = new Set((seed.contacts ?? []).map((p) => p.replace(/^\+/, '')));
+    for (const c of seed.scriptedContacts ?? []) scripted.set(c);
   };
 
   const inbound = (agentId: string, raw: InboundInput): { messageId: string; deliveryId: string | null } => {
@@ -262,7 +274,7 @@ export function createControl(d: ControlDeps): EmulatorControl {
         id,
         type: input.type,
         text: input.text ?? input.caption ?? '',
-        fromMe: false,
+        fromMe: input.fromMe === true,
         ...(input.caption !== undefined ? { caption: input.caption } : {}),
       },
       ...(media
@@ -374,6 +386,10 @@ export function createControl(d: ControlDeps): EmulatorControl {
       return { dialect: [...agent.dialect] };
     },
     dialects: () => Object.entries(DIALECTS).map(([name, d]) => ({ name, describe: d.describe })),
+    setScriptedContact: (raw) => scripted.set(raw),
+    removeScriptedContact: (p) => ({ removed: scripted.remove(p) }),
+    scriptedContacts: () => scripted.list(),
+    sent: (m) => scripted.onSent(m),
     deliveries: () => d.deliveries.list(),
     deliveriesIdle: () => d.deliveries.idle(),
     async state() {
@@ -415,6 +431,7 @@ export function createControl(d: ControlDeps): EmulatorControl {
       d.deliveries.cancelAll();
       d.faults.clear();
       d.blobs.clear();
+      scripted.clear();
       world.clear();
       d.skew.seconds = 0;
       for (const k of Object.keys(d.counters) as Array<keyof typeof d.counters>) d.counters[k] = 0;

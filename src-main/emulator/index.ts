@@ -111,7 +111,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     if (path === '/_emulator' || path.startsWith('/_emulator/')) {
       void handleControl(req, res, routes);
     } else if (path.startsWith('/api/')) {
-      void handleService(req, res, { world, sessions, faults, blobs, clock, counters, streams, stop: stop.signal, mediaOrigin: () => mediaOrigin, defaultDialect, registered: (agentId) => control.registered(agentId) });
+      void handleService(req, res, { world, sessions, faults, blobs, clock, counters, streams, stop: stop.signal, mediaOrigin: () => mediaOrigin, defaultDialect, onSent: (m) => control.sent(m), registered: (agentId) => control.registered(agentId) });
     } else {
       sendError(res, new EmulatorError(404, 'NOT_FOUND', 'no such endpoint'), { 'x-ratelimit-limit': '60' });
     }

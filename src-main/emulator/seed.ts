@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { dialectListSchema } from './dialect';
 import { describeZodError } from './http';
+import { scriptedContactSchema } from './scripted';
 
 const phoneDigits = z.string().regex(/^\+?\d{8,15}$/, 'expected an E.164 number (8–15 digits, optional +)');
 
@@ -32,6 +33,8 @@ const seedSchema = z
   .strictObject({
     teams: z.array(seedTeamSchema),
     contacts: z.array(phoneDigits).optional(),
+    /** Contacts that answer what agents send them (scripted.ts). */
+    scriptedContacts: z.array(scriptedContactSchema).optional(),
   })
   .superRefine((seed, ctx) => {
     const teamIds = new Set<string>();
@@ -87,6 +90,9 @@ const DEMO_TEAM_ID = 'demo';
 export const DEMO_API_KEY = 'demo-key-0123456789abcdef';
 
 /** Team "demo" with three agents: connected, unlinked, and flaky (connected, drops by itself). */
+/** The demo team's scripted contact: it answers every message an agent sends it. */
+export const DEMO_SCRIPTED_CONTACT = '15550100042';
+
 export function defaultSeed(): EmulatorSeed {
   return {
     teams: [
@@ -104,5 +110,7 @@ export function defaultSeed(): EmulatorSeed {
       },
     ],
     contacts: ['15550100001', '15550100002', '15550100003', '15551234567'],
+    // The demo inbox is alive: this contact answers each message sent to it (every third answer a picture).
+    scriptedContacts: [{ phone: DEMO_SCRIPTED_CONTACT, name: 'Robin (demo contact)', rule: 'echo', imageEvery: 3 }],
   };
 }

@@ -12,7 +12,7 @@ import type { Faults } from './faults';
 import { bearerKey, parseWith, readJson, segments, sendError, sendJson } from './http';
 import { admitSend, DEFAULT_SENDS_PER_MINUTE, rateHeaders } from './limits';
 import type { BlobStore } from './media';
-import { pushBounded, type Agent, type Team, type World } from './model';
+import { pushBounded, type Agent, type SentMessage, type Team, type World } from './model';
 import type { Sessions } from './session';
 import { isHttpUrl } from '../../src-shared/url';
 import { httpUrl, isRecipient, phoneDigits } from './validate';
@@ -36,6 +36,8 @@ export interface ServiceDeps {
   stop: AbortSignal;
   /** Dialect names every team speaks unless it or its agent says otherwise. */
   defaultDialect: readonly string[];
+  /** A send went out (scripted contacts answer it). */
+  onSent?(m: SentMessage): void;
   /** An agent's webhook was set: runs before the PUT is answered (deliverOnRegister). */
   registered?(agentId: string): Promise<void>;
 }
@@ -228,7 +230,7 @@ async function send(req: IncomingMessage, res: ServerResponse, agent: Agent, tea
     const type = input.imageUrl !== undefined ? 'image' : input.documentUrl !== undefined ? 'document' : 'text';
     const messageId = `msg_${randomBytes(10).toString('hex')}`;
     const timestamp = new Date(now).toISOString();
-    pushBounded(deps.world.sent, {
+    const sent: SentMessage = {
       messageId,
       agentId: agent.id,
       teamId: team.id,
@@ -239,7 +241,9 @@ async function send(req: IncomingMessage, res: ServerResponse, agent: Agent, tea
       documentUrl: input.documentUrl ?? null,
       documentFilename: input.documentFilename ?? null,
       timestamp,
-    });
+    };
+    pushBounded(deps.world.sent, sent);
+    deps.onSent?.(sent);
     // ASSUMPTION A-SEND-EXTRA
     sendJson(res, 200, { status: 'sent', messageId, to: input.to, type, timestamp }, rateHeaders(team, now, dialect));
   } catch (err) {

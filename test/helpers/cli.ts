@@ -1,4 +1,5 @@
 // Runs the CLI in-process with buffered stdout/stderr, a controllable interrupt signal and env.
+import { TEST_HOME } from './test-home';
 import { main, type MainOptions } from '../../src-main/cli/main';
 import type { CliIO } from '../../src-main/cli/io';
 
@@ -44,7 +45,7 @@ export async function runCli(args: readonly string[], opts: RunCliOptions = {}):
       },
     },
     stderr: { write: (c) => ((stderr += text(c)), true) },
-    env: opts.env ?? {},
+    env: opts.configDir === undefined && opts.env?.CHANNEL_COMPANION_HOME === undefined && opts.env?.XDG_CONFIG_HOME === undefined ? { ...(opts.env ?? {}), CHANNEL_COMPANION_HOME: TEST_HOME } : (opts.env ?? {}),
     cwd: opts.cwd ?? process.cwd(),
     stderrIsTTY: false,
     ...(opts.stdin ? { stdin: opts.stdin } : {}),

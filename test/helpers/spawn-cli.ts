@@ -1,5 +1,6 @@
 // Spawns bin/channel-companion.mjs as a real process and reads its output line by line. It runs the
 // TypeScript source (CHANNEL_COMPANION_FROM_SOURCE=1), so the tests need no build and never see a stale one.
+import { TEST_HOME } from './test-home';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -16,7 +17,7 @@ export interface Spawned {
 
 export function spawnCli(args: readonly string[], env: Record<string, string | undefined> = {}): Spawned {
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, CHANNEL_COMPANION_FROM_SOURCE: '1', ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, CHANNEL_COMPANION_FROM_SOURCE: '1', ...(env.XDG_CONFIG_HOME === undefined ? { CHANNEL_COMPANION_HOME: TEST_HOME } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -25,6 +25,7 @@ import { alertRules, createAgentMonitor, pollConfig } from '../usecases/monitor'
 import { registerAgentWebhook, signingHint } from '../usecases/webhooks';
 import { hasRedactedCredentials, previousRegistration, REGISTRATION_SOURCES } from '../usecases/registration-status';
 import { hookUrl, RegistrationHistory, type RegistrationTarget } from '../../core/tunnel';
+import { Messages, TunnelLogWatch } from '../../core/messages';
 
 export type { TeamView } from './team-set';
 
@@ -84,6 +85,8 @@ export interface Companion {
   readonly logger: Logger;
   readonly events: Emitter<CompanionEvents>;
   readonly chat: ChatService;
+  /** The conversations on the agents' numbers: the send log, read marks and names, and the index. */
+  readonly messages: Messages;
   /** The monitor (one for the companion's life: settings changes apply to it in place). */
   monitor(): Monitor;
   /** A team's label (its id when unknown): what alerts and metrics call it. */
@@ -138,6 +141,9 @@ export interface Companion {
 
   close(): Promise<void>;
 }
+
+/** How often the app looks for messages its receiver's events do not bring (see watchMessages). */
+const MESSAGES_WATCH_MS = 2000;
 
 const hasOwn = (o: object | undefined, k: string): boolean => o !== undefined && Object.prototype.hasOwnProperty.call(o, k);
 
@@ -242,6 +248,35 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   tunnelHost.setAllowLegacySignature(prefs.get().allowLegacySignature);
   await tunnelHost.setPort(opts.tunnelPort ?? main.settings().tunnelPort);
   await tunnelHost.open();
+  // Messages: every stored delivery goes to the index (it keeps only verified message.received ones).
+  const messages = new Messages({ dataDir, now: () => clock.now(), logger });
+  events.on('delivery', (d) => messages.takeDelivery(d));
+  await messages.open(tunnelHost.current.log.all()).catch((err: unknown) => logger.warn('messages: could not read the send log or the state', { error: err instanceof Error ? err.message : String(err) }));
+  // What the receiver's events do not bring: sends made by the CLI, the deliveries of a log opened
+  // again (a new port, or taken over from another writer), and, while another process (`listen`)
+  // writes the data folder, what it stores.
+  const logWatch = new TunnelLogWatch(path.join(dataDir, 'tunnel'), clock);
+  let indexedLog = tunnelHost.current.log;
+  let messagesTimer: unknown = null;
+  const watchMessages = async (): Promise<void> => {
+    const log = tunnelHost.current.log;
+    if (log !== indexedLog) {
+      indexedLog = log;
+      await messages.refresh(log.all());
+    } else if (tunnelHost.lockedReason !== null) {
+      await messages.refresh((await logWatch.readIfChanged()) ?? undefined);
+    } else await messages.refresh();
+  };
+  const scheduleMessages = (): void => {
+    messagesTimer = clock.setTimeout(() => {
+      void watchMessages()
+        .catch((err: unknown) => logger.warn('messages: could not read the logs', { error: err instanceof Error ? err.message : String(err) }))
+        .finally(() => {
+          if (messagesTimer !== null) scheduleMessages();
+        });
+    }, MESSAGES_WATCH_MS);
+  };
+  scheduleMessages();
   // Registered hooks point at the receiver's fixed port: it listens again at once.
   if (opts.startTunnel || prefs.get().webhooks.length > 0) {
     await tunnelHost.start().catch(() => undefined); // logged by the host; the app keeps running
@@ -256,6 +291,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     logger,
     events,
     chat,
+    messages,
     monitor: () => monitor,
     teamLabel,
     metrics: observability.metrics,
@@ -395,6 +431,8 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     async close() {
       if (closed) return;
       closed = true;
+      clock.clearTimeout(messagesTimer);
+      messagesTimer = null;
       chat.stopAll();
       await exposure.close().catch(() => undefined);
       await Promise.allSettled([monitor.stop(), tunnelHost.close()]);

@@ -18,6 +18,7 @@ import { createScope, type Scope } from './scope';
 import { serviceRequests } from './service';
 import { forwardDTO, refusedDTO, tunnelSide } from './tunnel';
 import { exposeRequests, exposureDTO } from './expose';
+import { messageDTOs, messageRequests } from './messages';
 import { webhookRequests } from './webhooks';
 
 /** What the shells (IPC, the browser host) listen to: every contract event. */
@@ -80,29 +81,40 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
     pollSoon: (teamId, agentId) => c.monitor().pollSoon(teamId, agentId),
   };
 
+  const { send, ...service } = serviceRequests({
+    clientFor: async (teamId) => c.clientFor(s.requireTeam(teamId).id),
+    registerWebhook: async (teamId, agentId, publicUrl) => {
+      const team = s.requireTeam(teamId);
+      const registered = await c.registerWebhook(team.id, agentId, publicUrl);
+      tunnel.secretKept(team.id, agentId);
+      return registered;
+    },
+    publish: s.publish,
+    pairing: pairingReads(pairingClock, monitorView, s.now),
+    teamLabel: (teamId) => s.c.findTeam(teamId)?.label ?? teamId,
+    monitor: {
+      isReconnecting: (teamId, agentId) => {
+        const team = s.requireTeam(teamId).id;
+        return c.monitor().snapshot().some((a) => a.teamId === team && a.agentId === agentId && a.health === 'reconnecting');
+      },
+      pollSoon: (teamId, agentId) => c.monitor().pollSoon(s.requireTeam(teamId).id, agentId),
+    },
+    sends: {
+      log: c.messages.sendLog,
+      now: s.now,
+      teamIdOf: (teamId) => s.requireTeam(teamId).id,
+      recorded: () => void c.messages.takeSend().catch(() => undefined),
+      logError: (err) => c.logger.warn('messages: a send could not be recorded in the send log', { error: err instanceof Error ? err.message : String(err) }),
+    },
+  });
+  const messageDTO = messageDTOs(s);
+
   const implementations: Implementations = {
     ...teamRequests(s, () => healthOfAll(s)),
     ...healthRequests(s),
     ...alertRequests(s, feed, history),
-    ...serviceRequests({
-      clientFor: async (teamId) => c.clientFor(s.requireTeam(teamId).id),
-      registerWebhook: async (teamId, agentId, publicUrl) => {
-        const team = s.requireTeam(teamId);
-        const registered = await c.registerWebhook(team.id, agentId, publicUrl);
-        tunnel.secretKept(team.id, agentId);
-        return registered;
-      },
-      publish: s.publish,
-      pairing: pairingReads(pairingClock, monitorView, s.now),
-      teamLabel: (teamId) => s.c.findTeam(teamId)?.label ?? teamId,
-      monitor: {
-        isReconnecting: (teamId, agentId) => {
-          const team = s.requireTeam(teamId).id;
-          return c.monitor().snapshot().some((a) => a.teamId === team && a.agentId === agentId && a.health === 'reconnecting');
-        },
-        pollSoon: (teamId, agentId) => c.monitor().pollSoon(s.requireTeam(teamId).id, agentId),
-      },
-    }),
+    ...service,
+    ...messageRequests(s, send),
     ...tunnel.requests,
     ...webhookRequests(s, (teamId, agentId) => tunnel.secretKept(teamId, agentId)),
     ...exposeRequests(s),
@@ -133,6 +145,8 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
       s.publish('tunnel.exposure', exposureDTO(v));
     }),
     c.events.on('refused', (r) => s.publish('tunnel.refused', refusedDTO(r))),
+    c.messages.on('message', (m) => s.publish('messages.new', { message: messageDTO.message(m) })),
+    c.messages.on('changed', ({ agentId }) => s.publish('messages.changed', { agentId })),
   ];
 
   return {

@@ -2,13 +2,15 @@
 // channel settings and the webhook. A send reports its queueing and retries as send.progress, keeps
 // retrying a 503 for as long as the monitor sees the agent reconnecting, and can be stopped by its
 // clientRef. A 404 names the agent and its team.
-import type { RetryInfo, ServiceClient } from '../../core/api/service';
+import type { RetryInfo, SendOptions, ServiceClient } from '../../core/api/service';
 import type { WebhookRegistration } from '../../core/tunnel';
 import type { ErrorDTO } from '../../../src-shared/contract';
 import { agentNotFound, serviceKind } from '../errors';
 import type { Implementations } from '../handlers';
 import type { PairingReads } from './pairing';
 import type { Publish } from './scope';
+import { sendAndRecord, type SendLog, type SendRecord, type SendVia } from '../../core/messages';
+import type { SendRequest, SendResult } from '../../core/api/types';
 
 /** The part of a team's ServiceClient these requests use. */
 /** @internal Exported for tests. */
@@ -31,7 +33,14 @@ export interface ServiceDeps {
     /** Polls the agent soon (a send met a 503 the monitor may not have seen yet). */
     pollSoon(teamId: string, agentId: string): void;
   };
+  /** The send log every send is recorded in (default: none). */
+  sends?: { log: SendLog; now(): number; teamIdOf(teamIdOrLabel: string): string; recorded(r: SendRecord): void; logError(err: unknown): void };
 }
+
+/** A send as the console and Messages ask for it. */
+export type SendAsk = SendRequest & { teamId: string; agentId: string; clientRef?: string };
+/** One send through the team's client, its budget and queue, recorded in the send log. */
+export type SendThrough = (via: SendVia, ask: SendAsk) => Promise<SendResult>;
 
 type ServiceRequests = Pick<
   Implementations,
@@ -45,7 +54,7 @@ function retryErrorDTO(error: RetryInfo['error'], limitPerMinute: number): Error
   return dto;
 }
 
-export function serviceRequests({ clientFor, registerWebhook, publish, pairing, teamLabel = (t) => t, monitor }: ServiceDeps): ServiceRequests {
+export function serviceRequests({ clientFor, registerWebhook, publish, pairing, teamLabel = (t) => t, monitor, sends }: ServiceDeps): ServiceRequests & { send: SendThrough } {
   /** Sends in flight that carry a clientRef, to stop them (send.stop). */
   const running = new Map<string, AbortController>();
   /** Runs a request about one agent through its team's client; a 404 names the agent and the team. */
@@ -57,7 +66,30 @@ export function serviceRequests({ clientFor, registerWebhook, publish, pairing, 
       throw agentNotFound(e, agentId, teamLabel(teamId));
     }
   };
+  const send: SendThrough = (via, { teamId, agentId, clientRef, ...req }) =>
+    forAgent(teamId, agentId, async (client) => {
+      const base = clientRef === undefined ? { teamId, agentId, to: req.to } : { teamId, agentId, to: req.to, clientRef };
+      const stop = new AbortController();
+      if (clientRef !== undefined) running.set(clientRef, stop);
+      try {
+        const opts: SendOptions = {
+          signal: stop.signal,
+          // Past the client's bounded retries, a 503 is retried again while the monitor sees the agent reconnecting.
+          shouldKeepRetrying: () => monitor?.isReconnecting(teamId, agentId) ?? false,
+          // The queued id lets the console cancel this one send (send.cancel).
+          onQueued: ({ id, position, waitMs }) => publish('send.progress', { ...base, phase: 'queued', queuedId: id, position, waitMs }),
+          onRetry: ({ attempt, delayMs, error }) => {
+            if (error.kind === 'reconnecting' && attempt === 1) monitor?.pollSoon(teamId, agentId);
+            publish('send.progress', { ...base, phase: 'retrying', attempt, delayMs, error: retryErrorDTO(error, client.sendBudget().limit) });
+          },
+        };
+        return sends ? await sendAndRecord(client, req, opts, { log: sends.log, teamId: sends.teamIdOf(teamId), agentId, via, now: sends.now, onRecorded: sends.recorded, onLogError: sends.logError }) : await client.send(agentId, req, opts);
+      } finally {
+        if (clientRef !== undefined && running.get(clientRef) === stop) running.delete(clientRef);
+      }
+    });
   return {
+    send,
     'pairing.start': ({ teamId, agentId }) =>
       forAgent(teamId, agentId, async (client) => {
         pairing.begin(teamId, agentId);
@@ -67,28 +99,10 @@ export function serviceRequests({ clientFor, registerWebhook, publish, pairing, 
       }),
     'pairing.session': ({ teamId, agentId }) => forAgent(teamId, agentId, async (client) => pairing.read(teamId, agentId, await client.getSession(agentId))),
 
-    'send.message': ({ teamId, agentId, clientRef, ...req }) =>
-      forAgent(teamId, agentId, async (client) => {
-        const base = clientRef === undefined ? { teamId, agentId, to: req.to } : { teamId, agentId, to: req.to, clientRef };
-        const stop = new AbortController();
-        if (clientRef !== undefined) running.set(clientRef, stop);
-        try {
-          const r = await client.send(agentId, req, {
-            signal: stop.signal,
-            // Past the client's bounded retries, a 503 is retried again while the monitor sees the agent reconnecting.
-            shouldKeepRetrying: () => monitor?.isReconnecting(teamId, agentId) ?? false,
-            // The queued id lets the console cancel this one send (send.cancel).
-            onQueued: ({ id, position, waitMs }) => publish('send.progress', { ...base, phase: 'queued', queuedId: id, position, waitMs }),
-            onRetry: ({ attempt, delayMs, error }) => {
-              if (error.kind === 'reconnecting' && attempt === 1) monitor?.pollSoon(teamId, agentId);
-              publish('send.progress', { ...base, phase: 'retrying', attempt, delayMs, error: retryErrorDTO(error, client.sendBudget().limit) });
-            },
-          });
-          return { status: r.status, messageId: r.messageId, to: r.to };
-        } finally {
-          if (clientRef !== undefined && running.get(clientRef) === stop) running.delete(clientRef);
-        }
-      }),
+    'send.message': async (ask) => {
+      const r = await send('console', ask);
+      return { status: r.status, messageId: r.messageId, to: r.to };
+    },
     'send.budget': async ({ teamId }) => {
       const b = (await clientFor(teamId)).sendBudget();
       return { teamId, limit: b.limit, windowMs: b.windowMs, used: b.used, queued: b.queued.map((q) => ({ ...q })) };

@@ -1,5 +1,7 @@
 // `send`: one message (text, image or document). The recipient is checked locally before any
 // request; 503 reconnecting is retried with progress on stderr; 409 means a QR scan is needed.
+// Every send that reaches the service (sent or failed) is recorded in the data folder's send log,
+// the same one the app's console and Messages write (see core/messages).
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { SendRequest } from '../../core/api/types';
@@ -7,6 +9,9 @@ import { defineAction, type CliContext } from '../context';
 import { httpUrlSchema } from '../../core/url';
 import { intString, parseFlags, recipient } from '../flags';
 import { addTargetOptions } from '../target';
+import { teamsOf } from '../teams-context';
+import { cliDataDir } from './messages';
+import { SendLog, sendAndRecord } from '../../core/messages';
 
 const flagsSchema = z
   .looseObject({
@@ -16,6 +21,7 @@ const flagsSchema = z
     documentUrl: httpUrlSchema.optional(),
     filename: z.string().min(1).max(255).regex(/^[^/\\\0]+$/, 'expected a file name without slashes').optional(),
     retries: intString(0, 10).optional(),
+    dataDir: z.string().min(1, 'expected a folder').optional(),
   })
   .refine((f) => f.text !== undefined || f.imageUrl !== undefined || f.documentUrl !== undefined, {
     message: 'nothing to send: give --text, --image-url or --document-url',
@@ -25,7 +31,7 @@ const flagsSchema = z
   .refine((f) => f.filename === undefined || f.documentUrl !== undefined, { message: '--filename names a document; give --document-url too', path: ['filename'] });
 
 export function register(program: Command, ctx: CliContext): void {
-  const cmd = addTargetOptions(program.command('send').description('send one message from the agent\'s number'));
+  const cmd = addTargetOptions(program.command('send').alias('reply').description('send one message from the agent\'s number (`reply` is the same command)'));
   cmd
     .requiredOption('--to <number>', 'recipient: E.164 number (+15550102000) or a full JID')
     .option('--text <text>', 'message text (the caption when media is sent)')
@@ -33,6 +39,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--document-url <url>', 'public URL of a document to send')
     .option('--filename <name>', 'file name shown for the document')
     .option('--retries <n>', 'retries while the number is reconnecting (503)', '4')
+    .option('--data-dir <dir>', 'data folder whose send log records the send (default: <config dir>/data)')
     .option('--json', 'the send result as one JSON object on stdout');
 
   defineAction(ctx, cmd, async (opts, out) => {
@@ -45,7 +52,10 @@ export function register(program: Command, ctx: CliContext): void {
     if (f.documentUrl !== undefined) req.documentUrl = f.documentUrl;
     if (f.filename !== undefined) req.documentFilename = f.filename;
     const maxRetries = f.retries ?? 4;
-    const result = await ctx.client(target).send(target.agentId, req, {
+    const teamId = typeof opts.team === 'string' ? (await teamsOf(ctx).team(opts.team, opts.configDir as string | undefined)).team.id : null;
+    const log = new SendLog(cliDataDir(ctx, { dataDir: f.dataDir, configDir: opts.configDir as string | undefined }));
+    const recorded = { log, teamId, agentId: target.agentId, via: 'cli' as const, now: () => ctx.clock.now(), onLogError: (e: unknown) => out.note(`the send could not be recorded in the send log: ${e instanceof Error ? e.message : String(e)}`) };
+    const result = await sendAndRecord(ctx.client(target), req, {
       signal: ctx.signal,
       maxRetries,
       onRetry: (i) =>
@@ -55,7 +65,7 @@ export function register(program: Command, ctx: CliContext): void {
             : `${i.error.message} — retry ${i.attempt} in ${(i.delayMs / 1000).toFixed(1)} s`,
         ),
       onQueued: (q) => out.note(`send rate budget used up — queued (position ${q.position}), going out in ~${Math.ceil(q.waitMs / 1000)} s`),
-    });
+    }, recorded);
     out.result({ ...result }, `${result.status} ${result.messageId || '(the service gave no message id)'} to ${result.to}`);
   });
 }

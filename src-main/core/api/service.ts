@@ -28,7 +28,7 @@ export interface RetryInfo {
   error: { kind: string; code: string; message: string };
 }
 
-interface SendOptions extends CallOptions {
+export interface SendOptions extends CallOptions {
   /** Retries on 503 CHANNEL_RECONNECTING (or any 503; with backoff and jitter). Default 4. */
   maxRetries?: number;
   /**

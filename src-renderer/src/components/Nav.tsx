@@ -12,6 +12,7 @@ import { HEALTH_HINTS } from './health';
 const ITEMS = [
   { section: 'agents', href: '#/', label: 'Agents' },
   { section: 'alerts', href: '#/alerts', label: 'Alerts' },
+  { section: 'messages', href: '#/messages', label: 'Messages' },
   { section: 'console', href: '#/console', label: 'Console' },
   { section: 'tunnel', href: '#/tunnel', label: 'Tunnel' },
   { section: 'settings', href: '#/settings', label: 'Settings' },
@@ -19,6 +20,7 @@ const ITEMS = [
 
 export function Nav({ route }: { route: Route }) {
   const open = useApp(countOpen);
+  const unread = useApp((s) => s.unreadAll);
   const worst = useApp(selectWorst);
   const stale = useApp(isStale);
   const hasAgents = useApp((s) => Object.keys(s.agents).length > 0);
@@ -30,6 +32,14 @@ export function Nav({ route }: { route: Route }) {
           <li key={it.section}>
             <a href={it.href} aria-current={current === it.section ? 'page' : undefined}>
               {it.label}
+              {it.section === 'messages' && unread > 0 && (
+                <>
+                  <span className="count" aria-hidden="true">
+                    {unread}
+                  </span>
+                  <span className="sr-only">{`, ${unread} unread`}</span>
+                </>
+              )}
               {it.section === 'alerts' && stale && (
                 <>
                   <span className="count count-unknown" aria-hidden="true">

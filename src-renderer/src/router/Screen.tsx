@@ -1,6 +1,7 @@
 // Route → screen.
 import { ChatScreen } from '../features/chat/ChatScreen';
 import { ConsoleScreen } from '../features/console/ConsoleScreen';
+import { MessagesScreen } from '../features/messages/MessagesScreen';
 import { TunnelScreen } from '../features/tunnel/TunnelScreen';
 import { AgentList } from '../features/agents/AgentList';
 import { AgentPage } from '../features/agents/AgentPage';
@@ -49,6 +50,8 @@ export function Screen({ route }: { route: Route }) {
           {...(route.agentId ? { agentId: route.agentId } : {})}
         />
       );
+    case 'messages':
+      return <MessagesScreen teamId={route.teamId} agentId={route.agentId} contact={route.contact} />;
     case 'tunnel':
       return <TunnelScreen />;
     case 'alerts':

@@ -5,6 +5,7 @@ export type Route =
   | { name: 'home' }
   | { name: AgentSub; agentId: string; teamId: string | null }
   | { name: 'console'; teamId: string | null; agentId: string | null }
+  | { name: 'messages'; teamId: string | null; agentId: string | null; contact: string | null }
   | { name: 'tunnel' }
   | { name: 'alerts' }
   | { name: 'settings' }
@@ -38,6 +39,7 @@ export function parseRoute(hash: string): Route {
   }
   if (parts.length === 1) {
     if (head === 'console') return { name: 'console', teamId: team, agentId: params.get('agent') || null };
+    if (head === 'messages') return { name: 'messages', teamId: team, agentId: params.get('agent') || null, contact: params.get('with') || null };
     if (head === 'tunnel' || head === 'alerts' || head === 'settings') return { name: head };
   }
   return { name: 'not-found', path };
@@ -58,8 +60,17 @@ export function consoleHref(teamId?: string | null, agentId?: string | null): st
   return `#/console${qs ? `?${qs}` : ''}`;
 }
 
+export function messagesHref(teamId?: string | null, agentId?: string | null, contact?: string | null): string {
+  const p = new URLSearchParams();
+  if (teamId) p.set('team', teamId);
+  if (agentId) p.set('agent', agentId);
+  if (contact) p.set('with', contact);
+  const qs = p.toString();
+  return `#/messages${qs ? `?${qs}` : ''}`;
+}
+
 /** The top-level section a route belongs to (for the nav's aria-current). */
-export function sectionOf(r: Route): 'agents' | 'alerts' | 'console' | 'tunnel' | 'settings' | null {
+export function sectionOf(r: Route): 'agents' | 'alerts' | 'console' | 'messages' | 'tunnel' | 'settings' | null {
   switch (r.name) {
     case 'home':
     case 'agent':
@@ -68,6 +79,7 @@ export function sectionOf(r: Route): 'agents' | 'alerts' | 'console' | 'tunnel' 
     case 'agent-settings':
       return 'agents';
     case 'console':
+    case 'messages':
     case 'tunnel':
     case 'alerts':
     case 'settings':

@@ -17,6 +17,7 @@ import { chatListSlice, type ChatListSlice } from './chat-list';
 import { consoleSlice, type ConsoleSlice } from './console';
 import { agentKey, defaultEnv, type SliceContext, type StoreEnv } from './env';
 import { linkSlice, type LinkSlice } from './link';
+import { messagesSlice, type MessagesSlice } from './messages';
 import { noticesSlice, type NoticesSlice } from './notices';
 import { pairingSlice, type PairingSlice } from './pairing';
 import { settingsSlice, type SettingsSlice } from './settings';
@@ -33,7 +34,8 @@ export type AppState = AgentsSlice &
   ConsoleSlice &
   TunnelSlice &
   UiSlice &
-  LinkSlice & {
+  LinkSlice &
+  MessagesSlice & {
     /** Reloads teams, agents and alerts; the first error becomes lastError. */
     refresh(): Promise<void>;
   };
@@ -57,6 +59,7 @@ export function createAppStore(api: Api, env: Partial<StoreEnv> = {}): AppStore 
       ...tunnelSlice(ctx),
       ...uiSlice(ctx),
       ...linkSlice(ctx),
+      ...messagesSlice(ctx),
       refresh: async () => {
         const asked = storeEnv.now();
         const errors = await Promise.all([get().loadTeams(), get().loadAlerts()]);
@@ -87,8 +90,11 @@ export function connectStore(store: AppStore, api: Api): () => void {
     api.on('tunnel.forward', (f) => s().applyForward(f)),
     api.on('tunnel.refused', (r) => s().applyRefused(r)),
     api.on('tunnel.exposure', (x) => s().applyExposure(x)),
+    api.on('messages.new', ({ message }) => s().applyMessage(message)),
+    api.on('messages.changed', () => s().applyMessagesChanged()),
   ];
   void s().refresh();
   void s().loadSettings();
+  void s().loadInbox();
   return () => offs.forEach((off) => off());
 }

@@ -1,6 +1,13 @@
 import { vi } from 'vitest';
 import { REQUEST_NAMES, type Api, type EventName, type Events, type Result } from '../../../src-shared/contract';
 
+/** What a request answers when the test gives nothing (default: [] for a list, else null). */
+const DEFAULTS: Partial<Record<string, unknown>> = {
+  'messages.contacts': { contacts: [], agents: [], unread: 0, retentionDays: 90 },
+  'alerts.history': [],
+  'health.availability': { at: 0, windows: [] },
+};
+
 export function fakeApi(answers: Partial<Record<string, unknown>> = {}) {
   const listeners = new Map<string, Set<(p: unknown) => void>>();
   const calls: { name: string; args: unknown }[] = [];
@@ -10,7 +17,7 @@ export function fakeApi(answers: Partial<Record<string, unknown>> = {}) {
       calls.push({ name, args });
       const a = answers[name];
       if (typeof a === 'function') return (a as (x: unknown) => Result<unknown>)(args);
-      return a === undefined ? { ok: true, value: name.endsWith('.list') || name === 'alerts.history' ? [] : name === 'health.availability' ? { at: 0, windows: [] } : null } : (a as Result<unknown>);
+      return a === undefined ? { ok: true, value: DEFAULTS[name] ?? (name.endsWith('.list') ? [] : null) } : (a as Result<unknown>);
     });
   }
   api['on'] = (event: string, cb: (p: unknown) => void) => {

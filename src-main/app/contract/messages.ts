@@ -1,0 +1,142 @@
+// messages.* over the companion's Messages: contacts and threads as DTOs, read marks, local names,
+// deletion, retention, and the composer's send (through the same path as the console's). The answer
+// for contacts says, per agent, when this app is not where its deliveries arrive, so a screen never
+// shows an empty inbox without a reason.
+import { normalizeRecipient } from '../../core/api/phone';
+import type { ContactSummary, Message } from '../../core/messages';
+import type { InboxAgentDTO, InboxGap, MessageContactDTO, MessageDTO } from '../../../src-shared/contract';
+import { serviceKind } from '../errors';
+import type { Implementations } from '../handlers';
+import type { Scope } from './scope';
+import type { SendThrough } from './service';
+
+type MessageRequests = Pick<
+  Implementations,
+  | 'messages.contacts'
+  | 'messages.thread'
+  | 'messages.markRead'
+  | 'messages.setName'
+  | 'messages.deleteConversation'
+  | 'messages.deleteAgent'
+  | 'messages.setRetention'
+  | 'messages.send'
+>;
+
+/** +digits for a person, the JID as kept for a group. */
+function shownContact(contact: string): string {
+  return /^\d+$/.test(contact) ? `+${contact}` : contact;
+}
+
+export interface MessageDTOs {
+  /** The team an agent belongs to (the first that has it), or null. */
+  teamOf(agentId: string): string | null;
+  message(m: Message): MessageDTO;
+  contact(c: ContactSummary): MessageContactDTO;
+}
+
+export function messageDTOs(s: Scope): MessageDTOs {
+  const teamOf = (agentId: string): string | null => s.c.listTeams().find((t) => t.agents.some((a) => a.agentId === agentId))?.id ?? null;
+  const message = (m: Message): MessageDTO => {
+    const dto: MessageDTO = {
+      key: m.key,
+      teamId: m.teamId ?? teamOf(m.agentId),
+      agentId: m.agentId,
+      contact: shownContact(m.contact),
+      at: m.at,
+      direction: m.direction,
+      fromMe: m.fromMe,
+      type: m.type,
+      text: m.text,
+    };
+    if (m.media) dto.media = { ...m.media };
+    if (m.messageId !== undefined) dto.messageId = m.messageId;
+    if (m.status !== undefined) dto.status = m.status;
+    if (m.error) {
+      dto.error = { kind: serviceKind(m.error.kind), code: m.error.code, message: m.error.message };
+      if (m.error.limit !== undefined) dto.error.limit = m.error.limit;
+    }
+    if (m.via !== undefined) dto.via = m.via;
+    if (m.deliveryId !== undefined) dto.deliveryId = m.deliveryId;
+    if (m.simulated) dto.simulated = true;
+    return dto;
+  };
+  const contact = (c: ContactSummary): MessageContactDTO => {
+    const dto: MessageContactDTO = { teamId: teamOf(c.agentId), agentId: c.agentId, contact: shownContact(c.contact), lastAt: c.lastAt, last: message(c.last), unread: c.unread, count: c.count };
+    if (c.name !== undefined) dto.name = c.name;
+    return dto;
+  };
+  return { teamOf, message, contact };
+}
+
+const GAP_WORDS: Record<InboxGap, string> = {
+  'not-registered': "This app is not the agent's webhook receiver, so messages written to its number do not arrive here. Register the webhook at this app's receiver (Tunnel: expose and register).",
+  'receiver-elsewhere': 'Another process (`channel-companion listen` or a second app) receives the deliveries into this data folder; the messages it stores appear here within a few seconds, but this app cannot receive itself until that process stops.',
+  'receiver-stopped': "This app's receiver is not running, so new messages are not being received. Start it on the Tunnel screen.",
+};
+
+export function messageRequests(s: Scope, send: SendThrough): MessageRequests {
+  const { c } = s;
+  const dtos = messageDTOs(s);
+  /** The agents asked for: one, a team's, or every agent of every team. */
+  const agentsOf = (q: { teamId?: string | undefined; agentId?: string | undefined }): Array<{ teamId: string; agentId: string }> => {
+    const teams = q.teamId !== undefined ? [s.requireTeam(q.teamId)] : c.listTeams();
+    const out: Array<{ teamId: string; agentId: string }> = [];
+    for (const t of teams) for (const a of t.agents) if (q.agentId === undefined || a.agentId === q.agentId) out.push({ teamId: t.id, agentId: a.agentId });
+    if (q.agentId !== undefined && out.length === 0 && q.teamId === undefined) out.push({ teamId: '', agentId: q.agentId });
+    return out;
+  };
+  const gapOf = (teamId: string, agentId: string): InboxGap | null => {
+    if (c.tunnelProblem() !== null) return 'receiver-elsewhere';
+    if (c.publicUrlOf(teamId, agentId) === null) return 'not-registered';
+    if (c.tunnelUrl() === null) return 'receiver-stopped';
+    return null;
+  };
+  return {
+    'messages.contacts': async ({ teamId, agentId, search }) => {
+      const agents = agentsOf({ teamId, agentId });
+      const agentIds = agents.map((a) => a.agentId);
+      const contacts = c.messages.contacts(search !== undefined ? { agentIds, search } : { agentIds });
+      const unreadOf = new Map<string, number>();
+      for (const x of contacts) unreadOf.set(x.agentId, (unreadOf.get(x.agentId) ?? 0) + x.unread);
+      const agentDTOs: InboxAgentDTO[] = agents.map(({ teamId: t, agentId: a }) => {
+        const gap = gapOf(t, a);
+        return { teamId: t, agentId: a, unread: unreadOf.get(a) ?? 0, gap, reason: gap === null ? null : GAP_WORDS[gap] };
+      });
+      return { contacts: contacts.map(dtos.contact), agents: agentDTOs, unread: contacts.reduce((n, x) => n + x.unread, 0), retentionDays: c.messages.retentionDays() };
+    },
+    'messages.thread': async ({ teamId, agentId, phone, before, limit }) => {
+      s.requireTeam(teamId);
+      const contact = normalizeRecipient(phone);
+      const t = c.messages.thread(agentId, contact, before !== undefined ? { before, limit: limit ?? 100 } : { limit: limit ?? 100 });
+      const name = c.messages.name(contact);
+      return name !== undefined ? { messages: t.messages.map(dtos.message), more: t.more, name } : { messages: t.messages.map(dtos.message), more: t.more };
+    },
+    'messages.markRead': async ({ teamId, agentId, phone }) => {
+      s.requireTeam(teamId);
+      await c.messages.markRead(agentId, normalizeRecipient(phone));
+      return null;
+    },
+    'messages.setName': async ({ phone, name }) => {
+      await c.messages.setName(normalizeRecipient(phone), name);
+      return null;
+    },
+    'messages.deleteConversation': async ({ teamId, agentId, phone }) => {
+      s.requireTeam(teamId);
+      await c.messages.delete(agentId, normalizeRecipient(phone));
+      return null;
+    },
+    'messages.deleteAgent': async ({ teamId, agentId }) => {
+      s.requireTeam(teamId);
+      await c.messages.delete(agentId);
+      return null;
+    },
+    'messages.setRetention': async ({ days }) => {
+      await c.messages.setRetentionDays(days);
+      return { retentionDays: c.messages.retentionDays() };
+    },
+    'messages.send': async (ask) => {
+      const r = await send('messages', ask);
+      return { status: r.status, messageId: r.messageId, to: r.to };
+    },
+  };
+}

@@ -1,0 +1,45 @@
+// Watching the tunnel's log from outside its writer (`channel-companion messages --follow`, or the app
+// while `listen` writes the data folder): a cheap look at the segment files (names, sizes, times)
+// says whether anything changed; only then is the log opened again, read-only, through its reader
+// API. The index keeps each message once, so reading everything again adds only what is new.
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Clock } from '../ports';
+import { EventLog, type StoredDelivery } from '../tunnel';
+
+export class TunnelLogWatch {
+  private stamp: string | null = null;
+
+  /** `tunnelDir`: the tunnel's data folder (the log is in its deliveries/ subfolder). */
+  constructor(
+    private readonly tunnelDir: string,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The segment files' names, sizes and times. */
+  private async look(): Promise<string> {
+    const folder = join(this.tunnelDir, 'deliveries');
+    try {
+      const names = (await readdir(folder)).filter((n) => n.endsWith('.jsonl')).sort();
+      const parts = await Promise.all(names.map((n) => stat(join(folder, n)).then((s) => `${n}:${s.size}:${s.mtimeMs}`, () => n)));
+      return parts.join(',');
+    } catch {
+      return 'none';
+    }
+  }
+
+  /** Every delivery, read afresh (read-only: never cuts, rolls or writes). */
+  async read(): Promise<Iterable<StoredDelivery>> {
+    this.stamp = await this.look();
+    const log = new EventLog({ dataDir: this.tunnelDir, clock: this.clock, readOnly: true });
+    await log.open();
+    return log.all();
+  }
+
+  /** The deliveries when the log changed since the last read, else null. */
+  async readIfChanged(): Promise<Iterable<StoredDelivery> | null> {
+    const now = await this.look();
+    if (now === this.stamp) return null;
+    return this.read();
+  }
+}

@@ -1,0 +1,169 @@
+// The Messages side of a data folder: the send log, the state file (read marks, names, deletions,
+// retention) and the index built from them and the tunnel's deliveries. The writer (the app) also
+// compacts: records past retention leave the send log and old tombstones leave the state. A reader
+// (readOnly: the CLI) only reads, so it is safe while the app or `listen` writes.
+import { Emitter, type Unsubscribe } from '../events';
+import { silentLogger, type Logger } from '../ports';
+import type { StoredDelivery } from '../tunnel';
+import { contactKey } from './inbound';
+import { MessageIndex, type ContactQuery, type ContactSummary, type Message } from './message-index';
+import { SendLog } from './send-log';
+import { DAY_MS, MessageStateFile, emptyState, type MessageStateData, type Tombstone } from './state';
+
+export interface MessagesOptions {
+  dataDir: string;
+  now(): number;
+  logger?: Logger;
+  readOnly?: boolean;
+}
+
+export interface MessagesEvents {
+  /** A message was stored (a delivery taken or a send recorded) and is in the index. */
+  message: Message;
+  /** Read marks, names, deletions or retention changed. */
+  changed: { agentId: string | null };
+}
+
+export class Messages {
+  readonly sendLog: SendLog;
+  readonly events: Emitter<MessagesEvents>;
+  private readonly stateFile: MessageStateFile;
+  private state: MessageStateData = emptyState();
+  readonly index: MessageIndex;
+  private readonly logger: Logger;
+  /** Bytes of the send log already read. */
+  private sendOffset = 0;
+
+  constructor(private readonly o: MessagesOptions) {
+    this.logger = o.logger ?? silentLogger;
+    this.sendLog = new SendLog(o.dataDir);
+    this.stateFile = new MessageStateFile(o.dataDir, this.logger);
+    this.index = new MessageIndex(this.state, o.now);
+    this.events = new Emitter<MessagesEvents>((err) => this.logger.warn('messages: listener failed', { error: err instanceof Error ? err.message : String(err) }));
+  }
+
+  on<K extends keyof MessagesEvents>(name: K, fn: (p: MessagesEvents[K]) => void): Unsubscribe {
+    return this.events.on(name, fn);
+  }
+
+  /** Loads the state, compacts (the writer), and builds the index from the send log and `deliveries`. */
+  async open(deliveries: Iterable<StoredDelivery>): Promise<void> {
+    this.state = await this.stateFile.load();
+    this.index.setState(this.state);
+    if (!this.o.readOnly) await this.compact();
+    await this.readSends();
+    for (const d of deliveries) this.index.addDelivery(d);
+  }
+
+  /** Takes the records appended to the send log since the last read (another process's sends too). */
+  async readSends(): Promise<Message[]> {
+    const { records, next, reset } = await this.sendLog.readFrom(this.sendOffset);
+    if (reset) this.logger.info('messages: the send log was rewritten; reading it again');
+    this.sendOffset = next;
+    const added: Message[] = [];
+    for (const r of records) {
+      const m = this.index.addSend(r);
+      if (m) added.push(m);
+    }
+    return added;
+  }
+
+  /** A delivery the tunnel stored: its message when it is a new one (and 'message' is emitted). */
+  takeDelivery(d: StoredDelivery): Message | null {
+    const m = this.index.addDelivery(d);
+    if (m) this.events.emit('message', m);
+    return m;
+  }
+
+  /**
+   * Takes what is new: the send log's new records (another process's sends too) and, when given,
+   * the deliveries of a log read again (those already in the index are skipped). Each new message
+   * is emitted, oldest first.
+   */
+  async refresh(deliveries?: Iterable<StoredDelivery>): Promise<Message[]> {
+    const fresh = await this.readSends();
+    if (deliveries) {
+      for (const d of deliveries) {
+        const m = this.index.addDelivery(d);
+        if (m) fresh.push(m);
+      }
+    }
+    fresh.sort((a, b) => a.at - b.at);
+    for (const m of fresh) this.events.emit('message', m);
+    return fresh;
+  }
+
+  /** A send recorded by this process: the send log is read up to it, each new message emitted. */
+  async takeSend(): Promise<void> {
+    await this.refresh();
+  }
+
+  contacts(q: ContactQuery = {}): ContactSummary[] {
+    return this.index.contacts(q);
+  }
+
+  thread(agentId: string, contact: string, opts: { before?: number; limit: number }): { messages: Message[]; more: boolean } {
+    return this.index.thread(agentId, contact, opts);
+  }
+
+  retentionDays(): number {
+    return this.state.retentionDays;
+  }
+
+  name(contact: string): string | undefined {
+    return this.state.names[contactKey(contact)];
+  }
+
+  /** Marks a thread read up to its latest message. */
+  async markRead(agentId: string, contact: string): Promise<void> {
+    const key = contactKey(contact);
+    const at = this.index.latestAt(agentId, key);
+    if (at === null) return;
+    const read = { ...this.state.read, [agentId]: { ...(this.state.read[agentId] ?? {}), [key]: at } };
+    await this.update({ ...this.state, read }, agentId);
+  }
+
+  /** A local name for a contact ('' removes it). */
+  async setName(contact: string, name: string): Promise<void> {
+    const names = { ...this.state.names };
+    const key = contactKey(contact);
+    if (name.trim() === '') delete names[key];
+    else names[key] = name.trim();
+    await this.update({ ...this.state, names }, null);
+  }
+
+  async setRetentionDays(days: number): Promise<void> {
+    await this.update({ ...this.state, retentionDays: days }, null);
+    await this.compact();
+  }
+
+  /** Deletes one conversation (contact given) or every conversation of the agent. */
+  async delete(agentId: string, contact?: string): Promise<{ removedSends: number }> {
+    const t: Tombstone = { agentId, upTo: this.o.now() };
+    const key = contact !== undefined ? contactKey(contact) : undefined;
+    if (key !== undefined) t.contact = key;
+    // The tombstone first: once it is saved, nothing deleted shows again, whatever fails after.
+    await this.update({ ...this.state, tombstones: [...this.state.tombstones, t] }, agentId);
+    this.index.forget(t);
+    const removedSends = await this.sendLog.removeWhere((r) => r.agentId === agentId && (key === undefined || contactKey(r.to) === key) && r.at <= t.upTo);
+    this.sendOffset = await this.sendLog.size();
+    return { removedSends };
+  }
+
+  /** Records past retention leave the send log; tombstones older than retention are dropped (retention hides those messages anyway). */
+  async compact(): Promise<void> {
+    const cutoff = this.o.now() - this.state.retentionDays * DAY_MS;
+    const gone = await this.sendLog.removeWhere((r) => r.at < cutoff);
+    if (gone > 0) this.sendOffset = 0;
+    const tombstones = this.state.tombstones.filter((t) => t.upTo >= cutoff);
+    if (tombstones.length !== this.state.tombstones.length) await this.update({ ...this.state, tombstones }, null, false);
+  }
+
+  private async update(next: MessageStateData, agentId: string | null, announce = true): Promise<void> {
+    if (this.o.readOnly) throw new Error('the messages are open read-only');
+    await this.stateFile.save(next);
+    this.state = next;
+    this.index.setState(next);
+    if (announce) this.events.emit('changed', { agentId });
+  }
+}

@@ -1,0 +1,180 @@
+// The durable send log: every send from this install (the app's console, the Messages composer, the
+// CLI's `send`) as one JSON line in <data dir>/messages/sent.jsonl (folder 0700, file 0600). A line
+// is appended with one write(2) of the whole line (O_APPEND), so writers in two processes never
+// interleave inside a line. A torn last line (a crash mid-write) and any line that does not fit the
+// schema are skipped on read, never fatal. Deleting and retention rewrite the file (a temporary file
+// renamed over it), so deleted text really leaves it.
+import { randomUUID } from 'node:crypto';
+import { appendFile, chmod, open, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { ensurePrivateDir } from '../tunnel/private-files';
+
+export const SEND_LOG_FILE = 'sent.jsonl';
+
+export type SendKind = 'text' | 'image' | 'document';
+/** Which part of this install made the send. */
+export type SendVia = 'console' | 'messages' | 'cli';
+
+/** What a failed send met: the error's kind and code, and the message the client made of it. */
+export interface SendError {
+  kind: string;
+  code: string;
+  message: string;
+  /** X-RateLimit-Limit of the answer, when the service gave it. */
+  limit?: number;
+}
+
+export interface SendRecord {
+  /** Ours (not the service's messageId). */
+  id: string;
+  /** ms since epoch, when the send settled. */
+  at: number;
+  /** The saved team, or null (the CLI with an environment key and --base-url). */
+  teamId: string | null;
+  agentId: string;
+  /** The recipient as given to the service (+digits or a JID). */
+  to: string;
+  kind: SendKind;
+  /** The text, or the caption of the media. */
+  text?: string;
+  mediaUrl?: string;
+  filename?: string;
+  via: SendVia;
+  /** The service's answer: its messageId and status, or the error. */
+  messageId?: string;
+  status?: string;
+  error?: SendError;
+}
+
+const recordSchema = z.object({
+  id: z.string().min(1),
+  at: z.number(),
+  teamId: z.string().nullable(),
+  agentId: z.string().min(1),
+  to: z.string().min(1),
+  kind: z.enum(['text', 'image', 'document']),
+  text: z.string().optional(),
+  mediaUrl: z.string().optional(),
+  filename: z.string().optional(),
+  via: z.enum(['console', 'messages', 'cli']),
+  messageId: z.string().optional(),
+  status: z.string().optional(),
+  error: z.object({ kind: z.string(), code: z.string(), message: z.string(), limit: z.number().optional() }).optional(),
+});
+
+/** One line, or null when it is torn or does not fit (skipped, never trusted). */
+export function parseSendLine(line: string): SendRecord | null {
+  if (line.trim() === '') return null;
+  try {
+    return recordSchema.parse(JSON.parse(line)) as SendRecord;
+  } catch {
+    return null;
+  }
+}
+
+export class SendLog {
+  readonly dir: string;
+  readonly file: string;
+  /** Rewrites (deletion, retention) and appends of this process, one at a time. */
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(dataDir: string) {
+    this.dir = join(dataDir, 'messages');
+    this.file = join(this.dir, SEND_LOG_FILE);
+  }
+
+  /** Appends one record (its id is made here); resolves with the record as stored. */
+  append(rec: Omit<SendRecord, 'id'>): Promise<SendRecord> {
+    const full: SendRecord = { id: randomUUID(), ...rec };
+    return this.serial(async () => {
+      await ensurePrivateDir(this.dir);
+      await appendFile(this.file, `${JSON.stringify(full)}\n`, { mode: 0o600, flag: 'a' });
+      return full;
+    });
+  }
+
+  /** Every record, oldest first; a missing file is an empty log. */
+  async read(): Promise<SendRecord[]> {
+    return (await this.readFrom(0)).records;
+  }
+
+  /**
+   * The records from byte `offset` on, and the offset after the last whole line (a follower passes
+   * it back). A file shorter than `offset` was rewritten: read from its start (`reset`).
+   */
+  async readFrom(offset: number): Promise<{ records: SendRecord[]; next: number; reset: boolean }> {
+    let fh;
+    try {
+      fh = await open(this.file, 'r');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], next: 0, reset: offset > 0 };
+      throw err;
+    }
+    let buf: Buffer;
+    let reset: boolean;
+    let from: number;
+    try {
+      const size = (await fh.stat()).size;
+      reset = size < offset;
+      from = reset ? 0 : offset;
+      // Only what was appended since: a follower's look at an unchanged log reads nothing.
+      buf = Buffer.alloc(size - from);
+      let got = 0;
+      while (got < buf.length) {
+        const { bytesRead } = await fh.read(buf, got, buf.length - got, from + got);
+        if (bytesRead === 0) break;
+        got += bytesRead;
+      }
+      buf = buf.subarray(0, got);
+    } finally {
+      await fh.close();
+    }
+    // Only whole lines: a torn last line is left for later (or for ever, when the writer crashed).
+    const end = buf.lastIndexOf(0x0a) + 1;
+    const records: SendRecord[] = [];
+    if (end > 0) {
+      for (const line of buf.toString('utf8', 0, end).split('\n')) {
+        const r = parseSendLine(line);
+        if (r) records.push(r);
+      }
+    }
+    return { records, next: from + end, reset };
+  }
+
+  /** Size of the file in bytes (0 when missing): a follower's cheap "anything new?". */
+  async size(): Promise<number> {
+    try {
+      return (await stat(this.file)).size;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Keeps only the records `keep` answers true for; returns how many went. */
+  removeWhere(drop: (r: SendRecord) => boolean): Promise<number> {
+    return this.serial(async () => {
+      const all = await this.read();
+      const kept = all.filter((r) => !drop(r));
+      const gone = all.length - kept.length;
+      if (gone === 0) return 0;
+      await ensurePrivateDir(this.dir);
+      const tmp = `${this.file}.${process.pid}.tmp`;
+      try {
+        await writeFile(tmp, kept.map((r) => `${JSON.stringify(r)}\n`).join(''), { mode: 0o600 });
+        await chmod(tmp, 0o600);
+        await rename(tmp, this.file);
+      } catch (err) {
+        await unlink(tmp).catch(() => undefined);
+        throw err;
+      }
+      return gone;
+    });
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const p = this.chain.then(work, work);
+    this.chain = p.catch(() => undefined);
+    return p;
+  }
+}
