@@ -166,7 +166,7 @@ export interface HealthHistoryEntryDTO {
 }
 
 /** Filters of alerts.history (all optional); at most `limit` (default and most 1,000) rows. */
-export interface IncidentHistoryArgs {
+interface IncidentHistoryArgs {
   teamId?: string;
   agentId?: string;
   kind?: string;
@@ -702,6 +702,7 @@ export interface InboxAgentDTO {
   reason: string | null;
 }
 
+/** @internal Exported for tests. */
 export interface MessageContactsDTO {
   contacts: MessageContactDTO[];
   /** The agents asked for, with their unread counts and why their inbox may be incomplete. */
@@ -710,6 +711,7 @@ export interface MessageContactsDTO {
   retentionDays: number;
 }
 
+/** @internal Exported for tests. */
 export interface MessageThreadDTO {
   messages: MessageDTO[];
   /** Older messages exist (ask again with before = the first one's at). */

@@ -10,8 +10,8 @@ import { parseWith } from './http';
 import type { SentMessage } from './model';
 import { phone } from './validate';
 
-export const CONTACT_RULES = ['echo', 'fixed', 'image', 'silence'] as const;
-export type ContactRule = (typeof CONTACT_RULES)[number];
+const CONTACT_RULES = ['echo', 'fixed', 'image', 'silence'] as const;
+type ContactRule = (typeof CONTACT_RULES)[number];
 
 export const scriptedContactSchema = z.strictObject({
   phone,
@@ -25,7 +25,6 @@ export const scriptedContactSchema = z.strictObject({
   /** Answers only these agents (default: any agent that writes to it). */
   agentIds: z.array(z.string().min(1).max(128)).max(1000).optional(),
 });
-export type ScriptedContactInput = z.input<typeof scriptedContactSchema>;
 
 export interface ScriptedContact {
   phone: string;
@@ -39,7 +38,7 @@ export interface ScriptedContact {
   answers: number;
 }
 
-export const DEFAULT_ANSWER_DELAY_MS = 800;
+const DEFAULT_ANSWER_DELAY_MS = 800;
 
 /** An answer: what control.inbound() takes for it. */
 export interface ScriptedAnswer {

@@ -17,7 +17,7 @@ export function healthOfAll({ c, now }: Scope): AgentHealthDTO[] {
 
 const HOUR = 3_600_000;
 /** The availability windows: 24 h, 7 d, 30 d. */
-export const AVAILABILITY_WINDOWS_MS = [24 * HOUR, 7 * 24 * HOUR, 30 * 24 * HOUR] as const;
+const AVAILABILITY_WINDOWS_MS = [24 * HOUR, 7 * 24 * HOUR, 30 * 24 * HOUR] as const;
 
 export function healthRequests(s: Scope): Pick<Implementations, 'health.snapshot' | 'health.history' | 'health.availability'> {
   /** The agent's timeline entries of its own team (timelines are kept per agent id; entries carry their team). */

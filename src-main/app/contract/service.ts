@@ -38,7 +38,7 @@ export interface ServiceDeps {
 }
 
 /** A send as the console and Messages ask for it. */
-export type SendAsk = SendRequest & { teamId: string; agentId: string; clientRef?: string };
+type SendAsk = SendRequest & { teamId: string; agentId: string; clientRef?: string };
 /** One send through the team's client, its budget and queue, recorded in the send log. */
 export type SendThrough = (via: SendVia, ask: SendAsk) => Promise<SendResult>;
 

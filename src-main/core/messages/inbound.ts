@@ -46,7 +46,7 @@ export function contactKey(numberOrJid: string): string {
 }
 
 /** The payload of a delivery body, or null when it is not a message.received event. */
-export function inboundOfBody(body: unknown, d: Pick<StoredDelivery, 'id' | 'agentId' | 'receivedAt'>): InboundMessage | null {
+function inboundOfBody(body: unknown, d: Pick<StoredDelivery, 'id' | 'agentId' | 'receivedAt'>): InboundMessage | null {
   if (!isObj(body) || body.event !== 'message.received') return null;
   const m = isObj(body.message) ? body.message : {};
   const messageId = str(m.id);

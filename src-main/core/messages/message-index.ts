@@ -9,7 +9,7 @@ import type { SendError, SendRecord } from './send-log';
 import { DAY_MS, type MessageStateData, type Tombstone } from './state';
 import type { StoredDelivery } from '../tunnel';
 
-export type Direction = 'in' | 'out';
+type Direction = 'in' | 'out';
 
 export interface Message {
   /** Unique in its agent: the service's message id, or our send id when the service gave none. */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { ensurePrivateDir } from '../tunnel/private-files';
 
-export const SEND_LOG_FILE = 'sent.jsonl';
+const SEND_LOG_FILE = 'sent.jsonl';
 
 export type SendKind = 'text' | 'image' | 'document';
 /** Which part of this install made the send. */
@@ -64,7 +64,7 @@ const recordSchema = z.object({
 });
 
 /** One line, or null when it is torn or does not fit (skipped, never trusted). */
-export function parseSendLine(line: string): SendRecord | null {
+function parseSendLine(line: string): SendRecord | null {
   if (line.trim() === '') return null;
   try {
     return recordSchema.parse(JSON.parse(line)) as SendRecord;

@@ -20,14 +20,14 @@ export interface RecordedSend {
   onLogError?(err: unknown): void;
 }
 
-export function sendKind(req: SendRequest): SendKind {
+function sendKind(req: SendRequest): SendKind {
   if (req.imageUrl !== undefined) return 'image';
   if (req.documentUrl !== undefined) return 'document';
   return 'text';
 }
 
 /** The error as the log keeps it: kind, code and the client's message (never the text sent). */
-export function sendErrorOf(err: unknown): SendError {
+function sendErrorOf(err: unknown): SendError {
   if (isServiceError(err)) {
     const e: SendError = { kind: err.kind, code: err.code, message: err.message };
     if (err.rateLimit.limit !== undefined) e.limit = err.rateLimit.limit;

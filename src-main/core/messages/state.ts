@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { silentLogger, type Logger } from '../ports';
 import { ensurePrivateDir } from '../tunnel/private-files';
 
-export const DEFAULT_RETENTION_DAYS = 90;
+const DEFAULT_RETENTION_DAYS = 90;
 export const DAY_MS = 24 * 3600_000;
 
 export interface Tombstone {

@@ -8,5 +8,5 @@ export { WebhookAlertSink, type AlertSink } from './sinks';
 export { AlertmanagerSink } from './alertmanager';
 export type { Alert, AgentSnapshot, AlertRules, Incident } from './types';
 export { alertWords, IncidentWords } from './words';
-export { availability, type Availability, type AvailabilityRecord } from './availability';
-export { IncidentHistory, INCIDENT_HISTORY_FILE, type ResolvedIncident, type IncidentHistoryFilter } from './incident-history';
+export { availability } from './availability';
+export { IncidentHistory, INCIDENT_HISTORY_FILE } from './incident-history';

@@ -5,13 +5,13 @@
 import type { ErrorDTO, InboxAgentDTO, MessageContactDTO, MessageDTO } from '../../../src-shared/contract';
 import type { Slice } from './env';
 
-export interface InboxFilter {
+interface InboxFilter {
   teamId?: string;
   agentId?: string;
   search?: string;
 }
 
-export interface Inbox {
+interface Inbox {
   contacts: MessageContactDTO[];
   agents: InboxAgentDTO[];
   unread: number;
@@ -21,7 +21,7 @@ export interface Inbox {
   filter: InboxFilter;
 }
 
-export interface Thread {
+interface Thread {
   messages: MessageDTO[];
   more: boolean;
   name?: string;

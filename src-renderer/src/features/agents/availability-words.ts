@@ -3,7 +3,10 @@ import type { AvailabilityWindowDTO } from '../../../../src-shared/contract';
 
 const H = 3_600_000;
 
-/** A length of time, rounded down: "45 s", "40 min", "20 h", "6 d 4 h". */
+/**
+ * A length of time, rounded down: "45 s", "40 min", "20 h", "6 d 4 h".
+ * @internal Exported for tests.
+ */
 export function formatObserved(ms: number): string {
   if (ms < 60_000) return `${Math.floor(ms / 1000)} s`;
   if (ms < H) return `${Math.floor(ms / 60_000)} min`;
@@ -13,7 +16,10 @@ export function formatObserved(ms: number): string {
   return h % 24 === 0 ? `${d} d` : `${d} d ${h % 24} h`;
 }
 
-/** The share connected, rounded down to a tenth (never "100 %" for less); null when nothing was observed. */
+/**
+ * The share connected, rounded down to a tenth (never "100 %" for less); null when nothing was observed.
+ * @internal Exported for tests.
+ */
 export function formatShare(w: AvailabilityWindowDTO): string | null {
   if (w.observedMs <= 0) return null;
   if (w.upMs >= w.observedMs) return '100 %';

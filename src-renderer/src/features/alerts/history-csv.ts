@@ -4,9 +4,12 @@
 // instead of running it as a formula.
 import type { IncidentDTO } from '../../../../src-shared/contract';
 
-export const HISTORY_CSV_HEADER = ['team label', 'agent id', 'agent label', 'kind', 'opened at', 'resolved at', 'duration seconds', 'title'] as const;
+const HISTORY_CSV_HEADER = ['team label', 'agent id', 'agent label', 'kind', 'opened at', 'resolved at', 'duration seconds', 'title'] as const;
 
-/** One CSV field. */
+/**
+ * One CSV field.
+ * @internal Exported for tests.
+ */
 export function csvField(value: string | number): string {
   let text = String(value);
   if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;

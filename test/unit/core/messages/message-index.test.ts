@@ -6,7 +6,9 @@ import { mkdtemp, readFile, rm, writeFile, mkdir, readdir } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MessageIndex, Messages, inboundOf, type SendRecord } from '../../../../src-main/core/messages';
+import { Messages, type SendRecord } from '../../../../src-main/core/messages';
+import { MessageIndex } from '../../../../src-main/core/messages/message-index';
+import { inboundOf } from '../../../../src-main/core/messages/inbound';
 import { emptyState } from '../../../../src-main/core/messages/state';
 import type { StoredDelivery } from '../../../../src-main/core/tunnel';
 
