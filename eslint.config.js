@@ -11,8 +11,19 @@ const electronOnlyHere = ['src-main/electron/**', 'src-main/index.ts', 'src-prel
 // import() calls and import types too). A file matched by several zones gets the rule of the last
 // one, so every zone repeats the ban on 'electron', and a narrower zone repeats its wider one's.
 const ELECTRON = {
-  paths: [{ name: 'electron', message: "Only src-main/electron/, src-main/index.ts and the preload may import 'electron'; keep behaviour in src-main/core and src-main/app." }],
-  patterns: [{ group: ['electron/*'], message: "Only src-main/electron/, src-main/index.ts and the preload may import 'electron'." }],
+  paths: [
+    {
+      name: 'electron',
+      message:
+        "Only src-main/electron/, src-main/index.ts and the preload may import 'electron'; keep behaviour in src-main/core and src-main/app.",
+    },
+  ],
+  patterns: [
+    {
+      group: ['electron/*'],
+      message: "Only src-main/electron/, src-main/index.ts and the preload may import 'electron'.",
+    },
+  ],
 };
 
 /** Relative imports of these folders of the repository, from any depth (packages are not matched). */
@@ -42,12 +53,15 @@ const CORE = {
 
 /** The low-level modules of core/: the words, the wire and the stores every feature of core builds on. */
 const CORE_LOW_LEVEL = [
-  ...['url', 'backoff', 'deadlines', 'ports', 'events', 'socket-words', 'input-words'].map((m) => `src-main/core/${m}.ts`),
+  ...['url', 'backoff', 'deadlines', 'ports', 'events', 'socket-words', 'input-words'].map(
+    (m) => `src-main/core/${m}.ts`,
+  ),
   ...['signature', 'api', 'secrets', 'teams'].map((m) => `src-main/core/${m}/**/*.ts`),
 ];
 const CORE_FEATURES = {
   group: folders('tunnel', 'monitor', 'chat', 'expose', 'metrics'),
-  message: 'The low-level modules of core (url, backoff, signature, api, secrets, teams, …) never import its features: not tunnel/, monitor/, chat/, expose/ nor metrics/.',
+  message:
+    'The low-level modules of core (url, backoff, signature, api, secrets, teams, …) never import its features: not tunnel/, monitor/, chat/, expose/ nor metrics/.',
 };
 
 /** The shells: each composes the app for one runtime and imports no other shell. */
@@ -99,8 +113,14 @@ export default tseslint.config(
     rules: {
       'layers/imports': restrict({
         patterns: [
-          { group: folders('cli', 'host', 'electron', 'src-preload', 'src-renderer'), message: 'src-main/app imports no shell (cli/, host/, electron/): the shells import the app.' },
-          { group: folders('emulator'), message: 'src-main/app imports the emulator only in app/companion/demo.ts (the demo team).' },
+          {
+            group: folders('cli', 'host', 'electron', 'src-preload', 'src-renderer'),
+            message: 'src-main/app imports no shell (cli/, host/, electron/): the shells import the app.',
+          },
+          {
+            group: folders('emulator'),
+            message: 'src-main/app imports the emulator only in app/companion/demo.ts (the demo team).',
+          },
         ],
       }),
     },
@@ -109,7 +129,12 @@ export default tseslint.config(
     files: ['src-main/app/companion/demo.ts'],
     rules: {
       'layers/imports': restrict({
-        patterns: [{ group: folders('cli', 'host', 'electron', 'src-preload', 'src-renderer'), message: 'src-main/app imports no shell (cli/, host/, electron/): the shells import the app.' }],
+        patterns: [
+          {
+            group: folders('cli', 'host', 'electron', 'src-preload', 'src-renderer'),
+            message: 'src-main/app imports no shell (cli/, host/, electron/): the shells import the app.',
+          },
+        ],
       }),
     },
   },
@@ -126,7 +151,11 @@ export default tseslint.config(
     // The CLI starts the browser host for `serve`, and nowhere else.
     files: ['src-main/cli/**/*.ts'],
     ignores: ['src-main/cli/commands/serve.ts'],
-    rules: { 'layers/imports': restrict({ patterns: [SHELL(['electron', 'host'], ' Only cli/commands/serve.ts starts the browser host.')] }) },
+    rules: {
+      'layers/imports': restrict({
+        patterns: [SHELL(['electron', 'host'], ' Only cli/commands/serve.ts starts the browser host.')],
+      }),
+    },
   },
   {
     files: ['src-main/cli/commands/serve.ts'],
@@ -141,8 +170,18 @@ export default tseslint.config(
       'layers/imports': restrict({
         patterns: [
           {
-            group: [...folders('app', 'cli', 'host', 'electron', 'src-preload', 'src-renderer'), '../**/src-shared/*', '!../**/src-shared/url', '../**/core/*', '../**/core/**', '!../**/core/ports', '!../**/core/signature', '!../**/core/signature/**'],
-            message: 'The emulator reaches core only through core/ports and core/signature, and src-shared only through src-shared/url.',
+            group: [
+              ...folders('app', 'cli', 'host', 'electron', 'src-preload', 'src-renderer'),
+              '../**/src-shared/*',
+              '!../**/src-shared/url',
+              '../**/core/*',
+              '../**/core/**',
+              '!../**/core/ports',
+              '!../**/core/signature',
+              '!../**/core/signature/**',
+            ],
+            message:
+              'The emulator reaches core only through core/ports and core/signature, and src-shared only through src-shared/url.',
           },
         ],
       }),
@@ -153,8 +192,16 @@ export default tseslint.config(
     files: ['src-shared/**/*.ts'],
     rules: {
       'layers/imports': restrict({
-        paths: nodeBuiltins.map((name) => ({ name, message: 'The contract is plain types and data for every runtime: no Node built-ins.' })),
-        patterns: [{ group: ['./*', '!./vocabulary', '../*', '../**'], message: 'The contract imports nothing but src-shared/vocabulary.' }],
+        paths: nodeBuiltins.map((name) => ({
+          name,
+          message: 'The contract is plain types and data for every runtime: no Node built-ins.',
+        })),
+        patterns: [
+          {
+            group: ['./*', '!./vocabulary', '../*', '../**'],
+            message: 'The contract imports nothing but src-shared/vocabulary.',
+          },
+        ],
       }),
     },
   },
@@ -166,7 +213,13 @@ export default tseslint.config(
     rules: {
       'layers/imports': restrict({
         paths: nodeBuiltins.map((name) => ({ name, message: 'Node built-ins are not available in the renderer.' })),
-        patterns: [{ group: folders('src-main', 'src-preload'), message: 'The renderer talks to the main process only through the contract (src-shared/contract.ts) and its bridge.' }],
+        patterns: [
+          {
+            group: folders('src-main', 'src-preload'),
+            message:
+              'The renderer talks to the main process only through the contract (src-shared/contract.ts) and its bridge.',
+          },
+        ],
       }),
     },
   },

@@ -16,7 +16,15 @@ export default defineConfig({
         browserName: 'chromium',
         launchOptions: {
           executablePath: chromiumPath,
-          args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+          args: [
+            '--no-sandbox',
+            '--disable-gpu',
+            '--disable-dev-shm-usage',
+            '--disable-background-networking',
+            '--disable-component-update',
+            '--disable-sync',
+            '--no-first-run',
+          ],
         },
         screenshot: 'only-on-failure',
         trace: 'retain-on-failure',

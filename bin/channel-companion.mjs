@@ -17,12 +17,15 @@ function fail(message) {
 
 async function load() {
   if (process.env.CHANNEL_COMPANION_FROM_SOURCE === '1') {
-    if (!existsSync(source)) fail(`CHANNEL_COMPANION_FROM_SOURCE=1, but there is no source here (${source}); unset it to run the built CLI.`);
+    if (!existsSync(source))
+      fail(`CHANNEL_COMPANION_FROM_SOURCE=1, but there is no source here (${source}); unset it to run the built CLI.`);
     let register;
     try {
       ({ register } = await import('tsx/esm/api'));
     } catch {
-      fail('CHANNEL_COMPANION_FROM_SOURCE=1 needs tsx, a development dependency: run npm install (or unset it to run the built CLI).');
+      fail(
+        'CHANNEL_COMPANION_FROM_SOURCE=1 needs tsx, a development dependency: run npm install (or unset it to run the built CLI).',
+      );
     }
     register();
     return import(pathToFileURL(source).href);

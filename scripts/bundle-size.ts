@@ -52,7 +52,11 @@ export async function measureFirstLoad(rendererDir: string): Promise<FirstLoad> 
     if (seen.has(file)) continue;
     seen.add(file);
     const code = await readFile(file);
-    files.push({ file: relative(root, file).split(sep).join('/'), raw: code.length, gzip: gzipSync(code, { level: 9 }).length });
+    files.push({
+      file: relative(root, file).split(sep).join('/'),
+      raw: code.length,
+      gzip: gzipSync(code, { level: 9 }).length,
+    });
     const [imports] = parse(code.toString('utf8'), file);
     for (const i of imports) {
       if (i.d !== -1 || i.n === undefined) continue; // import() and import.meta load nothing up front
@@ -75,7 +79,12 @@ export function report(load: FirstLoad, budgetKb: number): { ok: boolean; text: 
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { dir: { type: 'string', default: 'out/renderer' }, 'budget-kb': { type: 'string', default: String(BUDGET_KB) } } });
+  const { values } = parseArgs({
+    options: {
+      dir: { type: 'string', default: 'out/renderer' },
+      'budget-kb': { type: 'string', default: String(BUDGET_KB) },
+    },
+  });
   const budget = Number(values['budget-kb']);
   if (!Number.isFinite(budget) || budget <= 0) {
     console.error(`bundle-size: --budget-kb must be a positive number, got "${values['budget-kb']}"`);

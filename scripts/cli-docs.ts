@@ -84,7 +84,8 @@ const NOTES: Record<string, string> = {
   'config reset':
     'The API keys stay in the keychain; add the teams again with `team add`. A config that loads is refused ' +
     '(exit 2) and never moved. Where the config lives: [files.md](files.md).',
-  status: 'With a saved team (`--team T --agent A`) or ad hoc (`--base-url URL --agent A`, the key in the environment).',
+  status:
+    'With a saved team (`--team T --agent A`) or ad hoc (`--base-url URL --agent A`, the key in the environment).',
   pair: 'Shows the QR in the terminal, redrawn when it rotates, and waits for the scan.',
   send:
     'The number is checked locally first. A 503 is retried with backoff, a 409 is not; a 429 says the ceiling ' +
@@ -173,7 +174,8 @@ function optionLine(o: Option): string {
   if (o.mandatory) bits.push('required');
   if (o.argChoices) bits.push(`one of ${o.argChoices.map((c) => `\`${c}\``).join(', ')}`);
   if (o.defaultValueDescription) bits.push(`default ${escapeText(o.defaultValueDescription)}`);
-  else if (o.defaultValue !== undefined && !(o.negate && o.defaultValue === true)) bits.push(`default ${showDefault(o.defaultValue)}`);
+  else if (o.defaultValue !== undefined && !(o.negate && o.defaultValue === true))
+    bits.push(`default ${showDefault(o.defaultValue)}`);
   return wrap(`- \`${o.flags}\`: ${bits.filter(Boolean).join('; ')}`, '  ');
 }
 
@@ -190,7 +192,11 @@ function anchor(path: string[]): string {
 function commandSection(cmd: Command, notes: Map<string, string>): string {
   const path = commandPath(cmd);
   const key = path.join(' ');
-  const out: string[] = [`${path.length === 1 ? '##' : '###'} ${key}`, '', wrap(escapeText(sentence(cmd.description())))];
+  const out: string[] = [
+    `${path.length === 1 ? '##' : '###'} ${key}`,
+    '',
+    wrap(escapeText(sentence(cmd.description()))),
+  ];
   const note = notes.get(key);
   if (note !== undefined) {
     out.push('', wrap(note));
@@ -199,7 +205,10 @@ function commandSection(cmd: Command, notes: Map<string, string>): string {
   out.push('', '```', `channel-companion ${key} ${cmd.usage()}`, '```');
   if (cmd.commands.length > 0) {
     out.push('', 'Subcommands:', '');
-    for (const sub of cmd.commands) out.push(wrap(`- [\`${sub.name()}\`](#${anchor([...path, sub.name()])}): ${escapeText(sub.description())}`, '  '));
+    for (const sub of cmd.commands)
+      out.push(
+        wrap(`- [\`${sub.name()}\`](#${anchor([...path, sub.name()])}): ${escapeText(sub.description())}`, '  '),
+      );
   }
   if (cmd.registeredArguments.length > 0) {
     out.push('', 'Arguments:', '');
@@ -218,9 +227,12 @@ function commandSection(cmd: Command, notes: Map<string, string>): string {
 /** The whole of docs/cli.md for this program. Throws when a note names a command that does not exist. */
 export function renderCliDocs(program: Command = cliProgram()): string {
   const notes = new Map(Object.entries(NOTES));
-  const index = program.commands.map((c) => wrap(`- [\`${c.name()}\`](#${anchor([c.name()])}): ${escapeText(c.description())}`, '  '));
+  const index = program.commands.map((c) =>
+    wrap(`- [\`${c.name()}\`](#${anchor([c.name()])}): ${escapeText(c.description())}`, '  '),
+  );
   const body = program.commands.map((c) => commandSection(c, notes));
-  if (notes.size > 0) throw new Error(`scripts/cli-docs.ts has notes for commands that do not exist: ${[...notes.keys()].join(', ')}`);
+  if (notes.size > 0)
+    throw new Error(`scripts/cli-docs.ts has notes for commands that do not exist: ${[...notes.keys()].join(', ')}`);
   return [HEADER, '## Commands', '', index.join('\n'), '', body.join('\n\n'), ''].join('\n');
 }
 

@@ -29,7 +29,10 @@ export function electronBinaryPath(context: AfterPackContext): string {
     case 'win32':
       return join(appOutDir, `${packager.appInfo.productFilename}.exe`);
     default:
-      return join(appOutDir, 'executableName' in packager ? String(packager.executableName) : packager.appInfo.productFilename);
+      return join(
+        appOutDir,
+        'executableName' in packager ? String(packager.executableName) : packager.appInfo.productFilename,
+      );
   }
 }
 

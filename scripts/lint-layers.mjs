@@ -19,13 +19,23 @@ function literal(node) {
 }
 
 const imports = {
-  meta: { ...coreRestricted.meta, docs: { description: 'no-restricted-imports, applied to import() calls and import types too' } },
+  meta: {
+    ...coreRestricted.meta,
+    docs: { description: 'no-restricted-imports, applied to import() calls and import types too' },
+  },
   create(context) {
     const visitors = coreRestricted.create(context);
     /** Checks a specifier named outside a declaration as the core rule checks `import '…'`. */
     const check = (node, source) => {
       if (!source) return;
-      visitors.ImportDeclaration({ type: 'ImportDeclaration', source, specifiers: [], loc: node.loc, range: node.range, parent: node.parent });
+      visitors.ImportDeclaration({
+        type: 'ImportDeclaration',
+        source,
+        specifiers: [],
+        loc: node.loc,
+        range: node.range,
+        parent: node.parent,
+      });
     };
     return {
       ...visitors,
@@ -44,7 +54,13 @@ function specifiersIn(text) {
 function resolveIn(fromFile, specifier) {
   if (!specifier.startsWith('./') && !specifier.startsWith('../')) return undefined;
   const base = path.resolve(path.dirname(fromFile), specifier);
-  for (const candidate of [base, `${base}.ts`, `${base}.tsx`, path.join(base, 'index.ts'), path.join(base, 'index.tsx')]) {
+  for (const candidate of [
+    base,
+    `${base}.ts`,
+    `${base}.tsx`,
+    path.join(base, 'index.ts'),
+    path.join(base, 'index.tsx'),
+  ]) {
     if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
   }
   return undefined;
@@ -55,7 +71,9 @@ const onDisk = new Map();
 function importsOnDisk(file) {
   let found = onDisk.get(file);
   if (!found) {
-    found = specifiersIn(readFileSync(file, 'utf8')).map((s) => resolveIn(file, s)).filter(Boolean);
+    found = specifiersIn(readFileSync(file, 'utf8'))
+      .map((s) => resolveIn(file, s))
+      .filter(Boolean);
     onDisk.set(file, found);
   }
   return found;
@@ -65,7 +83,9 @@ const noCycle = {
   meta: {
     type: 'problem',
     docs: { description: 'no import cycle (type-only imports included) among the files of a folder' },
-    schema: [{ type: 'object', properties: { within: { type: 'string' } }, required: ['within'], additionalProperties: false }],
+    schema: [
+      { type: 'object', properties: { within: { type: 'string' } }, required: ['within'], additionalProperties: false },
+    ],
     messages: { cycle: 'Import cycle: {{route}}. Move what both sides need into a module of its own.' },
   },
   create(context) {
@@ -101,7 +121,10 @@ const noCycle = {
           if (back === null) continue;
           const route = [];
           for (let at = back; at !== null; at = cameFrom.get(at)) route.unshift(name(at));
-          const loc = { start: context.sourceCode.getLocFromIndex(ref.pos), end: context.sourceCode.getLocFromIndex(ref.end) };
+          const loc = {
+            start: context.sourceCode.getLocFromIndex(ref.pos),
+            end: context.sourceCode.getLocFromIndex(ref.end),
+          };
           context.report({ loc, messageId: 'cycle', data: { route: [name(file), ...route, name(file)].join(' → ') } });
         }
       },

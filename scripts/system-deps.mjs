@@ -20,10 +20,22 @@ export const SYSTEM_DEPS = [
     fixedBy: (p) => !p.env.CHROMIUM_PATH || p.env.CHROMIUM_PATH === DEFAULT_CHROMIUM,
   },
   { pkg: 'dbus', needFor: 'the OS keychain tests (dbus-run-session)', present: (p) => p.which('dbus-run-session') },
-  { pkg: 'gnome-keyring', needFor: 'the OS keychain tests (gnome-keyring-daemon)', present: (p) => p.which('gnome-keyring-daemon') },
+  {
+    pkg: 'gnome-keyring',
+    needFor: 'the OS keychain tests (gnome-keyring-daemon)',
+    present: (p) => p.which('gnome-keyring-daemon'),
+  },
   { pkg: 'curl', needFor: 'the exported-curl test', present: (p) => p.which('curl') },
-  { pkg: 'prometheus', needFor: 'the Prometheus integration test (prometheus, promtool)', present: (p) => p.which('prometheus') },
-  { pkg: 'prometheus-alertmanager', needFor: 'the Alertmanager integration test', present: (p) => p.which('prometheus-alertmanager') },
+  {
+    pkg: 'prometheus',
+    needFor: 'the Prometheus integration test (prometheus, promtool)',
+    present: (p) => p.which('prometheus'),
+  },
+  {
+    pkg: 'prometheus-alertmanager',
+    needFor: 'the Alertmanager integration test',
+    present: (p) => p.which('prometheus-alertmanager'),
+  },
 ];
 
 /** @returns {Probe} */
@@ -68,7 +80,8 @@ export function ensureSystemDeps(opts = {}) {
   const probe = opts.probe ?? systemProbe();
   const deps = opts.deps ?? SYSTEM_DEPS;
   const log = opts.log ?? ((line) => console.error(line));
-  const run = opts.run ?? ((argv) => spawnSync(argv[0], argv.slice(1), { stdio: ['inherit', 'ignore', 'inherit'] }).status ?? 1);
+  const run =
+    opts.run ?? ((argv) => spawnSync(argv[0], argv.slice(1), { stdio: ['inherit', 'ignore', 'inherit'] }).status ?? 1);
   const before = missingDeps(probe, deps);
   if (before.length === 0) return { installed: [], missing: [], hint: '', reason: null };
   const host = opts.host ?? {
@@ -77,7 +90,10 @@ export function ensureSystemDeps(opts = {}) {
     hasSudo: probe.which('sudo'),
     interactive: Boolean(process.stdin.isTTY),
   };
-  const hint = installHint(before.map((d) => d.pkg), host.isRoot);
+  const hint = installHint(
+    before.map((d) => d.pkg),
+    host.isRoot,
+  );
   const installable = before.filter((d) => !d.fixedBy || d.fixedBy(probe));
   const access = aptAccess(host);
   let reason = null;
@@ -95,5 +111,15 @@ export function ensureSystemDeps(opts = {}) {
       ? `CHROMIUM_PATH points at ${probe.env.CHROMIUM_PATH}, which does not exist (unset it to use ${DEFAULT_CHROMIUM})`
       : `${hint} did not provide them`;
   }
-  return { installed: before.filter((d) => !after.includes(d)).map((d) => d.pkg), missing: after, hint: after.length ? installHint(after.map((d) => d.pkg), host.isRoot) : '', reason };
+  return {
+    installed: before.filter((d) => !after.includes(d)).map((d) => d.pkg),
+    missing: after,
+    hint: after.length
+      ? installHint(
+          after.map((d) => d.pkg),
+          host.isRoot,
+        )
+      : '',
+    reason,
+  };
 }

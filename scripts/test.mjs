@@ -75,11 +75,25 @@ const suites = [];
 function vitestSuite(name, extraArgs) {
   const out = join(tmp, `${name}.json`);
   rmSync(out, { force: true });
-  const code = run('npx', ['vitest', 'run', ...extraArgs, '--reporter=default', '--reporter=json', `--outputFile.json=${out}`]);
+  const code = run('npx', [
+    'vitest',
+    'run',
+    ...extraArgs,
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${out}`,
+  ]);
   if (!existsSync(out)) return suites.push({ name, passed: 0, failed: 1, skipped: 0 });
   const j = JSON.parse(readFileSync(out, 'utf8'));
-  const s = { name, passed: j.numPassedTests, failed: j.numFailedTests, skipped: (j.numPendingTests ?? 0) + (j.numTodoTests ?? 0) };
-  s.failed += (j.testResults ?? []).filter((f) => f.status === 'failed' && (f.assertionResults ?? []).length === 0).length;
+  const s = {
+    name,
+    passed: j.numPassedTests,
+    failed: j.numFailedTests,
+    skipped: (j.numPendingTests ?? 0) + (j.numTodoTests ?? 0),
+  };
+  s.failed += (j.testResults ?? []).filter(
+    (f) => f.status === 'failed' && (f.assertionResults ?? []).length === 0,
+  ).length;
   if (code !== 0 && s.failed === 0) s.failed = 1;
   suites.push(s);
 }
@@ -94,21 +108,36 @@ if (!onlyUnit) {
   else {
     vitestSuite('packaging', ['--config', 'vitest.packaging.config.ts']);
 
-    const specs = (dir) => (existsSync(join(root, dir)) ? readdirSync(join(root, dir), { recursive: true }).filter((f) => String(f).endsWith('.spec.ts')) : []);
+    const specs = (dir) =>
+      existsSync(join(root, dir))
+        ? readdirSync(join(root, dir), { recursive: true }).filter((f) => String(f).endsWith('.spec.ts'))
+        : [];
     const hasSpecs = specs('test/e2e').length > 0 || specs('test/electron').length > 0;
     const chromium = process.env.CHROMIUM_PATH || DEFAULT_CHROMIUM;
     // Outside CI only: in CI the set-up step has already failed the run.
     if (hasSpecs && !existsSync(chromium)) {
-      console.error(`test: Chromium not found at ${chromium}; browser suites skipped (apt-get install chromium, or set CHROMIUM_PATH).`);
+      console.error(
+        `test: Chromium not found at ${chromium}; browser suites skipped (apt-get install chromium, or set CHROMIUM_PATH).`,
+      );
       const listed = spawnSync('npx', ['playwright', 'test', '--list'], { cwd: root, encoding: 'utf8' }).stdout ?? '';
-      suites.push({ name: 'playwright', passed: 0, failed: 0, skipped: Number(/Total: (\d+) tests?/.exec(listed)?.[1] ?? 0) });
+      suites.push({
+        name: 'playwright',
+        passed: 0,
+        failed: 0,
+        skipped: Number(/Total: (\d+) tests?/.exec(listed)?.[1] ?? 0),
+      });
     } else if (hasSpecs) {
       const out = join(tmp, 'playwright.json');
       rmSync(out, { force: true });
       const code = run('npx', ['playwright', 'test', '--reporter=list,json'], { PLAYWRIGHT_JSON_OUTPUT_NAME: out });
       if (existsSync(out)) {
         const st = JSON.parse(readFileSync(out, 'utf8')).stats ?? {};
-        const s = { name: 'playwright', passed: (st.expected ?? 0) + (st.flaky ?? 0), failed: st.unexpected ?? 0, skipped: st.skipped ?? 0 };
+        const s = {
+          name: 'playwright',
+          passed: (st.expected ?? 0) + (st.flaky ?? 0),
+          failed: st.unexpected ?? 0,
+          skipped: st.skipped ?? 0,
+        };
         if (code !== 0 && s.failed === 0) s.failed = 1;
         suites.push(s);
       } else suites.push({ name: 'playwright', passed: 0, failed: 1, skipped: 0 });

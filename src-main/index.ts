@@ -1,7 +1,19 @@
 // Electron composition root: builds the companion and the contract over it, and hands them, with
 // the electron module's parts, to the shell (src-main/electron/shell.ts). Behaviour lives in
 // src-main/core and src-main/app.
-import { BrowserWindow, Menu, Notification, Tray, app, dialog, ipcMain, nativeImage, protocol, session, shell } from 'electron';
+import {
+  BrowserWindow,
+  Menu,
+  Notification,
+  Tray,
+  app,
+  dialog,
+  ipcMain,
+  nativeImage,
+  protocol,
+  session,
+  shell,
+} from 'electron';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { launch } from './electron/startup';
@@ -47,7 +59,11 @@ void launch(
     // keychain, the system clock. Alerts reach native notifications through the shell's
     // subscription to the 'alert' events (src-main/electron/notifications.ts).
     createContract: async () => {
-      companion = await createCompanion({ configDir, dataDir: join(app.getPath('userData'), 'data'), logger: consoleLogger });
+      companion = await createCompanion({
+        configDir,
+        dataDir: join(app.getPath('userData'), 'data'),
+        logger: consoleLogger,
+      });
       return implementContract(companion);
     },
   },

@@ -20,5 +20,4 @@ export function buildApi(ipc: Pick<typeof ipcRenderer, 'invoke' | 'on' | 'remove
   return Object.freeze(api);
 }
 
-
 contextBridge.exposeInMainWorld('api', buildApi(ipcRenderer));

@@ -370,7 +370,14 @@ export interface TunnelStatusDTO {
   forwardTo: string | null;
   agents: TunnelAgentDTO[];
   /** verified counts duplicates too (authentic, acknowledged, not passed on again); rejected never does. */
-  counts: { received: number; verified: number; duplicates: number; rejected: number; forwarded: number; failed: number };
+  counts: {
+    received: number;
+    verified: number;
+    duplicates: number;
+    rejected: number;
+    forwarded: number;
+    failed: number;
+  };
   /** The receiver's public exposure (ngrok or a tunnel command). */
   exposure: ExposureDTO;
   /** Why the receiver cannot run now (another process writes the tunnel's data folder), or null. */
@@ -726,7 +733,10 @@ export interface MessageThreadDTO {
 /** @internal Exported for tests. */
 export interface Requests {
   'teams.list': { args: EmptyArgs; result: TeamDTO[] };
-  'teams.add': { args: { label: string; baseUrl: string; apiKey: string; agents: AgentInputDTO[]; allowInsecureHttp?: boolean }; result: TeamDTO };
+  'teams.add': {
+    args: { label: string; baseUrl: string; apiKey: string; agents: AgentInputDTO[]; allowInsecureHttp?: boolean };
+    result: TeamDTO;
+  };
   'teams.remove': { args: { teamId: string }; result: null };
 
   'agents.list': { args: { teamId?: string }; result: AgentDTO[] };
@@ -791,13 +801,19 @@ export interface Requests {
   /** Tries the agent's waiting forwards now instead of waiting out the backoff. */
   'tunnel.retryNow': { args: { agentId: string }; result: { pending: number } };
 
-  'chat.startTurn': { args: { teamId: string; agentId: string; userId: string; message: string }; result: { turnId: string } };
+  'chat.startTurn': {
+    args: { teamId: string; agentId: string; userId: string; message: string };
+    result: { turnId: string };
+  };
   'chat.stopTurn': { args: { turnId: string }; result: { stopped: boolean } };
   'chat.transcript': { args: { teamId: string; agentId: string; userId: string }; result: ChatMessageDTO[] };
   /** The agent's conversations in this install, most recent first; `text` searches messages and replies. */
   'chat.conversations': { args: { teamId: string; agentId: string; text?: string }; result: ChatConversationDTO[] };
   /** Deletes this install's transcript of one conversation (refused while a reply is coming in it). */
-  'chat.deleteConversation': { args: { teamId: string; agentId: string; userId: string }; result: { deleted: boolean } };
+  'chat.deleteConversation': {
+    args: { teamId: string; agentId: string; userId: string };
+    result: { deleted: boolean };
+  };
   /** The turn's stream frames as received (event, id, data), not the decoded tokens. */
   'chat.frames': { args: { turnId: string }; result: ChatFramesDTO };
 
@@ -811,7 +827,10 @@ export interface Requests {
   /** Contacts with messages, most recent first, over one agent, a team, or every agent; search: numbers, names, text. */
   'messages.contacts': { args: { teamId?: string; agentId?: string; search?: string }; result: MessageContactsDTO };
   /** One thread, oldest first: the `limit` latest messages before `before` (ms epoch). */
-  'messages.thread': { args: { teamId: string; agentId: string; phone: string; before?: number; limit?: number }; result: MessageThreadDTO };
+  'messages.thread': {
+    args: { teamId: string; agentId: string; phone: string; before?: number; limit?: number };
+    result: MessageThreadDTO;
+  };
   'messages.markRead': { args: { teamId: string; agentId: string; phone: string }; result: null };
   /** A local name for a number ('' removes it). */
   'messages.setName': { args: { phone: string; name: string }; result: null };
@@ -971,4 +990,5 @@ export function isEventName(name: string): name is EventName {
 // Compile-time completeness: every request and event name is listed in the const arrays above.
 type MissingRequest = Exclude<RequestName, (typeof REQUEST_NAMES)[number]>;
 type MissingEvent = Exclude<EventName, (typeof EVENT_NAMES)[number]>;
-const _contractListsComplete: [MissingRequest | MissingEvent] extends [never] ? true : MissingRequest | MissingEvent = true;
+const _contractListsComplete: [MissingRequest | MissingEvent] extends [never] ? true : MissingRequest | MissingEvent =
+  true;

@@ -60,9 +60,15 @@ export function describeError(e: ErrorFacts, context: ErrorContext = 'using'): E
         todo: 'Unlock or start your system keychain (Keychain on macOS, Credential Manager on Windows, GNOME Keyring or KWallet on Linux) and try again. Nothing you typed was lost.',
       };
     case 'key-rejected':
-      return { what: 'The service rejected the team API key (key rejected).', todo: 'Copy a current key from the dashboard and add the team again.' };
+      return {
+        what: 'The service rejected the team API key (key rejected).',
+        todo: 'Copy a current key from the dashboard and add the team again.',
+      };
     case 'reconnecting':
-      return { what: "The agent's number is reconnecting.", todo: 'Nothing to do: it recovers on its own. Try again in a moment.' };
+      return {
+        what: "The agent's number is reconnecting.",
+        todo: 'Nothing to do: it recovers on its own. Try again in a moment.',
+      };
     case 'needs-scan':
       return { what: "The agent's number is not linked.", todo: 'Open Pairing and scan the QR code with the phone.' };
     case 'rate-limited': {
@@ -73,28 +79,50 @@ export function describeError(e: ErrorFacts, context: ErrorContext = 'using'): E
       };
     }
     case 'quota-exceeded':
-      return { what: "The team's message quota is used up.", todo: 'Wait for the quota to reset, or raise it in the dashboard.' };
+      return {
+        what: "The team's message quota is used up.",
+        todo: 'Wait for the quota to reset, or raise it in the dashboard.',
+      };
     case 'not-found':
       return { what: sentence(e.message, 'It is no longer there'), todo: notFoundTodo(e.code, context) };
     case 'invalid-request':
-      return { what: `The service refused the request: ${sentence(e.message, 'no reason given')}`, todo: 'Check the values and try again.' };
+      return {
+        what: `The service refused the request: ${sentence(e.message, 'no reason given')}`,
+        todo: 'Check the values and try again.',
+      };
     case 'server-error':
       // Without a status it came inside an answer (a stream's error event): the service's own words say what.
-      if (!e.status && e.message.trim() !== '') return { what: `The service reported a problem: ${sentence(e.message, '')}`, todo: 'Try again in a minute.' };
-      return { what: `The service had a problem${e.status ? ` (HTTP ${e.status})` : ''}.`, todo: 'Try again in a minute.' };
+      if (!e.status && e.message.trim() !== '')
+        return { what: `The service reported a problem: ${sentence(e.message, '')}`, todo: 'Try again in a minute.' };
+      return {
+        what: `The service had a problem${e.status ? ` (HTTP ${e.status})` : ''}.`,
+        todo: 'Try again in a minute.',
+      };
     case 'network-error':
-      return { what: 'The service could not be reached.', todo: 'Check your connection and the service address, then try again.' };
+      return {
+        what: 'The service could not be reached.',
+        todo: 'Check your connection and the service address, then try again.',
+      };
     case 'timeout':
       return { what: 'The service took too long to answer.', todo: 'Try again.' };
     case 'aborted':
       return { what: 'Stopped before it finished.', todo: 'Start it again when you are ready.' };
     case 'validation':
-      return { what: sentence(e.message, 'A value is not valid'), todo: 'Correct the highlighted field and try again.' };
+      return {
+        what: sentence(e.message, 'A value is not valid'),
+        todo: 'Correct the highlighted field and try again.',
+      };
     case 'forbidden':
-      return { what: sentence(e.message, 'Not allowed'), todo: 'Open the full link printed by `channel-companion serve`.' };
+      return {
+        what: sentence(e.message, 'Not allowed'),
+        todo: 'Open the full link printed by `channel-companion serve`.',
+      };
     case 'internal':
     default:
-      return { what: `Something went wrong inside the app: ${sentence(e.message, 'no details')}`, todo: 'Try again; if it keeps happening, export diagnostics from Settings.' };
+      return {
+        what: `Something went wrong inside the app: ${sentence(e.message, 'no details')}`,
+        todo: 'Try again; if it keeps happening, export diagnostics from Settings.',
+      };
   }
 }
 
@@ -117,7 +145,10 @@ export function cliHint(e: ErrorFacts): string | null {
     case 'reconnecting':
       return 'the number is reconnecting; it recovers on its own, try again shortly';
     case 'rate-limited': {
-      const ceiling = e.limit !== undefined ? `the service allows ${e.limit} per minute (X-RateLimit-Limit)` : 'the service did not say its ceiling (no X-RateLimit-Limit)';
+      const ceiling =
+        e.limit !== undefined
+          ? `the service allows ${e.limit} per minute (X-RateLimit-Limit)`
+          : 'the service did not say its ceiling (no X-RateLimit-Limit)';
       return `rate limit reached: ${ceiling}; ${e.retryAfterSec !== undefined ? `wait ${e.retryAfterSec} s` : 'slow down'}`;
     }
     case 'quota-exceeded':

@@ -27,7 +27,10 @@ function isLoopbackV4(h: string): boolean {
  * so a resolver may send it anywhere.
  */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+  const h = host
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+    .replace(/\.$/, '');
   if (h === 'localhost' || isLoopbackV4(h)) return true;
   if (h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
   // IPv4-mapped: ::ffff:127.0.0.1, which URL parsing writes as ::ffff:7f00:1.

@@ -73,5 +73,13 @@ export type RefusedReason = (typeof REFUSED_REASONS)[number];
  * never helps): the agent is not in the team on the service (`not-found`), the service refused the
  * team's key (`key-rejected`), someone must scan a QR (`needs-scan`, worst).
  */
-export const HEALTHS = ['connected', 'unknown', 'reconnecting', 'unreachable', 'not-found', 'key-rejected', 'needs-scan'] as const;
+export const HEALTHS = [
+  'connected',
+  'unknown',
+  'reconnecting',
+  'unreachable',
+  'not-found',
+  'key-rejected',
+  'needs-scan',
+] as const;
 export type Health = (typeof HEALTHS)[number];

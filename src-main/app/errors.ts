@@ -24,7 +24,13 @@ export class AppError extends Error {
   }
 }
 
-const APP_KINDS: ReadonlySet<string> = new Set<ErrorKind>(['validation', 'keychain', 'forbidden', 'not-found', 'invalid-request']);
+const APP_KINDS: ReadonlySet<string> = new Set<ErrorKind>([
+  'validation',
+  'keychain',
+  'forbidden',
+  'not-found',
+  'invalid-request',
+]);
 
 /**
  * Refused arguments as a validation ErrorDTO: the message in people's words (core/input-words.ts:
@@ -75,10 +81,22 @@ function fromCore(e: unknown): unknown {
   }
   if (isKeychainError(e)) return new AppError('keychain', 'KEYCHAIN', e.message);
   if (e instanceof TunnelError) {
-    const kind: ErrorKind = e.code === 'not-found' ? 'not-found' : e.code === 'not-loopback' ? 'validation' : e.code === 'storage-failed' ? 'internal' : 'invalid-request';
+    const kind: ErrorKind =
+      e.code === 'not-found'
+        ? 'not-found'
+        : e.code === 'not-loopback'
+          ? 'validation'
+          : e.code === 'storage-failed'
+            ? 'internal'
+            : 'invalid-request';
     return new AppError(kind, `TUNNEL_${upperCode(e.code)}`, e.message);
   }
-  if (e instanceof ReplayError) return new AppError(e.code === 'not-found' ? 'not-found' : 'invalid-request', `REPLAY_${upperCode(e.code)}`, e.message);
+  if (e instanceof ReplayError)
+    return new AppError(
+      e.code === 'not-found' ? 'not-found' : 'invalid-request',
+      `REPLAY_${upperCode(e.code)}`,
+      e.message,
+    );
   return e;
 }
 
@@ -113,5 +131,9 @@ export function toErrorDTO(error: unknown): ErrorDTO {
       return dto;
     }
   }
-  return { kind: 'internal', code: 'INTERNAL', message: 'Something went wrong inside the app; see the diagnostics export.' };
+  return {
+    kind: 'internal',
+    code: 'INTERNAL',
+    message: 'Something went wrong inside the app; see the diagnostics export.',
+  };
 }

@@ -19,7 +19,10 @@ const agentInput = z.strictObject({ agentId: id, label: label.optional() });
 /** The same start and end would be an empty window: refused, so a saved window always means something. */
 const quietHours = z
   .strictObject({ enabled: z.boolean(), start: hhmm, end: hhmm })
-  .refine((q) => q.start !== q.end, { path: ['end'], message: 'quiet hours need an end time different from the start time' });
+  .refine((q) => q.start !== q.end, {
+    path: ['end'],
+    message: 'quiet hours need an end time different from the start time',
+  });
 
 // Ranges as in the team store settings schema (src-main/core/teams/schema.ts).
 const alertRules = z.strictObject({
@@ -101,12 +104,23 @@ export const argSchemas: Schemas = {
   'health.availability': teamAgent,
 
   'alerts.list': empty,
-  'alerts.history': z.strictObject({ teamId: id.optional(), agentId: id.optional(), kind: id.optional(), limit: z.number().int().min(1).max(1000).optional() }),
+  'alerts.history': z.strictObject({
+    teamId: id.optional(),
+    agentId: id.optional(),
+    kind: id.optional(),
+    limit: z.number().int().min(1).max(1000).optional(),
+  }),
   'alerts.status': empty,
   'alerts.acknowledge': z.strictObject({ incidentId: id }),
   'alerts.acknowledgeAll': empty,
   'alerts.snooze': z.union([
-    z.strictObject({ minutes: z.number().int().min(1).max(7 * 24 * 60) }),
+    z.strictObject({
+      minutes: z
+        .number()
+        .int()
+        .min(1)
+        .max(7 * 24 * 60),
+    }),
     z.strictObject({ until: z.literal('tomorrow') }),
   ]),
   'alerts.unsnooze': empty,
@@ -146,19 +160,24 @@ export const argSchemas: Schemas = {
     limit: z.number().int().min(1).max(1000).optional(),
   }),
   'tunnel.delivery': z.strictObject({ id }),
-  'tunnel.replay': z.strictObject({
-    id,
-    mode: z.enum(['as-received', 're-signed']),
-    body: z.string().max(1_000_000).optional(),
-  }).refine((v) => v.body === undefined || v.mode === 're-signed', {
-    path: ['body'],
-    message: 'an edited body can only be replayed re-signed',
-  }),
+  'tunnel.replay': z
+    .strictObject({
+      id,
+      mode: z.enum(['as-received', 're-signed']),
+      body: z.string().max(1_000_000).optional(),
+    })
+    .refine((v) => v.body === undefined || v.mode === 're-signed', {
+      path: ['body'],
+      message: 'an edited body can only be replayed re-signed',
+    }),
   'tunnel.simulate': z.strictObject({
     teamId: id.optional(),
     agentId: id,
     type: z.enum(['text', 'image', 'document']),
-    from: z.string().trim().regex(/^\+?\d{6,15}$/, 'must be a phone number in international form, digits only (e.g. +15550102000)'),
+    from: z
+      .string()
+      .trim()
+      .regex(/^\+?\d{6,15}$/, 'must be a phone number in international form, digits only (e.g. +15550102000)'),
     text: text.optional(),
     caption: text.optional(),
     mediaUrl: httpUrl.optional(),
@@ -167,19 +186,39 @@ export const argSchemas: Schemas = {
   'tunnel.export': z.strictObject({ id, format: z.enum(['curl', 'fixture']) }),
   'tunnel.media': z.strictObject({ id }),
   'tunnel.retryNow': z.strictObject({ agentId: z.string().min(1).max(200) }),
-  'tunnel.refused': z.strictObject({ limit: z.number().int().min(1).max(1000).optional(), text: z.string().max(500).optional() }),
+  'tunnel.refused': z.strictObject({
+    limit: z.number().int().min(1).max(1000).optional(),
+    text: z.string().max(500).optional(),
+  }),
   'tunnel.expose': z.discriminatedUnion('kind', [
-    z.strictObject({ kind: z.literal('ngrok'), domain: z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, 'must be a domain name').optional(), register: z.array(teamAgent).max(200).optional() }),
+    z.strictObject({
+      kind: z.literal('ngrok'),
+      domain: z
+        .string()
+        .regex(/^[A-Za-z0-9.-]{1,253}$/, 'must be a domain name')
+        .optional(),
+      register: z.array(teamAgent).max(200).optional(),
+    }),
     z.strictObject({
       kind: z.literal('command'),
-      command: z.string().trim().min(1, 'give the command that runs your tunnel program').max(4000).includes('{port}', { message: "put {port} where the receiver's port goes" }),
+      command: z
+        .string()
+        .trim()
+        .min(1, 'give the command that runs your tunnel program')
+        .max(4000)
+        .includes('{port}', { message: "put {port} where the receiver's port goes" }),
       register: z.array(teamAgent).max(200).optional(),
     }),
   ]),
   'tunnel.unexpose': empty,
   'tunnel.setNgrokAuthtoken': z.strictObject({ authtoken: ngrokAuthtokenSchema }),
 
-  'chat.startTurn': z.strictObject({ teamId: id, agentId: id, userId: id, message: z.string().trim().min(1).max(32_000) }),
+  'chat.startTurn': z.strictObject({
+    teamId: id,
+    agentId: id,
+    userId: id,
+    message: z.string().trim().min(1).max(32_000),
+  }),
   'chat.stopTurn': z.strictObject({ turnId: id }),
   'chat.transcript': z.strictObject({ teamId: id, agentId: id, userId: id }),
   'chat.conversations': z.strictObject({ teamId: id, agentId: id, text: z.string().max(200).optional() }),
@@ -192,7 +231,11 @@ export const argSchemas: Schemas = {
   'diagnostics.export': empty,
   'demo.start': empty,
 
-  'messages.contacts': z.strictObject({ teamId: id.optional(), agentId: id.optional(), search: z.string().max(200).optional() }),
+  'messages.contacts': z.strictObject({
+    teamId: id.optional(),
+    agentId: id.optional(),
+    search: z.string().max(200).optional(),
+  }),
   'messages.thread': z.strictObject({
     teamId: id,
     agentId: id,

@@ -14,7 +14,10 @@ export function atTerminal(ctx: CliContext): boolean {
  */
 export async function confirm(ctx: CliContext, question: string, yes: boolean | undefined): Promise<boolean> {
   if (yes === true) return true;
-  if (!atTerminal(ctx)) throw new UsageError(`${question}\nThere is no terminal to ask at (stdin is not a TTY): give --yes to go ahead without the question.`);
+  if (!atTerminal(ctx))
+    throw new UsageError(
+      `${question}\nThere is no terminal to ask at (stdin is not a TTY): give --yes to go ahead without the question.`,
+    );
   const answer = await ctx.io.ask!(`${question}\nGo ahead? [y/N] `);
   return /^\s*y(es)?\s*$/i.test(answer);
 }

@@ -90,7 +90,8 @@ export function describeError(err: unknown): DescribedError {
     if (err.raw !== undefined) d.raw = err.raw;
     return d;
   }
-  if (err instanceof Interrupted) return { exitCode: EXIT.interrupted, code: 'INTERRUPTED', kind: 'interrupted', message: err.message };
+  if (err instanceof Interrupted)
+    return { exitCode: EXIT.interrupted, code: 'INTERRUPTED', kind: 'interrupted', message: err.message };
   const message = err instanceof Error ? err.message : String(err);
   return { exitCode: EXIT.failure, code: 'ERROR', kind: 'error', message };
 }
@@ -100,11 +101,18 @@ export function rawLines(raw: RawResponse): string[] {
   const size = `${raw.bytes} byte${raw.bytes === 1 ? '' : 's'}`;
   const lines = [`the service answered: HTTP ${raw.status}, ${raw.contentType ?? 'no content type'}, ${size}`];
   if (raw.frames !== undefined) {
-    lines.push(raw.frames.length === 0 ? '  (no frames)' : `  frames as received${raw.framesOmitted ? ` (${raw.framesOmitted} in the middle left out)` : ''}:`);
+    lines.push(
+      raw.frames.length === 0
+        ? '  (no frames)'
+        : `  frames as received${raw.framesOmitted ? ` (${raw.framesOmitted} in the middle left out)` : ''}:`,
+    );
     for (const f of raw.frames) {
       if (f.comment !== undefined) lines.push(`    : ${f.comment}`);
       else if (f.retry !== undefined) lines.push(`    retry: ${f.retry}`);
-      else lines.push(`    ${f.event !== null ? `event: ${f.event}  ` : ''}${f.id !== null ? `id: ${f.id}  ` : ''}data: ${JSON.stringify(f.data)}`);
+      else
+        lines.push(
+          `    ${f.event !== null ? `event: ${f.event}  ` : ''}${f.id !== null ? `id: ${f.id}  ` : ''}data: ${JSON.stringify(f.data)}`,
+        );
     }
   } else if (raw.prefix !== '') {
     lines.push(`  first bytes: ${JSON.stringify(raw.prefix)}`);

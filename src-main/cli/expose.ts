@@ -11,12 +11,26 @@ import type { Output } from './output';
 
 export const exposeFlags = {
   expose: z.literal('ngrok', { error: 'expected "ngrok" (for any other tunnel program use --expose-cmd)' }).optional(),
-  exposeCmd: z.string().trim().min(1, 'the command is empty').max(4000).includes('{port}', { message: 'put {port} where the receiver\'s port goes' }).optional(),
-  ngrokDomain: z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, 'expected a domain name').optional(),
+  exposeCmd: z
+    .string()
+    .trim()
+    .min(1, 'the command is empty')
+    .max(4000)
+    .includes('{port}', { message: "put {port} where the receiver's port goes" })
+    .optional(),
+  ngrokDomain: z
+    .string()
+    .regex(/^[A-Za-z0-9.-]{1,253}$/, 'expected a domain name')
+    .optional(),
   exposeTimeout: intString(1, 600).optional(),
 };
 
-type ExposeFlags = { expose?: 'ngrok' | undefined; exposeCmd?: string | undefined; ngrokDomain?: string | undefined; exposeTimeout?: number | undefined };
+type ExposeFlags = {
+  expose?: 'ngrok' | undefined;
+  exposeCmd?: string | undefined;
+  ngrokDomain?: string | undefined;
+  exposeTimeout?: number | undefined;
+};
 
 export const oneExposure: [(f: ExposeFlags) => boolean, { message: string; path: string[] }] = [
   (f) => !(f.expose !== undefined && f.exposeCmd !== undefined),
@@ -25,8 +39,14 @@ export const oneExposure: [(f: ExposeFlags) => boolean, { message: string; path:
 
 export function addExposeOptions(cmd: Command): Command {
   return cmd
-    .option('--expose <ngrok>', 'open a public HTTPS URL with ngrok (authtoken from the keychain: `secret set ngrok-authtoken`)')
-    .option('--expose-cmd <command>', "run your own tunnel program, {port} replaced by the receiver's port (e.g. 'cloudflared tunnel --url http://127.0.0.1:{port}'); its first public URL is used")
+    .option(
+      '--expose <ngrok>',
+      'open a public HTTPS URL with ngrok (authtoken from the keychain: `secret set ngrok-authtoken`)',
+    )
+    .option(
+      '--expose-cmd <command>',
+      "run your own tunnel program, {port} replaced by the receiver's port (e.g. 'cloudflared tunnel --url http://127.0.0.1:{port}'); its first public URL is used",
+    )
     .option('--ngrok-domain <domain>', 'with --expose ngrok: a domain reserved in your ngrok dashboard')
     .option('--expose-timeout <s>', 'seconds the exposure may take to come up (default 30)');
 }
@@ -63,7 +83,12 @@ export function receiverExposure(
   out: Output,
   f: ExposeFlags,
   knownSecrets: () => Promise<string[]>,
-): { controller: ExposureController; request: ExposeRequest; start(port: number, request: ExposeRequest): Promise<ExposureStatus>; status(): ExposureStatus } {
+): {
+  controller: ExposureController;
+  request: ExposeRequest;
+  start(port: number, request: ExposeRequest): Promise<ExposureStatus>;
+  status(): ExposureStatus;
+} {
   const controller = new ExposureController({
     ngrokAuthtoken: () => readNgrokAuthtoken(teamsOf(ctx).secrets()),
     knownSecrets,
@@ -74,7 +99,10 @@ export function receiverExposure(
     if (s.state === 'failed' && s.error) out.warn(`${s.error.message} — ${s.error.hint}`);
     out.event(statusData(s), statusLine(s));
   });
-  const request: ExposeRequest = f.exposeCmd !== undefined ? { kind: 'command', command: f.exposeCmd, env: ctx.io.env } : { kind: 'ngrok', ...(f.ngrokDomain ? { domain: f.ngrokDomain } : {}) };
+  const request: ExposeRequest =
+    f.exposeCmd !== undefined
+      ? { kind: 'command', command: f.exposeCmd, env: ctx.io.env }
+      : { kind: 'ngrok', ...(f.ngrokDomain ? { domain: f.ngrokDomain } : {}) };
   return {
     controller,
     request,
@@ -95,7 +123,12 @@ export function receiverExposure(
  * Stops the exposure and says where the service still sends deliveries: `registered` are the hook
  * URLs this run registered (the service offers no way to remove a webhook).
  */
-export async function stopExposure(out: Output, controller: ExposureController, registered: Array<{ agentId: string; url: string }>, teamFlag: string | undefined): Promise<void> {
+export async function stopExposure(
+  out: Output,
+  controller: ExposureController,
+  registered: Array<{ agentId: string; url: string }>,
+  teamFlag: string | undefined,
+): Promise<void> {
   const was = controller.status();
   await controller.stop();
   if (registered.length === 0 || was.url === null) return;

@@ -19,7 +19,9 @@ export function parseFlags<T>(schema: ZodType<T>, opts: unknown): T {
   throw new UsageError(parts.join('; '));
 }
 
-export const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'expected an environment variable name (letters, digits, underscore)');
+export const envVarName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'expected an environment variable name (letters, digits, underscore)');
 
 /** A saved team, by id or label (--team). */
 export const teamName = z.string().trim().min(1, 'expected a team id or label').max(200);
@@ -58,7 +60,13 @@ function zodRefineWith(fn: (s: string) => unknown) {
 }
 
 /** A send recipient (E.164 number or JID), checked locally with normalizeRecipient. */
-export const recipient = z.string().superRefine(zodRefineWith(normalizeRecipient)).transform((s) => normalizeRecipient(s));
+export const recipient = z
+  .string()
+  .superRefine(zodRefineWith(normalizeRecipient))
+  .transform((s) => normalizeRecipient(s));
 
 /** A phone number for the contact check, as digits. */
-export const phone = z.string().superRefine(zodRefineWith(normalizePhoneDigits)).transform((s) => normalizePhoneDigits(s));
+export const phone = z
+  .string()
+  .superRefine(zodRefineWith(normalizePhoneDigits))
+  .transform((s) => normalizePhoneDigits(s));

@@ -10,7 +10,10 @@ import { teamsOf } from './teams-context';
 import type { CliContext } from './context';
 import { DEFAULT_API_KEY_ENV } from './target';
 
-export async function knownSecrets(ctx: CliContext, o: { envNames: ReadonlyArray<string | undefined>; explicit?: string | undefined; configDir?: string | undefined }): Promise<string[]> {
+export async function knownSecrets(
+  ctx: CliContext,
+  o: { envNames: ReadonlyArray<string | undefined>; explicit?: string | undefined; configDir?: string | undefined },
+): Promise<string[]> {
   const out: string[] = [];
   for (const name of new Set([DEFAULT_API_KEY_ENV, ...o.envNames])) {
     const v = name === undefined ? undefined : ctx.io.env[name];

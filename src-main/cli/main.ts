@@ -61,7 +61,9 @@ function isDirectRun(): boolean {
   const script = process.argv[1];
   if (!script) return false;
   try {
-    return import.meta.url === pathToFileURL(realpathSync(script)).href || import.meta.url === pathToFileURL(script).href;
+    return (
+      import.meta.url === pathToFileURL(realpathSync(script)).href || import.meta.url === pathToFileURL(script).href
+    );
   } catch {
     return false;
   }

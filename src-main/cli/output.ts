@@ -55,7 +55,11 @@ export class Output {
 
   error(err: DescribedError): void {
     if (this.json) this.line(this.io.stderr, JSON.stringify({ error: err }));
-    else this.line(this.io.stderr, [`error: ${err.message}`, ...(err.raw ? rawLines(err.raw).map((l) => `  ${l}`) : [])].join('\n'));
+    else
+      this.line(
+        this.io.stderr,
+        [`error: ${err.message}`, ...(err.raw ? rawLines(err.raw).map((l) => `  ${l}`) : [])].join('\n'),
+      );
   }
 
   private line(stream: CliIO['stdout'], text: string): void {

@@ -57,7 +57,9 @@ export function redactUnknownOption(text: string): string {
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('channel-companion');
   program
-    .description('Channel Companion: pair, send, check, chat and verify webhooks against the Agent Messaging Channel and Chat API (or its emulator)')
+    .description(
+      'Channel Companion: pair, send, check, chat and verify webhooks against the Agent Messaging Channel and Chat API (or its emulator)',
+    )
     .version('0.1.0', '-V, --version')
     .exitOverride()
     .showHelpAfterError()

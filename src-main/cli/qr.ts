@@ -7,7 +7,9 @@ import QRCode from 'qrcode';
 type JsQR = (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
 
 // jsqr is a UMD bundle: depending on the loader the function is the default export or its .default.
-const jsQR: JsQR = (typeof jsqrImport === 'function' ? jsqrImport : (jsqrImport as unknown as { default: JsQR }).default) as JsQR;
+const jsQR: JsQR = (
+  typeof jsqrImport === 'function' ? jsqrImport : (jsqrImport as unknown as { default: JsQR }).default
+) as JsQR;
 
 const DATA_URL = /^data:image\/png;base64,([A-Za-z0-9+/=\s]+)$/;
 

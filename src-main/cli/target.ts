@@ -44,15 +44,24 @@ export function addTargetOptions(cmd: Command): Command {
     .option('--base-url <url>', 'service base URL, e.g. http://127.0.0.1:8787')
     .option('--agent <id>', 'agent id (from the dashboard)')
     .option('--api-key-env <name>', 'environment variable holding the team API key', DEFAULT_API_KEY_ENV)
-    .option('--team <name>', 'a saved team (id or label, see `team list`): its base URL, and its API key from the OS keychain')
+    .option(
+      '--team <name>',
+      'a saved team (id or label, see `team list`): its base URL, and its API key from the OS keychain',
+    )
     .option('--config-dir <dir>', 'where saved teams live (default: the app config folder; env CHANNEL_COMPANION_HOME)')
-    .option('--allow-insecure-http', 'send the API key over plain http:// to a host other than this machine (anyone on the way can read it)');
+    .option(
+      '--allow-insecure-http',
+      'send the API key over plain http:// to a host other than this machine (anyone on the way can read it)',
+    );
 }
 
 /** A UsageError when the key must not go to `baseUrl` as things stand (nothing is sent then). */
 export function checkKeyTransport(baseUrl: string, allowInsecureHttp: boolean | undefined): void {
   const problem = insecureKeyProblem(baseUrl, allowInsecureHttp === true);
-  if (problem !== null) throw new UsageError(`${problem} with --allow-insecure-http (for a saved team: \`team add --allow-insecure-http\`).`);
+  if (problem !== null)
+    throw new UsageError(
+      `${problem} with --allow-insecure-http (for a saved team: \`team add --allow-insecure-http\`).`,
+    );
 }
 
 const targetFlagsSchema = z.looseObject({
@@ -64,10 +73,15 @@ const targetFlagsSchema = z.looseObject({
   allowInsecureHttp: z.boolean().optional(),
 });
 
-export async function resolveTarget(flags: TargetFlags, io: CliIO, resolvers: readonly TargetResolver[] = []): Promise<Target> {
+export async function resolveTarget(
+  flags: TargetFlags,
+  io: CliIO,
+  resolvers: readonly TargetResolver[] = [],
+): Promise<Target> {
   const f = parseFlags(targetFlagsSchema, flags);
   // A saved team's key must only ever go to that team's base URL.
-  if (f.team !== undefined && f.baseUrl !== undefined) throw new UsageError('give either --team or --base-url, not both (a saved team has its own base URL)');
+  if (f.team !== undefined && f.baseUrl !== undefined)
+    throw new UsageError('give either --team or --base-url, not both (a saved team has its own base URL)');
   let found: Partial<Target> = {};
   for (const r of resolvers) {
     const part = await r(flags, io);
@@ -95,7 +109,9 @@ export async function resolveTarget(flags: TargetFlags, io: CliIO, resolvers: re
     keySource = found.keySource ?? 'resolver';
   }
   if (!apiKey) {
-    throw new UsageError(`no API key: set the environment variable ${envName} (or name another with --api-key-env); the key is never accepted as a flag`);
+    throw new UsageError(
+      `no API key: set the environment variable ${envName} (or name another with --api-key-env); the key is never accepted as a flag`,
+    );
   }
   const allowInsecureHttp = f.allowInsecureHttp === true || (f.team !== undefined && found.allowInsecureHttp === true);
   checkKeyTransport(baseUrl, allowInsecureHttp);

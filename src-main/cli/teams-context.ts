@@ -54,12 +54,19 @@ export async function withTeams<T>(fn: () => Promise<T>): Promise<T> {
 /** A team by id or label, the agent by id or label (or the team's only agent). */
 function pickAgent(team: TeamRecord, wanted: string | undefined): string {
   if (wanted !== undefined) {
-    const a = team.agents.find((x) => x.agentId === wanted) ?? team.agents.find((x) => x.label.toLowerCase() === wanted.toLowerCase());
-    if (!a) throw new UsageError(`--agent: team "${team.label}" has no agent "${wanted}" (add it with \`channel-companion agent add\`)`);
+    const a =
+      team.agents.find((x) => x.agentId === wanted) ??
+      team.agents.find((x) => x.label.toLowerCase() === wanted.toLowerCase());
+    if (!a)
+      throw new UsageError(
+        `--agent: team "${team.label}" has no agent "${wanted}" (add it with \`channel-companion agent add\`)`,
+      );
     return a.agentId;
   }
   if (team.agents.length === 1) return team.agents[0]!.agentId;
-  throw new UsageError(`--agent is required: team "${team.label}" has ${team.agents.length} agents (${team.agents.map((a) => a.agentId).join(', ') || 'none'})`);
+  throw new UsageError(
+    `--agent is required: team "${team.label}" has ${team.agents.length} agents (${team.agents.map((a) => a.agentId).join(', ') || 'none'})`,
+  );
 }
 
 export class CliTeams {
@@ -101,7 +108,14 @@ export class CliTeams {
           configDir: dir,
           secrets: this.secrets(),
           clock: ctx.clock,
-          clientFactory: (o) => ctx.client({ baseUrl: o.baseUrl, apiKey: o.apiKey, agentId: '', keySource: 'keychain', allowInsecureHttp: o.allowInsecureHttp === true }),
+          clientFactory: (o) =>
+            ctx.client({
+              baseUrl: o.baseUrl,
+              apiKey: o.apiKey,
+              agentId: '',
+              keySource: 'keychain',
+              allowInsecureHttp: o.allowInsecureHttp === true,
+            }),
         }),
       );
       this.opened.set(dir, p);
@@ -126,8 +140,21 @@ export class CliTeams {
     const { teamStore, team } = await this.team(name, configDir);
     const agentId = pickAgent(team, typeof flags.agent === 'string' ? flags.agent : undefined);
     const apiKey = await withTeams(() => teamStore.getApiKey(team.id));
-    this.resolved.push({ teamId: team.id, label: team.label, baseUrl: team.baseUrl, apiKey, json: flags.json === true, configDir });
-    return { baseUrl: team.baseUrl, agentId, apiKey, keySource: `keychain (team ${team.label})`, allowInsecureHttp: team.allowInsecureHttp };
+    this.resolved.push({
+      teamId: team.id,
+      label: team.label,
+      baseUrl: team.baseUrl,
+      apiKey,
+      json: flags.json === true,
+      configDir,
+    });
+    return {
+      baseUrl: team.baseUrl,
+      agentId,
+      apiKey,
+      keySource: `keychain (team ${team.label})`,
+      allowInsecureHttp: team.allowInsecureHttp,
+    };
   };
 
   /** The saved team a target was resolved from (--team), or null. */
@@ -154,9 +181,15 @@ export class CliTeams {
         await withTeams(() => teamStore.setSigningSecret(team.teamId, agentId, secret));
       } catch (e) {
         const why = e instanceof Error ? e.message : String(e);
-        throw new CliFailure(`the webhook is set, but its signing secret could not be stored in the keychain: ${why}`, EXIT.failure, 'SECRET_NOT_STORED');
+        throw new CliFailure(
+          `the webhook is set, but its signing secret could not be stored in the keychain: ${why}`,
+          EXIT.failure,
+          'SECRET_NOT_STORED',
+        );
       }
-      this.ctx?.output(team.json).note(`signing secret ${signingHint(secret)} stored in the keychain for team ${team.label}, agent ${agentId}`);
+      this.ctx
+        ?.output(team.json)
+        .note(`signing secret ${signingHint(secret)} stored in the keychain for team ${team.label}, agent ${agentId}`);
     };
   }
 

@@ -21,29 +21,45 @@ export const secretFlags = {
   dataDir: z.string().min(1, 'expected a folder').optional(),
 };
 
-export const oneSecretSource: [(f: { secret?: string | undefined; secretEnv?: string | undefined }) => boolean, { message: string; path: string[] }] = [
+export const oneSecretSource: [
+  (f: { secret?: string | undefined; secretEnv?: string | undefined }) => boolean,
+  { message: string; path: string[] },
+] = [
   (f) => !(f.secret !== undefined && f.secretEnv !== undefined),
   { message: 'give either --secret or --secret-env, not both', path: ['secret'] },
 ];
 
-export const DATA_DIR_HELP = 'data folder, as for `serve` (default: <config dir>/data); the log is in its tunnel/ subfolder';
+export const DATA_DIR_HELP =
+  'data folder, as for `serve` (default: <config dir>/data); the log is in its tunnel/ subfolder';
 
 /** <data dir>/tunnel, the data dir being --data-dir or <config dir>/data — the app's own log (the config dir never touches the keychain). */
-export function tunnelDataDir(ctx: CliContext, f: { dataDir?: string | undefined; configDir?: string | undefined }): string {
-  const data = f.dataDir !== undefined ? resolve(ctx.io.cwd, f.dataDir) : join(teamsOf(ctx).configDir(f.configDir), 'data');
+export function tunnelDataDir(
+  ctx: CliContext,
+  f: { dataDir?: string | undefined; configDir?: string | undefined },
+): string {
+  const data =
+    f.dataDir !== undefined ? resolve(ctx.io.cwd, f.dataDir) : join(teamsOf(ctx).configDir(f.configDir), 'data');
   return join(data, 'tunnel');
 }
 
 /** The registration history of the data folder (the one `listen` and the app use): <data dir>/webhook-registrations.json. */
-export function registrationHistory(ctx: CliContext, f: { dataDir?: string | undefined; configDir?: string | undefined }): RegistrationHistory {
+export function registrationHistory(
+  ctx: CliContext,
+  f: { dataDir?: string | undefined; configDir?: string | undefined },
+): RegistrationHistory {
   return RegistrationHistory.in(dirname(tunnelDataDir(ctx, f)), () => ctx.clock.now());
 }
 
 /** The secret given on the command line (--secret-env preferred), or undefined. */
-export function explicitSecret(ctx: CliContext, out: Output, f: { secret?: string | undefined; secretEnv?: string | undefined }): string | undefined {
+export function explicitSecret(
+  ctx: CliContext,
+  out: Output,
+  f: { secret?: string | undefined; secretEnv?: string | undefined },
+): string | undefined {
   if (f.secretEnv !== undefined) {
     const v = ctx.io.env[f.secretEnv];
-    if (!v) throw new UsageError(`the environment variable ${f.secretEnv} is not set (it should hold the signing secret)`);
+    if (!v)
+      throw new UsageError(`the environment variable ${f.secretEnv} is not set (it should hold the signing secret)`);
     return v;
   }
   if (f.secret !== undefined) {
@@ -53,7 +69,8 @@ export function explicitSecret(ctx: CliContext, out: Output, f: { secret?: strin
   return undefined;
 }
 
-export const SECRET_FLAG_HELP = 'the signing secret (visible in the process list and shell history; prefer --secret-env)';
+export const SECRET_FLAG_HELP =
+  'the signing secret (visible in the process list and shell history; prefer --secret-env)';
 const SECRET_FLAG_WARNING =
   '--secret is visible to every user of this machine in the process list (ps) while this runs, and lands in your shell history; prefer --secret-env NAME';
 
@@ -66,7 +83,8 @@ export async function openTunnel(tunnel: Tunnel, dataDir: string): Promise<void>
     await tunnel.open();
   } catch (e) {
     if (e instanceof TunnelError && e.code === 'locked') throw new CliFailure(e.message, EXIT.failure, 'LOCKED');
-    if (e instanceof TunnelError && e.code === 'storage-failed') throw new CliFailure(e.message, EXIT.failure, 'STORAGE_FAILED');
+    if (e instanceof TunnelError && e.code === 'storage-failed')
+      throw new CliFailure(e.message, EXIT.failure, 'STORAGE_FAILED');
     throw e;
   }
 }
@@ -133,7 +151,10 @@ export function deliveryData(d: StoredDelivery): Record<string, unknown> {
   };
 }
 
-const NOTES = { 'not-json': 'the body is not JSON', 'utf8-bom': 'the body starts with a UTF-8 byte order mark' } as const;
+const NOTES = {
+  'not-json': 'the body is not JSON',
+  'utf8-bom': 'the body starts with a UTF-8 byte order mark',
+} as const;
 
 /**
  * A verdict in one word or two: the reason when accepted; a repeat of a delivery already received is

@@ -29,5 +29,10 @@ export function backoffDelay(policy: BackoffPolicy, attempt: number, random: Ran
 
 /** Whether `p` is a usable policy (finite, non-negative waits; jitter within [0, 1]). */
 export function isBackoffPolicy(p: BackoffPolicy): boolean {
-  return [p.baseMs, p.maxMs].every((n) => Number.isFinite(n) && n >= 0) && Number.isFinite(p.jitter) && p.jitter >= 0 && p.jitter <= 1;
+  return (
+    [p.baseMs, p.maxMs].every((n) => Number.isFinite(n) && n >= 0) &&
+    Number.isFinite(p.jitter) &&
+    p.jitter >= 0 &&
+    p.jitter <= 1
+  );
 }

@@ -66,11 +66,14 @@ export class Deadlines {
   private arm(at: number): void {
     this.disarm();
     this.timerAt = at;
-    this.timer = this.clock.setTimeout(() => {
-      this.timer = null;
-      this.timerAt = Infinity;
-      this.run();
-    }, Math.max(0, at - this.clock.now()));
+    this.timer = this.clock.setTimeout(
+      () => {
+        this.timer = null;
+        this.timerAt = Infinity;
+        this.run();
+      },
+      Math.max(0, at - this.clock.now()),
+    );
   }
 
   private disarm(): void {

@@ -89,21 +89,26 @@ export const ruleWords: z.core.$ZodErrorMap = (issue) => {
     case 'too_big': {
       const max = Number(issue.maximum);
       const most = issue.inclusive === false ? `less than ${max}` : `at most ${max}`;
-      if (issue.origin === 'string') return `must be ${issue.inclusive === false ? `shorter than ${plural(max, 'character')}` : `at most ${plural(max, 'character')}`}`;
+      if (issue.origin === 'string')
+        return `must be ${issue.inclusive === false ? `shorter than ${plural(max, 'character')}` : `at most ${plural(max, 'character')}`}`;
       if (issue.origin === 'array' || issue.origin === 'set') return `must list ${most}`;
       return `must be ${most}`;
     }
     case 'too_small': {
       const min = Number(issue.minimum);
       const least = issue.inclusive === false ? `more than ${min}` : `at least ${min}`;
-      if (issue.origin === 'string') return min <= 1 ? 'must not be empty' : `must be at least ${plural(min, 'character')}`;
-      if (issue.origin === 'array' || issue.origin === 'set') return min <= 1 ? 'must list at least one' : `must list ${least}`;
+      if (issue.origin === 'string')
+        return min <= 1 ? 'must not be empty' : `must be at least ${plural(min, 'character')}`;
+      if (issue.origin === 'array' || issue.origin === 'set')
+        return min <= 1 ? 'must list at least one' : `must list ${least}`;
       return `must be ${least}`;
     }
     case 'invalid_type':
       return issue.input === undefined ? 'is missing' : `must be ${TYPE_WORDS[issue.expected] ?? issue.expected}`;
     case 'invalid_value':
-      return issue.values.length === 1 ? `must be ${String(issue.values[0])}` : `must be one of ${issue.values.map(String).join(', ')}`;
+      return issue.values.length === 1
+        ? `must be ${String(issue.values[0])}`
+        : `must be one of ${issue.values.map(String).join(', ')}`;
     case 'invalid_format':
       return 'is not in the expected form';
     case 'not_multiple_of':
@@ -163,7 +168,9 @@ const phrase = (s: string): string => s.trim().replace(/[.]+$/, '');
  * message may name one (a duplicate label).
  */
 export function issuesAt(err: z.ZodError, max = 3): string {
-  const listed = err.issues.slice(0, max).map((i) => `${i.path.length > 0 ? i.path.map(String).join('.') : 'top level'}: ${phrase(i.message)}`);
+  const listed = err.issues
+    .slice(0, max)
+    .map((i) => `${i.path.length > 0 ? i.path.map(String).join('.') : 'top level'}: ${phrase(i.message)}`);
   const more = err.issues.length - listed.length;
   return more > 0 ? `${listed.join('; ')} (and ${more} more)` : listed.join('; ');
 }

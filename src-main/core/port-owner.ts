@@ -47,7 +47,9 @@ async function readText(path: string): Promise<string | null> {
 }
 
 async function holderOf(inodes: Set<string>): Promise<number | null> {
-  const pids = (await readdir('/proc').catch(() => [] as string[])).filter((d) => /^\d+$/.test(d)).slice(0, MAX_PROCESSES);
+  const pids = (await readdir('/proc').catch(() => [] as string[]))
+    .filter((d) => /^\d+$/.test(d))
+    .slice(0, MAX_PROCESSES);
   for (const pid of pids) {
     const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
     for (const fd of fds) {
@@ -69,7 +71,11 @@ export async function portOwner(port: number): Promise<PortOwner> {
   if (pid === null) return UNKNOWN;
   const command = (await readText(`/proc/${pid}/comm`))?.trim() || null;
   const cmdline = ((await readText(`/proc/${pid}/cmdline`)) ?? '').replace(/\0/g, ' ');
-  return { pid, command, companion: /channel-companion|Channel Companion/i.test(cmdline) || /^channel-compan/i.test(command ?? '') };
+  return {
+    pid,
+    command,
+    companion: /channel-companion|Channel Companion/i.test(cmdline) || /^channel-compan/i.test(command ?? ''),
+  };
 }
 
 /** "another Channel Companion (process 42)", "another program (python3, process 42)", "this process" or "another program". */

@@ -30,7 +30,9 @@ interface Entry {
 const REFUSED: Entry = { say: (s) => `${s.name} refused the connection`, hint: 'is it running on that port?' };
 const CLOSED_BY_PEER: Entry = { say: (s) => `${s.name} closed the connection before answering` };
 /** The client's own connection went down (a lane destroyed, a request aborted with it) before the answer. */
-const CLOSED_UNDER_REQUEST: Entry = { say: (s) => `the connection to ${s.name} was closed before this request was answered` };
+const CLOSED_UNDER_REQUEST: Entry = {
+  say: (s) => `the connection to ${s.name} was closed before this request was answered`,
+};
 const NOT_FOUND: Entry = { say: (s) => `${s.possessive} host name was not found` };
 const NO_LOOKUP: Entry = { say: (s) => `${s.possessive} host name could not be looked up` };
 const NO_ROUTE: Entry = { say: (s) => `the network has no route to ${s.name}` };

@@ -102,7 +102,11 @@ function splitHostHeader(host: string): { name: string; port: string } | null {
  * IP address on that port: DNS rebinding needs a DNS name, so a literal address in Host cannot be
  * a rebound page.
  */
-export function hostHeaderAllowed(host: string | undefined, port: number, opts: { allowIpLiterals?: boolean } = {}): boolean {
+export function hostHeaderAllowed(
+  host: string | undefined,
+  port: number,
+  opts: { allowIpLiterals?: boolean } = {},
+): boolean {
   if (typeof host !== 'string') return false;
   const parts = splitHostHeader(host);
   if (parts === null || parts.port !== String(port)) return false;

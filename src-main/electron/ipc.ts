@@ -1,7 +1,14 @@
 // IPC: one ipcMain.handle per contract request name (nothing else is registered), each checking that
 // the sender is the main frame of a window we created, showing our app's origin. Args are validated by
 // the handlers (zod) before anything runs. Events are pushed only to our windows.
-import { EVENT_PREFIX, IPC_PREFIX, REQUEST_NAMES, type AnyEvent, type ErrorDTO, type Result } from '../../src-shared/contract';
+import {
+  EVENT_PREFIX,
+  IPC_PREFIX,
+  REQUEST_NAMES,
+  type AnyEvent,
+  type ErrorDTO,
+  type Result,
+} from '../../src-shared/contract';
 import type { Handlers } from '../app/handlers';
 import type { ContractEvents } from '../app/contract';
 
@@ -55,7 +62,11 @@ export class WindowRegistry {
   }
 }
 
-const FORBIDDEN: ErrorDTO = { kind: 'forbidden', code: 'FORBIDDEN_SENDER', message: 'This request did not come from a Channel Companion window.' };
+const FORBIDDEN: ErrorDTO = {
+  kind: 'forbidden',
+  code: 'FORBIDDEN_SENDER',
+  message: 'This request did not come from a Channel Companion window.',
+};
 
 /** scheme://host[:port] of a URL, or null when it does not parse. */
 /** @internal Exported for tests. */
@@ -88,7 +99,12 @@ export function isTrustedSender(event: InvokeEventLike, registry: WindowRegistry
   }
 }
 
-export function registerIpc(ipcMain: IpcMainLike, handlers: Handlers, registry: WindowRegistry, appUrl: string): () => void {
+export function registerIpc(
+  ipcMain: IpcMainLike,
+  handlers: Handlers,
+  registry: WindowRegistry,
+  appUrl: string,
+): () => void {
   const appOrigin = originOf(appUrl);
   if (!appOrigin) throw new Error(`Not a URL: ${appUrl}`);
   for (const name of REQUEST_NAMES) {

@@ -34,7 +34,8 @@ function routeForIncident(i: IncidentDTO): string {
 
 /** @internal Exported for tests. */
 export function notificationOptions(i: IncidentDTO): NotificationOptionsLike {
-  if (i.resolvedAt !== null) return { title: i.title, body: i.message, urgency: 'low', silent: true, timeoutType: 'default' };
+  if (i.resolvedAt !== null)
+    return { title: i.title, body: i.message, urgency: 'low', silent: true, timeoutType: 'default' };
   const urgent = i.severity === 'urgent';
   return {
     title: i.title,

@@ -12,7 +12,10 @@ type WindowOpenResponse = { action: 'deny' } | { action: 'allow' };
 export interface HardenableContents {
   getURL(): string;
   setWindowOpenHandler(handler: (details: { url: string }) => WindowOpenResponse): void;
-  on(event: 'will-navigate' | 'will-redirect', listener: (event: { preventDefault(): void; url?: string }, url?: string) => void): unknown;
+  on(
+    event: 'will-navigate' | 'will-redirect',
+    listener: (event: { preventDefault(): void; url?: string }, url?: string) => void,
+  ): unknown;
   on(event: 'will-attach-webview', listener: (event: { preventDefault(): void }) => void): unknown;
 }
 
@@ -43,7 +46,9 @@ export function hardenContents(contents: HardenableContents, shell: ShellLike): 
 }
 
 export interface SessionLike {
-  setPermissionRequestHandler(handler: (wc: unknown, permission: string, callback: (granted: boolean) => void) => void): void;
+  setPermissionRequestHandler(
+    handler: (wc: unknown, permission: string, callback: (granted: boolean) => void) => void,
+  ): void;
   setPermissionCheckHandler(handler: (wc: unknown, permission: string) => boolean): void;
   webRequest: {
     onHeadersReceived(

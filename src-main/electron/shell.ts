@@ -15,7 +15,16 @@ import { createMainWindow, revealWindow, type WindowCtor, type WindowLike } from
 
 export type ElectronParts = Pick<
   typeof Electron,
-  'app' | 'BrowserWindow' | 'ipcMain' | 'Menu' | 'Notification' | 'Tray' | 'nativeImage' | 'protocol' | 'session' | 'shell'
+  | 'app'
+  | 'BrowserWindow'
+  | 'ipcMain'
+  | 'Menu'
+  | 'Notification'
+  | 'Tray'
+  | 'nativeImage'
+  | 'protocol'
+  | 'session'
+  | 'shell'
 >;
 
 export interface ShellOptions {
@@ -65,7 +74,8 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
     const r = await updateSettings(raw);
     if (r.ok) {
       notificationsOn = r.value.notifications;
-      if (app.getLoginItemSettings().openAtLogin !== r.value.startAtLogin) app.setLoginItemSettings({ openAtLogin: r.value.startAtLogin });
+      if (app.getLoginItemSettings().openAtLogin !== r.value.startAtLogin)
+        app.setLoginItemSettings({ openAtLogin: r.value.startAtLogin });
     }
     return r;
   };
@@ -102,10 +112,16 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
   // Tray
   const trayState = async (): Promise<TrayState> => {
     // Through the handlers, like every other caller: a failing request leaves its part of the tray empty.
-    const [agents, alerts, incidents] = await Promise.all([handlers['agents.list']({}), handlers['alerts.status']({}), handlers['alerts.list']({})]);
+    const [agents, alerts, incidents] = await Promise.all([
+      handlers['agents.list']({}),
+      handlers['alerts.status']({}),
+      handlers['alerts.list']({}),
+    ]);
     return {
       agents: agents.ok ? agents.value : [],
-      alerts: alerts.ok ? alerts.value : { snoozedUntil: null, quietHours: { enabled: false, start: '22:00', end: '07:00' } },
+      alerts: alerts.ok
+        ? alerts.value
+        : { snoozedUntil: null, quietHours: { enabled: false, start: '22:00', end: '07:00' } },
       startAtLogin: app.getLoginItemSettings().openAtLogin,
       openIncidents: incidents.ok ? incidents.value.filter((i) => i.acknowledgedAt === null).length : 0,
     };
@@ -142,7 +158,13 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
     }
   };
   tray = createTray(
-    { Tray: electron.Tray as never, Menu: electron.Menu, nativeImage: electron.nativeImage, iconDir: trayIconDir(app, opts.resourcesPath), now: contract.now },
+    {
+      Tray: electron.Tray as never,
+      Menu: electron.Menu,
+      nativeImage: electron.nativeImage,
+      iconDir: trayIconDir(app, opts.resourcesPath),
+      now: contract.now,
+    },
     await trayState(),
     dispatch,
   );

@@ -35,7 +35,11 @@ class StartDeclined extends Error {
  * file aside. Yes: moves it aside (only if it still does not load) and tries once more, whose
  * failure is thrown as it is. Quit: throws StartDeclined. Any other failure is thrown unchanged.
  */
-async function createContractRecovering<T>(parts: Pick<StartupParts, 'dialog'>, opts: RecoveryOptions, createContract: () => Promise<T>): Promise<T> {
+async function createContractRecovering<T>(
+  parts: Pick<StartupParts, 'dialog'>,
+  opts: RecoveryOptions,
+  createContract: () => Promise<T>,
+): Promise<T> {
   try {
     return await createContract();
   } catch (err) {
@@ -52,7 +56,8 @@ async function createContractRecovering<T>(parts: Pick<StartupParts, 'dialog'>, 
     });
     if (response !== 0) throw new StartDeclined(err);
     const r = await TeamStore.moveAsideIfUnreadable(opts.configDir, opts.clock ?? systemClock);
-    if (r.outcome === 'moved') opts.log(`the config file ${r.configFile} did not load; it is set aside, kept as ${r.movedTo}`);
+    if (r.outcome === 'moved')
+      opts.log(`the config file ${r.configFile} did not load; it is set aside, kept as ${r.movedTo}`);
     return createContract();
   }
 }
@@ -68,7 +73,8 @@ function failStart(parts: StartupParts, err: unknown, log: (message: string) => 
 /** The shell, with the corrupt-config recovery around its contract and failStart for any failure. */
 export function launch(electron: LaunchParts, opts: ShellOptions & RecoveryOptions): Promise<void> {
   const createContract = opts.createContract.bind(opts);
-  return startElectronShell(electron, { ...opts, createContract: () => createContractRecovering(electron, opts, createContract) }).catch((e: unknown) =>
-    failStart(electron, e, opts.log),
-  );
+  return startElectronShell(electron, {
+    ...opts,
+    createContract: () => createContractRecovering(electron, opts, createContract),
+  }).catch((e: unknown) => failStart(electron, e, opts.log));
 }

@@ -27,7 +27,15 @@ export function traySummary(agents: readonly AgentDTO[]): string {
   if (agents.length === 0) return 'Channel Companion: no agents yet';
   const counts = new Map<Health, number>();
   for (const a of agents) counts.set(a.health.health, (counts.get(a.health.health) ?? 0) + 1);
-  const order: Health[] = ['connected', 'reconnecting', 'needs-scan', 'key-rejected', 'not-found', 'unreachable', 'unknown'];
+  const order: Health[] = [
+    'connected',
+    'reconnecting',
+    'needs-scan',
+    'key-rejected',
+    'not-found',
+    'unreachable',
+    'unknown',
+  ];
   const parts = order.filter((s) => counts.has(s)).map((s) => `${counts.get(s)} ${HEALTH_WORDS[s]}`);
   return `${agents.length} agent${agents.length === 1 ? '' : 's'}: ${parts.join(', ')}`;
 }

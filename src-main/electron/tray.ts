@@ -1,7 +1,15 @@
 // The tray: icon per worst health, tooltip summary, and the menu from tray-model, rebuilt on change.
 import type { MenuItemConstructorOptions } from 'electron';
 import { join } from 'node:path';
-import { trayIconState, trayMenu, traySummary, type TrayAction, type TrayMenuItem, type TrayState, type TrayIconState } from './tray-model';
+import {
+  trayIconState,
+  trayMenu,
+  traySummary,
+  type TrayAction,
+  type TrayMenuItem,
+  type TrayState,
+  type TrayIconState,
+} from './tray-model';
 
 interface TrayLike {
   setImage(image: unknown): void;
@@ -36,7 +44,12 @@ export function toTemplate(items: TrayMenuItem[], dispatch: (a: TrayAction) => v
       case 'submenu':
         return { label: item.label, submenu: toTemplate(item.items, dispatch) };
       case 'checkbox':
-        return { label: item.label, type: 'checkbox', checked: item.checked, click: (mi) => dispatch(item.action(Boolean((mi as { checked?: boolean }).checked))) };
+        return {
+          label: item.label,
+          type: 'checkbox',
+          checked: item.checked,
+          click: (mi) => dispatch(item.action(Boolean((mi as { checked?: boolean }).checked))),
+        };
       case 'item':
         return { label: item.label, enabled: item.enabled ?? true, click: () => dispatch(item.action) };
     }

@@ -5,7 +5,11 @@ import { EVENT_PREFIX } from '../../src-shared/contract';
 import { hardenContents, type HardenableContents, type ShellLike } from './security';
 
 export interface WindowLike {
-  webContents: HardenableContents & { id: number; send(channel: string, ...args: unknown[]): void; isDestroyed(): boolean };
+  webContents: HardenableContents & {
+    id: number;
+    send(channel: string, ...args: unknown[]): void;
+    isDestroyed(): boolean;
+  };
   loadURL(url: string): Promise<void>;
   show(): void;
   hide(): void;

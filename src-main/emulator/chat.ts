@@ -37,8 +37,12 @@ export const chatScriptSchema = z
     status: z.number().int().min(400).max(599).optional(),
     code: z.string().min(1).max(100).optional(),
   })
-  .refine((s) => s.tokenDelayMs === undefined || s.tokensPerSecond === undefined, { message: 'give tokenDelayMs or tokensPerSecond, not both' })
-  .refine((s) => s.tokenCount === undefined || (s.tokens?.length ?? 1) > 0, { message: 'tokenCount needs at least one token to repeat' });
+  .refine((s) => s.tokenDelayMs === undefined || s.tokensPerSecond === undefined, {
+    message: 'give tokenDelayMs or tokensPerSecond, not both',
+  })
+  .refine((s) => s.tokenCount === undefined || (s.tokens?.length ?? 1) > 0, {
+    message: 'tokenCount needs at least one token to repeat',
+  });
 
 /** Wall-clock epoch milliseconds with sub-millisecond precision, for latency stamps (never the
  *  injected clock: a stamp is read against the reader's own wall clock). */
@@ -66,7 +70,13 @@ export interface ChatDeps {
   dialect: Dialect;
 }
 
-export async function handleChat(agent: Agent, body: unknown, req: IncomingMessage, res: ServerResponse, deps: ChatDeps): Promise<void> {
+export async function handleChat(
+  agent: Agent,
+  body: unknown,
+  req: IncomingMessage,
+  res: ServerResponse,
+  deps: ChatDeps,
+): Promise<void> {
   const input = parseWith(chatRequestSchema, body);
   const script: ChatScript = agent.chatScript ?? {};
   if (script.status !== undefined) {
@@ -89,7 +99,16 @@ export async function handleChat(agent: Agent, body: unknown, req: IncomingMessa
     usage: { inputTokens, outputTokens: source.count, totalTokens: inputTokens + source.count },
   };
   const wantsStream = input.stream === true && (req.headers.accept ?? '').includes('text/event-stream');
-  const record: ChatRecord = { userId, conversationId, stream: wantsStream, status: 'streaming', reply: '', tokens: 0, startedAt: deps.clock.now(), endedAt: null };
+  const record: ChatRecord = {
+    userId,
+    conversationId,
+    stream: wantsStream,
+    status: 'streaming',
+    reply: '',
+    tokens: 0,
+    startedAt: deps.clock.now(),
+    endedAt: null,
+  };
   agent.chats.push(record);
   if (agent.chats.length > CHAT_LOG_MAX) agent.chats.splice(0, agent.chats.length - CHAT_LOG_MAX);
   // json-for-stream: a stream request answered with one JSON body.
@@ -130,12 +149,24 @@ function defaultCode(status: number): string {
   return 'INVALID_REQUEST';
 }
 
-function stream(res: ServerResponse, source: TokenSource, result: WireChatResult, script: ChatScript, record: ChatRecord, deps: ChatDeps): void {
+function stream(
+  res: ServerResponse,
+  source: TokenSource,
+  result: WireChatResult,
+  script: ChatScript,
+  record: ChatRecord,
+  deps: ChatDeps,
+): void {
   const { clock, streams } = deps;
   const perSecond = script.tokensPerSecond;
   const delay = script.tokenDelayMs ?? DEFAULT_TOKEN_DELAY_MS;
   const failAt = script.failAfterTokens;
-  res.writeHead(200, { ...deps.headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  res.writeHead(200, {
+    ...deps.headers,
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
   res.flushHeaders();
   res.socket?.setNoDelay(true);
   let timer: unknown = null;
@@ -160,7 +191,8 @@ function stream(res: ServerResponse, source: TokenSource, result: WireChatResult
   const wire = streamWire(deps.dialect, startedAt);
   if (wire.open) res.write(wire.open);
   /** How many tokens should have left by now: one at a time with a delay, or all due at the rate. */
-  const due = (): number => (perSecond === undefined ? i + 1 : Math.floor(((clock.now() - startedAt) * perSecond) / 1000) + 1);
+  const due = (): number =>
+    perSecond === undefined ? i + 1 : Math.floor(((clock.now() - startedAt) * perSecond) / 1000) + 1;
   const step = (): void => {
     timer = null;
     while (!finished) {

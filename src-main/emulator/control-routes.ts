@@ -13,7 +13,11 @@ interface Route {
 }
 
 export function controlRoutes(c: EmulatorControl): Route[] {
-  const r = (method: string, path: string, handler: Handler): Route => ({ method, pattern: path.split('/').filter(Boolean), handler });
+  const r = (method: string, path: string, handler: Handler): Route => ({
+    method,
+    pattern: path.split('/').filter(Boolean),
+    handler,
+  });
   /* eslint-disable @typescript-eslint/no-explicit-any -- bodies are validated by zod inside the control */
   return [
     r('POST', 'teams', (b) => c.createTeam((b ?? {}) as any)),
@@ -77,10 +81,14 @@ export async function handleControl(req: IncomingMessage, res: ServerResponse, r
       return;
     }
     allowed = [...new Set(allowed)];
-    if (allowed.length > 0) throw new EmulatorError(405, 'METHOD_NOT_ALLOWED', `use ${allowed.join(' or ')}`, { allow: allowed.join(', ') });
+    if (allowed.length > 0)
+      throw new EmulatorError(405, 'METHOD_NOT_ALLOWED', `use ${allowed.join(' or ')}`, { allow: allowed.join(', ') });
     throw new EmulatorError(404, 'NOT_FOUND', 'no such control endpoint');
   } catch (err) {
-    const e = err instanceof EmulatorError ? err : new EmulatorError(500, 'INTERNAL_ERROR', err instanceof Error ? err.message : 'internal error');
+    const e =
+      err instanceof EmulatorError
+        ? err
+        : new EmulatorError(500, 'INTERNAL_ERROR', err instanceof Error ? err.message : 'internal error');
     sendError(res, e);
   }
 }

@@ -10,7 +10,15 @@ import { faultInputSchema, type Fault, type FaultInput, type Faults } from './fa
 import { parseWith } from './http';
 import { DEFAULT_MONTHLY_QUOTA, DEFAULT_SENDS_PER_MINUTE, monthSends, sendsInWindow } from './limits';
 import { sampleBytes, type BlobStore } from './media';
-import { keyHint, type Agent, type ChatRecord, type ChatScript, type SentMessage, type Team, type World } from './model';
+import {
+  keyHint,
+  type Agent,
+  type ChatRecord,
+  type ChatScript,
+  type SentMessage,
+  type Team,
+  type World,
+} from './model';
 import type { ServiceCounters } from './service';
 import type { Sessions } from './session';
 import type { EmulatorSeed } from './seed';
@@ -26,7 +34,10 @@ const idSchema = z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'expected 1–128 l
 const teamInputSchema = z.strictObject({
   id: idSchema.optional(),
   name: z.string().max(200).optional(),
-  apiKey: z.string().regex(/^[\x21-\x7e]{8,256}$/, 'expected 8–256 printable characters without spaces').optional(),
+  apiKey: z
+    .string()
+    .regex(/^[\x21-\x7e]{8,256}$/, 'expected 8–256 printable characters without spaces')
+    .optional(),
   monthlyQuota: z.number().int().nonnegative().optional(),
   sendsPerMinute: z.number().int().positive().optional(),
   dialect: dialectListSchema.optional(),
@@ -50,12 +61,18 @@ const inboundInputSchema = z
     text: z.string().max(65_536).optional(),
     caption: z.string().max(4096).optional(),
     filename: z.string().min(1).max(255).optional(),
-    mimeType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'expected a MIME type like image/png').optional(),
+    mimeType: z
+      .string()
+      .regex(/^[\w.+-]+\/[\w.+-]+$/, 'expected a MIME type like image/png')
+      .optional(),
     id: idSchema.optional(),
     /** Sent from the agent's phone itself to `from` (the chat's other party): message.fromMe true. */
     fromMe: z.boolean().optional(),
   })
-  .refine((m) => m.type !== 'text' || (m.text !== undefined && m.text !== ''), { message: 'a text message needs text', path: ['text'] });
+  .refine((m) => m.type !== 'text' || (m.text !== undefined && m.text !== ''), {
+    message: 'a text message needs text',
+    path: ['text'],
+  });
 type InboundInput = z.input<typeof inboundInputSchema>;
 
 const scanSchema = z.strictObject({ phone, token: z.string().optional() });
@@ -175,7 +192,11 @@ export interface ControlDeps {
 export function createControl(d: ControlDeps): EmulatorControl {
   const { world, sessions, clock } = d;
   // The contacts answer through inbound() (defined below; called only once a send went out).
-  const scripted = new ScriptedContacts({ clock, inbound: (agentId, input) => inbound(agentId, input), known: (digits) => void world.contacts.add(digits) });
+  const scripted = new ScriptedContacts({
+    clock,
+    inbound: (agentId, input) => inbound(agentId, input),
+    known: (digits) => void world.contacts.add(digits),
+  });
 
   const agentOf = (agentId: string): Agent => {
     const agent = world.agents.get(agentId);
@@ -229,7 +250,10 @@ export function createControl(d: ControlDeps): EmulatorControl {
     };
     const state = input.state ?? 'unlinked';
     if (state !== 'unlinked') {
-      const digits = (input.phone ?? `1555${String(world.agents.size % 10_000_000).padStart(7, '0')}`).replace(/^\+/, '');
+      const digits = (input.phone ?? `1555${String(world.agents.size % 10_000_000).padStart(7, '0')}`).replace(
+        /^\+/,
+        '',
+      );
       sessions.link(agent, digits);
       if (state === 'reconnecting' && agent.link.kind === 'linked') agent.link.downUntil = Infinity;
     }
@@ -241,8 +265,23 @@ export function createControl(d: ControlDeps): EmulatorControl {
   const applySeed = (seed: EmulatorSeed | undefined): void => {
     if (!seed) return;
     for (const t of seed.teams) {
-      createTeam({ id: t.id, name: t.name, apiKey: t.apiKey, monthlyQuota: t.monthlyQuota, sendsPerMinute: t.sendsPerMinute, dialect: t.dialect });
-      for (const a of t.agents) createAgent(t.id, { agentId: a.agentId, label: a.label, state: a.state, phone: a.phone, flaky: a.flaky, dialect: a.dialect });
+      createTeam({
+        id: t.id,
+        name: t.name,
+        apiKey: t.apiKey,
+        monthlyQuota: t.monthlyQuota,
+        sendsPerMinute: t.sendsPerMinute,
+        dialect: t.dialect,
+      });
+      for (const a of t.agents)
+        createAgent(t.id, {
+          agentId: a.agentId,
+          label: a.label,
+          state: a.state,
+          phone: a.phone,
+          flaky: a.flaky,
+          dialect: a.dialect,
+        });
     }
     world.contacts = new Set((seed.contacts ?? []).map((p) => p.replace(/^\+/, '')));
     for (const c of seed.scriptedContacts ?? []) scripted.set(c);
@@ -302,7 +341,13 @@ export function createControl(d: ControlDeps): EmulatorControl {
     pairingToken: sessions.pairingText(agent),
     flaky: agent.flaky,
     webhook: agent.webhook
-      ? { mode: agent.webhook.mode, url: agent.webhook.url, events: [...agent.webhook.events], updatedAt: agent.webhook.updatedAt, secretHint: keyHint(agent.webhook.secret) }
+      ? {
+          mode: agent.webhook.mode,
+          url: agent.webhook.url,
+          events: [...agent.webhook.events],
+          updatedAt: agent.webhook.updatedAt,
+          secretHint: keyHint(agent.webhook.secret),
+        }
       : null,
     settings: { ...agent.settings },
     inboundCount: agent.inbound.size,
@@ -411,7 +456,11 @@ export function createControl(d: ControlDeps): EmulatorControl {
           dialect: [...t.dialect],
         })),
         agents,
-        webhooks: agents.flatMap((a) => (a.webhook ? [{ agentId: a.agentId, mode: a.webhook.mode, url: a.webhook.url, updatedAt: a.webhook.updatedAt }] : [])),
+        webhooks: agents.flatMap((a) =>
+          a.webhook
+            ? [{ agentId: a.agentId, mode: a.webhook.mode, url: a.webhook.url, updatedAt: a.webhook.updatedAt }]
+            : [],
+        ),
         contacts: [...world.contacts],
         sentMessages: world.sent.map((m) => ({ ...m })),
         faults: d.faults.active(),

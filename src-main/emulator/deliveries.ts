@@ -73,7 +73,8 @@ export class Deliveries {
     };
     this.records.push(record);
     this.byId.set(record.id, record);
-    if (this.records.length > MAX_LOG) for (const old of this.records.splice(0, this.records.length - MAX_LOG)) this.byId.delete(old.id);
+    if (this.records.length > MAX_LOG)
+      for (const old of this.records.splice(0, this.records.length - MAX_LOG)) this.byId.delete(old.id);
     const signal = this.stop.signal;
     const prev = this.tails.get(agentId) ?? Promise.resolve();
     const next = prev.then(() => this.run(record, signal)).catch(() => undefined);
@@ -139,7 +140,13 @@ export class Deliveries {
     if (record.status === 'pending') record.status = 'cancelled';
   }
 
-  private async attempt(record: DeliveryRecord, body: Buffer, secret: string, n: number, stop: AbortSignal): Promise<boolean> {
+  private async attempt(
+    record: DeliveryRecord,
+    body: Buffer,
+    secret: string,
+    n: number,
+    stop: AbortSignal,
+  ): Promise<boolean> {
     const clock = this.cfg.clock;
     const started = clock.now();
     const unix = Math.floor(started / 1000) + this.cfg.skewSeconds();

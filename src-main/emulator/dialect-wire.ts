@@ -40,17 +40,31 @@ export interface RateFigures {
 }
 
 const NAMES = {
-  lower: { limit: 'x-ratelimit-limit', remaining: 'x-ratelimit-remaining', reset: 'x-ratelimit-reset', retryAfter: 'retry-after' },
-  upper: { limit: 'X-RATELIMIT-LIMIT', remaining: 'X-RATELIMIT-REMAINING', reset: 'X-RATELIMIT-RESET', retryAfter: 'RETRY-AFTER' },
+  lower: {
+    limit: 'x-ratelimit-limit',
+    remaining: 'x-ratelimit-remaining',
+    reset: 'x-ratelimit-reset',
+    retryAfter: 'retry-after',
+  },
+  upper: {
+    limit: 'X-RATELIMIT-LIMIT',
+    remaining: 'X-RATELIMIT-REMAINING',
+    reset: 'X-RATELIMIT-RESET',
+    retryAfter: 'RETRY-AFTER',
+  },
 };
 
 export function rateWire(d: Dialect, f: RateFigures, nowMs: number): Record<string, string> {
   const n = NAMES[d.headerCase];
   const out: Record<string, string> = { [n.limit]: String(f.limit) };
   if (f.remaining !== undefined) out[n.remaining] = String(f.remaining);
-  if (f.resetMs !== undefined) out[n.reset] = String(d.reset === 'delta' ? Math.max(0, Math.ceil((f.resetMs - nowMs) / 1000)) : Math.ceil(f.resetMs / 1000));
+  if (f.resetMs !== undefined)
+    out[n.reset] = String(
+      d.reset === 'delta' ? Math.max(0, Math.ceil((f.resetMs - nowMs) / 1000)) : Math.ceil(f.resetMs / 1000),
+    );
   if (f.retryAfterSec !== undefined && d.retryAfter !== 'none') {
-    out[n.retryAfter] = d.retryAfter === 'date' ? new Date(nowMs + f.retryAfterSec * 1000).toUTCString() : String(f.retryAfterSec);
+    out[n.retryAfter] =
+      d.retryAfter === 'date' ? new Date(nowMs + f.retryAfterSec * 1000).toUTCString() : String(f.retryAfterSec);
   }
   return out;
 }
@@ -58,21 +72,45 @@ export function rateWire(d: Dialect, f: RateFigures, nowMs: number): Record<stri
 // ---- chat JSON --------------------------------------------------------------------------------------
 
 const toolCalls = (r: WireChatResult) =>
-  r.actions.map(({ name, ...args }, i) => ({ id: `call_${i + 1}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }));
+  r.actions.map(({ name, ...args }, i) => ({
+    id: `call_${i + 1}`,
+    type: 'function',
+    function: { name, arguments: JSON.stringify(args) },
+  }));
 
 export function chatJsonWire(d: Dialect, r: WireChatResult, createdMs: number): unknown {
   const { inputTokens, outputTokens, totalTokens } = r.usage;
   switch (d.chatJson) {
     case 'message':
-      return { message: r.reply, conversation_id: r.conversationId, actions_called: r.actions, tokens_used: totalTokens };
+      return {
+        message: r.reply,
+        conversation_id: r.conversationId,
+        actions_called: r.actions,
+        tokens_used: totalTokens,
+      };
     case 'text':
-      return { text: r.reply, conversationId: r.conversationId, actionsCalled: r.actions.map((a) => a.name), tokensUsed: { total: totalTokens } };
+      return {
+        text: r.reply,
+        conversationId: r.conversationId,
+        actionsCalled: r.actions.map((a) => a.name),
+        tokensUsed: { total: totalTokens },
+      };
     case 'content':
       return { content: r.reply, conversation_id: r.conversationId, tool_calls: toolCalls(r), tokens: totalTokens };
     case 'response':
-      return { response: r.reply, conversationId: r.conversationId, actions: r.actions, usage: { input_tokens: inputTokens, output_tokens: outputTokens } };
+      return {
+        response: r.reply,
+        conversationId: r.conversationId,
+        actions: r.actions,
+        usage: { input_tokens: inputTokens, output_tokens: outputTokens },
+      };
     case 'answer':
-      return { event: 'message', answer: r.reply, conversation_id: r.conversationId, metadata: { usage: { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: totalTokens } } };
+      return {
+        event: 'message',
+        answer: r.reply,
+        conversation_id: r.conversationId,
+        metadata: { usage: { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: totalTokens } },
+      };
     case 'output':
       return { output: r.reply, conversation_id: r.conversationId, actions: r.actions, usage: r.usage };
     case 'openai':
@@ -81,7 +119,17 @@ export function chatJsonWire(d: Dialect, r: WireChatResult, createdMs: number): 
         object: 'chat.completion',
         created: Math.floor(createdMs / 1000),
         model: 'emulator',
-        choices: [{ index: 0, message: { role: 'assistant', content: r.reply, ...(r.actions.length > 0 ? { tool_calls: toolCalls(r) } : {}) }, finish_reason: 'stop' }],
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: r.reply,
+              ...(r.actions.length > 0 ? { tool_calls: toolCalls(r) } : {}),
+            },
+            finish_reason: 'stop',
+          },
+        ],
         usage: { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: totalTokens },
       };
     default:
@@ -99,9 +147,17 @@ export interface StreamWire {
   error(code: string, message: string): string;
 }
 
-const sse = (fields: Array<[string, string]>, eol = '\n') => `${fields.map(([k, v]) => `${k}: ${v}`).join(eol)}${eol}${eol}`;
+const sse = (fields: Array<[string, string]>, eol = '\n') =>
+  `${fields.map(([k, v]) => `${k}: ${v}`).join(eol)}${eol}${eol}`;
 const data = (v: unknown) => sse([['data', JSON.stringify(v)]]);
-const named = (event: string, v: unknown, eol = '\n') => sse([['event', event], ['data', JSON.stringify(v)]], eol);
+const named = (event: string, v: unknown, eol = '\n') =>
+  sse(
+    [
+      ['event', event],
+      ['data', JSON.stringify(v)],
+    ],
+    eol,
+  );
 
 export function streamWire(d: Dialect, createdMs: number): StreamWire {
   switch (d.chatStream) {
@@ -115,12 +171,22 @@ export function streamWire(d: Dialect, createdMs: number): StreamWire {
     case 'heartbeat':
       return {
         open: ': stream open\n\nretry: 3000\n\n',
-        token: (token, i) => `${i % 3 === 0 ? ': heartbeat\n\nevent: heartbeat\ndata: {}\n\n' : ''}${sse([['id', String(i + 1)], ['event', 'token'], ['data', JSON.stringify({ token })]])}`,
+        token: (token, i) =>
+          `${i % 3 === 0 ? ': heartbeat\n\nevent: heartbeat\ndata: {}\n\n' : ''}${sse([
+            ['id', String(i + 1)],
+            ['event', 'token'],
+            ['data', JSON.stringify({ token })],
+          ])}`,
         done: (r) => `: closing\n\n${named('done', r)}`,
         error: (code, message) => named('error', { error: { code, message } }),
       };
     case 'delta':
-      return { open: '', token: (delta) => named('delta', { delta }), done: () => '', error: (code, message) => named('error', { code, message }) };
+      return {
+        open: '',
+        token: (delta) => named('delta', { delta }),
+        done: () => '',
+        error: (code, message) => named('error', { code, message }),
+      };
     case 'message':
       return {
         open: '',
@@ -131,15 +197,42 @@ export function streamWire(d: Dialect, createdMs: number): StreamWire {
     case 'openai': {
       const id = `chatcmpl-${createdMs}`;
       const chunk = (delta: unknown, finish: string | null = null, extra: Record<string, unknown> = {}) =>
-        data({ id, object: 'chat.completion.chunk', created: Math.floor(createdMs / 1000), model: 'emulator', choices: [{ index: 0, delta, finish_reason: finish }], ...extra });
+        data({
+          id,
+          object: 'chat.completion.chunk',
+          created: Math.floor(createdMs / 1000),
+          model: 'emulator',
+          choices: [{ index: 0, delta, finish_reason: finish }],
+          ...extra,
+        });
       return {
         open: chunk({ role: 'assistant', content: '' }),
         token: (content) => chunk({ content }),
         done: (r) =>
           [
-            ...r.actions.map(({ name, ...args }, i) => chunk({ tool_calls: [{ index: i, id: `call_${i + 1}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }] })),
+            ...r.actions.map(({ name, ...args }, i) =>
+              chunk({
+                tool_calls: [
+                  {
+                    index: i,
+                    id: `call_${i + 1}`,
+                    type: 'function',
+                    function: { name, arguments: JSON.stringify(args) },
+                  },
+                ],
+              }),
+            ),
             chunk({}, 'stop'),
-            data({ id, object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: r.usage.inputTokens, completion_tokens: r.usage.outputTokens, total_tokens: r.usage.totalTokens } }),
+            data({
+              id,
+              object: 'chat.completion.chunk',
+              choices: [],
+              usage: {
+                prompt_tokens: r.usage.inputTokens,
+                completion_tokens: r.usage.outputTokens,
+                total_tokens: r.usage.totalTokens,
+              },
+            }),
             'data: [DONE]\n\n',
           ].join(''),
         error: (code, message) => data({ error: { message, type: 'server_error', code } }),
@@ -148,16 +241,40 @@ export function streamWire(d: Dialect, createdMs: number): StreamWire {
     case 'anthropic':
       return {
         open: [
-          named('message_start', { type: 'message_start', message: { id: `msg_${createdMs}`, type: 'message', role: 'assistant', content: [], usage: { input_tokens: 0, output_tokens: 0 } } }),
-          named('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+          named('message_start', {
+            type: 'message_start',
+            message: {
+              id: `msg_${createdMs}`,
+              type: 'message',
+              role: 'assistant',
+              content: [],
+              usage: { input_tokens: 0, output_tokens: 0 },
+            },
+          }),
+          named('content_block_start', {
+            type: 'content_block_start',
+            index: 0,
+            content_block: { type: 'text', text: '' },
+          }),
           named('ping', { type: 'ping' }),
         ].join(''),
-        token: (text) => named('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }),
+        token: (text) =>
+          named('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }),
         done: (r) =>
           [
             named('content_block_stop', { type: 'content_block_stop', index: 0 }),
-            ...r.actions.map(({ name, ...input }, i) => named('content_block_start', { type: 'content_block_start', index: i + 1, content_block: { type: 'tool_use', id: `toolu_${i + 1}`, name, input } })),
-            named('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { input_tokens: r.usage.inputTokens, output_tokens: r.usage.outputTokens } }),
+            ...r.actions.map(({ name, ...input }, i) =>
+              named('content_block_start', {
+                type: 'content_block_start',
+                index: i + 1,
+                content_block: { type: 'tool_use', id: `toolu_${i + 1}`, name, input },
+              }),
+            ),
+            named('message_delta', {
+              type: 'message_delta',
+              delta: { stop_reason: 'end_turn' },
+              usage: { input_tokens: r.usage.inputTokens, output_tokens: r.usage.outputTokens },
+            }),
             named('message_stop', { type: 'message_stop' }),
           ].join(''),
         error: (code, message) => named('error', { type: 'error', error: { type: code.toLowerCase(), message } }),
@@ -166,15 +283,34 @@ export function streamWire(d: Dialect, createdMs: number): StreamWire {
       return {
         open: '',
         token: (answer) => data({ event: 'message', message_id: `m_${createdMs}`, answer }),
-        done: (r) => data({ event: 'message_end', conversation_id: r.conversationId, metadata: { usage: { prompt_tokens: r.usage.inputTokens, completion_tokens: r.usage.outputTokens, total_tokens: r.usage.totalTokens } } }),
+        done: (r) =>
+          data({
+            event: 'message_end',
+            conversation_id: r.conversationId,
+            metadata: {
+              usage: {
+                prompt_tokens: r.usage.inputTokens,
+                completion_tokens: r.usage.outputTokens,
+                total_tokens: r.usage.totalTokens,
+              },
+            },
+          }),
         error: (code, message) => data({ event: 'error', status: 500, code, message }),
       };
     case 'text':
       return {
         open: '',
-        token: (t) => `${t.split('\n').map((line) => `data: ${line}`).join('\n')}\n\n`,
+        token: (t) =>
+          `${t
+            .split('\n')
+            .map((line) => `data: ${line}`)
+            .join('\n')}\n\n`,
         done: () => '',
-        error: (_code, message) => sse([['event', 'error'], ['data', message]]),
+        error: (_code, message) =>
+          sse([
+            ['event', 'error'],
+            ['data', message],
+          ]),
       };
     default:
       return {

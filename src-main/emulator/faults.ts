@@ -78,6 +78,8 @@ export class Faults {
 
   private expire(): void {
     const now = this.clock.now();
-    this.list = this.list.filter((f) => (f.remaining === null || f.remaining > 0) && (f.until === null || now < f.until));
+    this.list = this.list.filter(
+      (f) => (f.remaining === null || f.remaining > 0) && (f.until === null || now < f.until),
+    );
   }
 }

@@ -7,14 +7,28 @@ import { EmulatorError, invalid } from './errors';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
 /** An error answer, its body in the dialect's shape (ASSUMPTION A-ERROR-BODY for the default one). */
-export function sendError(res: ServerResponse, err: EmulatorError, headers: Record<string, string> = {}, dialect: Dialect = DEFAULT_DIALECT): void {
+export function sendError(
+  res: ServerResponse,
+  err: EmulatorError,
+  headers: Record<string, string> = {},
+  dialect: Dialect = DEFAULT_DIALECT,
+): void {
   const body = errorWire(dialect, err.code, err.message);
   res.writeHead(err.status, {
     ...headers,
@@ -56,7 +70,10 @@ export function parseWith<T>(schema: ZodType<T>, value: unknown, what = 'body'):
   throw invalid(describeZodError(result.error.issues, what));
 }
 
-export function describeZodError(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>, what: string): string {
+export function describeZodError(
+  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
+  what: string,
+): string {
   return issues
     .slice(0, 3)
     .map((i) => {
@@ -78,7 +95,10 @@ function formatPath(path: ReadonlyArray<PropertyKey>): string {
 /** Splits a pathname into decoded segments; a bad escape is 400. */
 export function segments(pathname: string): string[] {
   try {
-    return pathname.split('/').filter((s) => s !== '').map((s) => decodeURIComponent(s));
+    return pathname
+      .split('/')
+      .filter((s) => s !== '')
+      .map((s) => decodeURIComponent(s));
   } catch {
     throw invalid('malformed path');
   }

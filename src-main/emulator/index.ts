@@ -75,7 +75,11 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   if (!parsedDialect.success) throw new Error(parsedDialect.error.issues[0]?.message ?? 'invalid dialect');
   const defaultDialect = parsedDialect.data;
   const world = new World();
-  const sessions = new Sessions({ clock, qrRotateMs: opts.qrRotateMs ?? 20_000, pairingExpiryMs: opts.pairingExpiryMs ?? 120_000 });
+  const sessions = new Sessions({
+    clock,
+    qrRotateMs: opts.qrRotateMs ?? 20_000,
+    pairingExpiryMs: opts.pairingExpiryMs ?? 120_000,
+  });
   const faults = new Faults(clock, opts.random ?? Math.random);
   const blobs = new BlobStore(clock);
   const skew = { seconds: 0 };
@@ -111,7 +115,20 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     if (path === '/_emulator' || path.startsWith('/_emulator/')) {
       void handleControl(req, res, routes);
     } else if (path.startsWith('/api/')) {
-      void handleService(req, res, { world, sessions, faults, blobs, clock, counters, streams, stop: stop.signal, mediaOrigin: () => mediaOrigin, defaultDialect, onSent: (m) => control.sent(m), registered: (agentId) => control.registered(agentId) });
+      void handleService(req, res, {
+        world,
+        sessions,
+        faults,
+        blobs,
+        clock,
+        counters,
+        streams,
+        stop: stop.signal,
+        mediaOrigin: () => mediaOrigin,
+        defaultDialect,
+        onSent: (m) => control.sent(m),
+        registered: (agentId) => control.registered(agentId),
+      });
     } else {
       sendError(res, new EmulatorError(404, 'NOT_FOUND', 'no such endpoint'), { 'x-ratelimit-limit': '60' });
     }

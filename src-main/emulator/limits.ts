@@ -34,11 +34,20 @@ export function monthSends(team: Team, now: number): number {
 }
 
 /** Headers describing the window after the current call, written as the dialect writes them. */
-export function rateHeaders(team: Team, now: number, dialect: Dialect = DEFAULT_DIALECT, retryAfterSec?: number): Record<string, string> {
+export function rateHeaders(
+  team: Team,
+  now: number,
+  dialect: Dialect = DEFAULT_DIALECT,
+  retryAfterSec?: number,
+): Record<string, string> {
   prune(team, now);
   const oldest = team.sendTimes[0];
   const resetMs = oldest === undefined ? now : oldest + WINDOW_MS;
-  const figures: RateFigures = { limit: team.sendsPerMinute, remaining: Math.max(0, team.sendsPerMinute - team.sendTimes.length), resetMs };
+  const figures: RateFigures = {
+    limit: team.sendsPerMinute,
+    remaining: Math.max(0, team.sendsPerMinute - team.sendTimes.length),
+    resetMs,
+  };
   if (retryAfterSec !== undefined) figures.retryAfterSec = retryAfterSec;
   return rateWire(dialect, figures, now);
 }
@@ -49,10 +58,20 @@ export function admitSend(team: Team, now: number, dialect: Dialect = DEFAULT_DI
   if (team.sendTimes.length >= team.sendsPerMinute) {
     const oldest = team.sendTimes[0]!;
     const retryAfter = Math.max(1, Math.ceil((oldest + WINDOW_MS - now) / 1000));
-    throw new EmulatorError(429, 'RATE_LIMITED', `send rate limit of ${team.sendsPerMinute} per minute exceeded`, rateHeaders(team, now, dialect, retryAfter));
+    throw new EmulatorError(
+      429,
+      'RATE_LIMITED',
+      `send rate limit of ${team.sendsPerMinute} per minute exceeded`,
+      rateHeaders(team, now, dialect, retryAfter),
+    );
   }
   if (monthSends(team, now) >= team.monthlyQuota) {
-    throw new EmulatorError(402, 'QUOTA_EXCEEDED', `monthly quota of ${team.monthlyQuota} sends is used up`, rateHeaders(team, now, dialect));
+    throw new EmulatorError(
+      402,
+      'QUOTA_EXCEEDED',
+      `monthly quota of ${team.monthlyQuota} sends is used up`,
+      rateHeaders(team, now, dialect),
+    );
   }
   team.sendTimes.push(now);
   team.monthSends++;

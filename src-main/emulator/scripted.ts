@@ -121,7 +121,12 @@ export class ScriptedContacts {
   }
 
   private answerOf(c: ScriptedContact, m: SentMessage): ScriptedAnswer {
-    const words = c.rule === 'fixed' ? (c.reply ?? 'Thanks, got it.') : c.rule === 'image' ? (c.reply ?? 'Here is a picture.') : echoOf(m);
+    const words =
+      c.rule === 'fixed'
+        ? (c.reply ?? 'Thanks, got it.')
+        : c.rule === 'image'
+          ? (c.reply ?? 'Here is a picture.')
+          : echoOf(m);
     const picture = c.rule === 'image' || (c.imageEvery !== null && c.answers % c.imageEvery === 0);
     const from = `+${c.phone}`;
     return picture ? { from, type: 'image', caption: words } : { from, type: 'text', text: words };

@@ -41,13 +41,19 @@ const seedSchema = z
     const keys = new Set<string>();
     const agentIds = new Set<string>();
     seed.teams.forEach((team, ti) => {
-      if (teamIds.has(team.id)) ctx.addIssue({ code: 'custom', path: ['teams', ti, 'id'], message: `duplicate team id "${team.id}"` });
+      if (teamIds.has(team.id))
+        ctx.addIssue({ code: 'custom', path: ['teams', ti, 'id'], message: `duplicate team id "${team.id}"` });
       teamIds.add(team.id);
-      if (keys.has(team.apiKey)) ctx.addIssue({ code: 'custom', path: ['teams', ti, 'apiKey'], message: 'duplicate apiKey' });
+      if (keys.has(team.apiKey))
+        ctx.addIssue({ code: 'custom', path: ['teams', ti, 'apiKey'], message: 'duplicate apiKey' });
       keys.add(team.apiKey);
       team.agents.forEach((agent, ai) => {
         if (agentIds.has(agent.agentId))
-          ctx.addIssue({ code: 'custom', path: ['teams', ti, 'agents', ai, 'agentId'], message: `duplicate agentId "${agent.agentId}"` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['teams', ti, 'agents', ai, 'agentId'],
+            message: `duplicate agentId "${agent.agentId}"`,
+          });
         agentIds.add(agent.agentId);
       });
     });
@@ -108,7 +114,13 @@ export function defaultSeed(): EmulatorSeed {
         agents: [
           { agentId: 'agent-connected', label: 'Support bot', state: 'connected', phone: '15550100001' },
           { agentId: 'agent-unlinked', label: 'New agent', state: 'unlinked' },
-          { agentId: 'agent-flaky', label: 'Flaky line', state: 'connected', phone: '15550100003', flaky: { everySeconds: 90, downSeconds: 15 } },
+          {
+            agentId: 'agent-flaky',
+            label: 'Flaky line',
+            state: 'connected',
+            phone: '15550100003',
+            flaky: { everySeconds: 90, downSeconds: 15 },
+          },
         ],
       },
     ],

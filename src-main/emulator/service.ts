@@ -54,7 +54,11 @@ const webhookSchema = z.looseObject({ url: httpUrl });
 
 // ASSUMPTION A-SETTINGS
 const settingsSchema = z
-  .strictObject({ groups: z.boolean().optional(), readReceipts: z.boolean().optional(), deliveryReceipts: z.boolean().optional() })
+  .strictObject({
+    groups: z.boolean().optional(),
+    readReceipts: z.boolean().optional(),
+    deliveryReceipts: z.boolean().optional(),
+  })
   .refine((s) => Object.keys(s).length > 0, 'give at least one of groups, readReceipts, deliveryReceipts');
 
 const ROUTES: Record<string, string[]> = {
@@ -74,7 +78,11 @@ export async function handleService(req: IncomingMessage, res: ServerResponse, d
   const team = key === null ? undefined : deps.world.teamsByKey.get(key);
   const agentId = /^\/api\/v1\/agents\/([^/]+)/.exec(pathname)?.[1];
   const agent = team && agentId !== undefined ? deps.world.agents.get(safeDecode(agentId)) : undefined;
-  const dialect = resolveDialect(deps.defaultDialect, team?.dialect, agent?.teamId === team?.id ? agent?.dialect : undefined);
+  const dialect = resolveDialect(
+    deps.defaultDialect,
+    team?.dialect,
+    agent?.teamId === team?.id ? agent?.dialect : undefined,
+  );
   // ASSUMPTION A-RATE: X-RateLimit-Limit on every response.
   const headers = rateWire(dialect, { limit: team?.sendsPerMinute ?? DEFAULT_SENDS_PER_MINUTE }, deps.clock.now());
   try {
@@ -89,7 +97,20 @@ export async function handleService(req: IncomingMessage, res: ServerResponse, d
         case '503':
           throw new EmulatorError(503, 'SERVICE_UNAVAILABLE', 'injected fault: service unavailable');
         case '429':
-          throw new EmulatorError(429, 'RATE_LIMITED', 'injected fault: rate limited', rateWire(dialect, { limit: team?.sendsPerMinute ?? DEFAULT_SENDS_PER_MINUTE, resetMs: deps.clock.now() + fault.retryAfterSeconds * 1000, retryAfterSec: fault.retryAfterSeconds }, deps.clock.now()));
+          throw new EmulatorError(
+            429,
+            'RATE_LIMITED',
+            'injected fault: rate limited',
+            rateWire(
+              dialect,
+              {
+                limit: team?.sendsPerMinute ?? DEFAULT_SENDS_PER_MINUTE,
+                resetMs: deps.clock.now() + fault.retryAfterSeconds * 1000,
+                retryAfterSec: fault.retryAfterSeconds,
+              },
+              deps.clock.now(),
+            ),
+          );
         case 'slow':
           try {
             await sleep(deps.clock, fault.delayMs, deps.stop);
@@ -132,13 +153,15 @@ async function route(
     throw new EmulatorError(404, 'NOT_FOUND', 'no such endpoint');
   }
   const rest = seg.slice(4);
-  const pattern = rest.length === 3 && (rest[1] === 'media' || rest[1] === 'contacts') ? `${rest[0]}/${rest[1]}/*` : rest.join('/');
+  const pattern =
+    rest.length === 3 && (rest[1] === 'media' || rest[1] === 'contacts') ? `${rest[0]}/${rest[1]}/*` : rest.join('/');
   const methods = ROUTES[pattern];
   if (!methods) throw new EmulatorError(404, 'NOT_FOUND', 'no such endpoint');
   // ASSUMPTION A-AUTH, A-NOT-FOUND
   if (!team) throw new EmulatorError(401, 'UNAUTHORIZED', 'missing or invalid API key');
   const agent = deps.world.agents.get(seg[3]);
-  if (!agent || agent.teamId !== team.id) throw new EmulatorError(404, 'AGENT_NOT_FOUND', 'no such agent for this API key');
+  if (!agent || agent.teamId !== team.id)
+    throw new EmulatorError(404, 'AGENT_NOT_FOUND', 'no such agent for this API key');
   const method = req.method ?? 'GET';
   if (!methods.includes(method)) {
     throw new EmulatorError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed here`, { allow: methods.join(', ') });
@@ -186,9 +209,15 @@ async function route(
       // Dialects that take one form only (the segment as sent: %2B or + means a plus).
       const asSent = pathname.split('/').at(-1) ?? '';
       const plus = /^(%2b|\+)/i.test(asSent);
-      if (deps.dialect.contactPath === 'plus' && !plus) throw new EmulatorError(404, 'NOT_FOUND', 'no such contact path; give the number as %2B<digits>');
+      if (deps.dialect.contactPath === 'plus' && !plus)
+        throw new EmulatorError(404, 'NOT_FOUND', 'no such contact path; give the number as %2B<digits>');
       if (deps.dialect.contactPath === 'digits' && plus) throw invalid('phone must be digits only, without +');
-      sendJson(res, 200, { phone: digits, exists: deps.world.contacts.has(digits), jid: `${digits}@s.whatsapp.net` }, headers);
+      sendJson(
+        res,
+        200,
+        { phone: digits, exists: deps.world.contacts.has(digits), jid: `${digits}@s.whatsapp.net` },
+        headers,
+      );
       return;
     }
     case 'whatsapp/settings': {
@@ -206,24 +235,33 @@ async function route(
   }
 }
 
-async function send(req: IncomingMessage, res: ServerResponse, agent: Agent, team: Team, deps: ServiceDeps & { dialect: Dialect }): Promise<void> {
+async function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  agent: Agent,
+  team: Team,
+  deps: ServiceDeps & { dialect: Dialect },
+): Promise<void> {
   const { clock, sessions, dialect } = deps;
   const limitHeaders = rateHeaders(team, clock.now(), dialect);
   try {
     const input = parseWith(sendSchema, await readJson(req));
     if (!isRecipient(input.to)) throw invalid('to must be an E.164 number or a JID (…@s.whatsapp.net, …@g.us)');
-    if (input.imageUrl !== undefined && input.documentUrl !== undefined) throw invalid('give imageUrl or documentUrl, not both');
+    if (input.imageUrl !== undefined && input.documentUrl !== undefined)
+      throw invalid('give imageUrl or documentUrl, not both');
     for (const field of ['imageUrl', 'documentUrl'] as const) {
       const url = input[field];
       if (url !== undefined && !isHttpUrl(url)) throw invalid(`${field} must be an absolute http(s) URL`);
     }
     const hasText = input.text !== undefined && input.text.trim() !== '';
-    if (!hasText && input.imageUrl === undefined && input.documentUrl === undefined) throw invalid('give text, imageUrl or documentUrl');
+    if (!hasText && input.imageUrl === undefined && input.documentUrl === undefined)
+      throw invalid('give text, imageUrl or documentUrl');
     const state = sessions.state(agent);
     if (state === 'unlinked' || state === 'pairing') {
       throw new EmulatorError(409, 'CHANNEL_NOT_CONFIGURED', 'the number is not linked; a QR scan is needed');
     }
-    if (state === 'reconnecting') throw new EmulatorError(503, 'CHANNEL_RECONNECTING', 'the connection is coming back; retry later');
+    if (state === 'reconnecting')
+      throw new EmulatorError(503, 'CHANNEL_RECONNECTING', 'the connection is coming back; retry later');
     const now = clock.now();
     admitSend(team, now, dialect);
     deps.counters.sends++;
@@ -247,7 +285,8 @@ async function send(req: IncomingMessage, res: ServerResponse, agent: Agent, tea
     // ASSUMPTION A-SEND-EXTRA
     sendJson(res, 200, { status: 'sent', messageId, to: input.to, type, timestamp }, rateHeaders(team, now, dialect));
   } catch (err) {
-    if (err instanceof EmulatorError) throw new EmulatorError(err.status, err.code, err.message, { ...limitHeaders, ...err.headers });
+    if (err instanceof EmulatorError)
+      throw new EmulatorError(err.status, err.code, err.message, { ...limitHeaders, ...err.headers });
     throw err;
   }
 }

@@ -68,7 +68,8 @@ export class Sessions {
         return { state, connected: false, linked: false, needsScan: true, qr: null, phone: null, live: false };
       case 'pairing': {
         if (link.kind !== 'pairing') throw new Error('unreachable');
-        if (!link.qr) link.qr = QRCode.toDataURL(`${QR_PREFIX}${link.token}`, { errorCorrectionLevel: 'M', margin: 2, scale: 4 });
+        if (!link.qr)
+          link.qr = QRCode.toDataURL(`${QR_PREFIX}${link.token}`, { errorCorrectionLevel: 'M', margin: 2, scale: 4 });
         const qr = await link.qr;
         // ASSUMPTION A-PAIRING
         return { state, connected: false, linked: false, needsScan: true, qr, phone: null, live: false };
@@ -77,7 +78,15 @@ export class Sessions {
         return { state, connected: true, linked: true, needsScan: false, qr: null, phone: phoneOf(agent), live: true };
       case 'reconnecting':
         // ASSUMPTION A-RECONNECTING
-        return { state, connected: false, linked: true, needsScan: false, qr: null, phone: phoneOf(agent), live: false };
+        return {
+          state,
+          connected: false,
+          linked: true,
+          needsScan: false,
+          qr: null,
+          phone: phoneOf(agent),
+          live: false,
+        };
     }
   }
 
@@ -97,7 +106,8 @@ export class Sessions {
   scan(agent: Agent, phone: string, token?: string): void {
     this.refresh(agent);
     const link = agent.link;
-    if (link.kind !== 'pairing') throw conflict('NOT_PAIRING', `agent ${agent.id} is not pairing; POST .../whatsapp/session first`);
+    if (link.kind !== 'pairing')
+      throw conflict('NOT_PAIRING', `agent ${agent.id} is not pairing; POST .../whatsapp/session first`);
     if (token !== undefined && token !== link.token && token !== `${QR_PREFIX}${link.token}`)
       throw conflict('QR_EXPIRED', 'the scanned QR code is not the current one');
     this.link(agent, phone);
@@ -111,7 +121,8 @@ export class Sessions {
   drop(agent: Agent, seconds: number): void {
     const state = this.state(agent);
     const link = agent.link;
-    if (link.kind !== 'linked') throw conflict('NOT_LINKED', `agent ${agent.id} is ${state}; only a linked number can drop`);
+    if (link.kind !== 'linked')
+      throw conflict('NOT_LINKED', `agent ${agent.id} is ${state}; only a linked number can drop`);
     link.downUntil = this.cfg.clock.now() + seconds * 1000;
   }
 

@@ -19,5 +19,8 @@ export function isRecipient(value: string): boolean {
   return E164.test(value) || USER_JID.test(value) || GROUP_JID.test(value);
 }
 
-export const httpUrl = z.string().max(2048).refine((v) => isHttpUrl(v), 'expected an absolute http(s) URL');
+export const httpUrl = z
+  .string()
+  .max(2048)
+  .refine((v) => isHttpUrl(v), 'expected an absolute http(s) URL');
 export const phone = z.string().refine(isPhone, 'expected an E.164 number (8–15 digits, optional +)');

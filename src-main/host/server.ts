@@ -50,11 +50,23 @@ const API_HEADERS = {
 
 function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { ...API_HEADERS, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...extra });
+  res.writeHead(status, {
+    ...API_HEADERS,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    ...extra,
+  });
   res.end(text);
 }
 
-function fail(res: ServerResponse, status: number, kind: 'forbidden' | 'validation' | 'not-found' | 'internal', code: string, message: string, extra: Record<string, string> = {}): void {
+function fail(
+  res: ServerResponse,
+  status: number,
+  kind: 'forbidden' | 'validation' | 'not-found' | 'internal',
+  code: string,
+  message: string,
+  extra: Record<string, string> = {},
+): void {
   sendJson(res, status, { ok: false, error: { kind, code, message } } satisfies Result<never>, extra);
 }
 
@@ -89,7 +101,8 @@ export async function startHostServer(opts: HostOptions): Promise<RunningHost> {
   let port = 0;
 
   async function serveStatic(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return fail(res, 405, 'validation', 'METHOD_NOT_ALLOWED', 'Method not allowed.', { allow: 'GET, HEAD' });
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return fail(res, 405, 'validation', 'METHOD_NOT_ALLOWED', 'Method not allowed.', { allow: 'GET, HEAD' });
     const file = await resolveStaticFile(opts.rendererDir, path);
     if (!file) return fail(res, 404, 'not-found', 'NOT_FOUND', 'Not found.');
     const body = await readFile(file);
@@ -98,7 +111,11 @@ export async function startHostServer(opts: HostOptions): Promise<RunningHost> {
   }
 
   function serveEvents(req: IncomingMessage, res: ServerResponse): void {
-    res.writeHead(200, { ...API_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' });
+    res.writeHead(200, {
+      ...API_HEADERS,
+      'content-type': 'text/event-stream; charset=utf-8',
+      connection: 'keep-alive',
+    });
     res.write(': connected\n\n');
     streams.add(res);
     // Events published in one turn of the event loop (the tokens of one chat chunk) leave in one
@@ -124,7 +141,9 @@ export async function startHostServer(opts: HostOptions): Promise<RunningHost> {
 
   async function serveApi(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     if (!tokenMatches(presentedToken(req), token)) {
-      return fail(res, 401, 'forbidden', 'BAD_TOKEN', 'Missing or wrong access token.', { 'www-authenticate': 'Bearer' });
+      return fail(res, 401, 'forbidden', 'BAD_TOKEN', 'Missing or wrong access token.', {
+        'www-authenticate': 'Bearer',
+      });
     }
     const name = path.slice('/api/'.length);
     if (name === 'events') {
@@ -132,16 +151,20 @@ export async function startHostServer(opts: HostOptions): Promise<RunningHost> {
       return serveEvents(req, res);
     }
     if (!isRequestName(name)) return fail(res, 404, 'not-found', 'UNKNOWN_REQUEST', 'Unknown request.');
-    if (req.method !== 'POST') return fail(res, 405, 'validation', 'METHOD_NOT_ALLOWED', 'Use POST.', { allow: 'POST' });
+    if (req.method !== 'POST')
+      return fail(res, 405, 'validation', 'METHOD_NOT_ALLOWED', 'Use POST.', { allow: 'POST' });
     const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-    if (type !== 'application/json') return fail(res, 415, 'validation', 'UNSUPPORTED_MEDIA_TYPE', 'Send application/json.');
+    if (type !== 'application/json')
+      return fail(res, 415, 'validation', 'UNSUPPORTED_MEDIA_TYPE', 'Send application/json.');
     let raw: string;
     try {
       raw = await readBody(req, maxBody);
     } catch (e) {
       if (e instanceof BodyTooLarge) {
         req.resume();
-        return fail(res, 413, 'validation', 'BODY_TOO_LARGE', 'The request body is too large.', { connection: 'close' });
+        return fail(res, 413, 'validation', 'BODY_TOO_LARGE', 'The request body is too large.', {
+          connection: 'close',
+        });
       }
       throw e;
     }
@@ -158,7 +181,8 @@ export async function startHostServer(opts: HostOptions): Promise<RunningHost> {
   const host = opts.host ?? '127.0.0.1';
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (!hostHeaderAllowed(req.headers.host, port, { allowIpLiterals: !isLoopbackHost(host) })) return fail(res, 403, 'forbidden', 'BAD_HOST', 'Unexpected Host header.');
+    if (!hostHeaderAllowed(req.headers.host, port, { allowIpLiterals: !isLoopbackHost(host) }))
+      return fail(res, 403, 'forbidden', 'BAD_HOST', 'Unexpected Host header.');
     if (!originAllowed(req)) return fail(res, 403, 'forbidden', 'BAD_ORIGIN', 'Cross-origin requests are not allowed.');
     const work = path === '/api' || path.startsWith('/api/') ? serveApi(req, res, path) : serveStatic(req, res, path);
     work.catch(() => {

@@ -33,7 +33,10 @@ export async function readHostState(configDir: string): Promise<{ state: HostSta
     text = await readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { state: null, note: null };
-    return { state: null, note: `could not read the browser host's saved address ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'}): a new access token is made, so open tabs need the new link` };
+    return {
+      state: null,
+      note: `could not read the browser host's saved address ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'}): a new access token is made, so open tabs need the new link`,
+    };
   }
   let parsed: unknown;
   try {
@@ -42,11 +45,19 @@ export async function readHostState(configDir: string): Promise<{ state: HostSta
     parsed = undefined;
   }
   const r = stateSchema.safeParse(parsed);
-  if (!r.success) return { state: null, note: `the browser host's saved address ${file} is not valid: a new access token is made and the file replaced, so open tabs need the new link` };
+  if (!r.success)
+    return {
+      state: null,
+      note: `the browser host's saved address ${file} is not valid: a new access token is made and the file replaced, so open tabs need the new link`,
+    };
   return { state: r.data, note: null };
 }
 
 export async function writeHostState(configDir: string, state: HostState): Promise<void> {
   await mkdir(configDir, { recursive: true, mode: 0o700 });
-  await writeFileAtomic(hostStatePath(configDir), `${JSON.stringify({ port: state.port, token: state.token }, null, 2)}\n`, { mode: 0o600 });
+  await writeFileAtomic(
+    hostStatePath(configDir),
+    `${JSON.stringify({ port: state.port, token: state.token }, null, 2)}\n`,
+    { mode: 0o600 },
+  );
 }

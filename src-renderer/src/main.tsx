@@ -23,13 +23,28 @@ document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible') link.checkNow();
 });
 // The saved theme (app settings) wins over the localStorage copy once it loads.
-followSettingsTheme(store, document.documentElement, window.localStorage, (theme) => void store.getState().updateSettings({ theme }));
+followSettingsTheme(
+  store,
+  document.documentElement,
+  window.localStorage,
+  (theme) => void store.getState().updateSettings({ theme }),
+);
 // Read-only view of the whole store as plain data (actions dropped), for "copy diagnostics" style
 // debugging and for the e2e check that no secret ever reaches the renderer.
 Object.defineProperty(window, '__channelCompanionState', {
-  value: () => JSON.parse(JSON.stringify(store.getState(), (_k, v: unknown) => (v instanceof Map ? Object.fromEntries(v) : v instanceof Set ? [...v] : v))) as unknown,
+  value: () =>
+    JSON.parse(
+      JSON.stringify(store.getState(), (_k, v: unknown) =>
+        v instanceof Map ? Object.fromEntries(v) : v instanceof Set ? [...v] : v,
+      ),
+    ) as unknown,
 });
-if (bridge.host === 'browser') connectBrowserNotifications(store, api, { ctor: notificationCtor(), now: () => new Date(), focus: () => window.focus() });
+if (bridge.host === 'browser')
+  connectBrowserNotifications(store, api, {
+    ctor: notificationCtor(),
+    now: () => new Date(),
+    focus: () => window.focus(),
+  });
 
 const root = document.getElementById('root');
 if (root) {

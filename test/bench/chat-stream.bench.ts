@@ -48,7 +48,8 @@ export async function run() {
   };
 
   const t = alternate(ROUNDS, WARMUP, ours, baseline);
-  if (oursCount !== tokens || baseCount !== tokens) throw new Error(`token counts differ: ours ${oursCount}, baseline ${baseCount}, expected ${tokens}`);
+  if (oursCount !== tokens || baseCount !== tokens)
+    throw new Error(`token counts differ: ours ${oursCount}, baseline ${baseCount}, expected ${tokens}`);
   const oursMs = median(t.a);
   const baseMs = median(t.b);
   const oursTps = tokens / (oursMs / 1000);

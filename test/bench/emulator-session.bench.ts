@@ -18,9 +18,22 @@ const WARMUP = 1;
 const KEY = 'bench-emulator-key-0001';
 
 export async function run() {
-  const emu = await startEmulator({ port: 0, host: '127.0.0.1', seed: { teams: [{ id: 'big', apiKey: KEY, agents: [] }], contacts: [] } });
-  for (let i = 0; i < AGENTS; i++) emu.control.createAgent('big', { agentId: `big-${i}`, state: i % 10 === 0 ? 'unlinked' : 'connected' });
-  const body = JSON.stringify({ state: 'connected', connected: true, linked: true, needsScan: false, qr: null, phone: '15550100001', live: true });
+  const emu = await startEmulator({
+    port: 0,
+    host: '127.0.0.1',
+    seed: { teams: [{ id: 'big', apiKey: KEY, agents: [] }], contacts: [] },
+  });
+  for (let i = 0; i < AGENTS; i++)
+    emu.control.createAgent('big', { agentId: `big-${i}`, state: i % 10 === 0 ? 'unlinked' : 'connected' });
+  const body = JSON.stringify({
+    state: 'connected',
+    connected: true,
+    linked: true,
+    needsScan: false,
+    qr: null,
+    phone: '15550100001',
+    live: true,
+  });
   const bare = createServer((req, res) => {
     req.resume();
     req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
@@ -34,7 +47,10 @@ export async function run() {
     for (let i = 0; i < AGENTS; i += BATCH) {
       await Promise.all(
         Array.from({ length: BATCH }, async (_, j) => {
-          const res = await fetch(`${baseUrl}/api/v1/agents/big-${i + j}/whatsapp/session`, { headers: { authorization: `Bearer ${KEY}` }, dispatcher });
+          const res = await fetch(`${baseUrl}/api/v1/agents/big-${i + j}/whatsapp/session`, {
+            headers: { authorization: `Bearer ${KEY}` },
+            dispatcher,
+          });
           await res.text();
           if (res.status !== 200) throw new Error(`GET session big-${i + j} answered ${res.status}`);
         }),

@@ -30,7 +30,12 @@ function delivery(i: number, now: number): StoredDelivery {
   const body = {
     event: 'message.received',
     from,
-    message: { id: `wamid_bench_${i}`, type: 'text', text: `message number ${i}: where is my order, it was due yesterday`, fromMe: false },
+    message: {
+      id: `wamid_bench_${i}`,
+      type: 'text',
+      text: `message number ${i}: where is my order, it was due yesterday`,
+      fromMe: false,
+    },
     timestamp: new Date(at).toISOString(),
   };
   return {
@@ -40,16 +45,29 @@ function delivery(i: number, now: number): StoredDelivery {
     receivedAt: at,
     method: 'POST',
     path: `/hooks/${agentId}`,
-    headers: { 'content-type': 'application/json', 'x-service-signature-v1': `t=${Math.floor(at / 1000)},v1=${'ab'.repeat(32)}` },
+    headers: {
+      'content-type': 'application/json',
+      'x-service-signature-v1': `t=${Math.floor(at / 1000)},v1=${'ab'.repeat(32)}`,
+    },
     bodyBase64: Buffer.from(JSON.stringify(body)).toString('base64'),
-    verdict: { ok: true, reason: 'verified', scheme: 'v1', timestamp: Math.floor(at / 1000), steps: ['v1 header present', 'signature matches'] },
+    verdict: {
+      ok: true,
+      reason: 'verified',
+      scheme: 'v1',
+      timestamp: Math.floor(at / 1000),
+      steps: ['v1 header present', 'signature matches'],
+    },
     summary: { event: 'message.received', from, messageId: body.message.id, type: 'text' },
     forward: false,
   };
 }
 
 export async function fill(dataDir: string, now: number): Promise<void> {
-  const log = new EventLog({ dataDir, clock: systemClock, bounds: { maxDeliveries: DELIVERIES * 2, maxBytes: 4 * 1024 ** 3, maxAgeMs: 365 * 24 * 3600_000 } });
+  const log = new EventLog({
+    dataDir,
+    clock: systemClock,
+    bounds: { maxDeliveries: DELIVERIES * 2, maxBytes: 4 * 1024 ** 3, maxAgeMs: 365 * 24 * 3600_000 },
+  });
   await log.open();
   for (let i = 0; i < DELIVERIES; i += BATCH) {
     const batch: Promise<void>[] = [];
@@ -93,14 +111,26 @@ export async function run() {
     const b: number[] = [];
     const o: number[] = [];
     for (let r = 0; r < ROUNDS + WARMUP; r++) {
-      const order = r % 2 === 0 ? ([[ours, a], [baseline, b], [openLog, o]] as const) : ([[baseline, b], [ours, a], [openLog, o]] as const);
+      const order =
+        r % 2 === 0
+          ? ([
+              [ours, a],
+              [baseline, b],
+              [openLog, o],
+            ] as const)
+          : ([
+              [baseline, b],
+              [ours, a],
+              [openLog, o],
+            ] as const);
       for (const [fn, into] of order) {
         const t0 = performance.now();
         await fn();
         if (r >= WARMUP) into.push(performance.now() - t0);
       }
     }
-    if (oursCount !== DELIVERIES || baseCount !== DELIVERIES) throw new Error(`counts differ: index ${oursCount}, scan ${baseCount}, expected ${DELIVERIES}`);
+    if (oursCount !== DELIVERIES || baseCount !== DELIVERIES)
+      throw new Error(`counts differ: index ${oursCount}, scan ${baseCount}, expected ${DELIVERIES}`);
     const oursMs = median(a);
     const baseMs = median(b);
     const openMs = median(o);

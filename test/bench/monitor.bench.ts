@@ -49,14 +49,16 @@ function benchSeconds(): number {
   const raw = process.env.BENCH_MONITOR_SECONDS;
   if (raw === undefined || raw === '') return DEFAULT_SECONDS;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n < 20 || n > 600) throw new Error('BENCH_MONITOR_SECONDS must be a number of seconds from 20 to 600');
+  if (!Number.isFinite(n) || n < 20 || n > 600)
+    throw new Error('BENCH_MONITOR_SECONDS must be a number of seconds from 20 to 600');
   return n;
 }
 
 function figures(line: Line): Figures {
   const num = (k: Exclude<keyof Figures, 'complete' | 'roundCpuSeconds'>) => {
     const v = line[k];
-    if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error(`child result without ${k}: ${JSON.stringify(line)}`);
+    if (typeof v !== 'number' || !Number.isFinite(v))
+      throw new Error(`child result without ${k}: ${JSON.stringify(line)}`);
     return v;
   };
   return {
@@ -68,7 +70,9 @@ function figures(line: Line): Figures {
     peakRssMb: num('peakRssMb'),
     maxRssMb: num('maxRssMb'),
     complete: line.complete === true,
-    roundCpuSeconds: Array.isArray(line.roundCpuSeconds) ? line.roundCpuSeconds.filter((x): x is number => typeof x === 'number') : [],
+    roundCpuSeconds: Array.isArray(line.roundCpuSeconds)
+      ? line.roundCpuSeconds.filter((x): x is number => typeof x === 'number')
+      : [],
   };
 }
 
@@ -85,7 +89,12 @@ const sleepUntil = (t: number) => new Promise((r) => setTimeout(r, Math.max(0, t
  * Every ~5 s a random agent not dropped before drops for DROP_SECONDS. The gaps are drawn from 3–7 s
  * (mean 5 s) so the drops do not stay in step with the poll cycles, which all began together.
  */
-async function dropAgents(controlUrl: string, startedAt: number, durationMs: number, agentIds: string[]): Promise<Drop[]> {
+async function dropAgents(
+  controlUrl: string,
+  startedAt: number,
+  durationMs: number,
+  agentIds: string[],
+): Promise<Drop[]> {
   const drops: Drop[] = [];
   const used = new Set<string>();
   // Stop early enough that the last drop can still be seen inside the run.
@@ -127,7 +136,12 @@ async function scrape(url: string, until: Promise<unknown>): Promise<{ scrapes: 
 }
 
 /** One side: a fresh emulator child, the poller child against it, optional drops; both killed after. */
-async function side(script: string, durationMs: number, agentIds: string[], withDrops: boolean): Promise<{ figures: Figures; drops: Drop[]; health: Line[]; scraped: { scrapes: number; bytes: number } }> {
+async function side(
+  script: string,
+  durationMs: number,
+  agentIds: string[],
+  withDrops: boolean,
+): Promise<{ figures: Figures; drops: Drop[]; health: Line[]; scraped: { scrapes: number; bytes: number } }> {
   const emu = spawnChild('emulator-child.ts', { teamId: TEAM, apiKey: API_KEY, agentIds });
   try {
     const ready = await emu.waitFor('ready', 60_000);
@@ -151,8 +165,12 @@ async function side(script: string, durationMs: number, agentIds: string[], with
       result.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
       const metricsLine = withDrops ? child.waitFor('metrics', 60_000) : null;
       const started = await child.waitFor('started', 60_000);
-      const scraping = metricsLine ? scrape(String((await metricsLine).url), result) : Promise.resolve({ scrapes: 0, bytes: 0 });
-      const drops = withDrops ? await dropAgents(String(ready.controlUrl), Number(started.t), durationMs, agentIds) : [];
+      const scraping = metricsLine
+        ? scrape(String((await metricsLine).url), result)
+        : Promise.resolve({ scrapes: 0, bytes: 0 });
+      const drops = withDrops
+        ? await dropAgents(String(ready.controlUrl), Number(started.t), durationMs, agentIds)
+        : [];
       return { figures: figures(await result), drops, health, scraped: await scraping };
     } finally {
       await child.kill();
@@ -172,12 +190,17 @@ export async function run() {
   // next (other load, clock speed, time stolen by the host), so two sides run one after the other
   // do not see the same machine. The pollers are idle most of the time; together with both
   // emulators they keep the 2 cores here well under full.
-  const [mon, base] = await Promise.all([side('monitor-child.ts', durationMs, agentIds, true), side('baseline-child.ts', durationMs, agentIds, false)]);
+  const [mon, base] = await Promise.all([
+    side('monitor-child.ts', durationMs, agentIds, true),
+    side('baseline-child.ts', durationMs, agentIds, false),
+  ]);
 
   const latencies: number[] = [];
   let missed = 0;
   for (const d of mon.drops) {
-    const seen = mon.health.find((h) => h.agentId === d.agentId && h.health === 'reconnecting' && typeof h.t === 'number' && h.t >= d.t);
+    const seen = mon.health.find(
+      (h) => h.agentId === d.agentId && h.health === 'reconnecting' && typeof h.t === 'number' && h.t >= d.t,
+    );
     if (seen) latencies.push((seen.t as number) - d.t);
     else missed++;
   }

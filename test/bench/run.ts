@@ -14,8 +14,15 @@ export interface BenchResult extends Record<string, unknown> {
   target?: number;
 }
 
-const resultSchema = z.looseObject({ name: z.string().min(1), ratio: z.number().finite(), target: z.number().finite().optional() });
-const moduleSchema = z.looseObject({ run: z.custom<() => Promise<unknown>>((v) => typeof v === 'function', 'a bench file must export run()'), target: z.number().optional() });
+const resultSchema = z.looseObject({
+  name: z.string().min(1),
+  ratio: z.number().finite(),
+  target: z.number().finite().optional(),
+});
+const moduleSchema = z.looseObject({
+  run: z.custom<() => Promise<unknown>>((v) => typeof v === 'function', 'a bench file must export run()'),
+  target: z.number().optional(),
+});
 
 function parseArgs(argv: string[]): { only: string | null } {
   let only: string | null = null;
@@ -31,7 +38,10 @@ function parseArgs(argv: string[]): { only: string | null } {
 }
 
 export async function discover(dir: string): Promise<string[]> {
-  return (await readdir(dir)).filter((f) => f.endsWith('.bench.ts')).sort().map((f) => join(dir, f));
+  return (await readdir(dir))
+    .filter((f) => f.endsWith('.bench.ts'))
+    .sort()
+    .map((f) => join(dir, f));
 }
 
 async function main(): Promise<number> {
@@ -62,11 +72,15 @@ async function main(): Promise<number> {
         const pass = res.ratio >= target && (res as { pass?: unknown }).pass !== false;
         if (!pass) failed++;
         const { name, ratio, target: _t, pass: _p, ...figures } = res as BenchResult & { pass?: unknown };
-        process.stdout.write(`${JSON.stringify({ name, ratio: Math.round(ratio * 1000) / 1000, target, pass, ...figures })}\n`);
+        process.stdout.write(
+          `${JSON.stringify({ name, ratio: Math.round(ratio * 1000) / 1000, target, pass, ...figures })}\n`,
+        );
       }
     } catch (e) {
       failed++;
-      process.stdout.write(`${JSON.stringify({ name: fileName, ratio: 0, target: null, pass: false, error: e instanceof Error ? e.message : String(e) })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ name: fileName, ratio: 0, target: null, pass: false, error: e instanceof Error ? e.message : String(e) })}\n`,
+      );
     }
   }
   return failed === 0 ? 0 : 1;

@@ -108,9 +108,19 @@ function payloads(n: number, agents: number, tag: string): Payload[] {
   return Array.from({ length: n }, (_, i) => {
     const id = `wamid_${tag}_${i}`;
     const body = Buffer.from(
-      JSON.stringify({ event: 'message.received', from: '15550100002', message: { id, type: 'text', text: `benchmark message ${i} `.repeat(4), fromMe: false }, timestamp: new Date().toISOString() }),
+      JSON.stringify({
+        event: 'message.received',
+        from: '15550100002',
+        message: { id, type: 'text', text: `benchmark message ${i} `.repeat(4), fromMe: false },
+        timestamp: new Date().toISOString(),
+      }),
     );
-    return { id, agentId: `agent-${i % agents}`, body, headers: { 'content-type': 'application/json', ...signDelivery(SECRET, body, now) } };
+    return {
+      id,
+      agentId: `agent-${i % agents}`,
+      body,
+      headers: { 'content-type': 'application/json', ...signDelivery(SECRET, body, now) },
+    };
   });
 }
 
@@ -151,7 +161,11 @@ async function arrivals(app: Child): Promise<Map<string, number>> {
 }
 
 /** Sends every payload with CONCURRENCY in flight, then waits until the local app has them all. */
-async function drive(url: (p: Payload) => string, list: Payload[], app: Child): Promise<{ perSec: number; p50: number; p99: number }> {
+async function drive(
+  url: (p: Payload) => string,
+  list: Payload[],
+  app: Child,
+): Promise<{ perSec: number; p50: number; p99: number }> {
   await arrivals(app); // forget stragglers of an earlier run
   const client = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
   const sentAt = new Map<string, number>();
@@ -269,10 +283,30 @@ export async function run(): Promise<TunnelBenchResult[]> {
       return dir;
     };
     const proxy = await start('proxy-child.ts', { target: app.url });
-    const tunnel = await start('tunnel-child.ts', { target: app.url, dataDir: await folder('ours'), secret: SECRET, sync: true });
-    const tunnelNoSync = await start('tunnel-child.ts', { target: app.url, dataDir: await folder('ours-nosync'), secret: SECRET, sync: false });
-    const floor = await start('floor-child.ts', { target: app.url, dataDir: await folder('floor'), secret: SECRET, sync: true });
-    const floorNoSync = await start('floor-child.ts', { target: app.url, dataDir: await folder('floor-nosync'), secret: SECRET, sync: false });
+    const tunnel = await start('tunnel-child.ts', {
+      target: app.url,
+      dataDir: await folder('ours'),
+      secret: SECRET,
+      sync: true,
+    });
+    const tunnelNoSync = await start('tunnel-child.ts', {
+      target: app.url,
+      dataDir: await folder('ours-nosync'),
+      secret: SECRET,
+      sync: false,
+    });
+    const floor = await start('floor-child.ts', {
+      target: app.url,
+      dataDir: await folder('floor'),
+      secret: SECRET,
+      sync: true,
+    });
+    const floorNoSync = await start('floor-child.ts', {
+      target: app.url,
+      dataDir: await folder('floor-nosync'),
+      secret: SECRET,
+      sync: false,
+    });
     const hook = (base: string) => (p: Payload) => `${base}/hooks/${p.agentId}`;
     const sides: Side[] = [
       { name: 'baseline', url: () => `${proxy.url}/webhook` },

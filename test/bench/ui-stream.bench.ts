@@ -16,7 +16,14 @@
 import { readFileSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import config from '../../playwright.config';
-import { emulatorControl, hostCall, keychainUnavailableReason, makeServeHome, startServe, type EmulatorReady } from '../e2e/support/serve';
+import {
+  emulatorControl,
+  hostCall,
+  keychainUnavailableReason,
+  makeServeHome,
+  startServe,
+  type EmulatorReady,
+} from '../e2e/support/serve';
 import { spawnCli } from '../helpers/spawn-cli';
 import { probeScript, STOP_PROBE, type ProbeResult } from './ui-stream/probe';
 
@@ -77,17 +84,32 @@ interface RunOut {
 const NO_PROBE: ProbeResult = { dom: [], screen: [], longTasks: [], longTaskAt: [], stoppedAt: 0, longFrames: [] };
 
 async function plan(emu: EmulatorReady, tokens: number): Promise<void> {
-  await emulatorControl(emu, `/agents/${AGENT}/chat-script`, { tokens: ['ab '], tokenCount: tokens, tokensPerSecond: PER_SECOND, stampEvery: STAMP_EVERY });
+  await emulatorControl(emu, `/agents/${AGENT}/chat-script`, {
+    tokens: ['ab '],
+    tokenCount: tokens,
+    tokensPerSecond: PER_SECOND,
+    stampEvery: STAMP_EVERY,
+  });
 }
 
 /** The words of a text, one space apart: markdown ends a paragraph without its trailing space. */
 const words = (s: string): string => s.split(/\s+/).filter(Boolean).join(' ');
 
-async function check(emu: EmulatorReady, shown: string, probe: ProbeResult, compare: 'exact' | 'words'): Promise<RunOut> {
+async function check(
+  emu: EmulatorReady,
+  shown: string,
+  probe: ProbeResult,
+  compare: 'exact' | 'words',
+): Promise<RunOut> {
   const sent = await lastSent(emu);
   const ms = (sent.endedAt ?? sent.startedAt) - sent.startedAt;
   const same = compare === 'exact' ? shown === sent.reply : shown !== '' && words(shown) === words(sent.reply);
-  return { probe, exact: sent.status === 'done' && same, shownChars: shown.length, rate: ms > 0 ? sent.tokens / (ms / 1000) : NaN };
+  return {
+    probe,
+    exact: sent.status === 'done' && same,
+    shownChars: shown.length,
+    rate: ms > 0 ? sent.tokens / (ms / 1000) : NaN,
+  };
 }
 
 /** Our chat window: type, send, wait for the end, compare the bubble with what the emulator sent. */
@@ -106,7 +128,10 @@ async function oursTurn(page: Page, emu: EmulatorReady, tokens: number, measure:
   );
   const probe = measure ? ((await page.evaluate(STOP_PROBE)) as ProbeResult) : NO_PROBE;
   const last = page.locator('li.chat-agent').last();
-  const shown = (await last.getAttribute('data-status')) === 'done' ? await last.locator('.md').evaluate((el) => el.textContent ?? '') : '';
+  const shown =
+    (await last.getAttribute('data-status')) === 'done'
+      ? await last.locator('.md').evaluate((el) => el.textContent ?? '')
+      : '';
   return check(emu, shown, probe, 'words');
 }
 
@@ -115,9 +140,15 @@ async function bareTurn(page: Page, emu: EmulatorReady, tokens: number, measure:
   await plan(emu, tokens);
   if (measure) await page.evaluate(probeScript('body'));
   const url = `${emu.baseUrl}/api/v1/agents/${AGENT}/chat`;
-  const headers = { authorization: `Bearer ${emu.apiKey}`, 'content-type': 'application/json', accept: 'text/event-stream' };
+  const headers = {
+    authorization: `Bearer ${emu.apiKey}`,
+    'content-type': 'application/json',
+    accept: 'text/event-stream',
+  };
   const body = JSON.stringify({ message: `stream ${tokens} tokens`, user_id: 'bare', stream: true });
-  const shown = (await page.evaluate(`window.bareRun(${JSON.stringify(url)}, ${JSON.stringify(headers)}, ${JSON.stringify(body)})`)) as string;
+  const shown = (await page.evaluate(
+    `window.bareRun(${JSON.stringify(url)}, ${JSON.stringify(headers)}, ${JSON.stringify(body)})`,
+  )) as string;
   const probe = measure ? ((await page.evaluate(STOP_PROBE)) as ProbeResult) : NO_PROBE;
   return check(emu, shown, probe, 'exact');
 }
@@ -132,20 +163,29 @@ export async function run() {
   try {
     const emu = (await emuProc.firstJsonLine()) as unknown as EmulatorReady;
     serve = await startServe(['--no-demo-team', '--port', '0', '--poll-sec', '300', '--fast-poll-sec', '300'], home);
-    const team = await hostCall<{ teamId: string }>(serve.ready, 'teams.add', { label: 'UI stream bench', baseUrl: emu.baseUrl, apiKey: emu.apiKey, agents: [{ agentId: AGENT }] });
+    const team = await hostCall<{ teamId: string }>(serve.ready, 'teams.add', {
+      label: 'UI stream bench',
+      baseUrl: emu.baseUrl,
+      apiKey: emu.apiKey,
+      agents: [{ agentId: AGENT }],
+    });
 
     browser = await chromium.launch({ headless: true, ...launchArgs() });
     // bypassCSP: the app's CSP forbids eval, which Playwright's string predicates use (probe only).
     const ours = await browser.newPage({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
     await ours.goto(serve.ready.url);
     await ours.waitForFunction(`!location.hash.includes('token=')`);
-    await ours.evaluate(`location.hash = ${JSON.stringify(`#/agents/${AGENT}/chat?team=${encodeURIComponent(team.teamId)}`)}`);
+    await ours.evaluate(
+      `location.hash = ${JSON.stringify(`#/agents/${AGENT}/chat?team=${encodeURIComponent(team.teamId)}`)}`,
+    );
     await ours.getByLabel('Message', { exact: true }).waitFor();
     // The bare page is served at the emulator's own origin (so its fetch is same-origin), then the
     // route is dropped: the stream itself goes to the emulator untouched.
     const bare = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const bareUrl = `${emu.baseUrl}/bare.html`;
-    await bare.route(bareUrl, (r) => r.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: BARE_HTML }));
+    await bare.route(bareUrl, (r) =>
+      r.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: BARE_HTML }),
+    );
     await bare.goto(bareUrl);
     await bare.unroute(bareUrl);
 
@@ -159,7 +199,11 @@ export async function run() {
       if (round % 2 === 0) {
         bareRuns.push(await bareTurn(bare, emu, TOKENS, true));
         const trace = round === 0 && TRACE_FILE !== undefined;
-        if (trace) await browser.startTracing(ours, { path: TRACE_FILE, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink'] });
+        if (trace)
+          await browser.startTracing(ours, {
+            path: TRACE_FILE,
+            categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink'],
+          });
         oursRuns.push(await oursTurn(ours, emu, TOKENS, true));
         if (trace) await browser.stopTracing();
       } else {
@@ -177,7 +221,9 @@ export async function run() {
     const bareLong = bareRuns.flatMap((r) => r.probe.longTasks);
     const stamps = Math.ceil(TOKENS / STAMP_EVERY);
     const exact = oursRuns.every((r) => r.exact) && bareRuns.every((r) => r.exact);
-    const allStamps = [...oursRuns, ...bareRuns].every((r) => r.probe.dom.length === stamps && r.probe.screen.length === stamps);
+    const allStamps = [...oursRuns, ...bareRuns].every(
+      (r) => r.probe.dom.length === stamps && r.probe.screen.length === stamps,
+    );
     const longOver = oursLong.filter((d) => d > LONG_TASK_MS);
     const perRound = (runs: RunOut[], k: 'dom' | 'screen') => runs.map((r) => r2(median(r.probe[k])));
     return {
@@ -205,7 +251,11 @@ export async function run() {
       oursLongTasks: oursLong.length,
       oursLongTaskMaxMs: oursLong.length ? r2(Math.max(...oursLong)) : 0,
       /** Per round of ours: when each long task started (ms into the turn) and when the turn ended. */
-      oursLongTaskTimes: oursRuns.map((r) => ({ at: r.probe.longTaskAt, ms: r.probe.longTasks.map(Math.round), endedAt: r.probe.stoppedAt })),
+      oursLongTaskTimes: oursRuns.map((r) => ({
+        at: r.probe.longTaskAt,
+        ms: r.probe.longTasks.map(Math.round),
+        endedAt: r.probe.stoppedAt,
+      })),
       oursLongFrames: oursRuns.flatMap((r) => r.probe.longFrames),
       bareLongTasks: bareLong.length,
       bareLongTaskMaxMs: bareLong.length ? r2(Math.max(...bareLong)) : 0,

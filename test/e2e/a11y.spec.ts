@@ -5,7 +5,20 @@
 import { writeFile } from 'node:fs/promises';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page, type TestInfo } from '@playwright/test';
-import { AGENTS, agentHash, agentRow, consoleHash, control, hostCall, LABELS, open, shooter, useDemoServe, useServe, type Suite } from './support/kit';
+import {
+  AGENTS,
+  agentHash,
+  agentRow,
+  consoleHash,
+  control,
+  hostCall,
+  LABELS,
+  open,
+  shooter,
+  useDemoServe,
+  useServe,
+  type Suite,
+} from './support/kit';
 
 type Scheme = 'light' | 'dark';
 
@@ -22,12 +35,20 @@ async function audit(page: Page, testInfo: TestInfo, name: string): Promise<void
   const results = await new AxeBuilder({ page }).analyze();
   const report = {
     passes: results.passes.map((p) => p.id),
-    incomplete: results.incomplete.map((i) => ({ id: i.id, nodes: i.nodes.map((n) => `${n.target.join(' ')}: ${n.any.map((a) => a.message).join('; ')}`) })),
+    incomplete: results.incomplete.map((i) => ({
+      id: i.id,
+      nodes: i.nodes.map((n) => `${n.target.join(' ')}: ${n.any.map((a) => a.message).join('; ')}`),
+    })),
     violations: results.violations,
   };
   await writeFile(testInfo.outputPath(`axe-${name}.json`), JSON.stringify(report, null, 2));
   const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  const said = bad.map((v) => `${v.impact} ${v.id}: ${v.help}\n${v.nodes.map((n) => `  ${n.target.join(' ')} — ${n.failureSummary ?? ''}`).join('\n')}`).join('\n');
+  const said = bad
+    .map(
+      (v) =>
+        `${v.impact} ${v.id}: ${v.help}\n${v.nodes.map((n) => `  ${n.target.join(' ')} — ${n.failureSummary ?? ''}`).join('\n')}`,
+    )
+    .join('\n');
   expect.soft(bad, `axe violations on ${name}:\n${said}`).toEqual([]);
 }
 
@@ -97,7 +118,9 @@ const SCREENS: Screen[] = [
       await expect(page.locator('ul.agents > li')).toHaveCount(3, { timeout: 15_000 });
       // The host stops answering this page (every new request fails), as when serve is killed.
       await page.route('**/api/**', (route) => route.abort());
-      await expect(page.getByRole('region', { name: /The companion is not answering/ })).toBeVisible({ timeout: 10_000 });
+      await expect(page.getByRole('region', { name: /The companion is not answering/ })).toBeVisible({
+        timeout: 10_000,
+      });
       await expect(page.locator('ul.agents')).toContainText('Unknown');
     },
   },
@@ -126,7 +149,9 @@ const SCREENS: Screen[] = [
     hash: (suite) => agentHash(suite, AGENTS.unlinked, 'pairing'),
     ready: async (page) => {
       await page.getByRole('button', { name: 'Start pairing' }).click({ timeout: 10_000 });
-      await expect(page.getByRole('img', { name: `Pairing QR code for ${LABELS.unlinked}` })).toBeVisible({ timeout: 10_000 });
+      await expect(page.getByRole('img', { name: `Pairing QR code for ${LABELS.unlinked}` })).toBeVisible({
+        timeout: 10_000,
+      });
       await expect(page.getByRole('meter', { name: /Time left to scan/ })).toBeVisible();
       await expect(page.getByRole('button', { name: 'Cancel' })).toBeVisible();
     },
@@ -157,7 +182,11 @@ const SCREENS: Screen[] = [
   {
     name: 'chat',
     before: async (suite) => {
-      await control(suite, `agents/${AGENTS.connected}/chat-script`, { reply: REPLY, tokenDelayMs: 10, actions: [{ name: 'lookup_order' }] });
+      await control(suite, `agents/${AGENTS.connected}/chat-script`, {
+        reply: REPLY,
+        tokenDelayMs: 10,
+        actions: [{ name: 'lookup_order' }],
+      });
     },
     hash: (suite) => agentHash(suite, AGENTS.connected, 'chat'),
     ready: async (page) => {
@@ -172,7 +201,10 @@ const SCREENS: Screen[] = [
   {
     name: 'chat-queue',
     before: async (suite) => {
-      await control(suite, `agents/${AGENTS.connected}/chat-script`, { tokens: Array.from({ length: 150 }, (_, i) => `step ${i}, `), tokenDelayMs: 80 });
+      await control(suite, `agents/${AGENTS.connected}/chat-script`, {
+        tokens: Array.from({ length: 150 }, (_, i) => `step ${i}, `),
+        tokenDelayMs: 80,
+      });
     },
     hash: (suite) => agentHash(suite, AGENTS.connected, 'chat'),
     ready: async (page, _suite, tag) => {
@@ -188,7 +220,10 @@ const SCREENS: Screen[] = [
   {
     name: 'chat-delete',
     before: async (suite) => {
-      await control(suite, `agents/${AGENTS.connected}/chat-script`, { reply: 'Done: your **refund** is on its way.', tokenDelayMs: 5 });
+      await control(suite, `agents/${AGENTS.connected}/chat-script`, {
+        reply: 'Done: your **refund** is on its way.',
+        tokenDelayMs: 5,
+      });
     },
     hash: (suite) => agentHash(suite, AGENTS.connected, 'chat'),
     ready: async (page, _suite, tag) => {
@@ -233,7 +268,11 @@ const SCREENS: Screen[] = [
       await expect(page.locator('.tunnel-facts')).toContainText('Listening', { timeout: 10_000 });
       // A registered webhook (its signing secret) lets the tunnel sign a simulated delivery.
       const { listenUrl } = await hostCall<{ listenUrl: string }>(suite.ready, 'tunnel.status');
-      await hostCall(suite.ready, 'webhook.register', { teamId: suite.teamId, agentId: AGENTS.connected, publicUrl: `${listenUrl}/hooks/${AGENTS.connected}` });
+      await hostCall(suite.ready, 'webhook.register', {
+        teamId: suite.teamId,
+        agentId: AGENTS.connected,
+        publicUrl: `${listenUrl}/hooks/${AGENTS.connected}`,
+      });
       const settings = page.getByRole('group', { name: 'Tunnel settings' });
       await settings.getByRole('button', { name: 'Simulate a message' }).click();
       const sim = page.locator('form.simulate');
@@ -242,7 +281,9 @@ const SCREENS: Screen[] = [
       const row = page.locator('ul.reqs button.req').filter({ hasText: `hello ${tag}` });
       await expect(row).toHaveCount(1);
       await row.click();
-      await expect(page.getByRole('region', { name: 'Selected request' }).getByRole('list', { name: 'Body' })).toContainText(`hello ${tag}`);
+      await expect(
+        page.getByRole('region', { name: 'Selected request' }).getByRole('list', { name: 'Body' }),
+      ).toContainText(`hello ${tag}`);
       // The public URL panel, with the tunnel-command choice and the agents to register.
       await settings.getByRole('button', { name: 'Public URL' }).click();
       await page.getByRole('radio', { name: /My own tunnel command/ }).check();

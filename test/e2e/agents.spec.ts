@@ -23,7 +23,10 @@ test.describe('agents screens', () => {
     await expect(rows.first()).toContainText(LABELS.unlinked);
     await expect(page.getByRole('list', { name: /3 agents, worst health first/ })).toBeVisible();
     // Health is said in words and glyph, not colour only.
-    for (const r of await rows.all()) await expect(r.locator('.badge')).toHaveText(/Connected|Needs a QR scan|Reconnecting|Unreachable|Not checked yet/);
+    for (const r of await rows.all())
+      await expect(r.locator('.badge')).toHaveText(
+        /Connected|Needs a QR scan|Reconnecting|Unreachable|Not checked yet/,
+      );
     await shot('home');
 
     const filter = page.getByLabel('Filter agents');
@@ -49,18 +52,24 @@ test.describe('agents screens', () => {
     await expect(page.getByRole('heading', { level: 2, name: LABELS.connected })).toBeVisible();
   });
 
-  test('agent page shows the session as reported, and a dropped link reconnects with a timeline entry', async ({ page }, testInfo) => {
+  test('agent page shows the session as reported, and a dropped link reconnects with a timeline entry', async ({
+    page,
+  }, testInfo) => {
     test.setTimeout(90_000); // the incident closes 30 s after the link is back
     const shot = shooter(page, testInfo);
     // The unlinked agent first: linked false, needsScan true, no phone.
     await open(page, suite, agentHash(suite, AGENTS.unlinked));
     await expect(page.getByRole('heading', { level: 2, name: LABELS.unlinked })).toBeVisible();
-    const sessionCard = page.locator('section.card', { has: page.getByRole('heading', { name: 'Session, as the service reports it' }) });
+    const sessionCard = page.locator('section.card', {
+      has: page.getByRole('heading', { name: 'Session, as the service reports it' }),
+    });
     await expect(field(sessionCard, 'linked')).toHaveText('false', { timeout: 10_000 });
     await expect(field(sessionCard, 'connected')).toHaveText('false');
     await expect(field(sessionCard, 'needsScan')).toHaveText('true');
     await expect(field(sessionCard, 'phone')).toHaveText('null');
-    await expect(page.getByRole('navigation', { name: 'Agent actions' }).getByRole('link', { name: 'Pair' })).toBeVisible();
+    await expect(
+      page.getByRole('navigation', { name: 'Agent actions' }).getByRole('link', { name: 'Pair' }),
+    ).toBeVisible();
     await shot('agent-unlinked');
 
     await open(page, suite, agentHash(suite, AGENTS.connected));
@@ -70,7 +79,9 @@ test.describe('agents screens', () => {
     await expect(field(sessionCard, 'state')).toHaveText('connected');
     await expect(field(sessionCard, 'needsScan')).toHaveText('false');
     await expect(field(sessionCard, 'phone')).toHaveText('15550100001');
-    await expect(page.getByRole('img', { name: /QR code that opens a WhatsApp chat with \+15550100001/ })).toBeVisible();
+    await expect(
+      page.getByRole('img', { name: /QR code that opens a WhatsApp chat with \+15550100001/ }),
+    ).toBeVisible();
     const timeline = page.locator('section.card', { has: page.getByRole('heading', { name: 'Incident timeline' }) });
     await expect(timeline).toContainText('No incidents seen for this agent.');
     await shot('agent-connected');
@@ -90,7 +101,9 @@ test.describe('agents screens', () => {
     await expect(page.locator('h2 + p .badge')).toHaveText(/Connected/, { timeout: (DROP_SEC + 6) * 1000 });
     await expect(field(sessionCard, 'connected')).toHaveText('true', { timeout: 8_000 });
     // A drop is over once the number has stayed connected for 30 s (the alert policy's recoverAfterSec).
-    await expect(timeline.locator('li.incident').first()).toContainText(/· resolved (just now|\d)/, { timeout: 35_000 });
+    await expect(timeline.locator('li.incident').first()).toContainText(/· resolved (just now|\d)/, {
+      timeout: 35_000,
+    });
     await shot('agent-back');
   });
 

@@ -11,7 +11,9 @@ import { AGENTS, control, hostCall, LABELS, open, shooter, shooterAcross, useDem
 test.describe('alerts screen', () => {
   const suite = useDemoServe();
 
-  test('an unlinked agent raises a notice and an open incident that can be acknowledged', async ({ page }, testInfo) => {
+  test('an unlinked agent raises a notice and an open incident that can be acknowledged', async ({
+    page,
+  }, testInfo) => {
     const shot = shooter(page, testInfo);
     await open(page, suite, '#/alerts');
     await expect(page.getByRole('heading', { level: 2, name: 'Alerts' })).toBeVisible();
@@ -22,7 +24,10 @@ test.describe('alerts screen', () => {
 
     await control(suite, `/agents/${AGENTS.connected}/unlink`);
     // The in-app notice, urgent (a scan is needed), with a way to open the agent.
-    const toast = page.getByRole('status', { name: 'Notifications' }).locator('li.toast').filter({ hasText: `${LABELS.connected} (` });
+    const toast = page
+      .getByRole('status', { name: 'Notifications' })
+      .locator('li.toast')
+      .filter({ hasText: `${LABELS.connected} (` });
     await expect(toast.first()).toBeVisible({ timeout: 6_000 });
     await expect(toast.first()).toContainText(/Urgent:.*(QR scan|unlinked)/);
     await expect(toast.first().getByRole('link', { name: /^Support bot \(/ })).toBeVisible();
@@ -42,7 +47,10 @@ test.describe('alerts screen', () => {
     // The other one is still open and unacknowledged.
     await expect(incidents.filter({ hasText: LABELS.unlinked })).toContainText('not acknowledged');
     // Dismiss the notice with the keyboard-reachable button.
-    await toast.first().getByRole('button', { name: /^Dismiss:/ }).click();
+    await toast
+      .first()
+      .getByRole('button', { name: /^Dismiss:/ })
+      .click();
     await expect(toast).toHaveCount(0);
     await shot('acknowledged');
   });
@@ -58,7 +66,10 @@ test.describe('alerts screen', () => {
     // The time shown is 15 minutes from now, said as a clock time without seconds.
     const shown = ((await snooze.locator('strong').textContent()) ?? '').trim();
     expect(shown).not.toMatch(/\d{1,2}:\d{2}:\d{2}/);
-    const expected = await page.evaluate((at) => [0, 60_000].map((d) => new Date(at + d).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })), before + 15 * 60_000);
+    const expected = await page.evaluate(
+      (at) => [0, 60_000].map((d) => new Date(at + d).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })),
+      before + 15 * 60_000,
+    );
     expect(expected.some((e) => shown.endsWith(e))).toBe(true);
     await shot('snoozed');
     // It holds across a reload (the main side keeps it).
@@ -70,7 +81,9 @@ test.describe('alerts screen', () => {
     await shot('resumed');
   });
 
-  test('quiet hours are saved and kept; a missing time is refused, and so is the same start and end', async ({ page }, testInfo) => {
+  test('quiet hours are saved and kept; a missing time is refused, and so is the same start and end', async ({
+    page,
+  }, testInfo) => {
     const shot = shooter(page, testInfo);
     const shotsAcross = shooterAcross(page, testInfo);
     await open(page, suite, '#/alerts');
@@ -109,7 +122,9 @@ test.describe('alerts screen', () => {
     await expect(quiet.getByLabel('Quiet from')).toHaveValue('21:30', { timeout: 10_000 });
   });
 
-  test('alert rules are saved together and kept; out-of-range values are marked and nothing is saved', async ({ page }, testInfo) => {
+  test('alert rules are saved together and kept; out-of-range values are marked and nothing is saved', async ({
+    page,
+  }, testInfo) => {
     const shot = shooter(page, testInfo);
     await open(page, suite, '#/alerts');
     const rules = page.locator('section.card', { has: page.getByRole('heading', { name: 'Alert rules' }) });
@@ -144,28 +159,40 @@ test.describe('alerts screen', () => {
     await expect(rules.getByLabel('Repeat drop grace (seconds)')).toHaveValue('90');
   });
 
-  test("an agent's page states what a poll can miss; Watch closely is kept after a reload", async ({ page }, testInfo) => {
+  test("an agent's page states what a poll can miss; Watch closely is kept after a reload", async ({
+    page,
+  }, testInfo) => {
     const shot = shooter(page, testInfo);
     await open(page, suite, `#/agents/${AGENTS.connected}`);
     const monitor = page.getByRole('region', { name: 'Monitor' });
-    await expect(monitor.getByText(/Drops shorter than about \d+ s can be missed at a \d+ s poll\./)).toBeVisible({ timeout: 10_000 });
+    await expect(monitor.getByText(/Drops shorter than about \d+ s can be missed at a \d+ s poll\./)).toBeVisible({
+      timeout: 10_000,
+    });
     const watch = monitor.getByRole('checkbox', { name: 'Watch closely' });
     await expect(watch).not.toBeChecked();
     await watch.check();
     await expect(monitor.getByText(/Polled every \d+ s: drops shorter than about \d+ s can be missed\./)).toBeVisible();
     await shot('watch-closely');
     await page.reload();
-    await expect(page.getByRole('region', { name: 'Monitor' }).getByRole('checkbox', { name: 'Watch closely' })).toBeChecked({ timeout: 10_000 });
+    await expect(
+      page.getByRole('region', { name: 'Monitor' }).getByRole('checkbox', { name: 'Watch closely' }),
+    ).toBeChecked({ timeout: 10_000 });
     await page.getByRole('region', { name: 'Monitor' }).getByRole('checkbox', { name: 'Watch closely' }).uncheck();
-    await expect(page.getByRole('region', { name: 'Monitor' }).getByRole('checkbox', { name: 'Watch closely' })).not.toBeChecked();
+    await expect(
+      page.getByRole('region', { name: 'Monitor' }).getByRole('checkbox', { name: 'Watch closely' }),
+    ).not.toBeChecked();
   });
 
-  test('a resolved incident moves to the history, filtered by kind and exported as CSV; the agent page shows its availability', async ({ page }, testInfo) => {
+  test('a resolved incident moves to the history, filtered by kind and exported as CSV; the agent page shows its availability', async ({
+    page,
+  }, testInfo) => {
     const shot = shooter(page, testInfo);
     await open(page, suite, '#/alerts');
     const history = page.locator('section.card', { has: page.getByRole('heading', { name: /^History/ }) });
     const rows = history.getByRole('list', { name: 'Resolved incidents, latest first' }).getByRole('listitem');
-    await expect(page.locator('ul.incidents > li').filter({ hasText: LABELS.unlinked })).toHaveCount(1, { timeout: 10_000 });
+    await expect(page.locator('ul.incidents > li').filter({ hasText: LABELS.unlinked })).toHaveCount(1, {
+      timeout: 10_000,
+    });
     await expect(rows.filter({ hasText: LABELS.unlinked })).toHaveCount(0);
 
     // The unlinked agent is paired: its incident resolves and joins the history.
@@ -187,7 +214,11 @@ test.describe('alerts screen', () => {
     expect(download.suggestedFilename()).toMatch(/^incident-history-.*\.csv$/);
     const csv = (await readFile(await download.path(), 'utf8')).split('\r\n');
     expect(csv[0]).toBe('team label,agent id,agent label,kind,opened at,resolved at,duration seconds,title');
-    expect(csv[1]).toMatch(new RegExp(`^[^,]+,${AGENTS.unlinked},${LABELS.unlinked},needs-scan,\\d{4}-\\d\\d-\\d\\dT[^,]+Z,\\d{4}-[^,]+Z,\\d+,`));
+    expect(csv[1]).toMatch(
+      new RegExp(
+        `^[^,]+,${AGENTS.unlinked},${LABELS.unlinked},needs-scan,\\d{4}-\\d\\d-\\d\\dT[^,]+Z,\\d{4}-[^,]+Z,\\d+,`,
+      ),
+    );
     expect(csv.slice(2)).toEqual(['']);
 
     // Still there after a reload: the main side keeps the history.
@@ -198,8 +229,12 @@ test.describe('alerts screen', () => {
     const availability = page.getByRole('region', { name: 'Availability' });
     await expect(availability.locator('dt')).toHaveText(['24 h', '7 d', '30 d'], { timeout: 10_000 });
     // The share of the time watched that it was connected (the first test unlinked it for a while).
-    await expect(availability.locator('dd').first()).toHaveText(/^\d+(\.\d)? % connected · observed \d+ (s|min) of 24 h$/);
-    await expect(availability.locator('dd').nth(1)).toHaveText(/^\d+(\.\d)? % connected · observed \d+ (s|min) of 7 d$/);
+    await expect(availability.locator('dd').first()).toHaveText(
+      /^\d+(\.\d)? % connected · observed \d+ (s|min) of 24 h$/,
+    );
+    await expect(availability.locator('dd').nth(1)).toHaveText(
+      /^\d+(\.\d)? % connected · observed \d+ (s|min) of 7 d$/,
+    );
     await shot('availability');
   });
 });

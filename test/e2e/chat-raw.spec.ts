@@ -34,21 +34,31 @@ test.describe('chat window, a service in another dialect', () => {
     const frames = lastReply(page).locator('.chat-frames li');
     await expect(frames.first()).toContainText('event: message_start');
     await expect(frames.filter({ hasText: 'event: content_block_delta' })).toHaveCount(tokens.length);
-    await expect(frames.filter({ hasText: 'event: content_block_delta' }).first()).toContainText('"text_delta","text":"Bonjour "');
+    await expect(frames.filter({ hasText: 'event: content_block_delta' }).first()).toContainText(
+      '"text_delta","text":"Bonjour "',
+    );
     await expect(frames.last()).toContainText('event: message_stop');
     await shot('chat-raw-frames-dialect');
   });
 
-  test('a reply without any text: "Could not read the agent\'s reply" and what the service sent', async ({ page }, testInfo) => {
+  test('a reply without any text: "Could not read the agent\'s reply" and what the service sent', async ({
+    page,
+  }, testInfo) => {
     const shot = shooter(page, testInfo);
     await control(suite, `agents/${AGENT}/chat-script`, { reply: '' });
     await chat(page, 'hello?');
     await expect(lastReply(page)).toHaveAttribute('data-status', 'error', { timeout: 10_000 });
     await expect(lastReply(page).locator('.chat-bubble')).toContainText("Could not read the agent's reply.");
     const raw = lastReply(page).locator('.chat-raw');
-    await expect(raw.locator('summary')).toHaveText(/^What the service sent: HTTP 200, text\/event-stream; charset=utf-8, \d+ bytes$/);
-    await expect(raw.getByRole('list', { name: 'Frames as received' }).locator('li').first()).toContainText('event: message_start');
-    await expect(raw.getByRole('list', { name: 'Frames as received' }).locator('li').last()).toContainText('event: message_stop');
+    await expect(raw.locator('summary')).toHaveText(
+      /^What the service sent: HTTP 200, text\/event-stream; charset=utf-8, \d+ bytes$/,
+    );
+    await expect(raw.getByRole('list', { name: 'Frames as received' }).locator('li').first()).toContainText(
+      'event: message_start',
+    );
+    await expect(raw.getByRole('list', { name: 'Frames as received' }).locator('li').last()).toContainText(
+      'event: message_stop',
+    );
     await shot('chat-unreadable-reply');
   });
 });

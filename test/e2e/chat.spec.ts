@@ -51,9 +51,30 @@ test.describe('chat window', () => {
 
   test('a scripted reply streams token by token, ends exactly, and shows its numbers', async ({ page }, testInfo) => {
     const shot = shooter(page, testInfo);
-    const tokens = ['Your ', 'order ', '#4521 ', 'shipped ', 'on ', 'Monday ', 'and ', 'should ', 'arrive ', 'by ', 'Thursday. ', 'Anything ', 'else ', 'I ', 'can ', 'check?'];
+    const tokens = [
+      'Your ',
+      'order ',
+      '#4521 ',
+      'shipped ',
+      'on ',
+      'Monday ',
+      'and ',
+      'should ',
+      'arrive ',
+      'by ',
+      'Thursday. ',
+      'Anything ',
+      'else ',
+      'I ',
+      'can ',
+      'check?',
+    ];
     const full = tokens.join('');
-    await control(suite, `agents/${AGENT}/chat-script`, { tokens, tokenDelayMs: 30, actions: [{ name: 'lookup_order' }] });
+    await control(suite, `agents/${AGENT}/chat-script`, {
+      tokens,
+      tokenDelayMs: 30,
+      actions: [{ name: 'lookup_order' }],
+    });
     await openChat(page);
     await shot('chat-empty');
     await recordBubble(page);
@@ -62,7 +83,9 @@ test.describe('chat window', () => {
     await expect(page.locator('li.chat-user').last()).toContainText('Where is my order?');
     // Midway: some of the reply, not all of it, and the turn still running.
     await expect(lastReply(page)).toHaveAttribute('data-status', 'streaming');
-    await expect.poll(async () => (await lastReply(page).locator('.chat-bubble').innerText()).length, { timeout: 5000 }).toBeGreaterThan(5);
+    await expect
+      .poll(async () => (await lastReply(page).locator('.chat-bubble').innerText()).length, { timeout: 5000 })
+      .toBeGreaterThan(5);
     await shot('chat-streaming');
 
     await expect(lastReply(page)).toHaveAttribute('data-status', 'done', { timeout: 10_000 });
@@ -94,7 +117,9 @@ test.describe('chat window', () => {
     await expect(frames.locator('li').first()).toContainText('event: token');
     await expect(frames.locator('li').first()).toContainText(`data: ${JSON.stringify({ token: tokens[0] })}`);
     await expect(frames.locator('li').first()).toContainText(/\+\d+ ms/);
-    await expect(frames.locator('li').nth(tokens.length - 1)).toContainText(`data: ${JSON.stringify({ token: tokens[tokens.length - 1] })}`);
+    await expect(frames.locator('li').nth(tokens.length - 1)).toContainText(
+      `data: ${JSON.stringify({ token: tokens[tokens.length - 1] })}`,
+    );
     await expect(frames.locator('li').last()).toContainText('event: done');
     await shot('chat-raw-frames');
     await page.getByLabel('Show raw stream frames').uncheck();
@@ -108,7 +133,9 @@ test.describe('chat window', () => {
     await control(suite, `agents/${AGENT}/chat-script`, { tokens, tokenDelayMs: 150 });
     await openChat(page);
     await send(page, 'Tell me a long story');
-    await expect.poll(async () => (await lastReply(page).locator('.chat-bubble .md').textContent()) ?? '', { timeout: 10_000 }).toMatch(/word3 /);
+    await expect
+      .poll(async () => (await lastReply(page).locator('.chat-bubble .md').textContent()) ?? '', { timeout: 10_000 })
+      .toMatch(/word3 /);
     await page.getByRole('button', { name: 'Stop' }).click();
     await expect(lastReply(page)).toHaveAttribute('data-status', 'stopped');
     await expect(lastReply(page).locator('.chat-meta')).toContainText('Stopped');
@@ -117,7 +144,9 @@ test.describe('chat window', () => {
     expect(partial.length).toBeLessThan(full.length);
     expect(full.startsWith(partial)).toBe(true);
     // The stream is closed at the service (its 60 tokens would take 9 s), and nothing more arrives.
-    const activeStreams = async () => (await control<{ counters: { activeStreams: number } }>(suite, '/state', undefined, 'GET')).counters.activeStreams;
+    const activeStreams = async () =>
+      (await control<{ counters: { activeStreams: number } }>(suite, '/state', undefined, 'GET')).counters
+        .activeStreams;
     await expect.poll(activeStreams, { timeout: 5_000 }).toBe(0);
     expect(await lastReply(page).locator('.chat-bubble .md').textContent()).toBe(partial);
     await expect(page.getByRole('button', { name: 'Send', exact: true })).toBeDisabled(); // empty box
@@ -130,7 +159,9 @@ test.describe('chat window', () => {
     await control(suite, `agents/${AGENT}/chat-script`, { tokens, tokenDelayMs: 150 });
     await openChat(page);
     await send(page, 'Tell me a long story');
-    await expect.poll(async () => (await lastReply(page).locator('.chat-bubble .md').textContent()) ?? '', { timeout: 10_000 }).toMatch(/word3 /);
+    await expect
+      .poll(async () => (await lastReply(page).locator('.chat-bubble .md').textContent()) ?? '', { timeout: 10_000 })
+      .toMatch(/word3 /);
     await page.getByLabel('Message', { exact: true }).press('Escape');
     await expect(lastReply(page)).toHaveAttribute('data-status', 'stopped');
     await expect(page.getByRole('button', { name: 'Stop' })).toBeDisabled();
@@ -140,7 +171,9 @@ test.describe('chat window', () => {
     { width: 1280, height: 800 },
     { width: 1024, height: 700 },
   ]) {
-    test(`at ${size.width}×${size.height} the transcript takes the height and the composer stays at the bottom`, async ({ page }, testInfo) => {
+    test(`at ${size.width}×${size.height} the transcript takes the height and the composer stays at the bottom`, async ({
+      page,
+    }, testInfo) => {
       const shot = shooter(page, testInfo);
       await page.setViewportSize(size);
       await openChat(page);
@@ -194,7 +227,12 @@ test.describe('chat window', () => {
     await openChat(page);
     await send(page, 'Explain everything');
     const list = page.locator('.chat-list');
-    const gap = () => list.evaluate((el) => ({ fromBottom: el.scrollHeight - el.scrollTop - el.clientHeight, overflow: el.scrollHeight - el.clientHeight, top: el.scrollTop }));
+    const gap = () =>
+      list.evaluate((el) => ({
+        fromBottom: el.scrollHeight - el.scrollTop - el.clientHeight,
+        overflow: el.scrollHeight - el.clientHeight,
+        top: el.scrollTop,
+      }));
     // The reply outgrows the list and the view follows it down.
     await expect.poll(async () => (await gap()).overflow, { timeout: 10_000 }).toBeGreaterThan(200);
     await expect(lastReply(page)).toHaveAttribute('data-status', 'streaming');
@@ -227,10 +265,27 @@ test.describe('chat window', () => {
     await expect.poll(async () => (await gap()).fromBottom).toBeLessThanOrEqual(24);
   });
 
-  test('a long paragraph is laid out a few lines at a time while it streams, and looks the same as in one block', async ({ page, context }, testInfo) => {
+  test('a long paragraph is laid out a few lines at a time while it streams, and looks the same as in one block', async ({
+    page,
+    context,
+  }, testInfo) => {
     const shot = shooter(page, testInfo);
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
-    const words = ['the', 'streamed', 'paragraph', 'goes', 'on,', 'with', 'words', 'of', 'every', 'length:', 'incomprehensibilities', 'a', 'x'];
+    const words = [
+      'the',
+      'streamed',
+      'paragraph',
+      'goes',
+      'on,',
+      'with',
+      'words',
+      'of',
+      'every',
+      'length:',
+      'incomprehensibilities',
+      'a',
+      'x',
+    ];
     const tokens = ['**Lead-in** with a [link](https://example.test/doc) and then '];
     // 18 s of stream: still streaming through every step below on a busy machine.
     for (let i = 0; i < 3600; i++) tokens.push(`${words[(i * 7) % words.length]} `);
@@ -243,35 +298,36 @@ test.describe('chat window', () => {
     // In one synchronous look (the paragraph changes every frame): the same paragraph with its runs
     // unwrapped, laid out in the same place as one block, is exactly as tall, and each run after the
     // first starts a line there too: the runs were cut where the browser breaks the lines.
-    const lookAt = () => live.evaluate((p) => {
-      const flat = p.cloneNode(true) as HTMLElement;
-      flat.classList.remove('md-live');
-      const starts: Node[] = [];
-      for (const [i, run] of [...flat.querySelectorAll('.md-run')].entries()) {
-        if (i > 0 && run.firstChild) starts.push(run.firstChild);
-        run.replaceWith(...run.childNodes);
-      }
-      p.after(flat);
-      const left = flat.getBoundingClientRect().left;
-      const range = document.createRange();
-      const offsets = starts.map((node) => {
-        range.setStart(node, 0);
-        range.setEnd(node, 1);
-        return range.getBoundingClientRect().left - left;
+    const lookAt = () =>
+      live.evaluate((p) => {
+        const flat = p.cloneNode(true) as HTMLElement;
+        flat.classList.remove('md-live');
+        const starts: Node[] = [];
+        for (const [i, run] of [...flat.querySelectorAll('.md-run')].entries()) {
+          if (i > 0 && run.firstChild) starts.push(run.firstChild);
+          run.replaceWith(...run.childNodes);
+        }
+        p.after(flat);
+        const left = flat.getBoundingClientRect().left;
+        const range = document.createRange();
+        const offsets = starts.map((node) => {
+          range.setStart(node, 0);
+          range.setEnd(node, 1);
+          return range.getBoundingClientRect().left - left;
+        });
+        const out = {
+          runStartsFromLineStart: offsets,
+          runs: p.querySelectorAll('.md-run').length,
+          width: p.getBoundingClientRect().width,
+          height: p.getBoundingClientRect().height,
+          flatHeight: flat.getBoundingClientRect().height,
+          lineHeight: parseFloat(getComputedStyle(p).lineHeight),
+          sameText: flat.textContent === p.textContent,
+          boldInFirstRun: p.querySelector('.md-run:first-child strong')?.textContent ?? null,
+        };
+        flat.remove();
+        return out;
       });
-      const out = {
-        runStartsFromLineStart: offsets,
-        runs: p.querySelectorAll('.md-run').length,
-        width: p.getBoundingClientRect().width,
-        height: p.getBoundingClientRect().height,
-        flatHeight: flat.getBoundingClientRect().height,
-        lineHeight: parseFloat(getComputedStyle(p).lineHeight),
-        sameText: flat.textContent === p.textContent,
-        boldInFirstRun: p.querySelector('.md-run:first-child strong')?.textContent ?? null,
-      };
-      flat.remove();
-      return out;
-    });
     const look = await lookAt();
     expect(look.runs).toBeGreaterThanOrEqual(3);
     expect(look.sameText).toBe(true);
@@ -283,14 +339,20 @@ test.describe('chat window', () => {
     await shot('chat-long-paragraph-streaming');
     // Narrower while it streams: the lines break elsewhere, so the runs are cut again to match.
     await page.setViewportSize({ width: 1024, height: 800 });
-    const matches = (l: typeof look) => l.width < look.width && Math.abs(l.height - l.flatHeight) < 1 && l.runStartsFromLineStart.every((x) => Math.abs(x) < 1);
+    const matches = (l: typeof look) =>
+      l.width < look.width &&
+      Math.abs(l.height - l.flatHeight) < 1 &&
+      l.runStartsFromLineStart.every((x) => Math.abs(x) < 1);
     await expect.poll(async () => matches(await lookAt()), { timeout: 10_000 }).toBe(true);
     await expect(lastReply(page)).toHaveAttribute('data-status', 'streaming');
     // Done: the same runs (nothing is laid out again when the reply ends); selected and copied, its
     // text reads one paragraph, with no line break between them.
     await expect(lastReply(page)).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
     const para = lastReply(page).locator('.md > p');
-    const whole = tokens.join('').replace(/\*\*|\[|\]\(https:\/\/example\.test\/doc\)/g, '').trim();
+    const whole = tokens
+      .join('')
+      .replace(/\*\*|\[|\]\(https:\/\/example\.test\/doc\)/g, '')
+      .trim();
     await expect(para).toHaveText(whole);
     expect(await para.locator('.md-run').count()).toBeGreaterThanOrEqual(3);
     await para.evaluate((p) => getSelection()!.selectAllChildren(p));
@@ -312,7 +374,8 @@ test.describe('chat window', () => {
       dialogs.push(d.message());
       void d.dismiss();
     });
-    const reply = 'Here: <img src=x onerror=alert(1)> and [click me](javascript:alert(2)) and <script>alert(3)</script> and [docs](https://example.com/docs)';
+    const reply =
+      'Here: <img src=x onerror=alert(1)> and [click me](javascript:alert(2)) and <script>alert(3)</script> and [docs](https://example.com/docs)';
     await control(suite, `agents/${AGENT}/chat-script`, { reply, tokenDelayMs: 10 });
     await openChat(page);
     await send(page, 'show me something dangerous');
@@ -364,7 +427,10 @@ test.describe('chat window', () => {
     'Track it at [the carrier](https://example.com/track).',
   ].join('\n');
 
-  test('markdown: a table, a task list and highlighted code whose Copy fills the clipboard', async ({ page, context }, testInfo) => {
+  test('markdown: a table, a task list and highlighted code whose Copy fills the clipboard', async ({
+    page,
+    context,
+  }, testInfo) => {
     const shot = shooter(page, testInfo);
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
     await control(suite, `agents/${AGENT}/chat-script`, { reply: MARKDOWN_REPLY, tokenDelayMs: 15 });
@@ -381,7 +447,12 @@ test.describe('chat window', () => {
     await expect(table.locator('tbody tr')).toHaveCount(2);
     await expect(table.locator('tbody tr').nth(1).locator('td')).toHaveText(['Tea, green', '1', '$6.50']);
     await expect(table.locator('tbody em')).toHaveText('green');
-    expect(await table.locator('th').nth(2).evaluate((el) => getComputedStyle(el).textAlign)).toBe('right');
+    expect(
+      await table
+        .locator('th')
+        .nth(2)
+        .evaluate((el) => getComputedStyle(el).textAlign),
+    ).toBe('right');
     await expect(md.getByRole('checkbox', { name: 'Done', exact: true })).toBeChecked();
     await expect(md.getByRole('checkbox', { name: 'Not done' })).not.toBeChecked();
     await expect(md.locator('blockquote code')).toHaveText('UPS 1Z999');
@@ -401,7 +472,9 @@ test.describe('chat window', () => {
     await shootSizes(page, shot, 'chat-markdown');
   });
 
-  test('Enter while a reply streams queues the message, shows it with Cancel, and sends it when the reply ends', async ({ page }, testInfo) => {
+  test('Enter while a reply streams queues the message, shows it with Cancel, and sends it when the reply ends', async ({
+    page,
+  }, testInfo) => {
     const shot = shooter(page, testInfo);
     // 9 s of reply: still streaming through the queueing, the screenshots and the Cancel on a busy machine.
     const tokens = Array.from({ length: 30 }, (_, i) => `step${i} `);
@@ -410,7 +483,9 @@ test.describe('chat window', () => {
     await send(page, 'First question');
     await expect(lastReply(page)).toHaveAttribute('data-status', 'streaming');
     const box = page.getByLabel('Message', { exact: true });
-    await expect(page.locator('#chat-input-hint')).toHaveText('A reply is coming: Enter queues your message, and it is sent when the reply ends; Escape stops the reply.');
+    await expect(page.locator('#chat-input-hint')).toHaveText(
+      'A reply is coming: Enter queues your message, and it is sent when the reply ends; Escape stops the reply.',
+    );
     await box.fill('Second question');
     await box.press('Enter');
     await box.fill('Third question');
@@ -421,7 +496,10 @@ test.describe('chat window', () => {
     await expect(queued.first()).toContainText('Sends when the reply ends.');
     await expect(box).toHaveValue('');
     await shot('chat-queued');
-    await queued.nth(1).getByRole('button', { name: /^Cancel queued message/ }).click();
+    await queued
+      .nth(1)
+      .getByRole('button', { name: /^Cancel queued message/ })
+      .click();
     await expect(queued).toHaveCount(1);
 
     // The first reply ends; the queued message goes out and gets its own reply.
@@ -439,7 +517,8 @@ test.describe('chat window', () => {
     await control(suite, `agents/${AGENT}/chat-script`, { reply: 'Noted.', tokenDelayMs: 5 });
     await openChat(page);
     const side = page.getByRole('navigation', { name: 'Conversations' });
-    const item = (name: string | RegExp): Locator => side.locator('button.chat-conv', { has: page.locator('.chat-conv-name', { hasText: name }) });
+    const item = (name: string | RegExp): Locator =>
+      side.locator('button.chat-conv', { has: page.locator('.chat-conv-name', { hasText: name }) });
 
     await send(page, `Where is my parcel ${tag}?`);
     await expect(lastReply(page)).toHaveAttribute('data-status', 'done');

@@ -36,18 +36,31 @@ const historyRow = (page: Page, text: string) => page.locator('table.send-histor
 const result = (page: Page) => page.locator('.send-result');
 
 /** How much wider than the window the page is (0 when it fits). */
-const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+const overflow = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
 async function noSeriousAxe(page: Page): Promise<void> {
-  const bad = (await new AxeBuilder({ page }).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  const bad = (await new AxeBuilder({ page }).analyze()).violations.filter(
+    (v) => v.impact === 'serious' || v.impact === 'critical',
+  );
   expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
 }
 
 /** A team of its own on the emulator whose service allows 2 sends a minute, added to the app; its console's hash. */
 async function smallTeam(name: string, agentId: string): Promise<string> {
   const small = await control<{ id: string; apiKey: string }>(suite, 'teams', { name, sendsPerMinute: 2 });
-  await control(suite, `teams/${small.id}/agents`, { agentId, label: `${name} bot`, state: 'connected', phone: '15550107777' });
-  const team = await hostCall<{ teamId: string }>(suite.ready, 'teams.add', { label: name, baseUrl: suite.emulator.baseUrl, apiKey: small.apiKey, agents: [{ agentId, label: `${name} bot` }] });
+  await control(suite, `teams/${small.id}/agents`, {
+    agentId,
+    label: `${name} bot`,
+    state: 'connected',
+    phone: '15550107777',
+  });
+  const team = await hostCall<{ teamId: string }>(suite.ready, 'teams.add', {
+    label: name,
+    baseUrl: suite.emulator.baseUrl,
+    apiKey: small.apiKey,
+    agents: [{ agentId, label: `${name} bot` }],
+  });
   return `#/console?team=${encodeURIComponent(team.teamId)}&agent=${agentId}`;
 }
 
@@ -57,7 +70,9 @@ test.describe('send console', () => {
     await control(suite, 'faults', undefined, 'DELETE');
   });
 
-  test('a bad number keeps what was typed and sends nothing; the contact check answers and warns before a send to a number not on WhatsApp', async ({ page }, testInfo) => {
+  test('a bad number keeps what was typed and sends nothing; the contact check answers and warns before a send to a number not on WhatsApp', async ({
+    page,
+  }, testInfo) => {
     const shot = shooter(page, testInfo);
     const shots = shooterAcross(page, testInfo);
     await openConsole(page);
@@ -82,11 +97,15 @@ test.describe('send console', () => {
     // Contact check: one number on WhatsApp, one not; Alt+C from the form does the same.
     await control(suite, 'contacts', { phones: [TO] });
     await page.getByRole('button', { name: /Check contact/ }).click();
-    await expect(page.getByRole('status').filter({ hasText: 'On WhatsApp' })).toHaveText(new RegExp(`On WhatsApp: yes — JID ${TO}@s\\.whatsapp\\.net`));
+    await expect(page.getByRole('status').filter({ hasText: 'On WhatsApp' })).toHaveText(
+      new RegExp(`On WhatsApp: yes — JID ${TO}@s\\.whatsapp\\.net`),
+    );
     await shot('console-contact-yes');
     await toBox(page).fill('+1 555 010 9999');
     await toBox(page).press('Alt+c');
-    await expect(page.getByRole('status').filter({ hasText: 'On WhatsApp' })).toHaveText(/On WhatsApp: no — \+?15550109999 has no WhatsApp account/);
+    await expect(page.getByRole('status').filter({ hasText: 'On WhatsApp' })).toHaveText(
+      /On WhatsApp: no — \+?15550109999 has no WhatsApp account/,
+    );
 
     // Sending to it asks first; "Don't send" sends nothing, "Send anyway" sends.
     await textBox(page).press('Enter');
@@ -102,7 +121,9 @@ test.describe('send console', () => {
     await expect(historyRow(page, 'Hello there')).toHaveAttribute('data-state', 'sent');
   });
 
-  test("a text send's result is right under the Send button, in view without scrolling, and lands in the history with its message id", async ({ page }, testInfo) => {
+  test("a text send's result is right under the Send button, in view without scrolling, and lands in the history with its message id", async ({
+    page,
+  }, testInfo) => {
     const shots = shooterAcross(page, testInfo);
     await openConsole(page);
     await toBox(page).fill(`+${TO}`);
@@ -125,7 +146,9 @@ test.describe('send console', () => {
     await shots('console-sent');
   });
 
-  test('long content wraps in the history (the page never gets wider than the window), with everything sent one click away', async ({ page }, testInfo) => {
+  test('long content wraps in the history (the page never gets wider than the window), with everything sent one click away', async ({
+    page,
+  }, testInfo) => {
     const shots = shooterAcross(page, testInfo);
     await page.setViewportSize({ width: 1024, height: 720 });
     await openConsole(page);
@@ -143,7 +166,9 @@ test.describe('send console', () => {
       await page.setViewportSize({ width, height: 720 });
       expect(await overflow(page), `no sideways scroll at ${width} px`).toBe(0);
       await expect(page.locator('.send-meter')).toBeInViewport({ ratio: 1 });
-      const right = await page.locator('table.send-history').evaluate((t) => t.getBoundingClientRect().right - document.documentElement.clientWidth);
+      const right = await page
+        .locator('table.send-history')
+        .evaluate((t) => t.getBoundingClientRect().right - document.documentElement.clientWidth);
       expect(right, `the history ends inside the window at ${width} px`).toBeLessThanOrEqual(0);
     }
     const all = historyRow(page, 'word word').locator('details.send-full');
@@ -158,7 +183,9 @@ test.describe('send console', () => {
     await shots('console-long-content');
   });
 
-  test("an image URL is checked by the app, and a field's error goes once the field holds another value", async ({ page }, testInfo) => {
+  test("an image URL is checked by the app, and a field's error goes once the field holds another value", async ({
+    page,
+  }, testInfo) => {
     const shot = shooter(page, testInfo);
     await openConsole(page);
     await page.getByRole('radio', { name: 'Image' }).check();
@@ -180,7 +207,9 @@ test.describe('send console', () => {
     await shot('console-url-error-current');
   });
 
-  test("a queued send's place and wait follow the queue: its row and result say what the send budget's list says", async ({ page }, testInfo) => {
+  test("a queued send's place and wait follow the queue: its row and result say what the send budget's list says", async ({
+    page,
+  }, testInfo) => {
     const shots = shooterAcross(page, testInfo);
     await openConsole(page, 'agent-tiny', await smallTeam('Tiny plan', 'agent-tiny'));
     await toBox(page).fill(`+${TO}`);
@@ -189,7 +218,11 @@ test.describe('send console', () => {
       await sendButton(page).click();
       await expect(historyRow(page, `tiny ${n}`)).toHaveAttribute('data-state', 'sent');
     }
-    await expect(page.getByRole('meter', { name: 'Send budget used' })).toHaveAttribute('aria-valuetext', '2 of 2 sends used in the last minute', { timeout: 5000 });
+    await expect(page.getByRole('meter', { name: 'Send budget used' })).toHaveAttribute(
+      'aria-valuetext',
+      '2 of 2 sends used in the last minute',
+      { timeout: 5000 },
+    );
     for (const n of [3, 4, 5]) {
       await textBox(page).fill(`tiny ${n}`);
       await sendButton(page).click();
@@ -205,7 +238,9 @@ test.describe('send console', () => {
     // The message box cleared once each send was queued.
     await expect(textBox(page)).toHaveValue('');
     // The first one waiting leaves the queue: the last one moves up, in its row and under the form.
-    await historyRow(page, 'tiny 3').getByRole('button', { name: `Cancel the send to +${TO}` }).click();
+    await historyRow(page, 'tiny 3')
+      .getByRole('button', { name: `Cancel the send to +${TO}` })
+      .click();
     await expect(queue).toHaveCount(2, { timeout: 5000 });
     await expect(historyRow(page, 'tiny 5')).toContainText(/Queued \(position 2, about \d+ s\)/, { timeout: 5000 });
     await expect(result(page)).toContainText(/Queued \(position 2, about \d+ s\)/);
@@ -213,17 +248,30 @@ test.describe('send console', () => {
     const seconds = async () => Number(/about (\d+) s/.exec(await historyRow(page, 'tiny 5').innerText())?.[1]);
     const first = await seconds();
     await expect.poll(seconds, { timeout: 8000 }).toBeLessThan(first);
-    await expect.poll(async () => `${await seconds()} s` === /leaves in about (\d+ s)/.exec(await queue.last().innerText())?.[1], { timeout: 5000 }).toBe(true);
+    await expect
+      .poll(
+        async () => `${await seconds()} s` === /leaves in about (\d+ s)/.exec(await queue.last().innerText())?.[1],
+        { timeout: 5000 },
+      )
+      .toBe(true);
     await shots('console-queue-moves-up');
-    for (const n of [4, 5]) await historyRow(page, `tiny ${n}`).getByRole('button', { name: `Cancel the send to +${TO}` }).click();
+    for (const n of [4, 5])
+      await historyRow(page, `tiny ${n}`)
+        .getByRole('button', { name: `Cancel the send to +${TO}` })
+        .click();
     await expect(queue).toHaveCount(0, { timeout: 5000 });
   });
 
-  test('an agent known to need a scan: a warning with Pair, a confirmation, then the 409 says it needs a QR scan, with a link to pairing', async ({ page }, testInfo) => {
+  test('an agent known to need a scan: a warning with Pair, a confirmation, then the 409 says it needs a QR scan, with a link to pairing', async ({
+    page,
+  }, testInfo) => {
     const shot = shooter(page, testInfo);
     await openConsole(page, 'agent-unlinked');
     await expect(page.locator('.send-scan-warning')).toContainText('needs a QR scan', { timeout: 10_000 });
-    await expect(page.locator('.send-scan-warning').getByRole('link', { name: /^Pair / })).toHaveAttribute('href', `#/agents/agent-unlinked/pairing?team=${encodeURIComponent(suite.teamId)}`);
+    await expect(page.locator('.send-scan-warning').getByRole('link', { name: /^Pair / })).toHaveAttribute(
+      'href',
+      `#/agents/agent-unlinked/pairing?team=${encodeURIComponent(suite.teamId)}`,
+    );
     await toBox(page).fill(`+${TO}`);
     await textBox(page).fill('Are you there?');
     await sendButton(page).click();
@@ -238,7 +286,10 @@ test.describe('send console', () => {
     await expect(alert).toContainText('409');
     await expect(textBox(page)).toHaveValue('Are you there?');
     const link = alert.getByRole('link', { name: /Open pairing for agent-unlinked/ });
-    await expect(link).toHaveAttribute('href', `#/agents/agent-unlinked/pairing?team=${encodeURIComponent(suite.teamId)}`);
+    await expect(link).toHaveAttribute(
+      'href',
+      `#/agents/agent-unlinked/pairing?team=${encodeURIComponent(suite.teamId)}`,
+    );
     await expect(historyRow(page, 'Are you there?')).toHaveAttribute('data-state', 'failed');
     await shot('console-needs-qr');
     await link.click();
@@ -246,7 +297,9 @@ test.describe('send console', () => {
     await shot('console-to-pairing');
   });
 
-  test('a 503 keeps being retried while the agent reconnects, past the client’s own four retries, then sends', async ({ page }, testInfo) => {
+  test('a 503 keeps being retried while the agent reconnects, past the client’s own four retries, then sends', async ({
+    page,
+  }, testInfo) => {
     test.setTimeout(90_000);
     const shots = shooterAcross(page, testInfo);
     await openConsole(page);
@@ -256,7 +309,9 @@ test.describe('send console', () => {
     await control(suite, `agents/${AGENT}/drop`, { seconds: 30 });
     await sendButton(page).click();
     const progress = page.locator('.send-progress');
-    await expect(progress).toContainText(/Reconnecting — retrying \(attempt 1, next in \d+ s\) — it keeps retrying while the number reconnects\./);
+    await expect(progress).toContainText(
+      /Reconnecting — retrying \(attempt 1, next in \d+ s\) — it keeps retrying while the number reconnects\./,
+    );
     await expect(result(page).getByRole('button', { name: `Cancel the send to +${TO}` })).toBeVisible();
     await shots('console-reconnecting');
     await expect(progress).toContainText(/attempt [5-9]/, { timeout: 40_000 });
@@ -274,29 +329,50 @@ test.describe('send console', () => {
     await toBox(page).fill(`+${TO}`);
     await textBox(page).fill('Rate limited hello');
     // More 429s than a send retries (3): the 4th answer is returned to the window.
-    await control(suite, 'faults', { kind: '429', count: 4, retryAfterSeconds: 2, pathPrefix: `/api/v1/agents/${AGENT}/whatsapp/messages` });
+    await control(suite, 'faults', {
+      kind: '429',
+      count: 4,
+      retryAfterSeconds: 2,
+      pathPrefix: `/api/v1/agents/${AGENT}/whatsapp/messages`,
+    });
     await sendButton(page).click();
-    await expect(page.locator('.send-progress')).toContainText(/Rate limit \(60 per minute\) — retrying \(attempt \d, next in 2 s\)/);
+    await expect(page.locator('.send-progress')).toContainText(
+      /Rate limit \(60 per minute\) — retrying \(attempt \d, next in 2 s\)/,
+    );
     const alert = page.locator('.send-error');
-    await expect(alert).toContainText(/Rate limit \(60 per minute\) — you can send again in [12] s\./, { timeout: 20_000 });
+    await expect(alert).toContainText(/Rate limit \(60 per minute\) — you can send again in [12] s\./, {
+      timeout: 20_000,
+    });
     await shots('console-429-countdown');
     await expect(alert).toContainText('Rate limit (60 per minute) — you can send again now.', { timeout: 5000 });
     await expect(textBox(page)).toHaveValue('Rate limited hello');
     const row = historyRow(page, 'Rate limited hello');
     await expect(row).toHaveAttribute('data-state', 'failed');
     // Retry: the same message again, as a new send, which goes out.
-    await result(page).getByRole('button', { name: `Retry the send to +${TO}` }).click();
+    await result(page)
+      .getByRole('button', { name: `Retry the send to +${TO}` })
+      .click();
     await expect(historyRow(page, 'Rate limited hello').first()).toHaveAttribute('data-state', 'sent');
     await expect(historyRow(page, 'Rate limited hello')).toHaveCount(2);
     await expect(row.last().getByRole('button', { name: /^Retry/ })).toHaveCount(0);
     await shots('console-retried');
   });
 
-  test('with the send budget spent, the form stays open, new sends queue, the meter shows it spent, and each can be cancelled', async ({ page }, testInfo) => {
+  test('with the send budget spent, the form stays open, new sends queue, the meter shows it spent, and each can be cancelled', async ({
+    page,
+  }, testInfo) => {
     const shots = shooterAcross(page, testInfo);
     // A team whose service allows 2 sends a minute, through the emulator's control API.
-    const small = await control<{ id: string; apiKey: string }>(suite, 'teams', { name: 'Small plan', sendsPerMinute: 2 });
-    await control(suite, `teams/${small.id}/agents`, { agentId: 'agent-small', label: 'Small bot', state: 'connected', phone: '15550107777' });
+    const small = await control<{ id: string; apiKey: string }>(suite, 'teams', {
+      name: 'Small plan',
+      sendsPerMinute: 2,
+    });
+    await control(suite, `teams/${small.id}/agents`, {
+      agentId: 'agent-small',
+      label: 'Small bot',
+      state: 'connected',
+      phone: '15550107777',
+    });
     const team = await hostCall<{ teamId: string }>(suite.ready, 'teams.add', {
       label: 'Small plan',
       baseUrl: suite.emulator.baseUrl,
@@ -330,9 +406,13 @@ test.describe('send console', () => {
     await expect(result(page)).toBeInViewport();
     await shots('console-queued');
     // Cancel each: one from its history row, one from the result under the form.
-    await historyRow(page, 'waits one').getByRole('button', { name: `Cancel the send to +${TO}` }).click();
+    await historyRow(page, 'waits one')
+      .getByRole('button', { name: `Cancel the send to +${TO}` })
+      .click();
     await expect(historyRow(page, 'waits one')).toContainText('Cancelled');
-    await result(page).getByRole('button', { name: `Cancel the send to +${TO}` }).click();
+    await result(page)
+      .getByRole('button', { name: `Cancel the send to +${TO}` })
+      .click();
     await expect(historyRow(page, 'waits two')).toContainText('Cancelled');
     await expect(result(page)).toContainText('Cancelled — this message was not sent.');
     await expect(page.locator('.send-queue li')).toHaveCount(0, { timeout: 5000 });

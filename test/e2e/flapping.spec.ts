@@ -30,10 +30,18 @@ async function recordHealth(page: Page, label: string): Promise<() => Promise<st
     const seen = () => {
       const row = [...document.querySelectorAll('ul.agents > li')].find((el) => el.textContent?.includes(label));
       const badge = row?.querySelector('.badge');
-      const health = badge ? [...badge.classList].find((c) => c.startsWith('badge-'))?.slice('badge-'.length) : undefined;
+      const health = badge
+        ? [...badge.classList].find((c) => c.startsWith('badge-'))?.slice('badge-'.length)
+        : undefined;
       if (health && w.__health.at(-1) !== health) w.__health.push(health);
     };
-    new MutationObserver(seen).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['class'] });
+    new MutationObserver(seen).observe(document.body, {
+      subtree: true,
+      childList: true,
+      characterData: true,
+      attributes: true,
+      attributeFilter: ['class'],
+    });
     seen();
   }, label);
   return () => page.evaluate(() => (window as unknown as { __health: string[] }).__health);
@@ -42,7 +50,9 @@ async function recordHealth(page: Page, label: string): Promise<() => Promise<st
 test.describe('a flapping number', () => {
   const suite = useServe(['--emulator', '--poll-sec', '1', '--fast-poll-sec', '1']);
 
-  test('six drops in half a minute: one notice that becomes "flapping", no toast per drop', async ({ page }, testInfo) => {
+  test('six drops in half a minute: one notice that becomes "flapping", no toast per drop', async ({
+    page,
+  }, testInfo) => {
     test.setTimeout(120_000);
     const shot = shooter(page, testInfo);
     await open(page, suite, '#/');
@@ -69,7 +79,10 @@ test.describe('a flapping number', () => {
     // At most one notice before flapping was declared, and no "back to normal" after any drop.
     expect(duringBurst.filter((t) => !/flapping/i.test(t)).length, duringBurst.join(' | ')).toBeLessThanOrEqual(1);
     expect(duringBurst.filter((t) => /flapping/i.test(t)).length, duringBurst.join(' | ')).toBe(1);
-    expect(duringBurst.some((t) => /back to normal/i.test(t)), duringBurst.join(' | ')).toBe(false);
+    expect(
+      duringBurst.some((t) => /back to normal/i.test(t)),
+      duringBurst.join(' | '),
+    ).toBe(false);
     await shot('flapping');
 
     // Later drops of the flapping agent: nothing new.

@@ -11,7 +11,9 @@ import { AGENTS, agentHash, control, hostCall, LABELS, open, openChatAsNewCustom
 function focused(page: Page): Promise<string> {
   return page.evaluate(() => {
     const el = document.activeElement;
-    return el ? `${el.tagName}${el.id ? `#${el.id}` : ''}${el.className ? `.${String(el.className).replace(/\s+/g, '.')}` : ''}` : 'none';
+    return el
+      ? `${el.tagName}${el.id ? `#${el.id}` : ''}${el.className ? `.${String(el.className).replace(/\s+/g, '.')}` : ''}`
+      : 'none';
   });
 }
 
@@ -28,7 +30,9 @@ test.describe('focus', () => {
     await expect(start).toBeVisible({ timeout: 10_000 });
     await start.focus();
     await page.keyboard.press('Enter');
-    await expect(page.getByRole('img', { name: `Pairing QR code for ${LABELS.unlinked}` })).toBeVisible({ timeout: 10_000 });
+    await expect(page.getByRole('img', { name: `Pairing QR code for ${LABELS.unlinked}` })).toBeVisible({
+      timeout: 10_000,
+    });
     await expect(page.locator('main .pairing')).toBeFocused();
     // Tab goes on from there, into the block.
     await page.keyboard.press('Tab');
@@ -56,7 +60,9 @@ test.describe('focus', () => {
     await expect(title).toBeFocused();
   });
 
-  test('a conversation deleted with the keyboard: focus on the title of the conversation shown in its place', async ({ page }) => {
+  test('a conversation deleted with the keyboard: focus on the title of the conversation shown in its place', async ({
+    page,
+  }) => {
     await control(suite, `agents/${AGENTS.connected}/chat-script`, { reply: 'Noted.', tokenDelayMs: 5 });
     await openChatAsNewCustomer(page, suite, AGENTS.connected);
     await page.getByLabel('Message', { exact: true }).fill('A conversation to delete');
@@ -72,7 +78,9 @@ test.describe('focus', () => {
     await expectNotOnBody(page);
   });
 
-  test('a notice dismissed with Enter: focus on the notice in its place, then on the notices region', async ({ page }) => {
+  test('a notice dismissed with Enter: focus on the notice in its place, then on the notices region', async ({
+    page,
+  }) => {
     await open(page, suite);
     await expect(page.locator('ul.agents > li')).toHaveCount(3, { timeout: 15_000 });
     // Two agents that need a scan: an urgent notice each (urgent notices stay until dismissed).
@@ -101,7 +109,9 @@ test.describe('focus', () => {
     await expect(region).toBeFocused();
   });
 
-  test('the tunnel screen on its first visit, its chunk arriving late: focus on its heading once rendered', async ({ page }) => {
+  test('the tunnel screen on its first visit, its chunk arriving late: focus on its heading once rendered', async ({
+    page,
+  }) => {
     // The lazily loaded screen is held back until the loading state has been checked: it arrives
     // well after the frames the route change waits for a heading.
     let release = () => {};

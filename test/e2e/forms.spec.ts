@@ -21,7 +21,9 @@ const NO_CODE = /\([A-Z][A-Z_]{3,}\)/;
 test.describe('first run: the team form', () => {
   const suite = useServe(['--emulator', '--no-demo-team']);
 
-  test('"Add team" with empty fields marks each required field with its message and sends nothing', async ({ page }, testInfo) => {
+  test('"Add team" with empty fields marks each required field with its message and sends nothing', async ({
+    page,
+  }, testInfo) => {
     const shots = shooterAcross(page, testInfo);
     const added: string[] = [];
     page.on('request', (r) => {
@@ -93,7 +95,9 @@ test.describe('forms with the demo team', () => {
       Notification.requestPermission = () => (w.answered = ask());
     });
     await card.getByRole('button', { name: 'Enable desktop notifications' }).click();
-    const answer = await page.evaluate(() => (window as unknown as { answered?: Promise<NotificationPermission> }).answered);
+    const answer = await page.evaluate(
+      () => (window as unknown as { answered?: Promise<NotificationPermission> }).answered,
+    );
     await expect(card.getByRole('status')).toContainText(`The browser answered “${answer}”`);
     await card.scrollIntoViewIfNeeded();
     await shots(`notifications-${answer}`);

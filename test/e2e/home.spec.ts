@@ -11,7 +11,9 @@ import { AGENTS, LABELS, agentRow, control, hostCall, open, shooterAcross, useDe
 async function expectSidebarContained(page: Page): Promise<void> {
   const box = await page.evaluate(() => {
     const side = document.querySelector('.sidebar')!.getBoundingClientRect();
-    const parts = [...document.querySelectorAll('.sidebar .nav-worst, .sidebar .nav-worst .badge, .sidebar .toast')].map((el) => el.getBoundingClientRect().right);
+    const parts = [
+      ...document.querySelectorAll('.sidebar .nav-worst, .sidebar .nav-worst .badge, .sidebar .toast'),
+    ].map((el) => el.getBoundingClientRect().right);
     const main = document.querySelector('main')!.getBoundingClientRect().left;
     return { right: side.right, widest: Math.max(0, ...parts), main };
   });
@@ -22,18 +24,24 @@ async function expectSidebarContained(page: Page): Promise<void> {
 test.describe('agents home and the app frame', () => {
   const suite = useDemoServe();
 
-  test('the summary counts agents by health; rows name the id and offer Pair only where a scan is needed', async ({ page }, testInfo) => {
+  test('the summary counts agents by health; rows name the id and offer Pair only where a scan is needed', async ({
+    page,
+  }, testInfo) => {
     const shots = shooterAcross(page, testInfo);
     await open(page, suite);
     await expect(page.locator('ul.agents > li')).toHaveCount(3, { timeout: 15_000 });
     const summary = page.locator('.health-summary');
-    await expect(summary).toHaveText('3 agents:● 2 connected,↻ 0 reconnecting,▣ 1 needs a scan,✕ 0 unreachable', { timeout: 10_000 });
+    await expect(summary).toHaveText('3 agents:● 2 connected,↻ 0 reconnecting,▣ 1 needs a scan,✕ 0 unreachable', {
+      timeout: 10_000,
+    });
     const unlinked = agentRow(page, AGENTS.unlinked);
     await expect(unlinked.locator('.agent-id')).toHaveText(AGENTS.unlinked);
     await expect(agentRow(page, AGENTS.connected).locator('.agent-id')).toHaveText(AGENTS.connected);
     await expect(unlinked.getByRole('link', { name: `Pair ${LABELS.unlinked}` })).toBeVisible();
     await expect(agentRow(page, AGENTS.connected).getByRole('link', { name: /^Pair/ })).toHaveCount(0);
-    await expect(agentRow(page, AGENTS.connected).getByRole('link', { name: `Chat with ${LABELS.connected}` })).toBeVisible();
+    await expect(
+      agentRow(page, AGENTS.connected).getByRole('link', { name: `Chat with ${LABELS.connected}` }),
+    ).toBeVisible();
     await shots('home');
 
     // Pair goes straight to the agent's pairing screen, its heading focused.
@@ -42,7 +50,9 @@ test.describe('agents home and the app frame', () => {
     await expect(page.locator('main h2')).toBeFocused();
   });
 
-  test('the worst-now badge fits the sidebar at 1280 and 1024 px, also while an agent reconnects', async ({ page }, testInfo) => {
+  test('the worst-now badge fits the sidebar at 1280 and 1024 px, also while an agent reconnects', async ({
+    page,
+  }, testInfo) => {
     const shots = shooterAcross(page, testInfo);
     await open(page, suite);
     const worst = page.locator('.nav-worst');
@@ -76,7 +86,10 @@ test.describe('agents home and the app frame', () => {
     // Far down a long page, follow a link with the keyboard.
     await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
     await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(100);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /^Alerts/ }).focus();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: /^Alerts/ })
+      .focus();
     await page.keyboard.press('Enter');
     const heading = page.getByRole('heading', { level: 2, name: 'Alerts' });
     await expect(heading).toBeFocused();

@@ -10,7 +10,9 @@ const banner = (page: Page) => page.getByRole('region', { name: /not answering|n
 test.describe('serve restarted with no flags', () => {
   const suite = useServe(['--emulator', '--poll-sec', '2', '--fast-poll-sec', '1'], { restartable: 'by-itself' });
 
-  test('the open tab recovers by itself on the kept port and token; --new-token refuses it', async ({ page }, testInfo) => {
+  test('the open tab recovers by itself on the kept port and token; --new-token refuses it', async ({
+    page,
+  }, testInfo) => {
     const shot = shooter(page, testInfo);
     await page.setViewportSize({ width: 1280, height: 800 });
     await open(page, suite);

@@ -10,13 +10,22 @@ import { AGENTS, agentRow, control, open, shooter, useServe } from './support/ki
 const banner = (page: Page) => page.getByRole('region', { name: /not answering|no longer accepted/ });
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 const teamInPage = (page: Page) =>
-  page.evaluate(() => Object.keys((window as unknown as { __channelCompanionState(): { agents: Record<string, unknown> } }).__channelCompanionState().agents)[0]?.split('/')[0]);
+  page.evaluate(
+    () =>
+      Object.keys(
+        (
+          window as unknown as { __channelCompanionState(): { agents: Record<string, unknown> } }
+        ).__channelCompanionState().agents,
+      )[0]?.split('/')[0],
+  );
 
 test.describe('when the companion stops answering', () => {
   // The demo team, polled every 2 s (1 s while something is wrong), restartable on its port and token.
   const suite = useServe(['--emulator', '--poll-sec', '2', '--fast-poll-sec', '1'], { restartable: true });
 
-  test('killed: a banner within 5 s and agents unknown; back on the same port and token: banner gone, data fresh', async ({ page }, testInfo) => {
+  test('killed: a banner within 5 s and agents unknown; back on the same port and token: banner gone, data fresh', async ({
+    page,
+  }, testInfo) => {
     const shot = shooter(page, testInfo);
     await page.setViewportSize({ width: 1280, height: 800 });
     await open(page, suite);
@@ -63,7 +72,9 @@ test.describe('when the companion stops answering', () => {
     await shot('back');
   });
 
-  test('started again with a new token: the banner says to open the new link; opening it in this tab recovers', async ({ page }, testInfo) => {
+  test('started again with a new token: the banner says to open the new link; opening it in this tab recovers', async ({
+    page,
+  }, testInfo) => {
     const shot = shooter(page, testInfo);
     await open(page, suite);
     await expect(agentRow(page, AGENTS.unlinked)).toContainText('Needs a QR scan', { timeout: 15_000 });

@@ -6,7 +6,17 @@
 // with it (Pair for the agent that needed a scan).
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { AGENTS, agentHash, agentRow, control, LABELS, open, shooterAcross, useDemoServe, type Suite } from './support/kit';
+import {
+  AGENTS,
+  agentHash,
+  agentRow,
+  control,
+  LABELS,
+  open,
+  shooterAcross,
+  useDemoServe,
+  type Suite,
+} from './support/kit';
 
 /** Every connection to the service reset, for long enough for the whole test. */
 const OUTAGE = { kind: 'reset', durationMs: 60_000 };
@@ -16,7 +26,10 @@ async function expectAxeClean(page: Page): Promise<void> {
     await page.emulateMedia({ colorScheme: scheme });
     const results = await new AxeBuilder({ page }).analyze();
     const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(bad.map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), `axe, ${scheme}`).toEqual([]);
+    expect(
+      bad.map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      `axe, ${scheme}`,
+    ).toEqual([]);
   }
   await page.emulateMedia({ colorScheme: 'light' });
 }
@@ -28,11 +41,15 @@ function outage(suite: Suite): Promise<unknown> {
 test.describe('service unreachable', () => {
   const suite = useDemoServe({ clearFaults: true });
 
-  test('agent page: the Session card shows the error with when the session was last read, nothing else', async ({ page }, testInfo) => {
+  test('agent page: the Session card shows the error with when the session was last read, nothing else', async ({
+    page,
+  }, testInfo) => {
     test.setTimeout(90_000);
     const shots = shooterAcross(page, testInfo);
     await open(page, suite, agentHash(suite, AGENTS.connected));
-    const card = page.locator('section.card').filter({ has: page.getByRole('heading', { name: 'Session, as the service reports it' }) });
+    const card = page
+      .locator('section.card')
+      .filter({ has: page.getByRole('heading', { name: 'Session, as the service reports it' }) });
     await expect(card.getByText(/^Read /)).toBeVisible({ timeout: 10_000 });
 
     await outage(suite);
@@ -46,7 +63,9 @@ test.describe('service unreachable', () => {
     await expectAxeClean(page);
   });
 
-  test('pairing screen opened during the outage: the error and that the session was never read, no "Asking…"', async ({ page }, testInfo) => {
+  test('pairing screen opened during the outage: the error and that the session was never read, no "Asking…"', async ({
+    page,
+  }, testInfo) => {
     test.setTimeout(90_000);
     const shots = shooterAcross(page, testInfo);
     await outage(suite);
@@ -65,7 +84,9 @@ test.describe('service unreachable', () => {
     await expectAxeClean(page);
   });
 
-  test('agents list: every agent unreachable, each with its last known state and the actions of that state', async ({ page }, testInfo) => {
+  test('agents list: every agent unreachable, each with its last known state and the actions of that state', async ({
+    page,
+  }, testInfo) => {
     test.setTimeout(90_000);
     const shots = shooterAcross(page, testInfo);
     await open(page, suite);

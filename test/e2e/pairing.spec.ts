@@ -7,7 +7,19 @@
 // With the monitor polling once a minute, a completed pairing updates the home list, the
 // sidebar's worst health and the alerts within 1 s of the screen showing the link.
 import { expect, test, type Page } from '@playwright/test';
-import { AGENTS, agentHash, agentRow, control, hostCall, LABELS, open, shooter, useDemoServe, useServe, type Suite } from './support/kit';
+import {
+  AGENTS,
+  agentHash,
+  agentRow,
+  control,
+  hostCall,
+  LABELS,
+  open,
+  shooter,
+  useDemoServe,
+  useServe,
+  type Suite,
+} from './support/kit';
 
 const NEW_PHONE = '15550109999';
 
@@ -21,14 +33,21 @@ async function secondsAfter(page: Page, lead: RegExp): Promise<number> {
 
 /** The text of the emulator's current QR for the unlinked agent. */
 async function qrText(suite: Suite): Promise<string | null> {
-  const st = await control<{ agents: Array<{ agentId: string; pairingToken: string | null }> }>(suite, '/state', undefined, 'GET');
+  const st = await control<{ agents: Array<{ agentId: string; pairingToken: string | null }> }>(
+    suite,
+    '/state',
+    undefined,
+    'GET',
+  );
   return st.agents.find((a) => a.agentId === AGENTS.unlinked)?.pairingToken ?? null;
 }
 
 test.describe('pairing screen', () => {
   const suite = useDemoServe({ clearFaults: true });
 
-  test('start pairing shows a QR with steps and a countdown; a scan is celebrated with the number', async ({ page }, testInfo) => {
+  test('start pairing shows a QR with steps and a countdown; a scan is celebrated with the number', async ({
+    page,
+  }, testInfo) => {
     const shot = shooter(page, testInfo);
     await open(page, suite, agentHash(suite, AGENTS.unlinked, 'pairing'));
     await expect(page.getByRole('heading', { level: 2, name: `Pair ${LABELS.unlinked}` })).toBeVisible();
@@ -49,7 +68,9 @@ test.describe('pairing screen', () => {
     const first = Number((await countdown.textContent())?.match(/in (\d+) s/)?.[1]);
     expect(first).toBeGreaterThan(0);
     expect(first).toBeLessThanOrEqual(20);
-    await expect.poll(async () => Number((await countdown.textContent())?.match(/in (\d+) s/)?.[1]), { timeout: 5_000 }).toBeLessThan(first);
+    await expect
+      .poll(async () => Number((await countdown.textContent())?.match(/in (\d+) s/)?.[1]), { timeout: 5_000 })
+      .toBeLessThan(first);
     await expect(page.getByText(/The pairing expires in 1 min \d\d s/)).toBeVisible();
     await expect(page.getByRole('button', { name: 'Cancel' })).toBeVisible();
     await expect(page.getByRole('status').filter({ hasText: 'QR code shown. Scan it with the phone.' })).toBeAttached();
@@ -57,11 +78,16 @@ test.describe('pairing screen', () => {
 
     // The phone scans the code.
     await control(suite, `/agents/${AGENTS.unlinked}/scan`, { phone: NEW_PHONE });
-    const done = page.getByRole('heading', { level: 3, name: `Linked! ${LABELS.unlinked} now answers on +${NEW_PHONE}.` });
+    const done = page.getByRole('heading', {
+      level: 3,
+      name: `Linked! ${LABELS.unlinked} now answers on +${NEW_PHONE}.`,
+    });
     await expect(done).toBeVisible({ timeout: 8_000 });
     await expect(done).toBeFocused();
     await expect(qr).toHaveCount(0);
-    await expect(page.getByRole('img', { name: `QR code that opens a WhatsApp chat with +${NEW_PHONE}` })).toBeVisible();
+    await expect(
+      page.getByRole('img', { name: `QR code that opens a WhatsApp chat with +${NEW_PHONE}` }),
+    ).toBeVisible();
     await expect(page.getByText(`https://wa.me/${NEW_PHONE}`)).toBeVisible();
     await shot('celebration');
   });
@@ -69,7 +95,9 @@ test.describe('pairing screen', () => {
   test('a reconnecting agent needs nothing: no QR, an explanation', async ({ page }, testInfo) => {
     await control(suite, `/agents/${AGENTS.connected}/drop`, { seconds: 60 });
     await open(page, suite, agentHash(suite, AGENTS.connected, 'pairing'));
-    await expect(page.getByText('The number is still linked; its connection is recovering.')).toBeVisible({ timeout: 10_000 });
+    await expect(page.getByText('The number is still linked; its connection is recovering.')).toBeVisible({
+      timeout: 10_000,
+    });
     await expect(page.getByText(/Nothing to do, it recovers on its own\. No QR scan is needed\./)).toBeVisible();
     await expect(page.getByRole('button', { name: /Start pairing/ })).toHaveCount(0);
     await expect(page.getByRole('img', { name: /Pairing QR code/ })).toHaveCount(0);
@@ -78,10 +106,16 @@ test.describe('pairing screen', () => {
 
   test('a linked agent shows its wa.me QR and no pairing', async ({ page }, testInfo) => {
     await open(page, suite, agentHash(suite, AGENTS.connected, 'pairing'));
-    await expect(page.getByRole('heading', { level: 3, name: `Linked. ${LABELS.connected} now answers on +15550100001.` })).toBeVisible({ timeout: 10_000 });
+    await expect(
+      page.getByRole('heading', { level: 3, name: `Linked. ${LABELS.connected} now answers on +15550100001.` }),
+    ).toBeVisible({ timeout: 10_000 });
     const wame = page.getByRole('img', { name: 'QR code that opens a WhatsApp chat with +15550100001' });
     await expect(wame).toBeVisible();
-    await expect.poll(async () => wame.evaluate((el) => (el instanceof HTMLImageElement ? el.naturalWidth : el.getBoundingClientRect().width))).toBeGreaterThan(50);
+    await expect
+      .poll(async () =>
+        wame.evaluate((el) => (el instanceof HTMLImageElement ? el.naturalWidth : el.getBoundingClientRect().width)),
+      )
+      .toBeGreaterThan(50);
     await expect(page.getByText('https://wa.me/15550100001')).toBeVisible();
     await expect(page.getByRole('button', { name: /Start pairing/ })).toHaveCount(0);
     await shooter(page, testInfo)('linked-wame');
@@ -91,7 +125,11 @@ test.describe('pairing screen', () => {
     const shot = shooter(page, testInfo);
     await open(page, suite, agentHash(suite, AGENTS.unlinked, 'pairing'));
     await expect(page.getByText('This number is not linked.')).toBeVisible({ timeout: 10_000 });
-    await control(suite, '/faults', { kind: '500', durationMs: 60_000, pathPrefix: `/api/v1/agents/${AGENTS.unlinked}/whatsapp/session` });
+    await control(suite, '/faults', {
+      kind: '500',
+      durationMs: 60_000,
+      pathPrefix: `/api/v1/agents/${AGENTS.unlinked}/whatsapp/session`,
+    });
     await page.getByRole('button', { name: 'Start pairing' }).click();
     const alert = page.getByRole('alert').filter({ hasText: 'The service had a problem' });
     await expect(alert).toBeVisible({ timeout: 20_000 });
@@ -101,20 +139,31 @@ test.describe('pairing screen', () => {
     await control(suite, '/faults', undefined, 'DELETE');
     await expect(page.getByRole('button', { name: /Start pairing/ })).toBeEnabled({ timeout: 10_000 });
     await page.getByRole('button', { name: /Start pairing/ }).click();
-    await expect(page.getByRole('img', { name: `Pairing QR code for ${LABELS.unlinked}` })).toBeVisible({ timeout: 10_000 });
+    await expect(page.getByRole('img', { name: `Pairing QR code for ${LABELS.unlinked}` })).toBeVisible({
+      timeout: 10_000,
+    });
     await expect(alert).toHaveCount(0);
     await shot('retried');
   });
 
-  test('opened again later, the countdowns are right: the expiry from the start, the next code when the emulator changes it', async ({ page }, testInfo) => {
+  test('opened again later, the countdowns are right: the expiry from the start, the next code when the emulator changes it', async ({
+    page,
+  }, testInfo) => {
     const shot = shooter(page, testInfo);
     await open(page, suite, agentHash(suite, AGENTS.unlinked, 'pairing'));
     const before = Date.now();
     await page.getByRole('button', { name: 'Start pairing' }).click({ timeout: 10_000 });
-    await expect(page.getByRole('img', { name: `Pairing QR code for ${LABELS.unlinked}` })).toBeVisible({ timeout: 10_000 });
+    await expect(page.getByRole('img', { name: `Pairing QR code for ${LABELS.unlinked}` })).toBeVisible({
+      timeout: 10_000,
+    });
     const after = Date.now();
     // The main side timed it from the request.
-    const times = (await hostCall<{ pairing?: { startedAt: number; expiresAt: number } }>(suite.ready, 'pairing.session', { teamId: suite.teamId, agentId: AGENTS.unlinked })).pairing;
+    const times = (
+      await hostCall<{ pairing?: { startedAt: number; expiresAt: number } }>(suite.ready, 'pairing.session', {
+        teamId: suite.teamId,
+        agentId: AGENTS.unlinked,
+      })
+    ).pairing;
     expect(times?.startedAt).toBeGreaterThanOrEqual(before - 50);
     expect(times?.startedAt).toBeLessThanOrEqual(after);
 
@@ -122,7 +171,12 @@ test.describe('pairing screen', () => {
     // started again on re-entry would then be off by more than the check allows), then back.
     await page.getByRole('link', { name: '← Back to the agent' }).click();
     await expect(page.getByRole('heading', { level: 2, name: LABELS.unlinked })).toBeVisible();
-    await expect.poll(async () => (await hostCall<{ at: number }>(suite.ready, 'app.ping')).at - times!.startedAt, { timeout: 15_000, intervals: [250] }).toBeGreaterThanOrEqual(4_000);
+    await expect
+      .poll(async () => (await hostCall<{ at: number }>(suite.ready, 'app.ping')).at - times!.startedAt, {
+        timeout: 15_000,
+        intervals: [250],
+      })
+      .toBeGreaterThanOrEqual(4_000);
     await page.goBack();
     await expect(page.locator('.pairing-countdown')).toBeVisible({ timeout: 10_000 });
     const check = async (): Promise<void> => {
@@ -160,15 +214,22 @@ test.describe('pairing screen', () => {
         { timeout: next * 1000 + 5_000, intervals: [100] },
       )
       .not.toBe(shown);
-    if (next > 2) expect(lastSameAt, 'not changed yet 1.6 s before the countdown ends').toBeGreaterThanOrEqual(nextAt - 1_600);
+    if (next > 2)
+      expect(lastSameAt, 'not changed yet 1.6 s before the countdown ends').toBeGreaterThanOrEqual(nextAt - 1_600);
     expect(changedBy, 'changed by 1.6 s after the countdown ended').toBeLessThanOrEqual(nextAt + 1_600);
   });
 
-  test('Cancel goes back to the agent and says the service keeps the code valid until it expires', async ({ page }, testInfo) => {
+  test('Cancel goes back to the agent and says the service keeps the code valid until it expires', async ({
+    page,
+  }, testInfo) => {
     await open(page, suite, agentHash(suite, AGENTS.unlinked, 'pairing'));
     await page.getByRole('button', { name: 'Start pairing' }).click({ timeout: 10_000 });
-    await expect(page.getByRole('img', { name: `Pairing QR code for ${LABELS.unlinked}` })).toBeVisible({ timeout: 10_000 });
-    await expect(page.getByText(/The service has no way to cancel a pairing: the code stays valid until it expires \(/)).toBeVisible();
+    await expect(page.getByRole('img', { name: `Pairing QR code for ${LABELS.unlinked}` })).toBeVisible({
+      timeout: 10_000,
+    });
+    await expect(
+      page.getByText(/The service has no way to cancel a pairing: the code stays valid until it expires \(/),
+    ).toBeVisible();
     await page.getByRole('button', { name: 'Cancel' }).click();
     await expect.poll(() => page.evaluate(() => location.hash)).toBe(agentHash(suite, AGENTS.unlinked));
     await expect(page.getByRole('heading', { level: 2, name: LABELS.unlinked })).toBeVisible();
@@ -185,7 +246,9 @@ test.describe('pairing completes: the rest of the app follows at once', () => {
   // The monitor polls once a minute here: only the read the pairing screen triggers explains a change within seconds.
   const suite = useServe(['--emulator', '--poll-sec', '60', '--fast-poll-sec', '60']);
 
-  test('home, the sidebar’s worst health and the alerts change within 1 s of the screen showing the link', async ({ page }, testInfo) => {
+  test('home, the sidebar’s worst health and the alerts change within 1 s of the screen showing the link', async ({
+    page,
+  }, testInfo) => {
     await open(page, suite);
     await expect(agentRow(page, AGENTS.unlinked)).toContainText('Needs a QR scan', { timeout: 15_000 });
     await expect(page.locator('.nav-worst')).toContainText('Needs a QR scan');
@@ -193,11 +256,16 @@ test.describe('pairing completes: the rest of the app follows at once', () => {
     await expect(alertsLink).toHaveAccessibleName(/Alerts\s*, \d+ open/);
     await page.evaluate((h) => (window.location.hash = h), agentHash(suite, AGENTS.unlinked, 'pairing'));
     await page.getByRole('button', { name: 'Start pairing' }).click({ timeout: 10_000 });
-    await expect(page.getByRole('img', { name: `Pairing QR code for ${LABELS.unlinked}` })).toBeVisible({ timeout: 10_000 });
+    await expect(page.getByRole('img', { name: `Pairing QR code for ${LABELS.unlinked}` })).toBeVisible({
+      timeout: 10_000,
+    });
 
     // Times of each change, taken in the page as the DOM (or the store behind the home list) changes.
     await page.evaluate((agentId) => {
-      const w = window as unknown as { __marks: Record<string, number>; __channelCompanionState(): { agents: Record<string, { agentId: string; health: { health: string } }> } };
+      const w = window as unknown as {
+        __marks: Record<string, number>;
+        __channelCompanionState(): { agents: Record<string, { agentId: string; health: { health: string } }> };
+      };
       w.__marks = {};
       const alerts = () => document.querySelector('nav a[href="#/alerts"]')?.textContent ?? '';
       const alertsBefore = alerts();
@@ -205,10 +273,18 @@ test.describe('pairing completes: the rest of the app follows at once', () => {
         if (yes && !(k in w.__marks)) w.__marks[k] = Date.now();
       };
       const check = () => {
-        mark('linked', [...document.querySelectorAll('h3')].some((h) => h.textContent?.includes('Linked!')));
+        mark(
+          'linked',
+          [...document.querySelectorAll('h3')].some((h) => h.textContent?.includes('Linked!')),
+        );
         mark('worst', !(document.querySelector('.nav-worst')?.textContent ?? '').includes('Needs a QR scan'));
         mark('alerts', alerts() !== alertsBefore);
-        mark('home', Object.values(w.__channelCompanionState().agents).some((a) => a.agentId === agentId && a.health.health === 'connected'));
+        mark(
+          'home',
+          Object.values(w.__channelCompanionState().agents).some(
+            (a) => a.agentId === agentId && a.health.health === 'connected',
+          ),
+        );
       };
       new MutationObserver(check).observe(document.body, { subtree: true, childList: true, characterData: true });
     }, AGENTS.unlinked);
@@ -216,12 +292,25 @@ test.describe('pairing completes: the rest of the app follows at once', () => {
     const scannedAt = Date.now();
     await control(suite, `/agents/${AGENTS.unlinked}/scan`, { phone: NEW_PHONE });
     await expect(page.getByRole('heading', { level: 3, name: /^Linked!/ })).toBeVisible({ timeout: 8_000 });
-    const marks = await page.waitForFunction(() => {
-      const m = (window as unknown as { __marks: Record<string, number> }).__marks;
-      return ['linked', 'worst', 'alerts', 'home'].every((k) => k in m) ? m : null;
-    }, undefined, { timeout: 5_000 }).then((h) => h.jsonValue() as Promise<Record<string, number>>);
-    const after = { worst: marks.worst! - marks.linked!, alerts: marks.alerts! - marks.linked!, home: marks.home! - marks.linked! };
-    testInfo.annotations.push({ type: 'ms after the link was shown', description: JSON.stringify({ ...after, linkedAfterScan: marks.linked! - scannedAt }) });
+    const marks = await page
+      .waitForFunction(
+        () => {
+          const m = (window as unknown as { __marks: Record<string, number> }).__marks;
+          return ['linked', 'worst', 'alerts', 'home'].every((k) => k in m) ? m : null;
+        },
+        undefined,
+        { timeout: 5_000 },
+      )
+      .then((h) => h.jsonValue() as Promise<Record<string, number>>);
+    const after = {
+      worst: marks.worst! - marks.linked!,
+      alerts: marks.alerts! - marks.linked!,
+      home: marks.home! - marks.linked!,
+    };
+    testInfo.annotations.push({
+      type: 'ms after the link was shown',
+      description: JSON.stringify({ ...after, linkedAfterScan: marks.linked! - scannedAt }),
+    });
     expect(after.worst).toBeLessThanOrEqual(1000);
     expect(after.alerts).toBeLessThanOrEqual(1000);
     expect(after.home).toBeLessThanOrEqual(1000);

@@ -26,7 +26,12 @@ async function shootAndAudit(page: Page, testInfo: TestInfo, name: string): Prom
       const results = await new AxeBuilder({ page }).analyze();
       await writeFile(testInfo.outputPath(`axe-${look}.json`), JSON.stringify(results.violations, null, 2));
       const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-      expect.soft(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), `axe on ${look}`).toEqual([]);
+      expect
+        .soft(
+          bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+          `axe on ${look}`,
+        )
+        .toEqual([]);
     }
   }
   await page.emulateMedia({ colorScheme: 'light' });
@@ -63,22 +68,36 @@ function brokenWords(page: Page): Promise<string[]> {
 }
 
 /** How much wider than the window the page is (0 when it fits). */
-const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+const overflow = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
 test.describe('screens at 1280×800 and 1024×700', () => {
   const suite = useDemoServe({ clearFaults: true });
 
-  test('tunnel: the request list above the fold at 1024×700, words whole, replay and curl say what they need; shot and audited', async ({ page }, testInfo) => {
+  test('tunnel: the request list above the fold at 1024×700, words whole, replay and curl say what they need; shot and audited', async ({
+    page,
+  }, testInfo) => {
     test.setTimeout(120_000);
     await page.setViewportSize({ width: 1024, height: 700 });
     await open(page, suite, '#/tunnel');
     await expect(page.locator('.tunnel-facts')).toContainText('Listening', { timeout: 10_000 });
-    const { listenUrl, forwardTo } = await hostCall<{ listenUrl: string; forwardTo: string | null }>(suite.ready, 'tunnel.status');
+    const { listenUrl, forwardTo } = await hostCall<{ listenUrl: string; forwardTo: string | null }>(
+      suite.ready,
+      'tunnel.status',
+    );
     expect(forwardTo).toBeNull();
-    await hostCall(suite.ready, 'webhook.register', { teamId: suite.teamId, agentId: AGENTS.connected, publicUrl: `${listenUrl}/hooks/${AGENTS.connected}` });
+    await hostCall(suite.ready, 'webhook.register', {
+      teamId: suite.teamId,
+      agentId: AGENTS.connected,
+      publicUrl: `${listenUrl}/hooks/${AGENTS.connected}`,
+    });
     const text = 'Hello, is my order 4521 on its way? It was ordered last week and nothing has come since then.';
     await control(suite, `agents/${AGENTS.connected}/inbound`, { from: '15550100002', type: 'text', text });
-    await control(suite, `agents/${AGENTS.connected}/inbound`, { from: '15550100003', type: 'image', caption: 'the broken part' });
+    await control(suite, `agents/${AGENTS.connected}/inbound`, {
+      from: '15550100003',
+      type: 'image',
+      caption: 'the broken part',
+    });
     const rows = page.locator('ul.reqs button.req');
     await expect(rows).toHaveCount(2, { timeout: 10_000 });
     await page.evaluate(() => window.scrollTo(0, 0));
@@ -86,7 +105,9 @@ test.describe('screens at 1280×800 and 1024×700', () => {
 
     await rows.filter({ hasText: 'Hello, is my order' }).click();
     const detail = page.getByRole('region', { name: 'Selected request' });
-    await expect(detail.locator('.delivery-ids')).toContainText(/^Delivery dlv_\S+ \(its x-delivery-id\) · message \S+ · this app's record \S+$/);
+    await expect(detail.locator('.delivery-ids')).toContainText(
+      /^Delivery dlv_\S+ \(its x-delivery-id\) · message \S+ · this app's record \S+$/,
+    );
     // Replay goes to the forward address, a local setting, and there is none: every replay button says why it is disabled.
     const why = detail.locator('.no-forward');
     await expect(why).toContainText('a local setting of this app');
@@ -117,7 +138,9 @@ test.describe('screens at 1280×800 and 1024×700', () => {
     await shootAndAudit(page, testInfo, 'tunnel');
   });
 
-  test('console: a send, an image row with its URL, and the warning before sending from an agent that needs a scan; shot and audited', async ({ page }, testInfo) => {
+  test('console: a send, an image row with its URL, and the warning before sending from an agent that needs a scan; shot and audited', async ({
+    page,
+  }, testInfo) => {
     test.setTimeout(120_000);
     await page.setViewportSize({ width: 1280, height: 800 });
     await open(page, suite, consoleHash(suite, AGENTS.connected));
@@ -125,7 +148,9 @@ test.describe('screens at 1280×800 and 1024×700', () => {
     await page.getByLabel(/^To \(phone number/).fill('+15550102000');
     await page.getByLabel('Message', { exact: true }).fill('Your order 4521 left the warehouse this morning.');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
-    await expect(page.locator('table.send-history tbody tr').first()).toHaveAttribute('data-state', 'sent', { timeout: 10_000 });
+    await expect(page.locator('table.send-history tbody tr').first()).toHaveAttribute('data-state', 'sent', {
+      timeout: 10_000,
+    });
     await page.getByRole('radio', { name: 'Image' }).check();
     await page.getByLabel('Image URL').fill('https://example.com/parcel-4521.png');
     await page.getByLabel('Caption').fill('Your parcel');

@@ -10,7 +10,11 @@ async function focusedOutline(page: Page): Promise<{ tag: string; text: string; 
     const el = document.activeElement as HTMLElement | null;
     const cs = el ? getComputedStyle(el) : null;
     const label = el instanceof HTMLInputElement ? el.labels?.[0]?.textContent : null;
-    return { tag: el?.tagName ?? '', text: (el?.getAttribute('aria-label') ?? label ?? el?.textContent ?? '').trim(), outline: cs ? `${cs.outlineStyle} ${cs.outlineWidth}` : '' };
+    return {
+      tag: el?.tagName ?? '',
+      text: (el?.getAttribute('aria-label') ?? label ?? el?.textContent ?? '').trim(),
+      outline: cs ? `${cs.outlineStyle} ${cs.outlineWidth}` : '',
+    };
   });
 }
 
@@ -31,7 +35,9 @@ test.describe('settings screens', () => {
     await open(page, suite, agentHash(suite, AGENTS.connected, 'settings'));
     const card = page.locator('section.card', { has: page.getByRole('heading', { name: 'Channel switches' }) });
     const status = card.getByRole('status');
-    await expect(status).toHaveText('The service has no way to read these: each is unknown until it is changed here (it may have been set elsewhere).');
+    await expect(status).toHaveText(
+      'The service has no way to read these: each is unknown until it is changed here (it may have been set elsewhere).',
+    );
     const groups = card.getByRole('switch', { name: /Answer in groups/ });
     const read = card.getByRole('switch', { name: /Send read receipts/ });
     const delivery = card.getByRole('switch', { name: /Deliver receipt events/ });
@@ -51,13 +57,22 @@ test.describe('settings screens', () => {
     await groups.click();
     await expect(status).toHaveText('The service now reports: groups off, read receipts on, delivery receipts on.');
     // The emulator holds the same values.
-    const state = await control<{ agents: { agentId?: string; id?: string; settings?: Record<string, unknown> }[] }>(suite, '/state', undefined, 'GET');
+    const state = await control<{ agents: { agentId?: string; id?: string; settings?: Record<string, unknown> }[] }>(
+      suite,
+      '/state',
+      undefined,
+      'GET',
+    );
     const emuAgent = state.agents.find((a) => (a.agentId ?? a.id) === AGENTS.connected);
     expect(emuAgent?.settings).toMatchObject({ groups: false });
     await shot('changed');
 
     // Error path: the service fails; the switch is not shown as changed and the error is said.
-    await control(suite, '/faults', { kind: '500', durationMs: 60_000, pathPrefix: `/api/v1/agents/${AGENTS.connected}/whatsapp/settings` });
+    await control(suite, '/faults', {
+      kind: '500',
+      durationMs: 60_000,
+      pathPrefix: `/api/v1/agents/${AGENTS.connected}/whatsapp/settings`,
+    });
     await read.click();
     await expect(card.getByRole('alert')).toContainText('The service had a problem', { timeout: 20_000 });
     await expect(read).toBeChecked();
@@ -112,7 +127,9 @@ test.describe('settings screens', () => {
     const before = await input.inputValue();
     await input.fill('2');
     await page.getByRole('button', { name: 'Save Poll interval (seconds)' }).click();
-    await expect(page.getByRole('alert').filter({ hasText: 'Poll interval (seconds) must be between 5 and 3600.' })).toBeVisible();
+    await expect(
+      page.getByRole('alert').filter({ hasText: 'Poll interval (seconds) must be between 5 and 3600.' }),
+    ).toBeVisible();
     await expect(input).toHaveValue('2');
     await expect(input).toHaveAttribute('aria-invalid', 'true');
     await shooter(page, testInfo)('poll-invalid');

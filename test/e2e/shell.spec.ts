@@ -22,13 +22,26 @@ function filesUnder(dir: string): string[] {
 
 /** An agent's row in the agents list (not a notice that names it). */
 function row(page: Page, agentId: string) {
-  return page.getByRole('list', { name: /agents, worst health first/ }).getByRole('listitem').filter({ hasText: agentId }).first();
+  return page
+    .getByRole('list', { name: /agents, worst health first/ })
+    .getByRole('listitem')
+    .filter({ hasText: agentId })
+    .first();
 }
 
 test.describe('the app shell in a browser, over the emulator', () => {
-  const suite = useServe(['--emulator', '--no-demo-team', '--poll-sec', String(FAST_POLL_SEC), '--fast-poll-sec', String(FAST_POLL_SEC)]);
+  const suite = useServe([
+    '--emulator',
+    '--no-demo-team',
+    '--poll-sec',
+    String(FAST_POLL_SEC),
+    '--fast-poll-sec',
+    String(FAST_POLL_SEC),
+  ]);
 
-  test('add a team, watch three agents, a dropped link reconnects with an alert, and the key never reaches the renderer', async ({ page }, testInfo) => {
+  test('add a team, watch three agents, a dropped link reconnects with an alert, and the key never reaches the renderer', async ({
+    page,
+  }, testInfo) => {
     const { ready, emulator: emu } = suite;
     const apiKey = emu.apiKey;
     expect(apiKey.length).toBeGreaterThan(8);
@@ -45,7 +58,10 @@ test.describe('the app shell in a browser, over the emulator', () => {
     const token = new URL(ready.url).hash.replace(/^#token=/, '');
     const sse = new AbortController();
     let streamed = '';
-    const stream = fetch(`${ready.origin}/api/events`, { headers: { authorization: `Bearer ${token}` }, signal: sse.signal })
+    const stream = fetch(`${ready.origin}/api/events`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: sse.signal,
+    })
       .then(async (res) => {
         const reader = res.body!.getReader();
         const dec = new TextDecoder();
@@ -83,14 +99,21 @@ test.describe('the app shell in a browser, over the emulator', () => {
     const watchAlert = (async () => {
       const end = Date.now() + (DROP_SEC + 10) * 1000;
       while (!sawAlert && Date.now() < end) {
-        sawAlert = alertText.test(await page.locator('body').innerText().catch(() => ''));
+        sawAlert = alertText.test(
+          await page
+            .locator('body')
+            .innerText()
+            .catch(() => ''),
+        );
         if (!sawAlert) await page.waitForTimeout(150);
       }
     })();
     await control(suite, 'agents/agent-connected/drop', { seconds: DROP_SEC });
     await expect(row(page, 'agent-connected')).toContainText(/Reconnecting/, { timeout: FAST_POLL_SEC * 1000 + 2000 });
     await shot('04-reconnecting.png');
-    await expect(row(page, 'agent-connected')).toContainText('Connected', { timeout: (DROP_SEC + FAST_POLL_SEC) * 1000 + 3000 });
+    await expect(row(page, 'agent-connected')).toContainText('Connected', {
+      timeout: (DROP_SEC + FAST_POLL_SEC) * 1000 + 3000,
+    });
     await expect(row(page, 'agent-connected')).not.toContainText(/Reconnecting/);
     await watchAlert;
     await shot('05-back-connected.png');
@@ -112,7 +135,9 @@ test.describe('the app shell in a browser, over the emulator', () => {
     });
     expect(dom, 'the DOM does not hold the API key').not.toContain(apiKey);
     expect(storage, 'web storage does not hold the API key').not.toContain(apiKey);
-    const state = await page.evaluate(() => JSON.stringify((window as unknown as { __channelCompanionState: () => unknown }).__channelCompanionState()));
+    const state = await page.evaluate(() =>
+      JSON.stringify((window as unknown as { __channelCompanionState: () => unknown }).__channelCompanionState()),
+    );
     expect(state, 'the store has the teams').toContain('agent-connected');
     expect(state, 'the whole store does not hold the API key').not.toContain(apiKey);
     expect(responseText, 'the renderer gets the key hint, not the key').toContain(`"keyHint":"…${apiKey.slice(-4)}"`);

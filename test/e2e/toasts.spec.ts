@@ -23,7 +23,9 @@ async function expectClearOfMain(page: Page): Promise<void> {
 test.describe('notices', () => {
   const suite = useDemoServe();
 
-  test('a bounded stack beside the page: three at most, "+N more"; a paired agent’s notice turns resolved in place and closes', async ({ page }, testInfo) => {
+  test('a bounded stack beside the page: three at most, "+N more"; a paired agent’s notice turns resolved in place and closes', async ({
+    page,
+  }, testInfo) => {
     test.setTimeout(90_000);
     const shots = shooterAcross(page, testInfo);
     await open(page, suite);

@@ -60,7 +60,8 @@ const requests = (page: Page) => page.locator('ul.reqs > li button.req');
 const request = (page: Page, text: string) => requests(page).filter({ hasText: text });
 const agentRow = (page: Page) => page.locator('table.hook-urls tbody tr').filter({ hasText: LABEL });
 const clipboard = (page: Page) => page.evaluate(() => navigator.clipboard.readText());
-const panelToggle = (page: Page, name: string) => page.getByRole('group', { name: 'Tunnel settings' }).getByRole('button', { name });
+const panelToggle = (page: Page, name: string) =>
+  page.getByRole('group', { name: 'Tunnel settings' }).getByRole('button', { name });
 
 /** What tunnel.status counts. */
 interface TunnelStatusDTO {
@@ -68,7 +69,8 @@ interface TunnelStatusDTO {
 }
 
 /** How much wider than the window the page is (0 when it fits). */
-const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+const overflow = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
 async function openPanel(page: Page, name: string) {
   const t = panelToggle(page, name);
@@ -78,7 +80,10 @@ async function openPanel(page: Page, name: string) {
 test.describe('webhook tunnel inspector', () => {
   suite = useServe();
 
-  test('hook URLs, registration after a confirm step, live requests, detail, replay, export, simulate, search, keys, local app down', async ({ page, context }, testInfo) => {
+  test('hook URLs, registration after a confirm step, live requests, detail, replay, export, simulate, search, keys, local app down', async ({
+    page,
+    context,
+  }, testInfo) => {
     test.setTimeout(120_000);
     await page.setViewportSize({ width: 1280, height: 900 });
     const shot = shooter(page, testInfo);
@@ -97,7 +102,9 @@ test.describe('webhook tunnel inspector', () => {
       await expect(row).toContainText(TEAM);
       await expect(row).not.toContainText(suite.teamId);
       await expect(row.locator('code.url').first()).toHaveText(hook);
-      await expect(row).toContainText('unknown: the service cannot tell us; another app may be receiving, no signing secret yet');
+      await expect(row).toContainText(
+        'unknown: the service cannot tell us; another app may be receiving, no signing secret yet',
+      );
 
       // Copy the local hook URL: the clipboard holds it.
       await row.getByRole('button', { name: `Copy the local hook URL of ${LABEL} · ${TEAM}` }).click();
@@ -129,7 +136,11 @@ test.describe('webhook tunnel inspector', () => {
       await expect(panelToggle(page, 'Forwarding')).toHaveAttribute('aria-expanded', 'false');
 
       // 4. An inbound message from the emulator appears live, verified, forwarded.
-      const inbound = await control<{ messageId: string; deliveryId: string | null }>(suite, `agents/${AGENT}/inbound`, { from: FROM, type: 'text', text: 'hello inspector' });
+      const inbound = await control<{ messageId: string; deliveryId: string | null }>(
+        suite,
+        `agents/${AGENT}/inbound`,
+        { from: FROM, type: 'text', text: 'hello inspector' },
+      );
       expect(inbound.deliveryId).not.toBeNull();
       const live = request(page, 'hello inspector');
       await expect(live).toHaveCount(1, { timeout: 10_000 });
@@ -162,22 +173,31 @@ test.describe('webhook tunnel inspector', () => {
 
       // 6. Replay as received (same bytes, same signature) and re-signed.
       await detail.getByRole('button', { name: 'Replay as received' }).click();
-      await expect(detail.getByRole('status').filter({ hasText: 'Replayed' })).toContainText(/Replayed \(as received\): 200/);
+      await expect(detail.getByRole('status').filter({ hasText: 'Replayed' })).toContainText(
+        /Replayed \(as received\): 200/,
+      );
       await expect.poll(() => app.hits.length).toBe(2);
       expect(app.hits[1]!.body).toBe(app.hits[0]!.body);
       expect(app.hits[1]!.headers['x-service-signature-v1']).toBe(app.hits[0]!.headers['x-service-signature-v1']);
       await detail.getByRole('button', { name: 'Replay re-signed' }).click();
-      await expect(detail.getByRole('status').filter({ hasText: 'Replayed' })).toContainText(/Replayed \(re-signed\): 200/);
+      await expect(detail.getByRole('status').filter({ hasText: 'Replayed' })).toContainText(
+        /Replayed \(re-signed\): 200/,
+      );
       await expect.poll(() => app.hits.length).toBe(3);
       await expect(detail.locator('table.forwards tbody tr')).toHaveCount(3);
 
       // 7. Copy as curl, and the JSON fixture.
       await detail.getByRole('button', { name: 'Copy as curl' }).click();
-      await expect(detail.getByRole('status').filter({ hasText: 'curl' })).toHaveText(`Copied the curl command. It posts to the forward address, ${app.url}.`);
+      await expect(detail.getByRole('status').filter({ hasText: 'curl' })).toHaveText(
+        `Copied the curl command. It posts to the forward address, ${app.url}.`,
+      );
       const curl = await clipboard(page);
       expect(curl).toMatch(/^curl /);
       expect(curl).toContain(inbound.messageId);
-      const [download] = await Promise.all([page.waitForEvent('download'), detail.getByRole('button', { name: 'Download JSON fixture' }).click()]);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        detail.getByRole('button', { name: 'Download JSON fixture' }).click(),
+      ]);
       expect(download.suggestedFilename()).toMatch(/\.json$/);
       expect(readFileSync((await download.path())!, 'utf8')).toContain(inbound.messageId);
 
@@ -239,14 +259,26 @@ test.describe('webhook tunnel inspector', () => {
     }
   });
 
-  test('a long agent label wraps: the page is never wider than the window and hook URLs stay readable; a duplicate is counted as one, never as rejected', async ({ page }, testInfo) => {
+  test('a long agent label wraps: the page is never wider than the window and hook URLs stay readable; a duplicate is counted as one, never as rejected', async ({
+    page,
+  }, testInfo) => {
     test.setTimeout(90_000);
     const shots = shooterAcross(page, testInfo);
     const LONG = 'SupercalifragilisticexpialidociousSupercalifragilistic';
     const LONG_TEAM = 'Long names';
     const emu = await control<{ id: string; apiKey: string }>(suite, 'teams', { name: LONG_TEAM });
-    await control(suite, `teams/${emu.id}/agents`, { agentId: 'agent-long', label: LONG, state: 'connected', phone: '15550108888' });
-    const added = await hostCall<{ teamId: string }>(suite.ready, 'teams.add', { label: LONG_TEAM, baseUrl: suite.emulator.baseUrl, apiKey: emu.apiKey, agents: [{ agentId: 'agent-long', label: LONG }] });
+    await control(suite, `teams/${emu.id}/agents`, {
+      agentId: 'agent-long',
+      label: LONG,
+      state: 'connected',
+      phone: '15550108888',
+    });
+    const added = await hostCall<{ teamId: string }>(suite.ready, 'teams.add', {
+      label: LONG_TEAM,
+      baseUrl: suite.emulator.baseUrl,
+      apiKey: emu.apiKey,
+      agents: [{ agentId: 'agent-long', label: LONG }],
+    });
     // The team goes again at the end, so the tests after this one see the demo team alone.
     try {
       await page.setViewportSize({ width: 1280, height: 900 });
@@ -261,8 +293,13 @@ test.describe('webhook tunnel inspector', () => {
           await page.setViewportSize({ width, height: 900 });
           await page.evaluate(() => window.scrollTo(0, 0));
           expect(await overflow(page), `${what}: no sideways scroll at ${width} px`).toBe(0);
-          const urls = await page.locator('table.hook-urls code.url').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width));
-          expect(Math.min(...urls), `${what}: every hook URL is at least 10 rem wide at ${width} px`).toBeGreaterThanOrEqual(160);
+          const urls = await page
+            .locator('table.hook-urls code.url')
+            .evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width));
+          expect(
+            Math.min(...urls),
+            `${what}: every hook URL is at least 10 rem wide at ${width} px`,
+          ).toBeGreaterThanOrEqual(160);
           for (const box of ['.tunnel-facts', '.req-list', '.pane-detail']) {
             const spill = await page.locator(box).evaluate((e) => e.scrollWidth - e.clientWidth);
             expect(spill, `${what}: nothing spills out of ${box} at ${width} px`).toBeLessThanOrEqual(0);
@@ -273,9 +310,13 @@ test.describe('webhook tunnel inspector', () => {
       for (const width of [1280, 1024]) {
         await page.setViewportSize({ width, height: 900 });
         await register.focus();
-        const right = await register.evaluate((b) => b.getBoundingClientRect().right - document.documentElement.clientWidth);
+        const right = await register.evaluate(
+          (b) => b.getBoundingClientRect().right - document.documentElement.clientWidth,
+        );
         expect(right, `the Register button is inside the window at ${width} px`).toBeLessThanOrEqual(0);
-        expect(await page.evaluate(() => window.scrollX), `focusing it scrolls nothing sideways at ${width} px`).toBe(0);
+        expect(await page.evaluate(() => window.scrollX), `focusing it scrolls nothing sideways at ${width} px`).toBe(
+          0,
+        );
       }
       await shots('tunnel-long-label');
 
@@ -284,23 +325,38 @@ test.describe('webhook tunnel inspector', () => {
       await row.getByRole('button', { name: 'Replace the webhook' }).click();
       await expect(row).toContainText('(this receiver)');
       const before = (await hostCall<TunnelStatusDTO>(suite.ready, 'tunnel.status')).counts;
-      for (let i = 0; i < 2; i++) await control(suite, 'agents/agent-long/inbound', { from: FROM, type: 'text', text: 'said twice', id: 'm-said-twice' });
+      for (let i = 0; i < 2; i++)
+        await control(suite, 'agents/agent-long/inbound', {
+          from: FROM,
+          type: 'text',
+          text: 'said twice',
+          id: 'm-said-twice',
+        });
       const twice = request(page, 'said twice');
       await expect(twice).toHaveCount(2, { timeout: 10_000 });
       await expect(twice.filter({ hasText: 'Duplicate' })).toHaveCount(1, { timeout: 10_000 });
-      await expect.poll(async () => (await hostCall<TunnelStatusDTO>(suite.ready, 'tunnel.status')).counts.duplicates, { timeout: 10_000 }).toBe(before.duplicates + 1);
+      await expect
+        .poll(async () => (await hostCall<TunnelStatusDTO>(suite.ready, 'tunnel.status')).counts.duplicates, {
+          timeout: 10_000,
+        })
+        .toBe(before.duplicates + 1);
       const after = (await hostCall<TunnelStatusDTO>(suite.ready, 'tunnel.status')).counts;
       // Both verified, one a duplicate; whatever else came meanwhile (a refused request) is all that was rejected.
       expect(after.verified - before.verified).toBe(2);
       expect(after.rejected - before.rejected).toBe(after.received - before.received - 2);
       const d = after.duplicates;
-      await expect(facts).toContainText(new RegExp(`\\d+ verified · ${d} ${d === 1 ? 'duplicate' : 'duplicates'} · \\d+ rejected`), { timeout: 10_000 });
+      await expect(facts).toContainText(
+        new RegExp(`\\d+ verified · ${d} ${d === 1 ? 'duplicate' : 'duplicates'} · \\d+ rejected`),
+        { timeout: 10_000 },
+      );
 
       // Its delivery selected: the list and the detail fit too.
       await twice.first().click();
       await expect(page.getByRole('region', { name: 'Selected request' })).toContainText(LONG);
       await fits('with a delivery selected');
-      const bad = (await new AxeBuilder({ page }).analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      const bad = (await new AxeBuilder({ page }).analyze()).violations.filter(
+        (v) => v.impact === 'serious' || v.impact === 'critical',
+      );
       expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
       await shots('tunnel-long-label-detail');
     } finally {
@@ -308,7 +364,10 @@ test.describe('webhook tunnel inspector', () => {
     }
   });
 
-  test('public URL through a tunnel command: up, hooks, a delivery through it, stopped; a failing command says why', async ({ page, context }, testInfo) => {
+  test('public URL through a tunnel command: up, hooks, a delivery through it, stopped; a failing command says why', async ({
+    page,
+    context,
+  }, testInfo) => {
     test.skip(!ci && NO_NETWORK_ADDRESS !== null, NO_NETWORK_ADDRESS ?? '');
     test.setTimeout(90_000);
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -354,7 +413,12 @@ test.describe('webhook tunnel inspector', () => {
     await expect(row).toContainText("(this receiver's public URL)", { timeout: 10_000 });
     await row.getByRole('button', { name: `Copy the public hook URL of ${LABEL} · ${TEAM}` }).click();
     expect(await clipboard(page)).toBe(publicHook);
-    const state = await control<{ agents: Array<{ agentId: string; webhook: { url: string } | null }> }>(suite, 'state', undefined, 'GET');
+    const state = await control<{ agents: Array<{ agentId: string; webhook: { url: string } | null }> }>(
+      suite,
+      'state',
+      undefined,
+      'GET',
+    );
     expect(state.agents.find((a) => a.agentId === AGENT)?.webhook?.url).toBe(publicHook);
 
     // An emulator message travels emulator → public URL → receiver, verified.
@@ -369,8 +433,12 @@ test.describe('webhook tunnel inspector', () => {
     await page.getByRole('radio', { name: /Nothing/ }).check();
     await page.getByRole('button', { name: 'Stop exposing' }).click();
     await expect(facts).toContainText('Stopped (your tunnel command)', { timeout: 10_000 });
-    await expect(facts).toContainText(`The service still sends the deliveries of ${LABEL} · ${TEAM} to ${publicUrl}, which no longer answers`);
-    await expect(row).toContainText('a public URL of this receiver that no longer reaches it (the receiver is not exposed now): register again');
+    await expect(facts).toContainText(
+      `The service still sends the deliveries of ${LABEL} · ${TEAM} to ${publicUrl}, which no longer answers`,
+    );
+    await expect(row).toContainText(
+      'a public URL of this receiver that no longer reaches it (the receiver is not exposed now): register again',
+    );
     await panelToggle(page, 'Public URL').click();
     await shot('tunnel-exposure-stopped-1280');
     await page.setViewportSize({ width: 1024, height: 800 });
@@ -379,7 +447,9 @@ test.describe('webhook tunnel inspector', () => {
 
     // Pointing it back at this receiver: the confirm step names the dead URL that stops receiving.
     await row.getByRole('button', { name: /Register this receiver/ }).click();
-    await expect(row.getByRole('group', { name: /Confirm the new webhook URL/ })).toContainText(`${publicHook} (registered by this install`);
+    await expect(row.getByRole('group', { name: /Confirm the new webhook URL/ })).toContainText(
+      `${publicHook} (registered by this install`,
+    );
     await row.getByRole('button', { name: 'Replace the webhook' }).click();
     await expect(row).toContainText('(this receiver)');
     // The history lists both, newest first, with the screen each came from.

@@ -16,14 +16,22 @@ function electronBinary(): string | null {
 }
 
 const binary = electronBinary();
-const built = existsSync(join(root, 'out', 'main', 'index.js')) && existsSync(join(root, 'out', 'preload', 'index.cjs'));
+const built =
+  existsSync(join(root, 'out', 'main', 'index.js')) && existsSync(join(root, 'out', 'preload', 'index.cjs'));
 
 test.describe('Electron app', () => {
-  test.skip(binary === null, 'Electron binary not installed (node_modules/electron/path.txt or dist/ missing) — cannot launch Electron here');
+  test.skip(
+    binary === null,
+    'Electron binary not installed (node_modules/electron/path.txt or dist/ missing) — cannot launch Electron here',
+  );
   test.skip(!built, 'App not built — run `npx electron-vite build` first');
 
   test('opens a sandboxed window with the contract bridge and no Node', async () => {
-    const app = await electron.launch({ executablePath: binary!, args: [join(root, 'out', 'main', 'index.js')], cwd: root });
+    const app = await electron.launch({
+      executablePath: binary!,
+      args: [join(root, 'out', 'main', 'index.js')],
+      cwd: root,
+    });
     try {
       const page = await app.firstWindow();
       await expect(page.getByRole('heading', { name: 'Channel Companion' })).toBeVisible();
@@ -36,10 +44,14 @@ test.describe('Electron app', () => {
       expect(shape.require).toBe('undefined');
       expect(shape.process).toBe('undefined');
       expect(shape.api).toBeGreaterThan(10);
-      const r = await page.evaluate(() => (globalThis as unknown as { api: Record<string, () => Promise<unknown>> }).api['teams.list']!());
+      const r = await page.evaluate(() =>
+        (globalThis as unknown as { api: Record<string, () => Promise<unknown>> }).api['teams.list']!(),
+      );
       expect(r).toMatchObject({ ok: true });
       const popups = app.windows().length;
-      await page.evaluate(() => (globalThis as unknown as { open(u: string, t: string): unknown }).open('https://example.com', '_blank'));
+      await page.evaluate(() =>
+        (globalThis as unknown as { open(u: string, t: string): unknown }).open('https://example.com', '_blank'),
+      );
       expect(app.windows().length).toBe(popups);
     } finally {
       await app.close();

@@ -45,14 +45,23 @@ export async function runCli(args: readonly string[], opts: RunCliOptions = {}):
       },
     },
     stderr: { write: (c) => ((stderr += text(c)), true) },
-    env: opts.configDir === undefined && opts.env?.CHANNEL_COMPANION_HOME === undefined && opts.env?.XDG_CONFIG_HOME === undefined ? { ...(opts.env ?? {}), CHANNEL_COMPANION_HOME: TEST_HOME } : (opts.env ?? {}),
+    env:
+      opts.configDir === undefined &&
+      opts.env?.CHANNEL_COMPANION_HOME === undefined &&
+      opts.env?.XDG_CONFIG_HOME === undefined
+        ? { ...(opts.env ?? {}), CHANNEL_COMPANION_HOME: TEST_HOME }
+        : (opts.env ?? {}),
     cwd: opts.cwd ?? process.cwd(),
     stderrIsTTY: false,
     ...(opts.stdin ? { stdin: opts.stdin } : {}),
     ...(opts.ask ? { ask: opts.ask } : {}),
   };
   const { env: _env, cwd: _cwd, onStdout: _on, stdin: _in, ask: _ask, ...deps } = opts;
-  const code = await main(['node', 'channel-companion', ...args], { ...deps, io, signal: deps.signal ?? new AbortController().signal });
+  const code = await main(['node', 'channel-companion', ...args], {
+    ...deps,
+    io,
+    signal: deps.signal ?? new AbortController().signal,
+  });
   return { code, stdout, stderr, json: () => parseJsonLines(stdout) };
 }
 
@@ -67,7 +76,11 @@ export interface Reaction {
 }
 
 /** Runs a long-running command, reacting to its JSON lines, until `until` holds. */
-export async function runCliUntil(args: readonly string[], opts: Omit<RunCliOptions, 'signal' | 'onStdout'>, r: Reaction): Promise<CliRun & { errors: unknown[] }> {
+export async function runCliUntil(
+  args: readonly string[],
+  opts: Omit<RunCliOptions, 'signal' | 'onStdout'>,
+  r: Reaction,
+): Promise<CliRun & { errors: unknown[] }> {
   const ctl = new AbortController();
   let acted = false;
   const errors: unknown[] = [];

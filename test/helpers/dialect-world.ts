@@ -17,7 +17,13 @@ export interface DialectTeam {
 }
 
 export function dialectTeam(dialect: string): DialectTeam {
-  return { dialect, apiKey: `key-${dialect}-0123456789`, ok: `ok-${dialect}`, unlinked: `unlinked-${dialect}`, reconnecting: `recon-${dialect}` };
+  return {
+    dialect,
+    apiKey: `key-${dialect}-0123456789`,
+    ok: `ok-${dialect}`,
+    unlinked: `unlinked-${dialect}`,
+    reconnecting: `recon-${dialect}`,
+  };
 }
 
 export const DIALECT_TEAMS: DialectTeam[] = DIALECT_NAMES.map(dialectTeam);
@@ -41,4 +47,8 @@ export function dialectSeed(sendsPerMinute = 60): EmulatorSeed {
 }
 
 /** The chat script every connected agent gets: a fixed reply with one action, no pacing. */
-export const DIALECT_SCRIPT = { reply: DIALECT_REPLY, actions: [{ name: DIALECT_ACTION, orderId: 7 }], tokenDelayMs: 0 };
+export const DIALECT_SCRIPT = {
+  reply: DIALECT_REPLY,
+  actions: [{ name: DIALECT_ACTION, orderId: 7 }],
+  tokenDelayMs: 0,
+};

@@ -8,7 +8,12 @@ export async function startTestEmulator(opts: EmulatorOptions = {}): Promise<Emu
   return startEmulator({ port: 0, host: '127.0.0.1', seed: defaultSeed(), ...opts });
 }
 
-export async function control<T = unknown>(emu: { controlUrl: string }, method: string, path: string, body?: unknown): Promise<T> {
+export async function control<T = unknown>(
+  emu: { controlUrl: string },
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
   const res = await fetch(`${emu.controlUrl}${path}`, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },

@@ -30,10 +30,13 @@ if (!host) {
 const say = (line) => (args.includes('--stderr') ? process.stderr : process.stdout).write(`${line}\n`);
 
 const server = createServer((req, res) => {
-  const up = request({ host: '127.0.0.1', port: to, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-    res.writeHead(answer.statusCode ?? 502, answer.headers);
-    answer.pipe(res);
-  });
+  const up = request(
+    { host: '127.0.0.1', port: to, method: req.method, path: req.url, headers: req.headers },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    },
+  );
   up.on('error', () => {
     if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
     res.end('fake-tunnel: the local receiver did not answer');

@@ -15,11 +15,20 @@ export function networkAddress(): string | null {
   return null;
 }
 
-export const NO_NETWORK_ADDRESS = networkAddress() === null ? 'this machine has no non-loopback IPv4 address for the fake tunnel to listen on' : null;
+export const NO_NETWORK_ADDRESS =
+  networkAddress() === null ? 'this machine has no non-loopback IPv4 address for the fake tunnel to listen on' : null;
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** The exposure command that runs the fake tunnel (POSIX shell quoting). */
 export function fakeTunnelCommand(extra: string[] = []): string {
-  return [quote(process.execPath), quote(FAKE_TUNNEL), '--to', '{port}', '--host', networkAddress() ?? '127.0.0.1', ...extra].join(' ');
+  return [
+    quote(process.execPath),
+    quote(FAKE_TUNNEL),
+    '--to',
+    '{port}',
+    '--host',
+    networkAddress() ?? '127.0.0.1',
+    ...extra,
+  ].join(' ');
 }

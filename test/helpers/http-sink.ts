@@ -25,8 +25,15 @@ export async function startHttpSink(status = 200): Promise<HttpSink> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const rawHeaders: Array<[string, string]> = [];
-      for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) rawHeaders.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
-      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawHeaders, body: Buffer.concat(chunks) });
+      for (let i = 0; i + 1 < req.rawHeaders.length; i += 2)
+        rawHeaders.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
+      requests.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        rawHeaders,
+        body: Buffer.concat(chunks),
+      });
       res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
     });
   });

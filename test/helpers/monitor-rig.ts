@@ -7,7 +7,13 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { createServiceClient } from '../../src-main/core/api/client';
 import { type ServiceClient, type ServiceClientOptions } from '../../src-main/core/api/service';
-import { Monitor, type Alert, type HealthEvent, type IncidentUpdate, type PollResult } from '../../src-main/core/monitor';
+import {
+  Monitor,
+  type Alert,
+  type HealthEvent,
+  type IncidentUpdate,
+  type PollResult,
+} from '../../src-main/core/monitor';
 import { type MonitorOptions } from '../../src-main/core/monitor/monitor';
 import { startEmulator, type Emulator, type EmulatorOptions, type EmulatorSeed } from '../../src-main/emulator';
 

@@ -58,7 +58,12 @@ export interface Engine {
  * Starts `bin` with `args(dir, port)` after writing `files` (name → text) into a fresh folder, and
  * waits until GET /-/ready answers 200.
  */
-export async function startEngine(bin: string, files: Record<string, string>, args: (dir: string, port: number) => string[], readyMs = 30_000): Promise<Engine> {
+export async function startEngine(
+  bin: string,
+  files: Record<string, string>,
+  args: (dir: string, port: number) => string[],
+  readyMs = 30_000,
+): Promise<Engine> {
   const dir = await mkdtemp(join(tmpdir(), 'cc-engine-'));
   for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
   const port = await freePort();
@@ -83,7 +88,10 @@ export async function startEngine(bin: string, files: Record<string, string>, ar
       await stop();
       throw new Error(`${bin} exited with ${child.exitCode}:\n${out}`);
     }
-    const ok = await fetch(`${url}/-/ready`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/-/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > end) {
       await stop();
@@ -105,17 +113,30 @@ export interface MonitorRun {
  * `channel-companion monitor --team "Support desk" --json <args>` in-process, over a team of the
  * emulator's agents saved (with the demo key in an in-memory keychain) in `configDir`.
  */
-export async function runMonitor(emu: { baseUrl: string }, configDir: string, agentIds: string[], args: string[]): Promise<MonitorRun> {
+export async function runMonitor(
+  emu: { baseUrl: string },
+  configDir: string,
+  agentIds: string[],
+  args: string[],
+): Promise<MonitorRun> {
   const store = new MemorySecretStore();
-  const add = await runCli(['team', 'add', '--label', 'Support desk', '--base-url', emu.baseUrl, ...agentIds.flatMap((a) => ['--agent', a])], {
-    env: { CHANNEL_API_KEY: DEMO_KEY },
-    configDir,
-    secretStore: store,
-  });
+  const add = await runCli(
+    ['team', 'add', '--label', 'Support desk', '--base-url', emu.baseUrl, ...agentIds.flatMap((a) => ['--agent', a])],
+    {
+      env: { CHANNEL_API_KEY: DEMO_KEY },
+      configDir,
+      secretStore: store,
+    },
+  );
   if (add.code !== 0) throw new Error(`team add failed: ${add.stderr}`);
   const ctl = new AbortController();
   let lines: Array<Record<string, unknown>> = [];
-  const run = runCli(['monitor', '--team', 'Support desk', '--json', ...args], { configDir, secretStore: store, signal: ctl.signal, onStdout: (_c, all) => (lines = parseJsonLines(all)) });
+  const run = runCli(['monitor', '--team', 'Support desk', '--json', ...args], {
+    configDir,
+    secretStore: store,
+    signal: ctl.signal,
+    onStdout: (_c, all) => (lines = parseJsonLines(all)),
+  });
   return {
     lines: () => lines,
     stop: async () => {

@@ -17,7 +17,13 @@ export interface Spawned {
 
 export function spawnCli(args: readonly string[], env: Record<string, string | undefined> = {}): Spawned {
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, CHANNEL_COMPANION_FROM_SOURCE: '1', ...(env.XDG_CONFIG_HOME === undefined ? { CHANNEL_COMPANION_HOME: TEST_HOME } : {}), ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      CHANNEL_COMPANION_FROM_SOURCE: '1',
+      ...(env.XDG_CONFIG_HOME === undefined ? { CHANNEL_COMPANION_HOME: TEST_HOME } : {}),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -34,7 +40,10 @@ export function spawnCli(args: readonly string[], env: Record<string, string | u
     exited,
     firstJsonLine(timeoutMs = 15_000) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no first line within ${timeoutMs} ms; stderr: ${err}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`no first line within ${timeoutMs} ms; stderr: ${err}`)),
+          timeoutMs,
+        );
         const check = () => {
           const nl = out.indexOf('\n');
           if (nl === -1) return;
@@ -58,7 +67,10 @@ export function spawnCli(args: readonly string[], env: Record<string, string | u
 }
 
 /** Runs the bin to completion. */
-export async function runBin(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runBin(
+  args: readonly string[],
+  env: Record<string, string | undefined> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const s = spawnCli(args, env);
   const { code } = await s.exited;
   return { code, stdout: s.stdout(), stderr: s.stderr() };

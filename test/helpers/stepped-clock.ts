@@ -98,7 +98,12 @@ export async function steppedRig(rig: ReturnType<typeof monitorRig>, o: SteppedR
     tmpPrefix: o.tmpPrefix,
     emulator: { clock, random: mulberry32(o.seeds.emulator) },
     client: { clock },
-    monitor: { clock, random: mulberry32(o.seeds.monitor), poll: { intervalMs: o.intervalMs, fastIntervalMs: 2000 }, ...o.monitor },
+    monitor: {
+      clock,
+      random: mulberry32(o.seeds.monitor),
+      poll: { intervalMs: o.intervalMs, fastIntervalMs: 2000 },
+      ...o.monitor,
+    },
   });
   return { ...h, clock };
 }

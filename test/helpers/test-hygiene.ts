@@ -27,7 +27,10 @@ function literalMs(s: string): number {
 /** Every `new Promise((r) => setTimeout(r, N))` and `sleep(N)`-like function call (not a method) on the line: its argument text. */
 function sleeps(line: string): string[] {
   const out: string[] = [];
-  for (const m of line.matchAll(/new Promise(?:<\w+>)?\(\s*\(?\s*(\w+)\s*\)?\s*=>\s*setTimeout\(\s*\1\s*,\s*([^)]+)\)/g)) out.push(m[2]!);
+  for (const m of line.matchAll(
+    /new Promise(?:<\w+>)?\(\s*\(?\s*(\w+)\s*\)?\s*=>\s*setTimeout\(\s*\1\s*,\s*([^)]+)\)/g,
+  ))
+    out.push(m[2]!);
   for (const m of line.matchAll(/(?<![.\w$])(?:sleep|sleepMs|delay|pause)\(\s*([^,()]+)\)/g)) out.push(m[1]!);
   return out;
 }
@@ -37,16 +40,29 @@ const UNIT_RULES: Rule[] = [
   { rule: 'elapsed wall-clock time', find: (l) => /\b(?:Date|performance)\.now\(\)\s*-\s*[A-Za-z_$(]/.test(l) },
   { rule: 'elapsed wall-clock time', find: (l) => /\bprocess\.hrtime\b/.test(l) },
   // A bound that is a multiple of a measured time: a ratio of durations.
-  { rule: 'time ratio', find: (l) => /toBe(?:Less|Greater)Than(?:OrEqual)?\(\s*[\d.]+\s*\*\s*[A-Za-z_$][\w$]*(?:Ms|Time|Elapsed|Duration|Seconds)\b/.test(l) },
-  { rule: `wall-clock sleep over ${SLEEP_LIMIT_MS} ms`, find: (l) => sleeps(l).some((a) => literalMs(a) > SLEEP_LIMIT_MS) },
+  {
+    rule: 'time ratio',
+    find: (l) =>
+      /toBe(?:Less|Greater)Than(?:OrEqual)?\(\s*[\d.]+\s*\*\s*[A-Za-z_$][\w$]*(?:Ms|Time|Elapsed|Duration|Seconds)\b/.test(
+        l,
+      ),
+  },
+  {
+    rule: `wall-clock sleep over ${SLEEP_LIMIT_MS} ms`,
+    find: (l) => sleeps(l).some((a) => literalMs(a) > SLEEP_LIMIT_MS),
+  },
 ];
 
 const E2E_RULES: Rule[] = [
   {
     rule: `waitForTimeout over ${E2E_PAUSE_LIMIT_MS} ms (or not a number)`,
-    find: (l) => [...l.matchAll(/\.waitForTimeout\(\s*([^)]*)\)/g)].some((m) => !(literalMs(m[1]!) <= E2E_PAUSE_LIMIT_MS)),
+    find: (l) =>
+      [...l.matchAll(/\.waitForTimeout\(\s*([^)]*)\)/g)].some((m) => !(literalMs(m[1]!) <= E2E_PAUSE_LIMIT_MS)),
   },
-  { rule: `sleep over ${E2E_PAUSE_LIMIT_MS} ms (or not a number)`, find: (l) => sleeps(l).some((a) => !(literalMs(a) <= E2E_PAUSE_LIMIT_MS)) },
+  {
+    rule: `sleep over ${E2E_PAUSE_LIMIT_MS} ms (or not a number)`,
+    find: (l) => sleeps(l).some((a) => !(literalMs(a) <= E2E_PAUSE_LIMIT_MS)),
+  },
 ];
 
 /** The findings in one file's text; `kind` picks the rules. Lines that are comments only are skipped. */
@@ -74,7 +90,8 @@ async function filesUnder(dir: string): Promise<string[]> {
 export async function scanTree(root: string, dirs: string[], kind: 'unit' | 'e2e'): Promise<Finding[]> {
   const out: Finding[] = [];
   for (const d of dirs) {
-    for (const f of await filesUnder(join(root, d))) out.push(...scanText(relative(root, f), await readFile(f, 'utf8'), kind));
+    for (const f of await filesUnder(join(root, d)))
+      out.push(...scanText(relative(root, f), await readFile(f, 'utf8'), kind));
   }
   return out;
 }

@@ -1,7 +1,11 @@
 // Waiting on real time for something another process or an event loop turn makes true.
 
 /** Polls `check` until it returns something truthy and returns that; throws after `timeoutMs`, naming `what`. */
-export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 5000, what = 'condition'): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  timeoutMs = 5000,
+  what = 'condition',
+): Promise<NonNullable<T>> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -10,7 +10,14 @@ import { createServiceClient } from '../../src-main/core/api/client';
 import type { Emulator } from '../../src-main/emulator';
 import { control, DEMO_KEY, startTestEmulator, waitFor } from '../helpers/emulator';
 import { startHttpSink, type HttpSink } from '../helpers/http-sink';
-import { findBinary, missingEngine, runMonitor, startEngine, type Engine, type MonitorRun } from '../helpers/prometheus-engines';
+import {
+  findBinary,
+  missingEngine,
+  runMonitor,
+  startEngine,
+  type Engine,
+  type MonitorRun,
+} from '../helpers/prometheus-engines';
 
 const ALERTMANAGER = findBinary('prometheus-alertmanager', 'alertmanager');
 const why = missingEngine(ALERTMANAGER, 'prometheus-alertmanager');
@@ -33,9 +40,12 @@ describe.skipIf(Boolean(why))(`Alertmanager receives the monitor's alerts${why ?
   let monitor: MonitorRun | null = null;
   const lines = () => monitor?.lines() ?? [];
 
-  const notifications = (): Notification[] => receiver.requests.map((r) => JSON.parse(r.body.toString('utf8')) as Notification);
-  const routed = (agent: string) => notifications().flatMap((n) => n.alerts.filter((a) => a.labels['agent'] === agent).map((a) => a.status));
-  const amAlerts = async (): Promise<AmAlert[]> => (await (await fetch(`${am!.url}/api/v2/alerts`)).json()) as AmAlert[];
+  const notifications = (): Notification[] =>
+    receiver.requests.map((r) => JSON.parse(r.body.toString('utf8')) as Notification);
+  const routed = (agent: string) =>
+    notifications().flatMap((n) => n.alerts.filter((a) => a.labels['agent'] === agent).map((a) => a.status));
+  const amAlerts = async (): Promise<AmAlert[]> =>
+    (await (await fetch(`${am!.url}/api/v2/alerts`)).json()) as AmAlert[];
 
   beforeAll(async () => {
     emu = await startTestEmulator();
@@ -58,7 +68,12 @@ describe.skipIf(Boolean(why))(`Alertmanager receives the monitor's alerts${why ?
           '        send_resolved: true',
         ].join('\n'),
       },
-      (d, port) => [`--config.file=${d}/alertmanager.yml`, `--storage.path=${d}/data`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address='],
+      (d, port) => [
+        `--config.file=${d}/alertmanager.yml`,
+        `--storage.path=${d}/data`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        '--cluster.listen-address=',
+      ],
     );
     // A silence for one agent, made in Alertmanager before anything fires.
     const now = Date.now();
@@ -75,8 +90,17 @@ describe.skipIf(Boolean(why))(`Alertmanager receives the monitor's alerts${why ?
     });
     expect(silence.status).toBe(200);
 
-    monitor = await runMonitor(emu, dir, ['agent-connected', 'agent-flaky'], ['--interval', '0.3', '--fast-interval', '0.15', '--alertmanager', am.url]);
-    await waitFor(() => lines().filter((l) => l.event === 'health' && l.health === 'connected').length >= 2, 10_000, 'both agents connected');
+    monitor = await runMonitor(
+      emu,
+      dir,
+      ['agent-connected', 'agent-flaky'],
+      ['--interval', '0.3', '--fast-interval', '0.15', '--alertmanager', am.url],
+    );
+    await waitFor(
+      () => lines().filter((l) => l.event === 'health' && l.health === 'connected').length >= 2,
+      10_000,
+      'both agents connected',
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -90,27 +114,54 @@ describe.skipIf(Boolean(why))(`Alertmanager receives the monitor's alerts${why ?
   it('an unlinked number fires with stable labels; re-pairing it resolves the alert', async () => {
     expect(lines()[0]).toMatchObject({ event: 'started', alertmanager: `${am!.url}/api/v2/alerts` });
     await control(emu, 'POST', '/agents/agent-connected/unlink');
-    const firing = await waitFor(async () => (await amAlerts()).find((a) => a.labels['agent'] === 'agent-connected'), 15_000, 'the alert in Alertmanager');
-    expect(firing.labels).toEqual({ alertname: 'ChannelNeedsScan', team: 'Support desk', agent: 'agent-connected', kind: 'needs-scan', severity: 'critical', source: 'channel-companion' });
+    const firing = await waitFor(
+      async () => (await amAlerts()).find((a) => a.labels['agent'] === 'agent-connected'),
+      15_000,
+      'the alert in Alertmanager',
+    );
+    expect(firing.labels).toEqual({
+      alertname: 'ChannelNeedsScan',
+      team: 'Support desk',
+      agent: 'agent-connected',
+      kind: 'needs-scan',
+      severity: 'critical',
+      source: 'channel-companion',
+    });
     expect(firing.annotations['summary']).toMatch(/^agent-connected/);
     expect(firing.status.state).toBe('active');
-    await waitFor(() => routed('agent-connected').includes('firing'), 15_000, 'the firing notification at the receiver');
+    await waitFor(
+      () => routed('agent-connected').includes('firing'),
+      15_000,
+      'the firing notification at the receiver',
+    );
 
     // Re-pairing: a person starts pairing (as the app does) and scans the QR.
     const client = createServiceClient({ baseUrl: emu.baseUrl, apiKey: DEMO_KEY });
     await client.startPairing('agent-connected');
     await client.close();
     await control(emu, 'POST', '/agents/agent-connected/scan', { phone: '15550100001' });
-    await waitFor(() => routed('agent-connected').includes('resolved'), 20_000, 'the resolved notification at the receiver');
+    await waitFor(
+      () => routed('agent-connected').includes('resolved'),
+      20_000,
+      'the resolved notification at the receiver',
+    );
     expect(routed('agent-connected')).toEqual(['firing', 'resolved']);
     expect((await amAlerts()).find((a) => a.labels['agent'] === 'agent-connected')).toBeUndefined();
   }, 60_000);
 
   it('a silence made in Alertmanager is honoured: the alert is suppressed and never routed', async () => {
     await control(emu, 'POST', '/agents/agent-flaky/unlink');
-    const silenced = await waitFor(async () => (await amAlerts()).find((a) => a.labels['agent'] === 'agent-flaky'), 15_000, 'the silenced alert in Alertmanager');
+    const silenced = await waitFor(
+      async () => (await amAlerts()).find((a) => a.labels['agent'] === 'agent-flaky'),
+      15_000,
+      'the silenced alert in Alertmanager',
+    );
     expect(silenced.labels).toMatchObject({ alertname: 'ChannelNeedsScan', agent: 'agent-flaky' });
-    await waitFor(async () => (await amAlerts()).find((a) => a.labels['agent'] === 'agent-flaky')?.status.state === 'suppressed', 10_000, 'suppressed');
+    await waitFor(
+      async () => (await amAlerts()).find((a) => a.labels['agent'] === 'agent-flaky')?.status.state === 'suppressed',
+      10_000,
+      'suppressed',
+    );
     const state = (await amAlerts()).find((a) => a.labels['agent'] === 'agent-flaky')!.status;
     expect(state.silencedBy).toHaveLength(1);
     // An alert that is not silenced, raised after it, reaches the receiver; by then the silenced one

@@ -24,7 +24,15 @@ describe('status', () => {
     expect(r.stdout).toMatch(/^agent-connected: connected \(\+15550100001\)/);
     const j = await runCli(['status', ...on('agent-unlinked'), '--json'], { env });
     expect(j.code).toBe(0);
-    expect(j.json()).toEqual([expect.objectContaining({ agentId: 'agent-unlinked', health: 'needs-scan', needsScan: true, linked: false, connected: false })]);
+    expect(j.json()).toEqual([
+      expect.objectContaining({
+        agentId: 'agent-unlinked',
+        health: 'needs-scan',
+        needsScan: true,
+        linked: false,
+        connected: false,
+      }),
+    ]);
   });
 
   it('unknown agent → exit 3; wrong key → exit 4; the key is never printed', async () => {
@@ -42,7 +50,9 @@ describe('send', () => {
     const r = await runCli(['send', ...on('agent-connected'), '--to', '+15550102000', '--text', 'hi'], { env });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^sent msg_\w+ to \+15550102000\n$/);
-    const j = await runCli(['send', ...on('agent-connected'), '--to', '15550102000', '--text', 'hi', '--json'], { env });
+    const j = await runCli(['send', ...on('agent-connected'), '--to', '15550102000', '--text', 'hi', '--json'], {
+      env,
+    });
     expect(j.code).toBe(0);
     const [res] = j.json();
     expect(res).toMatchObject({ status: 'sent', to: '+15550102000' });
@@ -52,9 +62,35 @@ describe('send', () => {
   });
 
   it('image and document sends carry their fields', async () => {
-    const img = await runCli(['send', ...on('agent-connected'), '--to', '+15550102000', '--image-url', 'https://example.test/a.png', '--text', 'cap', '--json'], { env });
+    const img = await runCli(
+      [
+        'send',
+        ...on('agent-connected'),
+        '--to',
+        '+15550102000',
+        '--image-url',
+        'https://example.test/a.png',
+        '--text',
+        'cap',
+        '--json',
+      ],
+      { env },
+    );
     expect(img.json()[0]).toMatchObject({ status: 'sent', type: 'image' });
-    const doc = await runCli(['send', ...on('agent-connected'), '--to', '+15550102000', '--document-url', 'https://example.test/a.pdf', '--filename', 'a.pdf', '--json'], { env });
+    const doc = await runCli(
+      [
+        'send',
+        ...on('agent-connected'),
+        '--to',
+        '+15550102000',
+        '--document-url',
+        'https://example.test/a.pdf',
+        '--filename',
+        'a.pdf',
+        '--json',
+      ],
+      { env },
+    );
     expect(doc.json()[0]).toMatchObject({ status: 'sent', type: 'document' });
     const last = (await state(emu)).sentMessages.at(-1)!;
     expect(last).toMatchObject({ documentUrl: 'https://example.test/a.pdf', documentFilename: 'a.pdf' });
@@ -88,7 +124,9 @@ describe('send', () => {
 
   it('503 reconnecting → retries shown on stderr, then sent once the drop ends', async () => {
     await emu.control.drop('agent-connected', { seconds: 1 });
-    const r = await runCli(['send', ...on('agent-connected'), '--to', '+15550102000', '--text', 'after the drop'], { env });
+    const r = await runCli(['send', ...on('agent-connected'), '--to', '+15550102000', '--text', 'after the drop'], {
+      env,
+    });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/reconnecting .*retry 1\/4/);
     expect(r.stdout).toMatch(/^sent msg_/);
@@ -96,7 +134,10 @@ describe('send', () => {
 
   it('503 for longer than the retries → exit 3', async () => {
     await emu.control.drop('agent-connected', { seconds: 60 });
-    const r = await runCli(['send', ...on('agent-connected'), '--to', '+15550102000', '--text', 'x', '--retries', '0'], { env });
+    const r = await runCli(
+      ['send', ...on('agent-connected'), '--to', '+15550102000', '--text', 'x', '--retries', '0'],
+      { env },
+    );
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/reconnecting/i);
   });
@@ -112,15 +153,37 @@ describe('check, settings, webhook, media, chat', () => {
   });
 
   it('settings: switches change and the reply shows all three', async () => {
-    const r = await runCli(['settings', ...on('agent-connected'), '--groups', 'on', '--delivery-receipts', 'on', '--json'], { env });
+    const r = await runCli(
+      ['settings', ...on('agent-connected'), '--groups', 'on', '--delivery-receipts', 'on', '--json'],
+      { env },
+    );
     expect(r.json()).toEqual([{ groups: true, readReceipts: false, deliveryReceipts: true }]);
     const s = await state(emu);
-    expect(s.agents.find((a) => a.agentId === 'agent-connected')!.settings).toEqual({ groups: true, readReceipts: false, deliveryReceipts: true });
+    expect(s.agents.find((a) => a.agentId === 'agent-connected')!.settings).toEqual({
+      groups: true,
+      readReceipts: false,
+      deliveryReceipts: true,
+    });
   });
 
   it('webhook set: the secret is saved to --secret-file and only hinted on stdout', async () => {
     const secretFile = join(dir, 'secret.txt');
-    const r = await runCli(['webhook', 'set', ...on('agent-connected'), '--url', sink.url, '--secret-file', secretFile, '--data-dir', join(dir, 'data'), '--yes', '--json'], { env });
+    const r = await runCli(
+      [
+        'webhook',
+        'set',
+        ...on('agent-connected'),
+        '--url',
+        sink.url,
+        '--secret-file',
+        secretFile,
+        '--data-dir',
+        join(dir, 'data'),
+        '--yes',
+        '--json',
+      ],
+      { env },
+    );
     expect(r.code).toBe(0);
     const [cfg] = r.json();
     expect(cfg).toMatchObject({ mode: 'passthrough', url: sink.url });
@@ -132,9 +195,15 @@ describe('check, settings, webhook, media, chat', () => {
   });
 
   it('media: bytes arrive, the key never reaches the media origin, progress on stderr', async () => {
-    const { messageId } = emu.control.inbound('agent-connected', { from: '15550102000', type: 'image', caption: 'look' });
+    const { messageId } = emu.control.inbound('agent-connected', {
+      from: '15550102000',
+      type: 'image',
+      caption: 'look',
+    });
     const out = join(dir, 'photo.bin');
-    const r = await runCli(['media', ...on('agent-connected'), '--message-id', messageId, '--out', out, '--json'], { env });
+    const r = await runCli(['media', ...on('agent-connected'), '--message-id', messageId, '--out', out, '--json'], {
+      env,
+    });
     expect(r.code).toBe(0);
     const [res] = r.json();
     expect(res).toMatchObject({ path: out });
@@ -147,7 +216,10 @@ describe('check, settings, webhook, media, chat', () => {
   });
 
   it('chat: reply on stdout, conversation/actions/tokens on stderr', async () => {
-    emu.control.setChatScript('agent-connected', { reply: 'Hello from the agent', actions: [{ name: 'lookup_order' }] });
+    emu.control.setChatScript('agent-connected', {
+      reply: 'Hello from the agent',
+      actions: [{ name: 'lookup_order' }],
+    });
     const r = await runCli(['chat', ...on('agent-connected'), '--message', 'hi', '--user-id', 'u1'], { env });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('Hello from the agent\n');

@@ -35,7 +35,9 @@ describe('emulator command', () => {
     let statusCode = 0;
     const r = await runUntilReady(['emulator', '--json', '--port', '0'], async (line) => {
       const ready = JSON.parse(line) as { baseUrl: string; apiKey: string; agents: Array<{ agentId: string }> };
-      const res = await fetch(`${ready.baseUrl}/api/v1/agents/${ready.agents[0]!.agentId}/whatsapp/session`, { headers: { authorization: `Bearer ${ready.apiKey}` } });
+      const res = await fetch(`${ready.baseUrl}/api/v1/agents/${ready.agents[0]!.agentId}/whatsapp/session`, {
+        headers: { authorization: `Bearer ${ready.apiKey}` },
+      });
       statusCode = res.status;
       await res.arrayBuffer();
     });
@@ -48,10 +50,24 @@ describe('emulator command', () => {
 
   it('--seed FILE: teams and agents from the file', async () => {
     const seedFile = join(dir, 'seed.json');
-    await writeFile(seedFile, JSON.stringify({ teams: [{ id: 'acme', apiKey: 'acme-key-123456', agents: [{ agentId: 'bot-1', state: 'connected', phone: '15550101111' }] }] }));
+    await writeFile(
+      seedFile,
+      JSON.stringify({
+        teams: [
+          {
+            id: 'acme',
+            apiKey: 'acme-key-123456',
+            agents: [{ agentId: 'bot-1', state: 'connected', phone: '15550101111' }],
+          },
+        ],
+      }),
+    );
     const r = await runUntilReady(['emulator', '--json', '--seed', seedFile], async () => {});
     expect(r.code).toBe(0);
-    expect(r.json()[0]).toMatchObject({ apiKey: 'acme-key-123456', agents: [{ agentId: 'bot-1', teamId: 'acme', state: 'connected' }] });
+    expect(r.json()[0]).toMatchObject({
+      apiKey: 'acme-key-123456',
+      agents: [{ agentId: 'bot-1', teamId: 'acme', state: 'connected' }],
+    });
   });
 
   it('an invalid or missing seed file → exit 2 with the reason, nothing started', async () => {
@@ -93,4 +109,3 @@ describe('emulator command', () => {
     expect(bad.stderr).toMatch(/--dialect: unknown dialect "klingon" \(known: default, /);
   });
 });
-

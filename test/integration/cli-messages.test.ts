@@ -29,9 +29,20 @@ afterEach(async () => {
 });
 
 let n = 0;
-function delivery(agentId: string, from: string, text: string, at: number, over: Record<string, unknown> = {}): StoredDelivery {
+function delivery(
+  agentId: string,
+  from: string,
+  text: string,
+  at: number,
+  over: Record<string, unknown> = {},
+): StoredDelivery {
   const id = `wamid_cli_${++n}`;
-  const body = { event: 'message.received', from, message: { id, type: 'text', text, fromMe: false, ...over }, timestamp: new Date(at).toISOString() };
+  const body = {
+    event: 'message.received',
+    from,
+    message: { id, type: 'text', text, fromMe: false, ...over },
+    timestamp: new Date(at).toISOString(),
+  };
   return {
     kind: 'delivery',
     id: `dlv_${n}`,
@@ -55,10 +66,37 @@ async function store(...ds: StoredDelivery[]): Promise<void> {
 }
 
 describe('send records in the send log', () => {
-  it('a sent and a failed send are both in the data folder\'s send log', async () => {
-    const ok = await runCli(['send', ...on('agent-connected'), '--to', '+15550102000', '--text', 'hello from the CLI', '--data-dir', data, '--json'], { env });
+  it("a sent and a failed send are both in the data folder's send log", async () => {
+    const ok = await runCli(
+      [
+        'send',
+        ...on('agent-connected'),
+        '--to',
+        '+15550102000',
+        '--text',
+        'hello from the CLI',
+        '--data-dir',
+        data,
+        '--json',
+      ],
+      { env },
+    );
     expect(ok.code).toBe(0);
-    const failed = await runCli(['send', ...on('agent-unlinked'), '--to', '+15550102000', '--text', 'nobody home', '--data-dir', data, '--retries', '0'], { env });
+    const failed = await runCli(
+      [
+        'send',
+        ...on('agent-unlinked'),
+        '--to',
+        '+15550102000',
+        '--text',
+        'nobody home',
+        '--data-dir',
+        data,
+        '--retries',
+        '0',
+      ],
+      { env },
+    );
     expect(failed.code).not.toBe(0);
     const records = await new SendLog(data).read();
     expect(records.map((r) => [r.agentId, r.via, r.text, r.status ?? null, r.error?.kind ?? null])).toEqual([
@@ -69,7 +107,10 @@ describe('send records in the send log', () => {
   });
 
   it('a usage error sends nothing and records nothing', async () => {
-    const r = await runCli(['send', ...on('agent-connected'), '--to', 'not-a-number', '--text', 'x', '--data-dir', data], { env });
+    const r = await runCli(
+      ['send', ...on('agent-connected'), '--to', 'not-a-number', '--text', 'x', '--data-dir', data],
+      { env },
+    );
     expect(r.code).toBe(2);
     await expect(readdir(join(data, 'messages'))).rejects.toThrow();
   });
@@ -78,8 +119,19 @@ describe('send records in the send log', () => {
 describe('messages', () => {
   it('lists contacts with unread counts, newest first, and one thread with --with', async () => {
     const t = Date.now() - 60_000;
-    await store(delivery('agent-connected', '15550101111', 'first question', t), delivery('agent-connected', '15550102222', 'other person', t + 1000), delivery('agent-connected', '15550101111', 'second question', t + 2000));
-    expect((await runCli(['send', ...on('agent-connected'), '--to', '+15550101111', '--text', 'our answer', '--data-dir', data], { env })).code).toBe(0);
+    await store(
+      delivery('agent-connected', '15550101111', 'first question', t),
+      delivery('agent-connected', '15550102222', 'other person', t + 1000),
+      delivery('agent-connected', '15550101111', 'second question', t + 2000),
+    );
+    expect(
+      (
+        await runCli(
+          ['send', ...on('agent-connected'), '--to', '+15550101111', '--text', 'our answer', '--data-dir', data],
+          { env },
+        )
+      ).code,
+    ).toBe(0);
 
     const list = await runCli(['messages', '--data-dir', data, '--json'], { env });
     expect(list.code).toBe(0);
@@ -90,13 +142,19 @@ describe('messages', () => {
     const human = await runCli(['messages', '--data-dir', data, '--agent', 'agent-connected'], { env });
     expect(human.stdout).toMatch(/\+15550101111 .* 2 unread .* our answer/);
 
-    const thread = await runCli(['messages', '--data-dir', data, '--agent', 'agent-connected', '--with', '+15550101111', '--json'], { env });
+    const thread = await runCli(
+      ['messages', '--data-dir', data, '--agent', 'agent-connected', '--with', '+15550101111', '--json'],
+      { env },
+    );
     expect(thread.json().map((m) => [m.direction, m.text])).toEqual([
       ['in', 'first question'],
       ['in', 'second question'],
       ['out', 'our answer'],
     ]);
-    const last = await runCli(['messages', '--data-dir', data, '--agent', 'agent-connected', '--with', '+15550101111', '--limit', '1'], { env });
+    const last = await runCli(
+      ['messages', '--data-dir', data, '--agent', 'agent-connected', '--with', '+15550101111', '--limit', '1'],
+      { env },
+    );
     expect(last.stdout).toContain('the latest 1');
     expect(last.stdout).toContain('→ our answer');
     // Read-only: nothing written besides what was there.
@@ -107,7 +165,10 @@ describe('messages', () => {
     const t = Date.now() - 60_000;
     const d = delivery('agent-connected', '15550101111', 'once', t);
     const dup = { ...d, id: 'dlv_dup' };
-    const refused = { ...delivery('agent-connected', '15550103333', 'forged', t), verdict: { ok: false, reason: 'signature-mismatch' as const, scheme: 'v1' as const, steps: [] } };
+    const refused = {
+      ...delivery('agent-connected', '15550103333', 'forged', t),
+      verdict: { ok: false, reason: 'signature-mismatch' as const, scheme: 'v1' as const, steps: [] },
+    };
     await store(d, dup, refused, delivery('agent-flaky', '15550104444', 'elsewhere', t));
     const r = await runCli(['messages', '--data-dir', data, '--agent', 'agent-connected', '--json'], { env });
     expect(r.json()).toMatchObject([{ contact: '+15550101111', count: 1 }]);
@@ -128,26 +189,49 @@ describe('messages', () => {
     const t = Date.now() - 60_000;
     await store(delivery('agent-connected', '15550101111', 'before', t));
     const run = await runCliUntil(
-      ['messages', '--data-dir', data, '--agent', 'agent-connected', '--with', '+15550101111', '--follow', '--json', '--poll-ms', '50'],
+      [
+        'messages',
+        '--data-dir',
+        data,
+        '--agent',
+        'agent-connected',
+        '--with',
+        '+15550101111',
+        '--follow',
+        '--json',
+        '--poll-ms',
+        '50',
+      ],
       { env },
       {
         when: (lines) => lines.length >= 1,
         act: async () => {
           await store(delivery('agent-connected', '15550101111', 'stored later', Date.now()));
-          await runCli(['send', ...on('agent-connected'), '--to', '+15550101111', '--text', 'sent later', '--data-dir', data], { env });
+          await runCli(
+            ['send', ...on('agent-connected'), '--to', '+15550101111', '--text', 'sent later', '--data-dir', data],
+            { env },
+          );
         },
         until: (lines) => lines.length >= 3,
       },
     );
     expect(run.errors).toEqual([]);
-    expect(run.json().map((m) => m.text).sort()).toEqual(['before', 'sent later', 'stored later']);
+    expect(
+      run
+        .json()
+        .map((m) => m.text)
+        .sort(),
+    ).toEqual(['before', 'sent later', 'stored later']);
     expect(await readFile(join(data, 'messages', 'sent.jsonl'), 'utf8')).toContain('sent later');
   });
 });
 
 describe('reply', () => {
   it('is send: the same flags, the same send log', async () => {
-    const r = await runCli(['reply', ...on('agent-connected'), '--to', '+15550101111', '--text', 'a reply', '--data-dir', data, '--json'], { env });
+    const r = await runCli(
+      ['reply', ...on('agent-connected'), '--to', '+15550101111', '--text', 'a reply', '--data-dir', data, '--json'],
+      { env },
+    );
     expect(r.code).toBe(0);
     expect(r.json()[0]).toMatchObject({ status: 'sent' });
     expect((await new SendLog(data).read()).map((x) => x.text)).toEqual(['a reply']);

@@ -15,32 +15,67 @@ emulatorSuite('cc-cli-monitor-', (s) => ({ emu, dir } = s));
 describe('monitor against the emulator', () => {
   it('saved team: health lines, then an alert after a drop; stops cleanly', async () => {
     const store = new MemorySecretStore();
-    const add = await runCli(['team', 'add', '--label', 'Demo', '--base-url', emu.baseUrl, '--agent', 'agent-connected'], { env: { CHANNEL_API_KEY: DEMO_KEY }, configDir: dir, secretStore: store });
+    const add = await runCli(
+      ['team', 'add', '--label', 'Demo', '--base-url', emu.baseUrl, '--agent', 'agent-connected'],
+      { env: { CHANNEL_API_KEY: DEMO_KEY }, configDir: dir, secretStore: store },
+    );
     expect(add.code).toBe(0);
 
-    const r = await runCliUntil(['monitor', '--team', 'Demo', '--json', '--interval', '0.2', '--fast-interval', '0.1'], { configDir: dir, secretStore: store }, {
-      when: (lines) => lines.some((l) => l.event === 'health' && l.health === 'connected'),
-      act: () => control(emu, 'POST', '/agents/agent-connected/drop', { seconds: 30 }),
-      until: (lines) => lines.some((l) => l.event === 'alert'),
-    });
+    const r = await runCliUntil(
+      ['monitor', '--team', 'Demo', '--json', '--interval', '0.2', '--fast-interval', '0.1'],
+      { configDir: dir, secretStore: store },
+      {
+        when: (lines) => lines.some((l) => l.event === 'health' && l.health === 'connected'),
+        act: () => control(emu, 'POST', '/agents/agent-connected/drop', { seconds: 30 }),
+        until: (lines) => lines.some((l) => l.event === 'alert'),
+      },
+    );
     expect(r.errors).toEqual([]);
     expect(r.code).toBe(0);
     const lines = r.json();
     expect(lines[0]).toMatchObject({ event: 'started', agents: [{ team: 'Demo', agentId: 'agent-connected' }] });
-    expect(lines).toContainEqual(expect.objectContaining({ event: 'health', team: 'Demo', agentId: 'agent-connected', health: 'connected', phone: '15550100001' }));
-    expect(lines).toContainEqual(expect.objectContaining({ event: 'health', agentId: 'agent-connected', health: 'reconnecting', previous: 'connected' }));
-    expect(lines).toContainEqual(expect.objectContaining({ event: 'alert', kind: 'reconnecting', agentIds: ['agent-connected'], title: expect.any(String) }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        event: 'health',
+        team: 'Demo',
+        agentId: 'agent-connected',
+        health: 'connected',
+        phone: '15550100001',
+      }),
+    );
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        event: 'health',
+        agentId: 'agent-connected',
+        health: 'reconnecting',
+        previous: 'connected',
+      }),
+    );
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        event: 'alert',
+        kind: 'reconnecting',
+        agentIds: ['agent-connected'],
+        title: expect.any(String),
+      }),
+    );
     expect(lines.at(-1)).toEqual({ event: 'stopped' });
     expect(r.stdout + r.stderr).not.toContain(DEMO_KEY);
     await control(emu, 'POST', '/agents/agent-connected/recover');
   }, 20_000);
 
   it('ad hoc with the env key: an unlinked agent is reported as needs-scan with an alert', async () => {
-    const r = await runCliUntil(['monitor', '--base-url', emu.baseUrl, '--agent', 'agent-unlinked', '--json', '--interval', '0.2'], { env: { CHANNEL_API_KEY: DEMO_KEY } }, {
-      until: (lines) => lines.some((l) => l.event === 'alert'),
-    });
+    const r = await runCliUntil(
+      ['monitor', '--base-url', emu.baseUrl, '--agent', 'agent-unlinked', '--json', '--interval', '0.2'],
+      { env: { CHANNEL_API_KEY: DEMO_KEY } },
+      {
+        until: (lines) => lines.some((l) => l.event === 'alert'),
+      },
+    );
     expect(r.code).toBe(0);
-    expect(r.json()).toContainEqual(expect.objectContaining({ event: 'health', teamId: 'adhoc', agentId: 'agent-unlinked', health: 'needs-scan' }));
+    expect(r.json()).toContainEqual(
+      expect.objectContaining({ event: 'health', teamId: 'adhoc', agentId: 'agent-unlinked', health: 'needs-scan' }),
+    );
     expect(r.json()).toContainEqual(expect.objectContaining({ event: 'alert', kind: 'needs-scan' }));
   }, 20_000);
 });

@@ -41,7 +41,14 @@ const webhookOf = async () => (await state(emu)).agents.find((a) => a.agentId ==
 
 describe('webhook set / history / restore / secret', () => {
   it('adds the team', async () => {
-    expect((await runCli(['team', 'add', '--label', 'Demo', '--base-url', emu.baseUrl, '--agent', AGENT], { ...base(), env: { CHANNEL_API_KEY: DEMO_KEY } })).code).toBe(0);
+    expect(
+      (
+        await runCli(['team', 'add', '--label', 'Demo', '--base-url', emu.baseUrl, '--agent', AGENT], {
+          ...base(),
+          env: { CHANNEL_API_KEY: DEMO_KEY },
+        })
+      ).code,
+    ).toBe(0);
   });
 
   it('without a terminal and without --yes: refused (exit 2), nothing registered', async () => {
@@ -55,7 +62,11 @@ describe('webhook set / history / restore / secret', () => {
 
   it('at a terminal: asks (nothing known: another app may be receiving); "no" registers nothing', async () => {
     const t = terminal(['n']);
-    const r = await runCli(['webhook', 'set', '--team', 'Demo', '--url', `${sink.url}/one`], { ...base(), stdin: t.stdin, ask: t.ask });
+    const r = await runCli(['webhook', 'set', '--team', 'Demo', '--url', `${sink.url}/one`], {
+      ...base(),
+      stdin: t.stdin,
+      ask: t.ask,
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('not confirmed');
     expect(t.questions).toHaveLength(1);
@@ -67,15 +78,31 @@ describe('webhook set / history / restore / secret', () => {
 
   it('"yes" registers; the next question names the URL that stops receiving', async () => {
     const first = terminal(['y']);
-    expect((await runCli(['webhook', 'set', '--team', 'Demo', '--url', `${sink.url}/one`], { ...base(), stdin: first.stdin, ask: first.ask })).code).toBe(0);
+    expect(
+      (
+        await runCli(['webhook', 'set', '--team', 'Demo', '--url', `${sink.url}/one`], {
+          ...base(),
+          stdin: first.stdin,
+          ask: first.ask,
+        })
+      ).code,
+    ).toBe(0);
     expect(await webhookOf()).toBe(`${sink.url}/one`);
     const second = terminal(['yes']);
-    expect((await runCli(['webhook', 'set', '--team', 'Demo', '--url', `${sink.url}/two`], { ...base(), stdin: second.stdin, ask: second.ask })).code).toBe(0);
+    expect(
+      (
+        await runCli(['webhook', 'set', '--team', 'Demo', '--url', `${sink.url}/two`], {
+          ...base(),
+          stdin: second.stdin,
+          ask: second.ask,
+        })
+      ).code,
+    ).toBe(0);
     expect(second.questions[0]).toContain(`${sink.url}/one (registered by this install`);
     expect(await webhookOf()).toBe(`${sink.url}/two`);
   });
 
-  it('webhook history: this install\'s registrations, newest first, with where they came from', async () => {
+  it("webhook history: this install's registrations, newest first, with where they came from", async () => {
     const r = await runCli(['webhook', 'history', '--team', 'Demo', '--json'], base());
     expect(r.code).toBe(0);
     const [h] = r.json();
@@ -104,7 +131,9 @@ describe('webhook set / history / restore / secret', () => {
     await writeFile(file, 'not json at all');
     const r = await runCli(['webhook', 'history', '--team', 'Demo', '--json'], base());
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/was not valid JSON; it was set aside as webhook-registrations\.json\.unreadable-\d+ and a new one started/);
+    expect(r.stderr).toMatch(
+      /was not valid JSON; it was set aside as webhook-registrations\.json\.unreadable-\d+ and a new one started/,
+    );
     expect(r.json()[0]!.registrations).toEqual([]);
     const restore = await runCli(['webhook', 'restore', '--team', 'Demo', '--yes'], base());
     expect(restore.code).toBe(1);
@@ -120,7 +149,11 @@ describe('webhook set / history / restore / secret', () => {
     const { secretHint } = hint.json()[0]!;
     expect(hint.stdout).not.toMatch(/whsec_[0-9a-f]{16}/);
     const t = terminal([]);
-    const shown = await runCli(['webhook', 'secret', '--team', 'Demo', '--reveal'], { ...base(), stdin: t.stdin, ask: t.ask });
+    const shown = await runCli(['webhook', 'secret', '--team', 'Demo', '--reveal'], {
+      ...base(),
+      stdin: t.stdin,
+      ask: t.ask,
+    });
     expect(shown.code).toBe(0);
     const secret = shown.stdout.trim();
     expect(secret).toMatch(/^whsec_/);
@@ -130,49 +163,84 @@ describe('webhook set / history / restore / secret', () => {
 
 describe('listen and registration', () => {
   it('--register-url without a terminal and without --yes: refused before anything starts', async () => {
-    const r = await runCli(['listen', '--team', 'Demo', '--register-url', 'self', '--data-dir', join(dir, 'refused'), '--json'], base());
+    const r = await runCli(
+      ['listen', '--team', 'Demo', '--register-url', 'self', '--data-dir', join(dir, 'refused'), '--json'],
+      base(),
+    );
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('--yes');
   });
 
   it('a delivery the service posts before its PUT is answered is held, then verified: never refused', async () => {
-    await control(emu, 'POST', `/agents/${AGENT}/deliver-on-register`, { from: '+15550100002', type: 'text', text: 'before the reply' });
-    const r = await runCliUntil(['listen', '--team', 'Demo', '--register-url', 'self', '--forward-to', sink.url, '--yes', '--json'], base(), {
-      until: (lines) => lines.some((l) => l.event === 'delivery' || l.event === 'refused'),
+    await control(emu, 'POST', `/agents/${AGENT}/deliver-on-register`, {
+      from: '+15550100002',
+      type: 'text',
+      text: 'before the reply',
     });
+    const r = await runCliUntil(
+      ['listen', '--team', 'Demo', '--register-url', 'self', '--forward-to', sink.url, '--yes', '--json'],
+      base(),
+      {
+        until: (lines) => lines.some((l) => l.event === 'delivery' || l.event === 'refused'),
+      },
+    );
     expect(r.code).toBe(0);
     const lines = r.json();
     expect(lines.filter((l) => l.event === 'refused')).toEqual([]);
-    expect(lines).toContainEqual(expect.objectContaining({ event: 'delivery', agentId: AGENT, ok: true, verdict: 'verified' }));
-    const delivery = (await control<Array<{ agentId: string; rawBody: string; attempts: Array<{ status: number | null }> }>>(emu, 'GET', `/deliveries?agentId=${AGENT}`)).find((d) => d.rawBody.includes('before the reply'));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ event: 'delivery', agentId: AGENT, ok: true, verdict: 'verified' }),
+    );
+    const delivery = (
+      await control<Array<{ agentId: string; rawBody: string; attempts: Array<{ status: number | null }> }>>(
+        emu,
+        'GET',
+        `/deliveries?agentId=${AGENT}`,
+      )
+    ).find((d) => d.rawBody.includes('before the reply'));
     expect(delivery!.attempts[0]!.status).toBe(200);
   });
 
   it('at a terminal, listen asks for each agent; "no" leaves its webhook as it was and the receiver runs', async () => {
     const before = await webhookOf();
     const t = terminal(['n']);
-    const r = await runCliUntil(['listen', '--team', 'Demo', '--register-url', 'self', '--data-dir', join(dir, 'declined'), '--json'], { ...base(), stdin: t.stdin, ask: t.ask }, {
-      until: (lines) => lines.some((l) => l.event === 'ready'),
-    });
+    const r = await runCliUntil(
+      ['listen', '--team', 'Demo', '--register-url', 'self', '--data-dir', join(dir, 'declined'), '--json'],
+      { ...base(), stdin: t.stdin, ask: t.ask },
+      {
+        until: (lines) => lines.some((l) => l.event === 'ready'),
+      },
+    );
     expect(r.code).toBe(0);
     expect(t.questions).toHaveLength(1);
-    expect(t.questions[0]).toMatch(/^Point the webhook of agent-connected at http:\/\/127\.0\.0\.1:\d+\/hooks\/agent-connected\? /);
+    expect(t.questions[0]).toMatch(
+      /^Point the webhook of agent-connected at http:\/\/127\.0\.0\.1:\d+\/hooks\/agent-connected\? /,
+    );
     expect(r.stderr).toContain('not registering agent-connected: its webhook is left as it was');
     expect(r.json().some((l) => l.event === 'registered')).toBe(false);
     expect(await webhookOf()).toBe(before);
   });
 
   it('the ready line says what is known; a registration of this receiver that no longer reaches it says so', async () => {
-    const r = await runCliUntil(['listen', '--team', 'Demo', '--json'], base(), { until: (lines) => lines.some((l) => l.event === 'ready') });
+    const r = await runCliUntil(['listen', '--team', 'Demo', '--json'], base(), {
+      until: (lines) => lines.some((l) => l.event === 'ready'),
+    });
     const ready = r.json()[0]!;
     const [known] = ready.registrations as Array<{ agentId: string; state: string; text: string; url: string }>;
     expect(known).toMatchObject({ agentId: AGENT, state: 'stale' });
     expect(known!.text).toContain('no longer reaches this receiver');
     expect(known!.text).toContain('register again');
     const ctl = new AbortController();
-    const human = await runCli(['listen', '--team', 'Demo'], { ...base(), signal: ctl.signal, onStdout: (_c, all) => void (all.includes('Press Ctrl-C') && ctl.abort()) });
-    expect(human.stdout).toMatch(/agent-connected's webhook: registered here at \d\d:\d\d to http:\/\/127\.0\.0\.1:\d+\/hooks\/agent-connected, which no longer reaches this receiver/);
-    expect(human.stdout).toContain('to register this receiver again: run listen with --register-url self (a service on this machine) or --expose --team Demo');
+    const human = await runCli(['listen', '--team', 'Demo'], {
+      ...base(),
+      signal: ctl.signal,
+      onStdout: (_c, all) => void (all.includes('Press Ctrl-C') && ctl.abort()),
+    });
+    expect(human.stdout).toMatch(
+      /agent-connected's webhook: registered here at \d\d:\d\d to http:\/\/127\.0\.0\.1:\d+\/hooks\/agent-connected, which no longer reaches this receiver/,
+    );
+    expect(human.stdout).toContain(
+      'to register this receiver again: run listen with --register-url self (a service on this machine) or --expose --team Demo',
+    );
   });
 });

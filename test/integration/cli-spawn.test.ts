@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin, spawnCli, type Spawned } from '../helpers/spawn-cli';
 
 let emulator: Spawned;
-let ready: { event: string; baseUrl: string; controlUrl: string; apiKey: string; agents: Array<{ agentId: string; state: string }> };
+let ready: {
+  event: string;
+  baseUrl: string;
+  controlUrl: string;
+  apiKey: string;
+  agents: Array<{ agentId: string; state: string }>;
+};
 
 async function sentCount(): Promise<number> {
   const res = await fetch(`${ready.controlUrl}/state`);
@@ -33,9 +39,23 @@ describe('channel-companion as a process', () => {
   });
 
   it('send --json with the key in the environment → "status":"sent" and a messageId', async () => {
-    const r = await runBin(['send', '--base-url', ready.baseUrl, '--agent', 'agent-connected', '--to', '+15550102000', '--text', 'hi', '--json'], {
-      CHANNEL_API_KEY: ready.apiKey,
-    });
+    const r = await runBin(
+      [
+        'send',
+        '--base-url',
+        ready.baseUrl,
+        '--agent',
+        'agent-connected',
+        '--to',
+        '+15550102000',
+        '--text',
+        'hi',
+        '--json',
+      ],
+      {
+        CHANNEL_API_KEY: ready.apiKey,
+      },
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('"status":"sent"');
@@ -47,9 +67,12 @@ describe('channel-companion as a process', () => {
 
   it('bad flags → exit 2, usage on stderr, and the emulator saw no send', async () => {
     const before = await sentCount();
-    const r = await runBin(['send', '--base-url', ready.baseUrl, '--agent', 'agent-connected', '--to', 'nope', '--text', 'hi', '--json'], {
-      CHANNEL_API_KEY: ready.apiKey,
-    });
+    const r = await runBin(
+      ['send', '--base-url', ready.baseUrl, '--agent', 'agent-connected', '--to', 'nope', '--text', 'hi', '--json'],
+      {
+        CHANNEL_API_KEY: ready.apiKey,
+      },
+    );
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('Usage:');

@@ -33,7 +33,9 @@ emulatorSuite('cc-cli-teamStore-', (s) => ({ emu, dir } = s));
 
 describe('saved teams against the emulator', () => {
   it('a wrong key → exit 4, the config unchanged and the secret store empty', async () => {
-    const r = await cli(['team', 'add', '--label', 'Demo', '--base-url', emu.baseUrl, '--agent', 'agent-connected'], { CHANNEL_API_KEY: 'wrong-key-0123456789' });
+    const r = await cli(['team', 'add', '--label', 'Demo', '--base-url', emu.baseUrl, '--agent', 'agent-connected'], {
+      CHANNEL_API_KEY: 'wrong-key-0123456789',
+    });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/rejected/);
     expect(store.snapshot()).toEqual({});
@@ -42,15 +44,36 @@ describe('saved teams against the emulator', () => {
   });
 
   it('an unknown agent → exit 3, nothing stored', async () => {
-    const r = await cli(['team', 'add', '--label', 'Demo', '--base-url', emu.baseUrl, '--agent', 'agent-nope'], { CHANNEL_API_KEY: DEMO_KEY });
+    const r = await cli(['team', 'add', '--label', 'Demo', '--base-url', emu.baseUrl, '--agent', 'agent-nope'], {
+      CHANNEL_API_KEY: DEMO_KEY,
+    });
     expect(r.code).toBe(3);
     expect(store.snapshot()).toEqual({});
   });
 
   it('the good key is checked and stored in the secret store only', async () => {
-    const r = await cli(['team', 'add', '--label', 'Demo', '--base-url', emu.baseUrl, '--agent', 'agent-connected', '--agent', 'agent-unlinked', '--json'], { CHANNEL_API_KEY: DEMO_KEY });
+    const r = await cli(
+      [
+        'team',
+        'add',
+        '--label',
+        'Demo',
+        '--base-url',
+        emu.baseUrl,
+        '--agent',
+        'agent-connected',
+        '--agent',
+        'agent-unlinked',
+        '--json',
+      ],
+      { CHANNEL_API_KEY: DEMO_KEY },
+    );
     expect(r.code).toBe(0);
-    expect(r.json()[0]).toMatchObject({ label: 'Demo', baseUrl: emu.baseUrl, agents: [{ agentId: 'agent-connected' }, { agentId: 'agent-unlinked' }] });
+    expect(r.json()[0]).toMatchObject({
+      label: 'Demo',
+      baseUrl: emu.baseUrl,
+      agents: [{ agentId: 'agent-connected' }, { agentId: 'agent-unlinked' }],
+    });
     expect(Object.values(store.snapshot())).toEqual([DEMO_KEY]);
     const list = await cli(['team', 'list', '--json']);
     expect(list.json()).toHaveLength(1);
@@ -66,7 +89,18 @@ describe('saved teams against the emulator', () => {
   });
 
   it('send --team … --json → "status":"sent", and the emulator has the message', async () => {
-    const r = await cli(['send', '--team', 'Demo', '--agent', 'agent-connected', '--to', '+15550102000', '--text', 'hi from a saved team', '--json']);
+    const r = await cli([
+      'send',
+      '--team',
+      'Demo',
+      '--agent',
+      'agent-connected',
+      '--to',
+      '+15550102000',
+      '--text',
+      'hi from a saved team',
+      '--json',
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('"status":"sent"');
     const [res] = r.json();
@@ -78,7 +112,11 @@ describe('saved teams against the emulator', () => {
     expect(bad.code).toBe(3);
     const ok = await cli(['agent', 'add', '--team', 'Demo', '--agent', 'agent-flaky', '--label', 'Flaky']);
     expect(ok.code).toBe(0);
-    expect((await cli(['agent', 'list', '--team', 'Demo', '--json'])).json().map((a) => a.agentId)).toEqual(['agent-connected', 'agent-unlinked', 'agent-flaky']);
+    expect((await cli(['agent', 'list', '--team', 'Demo', '--json'])).json().map((a) => a.agentId)).toEqual([
+      'agent-connected',
+      'agent-unlinked',
+      'agent-flaky',
+    ]);
     const rm1 = await cli(['team', 'remove', 'Demo']);
     expect(rm1.code).toBe(0);
     expect(store.snapshot()).toEqual({});

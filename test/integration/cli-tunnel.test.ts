@@ -24,24 +24,52 @@ describe('listen + deliveries against the emulator', () => {
   let deliveryId = '';
 
   it('registers itself, receives an inbound message verified, forwards it to the local app', async () => {
-    const add = await runCli(['team', 'add', '--label', 'Demo', '--base-url', emu.baseUrl, '--agent', 'agent-connected'], { env: { CHANNEL_API_KEY: DEMO_KEY }, configDir: dir, secretStore: store });
+    const add = await runCli(
+      ['team', 'add', '--label', 'Demo', '--base-url', emu.baseUrl, '--agent', 'agent-connected'],
+      { env: { CHANNEL_API_KEY: DEMO_KEY }, configDir: dir, secretStore: store },
+    );
     expect(add.code).toBe(0);
 
-    const r = await runCliUntil(['listen', '--team', 'Demo', '--register-url', 'self', '--forward-to', app.url, '--yes', '--json'], { configDir: dir, secretStore: store }, {
-      when: (lines) => lines.some((l) => l.event === 'registered'),
-      act: () => control(emu, 'POST', '/agents/agent-connected/inbound', { from: '+15550100002', type: 'text', text: 'hello tunnel' }),
-      until: (lines) => lines.some((l) => l.event === 'forward'),
-    });
+    const r = await runCliUntil(
+      ['listen', '--team', 'Demo', '--register-url', 'self', '--forward-to', app.url, '--yes', '--json'],
+      { configDir: dir, secretStore: store },
+      {
+        when: (lines) => lines.some((l) => l.event === 'registered'),
+        act: () =>
+          control(emu, 'POST', '/agents/agent-connected/inbound', {
+            from: '+15550100002',
+            type: 'text',
+            text: 'hello tunnel',
+          }),
+        until: (lines) => lines.some((l) => l.event === 'forward'),
+      },
+    );
     expect(r.errors).toEqual([]);
     expect(r.code).toBe(0);
     const lines = r.json();
     const ready = lines[0]!;
     expect(ready).toMatchObject({ event: 'ready', hooks: [{ agentId: 'agent-connected' }] });
     expect(ready.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(lines).toContainEqual(expect.objectContaining({ event: 'registered', agentId: 'agent-connected', url: `${ready.url as string}/hooks/agent-connected`, secretStored: 'keychain' }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        event: 'registered',
+        agentId: 'agent-connected',
+        url: `${ready.url as string}/hooks/agent-connected`,
+        secretStored: 'keychain',
+      }),
+    );
     const delivery = lines.find((l) => l.event === 'delivery')!;
-    expect(delivery).toMatchObject({ agentId: 'agent-connected', ok: true, verdict: 'verified', from: '15550100002', type: 'text', forward: true });
-    expect(lines).toContainEqual(expect.objectContaining({ event: 'forward', deliveryId: delivery.id, ok: true, status: 200, url: app.url }));
+    expect(delivery).toMatchObject({
+      agentId: 'agent-connected',
+      ok: true,
+      verdict: 'verified',
+      from: '15550100002',
+      type: 'text',
+      forward: true,
+    });
+    expect(lines).toContainEqual(
+      expect.objectContaining({ event: 'forward', deliveryId: delivery.id, ok: true, status: 200, url: app.url }),
+    );
     deliveryId = delivery.id as string;
 
     // The local app got the original bytes and signature: it verifies with the stored secret.
@@ -51,7 +79,14 @@ describe('listen + deliveries against the emulator', () => {
     expect(candidates).toHaveLength(1);
     const req = app.requests.at(-1)!;
     expect(JSON.parse(req.body.toString()).message.text).toBe('hello tunnel');
-    expect(verifyDelivery({ headers: req.headers as Record<string, string>, rawBody: req.body, secrets: candidates, now: Math.floor(Date.now() / 1000) }).ok).toBe(true);
+    expect(
+      verifyDelivery({
+        headers: req.headers as Record<string, string>,
+        rawBody: req.body,
+        secrets: candidates,
+        now: Math.floor(Date.now() / 1000),
+      }).ok,
+    ).toBe(true);
     for (const s of candidates) expect(r.stdout + r.stderr).not.toContain(s);
     expect(r.stdout + r.stderr).not.toContain(DEMO_KEY);
   }, 20_000);
@@ -60,15 +95,30 @@ describe('listen + deliveries against the emulator', () => {
     const opts = { configDir: dir, secretStore: store };
     const list = await runCli(['deliveries', 'list', '--json'], opts);
     expect(list.code).toBe(0);
-    expect(list.json()).toEqual([expect.objectContaining({ id: deliveryId, verdict: 'verified', forwardState: 'delivered', lastStatus: 200, simulated: false })]);
+    expect(list.json()).toEqual([
+      expect.objectContaining({
+        id: deliveryId,
+        verdict: 'verified',
+        forwardState: 'delivered',
+        lastStatus: 200,
+        simulated: false,
+      }),
+    ]);
     const show = await runCli(['deliveries', 'show', deliveryId, '--json'], opts);
-    expect(show.json()[0]).toMatchObject({ id: deliveryId, verdict: { ok: true, reason: 'verified', scheme: 'v1' }, attempts: [expect.objectContaining({ status: 200 })] });
+    expect(show.json()[0]).toMatchObject({
+      id: deliveryId,
+      verdict: { ok: true, reason: 'verified', scheme: 'v1' },
+      attempts: [expect.objectContaining({ status: 200 })],
+    });
     const curl = await runCli(['deliveries', 'export', deliveryId, '--url', app.url], opts);
     expect(curl.code).toBe(0);
     expect(curl.stdout).toMatch(/^curl -sS -X POST/);
     expect(curl.stdout).toContain('hello tunnel');
     const fixture = await runCli(['deliveries', 'export', deliveryId, '--format', 'fixture', '--json'], opts);
-    expect(fixture.json()[0]).toMatchObject({ format: 'fixture', fixture: { id: deliveryId, agentId: 'agent-connected' } });
+    expect(fixture.json()[0]).toMatchObject({
+      format: 'fixture',
+      fixture: { id: deliveryId, agentId: 'agent-connected' },
+    });
   });
 
   it('no file under the config folder holds the API key or the signing secret', async () => {
@@ -88,20 +138,46 @@ describe('listen + deliveries against the emulator', () => {
     const withCredentials = app.url.replace('http://', `http://hook-user:${PASSWORD}@`);
     const shown = app.url.replace('http://', 'http://***@');
     const dataDir = join(dir, 'credentials-run');
-    const r = await runCliUntil(['listen', '--team', 'Demo', '--register-url', 'self', '--forward-to', withCredentials, '--data-dir', dataDir, '--yes', '--json'], { configDir: dir, secretStore: store }, {
-      when: (lines) => lines.some((l) => l.event === 'registered'),
-      act: () => control(emu, 'POST', '/agents/agent-connected/inbound', { from: '+15550100002', type: 'text', text: 'behind basic auth' }),
-      until: (lines) => lines.some((l) => l.event === 'forward'),
-    });
+    const r = await runCliUntil(
+      [
+        'listen',
+        '--team',
+        'Demo',
+        '--register-url',
+        'self',
+        '--forward-to',
+        withCredentials,
+        '--data-dir',
+        dataDir,
+        '--yes',
+        '--json',
+      ],
+      { configDir: dir, secretStore: store },
+      {
+        when: (lines) => lines.some((l) => l.event === 'registered'),
+        act: () =>
+          control(emu, 'POST', '/agents/agent-connected/inbound', {
+            from: '+15550100002',
+            type: 'text',
+            text: 'behind basic auth',
+          }),
+        until: (lines) => lines.some((l) => l.event === 'forward'),
+      },
+    );
     expect(r.errors).toEqual([]);
     expect(r.code).toBe(0);
     const lines = r.json();
     expect(lines[0]).toMatchObject({ event: 'ready', forwardTo: shown });
     expect(lines).toContainEqual(expect.objectContaining({ event: 'forward', ok: true, status: 200, url: shown }));
-    expect(app.requests.at(-1)!.headers.authorization).toBe(`Basic ${Buffer.from(`hook-user:${PASSWORD}`).toString('base64')}`);
+    expect(app.requests.at(-1)!.headers.authorization).toBe(
+      `Basic ${Buffer.from(`hook-user:${PASSWORD}`).toString('base64')}`,
+    );
     expect(r.stdout + r.stderr).not.toContain(PASSWORD);
 
-    const show = await runCli(['deliveries', 'list', '--data-dir', dataDir, '--json'], { configDir: dir, secretStore: store });
+    const show = await runCli(['deliveries', 'list', '--data-dir', dataDir, '--json'], {
+      configDir: dir,
+      secretStore: store,
+    });
     expect(show.stdout).not.toContain(PASSWORD);
     let kept = '';
     for (const e of await readdir(dataDir, { withFileTypes: true, recursive: true })) {

@@ -19,7 +19,9 @@ const env = () => ({ HOOK_SECRET: secret });
 
 function sigHeaders(req: CapturedRequest, override: Record<string, string> = {}): string[] {
   const pick = ['x-service-signature', 'x-service-signature-v1', 'content-type'];
-  const lines = req.rawHeaders.filter(([k]) => pick.includes(k.toLowerCase()) && !(k.toLowerCase() in override)).map(([k, v]) => `${k}: ${v}`);
+  const lines = req.rawHeaders
+    .filter(([k]) => pick.includes(k.toLowerCase()) && !(k.toLowerCase() in override))
+    .map(([k, v]) => `${k}: ${v}`);
   for (const [k, v] of Object.entries(override)) lines.push(`${k}: ${v}`);
   return lines.flatMap((l) => ['--header', l]);
 }
@@ -54,7 +56,9 @@ afterAll(async () => {
 describe('verify against emulator deliveries', () => {
   it('the delivery as received verifies (exit 0, "verified")', async () => {
     const f = await bodyFile('ok.json', delivery.body);
-    const r = await runCli(['verify', '--secret-env', 'HOOK_SECRET', ...sigHeaders(delivery), '--body-file', f], { env: env() });
+    const r = await runCli(['verify', '--secret-env', 'HOOK_SECRET', ...sigHeaders(delivery), '--body-file', f], {
+      env: env(),
+    });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n')[0]).toBe('verified');
@@ -65,14 +69,22 @@ describe('verify against emulator deliveries', () => {
     const changed = Buffer.from(delivery.body);
     changed[changed.length - 2] = changed[changed.length - 2]! ^ 0x01;
     const f = await bodyFile('changed.json', changed);
-    const r = await runCli(['verify', '--secret-env', 'HOOK_SECRET', ...sigHeaders(delivery), '--body-file', f, '--json'], { env: env() });
+    const r = await runCli(
+      ['verify', '--secret-env', 'HOOK_SECRET', ...sigHeaders(delivery), '--body-file', f, '--json'],
+      { env: env() },
+    );
     expect(r.code).toBe(1);
     expect(r.json()[0]).toMatchObject({ ok: false, reason: 'signature-mismatch' });
   });
 
   it('a re-serialised body (same JSON, other whitespace) → signature-mismatch', async () => {
-    const f = await bodyFile('reserialised.json', Buffer.from(JSON.stringify(JSON.parse(delivery.body.toString('utf8')), null, 2)));
-    const r = await runCli(['verify', '--secret-env', 'HOOK_SECRET', ...sigHeaders(delivery), '--body-file', f], { env: env() });
+    const f = await bodyFile(
+      'reserialised.json',
+      Buffer.from(JSON.stringify(JSON.parse(delivery.body.toString('utf8')), null, 2)),
+    );
+    const r = await runCli(['verify', '--secret-env', 'HOOK_SECRET', ...sigHeaders(delivery), '--body-file', f], {
+      env: env(),
+    });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('signature-mismatch');
   });
@@ -80,10 +92,16 @@ describe('verify against emulator deliveries', () => {
   it('301 s after its timestamp → stale-timestamp, exit 1 (300 s is still fine)', async () => {
     const f = await bodyFile('stale.json', delivery.body);
     const t = v1Timestamp(delivery);
-    const stale = await runCli(['verify', '--secret-env', 'HOOK_SECRET', ...sigHeaders(delivery), '--body-file', f, '--now', String(t + 301)], { env: env() });
+    const stale = await runCli(
+      ['verify', '--secret-env', 'HOOK_SECRET', ...sigHeaders(delivery), '--body-file', f, '--now', String(t + 301)],
+      { env: env() },
+    );
     expect(stale.code).toBe(1);
     expect(stale.stdout).toContain('stale-timestamp');
-    const edge = await runCli(['verify', '--secret-env', 'HOOK_SECRET', ...sigHeaders(delivery), '--body-file', f, '--now', String(t + 300)], { env: env() });
+    const edge = await runCli(
+      ['verify', '--secret-env', 'HOOK_SECRET', ...sigHeaders(delivery), '--body-file', f, '--now', String(t + 300)],
+      { env: env() },
+    );
     expect(edge.code).toBe(0);
   });
 
@@ -93,7 +111,16 @@ describe('verify against emulator deliveries', () => {
     const sig = /v1=([0-9a-f]+)/.exec(String(delivery.headers['x-service-signature-v1']))![1]!;
     for (const bad of [sig.slice(0, -2), `${sig}ab`]) {
       const r = await runCli(
-        ['verify', '--secret-env', 'HOOK_SECRET', ...sigHeaders(delivery, { 'x-service-signature-v1': `t=${t},v1=${bad}` }), '--body-file', f, '--now', String(t)],
+        [
+          'verify',
+          '--secret-env',
+          'HOOK_SECRET',
+          ...sigHeaders(delivery, { 'x-service-signature-v1': `t=${t},v1=${bad}` }),
+          '--body-file',
+          f,
+          '--now',
+          String(t),
+        ],
         { env: env() },
       );
       expect(r.code).toBe(1);
@@ -103,14 +130,18 @@ describe('verify against emulator deliveries', () => {
 
   it('the wrong secret → signature-mismatch; a retried delivery (fresh timestamp) also verifies', async () => {
     const f = await bodyFile('wrong.json', delivery.body);
-    const r = await runCli(['verify', '--secret-env', 'HOOK_SECRET', ...sigHeaders(delivery), '--body-file', f], { env: { HOOK_SECRET: `${secret}x` } });
+    const r = await runCli(['verify', '--secret-env', 'HOOK_SECRET', ...sigHeaders(delivery), '--body-file', f], {
+      env: { HOOK_SECRET: `${secret}x` },
+    });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('signature-mismatch');
 
     emu.control.inbound('agent-connected', { from: '15550102000', type: 'image', caption: 'a photo' });
     const second = await waitFor(() => sink.requests[1]);
     const f2 = await bodyFile('second.json', second.body);
-    const ok = await runCli(['verify', '--secret-env', 'HOOK_SECRET', ...sigHeaders(second), '--body-file', f2], { env: env() });
+    const ok = await runCli(['verify', '--secret-env', 'HOOK_SECRET', ...sigHeaders(second), '--body-file', f2], {
+      env: env(),
+    });
     expect(ok.code).toBe(0);
   });
 });

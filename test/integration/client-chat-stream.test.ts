@@ -21,7 +21,11 @@ beforeAll(async () => {
     seenAuth.push(String(req.headers.authorization));
     req.resume();
     req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-ratelimit-limit': '60' });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        'x-ratelimit-limit': '60',
+      });
       res.flushHeaders();
       const i = splitAt;
       res.write(bytes.subarray(0, i));
@@ -30,7 +34,10 @@ beforeAll(async () => {
   });
   server.keepAliveTimeout = 10_000;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  client = createServiceClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: 'sample-key-123456' });
+  client = createServiceClient({
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    apiKey: 'sample-key-123456',
+  });
 });
 afterAll(async () => {
   await client?.close();
@@ -46,7 +53,10 @@ function check(events: ChatStreamEvent[], where: string): void {
   const last = events.at(-1);
   expect(last?.type, where).toBe('done');
   expect((last as { result: unknown }).result, where).toMatchObject(SAMPLE_RESULT);
-  expect(events.filter((e) => e.type === 'done'), where).toHaveLength(1);
+  expect(
+    events.filter((e) => e.type === 'done'),
+    where,
+  ).toHaveLength(1);
 }
 
 describe('chat stream split at every byte offset', () => {

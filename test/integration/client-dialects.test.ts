@@ -9,7 +9,15 @@ import { ChannelNotConfigured, ChannelReconnecting } from '../../src-main/core/a
 import { type RetryInfo, type ServiceClient } from '../../src-main/core/api/service';
 import { type ChatStreamEvent } from '../../src-main/core/api/types';
 import { startEmulator, type Emulator } from '../../src-main/emulator';
-import { DIALECT_ACTION, DIALECT_REPLY, DIALECT_SCRIPT, DIALECT_TEAMS, dialectSeed, KNOWN_PHONE, type DialectTeam } from '../helpers/dialect-world';
+import {
+  DIALECT_ACTION,
+  DIALECT_REPLY,
+  DIALECT_SCRIPT,
+  DIALECT_TEAMS,
+  dialectSeed,
+  KNOWN_PHONE,
+  type DialectTeam,
+} from '../helpers/dialect-world';
 import { FakeClock } from '../helpers/fake-clock';
 import { waitFor } from '../helpers/wait';
 
@@ -28,7 +36,14 @@ afterAll(async () => {
 
 function clientOf(t: DialectTeam, extra: { sendBudget?: { limit: number } } = {}): ServiceClient {
   // The request time-out is far away: only retry waits are short timers on the shared clock.
-  const c = createServiceClient({ baseUrl: emu.baseUrl, apiKey: t.apiKey, clock, timeoutMs: 60 * 60_000, contactPathForms: new Map(), ...extra });
+  const c = createServiceClient({
+    baseUrl: emu.baseUrl,
+    apiKey: t.apiKey,
+    clock,
+    timeoutMs: 60 * 60_000,
+    contactPathForms: new Map(),
+    ...extra,
+  });
   clients.push(c);
   return c;
 }
@@ -48,7 +63,8 @@ async function drive<T>(p: Promise<T>): Promise<T> {
   return p;
 }
 
-const usageTotal = (input: string, reply: string) => input.split(/\s+/).filter(Boolean).length + (reply.match(/\s*\S+\s*/g) ?? []).length;
+const usageTotal = (input: string, reply: string) =>
+  input.split(/\s+/).filter(Boolean).length + (reply.match(/\s*\S+\s*/g) ?? []).length;
 
 describe.each(DIALECT_TEAMS.map((t) => [t.dialect, t] as const))('dialect %s', (dialect, team) => {
   it('chat JSON: the reply, its actions, tokens and conversation', async () => {
@@ -76,7 +92,9 @@ describe.each(DIALECT_TEAMS.map((t) => [t.dialect, t] as const))('dialect %s', (
     const sent = await clientOf(team).send(team.ok, { to: KNOWN_PHONE, text: 'one' });
     expect(sent).toMatchObject({ status: 'sent', messageId: expect.stringMatching(/^msg_/) });
     const retries: RetryInfo[] = [];
-    const e409 = await clientOf(team).send(team.unlinked, { to: KNOWN_PHONE, text: 'x' }, { onRetry: (i) => retries.push(i) }).catch((e: unknown) => e);
+    const e409 = await clientOf(team)
+      .send(team.unlinked, { to: KNOWN_PHONE, text: 'x' }, { onRetry: (i) => retries.push(i) })
+      .catch((e: unknown) => e);
     expect(e409).toBeInstanceOf(ChannelNotConfigured);
     expect(retries).toEqual([]);
   });
@@ -95,13 +113,19 @@ describe.each(DIALECT_TEAMS.map((t) => [t.dialect, t] as const))('dialect %s', (
   });
 
   it('the contact check finds a known number, in whichever path form the service takes', async () => {
-    expect(await clientOf(team).checkContact(team.ok, KNOWN_PHONE)).toEqual({ phone: KNOWN_PHONE.slice(1), exists: true, jid: `${KNOWN_PHONE.slice(1)}@s.whatsapp.net` });
+    expect(await clientOf(team).checkContact(team.ok, KNOWN_PHONE)).toEqual({
+      phone: KNOWN_PHONE.slice(1),
+      exists: true,
+      jid: `${KNOWN_PHONE.slice(1)}@s.whatsapp.net`,
+    });
   });
 
   // Last: its retry waits on the shared clock (the client's own budget holds the retry for a minute).
   it('a 503 is retried like CHANNEL_RECONNECTING, whatever the error body', async () => {
     const retries: RetryInfo[] = [];
-    const p = clientOf(team).send(team.reconnecting, { to: KNOWN_PHONE, text: 'x' }, { maxRetries: 1, onRetry: (i) => retries.push(i) }).catch((e: unknown) => e);
+    const p = clientOf(team)
+      .send(team.reconnecting, { to: KNOWN_PHONE, text: 'x' }, { maxRetries: 1, onRetry: (i) => retries.push(i) })
+      .catch((e: unknown) => e);
     await waitFor(() => retries.length === 1, 10_000, 'the first 503');
     expect(await drive(p)).toBeInstanceOf(ChannelReconnecting);
     expect(retries).toHaveLength(1);

@@ -3,7 +3,16 @@
 import { readFile } from 'node:fs/promises';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createServiceClient } from '../../src-main/core/api/client';
-import { ChannelNotConfigured, ChannelReconnecting, InvalidRequest, KeyRejected, NetworkError, NotFound, QuotaExceeded, ServerError } from '../../src-main/core/api/errors';
+import {
+  ChannelNotConfigured,
+  ChannelReconnecting,
+  InvalidRequest,
+  KeyRejected,
+  NetworkError,
+  NotFound,
+  QuotaExceeded,
+  ServerError,
+} from '../../src-main/core/api/errors';
 import { type RetryInfo, type ServiceClient } from '../../src-main/core/api/service';
 import { verifyDelivery } from '../../src-main/core/signature';
 import type { Emulator } from '../../src-main/emulator';
@@ -55,7 +64,11 @@ describe('endpoints', () => {
     expect(t).toMatchObject({ status: 'sent', to: '+15550102000' });
     expect(t.messageId).toBeTruthy();
     await client.send(A, { to: '15550102000@s.whatsapp.net', imageUrl: 'https://example.test/a.png', text: 'caption' });
-    await client.send(A, { to: '+15550102000', documentUrl: 'https://example.test/a.pdf', documentFilename: 'report.pdf' });
+    await client.send(A, {
+      to: '+15550102000',
+      documentUrl: 'https://example.test/a.pdf',
+      documentFilename: 'report.pdf',
+    });
     const sent = (await state(emu)).sentMessages;
     expect(sent.map((m) => m.type)).toEqual(['text', 'image', 'document']);
     expect(sent[1]).toMatchObject({ imageUrl: 'https://example.test/a.png', text: 'caption' });
@@ -72,12 +85,22 @@ describe('endpoints', () => {
     const got = await waitFor(() => sink.requests[before]);
     const event = JSON.parse(got.body.toString('utf8')) as { event: string; message: { id: string } };
     expect(event).toMatchObject({ event: 'message.received', message: { id: messageId } });
-    const verdict = verifyDelivery({ headers: got.headers as Record<string, string>, rawBody: got.body, secrets: [cfg.secret], now: Math.floor(Date.now() / 1000) });
+    const verdict = verifyDelivery({
+      headers: got.headers as Record<string, string>,
+      rawBody: got.body,
+      secrets: [cfg.secret],
+      now: Math.floor(Date.now() / 1000),
+    });
     expect(verdict).toMatchObject({ ok: true, reason: 'verified' });
   });
 
   it('GET media: follows the redirect, bytes arrive, the key never reaches the media origin', async () => {
-    const { messageId } = emu.control.inbound(A, { from: '15550102000', type: 'document', filename: 'notes.txt', mimeType: 'text/plain' });
+    const { messageId } = emu.control.inbound(A, {
+      from: '15550102000',
+      type: 'document',
+      filename: 'notes.txt',
+      mimeType: 'text/plain',
+    });
     let progress = 0;
     const r = await client.downloadMedia(A, messageId, dir, { onProgress: (n) => (progress = n) });
     const bytes = await readFile(r.path);
@@ -94,13 +117,25 @@ describe('endpoints', () => {
   });
 
   it('GET contacts: exists and jid', async () => {
-    await expect(client.checkContact(A, '+15550100002')).resolves.toEqual({ phone: '15550100002', exists: true, jid: '15550100002@s.whatsapp.net' });
+    await expect(client.checkContact(A, '+15550100002')).resolves.toEqual({
+      phone: '15550100002',
+      exists: true,
+      jid: '15550100002@s.whatsapp.net',
+    });
     await expect(client.checkContact(A, '15559990000')).resolves.toMatchObject({ exists: false });
   });
 
   it('PATCH settings: a subset changes, the reply has all three', async () => {
-    await expect(client.updateSettings(A, { readReceipts: true })).resolves.toEqual({ groups: false, readReceipts: true, deliveryReceipts: false });
-    await expect(client.updateSettings(A, { groups: true, readReceipts: false })).resolves.toEqual({ groups: true, readReceipts: false, deliveryReceipts: false });
+    await expect(client.updateSettings(A, { readReceipts: true })).resolves.toEqual({
+      groups: false,
+      readReceipts: true,
+      deliveryReceipts: false,
+    });
+    await expect(client.updateSettings(A, { groups: true, readReceipts: false })).resolves.toEqual({
+      groups: true,
+      readReceipts: false,
+      deliveryReceipts: false,
+    });
   });
 
   it('POST chat: reply, conversation id kept per user_id, actions and usage', async () => {
@@ -115,7 +150,11 @@ describe('endpoints', () => {
   });
 
   it('POST chat (stream): tokens in order, then done with the metadata', async () => {
-    emu.control.setChatScript(A, { tokens: ['Hel', 'lo', ', ', 'wörld'], tokenDelayMs: 2, actions: [{ name: 'greet' }] });
+    emu.control.setChatScript(A, {
+      tokens: ['Hel', 'lo', ', ', 'wörld'],
+      tokenDelayMs: 2,
+      actions: [{ name: 'greet' }],
+    });
     const tokens: string[] = [];
     let done: unknown = null;
     for await (const ev of client.chatStream(A, { message: 'hi', user_id: 'u-s' })) {
@@ -172,7 +211,12 @@ describe('errors of docs/service-api.md §7 and of docs/service-assumptions.md',
   });
 
   it('429 with Retry-After: waited out and sent — never lost', async () => {
-    emu.control.addFault({ kind: '429', count: 1, pathPrefix: `/api/v1/agents/${A}/whatsapp/messages`, retryAfterSeconds: 1 });
+    emu.control.addFault({
+      kind: '429',
+      count: 1,
+      pathPrefix: `/api/v1/agents/${A}/whatsapp/messages`,
+      retryAfterSeconds: 1,
+    });
     // The client's waits run on a manual clock: the retry goes out when, and only when, 1 s has passed on it.
     const clock = new FakeClock(Date.now());
     const waiting = createServiceClient({ baseUrl: emu.baseUrl, apiKey: DEMO_KEY, clock });
@@ -180,7 +224,9 @@ describe('errors of docs/service-api.md §7 and of docs/service-assumptions.md',
       const retries: RetryInfo[] = [];
       const sending = waiting.send(A, { to: '+15550102000', text: 'x' }, { onRetry: (i) => retries.push(i) });
       await waitFor(() => retries.length === 1, 5000, 'the 429');
-      expect(retries).toEqual([expect.objectContaining({ delayMs: 1000, error: expect.objectContaining({ kind: 'rate-limited' }) })]);
+      expect(retries).toEqual([
+        expect.objectContaining({ delayMs: 1000, error: expect.objectContaining({ kind: 'rate-limited' }) }),
+      ]);
       const before = await requests();
       await clock.advance(999);
       expect(await requests()).toBe(before);

@@ -21,7 +21,16 @@ beforeAll(async () => {
   emu = await startEmulator({
     port: 0,
     clock,
-    seed: { teams: [{ id: 'rate', apiKey: KEY, sendsPerMinute: 60, agents: [{ agentId: AGENT, state: 'connected', phone: '15550100009' }] }] },
+    seed: {
+      teams: [
+        {
+          id: 'rate',
+          apiKey: KEY,
+          sendsPerMinute: 60,
+          agents: [{ agentId: AGENT, state: 'connected', phone: '15550100009' }],
+        },
+      ],
+    },
   });
 });
 afterAll(async () => {
@@ -44,10 +53,18 @@ async function send61(c: ServiceClient) {
   let settled = false;
   const all = Promise.all(
     Array.from({ length: 61 }, (_, i) =>
-      c.send(AGENT, { to: '+15550102000', text: `message ${i}` }, { onQueued: (q) => queued.push(q.position), onRetry: (r) => retries.push(r) }),
+      c.send(
+        AGENT,
+        { to: '+15550102000', text: `message ${i}` },
+        { onQueued: (q) => queued.push(q.position), onRetry: (r) => retries.push(r) },
+      ),
     ),
   ).finally(() => (settled = true));
-  await waitFor(async () => (await state(emu)).sentMessages.length === 60 && queued.length + retries.length >= 1, 10_000, '60 sent and the 61st held');
+  await waitFor(
+    async () => (await state(emu)).sentMessages.length === 60 && queued.length + retries.length >= 1,
+    10_000,
+    '60 sent and the 61st held',
+  );
   for (let step = 0; !settled && step < 60; step++) await clock.advance(5_000);
   const results: SendResult[] = await all;
   return { results, queued, retries };
@@ -67,7 +84,13 @@ describe('send rate limit: 60 per minute per team', () => {
   });
 
   it('with a client budget above the service limit the 61st gets 429 and is retried after Retry-After; all 61 sent', async () => {
-    client = createServiceClient({ baseUrl: emu.baseUrl, apiKey: KEY, clock, timeoutMs: 30 * 60_000, sendBudget: { limit: 1000, windowMs: 60_000 } });
+    client = createServiceClient({
+      baseUrl: emu.baseUrl,
+      apiKey: KEY,
+      clock,
+      timeoutMs: 30 * 60_000,
+      sendBudget: { limit: 1000, windowMs: 60_000 },
+    });
     const { results, queued, retries } = await send61(client);
     expect(results).toHaveLength(61);
     expect(results.every((r) => r.status === 'sent')).toBe(true);

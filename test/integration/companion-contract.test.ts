@@ -26,7 +26,9 @@ interface Hit {
 }
 
 /** A loopback server that records requests and answers with `reply`. */
-async function recorder(reply: (req: IncomingMessage) => { status: number; body: string }): Promise<{ server: Server; url: string; hits: Hit[] }> {
+async function recorder(
+  reply: (req: IncomingMessage) => { status: number; body: string },
+): Promise<{ server: Server; url: string; hits: Hit[] }> {
   const hits: Hit[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -71,7 +73,12 @@ describe('contract additions over the companion and the emulator', () => {
     contract = implementContract(companion, { media: { tmpDir: mediaTmp } });
     contract.events.onAny((e) => events.push(e));
     handlers = createHandlers(contract.implementations);
-    const team = await ok<{ teamId: string }>('teams.add', { label: 'Emulated', baseUrl: emu.baseUrl, apiKey: DEMO_KEY, agents: AGENTS.map((agentId) => ({ agentId })) });
+    const team = await ok<{ teamId: string }>('teams.add', {
+      label: 'Emulated',
+      baseUrl: emu.baseUrl,
+      apiKey: DEMO_KEY,
+      agents: AGENTS.map((agentId) => ({ agentId })),
+    });
     teamId = team.teamId;
   });
 
@@ -91,40 +98,87 @@ describe('contract additions over the companion and the emulator', () => {
     const polls: Array<{ agentId: string; nextPollInMs: number }> = [];
     const off = companion.events.on('poll', (r) => polls.push(r));
     try {
-      const on = await ok<{ agentId: string; watchClosely: boolean }>('agents.watchClosely', { teamId, agentId: 'agent-connected', on: true });
+      const on = await ok<{ agentId: string; watchClosely: boolean }>('agents.watchClosely', {
+        teamId,
+        agentId: 'agent-connected',
+        on: true,
+      });
       expect(on).toMatchObject({ agentId: 'agent-connected', watchClosely: true });
-      const file = JSON.parse(await readFile(path.join(dir, 'config', 'config.json'), 'utf8')) as { teams: Array<{ agents: Array<{ agentId: string; watchClosely: boolean }> }> };
-      expect(file.teams[0]!.agents.map((a) => [a.agentId, a.watchClosely])).toEqual(AGENTS.map((a) => [a, a === 'agent-connected']));
+      const file = JSON.parse(await readFile(path.join(dir, 'config', 'config.json'), 'utf8')) as {
+        teams: Array<{ agents: Array<{ agentId: string; watchClosely: boolean }> }>;
+      };
+      expect(file.teams[0]!.agents.map((a) => [a.agentId, a.watchClosely])).toEqual(
+        AGENTS.map((a) => [a, a === 'agent-connected']),
+      );
       // Connected and watched closely: the next poll is the fast one (150 ms here), again and again.
-      await waitFor(() => polls.filter((p) => p.agentId === 'agent-connected' && p.nextPollInMs <= 150).length >= 3, 8000);
-      expect((await ok<Array<{ agentId: string; watchClosely: boolean }>>('agents.list', { teamId })).find((a) => a.agentId === 'agent-connected')?.watchClosely).toBe(true);
+      await waitFor(
+        () => polls.filter((p) => p.agentId === 'agent-connected' && p.nextPollInMs <= 150).length >= 3,
+        8000,
+      );
+      expect(
+        (await ok<Array<{ agentId: string; watchClosely: boolean }>>('agents.list', { teamId })).find(
+          (a) => a.agentId === 'agent-connected',
+        )?.watchClosely,
+      ).toBe(true);
       await ok('agents.watchClosely', { teamId, agentId: 'agent-connected', on: false });
-      expect(await call('agents.watchClosely', { teamId, agentId: 'no-such-agent', on: true })).toMatchObject({ ok: false });
+      expect(await call('agents.watchClosely', { teamId, agentId: 'no-such-agent', on: true })).toMatchObject({
+        ok: false,
+      });
     } finally {
       off();
     }
   });
 
   it('settings: installId is the chat default user id and read-only; theme and alert rules are saved and the monitor uses the rules', async () => {
-    const s = await ok<{ installId: string; theme: string; alertRules: Record<string, number>; alertWebhookUrl: string | null }>('settings.get');
+    const s = await ok<{
+      installId: string;
+      theme: string;
+      alertRules: Record<string, number>;
+      alertWebhookUrl: string | null;
+    }>('settings.get');
     expect(s.installId).toMatch(/^[A-Za-z0-9_-]{8,128}$/);
     expect(s.installId).toBe(companion.chat.defaultUserId);
-    expect(s).toMatchObject({ theme: 'system', alertWebhookUrl: null, alertRules: { reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 }, fastPollIntervalSec: 2 });
+    expect(s).toMatchObject({
+      theme: 'system',
+      alertWebhookUrl: null,
+      alertRules: {
+        reconnectGraceSec: 0,
+        repeatDropGraceSec: 60,
+        realertMinutes: 15,
+        flapCount: 3,
+        flapWindowMinutes: 10,
+      },
+      fastPollIntervalSec: 2,
+    });
     // The rules shown are the rules used: the monitor's grace for a repeat drop is the setting's.
     expect(companion.monitor().status().rules).toMatchObject({ reconnectGraceSec: 0, repeatDropGraceSec: 60 });
 
-    const rules = { reconnectGraceSec: 0, repeatDropGraceSec: 20, realertMinutes: 30, flapCount: 5, flapWindowMinutes: 20 };
+    const rules = {
+      reconnectGraceSec: 0,
+      repeatDropGraceSec: 20,
+      realertMinutes: 30,
+      flapCount: 5,
+      flapWindowMinutes: 20,
+    };
     const after = await ok<typeof s>('settings.update', { patch: { theme: 'dark', alertRules: rules } });
     expect(after).toMatchObject({ installId: s.installId, theme: 'dark', alertRules: rules });
     expect(companion.monitor().status().rules).toMatchObject(rules);
-    const file = JSON.parse(await readFile(path.join(dir, 'config', 'config.json'), 'utf8')) as { settings: { theme: string; alertRules: object } };
+    const file = JSON.parse(await readFile(path.join(dir, 'config', 'config.json'), 'utf8')) as {
+      settings: { theme: string; alertRules: object };
+    };
     expect(file.settings.theme).toBe('dark');
     expect(file.settings.alertRules).toMatchObject(rules);
 
     const refused = await call('settings.update', { patch: { installId: 'somebody-elses-id' } });
-    expect(await call('settings.update', { patch: { fastPollIntervalSec: 1 } })).toMatchObject({ ok: false, error: { kind: 'validation' } });
+    expect(await call('settings.update', { patch: { fastPollIntervalSec: 1 } })).toMatchObject({
+      ok: false,
+      error: { kind: 'validation' },
+    });
     expect(refused).toMatchObject({ ok: false, error: { kind: 'validation' } });
-    expect(await call('settings.update', { patch: { alertWebhookUrl: 'javascript:alert(1)' } })).toMatchObject({ ok: false, error: { kind: 'validation', field: 'patch.alertWebhookUrl' } });
+    expect(await call('settings.update', { patch: { alertWebhookUrl: 'javascript:alert(1)' } })).toMatchObject({
+      ok: false,
+      error: { kind: 'validation', field: 'patch.alertWebhookUrl' },
+    });
     expect((await ok<{ installId: string; alertWebhookUrl: null }>('settings.get')).installId).toBe(s.installId);
   });
 
@@ -145,13 +199,19 @@ describe('contract additions over the companion and the emulator', () => {
     expect(hit.body).not.toContain(DEMO_KEY);
 
     const history = await waitFor(async () => {
-      const list = await ok<Array<{ at: number; health: string; previous: string; state?: string }>>('health.history', { teamId, agentId: 'agent-connected' });
+      const list = await ok<Array<{ at: number; health: string; previous: string; state?: string }>>('health.history', {
+        teamId,
+        agentId: 'agent-connected',
+      });
       return list.some((e) => e.health === 'reconnecting') && list[0]?.health === 'connected' ? list : null;
     }, 8000);
     const drop = history.find((e) => e.health === 'reconnecting')!;
     expect(drop.previous).toBe('connected');
     expect(history.map((e) => e.at)).toEqual([...history.map((e) => e.at)].sort((a, b) => b - a));
-    expect(await call('health.history', { teamId, agentId: 'no-such-agent' })).toMatchObject({ ok: false, error: { kind: 'not-found' } });
+    expect(await call('health.history', { teamId, agentId: 'no-such-agent' })).toMatchObject({
+      ok: false,
+      error: { kind: 'not-found' },
+    });
 
     // Diagnostics show the webhook without its token.
     const diag = await ok<{ content: string }>('diagnostics.export');
@@ -160,7 +220,9 @@ describe('contract additions over the companion and the emulator', () => {
   });
 
   it('metricsPort serves Prometheus metrics on loopback; alertmanagerUrl posts raised incidents to Alertmanager (settings apply in place)', async () => {
-    const s = await ok<{ metricsPort: number | null; alertmanagerUrl: string | null }>('settings.update', { patch: { metricsPort: 0, alertmanagerUrl: `${alertHook.url}/am` } });
+    const s = await ok<{ metricsPort: number | null; alertmanagerUrl: string | null }>('settings.update', {
+      patch: { metricsPort: 0, alertmanagerUrl: `${alertHook.url}/am` },
+    });
     expect(s).toMatchObject({ metricsPort: 0, alertmanagerUrl: `${alertHook.url}/am` });
     const url = await companion.metricsUrl();
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
@@ -168,11 +230,20 @@ describe('contract additions over the companion and the emulator', () => {
       const t = await (await fetch(url!)).text();
       return t.includes('agent="agent-unlinked",health="needs-scan"} 1') ? t : null;
     }, 8000);
-    expect(text).toContain('channel_companion_agent_health{team="Emulated",agent="agent-unlinked",health="needs-scan"} 1');
+    expect(text).toContain(
+      'channel_companion_agent_health{team="Emulated",agent="agent-unlinked",health="needs-scan"} 1',
+    );
     // The unlinked agent's incident, raised at its first poll, goes to Alertmanager at once.
-    const hit = await waitFor(() => alertHook.hits.find((h) => h.path === '/am/api/v2/alerts' && h.body.includes('agent-unlinked')), 8000);
+    const hit = await waitFor(
+      () => alertHook.hits.find((h) => h.path === '/am/api/v2/alerts' && h.body.includes('agent-unlinked')),
+      8000,
+    );
     const posted = JSON.parse(hit.body) as Array<{ labels: Record<string, string> }>;
-    expect(posted.find((a) => a.labels['agent'] === 'agent-unlinked')!.labels).toMatchObject({ alertname: 'ChannelNeedsScan', team: 'Emulated', severity: 'critical' });
+    expect(posted.find((a) => a.labels['agent'] === 'agent-unlinked')!.labels).toMatchObject({
+      alertname: 'ChannelNeedsScan',
+      team: 'Emulated',
+      severity: 'critical',
+    });
     expect(hit.body).not.toContain(DEMO_KEY);
     await ok('settings.update', { patch: { metricsPort: null, alertmanagerUrl: null } });
     expect(await companion.metricsUrl()).toBeNull();
@@ -185,22 +256,43 @@ describe('contract additions over the companion and the emulator', () => {
       const s = await ok<{ running: boolean; listenUrl: string | null }>('tunnel.status');
       return s.running ? s : null;
     });
-    await ok('webhook.register', { teamId, agentId: 'agent-connected', publicUrl: `${st0.listenUrl}/hooks/agent-connected` });
-    await ok('settings.update', { patch: { tunnel: { port: DEFAULT_TUNNEL_PORT, forwardTo: `${localApp.url}/hook` } } });
+    await ok('webhook.register', {
+      teamId,
+      agentId: 'agent-connected',
+      publicUrl: `${st0.listenUrl}/hooks/agent-connected`,
+    });
+    await ok('settings.update', {
+      patch: { tunnel: { port: DEFAULT_TUNNEL_PORT, forwardTo: `${localApp.url}/hook` } },
+    });
 
     const mark = events.length;
-    await control(emu, 'POST', '/agents/agent-connected/inbound', { from: '15550100002', type: 'text', text: 'hello app' });
-    const failed = await waitFor(() => events.slice(mark).find((e) => e.name === 'tunnel.forward' && e.payload.status === 500), 8000);
+    await control(emu, 'POST', '/agents/agent-connected/inbound', {
+      from: '15550100002',
+      type: 'text',
+      text: 'hello app',
+    });
+    const failed = await waitFor(
+      () => events.slice(mark).find((e) => e.name === 'tunnel.forward' && e.payload.status === 500),
+      8000,
+    );
     expect(failed.name === 'tunnel.forward' && failed.payload.responseBody).toBe('{"error":"db down"}');
 
     const st = await waitFor(async () => {
-      const s = await ok<{ agents: Array<{ agentId: string; localAppDownSince: number | null; pending: number }> }>('tunnel.status');
+      const s = await ok<{ agents: Array<{ agentId: string; localAppDownSince: number | null; pending: number }> }>(
+        'tunnel.status',
+      );
       const a = s.agents.find((x) => x.agentId === 'agent-connected');
       return a && a.localAppDownSince !== null && a.pending >= 1 ? a : null;
     }, 8000);
     expect(st.localAppDownSince).toBeLessThanOrEqual(Date.now());
-    const textDelivery = await ok<Array<{ id: string; messageType: string }>>('tunnel.deliveries', { agentId: 'agent-connected', text: 'hello app' });
-    const detail = await ok<{ forwards: Array<{ status: number | null; responseBody?: string | null }> }>('tunnel.delivery', { id: textDelivery[0]!.id });
+    const textDelivery = await ok<Array<{ id: string; messageType: string }>>('tunnel.deliveries', {
+      agentId: 'agent-connected',
+      text: 'hello app',
+    });
+    const detail = await ok<{ forwards: Array<{ status: number | null; responseBody?: string | null }> }>(
+      'tunnel.delivery',
+      { id: textDelivery[0]!.id },
+    );
     expect(detail.forwards.some((f) => f.status === 500 && f.responseBody === '{"error":"db down"}')).toBe(true);
     // The delivery waits in the agent's forward queue: its next try is known, and Retry now is one call.
     const id = textDelivery[0]!.id;
@@ -210,7 +302,9 @@ describe('contract additions over the companion and the emulator', () => {
     }, 8000);
     expect(waiting.forwardState).toBe('pending');
     expect(waiting.nextTryAt).toBeGreaterThan(st.localAppDownSince!);
-    expect(await ok<{ pending: number }>('tunnel.retryNow', { agentId: 'agent-connected' })).toEqual({ pending: expect.any(Number) });
+    expect(await ok<{ pending: number }>('tunnel.retryNow', { agentId: 'agent-connected' })).toEqual({
+      pending: expect.any(Number),
+    });
     // A replay says it is one; the delivery's own forward state stays the queue's.
     const replayed = await ok<{ replay?: string }>('tunnel.replay', { id, mode: 'as-received' });
     expect(replayed.replay).toBe('as-received');
@@ -219,12 +313,27 @@ describe('contract additions over the companion and the emulator', () => {
     const curl = await ok<{ content: string }>('tunnel.export', { id, format: 'curl' });
     expect(curl.content).toContain(`'${localApp.url}/hook'`);
     expect(curl.content).toMatch(/-H 'x-delivery-id: [^']+'/);
-    expect(await call('tunnel.media', { id: textDelivery[0]!.id })).toMatchObject({ ok: false, error: { kind: 'invalid-request', code: 'NO_MEDIA' } });
+    expect(await call('tunnel.media', { id: textDelivery[0]!.id })).toMatchObject({
+      ok: false,
+      error: { kind: 'invalid-request', code: 'NO_MEDIA' },
+    });
 
     // An image: downloaded by the main process with the team's client; the key never left for the blob's origin.
-    await control(emu, 'POST', '/agents/agent-connected/inbound', { from: '15550100002', type: 'image', caption: 'a photo' });
-    const image = await waitFor(async () => (await ok<Array<{ id: string; messageType: string }>>('tunnel.deliveries', { agentId: 'agent-connected' })).find((d) => d.messageType === 'image'), 8000);
-    const media = await ok<{ filename: string; mimeType: string; bytes: number; dataBase64: string }>('tunnel.media', { id: image.id });
+    await control(emu, 'POST', '/agents/agent-connected/inbound', {
+      from: '15550100002',
+      type: 'image',
+      caption: 'a photo',
+    });
+    const image = await waitFor(
+      async () =>
+        (
+          await ok<Array<{ id: string; messageType: string }>>('tunnel.deliveries', { agentId: 'agent-connected' })
+        ).find((d) => d.messageType === 'image'),
+      8000,
+    );
+    const media = await ok<{ filename: string; mimeType: string; bytes: number; dataBase64: string }>('tunnel.media', {
+      id: image.id,
+    });
     expect(media.mimeType).toBe('image/png');
     expect(media.filename).toMatch(/\.png$/);
     const bytes = Buffer.from(media.dataBase64, 'base64');
@@ -244,80 +353,167 @@ describe('contract additions over the companion and the emulator', () => {
       capped.dispose();
     }
     expect(await readdir(mediaTmp)).toEqual([]);
-    expect(await call('tunnel.media', { id: 'no-such-delivery' })).toMatchObject({ ok: false, error: { kind: 'not-found' } });
+    expect(await call('tunnel.media', { id: 'no-such-delivery' })).toMatchObject({
+      ok: false,
+      error: { kind: 'not-found' },
+    });
     await ok('settings.update', { patch: { tunnel: { port: DEFAULT_TUNNEL_PORT, forwardTo: null } } });
   });
 
   it('chat.done carries the first-token time and speed the core measured', async () => {
     const installId = (await ok<{ installId: string }>('settings.get')).installId;
-    const { turnId } = await ok<{ turnId: string }>('chat.startTurn', { teamId, agentId: 'agent-connected', userId: installId, message: 'hello there' });
-    const done = await waitFor(() => events.find((e) => (e.name === 'chat.done' || e.name === 'chat.error') && e.payload.turnId === turnId), 10_000);
+    const { turnId } = await ok<{ turnId: string }>('chat.startTurn', {
+      teamId,
+      agentId: 'agent-connected',
+      userId: installId,
+      message: 'hello there',
+    });
+    const done = await waitFor(
+      () => events.find((e) => (e.name === 'chat.done' || e.name === 'chat.error') && e.payload.turnId === turnId),
+      10_000,
+    );
     expect(done.name).toBe('chat.done');
     if (done.name !== 'chat.done') return;
     expect(typeof done.payload.result.firstTokenMs).toBe('number');
     expect(done.payload.result.firstTokenMs).toBeGreaterThanOrEqual(0);
-    expect(done.payload.result.tokensPerSec === null || typeof done.payload.result.tokensPerSec === 'number').toBe(true);
+    expect(done.payload.result.tokensPerSec === null || typeof done.payload.result.tokensPerSec === 'number').toBe(
+      true,
+    );
     // The transcript of the person's own conversation (the install id) has the same numbers.
-    const transcript = await ok<Array<{ role: string; result?: { firstTokenMs?: number | null } }>>('chat.transcript', { teamId, agentId: 'agent-connected', userId: installId });
+    const transcript = await ok<Array<{ role: string; result?: { firstTokenMs?: number | null } }>>('chat.transcript', {
+      teamId,
+      agentId: 'agent-connected',
+      userId: installId,
+    });
     expect(transcript.find((m) => m.role === 'agent')?.result?.firstTokenMs).toBe(done.payload.result.firstTokenMs);
   });
 
-  it('chat.conversations lists the agent\'s conversations (searchable); chat.deleteConversation removes one', async () => {
+  it("chat.conversations lists the agent's conversations (searchable); chat.deleteConversation removes one", async () => {
     const turn = async (userId: string, message: string) => {
-      const { turnId } = await ok<{ turnId: string }>('chat.startTurn', { teamId, agentId: 'agent-flaky', userId, message });
-      await waitFor(() => events.find((e) => (e.name === 'chat.done' || e.name === 'chat.error') && e.payload.turnId === turnId), 10_000);
+      const { turnId } = await ok<{ turnId: string }>('chat.startTurn', {
+        teamId,
+        agentId: 'agent-flaky',
+        userId,
+        message,
+      });
+      await waitFor(
+        () => events.find((e) => (e.name === 'chat.done' || e.name === 'chat.error') && e.payload.turnId === turnId),
+        10_000,
+      );
     };
     await turn('conv-a', 'Where is my parcel?');
     await turn('conv-b', 'Cancel my subscription');
-    const list = await ok<Array<{ userId: string; title: string; turns: number; match: string | null }>>('chat.conversations', { teamId, agentId: 'agent-flaky' });
+    const list = await ok<Array<{ userId: string; title: string; turns: number; match: string | null }>>(
+      'chat.conversations',
+      { teamId, agentId: 'agent-flaky' },
+    );
     expect(list.map((c) => c.userId)).toEqual(['conv-b', 'conv-a']);
     expect(list[1]).toMatchObject({ title: 'Where is my parcel?', turns: 1, match: null });
-    expect(await ok('chat.conversations', { teamId, agentId: 'agent-flaky', text: 'PARCEL' })).toMatchObject([{ userId: 'conv-a', match: 'Where is my parcel?' }]);
+    expect(await ok('chat.conversations', { teamId, agentId: 'agent-flaky', text: 'PARCEL' })).toMatchObject([
+      { userId: 'conv-a', match: 'Where is my parcel?' },
+    ]);
     // Bad input and an unknown team are refused with a reason.
-    expect(await call('chat.conversations', { teamId, agentId: 'agent-flaky', text: 7 })).toMatchObject({ ok: false, error: { kind: 'validation' } });
-    expect(await call('chat.conversations', { teamId: 'no-such-team', agentId: 'agent-flaky' })).toMatchObject({ ok: false, error: { kind: 'not-found' } });
-    expect(await call('chat.deleteConversation', { teamId, agentId: 'agent-flaky' })).toMatchObject({ ok: false, error: { kind: 'validation' } });
+    expect(await call('chat.conversations', { teamId, agentId: 'agent-flaky', text: 7 })).toMatchObject({
+      ok: false,
+      error: { kind: 'validation' },
+    });
+    expect(await call('chat.conversations', { teamId: 'no-such-team', agentId: 'agent-flaky' })).toMatchObject({
+      ok: false,
+      error: { kind: 'not-found' },
+    });
+    expect(await call('chat.deleteConversation', { teamId, agentId: 'agent-flaky' })).toMatchObject({
+      ok: false,
+      error: { kind: 'validation' },
+    });
 
-    expect(await ok('chat.deleteConversation', { teamId, agentId: 'agent-flaky', userId: 'conv-a' })).toEqual({ deleted: true });
+    expect(await ok('chat.deleteConversation', { teamId, agentId: 'agent-flaky', userId: 'conv-a' })).toEqual({
+      deleted: true,
+    });
     expect(await ok('chat.transcript', { teamId, agentId: 'agent-flaky', userId: 'conv-a' })).toEqual([]);
-    expect((await ok<Array<{ userId: string }>>('chat.conversations', { teamId, agentId: 'agent-flaky' })).map((c) => c.userId)).toEqual(['conv-b']);
-    expect(await ok('chat.deleteConversation', { teamId, agentId: 'agent-flaky', userId: 'conv-a' })).toEqual({ deleted: false });
+    expect(
+      (await ok<Array<{ userId: string }>>('chat.conversations', { teamId, agentId: 'agent-flaky' })).map(
+        (c) => c.userId,
+      ),
+    ).toEqual(['conv-b']);
+    expect(await ok('chat.deleteConversation', { teamId, agentId: 'agent-flaky', userId: 'conv-a' })).toEqual({
+      deleted: false,
+    });
   });
 
   it('chat.frames: the stream frames of a turn as received (event, id, data), not its tokens', async () => {
-    const { turnId } = await ok<{ turnId: string }>('chat.startTurn', { teamId, agentId: 'agent-connected', userId: 'frames-user', message: 'two words' });
+    const { turnId } = await ok<{ turnId: string }>('chat.startTurn', {
+      teamId,
+      agentId: 'agent-connected',
+      userId: 'frames-user',
+      message: 'two words',
+    });
     await waitFor(() => events.find((e) => e.name === 'chat.done' && e.payload.turnId === turnId), 10_000);
-    const got = await ok<{ frames: Array<{ event: string | null; data: string }>; omitted: number; live: boolean; known: boolean }>('chat.frames', { turnId });
+    const got = await ok<{
+      frames: Array<{ event: string | null; data: string }>;
+      omitted: number;
+      live: boolean;
+      known: boolean;
+    }>('chat.frames', { turnId });
     expect(got).toMatchObject({ omitted: 0, live: false, known: true });
     expect(got.frames.map((f) => f.event)).toEqual(['token', 'token', 'token', 'token', 'done']);
     expect(got.frames[0]!.data).toBe('{"token":"You "}');
     expect(JSON.parse(got.frames.at(-1)!.data)).toMatchObject({ reply: 'You said: two words' });
-    expect(await ok('chat.frames', { turnId: 'no-such-turn' })).toEqual({ frames: [], omitted: 0, live: false, known: false });
+    expect(await ok('chat.frames', { turnId: 'no-such-turn' })).toEqual({
+      frames: [],
+      omitted: 0,
+      live: false,
+      known: false,
+    });
   });
 
   it('a reply that could not be read ends the turn with chat.error carrying the frames; the transcript keeps it', async () => {
     await control(emu, 'POST', '/agents/agent-connected/chat-script', { reply: '' });
     try {
-      const { turnId } = await ok<{ turnId: string }>('chat.startTurn', { teamId, agentId: 'agent-connected', userId: 'unreadable-user', message: 'hello' });
-      const ended = await waitFor(() => events.find((e) => (e.name === 'chat.done' || e.name === 'chat.error') && e.payload.turnId === turnId), 10_000);
+      const { turnId } = await ok<{ turnId: string }>('chat.startTurn', {
+        teamId,
+        agentId: 'agent-connected',
+        userId: 'unreadable-user',
+        message: 'hello',
+      });
+      const ended = await waitFor(
+        () => events.find((e) => (e.name === 'chat.done' || e.name === 'chat.error') && e.payload.turnId === turnId),
+        10_000,
+      );
       expect(ended.name).toBe('chat.error');
       if (ended.name !== 'chat.error') return;
-      expect(ended.payload.error).toMatchObject({ code: 'UNREADABLE_REPLY', status: 200, raw: { status: 200, contentType: 'text/event-stream; charset=utf-8' } });
+      expect(ended.payload.error).toMatchObject({
+        code: 'UNREADABLE_REPLY',
+        status: 200,
+        raw: { status: 200, contentType: 'text/event-stream; charset=utf-8' },
+      });
       expect(ended.payload.error.raw?.frames?.map((f) => f.event)).toEqual(['done']);
       expect(JSON.stringify(ended.payload)).not.toContain(DEMO_KEY);
-      const transcript = await ok<Array<{ role: string; status?: string; error?: { code: string; raw?: unknown } }>>('chat.transcript', { teamId, agentId: 'agent-connected', userId: 'unreadable-user' });
-      expect(transcript.find((m) => m.role === 'agent')).toMatchObject({ status: 'error', error: { code: 'UNREADABLE_REPLY', raw: { status: 200 } } });
+      const transcript = await ok<Array<{ role: string; status?: string; error?: { code: string; raw?: unknown } }>>(
+        'chat.transcript',
+        { teamId, agentId: 'agent-connected', userId: 'unreadable-user' },
+      );
+      expect(transcript.find((m) => m.role === 'agent')).toMatchObject({
+        status: 'error',
+        error: { code: 'UNREADABLE_REPLY', raw: { status: 200 } },
+      });
     } finally {
       await control(emu, 'POST', '/agents/agent-connected/chat-script', {});
     }
   });
 
   it('teams.add refuses a plain http:// address on another machine unless allowInsecureHttp, naming baseUrl', async () => {
-    const r = await call('teams.add', { label: 'Remote lab', baseUrl: 'http://lab.example:8787', apiKey: DEMO_KEY, agents: [{ agentId: 'agent-connected' }] });
-    expect(r).toMatchObject({ ok: false, error: { kind: 'validation', field: 'baseUrl', message: expect.stringMatching(/unencrypted/) } });
+    const r = await call('teams.add', {
+      label: 'Remote lab',
+      baseUrl: 'http://lab.example:8787',
+      apiKey: DEMO_KEY,
+      agents: [{ agentId: 'agent-connected' }],
+    });
+    expect(r).toMatchObject({
+      ok: false,
+      error: { kind: 'validation', field: 'baseUrl', message: expect.stringMatching(/unencrypted/) },
+    });
     const teams = await ok<Array<{ label: string; allowInsecureHttp?: boolean }>>('teams.list');
     expect(teams.map((t) => t.label)).not.toContain('Remote lab');
     expect(teams.find((t) => t.label === 'Emulated')?.allowInsecureHttp).toBe(false);
   });
 });
-

@@ -45,11 +45,24 @@ describe('tunnel.expose over the companion and the emulator', () => {
         return { url: () => 'https://stub-1.ngrok-free.app', close: async () => undefined };
       },
     };
-    companion = await createCompanion({ configDir: path.join(dir, 'config'), dataDir: path.join(dir, 'data'), secrets, exposure: { loadNgrok: async () => ngrok, timeoutMs: 10_000 }, tunnelPort: 0 });
+    companion = await createCompanion({
+      configDir: path.join(dir, 'config'),
+      dataDir: path.join(dir, 'data'),
+      secrets,
+      exposure: { loadNgrok: async () => ngrok, timeoutMs: 10_000 },
+      tunnelPort: 0,
+    });
     contract = implementContract(companion);
     contract.events.onAny((e) => events.push(e));
     handlers = createHandlers(contract.implementations);
-    teamId = (await ok<{ teamId: string }>('teams.add', { label: 'Emulated', baseUrl: emu.baseUrl, apiKey: DEMO_KEY, agents: [{ agentId: AGENT }] })).teamId;
+    teamId = (
+      await ok<{ teamId: string }>('teams.add', {
+        label: 'Emulated',
+        baseUrl: emu.baseUrl,
+        apiKey: DEMO_KEY,
+        agents: [{ agentId: AGENT }],
+      })
+    ).teamId;
   });
 
   afterAll(async () => {
@@ -59,44 +72,74 @@ describe('tunnel.expose over the companion and the emulator', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('tunnel.status starts off, with each agent\'s full local hook URL', async () => {
+  it("tunnel.status starts off, with each agent's full local hook URL", async () => {
     await ok('tunnel.status');
     const st = await waitFor(async () => {
       const s = await ok<TunnelStatusDTO>('tunnel.status');
       return s.running ? s : null;
     });
-    expect(st.exposure).toMatchObject({ state: 'off', url: null, kind: null, registrations: [], ngrokAuthtoken: { stored: false, hint: null } });
-    expect(st.agents[0]).toMatchObject({ agentId: AGENT, receiverUrl: `${st.listenUrl}/hooks/${AGENT}`, exposedUrl: null });
+    expect(st.exposure).toMatchObject({
+      state: 'off',
+      url: null,
+      kind: null,
+      registrations: [],
+      ngrokAuthtoken: { stored: false, hint: null },
+    });
+    expect(st.agents[0]).toMatchObject({
+      agentId: AGENT,
+      receiverUrl: `${st.listenUrl}/hooks/${AGENT}`,
+      exposedUrl: null,
+    });
   });
 
-  it.skipIf(!ci && NO_NETWORK_ADDRESS !== null)('exposes with a command, registers the agent, and carries an emulator delivery through to a verified record', async () => {
-    const x = await ok<ExposureDTO>('tunnel.expose', { kind: 'command', command: fakeTunnelCommand(), register: [{ teamId: 'Emulated', agentId: AGENT }] });
-    expect(x).toMatchObject({ state: 'up', kind: 'command', error: null });
-    const hook = `${x.url}/hooks/${AGENT}`;
-    expect(x.registrations).toEqual([{ teamId, agentId: AGENT, url: hook, state: 'registered', error: null }]);
-    // The events told the story as it happened, and never the command line.
-    const states = events.filter((e) => e.name === 'tunnel.exposure').map((e) => (e.payload as ExposureDTO).state);
-    expect(states).toEqual(expect.arrayContaining(['starting', 'up']));
-    expect(JSON.stringify(events)).not.toContain('fake-tunnel-bin');
+  it.skipIf(!ci && NO_NETWORK_ADDRESS !== null)(
+    'exposes with a command, registers the agent, and carries an emulator delivery through to a verified record',
+    async () => {
+      const x = await ok<ExposureDTO>('tunnel.expose', {
+        kind: 'command',
+        command: fakeTunnelCommand(),
+        register: [{ teamId: 'Emulated', agentId: AGENT }],
+      });
+      expect(x).toMatchObject({ state: 'up', kind: 'command', error: null });
+      const hook = `${x.url}/hooks/${AGENT}`;
+      expect(x.registrations).toEqual([{ teamId, agentId: AGENT, url: hook, state: 'registered', error: null }]);
+      // The events told the story as it happened, and never the command line.
+      const states = events.filter((e) => e.name === 'tunnel.exposure').map((e) => (e.payload as ExposureDTO).state);
+      expect(states).toEqual(expect.arrayContaining(['starting', 'up']));
+      expect(JSON.stringify(events)).not.toContain('fake-tunnel-bin');
 
-    const st = await ok<TunnelStatusDTO>('tunnel.status');
-    expect(st.agents[0]).toMatchObject({ exposedUrl: hook, publicUrl: hook, hasSecret: true });
-    expect(JSON.stringify(await state(emu))).toContain(hook);
+      const st = await ok<TunnelStatusDTO>('tunnel.status');
+      expect(st.agents[0]).toMatchObject({ exposedUrl: hook, publicUrl: hook, hasSecret: true });
+      expect(JSON.stringify(await state(emu))).toContain(hook);
 
-    const before = events.length;
-    await control(emu, 'POST', `/agents/${AGENT}/inbound`, { from: '+15550100007', type: 'text', text: 'via the public URL' });
-    const d = await waitFor(() => events.slice(before).find((e) => e.name === 'tunnel.delivery')?.payload as DeliverySummaryDTO | undefined, 10_000, 'the delivery');
-    expect(d).toMatchObject({ agentId: AGENT, teamId, verdict: 'verified', from: '15550100007' });
+      const before = events.length;
+      await control(emu, 'POST', `/agents/${AGENT}/inbound`, {
+        from: '+15550100007',
+        type: 'text',
+        text: 'via the public URL',
+      });
+      const d = await waitFor(
+        () => events.slice(before).find((e) => e.name === 'tunnel.delivery')?.payload as DeliverySummaryDTO | undefined,
+        10_000,
+        'the delivery',
+      );
+      expect(d).toMatchObject({ agentId: AGENT, teamId, verdict: 'verified', from: '15550100007' });
 
-    const stopped = await ok<ExposureDTO>('tunnel.unexpose');
-    expect(stopped).toMatchObject({ state: 'stopped', url: x.url });
-    const after = await ok<TunnelStatusDTO>('tunnel.status');
-    // No public hook any more, but the service still points at it.
-    expect(after.agents[0]).toMatchObject({ exposedUrl: null, publicUrl: hook });
-  }, 30_000);
+      const stopped = await ok<ExposureDTO>('tunnel.unexpose');
+      expect(stopped).toMatchObject({ state: 'stopped', url: x.url });
+      const after = await ok<TunnelStatusDTO>('tunnel.status');
+      // No public hook any more, but the service still points at it.
+      expect(after.agents[0]).toMatchObject({ exposedUrl: null, publicUrl: hook });
+    },
+    30_000,
+  );
 
   it('a failing command: failed with why and what to do; the local receiver keeps answering', async () => {
-    const x = await ok<ExposureDTO>('tunnel.expose', { kind: 'command', command: `'${process.execPath}' -e "process.exit(9)" {port}`, register: [{ teamId, agentId: AGENT }] });
+    const x = await ok<ExposureDTO>('tunnel.expose', {
+      kind: 'command',
+      command: `'${process.execPath}' -e "process.exit(9)" {port}`,
+      register: [{ teamId, agentId: AGENT }],
+    });
     expect(x.state).toBe('failed');
     expect(x.error).toMatchObject({ code: 'exited' });
     expect(x.error!.message).toContain('exited with code 9');
@@ -115,14 +158,19 @@ describe('tunnel.expose over the companion and the emulator', () => {
     expect(await ok('tunnel.setNgrokAuthtoken', { authtoken: TOKEN })).toEqual({ hint: '…EFGH' });
     expect(await secrets.get(NGROK_AUTHTOKEN_ACCOUNT)).toBe(TOKEN);
     const up = await ok<ExposureDTO>('tunnel.expose', { kind: 'ngrok', domain: 'me.ngrok.app' });
-    expect(up).toMatchObject({ state: 'up', kind: 'ngrok', url: 'https://stub-1.ngrok-free.app', ngrokAuthtoken: { stored: true, hint: '…EFGH' } });
+    expect(up).toMatchObject({
+      state: 'up',
+      kind: 'ngrok',
+      url: 'https://stub-1.ngrok-free.app',
+      ngrokAuthtoken: { stored: true, hint: '…EFGH' },
+    });
     expect(ngrokCalls.at(-1)).toMatchObject({ authtoken: TOKEN, domain: 'me.ngrok.app' });
     expect(JSON.stringify(events)).not.toContain(TOKEN);
     expect(JSON.stringify(await ok('tunnel.status'))).not.toContain(TOKEN);
     await ok('tunnel.unexpose');
   });
 
-  it('the tunnel program sees no variable holding a team\'s key or the ngrok authtoken, whatever its name', async () => {
+  it("the tunnel program sees no variable holding a team's key or the ngrok authtoken, whatever its name", async () => {
     const names = ['CC_TEST_KEY_COPY', 'CC_TEST_TOKEN_COPY', 'CC_TEST_HARMLESS'];
     Object.assign(process.env, { CC_TEST_KEY_COPY: DEMO_KEY, CC_TEST_TOKEN_COPY: TOKEN, CC_TEST_HARMLESS: 'stays' });
     try {

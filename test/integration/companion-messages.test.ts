@@ -33,12 +33,28 @@ describe('messages over the companion and the emulator', () => {
   beforeAll(async () => {
     emu = await startTestEmulator();
     dir = await mkdtemp(path.join(tmpdir(), 'cc-messages-'));
-    companion = await createCompanion({ configDir: path.join(dir, 'config'), dataDir: path.join(dir, 'data'), secrets: new MemorySecretStore(), poll: { intervalMs: 60_000 }, startTunnel: true });
+    companion = await createCompanion({
+      configDir: path.join(dir, 'config'),
+      dataDir: path.join(dir, 'data'),
+      secrets: new MemorySecretStore(),
+      poll: { intervalMs: 60_000 },
+      startTunnel: true,
+    });
     contract = implementContract(companion);
     contract.events.onAny((e) => events.push(e));
     handlers = createHandlers(contract.implementations);
-    teamId = (await ok<{ teamId: string }>('teams.add', { label: 'Emulated', baseUrl: emu.baseUrl, apiKey: DEMO_KEY, agents: [{ agentId: AGENT }, { agentId: OTHER }] })).teamId;
-    const listenUrl = await waitFor(async () => (await ok<{ listenUrl: string | null }>('tunnel.status')).listenUrl, 5000);
+    teamId = (
+      await ok<{ teamId: string }>('teams.add', {
+        label: 'Emulated',
+        baseUrl: emu.baseUrl,
+        apiKey: DEMO_KEY,
+        agents: [{ agentId: AGENT }, { agentId: OTHER }],
+      })
+    ).teamId;
+    const listenUrl = await waitFor(
+      async () => (await ok<{ listenUrl: string | null }>('tunnel.status')).listenUrl,
+      5000,
+    );
     await ok('webhook.register', { teamId, agentId: AGENT, publicUrl: `${listenUrl}/hooks/${AGENT}` });
   });
 
@@ -50,11 +66,26 @@ describe('messages over the companion and the emulator', () => {
   });
 
   it('a contact writes: the message is in the contacts and the thread, announced once', async () => {
-    await control(emu, 'POST', `/agents/${AGENT}/inbound`, { from: '+15550107777', text: 'is my order on its way?', id: 'wamid_in_1' });
+    await control(emu, 'POST', `/agents/${AGENT}/inbound`, {
+      from: '+15550107777',
+      text: 'is my order on its way?',
+      id: 'wamid_in_1',
+    });
     const ev = await waitFor(() => events.find((e) => e.name === 'messages.new'), 5000);
-    expect(ev.payload).toMatchObject({ message: { teamId, agentId: AGENT, contact: '+15550107777', direction: 'in', text: 'is my order on its way?', messageId: 'wamid_in_1' } });
+    expect(ev.payload).toMatchObject({
+      message: {
+        teamId,
+        agentId: AGENT,
+        contact: '+15550107777',
+        direction: 'in',
+        text: 'is my order on its way?',
+        messageId: 'wamid_in_1',
+      },
+    });
     const list = await ok<MessageContactsDTO>('messages.contacts', { teamId });
-    expect(list.contacts).toMatchObject([{ agentId: AGENT, contact: '+15550107777', unread: 1, last: { text: 'is my order on its way?' } }]);
+    expect(list.contacts).toMatchObject([
+      { agentId: AGENT, contact: '+15550107777', unread: 1, last: { text: 'is my order on its way?' } },
+    ]);
     expect(list.unread).toBe(1);
     expect(list.retentionDays).toBe(90);
     // This app receives AGENT's deliveries; OTHER's webhook points elsewhere: said, with words.
@@ -64,7 +95,12 @@ describe('messages over the companion and the emulator', () => {
   });
 
   it('a reply from the composer is sent through the client and recorded; the console records too', async () => {
-    const sent = await ok<{ status: string; messageId: string }>('messages.send', { teamId, agentId: AGENT, to: '+15550107777', text: 'Yes, it ships today.' });
+    const sent = await ok<{ status: string; messageId: string }>('messages.send', {
+      teamId,
+      agentId: AGENT,
+      to: '+15550107777',
+      text: 'Yes, it ships today.',
+    });
     expect(sent.status).toBe('sent');
     await ok('send.message', { teamId, agentId: AGENT, to: '+15550107777', text: 'Tracking: 123' });
     const thread = await waitFor(async () => {
@@ -77,7 +113,10 @@ describe('messages over the companion and the emulator', () => {
       ['out', 'Tracking: 123', 'console'],
     ]);
     expect(thread.messages[1]!.messageId).toBe(sent.messageId);
-    const log = (await readFile(path.join(dir, 'data', 'messages', 'sent.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { via: string; teamId: string; status: string });
+    const log = (await readFile(path.join(dir, 'data', 'messages', 'sent.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { via: string; teamId: string; status: string });
     expect(log.map((r) => [r.via, r.teamId, r.status])).toEqual([
       ['messages', teamId, 'sent'],
       ['console', teamId, 'sent'],
@@ -85,10 +124,19 @@ describe('messages over the companion and the emulator', () => {
   });
 
   it('a failed send is recorded with its error (a number that needs a scan)', async () => {
-    const unlinked = await call('messages.send', { teamId, agentId: 'agent-unlinked', to: '+15550107777', text: 'hello?' });
+    const unlinked = await call('messages.send', {
+      teamId,
+      agentId: 'agent-unlinked',
+      to: '+15550107777',
+      text: 'hello?',
+    });
     expect(unlinked.ok).toBe(false);
     const t = await waitFor(async () => {
-      const r = await ok<MessageThreadDTO>('messages.thread', { teamId, agentId: 'agent-unlinked', phone: '+15550107777' });
+      const r = await ok<MessageThreadDTO>('messages.thread', {
+        teamId,
+        agentId: 'agent-unlinked',
+        phone: '+15550107777',
+      });
       return r.messages.length > 0 ? r : null;
     }, 5000);
     expect(t.messages[0]).toMatchObject({ status: 'failed', error: { kind: 'needs-scan' } });
@@ -107,8 +155,21 @@ describe('messages over the companion and the emulator', () => {
 
   it('a send the CLI records in the same data folder shows up in the app', async () => {
     const log = new SendLog(path.join(dir, 'data'));
-    await log.append({ teamId, agentId: AGENT, to: '+15550108888', kind: 'text', text: 'sent from a terminal', via: 'cli', at: Date.now(), status: 'sent', messageId: 'msg_from_cli' });
-    const ev = await waitFor(() => events.find((e) => e.name === 'messages.new' && e.payload.message.messageId === 'msg_from_cli'), 10_000);
+    await log.append({
+      teamId,
+      agentId: AGENT,
+      to: '+15550108888',
+      kind: 'text',
+      text: 'sent from a terminal',
+      via: 'cli',
+      at: Date.now(),
+      status: 'sent',
+      messageId: 'msg_from_cli',
+    });
+    const ev = await waitFor(
+      () => events.find((e) => e.name === 'messages.new' && e.payload.message.messageId === 'msg_from_cli'),
+      10_000,
+    );
     expect(ev.payload).toMatchObject({ message: { contact: '+15550108888', direction: 'out', via: 'cli' } });
   });
 

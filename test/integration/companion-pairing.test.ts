@@ -42,7 +42,14 @@ describe('pairing over the companion', () => {
     contract = implementContract(companion);
     contract.events.onAny((e) => events.push({ ...e, at: Date.now() }));
     handlers = createHandlers(contract.implementations);
-    teamId = (await ok<{ teamId: string }>('teams.add', { label: 'Emulated', baseUrl: emu.baseUrl, apiKey: DEMO_KEY, agents: [{ agentId: 'agent-unlinked' }] })).teamId;
+    teamId = (
+      await ok<{ teamId: string }>('teams.add', {
+        label: 'Emulated',
+        baseUrl: emu.baseUrl,
+        apiKey: DEMO_KEY,
+        agents: [{ agentId: 'agent-unlinked' }],
+      })
+    ).teamId;
     // The first poll: the agent needs a scan, and an incident is open for it.
     await waitFor(() => events.some((e) => e.name === 'health.changed' && e.payload.health === 'needs-scan'), 8000);
   });
@@ -83,7 +90,14 @@ describe('pairing over the companion', () => {
     // Health and the alert move with two calls to the service: the pairing read, and the one poll of
     // that agent the read asked for (the scheduled polls are a minute apart).
     const after = () => events.slice(mark);
-    const health = await waitFor(() => after().find((e): e is AnyEvent & { at: number; payload: AgentHealthDTO } => e.name === 'health.changed' && e.payload.health === 'connected'), 3000);
+    const health = await waitFor(
+      () =>
+        after().find(
+          (e): e is AnyEvent & { at: number; payload: AgentHealthDTO } =>
+            e.name === 'health.changed' && e.payload.health === 'connected',
+        ),
+      3000,
+    );
     expect(health.payload).toMatchObject({ agentId: 'agent-unlinked', health: 'connected' });
     await waitFor(() => after().find((e) => e.name === 'alert' && e.payload.change === 'resolved'), 3000);
     expect((await emu.control.state()).counters.serviceRequests - requestsBefore).toBe(2);

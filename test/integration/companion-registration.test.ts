@@ -40,11 +40,23 @@ describe('webhook registrations in the app', () => {
     emu = await startTestEmulator();
     sink = await startHttpSink();
     dir = await mkdtemp(path.join(tmpdir(), 'cc-app-registration-'));
-    companion = await createCompanion({ configDir: path.join(dir, 'config'), dataDir: path.join(dir, 'data'), secrets: new MemorySecretStore(), poll: { intervalMs: 60_000 } });
+    companion = await createCompanion({
+      configDir: path.join(dir, 'config'),
+      dataDir: path.join(dir, 'data'),
+      secrets: new MemorySecretStore(),
+      poll: { intervalMs: 60_000 },
+    });
     contract = implementContract(companion);
     contract.events.onAny((e) => events.push(e));
     handlers = createHandlers(contract.implementations);
-    teamId = (await ok<{ teamId: string }>('teams.add', { label: 'Emulated', baseUrl: emu.baseUrl, apiKey: DEMO_KEY, agents: [{ agentId: AGENT }] })).teamId;
+    teamId = (
+      await ok<{ teamId: string }>('teams.add', {
+        label: 'Emulated',
+        baseUrl: emu.baseUrl,
+        apiKey: DEMO_KEY,
+        agents: [{ agentId: AGENT }],
+      })
+    ).teamId;
   });
   afterAll(async () => {
     contract?.dispose();
@@ -56,21 +68,38 @@ describe('webhook registrations in the app', () => {
 
   it('nothing registered by this install: unknown, and the confirm words say another app may be receiving', async () => {
     const a = await agentStatus();
-    expect(a.registration).toMatchObject({ state: 'unknown', text: 'unknown: the service cannot tell us; another app may be receiving', last: null });
+    expect(a.registration).toMatchObject({
+      state: 'unknown',
+      text: 'unknown: the service cannot tell us; another app may be receiving',
+      last: null,
+    });
     expect(a.registration.takeover).toContain('another app');
     expect(a.registration.takeover).toContain('new signing secret');
   });
 
   it('a delivery posted before the PUT is answered is held until the new secret is stored, then verified', async () => {
     const listenUrl = await waitFor(async () => (await ok<TunnelStatusDTO>('tunnel.status')).listenUrl, 5000);
-    await control(emu, 'POST', `/agents/${AGENT}/deliver-on-register`, { from: '+15550100002', type: 'text', text: 'racing the reply' });
+    await control(emu, 'POST', `/agents/${AGENT}/deliver-on-register`, {
+      from: '+15550100002',
+      type: 'text',
+      text: 'racing the reply',
+    });
     await ok('webhook.register', { teamId, agentId: AGENT, publicUrl: `${listenUrl}/hooks/${AGENT}` });
     const delivered = await waitFor(() => events.find((e) => e.name === 'tunnel.delivery'), 5000);
     expect(delivered.payload).toMatchObject({ agentId: AGENT, verdict: 'verified' });
     expect(events.filter((e) => e.name === 'tunnel.refused')).toEqual([]);
-    const [d] = (await control<Array<{ rawBody: string; attempts: Array<{ status: number | null }> }>>(emu, 'GET', `/deliveries?agentId=${AGENT}`)).filter((x) => x.rawBody.includes('racing the reply'));
+    const [d] = (
+      await control<Array<{ rawBody: string; attempts: Array<{ status: number | null }> }>>(
+        emu,
+        'GET',
+        `/deliveries?agentId=${AGENT}`,
+      )
+    ).filter((x) => x.rawBody.includes('racing the reply'));
     expect(d!.attempts[0]!.status).toBe(200);
-    expect((await agentStatus()).registration).toMatchObject({ state: 'here', text: expect.stringMatching(/^registered here at \d\d:\d\d \(this receiver\)$/) });
+    expect((await agentStatus()).registration).toMatchObject({
+      state: 'here',
+      text: expect.stringMatching(/^registered here at \d\d:\d\d \(this receiver\)$/),
+    });
   });
 
   it('another URL: "registered by this install to …"; history newest first; restore goes back; the secret only on request', async () => {
@@ -86,12 +115,17 @@ describe('webhook registrations in the app', () => {
     ]);
     expect(history.previous?.target).toBe('receiver');
 
-    const restored = await ok<{ url: string; secretHint: string; words: string }>('webhook.restore', { teamId, agentId: AGENT });
+    const restored = await ok<{ url: string; secretHint: string; words: string }>('webhook.restore', {
+      teamId,
+      agentId: AGENT,
+    });
     expect(restored.url).toBe(history.previous!.url);
     expect(restored.words).toContain('the app behind that URL rejects deliveries until it is given the new secret');
     expect((await webhookOf())?.url).toBe(history.previous!.url);
     expect((await agentStatus()).registration.state).toBe('here');
-    expect((await ok<WebhookHistoryDTO>('webhook.history', { teamId, agentId: AGENT })).entries[0]!.source).toBe('app: Tunnel → Restore previous URL');
+    expect((await ok<WebhookHistoryDTO>('webhook.history', { teamId, agentId: AGENT })).entries[0]!.source).toBe(
+      'app: Tunnel → Restore previous URL',
+    );
 
     // Nothing handed to the window so far carries the secret; the explicit request does.
     const { secret } = await ok<{ secret: string }>('webhook.revealSecret', { teamId, agentId: AGENT });

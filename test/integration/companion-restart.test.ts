@@ -18,10 +18,16 @@ describe('companion across a restart', () => {
   let emu: Emulator;
   let dir: string;
   const secrets = new MemorySecretStore();
-  let running: { companion: Companion; contract: CompanionContract; handlers: Handlers; events: AnyEvent[] } | null = null;
+  let running: { companion: Companion; contract: CompanionContract; handlers: Handlers; events: AnyEvent[] } | null =
+    null;
 
   async function start() {
-    const companion = await createCompanion({ configDir: path.join(dir, 'config'), dataDir: path.join(dir, 'data'), secrets, poll: { intervalMs: 300, fastIntervalMs: 150 } });
+    const companion = await createCompanion({
+      configDir: path.join(dir, 'config'),
+      dataDir: path.join(dir, 'data'),
+      secrets,
+      poll: { intervalMs: 300, fastIntervalMs: 150 },
+    });
     const contract = implementContract(companion);
     const events: AnyEvent[] = [];
     contract.events.onAny((e) => events.push(e));
@@ -52,16 +58,35 @@ describe('companion across a restart', () => {
 
   it('keeps the open incident open while the agent still needs a scan, and closes it as removed when the agent goes', async () => {
     await start();
-    const team = await ok<{ teamId: string }>('teams.add', { label: 'Emulated', baseUrl: emu.baseUrl, apiKey: DEMO_KEY, agents: [{ agentId: 'agent-connected' }, { agentId: 'agent-unlinked' }] });
-    const open = await waitFor(async () => (await ok<IncidentDTO[]>('alerts.list')).find((i) => i.agentId === 'agent-unlinked'), 8000, 'the unlink incident');
+    const team = await ok<{ teamId: string }>('teams.add', {
+      label: 'Emulated',
+      baseUrl: emu.baseUrl,
+      apiKey: DEMO_KEY,
+      agents: [{ agentId: 'agent-connected' }, { agentId: 'agent-unlinked' }],
+    });
+    const open = await waitFor(
+      async () => (await ok<IncidentDTO[]>('alerts.list')).find((i) => i.agentId === 'agent-unlinked'),
+      8000,
+      'the unlink incident',
+    );
     await stop();
 
     await start();
-    expect((await ok<IncidentDTO[]>('alerts.list')).map((i) => [i.id, i.kind, i.resolvedAt])).toEqual([[open.id, open.kind, null]]);
+    expect((await ok<IncidentDTO[]>('alerts.list')).map((i) => [i.id, i.kind, i.resolvedAt])).toEqual([
+      [open.id, open.kind, null],
+    ]);
     // Several polls of the still unlinked agent later: still open, nothing resolved, nothing to tell.
-    const before = await waitFor(() => running!.companion.monitor().snapshotOf(team.teamId, 'agent-unlinked')?.lastPollAt, 8000, 'the first poll');
+    const before = await waitFor(
+      () => running!.companion.monitor().snapshotOf(team.teamId, 'agent-unlinked')?.lastPollAt,
+      8000,
+      'the first poll',
+    );
     expect(running!.companion.monitor().snapshotOf(team.teamId, 'agent-unlinked')?.health).toBe('needs-scan');
-    await waitFor(() => (running!.companion.monitor().snapshotOf(team.teamId, 'agent-unlinked')?.lastPollAt ?? 0) > before, 8000, 'another poll');
+    await waitFor(
+      () => (running!.companion.monitor().snapshotOf(team.teamId, 'agent-unlinked')?.lastPollAt ?? 0) > before,
+      8000,
+      'another poll',
+    );
     expect(alertEvents()).toEqual([]);
     expect((await ok<IncidentDTO[]>('alerts.list')).map((i) => i.id)).toEqual([open.id]);
 
@@ -75,10 +100,15 @@ describe('companion across a restart', () => {
     expect(await ok<IncidentDTO[]>('alerts.list')).toEqual([]);
     // The closed incident is in the history kept in the data folder.
     const history = await ok<IncidentDTO[]>('alerts.history', { agentId: 'agent-unlinked' });
-    expect(history.map((i) => [i.id, i.kind, i.removed, i.resolvedAt !== null])).toEqual([[open.id, open.kind, true, true]]);
+    expect(history.map((i) => [i.id, i.kind, i.removed, i.resolvedAt !== null])).toEqual([
+      [open.id, open.kind, true, true],
+    ]);
     expect(await ok<IncidentDTO[]>('alerts.history', { kind: 'reconnecting' })).toEqual([]);
     // The connected agent was up for all the time it was watched; the time between runs is not counted.
-    const availability = await ok<AvailabilityDTO>('health.availability', { teamId: team.teamId, agentId: 'agent-connected' });
+    const availability = await ok<AvailabilityDTO>('health.availability', {
+      teamId: team.teamId,
+      agentId: 'agent-connected',
+    });
     expect(availability.windows.map((w) => w.windowMs)).toEqual([24, 7 * 24, 30 * 24].map((h) => h * 3_600_000));
     for (const w of availability.windows) {
       expect(w.observedMs).toBeGreaterThan(0);

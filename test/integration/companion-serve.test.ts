@@ -27,7 +27,21 @@ describe('serve', () => {
     let checks: Promise<void> | null = null;
     const seen: { page?: string; teams?: string; noToken?: number; metrics?: string } = {};
     const run = runCli(
-      ['serve', '--emulator', '--json', '--port', '0', '--metrics-port', '0', '--renderer-dir', rendererDir, '--config-dir', path.join(dir, 'config'), '--data-dir', path.join(dir, 'data')],
+      [
+        'serve',
+        '--emulator',
+        '--json',
+        '--port',
+        '0',
+        '--metrics-port',
+        '0',
+        '--renderer-dir',
+        rendererDir,
+        '--config-dir',
+        path.join(dir, 'config'),
+        '--data-dir',
+        path.join(dir, 'data'),
+      ],
       {
         signal: stop.signal,
         onStdout: (_chunk, all) => {
@@ -37,8 +51,16 @@ describe('serve', () => {
           checks = (async () => {
             seen.page = await (await fetch(`${ready.origin}/`)).text();
             const headers = { 'content-type': 'application/json' };
-            seen.noToken = (await fetch(`${ready.origin}/api/teams.list`, { method: 'POST', headers, body: '{}' })).status;
-            seen.teams = await (await fetch(`${ready.origin}/api/teams.list`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${token}` }, body: '{}' })).text();
+            seen.noToken = (
+              await fetch(`${ready.origin}/api/teams.list`, { method: 'POST', headers, body: '{}' })
+            ).status;
+            seen.teams = await (
+              await fetch(`${ready.origin}/api/teams.list`, {
+                method: 'POST',
+                headers: { ...headers, authorization: `Bearer ${token}` },
+                body: '{}',
+              })
+            ).text();
             seen.metrics = await (await fetch(ready.metricsUrl)).text();
           })().finally(() => stop.abort());
         },
@@ -49,7 +71,13 @@ describe('serve', () => {
     expect(r.code).toBe(0);
     const lines = r.json();
     expect(lines.filter((l) => l.event === 'ready')).toHaveLength(1);
-    const ready = lines[0] as { event: string; url: string; port: number; emulator: { baseUrl: string; controlUrl: string; apiKey: string }; demoTeam: { label: string; agentIds: string[] } };
+    const ready = lines[0] as {
+      event: string;
+      url: string;
+      port: number;
+      emulator: { baseUrl: string; controlUrl: string; apiKey: string };
+      demoTeam: { label: string; agentIds: string[] };
+    };
     expect(ready.event).toBe('ready');
     expect(ready.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]{20,}$/);
     expect(ready.port).toBeGreaterThan(0);
@@ -77,10 +105,26 @@ describe('serve', () => {
   });
 
   it('refuses bad flags before starting anything', async () => {
-    const r = await runCli(['serve', '--port', 'eighty', '--renderer-dir', rendererDir, '--config-dir', path.join(dir, 'config3')]);
+    const r = await runCli([
+      'serve',
+      '--port',
+      'eighty',
+      '--renderer-dir',
+      rendererDir,
+      '--config-dir',
+      path.join(dir, 'config3'),
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--port/);
-    const m = await runCli(['serve', '--metrics-host', '0.0.0.0', '--renderer-dir', rendererDir, '--config-dir', path.join(dir, 'config3')]);
+    const m = await runCli([
+      'serve',
+      '--metrics-host',
+      '0.0.0.0',
+      '--renderer-dir',
+      rendererDir,
+      '--config-dir',
+      path.join(dir, 'config3'),
+    ]);
     expect(m.code).toBe(2);
     expect(m.stderr).toMatch(/--metrics-host: give --metrics-port as well/);
   });
@@ -89,25 +133,51 @@ describe('serve', () => {
     const token = 'Fixed_token-0123456789abcdefghijklmnop';
     const stop = new AbortController();
     let status: Promise<number> | null = null;
-    const r = await runCli(['serve', '--json', '--port', '0', '--token-env', 'CC_TEST_TOKEN', '--renderer-dir', rendererDir, '--config-dir', path.join(dir, 'config4')], {
-      env: { CC_TEST_TOKEN: token },
-      signal: stop.signal,
-      onStdout: (_chunk, all) => {
-        if (status || !all.includes('\n')) return;
-        const ready = JSON.parse(all.split('\n')[0]!) as { origin: string };
-        const init = { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: '{}' };
-        status = fetch(`${ready.origin}/api/app.ping`, init)
-          .then((res) => res.status)
-          .finally(() => stop.abort());
+    const r = await runCli(
+      [
+        'serve',
+        '--json',
+        '--port',
+        '0',
+        '--token-env',
+        'CC_TEST_TOKEN',
+        '--renderer-dir',
+        rendererDir,
+        '--config-dir',
+        path.join(dir, 'config4'),
+      ],
+      {
+        env: { CC_TEST_TOKEN: token },
+        signal: stop.signal,
+        onStdout: (_chunk, all) => {
+          if (status || !all.includes('\n')) return;
+          const ready = JSON.parse(all.split('\n')[0]!) as { origin: string };
+          const init = {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+            body: '{}',
+          };
+          status = fetch(`${ready.origin}/api/app.ping`, init)
+            .then((res) => res.status)
+            .finally(() => stop.abort());
+        },
       },
-    });
+    );
     expect(r.code).toBe(0);
     expect((r.json()[0] as { url: string }).url).toMatch(new RegExp(`/#token=${token}$`));
     expect(await status).toBe(200);
   });
 
   it('--token-env refuses a missing or weak token, and starts nothing', async () => {
-    const args = ['serve', '--token-env', 'CC_TEST_TOKEN', '--renderer-dir', rendererDir, '--config-dir', path.join(dir, 'config5')];
+    const args = [
+      'serve',
+      '--token-env',
+      'CC_TEST_TOKEN',
+      '--renderer-dir',
+      rendererDir,
+      '--config-dir',
+      path.join(dir, 'config5'),
+    ];
     const missing = await runCli(args, { env: {} });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/CC_TEST_TOKEN is not set/);

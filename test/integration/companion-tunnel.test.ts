@@ -32,7 +32,13 @@ describe('the tunnel in the app', () => {
   let teamId = '';
 
   async function openApp(): Promise<App> {
-    const companion = await createCompanion({ configDir: path.join(dir, 'config'), dataDir: path.join(dir, 'data'), secrets: store, poll: { intervalMs: 60_000 }, tunnelPort: 0 });
+    const companion = await createCompanion({
+      configDir: path.join(dir, 'config'),
+      dataDir: path.join(dir, 'data'),
+      secrets: store,
+      poll: { intervalMs: 60_000 },
+      tunnelPort: 0,
+    });
     const contract = implementContract(companion);
     const events: AnyEvent[] = [];
     contract.events.onAny((e) => events.push(e));
@@ -52,7 +58,14 @@ describe('the tunnel in the app', () => {
     emu = await startTestEmulator();
     dir = await mkdtemp(path.join(tmpdir(), 'cc-app-tunnel-'));
     first = await openApp();
-    teamId = (await ok<{ teamId: string }>(first, 'teams.add', { label: 'Emulated', baseUrl: emu.baseUrl, apiKey: DEMO_KEY, agents: [{ agentId: 'agent-connected' }] })).teamId;
+    teamId = (
+      await ok<{ teamId: string }>(first, 'teams.add', {
+        label: 'Emulated',
+        baseUrl: emu.baseUrl,
+        apiKey: DEMO_KEY,
+        agents: [{ agentId: 'agent-connected' }],
+      })
+    ).teamId;
   });
   afterAll(async () => {
     await first?.companion.close().catch(() => undefined);
@@ -62,11 +75,22 @@ describe('the tunnel in the app', () => {
 
   it('a request to a path that is not a hook reaches tunnel.refused (request and event)', async () => {
     await ok(first, 'tunnel.status');
-    const listenUrl = await waitFor(async () => (await ok<{ listenUrl: string | null }>(first, 'tunnel.status')).listenUrl, 5000);
+    const listenUrl = await waitFor(
+      async () => (await ok<{ listenUrl: string | null }>(first, 'tunnel.status')).listenUrl,
+      5000,
+    );
     const res = await fetch(`${listenUrl}/webhook`, { method: 'POST', body: 'hello?' });
     expect(res.status).toBe(404);
     const ev = await waitFor(() => first.events.find((e) => e.name === 'tunnel.refused'), 5000);
-    expect(ev.payload).toMatchObject({ reason: 'not-a-hook', path: '/webhook', status: 404, agentId: null, size: 6, prefix: 'hello?', from: '127.0.0.1' });
+    expect(ev.payload).toMatchObject({
+      reason: 'not-a-hook',
+      path: '/webhook',
+      status: 404,
+      agentId: null,
+      size: 6,
+      prefix: 'hello?',
+      from: '127.0.0.1',
+    });
     const list = await ok<Array<{ id: string; reason: string }>>(first, 'tunnel.refused', { text: '/webhook' });
     expect(list.map((r) => r.reason)).toEqual(['not-a-hook']);
     expect(await ok(first, 'tunnel.refused', { text: 'nothing like it' })).toEqual([]);
@@ -79,20 +103,43 @@ describe('the tunnel in the app', () => {
 
   it('legacy-only deliveries are refused until the tunnel setting allows them', async () => {
     const listenUrl = (await ok<{ listenUrl: string }>(first, 'tunnel.status')).listenUrl;
-    await ok(first, 'webhook.register', { teamId, agentId: 'agent-connected', publicUrl: `${listenUrl}/hooks/agent-connected` });
-    const secret = decodeSigningSecrets(Object.entries(store.snapshot()).find(([k]) => k.includes('signing-secret'))![1])[0]!;
-    const body = JSON.stringify({ event: 'message.received', from: '15550100002', message: { id: 'wamid_app_legacy', type: 'text', text: 'old style' } });
-    const post = () => fetch(`${listenUrl}/hooks/agent-connected`, { method: 'POST', headers: { 'x-service-signature': signLegacy(secret, body) }, body });
-    expect((await ok<{ tunnel: { allowLegacySignature: boolean } }>(first, 'settings.get')).tunnel.allowLegacySignature).toBe(false);
+    await ok(first, 'webhook.register', {
+      teamId,
+      agentId: 'agent-connected',
+      publicUrl: `${listenUrl}/hooks/agent-connected`,
+    });
+    const secret = decodeSigningSecrets(
+      Object.entries(store.snapshot()).find(([k]) => k.includes('signing-secret'))![1],
+    )[0]!;
+    const body = JSON.stringify({
+      event: 'message.received',
+      from: '15550100002',
+      message: { id: 'wamid_app_legacy', type: 'text', text: 'old style' },
+    });
+    const post = () =>
+      fetch(`${listenUrl}/hooks/agent-connected`, {
+        method: 'POST',
+        headers: { 'x-service-signature': signLegacy(secret, body) },
+        body,
+      });
+    expect(
+      (await ok<{ tunnel: { allowLegacySignature: boolean } }>(first, 'settings.get')).tunnel.allowLegacySignature,
+    ).toBe(false);
     expect((await post()).status).toBe(401);
     expect((await ok<Array<{ reason: string }>>(first, 'tunnel.refused', { limit: 1 }))[0]!.reason).toBe('legacy-only');
-    await ok(first, 'settings.update', { patch: { tunnel: { port: DEFAULT_TUNNEL_PORT, forwardTo: null, allowLegacySignature: true } } });
+    await ok(first, 'settings.update', {
+      patch: { tunnel: { port: DEFAULT_TUNNEL_PORT, forwardTo: null, allowLegacySignature: true } },
+    });
     expect((await post()).status).toBe(200);
-    const listed = await ok<Array<{ verdict: string; messageId: string }>>(first, 'tunnel.deliveries', { agentId: 'agent-connected' });
+    const listed = await ok<Array<{ verdict: string; messageId: string }>>(first, 'tunnel.deliveries', {
+      agentId: 'agent-connected',
+    });
     expect(listed.find((d) => d.messageId === 'wamid_app_legacy')?.verdict).toBe('verified-legacy-only');
     // A patch without the field leaves it as it is.
     await ok(first, 'settings.update', { patch: { tunnel: { port: DEFAULT_TUNNEL_PORT, forwardTo: null } } });
-    expect((await ok<{ tunnel: { allowLegacySignature: boolean } }>(first, 'settings.get')).tunnel.allowLegacySignature).toBe(true);
+    expect(
+      (await ok<{ tunnel: { allowLegacySignature: boolean } }>(first, 'settings.get')).tunnel.allowLegacySignature,
+    ).toBe(true);
   });
 
   it('a second app on the same data folder reads it, says why it cannot receive, and takes over once the first is gone', async () => {
@@ -100,10 +147,17 @@ describe('the tunnel in the app', () => {
     try {
       const before = await ok<{ running: boolean; receiverProblem: string | null }>(second, 'tunnel.status');
       expect(before.running).toBe(false);
-      await waitFor(async () => (await ok<{ receiverProblem: string | null }>(second, 'tunnel.status')).receiverProblem, 5000);
-      expect((await ok<{ receiverProblem: string }>(second, 'tunnel.status')).receiverProblem).toContain(`in use by another writer (process ${process.pid}`);
+      await waitFor(
+        async () => (await ok<{ receiverProblem: string | null }>(second, 'tunnel.status')).receiverProblem,
+        5000,
+      );
+      expect((await ok<{ receiverProblem: string }>(second, 'tunnel.status')).receiverProblem).toContain(
+        `in use by another writer (process ${process.pid}`,
+      );
       // It still reads what the first one stored.
-      expect((await ok<Array<{ messageId: string }>>(second, 'tunnel.deliveries', {})).map((d) => d.messageId)).toContain('wamid_app_legacy');
+      expect(
+        (await ok<Array<{ messageId: string }>>(second, 'tunnel.deliveries', {})).map((d) => d.messageId),
+      ).toContain('wamid_app_legacy');
       await closeApp(first);
       const after = await waitFor(async () => {
         const s = await ok<{ running: boolean; receiverProblem: string | null }>(second, 'tunnel.status');

@@ -73,7 +73,10 @@ describe('companion over the emulator', () => {
     expect(team.agentIds).toEqual(AGENTS);
 
     const snap = await waitFor(async () => {
-      const s = await ok<{ worst: string; agents: Array<{ agentId: string; health: string; state: string | null; phone: string | null }> }>('health.snapshot');
+      const s = await ok<{
+        worst: string;
+        agents: Array<{ agentId: string; health: string; state: string | null; phone: string | null }>;
+      }>('health.snapshot');
       return s.agents.length === 3 && s.agents.every((a) => a.health !== 'unknown') ? s : null;
     }, 8000);
     const by = Object.fromEntries(snap.agents.map((a) => [a.agentId, a]));
@@ -90,8 +93,15 @@ describe('companion over the emulator', () => {
   });
 
   it('an agent added later answers unknown health until its first poll', async () => {
-    await control(emu, 'POST', '/teams/demo/agents', { agentId: 'agent-late', state: 'connected', phone: '15550100009' });
-    const added = await ok<{ agentId: string; health: { health: string; state: string | null; checkedAt: number | null } }>('agents.add', { teamId, agentId: 'agent-late' });
+    await control(emu, 'POST', '/teams/demo/agents', {
+      agentId: 'agent-late',
+      state: 'connected',
+      phone: '15550100009',
+    });
+    const added = await ok<{
+      agentId: string;
+      health: { health: string; state: string | null; checkedAt: number | null };
+    }>('agents.add', { teamId, agentId: 'agent-late' });
     expect(added.health).toMatchObject({ health: 'unknown', state: null, checkedAt: null });
     await ok('agents.remove', { teamId, agentId: 'agent-late' });
     expect((await ok<Array<{ agentId: string }>>('agents.list', { teamId })).map((a) => a.agentId)).toEqual(AGENTS);
@@ -101,8 +111,24 @@ describe('companion over the emulator', () => {
     const mark = events.length;
     await control(emu, 'POST', '/agents/agent-connected/drop', { seconds: 1 });
     const mine = () => events.slice(mark);
-    await waitFor(() => mine().some((e) => e.name === 'health.changed' && e.payload.agentId === 'agent-connected' && e.payload.health === 'reconnecting'), 6000);
-    await waitFor(() => mine().some((e) => e.name === 'health.changed' && e.payload.agentId === 'agent-connected' && e.payload.health === 'connected'), 6000);
+    await waitFor(
+      () =>
+        mine().some(
+          (e) =>
+            e.name === 'health.changed' &&
+            e.payload.agentId === 'agent-connected' &&
+            e.payload.health === 'reconnecting',
+        ),
+      6000,
+    );
+    await waitFor(
+      () =>
+        mine().some(
+          (e) =>
+            e.name === 'health.changed' && e.payload.agentId === 'agent-connected' && e.payload.health === 'connected',
+        ),
+      6000,
+    );
     const alert = mine().find((e) => e.name === 'alert' && e.payload.incident.agentId === 'agent-connected');
     expect(alert).toBeDefined();
     if (alert?.name === 'alert') {
@@ -113,17 +139,30 @@ describe('companion over the emulator', () => {
 
   it('changing settings keeps the monitor and its incidents: an unlinked agent is not alerted again', async () => {
     const list = () => ok<Array<{ id: string; agentId: string; kind: string }>>('alerts.list');
-    const before = await waitFor(async () => (await list()).find((i) => i.agentId === 'agent-unlinked' && i.kind === 'needs-scan'), 8000);
+    const before = await waitFor(
+      async () => (await list()).find((i) => i.agentId === 'agent-unlinked' && i.kind === 'needs-scan'),
+      8000,
+    );
     const monitor = companion.monitor();
     const mark = events.length;
     const polled = async () => (await emu.control.state()).counters.serviceRequests;
     const polledBefore = await polled();
     await ok('settings.update', { patch: { pollIntervalSec: 30, alertWebhookUrl: 'http://127.0.0.1:9/alerts' } });
     // Three more rounds of polls of the three agents (at 400 ms) after the change.
-    await waitFor(async () => (await polled()) >= polledBefore + 3 * AGENTS.length, 10_000, 'three more rounds of polls');
+    await waitFor(
+      async () => (await polled()) >= polledBefore + 3 * AGENTS.length,
+      10_000,
+      'three more rounds of polls',
+    );
     expect(companion.monitor()).toBe(monitor);
     expect((await list()).find((i) => i.agentId === 'agent-unlinked')?.id).toBe(before.id);
-    expect(events.slice(mark).filter((e) => e.name === 'alert' && e.payload.change === 'opened' && e.payload.incident.agentId === 'agent-unlinked')).toEqual([]);
+    expect(
+      events
+        .slice(mark)
+        .filter(
+          (e) => e.name === 'alert' && e.payload.change === 'opened' && e.payload.incident.agentId === 'agent-unlinked',
+        ),
+    ).toEqual([]);
     await ok('settings.update', { patch: { pollIntervalSec: 15, alertWebhookUrl: null } });
   });
 
@@ -134,27 +173,42 @@ describe('companion over the emulator', () => {
       return s.running ? s : null;
     });
     const publicUrl = `${status.listenUrl}/hooks/agent-connected`;
-    const reg = await ok<{ url: string; mode: string }>('webhook.register', { teamId, agentId: 'agent-connected', publicUrl });
+    const reg = await ok<{ url: string; mode: string }>('webhook.register', {
+      teamId,
+      agentId: 'agent-connected',
+      publicUrl,
+    });
     expect(reg.url).toBe(publicUrl);
 
     const mark = events.length;
-    await control(emu, 'POST', '/agents/agent-connected/inbound', { from: '15550100002', type: 'text', text: 'hello tunnel' });
+    await control(emu, 'POST', '/agents/agent-connected/inbound', {
+      from: '15550100002',
+      type: 'text',
+      text: 'hello tunnel',
+    });
     const ev = await waitFor(() => events.slice(mark).find((e) => e.name === 'tunnel.delivery'), 6000);
     expect(ev.name === 'tunnel.delivery' && ev.payload.verdict).toBe('verified');
     expect(ev.name === 'tunnel.delivery' && ev.payload.teamId).toBe(teamId);
 
-    const list = await ok<Array<{ id: string; verdict: string; preview: string }>>('tunnel.deliveries', { agentId: 'agent-connected' });
+    const list = await ok<Array<{ id: string; verdict: string; preview: string }>>('tunnel.deliveries', {
+      agentId: 'agent-connected',
+    });
     expect(list[0]?.verdict).toBe('verified');
     expect(list[0]?.preview).toBe('hello tunnel');
     const detail = await ok<{ rawBody: string; verificationDetail: string }>('tunnel.delivery', { id: list[0]!.id });
     expect(detail.rawBody).toContain('hello tunnel');
-    const st = await ok<{ agents: Array<{ agentId: string; hasSecret: boolean; publicUrl: string | null }>; counts: { verified: number } }>('tunnel.status');
+    const st = await ok<{
+      agents: Array<{ agentId: string; hasSecret: boolean; publicUrl: string | null }>;
+      counts: { verified: number };
+    }>('tunnel.status');
     expect(st.counts.verified).toBeGreaterThanOrEqual(1);
     expect(st.agents.find((a) => a.agentId === 'agent-connected')?.publicUrl).toBe(publicUrl);
   });
 
   it('the demo adds "Demo (emulator)" whose key stays out of the keychain and the config file', async () => {
-    const demo = await ok<{ team: { teamId: string; label: string; agentIds: string[] }; baseUrl: string }>('demo.start');
+    const demo = await ok<{ team: { teamId: string; label: string; agentIds: string[] }; baseUrl: string }>(
+      'demo.start',
+    );
     expect(demo.team.label).toBe(DEMO_TEAM_LABEL);
     expect(demo.team.agentIds).toEqual(AGENTS);
     expect(demo.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -190,7 +244,12 @@ describe('companion over the emulator', () => {
   it('a keychain that cannot be reached gives a clear keychain error and stores nothing', async () => {
     secrets.state = 'unavailable';
     try {
-      const r = await call('teams.add', { label: 'No keychain', baseUrl: emu.baseUrl, apiKey: DEMO_KEY, agents: [{ agentId: 'agent-connected' }] });
+      const r = await call('teams.add', {
+        label: 'No keychain',
+        baseUrl: emu.baseUrl,
+        apiKey: DEMO_KEY,
+        agents: [{ agentId: 'agent-connected' }],
+      });
       expect(r.ok).toBe(false);
       if (!r.ok) {
         expect(r.error.kind).toBe('keychain');

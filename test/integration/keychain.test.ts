@@ -6,16 +6,29 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeyRef, signingSecretRef } from '../../src-main/core/teams/refs';
-import { LOCK_ALL, child, filesUnder, makeHome, missingTools, runSession, startKeyring, type ChildResult, type Home, type SessionRun } from './keychain/session';
+import {
+  LOCK_ALL,
+  child,
+  filesUnder,
+  makeHome,
+  missingTools,
+  runSession,
+  startKeyring,
+  type ChildResult,
+  type Home,
+  type SessionRun,
+} from './keychain/session';
 
 const missing = process.platform === 'linux' ? missingTools() : [];
-const why = process.platform !== 'linux'
-  ? 'the Secret Service backend is Linux-only'
-  : missing.length
-    ? `missing ${missing.join(', ')} — install with: apt-get install -y dbus gnome-keyring`
-    : '';
+const why =
+  process.platform !== 'linux'
+    ? 'the Secret Service backend is Linux-only'
+    : missing.length
+      ? `missing ${missing.join(', ')} — install with: apt-get install -y dbus gnome-keyring`
+      : '';
 
-if (why && !(process.env.CI && process.platform === 'linux')) console.warn(`keychain integration tests skipped: ${why}`);
+if (why && !(process.env.CI && process.platform === 'linux'))
+  console.warn(`keychain integration tests skipped: ${why}`);
 
 if (why && process.env.CI && process.platform === 'linux') {
   describe('OS keychain integration prerequisites', () => {
@@ -30,7 +43,8 @@ const PASSWORD = 'pass';
 
 function only(run: SessionRun, op: string): ChildResult {
   const found = run.results.filter((r) => r.op === op);
-  if (found.length !== 1) throw new Error(`expected one "${op}" result, got ${found.length}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
+  if (found.length !== 1)
+    throw new Error(`expected one "${op}" result, got ${found.length}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
   return found[0] as ChildResult;
 }
 
@@ -68,11 +82,22 @@ describe.skipIf(Boolean(why))(`OS keychain: Secret Service via gnome-keyring${wh
         child('delete', 'scratch'),
         child('get', 'scratch'),
       ],
-      { extraEnv: { CC_SECRET: API_KEY, CC_CONFIG_DIR: path.join(home.env.XDG_CONFIG_HOME as string, 'channel-companion') } },
+      {
+        extraEnv: {
+          CC_SECRET: API_KEY,
+          CC_CONFIG_DIR: path.join(home.env.XDG_CONFIG_HOME as string, 'channel-companion'),
+        },
+      },
     );
     const ops = run.results;
-    expect(ops.map((r) => r.op), run.stderr).toEqual(['probe', 'add-team', 'get-api-key', 'set', 'get', 'delete', 'get']);
-    expect(ops.every((r) => r.ok), JSON.stringify(ops)).toBe(true);
+    expect(
+      ops.map((r) => r.op),
+      run.stderr,
+    ).toEqual(['probe', 'add-team', 'get-api-key', 'set', 'get', 'delete', 'get']);
+    expect(
+      ops.every((r) => r.ok),
+      JSON.stringify(ops),
+    ).toBe(true);
     expect(only(run, 'get-api-key').value).toBe(API_KEY);
     expect(ops[4]?.value).toBe(API_KEY);
     expect(ops[5]?.value).toBe(true);
@@ -98,40 +123,77 @@ describe.skipIf(Boolean(why))(`OS keychain: Secret Service via gnome-keyring${wh
   }, 60_000);
 
   it('locked keyring (daemon started without unlocking): KeychainLocked, never "no key"', async () => {
-    const run = await runSession(home, [startKeyring(), child('get-api-key', 'Ops'), child('get', 'never-stored'), child('set', 'new-entry'), child('probe')], {
-      extraEnv: { CC_SECRET: API_KEY, CC_CONFIG_DIR: home.configDir },
-    });
-    expect(run.results.map((r) => r.op), run.stderr).toEqual(['get-api-key', 'get', 'set', 'probe']);
+    const run = await runSession(
+      home,
+      [
+        startKeyring(),
+        child('get-api-key', 'Ops'),
+        child('get', 'never-stored'),
+        child('set', 'new-entry'),
+        child('probe'),
+      ],
+      {
+        extraEnv: { CC_SECRET: API_KEY, CC_CONFIG_DIR: home.configDir },
+      },
+    );
+    expect(
+      run.results.map((r) => r.op),
+      run.stderr,
+    ).toEqual(['get-api-key', 'get', 'set', 'probe']);
     const apiKey = only(run, 'get-api-key');
     expectFailure(apiKey, 'KeychainLocked', /locked/);
     expect(apiKey.code).toBe('KEYCHAIN');
-    expectFailure(only(run, 'get'), 'KeychainLocked', /^The OS keychain \(Secret Service\) is locked and was not unlocked: the key could not be read/);
+    expectFailure(
+      only(run, 'get'),
+      'KeychainLocked',
+      /^The OS keychain \(Secret Service\) is locked and was not unlocked: the key could not be read/,
+    );
     expectFailure(only(run, 'set'), 'KeychainLocked', /locked.*the key was not stored/);
     expectFailure(only(run, 'probe'), 'KeychainLocked', /locked/);
   }, 60_000);
 
   it('keyring locked through org.freedesktop.Secret.Service.Lock mid-session: KeychainLocked', async () => {
-    const run = await runSession(home, [startKeyring({ unlockWith: PASSWORD }), child('get-api-key', 'Ops'), LOCK_ALL, child('get-api-key', 'Ops')], {
-      extraEnv: { CC_CONFIG_DIR: home.configDir },
-    });
-    expect(run.results.map((r) => r.ok), run.stderr).toEqual([true, false]);
+    const run = await runSession(
+      home,
+      [startKeyring({ unlockWith: PASSWORD }), child('get-api-key', 'Ops'), LOCK_ALL, child('get-api-key', 'Ops')],
+      {
+        extraEnv: { CC_CONFIG_DIR: home.configDir },
+      },
+    );
+    expect(
+      run.results.map((r) => r.ok),
+      run.stderr,
+    ).toEqual([true, false]);
     expectFailure(run.results[1] as ChildResult, 'KeychainLocked', /locked/);
   }, 60_000);
 
   it('no Secret Service on the bus: KeychainUnavailable, and nothing is stored anywhere', async () => {
     const other = await makeHome(path.join(tmp, 'no-service'));
-    const run = await runSession(other, [child('set', 'x'), child('get', 'x'), child('add-team', 'Ops'), child('probe')], {
-      extraEnv: { CC_SECRET: API_KEY, CC_CONFIG_DIR: other.configDir },
-    });
-    expect(run.results.map((r) => r.op), run.stderr).toEqual(['set', 'get', 'add-team', 'probe']);
-    expectFailure(only(run, 'set'), 'KeychainUnavailable', /^No OS keychain is reachable \(Secret Service.*\): the key was not stored/);
+    const run = await runSession(
+      other,
+      [child('set', 'x'), child('get', 'x'), child('add-team', 'Ops'), child('probe')],
+      {
+        extraEnv: { CC_SECRET: API_KEY, CC_CONFIG_DIR: other.configDir },
+      },
+    );
+    expect(
+      run.results.map((r) => r.op),
+      run.stderr,
+    ).toEqual(['set', 'get', 'add-team', 'probe']);
+    expectFailure(
+      only(run, 'set'),
+      'KeychainUnavailable',
+      /^No OS keychain is reachable \(Secret Service.*\): the key was not stored/,
+    );
     expectFailure(only(run, 'get'), 'KeychainUnavailable', /^No OS keychain is reachable/);
     const add = only(run, 'add-team');
     expectFailure(add, 'KeychainUnavailable', /^No OS keychain is reachable/);
     expect(add.code).toBe('KEYCHAIN');
     expectFailure(only(run, 'probe'), 'KeychainUnavailable', /^No OS keychain is reachable/);
     // No fallback: no team was written, and the key is in no file.
-    const config = JSON.parse(await fs.readFile(path.join(other.configDir, 'config.json'), 'utf8')) as { teams: unknown[] };
+    const config = JSON.parse(await fs.readFile(path.join(other.configDir, 'config.json'), 'utf8')) as {
+      teams: unknown[];
+    };
     expect(config.teams).toEqual([]);
     for (const f of await filesUnder(other.root)) expect((await fs.readFile(f)).includes(API_KEY), f).toBe(false);
     // And a later session that does have a keyring does not find it either (no silent store elsewhere).
@@ -140,7 +202,10 @@ describe.skipIf(Boolean(why))(`OS keychain: Secret Service via gnome-keyring${wh
   }, 60_000);
 
   it('no session bus at all: KeychainUnavailable', async () => {
-    const run = await runSession(home, [child('get', 'x'), child('set', 'x')], { noBus: true, extraEnv: { CC_SECRET: API_KEY } });
+    const run = await runSession(home, [child('get', 'x'), child('set', 'x')], {
+      noBus: true,
+      extraEnv: { CC_SECRET: API_KEY },
+    });
     expectFailure(only(run, 'get'), 'KeychainUnavailable', /^No OS keychain is reachable/);
     expectFailure(only(run, 'set'), 'KeychainUnavailable', /the key was not stored/);
   }, 60_000);
@@ -150,10 +215,18 @@ describe.skipIf(Boolean(why))(`OS keychain: Secret Service via gnome-keyring${wh
     const refs = [apiKeyRef(teamId), signingSecretRef(teamId, 'agent-1')];
     const run = await runSession(
       home,
-      [startKeyring({ unlockWith: PASSWORD }), ...refs.map((r) => child('get', r)), child('remove-team', 'Ops'), ...refs.map((r) => child('get', r))],
+      [
+        startKeyring({ unlockWith: PASSWORD }),
+        ...refs.map((r) => child('get', r)),
+        child('remove-team', 'Ops'),
+        ...refs.map((r) => child('get', r)),
+      ],
       { extraEnv: { CC_CONFIG_DIR: home.configDir } },
     );
-    expect(run.results.map((r) => r.op), run.stderr).toEqual(['get', 'get', 'remove-team', 'get', 'get']);
+    expect(
+      run.results.map((r) => r.op),
+      run.stderr,
+    ).toEqual(['get', 'get', 'remove-team', 'get', 'get']);
     expect(run.results[0]?.value).toBe(API_KEY);
     expect(run.results[1]?.value).toEqual(expect.stringContaining(`${API_KEY}-signing`));
     expect(only(run, 'remove-team')).toEqual({ op: 'remove-team', ok: true, value: null });

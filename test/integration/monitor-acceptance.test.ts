@@ -34,7 +34,8 @@ async function setup(agents: SeedAgents, intervalMs: number, extra: Partial<Moni
   h.monitor.start();
   await clock.runTo(0);
   const of = (agentId: string) => h.alerts.filter((a) => a.agentIds.includes(agentId));
-  const opened = (agentId: string | null) => h.incidents.filter((u) => u.change === 'opened' && u.incident.agentId === agentId);
+  const opened = (agentId: string | null) =>
+    h.incidents.filter((u) => u.change === 'opened' && u.incident.agentId === agentId);
   /** Moves to just before the agent's next poll (a cycle may take it a little early), so a change now is seen at once. */
   const beforeNextPoll = async (agentId: string) => {
     const last = h.polls.filter((p) => p.agentId === agentId).at(-1)!;
@@ -108,7 +109,11 @@ describe('on-call alert policy, rule by rule (emulator + monitor on one fake clo
     await h.beforeNextPoll('blip');
     await h.emu.control.drop('blip', { seconds: 4 });
     await h.clock.runFor(2 * MIN);
-    expect(h.health.filter((e) => e.agentId === 'blip').map((e) => e.health)).toEqual(['connected', 'reconnecting', 'connected']);
+    expect(h.health.filter((e) => e.agentId === 'blip').map((e) => e.health)).toEqual([
+      'connected',
+      'reconnecting',
+      'connected',
+    ]);
     expect(h.alerts).toEqual([]);
     expect(h.incidents).toEqual([]);
 
@@ -153,7 +158,10 @@ describe('on-call alert policy, rule by rule (emulator + monitor on one fake clo
       ['needs-scan', 'gone'],
       ['reconnecting', 'slow'],
     ]);
-    const known = h.monitor.incidents().map((i) => i.id).sort();
+    const known = h.monitor
+      .incidents()
+      .map((i) => i.id)
+      .sort();
     const alertsBefore = h.alerts.length;
     const incidentsBefore = h.incidents.length;
 
@@ -173,7 +181,9 @@ describe('on-call alert policy, rule by rule (emulator + monitor on one fake clo
       'unreachable gone,hidden,ok,slow',
     ]);
     expect(during[0]!.title).toBe('Service unreachable for team On-call team');
-    expect(flat.find((p) => p.kind === 'recovered')!.title).toMatch(/^Service reachable again for team On-call team after 2 min/);
+    expect(flat.find((p) => p.kind === 'recovered')!.title).toMatch(
+      /^Service reachable again for team On-call team after 2 min/,
+    );
     // 'gone' (unlinked and alerted before) was not alerted again; 'slow' is still the same incident.
     expect(flat.filter((p) => p.agentIds.length === 1 && ['gone', 'slow'].includes(p.agentIds[0]!))).toEqual([]);
     const opened = h.incidents.slice(incidentsBefore).filter((u) => u.change === 'opened');
@@ -181,7 +191,13 @@ describe('on-call alert policy, rule by rule (emulator + monitor on one fake clo
       ['unreachable', null],
       ['needs-scan', 'hidden'],
     ]);
-    expect(h.monitor.incidents().filter((i) => known.includes(i.id)).map((i) => i.id).sort()).toEqual(known);
+    expect(
+      h.monitor
+        .incidents()
+        .filter((i) => known.includes(i.id))
+        .map((i) => i.id)
+        .sort(),
+    ).toEqual(known);
     // The outage itself changed no agent's known state.
     expect(h.monitor.snapshot().map((s) => [s.agentId, s.health])).toEqual([
       ['ok', 'connected'],

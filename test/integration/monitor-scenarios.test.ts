@@ -19,7 +19,16 @@ const rig = monitorRig();
 // The app's poll settings (team store schema defaults: fast 2 s; jitter, backoff, per-team cap and
 // timeout are the poller's defaults), the interval as given, and the default alert rules.
 const setup = (agents: SeedAgents, o: { emulatorSeed: number; monitorSeed: number; intervalMs: number }) =>
-  steppedRig(rig, { start: START, key: KEY, teamId: TEAM, agents, tmpPrefix: 'monitor-acc-', seeds: { emulator: o.emulatorSeed, monitor: o.monitorSeed }, intervalMs: o.intervalMs, monitor: { idPrefix: 'acc-' } });
+  steppedRig(rig, {
+    start: START,
+    key: KEY,
+    teamId: TEAM,
+    agents,
+    tmpPrefix: 'monitor-acc-',
+    seeds: { emulator: o.emulatorSeed, monitor: o.monitorSeed },
+    intervalMs: o.intervalMs,
+    monitor: { idPrefix: 'acc-' },
+  });
 
 const brief = (a: Alert) => [a.kind, a.urgent, [...a.agentIds].sort().join(',')];
 
@@ -88,7 +97,9 @@ describe('monitor scenarios (emulator + client + monitor on one fake clock)', ()
     expect(recovered.incidentId).toBe(reconnecting.incidentId);
     // The recovery notice waits until the number has stayed connected for 30 s (recoverAfterSec),
     // and the drop's length counts from the last poll that found it connected.
-    const backSeen = h.health.find((e) => e.agentId === 'dropme' && e.health === 'connected' && e.previous === 'reconnecting')!.since;
+    const backSeen = h.health.find(
+      (e) => e.agentId === 'dropme' && e.health === 'connected' && e.previous === 'reconnecting',
+    )!.since;
     expect(recovered.at - backSeen).toBe(30_000);
     expect(backSeen - droppedAt).toBeGreaterThan(20_000);
     expect(backSeen - droppedAt).toBeLessThanOrEqual(22_200); // one fast poll (2 s + 10 %)
@@ -96,7 +107,9 @@ describe('monitor scenarios (emulator + client + monitor on one fake clock)', ()
     expect(recovered.title).toBe(`dropme (+15550100003) is back to connected after ${formatDuration(lengthMs)}`);
     expect(new Set(h.alerts.map((a) => a.id)).size).toBe(3);
     // Every health change was announced once.
-    expect(h.health.filter((e) => e.previous !== 'unknown').map((e) => `${e.agentId}:${e.previous}>${e.health}`)).toEqual([
+    expect(
+      h.health.filter((e) => e.previous !== 'unknown').map((e) => `${e.agentId}:${e.previous}>${e.health}`),
+    ).toEqual([
       'pairme:needs-scan>connected',
       'unlinkme:connected>needs-scan',
       'dropme:connected>reconnecting',
@@ -106,7 +119,8 @@ describe('monitor scenarios (emulator + client + monitor on one fake clock)', ()
     expect(h.monitor.incidents().map((i) => [i.kind, i.agentId])).toEqual([['needs-scan', 'unlinkme']]);
 
     await h.monitor.flush();
-    const path = async (id: string) => (await h.monitor.timeline(id)).map((e) => `${e.from}>${e.to}@${Math.round((e.at - START) / 100) / 10}`);
+    const path = async (id: string) =>
+      (await h.monitor.timeline(id)).map((e) => `${e.from}>${e.to}@${Math.round((e.at - START) / 100) / 10}`);
     const pairme = await h.monitor.timeline('pairme');
     expect(pairme.map((e) => `${e.from}>${e.to}`)).toEqual(['unknown>needs-scan', 'needs-scan>connected']);
     expect(pairme[0]).toMatchObject({ at: START, state: 'pairing', status: { state: 'pairing', needsScan: true } });
@@ -118,8 +132,16 @@ describe('monitor scenarios (emulator + client + monitor on one fake clock)', ()
     expect(unlinkme[1]).toMatchObject({ state: 'unlinked', incidentId: h.alerts[0]!.incidentId, at: h.alerts[0]!.at });
 
     const dropme = await h.monitor.timeline('dropme');
-    expect(dropme.map((e) => `${e.from}>${e.to}`)).toEqual(['unknown>connected', 'connected>reconnecting', 'reconnecting>connected']);
-    expect(dropme[1]).toMatchObject({ at: reconnecting.at, incidentId: reconnecting.incidentId, status: { state: 'reconnecting', linked: true, connected: false, needsScan: false } });
+    expect(dropme.map((e) => `${e.from}>${e.to}`)).toEqual([
+      'unknown>connected',
+      'connected>reconnecting',
+      'reconnecting>connected',
+    ]);
+    expect(dropme[1]).toMatchObject({
+      at: reconnecting.at,
+      incidentId: reconnecting.incidentId,
+      status: { state: 'reconnecting', linked: true, connected: false, needsScan: false },
+    });
     expect(dropme[2]).toMatchObject({ at: backSeen, state: 'connected' });
     // Back within one fast poll (2 s + 10 % jitter) of the emulator's reconnect.
     expect(dropme[2]!.at - (droppedAt + 20_000)).toBeGreaterThan(0);
@@ -163,7 +185,8 @@ describe('monitor scenarios (emulator + client + monitor on one fake clock)', ()
     expect(phase1.length).toBeGreaterThanOrEqual(40);
     expect(failed.length / phase1.length).toBeGreaterThan(0.1);
     expect(failed.length / phase1.length).toBeLessThan(0.5);
-    for (const p of failed) expect(['server-error', 'rate-limited', 'network-error']).toContain((p.error as { kind?: string }).kind);
+    for (const p of failed)
+      expect(['server-error', 'rate-limited', 'network-error']).toContain((p.error as { kind?: string }).kind);
     // Nothing ever says "unlinked": health only moves between connected and (briefly) unreachable.
     expect(h.alerts.filter((a) => a.kind !== 'unreachable' && a.kind !== 'recovered')).toEqual([]);
     expect(h.health.every((e) => e.health === 'connected' || e.health === 'unreachable')).toBe(true);

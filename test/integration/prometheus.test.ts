@@ -8,7 +8,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src-main/emulator';
 import { control, startTestEmulator, waitFor } from '../helpers/emulator';
-import { findBinary, missingEngine, runMonitor, startEngine, type Engine, type MonitorRun } from '../helpers/prometheus-engines';
+import {
+  findBinary,
+  missingEngine,
+  runMonitor,
+  startEngine,
+  type Engine,
+  type MonitorRun,
+} from '../helpers/prometheus-engines';
 
 const PROMETHEUS = findBinary('prometheus');
 const PROMTOOL = findBinary('promtool');
@@ -29,8 +36,15 @@ describe.skipIf(Boolean(why))(`Prometheus scrapes the monitor${why ? ` (skipped:
   beforeAll(async () => {
     emu = await startTestEmulator();
     dir = await mkdtemp(path.join(tmpdir(), 'cc-prom-'));
-    monitor = await runMonitor(emu, dir, ['agent-connected', 'agent-unlinked'], ['--interval', '0.5', '--fast-interval', '0.25', '--metrics-port', '0']);
-    const metricsUrl = String((await waitFor(() => monitor!.lines().find((l) => l.event === 'metrics'), 10_000, 'the metrics line')).url);
+    monitor = await runMonitor(
+      emu,
+      dir,
+      ['agent-connected', 'agent-unlinked'],
+      ['--interval', '0.5', '--fast-interval', '0.25', '--metrics-port', '0'],
+    );
+    const metricsUrl = String(
+      (await waitFor(() => monitor!.lines().find((l) => l.event === 'metrics'), 10_000, 'the metrics line')).url,
+    );
     const target = new URL(metricsUrl).host;
     prom = await startEngine(
       PROMETHEUS!,
@@ -44,7 +58,11 @@ describe.skipIf(Boolean(why))(`Prometheus scrapes the monitor${why ? ` (skipped:
         ].join('\n'),
         'channel-companion.rules.yml': await readFile(RULES, 'utf8'),
       },
-      (d, port) => [`--config.file=${d}/prometheus.yml`, `--storage.tsdb.path=${d}/data`, `--web.listen-address=127.0.0.1:${port}`],
+      (d, port) => [
+        `--config.file=${d}/prometheus.yml`,
+        `--storage.tsdb.path=${d}/data`,
+        `--web.listen-address=127.0.0.1:${port}`,
+      ],
     );
   }, 60_000);
 
@@ -64,22 +82,45 @@ describe.skipIf(Boolean(why))(`Prometheus scrapes the monitor${why ? ` (skipped:
   const value = async (q: string) => (await query(q)).map((r) => Number(r.value[1]));
 
   it('the query API returns each agent\'s health; after a drop, "reconnecting"', async () => {
-    const targets = await waitFor(async () => {
-      const res = (await (await fetch(`${prom!.url}/api/v1/targets`)).json()) as { data: { activeTargets: Array<{ health: string; lastError: string }> } };
-      return res.data.activeTargets[0]?.health === 'up' ? res.data.activeTargets : null;
-    }, 20_000, 'the scrape target up');
+    const targets = await waitFor(
+      async () => {
+        const res = (await (await fetch(`${prom!.url}/api/v1/targets`)).json()) as {
+          data: { activeTargets: Array<{ health: string; lastError: string }> };
+        };
+        return res.data.activeTargets[0]?.health === 'up' ? res.data.activeTargets : null;
+      },
+      20_000,
+      'the scrape target up',
+    );
     expect(targets[0]!.lastError).toBe('');
-    await waitFor(async () => (await value('channel_companion_agent_health{agent="agent-connected",health="connected"}'))[0] === 1, 20_000, 'connected in Prometheus');
-    const labels = (await query('channel_companion_agent_health{agent="agent-connected",health="connected"}'))[0]!.metric;
-    expect(labels).toMatchObject({ job: 'channel-companion', team: 'Support desk', agent: 'agent-connected', health: 'connected' });
+    await waitFor(
+      async () => (await value('channel_companion_agent_health{agent="agent-connected",health="connected"}'))[0] === 1,
+      20_000,
+      'connected in Prometheus',
+    );
+    const labels = (await query('channel_companion_agent_health{agent="agent-connected",health="connected"}'))[0]!
+      .metric;
+    expect(labels).toMatchObject({
+      job: 'channel-companion',
+      team: 'Support desk',
+      agent: 'agent-connected',
+      health: 'connected',
+    });
     expect(await value('channel_companion_agent_needs_scan{agent="agent-unlinked"}')).toEqual([1]);
 
     await control(emu, 'POST', '/agents/agent-connected/drop', { seconds: 60 });
-    await waitFor(async () => (await value('channel_companion_agent_health{agent="agent-connected",health="reconnecting"}'))[0] === 1, 20_000, 'reconnecting in Prometheus');
+    await waitFor(
+      async () =>
+        (await value('channel_companion_agent_health{agent="agent-connected",health="reconnecting"}'))[0] === 1,
+      20_000,
+      'reconnecting in Prometheus',
+    );
     expect(await value('channel_companion_agent_health{agent="agent-connected",health="connected"}')).toEqual([0]);
     expect(await value('channel_companion_agent_connected{agent="agent-connected"}')).toEqual([0]);
     expect(await value('channel_companion_agent_linked{agent="agent-connected"}')).toEqual([1]);
-    expect((await value('sum(channel_companion_poll_duration_seconds_count{team="Support desk"})'))[0]).toBeGreaterThan(0);
+    expect((await value('sum(channel_companion_poll_duration_seconds_count{team="Support desk"})'))[0]).toBeGreaterThan(
+      0,
+    );
     expect((await value('channel_companion_alerts_total{kind="reconnecting"}'))[0]).toBe(1);
     await control(emu, 'POST', '/agents/agent-connected/recover');
   }, 60_000);
@@ -91,16 +132,30 @@ describe.skipIf(Boolean(why))(`Prometheus scrapes the monitor${why ? ` (skipped:
       expect(check.stdout + check.stderr).toMatch(/SUCCESS: 5 rules found/);
       expect(check.status).toBe(0);
     }
-    const groups = await waitFor(async () => {
-      const res = (await (await fetch(`${prom!.url}/api/v1/rules`)).json()) as { data: { groups: Array<{ name: string; rules: Array<{ name: string; health: string }> }> } };
-      return res.data.groups.length > 0 ? res.data.groups : null;
-    }, 20_000, 'the rules loaded');
+    const groups = await waitFor(
+      async () => {
+        const res = (await (await fetch(`${prom!.url}/api/v1/rules`)).json()) as {
+          data: { groups: Array<{ name: string; rules: Array<{ name: string; health: string }> }> };
+        };
+        return res.data.groups.length > 0 ? res.data.groups : null;
+      },
+      20_000,
+      'the rules loaded',
+    );
     expect(groups[0]!.name).toBe('channel-companion');
     expect(groups[0]!.rules.map((r) => r.name)).toContain('ChannelCompanionAgentNeedsScan');
     // The needs-scan rule sees the unlinked agent.
-    await waitFor(async () => {
-      const res = (await (await fetch(`${prom!.url}/api/v1/alerts`)).json()) as { data: { alerts: Array<{ labels: Record<string, string> }> } };
-      return res.data.alerts.some((a) => a.labels['alertname'] === 'ChannelCompanionAgentNeedsScan' && a.labels['agent'] === 'agent-unlinked');
-    }, 20_000, 'the needs-scan rule pending');
+    await waitFor(
+      async () => {
+        const res = (await (await fetch(`${prom!.url}/api/v1/alerts`)).json()) as {
+          data: { alerts: Array<{ labels: Record<string, string> }> };
+        };
+        return res.data.alerts.some(
+          (a) => a.labels['alertname'] === 'ChannelCompanionAgentNeedsScan' && a.labels['agent'] === 'agent-unlinked',
+        );
+      },
+      20_000,
+      'the needs-scan rule pending',
+    );
   }, 60_000);
 });

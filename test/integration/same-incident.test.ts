@@ -47,8 +47,14 @@ interface Words {
 function annotations(prefix: string): Map<string, Words> {
   const out = new Map<string, Words>();
   for (const r of sink.requests.filter((q) => q.url.startsWith(prefix))) {
-    for (const a of JSON.parse(r.body.toString('utf8')) as Array<{ labels: Record<string, string>; annotations: Record<string, string> }>) {
-      out.set(`${a.labels['kind']} ${a.labels['agent']}`, { title: a.annotations['summary']!, body: a.annotations['description']! });
+    for (const a of JSON.parse(r.body.toString('utf8')) as Array<{
+      labels: Record<string, string>;
+      annotations: Record<string, string>;
+    }>) {
+      out.set(`${a.labels['kind']} ${a.labels['agent']}`, {
+        title: a.annotations['summary']!,
+        body: a.annotations['description']!,
+      });
     }
   }
   return out;
@@ -59,35 +65,75 @@ describe('the same incident through the app and the CLI', () => {
     const base = sink.url.replace(/\/hook$/, '');
     const configDir = path.join(dir, 'config');
     const secretStore = new MemorySecretStore();
-    const companion = await createCompanion({ configDir, dataDir: path.join(dir, 'data'), secrets: secretStore, clock: justAfterMidnight, poll: { intervalMs: 200, fastIntervalMs: 100 } });
+    const companion = await createCompanion({
+      configDir,
+      dataDir: path.join(dir, 'data'),
+      secrets: secretStore,
+      clock: justAfterMidnight,
+      poll: { intervalMs: 200, fastIntervalMs: 100 },
+    });
     const contract = implementContract(companion);
     const handlers = createHandlers(contract.implementations);
     const appAlerts: AlertEventDTO[] = [];
     contract.events.onAny((e) => {
       if (e.name === 'alert') appAlerts.push(e.payload);
     });
-    const ok = <T,>(r: { ok: true; value: T } | { ok: false; error: { message: string } }): T => {
+    const ok = <T>(r: { ok: true; value: T } | { ok: false; error: { message: string } }): T => {
       if (!r.ok) throw new Error(r.error.message);
       return r.value;
     };
     try {
       // The team is added in the app, with its Alertmanager; the CLI watches the team the app saved.
       ok(await handlers['settings.update']({ patch: { alertmanagerUrl: `${base}/app` } }));
-      const { teamId } = ok(await handlers['teams.add']({ label: TEAM, baseUrl: emu.baseUrl, apiKey: DEMO_KEY, agents: [{ agentId: 'agent-connected' }, { agentId: 'agent-unlinked' }] }));
-      const appHealth = (agentId: string) => companion.monitor().snapshot().find((s) => s.agentId === agentId)?.health;
-      const cliAlerts = (lines: JsonLine[]) => lines.filter((l) => l.event === 'alert').flatMap((l) => (l.parts as JsonLine[] | undefined) ?? [l]);
+      const { teamId } = ok(
+        await handlers['teams.add']({
+          label: TEAM,
+          baseUrl: emu.baseUrl,
+          apiKey: DEMO_KEY,
+          agents: [{ agentId: 'agent-connected' }, { agentId: 'agent-unlinked' }],
+        }),
+      );
+      const appHealth = (agentId: string) =>
+        companion
+          .monitor()
+          .snapshot()
+          .find((s) => s.agentId === agentId)?.health;
+      const cliAlerts = (lines: JsonLine[]) =>
+        lines.filter((l) => l.event === 'alert').flatMap((l) => (l.parts as JsonLine[] | undefined) ?? [l]);
       const run = await runCliUntil(
-        ['monitor', '--team', TEAM, '--json', '--interval', '0.2', '--fast-interval', '0.1', '--alertmanager', `${base}/cli`],
+        [
+          'monitor',
+          '--team',
+          TEAM,
+          '--json',
+          '--interval',
+          '0.2',
+          '--fast-interval',
+          '0.1',
+          '--alertmanager',
+          `${base}/cli`,
+        ],
         { configDir, secretStore, clock: justAfterMidnight },
         {
-          when: (lines) => lines.some((l) => l.event === 'health' && l.agentId === 'agent-connected' && l.health === 'connected'),
+          when: (lines) =>
+            lines.some((l) => l.event === 'health' && l.agentId === 'agent-connected' && l.health === 'connected'),
           act: async () => {
-            await waitFor(() => appHealth('agent-connected') === 'connected', 8000, 'the app sees agent-connected connected');
+            await waitFor(
+              () => appHealth('agent-connected') === 'connected',
+              8000,
+              'the app sees agent-connected connected',
+            );
             await control(emu, 'POST', '/agents/agent-connected/drop', { seconds: 2 });
           },
           until: (lines) =>
             INCIDENTS.every((k) => cliAlerts(lines).some((a) => `${a.kind} ${(a.agentIds as string[])[0]}` === k)) &&
-            lines.some((l) => l.event === 'health' && l.agentId === 'agent-connected' && l.previous === 'reconnecting' && l.health === 'connected'),
+            lines.some(
+              (l) =>
+                l.event === 'health' &&
+                l.agentId === 'agent-connected' &&
+                l.previous === 'reconnecting' &&
+                l.health === 'connected',
+            ),
         },
       );
       expect(run.errors).toEqual([]);
@@ -95,13 +141,25 @@ describe('the same incident through the app and the CLI', () => {
 
       // The CLI's words, by incident.
       const cli = new Map<string, Words & { team: unknown }>();
-      for (const a of cliAlerts(run.json())) cli.set(`${a.kind} ${(a.agentIds as string[])[0]}`, { title: a.title as string, body: a.body as string, team: a.team });
+      for (const a of cliAlerts(run.json()))
+        cli.set(`${a.kind} ${(a.agentIds as string[])[0]}`, {
+          title: a.title as string,
+          body: a.body as string,
+          team: a.team,
+        });
       // The app's: what its in-app list and its notifications show.
       const appWords = (k: string) => {
         const e = appAlerts.filter((x) => `${x.incident.kind} ${x.incident.agentId}` === k && x.notify).at(-1);
         return e ? { title: e.incident.title, body: e.incident.message } : undefined;
       };
-      await waitFor(() => INCIDENTS.every((k) => appWords(k) !== undefined && annotations('/app/').has(k) && annotations('/cli/').has(k)), 8000, 'the app told of both incidents, both Alertmanagers too');
+      await waitFor(
+        () =>
+          INCIDENTS.every(
+            (k) => appWords(k) !== undefined && annotations('/app/').has(k) && annotations('/cli/').has(k),
+          ),
+        8000,
+        'the app told of both incidents, both Alertmanagers too',
+      );
 
       for (const k of INCIDENTS) {
         const words = { title: cli.get(k)!.title, body: cli.get(k)!.body };
@@ -117,9 +175,13 @@ describe('the same incident through the app and the CLI', () => {
 
       // "Until tomorrow", chosen at 00:05: this morning at 08:00, in the app and in the CLI.
       expect(ok(await handlers['alerts.snooze']({ until: 'tomorrow' })).snoozedUntil).toBe(MORNING);
-      const cliSnooze = await runCliUntil(['monitor', '--team', TEAM, '--json', '--snooze', 'tomorrow'], { configDir, secretStore, clock: justAfterMidnight }, {
-        until: (lines) => lines.some((l) => l.event === 'started'),
-      });
+      const cliSnooze = await runCliUntil(
+        ['monitor', '--team', TEAM, '--json', '--snooze', 'tomorrow'],
+        { configDir, secretStore, clock: justAfterMidnight },
+        {
+          until: (lines) => lines.some((l) => l.event === 'started'),
+        },
+      );
       expect(cliSnooze.code).toBe(0);
       const started = cliSnooze.json().find((l) => l.event === 'started')!;
       expect(Date.parse(started.snoozedUntil as string)).toBe(MORNING);

@@ -32,10 +32,19 @@ describe('serve across restarts', () => {
 
   const tokenOf = (ready: Ready) => new URL(ready.url).hash.replace('#token=', '');
   const ping = (origin: string, token: string) =>
-    fetch(`${origin}/api/app.ping`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: '{}' }).then((r) => r.status);
+    fetch(`${origin}/api/app.ping`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: '{}',
+    }).then((r) => r.status);
 
   /** Starts serve, waits for its ready line, runs `during` while it runs, then stops it. */
-  async function serveOnce(configDir: string, extra: string[] = [], env: Record<string, string> = {}, during?: (ready: Ready) => Promise<void>): Promise<{ run: CliRun; ready: Ready | null }> {
+  async function serveOnce(
+    configDir: string,
+    extra: string[] = [],
+    env: Record<string, string> = {},
+    during?: (ready: Ready) => Promise<void>,
+  ): Promise<{ run: CliRun; ready: Ready | null }> {
     const stop = new AbortController();
     let checks: Promise<void> | null = null;
     let ready: Ready | null = null;
@@ -91,7 +100,10 @@ describe('serve across restarts', () => {
     const withEnv = await serveOnce(config, ['--token-env', 'CC_TEST_TOKEN'], { CC_TEST_TOKEN: given });
     expect(tokenOf(withEnv.ready!)).toBe(given);
     expect(JSON.parse(await readFile(path.join(config, 'browser-host.json'), 'utf8')).token).toBe(kept);
-    const both = await runCli(['serve', '--new-token', '--token-env', 'CC_TEST_TOKEN', '--renderer-dir', rendererDir, '--config-dir', config], { env: { CC_TEST_TOKEN: given } });
+    const both = await runCli(
+      ['serve', '--new-token', '--token-env', 'CC_TEST_TOKEN', '--renderer-dir', rendererDir, '--config-dir', config],
+      { env: { CC_TEST_TOKEN: given } },
+    );
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('--new-token makes a token, --token-env takes it from the environment');
   });
@@ -103,7 +115,9 @@ describe('serve across restarts', () => {
     await writeFile(file, '{"port": 8, "token": "sh', { mode: 0o644 });
     const r = await serveOnce(config, ['--port', '0']);
     expect(r.run.code).toBe(0);
-    expect(r.run.stderr).toContain(`the browser host's saved address ${file} is not valid: a new access token is made and the file replaced`);
+    expect(r.run.stderr).toContain(
+      `the browser host's saved address ${file} is not valid: a new access token is made and the file replaced`,
+    );
     const saved = JSON.parse(await readFile(file, 'utf8')) as { port: number; token: string };
     expect(saved).toEqual({ port: r.ready!.port, token: tokenOf(r.ready!) });
     expect(saved.token).toMatch(/^[\w-]{32,}$/);
@@ -113,7 +127,11 @@ describe('serve across restarts', () => {
   it('the kept port taken: another port with a note naming the holder; a taken --port fails naming it', async () => {
     const config = path.join(dir, 'taken');
     const first = (await serveOnce(config, ['--port', '0'])).ready!;
-    const holder: ChildProcess = spawn(process.execPath, ['-e', `require('http').createServer().listen(${first.port}, '127.0.0.1', () => console.log('up'))`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const holder: ChildProcess = spawn(
+      process.execPath,
+      ['-e', `require('http').createServer().listen(${first.port}, '127.0.0.1', () => console.log('up'))`],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     try {
       await new Promise<void>((resolve, reject) => {
         holder.stdout!.once('data', () => resolve());
@@ -123,12 +141,24 @@ describe('serve across restarts', () => {
       const moved = await serveOnce(config);
       expect(moved.run.code).toBe(0);
       expect(moved.ready!.port).not.toBe(first.port);
-      expect(moved.run.stderr).toContain(`port ${first.port}, where the browser host listened last time, is taken by ${owner}: listening on ${moved.ready!.port} instead`);
+      expect(moved.run.stderr).toContain(
+        `port ${first.port}, where the browser host listened last time, is taken by ${owner}: listening on ${moved.ready!.port} instead`,
+      );
       expect(tokenOf(moved.ready!)).toBe(tokenOf(first));
 
-      const explicit = await runCli(['serve', '--port', String(first.port), '--renderer-dir', rendererDir, '--config-dir', config]);
+      const explicit = await runCli([
+        'serve',
+        '--port',
+        String(first.port),
+        '--renderer-dir',
+        rendererDir,
+        '--config-dir',
+        config,
+      ]);
       expect(explicit.code).not.toBe(0);
-      expect(explicit.stderr).toContain(`could not listen on 127.0.0.1:${first.port}: the port is taken by ${owner}; give another --port`);
+      expect(explicit.stderr).toContain(
+        `could not listen on 127.0.0.1:${first.port}: the port is taken by ${owner}; give another --port`,
+      );
     } finally {
       holder.kill('SIGTERM');
     }

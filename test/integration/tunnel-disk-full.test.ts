@@ -47,8 +47,19 @@ afterAll(async () => {
 let seq = 0;
 function delivery(secret: string): { id: string; body: Buffer; headers: Record<string, string> } {
   const id = `wamid_full_${++seq}`;
-  const body = Buffer.from(JSON.stringify({ event: 'message.received', from: '15550100002', message: { id, type: 'text', text: 'x'.repeat(30_000), fromMe: false }, timestamp: new Date().toISOString() }));
-  return { id, body, headers: { 'content-type': 'application/json', ...signDelivery(secret, body, Math.floor(Date.now() / 1000)) } };
+  const body = Buffer.from(
+    JSON.stringify({
+      event: 'message.received',
+      from: '15550100002',
+      message: { id, type: 'text', text: 'x'.repeat(30_000), fromMe: false },
+      timestamp: new Date().toISOString(),
+    }),
+  );
+  return {
+    id,
+    body,
+    headers: { 'content-type': 'application/json', ...signDelivery(secret, body, Math.floor(Date.now() / 1000)) },
+  };
 }
 
 async function post(url: string, secret = SECRET): Promise<{ id: string; status: number }> {
@@ -59,7 +70,9 @@ async function post(url: string, secret = SECRET): Promise<{ id: string; status:
 }
 
 async function startListen(dataDir: string): Promise<{ s: Spawned; hook: string }> {
-  const s = spawnCli(['listen', '--secret-env', 'HOOK_SECRET', '--data-dir', dataDir, '--json'], { HOOK_SECRET: SECRET });
+  const s = spawnCli(['listen', '--secret-env', 'HOOK_SECRET', '--data-dir', dataDir, '--json'], {
+    HOOK_SECRET: SECRET,
+  });
   const ready = await s.firstJsonLine(30_000);
   return { s, hook: (ready.hooks as Array<{ url: string }>)[0]!.url };
 }
@@ -150,17 +163,34 @@ describe('a full disk under the app', () => {
     const emu = await startTestEmulator();
     const store = new MemorySecretStore();
     const config = await mkdtemp(join(tmpdir(), 'cc-diskfull-config-'));
-    const companion = await createCompanion({ configDir: config, dataDir: sub, secrets: store, poll: { intervalMs: 60_000 }, tunnelPort: 0 });
+    const companion = await createCompanion({
+      configDir: config,
+      dataDir: sub,
+      secrets: store,
+      poll: { intervalMs: 60_000 },
+      tunnelPort: 0,
+    });
     const contract = implementContract(companion);
     const h = createHandlers(contract.implementations);
     try {
-      const team = await h['teams.add']({ label: 'Emulated', baseUrl: emu.baseUrl, apiKey: DEMO_KEY, agents: [{ agentId: 'agent-connected' }] });
+      const team = await h['teams.add']({
+        label: 'Emulated',
+        baseUrl: emu.baseUrl,
+        apiKey: DEMO_KEY,
+        agents: [{ agentId: 'agent-connected' }],
+      });
       if (!team.ok) throw new Error(team.error.message);
       const { url } = await companion.startTunnel();
       const hook = `${url}/hooks/agent-connected`;
-      const reg = await h['webhook.register']({ teamId: team.value.teamId, agentId: 'agent-connected', publicUrl: hook });
+      const reg = await h['webhook.register']({
+        teamId: team.value.teamId,
+        agentId: 'agent-connected',
+        publicUrl: hook,
+      });
       if (!reg.ok) throw new Error(reg.error.message);
-      const secret = decodeSigningSecrets(Object.entries(store.snapshot()).find(([k]) => k.includes('signing-secret'))![1])[0]!;
+      const secret = decodeSigningSecrets(
+        Object.entries(store.snapshot()).find(([k]) => k.includes('signing-secret'))![1],
+      )[0]!;
       const ballast = join(mnt, 'ballast-app');
       await writeFile(ballast, Buffer.alloc(200 * 1024, 1));
       const acked = await fillAndFree(hook, ballast, secret);

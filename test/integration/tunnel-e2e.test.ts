@@ -99,13 +99,21 @@ class LocalApp {
     const parts = Object.fromEntries(header.split(',').map((p) => p.split('=', 2) as [string, string]));
     const t = Number(parts.t);
     if (!Number.isInteger(t) || Math.abs(Date.now() / 1000 - t) > 300) return false;
-    const want = Buffer.from(createHmac('sha256', secret).update(Buffer.concat([Buffer.from(`${t}.`), raw])).digest('hex'));
+    const want = Buffer.from(
+      createHmac('sha256', secret)
+        .update(Buffer.concat([Buffer.from(`${t}.`), raw]))
+        .digest('hex'),
+    );
     const got = Buffer.from(parts.v1 ?? '');
     return want.length === got.length && timingSafeEqual(want, got);
   }
 }
 
-async function inject(emu: Emulator, count: number, onEach?: (i: number) => Promise<void> | void): Promise<Map<string, string[]>> {
+async function inject(
+  emu: Emulator,
+  count: number,
+  onEach?: (i: number) => Promise<void> | void,
+): Promise<Map<string, string[]>> {
   const sent = new Map<string, string[]>();
   for (let i = 0; i < count; i++) {
     const agentId = AGENTS[i % AGENTS.length]!;
@@ -113,7 +121,11 @@ async function inject(emu: Emulator, count: number, onEach?: (i: number) => Prom
     const res = await request(`${emu.controlUrl}/agents/${agentId}/inbound`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ from: '15550109999', type, ...(type === 'text' ? { text: `message ${i}` } : { caption: `file ${i}` }) }),
+      body: JSON.stringify({
+        from: '15550109999',
+        type,
+        ...(type === 'text' ? { text: `message ${i}` } : { caption: `file ${i}` }),
+      }),
     });
     const json = (await res.body.json()) as { messageId: string; deliveryId: string | null };
     expect(res.statusCode).toBe(200);
@@ -128,7 +140,12 @@ async function register(emu: Emulator, hookBase: string, secrets: Map<string, st
   const client = createServiceClient({ baseUrl: emu.baseUrl, apiKey: API_KEY });
   try {
     for (const agentId of AGENTS) {
-      const r = await registerWebhook({ client, agentId, publicUrl: `${hookBase}/hooks/${agentId}`, saveSecret: async (s) => void secrets.set(agentId, s) });
+      const r = await registerWebhook({
+        client,
+        agentId,
+        publicUrl: `${hookBase}/hooks/${agentId}`,
+        saveSecret: async (s) => void secrets.set(agentId, s),
+      });
       expect(r.mode).toBe('passthrough');
     }
   } finally {
@@ -187,7 +204,10 @@ describe('tunnel end to end against the emulator', () => {
     const tunnel = new Tunnel({
       dataDir: dir,
       getSecrets: async (a) => (secrets.has(a) ? [secrets.get(a)!] : []),
-      forward: { perAgent: Object.fromEntries(AGENTS.map((a) => [a, `${appUrl}/app/${a}`])), backoff: { baseMs: 50, maxMs: 300, jitter: 0 } },
+      forward: {
+        perAgent: Object.fromEntries(AGENTS.map((a) => [a, `${appUrl}/app/${a}`])),
+        backoff: { baseMs: 50, maxMs: 300, jitter: 0 },
+      },
     });
     const { url } = await tunnel.start();
     cleanups.push(() => tunnel.stop());
@@ -231,7 +251,13 @@ describe('tunnel end to end against the emulator', () => {
     });
     const spawnTunnel = async (port: number) => {
       const child = spawn(process.execPath, ['--import', 'tsx', `${here}tunnel/child.ts`], {
-        env: { ...process.env, TUNNEL_DATA_DIR: dir, TUNNEL_PORT: String(port), TUNNEL_FORWARD_BASE: `${app.url}/app`, TUNNEL_SECRETS: JSON.stringify(Object.fromEntries([...secrets].map(([a, s]) => [a, [s]]))) },
+        env: {
+          ...process.env,
+          TUNNEL_DATA_DIR: dir,
+          TUNNEL_PORT: String(port),
+          TUNNEL_FORWARD_BASE: `${app.url}/app`,
+          TUNNEL_SECRETS: JSON.stringify(Object.fromEntries([...secrets].map(([a, s]) => [a, [s]]))),
+        },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       children.add(child);
@@ -263,7 +289,11 @@ describe('tunnel end to end against the emulator', () => {
       }
     });
     const all = new Set([...sent.values()].flat());
-    await waitFor(() => all.size === new Set([...app.byAgent.values()].flat()).size, 25_000, 'every message at the local app');
+    await waitFor(
+      () => all.size === new Set([...app.byAgent.values()].flat()).size,
+      25_000,
+      'every message at the local app',
+    );
     await emu.control.deliveriesIdle();
     const got = new Set([...app.byAgent.values()].flat());
     expect([...all].filter((id) => !got.has(id))).toEqual([]); // 0 lost
@@ -276,7 +306,9 @@ describe('tunnel end to end against the emulator', () => {
     await log.open();
     const inLog = new Set(log.list({ limit: 1000 }).map((d) => d.summary.messageId));
     await log.close();
-    const acknowledged = emu.control.deliveries().filter((d) => d.attempts.some((a) => a.status !== null && a.status >= 200 && a.status <= 299));
+    const acknowledged = emu.control
+      .deliveries()
+      .filter((d) => d.attempts.some((a) => a.status !== null && a.status >= 200 && a.status <= 299));
     expect(acknowledged.length).toBe(200);
     // The kill really interrupted deliveries: the emulator had to retry some.
     expect(emu.control.deliveries().some((d) => d.attempts.length > 1)).toBe(true);

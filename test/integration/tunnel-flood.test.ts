@@ -21,7 +21,8 @@ afterAll(async () => {
 
 async function du(dir: string): Promise<number> {
   let total = 0;
-  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) total += (await stat(join(e.parentPath, e.name))).size;
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true }))
+    if (e.isFile()) total += (await stat(join(e.parentPath, e.name))).size;
   return total;
 }
 
@@ -30,7 +31,11 @@ describe('a flood of unsigned posts', () => {
     const t = await tempDir('cc-flood-');
     cleanups.push(t.cleanup);
     // The budget is raised so that every post is read: a source's to 1,000, a relay's share to 10,000.
-    const tunnel = new Tunnel({ dataDir: t.dir, getSecrets: async () => [SECRET], refusalRate: { burst: 1_000, perSec: 100 } });
+    const tunnel = new Tunnel({
+      dataDir: t.dir,
+      getSecrets: async () => [SECRET],
+      refusalRate: { burst: 1_000, perSec: 100 },
+    });
     const { url } = await tunnel.start();
     const client = new Agent({ connections: 16 });
     const statuses = new Map<number, number>();
@@ -58,8 +63,20 @@ describe('a flood of unsigned posts', () => {
           const n = made++;
           jobs.push(async () => {
             const id = `wamid_genuine_${n}`;
-            const body = JSON.stringify({ event: 'message.received', from: '15550100002', message: { id, type: 'text', text: `genuine ${n}` } });
-            const res = await request(`${url}/hooks/agent-${n % 3}`, { method: 'POST', headers: { 'content-type': 'application/json', ...signDelivery(SECRET, body, Math.floor(Date.now() / 1000)) }, body, dispatcher: client });
+            const body = JSON.stringify({
+              event: 'message.received',
+              from: '15550100002',
+              message: { id, type: 'text', text: `genuine ${n}` },
+            });
+            const res = await request(`${url}/hooks/agent-${n % 3}`, {
+              method: 'POST',
+              headers: {
+                'content-type': 'application/json',
+                ...signDelivery(SECRET, body, Math.floor(Date.now() / 1000)),
+              },
+              body,
+              dispatcher: client,
+            });
             await res.body.dump();
             expect(res.statusCode).toBe(200);
             genuine.push(id);
@@ -68,7 +85,12 @@ describe('a flood of unsigned posts', () => {
         if (i % 166 === 0 && bigs < 60) {
           const from = `203.0.113.${bigs++}`;
           jobs.push(async () => {
-            const res = await request(`${url}/hooks/agent-0`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': from }, body: bigBody, dispatcher: client });
+            const res = await request(`${url}/hooks/agent-0`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'x-forwarded-for': from },
+              body: bigBody,
+              dispatcher: client,
+            });
             await res.body.dump();
             count(res.statusCode);
           });
@@ -96,6 +118,8 @@ describe('a flood of unsigned posts', () => {
     // In fact: the refused store's bound (a few MB), whatever the flood.
     expect(size).toBeLessThan(20 * MiB);
     expect(tunnel.refused({ limit: 1000 })).toHaveLength(1000);
-    console.log(`flood: ${genuine.length} verified listed of ${genuine.length}; statuses ${JSON.stringify(Object.fromEntries(statuses))}; data folder ${(size / MiB).toFixed(2)} MiB`);
+    console.log(
+      `flood: ${genuine.length} verified listed of ${genuine.length}; statuses ${JSON.stringify(Object.fromEntries(statuses))}; data folder ${(size / MiB).toFixed(2)} MiB`,
+    );
   }, 180_000);
 });

@@ -36,8 +36,18 @@ describe('one writer per data folder', () => {
     children.add(first.child);
     const ready = await first.firstJsonLine(30_000);
     const hook = (ready.hooks as Array<{ url: string }>)[0]!.url;
-    const body = Buffer.from(JSON.stringify({ event: 'message.received', from: '1555', message: { id: 'wamid_lock_1', type: 'text', text: 'hi' } }));
-    const res = await fetch(hook, { method: 'POST', headers: signDelivery(SECRET, body, Math.floor(Date.now() / 1000)), body });
+    const body = Buffer.from(
+      JSON.stringify({
+        event: 'message.received',
+        from: '1555',
+        message: { id: 'wamid_lock_1', type: 'text', text: 'hi' },
+      }),
+    );
+    const res = await fetch(hook, {
+      method: 'POST',
+      headers: signDelivery(SECRET, body, Math.floor(Date.now() / 1000)),
+      body,
+    });
     expect(res.status).toBe(200);
 
     const second = await runBin(['listen', '--secret-env', 'HOOK_SECRET', '--data-dir', t.dir, '--json'], env);
@@ -67,7 +77,10 @@ describe('one writer per data folder', () => {
     cleanups.push(t.cleanup);
     const dir = join(t.dir, 'tunnel');
     await ensurePrivateDir(dir);
-    await writeFile(join(dir, 'writer.lock'), JSON.stringify({ pid: await deadPid(), host: (await import('node:os')).hostname(), since: 1 }));
+    await writeFile(
+      join(dir, 'writer.lock'),
+      JSON.stringify({ pid: await deadPid(), host: (await import('node:os')).hostname(), since: 1 }),
+    );
     const script = fileURLToPath(new URL('./tunnel/lock-child.ts', import.meta.url));
     const racers = Array.from({ length: 4 }, () => {
       const c = spawn(process.execPath, ['--import', 'tsx', script, dir], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -79,7 +92,8 @@ describe('one writer per data folder', () => {
         out.push(JSON.parse(l) as Record<string, unknown>);
         for (const w of waiters.splice(0)) w();
       });
-      const until = (n: number) => new Promise<void>((r) => (out.length >= n ? r() : waiters.push(() => out.length >= n && r())));
+      const until = (n: number) =>
+        new Promise<void>((r) => (out.length >= n ? r() : waiters.push(() => out.length >= n && r())));
       return { c, out, until };
     });
     await Promise.all(racers.map((r) => r.until(1)));
@@ -90,6 +104,8 @@ describe('one writer per data folder', () => {
     for (const r of racers.filter((x) => x !== got[0])) expect(r.out[1]!.error).toContain(`process ${got[0]!.c.pid}`);
     expect((JSON.parse(await readFile(join(dir, 'writer.lock'), 'utf8')) as { pid: number }).pid).toBe(got[0]!.c.pid);
     for (const r of racers) r.c.stdin!.end();
-    await Promise.all(racers.map((r) => new Promise((res) => (r.c.exitCode !== null ? res(null) : r.c.once('exit', res)))));
+    await Promise.all(
+      racers.map((r) => new Promise((res) => (r.c.exitCode !== null ? res(null) : r.c.once('exit', res)))),
+    );
   }, 60_000);
 });

@@ -21,7 +21,11 @@ import { waitFor } from '../helpers/wait';
 
 /** A plain server in another process, holding a free loopback port. */
 async function holdPort(): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['-e', "require('http').createServer().listen(0, '127.0.0.1', function () { console.log(this.address().port) })"], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['-e', "require('http').createServer().listen(0, '127.0.0.1', function () { console.log(this.address().port) })"],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout!.setEncoding('utf8').once('data', (line: string) => resolve(Number(line.trim())));
     child.once('exit', () => reject(new Error('the port holder exited')));
@@ -54,7 +58,15 @@ describe('the tunnel port', () => {
   });
 
   const host = (name: string) =>
-    new TunnelHost({ dataDir: path.join(dir, name), getSecrets: async () => [], clock: systemClock, logger: silentLogger, onDelivery() {}, onForward() {}, onRefused() {} });
+    new TunnelHost({
+      dataDir: path.join(dir, name),
+      getSecrets: async () => [],
+      clock: systemClock,
+      logger: silentLogger,
+      onDelivery() {},
+      onForward() {},
+      onRefused() {},
+    });
 
   it('held by a plain program: the error names it and offers a free port, which then works', async () => {
     const held = await holdPort();
@@ -63,11 +75,16 @@ describe('the tunnel port', () => {
     try {
       await h.setPort(held.port);
       await h.open();
-      const err = await h.start().then(() => null, (e: unknown) => e);
+      const err = await h.start().then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(PortTakenError);
       const taken = (err as PortTakenError).taken;
       expect(taken.port).toBe(held.port);
-      expect(taken.owner).toBe(process.platform === 'linux' ? `another program (node, process ${held.child.pid})` : 'another program');
+      expect(taken.owner).toBe(
+        process.platform === 'linux' ? `another program (node, process ${held.child.pid})` : 'another program',
+      );
       expect(taken.alternative).not.toBeNull();
       expect(taken.alternative).not.toBe(held.port);
       expect((err as Error).message).toContain(`port ${held.port} is taken by ${taken.owner}`);
@@ -82,24 +99,38 @@ describe('the tunnel port', () => {
     }
   });
 
-  it.runIf(process.platform === 'linux')('held by another Channel Companion (`listen`): the error says so, with its process', async () => {
-    const port = await freePortNear(40_000 + (process.pid % 5_000), '127.0.0.1');
-    const listen = spawnCli(['listen', '--port', String(port), '--data-dir', path.join(dir, 'listen-data'), '--secret-env', 'S', '--json'], { S: 'whsec_port_test_secret' });
-    children.push(listen.child);
-    expect((await listen.firstJsonLine(30_000)).event).toBe('ready');
-    const h = host('beside-listen');
-    try {
-      await h.setPort(port);
-      await h.open();
-      const err = await h.start().then(() => null, (e: unknown) => e);
-      expect((err as PortTakenError).taken.owner).toBe(`another Channel Companion (process ${listen.child.pid})`);
-    } finally {
-      await h.close();
-    }
-  });
+  it.runIf(process.platform === 'linux')(
+    'held by another Channel Companion (`listen`): the error says so, with its process',
+    async () => {
+      const port = await freePortNear(40_000 + (process.pid % 5_000), '127.0.0.1');
+      const listen = spawnCli(
+        ['listen', '--port', String(port), '--data-dir', path.join(dir, 'listen-data'), '--secret-env', 'S', '--json'],
+        { S: 'whsec_port_test_secret' },
+      );
+      children.push(listen.child);
+      expect((await listen.firstJsonLine(30_000)).event).toBe('ready');
+      const h = host('beside-listen');
+      try {
+        await h.setPort(port);
+        await h.open();
+        const err = await h.start().then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect((err as PortTakenError).taken.owner).toBe(`another Channel Companion (process ${listen.child.pid})`);
+      } finally {
+        await h.close();
+      }
+    },
+  );
 
   it('the app: the default port on a fresh install; a chosen port is kept across a restart', async () => {
-    const opts = { configDir: path.join(dir, 'app-config'), dataDir: path.join(dir, 'app-data'), secrets: new MemorySecretStore(), poll: { intervalMs: 60_000 } };
+    const opts = {
+      configDir: path.join(dir, 'app-config'),
+      dataDir: path.join(dir, 'app-data'),
+      secrets: new MemorySecretStore(),
+      poll: { intervalMs: 60_000 },
+    };
     const first = await createCompanion({ ...opts, tunnelPort: 0 });
     companions.push(first);
     expect(first.settings().app.tunnelPort).toBe(DEFAULT_TUNNEL_PORT);
@@ -118,18 +149,27 @@ describe('the tunnel port', () => {
   it('the app: tunnel.status tells the taken port and the offer; saving the offered port starts the receiver there', async () => {
     const held = await holdPort();
     children.push(held.child);
-    const companion = await createCompanion({ configDir: path.join(dir, 'offer-config'), dataDir: path.join(dir, 'offer-data'), secrets: new MemorySecretStore(), poll: { intervalMs: 60_000 }, tunnelPort: 0 });
+    const companion = await createCompanion({
+      configDir: path.join(dir, 'offer-config'),
+      dataDir: path.join(dir, 'offer-data'),
+      secrets: new MemorySecretStore(),
+      poll: { intervalMs: 60_000 },
+      tunnelPort: 0,
+    });
     companions.push(companion);
     const contract = implementContract(companion);
     const handlers = createHandlers(contract.implementations);
-    const ok = async <T,>(name: RequestName, args: unknown = {}): Promise<T> => {
+    const ok = async <T>(name: RequestName, args: unknown = {}): Promise<T> => {
       const r = await (handlers[name] as (a: unknown) => Promise<Result<unknown>>)(args);
       if (!r.ok) throw new Error(`${name}: ${r.error.code} ${r.error.message}`);
       return r.value as T;
     };
     try {
       await ok('settings.update', { patch: { tunnel: { port: held.port, forwardTo: null } } });
-      const taken = await waitFor(async () => (await ok<TunnelStatusDTO>('tunnel.status')).portTaken ?? undefined, 10_000);
+      const taken = await waitFor(
+        async () => (await ok<TunnelStatusDTO>('tunnel.status')).portTaken ?? undefined,
+        10_000,
+      );
       expect(taken.port).toBe(held.port);
       expect(taken.owner).toContain('another program');
       expect(taken.alternative).not.toBeNull();
@@ -148,7 +188,10 @@ describe('the tunnel port', () => {
   it('`listen --port` on a taken port: names the holder and the flag to use', async () => {
     const held = await holdPort();
     children.push(held.child);
-    const r = await runBin(['listen', '--port', String(held.port), '--data-dir', path.join(dir, 'listen-taken'), '--secret-env', 'S'], { S: 'whsec_port_test_secret' });
+    const r = await runBin(
+      ['listen', '--port', String(held.port), '--data-dir', path.join(dir, 'listen-taken'), '--secret-env', 'S'],
+      { S: 'whsec_port_test_secret' },
+    );
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain(`could not listen on 127.0.0.1:${held.port}: the port is taken by another program`);
     if (process.platform === 'linux') expect(r.stderr).toContain(`(node, process ${held.child.pid})`);

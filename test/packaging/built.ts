@@ -9,7 +9,8 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export function requireBuild(): void {
   for (const f of ['out/main/cli.js', 'out/main/index.js', 'out/preload/index.cjs', 'out/renderer/index.html']) {
-    if (!existsSync(join(ROOT, f))) throw new Error(`${f} is missing: run npm run build first (npm run test:packaging does)`);
+    if (!existsSync(join(ROOT, f)))
+      throw new Error(`${f} is missing: run npm run build first (npm run test:packaging does)`);
   }
 }
 
@@ -27,12 +28,22 @@ export interface Ran {
   stderr: string;
 }
 
-export function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Ran> {
+export function run(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<Ran> {
   return new Promise((resolve) => {
     execFile(
       cmd,
       args,
-      { cwd: opts.cwd ?? ROOT, env: opts.env ?? cleanEnv(), timeout: opts.timeoutMs ?? 180_000, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
+      {
+        cwd: opts.cwd ?? ROOT,
+        env: opts.env ?? cleanEnv(),
+        timeout: opts.timeoutMs ?? 180_000,
+        maxBuffer: 64 * 1024 * 1024,
+        encoding: 'utf8',
+      },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
         resolve({ code, stdout, stderr });

@@ -21,7 +21,15 @@ beforeAll(async () => {
   const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir]);
   expect(pack.code, pack.stderr).toBe(0);
   packed = (JSON.parse(pack.stdout) as (typeof packed)[])[0]!;
-  const install = await run('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', join(dir, packed.filename)]);
+  const install = await run('npm', [
+    'install',
+    '--global',
+    '--prefix',
+    prefix,
+    '--no-audit',
+    '--no-fund',
+    join(dir, packed.filename),
+  ]);
   expect(install.code, install.stderr).toBe(0);
 });
 
@@ -44,10 +52,22 @@ describe('the packed package', () => {
 
   it('installs the runtime dependencies and nothing that is bundled or only for development', () => {
     const modules = join(prefix, 'lib', 'node_modules', 'channel-companion', 'node_modules');
-    for (const dep of ['commander', 'undici', 'zod', 'qrcode', 'write-file-atomic', 'eventsource-parser', 'jsqr', 'pngjs', '@napi-rs/keyring', '@ngrok/ngrok']) {
+    for (const dep of [
+      'commander',
+      'undici',
+      'zod',
+      'qrcode',
+      'write-file-atomic',
+      'eventsource-parser',
+      'jsqr',
+      'pngjs',
+      '@napi-rs/keyring',
+      '@ngrok/ngrok',
+    ]) {
       expect(existsSync(join(modules, dep, 'package.json')), dep).toBe(true);
     }
-    for (const dev of ['react', 'react-dom', 'zustand', 'tsx', 'electron', 'vite']) expect(existsSync(join(modules, dev)), dev).toBe(false);
+    for (const dev of ['react', 'react-dom', 'zustand', 'tsx', 'electron', 'vite'])
+      expect(existsSync(join(modules, dev)), dev).toBe(false);
   });
 
   it('installed into an empty prefix, answers --help', async () => {
@@ -58,11 +78,15 @@ describe('the packed package', () => {
   });
 
   it('installed, `serve --emulator` prints its URL, serves the page and a contract call with the token, and stops', async () => {
-    const child = spawn(bin(), ['serve', '--emulator', '--port', '0', '--config-dir', join(dir, 'config'), '--data-dir', join(dir, 'data')], {
-      cwd: dir,
-      env: cleanEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      bin(),
+      ['serve', '--emulator', '--port', '0', '--config-dir', join(dir, 'config'), '--data-dir', join(dir, 'data')],
+      {
+        cwd: dir,
+        env: cleanEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -70,7 +94,10 @@ describe('the packed package', () => {
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
       const url = await new Promise<URL>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no URL within 30 s; stdout: ${stdout}; stderr: ${stderr}`)), 30_000);
+        const timer = setTimeout(
+          () => reject(new Error(`no URL within 30 s; stdout: ${stdout}; stderr: ${stderr}`)),
+          30_000,
+        );
         const look = () => {
           const m = /Open: (http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]+)/.exec(stdout);
           if (m) {
@@ -90,11 +117,19 @@ describe('the packed package', () => {
       expect(script).toBeDefined();
       expect((await fetch(new URL(script!, url))).status).toBe(200);
 
-      const call = (headers: Record<string, string>) => fetch(new URL('/api/teams.list', url), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
+      const call = (headers: Record<string, string>) =>
+        fetch(new URL('/api/teams.list', url), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: '{}',
+        });
       expect((await call({})).status).toBe(401);
       const teams = await call({ authorization: `Bearer ${token}` });
       expect(teams.status).toBe(200);
-      expect(await teams.json()).toMatchObject({ ok: true, value: [expect.objectContaining({ label: 'Demo (emulator)' })] });
+      expect(await teams.json()).toMatchObject({
+        ok: true,
+        value: [expect.objectContaining({ label: 'Demo (emulator)' })],
+      });
     } finally {
       child.kill('SIGINT');
     }

@@ -6,13 +6,35 @@ import path from 'node:path';
 import type { Dispatcher } from 'undici';
 import { createServiceClient } from '../../core/api/client';
 import type { ServiceClient } from '../../core/api/service';
-import { TeamStore, TeamStoreError, defaultConfigDir, type AgentRecord, type AppSettings, type ClientFactory, type DeepPartial } from '../../core/teams';
+import {
+  TeamStore,
+  TeamStoreError,
+  defaultConfigDir,
+  type AgentRecord,
+  type AppSettings,
+  type ClientFactory,
+  type DeepPartial,
+} from '../../core/teams';
 import { ChatService } from '../../core/chat';
 import { Emitter } from '../../core/events';
-import { WebhookAlertSink, type Monitor, type Alert, type AlertSink, type HealthEvent, type IncidentUpdate, type PollResult } from '../../core/monitor';
+import {
+  WebhookAlertSink,
+  type Monitor,
+  type Alert,
+  type AlertSink,
+  type HealthEvent,
+  type IncidentUpdate,
+  type PollResult,
+} from '../../core/monitor';
 import { silentLogger, systemClock, type Clock, type Logger } from '../../core/ports';
 import { KeychainSecretStore, type SecretStore } from '../../core/secrets';
-import { type ForwardAttempt, type RefusedRequest, type StoredDelivery, type Tunnel, type WebhookRegistration } from '../../core/tunnel';
+import {
+  type ForwardAttempt,
+  type RefusedRequest,
+  type StoredDelivery,
+  type Tunnel,
+  type WebhookRegistration,
+} from '../../core/tunnel';
 import { TeamSet, type TeamView } from './team-set';
 import { DEMO_TEAM_LABEL, DemoHost, type DemoInfo } from './demo';
 import { PrefsStore, type Prefs } from './prefs';
@@ -75,7 +97,9 @@ export interface CompanionSettings {
 
 export interface SettingsPatch {
   app?: DeepPartial<AppSettings>;
-  prefs?: Partial<Pick<Prefs, 'notifications' | 'escalateAfterMin' | 'forwardTo' | 'allowLegacySignature' | 'quietHours'>>;
+  prefs?: Partial<
+    Pick<Prefs, 'notifications' | 'escalateAfterMin' | 'forwardTo' | 'allowLegacySignature' | 'quietHours'>
+  >;
 }
 
 export interface Companion {
@@ -109,7 +133,13 @@ export interface Companion {
 
   listTeams(): TeamView[];
   findTeam(teamIdOrLabel: string): TeamView | undefined;
-  addTeam(input: { label: string; baseUrl: string; apiKey: string; allowInsecureHttp?: boolean; agents: Array<{ agentId: string; label?: string }> }): Promise<TeamView>;
+  addTeam(input: {
+    label: string;
+    baseUrl: string;
+    apiKey: string;
+    allowInsecureHttp?: boolean;
+    agents: Array<{ agentId: string; label?: string }>;
+  }): Promise<TeamView>;
   removeTeam(teamId: string): Promise<void>;
   addAgent(teamId: string, agent: { agentId: string; label?: string }): Promise<AgentRecord>;
   removeAgent(teamId: string, agentId: string): Promise<void>;
@@ -145,7 +175,8 @@ export interface Companion {
 /** How often the app looks for messages its receiver's events do not bring (see watchMessages). */
 const MESSAGES_WATCH_MS = 2000;
 
-const hasOwn = (o: object | undefined, k: string): boolean => o !== undefined && Object.prototype.hasOwnProperty.call(o, k);
+const hasOwn = (o: object | undefined, k: string): boolean =>
+  o !== undefined && Object.prototype.hasOwnProperty.call(o, k);
 
 export async function createCompanion(opts: CompanionOptions = {}): Promise<Companion> {
   const clock = opts.clock ?? systemClock;
@@ -153,8 +184,11 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   const configDir = opts.configDir ?? defaultConfigDir();
   const dataDir = opts.dataDir ?? path.join(configDir, 'data');
   const secrets = opts.secrets ?? new KeychainSecretStore();
-  const clientFactory: ClientFactory = (o) => createServiceClient({ ...o, clock, ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}) });
-  const events = new Emitter<CompanionEvents>((err) => logger.warn('companion: listener failed', { error: err instanceof Error ? err.message : String(err) }));
+  const clientFactory: ClientFactory = (o) =>
+    createServiceClient({ ...o, clock, ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}) });
+  const events = new Emitter<CompanionEvents>((err) =>
+    logger.warn('companion: listener failed', { error: err instanceof Error ? err.message : String(err) }),
+  );
 
   const main = await TeamStore.open({ configDir, secrets, clientFactory, clock });
   const set = new TeamSet(main);
@@ -162,7 +196,13 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   await prefs.load();
   const demo = new DemoHost(clock, clientFactory, opts.demoDialect ?? []);
 
-  const chat = new ChatService({ clientFor: (teamId) => set.clientFor(teamId), installId: main.settings().installId, dataDir: path.join(dataDir, 'chat'), clock, logger });
+  const chat = new ChatService({
+    clientFor: (teamId) => set.clientFor(teamId),
+    installId: main.settings().installId,
+    dataDir: path.join(dataDir, 'chat'),
+    clock,
+    logger,
+  });
 
   const registrations = RegistrationHistory.in(dataDir, () => clock.now());
   const tunnelHost = new TunnelHost({
@@ -220,18 +260,27 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   const setAlertWebhook = (url: string | null): void => {
     if (webhookSink?.url === url) return;
     webhookSink?.off();
-    webhookSink = url ? { url, off: monitor.addSink(new WebhookAlertSink(url, { clock, logger, ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}) })) } : null;
+    webhookSink = url
+      ? {
+          url,
+          off: monitor.addSink(
+            new WebhookAlertSink(url, { clock, logger, ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}) }),
+          ),
+        }
+      : null;
   };
   setAlertWebhook(main.settings().alertWebhookUrl);
   const observability = new Observability({
     monitor,
     teamLabel,
-    sendBudgets: () => [...opened].filter(([teamId]) => set.findTeam(teamId)).map(([teamId, c]) => ({ teamId, ...c.sendBudget() })),
+    sendBudgets: () =>
+      [...opened].filter(([teamId]) => set.findTeam(teamId)).map(([teamId, c]) => ({ teamId, ...c.sendBudget() })),
     clock,
     logger,
     ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
   });
-  const metricsListen = (s: AppSettings): MetricsListen | null => opts.metrics ?? (s.metricsPort === null ? null : { port: s.metricsPort, host: '127.0.0.1' });
+  const metricsListen = (s: AppSettings): MetricsListen | null =>
+    opts.metrics ?? (s.metricsPort === null ? null : { port: s.metricsPort, host: '127.0.0.1' });
   observability.setAlertmanager(main.settings().alertmanagerUrl);
   await observability.setMetricsServer(metricsListen(main.settings()));
   events.on('delivery', (d) => observability.countDelivery(d));
@@ -251,7 +300,13 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   // Messages: every stored delivery goes to the index (it keeps only verified message.received ones).
   const messages = new Messages({ dataDir, now: () => clock.now(), logger });
   events.on('delivery', (d) => messages.takeDelivery(d));
-  await messages.open(tunnelHost.current.log.all()).catch((err: unknown) => logger.warn('messages: could not read the send log or the state', { error: err instanceof Error ? err.message : String(err) }));
+  await messages
+    .open(tunnelHost.current.log.all())
+    .catch((err: unknown) =>
+      logger.warn('messages: could not read the send log or the state', {
+        error: err instanceof Error ? err.message : String(err),
+      }),
+    );
   // What the receiver's events do not bring: sends made by the CLI, the deliveries of a log opened
   // again (a new port, or taken over from another writer), and, while another process (`listen`)
   // writes the data folder, what it stores.
@@ -270,7 +325,9 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   const scheduleMessages = (): void => {
     messagesTimer = clock.setTimeout(() => {
       void watchMessages()
-        .catch((err: unknown) => logger.warn('messages: could not read the logs', { error: err instanceof Error ? err.message : String(err) }))
+        .catch((err: unknown) =>
+          logger.warn('messages: could not read the logs', { error: err instanceof Error ? err.message : String(err) }),
+        )
         .finally(() => {
           if (messagesTimer !== null) scheduleMessages();
         });
@@ -314,7 +371,10 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     async removeTeam(teamId) {
       const team = set.findTeam(teamId);
       await set.removeTeam(teamId);
-      if (team) await prefs.update((p) => ({ ...p, webhooks: p.webhooks.filter((w) => w.teamId !== team.id) })).catch(() => undefined);
+      if (team)
+        await prefs
+          .update((p) => ({ ...p, webhooks: p.webhooks.filter((w) => w.teamId !== team.id) }))
+          .catch(() => undefined);
       if (team) await registrations.forget(team.id).catch(() => undefined);
       teamsChanged();
     },
@@ -331,7 +391,13 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     async removeAgent(teamId, agentId) {
       const team = set.findTeam(teamId);
       await set.removeAgent(teamId, agentId);
-      if (team) await prefs.update((p) => ({ ...p, webhooks: p.webhooks.filter((w) => !(w.teamId === team.id && w.agentId === agentId)) })).catch(() => undefined);
+      if (team)
+        await prefs
+          .update((p) => ({
+            ...p,
+            webhooks: p.webhooks.filter((w) => !(w.teamId === team.id && w.agentId === agentId)),
+          }))
+          .catch(() => undefined);
       if (team) await registrations.forget(team.id, agentId).catch(() => undefined);
       teamsChanged();
     },
@@ -344,7 +410,11 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       const listen = tunnelHost.url;
       const exposed = exposure.view();
       const target: RegistrationTarget =
-        listen !== null && publicUrl === hookUrl(listen, agentId) ? 'receiver' : exposed.state === 'up' && exposed.url !== null && publicUrl === hookUrl(exposed.url, agentId) ? 'exposure' : 'other';
+        listen !== null && publicUrl === hookUrl(listen, agentId)
+          ? 'receiver'
+          : exposed.state === 'up' && exposed.url !== null && publicUrl === hookUrl(exposed.url, agentId)
+            ? 'exposure'
+            : 'other';
       const { registration: registered, historyProblem } = await registerAgentWebhook({
         client: await clientFor(team.id),
         agentId,
@@ -355,7 +425,10 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
           await set.setSigningSecret(team.id, agentId, secret);
           await prefs.update((p) => ({
             ...p,
-            webhooks: [...p.webhooks.filter((w) => !(w.teamId === team.id && w.agentId === agentId)), { teamId: team.id, agentId, publicUrl: url }],
+            webhooks: [
+              ...p.webhooks.filter((w) => !(w.teamId === team.id && w.agentId === agentId)),
+              { teamId: team.id, agentId, publicUrl: url },
+            ],
           }));
         },
       });
@@ -367,8 +440,13 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       const team = set.findTeam(teamIdOrLabel);
       if (!team) throw new TeamStoreError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
       const prev = previousRegistration((await registrations.list(team.id, agentId)).entries);
-      if (!prev) throw new TeamStoreError('NOT_FOUND', `No previous webhook URL of ${agentId} in this install's history.`);
-      if (hasRedactedCredentials(prev.url)) throw new TeamStoreError('INVALID', `The previous URL ${prev.url} carried credentials, which the history does not keep: register it by hand.`);
+      if (!prev)
+        throw new TeamStoreError('NOT_FOUND', `No previous webhook URL of ${agentId} in this install's history.`);
+      if (hasRedactedCredentials(prev.url))
+        throw new TeamStoreError(
+          'INVALID',
+          `The previous URL ${prev.url} carried credentials, which the history does not keep: register it by hand.`,
+        );
       const registered = await companion.registerWebhook(team.id, agentId, prev.url, REGISTRATION_SOURCES.appRestore);
       const [secret] = await set.getSigningSecrets(team.id, agentId).catch(() => [] as string[]);
       return { ...registered, secretHint: secret ? signingHint(secret) : '' };
@@ -393,7 +471,9 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
         await prefs.update((cur) => ({
           ...cur,
           ...(hasOwn(p, 'notifications') && p.notifications !== undefined ? { notifications: p.notifications } : {}),
-          ...(hasOwn(p, 'escalateAfterMin') && p.escalateAfterMin !== undefined ? { escalateAfterMin: p.escalateAfterMin } : {}),
+          ...(hasOwn(p, 'escalateAfterMin') && p.escalateAfterMin !== undefined
+            ? { escalateAfterMin: p.escalateAfterMin }
+            : {}),
           ...(hasOwn(p, 'forwardTo') && p.forwardTo !== undefined ? { forwardTo: p.forwardTo } : {}),
           ...(p.allowLegacySignature !== undefined ? { allowLegacySignature: p.allowLegacySignature } : {}),
           ...(p.quietHours ? { quietHours: p.quietHours } : {}),
@@ -423,7 +503,14 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       const teamStore = await demo.openTeamStore();
       set.setDemo(teamStore);
       const already = teamStore.listTeams()[0];
-      const rec = already ?? (await teamStore.addTeam({ label: DEMO_TEAM_LABEL, baseUrl: info.baseUrl, apiKey: info.apiKey, agents: info.agents }));
+      const rec =
+        already ??
+        (await teamStore.addTeam({
+          label: DEMO_TEAM_LABEL,
+          baseUrl: info.baseUrl,
+          apiKey: info.apiKey,
+          agents: info.agents,
+        }));
       teamsChanged();
       return { team: { ...rec, demo: true }, emulator: info };
     },

@@ -37,7 +37,13 @@ export class DemoHost {
       const p = (async () => {
         const mod = await import('../../emulator');
         const seed = mod.defaultSeed();
-        const emu = await mod.startEmulator({ port: 0, host: '127.0.0.1', seed, clock: this.clock, dialect: [...this.dialect] });
+        const emu = await mod.startEmulator({
+          port: 0,
+          host: '127.0.0.1',
+          seed,
+          clock: this.clock,
+          dialect: [...this.dialect],
+        });
         return { emu, seed };
       })();
       this.emulator = p;
@@ -65,7 +71,12 @@ export class DemoHost {
     if (!this.teamStore) {
       const p = (async () => {
         this.dir = await mkdtemp(path.join(tmpdir(), 'channel-companion-demo-'));
-        return TeamStore.open({ configDir: this.dir, secrets: new MemorySecretStore(), clientFactory: this.clientFactory, clock: this.clock });
+        return TeamStore.open({
+          configDir: this.dir,
+          secrets: new MemorySecretStore(),
+          clientFactory: this.clientFactory,
+          clock: this.clock,
+        });
       })();
       this.teamStore = p;
       p.catch(() => {

@@ -2,7 +2,15 @@
 // tunnel's port, the ngrok authtoken in the keychain, and the agents chosen at expose time
 // registered at the public URL through the companion's one registration path once the URL is up
 // (app/usecases/webhooks.ts exposeAndRegister, as `listen --expose` does). Every change is reported as a view (status + registrations + authtoken hint).
-import { ExposureController, ngrokAuthtokenHint, readNgrokAuthtoken, saveNgrokAuthtoken, type ExposeRequest, type ExposureStatus, type NgrokLoader } from '../../core/expose';
+import {
+  ExposureController,
+  ngrokAuthtokenHint,
+  readNgrokAuthtoken,
+  saveNgrokAuthtoken,
+  type ExposeRequest,
+  type ExposureStatus,
+  type NgrokLoader,
+} from '../../core/expose';
 import type { Clock, Logger } from '../../core/ports';
 import type { SecretStore } from '../../core/secrets';
 import { exposeAndRegister, type HookRegistration } from '../usecases/webhooks';
@@ -29,7 +37,9 @@ export interface ExposureHostOptions {
   knownSecrets?(): Promise<readonly string[]>;
 }
 
-export type ExposeChoice = ({ kind: 'ngrok'; domain?: string } | { kind: 'command'; command: string }) & { register?: Array<{ teamId: string; agentId: string }> };
+export type ExposeChoice = ({ kind: 'ngrok'; domain?: string } | { kind: 'command'; command: string }) & {
+  register?: Array<{ teamId: string; agentId: string }>;
+};
 
 export class ExposureHost {
   private readonly controller: ExposureController;
@@ -57,7 +67,11 @@ export class ExposureHost {
       this.asked = true;
       void this.refreshAuthtoken();
     }
-    return { ...this.controller.status(), registrations: this.registrations.map((r) => ({ ...r })), ngrokAuthtoken: { ...this.authtoken } };
+    return {
+      ...this.controller.status(),
+      registrations: this.registrations.map((r) => ({ ...r })),
+      ngrokAuthtoken: { ...this.authtoken },
+    };
   }
 
   /** Exposes the receiver (stopping the exposure before), then registers the chosen agents; resolves once that is done. */
@@ -65,7 +79,10 @@ export class ExposureHost {
     this.registrations = [];
     const port = await this.o.port();
     // The tunnel program gets this process's environment, less every variable holding a known key or secret.
-    const req: ExposeRequest = choice.kind === 'command' ? { kind: 'command', command: choice.command } : { kind: 'ngrok', ...(choice.domain ? { domain: choice.domain } : {}) };
+    const req: ExposeRequest =
+      choice.kind === 'command'
+        ? { kind: 'command', command: choice.command }
+        : { kind: 'ngrok', ...(choice.domain ? { domain: choice.domain } : {}) };
     const mine = {};
     this.current = mine;
     await exposeAndRegister({
@@ -115,6 +132,10 @@ export class ExposureHost {
   }
 
   private changed(): void {
-    this.o.onChange({ ...this.controller.status(), registrations: this.registrations.map((r) => ({ ...r })), ngrokAuthtoken: { ...this.authtoken } });
+    this.o.onChange({
+      ...this.controller.status(),
+      registrations: this.registrations.map((r) => ({ ...r })),
+      ngrokAuthtoken: { ...this.authtoken },
+    });
   }
 }

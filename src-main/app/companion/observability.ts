@@ -38,13 +38,19 @@ export class Observability {
 
   /** Serves /metrics there (null: not at all); a port in use is logged, and the app goes on. */
   async setMetricsServer(listen: MetricsListen | null): Promise<void> {
-    if (this.server && listen && this.server.listen.port === listen.port && this.server.listen.host === listen.host) return;
+    if (this.server && listen && this.server.listen.port === listen.port && this.server.listen.host === listen.host)
+      return;
     const old = this.server;
     this.server = null;
     await (await old?.running)?.close();
     if (!listen) return;
-    const running = startMetricsServer(this.metrics, { ...listen, onError: (e) => this.o.logger.warn('metrics: a scrape failed', { error: String(e) }) }).catch((e: unknown) => {
-      this.o.logger.warn(`metrics: cannot listen on ${listen.host}:${listen.port}`, { error: e instanceof Error ? e.message : String(e) });
+    const running = startMetricsServer(this.metrics, {
+      ...listen,
+      onError: (e) => this.o.logger.warn('metrics: a scrape failed', { error: String(e) }),
+    }).catch((e: unknown) => {
+      this.o.logger.warn(`metrics: cannot listen on ${listen.host}:${listen.port}`, {
+        error: e instanceof Error ? e.message : String(e),
+      });
       return null;
     });
     this.server = { listen, running };
@@ -62,7 +68,12 @@ export class Observability {
     this.alertmanager?.off();
     this.alertmanager = null;
     if (!url) return;
-    const sink = new AlertmanagerSink(url, { clock: this.o.clock, logger: this.o.logger, teamLabel: this.o.teamLabel, ...(this.o.dispatcher ? { dispatcher: this.o.dispatcher } : {}) });
+    const sink = new AlertmanagerSink(url, {
+      clock: this.o.clock,
+      logger: this.o.logger,
+      teamLabel: this.o.teamLabel,
+      ...(this.o.dispatcher ? { dispatcher: this.o.dispatcher } : {}),
+    });
     this.alertmanager = { url, sink, off: sink.attach(this.o.monitor) };
   }
 

@@ -52,7 +52,8 @@ export class PrefsStore {
     try {
       text = await fs.readFile(this.file, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.logger.warn('companion: preferences unreadable; using defaults', { file: this.file });
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+        this.logger.warn('companion: preferences unreadable; using defaults', { file: this.file });
     }
     if (text !== null) {
       let raw: unknown = undefined;

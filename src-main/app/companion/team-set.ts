@@ -32,11 +32,16 @@ export class TeamSet {
   }
 
   listTeams(): TeamView[] {
-    return [...this.main.listTeams().map((t) => ({ ...t, demo: false })), ...(this.demo?.listTeams().map((t) => ({ ...t, demo: true })) ?? [])];
+    return [
+      ...this.main.listTeams().map((t) => ({ ...t, demo: false })),
+      ...(this.demo?.listTeams().map((t) => ({ ...t, demo: true })) ?? []),
+    ];
   }
 
   targets(): AgentTarget[] {
-    return this.listTeams().flatMap((t) => t.agents.map((a) => ({ teamId: t.id, agentId: a.agentId, watchClosely: a.watchClosely === true })));
+    return this.listTeams().flatMap((t) =>
+      t.agents.map((a) => ({ teamId: t.id, agentId: a.agentId, watchClosely: a.watchClosely === true })),
+    );
   }
 
   /** The TeamStore holding a team (by id or label); the person's own when none does. */

@@ -97,7 +97,9 @@ export class TunnelHost {
     } catch (err) {
       if (!(err instanceof TunnelError && err.code === 'locked')) throw err;
       this.locked = err.message;
-      this.o.logger.warn('tunnel: the data folder is written by another process; opened read-only', { error: err.message });
+      this.o.logger.warn('tunnel: the data folder is written by another process; opened read-only', {
+        error: err.message,
+      });
       await this.replace(true);
     }
   }
@@ -110,7 +112,10 @@ export class TunnelHost {
       this.listening = p;
       p.catch((err: unknown) => {
         if (this.listening === p) this.listening = null;
-        this.o.logger.warn('tunnel: could not listen', { port: this.port, error: err instanceof Error ? err.message : String(err) });
+        this.o.logger.warn('tunnel: could not listen', {
+          port: this.port,
+          error: err instanceof Error ? err.message : String(err),
+        });
       });
     }
     return this.listening;
@@ -160,7 +165,12 @@ export class TunnelHost {
     const retry = this.taken !== null;
     this.taken = null;
     if (!this.listening && !retry) return;
-    const wasRunning = this.listening ? await this.listening.then(() => true, () => false) : false;
+    const wasRunning = this.listening
+      ? await this.listening.then(
+          () => true,
+          () => false,
+        )
+      : false;
     this.listening = null;
     await this.replace(this.tunnel.readOnly);
     await this.tunnel.open();

@@ -6,7 +6,13 @@
 // incident are the monitor's (IncidentWords: its last alert's, or incidentText while none reached
 // the person), the same ones Alertmanager's annotations carry. Each resolved incident is kept, with
 // those words, in the incident history (alerts.history).
-import { IncidentWords, type Alert, type Incident, type IncidentHistory, type IncidentUpdate } from '../../core/monitor';
+import {
+  IncidentWords,
+  type Alert,
+  type Incident,
+  type IncidentHistory,
+  type IncidentUpdate,
+} from '../../core/monitor';
 import type { AlertEventDTO, AlertStatusDTO, IncidentDTO, IncidentSeverity } from '../../../src-shared/contract';
 import { AppError } from '../errors';
 import type { Implementations } from '../handlers';
@@ -55,7 +61,8 @@ export class IncidentFeed {
       // An alert about an incident that did not change in this step (a re-alert, a summary):
       // publish it as an update so the in-app list shows the newest words.
       const inc = this.open.get(id);
-      if (inc && !this.pending.some((u) => u.incident.id === id)) this.pending.push({ change: 'updated', incident: inc });
+      if (inc && !this.pending.some((u) => u.incident.id === id))
+        this.pending.push({ change: 'updated', incident: inc });
     }
     if (ids.length > 0) this.schedule();
   }
@@ -63,7 +70,8 @@ export class IncidentFeed {
   toDTO(i: Incident): IncidentDTO {
     const settings = this.settings();
     const w = this.words.of(i, settings, this.teamLabel(i.teamId));
-    const overdue = ESCALATING.has(i.kind) && i.resolvedAt === null && this.now() - i.openedAt >= settings.escalateAfterMin * 60_000;
+    const overdue =
+      ESCALATING.has(i.kind) && i.resolvedAt === null && this.now() - i.openedAt >= settings.escalateAfterMin * 60_000;
     const severity: IncidentSeverity = w.urgent || overdue ? 'urgent' : 'warning';
     return {
       id: i.id,
@@ -91,7 +99,8 @@ export class IncidentFeed {
       const dto = this.toDTO(u.incident);
       const told = this.told.has(id);
       const before = this.severity.get(id);
-      const escalated = before !== undefined && before !== 'urgent' && dto.severity === 'urgent' && dto.acknowledgedAt === null;
+      const escalated =
+        before !== undefined && before !== 'urgent' && dto.severity === 'urgent' && dto.acknowledgedAt === null;
       this.publish({ change: u.change, incident: dto, notify: told || (u.change !== 'resolved' && escalated) });
       if (u.change === 'resolved') {
         this.keep(dto);
@@ -105,7 +114,13 @@ export class IncidentFeed {
   private keep(dto: IncidentDTO): void {
     if (this.history === null) return;
     const { acknowledgedAt, teamWide, removed, ...rest } = dto;
-    this.history.add({ ...rest, acknowledgedAt, resolvedAt: dto.resolvedAt ?? this.now(), ...(teamWide ? { teamWide } : {}), ...(removed ? { removed } : {}) });
+    this.history.add({
+      ...rest,
+      acknowledgedAt,
+      resolvedAt: dto.resolvedAt ?? this.now(),
+      ...(teamWide ? { teamWide } : {}),
+      ...(removed ? { removed } : {}),
+    });
   }
 
   private schedule(): void {
@@ -117,7 +132,14 @@ export class IncidentFeed {
 
 type AlertRequests = Pick<
   Implementations,
-  'alerts.list' | 'alerts.history' | 'alerts.status' | 'alerts.acknowledge' | 'alerts.acknowledgeAll' | 'alerts.snooze' | 'alerts.unsnooze' | 'alerts.setQuietHours'
+  | 'alerts.list'
+  | 'alerts.history'
+  | 'alerts.status'
+  | 'alerts.acknowledge'
+  | 'alerts.acknowledgeAll'
+  | 'alerts.snooze'
+  | 'alerts.unsnooze'
+  | 'alerts.setQuietHours'
 >;
 
 export function alertRequests({ c }: Scope, feed: IncidentFeed, history: IncidentHistory): AlertRequests {
@@ -134,10 +156,12 @@ export function alertRequests({ c }: Scope, feed: IncidentFeed, history: Inciden
         .incidents()
         .sort((a, b) => b.openedAt - a.openedAt)
         .map((i) => feed.toDTO(i)),
-    'alerts.history': async ({ teamId, agentId, kind, limit }) => history.list({ teamId, agentId, kind, limit: limit ?? 1000 }),
+    'alerts.history': async ({ teamId, agentId, kind, limit }) =>
+      history.list({ teamId, agentId, kind, limit: limit ?? 1000 }),
     'alerts.status': async () => status(),
     'alerts.acknowledge': async ({ incidentId }) => {
-      if (c.monitor().acknowledge(incidentId) === 0) throw new AppError('not-found', 'NO_INCIDENT', 'No open incident with that id (it may have been resolved).');
+      if (c.monitor().acknowledge(incidentId) === 0)
+        throw new AppError('not-found', 'NO_INCIDENT', 'No open incident with that id (it may have been resolved).');
       return null;
     },
     'alerts.acknowledgeAll': async () => ({ count: c.monitor().acknowledgeAll() }),
@@ -154,9 +178,11 @@ export function alertRequests({ c }: Scope, feed: IncidentFeed, history: Inciden
       const hours = { start: q.start, end: q.end };
       c.monitor().setQuietHours(q.enabled ? hours : null);
       // Saved in the background: the monitor already applies them; a failed save is logged.
-      void c.updateSettings({ app: { alertRules: { quietHours: q.enabled ? hours : null } }, prefs: { quietHours: hours } }).catch((e: unknown) =>
-        c.logger.warn('app: quiet hours not saved', { error: e instanceof Error ? e.message : String(e) }),
-      );
+      void c
+        .updateSettings({ app: { alertRules: { quietHours: q.enabled ? hours : null } }, prefs: { quietHours: hours } })
+        .catch((e: unknown) =>
+          c.logger.warn('app: quiet hours not saved', { error: e instanceof Error ? e.message : String(e) }),
+        );
       return status();
     },
   };

@@ -32,14 +32,28 @@ function messagesOf(t: TurnRecord): ChatMessageDTO[] {
   return [{ id: `${t.turnId}:user`, role: 'user', text: t.message, at: t.startedAt }, agent];
 }
 
-export function chatRequests({ c, requireTeam, publish }: Scope): Pick<
+export function chatRequests({
+  c,
+  requireTeam,
+  publish,
+}: Scope): Pick<
   Implementations,
-  'chat.startTurn' | 'chat.stopTurn' | 'chat.transcript' | 'chat.frames' | 'chat.conversations' | 'chat.deleteConversation'
+  | 'chat.startTurn'
+  | 'chat.stopTurn'
+  | 'chat.transcript'
+  | 'chat.frames'
+  | 'chat.conversations'
+  | 'chat.deleteConversation'
 > {
   return {
     'chat.startTurn': async (input) => {
       const team = requireTeam(input.teamId);
-      const handle = c.chat.startTurn({ teamId: team.id, agentId: input.agentId, userId: input.userId, message: input.message });
+      const handle = c.chat.startTurn({
+        teamId: team.id,
+        agentId: input.agentId,
+        userId: input.userId,
+        message: input.message,
+      });
       const { turnId } = handle;
       void (async () => {
         try {
@@ -51,21 +65,35 @@ export function chatRequests({ c, requireTeam, publish }: Scope): Pick<
             }
           }
         } catch {
-          publish('chat.error', { turnId, error: { kind: 'internal', code: 'INTERNAL', message: 'The reply could not be read.' } });
+          publish('chat.error', {
+            turnId,
+            error: { kind: 'internal', code: 'INTERNAL', message: 'The reply could not be read.' },
+          });
         }
       })();
       return { turnId };
     },
     'chat.stopTurn': async ({ turnId }) => ({ stopped: c.chat.stopTurn(turnId) }),
-    'chat.transcript': async ({ agentId, userId }) => (await c.chat.listTranscript(agentId, userId)).flatMap(messagesOf),
+    'chat.transcript': async ({ agentId, userId }) =>
+      (await c.chat.listTranscript(agentId, userId)).flatMap(messagesOf),
     'chat.frames': async ({ turnId }) => {
       const f = c.chat.frames(turnId);
-      return f ? { frames: f.frames.map((x) => ({ ...x })), omitted: f.omitted, live: f.live, known: true } : { frames: [], omitted: 0, live: false, known: false };
+      return f
+        ? { frames: f.frames.map((x) => ({ ...x })), omitted: f.omitted, live: f.live, known: true }
+        : { frames: [], omitted: 0, live: false, known: false };
     },
     'chat.conversations': async ({ teamId, agentId, text }) => {
       requireTeam(teamId);
       return (await c.chat.listConversations(agentId, text)).map(
-        ({ userId, turns, lastAt, conversationId, title, preview, match }): ChatConversationDTO => ({ userId, turns, lastAt, conversationId, title, preview, match }),
+        ({ userId, turns, lastAt, conversationId, title, preview, match }): ChatConversationDTO => ({
+          userId,
+          turns,
+          lastAt,
+          conversationId,
+          title,
+          preview,
+          match,
+        }),
       );
     },
     'chat.deleteConversation': async ({ teamId, agentId, userId }) => {

@@ -2,7 +2,13 @@
 import { redactUrl } from '../../core/url';
 import type { SessionStatus } from '../../core/api/types';
 import type { AgentSnapshot, TimelineEntry } from '../../core/monitor';
-import type { AgentHealthDTO, AppSettingsDTO, HealthHistoryEntryDTO, SessionDTO, TeamDTO } from '../../../src-shared/contract';
+import type {
+  AgentHealthDTO,
+  AppSettingsDTO,
+  HealthHistoryEntryDTO,
+  SessionDTO,
+  TeamDTO,
+} from '../../../src-shared/contract';
 import type { CompanionSettings, TeamView } from '../companion/companion';
 import { serviceErrorDTO } from '../errors';
 
@@ -17,7 +23,8 @@ export function agentHealthDTO(s: AgentSnapshot): AgentHealthDTO {
     since: s.since,
     checkedAt: s.lastPollAt,
   };
-  if (dto.health === 'unreachable' && s.lastKnown && s.lastKnown !== 'unreachable' && s.lastKnown !== 'unknown') dto.lastKnown = s.lastKnown;
+  if (dto.health === 'unreachable' && s.lastKnown && s.lastKnown !== 'unreachable' && s.lastKnown !== 'unknown')
+    dto.lastKnown = s.lastKnown;
   if (s.lastError) dto.error = serviceErrorDTO(s.lastError);
   return dto;
 }
@@ -31,13 +38,30 @@ export function historyEntryDTO(e: TimelineEntry): HealthHistoryEntryDTO {
 }
 
 export function sessionDTO(teamId: string, agentId: string, s: SessionStatus): SessionDTO {
-  const dto: SessionDTO = { teamId, agentId, connected: s.connected, linked: s.linked, state: s.state, needsScan: s.needsScan, phone: s.phone, qr: s.qr };
+  const dto: SessionDTO = {
+    teamId,
+    agentId,
+    connected: s.connected,
+    linked: s.linked,
+    state: s.state,
+    needsScan: s.needsScan,
+    phone: s.phone,
+    qr: s.qr,
+  };
   if (s.live !== undefined) dto.live = s.live;
   return dto;
 }
 
 export function teamDTO(t: TeamView, keyRejected: boolean): TeamDTO {
-  return { teamId: t.id, label: t.label, baseUrl: t.baseUrl, keyHint: t.keyHint, keyRejected, agentIds: t.agents.map((a) => a.agentId), allowInsecureHttp: t.allowInsecureHttp };
+  return {
+    teamId: t.id,
+    label: t.label,
+    baseUrl: t.baseUrl,
+    keyHint: t.keyHint,
+    keyRejected,
+    agentIds: t.agents.map((a) => a.agentId),
+    allowInsecureHttp: t.allowInsecureHttp,
+  };
 }
 
 export function settingsDTO(s: CompanionSettings): AppSettingsDTO {
@@ -49,8 +73,18 @@ export function settingsDTO(s: CompanionSettings): AppSettingsDTO {
     pollIntervalSec: s.app.pollIntervalSec,
     fastPollIntervalSec: Math.min(s.app.fastPollIntervalSec, s.app.pollIntervalSec),
     escalateAfterMin: s.prefs.escalateAfterMin,
-    tunnel: { port: s.app.tunnelPort, forwardTo: s.prefs.forwardTo, allowLegacySignature: s.prefs.allowLegacySignature },
-    alertRules: { reconnectGraceSec: r.reconnectGraceSec, repeatDropGraceSec: r.repeatDropGraceSec, realertMinutes: r.realertMinutes, flapCount: r.flapCount, flapWindowMinutes: r.flapWindowMinutes },
+    tunnel: {
+      port: s.app.tunnelPort,
+      forwardTo: s.prefs.forwardTo,
+      allowLegacySignature: s.prefs.allowLegacySignature,
+    },
+    alertRules: {
+      reconnectGraceSec: r.reconnectGraceSec,
+      repeatDropGraceSec: r.repeatDropGraceSec,
+      realertMinutes: r.realertMinutes,
+      flapCount: r.flapCount,
+      flapWindowMinutes: r.flapWindowMinutes,
+    },
     alertWebhookUrl: s.app.alertWebhookUrl,
     alertmanagerUrl: s.app.alertmanagerUrl,
     metricsPort: s.app.metricsPort,

@@ -15,7 +15,13 @@ export function exposureDTO(v: ExposureView): ExposureDTO {
     url: v.url,
     since: v.since,
     error: v.error ? { code: v.error.code, message: v.error.message, hint: v.error.hint } : null,
-    registrations: v.registrations.map((r) => ({ teamId: r.teamId, agentId: r.agentId, url: r.url, state: r.state, error: r.error })),
+    registrations: v.registrations.map((r) => ({
+      teamId: r.teamId,
+      agentId: r.agentId,
+      url: r.url,
+      state: r.state,
+      error: r.error,
+    })),
     ngrokAuthtoken: { stored: v.ngrokAuthtoken.stored, hint: v.ngrokAuthtoken.hint },
   };
 }
@@ -25,7 +31,10 @@ export function exposeRequests({ c, requireTeam }: Scope): ExposeRequests {
     'tunnel.expose': async (args) => {
       // Team labels are accepted like everywhere; the registrations name the team by id.
       const register = (args.register ?? []).map((a) => ({ teamId: requireTeam(a.teamId).id, agentId: a.agentId }));
-      const choice = args.kind === 'command' ? { kind: 'command' as const, command: args.command } : { kind: 'ngrok' as const, ...(args.domain ? { domain: args.domain } : {}) };
+      const choice =
+        args.kind === 'command'
+          ? { kind: 'command' as const, command: args.command }
+          : { kind: 'ngrok' as const, ...(args.domain ? { domain: args.domain } : {}) };
       return exposureDTO(await c.exposure.expose({ ...choice, register }));
     },
     'tunnel.unexpose': async () => exposureDTO(await c.exposure.unexpose()),

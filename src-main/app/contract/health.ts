@@ -11,19 +11,31 @@ import type { Scope } from './scope';
 
 /** Health of every agent of every team, 'unknown' for those not polled yet. */
 export function healthOfAll({ c, now }: Scope): AgentHealthDTO[] {
-  const polled = new Map(c.monitor().snapshot().map((s) => [`${s.teamId}\u0000${s.agentId}`, agentHealthDTO(s)]));
-  return c.listTeams().flatMap((t) => t.agents.map((a) => polled.get(`${t.id}\u0000${a.agentId}`) ?? unknownHealth(t.id, a.agentId, now())));
+  const polled = new Map(
+    c
+      .monitor()
+      .snapshot()
+      .map((s) => [`${s.teamId}\u0000${s.agentId}`, agentHealthDTO(s)]),
+  );
+  return c
+    .listTeams()
+    .flatMap((t) =>
+      t.agents.map((a) => polled.get(`${t.id}\u0000${a.agentId}`) ?? unknownHealth(t.id, a.agentId, now())),
+    );
 }
 
 const HOUR = 3_600_000;
 /** The availability windows: 24 h, 7 d, 30 d. */
 const AVAILABILITY_WINDOWS_MS = [24 * HOUR, 7 * 24 * HOUR, 30 * 24 * HOUR] as const;
 
-export function healthRequests(s: Scope): Pick<Implementations, 'health.snapshot' | 'health.history' | 'health.availability'> {
+export function healthRequests(
+  s: Scope,
+): Pick<Implementations, 'health.snapshot' | 'health.history' | 'health.availability'> {
   /** The agent's timeline entries of its own team (timelines are kept per agent id; entries carry their team). */
   const entriesOf = async (teamId: string, agentId: string) => {
     const team = s.requireTeam(teamId);
-    if (!team.agents.some((a) => a.agentId === agentId)) throw new AppError('not-found', 'NO_AGENT', `No agent "${agentId}" in team "${team.label}".`);
+    if (!team.agents.some((a) => a.agentId === agentId))
+      throw new AppError('not-found', 'NO_AGENT', `No agent "${agentId}" in team "${team.label}".`);
     return (await s.c.monitor().timeline(agentId)).filter((e) => e.teamId === team.id);
   };
   return {
@@ -31,7 +43,8 @@ export function healthRequests(s: Scope): Pick<Implementations, 'health.snapshot
       const agents = healthOfAll(s);
       return { at: s.now(), worst: worstHealth(agents.map((a) => a.health)), agents };
     },
-    'health.history': async ({ teamId, agentId }) => (await entriesOf(teamId, agentId)).sort((a, b) => b.at - a.at).map(historyEntryDTO),
+    'health.history': async ({ teamId, agentId }) =>
+      (await entriesOf(teamId, agentId)).sort((a, b) => b.at - a.at).map(historyEntryDTO),
     'health.availability': async ({ teamId, agentId }) => {
       const entries = await entriesOf(teamId, agentId);
       const at = s.now();

@@ -49,7 +49,11 @@ async function diagnostics(s: Scope, implementations: Implementations): Promise<
     alerts: await implementations['alerts.status']({}),
     tunnel: await implementations['tunnel.status']({}),
     // The alert webhook URL may carry a token in its path or query: shown redacted.
-    settings: { ...settingsDTO(c.settings()), alertWebhookUrl: redactStoredUrl(c.settings().app.alertWebhookUrl), alertmanagerUrl: redactStoredUrl(c.settings().app.alertmanagerUrl) },
+    settings: {
+      ...settingsDTO(c.settings()),
+      alertWebhookUrl: redactStoredUrl(c.settings().app.alertWebhookUrl),
+      alertmanagerUrl: redactStoredUrl(c.settings().app.alertmanagerUrl),
+    },
     monitor: await c.monitor().exportDiagnostics(),
   };
   const stamp = new Date(at).toISOString().replace(/[:.]/g, '-');
@@ -57,18 +61,25 @@ async function diagnostics(s: Scope, implementations: Implementations): Promise<
 }
 
 export function implementContract(c: Companion, opts: ContractOptions = {}): CompanionContract {
-  const events = new Emitter<Events>((e) => c.logger.warn('app: event listener failed', { error: e instanceof Error ? e.message : String(e) }));
+  const events = new Emitter<Events>((e) =>
+    c.logger.warn('app: event listener failed', { error: e instanceof Error ? e.message : String(e) }),
+  );
   const s = createScope(c, (name, payload) => events.emit(name, payload));
   const history = new IncidentHistory({
     file: path.join(c.dataDir, INCIDENT_HISTORY_FILE),
-    onError: (e) => c.logger.warn('app: incident history not kept', { error: e instanceof Error ? e.message : String(e) }),
+    onError: (e) =>
+      c.logger.warn('app: incident history not kept', { error: e instanceof Error ? e.message : String(e) }),
   });
   const feed = new IncidentFeed(
     (e) => s.publish('alert', e),
     s.now,
     () => {
       const { app, prefs } = c.settings();
-      return { escalateAfterMin: prefs.escalateAfterMin, flapCount: app.alertRules.flapCount, flapWindowMinutes: app.alertRules.flapWindowMinutes };
+      return {
+        escalateAfterMin: prefs.escalateAfterMin,
+        flapCount: app.alertRules.flapCount,
+        flapWindowMinutes: app.alertRules.flapWindowMinutes,
+      };
     },
     c.teamLabel,
     history,
@@ -77,7 +88,11 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
   const upSince = s.now();
   const pairingClock = new PairingClock();
   const monitorView: MonitorView = {
-    lastRead: (teamId, agentId) => c.monitor().snapshot().find((x) => x.teamId === teamId && x.agentId === agentId),
+    lastRead: (teamId, agentId) =>
+      c
+        .monitor()
+        .snapshot()
+        .find((x) => x.teamId === teamId && x.agentId === agentId),
     pollSoon: (teamId, agentId) => c.monitor().pollSoon(teamId, agentId),
   };
 
@@ -95,7 +110,10 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
     monitor: {
       isReconnecting: (teamId, agentId) => {
         const team = s.requireTeam(teamId).id;
-        return c.monitor().snapshot().some((a) => a.teamId === team && a.agentId === agentId && a.health === 'reconnecting');
+        return c
+          .monitor()
+          .snapshot()
+          .some((a) => a.teamId === team && a.agentId === agentId && a.health === 'reconnecting');
       },
       pollSoon: (teamId, agentId) => c.monitor().pollSoon(s.requireTeam(teamId).id, agentId),
     },
@@ -104,7 +122,10 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
       now: s.now,
       teamIdOf: (teamId) => s.requireTeam(teamId).id,
       recorded: () => void c.messages.takeSend().catch(() => undefined),
-      logError: (err) => c.logger.warn('messages: a send could not be recorded in the send log', { error: err instanceof Error ? err.message : String(err) }),
+      logError: (err) =>
+        c.logger.warn('messages: a send could not be recorded in the send log', {
+          error: err instanceof Error ? err.message : String(err),
+        }),
     },
   });
   const messageDTO = messageDTOs(s);
@@ -134,7 +155,8 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
       if (snap) s.publish('health.changed', agentHealthDTO(snap));
     }),
     c.events.on('health', (e) => {
-      if (e.health === 'key-rejected' || e.previous === 'key-rejected') s.publish('teams.changed', { teams: teamList(s) });
+      if (e.health === 'key-rejected' || e.previous === 'key-rejected')
+        s.publish('teams.changed', { teams: teamList(s) });
     }),
     c.events.on('incident', (u) => feed.onIncident(u)),
     c.events.on('alert', (a) => feed.onAlert(a)),

@@ -29,7 +29,10 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? 
 /** The event's own media description (ASSUMPTION A-INBOUND: `media` at top level or under `message`). */
 function mediaHints(bodyBase64: string): MediaHints | null {
   try {
-    const o = JSON.parse(Buffer.from(bodyBase64, 'base64').toString('utf8')) as { media?: unknown; message?: { media?: unknown } };
+    const o = JSON.parse(Buffer.from(bodyBase64, 'base64').toString('utf8')) as {
+      media?: unknown;
+      message?: { media?: unknown };
+    };
     const m = (o.media ?? o.message?.media) as { filename?: unknown; mimeType?: unknown } | undefined;
     if (!m || typeof m !== 'object') return null;
     return { filename: str(m.filename), mimeType: str(m.mimeType) };
@@ -51,15 +54,33 @@ export async function deliveryMedia(c: Companion, id: string, opts: MediaOptions
   const hints = mediaHints(d.bodyBase64);
   const type = d.summary.type;
   if (!(type !== null && MEDIA_TYPES.has(type)) && hints === null) {
-    throw new AppError('invalid-request', 'NO_MEDIA', `Delivery ${id} is ${type ? `a ${type} message` : 'not a message'} without a file; only image and document deliveries have one.`);
+    throw new AppError(
+      'invalid-request',
+      'NO_MEDIA',
+      `Delivery ${id} is ${type ? `a ${type} message` : 'not a message'} without a file; only image and document deliveries have one.`,
+    );
   }
   const messageId = d.summary.messageId;
-  if (!messageId) throw new AppError('invalid-request', 'NO_MESSAGE_ID', `Delivery ${id} has no message id to download its file with.`);
+  if (!messageId)
+    throw new AppError(
+      'invalid-request',
+      'NO_MESSAGE_ID',
+      `Delivery ${id} has no message id to download its file with.`,
+    );
 
   const teams = c.listTeams().filter((t) => t.agents.some((a) => a.agentId === d.agentId));
-  if (teams.length === 0) throw new AppError('not-found', 'NO_TEAM_FOR_AGENT', `No team has agent "${d.agentId}"; add it to download its media.`);
+  if (teams.length === 0)
+    throw new AppError(
+      'not-found',
+      'NO_TEAM_FOR_AGENT',
+      `No team has agent "${d.agentId}"; add it to download its media.`,
+    );
   if (teams.length > 1) {
-    throw new AppError('invalid-request', 'AMBIGUOUS_AGENT', `Agent "${d.agentId}" is in more than one team (${teams.map((t) => t.label).join(', ')}); the media cannot be fetched with the right key.`);
+    throw new AppError(
+      'invalid-request',
+      'AMBIGUOUS_AGENT',
+      `Agent "${d.agentId}" is in more than one team (${teams.map((t) => t.label).join(', ')}); the media cannot be fetched with the right key.`,
+    );
   }
   const team = teams[0]!;
   const client = await c.clientFor(team.id);
@@ -68,7 +89,11 @@ export async function deliveryMedia(c: Companion, id: string, opts: MediaOptions
   const abort = new AbortController();
   let tooBig = false;
   const refuse = (): never => {
-    throw new AppError('invalid-request', 'MEDIA_TOO_LARGE', `The file is larger than ${describeSize(maxBytes)}; download it with the CLI (channel-companion media) instead.`);
+    throw new AppError(
+      'invalid-request',
+      'MEDIA_TOO_LARGE',
+      `The file is larger than ${describeSize(maxBytes)}; download it with the CLI (channel-companion media) instead.`,
+    );
   };
   try {
     let result: Awaited<ReturnType<typeof client.downloadMedia>>;
@@ -88,7 +113,8 @@ export async function deliveryMedia(c: Companion, id: string, opts: MediaOptions
     }
     if ((await stat(result.path)).size > maxBytes) refuse();
     const data = await readFile(result.path);
-    const filename = safeFileName(result.filename ?? '') ?? safeFileName(hints?.filename ?? '') ?? path.basename(result.path);
+    const filename =
+      safeFileName(result.filename ?? '') ?? safeFileName(hints?.filename ?? '') ?? path.basename(result.path);
     const mimeType = result.contentType?.split(';')[0]?.trim() || hints?.mimeType || 'application/octet-stream';
     return { filename, mimeType, bytes: data.length, dataBase64: data.toString('base64') };
   } finally {

@@ -35,7 +35,8 @@ export interface MessageDTOs {
 }
 
 export function messageDTOs(s: Scope): MessageDTOs {
-  const teamOf = (agentId: string): string | null => s.c.listTeams().find((t) => t.agents.some((a) => a.agentId === agentId))?.id ?? null;
+  const teamOf = (agentId: string): string | null =>
+    s.c.listTeams().find((t) => t.agents.some((a) => a.agentId === agentId))?.id ?? null;
   const message = (m: Message): MessageDTO => {
     const dto: MessageDTO = {
       key: m.key,
@@ -61,7 +62,15 @@ export function messageDTOs(s: Scope): MessageDTOs {
     return dto;
   };
   const contact = (c: ContactSummary): MessageContactDTO => {
-    const dto: MessageContactDTO = { teamId: teamOf(c.agentId), agentId: c.agentId, contact: shownContact(c.contact), lastAt: c.lastAt, last: message(c.last), unread: c.unread, count: c.count };
+    const dto: MessageContactDTO = {
+      teamId: teamOf(c.agentId),
+      agentId: c.agentId,
+      contact: shownContact(c.contact),
+      lastAt: c.lastAt,
+      last: message(c.last),
+      unread: c.unread,
+      count: c.count,
+    };
     if (c.name !== undefined) dto.name = c.name;
     return dto;
   };
@@ -69,20 +78,29 @@ export function messageDTOs(s: Scope): MessageDTOs {
 }
 
 const GAP_WORDS: Record<InboxGap, string> = {
-  'not-registered': "This app is not the agent's webhook receiver, so messages written to its number do not arrive here. Register the webhook at this app's receiver (Tunnel: expose and register).",
-  'receiver-elsewhere': 'Another process (`channel-companion listen` or a second app) receives the deliveries into this data folder; the messages it stores appear here within a few seconds, but this app cannot receive itself until that process stops.',
-  'receiver-stopped': "This app's receiver is not running, so new messages are not being received. Start it on the Tunnel screen.",
+  'not-registered':
+    "This app is not the agent's webhook receiver, so messages written to its number do not arrive here. Register the webhook at this app's receiver (Tunnel: expose and register).",
+  'receiver-elsewhere':
+    'Another process (`channel-companion listen` or a second app) receives the deliveries into this data folder; the messages it stores appear here within a few seconds, but this app cannot receive itself until that process stops.',
+  'receiver-stopped':
+    "This app's receiver is not running, so new messages are not being received. Start it on the Tunnel screen.",
 };
 
 export function messageRequests(s: Scope, send: SendThrough): MessageRequests {
   const { c } = s;
   const dtos = messageDTOs(s);
   /** The agents asked for: one, a team's, or every agent of every team. */
-  const agentsOf = (q: { teamId?: string | undefined; agentId?: string | undefined }): Array<{ teamId: string; agentId: string }> => {
+  const agentsOf = (q: {
+    teamId?: string | undefined;
+    agentId?: string | undefined;
+  }): Array<{ teamId: string; agentId: string }> => {
     const teams = q.teamId !== undefined ? [s.requireTeam(q.teamId)] : c.listTeams();
     const out: Array<{ teamId: string; agentId: string }> = [];
-    for (const t of teams) for (const a of t.agents) if (q.agentId === undefined || a.agentId === q.agentId) out.push({ teamId: t.id, agentId: a.agentId });
-    if (q.agentId !== undefined && out.length === 0 && q.teamId === undefined) out.push({ teamId: '', agentId: q.agentId });
+    for (const t of teams)
+      for (const a of t.agents)
+        if (q.agentId === undefined || a.agentId === q.agentId) out.push({ teamId: t.id, agentId: a.agentId });
+    if (q.agentId !== undefined && out.length === 0 && q.teamId === undefined)
+      out.push({ teamId: '', agentId: q.agentId });
     return out;
   };
   const gapOf = (teamId: string, agentId: string): InboxGap | null => {
@@ -100,16 +118,33 @@ export function messageRequests(s: Scope, send: SendThrough): MessageRequests {
       for (const x of contacts) unreadOf.set(x.agentId, (unreadOf.get(x.agentId) ?? 0) + x.unread);
       const agentDTOs: InboxAgentDTO[] = agents.map(({ teamId: t, agentId: a }) => {
         const gap = gapOf(t, a);
-        return { teamId: t, agentId: a, unread: unreadOf.get(a) ?? 0, gap, reason: gap === null ? null : GAP_WORDS[gap] };
+        return {
+          teamId: t,
+          agentId: a,
+          unread: unreadOf.get(a) ?? 0,
+          gap,
+          reason: gap === null ? null : GAP_WORDS[gap],
+        };
       });
-      return { contacts: contacts.map(dtos.contact), agents: agentDTOs, unread: contacts.reduce((n, x) => n + x.unread, 0), retentionDays: c.messages.retentionDays() };
+      return {
+        contacts: contacts.map(dtos.contact),
+        agents: agentDTOs,
+        unread: contacts.reduce((n, x) => n + x.unread, 0),
+        retentionDays: c.messages.retentionDays(),
+      };
     },
     'messages.thread': async ({ teamId, agentId, phone, before, limit }) => {
       s.requireTeam(teamId);
       const contact = normalizeRecipient(phone);
-      const t = c.messages.thread(agentId, contact, before !== undefined ? { before, limit: limit ?? 100 } : { limit: limit ?? 100 });
+      const t = c.messages.thread(
+        agentId,
+        contact,
+        before !== undefined ? { before, limit: limit ?? 100 } : { limit: limit ?? 100 },
+      );
       const name = c.messages.name(contact);
-      return name !== undefined ? { messages: t.messages.map(dtos.message), more: t.more, name } : { messages: t.messages.map(dtos.message), more: t.more };
+      return name !== undefined
+        ? { messages: t.messages.map(dtos.message), more: t.more, name }
+        : { messages: t.messages.map(dtos.message), more: t.more };
     },
     'messages.markRead': async ({ teamId, agentId, phone }) => {
       s.requireTeam(teamId);

@@ -91,7 +91,10 @@ export function pairingReads(clock: PairingClock, monitor: MonitorView, now: () 
       const times = clock.observe(teamId, agentId, status, now());
       if (times) dto.pairing = times;
       const last = monitor.lastRead(teamId, agentId);
-      if (last && (last.state !== status.state || last.needsScan !== status.needsScan || last.pairing !== (status.qr !== null))) {
+      if (
+        last &&
+        (last.state !== status.state || last.needsScan !== status.needsScan || last.pairing !== (status.qr !== null))
+      ) {
         monitor.pollSoon(teamId, agentId);
       }
       return dto;

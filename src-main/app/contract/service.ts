@@ -14,7 +14,10 @@ import type { SendRequest, SendResult } from '../../core/api/types';
 
 /** The part of a team's ServiceClient these requests use. */
 /** @internal Exported for tests. */
-export type TeamClient = Pick<ServiceClient, 'startPairing' | 'getSession' | 'send' | 'checkContact' | 'updateSettings' | 'sendBudget' | 'cancelQueued'>;
+export type TeamClient = Pick<
+  ServiceClient,
+  'startPairing' | 'getSession' | 'send' | 'checkContact' | 'updateSettings' | 'sendBudget' | 'cancelQueued'
+>;
 
 export interface ServiceDeps {
   /** The client of a team; not-found when the team is unknown. */
@@ -34,7 +37,13 @@ export interface ServiceDeps {
     pollSoon(teamId: string, agentId: string): void;
   };
   /** The send log every send is recorded in (default: none). */
-  sends?: { log: SendLog; now(): number; teamIdOf(teamIdOrLabel: string): string; recorded(r: SendRecord): void; logError(err: unknown): void };
+  sends?: {
+    log: SendLog;
+    now(): number;
+    teamIdOf(teamIdOrLabel: string): string;
+    recorded(r: SendRecord): void;
+    logError(err: unknown): void;
+  };
 }
 
 /** A send as the console and Messages ask for it. */
@@ -44,7 +53,15 @@ export type SendThrough = (via: SendVia, ask: SendAsk) => Promise<SendResult>;
 
 type ServiceRequests = Pick<
   Implementations,
-  'pairing.start' | 'pairing.session' | 'send.message' | 'send.budget' | 'send.cancel' | 'send.stop' | 'contacts.check' | 'channel.updateSettings' | 'webhook.register'
+  | 'pairing.start'
+  | 'pairing.session'
+  | 'send.message'
+  | 'send.budget'
+  | 'send.cancel'
+  | 'send.stop'
+  | 'contacts.check'
+  | 'channel.updateSettings'
+  | 'webhook.register'
 >;
 
 /** A retry's cause as the contract says it; a rate limit carries its ceiling. */
@@ -54,7 +71,15 @@ function retryErrorDTO(error: RetryInfo['error'], limitPerMinute: number): Error
   return dto;
 }
 
-export function serviceRequests({ clientFor, registerWebhook, publish, pairing, teamLabel = (t) => t, monitor, sends }: ServiceDeps): ServiceRequests & { send: SendThrough } {
+export function serviceRequests({
+  clientFor,
+  registerWebhook,
+  publish,
+  pairing,
+  teamLabel = (t) => t,
+  monitor,
+  sends,
+}: ServiceDeps): ServiceRequests & { send: SendThrough } {
   /** Sends in flight that carry a clientRef, to stop them (send.stop). */
   const running = new Map<string, AbortController>();
   /** Runs a request about one agent through its team's client; a 404 names the agent and the team. */
@@ -68,7 +93,8 @@ export function serviceRequests({ clientFor, registerWebhook, publish, pairing, 
   };
   const send: SendThrough = (via, { teamId, agentId, clientRef, ...req }) =>
     forAgent(teamId, agentId, async (client) => {
-      const base = clientRef === undefined ? { teamId, agentId, to: req.to } : { teamId, agentId, to: req.to, clientRef };
+      const base =
+        clientRef === undefined ? { teamId, agentId, to: req.to } : { teamId, agentId, to: req.to, clientRef };
       const stop = new AbortController();
       if (clientRef !== undefined) running.set(clientRef, stop);
       try {
@@ -77,13 +103,30 @@ export function serviceRequests({ clientFor, registerWebhook, publish, pairing, 
           // Past the client's bounded retries, a 503 is retried again while the monitor sees the agent reconnecting.
           shouldKeepRetrying: () => monitor?.isReconnecting(teamId, agentId) ?? false,
           // The queued id lets the console cancel this one send (send.cancel).
-          onQueued: ({ id, position, waitMs }) => publish('send.progress', { ...base, phase: 'queued', queuedId: id, position, waitMs }),
+          onQueued: ({ id, position, waitMs }) =>
+            publish('send.progress', { ...base, phase: 'queued', queuedId: id, position, waitMs }),
           onRetry: ({ attempt, delayMs, error }) => {
             if (error.kind === 'reconnecting' && attempt === 1) monitor?.pollSoon(teamId, agentId);
-            publish('send.progress', { ...base, phase: 'retrying', attempt, delayMs, error: retryErrorDTO(error, client.sendBudget().limit) });
+            publish('send.progress', {
+              ...base,
+              phase: 'retrying',
+              attempt,
+              delayMs,
+              error: retryErrorDTO(error, client.sendBudget().limit),
+            });
           },
         };
-        return sends ? await sendAndRecord(client, req, opts, { log: sends.log, teamId: sends.teamIdOf(teamId), agentId, via, now: sends.now, onRecorded: sends.recorded, onLogError: sends.logError }) : await client.send(agentId, req, opts);
+        return sends
+          ? await sendAndRecord(client, req, opts, {
+              log: sends.log,
+              teamId: sends.teamIdOf(teamId),
+              agentId,
+              via,
+              now: sends.now,
+              onRecorded: sends.recorded,
+              onLogError: sends.logError,
+            })
+          : await client.send(agentId, req, opts);
       } finally {
         if (clientRef !== undefined && running.get(clientRef) === stop) running.delete(clientRef);
       }
@@ -97,7 +140,8 @@ export function serviceRequests({ clientFor, registerWebhook, publish, pairing, 
         await client.startPairing(agentId);
         return pairing.read(teamId, agentId, await client.getSession(agentId));
       }),
-    'pairing.session': ({ teamId, agentId }) => forAgent(teamId, agentId, async (client) => pairing.read(teamId, agentId, await client.getSession(agentId))),
+    'pairing.session': ({ teamId, agentId }) =>
+      forAgent(teamId, agentId, async (client) => pairing.read(teamId, agentId, await client.getSession(agentId))),
 
     'send.message': async (ask) => {
       const r = await send('console', ask);

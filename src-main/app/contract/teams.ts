@@ -9,12 +9,27 @@ import type { Scope } from './scope';
 
 type TeamRequests = Pick<
   Implementations,
-  'teams.list' | 'teams.add' | 'teams.remove' | 'agents.list' | 'agents.add' | 'agents.remove' | 'agents.watchClosely' | 'settings.get' | 'settings.update' | 'demo.start'
+  | 'teams.list'
+  | 'teams.add'
+  | 'teams.remove'
+  | 'agents.list'
+  | 'agents.add'
+  | 'agents.remove'
+  | 'agents.watchClosely'
+  | 'settings.get'
+  | 'settings.update'
+  | 'demo.start'
 >;
 
 /** Every team, marked keyRejected while the monitor sees its key rejected. */
 export function teamList({ c }: Scope): TeamDTO[] {
-  const rejected = new Set(c.monitor().snapshot().filter((s) => s.health === 'key-rejected').map((s) => s.teamId));
+  const rejected = new Set(
+    c
+      .monitor()
+      .snapshot()
+      .filter((s) => s.health === 'key-rejected')
+      .map((s) => s.teamId),
+  );
   return c.listTeams().map((t) => teamDTO(t, rejected.has(t.id)));
 }
 
@@ -77,14 +92,26 @@ export function teamRequests(s: Scope, health: () => AgentHealthDTO[]): TeamRequ
       const team = requireTeam(teamId);
       const rec = await c.addAgent(team.id, label === undefined ? { agentId } : { agentId, label });
       changed();
-      return { teamId: team.id, agentId: rec.agentId, label: rec.label, health: unknownHealth(team.id, rec.agentId, now()), watchClosely: false };
+      return {
+        teamId: team.id,
+        agentId: rec.agentId,
+        label: rec.label,
+        health: unknownHealth(team.id, rec.agentId, now()),
+        watchClosely: false,
+      };
     },
     'agents.watchClosely': async ({ teamId, agentId, on }) => {
       const team = requireTeam(teamId);
       const rec = await c.setWatchClosely(team.id, agentId, on);
       changed();
       const polled = health().find((h) => h.teamId === team.id && h.agentId === rec.agentId);
-      return { teamId: team.id, agentId: rec.agentId, label: rec.label, health: polled ?? unknownHealth(team.id, rec.agentId, now()), watchClosely: on };
+      return {
+        teamId: team.id,
+        agentId: rec.agentId,
+        label: rec.label,
+        health: polled ?? unknownHealth(team.id, rec.agentId, now()),
+        watchClosely: on,
+      };
     },
     'agents.remove': async ({ teamId, agentId }) => {
       await c.removeAgent(requireTeam(teamId).id, agentId);

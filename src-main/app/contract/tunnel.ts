@@ -1,6 +1,13 @@
 // tunnel.* over the companion's Tunnel: delivery records → contract DTOs, filters, replay,
 // simulate, export and media. Signing secrets stay in the companion (keychain); DTOs carry none.
-import type { DeliveryDetail, DeliveryListItem, ForwardAttempt, RefusedRequest, StoredDelivery, TunnelReason } from '../../core/tunnel';
+import type {
+  DeliveryDetail,
+  DeliveryListItem,
+  ForwardAttempt,
+  RefusedRequest,
+  StoredDelivery,
+  TunnelReason,
+} from '../../core/tunnel';
 import type {
   DeliveryFilterDTO,
   DeliverySummaryDTO,
@@ -52,7 +59,14 @@ function previewOf(bodyBase64: string): string {
   try {
     const o = JSON.parse(text) as { message?: { text?: unknown; caption?: unknown; type?: unknown } };
     const m = o.message ?? {};
-    const words = typeof m.text === 'string' && m.text !== '' ? m.text : typeof m.caption === 'string' ? m.caption : typeof m.type === 'string' ? `[${m.type}]` : '';
+    const words =
+      typeof m.text === 'string' && m.text !== ''
+        ? m.text
+        : typeof m.caption === 'string'
+          ? m.caption
+          : typeof m.type === 'string'
+            ? `[${m.type}]`
+            : '';
     return words.slice(0, PREVIEW_CHARS);
   } catch {
     return text.slice(0, PREVIEW_CHARS);
@@ -65,14 +79,22 @@ export function refusedDTO(r: RefusedRequest): RefusedRequestDTO {
 }
 
 export function forwardDTO(a: ForwardAttempt): ForwardResultDTO {
-  const dto: ForwardResultDTO = { deliveryId: a.deliveryId, at: a.at, url: a.url, status: a.status, durationMs: a.durationMs, responseBody: a.responseBody ?? null };
+  const dto: ForwardResultDTO = {
+    deliveryId: a.deliveryId,
+    at: a.at,
+    url: a.url,
+    status: a.status,
+    durationMs: a.durationMs,
+    responseBody: a.responseBody ?? null,
+  };
   if (a.error !== null) dto.error = a.error;
   if (a.replay !== undefined) dto.replay = a.replay;
   return dto;
 }
 
 export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = {}): TunnelSide {
-  const teamOf = (agentId: string): string | null => c.listTeams().find((t) => t.agents.some((a) => a.agentId === agentId))?.id ?? null;
+  const teamOf = (agentId: string): string | null =>
+    c.listTeams().find((t) => t.agents.some((a) => a.agentId === agentId))?.id ?? null;
 
   const summary = (d: StoredDelivery, lastStatus: number | null): DeliverySummaryDTO => ({
     id: d.id,
@@ -141,7 +163,12 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
     // The forwarder keeps one queue per agent id (tunnel.status()); agents it has no queue for are idle.
     let forwarding: Map<string, { localAppDownSince: number | null; pending: number }>;
     try {
-      forwarding = new Map(c.tunnel().status().map((s) => [s.agentId, s]));
+      forwarding = new Map(
+        c
+          .tunnel()
+          .status()
+          .map((s) => [s.agentId, s]),
+      );
     } catch {
       forwarding = new Map();
     }
@@ -155,7 +182,10 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
         publicUrl: c.publicUrlOf(t.id, a.agentId),
         registration: registrationStatusDTO(
           history.last.get(`${t.id}\u0000${a.agentId}`) ?? null,
-          { local: listenUrl !== null ? hookUrl(listenUrl, a.agentId) : null, public: exposedAt !== null ? hookUrl(exposedAt, a.agentId) : null },
+          {
+            local: listenUrl !== null ? hookUrl(listenUrl, a.agentId) : null,
+            public: exposedAt !== null ? hookUrl(exposedAt, a.agentId) : null,
+          },
           c.clock.now(),
         ),
         hasSecret: secretCache.get(`${t.id}\u0000${a.agentId}`) ?? false,
@@ -232,7 +262,10 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
       return forwardDTO(await c.tunnel().replay(id, body === undefined ? { mode } : { mode, body }));
     },
     'tunnel.simulate': async (input) => {
-      const team = input.teamId !== undefined ? requireTeam(input.teamId) : c.listTeams().find((t) => t.agents.some((a) => a.agentId === input.agentId));
+      const team =
+        input.teamId !== undefined
+          ? requireTeam(input.teamId)
+          : c.listTeams().find((t) => t.agents.some((a) => a.agentId === input.agentId));
       const r = await c.tunnel().trigger({
         agentId: input.agentId,
         type: input.type,
@@ -247,8 +280,13 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
     'tunnel.export': async ({ id, format }) => {
       detailOf(id);
       const safe = id.replace(/[^A-Za-z0-9_-]/g, '_');
-      if (format === 'curl') return { format, filename: `delivery-${safe}.sh`, content: `${c.tunnel().exportCurl(id)}\n` };
-      return { format, filename: `delivery-${safe}.json`, content: `${JSON.stringify(c.tunnel().exportFixture(id), null, 2)}\n` };
+      if (format === 'curl')
+        return { format, filename: `delivery-${safe}.sh`, content: `${c.tunnel().exportCurl(id)}\n` };
+      return {
+        format,
+        filename: `delivery-${safe}.json`,
+        content: `${JSON.stringify(c.tunnel().exportFixture(id), null, 2)}\n`,
+      };
     },
     'tunnel.media': ({ id }) => deliveryMedia(c, id, mediaOpts),
     'tunnel.refused': async ({ limit, text }) =>

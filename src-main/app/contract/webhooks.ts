@@ -3,7 +3,13 @@
 // the main process only on webhook.revealSecret, the window's explicit, confirmed request.
 import type { RegistrationEntryDTO, RegistrationStatusDTO } from '../../../src-shared/contract';
 import type { RegistrationRecord } from '../../core/tunnel';
-import { describeRegistration, previousRegistration, restoredWords, takeoverWarning, type ReceiverHooks } from '../usecases/registration-status';
+import {
+  describeRegistration,
+  previousRegistration,
+  restoredWords,
+  takeoverWarning,
+  type ReceiverHooks,
+} from '../usecases/registration-status';
 import { AppError } from '../errors';
 import type { Implementations } from '../handlers';
 import type { Scope } from './scope';
@@ -14,18 +20,34 @@ function registrationEntryDTO(r: RegistrationRecord): RegistrationEntryDTO {
   return { url: r.url, at: r.at, source: r.source, target: r.target };
 }
 
-export function registrationStatusDTO(last: RegistrationRecord | null, hooks: ReceiverHooks, now: number): RegistrationStatusDTO {
+export function registrationStatusDTO(
+  last: RegistrationRecord | null,
+  hooks: ReceiverHooks,
+  now: number,
+): RegistrationStatusDTO {
   const s = describeRegistration(last, hooks, now);
-  return { state: s.state, text: s.text, last: last ? registrationEntryDTO(last) : null, takeover: takeoverWarning(last, now) };
+  return {
+    state: s.state,
+    text: s.text,
+    last: last ? registrationEntryDTO(last) : null,
+    takeover: takeoverWarning(last, now),
+  };
 }
 
-export function webhookRequests({ c, requireTeam }: Scope, onRegistered: (teamId: string, agentId: string) => void): WebhookRequests {
+export function webhookRequests(
+  { c, requireTeam }: Scope,
+  onRegistered: (teamId: string, agentId: string) => void,
+): WebhookRequests {
   return {
     'webhook.history': async ({ teamId, agentId }) => {
       const team = requireTeam(teamId);
       const { entries, problem } = await c.registrations.list(team.id, agentId);
       const prev = previousRegistration(entries);
-      return { entries: entries.map(registrationEntryDTO), previous: prev ? registrationEntryDTO(prev) : null, problem };
+      return {
+        entries: entries.map(registrationEntryDTO),
+        previous: prev ? registrationEntryDTO(prev) : null,
+        problem,
+      };
     },
     'webhook.restore': async ({ teamId, agentId }) => {
       const team = requireTeam(teamId);
@@ -36,7 +58,12 @@ export function webhookRequests({ c, requireTeam }: Scope, onRegistered: (teamId
     'webhook.revealSecret': async ({ teamId, agentId }) => {
       const team = requireTeam(teamId);
       const secret = await c.revealSigningSecret(team.id, agentId);
-      if (secret === null) throw new AppError('not-found', 'NO_SIGNING_SECRET', `No signing secret is stored for ${agentId}: register its webhook first.`);
+      if (secret === null)
+        throw new AppError(
+          'not-found',
+          'NO_SIGNING_SECRET',
+          `No signing secret is stored for ${agentId}: register its webhook first.`,
+        );
       return { secret };
     },
   };

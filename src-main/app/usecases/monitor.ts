@@ -13,7 +13,10 @@ export interface PollOverrides {
 }
 
 /** The poll intervals: the saved ones or the run's; the fast one never slower than the normal one. */
-export function pollConfig(s: Pick<AppSettings, 'pollIntervalSec' | 'fastPollIntervalSec'> | null, o: PollOverrides = {}) {
+export function pollConfig(
+  s: Pick<AppSettings, 'pollIntervalSec' | 'fastPollIntervalSec'> | null,
+  o: PollOverrides = {},
+) {
   const intervalMs = o.intervalMs ?? (s ? s.pollIntervalSec : 15) * 1000;
   const fastIntervalMs = Math.min(o.fastIntervalMs ?? (s ? s.fastPollIntervalSec : 2) * 1000, intervalMs);
   return { intervalMs, fastIntervalMs, coalesceMs: Math.min(250, fastIntervalMs / 4) };
@@ -23,7 +26,14 @@ export function pollConfig(s: Pick<AppSettings, 'pollIntervalSec' | 'fastPollInt
 export function alertRules(s: Pick<AppSettings, 'alertRules'> | null): Partial<AlertRules> {
   if (!s) return {};
   const r = s.alertRules;
-  return { reconnectGraceSec: r.reconnectGraceSec, repeatDropGraceSec: r.repeatDropGraceSec, realertMinutes: r.realertMinutes, flapCount: r.flapCount, flapWindowMinutes: r.flapWindowMinutes, quietHours: r.quietHours };
+  return {
+    reconnectGraceSec: r.reconnectGraceSec,
+    repeatDropGraceSec: r.repeatDropGraceSec,
+    realertMinutes: r.realertMinutes,
+    flapCount: r.flapCount,
+    flapWindowMinutes: r.flapWindowMinutes,
+    quietHours: r.quietHours,
+  };
 }
 
 export interface AgentMonitorOptions {

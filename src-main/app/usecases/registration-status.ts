@@ -50,19 +50,33 @@ export function when(at: number, now: number): string {
 const UNKNOWN = 'unknown: the service cannot tell us; another app may be receiving';
 
 /** What is known of where the agent's deliveries go, from the last registration by this install. */
-export function describeRegistration(last: RegistrationRecord | null, hooks: ReceiverHooks, now: number): RegistrationStatus {
+export function describeRegistration(
+  last: RegistrationRecord | null,
+  hooks: ReceiverHooks,
+  now: number,
+): RegistrationStatus {
   if (!last) return { state: 'unknown', text: UNKNOWN, last: null };
   const at = when(last.at, now);
   const on = at.includes(' ') ? `on ${at}` : `at ${at}`;
-  if (hooks.local !== null && last.url === hooks.local) return { state: 'here', text: `registered here ${on} (this receiver)`, last };
-  if (hooks.public !== null && last.url === hooks.public) return { state: 'here', text: `registered here ${on} (this receiver's public URL)`, last };
+  if (hooks.local !== null && last.url === hooks.local)
+    return { state: 'here', text: `registered here ${on} (this receiver)`, last };
+  if (hooks.public !== null && last.url === hooks.public)
+    return { state: 'here', text: `registered here ${on} (this receiver's public URL)`, last };
   if (last.target === 'receiver') {
     const why = hooks.local === null ? 'the receiver is not listening' : `the receiver now listens at ${hooks.local}`;
-    return { state: 'stale', text: `registered here ${on} to ${last.url}, which no longer reaches this receiver (${why}): register again`, last };
+    return {
+      state: 'stale',
+      text: `registered here ${on} to ${last.url}, which no longer reaches this receiver (${why}): register again`,
+      last,
+    };
   }
   if (last.target === 'exposure') {
     const why = hooks.public === null ? 'the receiver is not exposed now' : `its public URL is now ${hooks.public}`;
-    return { state: 'stale', text: `registered here ${on} to ${last.url}, a public URL of this receiver that no longer reaches it (${why}): register again`, last };
+    return {
+      state: 'stale',
+      text: `registered here ${on} to ${last.url}, a public URL of this receiver that no longer reaches it (${why}): register again`,
+      last,
+    };
   }
   return { state: 'elsewhere', text: `registered by this install to ${last.url} ${on} (${last.source})`, last };
 }
@@ -79,7 +93,7 @@ export function takeoverQuestion(agent: string, url: string, last: RegistrationR
 export function takeoverWarning(last: RegistrationRecord | null, now: number, url?: string): string {
   const stops =
     last === null
-      ? 'Whatever URL it has now stops receiving its deliveries: the service cannot tell us which, and another app (the team\'s own, say) may be receiving them.'
+      ? "Whatever URL it has now stops receiving its deliveries: the service cannot tell us which, and another app (the team's own, say) may be receiving them."
       : last.url === url
         ? `It was last registered by this install to this same URL (${when(last.at, now)}); if another app registered since, that one stops receiving.`
         : `${last.url} (registered by this install, ${when(last.at, now)}, ${last.source}) stops receiving its deliveries, unless another app registered since: then that one does.`;

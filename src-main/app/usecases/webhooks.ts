@@ -65,7 +65,13 @@ export async function registerAgentWebhook(o: AgentWebhookOptions): Promise<Agen
   if (o.history) {
     const h = o.history;
     try {
-      historyProblem = await h.store.append({ teamId: h.teamId, agentId: o.agentId, url: registration.url, source: h.source, target: h.target });
+      historyProblem = await h.store.append({
+        teamId: h.teamId,
+        agentId: o.agentId,
+        url: registration.url,
+        source: h.source,
+        target: h.target,
+      });
     } catch (e) {
       historyProblem = `the registration was not added to the history: ${e instanceof Error ? e.message : String(e)}`;
     }
@@ -97,8 +103,18 @@ export interface RegisterHooksOptions {
 
 const copy = (list: HookRegistration[]) => list.map((r) => ({ ...r }));
 
-export async function registerHooksAt(base: string, targets: HookTarget[], o: RegisterHooksOptions): Promise<HookRegistration[]> {
-  const list: HookRegistration[] = targets.map((t) => ({ teamId: t.teamId, agentId: t.agentId, url: hookUrl(base, t.agentId), state: 'registering', error: null }));
+export async function registerHooksAt(
+  base: string,
+  targets: HookTarget[],
+  o: RegisterHooksOptions,
+): Promise<HookRegistration[]> {
+  const list: HookRegistration[] = targets.map((t) => ({
+    teamId: t.teamId,
+    agentId: t.agentId,
+    url: hookUrl(base, t.agentId),
+    state: 'registering',
+    error: null,
+  }));
   o.onChange?.(copy(list));
   for (const r of list) {
     if (o.stillWanted && !o.stillWanted()) break;
@@ -127,17 +143,21 @@ export interface ExposeAndRegisterOptions extends RegisterHooksOptions {
 }
 
 /** Exposes the receiver on port; once its public URL is up, registers the targets there. */
-export async function exposeAndRegister(o: ExposeAndRegisterOptions): Promise<{ status: ExposureStatus; registrations: HookRegistration[] }> {
+export async function exposeAndRegister(
+  o: ExposeAndRegisterOptions,
+): Promise<{ status: ExposureStatus; registrations: HookRegistration[] }> {
   const status = await o.controller.start(o.port, o.request);
   const url = status.url;
   if (status.state !== 'up' || url === null) return { status, registrations: [] };
   o.onUp?.(url);
-  const registrations = o.targets.length > 0
-    ? await registerHooksAt(url, o.targets, {
-        ...o,
-        // A newer exposure (or a stop) took over: its URL is not this one.
-        stillWanted: () => (o.stillWanted?.() ?? true) && o.controller.status().state === 'up' && o.controller.status().url === url,
-      })
-    : [];
+  const registrations =
+    o.targets.length > 0
+      ? await registerHooksAt(url, o.targets, {
+          ...o,
+          // A newer exposure (or a stop) took over: its URL is not this one.
+          stillWanted: () =>
+            (o.stillWanted?.() ?? true) && o.controller.status().state === 'up' && o.controller.status().url === url,
+        })
+      : [];
   return { status, registrations };
 }

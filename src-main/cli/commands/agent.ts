@@ -33,26 +33,40 @@ export function register(program: Command, ctx: CliContext): void {
   defineAction(ctx, add, async (opts, out) => {
     const f = parseFlags(addSchema, opts);
     const { teamStore, team } = await teamsOf(ctx).team(f.team, f.configDir);
-    const a = await withTeams(() => teamStore.addAgent(team.id, f.label !== undefined ? { agentId: f.agent, label: f.label } : { agentId: f.agent }));
-    out.result({ teamId: team.id, team: team.label, ...a }, `added agent ${a.agentId}${a.label !== a.agentId ? ` (${a.label})` : ''} to team ${team.label}`);
+    const a = await withTeams(() =>
+      teamStore.addAgent(team.id, f.label !== undefined ? { agentId: f.agent, label: f.label } : { agentId: f.agent }),
+    );
+    out.result(
+      { teamId: team.id, team: team.label, ...a },
+      `added agent ${a.agentId}${a.label !== a.agentId ? ` (${a.label})` : ''} to team ${team.label}`,
+    );
   });
 
-  const list = addConfigDirOption(agent.command('list').description('list the agents of saved teams').option('--team <team>', 'only this team (id or label)')).option(
-    '--json',
-    'one JSON object per agent',
-  );
+  const list = addConfigDirOption(
+    agent
+      .command('list')
+      .description('list the agents of saved teams')
+      .option('--team <team>', 'only this team (id or label)'),
+  ).option('--json', 'one JSON object per agent');
   defineAction(ctx, list, async (opts, out) => {
     const f = parseFlags(listSchema, opts);
     const teamStore = teamsOf(ctx);
-    const teams = f.team !== undefined ? [(await teamStore.team(f.team, f.configDir)).team] : (await teamStore.open(f.configDir)).listTeams();
+    const teams =
+      f.team !== undefined
+        ? [(await teamStore.team(f.team, f.configDir)).team]
+        : (await teamStore.open(f.configDir)).listTeams();
     let n = 0;
     for (const t of teams) {
       for (const a of t.agents) {
         n++;
-        out.result({ teamId: t.id, team: t.label, agentId: a.agentId, label: a.label }, `${t.label}/${a.agentId}${a.label !== a.agentId ? ` (${a.label})` : ''}`);
+        out.result(
+          { teamId: t.id, team: t.label, agentId: a.agentId, label: a.label },
+          `${t.label}/${a.agentId}${a.label !== a.agentId ? ` (${a.label})` : ''}`,
+        );
       }
     }
-    if (n === 0) out.note(teams.length === 0 ? 'no saved teams; add one with `channel-companion team add`' : 'no agents');
+    if (n === 0)
+      out.note(teams.length === 0 ? 'no saved teams; add one with `channel-companion team add`' : 'no agents');
   });
 
   const remove = addConfigDirOption(
@@ -66,6 +80,9 @@ export function register(program: Command, ctx: CliContext): void {
     const f = parseFlags(removeSchema, opts);
     const { teamStore, team } = await teamsOf(ctx).team(f.team, f.configDir);
     await withTeams(() => teamStore.removeAgent(team.id, f.agent));
-    out.result({ teamId: team.id, team: team.label, removed: f.agent }, `removed agent ${f.agent} from team ${team.label}`);
+    out.result(
+      { teamId: team.id, team: team.label, removed: f.agent },
+      `removed agent ${f.agent} from team ${team.label}`,
+    );
   });
 }

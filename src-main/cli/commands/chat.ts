@@ -51,7 +51,9 @@ function streamFailure(ev: Extract<ChatStreamEvent, { type: 'error' }>): CliFail
 }
 
 export function register(program: Command, ctx: CliContext): void {
-  const cmd = addTargetOptions(program.command('chat').description('send one chat message to the agent and print the reply'));
+  const cmd = addTargetOptions(
+    program.command('chat').description('send one chat message to the agent and print the reply'),
+  );
   cmd
     .requiredOption('--message <text>', 'your message')
     .option('--user-id <id>', 'conversation key: the same id continues one conversation')

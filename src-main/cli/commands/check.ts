@@ -9,7 +9,9 @@ const flagsSchema = z.looseObject({ phone });
 
 export function register(program: Command, ctx: CliContext): void {
   const cmd = addTargetOptions(program.command('check').description('check whether a phone number is on WhatsApp'));
-  cmd.requiredOption('--phone <number>', 'E.164 number, e.g. +15550102000').option('--json', 'one JSON object on stdout');
+  cmd
+    .requiredOption('--phone <number>', 'E.164 number, e.g. +15550102000')
+    .option('--json', 'one JSON object on stdout');
 
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(flagsSchema, opts);

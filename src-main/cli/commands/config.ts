@@ -11,13 +11,20 @@ import { EXIT } from '../exit-codes';
 import { parseFlags } from '../flags';
 import { addConfigDirOption } from './team';
 
-const resetSchema = z.object({ configDir: z.string().min(1, 'expected a folder').optional(), json: z.boolean().optional() });
+const resetSchema = z.object({
+  configDir: z.string().min(1, 'expected a folder').optional(),
+  json: z.boolean().optional(),
+});
 
 export function register(program: Command, ctx: CliContext): void {
   const config = program.command('config').description('the config file shared by the app and the CLI');
 
   const reset = addConfigDirOption(
-    config.command('reset').description('set an unreadable config file aside (kept as config.json.corrupt-<time>) so the next start begins afresh'),
+    config
+      .command('reset')
+      .description(
+        'set an unreadable config file aside (kept as config.json.corrupt-<time>) so the next start begins afresh',
+      ),
   ).option('--json', 'the result as one JSON object');
   defineAction(ctx, reset, async (opts, out) => {
     const f = parseFlags(resetSchema, opts);
@@ -31,14 +38,20 @@ export function register(program: Command, ctx: CliContext): void {
           'CONFIG_READABLE',
         );
       case 'missing':
-        out.result({ outcome: 'missing', configFile: r.configFile }, `there is no config file at ${r.configFile}: nothing to reset`);
+        out.result(
+          { outcome: 'missing', configFile: r.configFile },
+          `there is no config file at ${r.configFile}: nothing to reset`,
+        );
         return;
       case 'moved':
-        out.result({ outcome: 'moved', configFile: r.configFile, movedTo: r.movedTo }, [
-          `the unreadable config file is set aside, kept as ${r.movedTo}`,
-          'the next start begins with an empty config: no teams, default settings',
-          'the API keys stay in the OS keychain, but the new config does not point to them: add the teams again with `channel-companion team add` (the key from CHANNEL_API_KEY once more) or in the app',
-        ].join('\n'));
+        out.result(
+          { outcome: 'moved', configFile: r.configFile, movedTo: r.movedTo },
+          [
+            `the unreadable config file is set aside, kept as ${r.movedTo}`,
+            'the next start begins with an empty config: no teams, default settings',
+            'the API keys stay in the OS keychain, but the new config does not point to them: add the teams again with `channel-companion team add` (the key from CHANNEL_API_KEY once more) or in the app',
+          ].join('\n'),
+        );
         return;
     }
   });

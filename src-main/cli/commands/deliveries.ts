@@ -39,9 +39,20 @@ const deliveryId = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'expected a deli
 const listSchema = z.object({
   ...dirFlags,
   agent: agentId.optional(),
-  verdict: z.enum(['ok', 'rejected', ...TUNNEL_REASONS], { error: 'expected ok, rejected or a reason like verified, signature-mismatch' }).optional(),
-  from: z.string().regex(/^\+?\d{6,15}$/, 'expected a phone number').transform((s) => s.replace(/^\+/, '')).optional(),
-  type: z.string().regex(/^[a-z_-]{1,40}$/, 'expected a message type like text, image, document').optional(),
+  verdict: z
+    .enum(['ok', 'rejected', ...TUNNEL_REASONS], {
+      error: 'expected ok, rejected or a reason like verified, signature-mismatch',
+    })
+    .optional(),
+  from: z
+    .string()
+    .regex(/^\+?\d{6,15}$/, 'expected a phone number')
+    .transform((s) => s.replace(/^\+/, ''))
+    .optional(),
+  type: z
+    .string()
+    .regex(/^[a-z_-]{1,40}$/, 'expected a message type like text, image, document')
+    .optional(),
   limit: intString(1, 1000).optional(),
 });
 const showSchema = z.object({ ...dirFlags });
@@ -61,8 +72,15 @@ const replaySchema = z
     forwardTo: httpUrlSchema,
   })
   .refine(...oneSecretSource)
-  .refine((f) => f.bodyFile === undefined || f.mode === 're-signed', { message: 'an edited body is only sent re-signed: add --mode re-signed', path: ['bodyFile'] });
-const exportSchema = z.object({ ...dirFlags, format: z.enum(['curl', 'fixture'], { error: 'expected curl or fixture' }), url: httpUrlSchema.optional() });
+  .refine((f) => f.bodyFile === undefined || f.mode === 're-signed', {
+    message: 'an edited body is only sent re-signed: add --mode re-signed',
+    path: ['bodyFile'],
+  });
+const exportSchema = z.object({
+  ...dirFlags,
+  format: z.enum(['curl', 'fixture'], { error: 'expected curl or fixture' }),
+  url: httpUrlSchema.optional(),
+});
 
 async function exists(dir: string): Promise<boolean> {
   try {
@@ -73,7 +91,11 @@ async function exists(dir: string): Promise<boolean> {
 }
 
 /** Opens the log read-only (a writer may be running); null when there is no log yet. */
-async function withLog<T>(ctx: CliContext, f: { dataDir?: string | undefined; configDir?: string | undefined }, fn: (log: EventLog | null) => Promise<T> | T): Promise<T> {
+async function withLog<T>(
+  ctx: CliContext,
+  f: { dataDir?: string | undefined; configDir?: string | undefined },
+  fn: (log: EventLog | null) => Promise<T> | T,
+): Promise<T> {
   const dataDir = tunnelDataDir(ctx, f);
   if (!(await exists(resolve(dataDir, 'deliveries')))) return fn(null);
   const { EventLog } = await import('../../core/tunnel');
@@ -87,7 +109,10 @@ async function withLog<T>(ctx: CliContext, f: { dataDir?: string | undefined; co
 }
 
 /** The refused requests, read-only. */
-async function refusedStore(ctx: CliContext, f: { dataDir?: string | undefined; configDir?: string | undefined }): Promise<RefusedStore> {
+async function refusedStore(
+  ctx: CliContext,
+  f: { dataDir?: string | undefined; configDir?: string | undefined },
+): Promise<RefusedStore> {
   const { RefusedStore } = await import('../../core/tunnel');
   const store = new RefusedStore({ dataDir: tunnelDataDir(ctx, f), readOnly: true });
   await store.open();
@@ -96,7 +121,12 @@ async function refusedStore(ctx: CliContext, f: { dataDir?: string | undefined; 
 
 function mustGet(log: EventLog | null, id: string): DeliveryDetail {
   const d = log?.get(id);
-  if (!d) throw new CliFailure(`no delivery ${id} in the log (see \`channel-companion deliveries list\`)`, EXIT.failure, 'NOT_FOUND');
+  if (!d)
+    throw new CliFailure(
+      `no delivery ${id} in the log (see \`channel-companion deliveries list\`)`,
+      EXIT.failure,
+      'NOT_FOUND',
+    );
   return d;
 }
 
@@ -105,7 +135,9 @@ function idArg(cmd: Command): string {
 }
 
 export function register(program: Command, ctx: CliContext): void {
-  const deliveries = program.command('deliveries').description("the tunnel's log of received and simulated webhook deliveries");
+  const deliveries = program
+    .command('deliveries')
+    .description("the tunnel's log of received and simulated webhook deliveries");
   const withDir = (c: Command) => addConfigDirOption(c.option('--data-dir <dir>', DATA_DIR_HELP));
 
   const list = withDir(
@@ -113,7 +145,10 @@ export function register(program: Command, ctx: CliContext): void {
       .command('list')
       .description('list deliveries, newest first')
       .option('--agent <id>', 'only this agent')
-      .option('--verdict <v>', 'ok, rejected, or a reason (verified, signature-mismatch, stale-timestamp, duplicate, …)')
+      .option(
+        '--verdict <v>',
+        'ok, rejected, or a reason (verified, signature-mismatch, stale-timestamp, duplicate, …)',
+      )
       .option('--from <number>', 'only from this sender')
       .option('--type <type>', 'only this message type (text, image, document, …)')
       .option('--limit <n>', 'at most this many (default 50)'),
@@ -133,10 +168,12 @@ export function register(program: Command, ctx: CliContext): void {
     for (const i of items) out.result(listItemData(i), listItemLine(i));
   });
 
-  const show = withDir(deliveries.command('show').description('one delivery: headers, body, verdict and forward attempts').argument('<id>', 'delivery id')).option(
-    '--json',
-    'the delivery as one JSON object',
-  );
+  const show = withDir(
+    deliveries
+      .command('show')
+      .description('one delivery: headers, body, verdict and forward attempts')
+      .argument('<id>', 'delivery id'),
+  ).option('--json', 'the delivery as one JSON object');
   defineAction(ctx, show, async (opts, out, cmd) => {
     const f = parseFlags(showSchema, opts);
     const id = idArg(cmd);
@@ -176,7 +213,9 @@ export function register(program: Command, ctx: CliContext): void {
   const refused = withDir(
     deliveries
       .command('refused')
-      .description('requests the receiver refused, and requests to paths that are not hooks (metadata only), newest first')
+      .description(
+        'requests the receiver refused, and requests to paths that are not hooks (metadata only), newest first',
+      )
       .option('--agent <id>', 'only this agent')
       .option('--reason <reason>', `only this reason (${REFUSED_REASONS.join(', ')})`)
       .option('--text <text>', 'only those whose path, source, reason, detail, first bytes or a header contain this')
@@ -200,7 +239,11 @@ export function register(program: Command, ctx: CliContext): void {
       .command('replay')
       .description('send a stored delivery to your local app again')
       .argument('<id>', 'delivery id')
-      .option('--mode <mode>', 'as-received (original bytes and signature) or re-signed (fresh timestamp and signature)', 'as-received')
+      .option(
+        '--mode <mode>',
+        'as-received (original bytes and signature) or re-signed (fresh timestamp and signature)',
+        'as-received',
+      )
       .option('--body-file <path>', 're-signed only: send this body instead')
       .requiredOption('--forward-to <url>', 'your local app')
       .option('--secret-env <name>', 're-signed: environment variable holding the signing secret')
@@ -214,17 +257,27 @@ export function register(program: Command, ctx: CliContext): void {
     const explicit = f.mode === 're-signed' ? explicitSecret(ctx, out, f) : undefined;
     let teamId: string | undefined;
     if (f.mode === 're-signed' && f.team !== undefined) teamId = (await teamsOf(ctx).team(f.team, f.configDir)).team.id;
-    if (f.mode === 're-signed' && explicit === undefined && teamId === undefined) throw new UsageError('re-signing needs the secret: --secret-env NAME (preferred), --secret S, or --team T');
+    if (f.mode === 're-signed' && explicit === undefined && teamId === undefined)
+      throw new UsageError('re-signing needs the secret: --secret-env NAME (preferred), --secret S, or --team T');
     let body: Buffer | undefined;
     if (f.bodyFile !== undefined) {
       try {
         body = await readFile(resolve(ctx.io.cwd, f.bodyFile));
       } catch (e) {
-        throw new CliFailure(`cannot read --body-file ${f.bodyFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, EXIT.failure, 'BODY_FILE');
+        throw new CliFailure(
+          `cannot read --body-file ${f.bodyFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
+          EXIT.failure,
+          'BODY_FILE',
+        );
       }
     }
     const dataDir = tunnelDataDir(ctx, f);
-    if (!(await exists(resolve(dataDir, 'deliveries')))) throw new CliFailure(`no delivery ${id} in the log (see \`channel-companion deliveries list\`)`, EXIT.failure, 'NOT_FOUND');
+    if (!(await exists(resolve(dataDir, 'deliveries'))))
+      throw new CliFailure(
+        `no delivery ${id} in the log (see \`channel-companion deliveries list\`)`,
+        EXIT.failure,
+        'NOT_FOUND',
+      );
     const { Tunnel, ReplayError, TunnelError } = await import('../../core/tunnel');
     const secrets = secretSource(ctx, { explicit, teamId, configDir: f.configDir });
     // No forward target: opening the tunnel resumes nothing towards the app; only the replay is sent.
@@ -234,16 +287,27 @@ export function register(program: Command, ctx: CliContext): void {
     } catch (e) {
       if (!(e instanceof TunnelError && e.code === 'locked')) throw e;
       // Another process writes the log: replay from a read-only view, without recording the attempt.
-      out.note('another process (listen or the app) is writing this data folder: the replay is sent but not recorded in its log');
+      out.note(
+        'another process (listen or the app) is writing this data folder: the replay is sent but not recorded in its log',
+      );
       tunnel = new Tunnel({ dataDir, getSecrets: secrets.getSecrets, clock: ctx.clock, readOnly: true });
     }
     try {
       let a;
       try {
-        a = await tunnel.replay(id, body !== undefined ? { mode: f.mode, url: f.forwardTo, body } : { mode: f.mode, url: f.forwardTo });
+        a = await tunnel.replay(
+          id,
+          body !== undefined ? { mode: f.mode, url: f.forwardTo, body } : { mode: f.mode, url: f.forwardTo },
+        );
       } catch (e) {
-        if (e instanceof ReplayError && e.code === 'not-found') throw new CliFailure(`no delivery ${id} in the log (see \`channel-companion deliveries list\`)`, EXIT.failure, 'NOT_FOUND');
-        if (e instanceof ReplayError && e.code === 'no-secret') throw new UsageError(`${e.message}: give --secret-env NAME or --team T`);
+        if (e instanceof ReplayError && e.code === 'not-found')
+          throw new CliFailure(
+            `no delivery ${id} in the log (see \`channel-companion deliveries list\`)`,
+            EXIT.failure,
+            'NOT_FOUND',
+          );
+        if (e instanceof ReplayError && e.code === 'no-secret')
+          throw new UsageError(`${e.message}: give --secret-env NAME or --team T`);
         throw e;
       }
       out.result({ event: 'replay', ...attemptData(a) }, attemptLine(a));

@@ -11,7 +11,10 @@ import { DIALECT_NAMES, dialectListSchema } from '../../emulator/dialect';
 
 const flagsSchema = z.object({
   port: intString(0, 65_535).optional(),
-  host: z.string().regex(/^[A-Za-z0-9.:_-]{1,253}$/, 'expected a host name or IP address').optional(),
+  host: z
+    .string()
+    .regex(/^[A-Za-z0-9.:_-]{1,253}$/, 'expected a host name or IP address')
+    .optional(),
   seed: z.string().min(1, 'expected a file path').optional(),
   dialect: dialectListSchema.optional(),
   json: z.boolean().optional(),
@@ -29,7 +32,10 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--port <n>', 'port for the service API (0 = any free port)', '0')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--seed <file>', 'JSON seed file with teams, keys and agents (default: the demo team)')
-    .option('--dialect <names>', `answer in other shapes a real service may use, comma-separated (a seed's own dialects win): ${DIALECT_NAMES.join(', ')}`)
+    .option(
+      '--dialect <names>',
+      `answer in other shapes a real service may use, comma-separated (a seed's own dialects win): ${DIALECT_NAMES.join(', ')}`,
+    )
     .option('--json', 'one JSON object per line on stdout; the first is {"event":"ready",…}');
 
   defineAction(ctx, cmd, async (opts, out) => {
@@ -43,11 +49,23 @@ export function register(program: Command, ctx: CliContext): void {
       throw new CliFailure(e instanceof Error ? e.message : String(e), EXIT.usage, 'INVALID_SEED');
     }
     const dialect = f.dialect ?? [];
-    const emulator = await emu.startEmulator({ port: f.port ?? 0, host: f.host ?? '127.0.0.1', seed, clock: ctx.clock, dialect });
+    const emulator = await emu.startEmulator({
+      port: f.port ?? 0,
+      host: f.host ?? '127.0.0.1',
+      seed,
+      clock: ctx.clock,
+      dialect,
+    });
     try {
       const firstTeam = seed.teams[0];
       const agents = seed.teams.flatMap((t) =>
-        t.agents.map((a) => ({ agentId: a.agentId, teamId: t.id, label: a.label ?? null, state: a.state ?? 'unlinked', phone: a.phone ?? null })),
+        t.agents.map((a) => ({
+          agentId: a.agentId,
+          teamId: t.id,
+          label: a.label ?? null,
+          state: a.state ?? 'unlinked',
+          phone: a.phone ?? null,
+        })),
       );
       const ready = {
         event: 'ready',
@@ -60,20 +78,23 @@ export function register(program: Command, ctx: CliContext): void {
         dialect,
       };
       const example = agents.find((a) => a.state === 'connected') ?? agents[0];
-      out.event(ready, [
-        `Emulator of the service running at ${emulator.baseUrl}`,
-        `  control surface: ${emulator.controlUrl}`,
-        `  media origin:    ${emulator.mediaOrigin}`,
-        ...(dialect.length > 0 ? [`  dialect:         ${dialect.join(', ')}`] : []),
-        ...seed.teams.map((t) => `  team ${t.id}: API key ${t.apiKey} (an emulator key, not a real one)`),
-        `  agents: ${agents.map((a) => `${a.agentId} (${a.state}${a.phone ? `, +${a.phone}` : ''})`).join(', ') || 'none'}`,
-        '',
-        'Try:',
-        firstTeam ? `  export ${DEFAULT_API_KEY_ENV}=${firstTeam.apiKey}` : `  export ${DEFAULT_API_KEY_ENV}=<key>`,
-        `  channel-companion status --base-url ${emulator.baseUrl} --agent ${example?.agentId ?? '<agent>'}`,
-        '',
-        'Press Ctrl-C to stop.',
-      ].join('\n'));
+      out.event(
+        ready,
+        [
+          `Emulator of the service running at ${emulator.baseUrl}`,
+          `  control surface: ${emulator.controlUrl}`,
+          `  media origin:    ${emulator.mediaOrigin}`,
+          ...(dialect.length > 0 ? [`  dialect:         ${dialect.join(', ')}`] : []),
+          ...seed.teams.map((t) => `  team ${t.id}: API key ${t.apiKey} (an emulator key, not a real one)`),
+          `  agents: ${agents.map((a) => `${a.agentId} (${a.state}${a.phone ? `, +${a.phone}` : ''})`).join(', ') || 'none'}`,
+          '',
+          'Try:',
+          firstTeam ? `  export ${DEFAULT_API_KEY_ENV}=${firstTeam.apiKey}` : `  export ${DEFAULT_API_KEY_ENV}=<key>`,
+          `  channel-companion status --base-url ${emulator.baseUrl} --agent ${example?.agentId ?? '<agent>'}`,
+          '',
+          'Press Ctrl-C to stop.',
+        ].join('\n'),
+      );
       await waitForAbort(ctx.signal);
     } finally {
       await emulator.close();

@@ -14,14 +14,20 @@ import { agentId, intString, parseFlags } from '../flags';
 import type { Output } from '../output';
 
 /** --data-dir, or <config dir>/data: the folder the app and `listen` write. */
-export function cliDataDir(ctx: CliContext, f: { dataDir?: string | undefined; configDir?: string | undefined }): string {
+export function cliDataDir(
+  ctx: CliContext,
+  f: { dataDir?: string | undefined; configDir?: string | undefined },
+): string {
   return f.dataDir !== undefined ? resolve(ctx.io.cwd, f.dataDir) : join(teamsOf(ctx).configDir(f.configDir), 'data');
 }
 
 const schema = z.object({
   team: z.string().trim().min(1, 'expected a team id or label').max(200).optional(),
   agent: agentId.optional(),
-  with: z.string().regex(/^\+?\d{6,15}$|^[^\s@]+@(s\.whatsapp\.net|g\.us)$/, 'expected a phone number (+15550102000) or a JID').optional(),
+  with: z
+    .string()
+    .regex(/^\+?\d{6,15}$|^[^\s@]+@(s\.whatsapp\.net|g\.us)$/, 'expected a phone number (+15550102000) or a JID')
+    .optional(),
   limit: intString(1, 10_000).optional(),
   follow: z.boolean().optional(),
   json: z.boolean().optional(),
@@ -46,7 +52,15 @@ function shown(contact: string): string {
 }
 
 function messageData(m: Message): Record<string, unknown> {
-  const d: Record<string, unknown> = { agentId: m.agentId, contact: shown(m.contact), at: new Date(m.at).toISOString(), direction: m.direction, fromMe: m.fromMe, type: m.type, text: m.text };
+  const d: Record<string, unknown> = {
+    agentId: m.agentId,
+    contact: shown(m.contact),
+    at: new Date(m.at).toISOString(),
+    direction: m.direction,
+    fromMe: m.fromMe,
+    type: m.type,
+    text: m.text,
+  };
   if (m.media) d.media = m.media;
   if (m.messageId) d.messageId = m.messageId;
   if (m.status) d.status = m.status;
@@ -62,7 +76,15 @@ function messageLine(m: Message, withContact: boolean): string {
 }
 
 function contactData(c: ContactSummary): Record<string, unknown> {
-  return { agentId: c.agentId, contact: shown(c.contact), name: c.name ?? null, unread: c.unread, count: c.count, lastAt: new Date(c.lastAt).toISOString(), last: firstLine(c.last) };
+  return {
+    agentId: c.agentId,
+    contact: shown(c.contact),
+    name: c.name ?? null,
+    unread: c.unread,
+    count: c.count,
+    lastAt: new Date(c.lastAt).toISOString(),
+    last: firstLine(c.last),
+  };
 }
 
 function contactLine(c: ContactSummary, showAgent: boolean): string {
@@ -73,16 +95,20 @@ function contactLine(c: ContactSummary, showAgent: boolean): string {
 export function register(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('messages')
-    .description('the conversations on the agents\' numbers: contacts with unread counts, or one thread (--with); read-only')
+    .description(
+      "the conversations on the agents' numbers: contacts with unread counts, or one thread (--with); read-only",
+    )
     .option('--team <name>', 'only the agents of this saved team (id or label)')
     .option('--agent <id>', 'only this agent')
-    .option('--with <number>', 'one thread: the contact\'s number (+15550102000)')
+    .option('--with <number>', "one thread: the contact's number (+15550102000)")
     .option('--limit <n>', 'how many contacts, or messages of the thread (the latest)', '50')
     .option('--follow', 'then print each new message as it is stored (Ctrl-C stops)')
     .option('--data-dir <dir>', 'data folder, as for `serve` (default: <config dir>/data)')
     .option('--config-dir <dir>', 'where saved teams live (default: the app config folder; env CHANNEL_COMPANION_HOME)')
     .option('--json', 'JSON: one object per contact or message, one a line');
-  cmd.addOption(cmd.createOption('--poll-ms <ms>', 'how often --follow looks for new messages').default('1000').hideHelp());
+  cmd.addOption(
+    cmd.createOption('--poll-ms <ms>', 'how often --follow looks for new messages').default('1000').hideHelp(),
+  );
 
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(schema, opts);
@@ -112,14 +138,18 @@ export function register(program: Command, ctx: CliContext): void {
       if (out.json) for (const m of list) out.event(messageData(m));
       else {
         const name = messages.name(contact);
-        out.event({}, `${shown(contact)}${name ? ` (${name})` : ''} on ${agentIds![0]}${more ? ` — the latest ${list.length}` : ''}`);
+        out.event(
+          {},
+          `${shown(contact)}${name ? ` (${name})` : ''} on ${agentIds![0]}${more ? ` — the latest ${list.length}` : ''}`,
+        );
         if (list.length === 0) out.event({}, '  (no messages)');
         for (const m of list) out.event({}, messageLine(m, false));
       }
     } else {
       const list = messages.contacts(agentIds ? { agentIds } : {}).slice(0, limit);
       if (out.json) for (const c of list) out.event(contactData(c));
-      else if (list.length === 0) out.note(`no messages in ${dataDir} (the app or \`listen\` stores what the agents' webhooks deliver here)`);
+      else if (list.length === 0)
+        out.note(`no messages in ${dataDir} (the app or \`listen\` stores what the agents' webhooks deliver here)`);
       else for (const c of list) out.event({}, contactLine(c, agentIds === undefined || agentIds.length > 1));
     }
     if (f.follow === true) await follow(ctx, out, messages, watch, { agentIds, contact }, f.pollMs ?? 1000);
@@ -134,7 +164,9 @@ async function follow(
   only: { agentIds: string[] | undefined; contact: string | undefined },
   pollMs: number,
 ): Promise<void> {
-  const wanted = (m: Message) => (only.agentIds === undefined || only.agentIds.includes(m.agentId)) && (only.contact === undefined || m.contact === only.contact);
+  const wanted = (m: Message) =>
+    (only.agentIds === undefined || only.agentIds.includes(m.agentId)) &&
+    (only.contact === undefined || m.contact === only.contact);
   for (;;) {
     try {
       await sleep(ctx.clock, pollMs, ctx.signal);

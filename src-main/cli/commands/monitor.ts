@@ -35,14 +35,26 @@ const flagsSchema = z
     configDir: z.string().min(1, 'expected a folder').optional(),
     alertmanager: httpUrlSchema.optional(),
     snooze: z
-      .union([z.literal('tomorrow'), z.string().regex(/^\d{1,5}$/, 'expected minutes (a whole number) or "tomorrow"').transform(Number)], { error: 'expected minutes (a whole number) or "tomorrow"' })
+      .union(
+        [
+          z.literal('tomorrow'),
+          z
+            .string()
+            .regex(/^\d{1,5}$/, 'expected minutes (a whole number) or "tomorrow"')
+            .transform(Number),
+        ],
+        { error: 'expected minutes (a whole number) or "tomorrow"' },
+      )
       .refine((v) => v === 'tomorrow' || (v >= 1 && v <= 7 * 24 * 60), 'expected 1 to 10080 minutes, or "tomorrow"')
       .optional(),
     ...metricsFlagsSchema,
     json: z.boolean().optional(),
   })
   .refine((f) => !(f.team && f.baseUrl), { message: 'give either --team or --base-url, not both', path: ['team'] })
-  .refine((f) => !f.baseUrl || (f.agent?.length ?? 0) > 0, { message: 'with --base-url, name the agents to watch with --agent', path: ['agent'] })
+  .refine((f) => !f.baseUrl || (f.agent?.length ?? 0) > 0, {
+    message: 'with --base-url, name the agents to watch with --agent',
+    path: ['agent'],
+  })
   .refine((f) => f.interval === undefined || f.fastInterval === undefined || f.fastInterval <= f.interval, {
     message: 'must not exceed --interval',
     path: ['fastInterval'],
@@ -63,7 +75,16 @@ function iso(ms: number): string {
 
 /** An alert as one JSON line's fields: the team by id and label; a grouped alert's parts as data. */
 function alertData(a: Alert): Record<string, unknown> {
-  const data: Record<string, unknown> = { kind: a.kind, urgent: a.urgent, teamId: a.teamId, team: a.teamLabel, agentIds: a.agentIds, title: a.title, body: a.body, at: iso(a.at) };
+  const data: Record<string, unknown> = {
+    kind: a.kind,
+    urgent: a.urgent,
+    teamId: a.teamId,
+    team: a.teamLabel,
+    agentIds: a.agentIds,
+    title: a.title,
+    body: a.body,
+    at: iso(a.at),
+  };
   if (a.incidentId) data.incidentId = a.incidentId;
   if (a.parts) data.parts = a.parts.map(alertData);
   return data;
@@ -84,46 +105,78 @@ export function register(program: Command, ctx: CliContext): void {
       .option('--agent <id>', 'an agent to watch (repeatable); with --team, only these', collect)
       .option('--api-key-env <name>', 'ad hoc: environment variable holding the API key', DEFAULT_API_KEY_ENV)
       .option('--interval <seconds>', 'poll interval (default: the saved setting, 15)')
-      .option('--fast-interval <seconds>', 'poll interval while pairing or reconnecting (default: the saved setting, 2)')
-      .option('--alertmanager <url>', "post every raised incident to this Alertmanager (its v2 API), firing then resolved")
-      .option('--snooze <minutes|tomorrow>', 'start with alerts snoozed for this many minutes, or until tomorrow 08:00 (health lines still print)'),
+      .option(
+        '--fast-interval <seconds>',
+        'poll interval while pairing or reconnecting (default: the saved setting, 2)',
+      )
+      .option(
+        '--alertmanager <url>',
+        'post every raised incident to this Alertmanager (its v2 API), firing then resolved',
+      )
+      .option(
+        '--snooze <minutes|tomorrow>',
+        'start with alerts snoozed for this many minutes, or until tomorrow 08:00 (health lines still print)',
+      ),
   );
   addMetricsOptions(cmd).option('--json', 'one JSON object per line: started, metrics, health, alert, stopped');
 
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(flagsSchema, opts);
     const listen = metricsListen(f, out);
-    const [{ AlertmanagerSink, alertWords }, { createAgentMonitor, snoozeAlerts }] = await Promise.all([import('../../core/monitor'), import('../../app/usecases/monitor')]);
+    const [{ AlertmanagerSink, alertWords }, { createAgentMonitor, snoozeAlerts }] = await Promise.all([
+      import('../../core/monitor'),
+      import('../../app/usecases/monitor'),
+    ]);
     const watched: Watched[] = [];
     const clients = new Map<string, ServiceClient>();
     let settings: AppSettings | null = null;
 
     if (f.baseUrl) {
       const apiKey = ctx.io.env[f.apiKeyEnv]?.trim();
-      if (!apiKey) throw new UsageError(`no API key: set the environment variable ${f.apiKeyEnv} (or name another with --api-key-env); the key is never accepted as a flag`);
+      if (!apiKey)
+        throw new UsageError(
+          `no API key: set the environment variable ${f.apiKeyEnv} (or name another with --api-key-env); the key is never accepted as a flag`,
+        );
       clients.set(ADHOC_TEAM, ctx.client({ baseUrl: f.baseUrl, apiKey, agentId: '', keySource: `env ${f.apiKeyEnv}` }));
       for (const a of new Set(f.agent)) watched.push({ teamId: ADHOC_TEAM, team: ADHOC_TEAM, agentId: a, label: a });
     } else {
       const ca = teamsOf(ctx);
       const teamStore = await ca.open(f.configDir);
-      const teams = f.team ? await Promise.all(f.team.map(async (t) => (await ca.team(t, f.configDir)).team)) : teamStore.listTeams();
-      if (teams.length === 0) throw new UsageError('no saved teams to watch: add one with `channel-companion team add`, or give --base-url and --agent');
+      const teams = f.team
+        ? await Promise.all(f.team.map(async (t) => (await ca.team(t, f.configDir)).team))
+        : teamStore.listTeams();
+      if (teams.length === 0)
+        throw new UsageError(
+          'no saved teams to watch: add one with `channel-companion team add`, or give --base-url and --agent',
+        );
       const only = f.agent ? new Set(f.agent) : null;
       for (const t of teams) {
         const agents = t.agents.filter((a) => !only || only.has(a.agentId) || only.has(a.label));
         if (agents.length === 0) continue;
         // The key is read from the keychain now, so a locked keychain is reported before polling starts.
         clients.set(t.id, await withTeams(() => teamStore.clientFor(t.id)));
-        for (const a of agents) watched.push({ teamId: t.id, team: t.label, agentId: a.agentId, label: a.label, watchClosely: a.watchClosely === true });
+        for (const a of agents)
+          watched.push({
+            teamId: t.id,
+            team: t.label,
+            agentId: a.agentId,
+            label: a.label,
+            watchClosely: a.watchClosely === true,
+          });
       }
-      if (watched.length === 0) throw new UsageError('no agents to watch (check --agent and `channel-companion agent list`)');
+      if (watched.length === 0)
+        throw new UsageError('no agents to watch (check --agent and `channel-companion agent list`)');
       settings = teamStore.settings();
     }
 
     const byKey = new Map(watched.map((w) => [`${w.teamId}\u0000${w.agentId}`, w]));
     const labels = new Map(watched.map((w) => [w.teamId, w.team]));
     const teamLabel = (teamId: string) => labels.get(teamId) ?? teamId;
-    const targets = watched.map((w) => ({ teamId: w.teamId, agentId: w.agentId, watchClosely: w.watchClosely === true }));
+    const targets = watched.map((w) => ({
+      teamId: w.teamId,
+      agentId: w.agentId,
+      watchClosely: w.watchClosely === true,
+    }));
     const monitor = createAgentMonitor({
       targets: () => targets,
       readSession: (teamId, agent, signal) => clients.get(teamId)!.getSession(agent, { signal }),
@@ -137,8 +190,13 @@ export function register(program: Command, ctx: CliContext): void {
     });
     const { intervalMs, fastIntervalMs } = monitor.pollConfig();
     const intervalSec = intervalMs / 1000;
-    const snoozedUntil = f.snooze === undefined ? null : snoozeAlerts(monitor, f.snooze === 'tomorrow' ? { until: 'tomorrow' } : { minutes: f.snooze });
-    const alertmanager = f.alertmanager ? new AlertmanagerSink(f.alertmanager, { clock: ctx.clock, teamLabel, logger: cliLogger(out) }) : null;
+    const snoozedUntil =
+      f.snooze === undefined
+        ? null
+        : snoozeAlerts(monitor, f.snooze === 'tomorrow' ? { until: 'tomorrow' } : { minutes: f.snooze });
+    const alertmanager = f.alertmanager
+      ? new AlertmanagerSink(f.alertmanager, { clock: ctx.clock, teamLabel, logger: cliLogger(out) })
+      : null;
     const detach = alertmanager?.attach(monitor);
 
     monitor.on('health', (ev) => {
@@ -163,7 +221,10 @@ export function register(program: Command, ctx: CliContext): void {
     });
     monitor.on('alert', (a) => {
       const w = alertWords(a);
-      out.event({ event: 'alert', id: a.id, ...alertData(a) }, `${iso(a.at)} ${w.line}${w.body ? `\n  ${w.body.replace(/\n/g, '\n  ')}` : ''}`);
+      out.event(
+        { event: 'alert', id: a.id, ...alertData(a) },
+        `${iso(a.at)} ${w.line}${w.body ? `\n  ${w.body.replace(/\n/g, '\n  ')}` : ''}`,
+      );
     });
 
     out.event(

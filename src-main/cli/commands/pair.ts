@@ -22,7 +22,13 @@ const flagsSchema = z.looseObject({
 
 const DEFAULT_TIMEOUT_S = 180;
 
-async function showQr(ctx: CliContext, out: Output, dataUrl: string, rotation: number, qrFile: string | undefined): Promise<void> {
+async function showQr(
+  ctx: CliContext,
+  out: Output,
+  dataUrl: string,
+  rotation: number,
+  qrFile: string | undefined,
+): Promise<void> {
   const png = pngFromDataUrl(dataUrl);
   const text = png ? decodeQrPng(png) : null;
   if (png && qrFile) await writeFile(qrFile, png);
@@ -31,14 +37,20 @@ async function showQr(ctx: CliContext, out: Output, dataUrl: string, rotation: n
   const draw = (s: string) => (out.json ? out.stderrRaw(s) : ctx.io.stdout.write(s));
   if (text) {
     draw(`\n${await renderQrForTerminal(text)}\n`);
-    draw(`Scan with WhatsApp: Settings → Linked devices → Link a device${rotation > 1 ? ` (new code #${rotation})` : ''}\n`);
+    draw(
+      `Scan with WhatsApp: Settings → Linked devices → Link a device${rotation > 1 ? ` (new code #${rotation})` : ''}\n`,
+    );
   } else {
-    out.note(`the QR could not be decoded for the terminal${qrFile ? `; open ${qrFile}` : '; use --qr-file PATH to save the image'}`);
+    out.note(
+      `the QR could not be decoded for the terminal${qrFile ? `; open ${qrFile}` : '; use --qr-file PATH to save the image'}`,
+    );
   }
 }
 
 export function register(program: Command, ctx: CliContext): void {
-  const cmd = addTargetOptions(program.command('pair').description("link the agent's number: show the pairing QR until it is scanned"));
+  const cmd = addTargetOptions(
+    program.command('pair').description("link the agent's number: show the pairing QR until it is scanned"),
+  );
   cmd
     .option('--timeout <seconds>', `give up after this long (default ${DEFAULT_TIMEOUT_S})`)
     .option('--qr-file <path>', 'also save the QR image (PNG) to this file, updated when it rotates')
@@ -53,13 +65,17 @@ export function register(program: Command, ctx: CliContext): void {
     const call = { signal: ctx.signal };
 
     const connected = (s: SessionStatus, already: boolean) => {
-      out.result({ agentId: target.agentId, status: 'connected', phone: s.phone, alreadyConnected: already }, `connected: +${s.phone ?? '?'}${already ? ' (already linked)' : ''}`);
+      out.result(
+        { agentId: target.agentId, status: 'connected', phone: s.phone, alreadyConnected: already },
+        `connected: +${s.phone ?? '?'}${already ? ' (already linked)' : ''}`,
+      );
       return EXIT.ok;
     };
 
     let status = await client.getSession(target.agentId, call);
     if (status.connected) return connected(status, true);
-    if (!status.needsScan) out.note('the number is still linked and reconnecting; no scan is needed — waiting for it to come back');
+    if (!status.needsScan)
+      out.note('the number is still linked and reconnecting; no scan is needed — waiting for it to come back');
     else await client.startPairing(target.agentId, call);
 
     let lastQr: string | null = null;
@@ -90,6 +106,10 @@ export function register(program: Command, ctx: CliContext): void {
       }
       if (ctx.clock.now() >= deadline) break;
     }
-    throw new CliFailure(`not connected after ${f.timeout ?? DEFAULT_TIMEOUT_S} s; run pair again`, EXIT.failure, 'PAIR_TIMEOUT');
+    throw new CliFailure(
+      `not connected after ${f.timeout ?? DEFAULT_TIMEOUT_S} s; run pair again`,
+      EXIT.failure,
+      'PAIR_TIMEOUT',
+    );
   });
 }

@@ -19,7 +19,12 @@ const flagsSchema = z
     text: z.string().min(1, 'the text is empty').max(65_536, 'the text is too long').optional(),
     imageUrl: httpUrlSchema.optional(),
     documentUrl: httpUrlSchema.optional(),
-    filename: z.string().min(1).max(255).regex(/^[^/\\\0]+$/, 'expected a file name without slashes').optional(),
+    filename: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[^/\\\0]+$/, 'expected a file name without slashes')
+      .optional(),
     retries: intString(0, 10).optional(),
     dataDir: z.string().min(1, 'expected a folder').optional(),
   })
@@ -27,11 +32,22 @@ const flagsSchema = z
     message: 'nothing to send: give --text, --image-url or --document-url',
     path: ['text'],
   })
-  .refine((f) => !(f.imageUrl !== undefined && f.documentUrl !== undefined), { message: 'give --image-url or --document-url, not both', path: ['imageUrl'] })
-  .refine((f) => f.filename === undefined || f.documentUrl !== undefined, { message: '--filename names a document; give --document-url too', path: ['filename'] });
+  .refine((f) => !(f.imageUrl !== undefined && f.documentUrl !== undefined), {
+    message: 'give --image-url or --document-url, not both',
+    path: ['imageUrl'],
+  })
+  .refine((f) => f.filename === undefined || f.documentUrl !== undefined, {
+    message: '--filename names a document; give --document-url too',
+    path: ['filename'],
+  });
 
 export function register(program: Command, ctx: CliContext): void {
-  const cmd = addTargetOptions(program.command('send').alias('reply').description('send one message from the agent\'s number (`reply` is the same command)'));
+  const cmd = addTargetOptions(
+    program
+      .command('send')
+      .alias('reply')
+      .description("send one message from the agent's number (`reply` is the same command)"),
+  );
   cmd
     .requiredOption('--to <number>', 'recipient: E.164 number (+15550102000) or a full JID')
     .option('--text <text>', 'message text (the caption when media is sent)')
@@ -52,20 +68,42 @@ export function register(program: Command, ctx: CliContext): void {
     if (f.documentUrl !== undefined) req.documentUrl = f.documentUrl;
     if (f.filename !== undefined) req.documentFilename = f.filename;
     const maxRetries = f.retries ?? 4;
-    const teamId = typeof opts.team === 'string' ? (await teamsOf(ctx).team(opts.team, opts.configDir as string | undefined)).team.id : null;
+    const teamId =
+      typeof opts.team === 'string'
+        ? (await teamsOf(ctx).team(opts.team, opts.configDir as string | undefined)).team.id
+        : null;
     const log = new SendLog(cliDataDir(ctx, { dataDir: f.dataDir, configDir: opts.configDir as string | undefined }));
-    const recorded = { log, teamId, agentId: target.agentId, via: 'cli' as const, now: () => ctx.clock.now(), onLogError: (e: unknown) => out.note(`the send could not be recorded in the send log: ${e instanceof Error ? e.message : String(e)}`) };
-    const result = await sendAndRecord(ctx.client(target), req, {
-      signal: ctx.signal,
-      maxRetries,
-      onRetry: (i) =>
-        out.note(
-          i.error.kind === 'reconnecting'
-            ? `the number is reconnecting (HTTP 503) — retry ${i.attempt}/${maxRetries} in ${(i.delayMs / 1000).toFixed(1)} s`
-            : `${i.error.message} — retry ${i.attempt} in ${(i.delayMs / 1000).toFixed(1)} s`,
-        ),
-      onQueued: (q) => out.note(`send rate budget used up — queued (position ${q.position}), going out in ~${Math.ceil(q.waitMs / 1000)} s`),
-    }, recorded);
-    out.result({ ...result }, `${result.status} ${result.messageId || '(the service gave no message id)'} to ${result.to}`);
+    const recorded = {
+      log,
+      teamId,
+      agentId: target.agentId,
+      via: 'cli' as const,
+      now: () => ctx.clock.now(),
+      onLogError: (e: unknown) =>
+        out.note(`the send could not be recorded in the send log: ${e instanceof Error ? e.message : String(e)}`),
+    };
+    const result = await sendAndRecord(
+      ctx.client(target),
+      req,
+      {
+        signal: ctx.signal,
+        maxRetries,
+        onRetry: (i) =>
+          out.note(
+            i.error.kind === 'reconnecting'
+              ? `the number is reconnecting (HTTP 503) — retry ${i.attempt}/${maxRetries} in ${(i.delayMs / 1000).toFixed(1)} s`
+              : `${i.error.message} — retry ${i.attempt} in ${(i.delayMs / 1000).toFixed(1)} s`,
+          ),
+        onQueued: (q) =>
+          out.note(
+            `send rate budget used up — queued (position ${q.position}), going out in ~${Math.ceil(q.waitMs / 1000)} s`,
+          ),
+      },
+      recorded,
+    );
+    out.result(
+      { ...result },
+      `${result.status} ${result.messageId || '(the service gave no message id)'} to ${result.to}`,
+    );
   });
 }

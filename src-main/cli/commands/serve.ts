@@ -21,23 +21,32 @@ import { cliLogger } from '../output';
 import { isHostToken, newToken } from '../../host/access';
 import { describeOwner, isPortTaken, portOwner } from '../../core/port-owner';
 
-const flagsSchema = z.object({
-  port: intString(0, 65_535).optional(),
-  host: hostName.optional(),
-  emulator: z.boolean().optional(),
-  demoTeam: z.boolean().optional(),
-  configDir: z.string().min(1, 'expected a folder').optional(),
-  dataDir: z.string().min(1, 'expected a folder').optional(),
-  rendererDir: z.string().min(1, 'expected a folder').optional(),
-  pollSec: secondsString.optional(),
-  fastPollSec: secondsString.optional(),
-  tokenEnv: envVarName.optional(),
-  newToken: z.boolean().optional(),
-  dialect: dialectListSchema.optional(),
-  ...metricsFlagsSchema,
-  json: z.boolean().optional(),
-}).refine((f) => f.dialect === undefined || f.emulator === true, { message: '--dialect shapes the emulator\'s answers: give --emulator too', path: ['dialect'] })
-  .refine((f) => !(f.newToken && f.tokenEnv !== undefined), { message: '--new-token makes a token, --token-env takes it from the environment: give one of them (with --token-env, change the variable)', path: ['newToken'] });
+const flagsSchema = z
+  .object({
+    port: intString(0, 65_535).optional(),
+    host: hostName.optional(),
+    emulator: z.boolean().optional(),
+    demoTeam: z.boolean().optional(),
+    configDir: z.string().min(1, 'expected a folder').optional(),
+    dataDir: z.string().min(1, 'expected a folder').optional(),
+    rendererDir: z.string().min(1, 'expected a folder').optional(),
+    pollSec: secondsString.optional(),
+    fastPollSec: secondsString.optional(),
+    tokenEnv: envVarName.optional(),
+    newToken: z.boolean().optional(),
+    dialect: dialectListSchema.optional(),
+    ...metricsFlagsSchema,
+    json: z.boolean().optional(),
+  })
+  .refine((f) => f.dialect === undefined || f.emulator === true, {
+    message: "--dialect shapes the emulator's answers: give --emulator too",
+    path: ['dialect'],
+  })
+  .refine((f) => !(f.newToken && f.tokenEnv !== undefined), {
+    message:
+      '--new-token makes a token, --token-env takes it from the environment: give one of them (with --token-env, change the variable)',
+    path: ['newToken'],
+  });
 
 /** The token from --token-env, or undefined: then the one kept in the config folder (or a new one). */
 function tokenFrom(env: Record<string, string | undefined>, name: string | undefined): string | undefined {
@@ -51,7 +60,13 @@ function tokenFrom(env: Record<string, string | undefined>, name: string | undef
 /** out/renderer, from the source tree (src-main/cli/commands) or the build (out/main[/chunks]). */
 function findRendererDir(given?: string): string | null {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const candidates = given ? [path.resolve(given)] : [path.resolve(here, '../../../out/renderer'), path.resolve(here, '../renderer'), path.resolve(here, '../../renderer')];
+  const candidates = given
+    ? [path.resolve(given)]
+    : [
+        path.resolve(here, '../../../out/renderer'),
+        path.resolve(here, '../renderer'),
+        path.resolve(here, '../../renderer'),
+      ];
   return candidates.find((d) => existsSync(path.join(d, 'index.html'))) ?? null;
 }
 
@@ -64,8 +79,15 @@ export function register(program: Command, ctx: CliContext): void {
   const cmd = program
     .command('serve')
     .description('run the app in your browser (loopback only) until Ctrl-C')
-    .option('--port <n>', 'port of the browser host (default: the one it used last time, else any free port; 0 = any free port)')
-    .option('--host <host>', 'interface to listen on (anything but loopback needs this flag and is warned about)', '127.0.0.1')
+    .option(
+      '--port <n>',
+      'port of the browser host (default: the one it used last time, else any free port; 0 = any free port)',
+    )
+    .option(
+      '--host <host>',
+      'interface to listen on (anything but loopback needs this flag and is warned about)',
+      '127.0.0.1',
+    )
     .option('--emulator', 'also start the local emulator of the service and add its demo team')
     .option('--no-demo-team', 'with --emulator: start the emulator but do not add its team')
     .option('--config-dir <dir>', 'folder of config.json (default: the platform config folder)')
@@ -73,9 +95,18 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--renderer-dir <dir>', 'folder of the built renderer (default: out/renderer)')
     .option('--poll-sec <s>', 'poll interval for this run, not saved (seconds)')
     .option('--fast-poll-sec <s>', 'fast poll interval (pairing, reconnecting) for this run, not saved (seconds)')
-    .option('--token-env <name>', 'take the access token from this environment variable (instead of the one kept in the config folder)')
-    .option('--new-token', 'make a new access token (kept for the next starts): links and tabs opened before stop working')
-    .option('--dialect <names>', `with --emulator: the emulator answers in other shapes a real service may use, comma-separated: ${DIALECT_NAMES.join(', ')}`);
+    .option(
+      '--token-env <name>',
+      'take the access token from this environment variable (instead of the one kept in the config folder)',
+    )
+    .option(
+      '--new-token',
+      'make a new access token (kept for the next starts): links and tabs opened before stop working',
+    )
+    .option(
+      '--dialect <names>',
+      `with --emulator: the emulator answers in other shapes a real service may use, comma-separated: ${DIALECT_NAMES.join(', ')}`,
+    );
   addMetricsOptions(cmd).option('--json', 'one JSON object per line on stdout; the first is {"event":"ready",…}');
 
   defineAction(ctx, cmd, async (opts, out) => {
@@ -84,13 +115,26 @@ export function register(program: Command, ctx: CliContext): void {
     const token = tokenFrom(ctx.io.env, f.tokenEnv);
     const metrics = metricsListen(f, out);
     const rendererDir = findRendererDir(f.rendererDir);
-    if (!rendererDir) throw new CliFailure('The renderer is not built (no out/renderer/index.html): run npm run build', EXIT.failure, 'NOT_BUILT');
+    if (!rendererDir)
+      throw new CliFailure(
+        'The renderer is not built (no out/renderer/index.html): run npm run build',
+        EXIT.failure,
+        'NOT_BUILT',
+      );
     if (!isLoopbackHost(host)) {
-      out.warn(`listening on ${host}, beyond this machine: anyone who can reach it and learns the URL's token can use the app. Prefer the default 127.0.0.1.`);
+      out.warn(
+        `listening on ${host}, beyond this machine: anyone who can reach it and learns the URL's token can use the app. Prefer the default 127.0.0.1.`,
+      );
     }
 
     // Loaded on demand: the other commands never pay for the app core.
-    const [{ createCompanion }, { implementContract }, { createHandlers }, { startHostServer }, { readHostState, writeHostState }] = await Promise.all([
+    const [
+      { createCompanion },
+      { implementContract },
+      { createHandlers },
+      { startHostServer },
+      { readHostState, writeHostState },
+    ] = await Promise.all([
       import('../../app/companion/companion'),
       import('../../app/contract'),
       import('../../app/handlers'),
@@ -102,9 +146,13 @@ export function register(program: Command, ctx: CliContext): void {
     if (f.fastPollSec !== undefined) poll.fastIntervalMs = Math.round(f.fastPollSec * 1000);
     const { KeychainSecretStore } = await import('../../core/secrets');
     const secrets = new KeychainSecretStore();
-    await secrets.probe().catch((e: unknown) =>
-      out.warn(`${e instanceof Error ? e.message : 'The OS keychain is not reachable.'} Adding a team will fail until it is; the demo (--emulator) works without it.`),
-    );
+    await secrets
+      .probe()
+      .catch((e: unknown) =>
+        out.warn(
+          `${e instanceof Error ? e.message : 'The OS keychain is not reachable.'} Adding a team will fail until it is; the demo (--emulator) works without it.`,
+        ),
+      );
     const companion = await createCompanion({
       secrets,
       clock: ctx.clock,
@@ -134,28 +182,59 @@ export function register(program: Command, ctx: CliContext): void {
       const saved = await readHostState(companion.configDir);
       if (saved.note) out.warn(saved.note);
       const keptToken = f.newToken || !saved.state ? newToken() : saved.state.token;
-      const listenOn = (port: number) => startHostServer({ handlers: createHandlers(contract.implementations), events: contract.events, rendererDir, host, port, token: token ?? keptToken });
+      const listenOn = (port: number) =>
+        startHostServer({
+          handlers: createHandlers(contract.implementations),
+          events: contract.events,
+          rendererDir,
+          host,
+          port,
+          token: token ?? keptToken,
+        });
       const port = f.port ?? saved.state?.port ?? 0;
       try {
         hostServer = await listenOn(port);
       } catch (e) {
         if (!isPortTaken(e) || port === 0) throw e;
         const owner = describeOwner(await portOwner(port));
-        if (f.port !== undefined) throw new CliFailure(`the browser host could not listen on ${host}:${port}: the port is taken by ${owner}; give another --port (0: any free port), or stop what holds it`, EXIT.failure, 'PORT_TAKEN');
+        if (f.port !== undefined)
+          throw new CliFailure(
+            `the browser host could not listen on ${host}:${port}: the port is taken by ${owner}; give another --port (0: any free port), or stop what holds it`,
+            EXIT.failure,
+            'PORT_TAKEN',
+          );
         hostServer = await listenOn(0);
-        out.warn(`port ${port}, where the browser host listened last time, is taken by ${owner}: listening on ${hostServer.port} instead, so tabs opened before need the new link`);
+        out.warn(
+          `port ${port}, where the browser host listened last time, is taken by ${owner}: listening on ${hostServer.port} instead, so tabs opened before need the new link`,
+        );
       }
       await writeHostState(companion.configDir, { port: hostServer.port, token: keptToken }).catch((e: unknown) =>
-        out.warn(`could not keep the browser host's address for the next start (${e instanceof Error ? e.message : String(e)}): the next start makes a new link`),
+        out.warn(
+          `could not keep the browser host's address for the next start (${e instanceof Error ? e.message : String(e)}): the next start makes a new link`,
+        ),
       );
       const metricsUrl = await companion.metricsUrl();
       out.event(
-        { event: 'ready', url: hostServer.openUrl, port: hostServer.port, pid: process.pid, origin: hostServer.origin, configDir: companion.configDir, dataDir: companion.dataDir, emulator, demoTeam, metricsUrl },
+        {
+          event: 'ready',
+          url: hostServer.openUrl,
+          port: hostServer.port,
+          pid: process.pid,
+          origin: hostServer.origin,
+          configDir: companion.configDir,
+          dataDir: companion.dataDir,
+          emulator,
+          demoTeam,
+          metricsUrl,
+        },
         [
           `Channel Companion is running. Open: ${hostServer.openUrl}`,
           ...(metricsUrl ? [`  Prometheus metrics: ${metricsUrl}`] : []),
           ...(emulator
-            ? [`  emulator: ${emulator.baseUrl} (control ${emulator.controlUrl}; its made-up key: ${emulator.apiKey})`, ...(demoTeam ? [`  demo team "${demoTeam.label}" added (in memory only)`] : [])]
+            ? [
+                `  emulator: ${emulator.baseUrl} (control ${emulator.controlUrl}; its made-up key: ${emulator.apiKey})`,
+                ...(demoTeam ? [`  demo team "${demoTeam.label}" added (in memory only)`] : []),
+              ]
             : []),
           'Press Ctrl-C to stop.',
         ].join('\n'),

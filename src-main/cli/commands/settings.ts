@@ -7,10 +7,16 @@ import { onOff, parseFlags } from '../flags';
 import { yesNo } from '../health';
 import { addTargetOptions } from '../target';
 
-const flagsSchema = z.looseObject({ groups: onOff.optional(), readReceipts: onOff.optional(), deliveryReceipts: onOff.optional() });
+const flagsSchema = z.looseObject({
+  groups: onOff.optional(),
+  readReceipts: onOff.optional(),
+  deliveryReceipts: onOff.optional(),
+});
 
 export function register(program: Command, ctx: CliContext): void {
-  const cmd = addTargetOptions(program.command('settings').description('change the channel switches: groups, read receipts, delivery receipts'));
+  const cmd = addTargetOptions(
+    program.command('settings').description('change the channel switches: groups, read receipts, delivery receipts'),
+  );
   cmd
     .option('--groups <on|off>', 'receive group messages')
     .option('--read-receipts <on|off>', 'send read receipts')
@@ -25,7 +31,11 @@ export function register(program: Command, ctx: CliContext): void {
     if (f.readReceipts !== undefined) patch.readReceipts = f.readReceipts;
     if (f.deliveryReceipts !== undefined) patch.deliveryReceipts = f.deliveryReceipts;
     const s = await ctx.client(target).updateSettings(target.agentId, patch, { signal: ctx.signal });
-    if (s.unconfirmed) out.note('the service accepted the change but did not say what the switches are now; showing what was sent');
-    out.result({ ...s }, `groups=${yesNo(s.groups)} read-receipts=${yesNo(s.readReceipts)} delivery-receipts=${yesNo(s.deliveryReceipts)}`);
+    if (s.unconfirmed)
+      out.note('the service accepted the change but did not say what the switches are now; showing what was sent');
+    out.result(
+      { ...s },
+      `groups=${yesNo(s.groups)} read-receipts=${yesNo(s.readReceipts)} delivery-receipts=${yesNo(s.deliveryReceipts)}`,
+    );
   });
 }

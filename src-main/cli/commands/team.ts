@@ -16,7 +16,10 @@ export function collect(value: string, previous: string[] | undefined): string[]
 }
 
 export function addConfigDirOption(cmd: Command): Command {
-  return cmd.option('--config-dir <dir>', 'where saved teams live (default: the app config folder; env CHANNEL_COMPANION_HOME)');
+  return cmd.option(
+    '--config-dir <dir>',
+    'where saved teams live (default: the app config folder; env CHANNEL_COMPANION_HOME)',
+  );
 }
 
 const configDir = z.string().min(1, 'expected a folder').optional();
@@ -34,11 +37,21 @@ const addSchema = z.object({
 const listSchema = z.object({ configDir, json: z.boolean().optional() });
 
 function teamLines(t: TeamRecord): string {
-  return [`${t.label} (${t.id})  ${t.baseUrl}  key ${t.keyHint}${t.allowInsecureHttp ? '  (plain http allowed)' : ''}`, ...t.agents.map((a) => `  - ${a.agentId}${a.label !== a.agentId ? ` (${a.label})` : ''}`)].join('\n');
+  return [
+    `${t.label} (${t.id})  ${t.baseUrl}  key ${t.keyHint}${t.allowInsecureHttp ? '  (plain http allowed)' : ''}`,
+    ...t.agents.map((a) => `  - ${a.agentId}${a.label !== a.agentId ? ` (${a.label})` : ''}`),
+  ].join('\n');
 }
 
 function teamJson(t: TeamRecord): Record<string, unknown> {
-  return { id: t.id, label: t.label, baseUrl: t.baseUrl, keyHint: t.keyHint, allowInsecureHttp: t.allowInsecureHttp, agents: t.agents };
+  return {
+    id: t.id,
+    label: t.label,
+    baseUrl: t.baseUrl,
+    keyHint: t.keyHint,
+    allowInsecureHttp: t.allowInsecureHttp,
+    agents: t.agents,
+  };
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -52,21 +65,38 @@ export function register(program: Command, ctx: CliContext): void {
       .requiredOption('--base-url <url>', 'service base URL')
       .option('--agent <id>', 'an agent of the team (repeatable; the key is checked against each)', collect)
       .option('--api-key-env <name>', 'environment variable holding the team API key', DEFAULT_API_KEY_ENV)
-      .option('--allow-insecure-http', 'let the key go over plain http:// to this base URL, not this machine (anyone on the way can read it)'),
+      .option(
+        '--allow-insecure-http',
+        'let the key go over plain http:// to this base URL, not this machine (anyone on the way can read it)',
+      ),
   ).option('--json', 'the saved team as one JSON object');
 
   defineAction(ctx, add, async (opts, out) => {
     const f = parseFlags(addSchema, { ...opts, agent: opts.agent ?? [] });
     const apiKey = ctx.io.env[f.apiKeyEnv]?.trim();
-    if (!apiKey) throw new UsageError(`no API key: set the environment variable ${f.apiKeyEnv} (or name another with --api-key-env); the key is never accepted as a flag`);
+    if (!apiKey)
+      throw new UsageError(
+        `no API key: set the environment variable ${f.apiKeyEnv} (or name another with --api-key-env); the key is never accepted as a flag`,
+      );
     checkKeyTransport(f.baseUrl, f.allowInsecureHttp);
     const teamStore = await teamsOf(ctx).open(f.configDir);
     const allowInsecureHttp = f.allowInsecureHttp === true;
-    const t = await withTeams(() => teamStore.addTeam({ label: f.label, baseUrl: f.baseUrl, apiKey, allowInsecureHttp, agents: f.agent.map((a) => ({ agentId: a })) }));
+    const t = await withTeams(() =>
+      teamStore.addTeam({
+        label: f.label,
+        baseUrl: f.baseUrl,
+        apiKey,
+        allowInsecureHttp,
+        agents: f.agent.map((a) => ({ agentId: a })),
+      }),
+    );
     out.result(teamJson(t), `saved team ${teamLines(t)}\nthe API key is in the OS keychain`);
   });
 
-  const list = addConfigDirOption(team.command('list').description('list saved teams (key hints only)')).option('--json', 'one JSON object per team');
+  const list = addConfigDirOption(team.command('list').description('list saved teams (key hints only)')).option(
+    '--json',
+    'one JSON object per team',
+  );
   defineAction(ctx, list, async (opts, out) => {
     const f = parseFlags(listSchema, opts);
     const teams = (await teamsOf(ctx).open(f.configDir)).listTeams();
@@ -74,10 +104,12 @@ export function register(program: Command, ctx: CliContext): void {
     for (const t of teams) out.result(teamJson(t), teamLines(t));
   });
 
-  const remove = addConfigDirOption(team.command('remove').description('remove a saved team and its keychain entries').argument('<team>', 'team id or label')).option(
-    '--json',
-    'the result as one JSON object',
-  );
+  const remove = addConfigDirOption(
+    team
+      .command('remove')
+      .description('remove a saved team and its keychain entries')
+      .argument('<team>', 'team id or label'),
+  ).option('--json', 'the result as one JSON object');
   defineAction(ctx, remove, async (opts, out, cmd) => {
     const f = parseFlags(listSchema, opts);
     const name = parseFlags(z.object({ team: teamName }), { team: cmd.args[0] }).team;

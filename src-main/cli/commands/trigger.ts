@@ -10,7 +10,20 @@ import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
 import { httpUrlSchema, redactCredentials } from '../../core/url';
 import { agentId, parseFlags, secondsString } from '../flags';
-import { DATA_DIR_HELP, SECRET_FLAG_HELP, attemptData, attemptLine, deliveryData, deliveryLine, explicitSecret, oneSecretSource, openTunnel, secretFlags, secretSource, tunnelDataDir } from '../tunnel-support';
+import {
+  DATA_DIR_HELP,
+  SECRET_FLAG_HELP,
+  attemptData,
+  attemptLine,
+  deliveryData,
+  deliveryLine,
+  explicitSecret,
+  oneSecretSource,
+  openTunnel,
+  secretFlags,
+  secretSource,
+  tunnelDataDir,
+} from '../tunnel-support';
 import { addConfigDirOption } from './team';
 
 const flagsSchema = z
@@ -19,15 +32,26 @@ const flagsSchema = z
     agent: agentId,
     text: z.string().max(65_536, 'the text is too long').optional(),
     type: z.enum(['text', 'image', 'document'], { error: 'expected text, image or document' }).optional(),
-    from: z.string().regex(/^\+?[1-9]\d{5,14}$/, 'expected an E.164 phone number like +15550100002').optional(),
+    from: z
+      .string()
+      .regex(/^\+?[1-9]\d{5,14}$/, 'expected an E.164 phone number like +15550100002')
+      .optional(),
     caption: z.string().max(4096).optional(),
-    filename: z.string().min(1).max(255).regex(/^[^/\\\0]+$/, 'expected a file name without slashes').optional(),
+    filename: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[^/\\\0]+$/, 'expected a file name without slashes')
+      .optional(),
     forwardTo: httpUrlSchema.optional(),
     timeout: secondsString.optional(),
     json: z.boolean().optional(),
   })
   .refine(...oneSecretSource)
-  .refine((f) => f.filename === undefined || (f.type ?? 'text') !== 'text', { message: '--filename names a media file; give --type image or document', path: ['filename'] });
+  .refine((f) => f.filename === undefined || (f.type ?? 'text') !== 'text', {
+    message: '--filename names a media file; give --type image or document',
+    path: ['filename'],
+  });
 
 export function register(program: Command, ctx: CliContext): void {
   const cmd = addConfigDirOption(
@@ -53,7 +77,8 @@ export function register(program: Command, ctx: CliContext): void {
     const explicit = explicitSecret(ctx, out, f);
     let teamId: string | undefined;
     if (f.team !== undefined) teamId = (await teamsOf(ctx).team(f.team, f.configDir)).team.id;
-    if (explicit === undefined && teamId === undefined) throw new UsageError('the signing secret is required: --secret-env NAME (preferred), --secret S, or --team T');
+    if (explicit === undefined && teamId === undefined)
+      throw new UsageError('the signing secret is required: --secret-env NAME (preferred), --secret S, or --team T');
     const { Tunnel, TunnelError } = await import('../../core/tunnel');
     const secrets = secretSource(ctx, { explicit, teamId, configDir: f.configDir });
     const forward: { defaultUrl?: string } = {};
@@ -71,7 +96,10 @@ export function register(program: Command, ctx: CliContext): void {
       try {
         r = await tunnel.trigger(input);
       } catch (e) {
-        if (e instanceof TunnelError && e.code === 'no-secret') throw new UsageError(`no signing secret for agent ${f.agent}: give --secret-env NAME, or --team T with a stored secret`);
+        if (e instanceof TunnelError && e.code === 'no-secret')
+          throw new UsageError(
+            `no signing secret for agent ${f.agent}: give --secret-env NAME, or --team T with a stored secret`,
+          );
         throw e;
       }
       out.event({ event: 'delivery', ...deliveryData(r.delivery) }, deliveryLine(r.delivery));
@@ -80,19 +108,32 @@ export function register(program: Command, ctx: CliContext): void {
       const attempt = await Promise.race([
         r.forwarded,
         new Promise<'timeout'>((resolve) => (timer = ctx.clock.setTimeout(() => resolve('timeout'), timeoutMs))),
-        new Promise<'aborted'>((resolve) => ctx.signal.addEventListener('abort', () => resolve('aborted'), { once: true })),
+        new Promise<'aborted'>((resolve) =>
+          ctx.signal.addEventListener('abort', () => resolve('aborted'), { once: true }),
+        ),
       ]);
       ctx.clock.clearTimeout(timer);
       if (attempt === 'aborted') throw new CliFailure('cancelled', EXIT.interrupted, 'INTERRUPTED');
-      if (attempt === 'timeout') throw new CliFailure(`no answer from ${redactCredentials(f.forwardTo ?? '')} within ${f.timeout ?? 15} s; the delivery stays queued in the log`, EXIT.failure, 'FORWARD_TIMEOUT');
+      if (attempt === 'timeout')
+        throw new CliFailure(
+          `no answer from ${redactCredentials(f.forwardTo ?? '')} within ${f.timeout ?? 15} s; the delivery stays queued in the log`,
+          EXIT.failure,
+          'FORWARD_TIMEOUT',
+        );
       if (attempt === null) {
-        out.event({ event: 'trigger', deliveryId: r.delivery.id, forwarded: false }, 'stored; not forwarded (no --forward-to)');
+        out.event(
+          { event: 'trigger', deliveryId: r.delivery.id, forwarded: false },
+          'stored; not forwarded (no --forward-to)',
+        );
         return EXIT.ok;
       }
       const a: ForwardAttempt = attempt;
       out.event({ event: 'forward', ...attemptData(a) }, attemptLine(a));
       const ok = a.status !== null && a.status >= 200 && a.status <= 299;
-      if (!ok) out.note(`your app did not accept it (${a.status ?? a.error ?? 'no answer'}); the tunnel keeps retrying while \`listen\` runs`);
+      if (!ok)
+        out.note(
+          `your app did not accept it (${a.status ?? a.error ?? 'no answer'}); the tunnel keeps retrying while \`listen\` runs`,
+        );
       return ok ? EXIT.ok : EXIT.failure;
     } finally {
       await tunnel.stop();

@@ -30,8 +30,14 @@ const flagsSchema = z
     allowLegacySignature: z.boolean().optional(),
     json: z.boolean().optional(),
   })
-  .refine((f) => !(f.secret !== undefined && f.secretEnv !== undefined), { message: 'give either --secret or --secret-env, not both', path: ['secret'] })
-  .refine((f) => f.secret !== undefined || f.secretEnv !== undefined, { message: 'the signing secret is required: --secret-env NAME (preferred) or --secret S', path: ['secretEnv'] });
+  .refine((f) => !(f.secret !== undefined && f.secretEnv !== undefined), {
+    message: 'give either --secret or --secret-env, not both',
+    path: ['secret'],
+  })
+  .refine((f) => f.secret !== undefined || f.secretEnv !== undefined, {
+    message: 'the signing secret is required: --secret-env NAME (preferred) or --secret S',
+    path: ['secretEnv'],
+  });
 
 /** `Name: value` lines into a header bag; repeated names are kept as a list. */
 /** @internal Exported for tests. */
@@ -40,7 +46,10 @@ export function parseHeaderArgs(lines: readonly string[]): HeaderBag {
   for (const line of lines) {
     const colon = line.indexOf(':');
     const name = colon > 0 ? line.slice(0, colon).trim() : '';
-    if (!HEADER_NAME.test(name)) throw new UsageError(`--header: expected 'Name: value', got ${JSON.stringify(line.length > 60 ? `${line.slice(0, 60)}…` : line)}`);
+    if (!HEADER_NAME.test(name))
+      throw new UsageError(
+        `--header: expected 'Name: value', got ${JSON.stringify(line.length > 60 ? `${line.slice(0, 60)}…` : line)}`,
+      );
     const key = name.toLowerCase();
     (bag[key] ??= []).push(line.slice(colon + 1).trim());
   }
@@ -57,7 +66,10 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--header <line>', "a delivery header, 'Name: value' (repeatable)", collect)
     .option('--secret-env <name>', 'environment variable holding the signing secret (preferred)')
     .option('--secret <secret>', SECRET_FLAG_HELP)
-    .option('--allow-legacy-signature', 'accept a delivery signed only with x-service-signature, as `listen --allow-legacy-signature` does')
+    .option(
+      '--allow-legacy-signature',
+      'accept a delivery signed only with x-service-signature, as `listen --allow-legacy-signature` does',
+    )
     .option('--tolerance <seconds>', `timestamp tolerance in seconds (default ${DEFAULT_TOLERANCE_SEC})`)
     .option('--now <unix>', 'verify as if the time were this unix timestamp (seconds)')
     .option('--json', 'one JSON object per line on stdout');
@@ -70,14 +82,32 @@ export function register(program: Command, ctx: CliContext): void {
     try {
       rawBody = await readFile(resolve(ctx.io.cwd, f.bodyFile));
     } catch (e) {
-      throw new CliFailure(`cannot read --body-file ${f.bodyFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, EXIT.failure, 'BODY_FILE');
+      throw new CliFailure(
+        `cannot read --body-file ${f.bodyFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
+        EXIT.failure,
+        'BODY_FILE',
+      );
     }
     const now = f.now ?? Math.floor(ctx.clock.now() / 1000);
-    const { verdict } = verifyTunnelDelivery({ headers, rawBody, secrets: [secret], now, toleranceSec: f.tolerance ?? DEFAULT_TOLERANCE_SEC, allowLegacy: f.allowLegacySignature === true });
-    const data: Record<string, unknown> = { ok: verdict.ok, reason: verdict.reason, scheme: verdict.scheme, steps: verdict.steps };
+    const { verdict } = verifyTunnelDelivery({
+      headers,
+      rawBody,
+      secrets: [secret],
+      now,
+      toleranceSec: f.tolerance ?? DEFAULT_TOLERANCE_SEC,
+      allowLegacy: f.allowLegacySignature === true,
+    });
+    const data: Record<string, unknown> = {
+      ok: verdict.ok,
+      reason: verdict.reason,
+      scheme: verdict.scheme,
+      steps: verdict.steps,
+    };
     if (verdict.timestamp !== undefined) data.timestamp = verdict.timestamp;
     if (verdict.note !== undefined) data.note = verdict.note;
-    out.result(data, () => [verdict.ok ? verdict.reason : `invalid: ${verdict.reason}`, ...verdict.steps.map((s) => `  - ${s}`)].join('\n'));
+    out.result(data, () =>
+      [verdict.ok ? verdict.reason : `invalid: ${verdict.reason}`, ...verdict.steps.map((s) => `  - ${s}`)].join('\n'),
+    );
     if (!verdict.ok && !out.json) ctx.io.stderr.write(`error: delivery rejected: ${verdict.reason}\n`);
     return verdict.ok ? EXIT.ok : EXIT.failure;
   });

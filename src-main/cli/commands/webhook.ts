@@ -12,7 +12,14 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { registerAgentWebhook, signingHint } from '../../app/usecases/webhooks';
-import { hasRedactedCredentials, previousRegistration, REGISTRATION_SOURCES, restoredWords, takeoverQuestion, when } from '../../app/usecases/registration-status';
+import {
+  hasRedactedCredentials,
+  previousRegistration,
+  REGISTRATION_SOURCES,
+  restoredWords,
+  takeoverQuestion,
+  when,
+} from '../../app/usecases/registration-status';
 import type { RegistrationHistory, RegistrationRecord } from '../../core/tunnel/registration-history';
 import { teamsOf, withTeams } from '../teams-context';
 import { atTerminal, confirm } from '../confirm';
@@ -44,14 +51,20 @@ const teamFlags = z.looseObject({
   reveal: z.boolean().optional(),
 });
 
-const YES_HELP = 'register without asking (needed without a terminal): the URL the agent had stops receiving, and a new signing secret is issued';
+const YES_HELP =
+  'register without asking (needed without a terminal): the URL the agent had stops receiving, and a new signing secret is issued';
 
 function entryData(e: RegistrationRecord): Record<string, unknown> {
   return { url: e.url, at: new Date(e.at).toISOString(), source: e.source, target: e.target };
 }
 
 /** Reads the history, warning (never failing) when it had to be set aside. */
-async function historyOf(out: Output, store: RegistrationHistory, teamId: string | null, agent: string): Promise<RegistrationRecord[]> {
+async function historyOf(
+  out: Output,
+  store: RegistrationHistory,
+  teamId: string | null,
+  agent: string,
+): Promise<RegistrationRecord[]> {
   try {
     const { entries, problem } = await store.list(teamId, agent);
     if (problem) out.warn(problem);
@@ -63,7 +76,10 @@ async function historyOf(out: Output, store: RegistrationHistory, teamId: string
 }
 
 /** The saved team and agent of a --team command that needs no service call. */
-async function teamAgent(ctx: CliContext, f: z.output<typeof teamFlags>): Promise<{ teamId: string; label: string; agentId: string }> {
+async function teamAgent(
+  ctx: CliContext,
+  f: z.output<typeof teamFlags>,
+): Promise<{ teamId: string; label: string; agentId: string }> {
   const { team } = await teamsOf(ctx).team(f.team, f.configDir);
   return { teamId: team.id, label: team.label, agentId: teamsOf(ctx).agentOf(team, f.agent) };
 }
@@ -75,8 +91,23 @@ async function teamAgent(ctx: CliContext, f: z.output<typeof teamFlags>): Promis
 async function registerAsked(
   ctx: CliContext,
   out: Output,
-  o: { target: Target; url: string; yes: boolean | undefined; history: RegistrationHistory; source: string; keepOther?: (secret: string) => Promise<void> },
-): Promise<{ mode: string; url: string; events?: string[]; updatedAt?: string; secretHint: string; secret: string; teamId: string | null } | null> {
+  o: {
+    target: Target;
+    url: string;
+    yes: boolean | undefined;
+    history: RegistrationHistory;
+    source: string;
+    keepOther?: (secret: string) => Promise<void>;
+  },
+): Promise<{
+  mode: string;
+  url: string;
+  events?: string[];
+  updatedAt?: string;
+  secretHint: string;
+  secret: string;
+  teamId: string | null;
+} | null> {
   const team = teamsOf(ctx).teamOf(o.target);
   const teamId = team?.teamId ?? null;
   const agent = o.target.agentId;
@@ -84,7 +115,11 @@ async function registerAsked(
   if (!(await confirm(ctx, takeoverQuestion(agent, o.url, last, ctx.clock.now()), o.yes))) return null;
   const keepInKeychain = teamsOf(ctx).signingSecretKeeper(o.target);
   let secret = '';
-  const { registration: cfg, secretHint, historyProblem } = await registerAgentWebhook({
+  const {
+    registration: cfg,
+    secretHint,
+    historyProblem,
+  } = await registerAgentWebhook({
     client: ctx.client(o.target),
     agentId: agent,
     url: o.url,
@@ -101,8 +136,14 @@ async function registerAsked(
 }
 
 export function register(program: Command, ctx: CliContext): void {
-  const webhook = program.command('webhook').description('the webhook inbound messages are delivered to, and this install\'s registrations of it');
-  const cmd = addTargetOptions(webhook.command('set').description('register the webhook URL (mode passthrough), asking first: the URL the agent had stops receiving'));
+  const webhook = program
+    .command('webhook')
+    .description("the webhook inbound messages are delivered to, and this install's registrations of it");
+  const cmd = addTargetOptions(
+    webhook
+      .command('set')
+      .description('register the webhook URL (mode passthrough), asking first: the URL the agent had stops receiving'),
+  );
   cmd
     .requiredOption('--url <url>', 'URL of the receiving app')
     .option('--secret-file <path>', 'save the returned signing secret to this file (mode 0600)')
@@ -126,7 +167,11 @@ export function register(program: Command, ctx: CliContext): void {
         try {
           await writeFile(path, `${s}\n`, { mode: 0o600 });
         } catch (e) {
-          throw new CliFailure(`the webhook is set, but the secret could not be saved to ${f.secretFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, EXIT.failure, 'SECRET_FILE');
+          throw new CliFailure(
+            `the webhook is set, but the secret could not be saved to ${f.secretFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
+            EXIT.failure,
+            'SECRET_FILE',
+          );
         }
         out.note(`signing secret saved to ${path}`);
       },
@@ -140,12 +185,20 @@ export function register(program: Command, ctx: CliContext): void {
     out.result(data, () =>
       [
         `webhook ${r.mode}: ${r.url}`,
-        secretShown !== undefined ? `signing secret: ${secretShown}` : `signing secret ${r.secretHint} (use --secret-file PATH to save it, or --show-secret)`,
+        secretShown !== undefined
+          ? `signing secret: ${secretShown}`
+          : `signing secret ${r.secretHint} (use --secret-file PATH to save it, or --show-secret)`,
       ].join('\n'),
     );
   });
 
-  const history = addConfigDirOption(webhook.command('history').description("this install's registrations of an agent's webhook, newest first (the service cannot tell whether another app registered since)"))
+  const history = addConfigDirOption(
+    webhook
+      .command('history')
+      .description(
+        "this install's registrations of an agent's webhook, newest first (the service cannot tell whether another app registered since)",
+      ),
+  )
     .requiredOption('--team <team>', 'a saved team (id or label)')
     .option('--agent <id>', "the agent (id or label; default: the team's only agent)")
     .option('--data-dir <dir>', DATA_DIR_HELP)
@@ -158,11 +211,20 @@ export function register(program: Command, ctx: CliContext): void {
     out.result({ teamId: t.teamId, agentId: t.agentId, registrations: entries.map(entryData) }, () =>
       entries.length === 0
         ? `no registration of ${t.agentId} by this install: where the service sends its deliveries is unknown (the service cannot tell us; another app may be receiving)`
-        : [`registrations of ${t.agentId} (team ${t.label}) by this install, newest first; another app may have registered since:`, ...entries.map((e) => `  ${when(e.at, now)}  ${e.url}  (${e.source})`)].join('\n'),
+        : [
+            `registrations of ${t.agentId} (team ${t.label}) by this install, newest first; another app may have registered since:`,
+            ...entries.map((e) => `  ${when(e.at, now)}  ${e.url}  (${e.source})`),
+          ].join('\n'),
     );
   });
 
-  const restore = addConfigDirOption(webhook.command('restore').description('register the previous URL of the history again (asking first); the app behind it needs the new signing secret'))
+  const restore = addConfigDirOption(
+    webhook
+      .command('restore')
+      .description(
+        'register the previous URL of the history again (asking first); the app behind it needs the new signing secret',
+      ),
+  )
     .requiredOption('--team <team>', 'a saved team (id or label): the new signing secret goes to the keychain')
     .option('--agent <id>', "the agent (id or label; default: the team's only agent)")
     .option('--yes', YES_HELP)
@@ -175,33 +237,74 @@ export function register(program: Command, ctx: CliContext): void {
     const team = teamsOf(ctx).teamOf(target);
     const entries = await historyOf(out, store, team?.teamId ?? null, target.agentId);
     const prev = previousRegistration(entries);
-    if (!prev) throw new CliFailure(`no previous URL of ${target.agentId} in this install's history (see \`channel-companion webhook history\`)`, EXIT.failure, 'NO_PREVIOUS_URL');
+    if (!prev)
+      throw new CliFailure(
+        `no previous URL of ${target.agentId} in this install's history (see \`channel-companion webhook history\`)`,
+        EXIT.failure,
+        'NO_PREVIOUS_URL',
+      );
     if (hasRedactedCredentials(prev.url)) {
-      throw new CliFailure(`the previous URL ${prev.url} carried credentials, which the history does not keep: register it with \`channel-companion webhook set --url <url>\``, EXIT.failure, 'CREDENTIALS_NOT_KEPT');
+      throw new CliFailure(
+        `the previous URL ${prev.url} carried credentials, which the history does not keep: register it with \`channel-companion webhook set --url <url>\``,
+        EXIT.failure,
+        'CREDENTIALS_NOT_KEPT',
+      );
     }
-    const r = await registerAsked(ctx, out, { target, url: prev.url, yes: f.yes, history: store, source: REGISTRATION_SOURCES.webhookRestore });
+    const r = await registerAsked(ctx, out, {
+      target,
+      url: prev.url,
+      yes: f.yes,
+      history: store,
+      source: REGISTRATION_SOURCES.webhookRestore,
+    });
     if (r === null) throw new CliFailure('nothing registered: not confirmed', EXIT.failure, 'NOT_CONFIRMED');
     const how = `The new secret (${r.secretHint}) is stored in the keychain; show it at a terminal with \`channel-companion webhook secret --team ${f.team} --agent ${target.agentId} --reveal\`.`;
-    out.result({ mode: r.mode, url: r.url, restoredFrom: entryData(prev), secretHint: r.secretHint, secretStored: 'keychain', needsNewSecret: true }, () =>
-      [`webhook ${r.mode}: ${r.url}`, restoredWords(r.url), how].join('\n'),
+    out.result(
+      {
+        mode: r.mode,
+        url: r.url,
+        restoredFrom: entryData(prev),
+        secretHint: r.secretHint,
+        secretStored: 'keychain',
+        needsNewSecret: true,
+      },
+      () => [`webhook ${r.mode}: ${r.url}`, restoredWords(r.url), how].join('\n'),
     );
   });
 
-  const secret = addConfigDirOption(webhook.command('secret').description("the agent's stored signing secret: its hint, or with --reveal the secret itself (at a terminal only)"))
+  const secret = addConfigDirOption(
+    webhook
+      .command('secret')
+      .description(
+        "the agent's stored signing secret: its hint, or with --reveal the secret itself (at a terminal only)",
+      ),
+  )
     .requiredOption('--team <team>', 'a saved team (id or label)')
     .option('--agent <id>', "the agent (id or label; default: the team's only agent)")
     .option('--reveal', 'print the secret itself (refused without a terminal)')
     .option('--json', 'one JSON object on stdout');
   defineAction(ctx, secret, async (opts, out) => {
     const f = parseFlags(teamFlags, opts);
-    if (f.reveal && !atTerminal(ctx)) throw new UsageError('--reveal prints the signing secret and is refused without a terminal (stdin is not a TTY); its hint is shown without --reveal');
+    if (f.reveal && !atTerminal(ctx))
+      throw new UsageError(
+        '--reveal prints the signing secret and is refused without a terminal (stdin is not a TTY); its hint is shown without --reveal',
+      );
     const t = await teamAgent(ctx, f);
     const { teamStore } = await teamsOf(ctx).team(f.team, f.configDir);
     const secrets = await withTeams(() => teamStore.getSigningSecrets(t.teamId, t.agentId));
     const current = secrets[0];
-    if (current === undefined) throw new CliFailure(`no signing secret is stored for ${t.agentId} (team ${t.label}): register its webhook with --team to store one`, EXIT.failure, 'NO_SECRET');
+    if (current === undefined)
+      throw new CliFailure(
+        `no signing secret is stored for ${t.agentId} (team ${t.label}): register its webhook with --team to store one`,
+        EXIT.failure,
+        'NO_SECRET',
+      );
     const data: Record<string, unknown> = { teamId: t.teamId, agentId: t.agentId, secretHint: signingHint(current) };
     if (f.reveal) data.secret = current;
-    out.result(data, () => (f.reveal ? current : `signing secret ${signingHint(current)} stored in the keychain (show it with --reveal at a terminal)`));
+    out.result(data, () =>
+      f.reveal
+        ? current
+        : `signing secret ${signingHint(current)} stored in the keychain (show it with --reveal at a terminal)`,
+    );
   });
 }

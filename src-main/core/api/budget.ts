@@ -55,7 +55,11 @@ export class SendBudget {
    * Resolves when a send may go out (the slot is taken at that moment). Rejects with Aborted when the
    * signal fires or cancel(id) is called while it waits.
    */
-  acquire(meta: { agentId: string; to: string }, signal?: AbortSignal, onQueued?: (info: { id: string; position: number; waitMs: number }) => void): Promise<void> {
+  acquire(
+    meta: { agentId: string; to: string },
+    signal?: AbortSignal,
+    onQueued?: (info: { id: string; position: number; waitMs: number }) => void,
+  ): Promise<void> {
     if (signal?.aborted) return Promise.reject(new Aborted({ message: 'The send was cancelled.' }));
     const now = this.clock.now();
     this.prune(now);
@@ -66,7 +70,8 @@ export class SendBudget {
     return new Promise<void>((resolve, reject) => {
       const id = this.newId();
       const onAbort = () => {
-        if (this.remove(id)) reject(new Aborted({ message: 'The send was cancelled while it waited for the send budget.' }));
+        if (this.remove(id))
+          reject(new Aborted({ message: 'The send was cancelled while it waited for the send budget.' }));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       const waiter: Waiter = {
@@ -164,9 +169,12 @@ export class SendBudget {
     if (this.queue.length === 0) return;
     const idx = this.stamps.length - this.limit;
     const at = idx >= 0 ? (this.stamps[idx] as number) + this.holdMs : now;
-    this.timer = this.clock.setTimeout(() => {
-      this.timer = undefined;
-      this.drain();
-    }, Math.max(0, at - now));
+    this.timer = this.clock.setTimeout(
+      () => {
+        this.timer = undefined;
+        this.drain();
+      },
+      Math.max(0, at - now),
+    );
   }
 }

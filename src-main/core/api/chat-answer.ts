@@ -5,7 +5,18 @@
 import { firstStr, holder, num, obj, ShapeError, str, type Obj } from './parse';
 import type { ChatAction, ChatResult, ChatUsage } from './types';
 
-const REPLY_KEYS = ['reply', 'message', 'text', 'content', 'response', 'answer', 'output', 'output_text', 'completion', 'generated_text'];
+const REPLY_KEYS = [
+  'reply',
+  'message',
+  'text',
+  'content',
+  'response',
+  'answer',
+  'output',
+  'output_text',
+  'completion',
+  'generated_text',
+];
 
 /** Text of a reply value: a string, an object holding it, or a list of content blocks joined. */
 function textOf(v: unknown, depth = 0): string | undefined {
@@ -49,7 +60,12 @@ function replyOf(o: Obj): string {
 
 function actionName(a: Obj): string {
   const fn = obj(a.function);
-  return firstStr(a, ['name']) ?? (fn ? firstStr(fn, ['name']) : undefined) ?? firstStr(a, ['tool', 'action', 'tool_name', 'type']) ?? 'unknown';
+  return (
+    firstStr(a, ['name']) ??
+    (fn ? firstStr(fn, ['name']) : undefined) ??
+    firstStr(a, ['tool', 'action', 'tool_name', 'type']) ??
+    'unknown'
+  );
 }
 
 function actionsFrom(v: unknown): ChatAction[] {
@@ -85,7 +101,14 @@ function usageFromObject(u: Obj): ChatUsage {
     return undefined;
   };
   const input = pick(['inputTokens', 'input_tokens', 'prompt_tokens', 'promptTokens', 'promptTokenCount', 'input']);
-  const output = pick(['outputTokens', 'output_tokens', 'completion_tokens', 'completionTokens', 'candidatesTokenCount', 'output']);
+  const output = pick([
+    'outputTokens',
+    'output_tokens',
+    'completion_tokens',
+    'completionTokens',
+    'candidatesTokenCount',
+    'output',
+  ]);
   const total = pick(['totalTokens', 'total_tokens', 'totalTokenCount', 'total']);
   if (input !== undefined) out.inputTokens = input;
   if (output !== undefined) out.outputTokens = output;
@@ -132,6 +155,7 @@ export function readChatResult(body: unknown): ChatResult {
 /** A chat answer that must hold reply text (ASSUMPTION A-CHAT-RESP). */
 export function parseChatResult(body: unknown): ChatResult {
   const r = readChatResult(body);
-  if (r.reply.trim() === '') throw new ShapeError('UNREADABLE_REPLY', "The agent's reply could not be read: the answer held no reply text.");
+  if (r.reply.trim() === '')
+    throw new ShapeError('UNREADABLE_REPLY', "The agent's reply could not be read: the answer held no reply text.");
   return r;
 }

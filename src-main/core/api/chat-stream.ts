@@ -91,7 +91,13 @@ export function createChatStream(ctx: HttpContext, url: string, req: ChatRequest
       };
 
       if (kind === 'sse' || kind === 'json') {
-        const decoder = new ChatEventDecoder({ secret: ctx.apiKey, recordFrames: true, now: () => ctx.clock.now() - openedAt, status, contentType });
+        const decoder = new ChatEventDecoder({
+          secret: ctx.apiKey,
+          recordFrames: true,
+          now: () => ctx.clock.now() - openedAt,
+          status,
+          contentType,
+        });
         frames = (h, t) => decoder.frames(h, t);
         if (kind === 'sse') {
           for await (const chunk of rest()) {
@@ -114,7 +120,13 @@ export function createChatStream(ctx: HttpContext, url: string, req: ChatRequest
             yield { type: 'done', result: parseChatResult(body) };
           } catch (err) {
             if (!(err instanceof ShapeError)) throw err;
-            yield { type: 'error', status, code: err.code, message: err.message, raw: rawResponse(status, contentType, text, ctx.apiKey) };
+            yield {
+              type: 'error',
+              status,
+              code: err.code,
+              message: err.message,
+              raw: rawResponse(status, contentType, text, ctx.apiKey),
+            };
           }
           return;
         }
@@ -124,7 +136,13 @@ export function createChatStream(ctx: HttpContext, url: string, req: ChatRequest
           for (const ev of decoder.end()) yield ev;
           return;
         }
-        yield { type: 'error', status, code: 'UNREADABLE_REPLY', message: `${UNREADABLE}: the answer was not valid JSON.`, raw: rawResponse(status, contentType, text, ctx.apiKey) };
+        yield {
+          type: 'error',
+          status,
+          code: 'UNREADABLE_REPLY',
+          message: `${UNREADABLE}: the answer was not valid JSON.`,
+          raw: rawResponse(status, contentType, text, ctx.apiKey),
+        };
         return;
       }
 

@@ -55,12 +55,19 @@ const sharedContactPathForms = new Map<string, ContactPathForm>();
 function readAnswer<T>(res: JsonResponse, secret: string, parse: (body: unknown) => T): T {
   try {
     // A body that is there but is not JSON (a page, text) is no shape at all; `undefined` means empty.
-    if (res.json === undefined && res.text.trim() !== '') throw new ShapeError('UNREADABLE_RESPONSE', 'The service answered with a body that is not JSON, which the client could not read.');
+    if (res.json === undefined && res.text.trim() !== '')
+      throw new ShapeError(
+        'UNREADABLE_RESPONSE',
+        'The service answered with a body that is not JSON, which the client could not read.',
+      );
     return parse(res.json);
   } catch (err) {
     if (!(err instanceof ShapeError)) throw err;
     const said = readErrorBody(res.json);
-    const detail = said.code || said.message ? redact(` It said: ${[said.code, said.message].filter(Boolean).join(': ')}.`, secret) : '';
+    const detail =
+      said.code || said.message
+        ? redact(` It said: ${[said.code, said.message].filter(Boolean).join(': ')}.`, secret)
+        : '';
     throw new UnreadableResponse({
       status: res.status,
       code: err.code,
@@ -76,7 +83,8 @@ function checkSignal(signal: AbortSignal | undefined): void {
 }
 
 export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
-  if (typeof opts.apiKey !== 'string' || opts.apiKey.trim() === '') throw new InvalidRequest({ message: 'An API key is required.' });
+  if (typeof opts.apiKey !== 'string' || opts.apiKey.trim() === '')
+    throw new InvalidRequest({ message: 'An API key is required.' });
   const baseUrl = checkedBaseUrl(opts.baseUrl, opts.allowInsecureHttp === true);
   const contactForms = opts.contactPathForms ?? sharedContactPathForms;
   const clock: Clock = opts.clock ?? systemClock;
@@ -105,11 +113,13 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
       if (!hasRateLimit(info)) return;
       latestRateLimit = info;
       // The send ceiling is read from send answers only: chat has its own, unpublished limit.
-      if (req.method === 'POST' && req.url.endsWith('/whatsapp/messages') && info.limit !== undefined) budget.setLimit(info.limit);
+      if (req.method === 'POST' && req.url.endsWith('/whatsapp/messages') && info.limit !== undefined)
+        budget.setLimit(info.limit);
     },
   };
 
-  const agentPath = (agentId: string, rest: string) => joinUrl(baseUrl, `/api/v1/agents/${encodeURIComponent(requireId(agentId, 'agentId'))}${rest}`);
+  const agentPath = (agentId: string, rest: string) =>
+    joinUrl(baseUrl, `/api/v1/agents/${encodeURIComponent(requireId(agentId, 'agentId'))}${rest}`);
   const ensureOpen = () => {
     if (closed) throw new Aborted({ message: 'The service client is closed.' });
   };
@@ -148,7 +158,9 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
       ensureOpen();
       const url = agentPath(agentId, '/whatsapp/session');
       checkSignal(o.signal);
-      const res = await idempotent(o.signal, () => requestJson(ctx, { method: 'GET', url, signal: o.signal, timeoutMs: o.timeoutMs }));
+      const res = await idempotent(o.signal, () =>
+        requestJson(ctx, { method: 'GET', url, signal: o.signal, timeoutMs: o.timeoutMs }),
+      );
       return readAnswer(res, opts.apiKey, parseSessionStatus);
     },
 
@@ -160,8 +172,18 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
       const maxRetries = Math.max(0, Math.floor(o.maxRetries ?? DEFAULT_SEND_MAX_RETRIES));
       const retry = { maxRetries, signal: o.signal, onRetry: o.onRetry, shouldKeepRetrying: o.shouldKeepRetrying };
       return withSendRetry({ clock, random }, retry, async () => {
-        await budget.acquire({ agentId, to: body.to }, o.signal, o.onQueued ? (q) => o.onQueued?.({ id: q.id, position: q.position, waitMs: q.waitMs }) : undefined);
-        const res = await requestJson(ctx, { method: 'POST', url, json: body, signal: o.signal, timeoutMs: o.timeoutMs });
+        await budget.acquire(
+          { agentId, to: body.to },
+          o.signal,
+          o.onQueued ? (q) => o.onQueued?.({ id: q.id, position: q.position, waitMs: q.waitMs }) : undefined,
+        );
+        const res = await requestJson(ctx, {
+          method: 'POST',
+          url,
+          json: body,
+          signal: o.signal,
+          timeoutMs: o.timeoutMs,
+        });
         return readAnswer(res, opts.apiKey, (b) => parseSendResult(b, body.to));
       });
     },
@@ -172,7 +194,13 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
       const problem = httpUrlProblem(requireId(webhookUrl, 'The webhook url'));
       if (problem !== null) throw new InvalidRequest({ message: `The webhook url ${problem}.` });
       checkSignal(o.signal);
-      const res = await requestJson(ctx, { method: 'PUT', url, json: { url: webhookUrl.trim() }, signal: o.signal, timeoutMs: o.timeoutMs });
+      const res = await requestJson(ctx, {
+        method: 'PUT',
+        url,
+        json: { url: webhookUrl.trim() },
+        signal: o.signal,
+        timeoutMs: o.timeoutMs,
+      });
       return readAnswer(res, opts.apiKey, (b) => parseWebhookConfig(b, webhookUrl.trim()));
     },
 
@@ -192,8 +220,13 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
       // refuses that form (400/404/422) is asked once in the other, and the form that worked is kept.
       const first = contactForms.get(baseUrl) ?? 'plus';
       const ask = (form: ContactPathForm) => {
-        const url = agentPath(agentId, `/whatsapp/contacts/${form === 'plus' ? encodeURIComponent(`+${digits}`) : digits}`);
-        return idempotent(o.signal, () => requestJson(ctx, { method: 'GET', url, signal: o.signal, timeoutMs: o.timeoutMs }));
+        const url = agentPath(
+          agentId,
+          `/whatsapp/contacts/${form === 'plus' ? encodeURIComponent(`+${digits}`) : digits}`,
+        );
+        return idempotent(o.signal, () =>
+          requestJson(ctx, { method: 'GET', url, signal: o.signal, timeoutMs: o.timeoutMs }),
+        );
       };
       let res: JsonResponse;
       try {
@@ -222,10 +255,17 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
         if (typeof v !== 'boolean') throw new InvalidRequest({ message: `Setting "${key}" must be true or false.` });
         body[key] = v;
       }
-      if (Object.keys(body).length === 0) throw new InvalidRequest({ message: 'No setting to change: give groups, readReceipts or deliveryReceipts.' });
+      if (Object.keys(body).length === 0)
+        throw new InvalidRequest({ message: 'No setting to change: give groups, readReceipts or deliveryReceipts.' });
       checkSignal(o.signal);
       // ASSUMPTION A-SETTINGS
-      const res = await requestJson(ctx, { method: 'PATCH', url, json: body, signal: o.signal, timeoutMs: o.timeoutMs });
+      const res = await requestJson(ctx, {
+        method: 'PATCH',
+        url,
+        json: body,
+        signal: o.signal,
+        timeoutMs: o.timeoutMs,
+      });
       return readAnswer(res, opts.apiKey, (b) => parseSettings(b, body));
     },
 
@@ -262,7 +302,9 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
 }
 
 function checkChatRequest(req: ChatRequest): ChatRequest {
-  if (typeof req?.message !== 'string' || req.message.trim() === '') throw new InvalidRequest({ message: 'The chat message is empty.' });
-  if (typeof req.user_id !== 'string' || req.user_id.trim() === '') throw new InvalidRequest({ message: 'user_id is required to keep the conversation together.' });
+  if (typeof req?.message !== 'string' || req.message.trim() === '')
+    throw new InvalidRequest({ message: 'The chat message is empty.' });
+  if (typeof req.user_id !== 'string' || req.user_id.trim() === '')
+    throw new InvalidRequest({ message: 'user_id is required to keep the conversation together.' });
   return { message: req.message, user_id: req.user_id };
 }

@@ -61,7 +61,14 @@ export function readErrorBody(body: unknown): ErrorBody {
   if (code !== undefined) out.code = code;
   const sentence = errorText !== undefined && codeLike(errorText) === undefined ? errorText : undefined;
   const message =
-    str(nested?.message) ?? str(b.message) ?? str(first?.message) ?? sentence ?? str(b.detail) ?? str(first?.detail) ?? str(b.error_description) ?? str(b.title);
+    str(nested?.message) ??
+    str(b.message) ??
+    str(first?.message) ??
+    sentence ??
+    str(b.detail) ??
+    str(first?.detail) ??
+    str(b.error_description) ??
+    str(b.title);
   if (message !== undefined) out.message = message;
   return out;
 }
@@ -124,7 +131,8 @@ export function mapErrorResponse(
   const init: ServiceErrorInit = { status, rateLimit };
   if (code !== undefined) init.code = clip(redact(code, secret));
   if (message !== undefined) init.message = clip(redact(message, secret));
-  if (code === undefined && message === undefined && bodyText.trim() !== '') init.raw = rawResponse(status, contentType, bodyText, secret);
+  if (code === undefined && message === undefined && bodyText.trim() !== '')
+    init.raw = rawResponse(status, contentType, bodyText, secret);
   const upper = normalCode(code);
 
   if (status === 401 || status === 403) return new KeyRejected(init);
@@ -143,7 +151,12 @@ export function mapErrorResponse(
   return new InvalidRequest(init);
 }
 
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+]);
 
 /** "The service could not be reached: <what the code means>." — the code itself stays on the cause. */
 function unreachableMessage(code: string | undefined): string {
@@ -159,7 +172,12 @@ export type AbortCause = 'timeout' | 'aborted' | null;
  * for diagnostics) so nothing of the request (headers, key) rides along; the message is for people
  * and carries neither.
  */
-export function mapTransportError(err: unknown, abortCause: AbortCause, secret?: string, rateLimit: RateLimitInfo = {}): ServiceError {
+export function mapTransportError(
+  err: unknown,
+  abortCause: AbortCause,
+  secret?: string,
+  rateLimit: RateLimitInfo = {},
+): ServiceError {
   if (err instanceof ServiceError) return err;
   const e = err as { name?: unknown; code?: unknown; message?: unknown } | undefined;
   const name = typeof e?.name === 'string' ? e.name : 'Error';
@@ -170,5 +188,9 @@ export function mapTransportError(err: unknown, abortCause: AbortCause, secret?:
   if (code !== undefined && TIMEOUT_CODES.has(code)) return new Timeout({ rateLimit, cause });
   if (name === 'AbortError') return new Aborted({ rateLimit, cause });
   const detail = typeof e?.message === 'string' && e.message ? clip(redact(e.message, secret)) : undefined;
-  return new NetworkError({ rateLimit, cause: { ...cause, ...(detail !== undefined ? { detail } : {}) }, message: unreachableMessage(code) });
+  return new NetworkError({
+    rateLimit,
+    cause: { ...cause, ...(detail !== undefined ? { detail } : {}) },
+    message: unreachableMessage(code),
+  });
 }

@@ -142,12 +142,17 @@ function watchCaller(signal: AbortSignal, a: RequestAbort): void {
 const onTimeout = (a: RequestAbort) => a.abort('timeout');
 
 /** What every request starts with: its abort (caller's signal, timeout), headers and JSON body. */
-function prepare(ctx: HttpContext, spec: RequestSpec): { abort: RequestAbort; headers: Record<string, string>; body: string | undefined } {
+function prepare(
+  ctx: HttpContext,
+  spec: RequestSpec,
+): { abort: RequestAbort; headers: Record<string, string>; body: string | undefined } {
   const abort = new RequestAbort(spec.signal);
   if (spec.signal?.aborted) abort.abort('aborted');
   else if (spec.signal) watchCaller(spec.signal, abort);
   abort.deadline = ctx.deadlines.add(spec.timeoutMs ?? ctx.timeoutMs, onTimeout, abort);
-  const headers: Record<string, string> = spec.headers ? { accept: 'application/json', ...spec.headers } : { accept: 'application/json' };
+  const headers: Record<string, string> = spec.headers
+    ? { accept: 'application/json', ...spec.headers }
+    : { accept: 'application/json' };
   if (spec.auth !== false) headers.authorization = `Bearer ${ctx.apiKey}`;
   let body: string | undefined;
   if (spec.json !== undefined) {
@@ -289,7 +294,12 @@ class Gather implements Dispatcher.DispatchHandler {
   }
 
   onComplete(): void {
-    this.finish(null, this.chunks.length === 1 ? this.chunks[0]!.toString('utf8') : Buffer.concat(this.chunks, this.size).toString('utf8'));
+    this.finish(
+      null,
+      this.chunks.length === 1
+        ? this.chunks[0]!.toString('utf8')
+        : Buffer.concat(this.chunks, this.size).toString('utf8'),
+    );
   }
 
   onError(err: Error): void {
@@ -314,7 +324,8 @@ export function requestJson(ctx: HttpContext, spec: RequestSpec): Promise<JsonRe
       if (rateLimit) ctx.onRateLimit(rateLimit, { method: spec.method, url: spec.url });
       if (err) return reject(mapTransportError(err, abort.cause, ctx.apiKey, rateLimit ?? {}));
       const contentType = headerValue(g.headers, 'content-type') ?? null;
-      if (g.status < 200 || g.status >= 300) return reject(mapErrorResponse(g.status, text, rateLimit!, ctx.apiKey, contentType));
+      if (g.status < 200 || g.status >= 300)
+        return reject(mapErrorResponse(g.status, text, rateLimit!, ctx.apiKey, contentType));
       resolve({ status: g.status, headers: g.headers, rateLimit: rateLimit!, json: tryJson(text), text, contentType });
     });
     if (abort.aborted) return g.onError(abort.reason ?? new Error('aborted'));

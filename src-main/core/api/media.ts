@@ -37,8 +37,11 @@ function extensionFor(contentType: string | null): string {
 /** A file name safe to create in a folder: no path parts, no control characters, not hidden/empty. */
 export function safeFileName(name: string): string | null {
   const base = name.split(/[\\/]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
-  const cleaned = base.replace(/[\u0000-\u001f\u007f<>:"|?*]/g, '_').trim().replace(/^\.+/, '');
+  const cleaned = base
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f<>:"|?*]/g, '_')
+    .trim()
+    .replace(/^\.+/, '');
   if (cleaned === '' || cleaned.length > 200) return cleaned === '' ? null : cleaned.slice(0, 200);
   return cleaned;
 }
@@ -90,8 +93,18 @@ async function openFollowing(ctx: HttpContext, startUrl: string, opts: MediaDown
     if (res.status < 300 || res.status >= 400 || res.status === 304) return res;
     const location = headerValue(res.headers, 'location');
     await readText(ctx, res).catch(() => '');
-    if (!location) throw new NetworkError({ status: res.status, code: 'BAD_REDIRECT', message: `The media answer was a redirect (HTTP ${res.status}) without a Location.` });
-    if (hop + 1 > MAX_REDIRECTS) throw new NetworkError({ status: res.status, code: 'TOO_MANY_REDIRECTS', message: `The media download was redirected more than ${MAX_REDIRECTS} times.` });
+    if (!location)
+      throw new NetworkError({
+        status: res.status,
+        code: 'BAD_REDIRECT',
+        message: `The media answer was a redirect (HTTP ${res.status}) without a Location.`,
+      });
+    if (hop + 1 > MAX_REDIRECTS)
+      throw new NetworkError({
+        status: res.status,
+        code: 'TOO_MANY_REDIRECTS',
+        message: `The media download was redirected more than ${MAX_REDIRECTS} times.`,
+      });
     let next: URL;
     try {
       next = new URL(location, url);
@@ -99,7 +112,10 @@ async function openFollowing(ctx: HttpContext, startUrl: string, opts: MediaDown
       throw new NetworkError({ code: 'BAD_REDIRECT', message: 'The media redirect pointed to an invalid URL.' });
     }
     if (!isHttpUrl(next)) {
-      throw new NetworkError({ code: 'BAD_REDIRECT', message: `The media redirect pointed to a ${next.protocol} URL.` });
+      throw new NetworkError({
+        code: 'BAD_REDIRECT',
+        message: `The media redirect pointed to a ${next.protocol} URL.`,
+      });
     }
     url = next.toString();
   }
@@ -112,7 +128,8 @@ export async function downloadMedia(
   destPath: string,
   opts: MediaDownloadOptions = {},
 ): Promise<MediaDownloadResult> {
-  if (typeof destPath !== 'string' || destPath.trim() === '') throw new InvalidRequest({ message: 'A destination path for the media is required.' });
+  if (typeof destPath !== 'string' || destPath.trim() === '')
+    throw new InvalidRequest({ message: 'A destination path for the media is required.' });
   const res = await openFollowing(ctx, startUrl, opts);
   if (res.status < 200 || res.status >= 300) {
     const text = await readText(ctx, res);
@@ -147,7 +164,11 @@ export async function downloadMedia(
     if (err instanceof ServiceError) throw err;
     const code = (err as { code?: unknown }).code;
     if (typeof code === 'string' && /^E(ACCES|NOENT|EXIST|ISDIR|NOTDIR|ROFS|NOSPC|PERM)$/.test(code)) {
-      throw new InvalidRequest({ code: 'MEDIA_WRITE_FAILED', message: `The media could not be written to ${target} (${code}).`, cause: { code } });
+      throw new InvalidRequest({
+        code: 'MEDIA_WRITE_FAILED',
+        message: `The media could not be written to ${target} (${code}).`,
+        cause: { code },
+      });
     }
     throw mapTransportError(err, res.abortCause(), ctx.apiKey, res.rateLimit);
   } finally {

@@ -70,7 +70,10 @@ export function holder(body: unknown, keys: readonly string[], extra: readonly s
 }
 
 function unreadable(what: string, wanted: string): ShapeError {
-  return new ShapeError('UNREADABLE_RESPONSE', `The service answered ${what} in a shape the client could not read (no ${wanted}).`);
+  return new ShapeError(
+    'UNREADABLE_RESPONSE',
+    `The service answered ${what} in a shape the client could not read (no ${wanted}).`,
+  );
 }
 
 // ---- session (ASSUMPTION A-STATE, A-PAIRING, A-UNLINKED, A-RECONNECTING, A-LIVE) ----------------
@@ -82,7 +85,8 @@ export function parseSessionStatus(body: unknown): SessionStatus {
   if (!o) throw unreadable('the session status', 'connected, linked, needsScan, state or qr');
   const stateRaw = typeof o.state === 'string' ? o.state : typeof o.status === 'string' ? o.status : undefined;
   const stateWord = stateRaw?.toLowerCase();
-  const connected = firstBool(o, ['connected']) ?? (stateWord === 'connected' || stateWord === 'open' || stateWord === 'online');
+  const connected =
+    firstBool(o, ['connected']) ?? (stateWord === 'connected' || stateWord === 'open' || stateWord === 'online');
   const qrRaw = firstStr(o, ['qr', 'qrCode', 'qr_code']);
   const qr = qrRaw ?? null;
   const phoneRaw = firstStr(o, ['phone', 'phoneNumber', 'phone_number', 'number']);
@@ -110,20 +114,29 @@ function messageIdOf(o: Obj): string | undefined {
   const direct = firstStr(o, ['messageId', 'message_id', 'id', 'wamid']);
   if (direct !== undefined) return direct;
   const list = o.messages;
-  const first = Array.isArray(list) ? obj(list[0]) : obj(o.message) ?? obj(o.key);
+  const first = Array.isArray(list) ? obj(list[0]) : (obj(o.message) ?? obj(o.key));
   return first ? firstStr(first, ['id', 'messageId', 'message_id']) : undefined;
 }
 
 export function parseSendResult(body: unknown, to: string): SendResult {
-  const o = holder(body, ['messageId', 'message_id', 'id', 'wamid', 'messages'], ['message']) ?? holder(body, ['status'], ['message']);
+  const o =
+    holder(body, ['messageId', 'message_id', 'id', 'wamid', 'messages'], ['message']) ??
+    holder(body, ['status'], ['message']);
   if (!o) throw unreadable('the send', 'messageId or status');
   const status = firstStr(o, ['status']);
   const messageId = messageIdOf(o);
   if (status !== undefined && FAILED_STATUSES.has(status.toLowerCase())) {
-    throw new ShapeError('SEND_FAILED', `The service answered the send with status "${status}"${messageId ? ` (message ${messageId})` : ''}.`);
+    throw new ShapeError(
+      'SEND_FAILED',
+      `The service answered the send with status "${status}"${messageId ? ` (message ${messageId})` : ''}.`,
+    );
   }
   if (messageId === undefined && status === undefined) throw unreadable('the send', 'messageId or status');
-  const out: SendResult = { status: status ?? 'sent', messageId: messageId ?? '', to: firstStr(o, ['to', 'recipient']) ?? to };
+  const out: SendResult = {
+    status: status ?? 'sent',
+    messageId: messageId ?? '',
+    to: firstStr(o, ['to', 'recipient']) ?? to,
+  };
   const type = firstStr(o, ['type']);
   if (type !== undefined) out.type = type;
   const timestamp = str(o.timestamp);
@@ -151,13 +164,24 @@ export function parseWebhookConfig(body: unknown, url: string): WebhookConfig {
 
 // ---- contact ---------------------------------------------------------------------------------
 
-const EXISTS_KEYS = ['exists', 'onWhatsApp', 'on_whatsapp', 'isOnWhatsApp', 'is_on_whatsapp', 'isWhatsApp', 'registered', 'isRegistered'];
+const EXISTS_KEYS = [
+  'exists',
+  'onWhatsApp',
+  'on_whatsapp',
+  'isOnWhatsApp',
+  'is_on_whatsapp',
+  'isWhatsApp',
+  'registered',
+  'isRegistered',
+];
 
 export function parseContactCheck(body: unknown, phone: string): ContactCheck {
   const o = holder(body, [...EXISTS_KEYS, 'status'], ['contacts', 'contact']);
   // `status: "valid" | "invalid"` is how some WhatsApp APIs say it.
   const statusWord = o && typeof o.status === 'string' ? o.status.toLowerCase() : undefined;
-  const exists = o ? (firstBool(o, EXISTS_KEYS) ?? (statusWord === 'valid' ? true : statusWord === 'invalid' ? false : undefined)) : undefined;
+  const exists = o
+    ? (firstBool(o, EXISTS_KEYS) ?? (statusWord === 'valid' ? true : statusWord === 'invalid' ? false : undefined))
+    : undefined;
   if (!o || exists === undefined) throw unreadable('the contact check', 'exists');
   const p = (firstStr(o, ['phone', 'number', 'input', 'wa_id']) ?? phone).replace(/^\+/, '');
   const waId = firstStr(o, ['wa_id']);
@@ -189,7 +213,12 @@ export function parseSettings(body: unknown, sent: Partial<ChannelSettings>): Ch
   const o = holder(body, all, ['settings']);
   if (!o) {
     if (!isAcknowledgement(body)) throw unreadable('the settings update', 'groups, readReceipts or deliveryReceipts');
-    return { groups: sent.groups ?? false, readReceipts: sent.readReceipts ?? false, deliveryReceipts: sent.deliveryReceipts ?? false, unconfirmed: true };
+    return {
+      groups: sent.groups ?? false,
+      readReceipts: sent.readReceipts ?? false,
+      deliveryReceipts: sent.deliveryReceipts ?? false,
+      unconfirmed: true,
+    };
   }
   return {
     groups: firstBool(o, SETTING_KEYS.groups) ?? sent.groups ?? false,

@@ -21,8 +21,18 @@ export function textPrefix(text: string, max = RAW_PREFIX_BYTES): string {
   return bytes.length <= max ? text : bytes.subarray(0, max).toString('utf8');
 }
 
-export function rawResponse(status: number, contentType: string | null, bodyText: string, secret?: string): RawResponse {
-  return { status, contentType, bytes: Buffer.byteLength(bodyText, 'utf8'), prefix: redact(textPrefix(bodyText), secret) };
+export function rawResponse(
+  status: number,
+  contentType: string | null,
+  bodyText: string,
+  secret?: string,
+): RawResponse {
+  return {
+    status,
+    contentType,
+    bytes: Buffer.byteLength(bodyText, 'utf8'),
+    prefix: redact(textPrefix(bodyText), secret),
+  };
 }
 
 function redactFrame(f: RawFrame, secret: string | undefined): RawFrame {
@@ -81,7 +91,10 @@ export class FrameLog {
 
   /** The kept frames in order, at most `head` from the start and `tail` from the end, key removed. */
   snapshot(secret?: string, head = this.headMax, tail = this.tailMax): FrameSnapshot {
-    const order = this.tail.length < this.tailMax ? [...this.tail.keys()] : [...this.tail.keys()].map((i) => (i + this.next) % this.tailMax);
+    const order =
+      this.tail.length < this.tailMax
+        ? [...this.tail.keys()]
+        : [...this.tail.keys()].map((i) => (i + this.next) % this.tailMax);
     const all = this.head.concat(order.map((i) => toRaw(this.tail[i]!, this.tailMs[i])));
     let frames = all;
     let omitted = this.dropped;

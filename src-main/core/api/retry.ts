@@ -43,7 +43,11 @@ async function wait(clock: Clock, ms: number, signal?: AbortSignal): Promise<voi
 }
 
 /** Runs one send attempt after another until it succeeds or the policy says stop. */
-export async function withSendRetry<T>(deps: SendRetryDeps, opts: SendRetryOptions, attemptOnce: () => Promise<T>): Promise<T> {
+export async function withSendRetry<T>(
+  deps: SendRetryDeps,
+  opts: SendRetryOptions,
+  attemptOnce: () => Promise<T>,
+): Promise<T> {
   let reconnectRetries = 0;
   let rateRetries = 0;
   let attempt = 0;
@@ -58,7 +62,9 @@ export async function withSendRetry<T>(deps: SendRetryDeps, opts: SendRetryOptio
         reconnectRetries++;
         delayMs = backoffDelay(SEND_RETRY_BACKOFF, reconnectRetries, deps.random);
         if (reconnectRetries > opts.maxRetries) {
-          const keepOn = opts.shouldKeepRetrying ? await opts.shouldKeepRetrying({ attempt: attempt + 1, delayMs, error }) : false;
+          const keepOn = opts.shouldKeepRetrying
+            ? await opts.shouldKeepRetrying({ attempt: attempt + 1, delayMs, error })
+            : false;
           if (!keepOn || opts.signal?.aborted) throw err;
         }
       } else if (err instanceof RateLimited) {

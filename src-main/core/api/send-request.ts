@@ -29,7 +29,8 @@ export function prepareSendRequest(req: SendRequest | undefined): SendRequest {
   const documentUrl = checkUrl(req.documentUrl, 'documentUrl');
   if (imageUrl && documentUrl) throw bad('Give either imageUrl or documentUrl, not both.');
   if (!text && !imageUrl && !documentUrl) throw bad('The message has no content: give text, imageUrl or documentUrl.');
-  if (req.documentFilename !== undefined && typeof req.documentFilename !== 'string') throw bad('"documentFilename" must be a string.');
+  if (req.documentFilename !== undefined && typeof req.documentFilename !== 'string')
+    throw bad('"documentFilename" must be a string.');
   const out: SendRequest = { to };
   if (text !== undefined) out.text = text;
   if (imageUrl) out.imageUrl = imageUrl;

@@ -116,7 +116,12 @@ export interface ServiceClient {
   /** PUT .../whatsapp/webhook */
   setWebhook(agentId: string, url: string, opts?: CallOptions): Promise<WebhookConfig>;
   /** GET .../whatsapp/media/{messageId}, streamed to destPath (a file, or a folder to name it in). */
-  downloadMedia(agentId: string, messageId: string, destPath: string, opts?: MediaDownloadOptions): Promise<MediaDownloadResult>;
+  downloadMedia(
+    agentId: string,
+    messageId: string,
+    destPath: string,
+    opts?: MediaDownloadOptions,
+  ): Promise<MediaDownloadResult>;
   /** GET .../whatsapp/contacts/{phone} */
   checkContact(agentId: string, phone: string, opts?: CallOptions): Promise<ContactCheck>;
   /** PATCH .../whatsapp/settings */

@@ -11,11 +11,33 @@ import { FrameLog, RAW_PREFIX_BYTES, redact, textPrefix, type FrameSnapshot } fr
 import type { ChatAction, ChatResult, ChatStreamEvent, ChatUsage, RawResponse } from './types';
 
 const DONE_NAMES = new Set([
-  'done', 'end', 'complete', 'completed', 'finish', 'finished', 'stop', 'close',
-  'message_stop', 'message_end', 'workflow_finished', 'response.completed', 'response.done',
+  'done',
+  'end',
+  'complete',
+  'completed',
+  'finish',
+  'finished',
+  'stop',
+  'close',
+  'message_stop',
+  'message_end',
+  'workflow_finished',
+  'response.completed',
+  'response.done',
 ]);
 const TOKEN_NAMES = new Set([
-  'token', 'delta', 'message', 'text', 'chunk', 'content', 'answer', 'agent_message', 'completion', 'data', 'reply', 'output',
+  'token',
+  'delta',
+  'message',
+  'text',
+  'chunk',
+  'content',
+  'answer',
+  'agent_message',
+  'completion',
+  'data',
+  'reply',
+  'output',
 ]);
 
 /** Event names whose data may hold a piece of the reply (others: pings, metadata, lifecycle). */
@@ -187,7 +209,8 @@ export class ChatEventDecoder {
     }
     const usage = fromDone && Object.keys(fromDone.usage).length > 0 ? fromDone.usage : this.usage;
     // Input and output counts from different frames (a start frame, a final delta) add up.
-    if (usage.totalTokens === undefined && usage.inputTokens !== undefined && usage.outputTokens !== undefined) usage.totalTokens = usage.inputTokens + usage.outputTokens;
+    if (usage.totalTokens === undefined && usage.inputTokens !== undefined && usage.outputTokens !== undefined)
+      usage.totalTokens = usage.inputTokens + usage.outputTokens;
     const result: ChatResult = {
       reply,
       conversationId: fromDone?.conversationId ?? this.conversationId,
@@ -256,7 +279,9 @@ export class ChatEventDecoder {
     const json = tryJson(data);
     const o = obj(json);
     // Without an `event:` field, the data may name its event itself (`event` or `type`).
-    const named = eventName ?? (o ? (typeof o.event === 'string' ? o.event : typeof o.type === 'string' ? o.type : undefined) : undefined);
+    const named =
+      eventName ??
+      (o ? (typeof o.event === 'string' ? o.event : typeof o.type === 'string' ? o.type : undefined) : undefined);
     const name = named?.toLowerCase();
     if (o) this.harvest(o);
     if (name !== undefined && isErrorName(name)) return this.fail(json, data.trim());
@@ -264,7 +289,8 @@ export class ChatEventDecoder {
     if (name !== undefined && !isTokenName(name)) return;
     if (data === '') return;
     const token = json === undefined ? data : tokenFromJson(json);
-    if (token === undefined && eventName === undefined && o && (o.error !== undefined || o.errors !== undefined)) return this.fail(json, data.trim());
+    if (token === undefined && eventName === undefined && o && (o.error !== undefined || o.errors !== undefined))
+      return this.fail(json, data.trim());
     if (token === undefined || token === '') return;
     this.addToken(token);
   }

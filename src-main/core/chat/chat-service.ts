@@ -31,7 +31,10 @@ const startSchema = z.object({
   teamId: id,
   agentId: id,
   userId: id.optional(),
-  message: z.string().refine((s) => s.trim() !== '', 'The message is empty.').refine((s) => s.length <= 32_000, 'The message is longer than 32 000 characters.'),
+  message: z
+    .string()
+    .refine((s) => s.trim() !== '', 'The message is empty.')
+    .refine((s) => s.length <= 32_000, 'The message is longer than 32 000 characters.'),
   stream: z.boolean().optional(),
 });
 
@@ -68,7 +71,12 @@ export class ChatService {
     this.clock = opts.clock ?? systemClock;
     this.logger = opts.logger ?? silentLogger;
     this.newId = opts.newId ?? (() => randomUUID());
-    this.store = new TranscriptStore({ dataDir: opts.dataDir, maxTurns: opts.maxTurns, logger: this.logger, now: () => this.clock.now() });
+    this.store = new TranscriptStore({
+      dataDir: opts.dataDir,
+      maxTurns: opts.maxTurns,
+      logger: this.logger,
+      now: () => this.clock.now(),
+    });
   }
 
   /** The user_id used when none is given. */
@@ -86,7 +94,10 @@ export class ChatService {
     const { teamId, agentId, message } = parsed.data;
     const userId = parsed.data.userId ?? this.opts.installId;
     if (this.runningIn(agentId, userId)) {
-      throw new InvalidRequest({ code: 'TURN_RUNNING', message: 'A reply is still coming in this conversation; stop it or wait.' });
+      throw new InvalidRequest({
+        code: 'TURN_RUNNING',
+        message: 'A reply is still coming in this conversation; stop it or wait.',
+      });
     }
     const turnId = this.newId();
     const ctrl = new AbortController();
@@ -101,20 +112,25 @@ export class ChatService {
       clientP = Promise.reject(err);
     }
     const spec = { turnId, teamId, agentId, userId, message, stream: parsed.data.stream ?? true };
-    const result = runTurn(clientP, spec, this.clock, ctrl.signal, (ev) => queue.push(ev), (stream) => (run.stream = stream)).then(
-      async (turn) => {
-        this.keepFrames(turnId, run.stream);
-        this.running.delete(turnId);
-        try {
-          await this.store.append(turn);
-        } catch (err) {
-          this.logger.warn('chat: transcript not saved', { agentId, error: (err as Error).message });
-        }
-        queue.push({ type: 'done', turnId, turn });
-        queue.close();
-        return turn;
-      },
-    );
+    const result = runTurn(
+      clientP,
+      spec,
+      this.clock,
+      ctrl.signal,
+      (ev) => queue.push(ev),
+      (stream) => (run.stream = stream),
+    ).then(async (turn) => {
+      this.keepFrames(turnId, run.stream);
+      this.running.delete(turnId);
+      try {
+        await this.store.append(turn);
+      } catch (err) {
+        this.logger.warn('chat: transcript not saved', { agentId, error: (err as Error).message });
+      }
+      queue.push({ type: 'done', turnId, turn });
+      queue.close();
+      return turn;
+    });
     return { turnId, userId, events: queue, result };
   }
 
@@ -166,7 +182,10 @@ export class ChatService {
    */
   async deleteConversation(agentId: string, userId: string): Promise<boolean> {
     if (this.runningIn(agentId, userId)) {
-      throw new InvalidRequest({ code: 'TURN_RUNNING', message: 'A reply is still coming in this conversation; stop it before deleting the conversation.' });
+      throw new InvalidRequest({
+        code: 'TURN_RUNNING',
+        message: 'A reply is still coming in this conversation; stop it before deleting the conversation.',
+      });
     }
     const had = (await this.store.list(agentId, userId)).length > 0;
     await this.store.clear(agentId, userId);

@@ -18,7 +18,11 @@ const turnSchema = z.object({
   reply: z.string(),
   conversationId: z.string().nullable(),
   actions: z.array(z.looseObject({ name: z.string() })),
-  usage: z.object({ inputTokens: z.number().optional(), outputTokens: z.number().optional(), totalTokens: z.number().optional() }),
+  usage: z.object({
+    inputTokens: z.number().optional(),
+    outputTokens: z.number().optional(),
+    totalTokens: z.number().optional(),
+  }),
   mode: z.enum(['stream', 'single', 'fallback']),
   startedAt: z.number(),
   endedAt: z.number(),
@@ -27,7 +31,12 @@ const turnSchema = z.object({
   tokenCount: z.number(),
   stopped: z.boolean(),
   error: z
-    .looseObject({ kind: z.string(), code: z.string(), message: z.string(), rateLimit: z.record(z.string(), z.number()) })
+    .looseObject({
+      kind: z.string(),
+      code: z.string(),
+      message: z.string(),
+      rateLimit: z.record(z.string(), z.number()),
+    })
     .nullable(),
 });
 
@@ -107,7 +116,10 @@ export class TranscriptStore {
     return this.serial(this.fileFor(turn.agentId, turn.userId), async (file) => {
       const turns = [...(await this.load(file, turn.agentId, turn.userId)), turn].slice(-this.maxTurns);
       await mkdir(path.dirname(file), { recursive: true });
-      await writeFileAtomic(file, JSON.stringify({ version: 1, agentId: turn.agentId, userId: turn.userId, turns }, null, 1));
+      await writeFileAtomic(
+        file,
+        JSON.stringify({ version: 1, agentId: turn.agentId, userId: turn.userId, turns }, null, 1),
+      );
       this.cache.set(file, turns);
     });
   }
@@ -160,8 +172,14 @@ export class TranscriptStore {
 
   private serial<T>(file: string, fn: (file: string) => Promise<T>): Promise<T> {
     const prev = this.chains.get(file) ?? Promise.resolve();
-    const next = prev.then(() => fn(file), () => fn(file));
-    this.chains.set(file, next.catch(() => undefined));
+    const next = prev.then(
+      () => fn(file),
+      () => fn(file),
+    );
+    this.chains.set(
+      file,
+      next.catch(() => undefined),
+    );
     return next;
   }
 
@@ -179,12 +197,14 @@ export class TranscriptStore {
     let turns: TurnRecord[] = [];
     try {
       const parsed = fileSchema.parse(JSON.parse(text));
-      if (parsed.agentId !== agentId || parsed.userId !== userId) throw new Error('transcript belongs to another conversation');
+      if (parsed.agentId !== agentId || parsed.userId !== userId)
+        throw new Error('transcript belongs to another conversation');
       for (const t of parsed.turns) {
         const r = turnSchema.safeParse(t);
         if (r.success) turns.push(r.data as TurnRecord);
       }
-      if (turns.length < parsed.turns.length) this.logger.warn('transcript: dropped unreadable turns', { dropped: parsed.turns.length - turns.length });
+      if (turns.length < parsed.turns.length)
+        this.logger.warn('transcript: dropped unreadable turns', { dropped: parsed.turns.length - turns.length });
     } catch (err) {
       const aside = `${file}.corrupt-${this.now()}`;
       this.logger.warn('transcript: unreadable file set aside', { file: aside, error: (err as Error).message });

@@ -38,12 +38,19 @@ function streamErrorToDTO(ev: StreamError): ServiceErrorDTO {
  */
 function fallbackHelps(dto: ServiceErrorDTO): boolean {
   if (dto.raw !== undefined && dto.status !== undefined && dto.status < 300) return false;
-  return !['key-rejected', 'quota-exceeded', 'invalid-request', 'needs-scan', 'rate-limited', 'aborted'].includes(dto.kind);
+  return !['key-rejected', 'quota-exceeded', 'invalid-request', 'needs-scan', 'rate-limited', 'aborted'].includes(
+    dto.kind,
+  );
 }
 
 function unknownErrorDTO(err: unknown): ServiceErrorDTO {
   if (isServiceError(err)) return err.toDTO();
-  return { kind: 'server-error', code: 'INTERNAL', message: err instanceof Error ? err.message : String(err), rateLimit: {} };
+  return {
+    kind: 'server-error',
+    code: 'INTERNAL',
+    message: err instanceof Error ? err.message : String(err),
+    rateLimit: {},
+  };
 }
 
 export async function runTurn(
@@ -123,7 +130,10 @@ export async function runTurn(
   const outTokens = r?.usage.outputTokens ?? (tokenCount > 0 ? tokenCount : undefined);
   const genStart = streamedTokens ? (firstTokenAt as number) : startedAt;
   const genMs = endedAt - genStart;
-  const tokensPerSec = outTokens !== undefined && genMs > 0 && (r !== null || tokenCount > 1) ? Math.round((outTokens / (genMs / 1000)) * 10) / 10 : null;
+  const tokensPerSec =
+    outTokens !== undefined && genMs > 0 && (r !== null || tokenCount > 1)
+      ? Math.round((outTokens / (genMs / 1000)) * 10) / 10
+      : null;
 
   return {
     turnId: spec.turnId,

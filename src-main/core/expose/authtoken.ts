@@ -39,8 +39,17 @@ export async function readNgrokAuthtoken(store: SecretStore): Promise<string> {
   try {
     t = await store.get(NGROK_AUTHTOKEN_ACCOUNT);
   } catch (e) {
-    throw new ExposeError('keychain', `the ngrok authtoken could not be read from the keychain: ${e instanceof Error ? e.message : String(e)}`, `Unlock the keychain and start the exposure again. ${LOCAL_KEEPS_WORKING}`);
+    throw new ExposeError(
+      'keychain',
+      `the ngrok authtoken could not be read from the keychain: ${e instanceof Error ? e.message : String(e)}`,
+      `Unlock the keychain and start the exposure again. ${LOCAL_KEEPS_WORKING}`,
+    );
   }
-  if (!t) throw new ExposeError('no-authtoken', 'no ngrok authtoken is stored', `${SET_AUTHTOKEN_HINT} ${LOCAL_KEEPS_WORKING}`);
+  if (!t)
+    throw new ExposeError(
+      'no-authtoken',
+      'no ngrok authtoken is stored',
+      `${SET_AUTHTOKEN_HINT} ${LOCAL_KEEPS_WORKING}`,
+    );
   return t;
 }

@@ -37,9 +37,18 @@ const PORT_PLACEHOLDER = '{port}';
 /** @internal Exported for tests. */
 export function commandLine(command: string, port: number): string {
   const c = command.trim();
-  if (c === '') throw new ExposeError('bad-command', 'the exposure command is empty', 'Give the command that runs your tunnel program, e.g. `cloudflared tunnel --url http://127.0.0.1:{port}`.');
+  if (c === '')
+    throw new ExposeError(
+      'bad-command',
+      'the exposure command is empty',
+      'Give the command that runs your tunnel program, e.g. `cloudflared tunnel --url http://127.0.0.1:{port}`.',
+    );
   if (!c.includes(PORT_PLACEHOLDER)) {
-    throw new ExposeError('bad-command', 'the exposure command has no {port}', 'Put {port} where the receiver\'s port goes, e.g. `cloudflared tunnel --url http://127.0.0.1:{port}`.');
+    throw new ExposeError(
+      'bad-command',
+      'the exposure command has no {port}',
+      "Put {port} where the receiver's port goes, e.g. `cloudflared tunnel --url http://127.0.0.1:{port}`.",
+    );
   }
   return c.split(PORT_PLACEHOLDER).join(String(port));
 }
@@ -51,7 +60,9 @@ function exitWords(code: number | null, signal: NodeJS.Signals | null): string {
 }
 
 function lastWords(tail: string[]): string {
-  return tail.length ? ` Its last output: ${tail.map((l) => (l.length > SHOWN_CHARS ? `${l.slice(0, SHOWN_CHARS)}…` : l)).join(' | ')}` : ' It printed nothing.';
+  return tail.length
+    ? ` Its last output: ${tail.map((l) => (l.length > SHOWN_CHARS ? `${l.slice(0, SHOWN_CHARS)}…` : l)).join(' | ')}`
+    : ' It printed nothing.';
 }
 
 /**
@@ -81,8 +92,13 @@ const WATCHER = [
 
 /** Spawns the command line in its own process group (POSIX: under WATCHER, fd 3 its lifeline). */
 function spawnProgram(line: string, env: NodeJS.ProcessEnv): ChildProcess {
-  if (process.platform === 'win32') return spawn(line, { shell: true, stdio: ['ignore', 'pipe', 'pipe'], env, windowsHide: true });
-  return spawn('/bin/sh', ['-c', WATCHER, 'exposure', line], { detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env });
+  if (process.platform === 'win32')
+    return spawn(line, { shell: true, stdio: ['ignore', 'pipe', 'pipe'], env, windowsHide: true });
+  return spawn('/bin/sh', ['-c', WATCHER, 'exposure', line], {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    env,
+  });
 }
 
 /** Whether any process of the program's group is still running (POSIX; on Windows taskkill took the tree). */
@@ -101,7 +117,10 @@ function killGroup(child: ChildProcess, sig: NodeJS.Signals, after = false): voi
   if (child.pid === undefined || (!after && (child.exitCode !== null || child.signalCode !== null))) return;
   try {
     if (process.platform === 'win32') {
-      spawn('taskkill', ['/pid', String(child.pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on('error', () => child.kill());
+      spawn('taskkill', ['/pid', String(child.pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on(
+        'error',
+        () => child.kill(),
+      );
     } else {
       process.kill(-child.pid, sig);
     }
@@ -198,7 +217,11 @@ export function startCommandExposure(o: CommandExposureOptions): Promise<Exposur
       settle();
       const lost = exited.then(
         ({ code, signal }) =>
-          new ExposeError('exited', `the exposure command ${exitWords(code, signal)}: ${u} no longer reaches this receiver.${lastWords(tail)}`, `Start the exposure again. ${LOCAL_KEEPS_WORKING}`),
+          new ExposeError(
+            'exited',
+            `the exposure command ${exitWords(code, signal)}: ${u} no longer reaches this receiver.${lastWords(tail)}`,
+            `Start the exposure again. ${LOCAL_KEEPS_WORKING}`,
+          ),
       );
       // stop() ends the program on purpose: that is not a loss.
       resolve({ url: u, lost: lost.then((e) => (stopping ? new Promise<never>(() => undefined) : e)), stop });
@@ -206,12 +229,21 @@ export function startCommandExposure(o: CommandExposureOptions): Promise<Exposur
     void exited.then(({ code, signal, error }) => {
       if (settled) return;
       settle();
-      if (error) return reject(new ExposeError('exited', `the exposure command could not be started: ${error.message}`, `Check the command. ${LOCAL_KEEPS_WORKING}`));
+      if (error)
+        return reject(
+          new ExposeError(
+            'exited',
+            `the exposure command could not be started: ${error.message}`,
+            `Check the command. ${LOCAL_KEEPS_WORKING}`,
+          ),
+        );
       reject(
         new ExposeError(
           'exited',
           `the exposure command ${exitWords(code, signal)} before printing a public URL.${lastWords(tail)}`,
-          code === 127 ? `Install the tunnel program or put it on PATH. ${LOCAL_KEEPS_WORKING}` : `Run the command yourself to see what it needs. ${LOCAL_KEEPS_WORKING}`,
+          code === 127
+            ? `Install the tunnel program or put it on PATH. ${LOCAL_KEEPS_WORKING}`
+            : `Run the command yourself to see what it needs. ${LOCAL_KEEPS_WORKING}`,
         ),
       );
     });

@@ -48,7 +48,14 @@ export interface ExposureControllerOptions {
 }
 
 function failureOf(e: unknown): ExposureFailure {
-  const err = e instanceof ExposeError ? e : new ExposeError('failed', `the exposure failed: ${e instanceof Error ? e.message : String(e)}`, LOCAL_KEEPS_WORKING);
+  const err =
+    e instanceof ExposeError
+      ? e
+      : new ExposeError(
+          'failed',
+          `the exposure failed: ${e instanceof Error ? e.message : String(e)}`,
+          LOCAL_KEEPS_WORKING,
+        );
   return { code: err.code, message: err.message, hint: err.hint };
 }
 
@@ -63,7 +70,9 @@ export class ExposureController {
   constructor(private readonly o: ExposureControllerOptions) {
     this.clock = o.clock ?? systemClock;
     this.logger = o.logger ?? silentLogger;
-    this.events = new Emitter((err) => this.logger.warn('exposure: listener failed', { error: err instanceof Error ? err.message : String(err) }));
+    this.events = new Emitter((err) =>
+      this.logger.warn('exposure: listener failed', { error: err instanceof Error ? err.message : String(err) }),
+    );
     this.current = { state: 'off', kind: null, url: null, since: this.clock.now(), error: null };
   }
 
@@ -82,7 +91,11 @@ export class ExposureController {
     const abort = new AbortController();
     this.set({ state: 'starting', kind: req.kind, url: null, error: null });
     const opening = this.open(port, req, abort.signal);
-    const slot: { abort: AbortController; exposure: Exposure | null; done: Promise<unknown> } = { abort, exposure: null, done: opening.catch(() => undefined) };
+    const slot: { abort: AbortController; exposure: Exposure | null; done: Promise<unknown> } = {
+      abort,
+      exposure: null,
+      done: opening.catch(() => undefined),
+    };
     this.running = slot;
     try {
       const exposure = await opening;
@@ -133,7 +146,14 @@ export class ExposureController {
       const authtoken = await this.o.ngrokAuthtoken().catch(() => null);
       if (authtoken !== null) secrets.push(authtoken);
       if (signal.aborted) throw signal.reason;
-      return startCommandExposure({ command: req.command, port, signal, secrets, ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(req.env ? { env: req.env } : {}) });
+      return startCommandExposure({
+        command: req.command,
+        port,
+        signal,
+        secrets,
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        ...(req.env ? { env: req.env } : {}),
+      });
     }
     const authtoken = await this.o.ngrokAuthtoken();
     if (signal.aborted) throw signal.reason;

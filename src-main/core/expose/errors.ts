@@ -32,4 +32,3 @@ export class ExposeError extends Error {
 }
 
 export const LOCAL_KEEPS_WORKING = 'The local receiver keeps working meanwhile.';
-

@@ -6,7 +6,6 @@ import { formatDuration } from '../../../src-shared/duration';
 import { ExposeError, LOCAL_KEEPS_WORKING } from './errors';
 import { DEFAULT_EXPOSE_TIMEOUT_MS, type Exposure } from './types';
 
-
 /** The part of @ngrok/ngrok used here. */
 /** @internal Exported for tests. */
 export interface NgrokListener {
@@ -34,7 +33,8 @@ export interface NgrokExposureOptions {
   load?: NgrokLoader;
 }
 
-export const SET_AUTHTOKEN_HINT = 'Store your authtoken once with `channel-companion secret set ngrok-authtoken` (from https://dashboard.ngrok.com/get-started/your-authtoken).';
+export const SET_AUTHTOKEN_HINT =
+  'Store your authtoken once with `channel-companion secret set ngrok-authtoken` (from https://dashboard.ngrok.com/get-started/your-authtoken).';
 
 /** ngrok's error as an ExposeError; `token` never appears in it. */
 function ngrokFailure(err: unknown, token: string): ExposeError {
@@ -43,12 +43,24 @@ function ngrokFailure(err: unknown, token: string): ExposeError {
   const said = (token ? raw.split(token).join('…') : raw).replace(/\s+/g, ' ').trim();
   const all = `${said} ${typeof code === 'string' ? code : ''}`;
   if (/ERR_NGROK_10[5-7]|ERR_NGROK_4018|authtoken|authentication failed|unauthori[sz]ed/i.test(all)) {
-    return new ExposeError('authtoken-rejected', `ngrok refused the authtoken (${said})`, `${SET_AUTHTOKEN_HINT} ${LOCAL_KEEPS_WORKING}`);
+    return new ExposeError(
+      'authtoken-rejected',
+      `ngrok refused the authtoken (${said})`,
+      `${SET_AUTHTOKEN_HINT} ${LOCAL_KEEPS_WORKING}`,
+    );
   }
   if (/tcp connection|dns|resolve|lookup|network|unreachable|timed? ?out|connection refused|tls handshake/i.test(all)) {
-    return new ExposeError('no-network', `could not reach ngrok: ${said}`, `Check this computer's internet connection (and any proxy or firewall), then start the exposure again. ${LOCAL_KEEPS_WORKING}`);
+    return new ExposeError(
+      'no-network',
+      `could not reach ngrok: ${said}`,
+      `Check this computer's internet connection (and any proxy or firewall), then start the exposure again. ${LOCAL_KEEPS_WORKING}`,
+    );
   }
-  return new ExposeError('failed', `ngrok failed: ${said}`, `Check the message above; if a domain was given, check that it is reserved in your ngrok dashboard. ${LOCAL_KEEPS_WORKING}`);
+  return new ExposeError(
+    'failed',
+    `ngrok failed: ${said}`,
+    `Check the message above; if a domain was given, check that it is reserved in your ngrok dashboard. ${LOCAL_KEEPS_WORKING}`,
+  );
 }
 
 export async function startNgrokExposure(o: NgrokExposureOptions): Promise<Exposure> {
@@ -58,14 +70,29 @@ export async function startNgrokExposure(o: NgrokExposureOptions): Promise<Expos
   try {
     ngrok = await (o.load ?? loadNgrok)();
   } catch (e) {
-    throw new ExposeError('failed', `the ngrok library could not be loaded: ${e instanceof Error ? e.message : String(e)}`, `Reinstall Channel Companion, or use a tunnel program with --expose-cmd. ${LOCAL_KEEPS_WORKING}`);
+    throw new ExposeError(
+      'failed',
+      `the ngrok library could not be loaded: ${e instanceof Error ? e.message : String(e)}`,
+      `Reinstall Channel Companion, or use a tunnel program with --expose-cmd. ${LOCAL_KEEPS_WORKING}`,
+    );
   }
-  const pending = ngrok.forward({ addr: `127.0.0.1:${o.port}`, authtoken: o.authtoken, ...(o.domain ? { domain: o.domain } : {}) });
+  const pending = ngrok.forward({
+    addr: `127.0.0.1:${o.port}`,
+    authtoken: o.authtoken,
+    ...(o.domain ? { domain: o.domain } : {}),
+  });
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort: (() => void) | undefined;
   const gaveUp = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new ExposeError('timeout', `ngrok did not open a public URL within ${formatDuration(timeoutMs)}`, `Check this computer's internet connection (and any proxy or firewall), then start the exposure again. ${LOCAL_KEEPS_WORKING}`)),
+      () =>
+        reject(
+          new ExposeError(
+            'timeout',
+            `ngrok did not open a public URL within ${formatDuration(timeoutMs)}`,
+            `Check this computer's internet connection (and any proxy or firewall), then start the exposure again. ${LOCAL_KEEPS_WORKING}`,
+          ),
+        ),
       timeoutMs,
     );
     onAbort = () => reject(o.signal!.reason);
@@ -85,7 +112,11 @@ export async function startNgrokExposure(o: NgrokExposureOptions): Promise<Expos
   const url = listener.url();
   if (!url) {
     await listener.close().catch(() => undefined);
-    throw new ExposeError('failed', 'ngrok opened a session but gave no URL', `Start the exposure again. ${LOCAL_KEEPS_WORKING}`);
+    throw new ExposeError(
+      'failed',
+      'ngrok opened a session but gave no URL',
+      `Start the exposure again. ${LOCAL_KEEPS_WORKING}`,
+    );
   }
   return {
     url: url.replace(/\/+$/, ''),

@@ -52,7 +52,9 @@ function inboundOfBody(body: unknown, d: Pick<StoredDelivery, 'id' | 'agentId' |
   const messageId = str(m.id);
   const fromMe = m.fromMe === true;
   // From the phone, the other party is the chat's recipient (its place is not documented either).
-  const other = fromMe ? (str(m.to) ?? str(body.to) ?? str(m.chatId) ?? str(body.from)) : (str(body.from) ?? str(m.from));
+  const other = fromMe
+    ? (str(m.to) ?? str(body.to) ?? str(m.chatId) ?? str(body.from))
+    : (str(body.from) ?? str(m.from));
   if (messageId === undefined || other === undefined || other.trim() === '') return null;
   const ts = str(body.timestamp) ?? str(m.timestamp);
   const parsed = ts !== undefined ? Date.parse(ts) : NaN;

@@ -21,7 +21,14 @@ export class TunnelLogWatch {
     const folder = join(this.tunnelDir, 'deliveries');
     try {
       const names = (await readdir(folder)).filter((n) => n.endsWith('.jsonl')).sort();
-      const parts = await Promise.all(names.map((n) => stat(join(folder, n)).then((s) => `${n}:${s.size}:${s.mtimeMs}`, () => n)));
+      const parts = await Promise.all(
+        names.map((n) =>
+          stat(join(folder, n)).then(
+            (s) => `${n}:${s.size}:${s.mtimeMs}`,
+            () => n,
+          ),
+        ),
+      );
       return parts.join(',');
     } catch {
       return 'none';

@@ -116,7 +116,12 @@ export class MessageIndex {
       fromMe: false,
       type: r.kind,
       text: r.text ?? '',
-      media: r.mediaUrl === undefined ? undefined : r.filename !== undefined ? { url: r.mediaUrl, filename: r.filename } : { url: r.mediaUrl },
+      media:
+        r.mediaUrl === undefined
+          ? undefined
+          : r.filename !== undefined
+            ? { url: r.mediaUrl, filename: r.filename }
+            : { url: r.mediaUrl },
       messageId: r.messageId || undefined,
       status: r.error ? 'failed' : (r.status ?? 'sent'),
       error: r.error,
@@ -131,7 +136,9 @@ export class MessageIndex {
 
   private hidden(m: Pick<Message, 'agentId' | 'contact' | 'at'>): boolean {
     if (m.at < this.cutoff()) return true;
-    return this.state.tombstones.some((t) => t.agentId === m.agentId && (t.contact === undefined || t.contact === m.contact) && m.at <= t.upTo);
+    return this.state.tombstones.some(
+      (t) => t.agentId === m.agentId && (t.contact === undefined || t.contact === m.contact) && m.at <= t.upTo,
+    );
   }
 
   private insert(msg: Message, wins: boolean): Message | null {
@@ -172,7 +179,14 @@ export class MessageIndex {
         if (!last) continue;
         const name = this.state.names[contact];
         if (needle !== '' && !this.matches(contact, name, conv, needle)) continue;
-        const s: ContactSummary = { agentId, contact, lastAt: last.at, last, unread: this.unreadOf(agentId, contact, conv), count: conv.messages.length };
+        const s: ContactSummary = {
+          agentId,
+          contact,
+          lastAt: last.at,
+          last,
+          unread: this.unreadOf(agentId, contact, conv),
+          count: conv.messages.length,
+        };
         if (name !== undefined) s.name = name;
         out.push(s);
       }
@@ -183,7 +197,9 @@ export class MessageIndex {
   private matches(contact: string, name: string | undefined, conv: Conversation, needle: string): boolean {
     if (contact.includes(needle.replace(/^\+/, ''))) return true;
     if (name?.toLowerCase().includes(needle)) return true;
-    return conv.messages.some((m) => m.text.toLowerCase().includes(needle) || (m.media?.filename?.toLowerCase().includes(needle) ?? false));
+    return conv.messages.some(
+      (m) => m.text.toLowerCase().includes(needle) || (m.media?.filename?.toLowerCase().includes(needle) ?? false),
+    );
   }
 
   private unreadOf(agentId: string, contact: string, conv: Conversation): number {
@@ -206,7 +222,11 @@ export class MessageIndex {
   }
 
   /** One thread, oldest first: the `limit` latest before `before` (ms epoch, exclusive). */
-  thread(agentId: string, contact: string, opts: { before?: number; limit: number }): { messages: Message[]; more: boolean } {
+  thread(
+    agentId: string,
+    contact: string,
+    opts: { before?: number; limit: number },
+  ): { messages: Message[]; more: boolean } {
     const conv = this.agents.get(agentId)?.get(contactKey(contact));
     if (!conv) return { messages: [], more: false };
     this.prune(conv, this.cutoff());

@@ -39,7 +39,9 @@ export class Messages {
     this.sendLog = new SendLog(o.dataDir);
     this.stateFile = new MessageStateFile(o.dataDir, this.logger);
     this.index = new MessageIndex(this.state, o.now);
-    this.events = new Emitter<MessagesEvents>((err) => this.logger.warn('messages: listener failed', { error: err instanceof Error ? err.message : String(err) }));
+    this.events = new Emitter<MessagesEvents>((err) =>
+      this.logger.warn('messages: listener failed', { error: err instanceof Error ? err.message : String(err) }),
+    );
   }
 
   on<K extends keyof MessagesEvents>(name: K, fn: (p: MessagesEvents[K]) => void): Unsubscribe {
@@ -102,7 +104,11 @@ export class Messages {
     return this.index.contacts(q);
   }
 
-  thread(agentId: string, contact: string, opts: { before?: number; limit: number }): { messages: Message[]; more: boolean } {
+  thread(
+    agentId: string,
+    contact: string,
+    opts: { before?: number; limit: number },
+  ): { messages: Message[]; more: boolean } {
     return this.index.thread(agentId, contact, opts);
   }
 
@@ -145,7 +151,9 @@ export class Messages {
     // The tombstone first: once it is saved, nothing deleted shows again, whatever fails after.
     await this.update({ ...this.state, tombstones: [...this.state.tombstones, t] }, agentId);
     this.index.forget(t);
-    const removedSends = await this.sendLog.removeWhere((r) => r.agentId === agentId && (key === undefined || contactKey(r.to) === key) && r.at <= t.upTo);
+    const removedSends = await this.sendLog.removeWhere(
+      (r) => r.agentId === agentId && (key === undefined || contactKey(r.to) === key) && r.at <= t.upTo,
+    );
     this.sendOffset = await this.sendLog.size();
     return { removedSends };
   }
@@ -156,7 +164,8 @@ export class Messages {
     const gone = await this.sendLog.removeWhere((r) => r.at < cutoff);
     if (gone > 0) this.sendOffset = 0;
     const tombstones = this.state.tombstones.filter((t) => t.upTo >= cutoff);
-    if (tombstones.length !== this.state.tombstones.length) await this.update({ ...this.state, tombstones }, null, false);
+    if (tombstones.length !== this.state.tombstones.length)
+      await this.update({ ...this.state, tombstones }, null, false);
   }
 
   private async update(next: MessageStateData, agentId: string | null, announce = true): Promise<void> {

@@ -40,8 +40,19 @@ function isAborted(err: unknown): boolean {
   return isServiceError(err) && err.kind === 'aborted';
 }
 
-export async function sendAndRecord(client: Pick<ServiceClient, 'send'>, req: SendRequest, opts: SendOptions, rec: RecordedSend): Promise<SendResult> {
-  const base: Omit<SendRecord, 'id' | 'at'> = { teamId: rec.teamId, agentId: rec.agentId, to: req.to, kind: sendKind(req), via: rec.via };
+export async function sendAndRecord(
+  client: Pick<ServiceClient, 'send'>,
+  req: SendRequest,
+  opts: SendOptions,
+  rec: RecordedSend,
+): Promise<SendResult> {
+  const base: Omit<SendRecord, 'id' | 'at'> = {
+    teamId: rec.teamId,
+    agentId: rec.agentId,
+    to: req.to,
+    kind: sendKind(req),
+    via: rec.via,
+  };
   if (req.text !== undefined) base.text = req.text;
   const mediaUrl = req.imageUrl ?? req.documentUrl;
   if (mediaUrl !== undefined) base.mediaUrl = mediaUrl;

@@ -37,7 +37,9 @@ const schema = z.object({
   retentionDays: z.number().int().min(1).max(3650),
   read: z.record(z.string(), z.record(z.string(), z.number())),
   names: z.record(z.string(), z.string().max(200)),
-  tombstones: z.array(z.object({ agentId: z.string().min(1), contact: z.string().min(1).optional(), upTo: z.number() })),
+  tombstones: z.array(
+    z.object({ agentId: z.string().min(1), contact: z.string().min(1).optional(), upTo: z.number() }),
+  ),
 });
 
 export function emptyState(): MessageStateData {

@@ -6,7 +6,15 @@
 // costs a histogram observation and a few assignments.
 import { Counter, Gauge, Histogram, Registry, type OpenMetricsContentType } from 'prom-client';
 import { errorToDTO } from '../monitor/health';
-import { HEALTHS, type AgentSnapshot, type Alert, type Health, type HealthEvent, type Monitor, type PollResult } from '../monitor';
+import {
+  HEALTHS,
+  type AgentSnapshot,
+  type Alert,
+  type Health,
+  type HealthEvent,
+  type Monitor,
+  type PollResult,
+} from '../monitor';
 import type { Unsubscribe } from '../events';
 
 const P = 'channel_companion_';
@@ -43,11 +51,20 @@ function labelTextOf(labels: { team: string; agent: string }): string {
 }
 
 const AGENT_GAUGES = {
-  health: { name: `${P}agent_health`, help: 'One-hot health of the agent: 1 for its current health word, 0 for the others.' },
-  needsScan: { name: `${P}agent_needs_scan`, help: "The service's needsScan from the last successful poll (1 = a QR scan is needed)." },
+  health: {
+    name: `${P}agent_health`,
+    help: 'One-hot health of the agent: 1 for its current health word, 0 for the others.',
+  },
+  needsScan: {
+    name: `${P}agent_needs_scan`,
+    help: "The service's needsScan from the last successful poll (1 = a QR scan is needed).",
+  },
   connected: { name: `${P}agent_connected`, help: "The service's connected from the last successful poll." },
   linked: { name: `${P}agent_linked`, help: "The service's linked from the last successful poll." },
-  lastSuccess: { name: `${P}agent_last_success_timestamp_seconds`, help: 'Unix time of the last poll the service answered with a session status.' },
+  lastSuccess: {
+    name: `${P}agent_last_success_timestamp_seconds`,
+    help: 'Unix time of the last poll the service answered with a session status.',
+  },
 } as const;
 
 /** The HELP text escaped as the exposition format wants it (backslash and line feed). */
@@ -61,7 +78,8 @@ function agentGaugesText(agents: Iterable<AgentSeries>): string {
   let out = header(AGENT_GAUGES.health);
   for (const a of list) {
     if (a.health === null) continue;
-    for (const h of HEALTHS) out += `${AGENT_GAUGES.health.name}{${a.labelText},health="${h}"} ${h === a.health ? 1 : 0}\n`;
+    for (const h of HEALTHS)
+      out += `${AGENT_GAUGES.health.name}{${a.labelText},health="${h}"} ${h === a.health ? 1 : 0}\n`;
   }
   const flags = [AGENT_GAUGES.needsScan, AGENT_GAUGES.connected, AGENT_GAUGES.linked];
   for (let i = 0; i < 3; i++) {
@@ -70,7 +88,8 @@ function agentGaugesText(agents: Iterable<AgentSeries>): string {
     for (const a of list) if (a.flags[i] !== -1) out += `${g.name}{${a.labelText}} ${a.flags[i]}\n`;
   }
   out += header(AGENT_GAUGES.lastSuccess);
-  for (const a of list) if (a.lastSuccessAt !== null) out += `${AGENT_GAUGES.lastSuccess.name}{${a.labelText}} ${a.lastSuccessAt / 1000}\n`;
+  for (const a of list)
+    if (a.lastSuccessAt !== null) out += `${AGENT_GAUGES.lastSuccess.name}{${a.labelText}} ${a.lastSuccessAt / 1000}\n`;
   return out;
 }
 
@@ -98,11 +117,36 @@ export class CompanionMetrics {
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
-    this.pollErrors = new Counter({ name: `${P}poll_errors`, help: 'Failed session polls, by error kind (server-error, rate-limited, network-error, timeout, key-rejected…).', labelNames: [...agent, 'kind'], registers });
-    this.alerts = new Counter({ name: `${P}alerts`, help: 'Alerts raised by the alert policy, by kind (the parts of a grouped alert each count).', labelNames: ['team', 'kind', 'severity'], registers });
-    this.deliveries = new Counter({ name: `${P}tunnel_deliveries`, help: "Deliveries the tunnel received, by the receiver's verdict.", labelNames: ['agent', 'verdict'], registers });
-    this.budgetUsed = new Gauge({ name: `${P}send_budget_used`, help: 'Sends counted in the client-side send budget window now.', labelNames: ['team'], registers });
-    this.budgetLimit = new Gauge({ name: `${P}send_budget_limit`, help: 'Sends the client-side send budget allows per window.', labelNames: ['team'], registers });
+    this.pollErrors = new Counter({
+      name: `${P}poll_errors`,
+      help: 'Failed session polls, by error kind (server-error, rate-limited, network-error, timeout, key-rejected…).',
+      labelNames: [...agent, 'kind'],
+      registers,
+    });
+    this.alerts = new Counter({
+      name: `${P}alerts`,
+      help: 'Alerts raised by the alert policy, by kind (the parts of a grouped alert each count).',
+      labelNames: ['team', 'kind', 'severity'],
+      registers,
+    });
+    this.deliveries = new Counter({
+      name: `${P}tunnel_deliveries`,
+      help: "Deliveries the tunnel received, by the receiver's verdict.",
+      labelNames: ['agent', 'verdict'],
+      registers,
+    });
+    this.budgetUsed = new Gauge({
+      name: `${P}send_budget_used`,
+      help: 'Sends counted in the client-side send budget window now.',
+      labelNames: ['team'],
+      registers,
+    });
+    this.budgetLimit = new Gauge({
+      name: `${P}send_budget_limit`,
+      help: 'Sends the client-side send budget allows per window.',
+      labelNames: ['team'],
+      registers,
+    });
   }
 
   get contentType(): string {
@@ -164,7 +208,11 @@ export class CompanionMetrics {
 
   countAlert(a: Alert): void {
     for (const p of a.kind === 'grouped' && a.parts ? a.parts : [a]) {
-      this.alerts.inc({ team: this.sources.teamLabel(p.teamId), kind: p.kind, severity: p.urgent ? 'urgent' : 'notice' });
+      this.alerts.inc({
+        team: this.sources.teamLabel(p.teamId),
+        kind: p.kind,
+        severity: p.urgent ? 'urgent' : 'notice',
+      });
     }
   }
 

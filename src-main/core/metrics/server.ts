@@ -22,7 +22,10 @@ export interface MetricsServerOptions {
   onError?(err: unknown): void;
 }
 
-export async function startMetricsServer(metrics: Pick<CompanionMetrics, 'metrics' | 'contentType'>, opts: MetricsServerOptions): Promise<MetricsServer> {
+export async function startMetricsServer(
+  metrics: Pick<CompanionMetrics, 'metrics' | 'contentType'>,
+  opts: MetricsServerOptions,
+): Promise<MetricsServer> {
   const host = opts.host ?? '127.0.0.1';
   const allowIpLiterals = !isLoopbackHost(host);
   let port = 0;
@@ -33,11 +36,15 @@ export async function startMetricsServer(metrics: Pick<CompanionMetrics, 'metric
     }
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found: the metrics are at /metrics\n');
+      res
+        .writeHead(404, { 'content-type': 'text/plain; charset=utf-8' })
+        .end('Not found: the metrics are at /metrics\n');
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('Method not allowed\n');
+      res
+        .writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' })
+        .end('Method not allowed\n');
       return;
     }
     metrics.metrics().then(
@@ -47,7 +54,9 @@ export async function startMetricsServer(metrics: Pick<CompanionMetrics, 'metric
       },
       (err: unknown) => {
         opts.onError?.(err);
-        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('The metrics could not be collected.\n');
+        res
+          .writeHead(500, { 'content-type': 'text/plain; charset=utf-8' })
+          .end('The metrics could not be collected.\n');
       },
     );
   });

@@ -68,7 +68,8 @@ const ALERTNAME: Record<string, string> = {
 export function alertmanagerLabels(i: Incident, team: string): Record<string, string> {
   const teamWide = i.agentId === null;
   const labels: Record<string, string> = {
-    alertname: teamWide && i.kind === 'unreachable' ? 'ChannelServiceUnreachable' : (ALERTNAME[i.kind] ?? 'ChannelIncident'),
+    alertname:
+      teamWide && i.kind === 'unreachable' ? 'ChannelServiceUnreachable' : (ALERTNAME[i.kind] ?? 'ChannelIncident'),
     team,
     kind: i.kind,
     severity: i.kind === 'needs-scan' || teamWide ? 'critical' : 'warning',
@@ -94,14 +95,18 @@ export class AlertmanagerSink {
   private retryTimer: unknown = null;
   private failures = 0;
   private timer: unknown = null;
-  private rules: () => Pick<AlertRules, 'flapCount' | 'flapWindowMinutes'> = () => ({ flapCount: 3, flapWindowMinutes: 10 });
+  private rules: () => Pick<AlertRules, 'flapCount' | 'flapWindowMinutes'> = () => ({
+    flapCount: 3,
+    flapWindowMinutes: 10,
+  });
 
   constructor(
     baseUrl: string,
     private readonly opts: AlertmanagerSinkOptions = {},
   ) {
     const parsed = httpUrlSchema.safeParse(baseUrl);
-    if (!parsed.success) throw new RangeError(`The Alertmanager URL ${parsed.error.issues[0]?.message ?? 'must be an http(s) URL'}.`);
+    if (!parsed.success)
+      throw new RangeError(`The Alertmanager URL ${parsed.error.issues[0]?.message ?? 'must be an http(s) URL'}.`);
     const base = new URL(parsed.data);
     if (!base.pathname.endsWith('/')) base.pathname += '/';
     base.search = '';
@@ -148,7 +153,8 @@ export class AlertmanagerSink {
     const alert = this.toAlert(i);
     const out: Post['alerts'] = [];
     // A new kind is a new alert in Alertmanager's eyes: the old one resolves.
-    if (before && before.labels['alertname'] !== alert.labels['alertname']) out.push({ alert: { ...before, endsAt: new Date(now).toISOString() }, firing: false });
+    if (before && before.labels['alertname'] !== alert.labels['alertname'])
+      out.push({ alert: { ...before, endsAt: new Date(now).toISOString() }, firing: false });
     else if (before && JSON.stringify(before) === JSON.stringify(alert)) return;
     this.firing.set(i.id, alert);
     out.push({ alert, firing: true });
@@ -179,7 +185,8 @@ export class AlertmanagerSink {
   /** The resend: every firing alert again (while posts wait to be tried again, they go first and this one waits). */
   private schedule(): void {
     this.timer = this.clock.setTimeout(() => {
-      if (this.firing.size > 0 && this.queue.length === 0) this.post([...this.firing.values()].map((alert) => ({ alert, firing: true })));
+      if (this.firing.size > 0 && this.queue.length === 0)
+        this.post([...this.firing.values()].map((alert) => ({ alert, firing: true })));
       this.schedule();
     }, this.resendMs);
   }
@@ -207,18 +214,26 @@ export class AlertmanagerSink {
   private async send(head: Post): Promise<void> {
     const now = this.clock.now();
     const body = JSON.stringify(head.alerts.map((a) => (a.firing ? this.live(a.alert, now) : a.alert)));
-    const outcome = await postOnce(this.endpoint, body, this.clock, { dispatcher: this.opts.dispatcher, timeoutMs: this.opts.timeoutMs });
+    const outcome = await postOnce(this.endpoint, body, this.clock, {
+      dispatcher: this.opts.dispatcher,
+      timeoutMs: this.opts.timeoutMs,
+    });
     if (outcome === 'retry') {
       this.failures++;
       const wait = backoffDelay(AM_RETRY, this.failures);
-      this.log.warn('Alertmanager did not take the alerts; trying again', { target: this.target, count: head.alerts.length, inMs: wait });
+      this.log.warn('Alertmanager did not take the alerts; trying again', {
+        target: this.target,
+        count: head.alerts.length,
+        inMs: wait,
+      });
       this.retryTimer = this.clock.setTimeout(() => {
         this.retryTimer = null;
         this.drain();
       }, wait);
       return;
     }
-    if (outcome === 'give-up') this.log.warn('Alertmanager refused the alerts', { target: this.target, count: head.alerts.length });
+    if (outcome === 'give-up')
+      this.log.warn('Alertmanager refused the alerts', { target: this.target, count: head.alerts.length });
     this.failures = 0;
     if (this.queue[0] === head) this.queue.shift();
   }

@@ -14,7 +14,12 @@ export interface DiagnosticsAgent {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function formatDiagnostics(input: { now: number; agents: DiagnosticsAgent[]; lastChanges?: number; version?: string }): string {
+export function formatDiagnostics(input: {
+  now: number;
+  agents: DiagnosticsAgent[];
+  lastChanges?: number;
+  version?: string;
+}): string {
   const n = input.lastChanges ?? 20;
   const out: string[] = [];
   out.push(`Channel Companion monitor diagnostics — ${iso(input.now)}${input.version ? ` (v${input.version})` : ''}`);
@@ -23,9 +28,20 @@ export function formatDiagnostics(input: { now: number; agents: DiagnosticsAgent
     out.push('');
     out.push(`Agent ${s.agentId} (team ${s.teamId})`);
     out.push(`  health: ${s.health} for ${formatDuration(input.now - s.since)} (since ${iso(s.since)})`);
-    out.push(`  state: ${s.state ?? '—'}  phone: ${s.phone ? `+${s.phone}` : '—'}  needsScan: ${s.needsScan}${s.pairing ? '  (pairing QR on offer)' : ''}`);
-    out.push(`  last poll: ${s.lastPollAt === null ? 'never' : `${iso(s.lastPollAt)} (${formatDuration(input.now - s.lastPollAt)} ago)`}` + (s.consecutiveFailures > 0 ? `, ${s.consecutiveFailures} failure(s) in a row` : ''));
-    if (s.lastError) out.push(`  last error: ${s.lastError.kind} ${s.lastError.status ?? ''} ${s.lastError.code}: ${redactSecrets(s.lastError.message)}`.replace(/ +/g, ' '));
+    out.push(
+      `  state: ${s.state ?? '—'}  phone: ${s.phone ? `+${s.phone}` : '—'}  needsScan: ${s.needsScan}${s.pairing ? '  (pairing QR on offer)' : ''}`,
+    );
+    out.push(
+      `  last poll: ${s.lastPollAt === null ? 'never' : `${iso(s.lastPollAt)} (${formatDuration(input.now - s.lastPollAt)} ago)`}` +
+        (s.consecutiveFailures > 0 ? `, ${s.consecutiveFailures} failure(s) in a row` : ''),
+    );
+    if (s.lastError)
+      out.push(
+        `  last error: ${s.lastError.kind} ${s.lastError.status ?? ''} ${s.lastError.code}: ${redactSecrets(s.lastError.message)}`.replace(
+          / +/g,
+          ' ',
+        ),
+      );
     if (incidents.length === 0) out.push('  open incident: none');
     for (const i of incidents) {
       out.push(

@@ -96,7 +96,15 @@ export class HealthTracker {
     private threshold: FailureThreshold = DEFAULT_FAILURE_THRESHOLD,
     now = 0,
   ) {
-    this.reading = { health: 'unknown', state: null, phone: null, pairing: false, since: now, consecutiveFailures: 0, lastStatus: null };
+    this.reading = {
+      health: 'unknown',
+      state: null,
+      phone: null,
+      pairing: false,
+      since: now,
+      consecutiveFailures: 0,
+      lastStatus: null,
+    };
   }
 
   setThreshold(t: FailureThreshold): void {

@@ -63,7 +63,11 @@ export class IncidentHistory {
   add(record: ResolvedIncident): boolean {
     const parsed = recordSchema.safeParse(record);
     if (!parsed.success) {
-      this.opts.onError?.(new Error(`not a resolved incident: ${parsed.error.issues.map((i) => i.path.join('.') || i.message).join(', ')}`));
+      this.opts.onError?.(
+        new Error(
+          `not a resolved incident: ${parsed.error.issues.map((i) => i.path.join('.') || i.message).join(', ')}`,
+        ),
+      );
       return false;
     }
     const clean = parsed.data;
@@ -94,7 +98,12 @@ export class IncidentHistory {
   /** The resolved incidents matching the filter, newest (latest resolved) first. */
   list(filter: IncidentHistoryFilter = {}): ResolvedIncident[] {
     const out = this.records
-      .filter((r) => (filter.teamId === undefined || r.teamId === filter.teamId) && (filter.agentId === undefined || r.agentId === filter.agentId) && (filter.kind === undefined || r.kind === filter.kind))
+      .filter(
+        (r) =>
+          (filter.teamId === undefined || r.teamId === filter.teamId) &&
+          (filter.agentId === undefined || r.agentId === filter.agentId) &&
+          (filter.kind === undefined || r.kind === filter.kind),
+      )
       .sort((a, b) => b.resolvedAt - a.resolvedAt || b.openedAt - a.openedAt);
     return (filter.limit === undefined ? out : out.slice(0, filter.limit)).map((r) => ({ ...r }));
   }

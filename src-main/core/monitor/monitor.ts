@@ -9,7 +9,14 @@ import { Emitter, type Unsubscribe } from '../events';
 import { HealthTracker, errorToDTO, healthOfStatus, type Health } from './health';
 import { AlertPolicy, type IncidentUpdate, type PolicyOutput } from './policy';
 import { OPEN_INCIDENTS_FILE, OpenIncidentsFile, readOpenIncidents } from './open-incidents';
-import { Poller, type PollCycle, type PollResult, type PollTarget, type PollerConfig, type ReadSession } from './poller';
+import {
+  Poller,
+  type PollCycle,
+  type PollResult,
+  type PollTarget,
+  type PollerConfig,
+  type ReadSession,
+} from './poller';
 import type { AlertSink } from './sinks';
 import { snoozeEnd } from './time';
 import { Timeline, storedStatus, type TimelineEntry } from './timeline';
@@ -122,7 +129,14 @@ export class Monitor {
       maxEntries: opts.timelineMaxEntries,
       onError: (err) => this.log.warn('timeline write failed', { error: String(err) }),
     });
-    this.poller = new Poller({ ...pollerRules(this.policy.getRules()), ...opts.poll, targets: opts.targets, readSession: opts.readSession, clock: this.clock, random: opts.random });
+    this.poller = new Poller({
+      ...pollerRules(this.policy.getRules()),
+      ...opts.poll,
+      targets: opts.targets,
+      readSession: opts.readSession,
+      clock: this.clock,
+      random: opts.random,
+    });
     this.poller.onPoll((r) => this.onPoll(r));
     this.poller.onCycle((c) => this.onCycle(c));
     // An agent no longer watched: its incidents close silently.
@@ -187,7 +201,15 @@ export class Monitor {
     const at = this.clock.now();
     for (const a of this.agents.values()) {
       const health = a.tracker.current().health;
-      if (health !== 'unknown') void this.timelineStore.record({ at, teamId: a.teamId, agentId: a.agentId, from: health, to: 'unknown', state: null });
+      if (health !== 'unknown')
+        void this.timelineStore.record({
+          at,
+          teamId: a.teamId,
+          agentId: a.agentId,
+          from: health,
+          to: 'unknown',
+          state: null,
+        });
     }
     await this.flush();
   }
@@ -241,7 +263,11 @@ export class Monitor {
     const agents = await Promise.all(
       snaps.map(async (snapshot) => ({
         snapshot,
-        incidents: open.filter((i) => i.teamId === snapshot.teamId && (i.agentId === snapshot.agentId || (i.agentId === null && i.agentIds.includes(snapshot.agentId)))),
+        incidents: open.filter(
+          (i) =>
+            i.teamId === snapshot.teamId &&
+            (i.agentId === snapshot.agentId || (i.agentId === null && i.agentIds.includes(snapshot.agentId))),
+        ),
         entries: await this.timelineStore.list(snapshot.agentId),
       })),
     );
@@ -251,7 +277,13 @@ export class Monitor {
   status(): MonitorStatus {
     const now = this.clock.now();
     const rules = this.policy.getRules();
-    return { snoozedUntil: this.policy.snoozedUntilAt(now), quietHours: rules.quietHours, quietNow: this.policy.isQuiet(now), paused: this.poller.isPaused, rules };
+    return {
+      snoozedUntil: this.policy.snoozedUntilAt(now),
+      quietHours: rules.quietHours,
+      quietNow: this.policy.isQuiet(now),
+      paused: this.poller.isPaused,
+      rules,
+    };
   }
 
   rules(): AlertRules {
@@ -293,7 +325,8 @@ export class Monitor {
   setRules(patch: Partial<AlertRules>): void {
     this.handle(this.policy.setRules(patch, this.clock.now()));
     const r = this.policy.getRules();
-    for (const a of this.agents.values()) a.tracker.setThreshold({ failures: r.unreachableAfterFailures, seconds: r.unreachableAfterSec });
+    for (const a of this.agents.values())
+      a.tracker.setThreshold({ failures: r.unreachableAfterFailures, seconds: r.unreachableAfterSec });
     this.poller.setConfig(pollerRules(r));
   }
 
@@ -318,7 +351,8 @@ export class Monitor {
     }
     const now = this.clock.now();
     for (const inc of this.restored)
-      for (const agentId of inc.agentIds) if (!live.has(key(inc.teamId, agentId))) this.handle(this.policy.forget(inc.teamId, agentId, now));
+      for (const agentId of inc.agentIds)
+        if (!live.has(key(inc.teamId, agentId))) this.handle(this.policy.forget(inc.teamId, agentId, now));
     this.restored = [];
   }
 
@@ -328,7 +362,16 @@ export class Monitor {
     let a = this.agents.get(k);
     if (!a) {
       const rules = this.policy.getRules();
-      a = { teamId: r.teamId, agentId: r.agentId, tracker: new HealthTracker({ failures: rules.unreachableAfterFailures, seconds: rules.unreachableAfterSec }, r.at), lastPollAt: null, lastSuccessAt: null };
+      a = {
+        teamId: r.teamId,
+        agentId: r.agentId,
+        tracker: new HealthTracker(
+          { failures: rules.unreachableAfterFailures, seconds: rules.unreachableAfterSec },
+          r.at,
+        ),
+        lastPollAt: null,
+        lastSuccessAt: null,
+      };
       this.agents.set(k, a);
     }
     a.lastPollAt = r.at;
@@ -341,13 +384,36 @@ export class Monitor {
     const reading = obs.reading;
     const bucket = this.cycleChanges.get(r.cycleId) ?? { changes: [], entries: [] };
     this.cycleChanges.set(r.cycleId, bucket);
-    const entry: TimelineEntry = { at: r.at, teamId: r.teamId, agentId: r.agentId, from: obs.previous, to: reading.health, state: reading.state };
+    const entry: TimelineEntry = {
+      at: r.at,
+      teamId: r.teamId,
+      agentId: r.agentId,
+      from: obs.previous,
+      to: reading.health,
+      state: reading.state,
+    };
     if (r.status) entry.status = storedStatus(r.status);
     if (a.lastError) entry.error = a.lastError;
     bucket.entries.push(entry);
     if (!obs.changed) return;
-    bucket.changes.push({ teamId: r.teamId, agentId: r.agentId, from: obs.previous, to: reading.health, at: r.at, lastGoodAt: obs.lastGoodAt, pairing: reading.pairing, phone: reading.phone });
-    const ev: HealthEvent = { teamId: r.teamId, agentId: r.agentId, health: reading.health, previous: obs.previous, state: reading.state, since: reading.since };
+    bucket.changes.push({
+      teamId: r.teamId,
+      agentId: r.agentId,
+      from: obs.previous,
+      to: reading.health,
+      at: r.at,
+      lastGoodAt: obs.lastGoodAt,
+      pairing: reading.pairing,
+      phone: reading.phone,
+    });
+    const ev: HealthEvent = {
+      teamId: r.teamId,
+      agentId: r.agentId,
+      health: reading.health,
+      previous: obs.previous,
+      state: reading.state,
+      since: reading.since,
+    };
     if (r.status) ev.status = r.status;
     if (a.lastError) ev.error = a.lastError;
     this.events.emit('health', ev);
@@ -366,7 +432,8 @@ export class Monitor {
   }
 
   private handle(out: PolicyOutput): void {
-    if (this.openFile && (out.incidents.length > 0 || out.alerts.length > 0)) this.openFile.save(this.policy.openIncidents());
+    if (this.openFile && (out.incidents.length > 0 || out.alerts.length > 0))
+      this.openFile.save(this.policy.openIncidents());
     for (const u of out.incidents) this.events.emit('incident', u);
     for (const alert of out.alerts) {
       this.events.emit('alert', alert);
@@ -388,10 +455,13 @@ export class Monitor {
     const now = this.clock.now();
     const at = this.policy.nextWakeAt(now);
     if (at === null) return;
-    this.wakeTimer = this.clock.setTimeout(() => {
-      this.wakeTimer = null;
-      if (!this.stopped) this.handle(this.policy.tick(this.clock.now()));
-    }, Math.max(0, at - now));
+    this.wakeTimer = this.clock.setTimeout(
+      () => {
+        this.wakeTimer = null;
+        if (!this.stopped) this.handle(this.policy.tick(this.clock.now()));
+      },
+      Math.max(0, at - now),
+    );
   }
 }
 

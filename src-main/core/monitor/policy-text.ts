@@ -75,7 +75,11 @@ export const text = {
   }),
   stillDown: (open: Incident[], team: string, now: number) => ({
     title: `Still down after quiet hours: ${counted(open.length, 'incident')}`,
-    body: open.map((i) => `- ${incidentSubject(i, team)}: ${KIND_WORDS[i.kind] ?? i.kind} for ${formatDuration(now - i.openedAt)}`).join('\n'),
+    body: open
+      .map(
+        (i) => `- ${incidentSubject(i, team)}: ${KIND_WORDS[i.kind] ?? i.kind} for ${formatDuration(now - i.openedAt)}`,
+      )
+      .join('\n'),
   }),
 };
 
@@ -93,7 +97,8 @@ export function incidentText(
   rules: Pick<AlertRules, 'flapCount' | 'flapWindowMinutes'>,
   team: string = i.teamId,
 ): { title: string; body: string } {
-  if (i.agentId === null) return i.kind === 'key-rejected' ? text.keyRejected(team) : text.teamUnreachable(team, i.agentIds);
+  if (i.agentId === null)
+    return i.kind === 'key-rejected' ? text.keyRejected(team) : text.teamUnreachable(team, i.agentIds);
   const agent = agentRef(i.agentId);
   switch (i.kind) {
     case 'needs-scan':

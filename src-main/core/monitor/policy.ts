@@ -109,7 +109,10 @@ export class AlertPolicy {
   }
 
   /** Acknowledge one incident (by id) or every open incident of an agent. Returns how many. */
-  acknowledge(target: string | { agentId: string; teamId?: string }, now: number): { count: number; output: PolicyOutput } {
+  acknowledge(
+    target: string | { agentId: string; teamId?: string },
+    now: number,
+  ): { count: number; output: PolicyOutput } {
     this.begin();
     let count = 0;
     for (const inc of this.openIncidents()) {
@@ -247,7 +250,19 @@ export class AlertPolicy {
     const k = key(teamId, agentId);
     let a = this.agents.get(k);
     if (!a) {
-      a = { teamId, agentId, phone: null, health: 'unknown', known: 'unknown', incident: null, drops: [], drop: null, backSince: null, down: null, wasLinked: false };
+      a = {
+        teamId,
+        agentId,
+        phone: null,
+        health: 'unknown',
+        known: 'unknown',
+        incident: null,
+        drops: [],
+        drop: null,
+        backSince: null,
+        down: null,
+        wasLinked: false,
+      };
       this.agents.set(k, a);
     }
     return a;
@@ -338,7 +353,13 @@ export class AlertPolicy {
       inc.kind = 'flapping';
       this.update('updated', inc);
     }
-    this.raise(inc, 'flapping', false, text.flapping(agentRef(a.agentId, a.phone), a.drops.length, this.rules.flapWindowMinutes), now);
+    this.raise(
+      inc,
+      'flapping',
+      false,
+      text.flapping(agentRef(a.agentId, a.phone), a.drops.length, this.rules.flapWindowMinutes),
+      now,
+    );
   }
 
   /** Closes an agent's incident; a recovery notice when the person had been told about it. */
@@ -356,9 +377,17 @@ export class AlertPolicy {
     const inc = a.incident;
     let t = Infinity;
     if (a.drop !== null && a.health === 'reconnecting') t = a.drop.seen + a.drop.graceMs;
-    if (a.down !== null && !inc && !this.teams.isDown(a.teamId)) t = Math.min(t, a.down.seen + r.agentUnreachableDelaySec * 1000);
-    if (inc && a.backSince !== null) t = Math.min(t, a.backSince + (inc.kind === 'flapping' ? r.flapWindowMinutes * 60 : r.recoverAfterSec) * 1000);
-    if (inc?.kind === 'needs-scan' && inc.raised && inc.acknowledgedAt === null && inc.lastAlertAt !== null && r.realertMinutes > 0)
+    if (a.down !== null && !inc && !this.teams.isDown(a.teamId))
+      t = Math.min(t, a.down.seen + r.agentUnreachableDelaySec * 1000);
+    if (inc && a.backSince !== null)
+      t = Math.min(t, a.backSince + (inc.kind === 'flapping' ? r.flapWindowMinutes * 60 : r.recoverAfterSec) * 1000);
+    if (
+      inc?.kind === 'needs-scan' &&
+      inc.raised &&
+      inc.acknowledgedAt === null &&
+      inc.lastAlertAt !== null &&
+      r.realertMinutes > 0
+    )
       t = Math.min(t, inc.lastAlertAt + r.realertMinutes * 60_000);
     return t;
   }
@@ -376,7 +405,12 @@ export class AlertPolicy {
         this.raise(opened, 'reconnecting', false, text.reconnecting(ref), now);
         continue;
       }
-      if (a.down !== null && !inc && !this.teams.isDown(a.teamId) && now >= a.down.seen + r.agentUnreachableDelaySec * 1000) {
+      if (
+        a.down !== null &&
+        !inc &&
+        !this.teams.isDown(a.teamId) &&
+        now >= a.down.seen + r.agentUnreachableDelaySec * 1000
+      ) {
         a.incident = this.openIncident(a.teamId, a.agentId, [a.agentId], 'unreachable', a.down.since);
         this.raise(a.incident, 'unreachable', false, text.agentUnreachable(ref), now);
         continue;
@@ -388,7 +422,14 @@ export class AlertPolicy {
           continue;
         }
       }
-      if (inc?.kind === 'needs-scan' && inc.raised && inc.acknowledgedAt === null && inc.lastAlertAt !== null && r.realertMinutes > 0 && now >= inc.lastAlertAt + r.realertMinutes * 60_000) {
+      if (
+        inc?.kind === 'needs-scan' &&
+        inc.raised &&
+        inc.acknowledgedAt === null &&
+        inc.lastAlertAt !== null &&
+        r.realertMinutes > 0 &&
+        now >= inc.lastAlertAt + r.realertMinutes * 60_000
+      ) {
         this.raise(inc, 'realert', true, text.realert(ref, now - inc.openedAt), now);
       }
     }
@@ -396,7 +437,13 @@ export class AlertPolicy {
 
   // ----- incidents and alerts ----------------------------------------------------------------
 
-  private openIncident(teamId: string, agentId: string | null, agentIds: string[], kind: IncidentKind, openedAt: number): Incident {
+  private openIncident(
+    teamId: string,
+    agentId: string | null,
+    agentIds: string[],
+    kind: IncidentKind,
+    openedAt: number,
+  ): Incident {
     const inc: Incident = {
       id: this.nextId('inc'),
       teamId,
@@ -424,7 +471,13 @@ export class AlertPolicy {
     }
   }
 
-  private raise(inc: Incident, kind: AlertKind, urgent: boolean, t: { title: string; body: string }, now: number): void {
+  private raise(
+    inc: Incident,
+    kind: AlertKind,
+    urgent: boolean,
+    t: { title: string; body: string },
+    now: number,
+  ): void {
     inc.raised = true;
     inc.lastAlertAt = now;
     this.candidate({ kind, urgent, teamId: inc.teamId, agentIds: [...inc.agentIds], ...t, incidentId: inc.id }, inc);
@@ -432,7 +485,15 @@ export class AlertPolicy {
 
   /** A closing notice: only when the person was told about the incident in the first place. */
   private notice(inc: Incident, kind: AlertKind, t: { title: string; body: string }): void {
-    if (inc.delivered) this.candidate({ kind, urgent: false, teamId: inc.teamId, agentIds: [...inc.agentIds], ...t, incidentId: inc.id });
+    if (inc.delivered)
+      this.candidate({
+        kind,
+        urgent: false,
+        teamId: inc.teamId,
+        agentIds: [...inc.agentIds],
+        ...t,
+        incidentId: inc.id,
+      });
   }
 
   private candidate(alert: Candidate['alert'], incident?: Incident): void {
@@ -471,12 +532,28 @@ export class AlertPolicy {
         else if (alerts.length > 1) {
           const agentIds = [...new Set(alerts.flatMap((x) => x.agentIds))];
           this.out.alerts.push(
-            this.stamp({ kind: 'grouped', urgent: alerts.some((x) => x.urgent), teamId, agentIds, ...text.grouped(alerts), parts: alerts }, now),
+            this.stamp(
+              {
+                kind: 'grouped',
+                urgent: alerts.some((x) => x.urgent),
+                teamId,
+                agentIds,
+                ...text.grouped(alerts),
+                parts: alerts,
+              },
+              now,
+            ),
           );
         }
       }
     }
-    const out = { alerts: this.out.alerts, incidents: this.out.incidents.map((u) => ({ change: u.change, incident: { ...u.incident, agentIds: [...u.incident.agentIds] } })) };
+    const out = {
+      alerts: this.out.alerts,
+      incidents: this.out.incidents.map((u) => ({
+        change: u.change,
+        incident: { ...u.incident, agentIds: [...u.incident.agentIds] },
+      })),
+    };
     this.out = { alerts: [], incidents: [] };
     return out;
   }
@@ -494,10 +571,31 @@ export class AlertPolicy {
       }
       const agentIds = [...new Set(list.flatMap((i) => i.agentIds))];
       const parts = list.map((i) =>
-        this.stamp({ kind: i.kind, urgent: i.kind === 'needs-scan', teamId, agentIds: i.agentIds, title: `${incidentSubject(i, team)}: ${i.kind}`, body: '', incidentId: i.id }, now),
+        this.stamp(
+          {
+            kind: i.kind,
+            urgent: i.kind === 'needs-scan',
+            teamId,
+            agentIds: i.agentIds,
+            title: `${incidentSubject(i, team)}: ${i.kind}`,
+            body: '',
+            incidentId: i.id,
+          },
+          now,
+        ),
       );
       this.out.alerts.push(
-        this.stamp({ kind: 'still-down', urgent: list.some((i) => i.kind === 'needs-scan' || i.agentId === null), teamId, agentIds, ...text.stillDown(list, team, now), parts }, now),
+        this.stamp(
+          {
+            kind: 'still-down',
+            urgent: list.some((i) => i.kind === 'needs-scan' || i.agentId === null),
+            teamId,
+            agentIds,
+            ...text.stillDown(list, team, now),
+            parts,
+          },
+          now,
+        ),
       );
     }
     return new Set(open);

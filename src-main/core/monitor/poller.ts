@@ -339,11 +339,21 @@ export class Poller {
       const closely = t.watchClosely === true;
       const slot = this.slots.get(k);
       if (!slot) {
-        this.slots.set(k, { target: { teamId: t.teamId, agentId: t.agentId, watchClosely: closely }, dueAt: now, failures: 0, busy: false, fastUntil: 0, connected: false, again: false, controller: null });
+        this.slots.set(k, {
+          target: { teamId: t.teamId, agentId: t.agentId, watchClosely: closely },
+          dueAt: now,
+          failures: 0,
+          busy: false,
+          fastUntil: 0,
+          connected: false,
+          again: false,
+          controller: null,
+        });
       } else if (slot.target.watchClosely !== closely) {
         slot.target.watchClosely = closely;
         // Watched closely from now: the next poll comes within the fast interval.
-        if (closely && !slot.busy && slot.failures === 0) slot.dueAt = Math.min(slot.dueAt, now + this.cfg.fastIntervalMs);
+        if (closely && !slot.busy && slot.failures === 0)
+          slot.dueAt = Math.min(slot.dueAt, now + this.cfg.fastIntervalMs);
       }
     }
     for (const [k, slot] of this.slots) {
@@ -409,7 +419,12 @@ export class Poller {
   private pump(teamId: string): void {
     const queue = this.queues.get(teamId);
     if (!queue) return;
-    while (!this.paused && !this.stopped && queue.length > 0 && (this.inFlight.get(teamId) ?? 0) < this.cfg.maxInFlightPerTeam) {
+    while (
+      !this.paused &&
+      !this.stopped &&
+      queue.length > 0 &&
+      (this.inFlight.get(teamId) ?? 0) < this.cfg.maxInFlightPerTeam
+    ) {
       const job = queue.shift()!;
       this.inFlight.set(teamId, (this.inFlight.get(teamId) ?? 0) + 1);
       const p = this.run(job).finally(() => {
@@ -451,7 +466,8 @@ export class Poller {
     slot.dueAt = at + delay;
     // The service answers again after the whole team backed off: everyone is looked at now.
     if (wasBackingOff && slot.failures === 0 && this.probes.has(teamId)) this.wakeTeam(teamId, at);
-    else if (!wasBackingOff && slot.failures >= Math.max(1, this.cfg.failuresBeforeBackoff)) this.startProbe(teamId, at);
+    else if (!wasBackingOff && slot.failures >= Math.max(1, this.cfg.failuresBeforeBackoff))
+      this.startProbe(teamId, at);
     const result: PollResult = { teamId, agentId, cycleId: cycle.id, startedAt, at, nextPollInMs: delay };
     if (status) result.status = status;
     else result.error = error;
@@ -474,11 +490,18 @@ export class Poller {
 
   private wakeTeam(teamId: string, now: number): void {
     this.probes.delete(teamId);
-    for (const s of this.slots.values()) if (s.target.teamId === teamId && s.failures > 0 && !s.busy && s.dueAt > now) s.dueAt = now;
+    for (const s of this.slots.values())
+      if (s.target.teamId === teamId && s.failures > 0 && !s.busy && s.dueAt > now) s.dueAt = now;
     this.schedule();
   }
 
-  private nextDelay(slot: AgentSlot, status: SessionStatus | undefined, error: unknown, draw: number, now: number): number {
+  private nextDelay(
+    slot: AgentSlot,
+    status: SessionStatus | undefined,
+    error: unknown,
+    draw: number,
+    now: number,
+  ): number {
     const interval = jittered(this.cfg.intervalMs, this.cfg.jitter, draw);
     if (status) {
       slot.failures = 0;
@@ -494,13 +517,22 @@ export class Poller {
     }
     slot.failures++;
     const retries = slot.failures - Math.max(1, this.cfg.failuresBeforeBackoff) + 1;
-    let delay = retries < 1 ? interval : Math.max(interval, backoffDelay(this.cfg.backoff, retries, () => draw));
+    let delay =
+      retries < 1
+        ? interval
+        : Math.max(
+            interval,
+            backoffDelay(this.cfg.backoff, retries, () => draw),
+          );
     if (error instanceof RateLimited) {
       // ASSUMPTION A-RATE: Retry-After (s), or X-RateLimit-Reset (unix s); the limit is the team's key.
       const after = error.retryAfterSeconds(Math.floor(now / 1000));
       if (after !== undefined) {
         delay = Math.max(delay, Math.ceil(after * 1000));
-        this.notBefore.set(slot.target.teamId, Math.max(this.notBefore.get(slot.target.teamId) ?? 0, now + Math.ceil(after * 1000)));
+        this.notBefore.set(
+          slot.target.teamId,
+          Math.max(this.notBefore.get(slot.target.teamId) ?? 0, now + Math.ceil(after * 1000)),
+        );
       }
     }
     return delay;
@@ -509,7 +541,12 @@ export class Poller {
   private finishCycleMember(cycle: Cycle): void {
     cycle.pending--;
     if (cycle.pending > 0 || this.stopped) return;
-    this.events.emit('cycle', { cycleId: cycle.id, startedAt: cycle.startedAt, at: this.clock.now(), results: cycle.results });
+    this.events.emit('cycle', {
+      cycleId: cycle.id,
+      startedAt: cycle.startedAt,
+      at: this.clock.now(),
+      results: cycle.results,
+    });
   }
 }
 
@@ -517,7 +554,16 @@ function key(teamId: string, agentId: string): string {
   return `${teamId}\u0000${agentId}`;
 }
 
-const NUMERIC_SETTINGS = ['intervalMs', 'fastIntervalMs', 'jitter', 'maxInFlightPerTeam', 'pollTimeoutMs', 'coalesceMs', 'failuresBeforeBackoff', 'fastHoldMs'] as const;
+const NUMERIC_SETTINGS = [
+  'intervalMs',
+  'fastIntervalMs',
+  'jitter',
+  'maxInFlightPerTeam',
+  'pollTimeoutMs',
+  'coalesceMs',
+  'failuresBeforeBackoff',
+  'fastHoldMs',
+] as const;
 
 /** The defaults, overridden by every usable option given (undefined or invalid ones ignored). */
 function pollerConfig(opts: Partial<PollerConfig>): PollerConfig {

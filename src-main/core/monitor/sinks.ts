@@ -51,7 +51,12 @@ async function postJson(url: string, body: string, opts: PostOptions = {}): Prom
 }
 
 /** One POST of a JSON body: taken ('ok'), worth trying again ('retry'), or refused as bad ('give-up'); never rejects. */
-export async function postOnce(url: string, body: string, clock: Clock, opts: PostOptions): Promise<'ok' | 'retry' | 'give-up'> {
+export async function postOnce(
+  url: string,
+  body: string,
+  clock: Clock,
+  opts: PostOptions,
+): Promise<'ok' | 'retry' | 'give-up'> {
   const controller = new AbortController();
   const timer = clock.setTimeout(() => controller.abort(new Error('timeout')), opts.timeoutMs ?? 5000);
   try {
@@ -65,7 +70,8 @@ export async function postOnce(url: string, body: string, clock: Clock, opts: Po
     await res.body.dump().catch(() => undefined);
     if (res.statusCode >= 200 && res.statusCode < 300) return 'ok';
     // 4xx other than 408/429 will not get better by trying again.
-    if (res.statusCode >= 400 && res.statusCode < 500 && res.statusCode !== 408 && res.statusCode !== 429) return 'give-up';
+    if (res.statusCode >= 400 && res.statusCode < 500 && res.statusCode !== 408 && res.statusCode !== 429)
+      return 'give-up';
     return 'retry';
   } catch {
     return 'retry';
@@ -85,7 +91,8 @@ export class WebhookAlertSink implements AlertSink {
     private readonly opts: WebhookSinkOptions = {},
   ) {
     const parsed = httpUrlSchema.safeParse(url);
-    if (!parsed.success) throw new RangeError(`The alert webhook URL ${parsed.error.issues[0]?.message ?? 'must be an http(s) URL'}.`);
+    if (!parsed.success)
+      throw new RangeError(`The alert webhook URL ${parsed.error.issues[0]?.message ?? 'must be an http(s) URL'}.`);
     this.url = parsed.data;
     this.target = redactUrl(this.url);
     this.log = opts.logger ?? silentLogger;

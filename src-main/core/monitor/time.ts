@@ -33,7 +33,12 @@ export function quietHoursEnd(q: QuietHours, ms: number, local: LocalTime): numb
  * When a snooze chosen now ends: 15 min, 1 h, N minutes, or "until tomorrow": the next 08:00 local
  * (all configurable). The one rule for every shell (app/usecases/monitor.ts snoozeAlerts).
  */
-export function snoozeEnd(preset: SnoozePreset | { minutes: number }, now: number, rules: AlertRules, local: LocalTime): number {
+export function snoozeEnd(
+  preset: SnoozePreset | { minutes: number },
+  now: number,
+  rules: AlertRules,
+  local: LocalTime,
+): number {
   if (typeof preset === 'object') return now + preset.minutes * 60_000;
   if (preset === 'short') return now + rules.snoozeShortMinutes * 60_000;
   if (preset === 'long') return now + rules.snoozeLongMinutes * 60_000;

@@ -62,7 +62,14 @@ const entrySchema = z.object({
 });
 
 export function storedStatus(s: SessionStatus): StoredStatus {
-  const out: StoredStatus = { connected: s.connected, linked: s.linked, state: s.state, needsScan: s.needsScan, phone: s.phone, qr: s.qr !== null };
+  const out: StoredStatus = {
+    connected: s.connected,
+    linked: s.linked,
+    state: s.state,
+    needsScan: s.needsScan,
+    phone: s.phone,
+    qr: s.qr !== null,
+  };
   if (s.live !== undefined) out.live = s.live;
   return out;
 }

@@ -44,7 +44,8 @@ export class IncidentWords {
       if (id === undefined) continue;
       ids.push(id);
       const prev = this.words.get(id);
-      if (a.kind !== 'still-down') this.words.set(id, { title: p.title, body: p.body, urgent: p.urgent || (prev?.urgent ?? false) });
+      if (a.kind !== 'still-down')
+        this.words.set(id, { title: p.title, body: p.body, urgent: p.urgent || (prev?.urgent ?? false) });
       else if (p.urgent && prev) prev.urgent = true;
     }
     return ids;

@@ -69,7 +69,12 @@ export class KeychainSecretStore implements SecretStore {
     return this.platform === 'linux' ? { linux: { store: 'secret-service' } } : undefined;
   }
 
-  private async run<T>(account: string, action: string, secret: string | undefined, op: (e: KeyringEntry, signal: AbortSignal) => Promise<T>): Promise<T> {
+  private async run<T>(
+    account: string,
+    action: string,
+    secret: string | undefined,
+    op: (e: KeyringEntry, signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
     try {
       const factory = await this.factory;
       // The constructor itself throws when no session bus can be reached.
@@ -106,7 +111,8 @@ export class KeychainSecretStore implements SecretStore {
       await e.setPassword(token, s);
       const back = await e.getPassword(s);
       await e.deleteCredential(s);
-      if (back !== token) throw new KeychainError(`The OS keychain (${this.backend}) did not return what was stored: ${action}.`);
+      if (back !== token)
+        throw new KeychainError(`The OS keychain (${this.backend}) did not return what was stored: ${action}.`);
     });
   }
 }

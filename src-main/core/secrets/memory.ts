@@ -13,8 +13,10 @@ export class MemorySecretStore implements SecretStore {
   }
 
   private check(action: string): void {
-    if (this.state === 'locked') throw new KeychainLocked(`The OS keychain is locked: ${action}. Unlock it and try again.`);
-    if (this.state === 'unavailable') throw new KeychainUnavailable(`No OS keychain is reachable (memory store set unavailable): ${action}.`);
+    if (this.state === 'locked')
+      throw new KeychainLocked(`The OS keychain is locked: ${action}. Unlock it and try again.`);
+    if (this.state === 'unavailable')
+      throw new KeychainUnavailable(`No OS keychain is reachable (memory store set unavailable): ${action}.`);
   }
 
   async get(account: string): Promise<string | null> {

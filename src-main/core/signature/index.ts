@@ -25,7 +25,9 @@ export interface SignatureVerdict {
 export type HeaderBag = Record<string, string | string[] | undefined>;
 
 function toBuffer(body: Uint8Array | string): Buffer {
-  return typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return typeof body === 'string'
+    ? Buffer.from(body, 'utf8')
+    : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
 
 function hmacHex(secret: string, data: Buffer): string {
@@ -155,7 +157,11 @@ export function verifyDelivery(opts: VerifyOptions): SignatureVerdict {
     });
     if (!matched) {
       const lengths = parsed.signatures.every((g) => g.length !== 64);
-      steps.push(lengths ? 'no v1 signature has the length of a SHA-256 hex digest' : 'no v1 signature matches HMAC-SHA256 over `<t>.<raw body>`');
+      steps.push(
+        lengths
+          ? 'no v1 signature has the length of a SHA-256 hex digest'
+          : 'no v1 signature matches HMAC-SHA256 over `<t>.<raw body>`',
+      );
       return { ok: false, reason: 'signature-mismatch', scheme: 'v1', timestamp: parsed.t, steps };
     }
     steps.push('a v1 signature matches');

@@ -21,7 +21,11 @@ export async function readConfig(configDir: string): Promise<ConfigFile | null> 
     text = await fs.readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new TeamStoreError('CONFIG_CORRUPT', `The config file ${file} cannot be read: ${(err as Error).message}. ${CONFIG_FIX_HINT}`, { cause: err });
+    throw new TeamStoreError(
+      'CONFIG_CORRUPT',
+      `The config file ${file} cannot be read: ${(err as Error).message}. ${CONFIG_FIX_HINT}`,
+      { cause: err },
+    );
   }
   let raw: unknown;
   try {
@@ -29,7 +33,10 @@ export async function readConfig(configDir: string): Promise<ConfigFile | null> 
   } catch (err) {
     // No cause: the parser's own message quotes the text around the fault, which a hand edit may
     // have filled with a key.
-    throw new TeamStoreError('CONFIG_CORRUPT', `The config file ${file} is not valid JSON (${jsonFault(text, err)}). ${CONFIG_FIX_HINT}`);
+    throw new TeamStoreError(
+      'CONFIG_CORRUPT',
+      `The config file ${file} is not valid JSON (${jsonFault(text, err)}). ${CONFIG_FIX_HINT}`,
+    );
   }
   const version = (raw as { schemaVersion?: unknown } | null)?.schemaVersion;
   if (typeof version === 'number' && version > CONFIG_SCHEMA_VERSION) {
@@ -40,13 +47,18 @@ export async function readConfig(configDir: string): Promise<ConfigFile | null> 
   }
   const parsed = configFileSchema.safeParse(raw, { error: ruleWords });
   if (!parsed.success) {
-    throw new TeamStoreError('CONFIG_CORRUPT', `The config file ${file} is invalid: ${issuesAt(parsed.error)}. ${CONFIG_FIX_HINT}`, { cause: parsed.error });
+    throw new TeamStoreError(
+      'CONFIG_CORRUPT',
+      `The config file ${file} is invalid: ${issuesAt(parsed.error)}. ${CONFIG_FIX_HINT}`,
+      { cause: parsed.error },
+    );
   }
   return parsed.data;
 }
 
 /** Ends every CONFIG_CORRUPT message: the app and the CLI share the config folder, so both point to the CLI's command. */
-const CONFIG_FIX_HINT = 'It was left untouched: fix it by hand, or run `channel-companion config reset` to set it aside (kept as config.json.corrupt-<time>) and start afresh.';
+const CONFIG_FIX_HINT =
+  'It was left untouched: fix it by hand, or run `channel-companion config reset` to set it aside (kept as config.json.corrupt-<time>) and start afresh.';
 
 /** V8's excerpt of an unexpected token: up to 10 characters either side, "..." where it is cut. */
 const EXCERPT = /^Unexpected token .*?, (\.\.\.)?"([\s\S]*)"(\.\.\.)? is not valid JSON$/;

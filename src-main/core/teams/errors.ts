@@ -1,13 +1,7 @@
 // Errors of the team store. Messages are plain and never contain a key or signing secret.
 
 export type TeamStoreErrorCode =
-  | 'KEY_REJECTED'
-  | 'AGENT_NOT_FOUND'
-  | 'DUPLICATE'
-  | 'NOT_FOUND'
-  | 'INVALID'
-  | 'CONFIG_CORRUPT'
-  | 'KEYCHAIN';
+  'KEY_REJECTED' | 'AGENT_NOT_FOUND' | 'DUPLICATE' | 'NOT_FOUND' | 'INVALID' | 'CONFIG_CORRUPT' | 'KEYCHAIN';
 
 export class TeamStoreError extends Error {
   readonly code: TeamStoreErrorCode;

@@ -10,7 +10,14 @@ import { configPath, moveCorruptConfigAside, readConfig, writeConfig } from './c
 import { TeamStoreError } from './errors';
 import { deepMerge, isPlainObject, type DeepPartial } from './merge';
 import { apiKeyRef, keyHint, signingSecretRef } from './refs';
-import { CONFIG_SCHEMA_VERSION, settingsLoadSchema, settingsUpdateSchema, type AgentConfig, type ConfigFile, type TeamConfig } from './schema';
+import {
+  CONFIG_SCHEMA_VERSION,
+  settingsLoadSchema,
+  settingsUpdateSchema,
+  type AgentConfig,
+  type ConfigFile,
+  type TeamConfig,
+} from './schema';
 import { decodeSigningSecrets, encodeSigningSecrets, rotate } from './signing';
 import { parseAddAgent, parseAddTeam, parseSigningSecret } from './inputs';
 import { keychain, verifyAgent } from './verify';
@@ -85,7 +92,11 @@ function toRecord(t: TeamConfig): TeamRecord {
     baseUrl: t.baseUrl,
     keyHint: t.keyHint,
     allowInsecureHttp: t.allowInsecureHttp,
-    agents: t.agents.map((a) => ({ agentId: a.agentId, label: a.label, ...(a.watchClosely ? { watchClosely: true } : {}) })),
+    agents: t.agents.map((a) => ({
+      agentId: a.agentId,
+      label: a.label,
+      ...(a.watchClosely ? { watchClosely: true } : {}),
+    })),
   };
 }
 
@@ -110,7 +121,11 @@ export class TeamStore {
     let config = await readConfig(opts.configDir);
     if (!config) {
       const randomId = opts.randomId ?? (() => randomUUID());
-      config = { schemaVersion: CONFIG_SCHEMA_VERSION, settings: settingsLoadSchema.parse({ installId: randomId().replace(/[^A-Za-z0-9_-]/g, '') }), teams: [] };
+      config = {
+        schemaVersion: CONFIG_SCHEMA_VERSION,
+        settings: settingsLoadSchema.parse({ installId: randomId().replace(/[^A-Za-z0-9_-]/g, '') }),
+        teams: [],
+      };
       await writeConfig(opts.configDir, config);
     }
     return new TeamStore(opts, config);
@@ -129,7 +144,9 @@ export class TeamStore {
       if (!(err instanceof TeamStoreError) || err.code !== 'CONFIG_CORRUPT') throw err;
     }
     const movedTo = await moveCorruptConfigAside(configDir, clock.now());
-    return movedTo === null ? { outcome: 'missing', configFile: file } : { outcome: 'moved', configFile: file, movedTo };
+    return movedTo === null
+      ? { outcome: 'missing', configFile: file }
+      : { outcome: 'moved', configFile: file, movedTo };
   }
 
   listTeams(): TeamRecord[] {
@@ -141,11 +158,22 @@ export class TeamStore {
     return t && toRecord(t);
   }
 
-  async addTeam(input: { label: string; baseUrl: string; apiKey: string; allowInsecureHttp?: boolean; agents?: Array<{ agentId: string; label?: string }> }): Promise<TeamRecord> {
+  async addTeam(input: {
+    label: string;
+    baseUrl: string;
+    apiKey: string;
+    allowInsecureHttp?: boolean;
+    agents?: Array<{ agentId: string; label?: string }>;
+  }): Promise<TeamRecord> {
     const v = parseAddTeam(input);
     return this.serial(async () => {
-      if (this.lookupByLabel(v.label)) throw new TeamStoreError('DUPLICATE', `A team labelled "${v.label}" already exists.`);
-      const client = this.opts.clientFactory({ baseUrl: v.baseUrl, apiKey: v.apiKey, allowInsecureHttp: v.allowInsecureHttp });
+      if (this.lookupByLabel(v.label))
+        throw new TeamStoreError('DUPLICATE', `A team labelled "${v.label}" already exists.`);
+      const client = this.opts.clientFactory({
+        baseUrl: v.baseUrl,
+        apiKey: v.apiKey,
+        allowInsecureHttp: v.allowInsecureHttp,
+      });
       let stored = false;
       let id = '';
       try {
@@ -188,8 +216,10 @@ export class TeamStore {
     const a = parseAddAgent(agent);
     return this.serial(async () => {
       const team = this.requireTeam(teamIdOrLabel);
-      if (team.agents.some((x) => x.agentId === a.agentId)) throw new TeamStoreError('DUPLICATE', `Agent "${a.agentId}" is already in team "${team.label}".`);
-      if (team.agents.some((x) => x.label.toLowerCase() === a.label.toLowerCase())) throw new TeamStoreError('DUPLICATE', `Team "${team.label}" already has an agent labelled "${a.label}".`);
+      if (team.agents.some((x) => x.agentId === a.agentId))
+        throw new TeamStoreError('DUPLICATE', `Agent "${a.agentId}" is already in team "${team.label}".`);
+      if (team.agents.some((x) => x.label.toLowerCase() === a.label.toLowerCase()))
+        throw new TeamStoreError('DUPLICATE', `Team "${team.label}" already has an agent labelled "${a.label}".`);
       const client = await this.clientFor(team.id);
       await verifyAgent(client, a.agentId, team.baseUrl);
       const next: AgentConfig = { ...a, signingSecretRef: null, watchClosely: false };
@@ -203,7 +233,9 @@ export class TeamStore {
       const team = this.requireTeam(teamIdOrLabel);
       const agent = this.requireAgent(team, agentId);
       await keychain(() => this.deleteSigning(team, agent));
-      await this.commit(this.withTeam(team.id, (t) => ({ ...t, agents: t.agents.filter((x) => x.agentId !== agent.agentId) })));
+      await this.commit(
+        this.withTeam(team.id, (t) => ({ ...t, agents: t.agents.filter((x) => x.agentId !== agent.agentId) })),
+      );
     });
   }
 
@@ -212,7 +244,12 @@ export class TeamStore {
     return this.serial(async () => {
       const team = this.requireTeam(teamIdOrLabel);
       const agent = this.requireAgent(team, agentId);
-      await this.commit(this.withTeam(team.id, (t) => ({ ...t, agents: t.agents.map((x) => (x.agentId === agent.agentId ? { ...x, watchClosely: on } : x)) })));
+      await this.commit(
+        this.withTeam(team.id, (t) => ({
+          ...t,
+          agents: t.agents.map((x) => (x.agentId === agent.agentId ? { ...x, watchClosely: on } : x)),
+        })),
+      );
       return { agentId: agent.agentId, label: agent.label, watchClosely: on };
     });
   }
@@ -221,7 +258,11 @@ export class TeamStore {
   async getApiKey(teamIdOrLabel: string): Promise<string> {
     const team = this.requireTeam(teamIdOrLabel);
     const key = await keychain(() => this.opts.secrets.get(team.apiKeyRef));
-    if (key === null) throw new TeamStoreError('KEYCHAIN', `The API key of team "${team.label}" is missing from the OS keychain; remove the team and add it again.`);
+    if (key === null)
+      throw new TeamStoreError(
+        'KEYCHAIN',
+        `The API key of team "${team.label}" is missing from the OS keychain; remove the team and add it again.`,
+      );
     return key;
   }
 
@@ -235,7 +276,9 @@ export class TeamStore {
     }
     let client = this.clients.get(team.id);
     if (!client) {
-      client = this.getApiKey(team.id).then((apiKey) => this.opts.clientFactory({ baseUrl: team.baseUrl, apiKey, allowInsecureHttp: team.allowInsecureHttp }));
+      client = this.getApiKey(team.id).then((apiKey) =>
+        this.opts.clientFactory({ baseUrl: team.baseUrl, apiKey, allowInsecureHttp: team.allowInsecureHttp }),
+      );
       this.clients.set(team.id, client);
       client.catch(() => this.clients.delete(team.id));
     }
@@ -252,7 +295,12 @@ export class TeamStore {
       const existing = decodeSigningSecrets(await keychain(() => this.opts.secrets.get(ref)));
       await keychain(() => this.opts.secrets.set(ref, encodeSigningSecrets(rotate(existing, value))));
       if (agent.signingSecretRef !== ref) {
-        await this.commit(this.withTeam(team.id, (t) => ({ ...t, agents: t.agents.map((x) => (x.agentId === agent.agentId ? { ...x, signingSecretRef: ref } : x)) })));
+        await this.commit(
+          this.withTeam(team.id, (t) => ({
+            ...t,
+            agents: t.agents.map((x) => (x.agentId === agent.agentId ? { ...x, signingSecretRef: ref } : x)),
+          })),
+        );
       }
     });
   }
@@ -278,11 +326,16 @@ export class TeamStore {
     if (!isPlainObject(patch)) throw new TeamStoreError('INVALID', 'Settings patch must be an object.');
     return this.serial(async () => {
       const current = this.config.settings;
-      if (patch.installId !== undefined && patch.installId !== current.installId) throw new TeamStoreError('INVALID', 'installId cannot be changed.');
+      if (patch.installId !== undefined && patch.installId !== current.installId)
+        throw new TeamStoreError('INVALID', 'installId cannot be changed.');
       const parsed = settingsUpdateSchema.safeParse(deepMerge(current, patch), { error: ruleWords });
       if (!parsed.success) {
         const problem = inputProblem(parsed.error);
-        throw new TeamStoreError('INVALID', problem.message, problem.field !== undefined ? { cause: parsed.error, field: problem.field } : { cause: parsed.error });
+        throw new TeamStoreError(
+          'INVALID',
+          problem.message,
+          problem.field !== undefined ? { cause: parsed.error, field: problem.field } : { cause: parsed.error },
+        );
       }
       await this.commit({ ...this.config, settings: parsed.data });
       return this.settings();
@@ -332,13 +385,18 @@ export class TeamStore {
   }
 
   private requireAgent(team: TeamConfig, agentId: string): AgentConfig {
-    const a = team.agents.find((x) => x.agentId === agentId) ?? team.agents.find((x) => x.label.toLowerCase() === String(agentId).toLowerCase());
+    const a =
+      team.agents.find((x) => x.agentId === agentId) ??
+      team.agents.find((x) => x.label.toLowerCase() === String(agentId).toLowerCase());
     if (!a) throw new TeamStoreError('NOT_FOUND', `Team "${team.label}" has no agent "${String(agentId)}".`);
     return a;
   }
 
   private async deleteSigning(team: TeamConfig, agent: AgentConfig): Promise<void> {
-    const refs = new Set([signingSecretRef(team.id, agent.agentId), ...(agent.signingSecretRef ? [agent.signingSecretRef] : [])]);
+    const refs = new Set([
+      signingSecretRef(team.id, agent.agentId),
+      ...(agent.signingSecretRef ? [agent.signingSecretRef] : []),
+    ]);
     for (const ref of refs) await this.opts.secrets.delete(ref);
   }
 
@@ -351,7 +409,9 @@ export class TeamStore {
   private newTeamId(): string {
     const randomId = this.opts.randomId ?? defaultRandomId;
     for (let i = 0; i < 10; i++) {
-      const id = `t_${randomId().replace(/[^A-Za-z0-9]/g, '').slice(0, 26)}`;
+      const id = `t_${randomId()
+        .replace(/[^A-Za-z0-9]/g, '')
+        .slice(0, 26)}`;
       if (id.length > 2 && !this.config.teams.some((t) => t.id === id)) return id;
     }
     throw new TeamStoreError('INVALID', 'Could not allocate a unique team id.');

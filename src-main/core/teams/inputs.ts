@@ -5,39 +5,49 @@ import { inputProblem, ruleWords, type FieldNames } from '../input-words';
 import { baseUrlSchema, insecureKeyProblem } from '../url';
 import { agentIdSchema, apiKeySchema, labelSchema, signingSecretSchema } from './schema';
 
-const agentInput = z.object({ agentId: agentIdSchema, label: labelSchema.optional() }).transform((a) => ({ agentId: a.agentId, label: a.label ?? a.agentId }));
+const agentInput = z
+  .object({ agentId: agentIdSchema, label: labelSchema.optional() })
+  .transform((a) => ({ agentId: a.agentId, label: a.label ?? a.agentId }));
 
-const addTeamInput = z.object({
-  label: labelSchema,
-  baseUrl: baseUrlSchema,
-  apiKey: apiKeySchema,
-  allowInsecureHttp: z.boolean().default(false),
-  agents: z
-    .array(agentInput)
-    .min(1, 'at least one agent is needed to check the key against')
-    .max(200)
-    .superRefine((agents, ctx) => {
-      const ids = new Set<string>();
-      const labels = new Set<string>();
-      agents.forEach((a, i) => {
-        if (ids.has(a.agentId)) ctx.addIssue({ code: 'custom', path: [i, 'agentId'], message: `agent "${a.agentId}" is listed twice` });
-        if (labels.has(a.label.toLowerCase())) ctx.addIssue({ code: 'custom', path: [i, 'label'], message: `agent label "${a.label}" is used twice` });
-        ids.add(a.agentId);
-        labels.add(a.label.toLowerCase());
-      });
-    })
-    .prefault([]),
-}).superRefine((t, ctx) => {
-  const problem = insecureKeyProblem(t.baseUrl, t.allowInsecureHttp);
-  if (problem !== null) ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: problem });
-});
+const addTeamInput = z
+  .object({
+    label: labelSchema,
+    baseUrl: baseUrlSchema,
+    apiKey: apiKeySchema,
+    allowInsecureHttp: z.boolean().default(false),
+    agents: z
+      .array(agentInput)
+      .min(1, 'at least one agent is needed to check the key against')
+      .max(200)
+      .superRefine((agents, ctx) => {
+        const ids = new Set<string>();
+        const labels = new Set<string>();
+        agents.forEach((a, i) => {
+          if (ids.has(a.agentId))
+            ctx.addIssue({ code: 'custom', path: [i, 'agentId'], message: `agent "${a.agentId}" is listed twice` });
+          if (labels.has(a.label.toLowerCase()))
+            ctx.addIssue({ code: 'custom', path: [i, 'label'], message: `agent label "${a.label}" is used twice` });
+          ids.add(a.agentId);
+          labels.add(a.label.toLowerCase());
+        });
+      })
+      .prefault([]),
+  })
+  .superRefine((t, ctx) => {
+    const problem = insecureKeyProblem(t.baseUrl, t.allowInsecureHttp);
+    if (problem !== null) ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: problem });
+  });
 
 /** A refused input: an INVALID error in people's words, with the field's path. */
 function parse<T>(schema: z.ZodType<T>, input: unknown, names: FieldNames = {}): T {
   const r = schema.safeParse(input, { error: ruleWords });
   if (!r.success) {
     const problem = inputProblem(r.error, names);
-    throw new TeamStoreError('INVALID', problem.message, problem.field !== undefined ? { field: problem.field } : undefined);
+    throw new TeamStoreError(
+      'INVALID',
+      problem.message,
+      problem.field !== undefined ? { field: problem.field } : undefined,
+    );
   }
   return r.data;
 }

@@ -35,10 +35,7 @@ export const apiKeySchema = z
   // eslint-disable-next-line no-control-regex
   .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'must not contain control characters');
 
-export const signingSecretSchema = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(4096, 'is too long');
+export const signingSecretSchema = z.string().min(1, 'must not be empty').max(4096, 'is too long');
 
 function settingsSchema(strict: boolean) {
   const obj = strict ? z.strictObject : z.object;
@@ -57,7 +54,13 @@ function settingsSchema(strict: boolean) {
     // One port, kept: 0 ("any free port", the old default) is read as the default port and not accepted anew.
     tunnelPort: strict
       ? z.number().int().min(1).max(65535).default(DEFAULT_TUNNEL_PORT)
-      : z.number().int().min(0).max(65535).default(DEFAULT_TUNNEL_PORT).transform((p) => (p === 0 ? DEFAULT_TUNNEL_PORT : p)),
+      : z
+          .number()
+          .int()
+          .min(0)
+          .max(65535)
+          .default(DEFAULT_TUNNEL_PORT)
+          .transform((p) => (p === 0 ? DEFAULT_TUNNEL_PORT : p)),
     startAtLogin: z.boolean().default(false),
     theme: z.enum(['system', 'light', 'dark']).default('system'),
     alertRules: alertRules.prefault({}),
@@ -105,15 +108,27 @@ export const configFileSchema = z
     const ids = new Set<string>();
     const labels = new Set<string>();
     cfg.teams.forEach((t, i) => {
-      if (ids.has(t.id)) ctx.addIssue({ code: 'custom', path: ['teams', i, 'id'], message: `duplicate team id "${t.id}"` });
-      if (labels.has(t.label.toLowerCase())) ctx.addIssue({ code: 'custom', path: ['teams', i, 'label'], message: `duplicate team label "${t.label}"` });
+      if (ids.has(t.id))
+        ctx.addIssue({ code: 'custom', path: ['teams', i, 'id'], message: `duplicate team id "${t.id}"` });
+      if (labels.has(t.label.toLowerCase()))
+        ctx.addIssue({ code: 'custom', path: ['teams', i, 'label'], message: `duplicate team label "${t.label}"` });
       ids.add(t.id);
       labels.add(t.label.toLowerCase());
       const agentIds = new Set<string>();
       const agentLabels = new Set<string>();
       t.agents.forEach((a, j) => {
-        if (agentIds.has(a.agentId)) ctx.addIssue({ code: 'custom', path: ['teams', i, 'agents', j, 'agentId'], message: `duplicate agent id "${a.agentId}"` });
-        if (agentLabels.has(a.label.toLowerCase())) ctx.addIssue({ code: 'custom', path: ['teams', i, 'agents', j, 'label'], message: `duplicate agent label "${a.label}"` });
+        if (agentIds.has(a.agentId))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['teams', i, 'agents', j, 'agentId'],
+            message: `duplicate agent id "${a.agentId}"`,
+          });
+        if (agentLabels.has(a.label.toLowerCase()))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['teams', i, 'agents', j, 'label'],
+            message: `duplicate agent label "${a.label}"`,
+          });
         agentIds.add(a.agentId);
         agentLabels.add(a.label.toLowerCase());
       });

@@ -11,11 +11,19 @@ export async function verifyAgent(client: ServiceClient, agentId: string, where:
   } catch (err) {
     // ASSUMPTION A-AUTH: 401/403 mean the key was rejected.
     if (isServiceError(err) && err.kind === 'key-rejected') {
-      throw new TeamStoreError('KEY_REJECTED', `The API key was rejected by ${where} (checked with agent "${agentId}"); nothing was stored.`, { cause: err });
+      throw new TeamStoreError(
+        'KEY_REJECTED',
+        `The API key was rejected by ${where} (checked with agent "${agentId}"); nothing was stored.`,
+        { cause: err },
+      );
     }
     // ASSUMPTION A-NOT-FOUND: 404 means an unknown agent.
     if (isServiceError(err) && err.kind === 'not-found') {
-      throw new TeamStoreError('AGENT_NOT_FOUND', `Agent "${agentId}" was not found at ${where} with this key; nothing was stored.`, { cause: err });
+      throw new TeamStoreError(
+        'AGENT_NOT_FOUND',
+        `Agent "${agentId}" was not found at ${where} with this key; nothing was stored.`,
+        { cause: err },
+      );
     }
     throw err;
   }

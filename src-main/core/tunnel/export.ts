@@ -46,7 +46,19 @@ const FORWARD_URL_PLACEHOLDER = '<FORWARD_URL>';
  * Headers that belong to one connection, or that curl sets from what it sends, and so are not
  * repeated: the rest of what the delivery arrived with is (the service's delivery id included).
  */
-const NOT_REPEATED = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'expect', 'proxy-connection', 'proxy-authorization']);
+const NOT_REPEATED = new Set([
+  'host',
+  'content-length',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+  'proxy-connection',
+  'proxy-authorization',
+]);
 
 /** Every header the delivery arrived with, but those of its connection (NOT_REPEATED); several values joined by ", ". */
 function receivedHeaders(headers: DeliveryDetail['headers']): Record<string, string> {

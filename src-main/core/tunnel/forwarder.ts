@@ -135,7 +135,10 @@ export class Forwarder {
     this.backoff = o.backoff ?? FORWARD_BACKOFF;
     this.timeoutMs = o.timeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS;
     this.logger = o.logger ?? silentLogger;
-    this.depth = Math.max(1, Math.min(Math.floor(o.pipelining ?? o.transport.pipelining ?? 1), o.transport.pipelining ?? 1));
+    this.depth = Math.max(
+      1,
+      Math.min(Math.floor(o.pipelining ?? o.transport.pipelining ?? 1), o.transport.pipelining ?? 1),
+    );
   }
 
   private queue(agentId: string): AgentQueue {
@@ -173,7 +176,13 @@ export class Forwarder {
     const keep = body !== undefined && this.retained + body.length <= RETAINED_BODY_BYTES;
     if (keep) this.retained += body.length;
     const signedAt = d.verdict.ok ? d.verdict.timestamp : undefined;
-    q.items.push({ id: d.id, agentId: d.agentId, headers: originalHeaders(d.headers), signedAt, body: keep ? body : undefined });
+    q.items.push({
+      id: d.id,
+      agentId: d.agentId,
+      headers: originalHeaders(d.headers),
+      signedAt,
+      body: keep ? body : undefined,
+    });
     q.queued.add(d.id);
     this.emitStatus(d.agentId);
     // A drain already running waits on its head: widen its window on the next turn of the event
@@ -253,7 +262,12 @@ export class Forwarder {
     if (this.stopped || q.busy || q.timer !== null || q.items.length === 0) return;
     q.busy = true;
     const run = this.drain(agentId, q)
-      .catch((err) => this.logger.error('tunnel forwarder failed', { agentId, error: err instanceof Error ? err.message : String(err) }))
+      .catch((err) =>
+        this.logger.error('tunnel forwarder failed', {
+          agentId,
+          error: err instanceof Error ? err.message : String(err),
+        }),
+      )
       .finally(() => {
         q.busy = false;
         this.running.delete(run);
@@ -293,7 +307,13 @@ export class Forwarder {
     })().finally(() => {
       q.filling = null;
       // Ids that came while this run was finishing.
-      if (q.busy && !q.halted && q.timer === null && q.inflight.length < Math.min(q.items.length, q.serial ? 1 : this.depth)) void this.fill(q);
+      if (
+        q.busy &&
+        !q.halted &&
+        q.timer === null &&
+        q.inflight.length < Math.min(q.items.length, q.serial ? 1 : this.depth)
+      )
+        void this.fill(q);
     });
     q.filling = run;
     return run;
@@ -314,7 +334,12 @@ export class Forwarder {
           q.downSince = null;
           q.lastError = attempt.error;
           q.failures = 0;
-          if (q.serial && attempt.status !== null && attempt.status < 300 && this.o.clock.now() - (q.lastFailureAt ?? 0) >= HEALTHY_AFTER_MS) {
+          if (
+            q.serial &&
+            attempt.status !== null &&
+            attempt.status < 300 &&
+            this.o.clock.now() - (q.lastFailureAt ?? 0) >= HEALTHY_AFTER_MS
+          ) {
             q.serial = false;
           }
           this.emitStatus(agentId);
@@ -363,12 +388,16 @@ export class Forwarder {
     try {
       this.o.log.takeAttempt(attempt);
     } catch (err) {
-      this.logger.error('tunnel forwarder: could not record an attempt', { error: err instanceof Error ? err.message : String(err) });
+      this.logger.error('tunnel forwarder: could not record an attempt', {
+        error: err instanceof Error ? err.message : String(err),
+      });
     }
     try {
       this.o.onAttempt?.(attempt);
     } catch (err) {
-      this.logger.error('tunnel forwarder: an attempt listener failed', { error: err instanceof Error ? err.message : String(err) });
+      this.logger.error('tunnel forwarder: an attempt listener failed', {
+        error: err instanceof Error ? err.message : String(err),
+      });
     }
   }
 
@@ -377,19 +406,40 @@ export class Forwarder {
     const url = this.o.targetOf(o.agentId);
     const at = this.o.clock.now();
     // The record shows the URL without its user and password; the POST itself still carries them.
-    const base = { kind: 'attempt' as const, id: this.o.newId(), deliveryId: o.id, at, url: url === undefined ? '' : redactCredentials(url) };
+    const base = {
+      kind: 'attempt' as const,
+      id: this.o.newId(),
+      deliveryId: o.id,
+      at,
+      url: url === undefined ? '' : redactCredentials(url),
+    };
     if (url === undefined) {
-      const none: ForwardAttempt = { ...base, status: null, error: 'no local app URL is configured for this agent', durationMs: 0, responseBody: null };
+      const none: ForwardAttempt = {
+        ...base,
+        status: null,
+        error: 'no local app URL is configured for this agent',
+        durationMs: 0,
+        responseBody: null,
+      };
       return () => Promise.resolve(none);
     }
     const body = o.body ?? this.o.log.body(o.id) ?? Buffer.alloc(0);
     const h = this.o.headersFor(o, body);
-    return h instanceof Promise ? h.then((x) => this.sender(o.agentId, body, base, url, x)) : this.sender(o.agentId, body, base, url, h);
+    return h instanceof Promise
+      ? h.then((x) => this.sender(o.agentId, body, base, url, x))
+      : this.sender(o.agentId, body, base, url, h);
   }
 
   private sender(lane: string, body: Buffer, base: AttemptBase, url: string, h: ForwardHeaders): Send {
     return async () => {
-      const out = await postOnce(this.o.transport, this.o.clock, { url, headers: h.headers, body, timeoutMs: this.timeoutMs, stopper: this.stop, lane });
+      const out = await postOnce(this.o.transport, this.o.clock, {
+        url,
+        headers: h.headers,
+        body,
+        timeoutMs: this.timeoutMs,
+        stopper: this.stop,
+        lane,
+      });
       const attempt: ForwardAttempt = {
         kind: 'attempt',
         id: base.id,

@@ -82,15 +82,28 @@ export class Ingest {
   async receive(input: IngestInput): Promise<IngestResult> {
     let checked = await this.verify(input);
     const inFlight = this.o.registrations;
-    if (!checked.verdict.ok && SECRET_REASONS.has(checked.verdict.reason) && inFlight?.inFlight(input.agentId) && !input.simulated) {
+    if (
+      !checked.verdict.ok &&
+      SECRET_REASONS.has(checked.verdict.reason) &&
+      inFlight?.inFlight(input.agentId) &&
+      !input.simulated
+    ) {
       const holdMs = this.o.holdMs ?? HOLD_MS;
       if (!(await inFlight.settled(input.agentId, holdMs, this.o.clock))) {
-        const detail = [...checked.verdict.steps, `a webhook registration of ${input.agentId} was still under way after ${Math.round(holdMs / 1000)} s (its new signing secret not stored yet); answered 503 so the service retries`].join('\n');
-        const r = this.o.refuse({ ...this.meta(input), ...digestOf(input.body), reason: 'registering', status: 503, detail }, { ok: false, reason: 'registration-in-flight' });
+        const detail = [
+          ...checked.verdict.steps,
+          `a webhook registration of ${input.agentId} was still under way after ${Math.round(holdMs / 1000)} s (its new signing secret not stored yet); answered 503 so the service retries`,
+        ].join('\n');
+        const r = this.o.refuse(
+          { ...this.meta(input), ...digestOf(input.body), reason: 'registering', status: 503, detail },
+          { ok: false, reason: 'registration-in-flight' },
+        );
         return { ...r, headers: { ...(r.headers ?? {}), 'retry-after': String(HOLD_RETRY_AFTER_SEC) }, delivery: null };
       }
       checked = await this.verify(input);
-      checked.verdict.steps.unshift(`held while a webhook registration of ${input.agentId} was under way, then verified with the secrets stored by then`);
+      checked.verdict.steps.unshift(
+        `held while a webhook registration of ${input.agentId} was under way, then verified with the secrets stored by then`,
+      );
     }
     const { verdict, summary, key, receivedAt } = checked;
     const duplicate = verdict.reason === 'duplicate';
@@ -105,8 +118,17 @@ export class Ingest {
     }
     if (duplicate) {
       const original = this.storing.get(`${input.agentId}\u0000${key!}`);
-      if (original && !(await original.then(() => true, () => false))) {
-        return this.storageUnavailable(input, 'a delivery with the same key was being stored when this repeat arrived, and storing it failed; answered 503 so the service retries');
+      if (
+        original &&
+        !(await original.then(
+          () => true,
+          () => false,
+        ))
+      ) {
+        return this.storageUnavailable(
+          input,
+          'a delivery with the same key was being stored when this repeat arrived, and storing it failed; answered 503 so the service retries',
+        );
       }
     }
     if (duplicate && this.o.seen.repeats(input.agentId, key!) > MAX_KEPT_REPEATS) {
@@ -133,7 +155,10 @@ export class Ingest {
       await appended;
     } catch (err) {
       if (verdict.ok) this.o.seen.release(input.agentId, key!);
-      return this.storageUnavailable(input, `the delivery verified but could not be stored (${err instanceof Error ? err.message : String(err)}); answered 503 so the service retries`);
+      return this.storageUnavailable(
+        input,
+        `the delivery verified but could not be stored (${err instanceof Error ? err.message : String(err)}); answered 503 so the service retries`,
+      );
     } finally {
       if (storingKey !== null && this.storing.get(storingKey) === appended) this.storing.delete(storingKey);
     }
@@ -143,7 +168,10 @@ export class Ingest {
   }
 
   private storageUnavailable(input: IngestInput, detail: string): IngestResult {
-    const r = this.o.refuse({ ...this.meta(input), ...digestOf(input.body), reason: 'storage-unavailable', status: 503, detail }, { ok: false, reason: 'storage-unavailable' });
+    const r = this.o.refuse(
+      { ...this.meta(input), ...digestOf(input.body), reason: 'storage-unavailable', status: 503, detail },
+      { ok: false, reason: 'storage-unavailable' },
+    );
     return { ...r, headers: { ...(r.headers ?? {}), 'retry-after': '5' }, delivery: null };
   }
 
@@ -173,6 +201,13 @@ export class Ingest {
   }
 
   private meta(input: IngestInput): Omit<RefusalInput, 'reason' | 'status' | 'detail' | 'size' | 'sha256' | 'prefix'> {
-    return { method: input.method, path: input.path, agentId: input.agentId, from: input.from, ...(input.via !== undefined ? { via: input.via } : {}), headers: input.headers };
+    return {
+      method: input.method,
+      path: input.path,
+      agentId: input.agentId,
+      from: input.from,
+      ...(input.via !== undefined ? { via: input.via } : {}),
+      headers: input.headers,
+    };
   }
 }

@@ -52,7 +52,12 @@ function alive(pid: number): boolean {
 async function readHolder(path: string): Promise<LockHolder | null> {
   try {
     const o = JSON.parse(await readFile(path, 'utf8')) as Partial<LockHolder>;
-    if (typeof o.pid === 'number' && Number.isInteger(o.pid) && o.pid > 0) return { pid: o.pid, host: typeof o.host === 'string' ? o.host : hostname(), since: typeof o.since === 'number' ? o.since : 0 };
+    if (typeof o.pid === 'number' && Number.isInteger(o.pid) && o.pid > 0)
+      return {
+        pid: o.pid,
+        host: typeof o.host === 'string' ? o.host : hostname(),
+        since: typeof o.since === 'number' ? o.since : 0,
+      };
   } catch {
     // unreadable or half-written: treated like no holder (see below)
   }
@@ -95,7 +100,10 @@ async function takeOver(path: string, seen: LockHolder | null): Promise<boolean>
     await mkdir(guard);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    const age = await stat(guard).then((s) => Date.now() - s.mtimeMs, () => 0);
+    const age = await stat(guard).then(
+      (s) => Date.now() - s.mtimeMs,
+      () => 0,
+    );
     if (age > TAKEOVER_STALE_MS) await rmdir(guard).catch(() => undefined);
     return false;
   }

@@ -29,7 +29,13 @@ export interface Unsynced {
   buf: Buffer;
 }
 
-export function newPending(data: string, deliveries: number, durable: boolean, rec: LogRecord | null, carried: string[] | null): Pending & { promise: Promise<void> } {
+export function newPending(
+  data: string,
+  deliveries: number,
+  durable: boolean,
+  rec: LogRecord | null,
+  carried: string[] | null,
+): Pending & { promise: Promise<void> } {
   let resolve!: () => void;
   let reject!: (err: unknown) => void;
   const promise = new Promise<void>((res, rej) => {

@@ -102,7 +102,9 @@ export class SegmentFile {
       this.fileSize = seg.bytes;
       return true;
     } catch (err) {
-      this.o.logger.error('tunnel log: could not cut a failed write back; rolling to a fresh segment', { error: err instanceof Error ? err.message : String(err) });
+      this.o.logger.error('tunnel log: could not cut a failed write back; rolling to a fresh segment', {
+        error: err instanceof Error ? err.message : String(err),
+      });
       return false;
     }
   }
@@ -126,7 +128,10 @@ export class SegmentFile {
           return (this.spareFh = fh);
         },
         (err: unknown) => {
-          this.o.logger.error('tunnel log: could not open a new segment', { segment: n, error: err instanceof Error ? err.message : String(err) });
+          this.o.logger.error('tunnel log: could not open a new segment', {
+            segment: n,
+            error: err instanceof Error ? err.message : String(err),
+          });
           this.spare = null;
           return null;
         },
@@ -174,10 +179,13 @@ export class SegmentFile {
       if (fh === this.fh) this.fileSize = seg.synced;
       return true;
     } catch (err) {
-      this.o.logger.error('tunnel log: could not cut records that failed to sync out of their segment; they may be read back after a restart', {
-        segment: seg.n,
-        error: err instanceof Error ? err.message : String(err),
-      });
+      this.o.logger.error(
+        'tunnel log: could not cut records that failed to sync out of their segment; they may be read back after a restart',
+        {
+          segment: seg.n,
+          error: err instanceof Error ? err.message : String(err),
+        },
+      );
       return false;
     }
   }

@@ -8,7 +8,17 @@
 // objects per write, off the collector's heap, instead of a string (often a tree of pieces) per record.
 import { isFinalStatus } from './records';
 import { keyOfDelivery } from './seen';
-import type { DeliveryDetail, DeliveryListItem, DeliverySummary, ForwardAttempt, ForwardState, SeenRecord, StoredDelivery, TunnelReason, TunnelVerdict } from './types';
+import type {
+  DeliveryDetail,
+  DeliveryListItem,
+  DeliverySummary,
+  ForwardAttempt,
+  ForwardState,
+  SeenRecord,
+  StoredDelivery,
+  TunnelReason,
+  TunnelVerdict,
+} from './types';
 
 export interface DeliveryQuery {
   agentId?: string;

@@ -54,11 +54,17 @@ export class Retention {
         this.c.index.drop(leaving.drop);
         segments.shift();
         await unlink(join(this.o.dir, segName(oldest.n))).catch(() => undefined);
-        this.o.logger.info('tunnel log: dropped the oldest segment', { segment: oldest.n, deliveries: leaving.drop.length, carried: leaving.carry.length });
+        this.o.logger.info('tunnel log: dropped the oldest segment', {
+          segment: oldest.n,
+          deliveries: leaving.drop.length,
+          carried: leaving.carry.length,
+        });
       }
       if (!this.overBounds()) this.overByPending = false;
     } catch (err) {
-      this.o.logger.error('tunnel log: could not drop the oldest segment (kept for now)', { error: err instanceof Error ? err.message : String(err) });
+      this.o.logger.error('tunnel log: could not drop the oldest segment (kept for now)', {
+        error: err instanceof Error ? err.message : String(err),
+      });
     } finally {
       this.maintaining = false;
     }
@@ -68,7 +74,10 @@ export class Retention {
   private keepingPending(carry: number): void {
     if (this.overByPending) return;
     this.overByPending = true;
-    this.o.logger.warn('tunnel log: over its bounds while deliveries wait to be forwarded; they are all kept', { pendingInOldestSegment: carry, deliveries: this.c.index.entries.size });
+    this.o.logger.warn('tunnel log: over its bounds while deliveries wait to be forwarded; they are all kept', {
+      pendingInOldestSegment: carry,
+      deliveries: this.c.index.entries.size,
+    });
   }
 
   private overBounds(): boolean {

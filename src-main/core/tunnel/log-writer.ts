@@ -134,7 +134,9 @@ export class LogWriter {
     if (!this.flushing) {
       // One turn of the event loop first: every append made meanwhile (the deliveries of one poll
       // phase, a burst of attempts) shares one write.
-      const run = now ? this.flushLoop() : new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushLoop());
+      const run = now
+        ? this.flushLoop()
+        : new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flushLoop());
       this.flushing = run.finally(() => {
         this.flushing = null;
         // An append that arrived while the loop was finishing must not be left behind (while a sync
@@ -218,11 +220,20 @@ export class LogWriter {
     const left = this.file.switchTo(fh);
     this.c.segments.push(newSegment(seg.n + 1));
     this.dirty = false;
-    const retiring = this.leave(left.fh, seg, left.fileSize, running, waiting, needsSync).finally(() => this.retiring.delete(retiring));
+    const retiring = this.leave(left.fh, seg, left.fileSize, running, waiting, needsSync).finally(() =>
+      this.retiring.delete(retiring),
+    );
     this.retiring.add(retiring);
   }
 
-  private async leave(fh: FileHandle, seg: Segment, fileSize: number, running: Promise<void>[], waiting: Unsynced[], needsSync: boolean): Promise<void> {
+  private async leave(
+    fh: FileHandle,
+    seg: Segment,
+    fileSize: number,
+    running: Promise<void>[],
+    waiting: Unsynced[],
+    needsSync: boolean,
+  ): Promise<void> {
     await Promise.all(running);
     if (needsSync || waiting.length > 0) {
       try {
@@ -270,7 +281,9 @@ export class LogWriter {
         }
       },
       (err: unknown) => {
-        this.o.logger.error('tunnel log: sync failed; rolling to a fresh segment', { error: err instanceof Error ? err.message : String(err) });
+        this.o.logger.error('tunnel log: sync failed; rolling to a fresh segment', {
+          error: err instanceof Error ? err.message : String(err),
+        });
         this.failedSegments.add(segment);
         // (A sync of a segment already left fails only that segment's records.)
         if (segment === this.c.current().n) this.broken = true;

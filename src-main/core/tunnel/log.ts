@@ -74,7 +74,13 @@ export class EventLog extends LogReader {
     if (this.opened) return;
     await recover(this.c, { dir: this.dir, readOnly: this.readOnly, logger: this.logger });
     if (!this.readOnly) {
-      const writer = new LogWriter(this.c, { dir: this.dir, bounds: this.bounds, io: this.io, logger: this.logger, onRotate: () => void this.maintain() });
+      const writer = new LogWriter(this.c, {
+        dir: this.dir,
+        bounds: this.bounds,
+        io: this.io,
+        logger: this.logger,
+        onRotate: () => void this.maintain(),
+      });
       await writer.open();
       this.writer = writer;
     }

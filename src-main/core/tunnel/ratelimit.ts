@@ -85,7 +85,11 @@ export class RefusalLimiter {
     const first = !own.limited && !(shared?.limited ?? false);
     own.limited = true;
     if (shared && shared.tokens < 1) shared.limited = true;
-    return { limited: true, retryAfterSec: Math.max(this.sources.wait(from, nowMs), via === undefined ? 0 : this.relays.wait(via, nowMs), 1), first };
+    return {
+      limited: true,
+      retryAfterSec: Math.max(this.sources.wait(from, nowMs), via === undefined ? 0 : this.relays.wait(via, nowMs), 1),
+      first,
+    };
   }
 
   /** Seconds the source must wait before a refusal is answered normally again (0: not limited). */

@@ -83,7 +83,10 @@ export interface Receiver {
 
 function sendJson(res: ServerResponse, a: Answer, extra?: Record<string, string>): void {
   const data = JSON.stringify(a.response);
-  const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(data) };
+  const headers: Record<string, string | number> = {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(data),
+  };
   if (a.headers) Object.assign(headers, a.headers);
   if (extra) Object.assign(headers, extra);
   res.writeHead(a.status, headers);
@@ -130,7 +133,17 @@ function headersOf(req: IncomingMessage): HeaderMap {
 }
 
 /** Headers a proxy or tunnel program adds when it relays a request from elsewhere. */
-const RELAY_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip', 'x-forwarded-host', 'x-forwarded-proto', 'x-client-ip', 'cf-connecting-ip', 'true-client-ip', 'via'];
+const RELAY_HEADERS = [
+  'x-forwarded-for',
+  'forwarded',
+  'x-real-ip',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-client-ip',
+  'cf-connecting-ip',
+  'true-client-ip',
+  'via',
+];
 
 /**
  * Whether the caller is on this machine and came directly: a loopback peer without a relay's
@@ -220,8 +233,22 @@ export function createReceiver(o: ReceiverOptions): Receiver {
     sendJson(res, a, { connection: 'close' });
   };
 
-  const tooLarge = (req: IncomingMessage, res: ServerResponse, base: Omit<RefusalInput, 'reason' | 'status' | 'detail' | 'size' | 'sha256' | 'prefix'>, d: Digest) => {
-    const a = o.refuse({ ...base, reason: 'too-large', status: 413, detail: `the body is over the limit of ${limit} bytes; it was not read further`, ...d.result() }, { ok: false, reason: 'body-too-large', limitBytes: limit });
+  const tooLarge = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    base: Omit<RefusalInput, 'reason' | 'status' | 'detail' | 'size' | 'sha256' | 'prefix'>,
+    d: Digest,
+  ) => {
+    const a = o.refuse(
+      {
+        ...base,
+        reason: 'too-large',
+        status: 413,
+        detail: `the body is over the limit of ${limit} bytes; it was not read further`,
+        ...d.result(),
+      },
+      { ok: false, reason: 'body-too-large', limitBytes: limit },
+    );
     answerAndClose(req, res, a);
   };
 
@@ -243,7 +270,15 @@ export function createReceiver(o: ReceiverOptions): Receiver {
     const wait = o.isLimited?.(from, via) ?? 0;
     if (wait > 0 && !(accepted && hasSignature(headers))) {
       const a = o.refuse(
-        { ...base, reason: 'rate-limited', status: 429, detail: `this source sent too many refused requests; answered at once, the body was not read`, size: 0, sha256: '', prefix: '' },
+        {
+          ...base,
+          reason: 'rate-limited',
+          status: 429,
+          detail: `this source sent too many refused requests; answered at once, the body was not read`,
+          size: 0,
+          sha256: '',
+          prefix: '',
+        },
         { ok: false, reason: 'rate-limited', retryAfterSec: wait },
       );
       return answerAndClose(req, res, { ...a, headers: { ...(a.headers ?? {}), 'retry-after': String(wait) } });
@@ -276,12 +311,27 @@ export function createReceiver(o: ReceiverOptions): Receiver {
                   ...base,
                   reason: 'not-a-hook',
                   status: 404,
-                  detail: stranger ? `${path} is not a hook: this receiver takes deliveries for ${onlyHooks.join(', ')} only` : `${path} is not a hook: deliveries go to /hooks/<agentId>`,
+                  detail: stranger
+                    ? `${path} is not a hook: this receiver takes deliveries for ${onlyHooks.join(', ')} only`
+                    : `${path} is not a hook: deliveries go to /hooks/<agentId>`,
                   ...d.result(),
                 },
-                { ok: false, reason: 'not-found', hint: tell ? `POST ${onlyHooks.join(' or ')}` : 'POST /hooks/<agentId>' },
+                {
+                  ok: false,
+                  reason: 'not-found',
+                  hint: tell ? `POST ${onlyHooks.join(' or ')}` : 'POST /hooks/<agentId>',
+                },
               )
-            : o.refuse({ ...base, reason: 'bad-request', status: 405, detail: `${method} is not accepted on a hook (only POST)`, ...d.result() }, { ok: false, reason: 'method-not-allowed' });
+            : o.refuse(
+                {
+                  ...base,
+                  reason: 'bad-request',
+                  status: 405,
+                  detail: `${method} is not accepted on a hook (only POST)`,
+                  ...d.result(),
+                },
+                { ok: false, reason: 'method-not-allowed' },
+              );
         sendJson(res, r, agentId === null ? undefined : { allow: 'POST' });
       });
       return;
@@ -319,7 +369,21 @@ export function createReceiver(o: ReceiverOptions): Receiver {
     const timeout = (err as { code?: string }).code === 'ERR_HTTP_REQUEST_TIMEOUT';
     const status = timeout ? 408 : 400;
     const a = o.refuse(
-      { reason: 'bad-request', status, detail: timeout ? 'the request did not arrive in time' : `malformed HTTP (${(err as { code?: string }).code ?? err.message})`, method: '', path: '', agentId: null, from: sourceOf(socket, {}), headers: {}, size: 0, sha256: '', prefix: '' },
+      {
+        reason: 'bad-request',
+        status,
+        detail: timeout
+          ? 'the request did not arrive in time'
+          : `malformed HTTP (${(err as { code?: string }).code ?? err.message})`,
+        method: '',
+        path: '',
+        agentId: null,
+        from: sourceOf(socket, {}),
+        headers: {},
+        size: 0,
+        sha256: '',
+        prefix: '',
+      },
       {},
     );
     const line = a.status === 429 ? '429 Too Many Requests' : timeout ? '408 Request Timeout' : '400 Bad Request';

@@ -21,7 +21,12 @@ const deliverySchema = z.object({
   headers: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
   bodyBase64: z.string(),
   verdict: verdictSchema,
-  summary: z.object({ event: z.string().nullable(), from: z.string().nullable(), messageId: z.string().nullable(), type: z.string().nullable() }),
+  summary: z.object({
+    event: z.string().nullable(),
+    from: z.string().nullable(),
+    messageId: z.string().nullable(),
+    type: z.string().nullable(),
+  }),
   forward: z.boolean(),
   simulated: z.boolean().optional(),
 });

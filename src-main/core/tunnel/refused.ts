@@ -116,7 +116,13 @@ export class RefusedStore {
 
   /** Keeps one entry (its texts and headers capped). */
   add(r: RefusedRequest): RefusedRequest {
-    const e: RefusedRequest = { ...r, path: cut(r.path, MAX_TEXT), detail: cut(r.detail, MAX_TEXT), from: cut(r.from, 256), method: cut(r.method, 32) };
+    const e: RefusedRequest = {
+      ...r,
+      path: cut(r.path, MAX_TEXT),
+      detail: cut(r.detail, MAX_TEXT),
+      from: cut(r.from, 256),
+      method: cut(r.method, 32),
+    };
     this.entries.push(e);
     if (this.entries.length > this.max + this.max / 4) this.entries = this.entries.slice(-this.max);
     if (this.fd !== null && !this.closed) {
@@ -152,7 +158,10 @@ export class RefusedStore {
           // the next write's own check will find it
         }
       }
-      if (!this.failing) this.logger.warn('tunnel: could not keep refused requests on disk (they stay in memory)', { error: err instanceof Error ? err.message : String(err) });
+      if (!this.failing)
+        this.logger.warn('tunnel: could not keep refused requests on disk (they stay in memory)', {
+          error: err instanceof Error ? err.message : String(err),
+        });
       this.failing = true;
     }
   }
@@ -177,7 +186,13 @@ export class RefusedStore {
       const e = this.entries[i]!;
       if (q.agentId !== undefined && e.agentId !== q.agentId) continue;
       if (q.reason !== undefined && e.reason !== q.reason) continue;
-      if (text !== undefined && ![e.path, e.from, e.reason, e.detail, e.prefix, ...Object.values(e.headers)].some((s) => s.toLowerCase().includes(text))) continue;
+      if (
+        text !== undefined &&
+        ![e.path, e.from, e.reason, e.detail, e.prefix, ...Object.values(e.headers)].some((s) =>
+          s.toLowerCase().includes(text),
+        )
+      )
+        continue;
       out.push(e);
     }
     return out;

@@ -8,7 +8,6 @@ import type { WebhookConfig } from '../api/types';
 import { signingSecretSchema } from '../teams/schema';
 import { httpUrlSchema } from '../url';
 
-
 /** What the service says it registered, without the signing secret. */
 export type WebhookRegistration = Omit<WebhookConfig, 'secret'>;
 
@@ -24,12 +23,17 @@ export interface RegisterOptions {
 export async function registerWebhook(o: RegisterOptions): Promise<WebhookRegistration> {
   const url = httpUrlSchema.parse(o.publicUrl);
   // ASSUMPTION A-WEBHOOK-RESP: mode, url and secret are relied on; events and updatedAt are passed on when present.
-  const { secret, ...registered } = await o.client.setWebhook(o.agentId, url, o.signal ? { signal: o.signal } : undefined);
+  const { secret, ...registered } = await o.client.setWebhook(
+    o.agentId,
+    url,
+    o.signal ? { signal: o.signal } : undefined,
+  );
   // The one rule for the secret, whoever registers: the same one the keychain store applies.
   if (!signingSecretSchema.safeParse(secret).success) {
     throw new ServerError({
       code: 'NO_SIGNING_SECRET',
-      message: 'The service set the webhook but returned no usable signing secret, so its deliveries cannot be verified; register the webhook again.',
+      message:
+        'The service set the webhook but returned no usable signing secret, so its deliveries cannot be verified; register the webhook again.',
     });
   }
   await o.saveSecret(secret, registered);

@@ -116,7 +116,9 @@ export class RegistrationHistory {
       text = await fs.readFile(this.file, 'utf8');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { all: [], problem: null };
-      throw new Error(`the webhook registration history ${this.file} could not be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw new Error(
+        `the webhook registration history ${this.file} could not be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
     }
     let why: string;
     try {
@@ -129,6 +131,9 @@ export class RegistrationHistory {
     }
     const aside = `${this.file}.unreadable-${this.now()}`;
     await fs.rename(this.file, aside).catch(() => undefined);
-    return { all: [], problem: `the webhook registration history ${this.file} was ${why}; it was set aside as ${path.basename(aside)} and a new one started` };
+    return {
+      all: [],
+      problem: `the webhook registration history ${this.file} was ${why}; it was set aside as ${path.basename(aside)} and a new one started`,
+    };
   }
 }

@@ -56,12 +56,22 @@ async function buildReplayRequest(
     return {
       agentId: d.agentId,
       body: original,
-      headers: { ...originalHeaders(d.headers), ...tunnelHeaders(deps.tunnelName, d.id), [REPLAY_HEADER]: 'as-received' },
+      headers: {
+        ...originalHeaders(d.headers),
+        ...tunnelHeaders(deps.tunnelName, d.id),
+        [REPLAY_HEADER]: 'as-received',
+      },
     };
   }
-  const body = opts.body === undefined ? original : typeof opts.body === 'string' ? Buffer.from(opts.body, 'utf8') : Buffer.from(opts.body);
+  const body =
+    opts.body === undefined
+      ? original
+      : typeof opts.body === 'string'
+        ? Buffer.from(opts.body, 'utf8')
+        : Buffer.from(opts.body);
   const secret = (await deps.getSecrets(d.agentId)).find((s) => s.length > 0);
-  if (secret === undefined) throw new ReplayError('no-secret', `no signing secret is configured for agent ${d.agentId}`);
+  if (secret === undefined)
+    throw new ReplayError('no-secret', `no signing secret is configured for agent ${d.agentId}`);
   const contentType = originalHeaders(d.headers)['content-type'] ?? 'application/json';
   return {
     agentId: d.agentId,
@@ -80,8 +90,21 @@ export async function replayDelivery(deps: ReplayDeps, id: string, opts: ReplayO
   const url = opts.url ?? deps.targetOf(req.agentId);
   if (url === undefined) throw new ReplayError('no-target', `no local app URL is configured for agent ${req.agentId}`);
   const at = deps.clock.now();
-  const out = await postOnce(deps.transport, deps.clock, { url, headers: req.headers, body: req.body, timeoutMs: opts.timeoutMs ?? deps.defaultTimeoutMs });
-  const attempt: ForwardAttempt = { kind: 'attempt', id: deps.newId(), deliveryId: id, at, url: redactCredentials(url), ...out, replay: opts.mode };
+  const out = await postOnce(deps.transport, deps.clock, {
+    url,
+    headers: req.headers,
+    body: req.body,
+    timeoutMs: opts.timeoutMs ?? deps.defaultTimeoutMs,
+  });
+  const attempt: ForwardAttempt = {
+    kind: 'attempt',
+    id: deps.newId(),
+    deliveryId: id,
+    at,
+    url: redactCredentials(url),
+    ...out,
+    replay: opts.mode,
+  };
   // A reader (another process writes this log) sends the replay but cannot record it.
   if (!deps.log.readOnly) await deps.log.appendAttempt(attempt);
   return attempt;

@@ -38,7 +38,10 @@ export function minDuplicateWindowMs(toleranceSec = DEFAULT_TOLERANCE_SEC): numb
  */
 export function dedupeKey(messageId: string | null, v1Timestamp: number | undefined, body: Uint8Array): string {
   if (messageId !== null) return messageId;
-  return `sig:${createHash('sha256').update(v1Timestamp === undefined ? 'legacy\n' : `v1 ${v1Timestamp}\n`).update(body).digest('base64url')}`;
+  return `sig:${createHash('sha256')
+    .update(v1Timestamp === undefined ? 'legacy\n' : `v1 ${v1Timestamp}\n`)
+    .update(body)
+    .digest('base64url')}`;
 }
 
 /** The key of a stored delivery that was accepted (ok), or null. */
@@ -46,7 +49,11 @@ export function keyOfDelivery(d: StoredDelivery): string | null {
   if (!d.verdict.ok) return null;
   const body = Buffer.from(d.bodyBase64, 'base64');
   // A message.id read from a body that is not valid UTF-8 may not be the one sent (see verify.ts).
-  return dedupeKey(isUtf8(body) ? d.summary.messageId : null, d.verdict.scheme === 'v1' ? d.verdict.timestamp : undefined, body);
+  return dedupeKey(
+    isUtf8(body) ? d.summary.messageId : null,
+    d.verdict.scheme === 'v1' ? d.verdict.timestamp : undefined,
+    body,
+  );
 }
 
 export class SeenIndex {
@@ -164,7 +171,8 @@ export class SeenFile {
       this.lines++;
       try {
         const r = JSON.parse(line) as Partial<SeenRecord>;
-        if (typeof r.agentId === 'string' && typeof r.key === 'string' && typeof r.at === 'number' && r.at >= since) this.live.push({ agentId: r.agentId, key: r.key, at: r.at });
+        if (typeof r.agentId === 'string' && typeof r.key === 'string' && typeof r.at === 'number' && r.at >= since)
+          this.live.push({ agentId: r.agentId, key: r.key, at: r.at });
       } catch {
         // a torn last line: skipped
       }
@@ -200,7 +208,10 @@ export class SeenFile {
   /** Only the live keys, written aside, synced, then renamed over the file. */
   private async rewrite(): Promise<void> {
     const tmp = `${this.path}.tmp`;
-    await writeFile(tmp, this.live.map((r) => `${JSON.stringify(r)}\n`).join(''), { mode: PRIVATE_FILE_MODE, flush: true });
+    await writeFile(tmp, this.live.map((r) => `${JSON.stringify(r)}\n`).join(''), {
+      mode: PRIVATE_FILE_MODE,
+      flush: true,
+    });
     await rename(tmp, this.path);
     this.lines = this.live.length;
     this.torn = false;

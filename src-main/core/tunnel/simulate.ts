@@ -17,9 +17,15 @@ const simulateInputSchema = z
     text: z.string().max(65_536).optional(),
     caption: z.string().max(4096).optional(),
     filename: z.string().min(1).max(255).optional(),
-    mimeType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'expected a MIME type like image/png').optional(),
+    mimeType: z
+      .string()
+      .regex(/^[\w.+-]+\/[\w.+-]+$/, 'expected a MIME type like image/png')
+      .optional(),
     size: z.number().int().nonnegative().optional(),
-    messageId: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/).optional(),
+    messageId: z
+      .string()
+      .regex(/^[A-Za-z0-9._:-]{1,128}$/)
+      .optional(),
   })
   .strip();
 export type SimulateInput = z.input<typeof simulateInputSchema>;
@@ -57,10 +63,18 @@ export function composeInboundEvent(input: SimulateInput, ctx: ComposeContext): 
 }
 
 /** The raw bytes and the headers the service would send for an event. */
-export function signedRequest(event: unknown, secret: string, nowMs: number): { body: Buffer; headers: Record<string, string> } {
+export function signedRequest(
+  event: unknown,
+  secret: string,
+  nowMs: number,
+): { body: Buffer; headers: Record<string, string> } {
   const body = Buffer.from(JSON.stringify(event), 'utf8');
   return {
     body,
-    headers: { 'content-type': 'application/json', ...signDelivery(secret, body, Math.floor(nowMs / 1000)), [SIMULATED_HEADER]: '1' },
+    headers: {
+      'content-type': 'application/json',
+      ...signDelivery(secret, body, Math.floor(nowMs / 1000)),
+      [SIMULATED_HEADER]: '1',
+    },
   };
 }

@@ -128,7 +128,8 @@ class Collector {
   add(chunk: Buffer): boolean {
     this.seen += chunk.length;
     if (this.kept < RESPONSE_BODY_LIMIT) {
-      const part = chunk.length <= RESPONSE_BODY_LIMIT - this.kept ? chunk : chunk.subarray(0, RESPONSE_BODY_LIMIT - this.kept);
+      const part =
+        chunk.length <= RESPONSE_BODY_LIMIT - this.kept ? chunk : chunk.subarray(0, RESPONSE_BODY_LIMIT - this.kept);
       this.chunks.push(part);
       this.kept += part.length;
     }
@@ -136,7 +137,10 @@ class Collector {
   }
 
   result(): ForwardResponse {
-    const body = this.chunks.length === 1 ? this.chunks[0]!.toString('utf8') : Buffer.concat(this.chunks, this.kept).toString('utf8');
+    const body =
+      this.chunks.length === 1
+        ? this.chunks[0]!.toString('utf8')
+        : Buffer.concat(this.chunks, this.kept).toString('utf8');
     return { status: this.status, body };
   }
 }
@@ -251,13 +255,26 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 }
 
-function dispatchOnce(d: Dispatcher, target: Target, req: ForwardRequest, lane: Lane | null, breakLane: (err: Error) => void): Promise<ForwardResponse> {
+function dispatchOnce(
+  d: Dispatcher,
+  target: Target,
+  req: ForwardRequest,
+  lane: Lane | null,
+  breakLane: (err: Error) => void,
+): Promise<ForwardResponse> {
   return new Promise<ForwardResponse>((resolve, reject) => {
     const early = req.cancel ? req.cancel.reason : req.signal.aborted ? req.signal.reason : null;
     if (early) return reject(early instanceof Error ? early : new Error('aborted'));
     const handler = new Exchange(req, lane, breakLane, resolve, reject);
-    const headers = target.authorization === null ? req.headers : { ...req.headers, authorization: target.authorization };
-    const opts: Dispatcher.DispatchOptions = { origin: target.origin, path: target.path, method: 'POST', headers, body: req.body };
+    const headers =
+      target.authorization === null ? req.headers : { ...req.headers, authorization: target.authorization };
+    const opts: Dispatcher.DispatchOptions = {
+      origin: target.origin,
+      path: target.path,
+      method: 'POST',
+      headers,
+      body: req.body,
+    };
     // undici pipelines only requests marked idempotent and non-blocking (a POST is neither by
     // default); the lane itself guards the order (see the top of this file).
     if (lane) {
@@ -300,7 +317,12 @@ class TargetCache {
     let t = this.map.get(url);
     if (!t) {
       const u = new URL(url);
-      t = { origin: u.origin, path: `${u.pathname}${u.search}`, http: isHttpUrl(u), authorization: basicAuthorization(u) };
+      t = {
+        origin: u.origin,
+        path: `${u.pathname}${u.search}`,
+        http: isHttpUrl(u),
+        authorization: basicAuthorization(u),
+      };
       if (this.map.size >= 256) this.map.clear();
       this.map.set(url, t);
     }
@@ -309,7 +331,9 @@ class TargetCache {
 }
 
 export function createUndiciTransport(dispatcher?: Dispatcher, opts: UndiciTransportOptions = {}): UndiciTransport {
-  const own = dispatcher ? null : new Agent({ keepAliveTimeout: KEEP_ALIVE_MS, connections: 16, connect: { timeout: CONNECT_TIMEOUT_MS } });
+  const own = dispatcher
+    ? null
+    : new Agent({ keepAliveTimeout: KEEP_ALIVE_MS, connections: 16, connect: { timeout: CONNECT_TIMEOUT_MS } });
   const shared = dispatcher ?? own!;
   // An injected dispatcher is used as it is (no lanes, one request at a time per agent).
   const depth = dispatcher ? 1 : Math.max(1, Math.floor(opts.pipelining ?? DEFAULT_PIPELINING));
@@ -352,7 +376,8 @@ export function createUndiciTransport(dispatcher?: Dispatcher, opts: UndiciTrans
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
     // An injected dispatcher is used as it is; no lane: any pooled connection.
-    if (req.lane === undefined || closed || dispatcher || !target.http) return dispatchOnce(shared, target, req, null, NO_BREAK);
+    if (req.lane === undefined || closed || dispatcher || !target.http)
+      return dispatchOnce(shared, target, req, null, NO_BREAK);
     let byName = lanes.get(target.origin);
     if (!byName) {
       byName = new Map();
@@ -406,7 +431,15 @@ function describe(err: unknown): string {
 export async function postOnce(
   transport: Transport,
   clock: Clock,
-  req: { url: string; headers: Record<string, string>; body: Buffer; timeoutMs: number; signal?: AbortSignal; stopper?: Stopper; lane?: string },
+  req: {
+    url: string;
+    headers: Record<string, string>;
+    body: Buffer;
+    timeoutMs: number;
+    signal?: AbortSignal;
+    stopper?: Stopper;
+    lane?: string;
+  },
 ): Promise<AttemptOutcome> {
   const started = clock.now();
   const cancel = new Cancel();
@@ -431,7 +464,12 @@ export async function postOnce(
     if (req.lane !== undefined) fr.lane = req.lane;
     const res = await transport(fr);
     const ok = res.status >= 200 && res.status <= 299;
-    return { status: res.status, error: ok ? null : `HTTP ${res.status}`, durationMs: clock.now() - started, responseBody: res.body };
+    return {
+      status: res.status,
+      error: ok ? null : `HTTP ${res.status}`,
+      durationMs: clock.now() - started,
+      responseBody: res.body,
+    };
   } catch (err) {
     const error = timedOut ? `no answer within ${req.timeoutMs} ms` : describe(err);
     return { status: null, error, durationMs: clock.now() - started, responseBody: null };

@@ -11,7 +11,13 @@ import { DEFAULT_TOLERANCE_SEC, signDelivery } from '../signature';
 import { silentLogger, systemClock, type Clock, type Logger } from '../ports';
 import { toCurl, toFixture, type CurlOptions, type DeliveryFixture } from './export';
 import type { BackoffPolicy } from '../backoff';
-import { DEFAULT_FORWARD_TIMEOUT_MS, Forwarder, type AgentForwardStatus, type ForwardHeaders, type Outgoing } from './forwarder';
+import {
+  DEFAULT_FORWARD_TIMEOUT_MS,
+  Forwarder,
+  type AgentForwardStatus,
+  type ForwardHeaders,
+  type Outgoing,
+} from './forwarder';
 import { DEFAULT_TUNNEL_NAME, DELIVERY_HEADER, RESIGNED_HEADER, TUNNEL_HEADER } from './headers';
 import { createIdGenerator, type IdGenerator } from './ids';
 import { RegistrationsInFlight } from './in-flight';
@@ -152,7 +158,10 @@ function storageError(dir: string, err: unknown): unknown {
     EIO: 'the disk reported an input/output error',
   };
   if (code === undefined || !(code in why)) return err;
-  return new TunnelError('storage-failed', `the tunnel's data folder ${dir} cannot be written (${why[code]}, or choose another data folder)`);
+  return new TunnelError(
+    'storage-failed',
+    `the tunnel's data folder ${dir} cannot be written (${why[code]}, or choose another data folder)`,
+  );
 }
 
 export class Tunnel {
@@ -186,12 +195,17 @@ export class Tunnel {
   constructor(private readonly o: TunnelOptions) {
     this.clock = o.clock ?? systemClock;
     this.logger = o.logger ?? silentLogger;
-    this.events = new Emitter<TunnelEvents>((err) => this.logger.warn('tunnel: listener failed', { error: err instanceof Error ? err.message : String(err) }));
+    this.events = new Emitter<TunnelEvents>((err) =>
+      this.logger.warn('tunnel: listener failed', { error: err instanceof Error ? err.message : String(err) }),
+    );
     this.name = o.name ?? DEFAULT_TUNNEL_NAME;
     this.newId = o.newId ?? createIdGenerator(this.clock);
     this.forward = { ...(o.forward ?? {}), perAgent: { ...(o.forward?.perAgent ?? {}) } };
     this.toleranceSec = o.toleranceSec ?? DEFAULT_TOLERANCE_SEC;
-    this.duplicateWindowMs = Math.max(o.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS, minDuplicateWindowMs(this.toleranceSec));
+    this.duplicateWindowMs = Math.max(
+      o.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS,
+      minDuplicateWindowMs(this.toleranceSec),
+    );
     this.limiter = new RefusalLimiter(o.refusalRate);
     this.allowLegacy = o.allowLegacySignature === true;
     this.readOnly = o.readOnly === true;
@@ -215,7 +229,12 @@ export class Tunnel {
       beforeDrop: (leaving) => this.seenFile.keep(leaving, this.clock.now()),
       ...(o.logIO ? { io: o.logIO } : {}),
     });
-    this.refusedStore = new RefusedStore({ dataDir: o.dataDir, readOnly: this.readOnly, ...(o.maxRefused !== undefined ? { maxEntries: o.maxRefused } : {}), logger: this.logger });
+    this.refusedStore = new RefusedStore({
+      dataDir: o.dataDir,
+      readOnly: this.readOnly,
+      ...(o.maxRefused !== undefined ? { maxEntries: o.maxRefused } : {}),
+      logger: this.logger,
+    });
   }
 
   /** Hears 'delivery', 'forward', 'status' or 'refused'; returns the unsubscribe. */
@@ -300,9 +319,15 @@ export class Tunnel {
     const host = opts.host ?? '127.0.0.1';
     if (!isLoopbackHost(host)) {
       if (!opts.allowNonLoopback) {
-        throw new TunnelError('not-loopback', `refusing to listen on ${host}: pass allowNonLoopback to expose the receiver beyond this machine`);
+        throw new TunnelError(
+          'not-loopback',
+          `refusing to listen on ${host}: pass allowNonLoopback to expose the receiver beyond this machine`,
+        );
       }
-      this.logger.warn('tunnel: the receiver listens beyond loopback; anyone who can reach this port can post deliveries', { host });
+      this.logger.warn(
+        'tunnel: the receiver listens beyond loopback; anyone who can reach this port can post deliveries',
+        { host },
+      );
     }
     await this.open();
     this.receiver = createReceiver({
@@ -416,7 +441,15 @@ export class Tunnel {
 
   /** One agent's forward queue: how many wait, and when it tries next. */
   forwardStatusOf(agentId: string): AgentForwardStatus {
-    return this.forwarder?.statusOf(agentId) ?? { agentId, localAppDownSince: null, pending: 0, lastError: null, nextRetryAt: null };
+    return (
+      this.forwarder?.statusOf(agentId) ?? {
+        agentId,
+        localAppDownSince: null,
+        pending: 0,
+        lastError: null,
+        nextRetryAt: null,
+      }
+    );
   }
 
   retryNow(agentId?: string): void {
@@ -462,17 +495,32 @@ export class Tunnel {
     await this.open();
     const { agentId, secret: given, serviceBaseUrl, ...input } = opts;
     const secret = given ?? (await this.o.getSecrets(agentId)).find((s) => s.length > 0);
-    if (secret === undefined) throw new TunnelError('no-secret', `no signing secret is configured for agent ${agentId}`);
+    if (secret === undefined)
+      throw new TunnelError('no-secret', `no signing secret is configured for agent ${agentId}`);
     const now = this.clock.now();
     const event = composeInboundEvent(input, { agentId, nowMs: now, serviceBaseUrl });
     const req = signedRequest(event, secret, now);
-    if (!this.ingest) throw new TunnelError('read-only', 'this tunnel only reads its data folder; it cannot store a simulated delivery');
-    const r = await this.ingest.receive({ agentId, method: 'POST', path: '(simulated)', headers: req.headers, body: req.body, from: '(simulated)', simulated: true });
+    if (!this.ingest)
+      throw new TunnelError(
+        'read-only',
+        'this tunnel only reads its data folder; it cannot store a simulated delivery',
+      );
+    const r = await this.ingest.receive({
+      agentId,
+      method: 'POST',
+      path: '(simulated)',
+      headers: req.headers,
+      body: req.body,
+      from: '(simulated)',
+      simulated: true,
+    });
     const delivery = r.delivery;
     if (!delivery) throw new TunnelError('storage-failed', 'the simulated delivery could not be stored');
     // The waiter is in place before the delivery is queued, so the first attempt cannot be missed.
     const forwarded = delivery.forward
-      ? new Promise<ForwardAttempt | null>((resolve) => this.waiters.set(delivery.id, [...(this.waiters.get(delivery.id) ?? []), resolve]))
+      ? new Promise<ForwardAttempt | null>((resolve) =>
+          this.waiters.set(delivery.id, [...(this.waiters.get(delivery.id) ?? []), resolve]),
+        )
       : Promise.resolve(null);
     this.afterStore(delivery, req.body);
     return { delivery, event, forwarded };
@@ -525,6 +573,13 @@ export class Tunnel {
   private async resign(agentId: string, body: Buffer, headers: Record<string, string>): Promise<ForwardHeaders> {
     const secret = (await this.o.getSecrets(agentId).catch(() => [] as string[])).find((s) => s.length > 0);
     if (secret === undefined) return { headers, resigned: false };
-    return { headers: { ...headers, ...signDelivery(secret, body, Math.floor(this.clock.now() / 1000)), [RESIGNED_HEADER]: '1' }, resigned: true };
+    return {
+      headers: {
+        ...headers,
+        ...signDelivery(secret, body, Math.floor(this.clock.now() / 1000)),
+        [RESIGNED_HEADER]: '1',
+      },
+      resigned: true,
+    };
   }
 }

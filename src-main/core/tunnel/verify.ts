@@ -43,7 +43,9 @@ function hasBom(b: Uint8Array): boolean {
 function parseJson(rawBody: Uint8Array, bom: boolean): unknown {
   try {
     const start = bom ? 3 : 0;
-    return JSON.parse(Buffer.from(rawBody.buffer, rawBody.byteOffset + start, rawBody.byteLength - start).toString('utf8'));
+    return JSON.parse(
+      Buffer.from(rawBody.buffer, rawBody.byteOffset + start, rawBody.byteLength - start).toString('utf8'),
+    );
   } catch {
     return undefined;
   }
@@ -68,7 +70,13 @@ function signatureHeaders(headers: HeaderBag): HeaderBag {
 
 export function verifyTunnelDelivery(input: TunnelVerifyInput): TunnelVerifyResult {
   const sigHeaders = signatureHeaders(input.headers);
-  const sig = verifyDelivery({ headers: sigHeaders, rawBody: input.rawBody, secrets: input.secrets, now: input.now, toleranceSec: input.toleranceSec });
+  const sig = verifyDelivery({
+    headers: sigHeaders,
+    rawBody: input.rawBody,
+    secrets: input.secrets,
+    now: input.now,
+    toleranceSec: input.toleranceSec,
+  });
   const bom = hasBom(input.rawBody);
   const parsed = parseJson(input.rawBody, bom);
   const summary = summarize(parsed);
@@ -76,7 +84,9 @@ export function verifyTunnelDelivery(input: TunnelVerifyInput): TunnelVerifyResu
   const verdict: TunnelVerdict = sig;
   if (!sig.ok) return { verdict, summary, key: null };
   if (sig.reason === 'verified-legacy-only' && input.allowLegacy !== true) {
-    verdict.steps.push('a delivery signed only with the legacy header is refused (allow it with --allow-legacy-signature, or the tunnel setting)');
+    verdict.steps.push(
+      'a delivery signed only with the legacy header is refused (allow it with --allow-legacy-signature, or the tunnel setting)',
+    );
     return { verdict: { ...verdict, ok: false, reason: 'legacy-only' }, summary, key: null };
   }
   if (bom) {
@@ -92,9 +102,17 @@ export function verifyTunnelDelivery(input: TunnelVerifyInput): TunnelVerifyResu
   const utf8 = isUtf8(input.rawBody);
   if (!utf8) verdict.steps.push('the body is not valid UTF-8; accepted and forwarded byte for byte (it is signed)');
   // ASSUMPTION A-RETRY: a retried delivery carries the same message.id.
-  const key = dedupeKey(utf8 ? summary.messageId : null, sig.scheme === 'v1' ? sig.timestamp : undefined, input.rawBody);
+  const key = dedupeKey(
+    utf8 ? summary.messageId : null,
+    sig.scheme === 'v1' ? sig.timestamp : undefined,
+    input.rawBody,
+  );
   if (input.claim && !input.claim(key)) {
-    verdict.steps.push(utf8 && summary.messageId !== null ? `message ${summary.messageId} was already received for this agent` : 'this exact signed delivery was already received for this agent');
+    verdict.steps.push(
+      utf8 && summary.messageId !== null
+        ? `message ${summary.messageId} was already received for this agent`
+        : 'this exact signed delivery was already received for this agent',
+    );
     return { verdict: { ...verdict, ok: false, reason: 'duplicate' }, summary, key };
   }
   return { verdict, summary, key };

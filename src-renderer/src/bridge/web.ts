@@ -60,7 +60,11 @@ export function takeToken(env: Pick<WebEnv, 'location' | 'history' | 'sessionSto
 
 const NO_TOKEN: Result<never> = {
   ok: false,
-  error: { kind: 'forbidden', code: 'NO_TOKEN', message: 'Open the full link printed by `channel-companion serve` (it carries the access token).' },
+  error: {
+    kind: 'forbidden',
+    code: 'NO_TOKEN',
+    message: 'Open the full link printed by `channel-companion serve` (it carries the access token).',
+  },
 };
 
 export function webBridge(env: WebEnv): WebBridge {
@@ -69,17 +73,39 @@ export function webBridge(env: WebEnv): WebBridge {
   const signal = (s: LinkSignal): void => {
     for (const cb of [...signalled]) cb(s);
   };
-  const headers = (): Record<string, string> => ({ authorization: `Bearer ${token ?? ''}`, 'content-type': 'application/json' });
+  const headers = (): Record<string, string> => ({
+    authorization: `Bearer ${token ?? ''}`,
+    'content-type': 'application/json',
+  });
 
   const call = async (name: string, args: unknown): Promise<Result<unknown>> => {
     if (!token) return NO_TOKEN;
     try {
-      const res = await env.fetch(`/api/${name}`, { method: 'POST', headers: headers(), body: JSON.stringify(args ?? {}) });
+      const res = await env.fetch(`/api/${name}`, {
+        method: 'POST',
+        headers: headers(),
+        body: JSON.stringify(args ?? {}),
+      });
       const body = (await res.json().catch(() => null)) as Result<unknown> | null;
       if (body && typeof body === 'object' && 'ok' in body) return body;
-      return { ok: false, error: { kind: 'internal', code: `HTTP_${res.status}`, message: `The companion answered ${res.status}.`, status: res.status } };
+      return {
+        ok: false,
+        error: {
+          kind: 'internal',
+          code: `HTTP_${res.status}`,
+          message: `The companion answered ${res.status}.`,
+          status: res.status,
+        },
+      };
     } catch {
-      return { ok: false, error: { kind: 'network-error', code: 'HOST_UNREACHABLE', message: 'The companion is not reachable; is it still running?' } };
+      return {
+        ok: false,
+        error: {
+          kind: 'network-error',
+          code: 'HOST_UNREACHABLE',
+          message: 'The companion is not reachable; is it still running?',
+        },
+      };
     }
   };
 
@@ -104,7 +130,10 @@ export function webBridge(env: WebEnv): WebBridge {
     let retryMs = STREAM_RETRY_MS;
     let open = false;
     try {
-      const res = await env.fetch('/api/events', { headers: { authorization: `Bearer ${token}` }, signal: mine.signal });
+      const res = await env.fetch('/api/events', {
+        headers: { authorization: `Bearer ${token}` },
+        signal: mine.signal,
+      });
       if (!res.ok || !res.body) {
         retryMs = STREAM_REFUSED_RETRY_MS;
         throw new Error(`events ${res.status}`);

@@ -27,7 +27,14 @@ export function AsyncButton({
     }
   };
   return (
-    <button type="button" className={className} disabled={disabled || busy} aria-busy={busy} aria-label={ariaLabel} onClick={() => void run()}>
+    <button
+      type="button"
+      className={className}
+      disabled={disabled || busy}
+      aria-busy={busy}
+      aria-label={ariaLabel}
+      onClick={() => void run()}
+    >
       {busy ? (busyText ?? 'Working…') : children}
     </button>
   );

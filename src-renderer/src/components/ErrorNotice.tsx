@@ -4,7 +4,17 @@ import type { ErrorDTO } from '../../../src-shared/contract';
 import { describeError, type ErrorContext } from './errors';
 
 /** `context`: 'adding' where the error answers adding a team or an agent (see ErrorContext). */
-export function ErrorNotice({ error, id, onDismiss, context }: { error: ErrorDTO; id?: string; onDismiss?: () => void; context?: ErrorContext }) {
+export function ErrorNotice({
+  error,
+  id,
+  onDismiss,
+  context,
+}: {
+  error: ErrorDTO;
+  id?: string;
+  onDismiss?: () => void;
+  context?: ErrorContext;
+}) {
   const { what, todo } = describeError(error, context);
   return (
     <div role="alert" id={id} className="notice notice-error" data-code={error.code}>

@@ -6,10 +6,21 @@ import { HEALTH_GLYPHS, HEALTH_SHORT, HEALTH_WORDS, STALE_WORDS } from './health
  * (HEALTH_SHORT); `stale`: the app cannot tell the health now (the main side does not answer), so
  * it shows as unknown.
  */
-export function HealthBadge({ health, short = false, stale = false }: { health: Health; short?: boolean; stale?: boolean }) {
+export function HealthBadge({
+  health,
+  short = false,
+  stale = false,
+}: {
+  health: Health;
+  short?: boolean;
+  stale?: boolean;
+}) {
   const shown = stale ? 'unknown' : health;
   return (
-    <span className={`badge badge-${shown}`} title={!stale && short && HEALTH_SHORT[health] !== HEALTH_WORDS[health] ? HEALTH_WORDS[health] : undefined}>
+    <span
+      className={`badge badge-${shown}`}
+      title={!stale && short && HEALTH_SHORT[health] !== HEALTH_WORDS[health] ? HEALTH_WORDS[health] : undefined}
+    >
       <span aria-hidden="true" className="badge-glyph">
         {HEALTH_GLYPHS[shown]}
       </span>{' '}

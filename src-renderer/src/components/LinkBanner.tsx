@@ -12,16 +12,24 @@ const SERVE = <code>channel-companion serve</code>;
 function words(link: LinkView): { title: string; todo: ReactNode } {
   const browser = link.host === 'browser';
   if (link.state === 'refused') {
-    if (!browser) return { title: 'Channel Companion refused this window’s requests.', todo: 'Quit Channel Companion and start it again.' };
+    if (!browser)
+      return {
+        title: 'Channel Companion refused this window’s requests.',
+        todo: 'Quit Channel Companion and start it again.',
+      };
     if (link.error?.code === 'NO_TOKEN') {
-      return { title: 'This page was opened without its access link.', todo: <>Open the full link printed by {SERVE} (http://127.0.0.1:PORT/#token=…).</> };
+      return {
+        title: 'This page was opened without its access link.',
+        todo: <>Open the full link printed by {SERVE} (http://127.0.0.1:PORT/#token=…).</>,
+      };
     }
     return {
       title: 'This page’s access link is no longer accepted.',
       todo: (
         <>
-          The companion was started with a new access token (<code>--new-token</code>, or another <code>--token-env</code> value) and printed a new link
-          (http://127.0.0.1:PORT/#token=…). Open that link; this tab is fine.
+          The companion was started with a new access token (<code>--new-token</code>, or another{' '}
+          <code>--token-env</code> value) and printed a new link (http://127.0.0.1:PORT/#token=…). Open that link; this
+          tab is fine.
         </>
       ),
     };
@@ -31,12 +39,15 @@ function words(link: LinkView): { title: string; todo: ReactNode } {
         title: 'The companion is not answering.',
         todo: (
           <>
-            This page reconnects by itself when it is back: a restart keeps its address and access link. Is {SERVE} still running? If it said its port was taken, open the new
-            link it printed.
+            This page reconnects by itself when it is back: a restart keeps its address and access link. Is {SERVE}{' '}
+            still running? If it said its port was taken, open the new link it printed.
           </>
         ),
       }
-    : { title: 'Channel Companion’s background process is not answering.', todo: 'This window reconnects by itself when it is back. If this lasts, quit Channel Companion and start it again.' };
+    : {
+        title: 'Channel Companion’s background process is not answering.',
+        todo: 'This window reconnects by itself when it is back. If this lasts, quit Channel Companion and start it again.',
+      };
 }
 
 export function LinkBanner() {

@@ -10,7 +10,8 @@ function isPngDataUrl(s: string): boolean {
 }
 
 export function QrImage({ src, alt, size = 280 }: { src: string; alt: string; size?: number }) {
-  if (!isPngDataUrl(src)) return <p className="error">The service sent a QR code that is not a PNG image; it is not shown.</p>;
+  if (!isPngDataUrl(src))
+    return <p className="error">The service sent a QR code that is not a PNG image; it is not shown.</p>;
   return <img className="qr" src={src} alt={alt} width={size} height={size} />;
 }
 

@@ -10,7 +10,12 @@ import { useKeepFocus } from '../router/focus';
 import { useApp } from '../store/react';
 import { noticeStack, type Notice } from '../store/notices';
 
-const TONE_WORD: Record<Notice['tone'], string> = { info: 'Info', success: 'Resolved', warning: 'Warning', urgent: 'Urgent' };
+const TONE_WORD: Record<Notice['tone'], string> = {
+  info: 'Info',
+  success: 'Resolved',
+  warning: 'Warning',
+  urgent: 'Urgent',
+};
 const AUTO_DISMISS_MS = 12_000;
 /** Notices that leave on their own; the others tell of a problem that lasts until it is resolved. */
 const PASSING: ReadonlySet<Notice['tone']> = new Set(['info', 'success']);
@@ -58,7 +63,10 @@ function Toast({ n, onDismiss }: { n: Notice; onDismiss(): void }) {
           onClick={() => {
             onDismiss();
             dismiss(n.id);
-          }} aria-label={`Dismiss: ${n.title}`} title="Dismiss">
+          }}
+          aria-label={`Dismiss: ${n.title}`}
+          title="Dismiss"
+        >
           <span aria-hidden="true">×</span>
         </button>
       </div>

@@ -14,7 +14,12 @@ import { useEffect, useRef, type RefObject } from 'react';
 const FRAMES = 10;
 
 /** Calls `found` with the first match of `find` in `root`, now or when it is added; stops when `keep()` is false. */
-function whenPresent(root: HTMLElement, find: () => HTMLElement | null, found: (el: HTMLElement) => void, keep: () => boolean): () => void {
+function whenPresent(
+  root: HTMLElement,
+  find: () => HTMLElement | null,
+  found: (el: HTMLElement) => void,
+  keep: () => boolean,
+): () => void {
   const win = root.ownerDocument.defaultView;
   if (!win?.MutationObserver) return () => {};
   const observer = new win.MutationObserver(() => {

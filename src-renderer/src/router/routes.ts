@@ -39,7 +39,13 @@ export function parseRoute(hash: string): Route {
   }
   if (parts.length === 1) {
     if (head === 'console') return { name: 'console', teamId: team, agentId: params.get('agent') || null };
-    if (head === 'messages') return { name: 'messages', teamId: team, agentId: params.get('agent') || null, contact: params.get('with') || null };
+    if (head === 'messages')
+      return {
+        name: 'messages',
+        teamId: team,
+        agentId: params.get('agent') || null,
+        contact: params.get('with') || null,
+      };
     if (head === 'tunnel' || head === 'alerts' || head === 'settings') return { name: head };
   }
   return { name: 'not-found', path };

@@ -1,6 +1,14 @@
 // Teams and agents: the list, each agent's live health, and its health timeline. Data arrives only
 // through the bridge (a list answer, then health.changed events, which may overtake it).
-import type { AgentDTO, AgentHealthDTO, AvailabilityDTO, ErrorDTO, HealthHistoryEntryDTO, Health, TeamDTO } from '../../../src-shared/contract';
+import type {
+  AgentDTO,
+  AgentHealthDTO,
+  AvailabilityDTO,
+  ErrorDTO,
+  HealthHistoryEntryDTO,
+  Health,
+  TeamDTO,
+} from '../../../src-shared/contract';
 import { HEALTHS } from '../../../src-shared/contract';
 import { agentKey, type Slice } from './env';
 import { liveHistoryEntry, mergeHistory } from './history';
@@ -29,7 +37,13 @@ export interface AgentsSlice {
   loadAvailability(teamId: string, agentId: string): Promise<ErrorDTO | null>;
   setAgents(list: AgentDTO[]): void;
   applyHealth(h: AgentHealthDTO): void;
-  addTeam(input: { label: string; baseUrl: string; apiKey: string; agentIds: string[]; allowInsecureHttp?: boolean }): Promise<ErrorDTO | null>;
+  addTeam(input: {
+    label: string;
+    baseUrl: string;
+    apiKey: string;
+    agentIds: string[];
+    allowInsecureHttp?: boolean;
+  }): Promise<ErrorDTO | null>;
   removeTeam(teamId: string): Promise<ErrorDTO | null>;
   addAgent(teamId: string, agentId: string, label?: string): Promise<ErrorDTO | null>;
   removeAgent(teamId: string, agentId: string): Promise<ErrorDTO | null>;
@@ -90,7 +104,9 @@ export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ 
         for (const a of list) {
           const key = agentKey(a.teamId, a.agentId);
           // A list answer may be older than a health event already applied or buffered: keep the newer.
-          const known = [s.agents[key]?.health, s.healthBuffer[key]].filter((h): h is AgentHealthDTO => h !== undefined);
+          const known = [s.agents[key]?.health, s.healthBuffer[key]].filter(
+            (h): h is AgentHealthDTO => h !== undefined,
+          );
           const health = known.reduce((best, h) => newerHealth(best, h), a.health);
           agents[key] = health === a.health ? a : { ...a, health };
         }
@@ -111,19 +127,34 @@ export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ 
         // The agent's timeline, once loaded, grows with each change of the health word.
         const shown = s.healthHistory[key];
         const entry = shown ? liveHistoryEntry(current.health, h) : null;
-        return entry && shown ? { agents, healthHistory: { ...s.healthHistory, [key]: mergeHistory([entry], shown) } } : { agents };
+        return entry && shown
+          ? { agents, healthHistory: { ...s.healthHistory, [key]: mergeHistory([entry], shown) } }
+          : { agents };
       }),
     addTeam: async ({ label, baseUrl, apiKey, agentIds, allowInsecureHttp }) =>
-      thenRefresh(await api['teams.add']({ label, baseUrl, apiKey, agents: agentIds.map((agentId) => ({ agentId })), ...(allowInsecureHttp ? { allowInsecureHttp: true } : {}) })),
+      thenRefresh(
+        await api['teams.add']({
+          label,
+          baseUrl,
+          apiKey,
+          agents: agentIds.map((agentId) => ({ agentId })),
+          ...(allowInsecureHttp ? { allowInsecureHttp: true } : {}),
+        }),
+      ),
     removeTeam: async (teamId) => thenRefresh(await api['teams.remove']({ teamId })),
-    addAgent: async (teamId, agentId, label) => thenRefresh(await api['agents.add']({ teamId, agentId, ...(label ? { label } : {}) })),
+    addAgent: async (teamId, agentId, label) =>
+      thenRefresh(await api['agents.add']({ teamId, agentId, ...(label ? { label } : {}) })),
     removeAgent: async (teamId, agentId) => thenRefresh(await api['agents.remove']({ teamId, agentId })),
     setWatchClosely: async (teamId, agentId, on) => {
       const r = await api['agents.watchClosely']({ teamId, agentId, on });
       if (!r.ok) return r.error;
       const key = agentKey(teamId, agentId);
       // Only the switch changes here: the health shown stays the newest one the events brought.
-      set((s) => (s.agents[key] ? { agents: { ...s.agents, [key]: { ...s.agents[key], watchClosely: r.value.watchClosely } } } : {}));
+      set((s) =>
+        s.agents[key]
+          ? { agents: { ...s.agents, [key]: { ...s.agents[key], watchClosely: r.value.watchClosely } } }
+          : {},
+      );
       return null;
     },
     startDemo: async () => thenRefresh(await api['demo.start']()),

@@ -1,6 +1,13 @@
 // Alerts: open incidents, a log of every incident seen (shown on the agent's timeline), the history
 // of resolved incidents (alerts.history, then the resolutions seen live), snooze and quiet hours.
-import type { AlertEventDTO, AlertStatusDTO, ErrorDTO, IncidentDTO, QuietHoursDTO, Result } from '../../../src-shared/contract';
+import type {
+  AlertEventDTO,
+  AlertStatusDTO,
+  ErrorDTO,
+  IncidentDTO,
+  QuietHoursDTO,
+  Result,
+} from '../../../src-shared/contract';
 import type { Slice } from './env';
 
 export interface AlertsSlice {
@@ -32,7 +39,9 @@ const HISTORY_MAX = 1000;
 function mergeHistory(history: IncidentDTO[], incoming: IncidentDTO[]): IncidentDTO[] {
   const byId = new Map(history.map((i) => [i.id, i]));
   for (const i of incoming) if (i.resolvedAt !== null) byId.set(i.id, i);
-  return [...byId.values()].sort((a, b) => (b.resolvedAt ?? 0) - (a.resolvedAt ?? 0) || b.openedAt - a.openedAt).slice(0, HISTORY_MAX);
+  return [...byId.values()]
+    .sort((a, b) => (b.resolvedAt ?? 0) - (a.resolvedAt ?? 0) || b.openedAt - a.openedAt)
+    .slice(0, HISTORY_MAX);
 }
 
 function mergeLog(log: IncidentDTO[], incoming: IncidentDTO[]): IncidentDTO[] {
@@ -81,7 +90,9 @@ export const alertsSlice: Slice<AlertsSlice> = ({ set, get, api, env }) => {
         return {
           incidents: resolved ? rest : [incident, ...rest],
           incidentLog: mergeLog(s.incidentLog, [logged]),
-          ...(resolved && s.incidentHistory !== null ? { incidentHistory: mergeHistory(s.incidentHistory, [logged]) } : {}),
+          ...(resolved && s.incidentHistory !== null
+            ? { incidentHistory: mergeHistory(s.incidentHistory, [logged]) }
+            : {}),
         };
       }),
     acknowledge: async (incidentId) => {

@@ -20,7 +20,11 @@ export interface ChatListSlice {
   loadChatList(teamId: string, agentId: string): Promise<void>;
   selectChat(teamId: string, agentId: string, userId: string | null): void;
   /** Conversations whose messages or replies contain `text` (not stored: the caller shows them). */
-  searchChats(teamId: string, agentId: string, text: string): Promise<{ ok: true; items: ChatConversationDTO[] } | { ok: false; error: ErrorDTO }>;
+  searchChats(
+    teamId: string,
+    agentId: string,
+    text: string,
+  ): Promise<{ ok: true; items: ChatConversationDTO[] } | { ok: false; error: ErrorDTO }>;
   /** Deletes the conversation's transcript; on success it leaves the list and this window forgets its messages. */
   deleteChat(teamId: string, agentId: string, userId: string): Promise<ErrorDTO | null>;
 }
@@ -28,7 +32,8 @@ export interface ChatListSlice {
 const EMPTY: ChatList = { items: [], loaded: false, error: null, selected: null };
 
 export const chatListSlice: Slice<ChatListSlice, Pick<ChatSlice, 'forgetChat'>> = ({ set, get, api }) => {
-  const patch = (key: string, p: Partial<ChatList>) => set((s) => ({ chatLists: { ...s.chatLists, [key]: { ...(s.chatLists[key] ?? EMPTY), ...p } } }));
+  const patch = (key: string, p: Partial<ChatList>) =>
+    set((s) => ({ chatLists: { ...s.chatLists, [key]: { ...(s.chatLists[key] ?? EMPTY), ...p } } }));
   return {
     chatLists: {},
     loadChatList: async (teamId, agentId) => {

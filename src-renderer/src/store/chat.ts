@@ -92,10 +92,25 @@ interface LiveTurn {
   stopped: boolean;
 }
 
-type Early = { kind: 'token'; token: string; at: number } | { kind: 'done'; result: ChatResultDTO } | { kind: 'error'; error: ErrorDTO };
+type Early =
+  | { kind: 'token'; token: string; at: number }
+  | { kind: 'done'; result: ChatResultDTO }
+  | { kind: 'error'; error: ErrorDTO };
 
 function emptyConv(teamId: string, agentId: string, userId: string): ChatConversation {
-  return { teamId, agentId, userId, messageIds: [], loaded: false, busy: false, activeTurnId: null, lastUserText: null, error: null, queue: [], queueHeld: null };
+  return {
+    teamId,
+    agentId,
+    userId,
+    messageIds: [],
+    loaded: false,
+    busy: false,
+    activeTurnId: null,
+    lastUserText: null,
+    error: null,
+    queue: [],
+    queueHeld: null,
+  };
 }
 
 function statsFromResult(base: Partial<ChatTurnStats>, result: ChatResultDTO | undefined): ChatTurnStats {
@@ -104,12 +119,21 @@ function statsFromResult(base: Partial<ChatTurnStats>, result: ChatResultDTO | u
     turnId: base.turnId ?? null,
     startedAt: base.startedAt ?? null,
     // The main process measures both on its own clock: its numbers win over this window's estimate.
-    firstTokenMs: typeof result?.firstTokenMs === 'number' ? Math.round(result.firstTokenMs) : (base.firstTokenMs ?? null),
-    tokensPerSec: typeof result?.tokensPerSec === 'number' ? Math.round(result.tokensPerSec * 10) / 10 : (base.tokensPerSec ?? null),
+    firstTokenMs:
+      typeof result?.firstTokenMs === 'number' ? Math.round(result.firstTokenMs) : (base.firstTokenMs ?? null),
+    tokensPerSec:
+      typeof result?.tokensPerSec === 'number'
+        ? Math.round(result.tokensPerSec * 10) / 10
+        : (base.tokensPerSec ?? null),
     tokenCount: base.tokenCount ?? 0,
     conversationId: result?.conversationId ?? null,
     actions: result?.actions.map((a) => a.name) ?? [],
-    tokensUsed: u ? (u.totalTokens ?? (u.inputTokens !== undefined || u.outputTokens !== undefined ? (u.inputTokens ?? 0) + (u.outputTokens ?? 0) : null)) : null,
+    tokensUsed: u
+      ? (u.totalTokens ??
+        (u.inputTokens !== undefined || u.outputTokens !== undefined
+          ? (u.inputTokens ?? 0) + (u.outputTokens ?? 0)
+          : null))
+      : null,
   };
 }
 
@@ -136,7 +160,8 @@ export const chatSlice: Slice<ChatSlice> = ({ set, get, api, env }) => {
         if (!m) continue;
         messages[t.msgId] = { ...m, text: m.text + list.map((f) => f.token).join('') };
         const st = stats[t.msgId];
-        if (st && st.firstTokenMs === null && t.firstTokenAt !== null) stats[t.msgId] = { ...st, firstTokenMs: t.firstTokenAt - t.startedAt, tokenCount: t.tokenCount };
+        if (st && st.firstTokenMs === null && t.firstTokenAt !== null)
+          stats[t.msgId] = { ...st, firstTokenMs: t.firstTokenAt - t.startedAt, tokenCount: t.tokenCount };
         else if (st) stats[t.msgId] = st.tokenCount === t.tokenCount ? st : { ...st, tokenCount: t.tokenCount };
       }
       return { chatMessages: messages, chatStats: stats };
@@ -175,12 +200,20 @@ export const chatSlice: Slice<ChatSlice> = ({ set, get, api, env }) => {
         };
       }
       if (st) {
-        const base = { ...st, tokenCount: t.tokenCount, tokensPerSec: tps, firstTokenMs: t.firstTokenAt !== null ? t.firstTokenAt - t.startedAt : null };
+        const base = {
+          ...st,
+          tokenCount: t.tokenCount,
+          tokensPerSec: tps,
+          firstTokenMs: t.firstTokenAt !== null ? t.firstTokenAt - t.startedAt : null,
+        };
         patch.chatStats = { ...s.chatStats, [t.msgId]: result ? statsFromResult(base, result) : base };
       }
       if (conv && conv.activeTurnId === turnId) {
         const held = t.stopped ? 'stopped' : error ? 'failed' : conv.queueHeld;
-        patch.chatConvs = { ...s.chatConvs, [t.conv]: { ...conv, busy: false, activeTurnId: null, queueHeld: conv.queue.length ? held : null } };
+        patch.chatConvs = {
+          ...s.chatConvs,
+          [t.conv]: { ...conv, busy: false, activeTurnId: null, queueHeld: conv.queue.length ? held : null },
+        };
       }
       return patch;
     });
@@ -210,7 +243,8 @@ export const chatSlice: Slice<ChatSlice> = ({ set, get, api, env }) => {
 
   const ensureConv = (teamId: string, agentId: string, userId: string): string => {
     const key = convKey(teamId, agentId, userId);
-    if (!get().chatConvs[key]) set((s) => ({ chatConvs: { ...s.chatConvs, [key]: emptyConv(teamId, agentId, userId) } }));
+    if (!get().chatConvs[key])
+      set((s) => ({ chatConvs: { ...s.chatConvs, [key]: emptyConv(teamId, agentId, userId) } }));
     return key;
   };
 
@@ -230,14 +264,29 @@ export const chatSlice: Slice<ChatSlice> = ({ set, get, api, env }) => {
     }
     const { turnId } = r.value;
     const userMsg: ChatMessageDTO = { id: `u-${turnId}`, role: 'user', text, at: startedAt };
-    const agentMsg: ChatMessageDTO = { id: `a-${turnId}`, turnId, role: 'agent', text: '', at: startedAt, status: 'streaming' };
+    const agentMsg: ChatMessageDTO = {
+      id: `a-${turnId}`,
+      turnId,
+      role: 'agent',
+      text: '',
+      at: startedAt,
+      status: 'streaming',
+    };
     live.set(turnId, { conv: key, msgId: agentMsg.id, startedAt, firstTokenAt: null, tokenCount: 0, stopped: false });
     set((s) => {
       const c = s.chatConvs[key] ?? emptyConv(teamId, agentId, userId);
       return {
         chatMessages: { ...s.chatMessages, [userMsg.id]: userMsg, [agentMsg.id]: agentMsg },
         chatStats: { ...s.chatStats, [agentMsg.id]: statsFromResult({ turnId, startedAt }, undefined) },
-        chatConvs: { ...s.chatConvs, [key]: { ...c, messageIds: [...c.messageIds, userMsg.id, agentMsg.id], activeTurnId: turnId, lastUserText: text } },
+        chatConvs: {
+          ...s.chatConvs,
+          [key]: {
+            ...c,
+            messageIds: [...c.messageIds, userMsg.id, agentMsg.id],
+            activeTurnId: turnId,
+            lastUserText: text,
+          },
+        },
       };
     });
     const queued = early.get(turnId);
@@ -277,7 +326,10 @@ export const chatSlice: Slice<ChatSlice> = ({ set, get, api, env }) => {
         return {
           chatMessages: messages,
           chatStats: stats,
-          chatConvs: { ...s.chatConvs, [key]: { ...c, messageIds: ids, loaded: true, lastUserText: c.lastUserText ?? lastUser?.text ?? null } },
+          chatConvs: {
+            ...s.chatConvs,
+            [key]: { ...c, messageIds: ids, loaded: true, lastUserText: c.lastUserText ?? lastUser?.text ?? null },
+          },
         };
       });
     },
@@ -297,7 +349,14 @@ export const chatSlice: Slice<ChatSlice> = ({ set, get, api, env }) => {
           const c = s.chatConvs[key];
           return {
             ...(m ? { chatMessages: { ...s.chatMessages, [t.msgId]: { ...m, status: 'stopped' } } } : {}),
-            ...(c ? { chatConvs: { ...s.chatConvs, [key]: { ...c, busy: false, activeTurnId: null, queueHeld: c.queue.length ? 'stopped' : null } } } : {}),
+            ...(c
+              ? {
+                  chatConvs: {
+                    ...s.chatConvs,
+                    [key]: { ...c, busy: false, activeTurnId: null, queueHeld: c.queue.length ? 'stopped' : null },
+                  },
+                }
+              : {}),
           };
         });
       }

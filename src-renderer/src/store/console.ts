@@ -2,7 +2,15 @@
 // the history of sends with message ids, and contact checks. Sends run side by side (a spent budget
 // queues them in the main process); each keeps what it sent, so a failed one can be sent again, and
 // one still waiting (queued or between retries) can be stopped.
-import type { ContactCheckDTO, ErrorDTO, Result, SendArgs, SendBudgetDTO, SendProgressDTO, SendResultDTO } from '../../../src-shared/contract';
+import type {
+  ContactCheckDTO,
+  ErrorDTO,
+  Result,
+  SendArgs,
+  SendBudgetDTO,
+  SendProgressDTO,
+  SendResultDTO,
+} from '../../../src-shared/contract';
 import { localId, type Slice } from './env';
 
 type SendKind = 'text' | 'image' | 'document';
@@ -97,10 +105,17 @@ export const consoleSlice: Slice<ConsoleSlice> = ({ set, get, api, env }) => {
     const inQueue = new Set((r.value.queued ?? []).map((q) => q.id));
     // A send of this window queued before this read was asked for, and no longer in the team's
     // queue, has left it: it is going out (so the rows marked queued are the ones the budget lists).
-    const left = (x: SendRecord) => x.state === 'queued' && x.teamId === teamId && x.queue?.queuedId !== undefined && x.queue.at < askedAt && !inQueue.has(x.queue.queuedId);
+    const left = (x: SendRecord) =>
+      x.state === 'queued' &&
+      x.teamId === teamId &&
+      x.queue?.queuedId !== undefined &&
+      x.queue.at < askedAt &&
+      !inQueue.has(x.queue.queuedId);
     set((s) => ({
       sendBudgets: { ...s.sendBudgets, [teamId]: read },
-      sendHistory: s.sendHistory.some(left) ? s.sendHistory.map((x) => (left(x) ? { ...x, state: 'sending' as const } : x)) : s.sendHistory,
+      sendHistory: s.sendHistory.some(left)
+        ? s.sendHistory.map((x) => (left(x) ? { ...x, state: 'sending' as const } : x))
+        : s.sendHistory,
     }));
   };
 
@@ -128,7 +143,9 @@ export const consoleSlice: Slice<ConsoleSlice> = ({ set, get, api, env }) => {
       set((s) => ({ sendHistory: [rec, ...s.sendHistory].slice(0, MAX_HISTORY) }));
       const r = await api['send.message']({ ...args, clientRef });
       patch(clientRef, (x) =>
-        r.ok ? { ...x, state: 'sent', messageId: r.value.messageId, to: r.value.to, queue: null } : { ...x, state: 'failed', error: r.error, queue: null },
+        r.ok
+          ? { ...x, state: 'sent', messageId: r.value.messageId, to: r.value.to, queue: null }
+          : { ...x, state: 'failed', error: r.error, queue: null },
       );
       void budget(args.teamId);
       return r;
@@ -138,7 +155,8 @@ export const consoleSlice: Slice<ConsoleSlice> = ({ set, get, api, env }) => {
       const r = await api['send.cancel']({ teamId, queuedId });
       await budget(teamId);
       if (!r.ok) return r.error;
-      if (!r.value.cancelled) return { kind: 'not-found', code: 'NOT_QUEUED', message: 'That send already left the queue.' };
+      if (!r.value.cancelled)
+        return { kind: 'not-found', code: 'NOT_QUEUED', message: 'That send already left the queue.' };
       return null;
     },
     stopSend: async (clientRef) => {
@@ -146,7 +164,13 @@ export const consoleSlice: Slice<ConsoleSlice> = ({ set, get, api, env }) => {
       if (!rec || rec.state === 'sent' || rec.state === 'failed') return null;
       const r = await api['send.stop']({ clientRef });
       if (!r.ok) return r.error;
-      return r.value.stopped ? null : { kind: 'not-found', code: 'NOT_WAITING', message: 'That send is no longer waiting; it already went out or ended.' };
+      return r.value.stopped
+        ? null
+        : {
+            kind: 'not-found',
+            code: 'NOT_WAITING',
+            message: 'That send is no longer waiting; it already went out or ended.',
+          };
     },
     retrySend: async (clientRef) => {
       const rec = get().sendHistory.find((r) => r.clientRef === clientRef);
@@ -161,8 +185,13 @@ export const consoleSlice: Slice<ConsoleSlice> = ({ set, get, api, env }) => {
       if (known && p.clientRef !== undefined) {
         patch(p.clientRef, (x) => {
           if (x.state === 'sent' || x.state === 'failed') return x;
-          if (p.phase === 'retrying') return { ...x, state: 'retrying', retries: [...x.retries, { ...p, at: env.now() }] };
-          return { ...x, state: 'queued', queue: { position: p.position, waitMs: p.waitMs, queuedId: p.queuedId, at: env.now() } };
+          if (p.phase === 'retrying')
+            return { ...x, state: 'retrying', retries: [...x.retries, { ...p, at: env.now() }] };
+          return {
+            ...x,
+            state: 'queued',
+            queue: { position: p.position, waitMs: p.waitMs, queuedId: p.queuedId, at: env.now() },
+          };
         });
       }
       if (p.phase === 'queued') void budget(p.teamId);

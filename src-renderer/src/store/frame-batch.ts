@@ -29,7 +29,10 @@ export interface FrameBatch<T> {
  * Items by key, handed to `commit` in one call when the frame asked of `schedule` comes, or
  * earlier through flush() (e.g. when a turn ends). Keys keep the order they first arrived in.
  */
-export function frameBatch<T>(schedule: (fn: () => void) => void, commit: (batch: Map<string, T[]>) => void): FrameBatch<T> {
+export function frameBatch<T>(
+  schedule: (fn: () => void) => void,
+  commit: (batch: Map<string, T[]>) => void,
+): FrameBatch<T> {
   let pending = new Map<string, T[]>();
   let requested = false;
   const flush = (): void => {

@@ -3,7 +3,8 @@ import type { AgentHealthDTO, HealthHistoryEntryDTO } from '../../../src-shared/
 
 const HISTORY_MAX = 500;
 
-const sameEntry = (a: HealthHistoryEntryDTO, b: HealthHistoryEntryDTO): boolean => a.at === b.at && a.health === b.health;
+const sameEntry = (a: HealthHistoryEntryDTO, b: HealthHistoryEntryDTO): boolean =>
+  a.at === b.at && a.health === b.health;
 
 /** Newest first, without duplicates (a live entry and the same change read from the monitor). */
 export function mergeHistory(a: HealthHistoryEntryDTO[], b: HealthHistoryEntryDTO[]): HealthHistoryEntryDTO[] {

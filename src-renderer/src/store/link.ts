@@ -34,20 +34,41 @@ export interface LinkSlice {
 }
 
 export const linkSlice: Slice<LinkSlice> = ({ set, get, env }) => ({
-  link: { state: 'starting', host: 'desktop', lastHeardAt: null, downSince: null, upSince: null, error: null, recoveredAt: null },
+  link: {
+    state: 'starting',
+    host: 'desktop',
+    lastHeardAt: null,
+    downSince: null,
+    upSince: null,
+    error: null,
+    recoveredAt: null,
+  },
   setLinkHost: (host) => set((s) => ({ link: { ...s.link, host } })),
   linkAnswered: (ping) => {
     const before = get().link;
     const wasStale = before.state === 'down' || before.state === 'refused';
     const now = env.now();
     set({
-      link: { ...before, state: 'up', lastHeardAt: now, downSince: null, upSince: ping.upSince, error: null, recoveredAt: wasStale ? now : before.recoveredAt },
+      link: {
+        ...before,
+        state: 'up',
+        lastHeardAt: now,
+        downSince: null,
+        upSince: ping.upSince,
+        error: null,
+        recoveredAt: wasStale ? now : before.recoveredAt,
+      },
     });
     return wasStale || (before.upSince !== null && before.upSince !== ping.upSince);
   },
   linkFailed: (error) =>
     set((s) => ({
-      link: { ...s.link, state: error.kind === 'forbidden' ? 'refused' : 'down', downSince: s.link.downSince ?? env.now(), error },
+      link: {
+        ...s.link,
+        state: error.kind === 'forbidden' ? 'refused' : 'down',
+        downSince: s.link.downSince ?? env.now(),
+        error,
+      },
     })),
 });
 

@@ -73,7 +73,12 @@ export function watchLink(store: AppStore, api: Api, opts: LinkWatchOptions): Li
         timers.clearTimeout(t);
         resolve(r);
       };
-      api['app.ping']().then(settle, (e: unknown) => settle({ ok: false, error: { kind: 'internal', code: 'PING_FAILED', message: e instanceof Error ? e.message : String(e) } }));
+      api['app.ping']().then(settle, (e: unknown) =>
+        settle({
+          ok: false,
+          error: { kind: 'internal', code: 'PING_FAILED', message: e instanceof Error ? e.message : String(e) },
+        }),
+      );
     });
 
   const schedule = (): void => {

@@ -46,13 +46,15 @@ export interface MessagesSlice {
   deleteThread(teamId: string, agentId: string, contact: string): Promise<ErrorDTO | null>;
 }
 
-export const threadKey = (teamId: string, agentId: string, contact: string): string => `${teamId}/${agentId}/${contact}`;
+export const threadKey = (teamId: string, agentId: string, contact: string): string =>
+  `${teamId}/${agentId}/${contact}`;
 
 const PAGE = 100;
 const EMPTY_THREAD: Thread = { messages: [], more: false, loaded: false, error: null };
 
 export const messagesSlice: Slice<MessagesSlice> = ({ set, get, api }) => {
-  const patchThread = (key: string, p: Partial<Thread>) => set((s) => ({ threads: { ...s.threads, [key]: { ...(s.threads[key] ?? EMPTY_THREAD), ...p } } }));
+  const patchThread = (key: string, p: Partial<Thread>) =>
+    set((s) => ({ threads: { ...s.threads, [key]: { ...(s.threads[key] ?? EMPTY_THREAD), ...p } } }));
   /** Inbox reloads asked while one runs collapse into one more. */
   let inboxRun: Promise<void> | null = null;
   let inboxAgain = false;
@@ -87,7 +89,11 @@ export const messagesSlice: Slice<MessagesSlice> = ({ set, get, api }) => {
       if (all?.ok) set({ unreadAll: all.value.unread });
       // An answer for a filter no longer on screen is dropped.
       if (get().inbox.filter !== f) return;
-      set((s) => ({ inbox: r.ok ? { ...s.inbox, ...r.value, loaded: true, error: null } : { ...s.inbox, loaded: true, error: r.error } }));
+      set((s) => ({
+        inbox: r.ok
+          ? { ...s.inbox, ...r.value, loaded: true, error: null }
+          : { ...s.inbox, loaded: true, error: r.error },
+      }));
       if (whole && r.ok) set({ unreadAll: r.value.unread });
     },
     loadThread: async (teamId, agentId, contact) => {
@@ -133,7 +139,8 @@ export const messagesSlice: Slice<MessagesSlice> = ({ set, get, api }) => {
       if (!r.ok) return r.error;
       set((s) => {
         const threads = { ...s.threads };
-        for (const [k, t] of Object.entries(threads)) if (k.endsWith(`/${contact}`)) threads[k] = { ...t, name: name.trim() || undefined };
+        for (const [k, t] of Object.entries(threads))
+          if (k.endsWith(`/${contact}`)) threads[k] = { ...t, name: name.trim() || undefined };
         return { threads };
       });
       return null;
@@ -145,7 +152,15 @@ export const messagesSlice: Slice<MessagesSlice> = ({ set, get, api }) => {
       set((s) => {
         const threads = { ...s.threads };
         delete threads[key];
-        return { threads, inbox: { ...s.inbox, contacts: s.inbox.contacts.filter((c) => !(c.teamId === teamId && c.agentId === agentId && c.contact === contact)) } };
+        return {
+          threads,
+          inbox: {
+            ...s.inbox,
+            contacts: s.inbox.contacts.filter(
+              (c) => !(c.teamId === teamId && c.agentId === agentId && c.contact === contact),
+            ),
+          },
+        };
       });
       return null;
     },

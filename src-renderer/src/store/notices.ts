@@ -89,8 +89,15 @@ export function noticeFor(e: AlertEventDTO, agentLabel: string): NoticeInput | n
 }
 
 /** `body`: the words of the resolve (the incident's title once resolved). */
-function resolvedNotice(incident: NonNullable<Notice['incident']>, route: string | undefined, body: string): NoticeInput {
-  const title = incident.agentLabel === '' ? 'Back to normal' : `${agentName(incident.agentLabel, incident.agentId)}: back to normal`;
+function resolvedNotice(
+  incident: NonNullable<Notice['incident']>,
+  route: string | undefined,
+  body: string,
+): NoticeInput {
+  const title =
+    incident.agentLabel === ''
+      ? 'Back to normal'
+      : `${agentName(incident.agentLabel, incident.agentId)}: back to normal`;
   return { tone: 'success', title, body, ...(route ? { route } : {}), incident };
 }
 
@@ -127,8 +134,22 @@ export const noticesSlice: Slice<NoticesSlice> = ({ set, env }) => ({
       if (e.change === 'resolved' || e.incident.resolvedAt !== null) {
         // A resolve the policy keeps quiet about closes the notice; one it tells of replaces it.
         if (!e.notify) return { notices: next.filter((n) => n.id !== known.id) };
-        const resolved = resolvedNotice({ id: e.incident.id, agentId: e.incident.agentId, agentLabel: e.incident.teamWide ? '' : agentLabel, title: e.incident.title }, known.route, e.incident.title);
-        next[i] = { ...resolved, id: known.id, at: env.now(), ...(known.tone === 'urgent' || known.wasUrgent ? { wasUrgent: true } : {}) };
+        const resolved = resolvedNotice(
+          {
+            id: e.incident.id,
+            agentId: e.incident.agentId,
+            agentLabel: e.incident.teamWide ? '' : agentLabel,
+            title: e.incident.title,
+          },
+          known.route,
+          e.incident.title,
+        );
+        next[i] = {
+          ...resolved,
+          id: known.id,
+          at: env.now(),
+          ...(known.tone === 'urgent' || known.wasUrgent ? { wasUrgent: true } : {}),
+        };
       } else {
         // The notice on screen takes the incident's new words, told of or not.
         const fresh = noticeFor({ ...e, change: 'opened', notify: true }, agentLabel);
@@ -144,7 +165,16 @@ export const noticesSlice: Slice<NoticesSlice> = ({ set, env }) => ({
         changed = true;
         // How it ended was not seen here (recovered, or its agent removed): no "back to normal".
         const title = n.incident.agentLabel === '' ? 'No longer open' : `${n.incident.agentLabel}: no longer open`;
-        return { tone: 'info' as const, title, body: n.incident.title, ...(n.route ? { route: n.route } : {}), incident: n.incident, id: n.id, at: env.now(), ...(n.tone === 'urgent' ? { wasUrgent: true } : {}) };
+        return {
+          tone: 'info' as const,
+          title,
+          body: n.incident.title,
+          ...(n.route ? { route: n.route } : {}),
+          incident: n.incident,
+          id: n.id,
+          at: env.now(),
+          ...(n.tone === 'urgent' ? { wasUrgent: true } : {}),
+        };
       });
       return changed ? { notices } : {};
     }),

@@ -1,5 +1,12 @@
 // App settings (settings.get/update) and each agent's channel switches (channel.updateSettings).
-import type { AppSettingsDTO, AppSettingsPatchDTO, ChannelSettingsDTO, DiagnosticsDTO, ErrorDTO, Result } from '../../../src-shared/contract';
+import type {
+  AppSettingsDTO,
+  AppSettingsPatchDTO,
+  ChannelSettingsDTO,
+  DiagnosticsDTO,
+  ErrorDTO,
+  Result,
+} from '../../../src-shared/contract';
 import { agentKey, type Slice } from './env';
 
 interface ChannelView {
@@ -45,7 +52,10 @@ export const settingsSlice: Slice<SettingsSlice> = ({ set, get, api }) => ({
     set((s) => ({ channel: { ...s.channel, [key]: { ...before, pending: true, error: null } } }));
     const r = await api['channel.updateSettings']({ teamId, agentId, patch });
     set((s) => ({
-      channel: { ...s.channel, [key]: r.ok ? { value: r.value, pending: false, error: null } : { ...before, pending: false, error: r.error } },
+      channel: {
+        ...s.channel,
+        [key]: r.ok ? { value: r.value, pending: false, error: null } : { ...before, pending: false, error: r.error },
+      },
     }));
     return r.ok ? null : r.error;
   },

@@ -80,7 +80,12 @@ export function forwardingOf(st: TunnelStatusDTO | null): { downSince: number | 
   let downSince: number | null = null;
   let pending = 0;
   for (const a of st?.agents ?? []) {
-    if (a.localAppDownSince !== null && a.localAppDownSince !== undefined && (downSince === null || a.localAppDownSince < downSince)) downSince = a.localAppDownSince;
+    if (
+      a.localAppDownSince !== null &&
+      a.localAppDownSince !== undefined &&
+      (downSince === null || a.localAppDownSince < downSince)
+    )
+      downSince = a.localAppDownSince;
     pending += a.pending ?? 0;
   }
   return { downSince, pending };
@@ -132,18 +137,28 @@ export const tunnelSlice: Slice<TunnelSlice> = ({ set, get, api }) => {
       return null;
     },
     loadTunnel: async () => {
-      const [st, list, refused] = await Promise.all([api['tunnel.status'](), api['tunnel.deliveries']({ limit: 500 }), api['tunnel.refused']({ limit: MAX_REFUSED })]);
+      const [st, list, refused] = await Promise.all([
+        api['tunnel.status'](),
+        api['tunnel.deliveries']({ limit: 500 }),
+        api['tunnel.refused']({ limit: MAX_REFUSED }),
+      ]);
       set((s) => {
-        const patch: Partial<S> = { tunnelError: st.ok ? (list.ok ? (refused.ok ? null : refused.error) : list.error) : st.error };
+        const patch: Partial<S> = {
+          tunnelError: st.ok ? (list.ok ? (refused.ok ? null : refused.error) : list.error) : st.error,
+        };
         if (st.ok) patch.tunnelStatus = st.value;
         if (refused.ok) {
           const ids = new Set(refused.value.map((r) => r.id));
-          patch.refused = [...s.refused.filter((r) => !ids.has(r.id)), ...refused.value].sort((a, b) => b.at - a.at).slice(0, MAX_REFUSED);
+          patch.refused = [...s.refused.filter((r) => !ids.has(r.id)), ...refused.value]
+            .sort((a, b) => b.at - a.at)
+            .slice(0, MAX_REFUSED);
         }
         if (list.ok) {
           // Keep anything a live event added while the list was loading.
           const ids = new Set(list.value.map((d) => d.id));
-          const merged = [...s.deliveries.filter((d) => !ids.has(d.id)), ...list.value].sort((a, b) => b.receivedAt - a.receivedAt);
+          const merged = [...s.deliveries.filter((d) => !ids.has(d.id)), ...list.value].sort(
+            (a, b) => b.receivedAt - a.receivedAt,
+          );
           patch.deliveries = merged.slice(0, MAX_DELIVERIES);
           patch.deliveriesLoaded = true;
         }
@@ -208,12 +223,16 @@ export const tunnelSlice: Slice<TunnelSlice> = ({ set, get, api }) => {
       return r;
     },
     searchTunnel: async (text) => {
-      const [deliveries, refused] = await Promise.all([api['tunnel.deliveries']({ text, limit: SEARCH_LIMIT }), api['tunnel.refused']({ text, limit: SEARCH_LIMIT })]);
+      const [deliveries, refused] = await Promise.all([
+        api['tunnel.deliveries']({ text, limit: SEARCH_LIMIT }),
+        api['tunnel.refused']({ text, limit: SEARCH_LIMIT }),
+      ]);
       if (!deliveries.ok) return deliveries;
       if (!refused.ok) return refused;
       return { ok: true, value: { deliveries: deliveries.value, refused: refused.value } };
     },
-    applyRefused: (r) => set((s) => ({ refused: [r, ...s.refused.filter((x) => x.id !== r.id)].slice(0, MAX_REFUSED) })),
+    applyRefused: (r) =>
+      set((s) => ({ refused: [r, ...s.refused.filter((x) => x.id !== r.id)].slice(0, MAX_REFUSED) })),
     applyExposure: (x) => {
       set((s) => (s.tunnelStatus ? { tunnelStatus: { ...s.tunnelStatus, exposure: x } } : {}));
       void status();
@@ -230,14 +249,23 @@ export const tunnelSlice: Slice<TunnelSlice> = ({ set, get, api }) => {
         const replay = f.replay !== undefined;
         const patch: Partial<S> = replay
           ? {}
-          : { forwardLog: [...s.forwardLog, f].slice(-MAX_FORWARD_LOG), lastForward: pruned({ ...s.lastForward, [f.deliveryId]: f }) };
+          : {
+              forwardLog: [...s.forwardLog, f].slice(-MAX_FORWARD_LOG),
+              lastForward: pruned({ ...s.lastForward, [f.deliveryId]: f }),
+            };
         if (!replay && s.deliveries.some((d) => d.id === f.deliveryId)) {
           patch.deliveries = s.deliveries.map((d) => (d.id === f.deliveryId ? { ...d, forwardStatus: f.status } : d));
         }
         const detail = s.deliveryDetails[f.deliveryId];
         if (detail && !detail.forwards.some((x) => x.at === f.at && x.url === f.url)) {
           const forwards = [...detail.forwards, f];
-          const own = replay ? {} : { forwardStatus: f.status, forwardState: f.status !== null && f.status >= 200 && f.status < 300 ? ('delivered' as const) : detail.forwardState };
+          const own = replay
+            ? {}
+            : {
+                forwardStatus: f.status,
+                forwardState:
+                  f.status !== null && f.status >= 200 && f.status < 300 ? ('delivered' as const) : detail.forwardState,
+              };
           patch.deliveryDetails = { ...s.deliveryDetails, [f.deliveryId]: { ...detail, ...own, forwards } };
         }
         return patch;

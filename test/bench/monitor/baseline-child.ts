@@ -33,7 +33,11 @@ async function poll(agentId: string): Promise<void> {
   if (!running) return;
   try {
     await limited(async () => {
-      const res = await request(`${args.baseUrl}/api/v1/agents/${encodeURIComponent(agentId)}/whatsapp/session`, { method: 'GET', headers, dispatcher });
+      const res = await request(`${args.baseUrl}/api/v1/agents/${encodeURIComponent(agentId)}/whatsapp/session`, {
+        method: 'GET',
+        headers,
+        dispatcher,
+      });
       const body = (await res.body.json()) as { state?: unknown };
       if (running) window?.count(res.statusCode !== 200 || typeof body.state !== 'string');
     });

@@ -4,7 +4,10 @@
 import { z } from 'zod';
 
 export const pollerArgsSchema = z.strictObject({
-  baseUrl: z.string().url().refine((u) => /^http:\/\/127\.0\.0\.1:\d+$/.test(u), 'loopback only'),
+  baseUrl: z
+    .string()
+    .url()
+    .refine((u) => /^http:\/\/127\.0\.0\.1:\d+$/.test(u), 'loopback only'),
   apiKey: z.string().min(8),
   teamId: z.string().min(1),
   agentIds: z.array(z.string().min(1)).min(1),
@@ -35,7 +38,8 @@ export function parseArg<T>(schema: z.ZodType<T>): T {
     fail('the argument is not JSON');
   }
   const parsed = schema.safeParse(json);
-  if (!parsed.success) fail(`bad argument: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    fail(`bad argument: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   return parsed.data;
 }
 
@@ -86,7 +90,11 @@ export function measureResources(): ResourceWindow {
       clearInterval(timer);
       peak = Math.max(peak, process.memoryUsage.rss());
       const mb = (b: number) => Math.round((b / (1024 * 1024)) * 10) / 10;
-      return { cpuSeconds: cpuSecondsSince(cpu0), peakRssMb: mb(peak), maxRssMb: mb(process.resourceUsage().maxRSS * 1024) };
+      return {
+        cpuSeconds: cpuSecondsSince(cpu0),
+        peakRssMb: mb(peak),
+        maxRssMb: mb(process.resourceUsage().maxRSS * 1024),
+      };
     },
   };
 }
@@ -114,7 +122,11 @@ export interface PollFigures {
  * agents started together come in rounds, and a window ending just before or just after a round
  * counts a whole round more or less.)
  */
-export function pollWindow(warmup: number, target: number, round: number): { count(failed: boolean): void; close(): PollFigures } {
+export function pollWindow(
+  warmup: number,
+  target: number,
+  round: number,
+): { count(failed: boolean): void; close(): PollFigures } {
   let res: ResourceWindow | null = null;
   let t0 = 0;
   let seen = 0;
@@ -136,7 +148,15 @@ export function pollWindow(warmup: number, target: number, round: number): { cou
     if (figures) return figures;
     if (!res) open();
     const elapsedSec = (performance.now() - t0) / 1000;
-    figures = { polls, failures, elapsedSec, pollsPerSec: polls / elapsedSec, ...res!.end(), complete: polls >= target, roundCpuSeconds: rounds };
+    figures = {
+      polls,
+      failures,
+      elapsedSec,
+      pollsPerSec: polls / elapsedSec,
+      ...res!.end(),
+      complete: polls >= target,
+      roundCpuSeconds: rounds,
+    };
     return figures;
   };
   return {

@@ -13,7 +13,11 @@ const emu = await startEmulator({
       {
         id: args.teamId,
         apiKey: args.apiKey,
-        agents: args.agentIds.map((agentId, i) => ({ agentId, state: 'connected' as const, phone: `1555${String(1_000_000 + i).padStart(7, '0')}` })),
+        agents: args.agentIds.map((agentId, i) => ({
+          agentId,
+          state: 'connected' as const,
+          phone: `1555${String(1_000_000 + i).padStart(7, '0')}`,
+        })),
       },
     ],
   },

@@ -26,7 +26,10 @@ const monitor = new Monitor({
   poll: { intervalMs: args.intervalMs, fastIntervalMs: 2000, maxInFlightPerTeam: args.maxInFlight },
 });
 
-const metrics = new CompanionMetrics({ teamLabel: () => 'Bench team', sendBudgets: () => [{ teamId: args.teamId, ...client.sendBudget() }] });
+const metrics = new CompanionMetrics({
+  teamLabel: () => 'Bench team',
+  sendBudgets: () => [{ teamId: args.teamId, ...client.sendBudget() }],
+});
 metrics.attach(monitor);
 const server = await startMetricsServer(metrics, { port: 0 });
 emit({ type: 'metrics', url: server.url });
@@ -34,7 +37,8 @@ emit({ type: 'metrics', url: server.url });
 let window: ReturnType<typeof pollWindow> | null = null;
 monitor.on('poll', (p) => window?.count(p.error !== undefined));
 monitor.on('health', (e) => {
-  if (e.previous !== 'unknown') emit({ type: 'health', agentId: e.agentId, health: e.health, previous: e.previous, t: Date.now() });
+  if (e.previous !== 'unknown')
+    emit({ type: 'health', agentId: e.agentId, health: e.health, previous: e.previous, t: Date.now() });
 });
 
 let stopped = false;

@@ -34,7 +34,10 @@ export function scriptPath(name: string): string {
 export function spawnChild(script: string, arg: unknown): Child {
   hookExit();
   // BENCH_CPU_PROF=<dir>: the poller children write V8 CPU profiles there (one per thread).
-  const prof = process.env.BENCH_CPU_PROF && script !== 'emulator-child.ts' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const prof =
+    process.env.BENCH_CPU_PROF && script !== 'emulator-child.ts'
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+      : [];
   const proc = spawn(process.execPath, [...prof, '--import', 'tsx', scriptPath(script), JSON.stringify(arg)], {
     cwd: fileURLToPath(new URL('../../../', import.meta.url)),
     env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production' },
@@ -81,7 +84,10 @@ export function spawnChild(script: string, arg: unknown): Child {
           if (l.type === type) done(null, l);
         };
         const onExit = () => done(new Error(`${script} exited before "${type}"; stderr: ${stderr.trim()}`));
-        const timer = setTimeout(() => done(new Error(`${script}: no "${type}" within ${timeoutMs} ms; stderr: ${stderr.trim()}`)), timeoutMs);
+        const timer = setTimeout(
+          () => done(new Error(`${script}: no "${type}" within ${timeoutMs} ms; stderr: ${stderr.trim()}`)),
+          timeoutMs,
+        );
         listeners.push(check);
         if (exited) onExit();
         else proc.once('exit', onExit);

@@ -18,7 +18,9 @@ const server = createServer((req, res) => {
   });
 });
 server.keepAliveTimeout = 30_000;
-server.listen(0, '127.0.0.1', () => emit({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+server.listen(0, '127.0.0.1', () =>
+  emit({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+);
 createInterface({ input: process.stdin }).on('line', (line) => {
   if (line.trim() !== 'report') return;
   emit({ type: 'arrivals', arrivals: Object.fromEntries(arrivals) });

@@ -13,7 +13,14 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { emit, exitWithParent, parseArg } from '../monitor/child-common';
 
-const { target, dataDir, secret, sync } = parseArg(z.strictObject({ target: z.string().url(), dataDir: z.string().min(1), secret: z.string().min(1), sync: z.boolean() }));
+const { target, dataDir, secret, sync } = parseArg(
+  z.strictObject({
+    target: z.string().url(),
+    dataDir: z.string().min(1),
+    secret: z.string().min(1),
+    sync: z.boolean(),
+  }),
+);
 const app = new URL(target);
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 const fd = openSync(join(dataDir, `floor-${sync ? 'sync' : 'nosync'}.jsonl`), 'a', 0o600);
@@ -34,7 +41,17 @@ let flushSoon = false;
 let seq = 0;
 
 function forward(h: Held): void {
-  const out = request({ host: app.hostname, port: app.port, path: '/webhook', method: 'POST', agent, headers: { ...h.headers, 'content-length': h.body.length } }, (r) => r.resume());
+  const out = request(
+    {
+      host: app.hostname,
+      port: app.port,
+      path: '/webhook',
+      method: 'POST',
+      agent,
+      headers: { ...h.headers, 'content-length': h.body.length },
+    },
+    (r) => r.resume(),
+  );
   out.on('error', () => undefined);
   out.end(h.body);
 }
@@ -42,7 +59,10 @@ function forward(h: Held): void {
 function answer(batch: Held[]): void {
   for (const h of batch) {
     const data = `{"ok":true,"deliveryId":"${h.id}"}`;
-    h.res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(data) });
+    h.res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(data),
+    });
     h.res.end(data);
     forward(h);
   }
@@ -74,13 +94,23 @@ const server = createServer((req, res) => {
     const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
     const v1 = req.headers['x-service-signature-v1'];
     const m = typeof v1 === 'string' ? V1.exec(v1) : null;
-    if (!m || !timingSafeEqual(createHmac('sha256', secret).update(`${m[1]}.`).update(body).digest(), Buffer.from(m[2]!, 'hex'))) {
+    if (
+      !m ||
+      !timingSafeEqual(createHmac('sha256', secret).update(`${m[1]}.`).update(body).digest(), Buffer.from(m[2]!, 'hex'))
+    ) {
       res.writeHead(401, { 'content-length': 0 }).end();
       return;
     }
     const id = `d${++seq}`;
-    const headers = { 'content-type': String(req.headers['content-type'] ?? 'application/json'), 'x-service-signature-v1': v1 as string };
-    lines.push(Buffer.from(`${JSON.stringify({ id, receivedAt: Date.now(), headers: req.headers, bodyBase64: body.toString('base64') })}\n`));
+    const headers = {
+      'content-type': String(req.headers['content-type'] ?? 'application/json'),
+      'x-service-signature-v1': v1 as string,
+    };
+    lines.push(
+      Buffer.from(
+        `${JSON.stringify({ id, receivedAt: Date.now(), headers: req.headers, bodyBase64: body.toString('base64') })}\n`,
+      ),
+    );
     held.push({ id, res, headers, body });
     // One turn of the event loop first: the deliveries read in one poll share one write.
     if (!flushSoon) {
@@ -90,7 +120,9 @@ const server = createServer((req, res) => {
   });
 });
 server.keepAliveTimeout = 30_000;
-server.listen(0, '127.0.0.1', () => emit({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+server.listen(0, '127.0.0.1', () =>
+  emit({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+);
 exitWithParent(async () => {
   server.closeAllConnections();
   server.close();

@@ -13,7 +13,9 @@ proxy.on('error', (_err, _req, res) => {
 });
 const server = createServer((req, res) => proxy.web(req, res));
 server.keepAliveTimeout = 30_000;
-server.listen(0, '127.0.0.1', () => emit({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+server.listen(0, '127.0.0.1', () =>
+  emit({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+);
 exitWithParent(async () => {
   server.closeAllConnections();
   server.close();

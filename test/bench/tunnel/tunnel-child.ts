@@ -6,7 +6,14 @@ import { z } from 'zod';
 import { Tunnel } from '../../../src-main/core/tunnel';
 import { emit, exitWithParent, parseArg } from '../monitor/child-common';
 
-const { target, dataDir, secret, sync } = parseArg(z.strictObject({ target: z.string().url(), dataDir: z.string().min(1), secret: z.string().min(1), sync: z.boolean() }));
+const { target, dataDir, secret, sync } = parseArg(
+  z.strictObject({
+    target: z.string().url(),
+    dataDir: z.string().min(1),
+    secret: z.string().min(1),
+    sync: z.boolean(),
+  }),
+);
 // The log's default bounds, as `listen` runs it: segments roll and drop during the run.
 const tunnel = new Tunnel({
   dataDir,

@@ -3,7 +3,16 @@
 // renderer calls), opening a route with the access token, the demo agents, and numbered screenshots.
 import { randomBytes } from 'node:crypto';
 import { expect, test, type Locator, type Page, type TestInfo } from '@playwright/test';
-import { emulatorControl, keychainUnavailableReason, makeServeHome, startServe, type EmulatorReady, type RunningServe, type ServeHome, type ServeReady } from './serve';
+import {
+  emulatorControl,
+  keychainUnavailableReason,
+  makeServeHome,
+  startServe,
+  type EmulatorReady,
+  type RunningServe,
+  type ServeHome,
+  type ServeReady,
+} from './serve';
 
 export { hostCall } from './serve';
 
@@ -143,7 +152,9 @@ export function agentHash(suite: Suite, agentId: string, sub = ''): string {
 export async function openChatAsNewCustomer(page: Page, suite: Suite, agentId: string): Promise<void> {
   await open(page, suite, agentHash(suite, agentId, 'chat'));
   await page.getByText('Chat as a customer').click();
-  await page.getByLabel('Customer user id').fill(`e2e-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`);
+  await page
+    .getByLabel('Customer user id')
+    .fill(`e2e-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`);
   await page.getByRole('button', { name: 'Use this id' }).click();
   await expect(page.getByText('No messages yet. Say hello.')).toBeVisible();
 }
@@ -205,4 +216,3 @@ export function shooterAcross(page: Page, testInfo: TestInfo): (name: string) =>
     await page.emulateMedia({ colorScheme: 'light' });
   };
 }
-

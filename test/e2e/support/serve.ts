@@ -44,7 +44,9 @@ function have(cmd: string): boolean {
 export function keychainUnavailableReason(): string | null {
   if (process.env.DBUS_SESSION_BUS_ADDRESS) return null;
   const missing = ['dbus-run-session', 'gnome-keyring-daemon'].filter((c) => !have(c));
-  return missing.length === 0 ? null : `no D-Bus session and no ${missing.join(' / ')} to start one (apt-get install dbus gnome-keyring)`;
+  return missing.length === 0
+    ? null
+    : `no D-Bus session and no ${missing.join(' / ')} to start one (apt-get install dbus gnome-keyring)`;
 }
 
 const UNLOCK = 'echo -n e2e-pass | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec "$0" "$@"';
@@ -52,11 +54,21 @@ const UNLOCK = 'echo -n e2e-pass | gnome-keyring-daemon --unlock --components=se
 function launch(cliArgs: string[], env: NodeJS.ProcessEnv): ChildProcess {
   const node = [process.execPath, ...cliArgs];
   // detached: its own process group, so stop() reaches the CLI (and the private bus) by group id.
-  if (process.env.DBUS_SESSION_BUS_ADDRESS) return spawn(node[0]!, node.slice(1), { cwd: REPO, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  return spawn('dbus-run-session', ['--', 'sh', '-c', UNLOCK, ...node], { cwd: REPO, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (process.env.DBUS_SESSION_BUS_ADDRESS)
+    return spawn(node[0]!, node.slice(1), { cwd: REPO, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn('dbus-run-session', ['--', 'sh', '-c', UNLOCK, ...node], {
+    cwd: REPO,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
-async function attempt(cliArgs: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<RunningServe | { unknownCommand: true }> {
+async function attempt(
+  cliArgs: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<RunningServe | { unknownCommand: true }> {
   const child = launch(cliArgs, env);
   let stdout = '';
   let stderr = '';
@@ -65,7 +77,10 @@ async function attempt(cliArgs: string[], env: NodeJS.ProcessEnv, timeoutMs: num
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
   const ready = await new Promise<ServeReady | 'exited'>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not get ready in ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`serve did not get ready in ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`)),
+      timeoutMs,
+    );
     const check = (): void => {
       const line = stdout.split('\n')[0];
       if (stdout.includes('\n') && line) {
@@ -135,7 +150,9 @@ export interface ServeHome {
 
 export function makeServeHome(): ServeHome {
   const root = mkdtempSync(path.join(tmpdir(), 'cc-e2e-'));
-  const dirs = ['home', 'home/.config', 'home/.local/share', 'home/.cache', 'runtime', 'config', 'data'].map((d) => path.join(root, d));
+  const dirs = ['home', 'home/.config', 'home/.local/share', 'home/.cache', 'runtime', 'config', 'data'].map((d) =>
+    path.join(root, d),
+  );
   for (const d of dirs) mkdirSync(d, { recursive: true, mode: 0o700 });
   const home = path.join(root, 'home');
   const env: NodeJS.ProcessEnv = {
@@ -148,14 +165,32 @@ export function makeServeHome(): ServeHome {
     XDG_RUNTIME_DIR: path.join(root, 'runtime'),
     ...(process.env.DBUS_SESSION_BUS_ADDRESS ? { DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS } : {}),
   };
-  return { root, configDir: path.join(root, 'config'), dataDir: path.join(root, 'data'), env, remove: () => rmSync(root, { recursive: true, force: true }) };
+  return {
+    root,
+    configDir: path.join(root, 'config'),
+    dataDir: path.join(root, 'data'),
+    env,
+    remove: () => rmSync(root, { recursive: true, force: true }),
+  };
 }
 
 /** `node bin/channel-companion.mjs serve --json …` with the home's folders. */
 export async function startServe(args: string[], home: ServeHome, timeoutMs = 30_000): Promise<RunningServe> {
-  const cli = [path.join(REPO, 'bin/channel-companion.mjs'), 'serve', '--json', '--config-dir', home.configDir, '--data-dir', home.dataDir, ...args];
+  const cli = [
+    path.join(REPO, 'bin/channel-companion.mjs'),
+    'serve',
+    '--json',
+    '--config-dir',
+    home.configDir,
+    '--data-dir',
+    home.dataDir,
+    ...args,
+  ];
   const r = await attempt(cli, home.env, timeoutMs);
-  if ('unknownCommand' in r) throw new Error('serve is not a command of this CLI build: add it to COMMANDS (src-main/cli/program.ts) and run npx electron-vite build');
+  if ('unknownCommand' in r)
+    throw new Error(
+      'serve is not a command of this CLI build: add it to COMMANDS (src-main/cli/program.ts) and run npx electron-vite build',
+    );
   return r;
 }
 
@@ -173,7 +208,12 @@ export async function hostCall<T = unknown>(ready: ServeReady, name: string, arg
 }
 
 /** A call to an emulator's control surface (e.g. 'agents/x/drop'); the parsed JSON answer, or a throw on non-2xx. */
-export async function emulatorControl<T = unknown>(emu: EmulatorReady, path: string, body: unknown = {}, method = 'POST'): Promise<T> {
+export async function emulatorControl<T = unknown>(
+  emu: EmulatorReady,
+  path: string,
+  body: unknown = {},
+  method = 'POST',
+): Promise<T> {
   const res = await fetch(`${emu.controlUrl}/${path.replace(/^\//, '')}`, {
     method,
     headers: { 'content-type': 'application/json' },

@@ -14,7 +14,14 @@ const store = new KeychainSecretStore({ timeoutMs: 15_000 });
 const clientFactory = ({ baseUrl }: { baseUrl: string; apiKey: string }) =>
   ({
     baseUrl,
-    getSession: async () => ({ connected: true, linked: true, state: 'connected', needsScan: false, phone: null, qr: null }),
+    getSession: async () => ({
+      connected: true,
+      linked: true,
+      state: 'connected',
+      needsScan: false,
+      phone: null,
+      qr: null,
+    }),
     close: async () => undefined,
   }) as unknown as ServiceClient;
 
@@ -30,7 +37,12 @@ async function run(): Promise<unknown> {
       return store.probe().then(() => null);
     case 'add-team': {
       const a = await TeamStore.open({ configDir, secrets: store, clientFactory });
-      const t = await a.addTeam({ label: arg, baseUrl: 'http://127.0.0.1:9/', apiKey: secret, agents: [{ agentId: 'agent-1' }] });
+      const t = await a.addTeam({
+        label: arg,
+        baseUrl: 'http://127.0.0.1:9/',
+        apiKey: secret,
+        agents: [{ agentId: 'agent-1' }],
+      });
       await a.setSigningSecret(t.id, 'agent-1', `${secret}-signing`);
       return t;
     }
@@ -51,6 +63,8 @@ run().then(
   (value) => console.log(`@@RESULT ${JSON.stringify({ op, ok: true, value })}`),
   (err: unknown) => {
     const e = err as Error & { kind?: string; code?: string; cause?: { name?: string; kind?: string } };
-    console.log(`@@RESULT ${JSON.stringify({ op, ok: false, name: e.name, kind: e.kind ?? e.cause?.kind, code: e.code, causeName: e.cause?.name, message: e.message })}`);
+    console.log(
+      `@@RESULT ${JSON.stringify({ op, ok: false, name: e.name, kind: e.kind ?? e.cause?.kind, code: e.code, causeName: e.cause?.name, message: e.message })}`,
+    );
   },
 );

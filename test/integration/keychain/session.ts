@@ -36,7 +36,12 @@ export interface Home {
 
 /** A fresh HOME with its own XDG dirs. */
 export async function makeHome(root: string): Promise<Home> {
-  const dirs = { config: path.join(root, 'config'), data: path.join(root, 'data'), cache: path.join(root, 'cache'), runtime: path.join(root, 'runtime') };
+  const dirs = {
+    config: path.join(root, 'config'),
+    data: path.join(root, 'data'),
+    cache: path.join(root, 'cache'),
+    runtime: path.join(root, 'runtime'),
+  };
   for (const d of Object.values(dirs)) await fs.mkdir(d, { recursive: true, mode: 0o700 });
   const busConfig = path.join(root, 'session-bus.conf');
   await fs.writeFile(busConfig, BUS_CONFIG);
@@ -91,11 +96,22 @@ export const LOCK_ALL =
   'dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/collection/login >/dev/null';
 
 /** Runs `script` (lines joined with ';') in a private session; bounded by timeoutMs, killed as a group. */
-export function runSession(home: Home, lines: string[], opts: { extraEnv?: NodeJS.ProcessEnv; timeoutMs?: number; noBus?: boolean } = {}): Promise<SessionRun> {
+export function runSession(
+  home: Home,
+  lines: string[],
+  opts: { extraEnv?: NodeJS.ProcessEnv; timeoutMs?: number; noBus?: boolean } = {},
+): Promise<SessionRun> {
   const script = lines.join('\n');
-  const [cmd, args] = opts.noBus ? ['sh', ['-c', script]] : ['dbus-run-session', [`--config-file=${home.busConfig}`, '--', 'sh', '-c', script]];
+  const [cmd, args] = opts.noBus
+    ? ['sh', ['-c', script]]
+    : ['dbus-run-session', [`--config-file=${home.busConfig}`, '--', 'sh', '-c', script]];
   return new Promise((resolve, reject) => {
-    const p = spawn(cmd as string, args as string[], { cwd: REPO, env: { ...home.env, ...opts.extraEnv }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(cmd as string, args as string[], {
+      cwd: REPO,
+      env: { ...home.env, ...opts.extraEnv },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -106,7 +122,11 @@ export function runSession(home: Home, lines: string[], opts: { extraEnv?: NodeJ
       } catch {
         /* already gone */
       }
-      reject(new Error(`keychain session timed out after ${opts.timeoutMs ?? 20_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+      reject(
+        new Error(
+          `keychain session timed out after ${opts.timeoutMs ?? 20_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`,
+        ),
+      );
     }, opts.timeoutMs ?? 20_000);
     p.on('error', (e) => {
       clearTimeout(timer);

@@ -13,6 +13,15 @@ describe('health words', () => {
   });
 
   it('unknownHealth: not polled yet, no state', () => {
-    expect(unknownHealth('t1', 'a1', 5)).toEqual({ teamId: 't1', agentId: 'a1', health: 'unknown', state: null, phone: null, needsScan: false, since: 5, checkedAt: null });
+    expect(unknownHealth('t1', 'a1', 5)).toEqual({
+      teamId: 't1',
+      agentId: 'a1',
+      health: 'unknown',
+      state: null,
+      phone: null,
+      needsScan: false,
+      since: 5,
+      checkedAt: null,
+    });
   });
 });

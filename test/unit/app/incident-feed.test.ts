@@ -11,17 +11,45 @@ const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
 const RULES = { escalateAfterMin: 5, flapCount: 3, flapWindowMinutes: 10 };
 
 function incident(over: Partial<Incident> = {}): Incident {
-  return { id: 'inc-1', teamId: 't1', agentId: 'a1', agentIds: ['a1'], kind: 'needs-scan', openedAt: T0, delivered: false, raised: true, acknowledgedAt: null, resolvedAt: null, lastAlertAt: null, ...over };
+  return {
+    id: 'inc-1',
+    teamId: 't1',
+    agentId: 'a1',
+    agentIds: ['a1'],
+    kind: 'needs-scan',
+    openedAt: T0,
+    delivered: false,
+    raised: true,
+    acknowledgedAt: null,
+    resolvedAt: null,
+    lastAlertAt: null,
+    ...over,
+  };
 }
 
 function alertOf(incidentId: string, title: string): Alert {
-  return { id: `al-${incidentId}`, kind: 'reconnecting', urgent: true, teamId: 't1', teamLabel: 'Team one', agentIds: ['a1'], title, body: '', at: T0, incidentId };
+  return {
+    id: `al-${incidentId}`,
+    kind: 'reconnecting',
+    urgent: true,
+    teamId: 't1',
+    teamLabel: 'Team one',
+    agentIds: ['a1'],
+    title,
+    body: '',
+    at: T0,
+    incidentId,
+  };
 }
 
 function setup(now = T0) {
   const published: AlertEventDTO[] = [];
   let clock = now;
-  const feed = new IncidentFeed((e) => published.push(e), () => clock, () => RULES);
+  const feed = new IncidentFeed(
+    (e) => published.push(e),
+    () => clock,
+    () => RULES,
+  );
   return { feed, published, setNow: (t: number) => (clock = t) };
 }
 
@@ -33,10 +61,15 @@ describe('IncidentFeed', () => {
     incident({ kind: 'flapping' }),
     incident({ kind: 'unreachable', agentId: null, agentIds: ['a1', 'a2'] }),
     incident({ kind: 'key-rejected', agentId: null, agentIds: ['a1', 'a2'] }),
-  ])('an incident whose alert was held gets the monitor\'s words for it ($kind, agent $agentId)', (i) => {
+  ])("an incident whose alert was held gets the monitor's words for it ($kind, agent $agentId)", (i) => {
     const { feed } = setup();
     const t = incidentText(i, RULES);
-    expect(feed.toDTO(i)).toMatchObject({ title: t.title, message: t.body, severity: 'warning', agentId: i.agentId ?? 'a1' });
+    expect(feed.toDTO(i)).toMatchObject({
+      title: t.title,
+      message: t.body,
+      severity: 'warning',
+      agentId: i.agentId ?? 'a1',
+    });
     expect(feed.toDTO(i).teamWide).toBe(i.agentId === null ? true : undefined);
   });
 
@@ -44,11 +77,33 @@ describe('IncidentFeed', () => {
     const { feed, published } = setup();
     const i = incident();
     feed.onIncident({ change: 'opened', incident: i });
-    const alert: Alert = { id: 'al-1', kind: 'needs-scan', urgent: true, teamId: 't1', teamLabel: 'Team one', agentIds: ['a1'], title: 'a1 was unlinked', body: 'Scan again.', at: T0, incidentId: 'inc-1' };
+    const alert: Alert = {
+      id: 'al-1',
+      kind: 'needs-scan',
+      urgent: true,
+      teamId: 't1',
+      teamLabel: 'Team one',
+      agentIds: ['a1'],
+      title: 'a1 was unlinked',
+      body: 'Scan again.',
+      at: T0,
+      incidentId: 'inc-1',
+    };
     feed.onAlert(alert);
     expect(published).toEqual([]);
     await Promise.resolve();
-    expect(published).toEqual([{ change: 'opened', incident: expect.objectContaining({ id: 'inc-1', title: 'a1 was unlinked', message: 'Scan again.', severity: 'urgent' }), notify: true }]);
+    expect(published).toEqual([
+      {
+        change: 'opened',
+        incident: expect.objectContaining({
+          id: 'inc-1',
+          title: 'a1 was unlinked',
+          message: 'Scan again.',
+          severity: 'urgent',
+        }),
+        notify: true,
+      },
+    ]);
   });
 
   it('one event, one incident each: the parts of a grouped alert word their own incidents (not the group title)', async () => {
@@ -57,7 +112,11 @@ describe('IncidentFeed', () => {
     const i2 = incident({ id: 'inc-2', agentId: 'a2', agentIds: ['a2'], kind: 'reconnecting' });
     feed.onIncident({ change: 'opened', incident: i1 });
     feed.onIncident({ change: 'opened', incident: i2 });
-    const part = (id: string, agentId: string, title: string, urgent: boolean): Alert => ({ ...alertOf(id, title), agentIds: [agentId], urgent });
+    const part = (id: string, agentId: string, title: string, urgent: boolean): Alert => ({
+      ...alertOf(id, title),
+      agentIds: [agentId],
+      urgent,
+    });
     feed.onAlert({
       ...alertOf('inc-1', '2 changes: a1 was unlinked; a2 is reconnecting'),
       kind: 'grouped',
@@ -115,8 +174,15 @@ describe('IncidentFeed', () => {
 
   it('a team-wide incident held in quiet hours is worded with the team label', () => {
     const published: AlertEventDTO[] = [];
-    const feed = new IncidentFeed((e) => published.push(e), () => T0, () => RULES, (id) => (id === 't1' ? 'Support desk' : id));
-    expect(feed.toDTO(incident({ kind: 'unreachable', agentId: null, agentIds: ['a1', 'a2'] })).title).toBe('Service unreachable for team Support desk');
+    const feed = new IncidentFeed(
+      (e) => published.push(e),
+      () => T0,
+      () => RULES,
+      (id) => (id === 't1' ? 'Support desk' : id),
+    );
+    expect(feed.toDTO(incident({ kind: 'unreachable', agentId: null, agentIds: ['a1', 'a2'] })).title).toBe(
+      'Service unreachable for team Support desk',
+    );
   });
 
   it('needs-scan turns urgent once open for escalateAfterMin; reconnecting never does', () => {
@@ -132,7 +198,13 @@ describe('IncidentFeed', () => {
 describe('IncidentFeed history', () => {
   it('keeps each resolved incident with the words of its last alert; open ones are not kept', () => {
     const history = new IncidentHistory({ file: null });
-    const feed = new IncidentFeed(() => undefined, () => T0 + 90_000, () => RULES, (id) => id, history);
+    const feed = new IncidentFeed(
+      () => undefined,
+      () => T0 + 90_000,
+      () => RULES,
+      (id) => id,
+      history,
+    );
     const open = incident({ kind: 'reconnecting' });
     feed.onIncident({ change: 'opened', incident: open });
     feed.onAlert(alertOf('inc-1', 'a1 is reconnecting'));
@@ -141,7 +213,18 @@ describe('IncidentFeed history', () => {
     feed.onIncident({ change: 'resolved', incident: { ...open, resolvedAt: T0 + 90_000 } });
     feed.flush();
     expect(history.list()).toEqual([
-      { id: 'inc-1', teamId: 't1', agentId: 'a1', kind: 'reconnecting', severity: 'urgent', title: 'a1 is reconnecting', message: '', openedAt: T0, acknowledgedAt: null, resolvedAt: T0 + 90_000 },
+      {
+        id: 'inc-1',
+        teamId: 't1',
+        agentId: 'a1',
+        kind: 'reconnecting',
+        severity: 'urgent',
+        title: 'a1 is reconnecting',
+        message: '',
+        openedAt: T0,
+        acknowledgedAt: null,
+        resolvedAt: T0 + 90_000,
+      },
     ]);
   });
 });

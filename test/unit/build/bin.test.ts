@@ -32,7 +32,9 @@ function run(dir: string, args: string[], env: Record<string, string> = {}) {
 
 describe('channel-companion bin', () => {
   it('runs the built CLI with the arguments and exits with its code', () => {
-    const dir = pkg('built', { 'out/main/cli.js': 'export async function main(argv) { console.log(JSON.stringify(argv.slice(2))); return 7; }' });
+    const dir = pkg('built', {
+      'out/main/cli.js': 'export async function main(argv) { console.log(JSON.stringify(argv.slice(2))); return 7; }',
+    });
     const r = run(dir, ['status', '--json']);
     expect(r.stdout.trim()).toBe('["status","--json"]');
     expect(r.status).toBe(7);
@@ -47,7 +49,10 @@ describe('channel-companion bin', () => {
   });
 
   it('CHANNEL_COMPANION_FROM_SOURCE=1 without tsx installed says what to do', () => {
-    const dir = pkg('no-tsx', { 'src-main/cli/main.ts': 'export async function main() { return 0; }', 'out/main/cli.js': 'export async function main() { return 0; }' });
+    const dir = pkg('no-tsx', {
+      'src-main/cli/main.ts': 'export async function main() { return 0; }',
+      'out/main/cli.js': 'export async function main() { return 0; }',
+    });
     const r = run(dir, ['--help'], { CHANNEL_COMPANION_FROM_SOURCE: '1' });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/needs tsx.*npm install/);

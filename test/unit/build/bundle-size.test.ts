@@ -22,7 +22,8 @@ const FILES: Record<string, string> = {
     '<script src="https://cdn.example/remote.js"></script>',
     '</head><body></body></html>',
   ].join('\n'),
-  'assets/index-a.js': 'import{a as b}from"./vendor-b.js";import"./shared-c.js";const q=()=>import("./qr-d.js");console.log(b,q,import.meta.url);',
+  'assets/index-a.js':
+    'import{a as b}from"./vendor-b.js";import"./shared-c.js";const q=()=>import("./qr-d.js");console.log(b,q,import.meta.url);',
   'assets/vendor-b.js': 'import"./shared-c.js";export const a=1;',
   'assets/shared-c.js': 'export*from"./deep/e.js";',
   'assets/deep/e.js': 'import"../shared-c.js";export const e="x".repeat(10);',
@@ -56,7 +57,8 @@ describe('renderer first-load size', () => {
   });
 
   it('the script exits 1 above the budget and when nothing is built', () => {
-    const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', SCRIPT, ...args], { encoding: 'utf8' });
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', SCRIPT, ...args], { encoding: 'utf8' });
     const over = run('--dir', dir, '--budget-kb', '0.01');
     expect(over.status).toBe(1);
     expect(over.stderr).toMatch(/OVER BUDGET/);

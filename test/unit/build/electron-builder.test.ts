@@ -7,7 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { PNG } from 'pngjs';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
-vi.mock('@electron/fuses', async (importOriginal) => ({ ...(await importOriginal<typeof import('@electron/fuses')>()), flipFuses: vi.fn(async () => 1) }));
+vi.mock('@electron/fuses', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('@electron/fuses')>()),
+  flipFuses: vi.fn(async () => 1),
+}));
 
 import { FuseV1Options, FuseVersion, flipFuses } from '@electron/fuses';
 import type { AfterPackContext, Configuration, LinuxConfiguration } from 'electron-builder';
@@ -27,12 +30,16 @@ function context(electronPlatformName: string, arch: number, extra: object = {})
   } as unknown as AfterPackContext;
 }
 
-const targets = (t: unknown) => (Array.isArray(t) ? t.map((x) => (typeof x === 'string' ? x : (x as { target: string }).target)) : []);
+const targets = (t: unknown) =>
+  Array.isArray(t) ? t.map((x) => (typeof x === 'string' ? x : (x as { target: string }).target)) : [];
 
 describe('electron-builder configuration', () => {
   it('passes electron-builder schema validation, and the validator does reject a misspelt option', async () => {
     // The validator may coerce values in place: it gets a copy (the hook, a function, is not cloneable).
-    const copy = (c: Configuration): Configuration => ({ ...structuredClone({ ...c, afterPack: null }), afterPack: c.afterPack ?? null });
+    const copy = (c: Configuration): Configuration => ({
+      ...structuredClone({ ...c, afterPack: null }),
+      afterPack: c.afterPack ?? null,
+    });
     await expect(validateConfiguration(copy(config), noDebug)).resolves.toBeUndefined();
     const typo = { ...config, linux: { ...(config.linux as LinuxConfiguration), targte: ['deb'] } } as Configuration;
     await expect(validateConfiguration(copy(typo), noDebug)).rejects.toThrow(/configuration\.linux/);
@@ -56,7 +63,8 @@ describe('electron-builder configuration', () => {
     const [tray] = config.extraResources as { from: string; to: string }[];
     expect(tray).toMatchObject({ from: 'build/tray', to: 'tray' });
     for (const state of TRAY_STATES) {
-      for (const file of [`${state}.png`, `${state}@2x.png`]) expect(PNG.sync.read(readFileSync(join(ROOT, tray!.from, file))).width).toBeGreaterThan(0);
+      for (const file of [`${state}.png`, `${state}@2x.png`])
+        expect(PNG.sync.read(readFileSync(join(ROOT, tray!.from, file))).width).toBeGreaterThan(0);
     }
   });
 });
@@ -76,7 +84,9 @@ describe('fuses flipped after packing', () => {
   const expected = (resetAdHocDarwinSignature: boolean) => ({
     version: FuseVersion.V1,
     resetAdHocDarwinSignature,
-    ...Object.fromEntries(Object.entries(WANTED).map(([name, on]) => [FuseV1Options[name as keyof typeof FuseV1Options], on])),
+    ...Object.fromEntries(
+      Object.entries(WANTED).map(([name, on]) => [FuseV1Options[name as keyof typeof FuseV1Options], on]),
+    ),
   });
   const afterPack = config.afterPack as (c: AfterPackContext) => Promise<void>;
 
@@ -88,7 +98,10 @@ describe('fuses flipped after packing', () => {
 
   it('on Windows: the .exe', async () => {
     await afterPack(context('win32', 1));
-    expect(vi.mocked(flipFuses).mock.calls[0]).toEqual([join('/dist/unpacked', 'Channel Companion.exe'), expected(false)]);
+    expect(vi.mocked(flipFuses).mock.calls[0]).toEqual([
+      join('/dist/unpacked', 'Channel Companion.exe'),
+      expected(false),
+    ]);
   });
 
   it('on macOS: the .app, re-signed ad hoc on arm64 only', async () => {

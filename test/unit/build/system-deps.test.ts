@@ -29,55 +29,105 @@ function machine(opts: { commands?: string[]; files?: string[]; env?: Record<str
 }
 
 const ENGINES = ['prometheus', 'prometheus-alertmanager'];
-const ALL = { commands: ['dbus-run-session', 'gnome-keyring-daemon', 'curl', ...ENGINES], files: ['/usr/bin/chromium'] };
+const ALL = {
+  commands: ['dbus-run-session', 'gnome-keyring-daemon', 'curl', ...ENGINES],
+  files: ['/usr/bin/chromium'],
+};
 const APT = ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get'];
 const quiet = () => undefined;
 
 describe('system packages for the tests', () => {
   it('finds what is missing, honouring CHROMIUM_PATH', () => {
     const m = machine({ commands: ['curl'], files: ['/opt/chrome'] });
-    expect(missingDeps(m.probe).map((d) => d.pkg)).toEqual(['chromium', 'dbus', 'gnome-keyring', 'prometheus', 'prometheus-alertmanager']);
+    expect(missingDeps(m.probe).map((d) => d.pkg)).toEqual([
+      'chromium',
+      'dbus',
+      'gnome-keyring',
+      'prometheus',
+      'prometheus-alertmanager',
+    ]);
     const custom = machine({ ...ALL, files: ['/opt/chrome'], env: { CHROMIUM_PATH: '/opt/chrome' } });
     expect(missingDeps(custom.probe)).toEqual([]);
-    expect(SYSTEM_DEPS.map((d) => d.pkg)).toEqual(['chromium', 'dbus', 'gnome-keyring', 'curl', 'prometheus', 'prometheus-alertmanager']);
+    expect(SYSTEM_DEPS.map((d) => d.pkg)).toEqual([
+      'chromium',
+      'dbus',
+      'gnome-keyring',
+      'curl',
+      'prometheus',
+      'prometheus-alertmanager',
+    ]);
   });
 
   it('reaches apt-get directly as root, through sudo otherwise (sudo -n with no terminal), or says why not', () => {
     expect(aptAccess({ isRoot: true, hasAptGet: true, hasSudo: false, interactive: false })).toEqual({ prefix: [] });
-    expect(aptAccess({ isRoot: false, hasAptGet: true, hasSudo: true, interactive: true })).toEqual({ prefix: ['sudo'] });
-    expect(aptAccess({ isRoot: false, hasAptGet: true, hasSudo: true, interactive: false })).toEqual({ prefix: ['sudo', '-n'] });
-    expect(aptAccess({ isRoot: false, hasAptGet: true, hasSudo: false, interactive: true })).toEqual({ reason: expect.stringMatching(/not running as root and sudo/) });
-    expect(aptAccess({ isRoot: true, hasAptGet: false, hasSudo: true, interactive: true })).toEqual({ reason: expect.stringMatching(/apt-get is not available/) });
+    expect(aptAccess({ isRoot: false, hasAptGet: true, hasSudo: true, interactive: true })).toEqual({
+      prefix: ['sudo'],
+    });
+    expect(aptAccess({ isRoot: false, hasAptGet: true, hasSudo: true, interactive: false })).toEqual({
+      prefix: ['sudo', '-n'],
+    });
+    expect(aptAccess({ isRoot: false, hasAptGet: true, hasSudo: false, interactive: true })).toEqual({
+      reason: expect.stringMatching(/not running as root and sudo/),
+    });
+    expect(aptAccess({ isRoot: true, hasAptGet: false, hasSudo: true, interactive: true })).toEqual({
+      reason: expect.stringMatching(/apt-get is not available/),
+    });
     expect(installHint(['chromium', 'dbus'], false)).toBe('sudo apt-get install -y chromium dbus');
     expect(installHint(['curl'], true)).toBe('apt-get install -y curl');
   });
 
   it('does nothing when everything is there', () => {
     const m = machine(ALL);
-    expect(ensureSystemDeps({ probe: m.probe, run: m.run, log: quiet, host: { isRoot: true, hasAptGet: true, hasSudo: false, interactive: false } })).toMatchObject({ installed: [], missing: [] });
+    expect(
+      ensureSystemDeps({
+        probe: m.probe,
+        run: m.run,
+        log: quiet,
+        host: { isRoot: true, hasAptGet: true, hasSudo: false, interactive: false },
+      }),
+    ).toMatchObject({ installed: [], missing: [] });
     expect(m.ran).toEqual([]);
   });
 
   it('as root installs the missing packages non-interactively and finds them afterwards', () => {
     const m = machine({ commands: ['curl'] });
-    const r = ensureSystemDeps({ probe: m.probe, run: m.run, log: quiet, host: { isRoot: true, hasAptGet: true, hasSudo: false, interactive: false } });
+    const r = ensureSystemDeps({
+      probe: m.probe,
+      run: m.run,
+      log: quiet,
+      host: { isRoot: true, hasAptGet: true, hasSudo: false, interactive: false },
+    });
     expect(m.ran).toEqual([
       [...APT, 'update', '-qq'],
       [...APT, 'install', '-y', '-qq', 'chromium', 'dbus', 'gnome-keyring', 'prometheus', 'prometheus-alertmanager'],
     ]);
-    expect(r).toMatchObject({ installed: ['chromium', 'dbus', 'gnome-keyring', 'prometheus', 'prometheus-alertmanager'], missing: [], reason: null });
+    expect(r).toMatchObject({
+      installed: ['chromium', 'dbus', 'gnome-keyring', 'prometheus', 'prometheus-alertmanager'],
+      missing: [],
+      reason: null,
+    });
   });
 
   it('not root: goes through sudo -n when no one can type a password', () => {
     const m = machine({ ...ALL, commands: ['dbus-run-session', 'gnome-keyring-daemon', ...ENGINES] });
-    const r = ensureSystemDeps({ probe: m.probe, run: m.run, log: quiet, host: { isRoot: false, hasAptGet: true, hasSudo: true, interactive: false } });
+    const r = ensureSystemDeps({
+      probe: m.probe,
+      run: m.run,
+      log: quiet,
+      host: { isRoot: false, hasAptGet: true, hasSudo: true, interactive: false },
+    });
     expect(m.ran[1]).toEqual(['sudo', '-n', ...APT, 'install', '-y', '-qq', 'curl']);
     expect(r.installed).toEqual(['curl']);
   });
 
   it('without root or sudo runs nothing and names the command to run', () => {
     const m = machine({ commands: ['curl', ...ENGINES], files: ['/usr/bin/chromium'] });
-    const r = ensureSystemDeps({ probe: m.probe, run: m.run, log: quiet, host: { isRoot: false, hasAptGet: true, hasSudo: false, interactive: true } });
+    const r = ensureSystemDeps({
+      probe: m.probe,
+      run: m.run,
+      log: quiet,
+      host: { isRoot: false, hasAptGet: true, hasSudo: false, interactive: true },
+    });
     expect(m.ran).toEqual([]);
     expect(r.missing.map((d) => d.pkg)).toEqual(['dbus', 'gnome-keyring']);
     expect(r.hint).toBe('sudo apt-get install -y dbus gnome-keyring');
@@ -86,14 +136,24 @@ describe('system packages for the tests', () => {
 
   it('when apt-get fails, reports the packages still missing and the command that failed', () => {
     const m = machine({ ...ALL, commands: ['curl', 'dbus-run-session', ...ENGINES], aptFails: true });
-    const r = ensureSystemDeps({ probe: m.probe, run: m.run, log: quiet, host: { isRoot: true, hasAptGet: true, hasSudo: false, interactive: false } });
+    const r = ensureSystemDeps({
+      probe: m.probe,
+      run: m.run,
+      log: quiet,
+      host: { isRoot: true, hasAptGet: true, hasSudo: false, interactive: false },
+    });
     expect(r.missing.map((d) => d.pkg)).toEqual(['gnome-keyring']);
     expect(r.reason).toBe('apt-get install -y gnome-keyring failed');
   });
 
   it('does not try apt for a CHROMIUM_PATH of its own that is missing', () => {
     const m = machine({ ...ALL, env: { CHROMIUM_PATH: '/opt/chrome' } });
-    const r = ensureSystemDeps({ probe: m.probe, run: m.run, log: quiet, host: { isRoot: true, hasAptGet: true, hasSudo: false, interactive: false } });
+    const r = ensureSystemDeps({
+      probe: m.probe,
+      run: m.run,
+      log: quiet,
+      host: { isRoot: true, hasAptGet: true, hasSudo: false, interactive: false },
+    });
     expect(m.ran).toEqual([]);
     expect(r.missing.map((d) => d.pkg)).toEqual(['chromium']);
     expect(r.reason).toMatch(/CHROMIUM_PATH/);

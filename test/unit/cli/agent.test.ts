@@ -9,7 +9,14 @@ import { runCli } from '../../helpers/cli';
 import { fakeClientFactory } from './fake-client';
 
 const KEY = 'team-key-0123456789abcdef';
-const connected = { state: 'connected', connected: true, linked: true, needsScan: false, phone: '15550100001', qr: null };
+const connected = {
+  state: 'connected',
+  connected: true,
+  linked: true,
+  needsScan: false,
+  phone: '15550100001',
+  qr: null,
+};
 let dir: string;
 let store: MemorySecretStore;
 
@@ -17,7 +24,12 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'cc-agent-'));
   store = new MemorySecretStore();
   const { factory } = fakeClientFactory({ getSession: async () => connected });
-  const r = await runCli(['team', 'add', '--label', 'Demo', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1'], { env: { CHANNEL_API_KEY: KEY }, createClient: factory, secretStore: store, configDir: dir });
+  const r = await runCli(['team', 'add', '--label', 'Demo', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1'], {
+    env: { CHANNEL_API_KEY: KEY },
+    createClient: factory,
+    secretStore: store,
+    configDir: dir,
+  });
   expect(r.code).toBe(0);
 });
 afterEach(async () => {
@@ -28,7 +40,10 @@ describe('agent add / list / remove', () => {
   it('add checks the agent with the team key from the keychain; list shows it; remove drops it', async () => {
     const { factory, log } = fakeClientFactory({ getSession: async () => connected });
     const opts = { env: {}, createClient: factory, secretStore: store, configDir: dir };
-    const add = await runCli(['agent', 'add', '--team', 'Demo', '--agent', 'a2', '--label', 'Sales bot', '--json'], opts);
+    const add = await runCli(
+      ['agent', 'add', '--team', 'Demo', '--agent', 'a2', '--label', 'Sales bot', '--json'],
+      opts,
+    );
     expect(add.code).toBe(0);
     expect(add.json()[0]).toMatchObject({ team: 'Demo', agentId: 'a2', label: 'Sales bot' });
     expect(log.created[0]).toMatchObject({ apiKey: KEY, baseUrl: 'http://127.0.0.1:9' });
@@ -56,7 +71,11 @@ describe('agent add / list / remove', () => {
         throw new NotFound();
       },
     });
-    const r = await runCli(['agent', 'add', '--team', 'Demo', '--agent', 'ghost'], { createClient: factory, secretStore: store, configDir: dir });
+    const r = await runCli(['agent', 'add', '--team', 'Demo', '--agent', 'ghost'], {
+      createClient: factory,
+      secretStore: store,
+      configDir: dir,
+    });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/not found/);
     const list = await runCli(['agent', 'list', '--json'], { secretStore: store, configDir: dir });
@@ -65,10 +84,17 @@ describe('agent add / list / remove', () => {
 
   it('a duplicate agent → exit 1; removing an agent the team lacks → exit 1', async () => {
     const { factory } = fakeClientFactory({ getSession: async () => connected });
-    const dup = await runCli(['agent', 'add', '--team', 'Demo', '--agent', 'a1'], { createClient: factory, secretStore: store, configDir: dir });
+    const dup = await runCli(['agent', 'add', '--team', 'Demo', '--agent', 'a1'], {
+      createClient: factory,
+      secretStore: store,
+      configDir: dir,
+    });
     expect(dup.code).toBe(1);
     expect(dup.stderr).toMatch(/already/);
-    const gone = await runCli(['agent', 'remove', '--team', 'Demo', '--agent', 'zz'], { secretStore: store, configDir: dir });
+    const gone = await runCli(['agent', 'remove', '--team', 'Demo', '--agent', 'zz'], {
+      secretStore: store,
+      configDir: dir,
+    });
     expect(gone.code).toBe(1);
   });
 

@@ -21,7 +21,8 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const reset = (extra: string[] = []) => runCli(['config', 'reset', ...extra], { configDir: dir, secretStore: new MemorySecretStore(), clock });
+const reset = (extra: string[] = []) =>
+  runCli(['config', 'reset', ...extra], { configDir: dir, secretStore: new MemorySecretStore(), clock });
 
 describe('config reset', () => {
   it('an unreadable config: set aside (kept as it was), the path printed; a later team list starts afresh', async () => {
@@ -53,11 +54,17 @@ describe('config reset', () => {
   });
 
   it('a config that fails the schema is set aside too; --json gives the old and the new path', async () => {
-    await writeFile(join(dir, 'config.json'), JSON.stringify({ schemaVersion: 1, settings: { installId: 'abcdefgh1234', pollIntervalSec: -5 }, teams: [] }), 'utf8');
+    await writeFile(
+      join(dir, 'config.json'),
+      JSON.stringify({ schemaVersion: 1, settings: { installId: 'abcdefgh1234', pollIntervalSec: -5 }, teams: [] }),
+      'utf8',
+    );
     const r = await reset(['--json']);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
-    expect(r.json()).toEqual([{ outcome: 'moved', configFile: join(dir, 'config.json'), movedTo: join(dir, MOVED_NAME) }]);
+    expect(r.json()).toEqual([
+      { outcome: 'moved', configFile: join(dir, 'config.json'), movedTo: join(dir, MOVED_NAME) },
+    ]);
     expect(existsSync(join(dir, 'config.json'))).toBe(false);
   });
 
@@ -72,7 +79,9 @@ describe('config reset', () => {
     const j = await reset(['--json']);
     expect(j.code).toBe(2);
     expect(j.stdout).toBe('');
-    expect(JSON.parse(j.stderr)).toEqual({ error: { exitCode: 2, code: 'CONFIG_READABLE', kind: 'failure', message: expect.stringContaining('reads fine') } });
+    expect(JSON.parse(j.stderr)).toEqual({
+      error: { exitCode: 2, code: 'CONFIG_READABLE', kind: 'failure', message: expect.stringContaining('reads fine') },
+    });
     expect(await readdir(dir)).toEqual(['config.json']);
     expect(await readFile(join(dir, 'config.json'), 'utf8')).toBe(VALID);
   });
@@ -89,8 +98,14 @@ describe('config reset', () => {
 
   it('--config-dir is taken relative to the working directory', async () => {
     await writeFile(join(dir, 'config.json'), 'garbage', 'utf8');
-    const r = await runCli(['config', 'reset', '--config-dir', '.', '--json'], { cwd: dir, secretStore: new MemorySecretStore(), clock });
+    const r = await runCli(['config', 'reset', '--config-dir', '.', '--json'], {
+      cwd: dir,
+      secretStore: new MemorySecretStore(),
+      clock,
+    });
     expect(r.code).toBe(0);
-    expect(r.json()).toEqual([{ outcome: 'moved', configFile: join(dir, 'config.json'), movedTo: join(dir, MOVED_NAME) }]);
+    expect(r.json()).toEqual([
+      { outcome: 'moved', configFile: join(dir, 'config.json'), movedTo: join(dir, MOVED_NAME) },
+    ]);
   });
 });

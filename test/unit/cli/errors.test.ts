@@ -7,9 +7,13 @@ import { NotFound, RateLimited } from '../../../src-main/core/api/errors';
 describe('CLI error words', () => {
   it('a 429 says the rate limit per minute and the wait; the code is kept as data', () => {
     const d = describeError(new RateLimited({ rateLimit: { limit: 60, retryAfter: 12 } }));
-    expect(d.message).toBe('Send rate limit exceeded; slow down. (rate limit reached: the service allows 60 per minute (X-RateLimit-Limit); wait 12 s)');
+    expect(d.message).toBe(
+      'Send rate limit exceeded; slow down. (rate limit reached: the service allows 60 per minute (X-RateLimit-Limit); wait 12 s)',
+    );
     expect(d.code).toBe('RATE_LIMITED');
-    expect(describeError(new RateLimited()).message).toBe('Send rate limit exceeded; slow down. (rate limit reached: the service did not say its ceiling (no X-RateLimit-Limit); slow down)');
+    expect(describeError(new RateLimited()).message).toBe(
+      'Send rate limit exceeded; slow down. (rate limit reached: the service did not say its ceiling (no X-RateLimit-Limit); slow down)',
+    );
   });
 
   it('messages for people carry no code in parentheses', () => {

@@ -30,17 +30,35 @@ describe('flag schemas', () => {
     expect(n.safeParse('65536').success).toBe(false);
     expect(n.safeParse('1e3').success).toBe(false);
     const urls = z.object({ forwardTo: httpUrlSchema, baseUrl: baseUrlSchema });
-    expect(parseFlags(urls, { forwardTo: ' https://a.test/x ', baseUrl: 'https://b.test/api/' })).toEqual({ forwardTo: 'https://a.test/x', baseUrl: 'https://b.test/api' });
-    expect(() => parseFlags(urls, { forwardTo: 'javascript:alert(1)', baseUrl: 'https://b.test' })).toThrow(/--forward-to: must be an http\(s\) URL, not javascript:/);
-    expect(() => parseFlags(urls, { forwardTo: 'not a url', baseUrl: 'https://b.test' })).toThrow(/--forward-to: is not a valid URL/);
-    expect(() => parseFlags(urls, { forwardTo: 'https://a.test', baseUrl: 'https://b.test/?k=1' })).toThrow(/--base-url: must not have a query/);
+    expect(parseFlags(urls, { forwardTo: ' https://a.test/x ', baseUrl: 'https://b.test/api/' })).toEqual({
+      forwardTo: 'https://a.test/x',
+      baseUrl: 'https://b.test/api',
+    });
+    expect(() => parseFlags(urls, { forwardTo: 'javascript:alert(1)', baseUrl: 'https://b.test' })).toThrow(
+      /--forward-to: must be an http\(s\) URL, not javascript:/,
+    );
+    expect(() => parseFlags(urls, { forwardTo: 'not a url', baseUrl: 'https://b.test' })).toThrow(
+      /--forward-to: is not a valid URL/,
+    );
+    expect(() => parseFlags(urls, { forwardTo: 'https://a.test', baseUrl: 'https://b.test/?k=1' })).toThrow(
+      /--base-url: must not have a query/,
+    );
   });
 });
 
 describe('verify --header parsing', () => {
-  it("splits at the first colon, lower-cases names, keeps repeats", () => {
-    const bag = parseHeaderArgs(['X-Service-Signature-V1: t=1,v1=ab:cd', 'x-service-signature:sha256=00', 'X-Dup: a', 'x-dup: b']);
-    expect(bag).toEqual({ 'x-service-signature-v1': 't=1,v1=ab:cd', 'x-service-signature': 'sha256=00', 'x-dup': ['a', 'b'] });
+  it('splits at the first colon, lower-cases names, keeps repeats', () => {
+    const bag = parseHeaderArgs([
+      'X-Service-Signature-V1: t=1,v1=ab:cd',
+      'x-service-signature:sha256=00',
+      'X-Dup: a',
+      'x-dup: b',
+    ]);
+    expect(bag).toEqual({
+      'x-service-signature-v1': 't=1,v1=ab:cd',
+      'x-service-signature': 'sha256=00',
+      'x-dup': ['a', 'b'],
+    });
   });
   it('rejects lines that are not Name: value', () => {
     expect(() => parseHeaderArgs(['no colon here'])).toThrow(UsageError);
@@ -51,7 +69,9 @@ describe('verify --header parsing', () => {
 
 describe('redaction of values given to unknown flags', () => {
   it('hides --flag=value but keeps the flag name', () => {
-    expect(redactUnknownOption("error: unknown option '--api-key=s3cr3t'\n")).toBe("error: unknown option '--api-key=…'\n");
+    expect(redactUnknownOption("error: unknown option '--api-key=s3cr3t'\n")).toBe(
+      "error: unknown option '--api-key=…'\n",
+    );
     expect(redactUnknownOption("error: unknown option '--bogus'\n")).toBe("error: unknown option '--bogus'\n");
   });
 });

@@ -9,7 +9,14 @@ import { runCli } from '../../helpers/cli';
 import { fakeClientFactory } from './fake-client';
 
 const KEY = 'lab-key-0123456789abcdef';
-const connected = { state: 'connected', connected: true, linked: true, needsScan: false, phone: '15550100001', qr: null };
+const connected = {
+  state: 'connected',
+  connected: true,
+  linked: true,
+  needsScan: false,
+  phone: '15550100001',
+  qr: null,
+};
 const REMOTE = 'http://lab.example:8787';
 let dir: string;
 beforeEach(async () => {
@@ -20,11 +27,19 @@ afterEach(() => rm(dir, { recursive: true, force: true }));
 describe('the key over plain http', () => {
   it('a service command refuses a remote http:// base URL (exit 2, no client made) and goes with --allow-insecure-http', async () => {
     const { factory, log } = fakeClientFactory({ getSession: async () => connected });
-    const refused = await runCli(['status', '--base-url', REMOTE, '--agent', 'a1'], { env: { CHANNEL_API_KEY: KEY }, createClient: factory });
+    const refused = await runCli(['status', '--base-url', REMOTE, '--agent', 'a1'], {
+      env: { CHANNEL_API_KEY: KEY },
+      createClient: factory,
+    });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/^error: The API key would travel unencrypted to lab\.example:8787 .*https:\/\/.* with --allow-insecure-http/m);
+    expect(refused.stderr).toMatch(
+      /^error: The API key would travel unencrypted to lab\.example:8787 .*https:\/\/.* with --allow-insecure-http/m,
+    );
     expect(log.created).toEqual([]);
-    const allowed = await runCli(['status', '--base-url', REMOTE, '--agent', 'a1', '--allow-insecure-http', '--json'], { env: { CHANNEL_API_KEY: KEY }, createClient: factory });
+    const allowed = await runCli(['status', '--base-url', REMOTE, '--agent', 'a1', '--allow-insecure-http', '--json'], {
+      env: { CHANNEL_API_KEY: KEY },
+      createClient: factory,
+    });
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(log.created).toEqual([expect.objectContaining({ baseUrl: REMOTE, allowInsecureHttp: true })]);
   });
@@ -32,7 +47,10 @@ describe('the key over plain http', () => {
   it('loopback http and https need no flag', async () => {
     const { factory, log } = fakeClientFactory({ getSession: async () => connected });
     for (const baseUrl of ['http://127.0.0.1:8787', 'http://localhost:1', 'https://api.example.com']) {
-      const r = await runCli(['status', '--base-url', baseUrl, '--agent', 'a1', '--json'], { env: { CHANNEL_API_KEY: KEY }, createClient: factory });
+      const r = await runCli(['status', '--base-url', baseUrl, '--agent', 'a1', '--json'], {
+        env: { CHANNEL_API_KEY: KEY },
+        createClient: factory,
+      });
       expect(r.code, r.stderr).toBe(0);
     }
     expect(log.created.map((o) => o.allowInsecureHttp)).toEqual([undefined, undefined, undefined]);
@@ -45,7 +63,10 @@ describe('the key over plain http', () => {
     const refused = await runCli(['team', 'add', '--label', 'Lab', '--base-url', REMOTE, '--agent', 'a1'], opts);
     expect(refused.code).toBe(2);
     expect(log.created).toEqual([]);
-    const added = await runCli(['team', 'add', '--label', 'Lab', '--base-url', REMOTE, '--agent', 'a1', '--allow-insecure-http', '--json'], opts);
+    const added = await runCli(
+      ['team', 'add', '--label', 'Lab', '--base-url', REMOTE, '--agent', 'a1', '--allow-insecure-http', '--json'],
+      opts,
+    );
     expect(added.code, added.stderr).toBe(0);
     expect(added.json()[0]).toMatchObject({ label: 'Lab', allowInsecureHttp: true });
     expect(JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')).teams[0].allowInsecureHttp).toBe(true);

@@ -24,14 +24,26 @@ afterAll(async () => {
 });
 
 function post(url: string, secret: string, text: string, only?: 'x-service-signature'): Promise<Response> {
-  const body = Buffer.from(JSON.stringify({ event: 'message.received', from: '15550100002', message: { id: `wamid_${text}`, type: 'text', text, fromMe: false }, timestamp: new Date().toISOString() }));
+  const body = Buffer.from(
+    JSON.stringify({
+      event: 'message.received',
+      from: '15550100002',
+      message: { id: `wamid_${text}`, type: 'text', text, fromMe: false },
+      timestamp: new Date().toISOString(),
+    }),
+  );
   const signed = signDelivery(secret, body, Math.floor(Date.now() / 1000));
   const headers = only ? { [only]: signed[only]! } : signed;
   return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
 }
 
 /** Runs listen; once ready, calls onReady(hookUrl); stops when `done(lines)` says so. */
-async function listen(args: string[], opts: RunCliOptions, onReady: (hook: string) => Promise<void>, done: (lines: Array<Record<string, unknown>>) => boolean) {
+async function listen(
+  args: string[],
+  opts: RunCliOptions,
+  onReady: (hook: string) => Promise<void>,
+  done: (lines: Array<Record<string, unknown>>) => boolean,
+) {
   const ctl = new AbortController();
   let started = false;
   const errors: unknown[] = [];
@@ -43,10 +55,12 @@ async function listen(args: string[], opts: RunCliOptions, onReady: (hook: strin
       const ready = lines.find((l) => l.event === 'ready');
       if (ready && !started) {
         started = true;
-        onReady((ready.hooks as Array<{ url: string }>)[0]?.url ?? `${ready.url as string}/hooks`).catch((e: unknown) => {
-          errors.push(e);
-          ctl.abort();
-        });
+        onReady((ready.hooks as Array<{ url: string }>)[0]?.url ?? `${ready.url as string}/hooks`).catch(
+          (e: unknown) => {
+            errors.push(e);
+            ctl.abort();
+          },
+        );
       }
       if (done(lines)) ctl.abort();
     },
@@ -72,9 +86,26 @@ describe('listen', () => {
     expect(r.code).toBe(0);
     const lines = r.json();
     expect(lines[0]).toMatchObject({ event: 'ready', forwardTo: sink.url });
-    expect(lines).toContainEqual(expect.objectContaining({ event: 'delivery', agentId: 'a1', ok: true, verdict: 'verified', messageId: 'wamid_good', forward: true }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        event: 'delivery',
+        agentId: 'a1',
+        ok: true,
+        verdict: 'verified',
+        messageId: 'wamid_good',
+        forward: true,
+      }),
+    );
     expect(lines.filter((l) => l.event === 'delivery')).toHaveLength(1);
-    expect(lines).toContainEqual(expect.objectContaining({ event: 'refused', agentId: 'a1', reason: 'signature-mismatch', status: 401, path: '/hooks/a1' }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        event: 'refused',
+        agentId: 'a1',
+        reason: 'signature-mismatch',
+        status: 401,
+        path: '/hooks/a1',
+      }),
+    );
     expect(lines).toContainEqual(expect.objectContaining({ event: 'forward', ok: true, status: 200, url: sink.url }));
     expect(lines.at(-1)).toEqual({ event: 'stopped' });
     expect(statuses[1]).toBe(401);
@@ -84,9 +115,13 @@ describe('listen', () => {
 
     const list = await runCli(['deliveries', 'list', '--data-dir', join(dir, 'd1'), '--json'], { configDir: dir });
     expect(list.json().map((i) => i.verdict)).toEqual(['verified']);
-    const refused = await runCli(['deliveries', 'refused', '--data-dir', join(dir, 'd1'), '--json'], { configDir: dir });
-    expect(refused.json()).toEqual([expect.objectContaining({ reason: 'signature-mismatch', agentId: 'a1', status: 401, method: 'POST' })]);
-    expect((refused.json()[0]!.detail as string)).toMatch(/signature/);
+    const refused = await runCli(['deliveries', 'refused', '--data-dir', join(dir, 'd1'), '--json'], {
+      configDir: dir,
+    });
+    expect(refused.json()).toEqual([
+      expect.objectContaining({ reason: 'signature-mismatch', agentId: 'a1', status: 401, method: 'POST' }),
+    ]);
+    expect(refused.json()[0]!.detail as string).toMatch(/signature/);
   });
 
   it('--secret and no agent: the printed URL itself takes deliveries; a wrong path is shown as not a hook; --secret warns', async () => {
@@ -110,11 +145,17 @@ describe('listen', () => {
     expect(ready.hooks).toEqual([{ agentId: 'default', url: `${ready.url as string}/hooks` }]);
     expect(printed).toBe(`${ready.url as string}/hooks`);
     expect(statuses).toEqual([200, 404, 404]);
-    expect(r.json()).toContainEqual(expect.objectContaining({ event: 'refused', reason: 'not-a-hook', path: '/hooks/made-up', status: 404 }));
-    expect(r.json()).toContainEqual(expect.objectContaining({ event: 'refused', reason: 'not-a-hook', path: '/webhook', status: 404, agentId: null }));
+    expect(r.json()).toContainEqual(
+      expect.objectContaining({ event: 'refused', reason: 'not-a-hook', path: '/hooks/made-up', status: 404 }),
+    );
+    expect(r.json()).toContainEqual(
+      expect.objectContaining({ event: 'refused', reason: 'not-a-hook', path: '/webhook', status: 404, agentId: null }),
+    );
     expect(r.stderr).toMatch(/process list/);
     expect(r.stdout + r.stderr).not.toContain(SECRET);
-    const refused = await runCli(['deliveries', 'refused', '--data-dir', join(dir, 'd3'), '--reason', 'not-a-hook'], { configDir: dir });
+    const refused = await runCli(['deliveries', 'refused', '--data-dir', join(dir, 'd3'), '--reason', 'not-a-hook'], {
+      configDir: dir,
+    });
     expect(refused.stdout).toMatch(/REFUSED 404 not-a-hook POST \/webhook from 127\.0\.0\.1/);
   });
 
@@ -125,7 +166,12 @@ describe('listen', () => {
     await chmod(join(data, 'tunnel'), 0o755);
     await writeFile(join(data, 'tunnel', 'seen.jsonl'), '', { mode: 0o644 });
     await chmod(join(data, 'tunnel', 'seen.jsonl'), 0o644);
-    const r = await listen(['--secret-env', 'HOOK_SECRET', '--data-dir', data], { configDir: dir, env: { HOOK_SECRET: SECRET } }, async () => undefined, (lines) => lines.some((l) => l.event === 'ready'));
+    const r = await listen(
+      ['--secret-env', 'HOOK_SECRET', '--data-dir', data],
+      { configDir: dir, env: { HOOK_SECRET: SECRET } },
+      async () => undefined,
+      (lines) => lines.some((l) => l.event === 'ready'),
+    );
     expect(r.code).toBe(0);
     const mode = async (p: string) => (await stat(p)).mode & 0o777;
     expect(await mode(data)).toBe(0o700);
@@ -135,16 +181,21 @@ describe('listen', () => {
 
   it('human mode prints the full hook URL of each agent', async () => {
     const ctl = new AbortController();
-    const r = await runCli(['listen', '--agent', 'a1', '--agent', 'a2', '--secret-env', 'HOOK_SECRET', '--data-dir', join(dir, 'd4')], {
-      env: { HOOK_SECRET: SECRET },
-      configDir: dir,
-      signal: ctl.signal,
-      onStdout: (_c, all) => {
-        if (all.includes('Ctrl-C')) ctl.abort();
+    const r = await runCli(
+      ['listen', '--agent', 'a1', '--agent', 'a2', '--secret-env', 'HOOK_SECRET', '--data-dir', join(dir, 'd4')],
+      {
+        env: { HOOK_SECRET: SECRET },
+        configDir: dir,
+        signal: ctl.signal,
+        onStdout: (_c, all) => {
+          if (all.includes('Ctrl-C')) ctl.abort();
+        },
       },
-    });
+    );
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^receiving webhook deliveries at:\n {2}a1: http:\/\/127\.0\.0\.1:\d+\/hooks\/a1\n {2}a2: http:\/\/127\.0\.0\.1:\d+\/hooks\/a2\n/);
+    expect(r.stdout).toMatch(
+      /^receiving webhook deliveries at:\n {2}a1: http:\/\/127\.0\.0\.1:\d+\/hooks\/a1\n {2}a2: http:\/\/127\.0\.0\.1:\d+\/hooks\/a2\n/,
+    );
   });
 
   it('a delivery signed only with the legacy header is refused unless --allow-legacy-signature', async () => {
@@ -159,16 +210,37 @@ describe('listen', () => {
     expect(refused).toContainEqual(expect.objectContaining({ event: 'refused', reason: 'legacy-only', status: 401 }));
     const allowed = (await legacy(['--allow-legacy-signature'], 'd6')).json();
     expect(allowed[0]).toMatchObject({ event: 'ready', allowLegacySignature: true });
-    expect(allowed).toContainEqual(expect.objectContaining({ event: 'delivery', ok: true, verdict: 'verified-legacy-only' }));
+    expect(allowed).toContainEqual(
+      expect.objectContaining({ event: 'delivery', ok: true, verdict: 'verified-legacy-only' }),
+    );
   });
 
   it('--team: the signing secret comes from the keychain (stored by webhook set --team)', async () => {
     const store = new MemorySecretStore();
-    const connected = { state: 'connected', connected: true, linked: true, needsScan: false, phone: '15550100001', qr: null };
-    const { factory } = fakeClientFactory({ getSession: async () => connected, setWebhook: async (_a, url) => ({ mode: 'passthrough', url, secret: SECRET }) });
+    const connected = {
+      state: 'connected',
+      connected: true,
+      linked: true,
+      needsScan: false,
+      phone: '15550100001',
+      qr: null,
+    };
+    const { factory } = fakeClientFactory({
+      getSession: async () => connected,
+      setWebhook: async (_a, url) => ({ mode: 'passthrough', url, secret: SECRET }),
+    });
     const base = { createClient: factory, secretStore: store, configDir: dir };
-    expect((await runCli(['team', 'add', '--label', 'Demo', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1'], { ...base, env: { CHANNEL_API_KEY: 'key-0123456789abcdef' } })).code).toBe(0);
-    expect((await runCli(['webhook', 'set', '--team', 'Demo', '--url', 'https://example.test/h', '--yes'], base)).code).toBe(0);
+    expect(
+      (
+        await runCli(['team', 'add', '--label', 'Demo', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1'], {
+          ...base,
+          env: { CHANNEL_API_KEY: 'key-0123456789abcdef' },
+        })
+      ).code,
+    ).toBe(0);
+    expect(
+      (await runCli(['webhook', 'set', '--team', 'Demo', '--url', 'https://example.test/h', '--yes'], base)).code,
+    ).toBe(0);
     const r = await listen(
       ['--team', 'Demo', '--data-dir', join(dir, 'd2')],
       base,
@@ -179,7 +251,9 @@ describe('listen', () => {
       (lines) => lines.some((l) => l.event === 'delivery'),
     );
     expect(r.code).toBe(0);
-    expect(r.json()).toContainEqual(expect.objectContaining({ event: 'delivery', agentId: 'a1', verdict: 'verified', forward: false }));
+    expect(r.json()).toContainEqual(
+      expect.objectContaining({ event: 'delivery', agentId: 'a1', verdict: 'verified', forward: false }),
+    );
   });
 
   const bad: Array<[string, string[], Record<string, string>]> = [
@@ -194,7 +268,11 @@ describe('listen', () => {
   ];
   for (const [name, args, env] of bad) {
     it(`usage error: ${name} → exit 2, nothing started`, async () => {
-      const r = await runCli([...args, '--json', '--data-dir', join(dir, 'bad')], { env, configDir: dir, secretStore: new MemorySecretStore() });
+      const r = await runCli([...args, '--json', '--data-dir', join(dir, 'bad')], {
+        env,
+        configDir: dir,
+        secretStore: new MemorySecretStore(),
+      });
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
     });

@@ -8,8 +8,22 @@ import { parseJsonLines, runCli, runCliUntil } from '../../helpers/cli';
 import { fakeClientFactory } from './fake-client';
 
 const KEY = 'monitor-key-0123456789abcdef';
-const connected = { state: 'connected', connected: true, linked: true, needsScan: false, phone: '15550100001', qr: null };
-const reconnecting = { state: 'reconnecting', connected: false, linked: true, needsScan: false, phone: '15550100001', qr: null };
+const connected = {
+  state: 'connected',
+  connected: true,
+  linked: true,
+  needsScan: false,
+  phone: '15550100001',
+  qr: null,
+};
+const reconnecting = {
+  state: 'reconnecting',
+  connected: false,
+  linked: true,
+  needsScan: false,
+  phone: '15550100001',
+  qr: null,
+};
 const unlinked = { state: 'unlinked', connected: false, linked: false, needsScan: true, phone: null, qr: null };
 let dir: string;
 
@@ -25,22 +39,40 @@ describe('monitor', () => {
     let status: Record<string, unknown> = connected;
     const { factory, log } = fakeClientFactory({ getSession: async () => status });
     const ctl = new AbortController();
-    const r = await runCli(['monitor', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--interval', '0.05', '--json'], {
-      env: { CHANNEL_API_KEY: KEY },
-      createClient: factory,
-      signal: ctl.signal,
-      configDir: dir,
-      onStdout: (_c, all) => {
-        const lines = parseJsonLines(all);
-        if (lines.some((l) => l.event === 'health' && l.health === 'connected')) status = reconnecting;
-        if (lines.some((l) => l.event === 'alert')) ctl.abort();
+    const r = await runCli(
+      ['monitor', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--interval', '0.05', '--json'],
+      {
+        env: { CHANNEL_API_KEY: KEY },
+        createClient: factory,
+        signal: ctl.signal,
+        configDir: dir,
+        onStdout: (_c, all) => {
+          const lines = parseJsonLines(all);
+          if (lines.some((l) => l.event === 'health' && l.health === 'connected')) status = reconnecting;
+          if (lines.some((l) => l.event === 'alert')) ctl.abort();
+        },
       },
-    });
+    );
     expect(r.code).toBe(0);
     const lines = r.json();
-    expect(lines[0]).toMatchObject({ event: 'started', agents: [{ teamId: 'adhoc', agentId: 'a1' }], intervalSec: 0.05 });
-    expect(lines).toContainEqual(expect.objectContaining({ event: 'health', agentId: 'a1', health: 'connected', previous: 'unknown', state: 'connected', phone: '15550100001' }));
-    expect(lines).toContainEqual(expect.objectContaining({ event: 'health', agentId: 'a1', health: 'reconnecting', previous: 'connected' }));
+    expect(lines[0]).toMatchObject({
+      event: 'started',
+      agents: [{ teamId: 'adhoc', agentId: 'a1' }],
+      intervalSec: 0.05,
+    });
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        event: 'health',
+        agentId: 'a1',
+        health: 'connected',
+        previous: 'unknown',
+        state: 'connected',
+        phone: '15550100001',
+      }),
+    );
+    expect(lines).toContainEqual(
+      expect.objectContaining({ event: 'health', agentId: 'a1', health: 'reconnecting', previous: 'connected' }),
+    );
     expect(lines).toContainEqual(expect.objectContaining({ event: 'alert', kind: 'reconnecting', agentIds: ['a1'] }));
     expect(lines.at(-1)).toEqual({ event: 'stopped' });
     expect(log.created[0]).toMatchObject({ apiKey: KEY });
@@ -50,12 +82,15 @@ describe('monitor', () => {
   it('saved teams: polls their agents with the keychain key; human lines', async () => {
     const store = new MemorySecretStore();
     const { factory, log } = fakeClientFactory({ getSession: async () => connected });
-    const add = await runCli(['team', 'add', '--label', 'Demo', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--agent', 'a2'], {
-      env: { CHANNEL_API_KEY: KEY },
-      createClient: factory,
-      secretStore: store,
-      configDir: dir,
-    });
+    const add = await runCli(
+      ['team', 'add', '--label', 'Demo', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--agent', 'a2'],
+      {
+        env: { CHANNEL_API_KEY: KEY },
+        createClient: factory,
+        secretStore: store,
+        configDir: dir,
+      },
+    );
     expect(add.code).toBe(0);
     const ctl = new AbortController();
     const r = await runCli(['monitor', '--interval', '0.05'], {
@@ -80,48 +115,84 @@ describe('monitor', () => {
     const store = new MemorySecretStore();
     let status: Record<string, unknown> = connected;
     const { factory } = fakeClientFactory({ getSession: async () => status });
-    await runCli(['team', 'add', '--label', 'Support desk', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--agent', 'a2'], {
-      env: { CHANNEL_API_KEY: KEY },
-      createClient: factory,
-      secretStore: store,
-      configDir: dir,
-    });
-    const r = await runCliUntil(['monitor', '--interval', '0.05', '--json'], { createClient: factory, secretStore: store, configDir: dir }, {
-      when: (lines) => lines.filter((l) => l.event === 'health' && l.health === 'connected').length >= 2,
-      act: async () => {
-        status = unlinked;
+    await runCli(
+      ['team', 'add', '--label', 'Support desk', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--agent', 'a2'],
+      {
+        env: { CHANNEL_API_KEY: KEY },
+        createClient: factory,
+        secretStore: store,
+        configDir: dir,
       },
-      until: (lines) => lines.some((l) => l.event === 'alert'),
-    });
+    );
+    const r = await runCliUntil(
+      ['monitor', '--interval', '0.05', '--json'],
+      { createClient: factory, secretStore: store, configDir: dir },
+      {
+        when: (lines) => lines.filter((l) => l.event === 'health' && l.health === 'connected').length >= 2,
+        act: async () => {
+          status = unlinked;
+        },
+        until: (lines) => lines.some((l) => l.event === 'alert'),
+      },
+    );
     expect(r.code).toBe(0);
     const alert = r.json().find((l) => l.event === 'alert')!;
     expect(alert).toMatchObject({ kind: 'grouped', urgent: true, team: 'Support desk', agentIds: ['a1', 'a2'] });
     expect(alert.teamId).not.toBe('Support desk');
     expect(alert.parts).toEqual([
-      expect.objectContaining({ kind: 'needs-scan', urgent: true, team: 'Support desk', agentIds: ['a1'], title: 'a1 (+15550100001) was unlinked — a QR scan is needed', incidentId: expect.any(String) }),
-      expect.objectContaining({ kind: 'needs-scan', urgent: true, team: 'Support desk', agentIds: ['a2'], title: 'a2 (+15550100001) was unlinked — a QR scan is needed', incidentId: expect.any(String) }),
+      expect.objectContaining({
+        kind: 'needs-scan',
+        urgent: true,
+        team: 'Support desk',
+        agentIds: ['a1'],
+        title: 'a1 (+15550100001) was unlinked — a QR scan is needed',
+        incidentId: expect.any(String),
+      }),
+      expect.objectContaining({
+        kind: 'needs-scan',
+        urgent: true,
+        team: 'Support desk',
+        agentIds: ['a2'],
+        title: 'a2 (+15550100001) was unlinked — a QR scan is needed',
+        incidentId: expect.any(String),
+      }),
     ]);
   });
 
-  it('--metrics-port: OpenMetrics at /metrics on loopback, with each agent\'s health by team label', async () => {
+  it("--metrics-port: OpenMetrics at /metrics on loopback, with each agent's health by team label", async () => {
     let status: Record<string, unknown> = connected;
     const { factory } = fakeClientFactory({ getSession: async () => status });
     let scraped = '';
     let contentType = '';
     let url = '';
-    const r = await runCliUntil(['monitor', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--interval', '0.05', '--metrics-port', '0', '--json'], { env: { CHANNEL_API_KEY: KEY }, createClient: factory }, {
-      when: (lines) => {
-        url = String(lines.find((l) => l.event === 'metrics')?.url ?? '');
-        return url !== '' && lines.some((l) => l.event === 'health');
+    const r = await runCliUntil(
+      [
+        'monitor',
+        '--base-url',
+        'http://127.0.0.1:9',
+        '--agent',
+        'a1',
+        '--interval',
+        '0.05',
+        '--metrics-port',
+        '0',
+        '--json',
+      ],
+      { env: { CHANNEL_API_KEY: KEY }, createClient: factory },
+      {
+        when: (lines) => {
+          url = String(lines.find((l) => l.event === 'metrics')?.url ?? '');
+          return url !== '' && lines.some((l) => l.event === 'health');
+        },
+        act: async () => {
+          const res = await fetch(url);
+          contentType = res.headers.get('content-type') ?? '';
+          scraped = await res.text();
+          status = reconnecting; // one more line, on which the run stops
+        },
+        until: () => scraped !== '',
       },
-      act: async () => {
-        const res = await fetch(url);
-        contentType = res.headers.get('content-type') ?? '';
-        scraped = await res.text();
-        status = reconnecting; // one more line, on which the run stops
-      },
-      until: () => scraped !== '',
-    });
+    );
     expect(r.errors).toEqual([]);
     expect(r.code).toBe(0);
     const metricsLine = r.json().find((l) => l.event === 'metrics')!;
@@ -135,21 +206,50 @@ describe('monitor', () => {
   });
 
   const bad: Array<[string, string[], Record<string, string>]> = [
-    ['--team with --base-url', ['monitor', '--team', 'x', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1'], { CHANNEL_API_KEY: KEY }],
+    [
+      '--team with --base-url',
+      ['monitor', '--team', 'x', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1'],
+      { CHANNEL_API_KEY: KEY },
+    ],
     ['--base-url without --agent', ['monitor', '--base-url', 'http://127.0.0.1:9'], { CHANNEL_API_KEY: KEY }],
     ['no key for ad hoc', ['monitor', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1'], {}],
-    ['fast interval above interval', ['monitor', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--interval', '5', '--fast-interval', '10'], { CHANNEL_API_KEY: KEY }],
-    ['bad interval', ['monitor', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--interval', 'often'], { CHANNEL_API_KEY: KEY }],
+    [
+      'fast interval above interval',
+      ['monitor', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--interval', '5', '--fast-interval', '10'],
+      { CHANNEL_API_KEY: KEY },
+    ],
+    [
+      'bad interval',
+      ['monitor', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--interval', 'often'],
+      { CHANNEL_API_KEY: KEY },
+    ],
     ['no saved teams', ['monitor'], {}],
     ['unknown team', ['monitor', '--team', 'nope'], {}],
-    ['--metrics-host without --metrics-port', ['monitor', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--metrics-host', '0.0.0.0'], { CHANNEL_API_KEY: KEY }],
-    ['bad --metrics-port', ['monitor', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--metrics-port', '70000'], { CHANNEL_API_KEY: KEY }],
-    ['bad --alertmanager', ['monitor', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--alertmanager', 'ftp://am'], { CHANNEL_API_KEY: KEY }],
+    [
+      '--metrics-host without --metrics-port',
+      ['monitor', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--metrics-host', '0.0.0.0'],
+      { CHANNEL_API_KEY: KEY },
+    ],
+    [
+      'bad --metrics-port',
+      ['monitor', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--metrics-port', '70000'],
+      { CHANNEL_API_KEY: KEY },
+    ],
+    [
+      'bad --alertmanager',
+      ['monitor', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--alertmanager', 'ftp://am'],
+      { CHANNEL_API_KEY: KEY },
+    ],
   ];
   for (const [name, args, env] of bad) {
     it(`usage error: ${name} → exit 2, nothing polled`, async () => {
       const { factory, log } = fakeClientFactory({ getSession: async () => connected });
-      const r = await runCli(args, { env, createClient: factory, secretStore: new MemorySecretStore(), configDir: dir });
+      const r = await runCli(args, {
+        env,
+        createClient: factory,
+        secretStore: new MemorySecretStore(),
+        configDir: dir,
+      });
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       expect(log.calls).toEqual([]);

@@ -10,7 +10,8 @@ const base: RefusedRequest = {
   agentId: 'a1',
   from: '203.0.113.9',
   reason: 'stale-timestamp',
-  detail: 'x-service-signature-v1: t=1767322800, 1 v1 signature(s)\na v1 signature matches\ntimestamp is 3600 s old; tolerance is 300 s',
+  detail:
+    'x-service-signature-v1: t=1767322800, 1 v1 signature(s)\na v1 signature matches\ntimestamp is 3600 s old; tolerance is 300 s',
   status: 401,
   size: 150,
   sha256: 'ab'.repeat(32),
@@ -20,13 +21,22 @@ const base: RefusedRequest = {
 
 describe('refusedLine', () => {
   it('says why in the last verification step, not the first', () => {
-    expect(refusedLine(base)).toBe('2026-01-02T03:04:05.000Z REFUSED 401 stale-timestamp POST /hooks/a1 from 203.0.113.9 (150 bytes): timestamp is 3600 s old; tolerance is 300 s');
+    expect(refusedLine(base)).toBe(
+      '2026-01-02T03:04:05.000Z REFUSED 401 stale-timestamp POST /hooks/a1 from 203.0.113.9 (150 bytes): timestamp is 3600 s old; tolerance is 300 s',
+    );
   });
 
   it('prints a one-line detail whole, and dashes for an empty method or path', () => {
-    expect(refusedLine({ ...base, method: '', path: '', size: 0, reason: 'bad-request', detail: 'the request line could not be read' })).toBe(
-      '2026-01-02T03:04:05.000Z REFUSED 401 bad-request - - from 203.0.113.9: the request line could not be read',
-    );
+    expect(
+      refusedLine({
+        ...base,
+        method: '',
+        path: '',
+        size: 0,
+        reason: 'bad-request',
+        detail: 'the request line could not be read',
+      }),
+    ).toBe('2026-01-02T03:04:05.000Z REFUSED 401 bad-request - - from 203.0.113.9: the request line could not be read');
   });
 });
 

@@ -11,7 +11,14 @@ import { runCli } from '../../helpers/cli';
 import { fakeClientFactory } from './fake-client';
 
 const KEY = 'team-key-0123456789abcdef';
-const connected = { state: 'connected', connected: true, linked: true, needsScan: false, phone: '15550100001', qr: null };
+const connected = {
+  state: 'connected',
+  connected: true,
+  linked: true,
+  needsScan: false,
+  phone: '15550100001',
+  qr: null,
+};
 let dir: string;
 
 beforeEach(async () => {
@@ -30,18 +37,40 @@ async function allFilesText(root: string): Promise<string> {
 }
 
 function addArgs(extra: string[] = []) {
-  return ['team', 'add', '--label', 'Demo', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--agent', 'a2', ...extra];
+  return [
+    'team',
+    'add',
+    '--label',
+    'Demo',
+    '--base-url',
+    'http://127.0.0.1:9',
+    '--agent',
+    'a1',
+    '--agent',
+    'a2',
+    ...extra,
+  ];
 }
 
 describe('team add', () => {
   it('checks the key against every agent, stores it in the keychain only, prints a hint', async () => {
     const store = new MemorySecretStore();
     const { factory, log } = fakeClientFactory({ getSession: async () => connected });
-    const r = await runCli(addArgs(['--json']), { env: { CHANNEL_API_KEY: KEY }, createClient: factory, secretStore: store, configDir: dir });
+    const r = await runCli(addArgs(['--json']), {
+      env: { CHANNEL_API_KEY: KEY },
+      createClient: factory,
+      secretStore: store,
+      configDir: dir,
+    });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const [team] = r.json();
-    expect(team).toMatchObject({ label: 'Demo', baseUrl: 'http://127.0.0.1:9', keyHint: '…cdef', agents: [{ agentId: 'a1' }, { agentId: 'a2' }] });
+    expect(team).toMatchObject({
+      label: 'Demo',
+      baseUrl: 'http://127.0.0.1:9',
+      keyHint: '…cdef',
+      agents: [{ agentId: 'a1' }, { agentId: 'a2' }],
+    });
     expect(log.calls.map((c) => [c.method, c.args[0]])).toEqual([
       ['getSession', 'a1'],
       ['getSession', 'a2'],
@@ -56,7 +85,12 @@ describe('team add', () => {
   it('reads the key from the variable named by --api-key-env', async () => {
     const store = new MemorySecretStore();
     const { factory } = fakeClientFactory({ getSession: async () => connected });
-    const r = await runCli(addArgs(['--api-key-env', 'OTHER']), { env: { OTHER: KEY }, createClient: factory, secretStore: store, configDir: dir });
+    const r = await runCli(addArgs(['--api-key-env', 'OTHER']), {
+      env: { OTHER: KEY },
+      createClient: factory,
+      secretStore: store,
+      configDir: dir,
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('saved team Demo');
     expect(r.stdout).toContain('key …cdef');
@@ -70,7 +104,12 @@ describe('team add', () => {
         throw new KeyRejected();
       },
     });
-    const r = await runCli(addArgs(), { env: { CHANNEL_API_KEY: KEY }, createClient: factory, secretStore: store, configDir: dir });
+    const r = await runCli(addArgs(), {
+      env: { CHANNEL_API_KEY: KEY },
+      createClient: factory,
+      secretStore: store,
+      configDir: dir,
+    });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/rejected/);
     expect(store.snapshot()).toEqual({});
@@ -83,7 +122,12 @@ describe('team add', () => {
       const store = new MemorySecretStore();
       store.state = state;
       const { factory } = fakeClientFactory({ getSession: async () => connected });
-      const r = await runCli(addArgs(), { env: { CHANNEL_API_KEY: KEY }, createClient: factory, secretStore: store, configDir: dir });
+      const r = await runCli(addArgs(), {
+        env: { CHANNEL_API_KEY: KEY },
+        createClient: factory,
+        secretStore: store,
+        configDir: dir,
+      });
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(state === 'locked' ? /keychain is locked/ : /No OS keychain is reachable/);
       store.state = 'ok';
@@ -96,9 +140,17 @@ describe('team add', () => {
   const bad: Array<[string, string[], Record<string, string>]> = [
     ['no key in the environment', addArgs(), {}],
     ['no --agent', ['team', 'add', '--label', 'Demo', '--base-url', 'http://127.0.0.1:9'], { CHANNEL_API_KEY: KEY }],
-    ['bad base URL', ['team', 'add', '--label', 'Demo', '--base-url', 'ftp://x', '--agent', 'a1'], { CHANNEL_API_KEY: KEY }],
+    [
+      'bad base URL',
+      ['team', 'add', '--label', 'Demo', '--base-url', 'ftp://x', '--agent', 'a1'],
+      { CHANNEL_API_KEY: KEY },
+    ],
     ['missing --label', ['team', 'add', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1'], { CHANNEL_API_KEY: KEY }],
-    ['bad agent id', ['team', 'add', '--label', 'D', '--base-url', 'http://127.0.0.1:9', '--agent', 'a/b'], { CHANNEL_API_KEY: KEY }],
+    [
+      'bad agent id',
+      ['team', 'add', '--label', 'D', '--base-url', 'http://127.0.0.1:9', '--agent', 'a/b'],
+      { CHANNEL_API_KEY: KEY },
+    ],
     ['the key as a flag', [...addArgs(), `--api-key=${KEY}`], {}],
     ['bad env var name', addArgs(['--api-key-env', 'NOT A NAME']), { CHANNEL_API_KEY: KEY }],
   ];
@@ -118,12 +170,24 @@ describe('team add', () => {
 
 async function withTeam(store: MemorySecretStore, label = 'Demo', agents = ['a1', 'a2']) {
   const { factory } = fakeClientFactory({ getSession: async () => connected });
-  const r = await runCli(['team', 'add', '--label', label, '--base-url', 'http://127.0.0.1:9', ...agents.flatMap((a) => ['--agent', a]), '--json'], {
-    env: { CHANNEL_API_KEY: KEY },
-    createClient: factory,
-    secretStore: store,
-    configDir: dir,
-  });
+  const r = await runCli(
+    [
+      'team',
+      'add',
+      '--label',
+      label,
+      '--base-url',
+      'http://127.0.0.1:9',
+      ...agents.flatMap((a) => ['--agent', a]),
+      '--json',
+    ],
+    {
+      env: { CHANNEL_API_KEY: KEY },
+      createClient: factory,
+      secretStore: store,
+      configDir: dir,
+    },
+  );
   expect(r.code).toBe(0);
   return r.json()[0]!.id as string;
 }
@@ -136,7 +200,17 @@ describe('team list / remove', () => {
     const j = await runCli(['team', 'list', '--json'], { secretStore: store, configDir: dir });
     expect(j.code).toBe(0);
     expect(j.json()).toEqual([
-      { id, label: 'Demo', baseUrl: 'http://127.0.0.1:9', keyHint: '…cdef', allowInsecureHttp: false, agents: [{ agentId: 'a1', label: 'a1' }, { agentId: 'a2', label: 'a2' }] },
+      {
+        id,
+        label: 'Demo',
+        baseUrl: 'http://127.0.0.1:9',
+        keyHint: '…cdef',
+        allowInsecureHttp: false,
+        agents: [
+          { agentId: 'a1', label: 'a1' },
+          { agentId: 'a2', label: 'a2' },
+        ],
+      },
       expect.objectContaining({ label: 'Other', agents: [{ agentId: 'b1', label: 'b1' }] }),
     ]);
     const h = await runCli(['team', 'list'], { secretStore: store, configDir: dir });
@@ -151,7 +225,10 @@ describe('team list / remove', () => {
     expect(r.stderr).toMatch(/no saved teams/);
     const store = new MemorySecretStore();
     await withTeam(store);
-    const viaEnv = await runCli(['team', 'list', '--json'], { secretStore: store, env: { CHANNEL_COMPANION_HOME: dir } });
+    const viaEnv = await runCli(['team', 'list', '--json'], {
+      secretStore: store,
+      env: { CHANNEL_COMPANION_HOME: dir },
+    });
     expect(viaEnv.json()).toHaveLength(1);
   });
 
@@ -183,7 +260,12 @@ describe('--team on service commands', () => {
     const store = new MemorySecretStore();
     await withTeam(store);
     const { factory, log } = fakeClientFactory({ getSession: async () => connected });
-    const r = await runCli(['status', '--team', 'Demo', '--agent', 'a2', '--json'], { env: { CHANNEL_API_KEY: 'env-key-should-not-be-used' }, createClient: factory, secretStore: store, configDir: dir });
+    const r = await runCli(['status', '--team', 'Demo', '--agent', 'a2', '--json'], {
+      env: { CHANNEL_API_KEY: 'env-key-should-not-be-used' },
+      createClient: factory,
+      secretStore: store,
+      configDir: dir,
+    });
     expect(r.code).toBe(0);
     expect(log.created[0]).toMatchObject({ baseUrl: 'http://127.0.0.1:9', apiKey: KEY });
     expect(log.calls[0]).toMatchObject({ method: 'getSession', args: ['a2', expect.anything()] });
@@ -195,7 +277,10 @@ describe('--team on service commands', () => {
     const store = new MemorySecretStore();
     await withTeam(store, 'Solo', ['only']);
     await withTeam(store, 'Duo', ['a1', 'a2']);
-    const { factory, log } = fakeClientFactory({ getSession: async () => connected, send: async () => ({ status: 'sent', messageId: 'm1', to: '+15550102000' }) });
+    const { factory, log } = fakeClientFactory({
+      getSession: async () => connected,
+      send: async () => ({ status: 'sent', messageId: 'm1', to: '+15550102000' }),
+    });
     const opts = { env: {}, createClient: factory, secretStore: store, configDir: dir };
     const solo = await runCli(['send', '--team', 'Solo', '--to', '+15550102000', '--text', 'hi', '--json'], opts);
     expect(solo.code).toBe(0);
@@ -223,7 +308,12 @@ describe('--team on service commands', () => {
       probe: async () => void touched.push('probe'),
     };
     const { factory } = fakeClientFactory({ getSession: async () => connected });
-    const r = await runCli(['status', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1'], { env: { CHANNEL_API_KEY: KEY }, createClient: factory, secretStore: spy, configDir: dir });
+    const r = await runCli(['status', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1'], {
+      env: { CHANNEL_API_KEY: KEY },
+      createClient: factory,
+      secretStore: spy,
+      configDir: dir,
+    });
     expect(r.code).toBe(0);
     expect(touched).toEqual([]);
     expect(await readdir(dir)).toEqual([]);
@@ -234,7 +324,11 @@ describe('--team on service commands', () => {
     await withTeam(store);
     store.state = 'locked';
     const { factory, log } = fakeClientFactory({ getSession: async () => connected });
-    const r = await runCli(['status', '--team', 'Demo', '--agent', 'a1'], { createClient: factory, secretStore: store, configDir: dir });
+    const r = await runCli(['status', '--team', 'Demo', '--agent', 'a1'], {
+      createClient: factory,
+      secretStore: store,
+      configDir: dir,
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/keychain is locked/);
     expect(log.calls).toEqual([]);
@@ -245,7 +339,10 @@ describe('--team on service commands', () => {
     const teamId = await withTeam(store);
     const secret = 'whsec_0123456789abcdefXYZ';
     const { factory } = fakeClientFactory({ setWebhook: async (_a, url) => ({ mode: 'passthrough', url, secret }) });
-    const r = await runCli(['webhook', 'set', '--team', 'Demo', '--agent', 'a1', '--url', 'https://example.test/hook', '--yes', '--json'], { createClient: factory, secretStore: store, configDir: dir });
+    const r = await runCli(
+      ['webhook', 'set', '--team', 'Demo', '--agent', 'a1', '--url', 'https://example.test/hook', '--yes', '--json'],
+      { createClient: factory, secretStore: store, configDir: dir },
+    );
     expect(r.code).toBe(0);
     expect(r.json()[0]).toMatchObject({ url: 'https://example.test/hook', secretHint: '…fXYZ' });
     expect(r.stdout + r.stderr).not.toContain(secret);
@@ -255,12 +352,25 @@ describe('--team on service commands', () => {
 
     // Without --team nothing is stored.
     const before = store.snapshot();
-    const plain = await runCli(['webhook', 'set', '--base-url', 'http://127.0.0.1:9', '--agent', 'a2', '--url', 'https://example.test/h2', '--yes'], {
-      env: { CHANNEL_API_KEY: KEY },
-      createClient: factory,
-      secretStore: store,
-      configDir: dir,
-    });
+    const plain = await runCli(
+      [
+        'webhook',
+        'set',
+        '--base-url',
+        'http://127.0.0.1:9',
+        '--agent',
+        'a2',
+        '--url',
+        'https://example.test/h2',
+        '--yes',
+      ],
+      {
+        env: { CHANNEL_API_KEY: KEY },
+        createClient: factory,
+        secretStore: store,
+        configDir: dir,
+      },
+    );
     expect(plain.code).toBe(0);
     expect(store.snapshot()).toEqual(before);
   });
@@ -269,14 +379,34 @@ describe('--team on service commands', () => {
     const store = new MemorySecretStore();
     await withTeam(store);
     const before = store.snapshot();
-    const { factory } = fakeClientFactory({ setWebhook: async (_a, url) => ({ mode: 'passthrough', url, secret: '' }) });
-    const saved = await runCli(['webhook', 'set', '--team', 'Demo', '--agent', 'a1', '--url', 'https://example.test/hook', '--yes'], { createClient: factory, secretStore: store, configDir: dir });
-    const plain = await runCli(['webhook', 'set', '--base-url', 'http://127.0.0.1:9', '--agent', 'a2', '--url', 'https://example.test/h2', '--secret-file', join(dir, 's.txt'), '--yes'], {
-      env: { CHANNEL_API_KEY: KEY },
-      createClient: factory,
-      secretStore: store,
-      configDir: dir,
+    const { factory } = fakeClientFactory({
+      setWebhook: async (_a, url) => ({ mode: 'passthrough', url, secret: '' }),
     });
+    const saved = await runCli(
+      ['webhook', 'set', '--team', 'Demo', '--agent', 'a1', '--url', 'https://example.test/hook', '--yes'],
+      { createClient: factory, secretStore: store, configDir: dir },
+    );
+    const plain = await runCli(
+      [
+        'webhook',
+        'set',
+        '--base-url',
+        'http://127.0.0.1:9',
+        '--agent',
+        'a2',
+        '--url',
+        'https://example.test/h2',
+        '--secret-file',
+        join(dir, 's.txt'),
+        '--yes',
+      ],
+      {
+        env: { CHANNEL_API_KEY: KEY },
+        createClient: factory,
+        secretStore: store,
+        configDir: dir,
+      },
+    );
     for (const r of [saved, plain]) {
       expect(r.code).not.toBe(0);
       expect(r.stderr).toMatch(/no usable signing secret/);

@@ -15,7 +15,19 @@ describe('usage errors: exit 2, usage on stderr, nothing sent', () => {
     ['garbage recipient', ['send', ...target, '--to', 'not-a-number', '--text', 'hi']],
     ['recipient too short', ['send', ...target, '--to', '+123', '--text', 'hi']],
     ['nothing to send', ['send', ...target, '--to', '+15550102000']],
-    ['image and document', ['send', ...target, '--to', '+15550102000', '--image-url', 'https://x.test/a.png', '--document-url', 'https://x.test/a.pdf']],
+    [
+      'image and document',
+      [
+        'send',
+        ...target,
+        '--to',
+        '+15550102000',
+        '--image-url',
+        'https://x.test/a.png',
+        '--document-url',
+        'https://x.test/a.pdf',
+      ],
+    ],
     ['non-http media URL', ['send', ...target, '--to', '+15550102000', '--image-url', 'file:///etc/passwd']],
     ['bad retries', ['send', ...target, '--to', '+15550102000', '--text', 'hi', '--retries', 'many']],
     ['bad base url', ['send', '--base-url', 'ftp://x', '--agent', 'a1', '--to', '+15550102000', '--text', 'hi']],
@@ -46,7 +58,10 @@ describe('usage errors: exit 2, usage on stderr, nothing sent', () => {
 
   it('a missing key is a clear usage error naming the variable', async () => {
     const { factory, log } = fakeClientFactory({ send: async () => sent });
-    const r = await runCli(['send', ...target, '--to', '+15550102000', '--text', 'hi', '--api-key-env', 'MY_KEY'], { env: {}, createClient: factory });
+    const r = await runCli(['send', ...target, '--to', '+15550102000', '--text', 'hi', '--api-key-env', 'MY_KEY'], {
+      env: {},
+      createClient: factory,
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('MY_KEY');
     expect(r.stderr).toContain('never accepted as a flag');
@@ -55,7 +70,10 @@ describe('usage errors: exit 2, usage on stderr, nothing sent', () => {
 
   it('the key is never accepted as a flag, and a value given to such a flag is not echoed', async () => {
     const { factory, log } = fakeClientFactory({ send: async () => sent });
-    const r = await runCli(['send', ...target, '--to', '+15550102000', '--text', 'hi', `--api-key=${KEY}`], { env: {}, createClient: factory });
+    const r = await runCli(['send', ...target, '--to', '+15550102000', '--text', 'hi', `--api-key=${KEY}`], {
+      env: {},
+      createClient: factory,
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("unknown option '--api-key=…'");
     expect(r.stderr).not.toContain(KEY);
@@ -72,10 +90,13 @@ describe('usage errors: exit 2, usage on stderr, nothing sent', () => {
 describe('service commands with a fake client', () => {
   it('send reads the key from the named env var, normalises the recipient, prints the result', async () => {
     const { factory, log } = fakeClientFactory({ send: async () => sent });
-    const r = await runCli(['send', ...target, '--to', '+1 (555) 010-2000', '--text', 'hi', '--api-key-env', 'OTHER_KEY'], {
-      env: { OTHER_KEY: KEY },
-      createClient: factory,
-    });
+    const r = await runCli(
+      ['send', ...target, '--to', '+1 (555) 010-2000', '--text', 'hi', '--api-key-env', 'OTHER_KEY'],
+      {
+        env: { OTHER_KEY: KEY },
+        createClient: factory,
+      },
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('sent m1 to +15550102000\n');
     expect(log.created[0]).toMatchObject({ baseUrl: 'http://127.0.0.1:9', apiKey: KEY });
@@ -87,7 +108,10 @@ describe('service commands with a fake client', () => {
 
   it('--json prints exactly one JSON object per line', async () => {
     const { factory } = fakeClientFactory({ send: async () => sent });
-    const r = await runCli(['send', ...target, '--to', '+15550102000', '--text', 'hi', '--json'], { env: { CHANNEL_API_KEY: KEY }, createClient: factory });
+    const r = await runCli(['send', ...target, '--to', '+15550102000', '--text', 'hi', '--json'], {
+      env: { CHANNEL_API_KEY: KEY },
+      createClient: factory,
+    });
     expect(r.code).toBe(0);
     expect(r.json()).toEqual([sent]);
   });
@@ -98,7 +122,10 @@ describe('service commands with a fake client', () => {
         throw new ChannelNotConfigured();
       },
     });
-    const r1 = await runCli(['send', ...target, '--to', '+15550102000', '--text', 'hi'], { env: { CHANNEL_API_KEY: KEY }, createClient: notConfigured.factory });
+    const r1 = await runCli(['send', ...target, '--to', '+15550102000', '--text', 'hi'], {
+      env: { CHANNEL_API_KEY: KEY },
+      createClient: notConfigured.factory,
+    });
     expect(r1.code).toBe(3);
     expect(r1.stderr).toContain('needs a QR scan');
 
@@ -107,7 +134,10 @@ describe('service commands with a fake client', () => {
         throw new KeyRejected();
       },
     });
-    const r2 = await runCli(['status', ...target, '--json'], { env: { CHANNEL_API_KEY: KEY }, createClient: unauthorized.factory });
+    const r2 = await runCli(['status', ...target, '--json'], {
+      env: { CHANNEL_API_KEY: KEY },
+      createClient: unauthorized.factory,
+    });
     expect(r2.code).toBe(4);
     expect(r2.stdout).toBe('');
     const err = JSON.parse(r2.stderr.trim()) as { error: { kind: string; exitCode: number } };
@@ -116,14 +146,35 @@ describe('service commands with a fake client', () => {
   });
 
   it('a target resolver (the --team hook) can supply base URL and key; flags still win', async () => {
-    const { factory, log } = fakeClientFactory({ getSession: async () => ({ connected: true, linked: true, state: 'connected', needsScan: false, phone: '1555', qr: null }) });
-    const resolver = async () => ({ baseUrl: 'http://127.0.0.1:7', apiKey: 'from-keychain-key', keySource: 'keychain' });
-    const r = await runCli(['status', '--agent', 'a1'], { env: {}, createClient: factory, targetResolvers: [resolver] });
+    const { factory, log } = fakeClientFactory({
+      getSession: async () => ({
+        connected: true,
+        linked: true,
+        state: 'connected',
+        needsScan: false,
+        phone: '1555',
+        qr: null,
+      }),
+    });
+    const resolver = async () => ({
+      baseUrl: 'http://127.0.0.1:7',
+      apiKey: 'from-keychain-key',
+      keySource: 'keychain',
+    });
+    const r = await runCli(['status', '--agent', 'a1'], {
+      env: {},
+      createClient: factory,
+      targetResolvers: [resolver],
+    });
     expect(r.code).toBe(0);
     expect(log.created[0]).toMatchObject({ baseUrl: 'http://127.0.0.1:7', apiKey: 'from-keychain-key' });
     expect(r.stdout).toContain('a1: connected');
 
-    const r2 = await runCli(['status', '--agent', 'a1', '--base-url', 'http://127.0.0.1:8'], { env: { CHANNEL_API_KEY: KEY }, createClient: factory, targetResolvers: [resolver] });
+    const r2 = await runCli(['status', '--agent', 'a1', '--base-url', 'http://127.0.0.1:8'], {
+      env: { CHANNEL_API_KEY: KEY },
+      createClient: factory,
+      targetResolvers: [resolver],
+    });
     expect(r2.code).toBe(0);
     expect(log.created[1]).toMatchObject({ baseUrl: 'http://127.0.0.1:8', apiKey: KEY });
   });

@@ -9,7 +9,8 @@ const SECRET = 'whsec_unit_test_secret_0123456789';
 const T = 1_750_000_000;
 let dir: string;
 let bodyFile: string;
-const body = '{"event":"message.received","from":"15550102000","message":{"id":"m1","type":"text","text":"hi","fromMe":false}}';
+const body =
+  '{"event":"message.received","from":"15550102000","message":{"id":"m1","type":"text","text":"hi","fromMe":false}}';
 
 function headerArgs(h: Record<string, string>): string[] {
   return Object.entries(h).flatMap(([k, v]) => ['--header', `${k}: ${v}`]);
@@ -26,7 +27,19 @@ describe('verify (unit, synthetic deliveries)', () => {
   const env = { HOOK_SECRET: SECRET };
 
   it('a valid v1 delivery → exit 0 "verified" with the steps', async () => {
-    const r = await runCli(['verify', '--secret-env', 'HOOK_SECRET', ...headerArgs(signDelivery(SECRET, body, T)), '--body-file', bodyFile, '--now', String(T + 10)], { env });
+    const r = await runCli(
+      [
+        'verify',
+        '--secret-env',
+        'HOOK_SECRET',
+        ...headerArgs(signDelivery(SECRET, body, T)),
+        '--body-file',
+        bodyFile,
+        '--now',
+        String(T + 10),
+      ],
+      { env },
+    );
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n')[0]).toBe('verified');
     expect(r.stdout).toContain('a v1 signature matches');
@@ -35,7 +48,16 @@ describe('verify (unit, synthetic deliveries)', () => {
 
   it('legacy header only → refused as legacy-only, like the tunnel; --allow-legacy-signature → verified-legacy-only', async () => {
     const h = signDelivery(SECRET, body, T);
-    const args = ['verify', '--secret-env', 'HOOK_SECRET', '--header', `x-service-signature: ${h['x-service-signature']}`, '--body-file', bodyFile, '--json'];
+    const args = [
+      'verify',
+      '--secret-env',
+      'HOOK_SECRET',
+      '--header',
+      `x-service-signature: ${h['x-service-signature']}`,
+      '--body-file',
+      bodyFile,
+      '--json',
+    ];
     const refused = await runCli(args, { env });
     expect(refused.code).toBe(1);
     expect(refused.json()[0]).toMatchObject({ ok: false, reason: 'legacy-only', scheme: 'legacy' });
@@ -46,41 +68,114 @@ describe('verify (unit, synthetic deliveries)', () => {
 
   it('an authentic body with a byte order mark, or not JSON, is valid with a note', async () => {
     const odd = join(dir, 'odd.txt');
-    for (const [bytes, note] of [[Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]), 'utf8-bom'], [Buffer.from('plain text'), 'not-json']] as const) {
+    for (const [bytes, note] of [
+      [Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]), 'utf8-bom'],
+      [Buffer.from('plain text'), 'not-json'],
+    ] as const) {
       await writeFile(odd, bytes);
-      const r = await runCli(['verify', '--secret-env', 'HOOK_SECRET', ...headerArgs(signDelivery(SECRET, bytes, T)), '--body-file', odd, '--now', String(T), '--json'], { env });
+      const r = await runCli(
+        [
+          'verify',
+          '--secret-env',
+          'HOOK_SECRET',
+          ...headerArgs(signDelivery(SECRET, bytes, T)),
+          '--body-file',
+          odd,
+          '--now',
+          String(T),
+          '--json',
+        ],
+        { env },
+      );
       expect(r.code).toBe(0);
       expect(r.json()[0]).toMatchObject({ ok: true, reason: 'verified', note });
     }
   });
 
   it('malformed header, missing signature, wrong secret, future timestamp → exit 1 with the reason', async () => {
-    const malformed = await runCli(['verify', '--secret-env', 'HOOK_SECRET', '--header', 'x-service-signature-v1: garbage', '--body-file', bodyFile], { env });
+    const malformed = await runCli(
+      ['verify', '--secret-env', 'HOOK_SECRET', '--header', 'x-service-signature-v1: garbage', '--body-file', bodyFile],
+      { env },
+    );
     expect(malformed.code).toBe(1);
     expect(malformed.stdout).toContain('invalid: malformed-header');
     expect(malformed.stderr).toContain('malformed-header');
 
-    const missing = await runCli(['verify', '--secret-env', 'HOOK_SECRET', '--header', 'content-type: application/json', '--body-file', bodyFile, '--json'], { env });
+    const missing = await runCli(
+      [
+        'verify',
+        '--secret-env',
+        'HOOK_SECRET',
+        '--header',
+        'content-type: application/json',
+        '--body-file',
+        bodyFile,
+        '--json',
+      ],
+      { env },
+    );
     expect(missing.code).toBe(1);
     expect(missing.json()[0]).toMatchObject({ ok: false, reason: 'missing-signature' });
 
-    const wrong = await runCli(['verify', '--secret-env', 'OTHER', ...headerArgs(signDelivery(SECRET, body, T)), '--body-file', bodyFile, '--now', String(T)], { env: { OTHER: 'another-secret' } });
+    const wrong = await runCli(
+      [
+        'verify',
+        '--secret-env',
+        'OTHER',
+        ...headerArgs(signDelivery(SECRET, body, T)),
+        '--body-file',
+        bodyFile,
+        '--now',
+        String(T),
+      ],
+      { env: { OTHER: 'another-secret' } },
+    );
     expect(wrong.code).toBe(1);
     expect(wrong.stdout).toContain('signature-mismatch');
 
-    const future = await runCli(['verify', '--secret-env', 'HOOK_SECRET', ...headerArgs(signDelivery(SECRET, body, T + 400)), '--body-file', bodyFile, '--now', String(T)], { env });
+    const future = await runCli(
+      [
+        'verify',
+        '--secret-env',
+        'HOOK_SECRET',
+        ...headerArgs(signDelivery(SECRET, body, T + 400)),
+        '--body-file',
+        bodyFile,
+        '--now',
+        String(T),
+      ],
+      { env },
+    );
     expect(future.code).toBe(1);
     expect(future.stdout).toContain('future-timestamp');
   });
 
   it('--tolerance widens the window', async () => {
-    const args = ['verify', '--secret-env', 'HOOK_SECRET', ...headerArgs(signDelivery(SECRET, body, T)), '--body-file', bodyFile, '--now', String(T + 301)];
+    const args = [
+      'verify',
+      '--secret-env',
+      'HOOK_SECRET',
+      ...headerArgs(signDelivery(SECRET, body, T)),
+      '--body-file',
+      bodyFile,
+      '--now',
+      String(T + 301),
+    ];
     expect((await runCli(args, { env })).code).toBe(1);
     expect((await runCli([...args, '--tolerance', '600'], { env })).code).toBe(0);
   });
 
   it('--secret works but warns that it shows in the process list and shell history', async () => {
-    const r = await runCli(['verify', '--secret', SECRET, ...headerArgs(signDelivery(SECRET, body, T)), '--body-file', bodyFile, '--now', String(T)]);
+    const r = await runCli([
+      'verify',
+      '--secret',
+      SECRET,
+      ...headerArgs(signDelivery(SECRET, body, T)),
+      '--body-file',
+      bodyFile,
+      '--now',
+      String(T),
+    ]);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/process list/);
     expect(r.stderr).toMatch(/shell history/);
@@ -91,9 +186,20 @@ describe('verify (unit, synthetic deliveries)', () => {
   it('usage errors → exit 2: no secret, both secrets, unset env var, bad --now', async () => {
     const h = headerArgs(signDelivery(SECRET, body, T));
     expect((await runCli(['verify', ...h, '--body-file', bodyFile])).code).toBe(2);
-    expect((await runCli(['verify', '--secret', 'x', '--secret-env', 'HOOK_SECRET', ...h, '--body-file', bodyFile], { env })).code).toBe(2);
-    expect((await runCli(['verify', '--secret-env', 'UNSET_VAR', ...h, '--body-file', bodyFile], { env })).code).toBe(2);
-    expect((await runCli(['verify', '--secret-env', 'HOOK_SECRET', ...h, '--body-file', bodyFile, '--now', 'yesterday'], { env })).code).toBe(2);
+    expect(
+      (await runCli(['verify', '--secret', 'x', '--secret-env', 'HOOK_SECRET', ...h, '--body-file', bodyFile], { env }))
+        .code,
+    ).toBe(2);
+    expect((await runCli(['verify', '--secret-env', 'UNSET_VAR', ...h, '--body-file', bodyFile], { env })).code).toBe(
+      2,
+    );
+    expect(
+      (
+        await runCli(['verify', '--secret-env', 'HOOK_SECRET', ...h, '--body-file', bodyFile, '--now', 'yesterday'], {
+          env,
+        })
+      ).code,
+    ).toBe(2);
     expect((await runCli(['verify', '--secret-env', 'HOOK_SECRET', ...h], { env })).code).toBe(2);
   });
 

@@ -33,15 +33,26 @@ describe('contract', () => {
   it('no DTO carries an API key or a secret', () => {
     expectTypeOf<'apiKey' extends keyof TeamDTO ? true : false>().toEqualTypeOf<false>();
     expectTypeOf<'secret' extends keyof Requests['webhook.register']['result'] ? true : false>().toEqualTypeOf<false>();
-    expectTypeOf<'apiKey' | 'secret' | 'url' extends keyof Requests['tunnel.media']['result'] ? true : false>().toEqualTypeOf<false>();
+    expectTypeOf<
+      'apiKey' | 'secret' | 'url' extends keyof Requests['tunnel.media']['result'] ? true : false
+    >().toEqualTypeOf<false>();
   });
 
   it('settings: installId is read, never patched; the new requests are listed and typed', () => {
     expectTypeOf<Requests['settings.get']['result']['installId']>().toEqualTypeOf<string>();
-    expectTypeOf<'installId' extends keyof Requests['settings.update']['args']['patch'] ? true : false>().toEqualTypeOf<false>();
-    expectTypeOf<Requests['settings.update']['args']['patch']['theme']>().toEqualTypeOf<'system' | 'light' | 'dark' | undefined>();
+    expectTypeOf<
+      'installId' extends keyof Requests['settings.update']['args']['patch'] ? true : false
+    >().toEqualTypeOf<false>();
+    expectTypeOf<Requests['settings.update']['args']['patch']['theme']>().toEqualTypeOf<
+      'system' | 'light' | 'dark' | undefined
+    >();
     expectTypeOf<Requests['health.history']['args']>().toEqualTypeOf<{ teamId: string; agentId: string }>();
-    expectTypeOf<Requests['tunnel.media']['result']>().toEqualTypeOf<{ filename: string; mimeType: string; bytes: number; dataBase64: string }>();
+    expectTypeOf<Requests['tunnel.media']['result']>().toEqualTypeOf<{
+      filename: string;
+      mimeType: string;
+      bytes: number;
+      dataBase64: string;
+    }>();
     expectTypeOf<Events['send.progress']['queuedId']>().toEqualTypeOf<string | undefined>();
     expect(REQUEST_NAMES).toContain('health.history');
     expect(REQUEST_NAMES).toContain('alerts.history');

@@ -10,9 +10,19 @@ describe('PairingClock', () => {
   it('a pairing started here is timed from the request: expiry and QR changes counted from it', () => {
     const c = new PairingClock();
     c.begin('t1', 'a1', 10_000);
-    expect(c.observe('t1', 'a1', QR(1), 10_050)).toEqual({ startedAt: 10_000, startedHere: true, qrAnchorAt: 10_000, qrEveryMs: 20_000, expiresAt: 130_000 });
+    expect(c.observe('t1', 'a1', QR(1), 10_050)).toEqual({
+      startedAt: 10_000,
+      startedHere: true,
+      qrAnchorAt: 10_000,
+      qrEveryMs: 20_000,
+      expiresAt: 130_000,
+    });
     // a later read, after a rotation, keeps the same clock
-    expect(c.observe('t1', 'a1', QR(2), 31_000)).toMatchObject({ startedAt: 10_000, qrAnchorAt: 10_000, expiresAt: 130_000 });
+    expect(c.observe('t1', 'a1', QR(2), 31_000)).toMatchObject({
+      startedAt: 10_000,
+      qrAnchorAt: 10_000,
+      expiresAt: 130_000,
+    });
   });
 
   it('asking again while the pairing runs keeps its clock (the service changes nothing)', () => {
@@ -25,7 +35,13 @@ describe('PairingClock', () => {
 
   it('a pairing started elsewhere is timed from when it was first seen, its QR from when the QR was first read', () => {
     const c = new PairingClock();
-    expect(c.observe('t1', 'a1', QR(1), 50_000)).toEqual({ startedAt: 50_000, startedHere: false, qrAnchorAt: 50_000, qrEveryMs: 20_000, expiresAt: 170_000 });
+    expect(c.observe('t1', 'a1', QR(1), 50_000)).toEqual({
+      startedAt: 50_000,
+      startedHere: false,
+      qrAnchorAt: 50_000,
+      qrEveryMs: 20_000,
+      expiresAt: 170_000,
+    });
     expect(c.observe('t1', 'a1', QR(1), 52_000)?.qrAnchorAt).toBe(50_000);
     expect(c.observe('t1', 'a1', QR(2), 61_500)).toMatchObject({ startedAt: 50_000, qrAnchorAt: 61_500 });
   });

@@ -7,7 +7,9 @@ describe('backoffDelay', () => {
     const random = () => {
       throw new Error('drawn');
     };
-    expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => backoffDelay(policy, n, random))).toEqual([500, 1000, 2000, 4000, 8000, 16_000, 30_000, 30_000]);
+    expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => backoffDelay(policy, n, random))).toEqual([
+      500, 1000, 2000, 4000, 8000, 16_000, 30_000, 30_000,
+    ]);
   });
 
   it('jitter only shortens the wait: a draw of 0 gives the ceiling, a draw near 1 takes the whole fraction off', () => {

@@ -55,11 +55,15 @@ describe('Deadlines: many timeouts on one timer', () => {
     const t0 = clock.now();
     const fired: Array<[string, number]> = [];
     const fire = (s: string) => fired.push([s, clock.now() - t0]);
-    d.add(100, (s: string) => {
-      fire(s);
-      d.add(0, fire, 'now');
-      d.add(50, fire, 'later');
-    }, 'first');
+    d.add(
+      100,
+      (s: string) => {
+        fire(s);
+        d.add(0, fire, 'now');
+        d.add(50, fire, 'later');
+      },
+      'first',
+    );
     d.add(500, fire, 'last');
     d.add(10, fire, 'sooner');
     await clock.advance(1000);

@@ -20,7 +20,9 @@ describe('port owner', () => {
 
   it('says who holds it as far as it is known', () => {
     expect(describeOwner({ pid: null, command: null, companion: false })).toBe('another program');
-    expect(describeOwner({ pid: 42, command: 'python3', companion: false })).toBe('another program (python3, process 42)');
+    expect(describeOwner({ pid: 42, command: 'python3', companion: false })).toBe(
+      'another program (python3, process 42)',
+    );
     expect(describeOwner({ pid: 42, command: null, companion: false })).toBe('another program (process 42)');
     expect(describeOwner({ pid: 42, command: 'node', companion: true })).toBe('another Channel Companion (process 42)');
   });

@@ -42,19 +42,39 @@ describe('socket words', () => {
   });
 
   it('says what happened with the subject in it', () => {
-    expect(socketWords('ECONNREFUSED', LOCAL_APP)).toEqual({ words: 'the local app refused the connection', hint: 'is it running on that port?' });
-    expect(socketWords('ECONNREFUSED', IT)).toEqual({ words: 'it refused the connection', hint: 'is it running on that port?' });
-    expect(socketWords('ECONNRESET', LOCAL_APP)).toEqual({ words: 'the local app closed the connection before answering' });
+    expect(socketWords('ECONNREFUSED', LOCAL_APP)).toEqual({
+      words: 'the local app refused the connection',
+      hint: 'is it running on that port?',
+    });
+    expect(socketWords('ECONNREFUSED', IT)).toEqual({
+      words: 'it refused the connection',
+      hint: 'is it running on that port?',
+    });
+    expect(socketWords('ECONNRESET', LOCAL_APP)).toEqual({
+      words: 'the local app closed the connection before answering',
+    });
     expect(socketWords('ECONNRESET', IT)).toEqual({ words: 'it closed the connection before answering' });
     expect(socketWords('ENOTFOUND', IT)!.words).toBe('its host name was not found');
     expect(socketWords('EAI_AGAIN', LOCAL_APP)!.words).toBe("the local app's host name could not be looked up");
     expect(socketWords('ENETUNREACH', LOCAL_APP)!.words).toBe('the network has no route to the local app');
-    expect(socketWords('UND_ERR_CLOSED', IT)!.words).toBe('the connection to it was closed before this request was answered');
-    expect(socketWords('UND_ERR_BODY_TIMEOUT', LOCAL_APP)!.words).toBe('the local app did not finish its answer in time');
+    expect(socketWords('UND_ERR_CLOSED', IT)!.words).toBe(
+      'the connection to it was closed before this request was answered',
+    );
+    expect(socketWords('UND_ERR_BODY_TIMEOUT', LOCAL_APP)!.words).toBe(
+      'the local app did not finish its answer in time',
+    );
   });
 
   it('has no words for an unknown code, no code, or a name every object has', () => {
-    for (const code of ['ETIMEDOUT_NOT_A_CODE', 'econnrefused', '', 'constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+    for (const code of [
+      'ETIMEDOUT_NOT_A_CODE',
+      'econnrefused',
+      '',
+      'constructor',
+      'toString',
+      '__proto__',
+      'hasOwnProperty',
+    ]) {
       expect(socketWords(code, IT)).toBeUndefined();
       expect(socketWords(code, LOCAL_APP)).toBeUndefined();
     }

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { baseUrlSchema, httpUrlProblem, httpUrlSchema, isHttpUrl, redactCredentials, storedUrlSchema } from '../../../src-main/core/url';
+import {
+  baseUrlSchema,
+  httpUrlProblem,
+  httpUrlSchema,
+  isHttpUrl,
+  redactCredentials,
+  storedUrlSchema,
+} from '../../../src-main/core/url';
 
-const messages = (r: { success: boolean; error?: { issues: Array<{ message: string }> } }) => (r.success ? [] : r.error!.issues.map((i) => i.message));
+const messages = (r: { success: boolean; error?: { issues: Array<{ message: string }> } }) =>
+  r.success ? [] : r.error!.issues.map((i) => i.message);
 
 describe('httpUrlSchema', () => {
   it('accepts absolute http(s) URLs, trimmed, credentials and queries included', () => {
@@ -10,19 +18,30 @@ describe('httpUrlSchema', () => {
   });
 
   it('names what is wrong, without repeating the URL', () => {
-    expect(messages(httpUrlSchema.safeParse('ftp://a.test/secret-token'))).toEqual(['must be an http(s) URL, not ftp:']);
-    expect(messages(httpUrlSchema.safeParse('javascript:alert(1)'))).toEqual(['must be an http(s) URL, not javascript:']);
-    expect(messages(httpUrlSchema.safeParse('/relative/path'))[0]).toMatch(/^is not a valid URL \(expected an absolute http\(s\) URL/);
-    expect(messages(httpUrlSchema.safeParse(`https://a.test/${'x'.repeat(2048)}`))).toEqual(['must be at most 2048 characters']);
+    expect(messages(httpUrlSchema.safeParse('ftp://a.test/secret-token'))).toEqual([
+      'must be an http(s) URL, not ftp:',
+    ]);
+    expect(messages(httpUrlSchema.safeParse('javascript:alert(1)'))).toEqual([
+      'must be an http(s) URL, not javascript:',
+    ]);
+    expect(messages(httpUrlSchema.safeParse('/relative/path'))[0]).toMatch(
+      /^is not a valid URL \(expected an absolute http\(s\) URL/,
+    );
+    expect(messages(httpUrlSchema.safeParse(`https://a.test/${'x'.repeat(2048)}`))).toEqual([
+      'must be at most 2048 characters',
+    ]);
     expect(httpUrlSchema.safeParse(42).success).toBe(false);
-    for (const m of messages(httpUrlSchema.safeParse('ftp://a.test/secret-token'))) expect(m).not.toContain('secret-token');
+    for (const m of messages(httpUrlSchema.safeParse('ftp://a.test/secret-token')))
+      expect(m).not.toContain('secret-token');
   });
 });
 
 describe('storedUrlSchema', () => {
   it('refuses a user or password', () => {
     expect(storedUrlSchema.parse('https://hooks.test/T1/abc')).toBe('https://hooks.test/T1/abc');
-    expect(messages(storedUrlSchema.safeParse('https://user:pw@hooks.test/x'))).toEqual(['must not contain a user or password']);
+    expect(messages(storedUrlSchema.safeParse('https://user:pw@hooks.test/x'))).toEqual([
+      'must not contain a user or password',
+    ]);
   });
 });
 
@@ -62,7 +81,10 @@ describe('redactCredentials', () => {
     expect(u.password).toBe('');
     expect(u.username).toBe('***');
   });
-  it.each(['http://host/a@b', 'http://host?x=a@b', 'http://host#a@b', 'https://h.example/p'])('leaves %s as it is', (url) => {
-    expect(redactCredentials(url)).toBe(url);
-  });
+  it.each(['http://host/a@b', 'http://host?x=a@b', 'http://host#a@b', 'https://h.example/p'])(
+    'leaves %s as it is',
+    (url) => {
+      expect(redactCredentials(url)).toBe(url);
+    },
+  );
 });

@@ -12,7 +12,8 @@ describe('docs/cli.md', () => {
     const a = current.split('\n');
     const b = fresh.split('\n');
     const line = b.findIndex((l, i) => l !== a[i]);
-    const where = line === -1 ? `it has ${a.length - b.length} lines too many` : `line ${line + 1} should read: ${b[line]}`;
+    const where =
+      line === -1 ? `it has ${a.length - b.length} lines too many` : `line ${line + 1} should read: ${b[line]}`;
     expect.fail(`docs/cli.md is stale (${where}): run \`${REGENERATE}\` and commit the result`);
   });
 
@@ -28,7 +29,8 @@ describe('docs/cli.md', () => {
           missing.push(path);
           continue;
         }
-        for (const o of c.options) if (!o.hidden && !section.includes(`\`${o.flags}\``)) missing.push(`${path} ${o.flags}`);
+        for (const o of c.options)
+          if (!o.hidden && !section.includes(`\`${o.flags}\``)) missing.push(`${path} ${o.flags}`);
       }
     }
     expect(missing).toEqual([]);

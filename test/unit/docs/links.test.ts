@@ -48,7 +48,8 @@ describe('links in README.md and docs/', () => {
         const where = `${path.relative(ROOT, file)}: ${link}`;
         if (path.relative(ROOT, resolved).startsWith('..')) broken.push(`${where} (outside the repository)`);
         else if (!existsSync(resolved)) broken.push(`${where} (no such file)`);
-        else if (hash && resolved.endsWith('.md') && !anchors(resolved).has(hash)) broken.push(`${where} (no such heading)`);
+        else if (hash && resolved.endsWith('.md') && !anchors(resolved).has(hash))
+          broken.push(`${where} (no such heading)`);
       }
     }
     expect(broken).toEqual([]);

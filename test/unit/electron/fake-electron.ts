@@ -116,7 +116,8 @@ export function fakeElectron(opts: { isPackaged: boolean; appPath?: string }) {
     app,
     BrowserWindow: FakeBrowserWindow,
     ipcMain: {
-      handle: (channel: string, l: (event: unknown, ...args: unknown[]) => Promise<unknown>) => void ipcHandlers.set(channel, l),
+      handle: (channel: string, l: (event: unknown, ...args: unknown[]) => Promise<unknown>) =>
+        void ipcHandlers.set(channel, l),
       removeHandler: (channel: string) => void ipcHandlers.delete(channel),
     },
     Menu: { buildFromTemplate: (template: unknown) => template },

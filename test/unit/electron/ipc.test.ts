@@ -2,7 +2,14 @@ import { describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', () => ({}));
 
-import { forwardEvents, isTrustedSender, originOf, registerIpc, WindowRegistry, type InvokeEventLike } from '../../../src-main/electron/ipc';
+import {
+  forwardEvents,
+  isTrustedSender,
+  originOf,
+  registerIpc,
+  WindowRegistry,
+  type InvokeEventLike,
+} from '../../../src-main/electron/ipc';
 import { createHandlers } from '../../../src-main/app/handlers';
 import { IPC_PREFIX, REQUEST_NAMES } from '../../../src-shared/contract';
 import { fakeContract } from '../contract/fake-contract';
@@ -41,9 +48,19 @@ function setup() {
   const handlers = createHandlers(impl);
   const registry = new WindowRegistry();
   const channels = new Map<string, (event: InvokeEventLike, ...args: unknown[]) => Promise<unknown>>();
-  const ipcMain = { handle: vi.fn((c: string, l: never) => channels.set(c, l)), removeHandler: vi.fn((c: string) => channels.delete(c)) };
+  const ipcMain = {
+    handle: vi.fn((c: string, l: never) => channels.set(c, l)),
+    removeHandler: vi.fn((c: string) => channels.delete(c)),
+  };
   const dispose = registerIpc(ipcMain, handlers, registry, APP_URL);
-  const contents = { id: 1, sent: [] as unknown[][], send(...a: unknown[]) { this.sent.push(a); }, isDestroyed: () => false };
+  const contents = {
+    id: 1,
+    sent: [] as unknown[][],
+    send(...a: unknown[]) {
+      this.sent.push(a);
+    },
+    isDestroyed: () => false,
+  };
   registry.add(contents);
   const mainFrame = frameOf({ url: 'app://renderer/index.html#/agents', processId: 4, routingId: 1 });
   const ours = eventFrom(1, mainFrame, mainFrame);
@@ -75,22 +92,49 @@ describe('IPC', () => {
     const evil = frameOf({ url: 'https://evil.example/', processId: 4, routingId: 1 });
     const foreign: Record<string, InvokeEventLike> = {
       'a window we did not create': eventFrom(99, mainFrame, mainFrame),
-      'an iframe inside our window': eventFrom(1, mainFrame, frameOf({ url: APP_URL, processId: 4, routingId: 2, parent: mainFrame() })),
+      'an iframe inside our window': eventFrom(
+        1,
+        mainFrame,
+        frameOf({ url: APP_URL, processId: 4, routingId: 2, parent: mainFrame() }),
+      ),
       'a top frame of another process': eventFrom(1, mainFrame, frameOf({ url: APP_URL, processId: 5, routingId: 1 })),
-      'another frame of the same process': eventFrom(1, mainFrame, frameOf({ url: APP_URL, processId: 4, routingId: 7 })),
+      'another frame of the same process': eventFrom(
+        1,
+        mainFrame,
+        frameOf({ url: APP_URL, processId: 4, routingId: 7 }),
+      ),
       'our window navigated to a foreign origin': eventFrom(1, evil, evil),
-      'a file: page': eventFrom(1, frameOf({ url: 'file:///tmp/x.html', processId: 4, routingId: 1 }), frameOf({ url: 'file:///tmp/x.html', processId: 4, routingId: 1 })),
-      'another app: host': eventFrom(1, frameOf({ url: 'app://other/index.html', processId: 4, routingId: 1 }), frameOf({ url: 'app://other/index.html', processId: 4, routingId: 1 })),
+      'a file: page': eventFrom(
+        1,
+        frameOf({ url: 'file:///tmp/x.html', processId: 4, routingId: 1 }),
+        frameOf({ url: 'file:///tmp/x.html', processId: 4, routingId: 1 }),
+      ),
+      'another app: host': eventFrom(
+        1,
+        frameOf({ url: 'app://other/index.html', processId: 4, routingId: 1 }),
+        frameOf({ url: 'app://other/index.html', processId: 4, routingId: 1 }),
+      ),
       'the frame is gone': eventFrom(1, mainFrame, () => null),
       'the window has no main frame': eventFrom(1, () => null, mainFrame),
-      'a detached frame': eventFrom(1, mainFrame, frameOf({ url: APP_URL, processId: 4, routingId: 1, detached: true })),
+      'a detached frame': eventFrom(
+        1,
+        mainFrame,
+        frameOf({ url: APP_URL, processId: 4, routingId: 1, detached: true }),
+      ),
       'a frame that throws when read (destroyed)': eventFrom(1, mainFrame, () => {
         throw new Error('Render frame was disposed before WebFrameMain could be accessed');
       }),
-      'an unparsable URL': eventFrom(1, frameOf({ url: 'not a url', processId: 4, routingId: 1 }), frameOf({ url: 'not a url', processId: 4, routingId: 1 })),
+      'an unparsable URL': eventFrom(
+        1,
+        frameOf({ url: 'not a url', processId: 4, routingId: 1 }),
+        frameOf({ url: 'not a url', processId: 4, routingId: 1 }),
+      ),
     };
     for (const [why, ev] of Object.entries(foreign)) {
-      expect(await call('teams.add', ev, TEAM), why).toEqual({ ok: false, error: expect.objectContaining({ kind: 'forbidden' }) });
+      expect(await call('teams.add', ev, TEAM), why).toEqual({
+        ok: false,
+        error: expect.objectContaining({ kind: 'forbidden' }),
+      });
     }
     expect(impl['teams.add']).not.toHaveBeenCalled();
   });
@@ -110,7 +154,9 @@ describe('IPC', () => {
 
   it('refuses to register with an app URL that does not parse', () => {
     const ipcMain = { handle: vi.fn(), removeHandler: vi.fn() };
-    expect(() => registerIpc(ipcMain, createHandlers(fakeContract().impl), new WindowRegistry(), 'nonsense')).toThrow(/Not a URL/);
+    expect(() => registerIpc(ipcMain, createHandlers(fakeContract().impl), new WindowRegistry(), 'nonsense')).toThrow(
+      /Not a URL/,
+    );
     expect(ipcMain.handle).not.toHaveBeenCalled();
   });
 

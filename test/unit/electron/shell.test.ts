@@ -23,7 +23,12 @@ async function start(isPackaged: boolean, devServerUrl: string | undefined) {
     outDir: '/checkout/out',
     resourcesPath: RESOURCES,
     ...(devServerUrl !== undefined ? { devServerUrl } : {}),
-    createContract: async () => ({ implementations: contract.impl, events: contract.events, now: () => NOW, dispose: () => undefined }),
+    createContract: async () => ({
+      implementations: contract.impl,
+      events: contract.events,
+      now: () => NOW,
+      dispose: () => undefined,
+    }),
   });
   const win = fake.windows()[0]!;
   return { ...fake, win, events: contract.events };
@@ -55,7 +60,10 @@ describe('Electron shell: packaged or not', () => {
 
     const list = ipcHandlers.get(`${IPC_PREFIX}teams.list`)!;
     expect(await list(fromWindow(win), {})).toMatchObject({ ok: true });
-    expect(await list(fromWindow(win, `${DEV_URL}#/agents`), {})).toMatchObject({ ok: false, error: { kind: 'forbidden' } });
+    expect(await list(fromWindow(win, `${DEV_URL}#/agents`), {})).toMatchObject({
+      ok: false,
+      error: { kind: 'forbidden' },
+    });
   });
 
   it('an unpackaged app loads the dev server and leaves its headers alone; only the dev origin may call', async () => {
@@ -66,7 +74,10 @@ describe('Electron shell: packaged or not', () => {
 
     const list = ipcHandlers.get(`${IPC_PREFIX}teams.list`)!;
     expect(await list(fromWindow(win), {})).toMatchObject({ ok: true });
-    expect(await list(fromWindow(win, 'app://renderer/index.html'), {})).toMatchObject({ ok: false, error: { kind: 'forbidden' } });
+    expect(await list(fromWindow(win, 'app://renderer/index.html'), {})).toMatchObject({
+      ok: false,
+      error: { kind: 'forbidden' },
+    });
   });
 
   it('an unpackaged app without a dev server loads its own files with the CSP', async () => {
@@ -84,7 +95,10 @@ describe('app paths', () => {
     expect(rendererSource(packaged, DEV_URL)).toEqual({ url: 'app://renderer/index.html', devServer: false });
     expect(rendererSource(checkout, DEV_URL)).toEqual({ url: DEV_URL, devServer: true });
     expect(rendererSource(checkout, undefined)).toEqual({ url: 'app://renderer/index.html', devServer: false });
-    expect(rendererSource(checkout, 'file:///tmp/evil.html')).toEqual({ url: 'app://renderer/index.html', devServer: false });
+    expect(rendererSource(checkout, 'file:///tmp/evil.html')).toEqual({
+      url: 'app://renderer/index.html',
+      devServer: false,
+    });
   });
 
   it('finds the tray icons beside app.asar once packaged, in build/ otherwise', () => {
@@ -96,12 +110,27 @@ describe('app paths', () => {
 describe('Electron shell: native notifications', () => {
   it('an urgent notification shows when the policy alerts, and closes itself when its incident resolves', async () => {
     const { events, notifications } = await start(true, undefined);
-    const incident = { id: 'i1', teamId: 't1', agentId: 'a1', kind: 'needs-scan', severity: 'urgent' as const, title: 'a1 was unlinked', message: 'Scan.', openedAt: NOW, acknowledgedAt: null, resolvedAt: null };
+    const incident = {
+      id: 'i1',
+      teamId: 't1',
+      agentId: 'a1',
+      kind: 'needs-scan',
+      severity: 'urgent' as const,
+      title: 'a1 was unlinked',
+      message: 'Scan.',
+      openedAt: NOW,
+      acknowledgedAt: null,
+      resolvedAt: null,
+    };
     events.emit('alert', { change: 'opened', incident, notify: true });
     expect(notifications).toHaveLength(1);
     expect(notifications[0]!.options).toMatchObject({ title: 'a1 was unlinked', urgency: 'critical' });
     expect(notifications[0]!.show).toHaveBeenCalled();
-    events.emit('alert', { change: 'resolved', incident: { ...incident, resolvedAt: NOW + 60_000, title: 'a1 is back to connected after 1 min' }, notify: true });
+    events.emit('alert', {
+      change: 'resolved',
+      incident: { ...incident, resolvedAt: NOW + 60_000, title: 'a1 is back to connected after 1 min' },
+      notify: true,
+    });
     expect(notifications[0]!.close).toHaveBeenCalled();
     expect(notifications[1]!.options).toMatchObject({ title: 'a1 is back to connected after 1 min', urgency: 'low' });
   });

@@ -17,7 +17,8 @@ import { fakeElectron } from './fake-electron';
 /** The dialog's words, as the person reads them. */
 const SET_ASIDE_BUTTON = 'Set it aside and start afresh';
 const QUIT_BUTTON = 'Quit';
-const CONFIG_FIX_HINT = 'It was left untouched: fix it by hand, or run `channel-companion config reset` to set it aside (kept as config.json.corrupt-<time>) and start afresh.';
+const CONFIG_FIX_HINT =
+  'It was left untouched: fix it by hand, or run `channel-companion config reset` to set it aside (kept as config.json.corrupt-<time>) and start afresh.';
 
 const clock = { now: () => Date.UTC(2025, 0, 2, 3, 4, 5), setTimeout: () => 0, clearTimeout: () => undefined };
 const MOVED_NAME = 'config.json.corrupt-2025-01-02T03-04-05-000Z';
@@ -38,7 +39,10 @@ async function start(button: string, opts: { failWith?: (attempt: number) => Err
   const fake = fakeElectron({ isPackaged: true });
   const exit = vi.fn();
   const dialog = {
-    showMessageBox: vi.fn(async (o: { buttons: string[] }) => ({ response: o.buttons.indexOf(button), checkboxChecked: false })),
+    showMessageBox: vi.fn(async (o: { buttons: string[] }) => ({
+      response: o.buttons.indexOf(button),
+      checkboxChecked: false,
+    })),
     showErrorBox: vi.fn(),
   };
   const parts = { ...fake.parts, app: { ...fake.parts.app, exit }, dialog };
@@ -69,7 +73,11 @@ describe('desktop start with a config file that does not load', () => {
     expect(r.dialog.showMessageBox).toHaveBeenCalledTimes(1);
     const box = r.dialog.showMessageBox.mock.calls[0]![0] as unknown as Record<string, unknown>;
     expect(box).toMatchObject({ type: 'error', buttons: [SET_ASIDE_BUTTON, QUIT_BUTTON], cancelId: 1 });
-    expect(box['detail']).toMatch(new RegExp(`^The config file ${join(dir, 'config.json').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON`));
+    expect(box['detail']).toMatch(
+      new RegExp(
+        `^The config file ${join(dir, 'config.json').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON`,
+      ),
+    );
     expect(box['detail']).toContain(CONFIG_FIX_HINT);
 
     expect(r.attempts).toBe(2);
@@ -79,11 +87,17 @@ describe('desktop start with a config file that does not load', () => {
     expect((await readdir(dir)).sort()).toEqual(['config.json', MOVED_NAME]);
     expect(await readFile(join(dir, MOVED_NAME), 'utf8')).toBe('{"schemaVersion":1, teams: [');
     expect(JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')).teams).toEqual([]);
-    expect(r.logs).toEqual([`the config file ${join(dir, 'config.json')} did not load; it is set aside, kept as ${join(dir, MOVED_NAME)}`]);
+    expect(r.logs).toEqual([
+      `the config file ${join(dir, 'config.json')} did not load; it is set aside, kept as ${join(dir, MOVED_NAME)}`,
+    ]);
   });
 
   it('"Quit": exit 1, the reason logged, nothing renamed, no second box', async () => {
-    const bad = JSON.stringify({ schemaVersion: 1, settings: { installId: 'abcdefgh1234', pollIntervalSec: -5 }, teams: [] });
+    const bad = JSON.stringify({
+      schemaVersion: 1,
+      settings: { installId: 'abcdefgh1234', pollIntervalSec: -5 },
+      teams: [],
+    });
     await writeFile(join(dir, 'config.json'), bad, 'utf8');
     const r = await start(QUIT_BUTTON);
     expect(r.dialog.showMessageBox).toHaveBeenCalledTimes(1);
@@ -93,15 +107,24 @@ describe('desktop start with a config file that does not load', () => {
     expect(r.windows).toHaveLength(0);
     expect(await readdir(dir)).toEqual(['config.json']);
     expect(await readFile(join(dir, 'config.json'), 'utf8')).toBe(bad);
-    expect(r.logs).toEqual([expect.stringMatching(/^Channel Companion failed to start: The config file .* is invalid: settings\.pollIntervalSec: must be at least 5/)]);
+    expect(r.logs).toEqual([
+      expect.stringMatching(
+        /^Channel Companion failed to start: The config file .* is invalid: settings\.pollIntervalSec: must be at least 5/,
+      ),
+    ]);
   });
 
   it('a start that fails again after setting aside: error box and exit 1, tried only once more', async () => {
     await writeFile(join(dir, 'config.json'), 'garbage', 'utf8');
-    const r = await start(SET_ASIDE_BUTTON, { failWith: (attempt) => (attempt === 2 ? new Error('The OS keychain is locked.') : undefined) });
+    const r = await start(SET_ASIDE_BUTTON, {
+      failWith: (attempt) => (attempt === 2 ? new Error('The OS keychain is locked.') : undefined),
+    });
     expect(r.attempts).toBe(2);
     expect(r.dialog.showMessageBox).toHaveBeenCalledTimes(1);
-    expect(r.dialog.showErrorBox).toHaveBeenCalledWith('Channel Companion could not start', 'The OS keychain is locked.');
+    expect(r.dialog.showErrorBox).toHaveBeenCalledWith(
+      'Channel Companion could not start',
+      'The OS keychain is locked.',
+    );
     expect(r.exit).toHaveBeenCalledWith(1);
     expect(await readdir(dir)).toEqual([MOVED_NAME]);
   });
@@ -111,7 +134,10 @@ describe('desktop start that fails otherwise', () => {
   it('any other failure: no message box, an error box with the reason, logged, exit 1', async () => {
     const r = await start(SET_ASIDE_BUTTON, { failWith: () => new Error('The OS keychain is not available.') });
     expect(r.dialog.showMessageBox).not.toHaveBeenCalled();
-    expect(r.dialog.showErrorBox).toHaveBeenCalledWith('Channel Companion could not start', 'The OS keychain is not available.');
+    expect(r.dialog.showErrorBox).toHaveBeenCalledWith(
+      'Channel Companion could not start',
+      'The OS keychain is not available.',
+    );
     expect(r.exit).toHaveBeenCalledWith(1);
     expect(r.attempts).toBe(1);
     expect(r.logs).toEqual(['Channel Companion failed to start: The OS keychain is not available.']);

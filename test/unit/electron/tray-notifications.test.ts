@@ -3,14 +3,36 @@ import { describe, expect, it, vi } from 'vitest';
 vi.mock('electron', () => ({}));
 
 import { createTray, toTemplate, trayIconPath } from '../../../src-main/electron/tray';
-import { agentRoute, trayIconState, trayMenu, traySummary, type TrayAction, type TrayState } from '../../../src-main/electron/tray-model';
+import {
+  agentRoute,
+  trayIconState,
+  trayMenu,
+  traySummary,
+  type TrayAction,
+  type TrayState,
+} from '../../../src-main/electron/tray-model';
 import { createAlertNotifier, notificationOptions } from '../../../src-main/electron/notifications';
 import { HEALTHS, type AgentDTO, type Health, type IncidentDTO } from '../../../src-shared/contract';
 
 const NOW = Date.UTC(2025, 0, 15, 12);
 
 function agent(agentId: string, health: Health, label = agentId): AgentDTO {
-  return { teamId: 't1', agentId, label, health: { teamId: 't1', agentId, health, state: null, phone: null, needsScan: health === 'needs-scan', since: NOW, checkedAt: NOW }, watchClosely: false };
+  return {
+    teamId: 't1',
+    agentId,
+    label,
+    health: {
+      teamId: 't1',
+      agentId,
+      health,
+      state: null,
+      phone: null,
+      needsScan: health === 'needs-scan',
+      since: NOW,
+      checkedAt: NOW,
+    },
+    watchClosely: false,
+  };
 }
 
 const state = (agents: AgentDTO[], extra: Partial<TrayState> = {}): TrayState => ({
@@ -23,7 +45,9 @@ const state = (agents: AgentDTO[], extra: Partial<TrayState> = {}): TrayState =>
 
 describe('tray model', () => {
   it('summarises agents by health', () => {
-    expect(traySummary([agent('a', 'connected'), agent('b', 'connected'), agent('c', 'needs-scan')])).toBe('3 agents: 2 connected, 1 needs scan');
+    expect(traySummary([agent('a', 'connected'), agent('b', 'connected'), agent('c', 'needs-scan')])).toBe(
+      '3 agents: 2 connected, 1 needs scan',
+    );
     expect(traySummary([agent('a', 'reconnecting')])).toBe('1 agent: 1 reconnecting');
     expect(traySummary([])).toMatch(/no agents/);
   });
@@ -32,7 +56,9 @@ describe('tray model', () => {
     expect(trayIconState([agent('a', 'connected')])).toBe('connected');
     expect(trayIconState([agent('a', 'connected'), agent('b', 'reconnecting')])).toBe('reconnecting');
     expect(trayIconState([agent('a', 'unreachable'), agent('b', 'reconnecting')])).toBe('unreachable');
-    expect(trayIconState([agent('a', 'unreachable'), agent('b', 'needs-scan'), agent('c', 'connected')])).toBe('needs-scan');
+    expect(trayIconState([agent('a', 'unreachable'), agent('b', 'needs-scan'), agent('c', 'connected')])).toBe(
+      'needs-scan',
+    );
     expect(trayIconState([])).toBe('unknown');
   });
 
@@ -47,12 +73,29 @@ describe('tray model', () => {
   });
 
   it('has one line per agent that opens it (pairing when a scan is needed), and the app actions', () => {
-    const menu = trayMenu(state([agent('a1', 'connected', 'Support bot'), agent('a2', 'needs-scan', 'OTP')], { openIncidents: 2 }), NOW);
+    const menu = trayMenu(
+      state([agent('a1', 'connected', 'Support bot'), agent('a2', 'needs-scan', 'OTP')], { openIncidents: 2 }),
+      NOW,
+    );
     const items = menu.filter((i) => i.kind === 'item');
-    expect(items[0]).toMatchObject({ label: '● Support bot — connected', action: { type: 'open-agent', agentId: 'a1', needsScan: false } });
-    expect(items[1]).toMatchObject({ label: '▲ OTP — needs scan', action: { type: 'open-agent', agentId: 'a2', needsScan: true } });
+    expect(items[0]).toMatchObject({
+      label: '● Support bot — connected',
+      action: { type: 'open-agent', agentId: 'a1', needsScan: false },
+    });
+    expect(items[1]).toMatchObject({
+      label: '▲ OTP — needs scan',
+      action: { type: 'open-agent', agentId: 'a2', needsScan: true },
+    });
     const labels = menu.map((i) => ('label' in i ? i.label : '-'));
-    expect(labels).toEqual(expect.arrayContaining(['Acknowledge all alerts (2)', 'Snooze alerts', 'Open Channel Companion', 'Start at login', 'Quit']));
+    expect(labels).toEqual(
+      expect.arrayContaining([
+        'Acknowledge all alerts (2)',
+        'Snooze alerts',
+        'Open Channel Companion',
+        'Start at login',
+        'Quit',
+      ]),
+    );
     expect(agentRoute('t1', 'a2', true)).toBe('#/agents/a2/pairing?team=t1');
   });
 
@@ -91,7 +134,13 @@ describe('tray model', () => {
     }
     const trays: FakeTray[] = [];
     const ctl = createTray(
-      { Tray: FakeTray as never, Menu: { buildFromTemplate: (t) => t }, nativeImage: { createFromPath: (path) => ({ path }) }, iconDir: '/icons', now: () => NOW },
+      {
+        Tray: FakeTray as never,
+        Menu: { buildFromTemplate: (t) => t },
+        nativeImage: { createFromPath: (path) => ({ path }) },
+        iconDir: '/icons',
+        now: () => NOW,
+      },
       state([agent('a', 'connected')]),
       () => undefined,
     );
@@ -106,7 +155,19 @@ describe('tray model', () => {
 });
 
 function incident(over: Partial<IncidentDTO> = {}): IncidentDTO {
-  return { id: 'i1', teamId: 't1', agentId: 'a1', kind: 'needs-scan', severity: 'urgent', title: 'OTP needs a QR scan', message: 'The number was unlinked.', openedAt: NOW, acknowledgedAt: null, resolvedAt: null, ...over };
+  return {
+    id: 'i1',
+    teamId: 't1',
+    agentId: 'a1',
+    kind: 'needs-scan',
+    severity: 'urgent',
+    title: 'OTP needs a QR scan',
+    message: 'The number was unlinked.',
+    openedAt: NOW,
+    acknowledgedAt: null,
+    resolvedAt: null,
+    ...over,
+  };
 }
 
 describe('alert notifications', () => {
@@ -137,7 +198,11 @@ describe('alert notifications', () => {
     const { shown, openRoute, notifier } = setup();
     notifier.handle({ change: 'opened', incident: incident(), notify: true });
     expect(shown).toHaveLength(1);
-    expect(shown[0]!.options).toMatchObject({ title: 'OTP needs a QR scan', urgency: 'critical', timeoutType: 'never' });
+    expect(shown[0]!.options).toMatchObject({
+      title: 'OTP needs a QR scan',
+      urgency: 'critical',
+      timeoutType: 'never',
+    });
     shown[0]!.handlers.get('click')!();
     expect(openRoute).toHaveBeenCalledWith('#/agents/a1/pairing?team=t1');
     expect(notifier.live.size).toBe(0);
@@ -145,7 +210,11 @@ describe('alert notifications', () => {
 
   it('a warning is normal urgency and opens the agent page', () => {
     const { shown, openRoute, notifier } = setup();
-    notifier.handle({ change: 'opened', incident: incident({ id: 'i2', kind: 'reconnecting', severity: 'warning' }), notify: true });
+    notifier.handle({
+      change: 'opened',
+      incident: incident({ id: 'i2', kind: 'reconnecting', severity: 'warning' }),
+      notify: true,
+    });
     expect(shown[0]!.options.urgency).toBe('normal');
     shown[0]!.handlers.get('click')!();
     expect(openRoute).toHaveBeenCalledWith('#/agents/a1?team=t1');
@@ -156,10 +225,19 @@ describe('alert notifications', () => {
     notifier.handle({ change: 'opened', incident: incident(), notify: true });
     const urgent = shown[0]!;
     expect(notifier.live.get('i1')).toBe(urgent);
-    notifier.handle({ change: 'resolved', incident: incident({ resolvedAt: NOW, title: 'OTP is back to connected after 3 min' }), notify: true });
+    notifier.handle({
+      change: 'resolved',
+      incident: incident({ resolvedAt: NOW, title: 'OTP is back to connected after 3 min' }),
+      notify: true,
+    });
     expect(urgent.closed).toBe(true);
     expect(shown).toHaveLength(2);
-    expect(shown[1]!.options).toMatchObject({ title: 'OTP is back to connected after 3 min', urgency: 'low', silent: true, timeoutType: 'default' });
+    expect(shown[1]!.options).toMatchObject({
+      title: 'OTP is back to connected after 3 min',
+      urgency: 'low',
+      silent: true,
+      timeoutType: 'default',
+    });
   });
 
   it('a resolve the person was not told about closes the notification and shows nothing', () => {
@@ -173,16 +251,36 @@ describe('alert notifications', () => {
 
   it('only what the policy told the person about shows: no notification for tracked-only changes (grace, later drops of a flapping agent)', () => {
     const { shown, notifier } = setup();
-    notifier.handle({ change: 'opened', incident: incident({ kind: 'reconnecting', severity: 'warning' }), notify: false });
-    notifier.handle({ change: 'updated', incident: incident({ kind: 'flapping', severity: 'warning' }), notify: false });
-    notifier.handle({ change: 'resolved', incident: incident({ kind: 'flapping', severity: 'warning', resolvedAt: NOW }), notify: false });
+    notifier.handle({
+      change: 'opened',
+      incident: incident({ kind: 'reconnecting', severity: 'warning' }),
+      notify: false,
+    });
+    notifier.handle({
+      change: 'updated',
+      incident: incident({ kind: 'flapping', severity: 'warning' }),
+      notify: false,
+    });
+    notifier.handle({
+      change: 'resolved',
+      incident: incident({ kind: 'flapping', severity: 'warning', resolvedAt: NOW }),
+      notify: false,
+    });
     expect(shown).toEqual([]);
   });
 
   it('a new alert about the same incident replaces its notification (one per incident on screen)', () => {
     const { shown, notifier } = setup();
-    notifier.handle({ change: 'opened', incident: incident({ kind: 'reconnecting', severity: 'warning', title: 'OTP is reconnecting' }), notify: true });
-    notifier.handle({ change: 'updated', incident: incident({ kind: 'flapping', severity: 'warning', title: 'OTP is flapping' }), notify: true });
+    notifier.handle({
+      change: 'opened',
+      incident: incident({ kind: 'reconnecting', severity: 'warning', title: 'OTP is reconnecting' }),
+      notify: true,
+    });
+    notifier.handle({
+      change: 'updated',
+      incident: incident({ kind: 'flapping', severity: 'warning', title: 'OTP is flapping' }),
+      notify: true,
+    });
     expect(shown.map((n) => [n.options.title, n.closed])).toEqual([
       ['OTP is reconnecting', true],
       ['OTP is flapping', false],

@@ -3,7 +3,12 @@ import { describe, expect, it, vi } from 'vitest';
 vi.mock('electron', () => ({}));
 
 import { createMainWindow, mainWindowOptions, revealWindow } from '../../../src-main/electron/window';
-import { denyAllPermissions, enforceCsp, navigationGuard, windowOpenHandler } from '../../../src-main/electron/security';
+import {
+  denyAllPermissions,
+  enforceCsp,
+  navigationGuard,
+  windowOpenHandler,
+} from '../../../src-main/electron/security';
 import { RENDERER_CSP } from '../../../src-main/app/web-security';
 
 function fakeWindowClass() {
@@ -65,7 +70,13 @@ describe('main window', () => {
     const { FakeWin, created } = fakeWindowClass();
     let quitting = false;
     const shell = { openExternal: vi.fn(async () => {}) };
-    createMainWindow({ BrowserWindow: FakeWin as never, shell, preloadPath: '/p.cjs', appUrl: 'app://renderer/index.html', isQuitting: () => quitting });
+    createMainWindow({
+      BrowserWindow: FakeWin as never,
+      shell,
+      preloadPath: '/p.cjs',
+      appUrl: 'app://renderer/index.html',
+      isQuitting: () => quitting,
+    });
     const w = created[0]!;
     expect(w.loaded).toBe('app://renderer/index.html');
     expect(w.shown).toBe(0);
@@ -97,7 +108,14 @@ describe('window-open and navigation handlers', () => {
   it('deny every new window; only http(s) go to the system browser', () => {
     const shell = { openExternal: vi.fn(async (_url: string) => {}) };
     const h = windowOpenHandler(shell);
-    for (const url of ['http://example.com/a', 'https://example.com/b', 'file:///etc/passwd', 'javascript:alert(1)', 'smb://host/share', 'not a url']) {
+    for (const url of [
+      'http://example.com/a',
+      'https://example.com/b',
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      'smb://host/share',
+      'not a url',
+    ]) {
       expect(h({ url })).toEqual({ action: 'deny' });
     }
     expect(shell.openExternal.mock.calls.map((c) => c[0])).toEqual(['http://example.com/a', 'https://example.com/b']);
@@ -121,7 +139,12 @@ describe('session hardening', () => {
   it('denies every permission request and check, and sets the CSP header', () => {
     let req: ((wc: unknown, p: string, cb: (g: boolean) => void) => void) | null = null;
     let check: ((wc: unknown, p: string) => boolean) | null = null;
-    let headers: ((d: { url: string; responseHeaders?: Record<string, string[] | string> }, cb: (r: { responseHeaders: Record<string, string[]> }) => void) => void) | null = null;
+    let headers:
+      | ((
+          d: { url: string; responseHeaders?: Record<string, string[] | string> },
+          cb: (r: { responseHeaders: Record<string, string[]> }) => void,
+        ) => void)
+      | null = null;
     const session = {
       setPermissionRequestHandler: (h: typeof req) => (req = h),
       setPermissionCheckHandler: (h: typeof check) => (check = h),
@@ -136,7 +159,13 @@ describe('session hardening', () => {
       expect(check!(null, p)).toBe(false);
     }
     const cb = vi.fn((_r: { responseHeaders: Record<string, string[]> }) => undefined);
-    headers!({ url: 'app://renderer/index.html', responseHeaders: { 'content-security-policy': ["default-src *; script-src 'unsafe-eval'"] } }, cb);
+    headers!(
+      {
+        url: 'app://renderer/index.html',
+        responseHeaders: { 'content-security-policy': ["default-src *; script-src 'unsafe-eval'"] },
+      },
+      cb,
+    );
     const out = cb.mock.calls[0]![0].responseHeaders;
     expect(out['content-security-policy']).toBeUndefined();
     expect(out['Content-Security-Policy']).toEqual([RENDERER_CSP]);

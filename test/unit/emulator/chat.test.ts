@@ -9,9 +9,13 @@ const KEY = 'key-chat-aaaaaaa';
 describe('emulator: chat', () => {
   let emu: Emulator;
   let api: Api;
-  const clock = emulatorSuite(KEY, {
-    seed: { teams: [{ id: 't1', apiKey: KEY, agents: [{ agentId: 'bot' }, { agentId: 'bot2' }] }] },
-  }, (e, a) => ((emu = e), (api = a)));
+  const clock = emulatorSuite(
+    KEY,
+    {
+      seed: { teams: [{ id: 't1', apiKey: KEY, agents: [{ agentId: 'bot' }, { agentId: 'bot2' }] }] },
+    },
+    (e, a) => ((emu = e), (api = a)),
+  );
 
   /** Opens a stream; returns the events seen so far (live) and a promise of the end. */
   async function openStream(agentId: string, body: unknown, signal?: AbortSignal) {
@@ -46,14 +50,24 @@ describe('emulator: chat', () => {
     });
     const b = await api.chat('bot', { message: 'again', user_id: 'u1' });
     expect(b.body.conversationId).toBe(a.body.conversationId);
-    expect((await api.chat('bot', { message: 'x', user_id: 'u2' })).body.conversationId).not.toBe(a.body.conversationId);
-    expect((await api.chat('bot2', { message: 'x', user_id: 'u1' })).body.conversationId).not.toBe(a.body.conversationId);
+    expect((await api.chat('bot', { message: 'x', user_id: 'u2' })).body.conversationId).not.toBe(
+      a.body.conversationId,
+    );
+    expect((await api.chat('bot2', { message: 'x', user_id: 'u1' })).body.conversationId).not.toBe(
+      a.body.conversationId,
+    );
     // stream:true without the SSE Accept header still answers JSON.
     expect((await api.chat('bot', { message: 'x', user_id: 'u1', stream: true })).body.reply).toBe('You said: x');
   });
 
   it('rejects bad chat bodies with 400', async () => {
-    for (const bad of [{ user_id: 'u' }, { message: 5, user_id: 'u' }, { message: '', user_id: 'u' }, { message: 'x', stream: 'yes' }, undefined]) {
+    for (const bad of [
+      { user_id: 'u' },
+      { message: 5, user_id: 'u' },
+      { message: '', user_id: 'u' },
+      { message: 'x', stream: 'yes' },
+      undefined,
+    ]) {
       const r = await api.chat('bot', bad);
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe('INVALID_REQUEST');
@@ -61,11 +75,17 @@ describe('emulator: chat', () => {
   });
 
   it('scripted reply, tokens and actions', async () => {
-    expect((await ctl(emu, 'POST', '/agents/bot/chat-script', { reply: 'Booked.', actions: [{ name: 'book', slot: 3 }] })).body).toEqual({ ok: true });
+    expect(
+      (await ctl(emu, 'POST', '/agents/bot/chat-script', { reply: 'Booked.', actions: [{ name: 'book', slot: 3 }] }))
+        .body,
+    ).toEqual({ ok: true });
     const r = await api.chat('bot', { message: 'book me', user_id: 'u' });
     expect(r.body).toMatchObject({ reply: 'Booked.', actions: [{ name: 'book', slot: 3 }] });
     await ctl(emu, 'POST', '/agents/bot/chat-script', { tokens: ['Hel', 'lo'] });
-    expect((await api.chat('bot', { message: 'x', user_id: 'u' })).body).toMatchObject({ reply: 'Hello', usage: { outputTokens: 2 } });
+    expect((await api.chat('bot', { message: 'x', user_id: 'u' })).body).toMatchObject({
+      reply: 'Hello',
+      usage: { outputTokens: 2 },
+    });
     expect((await ctl(emu, 'POST', '/agents/bot/chat-script', { tokenDelayMs: -1 })).status).toBe(400);
     expect((await ctl(emu, 'POST', '/agents/bot/chat-script', { bogus: 1 })).status).toBe(400);
   });
@@ -96,8 +116,17 @@ describe('emulator: chat', () => {
     await clock.advance(100);
     await s.done;
     expect(s.events.map((e) => e.event)).toEqual(['token', 'token', 'token', 'token', 'done']);
-    expect(s.events.slice(0, 4).map((e) => JSON.parse(e.data).token).join('')).toBe('You said: one two');
-    expect(JSON.parse(s.events[4]!.data)).toMatchObject({ reply: 'You said: one two', conversationId: expect.any(String), usage: { totalTokens: 6 } });
+    expect(
+      s.events
+        .slice(0, 4)
+        .map((e) => JSON.parse(e.data).token)
+        .join(''),
+    ).toBe('You said: one two');
+    expect(JSON.parse(s.events[4]!.data)).toMatchObject({
+      reply: 'You said: one two',
+      conversationId: expect.any(String),
+      usage: { totalTokens: 6 },
+    });
     expect(clock.pending).toBe(0);
   });
 
@@ -123,7 +152,12 @@ describe('emulator: chat', () => {
   });
 
   it('stampEvery makes every Nth token a wall-clock latency stamp, and the reply is what was streamed', async () => {
-    await ctl(emu, 'POST', '/agents/bot/chat-script', { tokens: ['x '], tokenCount: 5, stampEvery: 2, tokenDelayMs: 0 });
+    await ctl(emu, 'POST', '/agents/bot/chat-script', {
+      tokens: ['x '],
+      tokenCount: 5,
+      stampEvery: 2,
+      tokenDelayMs: 0,
+    });
     const before = performance.timeOrigin + performance.now();
     const s = await openStream('bot', { message: 'go', user_id: 'u', stream: true });
     await s.done;
@@ -141,7 +175,14 @@ describe('emulator: chat', () => {
     // The control surface's chat log holds exactly what was sent.
     const log = (await ctl(emu, 'GET', '/agents/bot/chats')).body;
     expect(log).toHaveLength(1);
-    expect(log[0]).toMatchObject({ userId: 'u', stream: true, status: 'done', reply: tokens.join(''), tokens: 5, endedAt: expect.any(Number) });
+    expect(log[0]).toMatchObject({
+      userId: 'u',
+      stream: true,
+      status: 'done',
+      reply: tokens.join(''),
+      tokens: 5,
+      endedAt: expect.any(Number),
+    });
     // The JSON reply repeats and stamps the same way.
     const r = await api.chat('bot', { message: 'go', user_id: 'u' });
     expect(r.body.reply).toMatch(/^\u27e8t=[\d.]+\u27e9 x \u27e8t=[\d.]+\u27e9 x \u27e8t=[\d.]+\u27e9 $/);
@@ -182,7 +223,9 @@ describe('emulator: chat', () => {
     ac.abort();
     await s.done;
     await waitFor(async () => clock.pending === 0 && (await emu.control.state()).counters.activeStreams === 0);
-    expect(emu.control.chats('bot')).toEqual([expect.objectContaining({ status: 'aborted', reply: 'You ', tokens: 1 })]);
+    expect(emu.control.chats('bot')).toEqual([
+      expect.objectContaining({ status: 'aborted', reply: 'You ', tokens: 1 }),
+    ]);
     expect((await ctl(emu, 'GET', '/agents/nobody/chats')).status).toBe(404);
   });
 });

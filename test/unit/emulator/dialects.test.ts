@@ -38,7 +38,11 @@ describe('emulator: dialects', () => {
   async function raw(path: string, init: { method?: string; body?: unknown; accept?: string } = {}) {
     const res = await fetch(`${emu.baseUrl}${path}`, {
       method: init.method ?? 'GET',
-      headers: { authorization: `Bearer ${KEY}`, ...(init.body ? { 'content-type': 'application/json' } : {}), ...(init.accept ? { accept: init.accept } : {}) },
+      headers: {
+        authorization: `Bearer ${KEY}`,
+        ...(init.body ? { 'content-type': 'application/json' } : {}),
+        ...(init.accept ? { accept: init.accept } : {}),
+      },
       body: init.body ? JSON.stringify(init.body) : undefined,
     });
     return { status: res.status, type: res.headers.get('content-type'), headers: res.headers, text: await res.text() };
@@ -54,23 +58,42 @@ describe('emulator: dialects', () => {
   });
 
   it.each([
-    ['default', 'application/json; charset=utf-8', '{"error":{"code":"CHANNEL_NOT_CONFIGURED","message":"the number is not linked; a QR scan is needed"}}'],
-    ['errors-array', 'application/json; charset=utf-8', '{"errors":[{"code":"CHANNEL_NOT_CONFIGURED","message":"the number is not linked; a QR scan is needed"}]}'],
+    [
+      'default',
+      'application/json; charset=utf-8',
+      '{"error":{"code":"CHANNEL_NOT_CONFIGURED","message":"the number is not linked; a QR scan is needed"}}',
+    ],
+    [
+      'errors-array',
+      'application/json; charset=utf-8',
+      '{"errors":[{"code":"CHANNEL_NOT_CONFIGURED","message":"the number is not linked; a QR scan is needed"}]}',
+    ],
     ['string-errors', 'application/json; charset=utf-8', '{"error":"CHANNEL_NOT_CONFIGURED"}'],
     ['text-errors', 'text/plain; charset=utf-8', 'the number is not linked; a QR scan is needed'],
     ['empty-errors', null, ''],
   ])('error bodies: %s', async (dialect, type, text) => {
     await setTeam(dialect);
     await ctl(emu, 'POST', '/agents/own/dialect', { dialect: [] });
-    const r = await raw('/api/v1/agents/own/whatsapp/messages', { method: 'POST', body: { to: '+15550102000', text: 'x' } });
+    const r = await raw('/api/v1/agents/own/whatsapp/messages', {
+      method: 'POST',
+      body: { to: '+15550102000', text: 'x' },
+    });
     expect(r).toMatchObject({ status: 409, type, text });
   });
 
   it("an agent's dialect wins over its team's", async () => {
     await setTeam('errors-array');
-    const r = await raw('/api/v1/agents/own/whatsapp/messages', { method: 'POST', body: { to: '+15550102000', text: 'x' } });
-    expect(JSON.parse(r.text)).toEqual({ code: 'CHANNEL_NOT_CONFIGURED', message: 'the number is not linked; a QR scan is needed' });
-    expect((await ctl(emu, 'GET', '/state')).body.agents.find((a: { agentId: string }) => a.agentId === 'own').dialect).toEqual(['flat-errors']);
+    const r = await raw('/api/v1/agents/own/whatsapp/messages', {
+      method: 'POST',
+      body: { to: '+15550102000', text: 'x' },
+    });
+    expect(JSON.parse(r.text)).toEqual({
+      code: 'CHANNEL_NOT_CONFIGURED',
+      message: 'the number is not linked; a QR scan is needed',
+    });
+    expect(
+      (await ctl(emu, 'GET', '/state')).body.agents.find((a: { agentId: string }) => a.agentId === 'own').dialect,
+    ).toEqual(['flat-errors']);
   });
 
   it.each([
@@ -81,7 +104,10 @@ describe('emulator: dialects', () => {
   ])('rate-limit headers on a 429: %s', async (dialect, want) => {
     await setTeam(dialect);
     expect((await api.send('plain', { to: '+15550102000', text: 'a' })).status).toBe(200);
-    const r = await raw('/api/v1/agents/plain/whatsapp/messages', { method: 'POST', body: { to: '+15550102000', text: 'b' } });
+    const r = await raw('/api/v1/agents/plain/whatsapp/messages', {
+      method: 'POST',
+      body: { to: '+15550102000', text: 'b' },
+    });
     expect(r.status).toBe(429);
     expect(r.headers.get('x-ratelimit-limit')).toBe('1');
     for (const [name, value] of Object.entries(want)) expect(r.headers.get(name), name).toBe(value);
@@ -91,10 +117,14 @@ describe('emulator: dialects', () => {
     await setTeam('upper-case-headers');
     const res = await new Promise<string[]>((resolve, reject) => {
       import('node:http').then(({ request }) => {
-        const req = request(`${emu.baseUrl}/api/v1/agents/plain/whatsapp/session`, { headers: { authorization: `Bearer ${KEY}` } }, (r) => {
-          r.resume();
-          resolve(r.rawHeaders.filter((_, i) => i % 2 === 0));
-        });
+        const req = request(
+          `${emu.baseUrl}/api/v1/agents/plain/whatsapp/session`,
+          { headers: { authorization: `Bearer ${KEY}` } },
+          (r) => {
+            r.resume();
+            resolve(r.rawHeaders.filter((_, i) => i % 2 === 0));
+          },
+        );
         req.on('error', reject);
         req.end();
       }, reject);
@@ -125,7 +155,10 @@ describe('emulator: dialects', () => {
     ['delta-stream', 'event: delta\ndata: {"delta":"You "}\n\n'],
     ['message-stream', 'event: message\ndata: {"text":"You "}\n\n'],
     ['openai-stream', '"choices":[{"index":0,"delta":{"content":"You "},"finish_reason":null}]'],
-    ['anthropic-stream', 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"You "}}\n\n'],
+    [
+      'anthropic-stream',
+      'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"You "}}\n\n',
+    ],
     ['dify-stream', '"event":"message"'],
     ['text-stream', 'data: You \n\n'],
     ['crlf-stream', 'event: token\r\ndata: {"token":"You "}\r\n\r\n'],
@@ -133,7 +166,11 @@ describe('emulator: dialects', () => {
   ])('token stream: %s', async (dialect, contains) => {
     await setTeam(dialect);
     await ctl(emu, 'POST', '/agents/plain/chat-script', { tokenDelayMs: 0 });
-    const r = await raw('/api/v1/agents/plain/chat', { method: 'POST', body: { message: 'hi', user_id: 'u', stream: true }, accept: 'text/event-stream' });
+    const r = await raw('/api/v1/agents/plain/chat', {
+      method: 'POST',
+      body: { message: 'hi', user_id: 'u', stream: true },
+      accept: 'text/event-stream',
+    });
     expect(r.type).toMatch(/^text\/event-stream/);
     expect(r.text).toContain(contains);
     expect(r.text).toContain('said:');
@@ -141,7 +178,11 @@ describe('emulator: dialects', () => {
 
   it('json-for-stream answers a stream request with one JSON body', async () => {
     await setTeam('json-for-stream,openai-json');
-    const r = await raw('/api/v1/agents/plain/chat', { method: 'POST', body: { message: 'hi', user_id: 'u', stream: true }, accept: 'text/event-stream' });
+    const r = await raw('/api/v1/agents/plain/chat', {
+      method: 'POST',
+      body: { message: 'hi', user_id: 'u', stream: true },
+      accept: 'text/event-stream',
+    });
     expect(r.type).toBe('application/json; charset=utf-8');
     expect(JSON.parse(r.text).choices[0].message.content).toBe('You said: hi');
   });
@@ -152,15 +193,21 @@ describe('emulator: dialects', () => {
     ['bare-digit-contacts', { '%2B15550102000': 400, '15550102000': 200 }],
   ])('the contacts path: %s', async (dialect, want) => {
     await setTeam(dialect);
-    for (const [form, status] of Object.entries(want)) expect((await api.contact('plain', form)).status, form).toBe(status);
+    for (const [form, status] of Object.entries(want))
+      expect((await api.contact('plain', form)).status, form).toBe(status);
   });
 
   it('a dialect in the seed and for every team via startEmulator({ dialect })', async () => {
     const other = client(emu, KEY);
     await ctl(emu, 'POST', '/agents/own/dialect', { dialect: 'string-errors' });
-    expect((await other.send('own', { to: '+15550102000', text: 'x' })).body).toEqual({ error: 'CHANNEL_NOT_CONFIGURED' });
+    expect((await other.send('own', { to: '+15550102000', text: 'x' })).body).toEqual({
+      error: 'CHANNEL_NOT_CONFIGURED',
+    });
     emu.control.reset();
-    expect((await other.send('own', { to: '+15550102000', text: 'x' })).body).toEqual({ code: 'CHANNEL_NOT_CONFIGURED', message: expect.any(String) });
+    expect((await other.send('own', { to: '+15550102000', text: 'x' })).body).toEqual({
+      code: 'CHANNEL_NOT_CONFIGURED',
+      message: expect.any(String),
+    });
   });
 });
 
@@ -168,7 +215,11 @@ describe('startEmulator({ dialect })', () => {
   it('is the dialect of every team that names none; an unknown name does not start', async () => {
     const { startEmulator } = await import('../../../src-main/emulator/index');
     await expect(startEmulator({ port: 0, dialect: 'nope' })).rejects.toThrow(/unknown dialect "nope"/);
-    const emu = await startEmulator({ port: 0, dialect: 'flat-errors', seed: { teams: [{ id: 't', apiKey: KEY, agents: [{ agentId: 'a' }] }] } });
+    const emu = await startEmulator({
+      port: 0,
+      dialect: 'flat-errors',
+      seed: { teams: [{ id: 't', apiKey: KEY, agents: [{ agentId: 'a' }] }] },
+    });
     try {
       const r = await client(emu, KEY).send('a', { to: '+15550102000', text: 'x' });
       expect(r.body).toEqual({ code: 'CHANNEL_NOT_CONFIGURED', message: expect.any(String) });

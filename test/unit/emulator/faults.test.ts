@@ -9,10 +9,26 @@ describe('emulator: injected faults', () => {
   const rolls: number[] = [];
   let emu: Emulator;
   let api: Api;
-  const clock = emulatorSuite(KEY, {
-    random: () => rolls.shift() ?? 0.99,
-    seed: { teams: [{ id: 't1', apiKey: KEY, sendsPerMinute: 30, agents: [{ agentId: 'a1', state: 'connected' }, { agentId: 'a2', state: 'connected' }] }] },
-  }, (e, a) => ((emu = e), (api = a)));
+  const clock = emulatorSuite(
+    KEY,
+    {
+      random: () => rolls.shift() ?? 0.99,
+      seed: {
+        teams: [
+          {
+            id: 't1',
+            apiKey: KEY,
+            sendsPerMinute: 30,
+            agents: [
+              { agentId: 'a1', state: 'connected' },
+              { agentId: 'a2', state: 'connected' },
+            ],
+          },
+        ],
+      },
+    },
+    (e, a) => ((emu = e), (api = a)),
+  );
   beforeEach(() => {
     rolls.length = 0;
   });
@@ -80,7 +96,12 @@ describe('emulator: injected faults', () => {
     expect((await api.session('a1')).status).toBe(500);
     expect((await ctl(emu, 'DELETE', '/faults')).status).toBe(200);
     expect((await api.session('a1')).status).toBe(200);
-    for (const bad of [{ kind: 'boom' }, { kind: '500', count: 0 }, { kind: '500', probability: 2 }, { kind: '500', pathPrefix: 'api' }]) {
+    for (const bad of [
+      { kind: 'boom' },
+      { kind: '500', count: 0 },
+      { kind: '500', probability: 2 },
+      { kind: '500', pathPrefix: 'api' },
+    ]) {
       const r = await ctl(emu, 'POST', '/faults', bad);
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe('INVALID_REQUEST');

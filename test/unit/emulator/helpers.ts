@@ -13,7 +13,11 @@ export type Api = ReturnType<typeof client>;
  * One emulator per suite on a fresh manual clock (returned): started before all tests with `opts`,
  * reset before each, closed after all. `use` receives it and a client holding `key`.
  */
-export function emulatorSuite(key: string, opts: Omit<EmulatorOptions, 'clock'>, use: (emu: Emulator, api: Api) => void): FakeClock {
+export function emulatorSuite(
+  key: string,
+  opts: Omit<EmulatorOptions, 'clock'>,
+  use: (emu: Emulator, api: Api) => void,
+): FakeClock {
   const clock = emulatorClock();
   let emu: Emulator | undefined;
   beforeAll(async () => {
@@ -34,7 +38,12 @@ export interface Call {
 }
 
 export function client(emu: Emulator, key: string | null) {
-  const call = async (method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<Call> => {
+  const call = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    extra: Record<string, string> = {},
+  ): Promise<Call> => {
     const headers: Record<string, string> = { ...extra };
     if (key !== null) headers.authorization = `Bearer ${key}`;
     let payload: string | undefined;
@@ -75,4 +84,3 @@ export async function ctl(emu: Emulator, method: string, path: string, body?: un
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text === '' ? null : JSON.parse(text) };
 }
-

@@ -9,17 +9,22 @@ const KEY = 'key-media-aaaaaa';
 describe('emulator: media, contacts, settings', () => {
   let emu: Emulator;
   let api: Api;
-  const clock = emulatorSuite(KEY, {
-    seed: {
-      teams: [
-        { id: 't1', apiKey: KEY, agents: [{ agentId: 'on', state: 'connected', phone: '15550001111' }] },
-        { id: 't2', apiKey: 'key-media-other', agents: [{ agentId: 'x', state: 'connected' }] },
-      ],
-      contacts: ['15551234567'],
+  const clock = emulatorSuite(
+    KEY,
+    {
+      seed: {
+        teams: [
+          { id: 't1', apiKey: KEY, agents: [{ agentId: 'on', state: 'connected', phone: '15550001111' }] },
+          { id: 't2', apiKey: 'key-media-other', agents: [{ agentId: 'x', state: 'connected' }] },
+        ],
+        contacts: ['15551234567'],
+      },
     },
-  }, (e, a) => ((emu = e), (api = a)));
+    (e, a) => ((emu = e), (api = a)),
+  );
 
-  const inbound = async (body: Record<string, unknown>) => (await ctl(emu, 'POST', '/agents/on/inbound', { from: '15557654321', ...body })).body.messageId as string;
+  const inbound = async (body: Record<string, unknown>) =>
+    (await ctl(emu, 'POST', '/agents/on/inbound', { from: '15557654321', ...body })).body.messageId as string;
 
   it('GET media → 302 to a blob on the second origin that serves the bytes without auth', async () => {
     const id = await inbound({ type: 'image' });
@@ -71,8 +76,16 @@ describe('emulator: media, contacts, settings', () => {
   });
 
   it('contacts: + or digits; exists for the configured set; invalid → 400', async () => {
-    expect((await api.contact('on', '+15551234567')).body).toEqual({ phone: '15551234567', exists: true, jid: '15551234567@s.whatsapp.net' });
-    expect((await api.contact('on', '15550000000')).body).toEqual({ phone: '15550000000', exists: false, jid: '15550000000@s.whatsapp.net' });
+    expect((await api.contact('on', '+15551234567')).body).toEqual({
+      phone: '15551234567',
+      exists: true,
+      jid: '15551234567@s.whatsapp.net',
+    });
+    expect((await api.contact('on', '15550000000')).body).toEqual({
+      phone: '15550000000',
+      exists: false,
+      jid: '15550000000@s.whatsapp.net',
+    });
     expect((await api.contact('on', '%2B15551234567')).body.exists).toBe(true);
     const bad = await api.contact('on', '12ab');
     expect(bad.status).toBe(400);
@@ -88,7 +101,11 @@ describe('emulator: media, contacts, settings', () => {
     const r = await api.settings('on', { readReceipts: true });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ groups: false, readReceipts: true, deliveryReceipts: false });
-    expect((await api.settings('on', { groups: true, readReceipts: false })).body).toEqual({ groups: true, readReceipts: false, deliveryReceipts: false });
+    expect((await api.settings('on', { groups: true, readReceipts: false })).body).toEqual({
+      groups: true,
+      readReceipts: false,
+      deliveryReceipts: false,
+    });
     for (const bad of [{}, { groups: 'yes' }, { typing: true }, undefined, [true]]) {
       const e = await api.settings('on', bad);
       expect(e.status).toBe(400);
@@ -96,6 +113,10 @@ describe('emulator: media, contacts, settings', () => {
     }
     const unknown = await api.settings('on', { typing: true });
     expect(unknown.body.error.message).toContain('typing');
-    expect((await emu.control.state()).agents.find((a) => a.agentId === 'on')!.settings).toEqual({ groups: true, readReceipts: false, deliveryReceipts: false });
+    expect((await emu.control.state()).agents.find((a) => a.agentId === 'on')!.settings).toEqual({
+      groups: true,
+      readReceipts: false,
+      deliveryReceipts: false,
+    });
   });
 });

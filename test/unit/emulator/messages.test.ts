@@ -7,37 +7,66 @@ const KEY = 'key-messages-aaaa';
 describe('emulator: sends', () => {
   let emu: Emulator;
   let api: Api;
-  const clock = emulatorSuite(KEY, {
-    seed: {
-      teams: [
-        {
-          id: 't1',
-          apiKey: KEY,
-          agents: [
-            { agentId: 'on', state: 'connected', phone: '15550001111' },
-            { agentId: 'off' },
-            { agentId: 'down', state: 'reconnecting', phone: '15550002222' },
-          ],
-        },
-        { id: 'small', apiKey: 'key-small-quota', monthlyQuota: 2, sendsPerMinute: 5, agents: [{ agentId: 's1', state: 'connected' }] },
-      ],
+  const clock = emulatorSuite(
+    KEY,
+    {
+      seed: {
+        teams: [
+          {
+            id: 't1',
+            apiKey: KEY,
+            agents: [
+              { agentId: 'on', state: 'connected', phone: '15550001111' },
+              { agentId: 'off' },
+              { agentId: 'down', state: 'reconnecting', phone: '15550002222' },
+            ],
+          },
+          {
+            id: 'small',
+            apiKey: 'key-small-quota',
+            monthlyQuota: 2,
+            sendsPerMinute: 5,
+            agents: [{ agentId: 's1', state: 'connected' }],
+          },
+        ],
+      },
     },
-  }, (e, a) => ((emu = e), (api = a)));
+    (e, a) => ((emu = e), (api = a)),
+  );
 
   it('sends text, image and document; the response and the log have the type', async () => {
     const text = await api.send('on', { to: '+15551234567', text: 'hello' });
     expect(text.status).toBe(200);
-    expect(text.body).toEqual({ status: 'sent', messageId: expect.any(String), to: '+15551234567', type: 'text', timestamp: new Date(clock.now()).toISOString() });
+    expect(text.body).toEqual({
+      status: 'sent',
+      messageId: expect.any(String),
+      to: '+15551234567',
+      type: 'text',
+      timestamp: new Date(clock.now()).toISOString(),
+    });
     expect(text.headers.get('x-ratelimit-limit')).toBe('60');
     expect(text.headers.get('x-ratelimit-remaining')).toBe('59');
     expect(Number(text.headers.get('x-ratelimit-reset'))).toBe(Math.ceil((clock.now() + 60_000) / 1000));
-    const image = await api.send('on', { to: '15551234567@s.whatsapp.net', text: 'caption', imageUrl: 'https://example.com/a.png' });
+    const image = await api.send('on', {
+      to: '15551234567@s.whatsapp.net',
+      text: 'caption',
+      imageUrl: 'https://example.com/a.png',
+    });
     expect(image.body.type).toBe('image');
-    const doc = await api.send('on', { to: '120363012345-99@g.us', documentUrl: 'http://example.com/a.pdf', documentFilename: 'a.pdf' });
+    const doc = await api.send('on', {
+      to: '120363012345-99@g.us',
+      documentUrl: 'http://example.com/a.pdf',
+      documentFilename: 'a.pdf',
+    });
     expect(doc.body.type).toBe('document');
     const state = await emu.control.state();
     expect(state.sentMessages.map((m) => m.type)).toEqual(['text', 'image', 'document']);
-    expect(state.sentMessages[2]).toMatchObject({ agentId: 'on', teamId: 't1', documentFilename: 'a.pdf', messageId: doc.body.messageId });
+    expect(state.sentMessages[2]).toMatchObject({
+      agentId: 'on',
+      teamId: 't1',
+      documentFilename: 'a.pdf',
+      messageId: doc.body.messageId,
+    });
   });
 
   it.each([

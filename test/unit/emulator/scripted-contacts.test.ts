@@ -18,21 +18,44 @@ describe('emulator: scripted contacts', () => {
     rx = await startReceiver();
   });
   afterAll(() => rx.close());
-  const clock = emulatorSuite(KEY, { seed: { teams: [{ id: 't1', apiKey: KEY, agents: [{ agentId: 'on', state: 'connected', phone: '15550001111' }, { agentId: 'other', state: 'connected', phone: '15550001112' }] }] } }, (e, a) => ((emu = e), (api = a)));
+  const clock = emulatorSuite(
+    KEY,
+    {
+      seed: {
+        teams: [
+          {
+            id: 't1',
+            apiKey: KEY,
+            agents: [
+              { agentId: 'on', state: 'connected', phone: '15550001111' },
+              { agentId: 'other', state: 'connected', phone: '15550001112' },
+            ],
+          },
+        ],
+      },
+    },
+    (e, a) => ((emu = e), (api = a)),
+  );
   beforeEach(async () => {
     rx.received.length = 0;
     rx.onRequest((_n, res) => res.writeHead(200).end('ok'));
   });
 
   /** What reached the webhook: [type, text, caption, from]. */
-  const delivered = () => rx.received.map((r) => {
-    const m = (r.json as { from: string; message: { type: string; text: string; caption?: string } });
-    return [m.message.type, m.message.text, m.message.caption ?? null, m.from];
-  });
+  const delivered = () =>
+    rx.received.map((r) => {
+      const m = r.json as { from: string; message: { type: string; text: string; caption?: string } };
+      return [m.message.type, m.message.text, m.message.caption ?? null, m.from];
+    });
 
   it('an echo contact answers each message after its delay; every Nth answer is a picture', async () => {
     await api.webhook('on', { url: rx.url });
-    const added = await ctl(emu, 'POST', '/scripted-contacts', { phone: '+15550109000', rule: 'echo', imageEvery: 2, delayMs: 500 });
+    const added = await ctl(emu, 'POST', '/scripted-contacts', {
+      phone: '+15550109000',
+      rule: 'echo',
+      imageEvery: 2,
+      delayMs: 500,
+    });
     expect(added.status).toBe(200);
     expect(added.body).toMatchObject({ phone: '15550109000', rule: 'echo', imageEvery: 2, delayMs: 500 });
     expect((await api.send('on', { to: '+15550109000', text: 'hello' })).status).toBe(200);
@@ -56,7 +79,13 @@ describe('emulator: scripted contacts', () => {
   it('fixed, image and silence; agentIds limits who gets answers; removal stops them', async () => {
     await api.webhook('on', { url: rx.url });
     await api.webhook('other', { url: rx.url });
-    await ctl(emu, 'POST', '/scripted-contacts', { phone: '+15550109001', rule: 'fixed', reply: 'We are closed today.', delayMs: 0, agentIds: ['on'] });
+    await ctl(emu, 'POST', '/scripted-contacts', {
+      phone: '+15550109001',
+      rule: 'fixed',
+      reply: 'We are closed today.',
+      delayMs: 0,
+      agentIds: ['on'],
+    });
     await ctl(emu, 'POST', '/scripted-contacts', { phone: '+15550109002', rule: 'image', delayMs: 0 });
     await ctl(emu, 'POST', '/scripted-contacts', { phone: '+15550109003', rule: 'silence' });
     await api.send('on', { to: '+15550109001', text: 'open?' });
@@ -83,7 +112,12 @@ describe('emulator: scripted contacts', () => {
   });
 
   it('bad input is refused and adds nothing', async () => {
-    for (const bad of [{ phone: '123', rule: 'echo' }, { phone: '+15550109000', rule: 'shout' }, { phone: '+15550109000', rule: 'echo', delayMs: -1 }, { phone: '+15550109000', rule: 'echo', extra: 1 }]) {
+    for (const bad of [
+      { phone: '123', rule: 'echo' },
+      { phone: '+15550109000', rule: 'shout' },
+      { phone: '+15550109000', rule: 'echo', delayMs: -1 },
+      { phone: '+15550109000', rule: 'echo', extra: 1 },
+    ]) {
       expect((await ctl(emu, 'POST', '/scripted-contacts', bad)).status).toBe(400);
     }
     expect((await ctl(emu, 'GET', '/scripted-contacts')).body).toEqual([]);
@@ -125,6 +159,8 @@ describe('the default seed', () => {
     await api.send('agent-connected', { to: `+${DEMO_SCRIPTED_CONTACT}`, text: 'hi Robin' });
     await clock.advance(5000);
     await emu.control.deliveriesIdle();
-    expect(rx.received.map((r) => (r.json as { from: string; message: { text: string } }).message.text)).toEqual(['You said: hi Robin']);
+    expect(rx.received.map((r) => (r.json as { from: string; message: { text: string } }).message.text)).toEqual([
+      'You said: hi Robin',
+    ]);
   });
 });

@@ -22,16 +22,27 @@ describe('emulator: seed files', () => {
   };
 
   it('loads a valid seed file', async () => {
-    const seed = { teams: [{ id: 'a', apiKey: 'key-aaaaaaaa', agents: [{ agentId: 'x', state: 'connected', phone: '+15550001111' }] }], contacts: ['15550001111'] };
+    const seed = {
+      teams: [
+        { id: 'a', apiKey: 'key-aaaaaaaa', agents: [{ agentId: 'x', state: 'connected', phone: '+15550001111' }] },
+      ],
+      contacts: ['15550001111'],
+    };
     expect(await loadSeedFile(await write('ok.json', JSON.stringify(seed)))).toEqual(seed);
   });
 
   it('names the bad field, duplicates, bad JSON and missing files', async () => {
     const badKey = await write('bad.json', JSON.stringify({ teams: [{ id: 'a', apiKey: 'short', agents: [] }] }));
     await expect(loadSeedFile(badKey)).rejects.toThrow(/teams\[0\]\.apiKey/);
-    const badState = await write('state.json', JSON.stringify({ teams: [{ id: 'a', apiKey: 'key-aaaaaaaa', agents: [{ agentId: 'x', state: 'paired' }] }] }));
+    const badState = await write(
+      'state.json',
+      JSON.stringify({ teams: [{ id: 'a', apiKey: 'key-aaaaaaaa', agents: [{ agentId: 'x', state: 'paired' }] }] }),
+    );
     await expect(loadSeedFile(badState)).rejects.toThrow(/teams\[0\]\.agents\[0\]\.state/);
-    const dup = await write('dup.json', JSON.stringify({ teams: [{ id: 'a', apiKey: 'key-aaaaaaaa', agents: [{ agentId: 'x' }, { agentId: 'x' }] }] }));
+    const dup = await write(
+      'dup.json',
+      JSON.stringify({ teams: [{ id: 'a', apiKey: 'key-aaaaaaaa', agents: [{ agentId: 'x' }, { agentId: 'x' }] }] }),
+    );
     await expect(loadSeedFile(dup)).rejects.toThrow(/duplicate agentId "x"/);
     const extra = await write('extra.json', JSON.stringify({ teams: [], nope: 1 }));
     await expect(loadSeedFile(extra)).rejects.toThrow(/nope/);
@@ -65,7 +76,11 @@ describe('emulator: control surface', () => {
     const team = await ctl(emu, 'POST', '/teams', { name: 'Ops', sendsPerMinute: 10 });
     expect(team.status).toBe(200);
     expect(team.body).toEqual({ id: expect.any(String), apiKey: expect.any(String) });
-    const agent = await ctl(emu, 'POST', `/teams/${team.body.id}/agents`, { label: 'Pager', state: 'connected', phone: '+15550009999' });
+    const agent = await ctl(emu, 'POST', `/teams/${team.body.id}/agents`, {
+      label: 'Pager',
+      state: 'connected',
+      phone: '+15550009999',
+    });
     expect(agent.body).toEqual({ agentId: expect.any(String) });
     const api = client(emu, team.body.apiKey);
     const s = await api.session(agent.body.agentId);
@@ -75,7 +90,9 @@ describe('emulator: control surface', () => {
     expect((await ctl(emu, 'POST', '/teams', { apiKey: DEMO_API_KEY })).status).toBe(409);
     expect((await ctl(emu, 'POST', `/teams/${team.body.id}/agents`, { agentId: 'agent-connected' })).status).toBe(409);
     expect((await ctl(emu, 'POST', '/teams/ghost/agents', {})).status).toBe(404);
-    expect((await ctl(emu, 'POST', '/teams', { sendsPerMinute: 'many' })).body.error.message).toContain('sendsPerMinute');
+    expect((await ctl(emu, 'POST', '/teams', { sendsPerMinute: 'many' })).body.error.message).toContain(
+      'sendsPerMinute',
+    );
     expect((await ctl(emu, 'GET', '/teams')).status).toBe(405);
     expect((await ctl(emu, 'GET', '/nothing')).status).toBe(404);
     expect((await ctl(emu, 'POST', '/agents/ghost/unlink')).status).toBe(404);
@@ -93,12 +110,15 @@ describe('emulator: control surface', () => {
   it('answers 1,000 agents polled at once, each with its own state', async () => {
     const { apiKey, id } = emu.control.createTeam({ id: 'big' });
     const api = client(emu, apiKey);
-    for (let i = 0; i < 1000; i++) emu.control.createAgent(id, { agentId: `big-${i}`, state: i % 10 === 0 ? 'unlinked' : 'connected' });
+    for (let i = 0; i < 1000; i++)
+      emu.control.createAgent(id, { agentId: `big-${i}`, state: i % 10 === 0 ? 'unlinked' : 'connected' });
     for (let i = 0; i < 1000; i += 100) await api.startSession(`big-${i}`);
     const before = (await emu.control.state()).counters.serviceRequests;
     const states = new Map<string, string>();
     for (let i = 0; i < 1000; i += 100) {
-      const batch = await Promise.all(Array.from({ length: 100 }, (_, j) => api.session(`big-${i + j}`).then((r) => ({ id: `big-${i + j}`, ...r }))));
+      const batch = await Promise.all(
+        Array.from({ length: 100 }, (_, j) => api.session(`big-${i + j}`).then((r) => ({ id: `big-${i + j}`, ...r }))),
+      );
       for (const r of batch) {
         expect(r.status, r.id).toBe(200);
         states.set(r.id, r.body.state);
@@ -120,7 +140,10 @@ describe('emulator: close()', () => {
     const clock = emulatorClock();
     const rx = await startReceiver();
     rx.onRequest((_n, res) => res.writeHead(500).end());
-    const emu = await startEmulator({ clock, seed: { teams: [{ id: 't', apiKey: 'key-close-aaaa', agents: [{ agentId: 'a', state: 'connected' }] }] } });
+    const emu = await startEmulator({
+      clock,
+      seed: { teams: [{ id: 't', apiKey: 'key-close-aaaa', agents: [{ agentId: 'a', state: 'connected' }] }] },
+    });
     const api = client(emu, 'key-close-aaaa');
     await api.webhook('a', { url: rx.url });
     await emu.control.inbound('a', { from: '15557654321', text: 'x' });
@@ -128,7 +151,11 @@ describe('emulator: close()', () => {
     await emu.control.setChatScript('a', { tokenDelayMs: 500 });
     const stream = await fetch(`${emu.baseUrl}/api/v1/agents/a/chat`, {
       method: 'POST',
-      headers: { authorization: 'Bearer key-close-aaaa', 'content-type': 'application/json', accept: 'text/event-stream' },
+      headers: {
+        authorization: 'Bearer key-close-aaaa',
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+      },
       body: JSON.stringify({ message: 'a b c', user_id: 'u', stream: true }),
     });
     const reader = stream.body!.getReader();

@@ -17,28 +17,60 @@ function decodeQr(dataUrl: string): string {
 describe('emulator: channel session state machine', () => {
   let emu: Emulator;
   let api: Api;
-  const clock = emulatorSuite(KEY, {
-    qrRotateMs: 20_000,
-    pairingExpiryMs: 120_000,
-    seed: {
-      teams: [
-        { id: 't1', apiKey: KEY, agents: [{ agentId: 'a1' }, { agentId: 'live', state: 'connected', phone: '15550001111' }, { agentId: 'flaky', state: 'connected', phone: '15550002222', flaky: { everySeconds: 60, downSeconds: 10 } }] },
-        { id: 't2', apiKey: OTHER, agents: [{ agentId: 'b1' }] },
-      ],
+  const clock = emulatorSuite(
+    KEY,
+    {
+      qrRotateMs: 20_000,
+      pairingExpiryMs: 120_000,
+      seed: {
+        teams: [
+          {
+            id: 't1',
+            apiKey: KEY,
+            agents: [
+              { agentId: 'a1' },
+              { agentId: 'live', state: 'connected', phone: '15550001111' },
+              {
+                agentId: 'flaky',
+                state: 'connected',
+                phone: '15550002222',
+                flaky: { everySeconds: 60, downSeconds: 10 },
+              },
+            ],
+          },
+          { id: 't2', apiKey: OTHER, agents: [{ agentId: 'b1' }] },
+        ],
+      },
     },
-  }, (e, a) => ((emu = e), (api = a)));
+    (e, a) => ((emu = e), (api = a)),
+  );
 
   it('starts unlinked with the documented shape', async () => {
     const r = await api.session('a1');
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ state: 'unlinked', connected: false, linked: false, needsScan: true, qr: null, phone: null, live: false });
+    expect(r.body).toEqual({
+      state: 'unlinked',
+      connected: false,
+      linked: false,
+      needsScan: true,
+      qr: null,
+      phone: null,
+      live: false,
+    });
     expect(r.headers.get('x-ratelimit-limit')).toBe('60');
   });
 
   it('POST session → 202 pairing with a PNG QR that encodes the pairing token; scan connects', async () => {
     const started = await api.startSession('a1');
     expect(started.status).toBe(202);
-    expect(started.body).toMatchObject({ state: 'pairing', needsScan: true, connected: false, linked: false, phone: null, live: false });
+    expect(started.body).toMatchObject({
+      state: 'pairing',
+      needsScan: true,
+      connected: false,
+      linked: false,
+      phone: null,
+      live: false,
+    });
     expect(started.body.qr).toMatch(/^data:image\/png;base64,/);
     const state = await emu.control.state();
     const token = state.agents.find((a) => a.agentId === 'a1')!.pairingToken;
@@ -46,7 +78,15 @@ describe('emulator: channel session state machine', () => {
 
     const scanned = await ctl(emu, 'POST', '/agents/a1/scan', { phone: '+15550009999', token: token! });
     expect(scanned.status).toBe(200);
-    expect(scanned.body).toEqual({ state: 'connected', connected: true, linked: true, needsScan: false, qr: null, phone: '15550009999', live: true });
+    expect(scanned.body).toEqual({
+      state: 'connected',
+      connected: true,
+      linked: true,
+      needsScan: false,
+      qr: null,
+      phone: '15550009999',
+      live: true,
+    });
     expect((await api.session('a1')).body.state).toBe('connected');
   });
 
@@ -84,7 +124,15 @@ describe('emulator: channel session state machine', () => {
 
   it('drop → reconnecting for N seconds, then connected again', async () => {
     const d = await ctl(emu, 'POST', '/agents/live/drop', { seconds: 30 });
-    expect(d.body).toEqual({ state: 'reconnecting', connected: false, linked: true, needsScan: false, qr: null, phone: '15550001111', live: false });
+    expect(d.body).toEqual({
+      state: 'reconnecting',
+      connected: false,
+      linked: true,
+      needsScan: false,
+      qr: null,
+      phone: '15550001111',
+      live: false,
+    });
     await clock.advance(29_000);
     expect((await api.session('live')).body.state).toBe('reconnecting');
     await clock.advance(1_000);
@@ -95,7 +143,15 @@ describe('emulator: channel session state machine', () => {
 
   it('unlink → unlinked with needsScan and no phone', async () => {
     const r = await ctl(emu, 'POST', '/agents/live/unlink');
-    expect(r.body).toEqual({ state: 'unlinked', connected: false, linked: false, needsScan: true, qr: null, phone: null, live: false });
+    expect(r.body).toEqual({
+      state: 'unlinked',
+      connected: false,
+      linked: false,
+      needsScan: true,
+      qr: null,
+      phone: null,
+      live: false,
+    });
     expect((await api.session('live')).body.state).toBe('unlinked');
   });
 

@@ -15,9 +15,21 @@ describe('emulator: webhook and signed deliveries', () => {
     rx = await startReceiver();
   });
   afterAll(() => rx.close());
-  const clock = emulatorSuite(KEY, {
-    seed: { teams: [{ id: 't1', apiKey: KEY, agents: [{ agentId: 'on', state: 'connected', phone: '15550001111' }, { agentId: 'off' }] }] },
-  }, (e, a) => ((emu = e), (api = a)));
+  const clock = emulatorSuite(
+    KEY,
+    {
+      seed: {
+        teams: [
+          {
+            id: 't1',
+            apiKey: KEY,
+            agents: [{ agentId: 'on', state: 'connected', phone: '15550001111' }, { agentId: 'off' }],
+          },
+        ],
+      },
+    },
+    (e, a) => ((emu = e), (api = a)),
+  );
   beforeEach(() => {
     rx.received.length = 0;
     rx.onRequest((_n, res) => res.writeHead(200).end('ok'));
@@ -32,7 +44,13 @@ describe('emulator: webhook and signed deliveries', () => {
   it('PUT webhook returns passthrough config with a fresh secret each time; bad url → 400', async () => {
     const a = await api.webhook('on', { url: rx.url });
     expect(a.status).toBe(200);
-    expect(a.body).toEqual({ mode: 'passthrough', url: rx.url, secret: expect.stringMatching(/^whsec_[0-9a-f]{64}$/), events: ['message.received'], updatedAt: new Date(clock.now()).toISOString() });
+    expect(a.body).toEqual({
+      mode: 'passthrough',
+      url: rx.url,
+      secret: expect.stringMatching(/^whsec_[0-9a-f]{64}$/),
+      events: ['message.received'],
+      updatedAt: new Date(clock.now()).toISOString(),
+    });
     expect(a.headers.get('x-ratelimit-limit')).toBe('60');
     const b = await api.webhook('on', { url: rx.url });
     expect(b.body.secret).not.toBe(a.body.secret);
@@ -42,7 +60,9 @@ describe('emulator: webhook and signed deliveries', () => {
       expect(r.body.error.code).toBe('INVALID_REQUEST');
     }
     const state = await emu.control.state();
-    expect(state.webhooks).toEqual([{ agentId: 'on', mode: 'passthrough', url: rx.url, updatedAt: expect.any(String) }]);
+    expect(state.webhooks).toEqual([
+      { agentId: 'on', mode: 'passthrough', url: rx.url, updatedAt: expect.any(String) },
+    ]);
     expect(JSON.stringify(state)).not.toContain(b.body.secret);
   });
 
@@ -55,7 +75,9 @@ describe('emulator: webhook and signed deliveries', () => {
     expect(rx.received).toHaveLength(1);
     const got = rx.received[0]!;
     expect(got.headers['x-service-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
-    expect(got.headers['x-service-signature-v1']).toMatch(new RegExp(`^t=${Math.floor(clock.now() / 1000)},v1=[0-9a-f]{64}$`));
+    expect(got.headers['x-service-signature-v1']).toMatch(
+      new RegExp(`^t=${Math.floor(clock.now() / 1000)},v1=[0-9a-f]{64}$`),
+    );
     expect(verify(0, secret)).toMatchObject({ ok: true, reason: 'verified' });
     expect(got.json).toEqual({
       event: 'message.received',
@@ -64,9 +86,19 @@ describe('emulator: webhook and signed deliveries', () => {
       timestamp: new Date(clock.now()).toISOString(),
     });
     const [d] = emu.control.deliveries();
-    expect(d).toMatchObject({ id: r.body.deliveryId, agentId: 'on', url: rx.url, messageId: r.body.messageId, delivered: true, status: 'delivered', body: got.json });
+    expect(d).toMatchObject({
+      id: r.body.deliveryId,
+      agentId: 'on',
+      url: rx.url,
+      messageId: r.body.messageId,
+      delivered: true,
+      status: 'delivered',
+      body: got.json,
+    });
     expect(d!.rawBody).toBe(got.raw.toString('utf8'));
-    expect(d!.attempts).toEqual([{ at: new Date(clock.now()).toISOString(), status: 200, error: null, durationMs: expect.any(Number) }]);
+    expect(d!.attempts).toEqual([
+      { at: new Date(clock.now()).toISOString(), status: 200, error: null, durationMs: expect.any(Number) },
+    ]);
   });
 
   it('an image event carries media pointing at the service download endpoint', async () => {
@@ -75,7 +107,12 @@ describe('emulator: webhook and signed deliveries', () => {
     await emu.control.deliveriesIdle();
     expect(rx.received[0]!.json).toMatchObject({
       message: { id: r.body.messageId, type: 'image', text: 'look', caption: 'look', fromMe: false },
-      media: { url: `${emu.baseUrl}/api/v1/agents/on/whatsapp/media/${r.body.messageId}`, mimeType: 'image/png', filename: `image-${r.body.messageId}.png`, size: expect.any(Number) },
+      media: {
+        url: `${emu.baseUrl}/api/v1/agents/on/whatsapp/media/${r.body.messageId}`,
+        mimeType: 'image/png',
+        filename: `image-${r.body.messageId}.png`,
+        size: expect.any(Number),
+      },
     });
   });
 
@@ -95,7 +132,11 @@ describe('emulator: webhook and signed deliveries', () => {
     await emu.control.deliveriesIdle();
     const [d] = emu.control.deliveries();
     expect(d!.delivered).toBe(true);
-    expect(d!.attempts.map((a) => [Date.parse(a.at) - t0, a.status])).toEqual([[0, 500], [1000, 500], [3000, 204]]);
+    expect(d!.attempts.map((a) => [Date.parse(a.at) - t0, a.status])).toEqual([
+      [0, 500],
+      [1000, 500],
+      [3000, 204],
+    ]);
     expect(d!.attempts[0]!.error).toBe('HTTP 500');
     expect(rx.received[0]!.raw.equals(rx.received[2]!.raw)).toBe(true);
     expect(new Set(rx.received.map((x) => x.json.message.id)).size).toBe(1);
@@ -132,7 +173,8 @@ describe('emulator: webhook and signed deliveries', () => {
     await secretNow();
     const answers: Array<() => void> = [];
     rx.onRequest((_n, res) => answers.push(() => res.writeHead(200).end()));
-    for (const text of ['one', 'two', 'three']) await ctl(emu, 'POST', '/agents/on/inbound', { from: '15557654321', text });
+    for (const text of ['one', 'two', 'three'])
+      await ctl(emu, 'POST', '/agents/on/inbound', { from: '15557654321', text });
     await waitFor(() => rx.received.length === 1);
     await new Promise((r) => setTimeout(r, 30));
     expect(rx.received).toHaveLength(1);
@@ -156,7 +198,11 @@ describe('emulator: webhook and signed deliveries', () => {
   });
 
   it('without a webhook the message is stored but not delivered; bad inbound is rejected', async () => {
-    const r = await ctl(emu, 'POST', '/agents/on/inbound', { from: '15557654321', type: 'document', filename: 'r.pdf' });
+    const r = await ctl(emu, 'POST', '/agents/on/inbound', {
+      from: '15557654321',
+      type: 'document',
+      filename: 'r.pdf',
+    });
     expect(r.body.deliveryId).toBeNull();
     expect((await api.media('on', r.body.messageId)).status).toBe(302);
     expect(emu.control.deliveries()).toHaveLength(0);

@@ -11,9 +11,12 @@ describe('hostHeaderAllowed', () => {
   it.each(['127.0.0.1:4000', 'localhost:4000', 'LOCALHOST:4000', '[::1]:4000'])('accepts loopback %s', (h) => {
     expect(hostAllowed(req(h), 4000)).toBe(true);
   });
-  it.each(['127.0.0.1:4001', 'evil.example:4000', '192.168.1.20:4000', 'app.localhost:4000', 'localhost', ''])('rejects %j on a loopback-bound host', (h) => {
-    expect(hostAllowed(req(h), 4000)).toBe(false);
-  });
+  it.each(['127.0.0.1:4001', 'evil.example:4000', '192.168.1.20:4000', 'app.localhost:4000', 'localhost', ''])(
+    'rejects %j on a loopback-bound host',
+    (h) => {
+      expect(hostAllowed(req(h), 4000)).toBe(false);
+    },
+  );
   it('rejects a request without a Host header', () => {
     expect(hostAllowed(req(undefined), 4000)).toBe(false);
   });

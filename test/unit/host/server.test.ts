@@ -21,11 +21,16 @@ const fake = fakeContract();
 
 function call(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: host.port, method, path, headers: { host: `127.0.0.1:${host.port}`, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port: host.port, method, path, headers: { host: `127.0.0.1:${host.port}`, ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+      },
+    );
     req.on('error', reject);
     if (body !== undefined) req.write(body);
     req.end();
@@ -39,7 +44,12 @@ beforeAll(async () => {
   mkdirSync(join(dir, 'assets'));
   writeFileSync(join(dir, 'index.html'), '<!doctype html><title>cc</title>');
   writeFileSync(join(dir, 'assets', 'app.js'), 'console.log(1)');
-  host = await startHostServer({ handlers: createHandlers(fake.impl), events: fake.events, rendererDir: dir, heartbeatMs: 50 });
+  host = await startHostServer({
+    handlers: createHandlers(fake.impl),
+    events: fake.events,
+    rendererDir: dir,
+    heartbeatMs: 50,
+  });
 });
 
 afterAll(async () => {
@@ -69,9 +79,19 @@ describe('browser host', () => {
     const body = JSON.stringify({ label: 'x', baseUrl: 'https://a.test', apiKey: 'sk_1234567890', agents: [] });
     const none = await call('POST', '/api/teams.add', { 'content-type': 'application/json' }, body);
     expect(none.status).toBe(401);
-    const wrong = await call('POST', '/api/teams.add', { authorization: `Bearer ${host.token.slice(0, -1)}x`, 'content-type': 'application/json' }, body);
+    const wrong = await call(
+      'POST',
+      '/api/teams.add',
+      { authorization: `Bearer ${host.token.slice(0, -1)}x`, 'content-type': 'application/json' },
+      body,
+    );
     expect(wrong.status).toBe(401);
-    const inQuery = await call('POST', `/api/teams.add?token=${host.token}`, { 'content-type': 'application/json' }, body);
+    const inQuery = await call(
+      'POST',
+      `/api/teams.add?token=${host.token}`,
+      { 'content-type': 'application/json' },
+      body,
+    );
     expect(inQuery.status).toBe(401);
     expect(fake.impl['teams.add']).not.toHaveBeenCalled();
   });
@@ -92,18 +112,42 @@ describe('browser host', () => {
   it('unknown request → 404; wrong content type → 415; oversized body → 413; bad JSON → 400', async () => {
     expect((await call('POST', '/api/teams.drop', auth(), '{}')).status).toBe(404);
     expect((await call('POST', '/api/constructor', auth(), '{}')).status).toBe(404);
-    expect((await call('POST', '/api/teams.list', { authorization: `Bearer ${host.token}`, 'content-type': 'text/plain' }, '{}')).status).toBe(415);
+    expect(
+      (
+        await call(
+          'POST',
+          '/api/teams.list',
+          { authorization: `Bearer ${host.token}`, 'content-type': 'text/plain' },
+          '{}',
+        )
+      ).status,
+    ).toBe(415);
     expect((await call('POST', '/api/teams.list', auth(), 'x'.repeat(3 * 1024 * 1024))).status).toBe(413);
     expect((await call('POST', '/api/teams.list', auth(), '{nope')).status).toBe(400);
     expect((await call('GET', '/api/teams.list', auth())).status).toBe(405);
   });
 
   it('a valid call reaches the handler and answers its Result (x-cc-token works too)', async () => {
-    const r = await call('POST', '/api/teams.add', auth(), JSON.stringify({ label: 'Ops', baseUrl: 'https://api.example.test', apiKey: 'sk_test_abcd9f2c', agents: [{ agentId: 'a1' }] }));
+    const r = await call(
+      'POST',
+      '/api/teams.add',
+      auth(),
+      JSON.stringify({
+        label: 'Ops',
+        baseUrl: 'https://api.example.test',
+        apiKey: 'sk_test_abcd9f2c',
+        agents: [{ agentId: 'a1' }],
+      }),
+    );
     expect(r.status).toBe(200);
     expect(JSON.parse(r.body)).toMatchObject({ ok: true, value: { teamId: 't1', keyHint: '…9f2c' } });
     expect(r.body).not.toContain('sk_test_abcd9f2c');
-    const list = await call('POST', '/api/teams.list', { 'x-cc-token': host.token, 'content-type': 'application/json' }, '');
+    const list = await call(
+      'POST',
+      '/api/teams.list',
+      { 'x-cc-token': host.token, 'content-type': 'application/json' },
+      '',
+    );
     expect(JSON.parse(list.body)).toMatchObject({ ok: true, value: [{ teamId: 't1' }] });
     const invalid = await call('POST', '/api/teams.remove', auth(), '{}');
     expect(JSON.parse(invalid.body)).toMatchObject({ ok: false, error: { kind: 'validation', field: 'teamId' } });
@@ -111,18 +155,27 @@ describe('browser host', () => {
 
   it('SSE delivers contract events and heartbeats to a token holder', async () => {
     const received = await new Promise<string>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: host.port, path: '/api/events', headers: { host: `127.0.0.1:${host.port}`, authorization: `Bearer ${host.token}` } }, (res) => {
-        expect(res.headers['content-type']).toBe('text/event-stream; charset=utf-8');
-        let text = '';
-        res.on('data', (c: Buffer) => {
-          text += c.toString('utf8');
-          if (text.includes(': connected') && !text.includes('event:')) fake.events.emit('chat.token', { turnId: 't', token: 'Hi' });
-          if (text.includes('event: chat.token') && text.includes(': ping')) {
-            req.destroy();
-            resolve(text);
-          }
-        });
-      });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: host.port,
+          path: '/api/events',
+          headers: { host: `127.0.0.1:${host.port}`, authorization: `Bearer ${host.token}` },
+        },
+        (res) => {
+          expect(res.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+          let text = '';
+          res.on('data', (c: Buffer) => {
+            text += c.toString('utf8');
+            if (text.includes(': connected') && !text.includes('event:'))
+              fake.events.emit('chat.token', { turnId: 't', token: 'Hi' });
+            if (text.includes('event: chat.token') && text.includes(': ping')) {
+              req.destroy();
+              resolve(text);
+            }
+          });
+        },
+      );
       req.on('error', (e) => (String(e).includes('socket hang up') ? undefined : reject(e)));
       req.end();
     });
@@ -133,24 +186,32 @@ describe('browser host', () => {
 
   it('SSE: events published in one turn of the event loop leave in one chunk, in order', async () => {
     const chunks = await new Promise<string[]>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: host.port, path: '/api/events', headers: { host: `127.0.0.1:${host.port}`, authorization: `Bearer ${host.token}` } }, (res) => {
-        const seen: string[] = [];
-        res.on('data', (c: Buffer) => {
-          const text = c.toString('utf8');
-          if (text.startsWith(': connected')) {
-            for (const token of ['a', 'b', 'c']) fake.events.emit('chat.token', { turnId: 'batch', token });
-            return;
-          }
-          if (!text.includes('"batch"')) return;
-          seen.push(text);
-          // A later turn of the loop is a separate write.
-          if (seen.length === 1) setImmediate(() => fake.events.emit('chat.token', { turnId: 'batch', token: 'd' }));
-          else {
-            req.destroy();
-            resolve(seen);
-          }
-        });
-      });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: host.port,
+          path: '/api/events',
+          headers: { host: `127.0.0.1:${host.port}`, authorization: `Bearer ${host.token}` },
+        },
+        (res) => {
+          const seen: string[] = [];
+          res.on('data', (c: Buffer) => {
+            const text = c.toString('utf8');
+            if (text.startsWith(': connected')) {
+              for (const token of ['a', 'b', 'c']) fake.events.emit('chat.token', { turnId: 'batch', token });
+              return;
+            }
+            if (!text.includes('"batch"')) return;
+            seen.push(text);
+            // A later turn of the loop is a separate write.
+            if (seen.length === 1) setImmediate(() => fake.events.emit('chat.token', { turnId: 'batch', token: 'd' }));
+            else {
+              req.destroy();
+              resolve(seen);
+            }
+          });
+        },
+      );
       req.on('error', (e) => (String(e).includes('socket hang up') ? undefined : reject(e)));
       req.end();
     });

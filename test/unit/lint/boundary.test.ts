@@ -32,7 +32,11 @@ const FORMS = {
   're-export': (specifier: string) => `export * from '${specifier}';\n`,
 };
 
-function restrictedImportErrors(filePath: string, specifier: string, form: keyof typeof FORMS = 'declaration'): Promise<string[]> {
+function restrictedImportErrors(
+  filePath: string,
+  specifier: string,
+  form: keyof typeof FORMS = 'declaration',
+): Promise<string[]> {
   return errorsOf(filePath, FORMS[form](specifier), 'layers/imports');
 }
 
@@ -52,9 +56,12 @@ describe('lint boundary', () => {
       expect(await restrictedImportErrors(file, 'electron')).toHaveLength(1);
     });
 
-    it.each(['src-main/electron/x.ts', 'src-main/index.ts', 'src-preload/index.ts'])('is allowed in %s', async (file) => {
-      expect(await restrictedImportErrors(file, 'electron')).toEqual([]);
-    });
+    it.each(['src-main/electron/x.ts', 'src-main/index.ts', 'src-preload/index.ts'])(
+      'is allowed in %s',
+      async (file) => {
+        expect(await restrictedImportErrors(file, 'electron')).toEqual([]);
+      },
+    );
   });
 
   describe('core imports nothing above it', () => {
@@ -138,8 +145,13 @@ describe('lint boundary', () => {
     const cycleErrors = (filePath: string, source: string) => errorsOf(filePath, source, 'layers/no-cycle');
 
     it('refuses a type-only cycle (monitor/policy-teams.ts needing a type of monitor/policy.ts)', async () => {
-      const errors = await cycleErrors('src-main/core/monitor/policy-teams.ts', "import type { AlertPolicy } from './policy';\nexport type P = AlertPolicy;\n");
-      expect(errors).toEqual(['Import cycle: core/monitor/policy-teams.ts → core/monitor/policy.ts → core/monitor/policy-teams.ts. Move what both sides need into a module of its own.']);
+      const errors = await cycleErrors(
+        'src-main/core/monitor/policy-teams.ts',
+        "import type { AlertPolicy } from './policy';\nexport type P = AlertPolicy;\n",
+      );
+      expect(errors).toEqual([
+        'Import cycle: core/monitor/policy-teams.ts → core/monitor/policy.ts → core/monitor/policy-teams.ts. Move what both sides need into a module of its own.',
+      ]);
     });
 
     it('refuses a longer cycle, through an import() call', async () => {
@@ -149,13 +161,26 @@ describe('lint boundary', () => {
     });
 
     it('lets through an import that leads nowhere back', async () => {
-      expect(await cycleErrors('src-main/core/url.ts', "import { z } from 'zod';\nimport type { Clock } from './ports';\nexport const a = z;\nexport type C = Clock;\n")).toEqual([]);
+      expect(
+        await cycleErrors(
+          'src-main/core/url.ts',
+          "import { z } from 'zod';\nimport type { Clock } from './ports';\nexport const a = z;\nexport type C = Clock;\n",
+        ),
+      ).toEqual([]);
     });
 
     it('refuses a cycle between layers, and one in the renderer', async () => {
-      const app = await cycleErrors('src-main/app/static-files.ts', "import type { Handlers } from '../host/server';\nexport type H = Handlers;\n");
-      expect(app).toEqual(['Import cycle: app/static-files.ts → host/server.ts → app/static-files.ts. Move what both sides need into a module of its own.']);
-      const renderer = await cycleErrors('src-renderer/src/store/index.ts', "import { App } from '../App';\nexport const a = App;\n");
+      const app = await cycleErrors(
+        'src-main/app/static-files.ts',
+        "import type { Handlers } from '../host/server';\nexport type H = Handlers;\n",
+      );
+      expect(app).toEqual([
+        'Import cycle: app/static-files.ts → host/server.ts → app/static-files.ts. Move what both sides need into a module of its own.',
+      ]);
+      const renderer = await cycleErrors(
+        'src-renderer/src/store/index.ts',
+        "import { App } from '../App';\nexport const a = App;\n",
+      );
       expect(renderer).toHaveLength(1);
       expect(renderer[0]).toMatch(/^Import cycle: src\/store\/index\.ts → src\/App\.tsx → .*src\/store\/index\.ts\./);
     });
@@ -182,7 +207,9 @@ describe('lint boundary', () => {
     });
 
     it('refuses a shell loaded on demand', async () => {
-      expect(await restrictedImportErrors('src-main/app/companion/x.ts', '../../host/server', 'import()')).toHaveLength(1);
+      expect(await restrictedImportErrors('src-main/app/companion/x.ts', '../../host/server', 'import()')).toHaveLength(
+        1,
+      );
     });
 
     it('imports the emulator only in the demo', async () => {
@@ -191,7 +218,9 @@ describe('lint boundary', () => {
       expect(errors[0]).toMatch(/only in app\/companion\/demo\.ts/);
       expect(await restrictedImportErrors('src-main/app/health.ts', '../emulator/dialect')).toHaveLength(1);
       expect(await restrictedImportErrors('src-main/app/companion/demo.ts', '../../emulator', 'import()')).toEqual([]);
-      expect(await restrictedImportErrors('src-main/app/companion/demo.ts', '../../emulator', 'import type')).toEqual([]);
+      expect(await restrictedImportErrors('src-main/app/companion/demo.ts', '../../emulator', 'import type')).toEqual(
+        [],
+      );
     });
 
     it.each([
@@ -225,7 +254,9 @@ describe('lint boundary', () => {
       const errors = await restrictedImportErrors('src-main/cli/commands/listen.ts', '../../host/server', 'import()');
       expect(errors).toHaveLength(1);
       expect(errors[0]).toMatch(/Only cli\/commands\/serve\.ts starts the browser host/);
-      expect(await restrictedImportErrors('src-main/cli/commands/serve.ts', '../../host/server', 'import()')).toEqual([]);
+      expect(await restrictedImportErrors('src-main/cli/commands/serve.ts', '../../host/server', 'import()')).toEqual(
+        [],
+      );
     });
 
     it("the CLI outside the Electron shell still may not import 'electron'", async () => {
@@ -247,18 +278,28 @@ describe('lint boundary', () => {
   });
 
   describe('the emulator reaches core only through core/ports and core/signature', () => {
-    it.each(['../core/api/types', '../core/api/client', '../core/teams', '../core/tunnel', '../core/events', '../app/handlers', '../cli/context', '../host/server', '../../src-shared/contract'])(
-      'refuses %s',
+    it.each([
+      '../core/api/types',
+      '../core/api/client',
+      '../core/teams',
+      '../core/tunnel',
+      '../core/events',
+      '../app/handlers',
+      '../cli/context',
+      '../host/server',
+      '../../src-shared/contract',
+    ])('refuses %s', async (specifier) => {
+      const errors = await restrictedImportErrors('src-main/emulator/x.ts', specifier);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(/core\/ports and core\/signature/);
+    });
+
+    it.each(['../core/ports', '../core/signature', '../../src-shared/url', './model', 'node:http', 'zod'])(
+      'allows %s',
       async (specifier) => {
-        const errors = await restrictedImportErrors('src-main/emulator/x.ts', specifier);
-        expect(errors).toHaveLength(1);
-        expect(errors[0]).toMatch(/core\/ports and core\/signature/);
+        expect(await restrictedImportErrors('src-main/emulator/x.ts', specifier)).toEqual([]);
       },
     );
-
-    it.each(['../core/ports', '../core/signature', '../../src-shared/url', './model', 'node:http', 'zod'])('allows %s', async (specifier) => {
-      expect(await restrictedImportErrors('src-main/emulator/x.ts', specifier)).toEqual([]);
-    });
   });
 
   describe('the contract imports nothing but the shared words', () => {
@@ -272,16 +313,24 @@ describe('lint boundary', () => {
   });
 
   describe('the renderer imports only the contract from the repository', () => {
-    it.each(['../../../src-main/core/api/client', '../../src-main/app/health', '../../../src-preload/index', 'node:fs', 'fs', 'node:child_process', 'path'])(
-      'refuses %s',
+    it.each([
+      '../../../src-main/core/api/client',
+      '../../src-main/app/health',
+      '../../../src-preload/index',
+      'node:fs',
+      'fs',
+      'node:child_process',
+      'path',
+    ])('refuses %s', async (specifier) => {
+      expect(await restrictedImportErrors('src-renderer/src/features/x.ts', specifier)).toHaveLength(1);
+    });
+
+    it.each(['../../../src-shared/contract', '../../../src-shared/limits', '../store/react', 'react', 'zustand'])(
+      'allows %s',
       async (specifier) => {
-        expect(await restrictedImportErrors('src-renderer/src/features/x.ts', specifier)).toHaveLength(1);
+        expect(await restrictedImportErrors('src-renderer/src/features/x.ts', specifier)).toEqual([]);
       },
     );
-
-    it.each(['../../../src-shared/contract', '../../../src-shared/limits', '../store/react', 'react', 'zustand'])('allows %s', async (specifier) => {
-      expect(await restrictedImportErrors('src-renderer/src/features/x.ts', specifier)).toEqual([]);
-    });
   });
 
   it('allows Node built-ins in the core', async () => {

@@ -4,8 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { scanText, scanTree, type Finding } from '../../helpers/test-hygiene';
 
-const unit = (line: string) => scanText('planted.test.ts', `import { it } from 'vitest';\n${line}\n`, 'unit').map((f) => f.rule);
-const e2e = (line: string) => scanText('planted.spec.ts', `import { test } from '@playwright/test';\n${line}\n`, 'e2e').map((f) => f.rule);
+const unit = (line: string) =>
+  scanText('planted.test.ts', `import { it } from 'vitest';\n${line}\n`, 'unit').map((f) => f.rule);
+const e2e = (line: string) =>
+  scanText('planted.spec.ts', `import { test } from '@playwright/test';\n${line}\n`, 'e2e').map((f) => f.rule);
 
 /**
  * Findings in test files not yet rewritten, by file and rule. An entry that no longer matches
@@ -55,7 +57,12 @@ describe('the test-hygiene scanner, on planted lines', () => {
 
   it('names the file and the line', () => {
     expect(scanText('x.test.ts', 'a\nb\nexpect(performance.now() - t).toBeLessThan(9);\n', 'unit')).toEqual([
-      { file: 'x.test.ts', line: 3, rule: 'elapsed wall-clock time', text: 'expect(performance.now() - t).toBeLessThan(9);' },
+      {
+        file: 'x.test.ts',
+        line: 3,
+        rule: 'elapsed wall-clock time',
+        text: 'expect(performance.now() - t).toBeLessThan(9);',
+      },
     ]);
   });
 });

@@ -26,7 +26,8 @@ async function gate(files: Record<string, string>): Promise<{ code: number; out:
     'src-preload/index.ts': 'export {};\n',
     'src-renderer/src/main.tsx': "import { LIMIT } from '../../src-shared/limits';\nconsole.log(LIMIT);\n",
     'src-shared/limits.ts': 'export const LIMIT = 3;\n',
-    'src-main/cli/main.ts': "import { z } from 'zod';\nimport { used } from '../core/words';\nexport function main(): string { return used() + String(z); }\n",
+    'src-main/cli/main.ts':
+      "import { z } from 'zod';\nimport { used } from '../core/words';\nexport function main(): string { return used() + String(z); }\n",
     'src-main/index.ts': "import { used } from './core/words';\nused();\n",
     ...files,
   };
@@ -35,14 +36,21 @@ async function gate(files: Record<string, string>): Promise<{ code: number; out:
     writeFileSync(path.join(dir, name), text);
   }
   return new Promise((resolve) => {
-    execFile(process.execPath, [knipBin, '--production', '--no-progress', '--reporter', 'compact'], { cwd: dir }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, out: `${stdout}${stderr}` });
-    });
+    execFile(
+      process.execPath,
+      [knipBin, '--production', '--no-progress', '--reporter', 'compact'],
+      { cwd: dir },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, out: `${stdout}${stderr}` });
+      },
+    );
   });
 }
 
 const WORDS = "export function used(): string { return 'words'; }\n";
-const TEST = { 'test/unit/words.test.ts': "import { onlyForTests } from '../../src-main/core/words';\nonlyForTests();\n" };
+const TEST = {
+  'test/unit/words.test.ts': "import { onlyForTests } from '../../src-main/core/words';\nonlyForTests();\n",
+};
 
 // Each case runs knip once (about a second, more on a busy machine).
 describe('the unused-export gate', { timeout: 30_000 }, () => {
@@ -53,24 +61,35 @@ describe('the unused-export gate', { timeout: 30_000 }, () => {
   });
 
   it('fails on an export that only a test imports, naming it', async () => {
-    const r = await gate({ 'src-main/core/words.ts': `${WORDS}export function onlyForTests(): number { return 1; }\n`, ...TEST });
+    const r = await gate({
+      'src-main/core/words.ts': `${WORDS}export function onlyForTests(): number { return 1; }\n`,
+      ...TEST,
+    });
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/Unused exports \(1\)\s+src-main\/core\/words\.ts: onlyForTests/);
   });
 
   it('passes an export marked @internal (a seam kept for tests)', async () => {
-    const r = await gate({ 'src-main/core/words.ts': `${WORDS}/** @internal Exported for tests. */\nexport function onlyForTests(): number { return 1; }\n`, ...TEST });
+    const r = await gate({
+      'src-main/core/words.ts': `${WORDS}/** @internal Exported for tests. */\nexport function onlyForTests(): number { return 1; }\n`,
+      ...TEST,
+    });
     expect(r.code).toBe(0);
   });
 
   it('fails on a file of the shipped tree that nothing imports', async () => {
-    const r = await gate({ 'src-main/core/words.ts': WORDS, 'src-renderer/src/features/orphan.tsx': 'export const orphan = 1;\n' });
+    const r = await gate({
+      'src-main/core/words.ts': WORDS,
+      'src-renderer/src/features/orphan.tsx': 'export const orphan = 1;\n',
+    });
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/Unused files \(1\)\s+src-renderer\/src\/features\/orphan\.tsx/);
   });
 
   it('fails on a package the shipped code imports without declaring it', async () => {
-    const r = await gate({ 'src-main/core/words.ts': `import { marked } from 'marked';\nexport function used(): string { return String(marked); }\n` });
+    const r = await gate({
+      'src-main/core/words.ts': `import { marked } from 'marked';\nexport function used(): string { return String(marked); }\n`,
+    });
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/Unlisted dependencies \(1\)\s+src-main\/core\/words\.ts: marked/);
   });

@@ -13,18 +13,33 @@ afterEach(cleanup);
 
 describe('agents home', () => {
   it('sorts worst health first (HEALTHS order), then longest in state', () => {
-    const list = [agent('ok', 'connected'), agent('scan', 'needs-scan'), agent('re', 'reconnecting'), agent('un', 'unreachable', { since: 5 }), agent('un2', 'unreachable', { since: 1 }), agent('q', 'unknown')];
+    const list = [
+      agent('ok', 'connected'),
+      agent('scan', 'needs-scan'),
+      agent('re', 'reconnecting'),
+      agent('un', 'unreachable', { since: 5 }),
+      agent('un2', 'unreachable', { since: 1 }),
+      agent('q', 'unknown'),
+    ];
     expect(sortWorstFirst(list, [team()]).map((a) => a.agentId)).toEqual(['scan', 'un2', 'un', 're', 'q', 'ok']);
   });
 
   it('shows each agent with badge word, phone, time in state and last poll; filters', async () => {
     const { store } = setup();
     const now = Date.now();
-    store.setState({ teams: [team({ agentIds: ['a1', 'a2'] }), team({ teamId: 't2', label: 'Sales', keyRejected: true, agentIds: [] })], loaded: true });
-    store.getState().setAgents([
-      agent('a1', 'connected', { phone: '15550001111', since: now - 120_000, checkedAt: now - 10_000 }),
-      agent('a2', 'reconnecting', { since: now - 30_000 }),
-    ]);
+    store.setState({
+      teams: [
+        team({ agentIds: ['a1', 'a2'] }),
+        team({ teamId: 't2', label: 'Sales', keyRejected: true, agentIds: [] }),
+      ],
+      loaded: true,
+    });
+    store
+      .getState()
+      .setAgents([
+        agent('a1', 'connected', { phone: '15550001111', since: now - 120_000, checkedAt: now - 10_000 }),
+        agent('a2', 'reconnecting', { since: now - 30_000 }),
+      ]);
     mount(store, <AgentList />);
     const rows = screen.getAllByRole('listitem');
     expect(rows[0]!.textContent).toContain('Reconnecting');
@@ -47,16 +62,25 @@ describe('agents home: summary, ids and actions', () => {
   it('sums up the health of every agent, names each id beside its label, and offers Pair only where a scan is needed', () => {
     const { store } = setup();
     store.setState({ teams: [team({ agentIds: ['a1', 'a2', 'a3', 'a4'] })], loaded: true });
-    store.getState().setAgents([
-      agent('a1', 'connected'),
-      agent('a2', 'needs-scan'),
-      agent('a3', 'needs-scan', {}, 't1'),
-      { ...agent('a4', 'connected'), label: 'a4' },
-    ]);
+    store
+      .getState()
+      .setAgents([
+        agent('a1', 'connected'),
+        agent('a2', 'needs-scan'),
+        agent('a3', 'needs-scan', {}, 't1'),
+        { ...agent('a4', 'connected'), label: 'a4' },
+      ]);
     mount(store, <AgentList />);
-    expect(document.querySelector('.health-summary')?.textContent).toBe('4 agents:● 2 connected,↻ 0 reconnecting,▣ 2 need a scan,✕ 0 unreachable');
+    expect(document.querySelector('.health-summary')?.textContent).toBe(
+      '4 agents:● 2 connected,↻ 0 reconnecting,▣ 2 need a scan,✕ 0 unreachable',
+    );
     const rows = screen.getAllByRole('listitem');
-    const row = (id: string) => rows.find((r) => r.querySelector('.agent-label')?.textContent === `Agent ${id}` || r.querySelector('.agent-label')?.textContent === id)!;
+    const row = (id: string) =>
+      rows.find(
+        (r) =>
+          r.querySelector('.agent-label')?.textContent === `Agent ${id}` ||
+          r.querySelector('.agent-label')?.textContent === id,
+      )!;
     // The id beside the label, in small print (not repeated when the label is the id).
     expect(row('a1').querySelector('.agent-id')?.textContent).toBe('a1');
     expect(row('a4').querySelector('.agent-id')).toBeNull();
@@ -64,14 +88,24 @@ describe('agents home: summary, ids and actions', () => {
     const pair = within(row('a2')).getByRole('link', { name: 'Pair Agent a2' });
     expect(pair.getAttribute('href')).toBe('#/agents/a2/pairing?team=t1');
     expect(within(row('a1')).queryByRole('link', { name: /^Pair/ })).toBeNull();
-    expect(within(row('a1')).getByRole('link', { name: 'Chat with Agent a1' }).getAttribute('href')).toBe('#/agents/a1/chat?team=t1');
-    expect(within(row('a1')).getByRole('link', { name: 'Send from Agent a1' }).getAttribute('href')).toBe('#/console?team=t1&agent=a1');
+    expect(within(row('a1')).getByRole('link', { name: 'Chat with Agent a1' }).getAttribute('href')).toBe(
+      '#/agents/a1/chat?team=t1',
+    );
+    expect(within(row('a1')).getByRole('link', { name: 'Send from Agent a1' }).getAttribute('href')).toBe(
+      '#/console?team=t1&agent=a1',
+    );
   });
 
   it('says a failed poll in words, never by its code', () => {
     const { store } = setup();
     store.setState({ teams: [team()], loaded: true });
-    store.getState().setAgents([agent('a1', 'unreachable', { error: { kind: 'not-found', code: 'AGENT_NOT_FOUND', message: 'Agent a1 is not in team Ops on the service.' } })]);
+    store
+      .getState()
+      .setAgents([
+        agent('a1', 'unreachable', {
+          error: { kind: 'not-found', code: 'AGENT_NOT_FOUND', message: 'Agent a1 is not in team Ops on the service.' },
+        }),
+      ]);
     mount(store, <AgentList />);
     const row = screen.getByRole('listitem');
     expect(row.textContent).toContain('last poll failed: Agent a1 is not in team Ops on the service.');
@@ -83,15 +117,18 @@ describe('agents home: the service unreachable', () => {
   it('marks each agent unreachable beside its last known state, and keeps the actions of that state', () => {
     const { store } = setup();
     store.setState({ teams: [team({ agentIds: ['a1', 'a2', 'a3'] })], loaded: true });
-    store.getState().setAgents([
-      agent('a1', 'unreachable', { lastKnown: 'connected' }),
-      agent('a2', 'unreachable', { lastKnown: 'needs-scan', needsScan: true }),
-      agent('a3', 'unreachable'),
-    ]);
+    store
+      .getState()
+      .setAgents([
+        agent('a1', 'unreachable', { lastKnown: 'connected' }),
+        agent('a2', 'unreachable', { lastKnown: 'needs-scan', needsScan: true }),
+        agent('a3', 'unreachable'),
+      ]);
     mount(store, <AgentList />);
     const rows = screen.getAllByRole('listitem');
     const row = (id: string) => rows.find((r) => r.querySelector('.agent-label')?.textContent === `Agent ${id}`)!;
-    for (const id of ['a1', 'a2', 'a3']) expect(row(id).querySelector('.agent-health')?.textContent).toContain('Unreachable');
+    for (const id of ['a1', 'a2', 'a3'])
+      expect(row(id).querySelector('.agent-health')?.textContent).toContain('Unreachable');
     expect(row('a2').querySelector('.agent-last-known')?.textContent).toBe('last known: ▣ Needs a QR scan');
     expect(within(row('a2')).getByRole('link', { name: 'Pair Agent a2' })).toBeTruthy();
     expect(within(row('a2')).queryByRole('link', { name: /^Chat with/ })).toBeNull();
@@ -110,12 +147,13 @@ describe('agents home: counts while the host does not answer', () => {
     store.getState().setAgents([agent('a1', 'connected'), agent('a2', 'needs-scan')]);
     store.getState().setIncidents([incident('i1', { agentId: 'a2' })]);
     store.getState().linkAnswered({ at: 1, upSince: 1 });
-    mount(store, (
+    mount(
+      store,
       <>
         <Nav route={{ name: 'home' }} />
         <AgentList />
-      </>
-    ));
+      </>,
+    );
     const summary = () => document.querySelector('.health-summary')?.textContent;
     const rowBadges = () => [...document.querySelectorAll('ul.agents .agent-health')].map((b) => b.textContent);
     const alerts = () => screen.getByRole('link', { name: /^Alerts/ }).textContent;
@@ -132,7 +170,17 @@ describe('agents home: counts while the host does not answer', () => {
 describe('agent timeline', () => {
   it("a resolved incident's heading and its closing line tell one length: the title's", () => {
     const { store } = setup({ 'health.history': { ok: true, value: [] } });
-    store.getState().setIncidents([incident('i1', { kind: 'reconnecting', severity: 'warning', title: 'a1 is back to connected after 40 s', openedAt: 1000, resolvedAt: 61_000 })]);
+    store
+      .getState()
+      .setIncidents([
+        incident('i1', {
+          kind: 'reconnecting',
+          severity: 'warning',
+          title: 'a1 is back to connected after 40 s',
+          openedAt: 1000,
+          resolvedAt: 61_000,
+        }),
+      ]);
     mount(store, <Timeline teamId="t1" agentId="a1" now={121_000} />);
     const item = document.querySelector('li.incident')!;
     expect(item.querySelector('strong')?.textContent).toBe('Resolved: a1 is back to connected after 40 s');
@@ -145,17 +193,30 @@ describe('agent page', () => {
   it('shows availability over 24 h, 7 d and 30 d with the observed time, and reads it again when the health changes', async () => {
     const H = 3_600_000;
     const answers = [
-      { at: 0, windows: [{ windowMs: 24 * H, observedMs: 20 * H, upMs: 19.9 * H }, { windowMs: 168 * H, observedMs: 100 * H, upMs: 100 * H }, { windowMs: 720 * H, observedMs: 0, upMs: 0 }] },
+      {
+        at: 0,
+        windows: [
+          { windowMs: 24 * H, observedMs: 20 * H, upMs: 19.9 * H },
+          { windowMs: 168 * H, observedMs: 100 * H, upMs: 100 * H },
+          { windowMs: 720 * H, observedMs: 0, upMs: 0 },
+        ],
+      },
       { at: 1, windows: [{ windowMs: 24 * H, observedMs: 24 * H, upMs: 12 * H }] },
     ];
-    const { store, calls } = setup({ 'health.availability': () => ({ ok: true, value: answers[calls.filter((c) => c.name === 'health.availability').length - 1] }) });
+    const { store, calls } = setup({
+      'health.availability': () => ({
+        ok: true,
+        value: answers[calls.filter((c) => c.name === 'health.availability').length - 1],
+      }),
+    });
     store.getState().setAgents([agent('a1', 'connected')]);
     store.setState({ teams: [team()] });
     mount(store, <AgentPage agentId="a1" teamId="t1" />);
     await flush();
     const card = () => screen.getByRole('region', { name: 'Availability' });
     expect(calls.find((c) => c.name === 'health.availability')?.args).toEqual({ teamId: 't1', agentId: 'a1' });
-    const figures = () => [...card().querySelectorAll('dd')].map((d) => `${d.previousElementSibling!.textContent}: ${d.textContent}`);
+    const figures = () =>
+      [...card().querySelectorAll('dd')].map((d) => `${d.previousElementSibling!.textContent}: ${d.textContent}`);
     expect(figures()).toEqual([
       '24 h: 99.5 % connected · observed 20 h of 24 h',
       '7 d: 100 % connected · observed 4 d 4 h of 7 d',
@@ -169,7 +230,10 @@ describe('agent page', () => {
   it('a failed session read: the error and when the session was last read, never "Asking…" or "Read" beside it', async () => {
     let fail = false;
     const { store } = setup({
-      'pairing.session': () => (fail ? { ok: false, error: { kind: 'network-error', code: 'HOST_UNREACHABLE', message: 'reset' } } : { ok: true, value: session() }),
+      'pairing.session': () =>
+        fail
+          ? { ok: false, error: { kind: 'network-error', code: 'HOST_UNREACHABLE', message: 'reset' } }
+          : { ok: true, value: session() },
     });
     store.getState().setAgents([agent('a1', 'needs-scan')]);
     store.setState({ teams: [team()] });
@@ -196,10 +260,25 @@ describe('agent page', () => {
   });
 
   it('shows the session fields exactly as reported (unknown state as-is), actions, and the timeline', async () => {
-    const { store } = setup({ 'pairing.session': { ok: true, value: session({ state: 'brand-new-state', needsScan: false, linked: true, connected: false }) } });
+    const { store } = setup({
+      'pairing.session': {
+        ok: true,
+        value: session({ state: 'brand-new-state', needsScan: false, linked: true, connected: false }),
+      },
+    });
     store.getState().setAgents([agent('a1', 'reconnecting', { state: 'brand-new-state' })]);
     store.setState({ teams: [team()] });
-    store.getState().setIncidents([incident('i1', { kind: 'reconnecting', title: 'Reconnecting a while', severity: 'warning', resolvedAt: 61_000, openedAt: 1000 })]);
+    store
+      .getState()
+      .setIncidents([
+        incident('i1', {
+          kind: 'reconnecting',
+          title: 'Reconnecting a while',
+          severity: 'warning',
+          resolvedAt: 61_000,
+          openedAt: 1000,
+        }),
+      ]);
     mount(store, <AgentPage agentId="a1" teamId={null} />);
     await flush();
     expect(screen.getByRole('heading', { level: 2, name: 'Agent a1' })).toBeTruthy();
@@ -210,7 +289,11 @@ describe('agent page', () => {
     expect(sessionCard.textContent).toContain('needsScanfalse');
     expect(sessionCard.textContent).toContain('phonenull');
     const actions = screen.getByRole('navigation', { name: 'Agent actions' });
-    expect(within(actions).getAllByRole('link').map((a) => a.getAttribute('href'))).toEqual([
+    expect(
+      within(actions)
+        .getAllByRole('link')
+        .map((a) => a.getAttribute('href')),
+    ).toEqual([
       '#/agents/a1/pairing?team=t1',
       '#/agents/a1/chat?team=t1',
       '#/console?team=t1&agent=a1',
@@ -224,10 +307,35 @@ describe('agent page', () => {
   });
 
   it('states the detection window from the poll interval; "Watch closely" polls the agent fast all the time and says so', async () => {
-    const settings = { installId: 'install-test-1', alertRules: { reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 }, alertWebhookUrl: null, alertmanagerUrl: null, metricsPort: null, theme: 'system' as const, startAtLogin: false, notifications: true, pollIntervalSec: 15, fastPollIntervalSec: 2, escalateAfterMin: 10, tunnel: { port: 0, forwardTo: null } };
+    const settings = {
+      installId: 'install-test-1',
+      alertRules: {
+        reconnectGraceSec: 0,
+        repeatDropGraceSec: 60,
+        realertMinutes: 15,
+        flapCount: 3,
+        flapWindowMinutes: 10,
+      },
+      alertWebhookUrl: null,
+      alertmanagerUrl: null,
+      metricsPort: null,
+      theme: 'system' as const,
+      startAtLogin: false,
+      notifications: true,
+      pollIntervalSec: 15,
+      fastPollIntervalSec: 2,
+      escalateAfterMin: 10,
+      tunnel: { port: 0, forwardTo: null },
+    };
     const { store, calls } = setup({
-      'pairing.session': { ok: true, value: session({ state: 'connected', needsScan: false, linked: true, connected: true }) },
-      'agents.watchClosely': (args: { on: boolean }) => ({ ok: true, value: { ...agent('a1', 'connected'), watchClosely: args.on } }),
+      'pairing.session': {
+        ok: true,
+        value: session({ state: 'connected', needsScan: false, linked: true, connected: true }),
+      },
+      'agents.watchClosely': (args: { on: boolean }) => ({
+        ok: true,
+        value: { ...agent('a1', 'connected'), watchClosely: args.on },
+      }),
     });
     store.getState().setAgents([agent('a1', 'connected')]);
     store.setState({ teams: [team()], settings });
@@ -239,15 +347,25 @@ describe('agent page', () => {
     expect(watch.checked).toBe(false);
     fireEvent.click(watch);
     await flush();
-    expect(calls.filter((c) => c.name === 'agents.watchClosely').map((c) => c.args)).toEqual([{ teamId: 't1', agentId: 'a1', on: true }]);
-    expect((within(monitorCard).getByRole('checkbox', { name: 'Watch closely' }) as HTMLInputElement).checked).toBe(true);
+    expect(calls.filter((c) => c.name === 'agents.watchClosely').map((c) => c.args)).toEqual([
+      { teamId: 't1', agentId: 'a1', on: true },
+    ]);
+    expect((within(monitorCard).getByRole('checkbox', { name: 'Watch closely' }) as HTMLInputElement).checked).toBe(
+      true,
+    );
     expect(monitorCard.textContent).toContain('Polled every 2 s: drops shorter than about 2 s can be missed.');
   });
 
   it('"Watch closely" refused by the main side goes back and says why', async () => {
     const { store } = setup({
-      'pairing.session': { ok: true, value: session({ state: 'connected', needsScan: false, linked: true, connected: true }) },
-      'agents.watchClosely': { ok: false, error: { kind: 'not-found', code: 'AGENT_NOT_FOUND', message: 'Agent "a1" is not in team "t1".' } },
+      'pairing.session': {
+        ok: true,
+        value: session({ state: 'connected', needsScan: false, linked: true, connected: true }),
+      },
+      'agents.watchClosely': {
+        ok: false,
+        error: { kind: 'not-found', code: 'AGENT_NOT_FOUND', message: 'Agent "a1" is not in team "t1".' },
+      },
     });
     store.getState().setAgents([agent('a1', 'connected')]);
     store.setState({ teams: [team()] });
@@ -256,7 +374,9 @@ describe('agent page', () => {
     const monitorCard = screen.getByRole('region', { name: 'Monitor' });
     fireEvent.click(within(monitorCard).getByRole('checkbox', { name: 'Watch closely' }));
     await flush();
-    expect((within(monitorCard).getByRole('checkbox', { name: 'Watch closely' }) as HTMLInputElement).checked).toBe(false);
+    expect((within(monitorCard).getByRole('checkbox', { name: 'Watch closely' }) as HTMLInputElement).checked).toBe(
+      false,
+    );
     expect(monitorCard.textContent).toContain('is not in team');
   });
 
@@ -267,7 +387,13 @@ describe('agent page', () => {
         ok: true,
         value: [
           { at: now - 60_000, health: 'connected', previous: 'reconnecting', state: 'open' },
-          { at: now - 120_000, health: 'reconnecting', previous: 'connected', state: 'connecting', note: 'The link dropped.' },
+          {
+            at: now - 120_000,
+            health: 'reconnecting',
+            previous: 'connected',
+            state: 'connecting',
+            note: 'The link dropped.',
+          },
         ],
       },
     });
@@ -283,16 +409,34 @@ describe('agent page', () => {
     expect(changes()[1]!.textContent).toContain('state connecting');
 
     // A live change (health.changed → applyHealth) is added on top; a poll that changes nothing adds nothing.
-    act(() => store.getState().applyHealth({ ...agent('a1', 'needs-scan').health, state: 'unlinked', since: now - 500, checkedAt: now - 500 }));
+    act(() =>
+      store
+        .getState()
+        .applyHealth({
+          ...agent('a1', 'needs-scan').health,
+          state: 'unlinked',
+          since: now - 500,
+          checkedAt: now - 500,
+        }),
+    );
     expect(changes()).toHaveLength(3);
     expect(changes()[0]!.textContent).toContain('Connected → Needs a QR scan');
     expect(changes()[0]!.textContent).toContain('state unlinked');
-    act(() => store.getState().applyHealth({ ...agent('a1', 'needs-scan').health, state: 'unlinked', since: now - 500, checkedAt: now }));
+    act(() =>
+      store
+        .getState()
+        .applyHealth({ ...agent('a1', 'needs-scan').health, state: 'unlinked', since: now - 500, checkedAt: now }),
+    );
     expect(changes()).toHaveLength(3);
   });
 
   it('for a linked agent draws a wa.me QR of its phone', async () => {
-    const { store } = setup({ 'pairing.session': { ok: true, value: session({ state: 'open', connected: true, linked: true, needsScan: false, phone: '15550001111' }) } });
+    const { store } = setup({
+      'pairing.session': {
+        ok: true,
+        value: session({ state: 'open', connected: true, linked: true, needsScan: false, phone: '15550001111' }),
+      },
+    });
     store.getState().setAgents([agent('a1', 'connected', { phone: '15550001111' })]);
     mount(store, <AgentPage agentId="a1" teamId="t1" />);
     // While the QR package loads, an empty frame of the image's size holds its place.
@@ -317,7 +461,12 @@ describe('agent page', () => {
     store.getState().setAgents([agent('a1', 'needs-scan')]);
     mount(store, <AgentPage agentId="a1" teamId="t1" />);
     const actions = within(screen.getByRole('navigation', { name: 'Agent actions' }));
-    expect(actions.getAllByRole('link').filter((a) => !a.classList.contains('secondary')).map((a) => a.textContent)).toEqual(['Pair']);
+    expect(
+      actions
+        .getAllByRole('link')
+        .filter((a) => !a.classList.contains('secondary'))
+        .map((a) => a.textContent),
+    ).toEqual(['Pair']);
   });
 
   it('an unknown agent gets an empty state, not a crash', () => {
@@ -330,7 +479,10 @@ describe('agent page', () => {
 describe('agents home: Add agent', () => {
   it('adds an agent to the chosen team from the home screen and opens its page', async () => {
     const { store, calls } = setup({ 'agents.add': { ok: true, value: null } });
-    store.setState({ teams: [team({ agentIds: ['a1'] }), team({ teamId: 't2', label: 'Sales', agentIds: [] })], loaded: true });
+    store.setState({
+      teams: [team({ agentIds: ['a1'] }), team({ teamId: 't2', label: 'Sales', agentIds: [] })],
+      loaded: true,
+    });
     store.getState().setAgents([agent('a1', 'connected')]);
     window.location.hash = '#/';
     mount(store, <AgentList />);
@@ -341,7 +493,9 @@ describe('agents home: Add agent', () => {
     fireEvent.change(within(panel).getByLabelText('Agent ID'), { target: { value: ' agent-new ' } });
     fireEvent.submit(within(panel).getByRole('form', { name: 'Add an agent to Sales' }));
     await flush();
-    expect(calls.filter((c) => c.name === 'agents.add').map((c) => c.args)).toEqual([{ teamId: 't2', agentId: 'agent-new' }]);
+    expect(calls.filter((c) => c.name === 'agents.add').map((c) => c.args)).toEqual([
+      { teamId: 't2', agentId: 'agent-new' },
+    ]);
     expect(window.location.hash).toBe('#/agents/agent-new?team=t2');
   });
 

@@ -3,20 +3,49 @@ import { act, cleanup, fireEvent, screen, within } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AlertStatusDTO, AppSettingsDTO } from '../../../src-shared/contract';
 import { AlertsScreen } from '../../../src-renderer/src/features/alerts/AlertsScreen';
-import { connectBrowserNotifications, type NotificationCtor } from '../../../src-renderer/src/features/alerts/browserNotifications';
+import {
+  connectBrowserNotifications,
+  type NotificationCtor,
+} from '../../../src-renderer/src/features/alerts/browserNotifications';
 import { agent, flush, incident, mount, setup, team } from './fixtures';
 
 afterEach(cleanup);
 
-const status = (over: Partial<AlertStatusDTO> = {}): AlertStatusDTO => ({ snoozedUntil: null, quietHours: { enabled: false, start: '22:00', end: '07:00' }, ...over });
-const settings: AppSettingsDTO = { installId: 'install-test-1', alertRules: { reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 }, alertWebhookUrl: null, alertmanagerUrl: null, metricsPort: null, theme: 'system', startAtLogin: false, notifications: true, pollIntervalSec: 30, fastPollIntervalSec: 2, escalateAfterMin: 10, tunnel: { port: 0, forwardTo: null } };
+const status = (over: Partial<AlertStatusDTO> = {}): AlertStatusDTO => ({
+  snoozedUntil: null,
+  quietHours: { enabled: false, start: '22:00', end: '07:00' },
+  ...over,
+});
+const settings: AppSettingsDTO = {
+  installId: 'install-test-1',
+  alertRules: { reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 },
+  alertWebhookUrl: null,
+  alertmanagerUrl: null,
+  metricsPort: null,
+  theme: 'system',
+  startAtLogin: false,
+  notifications: true,
+  pollIntervalSec: 30,
+  fastPollIntervalSec: 2,
+  escalateAfterMin: 10,
+  tunnel: { port: 0, forwardTo: null },
+};
 
 describe('alerts screen', () => {
   it('acknowledges one, then all; shows the open count', async () => {
-    const { store, calls } = setup({ 'alerts.acknowledge': { ok: true, value: null }, 'alerts.acknowledgeAll': { ok: true, value: { count: 2 } } });
+    const { store, calls } = setup({
+      'alerts.acknowledge': { ok: true, value: null },
+      'alerts.acknowledgeAll': { ok: true, value: { count: 2 } },
+    });
     store.setState({ alertStatus: status(), settings });
     store.getState().setAgents([agent('a1', 'needs-scan')]);
-    store.getState().setIncidents([incident('i1'), incident('i2', { openedAt: 2000, title: 'Unreachable', kind: 'unreachable', severity: 'warning' }), incident('i3', { openedAt: 3000, title: 'Third' })]);
+    store
+      .getState()
+      .setIncidents([
+        incident('i1'),
+        incident('i2', { openedAt: 2000, title: 'Unreachable', kind: 'unreachable', severity: 'warning' }),
+        incident('i3', { openedAt: 3000, title: 'Third' }),
+      ]);
     mount(store, <AlertsScreen />);
     expect(screen.getByRole('heading', { name: /Open incidents/ }).textContent).toContain('(3)');
     const first = screen.getAllByRole('listitem').find((li) => li.textContent?.includes('Unreachable'))!;
@@ -51,7 +80,12 @@ describe('alerts screen', () => {
   });
 
   it('quiet hours: a bad time is refused here; a service error is shown; values stay', async () => {
-    const { store, calls } = setup({ 'alerts.setQuietHours': { ok: false, error: { kind: 'validation', code: 'INVALID_ARGUMENTS', message: 'end: invalid', field: 'end' } } });
+    const { store, calls } = setup({
+      'alerts.setQuietHours': {
+        ok: false,
+        error: { kind: 'validation', code: 'INVALID_ARGUMENTS', message: 'end: invalid', field: 'end' },
+      },
+    });
     store.setState({ alertStatus: status(), settings });
     mount(store, <AlertsScreen />);
     fireEvent.click(screen.getByLabelText('Keep non-urgent alerts silent during quiet hours'));
@@ -65,14 +99,21 @@ describe('alerts screen', () => {
     fireEvent.change(screen.getByLabelText('Quiet from'), { target: { value: '23:00' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save quiet hours' }));
     await flush();
-    expect(calls.find((c) => c.name === 'alerts.setQuietHours')?.args).toEqual({ enabled: true, start: '23:00', end: '07:00' });
+    expect(calls.find((c) => c.name === 'alerts.setQuietHours')?.args).toEqual({
+      enabled: true,
+      start: '23:00',
+      end: '07:00',
+    });
     expect(screen.getByLabelText('Quiet until').getAttribute('aria-invalid')).toBe('true');
     expect((screen.getByLabelText('Quiet from') as HTMLInputElement).value).toBe('23:00');
   });
 
   it('alert rules: one form saves escalation and the four rules together; bad values are refused here and marked, what was typed stays', async () => {
     const { store, calls } = setup({
-      'settings.update': (a: unknown) => ({ ok: true, value: { ...settings, ...(a as { patch: Partial<AppSettingsDTO> }).patch } }),
+      'settings.update': (a: unknown) => ({
+        ok: true,
+        value: { ...settings, ...(a as { patch: Partial<AppSettingsDTO> }).patch },
+      }),
     });
     store.setState({ alertStatus: status(), settings });
     mount(store, <AlertsScreen />);
@@ -100,9 +141,24 @@ describe('alerts screen', () => {
     await flush();
     expect(calls.filter((c) => c.name === 'settings.update')).toHaveLength(1);
     expect(calls.find((c) => c.name === 'settings.update')?.args).toEqual({
-      patch: { escalateAfterMin: 7, alertRules: { reconnectGraceSec: 45, repeatDropGraceSec: 90, realertMinutes: 30, flapCount: 5, flapWindowMinutes: settings.alertRules.flapWindowMinutes } },
+      patch: {
+        escalateAfterMin: 7,
+        alertRules: {
+          reconnectGraceSec: 45,
+          repeatDropGraceSec: 90,
+          realertMinutes: 30,
+          flapCount: 5,
+          flapWindowMinutes: settings.alertRules.flapWindowMinutes,
+        },
+      },
     });
-    expect(store.getState().settings?.alertRules).toEqual({ reconnectGraceSec: 45, repeatDropGraceSec: 90, realertMinutes: 30, flapCount: 5, flapWindowMinutes: 10 });
+    expect(store.getState().settings?.alertRules).toEqual({
+      reconnectGraceSec: 45,
+      repeatDropGraceSec: 90,
+      realertMinutes: 30,
+      flapCount: 5,
+      flapWindowMinutes: 10,
+    });
     expect(store.getState().settings?.escalateAfterMin).toBe(7);
     expect(screen.getByText('Saved; the monitor uses them now.')).toBeTruthy();
     expect(screen.getByLabelText('Flapping after (drops)').getAttribute('aria-invalid')).toBeNull();
@@ -110,7 +166,15 @@ describe('alerts screen', () => {
 
   it('alert rules: a save the main process refuses keeps the typed values and marks the field it names', async () => {
     const { store } = setup({
-      'settings.update': () => ({ ok: false, error: { kind: 'validation', code: 'INVALID_SETTINGS', message: 'flapWindowMinutes is too large for this build.', field: 'alertRules.flapWindowMinutes' } }),
+      'settings.update': () => ({
+        ok: false,
+        error: {
+          kind: 'validation',
+          code: 'INVALID_SETTINGS',
+          message: 'flapWindowMinutes is too large for this build.',
+          field: 'alertRules.flapWindowMinutes',
+        },
+      }),
     });
     store.setState({ alertStatus: status(), settings });
     mount(store, <AlertsScreen />);
@@ -127,7 +191,10 @@ describe('alerts screen', () => {
 
   it('alert webhook: refuses a non-http or user:password URL here; saves and removes it through settings.update', async () => {
     const { store, calls } = setup({
-      'settings.update': (a: unknown) => ({ ok: true, value: { ...settings, ...(a as { patch: Partial<AppSettingsDTO> }).patch } }),
+      'settings.update': (a: unknown) => ({
+        ok: true,
+        value: { ...settings, ...(a as { patch: Partial<AppSettingsDTO> }).patch },
+      }),
     });
     store.setState({ alertStatus: status(), settings });
     mount(store, <AlertsScreen />);
@@ -144,7 +211,9 @@ describe('alerts screen', () => {
     fireEvent.change(box(), { target: { value: ' https://hooks.example.test/alerts ' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save webhook' }));
     await flush();
-    expect(calls.find((c) => c.name === 'settings.update')?.args).toEqual({ patch: { alertWebhookUrl: 'https://hooks.example.test/alerts' } });
+    expect(calls.find((c) => c.name === 'settings.update')?.args).toEqual({
+      patch: { alertWebhookUrl: 'https://hooks.example.test/alerts' },
+    });
     expect(store.getState().settings?.alertWebhookUrl).toBe('https://hooks.example.test/alerts');
     fireEvent.click(screen.getByRole('button', { name: 'Remove webhook' }));
     await flush();
@@ -154,7 +223,10 @@ describe('alerts screen', () => {
 
   it('Prometheus and Alertmanager: metrics off by default, turned on at a port shown as the scrape target; the Alertmanager URL saved', async () => {
     const { store, calls } = setup({
-      'settings.update': (a: unknown) => ({ ok: true, value: { ...store.getState().settings!, ...(a as { patch: Partial<AppSettingsDTO> }).patch } }),
+      'settings.update': (a: unknown) => ({
+        ok: true,
+        value: { ...store.getState().settings!, ...(a as { patch: Partial<AppSettingsDTO> }).patch },
+      }),
     });
     store.setState({ alertStatus: status(), settings });
     mount(store, <AlertsScreen />);
@@ -181,7 +253,9 @@ describe('alerts screen', () => {
     fireEvent.change(am, { target: { value: 'http://127.0.0.1:9093' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save Alertmanager' }));
     await flush();
-    expect(calls.filter((c) => c.name === 'settings.update')[2]?.args).toEqual({ patch: { alertmanagerUrl: 'http://127.0.0.1:9093' } });
+    expect(calls.filter((c) => c.name === 'settings.update')[2]?.args).toEqual({
+      patch: { alertmanagerUrl: 'http://127.0.0.1:9093' },
+    });
     expect(screen.getByText('Incidents are now also posted to Alertmanager.')).toBeTruthy();
     fireEvent.click(sw);
     await flush();
@@ -193,25 +267,28 @@ describe('alerts screen', () => {
     ['granted', /answered “granted”: it shows desktop notifications/, false],
     ['denied', /answered “denied”: notifications are blocked/, false],
     ['default', /answered “default”: no choice was made/, true],
-  ] as const)('asks browser notification permission only from the button, and says what the browser answered (%s)', async (answer, words, askAgain) => {
-    const requestPermission = vi.fn(async () => answer as NotificationPermission);
-    const ctor = Object.assign(function () {}, { permission: 'default', requestPermission });
-    vi.stubGlobal('Notification', ctor);
-    try {
-      const { store } = setup();
-      store.setState({ alertStatus: status(), settings });
-      mount(store, <AlertsScreen />);
-      expect(requestPermission).not.toHaveBeenCalled();
-      expect(screen.queryByText(/The browser answered/)).toBeNull();
-      fireEvent.click(screen.getByRole('button', { name: 'Enable desktop notifications' }));
-      await flush();
-      expect(requestPermission).toHaveBeenCalledTimes(1);
-      expect(screen.getByRole('status').textContent).toMatch(words);
-      expect(screen.queryByRole('button', { name: 'Enable desktop notifications' }) !== null).toBe(askAgain);
-    } finally {
-      vi.unstubAllGlobals();
-    }
-  });
+  ] as const)(
+    'asks browser notification permission only from the button, and says what the browser answered (%s)',
+    async (answer, words, askAgain) => {
+      const requestPermission = vi.fn(async () => answer as NotificationPermission);
+      const ctor = Object.assign(function () {}, { permission: 'default', requestPermission });
+      vi.stubGlobal('Notification', ctor);
+      try {
+        const { store } = setup();
+        store.setState({ alertStatus: status(), settings });
+        mount(store, <AlertsScreen />);
+        expect(requestPermission).not.toHaveBeenCalled();
+        expect(screen.queryByText(/The browser answered/)).toBeNull();
+        fireEvent.click(screen.getByRole('button', { name: 'Enable desktop notifications' }));
+        await flush();
+        expect(requestPermission).toHaveBeenCalledTimes(1);
+        expect(screen.getByRole('status').textContent).toMatch(words);
+        expect(screen.queryByRole('button', { name: 'Enable desktop notifications' }) !== null).toBe(askAgain);
+      } finally {
+        vi.unstubAllGlobals();
+      }
+    },
+  );
 
   it('says so when the browser has no notifications, or when the request fails', async () => {
     const { store } = setup();
@@ -219,7 +296,10 @@ describe('alerts screen', () => {
     const view = mount(store, <AlertsScreen />);
     expect(screen.getByRole('status').textContent).toContain('cannot show desktop notifications (“unsupported”)');
     view.unmount();
-    const ctor = Object.assign(function () {}, { permission: 'default', requestPermission: vi.fn(async () => Promise.reject(new Error('blocked by policy'))) });
+    const ctor = Object.assign(function () {}, {
+      permission: 'default',
+      requestPermission: vi.fn(async () => Promise.reject(new Error('blocked by policy'))),
+    });
     vi.stubGlobal('Notification', ctor);
     try {
       mount(store, <AlertsScreen />);
@@ -302,19 +382,48 @@ describe('browser notifications', () => {
 describe('alerts history', () => {
   const T = Date.UTC(2025, 2, 1, 8, 0, 0);
   const resolved = [
-    incident('h1', { kind: 'reconnecting', title: 'Reconnecting', message: 'Dropped, came back.', openedAt: T, resolvedAt: T + 5 * 60_000 }),
-    incident('h2', { agentId: 'a2', kind: 'needs-scan', title: 'Needs a QR scan', openedAt: T + 3_600_000, resolvedAt: T + 3_600_000 + 12 * 60_000 }),
-    incident('h3', { teamId: 't2', agentId: 'b1', kind: 'unreachable', title: 'Unreachable', openedAt: T + 7_200_000, resolvedAt: T + 7_200_000 + 90_000, removed: true }),
+    incident('h1', {
+      kind: 'reconnecting',
+      title: 'Reconnecting',
+      message: 'Dropped, came back.',
+      openedAt: T,
+      resolvedAt: T + 5 * 60_000,
+    }),
+    incident('h2', {
+      agentId: 'a2',
+      kind: 'needs-scan',
+      title: 'Needs a QR scan',
+      openedAt: T + 3_600_000,
+      resolvedAt: T + 3_600_000 + 12 * 60_000,
+    }),
+    incident('h3', {
+      teamId: 't2',
+      agentId: 'b1',
+      kind: 'unreachable',
+      title: 'Unreachable',
+      openedAt: T + 7_200_000,
+      resolvedAt: T + 7_200_000 + 90_000,
+      removed: true,
+    }),
   ];
 
   function setupHistory() {
     const s = setup({ 'alerts.history': { ok: true, value: resolved } });
-    s.store.setState({ alertStatus: status(), settings, teams: [team(), team({ teamId: 't2', label: 'Sales', agentIds: ['b1'] })] });
-    s.store.getState().setAgents([agent('a1', 'connected'), agent('a2', 'connected'), agent('b1', 'connected', {}, 't2')]);
+    s.store.setState({
+      alertStatus: status(),
+      settings,
+      teams: [team(), team({ teamId: 't2', label: 'Sales', agentIds: ['b1'] })],
+    });
+    s.store
+      .getState()
+      .setAgents([agent('a1', 'connected'), agent('a2', 'connected'), agent('b1', 'connected', {}, 't2')]);
     return s;
   }
   const historyList = () => screen.getByRole('list', { name: 'Resolved incidents, latest first' });
-  const titles = () => within(historyList()).getAllByRole('listitem').map((li) => li.querySelector('strong')!.textContent);
+  const titles = () =>
+    within(historyList())
+      .getAllByRole('listitem')
+      .map((li) => li.querySelector('strong')!.textContent);
 
   it('lists resolved incidents latest first with start, end, duration and words; filters by team, agent and kind', async () => {
     const { store, calls } = setupHistory();
@@ -326,8 +435,13 @@ describe('alerts history', () => {
     const first = within(historyList()).getAllByRole('listitem')[2]!;
     expect(first.textContent).toContain('Dropped, came back.');
     expect(first.textContent).toContain('resolved after 5 min');
-    expect([...first.querySelectorAll('time')].map((t) => t.getAttribute('datetime'))).toEqual([new Date(T).toISOString(), new Date(T + 5 * 60_000).toISOString()]);
-    expect(within(historyList()).getAllByRole('listitem')[0]!.textContent).toContain('closed after 1 min (agent removed)');
+    expect([...first.querySelectorAll('time')].map((t) => t.getAttribute('datetime'))).toEqual([
+      new Date(T).toISOString(),
+      new Date(T + 5 * 60_000).toISOString(),
+    ]);
+    expect(within(historyList()).getAllByRole('listitem')[0]!.textContent).toContain(
+      'closed after 1 min (agent removed)',
+    );
 
     fireEvent.change(screen.getByLabelText('Team'), { target: { value: 't1' } });
     expect(titles()).toEqual(['Agent a2 — Needs a QR scan', 'Agent a1 — Reconnecting']);
@@ -349,8 +463,15 @@ describe('alerts history', () => {
     const { store } = setupHistory();
     mount(store, <AlertsScreen />);
     await flush();
-    const live = incident('h4', { kind: 'reconnecting', title: 'Back to normal', openedAt: T + 9_000_000, resolvedAt: T + 9_000_000 + 120_000 });
-    act(() => store.getState().applyAlert({ change: 'opened', incident: { ...live, resolvedAt: null }, notify: false }));
+    const live = incident('h4', {
+      kind: 'reconnecting',
+      title: 'Back to normal',
+      openedAt: T + 9_000_000,
+      resolvedAt: T + 9_000_000 + 120_000,
+    });
+    act(() =>
+      store.getState().applyAlert({ change: 'opened', incident: { ...live, resolvedAt: null }, notify: false }),
+    );
     expect(titles()).toHaveLength(3);
     act(() => store.getState().applyAlert({ change: 'resolved', incident: live, notify: true }));
     expect(titles()[0]).toBe('Agent a1 — Back to normal');

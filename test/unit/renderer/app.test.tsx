@@ -14,9 +14,13 @@ describe('app frame', () => {
     let keychain = true;
     const { store, api } = setup({
       'teams.list': () => ({ ok: true, value: teams }),
-      'agents.list': () => ({ ok: true, value: teams.length ? [agent('a1', 'needs-scan'), agent('a2', 'connected')] : [] }),
+      'agents.list': () => ({
+        ok: true,
+        value: teams.length ? [agent('a1', 'needs-scan'), agent('a2', 'connected')] : [],
+      }),
       'teams.add': () => {
-        if (keychain) return { ok: false, error: { kind: 'keychain', code: 'KEYCHAIN_UNAVAILABLE', message: 'no keychain' } };
+        if (keychain)
+          return { ok: false, error: { kind: 'keychain', code: 'KEYCHAIN_UNAVAILABLE', message: 'no keychain' } };
         teams = [team({ agentIds: ['a1', 'a2'] })];
         return { ok: true, value: teams[0] };
       },
@@ -28,7 +32,9 @@ describe('app frame', () => {
     fireEvent.change(screen.getByLabelText('Team name'), { target: { value: 'Ops' } });
     fireEvent.change(screen.getByLabelText('Service address'), { target: { value: 'https://api.example.test' } });
     fireEvent.change(screen.getByLabelText('Team API key'), { target: { value: 'sk_live_123456789' } });
-    fireEvent.change(screen.getByLabelText('Agent IDs (from the dashboard, comma separated)'), { target: { value: 'a1, a2' } });
+    fireEvent.change(screen.getByLabelText('Agent IDs (from the dashboard, comma separated)'), {
+      target: { value: 'a1, a2' },
+    });
     fireEvent.click(screen.getByRole('button', { name: 'Add team' }));
     await flush();
     expect(screen.getByRole('alert').textContent).toContain('No OS keychain is reachable');
@@ -60,7 +66,8 @@ describe('app frame', () => {
     expect(name.getAttribute('aria-invalid')).toBe('true');
     expect(key.getAttribute('aria-invalid')).toBe('true');
     expect(screen.getByLabelText('Service address').getAttribute('aria-invalid')).toBeNull();
-    const described = (el: HTMLElement) => (el.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent);
+    const described = (el: HTMLElement) =>
+      (el.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent);
     expect(described(name)).toContain('Give the team a name, e.g. Support.');
     expect(described(key)).toContain("Paste the team's API key from the dashboard.");
     expect(document.activeElement).toBe(name);
@@ -88,7 +95,11 @@ describe('app frame', () => {
     document.documentElement.scrollTop = 400;
     act(() => store.getState().setRoute('#/alerts'));
     const heading = screen.getByRole('heading', { level: 2, name: 'Alerts' });
-    expect(within(nav).getByRole('link', { name: /Alerts/ }).getAttribute('aria-current')).toBe('page');
+    expect(
+      within(nav)
+        .getByRole('link', { name: /Alerts/ })
+        .getAttribute('aria-current'),
+    ).toBe('page');
     expect(document.activeElement).toBe(heading);
     expect(heading.getAttribute('tabindex')).toBe('-1');
     expect(document.documentElement.scrollTop).toBe(0);
@@ -110,11 +121,20 @@ describe('app frame', () => {
   });
 
   it('an alert event shows an in-app notice in a polite status region, openable and dismissable', async () => {
-    const { store, api, emit } = setup({ 'teams.list': { ok: true, value: [team()] }, 'agents.list': { ok: true, value: [agent('a1', 'connected')] } });
+    const { store, api, emit } = setup({
+      'teams.list': { ok: true, value: [team()] },
+      'agents.list': { ok: true, value: [agent('a1', 'connected')] },
+    });
     connectStore(store, api);
     mount(store, <App />);
     await flush();
-    act(() => emit('alert', { change: 'opened', incident: incident('i9', { title: 'Needs a QR scan', message: '<b>scan</b> now' }), notify: true }));
+    act(() =>
+      emit('alert', {
+        change: 'opened',
+        incident: incident('i9', { title: 'Needs a QR scan', message: '<b>scan</b> now' }),
+        notify: true,
+      }),
+    );
     const region = screen.getByRole('status', { name: 'Notifications' });
     expect(region.getAttribute('aria-live')).toBe('polite');
     expect(region.textContent).toContain('Urgent: Agent a1 (a1): Needs a QR scan');
@@ -127,24 +147,54 @@ describe('app frame', () => {
   });
 
   it('notices sit in a bounded stack: urgent first, at most three, "+N more", and dismiss all', async () => {
-    const { store, api, emit } = setup({ 'teams.list': { ok: true, value: [team()] }, 'agents.list': { ok: true, value: [agent('a1', 'connected')] } });
+    const { store, api, emit } = setup({
+      'teams.list': { ok: true, value: [team()] },
+      'agents.list': { ok: true, value: [agent('a1', 'connected')] },
+    });
     connectStore(store, api);
     mount(store, <App />);
     await flush();
     act(() => {
-      emit('alert', { change: 'opened', incident: incident('w1', { severity: 'warning', title: 'Reconnecting one' }), notify: true });
+      emit('alert', {
+        change: 'opened',
+        incident: incident('w1', { severity: 'warning', title: 'Reconnecting one' }),
+        notify: true,
+      });
       emit('alert', { change: 'opened', incident: incident('u1', { title: 'Needs a QR scan' }), notify: true });
-      emit('alert', { change: 'opened', incident: incident('w2', { severity: 'warning', title: 'Reconnecting two' }), notify: true });
-      emit('alert', { change: 'opened', incident: incident('w3', { severity: 'warning', title: 'Reconnecting three' }), notify: true });
-      emit('alert', { change: 'opened', incident: incident('w4', { severity: 'warning', title: 'Reconnecting four' }), notify: true });
+      emit('alert', {
+        change: 'opened',
+        incident: incident('w2', { severity: 'warning', title: 'Reconnecting two' }),
+        notify: true,
+      });
+      emit('alert', {
+        change: 'opened',
+        incident: incident('w3', { severity: 'warning', title: 'Reconnecting three' }),
+        notify: true,
+      });
+      emit('alert', {
+        change: 'opened',
+        incident: incident('w4', { severity: 'warning', title: 'Reconnecting four' }),
+        notify: true,
+      });
     });
     const region = screen.getByRole('status', { name: 'Notifications' });
-    const shown = () => within(region).queryAllByRole('listitem').map((li) => li.querySelector('.toast-title')?.textContent);
-    expect(shown()).toEqual(['Urgent: Agent a1 (a1): Needs a QR scan', 'Warning: Agent a1 (a1): Reconnecting four', 'Warning: Agent a1 (a1): Reconnecting three']);
+    const shown = () =>
+      within(region)
+        .queryAllByRole('listitem')
+        .map((li) => li.querySelector('.toast-title')?.textContent);
+    expect(shown()).toEqual([
+      'Urgent: Agent a1 (a1): Needs a QR scan',
+      'Warning: Agent a1 (a1): Reconnecting four',
+      'Warning: Agent a1 (a1): Reconnecting three',
+    ]);
     expect(region.textContent).toContain('+2 more');
     // Dismissing one brings the next one up.
     fireEvent.click(within(region).getByRole('button', { name: 'Dismiss: Agent a1 (a1): Reconnecting four' }));
-    expect(shown()).toEqual(['Urgent: Agent a1 (a1): Needs a QR scan', 'Warning: Agent a1 (a1): Reconnecting three', 'Warning: Agent a1 (a1): Reconnecting two']);
+    expect(shown()).toEqual([
+      'Urgent: Agent a1 (a1): Needs a QR scan',
+      'Warning: Agent a1 (a1): Reconnecting three',
+      'Warning: Agent a1 (a1): Reconnecting two',
+    ]);
     expect(region.textContent).toContain('+1 more');
     fireEvent.click(within(region).getByRole('button', { name: 'Dismiss all' }));
     expect(shown()).toEqual([]);
@@ -154,19 +204,43 @@ describe('app frame', () => {
   it('a warning notice stays while its problem lasts: until its incident resolves (then it leaves on its own) or it is dismissed', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
-      const { store, api, emit } = setup({ 'teams.list': { ok: true, value: [team()] }, 'agents.list': { ok: true, value: [agent('a1', 'connected')] } });
+      const { store, api, emit } = setup({
+        'teams.list': { ok: true, value: [team()] },
+        'agents.list': { ok: true, value: [agent('a1', 'connected')] },
+      });
       connectStore(store, api);
       mount(store, <App />);
       await act(async () => {
         await vi.advanceTimersByTimeAsync(0);
       });
-      act(() => emit('alert', { change: 'opened', incident: incident('w1', { severity: 'warning', title: 'a1 is reconnecting' }), notify: true }));
-      act(() => emit('alert', { change: 'opened', incident: incident('w2', { severity: 'warning', title: 'a1 is flapping' }), notify: true }));
+      act(() =>
+        emit('alert', {
+          change: 'opened',
+          incident: incident('w1', { severity: 'warning', title: 'a1 is reconnecting' }),
+          notify: true,
+        }),
+      );
+      act(() =>
+        emit('alert', {
+          change: 'opened',
+          incident: incident('w2', { severity: 'warning', title: 'a1 is flapping' }),
+          notify: true,
+        }),
+      );
       const region = screen.getByRole('status', { name: 'Notifications' });
-      const titles = () => within(region).queryAllByRole('listitem').map((li) => li.querySelector('.toast-title')?.textContent);
+      const titles = () =>
+        within(region)
+          .queryAllByRole('listitem')
+          .map((li) => li.querySelector('.toast-title')?.textContent);
       act(() => vi.advanceTimersByTime(10 * 60_000));
       expect(titles()).toEqual(['Warning: Agent a1 (a1) is flapping', 'Warning: Agent a1 (a1) is reconnecting']);
-      act(() => emit('alert', { change: 'resolved', incident: incident('w1', { title: 'a1 is back to connected after 10 min', resolvedAt: 2000 }), notify: true }));
+      act(() =>
+        emit('alert', {
+          change: 'resolved',
+          incident: incident('w1', { title: 'a1 is back to connected after 10 min', resolvedAt: 2000 }),
+          notify: true,
+        }),
+      );
       expect(titles()).toEqual(['Warning: Agent a1 (a1) is flapping', 'Resolved: Agent a1 (a1): back to normal']);
       act(() => vi.advanceTimersByTime(12_000));
       expect(titles()).toEqual(['Warning: Agent a1 (a1) is flapping']);
@@ -180,18 +254,29 @@ describe('app frame', () => {
   it('a resolved incident replaces its urgent notice in place (no second notice), which then leaves on its own', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
-      const { store, api, emit } = setup({ 'teams.list': { ok: true, value: [team()] }, 'agents.list': { ok: true, value: [agent('a1', 'connected')] } });
+      const { store, api, emit } = setup({
+        'teams.list': { ok: true, value: [team()] },
+        'agents.list': { ok: true, value: [agent('a1', 'connected')] },
+      });
       connectStore(store, api);
       mount(store, <App />);
       await act(async () => {
         await vi.advanceTimersByTimeAsync(0);
       });
-      act(() => emit('alert', { change: 'opened', incident: incident('u1', { title: 'Needs a QR scan' }), notify: true }));
+      act(() =>
+        emit('alert', { change: 'opened', incident: incident('u1', { title: 'Needs a QR scan' }), notify: true }),
+      );
       const region = screen.getByRole('status', { name: 'Notifications' });
       // Urgent: it stays however long it takes.
       act(() => vi.advanceTimersByTime(60_000));
       expect(within(region).getAllByRole('listitem')).toHaveLength(1);
-      act(() => emit('alert', { change: 'resolved', incident: incident('u1', { title: 'a1 is back to connected after 40 s', resolvedAt: 2000 }), notify: true }));
+      act(() =>
+        emit('alert', {
+          change: 'resolved',
+          incident: incident('u1', { title: 'a1 is back to connected after 40 s', resolvedAt: 2000 }),
+          notify: true,
+        }),
+      );
       const items = within(region).getAllByRole('listitem');
       expect(items).toHaveLength(1);
       expect(items[0]!.textContent).toContain('Resolved: Agent a1 (a1): back to normal');

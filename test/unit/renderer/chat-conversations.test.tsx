@@ -25,7 +25,10 @@ afterEach(() => {
   localStorage.clear();
 });
 
-const startedWith = (t: ReturnType<typeof setup>) => t.calls.filter((c) => c.name === 'chat.startTurn').map((c) => (c.args as { message: string; userId: string }).message);
+const startedWith = (t: ReturnType<typeof setup>) =>
+  t.calls
+    .filter((c) => c.name === 'chat.startTurn')
+    .map((c) => (c.args as { message: string; userId: string }).message);
 const list = () => screen.getByRole('navigation', { name: 'Conversations' });
 const queued = () => document.querySelectorAll('li.chat-queued');
 
@@ -41,7 +44,9 @@ describe('Enter while a reply is coming', () => {
     expect(startedWith(t)).toEqual(['first']);
     expect([...queued()].map((li) => li.querySelector('.chat-plain')?.textContent)).toEqual(['second', 'third']);
     expect(within(queued()[0] as HTMLElement).getByText('Sends when the reply ends.')).toBeTruthy();
-    expect(document.querySelector('[aria-live="polite"]')?.textContent).toBe('Queued: your message is sent when the reply ends.');
+    expect(document.querySelector('[aria-live="polite"]')?.textContent).toBe(
+      'Queued: your message is sent when the reply ends.',
+    );
     fireEvent.click(screen.getByRole('button', { name: 'Cancel queued message: third' }));
     expect(queued()).toHaveLength(1);
 
@@ -89,7 +94,10 @@ describe('Enter while a reply is coming', () => {
   it('a queued message that cannot start goes back to the head of the queue, with the reason', async () => {
     let n = 0;
     const t = setup({
-      'chat.startTurn': () => (++n === 2 ? { ok: false, error: { kind: 'key-rejected', code: 'UNAUTHORIZED', message: 'no', status: 401 } } : { ok: true, value: { turnId: `t${n}` } }),
+      'chat.startTurn': () =>
+        ++n === 2
+          ? { ok: false, error: { kind: 'key-rejected', code: 'UNAUTHORIZED', message: 'no', status: 401 } }
+          : { ok: true, value: { turnId: `t${n}` } },
     });
     await t.mount();
     await sendHello('first');
@@ -106,19 +114,29 @@ describe('Enter while a reply is coming', () => {
 });
 
 describe('conversations', () => {
-  it('lists the agent\'s conversations, switches between them, and starts new ones', async () => {
-    const t = setup({ 'chat.conversations': { ok: true, value: [conv('cust-7'), conv(INSTALL_ID, { title: 'My question' })] } });
+  it("lists the agent's conversations, switches between them, and starts new ones", async () => {
+    const t = setup({
+      'chat.conversations': { ok: true, value: [conv('cust-7'), conv(INSTALL_ID, { title: 'My question' })] },
+    });
     await t.mount();
     await flush();
-    const items = () => within(list()).getAllByRole('button').filter((b) => b.classList.contains('chat-conv'));
-    expect(items().map((b) => b.querySelector('.chat-conv-name')?.textContent)).toEqual(['About cust-7', 'My question']);
+    const items = () =>
+      within(list())
+        .getAllByRole('button')
+        .filter((b) => b.classList.contains('chat-conv'));
+    expect(items().map((b) => b.querySelector('.chat-conv-name')?.textContent)).toEqual([
+      'About cust-7',
+      'My question',
+    ]);
     expect(items()[1]?.getAttribute('aria-current')).toBe('true');
     expect(within(items()[0]!).getByText('Last words of cust-7')).toBeTruthy();
     expect(within(items()[0]!).getByText(/as cust-7/)).toBeTruthy();
 
     fireEvent.click(items()[0]!);
     await flush();
-    expect(t.calls.some((c) => c.name === 'chat.transcript' && (c.args as { userId: string }).userId === 'cust-7')).toBe(true);
+    expect(
+      t.calls.some((c) => c.name === 'chat.transcript' && (c.args as { userId: string }).userId === 'cust-7'),
+    ).toBe(true);
     expect(screen.getByRole('heading', { name: 'About cust-7' })).toBeTruthy();
 
     fireEvent.click(screen.getByRole('button', { name: 'New conversation' }));
@@ -145,8 +163,12 @@ describe('conversations', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Save name' }));
     expect(screen.getByRole('heading', { name: 'Order 4521' })).toBeTruthy();
     expect(within(list()).getByText('Order 4521')).toBeTruthy();
-    expect(JSON.parse(localStorage.getItem('cc.chat.names') ?? '{}')).toEqual({ [`team1/a1/${INSTALL_ID}`]: 'Order 4521' });
-    expect(t.calls.some((c) => c.name.startsWith('chat.') && JSON.stringify(c.args).includes('Order 4521'))).toBe(false);
+    expect(JSON.parse(localStorage.getItem('cc.chat.names') ?? '{}')).toEqual({
+      [`team1/a1/${INSTALL_ID}`]: 'Order 4521',
+    });
+    expect(t.calls.some((c) => c.name.startsWith('chat.') && JSON.stringify(c.args).includes('Order 4521'))).toBe(
+      false,
+    );
 
     fireEvent.click(screen.getByRole('button', { name: 'Rename' }));
     fireEvent.keyDown(screen.getByLabelText('Conversation name'), { key: 'Escape' });
@@ -161,9 +183,22 @@ describe('conversations', () => {
     let refuse = true;
     const t = setup({
       'chat.conversations': { ok: true, value: [conv('cust-7'), conv(INSTALL_ID)] },
-      'chat.transcript': (a: unknown) => ({ ok: true, value: (a as { userId: string }).userId === 'cust-7' ? [{ id: 'x:user', role: 'user', text: 'hello', at: 1 }] : [] }),
+      'chat.transcript': (a: unknown) => ({
+        ok: true,
+        value:
+          (a as { userId: string }).userId === 'cust-7' ? [{ id: 'x:user', role: 'user', text: 'hello', at: 1 }] : [],
+      }),
       'chat.deleteConversation': () =>
-        refuse ? { ok: false, error: { kind: 'validation', code: 'TURN_RUNNING', message: 'A reply is still coming in this conversation.' } } : { ok: true, value: { deleted: true } },
+        refuse
+          ? {
+              ok: false,
+              error: {
+                kind: 'validation',
+                code: 'TURN_RUNNING',
+                message: 'A reply is still coming in this conversation.',
+              },
+            }
+          : { ok: true, value: { deleted: true } },
     });
     await t.mount();
     await flush();
@@ -178,7 +213,11 @@ describe('conversations', () => {
     refuse = false;
     fireEvent.click(screen.getByRole('button', { name: 'Delete conversation' }));
     await flush();
-    expect(t.calls.filter((c) => c.name === 'chat.deleteConversation').at(-1)?.args).toEqual({ teamId: 'team1', agentId: 'a1', userId: 'cust-7' });
+    expect(t.calls.filter((c) => c.name === 'chat.deleteConversation').at(-1)?.args).toEqual({
+      teamId: 'team1',
+      agentId: 'a1',
+      userId: 'cust-7',
+    });
     expect(within(list()).queryByText('About cust-7')).toBeNull();
     expect(within(list()).queryByText('Seven')).toBeNull();
     expect(localStorage.getItem('cc.chat.names')).toBe('{}');
@@ -198,7 +237,10 @@ describe('conversations', () => {
     await t.mount();
     await flush();
     const names = () => [...list().querySelectorAll('.chat-conv-name')].map((n) => n.textContent);
-    const searches = () => t.calls.filter((c) => c.name === 'chat.conversations' && (c.args as { text?: string }).text).map((c) => (c.args as { text: string }).text);
+    const searches = () =>
+      t.calls
+        .filter((c) => c.name === 'chat.conversations' && (c.args as { text?: string }).text)
+        .map((c) => (c.args as { text: string }).text);
     const search = screen.getByRole('searchbox', { name: 'Search conversations' });
     // The core is asked 200 ms after typing stops (on a fake clock), once per settled query.
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
@@ -227,8 +269,11 @@ describe('conversations', () => {
 });
 
 describe('previews', () => {
-  it('show a reply\'s words without markdown\'s marks', () => {
-    const reply = '## Order 4521\n\nHere is **what** I _found_, see [the list](https://x.test):\n\n| Item | Qty |\n|:--|--:|\n| mug | 2 |\n\n- [x] paid\n1. `step_one` done\n> quoted *note*\n\n```js\nlet a_b = 1;\n```';
-    expect(plainPreview(reply)).toBe('Order 4521 Here is what I found, see the list: Item Qty mug 2 paid step_one done quoted note let a_b = 1;');
+  it("show a reply's words without markdown's marks", () => {
+    const reply =
+      '## Order 4521\n\nHere is **what** I _found_, see [the list](https://x.test):\n\n| Item | Qty |\n|:--|--:|\n| mug | 2 |\n\n- [x] paid\n1. `step_one` done\n> quoted *note*\n\n```js\nlet a_b = 1;\n```';
+    expect(plainPreview(reply)).toBe(
+      'Order 4521 Here is what I found, see the list: Item Qty mug 2 paid step_one done quoted note let a_b = 1;',
+    );
   });
 });

@@ -48,7 +48,10 @@ describe('markdown rendering', () => {
     expect(c.querySelector('ol')?.getAttribute('start')).toBe('3');
     const tasks = [...c.querySelectorAll('li.md-task')];
     expect(tasks.map((li) => li.textContent)).toEqual(['done task', 'open task']);
-    expect(tasks.map((li) => (li.querySelector('input[type="checkbox"]') as HTMLInputElement).checked)).toEqual([true, false]);
+    expect(tasks.map((li) => (li.querySelector('input[type="checkbox"]') as HTMLInputElement).checked)).toEqual([
+      true,
+      false,
+    ]);
     expect(tasks.every((li) => (li.querySelector('input') as HTMLInputElement).disabled)).toBe(true);
     expect(screen.getByRole('checkbox', { name: 'Done' })).toBeTruthy();
     const table = screen.getByRole('group', { name: 'Table: Left, Mid, Right' }).querySelector('table')!;
@@ -65,9 +68,13 @@ describe('markdown rendering', () => {
     expect(c.querySelector('p br')).not.toBeNull();
   });
 
-  it('starts a reply\'s headings at h4 (under the conversation\'s h3), whatever level it starts at', () => {
+  it("starts a reply's headings at h4 (under the conversation's h3), whatever level it starts at", () => {
     const c = md('### Top\n\n#### Sub\n\n###### Deep');
-    expect([...c.querySelectorAll('h4, h5, h6')].map((h) => `${h.tagName} ${h.textContent}`)).toEqual(['H4 Top', 'H5 Sub', 'H6 Deep']);
+    expect([...c.querySelectorAll('h4, h5, h6')].map((h) => `${h.tagName} ${h.textContent}`)).toEqual([
+      'H4 Top',
+      'H5 Sub',
+      'H6 Deep',
+    ]);
   });
 
   it('keeps HTML as text, follows only http(s) links (outside the app) and never loads an image', () => {
@@ -156,14 +163,16 @@ function mergeText(tokens: Token[]): Token[] {
   const out: Token[] = [];
   for (const t of tokens) {
     const prev = out.at(-1);
-    if (t.type === 'text' && !inner(t) && prev?.type === 'text' && !inner(prev)) out[out.length - 1] = { ...prev, raw: prev.raw + t.raw, text: `${prev.text as string}${t.text as string}` };
+    if (t.type === 'text' && !inner(t) && prev?.type === 'text' && !inner(prev))
+      out[out.length - 1] = { ...prev, raw: prev.raw + t.raw, text: `${prev.text as string}${t.text as string}` };
     else out.push(inner(t) ? ({ ...t, tokens: mergeText(inner(t) ?? []) } as Token) : t);
   }
   return out;
 }
 
 /** Tokens as structure (raw texts left out: a closed block's raw keeps its trailing blank line). */
-const shape = (tokens: Token[]) => JSON.stringify(mergeText(tokens.filter((t) => t.type !== 'space')), (k, v) => (k === 'raw' ? undefined : v));
+const shape = (tokens: Token[]) =>
+  JSON.stringify(mergeText(tokens.filter((t) => t.type !== 'space')), (k, v) => (k === 'raw' ? undefined : v));
 
 function stream(chunks: string[]): { blocks: GrowingBlocks; states: GrowingBlocks[] } {
   let blocks: GrowingBlocks | null = null;
@@ -178,39 +187,93 @@ function stream(chunks: string[]): { blocks: GrowingBlocks; states: GrowingBlock
 }
 
 describe('streaming', () => {
-  const FRAGMENTS = ['word', ' ', 'plain words of a sentence', '1986', '. ', '.', 'x@y', '.com', 'www', 'http', '://', '[label]', ': /u', '-', '--', '=', '\n', '\n\n', '**', '*', '_', '`', '```', '```js\n', '~~', '# ', '## ', '- ', '* ', '1. ', '> ', '| a | b |', '\n|---|---|', '\n| 1 | 2 |', '- [ ] ', '- [x] ', '    ', '---', '===', '[l](https://e.test)', 'http://e.test', '<b>', '&amp;', '\\*', '  \n'];
+  const FRAGMENTS = [
+    'word',
+    ' ',
+    'plain words of a sentence',
+    '1986',
+    '. ',
+    '.',
+    'x@y',
+    '.com',
+    'www',
+    'http',
+    '://',
+    '[label]',
+    ': /u',
+    '-',
+    '--',
+    '=',
+    '\n',
+    '\n\n',
+    '**',
+    '*',
+    '_',
+    '`',
+    '```',
+    '```js\n',
+    '~~',
+    '# ',
+    '## ',
+    '- ',
+    '* ',
+    '1. ',
+    '> ',
+    '| a | b |',
+    '\n|---|---|',
+    '\n| 1 | 2 |',
+    '- [ ] ',
+    '- [x] ',
+    '    ',
+    '---',
+    '===',
+    '[l](https://e.test)',
+    'http://e.test',
+    '<b>',
+    '&amp;',
+    '\\*',
+    '  \n',
+  ];
 
   it('any split of any reply ends with the same blocks as the whole text lexed at once', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 40 }), fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 10 }), (parts, sizes) => {
-        const text = parts.join('');
-        const chunks: string[] = [];
-        for (let at = 0, i = 0; at < text.length; i++) {
-          const n = sizes[i % sizes.length]!;
-          chunks.push(text.slice(at, at + n));
-          at += n;
-        }
-        const { blocks } = stream(chunks);
-        expect(shape(blocks.closed.concat(blocks.open))).toBe(shape(lexAll(text)));
-      }),
+      fc.property(
+        fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 40 }),
+        fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 10 }),
+        (parts, sizes) => {
+          const text = parts.join('');
+          const chunks: string[] = [];
+          for (let at = 0, i = 0; at < text.length; i++) {
+            const n = sizes[i % sizes.length]!;
+            chunks.push(text.slice(at, at + n));
+            at += n;
+          }
+          const { blocks } = stream(chunks);
+          expect(shape(blocks.closed.concat(blocks.open))).toBe(shape(lexAll(text)));
+        },
+      ),
       { numRuns: 400 },
     );
   });
 
   it('plain words streamed into a paragraph render exactly as the whole text does (with and without lexing)', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 30 }), fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 6 }), (parts, sizes) => {
-        const text = parts.join('');
-        const { container, rerender } = render(<Markdown text="" streaming />);
-        for (let at = 0, i = 0; at < text.length; i++) {
-          at += sizes[i % sizes.length]!;
-          rerender(<Markdown text={text.slice(0, at)} streaming />);
-        }
-        const streamed = container.innerHTML;
-        cleanup();
-        expect(streamed).toBe(md(text, true).innerHTML);
-        cleanup();
-      }),
+      fc.property(
+        fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 30 }),
+        fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 6 }),
+        (parts, sizes) => {
+          const text = parts.join('');
+          const { container, rerender } = render(<Markdown text="" streaming />);
+          for (let at = 0, i = 0; at < text.length; i++) {
+            at += sizes[i % sizes.length]!;
+            rerender(<Markdown text={text.slice(0, at)} streaming />);
+          }
+          const streamed = container.innerHTML;
+          cleanup();
+          expect(streamed).toBe(md(text, true).innerHTML);
+          cleanup();
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -218,7 +281,10 @@ describe('streaming', () => {
   it('plain words appended to a long paragraph line are not lexed again', () => {
     const start = lexGrowing(null, 'Intro.\n\nA paragraph that is long enough');
     const next = lexGrowing(start, 'Intro.\n\nA paragraph that is long enough to settle, 42 = 6 x 7.');
-    expect(next.open.at(-1)).toMatchObject({ type: 'paragraph', text: 'A paragraph that is long enough to settle, 42 = 6 x 7.' });
+    expect(next.open.at(-1)).toMatchObject({
+      type: 'paragraph',
+      text: 'A paragraph that is long enough to settle, 42 = 6 x 7.',
+    });
     expect(next.open.slice(0, -1)).toEqual(start.open.slice(0, -1));
     expect(next.open[0]).toBe(start.open[0]); // not lexed again: the same token object
     // Text that could start markup is lexed.

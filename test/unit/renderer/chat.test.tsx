@@ -8,20 +8,28 @@ import { ownUserId } from '../../../src-renderer/src/features/chat/user-id';
 import { INSTALL_ID, sendHello, setup } from './chat-fixtures';
 import { flush } from './fixtures';
 
-const result: ChatResultDTO = { reply: 'Hello there, friend', conversationId: 'conv-9', actions: [{ name: 'lookupOrder' }], usage: { totalTokens: 42, outputTokens: 4 } };
+const result: ChatResultDTO = {
+  reply: 'Hello there, friend',
+  conversationId: 'conv-9',
+  actions: [{ name: 'lookupOrder' }],
+  usage: { totalTokens: 42, outputTokens: 4 },
+};
 
 afterEach(() => {
   cleanup();
   localStorage.clear();
 });
 
-
 describe('chat streaming', () => {
   it('commits tokens once per frame and ends with exactly the streamed text', async () => {
     const t = setup();
     await t.mount();
     await sendHello();
-    expect(t.calls.find((c) => c.name === 'chat.startTurn')?.args).toMatchObject({ teamId: 'team1', agentId: 'a1', message: 'hi **there**' });
+    expect(t.calls.find((c) => c.name === 'chat.startTurn')?.args).toMatchObject({
+      teamId: 'team1',
+      agentId: 'a1',
+      message: 'hi **there**',
+    });
     expect((screen.getByLabelText('Message') as HTMLTextAreaElement).value).toBe('');
 
     t.tick(120);
@@ -83,7 +91,9 @@ describe('chat streaming', () => {
     const t = setup({ 'chat.startTurn': () => new Promise((r) => (resolve = r)) as never });
     await t.mount();
     await sendHello();
-    act(() => t.emit('chat.error', { turnId: 't1', error: { kind: 'server-error', code: 'HTTP_503', message: 'HTTP 503' } }));
+    act(() =>
+      t.emit('chat.error', { turnId: 't1', error: { kind: 'server-error', code: 'HTTP_503', message: 'HTTP 503' } }),
+    );
     await act(async () => resolve({ ok: true, value: { turnId: 't1' } }));
     await flush();
     expect(t.store.getState().chatMessages['a-t1']?.status).toBe('error');
@@ -94,7 +104,18 @@ describe('chat streaming', () => {
     const t = setup();
     await t.mount();
     await sendHello();
-    act(() => t.emit('chat.error', { turnId: 't1', error: { kind: 'rate-limited', code: 'RATE_LIMITED', status: 429, retryAfterSec: 30, message: 'injected fault: rate limited' } }));
+    act(() =>
+      t.emit('chat.error', {
+        turnId: 't1',
+        error: {
+          kind: 'rate-limited',
+          code: 'RATE_LIMITED',
+          status: 429,
+          retryAfterSec: 30,
+          message: 'injected fault: rate limited',
+        },
+      }),
+    );
     await flush();
     const row = document.querySelector('.chat-agent .chat-meta')!;
     expect(row.querySelector('.error')?.textContent).toBe('Rate limit reached. Wait 30 s and try again.');
@@ -108,7 +129,9 @@ describe('chat streaming', () => {
     act(() => t.emit('chat.token', { turnId: 't1', token: 'Partial' }));
     fireEvent.click(screen.getByRole('button', { name: 'Stop' }));
     await flush();
-    expect(t.calls.some((c) => c.name === 'chat.stopTurn' && (c.args as { turnId: string }).turnId === 't1')).toBe(true);
+    expect(t.calls.some((c) => c.name === 'chat.stopTurn' && (c.args as { turnId: string }).turnId === 't1')).toBe(
+      true,
+    );
     act(() => t.emit('chat.token', { turnId: 't1', token: ' more' }));
     t.runFrame();
     act(() => t.emit('chat.done', { turnId: 't1', result: { ...result, reply: 'Partial more' } }));
@@ -120,7 +143,12 @@ describe('chat streaming', () => {
   });
 
   it('a turn that cannot start says why and keeps the typed text; retry re-sends the last message', async () => {
-    const t = setup({ 'chat.startTurn': { ok: false, error: { kind: 'key-rejected', code: 'UNAUTHORIZED', message: 'The key was rejected.', status: 401 } } });
+    const t = setup({
+      'chat.startTurn': {
+        ok: false,
+        error: { kind: 'key-rejected', code: 'UNAUTHORIZED', message: 'The key was rejected.', status: 401 },
+      },
+    });
     await t.mount();
     await sendHello();
     expect(screen.getByRole('alert').textContent).toContain('The service rejected the team API key');
@@ -132,7 +160,9 @@ describe('chat streaming', () => {
     cleanup();
     await ok.mount();
     await sendHello();
-    act(() => ok.emit('chat.error', { turnId: 't1', error: { kind: 'server-error', code: 'E', message: 'boom', status: 503 } }));
+    act(() =>
+      ok.emit('chat.error', { turnId: 't1', error: { kind: 'server-error', code: 'E', message: 'boom', status: 503 } }),
+    );
     expect(screen.getByText('The service had a problem (HTTP 503). Try again in a minute.')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Retry last message' }));
     await flush();
@@ -183,7 +213,12 @@ describe('chat streaming', () => {
       frames: [{ ms: 3, event: 'status', id: null, data: '{"value":42}' }],
     };
     const message = "The agent's reply could not be read: the stream ended without any reply text.";
-    act(() => t.emit('chat.error', { turnId: 't1', error: { kind: 'server-error', code: 'UNREADABLE_REPLY', status: 200, message, raw } }));
+    act(() =>
+      t.emit('chat.error', {
+        turnId: 't1',
+        error: { kind: 'server-error', code: 'UNREADABLE_REPLY', status: 200, message, raw },
+      }),
+    );
     expect(screen.getByText("Could not read the agent's reply.")).toBeTruthy();
     expect(screen.getByText(message)).toBeTruthy();
     expect(screen.queryByText('No reply.')).toBeNull();
@@ -191,7 +226,11 @@ describe('chat streaming', () => {
     const list = within(screen.getByRole('list', { name: 'Frames as received' }));
     expect(list.getByText('event: status')).toBeTruthy();
     expect(list.getByText('data: {"value":42}')).toBeTruthy();
-    expect(t.store.getState().chatMessages['a-t1']).toMatchObject({ status: 'error', text: '', error: { code: 'UNREADABLE_REPLY', raw } });
+    expect(t.store.getState().chatMessages['a-t1']).toMatchObject({
+      status: 'error',
+      text: '',
+      error: { code: 'UNREADABLE_REPLY', raw },
+    });
   });
 
   it('an unreadable JSON answer shows its first bytes; an older turn says its frames were not kept', async () => {
@@ -207,7 +246,12 @@ describe('chat streaming', () => {
             text: '',
             at: 2,
             status: 'error',
-            error: { kind: 'server-error', code: 'UNREADABLE_REPLY', message: 'no reply text', raw: { status: 200, contentType: 'application/json', bytes: 13, prefix: '{"foo":"bar"}' } },
+            error: {
+              kind: 'server-error',
+              code: 'UNREADABLE_REPLY',
+              message: 'no reply text',
+              raw: { status: 200, contentType: 'application/json', bytes: 13, prefix: '{"foo":"bar"}' },
+            },
           },
         ],
       },
@@ -218,7 +262,9 @@ describe('chat streaming', () => {
     expect(screen.getByLabelText('First bytes of the answer').textContent).toBe('{"foo":"bar"}');
     fireEvent.click(screen.getByLabelText('Show raw stream frames'));
     await flush();
-    expect(screen.getByText(/No raw frames: the app keeps them only for replies streamed since it started/)).toBeTruthy();
+    expect(
+      screen.getByText(/No raw frames: the app keeps them only for replies streamed since it started/),
+    ).toBeTruthy();
   });
 
   it('your own conversation uses the install id from the settings, not a locally made id', async () => {
@@ -234,7 +280,10 @@ describe('chat streaming', () => {
 
   it('own user id: the install id; none while settings load; a kept local id only when they cannot be read', () => {
     const kept = new Map<string, string>();
-    const storage = { getItem: (k: string) => kept.get(k) ?? null, setItem: (k: string, v: string) => void kept.set(k, v) };
+    const storage = {
+      getItem: (k: string) => kept.get(k) ?? null,
+      setItem: (k: string, v: string) => void kept.set(k, v),
+    };
     expect(ownUserId(INSTALL_ID, false, storage)).toBe(INSTALL_ID);
     expect(ownUserId(INSTALL_ID, true, storage)).toBe(INSTALL_ID);
     expect(ownUserId(null, false, storage)).toBeNull();
@@ -275,7 +324,9 @@ describe('chat streaming', () => {
     fireEvent.change(screen.getByLabelText('Customer user id'), { target: { value: 'cust-7' } });
     fireEvent.click(screen.getByRole('button', { name: 'Use this id' }));
     await flush();
-    expect(t.calls.some((c) => c.name === 'chat.transcript' && (c.args as { userId: string }).userId === 'cust-7')).toBe(true);
+    expect(
+      t.calls.some((c) => c.name === 'chat.transcript' && (c.args as { userId: string }).userId === 'cust-7'),
+    ).toBe(true);
     await sendHello();
     expect((t.calls.find((c) => c.name === 'chat.startTurn')?.args as { userId: string }).userId).toBe('cust-7');
   });

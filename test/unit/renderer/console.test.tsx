@@ -7,11 +7,22 @@ import { checkRecipient } from '../../../src-renderer/src/features/console/recip
 import { connectStore } from '../../../src-renderer/src/store';
 import { agent, flush, mount, setup as storeSetup, team } from './fixtures';
 
-const budget = (over: Partial<SendBudgetDTO> = {}): Result<SendBudgetDTO> => ({ ok: true, value: { teamId: 'team1', limit: 60, windowMs: 60_000, used: 3, queued: [], ...over } });
+const budget = (over: Partial<SendBudgetDTO> = {}): Result<SendBudgetDTO> => ({
+  ok: true,
+  value: { teamId: 'team1', limit: 60, windowMs: 60_000, used: 3, queued: [], ...over },
+});
 
 function setup(answers: Parameters<typeof storeSetup>[0] = {}) {
   // The store's clock is the page's (Date.now), which the countdowns on screen tick by.
-  const t = storeSetup({ 'send.budget': budget(), ...answers }, { get t() { return Date.now(); } }, { nextFrame: (fn) => fn() });
+  const t = storeSetup(
+    { 'send.budget': budget(), ...answers },
+    {
+      get t() {
+        return Date.now();
+      },
+    },
+    { nextFrame: (fn) => fn() },
+  );
   connectStore(t.store, t.api);
   mount(t.store, <ConsoleScreen teamId="team1" agentId="a1" />);
   return t;
@@ -20,8 +31,20 @@ function setup(answers: Parameters<typeof storeSetup>[0] = {}) {
 type Fake = ReturnType<typeof setup>;
 
 /** A send.progress event for the send `clientRef` (team1, a1, to +15550102000). */
-function progress(fake: Fake, clientRef: string | undefined, p: Omit<SendProgressDTO, 'teamId' | 'agentId' | 'to' | 'clientRef'>) {
-  act(() => fake.emit('send.progress', { teamId: 'team1', agentId: 'a1', to: '+15550102000', ...(clientRef ? { clientRef } : {}), ...p }));
+function progress(
+  fake: Fake,
+  clientRef: string | undefined,
+  p: Omit<SendProgressDTO, 'teamId' | 'agentId' | 'to' | 'clientRef'>,
+) {
+  act(() =>
+    fake.emit('send.progress', {
+      teamId: 'team1',
+      agentId: 'a1',
+      to: '+15550102000',
+      ...(clientRef ? { clientRef } : {}),
+      ...p,
+    }),
+  );
 }
 
 const toBox = () => screen.getByLabelText('To (phone number with country code, or JID)') as HTMLInputElement;
@@ -79,18 +102,29 @@ describe('console screen', () => {
   });
 
   it('checks the contact with Alt+C using the normalised number', async () => {
-    const fake = setup({ 'contacts.check': { ok: true, value: { phone: '15550102000', exists: true, jid: '15550102000@s.whatsapp.net' } } });
+    const fake = setup({
+      'contacts.check': { ok: true, value: { phone: '15550102000', exists: true, jid: '15550102000@s.whatsapp.net' } },
+    });
     fireEvent.change(toBox(), { target: { value: '1 555 010 2000' } });
     fireEvent.keyDown(toBox(), { key: 'c', code: 'KeyC', altKey: true });
     await flush();
-    expect(fake.calls.find((c) => c.name === 'contacts.check')?.args).toEqual({ teamId: 'team1', agentId: 'a1', phone: '+15550102000' });
+    expect(fake.calls.find((c) => c.name === 'contacts.check')?.args).toEqual({
+      teamId: 'team1',
+      agentId: 'a1',
+      phone: '+15550102000',
+    });
     expect(screen.getByText('On WhatsApp: yes — JID 15550102000@s.whatsapp.net')).toBeTruthy();
   });
 
   it('sends, shows the result under the Send button and lists the message id; clears the text and keeps the number', async () => {
     const fake = setup({ 'send.message': sent });
     await typeAndSend();
-    expect(fake.calls.find((c) => c.name === 'send.message')?.args).toMatchObject({ teamId: 'team1', agentId: 'a1', to: '+15550102000', text: 'hello' });
+    expect(fake.calls.find((c) => c.name === 'send.message')?.args).toMatchObject({
+      teamId: 'team1',
+      agentId: 'a1',
+      to: '+15550102000',
+      text: 'hello',
+    });
     const result = document.querySelector('.send-result')!;
     expect(result.textContent).toBe('✓ Sent to +15550102000 — message id wamid.123');
     expect(within(screen.getByRole('table')).getByText('wamid.123')).toBeTruthy();
@@ -115,7 +149,12 @@ describe('console screen', () => {
   });
 
   it('409 not-configured says it needs a QR scan and links to pairing; the text is kept', async () => {
-    setup({ 'send.message': { ok: false, error: { kind: 'needs-scan', code: 'CHANNEL_NOT_CONFIGURED', message: 'not linked', status: 409 } } });
+    setup({
+      'send.message': {
+        ok: false,
+        error: { kind: 'needs-scan', code: 'CHANNEL_NOT_CONFIGURED', message: 'not linked', status: 409 },
+      },
+    });
     await typeAndSend();
     expect(screen.getByRole('alert').textContent).toContain('Needs a QR scan.');
     const link = screen.getByRole('link', { name: 'Open pairing for a1' });
@@ -137,10 +176,19 @@ describe('console screen', () => {
         error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'reconnecting', status: 503 },
       });
     retry(1);
-    expect(document.querySelector('.send-progress')?.textContent).toBe('Reconnecting — retrying (attempt 1, next in 2 s) — it keeps retrying while the number reconnects.');
+    expect(document.querySelector('.send-progress')?.textContent).toBe(
+      'Reconnecting — retrying (attempt 1, next in 2 s) — it keeps retrying while the number reconnects.',
+    );
     retry(2);
-    expect(document.querySelector('.send-progress')?.textContent).toContain('Reconnecting — retrying (attempt 2, next in 2 s)');
-    await act(async () => answer({ ok: false, error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'reconnecting', status: 503 } }));
+    expect(document.querySelector('.send-progress')?.textContent).toContain(
+      'Reconnecting — retrying (attempt 2, next in 2 s)',
+    );
+    await act(async () =>
+      answer({
+        ok: false,
+        error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'reconnecting', status: 503 },
+      }),
+    );
     expect(screen.getByRole('alert').textContent).toContain('Reconnecting — retried 2 times');
     expect(msgBox().value).toBe('hello');
     expect(screen.getAllByRole('button', { name: 'Retry the send to +15550102000' }).length).toBeGreaterThan(0);
@@ -148,7 +196,19 @@ describe('console screen', () => {
 
   it('429 says the rate limit per minute and counts down from retryAfterSec', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
-    setup({ 'send.message': { ok: false, error: { kind: 'rate-limited', code: 'RATE_LIMITED', message: 'slow down', status: 429, retryAfterSec: 3, limit: 60 } } });
+    setup({
+      'send.message': {
+        ok: false,
+        error: {
+          kind: 'rate-limited',
+          code: 'RATE_LIMITED',
+          message: 'slow down',
+          status: 429,
+          retryAfterSec: 3,
+          limit: 60,
+        },
+      },
+    });
     await typeAndSend();
     expect(screen.getByRole('alert').textContent).toBe('Rate limit (60 per minute) — you can send again in 3 s.');
     act(() => vi.advanceTimersByTime(1000));
@@ -167,11 +227,18 @@ describe('console screen', () => {
       delayMs: 4000,
       error: { kind: 'rate-limited', code: 'RATE_LIMITED', message: 'slow down', status: 429, limit: 30 },
     });
-    expect(document.querySelector('.send-progress')?.textContent).toBe('Rate limit (30 per minute) — retrying (attempt 1, next in 4 s)');
+    expect(document.querySelector('.send-progress')?.textContent).toBe(
+      'Rate limit (30 per minute) — retrying (attempt 1, next in 4 s)',
+    );
   });
 
   it('an invalid-request about the recipient is shown next to the number field, without its code', async () => {
-    setup({ 'send.message': { ok: false, error: { kind: 'invalid-request', code: 'INVALID_RECIPIENT', message: 'no such number', status: 400 } } });
+    setup({
+      'send.message': {
+        ok: false,
+        error: { kind: 'invalid-request', code: 'INVALID_RECIPIENT', message: 'no such number', status: 400 },
+      },
+    });
     await typeAndSend();
     const err = screen.getByText('The service refused the request: no such number.');
     expect(toBox().getAttribute('aria-describedby')).toContain(err.id);
@@ -182,7 +249,14 @@ describe('console screen', () => {
   it("the app checks an image URL (not the browser), and a field's error goes once the field holds another value", async () => {
     const refused = (url: string): Result<SendResultDTO> => ({
       ok: false,
-      error: { kind: 'validation', code: 'INVALID_ARGUMENTS', field: 'imageUrl', message: url.startsWith('javascript') ? 'imageUrl: must be an http(s) URL, not javascript:' : 'imageUrl: is not a valid URL' },
+      error: {
+        kind: 'validation',
+        code: 'INVALID_ARGUMENTS',
+        field: 'imageUrl',
+        message: url.startsWith('javascript')
+          ? 'imageUrl: must be an http(s) URL, not javascript:'
+          : 'imageUrl: is not a valid URL',
+      },
     });
     const fake = setup({ 'send.message': (a: SendArgs) => refused(a.imageUrl ?? '') });
     fireEvent.click(screen.getByRole('radio', { name: 'Image' }));
@@ -201,14 +275,21 @@ describe('console screen', () => {
     expect(urlBox.getAttribute('aria-describedby')).toBeNull();
     send();
     await flush();
-    expect(fake.calls.filter((c) => c.name === 'send.message').map((c) => (c.args as SendArgs).imageUrl)).toEqual(['javascript:alert(1)', 'example.com/a.png']);
+    expect(fake.calls.filter((c) => c.name === 'send.message').map((c) => (c.args as SendArgs).imageUrl)).toEqual([
+      'javascript:alert(1)',
+      'example.com/a.png',
+    ]);
     expect(screen.getByRole('alert').textContent).toContain('is not a valid URL');
     expect(screen.getAllByRole('row')).toHaveLength(3);
     expect(urlBox.value).toBe('example.com/a.png');
   });
 
   it('shows the spent budget (not a full green bar) and the queue; cancel calls send.cancel', async () => {
-    const full = budget({ limit: 10, used: 10, queued: [{ id: 'q-1', agentId: 'a1', to: '+15550102000', enqueuedAt: 0, etaMs: 4200 }] });
+    const full = budget({
+      limit: 10,
+      used: 10,
+      queued: [{ id: 'q-1', agentId: 'a1', to: '+15550102000', enqueuedAt: 0, etaMs: 4200 }],
+    });
     const fake = setup({ 'send.budget': full, 'send.cancel': { ok: true, value: { cancelled: true } } });
     await flush();
     const meter = screen.getByRole('meter', { name: 'Send budget used' });
@@ -246,10 +327,13 @@ describe('console screen', () => {
     expect(screen.getAllByRole('row')).toHaveLength(3);
   });
 
-  it("a queued send shows its place and wait as the send budget reads them now, not as they were when it was queued", async () => {
+  it('a queued send shows its place and wait as the send budget reads them now, not as they were when it was queued', async () => {
     const waiting = (etaMs: number) => ({ id: 'q-3', agentId: 'a1', to: '+15550102000', enqueuedAt: 0, etaMs });
     let queue = [{ ...waiting(1000), id: 'q-1' }, { ...waiting(61_000), id: 'q-2' }, waiting(121_000)];
-    const fake = setup({ 'send.message': () => new Promise(() => undefined) as never, 'send.budget': () => budget({ limit: 2, used: 2, queued: queue }) });
+    const fake = setup({
+      'send.message': () => new Promise(() => undefined) as never,
+      'send.budget': () => budget({ limit: 2, used: 2, queued: queue }),
+    });
     await typeAndSend('+15550102000', 'fifth');
     const args = fake.calls.find((c) => c.name === 'send.message')?.args as SendArgs;
     progress(fake, args.clientRef, { phase: 'queued', queuedId: 'q-3', position: 3, waitMs: 121_000 });
@@ -265,11 +349,14 @@ describe('console screen', () => {
     expect(row()).toContain('Queued (position 1, about 55 s)');
   });
 
-  it('the waits count down on screen between two reads: a queued send, the budget\'s queue and a retry\'s next try', async () => {
+  it("the waits count down on screen between two reads: a queued send, the budget's queue and a retry's next try", async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
     try {
       const queue = [{ id: 'q-1', agentId: 'a1', to: '+15550102000', enqueuedAt: 0, etaMs: 5000 }];
-      const fake = setup({ 'send.message': () => new Promise(() => undefined) as never, 'send.budget': () => budget({ limit: 2, used: 2, queued: queue }) });
+      const fake = setup({
+        'send.message': () => new Promise(() => undefined) as never,
+        'send.budget': () => budget({ limit: 2, used: 2, queued: queue }),
+      });
       await typeAndSend('+15550102000', 'first');
       const first = fake.calls.find((c) => c.name === 'send.message')?.args as SendArgs;
       progress(fake, first.clientRef, { phase: 'queued', queuedId: 'q-1', position: 1, waitMs: 5000 });
@@ -285,7 +372,12 @@ describe('console screen', () => {
 
       await typeAndSend('+15550102000', 'second');
       const second = fake.calls.filter((c) => c.name === 'send.message')[1]?.args as SendArgs;
-      progress(fake, second.clientRef, { phase: 'retrying', attempt: 1, delayMs: 4000, error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'back soon', status: 503 } });
+      progress(fake, second.clientRef, {
+        phase: 'retrying',
+        attempt: 1,
+        delayMs: 4000,
+        error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'back soon', status: 503 },
+      });
       expect(document.querySelector('.send-progress')?.textContent).toContain('attempt 1, next in 4 s');
       act(() => vi.advanceTimersByTime(3000));
       expect(document.querySelector('.send-progress')?.textContent).toContain('attempt 1, next in 1 s');
@@ -320,10 +412,19 @@ describe('console screen', () => {
 
   it('Retry sends the failed message again as a new send, once', async () => {
     let n = 0;
-    const fake = setup({ 'send.message': () => (++n === 1 ? { ok: false, error: { kind: 'server-error', code: 'SERVER_ERROR', message: 'boom', status: 500 } } : sent) });
+    const fake = setup({
+      'send.message': () =>
+        ++n === 1
+          ? { ok: false, error: { kind: 'server-error', code: 'SERVER_ERROR', message: 'boom', status: 500 } }
+          : sent,
+    });
     await typeAndSend('+15550102000', 'try me');
     expect(screen.getByRole('alert').textContent).toContain('The service had a problem (HTTP 500).');
-    fireEvent.click(within(document.querySelector('.send-result') as HTMLElement).getByRole('button', { name: 'Retry the send to +15550102000' }));
+    fireEvent.click(
+      within(document.querySelector('.send-result') as HTMLElement).getByRole('button', {
+        name: 'Retry the send to +15550102000',
+      }),
+    );
     await flush();
     const sends = fake.calls.filter((c) => c.name === 'send.message').map((c) => c.args as SendArgs);
     expect(sends).toHaveLength(2);
@@ -336,7 +437,10 @@ describe('console screen', () => {
   });
 
   it('warns before sending to a number the contact check says is not on WhatsApp', async () => {
-    const fake = setup({ 'contacts.check': { ok: true, value: { phone: '15550109999', exists: false, jid: '' } }, 'send.message': sent });
+    const fake = setup({
+      'contacts.check': { ok: true, value: { phone: '15550109999', exists: false, jid: '' } },
+      'send.message': sent,
+    });
     fireEvent.change(toBox(), { target: { value: '+1 555 010 9999' } });
     fireEvent.click(screen.getByRole('button', { name: /Check contact/ }));
     await flush();
@@ -361,7 +465,10 @@ describe('console send burst', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const waiting = (id: string, agentId: string) => ({ id, agentId, to: '+15550102000', enqueuedAt: 0, etaMs: 5000 });
     let queue = [waiting('q-1', 'a1'), waiting('q-2', 'a2'), waiting('q-3', 'a2')];
-    const fake = setup({ 'send.message': () => new Promise(() => undefined) as never, 'send.budget': () => budget({ limit: 2, used: 2, queued: queue }) });
+    const fake = setup({
+      'send.message': () => new Promise(() => undefined) as never,
+      'send.budget': () => budget({ limit: 2, used: 2, queued: queue }),
+    });
     await typeAndSend('+15550102000', 'first');
     const args = fake.calls.find((c) => c.name === 'send.message')?.args as SendArgs;
     progress(fake, args.clientRef, { phase: 'queued', queuedId: 'q-1', position: 1, waitMs: 5000 });
@@ -383,7 +490,10 @@ describe('console send burst', () => {
 
   it('the message box clears once the send is queued, and gets the text back if that send is then cancelled', async () => {
     let answer: (r: unknown) => void = () => undefined;
-    const fake = setup({ 'send.message': () => new Promise((r) => (answer = r)) as never, 'send.stop': { ok: true, value: { stopped: true } } });
+    const fake = setup({
+      'send.message': () => new Promise((r) => (answer = r)) as never,
+      'send.stop': { ok: true, value: { stopped: true } },
+    });
     await typeAndSend('+15550102000', 'burst 1');
     expect(msgBox().value).toBe('burst 1');
     const args = fake.calls.find((c) => c.name === 'send.message')?.args as SendArgs;
@@ -395,11 +505,18 @@ describe('console send burst', () => {
   });
 
   it('warns before sending from an agent that needs a QR scan, with the Pair link, and sends only after "Send anyway"', async () => {
-    const fake = setup({ 'send.message': sent, 'agents.list': { ok: true, value: [{ ...agent('a1', 'needs-scan', {}, 'team1'), label: 'Support bot' }] } });
+    const fake = setup({
+      'send.message': sent,
+      'agents.list': { ok: true, value: [{ ...agent('a1', 'needs-scan', {}, 'team1'), label: 'Support bot' }] },
+    });
     await flush();
     const warning = document.querySelector('.send-scan-warning')!;
     expect(warning.textContent).toContain('Support bot (a1) needs a QR scan');
-    expect(within(warning as HTMLElement).getByRole('link', { name: 'Pair Support bot (a1)' }).getAttribute('href')).toBe('#/agents/a1/pairing?team=team1');
+    expect(
+      within(warning as HTMLElement)
+        .getByRole('link', { name: 'Pair Support bot (a1)' })
+        .getAttribute('href'),
+    ).toBe('#/agents/a1/pairing?team=team1');
     await typeAndSend('+15550102000', 'hello?');
     expect(fake.calls.some((c) => c.name === 'send.message')).toBe(false);
     const confirm = screen.getByRole('alert');
@@ -413,7 +530,12 @@ describe('console send burst', () => {
   it('a contact check clears the previous result line while it runs', async () => {
     let answer: (r: unknown) => void = () => undefined;
     let n = 0;
-    setup({ 'contacts.check': () => (++n === 1 ? { ok: true, value: { phone: '15550102000', exists: true, jid: '15550102000@s.whatsapp.net' } } : new Promise((r) => (answer = r))) });
+    setup({
+      'contacts.check': () =>
+        ++n === 1
+          ? { ok: true, value: { phone: '15550102000', exists: true, jid: '15550102000@s.whatsapp.net' } }
+          : new Promise((r) => (answer = r)),
+    });
     fireEvent.change(toBox(), { target: { value: '+15550102000' } });
     fireEvent.click(screen.getByRole('button', { name: /Check contact/ }));
     await flush();
@@ -445,7 +567,12 @@ describe('console pickers', () => {
   it('show agent labels with the id in small print, and preselect the only team', async () => {
     const t = storeSetup({ 'send.budget': budget() });
     t.store.setState({ teams: [team({ teamId: 'team1', label: 'Ops', agentIds: ['a1', 'a2'] })], loaded: true });
-    t.store.getState().setAgents([agent('a1', 'connected', {}, 'team1'), { ...agent('a2', 'connected', {}, 'team1'), label: 'Support bot' }]);
+    t.store
+      .getState()
+      .setAgents([
+        agent('a1', 'connected', {}, 'team1'),
+        { ...agent('a2', 'connected', {}, 'team1'), label: 'Support bot' },
+      ]);
     mount(t.store, <ConsoleScreen />);
     const teamBox = screen.getByRole('combobox', { name: 'Team' }) as HTMLSelectElement;
     expect(teamBox.value).toBe('team1');

@@ -17,7 +17,9 @@ export function fakeApi(answers: Partial<Record<string, unknown>> = {}) {
       calls.push({ name, args });
       const a = answers[name];
       if (typeof a === 'function') return (a as (x: unknown) => Result<unknown>)(args);
-      return a === undefined ? { ok: true, value: DEFAULTS[name] ?? (name.endsWith('.list') ? [] : null) } : (a as Result<unknown>);
+      return a === undefined
+        ? { ok: true, value: DEFAULTS[name] ?? (name.endsWith('.list') ? [] : null) }
+        : (a as Result<unknown>);
     });
   }
   api['on'] = (event: string, cb: (p: unknown) => void) => {

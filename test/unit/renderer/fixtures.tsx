@@ -17,11 +17,26 @@ export const team = (over: Partial<TeamDTO> = {}): TeamDTO => ({
   ...over,
 });
 
-export const agent = (agentId: string, health: Health, over: Partial<AgentDTO['health']> = {}, teamId = 't1'): AgentDTO => ({
+export const agent = (
+  agentId: string,
+  health: Health,
+  over: Partial<AgentDTO['health']> = {},
+  teamId = 't1',
+): AgentDTO => ({
   teamId,
   agentId,
   label: `Agent ${agentId}`,
-  health: { teamId, agentId, health, state: null, phone: null, needsScan: health === 'needs-scan', since: 0, checkedAt: null, ...over },
+  health: {
+    teamId,
+    agentId,
+    health,
+    state: null,
+    phone: null,
+    needsScan: health === 'needs-scan',
+    since: 0,
+    checkedAt: null,
+    ...over,
+  },
   watchClosely: false,
 });
 

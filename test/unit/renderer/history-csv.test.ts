@@ -23,10 +23,27 @@ describe('history CSV', () => {
   it('writes the header and one row per incident: labels, ISO times, duration in seconds, title', () => {
     const opened = Date.UTC(2025, 2, 1, 8, 0, 0);
     const rows = [
-      incident('i1', { teamId: 't1', agentId: 'a1', kind: 'reconnecting', title: 'Reconnecting, "again"', openedAt: opened, resolvedAt: opened + 125_400 }),
-      incident('i2', { teamId: 't2', agentId: 'b,2', kind: 'needs-scan', title: 'Needs a QR scan', openedAt: opened, resolvedAt: opened + 3_600_000 }),
+      incident('i1', {
+        teamId: 't1',
+        agentId: 'a1',
+        kind: 'reconnecting',
+        title: 'Reconnecting, "again"',
+        openedAt: opened,
+        resolvedAt: opened + 125_400,
+      }),
+      incident('i2', {
+        teamId: 't2',
+        agentId: 'b,2',
+        kind: 'needs-scan',
+        title: 'Needs a QR scan',
+        openedAt: opened,
+        resolvedAt: opened + 3_600_000,
+      }),
     ];
-    const csv = historyCsv(rows, { teamLabel: (t) => (t === 't1' ? 'Ops, EU' : 'Sales'), agentLabel: (_t, a) => `Agent ${a}` });
+    const csv = historyCsv(rows, {
+      teamLabel: (t) => (t === 't1' ? 'Ops, EU' : 'Sales'),
+      agentLabel: (_t, a) => `Agent ${a}`,
+    });
     expect(csv.split('\r\n')).toEqual([
       'team label,agent id,agent label,kind,opened at,resolved at,duration seconds,title',
       '"Ops, EU",a1,Agent a1,reconnecting,2025-03-01T08:00:00.000Z,2025-03-01T08:02:05.400Z,125,"Reconnecting, ""again"""',

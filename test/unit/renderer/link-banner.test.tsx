@@ -11,7 +11,13 @@ afterEach(cleanup);
 
 function app(host: 'browser' | 'desktop' = 'browser') {
   const now = { t: 1_000_000 };
-  const t = setup({ 'teams.list': { ok: true, value: [team({ agentIds: ['a1', 'a2'] })] }, 'agents.list': { ok: true, value: [agent('a1', 'connected', { checkedAt: 999_000 }), agent('a2', 'needs-scan')] } }, now);
+  const t = setup(
+    {
+      'teams.list': { ok: true, value: [team({ agentIds: ['a1', 'a2'] })] },
+      'agents.list': { ok: true, value: [agent('a1', 'connected', { checkedAt: 999_000 }), agent('a2', 'needs-scan')] },
+    },
+    now,
+  );
   connectStore(t.store, t.api);
   t.store.getState().setLinkHost(host);
   t.store.getState().linkAnswered({ at: now.t, upSince: 1 });
@@ -37,7 +43,9 @@ describe('link banner', () => {
     expect(banner.textContent).toContain('Last heard');
     expect(banner.textContent).toContain('Agents show as unknown meanwhile.');
     expect(banner.textContent).toContain('Is channel-companion serve still running?');
-    expect(banner.textContent).toContain('This page reconnects by itself when it is back: a restart keeps its address and access link.');
+    expect(banner.textContent).toContain(
+      'This page reconnects by itself when it is back: a restart keeps its address and access link.',
+    );
     expect(within(nav()).getByText('Unknown')).toBeTruthy();
     expect(within(nav()).queryByText('Needs a QR scan')).toBeNull();
     for (const row of rows()) {
@@ -56,9 +64,15 @@ describe('link banner', () => {
   it('refused in a browser: the token changed; it says why and to open the new link', async () => {
     const t = app();
     await flush();
-    act(() => t.store.getState().linkFailed({ kind: 'forbidden', code: 'BAD_TOKEN', message: 'Missing or wrong access token.' }));
+    act(() =>
+      t.store
+        .getState()
+        .linkFailed({ kind: 'forbidden', code: 'BAD_TOKEN', message: 'Missing or wrong access token.' }),
+    );
     const banner = screen.getByRole('region', { name: /access link is no longer accepted/ });
-    expect(banner.textContent).toContain('started with a new access token (--new-token, or another --token-env value) and printed a new link');
+    expect(banner.textContent).toContain(
+      'started with a new access token (--new-token, or another --token-env value) and printed a new link',
+    );
     expect(banner.textContent).toContain('Open that link; this tab is fine.');
     expect(banner.textContent).not.toContain('was restarted');
     expect(within(nav()).getByText('Unknown')).toBeTruthy();

@@ -14,15 +14,43 @@ import { agent, flush, mount, setup, team } from './fixtures';
 const DAY1 = Date.UTC(2026, 10, 26, 10, 0);
 const DAY2 = Date.UTC(2026, 10, 27, 9, 30);
 
-const msg = (over: Partial<MessageDTO>): MessageDTO => ({ key: `k${Math.random()}`, teamId: 't1', agentId: 'a1', contact: '+15550107777', at: DAY2, direction: 'in', fromMe: false, type: 'text', text: 'hi', ...over });
+const msg = (over: Partial<MessageDTO>): MessageDTO => ({
+  key: `k${Math.random()}`,
+  teamId: 't1',
+  agentId: 'a1',
+  contact: '+15550107777',
+  at: DAY2,
+  direction: 'in',
+  fromMe: false,
+  type: 'text',
+  text: 'hi',
+  ...over,
+});
 
 const inbox = (over: Partial<MessageContactsDTO> = {}): Result<MessageContactsDTO> => ({
   ok: true,
   value: {
-    contacts: [{ teamId: 't1', agentId: 'a1', contact: '+15550107777', name: 'Dana', lastAt: DAY2, last: msg({ text: 'is my order late?\nsecond line' }), unread: 2, count: 3 }],
+    contacts: [
+      {
+        teamId: 't1',
+        agentId: 'a1',
+        contact: '+15550107777',
+        name: 'Dana',
+        lastAt: DAY2,
+        last: msg({ text: 'is my order late?\nsecond line' }),
+        unread: 2,
+        count: 3,
+      },
+    ],
     agents: [
       { teamId: 't1', agentId: 'a1', unread: 2, gap: null, reason: null },
-      { teamId: 't1', agentId: 'a2', unread: 0, gap: 'not-registered', reason: "This app is not the agent's webhook receiver." },
+      {
+        teamId: 't1',
+        agentId: 'a2',
+        unread: 0,
+        gap: 'not-registered',
+        reason: "This app is not the agent's webhook receiver.",
+      },
     ],
     unread: 2,
     retentionDays: 90,
@@ -36,7 +64,14 @@ const thread = (): Result<MessageThreadDTO> => ({
     messages: [
       msg({ key: 'm1', at: DAY1, text: 'yesterday question' }),
       msg({ key: 'm2', at: DAY2, direction: 'out', text: 'our answer', status: 'sent', via: 'console' }),
-      msg({ key: 'm3', at: DAY2 + 60_000, direction: 'out', text: 'did not go', status: 'failed', error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'reconnecting' } }),
+      msg({
+        key: 'm3',
+        at: DAY2 + 60_000,
+        direction: 'out',
+        text: 'did not go',
+        status: 'failed',
+        error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'reconnecting' },
+      }),
     ],
     more: false,
     name: 'Dana',
@@ -52,12 +87,13 @@ function open(answers: Parameters<typeof setup>[0] = {}) {
     ...answers,
   });
   connectStore(t.store, t.api);
-  mount(t.store, (
+  mount(
+    t.store,
     <>
       <Nav route={{ name: 'messages', teamId: 't1', agentId: 'a1', contact: '+15550107777' }} />
       <MessagesScreen teamId="t1" agentId="a1" contact="+15550107777" />
-    </>
-  ));
+    </>,
+  );
   return t;
 }
 
@@ -84,25 +120,34 @@ describe('Messages screen', () => {
     expect(within(conv).getByText('our answer').closest('li')!.className).toContain('out');
     expect(conv.querySelector('.messages-failed')!.textContent).toBe("Not sent: The agent's number is reconnecting.");
     expect(conv.querySelectorAll('.messages-day')).toHaveLength(2);
-    expect(t.calls.filter((c) => c.name === 'messages.markRead').map((c) => c.args)).toEqual([{ teamId: 't1', agentId: 'a1', phone: '+15550107777' }]);
+    expect(t.calls.filter((c) => c.name === 'messages.markRead').map((c) => c.args)).toEqual([
+      { teamId: 't1', agentId: 'a1', phone: '+15550107777' },
+    ]);
   });
 
   it('a new message appears in the open thread at once', async () => {
     const t = open();
     await flush();
     act(() => t.emit('messages.new', { message: msg({ key: 'm9', at: DAY2 + 120_000, text: 'are you there?' }) }));
-    expect(within(screen.getByRole('region', { name: 'Conversation with Dana' })).getByText('are you there?')).toBeTruthy();
+    expect(
+      within(screen.getByRole('region', { name: 'Conversation with Dana' })).getByText('are you there?'),
+    ).toBeTruthy();
   });
 
   it('the composer sends through messages.send, and keeps the text when the send fails', async () => {
-    let answer: Result<unknown> = { ok: false, error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'reconnecting' } };
+    let answer: Result<unknown> = {
+      ok: false,
+      error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'reconnecting' },
+    };
     const t = open({ 'messages.send': () => answer });
     await flush();
     const box = screen.getByLabelText('Reply') as HTMLTextAreaElement;
     fireEvent.change(box, { target: { value: 'On its way.' } });
     fireEvent.click(screen.getByRole('button', { name: 'Send' }));
     await flush();
-    expect(t.calls.filter((c) => c.name === 'messages.send').map((c) => c.args)).toEqual([{ teamId: 't1', agentId: 'a1', to: '+15550107777', text: 'On its way.' }]);
+    expect(t.calls.filter((c) => c.name === 'messages.send').map((c) => c.args)).toEqual([
+      { teamId: 't1', agentId: 'a1', to: '+15550107777', text: 'On its way.' },
+    ]);
     expect(screen.getByRole('alert').textContent).toMatch(/reconnecting/);
     expect(box.value).toBe('On its way.');
     answer = { ok: true, value: { status: 'sent', messageId: 'w1', to: '+15550107777' } };
@@ -120,13 +165,17 @@ describe('Messages thread title', () => {
     fireEvent.change(screen.getByLabelText('Name for +15550107777'), { target: { value: 'Dana Ortiz' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save name' }));
     await flush();
-    expect(t.calls.filter((c) => c.name === 'messages.setName').map((c) => c.args)).toEqual([{ phone: '+15550107777', name: 'Dana Ortiz' }]);
+    expect(t.calls.filter((c) => c.name === 'messages.setName').map((c) => c.args)).toEqual([
+      { phone: '+15550107777', name: 'Dana Ortiz' },
+    ]);
     expect(screen.getByRole('heading', { name: 'Dana Ortiz (+15550107777)' })).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Delete' }));
     expect(t.calls.some((c) => c.name === 'messages.deleteConversation')).toBe(false);
     fireEvent.click(screen.getByRole('button', { name: 'Delete conversation' }));
     await flush();
-    expect(t.calls.filter((c) => c.name === 'messages.deleteConversation').map((c) => c.args)).toEqual([{ teamId: 't1', agentId: 'a1', phone: '+15550107777' }]);
+    expect(t.calls.filter((c) => c.name === 'messages.deleteConversation').map((c) => c.args)).toEqual([
+      { teamId: 't1', agentId: 'a1', phone: '+15550107777' },
+    ]);
     expect(window.location.hash).toBe('#/messages?team=t1&agent=a1');
   });
 });

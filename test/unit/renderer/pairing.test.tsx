@@ -14,12 +14,24 @@ afterEach(() => {
 const advance = (ms: number) => act(() => vi.advanceTimersByTimeAsync(ms));
 
 /** A pairing the main side saw start at `at`: codes every 20 s from then, expiring 2 min later. */
-const timesFrom = (at: number, startedHere = true): PairingTimesDTO => ({ startedAt: at, startedHere, qrAnchorAt: at, qrEveryMs: 20_000, expiresAt: at + 120_000 });
+const timesFrom = (at: number, startedHere = true): PairingTimesDTO => ({
+  startedAt: at,
+  startedHere,
+  qrAnchorAt: at,
+  qrEveryMs: 20_000,
+  expiresAt: at + 120_000,
+});
 
 function pairing(first: SessionDTO) {
   let reply = first;
   const clock = { t: 0 };
-  const s = setup({ 'pairing.session': () => ({ ok: true, value: reply }), 'pairing.start': () => ({ ok: true, value: session({ state: 'pairing' }) }) }, clock);
+  const s = setup(
+    {
+      'pairing.session': () => ({ ok: true, value: reply }),
+      'pairing.start': () => ({ ok: true, value: session({ state: 'pairing' }) }),
+    },
+    clock,
+  );
   // the store's clock follows the fake timers
   Object.defineProperty(clock, 't', { get: () => Date.now() });
   s.store.getState().setAgents([agent('a1', 'needs-scan')]);
@@ -83,7 +95,10 @@ describe('pairing screen', () => {
     p.set(session());
     await advance(1500);
     expect(screen.getByText(/The pairing code expired/)).toBeTruthy();
-    p.api['pairing.start'] = async () => ({ ok: false, error: { kind: 'key-rejected', code: 'UNAUTHORIZED', message: 'no', status: 401 } });
+    p.api['pairing.start'] = async () => ({
+      ok: false,
+      error: { kind: 'key-rejected', code: 'UNAUTHORIZED', message: 'no', status: 401 },
+    });
     fireEvent.click(screen.getByRole('button', { name: 'Start pairing again' }));
     await advance(0);
     expect(screen.getByRole('alert').textContent).toContain('key rejected');
@@ -118,7 +133,9 @@ describe('pairing screen', () => {
     const p = pairing(session({ state: 'pairing', qr: PNG(1), pairing: timesFrom(t0) }));
     mount(p.store, <PairingScreen agentId="a1" teamId="t1" />);
     await advance(0);
-    expect(screen.getByText(/The service has no way to cancel a pairing: the code stays valid until it expires/)).toBeTruthy();
+    expect(
+      screen.getByText(/The service has no way to cancel a pairing: the code stays valid until it expires/),
+    ).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
     expect(p.store.getState().route).toBe('#/agents/a1?team=t1');
     expect(p.store.getState().notices.at(-1)?.body).toContain(`until ${new Date(t0 + 120_000).toLocaleTimeString()}`);

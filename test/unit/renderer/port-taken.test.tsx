@@ -9,7 +9,15 @@ import { Inspector } from '../../../src-renderer/src/features/tunnel/Inspector';
 import { connectStore } from '../../../src-renderer/src/store';
 import { flush, mount, setup } from './fixtures';
 
-const exposureOff: ExposureDTO = { state: 'off', kind: null, url: null, since: 0, error: null, registrations: [], ngrokAuthtoken: { stored: false, hint: null } };
+const exposureOff: ExposureDTO = {
+  state: 'off',
+  kind: null,
+  url: null,
+  since: 0,
+  error: null,
+  registrations: [],
+  ngrokAuthtoken: { stored: false, hint: null },
+};
 const base: TunnelStatusDTO = {
   running: false,
   listenUrl: null,
@@ -18,7 +26,10 @@ const base: TunnelStatusDTO = {
   counts: { received: 0, verified: 0, duplicates: 0, rejected: 0, forwarded: 0, failed: 0 },
   exposure: exposureOff,
 };
-const taken: TunnelStatusDTO = { ...base, portTaken: { port: 47615, owner: 'another program (python3, process 4242)', alternative: 47616 } };
+const taken: TunnelStatusDTO = {
+  ...base,
+  portTaken: { port: 47615, owner: 'another program (python3, process 4242)', alternative: 47616 },
+};
 const moved: TunnelStatusDTO = { ...base, running: true, listenUrl: 'http://127.0.0.1:47616', portTaken: null };
 
 afterEach(() => cleanup());
@@ -26,7 +37,10 @@ afterEach(() => cleanup());
 function open(first: TunnelStatusDTO) {
   let port = 47615;
   const patches: unknown[] = [];
-  const settings = () => ({ installId: 'i1', tunnel: { port, forwardTo: 'http://127.0.0.1:3000/hook', allowLegacySignature: false } });
+  const settings = () => ({
+    installId: 'i1',
+    tunnel: { port, forwardTo: 'http://127.0.0.1:3000/hook', allowLegacySignature: false },
+  });
   const t = setup(
     {
       'tunnel.status': () => ({ ok: true, value: port === 47615 ? first : moved }),
@@ -52,7 +66,9 @@ describe('tunnel inspector: a taken port', () => {
     const { t, patches } = open(taken);
     await flush();
     const alert = screen.getAllByRole('alert').find((a) => a.classList.contains('port-taken'))!;
-    expect(alert.textContent).toContain('Port 47615 is taken by another program (python3, process 4242), so the receiver cannot listen.');
+    expect(alert.textContent).toContain(
+      'Port 47615 is taken by another program (python3, process 4242), so the receiver cannot listen.',
+    );
     fireEvent.click(screen.getByRole('button', { name: 'Use port 47616 instead' }));
     await flush();
     await flush();

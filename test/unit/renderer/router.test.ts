@@ -49,7 +49,17 @@ describe('routes', () => {
   });
 
   it('builds hashes that parse back to the same route', () => {
-    const routes = ['#/', '#/agents/a%201?team=t1', '#/agents/a1/pairing?team=t1', '#/agents/a1/chat?team=t1', '#/agents/a1/settings?team=t1', '#/console?team=t1&agent=a1', '#/tunnel', '#/alerts', '#/settings'];
+    const routes = [
+      '#/',
+      '#/agents/a%201?team=t1',
+      '#/agents/a1/pairing?team=t1',
+      '#/agents/a1/chat?team=t1',
+      '#/agents/a1/settings?team=t1',
+      '#/console?team=t1&agent=a1',
+      '#/tunnel',
+      '#/alerts',
+      '#/settings',
+    ];
     for (const h of routes) expect(formatRoute(parseRoute(h))).toBe(h);
     expect(agentHref('t1', 'a1', 'pairing')).toBe('#/agents/a1/pairing?team=t1');
     expect(consoleHref()).toBe('#/console');

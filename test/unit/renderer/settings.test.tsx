@@ -15,7 +15,20 @@ afterEach(() => {
   window.localStorage.clear();
 });
 
-const settings: AppSettingsDTO = { installId: 'install-test-1', alertRules: { reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 }, alertWebhookUrl: null, alertmanagerUrl: null, metricsPort: null, theme: 'system', startAtLogin: false, notifications: true, pollIntervalSec: 30, fastPollIntervalSec: 2, escalateAfterMin: 10, tunnel: { port: 0, forwardTo: 'http://127.0.0.1:3000/hook' } };
+const settings: AppSettingsDTO = {
+  installId: 'install-test-1',
+  alertRules: { reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 },
+  alertWebhookUrl: null,
+  alertmanagerUrl: null,
+  metricsPort: null,
+  theme: 'system',
+  startAtLogin: false,
+  notifications: true,
+  pollIntervalSec: 30,
+  fastPollIntervalSec: 2,
+  escalateAfterMin: 10,
+  tunnel: { port: 0, forwardTo: 'http://127.0.0.1:3000/hook' },
+};
 
 describe('settings screen', () => {
   it('poll interval: a bad value is refused here and kept; a service validation error is shown; success saves', async () => {
@@ -23,7 +36,16 @@ describe('settings screen', () => {
     const { store, calls } = setup({
       'settings.update': (a: unknown) => {
         const { patch } = a as { patch: Partial<AppSettingsDTO> };
-        if (reject) return { ok: false, error: { kind: 'validation', code: 'INVALID_ARGUMENTS', message: 'patch.pollIntervalSec: must be at most 600', field: 'patch.pollIntervalSec' } };
+        if (reject)
+          return {
+            ok: false,
+            error: {
+              kind: 'validation',
+              code: 'INVALID_ARGUMENTS',
+              message: 'patch.pollIntervalSec: must be at most 600',
+              field: 'patch.pollIntervalSec',
+            },
+          };
         return { ok: true, value: { ...settings, ...patch } };
       },
     });
@@ -59,7 +81,9 @@ describe('settings screen', () => {
   });
 
   it('tunnel port keeps the rest of the tunnel settings; start at login toggles', async () => {
-    const { store, calls } = setup({ 'settings.update': (a: unknown) => ({ ok: true, value: { ...settings, ...(a as { patch: object }).patch } }) });
+    const { store, calls } = setup({
+      'settings.update': (a: unknown) => ({ ok: true, value: { ...settings, ...(a as { patch: object }).patch } }),
+    });
     store.setState({ settings, teams: [] });
     mount(store, <SettingsScreen />);
     fireEvent.change(screen.getByLabelText('Tunnel port'), { target: { value: '8787' } });
@@ -74,7 +98,10 @@ describe('settings screen', () => {
 
   it('theme: applies data-theme on <html>, saves it in the app settings and keeps a local copy', async () => {
     const { store, calls } = setup({
-      'settings.update': (a: unknown) => ({ ok: true, value: { ...settings, ...(a as { patch: Partial<AppSettingsDTO> }).patch } }),
+      'settings.update': (a: unknown) => ({
+        ok: true,
+        value: { ...settings, ...(a as { patch: Partial<AppSettingsDTO> }).patch },
+      }),
     });
     store.setState({ settings, teams: [] });
     mount(store, <SettingsScreen />);
@@ -132,7 +159,10 @@ describe('settings screen', () => {
 
   it('teams: only the key hint is shown; remove asks first; add agent shows errors and keeps input', async () => {
     const { store, calls } = setup({
-      'agents.add': { ok: false, error: { kind: 'not-found', code: 'AGENT_NOT_FOUND', message: 'unknown agent', status: 404 } },
+      'agents.add': {
+        ok: false,
+        error: { kind: 'not-found', code: 'AGENT_NOT_FOUND', message: 'unknown agent', status: 404 },
+      },
       'teams.remove': { ok: true, value: null },
     });
     store.setState({ settings, teams: [team({ keyRejected: true })] });
@@ -168,7 +198,9 @@ describe('settings screen', () => {
   });
 
   it('settings that fail to load say so and offer a retry', async () => {
-    const { store } = setup({ 'settings.get': { ok: false, error: { kind: 'network-error', code: 'HOST_UNREACHABLE', message: 'x' } } });
+    const { store } = setup({
+      'settings.get': { ok: false, error: { kind: 'network-error', code: 'HOST_UNREACHABLE', message: 'x' } },
+    });
     await store.getState().loadSettings();
     store.setState({ teams: [] });
     mount(store, <SettingsScreen />);
@@ -195,20 +227,32 @@ describe('agent settings (channel switches)', () => {
     store.getState().setAgents([agent('a1', 'connected')]);
     mount(store, <AgentSettingsScreen agentId="a1" teamId="t1" />);
     const switches = screen.getAllByRole('switch') as HTMLInputElement[];
-    expect(switches.map((s) => [s.checked, s.indeterminate])).toEqual([[false, true], [false, true], [false, true]]);
+    expect(switches.map((s) => [s.checked, s.indeterminate])).toEqual([
+      [false, true],
+      [false, true],
+      [false, true],
+    ]);
     expect(switches.map((s) => s.labels?.[0]?.textContent)).toEqual([
       'Answer in groups (unknown until changed here)',
       'Send read receipts (unknown until changed here)',
       'Deliver receipt events (unknown until changed here)',
     ]);
     expect(document.body.textContent).not.toMatch(/\boff\b/);
-    expect(screen.getByRole('status').textContent).toBe('The service has no way to read these: each is unknown until it is changed here (it may have been set elsewhere).');
+    expect(screen.getByRole('status').textContent).toBe(
+      'The service has no way to read these: each is unknown until it is changed here (it may have been set elsewhere).',
+    );
     fireEvent.click(screen.getByRole('switch', { name: /Send read receipts/ }));
     await flush();
     expect(calls.at(-1)?.args).toEqual({ teamId: 't1', agentId: 'a1', patch: { readReceipts: true } });
-    expect(screen.getByText('The service now reports: groups off, read receipts on, delivery receipts off.')).toBeTruthy();
+    expect(
+      screen.getByText('The service now reports: groups off, read receipts on, delivery receipts off.'),
+    ).toBeTruthy();
     expect((screen.getByRole('switch', { name: /Send read receipts/ }) as HTMLInputElement).checked).toBe(true);
-    expect(screen.getAllByRole('switch').map((s) => [(s as HTMLInputElement).indeterminate, s.parentElement?.querySelector('label')?.textContent])).toEqual([
+    expect(
+      screen
+        .getAllByRole('switch')
+        .map((s) => [(s as HTMLInputElement).indeterminate, s.parentElement?.querySelector('label')?.textContent]),
+    ).toEqual([
       [false, 'Answer in groups (off)'],
       [false, 'Send read receipts (on)'],
       [false, 'Deliver receipt events (off)'],
@@ -225,23 +269,45 @@ describe('error words', () => {
   it('say what happened and what to do by kind', () => {
     expect(describeError({ kind: 'keychain', code: 'K', message: '' }).what).toContain('No OS keychain is reachable');
     expect(describeError({ kind: 'key-rejected', code: 'U', message: '' }).what).toContain('key rejected');
-    expect(describeError({ kind: 'rate-limited', code: 'R', message: '', retryAfterSec: 7 }).todo).toBe('Wait 7 s and try again.');
+    expect(describeError({ kind: 'rate-limited', code: 'R', message: '', retryAfterSec: 7 }).todo).toBe(
+      'Wait 7 s and try again.',
+    );
     expect(describeError({ kind: 'needs-scan', code: 'C', message: '' }).todo).toContain('Pairing');
     // A failure inside a stream (no HTTP status) says what the service said; with a status, the status.
-    expect(errorText({ kind: 'server-error', code: 'STREAM_FAILED', message: 'the reply stream failed' })).toBe('The service reported a problem: the reply stream failed. Try again in a minute.');
-    expect(errorText({ kind: 'server-error', code: 'E', message: 'boom', status: 502 })).toBe('The service had a problem (HTTP 502). Try again in a minute.');
+    expect(errorText({ kind: 'server-error', code: 'STREAM_FAILED', message: 'the reply stream failed' })).toBe(
+      'The service reported a problem: the reply stream failed. Try again in a minute.',
+    );
+    expect(errorText({ kind: 'server-error', code: 'E', message: 'boom', status: 502 })).toBe(
+      'The service had a problem (HTTP 502). Try again in a minute.',
+    );
   });
 
   it('advise on an unknown agent by where it came from: one being added, or one saved in a team', () => {
-    const unknown = { kind: 'not-found' as const, code: 'AGENT_NOT_FOUND', message: 'Agent "ghost-agent" was not found at http://127.0.0.1:1 with this key; nothing was stored.' };
-    expect(describeError(unknown, 'adding').todo).toBe("Check the agent ID in the dashboard (it must belong to this team's key) and try again.");
-    expect(describeError(unknown).todo).toBe('Check the agent ID in the dashboard, or remove the agent from the team in Settings.');
+    const unknown = {
+      kind: 'not-found' as const,
+      code: 'AGENT_NOT_FOUND',
+      message: 'Agent "ghost-agent" was not found at http://127.0.0.1:1 with this key; nothing was stored.',
+    };
+    expect(describeError(unknown, 'adding').todo).toBe(
+      "Check the agent ID in the dashboard (it must belong to this team's key) and try again.",
+    );
+    expect(describeError(unknown).todo).toBe(
+      'Check the agent ID in the dashboard, or remove the agent from the team in Settings.',
+    );
   });
 
   it('put what happened and what to do in one text, without internal codes', () => {
-    expect(errorText({ kind: 'rate-limited', code: 'RATE_LIMITED', message: 'injected fault: rate limited', status: 429, retryAfterSec: 30 })).toBe('Rate limit reached. Wait 30 s and try again.');
-    expect(errorText({ kind: 'network-error', code: 'NETWORK_ERROR', message: 'The service could not be reached.' })).toBe(
-      'The service could not be reached. Check your connection and the service address, then try again.',
-    );
+    expect(
+      errorText({
+        kind: 'rate-limited',
+        code: 'RATE_LIMITED',
+        message: 'injected fault: rate limited',
+        status: 429,
+        retryAfterSec: 30,
+      }),
+    ).toBe('Rate limit reached. Wait 30 s and try again.');
+    expect(
+      errorText({ kind: 'network-error', code: 'NETWORK_ERROR', message: 'The service could not be reached.' }),
+    ).toBe('The service could not be reached. Check your connection and the service address, then try again.');
   });
 });

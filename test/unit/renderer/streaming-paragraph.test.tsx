@@ -61,7 +61,8 @@ function lines(text: string): string[] {
 }
 
 const measured: Array<{ node: Node; at: number }> = [];
-const rectList = (rects: DOMRect[]) => Object.assign(rects, { item: (i: number) => rects[i] ?? null }) as unknown as DOMRectList;
+const rectList = (rects: DOMRect[]) =>
+  Object.assign(rects, { item: (i: number) => rects[i] ?? null }) as unknown as DOMRectList;
 /** Ranges of more than one character asked for (the look at all the line boxes at once). */
 let wholeLooks = 0;
 /**
@@ -74,7 +75,8 @@ const laidOut = vi.fn(function (this: Range): DOMRectList {
   if (this.endOffset - this.startOffset !== 1) {
     wholeLooks++;
     const widths = new Map<number, number>();
-    for (let i = this.startOffset; i < this.endOffset; i++) if (of[i]! >= 0) widths.set(of[i]!, (widths.get(of[i]!) ?? 0) + 8);
+    for (let i = this.startOffset; i < this.endOffset; i++)
+      if (of[i]! >= 0) widths.set(of[i]!, (widths.get(of[i]!) ?? 0) + 8);
     return rectList([...widths].map(([line, w]) => new DOMRect(0, line * LINE, w, LINE)));
   }
   measured.push({ node, at: this.startOffset });
@@ -119,7 +121,8 @@ function stream(text: string, sizes: number[], each?: (container: HTMLElement, s
   return container;
 }
 
-const runsOf = (container: HTMLElement) => [...container.querySelectorAll('.md > p > .md-run')].map((r) => r.textContent ?? '');
+const runsOf = (container: HTMLElement) =>
+  [...container.querySelectorAll('.md > p > .md-run')].map((r) => r.textContent ?? '');
 
 describe('the second-to-last line of a text node', () => {
   it('starts where the layout broke the line, never at a space', () => {
@@ -168,7 +171,11 @@ describe('the second-to-last line of a text node', () => {
   });
 
   it('is 0 for a text that is not laid out (no boxes)', () => {
-    Object.defineProperty(Range.prototype, 'getClientRects', { value: () => rectList([]), configurable: true, writable: true });
+    Object.defineProperty(Range.prototype, 'getClientRects', {
+      value: () => rectList([]),
+      configurable: true,
+      writable: true,
+    });
     const node = document.createTextNode('word '.repeat(2000));
     expect(secondToLastLineStart(node)).toBe(0);
   });
@@ -176,21 +183,37 @@ describe('the second-to-last line of a text node', () => {
 
 describe('a paragraph while it streams', () => {
   it('is cut into runs whose lines are the lines of the whole text, and its text is exact at every step', () => {
-    const words = ['a', 'streamed', 'reply', 'of', 'many', 'words,', 'some', 'quite', 'long:', 'incomprehensibilities', 'x'];
+    const words = [
+      'a',
+      'streamed',
+      'reply',
+      'of',
+      'many',
+      'words,',
+      'some',
+      'quite',
+      'long:',
+      'incomprehensibilities',
+      'x',
+    ];
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...words), { minLength: 900, maxLength: 1400 }), fc.array(fc.integer({ min: 1, max: 400 }), { minLength: 1, maxLength: 5 }), (ws, sizes) => {
-        const text = `Intro line of the reply ${ws.join(' ')}`;
-        const container = stream(text, sizes, (c, shown) => {
-          expect(c.querySelector('.md')?.textContent).toBe(shown);
-        });
-        const runs = runsOf(container);
-        expect(runs.length).toBeGreaterThan(2);
-        // Each run starts a line: its lines, run after run, are the lines of the whole paragraph.
-        expect(runs.flatMap((r) => lines(r))).toEqual(lines(text));
-        // The live run stays small; the cut ones are a couple of KB each.
-        for (const r of runs) expect(r.length).toBeLessThanOrEqual(2048 + 2 * COLUMNS + 400);
-        cleanup();
-      }),
+      fc.property(
+        fc.array(fc.constantFrom(...words), { minLength: 900, maxLength: 1400 }),
+        fc.array(fc.integer({ min: 1, max: 400 }), { minLength: 1, maxLength: 5 }),
+        (ws, sizes) => {
+          const text = `Intro line of the reply ${ws.join(' ')}`;
+          const container = stream(text, sizes, (c, shown) => {
+            expect(c.querySelector('.md')?.textContent).toBe(shown);
+          });
+          const runs = runsOf(container);
+          expect(runs.length).toBeGreaterThan(2);
+          // Each run starts a line: its lines, run after run, are the lines of the whole paragraph.
+          expect(runs.flatMap((r) => lines(r))).toEqual(lines(text));
+          // The live run stays small; the cut ones are a couple of KB each.
+          for (const r of runs) expect(r.length).toBeLessThanOrEqual(2048 + 2 * COLUMNS + 400);
+          cleanup();
+        },
+      ),
       { numRuns: 15 },
     );
   });

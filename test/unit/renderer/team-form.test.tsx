@@ -12,7 +12,9 @@ function fill(baseUrl: string) {
   fireEvent.change(screen.getByLabelText('Team name'), { target: { value: 'Lab' } });
   fireEvent.change(screen.getByLabelText('Service address'), { target: { value: baseUrl } });
   fireEvent.change(screen.getByLabelText('Team API key'), { target: { value: 'sk_lab_123456789' } });
-  fireEvent.change(screen.getByLabelText('Agent IDs (from the dashboard, comma separated)'), { target: { value: 'a1' } });
+  fireEvent.change(screen.getByLabelText('Agent IDs (from the dashboard, comma separated)'), {
+    target: { value: 'a1' },
+  });
 }
 
 describe('TeamForm: plain HTTP', () => {
@@ -31,18 +33,30 @@ describe('TeamForm: plain HTTP', () => {
     fill('http://lab.example:8787');
     fireEvent.click(screen.getByRole('button', { name: 'Add team' }));
     await flush();
-    expect(t.calls.find((c) => c.name === 'teams.add')?.args).toEqual({ label: 'Lab', baseUrl: 'http://lab.example:8787', apiKey: 'sk_lab_123456789', agents: [{ agentId: 'a1' }] });
+    expect(t.calls.find((c) => c.name === 'teams.add')?.args).toEqual({
+      label: 'Lab',
+      baseUrl: 'http://lab.example:8787',
+      apiKey: 'sk_lab_123456789',
+      agents: [{ agentId: 'a1' }],
+    });
     expect(screen.getByLabelText('Service address').getAttribute('aria-invalid')).toBe('true');
   });
 
   it('when switched on, teams.add carries allowInsecureHttp: true', async () => {
-    const t = setup({ 'teams.add': { ok: true, value: team({ baseUrl: 'http://lab.example:8787', allowInsecureHttp: true }) }, 'teams.list': { ok: true, value: [] }, 'agents.list': { ok: true, value: [] } });
+    const t = setup({
+      'teams.add': { ok: true, value: team({ baseUrl: 'http://lab.example:8787', allowInsecureHttp: true }) },
+      'teams.list': { ok: true, value: [] },
+      'agents.list': { ok: true, value: [] },
+    });
     mount(t.store, <TeamForm />);
     fill('http://lab.example:8787');
     fireEvent.click(screen.getByLabelText('Allow plain HTTP to this address'));
     fireEvent.click(screen.getByRole('button', { name: 'Add team' }));
     await flush();
-    expect(t.calls.find((c) => c.name === 'teams.add')?.args).toMatchObject({ baseUrl: 'http://lab.example:8787', allowInsecureHttp: true });
+    expect(t.calls.find((c) => c.name === 'teams.add')?.args).toMatchObject({
+      baseUrl: 'http://lab.example:8787',
+      allowInsecureHttp: true,
+    });
   });
 });
 

@@ -27,7 +27,11 @@ function env(hash: string, fetchImpl: WebEnv['fetch']) {
 function stream() {
   let ctl!: ReadableStreamDefaultController<Uint8Array>;
   const body = new ReadableStream<Uint8Array>({ start: (c) => void (ctl = c) });
-  return { res: new Response(body, { headers: { 'content-type': 'text/event-stream' } }), end: () => ctl.close(), send: (s: string) => ctl.enqueue(new TextEncoder().encode(s)) };
+  return {
+    res: new Response(body, { headers: { 'content-type': 'text/event-stream' } }),
+    end: () => ctl.close(),
+    send: (s: string) => ctl.enqueue(new TextEncoder().encode(s)),
+  };
 }
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
@@ -43,7 +47,10 @@ describe('web bridge', () => {
   });
 
   it('calls POST /api/<name> with the token in a header, never in the URL', async () => {
-    const fetchImpl = vi.fn(async () => new Response(JSON.stringify({ ok: true, value: [] }), { headers: { 'content-type': 'application/json' } }));
+    const fetchImpl = vi.fn(
+      async () =>
+        new Response(JSON.stringify({ ok: true, value: [] }), { headers: { 'content-type': 'application/json' } }),
+    );
     const { e } = env('#token=tok123', fetchImpl);
     const { api } = webBridge(e);
     expect(await api['teams.list']()).toEqual({ ok: true, value: [] });
@@ -64,9 +71,22 @@ describe('web bridge', () => {
 
   it('reads contract events over fetch-based SSE, frames split anywhere', async () => {
     const enc = new TextEncoder();
-    const frames = [': connected\n\nevent: chat.to', 'ken\ndata: {"turnId":"t","tok', 'en":"Hi"}\n\n: ping\n\nevent: bogus\ndata: {}\n\n'];
-    const fetchImpl = vi.fn(async () =>
-      new Response(new ReadableStream({ start(c) { for (const f of frames) c.enqueue(enc.encode(f)); c.close(); } }), { headers: { 'content-type': 'text/event-stream' } }),
+    const frames = [
+      ': connected\n\nevent: chat.to',
+      'ken\ndata: {"turnId":"t","tok',
+      'en":"Hi"}\n\n: ping\n\nevent: bogus\ndata: {}\n\n',
+    ];
+    const fetchImpl = vi.fn(
+      async () =>
+        new Response(
+          new ReadableStream({
+            start(c) {
+              for (const f of frames) c.enqueue(enc.encode(f));
+              c.close();
+            },
+          }),
+          { headers: { 'content-type': 'text/event-stream' } },
+        ),
     );
     const { api } = webBridge(env('#token=tok123', fetchImpl).e);
     const got = await new Promise((resolve) => api.on('chat.token', resolve));
@@ -104,7 +124,8 @@ describe('web bridge', () => {
     const old = stream();
     const fresh = stream();
     const fetchImpl = vi.fn(async (url: string) => {
-      if (url === '/api/events') return fetchImpl.mock.calls.filter(([u]) => u === '/api/events').length === 1 ? old.res : fresh.res;
+      if (url === '/api/events')
+        return fetchImpl.mock.calls.filter(([u]) => u === '/api/events').length === 1 ? old.res : fresh.res;
       return new Response(JSON.stringify({ ok: true, value: [] }), { headers: { 'content-type': 'application/json' } });
     });
     const { e, store, replaced, openLink } = env('#token=old-token', fetchImpl as unknown as WebEnv['fetch']);
@@ -119,7 +140,9 @@ describe('web bridge', () => {
     expect(store.get('cc.token')).toBe('new-token');
     expect(replaced.at(-1)).toBe('/');
     await bridge.api['teams.list']();
-    const auth = (i: number) => ((fetchImpl.mock.calls[i] as unknown as [string, RequestInit])[1].headers as Record<string, string>).authorization;
+    const auth = (i: number) =>
+      ((fetchImpl.mock.calls[i] as unknown as [string, RequestInit])[1].headers as Record<string, string>)
+        .authorization;
     const calls = fetchImpl.mock.calls.map(([u]) => u);
     expect(calls).toEqual(['/api/events', '/api/events', '/api/teams.list']);
     expect(auth(1)).toBe('Bearer new-token');

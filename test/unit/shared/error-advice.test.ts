@@ -11,8 +11,12 @@ describe('error advice', () => {
   });
 
   it('the command line points at its own commands and flags, the app at its screens', () => {
-    expect(cliHint({ kind: 'needs-scan', code: 'CHANNEL_NOT_CONFIGURED', message: '' })).toContain('channel-companion pair');
-    expect(describeError({ kind: 'needs-scan', code: 'CHANNEL_NOT_CONFIGURED', message: '' }).todo).toContain('Open Pairing');
+    expect(cliHint({ kind: 'needs-scan', code: 'CHANNEL_NOT_CONFIGURED', message: '' })).toContain(
+      'channel-companion pair',
+    );
+    expect(describeError({ kind: 'needs-scan', code: 'CHANNEL_NOT_CONFIGURED', message: '' }).todo).toContain(
+      'Open Pairing',
+    );
     expect(cliHint({ kind: 'rate-limited', code: 'RATE_LIMITED', message: '', limit: 60, retryAfterSec: 12 })).toBe(
       'rate limit reached: the service allows 60 per minute (X-RateLimit-Limit); wait 12 s',
     );

@@ -44,7 +44,17 @@ function RowActions({ agent }: { agent: AgentDTO }) {
 }
 
 /** `lastHeardAt` is set while the app is out of touch: the row shows unknown and when it last heard. */
-function AgentRow({ agent, teamLabel, now, lastHeardAt }: { agent: AgentDTO; teamLabel: string; now: number; lastHeardAt?: number | null }) {
+function AgentRow({
+  agent,
+  teamLabel,
+  now,
+  lastHeardAt,
+}: {
+  agent: AgentDTO;
+  teamLabel: string;
+  now: number;
+  lastHeardAt?: number | null;
+}) {
   const h = agent.health;
   const stale = lastHeardAt !== undefined;
   const hint = stale ? '' : h.error ? `last poll failed: ${errorLine(h.error)}` : HEALTH_HINTS[h.health];
@@ -164,14 +174,20 @@ export function AgentList() {
         .filter((t) => t.keyRejected)
         .map((t) => (
           <p key={t.teamId} role="alert" className="notice notice-error">
-            <strong>⚠ The service rejected the API key of team {t.label} (key rejected).</strong> Its agents are not being checked. Add the team again
-            with a current key in <a href="#/settings">Settings</a>.
+            <strong>⚠ The service rejected the API key of team {t.label} (key rejected).</strong> Its agents are not
+            being checked. Add the team again with a current key in <a href="#/settings">Settings</a>.
           </p>
         ))}
       {agents.length > 0 && <HealthSummary agents={agents} stale={lastHeardAt !== undefined} />}
       <div className="filter">
         <label htmlFor={filterId}>Filter agents</label>
-        <input id={filterId} type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="name, id, team, phone or health" />
+        <input
+          id={filterId}
+          type="search"
+          value={filter}
+          onChange={(e) => setFilter(e.target.value)}
+          placeholder="name, id, team, phone or health"
+        />
       </div>
       {agents.length === 0 ? (
         <EmptyState title="No agents yet.">
@@ -184,7 +200,13 @@ export function AgentList() {
       ) : (
         <ul className="agents" aria-label={`${shown.length} agents, worst health first`}>
           {shown.map((a) => (
-            <AgentRow key={agentKey(a.teamId, a.agentId)} agent={a} teamLabel={teamLabel.get(a.teamId) ?? a.teamId} now={now} lastHeardAt={lastHeardAt} />
+            <AgentRow
+              key={agentKey(a.teamId, a.agentId)}
+              agent={a}
+              teamLabel={teamLabel.get(a.teamId) ?? a.teamId}
+              now={now}
+              lastHeardAt={lastHeardAt}
+            />
           ))}
         </ul>
       )}

@@ -14,7 +14,12 @@ export function Availability({ agent }: { agent: AgentDTO }) {
   const a = useApp((s) => s.availability[agentKey(agent.teamId, agent.agentId)]);
   const load = useApp((s) => s.loadAvailability);
   const [error, setError] = useState<ErrorDTO | null>(null);
-  usePolling(async () => setError(await load(agent.teamId, agent.agentId)), 60_000, true, `${agent.teamId}/${agent.agentId}/${agent.health.health}`);
+  usePolling(
+    async () => setError(await load(agent.teamId, agent.agentId)),
+    60_000,
+    true,
+    `${agent.teamId}/${agent.agentId}/${agent.health.health}`,
+  );
   return (
     <section className="card" aria-labelledby="availability-title">
       <h3 id="availability-title">Availability</h3>
@@ -44,7 +49,10 @@ export function Availability({ agent }: { agent: AgentDTO }) {
           })}
         </dl>
       )}
-      <p className="muted">Share of the observed time the agent was connected; time before its first record, or while the app was not running, is not counted.</p>
+      <p className="muted">
+        Share of the observed time the agent was connected; time before its first record, or while the app was not
+        running, is not counted.
+      </p>
     </section>
   );
 }

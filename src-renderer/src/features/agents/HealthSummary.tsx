@@ -16,7 +16,15 @@ const COUNTED: { health: Health; one: string; many: string; always: boolean }[] 
 ];
 
 function healthCounts(agents: readonly AgentDTO[]): Record<Health, number> {
-  const counts: Record<Health, number> = { connected: 0, unknown: 0, reconnecting: 0, unreachable: 0, 'not-found': 0, 'key-rejected': 0, 'needs-scan': 0 };
+  const counts: Record<Health, number> = {
+    connected: 0,
+    unknown: 0,
+    reconnecting: 0,
+    unreachable: 0,
+    'not-found': 0,
+    'key-rejected': 0,
+    'needs-scan': 0,
+  };
   for (const a of agents) counts[a.health.health]++;
   return counts;
 }
@@ -28,7 +36,8 @@ export function HealthSummary({ agents, stale = false }: { agents: readonly Agen
       <p className="health-summary">
         <span className="health-summary-total">{agents.length === 1 ? '1 agent' : `${agents.length} agents`}:</span>
         <span className="health-count health-count-unknown">
-          <span aria-hidden="true">{HEALTH_GLYPHS.unknown}</span> health {STALE_WORDS.toLowerCase()} while the companion is not answering
+          <span aria-hidden="true">{HEALTH_GLYPHS.unknown}</span> health {STALE_WORDS.toLowerCase()} while the companion
+          is not answering
         </span>
       </p>
     );

@@ -32,7 +32,8 @@ function HealthChanges({ teamId, agentId, now }: { teamId: string; agentId: stri
     <ol className="timeline health-history" aria-label="Health changes">
       {entries.slice(0, HISTORY_SHOWN).map((e) => (
         <li key={`${e.at}-${e.health}`}>
-          <span aria-hidden="true">{HEALTH_GLYPHS[e.health]}</span> {HEALTH_WORDS[e.previous]} → <strong>{HEALTH_WORDS[e.health]}</strong>{' '}
+          <span aria-hidden="true">{HEALTH_GLYPHS[e.health]}</span> {HEALTH_WORDS[e.previous]} →{' '}
+          <strong>{HEALTH_WORDS[e.health]}</strong>{' '}
           <span className="muted">
             <TimeAgo at={e.at} now={now} />
             {e.state !== undefined && <> · state {e.state}</>}

@@ -22,7 +22,15 @@ export function WatchClosely({ agent }: { agent: AgentDTO }) {
   return (
     <div className="watch-closely">
       <label htmlFor={id}>
-        <input id={id} type="checkbox" checked={on} disabled={asked !== null} onChange={(e) => void toggle(e.target.checked)} aria-describedby={`${id}-hint`} /> Watch closely
+        <input
+          id={id}
+          type="checkbox"
+          checked={on}
+          disabled={asked !== null}
+          onChange={(e) => void toggle(e.target.checked)}
+          aria-describedby={`${id}-hint`}
+        />{' '}
+        Watch closely
       </label>
       <p id={`${id}-hint`} className="hint">
         {settings

@@ -17,7 +17,15 @@ export function sortWorstFirst(list: AgentDTO[], teams: TeamDTO[]): AgentDTO[] {
 export function matchesFilter(a: AgentDTO, teamLabel: string, filter: string): boolean {
   const f = filter.trim().toLowerCase();
   if (!f) return true;
-  const hay = [a.label, a.agentId, teamLabel, a.health.phone ?? '', HEALTH_WORDS[a.health.health], a.health.health, a.health.state ?? '']
+  const hay = [
+    a.label,
+    a.agentId,
+    teamLabel,
+    a.health.phone ?? '',
+    HEALTH_WORDS[a.health.health],
+    a.health.health,
+    a.health.state ?? '',
+  ]
     .join(' ')
     .toLowerCase();
   return f.split(/\s+/).every((word) => hay.includes(word));

@@ -14,8 +14,20 @@ type RuleKey = 'escalateAfterMin' | keyof AlertRulesDTO;
 
 /** The rules, with the ranges the main process accepts. */
 const RULES: Array<{ key: RuleKey; label: string; hint: string; min: number; max: number }> = [
-  { key: 'escalateAfterMin', label: 'Escalate after (minutes)', hint: 'How long a needs-scan or unreachable state lasts before its incident becomes urgent.', min: 0, max: 1440 },
-  { key: 'reconnectGraceSec', label: 'Reconnect grace (seconds)', hint: 'How long a reconnecting link may last before it alerts (0: at once).', min: 0, max: 3600 },
+  {
+    key: 'escalateAfterMin',
+    label: 'Escalate after (minutes)',
+    hint: 'How long a needs-scan or unreachable state lasts before its incident becomes urgent.',
+    min: 0,
+    max: 1440,
+  },
+  {
+    key: 'reconnectGraceSec',
+    label: 'Reconnect grace (seconds)',
+    hint: 'How long a reconnecting link may last before it alerts (0: at once).',
+    min: 0,
+    max: 3600,
+  },
   {
     key: 'repeatDropGraceSec',
     label: 'Repeat drop grace (seconds)',
@@ -23,9 +35,27 @@ const RULES: Array<{ key: RuleKey; label: string; hint: string; min: number; max
     min: 0,
     max: 3600,
   },
-  { key: 'realertMinutes', label: 'Remind every (minutes)', hint: 'How often a still-open incident is alerted again (0: never).', min: 0, max: 1440 },
-  { key: 'flapCount', label: 'Flapping after (drops)', hint: 'This many drops within the flap window count as flapping.', min: 2, max: 100 },
-  { key: 'flapWindowMinutes', label: 'Flap window (minutes)', hint: 'The span the drops above are counted in.', min: 1, max: 1440 },
+  {
+    key: 'realertMinutes',
+    label: 'Remind every (minutes)',
+    hint: 'How often a still-open incident is alerted again (0: never).',
+    min: 0,
+    max: 1440,
+  },
+  {
+    key: 'flapCount',
+    label: 'Flapping after (drops)',
+    hint: 'This many drops within the flap window count as flapping.',
+    min: 2,
+    max: 100,
+  },
+  {
+    key: 'flapWindowMinutes',
+    label: 'Flap window (minutes)',
+    hint: 'The span the drops above are counted in.',
+    min: 1,
+    max: 1440,
+  },
 ];
 
 type Texts = Record<RuleKey, string>;
@@ -72,7 +102,13 @@ function RulesForm({ settings }: { settings: AppSettingsDTO }) {
     setBusy(true);
     const e = await update({
       escalateAfterMin: n('escalateAfterMin'),
-      alertRules: { reconnectGraceSec: n('reconnectGraceSec'), repeatDropGraceSec: n('repeatDropGraceSec'), realertMinutes: n('realertMinutes'), flapCount: n('flapCount'), flapWindowMinutes: n('flapWindowMinutes') },
+      alertRules: {
+        reconnectGraceSec: n('reconnectGraceSec'),
+        repeatDropGraceSec: n('repeatDropGraceSec'),
+        realertMinutes: n('realertMinutes'),
+        flapCount: n('flapCount'),
+        flapWindowMinutes: n('flapWindowMinutes'),
+      },
     });
     setBusy(false);
     setError(e);
@@ -122,7 +158,8 @@ function RulesForm({ settings }: { settings: AppSettingsDTO }) {
       </div>
       {Object.keys(problems).length > 0 && !error && (
         <p role="alert" className="notice notice-error">
-          Not saved: {Object.keys(problems).length === 1 ? 'one value is' : 'some values are'} out of range (marked above).
+          Not saved: {Object.keys(problems).length === 1 ? 'one value is' : 'some values are'} out of range (marked
+          above).
         </p>
       )}
       {error && <ErrorNotice error={error} />}
@@ -146,7 +183,8 @@ export function AlertRules() {
         <>
           <p className="hint">
             {detectionWindow(settings.pollIntervalSec)} After any reading that is not connected an agent is polled every{' '}
-            {settings.fastPollIntervalSec} s for a while; "Watch closely" on an agent's page polls it that fast all the time.
+            {settings.fastPollIntervalSec} s for a while; "Watch closely" on an agent's page polls it that fast all the
+            time.
           </p>
           <RulesForm settings={settings} />
           <UrlSetting

@@ -36,7 +36,12 @@ function IncidentRow({ i, now, onError }: { i: IncidentDTO; now: number; onError
         <a href={agentHref(i.teamId, i.agentId)}>Open {label}</a>
         {i.kind === 'needs-scan' && <a href={agentHref(i.teamId, i.agentId, 'pairing')}>Pair {label}</a>}
         {i.acknowledgedAt === null && (
-          <AsyncButton className="secondary small" onRun={async () => onError(await ack(i.id))} busyText="Acknowledging…" ariaLabel={`Acknowledge ${i.title} for ${label}`}>
+          <AsyncButton
+            className="secondary small"
+            onRun={async () => onError(await ack(i.id))}
+            busyText="Acknowledging…"
+            ariaLabel={`Acknowledge ${i.title} for ${label}`}
+          >
             Acknowledge
           </AsyncButton>
         )}
@@ -57,7 +62,8 @@ function Snooze({ onError }: { onError: (e: ErrorDTO | null) => void }) {
       {snoozed && status?.snoozedUntil ? (
         <>
           <p>
-            Alerts are snoozed until <strong>{formatUntil(status.snoozedUntil, now)}</strong>. Incidents are still recorded.
+            Alerts are snoozed until <strong>{formatUntil(status.snoozedUntil, now)}</strong>. Incidents are still
+            recorded.
           </p>
           <AsyncButton onRun={async () => onError(await unsnooze())} busyText="Resuming…">
             Resume alerts now

@@ -13,13 +13,19 @@ type Answer = NotificationPermission | 'unsupported' | 'failed';
 /** What the browser answered (or holds) about notifications, in words. */
 const PERMISSION_WORDS: Record<Answer, string> = {
   granted: 'The browser answered “granted”: it shows desktop notifications while this page is open.',
-  denied: 'The browser answered “denied”: notifications are blocked for this page. Allow them in the browser’s site settings to get them.',
-  default: 'The browser answered “default”: no choice was made (the request was dismissed). Press the button to ask again.',
+  denied:
+    'The browser answered “denied”: notifications are blocked for this page. Allow them in the browser’s site settings to get them.',
+  default:
+    'The browser answered “default”: no choice was made (the request was dismissed). Press the button to ask again.',
   unsupported: 'This browser cannot show desktop notifications (“unsupported”); alerts appear inside the page.',
   failed: 'The browser did not answer the request; alerts appear inside the page. Press the button to ask again.',
 };
 
-export function DesktopNotifications({ inElectron = typeof window !== 'undefined' && !!window.api }: { inElectron?: boolean }) {
+export function DesktopNotifications({
+  inElectron = typeof window !== 'undefined' && !!window.api,
+}: {
+  inElectron?: boolean;
+}) {
   const settings = useApp((s) => s.settings);
   const update = useApp((s) => s.updateSettings);
   const ctor = notificationCtor();

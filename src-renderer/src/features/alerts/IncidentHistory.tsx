@@ -30,7 +30,8 @@ function HistoryRow({ i, teamLabel, agentLabel }: { i: IncidentDTO; teamLabel: s
       <p>{i.message}</p>
       <p className="muted">
         From <time dateTime={new Date(i.openedAt).toISOString()}>{formatClock(i.openedAt)}</time> to{' '}
-        <time dateTime={new Date(resolvedAt).toISOString()}>{formatClock(resolvedAt)}</time> · {i.removed ? `closed after ${span} (agent removed)` : `resolved after ${span}`}
+        <time dateTime={new Date(resolvedAt).toISOString()}>{formatClock(resolvedAt)}</time> ·{' '}
+        {i.removed ? `closed after ${span} (agent removed)` : `resolved after ${span}`}
       </p>
       <div className="actions">
         <a href={agentHref(i.teamId, i.agentId)}>Open {agentLabel}</a>

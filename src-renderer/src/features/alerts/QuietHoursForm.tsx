@@ -29,11 +29,21 @@ export function QuietHoursForm() {
     ev.preventDefault();
     const bad = !isHHMM(draft.start) ? 'start' : !isHHMM(draft.end) ? 'end' : null;
     if (bad) {
-      setError({ kind: 'validation', code: 'INVALID_TIME', message: `The ${bad} time must look like 22:00.`, field: bad });
+      setError({
+        kind: 'validation',
+        code: 'INVALID_TIME',
+        message: `The ${bad} time must look like 22:00.`,
+        field: bad,
+      });
       return;
     }
     if (draft.start === draft.end) {
-      setError({ kind: 'validation', code: 'EMPTY_WINDOW', message: `Quiet from ${draft.start} until ${draft.end} is no time at all: choose an end time different from the start.`, field: 'end' });
+      setError({
+        kind: 'validation',
+        code: 'EMPTY_WINDOW',
+        message: `Quiet from ${draft.start} until ${draft.end} is no time at all: choose an end time different from the start.`,
+        field: 'end',
+      });
       return;
     }
     setBusy(true);
@@ -51,13 +61,30 @@ export function QuietHoursForm() {
       <h3 id="quiet-title">Quiet hours</h3>
       <form className="form" onSubmit={(e) => void onSubmit(e)} aria-busy={busy}>
         <div className="switch">
-          <input id={ids.on} type="checkbox" checked={draft.enabled} onChange={(e) => edit({ enabled: e.target.checked })} />
+          <input
+            id={ids.on}
+            type="checkbox"
+            checked={draft.enabled}
+            onChange={(e) => edit({ enabled: e.target.checked })}
+          />
           <label htmlFor={ids.on}>Keep non-urgent alerts silent during quiet hours</label>
         </div>
         <label htmlFor={ids.start}>Quiet from</label>
-        <input id={ids.start} type="time" value={draft.start} onChange={(e) => edit({ start: e.target.value })} {...invalid('start')} />
+        <input
+          id={ids.start}
+          type="time"
+          value={draft.start}
+          onChange={(e) => edit({ start: e.target.value })}
+          {...invalid('start')}
+        />
         <label htmlFor={ids.end}>Quiet until</label>
-        <input id={ids.end} type="time" value={draft.end} onChange={(e) => edit({ end: e.target.value })} {...invalid('end')} />
+        <input
+          id={ids.end}
+          type="time"
+          value={draft.end}
+          onChange={(e) => edit({ end: e.target.value })}
+          {...invalid('end')}
+        />
         {error && <ErrorNotice id={ids.err} error={error} />}
         <div className="actions">
           <button type="submit" disabled={busy}>

@@ -17,7 +17,9 @@ export interface NotificationCtor {
 }
 
 export function notificationCtor(): NotificationCtor | null {
-  return typeof window !== 'undefined' && 'Notification' in window ? (window.Notification as unknown as NotificationCtor) : null;
+  return typeof window !== 'undefined' && 'Notification' in window
+    ? (window.Notification as unknown as NotificationCtor)
+    : null;
 }
 
 function shouldNotify(store: AppStore, e: AlertEventDTO, now: Date, ctor: NotificationCtor | null): boolean {

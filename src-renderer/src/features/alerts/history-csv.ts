@@ -4,7 +4,16 @@
 // instead of running it as a formula.
 import type { IncidentDTO } from '../../../../src-shared/contract';
 
-const HISTORY_CSV_HEADER = ['team label', 'agent id', 'agent label', 'kind', 'opened at', 'resolved at', 'duration seconds', 'title'] as const;
+const HISTORY_CSV_HEADER = [
+  'team label',
+  'agent id',
+  'agent label',
+  'kind',
+  'opened at',
+  'resolved at',
+  'duration seconds',
+  'title',
+] as const;
 
 /**
  * One CSV field.

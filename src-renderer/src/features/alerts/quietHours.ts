@@ -30,5 +30,7 @@ export function isSnoozed(status: AlertStatusDTO | null, now: number): boolean {
 export function formatUntil(at: number, now: number): string {
   const d = new Date(at);
   const sameDay = d.toDateString() === new Date(now).toDateString();
-  return sameDay ? d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : d.toLocaleString([], { weekday: 'short', hour: '2-digit', minute: '2-digit' });
+  return sameDay
+    ? d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
+    : d.toLocaleString([], { weekday: 'short', hour: '2-digit', minute: '2-digit' });
 }

@@ -22,7 +22,19 @@ interface Props {
   agentName: string;
 }
 
-function QueuedRow({ q, first, teamId, agentId, userId }: { q: QueuedChat; first: boolean; teamId: string; agentId: string; userId: string }) {
+function QueuedRow({
+  q,
+  first,
+  teamId,
+  agentId,
+  userId,
+}: {
+  q: QueuedChat;
+  first: boolean;
+  teamId: string;
+  agentId: string;
+  userId: string;
+}) {
   const key = convKey(teamId, agentId, userId);
   const held = useApp((s) => s.chatConvs[key]?.queueHeld ?? null);
   const cancel = useApp((s) => s.cancelQueuedChat);
@@ -49,7 +61,12 @@ function QueuedRow({ q, first, teamId, agentId, userId }: { q: QueuedChat; first
             Send now
           </button>
         )}
-        <button type="button" className="secondary small" aria-label={`Cancel queued message: ${q.text.slice(0, 40)}`} onClick={() => cancel(teamId, agentId, userId, q.id)}>
+        <button
+          type="button"
+          className="secondary small"
+          aria-label={`Cancel queued message: ${q.text.slice(0, 40)}`}
+          onClick={() => cancel(teamId, agentId, userId, q.id)}
+        >
           Cancel
         </button>
       </div>
@@ -106,7 +123,13 @@ export function ChatConversation({ teamId, agentId, userId, own, agentName }: Pr
 
   const onFinished = useCallback((m: ChatMessageDTO) => {
     const head = m.text.length > 300 ? `${m.text.slice(0, 300)}…` : m.text;
-    setAnnouncement(m.status === 'done' ? `Agent replied: ${head}` : m.status === 'stopped' ? 'Reply stopped.' : `Reply failed.${m.error ? ` ${errorText(m.error)}` : ''}`);
+    setAnnouncement(
+      m.status === 'done'
+        ? `Agent replied: ${head}`
+        : m.status === 'stopped'
+          ? 'Reply stopped.'
+          : `Reply failed.${m.error ? ` ${errorText(m.error)}` : ''}`,
+    );
   }, []);
 
   const submit = async () => {
@@ -139,9 +162,17 @@ export function ChatConversation({ teamId, agentId, userId, own, agentName }: Pr
 
   return (
     <div className="chat-main" onKeyDown={onEscape}>
-      <ConversationTitle teamId={teamId} agentId={agentId} userId={userId} own={own} saved={ids.length > 0} busy={busy} />
+      <ConversationTitle
+        teamId={teamId}
+        agentId={agentId}
+        userId={userId}
+        own={own}
+        saved={ids.length > 0}
+        busy={busy}
+      />
       <label className="chat-toggle">
-        <input type="checkbox" checked={showFrames} onChange={(e) => setShowFrames(e.target.checked)} /> Show raw stream frames
+        <input type="checkbox" checked={showFrames} onChange={(e) => setShowFrames(e.target.checked)} /> Show raw stream
+        frames
       </label>
       <ol className="chat-list" ref={listRef} aria-label="Conversation">
         {ids.length === 0 && queue.length === 0 && <li className="muted chat-empty">No messages yet. Say hello.</li>}
@@ -169,7 +200,14 @@ export function ChatConversation({ teamId, agentId, userId, own, agentName }: Pr
         }}
       >
         <label htmlFor="chat-input">Message</label>
-        <textarea id="chat-input" rows={3} value={draft} onChange={(e) => setDraft(e.target.value)} onKeyDown={onKeyDown} aria-describedby="chat-input-hint" />
+        <textarea
+          id="chat-input"
+          rows={3}
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={onKeyDown}
+          aria-describedby="chat-input-hint"
+        />
         <span id="chat-input-hint" className="hint">
           {busy
             ? 'A reply is coming: Enter queues your message, and it is sent when the reply ends; Escape stops the reply.'
@@ -179,10 +217,21 @@ export function ChatConversation({ teamId, agentId, userId, own, agentName }: Pr
           <button type="submit" disabled={!draft.trim()}>
             {busy ? 'Queue' : 'Send'}
           </button>
-          <button type="button" className="secondary" disabled={!busy} aria-keyshortcuts="Escape" onClick={() => void stop(teamId, agentId, userId)}>
+          <button
+            type="button"
+            className="secondary"
+            disabled={!busy}
+            aria-keyshortcuts="Escape"
+            onClick={() => void stop(teamId, agentId, userId)}
+          >
             Stop
           </button>
-          <button type="button" className="secondary" disabled={busy || !lastUserText} onClick={() => void retry(teamId, agentId, userId)}>
+          <button
+            type="button"
+            className="secondary"
+            disabled={busy || !lastUserText}
+            onClick={() => void retry(teamId, agentId, userId)}
+          >
             Retry last message
           </button>
         </div>

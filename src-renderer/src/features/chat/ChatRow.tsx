@@ -27,7 +27,17 @@ function formatStats(st: ChatTurnStats): string[] {
   return parts;
 }
 
-export function ChatRow({ id, agentName, showFrames, onFinished }: { id: string; agentName: string; showFrames: boolean; onFinished(m: ChatMessageDTO): void }) {
+export function ChatRow({
+  id,
+  agentName,
+  showFrames,
+  onFinished,
+}: {
+  id: string;
+  agentName: string;
+  showFrames: boolean;
+  onFinished(m: ChatMessageDTO): void;
+}) {
   const m = useApp((s) => s.chatMessages[id]);
   const st = useApp((s) => s.chatStats[id]);
   const Reply = useReplyRenderer();
@@ -45,7 +55,9 @@ export function ChatRow({ id, agentName, showFrames, onFinished }: { id: string;
       <div className="chat-bubble">
         {mine ? <p className="chat-plain">{m.text}</p> : <Reply text={m.text} streaming={m.status === 'streaming'} />}
         {!mine && m.status === 'streaming' && m.text === '' && <p className="muted">Waiting for the first token…</p>}
-        {!mine && (m.status === 'error' || m.status === 'stopped') && m.text === '' && !unreadable && <p className="muted">No reply.</p>}
+        {!mine && (m.status === 'error' || m.status === 'stopped') && m.text === '' && !unreadable && (
+          <p className="muted">No reply.</p>
+        )}
         {!mine && unreadable && <p className="error">Could not read the agent&apos;s reply.</p>}
       </div>
       {!mine && (

@@ -39,7 +39,14 @@ function Chat({ teamId, agentId, own }: { teamId: string; agentId: string; own: 
         <ConversationList teamId={teamId} agentId={agentId} own={own} shown={userId} />
         <Suspense fallback={<p aria-busy="true">Loading the conversation…</p>}>
           <WithReplyRenderer>
-            <ChatConversation key={userId} teamId={teamId} agentId={agentId} userId={userId} own={own} agentName={agentLabel} />
+            <ChatConversation
+              key={userId}
+              teamId={teamId}
+              agentId={agentId}
+              userId={userId}
+              own={own}
+              agentName={agentLabel}
+            />
           </WithReplyRenderer>
         </Suspense>
       </div>

@@ -16,7 +16,15 @@ const NO_ITEMS: ChatConversationDTO[] = [];
 const SEARCH_DELAY_MS = 200;
 
 /** The conversation on screen while it has no transcript yet (new, or its first reply still coming). */
-const unsaved = (userId: string, title: string): ChatConversationDTO => ({ userId, turns: 0, lastAt: null, conversationId: null, title, preview: '', match: null });
+const unsaved = (userId: string, title: string): ChatConversationDTO => ({
+  userId,
+  turns: 0,
+  lastAt: null,
+  conversationId: null,
+  title,
+  preview: '',
+  match: null,
+});
 
 interface Props {
   teamId: string;
@@ -37,7 +45,12 @@ function CustomerForm({ onUse }: { onUse(userId: string): void }) {
       <summary>Chat as a customer</summary>
       <form className="chat-user-form" onSubmit={submit}>
         <label htmlFor="chat-custom-user">Customer user id</label>
-        <input id="chat-custom-user" value={custom} onChange={(e) => setCustom(e.target.value)} placeholder="e.g. customer-42" />
+        <input
+          id="chat-custom-user"
+          value={custom}
+          onChange={(e) => setCustom(e.target.value)}
+          placeholder="e.g. customer-42"
+        />
         <button type="submit" className="secondary small" disabled={!custom.trim()}>
           Use this id
         </button>
@@ -85,7 +98,10 @@ export function ConversationList({ teamId, agentId, own, shown }: Props) {
     if (!q) return named.map((r) => ({ ...r, snippet: plainPreview(r.c.preview) }));
     const matches = found?.query === q ? found.matches : null;
     return named
-      .filter(({ c, name }) => [name, c.title, c.preview, c.userId].some((s) => s.toLowerCase().includes(q)) || matches?.has(c.userId))
+      .filter(
+        ({ c, name }) =>
+          [name, c.title, c.preview, c.userId].some((s) => s.toLowerCase().includes(q)) || matches?.has(c.userId),
+      )
       .map((r) => ({ ...r, snippet: matches?.get(r.c.userId) || plainPreview(r.c.preview) }));
   }, [items, shown, shownFirst, names, teamId, agentId, q, found]);
 
@@ -102,19 +118,38 @@ export function ConversationList({ teamId, agentId, own, shown }: Props) {
       <label className="sr-only" htmlFor="chat-search">
         Search conversations
       </label>
-      <input id="chat-search" type="search" className="chat-search" placeholder="Search conversations" value={query} onChange={(e) => setQuery(e.target.value)} />
+      <input
+        id="chat-search"
+        type="search"
+        className="chat-search"
+        placeholder="Search conversations"
+        value={query}
+        onChange={(e) => setQuery(e.target.value)}
+      />
       {loadError && <p className="error">The conversation list could not be read.</p>}
       <ul className="chat-convs">
         {rows.map(({ c, name, snippet }) => (
           <li key={c.userId}>
-            <button type="button" className="chat-conv" aria-current={c.userId === shown ? 'true' : undefined} onClick={() => choose(c.userId)} title={`user id ${c.userId}`}>
+            <button
+              type="button"
+              className="chat-conv"
+              aria-current={c.userId === shown ? 'true' : undefined}
+              onClick={() => choose(c.userId)}
+              title={`user id ${c.userId}`}
+            >
               <span className="chat-conv-name">{name}</span>
               <span className="chat-conv-sub">
                 {c.turns > 0 ? snippet : c.userId === shown && shownBusy ? 'Writing…' : 'No messages yet'}
               </span>
               <span className="chat-conv-when">
                 {c.userId !== own && !c.userId.startsWith(`${own}-`) && <span>as {c.userId} · </span>}
-                {c.lastAt !== null ? <TimeAgo at={c.lastAt} /> : c.userId === shown && shownBusy ? 'now' : 'not sent yet'}
+                {c.lastAt !== null ? (
+                  <TimeAgo at={c.lastAt} />
+                ) : c.userId === shown && shownBusy ? (
+                  'now'
+                ) : (
+                  'not sent yet'
+                )}
               </span>
             </button>
           </li>

@@ -51,7 +51,8 @@ export function ConversationTitle({ teamId, agentId, userId, own, saved, busy }:
   // The rename form or the delete question closed: focus goes to the title, under its new name.
   const head = useRef<HTMLDivElement>(null);
   useKeepFocus(head, () => head.current?.querySelector<HTMLElement>('#chat-conv-name') ?? null);
-  const who = userId === own ? 'your own user id' : userId.startsWith(`${own}-`) ? 'a new user id of yours' : 'a customer';
+  const who =
+    userId === own ? 'your own user id' : userId.startsWith(`${own}-`) ? 'a new user id of yours' : 'a customer';
 
   const save = (e: FormEvent) => {
     e.preventDefault();
@@ -71,13 +72,24 @@ export function ConversationTitle({ teamId, agentId, userId, own, saved, busy }:
   return (
     <div className="chat-conv-head" ref={head}>
       {mode === 'rename' ? (
-        <form className="chat-rename" onSubmit={save} onKeyDown={(e) => {
+        <form
+          className="chat-rename"
+          onSubmit={save}
+          onKeyDown={(e) => {
             if (e.key !== 'Escape') return;
             e.preventDefault();
             setMode('show');
-          }}>
+          }}
+        >
           <label htmlFor="chat-rename-input">Conversation name</label>
-          <input id="chat-rename-input" value={draft} maxLength={MAX_NAME} onChange={(e) => setDraft(e.target.value)} autoFocus aria-describedby="chat-rename-hint" />
+          <input
+            id="chat-rename-input"
+            value={draft}
+            maxLength={MAX_NAME}
+            onChange={(e) => setDraft(e.target.value)}
+            autoFocus
+            aria-describedby="chat-rename-hint"
+          />
           <button type="submit" className="small">
             Save name
           </button>
@@ -110,7 +122,12 @@ export function ConversationTitle({ teamId, agentId, userId, own, saved, busy }:
               Rename
             </button>
             {saved && (
-              <button type="button" className="secondary small danger" onClick={() => setMode('delete')} disabled={busy}>
+              <button
+                type="button"
+                className="secondary small danger"
+                onClick={() => setMode('delete')}
+                disabled={busy}
+              >
                 Delete
               </button>
             )}
@@ -120,8 +137,8 @@ export function ConversationTitle({ teamId, agentId, userId, own, saved, busy }:
       {mode === 'delete' && (
         <div className="chat-confirm" role="group" aria-labelledby="chat-delete-q">
           <p id="chat-delete-q">
-            Delete “{name}” from this computer? Its messages here are removed. The service keeps its own record of the conversation with user id{' '}
-            <code>{userId}</code>, and remembers it if you chat as that id again.
+            Delete “{name}” from this computer? Its messages here are removed. The service keeps its own record of the
+            conversation with user id <code>{userId}</code>, and remembers it if you chat as that id again.
           </p>
           <div className="actions">
             <button type="button" className="danger small" onClick={() => void del()} disabled={busy}>

@@ -13,8 +13,8 @@ function FrameText({ f }: { f: RawFrameDTO }) {
   if (f.retry !== undefined) return <code>retry: {f.retry}</code>;
   return (
     <>
-      {f.event !== null && <code className="frame-field">event: {f.event}</code>} {f.id !== null && <code className="frame-field">id: {f.id}</code>}{' '}
-      <code>data: {f.data}</code>
+      {f.event !== null && <code className="frame-field">event: {f.event}</code>}{' '}
+      {f.id !== null && <code className="frame-field">id: {f.id}</code>} <code>data: {f.data}</code>
     </>
   );
 }
@@ -53,7 +53,8 @@ export function RawFrames({ turnId, live }: { turnId: string; live: boolean }) {
   return (
     <details className="chat-frames" open>
       <summary>
-        Raw stream: {count} frame{count === 1 ? '' : 's'} as received{got.omitted > 0 ? ` (${got.omitted} in the middle not kept)` : ''}
+        Raw stream: {count} frame{count === 1 ? '' : 's'} as received
+        {got.omitted > 0 ? ` (${got.omitted} in the middle not kept)` : ''}
       </summary>
       <FrameList frames={got.frames} label="Stream frames as received" />
     </details>
@@ -65,7 +66,8 @@ export function RawAnswer({ raw }: { raw: RawResponseDTO }) {
   return (
     <details className="chat-raw" open>
       <summary>
-        What the service sent: HTTP {raw.status}, {raw.contentType ?? 'no content type'}, {raw.bytes} byte{raw.bytes === 1 ? '' : 's'}
+        What the service sent: HTTP {raw.status}, {raw.contentType ?? 'no content type'}, {raw.bytes} byte
+        {raw.bytes === 1 ? '' : 's'}
       </summary>
       {raw.frames && raw.frames.length > 0 ? (
         <>

@@ -8,7 +8,9 @@ const KEY = 'cc.chat.userId';
 function randomPart(): string {
   const c = globalThis.crypto;
   if (c && typeof c.randomUUID === 'function') return c.randomUUID().slice(0, 8);
-  return Math.floor(Math.random() * 0xffffffff).toString(16).padStart(8, '0');
+  return Math.floor(Math.random() * 0xffffffff)
+    .toString(16)
+    .padStart(8, '0');
 }
 
 /** An id kept in localStorage: only the fallback when the settings cannot be read. */

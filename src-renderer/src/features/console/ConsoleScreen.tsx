@@ -68,7 +68,8 @@ function ContactLine({ contact }: { contact: Contact }) {
   }
   return (
     <span role="status" className="contact-no">
-      <span aria-hidden="true">⚠ </span>On WhatsApp: no — {contact.r.phone} has no WhatsApp account; a message to it will not arrive.
+      <span aria-hidden="true">⚠ </span>On WhatsApp: no — {contact.r.phone} has no WhatsApp account; a message to it
+      will not arrive.
     </span>
   );
 }
@@ -93,7 +94,9 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
   /** A send from an agent that needs a scan, or to a number not on WhatsApp, waits for "Send anyway". */
   const [confirming, setConfirming] = useState(false);
   /** What the latest send took from the form; cleared from it once that send is queued or sent. */
-  const typedFor = useRef<{ clientRef: string; text: string; url: string; filename: string; cleared: boolean } | null>(null);
+  const typedFor = useRef<{ clientRef: string; text: string; url: string; filename: string; cleared: boolean } | null>(
+    null,
+  );
   const agent = useApp((s) => (teamId && agentId ? s.agents[agentKey(teamId, agentId)] : undefined));
   const agentName = agent?.label && agent.label !== agentId ? `${agent.label} (${agentId})` : agentId;
   const needsScan = agent !== undefined && (agent.health.needsScan || agent.health.health === 'needs-scan');
@@ -120,8 +123,16 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
   };
   // A field's error is about the value that was sent: once the field holds another, it is gone.
   const errorHere = field !== null && last !== null && sentValue(last.args, field) === holds[field] ? field : null;
-  const notOnWhatsApp = contact !== null && !('e' in contact) && !contact.r.exists && recipient?.ok === true && contact.to === recipient.value;
-  const doubts: Doubt[] = [...(needsScan ? (['needs-scan'] as const) : []), ...(notOnWhatsApp ? (['not-on-whatsapp'] as const) : [])];
+  const notOnWhatsApp =
+    contact !== null &&
+    !('e' in contact) &&
+    !contact.r.exists &&
+    recipient?.ok === true &&
+    contact.to === recipient.value;
+  const doubts: Doubt[] = [
+    ...(needsScan ? (['needs-scan'] as const) : []),
+    ...(notOnWhatsApp ? (['not-on-whatsapp'] as const) : []),
+  ];
 
   // Once the latest send is queued or sent, what it took is cleared from the form (unless something
   // new was typed meanwhile); a queued one that then fails or is cancelled puts it back into an
@@ -211,7 +222,8 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
         {errorLine(lastError)}
       </span>
     ) : null;
-  const described = (f: Field, ...more: string[]) => [...more, errorHere === f ? `${uid}-${f}-err` : ''].filter(Boolean).join(' ') || undefined;
+  const described = (f: Field, ...more: string[]) =>
+    [...more, errorHere === f ? `${uid}-${f}-err` : ''].filter(Boolean).join(' ') || undefined;
 
   return (
     <section className="console" aria-labelledby="console-title" onKeyDown={onKeys}>
@@ -237,8 +249,8 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
           {ready && needsScan && (
             <p className="send-scan-warning" id={`${uid}-scan`}>
               <span aria-hidden="true">⚠ </span>
-              <strong>{agentName} needs a QR scan</strong>: its WhatsApp link is not set up, so a send from it fails until the phone scans the code.{' '}
-              <a href={agentHref(teamId, agentId, 'pairing')}>Pair {agentName}</a>
+              <strong>{agentName} needs a QR scan</strong>: its WhatsApp link is not set up, so a send from it fails
+              until the phone scans the code. <a href={agentHref(teamId, agentId, 'pairing')}>Pair {agentName}</a>
             </p>
           )}
           <form className="form console-form" onSubmit={onSubmit} aria-label="Send a message" noValidate>
@@ -246,7 +258,8 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
               <legend>Type</legend>
               {(['text', 'image', 'document'] as const).map((k) => (
                 <label key={k}>
-                  <input type="radio" name={`${uid}-kind`} value={k} checked={kind === k} onChange={() => setKind(k)} /> {k === 'text' ? 'Text' : k === 'image' ? 'Image' : 'Document'}
+                  <input type="radio" name={`${uid}-kind`} value={k} checked={kind === k} onChange={() => setKind(k)} />{' '}
+                  {k === 'text' ? 'Text' : k === 'image' ? 'Image' : 'Document'}
                 </label>
               ))}
             </fieldset>
@@ -266,12 +279,22 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
                 placeholder="+1 555 010 2000"
                 autoComplete="off"
               />
-              <button type="button" className="secondary" onClick={() => void doCheck()} disabled={!ready || !recipient?.ok || recipient.kind === 'group-jid' || checking} aria-keyshortcuts="Alt+C">
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => void doCheck()}
+                disabled={!ready || !recipient?.ok || recipient.kind === 'group-jid' || checking}
+                aria-keyshortcuts="Alt+C"
+              >
                 {checking ? 'Checking…' : 'Check contact (Alt+C)'}
               </button>
             </div>
             <span id={toHintId} className={recipient && !recipient.ok ? 'error' : 'hint'} aria-live="polite">
-              {recipient === null ? 'e.g. +1 (555) 010-2000, 15550102000 or 15550102000@s.whatsapp.net' : recipient.ok ? `Sends to ${recipient.value}` : recipient.message}
+              {recipient === null
+                ? 'e.g. +1 (555) 010-2000, 15550102000 or 15550102000@s.whatsapp.net'
+                : recipient.ok
+                  ? `Sends to ${recipient.value}`
+                  : recipient.message}
             </span>
             {contact && <ContactLine contact={contact} />}
             {fieldErr('to')}
@@ -279,20 +302,40 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
             {kind !== 'text' && (
               <>
                 <label htmlFor={`${uid}-url`}>{kind === 'image' ? 'Image URL' : 'Document URL'}</label>
-                <input id={`${uid}-url`} type="url" value={url} onChange={(e) => setUrl(e.target.value)} aria-describedby={described('url')} placeholder="https://…" />
+                <input
+                  id={`${uid}-url`}
+                  type="url"
+                  value={url}
+                  onChange={(e) => setUrl(e.target.value)}
+                  aria-describedby={described('url')}
+                  placeholder="https://…"
+                />
                 {fieldErr('url')}
               </>
             )}
             {kind === 'document' ? (
               <>
                 <label htmlFor={`${uid}-filename`}>File name</label>
-                <input id={`${uid}-filename`} value={filename} onChange={(e) => setFilename(e.target.value)} aria-describedby={described('filename')} placeholder="invoice.pdf" />
+                <input
+                  id={`${uid}-filename`}
+                  value={filename}
+                  onChange={(e) => setFilename(e.target.value)}
+                  aria-describedby={described('filename')}
+                  placeholder="invoice.pdf"
+                />
                 {fieldErr('filename')}
               </>
             ) : (
               <>
                 <label htmlFor={`${uid}-text`}>{kind === 'image' ? 'Caption' : 'Message'}</label>
-                <textarea id={`${uid}-text`} rows={3} value={text} onChange={(e) => setText(e.target.value)} onKeyDown={onTextKeys} aria-describedby={described('text', `${uid}-keys`)} />
+                <textarea
+                  id={`${uid}-text`}
+                  rows={3}
+                  value={text}
+                  onChange={(e) => setText(e.target.value)}
+                  onKeyDown={onTextKeys}
+                  aria-describedby={described('text', `${uid}-keys`)}
+                />
                 <span id={`${uid}-keys`} className="hint">
                   Enter sends, Shift+Enter starts a new line.
                 </span>
@@ -303,13 +346,14 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
               <div className="send-confirm" role="alert">
                 {doubts.includes('needs-scan') && (
                   <p>
-                    <strong>{agentName} needs a QR scan.</strong> The service will refuse this send until the phone scans the code.{' '}
-                    <a href={agentHref(teamId, agentId, 'pairing')}>Pair {agentName}</a>
+                    <strong>{agentName} needs a QR scan.</strong> The service will refuse this send until the phone
+                    scans the code. <a href={agentHref(teamId, agentId, 'pairing')}>Pair {agentName}</a>
                   </p>
                 )}
                 {doubts.includes('not-on-whatsapp') && (
                   <p>
-                    <strong>{recipient?.ok ? recipient.value : to} is not on WhatsApp.</strong> The message will not arrive.
+                    <strong>{recipient?.ok ? recipient.value : to} is not on WhatsApp.</strong> The message will not
+                    arrive.
                   </p>
                 )}
                 <p>Send it anyway?</p>
@@ -324,7 +368,11 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
               </div>
             ) : (
               <div className="actions">
-                <button type="submit" disabled={!ready || !recipient?.ok} aria-describedby={ready && needsScan ? `${uid}-scan` : undefined}>
+                <button
+                  type="submit"
+                  disabled={!ready || !recipient?.ok}
+                  aria-describedby={ready && needsScan ? `${uid}-scan` : undefined}
+                >
                   Send
                 </button>
               </div>

@@ -3,7 +3,17 @@ import { useId } from 'react';
 import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
 
-export function Pickers({ teamId, agentId, onTeam, onAgent }: { teamId: string; agentId: string; onTeam(t: string): void; onAgent(a: string): void }) {
+export function Pickers({
+  teamId,
+  agentId,
+  onTeam,
+  onAgent,
+}: {
+  teamId: string;
+  agentId: string;
+  onTeam(t: string): void;
+  onAgent(a: string): void;
+}) {
   const teams = useApp((s) => s.teams);
   const agents = useApp((s) => s.agents);
   const ids = { team: useId(), agent: useId(), agentHint: useId() };
@@ -25,7 +35,13 @@ export function Pickers({ teamId, agentId, onTeam, onAgent }: { teamId: string; 
       </div>
       <div className="picker">
         <label htmlFor={ids.agent}>Agent</label>
-        <select id={ids.agent} value={agentId} onChange={(e) => onAgent(e.target.value)} disabled={!team} aria-describedby={showId ? ids.agentHint : undefined}>
+        <select
+          id={ids.agent}
+          value={agentId}
+          onChange={(e) => onAgent(e.target.value)}
+          disabled={!team}
+          aria-describedby={showId ? ids.agentHint : undefined}
+        >
           <option value="">Choose an agent</option>
           {team?.agentIds.map((a) => (
             <option key={a} value={a}>

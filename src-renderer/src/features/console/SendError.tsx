@@ -16,7 +16,17 @@ function Countdown({ seconds, children }: { seconds: number; children(left: numb
   return <>{children(left)}</>;
 }
 
-export function SendError({ error, retries, teamId, agentId }: { error: ErrorDTO; retries: number; teamId: string; agentId: string }) {
+export function SendError({
+  error,
+  retries,
+  teamId,
+  agentId,
+}: {
+  error: ErrorDTO;
+  retries: number;
+  teamId: string;
+  agentId: string;
+}) {
   if (error.kind === 'needs-scan') {
     return (
       <div role="alert" className="send-error">
@@ -31,7 +41,8 @@ export function SendError({ error, retries, teamId, agentId }: { error: ErrorDTO
         <strong>
           Reconnecting — retried {retries} {retries === 1 ? 'time' : 'times'}
         </strong>
-        , and the number did not come back while it was retrying. It recovers on its own; Retry in a moment. Your message is still here.
+        , and the number did not come back while it was retrying. It recovers on its own; Retry in a moment. Your
+        message is still here.
       </div>
     );
   }
@@ -39,7 +50,9 @@ export function SendError({ error, retries, teamId, agentId }: { error: ErrorDTO
     const head = capitalized(rateLimitWords(error));
     return (
       <div role="alert" className="send-error">
-        <Countdown seconds={error.retryAfterSec ?? 0}>{(left) => (left > 0 ? `${head} — you can send again in ${left} s.` : `${head} — you can send again now.`)}</Countdown>
+        <Countdown seconds={error.retryAfterSec ?? 0}>
+          {(left) => (left > 0 ? `${head} — you can send again in ${left} s.` : `${head} — you can send again now.`)}
+        </Countdown>
       </div>
     );
   }

@@ -29,17 +29,29 @@ export function progressWords(r: SendRecord, budget: SendBudget | undefined, now
       return 'Sending…';
     case 'queued': {
       const { position, leavesAt } = queuePlace(r, budget);
-      const where = [position !== undefined ? `position ${position}` : '', leavesAt !== undefined ? `about ${secondsUntil(leavesAt, now)} s` : ''].filter(Boolean).join(', ');
+      const where = [
+        position !== undefined ? `position ${position}` : '',
+        leavesAt !== undefined ? `about ${secondsUntil(leavesAt, now)} s` : '',
+      ]
+        .filter(Boolean)
+        .join(', ');
       return where ? `Queued (${where})` : 'Queued';
     }
     case 'retrying': {
       const last = r.retries[r.retries.length - 1];
-      const why = last?.error?.kind === 'reconnecting' ? 'Reconnecting — retrying' : last?.error?.kind === 'rate-limited' ? `${capitalized(rateLimitWords(last.error))} — retrying` : 'Retrying';
+      const why =
+        last?.error?.kind === 'reconnecting'
+          ? 'Reconnecting — retrying'
+          : last?.error?.kind === 'rate-limited'
+            ? `${capitalized(rateLimitWords(last.error))} — retrying`
+            : 'Retrying';
       const next = last?.delayMs !== undefined ? `, next in ${secondsUntil(last.at + last.delayMs, now)} s` : '';
       return `${why} (attempt ${last?.attempt ?? r.retries.length}${next})`;
     }
     case 'sent':
-      return r.retries.length ? `Sent after ${r.retries.length} ${r.retries.length === 1 ? 'retry' : 'retries'}` : 'Sent';
+      return r.retries.length
+        ? `Sent after ${r.retries.length} ${r.retries.length === 1 ? 'retry' : 'retries'}`
+        : 'Sent';
     case 'failed':
       if (r.error?.kind === 'aborted') return 'Cancelled';
       return r.error ? `Failed — ${errorLine(r.error)}` : 'Failed';
@@ -59,7 +71,12 @@ export function SendActions({ r }: { r: SendRecord }) {
   if (isWaiting(r)) {
     return (
       <>
-        <button type="button" className="secondary small" aria-label={`Cancel the send to ${r.to}`} onClick={() => void stop(r.clientRef).then((e) => setProblem(e ? errorLine(e) : null))}>
+        <button
+          type="button"
+          className="secondary small"
+          aria-label={`Cancel the send to ${r.to}`}
+          onClick={() => void stop(r.clientRef).then((e) => setProblem(e ? errorLine(e) : null))}
+        >
           Cancel
         </button>
         {problem && <span className="error"> {problem}</span>}
@@ -68,7 +85,12 @@ export function SendActions({ r }: { r: SendRecord }) {
   }
   if (r.state === 'failed' && !r.retriedAs) {
     return (
-      <button type="button" className="secondary small" aria-label={`Retry the send to ${r.to}`} onClick={() => void retry(r.clientRef)}>
+      <button
+        type="button"
+        className="secondary small"
+        aria-label={`Retry the send to ${r.to}`}
+        onClick={() => void retry(r.clientRef)}
+      >
         Retry
       </button>
     );
@@ -145,9 +167,13 @@ export function SendHistory({ teamId, agentId }: { teamId: string; agentId: stri
                   <Content r={r} />
                 </td>
                 <td>
-                  <span className={r.error?.kind === 'aborted' ? 'send-state cancelled' : 'send-state'} aria-live={isWaiting(r) ? 'off' : undefined}>
+                  <span
+                    className={r.error?.kind === 'aborted' ? 'send-state cancelled' : 'send-state'}
+                    aria-live={isWaiting(r) ? 'off' : undefined}
+                  >
                     {progressWords(r, budget, now)}
-                  </span> <SendActions r={r} />
+                  </span>{' '}
+                  <SendActions r={r} />
                 </td>
                 <td className="send-id">{r.messageId ? <code>{r.messageId}</code> : '—'}</td>
               </tr>

@@ -48,7 +48,15 @@ export function SendMeter({ teamId, agentId }: { teamId: string; agentId: string
     <section className={`send-meter send-meter-${level}`} aria-labelledby="meter-title">
       <h3 id="meter-title">Send budget</h3>
       <div className="meter-row">
-        <div className="meter" role="meter" aria-label="Send budget used" aria-valuemin={0} aria-valuemax={budget.limit} aria-valuenow={used} aria-valuetext={words}>
+        <div
+          className="meter"
+          role="meter"
+          aria-label="Send budget used"
+          aria-valuemin={0}
+          aria-valuemax={budget.limit}
+          aria-valuenow={used}
+          aria-valuetext={words}
+        >
           <div className="meter-fill" style={{ width: `${Math.round((used / Math.max(1, budget.limit)) * 100)}%` }} />
         </div>
         <p className="meter-words">
@@ -66,13 +74,16 @@ export function SendMeter({ teamId, agentId }: { teamId: string; agentId: string
           <h4>Waiting in the team&apos;s queue ({queue.length})</h4>
           {agentId !== '' && (
             <p className="hint queue-mine">
-              {mine === queue.length ? `All from ${nameOf(agentId)}.` : `${mine} from ${nameOf(agentId)}, ${queue.length - mine} from other agents of the team.`}
+              {mine === queue.length
+                ? `All from ${nameOf(agentId)}.`
+                : `${mine} from ${nameOf(agentId)}, ${queue.length - mine} from other agents of the team.`}
             </p>
           )}
           <ul className="send-queue">
             {queue.map((q) => (
               <li key={q.id}>
-                to <code>{q.to}</code> from {nameOf(q.agentId)}, leaves in about <span aria-live="off">{Math.max(0, Math.ceil((budget.readAt + q.etaMs - now) / 1000))}</span> s{' '}
+                to <code>{q.to}</code> from {nameOf(q.agentId)}, leaves in about{' '}
+                <span aria-live="off">{Math.max(0, Math.ceil((budget.readAt + q.etaMs - now) / 1000))}</span> s{' '}
                 <button
                   type="button"
                   className="secondary small"

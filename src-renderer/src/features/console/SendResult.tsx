@@ -31,7 +31,9 @@ export function SendResult({ r }: { r: SendRecord }) {
           <>
             <span aria-live="off">{progressWords(r, budget, now)}</span>
             {r.state === 'queued' && <span className="muted"> — the send budget is spent; it leaves on its own.</span>}
-            {r.state === 'retrying' && r.retries.at(-1)?.error?.kind === 'reconnecting' && <span className="muted"> — it keeps retrying while the number reconnects.</span>}
+            {r.state === 'retrying' && r.retries.at(-1)?.error?.kind === 'reconnecting' && (
+              <span className="muted"> — it keeps retrying while the number reconnects.</span>
+            )}
           </>
         )}
       </p>

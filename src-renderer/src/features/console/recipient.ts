@@ -1,7 +1,8 @@
 // Recipient validation as the person types — the same rules as the core's normalizeRecipient
 // (src-main/core/api/phone.ts): E.164 digits (8–15, no leading 0) typed any common way, or a JID
 // ending @s.whatsapp.net (person) or @g.us (group).
-export type RecipientCheck = { ok: true; value: string; kind: 'phone' | 'person-jid' | 'group-jid' } | { ok: false; message: string };
+export type RecipientCheck =
+  { ok: true; value: string; kind: 'phone' | 'person-jid' | 'group-jid' } | { ok: false; message: string };
 
 const PERSON = 's.whatsapp.net';
 const GROUP = 'g.us';
@@ -14,11 +15,13 @@ function digitsError(raw: string, what: string): string | null {
   const s = raw.trim();
   if (s === '') return `${what} is empty; give a phone number with its country code, e.g. +15550102000.`;
   if (/[a-z]/i.test(s)) return `${what} contains letters; a phone number has only digits.`;
-  if (!/^[+\d\s().-]+$/.test(s)) return `${what} has characters a phone number cannot have (only digits, spaces, + ( ) - . are allowed).`;
+  if (!/^[+\d\s().-]+$/.test(s))
+    return `${what} has characters a phone number cannot have (only digits, spaces, + ( ) - . are allowed).`;
   const digits = s.replace(/\D/g, '');
   if (digits.length === 0) return `${what} has no digits.`;
   if (s.indexOf('+', 1) !== -1) return `${what} has a "+" that is not at the start.`;
-  if (digits.startsWith('0')) return `${what} starts with 0; write it with its country code (E.164), e.g. +15550102000.`;
+  if (digits.startsWith('0'))
+    return `${what} starts with 0; write it with its country code (E.164), e.g. +15550102000.`;
   if (digits.length < MIN) return `${what} is too short: ${digits.length} digits, at least ${MIN} needed.`;
   if (digits.length > MAX) return `${what} is too long: ${digits.length} digits, at most ${MAX} allowed.`;
   return null;
@@ -36,7 +39,8 @@ export function checkRecipient(input: string): RecipientCheck {
       return e ? fail(e) : { ok: true, value: s, kind: 'person-jid' };
     }
     if (domain === GROUP) {
-      if (!/^\d{5,32}(-\d{1,20})?$/.test(local)) return fail(`A group id before @${GROUP} is digits (optionally digits-digits).`);
+      if (!/^\d{5,32}(-\d{1,20})?$/.test(local))
+        return fail(`A group id before @${GROUP} is digits (optionally digits-digits).`);
       return { ok: true, value: s, kind: 'group-jid' };
     }
     return fail(`Unknown JID domain; expected @${PERSON} or @${GROUP}.`);

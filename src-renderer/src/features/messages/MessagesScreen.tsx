@@ -31,7 +31,8 @@ function firstLine(m: MessageDTO): string {
   return line ? `${what}: ${line}` : what;
 }
 
-const dayOf = (at: number) => new Date(at).toLocaleDateString(undefined, { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' });
+const dayOf = (at: number) =>
+  new Date(at).toLocaleDateString(undefined, { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' });
 const timeOf = (at: number) => new Date(at).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 
 function AgentPicker({ agents, value, onPick }: { agents: AgentDTO[]; value: string; onPick(v: string): void }) {
@@ -53,7 +54,11 @@ function AgentPicker({ agents, value, onPick }: { agents: AgentDTO[]; value: str
 function ContactRow({ c, current, label }: { c: MessageContactDTO; current: boolean; label: string | null }) {
   return (
     <li>
-      <a className="messages-contact" href={messagesHref(c.teamId, c.agentId, c.contact)} aria-current={current ? 'true' : undefined}>
+      <a
+        className="messages-contact"
+        href={messagesHref(c.teamId, c.agentId, c.contact)}
+        aria-current={current ? 'true' : undefined}
+      >
         <span className="messages-contact-name">{c.name ?? c.contact}</span>
         {c.unread > 0 && (
           <span className="count" aria-label={`${c.unread} unread`}>
@@ -74,7 +79,9 @@ function ContactRow({ c, current, label }: { c: MessageContactDTO; current: bool
 function Bubble({ m }: { m: MessageDTO }) {
   return (
     <li className={`messages-bubble ${m.direction === 'in' ? 'in' : 'out'}`}>
-      {m.type !== 'text' && <p className="messages-media">{m.media?.filename ?? (m.type === 'image' ? 'Picture' : m.type)}</p>}
+      {m.type !== 'text' && (
+        <p className="messages-media">{m.media?.filename ?? (m.type === 'image' ? 'Picture' : m.type)}</p>
+      )}
       {m.text && <p className="messages-text">{m.text}</p>}
       <p className="messages-meta muted">
         {timeOf(m.at)}
@@ -145,7 +152,13 @@ function Thread({ teamId, agentId, contact }: { teamId: string; agentId: string;
         <label htmlFor="messages-reply" className="sr-only">
           Reply
         </label>
-        <textarea id="messages-reply" value={text} rows={2} placeholder="Write a reply" onChange={(e) => setText(e.target.value)} />
+        <textarea
+          id="messages-reply"
+          value={text}
+          rows={2}
+          placeholder="Write a reply"
+          onChange={(e) => setText(e.target.value)}
+        />
         <button type="submit" disabled={sending || !text.trim()}>
           {sending ? 'Sending…' : 'Send'}
         </button>
@@ -162,15 +175,23 @@ export function MessagesScreen({ teamId, agentId, contact }: Props) {
   const [search, setSearch] = useState(inbox.filter.search ?? '');
   const picked = teamId && agentId ? agentKey(teamId, agentId) : '';
   useEffect(() => {
-    const t = setTimeout(() => {
-      const filter = { ...(teamId ? { teamId } : {}), ...(agentId ? { agentId } : {}), ...(search.trim() ? { search: search.trim() } : {}) };
-      void loadInbox(filter);
-    }, search ? SEARCH_DELAY_MS : 0);
+    const t = setTimeout(
+      () => {
+        const filter = {
+          ...(teamId ? { teamId } : {}),
+          ...(agentId ? { agentId } : {}),
+          ...(search.trim() ? { search: search.trim() } : {}),
+        };
+        void loadInbox(filter);
+      },
+      search ? SEARCH_DELAY_MS : 0,
+    );
     return () => clearTimeout(t);
   }, [loadInbox, teamId, agentId, search]);
   const labelOf = useMemo(() => {
     const m = new Map(agents.map((a) => [agentKey(a.teamId, a.agentId), a.label]));
-    return (c: { teamId: string | null; agentId: string }) => (c.teamId ? (m.get(agentKey(c.teamId, c.agentId)) ?? c.agentId) : c.agentId);
+    return (c: { teamId: string | null; agentId: string }) =>
+      c.teamId ? (m.get(agentKey(c.teamId, c.agentId)) ?? c.agentId) : c.agentId;
   }, [agents]);
   const pick = (v: string) => {
     const a = agents.find((x) => agentKey(x.teamId, x.agentId) === v);
@@ -186,7 +207,12 @@ export function MessagesScreen({ teamId, agentId, contact }: Props) {
           <AgentPicker agents={agents} value={picked} onPick={pick} />
           <label className="messages-search">
             Search{' '}
-            <input type="search" value={search} placeholder="Number, name or text" onChange={(e) => setSearch(e.target.value)} />
+            <input
+              type="search"
+              value={search}
+              placeholder="Number, name or text"
+              onChange={(e) => setSearch(e.target.value)}
+            />
           </label>
           {gaps.map((g) => (
             <p key={agentKey(g.teamId, g.agentId)} className="messages-gap">
@@ -210,7 +236,11 @@ export function MessagesScreen({ teamId, agentId, contact }: Props) {
             ))}
           </ul>
         </div>
-        {open ? <Thread key={`${open.teamId}/${open.agentId}/${open.contact}`} {...open} /> : <p className="messages-none muted">Choose a conversation.</p>}
+        {open ? (
+          <Thread key={`${open.teamId}/${open.agentId}/${open.contact}`} {...open} />
+        ) : (
+          <p className="messages-none muted">Choose a conversation.</p>
+        )}
       </div>
     </div>
   );

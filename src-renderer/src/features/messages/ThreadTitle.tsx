@@ -42,7 +42,14 @@ export function ThreadTitle({ teamId, agentId, contact, name }: Props) {
       {mode === 'name' ? (
         <form className="messages-name" onSubmit={(e) => void save(e)}>
           <label htmlFor="messages-name-input">Name for {contact}</label>
-          <input id="messages-name-input" value={draft} maxLength={MAX_NAME} onChange={(e) => setDraft(e.target.value)} autoFocus aria-describedby="messages-name-hint" />
+          <input
+            id="messages-name-input"
+            value={draft}
+            maxLength={MAX_NAME}
+            onChange={(e) => setDraft(e.target.value)}
+            autoFocus
+            aria-describedby="messages-name-hint"
+          />
           <button type="submit" className="small" disabled={busy}>
             Save name
           </button>
@@ -74,8 +81,9 @@ export function ThreadTitle({ teamId, agentId, contact, name }: Props) {
       {mode === 'delete' && (
         <div className="messages-confirm" role="group" aria-labelledby="messages-delete-q">
           <p id="messages-delete-q">
-            Delete the conversation with {name ?? contact} from this computer? What was sent is removed from the send log at once; what they wrote is
-            hidden now and leaves the webhook log when that log drops it. The contact still has the messages on their phone.
+            Delete the conversation with {name ?? contact} from this computer? What was sent is removed from the send
+            log at once; what they wrote is hidden now and leaves the webhook log when that log drops it. The contact
+            still has the messages on their phone.
           </p>
           <button type="button" className="danger small" onClick={() => void del()} disabled={busy}>
             Delete conversation

@@ -31,7 +31,13 @@ function missingFields(values: Record<Exclude<Field, 'agents'>, string>): Missin
   return out;
 }
 
-export function TeamForm({ extraActions, onDone }: { extraActions?: (busy: boolean, run: (w: () => Promise<ErrorDTO | null>) => void) => ReactNode; onDone?: () => void }) {
+export function TeamForm({
+  extraActions,
+  onDone,
+}: {
+  extraActions?: (busy: boolean, run: (w: () => Promise<ErrorDTO | null>) => void) => ReactNode;
+  onDone?: () => void;
+}) {
   const addTeam = useApp((s) => s.addTeam);
   const [label, setLabel] = useState('');
   const [baseUrl, setBaseUrl] = useState('');
@@ -42,7 +48,16 @@ export function TeamForm({ extraActions, onDone }: { extraActions?: (busy: boole
   const [missing, setMissing] = useState<Missing>({});
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
-  const ids = { label: useId(), baseUrl: useId(), apiKey: useId(), agents: useId(), error: useId(), keyHint: useId(), insecure: useId(), insecureHint: useId() };
+  const ids = {
+    label: useId(),
+    baseUrl: useId(),
+    apiKey: useId(),
+    agents: useId(),
+    error: useId(),
+    keyHint: useId(),
+    insecure: useId(),
+    insecureHint: useId(),
+  };
 
   const run = (work: () => Promise<ErrorDTO | null>) => {
     setBusy(true);
@@ -68,17 +83,30 @@ export function TeamForm({ extraActions, onDone }: { extraActions?: (busy: boole
       form.current?.ownerDocument.getElementById(ids[first.field])?.focus();
       return;
     }
-    run(() => addTeam({ label: label.trim(), baseUrl: baseUrl.trim(), apiKey, agentIds: splitAgentIds(agents), allowInsecureHttp }));
+    run(() =>
+      addTeam({
+        label: label.trim(),
+        baseUrl: baseUrl.trim(),
+        apiKey,
+        agentIds: splitAgentIds(agents),
+        allowInsecureHttp,
+      }),
+    );
   };
 
   // A rejected key or an unreachable address points at its field even when the error names none.
-  const errField = error?.field ?? (error?.kind === 'key-rejected' ? 'apiKey' : error?.kind === 'network-error' ? 'baseUrl' : undefined);
+  const errField =
+    error?.field ??
+    (error?.kind === 'key-rejected' ? 'apiKey' : error?.kind === 'network-error' ? 'baseUrl' : undefined);
   const msgId = (field: Field) => `${ids[field]}-msg`;
   const marks = (field: Field, describedBy?: string) => {
     const byError = errField === field || errField?.startsWith(`${field}.`);
     const own = missing[field] ? msgId(field) : undefined;
     const described = [own, byError ? ids.error : undefined, describedBy].filter(Boolean).join(' ');
-    return { ...(own || byError ? { 'aria-invalid': true } : {}), ...(described ? { 'aria-describedby': described } : {}) };
+    return {
+      ...(own || byError ? { 'aria-invalid': true } : {}),
+      ...(described ? { 'aria-describedby': described } : {}),
+    };
   };
   const message = (field: Field) =>
     missing[field] ? (
@@ -95,7 +123,15 @@ export function TeamForm({ extraActions, onDone }: { extraActions?: (busy: boole
   return (
     <form ref={form} onSubmit={onSubmit} className="form" aria-busy={busy} noValidate>
       <label htmlFor={ids.label}>Team name</label>
-      <input id={ids.label} value={label} onChange={(e) => edit(setLabel, 'label', e.target.value)} maxLength={LABEL_MAX_LENGTH} aria-required="true" autoComplete="off" {...marks('label')} />
+      <input
+        id={ids.label}
+        value={label}
+        onChange={(e) => edit(setLabel, 'label', e.target.value)}
+        maxLength={LABEL_MAX_LENGTH}
+        aria-required="true"
+        autoComplete="off"
+        {...marks('label')}
+      />
       {message('label')}
       <label htmlFor={ids.baseUrl}>Service address</label>
       <input
@@ -124,13 +160,26 @@ export function TeamForm({ extraActions, onDone }: { extraActions?: (busy: boole
         Kept in your system keychain; the app only ever shows its last four characters.
       </p>
       <label htmlFor={ids.agents}>Agent IDs (from the dashboard, comma separated)</label>
-      <input id={ids.agents} value={agents} onChange={(e) => setAgents(e.target.value)} autoComplete="off" {...marks('agents')} />
+      <input
+        id={ids.agents}
+        value={agents}
+        onChange={(e) => setAgents(e.target.value)}
+        autoComplete="off"
+        {...marks('agents')}
+      />
       <div className="switch">
-        <input id={ids.insecure} type="checkbox" checked={allowInsecureHttp} onChange={(e) => setAllowInsecureHttp(e.target.checked)} aria-describedby={ids.insecureHint} />
+        <input
+          id={ids.insecure}
+          type="checkbox"
+          checked={allowInsecureHttp}
+          onChange={(e) => setAllowInsecureHttp(e.target.checked)}
+          aria-describedby={ids.insecureHint}
+        />
         <label htmlFor={ids.insecure}>Allow plain HTTP to this address</label>
       </div>
       <p className="hint" id={ids.insecureHint}>
-        Off by default: the key is then refused to an http:// address on another machine, where anyone on the way could read it. This machine (localhost) is always fine.
+        Off by default: the key is then refused to an http:// address on another machine, where anyone on the way could
+        read it. This machine (localhost) is always fine.
       </p>
       {error && <ErrorNotice id={ids.error} error={error} context="adding" />}
       {busy && <p className="muted">Checking the key with the service…</p>}

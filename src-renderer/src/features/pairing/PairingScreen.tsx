@@ -41,7 +41,9 @@ function Countdown({ c }: { c: PairingCountdown }) {
   return (
     <div className="pairing-countdown">
       <p>
-        {c.nextQrMs === null ? 'This is the last code of this pairing.' : `Next code in ${formatCountdown(c.nextQrMs)}; it refreshes here by itself.`}
+        {c.nextQrMs === null
+          ? 'This is the last code of this pairing.'
+          : `Next code in ${formatCountdown(c.nextQrMs)}; it refreshes here by itself.`}
       </p>
       <p>
         {c.expiresInMs === 0
@@ -50,7 +52,12 @@ function Countdown({ c }: { c: PairingCountdown }) {
         {!c.exact && 'It was started outside this app, so it may end sooner. '}
         After that, start again.
       </p>
-      <meter min={0} max={Math.round(c.totalMs / 1000)} value={Math.round(c.expiresInMs / 1000)} aria-label="Time left to scan, in seconds" />
+      <meter
+        min={0}
+        max={Math.round(c.totalMs / 1000)}
+        value={Math.round(c.expiresInMs / 1000)}
+        aria-label="Time left to scan, in seconds"
+      />
     </div>
   );
 }
@@ -63,7 +70,8 @@ function CancelPairing({ agent, expiresAt }: { agent: AgentDTO; expiresAt: numbe
         Cancel
       </button>
       <p className="muted">
-        Stops waiting here and goes back to the agent. The service has no way to cancel a pairing: the code stays valid until it expires
+        Stops waiting here and goes back to the agent. The service has no way to cancel a pairing: the code stays valid
+        until it expires
         {expiresAt === null ? '' : ` (${new Date(expiresAt).toLocaleTimeString()})`}.
       </p>
     </div>
@@ -99,7 +107,8 @@ function PairingBody({ agent }: { agent: AgentDTO }) {
       {phase === 'needs-scan' && (
         <div className="card">
           <p>
-            <strong>This number is not linked.</strong> A person has to scan a QR code with the phone; retrying on its own never helps.
+            <strong>This number is not linked.</strong> A person has to scan a QR code with the phone; retrying on its
+            own never helps.
           </p>
           {startButton('Start pairing')}
         </div>
@@ -152,7 +161,8 @@ function PairingBody({ agent }: { agent: AgentDTO }) {
       {phase === 'recovering' && session && (
         <div className="card">
           <p>
-            <strong>The number is still linked; its connection is recovering.</strong> Nothing to do, it recovers on its own. No QR scan is needed.
+            <strong>The number is still linked; its connection is recovering.</strong> Nothing to do, it recovers on its
+            own. No QR scan is needed.
           </p>
           <p className="muted">
             The service reports state <code>{session.state}</code>.
@@ -160,7 +170,11 @@ function PairingBody({ agent }: { agent: AgentDTO }) {
         </div>
       )}
       <p className="sr-only" role="status" aria-live="polite">
-        {phase === 'qr' ? 'QR code shown. Scan it with the phone.' : phase === 'linked' && view.linkedAt ? 'Linked.' : ''}
+        {phase === 'qr'
+          ? 'QR code shown. Scan it with the phone.'
+          : phase === 'linked' && view.linkedAt
+            ? 'Linked.'
+            : ''}
       </p>
     </div>
   );

@@ -40,7 +40,13 @@ export function AddAgent({ team, onAdded }: { team: TeamDTO; onAdded?: (agentId:
   // An error about the label marks the label; any other one, the agent ID.
   const labelWrong = error?.field === 'label';
   return (
-    <form className="form" onSubmit={(e) => void onSubmit(e)} aria-label={`Add an agent to ${team.label}`} aria-busy={busy} noValidate>
+    <form
+      className="form"
+      onSubmit={(e) => void onSubmit(e)}
+      aria-label={`Add an agent to ${team.label}`}
+      aria-busy={busy}
+      noValidate
+    >
       <label htmlFor={ids.id}>Agent ID</label>
       <input
         id={ids.id}

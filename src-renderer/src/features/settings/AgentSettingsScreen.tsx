@@ -12,8 +12,16 @@ import { useApp } from '../../store/react';
 
 const SWITCHES: { key: keyof ChannelSettingsDTO; label: string; hint: string }[] = [
   { key: 'groups', label: 'Answer in groups', hint: 'Let the agent read and answer group chats.' },
-  { key: 'readReceipts', label: 'Send read receipts', hint: 'Contacts see blue ticks when the agent has read a message.' },
-  { key: 'deliveryReceipts', label: 'Deliver receipt events', hint: 'Receive delivery status events for sent messages.' },
+  {
+    key: 'readReceipts',
+    label: 'Send read receipts',
+    hint: 'Contacts see blue ticks when the agent has read a message.',
+  },
+  {
+    key: 'deliveryReceipts',
+    label: 'Deliver receipt events',
+    hint: 'Receive delivery status events for sent messages.',
+  },
 ];
 
 function ChannelSwitches({ agent }: { agent: AgentDTO }) {

@@ -30,7 +30,11 @@ function General() {
     <>
       <section className="card" aria-labelledby="general-title">
         <h3 id="general-title">General</h3>
-        <Switch label="Start at login" checked={settings.startAtLogin} onChange={(v) => void update({ startAtLogin: v }).then(setError)} />
+        <Switch
+          label="Start at login"
+          checked={settings.startAtLogin}
+          onChange={(v) => void update({ startAtLogin: v }).then(setError)}
+        />
         {error && <ErrorNotice error={error} onDismiss={() => setError(null)} />}
         <NumberSetting
           label="Poll interval (seconds)"

@@ -10,13 +10,26 @@ import { TeamForm } from '../onboarding/TeamForm';
 import { AddAgent } from './AddAgentForm';
 
 /** A remove button that asks once more, inline. */
-function ConfirmRemove({ what, onConfirm, text = 'Remove' }: { what: string; onConfirm: () => Promise<ErrorDTO | null>; text?: string }) {
+function ConfirmRemove({
+  what,
+  onConfirm,
+  text = 'Remove',
+}: {
+  what: string;
+  onConfirm: () => Promise<ErrorDTO | null>;
+  text?: string;
+}) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ErrorDTO | null>(null);
   if (!asking)
     return (
-      <button type="button" className="secondary small danger" onClick={() => setAsking(true)} aria-label={`Remove ${what}`}>
+      <button
+        type="button"
+        className="secondary small danger"
+        onClick={() => setAsking(true)}
+        aria-label={`Remove ${what}`}
+      >
         {text}
       </button>
     );
@@ -59,7 +72,12 @@ function TeamCard({ team }: { team: TeamDTO }) {
         <dt>API key</dt>
         <dd>
           {team.keyHint}
-          {team.keyRejected && <strong className="error"> — rejected by the service (key rejected). Add the team again with a current key.</strong>}
+          {team.keyRejected && (
+            <strong className="error">
+              {' '}
+              — rejected by the service (key rejected). Add the team again with a current key.
+            </strong>
+          )}
         </dd>
       </dl>
       <h5>Agents</h5>
@@ -80,7 +98,11 @@ function TeamCard({ team }: { team: TeamDTO }) {
       )}
       <AddAgent team={team} />
       <div className="actions">
-        <ConfirmRemove what={`team ${team.label} and its key`} text="Remove team…" onConfirm={() => removeTeam(team.teamId)} />
+        <ConfirmRemove
+          what={`team ${team.label} and its key`}
+          text="Remove team…"
+          onConfirm={() => removeTeam(team.teamId)}
+        />
       </div>
     </article>
   );

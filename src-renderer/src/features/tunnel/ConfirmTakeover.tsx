@@ -4,7 +4,21 @@
 // (app/usecases/registration-status.ts takeoverWarning), the same as the command line asks.
 import { useEffect, useRef } from 'react';
 
-export function ConfirmTakeover({ who, url, takeover, busy, onConfirm, onCancel }: { who: string; url: string; takeover: string; busy: boolean; onConfirm(): void; onCancel(): void }) {
+export function ConfirmTakeover({
+  who,
+  url,
+  takeover,
+  busy,
+  onConfirm,
+  onCancel,
+}: {
+  who: string;
+  url: string;
+  takeover: string;
+  busy: boolean;
+  onConfirm(): void;
+  onCancel(): void;
+}) {
   const cancel = useRef<HTMLButtonElement>(null);
   // Focus starts on Cancel; once the step closes it goes back to what opened it.
   useEffect(() => {

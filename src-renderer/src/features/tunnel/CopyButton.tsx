@@ -16,7 +16,13 @@ export function CopyButton({ text, what }: { text: string; what: string }) {
         type="button"
         className="secondary small copy"
         aria-label={`Copy ${what}`}
-        onClick={async () => setSaid((await copyText(text)) ? `Copied ${what}.` : `Copying is not available here; select the text to copy ${what}.`)}
+        onClick={async () =>
+          setSaid(
+            (await copyText(text))
+              ? `Copied ${what}.`
+              : `Copying is not available here; select the text to copy ${what}.`,
+          )
+        }
       >
         {said?.startsWith('Copied') ? 'Copied' : 'Copy'}
       </button>

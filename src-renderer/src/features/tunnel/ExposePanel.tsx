@@ -16,7 +16,11 @@ type Choice = 'none' | 'ngrok' | 'command';
 const CHOICES: { value: Choice; label: string; hint: string }[] = [
   { value: 'none', label: 'Nothing', hint: 'Only this computer reaches the receiver (enough for the emulator).' },
   { value: 'ngrok', label: 'ngrok', hint: 'A public HTTPS URL from ngrok, with your ngrok authtoken.' },
-  { value: 'command', label: 'My own tunnel command', hint: 'cloudflared, tailscale funnel, ssh -R …: any program that prints its public URL.' },
+  {
+    value: 'command',
+    label: 'My own tunnel command',
+    hint: 'cloudflared, tailscale funnel, ssh -R …: any program that prints its public URL.',
+  },
 ];
 
 function NgrokToken() {
@@ -39,9 +43,17 @@ function NgrokToken() {
   return (
     <div className="form inline-form">
       <label htmlFor={`${uid}-token`}>ngrok authtoken</label>
-      <input id={`${uid}-token`} type="password" autoComplete="off" value={value} onChange={(e) => setValue(e.target.value)} aria-describedby={`${uid}-token-hint`} />
+      <input
+        id={`${uid}-token`}
+        type="password"
+        autoComplete="off"
+        value={value}
+        onChange={(e) => setValue(e.target.value)}
+        aria-describedby={`${uid}-token-hint`}
+      />
       <span id={`${uid}-token-hint`} className="hint">
-        From dashboard.ngrok.com → Your Authtoken. Kept in the OS keychain, never shown again (or run <code>channel-companion secret set ngrok-authtoken</code>).
+        From dashboard.ngrok.com → Your Authtoken. Kept in the OS keychain, never shown again (or run{' '}
+        <code>channel-companion secret set ngrok-authtoken</code>).
       </span>
       <div className="actions">
         <button
@@ -83,14 +95,22 @@ export function ExposePanel() {
   // None by default: registering replaces each agent's webhook (asked first, below).
   const picked = chosen ?? new Set<string>();
   const [confirming, setConfirming] = useState(false);
-  const commandProblem = choice === 'command' && command.trim() && !command.includes('{port}') ? "Put {port} where the receiver's port goes." : null;
+  const commandProblem =
+    choice === 'command' && command.trim() && !command.includes('{port}')
+      ? "Put {port} where the receiver's port goes."
+      : null;
 
   const toRegister = agents.filter((a) => picked.has(agentKey(a.teamId, a.agentId)));
   const start = async () => {
     setConfirming(false);
     setBusy(true);
-    const register = agents.filter((a) => picked.has(agentKey(a.teamId, a.agentId))).map((a) => ({ teamId: a.teamId, agentId: a.agentId }));
-    const args: ExposeArgs = choice === 'command' ? { kind: 'command', command: command.trim(), register } : { kind: 'ngrok', register, ...(domain.trim() ? { domain: domain.trim() } : {}) };
+    const register = agents
+      .filter((a) => picked.has(agentKey(a.teamId, a.agentId)))
+      .map((a) => ({ teamId: a.teamId, agentId: a.agentId }));
+    const args: ExposeArgs =
+      choice === 'command'
+        ? { kind: 'command', command: command.trim(), register }
+        : { kind: 'ngrok', register, ...(domain.trim() ? { domain: domain.trim() } : {}) };
     const r = choice === 'none' ? await unexpose() : await expose(args);
     setBusy(false);
     setError(r.ok ? null : r.error);
@@ -102,7 +122,14 @@ export function ExposePanel() {
         <legend>Reach the receiver from the internet with</legend>
         {CHOICES.map((c) => (
           <label key={c.value} className="radio">
-            <input type="radio" name={`${uid}-choice`} value={c.value} checked={choice === c.value} onChange={() => setChoice(c.value)} /> {c.label} <span className="muted">— {c.hint}</span>
+            <input
+              type="radio"
+              name={`${uid}-choice`}
+              value={c.value}
+              checked={choice === c.value}
+              onChange={() => setChoice(c.value)}
+            />{' '}
+            {c.label} <span className="muted">— {c.hint}</span>
           </label>
         ))}
       </fieldset>
@@ -111,7 +138,12 @@ export function ExposePanel() {
           <NgrokToken />
           <div className="form inline-form">
             <label htmlFor={`${uid}-domain`}>Reserved domain (optional)</label>
-            <input id={`${uid}-domain`} value={domain} onChange={(e) => setDomain(e.target.value)} placeholder="my-app.ngrok.app" />
+            <input
+              id={`${uid}-domain`}
+              value={domain}
+              onChange={(e) => setDomain(e.target.value)}
+              placeholder="my-app.ngrok.app"
+            />
           </div>
         </>
       )}
@@ -128,7 +160,8 @@ export function ExposePanel() {
             aria-describedby={`${uid}-cmd-hint`}
           />
           <span id={`${uid}-cmd-hint`} className={commandProblem ? 'error' : 'hint'}>
-            {commandProblem ?? '{port} becomes the receiver\u2019s port. The first public URL the program prints is used; it is stopped when you stop exposing or quit.'}
+            {commandProblem ??
+              '{port} becomes the receiver\u2019s port. The first public URL the program prints is used; it is stopped when you stop exposing or quit.'}
           </span>
         </div>
       )}
@@ -158,7 +191,12 @@ export function ExposePanel() {
       <div className="actions">
         <button
           type="button"
-          disabled={busy || confirming || (choice === 'command' && (!command.trim() || commandProblem !== null)) || (choice === 'none' && !active)}
+          disabled={
+            busy ||
+            confirming ||
+            (choice === 'command' && (!command.trim() || commandProblem !== null)) ||
+            (choice === 'none' && !active)
+          }
           onClick={() => (choice !== 'none' && toRegister.length > 0 ? setConfirming(true) : void start())}
         >
           {choice === 'none' ? 'Stop exposing' : active ? 'Restart with this choice' : 'Start'}
@@ -189,7 +227,14 @@ export function ExposePanel() {
         <ul className="plain registrations" aria-label="Registrations at the public URL">
           {exposure.registrations.map((r) => (
             <li key={agentKey(r.teamId, r.agentId)}>
-              {nameWords(names(r.teamId, r.agentId))}: {r.state === 'registered' ? <span className="badge tone-ok">Registered</span> : r.state === 'failed' ? <span className="badge tone-bad">Not registered</span> : <span aria-busy="true">registering…</span>}{' '}
+              {nameWords(names(r.teamId, r.agentId))}:{' '}
+              {r.state === 'registered' ? (
+                <span className="badge tone-ok">Registered</span>
+              ) : r.state === 'failed' ? (
+                <span className="badge tone-bad">Not registered</span>
+              ) : (
+                <span aria-busy="true">registering…</span>
+              )}{' '}
               <code className="url">{r.url}</code>
               {r.error && <span className="error"> — {r.error}</span>}
             </li>

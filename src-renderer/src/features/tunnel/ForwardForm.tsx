@@ -9,7 +9,9 @@ function urlProblem(s: string): string | null {
   if (!s.trim()) return null;
   try {
     const u = new URL(s.trim());
-    return u.protocol === 'http:' || u.protocol === 'https:' ? null : 'The local app URL must start with http:// or https://.';
+    return u.protocol === 'http:' || u.protocol === 'https:'
+      ? null
+      : 'The local app URL must start with http:// or https://.';
   } catch {
     return 'That is not a full URL; it looks like http://127.0.0.1:3000/webhook.';
   }
@@ -59,7 +61,12 @@ export function ForwardForm() {
         <button type="submit" disabled={busy || !url.trim() || problem !== null}>
           Save forward address
         </button>
-        <button type="button" className="secondary" disabled={busy || current === null} onClick={() => void apply(null)}>
+        <button
+          type="button"
+          className="secondary"
+          disabled={busy || current === null}
+          onClick={() => void apply(null)}
+        >
           Stop forwarding
         </button>
       </div>

@@ -51,7 +51,8 @@ function AgentRow({ a }: { a: TunnelAgentDTO }) {
     setConfirming(null);
     setError(r.ok ? null : r.error);
   };
-  const offerReceiver = serviceOnThisMachine(team) && a.receiverUrl !== null && !(reg.state === 'here' && lastUrl === a.receiverUrl);
+  const offerReceiver =
+    serviceOnThisMachine(team) && a.receiverUrl !== null && !(reg.state === 'here' && lastUrl === a.receiverUrl);
   const offerPublic = a.exposedUrl !== null && !(reg.state === 'here' && lastUrl === a.exposedUrl);
   return (
     <Fragment>
@@ -62,26 +63,55 @@ function AgentRow({ a }: { a: TunnelAgentDTO }) {
         </th>
         <td className="hook-url-cell">
           <UrlLine label="Local" url={a.receiverUrl} what={`the local hook URL of ${who}`} />
-          {(a.exposedUrl || exposure?.state === 'up') && <UrlLine label="Public" url={a.exposedUrl} what={`the public hook URL of ${who}`} />}
+          {(a.exposedUrl || exposure?.state === 'up') && (
+            <UrlLine label="Public" url={a.exposedUrl} what={`the public hook URL of ${who}`} />
+          )}
         </td>
         <td className="registration-cell">
           <span className={REGISTRATION_TONE[reg.state]}>{reg.text}</span>
           {!a.hasSecret && <span className="muted small-print">, no signing secret yet</span>}
           {error && <ErrorNotice error={error} />}
-          {confirming !== null && <ConfirmTakeover who={who} url={confirming} takeover={reg.takeover} busy={busy} onConfirm={() => void doRegister(confirming)} onCancel={() => setConfirming(null)} />}
+          {confirming !== null && (
+            <ConfirmTakeover
+              who={who}
+              url={confirming}
+              takeover={reg.takeover}
+              busy={busy}
+              onConfirm={() => void doRegister(confirming)}
+              onCancel={() => setConfirming(null)}
+            />
+          )}
         </td>
         <td className="row-actions">
           {offerReceiver && (
-            <button type="button" className="secondary small" disabled={busy || confirming !== null} onClick={() => setConfirming(a.receiverUrl!)} aria-label={`Register this receiver for ${who}`}>
+            <button
+              type="button"
+              className="secondary small"
+              disabled={busy || confirming !== null}
+              onClick={() => setConfirming(a.receiverUrl!)}
+              aria-label={`Register this receiver for ${who}`}
+            >
               {reg.state === 'stale' && reg.last?.target === 'receiver' ? 'Register again' : 'Register this receiver'}
             </button>
           )}
           {offerPublic && (
-            <button type="button" className="secondary small" disabled={busy || confirming !== null} onClick={() => setConfirming(a.exposedUrl!)} aria-label={`Register the public URL for ${who}`}>
+            <button
+              type="button"
+              className="secondary small"
+              disabled={busy || confirming !== null}
+              onClick={() => setConfirming(a.exposedUrl!)}
+              aria-label={`Register the public URL for ${who}`}
+            >
               {reg.state === 'stale' && reg.last?.target === 'exposure' ? 'Register again' : 'Register the public URL'}
             </button>
           )}
-          <button type="button" className="secondary small" aria-expanded={historyOpen} onClick={() => setHistoryOpen((o) => !o)} aria-label={`Registration history of ${who}`}>
+          <button
+            type="button"
+            className="secondary small"
+            aria-expanded={historyOpen}
+            onClick={() => setHistoryOpen((o) => !o)}
+            aria-label={`Registration history of ${who}`}
+          >
             History
           </button>
         </td>

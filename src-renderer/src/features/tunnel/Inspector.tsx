@@ -31,8 +31,10 @@ export function Inspector() {
   usePolling(refresh, STATUS_POLL_MS);
   const agents = useMemo(() => {
     const seen = new Map<string, { teamId: string; agentId: string }>();
-    for (const a of status?.agents ?? []) seen.set(agentKey(a.teamId, a.agentId), { teamId: a.teamId, agentId: a.agentId });
-    for (const t of teams) for (const agentId of t.agentIds) seen.set(agentKey(t.teamId, agentId), { teamId: t.teamId, agentId });
+    for (const a of status?.agents ?? [])
+      seen.set(agentKey(a.teamId, a.agentId), { teamId: a.teamId, agentId: a.agentId });
+    for (const t of teams)
+      for (const agentId of t.agentIds) seen.set(agentKey(t.teamId, agentId), { teamId: t.teamId, agentId });
     return [...seen.values()];
   }, [status, teams]);
   return (

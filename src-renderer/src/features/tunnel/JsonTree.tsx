@@ -24,7 +24,9 @@ function Node({ name, value, depth }: { name: string | null; value: Json; depth:
     );
   }
   const entries: [string, Json][] = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
-  const shape = Array.isArray(value) ? `[ ${entries.length} ${entries.length === 1 ? 'item' : 'items'} ]` : `{ ${entries.length} ${entries.length === 1 ? 'key' : 'keys'} }`;
+  const shape = Array.isArray(value)
+    ? `[ ${entries.length} ${entries.length === 1 ? 'item' : 'items'} ]`
+    : `{ ${entries.length} ${entries.length === 1 ? 'key' : 'keys'} }`;
   if (entries.length === 0) {
     return (
       <li>
@@ -65,7 +67,13 @@ export function BodyView({ raw, label }: { raw: string; label: string }) {
   return (
     <div className="body-view">
       <div className="segmented" role="group" aria-label={`${label}: view`}>
-        <button type="button" className="secondary small" aria-pressed={showTree} disabled={!parsed.ok} onClick={() => setView('tree')}>
+        <button
+          type="button"
+          className="secondary small"
+          aria-pressed={showTree}
+          disabled={!parsed.ok}
+          onClick={() => setView('tree')}
+        >
           Tree
         </button>
         <button type="button" className="secondary small" aria-pressed={!showTree} onClick={() => setView('raw')}>

@@ -23,24 +23,39 @@ const KIND_WORDS = { ngrok: 'ngrok', command: 'your tunnel command' } as const;
 
 function Exposure({ st, x }: { st: TunnelStatusDTO; x: ExposureDTO }) {
   const names = useNames();
-  const stranded = st.agents.filter((a) => a.registration.state === 'stale' && a.registration.last?.target === 'exposure' && x.url !== null && a.registration.last.url.startsWith(`${x.url}/`));
+  const stranded = st.agents.filter(
+    (a) =>
+      a.registration.state === 'stale' &&
+      a.registration.last?.target === 'exposure' &&
+      x.url !== null &&
+      a.registration.last.url.startsWith(`${x.url}/`),
+  );
   const by = x.kind ? ` (${KIND_WORDS[x.kind]})` : '';
   switch (x.state) {
     case 'off':
       return <span className="muted">Not exposed: only this computer reaches the receiver.</span>;
     case 'starting':
-      return <span className="badge tone-info" aria-busy="true">Starting{by}…</span>;
+      return (
+        <span className="badge tone-info" aria-busy="true">
+          Starting{by}…
+        </span>
+      );
     case 'up':
       return (
         <>
-          <span className="badge tone-ok">Up{by}</span> <code className="url">{x.url}</code> <span className="muted">→ this receiver; each agent's hook URL is below</span>
+          <span className="badge tone-ok">Up{by}</span> <code className="url">{x.url}</code>{' '}
+          <span className="muted">→ this receiver; each agent's hook URL is below</span>
         </>
       );
     case 'stopped':
     case 'failed':
       return (
         <>
-          {x.state === 'failed' ? <span className="badge tone-bad">Failed{by}</span> : <span className="badge tone-warn">Stopped{by}</span>}{' '}
+          {x.state === 'failed' ? (
+            <span className="badge tone-bad">Failed{by}</span>
+          ) : (
+            <span className="badge tone-warn">Stopped{by}</span>
+          )}{' '}
           {x.error && (
             <span className="exposure-why">
               {sentence(x.error.message)}. <strong>{x.error.hint}</strong>
@@ -48,7 +63,10 @@ function Exposure({ st, x }: { st: TunnelStatusDTO; x: ExposureDTO }) {
           )}
           {stranded.length > 0 && (
             <span className="exposure-why">
-              The service still sends the deliveries of {stranded.map((a) => nameWords(names(a.teamId, a.agentId))).join(', ')} to <code className="url">{x.url}</code>, which no longer answers: the service offers no way to remove a webhook. Register this receiver or a new public URL below to point them elsewhere.
+              The service still sends the deliveries of{' '}
+              {stranded.map((a) => nameWords(names(a.teamId, a.agentId))).join(', ')} to{' '}
+              <code className="url">{x.url}</code>, which no longer answers: the service offers no way to remove a
+              webhook. Register this receiver or a new public URL below to point them elsewhere.
             </span>
           )}
         </>
@@ -63,7 +81,9 @@ function Moved({ st }: { st: TunnelStatusDTO }) {
   if (moved.length === 0) return null;
   return (
     <p className="error registration-moved">
-      The webhook of {moved.map((a) => nameWords(names(a.teamId, a.agentId))).join(', ')} was registered here at an address this receiver no longer answers ({st.running ? 'its port changed' : 'it is not listening'}): register again below.
+      The webhook of {moved.map((a) => nameWords(names(a.teamId, a.agentId))).join(', ')} was registered here at an
+      address this receiver no longer answers ({st.running ? 'its port changed' : 'it is not listening'}): register
+      again below.
     </p>
   );
 }
@@ -80,7 +100,11 @@ export function ReceiverBar() {
         <dt>Receiver</dt>
         <dd>
           <span className={`badge tone-${st.running ? 'ok' : 'bad'}`}>{st.running ? 'Listening' : 'Stopped'}</span>{' '}
-          {st.listenUrl ? <span>on {hostPort(st.listenUrl)}, this computer only</span> : <span className="muted">not listening</span>}
+          {st.listenUrl ? (
+            <span>on {hostPort(st.listenUrl)}, this computer only</span>
+          ) : (
+            <span className="muted">not listening</span>
+          )}
         </dd>
       </div>
       <div className="fact-wide">
@@ -92,12 +116,19 @@ export function ReceiverBar() {
       <div>
         <dt>Forwards to</dt>
         <dd>
-          {st.forwardTo ? <code className="url">{st.forwardTo}</code> : <span className="muted">nowhere (logged only)</span>}
-          {down !== null && <span className="badge tone-bad">Local app down since {new Date(down).toLocaleTimeString()}</span>}
+          {st.forwardTo ? (
+            <code className="url">{st.forwardTo}</code>
+          ) : (
+            <span className="muted">nowhere (logged only)</span>
+          )}
+          {down !== null && (
+            <span className="badge tone-bad">Local app down since {new Date(down).toLocaleTimeString()}</span>
+          )}
           {fw.pending > 0 && <span className="muted"> · {fw.pending} waiting</span>}
         </dd>
       </div>
-      {(st.registrationHistoryProblem || st.agents.some((a) => a.registration.state === 'stale' && a.registration.last?.target === 'receiver')) && (
+      {(st.registrationHistoryProblem ||
+        st.agents.some((a) => a.registration.state === 'stale' && a.registration.last?.target === 'receiver')) && (
         <div className="fact-wide">
           <dt>Registrations</dt>
           <dd>
@@ -109,8 +140,9 @@ export function ReceiverBar() {
       <div className="fact-counts">
         <dt className="sr-only">Counts</dt>
         <dd>
-          {st.counts.received} received · {st.counts.verified} verified · {st.counts.duplicates} {st.counts.duplicates === 1 ? 'duplicate' : 'duplicates'} · {st.counts.rejected} rejected · {st.counts.forwarded} forwarded ·{' '}
-          {st.counts.failed} failed
+          {st.counts.received} received · {st.counts.verified} verified · {st.counts.duplicates}{' '}
+          {st.counts.duplicates === 1 ? 'duplicate' : 'duplicates'} · {st.counts.rejected} rejected ·{' '}
+          {st.counts.forwarded} forwarded · {st.counts.failed} failed
         </dd>
       </div>
     </dl>

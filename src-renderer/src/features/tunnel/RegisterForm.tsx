@@ -31,7 +31,12 @@ export function RegisterForm({ agents }: { agents: { teamId: string; agentId: st
   const [confirming, setConfirming] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const chosen = agents.find((a) => agentKey(a.teamId, a.agentId) === agent) ?? agents[0];
-  const known = useApp((s) => s.tunnelStatus?.agents.find((a) => chosen !== undefined && a.teamId === chosen.teamId && a.agentId === chosen.agentId)?.registration);
+  const known = useApp(
+    (s) =>
+      s.tunnelStatus?.agents.find(
+        (a) => chosen !== undefined && a.teamId === chosen.teamId && a.agentId === chosen.agentId,
+      )?.registration,
+  );
   const problem = urlProblem(url);
   const doRegister = async (target: string) => {
     if (!chosen) return;
@@ -40,7 +45,11 @@ export function RegisterForm({ agents }: { agents: { teamId: string; agentId: st
     setBusy(false);
     setConfirming(null);
     setError(r.ok ? null : r.error);
-    setNote(r.ok ? `Registered for ${nameWords(names(chosen.teamId, chosen.agentId))}: mode ${r.value.mode}, URL ${r.value.url}.` : null);
+    setNote(
+      r.ok
+        ? `Registered for ${nameWords(names(chosen.teamId, chosen.agentId))}: mode ${r.value.mode}, URL ${r.value.url}.`
+        : null,
+    );
   };
   return (
     <form
@@ -55,7 +64,11 @@ export function RegisterForm({ agents }: { agents: { teamId: string; agentId: st
     >
       <h3 id={`${uid}-title`}>Register a webhook URL</h3>
       <label htmlFor={`${uid}-agent`}>Agent</label>
-      <select id={`${uid}-agent`} value={chosen ? agentKey(chosen.teamId, chosen.agentId) : ''} onChange={(e) => setAgent(e.target.value)}>
+      <select
+        id={`${uid}-agent`}
+        value={chosen ? agentKey(chosen.teamId, chosen.agentId) : ''}
+        onChange={(e) => setAgent(e.target.value)}
+      >
         {agents.map((a) => (
           <option key={agentKey(a.teamId, a.agentId)} value={agentKey(a.teamId, a.agentId)}>
             {nameWords(names(a.teamId, a.agentId))}
@@ -63,7 +76,15 @@ export function RegisterForm({ agents }: { agents: { teamId: string; agentId: st
         ))}
       </select>
       <label htmlFor={`${uid}-url`}>Webhook URL</label>
-      <input id={`${uid}-url`} type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.ngrok.app/hooks/my-agent" aria-invalid={problem !== null} aria-describedby={`${uid}-url-hint`} />
+      <input
+        id={`${uid}-url`}
+        type="url"
+        value={url}
+        onChange={(e) => setUrl(e.target.value)}
+        placeholder="https://example.ngrok.app/hooks/my-agent"
+        aria-invalid={problem !== null}
+        aria-describedby={`${uid}-url-hint`}
+      />
       <span id={`${uid}-url-hint`} className={problem ? 'error' : 'hint'}>
         {problem ?? 'Where the service can reach this computer; the hook URLs above are copied with one click.'}
       </span>
@@ -76,7 +97,10 @@ export function RegisterForm({ agents }: { agents: { teamId: string; agentId: st
         <ConfirmTakeover
           who={nameWords(names(chosen.teamId, chosen.agentId))}
           url={confirming}
-          takeover={known?.takeover ?? 'The service keeps one webhook URL per agent: the one it has now stops receiving its deliveries. The service issues a new signing secret; the previous one stops working.'}
+          takeover={
+            known?.takeover ??
+            'The service keeps one webhook URL per agent: the one it has now stops receiving its deliveries. The service issues a new signing secret; the previous one stops working.'
+          }
           busy={busy}
           onConfirm={() => void doRegister(confirming)}
           onCancel={() => setConfirming(null)}

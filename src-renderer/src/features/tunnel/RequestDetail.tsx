@@ -36,7 +36,9 @@ function Headers({ headers }: { headers: Record<string, string> }) {
 }
 
 /** The service's own id of a delivery: its x-delivery-id header, else the message id; null when it gave none. */
-function serviceDeliveryId(d: Pick<DeliveryDetailDTO, 'headers' | 'messageId'>): { id: string; from: 'header' | 'message' } | null {
+function serviceDeliveryId(
+  d: Pick<DeliveryDetailDTO, 'headers' | 'messageId'>,
+): { id: string; from: 'header' | 'message' } | null {
   const header = Object.entries(d.headers).find(([k]) => k.toLowerCase() === 'x-delivery-id')?.[1];
   if (header) return { id: header, from: 'header' };
   return d.messageId ? { id: d.messageId, from: 'message' } : null;
@@ -48,11 +50,8 @@ function DeliveryIds({ d }: { d: DeliveryDetailDTO }) {
     <p className="muted small-print delivery-ids">
       {theirs ? (
         <>
-          Delivery <code>{theirs.id}</code> {theirs.from === 'header' ? (
-            <span className="nowrap">(its x-delivery-id)</span>
-          ) : (
-            '(the message id)'
-          )}
+          Delivery <code>{theirs.id}</code>{' '}
+          {theirs.from === 'header' ? <span className="nowrap">(its x-delivery-id)</span> : '(the message id)'}
           {theirs.from === 'header' && d.messageId && (
             <>
               {' '}
@@ -87,7 +86,14 @@ function ImagePreview({ d }: { d: DeliveryDetailDTO }) {
     void fetchMedia(d.id).then((r) => {
       if (!live) return;
       if (!r.ok) return setPreview({ error: r.error });
-      if (!PREVIEWABLE.has(r.value.mimeType)) return setPreview({ error: { kind: 'invalid-request', code: 'NOT_PREVIEWABLE', message: `The file is ${r.value.mimeType}, which is not shown here; download it instead.` } });
+      if (!PREVIEWABLE.has(r.value.mimeType))
+        return setPreview({
+          error: {
+            kind: 'invalid-request',
+            code: 'NOT_PREVIEWABLE',
+            message: `The file is ${r.value.mimeType}, which is not shown here; download it instead.`,
+          },
+        });
       setPreview({ src: `data:${r.value.mimeType};base64,${r.value.dataBase64}`, filename: r.value.filename });
     });
     return () => {
@@ -98,7 +104,10 @@ function ImagePreview({ d }: { d: DeliveryDetailDTO }) {
   if ('error' in preview) return <ErrorNotice error={preview.error} />;
   return (
     <figure className="media-preview">
-      <img src={preview.src} alt={`The image${d.from ? ` from +${d.from.replace(/^\+/, '')}` : ''}${d.preview && !d.preview.startsWith('[') ? `: ${d.preview}` : ''}`} />
+      <img
+        src={preview.src}
+        alt={`The image${d.from ? ` from +${d.from.replace(/^\+/, '')}` : ''}${d.preview && !d.preview.startsWith('[') ? `: ${d.preview}` : ''}`}
+      />
       <figcaption className="muted small-print">{preview.filename}</figcaption>
     </figure>
   );
@@ -188,7 +197,9 @@ export function DeliveryDetail({ id }: { id: string }) {
     if (!r.ok) return setError(r.error);
     setError(null);
     const f = r.value;
-    setNote(`Replayed (${mode === 'as-received' ? 'as received' : edited !== undefined ? 'edited, re-signed' : 're-signed'}): ${attemptWords(f)} in ${f.durationMs} ms.`);
+    setNote(
+      `Replayed (${mode === 'as-received' ? 'as received' : edited !== undefined ? 'edited, re-signed' : 're-signed'}): ${attemptWords(f)} in ${f.durationMs} ms.`,
+    );
     void load(id);
   };
 
@@ -209,8 +220,12 @@ export function DeliveryDetail({ id }: { id: string }) {
       downloadText(r.value.filename, r.value.content);
       setNote(`Downloaded ${r.value.filename}.`);
     } else {
-      const where = forwardTo ? `It posts to the forward address, ${forwardTo}.` : 'No forward address is set: it posts to <FORWARD_URL>; put your app’s address there.';
-      setNote(`${(await copyText(r.value.content)) ? 'Copied the curl command.' : 'Copy is not available here; the command is shown below.'} ${where}`);
+      const where = forwardTo
+        ? `It posts to the forward address, ${forwardTo}.`
+        : 'No forward address is set: it posts to <FORWARD_URL>; put your app’s address there.';
+      setNote(
+        `${(await copyText(r.value.content)) ? 'Copied the curl command.' : 'Copy is not available here; the command is shown below.'} ${where}`,
+      );
       setCurl(r.value.content);
     }
   };
@@ -219,7 +234,9 @@ export function DeliveryDetail({ id }: { id: string }) {
   const steps = d.verificationDetail.split('\n').filter((s) => s.trim());
   const noTarget = forwardTo === null;
   /** Why the replay buttons are disabled, for the pointer (title) and for assistive technology. */
-  const why = noTarget ? { title: 'No forward address is set (a local setting: Forwarding)', 'aria-describedby': `${uid}-no-forward` } : {};
+  const why = noTarget
+    ? { title: 'No forward address is set (a local setting: Forwarding)', 'aria-describedby': `${uid}-no-forward` }
+    : {};
   const who = nameWords(names(d.teamId, d.agentId));
   return (
     <article className="request-detail" aria-labelledby="detail-title">
@@ -236,14 +253,21 @@ export function DeliveryDetail({ id }: { id: string }) {
       {d.forwardState === 'pending' && forwardTo !== null && <WaitingForward d={d} />}
       {noTarget && (
         <p className="hint no-forward" id={`${uid}-no-forward`}>
-          Replay sends to the forward address, a local setting of this app (the service is not involved): none is set. Set one under Forwarding above.
+          Replay sends to the forward address, a local setting of this app (the service is not involved): none is set.
+          Set one under Forwarding above.
         </p>
       )}
       <div className="actions">
         <button type="button" disabled={busy || noTarget} onClick={() => void doReplay('as-received')} {...why}>
           Replay as received
         </button>
-        <button type="button" className="secondary" disabled={busy || noTarget} onClick={() => void doReplay('re-signed')} {...why}>
+        <button
+          type="button"
+          className="secondary"
+          disabled={busy || noTarget}
+          onClick={() => void doReplay('re-signed')}
+          {...why}
+        >
           Replay re-signed
         </button>
         <button
@@ -361,7 +385,8 @@ export function RefusedDetail({ r }: { r: RefusedRequestDTO }) {
           {r.agentId && <> · for {nameWords(names(null, r.agentId))}</>}
         </p>
         <p className="muted small-print">
-          The receiver answered {r.status}. Only what is shown here was kept: the body is not stored, so it cannot be replayed.
+          The receiver answered {r.status}. Only what is shown here was kept: the body is not stored, so it cannot be
+          replayed.
         </p>
       </header>
       <h4>Why</h4>

@@ -5,7 +5,16 @@
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { useApp } from '../../store/react';
 import { nameWords, useNames } from './names';
-import { matches, mergeRows, NO_FILTER, rowsOf, SHOW_WORDS, type RequestFilter, type RequestRow, type Show } from './requests';
+import {
+  matches,
+  mergeRows,
+  NO_FILTER,
+  rowsOf,
+  SHOW_WORDS,
+  type RequestFilter,
+  type RequestRow,
+  type Show,
+} from './requests';
 import { forwardWords, RefusedBadge, typeWords, VerdictBadge } from './verdict';
 
 const SEARCH_DELAY_MS = 300;
@@ -15,7 +24,17 @@ const count = (n: number) => `${n} ${n === 1 ? 'request' : 'requests'}`;
 /** The selected row (kept whole: a refused request found by the log search is in no store list). */
 export type Selection = RequestRow;
 
-function Row({ row, selected, onSelect, showTeam }: { row: RequestRow; selected: boolean; onSelect(): void; showTeam: boolean }) {
+function Row({
+  row,
+  selected,
+  onSelect,
+  showTeam,
+}: {
+  row: RequestRow;
+  selected: boolean;
+  onSelect(): void;
+  showTeam: boolean;
+}) {
   const names = useNames();
   const lastForward = useApp((s) => (row.kind === 'delivery' ? s.lastForward[row.id] : undefined));
   const time = new Date(row.at).toLocaleTimeString();
@@ -93,14 +112,32 @@ export function RequestList({ selected, onSelect }: { selected: Selection | null
   const agentName = (id: string) => names(null, id).agent;
   const local = all.filter((r) => matches(r, f, agentName));
   // Rows the log search found match the text by their bodies; the other filters still apply.
-  const fromLog = found && found.text === text ? found.rows.filter((r) => matches(r, { ...f, text: '' }, agentName)) : [];
+  const fromLog =
+    found && found.text === text ? found.rows.filter((r) => matches(r, { ...f, text: '' }, agentName)) : [];
   const rows = mergeRows(local, fromLog);
-  const agentIds = useMemo(() => [...new Set(all.map((r) => (r.kind === 'delivery' ? r.d.agentId : r.r.agentId)).filter((a): a is string => Boolean(a)))].sort(), [all]);
+  const agentIds = useMemo(
+    () =>
+      [
+        ...new Set(
+          all.map((r) => (r.kind === 'delivery' ? r.d.agentId : r.r.agentId)).filter((a): a is string => Boolean(a)),
+        ),
+      ].sort(),
+    [all],
+  );
 
   const onKeyDown = (e: KeyboardEvent<HTMLUListElement>) => {
     const buttons = [...(listRef.current?.querySelectorAll<HTMLButtonElement>('button.req') ?? [])];
     const at = buttons.indexOf(document.activeElement as HTMLButtonElement);
-    const to = e.key === 'ArrowDown' ? at + 1 : e.key === 'ArrowUp' ? at - 1 : e.key === 'Home' ? 0 : e.key === 'End' ? buttons.length - 1 : null;
+    const to =
+      e.key === 'ArrowDown'
+        ? at + 1
+        : e.key === 'ArrowUp'
+          ? at - 1
+          : e.key === 'Home'
+            ? 0
+            : e.key === 'End'
+              ? buttons.length - 1
+              : null;
     if (to === null || buttons.length === 0) return;
     e.preventDefault();
     const next = buttons[Math.max(0, Math.min(buttons.length - 1, to))]!;
@@ -117,7 +154,13 @@ export function RequestList({ selected, onSelect }: { selected: Selection | null
         <label className="sr-only" htmlFor={`${uid}-q`}>
           Search requests
         </label>
-        <input id={`${uid}-q`} type="search" value={f.text} onChange={(e) => set({ text: e.target.value })} placeholder="Search text, number, agent…" />
+        <input
+          id={`${uid}-q`}
+          type="search"
+          value={f.text}
+          onChange={(e) => set({ text: e.target.value })}
+          placeholder="Search text, number, agent…"
+        />
         <label className="sr-only" htmlFor={`${uid}-show`}>
           Show requests
         </label>
@@ -141,15 +184,28 @@ export function RequestList({ selected, onSelect }: { selected: Selection | null
         </select>
       </div>
       <p className="muted req-count" aria-live="polite">
-        {!loaded ? 'Loading…' : !text && f.show === 'all' && !f.agentId ? count(all.length) : `${rows.length} of ${count(all.length)} shown`}
+        {!loaded
+          ? 'Loading…'
+          : !text && f.show === 'all' && !f.agentId
+            ? count(all.length)
+            : `${rows.length} of ${count(all.length)} shown`}
       </p>
       {loaded && rows.length === 0 ? (
-        <p className="empty">{all.length === 0 ? 'No requests yet. Deliveries appear here as they arrive; simulate one to try.' : 'Nothing matches.'}</p>
+        <p className="empty">
+          {all.length === 0
+            ? 'No requests yet. Deliveries appear here as they arrive; simulate one to try.'
+            : 'Nothing matches.'}
+        </p>
       ) : (
         <ul className="reqs" ref={listRef} onKeyDown={onKeyDown} aria-label="Requests, newest first">
           {rows.map((row) => (
             <li key={`${row.kind}:${row.id}`}>
-              <Row row={row} showTeam={showTeam} selected={selected?.kind === row.kind && selected.id === row.id} onSelect={() => onSelect(row)} />
+              <Row
+                row={row}
+                showTeam={showTeam}
+                selected={selected?.kind === row.kind && selected.id === row.id}
+                onSelect={() => onSelect(row)}
+              />
             </li>
           ))}
         </ul>

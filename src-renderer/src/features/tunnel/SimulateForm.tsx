@@ -51,7 +51,11 @@ export function SimulateForm({ agents }: { agents: { teamId: string; agentId: st
       <h3 id={`${uid}-title`}>Simulate an inbound message</h3>
       {agents.length === 0 && <p className="muted">No agents known to the tunnel yet.</p>}
       <label htmlFor={`${uid}-agent`}>Agent</label>
-      <select id={`${uid}-agent`} value={chosen ? agentKey(chosen.teamId, chosen.agentId) : ''} onChange={(e) => setAgent(e.target.value)}>
+      <select
+        id={`${uid}-agent`}
+        value={chosen ? agentKey(chosen.teamId, chosen.agentId) : ''}
+        onChange={(e) => setAgent(e.target.value)}
+      >
         {agents.map((a) => (
           <option key={agentKey(a.teamId, a.agentId)} value={agentKey(a.teamId, a.agentId)}>
             {nameWords(names(a.teamId, a.agentId))}

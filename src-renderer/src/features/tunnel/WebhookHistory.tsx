@@ -4,7 +4,12 @@
 // The secret is fetched only when the person asks and confirms, kept in this component only while
 // shown, and dropped on Hide or when the list closes.
 import { useEffect, useState } from 'react';
-import type { ErrorDTO, RegistrationStatusDTO, WebhookHistoryDTO, WebhookRestoreDTO } from '../../../../src-shared/contract';
+import type {
+  ErrorDTO,
+  RegistrationStatusDTO,
+  WebhookHistoryDTO,
+  WebhookRestoreDTO,
+} from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
 import { ConfirmTakeover } from './ConfirmTakeover';
@@ -18,7 +23,8 @@ function SecretReveal({ teamId, agentId, who }: { teamId: string; agentId: strin
   if (secret !== null) {
     return (
       <p className="secret-shown">
-        Signing secret of {who}: <code className="url">{secret}</code> <CopyButton text={secret} what={`the signing secret of ${who}`} />{' '}
+        Signing secret of {who}: <code className="url">{secret}</code>{' '}
+        <CopyButton text={secret} what={`the signing secret of ${who}`} />{' '}
         <button type="button" className="secondary small" onClick={() => setSecret(null)}>
           Hide
         </button>
@@ -28,7 +34,10 @@ function SecretReveal({ teamId, agentId, who }: { teamId: string; agentId: strin
   if (asking) {
     return (
       <div role="group" aria-label="Confirm showing the signing secret">
-        <p>Show the signing secret of {who} on screen? Anyone who can see it can sign deliveries that this receiver and the app behind the URL accept.</p>
+        <p>
+          Show the signing secret of {who} on screen? Anyone who can see it can sign deliveries that this receiver and
+          the app behind the URL accept.
+        </p>
         <div className="actions">
           <button
             type="button"
@@ -59,7 +68,17 @@ function SecretReveal({ teamId, agentId, who }: { teamId: string; agentId: strin
   );
 }
 
-export function WebhookHistory({ teamId, agentId, who, registration }: { teamId: string; agentId: string; who: string; registration: RegistrationStatusDTO }) {
+export function WebhookHistory({
+  teamId,
+  agentId,
+  who,
+  registration,
+}: {
+  teamId: string;
+  agentId: string;
+  who: string;
+  registration: RegistrationStatusDTO;
+}) {
   const load = useApp((s) => s.webhookHistory);
   const restore = useApp((s) => s.restoreWebhook);
   const [history, setHistory] = useState<WebhookHistoryDTO | null>(null);
@@ -83,12 +102,16 @@ export function WebhookHistory({ teamId, agentId, who, registration }: { teamId:
     <div className="webhook-history">
       {history.problem && <p className="error">{history.problem}</p>}
       {history.entries.length === 0 ? (
-        <p className="muted">No registration of {who} by this install: where the service sends its deliveries is unknown (the service cannot tell us; another app may be receiving).</p>
+        <p className="muted">
+          No registration of {who} by this install: where the service sends its deliveries is unknown (the service
+          cannot tell us; another app may be receiving).
+        </p>
       ) : (
         <ol aria-label={`Registrations of ${who} by this install`}>
           {history.entries.map((e) => (
             <li key={`${e.at}-${e.url}`}>
-              <time dateTime={new Date(e.at).toISOString()}>{new Date(e.at).toLocaleString()}</time> <code className="url">{e.url}</code> <span className="muted">({e.source})</span>
+              <time dateTime={new Date(e.at).toISOString()}>{new Date(e.at).toLocaleString()}</time>{' '}
+              <code className="url">{e.url}</code> <span className="muted">({e.source})</span>
             </li>
           ))}
         </ol>

@@ -2,7 +2,9 @@
 // side by side, newest first, and the filter over them (what to show, which agent, and text).
 import type { DeliverySummaryDTO, RefusedRequestDTO, Verdict } from '../../../../src-shared/contract';
 
-export type RequestRow = { kind: 'delivery'; id: string; at: number; d: DeliverySummaryDTO } | { kind: 'refused'; id: string; at: number; r: RefusedRequestDTO };
+export type RequestRow =
+  | { kind: 'delivery'; id: string; at: number; d: DeliverySummaryDTO }
+  | { kind: 'refused'; id: string; at: number; r: RefusedRequestDTO };
 
 export type Show = 'all' | 'verified' | 'unverified' | 'simulated' | 'refused';
 
@@ -44,10 +46,36 @@ const digits = (s: string) => s.replace(/[\s()+-]/g, '').toLowerCase();
 function rowText(row: RequestRow, agentName: (agentId: string) => string): string {
   if (row.kind === 'delivery') {
     const d = row.d;
-    return [d.id, d.agentId, d.agentId ? agentName(d.agentId) : '', d.from, d.messageType, d.event, d.preview, d.messageId, d.verdict].filter(Boolean).join(' ').toLowerCase();
+    return [
+      d.id,
+      d.agentId,
+      d.agentId ? agentName(d.agentId) : '',
+      d.from,
+      d.messageType,
+      d.event,
+      d.preview,
+      d.messageId,
+      d.verdict,
+    ]
+      .filter(Boolean)
+      .join(' ')
+      .toLowerCase();
   }
   const r = row.r;
-  return [r.id, r.method, r.path, r.agentId, r.agentId ? agentName(r.agentId) : '', r.from, r.reason, r.detail, r.prefix].filter(Boolean).join(' ').toLowerCase();
+  return [
+    r.id,
+    r.method,
+    r.path,
+    r.agentId,
+    r.agentId ? agentName(r.agentId) : '',
+    r.from,
+    r.reason,
+    r.detail,
+    r.prefix,
+  ]
+    .filter(Boolean)
+    .join(' ')
+    .toLowerCase();
 }
 
 /** Signed with the current header and checked (a duplicate was, the first time). */

@@ -39,7 +39,9 @@ function verdictTone(v: Verdict): 'ok' | 'bad' | 'warn' | 'info' {
 }
 
 function refusedTone(r: RefusedReason): 'bad' | 'warn' {
-  return r === 'not-a-hook' || r === 'rate-limited' || r === 'storage-unavailable' || r === 'registering' ? 'warn' : 'bad';
+  return r === 'not-a-hook' || r === 'rate-limited' || r === 'storage-unavailable' || r === 'registering'
+    ? 'warn'
+    : 'bad';
 }
 
 export function VerdictBadge({ d }: { d: Pick<DeliverySummaryDTO, 'verdict'> }) {
@@ -50,7 +52,13 @@ export function RefusedBadge({ reason }: { reason: RefusedReason }) {
   return <span className={`badge tone-${refusedTone(reason)}`}>{REFUSED_WORDS[reason]}</span>;
 }
 
-const TYPE_WORDS: Record<string, string> = { text: 'Text', image: 'Image', document: 'Document', audio: 'Audio', video: 'Video' };
+const TYPE_WORDS: Record<string, string> = {
+  text: 'Text',
+  image: 'Image',
+  document: 'Document',
+  audio: 'Audio',
+  video: 'Video',
+};
 
 /** What a delivery carries: "Text", "Image" …, or its event name. */
 export function typeWords(d: Pick<DeliverySummaryDTO, 'messageType' | 'event'>): string {
@@ -63,12 +71,17 @@ export function sentence(s: string): string {
 }
 
 /** A delivery's last forward in a few words (the detail pane has the whole answer); `failed` when it did not reach the app. */
-export function forwardWords(d: Pick<DeliverySummaryDTO, 'forwardStatus'>, last?: ForwardResultDTO): { words: string; failed: boolean } {
+export function forwardWords(
+  d: Pick<DeliverySummaryDTO, 'forwardStatus'>,
+  last?: ForwardResultDTO,
+): { words: string; failed: boolean } {
   // A forward seen live that got no answer (local app down) is a failure, not "not forwarded".
   if (last && last.status === null) return { words: 'App did not answer', failed: true };
   const s = last?.status ?? d.forwardStatus;
   if (s === null) return { words: 'Not forwarded', failed: false };
-  return s >= 200 && s < 300 ? { words: `Forwarded ${s}`, failed: false } : { words: `App answered ${s}`, failed: true };
+  return s >= 200 && s < 300
+    ? { words: `Forwarded ${s}`, failed: false }
+    : { words: `App answered ${s}`, failed: true };
 }
 
 export function attemptWords(f: ForwardResultDTO): string {

@@ -6,7 +6,13 @@ import { FakeClock } from '../../../helpers/fake-clock';
 const local = (y: number, mo: number, d: number, h: number, mi = 0) => new Date(y, mo, d, h, mi, 0, 0).getTime();
 
 function monitorAt(start: number) {
-  return createAgentMonitor({ targets: () => [], readSession: async () => Promise.reject(new Error('unused')), settings: null, teamLabel: (id) => id, clock: new FakeClock(start) });
+  return createAgentMonitor({
+    targets: () => [],
+    readSession: async () => Promise.reject(new Error('unused')),
+    settings: null,
+    teamLabel: (id) => id,
+    clock: new FakeClock(start),
+  });
 }
 
 describe('snoozeAlerts', () => {
@@ -37,19 +43,36 @@ describe('settings → monitor', () => {
   const saved = {
     pollIntervalSec: 20,
     fastPollIntervalSec: 3,
-    alertRules: { reconnectGraceSec: 5, repeatDropGraceSec: 90, realertMinutes: 30, flapCount: 4, flapWindowMinutes: 12, quietHours: { start: '22:00', end: '07:00' } },
+    alertRules: {
+      reconnectGraceSec: 5,
+      repeatDropGraceSec: 90,
+      realertMinutes: 30,
+      flapCount: 4,
+      flapWindowMinutes: 12,
+      quietHours: { start: '22:00', end: '07:00' },
+    },
   };
 
-  it('the saved intervals, or the run\'s; the fast one never slower than the normal one', () => {
+  it("the saved intervals, or the run's; the fast one never slower than the normal one", () => {
     expect(pollConfig(saved)).toEqual({ intervalMs: 20_000, fastIntervalMs: 3000, coalesceMs: 250 });
     expect(pollConfig(saved, { intervalMs: 200 })).toEqual({ intervalMs: 200, fastIntervalMs: 200, coalesceMs: 50 });
-    expect(pollConfig(null, { fastIntervalMs: 100 })).toEqual({ intervalMs: 15_000, fastIntervalMs: 100, coalesceMs: 25 });
+    expect(pollConfig(null, { fastIntervalMs: 100 })).toEqual({
+      intervalMs: 15_000,
+      fastIntervalMs: 100,
+      coalesceMs: 25,
+    });
   });
 
   it('the saved alert rules, and none without settings', () => {
     expect(alertRules(saved)).toEqual(saved.alertRules);
     expect(alertRules(null)).toEqual({});
-    const m = createAgentMonitor({ targets: () => [], readSession: async () => Promise.reject(new Error('unused')), settings: saved, teamLabel: (id) => id, clock: new FakeClock() });
+    const m = createAgentMonitor({
+      targets: () => [],
+      readSession: async () => Promise.reject(new Error('unused')),
+      settings: saved,
+      teamLabel: (id) => id,
+      clock: new FakeClock(),
+    });
     expect(m.rules()).toMatchObject(saved.alertRules);
     expect(m.pollConfig()).toMatchObject({ intervalMs: 20_000, fastIntervalMs: 3000 });
   });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { exposeAndRegister, registerAgentWebhook, registerHooksAt, type HookRegistration, type HookTarget } from '../../../../src-main/app/usecases/webhooks';
+import {
+  exposeAndRegister,
+  registerAgentWebhook,
+  registerHooksAt,
+  type HookRegistration,
+  type HookTarget,
+} from '../../../../src-main/app/usecases/webhooks';
 import type { ExposureStatus } from '../../../../src-main/core/expose';
 
 const SECRET = 'whsec_0123456789abcdef0123456789abcdef';
@@ -24,15 +30,33 @@ describe('registerAgentWebhook', () => {
   it('keeps the secret before answering, and answers the registration with a hint of it only', async () => {
     const client = fakeClient();
     const kept: string[] = [];
-    const r = await registerAgentWebhook({ client, agentId: 'a1', url: 'https://x.example/hooks/a1', history: null, keepSecret: async (s) => void kept.push(s) });
+    const r = await registerAgentWebhook({
+      client,
+      agentId: 'a1',
+      url: 'https://x.example/hooks/a1',
+      history: null,
+      keepSecret: async (s) => void kept.push(s),
+    });
     expect(kept).toEqual([SECRET]);
-    expect(r).toEqual({ registration: { mode: 'passthrough', url: 'https://x.example/hooks/a1' }, secretHint: '…cdef', historyProblem: null });
+    expect(r).toEqual({
+      registration: { mode: 'passthrough', url: 'https://x.example/hooks/a1' },
+      secretHint: '…cdef',
+      historyProblem: null,
+    });
     expect(JSON.stringify(r)).not.toContain(SECRET);
   });
 
   it('a secret that cannot be used fails the registration and is kept nowhere', async () => {
     const kept: string[] = [];
-    await expect(registerAgentWebhook({ client: fakeClient(''), agentId: 'a1', url: 'https://x.example/hooks/a1', history: null, keepSecret: async (s) => void kept.push(s) })).rejects.toThrow(/no usable signing secret/);
+    await expect(
+      registerAgentWebhook({
+        client: fakeClient(''),
+        agentId: 'a1',
+        url: 'https://x.example/hooks/a1',
+        history: null,
+        keepSecret: async (s) => void kept.push(s),
+      }),
+    ).rejects.toThrow(/no usable signing secret/);
     expect(kept).toEqual([]);
   });
 });
@@ -120,7 +144,13 @@ describe('exposeAndRegister', () => {
   });
 
   it('an exposure that failed registers nothing; one stopped meanwhile registers no further agent', async () => {
-    const failed = await exposeAndRegister({ controller: controller({ state: 'failed' }), port: 1, request: { kind: 'ngrok' }, targets, register: async (_t, url) => ({ url }) });
+    const failed = await exposeAndRegister({
+      controller: controller({ state: 'failed' }),
+      port: 1,
+      request: { kind: 'ngrok' },
+      targets,
+      register: async (_t, url) => ({ url }),
+    });
     expect(failed.registrations).toEqual([]);
     const c = controller({ state: 'up', url: 'https://pub.example' });
     const r = await exposeAndRegister({

@@ -14,7 +14,10 @@ afterEach(async () => {
 describe('client send budget', () => {
   it('queues the 61st send in a minute and sends it when the window slides', async () => {
     env = setup();
-    env.pool.intercept({ method: 'POST', path: PATH }).reply(200, { status: 'sent', messageId: 'm', to: 'x' }).times(61);
+    env.pool
+      .intercept({ method: 'POST', path: PATH })
+      .reply(200, { status: 'sent', messageId: 'm', to: 'x' })
+      .times(61);
     const results: Array<Promise<unknown>> = [];
     for (let i = 0; i < 60; i++) {
       results.push(env.client.send('agent-1', { to: '+15550102000', text: `n${i}` }));
@@ -25,10 +28,12 @@ describe('client send budget', () => {
 
     const queued: Array<{ id: string; position: number; waitMs: number }> = [];
     let done = false;
-    const last = env.client.send('agent-1', { to: '+15550102000', text: 'n60' }, { onQueued: (q) => queued.push(q) }).then((r) => {
-      done = true;
-      return r;
-    });
+    const last = env.client
+      .send('agent-1', { to: '+15550102000', text: 'n60' }, { onQueued: (q) => queued.push(q) })
+      .then((r) => {
+        done = true;
+        return r;
+      });
     await flush();
     // Sends went out at t0, t0+100 … t0+5 900; now is t0+6 000 → the oldest slot frees 54 s from now,
     // plus the 1 s transit margin (the service's window starts when the send arrives).
@@ -68,12 +73,17 @@ describe('client send budget', () => {
 
   it('adopts the X-RateLimit-Limit a send answer reports', async () => {
     env = setup();
-    env.pool.intercept({ method: 'POST', path: PATH }).reply(200, { status: 'sent', messageId: 'm', to: 'x' }, { headers: { 'x-ratelimit-limit': '2' } }).times(2);
+    env.pool
+      .intercept({ method: 'POST', path: PATH })
+      .reply(200, { status: 'sent', messageId: 'm', to: 'x' }, { headers: { 'x-ratelimit-limit': '2' } })
+      .times(2);
     await env.client.send('agent-1', { to: '+15550102000', text: 'a' });
     expect(env.client.sendBudget().limit).toBe(2);
     await env.client.send('agent-1', { to: '+15550102000', text: 'b' });
     let queued = false;
-    const third = env.client.send('agent-1', { to: '+15550102000', text: 'c' }, { onQueued: () => (queued = true) }).catch((e) => e);
+    const third = env.client
+      .send('agent-1', { to: '+15550102000', text: 'c' }, { onQueued: () => (queued = true) })
+      .catch((e) => e);
     await flush();
     expect(queued).toBe(true);
     await env.client.close();

@@ -22,7 +22,13 @@ async function collect(stream: AsyncIterable<ChatStreamEvent>): Promise<ChatStre
 describe('chatStream over MockAgent', () => {
   it('asks for SSE with {message, user_id, stream:true} and yields tokens then done', async () => {
     env = setup();
-    env.answer('POST', PATH, 200, 'event: token\ndata: {"token":"Hi"}\n\nevent: token\ndata: {"token":" there"}\n\nevent: done\ndata: {"reply":"Hi there","conversationId":"c9","actions":[],"usage":{"totalTokens":2}}\n\n', SSE);
+    env.answer(
+      'POST',
+      PATH,
+      200,
+      'event: token\ndata: {"token":"Hi"}\n\nevent: token\ndata: {"token":" there"}\n\nevent: done\ndata: {"reply":"Hi there","conversationId":"c9","actions":[],"usage":{"totalTokens":2}}\n\n',
+      SSE,
+    );
     const events = await collect(env.client.chatStream('agent-1', { message: 'hello', user_id: 'u1' }));
     const c = env.captured[0]!;
     expect(c.headers.accept).toBe('text/event-stream');
@@ -43,12 +49,16 @@ describe('chatStream over MockAgent', () => {
   it('an HTTP error becomes one error event with status and code', async () => {
     env = setup();
     env.answer('POST', PATH, 429, { error: { code: 'RATE_LIMITED', message: 'slow' } }, { 'retry-after': '3' });
-    expect(await collect(env.client.chatStream('agent-1', { message: 'x', user_id: 'u' }))).toEqual([{ type: 'error', status: 429, code: 'RATE_LIMITED', message: 'slow' }]);
+    expect(await collect(env.client.chatStream('agent-1', { message: 'x', user_id: 'u' }))).toEqual([
+      { type: 'error', status: 429, code: 'RATE_LIMITED', message: 'slow' },
+    ]);
   });
 
   it('a connection error becomes an error event', async () => {
     env = setup();
-    env.pool.intercept({ method: 'POST', path: PATH }).replyWithError(Object.assign(new Error('nope'), { code: 'ECONNREFUSED' }));
+    env.pool
+      .intercept({ method: 'POST', path: PATH })
+      .replyWithError(Object.assign(new Error('nope'), { code: 'ECONNREFUSED' }));
     const events = await collect(env.client.chatStream('agent-1', { message: 'x', user_id: 'u' }));
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ type: 'error', code: 'NETWORK_ERROR' });

@@ -34,9 +34,23 @@ async function caught(p: Promise<unknown>): Promise<ServiceError> {
 describe('endpoints: method, path, headers, body', () => {
   it('startPairing POSTs with no body, bearer key, and returns the status object if present', async () => {
     env = setup();
-    env.answer('POST', `${A}/whatsapp/session`, 202, { state: 'pairing', connected: false, linked: false, needsScan: true, qr: 'data:image/png;base64,AA', phone: null });
+    env.answer('POST', `${A}/whatsapp/session`, 202, {
+      state: 'pairing',
+      connected: false,
+      linked: false,
+      needsScan: true,
+      qr: 'data:image/png;base64,AA',
+      phone: null,
+    });
     const s = await env.client.startPairing('agent-1');
-    expect(s).toEqual({ state: 'pairing', connected: false, linked: false, needsScan: true, qr: 'data:image/png;base64,AA', phone: null });
+    expect(s).toEqual({
+      state: 'pairing',
+      connected: false,
+      linked: false,
+      needsScan: true,
+      qr: 'data:image/png;base64,AA',
+      phone: null,
+    });
     const c = env.captured[0]!;
     expect(c.method).toBe('POST');
     expect(c.headers.authorization).toBe(`Bearer ${KEY}`);
@@ -51,17 +65,53 @@ describe('endpoints: method, path, headers, body', () => {
 
   it('getSession keeps an unknown state and reads live', async () => {
     env = setup();
-    env.answer('GET', `${A}/whatsapp/session`, 200, { state: 'warming-up', connected: false, linked: true, needsScan: false, qr: null, phone: '15550100001', live: true, extra: 1 }, { 'x-ratelimit-limit': '60' });
+    env.answer(
+      'GET',
+      `${A}/whatsapp/session`,
+      200,
+      {
+        state: 'warming-up',
+        connected: false,
+        linked: true,
+        needsScan: false,
+        qr: null,
+        phone: '15550100001',
+        live: true,
+        extra: 1,
+      },
+      { 'x-ratelimit-limit': '60' },
+    );
     const s = await env.client.getSession('agent-1');
-    expect(s).toEqual({ state: 'warming-up', connected: false, linked: true, needsScan: false, qr: null, phone: '15550100001', live: true });
+    expect(s).toEqual({
+      state: 'warming-up',
+      connected: false,
+      linked: true,
+      needsScan: false,
+      qr: null,
+      phone: '15550100001',
+      live: true,
+    });
     expect(env.client.rateLimit).toEqual({ limit: 60 });
   });
 
   it('send normalises the recipient and posts JSON', async () => {
     env = setup();
-    env.answer('POST', `${A}/whatsapp/messages`, 200, { status: 'sent', messageId: 'm1', to: '+15550102000', type: 'text', timestamp: '2024-01-01T00:00:00Z', other: true });
+    env.answer('POST', `${A}/whatsapp/messages`, 200, {
+      status: 'sent',
+      messageId: 'm1',
+      to: '+15550102000',
+      type: 'text',
+      timestamp: '2024-01-01T00:00:00Z',
+      other: true,
+    });
     const r = await env.client.send('agent-1', { to: '+1 (555) 010-2000', text: 'hi' });
-    expect(r).toEqual({ status: 'sent', messageId: 'm1', to: '+15550102000', type: 'text', timestamp: '2024-01-01T00:00:00Z' });
+    expect(r).toEqual({
+      status: 'sent',
+      messageId: 'm1',
+      to: '+15550102000',
+      type: 'text',
+      timestamp: '2024-01-01T00:00:00Z',
+    });
     const c = env.captured[0]!;
     expect(c.headers['content-type']).toBe('application/json');
     expect(JSON.parse(c.body!)).toEqual({ to: '+15550102000', text: 'hi' });
@@ -70,36 +120,75 @@ describe('endpoints: method, path, headers, body', () => {
   it('send of a document carries url and filename', async () => {
     env = setup();
     env.answer('POST', `${A}/whatsapp/messages`, 200, { status: 'sent', messageId: 'm2', to: 'x' });
-    await env.client.send('agent-1', { to: '120363000000000001@g.us', text: 'cap', documentUrl: 'https://files.example/a.pdf', documentFilename: 'a.pdf' });
-    expect(JSON.parse(env.captured[0]!.body!)).toEqual({ to: '120363000000000001@g.us', text: 'cap', documentUrl: 'https://files.example/a.pdf', documentFilename: 'a.pdf' });
+    await env.client.send('agent-1', {
+      to: '120363000000000001@g.us',
+      text: 'cap',
+      documentUrl: 'https://files.example/a.pdf',
+      documentFilename: 'a.pdf',
+    });
+    expect(JSON.parse(env.captured[0]!.body!)).toEqual({
+      to: '120363000000000001@g.us',
+      text: 'cap',
+      documentUrl: 'https://files.example/a.pdf',
+      documentFilename: 'a.pdf',
+    });
   });
 
   it('setWebhook PUTs {url} and reads mode/url/secret', async () => {
     env = setup();
-    env.answer('PUT', `${A}/whatsapp/webhook`, 200, { mode: 'passthrough', url: 'https://hook.example/x', secret: 'whsec_1', events: ['message.received'], updatedAt: 't' });
+    env.answer('PUT', `${A}/whatsapp/webhook`, 200, {
+      mode: 'passthrough',
+      url: 'https://hook.example/x',
+      secret: 'whsec_1',
+      events: ['message.received'],
+      updatedAt: 't',
+    });
     const w = await env.client.setWebhook('agent-1', 'https://hook.example/x');
-    expect(w).toEqual({ mode: 'passthrough', url: 'https://hook.example/x', secret: 'whsec_1', events: ['message.received'], updatedAt: 't' });
+    expect(w).toEqual({
+      mode: 'passthrough',
+      url: 'https://hook.example/x',
+      secret: 'whsec_1',
+      events: ['message.received'],
+      updatedAt: 't',
+    });
     expect(env.captured[0]!.method).toBe('PUT');
     expect(JSON.parse(env.captured[0]!.body!)).toEqual({ url: 'https://hook.example/x' });
   });
 
   it('checkContact GETs the number in the path as `to` is sent: + percent-encoded', async () => {
     env = setup();
-    env.answer('GET', `${A}/whatsapp/contacts/%2B15550102000`, 200, { phone: '15550102000', exists: true, jid: '15550102000@s.whatsapp.net' });
-    expect(await env.client.checkContact('agent-1', '+1 555 010 2000')).toEqual({ phone: '15550102000', exists: true, jid: '15550102000@s.whatsapp.net' });
+    env.answer('GET', `${A}/whatsapp/contacts/%2B15550102000`, 200, {
+      phone: '15550102000',
+      exists: true,
+      jid: '15550102000@s.whatsapp.net',
+    });
+    expect(await env.client.checkContact('agent-1', '+1 555 010 2000')).toEqual({
+      phone: '15550102000',
+      exists: true,
+      jid: '15550102000@s.whatsapp.net',
+    });
     expect(env.captured[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
   });
 
   it('updateSettings PATCHes only the given switches and shows the reply', async () => {
     env = setup();
     env.answer('PATCH', `${A}/whatsapp/settings`, 200, { groups: true, readReceipts: false, deliveryReceipts: true });
-    expect(await env.client.updateSettings('agent-1', { groups: true })).toEqual({ groups: true, readReceipts: false, deliveryReceipts: true });
+    expect(await env.client.updateSettings('agent-1', { groups: true })).toEqual({
+      groups: true,
+      readReceipts: false,
+      deliveryReceipts: true,
+    });
     expect(JSON.parse(env.captured[0]!.body!)).toEqual({ groups: true });
   });
 
   it('chat POSTs {message,user_id} and reads alternative field names', async () => {
     env = setup();
-    env.answer('POST', `${A}/chat`, 200, { response: 'Hello!', conversation_id: 42, actions: ['lookup', { name: 'book', id: 1 }], tokensUsed: 17 });
+    env.answer('POST', `${A}/chat`, 200, {
+      response: 'Hello!',
+      conversation_id: 42,
+      actions: ['lookup', { name: 'book', id: 1 }],
+      tokensUsed: 17,
+    });
     const r = await env.client.chat('agent-1', { message: 'hi', user_id: 'u1' });
     expect(r.reply).toBe('Hello!');
     expect(r.conversationId).toBe('42');
@@ -110,7 +199,14 @@ describe('endpoints: method, path, headers, body', () => {
 
   it('encodes the agent id in the path', async () => {
     env = setup();
-    env.answer('GET', '/api/v1/agents/a%2Fb/whatsapp/session', 200, { connected: true, linked: true, state: 'connected', needsScan: false, qr: null, phone: '1' });
+    env.answer('GET', '/api/v1/agents/a%2Fb/whatsapp/session', 200, {
+      connected: true,
+      linked: true,
+      state: 'connected',
+      needsScan: false,
+      qr: null,
+      phone: '1',
+    });
     expect((await env.client.getSession('a/b')).connected).toBe(true);
   });
 });
@@ -150,15 +246,30 @@ describe('error mapping over HTTP', () => {
     [429, { error: 'MONTHLY_QUOTA_EXHAUSTED' }, {}, QuotaExceeded, 'MONTHLY_QUOTA_EXHAUSTED'],
     [404, { error: { code: 'AGENT_NOT_FOUND', message: 'no agent' } }, {}, NotFound, 'AGENT_NOT_FOUND'],
     [400, { error: 'X' }, {}, InvalidRequest, 'X'],
-    [422, '<html><body>Unprocessable</body></html>', { 'content-type': 'text/html' }, InvalidRequest, 'INVALID_REQUEST'],
-    [409, { error: { code: 'CHANNEL_NOT_CONFIGURED', message: 'scan' } }, {}, ChannelNotConfigured, 'CHANNEL_NOT_CONFIGURED'],
+    [
+      422,
+      '<html><body>Unprocessable</body></html>',
+      { 'content-type': 'text/html' },
+      InvalidRequest,
+      'INVALID_REQUEST',
+    ],
+    [
+      409,
+      { error: { code: 'CHANNEL_NOT_CONFIGURED', message: 'scan' } },
+      {},
+      ChannelNotConfigured,
+      'CHANNEL_NOT_CONFIGURED',
+    ],
     [500, '<html>oops</html>', { 'content-type': 'text/html' }, ServerError, 'SERVER_ERROR'],
     [502, undefined, {}, ServerError, 'SERVER_ERROR'],
     [503, { code: 'MAINTENANCE' }, {}, ServerError, 'MAINTENANCE'],
   ];
   it.each(cases)('HTTP %i %j → class', async (status, body, headers, cls, code) => {
     env = setup();
-    env.answer('GET', `/api/v1/agents/agent-1/whatsapp/session`, status, body, { 'x-ratelimit-limit': '60', ...headers });
+    env.answer('GET', `/api/v1/agents/agent-1/whatsapp/session`, status, body, {
+      'x-ratelimit-limit': '60',
+      ...headers,
+    });
     const e = await caught(env.client.getSession('agent-1'));
     expect(e).toBeInstanceOf(cls);
     expect(e.status).toBe(status);
@@ -179,7 +290,12 @@ describe('error mapping over HTTP', () => {
 
   it('429 keeps Retry-After and X-RateLimit-* on the error', async () => {
     env = setup();
-    env.answer('GET', `${A}/whatsapp/session`, 429, undefined, { 'retry-after': '7', 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1700000060' });
+    env.answer('GET', `${A}/whatsapp/session`, 429, undefined, {
+      'retry-after': '7',
+      'x-ratelimit-limit': '60',
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': '1700000060',
+    });
     const e = await caught(env.client.getSession('agent-1'));
     expect(e).toBeInstanceOf(RateLimited);
     expect(e.rateLimit).toEqual({ limit: 60, remaining: 0, reset: 1700000060, retryAfter: 7 });
@@ -188,8 +304,13 @@ describe('error mapping over HTTP', () => {
 
   it('never puts the API key into an error message, even when the server echoes it', async () => {
     env = setup();
-    env.answer('GET', `${A}/whatsapp/session`, 401, { error: { code: 'UNAUTHORIZED', message: `key ${KEY} rejected` } });
-    env.pool.intercept({ method: 'GET', path: `${A}/whatsapp/contacts/%2B15550102000` }).replyWithError(Object.assign(new Error(`socket closed while sending Bearer ${KEY}`), { code: 'ECONNRESET' })).times(2);
+    env.answer('GET', `${A}/whatsapp/session`, 401, {
+      error: { code: 'UNAUTHORIZED', message: `key ${KEY} rejected` },
+    });
+    env.pool
+      .intercept({ method: 'GET', path: `${A}/whatsapp/contacts/%2B15550102000` })
+      .replyWithError(Object.assign(new Error(`socket closed while sending Bearer ${KEY}`), { code: 'ECONNRESET' }))
+      .times(2);
     const e1 = await caught(env.client.getSession('agent-1'));
     const p2 = caught(env.client.checkContact('agent-1', '15550102000'));
     await env.clock.advance(1000);
@@ -207,8 +328,17 @@ describe('error mapping over HTTP', () => {
 describe('transport failures', () => {
   it('connection error → NetworkError; a GET retries once and can succeed', async () => {
     env = setup();
-    env.pool.intercept({ method: 'GET', path: `${A}/whatsapp/session` }).replyWithError(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }));
-    env.answer('GET', `${A}/whatsapp/session`, 200, { connected: true, linked: true, state: 'connected', needsScan: false, qr: null, phone: '1' });
+    env.pool
+      .intercept({ method: 'GET', path: `${A}/whatsapp/session` })
+      .replyWithError(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }));
+    env.answer('GET', `${A}/whatsapp/session`, 200, {
+      connected: true,
+      linked: true,
+      state: 'connected',
+      needsScan: false,
+      qr: null,
+      phone: '1',
+    });
     const p = env.client.getSession('agent-1');
     await env.clock.advance(300);
     expect((await p).connected).toBe(true);
@@ -216,7 +346,10 @@ describe('transport failures', () => {
 
   it('a GET gives up after the one retry', async () => {
     env = setup();
-    env.pool.intercept({ method: 'GET', path: `${A}/whatsapp/session` }).replyWithError(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })).times(3);
+    env.pool
+      .intercept({ method: 'GET', path: `${A}/whatsapp/session` })
+      .replyWithError(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }))
+      .times(3);
     const p = caught(env.client.getSession('agent-1'));
     await env.clock.advance(300);
     const e = await p;
@@ -227,7 +360,9 @@ describe('transport failures', () => {
 
   it('a reset says what happened in words; the transport code and its text stay on the cause', async () => {
     env = setup();
-    env.pool.intercept({ method: 'POST', path: `${A}/whatsapp/messages` }).replyWithError(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }));
+    env.pool
+      .intercept({ method: 'POST', path: `${A}/whatsapp/messages` })
+      .replyWithError(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }));
     const e = await caught(env.client.send('agent-1', { to: '+15550102000', text: 'x' }));
     expect(e).toBeInstanceOf(NetworkError);
     expect(e.message).toBe('The service could not be reached: it closed the connection before answering.');
@@ -238,7 +373,9 @@ describe('transport failures', () => {
 
   it('a send is not retried after a network error', async () => {
     env = setup();
-    env.pool.intercept({ method: 'POST', path: `${A}/whatsapp/messages` }).replyWithError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
+    env.pool
+      .intercept({ method: 'POST', path: `${A}/whatsapp/messages` })
+      .replyWithError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
     env.answer('POST', `${A}/whatsapp/messages`, 200, { status: 'sent', messageId: 'never', to: 'x' });
     const p = caught(env.client.send('agent-1', { to: '+15550102000', text: 'x' }));
     await env.clock.advance(60_000);
@@ -248,7 +385,10 @@ describe('transport failures', () => {
 
   it('per-call timeout → Timeout', async () => {
     env = setup();
-    env.pool.intercept({ method: 'GET', path: `${A}/whatsapp/session` }).reply(200, {}).delay(5_000);
+    env.pool
+      .intercept({ method: 'GET', path: `${A}/whatsapp/session` })
+      .reply(200, {})
+      .delay(5_000);
     const p = caught(env.client.getSession('agent-1', { timeoutMs: 50 }));
     await env.clock.advance(60);
     const e = await p;
@@ -257,7 +397,10 @@ describe('transport failures', () => {
 
   it('caller abort → Aborted', async () => {
     env = setup();
-    env.pool.intercept({ method: 'GET', path: `${A}/whatsapp/session` }).reply(200, {}).delay(5_000);
+    env.pool
+      .intercept({ method: 'GET', path: `${A}/whatsapp/session` })
+      .reply(200, {})
+      .delay(5_000);
     const ac = new AbortController();
     const p = caught(env.client.getSession('agent-1', { signal: ac.signal }));
     await env.clock.advance(1);
@@ -282,9 +425,18 @@ describe('transport failures', () => {
       await env.client.getSession('agent-1', { signal: ac.signal });
     }
     expect(added).toBe(1);
-    env.pool.intercept({ method: 'GET', path: `${A}/whatsapp/session` }).reply(200, {}).delay(5_000);
-    env.pool.intercept({ method: 'GET', path: `${A}/whatsapp/session` }).reply(200, {}).delay(5_000);
-    const running = [caught(env.client.getSession('agent-1', { signal: ac.signal })), caught(env.client.getSession('agent-1', { signal: ac.signal }))];
+    env.pool
+      .intercept({ method: 'GET', path: `${A}/whatsapp/session` })
+      .reply(200, {})
+      .delay(5_000);
+    env.pool
+      .intercept({ method: 'GET', path: `${A}/whatsapp/session` })
+      .reply(200, {})
+      .delay(5_000);
+    const running = [
+      caught(env.client.getSession('agent-1', { signal: ac.signal })),
+      caught(env.client.getSession('agent-1', { signal: ac.signal })),
+    ];
     await env.clock.advance(1);
     ac.abort();
     for (const e of await Promise.all(running)) expect(e).toBeInstanceOf(Aborted);

@@ -17,19 +17,22 @@ afterEach(async () => {
 });
 
 describe('checkContact path forms', () => {
-  it.each([400, 404, 422])('a %i to the + form is asked once as bare digits, and the digits form is kept', async (status) => {
-    const forms = new Map<string, ContactPathForm>();
-    env = setup({ contactPathForms: forms });
-    env.answer('GET', PLUS, status, { error: { code: 'INVALID_PHONE', message: 'digits only' } });
-    env.answer('GET', DIGITS, 200, FOUND);
-    env.answer('GET', DIGITS, 200, FOUND);
-    expect(await env.client.checkContact('agent-1', '+15550102000')).toEqual(FOUND);
-    expect(env.captured.map((c) => c.path)).toEqual([PLUS, DIGITS]);
-    expect(forms.get('https://svc.test')).toBe('digits');
-    // The next check goes straight to the form that worked.
-    expect(await env.client.checkContact('agent-1', '15550102000')).toEqual(FOUND);
-    expect(env.captured.map((c) => c.path)).toEqual([PLUS, DIGITS, DIGITS]);
-  });
+  it.each([400, 404, 422])(
+    'a %i to the + form is asked once as bare digits, and the digits form is kept',
+    async (status) => {
+      const forms = new Map<string, ContactPathForm>();
+      env = setup({ contactPathForms: forms });
+      env.answer('GET', PLUS, status, { error: { code: 'INVALID_PHONE', message: 'digits only' } });
+      env.answer('GET', DIGITS, 200, FOUND);
+      env.answer('GET', DIGITS, 200, FOUND);
+      expect(await env.client.checkContact('agent-1', '+15550102000')).toEqual(FOUND);
+      expect(env.captured.map((c) => c.path)).toEqual([PLUS, DIGITS]);
+      expect(forms.get('https://svc.test')).toBe('digits');
+      // The next check goes straight to the form that worked.
+      expect(await env.client.checkContact('agent-1', '15550102000')).toEqual(FOUND);
+      expect(env.captured.map((c) => c.path)).toEqual([PLUS, DIGITS, DIGITS]);
+    },
+  );
 
   it('a service that takes + keeps +; one that then refuses digits is asked with + again', async () => {
     const forms = new Map<string, ContactPathForm>([['https://svc.test', 'digits']]);

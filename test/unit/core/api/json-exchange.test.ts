@@ -38,7 +38,12 @@ async function caught(p: Promise<unknown>): Promise<unknown> {
 describe('a JSON call over a real socket', () => {
   it('an answer cut off mid-body is a network error that still carries the rate limit of its headers', async () => {
     const url = await serve((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100', 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '7' });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': '100',
+        'x-ratelimit-limit': '60',
+        'x-ratelimit-remaining': '7',
+      });
       res.write('{"connected":tr');
       setTimeout(() => res.socket?.destroy(), 20);
     });
@@ -83,7 +88,9 @@ describe('a JSON call over a real socket', () => {
     const second = client.getSession('agent-2', { signal: ac.signal });
     ac.abort();
     expect(await caught(second)).toBeInstanceOf(Aborted);
-    held[0]!.writeHead(200, { 'content-type': 'application/json' }).end('{"connected":false,"linked":false,"needsScan":true}');
+    held[0]!
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end('{"connected":false,"linked":false,"needsScan":true}');
     expect(await first).toMatchObject({ connected: false, needsScan: true });
     expect(await client.getSession('agent-3')).toMatchObject({ connected: true });
   });
@@ -95,11 +102,20 @@ describe('a JSON call over a real socket', () => {
       req.on('data', (c: Buffer) => (body += c.toString('utf8')));
       req.on('end', () => {
         seen = { url: req.url, auth: req.headers.authorization, type: req.headers['content-type'], body };
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{"url":"https://example.com/hook","mode":"webhook"}');
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end('{"url":"https://example.com/hook","mode":"webhook"}');
       });
     });
     client = createServiceClient({ baseUrl: `${url}/svc/`, apiKey: KEY });
-    expect(await client.setWebhook('agent-1', 'https://example.com/hook')).toMatchObject({ url: 'https://example.com/hook' });
-    expect(seen).toEqual({ url: '/svc/api/v1/agents/agent-1/whatsapp/webhook', auth: `Bearer ${KEY}`, type: 'application/json', body: '{"url":"https://example.com/hook"}' });
+    expect(await client.setWebhook('agent-1', 'https://example.com/hook')).toMatchObject({
+      url: 'https://example.com/hook',
+    });
+    expect(seen).toEqual({
+      url: '/svc/api/v1/agents/agent-1/whatsapp/webhook',
+      auth: `Bearer ${KEY}`,
+      type: 'application/json',
+      body: '{"url":"https://example.com/hook"}',
+    });
   });
 });

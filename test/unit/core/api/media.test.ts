@@ -19,7 +19,11 @@ const BLOB = Buffer.from(Array.from({ length: 70_000 }, (_, i) => i % 251));
 
 function listen(handler: http.RequestListener): Promise<{ server: http.Server; origin: string }> {
   const server = http.createServer(handler);
-  return new Promise((r) => server.listen(0, '127.0.0.1', () => r({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+  return new Promise((r) =>
+    server.listen(0, '127.0.0.1', () =>
+      r({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+    ),
+  );
 }
 
 describe('downloadMedia with redirects across two real origins', () => {
@@ -34,13 +38,20 @@ describe('downloadMedia with redirects across two real origins', () => {
     blobs = await listen((req, res) => {
       seenBlobs.push({ url: req.url ?? '', authorization: req.headers.authorization });
       if (req.url === '/blob/png') {
-        res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(BLOB.length), 'content-disposition': 'attachment; filename="photo 1.png"' });
+        res.writeHead(200, {
+          'content-type': 'image/png',
+          'content-length': String(BLOB.length),
+          'content-disposition': 'attachment; filename="photo 1.png"',
+        });
         res.end(BLOB);
       } else if (req.url === '/blob/nodisp') {
         res.writeHead(200, { 'content-type': 'application/pdf' });
         res.end(BLOB.subarray(0, 10));
       } else if (req.url === '/blob/evil') {
-        res.writeHead(200, { 'content-type': 'text/plain', 'content-disposition': 'attachment; filename="../../evil.txt"' });
+        res.writeHead(200, {
+          'content-type': 'text/plain',
+          'content-disposition': 'attachment; filename="../../evil.txt"',
+        });
         res.end('x');
       } else if (req.url === '/blob/back') {
         res.writeHead(302, { location: `${service.origin}/api/v1/agents/agent-1/whatsapp/media/final` });
@@ -69,7 +80,9 @@ describe('downloadMedia with redirects across two real origins', () => {
         res.writeHead(200, { 'content-type': 'text/plain' });
         return res.end('final');
       }
-      const target = { m1: '/blob/png', m2: '/blob/nodisp', m3: '/blob/evil', m4: '/blob/gone', m5: '/blob/back' }[id ?? ''] ?? '/blob/gone';
+      const target =
+        { m1: '/blob/png', m2: '/blob/nodisp', m3: '/blob/evil', m4: '/blob/gone', m5: '/blob/back' }[id ?? ''] ??
+        '/blob/gone';
       res.writeHead(302, { location: `${blobs.origin}${target}` });
       res.end();
     });
@@ -144,7 +157,9 @@ describe('downloadMedia with redirects across two real origins', () => {
 describe('media helpers', () => {
   it('filenameFromDisposition', () => {
     expect(filenameFromDisposition('attachment; filename="a b.pdf"')).toBe('a b.pdf');
-    expect(filenameFromDisposition("attachment; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf; filename=\"x.pdf\"")).toBe('résumé.pdf');
+    expect(filenameFromDisposition('attachment; filename*=UTF-8\'\'r%C3%A9sum%C3%A9.pdf; filename="x.pdf"')).toBe(
+      'résumé.pdf',
+    );
     expect(filenameFromDisposition('attachment; filename=plain.txt')).toBe('plain.txt');
     expect(filenameFromDisposition('inline')).toBeNull();
     expect(filenameFromDisposition(undefined)).toBeNull();

@@ -16,7 +16,7 @@ export interface Captured {
 function lowerHeaders(h: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   if (!h) return out;
-  if (typeof (h as Headers).forEach === 'function' && !(Array.isArray(h))) {
+  if (typeof (h as Headers).forEach === 'function' && !Array.isArray(h)) {
     (h as Headers).forEach((v, k) => (out[k.toLowerCase()] = v));
     return out;
   }
@@ -33,7 +33,15 @@ export function setup(extra: Partial<ServiceClientOptions> = {}) {
   agent.disableNetConnect();
   const pool = agent.get(ORIGIN);
   const clock = new FakeClock();
-  const client = createServiceClient({ baseUrl: `${ORIGIN}/`, apiKey: KEY, dispatcher: agent, clock, random: () => 0.5, contactPathForms: new Map(), ...extra });
+  const client = createServiceClient({
+    baseUrl: `${ORIGIN}/`,
+    apiKey: KEY,
+    dispatcher: agent,
+    clock,
+    random: () => 0.5,
+    contactPathForms: new Map(),
+    ...extra,
+  });
   const captured: Captured[] = [];
   /** Intercepts method+path, records the request, answers status/body/headers. */
   function answer(method: string, path: string, status: number, body?: unknown, headers: Record<string, string> = {}) {
@@ -42,7 +50,12 @@ export function setup(extra: Partial<ServiceClientOptions> = {}) {
         method: opts.method,
         path: opts.path,
         headers: lowerHeaders(opts.headers),
-        body: typeof opts.body === 'string' ? opts.body : opts.body === undefined || opts.body === null ? undefined : String(opts.body),
+        body:
+          typeof opts.body === 'string'
+            ? opts.body
+            : opts.body === undefined || opts.body === null
+              ? undefined
+              : String(opts.body),
       });
       const data = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
       const h = typeof body === 'object' ? { 'content-type': 'application/json', ...headers } : headers;

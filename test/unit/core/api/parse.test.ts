@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ChannelNotConfigured, ChannelReconnecting, InvalidRequest, RateLimited, ServerError } from '../../../../src-main/core/api/errors';
+import {
+  ChannelNotConfigured,
+  ChannelReconnecting,
+  InvalidRequest,
+  RateLimited,
+  ServerError,
+} from '../../../../src-main/core/api/errors';
 import { mapErrorResponse, readErrorBody, readErrorText } from '../../../../src-main/core/api/error-map';
 import { parseChatResult } from '../../../../src-main/core/api/chat-answer';
 import {
@@ -15,12 +21,21 @@ import { parseRateLimit } from '../../../../src-main/core/api/rate-limit';
 describe('readErrorBody: every error-body shape', () => {
   it.each([
     [{ error: { code: 'A', message: 'm' } }, { code: 'A', message: 'm' }],
-    [{ code: 'B', message: 'm2' }, { code: 'B', message: 'm2' }],
+    [
+      { code: 'B', message: 'm2' },
+      { code: 'B', message: 'm2' },
+    ],
     [{ error: 'C' }, { code: 'C' }],
-    [{ error: 'C', message: 'flat' }, { code: 'C', message: 'flat' }],
+    [
+      { error: 'C', message: 'flat' },
+      { code: 'C', message: 'flat' },
+    ],
     [{ errors: [{ code: 'D', message: 'first' }, { code: 'E' }] }, { code: 'D', message: 'first' }],
     [{ error: 'The number is not linked' }, { message: 'The number is not linked' }],
-    [{ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, { code: 'overloaded_error', message: 'Overloaded' }],
+    [
+      { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+      { code: 'overloaded_error', message: 'Overloaded' },
+    ],
     [{ title: 'Unavailable', detail: 'try later' }, { message: 'try later' }],
     [{ error: { code: 503, status: 'UNAVAILABLE', message: 'busy' } }, { code: 'UNAVAILABLE', message: 'busy' }],
     [undefined, {}],
@@ -42,7 +57,12 @@ describe('readErrorBody: every error-body shape', () => {
   });
 
   it('mapErrorResponse redacts the secret from code and message', () => {
-    const e = mapErrorResponse(400, JSON.stringify({ error: { code: 'BAD_sekrit', message: 'key sekrit is bad' } }), {}, 'sekrit');
+    const e = mapErrorResponse(
+      400,
+      JSON.stringify({ error: { code: 'BAD_sekrit', message: 'key sekrit is bad' } }),
+      {},
+      'sekrit',
+    );
     expect(e.message).toBe('key [redacted] is bad');
     expect(e.code).toBe('BAD_[redacted]');
   });
@@ -74,7 +94,12 @@ describe('mapErrorResponse: a status keeps its meaning when the code cannot be r
 
   it('keeps an unreadable body as raw (status, content type, first bytes), never the key', () => {
     const e = mapErrorResponse(500, '<html>oops key-123 here</html>', {}, 'key-123', 'text/html');
-    expect(e.raw).toEqual({ status: 500, contentType: 'text/html', bytes: 30, prefix: '<html>oops [redacted] here</html>' });
+    expect(e.raw).toEqual({
+      status: 500,
+      contentType: 'text/html',
+      bytes: 30,
+      prefix: '<html>oops [redacted] here</html>',
+    });
     expect(mapErrorResponse(500, '{"code":"X"}', {}).raw).toBeUndefined();
     expect(mapErrorResponse(429, '', {})).toBeInstanceOf(RateLimited);
     expect(mapErrorResponse(422, 'bad number', {})).toMatchObject({ message: 'bad number' });
@@ -87,7 +112,17 @@ describe('parseRateLimit: every header form', () => {
   const nowSec = now / 1000;
 
   it('reads all four headers; Retry-After as seconds or an HTTP date', () => {
-    expect(parseRateLimit({ 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '3', 'x-ratelimit-reset': '1704067260', 'retry-after': '5' }, now)).toEqual({
+    expect(
+      parseRateLimit(
+        {
+          'x-ratelimit-limit': '60',
+          'x-ratelimit-remaining': '3',
+          'x-ratelimit-reset': '1704067260',
+          'retry-after': '5',
+        },
+        now,
+      ),
+    ).toEqual({
       limit: 60,
       remaining: 3,
       reset: 1704067260,
@@ -105,8 +140,13 @@ describe('parseRateLimit: every header form', () => {
   });
 
   it('header names in any case, with or without X-, and list values', () => {
-    expect(parseRateLimit({ 'X-RateLimit-Limit': '60', 'X-RATELIMIT-REMAINING': '1', 'Retry-After': '3' }, now)).toEqual({ limit: 60, remaining: 1, retryAfter: 3 });
-    expect(parseRateLimit({ 'ratelimit-limit': '100, 100;w=60', 'ratelimit-reset': '30' }, now)).toEqual({ limit: 100, reset: nowSec + 30 });
+    expect(
+      parseRateLimit({ 'X-RateLimit-Limit': '60', 'X-RATELIMIT-REMAINING': '1', 'Retry-After': '3' }, now),
+    ).toEqual({ limit: 60, remaining: 1, retryAfter: 3 });
+    expect(parseRateLimit({ 'ratelimit-limit': '100, 100;w=60', 'ratelimit-reset': '30' }, now)).toEqual({
+      limit: 100,
+      reset: nowSec + 30,
+    });
     expect(parseRateLimit({ 'x-ratelimit-limit': ['60', '61'] }, now)).toEqual({ limit: 60 });
   });
 
@@ -140,35 +180,85 @@ function shapeError(fn: () => unknown): ShapeError {
 
 describe('readers: tolerant of shapes, never an empty success', () => {
   it('session: decides needsScan when absent, strips + from phone, keeps unknown state, looks through one wrapper', () => {
-    expect(parseSessionStatus({ connected: false, qr: 'data:x' })).toEqual({ connected: false, linked: false, state: 'unknown', needsScan: true, phone: null, qr: 'data:x' });
-    expect(parseSessionStatus({ connected: true, phone: '+15550100001', state: 'CONNECTED_V2' })).toMatchObject({ linked: true, needsScan: false, phone: '15550100001', state: 'CONNECTED_V2' });
-    expect(parseSessionStatus({ connected: 'yes', needsScan: false, linked: true, state: 'reconnecting' })).toMatchObject({ connected: false, needsScan: false, linked: true });
-    expect(parseSessionStatus({ data: { state: 'connected', phone: '15550100001' } })).toMatchObject({ connected: true, linked: true, needsScan: false });
+    expect(parseSessionStatus({ connected: false, qr: 'data:x' })).toEqual({
+      connected: false,
+      linked: false,
+      state: 'unknown',
+      needsScan: true,
+      phone: null,
+      qr: 'data:x',
+    });
+    expect(parseSessionStatus({ connected: true, phone: '+15550100001', state: 'CONNECTED_V2' })).toMatchObject({
+      linked: true,
+      needsScan: false,
+      phone: '15550100001',
+      state: 'CONNECTED_V2',
+    });
+    expect(
+      parseSessionStatus({ connected: 'yes', needsScan: false, linked: true, state: 'reconnecting' }),
+    ).toMatchObject({ connected: false, needsScan: false, linked: true });
+    expect(parseSessionStatus({ data: { state: 'connected', phone: '15550100001' } })).toMatchObject({
+      connected: true,
+      linked: true,
+      needsScan: false,
+    });
   });
 
   it('webhook, contact and settings fallbacks', () => {
-    expect(parseWebhookConfig({ signing_secret: 's' }, 'https://h')).toEqual({ mode: 'passthrough', url: 'https://h', secret: 's' });
-    expect(parseWebhookConfig({ webhook: { url: 'https://h', secret: 's2' } }, 'https://x')).toEqual({ mode: 'passthrough', url: 'https://h', secret: 's2' });
-    expect(parseContactCheck({ exists: true }, '15550102000')).toEqual({ phone: '15550102000', exists: true, jid: '15550102000@s.whatsapp.net' });
-    expect(parseContactCheck({ contacts: [{ input: '+15550102000', status: 'valid', wa_id: '15550102000' }] }, '15550102000')).toEqual({
+    expect(parseWebhookConfig({ signing_secret: 's' }, 'https://h')).toEqual({
+      mode: 'passthrough',
+      url: 'https://h',
+      secret: 's',
+    });
+    expect(parseWebhookConfig({ webhook: { url: 'https://h', secret: 's2' } }, 'https://x')).toEqual({
+      mode: 'passthrough',
+      url: 'https://h',
+      secret: 's2',
+    });
+    expect(parseContactCheck({ exists: true }, '15550102000')).toEqual({
+      phone: '15550102000',
+      exists: true,
+      jid: '15550102000@s.whatsapp.net',
+    });
+    expect(
+      parseContactCheck(
+        { contacts: [{ input: '+15550102000', status: 'valid', wa_id: '15550102000' }] },
+        '15550102000',
+      ),
+    ).toEqual({
       phone: '15550102000',
       exists: true,
       jid: '15550102000@s.whatsapp.net',
     });
     expect(parseContactCheck({ data: { onWhatsApp: false } }, '15550102000')).toMatchObject({ exists: false });
     expect(parseContactCheck({ exists: 'true' }, '15550102000')).toMatchObject({ exists: true });
-    expect(parseSettings({ settings: { read_receipts: true } }, { groups: true })).toEqual({ groups: true, readReceipts: true, deliveryReceipts: false });
+    expect(parseSettings({ settings: { read_receipts: true } }, { groups: true })).toEqual({
+      groups: true,
+      readReceipts: true,
+      deliveryReceipts: false,
+    });
   });
 
   it('settings: an answer that only acknowledges gives the values sent, marked unconfirmed', () => {
-    expect(parseSettings(undefined, { groups: true })).toEqual({ groups: true, readReceipts: false, deliveryReceipts: false, unconfirmed: true });
-    expect(parseSettings({ ok: true }, { readReceipts: true })).toMatchObject({ readReceipts: true, unconfirmed: true });
+    expect(parseSettings(undefined, { groups: true })).toEqual({
+      groups: true,
+      readReceipts: false,
+      deliveryReceipts: false,
+      unconfirmed: true,
+    });
+    expect(parseSettings({ ok: true }, { readReceipts: true })).toMatchObject({
+      readReceipts: true,
+      unconfirmed: true,
+    });
   });
 
   it('send: the message id in any of its places; a failed status is an error', () => {
     expect(parseSendResult({ messageId: 'm1' }, '+1555')).toEqual({ status: 'sent', messageId: 'm1', to: '+1555' });
     expect(parseSendResult({ messages: [{ id: 'wamid.X' }] }, '+1555')).toMatchObject({ messageId: 'wamid.X' });
-    expect(parseSendResult({ data: { message_id: 'm2', status: 'queued' } }, '+1555')).toMatchObject({ messageId: 'm2', status: 'queued' });
+    expect(parseSendResult({ data: { message_id: 'm2', status: 'queued' } }, '+1555')).toMatchObject({
+      messageId: 'm2',
+      status: 'queued',
+    });
     expect(shapeError(() => parseSendResult({ status: 'failed' }, '+1555')).code).toBe('SEND_FAILED');
   });
 
@@ -200,36 +290,83 @@ describe('chat JSON: every dialect of the reply', () => {
     [{ output: 'g' }, 'g'],
     [{ message: { role: 'assistant', content: 'h' } }, 'h'],
     [{ choices: [{ index: 0, message: { role: 'assistant', content: 'i' }, finish_reason: 'stop' }] }, 'i'],
-    [{ content: [{ type: 'text', text: 'j' }, { type: 'tool_use', name: 'x' }] }, 'j'],
+    [
+      {
+        content: [
+          { type: 'text', text: 'j' },
+          { type: 'tool_use', name: 'x' },
+        ],
+      },
+      'j',
+    ],
     [{ output: [{ type: 'message', content: [{ type: 'output_text', text: 'k' }] }] }, 'k'],
     [{ data: { answer: 'l' } }, 'l'],
-    [{ messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'm' }, { role: 'user', content: 'later' }] }, 'm'],
+    [
+      {
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: 'm' },
+          { role: 'user', content: 'later' },
+        ],
+      },
+      'm',
+    ],
   ])('reply from %j', (body, reply) => {
     expect(parseChatResult(body).reply).toBe(reply);
   });
 
-  it.each([[{}], [{ reply: '' }], [{ reply: '   ' }], [{ conversationId: 'c1', actions: [{ name: 'x' }] }], [{ choices: [] }]])('no reply text in %j is UNREADABLE_REPLY', (body) => {
+  it.each([
+    [{}],
+    [{ reply: '' }],
+    [{ reply: '   ' }],
+    [{ conversationId: 'c1', actions: [{ name: 'x' }] }],
+    [{ choices: [] }],
+  ])('no reply text in %j is UNREADABLE_REPLY', (body) => {
     expect(shapeError(() => parseChatResult(body)).code).toBe('UNREADABLE_REPLY');
   });
 
   it('actions under actions / actionsCalled / actions_called / tool_calls', () => {
     expect(parseChatResult({ reply: 'x', actions: [{ name: 'a' }] }).actions).toEqual([{ name: 'a' }]);
     expect(parseChatResult({ reply: 'x', actionsCalled: ['b'] }).actions).toEqual([{ name: 'b' }]);
-    expect(parseChatResult({ reply: 'x', actions_called: [{ action: 'c' }] }).actions).toEqual([{ action: 'c', name: 'c' }]);
-    expect(parseChatResult({ reply: 'x', tool_calls: [{ id: 't', type: 'function', function: { name: 'd' } }] }).actions.map((a) => a.name)).toEqual(['d']);
+    expect(parseChatResult({ reply: 'x', actions_called: [{ action: 'c' }] }).actions).toEqual([
+      { action: 'c', name: 'c' },
+    ]);
     expect(
-      parseChatResult({ choices: [{ message: { content: 'x', tool_calls: [{ type: 'function', function: { name: 'e', arguments: '{}' } }] } }] }).actions.map((a) => a.name),
+      parseChatResult({ reply: 'x', tool_calls: [{ id: 't', type: 'function', function: { name: 'd' } }] }).actions.map(
+        (a) => a.name,
+      ),
+    ).toEqual(['d']);
+    expect(
+      parseChatResult({
+        choices: [
+          { message: { content: 'x', tool_calls: [{ type: 'function', function: { name: 'e', arguments: '{}' } }] } },
+        ],
+      }).actions.map((a) => a.name),
     ).toEqual(['e']);
   });
 
   it('tokens under usage.* / tokens / tokensUsed / tokens_used, conversation id in its forms', () => {
-    expect(parseChatResult({ reply: 'x', usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 } }).usage).toEqual({ inputTokens: 1, outputTokens: 2, totalTokens: 3 });
-    expect(parseChatResult({ reply: 'x', usage: { prompt_tokens: 4, completion_tokens: 5 } }).usage).toEqual({ inputTokens: 4, outputTokens: 5, totalTokens: 9 });
-    expect(parseChatResult({ reply: 'x', usage: { input_tokens: 6, output_tokens: 1 } }).usage).toEqual({ inputTokens: 6, outputTokens: 1, totalTokens: 7 });
+    expect(parseChatResult({ reply: 'x', usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 } }).usage).toEqual({
+      inputTokens: 1,
+      outputTokens: 2,
+      totalTokens: 3,
+    });
+    expect(parseChatResult({ reply: 'x', usage: { prompt_tokens: 4, completion_tokens: 5 } }).usage).toEqual({
+      inputTokens: 4,
+      outputTokens: 5,
+      totalTokens: 9,
+    });
+    expect(parseChatResult({ reply: 'x', usage: { input_tokens: 6, output_tokens: 1 } }).usage).toEqual({
+      inputTokens: 6,
+      outputTokens: 1,
+      totalTokens: 7,
+    });
     expect(parseChatResult({ reply: 'x', tokens: 12 }).usage).toEqual({ totalTokens: 12 });
     expect(parseChatResult({ reply: 'x', tokensUsed: { total: 8 } }).usage).toEqual({ totalTokens: 8 });
     expect(parseChatResult({ reply: 'x', tokens_used: 9 }).usage).toEqual({ totalTokens: 9 });
-    expect(parseChatResult({ answer: 'x', metadata: { usage: { total_tokens: 10 } } }).usage).toEqual({ totalTokens: 10 });
+    expect(parseChatResult({ answer: 'x', metadata: { usage: { total_tokens: 10 } } }).usage).toEqual({
+      totalTokens: 10,
+    });
     expect(parseChatResult({ reply: 'x', conversationId: 'c1', conversation_id: 'c2' }).conversationId).toBe('c1');
     expect(parseChatResult({ reply: 'x', conversation_id: 'c2' }).conversationId).toBe('c2');
   });

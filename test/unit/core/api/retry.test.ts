@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Aborted, ChannelNotConfigured, ChannelReconnecting, QuotaExceeded, RateLimited } from '../../../../src-main/core/api/errors';
+import {
+  Aborted,
+  ChannelNotConfigured,
+  ChannelReconnecting,
+  QuotaExceeded,
+  RateLimited,
+} from '../../../../src-main/core/api/errors';
 import { SEND_RETRY_BACKOFF } from '../../../../src-main/core/api/retry';
 import { backoffDelay } from '../../../../src-main/core/backoff';
 import type { RetryInfo } from '../../../../src-main/core/api/service';
@@ -38,7 +44,11 @@ describe('send retries', () => {
     const p = env.client.send('agent-1', { to: '+15550102000', text: 'x' }, { onRetry: (i) => retries.push(i) });
     await flush();
     expect(env.captured).toHaveLength(1);
-    expect(retries[0]).toEqual({ attempt: 1, delayMs: 500, error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'reconnecting' } });
+    expect(retries[0]).toEqual({
+      attempt: 1,
+      delayMs: 500,
+      error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'reconnecting' },
+    });
     await env.clock.advance(499);
     expect(env.captured).toHaveLength(1); // still waiting
     await env.clock.advance(1);
@@ -65,7 +75,9 @@ describe('send retries', () => {
     // Yes three times, then no.
     const asked: number[] = [];
     const keep = () => (asked.push(env.captured.length), asked.length <= 3);
-    const p = env.client.send('agent-1', { to: '+15550102000', text: 'x' }, { maxRetries: 1, shouldKeepRetrying: keep }).catch((e) => e);
+    const p = env.client
+      .send('agent-1', { to: '+15550102000', text: 'x' }, { maxRetries: 1, shouldKeepRetrying: keep })
+      .catch((e) => e);
     await env.clock.advance(120_000);
     expect(await p).toBeInstanceOf(ChannelReconnecting);
     // 1 attempt + 1 ordinary retry + 3 kept-up retries; asked only once maxRetries were spent.
@@ -77,7 +89,11 @@ describe('send retries', () => {
     env = setup();
     for (let i = 0; i < 4; i++) env.answer('POST', PATH, 503, RECONNECTING);
     env.answer('POST', PATH, 200, OK);
-    const p = env.client.send('agent-1', { to: '+15550102000', text: 'x' }, { maxRetries: 0, shouldKeepRetrying: () => true });
+    const p = env.client.send(
+      'agent-1',
+      { to: '+15550102000', text: 'x' },
+      { maxRetries: 0, shouldKeepRetrying: () => true },
+    );
     for (let i = 0; i < 4; i++) await env.clock.advance(16_000);
     expect(await p).toEqual(OK);
     expect(env.captured).toHaveLength(5);
@@ -97,7 +113,9 @@ describe('send retries', () => {
     env.answer('POST', PATH, 409, { error: { code: 'CHANNEL_NOT_CONFIGURED', message: 'scan needed' } });
     env.answer('POST', PATH, 200, OK);
     const retries: RetryInfo[] = [];
-    const p = env.client.send('agent-1', { to: '+15550102000', text: 'x' }, { onRetry: (i) => retries.push(i) }).catch((e) => e);
+    const p = env.client
+      .send('agent-1', { to: '+15550102000', text: 'x' }, { onRetry: (i) => retries.push(i) })
+      .catch((e) => e);
     await env.clock.advance(60_000);
     expect(await p).toBeInstanceOf(ChannelNotConfigured);
     expect(env.captured).toHaveLength(1);
@@ -139,7 +157,13 @@ describe('send retries', () => {
 
   it('quota (402, or 429 with a quota code) is never retried', async () => {
     env = setup();
-    env.answer('POST', PATH, 429, { error: { code: 'QUOTA_EXCEEDED', message: 'monthly quota' } }, { 'retry-after': '1' });
+    env.answer(
+      'POST',
+      PATH,
+      429,
+      { error: { code: 'QUOTA_EXCEEDED', message: 'monthly quota' } },
+      { 'retry-after': '1' },
+    );
     env.answer('POST', PATH, 402, { code: 'QUOTA_EXCEEDED' });
     const p1 = env.client.send('agent-1', { to: '+15550102000', text: 'x' }).catch((e) => e);
     await env.clock.advance(5_000);
@@ -201,7 +225,11 @@ describe('send retries', () => {
     env.answer('POST', PATH, 200, OK);
     const asked: RetryInfo[] = [];
     let keepOn = true;
-    const p = env.client.send('agent-1', { to: '+15550102000', text: 'x' }, { maxRetries: 1, shouldKeepRetrying: async (i) => (asked.push(i), keepOn) });
+    const p = env.client.send(
+      'agent-1',
+      { to: '+15550102000', text: 'x' },
+      { maxRetries: 1, shouldKeepRetrying: async (i) => (asked.push(i), keepOn) },
+    );
     await env.clock.advance(60_000);
     expect(await p).toEqual(OK);
     expect(env.captured).toHaveLength(5);
@@ -210,7 +238,9 @@ describe('send retries', () => {
 
     for (let i = 0; i < 3; i++) env.answer('POST', PATH, 503, RECONNECTING);
     keepOn = false;
-    const p2 = env.client.send('agent-1', { to: '+15550102000', text: 'x' }, { maxRetries: 1, shouldKeepRetrying: () => keepOn }).catch((e) => e);
+    const p2 = env.client
+      .send('agent-1', { to: '+15550102000', text: 'x' }, { maxRetries: 1, shouldKeepRetrying: () => keepOn })
+      .catch((e) => e);
     await env.clock.advance(60_000);
     expect(await p2).toBeInstanceOf(ChannelReconnecting);
     expect(env.captured).toHaveLength(7);
@@ -242,9 +272,12 @@ describe('send retries', () => {
   it('429 whose reset lies in the past backs off instead of retrying at once (no hot loop)', async () => {
     env = setup();
     const past = String(Math.floor(env.clock.now() / 1000) - 30);
-    for (let i = 0; i < 4; i++) env.answer('POST', PATH, 429, undefined, { 'x-ratelimit-reset': past, 'retry-after': '0' });
+    for (let i = 0; i < 4; i++)
+      env.answer('POST', PATH, 429, undefined, { 'x-ratelimit-reset': past, 'retry-after': '0' });
     const retries: RetryInfo[] = [];
-    const p = env.client.send('agent-1', { to: '+15550102000', text: 'x' }, { onRetry: (i) => retries.push(i) }).catch((e) => e);
+    const p = env.client
+      .send('agent-1', { to: '+15550102000', text: 'x' }, { onRetry: (i) => retries.push(i) })
+      .catch((e) => e);
     await flush();
     expect(env.captured).toHaveLength(1);
     await env.clock.advance(400);
@@ -256,4 +289,3 @@ describe('send retries', () => {
     expect(Math.min(...retries.map((r) => r.delayMs))).toBeGreaterThanOrEqual(500);
   });
 });
-

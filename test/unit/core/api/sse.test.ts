@@ -53,7 +53,12 @@ const EXPECTED: ChatStreamEvent[] = [
       conversationId: 'c1',
       actions: [{ name: 'lookup' }],
       usage: { outputTokens: 5 },
-      raw: { reply: 'Héllo 👋 wörldplain 日本!', conversationId: 'c1', actions: [{ name: 'lookup' }], usage: { outputTokens: 5 } },
+      raw: {
+        reply: 'Héllo 👋 wörldplain 日本!',
+        conversationId: 'c1',
+        actions: [{ name: 'lookup' }],
+        usage: { outputTokens: 5 },
+      },
     },
   },
 ];
@@ -75,7 +80,9 @@ describe('ChatEventDecoder', () => {
   });
 
   it('ends at data: [DONE] with the accumulated reply', () => {
-    const s = new TextEncoder().encode('data: {"content":"a"}\n\ndata: {"content":"b"}\n\ndata: [DONE]\n\ndata: {"content":"c"}\n\n');
+    const s = new TextEncoder().encode(
+      'data: {"content":"a"}\n\ndata: {"content":"b"}\n\ndata: [DONE]\n\ndata: {"content":"c"}\n\n',
+    );
     expect(decodeChunks([s])).toEqual([
       { type: 'token', token: 'a' },
       { type: 'token', token: 'b' },
@@ -93,19 +100,28 @@ describe('ChatEventDecoder', () => {
   });
 
   it.each(['end', 'complete'])('event: %s ends the stream; a done without a reply keeps the tokens', (name) => {
-    const s = new TextEncoder().encode(`data: {"token":"hi"}\n\nevent: ${name}\ndata: {"conversation_id":"k","tokens":3}\n\n`);
+    const s = new TextEncoder().encode(
+      `data: {"token":"hi"}\n\nevent: ${name}\ndata: {"conversation_id":"k","tokens":3}\n\n`,
+    );
     const ev = decodeChunks([s]);
-    expect(ev[1]).toMatchObject({ type: 'done', result: { reply: 'hi', conversationId: 'k', usage: { totalTokens: 3 } } });
+    expect(ev[1]).toMatchObject({
+      type: 'done',
+      result: { reply: 'hi', conversationId: 'k', usage: { totalTokens: 3 } },
+    });
     expect(ev).toHaveLength(2);
   });
 
   it('event: error → error event with code and message from the body', () => {
-    const s = new TextEncoder().encode('data: {"token":"par"}\n\nevent: error\ndata: {"error":{"code":"UPSTREAM_FAILED","message":"model died"}}\n\ndata: {"token":"more"}\n\n');
+    const s = new TextEncoder().encode(
+      'data: {"token":"par"}\n\nevent: error\ndata: {"error":{"code":"UPSTREAM_FAILED","message":"model died"}}\n\ndata: {"token":"more"}\n\n',
+    );
     expect(decodeChunks([s])).toEqual([
       { type: 'token', token: 'par' },
       { type: 'error', code: 'UPSTREAM_FAILED', message: 'model died' },
     ]);
-    const flat = decodeChunks([new TextEncoder().encode('event: error\ndata: {"code":"X","message":"m","status":502}\n\n')]);
+    const flat = decodeChunks([
+      new TextEncoder().encode('event: error\ndata: {"code":"X","message":"m","status":502}\n\n'),
+    ]);
     expect(flat).toEqual([{ type: 'error', code: 'X', message: 'm', status: 502 }]);
     const plain = decodeChunks([new TextEncoder().encode('event: error\ndata: it broke\n\n')]);
     expect(plain).toEqual([{ type: 'error', code: 'STREAM_ERROR', message: 'it broke' }]);

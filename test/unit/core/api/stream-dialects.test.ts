@@ -17,7 +17,8 @@ function decode(bytes: Uint8Array, byteByByte: boolean): ChatStreamEvent[] {
   return out;
 }
 
-const tokens = (evs: ChatStreamEvent[]) => evs.filter((e) => e.type === 'token').map((e) => (e as { token: string }).token);
+const tokens = (evs: ChatStreamEvent[]) =>
+  evs.filter((e) => e.type === 'token').map((e) => (e as { token: string }).token);
 const last = (evs: ChatStreamEvent[]) => evs.at(-1)!;
 
 interface Dialect {
@@ -30,7 +31,8 @@ interface Dialect {
 const DIALECTS: Dialect[] = [
   {
     name: 'named token events',
-    stream: 'event: token\ndata: {"token":"Hé"}\n\nevent: token\ndata: {"token":"llo \\"x\\""}\n\nevent: done\ndata: {"reply":"Hého \\"x\\"","conversationId":"c1"}\n\n',
+    stream:
+      'event: token\ndata: {"token":"Hé"}\n\nevent: token\ndata: {"token":"llo \\"x\\""}\n\nevent: done\ndata: {"reply":"Hého \\"x\\"","conversationId":"c1"}\n\n',
     tokens: ['Hé', 'llo "x"'],
     result: { reply: 'Hého "x"', conversationId: 'c1' },
   },
@@ -42,7 +44,8 @@ const DIALECTS: Dialect[] = [
   },
   {
     name: 'named message events with text',
-    stream: 'event: message\ndata: {"text":"one "}\n\nevent: message\ndata: two\n\nevent: end\ndata: {"conversation_id":"k","tokens_used":4}\n\n',
+    stream:
+      'event: message\ndata: {"text":"one "}\n\nevent: message\ndata: two\n\nevent: end\ndata: {"conversation_id":"k","tokens_used":4}\n\n',
     tokens: ['one ', 'two'],
     result: { reply: 'one two', conversationId: 'k', usage: { totalTokens: 4 } },
   },
@@ -59,7 +62,11 @@ const DIALECTS: Dialect[] = [
       '',
     ].join('\n\n'),
     tokens: ['Hi', ' there'],
-    result: { reply: 'Hi there', actions: [{ name: 'lookup' }], usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5 } },
+    result: {
+      reply: 'Hi there',
+      actions: [{ name: 'lookup' }],
+      usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5 },
+    },
   },
   {
     name: 'Anthropic-style content_block_delta … message_stop',
@@ -99,13 +106,15 @@ const DIALECTS: Dialect[] = [
   },
   {
     name: 'CRLF line ends, comments, heartbeats, retry and id fields',
-    stream: ': stream open\r\nretry: 2000\r\n\r\n:heartbeat\r\n\r\nid: 1\r\nevent: token\r\ndata: {"token":"x"}\r\n\r\nid: 2\r\nevent: heartbeat\r\ndata: {}\r\n\r\nid: 3\r\nevent: token\r\ndata: {"token":"y"}\r\n\r\nevent: done\r\ndata: {}\r\n\r\n',
+    stream:
+      ': stream open\r\nretry: 2000\r\n\r\n:heartbeat\r\n\r\nid: 1\r\nevent: token\r\ndata: {"token":"x"}\r\n\r\nid: 2\r\nevent: heartbeat\r\ndata: {}\r\n\r\nid: 3\r\nevent: token\r\ndata: {"token":"y"}\r\n\r\nevent: done\r\ndata: {}\r\n\r\n',
     tokens: ['x', 'y'],
     result: { reply: 'xy' },
   },
   {
     name: 'Hugging Face TGI-style token objects (special tokens left out)',
-    stream: 'data: {"token":{"id":1,"text":"Hi","special":false},"generated_text":null}\n\ndata: {"token":{"id":2,"text":"</s>","special":true},"generated_text":"Hi"}\n\n',
+    stream:
+      'data: {"token":{"id":1,"text":"Hi","special":false},"generated_text":null}\n\ndata: {"token":{"id":2,"text":"</s>","special":true},"generated_text":"Hi"}\n\n',
     tokens: ['Hi'],
     result: { reply: 'Hi' },
   },
@@ -117,7 +126,8 @@ const DIALECTS: Dialect[] = [
   },
   {
     name: 'OpenAI Responses-style named deltas',
-    stream: 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"Ok"}\n\nevent: response.output_text.done\ndata: {"type":"response.output_text.done","text":"Ok"}\n\nevent: response.completed\ndata: {"type":"response.completed","response":{"usage":{"input_tokens":1,"output_tokens":1}}}\n\n',
+    stream:
+      'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"Ok"}\n\nevent: response.output_text.done\ndata: {"type":"response.output_text.done","text":"Ok"}\n\nevent: response.completed\ndata: {"type":"response.completed","response":{"usage":{"input_tokens":1,"output_tokens":1}}}\n\n',
     tokens: ['Ok'],
     result: { reply: 'Ok', usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } },
   },
@@ -151,7 +161,11 @@ describe('ChatEventDecoder dialects', () => {
 
   it('keeps the frames as received (event, id, data, comments, retry), not the decoded tokens', () => {
     const d = new ChatEventDecoder({ recordFrames: true, secret: 'k-1' });
-    d.push(enc(': hb\nretry: 500\n\nid: 7\nevent: token\ndata: {"token":"a"}\n\ndata: {"choices":[{"delta":{"content":"k-1"}}]}\n\n'));
+    d.push(
+      enc(
+        ': hb\nretry: 500\n\nid: 7\nevent: token\ndata: {"token":"a"}\n\ndata: {"choices":[{"delta":{"content":"k-1"}}]}\n\n',
+      ),
+    );
     expect(d.frames().frames).toEqual([
       { event: null, id: null, data: '', comment: 'hb' },
       { event: null, id: null, data: '', retry: 500 },
@@ -170,16 +184,31 @@ describe('ChatEventDecoder dialects', () => {
     for (let i = 0; i < 3000; i++) d.push(enc(`data: {"delta":"${i}"}\n\n`));
     const { frames, omitted } = d.frames(3, 2);
     expect(omitted).toBe(3002 - 5);
-    expect(frames.map((f) => f.data)).toEqual(['{"token":"a"}', '{"token":"b"}', '{"delta":"0"}', '{"delta":"2998"}', '{"delta":"2999"}']);
+    expect(frames.map((f) => f.data)).toEqual([
+      '{"token":"a"}',
+      '{"token":"b"}',
+      '{"delta":"0"}',
+      '{"delta":"2998"}',
+      '{"delta":"2999"}',
+    ]);
     expect(d.frames().frames).toHaveLength(2000);
   });
 
   it('an error frame in any dialect ends the stream with its code and message', () => {
     const cases: Array<[string, Record<string, unknown>]> = [
       ['event: error\ndata: {"error":{"code":"UPSTREAM","message":"died"}}\n\n', { code: 'UPSTREAM', message: 'died' }],
-      ['data: {"error":{"message":"overloaded","type":"server_error"}}\n\n', { code: 'server_error', message: 'overloaded' }],
-      ['event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n', { code: 'overloaded_error', message: 'Overloaded' }],
-      ['data: {"event":"error","status":500,"code":"internal","message":"boom"}\n\n', { code: 'internal', message: 'boom', status: 500 }],
+      [
+        'data: {"error":{"message":"overloaded","type":"server_error"}}\n\n',
+        { code: 'server_error', message: 'overloaded' },
+      ],
+      [
+        'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
+        { code: 'overloaded_error', message: 'Overloaded' },
+      ],
+      [
+        'data: {"event":"error","status":500,"code":"internal","message":"boom"}\n\n',
+        { code: 'internal', message: 'boom', status: 500 },
+      ],
     ];
     for (const [stream, want] of cases) expect(decode(enc(stream), false)).toEqual([{ type: 'error', ...want }]);
   });
@@ -201,8 +230,12 @@ describe('chatStream: answers to a stream request that are not a labelled SSE st
   }
 
   it('a plain application/json answer in an OpenAI shape: its reply', async () => {
-    const evs = await run('{"choices":[{"message":{"content":"whole"}}],"usage":{"total_tokens":3}}', { 'content-type': 'application/json' });
-    expect(evs).toEqual([{ type: 'done', result: expect.objectContaining({ reply: 'whole', usage: { totalTokens: 3 } }) }]);
+    const evs = await run('{"choices":[{"message":{"content":"whole"}}],"usage":{"total_tokens":3}}', {
+      'content-type': 'application/json',
+    });
+    expect(evs).toEqual([
+      { type: 'done', result: expect.objectContaining({ reply: 'whole', usage: { totalTokens: 3 } }) },
+    ]);
   });
 
   it('an SSE stream labelled text/plain or with no content type is still read as SSE', async () => {
@@ -211,14 +244,20 @@ describe('chatStream: answers to a stream request that are not a labelled SSE st
   });
 
   it('JSON lines: each line one frame', async () => {
-    const evs = await run('{"message":{"content":"x"},"done":false}\n{"message":{"content":"y"},"done":false}\n{"done":true}\n', { 'content-type': 'application/x-ndjson' });
+    const evs = await run(
+      '{"message":{"content":"x"},"done":false}\n{"message":{"content":"y"},"done":false}\n{"done":true}\n',
+      { 'content-type': 'application/x-ndjson' },
+    );
     expect(tokens(evs)).toEqual(['x', 'y']);
     expect(last(evs)).toMatchObject({ type: 'done', result: { reply: 'xy' } });
   });
 
   it('plain streamed text: every chunk a piece of the reply', async () => {
     const evs = await run('Just words.', { 'content-type': 'text/plain; charset=utf-8' });
-    expect(evs).toEqual([{ type: 'token', token: 'Just words.' }, { type: 'done', result: { reply: 'Just words.', conversationId: null, actions: [], usage: {} } }]);
+    expect(evs).toEqual([
+      { type: 'token', token: 'Just words.' },
+      { type: 'done', result: { reply: 'Just words.', conversationId: null, actions: [], usage: {} } },
+    ]);
   });
 
   it.each([
@@ -229,6 +268,11 @@ describe('chatStream: answers to a stream request that are not a labelled SSE st
   ])('%s: UNREADABLE_REPLY with status, content type and the first bytes', async (_what, body, type) => {
     const evs = await run(body, { 'content-type': type });
     expect(evs).toHaveLength(1);
-    expect(evs[0]).toMatchObject({ type: 'error', status: 200, code: 'UNREADABLE_REPLY', raw: { status: 200, contentType: type, prefix: body } });
+    expect(evs[0]).toMatchObject({
+      type: 'error',
+      status: 200,
+      code: 'UNREADABLE_REPLY',
+      raw: { status: 200, contentType: type, prefix: body },
+    });
   });
 });

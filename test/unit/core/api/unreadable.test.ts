@@ -26,7 +26,11 @@ const SHAPES: Shape[] = [
   { name: 'an unknown wrapped object', body: '{"data":{"x":1}}', type: 'application/json' },
   { name: 'a JSON array', body: '[1,2]', type: 'application/json' },
   { name: 'an HTML page', body: '<html><body>Sign in</body></html>', type: 'text/html' },
-  { name: 'an error body with 200', body: `{"error":{"code":"E_UNKNOWN","message":"no such thing ${KEY}"}}`, type: 'application/json' },
+  {
+    name: 'an error body with 200',
+    body: `{"error":{"code":"E_UNKNOWN","message":"no such thing ${KEY}"}}`,
+    type: 'application/json',
+  },
 ];
 
 type Reader = [string, string, string, (c: ServiceClient) => Promise<unknown>];
@@ -69,31 +73,55 @@ describe('every reader refuses an unknown shape, showing what came', () => {
 
   it('an error named in a 200 answer is said in the message', async () => {
     env = setup();
-    env.pool.intercept({ method: 'GET', path: `${A}/whatsapp/session` }).reply(200, '{"error":{"code":"E_X","message":"broken"}}', { headers: { 'content-type': 'application/json' } });
+    env.pool
+      .intercept({ method: 'GET', path: `${A}/whatsapp/session` })
+      .reply(200, '{"error":{"code":"E_X","message":"broken"}}', { headers: { 'content-type': 'application/json' } });
     expect((await rejection(env.client.getSession('agent-1'))).message).toMatch(/It said: E_X: broken\./);
   });
 
-  for (const shape of [...SHAPES, { name: 'an empty body', body: '', type: 'text/event-stream' }, { name: 'only heartbeats', body: ': ping\n\n: ping\n\n', type: 'text/event-stream' }]) {
+  for (const shape of [
+    ...SHAPES,
+    { name: 'an empty body', body: '', type: 'text/event-stream' },
+    { name: 'only heartbeats', body: ': ping\n\n: ping\n\n', type: 'text/event-stream' },
+  ]) {
     it(`chat stream: ${shape.name}`, async () => {
       env = setup();
-      env.pool.intercept({ method: 'POST', path: `${A}/chat` }).reply(200, shape.body, { headers: shape.type ? { 'content-type': shape.type } : {} });
+      env.pool
+        .intercept({ method: 'POST', path: `${A}/chat` })
+        .reply(200, shape.body, { headers: shape.type ? { 'content-type': shape.type } : {} });
       const events: ChatStreamEvent[] = [];
       for await (const ev of env.client.chatStream('agent-1', { message: 'x', user_id: 'u' })) events.push(ev);
       expect(events.some((e) => e.type === 'done')).toBe(false);
-      expect(events.at(-1)).toMatchObject({ type: 'error', status: 200, raw: { status: 200, contentType: shape.type } });
+      expect(events.at(-1)).toMatchObject({
+        type: 'error',
+        status: 200,
+        raw: { status: 200, contentType: shape.type },
+      });
       expect(JSON.stringify(events)).not.toContain(KEY);
     });
   }
 
   it('a plain-text chat answer is the reply itself', async () => {
     env = setup();
-    env.pool.intercept({ method: 'POST', path: `${A}/chat` }).reply(200, 'Hello there', { headers: { 'content-type': 'text/plain' } });
-    expect(await env.client.chat('agent-1', { message: 'x', user_id: 'u' })).toEqual({ reply: 'Hello there', conversationId: null, actions: [], usage: {} });
+    env.pool
+      .intercept({ method: 'POST', path: `${A}/chat` })
+      .reply(200, 'Hello there', { headers: { 'content-type': 'text/plain' } });
+    expect(await env.client.chat('agent-1', { message: 'x', user_id: 'u' })).toEqual({
+      reply: 'Hello there',
+      conversationId: null,
+      actions: [],
+      usage: {},
+    });
   });
 
   it('an empty 2xx answer to a settings change gives the values sent, marked unconfirmed', async () => {
     env = setup();
     env.pool.intercept({ method: 'PATCH', path: `${A}/whatsapp/settings` }).reply(204, '');
-    expect(await env.client.updateSettings('agent-1', { readReceipts: true })).toEqual({ groups: false, readReceipts: true, deliveryReceipts: false, unconfirmed: true });
+    expect(await env.client.updateSettings('agent-1', { readReceipts: true })).toEqual({
+      groups: false,
+      readReceipts: true,
+      deliveryReceipts: false,
+      unconfirmed: true,
+    });
   });
 });

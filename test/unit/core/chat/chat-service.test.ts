@@ -2,7 +2,12 @@ import { mkdtemp, readdir, readFile, rm, writeFile, mkdir } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChannelNotConfigured, InvalidRequest, ServerError, UnreadableResponse } from '../../../../src-main/core/api/errors';
+import {
+  ChannelNotConfigured,
+  InvalidRequest,
+  ServerError,
+  UnreadableResponse,
+} from '../../../../src-main/core/api/errors';
 import type { ChatResult } from '../../../../src-main/core/api/types';
 import { ChatService } from '../../../../src-main/core/chat/chat-service';
 import type { TurnEvent } from '../../../../src-main/core/chat/types';
@@ -18,12 +23,27 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const RESULT: ChatResult = { reply: 'Hello there', conversationId: 'conv-1', actions: [{ name: 'lookup' }], usage: { inputTokens: 3, outputTokens: 4, totalTokens: 7 } };
+const RESULT: ChatResult = {
+  reply: 'Hello there',
+  conversationId: 'conv-1',
+  actions: [{ name: 'lookup' }],
+  usage: { inputTokens: 3, outputTokens: 4, totalTokens: 7 },
+};
 
-function service(script: Parameters<typeof fakeClient>[1], extra: Partial<ConstructorParameters<typeof ChatService>[0]> = {}) {
+function service(
+  script: Parameters<typeof fakeClient>[1],
+  extra: Partial<ConstructorParameters<typeof ChatService>[0]> = {},
+) {
   const { client, calls } = fakeClient(clock, script);
   let n = 0;
-  const svc = new ChatService({ clientFor: async () => client, installId: 'install-1', dataDir: dir, clock, newId: () => `t${++n}`, ...extra });
+  const svc = new ChatService({
+    clientFor: async () => client,
+    installId: 'install-1',
+    dataDir: dir,
+    clock,
+    newId: () => `t${++n}`,
+    ...extra,
+  });
   return { svc, calls };
 }
 
@@ -79,46 +99,86 @@ describe('ChatService turns', () => {
   });
 
   it('falls back to a single chat() when the stream fails before the first token', async () => {
-    const { svc, calls } = service({ stream: [{ type: 'error', status: 502, code: 'SERVER_ERROR', message: 'bad gateway' }], chat: RESULT, chatAdvance: 800 });
+    const { svc, calls } = service({
+      stream: [{ type: 'error', status: 502, code: 'SERVER_ERROR', message: 'bad gateway' }],
+      chat: RESULT,
+      chatAdvance: 800,
+    });
     const h = svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: 'hi' });
     const events = await collect(h.events);
     expect(events.map((e) => e.type)).toEqual(['fallback', 'done']);
     expect(events[0]).toMatchObject({ type: 'fallback', reason: { kind: 'server-error', status: 502 } });
     expect(calls.chatCalls).toHaveLength(1);
-    expect(await h.result).toMatchObject({ mode: 'fallback', reply: 'Hello there', error: null, firstTokenMs: 800, tokensPerSec: 5 });
+    expect(await h.result).toMatchObject({
+      mode: 'fallback',
+      reply: 'Hello there',
+      error: null,
+      firstTokenMs: 800,
+      tokensPerSec: 5,
+    });
   });
 
   it('does not fall back when the error says retrying cannot help (409)', async () => {
-    const { svc, calls } = service({ stream: [{ type: 'error', status: 409, code: 'CHANNEL_NOT_CONFIGURED', message: 'scan' }], chat: RESULT });
+    const { svc, calls } = service({
+      stream: [{ type: 'error', status: 409, code: 'CHANNEL_NOT_CONFIGURED', message: 'scan' }],
+      chat: RESULT,
+    });
     const turn = await svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: 'hi' }).result;
     expect(calls.chatCalls).toHaveLength(0);
     expect(turn.error).toMatchObject({ kind: 'needs-scan', code: 'CHANNEL_NOT_CONFIGURED', status: 409 });
   });
 
   it('an error after tokens keeps the partial reply and the error, without fallback', async () => {
-    const { svc, calls } = service({ stream: [{ type: 'token', token: 'par' }, { type: 'error', code: 'UPSTREAM', message: 'died' }], chat: RESULT });
+    const { svc, calls } = service({
+      stream: [
+        { type: 'token', token: 'par' },
+        { type: 'error', code: 'UPSTREAM', message: 'died' },
+      ],
+      chat: RESULT,
+    });
     const turn = await svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: 'hi' }).result;
     expect(calls.chatCalls).toHaveLength(0);
-    expect(turn).toMatchObject({ reply: 'par', mode: 'stream', error: { kind: 'server-error', code: 'UPSTREAM', message: 'died' } });
+    expect(turn).toMatchObject({
+      reply: 'par',
+      mode: 'stream',
+      error: { kind: 'server-error', code: 'UPSTREAM', message: 'died' },
+    });
   });
 
-  it('a stream reply that could not be read is the turn\'s error with what came, saved, and never asked again (no fallback)', async () => {
-    const raw = { status: 200, contentType: 'text/event-stream', bytes: 30, prefix: 'event: status\ndata: {}\n\n', frames: [{ event: 'status', id: null, data: '{}' }] };
-    const { svc, calls } = service({ stream: [{ type: 'error', status: 200, code: 'UNREADABLE_REPLY', message: "The agent's reply could not be read", raw }], chat: RESULT });
+  it("a stream reply that could not be read is the turn's error with what came, saved, and never asked again (no fallback)", async () => {
+    const raw = {
+      status: 200,
+      contentType: 'text/event-stream',
+      bytes: 30,
+      prefix: 'event: status\ndata: {}\n\n',
+      frames: [{ event: 'status', id: null, data: '{}' }],
+    };
+    const { svc, calls } = service({
+      stream: [
+        { type: 'error', status: 200, code: 'UNREADABLE_REPLY', message: "The agent's reply could not be read", raw },
+      ],
+      chat: RESULT,
+    });
     const turn = await svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: 'hi' }).result;
     expect(calls.chatCalls).toHaveLength(0);
-    expect(turn).toMatchObject({ reply: '', mode: 'stream', error: { kind: 'server-error', code: 'UNREADABLE_REPLY', status: 200, raw } });
+    expect(turn).toMatchObject({
+      reply: '',
+      mode: 'stream',
+      error: { kind: 'server-error', code: 'UNREADABLE_REPLY', status: 200, raw },
+    });
     expect((await svc.listTranscript('agent-1'))[0]?.error).toMatchObject({ code: 'UNREADABLE_REPLY', raw });
   });
 
-  it('an unreadable single answer is the turn\'s error with its raw answer', async () => {
+  it("an unreadable single answer is the turn's error with its raw answer", async () => {
     const raw = { status: 200, contentType: 'application/json', bytes: 13, prefix: '{"foo":"bar"}' };
-    const { svc } = service({ chat: new UnreadableResponse({ status: 200, code: 'UNREADABLE_REPLY', message: 'no reply text', raw }) });
+    const { svc } = service({
+      chat: new UnreadableResponse({ status: 200, code: 'UNREADABLE_REPLY', message: 'no reply text', raw }),
+    });
     const turn = await svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: 'hi', stream: false }).result;
     expect(turn.error).toMatchObject({ code: 'UNREADABLE_REPLY', raw });
   });
 
-  it('keeps a turn\'s frames as received, live while it streams and after it ended', async () => {
+  it("keeps a turn's frames as received, live while it streams and after it ended", async () => {
     const frames = [
       { ms: 1, event: 'token', id: null, data: '{"token":"x"}' },
       { ms: 2, event: 'done', id: null, data: '{}' },
@@ -138,7 +198,13 @@ describe('ChatService turns', () => {
     const { svc, calls } = service({ chat: RESULT, chatAdvance: 2000 });
     const turn = await svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: 'hi', stream: false }).result;
     expect(calls.streamCalls).toHaveLength(0);
-    expect(turn).toMatchObject({ mode: 'single', reply: 'Hello there', firstTokenMs: 2000, tokensPerSec: 2, tokenCount: 0 });
+    expect(turn).toMatchObject({
+      mode: 'single',
+      reply: 'Hello there',
+      firstTokenMs: 2000,
+      tokensPerSec: 2,
+      tokenCount: 0,
+    });
   });
 
   it('a chat() failure is recorded as an error DTO', async () => {
@@ -149,13 +215,20 @@ describe('ChatService turns', () => {
   });
 
   it('a failing client factory ends the turn with an error, not a throw', async () => {
-    const svc = new ChatService({ clientFor: async () => Promise.reject(new ServerError({ message: 'no team' })), installId: 'i', dataDir: dir, clock });
+    const svc = new ChatService({
+      clientFor: async () => Promise.reject(new ServerError({ message: 'no team' })),
+      installId: 'i',
+      dataDir: dir,
+      clock,
+    });
     const turn = await svc.startTurn({ teamId: 'nope', agentId: 'a', message: 'hi' }).result;
     expect(turn.error).toMatchObject({ kind: 'server-error', message: 'no team' });
   });
 
   it('stopTurn aborts mid-stream: partial reply, stopped flag, connection released', async () => {
-    const { svc, calls } = service({ stream: [{ type: 'token', token: 'Once upon' }, { hang: true }, { type: 'token', token: 'never' }] });
+    const { svc, calls } = service({
+      stream: [{ type: 'token', token: 'Once upon' }, { hang: true }, { type: 'token', token: 'never' }],
+    });
     const h = svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: 'story' });
     const events: TurnEvent[] = [];
     for await (const e of h.events) {
@@ -181,9 +254,13 @@ describe('ChatService turns', () => {
   it('rejects bad input and a second turn in the same conversation', async () => {
     const { svc } = service({ stream: [{ hang: true }] });
     expect(() => svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: '   ' })).toThrow(InvalidRequest);
-    expect(() => svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: '   ' })).toThrow(/^The message is empty\.$/);
+    expect(() => svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: '   ' })).toThrow(
+      /^The message is empty\.$/,
+    );
     expect(() => svc.startTurn({ teamId: '', agentId: 'agent-1', message: 'x' })).toThrow(/^Team must not be empty\.$/);
-    expect(() => svc.startTurn({ teamId: 't', agentId: 'a', message: 'x', stream: 'yes' as never })).toThrow(InvalidRequest);
+    expect(() => svc.startTurn({ teamId: 't', agentId: 'a', message: 'x', stream: 'yes' as never })).toThrow(
+      InvalidRequest,
+    );
     const h = svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: 'x' });
     expect(() => svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: 'y' })).toThrow(/still coming/);
     svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: 'y', userId: 'other' }); // other conversation is fine
@@ -195,7 +272,8 @@ describe('ChatService turns', () => {
 describe('transcripts on disk', () => {
   it('are bounded to maxTurns, newest kept', async () => {
     const { svc } = service({ chat: RESULT }, { maxTurns: 3 });
-    for (let i = 0; i < 5; i++) await svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: `m${i}`, stream: false }).result;
+    for (let i = 0; i < 5; i++)
+      await svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: `m${i}`, stream: false }).result;
     const t = await svc.listTranscript('agent-1');
     expect(t.map((x) => x.message)).toEqual(['m2', 'm3', 'm4']);
     // a fresh service (new process) reads the same file
@@ -212,24 +290,47 @@ describe('transcripts on disk', () => {
     const files = await readdir(path.join(dir, agentDirs[0]!));
     const body = JSON.parse(await readFile(path.join(dir, agentDirs[0]!, files[0]!), 'utf8'));
     expect(body).toMatchObject({ version: 1, agentId: '../agent', userId: 'a/b c' });
-    expect(await svc.listConversations('../agent')).toMatchObject([{ userId: 'a/b c', turns: 1, conversationId: 'conv-1' }]);
+    expect(await svc.listConversations('../agent')).toMatchObject([
+      { userId: 'a/b c', turns: 1, conversationId: 'conv-1' },
+    ]);
     await svc.clearTranscript('../agent', 'a/b c');
     expect(await svc.listTranscript('../agent', 'a/b c')).toEqual([]);
   });
 
   it('conversations: newest first, with a title, a preview and a search over messages and replies', async () => {
     const { svc } = service({ chat: RESULT });
-    await svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: 'Where is   my\norder 4521?', userId: 'u-old', stream: false }).result;
+    await svc.startTurn({
+      teamId: 'team',
+      agentId: 'agent-1',
+      message: 'Where is   my\norder 4521?',
+      userId: 'u-old',
+      stream: false,
+    }).result;
     clock.t += 1000;
-    await svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: `Refund ${'please '.repeat(20)}`, userId: 'u-new', stream: false }).result;
-    await svc.startTurn({ teamId: 'team', agentId: 'agent-2', message: 'other agent', userId: 'u-new', stream: false }).result;
+    await svc.startTurn({
+      teamId: 'team',
+      agentId: 'agent-1',
+      message: `Refund ${'please '.repeat(20)}`,
+      userId: 'u-new',
+      stream: false,
+    }).result;
+    await svc.startTurn({ teamId: 'team', agentId: 'agent-2', message: 'other agent', userId: 'u-new', stream: false })
+      .result;
     const all = await svc.listConversations('agent-1');
     expect(all.map((c) => c.userId)).toEqual(['u-new', 'u-old']);
-    expect(all[1]).toMatchObject({ title: 'Where is my order 4521?', preview: 'Hello there', turns: 1, conversationId: 'conv-1', match: null });
+    expect(all[1]).toMatchObject({
+      title: 'Where is my order 4521?',
+      preview: 'Hello there',
+      turns: 1,
+      conversationId: 'conv-1',
+      match: null,
+    });
     expect(all[0]!.title).toHaveLength(80);
     expect(all[0]!.title.endsWith('…')).toBe(true);
     // Search: case-insensitive, in messages and in replies, with the words around the match.
-    expect(await svc.listConversations('agent-1', 'ORDER 45')).toMatchObject([{ userId: 'u-old', match: 'Where is my order 4521?' }]);
+    expect(await svc.listConversations('agent-1', 'ORDER 45')).toMatchObject([
+      { userId: 'u-old', match: 'Where is my order 4521?' },
+    ]);
     expect((await svc.listConversations('agent-1', 'hello')).map((c) => c.userId)).toEqual(['u-new', 'u-old']);
     expect(await svc.listConversations('agent-1', 'nowhere')).toEqual([]);
     expect((await svc.listConversations('agent-1', '  ')).map((c) => c.match)).toEqual([null, null]);
@@ -237,7 +338,8 @@ describe('transcripts on disk', () => {
 
   it('deleteConversation removes the transcript, and is refused while a reply is coming in it', async () => {
     const { svc } = service({ stream: [{ type: 'token', token: 'x' }, { hang: true }], chat: RESULT });
-    await svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: 'keep me?', userId: 'u1', stream: false }).result;
+    await svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: 'keep me?', userId: 'u1', stream: false })
+      .result;
     const running = svc.startTurn({ teamId: 'team', agentId: 'agent-1', message: 'streaming', userId: 'u2' });
     await expect(svc.deleteConversation('agent-1', 'u2')).rejects.toThrow(/still coming/);
     expect(await svc.deleteConversation('agent-1', 'u1')).toBe(true);
@@ -250,7 +352,11 @@ describe('transcripts on disk', () => {
 
   it('a corrupt file is set aside and the conversation starts empty', async () => {
     const { svc } = service({ chat: RESULT });
-    const file = path.join(dir, Buffer.from('agent-1').toString('base64url'), `${Buffer.from('install-1').toString('base64url')}.json`);
+    const file = path.join(
+      dir,
+      Buffer.from('agent-1').toString('base64url'),
+      `${Buffer.from('install-1').toString('base64url')}.json`,
+    );
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, '{not json');
     expect(await svc.listTranscript('agent-1')).toEqual([]);

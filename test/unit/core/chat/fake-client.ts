@@ -18,7 +18,10 @@ export interface FakeChat {
   aborted: number;
 }
 
-export function fakeClient(clock: ManualClock, script: { stream?: Step[]; frames?: RawFrame[]; chat?: ChatResult | ServiceError | 'hang'; chatAdvance?: number }): { client: ServiceClient; calls: FakeChat } {
+export function fakeClient(
+  clock: ManualClock,
+  script: { stream?: Step[]; frames?: RawFrame[]; chat?: ChatResult | ServiceError | 'hang'; chatAdvance?: number },
+): { client: ServiceClient; calls: FakeChat } {
   const calls: FakeChat = { streamCalls: [], chatCalls: [], aborted: 0 };
   const notUsed = () => {
     throw new Error('not used in chat tests');
@@ -41,7 +44,9 @@ export function fakeClient(clock: ManualClock, script: { stream?: Step[]; frames
       clock.t += script.chatAdvance ?? 0;
       const c = script.chat;
       if (c === 'hang') {
-        return new Promise<ChatResult>((_, reject) => opts?.signal?.addEventListener('abort', () => reject(new Aborted())));
+        return new Promise<ChatResult>((_, reject) =>
+          opts?.signal?.addEventListener('abort', () => reject(new Aborted())),
+        );
       }
       if (c instanceof ServiceError) throw c;
       if (!c) throw new Error('no chat scripted');

@@ -35,7 +35,10 @@ function running(pid: number): boolean {
 }
 
 async function failure(p: Promise<unknown>): Promise<ExposeError> {
-  const e = await p.then(() => null, (x: unknown) => x);
+  const e = await p.then(
+    () => null,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(ExposeError);
   return e as ExposeError;
 }
@@ -110,7 +113,9 @@ describe('startCommandExposure failures', () => {
   });
 
   it('a program that exits before printing a URL: its exit code and last output', async () => {
-    const e = await failure(startCommandExposure({ command: `${node} -e "console.error('bad token for {port}'); process.exit(5)"`, port }));
+    const e = await failure(
+      startCommandExposure({ command: `${node} -e "console.error('bad token for {port}'); process.exit(5)"`, port }),
+    );
     expect(e.code).toBe('exited');
     expect(e.message).toContain('exited with code 5 before printing a public URL');
     expect(e.message).toContain(`bad token for ${port}`);
@@ -125,7 +130,11 @@ describe('startCommandExposure failures', () => {
 
   it('aborting while it starts stops the program and rejects with the reason', async () => {
     const ctl = new AbortController();
-    const p = startCommandExposure({ command: `${node} -e "setInterval(() => {}, 1000)" {port}`, port, signal: ctl.signal });
+    const p = startCommandExposure({
+      command: `${node} -e "setInterval(() => {}, 1000)" {port}`,
+      port,
+      signal: ctl.signal,
+    });
     setTimeout(() => ctl.abort(new Error('stop now')), 100);
     await expect(p).rejects.toThrow('stop now');
   });

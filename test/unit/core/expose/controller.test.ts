@@ -2,7 +2,14 @@
 // the ngrok authtoken from the keychain (or why not).
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemorySecretStore } from '../../../../src-main/core/secrets';
-import { ExposureController, ngrokAuthtokenHint, readNgrokAuthtoken, saveNgrokAuthtoken, deleteNgrokAuthtoken, type ExposureStatus } from '../../../../src-main/core/expose';
+import {
+  ExposureController,
+  ngrokAuthtokenHint,
+  readNgrokAuthtoken,
+  saveNgrokAuthtoken,
+  deleteNgrokAuthtoken,
+  type ExposureStatus,
+} from '../../../../src-main/core/expose';
 import { NGROK_AUTHTOKEN_ACCOUNT } from '../../../../src-main/core/expose/authtoken';
 import { type NgrokListener, type NgrokModule } from '../../../../src-main/core/expose/ngrok';
 import { fakeTunnelCommand, NO_NETWORK_ADDRESS } from '../../../helpers/fake-tunnel';
@@ -35,7 +42,11 @@ afterEach(async () => {
 });
 
 function controller(store: MemorySecretStore, load?: () => Promise<NgrokModule>, timeoutMs?: number) {
-  const c = new ExposureController({ ngrokAuthtoken: () => readNgrokAuthtoken(store), ...(load ? { loadNgrok: load } : {}), ...(timeoutMs ? { timeoutMs } : {}) });
+  const c = new ExposureController({
+    ngrokAuthtoken: () => readNgrokAuthtoken(store),
+    ...(load ? { loadNgrok: load } : {}),
+    ...(timeoutMs ? { timeoutMs } : {}),
+  });
   controllers.push(c);
   const seen: ExposureStatus[] = [];
   c.on('status', (s) => seen.push(s));

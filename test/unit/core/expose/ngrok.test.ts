@@ -26,7 +26,10 @@ function listener(url: string | null): NgrokListener & { closed: number } {
 }
 
 async function failure(p: Promise<unknown>): Promise<ExposeError> {
-  const e = await p.then(() => null, (x: unknown) => x);
+  const e = await p.then(
+    () => null,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(ExposeError);
   return e as ExposeError;
 }
@@ -43,7 +46,11 @@ describe('startNgrokExposure over a stubbed module', () => {
   });
 
   it.each([
-    ['failed to connect session: authentication failed: The authtoken you specified does not look like a proper ngrok authtoken. ERR_NGROK_105', 'authtoken-rejected', /secret set ngrok-authtoken/],
+    [
+      'failed to connect session: authentication failed: The authtoken you specified does not look like a proper ngrok authtoken. ERR_NGROK_105',
+      'authtoken-rejected',
+      /secret set ngrok-authtoken/,
+    ],
     ['failed to connect session: failed to establish tcp connection', 'no-network', /internet connection/],
     ['failed to start listener: the domain is not reserved', 'failed', /domain/],
   ])('puts %j in words (%s) with what to do', async (message, code, hint) => {
@@ -61,7 +68,9 @@ describe('startNgrokExposure over a stubbed module', () => {
     const s = stub(async () => {
       throw Object.assign(new Error('session closed'), { errorCode: 'ERR_NGROK_107' });
     });
-    expect((await failure(startNgrokExposure({ port: 1, authtoken: TOKEN, load: s.load }))).code).toBe('authtoken-rejected');
+    expect((await failure(startNgrokExposure({ port: 1, authtoken: TOKEN, load: s.load }))).code).toBe(
+      'authtoken-rejected',
+    );
   });
 
   it('gives up after the timeout, and closes a session that comes up later', async () => {
@@ -102,7 +111,9 @@ describe('startNgrokExposure over a stubbed module', () => {
 describe('startNgrokExposure over the real @ngrok/ngrok', () => {
   // The test's own time limit (20 s) is above the exposure's (15 s): a hang fails the test.
   it('a bogus authtoken (and here, no network) ends in a clear error, never a hang', async () => {
-    const e = await failure(startNgrokExposure({ port: 9, authtoken: 'bogus_token_for_a_test_0123456789', timeoutMs: 15_000 }));
+    const e = await failure(
+      startNgrokExposure({ port: 9, authtoken: 'bogus_token_for_a_test_0123456789', timeoutMs: 15_000 }),
+    );
     // Without network: no-network (or timeout when name lookups hang); with network: the token is refused.
     expect(['no-network', 'authtoken-rejected', 'timeout']).toContain(e.code);
     if (e.code === 'timeout') expect(e.message).toContain('within 15 s');

@@ -4,9 +4,15 @@ import { findPublicUrl, isOwnMachineHost } from '../../../../src-main/core/expos
 describe('findPublicUrl', () => {
   it.each([
     // cloudflared prints a documentation link first, then the quick tunnel in a box.
-    ['2024-05-01T10:00:00Z INF |  https://violet-sun-1234.trycloudflare.com                                 |', 'https://violet-sun-1234.trycloudflare.com'],
+    [
+      '2024-05-01T10:00:00Z INF |  https://violet-sun-1234.trycloudflare.com                                 |',
+      'https://violet-sun-1234.trycloudflare.com',
+    ],
     // ngrok's log line names the local address before the public one.
-    ['t=2024 lvl=info msg="started tunnel" obj=tunnels addr=http://localhost:8080 url=https://ab12.ngrok-free.app', 'https://ab12.ngrok-free.app'],
+    [
+      't=2024 lvl=info msg="started tunnel" obj=tunnels addr=http://localhost:8080 url=https://ab12.ngrok-free.app',
+      'https://ab12.ngrok-free.app',
+    ],
     // tailscale funnel ends its URL with a slash.
     ['https://laptop.tail1234.ts.net/', 'https://laptop.tail1234.ts.net'],
     ['Forwarding HTTP traffic from https://abc.serveo.net.', 'https://abc.serveo.net'],
@@ -34,9 +40,12 @@ describe('findPublicUrl', () => {
 });
 
 describe('isOwnMachineHost', () => {
-  it.each(['localhost', 'app.localhost', '127.0.0.1', '127.8.9.1', '0.0.0.0', '[::1]', '::', '::ffff:127.0.0.1'])('%s is this machine', (h) => {
-    expect(isOwnMachineHost(h)).toBe(true);
-  });
+  it.each(['localhost', 'app.localhost', '127.0.0.1', '127.8.9.1', '0.0.0.0', '[::1]', '::', '::ffff:127.0.0.1'])(
+    '%s is this machine',
+    (h) => {
+      expect(isOwnMachineHost(h)).toBe(true);
+    },
+  );
   it.each(['192.168.1.4', '10.0.0.1', 'example.com', '2001:db8::1', 'localhost.example.com'])('%s is not', (h) => {
     expect(isOwnMachineHost(h)).toBe(false);
   });

@@ -20,7 +20,12 @@ afterEach(async () => {
 let n = 0;
 function inbound(text: string): StoredDelivery {
   n++;
-  const body = { event: 'message.received', from: '15550102000', message: { id: `wamid_w${n}`, type: 'text', text, fromMe: false }, timestamp: new Date().toISOString() };
+  const body = {
+    event: 'message.received',
+    from: '15550102000',
+    message: { id: `wamid_w${n}`, type: 'text', text, fromMe: false },
+    timestamp: new Date().toISOString(),
+  };
   return {
     kind: 'delivery',
     id: `dw${n}`,
@@ -54,7 +59,10 @@ describe('TunnelLogWatch', () => {
     expect(again).not.toBeNull();
     await messages.refresh(again!);
     expect(announced.map((m) => m.text)).toEqual(['second']);
-    expect(messages.thread('a1', '15550102000', { limit: 10 }).messages.map((m) => m.text)).toEqual(['first', 'second']);
+    expect(messages.thread('a1', '15550102000', { limit: 10 }).messages.map((m) => m.text)).toEqual([
+      'first',
+      'second',
+    ]);
     expect(await watch.readIfChanged()).toBeNull();
   });
 

@@ -30,35 +30,95 @@ function delivery(body: Record<string, unknown>, over: Partial<StoredDelivery> =
     headers: {},
     bodyBase64: raw.toString('base64'),
     verdict: { ok: true, reason: 'verified', scheme: 'v1', steps: [] },
-    summary: { event: typeof body.event === 'string' ? body.event : null, from: typeof body.from === 'string' ? body.from : null, messageId: typeof m.id === 'string' ? m.id : null, type: typeof m.type === 'string' ? m.type : null },
+    summary: {
+      event: typeof body.event === 'string' ? body.event : null,
+      from: typeof body.from === 'string' ? body.from : null,
+      messageId: typeof m.id === 'string' ? m.id : null,
+      type: typeof m.type === 'string' ? m.type : null,
+    },
     forward: false,
     ...over,
   };
 }
 
-function inbound(id: string, from: string, text: string, at: number, extra: Record<string, unknown> = {}): StoredDelivery {
-  return delivery({ event: 'message.received', from, message: { id, type: 'text', text, fromMe: false, ...extra }, timestamp: new Date(at).toISOString() });
+function inbound(
+  id: string,
+  from: string,
+  text: string,
+  at: number,
+  extra: Record<string, unknown> = {},
+): StoredDelivery {
+  return delivery({
+    event: 'message.received',
+    from,
+    message: { id, type: 'text', text, fromMe: false, ...extra },
+    timestamp: new Date(at).toISOString(),
+  });
 }
 
 function send(over: Partial<SendRecord>): SendRecord {
-  return { id: `s${++n}`, at: T0, teamId: 't1', agentId: 'a1', to: '+15550102000', kind: 'text', text: 'our answer', via: 'console', status: 'sent', ...over };
+  return {
+    id: `s${++n}`,
+    at: T0,
+    teamId: 't1',
+    agentId: 'a1',
+    to: '+15550102000',
+    kind: 'text',
+    text: 'our answer',
+    via: 'console',
+    status: 'sent',
+    ...over,
+  };
 }
 
 describe('inboundOf', () => {
   it('reads media at the top level and under message; fromMe is sent from the phone', () => {
-    const top = inboundOf(delivery({ event: 'message.received', from: '15550102000', message: { id: 'm1', type: 'image', text: '', caption: 'look' }, media: { url: 'https://x/m1', filename: 'a.png', mimeType: 'image/png' }, timestamp: new Date(T0).toISOString() }));
-    expect(top).toMatchObject({ contact: '15550102000', type: 'image', text: 'look', media: { url: 'https://x/m1', filename: 'a.png', mimeType: 'image/png' }, fromMe: false });
-    const nested = inboundOf(delivery({ event: 'message.received', from: '+15550102000', message: { id: 'm2', type: 'document', text: 'the file', media: { url: 'https://x/m2', fileName: 'b.pdf' } } }));
+    const top = inboundOf(
+      delivery({
+        event: 'message.received',
+        from: '15550102000',
+        message: { id: 'm1', type: 'image', text: '', caption: 'look' },
+        media: { url: 'https://x/m1', filename: 'a.png', mimeType: 'image/png' },
+        timestamp: new Date(T0).toISOString(),
+      }),
+    );
+    expect(top).toMatchObject({
+      contact: '15550102000',
+      type: 'image',
+      text: 'look',
+      media: { url: 'https://x/m1', filename: 'a.png', mimeType: 'image/png' },
+      fromMe: false,
+    });
+    const nested = inboundOf(
+      delivery({
+        event: 'message.received',
+        from: '+15550102000',
+        message: { id: 'm2', type: 'document', text: 'the file', media: { url: 'https://x/m2', fileName: 'b.pdf' } },
+      }),
+    );
     expect(nested).toMatchObject({ contact: '15550102000', media: { url: 'https://x/m2', filename: 'b.pdf' }, at: T0 });
-    const mine = inboundOf(delivery({ event: 'message.received', from: '15550102000', message: { id: 'm3', type: 'text', text: 'from the phone', fromMe: true } }));
+    const mine = inboundOf(
+      delivery({
+        event: 'message.received',
+        from: '15550102000',
+        message: { id: 'm3', type: 'text', text: 'from the phone', fromMe: true },
+      }),
+    );
     expect(mine).toMatchObject({ fromMe: true, contact: '15550102000' });
   });
 
   it('is null for refused deliveries, other events and unreadable bodies', () => {
     expect(inboundOf(inbound('m1', '15550102000', 'x', T0))).not.toBeNull();
-    expect(inboundOf({ ...inbound('m1', '15550102000', 'x', T0), verdict: { ok: false, reason: 'signature-mismatch', scheme: 'v1', steps: [] } })).toBeNull();
+    expect(
+      inboundOf({
+        ...inbound('m1', '15550102000', 'x', T0),
+        verdict: { ok: false, reason: 'signature-mismatch', scheme: 'v1', steps: [] },
+      }),
+    ).toBeNull();
     expect(inboundOf(delivery({ event: 'message.status', from: '1555', message: { id: 'x' } }))).toBeNull();
-    expect(inboundOf({ ...inbound('m1', '15550102000', 'x', T0), bodyBase64: Buffer.from('{not json').toString('base64') })).toBeNull();
+    expect(
+      inboundOf({ ...inbound('m1', '15550102000', 'x', T0), bodyBase64: Buffer.from('{not json').toString('base64') }),
+    ).toBeNull();
   });
 });
 
@@ -82,12 +142,25 @@ describe('MessageIndex', () => {
 
   it('a fromMe echo of a recorded send is that send, whichever comes first', () => {
     const ix = make();
-    ix.addDelivery(delivery({ event: 'message.received', from: '15550102000', message: { id: 'w1', type: 'text', text: 'our answer', fromMe: true }, timestamp: new Date(T0).toISOString() }));
+    ix.addDelivery(
+      delivery({
+        event: 'message.received',
+        from: '15550102000',
+        message: { id: 'w1', type: 'text', text: 'our answer', fromMe: true },
+        timestamp: new Date(T0).toISOString(),
+      }),
+    );
     ix.addSend(send({ messageId: 'w1' }));
     const [only, ...rest] = ix.thread('a1', '15550102000', { limit: 10 }).messages;
     expect(rest).toEqual([]);
     expect(only).toMatchObject({ direction: 'out', status: 'sent', via: 'console' });
-    ix.addDelivery(delivery({ event: 'message.received', from: '15550102000', message: { id: 'w1', type: 'text', text: 'our answer', fromMe: true } }));
+    ix.addDelivery(
+      delivery({
+        event: 'message.received',
+        from: '15550102000',
+        message: { id: 'w1', type: 'text', text: 'our answer', fromMe: true },
+      }),
+    );
     expect(ix.size).toBe(1);
   });
 
@@ -142,14 +215,28 @@ describe('Messages (with its files)', () => {
   it('rebuilds the same index from the logs at every start; read marks and names survive', async () => {
     const deliveries = [inbound('m1', '15550102000', 'hello', T0), inbound('m2', '15550102000', 'again', T0 + 1)];
     const a = await open(deliveries);
-    await a.sendLog.append({ teamId: 't1', agentId: 'a1', to: '+15550102000', kind: 'text', text: 'hi back', via: 'messages', at: T0 + 2, messageId: 'w9', status: 'sent' });
+    await a.sendLog.append({
+      teamId: 't1',
+      agentId: 'a1',
+      to: '+15550102000',
+      kind: 'text',
+      text: 'hi back',
+      via: 'messages',
+      at: T0 + 2,
+      messageId: 'w9',
+      status: 'sent',
+    });
     await a.takeSend();
     expect(a.contacts()[0]).toMatchObject({ unread: 2, count: 3 });
     await a.markRead('a1', '+15550102000');
     await a.setName('+15550102000', 'Ana');
     const b = await open(deliveries);
     expect(b.contacts()).toMatchObject([{ contact: '15550102000', name: 'Ana', unread: 0, count: 3 }]);
-    expect(b.thread('a1', '15550102000', { limit: 10 }).messages.map((m) => m.text)).toEqual(['hello', 'again', 'hi back']);
+    expect(b.thread('a1', '15550102000', { limit: 10 }).messages.map((m) => m.text)).toEqual([
+      'hello',
+      'again',
+      'hi back',
+    ]);
   });
 
   it('announces a new message once, and a state change', async () => {
@@ -164,10 +251,33 @@ describe('Messages (with its files)', () => {
   });
 
   it('deleting a conversation removes its sends from the send log and hides its inbound messages across restarts', async () => {
-    const deliveries = [inbound('m1', '15550102000', 'private words', T0), inbound('m2', '15550103000', 'other contact', T0)];
+    const deliveries = [
+      inbound('m1', '15550102000', 'private words', T0),
+      inbound('m2', '15550103000', 'other contact', T0),
+    ];
     const a = await open(deliveries);
-    await a.sendLog.append({ teamId: 't1', agentId: 'a1', to: '+15550102000', kind: 'text', text: 'our private answer', via: 'console', at: T0 + 5, status: 'sent', messageId: 'w1' });
-    await a.sendLog.append({ teamId: 't1', agentId: 'a1', to: '+15550103000', kind: 'text', text: 'kept answer', via: 'console', at: T0 + 5, status: 'sent', messageId: 'w2' });
+    await a.sendLog.append({
+      teamId: 't1',
+      agentId: 'a1',
+      to: '+15550102000',
+      kind: 'text',
+      text: 'our private answer',
+      via: 'console',
+      at: T0 + 5,
+      status: 'sent',
+      messageId: 'w1',
+    });
+    await a.sendLog.append({
+      teamId: 't1',
+      agentId: 'a1',
+      to: '+15550103000',
+      kind: 'text',
+      text: 'kept answer',
+      via: 'console',
+      at: T0 + 5,
+      status: 'sent',
+      messageId: 'w2',
+    });
     await a.takeSend();
     await a.delete('a1', '+15550102000');
     expect(await readFile(a.sendLog.file, 'utf8')).not.toContain('our private answer');
@@ -176,21 +286,49 @@ describe('Messages (with its files)', () => {
     now += 1000;
     const b = await open([...deliveries, inbound('m3', '15550102000', 'new one', now)]);
     expect(b.thread('a1', '15550102000', { limit: 10 }).messages.map((x) => x.text)).toEqual(['new one']);
-    expect(b.contacts().map((c) => c.contact).sort()).toEqual(['15550102000', '15550103000']);
+    expect(
+      b
+        .contacts()
+        .map((c) => c.contact)
+        .sort(),
+    ).toEqual(['15550102000', '15550103000']);
     // The state file holds no message text.
-    expect(await readFile(path.join(dir, 'messages', 'state.json'), 'utf8')).not.toMatch(/private|answer|other contact/);
+    expect(await readFile(path.join(dir, 'messages', 'state.json'), 'utf8')).not.toMatch(
+      /private|answer|other contact/,
+    );
   });
 
   it('deleting every message of an agent leaves the other agents alone', async () => {
-    const a = await open([inbound('m1', '15550102000', 'x', T0), { ...inbound('m2', '15550102000', 'y', T0), agentId: 'a2' }]);
+    const a = await open([
+      inbound('m1', '15550102000', 'x', T0),
+      { ...inbound('m2', '15550102000', 'y', T0), agentId: 'a2' },
+    ]);
     await a.delete('a1');
     expect(a.contacts().map((c) => c.agentId)).toEqual(['a2']);
   });
 
   it('retention: sends past it leave the send log at open, tombstones past it are dropped', async () => {
     const a = await open([]);
-    await a.sendLog.append({ teamId: 't1', agentId: 'a1', to: '+15550102000', kind: 'text', text: 'ancient', via: 'cli', at: T0 - 10 * DAY, status: 'sent' });
-    await a.sendLog.append({ teamId: 't1', agentId: 'a1', to: '+15550102000', kind: 'text', text: 'recent', via: 'cli', at: T0, status: 'sent' });
+    await a.sendLog.append({
+      teamId: 't1',
+      agentId: 'a1',
+      to: '+15550102000',
+      kind: 'text',
+      text: 'ancient',
+      via: 'cli',
+      at: T0 - 10 * DAY,
+      status: 'sent',
+    });
+    await a.sendLog.append({
+      teamId: 't1',
+      agentId: 'a1',
+      to: '+15550102000',
+      kind: 'text',
+      text: 'recent',
+      via: 'cli',
+      at: T0,
+      status: 'sent',
+    });
     await a.delete('a1', '+15550109999');
     await a.setRetentionDays(5);
     expect((await a.sendLog.read()).map((r) => r.text)).toEqual(['recent']);

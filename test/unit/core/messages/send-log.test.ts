@@ -16,13 +16,26 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const base = { teamId: 't1', agentId: 'a1', to: '+15550102000', kind: 'text' as const, text: 'hello there', via: 'console' as const };
+const base = {
+  teamId: 't1',
+  agentId: 'a1',
+  to: '+15550102000',
+  kind: 'text' as const,
+  text: 'hello there',
+  via: 'console' as const,
+};
 
 describe('SendLog', () => {
   it('appends one line per send in a private folder and file, and reads them back in order', async () => {
     const log = new SendLog(dir);
     await log.append({ ...base, at: 1, messageId: 'm1', status: 'sent' });
-    await log.append({ ...base, at: 2, kind: 'image', mediaUrl: 'https://example.com/a.png', error: { kind: 'needs-scan', code: 'CHANNEL_NOT_CONFIGURED', message: 'not linked' } });
+    await log.append({
+      ...base,
+      at: 2,
+      kind: 'image',
+      mediaUrl: 'https://example.com/a.png',
+      error: { kind: 'needs-scan', code: 'CHANNEL_NOT_CONFIGURED', message: 'not linked' },
+    });
     const all = await log.read();
     expect(all.map((r) => [r.at, r.kind, r.messageId ?? null, r.error?.code ?? null])).toEqual([
       [1, 'text', 'm1', null],
@@ -71,7 +84,9 @@ describe('SendLog', () => {
   it('appends from two SendLog objects on one file keep every line whole', async () => {
     const a = new SendLog(dir);
     const b = new SendLog(dir);
-    await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).append({ ...base, at: i, text: 'x'.repeat(5000) })));
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).append({ ...base, at: i, text: 'x'.repeat(5000) })),
+    );
     const all = await a.read();
     expect(all).toHaveLength(40);
     expect(new Set(all.map((r) => r.at)).size).toBe(40);
@@ -79,26 +94,58 @@ describe('SendLog', () => {
 });
 
 describe('sendAndRecord', () => {
-  const rec = (log: SendLog, extra: Partial<Parameters<typeof sendAndRecord>[3]> = {}) => ({ log, teamId: 't1', agentId: 'a1', via: 'cli' as const, now: () => 5_000, ...extra });
+  const rec = (log: SendLog, extra: Partial<Parameters<typeof sendAndRecord>[3]> = {}) => ({
+    log,
+    teamId: 't1',
+    agentId: 'a1',
+    via: 'cli' as const,
+    now: () => 5_000,
+    ...extra,
+  });
 
   it('records a send that went out with the service messageId and status', async () => {
     const log = new SendLog(dir);
     const send = vi.fn(async () => ({ status: 'sent', messageId: 'wamid_1', to: '+15550102000' }));
     const recorded: SendRecord[] = [];
-    const r = await sendAndRecord({ send }, { to: '+15550102000', documentUrl: 'https://example.com/a.pdf', documentFilename: 'a.pdf', text: 'the invoice' }, {}, rec(log, { onRecorded: (x) => recorded.push(x) }));
+    const r = await sendAndRecord(
+      { send },
+      { to: '+15550102000', documentUrl: 'https://example.com/a.pdf', documentFilename: 'a.pdf', text: 'the invoice' },
+      {},
+      rec(log, { onRecorded: (x) => recorded.push(x) }),
+    );
     expect(r.messageId).toBe('wamid_1');
     expect(send).toHaveBeenCalledWith('a1', expect.objectContaining({ to: '+15550102000' }), {});
     const [stored] = await log.read();
-    expect(stored).toMatchObject({ at: 5_000, teamId: 't1', agentId: 'a1', kind: 'document', text: 'the invoice', mediaUrl: 'https://example.com/a.pdf', filename: 'a.pdf', via: 'cli', messageId: 'wamid_1', status: 'sent' });
+    expect(stored).toMatchObject({
+      at: 5_000,
+      teamId: 't1',
+      agentId: 'a1',
+      kind: 'document',
+      text: 'the invoice',
+      mediaUrl: 'https://example.com/a.pdf',
+      filename: 'a.pdf',
+      via: 'cli',
+      messageId: 'wamid_1',
+      status: 'sent',
+    });
     expect(recorded).toEqual([stored]);
   });
 
   it('records a failed send with its error (kind, code, the ceiling of a 429), and still throws it', async () => {
     const log = new SendLog(dir);
     const err = new RateLimited({ status: 429, code: 'RATE_LIMITED', message: 'slow down', rateLimit: { limit: 60 } });
-    await expect(sendAndRecord({ send: async () => Promise.reject(err) }, { to: '+15550102000', text: 'hi' }, {}, rec(log))).rejects.toBe(err);
-    const notLinked = new ChannelNotConfigured({ status: 409, code: 'CHANNEL_NOT_CONFIGURED', message: 'not linked', rateLimit: {} });
-    await expect(sendAndRecord({ send: async () => Promise.reject(notLinked) }, { to: '+15550102000', text: 'hi' }, {}, rec(log))).rejects.toBe(notLinked);
+    await expect(
+      sendAndRecord({ send: async () => Promise.reject(err) }, { to: '+15550102000', text: 'hi' }, {}, rec(log)),
+    ).rejects.toBe(err);
+    const notLinked = new ChannelNotConfigured({
+      status: 409,
+      code: 'CHANNEL_NOT_CONFIGURED',
+      message: 'not linked',
+      rateLimit: {},
+    });
+    await expect(
+      sendAndRecord({ send: async () => Promise.reject(notLinked) }, { to: '+15550102000', text: 'hi' }, {}, rec(log)),
+    ).rejects.toBe(notLinked);
     const all = await log.read();
     expect(all.map((r) => r.error)).toEqual([
       { kind: 'rate-limited', code: 'RATE_LIMITED', message: 'slow down', limit: 60 },
@@ -110,7 +157,9 @@ describe('sendAndRecord', () => {
   it('does not record a send the person stopped', async () => {
     const log = new SendLog(dir);
     const stopped = new Aborted({ status: 0, code: 'ABORTED', message: 'stopped', rateLimit: {} });
-    await expect(sendAndRecord({ send: async () => Promise.reject(stopped) }, { to: '+15550102000', text: 'hi' }, {}, rec(log))).rejects.toBe(stopped);
+    await expect(
+      sendAndRecord({ send: async () => Promise.reject(stopped) }, { to: '+15550102000', text: 'hi' }, {}, rec(log)),
+    ).rejects.toBe(stopped);
     expect(await log.read()).toEqual([]);
   });
 
@@ -120,7 +169,12 @@ describe('sendAndRecord', () => {
     await writeFile(path.join(dir, 'messages'), 'in the way');
     const log = new SendLog(dir);
     const errors: unknown[] = [];
-    const r = await sendAndRecord({ send: async () => ({ status: 'sent', messageId: 'm', to: '+15550102000' }) }, { to: '+15550102000', text: 'hi' }, {}, rec(log, { onLogError: (e) => errors.push(e) }));
+    const r = await sendAndRecord(
+      { send: async () => ({ status: 'sent', messageId: 'm', to: '+15550102000' }) },
+      { to: '+15550102000', text: 'hi' },
+      {},
+      rec(log, { onLogError: (e) => errors.push(e) }),
+    );
     expect(r.status).toBe('sent');
     expect(errors).toHaveLength(1);
   });

@@ -12,11 +12,37 @@ import type { MonitorEvents } from '../../../../src-main/core/monitor/monitor';
 const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
 
 function snap(agentId: string, over: Partial<AgentSnapshot> = {}): AgentSnapshot {
-  return { teamId: 't1', agentId, health: 'connected', state: 'connected', phone: null, needsScan: false, connected: true, linked: true, pairing: false, since: T0, lastPollAt: T0, lastSuccessAt: T0, consecutiveFailures: 0, ...over };
+  return {
+    teamId: 't1',
+    agentId,
+    health: 'connected',
+    state: 'connected',
+    phone: null,
+    needsScan: false,
+    connected: true,
+    linked: true,
+    pairing: false,
+    since: T0,
+    lastPollAt: T0,
+    lastSuccessAt: T0,
+    consecutiveFailures: 0,
+    ...over,
+  };
 }
 
 function alert(over: Partial<Alert>): Alert {
-  return { id: 'al', kind: 'needs-scan', urgent: true, teamId: 't1', teamLabel: 'Support desk', agentIds: ['a1'], title: '', body: '', at: T0, ...over };
+  return {
+    id: 'al',
+    kind: 'needs-scan',
+    urgent: true,
+    teamId: 't1',
+    teamLabel: 'Support desk',
+    agentIds: ['a1'],
+    title: '',
+    body: '',
+    at: T0,
+    ...over,
+  };
 }
 
 /** The value of one sample line, or undefined when absent. */
@@ -30,7 +56,17 @@ function setup() {
   let label = 'Support desk';
   const monitor = {
     on: events.on.bind(events) as Monitor['on'],
-    snapshot: () => [snap('a1'), snap('a2', { health: 'needs-scan', state: 'unlinked', needsScan: true, connected: false, linked: false, lastSuccessAt: null })],
+    snapshot: () => [
+      snap('a1'),
+      snap('a2', {
+        health: 'needs-scan',
+        state: 'unlinked',
+        needsScan: true,
+        connected: false,
+        linked: false,
+        lastSuccessAt: null,
+      }),
+    ],
   };
   const metrics = new CompanionMetrics({
     teamLabel: (id) => (id === 't1' ? label : id),
@@ -62,8 +98,12 @@ describe('CompanionMetrics', () => {
     expect(sample(text, 'channel_companion_agent_needs_scan{team="Support desk",agent="a1"}')).toBe(0);
     expect(sample(text, 'channel_companion_agent_connected{team="Support desk",agent="a1"}')).toBe(1);
     expect(sample(text, 'channel_companion_agent_linked{team="Support desk",agent="a1"}')).toBe(1);
-    expect(sample(text, 'channel_companion_agent_last_success_timestamp_seconds{team="Support desk",agent="a1"}')).toBe(T0 / 1000);
-    expect(sample(text, 'channel_companion_agent_last_success_timestamp_seconds{team="Support desk",agent="a2"}')).toBeUndefined();
+    expect(sample(text, 'channel_companion_agent_last_success_timestamp_seconds{team="Support desk",agent="a1"}')).toBe(
+      T0 / 1000,
+    );
+    expect(
+      sample(text, 'channel_companion_agent_last_success_timestamp_seconds{team="Support desk",agent="a2"}'),
+    ).toBeUndefined();
     expect(sample(text, 'channel_companion_send_budget_used{team="Support desk"}')).toBe(7);
     expect(sample(text, 'channel_companion_send_budget_limit{team="Support desk"}')).toBe(60);
   });
@@ -71,15 +111,33 @@ describe('CompanionMetrics', () => {
   it('follows the monitor: polls move the flags and the last success, health changes the one-hot; a removed agent leaves; a renamed team moves its series', async () => {
     const { metrics, events, rename } = setup();
     events.emit('poll', ok('a1', T0 + 5000, { connected: false, state: 'reconnecting' }));
-    events.emit('health', { teamId: 't1', agentId: 'a1', health: 'reconnecting', previous: 'connected', state: 'reconnecting', since: T0 + 5000 });
+    events.emit('health', {
+      teamId: 't1',
+      agentId: 'a1',
+      health: 'reconnecting',
+      previous: 'connected',
+      state: 'reconnecting',
+      since: T0 + 5000,
+    });
     events.emit('poll', ok('a2', T0 + 5000));
-    events.emit('health', { teamId: 't1', agentId: 'a2', health: 'connected', previous: 'needs-scan', state: 'connected', since: T0 + 5000 });
+    events.emit('health', {
+      teamId: 't1',
+      agentId: 'a2',
+      health: 'connected',
+      previous: 'needs-scan',
+      state: 'connected',
+      since: T0 + 5000,
+    });
     let text = await metrics.metrics();
-    expect(sample(text, 'channel_companion_agent_health{team="Support desk",agent="a1",health="reconnecting"}')).toBe(1);
+    expect(sample(text, 'channel_companion_agent_health{team="Support desk",agent="a1",health="reconnecting"}')).toBe(
+      1,
+    );
     expect(sample(text, 'channel_companion_agent_health{team="Support desk",agent="a1",health="connected"}')).toBe(0);
     expect(sample(text, 'channel_companion_agent_connected{team="Support desk",agent="a1"}')).toBe(0);
     expect(sample(text, 'channel_companion_agent_linked{team="Support desk",agent="a1"}')).toBe(1);
-    expect(sample(text, 'channel_companion_agent_last_success_timestamp_seconds{team="Support desk",agent="a1"}')).toBe((T0 + 5000) / 1000);
+    expect(sample(text, 'channel_companion_agent_last_success_timestamp_seconds{team="Support desk",agent="a1"}')).toBe(
+      (T0 + 5000) / 1000,
+    );
     expect(sample(text, 'channel_companion_agent_needs_scan{team="Support desk",agent="a2"}')).toBe(0);
     expect(sample(text, 'channel_companion_agent_health{team="Support desk",agent="a2",health="connected"}')).toBe(1);
     events.emit('removed', { teamId: 't1', agentId: 'a2' });
@@ -109,8 +167,22 @@ describe('CompanionMetrics', () => {
   it('polls: latency histogram per team, errors by kind; alerts by kind (grouped → its parts); deliveries by verdict as given', async () => {
     const { metrics, events } = setup();
     events.emit('poll', { ...ok('a1', T0 + 30), startedAt: T0 });
-    events.emit('poll', { teamId: 't1', agentId: 'a1', cycleId: 2, startedAt: T0, at: T0 + 700, nextPollInMs: 15_000, error: new ServerError({ status: 503 }) });
-    events.emit('alert', alert({ kind: 'grouped', parts: [alert({ kind: 'needs-scan' }), alert({ kind: 'reconnecting', urgent: false })] }));
+    events.emit('poll', {
+      teamId: 't1',
+      agentId: 'a1',
+      cycleId: 2,
+      startedAt: T0,
+      at: T0 + 700,
+      nextPollInMs: 15_000,
+      error: new ServerError({ status: 503 }),
+    });
+    events.emit(
+      'alert',
+      alert({
+        kind: 'grouped',
+        parts: [alert({ kind: 'needs-scan' }), alert({ kind: 'reconnecting', urgent: false })],
+      }),
+    );
     events.emit('alert', alert({ kind: 'needs-scan' }));
     metrics.countDelivery('a1', 'valid');
     metrics.countDelivery('a1', 'legacy-only');
@@ -119,9 +191,15 @@ describe('CompanionMetrics', () => {
     expect(sample(text, 'channel_companion_poll_duration_seconds_count{team="Support desk"}')).toBe(2);
     expect(sample(text, 'channel_companion_poll_duration_seconds_bucket{le="0.05",team="Support desk"}')).toBe(1);
     expect(sample(text, 'channel_companion_poll_duration_seconds_bucket{le="1",team="Support desk"}')).toBe(2);
-    expect(sample(text, 'channel_companion_poll_errors_total{team="Support desk",agent="a1",kind="server-error"}')).toBe(1);
-    expect(sample(text, 'channel_companion_alerts_total{team="Support desk",kind="needs-scan",severity="urgent"}')).toBe(2);
-    expect(sample(text, 'channel_companion_alerts_total{team="Support desk",kind="reconnecting",severity="notice"}')).toBe(1);
+    expect(
+      sample(text, 'channel_companion_poll_errors_total{team="Support desk",agent="a1",kind="server-error"}'),
+    ).toBe(1);
+    expect(
+      sample(text, 'channel_companion_alerts_total{team="Support desk",kind="needs-scan",severity="urgent"}'),
+    ).toBe(2);
+    expect(
+      sample(text, 'channel_companion_alerts_total{team="Support desk",kind="reconnecting",severity="notice"}'),
+    ).toBe(1);
     expect(text).not.toContain('kind="grouped"');
     expect(sample(text, 'channel_companion_tunnel_deliveries_total{agent="a1",verdict="valid"}')).toBe(2);
     expect(sample(text, 'channel_companion_tunnel_deliveries_total{agent="a1",verdict="legacy-only"}')).toBe(1);
@@ -135,7 +213,10 @@ describe('CompanionMetrics', () => {
         throw new Error('no client');
       },
     });
-    metrics.attach({ on: new Emitter<MonitorEvents>().on.bind(new Emitter<MonitorEvents>()) as Monitor['on'], snapshot: () => [snap('a1')] });
+    metrics.attach({
+      on: new Emitter<MonitorEvents>().on.bind(new Emitter<MonitorEvents>()) as Monitor['on'],
+      snapshot: () => [snap('a1')],
+    });
     const text = await metrics.metrics();
     expect(sample(text, 'channel_companion_agent_connected{team="t1",agent="a1"}')).toBe(1);
     expect(text).not.toContain('channel_companion_send_budget_used{');
@@ -178,7 +259,8 @@ describe('the /metrics endpoint', () => {
     server = await startMetricsServer(setup().metrics, { port: 0 });
     const { port } = server;
     for (const ok of [`127.0.0.1:${port}`, `localhost:${port}`]) expect(await statusWithHost(port, ok)).toBe(200);
-    for (const bad of [`rebind.attacker.example:${port}`, `app.localhost:${port}`, `127.0.0.1:${port + 1}`]) expect(await statusWithHost(port, bad)).toBe(403);
+    for (const bad of [`rebind.attacker.example:${port}`, `app.localhost:${port}`, `127.0.0.1:${port + 1}`])
+      expect(await statusWithHost(port, bad)).toBe(403);
   });
 
   it('a port in use is an error, not a crash', async () => {

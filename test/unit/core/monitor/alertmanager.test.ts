@@ -15,7 +15,20 @@ import { startHttpSink, type HttpSink } from '../../../helpers/http-sink';
 const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
 
 function incident(over: Partial<Incident> = {}): Incident {
-  return { id: 'inc-1', teamId: 't1', agentId: 'a1', agentIds: ['a1'], kind: 'needs-scan', openedAt: T0, delivered: true, raised: true, acknowledgedAt: null, resolvedAt: null, lastAlertAt: T0, ...over };
+  return {
+    id: 'inc-1',
+    teamId: 't1',
+    agentId: 'a1',
+    agentIds: ['a1'],
+    kind: 'needs-scan',
+    openedAt: T0,
+    delivered: true,
+    raised: true,
+    acknowledgedAt: null,
+    resolvedAt: null,
+    lastAlertAt: T0,
+    ...over,
+  };
 }
 
 let am: HttpSink | null = null;
@@ -28,9 +41,14 @@ async function setup(open: Incident[] = []) {
   am = await startHttpSink();
   const clock = new FakeClock(T0);
   const events = new Emitter<{ incident: IncidentUpdate; alert: Alert }>();
-  const sink = new AlertmanagerSink(am.url.replace(/\/hook$/, '/am/'), { clock, teamLabel: (id) => (id === 't1' ? 'Support desk' : id), resendMs: 60_000 });
+  const sink = new AlertmanagerSink(am.url.replace(/\/hook$/, '/am/'), {
+    clock,
+    teamLabel: (id) => (id === 't1' ? 'Support desk' : id),
+    resendMs: 60_000,
+  });
   const off = sink.attach({ on: events.on.bind(events), incidents: () => open, rules: () => DEFAULT_RULES });
-  const posted = () => am!.requests.map((r) => ({ path: r.url, alerts: JSON.parse(r.body.toString('utf8')) as PostableAlert[] }));
+  const posted = () =>
+    am!.requests.map((r) => ({ path: r.url, alerts: JSON.parse(r.body.toString('utf8')) as PostableAlert[] }));
   const emit = async (u: IncidentUpdate, alert?: Alert) => {
     // As the monitor does: the update, then (in the same step) the alert that words it.
     events.emit('incident', u);
@@ -42,14 +60,33 @@ async function setup(open: Incident[] = []) {
 
 describe('AlertmanagerSink', () => {
   it('labels: alertname per kind, team label, agent (not for team-wide), severity', () => {
-    expect(alertmanagerLabels(incident(), 'Support desk')).toEqual({ alertname: 'ChannelNeedsScan', team: 'Support desk', agent: 'a1', kind: 'needs-scan', severity: 'critical', source: 'channel-companion' });
-    expect(alertmanagerLabels(incident({ kind: 'reconnecting' }), 'S')).toMatchObject({ alertname: 'ChannelReconnecting', severity: 'warning' });
-    expect(alertmanagerLabels(incident({ kind: 'flapping' }), 'S')).toMatchObject({ alertname: 'ChannelFlapping', severity: 'warning' });
-    expect(alertmanagerLabels(incident({ kind: 'unreachable' }), 'S')).toMatchObject({ alertname: 'ChannelAgentUnreachable', severity: 'warning' });
+    expect(alertmanagerLabels(incident(), 'Support desk')).toEqual({
+      alertname: 'ChannelNeedsScan',
+      team: 'Support desk',
+      agent: 'a1',
+      kind: 'needs-scan',
+      severity: 'critical',
+      source: 'channel-companion',
+    });
+    expect(alertmanagerLabels(incident({ kind: 'reconnecting' }), 'S')).toMatchObject({
+      alertname: 'ChannelReconnecting',
+      severity: 'warning',
+    });
+    expect(alertmanagerLabels(incident({ kind: 'flapping' }), 'S')).toMatchObject({
+      alertname: 'ChannelFlapping',
+      severity: 'warning',
+    });
+    expect(alertmanagerLabels(incident({ kind: 'unreachable' }), 'S')).toMatchObject({
+      alertname: 'ChannelAgentUnreachable',
+      severity: 'warning',
+    });
     const team = alertmanagerLabels(incident({ kind: 'unreachable', agentId: null, agentIds: ['a1', 'a2'] }), 'S');
     expect(team).toMatchObject({ alertname: 'ChannelServiceUnreachable', severity: 'critical' });
     expect(team).not.toHaveProperty('agent');
-    expect(alertmanagerLabels(incident({ kind: 'key-rejected', agentId: null }), 'S')).toMatchObject({ alertname: 'ChannelApiKeyRejected', severity: 'critical' });
+    expect(alertmanagerLabels(incident({ kind: 'key-rejected', agentId: null }), 'S')).toMatchObject({
+      alertname: 'ChannelApiKeyRejected',
+      severity: 'critical',
+    });
   });
 
   it('a raised incident fires at /api/v2/alerts; resolving it posts the same labels with endsAt', async () => {
@@ -63,8 +100,20 @@ describe('AlertmanagerSink', () => {
     expect(fire!.path).toBe('/am/api/v2/alerts');
     expect(fire!.alerts).toEqual([
       {
-        labels: { alertname: 'ChannelNeedsScan', team: 'Support desk', agent: 'a1', kind: 'needs-scan', severity: 'critical', source: 'channel-companion' },
-        annotations: { summary: 'a1 needs a QR scan', description: expect.stringContaining('scan'), incident_id: 'inc-1', team_id: 't1' },
+        labels: {
+          alertname: 'ChannelNeedsScan',
+          team: 'Support desk',
+          agent: 'a1',
+          kind: 'needs-scan',
+          severity: 'critical',
+          source: 'channel-companion',
+        },
+        annotations: {
+          summary: 'a1 needs a QR scan',
+          description: expect.stringContaining('scan'),
+          incident_id: 'inc-1',
+          team_id: 't1',
+        },
         startsAt: new Date(T0).toISOString(),
         endsAt: new Date(T0 + 4 * 60_000).toISOString(),
       },
@@ -92,7 +141,9 @@ describe('AlertmanagerSink', () => {
     await h.clock.advance(60_000);
     await h.sink.flush();
     const resent = h.posted()[2]!.alerts;
-    expect(resent.map((a) => [a.labels['alertname'], a.endsAt])).toEqual([['ChannelNeedsScan', new Date(T0 + 5 * 60_000).toISOString()]]);
+    expect(resent.map((a) => [a.labels['alertname'], a.endsAt])).toEqual([
+      ['ChannelNeedsScan', new Date(T0 + 5 * 60_000).toISOString()],
+    ]);
     h.off();
     await h.clock.advance(10 * 60_000);
     expect(h.posted()).toHaveLength(3);
@@ -100,8 +151,21 @@ describe('AlertmanagerSink', () => {
 
   it("the annotations carry the words of the incident's alert (the same the app and the CLI show)", async () => {
     const h = await setup();
-    const words = { title: 'a1 (+15550100001) was unlinked — a QR scan is needed', body: 'A person must scan a pairing QR code.' };
-    const alert: Alert = { id: 'al-1', kind: 'needs-scan', urgent: true, teamId: 't1', teamLabel: 'Support desk', agentIds: ['a1'], ...words, at: T0, incidentId: 'inc-1' };
+    const words = {
+      title: 'a1 (+15550100001) was unlinked — a QR scan is needed',
+      body: 'A person must scan a pairing QR code.',
+    };
+    const alert: Alert = {
+      id: 'al-1',
+      kind: 'needs-scan',
+      urgent: true,
+      teamId: 't1',
+      teamLabel: 'Support desk',
+      agentIds: ['a1'],
+      ...words,
+      at: T0,
+      incidentId: 'inc-1',
+    };
     await h.emit({ change: 'opened', incident: incident() }, alert);
     expect(h.posted()).toHaveLength(1);
     expect(h.posted()[0]!.alerts[0]!.annotations).toMatchObject({ summary: words.title, description: words.body });
@@ -124,7 +188,10 @@ describe('AlertmanagerSink', () => {
     try {
       const clock = new FakeClock(T0);
       const events = new Emitter<{ incident: IncidentUpdate; alert: Alert }>();
-      const sink = new AlertmanagerSink(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { clock, resendMs: 60_000 });
+      const sink = new AlertmanagerSink(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, {
+        clock,
+        resendMs: 60_000,
+      });
       const off = sink.attach({ on: events.on.bind(events), incidents: () => [], rules: () => DEFAULT_RULES });
       const step = async (ms: number) => {
         for (let t = 0; t < ms; t += 500) {
@@ -138,7 +205,9 @@ describe('AlertmanagerSink', () => {
       // Tried at 0, 1, 3, 7 and 15 s (taken at the fifth), not left for the resend a minute later.
       expect(bodies.map((b) => b.status)).toEqual([503, 503, 503, 503, 200]);
       const taken = bodies[4]!.alerts;
-      expect(taken.map((a) => [a.labels['alertname'], a.endsAt])).toEqual([['ChannelNeedsScan', new Date(T0 + 15_000 + 4 * 60_000).toISOString()]]);
+      expect(taken.map((a) => [a.labels['alertname'], a.endsAt])).toEqual([
+        ['ChannelNeedsScan', new Date(T0 + 15_000 + 4 * 60_000).toISOString()],
+      ]);
 
       // A resolve that fails is tried again too (it used to be lost): it follows the firing post.
       down = 1;

@@ -6,7 +6,11 @@ const NOW = Date.UTC(2024, 5, 30, 12, 0, 0);
 const DAY = 24 * H;
 
 /** A fixed timeline: hours before NOW → (from, to). */
-const at = (hoursAgo: number, from: AvailabilityRecord['from'], to: AvailabilityRecord['to']): AvailabilityRecord => ({ at: NOW - hoursAgo * H, from, to });
+const at = (hoursAgo: number, from: AvailabilityRecord['from'], to: AvailabilityRecord['to']): AvailabilityRecord => ({
+  at: NOW - hoursAgo * H,
+  from,
+  to,
+});
 
 describe('availability', () => {
   it('counts nothing as observed without a record', () => {
@@ -26,7 +30,12 @@ describe('availability', () => {
   });
 
   it('does not count the time the monitor was stopped (recorded as unknown)', () => {
-    const tl = [at(20, 'unknown', 'connected'), at(15, 'connected', 'unknown'), at(5, 'unknown', 'needs-scan'), at(2, 'needs-scan', 'connected')];
+    const tl = [
+      at(20, 'unknown', 'connected'),
+      at(15, 'connected', 'unknown'),
+      at(5, 'unknown', 'needs-scan'),
+      at(2, 'needs-scan', 'connected'),
+    ];
     // Observed: 20→15 connected (5 h), 5→2 needs-scan (3 h), 2→0 connected (2 h).
     expect(availability(tl, NOW, DAY)).toEqual({ windowMs: DAY, observedMs: 10 * H, upMs: 7 * H });
   });
@@ -38,12 +47,20 @@ describe('availability', () => {
   });
 
   it('takes records in any order and ignores those after now', () => {
-    const tl = [at(3, 'reconnecting', 'connected'), at(-1, 'connected', 'unreachable'), at(4, 'unknown', 'reconnecting')];
+    const tl = [
+      at(3, 'reconnecting', 'connected'),
+      at(-1, 'connected', 'unreachable'),
+      at(4, 'unknown', 'reconnecting'),
+    ];
     expect(availability(tl, NOW, DAY)).toEqual({ windowMs: DAY, observedMs: 4 * H, upMs: 3 * H });
   });
 
   it('gives each window its own figures (24 h, 7 d, 30 d)', () => {
-    const tl = [at(10 * 24, 'unknown', 'connected'), at(3 * 24, 'connected', 'unreachable'), at(2 * 24, 'unreachable', 'connected')];
+    const tl = [
+      at(10 * 24, 'unknown', 'connected'),
+      at(3 * 24, 'connected', 'unreachable'),
+      at(2 * 24, 'unreachable', 'connected'),
+    ];
     expect(availability(tl, NOW, DAY)).toEqual({ windowMs: DAY, observedMs: DAY, upMs: DAY });
     expect(availability(tl, NOW, 7 * DAY)).toEqual({ windowMs: 7 * DAY, observedMs: 7 * DAY, upMs: 6 * DAY });
     expect(availability(tl, NOW, 30 * DAY)).toEqual({ windowMs: 30 * DAY, observedMs: 10 * DAY, upMs: 9 * DAY });

@@ -2,7 +2,11 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { IncidentHistory, INCIDENT_HISTORY_FILE, type ResolvedIncident } from '../../../../src-main/core/monitor/incident-history';
+import {
+  IncidentHistory,
+  INCIDENT_HISTORY_FILE,
+  type ResolvedIncident,
+} from '../../../../src-main/core/monitor/incident-history';
 
 const T0 = Date.UTC(2024, 0, 10, 12, 0, 0);
 let dir: string;

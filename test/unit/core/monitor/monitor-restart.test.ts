@@ -12,8 +12,22 @@ import type { Alert, Incident } from '../../../../src-main/core/monitor/types';
 import { utcLocalTime } from '../../../helpers/local-time';
 import { FakeClock } from '../../../helpers/fake-clock';
 
-const CONNECTED: SessionStatus = { connected: true, linked: true, state: 'connected', needsScan: false, phone: '15550100001', qr: null };
-const UNLINKED: SessionStatus = { connected: false, linked: false, state: 'unlinked', needsScan: true, phone: null, qr: null };
+const CONNECTED: SessionStatus = {
+  connected: true,
+  linked: true,
+  state: 'connected',
+  needsScan: false,
+  phone: '15550100001',
+  qr: null,
+};
+const UNLINKED: SessionStatus = {
+  connected: false,
+  linked: false,
+  state: 'unlinked',
+  needsScan: true,
+  phone: null,
+  qr: null,
+};
 
 let dir: string | null = null;
 afterEach(async () => {
@@ -60,7 +74,9 @@ describe('Monitor across a restart', () => {
     await clock.advance(60_000);
 
     const second = run(clock, dataDir, ['a1', 'a2'], answers);
-    expect(second.monitor.incidents().map((i) => [i.id, i.kind, i.openedAt, i.resolvedAt])).toEqual([[incident.id, 'needs-scan', incident.openedAt, null]]);
+    expect(second.monitor.incidents().map((i) => [i.id, i.kind, i.openedAt, i.resolvedAt])).toEqual([
+      [incident.id, 'needs-scan', incident.openedAt, null],
+    ]);
     second.monitor.start();
     await clock.advance(0);
     await clock.advance(60_000);
@@ -73,7 +89,9 @@ describe('Monitor across a restart', () => {
     answers.set('a1', CONNECTED);
     await clock.advance(15_000);
     expect(second.alerts.map((a) => a.kind)).toEqual(['recovered']);
-    expect(second.incidents.filter((u) => u.change === 'resolved').map((u) => [u.incident.id, u.incident.removed ?? false])).toEqual([[incident.id, false]]);
+    expect(
+      second.incidents.filter((u) => u.change === 'resolved').map((u) => [u.incident.id, u.incident.removed ?? false]),
+    ).toEqual([[incident.id, false]]);
     expect(second.monitor.incidents()).toEqual([]);
     await second.monitor.stop();
 
@@ -92,7 +110,9 @@ describe('Monitor across a restart', () => {
     await clock.advance(0);
     await clock.advance(60_000);
     expect(second.alerts).toEqual([]);
-    expect(second.incidents.map((u) => [u.change, u.incident.id, u.incident.removed])).toEqual([['resolved', incident.id, true]]);
+    expect(second.incidents.map((u) => [u.change, u.incident.id, u.incident.removed])).toEqual([
+      ['resolved', incident.id, true],
+    ]);
     expect(second.monitor.incidents()).toEqual([]);
     await second.monitor.stop();
 
@@ -115,7 +135,9 @@ describe('Monitor across a restart', () => {
     await second.monitor.flush();
     // The first poll sees the unlink again and opens an incident; the file holds it.
     expect(second.monitor.incidents().map((i) => i.kind)).toEqual(['needs-scan']);
-    expect(JSON.parse(await readFile(join(dataDir, 'open-incidents.json'), 'utf8'))).toMatchObject({ incidents: [{ kind: 'needs-scan', agentId: 'a1' }] });
+    expect(JSON.parse(await readFile(join(dataDir, 'open-incidents.json'), 'utf8'))).toMatchObject({
+      incidents: [{ kind: 'needs-scan', agentId: 'a1' }],
+    });
     await second.monitor.stop();
   });
 });
@@ -135,17 +157,31 @@ describe('AlertPolicy.restore: team incidents', () => {
     resolvedAt: null,
     lastAlertAt: T,
   });
-  const change = (agentId: string, to: 'unreachable' | 'key-rejected' | 'connected', at: number) => ({ teamId: 't1', agentId, from: 'unknown' as const, to, at });
+  const change = (agentId: string, to: 'unreachable' | 'key-rejected' | 'connected', at: number) => ({
+    teamId: 't1',
+    agentId,
+    from: 'unknown' as const,
+    to,
+    at,
+  });
 
   it('the service still unreachable: nothing new; answering again: one recovery notice', () => {
     const policy = new AlertPolicy({ localTime: utcLocalTime });
     policy.restore([teamIncident('unreachable')]);
-    const still = policy.ingest([change('a1', 'unreachable', T + 60_000), change('a2', 'unreachable', T + 60_000)], T + 60_000);
+    const still = policy.ingest(
+      [change('a1', 'unreachable', T + 60_000), change('a2', 'unreachable', T + 60_000)],
+      T + 60_000,
+    );
     expect(still).toEqual({ alerts: [], incidents: [] });
     expect(policy.openIncidents().map((i) => i.id)).toEqual(['old-inc-1']);
-    const back = policy.ingest([change('a1', 'connected', T + 90_000), change('a2', 'connected', T + 90_000)], T + 90_000);
+    const back = policy.ingest(
+      [change('a1', 'connected', T + 90_000), change('a2', 'connected', T + 90_000)],
+      T + 90_000,
+    );
     expect(back.alerts.map((a) => a.kind)).toEqual(['recovered']);
-    expect(back.incidents.map((u) => [u.change, u.incident.id, u.incident.removed])).toEqual([['resolved', 'old-inc-1', undefined]]);
+    expect(back.incidents.map((u) => [u.change, u.incident.id, u.incident.removed])).toEqual([
+      ['resolved', 'old-inc-1', undefined],
+    ]);
   });
 
   it('a rejected key whose team is gone closes as removed, without a notice', () => {
@@ -154,6 +190,8 @@ describe('AlertPolicy.restore: team incidents', () => {
     expect(policy.forget('t1', 'a1', T + 1000)).toEqual({ alerts: [], incidents: [] });
     const gone = policy.forget('t1', 'a2', T + 1000);
     expect(gone.alerts).toEqual([]);
-    expect(gone.incidents.map((u) => [u.change, u.incident.id, u.incident.removed])).toEqual([['resolved', 'old-inc-1', true]]);
+    expect(gone.incidents.map((u) => [u.change, u.incident.id, u.incident.removed])).toEqual([
+      ['resolved', 'old-inc-1', true],
+    ]);
   });
 });

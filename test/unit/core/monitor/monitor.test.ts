@@ -8,9 +8,30 @@ import type { Alert } from '../../../../src-main/core/monitor/types';
 import { FakeClock } from '../../../helpers/fake-clock';
 import { utcLocalTime } from '../../../helpers/local-time';
 
-const CONNECTED: SessionStatus = { connected: true, linked: true, state: 'connected', needsScan: false, phone: '15550100001', qr: null };
-const UNLINKED: SessionStatus = { connected: false, linked: false, state: 'unlinked', needsScan: true, phone: null, qr: null };
-const WEIRD: SessionStatus = { connected: true, linked: true, state: 'migrating', needsScan: false, phone: '15550100001', qr: null };
+const CONNECTED: SessionStatus = {
+  connected: true,
+  linked: true,
+  state: 'connected',
+  needsScan: false,
+  phone: '15550100001',
+  qr: null,
+};
+const UNLINKED: SessionStatus = {
+  connected: false,
+  linked: false,
+  state: 'unlinked',
+  needsScan: true,
+  phone: null,
+  qr: null,
+};
+const WEIRD: SessionStatus = {
+  connected: true,
+  linked: true,
+  state: 'migrating',
+  needsScan: false,
+  phone: '15550100001',
+  qr: null,
+};
 
 /** Collects what the monitor delivers to its sinks. */
 class MemoryAlertSink implements AlertSink {
@@ -47,7 +68,11 @@ describe('Monitor', () => {
       throw new ServerError({ status: 500 });
     });
     await h.clock.advance(15_000);
-    expect(h.monitor.snapshot()[0]).toMatchObject({ health: 'connected', consecutiveFailures: 1, lastError: { kind: 'server-error' } });
+    expect(h.monitor.snapshot()[0]).toMatchObject({
+      health: 'connected',
+      consecutiveFailures: 1,
+      lastError: { kind: 'server-error' },
+    });
     expect(h.alerts).toEqual([]);
     await h.clock.advance(15_000); // backoff 5 s, 10 s → failures 2 and 3
     expect(h.monitor.snapshot()[0]!.health).toBe('unreachable');
@@ -80,7 +105,11 @@ describe('Monitor', () => {
       ['unreachable', 'connected'],
       ['unreachable', 'needs-scan'],
     ]);
-    expect(agentHealthDTO(snaps[1]!)).toMatchObject({ health: 'unreachable', lastKnown: 'needs-scan', needsScan: true });
+    expect(agentHealthDTO(snaps[1]!)).toMatchObject({
+      health: 'unreachable',
+      lastKnown: 'needs-scan',
+      needsScan: true,
+    });
     expect(agentHealthDTO(snaps[0]!)).toMatchObject({ health: 'unreachable', lastKnown: 'connected' });
     // Not unreachable: the health itself, with nothing beside it.
     h.answers.set('a1', async () => CONNECTED);
@@ -122,7 +151,11 @@ describe('Monitor', () => {
     expect(h.monitor.incidents().map((i) => i.kind)).toEqual(['needs-scan']);
     h.monitor.snooze(null);
     h.monitor.setQuietHours({ start: '12:00', end: '13:00' });
-    expect(h.monitor.status()).toMatchObject({ snoozedUntil: null, quietNow: true, quietHours: { start: '12:00', end: '13:00' } });
+    expect(h.monitor.status()).toMatchObject({
+      snoozedUntil: null,
+      quietNow: true,
+      quietHours: { start: '12:00', end: '13:00' },
+    });
     await h.clock.advance(60 * 60_000);
     expect(h.alerts.map((a) => a.kind)).toEqual(['still-down']);
     await h.monitor.stop();
@@ -145,7 +178,7 @@ describe('Monitor', () => {
     await h.monitor.stop();
   });
 
-  it('stopping records unknown in each polled agent\'s timeline, so the time it does not watch is not counted', async () => {
+  it("stopping records unknown in each polled agent's timeline, so the time it does not watch is not counted", async () => {
     const h = setup(['a1']);
     h.monitor.start();
     await h.clock.advance(0);

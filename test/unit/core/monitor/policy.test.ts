@@ -28,7 +28,10 @@ function setup(rules: Partial<AlertRules> = {}, agents = ['a1']) {
     },
     /** One poll cycle in which the given agents changed. */
     cycle(...changes: Array<[string, Health] | [string, Health, Partial<HealthChange>]>) {
-      const out = policy.ingest(changes.map(([id, to, extra]) => change(id, to, extra)), now);
+      const out = policy.ingest(
+        changes.map(([id, to, extra]) => change(id, to, extra)),
+        now,
+      );
       alerts.push(...out.alerts);
       return out.alerts;
     },
@@ -109,7 +112,11 @@ describe('AlertPolicy: needs-scan (unlink)', () => {
   });
 
   it('an agent unlinked at the first poll alerts (configurable)', () => {
-    expect(setup({}, []).cycle(['u1', 'needs-scan']).map((a) => a.kind)).toEqual(['needs-scan']);
+    expect(
+      setup({}, [])
+        .cycle(['u1', 'needs-scan'])
+        .map((a) => a.kind),
+    ).toEqual(['needs-scan']);
     expect(setup({ alertOnInitialNeedsScan: false }, []).cycle(['u1', 'needs-scan'])).toEqual([]);
   });
 
@@ -124,7 +131,9 @@ describe('AlertPolicy: needs-scan (unlink)', () => {
   it('the same health reported twice raises nothing twice', () => {
     const h = setup();
     h.cycle(['a1', 'needs-scan']);
-    expect(h.policy.ingest([{ teamId: 't1', agentId: 'a1', from: 'needs-scan', to: 'needs-scan', at: h.now }], h.now).alerts).toEqual([]);
+    expect(
+      h.policy.ingest([{ teamId: 't1', agentId: 'a1', from: 'needs-scan', to: 'needs-scan', at: h.now }], h.now).alerts,
+    ).toEqual([]);
   });
 });
 
@@ -146,7 +155,10 @@ describe('AlertPolicy: reconnecting and recovery', () => {
   it('an incident counts from the last good poll', () => {
     const h = setup();
     // The last poll that found it connected was 13 s before the one that found it reconnecting.
-    const out = h.policy.ingest([{ teamId: 't1', agentId: 'a1', from: 'connected', to: 'reconnecting', at: h.now, lastGoodAt: h.now - 13 * S }], h.now);
+    const out = h.policy.ingest(
+      [{ teamId: 't1', agentId: 'a1', from: 'connected', to: 'reconnecting', at: h.now, lastGoodAt: h.now - 13 * S }],
+      h.now,
+    );
     expect(out.incidents.map((u) => [u.change, u.incident.openedAt])).toEqual([['opened', h.now - 13 * S]]);
     h.advance(7 * S);
     h.policy.ingest([{ teamId: 't1', agentId: 'a1', from: 'reconnecting', to: 'connected', at: h.now }], h.now);
@@ -169,7 +181,10 @@ describe('AlertPolicy: reconnecting and recovery', () => {
 
   it('recovering within the grace period raises nothing at all, and opens no incident', () => {
     const h = setup({ reconnectGraceSec: 30 });
-    const out = h.policy.ingest([{ teamId: 't1', agentId: 'a1', from: 'connected', to: 'reconnecting', at: h.now }], h.now);
+    const out = h.policy.ingest(
+      [{ teamId: 't1', agentId: 'a1', from: 'connected', to: 'reconnecting', at: h.now }],
+      h.now,
+    );
     expect(out).toEqual({ alerts: [], incidents: [] });
     expect(h.advance(29 * S)).toEqual([]);
     h.policy.ingest([{ teamId: 't1', agentId: 'a1', from: 'reconnecting', to: 'connected', at: h.now }], h.now);
@@ -291,7 +306,10 @@ describe('AlertPolicy: flapping', () => {
       if (wait > 0) {
         expect(at).toEqual([]);
         expect(h.advance(wait * S - 1)).toEqual([]);
-        expect(h.advance(1).map((a) => a.kind), JSON.stringify(rules)).toEqual(['reconnecting']);
+        expect(
+          h.advance(1).map((a) => a.kind),
+          JSON.stringify(rules),
+        ).toEqual(['reconnecting']);
       } else expect(at).toEqual(['reconnecting']);
     }
   });
@@ -306,7 +324,11 @@ describe('AlertPolicy: grouping, team-wide problems', () => {
     expect(got[0]!.parts!.map((p) => p.kind)).toEqual(['needs-scan', 'reconnecting', 'reconnecting']);
     expect(got[0]!.body).toContain('a2 is reconnecting');
     // Each part keeps its own words.
-    expect(got[0]!.parts!.map((p) => p.title)).toEqual(['a1 was unlinked — a QR scan is needed', 'a2 is reconnecting', 'a3 is reconnecting']);
+    expect(got[0]!.parts!.map((p) => p.title)).toEqual([
+      'a1 was unlinked — a QR scan is needed',
+      'a2 is reconnecting',
+      'a3 is reconnecting',
+    ]);
     // Recoveries together are grouped too; the needs-scan one keeps re-alerting.
     expect(h.cycle(['a2', 'connected'], ['a3', 'connected'])).toEqual([]);
     const back = h.advance(30 * S);
@@ -349,7 +371,12 @@ describe('AlertPolicy: grouping, team-wide problems', () => {
     h.cycle(['a1', 'needs-scan']);
     const got = h.cycle(['a1', 'unreachable']);
     expect(got.map((a) => a.kind)).toEqual(['unreachable']); // team-wide (the team has one agent)
-    expect(h.policy.openIncidents().map((i) => i.kind).sort()).toEqual(['needs-scan', 'unreachable']);
+    expect(
+      h.policy
+        .openIncidents()
+        .map((i) => i.kind)
+        .sort(),
+    ).toEqual(['needs-scan', 'unreachable']);
   });
 
   it('a team-wide outage is ONE incident; what it hid is judged against the last state the service reported', () => {
@@ -359,10 +386,18 @@ describe('AlertPolicy: grouping, team-wide problems', () => {
     expect(h.kinds()).toEqual(['needs-scan', 'reconnecting']);
     const before = new Set(h.policy.openIncidents().map((i) => i.id));
     const down = h.policy.ingest(
-      ['a1', 'a2', 'a3'].map((agentId) => ({ teamId: 't1', agentId, from: 'connected' as Health, to: 'unreachable' as Health, at: h.now })),
+      ['a1', 'a2', 'a3'].map((agentId) => ({
+        teamId: 't1',
+        agentId,
+        from: 'connected' as Health,
+        to: 'unreachable' as Health,
+        at: h.now,
+      })),
       h.now,
     );
-    expect(down.incidents.map((u) => [u.change, u.incident.kind, u.incident.agentId])).toEqual([['opened', 'unreachable', null]]);
+    expect(down.incidents.map((u) => [u.change, u.incident.kind, u.incident.agentId])).toEqual([
+      ['opened', 'unreachable', null],
+    ]);
     expect(down.alerts.map((a) => a.kind)).toEqual(['unreachable']);
     h.advance(5 * MIN);
     // Back: a1 still connected, a2 still unlinked, a3 still reconnecting, and nothing of that is news.
@@ -378,7 +413,10 @@ describe('AlertPolicy: grouping, team-wide problems', () => {
     expect(back.alerts[0]!.title).toBe('Service reachable again for team t1 after 5 min');
     expect(new Set(h.policy.openIncidents().map((i) => i.id))).toEqual(before);
     // A real change seen after it alerts as usual.
-    const changed = h.policy.ingest([{ teamId: 't1', agentId: 'a1', from: 'connected', to: 'needs-scan', at: h.now }], h.now);
+    const changed = h.policy.ingest(
+      [{ teamId: 't1', agentId: 'a1', from: 'connected', to: 'needs-scan', at: h.now }],
+      h.now,
+    );
     expect(changed.alerts.map((a) => [a.kind, a.agentIds])).toEqual([['needs-scan', ['a1']]]);
   });
 
@@ -393,7 +431,10 @@ describe('AlertPolicy: grouping, team-wide problems', () => {
     const h = setup({ agentUnreachableDelaySec: 60 }, ['a1', 'a2']);
     h.cycle(['a1', 'unreachable']);
     expect(h.advance(60 * S).map((a) => a.kind)).toEqual(['unreachable']);
-    const out = h.policy.ingest([{ teamId: 't1', agentId: 'a2', from: 'connected', to: 'unreachable', at: h.now }], h.now);
+    const out = h.policy.ingest(
+      [{ teamId: 't1', agentId: 'a2', from: 'connected', to: 'unreachable', at: h.now }],
+      h.now,
+    );
     expect(out.incidents.map((u) => [u.change, u.incident.agentId])).toEqual([
       ['opened', null],
       ['resolved', 'a1'],
@@ -405,12 +446,16 @@ describe('AlertPolicy: grouping, team-wide problems', () => {
     const policy = new AlertPolicy({ localTime: utcLocalTime, teamLabel: (id) => (id === 't1' ? 'Support desk' : id) });
     policy.ingest([{ teamId: 't1', agentId: 'a1', from: 'unknown', to: 'connected', at: T0 }], T0);
     const out = policy.ingest([{ teamId: 't1', agentId: 'a1', from: 'connected', to: 'unreachable', at: T0 }], T0);
-    expect(out.alerts.map((a) => [a.teamId, a.teamLabel, a.title])).toEqual([['t1', 'Support desk', 'Service unreachable for team Support desk']]);
+    expect(out.alerts.map((a) => [a.teamId, a.teamLabel, a.title])).toEqual([
+      ['t1', 'Support desk', 'Service unreachable for team Support desk'],
+    ]);
     expect(out.alerts[0]!.body).toBe('No poll has succeeded for 1 agent: a1. Its last known state is kept.');
   });
 
   it('a team-wide outage counts its agents in words, one or many', () => {
-    expect(text.teamUnreachable('Ops', ['a1', 'a2']).body).toBe('No poll has succeeded for 2 agents: a1, a2. Their last known state is kept.');
+    expect(text.teamUnreachable('Ops', ['a1', 'a2']).body).toBe(
+      'No poll has succeeded for 2 agents: a1, a2. Their last known state is kept.',
+    );
   });
 
   it('key-rejected → one alert per team, once, however many agents and polls', () => {
@@ -540,7 +585,10 @@ describe('AlertPolicy: acknowledge, snooze, quiet hours', () => {
 describe('AlertPolicy: incidents', () => {
   it('reports incident updates opened → resolved, and forget() closes silently', () => {
     const h = setup({}, ['a1', 'a2']);
-    const out = h.policy.ingest([{ teamId: 't1', agentId: 'a1', from: 'connected', to: 'reconnecting', at: h.now }], h.now);
+    const out = h.policy.ingest(
+      [{ teamId: 't1', agentId: 'a1', from: 'connected', to: 'reconnecting', at: h.now }],
+      h.now,
+    );
     expect(out.incidents.map((u) => [u.change, u.incident.kind])).toEqual([['opened', 'reconnecting']]);
     const f = h.policy.forget('t1', 'a1', h.now);
     expect(f.alerts).toEqual([]);

@@ -4,10 +4,38 @@ import type { SessionStatus } from '../../../../src-main/core/api/types';
 import { Poller, type PollCycle, type PollResult, type PollerOptions } from '../../../../src-main/core/monitor/poller';
 import { FakeClock, flush } from '../../../helpers/fake-clock';
 
-export const CONNECTED: SessionStatus = { connected: true, linked: true, state: 'connected', needsScan: false, phone: '15550100001', qr: null };
-const RECONNECTING: SessionStatus = { connected: false, linked: true, state: 'reconnecting', needsScan: false, phone: '15550100001', qr: null };
-const PAIRING: SessionStatus = { connected: false, linked: false, state: 'pairing', needsScan: true, phone: null, qr: 'data:image/png;base64,AAAA' };
-const UNLINKED: SessionStatus = { connected: false, linked: false, state: 'unlinked', needsScan: true, phone: null, qr: null };
+export const CONNECTED: SessionStatus = {
+  connected: true,
+  linked: true,
+  state: 'connected',
+  needsScan: false,
+  phone: '15550100001',
+  qr: null,
+};
+const RECONNECTING: SessionStatus = {
+  connected: false,
+  linked: true,
+  state: 'reconnecting',
+  needsScan: false,
+  phone: '15550100001',
+  qr: null,
+};
+const PAIRING: SessionStatus = {
+  connected: false,
+  linked: false,
+  state: 'pairing',
+  needsScan: true,
+  phone: null,
+  qr: 'data:image/png;base64,AAAA',
+};
+const UNLINKED: SessionStatus = {
+  connected: false,
+  linked: false,
+  state: 'unlinked',
+  needsScan: true,
+  phone: null,
+  qr: null,
+};
 
 function setup(opts: Partial<PollerOptions> & { agents?: Array<[string, string]> } = {}) {
   const clock = new FakeClock();
@@ -54,7 +82,13 @@ describe('Poller: intervals', () => {
   });
 
   it('polls fast (2 s) while pairing or reconnecting, not while merely unlinked', async () => {
-    const h = setup({ agents: [['t1', 'pair'], ['t1', 'rec'], ['t1', 'unl']] });
+    const h = setup({
+      agents: [
+        ['t1', 'pair'],
+        ['t1', 'rec'],
+        ['t1', 'unl'],
+      ],
+    });
     h.answerWith(async (_t, a) => (a === 'pair' ? PAIRING : a === 'rec' ? RECONNECTING : UNLINKED));
     h.poller.start();
     await h.clock.advance(10_000);
@@ -93,7 +127,13 @@ describe('Poller: intervals', () => {
 
 describe('Poller: cycles and concurrency', () => {
   it('agents due together form one cycle, emitted when all polls of it have settled', async () => {
-    const h = setup({ agents: [['t1', 'a1'], ['t1', 'a2'], ['t2', 'a3']] });
+    const h = setup({
+      agents: [
+        ['t1', 'a1'],
+        ['t1', 'a2'],
+        ['t2', 'a3'],
+      ],
+    });
     h.answerWith(async (_t, a) => {
       if (a === 'a2') await new Promise((r) => h.clock.setTimeout(() => r(null), 200));
       return CONNECTED;
@@ -113,7 +153,12 @@ describe('Poller: cycles and concurrency', () => {
   });
 
   it('agents due further apart than coalesceMs (250 ms) are not pulled early into one cycle', async () => {
-    const h = setup({ agents: [['t1', 'a1'], ['t1', 'a2']] });
+    const h = setup({
+      agents: [
+        ['t1', 'a1'],
+        ['t1', 'a2'],
+      ],
+    });
     h.answerWith(async (_t, a) => {
       if (a === 'a2') await new Promise((r) => h.clock.setTimeout(() => r(null), 400));
       return CONNECTED;
@@ -156,7 +201,12 @@ describe('Poller: cycles and concurrency', () => {
   });
 
   it('new targets are picked up on refresh(); removed ones are dropped (at once on refresh, else within an interval)', async () => {
-    const h = setup({ agents: [['t1', 'a1'], ['t1', 'a3']] });
+    const h = setup({
+      agents: [
+        ['t1', 'a1'],
+        ['t1', 'a3'],
+      ],
+    });
     const removed: string[] = [];
     h.poller.onRemoved((t) => removed.push(t.agentId));
     h.poller.start();
@@ -234,7 +284,14 @@ describe('Poller: pollSoon', () => {
 describe('Poller: backoff', () => {
   it('retries at the normal pace until unreachable (2 failures), then backs off up to the cap; a success resets it', async () => {
     // a2 answers, so the team is not down: a1's backoff is its own (no team probe).
-    const h = setup({ agents: [['t1', 'a1'], ['t1', 'a2']], backoff: { baseMs: 5_000, maxMs: 40_000, jitter: 0.1 }, coalesceMs: 0 });
+    const h = setup({
+      agents: [
+        ['t1', 'a1'],
+        ['t1', 'a2'],
+      ],
+      backoff: { baseMs: 5_000, maxMs: 40_000, jitter: 0.1 },
+      coalesceMs: 0,
+    });
     let fail = true;
     h.answerWith(async (_t, a) => {
       if (fail && a === 'a1') throw new ServerError({ status: 500 });
@@ -252,8 +309,17 @@ describe('Poller: backoff', () => {
   });
 
   it('while a whole team backs off, one agent is probed each interval; its first answer brings the whole team back at once', async () => {
-    const agents: Array<[string, string]> = [['t1', 'a1'], ['t1', 'a2'], ['t1', 'a3']];
-    const h = setup({ agents, intervalMs: 2_000, fastIntervalMs: 2_000, backoff: { baseMs: 5_000, maxMs: 120_000, jitter: 0 } });
+    const agents: Array<[string, string]> = [
+      ['t1', 'a1'],
+      ['t1', 'a2'],
+      ['t1', 'a3'],
+    ];
+    const h = setup({
+      agents,
+      intervalMs: 2_000,
+      fastIntervalMs: 2_000,
+      backoff: { baseMs: 5_000, maxMs: 120_000, jitter: 0 },
+    });
     let down = false;
     h.answerWith(async () => {
       if (down) throw new TypeError('fetch failed');
@@ -320,7 +386,10 @@ describe('Poller: backoff', () => {
   });
 
   it('an agent watched closely is polled at the fast interval all the time; switched off, at the interval again', async () => {
-    const targets = [{ teamId: 't1', agentId: 'close', watchClosely: true }, { teamId: 't1', agentId: 'normal' }];
+    const targets = [
+      { teamId: 't1', agentId: 'close', watchClosely: true },
+      { teamId: 't1', agentId: 'normal' },
+    ];
     const h = setup({ targets: () => targets });
     h.poller.start();
     await h.clock.advance(10_000);
@@ -329,7 +398,9 @@ describe('Poller: backoff', () => {
     targets[0] = { teamId: 't1', agentId: 'close', watchClosely: false };
     h.poller.refresh();
     await h.clock.advance(30_000);
-    expect(h.times('close')).toEqual([0, 2_000, 4_000, 6_000, 8_000, 10_000, 12_000, 27_000, 42_000].filter((t) => t <= 40_000));
+    expect(h.times('close')).toEqual(
+      [0, 2_000, 4_000, 6_000, 8_000, 10_000, 12_000, 27_000, 42_000].filter((t) => t <= 40_000),
+    );
     // Switched on again: the next poll is pulled in to the fast interval.
     targets[0] = { teamId: 't1', agentId: 'close', watchClosely: true };
     h.poller.refresh();
@@ -381,7 +452,14 @@ describe('Poller: backoff', () => {
   });
 
   it('backs off on network errors, but a rejected key keeps the normal pace', async () => {
-    const h = setup({ agents: [['t1', 'net'], ['t1', 'ok'], ['t2', 'key']], coalesceMs: 0 });
+    const h = setup({
+      agents: [
+        ['t1', 'net'],
+        ['t1', 'ok'],
+        ['t2', 'key'],
+      ],
+      coalesceMs: 0,
+    });
     h.answerWith(async (_t, a) => {
       if (a === 'net') throw new TypeError('fetch failed');
       if (a === 'ok') return CONNECTED;
@@ -416,13 +494,21 @@ describe('Poller: backoff', () => {
 
 describe('Poller: abort signals', () => {
   it("an agent's polls share one signal until one is aborted; the poll after a timeout gets a fresh one", async () => {
-    const h = setup({ pollTimeoutMs: 3_000, agents: [['t1', 'a1'], ['t1', 'a2']] });
+    const h = setup({
+      pollTimeoutMs: 3_000,
+      agents: [
+        ['t1', 'a1'],
+        ['t1', 'a2'],
+      ],
+    });
     const seen: Array<{ agentId: string; signal: AbortSignal }> = [];
     let hang = false;
     h.answerWith((_t, agentId, signal) => {
       seen.push({ agentId, signal });
       if (!hang) return Promise.resolve(CONNECTED);
-      return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+      return new Promise((_, reject) =>
+        signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+      );
     });
     h.poller.start();
     await h.clock.advance(15_000);
@@ -440,7 +526,11 @@ describe('Poller: abort signals', () => {
     const after = seen.filter((s) => s.agentId === 'a1').at(-1)!.signal;
     expect(after).not.toBe(a1[0]);
     expect(after.aborted).toBe(false);
-    expect(h.polls.filter((p) => p.agentId === 'a1').map((p) => (p.error instanceof Timeout ? 'timeout' : p.status ? 'ok' : 'error'))).toEqual(['ok', 'ok', 'timeout', 'ok']);
+    expect(
+      h.polls
+        .filter((p) => p.agentId === 'a1')
+        .map((p) => (p.error instanceof Timeout ? 'timeout' : p.status ? 'ok' : 'error')),
+    ).toEqual(['ok', 'ok', 'timeout', 'ok']);
     await h.poller.stop();
   });
 });
@@ -461,7 +551,12 @@ describe('Poller: pause, resume, stop', () => {
   });
 
   it('stop() aborts polls in flight, resolves once they settled, and emits nothing after', async () => {
-    const h = setup({ agents: [['t1', 'a1'], ['t1', 'a2']] });
+    const h = setup({
+      agents: [
+        ['t1', 'a1'],
+        ['t1', 'a2'],
+      ],
+    });
     const signals: AbortSignal[] = [];
     let settled = 0;
     h.answerWith(

@@ -78,7 +78,9 @@ describe('WebhookAlertSink', () => {
     expect(ok).toBe(true);
     const got = received.find((r) => r.path === '/hook')!.body as { text: string; alert: Alert };
     expect(got.alert).toEqual(alert);
-    expect(got.text).toBe('🔴 URGENT [needs-scan] Team one: a1 was unlinked — a QR scan is needed\nA person must scan.');
+    expect(got.text).toBe(
+      '🔴 URGENT [needs-scan] Team one: a1 was unlinked — a QR scan is needed\nA person must scan.',
+    );
   });
 
   it('retries a bounded number of times on 5xx', async () => {
@@ -96,7 +98,14 @@ describe('WebhookAlertSink', () => {
     // A hung endpoint: each attempt is given up at its timeout (on the sink's clock), then retried once.
     const clock = new FakeClock();
     let settled = false;
-    const delivery = new WebhookAlertSink(`${base}/hang`, { clock, timeoutMs: 5000, retries: 1, backoff: { baseMs: 1000, maxMs: 1000, jitter: 0 } }).deliver(alert).finally(() => (settled = true));
+    const delivery = new WebhookAlertSink(`${base}/hang`, {
+      clock,
+      timeoutMs: 5000,
+      retries: 1,
+      backoff: { baseMs: 1000, maxMs: 1000, jitter: 0 },
+    })
+      .deliver(alert)
+      .finally(() => (settled = true));
     await waitFor(() => hung.length === 1, 5000, 'the first attempt');
     await clock.advance(4999);
     expect([hung.length, settled]).toEqual([1, false]);

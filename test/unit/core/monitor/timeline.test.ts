@@ -61,7 +61,14 @@ describe('Timeline', () => {
 
   it('skips torn or foreign lines and never stores the QR itself', async () => {
     const t = new Timeline({ dataDir: dir });
-    const s = storedStatus({ connected: false, linked: false, state: 'pairing', needsScan: true, phone: null, qr: 'data:image/png;base64,SECRETQR' });
+    const s = storedStatus({
+      connected: false,
+      linked: false,
+      state: 'pairing',
+      needsScan: true,
+      phone: null,
+      qr: 'data:image/png;base64,SECRETQR',
+    });
     await t.record({ ...entry(1), status: s });
     const { appendFile } = await import('node:fs/promises');
     await appendFile(join(dir, 'a1.jsonl'), '{"torn":\n{"at":"nope"}\n');
@@ -74,7 +81,10 @@ describe('Timeline', () => {
 
   it('redacts anything key-like in stored error text', async () => {
     const t = new Timeline({ dataDir: dir });
-    await t.record({ ...entry(1), error: { ...errorToDTO(new Error('failed with Authorization: Bearer sk-live-123456')) } });
+    await t.record({
+      ...entry(1),
+      error: { ...errorToDTO(new Error('failed with Authorization: Bearer sk-live-123456')) },
+    });
     const text = await readFile(join(dir, 'a1.jsonl'), 'utf8');
     expect(text).not.toContain('sk-live-123456');
     expect(text).toContain('[redacted]');
@@ -105,11 +115,30 @@ describe('formatDiagnostics', () => {
             lastError: errorToDTO(new KeyRejected()),
           },
           incidents: [
-            { id: 'inc-1', teamId: 't1', agentId: 'a1', agentIds: ['a1'], kind: 'reconnecting', openedAt: T0 + 78_000, delivered: true, raised: true, acknowledgedAt: null, resolvedAt: null, lastAlertAt: T0 + 78_000 },
+            {
+              id: 'inc-1',
+              teamId: 't1',
+              agentId: 'a1',
+              agentIds: ['a1'],
+              kind: 'reconnecting',
+              openedAt: T0 + 78_000,
+              delivered: true,
+              raised: true,
+              acknowledgedAt: null,
+              resolvedAt: null,
+              lastAlertAt: T0 + 78_000,
+            },
           ],
           entries: [
             { at: T0, teamId: 't1', agentId: 'a1', from: 'unknown', to: 'connected', state: 'connected' },
-            { at: T0 + 78_000, teamId: 't1', agentId: 'a1', from: 'connected', to: 'reconnecting', state: 'reconnecting' },
+            {
+              at: T0 + 78_000,
+              teamId: 't1',
+              agentId: 'a1',
+              from: 'connected',
+              to: 'reconnecting',
+              state: 'reconnecting',
+            },
           ],
         },
       ],

@@ -9,9 +9,17 @@ function nativeError(message: string, inner?: string): Error {
   const cause = inner ? Object.assign(new Error(inner), { code: 'GenericFailure' }) : undefined;
   return Object.assign(new Error(message, cause ? { cause } : undefined), { code: 'GenericFailure' });
 }
-const LOCKED = () => nativeError("Couldn't access platform storage: Secret Service: unlock prompt was dismissed", 'Secret Service: unlock prompt was dismissed');
-const NO_SERVICE = () => nativeError('Platform failure: DBus error: The name org.freedesktop.secrets was not provided by any .service files');
-const NO_BUS = () => nativeError('Platform failure: DBus error: Using X11 for dbus-daemon autolaunch was disabled at compile time, set your DBUS_SESSION_BUS_ADDRESS instead');
+const LOCKED = () =>
+  nativeError(
+    "Couldn't access platform storage: Secret Service: unlock prompt was dismissed",
+    'Secret Service: unlock prompt was dismissed',
+  );
+const NO_SERVICE = () =>
+  nativeError('Platform failure: DBus error: The name org.freedesktop.secrets was not provided by any .service files');
+const NO_BUS = () =>
+  nativeError(
+    'Platform failure: DBus error: Using X11 for dbus-daemon autolaunch was disabled at compile time, set your DBUS_SESSION_BUS_ADDRESS instead',
+  );
 const NO_COLLECTION = () => nativeError("Couldn't access platform storage: Secret Service: no result found");
 
 type Mode = 'ok' | 'locked' | 'no-service' | 'no-bus' | 'no-collection';
@@ -52,7 +60,11 @@ describe('KeychainSecretStore', () => {
   it('pins the Secret Service store on Linux, service "channel-companion"; passes no options elsewhere', async () => {
     const k = fakeKeyring(() => 'ok');
     await new KeychainSecretStore({ platform: 'linux', entryFactory: k.factory }).set('team:a:api-key', 's3cret');
-    expect(k.calls[0]).toEqual({ service: 'channel-companion', account: 'team:a:api-key', options: { linux: { store: 'secret-service' } } });
+    expect(k.calls[0]).toEqual({
+      service: 'channel-companion',
+      account: 'team:a:api-key',
+      options: { linux: { store: 'secret-service' } },
+    });
     await new KeychainSecretStore({ platform: 'darwin', entryFactory: k.factory }).set('x', 'y');
     await new KeychainSecretStore({ platform: 'win32', entryFactory: k.factory }).set('x', 'y');
     expect(k.calls[1]?.options).toBeUndefined();

@@ -12,7 +12,8 @@ import {
 } from '../../../../src-main/core/signature';
 
 const secret = 'whsec_test_secret';
-const body = '{"event":"message.received","from":"15550102000","message":{"id":"m1","type":"text","text":"hi","fromMe":false},"timestamp":"2026-11-22T06:00:00Z"}';
+const body =
+  '{"event":"message.received","from":"15550102000","message":{"id":"m1","type":"text","text":"hi","fromMe":false},"timestamp":"2026-11-22T06:00:00Z"}';
 const now = 1_795_000_000;
 
 describe('signing', () => {
@@ -35,9 +36,12 @@ describe('parseV1Header', () => {
   it('parses several v1 entries and ignores unknown keys', () => {
     expect(parseV1Header('t=12,v1=ab,v0=zz,v1=CD')).toEqual({ t: 12, signatures: ['ab', 'cd'] });
   });
-  it.each(['', 't=1', 'v1=ab', 't=x,v1=ab', 't=1,v1=xyz', 'garbage', 't=1,t=2,v1=ab', '=1,v1=ab'])('rejects %j', (v) => {
-    expect(parseV1Header(v)).toBeNull();
-  });
+  it.each(['', 't=1', 'v1=ab', 't=x,v1=ab', 't=1,v1=xyz', 'garbage', 't=1,t=2,v1=ab', '=1,v1=ab'])(
+    'rejects %j',
+    (v) => {
+      expect(parseV1Header(v)).toBeNull();
+    },
+  );
 });
 
 describe('safeEqualHex', () => {
@@ -50,8 +54,11 @@ describe('safeEqualHex', () => {
 
 describe('verifyDelivery', () => {
   const headers = signDelivery(secret, body, now);
-  const verify = (h: Record<string, string | undefined>, b: string | Buffer = body, extra: Partial<Parameters<typeof verifyDelivery>[0]> = {}) =>
-    verifyDelivery({ headers: h, rawBody: b, secrets: [secret], now, ...extra });
+  const verify = (
+    h: Record<string, string | undefined>,
+    b: string | Buffer = body,
+    extra: Partial<Parameters<typeof verifyDelivery>[0]> = {},
+  ) => verifyDelivery({ headers: h, rawBody: b, secrets: [secret], now, ...extra });
 
   it('verifies a fresh v1 delivery', () => {
     const v = verify(headers);

@@ -17,7 +17,14 @@ export interface FakeClient {
   close: ReturnType<typeof vi.fn>;
 }
 
-const status: SessionStatus = { connected: true, linked: true, state: 'connected', needsScan: false, phone: '15550001111', qr: null };
+const status: SessionStatus = {
+  connected: true,
+  linked: true,
+  state: 'connected',
+  needsScan: false,
+  phone: '15550001111',
+  qr: null,
+};
 
 export function fakeService(keys: Record<string, string[]>): FakeService {
   const svc: FakeService = {

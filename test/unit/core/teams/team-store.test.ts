@@ -9,7 +9,8 @@ import { MemorySecretStore } from '../../../../src-main/core/secrets';
 import { fakeService, type FakeService } from './fakes';
 
 /** The hint every refusal of the config file ends with. */
-const CONFIG_FIX_HINT = 'It was left untouched: fix it by hand, or run `channel-companion config reset` to set it aside (kept as config.json.corrupt-<time>) and start afresh.';
+const CONFIG_FIX_HINT =
+  'It was left untouched: fix it by hand, or run `channel-companion config reset` to set it aside (kept as config.json.corrupt-<time>) and start afresh.';
 
 const KEY = 'sk_live_0123456789abcdef9f2c';
 const OTHER_KEY = 'sk_live_fedcba9876543210aaaa';
@@ -54,8 +55,22 @@ describe('TeamStore.open', () => {
   it('creates a versioned config with defaults, mode 0600, and a stable installId', async () => {
     const a = await open();
     const s = a.settings();
-    expect(s).toMatchObject({ pollIntervalSec: 15, fastPollIntervalSec: 2, tunnelPort: 47615, startAtLogin: false, theme: 'system', alertWebhookUrl: null });
-    expect(s.alertRules).toEqual({ reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10, quietHours: null });
+    expect(s).toMatchObject({
+      pollIntervalSec: 15,
+      fastPollIntervalSec: 2,
+      tunnelPort: 47615,
+      startAtLogin: false,
+      theme: 'system',
+      alertWebhookUrl: null,
+    });
+    expect(s.alertRules).toEqual({
+      reconnectGraceSec: 0,
+      repeatDropGraceSec: 60,
+      realertMinutes: 15,
+      flapCount: 3,
+      flapWindowMinutes: 10,
+      quietHours: null,
+    });
     expect(JSON.parse(await readFile()).schemaVersion).toBe(1);
     if (process.platform !== 'win32') expect((await fs.stat(configPath(dir))).mode & 0o777).toBe(0o600);
     const again = await open();
@@ -74,15 +89,30 @@ describe('TeamStore.open', () => {
 describe('teams', () => {
   it('a new team is named t_ and a ULID unless ids are given', async () => {
     const a = await TeamStore.open({ configDir: dir, secrets, clientFactory: svc.factory });
-    const first = await a.addTeam({ label: 'Ops', baseUrl: 'https://api.example.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] });
-    const second = await a.addTeam({ label: 'Lab', baseUrl: 'https://api.example.test/two', apiKey: KEY, agents: [{ agentId: 'agent-1' }] });
+    const first = await a.addTeam({
+      label: 'Ops',
+      baseUrl: 'https://api.example.test',
+      apiKey: KEY,
+      agents: [{ agentId: 'agent-1' }],
+    });
+    const second = await a.addTeam({
+      label: 'Lab',
+      baseUrl: 'https://api.example.test/two',
+      apiKey: KEY,
+      agents: [{ agentId: 'agent-1' }],
+    });
     for (const t of [first, second]) expect(t.id).toMatch(/^t_[0-9A-HJKMNP-TV-Z]{26}$/);
     expect(first.id).not.toBe(second.id);
   });
 
   it('addTeam checks the key, stores it only in the secret store, and strips the trailing slash', async () => {
     const a = await open();
-    const team = await a.addTeam({ label: 'Ops', baseUrl: 'https://api.example.test/base/', apiKey: KEY, agents: [{ agentId: 'agent-1', label: 'Support' }] });
+    const team = await a.addTeam({
+      label: 'Ops',
+      baseUrl: 'https://api.example.test/base/',
+      apiKey: KEY,
+      agents: [{ agentId: 'agent-1', label: 'Support' }],
+    });
     expect(team).toEqual({
       id: expect.stringMatching(/^t_/),
       label: 'Ops',
@@ -106,7 +136,15 @@ describe('teams', () => {
   it('a rejected key stores nothing: config unchanged, secret store empty, client closed', async () => {
     const a = await open();
     const before = await readFile();
-    const err = await expectCode(a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: 'sk_wrong_key_000000', agents: [{ agentId: 'agent-1' }] }), 'KEY_REJECTED');
+    const err = await expectCode(
+      a.addTeam({
+        label: 'Ops',
+        baseUrl: 'https://x.test',
+        apiKey: 'sk_wrong_key_000000',
+        agents: [{ agentId: 'agent-1' }],
+      }),
+      'KEY_REJECTED',
+    );
     expect(err.message).not.toContain('sk_wrong_key_000000');
     expect(await readFile()).toBe(before);
     expect(secrets.snapshot()).toEqual({});
@@ -116,7 +154,15 @@ describe('teams', () => {
 
   it('an unknown agent is AGENT_NOT_FOUND and stores nothing', async () => {
     const a = await open();
-    await expectCode(a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }, { agentId: 'nope' }] }), 'AGENT_NOT_FOUND');
+    await expectCode(
+      a.addTeam({
+        label: 'Ops',
+        baseUrl: 'https://x.test',
+        apiKey: KEY,
+        agents: [{ agentId: 'agent-1' }, { agentId: 'nope' }],
+      }),
+      'AGENT_NOT_FOUND',
+    );
     expect(secrets.snapshot()).toEqual({});
     expect(a.listTeams()).toEqual([]);
   });
@@ -125,21 +171,46 @@ describe('teams', () => {
     const a = await open();
     const none = await expectCode(a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY }), 'INVALID');
     expect([none.field, none.message]).toEqual(['agents', 'At least one agent is needed to check the key against.']);
-    const named = await expectCode(a.addTeam({ label: 'x'.repeat(65), baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] }), 'INVALID');
+    const named = await expectCode(
+      a.addTeam({ label: 'x'.repeat(65), baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] }),
+      'INVALID',
+    );
     expect([named.field, named.message]).toEqual(['label', 'Team name must be at most 64 characters.']);
-    await expectCode(a.addTeam({ label: 'Ops', baseUrl: 'ftp://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] }), 'INVALID');
-    await expectCode(a.addTeam({ label: 'Ops', baseUrl: 'https://u:p@x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] }), 'INVALID');
-    const bad = await expectCode(a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: `${KEY} x`, agents: [{ agentId: 'agent-1' }] }), 'INVALID');
+    await expectCode(
+      a.addTeam({ label: 'Ops', baseUrl: 'ftp://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] }),
+      'INVALID',
+    );
+    await expectCode(
+      a.addTeam({ label: 'Ops', baseUrl: 'https://u:p@x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] }),
+      'INVALID',
+    );
+    const bad = await expectCode(
+      a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: `${KEY} x`, agents: [{ agentId: 'agent-1' }] }),
+      'INVALID',
+    );
     expect(bad.message).not.toContain(KEY);
     await a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] });
-    await expectCode(a.addTeam({ label: ' ops ', baseUrl: 'https://y.test', apiKey: OTHER_KEY, agents: [{ agentId: 'agent-9' }] }), 'DUPLICATE');
+    await expectCode(
+      a.addTeam({ label: ' ops ', baseUrl: 'https://y.test', apiKey: OTHER_KEY, agents: [{ agentId: 'agent-9' }] }),
+      'DUPLICATE',
+    );
     expect(svc.created).toHaveLength(1);
   });
 
   it('removeTeam deletes the key and every signing secret, closes the client, and drops the config entry', async () => {
     const a = await open();
-    const t = await a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }, { agentId: 'agent-2' }] });
-    const keep = await a.addTeam({ label: 'Other', baseUrl: 'https://y.test', apiKey: OTHER_KEY, agents: [{ agentId: 'agent-9' }] });
+    const t = await a.addTeam({
+      label: 'Ops',
+      baseUrl: 'https://x.test',
+      apiKey: KEY,
+      agents: [{ agentId: 'agent-1' }, { agentId: 'agent-2' }],
+    });
+    const keep = await a.addTeam({
+      label: 'Other',
+      baseUrl: 'https://y.test',
+      apiKey: OTHER_KEY,
+      agents: [{ agentId: 'agent-9' }],
+    });
     await a.setSigningSecret(t.id, 'agent-1', 'whsec_one');
     await a.setSigningSecret(t.id, 'agent-2', 'whsec_two');
     const client = await a.clientFor(t.id);
@@ -153,7 +224,12 @@ describe('teams', () => {
 
   it('a locked keychain blocks removal and keeps the config (no orphaned secrets)', async () => {
     const a = await open();
-    const t = await a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] });
+    const t = await a.addTeam({
+      label: 'Ops',
+      baseUrl: 'https://x.test',
+      apiKey: KEY,
+      agents: [{ agentId: 'agent-1' }],
+    });
     secrets.state = 'locked';
     const err = await expectCode(a.removeTeam(t.id), 'KEYCHAIN');
     expect(err.message).toMatch(/locked/);
@@ -165,14 +241,22 @@ describe('teams', () => {
     const a = await open();
     const before = await readFile();
     secrets.state = 'unavailable';
-    const err = await expectCode(a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] }), 'KEYCHAIN');
+    const err = await expectCode(
+      a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] }),
+      'KEYCHAIN',
+    );
     expect(err.message).not.toContain(KEY);
     expect(await readFile()).toBe(before);
   });
 
   it('clientFor caches one client per team, built from the stored key', async () => {
     const a = await open();
-    const t = await a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] });
+    const t = await a.addTeam({
+      label: 'Ops',
+      baseUrl: 'https://x.test',
+      apiKey: KEY,
+      agents: [{ agentId: 'agent-1' }],
+    });
     const b = await open();
     const c1 = await b.clientFor(t.id);
     const c2 = await b.clientFor('Ops');
@@ -187,13 +271,24 @@ describe('teams', () => {
 describe('agents', () => {
   it('addAgent verifies with getSession; unknown agent → AGENT_NOT_FOUND; duplicates refused', async () => {
     const a = await open();
-    const t = await a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] });
-    expect(await a.addAgent('Ops', { agentId: 'agent-2', label: 'Sales' })).toEqual({ agentId: 'agent-2', label: 'Sales' });
+    const t = await a.addTeam({
+      label: 'Ops',
+      baseUrl: 'https://x.test',
+      apiKey: KEY,
+      agents: [{ agentId: 'agent-1' }],
+    });
+    expect(await a.addAgent('Ops', { agentId: 'agent-2', label: 'Sales' })).toEqual({
+      agentId: 'agent-2',
+      label: 'Sales',
+    });
     const err = await expectCode(a.addAgent(t.id, { agentId: 'ghost' }), 'AGENT_NOT_FOUND');
     expect(err.message).toContain('ghost');
     await expectCode(a.addAgent(t.id, { agentId: 'agent-2' }), 'DUPLICATE');
     const refused = await expectCode(a.addAgent(t.id, { agentId: 'agent/../x' }), 'INVALID');
-    expect([refused.field, refused.message]).toEqual(['agentId', 'Agent ID must be letters, digits or . _ ~ : @ - (no slashes or spaces).']);
+    expect([refused.field, refused.message]).toEqual([
+      'agentId',
+      'Agent ID must be letters, digits or . _ ~ : @ - (no slashes or spaces).',
+    ]);
     const long = await expectCode(a.addAgent(t.id, { agentId: 'agent-3', label: 'x'.repeat(65) }), 'INVALID');
     expect([long.field, long.message]).toEqual(['label', 'Label must be at most 64 characters.']);
     expect(a.findTeam(t.id)?.agents.map((x) => x.agentId)).toEqual(['agent-1', 'agent-2']);
@@ -201,14 +296,24 @@ describe('agents', () => {
 
   it('a revoked key surfaces as KEY_REJECTED on addAgent', async () => {
     const a = await open();
-    const t = await a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] });
+    const t = await a.addTeam({
+      label: 'Ops',
+      baseUrl: 'https://x.test',
+      apiKey: KEY,
+      agents: [{ agentId: 'agent-1' }],
+    });
     svc.keys.delete(KEY);
     await expectCode(a.addAgent(t.id, { agentId: 'agent-2' }), 'KEY_REJECTED');
   });
 
   it('removeAgent deletes its signing secrets', async () => {
     const a = await open();
-    const t = await a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }, { agentId: 'agent-2' }] });
+    const t = await a.addTeam({
+      label: 'Ops',
+      baseUrl: 'https://x.test',
+      apiKey: KEY,
+      agents: [{ agentId: 'agent-1' }, { agentId: 'agent-2' }],
+    });
     await a.setSigningSecret(t.id, 'agent-2', 'whsec_two');
     await a.removeAgent(t.id, 'agent-2');
     expect(Object.keys(secrets.snapshot())).toEqual([apiKeyRef(t.id)]);
@@ -220,7 +325,12 @@ describe('agents', () => {
 describe('signing secrets', () => {
   it('rotation keeps the current and the previous secret, never in the config file', async () => {
     const a = await open();
-    const t = await a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] });
+    const t = await a.addTeam({
+      label: 'Ops',
+      baseUrl: 'https://x.test',
+      apiKey: KEY,
+      agents: [{ agentId: 'agent-1' }],
+    });
     expect(await a.getSigningSecrets(t.id, 'agent-1')).toEqual([]);
     await a.setSigningSecret(t.id, 'agent-1', 'whsec_first');
     expect(await a.getSigningSecrets(t.id, 'agent-1')).toEqual(['whsec_first']);
@@ -233,13 +343,20 @@ describe('signing secrets', () => {
     expect(text).not.toMatch(/whsec_/);
     expect(text).toContain(signingSecretRef(t.id, 'agent-1'));
     await expect((await open()).getSigningSecrets(t.id, 'agent-1')).resolves.toEqual(['whsec_third', 'whsec_second']);
-    expect((await expectCode(a.setSigningSecret(t.id, 'agent-1', ''), 'INVALID')).message).toBe('Signing secret must not be empty.');
+    expect((await expectCode(a.setSigningSecret(t.id, 'agent-1', ''), 'INVALID')).message).toBe(
+      'Signing secret must not be empty.',
+    );
     await expectCode(a.setSigningSecret(t.id, 'nobody', 'x'), 'NOT_FOUND');
   });
 
   it('reads a bare secret set by hand as the current one', async () => {
     const a = await open();
-    const t = await a.addTeam({ label: 'Ops', baseUrl: 'https://x.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] });
+    const t = await a.addTeam({
+      label: 'Ops',
+      baseUrl: 'https://x.test',
+      apiKey: KEY,
+      agents: [{ agentId: 'agent-1' }],
+    });
     await a.setSigningSecret(t.id, 'agent-1', 'whsec_a');
     await secrets.set(signingSecretRef(t.id, 'agent-1'), 'plain-secret');
     expect(await a.getSigningSecrets(t.id, 'agent-1')).toEqual(['plain-secret']);
@@ -249,15 +366,26 @@ describe('signing secrets', () => {
 describe('settings', () => {
   it('updateSettings deep-merges, validates and persists', async () => {
     const a = await open();
-    const s = await a.updateSettings({ pollIntervalSec: 30, alertRules: { quietHours: { start: '22:00', end: '07:00' } }, alertWebhookUrl: 'https://hooks.example.test/x' });
+    const s = await a.updateSettings({
+      pollIntervalSec: 30,
+      alertRules: { quietHours: { start: '22:00', end: '07:00' } },
+      alertWebhookUrl: 'https://hooks.example.test/x',
+    });
     expect(s.pollIntervalSec).toBe(30);
-    expect(s.alertRules).toEqual({ reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10, quietHours: { start: '22:00', end: '07:00' } });
+    expect(s.alertRules).toEqual({
+      reconnectGraceSec: 0,
+      repeatDropGraceSec: 60,
+      realertMinutes: 15,
+      flapCount: 3,
+      flapWindowMinutes: 10,
+      quietHours: { start: '22:00', end: '07:00' },
+    });
     expect((await open()).settings()).toEqual(s);
     const cleared = await a.updateSettings({ alertRules: { quietHours: null } });
     expect(cleared.alertRules.quietHours).toBeNull();
   });
 
-  it('rejects bad values and unknown keys in people\'s words, with the field\'s path, changing nothing', async () => {
+  it("rejects bad values and unknown keys in people's words, with the field's path, changing nothing", async () => {
     const a = await open();
     const before = await readFile();
     const cases: Array<[unknown, string | undefined, string]> = [
@@ -266,10 +394,18 @@ describe('settings', () => {
       [{ theme: 'neon' }, 'theme', 'Theme must be one of system, light, dark.'],
       [{ tunnelPort: 70000 }, 'tunnelPort', 'Tunnel port must be at most 65535.'],
       [{ tunnelPort: 0 }, 'tunnelPort', 'Tunnel port must be at least 1.'],
-      [{ alertRules: { quietHours: { start: '25:00', end: '07:00' } } }, 'alertRules.quietHours.start', 'Start time must be a 24-hour time HH:MM.'],
+      [
+        { alertRules: { quietHours: { start: '25:00', end: '07:00' } } },
+        'alertRules.quietHours.start',
+        'Start time must be a 24-hour time HH:MM.',
+      ],
       [{ alertRules: { quietHours: { start: '22:00' } } }, 'alertRules.quietHours.end', 'End time is missing.'],
       [{ alertRules: { flapCount: 1 } }, 'alertRules.flapCount', 'Drops that count as flapping must be at least 2.'],
-      [{ alertWebhookUrl: 'javascript:alert(1)' }, 'alertWebhookUrl', 'Alert webhook URL must be an http(s) URL, not javascript:.'],
+      [
+        { alertWebhookUrl: 'javascript:alert(1)' },
+        'alertWebhookUrl',
+        'Alert webhook URL must be an http(s) URL, not javascript:.',
+      ],
       [{ fastPollIntervalSec: 60 }, 'fastPollIntervalSec', 'Fast poll interval must not exceed the poll interval.'],
       [{ bogus: true }, undefined, 'Not accepted here: bogus.'],
       [{ installId: 'something-else-entirely' }, undefined, 'installId cannot be changed.'],
@@ -286,10 +422,16 @@ describe('settings', () => {
   it('a bad poll interval is said like every other refused input; a secret in the patch never shows', async () => {
     const a = await open();
     const token = 'xoxb-5f2c9a81d4e7b3a6c0d9';
-    const err = await expectCode(a.updateSettings({ pollIntervalSec: 2, alertWebhookUrl: `https://hooks.example.test/services/${token}` }), 'INVALID');
+    const err = await expectCode(
+      a.updateSettings({ pollIntervalSec: 2, alertWebhookUrl: `https://hooks.example.test/services/${token}` }),
+      'INVALID',
+    );
     expect(err.message).toBe('Poll interval must be at least 5.');
     expect(err.field).toBe('pollIntervalSec');
-    const creds = await expectCode(a.updateSettings({ alertWebhookUrl: `https://bot:${token}@hooks.example.test/a` }), 'INVALID');
+    const creds = await expectCode(
+      a.updateSettings({ alertWebhookUrl: `https://bot:${token}@hooks.example.test/a` }),
+      'INVALID',
+    );
     expect(creds.message).toBe('Alert webhook URL must not contain a user or password.');
     for (const e of [err, creds]) {
       expect(e.message).not.toContain(token);
@@ -336,22 +478,49 @@ describe('corrupt config', () => {
     expect(jsonFault('x', new Error('something else'))).toBe('an unexpected character');
   });
 
-  it('schema violations name their JSON path and the rule in people\'s words', async () => {
-    const bad = { schemaVersion: 1, settings: { installId: 'abcdefgh1234', pollIntervalSec: -5 }, teams: [{ id: 't_1', label: 'A', baseUrl: 'gopher://x', keyHint: '…', apiKeyRef: 'team:t_1:api-key', agents: [] }] };
+  it("schema violations name their JSON path and the rule in people's words", async () => {
+    const bad = {
+      schemaVersion: 1,
+      settings: { installId: 'abcdefgh1234', pollIntervalSec: -5 },
+      teams: [
+        { id: 't_1', label: 'A', baseUrl: 'gopher://x', keyHint: '…', apiKeyRef: 'team:t_1:api-key', agents: [] },
+      ],
+    };
     await fs.writeFile(configPath(dir), JSON.stringify(bad), 'utf8');
     const err = await expectCode(open(), 'CONFIG_CORRUPT');
-    expect(err.message).toContain(`The config file ${configPath(dir)} is invalid: settings.pollIntervalSec: must be at least 5; settings.fastPollIntervalSec: must not exceed the poll interval; teams.0.baseUrl: must be an http(s) URL, not gopher:. It was left untouched`);
+    expect(err.message).toContain(
+      `The config file ${configPath(dir)} is invalid: settings.pollIntervalSec: must be at least 5; settings.fastPollIntervalSec: must not exceed the poll interval; teams.0.baseUrl: must be an http(s) URL, not gopher:. It was left untouched`,
+    );
     expect(err.message).not.toMatch(/Too small|expected number|\(root\)/);
     expect(await readFile()).toBe(JSON.stringify(bad));
   });
 
   it('a bad baseUrl in the file is named by its path, never with the password in it; a few issues at most', async () => {
     const secret = 's3cr3t-9a7f1c2e5b';
-    const team = (i: number, baseUrl: string) => ({ id: `t_${i}`, label: `T${i}`, baseUrl, keyHint: '…', apiKeyRef: `team:t_${i}:api-key`, agents: [] });
-    const bad = { schemaVersion: 1, settings: { installId: 'abcdefgh1234' }, teams: [team(1, `https://ops:${secret}@x.test`), team(2, 'ftp://x.test'), team(3, 'x'), team(4, 'gopher://x'), team(5, 'mailto:a@x.test')] };
+    const team = (i: number, baseUrl: string) => ({
+      id: `t_${i}`,
+      label: `T${i}`,
+      baseUrl,
+      keyHint: '…',
+      apiKeyRef: `team:t_${i}:api-key`,
+      agents: [],
+    });
+    const bad = {
+      schemaVersion: 1,
+      settings: { installId: 'abcdefgh1234' },
+      teams: [
+        team(1, `https://ops:${secret}@x.test`),
+        team(2, 'ftp://x.test'),
+        team(3, 'x'),
+        team(4, 'gopher://x'),
+        team(5, 'mailto:a@x.test'),
+      ],
+    };
     await fs.writeFile(configPath(dir), JSON.stringify(bad), 'utf8');
     const err = await expectCode(open(), 'CONFIG_CORRUPT');
-    expect(err.message).toContain('teams.0.baseUrl: must not contain a user or password; teams.1.baseUrl: must be an http(s) URL, not ftp:; teams.2.baseUrl: is not a valid URL');
+    expect(err.message).toContain(
+      'teams.0.baseUrl: must not contain a user or password; teams.1.baseUrl: must be an http(s) URL, not ftp:; teams.2.baseUrl: is not a valid URL',
+    );
     expect(err.message).toContain('(and 2 more)');
     expect(err.message).not.toContain('teams.3');
     expect(err.message).not.toContain(secret);
@@ -364,7 +533,11 @@ describe('corrupt config', () => {
   });
 
   it('every refusal ends in the same hint: fix it by hand or `channel-companion config reset`', async () => {
-    const files = ['garbage', JSON.stringify({ schemaVersion: 1, settings: { pollIntervalSec: 'x' }, teams: [] }), JSON.stringify({ schemaVersion: 99 })];
+    const files = [
+      'garbage',
+      JSON.stringify({ schemaVersion: 1, settings: { pollIntervalSec: 'x' }, teams: [] }),
+      JSON.stringify({ schemaVersion: 99 }),
+    ];
     for (const text of files) {
       await fs.writeFile(configPath(dir), text, 'utf8');
       expect((await expectCode(open(), 'CONFIG_CORRUPT')).message.endsWith(` ${CONFIG_FIX_HINT}`)).toBe(true);
@@ -379,21 +552,35 @@ describe('corrupt config', () => {
 
   it('moveAsideIfUnreadable moves only a config that does not load', async () => {
     const clock = { now: () => Date.UTC(2025, 0, 2, 3, 4, 5), setTimeout: () => 0, clearTimeout: () => undefined };
-    expect(await TeamStore.moveAsideIfUnreadable(dir, clock)).toEqual({ outcome: 'missing', configFile: configPath(dir) });
+    expect(await TeamStore.moveAsideIfUnreadable(dir, clock)).toEqual({
+      outcome: 'missing',
+      configFile: configPath(dir),
+    });
     await open();
     const good = await readFile();
-    expect(await TeamStore.moveAsideIfUnreadable(dir, clock)).toEqual({ outcome: 'readable', configFile: configPath(dir) });
+    expect(await TeamStore.moveAsideIfUnreadable(dir, clock)).toEqual({
+      outcome: 'readable',
+      configFile: configPath(dir),
+    });
     expect(await readFile()).toBe(good);
     expect(await fs.readdir(dir)).toEqual(['config.json']);
     await fs.writeFile(configPath(dir), '{', 'utf8');
     const moved = await TeamStore.moveAsideIfUnreadable(dir, clock);
-    expect(moved).toEqual({ outcome: 'moved', configFile: configPath(dir), movedTo: `${configPath(dir)}.corrupt-2025-01-02T03-04-05-000Z` });
+    expect(moved).toEqual({
+      outcome: 'moved',
+      configFile: configPath(dir),
+      movedTo: `${configPath(dir)}.corrupt-2025-01-02T03-04-05-000Z`,
+    });
     expect(await fs.readdir(dir)).toEqual(['config.json.corrupt-2025-01-02T03-04-05-000Z']);
   });
 
   it('a config set aside keeps its text; then a fresh config can be created', async () => {
     await fs.writeFile(configPath(dir), 'garbage', 'utf8');
-    const r = await TeamStore.moveAsideIfUnreadable(dir, { now: () => Date.UTC(2025, 0, 2, 3, 4, 5), setTimeout: () => 0, clearTimeout: () => undefined });
+    const r = await TeamStore.moveAsideIfUnreadable(dir, {
+      now: () => Date.UTC(2025, 0, 2, 3, 4, 5),
+      setTimeout: () => 0,
+      clearTimeout: () => undefined,
+    });
     expect(r.outcome).toBe('moved');
     const movedTo = r.outcome === 'moved' ? r.movedTo : '';
     expect(movedTo).toBe(`${configPath(dir)}.corrupt-2025-01-02T03-04-05-000Z`);
@@ -406,7 +593,10 @@ describe('corrupt config', () => {
 describe('the key over plain http (allowInsecureHttp, off by default)', () => {
   it('refuses an http:// base URL on another machine, naming baseUrl; nothing is stored or asked', async () => {
     const a = await open();
-    const err = await expectCode(a.addTeam({ label: 'Lab', baseUrl: 'http://lab.example:8787', apiKey: KEY, agents: [{ agentId: 'agent-1' }] }), 'INVALID');
+    const err = await expectCode(
+      a.addTeam({ label: 'Lab', baseUrl: 'http://lab.example:8787', apiKey: KEY, agents: [{ agentId: 'agent-1' }] }),
+      'INVALID',
+    );
     expect(err.message).toMatch(/^The API key would travel unencrypted to lab\.example:8787/);
     expect(err.field).toBe('baseUrl');
     expect(err.message).not.toContain(KEY);
@@ -416,7 +606,13 @@ describe('the key over plain http (allowInsecureHttp, off by default)', () => {
 
   it('keeps the choice when the person allows it, and every client of the team gets it', async () => {
     const a = await open();
-    const t = await a.addTeam({ label: 'Lab', baseUrl: 'http://lab.example:8787', apiKey: KEY, allowInsecureHttp: true, agents: [{ agentId: 'agent-1' }] });
+    const t = await a.addTeam({
+      label: 'Lab',
+      baseUrl: 'http://lab.example:8787',
+      apiKey: KEY,
+      allowInsecureHttp: true,
+      agents: [{ agentId: 'agent-1' }],
+    });
     expect(t.allowInsecureHttp).toBe(true);
     expect(svc.created[0]).toMatchObject({ baseUrl: 'http://lab.example:8787', allowInsecureHttp: true });
     expect(JSON.parse(await readFile()).teams[0].allowInsecureHttp).toBe(true);
@@ -428,7 +624,16 @@ describe('the key over plain http (allowInsecureHttp, off by default)', () => {
 
   it('loopback http needs no permission; a config written before the setting reads as off', async () => {
     const a = await open();
-    expect((await a.addTeam({ label: 'Local', baseUrl: 'http://127.0.0.1:8787', apiKey: KEY, agents: [{ agentId: 'agent-1' }] })).allowInsecureHttp).toBe(false);
+    expect(
+      (
+        await a.addTeam({
+          label: 'Local',
+          baseUrl: 'http://127.0.0.1:8787',
+          apiKey: KEY,
+          agents: [{ agentId: 'agent-1' }],
+        })
+      ).allowInsecureHttp,
+    ).toBe(false);
     const file = JSON.parse(await readFile());
     delete file.teams[0].allowInsecureHttp;
     await fs.writeFile(configPath(dir), JSON.stringify(file));

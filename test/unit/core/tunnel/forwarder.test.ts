@@ -102,7 +102,9 @@ describe('forwarder', () => {
     expect(first.forwardState).toBe('delivered');
     expect(t.get(first.id)!.attempts.length).toBeGreaterThanOrEqual(10);
     // A refused connection is said in words, with what to check.
-    expect(t.get(first.id)!.attempts[0]!.error).toBe('the local app refused the connection (is it running on that port?)');
+    expect(t.get(first.id)!.attempts[0]!.error).toBe(
+      'the local app refused the connection (is it running on that port?)',
+    );
   });
 
   it('forwards the exact bytes with the original signature headers and its own headers', async () => {
@@ -151,8 +153,15 @@ describe('forwarder', () => {
     const { dir, cleanup } = await tempDir();
     cleanups.push(cleanup);
     const clock = new FakeClock(T0);
-    const hang: Transport = (req) => new Promise((_, reject) => req.signal.addEventListener('abort', () => reject(req.signal.reason)));
-    const t = new Tunnel({ dataDir: dir, clock, transport: hang, getSecrets: async () => [SECRET], forward: { defaultUrl: 'http://127.0.0.1:9/', timeoutMs: 10_000 } });
+    const hang: Transport = (req) =>
+      new Promise((_, reject) => req.signal.addEventListener('abort', () => reject(req.signal.reason)));
+    const t = new Tunnel({
+      dataDir: dir,
+      clock,
+      transport: hang,
+      getSecrets: async () => [SECRET],
+      forward: { defaultUrl: 'http://127.0.0.1:9/', timeoutMs: 10_000 },
+    });
     await t.open();
     cleanups.push(() => t.stop());
     const r = await t.trigger({ agentId: 'a', text: 'slow', secret: SECRET });
@@ -183,7 +192,9 @@ describe('forwarder', () => {
     expect(app2.sent.map((s) => s.id)).toEqual(['r0', 'r1', 'r2']);
     const h = app2.sent[0]!.req.headers;
     expect(h['x-channel-companion-resigned']).toBe('1');
-    expect(h['x-service-signature-v1']).toBe(signDelivery(SECRET, app2.sent[0]!.req.body, clock.now() / 1000)['x-service-signature-v1']);
+    expect(h['x-service-signature-v1']).toBe(
+      signDelivery(SECRET, app2.sent[0]!.req.body, clock.now() / 1000)['x-service-signature-v1'],
+    );
     expect(t2.list({ forwardState: 'pending' })).toHaveLength(0);
   });
 
@@ -199,7 +210,13 @@ describe('forwarder', () => {
     await clock.advance(600_000);
     const app2 = fakeApp();
     app2.set(200);
-    const t2 = new Tunnel({ dataDir: dir, clock, transport: app2.transport, getSecrets: async () => [SECRET], forward: { defaultUrl: 'http://127.0.0.1:9/', resignStale: false } });
+    const t2 = new Tunnel({
+      dataDir: dir,
+      clock,
+      transport: app2.transport,
+      getSecrets: async () => [SECRET],
+      forward: { defaultUrl: 'http://127.0.0.1:9/', resignStale: false },
+    });
     await t2.open();
     cleanups.push(() => t2.stop());
     await waitFor(() => app2.sent.length === 1);

@@ -25,7 +25,11 @@ async function dir(): Promise<string> {
   return t.dir;
 }
 
-async function tunnel(dataDir: string, clock: FakeClock, extra: Partial<ConstructorParameters<typeof Tunnel>[0]> = {}): Promise<{ t: Tunnel; url: string }> {
+async function tunnel(
+  dataDir: string,
+  clock: FakeClock,
+  extra: Partial<ConstructorParameters<typeof Tunnel>[0]> = {},
+): Promise<{ t: Tunnel; url: string }> {
   const t = new Tunnel({ dataDir, clock, getSecrets: async () => [SECRET], ...extra });
   open.push(t);
   const { url } = await t.start();
@@ -38,7 +42,11 @@ async function stop(t: Tunnel): Promise<void> {
 }
 
 const event = (id: string | null, text = 'hi') =>
-  JSON.stringify({ event: 'message.received', from: '1555', message: { ...(id !== null ? { id } : {}), type: 'text', text } });
+  JSON.stringify({
+    event: 'message.received',
+    from: '1555',
+    message: { ...(id !== null ? { id } : {}), type: 'text', text },
+  });
 
 function signed(body: string, clock: FakeClock): Record<string, string> {
   return { 'content-type': 'application/json', ...signDelivery(SECRET, body, Math.floor(clock.now() / 1000)) };
@@ -58,7 +66,11 @@ describe('legacy-only deliveries', () => {
     t.setAllowLegacySignature(true);
     const accepted = await rawRequest(`${url}/hooks/a1`, { headers: legacyOnly, body });
     expect(accepted.status).toBe(200);
-    expect(t.get(accepted.json!.deliveryId as string)!.verdict).toMatchObject({ ok: true, reason: 'verified-legacy-only', scheme: 'legacy' });
+    expect(t.get(accepted.json!.deliveryId as string)!.verdict).toMatchObject({
+      ok: true,
+      reason: 'verified-legacy-only',
+      scheme: 'legacy',
+    });
   });
 });
 
@@ -89,7 +101,9 @@ describe('duplicates', () => {
     expect((await rawRequest(`${url}/hooks/a1`, { headers, body })).json).toMatchObject({ ok: true });
     expect((await rawRequest(`${url}/hooks/a1`, { headers, body })).json).toMatchObject({ ok: true, duplicate: true });
     await clock.advance(NOW + 2000 - clock.now());
-    expect((await rawRequest(`${url}/hooks/a1`, { headers: signed(body, clock), body })).json?.duplicate).toBeUndefined();
+    expect(
+      (await rawRequest(`${url}/hooks/a1`, { headers: signed(body, clock), body })).json?.duplicate,
+    ).toBeUndefined();
   });
 
   it('without message.id: the same signature written another way (hex case, spaces, extra or repeated entries) is still a duplicate', async () => {
@@ -100,10 +114,23 @@ describe('duplicates', () => {
     const v1 = headers['x-service-signature-v1']!;
     const [ts, sig] = v1.split(',');
     expect((await rawRequest(`${url}/hooks/a1`, { headers, body })).json).toMatchObject({ ok: true });
-    const variants = [`${ts},v1=${sig!.slice(3).toUpperCase()}`, `${ts}, ${sig}`, `${v1},x=1`, `${v1},${sig}`, `${sig},${ts}`];
+    const variants = [
+      `${ts},v1=${sig!.slice(3).toUpperCase()}`,
+      `${ts}, ${sig}`,
+      `${v1},x=1`,
+      `${v1},${sig}`,
+      `${sig},${ts}`,
+    ];
     for (const variant of variants) {
-      const r = await rawRequest(`${url}/hooks/a1`, { headers: { ...headers, 'x-service-signature-v1': variant }, body });
-      expect({ variant, status: r.status, json: r.json }).toMatchObject({ variant, status: 200, json: { ok: true, duplicate: true } });
+      const r = await rawRequest(`${url}/hooks/a1`, {
+        headers: { ...headers, 'x-service-signature-v1': variant },
+        body,
+      });
+      expect({ variant, status: r.status, json: r.json }).toMatchObject({
+        variant,
+        status: 200,
+        json: { ok: true, duplicate: true },
+      });
     }
     expect(t.list({ limit: 100 }).filter((d) => d.verdict.reason === 'verified')).toHaveLength(1);
   });
@@ -111,10 +138,18 @@ describe('duplicates', () => {
   it('two authentic bodies that are not valid UTF-8 are told apart by their bytes, not by an id read with replacement characters', async () => {
     const clock = new FakeClock(NOW);
     const { t, url } = await tunnel(await dir(), clock);
-    const raw = (b: number) => Buffer.concat([Buffer.from('{"event":"message.received","message":{"id":"coll'), Buffer.from([b]), Buffer.from('","type":"text"}}')]);
+    const raw = (b: number) =>
+      Buffer.concat([
+        Buffer.from('{"event":"message.received","message":{"id":"coll'),
+        Buffer.from([b]),
+        Buffer.from('","type":"text"}}'),
+      ]);
     const first = raw(0xff);
     const second = raw(0xfe);
-    const sign = (b: Buffer) => ({ 'content-type': 'application/json', ...signDelivery(SECRET, b, Math.floor(clock.now() / 1000)) });
+    const sign = (b: Buffer) => ({
+      'content-type': 'application/json',
+      ...signDelivery(SECRET, b, Math.floor(clock.now() / 1000)),
+    });
     const a = await rawRequest(`${url}/hooks/a1`, { headers: sign(first), body: first });
     const b = await rawRequest(`${url}/hooks/a1`, { headers: sign(second), body: second });
     expect(a.json).toMatchObject({ ok: true });
@@ -122,7 +157,9 @@ describe('duplicates', () => {
     expect(b.json?.duplicate).toBeUndefined();
     expect(t.get(b.json!.deliveryId as string)!.verdict.steps.join('\n')).toMatch(/not valid UTF-8/);
     // An exact replay of either is still a duplicate.
-    expect((await rawRequest(`${url}/hooks/a1`, { headers: sign(second), body: second })).json).toMatchObject({ duplicate: true });
+    expect((await rawRequest(`${url}/hooks/a1`, { headers: sign(second), body: second })).json).toMatchObject({
+      duplicate: true,
+    });
   });
 
   it('survive log rotation and a restart (the keys of a dropped segment go to the seen file first), within the window', async () => {
@@ -132,7 +169,10 @@ describe('duplicates', () => {
     const first = await tunnel(d, clock, { logBounds: bounds });
     const noId = event(null, 'no id');
     const noIdHeaders = signed(noId, clock);
-    expect((await rawRequest(`${first.url}/hooks/a1`, { headers: signed(event('keep-me'), clock), body: event('keep-me') })).status).toBe(200);
+    expect(
+      (await rawRequest(`${first.url}/hooks/a1`, { headers: signed(event('keep-me'), clock), body: event('keep-me') }))
+        .status,
+    ).toBe(200);
     expect((await rawRequest(`${first.url}/hooks/a1`, { headers: noIdHeaders, body: noId })).status).toBe(200);
     for (let i = 0; i < 12; i++) {
       await clock.advance(NOW + 1000 + i - clock.now());
@@ -146,10 +186,15 @@ describe('duplicates', () => {
     await clock.advance(NOW + 200_000 - clock.now());
     const second = await tunnel(d, clock, { logBounds: bounds });
     const retry = event('keep-me', 'retried');
-    expect((await rawRequest(`${second.url}/hooks/a1`, { headers: signed(retry, clock), body: retry })).json).toMatchObject({ ok: true, duplicate: true });
+    expect(
+      (await rawRequest(`${second.url}/hooks/a1`, { headers: signed(retry, clock), body: retry })).json,
+    ).toMatchObject({ ok: true, duplicate: true });
     // An exact replay of the delivery without an id, still inside the signature's tolerance.
     await clock.advance(NOW + 290_000 - clock.now());
-    expect((await rawRequest(`${second.url}/hooks/a1`, { headers: noIdHeaders, body: noId })).json).toMatchObject({ ok: true, duplicate: true });
+    expect((await rawRequest(`${second.url}/hooks/a1`, { headers: noIdHeaders, body: noId })).json).toMatchObject({
+      ok: true,
+      duplicate: true,
+    });
     // The keys of the dropped deliveries were kept in the seen file before their segment went.
     const seen = (await readFile(join(d, 'seen.jsonl'), 'utf8')).split('\n').filter(Boolean);
     expect(seen.some((l) => l.includes('"key":"keep-me"'))).toBe(true);
@@ -176,9 +221,17 @@ describe('duplicates', () => {
     expect(second.t.list({ limit: 100 }).map((x) => x.summary.messageId)).toEqual(['late-2', 'late-1']);
     for (const id of ['early-1', 'early-2', 'late-1']) {
       const retry = event(id, 'retried');
-      expect({ id, answer: (await rawRequest(`${second.url}/hooks/a1`, { headers: signed(retry, clock), body: retry })).json }).toMatchObject({ id, answer: { ok: true, duplicate: true } });
+      expect({
+        id,
+        answer: (await rawRequest(`${second.url}/hooks/a1`, { headers: signed(retry, clock), body: retry })).json,
+      }).toMatchObject({ id, answer: { ok: true, duplicate: true } });
     }
-    expect(second.t.list({ limit: 100 }).filter((x) => x.verdict.reason === 'verified').map((x) => x.summary.messageId)).toEqual(['late-2', 'late-1']);
+    expect(
+      second.t
+        .list({ limit: 100 })
+        .filter((x) => x.verdict.reason === 'verified')
+        .map((x) => x.summary.messageId),
+    ).toEqual(['late-2', 'late-1']);
   });
 
   it('forget keys once they are older than the window', async () => {
@@ -223,13 +276,21 @@ describe('hooks', () => {
       expect(r.json).toMatchObject({ ok: false, reason: 'not-found', hint: 'POST /hooks/a1' });
     }
     expect((await rawRequest(`${url}/hooks`, { headers, body })).json).toMatchObject({ ok: true, duplicate: true });
-    expect(t.refused({ limit: 10 }).filter((r) => r.reason === 'not-a-hook').map((r) => r.detail)).toContain('/hooks/x1 is not a hook: this receiver takes deliveries for /hooks/a1 only');
+    expect(
+      t
+        .refused({ limit: 10 })
+        .filter((r) => r.reason === 'not-a-hook')
+        .map((r) => r.detail),
+    ).toContain('/hooks/x1 is not a hook: this receiver takes deliveries for /hooks/a1 only');
     expect(t.list({ limit: 10 }).filter((d) => d.verdict.ok)).toHaveLength(1);
   });
 
   it('names its hooks only to a caller on this machine that came directly: through a tunnel program (forwarding headers) the 404 lists no agent id', async () => {
     const clock = new FakeClock(NOW);
-    const { url } = await tunnel(await dir(), clock, { agents: ['team-secret-agent'], defaultAgentId: 'team-secret-agent' });
+    const { url } = await tunnel(await dir(), clock, {
+      agents: ['team-secret-agent'],
+      defaultAgentId: 'team-secret-agent',
+    });
     const direct = await rawRequest(`${url}/hooks/guess`, { body: '{}' });
     expect(direct.json).toMatchObject({ hint: 'POST /hooks/team-secret-agent' });
     const relayed: Array<Record<string, string>> = [
@@ -254,7 +315,11 @@ describe('hooks', () => {
     const clock = new FakeClock(NOW);
     const { url } = await tunnel(await dir(), clock);
     const body = event('absolute-1');
-    const r = await rawRequest(url, { target: 'http://receiver.example/hooks/a1?x=1', headers: signed(body, clock), body });
+    const r = await rawRequest(url, {
+      target: 'http://receiver.example/hooks/a1?x=1',
+      headers: signed(body, clock),
+      body,
+    });
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ ok: true });
   });
@@ -264,14 +329,17 @@ describe('refused requests', () => {
   it('are rate-limited per source: 429 with Retry-After, only the first over budget kept; verified deliveries still pass', async () => {
     const clock = new FakeClock(NOW);
     const { t, url } = await tunnel(await dir(), clock, { refusalRate: { burst: 3, perSec: 0.5 } });
-    const junk = () => rawRequest(`${url}/hooks/a1`, { headers: { 'content-type': 'application/json' }, body: '{"junk":true}' });
+    const junk = () =>
+      rawRequest(`${url}/hooks/a1`, { headers: { 'content-type': 'application/json' }, body: '{"junk":true}' });
     expect([(await junk()).status, (await junk()).status, (await junk()).status]).toEqual([401, 401, 401]);
     const limited = await junk();
     expect(limited.status).toBe(429);
     expect(limited.headers['retry-after']).toBe('2');
     expect(limited.json).toMatchObject({ ok: false, reason: 'rate-limited', retryAfterSec: 2 });
     // Answered before a large body is read.
-    const big = await rawRequest(`${url}/hooks/a1`, { body: Buffer.alloc(4 * 1024 * 1024, 0x61) }).catch((e: Error) => e);
+    const big = await rawRequest(`${url}/hooks/a1`, { body: Buffer.alloc(4 * 1024 * 1024, 0x61) }).catch(
+      (e: Error) => e,
+    );
     if (!(big instanceof Error)) expect(big.status).toBe(429);
     expect((await rawRequest(`${url}/elsewhere`, { body: 'x' })).status).toBe(429);
     const reasons = t.refused({ limit: 100 }).map((r) => r.reason);
@@ -280,7 +348,10 @@ describe('refused requests', () => {
     const good = event('genuine-1');
     expect((await rawRequest(`${url}/hooks/a1`, { headers: signed(good, clock), body: good })).status).toBe(200);
     // Another source (through a local tunnel program: the last X-Forwarded-For hop) has its own budget.
-    const other = await rawRequest(`${url}/hooks/a1`, { headers: { 'x-forwarded-for': '203.0.113.7, 198.51.100.9' }, body: '{}' });
+    const other = await rawRequest(`${url}/hooks/a1`, {
+      headers: { 'x-forwarded-for': '203.0.113.7, 198.51.100.9' },
+      body: '{}',
+    });
     expect(other.status).toBe(401);
     expect(t.refused({ limit: 1 })[0]!.from).toBe('198.51.100.9');
     await clock.advance(NOW + 2000 - clock.now());
@@ -293,7 +364,14 @@ describe('refused requests', () => {
     // A relay that passes the header on as written (ssh -R): every request names a new source.
     const statuses: number[] = [];
     for (let i = 0; i < 60; i++) {
-      statuses.push((await rawRequest(`${url}/hooks/a1`, { headers: { 'x-forwarded-for': `10.0.${i >> 8}.${i & 255}` }, body: '{"junk":true}' })).status);
+      statuses.push(
+        (
+          await rawRequest(`${url}/hooks/a1`, {
+            headers: { 'x-forwarded-for': `10.0.${i >> 8}.${i & 255}` },
+            body: '{"junk":true}',
+          })
+        ).status,
+      );
     }
     // Three each would be 180: the peer's shared bucket (ten sources' budgets) runs out at 30.
     expect(statuses.filter((s) => s === 401)).toHaveLength(30);
@@ -301,7 +379,14 @@ describe('refused requests', () => {
     expect(t.refused({ limit: 100 }).length).toBeLessThanOrEqual(31);
     // Refusals are limited; a genuine delivery through the same relay is still verified and taken.
     const good = event('relayed-genuine');
-    expect((await rawRequest(`${url}/hooks/a1`, { headers: { ...signed(good, clock), 'x-forwarded-for': '10.9.9.9' }, body: good })).status).toBe(200);
+    expect(
+      (
+        await rawRequest(`${url}/hooks/a1`, {
+          headers: { ...signed(good, clock), 'x-forwarded-for': '10.9.9.9' },
+          body: good,
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('are bounded: in memory, on disk, and across a restart (read back read-only too)', async () => {
@@ -311,7 +396,14 @@ describe('refused requests', () => {
     const first = await tunnel(d, clock, opts);
     for (let i = 0; i < 25; i++) await rawRequest(`${first.url}/not-a-hook-${i}`, { body: `junk ${i}` });
     expect(first.t.refused({ limit: 1000 })).toHaveLength(10);
-    expect(first.t.refused({ limit: 1 })[0]).toMatchObject({ path: '/not-a-hook-24', reason: 'not-a-hook', status: 404, agentId: null, size: 7, prefix: 'junk 24' });
+    expect(first.t.refused({ limit: 1 })[0]).toMatchObject({
+      path: '/not-a-hook-24',
+      reason: 'not-a-hook',
+      status: 404,
+      agentId: null,
+      size: 7,
+      prefix: 'junk 24',
+    });
     expect(first.t.refused({ text: 'hook-17' }).map((r) => r.path)).toEqual(['/not-a-hook-17']);
     await stop(first.t);
     const files = await readdir(join(d, 'refused'));

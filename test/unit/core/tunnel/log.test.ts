@@ -22,7 +22,12 @@ async function setup(bounds?: ConstructorParameters<typeof EventLog>[0]['bounds'
 }
 
 /** Appends `n` deliveries 10 ms apart, `after` each one is stored; their ids. */
-async function appendMany(s: Awaited<ReturnType<typeof setup>>, log: EventLog, n: number, after: (id: string, i: number) => Promise<void>): Promise<string[]> {
+async function appendMany(
+  s: Awaited<ReturnType<typeof setup>>,
+  log: EventLog,
+  n: number,
+  after: (id: string, i: number) => Promise<void>,
+): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const id = s.newId();
@@ -43,7 +48,13 @@ async function openLog() {
 }
 
 function delivery(id: string, agentId: string, receivedAt: number, opts: Partial<StoredDelivery> = {}): StoredDelivery {
-  const body = Buffer.from(JSON.stringify({ event: 'message.received', from: '1555', message: { id: `m-${id}`, type: 'text', text: `hello ${id}` } }));
+  const body = Buffer.from(
+    JSON.stringify({
+      event: 'message.received',
+      from: '1555',
+      message: { id: `m-${id}`, type: 'text', text: `hello ${id}` },
+    }),
+  );
   return {
     kind: 'delivery',
     id,
@@ -168,7 +179,11 @@ describe('EventLog', () => {
     }
     const live = log.get(stuck)!;
     expect(live).toEqual(before);
-    expect(log.list({ limit: 1000 }).find((d) => d.id === stuck)).toMatchObject({ attempts: 2, lastStatus: null, forwardState: 'pending' });
+    expect(log.list({ limit: 1000 }).find((d) => d.id === stuck)).toMatchObject({
+      attempts: 2,
+      lastStatus: null,
+      forwardState: 'pending',
+    });
     await log.close();
     const again = s.make();
     await again.open();
@@ -180,13 +195,17 @@ describe('EventLog', () => {
 
   it('pending deliveries over the bounds are kept where they are, not carried from segment to segment', async () => {
     const warnings: string[] = [];
-    const s = await setup({ maxDeliveries: 10, segmentDeliveries: 3 }, { ...silentLogger, warn: (m: string) => void warnings.push(m) });
+    const s = await setup(
+      { maxDeliveries: 10, segmentDeliveries: 3 },
+      { ...silentLogger, warn: (m: string) => void warnings.push(m) },
+    );
     const log = s.make();
     await log.open();
     // Nothing is forwarded (the local app is down): every delivery stays pending.
     const ids = await appendMany(s, log, 30, () => log.maintain());
     // The segments and the records in them (a segment's zero padding ends its records).
-    const files = async () => Promise.all(log.segmentFiles().map(async (f) => ({ f, records: (await readFile(f, 'utf8')).split('\0')[0] })));
+    const files = async () =>
+      Promise.all(log.segmentFiles().map(async (f) => ({ f, records: (await readFile(f, 'utf8')).split('\0')[0] })));
     const settled = await files();
     for (let i = 0; i < 5; i++) await log.maintain();
     expect(await files()).toEqual(settled);
@@ -206,7 +225,13 @@ describe('EventLog', () => {
 
   it('a carried delivery whose old segment stayed (the drop failed) is read once, with its attempts once', async () => {
     const s = await setup({ maxDeliveries: 2, segmentDeliveries: 2 });
-    const make = () => new EventLog({ dataDir: s.dir, clock: s.clock, bounds: { maxDeliveries: 2, segmentDeliveries: 2 }, beforeDrop: () => Promise.reject(new Error('seen file unwritable')) });
+    const make = () =>
+      new EventLog({
+        dataDir: s.dir,
+        clock: s.clock,
+        bounds: { maxDeliveries: 2, segmentDeliveries: 2 },
+        beforeDrop: () => Promise.reject(new Error('seen file unwritable')),
+      });
     const log = make();
     await log.open();
     const stuck = s.newId();
@@ -239,9 +264,19 @@ describe('EventLog', () => {
     await log.appendDelivery(delivery(ids[2]!, 'x', s.clock.now()));
     await log.appendAttempt(attempt(s.newId(), ids[2]!, s.clock.now(), 400)); // failed: refused by the app
     await log.appendDelivery(delivery(ids[3]!, 'x', s.clock.now())); // pending, never tried
-    await log.appendDelivery(delivery(ids[4]!, 'x', s.clock.now(), { forward: false, verdict: { ok: false, reason: 'duplicate', scheme: 'v1', steps: [] } }));
+    await log.appendDelivery(
+      delivery(ids[4]!, 'x', s.clock.now(), {
+        forward: false,
+        verdict: { ok: false, reason: 'duplicate', scheme: 'v1', steps: [] },
+      }),
+    );
     await log.appendAttempt({ ...attempt(s.newId(), ids[4]!, s.clock.now(), 200), replay: 'as-received' }); // a replay is no forward
-    await log.appendDelivery(delivery(ids[5]!, 'x', s.clock.now(), { forward: false, verdict: { ok: false, reason: 'signature-mismatch', scheme: 'v1', steps: [] } }));
+    await log.appendDelivery(
+      delivery(ids[5]!, 'x', s.clock.now(), {
+        forward: false,
+        verdict: { ok: false, reason: 'signature-mismatch', scheme: 'v1', steps: [] },
+      }),
+    );
     expect(log.counts()).toEqual({ received: 6, verified: 5, duplicates: 1, rejected: 1, forwarded: 1, failed: 2 });
     await log.close();
   });
@@ -290,8 +325,15 @@ describe('EventLog', () => {
       const bad = i % 3 === 0;
       await log.appendDelivery(
         delivery(id, i % 2 === 0 ? 'even' : 'odd', s.clock.now(), {
-          verdict: bad ? { ok: false, reason: 'signature-mismatch', scheme: 'v1', steps: [] } : { ok: true, reason: 'verified', scheme: 'v1', steps: [] },
-          summary: { event: 'message.received', from: i === 4 ? '1999' : '1555', messageId: `m-${id}`, type: i === 5 ? 'image' : 'text' },
+          verdict: bad
+            ? { ok: false, reason: 'signature-mismatch', scheme: 'v1', steps: [] }
+            : { ok: true, reason: 'verified', scheme: 'v1', steps: [] },
+          summary: {
+            event: 'message.received',
+            from: i === 4 ? '1999' : '1555',
+            messageId: `m-${id}`,
+            type: i === 5 ? 'image' : 'text',
+          },
         }),
       );
       await s.clock.advance(1_000);

@@ -7,7 +7,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Tunnel } from '../../../../src-main/core/tunnel';
-import { createUndiciTransport, type ForwardRequest, type ForwardResponse, type Transport } from '../../../../src-main/core/tunnel/transport';
+import {
+  createUndiciTransport,
+  type ForwardRequest,
+  type ForwardResponse,
+  type Transport,
+} from '../../../../src-main/core/tunnel/transport';
 import { Cancel } from '../../../../src-main/core/tunnel/transport';
 import { FakeClock, tempDir, waitFor } from './helpers';
 
@@ -143,7 +148,11 @@ describe('forwarder pipelining', () => {
     app.calls[1]!.answer(200); // k1 went ahead of k0
     app.calls[2]!.fail(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
     app.calls[3]!.answer(200);
-    await waitFor(() => t.get(ids[3]!)!.attempts.length === 1 && t.status()[0]!.nextRetryAt !== null, 5_000, 'the window recorded');
+    await waitFor(
+      () => t.get(ids[3]!)!.attempts.length === 1 && t.status()[0]!.nextRetryAt !== null,
+      5_000,
+      'the window recorded',
+    );
     expect(t.get(ids[0]!)!.forwardState).toBe('pending');
     const k1 = t.get(ids[1]!)!;
     expect(k1.forwardState).toBe('delivered');

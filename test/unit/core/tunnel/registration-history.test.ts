@@ -3,7 +3,11 @@
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_REGISTRATIONS_PER_AGENT, RegistrationHistory, REGISTRATION_HISTORY_FILE } from '../../../../src-main/core/tunnel/registration-history';
+import {
+  MAX_REGISTRATIONS_PER_AGENT,
+  RegistrationHistory,
+  REGISTRATION_HISTORY_FILE,
+} from '../../../../src-main/core/tunnel/registration-history';
 import { tempDir } from './helpers';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -18,17 +22,60 @@ async function store(now = () => 1_000) {
 }
 
 describe('RegistrationHistory', () => {
-  it('keeps each agent\'s registrations, newest first, in a 0600 file; no other agent\'s or team\'s', async () => {
+  it("keeps each agent's registrations, newest first, in a 0600 file; no other agent's or team's", async () => {
     const { dir, h } = await store();
-    await h.append({ teamId: 't1', agentId: 'a1', url: 'https://one.example/hooks/a1', source: 'webhook set', target: 'other', at: 1 });
-    await h.append({ teamId: 't1', agentId: 'a2', url: 'https://x.example/hooks/a2', source: 'webhook set', target: 'other', at: 2 });
-    await h.append({ teamId: 't2', agentId: 'a1', url: 'https://y.example/hooks/a1', source: 'webhook set', target: 'other', at: 3 });
-    expect(await h.append({ teamId: 't1', agentId: 'a1', url: 'http://127.0.0.1:4555/hooks/a1', source: 'listen --register-url', target: 'receiver' })).toBeNull();
+    await h.append({
+      teamId: 't1',
+      agentId: 'a1',
+      url: 'https://one.example/hooks/a1',
+      source: 'webhook set',
+      target: 'other',
+      at: 1,
+    });
+    await h.append({
+      teamId: 't1',
+      agentId: 'a2',
+      url: 'https://x.example/hooks/a2',
+      source: 'webhook set',
+      target: 'other',
+      at: 2,
+    });
+    await h.append({
+      teamId: 't2',
+      agentId: 'a1',
+      url: 'https://y.example/hooks/a1',
+      source: 'webhook set',
+      target: 'other',
+      at: 3,
+    });
+    expect(
+      await h.append({
+        teamId: 't1',
+        agentId: 'a1',
+        url: 'http://127.0.0.1:4555/hooks/a1',
+        source: 'listen --register-url',
+        target: 'receiver',
+      }),
+    ).toBeNull();
     const { entries, problem } = await h.list('t1', 'a1');
     expect(problem).toBeNull();
     expect(entries).toEqual([
-      { teamId: 't1', agentId: 'a1', url: 'http://127.0.0.1:4555/hooks/a1', at: 1_000, source: 'listen --register-url', target: 'receiver' },
-      { teamId: 't1', agentId: 'a1', url: 'https://one.example/hooks/a1', at: 1, source: 'webhook set', target: 'other' },
+      {
+        teamId: 't1',
+        agentId: 'a1',
+        url: 'http://127.0.0.1:4555/hooks/a1',
+        at: 1_000,
+        source: 'listen --register-url',
+        target: 'receiver',
+      },
+      {
+        teamId: 't1',
+        agentId: 'a1',
+        url: 'https://one.example/hooks/a1',
+        at: 1,
+        source: 'webhook set',
+        target: 'other',
+      },
     ]);
     expect((await stat(join(dir, REGISTRATION_HISTORY_FILE))).mode & 0o777).toBe(0o600);
     expect((await h.list(null, 'a1')).entries).toEqual([]);
@@ -36,14 +83,28 @@ describe('RegistrationHistory', () => {
 
   it('never keeps the credentials of a URL', async () => {
     const { dir, h } = await store();
-    await h.append({ teamId: 't1', agentId: 'a1', url: 'https://user:hunter2@app.example/hooks/a1', source: 'webhook set', target: 'other' });
+    await h.append({
+      teamId: 't1',
+      agentId: 'a1',
+      url: 'https://user:hunter2@app.example/hooks/a1',
+      source: 'webhook set',
+      target: 'other',
+    });
     expect((await h.list('t1', 'a1')).entries[0]!.url).toBe('https://***@app.example/hooks/a1');
     expect(await readFile(join(dir, REGISTRATION_HISTORY_FILE), 'utf8')).not.toContain('hunter2');
   });
 
   it(`keeps the last ${MAX_REGISTRATIONS_PER_AGENT} registrations of an agent`, async () => {
     const { h } = await store();
-    for (let i = 0; i < MAX_REGISTRATIONS_PER_AGENT + 3; i++) await h.append({ teamId: 't1', agentId: 'a1', url: `https://x.example/${i}`, source: 'webhook set', target: 'other', at: i });
+    for (let i = 0; i < MAX_REGISTRATIONS_PER_AGENT + 3; i++)
+      await h.append({
+        teamId: 't1',
+        agentId: 'a1',
+        url: `https://x.example/${i}`,
+        source: 'webhook set',
+        target: 'other',
+        at: i,
+      });
     const { entries } = await h.list('t1', 'a1');
     expect(entries).toHaveLength(MAX_REGISTRATIONS_PER_AGENT);
     expect(entries[0]!.url).toBe(`https://x.example/${MAX_REGISTRATIONS_PER_AGENT + 2}`);
@@ -52,7 +113,11 @@ describe('RegistrationHistory', () => {
 
   for (const [name, text, why] of [
     ['not JSON', '{"version":1,"registrations":[', /not valid JSON/],
-    ['another shape', '{"version":1,"registrations":[{"agentId":"a1"}]}', /not a registration history \(registrations\.0\.teamId/],
+    [
+      'another shape',
+      '{"version":1,"registrations":[{"agentId":"a1"}]}',
+      /not a registration history \(registrations\.0\.teamId/,
+    ],
   ] as const) {
     it(`a file that is ${name}: set aside with a clear message, a new history started, nothing thrown`, async () => {
       const { dir, h } = await store(() => 42);
@@ -62,9 +127,20 @@ describe('RegistrationHistory', () => {
       expect(read.problem).toMatch(why);
       expect(read.problem).toContain(`set aside as ${REGISTRATION_HISTORY_FILE}.unreadable-42`);
       expect(await readFile(join(dir, `${REGISTRATION_HISTORY_FILE}.unreadable-42`), 'utf8')).toBe(text);
-      expect(await h.append({ teamId: 't1', agentId: 'a1', url: 'https://x.example/h', source: 'webhook set', target: 'other' })).toBeNull();
+      expect(
+        await h.append({
+          teamId: 't1',
+          agentId: 'a1',
+          url: 'https://x.example/h',
+          source: 'webhook set',
+          target: 'other',
+        }),
+      ).toBeNull();
       expect((await h.list('t1', 'a1')).entries).toHaveLength(1);
-      expect((await readdir(dir)).sort()).toEqual([REGISTRATION_HISTORY_FILE, `${REGISTRATION_HISTORY_FILE}.unreadable-42`]);
+      expect((await readdir(dir)).sort()).toEqual([
+        REGISTRATION_HISTORY_FILE,
+        `${REGISTRATION_HISTORY_FILE}.unreadable-42`,
+      ]);
     });
   }
 });

@@ -31,8 +31,17 @@ async function receiver(holdMs?: number) {
 }
 
 function post(url: string, secret: string, text: string) {
-  const body = Buffer.from(JSON.stringify({ event: 'message.received', from: '15550100002', message: { id: `m-${text}`, type: 'text', text } }));
-  return rawRequest(url, { headers: { 'content-type': 'application/json', ...signDelivery(secret, body, Math.floor(Date.now() / 1000)) }, body });
+  const body = Buffer.from(
+    JSON.stringify({
+      event: 'message.received',
+      from: '15550100002',
+      message: { id: `m-${text}`, type: 'text', text },
+    }),
+  );
+  return rawRequest(url, {
+    headers: { 'content-type': 'application/json', ...signDelivery(secret, body, Math.floor(Date.now() / 1000)) },
+    body,
+  });
 }
 
 describe('deliveries during a webhook registration', () => {

@@ -22,7 +22,12 @@ function strictApp(clock: FakeClock) {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const v = verifyDelivery({ headers: req.headers, rawBody: body, secrets: [SECRET], now: Math.floor(clock.now() / 1000) });
+      const v = verifyDelivery({
+        headers: req.headers,
+        rawBody: body,
+        secrets: [SECRET],
+        now: Math.floor(clock.now() / 1000),
+      });
       got.push({ body, headers: req.headers, reason: v.reason });
       res.writeHead(v.ok ? 200 : 401, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ reason: v.reason }));
@@ -56,7 +61,12 @@ describe('replay, trigger and export', () => {
   it('trigger composes the emulator-shaped event, signs it, stores it as simulated and forwards it', async () => {
     const r = await tunnel.trigger({ agentId: 'agent-1', type: 'image', from: '+15550100009', caption: 'a cat' });
     expect(Object.keys(r.event)).toEqual(['event', 'from', 'message', 'media', 'timestamp']);
-    expect(r.event).toMatchObject({ event: 'message.received', from: '15550100009', message: { type: 'image', text: 'a cat', fromMe: false, caption: 'a cat' }, media: { mimeType: 'image/png' } });
+    expect(r.event).toMatchObject({
+      event: 'message.received',
+      from: '15550100009',
+      message: { type: 'image', text: 'a cat', fromMe: false, caption: 'a cat' },
+      media: { mimeType: 'image/png' },
+    });
     expect(r.delivery.simulated).toBe(true);
     expect(r.delivery.verdict.reason).toBe('verified');
     const a = await r.forwarded;
@@ -72,14 +82,27 @@ describe('replay, trigger and export', () => {
       '{"event":"message.received","from":"15550100002","message":{"id":"wamid_x","type":"text","text":"hi","fromMe":false},"timestamp":"2025-06-15T15:06:40.000Z"}',
     );
     const doc = composeInboundEvent({ type: 'document', from: '15550100002', filename: 'a.pdf' }, ctx);
-    expect(doc.media).toEqual({ url: 'http://127.0.0.1:1/api/v1/agents/ag/whatsapp/media/wamid_x', mimeType: 'application/pdf', filename: 'a.pdf', size: 1024 });
+    expect(doc.media).toEqual({
+      url: 'http://127.0.0.1:1/api/v1/agents/ag/whatsapp/media/wamid_x',
+      mimeType: 'application/pdf',
+      filename: 'a.pdf',
+      size: 1024,
+    });
     expect(() => composeInboundEvent({ type: 'text', from: 'not a phone' }, ctx)).toThrow();
   });
 
   it('replays as-received (accepted in the window, rejected after) and re-signed (accepted, edited body)', async () => {
-    const body = JSON.stringify({ event: 'message.received', from: '15550100002', message: { id: 'wamid_replay', type: 'text', text: 'replay me', fromMe: false }, timestamp: 'x' });
+    const body = JSON.stringify({
+      event: 'message.received',
+      from: '15550100002',
+      message: { id: 'wamid_replay', type: 'text', text: 'replay me', fromMe: false },
+      timestamp: 'x',
+    });
     const { signDelivery } = await import('../../../../src-main/core/signature');
-    const res = await rawRequest(`${base}/hooks/agent-1`, { headers: { 'content-type': 'application/json', ...signDelivery(SECRET, body, T0 / 1000) }, body });
+    const res = await rawRequest(`${base}/hooks/agent-1`, {
+      headers: { 'content-type': 'application/json', ...signDelivery(SECRET, body, T0 / 1000) },
+      body,
+    });
     expect(res.status).toBe(200);
     const id = res.json!.deliveryId as string;
     await tunnel.idle();
@@ -101,7 +124,12 @@ describe('replay, trigger and export', () => {
     expect(app.got.at(-1)!.headers['x-channel-companion-replay']).toBe('re-signed');
 
     const d = tunnel.get(id)!;
-    expect(d.attempts.filter((a) => a.replay).map((a) => a.replay)).toEqual(['as-received', 'as-received', 're-signed', 're-signed']);
+    expect(d.attempts.filter((a) => a.replay).map((a) => a.replay)).toEqual([
+      'as-received',
+      'as-received',
+      're-signed',
+      're-signed',
+    ]);
     expect(d.forwardState).toBe('delivered'); // replays never change the queue state
     await expect(tunnel.replay('nope', { mode: 'as-received' })).rejects.toThrow(/no delivery/);
   });
@@ -161,9 +189,21 @@ describe('replay, trigger and export', () => {
     });
 
     const bodies: Array<[string, Buffer, string]> = [
-      ['json with quotes, backslashes, % and unicode', Buffer.from(`{"text":"it's a \\"test\\" 100% \\\\ é 🎉","n":"\\n"}\n`, 'utf8'), 'bash'],
-      ['raw control bytes and invalid utf-8', Buffer.from([0x7b, 0x01, 0x1b, 0x7f, 0xff, 0xfe, 0x27, 0x5c, 0x0d, 0x0a, 0x09, 0x7d]), 'bash'],
-      ['NUL bytes (printf fallback, plain sh)', Buffer.from([0x61, 0x00, 0x62, 0x25, 0x64, 0x00, 0x5c, 0x27, 0x30, 0x31]), 'sh'],
+      [
+        'json with quotes, backslashes, % and unicode',
+        Buffer.from(`{"text":"it's a \\"test\\" 100% \\\\ é 🎉","n":"\\n"}\n`, 'utf8'),
+        'bash',
+      ],
+      [
+        'raw control bytes and invalid utf-8',
+        Buffer.from([0x7b, 0x01, 0x1b, 0x7f, 0xff, 0xfe, 0x27, 0x5c, 0x0d, 0x0a, 0x09, 0x7d]),
+        'bash',
+      ],
+      [
+        'NUL bytes (printf fallback, plain sh)',
+        Buffer.from([0x61, 0x00, 0x62, 0x25, 0x64, 0x00, 0x5c, 0x27, 0x30, 0x31]),
+        'sh',
+      ],
       ['empty body', Buffer.alloc(0), 'bash'],
     ];
     it.each(bodies)('%s', async (_n, body, shell) => {
@@ -186,7 +226,16 @@ describe('replay, trigger and export', () => {
     it('repeats every header but those of the connection, and without a forward address posts to a visible placeholder', () => {
       const cmd = toCurl(detail(Buffer.from('{}')));
       const sent = [...cmd.matchAll(/-H '([^:]+):/g)].map((m) => m[1]);
-      expect(sent).toEqual(['content-type', 'user-agent', 'x-delivery-id', 'x-delivery-attempt', 'x-service-signature', 'x-service-signature-v1', 'x-channel-companion-tunnel', 'x-channel-companion-delivery']);
+      expect(sent).toEqual([
+        'content-type',
+        'user-agent',
+        'x-delivery-id',
+        'x-delivery-attempt',
+        'x-service-signature',
+        'x-service-signature-v1',
+        'x-channel-companion-tunnel',
+        'x-channel-companion-delivery',
+      ]);
       expect(cmd.endsWith(`'<FORWARD_URL>'`)).toBe(true);
     });
   });

@@ -28,7 +28,9 @@ async function dir(): Promise<string> {
 }
 
 function delivery(id: string, text = 'x'.repeat(200)): StoredDelivery {
-  const body = Buffer.from(JSON.stringify({ event: 'message.received', from: '1555', message: { id: `m-${id}`, type: 'text', text } }));
+  const body = Buffer.from(
+    JSON.stringify({ event: 'message.received', from: '1555', message: { id: `m-${id}`, type: 'text', text } }),
+  );
   return {
     kind: 'delivery',
     id,
@@ -67,7 +69,10 @@ function shortWriteThenFull() {
 
 /** A segment's records: its lines up to the zero padding. */
 async function lines(path: string): Promise<string[]> {
-  return (await readFile(path, 'utf8')).split('\0')[0]!.split('\n').filter((l) => l !== '');
+  return (await readFile(path, 'utf8'))
+    .split('\0')[0]!
+    .split('\n')
+    .filter((l) => l !== '');
 }
 
 describe('EventLog under storage failure (injected file system)', () => {
@@ -96,7 +101,16 @@ describe('EventLog under storage failure (injected file system)', () => {
     const d = await dir();
     const fail = shortWriteThenFull();
     const clock = new FakeClock(NOW);
-    const log = new EventLog({ dataDir: d, clock, io: { ...fail.io, truncate: () => { throw errno('EIO'); } } });
+    const log = new EventLog({
+      dataDir: d,
+      clock,
+      io: {
+        ...fail.io,
+        truncate: () => {
+          throw errno('EIO');
+        },
+      },
+    });
     await log.open();
     await log.appendDelivery(delivery('A'));
     fail.arm();
@@ -174,7 +188,12 @@ describe('segments zero-filled ahead of the writes', () => {
     await again.close();
     const after = await readFile(join(crashed, 'seg-000000000001.jsonl'), 'utf8');
     expect(after.includes('\0')).toBe(false);
-    expect(after.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(['A', 'B', 'D']);
+    expect(
+      after
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { id: string }).id),
+    ).toEqual(['A', 'B', 'D']);
   });
 });
 
@@ -194,7 +213,11 @@ describe('the receiver while storage fails', () => {
     const t = new Tunnel({ dataDir: d, clock, getSecrets: async () => [SECRET], logIO: io });
     const { url } = await t.start();
     const post = async (n: number) => {
-      const body = JSON.stringify({ event: 'message.received', from: '1555', message: { id: `m${n}`, type: 'text', text: 'hi' } });
+      const body = JSON.stringify({
+        event: 'message.received',
+        from: '1555',
+        message: { id: `m${n}`, type: 'text', text: 'hi' },
+      });
       return rawRequest(`${url}/hooks/a1`, { headers: signDelivery(SECRET, body, NOW / 1000), body });
     };
     expect((await post(1)).status).toBe(200);
@@ -223,7 +246,9 @@ describe('a failed fdatasync at the receiver', () => {
     const SECRET = 'whsec_storage_test';
     const clock = new FakeClock(NOW);
     let failSync = false;
-    const logIO: Partial<LogIO> = { datasync: (fh) => (failSync ? ((failSync = false), Promise.reject(errno('EIO'))) : fh.datasync()) };
+    const logIO: Partial<LogIO> = {
+      datasync: (fh) => (failSync ? ((failSync = false), Promise.reject(errno('EIO'))) : fh.datasync()),
+    };
     const messageIdOf = (body: Buffer) => (JSON.parse(body.toString('utf8')) as { message: { id: string } }).message.id;
     // The local app is down while the first receiver runs: every delivery stays pending.
     const down: Transport = () => Promise.reject(new Error('connect ECONNREFUSED'));
@@ -231,7 +256,11 @@ describe('a failed fdatasync at the receiver', () => {
     const t = new Tunnel({ dataDir: d, clock, getSecrets: async () => [SECRET], logIO, transport: down, forward });
     const { url } = await t.start();
     const post = async (n: number) => {
-      const body = JSON.stringify({ event: 'message.received', from: '1555', message: { id: `m${n}`, type: 'text', text: 'hi' } });
+      const body = JSON.stringify({
+        event: 'message.received',
+        from: '1555',
+        message: { id: `m${n}`, type: 'text', text: 'hi' },
+      });
       return rawRequest(`${url}/hooks/a1`, { headers: signDelivery(SECRET, body, NOW / 1000), body });
     };
     expect((await post(1)).status).toBe(200);
@@ -254,12 +283,23 @@ describe('a failed fdatasync at the receiver', () => {
     const again = new Tunnel({ dataDir: d, clock, getSecrets: async () => [SECRET], transport: up, forward });
     cleanups.push(() => again.stop());
     const { url: url2 } = await again.start();
-    expect(again.list({ limit: 100 }).map((x) => x.summary.messageId).sort()).toEqual(['m1', 'm2']);
+    expect(
+      again
+        .list({ limit: 100 })
+        .map((x) => x.summary.messageId)
+        .sort(),
+    ).toEqual(['m1', 'm2']);
     await waitFor(() => again.log.pending().length === 0);
     expect(forwarded.sort()).toEqual(['m1', 'm2']);
     // A retry after the restart is a duplicate of the one acknowledged.
-    const body = JSON.stringify({ event: 'message.received', from: '1555', message: { id: 'm2', type: 'text', text: 'hi' } });
-    expect((await rawRequest(`${url2}/hooks/a1`, { headers: signDelivery(SECRET, body, NOW / 1000), body })).json).toMatchObject({ ok: true, duplicate: true });
+    const body = JSON.stringify({
+      event: 'message.received',
+      from: '1555',
+      message: { id: 'm2', type: 'text', text: 'hi' },
+    });
+    expect(
+      (await rawRequest(`${url2}/hooks/a1`, { headers: signDelivery(SECRET, body, NOW / 1000), body })).json,
+    ).toMatchObject({ ok: true, duplicate: true });
   });
 
   it('a retry that arrives while its first delivery waits on an fdatasync that then fails is answered 503 too, never 200 as a duplicate', async () => {
@@ -277,11 +317,22 @@ describe('a failed fdatasync at the receiver', () => {
       },
     };
     let secretReads = 0;
-    const t = new Tunnel({ dataDir: d, clock, getSecrets: async () => (secretReads++, [SECRET]), logIO, forward: { defaultUrl: 'http://127.0.0.1:9/webhook' }, transport: () => Promise.reject(new Error('down')) });
+    const t = new Tunnel({
+      dataDir: d,
+      clock,
+      getSecrets: async () => (secretReads++, [SECRET]),
+      logIO,
+      forward: { defaultUrl: 'http://127.0.0.1:9/webhook' },
+      transport: () => Promise.reject(new Error('down')),
+    });
     cleanups.push(() => t.stop());
     const { url } = await t.start();
     const post = (n: number, text = 'hi') => {
-      const body = JSON.stringify({ event: 'message.received', from: '1555', message: { id: `m${n}`, type: 'text', text } });
+      const body = JSON.stringify({
+        event: 'message.received',
+        from: '1555',
+        message: { id: `m${n}`, type: 'text', text },
+      });
       return rawRequest(`${url}/hooks/a1`, { headers: signDelivery(SECRET, body, NOW / 1000), body });
     };
     expect((await post(1)).status).toBe(200);
@@ -351,7 +402,12 @@ describe('permissions', () => {
     await writeFile(join(d, 'other.txt'), 'x', { mode: 0o644 });
     const old = process.umask(0);
     try {
-      const t = new Tunnel({ dataDir: d, clock: new FakeClock(NOW), getSecrets: async () => ['s'], newId: createIdGenerator(new FakeClock(NOW)) });
+      const t = new Tunnel({
+        dataDir: d,
+        clock: new FakeClock(NOW),
+        getSecrets: async () => ['s'],
+        newId: createIdGenerator(new FakeClock(NOW)),
+      });
       await t.open();
       const { url } = await t.start();
       await rawRequest(`${url}/nothing`, { body: 'x' }); // a refused request: the refused store writes too

@@ -5,7 +5,14 @@ import { selectWorst } from '../../../../src-renderer/src/store/agents';
 import type { AgentDTO, TeamDTO } from '../../../../src-shared/contract';
 import { fakeApi } from '../fake-api';
 
-const team: TeamDTO = { teamId: 't1', label: 'Ops', baseUrl: 'https://api.example.test', keyHint: '…9f2c', keyRejected: false, agentIds: ['a1', 'a2'] };
+const team: TeamDTO = {
+  teamId: 't1',
+  label: 'Ops',
+  baseUrl: 'https://api.example.test',
+  keyHint: '…9f2c',
+  keyRejected: false,
+  agentIds: ['a1', 'a2'],
+};
 const agent = (agentId: string, health: AgentDTO['health']['health']): AgentDTO => ({
   teamId: 't1',
   agentId,
@@ -27,7 +34,11 @@ describe('agents slice in the assembled store', () => {
     const store = createAppStore(api);
     connectStore(store, api);
     await flush();
-    const polled = (agentId: string, health: AgentDTO['health']['health'], checkedAt: number) => ({ ...agent(agentId, health).health, since: checkedAt, checkedAt });
+    const polled = (agentId: string, health: AgentDTO['health']['health'], checkedAt: number) => ({
+      ...agent(agentId, health).health,
+      since: checkedAt,
+      checkedAt,
+    });
     emit('health.changed', polled('a1', 'needs-scan', 5_000));
     emit('health.changed', polled('a2', 'connected', 4_000));
     emit('health.changed', polled('a2', 'reconnecting', 3_000)); // older than the one already held
@@ -69,7 +80,10 @@ describe('agents slice in the assembled store', () => {
   });
 
   it('applies live health and alert events; disconnect stops them', async () => {
-    const { api, emit, listeners } = fakeApi({ 'teams.list': { ok: true, value: [team] }, 'agents.list': { ok: true, value: [agent('a1', 'connected')] } });
+    const { api, emit, listeners } = fakeApi({
+      'teams.list': { ok: true, value: [team] },
+      'agents.list': { ok: true, value: [agent('a1', 'connected')] },
+    });
     const store = createAppStore(api);
     const disconnect = connectStore(store, api);
     await flush();
@@ -83,7 +97,18 @@ describe('agents slice in the assembled store', () => {
     expect(Object.keys(store.getState().agents)).toEqual(['t1/a1']);
     expect(Object.keys(store.getState().healthBuffer)).toEqual(['t1/zz']);
 
-    const incident = { id: 'i1', teamId: 't1', agentId: 'a1', kind: 'needs-scan', severity: 'urgent' as const, title: 'Scan', message: 'm', openedAt: 1, acknowledgedAt: null, resolvedAt: null };
+    const incident = {
+      id: 'i1',
+      teamId: 't1',
+      agentId: 'a1',
+      kind: 'needs-scan',
+      severity: 'urgent' as const,
+      title: 'Scan',
+      message: 'm',
+      openedAt: 1,
+      acknowledgedAt: null,
+      resolvedAt: null,
+    };
     emit('alert', { change: 'opened', incident, notify: true });
     expect(store.getState().incidents).toEqual([incident]);
     emit('alert', { change: 'resolved', incident, notify: true });
@@ -102,19 +127,29 @@ describe('agents slice in the assembled store', () => {
       'teams.list': () => ({ ok: true, value: teams }),
       'teams.add': (args: unknown) => {
         const a = args as { apiKey: string };
-        if (a.apiKey.length < 8) return { ok: false, error: { kind: 'validation', code: 'INVALID_ARGUMENTS', message: 'apiKey: too short', field: 'apiKey' } };
+        if (a.apiKey.length < 8)
+          return {
+            ok: false,
+            error: { kind: 'validation', code: 'INVALID_ARGUMENTS', message: 'apiKey: too short', field: 'apiKey' },
+          };
         teams = [team];
         return { ok: true, value: team };
       },
     });
     const store = createAppStore(api);
-    const bad = await store.getState().addTeam({ label: 'Ops', baseUrl: 'https://api.example.test', apiKey: 'short', agentIds: [] });
+    const bad = await store
+      .getState()
+      .addTeam({ label: 'Ops', baseUrl: 'https://api.example.test', apiKey: 'short', agentIds: [] });
     expect(bad).toMatchObject({ kind: 'validation', field: 'apiKey' });
     expect(store.getState().teams).toEqual([]);
-    const ok = await store.getState().addTeam({ label: 'Ops', baseUrl: 'https://api.example.test', apiKey: 'sk_live_9f2c9f2c', agentIds: ['a1'] });
+    const ok = await store
+      .getState()
+      .addTeam({ label: 'Ops', baseUrl: 'https://api.example.test', apiKey: 'sk_live_9f2c9f2c', agentIds: ['a1'] });
     expect(ok).toBeNull();
     expect(store.getState().teams).toEqual([team]);
-    expect(calls.find((c) => c.name === 'teams.add' && (c.args as { apiKey: string }).apiKey === 'sk_live_9f2c9f2c')?.args).toEqual({
+    expect(
+      calls.find((c) => c.name === 'teams.add' && (c.args as { apiKey: string }).apiKey === 'sk_live_9f2c9f2c')?.args,
+    ).toEqual({
       label: 'Ops',
       baseUrl: 'https://api.example.test',
       apiKey: 'sk_live_9f2c9f2c',
@@ -124,7 +159,9 @@ describe('agents slice in the assembled store', () => {
   });
 
   it('startDemo calls demo.start and reloads; refresh surfaces the first error', async () => {
-    const { api, calls } = fakeApi({ 'alerts.status': { ok: false, error: { kind: 'internal', code: 'NOT_WIRED', message: 'not wired' } } });
+    const { api, calls } = fakeApi({
+      'alerts.status': { ok: false, error: { kind: 'internal', code: 'NOT_WIRED', message: 'not wired' } },
+    });
     const store = createAppStore(api);
     expect(await store.getState().startDemo()).toBeNull();
     expect(calls.map((c) => c.name)).toContain('demo.start');

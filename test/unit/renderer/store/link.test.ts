@@ -20,7 +20,14 @@ afterEach(() => {
 
 const advance = (ms: number) => vi.advanceTimersByTimeAsync(ms);
 const UP: Result<PingDTO> = { ok: true, value: { at: 1, upSince: 500 } };
-const GONE: Result<never> = { ok: false, error: { kind: 'network-error', code: 'HOST_UNREACHABLE', message: 'The companion is not reachable; is it still running?' } };
+const GONE: Result<never> = {
+  ok: false,
+  error: {
+    kind: 'network-error',
+    code: 'HOST_UNREACHABLE',
+    message: 'The companion is not reachable; is it still running?',
+  },
+};
 const HANG = (): Promise<Result<PingDTO>> => new Promise(() => undefined);
 
 function harness() {
@@ -37,7 +44,13 @@ describe('watchLink', () => {
     const h = harness();
     const w = watchLink(h.store, h.api, { host: 'browser' });
     await advance(0);
-    expect(h.store.getState().link).toMatchObject({ state: 'up', host: 'browser', lastHeardAt: 1_000_000, upSince: 500, downSince: null });
+    expect(h.store.getState().link).toMatchObject({
+      state: 'up',
+      host: 'browser',
+      lastHeardAt: 1_000_000,
+      upSince: 500,
+      downSince: null,
+    });
     expect(h.reloads()).toBe(0);
     await advance(1500);
     expect(h.pings()).toBe(2);
@@ -53,7 +66,12 @@ describe('watchLink', () => {
     await advance(0);
     h.answerWith(() => GONE);
     await advance(1500);
-    expect(h.store.getState().link).toMatchObject({ state: 'down', lastHeardAt: 1_000_000, downSince: 1_001_500, error: { code: 'HOST_UNREACHABLE' } });
+    expect(h.store.getState().link).toMatchObject({
+      state: 'down',
+      lastHeardAt: 1_000_000,
+      downSince: 1_001_500,
+      error: { code: 'HOST_UNREACHABLE' },
+    });
     expect(isStale(h.store.getState())).toBe(true);
     await advance(3000);
     expect(h.pings()).toBe(5); // 0, 1.5 s, then every second
@@ -61,7 +79,12 @@ describe('watchLink', () => {
 
     h.answerWith(() => UP);
     await advance(1000);
-    expect(h.store.getState().link).toMatchObject({ state: 'up', downSince: null, recoveredAt: 1_005_500, error: null });
+    expect(h.store.getState().link).toMatchObject({
+      state: 'up',
+      downSince: null,
+      recoveredAt: 1_005_500,
+      error: null,
+    });
     expect(isStale(h.store.getState())).toBe(false);
     expect(h.reloads()).toBe(1);
     expect(h.calls.some((c) => c.name === 'settings.get')).toBe(true);
@@ -83,7 +106,10 @@ describe('watchLink', () => {
 
   it('a refusal (a token the host no longer accepts) is "refused", not down', async () => {
     const h = harness();
-    h.answerWith(() => ({ ok: false, error: { kind: 'forbidden', code: 'BAD_TOKEN', message: 'Missing or wrong access token.' } }));
+    h.answerWith(() => ({
+      ok: false,
+      error: { kind: 'forbidden', code: 'BAD_TOKEN', message: 'Missing or wrong access token.' },
+    }));
     const w = watchLink(h.store, h.api, { host: 'browser' });
     await advance(0);
     expect(h.store.getState().link).toMatchObject({ state: 'refused', error: { code: 'BAD_TOKEN' } });

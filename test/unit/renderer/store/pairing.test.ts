@@ -5,7 +5,13 @@ import { applySession, emptyPairing, pairingCountdown, pairingPhase } from '../.
 import { PNG, session, setup } from '../fixtures';
 
 /** A pairing started here at 100 000 (ms epoch), as the main side times it. */
-const TIMES: PairingTimesDTO = { startedAt: 100_000, startedHere: true, qrAnchorAt: 100_000, qrEveryMs: 20_000, expiresAt: 220_000 };
+const TIMES: PairingTimesDTO = {
+  startedAt: 100_000,
+  startedHere: true,
+  qrAnchorAt: 100_000,
+  qrEveryMs: 20_000,
+  expiresAt: 220_000,
+};
 
 describe('pairing slice', () => {
   it('goes needs-scan → preparing → qr (rotating) → linked, and celebrates only after a scan was needed', async () => {
@@ -48,9 +54,15 @@ describe('pairing slice', () => {
 
   it('decides from needsScan/qr, never from the state name', () => {
     // a state named "connected" that still needs a scan is a needs-scan
-    expect(pairingPhase(applySession(emptyPairing(), session({ state: 'connected', needsScan: true }), 1))).toBe('needs-scan');
+    expect(pairingPhase(applySession(emptyPairing(), session({ state: 'connected', needsScan: true }), 1))).toBe(
+      'needs-scan',
+    );
     // an unknown state with needsScan false and not connected: recovering on its own
-    expect(pairingPhase(applySession(emptyPairing(), session({ state: 'weird-new-state', needsScan: false, linked: true }), 1))).toBe('recovering');
+    expect(
+      pairingPhase(
+        applySession(emptyPairing(), session({ state: 'weird-new-state', needsScan: false, linked: true }), 1),
+      ),
+    ).toBe('recovering');
     // already linked when first seen: no celebration
     const v = applySession(emptyPairing(), session({ connected: true, linked: true, needsScan: false, phone: '1' }), 1);
     expect(pairingPhase(v)).toBe('linked');
@@ -59,7 +71,13 @@ describe('pairing slice', () => {
 
   it('counts down from the main side times: the next code modulo its period, the expiry, the last code', () => {
     // started at 100 000: codes change at 120 000, 140 000, …; it expires at 220 000
-    expect(pairingCountdown(TIMES, 100_000)).toEqual({ nextQrMs: 20_000, expiresInMs: 120_000, expiresAt: 220_000, totalMs: 120_000, exact: true });
+    expect(pairingCountdown(TIMES, 100_000)).toEqual({
+      nextQrMs: 20_000,
+      expiresInMs: 120_000,
+      expiresAt: 220_000,
+      totalMs: 120_000,
+      exact: true,
+    });
     expect(pairingCountdown(TIMES, 145_000)).toMatchObject({ nextQrMs: 15_000, expiresInMs: 75_000 });
     // a clock read a moment before the start (a render between ticks) never counts more than the whole
     expect(pairingCountdown(TIMES, 99_400)?.expiresInMs).toBe(120_000);
@@ -72,7 +90,9 @@ describe('pairing slice', () => {
   });
 
   it('cancel stops waiting, goes back to the agent, and says the code stays valid until it expires', async () => {
-    const { store } = setup({ 'pairing.start': () => ({ ok: true, value: session({ state: 'pairing', qr: PNG(1), pairing: TIMES }) }) });
+    const { store } = setup({
+      'pairing.start': () => ({ ok: true, value: session({ state: 'pairing', qr: PNG(1), pairing: TIMES }) }),
+    });
     await store.getState().startPairing('t1', 'a1');
     store.getState().cancelPairing('t1', 'a1', 'Agent a1');
     expect(store.getState().route).toBe('#/agents/a1?team=t1');
@@ -86,11 +106,18 @@ describe('pairing slice', () => {
 
   it('keeps the error of a failed start and of a failed poll', async () => {
     const { store } = setup({
-      'pairing.start': { ok: false, error: { kind: 'key-rejected', code: 'UNAUTHORIZED', message: 'bad key', status: 401 } },
+      'pairing.start': {
+        ok: false,
+        error: { kind: 'key-rejected', code: 'UNAUTHORIZED', message: 'bad key', status: 401 },
+      },
       'pairing.session': { ok: false, error: { kind: 'network-error', code: 'HOST_UNREACHABLE', message: 'x' } },
     });
     expect(await store.getState().startPairing('t1', 'a1')).toMatchObject({ kind: 'key-rejected' });
-    expect(store.getState().pairing['t1/a1']).toMatchObject({ starting: false, startedAt: null, error: { kind: 'key-rejected' } });
+    expect(store.getState().pairing['t1/a1']).toMatchObject({
+      starting: false,
+      startedAt: null,
+      error: { kind: 'key-rejected' },
+    });
     await store.getState().pollPairing('t1', 'a1');
     expect(store.getState().pairing['t1/a1']?.error?.kind).toBe('network-error');
   });
@@ -102,7 +129,11 @@ describe('pairing slice', () => {
       'pairing.session': () =>
         new Promise((resolve) => {
           answer = () =>
-            resolve(ok ? { ok: true, value: session() } : { ok: false, error: { kind: 'network-error', code: 'HOST_UNREACHABLE', message: 'reset' } });
+            resolve(
+              ok
+                ? { ok: true, value: session() }
+                : { ok: false, error: { kind: 'network-error', code: 'HOST_UNREACHABLE', message: 'reset' } },
+            );
         }),
     });
     const view = () => store.getState().pairing['t1/a1']!;

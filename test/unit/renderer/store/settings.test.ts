@@ -3,7 +3,20 @@ import { describe, expect, it } from 'vitest';
 import type { AppSettingsDTO } from '../../../../src-shared/contract';
 import { setup } from '../fixtures';
 
-const settings: AppSettingsDTO = { installId: 'install-test-1', alertRules: { reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 }, alertWebhookUrl: null, alertmanagerUrl: null, metricsPort: null, theme: 'system', startAtLogin: false, notifications: true, pollIntervalSec: 30, fastPollIntervalSec: 2, escalateAfterMin: 10, tunnel: { port: 0, forwardTo: null } };
+const settings: AppSettingsDTO = {
+  installId: 'install-test-1',
+  alertRules: { reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 },
+  alertWebhookUrl: null,
+  alertmanagerUrl: null,
+  metricsPort: null,
+  theme: 'system',
+  startAtLogin: false,
+  notifications: true,
+  pollIntervalSec: 30,
+  fastPollIntervalSec: 2,
+  escalateAfterMin: 10,
+  tunnel: { port: 0, forwardTo: null },
+};
 
 describe('settings slice', () => {
   it('loads and updates app settings from the replies; errors keep the old values', async () => {
@@ -11,7 +24,16 @@ describe('settings slice', () => {
       'settings.get': { ok: true, value: settings },
       'settings.update': (a: unknown) => {
         const { patch } = a as { patch: Partial<AppSettingsDTO> };
-        if ((patch.pollIntervalSec ?? 30) < 5) return { ok: false, error: { kind: 'validation', code: 'INVALID_ARGUMENTS', message: 'patch.pollIntervalSec: too small', field: 'patch.pollIntervalSec' } };
+        if ((patch.pollIntervalSec ?? 30) < 5)
+          return {
+            ok: false,
+            error: {
+              kind: 'validation',
+              code: 'INVALID_ARGUMENTS',
+              message: 'patch.pollIntervalSec: too small',
+              field: 'patch.pollIntervalSec',
+            },
+          };
         return { ok: true, value: { ...settings, ...patch } };
       },
     });
@@ -21,11 +43,16 @@ describe('settings slice', () => {
     expect(store.getState().settings?.pollIntervalSec).toBe(30);
     expect(await store.getState().updateSettings({ pollIntervalSec: 60 })).toBeNull();
     expect(store.getState().settings?.pollIntervalSec).toBe(60);
-    expect(calls.filter((c) => c.name === 'settings.update').map((c) => c.args)).toEqual([{ patch: { pollIntervalSec: 1 } }, { patch: { pollIntervalSec: 60 } }]);
+    expect(calls.filter((c) => c.name === 'settings.update').map((c) => c.args)).toEqual([
+      { patch: { pollIntervalSec: 1 } },
+      { patch: { pollIntervalSec: 60 } },
+    ]);
   });
 
   it('a failed settings.get is kept for the screen', async () => {
-    const { store } = setup({ 'settings.get': { ok: false, error: { kind: 'internal', code: 'NOT_WIRED', message: 'x' } } });
+    const { store } = setup({
+      'settings.get': { ok: false, error: { kind: 'internal', code: 'NOT_WIRED', message: 'x' } },
+    });
     await store.getState().loadSettings();
     expect(store.getState().settingsError?.code).toBe('NOT_WIRED');
   });
@@ -35,11 +62,17 @@ describe('settings slice', () => {
     const { store } = setup({
       'channel.updateSettings': (a: unknown) => {
         const { patch } = a as { patch: object };
-        return fail ? { ok: false, error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'x', status: 503 } } : { ok: true, value: { groups: false, readReceipts: false, deliveryReceipts: false, ...patch } };
+        return fail
+          ? { ok: false, error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'x', status: 503 } }
+          : { ok: true, value: { groups: false, readReceipts: false, deliveryReceipts: false, ...patch } };
       },
     });
     expect(await store.getState().updateChannel('t1', 'a1', { readReceipts: true })).toBeNull();
-    expect(store.getState().channel['t1/a1']).toEqual({ value: { groups: false, readReceipts: true, deliveryReceipts: false }, pending: false, error: null });
+    expect(store.getState().channel['t1/a1']).toEqual({
+      value: { groups: false, readReceipts: true, deliveryReceipts: false },
+      pending: false,
+      error: null,
+    });
     fail = true;
     expect(await store.getState().updateChannel('t1', 'a1', { groups: true })).toMatchObject({ kind: 'reconnecting' });
     expect(store.getState().channel['t1/a1']?.value?.groups).toBe(false);
@@ -47,7 +80,9 @@ describe('settings slice', () => {
   });
 
   it('adds and removes agents through the bridge, then reloads', async () => {
-    const { store, calls } = setup({ 'agents.add': { ok: false, error: { kind: 'not-found', code: 'AGENT_NOT_FOUND', message: 'x' } } });
+    const { store, calls } = setup({
+      'agents.add': { ok: false, error: { kind: 'not-found', code: 'AGENT_NOT_FOUND', message: 'x' } },
+    });
     expect(await store.getState().addAgent('t1', 'zz', 'Zed')).toMatchObject({ kind: 'not-found' });
     expect(calls.map((c) => c.name)).toEqual(['agents.add']);
     expect(await store.getState().removeAgent('t1', 'a1')).toBeNull();

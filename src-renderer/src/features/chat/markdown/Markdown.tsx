@@ -62,7 +62,10 @@ function List({ t, live }: { t: Tokens.List; live: boolean }) {
   const items = t.items.map((item, i) => <ListItem key={i} item={item} live={live && i === t.items.length - 1} />);
   if (!t.ordered) return <ul className={t.loose ? 'md-loose' : undefined}>{items}</ul>;
   return (
-    <ol start={typeof t.start === 'number' && t.start !== 1 ? t.start : undefined} className={t.loose ? 'md-loose' : undefined}>
+    <ol
+      start={typeof t.start === 'number' && t.start !== 1 ? t.start : undefined}
+      className={t.loose ? 'md-loose' : undefined}
+    >
       {items}
     </ol>
   );
@@ -89,7 +92,14 @@ function renderBlock(t: Token, live: boolean): ReactNode {
     case 'hr':
       return <hr />;
     case 'checkbox':
-      return <input type="checkbox" checked={(t as Tokens.Checkbox).checked} disabled aria-label={(t as Tokens.Checkbox).checked ? 'Done' : 'Not done'} />;
+      return (
+        <input
+          type="checkbox"
+          checked={(t as Tokens.Checkbox).checked}
+          disabled
+          aria-label={(t as Tokens.Checkbox).checked ? 'Done' : 'Not done'}
+        />
+      );
     case 'text':
       // The text of a tight list item.
       return t.tokens ? renderInline(t.tokens) : t.raw;
@@ -104,7 +114,8 @@ const Block = memo(
     return renderBlock(token, live);
   },
   // The same source renders the same: a block lexed again from unchanged text is not re-rendered.
-  (a, b) => a.live === b.live && (a.token === b.token || (a.token.type === b.token.type && a.token.raw === b.token.raw)),
+  (a, b) =>
+    a.live === b.live && (a.token === b.token || (a.token.type === b.token.type && a.token.raw === b.token.raw)),
 );
 
 function renderBlocks(tokens: readonly Token[], live: boolean): ReactNode[] {

@@ -207,7 +207,12 @@ export function Paragraph({ tokens, live }: { tokens: readonly Token[]; live: bo
   // when the reply moves on or ends (a person scrolled up keeps the view still).
   if (!cut && !live) return <p ref={paragraph}>{renderInline(tokens)}</p>;
   // Always an array: a lone string child would be set as the element's whole text.
-  if (!cut) return <p className="md-live" ref={paragraph}>{[...renderInline(head), rest]}</p>;
+  if (!cut)
+    return (
+      <p className="md-live" ref={paragraph}>
+        {[...renderInline(head), rest]}
+      </p>
+    );
   const runs: ReactNode[] = [];
   let start = 0;
   for (const [i, end] of cuts.at.entries()) {

@@ -67,7 +67,8 @@ function appendPlain(prev: GrowingBlocks, source: string): GrowingBlocks | null 
   const para = prev.open.at(-1);
   if (para?.type !== 'paragraph' || !para.tokens) return null;
   const line = para.raw;
-  if (line.length < SETTLED_LINE || line.includes('\n') || !prev.source.endsWith(line) || para.text !== line) return null;
+  if (line.length < SETTLED_LINE || line.includes('\n') || !prev.source.endsWith(line) || para.text !== line)
+    return null;
   if (/^ {0,3}\[/.test(line) || !/[^-*_=+#~`\s]/.test(line)) return null;
   const last = para.tokens.at(-1);
   if (last?.type !== 'text' || last.tokens || last.text !== last.raw) return null;
@@ -81,7 +82,12 @@ function appendPlain(prev: GrowingBlocks, source: string): GrowingBlocks | null 
   // concatenation is copied whole the first time it is read: tens of KB a frame for a long reply.)
   const grownLine = source.slice(source.length - line.length - added.length);
   const text = para.tokens.length === 1 ? grownLine : last.raw + added;
-  const grown: Tokens.Paragraph = { ...(para as Tokens.Paragraph), raw: grownLine, text: grownLine, tokens: [...para.tokens.slice(0, -1), { ...last, raw: text, text }] };
+  const grown: Tokens.Paragraph = {
+    ...(para as Tokens.Paragraph),
+    raw: grownLine,
+    text: grownLine,
+    tokens: [...para.tokens.slice(0, -1), { ...last, raw: text, text }],
+  };
   return { ...prev, source, open: [...prev.open.slice(0, -1), grown] };
 }
 
@@ -117,7 +123,15 @@ export function lexGrowing(prev: GrowingBlocks | null, text: string): GrowingBlo
   let cut = open.length - 1;
   while (cut > 0 && (open[cut]?.type === 'space' || !twoLinesFrom(rest, starts[cut] ?? 0))) cut--;
   // The lexer's raw texts add up to its input; should they ever not, nothing is closed (correct, only slower).
-  if (cut > 0 && rest.slice(0, starts[cut]) !== open.slice(0, cut).map((t) => t.raw).join('')) cut = 0;
+  if (
+    cut > 0 &&
+    rest.slice(0, starts[cut]) !==
+      open
+        .slice(0, cut)
+        .map((t) => t.raw)
+        .join('')
+  )
+    cut = 0;
   if (cut > 0) {
     const done = open.slice(0, cut);
     closed = closed.concat(done);

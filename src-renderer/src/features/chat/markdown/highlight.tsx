@@ -17,7 +17,21 @@ import typescript from 'highlight.js/lib/languages/typescript';
 import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
 
-const lowlight = createLowlight({ bash, css, diff, go, java, javascript, json, python, rust, sql, typescript, xml, yaml });
+const lowlight = createLowlight({
+  bash,
+  css,
+  diff,
+  go,
+  java,
+  javascript,
+  json,
+  python,
+  rust,
+  sql,
+  typescript,
+  xml,
+  yaml,
+});
 lowlight.registerAlias({ bash: ['shell', 'console'], json: ['jsonc'] });
 
 type Root = ReturnType<typeof lowlight.highlight>;

@@ -66,7 +66,14 @@ function image(t: Tokens.Image, key: number): ReactNode {
   const href = safeHref(t.href);
   if (!href) return <span key={key}>{label}</span>;
   return (
-    <a key={key} className="md-image" href={href} target="_blank" rel="noopener noreferrer" title={t.title ?? undefined}>
+    <a
+      key={key}
+      className="md-image"
+      href={href}
+      target="_blank"
+      rel="noopener noreferrer"
+      title={t.title ?? undefined}
+    >
       {label}
     </a>
   );
