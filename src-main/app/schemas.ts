@@ -17,12 +17,10 @@ const teamAgent = z.strictObject({ teamId: id, agentId: id });
 const agentInput = z.strictObject({ agentId: id, label: label.optional() });
 
 /** The same start and end would be an empty window: refused, so a saved window always means something. */
-const quietHours = z
-  .strictObject({ enabled: z.boolean(), start: hhmm, end: hhmm })
-  .refine((q) => q.start !== q.end, {
-    path: ['end'],
-    message: 'quiet hours need an end time different from the start time',
-  });
+const quietHours = z.strictObject({ enabled: z.boolean(), start: hhmm, end: hhmm }).refine((q) => q.start !== q.end, {
+  path: ['end'],
+  message: 'quiet hours need an end time different from the start time',
+});
 
 // Ranges as in the team store settings schema (src-main/core/teams/schema.ts).
 const alertRules = z.strictObject({

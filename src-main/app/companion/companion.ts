@@ -300,13 +300,11 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   // Messages: every stored delivery goes to the index (it keeps only verified message.received ones).
   const messages = new Messages({ dataDir, now: () => clock.now(), logger });
   events.on('delivery', (d) => messages.takeDelivery(d));
-  await messages
-    .open(tunnelHost.current.log.all())
-    .catch((err: unknown) =>
-      logger.warn('messages: could not read the send log or the state', {
-        error: err instanceof Error ? err.message : String(err),
-      }),
-    );
+  await messages.open(tunnelHost.current.log.all()).catch((err: unknown) =>
+    logger.warn('messages: could not read the send log or the state', {
+      error: err instanceof Error ? err.message : String(err),
+    }),
+  );
   // What the receiver's events do not bring: sends made by the CLI, the deliveries of a log opened
   // again (a new port, or taken over from another writer), and, while another process (`listen`)
   // writes the data folder, what it stores.

@@ -99,13 +99,11 @@ describe('agents home: summary, ids and actions', () => {
   it('says a failed poll in words, never by its code', () => {
     const { store } = setup();
     store.setState({ teams: [team()], loaded: true });
-    store
-      .getState()
-      .setAgents([
-        agent('a1', 'unreachable', {
-          error: { kind: 'not-found', code: 'AGENT_NOT_FOUND', message: 'Agent a1 is not in team Ops on the service.' },
-        }),
-      ]);
+    store.getState().setAgents([
+      agent('a1', 'unreachable', {
+        error: { kind: 'not-found', code: 'AGENT_NOT_FOUND', message: 'Agent a1 is not in team Ops on the service.' },
+      }),
+    ]);
     mount(store, <AgentList />);
     const row = screen.getByRole('listitem');
     expect(row.textContent).toContain('last poll failed: Agent a1 is not in team Ops on the service.');
@@ -170,17 +168,15 @@ describe('agents home: counts while the host does not answer', () => {
 describe('agent timeline', () => {
   it("a resolved incident's heading and its closing line tell one length: the title's", () => {
     const { store } = setup({ 'health.history': { ok: true, value: [] } });
-    store
-      .getState()
-      .setIncidents([
-        incident('i1', {
-          kind: 'reconnecting',
-          severity: 'warning',
-          title: 'a1 is back to connected after 40 s',
-          openedAt: 1000,
-          resolvedAt: 61_000,
-        }),
-      ]);
+    store.getState().setIncidents([
+      incident('i1', {
+        kind: 'reconnecting',
+        severity: 'warning',
+        title: 'a1 is back to connected after 40 s',
+        openedAt: 1000,
+        resolvedAt: 61_000,
+      }),
+    ]);
     mount(store, <Timeline teamId="t1" agentId="a1" now={121_000} />);
     const item = document.querySelector('li.incident')!;
     expect(item.querySelector('strong')?.textContent).toBe('Resolved: a1 is back to connected after 40 s');
@@ -268,17 +264,15 @@ describe('agent page', () => {
     });
     store.getState().setAgents([agent('a1', 'reconnecting', { state: 'brand-new-state' })]);
     store.setState({ teams: [team()] });
-    store
-      .getState()
-      .setIncidents([
-        incident('i1', {
-          kind: 'reconnecting',
-          title: 'Reconnecting a while',
-          severity: 'warning',
-          resolvedAt: 61_000,
-          openedAt: 1000,
-        }),
-      ]);
+    store.getState().setIncidents([
+      incident('i1', {
+        kind: 'reconnecting',
+        title: 'Reconnecting a while',
+        severity: 'warning',
+        resolvedAt: 61_000,
+        openedAt: 1000,
+      }),
+    ]);
     mount(store, <AgentPage agentId="a1" teamId={null} />);
     await flush();
     expect(screen.getByRole('heading', { level: 2, name: 'Agent a1' })).toBeTruthy();
@@ -410,14 +404,12 @@ describe('agent page', () => {
 
     // A live change (health.changed → applyHealth) is added on top; a poll that changes nothing adds nothing.
     act(() =>
-      store
-        .getState()
-        .applyHealth({
-          ...agent('a1', 'needs-scan').health,
-          state: 'unlinked',
-          since: now - 500,
-          checkedAt: now - 500,
-        }),
+      store.getState().applyHealth({
+        ...agent('a1', 'needs-scan').health,
+        state: 'unlinked',
+        since: now - 500,
+        checkedAt: now - 500,
+      }),
     );
     expect(changes()).toHaveLength(3);
     expect(changes()[0]!.textContent).toContain('Connected → Needs a QR scan');
