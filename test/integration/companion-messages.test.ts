@@ -91,7 +91,9 @@ describe('messages over the companion and the emulator', () => {
     // This app receives AGENT's deliveries; OTHER's webhook points elsewhere: said, with words.
     const gaps = Object.fromEntries(list.agents.map((a) => [a.agentId, a.gap]));
     expect(gaps).toEqual({ [AGENT]: null, [OTHER]: 'not-registered' });
-    expect(list.agents.find((a) => a.agentId === OTHER)?.reason).toMatch(/not the agent's webhook receiver/);
+    expect(list.agents.find((a) => a.agentId === OTHER)?.reason).toMatch(
+      /^Not registered here: this install has not pointed the agent's webhook at its receiver/,
+    );
   });
 
   it('a reply from the composer is sent through the client and recorded; the console records too', async () => {

@@ -79,7 +79,7 @@ export function messageDTOs(s: Scope): MessageDTOs {
 
 const GAP_WORDS: Record<InboxGap, string> = {
   'not-registered':
-    "This app is not the agent's webhook receiver, so messages written to its number do not arrive here. Register the webhook at this app's receiver (Tunnel: expose and register).",
+    "Not registered here: this install has not pointed the agent's webhook at its receiver, so messages written to its number do not reach this app (the service cannot tell where they go now). Register it on the Tunnel screen.",
   'receiver-elsewhere':
     'Another process (`channel-companion listen` or a second app) receives the deliveries into this data folder; the messages it stores appear here within a few seconds, but this app cannot receive itself until that process stops.',
   'receiver-stopped':

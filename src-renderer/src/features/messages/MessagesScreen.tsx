@@ -197,7 +197,18 @@ export function MessagesScreen({ teamId, agentId, contact }: Props) {
     const a = agents.find((x) => agentKey(x.teamId, x.agentId) === v);
     window.location.hash = a ? messagesHref(a.teamId, a.agentId) : messagesHref();
   };
-  const gaps = inbox.agents.filter((a) => a.gap !== null);
+  // Agents with the same gap share one notice (the same words once, their names together).
+  const gaps = useMemo(() => {
+    const byReason = new Map<string, { reason: string; names: string[]; keys: string[] }>();
+    for (const a of inbox.agents) {
+      if (a.gap === null || a.reason === null) continue;
+      const g = byReason.get(a.reason) ?? { reason: a.reason, names: [], keys: [] };
+      g.names.push(labelOf(a));
+      g.keys.push(agentKey(a.teamId, a.agentId));
+      byReason.set(a.reason, g);
+    }
+    return [...byReason.values()];
+  }, [inbox.agents, labelOf]);
   const open = teamId && agentId && contact ? { teamId, agentId, contact } : null;
   return (
     <div className="messages">
@@ -215,8 +226,8 @@ export function MessagesScreen({ teamId, agentId, contact }: Props) {
             />
           </label>
           {gaps.map((g) => (
-            <p key={agentKey(g.teamId, g.agentId)} className="messages-gap">
-              <strong>{labelOf(g)}:</strong> {g.reason}
+            <p key={g.keys.join(' ')} className="messages-gap">
+              <strong>{g.names.join(', ')}:</strong> {g.reason} <a href="#/tunnel">Open the Tunnel screen</a>
             </p>
           ))}
           {inbox.error && <p role="alert">{errorText(inbox.error)}</p>}
