@@ -3,6 +3,7 @@
 import { useRef, useState, type FormEvent } from 'react';
 import type { ChatConversationDTO, ErrorDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
+import { NameForm } from '../../components/NameForm';
 import { convKey } from '../../store/chat';
 import { agentKey } from '../../store/env';
 import { useKeepFocus } from '../../router/focus';
@@ -72,34 +73,17 @@ export function ConversationTitle({ teamId, agentId, userId, own, saved, busy }:
   return (
     <div className="chat-conv-head" ref={head}>
       {mode === 'rename' ? (
-        <form
+        <NameForm
+          id="chat-rename-input"
           className="chat-rename"
+          label="Conversation name"
+          value={draft}
+          maxLength={MAX_NAME}
+          hint="Kept in this window only. Empty goes back to the first message."
+          onChange={setDraft}
           onSubmit={save}
-          onKeyDown={(e) => {
-            if (e.key !== 'Escape') return;
-            e.preventDefault();
-            setMode('show');
-          }}
-        >
-          <label htmlFor="chat-rename-input">Conversation name</label>
-          <input
-            id="chat-rename-input"
-            value={draft}
-            maxLength={MAX_NAME}
-            onChange={(e) => setDraft(e.target.value)}
-            autoFocus
-            aria-describedby="chat-rename-hint"
-          />
-          <button type="submit" className="small">
-            Save name
-          </button>
-          <button type="button" className="secondary small" onClick={() => setMode('show')}>
-            Cancel
-          </button>
-          <span id="chat-rename-hint" className="hint">
-            Kept in this window only. Empty goes back to the first message.
-          </span>
-        </form>
+          onCancel={() => setMode('show')}
+        />
       ) : (
         <div className="chat-conv-title">
           <div className="chat-conv-heading">

@@ -3,6 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import type { ErrorDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
+import { NameForm } from '../../components/NameForm';
 import { messagesHref } from '../../router/routes';
 import { useApp } from '../../store/react';
 
@@ -40,26 +41,18 @@ export function ThreadTitle({ teamId, agentId, contact, name }: Props) {
   return (
     <div className="messages-thread-head">
       {mode === 'name' ? (
-        <form className="messages-name" onSubmit={(e) => void save(e)}>
-          <label htmlFor="messages-name-input">Name for {contact}</label>
-          <input
-            id="messages-name-input"
-            value={draft}
-            maxLength={MAX_NAME}
-            onChange={(e) => setDraft(e.target.value)}
-            autoFocus
-            aria-describedby="messages-name-hint"
-          />
-          <button type="submit" className="small" disabled={busy}>
-            Save name
-          </button>
-          <button type="button" className="secondary small" onClick={() => setMode('show')}>
-            Cancel
-          </button>
-          <span id="messages-name-hint" className="hint">
-            Kept on this computer only. Empty removes the name.
-          </span>
-        </form>
+        <NameForm
+          id="messages-name-input"
+          className="messages-name"
+          label={`Name for ${contact}`}
+          value={draft}
+          maxLength={MAX_NAME}
+          hint="Kept on this computer only. Empty removes the name."
+          busy={busy}
+          onChange={setDraft}
+          onSubmit={(e) => void save(e)}
+          onCancel={() => setMode('show')}
+        />
       ) : (
         <div className="messages-thread-title">
           <h3 tabIndex={-1}>{name ? `${name} (${contact})` : contact}</h3>
