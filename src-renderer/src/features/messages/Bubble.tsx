@@ -1,0 +1,22 @@
+// One message in a thread: inbound on one side, outbound on the other; media, text, time, and the
+// status of a send (failed with why).
+import type { MessageDTO } from '../../../../src-shared/contract';
+import { errorLine } from '../../components/errors';
+import { timeOf } from './format';
+
+export function Bubble({ m }: { m: MessageDTO }) {
+  return (
+    <li className={`messages-bubble ${m.direction === 'in' ? 'in' : 'out'}`}>
+      {m.type !== 'text' && (
+        <p className="messages-media">{m.media?.filename ?? (m.type === 'image' ? 'Picture' : m.type)}</p>
+      )}
+      {m.text && <p className="messages-text">{m.text}</p>}
+      <p className="messages-meta muted">
+        {timeOf(m.at)}
+        {m.fromMe && ' · from the phone'}
+        {m.direction === 'out' && !m.fromMe && m.status !== 'failed' && ` · ${m.status ?? 'sent'}`}
+      </p>
+      {m.status === 'failed' && m.error && <p className="messages-failed">Not sent: {errorLine(m.error)}</p>}
+    </li>
+  );
+}

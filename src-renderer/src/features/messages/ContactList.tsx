@@ -1,0 +1,47 @@
+// The inbox pane's pieces: the agent picker and a contact row (name, unread count, time, the last
+// message's first line, and the agent when all agents are shown).
+import type { AgentDTO, MessageContactDTO } from '../../../../src-shared/contract';
+import { messagesHref } from '../../router/routes';
+import { agentKey } from '../../store/env';
+import { firstLine, timeOf } from './format';
+
+export function AgentPicker({ agents, value, onPick }: { agents: AgentDTO[]; value: string; onPick(v: string): void }) {
+  return (
+    <label className="messages-agent">
+      Agent{' '}
+      <select value={value} onChange={(e) => onPick(e.target.value)}>
+        <option value="">All agents</option>
+        {agents.map((a) => (
+          <option key={agentKey(a.teamId, a.agentId)} value={agentKey(a.teamId, a.agentId)}>
+            {a.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+export function ContactRow({ c, current, label }: { c: MessageContactDTO; current: boolean; label: string | null }) {
+  return (
+    <li>
+      <a
+        className="messages-contact"
+        href={messagesHref(c.teamId, c.agentId, c.contact)}
+        aria-current={current ? 'true' : undefined}
+      >
+        <span className="messages-contact-name">{c.name ?? c.contact}</span>
+        {c.unread > 0 && (
+          <span className="count" aria-label={`${c.unread} unread`}>
+            {c.unread}
+          </span>
+        )}
+        <span className="messages-contact-time muted">{timeOf(c.lastAt)}</span>
+        <span className="messages-contact-last muted">
+          {c.last.direction === 'out' ? 'You: ' : ''}
+          {firstLine(c.last)}
+        </span>
+        {label && <span className="messages-contact-agent muted">{label}</span>}
+      </a>
+    </li>
+  );
+}
