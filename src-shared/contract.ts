@@ -529,6 +529,23 @@ export interface MediaDTO {
   dataBase64: string;
 }
 
+/**
+ * A message's file, fetched by the main process through the service's media endpoint (messages.media).
+ * `dataUrl`: an image drawn in the window (PNG, JPEG, GIF or WebP up to 5 MiB); null for other files, saved instead.
+ */
+export interface MessageMediaDTO {
+  filename: string;
+  mimeType: string;
+  bytes: number;
+  dataUrl: string | null;
+}
+
+/**
+ * messages.saveMedia: written where the person chose (the desktop app's save dialog), cancelled
+ * there, or (the browser host) the bytes for the window to download.
+ */
+export type SavedMediaDTO = { saved: 'file'; filename: string } | { saved: 'cancelled' } | { saved: 'download'; file: MediaDTO };
+
 export interface ExportDTO {
   format: 'curl' | 'fixture';
   filename: string;
@@ -840,6 +857,10 @@ export interface Requests {
   'messages.setRetention': { args: { days: number }; result: { retentionDays: number } };
   /** A send from the Messages composer: the same client, budget, queue and send log as send.message. */
   'messages.send': { args: SendArgs; result: SendResultDTO };
+  /** An inbound message's image or document (`messageKey`: MessageDTO.key), through the service's media endpoint, cached. */
+  'messages.media': { args: { teamId: string; agentId: string; messageKey: string }; result: MessageMediaDTO };
+  /** Saves a message's file: a save dialog in the desktop app; the bytes to download in the browser host. */
+  'messages.saveMedia': { args: { teamId: string; agentId: string; messageKey: string }; result: SavedMediaDTO };
 
   /** The window's heartbeat: answers at once while the main side (the browser host, Electron's main process) runs. */
   'app.ping': { args: EmptyArgs; result: PingDTO };
@@ -910,6 +931,8 @@ export const REQUEST_NAMES = [
   'messages.deleteAgent',
   'messages.setRetention',
   'messages.send',
+  'messages.media',
+  'messages.saveMedia',
   'app.ping',
 ] as const satisfies readonly RequestName[];
 

@@ -247,6 +247,8 @@ export const argSchemas: Schemas = {
   'messages.deleteAgent': teamAgent,
   'messages.setRetention': z.strictObject({ days: z.number().int().min(1).max(3650) }),
   'messages.send': sendArgs,
+  'messages.media': z.strictObject({ teamId: id, agentId: id, messageKey: id }),
+  'messages.saveMedia': z.strictObject({ teamId: id, agentId: id, messageKey: id }),
 
   'app.ping': empty,
 };

@@ -60,7 +60,7 @@ describe('contract additions over the companion and the emulator', () => {
   beforeAll(async () => {
     emu = await startTestEmulator();
     dir = await mkdtemp(path.join(tmpdir(), 'cc-contract-'));
-    mediaTmp = await mkdtemp(path.join(tmpdir(), 'cc-contract-media-'));
+    mediaTmp = path.join(dir, 'data', 'messages', 'media');
     alertHook = await recorder(() => ({ status: 204, body: '' }));
     localApp = await recorder(() => ({ status: 500, body: '{"error":"db down"}' }));
     companion = await createCompanion({
@@ -70,7 +70,7 @@ describe('contract additions over the companion and the emulator', () => {
       poll: { intervalMs: 300, fastIntervalMs: 150 },
       tunnelPort: 0,
     });
-    contract = implementContract(companion, { media: { tmpDir: mediaTmp } });
+    contract = implementContract(companion);
     contract.events.onAny((e) => events.push(e));
     handlers = createHandlers(contract.implementations);
     const team = await ok<{ teamId: string }>('teams.add', {
@@ -89,7 +89,6 @@ describe('contract additions over the companion and the emulator', () => {
     await new Promise((r) => alertHook?.server.close(r));
     await new Promise((r) => localApp?.server.close(r));
     if (dir) await rm(dir, { recursive: true, force: true });
-    if (mediaTmp) await rm(mediaTmp, { recursive: true, force: true });
   });
 
   it('agents.watchClosely: kept in the config per agent, listed, and the monitor polls that agent at the fast interval', async () => {
@@ -342,10 +341,12 @@ describe('contract additions over the companion and the emulator', () => {
     const emuState = await state(emu);
     expect(emuState.mediaRequests).toBeGreaterThanOrEqual(1);
     expect(emuState.mediaRequestsWithAuthorization).toBe(0);
-    expect(await readdir(mediaTmp)).toEqual([]);
+    // Kept in the data folder's media cache: the bytes and their description, no temp folder left.
+    expect((await readdir(mediaTmp)).map((n) => path.extname(n)).sort()).toEqual(['.bin', '.json']);
 
-    // Over the cap: a clear error, and the temp file is gone too.
-    const capped = implementContract(companion, { media: { tmpDir: mediaTmp, maxBytes: 10 } });
+    // Over the cap (fetched again, the cache emptied): a clear error, and the temp file is gone too.
+    await rm(mediaTmp, { recursive: true, force: true });
+    const capped = implementContract(companion, { media: { maxBytes: 10 } });
     try {
       const r = await createHandlers(capped.implementations)['tunnel.media']({ id: image.id });
       expect(r).toMatchObject({ ok: false, error: { kind: 'invalid-request', code: 'MEDIA_TOO_LARGE' } });

@@ -12,7 +12,7 @@ import { alertRequests, IncidentFeed } from './alerts';
 import { chatRequests } from './chat';
 import { agentHealthDTO, redactStoredUrl, settingsDTO } from './dto';
 import { healthOfAll, healthRequests } from './health';
-import type { MediaOptions } from './media';
+import { mediaFiles, type MediaOptions } from './media';
 import { PairingClock, pairingReads, type MonitorView } from './pairing';
 import { createScope, type Scope } from './scope';
 import { serviceRequests } from './service';
@@ -25,7 +25,7 @@ import { webhookRequests } from './webhooks';
 export type ContractEvents = Pick<Emitter<Events>, 'onAny'>;
 
 export interface ContractOptions {
-  /** tunnel.media: where the temp file goes and the size cap (tests). */
+  /** tunnel.media, messages.media and messages.saveMedia: the size caps, and the desktop app's save dialog. */
   media?: MediaOptions;
 }
 
@@ -84,7 +84,8 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
     c.teamLabel,
     history,
   );
-  const tunnel = tunnelSide(s, opts.media);
+  const media = mediaFiles(s, opts.media);
+  const tunnel = tunnelSide(s, media);
   const upSince = s.now();
   const pairingClock = new PairingClock();
   const monitorView: MonitorView = {
@@ -135,7 +136,7 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
     ...healthRequests(s),
     ...alertRequests(s, feed, history),
     ...service,
-    ...messageRequests(s, send),
+    ...messageRequests(s, send, media),
     ...tunnel.requests,
     ...webhookRequests(s, (teamId, agentId) => tunnel.secretKept(teamId, agentId)),
     ...exposeRequests(s),

@@ -1,30 +1,42 @@
-// tunnel.media: the file of an image/document delivery, downloaded by the main process through the
-// team's ServiceClient (which sends the API key only to the service's own origin, ASSUMPTION A-MEDIA)
-// into a private temp folder, read into memory (capped), and deleted again. The renderer gets bytes,
-// never a URL that needs the key.
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+// The files of messages (images, documents): fetched by the main process through the team's
+// ServiceClient, which sends the API key only to the service's own origin (ASSUMPTION A-MEDIA), into
+// the media cache of the data folder (core/messages/media-cache.ts), and read from there.
+// tunnel.media (a delivery's file), messages.media and messages.saveMedia (a message's) are this one
+// path. The renderer gets bytes, never a URL that needs the key. Errors name ids, never a message's
+// text or file name.
+import { copyFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Companion } from '../companion/companion';
 import { safeFileName } from '../../core/api/media';
-import type { MediaDTO } from '../../../src-shared/contract';
+import { isServiceError } from '../../core/api/errors';
+import { MediaCache, type CachedMedia } from '../../core/messages';
+import type { MediaDTO, MessageMediaDTO, SavedMediaDTO } from '../../../src-shared/contract';
 import { AppError } from '../errors';
+import type { Scope } from './scope';
 
 const MEDIA_MAX_BYTES = 25 * 1024 * 1024;
+/** The largest image answered as a data: URL for the window to draw. */
+const INLINE_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
+/** Image types drawn in the window (raster only); other files are saved, never drawn. */
+const DRAWN_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
 export interface MediaOptions {
-  /** Parent of the temp folder (default: the OS temp dir). */
-  tmpDir?: string;
   /** Largest file accepted (default 25 MiB). */
   maxBytes?: number;
+  /** Bound of the media cache in bytes (default MEDIA_CACHE_MAX_BYTES, 200 MiB). */
+  cacheMaxBytes?: number;
+  /**
+   * Asks where to save a file (the desktop app's save dialog); null when the person cancelled.
+   * Without it, messages.saveMedia answers the bytes for the window to download.
+   */
+  askSavePath?(filename: string): Promise<string | null>;
 }
 
 interface MediaHints {
-  filename: string | null;
-  mimeType: string | null;
+  filename?: string | undefined;
+  mimeType?: string | undefined;
 }
 
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /** The event's own media description (ASSUMPTION A-INBOUND: `media` at top level or under `message`). */
 function mediaHints(bodyBase64: string): MediaHints | null {
@@ -47,77 +59,186 @@ function describeSize(bytes: number): string {
   return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB`;
 }
 
-export async function deliveryMedia(c: Companion, id: string, opts: MediaOptions = {}): Promise<MediaDTO> {
+/** The words for a file the service no longer has: a picture, or a file. */
+function goneWords(type: string | null | undefined): string {
+  return type === 'image'
+    ? 'This picture is no longer available from the service.'
+    : 'This file is no longer available from the service.';
+}
+
+/** An answer that means the service no longer has the file: 410, a 404 that is not about the agent, or a code that says expired/gone. */
+function isGone(e: unknown): boolean {
+  if (!isServiceError(e)) return false;
+  if (e.status === 410 || /EXPIRED|GONE/i.test(e.code)) return true;
+  return e.status === 404 && !/AGENT/i.test(e.code);
+}
+
+export interface MediaFiles {
+  /** tunnel.media: a delivery's file, as bytes. */
+  delivery(id: string): Promise<MediaDTO>;
+  /** messages.media: a message's file; images as a data: URL. */
+  message(teamId: string, agentId: string, key: string): Promise<MessageMediaDTO>;
+  /** messages.saveMedia: saved where the person chooses (desktop), or answered for the window to download. */
+  save(teamId: string, agentId: string, key: string): Promise<SavedMediaDTO>;
+  /** Drops the cached files of an agent's messages (every one of the agent's without ids). */
+  forget(agentId: string, messageIds?: readonly string[]): Promise<void>;
+}
+
+export function mediaFiles({ c, requireTeam }: Scope, opts: MediaOptions = {}): MediaFiles {
   const maxBytes = opts.maxBytes ?? MEDIA_MAX_BYTES;
-  const d = c.tunnel().get(id);
-  if (!d) throw new AppError('not-found', 'NO_DELIVERY', `No delivery ${id} in the tunnel's log.`);
-  const hints = mediaHints(d.bodyBase64);
-  const type = d.summary.type;
-  if (!(type !== null && MEDIA_TYPES.has(type)) && hints === null) {
-    throw new AppError(
-      'invalid-request',
-      'NO_MEDIA',
-      `Delivery ${id} is ${type ? `a ${type} message` : 'not a message'} without a file; only image and document deliveries have one.`,
-    );
-  }
-  const messageId = d.summary.messageId;
-  if (!messageId)
-    throw new AppError(
-      'invalid-request',
-      'NO_MESSAGE_ID',
-      `Delivery ${id} has no message id to download its file with.`,
-    );
+  const cache = new MediaCache({
+    dir: path.join(c.dataDir, 'messages', 'media'),
+    ...(opts.cacheMaxBytes !== undefined ? { maxBytes: opts.cacheMaxBytes } : {}),
+    now: () => c.clock.now(),
+    logger: c.logger,
+  });
+  /** Fetches under way, by agent and message id: asked twice, fetched once. */
+  const running = new Map<string, Promise<CachedMedia>>();
 
-  const teams = c.listTeams().filter((t) => t.agents.some((a) => a.agentId === d.agentId));
-  if (teams.length === 0)
-    throw new AppError(
-      'not-found',
-      'NO_TEAM_FOR_AGENT',
-      `No team has agent "${d.agentId}"; add it to download its media.`,
-    );
-  if (teams.length > 1) {
-    throw new AppError(
-      'invalid-request',
-      'AMBIGUOUS_AGENT',
-      `Agent "${d.agentId}" is in more than one team (${teams.map((t) => t.label).join(', ')}); the media cannot be fetched with the right key.`,
-    );
-  }
-  const team = teams[0]!;
-  const client = await c.clientFor(team.id);
-
-  const dir = await mkdtemp(path.join(opts.tmpDir ?? tmpdir(), 'cc-media-'));
-  const abort = new AbortController();
-  let tooBig = false;
-  const refuse = (): never => {
-    throw new AppError(
-      'invalid-request',
-      'MEDIA_TOO_LARGE',
-      `The file is larger than ${describeSize(maxBytes)}; download it with the CLI (channel-companion media) instead.`,
-    );
+  const fetchInto = async (teamId: string, agentId: string, messageId: string, hints: MediaHints | null) => {
+    const client = await c.clientFor(teamId);
+    return cache.put(agentId, messageId, async (dir) => {
+      const abort = new AbortController();
+      let tooBig = false;
+      const refuse = (): never => {
+        throw new AppError(
+          'invalid-request',
+          'MEDIA_TOO_LARGE',
+          `The file is larger than ${describeSize(maxBytes)}; download it with the CLI (channel-companion media) instead.`,
+        );
+      };
+      let result: Awaited<ReturnType<typeof client.downloadMedia>>;
+      try {
+        result = await client.downloadMedia(agentId, messageId, dir, {
+          signal: abort.signal,
+          onProgress: (received, total) => {
+            if (!tooBig && (received > maxBytes || (total !== null && total > maxBytes))) {
+              tooBig = true;
+              abort.abort();
+            }
+          },
+        });
+      } catch (e) {
+        if (tooBig) refuse();
+        throw e;
+      }
+      if (result.bytes > maxBytes) refuse();
+      const filename =
+        safeFileName(result.filename ?? '') ?? safeFileName(hints?.filename ?? '') ?? path.basename(result.path);
+      const mimeType =
+        result.contentType?.split(';')[0]?.trim() || hints?.mimeType || 'application/octet-stream';
+      return { path: result.path, filename, mimeType };
+    });
   };
-  try {
-    let result: Awaited<ReturnType<typeof client.downloadMedia>>;
+
+  /** The cached file, or fetched now; a file the service no longer has is said plainly. */
+  const file = async (
+    teamId: string,
+    agentId: string,
+    messageId: string,
+    type: string | null | undefined,
+    hints: MediaHints | null,
+  ): Promise<CachedMedia> => {
+    const had = await cache.get(agentId, messageId);
+    if (had) return had;
+    const k = `${agentId}\0${messageId}`;
+    let run = running.get(k);
+    if (!run) {
+      run = fetchInto(teamId, agentId, messageId, hints).finally(() => running.delete(k));
+      running.set(k, run);
+    }
     try {
-      result = await client.downloadMedia(d.agentId, messageId, dir, {
-        signal: abort.signal,
-        onProgress: (received, total) => {
-          if (!tooBig && (received > maxBytes || (total !== null && total > maxBytes))) {
-            tooBig = true;
-            abort.abort();
-          }
-        },
-      });
+      return await run;
     } catch (e) {
-      if (tooBig) refuse();
+      if (isGone(e)) throw new AppError('not-found', 'MEDIA_EXPIRED', goneWords(type));
       throw e;
     }
-    if ((await stat(result.path)).size > maxBytes) refuse();
-    const data = await readFile(result.path);
-    const filename =
-      safeFileName(result.filename ?? '') ?? safeFileName(hints?.filename ?? '') ?? path.basename(result.path);
-    const mimeType = result.contentType?.split(';')[0]?.trim() || hints?.mimeType || 'application/octet-stream';
-    return { filename, mimeType, bytes: data.length, dataBase64: data.toString('base64') };
-  } finally {
-    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
-  }
+  };
+
+  const asDTO = async (f: CachedMedia): Promise<MediaDTO> => {
+    const data = await readFile(f.path);
+    return { filename: f.filename, mimeType: f.mimeType, bytes: data.length, dataBase64: data.toString('base64') };
+  };
+
+  /** A message that has a file to fetch: inbound (or typed on the phone) with the service's message id. */
+  const messageFile = async (teamId: string, agentId: string, key: string) => {
+    const team = requireTeam(teamId);
+    if (!team.agents.some((a) => a.agentId === agentId))
+      throw new AppError('not-found', 'NO_AGENT', `Agent "${agentId}" is not in team "${team.label}".`);
+    const m = c.messages.message(agentId, key);
+    if (!m) throw new AppError('not-found', 'NO_MESSAGE', `No message ${key} of agent "${agentId}" is kept here.`);
+    if (m.type === 'text' && !m.media)
+      throw new AppError('invalid-request', 'NO_MEDIA', `Message ${key} is a text message without a file.`);
+    if (m.sendId !== undefined)
+      throw new AppError(
+        'invalid-request',
+        'MEDIA_SENT_BY_URL',
+        'This file was sent from this install by its link; the service keeps no copy to fetch.',
+      );
+    if (!m.messageId)
+      throw new AppError('invalid-request', 'NO_MESSAGE_ID', `Message ${key} has no message id to fetch its file with.`);
+    return file(team.id, agentId, m.messageId, m.type, m.media ?? null);
+  };
+
+  return {
+    async delivery(id) {
+      const d = c.tunnel().get(id);
+      if (!d) throw new AppError('not-found', 'NO_DELIVERY', `No delivery ${id} in the tunnel's log.`);
+      const hints = mediaHints(d.bodyBase64);
+      const type = d.summary.type;
+      if (!(type !== null && MEDIA_TYPES.has(type)) && hints === null) {
+        throw new AppError(
+          'invalid-request',
+          'NO_MEDIA',
+          `Delivery ${id} is ${type ? `a ${type} message` : 'not a message'} without a file; only image and document deliveries have one.`,
+        );
+      }
+      const messageId = d.summary.messageId;
+      if (!messageId)
+        throw new AppError(
+          'invalid-request',
+          'NO_MESSAGE_ID',
+          `Delivery ${id} has no message id to download its file with.`,
+        );
+      const teams = c.listTeams().filter((t) => t.agents.some((a) => a.agentId === d.agentId));
+      if (teams.length === 0)
+        throw new AppError(
+          'not-found',
+          'NO_TEAM_FOR_AGENT',
+          `No team has agent "${d.agentId}"; add it to download its media.`,
+        );
+      if (teams.length > 1) {
+        throw new AppError(
+          'invalid-request',
+          'AMBIGUOUS_AGENT',
+          `Agent "${d.agentId}" is in more than one team (${teams.map((t) => t.label).join(', ')}); the media cannot be fetched with the right key.`,
+        );
+      }
+      return asDTO(await file(teams[0]!.id, d.agentId, messageId, type, hints));
+    },
+    async message(teamId, agentId, key) {
+      const f = await messageFile(teamId, agentId, key);
+      const drawn = DRAWN_TYPES.has(f.mimeType) && f.bytes <= INLINE_IMAGE_MAX_BYTES;
+      const dataUrl = drawn ? `data:${f.mimeType};base64,${(await readFile(f.path)).toString('base64')}` : null;
+      return { filename: f.filename, mimeType: f.mimeType, bytes: f.bytes, dataUrl };
+    },
+    async save(teamId, agentId, key) {
+      const f = await messageFile(teamId, agentId, key);
+      if (!opts.askSavePath) return { saved: 'download', file: await asDTO(f) };
+      const target = await opts.askSavePath(f.filename);
+      if (target === null) return { saved: 'cancelled' };
+      try {
+        await copyFile(f.path, target);
+      } catch (e) {
+        const code = (e as { code?: unknown }).code;
+        throw new AppError(
+          'invalid-request',
+          'SAVE_FAILED',
+          `The file could not be written there${typeof code === 'string' ? ` (${code})` : ''}.`,
+        );
+      }
+      return { saved: 'file', filename: path.basename(target) };
+    },
+    forget: (agentId, messageIds) => cache.remove(agentId, messageIds),
+  };
 }

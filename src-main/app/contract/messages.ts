@@ -7,6 +7,7 @@ import type { ContactSummary, Message } from '../../core/messages';
 import type { InboxAgentDTO, InboxGap, MessageContactDTO, MessageDTO } from '../../../src-shared/contract';
 import { serviceKind } from '../errors';
 import type { Implementations } from '../handlers';
+import type { MediaFiles } from './media';
 import type { Scope } from './scope';
 import type { SendThrough } from './service';
 
@@ -20,6 +21,8 @@ type MessageRequests = Pick<
   | 'messages.deleteAgent'
   | 'messages.setRetention'
   | 'messages.send'
+  | 'messages.media'
+  | 'messages.saveMedia'
 >;
 
 /** +digits for a person, the JID as kept for a group. */
@@ -86,7 +89,7 @@ const GAP_WORDS: Record<InboxGap, string> = {
     "This app's receiver is not running, so new messages are not being received. Start it on the Tunnel screen.",
 };
 
-export function messageRequests(s: Scope, send: SendThrough): MessageRequests {
+export function messageRequests(s: Scope, send: SendThrough, media: MediaFiles): MessageRequests {
   const { c } = s;
   const dtos = messageDTOs(s);
   /** The agents asked for: one, a team's, or every agent of every team. */
@@ -157,12 +160,17 @@ export function messageRequests(s: Scope, send: SendThrough): MessageRequests {
     },
     'messages.deleteConversation': async ({ teamId, agentId, phone }) => {
       s.requireTeam(teamId);
-      await c.messages.delete(agentId, normalizeRecipient(phone));
+      const contact = normalizeRecipient(phone);
+      // The conversation's cached files go with it.
+      const ids = c.messages.thread(agentId, contact, { limit: Infinity }).messages.flatMap((m) => m.messageId ?? []);
+      await c.messages.delete(agentId, contact);
+      await media.forget(agentId, ids);
       return null;
     },
     'messages.deleteAgent': async ({ teamId, agentId }) => {
       s.requireTeam(teamId);
       await c.messages.delete(agentId);
+      await media.forget(agentId);
       return null;
     },
     'messages.setRetention': async ({ days }) => {
@@ -173,5 +181,7 @@ export function messageRequests(s: Scope, send: SendThrough): MessageRequests {
       const r = await send('messages', ask);
       return { status: r.status, messageId: r.messageId, to: r.to };
     },
+    'messages.media': ({ teamId, agentId, messageKey }) => media.message(teamId, agentId, messageKey),
+    'messages.saveMedia': ({ teamId, agentId, messageKey }) => media.save(teamId, agentId, messageKey),
   };
 }

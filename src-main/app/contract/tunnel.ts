@@ -19,7 +19,7 @@ import type {
 } from '../../../src-shared/contract';
 import { AppError } from '../errors';
 import type { Implementations } from '../handlers';
-import { deliveryMedia, type MediaOptions } from './media';
+import type { MediaFiles } from './media';
 import { hookUrl } from '../../core/tunnel';
 import { exposureDTO } from './expose';
 import { registrationStatusDTO } from './webhooks';
@@ -92,7 +92,7 @@ export function forwardDTO(a: ForwardAttempt): ForwardResultDTO {
   return dto;
 }
 
-export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = {}): TunnelSide {
+export function tunnelSide({ c, requireTeam }: Scope, media: MediaFiles): TunnelSide {
   const teamOf = (agentId: string): string | null =>
     c.listTeams().find((t) => t.agents.some((a) => a.agentId === agentId))?.id ?? null;
 
@@ -288,7 +288,7 @@ export function tunnelSide({ c, requireTeam }: Scope, mediaOpts: MediaOptions = 
         content: `${JSON.stringify(c.tunnel().exportFixture(id), null, 2)}\n`,
       };
     },
-    'tunnel.media': ({ id }) => deliveryMedia(c, id, mediaOpts),
+    'tunnel.media': ({ id }) => media.delivery(id),
     'tunnel.refused': async ({ limit, text }) =>
       c
         .tunnel()

@@ -255,6 +255,17 @@ export class MessageIndex {
     }
   }
 
+  /** One message of an agent by its key, or null (unknown, past retention or deleted). */
+  find(agentId: string, key: string): Message | null {
+    const convs = this.agents.get(agentId);
+    if (!convs) return null;
+    for (const conv of convs.values()) {
+      const m = conv.byKey.get(key);
+      if (m) return this.hidden(m) ? null : m;
+    }
+    return null;
+  }
+
   /** Every message in memory (tests and the bench). */
   get size(): number {
     let n = 0;

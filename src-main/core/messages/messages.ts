@@ -112,6 +112,11 @@ export class Messages {
     return this.index.thread(agentId, contact, opts);
   }
 
+  /** One message of an agent by its key (MessageDTO.key), or null. */
+  message(agentId: string, key: string): Message | null {
+    return this.index.find(agentId, key);
+  }
+
   retentionDays(): number {
     return this.state.retentionDays;
   }
