@@ -28,6 +28,7 @@ export function controlRoutes(c: EmulatorControl): Route[] {
     r('POST', 'agents/:id/recover', (_b, [id]) => c.recover(id!)),
     r('GET', 'agents/:id/session', (_b, [id]) => c.session(id!)),
     r('POST', 'agents/:id/inbound', (b, [id]) => c.inbound(id!, b as any)),
+    r('POST', 'agents/:id/media/:messageId/expire', (_b, [id, m]) => c.expireMedia(id!, decodeURIComponent(m!))),
     r('POST', 'agents/:id/deliver-on-register', (b, [id]) => c.deliverOnRegister(id!, b as any)),
     r('POST', 'agents/:id/chat-script', (b, [id]) => c.setChatScript(id!, (b ?? {}) as any)),
     r('GET', 'agents/:id/chats', (_b, [id]) => c.chats(id!)),

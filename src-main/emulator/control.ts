@@ -148,6 +148,8 @@ export interface EmulatorControl {
    * at most REGISTER_REPLY_WAIT_MS. One-shot.
    */
   deliverOnRegister(agentId: string, input: InboundInput): { ok: true };
+  /** Extra: the file of an inbound message is gone from the service: its media endpoint answers 410 MEDIA_EXPIRED. */
+  expireMedia(agentId: string, messageId: string): { expired: true };
   /** Called by the service once an agent's webhook is set, before the PUT is answered. */
   registered(agentId: string): Promise<void>;
   setChatScript(agentId: string, script: ChatScriptInput): { ok: true };
@@ -435,6 +437,12 @@ export function createControl(d: ControlDeps): EmulatorControl {
     removeScriptedContact: (p) => ({ removed: scripted.remove(p) }),
     scriptedContacts: () => scripted.list(),
     sent: (m) => scripted.onSent(m),
+    expireMedia(agentId, messageId) {
+      const record = agentOf(agentId).inbound.get(messageId);
+      if (!record?.media) throw notFound('MEDIA_NOT_FOUND', `no inbound message "${messageId}" with media`);
+      record.mediaExpired = true;
+      return { expired: true };
+    },
     deliveries: () => d.deliveries.list(),
     deliveriesIdle: () => d.deliveries.idle(),
     async state() {

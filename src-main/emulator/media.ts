@@ -2,6 +2,7 @@
 // origin without auth. ASSUMPTION A-MEDIA: 302 from the service to a 5-minute blob URL.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { deflateSync } from 'node:zlib';
 import type { Clock } from '../core/ports';
 import { sendError } from './http';
 import { EmulatorError } from './errors';
@@ -9,15 +10,60 @@ import type { InboundMedia } from './model';
 
 const BLOB_TTL_MS = 5 * 60_000;
 
-// A 1×1 white PNG (the bytes never change, so tests can compare them).
-const TINY_PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489' +
-    '0000000b49444154780163f80f040009fb03fdcf0b68720000000049454e44ae426082',
-  'hex',
-);
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+function crc32(buf: Buffer): number {
+  let c = 0xffffffff;
+  for (const b of buf) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+function pngChunk(type: string, data: Buffer): Buffer {
+  const head = Buffer.alloc(4);
+  head.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([head, body, crc]);
+}
+
+/** A 120×80 RGB picture (sky, sun, hill), the same bytes every time, so tests can compare them. */
+function samplePicture(): Buffer {
+  const w = 120;
+  const h = 80;
+  const rows: Buffer[] = [];
+  for (let y = 0; y < h; y++) {
+    const row = Buffer.alloc(1 + w * 3);
+    for (let x = 0; x < w; x++) {
+      const hill = y > 56 + 10 * Math.sin(x / 19);
+      const sun = (x - 88) ** 2 + (y - 22) ** 2 < 130;
+      const [r, g, b] = hill ? [46, 125, 50] : sun ? [255, 193, 7] : [100, 160 + Math.round(y / 2), 230];
+      row.writeUInt8(r, 1 + x * 3);
+      row.writeUInt8(g, 2 + x * 3);
+      row.writeUInt8(b, 3 + x * 3);
+    }
+    rows.push(row);
+  }
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(h, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8);
+  return Buffer.concat([
+    Buffer.from('89504e470d0a1a0a', 'hex'),
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', deflateSync(Buffer.concat(rows))),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+const SAMPLE_PNG = samplePicture();
 
 export function sampleBytes(type: 'image' | 'document', mimeType: string, filename: string, messageId: string): Buffer {
-  if (type === 'image' && mimeType === 'image/png') return TINY_PNG;
+  if (type === 'image' && mimeType === 'image/png') return SAMPLE_PNG;
   if (type === 'image') return Buffer.from(`emulator image ${messageId} (${mimeType})\n`, 'utf8');
   return Buffer.from(
     `%PDF-1.4\n% Channel Companion emulator document\n% file: ${filename}\n% message: ${messageId}\n%%EOF\n`,

@@ -43,6 +43,8 @@ interface InboundRecord {
   type: 'text' | 'image' | 'document';
   receivedAt: number;
   media: InboundMedia | null;
+  /** Extra: the service no longer has the file (the media endpoint answers 410). */
+  mediaExpired?: boolean;
 }
 
 export interface ChatScript {

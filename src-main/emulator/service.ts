@@ -198,6 +198,7 @@ async function route(
       const record = agent.inbound.get(rest[2]!);
       if (!record) throw new EmulatorError(404, 'MESSAGE_NOT_FOUND', 'no such message');
       if (!record.media) throw new EmulatorError(404, 'MEDIA_NOT_FOUND', 'this message carries no media');
+      if (record.mediaExpired) throw new EmulatorError(410, 'MEDIA_EXPIRED', 'the media of this message has expired');
       const token = deps.blobs.issue(record.media);
       res.writeHead(302, { ...headers, location: `${deps.mediaOrigin()}/blob/${token}`, 'content-length': 0 });
       res.end();
