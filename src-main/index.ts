@@ -17,6 +17,7 @@ import {
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { launch } from './electron/startup';
+import { askSavePath } from './electron/save-dialog';
 import { createCompanion, type Companion } from './app/companion/companion';
 import { implementContract } from './app/contract';
 import { defaultConfigDir } from './core/teams';
@@ -64,7 +65,7 @@ void launch(
         dataDir: join(app.getPath('userData'), 'data'),
         logger: consoleLogger,
       });
-      return implementContract(companion);
+      return implementContract(companion, { media: { askSavePath: askSavePath({ dialog, app }) } });
     },
   },
 );

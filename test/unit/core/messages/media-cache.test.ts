@@ -1,0 +1,130 @@
+// The media cache of the data folder: private folder and files, a size bound with the least
+// recently used entries leaving first, entries that are not whole fetched again, temp folders of a
+// crash removed.
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MediaCache } from '../../../../src-main/core/messages';
+
+let root: string;
+let dir: string;
+let now: number;
+
+beforeEach(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'cc-media-cache-'));
+  dir = path.join(root, 'messages', 'media');
+  now = Date.UTC(2026, 0, 1);
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const cache = (maxBytes = 10_000) => new MediaCache({ dir, maxBytes, now: () => now });
+
+/** A fill that writes `bytes` bytes of `fillByte` and counts its calls. */
+function filler(size: number, fillByte = 0x61) {
+  const f = async (temp: string) => {
+    f.calls++;
+    const p = path.join(temp, 'file.bin');
+    await writeFile(p, Buffer.alloc(size, fillByte));
+    return { path: p, filename: 'photo.png', mimeType: 'image/png' };
+  };
+  f.calls = 0;
+  return f;
+}
+
+const bins = async () => (await readdir(dir)).filter((n) => n.endsWith('.bin')).length;
+
+describe('MediaCache', () => {
+  it('keeps a file in a 0700 folder as 0600 files, and answers it again without fetching', async () => {
+    const c = cache();
+    const fill = filler(100);
+    const put = await c.put('agent-1', 'wamid.1', fill);
+    expect(put).toMatchObject({ filename: 'photo.png', mimeType: 'image/png', bytes: 100 });
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    for (const n of await readdir(dir)) expect((await stat(path.join(dir, n))).mode & 0o777).toBe(0o600);
+    expect((await readdir(dir)).filter((n) => n.startsWith('.'))).toEqual([]);
+    const got = await c.get('agent-1', 'wamid.1');
+    expect(got).toMatchObject({ filename: 'photo.png', bytes: 100 });
+    expect(await readFile(got!.path)).toEqual(Buffer.alloc(100, 0x61));
+    expect(await c.get('agent-2', 'wamid.1')).toBeNull();
+    expect(fill.calls).toBe(1);
+  });
+
+  it('stays within its bound: the least recently used entry leaves first', async () => {
+    const c = cache(2_000);
+    await c.put('a', 'one', filler(600));
+    now += 1000;
+    await c.put('a', 'two', filler(600));
+    now += 1000;
+    expect(await c.get('a', 'one')).not.toBeNull(); // used again: now the most recent but one
+    now += 1000;
+    await c.put('a', 'three', filler(600));
+    expect(await c.get('a', 'two')).toBeNull();
+    expect(await c.get('a', 'one')).not.toBeNull();
+    expect(await c.get('a', 'three')).not.toBeNull();
+    expect(await bins()).toBe(2);
+  });
+
+  it('a file larger than the bound is answered once and not kept beside others', async () => {
+    const c = cache(1_000);
+    await c.put('a', 'small', filler(300));
+    now += 1000;
+    const big = await c.put('a', 'big', filler(1_500));
+    expect(big.bytes).toBe(1_500);
+    expect(await c.get('a', 'small')).toBeNull();
+  });
+
+  it('an entry whose bytes do not match (torn, changed) is removed and fetched again', async () => {
+    const c = cache();
+    const first = await c.put('a', 'm', filler(200));
+    await writeFile(first.path, Buffer.alloc(120, 0x61)); // cut short
+    expect(await c.get('a', 'm')).toBeNull();
+    expect(await readdir(dir)).toEqual([]);
+    const again = filler(200);
+    await c.put('a', 'm', again);
+    await writeFile((await c.get('a', 'm'))!.path, Buffer.alloc(200, 0x62)); // same size, other bytes
+    expect(await c.get('a', 'm')).toBeNull();
+  });
+
+  it('a description that does not parse is not trusted', async () => {
+    const c = cache();
+    const put = await c.put('a', 'm', filler(50));
+    await writeFile(put.path.replace(/\.bin$/, '.json'), '{"filename":');
+    expect(await c.get('a', 'm')).toBeNull();
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('a failed fill leaves nothing behind; halves of entries and temp folders of a crash go at the next trim', async () => {
+    const c = cache();
+    await expect(
+      c.put('a', 'm', async (temp) => {
+        await writeFile(path.join(temp, 'partial'), 'x');
+        throw new Error('connection reset');
+      }),
+    ).rejects.toThrow('connection reset');
+    expect(await readdir(dir)).toEqual([]);
+    await writeFile(path.join(dir, 'orphan.bin'), 'x');
+    await writeFile(path.join(dir, 'lonely.json'), '{}');
+    await mkdtemp(path.join(dir, '.fill-'));
+    await c.put('a', 'kept', filler(10));
+    expect((await readdir(dir)).sort()).toEqual(
+      expect.arrayContaining([expect.stringMatching(/\.bin$/), expect.stringMatching(/\.json$/)]),
+    );
+    expect(await readdir(dir)).toHaveLength(2);
+  });
+
+  it("removes an agent's entries, by message or all of them", async () => {
+    const c = cache();
+    await c.put('a', 'one', filler(10));
+    await c.put('a', 'two', filler(10));
+    await c.put('b', 'one', filler(10));
+    await c.remove('a', ['one']);
+    expect(await c.get('a', 'one')).toBeNull();
+    expect(await c.get('a', 'two')).not.toBeNull();
+    await c.remove('a');
+    expect(await c.get('a', 'two')).toBeNull();
+    expect(await c.get('b', 'one')).not.toBeNull();
+  });
+});
