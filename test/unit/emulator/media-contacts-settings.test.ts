@@ -39,7 +39,7 @@ describe('emulator: media, contacts, settings', () => {
     expect(blob.headers.get('content-type')).toBe('image/png');
     expect(blob.headers.get('content-disposition')).toBe(`attachment; filename="image-${id}.png"`);
     const png = PNG.sync.read(Buffer.from(await blob.arrayBuffer()));
-    expect(png.width).toBe(1);
+    expect([png.width, png.height]).toEqual([120, 80]);
     let state = await emu.control.state();
     expect(state.mediaRequestsWithAuthorization).toBe(0);
     expect(state.counters.mediaRequests).toBe(1);
@@ -73,6 +73,17 @@ describe('emulator: media, contacts, settings', () => {
     expect((await api.media('on', textId)).body.error.code).toBe('MEDIA_NOT_FOUND');
     expect((await client(emu, 'key-media-other').media('on', id)).status).toBe(404);
     expect((await client(emu, null).media('on', id)).status).toBe(401);
+  });
+
+  it('a message whose media the control route expired: 410 MEDIA_EXPIRED from the media endpoint; no media → 404', async () => {
+    const id = await inbound({ type: 'image' });
+    expect((await api.media('on', id)).status).toBe(302);
+    expect((await ctl(emu, 'POST', `/agents/on/media/${id}/expire`)).body).toEqual({ expired: true });
+    const r = await api.media('on', id);
+    expect(r.status).toBe(410);
+    expect(r.body.error.code).toBe('MEDIA_EXPIRED');
+    const textId = await inbound({ text: 'plain' });
+    expect((await ctl(emu, 'POST', `/agents/on/media/${textId}/expire`)).status).toBe(404);
   });
 
   it('contacts: + or digits; exists for the configured set; invalid → 400', async () => {
