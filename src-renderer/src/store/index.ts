@@ -18,6 +18,7 @@ import { consoleSlice, type ConsoleSlice } from './console';
 import { agentKey, defaultEnv, type SliceContext, type StoreEnv } from './env';
 import { linkSlice, type LinkSlice } from './link';
 import { messagesSlice, type MessagesSlice } from './messages';
+import { messageMediaSlice, type MessageMediaSlice } from './message-media';
 import { noticesSlice, type NoticesSlice } from './notices';
 import { pairingSlice, type PairingSlice } from './pairing';
 import { settingsSlice, type SettingsSlice } from './settings';
@@ -35,7 +36,8 @@ export type AppState = AgentsSlice &
   TunnelSlice &
   UiSlice &
   LinkSlice &
-  MessagesSlice & {
+  MessagesSlice &
+  MessageMediaSlice & {
     /** Reloads teams, agents and alerts; the first error becomes lastError. */
     refresh(): Promise<void>;
   };
@@ -60,6 +62,7 @@ export function createAppStore(api: Api, env: Partial<StoreEnv> = {}): AppStore 
       ...uiSlice(ctx),
       ...linkSlice(ctx),
       ...messagesSlice(ctx),
+      ...messageMediaSlice(ctx),
       refresh: async () => {
         const asked = storeEnv.now();
         const errors = await Promise.all([get().loadTeams(), get().loadAlerts()]);

@@ -3,13 +3,12 @@
 import type { MessageDTO } from '../../../../src-shared/contract';
 import { errorLine } from '../../components/errors';
 import { timeOf } from './format';
+import { MessageMedia } from './MessageMedia';
 
 export function Bubble({ m }: { m: MessageDTO }) {
   return (
     <li className={`messages-bubble ${m.direction === 'in' ? 'in' : 'out'}`}>
-      {m.type !== 'text' && (
-        <p className="messages-media">{m.media?.filename ?? (m.type === 'image' ? 'Picture' : m.type)}</p>
-      )}
+      {m.type !== 'text' && <MessageMedia m={m} />}
       {m.text && <p className="messages-text">{m.text}</p>}
       <p className="messages-meta muted">
         {timeOf(m.at)}
