@@ -152,8 +152,14 @@ function Document({ m, teamId }: { m: MessageDTO; teamId: string }) {
       <span className="messages-doc-name">{name}</span>
       {size !== undefined && <span className="muted"> · {sizeWords(size)}</span>}
       {error?.code !== EXPIRED && (
-        <button type="button" className="secondary" disabled={busy} onClick={() => void doSave()}>
-          Save<span className="sr-only"> {name}</span>
+        <button
+          type="button"
+          className="secondary"
+          disabled={busy}
+          aria-label={`Save ${name}`}
+          onClick={() => void doSave()}
+        >
+          Save
         </button>
       )}
       {note && <span role="status">{note}</span>}
