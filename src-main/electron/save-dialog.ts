@@ -10,7 +10,10 @@ type SaveDialogParts = {
 
 export function askSavePath({ dialog, app }: SaveDialogParts): (filename: string) => Promise<string | null> {
   return async (filename) => {
-    const r = await dialog.showSaveDialog({ title: 'Save the file', defaultPath: join(app.getPath('downloads'), filename) });
+    const r = await dialog.showSaveDialog({
+      title: 'Save the file',
+      defaultPath: join(app.getPath('downloads'), filename),
+    });
     return r.canceled || !r.filePath ? null : r.filePath;
   };
 }

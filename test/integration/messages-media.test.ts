@@ -101,7 +101,11 @@ describe('message media over the companion and the emulator', () => {
     const r = await call('messages.media', args(m));
     expect(r).toEqual({
       ok: false,
-      error: { kind: 'not-found', code: 'MEDIA_EXPIRED', message: 'This picture is no longer available from the service.' },
+      error: {
+        kind: 'not-found',
+        code: 'MEDIA_EXPIRED',
+        message: 'This picture is no longer available from the service.',
+      },
     });
     expect(JSON.stringify(r)).not.toContain('private caption');
     expect(await readdir(cacheDir)).toHaveLength(2);
@@ -186,7 +190,7 @@ describe('message media over the companion and the emulator', () => {
     });
   });
 
-  it("deleting the conversation takes its cached files along", async () => {
+  it('deleting the conversation takes its cached files along', async () => {
     expect((await readdir(cacheDir)).length).toBeGreaterThan(0);
     await ok('messages.deleteConversation', { teamId, agentId: AGENT, phone: PHONE });
     expect(await readdir(cacheDir)).toEqual([]);

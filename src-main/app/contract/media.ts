@@ -125,8 +125,7 @@ export function mediaFiles({ c, requireTeam }: Scope, opts: MediaOptions = {}): 
       if (result.bytes > maxBytes) refuse();
       const filename =
         safeFileName(result.filename ?? '') ?? safeFileName(hints?.filename ?? '') ?? path.basename(result.path);
-      const mimeType =
-        result.contentType?.split(';')[0]?.trim() || hints?.mimeType || 'application/octet-stream';
+      const mimeType = result.contentType?.split(';')[0]?.trim() || hints?.mimeType || 'application/octet-stream';
       return { path: result.path, filename, mimeType };
     });
   };
@@ -176,7 +175,11 @@ export function mediaFiles({ c, requireTeam }: Scope, opts: MediaOptions = {}): 
         'This file was sent from this install by its link; the service keeps no copy to fetch.',
       );
     if (!m.messageId)
-      throw new AppError('invalid-request', 'NO_MESSAGE_ID', `Message ${key} has no message id to fetch its file with.`);
+      throw new AppError(
+        'invalid-request',
+        'NO_MESSAGE_ID',
+        `Message ${key} has no message id to fetch its file with.`,
+      );
     return file(team.id, agentId, m.messageId, m.type, m.media ?? null);
   };
 

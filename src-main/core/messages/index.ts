@@ -5,4 +5,4 @@ export { SendLog, type SendRecord, type SendVia } from './send-log';
 export { sendAndRecord } from './send';
 export { contactKey } from './inbound';
 export { TunnelLogWatch } from './log-watch';
-export { MediaCache, MEDIA_CACHE_MAX_BYTES, type CachedMedia } from './media-cache';
+export { MediaCache, type CachedMedia } from './media-cache';

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { silentLogger, type Logger } from '../ports';
 
 /** Default bound of the media cache: 200 MiB. */
-export const MEDIA_CACHE_MAX_BYTES = 200 * 1024 * 1024;
+const MEDIA_CACHE_MAX_BYTES = 200 * 1024 * 1024;
 
 export interface CachedMedia {
   /** The file's bytes, in the cache folder. */
@@ -190,4 +190,3 @@ export class MediaCache {
     await rm(p.meta, { force: true }).catch(() => undefined);
   }
 }
-

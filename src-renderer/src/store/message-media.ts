@@ -5,10 +5,8 @@
 import type { ErrorDTO, MessageMediaDTO, Result, SavedMediaDTO } from '../../../src-shared/contract';
 import type { Slice } from './env';
 
-export type MediaEntry =
-  | { state: 'loading' }
-  | { state: 'ready'; media: MessageMediaDTO }
-  | { state: 'failed'; error: ErrorDTO };
+type MediaEntry =
+  { state: 'loading' } | { state: 'ready'; media: MessageMediaDTO } | { state: 'failed'; error: ErrorDTO };
 
 export interface MessageMediaSlice {
   /** By mediaKey(teamId, agentId, messageKey). */

@@ -101,7 +101,7 @@ describe('MessageMedia: a picture', () => {
   it('another failure says why and offers to try again', async () => {
     let answer: Result<unknown> = {
       ok: false,
-      error: { kind: 'unreachable', code: 'NETWORK', message: 'The service could not be reached.' },
+      error: { kind: 'network-error', code: 'NETWORK', message: 'The service could not be reached.' },
     };
     const t = show(msg({}), { 'messages.media': () => answer });
     comeOnScreen();

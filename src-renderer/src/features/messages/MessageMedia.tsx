@@ -107,7 +107,12 @@ function Picture({ m, teamId }: { m: MessageDTO; teamId: string }) {
     const src = entry.media.dataUrl;
     body = (
       <>
-        <button type="button" className="messages-thumb" onClick={() => setOpen(true)} aria-label={`Open larger: ${alt}`}>
+        <button
+          type="button"
+          className="messages-thumb"
+          onClick={() => setOpen(true)}
+          aria-label={`Open larger: ${alt}`}
+        >
           <img src={src} alt={alt} />
         </button>
         {open && <Larger src={src} alt={alt} onClose={() => setOpen(false)} />}
