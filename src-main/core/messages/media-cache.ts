@@ -93,10 +93,9 @@ export class MediaCache {
       const t = new Date(this.o.now());
       await utimes(p.bin, t, t);
       return { path: p.bin, filename: meta.filename, mimeType: meta.mimeType, bytes: meta.bytes };
-    } catch (e) {
-      this.logger.warn('messages: a cached media file was not whole; it is fetched again', {
-        error: e instanceof Error ? e.message : String(e),
-      });
+    } catch {
+      // Said without the error's words: a JSON parse error quotes the description (a file name).
+      this.logger.warn('messages: a cached media file was not whole; it is fetched again');
       await this.removeKey(key);
       return null;
     }

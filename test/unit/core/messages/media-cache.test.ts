@@ -88,12 +88,16 @@ describe('MediaCache', () => {
     expect(await c.get('a', 'm')).toBeNull();
   });
 
-  it('a description that does not parse is not trusted', async () => {
-    const c = cache();
+  it('a description that does not parse is not trusted, and the log line quotes none of it', async () => {
+    const said: string[] = [];
+    const log = (msg: string, fields?: Record<string, unknown>) => void said.push(msg + JSON.stringify(fields ?? {}));
+    const c = new MediaCache({ dir, now: () => now, logger: { info: log, warn: log, error: log } });
     const put = await c.put('a', 'm', filler(50));
-    await writeFile(put.path.replace(/\.bin$/, '.json'), '{"filename":');
+    await writeFile(put.path.replace(/\.bin$/, '.json'), '{"filename":"private-name.pdf",');
     expect(await c.get('a', 'm')).toBeNull();
     expect(await readdir(dir)).toEqual([]);
+    expect(said).toHaveLength(1);
+    expect(said.join()).not.toContain('private-name');
   });
 
   it('a failed fill leaves nothing behind; halves of entries and temp folders of a crash go at the next trim', async () => {
