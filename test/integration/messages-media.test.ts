@@ -53,6 +53,7 @@ describe('message media over the companion and the emulator', () => {
       secrets: new MemorySecretStore(),
       poll: { intervalMs: 60_000 },
       startTunnel: true,
+      tunnelPort: 0,
     });
     contract = implementContract(companion);
     contract.events.onAny((e) => events.push(e));

@@ -58,8 +58,9 @@ export class MediaCache {
   readonly dir: string;
   readonly maxBytes: number;
   private readonly logger: Logger;
-  /** Temp folders of fills under way (trim leaves them alone). */
+  /** Temp folders and keys of fills under way: trimming leaves them alone (a fill's entry is half there while it is renamed in). */
   private readonly filling = new Set<string>();
+  private readonly fillingKeys = new Set<string>();
 
   constructor(private readonly o: MediaCacheOptions) {
     this.dir = o.dir;
@@ -111,6 +112,7 @@ export class MediaCache {
     const key = keyOf(agentId, messageId);
     const temp = await mkdtemp(path.join(this.dir, TEMP_PREFIX));
     this.filling.add(temp);
+    this.fillingKeys.add(key);
     try {
       const filled = await fill(temp);
       const data = await readFile(filled.path);
@@ -123,10 +125,11 @@ export class MediaCache {
       await rename(metaTemp, p.meta);
       const t = new Date(this.o.now());
       await utimes(p.bin, t, t);
-      await this.trim(key);
+      await this.trim();
       return { path: p.bin, filename: meta.filename, mimeType: meta.mimeType, bytes: meta.bytes };
     } finally {
       this.filling.delete(temp);
+      this.fillingKeys.delete(key);
       await rm(temp, { recursive: true, force: true }).catch(() => undefined);
     }
   }
@@ -143,11 +146,11 @@ export class MediaCache {
   }
 
   /**
-   * Keeps the cache within its bound: the least recently used entries leave first (`keep` last of
-   * all); halves of an entry (bytes without a description or the reverse) and temp folders left by
-   * a crash are removed.
+   * Keeps the cache within its bound: the least recently used entries leave first (those being
+   * filled never); halves of an entry (bytes without a description or the reverse) and temp folders
+   * left by a crash are removed.
    */
-  async trim(keep?: string): Promise<void> {
+  private async trim(): Promise<void> {
     const names = await readdir(this.dir).catch(() => [] as string[]);
     const bins = new Set(names.filter((n) => n.endsWith('.bin')).map((n) => n.slice(0, -4)));
     const metas = new Set(names.filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)));
@@ -160,6 +163,7 @@ export class MediaCache {
       }
       if (!n.endsWith('.bin')) continue;
       const key = n.slice(0, -4);
+      if (this.fillingKeys.has(key)) continue;
       if (!metas.has(key)) {
         await this.removeKey(key);
         continue;
@@ -167,17 +171,25 @@ export class MediaCache {
       try {
         const s = await stat(full);
         const m = await stat(path.join(this.dir, `${key}.json`));
-        entries.push({ key, size: s.size + m.size, usedAt: key === keep ? Infinity : s.mtimeMs });
+        entries.push({ key, size: s.size + m.size, usedAt: s.mtimeMs });
       } catch {
         /* removed meanwhile */
       }
     }
-    for (const key of metas) if (!bins.has(key)) await this.removeKey(key);
+    for (const key of metas) if (!bins.has(key) && !this.fillingKeys.has(key)) await this.removeKey(key);
     let total = entries.reduce((n, e) => n + e.size, 0);
+    // Entries being filled count toward the bound but are not removed.
+    for (const key of this.fillingKeys) {
+      try {
+        const p = this.paths(key);
+        total += (await stat(p.bin)).size + (await stat(p.meta)).size;
+      } catch {
+        /* not there yet */
+      }
+    }
     entries.sort((a, b) => a.usedAt - b.usedAt);
     for (const e of entries) {
       if (total <= this.maxBytes) break;
-      if (e.key === keep) break;
       await this.removeKey(e.key);
       total -= e.size;
     }

@@ -119,6 +119,15 @@ describe('MediaCache', () => {
     expect(await readdir(dir)).toHaveLength(2);
   });
 
+  it('fills at the same time keep each other whole', async () => {
+    const c = cache(100_000);
+    const ids = Array.from({ length: 12 }, (_, i) => `m${i}`);
+    const put = await Promise.all(ids.map((id, i) => c.put('a', id, filler(500 + i))));
+    expect(put.map((p) => p.bytes)).toEqual(ids.map((_, i) => 500 + i));
+    for (const [i, id] of ids.entries()) expect((await c.get('a', id))?.bytes).toBe(500 + i);
+    expect(await bins()).toBe(12);
+  });
+
   it("removes an agent's entries, by message or all of them", async () => {
     const c = cache();
     await c.put('a', 'one', filler(10));
