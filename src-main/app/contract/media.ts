@@ -8,7 +8,7 @@ import { copyFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { safeFileName } from '../../core/api/media';
 import { isServiceError } from '../../core/api/errors';
-import { MediaCache, type CachedMedia } from '../../core/messages';
+import type { CachedMedia } from '../../core/messages';
 import type { MediaDTO, MessageMediaDTO, SavedMediaDTO } from '../../../src-shared/contract';
 import { AppError } from '../errors';
 import type { Scope } from './scope';
@@ -22,8 +22,6 @@ const DRAWN_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp
 export interface MediaOptions {
   /** Largest file accepted (default 25 MiB). */
   maxBytes?: number;
-  /** Bound of the media cache in bytes (default MEDIA_CACHE_MAX_BYTES, 200 MiB). */
-  cacheMaxBytes?: number;
   /**
    * Asks where to save a file (the desktop app's save dialog); null when the person cancelled.
    * Without it, messages.saveMedia answers the bytes for the window to download.
@@ -80,24 +78,23 @@ export interface MediaFiles {
   message(teamId: string, agentId: string, key: string): Promise<MessageMediaDTO>;
   /** messages.saveMedia: saved where the person chooses (desktop), or answered for the window to download. */
   save(teamId: string, agentId: string, key: string): Promise<SavedMediaDTO>;
-  /** Drops the cached files of an agent's messages (every one of the agent's without ids). */
-  forget(agentId: string, messageIds?: readonly string[]): Promise<void>;
 }
 
 export function mediaFiles({ c, requireTeam }: Scope, opts: MediaOptions = {}): MediaFiles {
   const maxBytes = opts.maxBytes ?? MEDIA_MAX_BYTES;
-  const cache = new MediaCache({
-    dir: path.join(c.dataDir, 'messages', 'media'),
-    ...(opts.cacheMaxBytes !== undefined ? { maxBytes: opts.cacheMaxBytes } : {}),
-    now: () => c.clock.now(),
-    logger: c.logger,
-  });
+  const cache = c.messages.media;
   /** Fetches under way, by agent and message id: asked twice, fetched once. */
   const running = new Map<string, Promise<CachedMedia>>();
 
-  const fetchInto = async (teamId: string, agentId: string, messageId: string, hints: MediaHints | null) => {
+  const fetchInto = async (
+    teamId: string,
+    agentId: string,
+    messageId: string,
+    at: number,
+    hints: MediaHints | null,
+  ) => {
     const client = await c.clientFor(teamId);
-    return cache.put(agentId, messageId, async (dir) => {
+    return cache.put(agentId, messageId, at, async (dir) => {
       const abort = new AbortController();
       let tooBig = false;
       const refuse = (): never => {
@@ -135,6 +132,8 @@ export function mediaFiles({ c, requireTeam }: Scope, opts: MediaOptions = {}): 
     teamId: string,
     agentId: string,
     messageId: string,
+    /** ms epoch of the message (the cache's retention). */
+    at: number,
     type: string | null | undefined,
     hints: MediaHints | null,
   ): Promise<CachedMedia> => {
@@ -143,7 +142,7 @@ export function mediaFiles({ c, requireTeam }: Scope, opts: MediaOptions = {}): 
     const k = `${agentId}\0${messageId}`;
     let run = running.get(k);
     if (!run) {
-      run = fetchInto(teamId, agentId, messageId, hints).finally(() => running.delete(k));
+      run = fetchInto(teamId, agentId, messageId, at, hints).finally(() => running.delete(k));
       running.set(k, run);
     }
     try {
@@ -180,7 +179,7 @@ export function mediaFiles({ c, requireTeam }: Scope, opts: MediaOptions = {}): 
         'NO_MESSAGE_ID',
         `Message ${key} has no message id to fetch its file with.`,
       );
-    return file(team.id, agentId, m.messageId, m.type, m.media ?? null);
+    return file(team.id, agentId, m.messageId, m.at, m.type, m.media ?? null);
   };
 
   return {
@@ -217,7 +216,7 @@ export function mediaFiles({ c, requireTeam }: Scope, opts: MediaOptions = {}): 
           `Agent "${d.agentId}" is in more than one team (${teams.map((t) => t.label).join(', ')}); the media cannot be fetched with the right key.`,
         );
       }
-      return asDTO(await file(teams[0]!.id, d.agentId, messageId, type, hints));
+      return asDTO(await file(teams[0]!.id, d.agentId, messageId, d.receivedAt, type, hints));
     },
     async message(teamId, agentId, key) {
       const f = await messageFile(teamId, agentId, key);
@@ -242,6 +241,5 @@ export function mediaFiles({ c, requireTeam }: Scope, opts: MediaOptions = {}): 
       }
       return { saved: 'file', filename: path.basename(target) };
     },
-    forget: (agentId, messageIds) => cache.remove(agentId, messageIds),
   };
 }

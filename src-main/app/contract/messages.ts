@@ -160,17 +160,12 @@ export function messageRequests(s: Scope, send: SendThrough, media: MediaFiles):
     },
     'messages.deleteConversation': async ({ teamId, agentId, phone }) => {
       s.requireTeam(teamId);
-      const contact = normalizeRecipient(phone);
-      // The conversation's cached files go with it.
-      const ids = c.messages.thread(agentId, contact, { limit: Infinity }).messages.flatMap((m) => m.messageId ?? []);
-      await c.messages.delete(agentId, contact);
-      await media.forget(agentId, ids);
+      await c.messages.delete(agentId, normalizeRecipient(phone));
       return null;
     },
     'messages.deleteAgent': async ({ teamId, agentId }) => {
       s.requireTeam(teamId);
       await c.messages.delete(agentId);
-      await media.forget(agentId);
       return null;
     },
     'messages.setRetention': async ({ days }) => {

@@ -27,7 +27,7 @@ interface FilledMedia {
   mimeType: string;
 }
 
-export interface MediaCacheOptions {
+interface MediaCacheOptions {
   /** The cache folder (created 0700). */
   dir: string;
   /** The bound on the bytes kept (default MEDIA_CACHE_MAX_BYTES). */
@@ -38,6 +38,8 @@ export interface MediaCacheOptions {
 }
 
 const metaSchema = z.object({
+  /** ms epoch of the message the file came with (retention). */
+  at: z.number(),
   filename: z.string(),
   mimeType: z.string(),
   bytes: z.number().int().min(0),
@@ -107,7 +109,12 @@ export class MediaCache {
    * moved into the cache (0600) with its description, and the cache is trimmed to its bound (the
    * new entry last).
    */
-  async put(agentId: string, messageId: string, fill: (tempDir: string) => Promise<FilledMedia>): Promise<CachedMedia> {
+  async put(
+    agentId: string,
+    messageId: string,
+    at: number,
+    fill: (tempDir: string) => Promise<FilledMedia>,
+  ): Promise<CachedMedia> {
     await this.ensureDir();
     const key = keyOf(agentId, messageId);
     const temp = await mkdtemp(path.join(this.dir, TEMP_PREFIX));
@@ -119,7 +126,7 @@ export class MediaCache {
       const p = this.paths(key);
       await chmod(filled.path, 0o600);
       await rename(filled.path, p.bin);
-      const meta = { filename: filled.filename, mimeType: filled.mimeType, bytes: data.length, sha256: hash(data) };
+      const meta = { at, filename: filled.filename, mimeType: filled.mimeType, bytes: data.length, sha256: hash(data) };
       const metaTemp = path.join(temp, 'meta.json');
       await writeFile(metaTemp, JSON.stringify(meta), { mode: 0o600 });
       await rename(metaTemp, p.meta);
@@ -143,6 +150,22 @@ export class MediaCache {
     const prefix = `${agentPart(agentId)}-`;
     const names = await readdir(this.dir).catch(() => [] as string[]);
     for (const n of names) if (n.startsWith(prefix)) await rm(path.join(this.dir, n), { force: true });
+  }
+
+  /** Removes the files of messages older than `cutoff` (ms epoch): retention. */
+  async removeOlderThan(cutoff: number): Promise<void> {
+    const names = await readdir(this.dir).catch(() => [] as string[]);
+    for (const n of names) {
+      if (!n.endsWith('.json')) continue;
+      const key = n.slice(0, -5);
+      if (this.fillingKeys.has(key)) continue;
+      try {
+        const meta = metaSchema.parse(JSON.parse(await readFile(path.join(this.dir, n), 'utf8')));
+        if (meta.at < cutoff) await this.removeKey(key);
+      } catch {
+        await this.removeKey(key);
+      }
+    }
   }
 
   /**

@@ -2,10 +2,12 @@
 // retention) and the index built from them and the tunnel's deliveries. The writer (the app) also
 // compacts: records past retention leave the send log and old tombstones leave the state. A reader
 // (readOnly: the CLI) only reads, so it is safe while the app or `listen` writes.
+import path from 'node:path';
 import { Emitter, type Unsubscribe } from '../events';
 import { silentLogger, type Logger } from '../ports';
 import type { StoredDelivery } from '../tunnel';
 import { contactKey } from './inbound';
+import { MediaCache } from './media-cache';
 import { MessageIndex, type ContactQuery, type ContactSummary, type Message } from './message-index';
 import { SendLog } from './send-log';
 import { DAY_MS, MessageStateFile, emptyState, type MessageStateData, type Tombstone } from './state';
@@ -15,6 +17,8 @@ export interface MessagesOptions {
   now(): number;
   logger?: Logger;
   readOnly?: boolean;
+  /** The bound of the media cache in bytes (default 200 MiB). */
+  mediaMaxBytes?: number;
 }
 
 export interface MessagesEvents {
@@ -26,6 +30,8 @@ export interface MessagesEvents {
 
 export class Messages {
   readonly sendLog: SendLog;
+  /** The files of messages fetched from the service (`<data>/messages/media/`). */
+  readonly media: MediaCache;
   readonly events: Emitter<MessagesEvents>;
   private readonly stateFile: MessageStateFile;
   private state: MessageStateData = emptyState();
@@ -37,6 +43,12 @@ export class Messages {
   constructor(private readonly o: MessagesOptions) {
     this.logger = o.logger ?? silentLogger;
     this.sendLog = new SendLog(o.dataDir);
+    this.media = new MediaCache({
+      dir: path.join(o.dataDir, 'messages', 'media'),
+      now: o.now,
+      logger: this.logger,
+      ...(o.mediaMaxBytes !== undefined ? { maxBytes: o.mediaMaxBytes } : {}),
+    });
     this.stateFile = new MessageStateFile(o.dataDir, this.logger);
     this.index = new MessageIndex(this.state, o.now);
     this.events = new Emitter<MessagesEvents>((err) =>
@@ -153,6 +165,10 @@ export class Messages {
     const t: Tombstone = { agentId, upTo: this.o.now() };
     const key = contact !== undefined ? contactKey(contact) : undefined;
     if (key !== undefined) t.contact = key;
+    const withFiles =
+      key !== undefined
+        ? this.index.thread(agentId, key, { limit: Infinity }).messages.flatMap((m) => m.messageId ?? [])
+        : undefined;
     // The tombstone first: once it is saved, nothing deleted shows again, whatever fails after.
     await this.update({ ...this.state, tombstones: [...this.state.tombstones, t] }, agentId);
     this.index.forget(t);
@@ -160,13 +176,19 @@ export class Messages {
       (r) => r.agentId === agentId && (key === undefined || contactKey(r.to) === key) && r.at <= t.upTo,
     );
     this.sendOffset = await this.sendLog.size();
+    // Their fetched files go too (every file of the agent's when all its messages go).
+    await this.media.remove(agentId, withFiles);
     return { removedSends };
   }
 
-  /** Records past retention leave the send log; tombstones older than retention are dropped (retention hides those messages anyway). */
+  /**
+   * Records past retention leave the send log, and fetched files of messages past it the media
+   * cache; tombstones older than retention are dropped (retention hides those messages anyway).
+   */
   async compact(): Promise<void> {
     const cutoff = this.o.now() - this.state.retentionDays * DAY_MS;
     const gone = await this.sendLog.removeWhere((r) => r.at < cutoff);
+    await this.media.removeOlderThan(cutoff);
     if (gone > 0) this.sendOffset = 0;
     const tombstones = this.state.tombstones.filter((t) => t.upTo >= cutoff);
     if (tombstones.length !== this.state.tombstones.length)

@@ -40,7 +40,7 @@ describe('MediaCache', () => {
   it('keeps a file in a 0700 folder as 0600 files, and answers it again without fetching', async () => {
     const c = cache();
     const fill = filler(100);
-    const put = await c.put('agent-1', 'wamid.1', fill);
+    const put = await c.put('agent-1', 'wamid.1', now, fill);
     expect(put).toMatchObject({ filename: 'photo.png', mimeType: 'image/png', bytes: 100 });
     expect((await stat(dir)).mode & 0o777).toBe(0o700);
     for (const n of await readdir(dir)) expect((await stat(path.join(dir, n))).mode & 0o777).toBe(0o600);
@@ -54,13 +54,13 @@ describe('MediaCache', () => {
 
   it('stays within its bound: the least recently used entry leaves first', async () => {
     const c = cache(2_000);
-    await c.put('a', 'one', filler(600));
+    await c.put('a', 'one', now, filler(600));
     now += 1000;
-    await c.put('a', 'two', filler(600));
+    await c.put('a', 'two', now, filler(600));
     now += 1000;
     expect(await c.get('a', 'one')).not.toBeNull(); // used again: now the most recent but one
     now += 1000;
-    await c.put('a', 'three', filler(600));
+    await c.put('a', 'three', now, filler(600));
     expect(await c.get('a', 'two')).toBeNull();
     expect(await c.get('a', 'one')).not.toBeNull();
     expect(await c.get('a', 'three')).not.toBeNull();
@@ -69,21 +69,21 @@ describe('MediaCache', () => {
 
   it('a file larger than the bound is answered once and not kept beside others', async () => {
     const c = cache(1_000);
-    await c.put('a', 'small', filler(300));
+    await c.put('a', 'small', now, filler(300));
     now += 1000;
-    const big = await c.put('a', 'big', filler(1_500));
+    const big = await c.put('a', 'big', now, filler(1_500));
     expect(big.bytes).toBe(1_500);
     expect(await c.get('a', 'small')).toBeNull();
   });
 
   it('an entry whose bytes do not match (torn, changed) is removed and fetched again', async () => {
     const c = cache();
-    const first = await c.put('a', 'm', filler(200));
+    const first = await c.put('a', 'm', now, filler(200));
     await writeFile(first.path, Buffer.alloc(120, 0x61)); // cut short
     expect(await c.get('a', 'm')).toBeNull();
     expect(await readdir(dir)).toEqual([]);
     const again = filler(200);
-    await c.put('a', 'm', again);
+    await c.put('a', 'm', now, again);
     await writeFile((await c.get('a', 'm'))!.path, Buffer.alloc(200, 0x62)); // same size, other bytes
     expect(await c.get('a', 'm')).toBeNull();
   });
@@ -92,7 +92,7 @@ describe('MediaCache', () => {
     const said: string[] = [];
     const log = (msg: string, fields?: Record<string, unknown>) => void said.push(msg + JSON.stringify(fields ?? {}));
     const c = new MediaCache({ dir, now: () => now, logger: { info: log, warn: log, error: log } });
-    const put = await c.put('a', 'm', filler(50));
+    const put = await c.put('a', 'm', now, filler(50));
     await writeFile(put.path.replace(/\.bin$/, '.json'), '{"filename":"private-name.pdf",');
     expect(await c.get('a', 'm')).toBeNull();
     expect(await readdir(dir)).toEqual([]);
@@ -103,7 +103,7 @@ describe('MediaCache', () => {
   it('a failed fill leaves nothing behind; halves of entries and temp folders of a crash go at the next trim', async () => {
     const c = cache();
     await expect(
-      c.put('a', 'm', async (temp) => {
+      c.put('a', 'm', now, async (temp) => {
         await writeFile(path.join(temp, 'partial'), 'x');
         throw new Error('connection reset');
       }),
@@ -112,17 +112,26 @@ describe('MediaCache', () => {
     await writeFile(path.join(dir, 'orphan.bin'), 'x');
     await writeFile(path.join(dir, 'lonely.json'), '{}');
     await mkdtemp(path.join(dir, '.fill-'));
-    await c.put('a', 'kept', filler(10));
+    await c.put('a', 'kept', now, filler(10));
     expect((await readdir(dir)).sort()).toEqual(
       expect.arrayContaining([expect.stringMatching(/\.bin$/), expect.stringMatching(/\.json$/)]),
     );
     expect(await readdir(dir)).toHaveLength(2);
   });
 
+  it('retention: files of messages older than the cutoff go, newer ones stay', async () => {
+    const c = cache();
+    await c.put('a', 'old', now - 100 * 86_400_000, filler(10));
+    await c.put('a', 'new', now - 10 * 86_400_000, filler(10));
+    await c.removeOlderThan(now - 90 * 86_400_000);
+    expect(await c.get('a', 'old')).toBeNull();
+    expect(await c.get('a', 'new')).not.toBeNull();
+  });
+
   it('fills at the same time keep each other whole', async () => {
     const c = cache(100_000);
     const ids = Array.from({ length: 12 }, (_, i) => `m${i}`);
-    const put = await Promise.all(ids.map((id, i) => c.put('a', id, filler(500 + i))));
+    const put = await Promise.all(ids.map((id, i) => c.put('a', id, now, filler(500 + i))));
     expect(put.map((p) => p.bytes)).toEqual(ids.map((_, i) => 500 + i));
     for (const [i, id] of ids.entries()) expect((await c.get('a', id))?.bytes).toBe(500 + i);
     expect(await bins()).toBe(12);
@@ -130,9 +139,9 @@ describe('MediaCache', () => {
 
   it("removes an agent's entries, by message or all of them", async () => {
     const c = cache();
-    await c.put('a', 'one', filler(10));
-    await c.put('a', 'two', filler(10));
-    await c.put('b', 'one', filler(10));
+    await c.put('a', 'one', now, filler(10));
+    await c.put('a', 'two', now, filler(10));
+    await c.put('b', 'one', now, filler(10));
     await c.remove('a', ['one']);
     expect(await c.get('a', 'one')).toBeNull();
     expect(await c.get('a', 'two')).not.toBeNull();
