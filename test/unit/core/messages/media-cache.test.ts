@@ -5,7 +5,7 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MediaCache } from '../../../../src-main/core/messages';
+import { MediaCache } from '../../../../src-main/core/messages/media-cache';
 
 let root: string;
 let dir: string;
