@@ -675,6 +675,8 @@ export interface MessageDTO {
   error?: ErrorDTO;
   /** Sends: which part of this install made it. */
   via?: 'console' | 'messages' | 'cli';
+  /** Sends made from a window: the clientRef it gave the send. */
+  clientRef?: string;
   /** Inbound: the tunnel delivery it came in (media is fetched through it). */
   deliveryId?: string;
   simulated?: boolean;
@@ -840,6 +842,8 @@ export interface Requests {
   'messages.setRetention': { args: { days: number }; result: { retentionDays: number } };
   /** A send from the Messages composer: the same client, budget, queue and send log as send.message. */
   'messages.send': { args: SendArgs; result: SendResultDTO };
+  /** The agent's sends from this install (console, Messages, CLI), newest first: the send log as the console lists it. */
+  'messages.sent': { args: { teamId: string; agentId: string; limit?: number }; result: MessageDTO[] };
 
   /** The window's heartbeat: answers at once while the main side (the browser host, Electron's main process) runs. */
   'app.ping': { args: EmptyArgs; result: PingDTO };
@@ -910,6 +914,7 @@ export const REQUEST_NAMES = [
   'messages.deleteAgent',
   'messages.setRetention',
   'messages.send',
+  'messages.sent',
   'app.ping',
 ] as const satisfies readonly RequestName[];
 

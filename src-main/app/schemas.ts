@@ -247,6 +247,7 @@ export const argSchemas: Schemas = {
   'messages.deleteAgent': teamAgent,
   'messages.setRetention': z.strictObject({ days: z.number().int().min(1).max(3650) }),
   'messages.send': sendArgs,
+  'messages.sent': z.strictObject({ teamId: id, agentId: id, limit: z.number().int().min(1).max(1000).optional() }),
 
   'app.ping': empty,
 };

@@ -20,6 +20,7 @@ type MessageRequests = Pick<
   | 'messages.deleteAgent'
   | 'messages.setRetention'
   | 'messages.send'
+  | 'messages.sent'
 >;
 
 /** +digits for a person, the JID as kept for a group. */
@@ -57,6 +58,7 @@ export function messageDTOs(s: Scope): MessageDTOs {
       if (m.error.limit !== undefined) dto.error.limit = m.error.limit;
     }
     if (m.via !== undefined) dto.via = m.via;
+    if (m.clientRef !== undefined) dto.clientRef = m.clientRef;
     if (m.deliveryId !== undefined) dto.deliveryId = m.deliveryId;
     if (m.simulated) dto.simulated = true;
     return dto;
@@ -85,6 +87,9 @@ const GAP_WORDS: Record<InboxGap, string> = {
   'receiver-stopped':
     "This app's receiver is not running, so new messages are not being received. Start it on the Tunnel screen.",
 };
+
+/** Sends listed by messages.sent when no limit is asked for (the console's table). */
+const SENT_LIMIT = 200;
 
 export function messageRequests(s: Scope, send: SendThrough): MessageRequests {
   const { c } = s;
@@ -172,6 +177,13 @@ export function messageRequests(s: Scope, send: SendThrough): MessageRequests {
     'messages.send': async (ask) => {
       const r = await send('messages', ask);
       return { status: r.status, messageId: r.messageId, to: r.to };
+    },
+    'messages.sent': async ({ teamId, agentId, limit }) => {
+      s.requireTeam(teamId);
+      return c.messages
+        .sent(agentId, limit ?? SENT_LIMIT)
+        .filter((m) => (m.teamId ?? teamId) === teamId)
+        .map(dtos.message);
     },
   };
 }

@@ -112,6 +112,11 @@ export class Messages {
     return this.index.thread(agentId, contact, opts);
   }
 
+  /** The agent's sends from this install, newest first (the console's "Sent from here"). */
+  sent(agentId: string, limit: number): Message[] {
+    return this.index.sent(agentId, limit);
+  }
+
   retentionDays(): number {
     return this.state.retentionDays;
   }
