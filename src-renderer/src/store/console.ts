@@ -141,7 +141,9 @@ export function agentSends(
   const mine = history.filter((r) => r.teamId === teamId && r.agentId === agentId);
   const refs = new Set(mine.map((r) => r.clientRef));
   const ids = new Set(mine.map((r) => r.messageId).filter((x) => x !== null));
-  const others = (logged ?? []).filter((r) => !refs.has(r.clientRef) && !(r.messageId !== null && ids.has(r.messageId)));
+  const others = (logged ?? []).filter(
+    (r) => !refs.has(r.clientRef) && !(r.messageId !== null && ids.has(r.messageId)),
+  );
   return [...mine, ...others].sort((a, b) => b.at - a.at);
 }
 

@@ -34,7 +34,8 @@ export function SendResult({ r }: { r: SendRecord }) {
             {r.state === 'queued' && (
               <span className="muted">
                 {' '}
-                — the send budget{budget ? ` (${budget.limit} sends per ${windowWords(budget.windowMs)})` : ''} is spent; it leaves on its own.
+                — the send budget{budget ? ` (${budget.limit} sends per ${windowWords(budget.windowMs)})` : ''} is
+                spent; it leaves on its own.
               </span>
             )}
             {r.state === 'retrying' && r.retries.at(-1)?.error?.kind === 'reconnecting' && (

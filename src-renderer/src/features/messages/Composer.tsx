@@ -214,8 +214,8 @@ export function Composer({ teamId, agentId, contact }: { teamId: string; agentId
         {confirming && (
           <div className="send-confirm" role="alert">
             <p>
-              <strong>{agentName} needs a QR scan.</strong> The service will refuse this send until the phone scans
-              the code. <a href={agentHref(teamId, agentId, 'pairing')}>Pair {agentName}</a>
+              <strong>{agentName} needs a QR scan.</strong> The service will refuse this send until the phone scans the
+              code. <a href={agentHref(teamId, agentId, 'pairing')}>Pair {agentName}</a>
             </p>
             <p>Send it anyway?</p>
             <div className="actions">

@@ -22,7 +22,9 @@ interface Props {
 export function NewConversation({ agents, picked, onClose }: Props) {
   const check = useApp((s) => s.checkContact);
   const uid = useId();
-  const [who, setWho] = useState(picked || (agents.length === 1 ? agentKey(agents[0]!.teamId, agents[0]!.agentId) : ''));
+  const [who, setWho] = useState(
+    picked || (agents.length === 1 ? agentKey(agents[0]!.teamId, agents[0]!.agentId) : ''),
+  );
   const [number, setNumber] = useState('');
   const [typedWrong, setTypedWrong] = useState<string | null>(null);
   const [checking, setChecking] = useState(false);
