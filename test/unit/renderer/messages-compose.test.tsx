@@ -207,12 +207,27 @@ describe('Messages composer', () => {
     });
     await write('hello?');
     expect(sends(t)).toHaveLength(1);
-    const alert = within(going()!).getByRole('alert');
+    expect(going()).toBeNull();
+    const alert = within(document.querySelector('.messages-compose-failed') as HTMLElement).getByRole('alert');
     expect(alert.textContent).toContain('Needs a QR scan.');
     expect(within(alert).getByRole('link', { name: 'Open pairing for a1' }).getAttribute('href')).toBe(
       '#/agents/a1/pairing?team=t1',
     );
     expect(box().value).toBe('hello?');
+    // The send log's line (failed, with its clientRef) reaches the thread: the text is not shown twice.
+    act(() =>
+      t.emit('messages.new', {
+        message: logged(sends(t)[0]!, {
+          key: 'send:1',
+          messageId: undefined,
+          status: 'failed',
+          error: { kind: 'needs-scan', code: 'NOT_CONFIGURED', message: 'not linked' },
+        }),
+      }),
+    );
+    const failed = document.querySelector('.messages-compose-failed')!;
+    expect(failed.querySelector('.messages-text')).toBeNull();
+    expect(within(failed as HTMLElement).getByRole('button', { name: `Retry the send to ${TO}` })).toBeTruthy();
   });
 
   it('warns before sending from an agent known to need a scan, and sends only after "Send anyway"', async () => {

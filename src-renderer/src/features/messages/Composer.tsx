@@ -52,8 +52,12 @@ export function Composer({ teamId, agentId, contact }: { teamId: string; agentId
   const needsScan = agent !== undefined && (agent.health.needsScan || agent.health.health === 'needs-scan');
 
   // This conversation's sends of this window not in the thread yet: going out, or just sent (until
-  // the send log's line arrives), and the latest one if it failed (with why and what to do).
-  const inThread = new Set((thread?.messages ?? []).map((m) => m.messageId).filter((x) => x !== undefined));
+  // the send log's line arrives with its clientRef or message id).
+  const inThread = new Set<string>();
+  for (const m of thread?.messages ?? []) {
+    if (m.clientRef !== undefined) inThread.add(m.clientRef);
+    if (m.messageId !== undefined) inThread.add(m.messageId);
+  }
   const going = history
     .filter(
       (r) =>
@@ -63,10 +67,11 @@ export function Composer({ teamId, agentId, contact }: { teamId: string; agentId
         (r.state === 'sending' ||
           r.state === 'queued' ||
           r.state === 'retrying' ||
-          (r.state === 'sent' && r.messageId !== null && !inThread.has(r.messageId)) ||
-          (r.state === 'failed' && r.clientRef === lastRef && !r.retriedAs)),
+          (r.state === 'sent' && !inThread.has(r.clientRef) && !(r.messageId !== null && inThread.has(r.messageId)))),
     )
     .reverse();
+  /** The latest send from here, when it failed: why, and what to do (Pair, Retry). */
+  const failed = last?.state === 'failed' && !last.retriedAs ? last : null;
 
   const build = (): SendArgs | string => {
     const args: SendArgs = { teamId, agentId, to: contact };
@@ -130,6 +135,12 @@ export function Composer({ teamId, agentId, contact }: { teamId: string; agentId
             </li>
           ))}
         </ol>
+      )}
+      {failed && (
+        <div className="messages-compose-failed">
+          {!inThread.has(failed.clientRef) && <p className="messages-text">{failed.summary}</p>}
+          <SendResult r={failed} />
+        </div>
       )}
       {needsScan && (
         <p className="send-scan-warning" id={`${uid}-scan`}>
