@@ -43,7 +43,7 @@ export interface SendRecord {
 }
 
 /** Which request a send goes through: the console's, or the Messages composer's (recorded as such in the send log). */
-export type SendFrom = 'console' | 'messages';
+type SendFrom = 'console' | 'messages';
 
 export interface ConsoleSlice {
   /** Newest first. */

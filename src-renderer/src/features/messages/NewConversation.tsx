@@ -35,7 +35,7 @@ export function NewConversation({ agents, picked, onClose }: Props) {
     e.preventDefault();
     setOutcome(null);
     if (!agent) {
-      setTypedWrong('Choose the agent whose number writes.');
+      setTypedWrong('Choose the agent to write from.');
       return;
     }
     const r = checkRecipient(number);
