@@ -692,6 +692,8 @@ export interface MessageDTO {
   error?: ErrorDTO;
   /** Sends: which part of this install made it. */
   via?: 'console' | 'messages' | 'cli';
+  /** Sends made from a window: the clientRef it gave the send. */
+  clientRef?: string;
   /** Inbound: the tunnel delivery it came in (media is fetched through it). */
   deliveryId?: string;
   simulated?: boolean;
@@ -861,6 +863,8 @@ export interface Requests {
   'messages.media': { args: { teamId: string; agentId: string; messageKey: string }; result: MessageMediaDTO };
   /** Saves a message's file: a save dialog in the desktop app; the bytes to download in the browser host. */
   'messages.saveMedia': { args: { teamId: string; agentId: string; messageKey: string }; result: SavedMediaDTO };
+  /** The agent's sends from this install (console, Messages, CLI), newest first: the send log as the console lists it. */
+  'messages.sent': { args: { teamId: string; agentId: string; limit?: number }; result: MessageDTO[] };
 
   /** The window's heartbeat: answers at once while the main side (the browser host, Electron's main process) runs. */
   'app.ping': { args: EmptyArgs; result: PingDTO };
@@ -933,6 +937,7 @@ export const REQUEST_NAMES = [
   'messages.send',
   'messages.media',
   'messages.saveMedia',
+  'messages.sent',
   'app.ping',
 ] as const satisfies readonly RequestName[];
 

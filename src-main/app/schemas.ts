@@ -249,6 +249,7 @@ export const argSchemas: Schemas = {
   'messages.send': sendArgs,
   'messages.media': z.strictObject({ teamId: id, agentId: id, messageKey: id }),
   'messages.saveMedia': z.strictObject({ teamId: id, agentId: id, messageKey: id }),
+  'messages.sent': z.strictObject({ teamId: id, agentId: id, limit: z.number().int().min(1).max(1000).optional() }),
 
   'app.ping': empty,
 };

@@ -23,6 +23,7 @@ type MessageRequests = Pick<
   | 'messages.send'
   | 'messages.media'
   | 'messages.saveMedia'
+  | 'messages.sent'
 >;
 
 /** +digits for a person, the JID as kept for a group. */
@@ -60,6 +61,7 @@ export function messageDTOs(s: Scope): MessageDTOs {
       if (m.error.limit !== undefined) dto.error.limit = m.error.limit;
     }
     if (m.via !== undefined) dto.via = m.via;
+    if (m.clientRef !== undefined) dto.clientRef = m.clientRef;
     if (m.deliveryId !== undefined) dto.deliveryId = m.deliveryId;
     if (m.simulated) dto.simulated = true;
     return dto;
@@ -88,6 +90,9 @@ const GAP_WORDS: Record<InboxGap, string> = {
   'receiver-stopped':
     "This app's receiver is not running, so new messages are not being received. Start it on the Tunnel screen.",
 };
+
+/** Sends listed by messages.sent when no limit is asked for (the console's table). */
+const SENT_LIMIT = 200;
 
 export function messageRequests(s: Scope, send: SendThrough, media: MediaFiles): MessageRequests {
   const { c } = s;
@@ -178,5 +183,12 @@ export function messageRequests(s: Scope, send: SendThrough, media: MediaFiles):
     },
     'messages.media': ({ teamId, agentId, messageKey }) => media.message(teamId, agentId, messageKey),
     'messages.saveMedia': ({ teamId, agentId, messageKey }) => media.save(teamId, agentId, messageKey),
+    'messages.sent': async ({ teamId, agentId, limit }) => {
+      s.requireTeam(teamId);
+      return c.messages
+        .sent(agentId, limit ?? SENT_LIMIT)
+        .filter((m) => (m.teamId ?? teamId) === teamId)
+        .map(dtos.message);
+    },
   };
 }

@@ -122,6 +122,7 @@ export function serviceRequests({
               teamId: sends.teamIdOf(teamId),
               agentId,
               via,
+              ...(clientRef !== undefined ? { clientRef } : {}),
               now: sends.now,
               onRecorded: sends.recorded,
               onLogError: sends.logError,

@@ -36,6 +36,8 @@ export interface Message {
   simulated?: boolean;
   /** Sends: our record id. */
   sendId?: string;
+  /** Sends made from a window: its reference of the send. */
+  clientRef?: string;
 }
 
 export interface ContactSummary {
@@ -130,6 +132,7 @@ export class MessageIndex {
       deliveryId: undefined,
       simulated: undefined,
       sendId: r.id,
+      clientRef: r.clientRef,
     };
     return this.insert(msg, true);
   }
@@ -234,6 +237,19 @@ export class MessageIndex {
     if (opts.before !== undefined) while (end > 0 && conv.messages[end - 1]!.at >= opts.before) end--;
     const start = Math.max(0, end - opts.limit);
     return { messages: conv.messages.slice(start, end), more: start > 0 };
+  }
+
+  /** The agent's sends from this install (any conversation), newest first, at most `limit`. */
+  sent(agentId: string, limit: number): Message[] {
+    const convs = this.agents.get(agentId);
+    if (!convs) return [];
+    const cutoff = this.cutoff();
+    const out: Message[] = [];
+    for (const conv of convs.values()) {
+      this.prune(conv, cutoff);
+      for (const m of conv.messages) if (m.via !== undefined) out.push(m);
+    }
+    return out.sort((a, b) => b.at - a.at).slice(0, limit);
   }
 
   /** The latest message time of a thread (what "read" marks up to), or null. */

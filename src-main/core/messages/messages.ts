@@ -129,6 +129,11 @@ export class Messages {
     return this.index.find(agentId, key);
   }
 
+  /** The agent's sends from this install, newest first (the console's "Sent from here"). */
+  sent(agentId: string, limit: number): Message[] {
+    return this.index.sent(agentId, limit);
+  }
+
   retentionDays(): number {
     return this.state.retentionDays;
   }

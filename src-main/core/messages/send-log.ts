@@ -41,6 +41,8 @@ export interface SendRecord {
   mediaUrl?: string;
   filename?: string;
   via: SendVia;
+  /** The window's own reference of the send (the contract's clientRef), when a window made it. */
+  clientRef?: string;
   /** The service's answer: its messageId and status, or the error. */
   messageId?: string;
   status?: string;
@@ -58,6 +60,7 @@ const recordSchema = z.object({
   mediaUrl: z.string().optional(),
   filename: z.string().optional(),
   via: z.enum(['console', 'messages', 'cli']),
+  clientRef: z.string().max(200).optional(),
   messageId: z.string().optional(),
   status: z.string().optional(),
   error: z.object({ kind: z.string(), code: z.string(), message: z.string(), limit: z.number().optional() }).optional(),

@@ -12,6 +12,8 @@ export interface RecordedSend {
   teamId: string | null;
   agentId: string;
   via: SendVia;
+  /** The window's reference of the send (kept in the log so the window finds its send there). */
+  clientRef?: string;
   /** ms epoch */
   now(): number;
   /** The record was stored (the app publishes it). */
@@ -53,6 +55,7 @@ export async function sendAndRecord(
     kind: sendKind(req),
     via: rec.via,
   };
+  if (rec.clientRef !== undefined) base.clientRef = rec.clientRef;
   if (req.text !== undefined) base.text = req.text;
   const mediaUrl = req.imageUrl ?? req.documentUrl;
   if (mediaUrl !== undefined) base.mediaUrl = mediaUrl;

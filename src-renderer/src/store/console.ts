@@ -1,17 +1,19 @@
-// Console: sends with their live progress (queued, retrying), the team's send budget and queue,
-// the history of sends with message ids, and contact checks. Sends run side by side (a spent budget
+// Sends: this window's sends with their live progress (queued, retrying), whether made from the
+// console or the Messages composer; the team's send budget and queue; the agents' sends as the send
+// log keeps them (what the console lists under "Sent from here", across restarts); contact checks. Sends run side by side (a spent budget
 // queues them in the main process); each keeps what it sent, so a failed one can be sent again, and
 // one still waiting (queued or between retries) can be stopped.
 import type {
   ContactCheckDTO,
   ErrorDTO,
+  MessageDTO,
   Result,
   SendArgs,
   SendBudgetDTO,
   SendProgressDTO,
   SendResultDTO,
 } from '../../../src-shared/contract';
-import { localId, type Slice } from './env';
+import { agentKey, localId, type Slice } from './env';
 
 type SendKind = 'text' | 'image' | 'document';
 type SendState = 'sending' | 'queued' | 'retrying' | 'sent' | 'failed';
@@ -36,13 +38,24 @@ export interface SendRecord {
   args: Omit<SendArgs, 'clientRef'>;
   /** The clientRef of the send that retried this one. */
   retriedAs?: string;
+  /** Which part of this install made it (sends read from the send log). */
+  via?: MessageDTO['via'];
 }
+
+/** Which request a send goes through: the console's, or the Messages composer's (recorded as such in the send log). */
+type SendFrom = 'console' | 'messages';
 
 export interface ConsoleSlice {
   /** Newest first. */
   sendHistory: SendRecord[];
   sendBudgets: Record<string, SendBudget>;
-  sendMessage(args: SendArgs): Promise<Result<SendResultDTO>>;
+  /** By agentKey: the agent's sends read from the send log, newest first (once asked for). */
+  sentLog: Record<string, SendRecord[]>;
+  sendMessage(args: SendArgs, from?: SendFrom): Promise<Result<SendResultDTO>>;
+  /** Reads an agent's sends from the send log (messages.sent). */
+  loadSentLog(teamId: string, agentId: string): Promise<ErrorDTO | null>;
+  /** A message stored (messages.new): a send recorded in the send log joins its agent's list. */
+  applySentMessage(m: MessageDTO): void;
   loadSendBudget(teamId: string): Promise<void>;
   /** Takes a queued send out of the team's queue. */
   cancelQueuedSend(teamId: string, queuedId: string): Promise<ErrorDTO | null>;
@@ -88,7 +101,53 @@ export function contentOf(a: Omit<SendArgs, 'clientRef'>): string {
   return a.imageUrl ? (a.text ?? a.imageUrl) : a.documentUrl ? (a.documentFilename ?? a.documentUrl) : (a.text ?? '');
 }
 
-function summaryOf(a: SendArgs): string {
+/** A send as the send log keeps it (messages.sent, messages.new), as a settled send record. */
+function recordOfSent(m: MessageDTO): SendRecord {
+  const args: Omit<SendArgs, 'clientRef'> = { teamId: m.teamId ?? '', agentId: m.agentId, to: m.contact };
+  const kind: SendKind = m.type === 'image' || m.type === 'document' ? m.type : 'text';
+  if (kind === 'image' && m.media?.url) args.imageUrl = m.media.url;
+  if (kind === 'document' && m.media?.url) args.documentUrl = m.media.url;
+  if (kind === 'document' && m.media?.filename) args.documentFilename = m.media.filename;
+  if (m.text) args.text = m.text;
+  const rec: SendRecord = {
+    clientRef: m.clientRef ?? `log:${m.key}`,
+    teamId: args.teamId,
+    agentId: m.agentId,
+    to: m.contact,
+    kind,
+    summary: summaryOf(args),
+    at: m.at,
+    state: m.status === 'failed' || m.error ? 'failed' : 'sent',
+    messageId: m.messageId ?? null,
+    error: m.error ?? null,
+    retries: [],
+    queue: null,
+    args,
+  };
+  if (m.via !== undefined) rec.via = m.via;
+  return rec;
+}
+
+/**
+ * An agent's sends, newest first: this window's (with their live progress), and every other one the
+ * send log holds (a line of the log is this window's send when it carries its clientRef).
+ */
+export function agentSends(
+  history: readonly SendRecord[],
+  logged: readonly SendRecord[] | undefined,
+  teamId: string,
+  agentId: string,
+): SendRecord[] {
+  const mine = history.filter((r) => r.teamId === teamId && r.agentId === agentId);
+  const refs = new Set(mine.map((r) => r.clientRef));
+  const ids = new Set(mine.map((r) => r.messageId).filter((x) => x !== null));
+  const others = (logged ?? []).filter(
+    (r) => !refs.has(r.clientRef) && !(r.messageId !== null && ids.has(r.messageId)),
+  );
+  return [...mine, ...others].sort((a, b) => b.at - a.at);
+}
+
+function summaryOf(a: Omit<SendArgs, 'clientRef'>): string {
   const s = contentOf(a);
   return s.length > 120 ? `${s.slice(0, 120)}…` : s;
 }
@@ -96,6 +155,13 @@ function summaryOf(a: SendArgs): string {
 export const consoleSlice: Slice<ConsoleSlice> = ({ set, get, api, env }) => {
   const patch = (clientRef: string, fn: (r: SendRecord) => SendRecord) =>
     set((s) => ({ sendHistory: s.sendHistory.map((r) => (r.clientRef === clientRef ? fn(r) : r)) }));
+
+  const loadSentLog = async (teamId: string, agentId: string): Promise<ErrorDTO | null> => {
+    const r = await api['messages.sent']({ teamId, agentId });
+    if (!r.ok) return r.error;
+    set((s) => ({ sentLog: { ...s.sentLog, [agentKey(teamId, agentId)]: r.value.map(recordOfSent) } }));
+    return null;
+  };
 
   const budget = async (teamId: string): Promise<void> => {
     const askedAt = env.now();
@@ -122,7 +188,8 @@ export const consoleSlice: Slice<ConsoleSlice> = ({ set, get, api, env }) => {
   return {
     sendHistory: [],
     sendBudgets: {},
-    sendMessage: async ({ clientRef: given, ...sent }) => {
+    sentLog: {},
+    sendMessage: async ({ clientRef: given, ...sent }, from = 'console') => {
       const args: SendArgs = sent;
       const clientRef = given ?? localId('send');
       const rec: SendRecord = {
@@ -141,7 +208,8 @@ export const consoleSlice: Slice<ConsoleSlice> = ({ set, get, api, env }) => {
         args: sent,
       };
       set((s) => ({ sendHistory: [rec, ...s.sendHistory].slice(0, MAX_HISTORY) }));
-      const r = await api['send.message']({ ...args, clientRef });
+      if (from === 'messages') rec.via = 'messages';
+      const r = await api[from === 'messages' ? 'messages.send' : 'send.message']({ ...args, clientRef });
       patch(clientRef, (x) =>
         r.ok
           ? { ...x, state: 'sent', messageId: r.value.messageId, to: r.value.to, queue: null }
@@ -151,6 +219,16 @@ export const consoleSlice: Slice<ConsoleSlice> = ({ set, get, api, env }) => {
       return r;
     },
     loadSendBudget: budget,
+    loadSentLog,
+    applySentMessage: (m) => {
+      if (m.via === undefined || m.teamId === null) return;
+      const key = agentKey(m.teamId, m.agentId);
+      const list = get().sentLog[key];
+      const rec = recordOfSent(m);
+      if (!list || list.some((r) => r.clientRef === rec.clientRef)) return;
+      const next = [rec, ...list].sort((a, b) => b.at - a.at);
+      set((s) => ({ sentLog: { ...s.sentLog, [key]: next } }));
+    },
     cancelQueuedSend: async (teamId, queuedId) => {
       const r = await api['send.cancel']({ teamId, queuedId });
       await budget(teamId);
@@ -173,11 +251,20 @@ export const consoleSlice: Slice<ConsoleSlice> = ({ set, get, api, env }) => {
           };
     },
     retrySend: async (clientRef) => {
-      const rec = get().sendHistory.find((r) => r.clientRef === clientRef);
+      const logged = Object.values(get().sentLog).flat();
+      const rec = [...get().sendHistory, ...logged].find((r) => r.clientRef === clientRef);
       if (!rec || rec.state !== 'failed' || rec.retriedAs) return null;
       const again = localId('send');
       patch(clientRef, (x) => ({ ...x, retriedAs: again }));
-      return get().sendMessage({ ...rec.args, clientRef: again });
+      set((s) => ({
+        sentLog: Object.fromEntries(
+          Object.entries(s.sentLog).map(([k, list]) => [
+            k,
+            list.map((x) => (x.clientRef === clientRef ? { ...x, retriedAs: again } : x)),
+          ]),
+        ),
+      }));
+      return get().sendMessage({ ...rec.args, clientRef: again }, rec.via === 'messages' ? 'messages' : 'console');
     },
     checkContact: (teamId, agentId, phone) => api['contacts.check']({ teamId, agentId, phone }),
     applySendProgress: (p) => {

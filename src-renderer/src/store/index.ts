@@ -93,7 +93,10 @@ export function connectStore(store: AppStore, api: Api): () => void {
     api.on('tunnel.forward', (f) => s().applyForward(f)),
     api.on('tunnel.refused', (r) => s().applyRefused(r)),
     api.on('tunnel.exposure', (x) => s().applyExposure(x)),
-    api.on('messages.new', ({ message }) => s().applyMessage(message)),
+    api.on('messages.new', ({ message }) => {
+      s().applyMessage(message);
+      s().applySentMessage(message);
+    }),
     api.on('messages.changed', () => s().applyMessagesChanged()),
   ];
   void s().refresh();

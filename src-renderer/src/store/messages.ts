@@ -41,7 +41,6 @@ export interface MessagesSlice {
   applyMessage(m: MessageDTO): void;
   applyMessagesChanged(): void;
   markThreadRead(teamId: string, agentId: string, contact: string): Promise<void>;
-  sendReply(teamId: string, agentId: string, contact: string, text: string): Promise<ErrorDTO | null>;
   nameContact(contact: string, name: string): Promise<ErrorDTO | null>;
   deleteThread(teamId: string, agentId: string, contact: string): Promise<ErrorDTO | null>;
 }
@@ -129,10 +128,6 @@ export const messagesSlice: Slice<MessagesSlice> = ({ set, get, api }) => {
     markThreadRead: async (teamId, agentId, contact) => {
       const r = await api['messages.markRead']({ teamId, agentId, phone: contact });
       if (r.ok) reloadInbox();
-    },
-    sendReply: async (teamId, agentId, contact, text) => {
-      const r = await api['messages.send']({ teamId, agentId, to: contact, text });
-      return r.ok ? null : r.error;
     },
     nameContact: async (contact, name) => {
       const r = await api['messages.setName']({ phone: contact, name });

@@ -4,6 +4,8 @@ import { REQUEST_NAMES, type Api, type EventName, type Events, type Result } fro
 /** What a request answers when the test gives nothing (default: [] for a list, else null). */
 const DEFAULTS: Partial<Record<string, unknown>> = {
   'messages.contacts': { contacts: [], agents: [], unread: 0, retentionDays: 90 },
+  'messages.sent': [],
+  'send.budget': { teamId: 't1', limit: 60, windowMs: 60_000, used: 0, queued: [] },
   'alerts.history': [],
   'health.availability': { at: 0, windows: [] },
 };

@@ -1,8 +1,8 @@
 // @vitest-environment jsdom
 // The Messages screen over a fake Api: the contacts with unread counts and an agent's gap in words;
 // the open thread with day separators, sides, a failed send's reason; opening marks it read; a new
-// message lands in the open thread at once; the composer sends through messages.send and keeps the
-// text when the send fails; the sidebar's unread count covers every agent.
+// message lands in the open thread at once; the sidebar's unread count covers every agent. The
+// composer and "New conversation": messages-compose.test.tsx.
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MessageContactsDTO, MessageDTO, MessageThreadDTO, Result } from '../../../src-shared/contract';
@@ -132,28 +132,6 @@ describe('Messages screen', () => {
     expect(
       within(screen.getByRole('region', { name: 'Conversation with Dana' })).getByText('are you there?'),
     ).toBeTruthy();
-  });
-
-  it('the composer sends through messages.send, and keeps the text when the send fails', async () => {
-    let answer: Result<unknown> = {
-      ok: false,
-      error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'reconnecting' },
-    };
-    const t = open({ 'messages.send': () => answer });
-    await flush();
-    const box = screen.getByLabelText('Reply') as HTMLTextAreaElement;
-    fireEvent.change(box, { target: { value: 'On its way.' } });
-    fireEvent.click(screen.getByRole('button', { name: 'Send' }));
-    await flush();
-    expect(t.calls.filter((c) => c.name === 'messages.send').map((c) => c.args)).toEqual([
-      { teamId: 't1', agentId: 'a1', to: '+15550107777', text: 'On its way.' },
-    ]);
-    expect(screen.getByRole('alert').textContent).toMatch(/reconnecting/);
-    expect(box.value).toBe('On its way.');
-    answer = { ok: true, value: { status: 'sent', messageId: 'w1', to: '+15550107777' } };
-    fireEvent.click(screen.getByRole('button', { name: 'Send' }));
-    await flush();
-    expect(box.value).toBe('');
   });
 });
 

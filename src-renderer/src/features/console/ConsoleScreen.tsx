@@ -7,7 +7,7 @@
 // and comes back if that queued send is cancelled or fails while the form is still empty. The app checks
 // what is sent (the browser's own URL check is off, so its words are the app's), and a field's error
 // shows only while the field still holds the value it was about.
-import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useEffect, useId, useState, type FormEvent, type KeyboardEvent } from 'react';
 import type { ContactCheckDTO, ErrorDTO, SendArgs } from '../../../../src-shared/contract';
 import { errorLine } from '../../components/errors';
 import { agentKey } from '../../store/env';
@@ -19,6 +19,7 @@ import { errorField } from './SendError';
 import { SendHistory } from './SendHistory';
 import { SendMeter } from './SendMeter';
 import { SendResult } from './SendResult';
+import { useSendDraft } from './useSendDraft';
 import './console.css';
 
 type Kind = 'text' | 'image' | 'document';
@@ -93,10 +94,6 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
   const [checking, setChecking] = useState(false);
   /** A send from an agent that needs a scan, or to a number not on WhatsApp, waits for "Send anyway". */
   const [confirming, setConfirming] = useState(false);
-  /** What the latest send took from the form; cleared from it once that send is queued or sent. */
-  const typedFor = useRef<{ clientRef: string; text: string; url: string; filename: string; cleared: boolean } | null>(
-    null,
-  );
   const agent = useApp((s) => (teamId && agentId ? s.agents[agentKey(teamId, agentId)] : undefined));
   const agentName = agent?.label && agent.label !== agentId ? `${agent.label} (${agentId})` : agentId;
   const needsScan = agent !== undefined && (agent.health.needsScan || agent.health.health === 'needs-scan');
@@ -134,26 +131,9 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
     ...(notOnWhatsApp ? (['not-on-whatsapp'] as const) : []),
   ];
 
-  // Once the latest send is queued or sent, what it took is cleared from the form (unless something
-  // new was typed meanwhile); a queued one that then fails or is cancelled puts it back into an
-  // empty form.
-  const lastState = last?.state;
-  useEffect(() => {
-    const typed = typedFor.current;
-    if (!typed || typed.clientRef !== lastRef || !lastState) return;
-    if ((lastState === 'queued' || lastState === 'sent') && !typed.cleared) {
-      typed.cleared = true;
-      setText((t) => (t === typed.text ? '' : t));
-      setUrl((u) => (u === typed.url ? '' : u));
-      setFilename((f) => (f === typed.filename ? '' : f));
-    } else if (lastState === 'failed' && typed.cleared) {
-      typed.cleared = false;
-      const empty = (v: string) => v === '';
-      setText((t) => (empty(t) ? typed.text : t));
-      setUrl((u) => (empty(u) ? typed.url : u));
-      setFilename((f) => (empty(f) ? typed.filename : f));
-    }
-  }, [lastRef, lastState]);
+  // Once the latest send is queued or sent, what it took is cleared from the form; a queued one
+  // that then fails or is cancelled puts it back into an empty form.
+  const tookDraft = useSendDraft(lastRef, last?.state);
 
   const doCheck = async () => {
     if (!ready || !recipient?.ok || recipient.kind === 'group-jid') return;
@@ -193,7 +173,11 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
     }
     setConfirming(false);
     const clientRef = `send-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-    typedFor.current = { clientRef, text, url, filename, cleared: false };
+    tookDraft(clientRef, [
+      [text, setText],
+      [url, setUrl],
+      [filename, setFilename],
+    ]);
     setLastRef(clientRef);
     await send({ ...args, clientRef });
   };

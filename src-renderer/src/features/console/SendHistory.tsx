@@ -1,8 +1,10 @@
-// Sends made from this window, newest first, with message ids, live progress (a queued send's place
-// and wait as the send budget reads them now), and what each one still allows: Cancel while it
-// waits (queued or between retries), Retry once it failed.
-import { useState } from 'react';
-import { contentOf, queuePlace, type SendBudget, type SendRecord } from '../../store/console';
+// An agent's sends from this install, newest first: what the send log holds (the console's, the
+// Messages composer's and the CLI's, across restarts) and this window's sends still going out, with
+// message ids, live progress (a queued send's place and wait as the send budget reads them now), and
+// what each one still allows: Cancel while it waits (queued or between retries), Retry once it failed.
+import { useEffect, useState } from 'react';
+import { agentSends, contentOf, queuePlace, type SendBudget, type SendRecord } from '../../store/console';
+import { agentKey } from '../../store/env';
 import { useNow } from '../../components/TimeAgo';
 import { capitalized, errorLine, rateLimitWords } from '../../components/errors';
 import { useApp } from '../../store/react';
@@ -133,14 +135,27 @@ function Content({ r }: { r: SendRecord }) {
   );
 }
 
+const VIA_WORDS: Record<NonNullable<SendRecord['via']>, string> = {
+  console: 'console',
+  messages: 'Messages',
+  cli: 'command line',
+};
+
 export function SendHistory({ teamId, agentId }: { teamId: string; agentId: string }) {
   const all = useApp((s) => s.sendHistory);
+  const logged = useApp((s) => s.sentLog[agentKey(teamId, agentId)]);
+  const loadSentLog = useApp((s) => s.loadSentLog);
   const budget = useApp((s) => s.sendBudgets[teamId]);
-  const rows = all.filter((r) => r.teamId === teamId && r.agentId === agentId);
+  const [problem, setProblem] = useState<string | null>(null);
+  useEffect(() => {
+    void loadSentLog(teamId, agentId).then((e) => setProblem(e ? errorLine(e) : null));
+  }, [loadSentLog, teamId, agentId]);
+  const rows = agentSends(all, logged, teamId, agentId);
   const now = useWaitClock(rows);
   return (
     <section aria-labelledby="history-title">
       <h3 id="history-title">Sent from here</h3>
+      {problem && <p role="alert">The send log could not be read — {problem}</p>}
       {rows.length === 0 ? (
         <p className="muted">Nothing sent yet.</p>
       ) : (
@@ -162,7 +177,10 @@ export function SendHistory({ teamId, agentId }: { teamId: string; agentId: stri
                 <td className="send-to">
                   <code>{r.to}</code>
                 </td>
-                <td>{r.kind}</td>
+                <td>
+                  {r.kind}
+                  {r.via && r.via !== 'console' && <span className="muted"> · from {VIA_WORDS[r.via]}</span>}
+                </td>
                 <td className="send-content">
                   <Content r={r} />
                 </td>

@@ -22,7 +22,7 @@ function budgetLevel(b: Pick<SendBudgetDTO, 'used' | 'limit'>): BudgetLevel {
   return b.used >= b.limit * NEARLY ? 'nearly' : 'ok';
 }
 
-function windowWords(windowMs: number): string {
+export function windowWords(windowMs: number): string {
   const sec = Math.round(windowMs / 1000);
   return sec === 60 ? 'minute' : `${sec} s`;
 }

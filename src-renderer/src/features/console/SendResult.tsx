@@ -4,6 +4,7 @@
 import type { SendRecord } from '../../store/console';
 import { useApp } from '../../store/react';
 import { SendError } from './SendError';
+import { windowWords } from './SendMeter';
 import { SendActions, progressWords, useWaitClock } from './SendHistory';
 
 export function SendResult({ r }: { r: SendRecord }) {
@@ -30,7 +31,13 @@ export function SendResult({ r }: { r: SendRecord }) {
         ) : (
           <>
             <span aria-live="off">{progressWords(r, budget, now)}</span>
-            {r.state === 'queued' && <span className="muted"> — the send budget is spent; it leaves on its own.</span>}
+            {r.state === 'queued' && (
+              <span className="muted">
+                {' '}
+                — the send budget{budget ? ` (${budget.limit} sends per ${windowWords(budget.windowMs)})` : ''} is
+                spent; it leaves on its own.
+              </span>
+            )}
             {r.state === 'retrying' && r.retries.at(-1)?.error?.kind === 'reconnecting' && (
               <span className="muted"> — it keeps retrying while the number reconnects.</span>
             )}

@@ -12,6 +12,7 @@ import { messagesHref } from '../../router/routes';
 import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
 import { AgentPicker, ContactRow } from './ContactList';
+import { NewConversation } from './NewConversation';
 import { Thread } from './Thread';
 import './messages.css';
 
@@ -28,6 +29,7 @@ export function MessagesScreen({ teamId, agentId, contact }: Props) {
   const loadInbox = useApp((s) => s.loadInbox);
   const agents = useApp(useShallow((s) => Object.values(s.agents)));
   const [search, setSearch] = useState(inbox.filter.search ?? '');
+  const [starting, setStarting] = useState(false);
   const picked = teamId && agentId ? agentKey(teamId, agentId) : '';
   useEffect(() => {
     const t = setTimeout(
@@ -71,6 +73,13 @@ export function MessagesScreen({ teamId, agentId, contact }: Props) {
       <div className="messages-panes">
         <div className="messages-inbox">
           <AgentPicker agents={agents} value={picked} onPick={pick} />
+          {starting ? (
+            <NewConversation agents={agents} picked={picked} onClose={() => setStarting(false)} />
+          ) : (
+            <button type="button" className="secondary" onClick={() => setStarting(true)}>
+              New conversation
+            </button>
+          )}
           <label className="messages-search">
             Search{' '}
             <input

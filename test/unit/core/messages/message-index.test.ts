@@ -140,6 +140,41 @@ describe('MessageIndex', () => {
     expect(ix.contacts()).toMatchObject([{ contact: '15550102000', unread: 2, count: 3 }]);
   });
 
+  it("lists an agent's sends from this install over every contact, newest first, bounded; not inbound or phone messages", () => {
+    const ix = make(T0 + 10 * DAY);
+    ix.addSend(send({ at: T0, to: '+15550102000', text: 'first', messageId: 'w1', clientRef: 'send-1' }));
+    ix.addSend(send({ at: T0 + 2000, to: '+15550103000', text: 'second', via: 'cli', messageId: 'w2' }));
+    ix.addSend(
+      send({
+        at: T0 + 1000,
+        to: '+15550102000',
+        text: 'failed',
+        status: undefined,
+        error: { kind: 'needs-scan', code: 'NOT_CONFIGURED', message: 'x' },
+      }),
+    );
+    ix.addSend(send({ at: T0 + 3000, agentId: 'a2', text: 'other agent', messageId: 'w3' }));
+    ix.addDelivery(inbound('m1', '15550102000', 'hello', T0 + 500));
+    ix.addDelivery(
+      delivery({
+        event: 'message.received',
+        from: '15550102000',
+        message: { id: 'p1', type: 'text', text: 'typed on the phone', fromMe: true },
+        timestamp: new Date(T0 + 600).toISOString(),
+      }),
+    );
+    expect(ix.sent('a1', 10).map((m) => [m.text, m.via, m.status, m.clientRef])).toEqual([
+      ['second', 'cli', 'sent', undefined],
+      ['failed', 'console', 'failed', undefined],
+      ['first', 'console', 'sent', 'send-1'],
+    ]);
+    expect(ix.sent('a1', 2).map((m) => m.text)).toEqual(['second', 'failed']);
+    expect(ix.sent('nobody', 10)).toEqual([]);
+    // A deleted conversation's sends leave the list.
+    ix.forget({ agentId: 'a1', contact: '15550102000', upTo: T0 + 5000 });
+    expect(ix.sent('a1', 10).map((m) => m.text)).toEqual(['second']);
+  });
+
   it('a fromMe echo of a recorded send is that send, whichever comes first', () => {
     const ix = make();
     ix.addDelivery(

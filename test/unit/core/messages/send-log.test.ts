@@ -131,6 +131,16 @@ describe('sendAndRecord', () => {
     expect(recorded).toEqual([stored]);
   });
 
+  it("keeps the window's clientRef of a send, so the window finds its send in the log", async () => {
+    const log = new SendLog(dir);
+    const send = vi.fn(async () => ({ status: 'sent', messageId: 'wamid_2', to: '+15550102000' }));
+    await sendAndRecord({ send }, { to: '+15550102000', text: 'hi' }, {}, rec(log, { clientRef: 'send-abc' }));
+    await sendAndRecord({ send }, { to: '+15550102000', text: 'from the CLI' }, {}, rec(log));
+    const [withRef, withoutRef] = await log.read();
+    expect(withRef).toMatchObject({ clientRef: 'send-abc', text: 'hi' });
+    expect(withoutRef && 'clientRef' in withoutRef).toBe(false);
+  });
+
   it('records a failed send with its error (kind, code, the ceiling of a 429), and still throws it', async () => {
     const log = new SendLog(dir);
     const err = new RateLimited({ status: 429, code: 'RATE_LIMITED', message: 'slow down', rateLimit: { limit: 60 } });
