@@ -631,10 +631,16 @@ export interface AppSettingsDTO {
   /** Port of the Prometheus /metrics endpoint on 127.0.0.1 (0: any free port); null: off. */
   metricsPort: number | null;
   theme: ThemeDTO;
+  /** Notifications of new inbound messages (the agents muted are changed by messages.mute). */
+  messageNotifications: MessageNotificationsDTO;
 }
 
-/** What settings.update accepts: every setting but the read-only installId. */
-export type AppSettingsPatchDTO = Partial<Omit<AppSettingsDTO, 'installId' | 'fastPollIntervalSec'>>;
+/** What settings.update accepts: every setting but the read-only ones; messageNotifications in part. */
+export type AppSettingsPatchDTO = Partial<
+  Omit<AppSettingsDTO, 'installId' | 'fastPollIntervalSec' | 'messageNotifications'> & {
+    messageNotifications: Partial<Omit<MessageNotificationsDTO, 'muted'>>;
+  }
+>;
 
 export interface DiagnosticsDTO {
   filename: string;
@@ -717,6 +723,48 @@ export interface MessageContactsDTO {
   unread: number;
   retentionDays: number;
 }
+
+/** When a new inbound message notifies (a native notification, or an in-app notice in the browser host). */
+export interface MessageNotificationsDTO {
+  enabled: boolean;
+  /** Show the message's text (never while the screen is locked, when the platform tells). */
+  showText: boolean;
+  /** Local times; during them no notification (unread counts still change). */
+  quietHours: QuietHoursDTO;
+  /** Agents whose messages never notify. */
+  muted: Array<{ teamId: string; agentId: string }>;
+}
+
+/** Unread inbound messages: every agent of every team, and the total (the sidebar, home rows, tray). */
+export interface MessageUnreadDTO {
+  total: number;
+  agents: Array<{ teamId: string; agentId: string; unread: number }>;
+}
+
+/**
+ * A notification of new inbound messages, one per conversation (group): a burst from one contact
+ * replaces the one shown ("3 new messages from …"); `clear` closes it (the thread was read).
+ */
+export type MessageNoticeDTO =
+  | {
+      kind: 'show';
+      group: string;
+      teamId: string | null;
+      agentId: string;
+      contact: string;
+      /** Unread messages of the conversation. */
+      count: number;
+      title: string;
+      /** The text when the settings and the screen allow it, else words without it. */
+      body: string;
+      /** The body without the message's text (for a screen that locks while it shows). */
+      privateBody: string;
+      /** A repeat within a burst: replaces the one shown without a sound. */
+      silent: boolean;
+      /** The thread: #/messages?team=…&agent=…&with=… */
+      route: string;
+    }
+  | { kind: 'clear'; group: string };
 
 /** @internal Exported for tests. */
 export interface MessageThreadDTO {
@@ -840,6 +888,12 @@ export interface Requests {
   'messages.setRetention': { args: { days: number }; result: { retentionDays: number } };
   /** A send from the Messages composer: the same client, budget, queue and send log as send.message. */
   'messages.send': { args: SendArgs; result: SendResultDTO };
+  /** Unread counts per agent and in all (the same numbers the messages.unread event brings). */
+  'messages.unread': { args: EmptyArgs; result: MessageUnreadDTO };
+  /** The thread this window shows with focus (no new-message notification for it), or none ({}). */
+  'messages.focus': { args: { teamId?: string; agentId?: string; phone?: string }; result: null };
+  /** Mutes (or unmutes) the new-message notifications of one agent. */
+  'messages.mute': { args: { teamId: string; agentId: string; muted: boolean }; result: MessageNotificationsDTO };
 
   /** The window's heartbeat: answers at once while the main side (the browser host, Electron's main process) runs. */
   'app.ping': { args: EmptyArgs; result: PingDTO };
@@ -910,6 +964,9 @@ export const REQUEST_NAMES = [
   'messages.deleteAgent',
   'messages.setRetention',
   'messages.send',
+  'messages.unread',
+  'messages.focus',
+  'messages.mute',
   'app.ping',
 ] as const satisfies readonly RequestName[];
 
@@ -934,6 +991,10 @@ export interface Events {
   'messages.new': { message: MessageDTO };
   /** Read marks, names, deletions or retention changed (agentId null: any agent). */
   'messages.changed': { agentId: string | null };
+  /** Unread counts changed (a message came in, a thread was read, a conversation deleted). */
+  'messages.unread': MessageUnreadDTO;
+  /** A new inbound message notifies, or a conversation's notification closes. */
+  'messages.notice': MessageNoticeDTO;
   /** The shell asks the window to show a route, e.g. "#/agents/a1" (tray click, notification click). */
   'app.navigate': { route: string };
 }
@@ -956,6 +1017,8 @@ export const EVENT_NAMES = [
   'app.navigate',
   'messages.new',
   'messages.changed',
+  'messages.unread',
+  'messages.notice',
 ] as const satisfies readonly EventName[];
 
 /** Any one event as a tagged value. */

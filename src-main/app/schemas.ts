@@ -48,6 +48,10 @@ const settingsPatch = z
     alertmanagerUrl: storedUrl.nullable(),
     metricsPort: z.number().int().min(0).max(65535).nullable(),
     theme: z.enum(['system', 'light', 'dark']),
+    messageNotifications: z
+      .strictObject({ enabled: z.boolean(), showText: z.boolean(), quietHours })
+      .partial()
+      .refine((m) => Object.keys(m).length > 0, 'name at least one of enabled, showText, quietHours'),
   })
   .partial();
 
@@ -247,6 +251,13 @@ export const argSchemas: Schemas = {
   'messages.deleteAgent': teamAgent,
   'messages.setRetention': z.strictObject({ days: z.number().int().min(1).max(3650) }),
   'messages.send': sendArgs,
+  'messages.unread': empty,
+  'messages.focus': z
+    .strictObject({ teamId: id.optional(), agentId: id.optional(), phone: recipient.optional() })
+    .refine((v) => [v.teamId, v.agentId, v.phone].every((x) => x === undefined) || (v.agentId && v.phone), {
+      message: 'name a thread (teamId, agentId and phone), or nothing for none',
+    }),
+  'messages.mute': z.strictObject({ teamId: id, agentId: id, muted: z.boolean() }),
 
   'app.ping': empty,
 };

@@ -5,3 +5,4 @@ export { SendLog, type SendRecord, type SendVia } from './send-log';
 export { sendAndRecord } from './send';
 export { contactKey } from './inbound';
 export { TunnelLogWatch } from './log-watch';
+export { MessageNotifyPolicy } from './notify-policy';
