@@ -4,6 +4,7 @@ import { REQUEST_NAMES, type Api, type EventName, type Events, type Result } fro
 /** What a request answers when the test gives nothing (default: [] for a list, else null). */
 const DEFAULTS: Partial<Record<string, unknown>> = {
   'messages.contacts': { contacts: [], agents: [], unread: 0, retentionDays: 90 },
+  'messages.unread': { total: 0, agents: [] },
   'alerts.history': [],
   'health.availability': { at: 0, windows: [] },
 };
