@@ -9,7 +9,7 @@
 import type { AlertEventDTO, IncidentDTO, MessageNoticeDTO } from '../../src-shared/contract';
 import { agentRoute } from './tray-model';
 
-export interface NotificationLike {
+interface NotificationLike {
   on(event: 'click' | 'close', listener: () => void): unknown;
   show(): void;
   close(): void;

@@ -195,12 +195,7 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
   contract.events.onAny((e) => {
     if (e.name === 'alert') notifier.handle(e.payload);
     if (e.name === 'messages.notice') messageNotifier.handle(e.payload);
-    if (
-      e.name === 'health.changed' ||
-      e.name === 'alert' ||
-      e.name === 'teams.changed' ||
-      e.name === 'messages.unread'
-    )
+    if (e.name === 'health.changed' || e.name === 'alert' || e.name === 'teams.changed' || e.name === 'messages.unread')
       void refreshTray();
   });
 

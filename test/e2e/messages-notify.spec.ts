@@ -75,7 +75,10 @@ test.describe('new-message notices and unread counts', () => {
     await expect(notices(page)).toContainText(`To ${LABEL} (${AGENT})`);
     await expect(nav(page).getByRole('link', { name: 'Messages , 1 unread' })).toBeVisible();
     const rowBadge = agentRow(page, AGENT).getByRole('link', { name: `${LABEL}: 1 unread message` });
-    await expect(rowBadge).toHaveAttribute('href', `#/messages?team=${encodeURIComponent(suite.teamId)}&agent=${AGENT}`);
+    await expect(rowBadge).toHaveAttribute(
+      'href',
+      `#/messages?team=${encodeURIComponent(suite.teamId)}&agent=${AGENT}`,
+    );
 
     // 2. The same contact again: the one notice says how many; the counts agree.
     await control(suite, `agents/${AGENT}/inbound`, { from: FROM, type: 'text', text: 'Hello? Anyone there?' });

@@ -31,8 +31,7 @@ describe('unread counts and new-message notices', () => {
   const { call, ok } = contractCaller(() => handlers);
   let n = 0;
 
-  const notices = (): MessageNoticeDTO[] =>
-    events.flatMap((e) => (e.name === 'messages.notice' ? [e.payload] : []));
+  const notices = (): MessageNoticeDTO[] => events.flatMap((e) => (e.name === 'messages.notice' ? [e.payload] : []));
   const lastUnread = (): MessageUnreadDTO | undefined =>
     events.flatMap((e) => (e.name === 'messages.unread' ? [e.payload] : [])).at(-1);
   /** A contact writes; resolves once the message is stored (its messages.new event). */
@@ -40,10 +39,7 @@ describe('unread counts and new-message notices', () => {
     n += 1;
     const id = `wamid_notice_${n}`;
     await control(emu, 'POST', `/agents/${AGENT}/inbound`, { from, text, id });
-    await waitFor(
-      () => events.find((e) => e.name === 'messages.new' && e.payload.message.messageId === id),
-      5000,
-    );
+    await waitFor(() => events.find((e) => e.name === 'messages.new' && e.payload.message.messageId === id), 5000);
     // The counts are published right after (coalesced in the same turn).
     await new Promise((r) => setTimeout(r, 0));
   }
@@ -98,7 +94,12 @@ describe('unread counts and new-message notices', () => {
       silent: false,
       route: `#/messages?team=${teamId}&agent=${AGENT}&with=%2B15550108801`,
     });
-    expect(shown[1]).toMatchObject({ group: shown[0]!.group, count: 2, title: `2 new messages from ${ANA}`, silent: true });
+    expect(shown[1]).toMatchObject({
+      group: shown[0]!.group,
+      count: 2,
+      title: `2 new messages from ${ANA}`,
+      silent: true,
+    });
     const unread = await ok<MessageUnreadDTO>('messages.unread');
     expect(unread).toEqual({
       total: 2,
@@ -133,10 +134,7 @@ describe('unread counts and new-message notices', () => {
   it('a reply sent from this install notifies no one and leaves the counts', async () => {
     const before = notices().length;
     await ok('messages.send', { teamId, agentId: AGENT, to: BEN, text: 'Hello Ben' });
-    await waitFor(
-      () => events.find((e) => e.name === 'messages.new' && e.payload.message.text === 'Hello Ben'),
-      5000,
-    );
+    await waitFor(() => events.find((e) => e.name === 'messages.new' && e.payload.message.text === 'Hello Ben'), 5000);
     expect(notices()).toHaveLength(before);
     expect((await ok<MessageUnreadDTO>('messages.unread')).total).toBe(1);
   });

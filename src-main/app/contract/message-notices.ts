@@ -23,7 +23,7 @@ export interface MessageNoticeSide {
 }
 
 /** The thread's route in the window: #/messages?team=…&agent=…&with=… */
-export function threadRoute(teamId: string | null, agentId: string, contact: string): string {
+function threadRoute(teamId: string | null, agentId: string, contact: string): string {
   const p = new URLSearchParams();
   if (teamId) p.set('team', teamId);
   p.set('agent', agentId);
@@ -40,7 +40,8 @@ export function messageNoticeSide(s: Scope, dtos: MessageDTOs): MessageNoticeSid
 
   const unread = (): MessageUnreadDTO => {
     const agents: MessageUnreadDTO['agents'] = [];
-    for (const t of c.listTeams()) for (const a of t.agents) agents.push({ teamId: t.id, agentId: a.agentId, unread: 0 });
+    for (const t of c.listTeams())
+      for (const a of t.agents) agents.push({ teamId: t.id, agentId: a.agentId, unread: 0 });
     const byAgent = c.messages.index.unreadByAgent(agents.map((a) => a.agentId));
     for (const a of agents) a.unread = byAgent.get(a.agentId) ?? 0;
     // An agent in two teams is one number: counted once in the total.

@@ -19,7 +19,6 @@ export interface MessageNotifySettings {
 }
 
 /** What the caller knows of the message's place: its team, the names to show, the unread count. */
-/** @internal Exported for tests. */
 export interface NotifyContext {
   teamId: string | null;
   /** The agent as people name it: "Support bot (a7)", or its id. */

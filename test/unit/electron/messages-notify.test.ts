@@ -199,7 +199,10 @@ describe('Electron shell: messages', () => {
   it('the badge follows messages.unread (the tray is refreshed through the same request)', async () => {
     const { contract, parts } = await start();
     expect(parts.app.setBadgeCount).toHaveBeenLastCalledWith(0);
-    contract.impl['messages.unread'].mockResolvedValue({ total: 4, agents: [{ teamId: 't1', agentId: 'a1', unread: 4 }] });
+    contract.impl['messages.unread'].mockResolvedValue({
+      total: 4,
+      agents: [{ teamId: 't1', agentId: 'a1', unread: 4 }],
+    });
     contract.events.emit('messages.unread', { total: 4, agents: [{ teamId: 't1', agentId: 'a1', unread: 4 }] });
     await vi.waitFor(() => expect(parts.app.setBadgeCount).toHaveBeenLastCalledWith(4));
   });

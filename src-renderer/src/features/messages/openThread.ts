@@ -17,7 +17,9 @@ export interface FocusWindow {
 function threadOfRoute(route: string): { teamId?: string; agentId: string; phone: string } | null {
   const r = parseRoute(route);
   if (r.name !== 'messages' || !r.agentId || !r.contact) return null;
-  return r.teamId ? { teamId: r.teamId, agentId: r.agentId, phone: r.contact } : { agentId: r.agentId, phone: r.contact };
+  return r.teamId
+    ? { teamId: r.teamId, agentId: r.agentId, phone: r.contact }
+    : { agentId: r.agentId, phone: r.contact };
 }
 
 export function reportOpenThread(store: AppStore, api: Api, win: FocusWindow): () => void {

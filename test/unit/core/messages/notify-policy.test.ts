@@ -179,7 +179,10 @@ describe('message notify policy', () => {
     const { policy } = setup();
     policy.decide(inbound(), ctx());
     policy.decide(inbound({ contact: '15550100077' }), ctx());
-    const unread = new Map([['15550100042', 0], ['15550100077', 2]]);
+    const unread = new Map([
+      ['15550100042', 0],
+      ['15550100077', 2],
+    ]);
     expect(policy.readGroups((_a, c) => unread.get(c) ?? 0)).toEqual(['a1/15550100042']);
     expect(policy.readGroups((_a, c) => unread.get(c) ?? 0)).toEqual([]);
   });
