@@ -6,7 +6,7 @@ import type { AlertEventDTO, MessageNoticeDTO } from '../../../src-shared/contra
 import { agentHref } from '../router/routes';
 import { localId, type Slice } from './env';
 
-type NoticeTone = 'info' | 'success' | 'warning' | 'urgent';
+type NoticeTone = 'info' | 'message' | 'success' | 'warning' | 'urgent';
 
 export interface Notice {
   id: string;
@@ -135,7 +135,7 @@ export const noticesSlice: Slice<NoticesSlice> = ({ set, env }) => ({
       if (n.kind === 'clear') return rest.length === s.notices.length ? {} : { notices: rest };
       const notice: Notice = {
         id: s.notices.find((x) => x.group === n.group)?.id ?? localId('notice'),
-        tone: 'info',
+        tone: 'message',
         title: n.title,
         body: n.body,
         route: n.route,

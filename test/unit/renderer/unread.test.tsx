@@ -153,6 +153,9 @@ describe('in-app message notices (browser host)', () => {
       '2 new messages from +15550100042',
       'New message from Ana',
     ]);
+    expect(screen.getByRole('status', { name: 'Notifications' }).textContent).toContain(
+      'Message: 2 new messages from +15550100042',
+    );
     const link = screen.getByRole('link', { name: '2 new messages from +15550100042' });
     expect(link.getAttribute('href')).toBe('#/messages?team=t1&agent=a1&with=%2B15550100042');
     fireEvent.click(link);
