@@ -130,7 +130,26 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
     };
   };
   let tray: TrayController | null = null;
-  const refreshTray = async (): Promise<void> => tray?.update(await trayState());
+  // Refreshes asked while one runs collapse into one more (a burst of messages or polls rebuilds the
+  // tray once or twice, not once per event).
+  let trayRun: Promise<void> | null = null;
+  let trayAgain = false;
+  const refreshTray = (): Promise<void> => {
+    if (trayRun) {
+      trayAgain = true;
+      return trayRun;
+    }
+    trayRun = trayState()
+      .then((s) => tray?.update(s))
+      .finally(() => {
+        trayRun = null;
+        if (trayAgain) {
+          trayAgain = false;
+          void refreshTray();
+        }
+      });
+    return trayRun;
+  };
   const dispatch = (a: TrayAction): void => {
     switch (a.type) {
       case 'open-agent':

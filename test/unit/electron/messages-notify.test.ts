@@ -207,6 +207,17 @@ describe('Electron shell: messages', () => {
     await vi.waitFor(() => expect(parts.app.setBadgeCount).toHaveBeenLastCalledWith(4));
   });
 
+  it('a burst of changes rebuilds the tray at most twice more, ending on the latest count', async () => {
+    const { contract, parts } = await start();
+    const asked = contract.impl['messages.unread'].mock.calls.length;
+    for (let i = 1; i <= 10; i++) {
+      contract.impl['messages.unread'].mockResolvedValue({ total: i, agents: [] });
+      contract.events.emit('messages.unread', { total: i, agents: [] });
+    }
+    await vi.waitFor(() => expect(parts.app.setBadgeCount).toHaveBeenLastCalledWith(10));
+    expect(contract.impl['messages.unread'].mock.calls.length - asked).toBeLessThanOrEqual(2);
+  });
+
   it("the platform's lock-screen and unlock-screen reach the core, and a locked screen hides the text on screen", async () => {
     const { contract, notifications, powerMonitor, setScreenLocked } = await start();
     contract.events.emit('messages.notice', show());
