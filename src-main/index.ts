@@ -10,6 +10,7 @@ import {
   dialog,
   ipcMain,
   nativeImage,
+  powerMonitor,
   protocol,
   session,
   shell,
@@ -49,7 +50,20 @@ app.on('will-quit', (e) => {
 // fails is shown in an error box and exits 1 (src-main/electron/startup.ts).
 const configDir = defaultConfigDir();
 void launch(
-  { app, BrowserWindow, dialog, ipcMain, Menu, Notification, Tray, nativeImage, protocol, session, shell },
+  {
+    app,
+    BrowserWindow,
+    dialog,
+    ipcMain,
+    Menu,
+    Notification,
+    Tray,
+    nativeImage,
+    powerMonitor,
+    protocol,
+    session,
+    shell,
+  },
   {
     outDir,
     resourcesPath: process.resourcesPath,

@@ -648,10 +648,16 @@ export interface AppSettingsDTO {
   /** Port of the Prometheus /metrics endpoint on 127.0.0.1 (0: any free port); null: off. */
   metricsPort: number | null;
   theme: ThemeDTO;
+  /** Notifications of new inbound messages (the agents muted are changed by messages.mute). */
+  messageNotifications: MessageNotificationsDTO;
 }
 
-/** What settings.update accepts: every setting but the read-only installId. */
-export type AppSettingsPatchDTO = Partial<Omit<AppSettingsDTO, 'installId' | 'fastPollIntervalSec'>>;
+/** What settings.update accepts: every setting but the read-only ones; messageNotifications in part. */
+export type AppSettingsPatchDTO = Partial<
+  Omit<AppSettingsDTO, 'installId' | 'fastPollIntervalSec' | 'messageNotifications'> & {
+    messageNotifications: Partial<Omit<MessageNotificationsDTO, 'muted'>>;
+  }
+>;
 
 export interface DiagnosticsDTO {
   filename: string;
@@ -736,6 +742,48 @@ export interface MessageContactsDTO {
   unread: number;
   retentionDays: number;
 }
+
+/** When a new inbound message notifies (a native notification, or an in-app notice in the browser host). */
+export interface MessageNotificationsDTO {
+  enabled: boolean;
+  /** Show the message's text (never while the screen is locked, when the platform tells). */
+  showText: boolean;
+  /** Local times; during them no notification (unread counts still change). */
+  quietHours: QuietHoursDTO;
+  /** Agents whose messages never notify. */
+  muted: Array<{ teamId: string; agentId: string }>;
+}
+
+/** Unread inbound messages: every agent of every team, and the total (the sidebar, home rows, tray). */
+export interface MessageUnreadDTO {
+  total: number;
+  agents: Array<{ teamId: string; agentId: string; unread: number }>;
+}
+
+/**
+ * A notification of new inbound messages, one per conversation (group): a burst from one contact
+ * replaces the one shown ("3 new messages from …"); `clear` closes it (the thread was read).
+ */
+export type MessageNoticeDTO =
+  | {
+      kind: 'show';
+      group: string;
+      teamId: string | null;
+      agentId: string;
+      contact: string;
+      /** Unread messages of the conversation. */
+      count: number;
+      title: string;
+      /** The text when the settings and the screen allow it, else words without it. */
+      body: string;
+      /** The body without the message's text (for a screen that locks while it shows). */
+      privateBody: string;
+      /** A repeat within a burst: replaces the one shown without a sound. */
+      silent: boolean;
+      /** The thread: #/messages?team=…&agent=…&with=… */
+      route: string;
+    }
+  | { kind: 'clear'; group: string };
 
 /** @internal Exported for tests. */
 export interface MessageThreadDTO {
@@ -865,6 +913,12 @@ export interface Requests {
   'messages.saveMedia': { args: { teamId: string; agentId: string; messageKey: string }; result: SavedMediaDTO };
   /** The agent's sends from this install (console, Messages, CLI), newest first: the send log as the console lists it. */
   'messages.sent': { args: { teamId: string; agentId: string; limit?: number }; result: MessageDTO[] };
+  /** Unread counts per agent and in all (the same numbers the messages.unread event brings). */
+  'messages.unread': { args: EmptyArgs; result: MessageUnreadDTO };
+  /** The thread this window shows with focus (no new-message notification for it), or none ({}). */
+  'messages.focus': { args: { teamId?: string; agentId?: string; phone?: string }; result: null };
+  /** Mutes (or unmutes) the new-message notifications of one agent. */
+  'messages.mute': { args: { teamId: string; agentId: string; muted: boolean }; result: MessageNotificationsDTO };
 
   /** The window's heartbeat: answers at once while the main side (the browser host, Electron's main process) runs. */
   'app.ping': { args: EmptyArgs; result: PingDTO };
@@ -938,6 +992,9 @@ export const REQUEST_NAMES = [
   'messages.media',
   'messages.saveMedia',
   'messages.sent',
+  'messages.unread',
+  'messages.focus',
+  'messages.mute',
   'app.ping',
 ] as const satisfies readonly RequestName[];
 
@@ -962,6 +1019,10 @@ export interface Events {
   'messages.new': { message: MessageDTO };
   /** Read marks, names, deletions or retention changed (agentId null: any agent). */
   'messages.changed': { agentId: string | null };
+  /** Unread counts changed (a message came in, a thread was read, a conversation deleted). */
+  'messages.unread': MessageUnreadDTO;
+  /** A new inbound message notifies, or a conversation's notification closes. */
+  'messages.notice': MessageNoticeDTO;
   /** The shell asks the window to show a route, e.g. "#/agents/a1" (tray click, notification click). */
   'app.navigate': { route: string };
 }
@@ -984,6 +1045,8 @@ export const EVENT_NAMES = [
   'app.navigate',
   'messages.new',
   'messages.changed',
+  'messages.unread',
+  'messages.notice',
 ] as const satisfies readonly EventName[];
 
 /** Any one event as a tagged value. */

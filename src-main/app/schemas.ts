@@ -48,6 +48,10 @@ const settingsPatch = z
     alertmanagerUrl: storedUrl.nullable(),
     metricsPort: z.number().int().min(0).max(65535).nullable(),
     theme: z.enum(['system', 'light', 'dark']),
+    messageNotifications: z
+      .strictObject({ enabled: z.boolean(), showText: z.boolean(), quietHours })
+      .partial()
+      .refine((m) => Object.keys(m).length > 0, 'name at least one of enabled, showText, quietHours'),
   })
   .partial();
 
@@ -250,6 +254,13 @@ export const argSchemas: Schemas = {
   'messages.media': z.strictObject({ teamId: id, agentId: id, messageKey: id }),
   'messages.saveMedia': z.strictObject({ teamId: id, agentId: id, messageKey: id }),
   'messages.sent': z.strictObject({ teamId: id, agentId: id, limit: z.number().int().min(1).max(1000).optional() }),
+  'messages.unread': empty,
+  'messages.focus': z
+    .strictObject({ teamId: id.optional(), agentId: id.optional(), phone: recipient.optional() })
+    .refine((v) => [v.teamId, v.agentId, v.phone].every((x) => x === undefined) || (v.agentId && v.phone), {
+      message: 'name a thread (teamId, agentId and phone), or nothing for none',
+    }),
+  'messages.mute': z.strictObject({ teamId: id, agentId: id, muted: z.boolean() }),
 
   'app.ping': empty,
 };

@@ -1,5 +1,5 @@
 // The Electron shell around the contract: single-instance lock, app:// protocol, hardened sessions and
-// windows, IPC, tray, notifications, login item. Receives the electron module's parts by parameter.
+// windows, IPC, tray (and the unread badge), notifications (alerts, new messages), login item. Receives the electron module's parts by parameter.
 import type * as Electron from 'electron';
 import { join } from 'node:path';
 import { createHandlers } from '../app/handlers';
@@ -7,7 +7,7 @@ import type { CompanionContract } from '../app/contract';
 import { registerAppScheme, serveAppProtocol } from './app-protocol';
 import { rendererSource, trayIconDir } from './app-paths';
 import { forwardEvents, registerIpc, WindowRegistry } from './ipc';
-import { createAlertNotifier } from './notifications';
+import { createAlertNotifier, createMessageNotifier } from './notifications';
 import { denyAllPermissions, enforceCsp, hardenContents } from './security';
 import { createTray, type TrayController } from './tray';
 import { agentRoute, type TrayAction, type TrayState } from './tray-model';
@@ -22,6 +22,7 @@ export type ElectronParts = Pick<
   | 'Notification'
   | 'Tray'
   | 'nativeImage'
+  | 'powerMonitor'
   | 'protocol'
   | 'session'
   | 'shell'
@@ -112,10 +113,11 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
   // Tray
   const trayState = async (): Promise<TrayState> => {
     // Through the handlers, like every other caller: a failing request leaves its part of the tray empty.
-    const [agents, alerts, incidents] = await Promise.all([
+    const [agents, alerts, incidents, unread] = await Promise.all([
       handlers['agents.list']({}),
       handlers['alerts.status']({}),
       handlers['alerts.list']({}),
+      handlers['messages.unread']({}),
     ]);
     return {
       agents: agents.ok ? agents.value : [],
@@ -124,10 +126,30 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
         : { snoozedUntil: null, quietHours: { enabled: false, start: '22:00', end: '07:00' } },
       startAtLogin: app.getLoginItemSettings().openAtLogin,
       openIncidents: incidents.ok ? incidents.value.filter((i) => i.acknowledgedAt === null).length : 0,
+      unread: unread.ok ? unread.value.total : 0,
     };
   };
   let tray: TrayController | null = null;
-  const refreshTray = async (): Promise<void> => tray?.update(await trayState());
+  // Refreshes asked while one runs collapse into one more (a burst of messages or polls rebuilds the
+  // tray once or twice, not once per event).
+  let trayRun: Promise<void> | null = null;
+  let trayAgain = false;
+  const refreshTray = (): Promise<void> => {
+    if (trayRun) {
+      trayAgain = true;
+      return trayRun;
+    }
+    trayRun = trayState()
+      .then((s) => tray?.update(s))
+      .finally(() => {
+        trayRun = null;
+        if (trayAgain) {
+          trayAgain = false;
+          void refreshTray();
+        }
+      });
+    return trayRun;
+  };
   const dispatch = (a: TrayAction): void => {
     switch (a.type) {
       case 'open-agent':
@@ -135,6 +157,9 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
         break;
       case 'open-window':
         openWindow();
+        break;
+      case 'open-messages':
+        openWindow('#/messages');
         break;
       case 'acknowledge-all':
         void handlers['alerts.acknowledgeAll']({}).then(refreshTray);
@@ -164,6 +189,7 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
       nativeImage: electron.nativeImage,
       iconDir: trayIconDir(app, opts.resourcesPath),
       now: contract.now,
+      setBadgeCount: (count) => void app.setBadgeCount(count),
     },
     await trayState(),
     dispatch,
@@ -175,9 +201,21 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
     openRoute: (route) => openWindow(route),
     enabled: () => notificationsOn,
   });
+  // New-message notices: the core's notify policy decided them; a locked screen hides their text.
+  const messageNotifier = createMessageNotifier({
+    Notification: electron.Notification as never,
+    openRoute: (route) => openWindow(route),
+  });
+  electron.powerMonitor.on('lock-screen', () => {
+    contract.setScreenLocked(true);
+    messageNotifier.screenLocked();
+  });
+  electron.powerMonitor.on('unlock-screen', () => contract.setScreenLocked(false));
   contract.events.onAny((e) => {
     if (e.name === 'alert') notifier.handle(e.payload);
-    if (e.name === 'health.changed' || e.name === 'alert' || e.name === 'teams.changed') void refreshTray();
+    if (e.name === 'messages.notice') messageNotifier.handle(e.payload);
+    if (e.name === 'health.changed' || e.name === 'alert' || e.name === 'teams.changed' || e.name === 'messages.unread')
+      void refreshTray();
   });
 
   openWindow();

@@ -22,8 +22,22 @@ const MARK: Record<Health, string> = {
   unknown: '○',
 };
 
-/** "3 agents: 2 connected, 1 needs scan" (counts in worst-last order of appearance). */
-export function traySummary(agents: readonly AgentDTO[]): string {
+/** "5 unread messages" (null when there are none). */
+function unreadWords(unread: number): string | null {
+  return unread > 0 ? `${unread} unread message${unread === 1 ? '' : 's'}` : null;
+}
+
+/**
+ * The tooltip: "3 agents: 2 connected, 1 needs scan" (counts in worst-last order of appearance),
+ * then the unread messages on a line of their own when there are any.
+ */
+export function traySummary(agents: readonly AgentDTO[], unread = 0): string {
+  const words = unreadWords(unread);
+  const health = healthSummary(agents);
+  return words === null ? health : `${health}\n${words}`;
+}
+
+function healthSummary(agents: readonly AgentDTO[]): string {
   if (agents.length === 0) return 'Channel Companion: no agents yet';
   const counts = new Map<Health, number>();
   for (const a of agents) counts.set(a.health.health, (counts.get(a.health.health) ?? 0) + 1);
@@ -45,6 +59,8 @@ export interface TrayState {
   alerts: AlertStatusDTO;
   startAtLogin: boolean;
   openIncidents: number;
+  /** Unread inbound messages over every agent (the badge, the tooltip and the menu's Messages line). */
+  unread: number;
 }
 
 /**
@@ -65,6 +81,7 @@ export type TrayAction =
   | { type: 'snooze-tomorrow' }
   | { type: 'unsnooze' }
   | { type: 'open-window' }
+  | { type: 'open-messages' }
   | { type: 'start-at-login'; enabled: boolean }
   | { type: 'quit' };
 
@@ -92,6 +109,11 @@ export function trayMenu(state: TrayState, now: number): TrayMenuItem[] {
     });
   }
   items.push({ kind: 'separator' });
+  items.push({
+    kind: 'item',
+    label: state.unread > 0 ? `Messages (${unreadWords(state.unread)})` : 'Messages',
+    action: { type: 'open-messages' },
+  });
   items.push({
     kind: 'item',
     label: state.openIncidents > 0 ? `Acknowledge all alerts (${state.openIncidents})` : 'Acknowledge all alerts',

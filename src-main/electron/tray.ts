@@ -1,4 +1,6 @@
-// The tray: icon per worst health, tooltip summary, and the menu from tray-model, rebuilt on change.
+// The tray: icon per worst health, tooltip summary (with the unread messages), the menu from
+// tray-model, rebuilt on change; and the app's badge count (unread messages) where the platform has
+// one (macOS dock, Linux Unity launchers).
 import type { MenuItemConstructorOptions } from 'electron';
 import { join } from 'node:path';
 import {
@@ -26,6 +28,8 @@ export interface TrayDeps {
   /** Folder holding <state>.png (and <state>@2x.png). */
   iconDir: string;
   now(): number;
+  /** The app's badge (Electron's app.setBadgeCount; 0 removes it). */
+  setBadgeCount(count: number): void;
 }
 
 /** @internal Exported for tests. */
@@ -71,7 +75,8 @@ export function createTray(deps: TrayDeps, initial: TrayState, dispatch: (a: Tra
       iconState = next;
       tray.setImage(deps.nativeImage.createFromPath(trayIconPath(deps.iconDir, next)));
     }
-    tray.setToolTip(traySummary(state.agents));
+    tray.setToolTip(traySummary(state.agents, state.unread));
+    deps.setBadgeCount(state.unread);
     tray.setContextMenu(deps.Menu.buildFromTemplate(toTemplate(trayMenu(state, deps.now()), dispatch)));
   };
   render(initial);

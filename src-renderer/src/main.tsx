@@ -4,6 +4,7 @@ import { App } from './App';
 import { pickBridge } from './bridge';
 import { applyTheme, followSettingsTheme, readTheme } from './components/theme';
 import { connectBrowserNotifications, notificationCtor } from './features/alerts/browserNotifications';
+import { reportOpenThread } from './features/messages/openThread';
 import { syncRouteWithHash } from './router/sync';
 import { connectStore, createAppStore } from './store';
 import { watchLink } from './store/liveness';
@@ -39,12 +40,31 @@ Object.defineProperty(window, '__channelCompanionState', {
       ),
     ) as unknown,
 });
-if (bridge.host === 'browser')
+if (bridge.host === 'browser') {
   connectBrowserNotifications(store, api, {
     ctor: notificationCtor(),
     now: () => new Date(),
     focus: () => window.focus(),
   });
+  // New-message notices: Electron's main process shows native notifications; a browser window
+  // shows the same notices in the app.
+  api.on('messages.notice', (n) => store.getState().applyMessageNotice(n));
+}
+// No new-message notification for the thread this window shows with focus.
+reportOpenThread(store, api, {
+  hasFocus: () => document.hasFocus(),
+  visible: () => document.visibilityState === 'visible',
+  onChange: (fn) => {
+    window.addEventListener('focus', fn);
+    window.addEventListener('blur', fn);
+    document.addEventListener('visibilitychange', fn);
+    return () => {
+      window.removeEventListener('focus', fn);
+      window.removeEventListener('blur', fn);
+      document.removeEventListener('visibilitychange', fn);
+    };
+  },
+});
 
 const root = document.getElementById('root');
 if (root) {

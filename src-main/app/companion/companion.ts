@@ -99,7 +99,7 @@ export interface SettingsPatch {
   app?: DeepPartial<AppSettings>;
   prefs?: Partial<
     Pick<Prefs, 'notifications' | 'escalateAfterMin' | 'forwardTo' | 'allowLegacySignature' | 'quietHours'>
-  >;
+  > & { messageNotifications?: Partial<Prefs['messageNotifications']> };
 }
 
 export interface Companion {
@@ -475,6 +475,9 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
           ...(hasOwn(p, 'forwardTo') && p.forwardTo !== undefined ? { forwardTo: p.forwardTo } : {}),
           ...(p.allowLegacySignature !== undefined ? { allowLegacySignature: p.allowLegacySignature } : {}),
           ...(p.quietHours ? { quietHours: p.quietHours } : {}),
+          ...(p.messageNotifications
+            ? { messageNotifications: { ...cur.messageNotifications, ...p.messageNotifications } }
+            : {}),
         }));
         if (hasOwn(p, 'forwardTo')) tunnelHost.setForwardTo(prefs.get().forwardTo, agentIds());
         tunnelHost.setAllowLegacySignature(prefs.get().allowLegacySignature);

@@ -1,7 +1,8 @@
 // The companion's own preferences that the team store settings do not hold: desktop notifications
 // on/off, when an incident turns urgent, where the tunnel forwards, whether it accepts deliveries
 // signed only with the legacy header, the public URL each agent's webhook was registered with, and
-// the last quiet hours (kept while they are switched off).
+// the last quiet hours (kept while they are switched off), and when a new message notifies (on/off,
+// its text shown, quiet hours, the agents muted).
 // <configDir>/companion.json, atomic writes, mode 0600. No secret is ever stored here.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +15,18 @@ const PREFS_FILE_NAME = 'companion.json';
 
 const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/);
 
+const messageNotificationsSchema = z.object({
+  enabled: z.boolean().default(true),
+  showText: z.boolean().default(true),
+  quietHours: z
+    .object({ enabled: z.boolean(), start: hhmm, end: hhmm })
+    .default({ enabled: false, start: '22:00', end: '07:00' }),
+  muted: z
+    .array(z.object({ teamId: z.string().min(1).max(64), agentId: z.string().min(1).max(200) }))
+    .max(10_000)
+    .default([]),
+});
+
 const prefsSchema = z.object({
   version: z.literal(1).default(1),
   notifications: z.boolean().default(true),
@@ -25,6 +38,7 @@ const prefsSchema = z.object({
     .array(z.object({ teamId: z.string().min(1).max(64), agentId: z.string().min(1).max(200), publicUrl: httpUrl }))
     .max(10_000)
     .default([]),
+  messageNotifications: messageNotificationsSchema.default(() => messageNotificationsSchema.parse({})),
 });
 
 export type Prefs = z.output<typeof prefsSchema>;
@@ -61,6 +75,17 @@ export class PrefsStore {
         raw = JSON.parse(text);
       } catch {
         raw = undefined;
+      }
+      // Message notification settings that do not read leave the rest of the file in force.
+      if (raw !== null && typeof raw === 'object' && 'messageNotifications' in raw) {
+        const m = messageNotificationsSchema.safeParse((raw as { messageNotifications: unknown }).messageNotifications);
+        if (!m.success) {
+          this.logger.warn('companion: message notification settings invalid; using their defaults', {
+            file: this.file,
+            problem: m.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '),
+          });
+          delete (raw as { messageNotifications?: unknown }).messageNotifications;
+        }
       }
       const parsed = prefsSchema.safeParse(raw);
       if (parsed.success) this.prefs = parsed.data;

@@ -3,6 +3,7 @@ import { redactUrl } from '../../core/url';
 import type { SessionStatus } from '../../core/api/types';
 import type { AgentSnapshot, TimelineEntry } from '../../core/monitor';
 import type {
+  MessageNotificationsDTO,
   AgentHealthDTO,
   AppSettingsDTO,
   HealthHistoryEntryDTO,
@@ -89,6 +90,17 @@ export function settingsDTO(s: CompanionSettings): AppSettingsDTO {
     alertmanagerUrl: s.app.alertmanagerUrl,
     metricsPort: s.app.metricsPort,
     theme: s.app.theme,
+    messageNotifications: messageNotificationsDTO(s),
+  };
+}
+
+export function messageNotificationsDTO(s: CompanionSettings): MessageNotificationsDTO {
+  const m = s.prefs.messageNotifications;
+  return {
+    enabled: m.enabled,
+    showText: m.showText,
+    quietHours: { ...m.quietHours },
+    muted: m.muted.map((x) => ({ teamId: x.teamId, agentId: x.agentId })),
   };
 }
 

@@ -19,6 +19,7 @@ import { serviceRequests } from './service';
 import { forwardDTO, refusedDTO, tunnelSide } from './tunnel';
 import { exposeRequests, exposureDTO } from './expose';
 import { messageDTOs, messageRequests } from './messages';
+import { messageNoticeSide } from './message-notices';
 import { webhookRequests } from './webhooks';
 
 /** What the shells (IPC, the browser host) listen to: every contract event. */
@@ -34,6 +35,8 @@ export interface CompanionContract {
   events: ContractEvents;
   /** ms epoch of the companion's clock. */
   now(): number;
+  /** The OS screen locked or unlocked: new-message notices leave their text out while it is locked. */
+  setScreenLocked(locked: boolean): void;
   /** Stops listening to the companion (the companion itself is closed by its owner). */
   dispose(): void;
 }
@@ -130,6 +133,7 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
     },
   });
   const messageDTO = messageDTOs(s);
+  const notices = messageNoticeSide(s, messageDTO);
 
   const implementations: Implementations = {
     ...teamRequests(s, () => healthOfAll(s)),
@@ -137,6 +141,7 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
     ...alertRequests(s, feed, history),
     ...service,
     ...messageRequests(s, send, media),
+    ...notices.requests,
     ...tunnel.requests,
     ...webhookRequests(s, (teamId, agentId) => tunnel.secretKept(teamId, agentId)),
     ...exposeRequests(s),
@@ -170,12 +175,15 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
     c.events.on('refused', (r) => s.publish('tunnel.refused', refusedDTO(r))),
     c.messages.on('message', (m) => s.publish('messages.new', { message: messageDTO.message(m) })),
     c.messages.on('changed', ({ agentId }) => s.publish('messages.changed', { agentId })),
+    events.on('teams.changed', () => notices.teamsChanged()),
+    () => notices.dispose(),
   ];
 
   return {
     implementations,
     events,
     now: s.now,
+    setScreenLocked: (locked) => notices.setScreenLocked(locked),
     dispose() {
       for (const off of offs.splice(0)) off();
     },

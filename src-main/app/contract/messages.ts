@@ -27,7 +27,7 @@ type MessageRequests = Pick<
 >;
 
 /** +digits for a person, the JID as kept for a group. */
-function shownContact(contact: string): string {
+export function shownContact(contact: string): string {
   return /^\d+$/.test(contact) ? `+${contact}` : contact;
 }
 

@@ -56,6 +56,14 @@ function settingsPatch({ c }: Scope, patch: AppSettingsPatchDTO): SettingsPatch 
   if (patch.theme !== undefined) app.theme = patch.theme;
   if (patch.notifications !== undefined) prefs.notifications = patch.notifications;
   if (patch.escalateAfterMin !== undefined) prefs.escalateAfterMin = patch.escalateAfterMin;
+  if (patch.messageNotifications !== undefined) {
+    const m = patch.messageNotifications;
+    prefs.messageNotifications = {
+      ...(m.enabled !== undefined ? { enabled: m.enabled } : {}),
+      ...(m.showText !== undefined ? { showText: m.showText } : {}),
+      ...(m.quietHours !== undefined ? { quietHours: { ...m.quietHours } } : {}),
+    };
+  }
   return { app, prefs };
 }
 

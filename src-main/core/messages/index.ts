@@ -6,3 +6,4 @@ export { sendAndRecord } from './send';
 export { contactKey } from './inbound';
 export { TunnelLogWatch } from './log-watch';
 export type { CachedMedia } from './media-cache';
+export { MessageNotifyPolicy } from './notify-policy';

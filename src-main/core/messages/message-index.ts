@@ -216,6 +216,30 @@ export class MessageIndex {
     return n;
   }
 
+  /** Unread inbound messages of one conversation (0 when there is none). */
+  unread(agentId: string, contact: string): number {
+    const conv = this.agents.get(agentId)?.get(contactKey(contact));
+    if (!conv) return 0;
+    this.prune(conv, this.cutoff());
+    return this.unreadOf(agentId, contactKey(contact), conv);
+  }
+
+  /** Unread inbound messages of each agent asked for (the same counts contacts() gives, summed). */
+  unreadByAgent(agentIds: Iterable<string>): Map<string, number> {
+    const cutoff = this.cutoff();
+    const out = new Map<string, number>();
+    for (const agentId of agentIds) {
+      if (out.has(agentId)) continue;
+      let n = 0;
+      for (const [contact, conv] of this.agents.get(agentId) ?? []) {
+        this.prune(conv, cutoff);
+        n += this.unreadOf(agentId, contact, conv);
+      }
+      out.set(agentId, n);
+    }
+    return out;
+  }
+
   /** Drops what retention has hidden since it was added. */
   private prune(conv: Conversation, cutoff: number): void {
     let n = 0;

@@ -12,13 +12,14 @@ import { noticeStack, type Notice } from '../store/notices';
 
 const TONE_WORD: Record<Notice['tone'], string> = {
   info: 'Info',
+  message: 'Message',
   success: 'Resolved',
   warning: 'Warning',
   urgent: 'Urgent',
 };
 const AUTO_DISMISS_MS = 12_000;
 /** Notices that leave on their own; the others tell of a problem that lasts until it is resolved. */
-const PASSING: ReadonlySet<Notice['tone']> = new Set(['info', 'success']);
+const PASSING: ReadonlySet<Notice['tone']> = new Set(['info', 'message', 'success']);
 
 function Toast({ n, onDismiss }: { n: Notice; onDismiss(): void }) {
   const dismiss = useApp((s) => s.dismissNotice);

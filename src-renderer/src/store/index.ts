@@ -24,6 +24,7 @@ import { pairingSlice, type PairingSlice } from './pairing';
 import { settingsSlice, type SettingsSlice } from './settings';
 import { tunnelSlice, type TunnelSlice } from './tunnel';
 import { uiSlice, type UiSlice } from './ui';
+import { unreadSlice, type UnreadSlice } from './unread';
 
 export type AppState = AgentsSlice &
   AlertsSlice &
@@ -37,8 +38,9 @@ export type AppState = AgentsSlice &
   UiSlice &
   LinkSlice &
   MessagesSlice &
-  MessageMediaSlice & {
-    /** Reloads teams, agents and alerts; the first error becomes lastError. */
+  MessageMediaSlice &
+  UnreadSlice & {
+    /** Reloads teams, agents, alerts and the unread counts; the first error becomes lastError. */
     refresh(): Promise<void>;
   };
 
@@ -63,8 +65,10 @@ export function createAppStore(api: Api, env: Partial<StoreEnv> = {}): AppStore 
       ...linkSlice(ctx),
       ...messagesSlice(ctx),
       ...messageMediaSlice(ctx),
+      ...unreadSlice(ctx),
       refresh: async () => {
         const asked = storeEnv.now();
+        void get().loadUnread();
         const errors = await Promise.all([get().loadTeams(), get().loadAlerts()]);
         // Notices of incidents that closed while this window was not listening say they are no longer open.
         if (errors[1] === null) get().settleNotices(new Set(get().incidents.map((i) => i.id)), asked);
@@ -98,6 +102,7 @@ export function connectStore(store: AppStore, api: Api): () => void {
       s().applySentMessage(message);
     }),
     api.on('messages.changed', () => s().applyMessagesChanged()),
+    api.on('messages.unread', (u) => s().applyUnread(u)),
   ];
   void s().refresh();
   void s().loadSettings();

@@ -31,8 +31,6 @@ interface Thread {
 
 export interface MessagesSlice {
   inbox: Inbox;
-  /** Unread messages over every agent (the sidebar's count), whatever the inbox's filter. */
-  unreadAll: number;
   /** By threadKey(teamId, agentId, contact). */
   threads: Record<string, Thread>;
   loadInbox(filter?: InboxFilter): Promise<void>;
@@ -74,7 +72,6 @@ export const messagesSlice: Slice<MessagesSlice> = ({ set, get, api }) => {
   };
   return {
     inbox: { contacts: [], agents: [], unread: 0, retentionDays: 90, loaded: false, error: null, filter: {} },
-    unreadAll: 0,
     threads: {},
     loadInbox: async (filter) => {
       const f = filter ?? get().inbox.filter;
@@ -83,9 +80,7 @@ export const messagesSlice: Slice<MessagesSlice> = ({ set, get, api }) => {
       if (f.teamId) args.teamId = f.teamId;
       if (f.agentId) args.agentId = f.agentId;
       if (f.search?.trim()) args.search = f.search.trim();
-      const whole = Object.keys(args).length === 0;
-      const [r, all] = await Promise.all([api['messages.contacts'](args), whole ? null : api['messages.contacts']({})]);
-      if (all?.ok) set({ unreadAll: all.value.unread });
+      const r = await api['messages.contacts'](args);
       // An answer for a filter no longer on screen is dropped.
       if (get().inbox.filter !== f) return;
       set((s) => ({
@@ -93,7 +88,6 @@ export const messagesSlice: Slice<MessagesSlice> = ({ set, get, api }) => {
           ? { ...s.inbox, ...r.value, loaded: true, error: null }
           : { ...s.inbox, loaded: true, error: r.error },
       }));
-      if (whole && r.ok) set({ unreadAll: r.value.unread });
     },
     loadThread: async (teamId, agentId, contact) => {
       const r = await api['messages.thread']({ teamId, agentId, phone: contact, limit: PAGE });

@@ -2,11 +2,11 @@
 // follows it: the incident's words when they change, and its resolved state (which replaces the
 // warning or urgent notice instead of stacking a second one). The stack shows a few at a time.
 // Notices name an agent one way: its label, then its id in parentheses when the two differ.
-import type { AlertEventDTO } from '../../../src-shared/contract';
+import type { AlertEventDTO, MessageNoticeDTO } from '../../../src-shared/contract';
 import { agentHref } from '../router/routes';
 import { localId, type Slice } from './env';
 
-type NoticeTone = 'info' | 'success' | 'warning' | 'urgent';
+type NoticeTone = 'info' | 'message' | 'success' | 'warning' | 'urgent';
 
 export interface Notice {
   id: string;
@@ -17,6 +17,8 @@ export interface Notice {
   route?: string;
   /** The incident this notice tells of (alert notices): its id, the agent (id and label; '' when team-wide) and its title. */
   incident?: { id: string; agentId: string; agentLabel: string; title: string };
+  /** The conversation of a new-message notice: the next notice of it takes this one's place. */
+  group?: string;
   /** Was urgent before it resolved: it keeps its place at the top of the stack until it leaves. */
   wasUrgent?: boolean;
   at: number;
@@ -30,6 +32,11 @@ export interface NoticesSlice {
   pushNotice(n: NoticeInput): string;
   dismissNotice(id: string): void;
   dismissAllNotices(): void;
+  /**
+   * A new-message notice (the browser host's stand-in for a native notification): one per
+   * conversation, replaced by the next, gone when the conversation is read.
+   */
+  applyMessageNotice(n: MessageNoticeDTO): void;
   /** An alert event as a notice: a new one when the policy tells of it, the same one re-worded or resolved after. */
   applyAlertNotice(e: AlertEventDTO, agentLabel: string): void;
   /**
@@ -122,6 +129,21 @@ export const noticesSlice: Slice<NoticesSlice> = ({ set, env }) => ({
   },
   dismissNotice: (id) => set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })),
   dismissAllNotices: () => set({ notices: [] }),
+  applyMessageNotice: (n) =>
+    set((s) => {
+      const rest = s.notices.filter((x) => x.group !== n.group);
+      if (n.kind === 'clear') return rest.length === s.notices.length ? {} : { notices: rest };
+      const notice: Notice = {
+        id: s.notices.find((x) => x.group === n.group)?.id ?? localId('notice'),
+        tone: 'message',
+        title: n.title,
+        body: n.body,
+        route: n.route,
+        group: n.group,
+        at: env.now(),
+      };
+      return { notices: bounded([...rest, notice]) };
+    }),
   applyAlertNotice: (e, agentLabel) =>
     set((s) => {
       const i = s.notices.findIndex((n) => n.incident?.id === e.incident.id);

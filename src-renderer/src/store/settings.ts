@@ -21,6 +21,8 @@ export interface SettingsSlice {
   settingsError: ErrorDTO | null;
   loadSettings(): Promise<ErrorDTO | null>;
   updateSettings(patch: AppSettingsPatchDTO): Promise<ErrorDTO | null>;
+  /** Mutes (or unmutes) the agent's new-message notifications. */
+  muteMessages(teamId: string, agentId: string, muted: boolean): Promise<ErrorDTO | null>;
   channel: Record<string, ChannelView>;
   updateChannel(teamId: string, agentId: string, patch: Partial<ChannelSettingsDTO>): Promise<ErrorDTO | null>;
   exportDiagnostics(): Promise<Result<DiagnosticsDTO>>;
@@ -42,6 +44,12 @@ export const settingsSlice: Slice<SettingsSlice> = ({ set, get, api }) => ({
     const r = await api['settings.update']({ patch });
     if (!r.ok) return r.error;
     set({ settings: r.value, settingsError: null });
+    return null;
+  },
+  muteMessages: async (teamId, agentId, muted) => {
+    const r = await api['messages.mute']({ teamId, agentId, muted });
+    if (!r.ok) return r.error;
+    set((s) => (s.settings ? { settings: { ...s.settings, messageNotifications: r.value } } : {}));
     return null;
   },
   exportDiagnostics: () => api['diagnostics.export'](),

@@ -31,6 +31,12 @@ export function fakeContract() {
     alertmanagerUrl: null,
     metricsPort: null,
     theme: 'system',
+    messageNotifications: {
+      enabled: true,
+      showText: true,
+      quietHours: { enabled: false, start: '22:00', end: '07:00' },
+      muted: [],
+    },
   };
   const impl = Object.fromEntries(
     REQUEST_NAMES.map((name) => [
@@ -63,7 +69,15 @@ export function fakeContract() {
   });
   impl['agents.remove'].mockImplementation(async () => null);
   impl['settings.get'].mockImplementation(async () => settings);
-  impl['settings.update'].mockImplementation(async ({ patch }) => (settings = { ...settings, ...patch }));
+  impl['settings.update'].mockImplementation(
+    async ({ patch }) =>
+      (settings = {
+        ...settings,
+        ...patch,
+        messageNotifications: { ...settings.messageNotifications, ...patch.messageNotifications },
+      }),
+  );
+  impl['messages.unread'].mockImplementation(async () => ({ total: 0, agents: [] }));
 
   return { impl, events: new Emitter<Events>(), teams };
 }

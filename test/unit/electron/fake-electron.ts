@@ -91,7 +91,9 @@ export function fakeElectron(opts: { isPackaged: boolean; appPath?: string }) {
     whenReady: async () => undefined,
     getLoginItemSettings: () => ({ openAtLogin: false }),
     setLoginItemSettings: vi.fn(),
+    setBadgeCount: vi.fn(() => true),
   };
+  const powerMonitor = emitter();
   class FakeTray {
     constructor(image: string) {
       trayImages.push(image);
@@ -105,10 +107,11 @@ export function fakeElectron(opts: { isPackaged: boolean; appPath?: string }) {
   const notifications: FakeNotification[] = [];
   class FakeNotification {
     static isSupported = () => true;
-    constructor(readonly options: { title: string; urgency: string }) {
+    readonly handlers = new Map<string, () => void>();
+    constructor(readonly options: { title: string; body: string; urgency: string; silent: boolean }) {
       notifications.push(this);
     }
-    on = vi.fn();
+    on = vi.fn((event: string, l: () => void) => void this.handlers.set(event, l));
     show = vi.fn();
     close = vi.fn();
   }
@@ -124,6 +127,7 @@ export function fakeElectron(opts: { isPackaged: boolean; appPath?: string }) {
     Notification: FakeNotification,
     Tray: FakeTray,
     nativeImage: { createFromPath: (path: string) => path },
+    powerMonitor,
     protocol: { registerSchemesAsPrivileged: vi.fn(), handle: vi.fn() },
     session: {
       defaultSession: {
@@ -134,5 +138,13 @@ export function fakeElectron(opts: { isPackaged: boolean; appPath?: string }) {
     },
     shell: { openExternal: vi.fn(async () => undefined) },
   };
-  return { parts, ipcHandlers, headerListeners, trayImages, notifications, windows: () => FakeBrowserWindow.created };
+  return {
+    parts,
+    ipcHandlers,
+    headerListeners,
+    trayImages,
+    notifications,
+    powerMonitor,
+    windows: () => FakeBrowserWindow.created,
+  };
 }

@@ -27,6 +27,7 @@ async function start(isPackaged: boolean, devServerUrl: string | undefined) {
       implementations: contract.impl,
       events: contract.events,
       now: () => NOW,
+      setScreenLocked: () => undefined,
       dispose: () => undefined,
     }),
   });

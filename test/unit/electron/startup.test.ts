@@ -60,7 +60,13 @@ async function start(button: string, opts: { failWith?: (attempt: number) => Err
       const failure = opts.failWith?.(attempts);
       if (failure) throw failure;
       await TeamStore.open({ configDir: dir, secrets: new MemorySecretStore(), clientFactory: () => ({}) as never });
-      return { implementations: contract.impl, events: contract.events, now: () => NOW, dispose: () => undefined };
+      return {
+        implementations: contract.impl,
+        events: contract.events,
+        now: () => NOW,
+        setScreenLocked: () => undefined,
+        dispose: () => undefined,
+      };
     },
   });
   return { dialog, exit, logs, attempts, windows: fake.windows() };

@@ -40,6 +40,7 @@ const state = (agents: AgentDTO[], extra: Partial<TrayState> = {}): TrayState =>
   alerts: { snoozedUntil: null, quietHours: { enabled: false, start: '22:00', end: '07:00' } },
   startAtLogin: false,
   openIncidents: 0,
+  unread: 0,
   ...extra,
 });
 
@@ -140,6 +141,7 @@ describe('tray model', () => {
         nativeImage: { createFromPath: (path) => ({ path }) },
         iconDir: '/icons',
         now: () => NOW,
+        setBadgeCount: () => undefined,
       },
       state([agent('a', 'connected')]),
       () => undefined,

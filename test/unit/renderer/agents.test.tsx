@@ -314,6 +314,12 @@ describe('agent page', () => {
       alertmanagerUrl: null,
       metricsPort: null,
       theme: 'system' as const,
+      messageNotifications: {
+        enabled: true,
+        showText: true,
+        quietHours: { enabled: false, start: '22:00', end: '07:00' },
+        muted: [],
+      },
       startAtLogin: false,
       notifications: true,
       pollIntervalSec: 15,

@@ -6,6 +6,7 @@ const DEFAULTS: Partial<Record<string, unknown>> = {
   'messages.contacts': { contacts: [], agents: [], unread: 0, retentionDays: 90 },
   'messages.sent': [],
   'send.budget': { teamId: 't1', limit: 60, windowMs: 60_000, used: 0, queued: [] },
+  'messages.unread': { total: 0, agents: [] },
   'alerts.history': [],
   'health.availability': { at: 0, windows: [] },
 };

@@ -84,6 +84,7 @@ function open(answers: Parameters<typeof setup>[0] = {}) {
     'agents.list': { ok: true, value: [agent('a1', 'connected'), agent('a2', 'connected')] },
     'messages.contacts': inbox(),
     'messages.thread': thread(),
+    'messages.unread': { ok: true, value: { total: 2, agents: [{ teamId: 't1', agentId: 'a1', unread: 2 }] } },
     ...answers,
   });
   connectStore(t.store, t.api);

@@ -10,7 +10,7 @@ import { errorLine } from '../../components/errors';
 import { HealthBadge } from '../../components/HealthBadge';
 import { HEALTH_GLYPHS, HEALTH_HINTS, HEALTH_SHORT } from '../../components/health';
 import { Since, TimeAgo, useNow } from '../../components/TimeAgo';
-import { agentHref, consoleHref } from '../../router/routes';
+import { agentHref, consoleHref, messagesHref } from '../../router/routes';
 import { agentKey } from '../../store/env';
 import { isStale } from '../../store/link';
 import { useApp } from '../../store/react';
@@ -43,6 +43,18 @@ function RowActions({ agent }: { agent: AgentDTO }) {
   );
 }
 
+/** The agent's unread messages, a link to them (nothing when there are none). */
+function UnreadLink({ teamId, agentId, label }: { teamId: string; agentId: string; label: string }) {
+  const unread = useApp((s) => s.unreadByAgent[agentKey(teamId, agentId)] ?? 0);
+  if (unread === 0) return null;
+  const words = `${unread} unread message${unread === 1 ? '' : 's'}`;
+  return (
+    <a className="agent-unread" href={messagesHref(teamId, agentId)} aria-label={`${label}: ${words}`} title={words}>
+      {unread} unread
+    </a>
+  );
+}
+
 /** `lastHeardAt` is set while the app is out of touch: the row shows unknown and when it last heard. */
 function AgentRow({
   agent,
@@ -68,7 +80,8 @@ function AgentRow({
           <a className="agent-label" href={agentHref(agent.teamId, agent.agentId)}>
             {agent.label}
           </a>{' '}
-          {agent.label !== agent.agentId && <code className="agent-id">{agent.agentId}</code>}
+          {agent.label !== agent.agentId && <code className="agent-id">{agent.agentId}</code>}{' '}
+          <UnreadLink teamId={agent.teamId} agentId={agent.agentId} label={agent.label} />
         </p>
         <p className="agent-facts muted">
           <span>{teamLabel}</span>

@@ -16,6 +16,7 @@ import { WaMeQr } from '../pairing/WaMeQr';
 import { Availability } from './Availability';
 import { Timeline } from './Timeline';
 import { WatchClosely } from './WatchClosely';
+import { AgentMessages } from './AgentMessages';
 
 const yesNo = (b: boolean) => (b ? 'true' : 'false');
 
@@ -102,6 +103,7 @@ function AgentBody({ agent }: { agent: AgentDTO }) {
           {h.error && <ErrorNotice error={h.error} />}
           <WatchClosely agent={agent} />
         </section>
+        <AgentMessages agent={agent} />
       </div>
       {linked && phone && (
         <section className="card" aria-labelledby="wame-title">

@@ -1,5 +1,6 @@
-// Quiet hours: a daily window (local time) in which non-urgent alerts stay silent. A start equal to
-// its end is refused (it would be no window at all).
+// Quiet hours: a daily window (local time) in which non-urgent alerts stay silent (QuietHoursForm),
+// or new-message notifications (Settings, through QuietHoursEditor). A start equal to its end is
+// refused (it would be no window at all).
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { ErrorDTO, QuietHoursDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
@@ -11,6 +12,24 @@ const DEFAULT: QuietHoursDTO = { enabled: false, start: '22:00', end: '07:00' };
 export function QuietHoursForm() {
   const saved = useApp((s) => s.alertStatus?.quietHours ?? null);
   const save = useApp((s) => s.setQuietHours);
+  return (
+    <section className="card" aria-labelledby="quiet-title">
+      <h3 id="quiet-title">Quiet hours</h3>
+      <QuietHoursEditor saved={saved} save={save} switchLabel="Keep non-urgent alerts silent during quiet hours" />
+    </section>
+  );
+}
+
+/** The quiet hours form: on/off, from, until, Save; `save` answers the error or null. */
+export function QuietHoursEditor({
+  saved,
+  save,
+  switchLabel,
+}: {
+  saved: QuietHoursDTO | null;
+  save: (q: QuietHoursDTO) => Promise<ErrorDTO | null>;
+  switchLabel: string;
+}) {
   const [draft, setDraft] = useState<QuietHoursDTO>(saved ?? DEFAULT);
   const [dirty, setDirty] = useState(false);
   const [error, setError] = useState<ErrorDTO | null>(null);
@@ -57,42 +76,39 @@ export function QuietHoursForm() {
   };
   const invalid = (f: string) => (error?.field === f ? { 'aria-invalid': true, 'aria-describedby': ids.err } : {});
   return (
-    <section className="card" aria-labelledby="quiet-title">
-      <h3 id="quiet-title">Quiet hours</h3>
-      <form className="form" onSubmit={(e) => void onSubmit(e)} aria-busy={busy}>
-        <div className="switch">
-          <input
-            id={ids.on}
-            type="checkbox"
-            checked={draft.enabled}
-            onChange={(e) => edit({ enabled: e.target.checked })}
-          />
-          <label htmlFor={ids.on}>Keep non-urgent alerts silent during quiet hours</label>
-        </div>
-        <label htmlFor={ids.start}>Quiet from</label>
+    <form className="form" onSubmit={(e) => void onSubmit(e)} aria-busy={busy}>
+      <div className="switch">
         <input
-          id={ids.start}
-          type="time"
-          value={draft.start}
-          onChange={(e) => edit({ start: e.target.value })}
-          {...invalid('start')}
+          id={ids.on}
+          type="checkbox"
+          checked={draft.enabled}
+          onChange={(e) => edit({ enabled: e.target.checked })}
         />
-        <label htmlFor={ids.end}>Quiet until</label>
-        <input
-          id={ids.end}
-          type="time"
-          value={draft.end}
-          onChange={(e) => edit({ end: e.target.value })}
-          {...invalid('end')}
-        />
-        {error && <ErrorNotice id={ids.err} error={error} />}
-        <div className="actions">
-          <button type="submit" disabled={busy}>
-            {busy ? 'Saving…' : 'Save quiet hours'}
-          </button>
-          {done && <span role="status">Saved.</span>}
-        </div>
-      </form>
-    </section>
+        <label htmlFor={ids.on}>{switchLabel}</label>
+      </div>
+      <label htmlFor={ids.start}>Quiet from</label>
+      <input
+        id={ids.start}
+        type="time"
+        value={draft.start}
+        onChange={(e) => edit({ start: e.target.value })}
+        {...invalid('start')}
+      />
+      <label htmlFor={ids.end}>Quiet until</label>
+      <input
+        id={ids.end}
+        type="time"
+        value={draft.end}
+        onChange={(e) => edit({ end: e.target.value })}
+        {...invalid('end')}
+      />
+      {error && <ErrorNotice id={ids.err} error={error} />}
+      <div className="actions">
+        <button type="submit" disabled={busy}>
+          {busy ? 'Saving…' : 'Save quiet hours'}
+        </button>
+        {done && <span role="status">Saved.</span>}
+      </div>
+    </form>
   );
 }

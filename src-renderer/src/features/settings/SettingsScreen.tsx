@@ -1,4 +1,5 @@
-// App settings: general (start at login, poll interval), tunnel, theme, teams and keys, diagnostics.
+// App settings: general (start at login, poll interval), tunnel, message notifications, theme, teams
+// and keys, diagnostics.
 import { useState } from 'react';
 import { DEFAULT_TUNNEL_PORT } from '../../../../src-shared/limits';
 import type { ErrorDTO } from '../../../../src-shared/contract';
@@ -6,6 +7,7 @@ import { AsyncButton } from '../../components/AsyncButton';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { Switch } from '../../components/Switch';
 import { useApp } from '../../store/react';
+import { MessageNotifications } from './MessageNotifications';
 import { NumberSetting } from './NumberSetting';
 import { TeamsManager } from './TeamsManager';
 import { ThemePicker } from './ThemePicker';
@@ -58,6 +60,7 @@ function General() {
           toPatch={(v) => ({ tunnel: { ...settings.tunnel, port: v } })}
         />
       </section>
+      <MessageNotifications settings={settings} />
     </>
   );
 }

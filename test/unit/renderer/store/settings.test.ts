@@ -10,6 +10,12 @@ const settings: AppSettingsDTO = {
   alertmanagerUrl: null,
   metricsPort: null,
   theme: 'system',
+  messageNotifications: {
+    enabled: true,
+    showText: true,
+    quietHours: { enabled: false, start: '22:00', end: '07:00' },
+    muted: [],
+  },
   startAtLogin: false,
   notifications: true,
   pollIntervalSec: 30,
