@@ -109,10 +109,14 @@ export const messagesSlice: Slice<MessagesSlice> = ({ set, get, api }) => {
       const cur = get().threads[key];
       const first = cur?.messages[0];
       if (!cur || !first) return;
-      const r = await api['messages.thread']({ teamId, agentId, phone: contact, before: first.at, limit: PAGE });
+      // Up to and including the oldest one's time (`before` is exclusive): messages of the same
+      // millisecond beyond the page's edge are not skipped; those already here are left out.
+      const r = await api['messages.thread']({ teamId, agentId, phone: contact, before: first.at + 1, limit: PAGE });
       if (!r.ok) return patchThread(key, { error: r.error });
       const now = get().threads[key] ?? cur;
-      patchThread(key, { messages: [...r.value.messages, ...now.messages], more: r.value.more });
+      const have = new Set(now.messages.filter((m) => m.at === first.at).map((m) => m.key));
+      const older = r.value.messages.filter((m) => !have.has(m.key));
+      patchThread(key, { messages: [...older, ...now.messages], more: r.value.more });
     },
     applyMessage: (m) => {
       if (m.teamId !== null) {

@@ -199,12 +199,21 @@ describe('the thread, windowed', () => {
     const loads = t.calls.filter((c) => c.name === 'messages.thread').map((c) => c.args);
     expect(loads).toEqual([
       { teamId: 't1', agentId: 'a1', phone: CONTACT, limit: 100 },
-      { teamId: 't1', agentId: 'a1', phone: CONTACT, limit: 100, before: msg(900).at },
+      { teamId: 't1', agentId: 'a1', phone: CONTACT, limit: 100, before: msg(900).at + 1 },
     ]);
     // 100 older rows above: the view moved down by their height, the same row at its top.
     expect(scroller.scrollTop).toBeGreaterThanOrEqual(200 + 100 * ROW);
     expect(rowAtTop(scroller)).toBe(topRow);
     expect(topRow).toMatch(/message 9\d\d/);
+  });
+
+  it('a message of the same millisecond as the oldest loaded one, beyond the page edge, is not skipped', async () => {
+    const all = Array.from({ length: 150 }, (_, i) => msg(i, i === 49 ? { at: msg(50).at } : {}));
+    const { t, scroller } = await open(all);
+    scrollTo(scroller, 0);
+    await flush();
+    const keys = t.store.getState().threads[`t1/a1/${CONTACT}`]!.messages.map((m) => m.key);
+    expect(keys).toEqual(all.map((m) => m.key));
   });
 
   it('the scroller takes keyboard focus and is named; the list is an ordered list', async () => {
