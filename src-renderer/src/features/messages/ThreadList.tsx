@@ -1,6 +1,10 @@
 // The messages of an open thread, windowed: however long the thread, only the rows in and near the
-// view are in the DOM (at most MAX_ROWS, day separators included), the rest stand in as the list's
-// top and bottom padding, sized from each row's measured height (an estimate until it is measured).
+// view are in the DOM (at most MAX_ROWS, day separators included), the rest stand in as two spacers
+// above and below the list, sized from each row's measured height (until a row is measured, the
+// average of its kind). The spacers are the list's siblings, not its padding: the browser's own
+// scroll anchoring then keeps the rows in view in place as rows above them are measured, even during
+// a smooth scroll (setting scrollTop would cancel it); where it does not apply (at the very top, a
+// page of older messages loaded), the anchor row is put back by hand.
 // The view opens at the bottom (the newest message) and stays pinned there while messages arrive;
 // scrolled up, it stays where it is (the rows in view keep their place whatever is measured or
 // loaded above them) and a "N new messages" button leads back down. Reaching the top loads the
@@ -17,7 +21,7 @@ type Row = { kind: 'day'; key: string; at: number } | { kind: 'message'; key: st
 const MAX_ROWS = 120;
 /** Rows kept rendered above and below the view, in px. */
 const OVERSCAN_PX = 600;
-/** Heights used until a row is measured. */
+/** Heights used for a row not yet measured until some of its kind are (then their average). */
 const ESTIMATE = { day: 36, message: 64 } as const;
 /** How close to the bottom counts as at the bottom, in px. */
 const AT_BOTTOM_PX = 24;
@@ -81,9 +85,22 @@ export function ThreadList({ messages, more, loadOlder, label }: Props) {
   const offsets = useMemo(() => {
     const o = new Float64Array(rows.length + 1);
     const h = heights.current;
+    const sum = { day: 0, message: 0 };
+    const count = { day: 0, message: 0 };
+    for (const r of rows) {
+      const x = h.get(r.key);
+      if (x !== undefined) {
+        sum[r.kind] += x;
+        count[r.kind]++;
+      }
+    }
+    const guess = {
+      day: count.day ? sum.day / count.day : ESTIMATE.day,
+      message: count.message ? sum.message / count.message : ESTIMATE.message,
+    };
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!;
-      o[i + 1] = o[i]! + (h.get(r.key) ?? ESTIMATE[r.kind]);
+      o[i + 1] = o[i]! + (h.get(r.key) ?? guess[r.kind]);
     }
     return o;
     // `measured` changes whenever heights does.
@@ -116,23 +133,28 @@ export function ThreadList({ messages, more, loadOlder, label }: Props) {
   lastStart.current = start;
   const shown = rows.slice(start, end);
 
-  /** Notes where the view is: pinned to the bottom, or the row at its top. */
+  /** Where the view's top was at the last scroll event (or our own last scroll). */
+  const lastTop = useRef(0);
+  /** Notes where the view is: pinned to the bottom, or the row at its top. A move up is never a
+   *  move to the bottom (a smooth scroll up starts a few px from it). */
   const noteView = () => {
     const el = scroller.current;
     if (!el) return;
-    if (el.scrollHeight - el.scrollTop - el.clientHeight <= AT_BOTTOM_PX) {
+    const top = el.scrollTop;
+    const below = el.scrollHeight - top - el.clientHeight;
+    const up = top < lastTop.current - 0.5 && below > 1;
+    lastTop.current = top;
+    if (!up && below <= AT_BOTTOM_PX) {
       pinned.current = true;
       anchor.current = null;
       setUnseen(0);
     } else {
       pinned.current = false;
-      const i = rowAt(offsets, el.scrollTop);
+      const i = rowAt(offsets, top);
       const r = rows[i];
-      anchor.current = r ? { key: r.key, delta: el.scrollTop - offsets[i]! } : null;
+      anchor.current = r ? { key: r.key, delta: top - offsets[i]! } : null;
     }
-    setView((v) =>
-      v.top === el.scrollTop && v.height === el.clientHeight ? v : { top: el.scrollTop, height: el.clientHeight },
-    );
+    setView((v) => (v.top === top && v.height === el.clientHeight ? v : { top, height: el.clientHeight }));
   };
 
   /** Each row element's key, for the resize observer. */
@@ -172,6 +194,7 @@ export function ThreadList({ messages, more, loadOlder, label }: Props) {
       const want = offsets[anchorAt]! + anchor.current.delta;
       if (Math.abs(el.scrollTop - want) > 1) el.scrollTop = want;
     }
+    lastTop.current = el.scrollTop;
     if (view.height !== el.clientHeight || view.top !== el.scrollTop)
       setView({ top: el.scrollTop, height: el.clientHeight });
   });
@@ -258,6 +281,7 @@ export function ThreadList({ messages, more, loadOlder, label }: Props) {
     setUnseen(0);
     if (el) {
       el.scrollTop = el.scrollHeight;
+      lastTop.current = el.scrollTop;
       el.focus();
     }
     setMeasured((n) => n + 1);
@@ -281,12 +305,8 @@ export function ThreadList({ messages, more, loadOlder, label }: Props) {
             leaveBottom();
         }}
       >
-        <ol
-          className="messages-list"
-          ref={list}
-          aria-label="Messages, oldest first"
-          style={{ paddingTop: offsets[start], paddingBottom: total - offsets[end]! }}
-        >
+        <div className="messages-spacer" aria-hidden="true" style={{ height: offsets[start] }} />
+        <ol className="messages-list" ref={list} aria-label="Messages, oldest first">
           {shown.map((r) =>
             r.kind === 'day' ? (
               <li key={r.key} className="messages-day muted">
@@ -297,6 +317,7 @@ export function ThreadList({ messages, more, loadOlder, label }: Props) {
             ),
           )}
         </ol>
+        <div className="messages-spacer" aria-hidden="true" style={{ height: total - offsets[end]! }} />
       </div>
       {unseen > 0 && (
         <button type="button" className="messages-unseen" onClick={toBottom}>
