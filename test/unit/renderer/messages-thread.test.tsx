@@ -216,6 +216,27 @@ describe('the thread, windowed', () => {
     expect(keys).toEqual(all.map((m) => m.key));
   });
 
+  it('a burst of new messages reloads the inbox once, then once more after the burst, not once per message', async () => {
+    const { t } = await open(100);
+    // (Each reload of the agent's inbox also asks for every agent's unread count: one call of each.)
+    const inboxCalls = () =>
+      t.calls.filter((c) => c.name === 'messages.contacts' && (c.args as { agentId?: string }).agentId === 'a1').length;
+    const settle = async () => {
+      await act(() => new Promise((r) => setTimeout(r, 300)));
+      await flush();
+    };
+    // What opening the thread asked for (marked read) is done; a second later, the burst.
+    await settle();
+    t.now.t += 1_000;
+    const before = inboxCalls();
+    for (let i = 0; i < 20; i++) act(() => t.emit('messages.new', { message: msg(100 + i) }));
+    await flush();
+    expect(inboxCalls() - before).toBe(1);
+    t.now.t += 300;
+    await settle();
+    expect(inboxCalls() - before).toBe(2);
+  });
+
   it('the scroller takes keyboard focus and is named; the list is an ordered list', async () => {
     const { scroller } = await open(50);
     expect(scroller.tabIndex).toBe(0);

@@ -9,7 +9,7 @@
 // scrolled up, it stays where it is (the rows in view keep their place whatever is measured or
 // loaded above them) and a "N new messages" button leads back down. Reaching the top loads the
 // older page. The scroller takes keyboard focus, so arrows, Page Up/Down, Home and End scroll it.
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { MessageDTO } from '../../../../src-shared/contract';
 import { Bubble } from './Bubble';
 import { dayOf } from './format';
@@ -67,7 +67,8 @@ interface Props {
   label: string;
 }
 
-export function ThreadList({ messages, more, loadOlder, label }: Props) {
+/** Memoised: the inbox around it changes with every message of any contact; this list only with its own. */
+export const ThreadList = memo(function ThreadList({ messages, more, loadOlder, label }: Props) {
   const rows = useMemo(() => rowsOf(messages), [messages]);
   const scroller = useRef<HTMLDivElement>(null);
   const list = useRef<HTMLOListElement>(null);
@@ -173,10 +174,11 @@ export function ThreadList({ messages, more, loadOlder, label }: Props) {
     for (let i = 0; i < items.length && i < shown.length; i++) {
       const item = items[i]!;
       const key = shown[i]!.key;
-      if (keyOf.current.get(item) !== key) {
-        keyOf.current.set(item, key);
-        observer.current?.observe(item);
-      }
+      // A row already measured in this element is watched by the resize observer: reading its
+      // height again would force a layout on every render.
+      if (keyOf.current.get(item) === key && heights.current.has(key)) continue;
+      keyOf.current.set(item, key);
+      observer.current?.observe(item);
       const h = (item as HTMLElement).offsetHeight;
       // 0: not laid out (hidden): keep what is known.
       if (h > 0 && heights.current.get(key) !== h + gap.current) {
@@ -326,4 +328,4 @@ export function ThreadList({ messages, more, loadOlder, label }: Props) {
       )}
     </div>
   );
-}
+});
