@@ -75,7 +75,9 @@ export const ThreadList = memo(function ThreadList({ messages, more, loadOlder, 
   /** Measured heights by row key (with the list's gap), kept across renders and loads. */
   const heights = useRef(new Map<string, number>());
   const [measured, setMeasured] = useState(0);
-  const [view, setView] = useState({ top: 0, height: 0 });
+  // Until the scroller is measured, the window's height stands for it: the first render already
+  // holds every row the view can show (one measuring pass fewer on open).
+  const [view, setView] = useState(() => ({ top: 0, height: typeof window === 'undefined' ? 0 : window.innerHeight }));
   /** The view follows the newest message. */
   const pinned = useRef(true);
   /** Scrolled up: the row at the top of the view and how far into it the view starts. */
@@ -188,6 +190,7 @@ export const ThreadList = memo(function ThreadList({ messages, more, loadOlder, 
     }
     if (changed) {
       setMeasured((n) => n + 1);
+      if (view.height !== el.clientHeight) setView({ top: el.scrollTop, height: el.clientHeight });
       return;
     }
     if (pinned.current) {
