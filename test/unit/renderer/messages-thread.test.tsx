@@ -167,6 +167,8 @@ describe('the thread, windowed', () => {
     act(() => t.emit('messages.new', { message: msg(500, { text: 'just now' }) }));
     expect(texts(scroller).at(-1)).toBe('just now');
     expect(atBottom(scroller)).toBe(true);
+    // msg(500) is inbound: said once, politely.
+    expect(screen.getByRole('status').textContent).toBe('A new message arrived.');
     expect(screen.queryByRole('button', { name: /new message/ })).toBeNull();
   });
 

@@ -83,6 +83,8 @@ export const ThreadList = memo(function ThreadList({ messages, more, loadOlder, 
   /** Scrolled up: the row at the top of the view and how far into it the view starts. */
   const anchor = useRef<{ key: string; delta: number } | null>(null);
   const [unseen, setUnseen] = useState(0);
+  /** Said to assistive technology when messages from the contact arrive (the rows themselves come and go). */
+  const [said, setSaid] = useState('');
   const gap = useRef(0);
 
   const offsets = useMemo(() => {
@@ -246,6 +248,8 @@ export const ThreadList = memo(function ThreadList({ messages, more, loadOlder, 
     while (from >= 0 && messages[from]!.key !== prev) from--;
     if (from < 0) return;
     const added = messages.slice(from + 1);
+    const inbound = added.filter((m) => m.direction === 'in').length;
+    if (inbound > 0) setSaid(inbound === 1 ? 'A new message arrived.' : `${inbound} new messages arrived.`);
     if (added.some((m) => m.direction === 'out' && m.via === 'messages')) {
       pinned.current = true;
       anchor.current = null;
@@ -324,6 +328,9 @@ export const ThreadList = memo(function ThreadList({ messages, more, loadOlder, 
         </ol>
         <div className="messages-spacer" aria-hidden="true" style={{ height: total - offsets[end]! }} />
       </div>
+      <p className="sr-only" role="status">
+        {said}
+      </p>
       {unseen > 0 && (
         <button type="button" className="messages-unseen" onClick={toBottom}>
           {unseen} new {unseen === 1 ? 'message' : 'messages'} <span aria-hidden="true">↓</span>
