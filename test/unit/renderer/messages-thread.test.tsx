@@ -6,7 +6,7 @@
 // jsdom has no layout: every row is 40 px tall, the scroller 600 px, and its scroll height is the
 // spacers' plus the rows'.
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MessageDTO, MessageThreadDTO, Result } from '../../../src-shared/contract';
 import { MessagesScreen } from '../../../src-renderer/src/features/messages/MessagesScreen';
 import { connectStore } from '../../../src-renderer/src/store';
@@ -223,20 +223,23 @@ describe('the thread, windowed', () => {
     // (Each reload of the agent's inbox also asks for every agent's unread count: one call of each.)
     const inboxCalls = () =>
       t.calls.filter((c) => c.name === 'messages.contacts' && (c.args as { agentId?: string }).agentId === 'a1').length;
-    const settle = async () => {
-      await act(() => new Promise((r) => setTimeout(r, 300)));
-      await flush();
-    };
-    // What opening the thread asked for (marked read) is done; a second later, the burst.
-    await settle();
-    t.now.t += 1_000;
-    const before = inboxCalls();
-    for (let i = 0; i < 20; i++) act(() => t.emit('messages.new', { message: msg(100 + i) }));
-    await flush();
-    expect(inboxCalls() - before).toBe(1);
-    t.now.t += 300;
-    await settle();
-    expect(inboxCalls() - before).toBe(2);
+    // The store's own timer runs on fake time; the fake clock (t.now) moves with it.
+    vi.useFakeTimers();
+    try {
+      const tick = (ms: number) => act(() => vi.advanceTimersByTimeAsync(ms));
+      // What opening the thread asked for (marked read) is done; a second later, the burst.
+      await tick(300);
+      t.now.t += 1_000;
+      const before = inboxCalls();
+      for (let i = 0; i < 20; i++) act(() => t.emit('messages.new', { message: msg(100 + i) }));
+      await tick(0);
+      expect(inboxCalls() - before).toBe(1);
+      t.now.t += 300;
+      await tick(300);
+      expect(inboxCalls() - before).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('the scroller takes keyboard focus and is named; the list is an ordered list', async () => {
