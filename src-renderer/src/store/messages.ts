@@ -49,17 +49,32 @@ export const threadKey = (teamId: string, agentId: string, contact: string): str
 const PAGE = 100;
 const EMPTY_THREAD: Thread = { messages: [], more: false, loaded: false, error: null };
 
-export const messagesSlice: Slice<MessagesSlice> = ({ set, get, api }) => {
+/** At most one inbox reload this often: a burst of messages re-renders the contact list four times a second, not once per message. */
+const INBOX_EVERY_MS = 250;
+
+export const messagesSlice: Slice<MessagesSlice> = ({ set, get, api, env }) => {
   const patchThread = (key: string, p: Partial<Thread>) =>
     set((s) => ({ threads: { ...s.threads, [key]: { ...(s.threads[key] ?? EMPTY_THREAD), ...p } } }));
-  /** Inbox reloads asked while one runs collapse into one more. */
+  /** Inbox reloads asked while one runs, or sooner than INBOX_EVERY_MS after it started, collapse into one more. */
   let inboxRun: Promise<void> | null = null;
   let inboxAgain = false;
-  const reloadInbox = (): void => {
-    if (inboxRun) {
+  let inboxAt = -Infinity;
+  let inboxLater: ReturnType<typeof setTimeout> | null = null;
+  const reloadInbox = (due = false): void => {
+    if (inboxRun || inboxLater) {
       inboxAgain = true;
       return;
     }
+    const wait = inboxAt + INBOX_EVERY_MS - env.now();
+    if (!due && wait > 0) {
+      inboxLater = setTimeout(() => {
+        inboxLater = null;
+        inboxAgain = false;
+        reloadInbox(true);
+      }, wait);
+      return;
+    }
+    inboxAt = env.now();
     inboxRun = get()
       .loadInbox()
       .finally(() => {
@@ -102,10 +117,14 @@ export const messagesSlice: Slice<MessagesSlice> = ({ set, get, api }) => {
       const cur = get().threads[key];
       const first = cur?.messages[0];
       if (!cur || !first) return;
-      const r = await api['messages.thread']({ teamId, agentId, phone: contact, before: first.at, limit: PAGE });
+      // Up to and including the oldest one's time (`before` is exclusive): messages of the same
+      // millisecond beyond the page's edge are not skipped; those already here are left out.
+      const r = await api['messages.thread']({ teamId, agentId, phone: contact, before: first.at + 1, limit: PAGE });
       if (!r.ok) return patchThread(key, { error: r.error });
       const now = get().threads[key] ?? cur;
-      patchThread(key, { messages: [...r.value.messages, ...now.messages], more: r.value.more });
+      const have = new Set(now.messages.filter((m) => m.at === first.at).map((m) => m.key));
+      const older = r.value.messages.filter((m) => !have.has(m.key));
+      patchThread(key, { messages: [...older, ...now.messages], more: r.value.more });
     },
     applyMessage: (m) => {
       if (m.teamId !== null) {
