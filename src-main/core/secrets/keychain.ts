@@ -6,7 +6,8 @@ import { classifyKeyringError } from './classify';
 import { KeychainError, type SecretStore } from './types';
 
 const KEYCHAIN_SERVICE = 'channel-companion';
-/** Account used by probe(); holds a random non-secret value for a moment. */
+/** Accounts used by the write check (one per check, so checks at once never read each other's value); each holds a
+ * random non-secret value for a moment. */
 const PROBE_ACCOUNT = 'probe:write-check';
 
 /** The subset of @napi-rs/keyring's AsyncEntry this store uses. */
@@ -107,7 +108,7 @@ export class KeychainSecretStore implements SecretStore {
   /** Writes, reads back and deletes a random non-secret value. */
   private async writeCheck(action: string): Promise<void> {
     const token = `probe-${randomUUID()}`;
-    await this.run(PROBE_ACCOUNT, action, undefined, async (e, s) => {
+    await this.run(`${PROBE_ACCOUNT}:${token}`, action, undefined, async (e, s) => {
       await e.setPassword(token, s);
       const back = await e.getPassword(s);
       await e.deleteCredential(s);

@@ -81,7 +81,19 @@ describe('KeychainSecretStore', () => {
     expect(await s.delete('a')).toBe(false);
     await s.probe();
     expect([...k.data.keys()]).toEqual([]);
-    expect(k.calls.some((c) => c.account === 'probe:write-check')).toBe(true);
+    expect(k.calls.some((c) => c.account.startsWith('probe:write-check:'))).toBe(true);
+  });
+
+  it("write checks at once (two lookups of absent keys) never read each other's probe value", async () => {
+    const k = fakeKeyring(() => 'ok');
+    const s = new KeychainSecretStore({ platform: 'linux', entryFactory: k.factory });
+    await expect(Promise.all([s.probe(), s.get('absent-1'), s.get('absent-2'), s.probe()])).resolves.toEqual([
+      undefined,
+      null,
+      null,
+      undefined,
+    ]);
+    expect([...k.data.keys()]).toEqual([]);
   });
 
   it('locked: get throws KeychainLocked, also for a key that is absent — never null', async () => {
