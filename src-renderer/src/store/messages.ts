@@ -41,6 +41,8 @@ export interface MessagesSlice {
   markThreadRead(teamId: string, agentId: string, contact: string): Promise<void>;
   nameContact(contact: string, name: string): Promise<ErrorDTO | null>;
   deleteThread(teamId: string, agentId: string, contact: string): Promise<ErrorDTO | null>;
+  /** How many days messages are kept (1–3,650). */
+  setRetention(days: number): Promise<ErrorDTO | null>;
 }
 
 export const threadKey = (teamId: string, agentId: string, contact: string): string =>
@@ -170,6 +172,13 @@ export const messagesSlice: Slice<MessagesSlice> = ({ set, get, api, env }) => {
           },
         };
       });
+      return null;
+    },
+    setRetention: async (days) => {
+      const r = await api['messages.setRetention']({ days });
+      if (!r.ok) return r.error;
+      set((s) => ({ inbox: { ...s.inbox, retentionDays: r.value.retentionDays } }));
+      reloadInbox();
       return null;
     },
   };

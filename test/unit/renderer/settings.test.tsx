@@ -86,6 +86,33 @@ describe('settings screen', () => {
     expect(screen.queryByRole('alert')).toBeNull();
   });
 
+  it('messages retention: shows the kept days, refuses out of range here, saves through messages.setRetention', async () => {
+    let kept = 90;
+    const { store, calls } = setup({
+      'messages.contacts': () => ({ ok: true, value: { contacts: [], agents: [], unread: 0, retentionDays: kept } }),
+      'messages.setRetention': (a: unknown) => {
+        kept = (a as { days: number }).days;
+        return { ok: true, value: { retentionDays: kept } };
+      },
+    });
+    store.setState({ settings, teams: [] });
+    mount(store, <SettingsScreen />);
+    await flush();
+    const input = screen.getByLabelText('Keep messages (days)') as HTMLInputElement;
+    expect(input.value).toBe('90');
+    fireEvent.change(input, { target: { value: '0' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save Keep messages (days)' }));
+    await flush();
+    expect(screen.getByRole('alert').textContent).toContain('Keep messages (days) must be between 1 and 3650.');
+    expect(calls.some((c) => c.name === 'messages.setRetention')).toBe(false);
+    fireEvent.change(input, { target: { value: '30' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save Keep messages (days)' }));
+    await flush();
+    expect(calls.filter((c) => c.name === 'messages.setRetention').map((c) => c.args)).toEqual([{ days: 30 }]);
+    expect(store.getState().inbox.retentionDays).toBe(30);
+    expect(input.value).toBe('30');
+  });
+
   it('tunnel port keeps the rest of the tunnel settings; start at login toggles', async () => {
     const { store, calls } = setup({
       'settings.update': (a: unknown) => ({ ok: true, value: { ...settings, ...(a as { patch: object }).patch } }),

@@ -44,7 +44,7 @@ export function ObservabilitySettings() {
             value={port}
             min={1}
             max={65535}
-            toPatch={(v) => ({ metricsPort: v })}
+            save={(v) => update({ metricsPort: v })}
           />
           {port > 0 && (
             <p className="hint">

@@ -1,9 +1,8 @@
-// One numeric app setting with its own Save: checked here first (whole number in range), then by
-// the main process; what was typed stays on error.
+// One numeric setting with its own Save: checked here first (whole number in range), then by the
+// main process (through `save`); what was typed stays on error.
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import type { AppSettingsDTO, ErrorDTO } from '../../../../src-shared/contract';
+import type { ErrorDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
-import { useApp } from '../../store/react';
 
 export function checkWhole(text: string, min: number, max: number, label: string): string | null {
   if (!/^\d+$/.test(text.trim())) return `${label} must be a whole number.`;
@@ -19,7 +18,7 @@ export function NumberSetting({
   value,
   min,
   max,
-  toPatch,
+  save,
 }: {
   label: string;
   hint?: string;
@@ -27,9 +26,9 @@ export function NumberSetting({
   value: number;
   min: number;
   max: number;
-  toPatch: (v: number) => Partial<AppSettingsDTO>;
+  /** Saves the number; answers the error, or null. */
+  save: (v: number) => Promise<ErrorDTO | null>;
 }) {
-  const update = useApp((s) => s.updateSettings);
   const [text, setText] = useState(String(value));
   const [dirty, setDirty] = useState(false);
   const [error, setError] = useState<ErrorDTO | null>(null);
@@ -47,7 +46,7 @@ export function NumberSetting({
       return;
     }
     setBusy(true);
-    const e = await update(toPatch(Number(text)));
+    const e = await save(Number(text));
     setBusy(false);
     setError(e);
     if (!e) {

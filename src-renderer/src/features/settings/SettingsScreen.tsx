@@ -1,5 +1,5 @@
-// App settings: general (start at login, poll interval), tunnel, message notifications, theme, teams
-// and keys, diagnostics.
+// App settings: general (start at login, poll interval), tunnel, message notifications, how long messages are kept,
+// theme, teams and keys, diagnostics.
 import { useState } from 'react';
 import { DEFAULT_TUNNEL_PORT } from '../../../../src-shared/limits';
 import type { ErrorDTO } from '../../../../src-shared/contract';
@@ -8,6 +8,7 @@ import { ErrorNotice } from '../../components/ErrorNotice';
 import { Switch } from '../../components/Switch';
 import { useApp } from '../../store/react';
 import { MessageNotifications } from './MessageNotifications';
+import { MessageRetention } from './MessageRetention';
 import { NumberSetting } from './NumberSetting';
 import { TeamsManager } from './TeamsManager';
 import { ThemePicker } from './ThemePicker';
@@ -45,7 +46,7 @@ function General() {
           value={settings.pollIntervalSec}
           min={5}
           max={3600}
-          toPatch={(v) => ({ pollIntervalSec: v })}
+          save={(v) => update({ pollIntervalSec: v })}
         />
       </section>
       <section className="card" aria-labelledby="tunnel-title">
@@ -57,10 +58,11 @@ function General() {
           value={settings.tunnel.port}
           min={1}
           max={65535}
-          toPatch={(v) => ({ tunnel: { ...settings.tunnel, port: v } })}
+          save={(v) => update({ tunnel: { ...settings.tunnel, port: v } })}
         />
       </section>
       <MessageNotifications settings={settings} />
+      <MessageRetention />
     </>
   );
 }
