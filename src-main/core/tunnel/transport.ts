@@ -438,6 +438,22 @@ function describe(err: unknown): string {
   return String(err);
 }
 
+/** A request of postOnce: its AbortSignal is made only when a transport asks for it. */
+class PostRequest implements ForwardRequest {
+  lane?: string;
+
+  constructor(
+    readonly url: string,
+    readonly headers: Record<string, string>,
+    readonly body: Buffer,
+    readonly cancel: Cancel,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.cancel.signal;
+  }
+}
+
 /** POSTs once with a timeout on the injected clock; never throws. */
 export async function postOnce(
   transport: Transport,
@@ -459,19 +475,12 @@ export async function postOnce(
     timedOut = true;
     cancel.abort(new Error('timeout'));
   }, req.timeoutMs);
-  const onStop = () => cancel.abort(new Error('stopped'));
-  req.signal?.addEventListener('abort', onStop, { once: true });
+  const signal = req.signal;
+  const onStop = signal ? () => cancel.abort(new Error('stopped')) : null;
+  if (onStop) signal!.addEventListener('abort', onStop, { once: true });
   req.stopper?.add(cancel);
   try {
-    const fr: ForwardRequest = {
-      url: req.url,
-      headers: req.headers,
-      body: req.body,
-      get signal() {
-        return cancel.signal;
-      },
-      cancel,
-    };
+    const fr = new PostRequest(req.url, req.headers, req.body, cancel);
     if (req.lane !== undefined) fr.lane = req.lane;
     const res = await transport(fr);
     const ok = res.status >= 200 && res.status <= 299;
@@ -486,7 +495,7 @@ export async function postOnce(
     return { status: null, error, durationMs: clock.now() - started, responseBody: null };
   } finally {
     clock.clearTimeout(timer);
-    req.signal?.removeEventListener('abort', onStop);
+    if (onStop) signal!.removeEventListener('abort', onStop);
     req.stopper?.delete(cancel);
   }
 }
