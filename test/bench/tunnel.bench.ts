@@ -19,8 +19,12 @@
 //   - the floor (floor-child.ts): the least a tunnel can do, a signature check, one appended line and
 //     a group-committed fdatasync before the 200, then the forward; and the floor without the
 //     fdatasync. The floor is what any tunnel that answers only durable deliveries reaches here;
-//   - the machine's load and an fdatasync probe in the same data folder.
-import { fdatasyncSync, openSync, closeSync, writeSync } from 'node:fs';
+//   - the machine's load and an fdatasync probe in the same data folder;
+//   - where the time goes: the CPU each side's process spends per delivery (user + system, read from
+//     /proc on Linux; the clients and the local app share the machine's cores with it, so on a busy
+//     machine deliveries per second follow it), and the latency split at the 200: client → 200
+//     (receive, verify, store, answer) and 200 → the local app (the forward).
+import { fdatasyncSync, openSync, closeSync, readFileSync, writeSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -88,12 +92,24 @@ export interface TunnelBenchResult {
   oursNoSyncRoundsPerSec: number[];
   floorRoundsPerSec: number[];
   floorNoSyncRoundsPerSec: number[];
+  /** CPU (user + system) of ours' and the floor's process per delivery, µs (null where /proc is missing). */
+  oursCpuUs: number | null;
+  floorCpuUs: number | null;
+  /** Latency from the client's send to the 200, and from the 200 to the local app (the forward). */
+  oursAckP99Ms: number;
+  floorAckP99Ms: number;
+  oursForwardP50Ms: number;
+  oursForwardP99Ms: number;
+  floorForwardP50Ms: number;
+  floorForwardP99Ms: number;
 }
 
 /** The sides measured in each round: where each posts. */
 interface Side {
   name: 'baseline' | 'ours' | 'oursNoSync' | 'floor' | 'floorNoSync';
   url(p: Payload): string;
+  /** The side's process. */
+  pid: number;
 }
 
 interface Payload {
@@ -131,6 +147,17 @@ function percentile(sorted: number[], p: number): number {
 
 const nowMs = () => performance.timeOrigin + performance.now();
 
+/** CPU ms (user + system) a process has spent, from /proc (Linux); null elsewhere. */
+function cpuMsOf(pid: number): number | null {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in ticks of 10 ms.
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
 /** The disk's flush latency where the log lives: 200 fdatasyncs of 16 KiB written in place. */
 function fsyncProbe(dir: string): { p50: number; p99: number } {
   const fd = openSync(join(dir, 'probe'), 'w+');
@@ -161,14 +188,26 @@ async function arrivals(app: Child): Promise<Map<string, number>> {
 }
 
 /** Sends every payload with CONCURRENCY in flight, then waits until the local app has them all. */
-async function drive(
-  url: (p: Payload) => string,
-  list: Payload[],
-  app: Child,
-): Promise<{ perSec: number; p50: number; p99: number }> {
+interface Run {
+  perSec: number;
+  p50: number;
+  p99: number;
+  /** Client's send → the 200. */
+  ackP99: number;
+  /** The 200 → the local app. */
+  forwardP50: number;
+  forwardP99: number;
+  /** The side's CPU per delivery, µs, or null. */
+  cpuUs: number | null;
+}
+
+async function drive(side: Pick<Side, 'url' | 'pid'>, list: Payload[], app: Child): Promise<Run> {
+  const url = side.url;
   await arrivals(app); // forget stragglers of an earlier run
   const client = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
   const sentAt = new Map<string, number>();
+  const ackAt = new Map<string, number>();
+  const cpu0 = cpuMsOf(side.pid);
   const started = nowMs();
   let next = 0;
   const worker = async () => {
@@ -177,6 +216,7 @@ async function drive(
       sentAt.set(p.id, nowMs());
       const res = await request(url(p), { method: 'POST', headers: p.headers, body: p.body, dispatcher: client });
       await res.body.dump();
+      ackAt.set(p.id, nowMs());
       if (res.statusCode !== 200) throw new Error(`unexpected ${res.statusCode} from ${url(p)}`);
     }
   };
@@ -189,24 +229,36 @@ async function drive(
     for (const [id, at] of await arrivals(app)) got.set(id, at);
     if (got.size < list.length) await new Promise((r) => setTimeout(r, 20));
   }
+  const cpu1 = cpuMsOf(side.pid);
   const last = Math.max(...list.map((p) => got.get(p.id)!));
-  const lat = list.map((p) => got.get(p.id)! - sentAt.get(p.id)!).sort((a, b) => a - b);
-  return { perSec: (list.length / (last - started)) * 1000, p50: percentile(lat, 50), p99: percentile(lat, 99) };
+  const sorted = (f: (p: Payload) => number) => list.map(f).sort((a, b) => a - b);
+  const lat = sorted((p) => got.get(p.id)! - sentAt.get(p.id)!);
+  const ack = sorted((p) => ackAt.get(p.id)! - sentAt.get(p.id)!);
+  const fwd = sorted((p) => got.get(p.id)! - ackAt.get(p.id)!);
+  return {
+    perSec: (list.length / (last - started)) * 1000,
+    p50: percentile(lat, 50),
+    p99: percentile(lat, 99),
+    ackP99: percentile(ack, 99),
+    forwardP50: percentile(fwd, 50),
+    forwardP99: percentile(fwd, 99),
+    cpuUs: cpu0 === null || cpu1 === null ? null : ((cpu1 - cpu0) * 1000) / list.length,
+  };
 }
 
 async function measure(agents: number, app: Child, sides: Side[], dataDir: string): Promise<TunnelBenchResult> {
   const probe = fsyncProbe(dataDir);
   for (let w = 0; w < 2; w++) {
     const warm = payloads(WARMUP_REQUESTS / 2, agents, `warm${agents}_${w}`);
-    for (const side of sides) await drive(side.url, warm, app);
+    for (const side of sides) await drive(side, warm, app);
   }
-  const runs = new Map<Side['name'], Array<Awaited<ReturnType<typeof drive>>>>(sides.map((s) => [s.name, []]));
+  const runs = new Map<Side['name'], Run[]>(sides.map((s) => [s.name, []]));
   for (let round = 0; round < ROUNDS; round++) {
     const list = payloads(REQUESTS, agents, `a${agents}_r${round}`);
     // Each round starts with the next side, so no side always runs first (or after the same one).
     for (let k = 0; k < sides.length; k++) {
       const side = sides[(round + k) % sides.length]!;
-      runs.get(side.name)!.push(await drive(side.url, list, app));
+      runs.get(side.name)!.push(await drive(side, list, app));
     }
   }
   const r2 = (x: number) => Math.round(x * 100) / 100;
@@ -221,6 +273,10 @@ async function measure(agents: number, app: Child, sides: Side[], dataDir: strin
   const b = { p50: median(base.map((x) => x.p50)), p99: median(base.map((x) => x.p99)) };
   const f = { p50: median(floor.map((x) => x.p50)), p99: median(floor.map((x) => x.p99)) };
   const floorPerSec = perSec('floor');
+  const med = (rs: Run[], f: (r: Run) => number | null): number | null => {
+    const xs = rs.map(f);
+    return xs.some((x) => x === null) ? null : r2(median(xs as number[]));
+  };
   const added = o.p99 - b.p99;
   const floorAdded = f.p99 - b.p99;
   const ratio = oursPerSec / floorPerSec;
@@ -261,6 +317,14 @@ async function measure(agents: number, app: Child, sides: Side[], dataDir: strin
     oursNoSyncRoundsPerSec: rounds('oursNoSync'),
     floorRoundsPerSec: rounds('floor'),
     floorNoSyncRoundsPerSec: rounds('floorNoSync'),
+    oursCpuUs: med(ours, (r) => r.cpuUs),
+    floorCpuUs: med(floor, (r) => r.cpuUs),
+    oursAckP99Ms: med(ours, (r) => r.ackP99)!,
+    floorAckP99Ms: med(floor, (r) => r.ackP99)!,
+    oursForwardP50Ms: med(ours, (r) => r.forwardP50)!,
+    oursForwardP99Ms: med(ours, (r) => r.forwardP99)!,
+    floorForwardP50Ms: med(floor, (r) => r.forwardP50)!,
+    floorForwardP99Ms: med(floor, (r) => r.forwardP99)!,
   };
 }
 
@@ -308,12 +372,13 @@ export async function run(): Promise<TunnelBenchResult[]> {
       sync: false,
     });
     const hook = (base: string) => (p: Payload) => `${base}/hooks/${p.agentId}`;
+    const pid = (c: { child: Child }) => c.child.proc.pid!;
     const sides: Side[] = [
-      { name: 'baseline', url: () => `${proxy.url}/webhook` },
-      { name: 'ours', url: hook(tunnel.url) },
-      { name: 'oursNoSync', url: hook(tunnelNoSync.url) },
-      { name: 'floor', url: hook(floor.url) },
-      { name: 'floorNoSync', url: hook(floorNoSync.url) },
+      { name: 'baseline', url: () => `${proxy.url}/webhook`, pid: pid(proxy) },
+      { name: 'ours', url: hook(tunnel.url), pid: pid(tunnel) },
+      { name: 'oursNoSync', url: hook(tunnelNoSync.url), pid: pid(tunnelNoSync) },
+      { name: 'floor', url: hook(floor.url), pid: pid(floor) },
+      { name: 'floorNoSync', url: hook(floorNoSync.url), pid: pid(floorNoSync) },
     ];
     const out: TunnelBenchResult[] = [];
     for (const agents of CASES) out.push(await measure(agents, app.child, sides, dataDir));

@@ -109,7 +109,7 @@ interface AgentQueue {
   filling: Promise<void> | null;
   /** The head failed: nothing more is sent until its retry. */
   halted: boolean;
-  /** A fill is scheduled for the next turn. */
+  /** A fill is scheduled (see enqueue). */
   fillSoon: boolean;
   lastFailureAt: number | null;
 }
@@ -185,12 +185,13 @@ export class Forwarder {
     });
     q.queued.add(d.id);
     this.emitStatus(d.agentId);
-    // A drain already running waits on its head: widen its window on the next turn of the event
-    // loop (deliveries stored in this turn then go out together).
+    // A drain already running waits on its head: widen its window once the current callback and
+    // its promise chains are done (deliveries answered together then go out together, in the same
+    // turn of the event loop).
     if (q.busy) {
       if (q.timer === null && !q.fillSoon) {
         q.fillSoon = true;
-        setImmediate(() => {
+        process.nextTick(() => {
           q.fillSoon = false;
           if (q.busy && q.timer === null) void this.fill(q);
         });

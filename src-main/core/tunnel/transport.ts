@@ -149,8 +149,10 @@ interface Lane {
   client: Client;
   /** The lane's connection once made (see gather()). */
   socket: Socket | null;
-  /** Corked until the check phase (see gather()). */
+  /** Corked until its requests are written (see gather()). */
   corked: boolean;
+  /** Requests dispatched on it and not yet settled. */
+  running: number;
   broken: boolean;
   /** Marks the lane broken (nothing more is written on it) and destroys its client. */
   breakIt(err: Error): void;
@@ -160,9 +162,11 @@ const NO_BREAK = (): void => undefined;
 
 /**
  * Requests sent on a lane in one go (the forwarder fills a window at once) leave in one write: the
- * socket is corked before the first and uncorked on the event loop's check phase, after undici has
- * written them all (on a connection that was idle, undici itself writes only on that phase). The
- * order is the order of the writes. Returns the uncork to schedule, or null (already gathering).
+ * socket is corked before the first and uncorked once undici has written them all. On a
+ * connection with requests running undici writes at once, so the uncork follows the current tick;
+ * on one that was idle it writes only on the event loop's check phase, so the uncork is queued
+ * after undici's own immediate. The order is the order of the writes. Returns the uncork to
+ * schedule, or null (already gathering).
  */
 function gather(lane: Lane): (() => void) | null {
   const socket = lane.socket;
@@ -194,6 +198,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     private readonly resolve: (r: ForwardResponse) => void,
     private readonly reject: (err: Error) => void,
   ) {
+    if (lane) lane.running++;
     const cancel = req.cancel;
     if (cancel) {
       this.signal = null;
@@ -217,6 +222,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   private finish(err: Error | null): void {
     if (this.settled) return;
     this.settled = true;
+    if (this.lane) this.lane.running--;
     if (this.onSignal) this.signal!.removeEventListener('abort', this.onSignal);
     if (err) this.reject(err);
     else {
@@ -355,6 +361,7 @@ export function createUndiciTransport(dispatcher?: Dispatcher, opts: UndiciTrans
       }),
       socket: null,
       corked: false,
+      running: 0,
       broken: false,
       breakIt: (err) => {
         if (lane.broken) return;
@@ -388,9 +395,13 @@ export function createUndiciTransport(dispatcher?: Dispatcher, opts: UndiciTrans
       lane = newLane(target.origin);
       byName.set(req.lane, lane);
     }
+    const idle = lane.running === 0;
     const uncork = gather(lane);
     const answer = dispatchOnce(lane.client, target, req, lane, lane.breakIt);
-    if (uncork) setImmediate(uncork);
+    if (uncork) {
+      if (idle) setImmediate(uncork);
+      else process.nextTick(uncork);
+    }
     return answer;
   };
   transport.pipelining = depth;
@@ -427,6 +438,22 @@ function describe(err: unknown): string {
   return String(err);
 }
 
+/** A request of postOnce: its AbortSignal is made only when a transport asks for it. */
+class PostRequest implements ForwardRequest {
+  lane?: string;
+
+  constructor(
+    readonly url: string,
+    readonly headers: Record<string, string>,
+    readonly body: Buffer,
+    readonly cancel: Cancel,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.cancel.signal;
+  }
+}
+
 /** POSTs once with a timeout on the injected clock; never throws. */
 export async function postOnce(
   transport: Transport,
@@ -448,19 +475,12 @@ export async function postOnce(
     timedOut = true;
     cancel.abort(new Error('timeout'));
   }, req.timeoutMs);
-  const onStop = () => cancel.abort(new Error('stopped'));
-  req.signal?.addEventListener('abort', onStop, { once: true });
+  const signal = req.signal;
+  const onStop = signal ? () => cancel.abort(new Error('stopped')) : null;
+  if (onStop) signal!.addEventListener('abort', onStop, { once: true });
   req.stopper?.add(cancel);
   try {
-    const fr: ForwardRequest = {
-      url: req.url,
-      headers: req.headers,
-      body: req.body,
-      get signal() {
-        return cancel.signal;
-      },
-      cancel,
-    };
+    const fr = new PostRequest(req.url, req.headers, req.body, cancel);
     if (req.lane !== undefined) fr.lane = req.lane;
     const res = await transport(fr);
     const ok = res.status >= 200 && res.status <= 299;
@@ -475,7 +495,7 @@ export async function postOnce(
     return { status: null, error, durationMs: clock.now() - started, responseBody: null };
   } finally {
     clock.clearTimeout(timer);
-    req.signal?.removeEventListener('abort', onStop);
+    if (onStop) signal!.removeEventListener('abort', onStop);
     req.stopper?.delete(cancel);
   }
 }
