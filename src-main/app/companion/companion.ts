@@ -47,7 +47,7 @@ import { alertRules, createAgentMonitor, pollConfig } from '../usecases/monitor'
 import { registerAgentWebhook, registerDemoHooks, signingHint } from '../usecases/webhooks';
 import { hasRedactedCredentials, previousRegistration, REGISTRATION_SOURCES } from '../usecases/registration-status';
 import { hookUrl, RegistrationHistory, type RegistrationTarget } from '../../core/tunnel';
-import { Messages, TunnelLogWatch } from '../../core/messages';
+import { Messages, TunnelLogWatch, messageBodies } from '../../core/messages';
 
 export type { TeamView } from './team-set';
 
@@ -300,7 +300,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   // Messages: every stored delivery goes to the index (it keeps only verified message.received ones).
   const messages = new Messages({ dataDir, now: () => clock.now(), logger });
   events.on('delivery', (d) => messages.takeDelivery(d));
-  await messages.open(tunnelHost.current.log.all()).catch((err: unknown) =>
+  await messages.open(messageBodies(tunnelHost.current.log)).catch((err: unknown) =>
     logger.warn('messages: could not read the send log or the state', {
       error: err instanceof Error ? err.message : String(err),
     }),
@@ -315,7 +315,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     const log = tunnelHost.current.log;
     if (log !== indexedLog) {
       indexedLog = log;
-      await messages.refresh(log.all());
+      await messages.refresh(messageBodies(log));
     } else if (tunnelHost.lockedReason !== null) {
       await messages.refresh((await logWatch.readIfChanged()) ?? undefined);
     } else await messages.refresh();

@@ -3,5 +3,5 @@ export { Messages } from './messages';
 export type { ContactSummary, Message } from './message-index';
 export { SendLog, type SendRecord, type SendVia } from './send-log';
 export { sendAndRecord } from './send';
-export { contactKey } from './inbound';
+export { contactKey, messageBodies } from './inbound';
 export { TunnelLogWatch } from './log-watch';

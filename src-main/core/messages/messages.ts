@@ -4,7 +4,7 @@
 // (readOnly: the CLI) only reads, so it is safe while the app or `listen` writes.
 import { Emitter, type Unsubscribe } from '../events';
 import { silentLogger, type Logger } from '../ports';
-import type { StoredDelivery } from '../tunnel';
+import { deliveryBody, type DeliveryBody, type StoredDelivery } from '../tunnel';
 import { contactKey } from './inbound';
 import { MessageIndex, type ContactQuery, type ContactSummary, type Message } from './message-index';
 import { SendLog } from './send-log';
@@ -48,8 +48,11 @@ export class Messages {
     return this.events.on(name, fn);
   }
 
-  /** Loads the state, compacts (the writer), and builds the index from the send log and `deliveries`. */
-  async open(deliveries: Iterable<StoredDelivery>): Promise<void> {
+  /**
+   * Loads the state, compacts (the writer), and builds the index from the send log and `deliveries`
+   * (the log's messageBodies()).
+   */
+  async open(deliveries: Iterable<DeliveryBody>): Promise<void> {
     this.state = await this.stateFile.load();
     this.index.setState(this.state);
     if (!this.o.readOnly) await this.compact();
@@ -72,7 +75,7 @@ export class Messages {
 
   /** A delivery the tunnel stored: its message when it is a new one (and 'message' is emitted). */
   takeDelivery(d: StoredDelivery): Message | null {
-    const m = this.index.addDelivery(d);
+    const m = this.index.addDelivery(deliveryBody(d));
     if (m) this.events.emit('message', m);
     return m;
   }
@@ -82,7 +85,7 @@ export class Messages {
    * the deliveries of a log read again (those already in the index are skipped). Each new message
    * is emitted, oldest first.
    */
-  async refresh(deliveries?: Iterable<StoredDelivery>): Promise<Message[]> {
+  async refresh(deliveries?: Iterable<DeliveryBody>): Promise<Message[]> {
     const fresh = await this.readSends();
     if (deliveries) {
       for (const d of deliveries) {
