@@ -44,6 +44,8 @@ export interface MessagesSlice {
   sendReply(teamId: string, agentId: string, contact: string, text: string): Promise<ErrorDTO | null>;
   nameContact(contact: string, name: string): Promise<ErrorDTO | null>;
   deleteThread(teamId: string, agentId: string, contact: string): Promise<ErrorDTO | null>;
+  /** Every conversation of the agent (this install's copy). */
+  deleteAgentMessages(teamId: string, agentId: string): Promise<ErrorDTO | null>;
 }
 
 export const threadKey = (teamId: string, agentId: string, contact: string): string =>
@@ -162,6 +164,19 @@ export const messagesSlice: Slice<MessagesSlice> = ({ set, get, api }) => {
           },
         };
       });
+      return null;
+    },
+    deleteAgentMessages: async (teamId, agentId) => {
+      const r = await api['messages.deleteAgent']({ teamId, agentId });
+      if (!r.ok) return r.error;
+      const prefix = threadKey(teamId, agentId, '');
+      set((s) => ({
+        threads: Object.fromEntries(Object.entries(s.threads).filter(([k]) => !k.startsWith(prefix))),
+        inbox: {
+          ...s.inbox,
+          contacts: s.inbox.contacts.filter((c) => !(c.teamId === teamId && c.agentId === agentId)),
+        },
+      }));
       return null;
     },
   };

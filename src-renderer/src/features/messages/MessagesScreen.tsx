@@ -12,6 +12,7 @@ import { messagesHref } from '../../router/routes';
 import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
 import { AgentPicker, ContactRow } from './ContactList';
+import { DeleteAgentMessages } from './DeleteAgentMessages';
 import { Thread } from './Thread';
 import './messages.css';
 
@@ -101,6 +102,9 @@ export function MessagesScreen({ teamId, agentId, contact }: Props) {
               />
             ))}
           </ul>
+          {teamId && agentId && inbox.contacts.length > 0 && (
+            <DeleteAgentMessages teamId={teamId} agentId={agentId} label={labelOf({ teamId, agentId })} />
+          )}
         </div>
         {open ? (
           <Thread key={`${open.teamId}/${open.agentId}/${open.contact}`} {...open} />
