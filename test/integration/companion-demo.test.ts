@@ -35,7 +35,9 @@ describe('the demo registers its agents at the receiver', () => {
     if (stalePrefs) {
       // The public URL kept for the demo team of an earlier run (a team id that no longer exists).
       await mkdir(path.join(dir, 'config'), { recursive: true });
-      const webhooks = [{ teamId: 't_earlierdemo', agentId: 'agent-connected', publicUrl: 'http://127.0.0.1:1/hooks/x' }];
+      const webhooks = [
+        { teamId: 't_earlierdemo', agentId: 'agent-connected', publicUrl: 'http://127.0.0.1:1/hooks/x' },
+      ];
       await writeFile(path.join(dir, 'config', 'companion.json'), JSON.stringify({ version: 1, webhooks }));
     }
     const warnings: Array<{ msg: string; fields: Record<string, unknown> | undefined }> = [];

@@ -547,7 +547,10 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
           agents: info.agents,
         }));
       teamsChanged();
-      await registerDemo(rec.id, rec.agents.map((a) => a.agentId));
+      await registerDemo(
+        rec.id,
+        rec.agents.map((a) => a.agentId),
+      );
       return { team: { ...rec, demo: true }, emulator: info };
     },
 

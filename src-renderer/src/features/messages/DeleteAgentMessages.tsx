@@ -26,9 +26,9 @@ export function DeleteAgentMessages({ teamId, agentId, label }: { teamId: string
       {asking ? (
         <div className="messages-confirm" role="group" aria-labelledby="messages-delete-agent-q">
           <p id="messages-delete-agent-q">
-            Delete every conversation of {label} from this computer? What was sent is removed from the send log at
-            once; what contacts wrote is hidden now and leaves the webhook log when that log drops it. The contacts
-            still have the messages on their phones.
+            Delete every conversation of {label} from this computer? What was sent is removed from the send log at once;
+            what contacts wrote is hidden now and leaves the webhook log when that log drops it. The contacts still have
+            the messages on their phones.
           </p>
           <button type="button" className="danger small" onClick={() => void del()} disabled={busy}>
             Delete all messages

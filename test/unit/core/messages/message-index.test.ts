@@ -118,13 +118,9 @@ describe('inboundOf', () => {
 
   it('is null for refused deliveries, other events and unreadable bodies', () => {
     expect(inboundOf(inbound('m1', '15550102000', 'x', T0))).not.toBeNull();
-    expect(
-      inboundOf({ ...inbound('m1', '15550102000', 'x', T0), ok: false }),
-    ).toBeNull();
+    expect(inboundOf({ ...inbound('m1', '15550102000', 'x', T0), ok: false })).toBeNull();
     expect(inboundOf(delivery({ event: 'message.status', from: '1555', message: { id: 'x' } }))).toBeNull();
-    expect(
-      inboundOf({ ...inbound('m1', '15550102000', 'x', T0), body: Buffer.from('{not json') }),
-    ).toBeNull();
+    expect(inboundOf({ ...inbound('m1', '15550102000', 'x', T0), body: Buffer.from('{not json') })).toBeNull();
   });
 });
 
