@@ -1,8 +1,8 @@
 // A stored delivery as a message: only verified `message.received` events count, each body parsed
-// once (the log's bodies() hands over the body without parsing the record around it). The media object is
-// read at the top level or under `message` (its place is not documented); `message.fromMe: true` is
-// a message sent from the phone itself. Anything else yields null (the delivery stays in the tunnel's
-// inspector, it is just not a message).
+// once (the log's bodies() hands over the body without parsing the record around it). The media
+// object is read at the top level or under `message` (its place is not documented);
+// `message.fromMe: true` is a message sent from the phone itself. Anything else yields null (the
+// delivery stays in the tunnel's inspector, it is just not a message).
 import type { DeliveryBody } from '../tunnel';
 
 export interface InboundMessage {

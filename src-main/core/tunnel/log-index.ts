@@ -125,9 +125,9 @@ const BODY_KEY = Buffer.from('"bodyBase64":"');
 
 /**
  * A delivery's body bytes, cut from its record as written: the base64 after `"bodyBase64":"`. A
- * quote inside a string value is escaped, so the key is found only where it is a key; it is the
- * record's own when the base64 after it is as long as the body and ends with a quote (a header of that
- * name would not be). Otherwise the record is parsed.
+ * quote inside a string value is escaped, so the text is found only where it is a key, and no header
+ * has that name (header names are stored lower-cased). The cut is taken when the base64 is as long as
+ * the body and ends with a quote; otherwise the record is parsed.
  */
 function bodyOf(e: Entry): Buffer {
   const at = e.src.indexOf(BODY_KEY, e.start);
