@@ -102,28 +102,22 @@ test.describe('webhook tunnel inspector', () => {
       await expect(row).toContainText(TEAM);
       await expect(row).not.toContainText(suite.teamId);
       await expect(row.locator('code.url').first()).toHaveText(hook);
-      await expect(row).toContainText(
-        'unknown: the service cannot tell us; another app may be receiving, no signing secret yet',
+      // The demo's agents were registered at this receiver when the demo started (recorded as "demo").
+      await expect(row).toContainText(/registered here at \d\d:\d\d \(this receiver\)/);
+      await expect(row.getByRole('button', { name: /Register this receiver/ })).toHaveCount(0);
+      await expect(row).not.toContainText('no signing secret');
+      const history = await hostCall<{ entries: Array<{ url: string; source: string }> }>(
+        suite.ready,
+        'webhook.history',
+        { teamId: suite.teamId, agentId: AGENT },
       );
+      expect(history.entries.map((e) => [e.url, e.source])).toEqual([[hook, 'demo']]);
 
       // Copy the local hook URL: the clipboard holds it.
       await row.getByRole('button', { name: `Copy the local hook URL of ${LABEL} · ${TEAM}` }).click();
       await expect(row.getByRole('button', { name: /Copy the local hook URL/ })).toHaveText('Copied');
       expect(await clipboard(page)).toBe(hook);
       await shot('tunnel-receiver-1280');
-
-      // 2. The emulator runs on this machine: "Register this receiver", after a confirm step.
-      await row.getByRole('button', { name: `Register this receiver for ${LABEL} · ${TEAM}` }).click();
-      const ask = row.getByRole('group', { name: `Confirm the new webhook URL of ${LABEL} · ${TEAM}` });
-      await expect(ask).toContainText(`Point the webhook of ${LABEL} · ${TEAM} at ${hook}?`);
-      await expect(ask).toContainText('another app');
-      await expect(ask).toContainText('The service issues a new signing secret');
-      await expect(ask.getByRole('button', { name: 'Cancel' })).toBeFocused();
-      await shot('tunnel-register-confirm-1280');
-      await ask.getByRole('button', { name: 'Replace the webhook' }).click();
-      await expect(row).toContainText(/registered here at \d\d:\d\d \(this receiver\)/);
-      await expect(row.getByRole('button', { name: /Register this receiver/ })).toHaveCount(0);
-      await expect(row).not.toContainText('no signing secret');
 
       // 3. Forward to the local app (a compact panel).
       await openPanel(page, 'Forwarding');
@@ -320,8 +314,15 @@ test.describe('webhook tunnel inspector', () => {
       }
       await shots('tunnel-long-label');
 
-      // Registered here, the agent's messages come in; the same message twice is a duplicate.
+      // Registered here after a confirm step that says what stops receiving; then the agent's messages
+      // come in, and the same message twice is a duplicate.
       await register.click();
+      const ask = row.getByRole('group', { name: `Confirm the new webhook URL of ${LONG} · ${LONG_TEAM}` });
+      await expect(ask).toContainText(`Point the webhook of ${LONG} · ${LONG_TEAM} at`);
+      await expect(ask).toContainText('another app');
+      await expect(ask).toContainText('The service issues a new signing secret');
+      await expect(ask.getByRole('button', { name: 'Cancel' })).toBeFocused();
+      await shots('tunnel-register-confirm');
       await row.getByRole('button', { name: 'Replace the webhook' }).click();
       await expect(row).toContainText('(this receiver)');
       const before = (await hostCall<TunnelStatusDTO>(suite.ready, 'tunnel.status')).counts;

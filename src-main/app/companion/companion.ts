@@ -44,10 +44,10 @@ import { teamSecrets, type NgrokLoader } from '../../core/expose';
 import { Observability, type MetricsListen } from './observability';
 import type { CompanionMetrics } from '../../core/metrics';
 import { alertRules, createAgentMonitor, pollConfig } from '../usecases/monitor';
-import { registerAgentWebhook, signingHint } from '../usecases/webhooks';
+import { registerAgentWebhook, registerDemoHooks, signingHint } from '../usecases/webhooks';
 import { hasRedactedCredentials, previousRegistration, REGISTRATION_SOURCES } from '../usecases/registration-status';
 import { hookUrl, RegistrationHistory, type RegistrationTarget } from '../../core/tunnel';
-import { Messages, TunnelLogWatch } from '../../core/messages';
+import { Messages, TunnelLogWatch, messageBodies } from '../../core/messages';
 
 export type { TeamView } from './team-set';
 
@@ -300,7 +300,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   // Messages: every stored delivery goes to the index (it keeps only verified message.received ones).
   const messages = new Messages({ dataDir, now: () => clock.now(), logger });
   events.on('delivery', (d) => messages.takeDelivery(d));
-  await messages.open(tunnelHost.current.log.all()).catch((err: unknown) =>
+  await messages.open(messageBodies(tunnelHost.current.log)).catch((err: unknown) =>
     logger.warn('messages: could not read the send log or the state', {
       error: err instanceof Error ? err.message : String(err),
     }),
@@ -315,7 +315,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     const log = tunnelHost.current.log;
     if (log !== indexedLog) {
       indexedLog = log;
-      await messages.refresh(log.all());
+      await messages.refresh(messageBodies(log));
     } else if (tunnelHost.lockedReason !== null) {
       await messages.refresh((await logWatch.readIfChanged()) ?? undefined);
     } else await messages.refresh();
@@ -338,6 +338,43 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   }
 
   let closed = false;
+
+  // The demo team's agents have no receiver but this one: their webhooks are pointed at it when the
+  // demo starts, so the demo inbox fills without a step on the Tunnel screen (never over a URL this
+  // install did not set). The demo team gets a new id at every start: the public URLs kept for teams
+  // that no longer exist (earlier demo runs) are dropped first, so they do not pile up.
+  const registerDemo = async (teamId: string, agentIds: string[]): Promise<void> => {
+    const known = new Set(set.listTeams().map((t) => t.id));
+    if (prefs.get().webhooks.some((w) => !known.has(w.teamId)))
+      await prefs
+        .update((p) => ({ ...p, webhooks: p.webhooks.filter((w) => known.has(w.teamId)) }))
+        .catch(() => undefined);
+    let receiver: string;
+    try {
+      receiver = (await tunnelHost.start()).url;
+    } catch (err) {
+      logger.warn("demo: the receiver is not listening, so the demo agents' webhooks were not registered", {
+        error: err instanceof Error ? err.message : String(err),
+      });
+      return;
+    }
+    const outcomes = await registerDemoHooks({
+      receiver,
+      agentIds,
+      current: await demo.webhooks(),
+      ours: async (agentId) => (await registrations.list(teamId, agentId)).entries.map((e) => e.url),
+      register: (agentId, url) => companion.registerWebhook(teamId, agentId, url, REGISTRATION_SOURCES.demo),
+    });
+    for (const o of outcomes) {
+      if (o.state === 'foreign')
+        logger.warn("demo: the agent's webhook points at a URL this install did not set; left as it is", {
+          agentId: o.agentId,
+          url: o.url,
+        });
+      else if (o.state === 'failed')
+        logger.warn("demo: the agent's webhook could not be registered", { agentId: o.agentId, error: o.error });
+    }
+  };
 
   const companion: Companion = {
     configDir,
@@ -513,6 +550,10 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
           agents: info.agents,
         }));
       teamsChanged();
+      await registerDemo(
+        rec.id,
+        rec.agents.map((a) => a.agentId),
+      );
       return { team: { ...rec, demo: true }, emulator: info };
     },
 

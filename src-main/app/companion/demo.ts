@@ -66,6 +66,13 @@ export class DemoHost {
     };
   }
 
+  /** The webhook URL the emulator has for each demo agent now (an agent without one is absent). */
+  async webhooks(): Promise<Map<string, string>> {
+    const { emu } = await this.start();
+    const state = await emu.control.state();
+    return new Map(state.webhooks.map((w) => [w.agentId, w.url]));
+  }
+
   /** The demo's TeamStore: a throw-away config folder and secrets in memory only. */
   openTeamStore(): Promise<TeamStore> {
     if (!this.teamStore) {

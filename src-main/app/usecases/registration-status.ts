@@ -18,6 +18,7 @@ export const REGISTRATION_SOURCES = {
   appRegister: 'app: Tunnel → Register',
   appExpose: 'app: Tunnel → Public URL',
   appRestore: 'app: Tunnel → Restore previous URL',
+  demo: 'demo',
 } as const;
 
 type RegistrationState = 'here' | 'stale' | 'elsewhere' | 'unknown';

@@ -10,6 +10,9 @@
 //   one after another, every outcome reported as it happens.
 // - exposeAndRegister: the receiver exposed at a public URL (ngrok or a tunnel program), then
 //   registerHooksAt with that URL.
+// - registerDemoHooks: the demo emulator's agents pointed at the receiver when the demo starts (they
+//   have no other receiver), but only where the emulator reports no webhook or one this install set:
+//   a URL someone else registered is never replaced without asking.
 import type { ServiceClient } from '../../core/api/service';
 import type { ExposeRequest, ExposureController, ExposureStatus } from '../../core/expose';
 // The two modules themselves, not the tunnel's index: every command that registers loads this.
@@ -160,4 +163,45 @@ export async function exposeAndRegister(
         })
       : [];
   return { status, registrations };
+}
+
+/** What became of one demo agent's webhook at the demo's start. */
+export type DemoHookOutcome =
+  | { agentId: string; state: 'registered'; url: string }
+  | { agentId: string; state: 'foreign'; url: string }
+  | { agentId: string; state: 'failed'; url: string; error: string };
+
+export interface DemoHooksOptions {
+  /** The receiver's local address (listening). */
+  receiver: string;
+  agentIds: readonly string[];
+  /** The webhook URL the emulator reports for each agent now (absent: none). */
+  current: ReadonlyMap<string, string>;
+  /** The URLs this install registered for the agent (its registration history). */
+  ours(agentId: string): Promise<readonly string[]>;
+  /** Registers one agent's webhook at url through registerAgentWebhook. */
+  register(agentId: string, url: string): Promise<unknown>;
+}
+
+/**
+ * Points each demo agent's webhook at the receiver's hook URL when the emulator reports none, or a
+ * URL this install set (the receiver's own, or one in its history); any other URL is left alone.
+ */
+export async function registerDemoHooks(o: DemoHooksOptions): Promise<DemoHookOutcome[]> {
+  const out: DemoHookOutcome[] = [];
+  for (const agentId of o.agentIds) {
+    const url = hookUrl(o.receiver, agentId);
+    const now = o.current.get(agentId);
+    if (now !== undefined && now !== url && !(await o.ours(agentId)).includes(now)) {
+      out.push({ agentId, state: 'foreign', url: now });
+      continue;
+    }
+    try {
+      await o.register(agentId, url);
+      out.push({ agentId, state: 'registered', url });
+    } catch (e) {
+      out.push({ agentId, state: 'failed', url, error: e instanceof Error ? e.message : String(e) });
+    }
+  }
+  return out;
 }

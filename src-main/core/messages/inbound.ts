@@ -1,8 +1,9 @@
-// A stored delivery as a message: only verified `message.received` events count. The media object is
-// read at the top level or under `message` (its place is not documented); `message.fromMe: true` is
-// a message sent from the phone itself. Anything else yields null (the delivery stays in the tunnel's
-// inspector, it is just not a message).
-import type { StoredDelivery } from '../tunnel';
+// A stored delivery as a message: only verified `message.received` events count, each body parsed
+// once (the log's bodies() hands over the body without parsing the record around it). The media
+// object is read at the top level or under `message` (its place is not documented);
+// `message.fromMe: true` is a message sent from the phone itself. Anything else yields null (the
+// delivery stays in the tunnel's inspector, it is just not a message).
+import type { DeliveryBody } from '../tunnel';
 
 export interface InboundMessage {
   /** The service's message.id (duplicates share it). */
@@ -45,9 +46,17 @@ export function contactKey(numberOrJid: string): string {
   return s.replace(/^\+/, '');
 }
 
+/** The event that carries a message. */
+const MESSAGE_EVENT = 'message.received';
+
+/** The deliveries of a log that may be messages (authentic message.received ones), oldest first. */
+export function messageBodies(log: { bodies(event: string): Iterable<DeliveryBody> }): Iterable<DeliveryBody> {
+  return log.bodies(MESSAGE_EVENT);
+}
+
 /** The payload of a delivery body, or null when it is not a message.received event. */
-function inboundOfBody(body: unknown, d: Pick<StoredDelivery, 'id' | 'agentId' | 'receivedAt'>): InboundMessage | null {
-  if (!isObj(body) || body.event !== 'message.received') return null;
+function inboundOfBody(body: unknown, d: Pick<DeliveryBody, 'id' | 'agentId' | 'receivedAt'>): InboundMessage | null {
+  if (!isObj(body) || body.event !== MESSAGE_EVENT) return null;
   const m = isObj(body.message) ? body.message : {};
   const messageId = str(m.id);
   const fromMe = m.fromMe === true;
@@ -76,11 +85,11 @@ function inboundOfBody(body: unknown, d: Pick<StoredDelivery, 'id' | 'agentId' |
 }
 
 /** A verified delivery's message, or null (refused, not a message event, unreadable body). */
-export function inboundOf(d: StoredDelivery): InboundMessage | null {
-  if (!d.verdict.ok || d.summary.event !== 'message.received') return null;
+export function inboundOf(d: DeliveryBody): InboundMessage | null {
+  if (!d.ok || d.event !== MESSAGE_EVENT) return null;
   let body: unknown;
   try {
-    body = JSON.parse(Buffer.from(d.bodyBase64, 'base64').toString('utf8'));
+    body = JSON.parse(d.body.toString('utf8'));
   } catch {
     return null;
   }

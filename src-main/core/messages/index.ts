@@ -3,7 +3,7 @@ export { Messages } from './messages';
 export type { ContactSummary, Message } from './message-index';
 export { SendLog, type SendRecord, type SendVia } from './send-log';
 export { sendAndRecord } from './send';
-export { contactKey } from './inbound';
+export { contactKey, messageBodies } from './inbound';
 export { TunnelLogWatch } from './log-watch';
 export type { CachedMedia } from './media-cache';
 export { MessageNotifyPolicy } from './notify-policy';

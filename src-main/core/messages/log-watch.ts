@@ -5,7 +5,8 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../ports';
-import { EventLog, type StoredDelivery } from '../tunnel';
+import { EventLog, type DeliveryBody } from '../tunnel';
+import { messageBodies } from './inbound';
 
 export class TunnelLogWatch {
   private stamp: string | null = null;
@@ -35,16 +36,16 @@ export class TunnelLogWatch {
     }
   }
 
-  /** Every delivery, read afresh (read-only: never cuts, rolls or writes). */
-  async read(): Promise<Iterable<StoredDelivery>> {
+  /** Every delivery that may be a message, read afresh (read-only: never cuts, rolls or writes). */
+  async read(): Promise<Iterable<DeliveryBody>> {
     this.stamp = await this.look();
     const log = new EventLog({ dataDir: this.tunnelDir, clock: this.clock, readOnly: true });
     await log.open();
-    return log.all();
+    return messageBodies(log);
   }
 
   /** The deliveries when the log changed since the last read, else null. */
-  async readIfChanged(): Promise<Iterable<StoredDelivery> | null> {
+  async readIfChanged(): Promise<Iterable<DeliveryBody> | null> {
     const now = await this.look();
     if (now === this.stamp) return null;
     return this.read();

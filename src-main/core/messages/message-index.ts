@@ -7,7 +7,7 @@
 import { contactKey, inboundOf, type InboundMessage } from './inbound';
 import type { SendError, SendRecord } from './send-log';
 import { DAY_MS, type MessageStateData, type Tombstone } from './state';
-import type { StoredDelivery } from '../tunnel';
+import type { DeliveryBody } from '../tunnel';
 
 type Direction = 'in' | 'out';
 
@@ -79,7 +79,7 @@ export class MessageIndex {
   }
 
   /** A stored delivery; returns the message added, or null (not a message, a duplicate, hidden). */
-  addDelivery(d: StoredDelivery): Message | null {
+  addDelivery(d: DeliveryBody): Message | null {
     const m = inboundOf(d);
     return m ? this.addInbound(m) : null;
   }

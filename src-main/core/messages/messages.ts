@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { Emitter, type Unsubscribe } from '../events';
 import { silentLogger, type Logger } from '../ports';
-import type { StoredDelivery } from '../tunnel';
+import { deliveryBody, type DeliveryBody, type StoredDelivery } from '../tunnel';
 import { contactKey } from './inbound';
 import { MediaCache } from './media-cache';
 import { MessageIndex, type ContactQuery, type ContactSummary, type Message } from './message-index';
@@ -60,8 +60,11 @@ export class Messages {
     return this.events.on(name, fn);
   }
 
-  /** Loads the state, compacts (the writer), and builds the index from the send log and `deliveries`. */
-  async open(deliveries: Iterable<StoredDelivery>): Promise<void> {
+  /**
+   * Loads the state, compacts (the writer), and builds the index from the send log and `deliveries`
+   * (the log's messageBodies()).
+   */
+  async open(deliveries: Iterable<DeliveryBody>): Promise<void> {
     this.state = await this.stateFile.load();
     this.index.setState(this.state);
     if (!this.o.readOnly) await this.compact();
@@ -84,7 +87,7 @@ export class Messages {
 
   /** A delivery the tunnel stored: its message when it is a new one (and 'message' is emitted). */
   takeDelivery(d: StoredDelivery): Message | null {
-    const m = this.index.addDelivery(d);
+    const m = this.index.addDelivery(deliveryBody(d));
     if (m) this.events.emit('message', m);
     return m;
   }
@@ -94,7 +97,7 @@ export class Messages {
    * the deliveries of a log read again (those already in the index are skipped). Each new message
    * is emitted, oldest first.
    */
-  async refresh(deliveries?: Iterable<StoredDelivery>): Promise<Message[]> {
+  async refresh(deliveries?: Iterable<DeliveryBody>): Promise<Message[]> {
     const fresh = await this.readSends();
     if (deliveries) {
       for (const d of deliveries) {

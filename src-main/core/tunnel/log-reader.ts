@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import type { DeliveryCounts, DeliveryQuery } from './log-index';
 import { LogContents, segName } from './log-segments';
-import type { DeliveryDetail, DeliveryListItem, ForwardState, SeenRecord, StoredDelivery } from './types';
+import type { DeliveryBody, DeliveryDetail, DeliveryListItem, ForwardState, SeenRecord, StoredDelivery } from './types';
 
 export class LogReader {
   protected readonly c = new LogContents();
@@ -38,6 +38,11 @@ export class LogReader {
   /** Every delivery, oldest first (each parsed from its record). */
   all(): IterableIterator<StoredDelivery> {
     return this.c.index.all();
+  }
+
+  /** The authentic deliveries of one event, oldest first, each with its body (the records are not parsed). */
+  bodies(event: string): IterableIterator<DeliveryBody> {
+    return this.c.index.bodies(event);
   }
 
   /** The duplicate keys of the accepted deliveries, oldest first. */

@@ -46,6 +46,20 @@ export interface StoredDelivery {
   simulated?: boolean;
 }
 
+/** A delivery's body with what identifies it, without the rest of its record (the log's bodies()). */
+export interface DeliveryBody {
+  id: string;
+  agentId: string;
+  /** ms since epoch */
+  receivedAt: number;
+  simulated: boolean;
+  /** The verdict said authentic. */
+  ok: boolean;
+  event: string | null;
+  /** The raw body bytes. */
+  body: Buffer;
+}
+
 export type ReplayMode = 'as-received' | 're-signed';
 
 /** One POST of a delivery to the local app (forward or replay). */

@@ -43,6 +43,8 @@ export interface MessagesSlice {
   deleteThread(teamId: string, agentId: string, contact: string): Promise<ErrorDTO | null>;
   /** How many days messages are kept (1–3,650). */
   setRetention(days: number): Promise<ErrorDTO | null>;
+  /** Every conversation of the agent (this install's copy). */
+  deleteAgentMessages(teamId: string, agentId: string): Promise<ErrorDTO | null>;
 }
 
 export const threadKey = (teamId: string, agentId: string, contact: string): string =>
@@ -179,6 +181,19 @@ export const messagesSlice: Slice<MessagesSlice> = ({ set, get, api, env }) => {
       if (!r.ok) return r.error;
       set((s) => ({ inbox: { ...s.inbox, retentionDays: r.value.retentionDays } }));
       reloadInbox();
+      return null;
+    },
+    deleteAgentMessages: async (teamId, agentId) => {
+      const r = await api['messages.deleteAgent']({ teamId, agentId });
+      if (!r.ok) return r.error;
+      const prefix = threadKey(teamId, agentId, '');
+      set((s) => ({
+        threads: Object.fromEntries(Object.entries(s.threads).filter(([k]) => !k.startsWith(prefix))),
+        inbox: {
+          ...s.inbox,
+          contacts: s.inbox.contacts.filter((c) => !(c.teamId === teamId && c.agentId === agentId)),
+        },
+      }));
       return null;
     },
   };

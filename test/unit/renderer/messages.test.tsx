@@ -157,4 +157,22 @@ describe('Messages thread title', () => {
     ]);
     expect(window.location.hash).toBe('#/messages?team=t1&agent=a1');
   });
+
+  it('deletes every message of the agent only after asking, and empties its inbox', async () => {
+    const t = open({ 'messages.deleteAgent': { ok: true, value: null } });
+    await flush();
+    fireEvent.click(screen.getByRole('button', { name: 'Delete all messages of this agent' }));
+    const ask = screen.getByRole('group', { name: /Delete every conversation of/ });
+    fireEvent.click(within(ask).getByRole('button', { name: 'Keep them' }));
+    expect(screen.queryByRole('group', { name: /Delete every conversation of/ })).toBeNull();
+    expect(t.calls.some((c) => c.name === 'messages.deleteAgent')).toBe(false);
+    fireEvent.click(screen.getByRole('button', { name: 'Delete all messages of this agent' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Delete all messages' }));
+    await flush();
+    expect(t.calls.filter((c) => c.name === 'messages.deleteAgent').map((c) => c.args)).toEqual([
+      { teamId: 't1', agentId: 'a1' },
+    ]);
+    expect(window.location.hash).toBe('#/messages?team=t1&agent=a1');
+    expect(document.querySelectorAll('a.messages-contact')).toHaveLength(0);
+  });
 });

@@ -13,6 +13,7 @@ import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
 import { AgentPicker, ContactRow } from './ContactList';
 import { NewConversation } from './NewConversation';
+import { DeleteAgentMessages } from './DeleteAgentMessages';
 import { Thread } from './Thread';
 import './messages.css';
 
@@ -110,6 +111,9 @@ export function MessagesScreen({ teamId, agentId, contact }: Props) {
               />
             ))}
           </ul>
+          {teamId && agentId && inbox.contacts.length > 0 && (
+            <DeleteAgentMessages teamId={teamId} agentId={agentId} label={labelOf({ teamId, agentId })} />
+          )}
         </div>
         {open ? (
           <Thread key={`${open.teamId}/${open.agentId}/${open.contact}`} {...open} />

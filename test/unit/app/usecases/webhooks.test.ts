@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   exposeAndRegister,
   registerAgentWebhook,
+  registerDemoHooks,
   registerHooksAt,
   type HookRegistration,
   type HookTarget,
@@ -164,5 +165,57 @@ describe('exposeAndRegister', () => {
       },
     });
     expect(r.registrations.map((x) => x.state)).toEqual(['registered', 'registering', 'registering']);
+  });
+});
+
+describe('registerDemoHooks', () => {
+  const receiver = 'http://127.0.0.1:4100';
+  const agents = ['agent-connected', 'agent-unlinked', 'agent-flaky'];
+  const hook = (a: string) => `${receiver}/hooks/${a}`;
+
+  it('registers every agent at its hook URL when the emulator reports no webhook', async () => {
+    const registered: Array<[string, string]> = [];
+    const out = await registerDemoHooks({
+      receiver,
+      agentIds: agents,
+      current: new Map(),
+      ours: async () => [],
+      register: async (a, url) => void registered.push([a, url]),
+    });
+    expect(registered).toEqual(agents.map((a) => [a, hook(a)]));
+    expect(out.map((o) => o.state)).toEqual(['registered', 'registered', 'registered']);
+  });
+
+  it('leaves a URL this install did not set alone, and replaces one it set (its hook or its history)', async () => {
+    const registered: string[] = [];
+    const out = await registerDemoHooks({
+      receiver,
+      agentIds: agents,
+      current: new Map([
+        ['agent-connected', 'https://team.example/prod-hook'],
+        ['agent-unlinked', hook('agent-unlinked')],
+        ['agent-flaky', 'http://127.0.0.1:4000/hooks/agent-flaky'],
+      ]),
+      ours: async (a) => (a === 'agent-flaky' ? ['http://127.0.0.1:4000/hooks/agent-flaky'] : []),
+      register: async (a) => void registered.push(a),
+    });
+    expect(registered).toEqual(['agent-unlinked', 'agent-flaky']);
+    expect(out[0]).toEqual({ agentId: 'agent-connected', state: 'foreign', url: 'https://team.example/prod-hook' });
+  });
+
+  it('a failed registration is reported and the next agent is still registered', async () => {
+    const registered: string[] = [];
+    const out = await registerDemoHooks({
+      receiver,
+      agentIds: ['a1', 'a2'],
+      current: new Map(),
+      ours: async () => [],
+      register: async (a) => {
+        if (a === 'a1') throw new Error('agent not found');
+        registered.push(a);
+      },
+    });
+    expect(out[0]).toEqual({ agentId: 'a1', state: 'failed', url: hook('a1'), error: 'agent not found' });
+    expect(registered).toEqual(['a2']);
   });
 });
