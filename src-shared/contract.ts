@@ -544,7 +544,8 @@ export interface MessageMediaDTO {
  * messages.saveMedia: written where the person chose (the desktop app's save dialog), cancelled
  * there, or (the browser host) the bytes for the window to download.
  */
-export type SavedMediaDTO = { saved: 'file'; filename: string } | { saved: 'cancelled' } | { saved: 'download'; file: MediaDTO };
+export type SavedMediaDTO =
+  { saved: 'file'; filename: string } | { saved: 'cancelled' } | { saved: 'download'; file: MediaDTO };
 
 export interface ExportDTO {
   format: 'curl' | 'fixture';
