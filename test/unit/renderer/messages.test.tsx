@@ -5,7 +5,13 @@
 // composer and "New conversation": messages-compose.test.tsx.
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { MessageContactsDTO, MessageDTO, MessageThreadDTO, Result } from '../../../src-shared/contract';
+import type {
+  MessageContactsDTO,
+  MessageDTO,
+  MessageThreadDTO,
+  Result,
+  TunnelStatusDTO,
+} from '../../../src-shared/contract';
 import { Nav } from '../../../src-renderer/src/components/Nav';
 import { MessagesScreen } from '../../../src-renderer/src/features/messages/MessagesScreen';
 import { connectStore } from '../../../src-renderer/src/store';
@@ -100,6 +106,38 @@ function open(answers: Parameters<typeof setup>[0] = {}) {
 
 afterEach(() => cleanup());
 
+const TAKEOVER =
+  'The service keeps one webhook URL per agent; the one it has now stops receiving. The service issues a new signing secret.';
+const tunnelStatus = (exposedUrl: string | null): Result<TunnelStatusDTO> => ({
+  ok: true,
+  value: {
+    running: true,
+    listenUrl: 'http://127.0.0.1:47615',
+    forwardTo: null,
+    agents: ['a1', 'a2'].map((agentId) => ({
+      teamId: 't1',
+      agentId,
+      publicUrl: null,
+      registration: { state: 'unknown', text: 'unknown', last: null, takeover: TAKEOVER },
+      hasSecret: false,
+      localAppDownSince: null,
+      pending: 0,
+      receiverUrl: `http://127.0.0.1:47615/hooks/${agentId}`,
+      exposedUrl: exposedUrl && `${exposedUrl}/hooks/${agentId}`,
+    })),
+    counts: { received: 0, verified: 0, duplicates: 0, rejected: 0, forwarded: 0, failed: 0 },
+    exposure: {
+      state: exposedUrl ? 'up' : 'off',
+      kind: null,
+      url: exposedUrl,
+      since: 0,
+      error: null,
+      registrations: [],
+      ngrokAuthtoken: { stored: false, hint: null },
+    },
+  },
+});
+
 describe('Messages screen', () => {
   it('lists contacts with unread counts and says why an agent may be missing messages', async () => {
     open();
@@ -133,6 +171,46 @@ describe('Messages screen', () => {
     expect(
       within(screen.getByRole('region', { name: 'Conversation with Dana' })).getByText('are you there?'),
     ).toBeTruthy();
+  });
+});
+
+describe('Messages: an agent whose deliveries do not come here', () => {
+  it('offers the public URL with the confirm step that names what stops receiving; the inbox is asked again', async () => {
+    let registered = false;
+    const t = open({
+      'tunnel.status': tunnelStatus('https://pub.example.test'),
+      'messages.contacts': () =>
+        inbox(registered ? { agents: [{ teamId: 't1', agentId: 'a2', unread: 0, gap: null, reason: null }] } : {}),
+      'webhook.register': () => {
+        registered = true;
+        return { ok: true, value: { mode: 'passthrough', url: 'https://pub.example.test/hooks/a2' } };
+      },
+    });
+    await flush();
+    // The team's service is not on this machine: no "this receiver"; the public URL is up.
+    expect(screen.queryByRole('button', { name: /Register this receiver/ })).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Register the public URL for Agent a2' }));
+    await flush();
+    expect(t.calls.some((c) => c.name === 'webhook.register')).toBe(false);
+    const ask = screen.getByRole('group', { name: 'Confirm the new webhook URL of Agent a2' });
+    expect(ask.textContent).toContain(`Point the webhook of Agent a2 at https://pub.example.test/hooks/a2? ${TAKEOVER}`);
+    fireEvent.click(within(ask).getByRole('button', { name: 'Replace the webhook' }));
+    await flush();
+    expect(t.calls.find((c) => c.name === 'webhook.register')?.args).toEqual({
+      teamId: 't1',
+      agentId: 'a2',
+      publicUrl: 'https://pub.example.test/hooks/a2',
+    });
+    await flush();
+    expect(screen.queryByText("This app is not the agent's webhook receiver.")).toBeNull();
+  });
+
+  it('with nothing to offer (no public URL, service elsewhere) it leads to the Tunnel screen only', async () => {
+    open({ 'tunnel.status': tunnelStatus(null) });
+    await flush();
+    expect(screen.getByText("This app is not the agent's webhook receiver.")).toBeTruthy();
+    expect(screen.queryByRole('button', { name: /Register/ })).toBeNull();
+    expect(screen.getByRole('link', { name: 'Open the Tunnel screen' }).getAttribute('href')).toBe('#/tunnel');
   });
 });
 

@@ -14,6 +14,7 @@ import { useApp } from '../../store/react';
 import { AgentPicker, ContactRow } from './ContactList';
 import { NewConversation } from './NewConversation';
 import { DeleteAgentMessages } from './DeleteAgentMessages';
+import { GapNotices } from './GapNotices';
 import { Thread } from './Thread';
 import './messages.css';
 
@@ -55,18 +56,6 @@ export function MessagesScreen({ teamId, agentId, contact }: Props) {
     const a = agents.find((x) => agentKey(x.teamId, x.agentId) === v);
     window.location.hash = a ? messagesHref(a.teamId, a.agentId) : messagesHref();
   };
-  // Agents with the same gap share one notice (the same words once, their names together).
-  const gaps = useMemo(() => {
-    const byReason = new Map<string, { reason: string; names: string[]; keys: string[] }>();
-    for (const a of inbox.agents) {
-      if (a.gap === null || a.reason === null) continue;
-      const g = byReason.get(a.reason) ?? { reason: a.reason, names: [], keys: [] };
-      g.names.push(labelOf(a));
-      g.keys.push(agentKey(a.teamId, a.agentId));
-      byReason.set(a.reason, g);
-    }
-    return [...byReason.values()];
-  }, [inbox.agents, labelOf]);
   const open = teamId && agentId && contact ? { teamId, agentId, contact } : null;
   return (
     <div className="messages">
@@ -90,11 +79,7 @@ export function MessagesScreen({ teamId, agentId, contact }: Props) {
               onChange={(e) => setSearch(e.target.value)}
             />
           </label>
-          {gaps.map((g) => (
-            <p key={g.keys.join(' ')} className="messages-gap">
-              <strong>{g.names.join(', ')}:</strong> {g.reason} <a href="#/tunnel">Open the Tunnel screen</a>
-            </p>
-          ))}
+          <GapNotices agents={inbox.agents} labelOf={labelOf} />
           {inbox.error && <p role="alert">{errorText(inbox.error)}</p>}
           {inbox.loaded && inbox.contacts.length === 0 && !inbox.error && (
             <EmptyState title={search.trim() ? 'No conversation matches.' : 'No messages yet.'}>

@@ -5,14 +5,15 @@
 // receiving: "Register this receiver" when the team's service runs on this machine (the emulator),
 // "Register the public URL" while one is up; and the agent's registration history.
 import { Fragment, useState } from 'react';
-import type { ErrorDTO, TunnelAgentDTO } from '../../../../src-shared/contract';
+import type { TunnelAgentDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
 import { ConfirmTakeover } from './ConfirmTakeover';
 import { CopyButton } from './CopyButton';
 import { nameWords, useNames } from './names';
-import { NO_AGENTS, REGISTRATION_TONE, serviceOnThisMachine } from './urls';
+import { useRegisterOffer } from './useRegisterOffer';
+import { NO_AGENTS, REGISTRATION_TONE } from './urls';
 import { WebhookHistory } from './WebhookHistory';
 
 function UrlLine({ label, url, what }: { label: string; url: string | null; what: string }) {
@@ -33,27 +34,12 @@ function UrlLine({ label, url, what }: { label: string; url: string | null; what
 
 function AgentRow({ a }: { a: TunnelAgentDTO }) {
   const exposure = useApp((s) => s.tunnelStatus?.exposure);
-  const team = useApp((s) => s.teams.find((t) => t.teamId === a.teamId));
-  const register = useApp((s) => s.registerWebhook);
   const names = useNames();
   const n = names(a.teamId, a.agentId);
   const who = nameWords(n);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ErrorDTO | null>(null);
-  const [confirming, setConfirming] = useState<string | null>(null);
+  const { offers, busy, error, confirming, ask, confirm } = useRegisterOffer(a);
   const [historyOpen, setHistoryOpen] = useState(false);
   const reg = a.registration;
-  const lastUrl = reg.last?.url ?? null;
-  const doRegister = async (url: string) => {
-    setBusy(true);
-    const r = await register(a.teamId, a.agentId, url);
-    setBusy(false);
-    setConfirming(null);
-    setError(r.ok ? null : r.error);
-  };
-  const offerReceiver =
-    serviceOnThisMachine(team) && a.receiverUrl !== null && !(reg.state === 'here' && lastUrl === a.receiverUrl);
-  const offerPublic = a.exposedUrl !== null && !(reg.state === 'here' && lastUrl === a.exposedUrl);
   return (
     <Fragment>
       <tr>
@@ -77,34 +63,24 @@ function AgentRow({ a }: { a: TunnelAgentDTO }) {
               url={confirming}
               takeover={reg.takeover}
               busy={busy}
-              onConfirm={() => void doRegister(confirming)}
-              onCancel={() => setConfirming(null)}
+              onConfirm={() => void confirm(confirming)}
+              onCancel={() => ask(null)}
             />
           )}
         </td>
         <td className="row-actions">
-          {offerReceiver && (
+          {offers.map((o) => (
             <button
+              key={o.target}
               type="button"
               className="secondary small"
               disabled={busy || confirming !== null}
-              onClick={() => setConfirming(a.receiverUrl!)}
-              aria-label={`Register this receiver for ${who}`}
+              onClick={() => ask(o.url)}
+              aria-label={`${o.target === 'receiver' ? 'Register this receiver' : 'Register the public URL'} for ${who}`}
             >
-              {reg.state === 'stale' && reg.last?.target === 'receiver' ? 'Register again' : 'Register this receiver'}
+              {o.label}
             </button>
-          )}
-          {offerPublic && (
-            <button
-              type="button"
-              className="secondary small"
-              disabled={busy || confirming !== null}
-              onClick={() => setConfirming(a.exposedUrl!)}
-              aria-label={`Register the public URL for ${who}`}
-            >
-              {reg.state === 'stale' && reg.last?.target === 'exposure' ? 'Register again' : 'Register the public URL'}
-            </button>
-          )}
+          ))}
           <button
             type="button"
             className="secondary small"
