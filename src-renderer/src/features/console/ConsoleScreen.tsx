@@ -19,6 +19,7 @@ import { errorField } from './SendError';
 import { SendHistory } from './SendHistory';
 import { SendMeter } from './SendMeter';
 import { SendResult } from './SendResult';
+import { agentName } from '../../store/notices';
 import { useSendDraft } from './useSendDraft';
 import './console.css';
 
@@ -88,14 +89,12 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
   const [text, setText] = useState('');
   const [url, setUrl] = useState('');
   const [filename, setFilename] = useState('');
-  /** The latest send made from this form. */
-  const [lastRef, setLastRef] = useState<string | null>(null);
   const [contact, setContact] = useState<Contact | null>(null);
   const [checking, setChecking] = useState(false);
   /** A send from an agent that needs a scan, or to a number not on WhatsApp, waits for "Send anyway". */
   const [confirming, setConfirming] = useState(false);
   const agent = useApp((s) => (teamId && agentId ? s.agents[agentKey(teamId, agentId)] : undefined));
-  const agentName = agent?.label && agent.label !== agentId ? `${agent.label} (${agentId})` : agentId;
+  const agentWords = agentName(agent?.label ?? '', agentId);
   const needsScan = agent !== undefined && (agent.health.needsScan || agent.health.health === 'needs-scan');
 
   // Teams arrive after the first render in a fresh window: pick the only one then.
@@ -108,7 +107,9 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
 
   const recipient = to.trim() === '' ? null : checkRecipient(to);
   const ready = Boolean(teamId && agentId);
-  const last = history.find((r) => r.clientRef === lastRef) ?? null;
+  // The latest send made from this form. Once it is queued or sent, what it took is cleared from the
+  // form; a queued one that then fails or is cancelled puts it back into an empty form.
+  const { last, take, forget } = useSendDraft(history);
   const lastError = last?.state === 'failed' ? last.error : null;
   const field = lastError ? errorField(lastError) : null;
   /** What each field holds now, as a send would carry it. */
@@ -130,10 +131,6 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
     ...(needsScan ? (['needs-scan'] as const) : []),
     ...(notOnWhatsApp ? (['not-on-whatsapp'] as const) : []),
   ];
-
-  // Once the latest send is queued or sent, what it took is cleared from the form; a queued one
-  // that then fails or is cancelled puts it back into an empty form.
-  const tookDraft = useSendDraft(lastRef, last?.state);
 
   const doCheck = async () => {
     if (!ready || !recipient?.ok || recipient.kind === 'group-jid') return;
@@ -172,13 +169,11 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
       return;
     }
     setConfirming(false);
-    const clientRef = `send-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-    tookDraft(clientRef, [
+    const clientRef = take([
       [text, setText],
       [url, setUrl],
       [filename, setFilename],
     ]);
-    setLastRef(clientRef);
     await send({ ...args, clientRef });
   };
   const onSubmit = (e: FormEvent) => {
@@ -220,12 +215,12 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
             onTeam={(t) => {
               setTeamId(t);
               setAgentId('');
-              setLastRef(null);
+              forget();
               setConfirming(false);
             }}
             onAgent={(a) => {
               setAgentId(a);
-              setLastRef(null);
+              forget();
               setConfirming(false);
             }}
           />
@@ -233,8 +228,8 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
           {ready && needsScan && (
             <p className="send-scan-warning" id={`${uid}-scan`}>
               <span aria-hidden="true">⚠ </span>
-              <strong>{agentName} needs a QR scan</strong>: its WhatsApp link is not set up, so a send from it fails
-              until the phone scans the code. <a href={agentHref(teamId, agentId, 'pairing')}>Pair {agentName}</a>
+              <strong>{agentWords} needs a QR scan</strong>: its WhatsApp link is not set up, so a send from it fails
+              until the phone scans the code. <a href={agentHref(teamId, agentId, 'pairing')}>Pair {agentWords}</a>
             </p>
           )}
           <form className="form console-form" onSubmit={onSubmit} aria-label="Send a message" noValidate>
@@ -330,8 +325,8 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
               <div className="send-confirm" role="alert">
                 {doubts.includes('needs-scan') && (
                   <p>
-                    <strong>{agentName} needs a QR scan.</strong> The service will refuse this send until the phone
-                    scans the code. <a href={agentHref(teamId, agentId, 'pairing')}>Pair {agentName}</a>
+                    <strong>{agentWords} needs a QR scan.</strong> The service will refuse this send until the phone
+                    scans the code. <a href={agentHref(teamId, agentId, 'pairing')}>Pair {agentWords}</a>
                   </p>
                 )}
                 {doubts.includes('not-on-whatsapp') && (

@@ -13,6 +13,7 @@ import { agentKey } from '../../store/env';
 import { threadKey } from '../../store/messages';
 import { useApp } from '../../store/react';
 import { SendResult } from '../console/SendResult';
+import { agentName } from '../../store/notices';
 import { useSendDraft } from '../console/useSendDraft';
 import '../console/console.css';
 import './compose.css';
@@ -45,10 +46,8 @@ export function Composer({ teamId, agentId, contact }: { teamId: string; agentId
   const [problem, setProblem] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
   /** The latest send made from this composer. */
-  const [lastRef, setLastRef] = useState<string | null>(null);
-  const last = history.find((r) => r.clientRef === lastRef);
-  const tookDraft = useSendDraft(lastRef, last?.state);
-  const agentName = agent?.label && agent.label !== agentId ? `${agent.label} (${agentId})` : agentId;
+  const { last, take } = useSendDraft(history);
+  const agentWords = agentName(agent?.label ?? '', agentId);
   const needsScan = agent !== undefined && (agent.health.needsScan || agent.health.health === 'needs-scan');
 
   // This conversation's sends of this window not in the thread yet: going out, or just sent (until
@@ -104,13 +103,11 @@ export function Composer({ teamId, agentId, contact }: { teamId: string; agentId
       return;
     }
     setConfirming(false);
-    const clientRef = `send-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-    tookDraft(clientRef, [
+    const clientRef = take([
       [text, setText],
       [url, setUrl],
       [filename, setFilename],
     ]);
-    setLastRef(clientRef);
     await send({ ...args, clientRef }, 'messages');
   };
   const onSubmit = (e: FormEvent) => {
@@ -145,8 +142,8 @@ export function Composer({ teamId, agentId, contact }: { teamId: string; agentId
       {needsScan && (
         <p className="send-scan-warning" id={`${uid}-scan`}>
           <span aria-hidden="true">⚠ </span>
-          <strong>{agentName} needs a QR scan</strong>: a send from it fails until the phone scans the code.{' '}
-          <a href={agentHref(teamId, agentId, 'pairing')}>Pair {agentName}</a>
+          <strong>{agentWords} needs a QR scan</strong>: a send from it fails until the phone scans the code.{' '}
+          <a href={agentHref(teamId, agentId, 'pairing')}>Pair {agentWords}</a>
         </p>
       )}
       <form className="messages-composer" onSubmit={onSubmit} aria-label="Send a message" noValidate>
@@ -225,8 +222,8 @@ export function Composer({ teamId, agentId, contact }: { teamId: string; agentId
         {confirming && (
           <div className="send-confirm" role="alert">
             <p>
-              <strong>{agentName} needs a QR scan.</strong> The service will refuse this send until the phone scans the
-              code. <a href={agentHref(teamId, agentId, 'pairing')}>Pair {agentName}</a>
+              <strong>{agentWords} needs a QR scan.</strong> The service will refuse this send until the phone scans the
+              code. <a href={agentHref(teamId, agentId, 'pairing')}>Pair {agentWords}</a>
             </p>
             <p>Send it anyway?</p>
             <div className="actions">

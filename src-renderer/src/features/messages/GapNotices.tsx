@@ -8,26 +8,17 @@ import { ErrorNotice } from '../../components/ErrorNotice';
 import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
 import { ConfirmTakeover } from '../tunnel/ConfirmTakeover';
+import { RegisterButtons } from '../tunnel/RegisterButtons';
 import { useRegisterOffer } from '../tunnel/useRegisterOffer';
 
 function RegisterHere({ a, who }: { a: TunnelAgentDTO; who: string }) {
   const loadInbox = useApp((s) => s.loadInbox);
-  const { offers, busy, error, confirming, ask, confirm } = useRegisterOffer(a, () => void loadInbox());
-  if (offers.length === 0 && !error) return null;
+  const offer = useRegisterOffer(a, () => void loadInbox());
+  const { busy, error, confirming, ask, confirm } = offer;
+  if (offer.offers.length === 0 && !error) return null;
   return (
     <div className="messages-gap-actions">
-      {offers.map((o) => (
-        <button
-          key={o.target}
-          type="button"
-          className="secondary small"
-          disabled={busy || confirming !== null}
-          onClick={() => ask(o.url)}
-          aria-label={`${o.target === 'receiver' ? 'Register this receiver' : 'Register the public URL'} for ${who}`}
-        >
-          {o.label} for {who}
-        </button>
-      ))}
+      <RegisterButtons offer={offer} who={who} named />
       {confirming !== null && (
         <ConfirmTakeover
           who={who}

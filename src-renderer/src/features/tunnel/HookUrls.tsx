@@ -12,6 +12,7 @@ import { useApp } from '../../store/react';
 import { ConfirmTakeover } from './ConfirmTakeover';
 import { CopyButton } from './CopyButton';
 import { nameWords, useNames } from './names';
+import { RegisterButtons } from './RegisterButtons';
 import { useRegisterOffer } from './useRegisterOffer';
 import { NO_AGENTS, REGISTRATION_TONE } from './urls';
 import { WebhookHistory } from './WebhookHistory';
@@ -37,7 +38,8 @@ function AgentRow({ a }: { a: TunnelAgentDTO }) {
   const names = useNames();
   const n = names(a.teamId, a.agentId);
   const who = nameWords(n);
-  const { offers, busy, error, confirming, ask, confirm } = useRegisterOffer(a);
+  const offer = useRegisterOffer(a);
+  const { busy, error, confirming, ask, confirm } = offer;
   const [historyOpen, setHistoryOpen] = useState(false);
   const reg = a.registration;
   return (
@@ -69,18 +71,7 @@ function AgentRow({ a }: { a: TunnelAgentDTO }) {
           )}
         </td>
         <td className="row-actions">
-          {offers.map((o) => (
-            <button
-              key={o.target}
-              type="button"
-              className="secondary small"
-              disabled={busy || confirming !== null}
-              onClick={() => ask(o.url)}
-              aria-label={`${o.target === 'receiver' ? 'Register this receiver' : 'Register the public URL'} for ${who}`}
-            >
-              {o.label}
-            </button>
-          ))}
+          <RegisterButtons offer={offer} who={who} />
           <button
             type="button"
             className="secondary small"
