@@ -1,5 +1,7 @@
-// Shared fixtures for the Electron shell's tests: an agent, the tray's state, and a Notification
-// class that records the notifications shown.
+// Shared fixtures for the Electron shell's tests: an agent, the tray's state, a tray controller over
+// a recording Tray, and a Notification class that records the notifications shown.
+import { vi } from 'vitest';
+import { createTray } from '../../../src-main/electron/tray';
 import type { TrayState } from '../../../src-main/electron/tray-model';
 import type { AgentDTO, Health } from '../../../src-shared/contract';
 import { NOW } from '../contract/fake-contract';
@@ -31,6 +33,39 @@ export const trayState = (agents: AgentDTO[], extra: Partial<TrayState> = {}): T
   unread: 0,
   ...extra,
 });
+
+/** The tray controller over a Tray that records its images, tooltip and menu; `badge` the counts set. */
+export function recordingTray(initial: TrayState) {
+  const images: string[] = [];
+  const badge: number[] = [];
+  class FakeTray {
+    tooltip = '';
+    menu: unknown = null;
+    constructor(img: { path: string }) {
+      images.push(img.path);
+      trays.push(this);
+    }
+    setImage = (img: { path: string }) => images.push(img.path);
+    setToolTip = (t: string) => (this.tooltip = t);
+    setContextMenu = (m: unknown) => (this.menu = m);
+    on = vi.fn();
+    destroy = vi.fn();
+  }
+  const trays: FakeTray[] = [];
+  const ctl = createTray(
+    {
+      Tray: FakeTray as never,
+      Menu: { buildFromTemplate: (t) => t },
+      nativeImage: { createFromPath: (path) => ({ path }) },
+      iconDir: '/icons',
+      now: () => NOW,
+      setBadgeCount: (n) => void badge.push(n),
+    },
+    initial,
+    () => undefined,
+  );
+  return { ctl, images, trays, badge };
+}
 
 /** A Notification class whose show() records it in `shown`; close() marks it closed and fires its 'close' listener. */
 export function recordingNotifications<Options>() {

@@ -5,14 +5,13 @@ import { describe, expect, it, vi } from 'vitest';
 vi.mock('electron', () => ({}));
 
 import { startElectronShell, type ElectronParts } from '../../../src-main/electron/shell';
-import { createTray } from '../../../src-main/electron/tray';
 import { trayMenu, traySummary, type TrayAction, type TrayState } from '../../../src-main/electron/tray-model';
 import { toTemplate } from '../../../src-main/electron/tray';
 import { createMessageNotifier } from '../../../src-main/electron/notifications';
 import { EVENT_PREFIX, type MessageNoticeDTO } from '../../../src-shared/contract';
 import { fakeContract, NOW } from '../contract/fake-contract';
 import { fakeElectron } from './fake-electron';
-import { agent, recordingNotifications, trayState } from './fixtures';
+import { agent, recordingNotifications, recordingTray, trayState } from './fixtures';
 
 const state = (unread: number): TrayState => trayState([agent('a1')], { unread });
 
@@ -51,32 +50,12 @@ describe('tray: unread messages', () => {
   });
 
   it('the controller sets the badge and the tooltip from the same count, and clears the badge at 0', () => {
-    const badge: number[] = [];
-    let tooltip = '';
-    class FakeTray {
-      setImage = vi.fn();
-      setToolTip = (t: string) => void (tooltip = t);
-      setContextMenu = vi.fn();
-      on = vi.fn();
-      destroy = vi.fn();
-    }
-    const ctl = createTray(
-      {
-        Tray: FakeTray as never,
-        Menu: { buildFromTemplate: (t) => t },
-        nativeImage: { createFromPath: (path) => ({ path }) },
-        iconDir: '/icons',
-        now: () => NOW,
-        setBadgeCount: (n) => void badge.push(n),
-      },
-      state(2),
-      () => undefined,
-    );
+    const { ctl, badge, trays } = recordingTray(state(2));
     expect(badge).toEqual([2]);
-    expect(tooltip).toMatch(/\n2 unread messages$/);
+    expect(trays[0]!.tooltip).toMatch(/\n2 unread messages$/);
     ctl.update(state(0));
     expect(badge).toEqual([2, 0]);
-    expect(tooltip).toBe('1 agent: 1 connected');
+    expect(trays[0]!.tooltip).toBe('1 agent: 1 connected');
   });
 });
 

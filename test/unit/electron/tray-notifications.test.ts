@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', () => ({}));
 
-import { createTray, toTemplate, trayIconPath } from '../../../src-main/electron/tray';
+import { toTemplate, trayIconPath } from '../../../src-main/electron/tray';
 import {
   agentRoute,
   trayIconState,
@@ -13,7 +13,7 @@ import {
 import { createAlertNotifier, notificationOptions } from '../../../src-main/electron/notifications';
 import { HEALTHS, type IncidentDTO } from '../../../src-shared/contract';
 import { NOW } from '../contract/fake-contract';
-import { agent, recordingNotifications, trayState } from './fixtures';
+import { agent, recordingNotifications, recordingTray, trayState } from './fixtures';
 
 describe('tray model', () => {
   it('summarises agents by health', () => {
@@ -90,33 +90,7 @@ describe('tray model', () => {
   });
 
   it('controller sets the icon per worst health and updates tooltip and menu', () => {
-    const images: string[] = [];
-    class FakeTray {
-      tooltip = '';
-      menu: unknown = null;
-      constructor(img: { path: string }) {
-        images.push(img.path);
-        trays.push(this);
-      }
-      setImage = (img: { path: string }) => images.push(img.path);
-      setToolTip = (t: string) => (this.tooltip = t);
-      setContextMenu = (m: unknown) => (this.menu = m);
-      on = vi.fn();
-      destroy = vi.fn();
-    }
-    const trays: FakeTray[] = [];
-    const ctl = createTray(
-      {
-        Tray: FakeTray as never,
-        Menu: { buildFromTemplate: (t) => t },
-        nativeImage: { createFromPath: (path) => ({ path }) },
-        iconDir: '/icons',
-        now: () => NOW,
-        setBadgeCount: () => undefined,
-      },
-      trayState([agent('a', 'connected')]),
-      () => undefined,
-    );
+    const { ctl, images, trays } = recordingTray(trayState([agent('a', 'connected')]));
     expect(images).toEqual([trayIconPath('/icons', 'connected')]);
     expect(trays[0]!.tooltip).toBe('1 agent: 1 connected');
     ctl.update(trayState([agent('a', 'connected'), agent('b', 'unreachable')]));
