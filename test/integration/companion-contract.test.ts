@@ -4,19 +4,16 @@
 // conversation list (search, delete).
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyEvent } from '../../src-shared/contract';
 import { DEFAULT_TUNNEL_PORT } from '../../src-shared/limits';
-import { createHandlers, type Handlers } from '../../src-main/app/handlers';
-import { implementContract, type CompanionContract } from '../../src-main/app/contract';
-import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
-import { MemorySecretStore } from '../../src-main/core/secrets';
+import { createHandlers } from '../../src-main/app/handlers';
+import { implementContract } from '../../src-main/app/contract';
+import type { Companion } from '../../src-main/app/companion/companion';
 import type { Emulator } from '../../src-main/emulator';
-import { contractCaller } from '../helpers/contract-call';
-import { control, DEMO_KEY, startTestEmulator, state, waitFor } from '../helpers/emulator';
+import { companionSuite } from '../helpers/companion-suite';
+import { control, DEMO_KEY, state, waitFor } from '../helpers/emulator';
 
 const AGENTS = ['agent-connected', 'agent-unlinked', 'agent-flaky'];
 
@@ -48,47 +45,30 @@ describe('contract additions over the companion and the emulator', () => {
   let dir: string;
   let mediaTmp: string;
   let companion: Companion;
-  let contract: CompanionContract;
-  let handlers: Handlers;
   let alertHook: Awaited<ReturnType<typeof recorder>>;
   let localApp: Awaited<ReturnType<typeof recorder>>;
-  const events: AnyEvent[] = [];
   let teamId = '';
 
-  const { call, ok } = contractCaller(() => handlers);
+  const { call, ok, events } = companionSuite(
+    'cc-contract-',
+    {
+      agents: AGENTS.map((agentId) => ({ agentId })),
+      companion: { poll: { intervalMs: 300, fastIntervalMs: 150 }, tunnelPort: 0 },
+    },
+    (s) => {
+      ({ emu, dir, companion, teamId } = s);
+      mediaTmp = path.join(dir, 'data', 'messages', 'media');
+    },
+  );
 
   beforeAll(async () => {
-    emu = await startTestEmulator();
-    dir = await mkdtemp(path.join(tmpdir(), 'cc-contract-'));
-    mediaTmp = path.join(dir, 'data', 'messages', 'media');
     alertHook = await recorder(() => ({ status: 204, body: '' }));
     localApp = await recorder(() => ({ status: 500, body: '{"error":"db down"}' }));
-    companion = await createCompanion({
-      configDir: path.join(dir, 'config'),
-      dataDir: path.join(dir, 'data'),
-      secrets: new MemorySecretStore(),
-      poll: { intervalMs: 300, fastIntervalMs: 150 },
-      tunnelPort: 0,
-    });
-    contract = implementContract(companion);
-    contract.events.onAny((e) => events.push(e));
-    handlers = createHandlers(contract.implementations);
-    const team = await ok<{ teamId: string }>('teams.add', {
-      label: 'Emulated',
-      baseUrl: emu.baseUrl,
-      apiKey: DEMO_KEY,
-      agents: AGENTS.map((agentId) => ({ agentId })),
-    });
-    teamId = team.teamId;
   });
 
   afterAll(async () => {
-    contract?.dispose();
-    await companion?.close();
-    await emu?.close();
     await new Promise((r) => alertHook?.server.close(r));
     await new Promise((r) => localApp?.server.close(r));
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('agents.watchClosely: kept in the config per agent, listed, and the monitor polls that agent at the fast interval', async () => {

@@ -7,13 +7,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MessageContactsDTO, MessageThreadDTO } from '../../src-shared/contract';
-import { createHandlers } from '../../src-main/app/handlers';
-import { implementContract, type CompanionContract } from '../../src-main/app/contract';
-import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
+import type { CompanionContract } from '../../src-main/app/contract';
+import type { Companion } from '../../src-main/app/companion/companion';
 import type { Logger } from '../../src-main/core/ports';
-import { MemorySecretStore } from '../../src-main/core/secrets';
 import { DEMO_SCRIPTED_CONTACT } from '../../src-main/emulator/seed';
-import { contractCaller } from '../helpers/contract-call';
+import { startTestCompanion, type TestCompanion } from '../helpers/companion-suite';
 import { state, waitFor } from '../helpers/emulator';
 
 const AGENTS = ['agent-connected', 'agent-unlinked', 'agent-flaky'];
@@ -28,7 +26,7 @@ describe('the demo registers its agents at the receiver', () => {
   async function start(stalePrefs = false): Promise<{
     companion: Companion;
     contract: CompanionContract;
-    ok: ReturnType<typeof contractCaller>['ok'];
+    ok: TestCompanion['ok'];
     warnings: Array<{ msg: string; fields: Record<string, unknown> | undefined }>;
   }> {
     const dir = await mkdtemp(path.join(tmpdir(), 'cc-demo-'));
@@ -42,22 +40,12 @@ describe('the demo registers its agents at the receiver', () => {
     }
     const warnings: Array<{ msg: string; fields: Record<string, unknown> | undefined }> = [];
     const logger: Logger = { info() {}, warn: (msg, fields) => void warnings.push({ msg, fields }), error() {} };
-    const companion = await createCompanion({
-      configDir: path.join(dir, 'config'),
-      dataDir: path.join(dir, 'data'),
-      secrets: new MemorySecretStore(),
-      poll: { intervalMs: 60_000 },
-      tunnelPort: 0,
-      logger,
-    });
-    const contract = implementContract(companion);
-    const handlers = createHandlers(contract.implementations);
+    const { companion, contract, ok, close } = await startTestCompanion(dir, { tunnelPort: 0, logger });
     cleanup.push(async () => {
-      contract.dispose();
-      await companion.close();
+      await close();
       await rm(dir, { recursive: true, force: true });
     });
-    return { companion, contract, ok: contractCaller(() => handlers).ok, warnings };
+    return { companion, contract, ok, warnings };
   }
 
   it('registers each demo agent once, recorded as "demo", and the scripted contact answers into the thread', async () => {

@@ -3,20 +3,14 @@
 // emulator delivery travels emulator → public URL → receiver and is verified; tunnel.status shows
 // each agent's local and public hook URL; stop keeps the URL (the service still points there).
 // ngrok over a stubbed module; its authtoken stored in the keychain and shown only as a hint.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyEvent, DeliverySummaryDTO, ExposureDTO, TunnelStatusDTO } from '../../src-shared/contract';
-import { createHandlers, type Handlers } from '../../src-main/app/handlers';
-import { implementContract, type CompanionContract } from '../../src-main/app/contract';
-import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
+import { describe, expect, it } from 'vitest';
+import type { DeliverySummaryDTO, ExposureDTO, TunnelStatusDTO } from '../../src-shared/contract';
 import { NGROK_AUTHTOKEN_ACCOUNT } from '../../src-main/core/expose/authtoken';
 import { type NgrokModule } from '../../src-main/core/expose/ngrok';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import type { Emulator } from '../../src-main/emulator';
-import { contractCaller } from '../helpers/contract-call';
-import { control, DEMO_KEY, startTestEmulator, state, waitFor } from '../helpers/emulator';
+import { companionSuite } from '../helpers/companion-suite';
+import { control, DEMO_KEY, state, waitFor } from '../helpers/emulator';
 import { fakeTunnelCommand, NO_NETWORK_ADDRESS } from '../helpers/fake-tunnel';
 
 const ci = !!process.env.CI && process.env.CI !== 'false';
@@ -25,52 +19,24 @@ const AGENT = 'agent-connected';
 
 describe('tunnel.expose over the companion and the emulator', () => {
   let emu: Emulator;
-  let dir: string;
-  let companion: Companion;
-  let contract: CompanionContract;
-  let handlers: Handlers;
   const secrets = new MemorySecretStore();
-  const events: AnyEvent[] = [];
   const ngrokCalls: unknown[] = [];
   let teamId = '';
+  const ngrok: NgrokModule = {
+    forward: async (cfg) => {
+      ngrokCalls.push(cfg);
+      return { url: () => 'https://stub-1.ngrok-free.app', close: async () => undefined };
+    },
+  };
 
-  const { call, ok } = contractCaller(() => handlers);
-
-  beforeAll(async () => {
-    emu = await startTestEmulator();
-    dir = await mkdtemp(path.join(tmpdir(), 'cc-expose-'));
-    const ngrok: NgrokModule = {
-      forward: async (cfg) => {
-        ngrokCalls.push(cfg);
-        return { url: () => 'https://stub-1.ngrok-free.app', close: async () => undefined };
-      },
-    };
-    companion = await createCompanion({
-      configDir: path.join(dir, 'config'),
-      dataDir: path.join(dir, 'data'),
-      secrets,
-      exposure: { loadNgrok: async () => ngrok, timeoutMs: 10_000 },
-      tunnelPort: 0,
-    });
-    contract = implementContract(companion);
-    contract.events.onAny((e) => events.push(e));
-    handlers = createHandlers(contract.implementations);
-    teamId = (
-      await ok<{ teamId: string }>('teams.add', {
-        label: 'Emulated',
-        baseUrl: emu.baseUrl,
-        apiKey: DEMO_KEY,
-        agents: [{ agentId: AGENT }],
-      })
-    ).teamId;
-  });
-
-  afterAll(async () => {
-    contract?.dispose();
-    await companion?.close();
-    await emu?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
+  const { call, ok, events } = companionSuite(
+    'cc-expose-',
+    {
+      agents: [{ agentId: AGENT }],
+      companion: { secrets, poll: undefined, exposure: { loadNgrok: async () => ngrok, timeoutMs: 10_000 }, tunnelPort: 0 },
+    },
+    (s) => ({ emu, teamId } = s),
+  );
 
   it("tunnel.status starts off, with each agent's full local hook URL", async () => {
     await ok('tunnel.status');

@@ -2,18 +2,11 @@
 // contact writes (a signed delivery through the receiver) and the counts and one notice per
 // conversation follow; the thread open with focus, a muted agent and own sends are not notified;
 // reading a thread closes its notice and the counts fall; the settings are validated.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyEvent, AppSettingsDTO, MessageNoticeDTO, MessageUnreadDTO } from '../../src-shared/contract';
-import { createHandlers, type Handlers } from '../../src-main/app/handlers';
-import { implementContract, type CompanionContract } from '../../src-main/app/contract';
-import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
-import { MemorySecretStore } from '../../src-main/core/secrets';
+import { describe, expect, it } from 'vitest';
+import type { AppSettingsDTO, MessageNoticeDTO, MessageUnreadDTO } from '../../src-shared/contract';
 import type { Emulator } from '../../src-main/emulator';
-import { contractCaller } from '../helpers/contract-call';
-import { control, DEMO_KEY, startTestEmulator, waitFor } from '../helpers/emulator';
+import { companionSuite } from '../helpers/companion-suite';
+import { control, waitFor } from '../helpers/emulator';
 
 const AGENT = 'agent-connected';
 const OTHER = 'agent-flaky';
@@ -22,13 +15,16 @@ const BEN = '+15550108802';
 
 describe('unread counts and new-message notices', () => {
   let emu: Emulator;
-  let dir: string;
-  let companion: Companion;
-  let contract: CompanionContract;
-  let handlers: Handlers;
-  const events: AnyEvent[] = [];
   let teamId = '';
-  const { call, ok } = contractCaller(() => handlers);
+  const { call, ok, events } = companionSuite(
+    'cc-notices-',
+    {
+      agents: [{ agentId: AGENT, label: 'Support bot' }, { agentId: OTHER }],
+      register: AGENT,
+      companion: { startTunnel: true },
+    },
+    (s) => ({ emu, teamId } = s),
+  );
   let n = 0;
 
   const notices = (): MessageNoticeDTO[] => events.flatMap((e) => (e.name === 'messages.notice' ? [e.payload] : []));
@@ -43,41 +39,6 @@ describe('unread counts and new-message notices', () => {
     // The counts are published right after (coalesced in the same turn).
     await new Promise((r) => setTimeout(r, 0));
   }
-
-  beforeAll(async () => {
-    emu = await startTestEmulator();
-    dir = await mkdtemp(path.join(tmpdir(), 'cc-notices-'));
-    companion = await createCompanion({
-      configDir: path.join(dir, 'config'),
-      dataDir: path.join(dir, 'data'),
-      secrets: new MemorySecretStore(),
-      poll: { intervalMs: 60_000 },
-      startTunnel: true,
-    });
-    contract = implementContract(companion);
-    contract.events.onAny((e) => events.push(e));
-    handlers = createHandlers(contract.implementations);
-    teamId = (
-      await ok<{ teamId: string }>('teams.add', {
-        label: 'Emulated',
-        baseUrl: emu.baseUrl,
-        apiKey: DEMO_KEY,
-        agents: [{ agentId: AGENT, label: 'Support bot' }, { agentId: OTHER }],
-      })
-    ).teamId;
-    const listenUrl = await waitFor(
-      async () => (await ok<{ listenUrl: string | null }>('tunnel.status')).listenUrl,
-      5000,
-    );
-    await ok('webhook.register', { teamId, agentId: AGENT, publicUrl: `${listenUrl}/hooks/${AGENT}` });
-  });
-
-  afterAll(async () => {
-    contract?.dispose();
-    await companion?.close();
-    await emu?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
 
   it('a burst from one contact: one conversation notice counting its unread messages, and the counts agree', async () => {
     await writes(ANA, 'Hello, is anyone there?');

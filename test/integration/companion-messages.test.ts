@@ -3,19 +3,14 @@
 // reply from the composer goes through the client and lands in the send log; the console's sends are
 // recorded in the same log; read marks, names, deletion; and the reason given when this app is not
 // the agent's receiver.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyEvent, MessageContactsDTO, MessageThreadDTO } from '../../src-shared/contract';
-import { createHandlers, type Handlers } from '../../src-main/app/handlers';
-import { implementContract, type CompanionContract } from '../../src-main/app/contract';
-import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
-import { MemorySecretStore } from '../../src-main/core/secrets';
+import { describe, expect, it } from 'vitest';
+import type { MessageContactsDTO, MessageThreadDTO } from '../../src-shared/contract';
 import { SendLog } from '../../src-main/core/messages';
 import type { Emulator } from '../../src-main/emulator';
-import { contractCaller } from '../helpers/contract-call';
-import { control, DEMO_KEY, startTestEmulator, waitFor } from '../helpers/emulator';
+import { companionSuite } from '../helpers/companion-suite';
+import { control, waitFor } from '../helpers/emulator';
 
 const AGENT = 'agent-connected';
 const OTHER = 'agent-flaky';
@@ -23,47 +18,12 @@ const OTHER = 'agent-flaky';
 describe('messages over the companion and the emulator', () => {
   let emu: Emulator;
   let dir: string;
-  let companion: Companion;
-  let contract: CompanionContract;
-  let handlers: Handlers;
-  const events: AnyEvent[] = [];
   let teamId = '';
-  const { call, ok } = contractCaller(() => handlers);
-
-  beforeAll(async () => {
-    emu = await startTestEmulator();
-    dir = await mkdtemp(path.join(tmpdir(), 'cc-messages-'));
-    companion = await createCompanion({
-      configDir: path.join(dir, 'config'),
-      dataDir: path.join(dir, 'data'),
-      secrets: new MemorySecretStore(),
-      poll: { intervalMs: 60_000 },
-      startTunnel: true,
-    });
-    contract = implementContract(companion);
-    contract.events.onAny((e) => events.push(e));
-    handlers = createHandlers(contract.implementations);
-    teamId = (
-      await ok<{ teamId: string }>('teams.add', {
-        label: 'Emulated',
-        baseUrl: emu.baseUrl,
-        apiKey: DEMO_KEY,
-        agents: [{ agentId: AGENT }, { agentId: OTHER }],
-      })
-    ).teamId;
-    const listenUrl = await waitFor(
-      async () => (await ok<{ listenUrl: string | null }>('tunnel.status')).listenUrl,
-      5000,
-    );
-    await ok('webhook.register', { teamId, agentId: AGENT, publicUrl: `${listenUrl}/hooks/${AGENT}` });
-  });
-
-  afterAll(async () => {
-    contract?.dispose();
-    await companion?.close();
-    await emu?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  const { call, ok, events } = companionSuite(
+    'cc-messages-',
+    { agents: [{ agentId: AGENT }, { agentId: OTHER }], register: AGENT, companion: { startTunnel: true } },
+    (s) => ({ emu, dir, teamId } = s),
+  );
 
   it('a contact writes: the message is in the contacts and the thread, announced once', async () => {
     await control(emu, 'POST', `/agents/${AGENT}/inbound`, {

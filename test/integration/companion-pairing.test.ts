@@ -2,63 +2,32 @@
 // once a minute: the pairing's clock comes from the main side, and a scan that a pairing read shows
 // reaches health, the tray's worst state and the alerts at once (not at the next poll). app.ping
 // answers the main side's clock and start.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentHealthDTO, AnyEvent, PingDTO, RequestName, Result, SessionDTO } from '../../src-shared/contract';
-import { createHandlers, type Handlers } from '../../src-main/app/handlers';
-import { implementContract, type CompanionContract } from '../../src-main/app/contract';
-import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
-import { MemorySecretStore } from '../../src-main/core/secrets';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { AgentHealthDTO, AnyEvent, PingDTO, SessionDTO } from '../../src-shared/contract';
 import type { Emulator } from '../../src-main/emulator';
-import { control, DEMO_KEY, startTestEmulator, waitFor } from '../helpers/emulator';
+import { companionSuite } from '../helpers/companion-suite';
+import { control, waitFor } from '../helpers/emulator';
 
 describe('pairing over the companion', () => {
   let emu: Emulator;
-  let dir: string;
-  let companion: Companion;
-  let contract: CompanionContract;
-  let handlers: Handlers;
   const events: Array<AnyEvent & { at: number }> = [];
   let teamId = '';
-
-  async function ok<T>(name: RequestName, args: unknown = {}): Promise<T> {
-    const r = (await (handlers[name] as (a: unknown) => Promise<Result<unknown>>)(args)) as Result<T>;
-    if (!r.ok) throw new Error(`${name}: ${r.error.kind} ${r.error.code} ${r.error.message}`);
-    return r.value;
-  }
+  const { ok } = companionSuite(
+    'cc-pairing-',
+    {
+      agents: [{ agentId: 'agent-unlinked' }],
+      companion: {
+        // Only a read on demand can explain a change seen within seconds.
+        poll: { intervalMs: 60_000, fastIntervalMs: 60_000 },
+        onEvent: (e) => events.push({ ...e, at: Date.now() }),
+      },
+    },
+    (s) => ({ emu, teamId } = s),
+  );
 
   beforeAll(async () => {
-    emu = await startTestEmulator();
-    dir = await mkdtemp(path.join(tmpdir(), 'cc-pairing-'));
-    companion = await createCompanion({
-      configDir: path.join(dir, 'config'),
-      dataDir: path.join(dir, 'data'),
-      secrets: new MemorySecretStore(),
-      // Only a read on demand can explain a change seen within seconds.
-      poll: { intervalMs: 60_000, fastIntervalMs: 60_000 },
-    });
-    contract = implementContract(companion);
-    contract.events.onAny((e) => events.push({ ...e, at: Date.now() }));
-    handlers = createHandlers(contract.implementations);
-    teamId = (
-      await ok<{ teamId: string }>('teams.add', {
-        label: 'Emulated',
-        baseUrl: emu.baseUrl,
-        apiKey: DEMO_KEY,
-        agents: [{ agentId: 'agent-unlinked' }],
-      })
-    ).teamId;
     // The first poll: the agent needs a scan, and an incident is open for it.
     await waitFor(() => events.some((e) => e.name === 'health.changed' && e.payload.health === 'needs-scan'), 8000);
-  });
-
-  afterAll(async () => {
-    contract?.dispose();
-    await companion?.close();
-    await emu?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('app.ping answers the main side clock and when it started', async () => {

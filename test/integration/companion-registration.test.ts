@@ -3,68 +3,26 @@
 // reaches); webhook.history lists this install's registrations with the screen they came from;
 // webhook.restore goes back to the previous URL; webhook.revealSecret hands the new secret over only
 // on request; and a delivery the service posts before its PUT is answered is held, not refused.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyEvent, RequestName, Result, TunnelStatusDTO, WebhookHistoryDTO } from '../../src-shared/contract';
-import { createHandlers, type Handlers } from '../../src-main/app/handlers';
-import { implementContract, type CompanionContract } from '../../src-main/app/contract';
-import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
-import { MemorySecretStore } from '../../src-main/core/secrets';
+import { describe, expect, it } from 'vitest';
+import type { TunnelStatusDTO, WebhookHistoryDTO } from '../../src-shared/contract';
 import type { Emulator } from '../../src-main/emulator';
-import { DEMO_KEY, control, startTestEmulator, state, waitFor } from '../helpers/emulator';
-import { startHttpSink, type HttpSink } from '../helpers/http-sink';
+import { companionSuite } from '../helpers/companion-suite';
+import { control, state, waitFor } from '../helpers/emulator';
+import type { HttpSink } from '../helpers/http-sink';
 
 const AGENT = 'agent-connected';
 
 describe('webhook registrations in the app', () => {
   let emu: Emulator;
   let sink: HttpSink;
-  let dir: string;
-  let companion: Companion;
-  let contract: CompanionContract;
-  let handlers: Handlers;
-  const events: AnyEvent[] = [];
   let teamId = '';
-
-  async function ok<T = unknown>(name: RequestName, args: unknown = {}): Promise<T> {
-    const r = await (handlers[name] as (a: unknown) => Promise<Result<unknown>>)(args);
-    if (!r.ok) throw new Error(`${name}: ${r.error.kind} ${r.error.code} ${r.error.message}`);
-    return r.value as T;
-  }
+  const { ok, events } = companionSuite(
+    'cc-app-registration-',
+    { agents: [{ agentId: AGENT }] },
+    (s) => ({ emu, sink, teamId } = s),
+  );
   const agentStatus = async () => (await ok<TunnelStatusDTO>('tunnel.status')).agents.find((a) => a.agentId === AGENT)!;
   const webhookOf = async () => (await state(emu)).agents.find((a) => a.agentId === AGENT)?.webhook ?? null;
-
-  beforeAll(async () => {
-    emu = await startTestEmulator();
-    sink = await startHttpSink();
-    dir = await mkdtemp(path.join(tmpdir(), 'cc-app-registration-'));
-    companion = await createCompanion({
-      configDir: path.join(dir, 'config'),
-      dataDir: path.join(dir, 'data'),
-      secrets: new MemorySecretStore(),
-      poll: { intervalMs: 60_000 },
-    });
-    contract = implementContract(companion);
-    contract.events.onAny((e) => events.push(e));
-    handlers = createHandlers(contract.implementations);
-    teamId = (
-      await ok<{ teamId: string }>('teams.add', {
-        label: 'Emulated',
-        baseUrl: emu.baseUrl,
-        apiKey: DEMO_KEY,
-        agents: [{ agentId: AGENT }],
-      })
-    ).teamId;
-  });
-  afterAll(async () => {
-    contract?.dispose();
-    await companion?.close().catch(() => undefined);
-    await emu?.close();
-    await sink?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
 
   it('nothing registered by this install: unknown, and the confirm words say another app may be receiving', async () => {
     const a = await agentStatus();

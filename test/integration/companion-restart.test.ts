@@ -2,58 +2,43 @@
 // with the same id and stays open while the agent still needs a scan (no "resolved" event, nothing
 // to tell); removing the agent then closes it as removed, quietly, and a third start lists nothing
 // open but keeps it in the history; availability counts only the time the companion watched.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyEvent, AvailabilityDTO, IncidentDTO, Result } from '../../src-shared/contract';
-import { createHandlers, type Handlers } from '../../src-main/app/handlers';
-import { implementContract, type CompanionContract } from '../../src-main/app/contract';
-import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { AnyEvent, AvailabilityDTO, IncidentDTO } from '../../src-shared/contract';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import type { Emulator } from '../../src-main/emulator';
-import { DEMO_KEY, startTestEmulator, waitFor } from '../helpers/emulator';
+import { startTestCompanion, type TestCompanion } from '../helpers/companion-suite';
+import { contractCaller } from '../helpers/contract-call';
+import { DEMO_KEY, waitFor } from '../helpers/emulator';
+import { emulatorSuite } from '../helpers/emulator-suite';
 
 describe('companion across a restart', () => {
   let emu: Emulator;
   let dir: string;
   const secrets = new MemorySecretStore();
-  let running: { companion: Companion; contract: CompanionContract; handlers: Handlers; events: AnyEvent[] } | null =
-    null;
+  let running: (TestCompanion & { events: AnyEvent[] }) | null = null;
 
   async function start() {
-    const companion = await createCompanion({
-      configDir: path.join(dir, 'config'),
-      dataDir: path.join(dir, 'data'),
-      secrets,
-      poll: { intervalMs: 300, fastIntervalMs: 150 },
-    });
-    const contract = implementContract(companion);
     const events: AnyEvent[] = [];
-    contract.events.onAny((e) => events.push(e));
-    running = { companion, contract, handlers: createHandlers(contract.implementations), events };
+    running = {
+      ...(await startTestCompanion(dir, {
+        secrets,
+        poll: { intervalMs: 300, fastIntervalMs: 150 },
+        onEvent: (e) => events.push(e),
+      })),
+      events,
+    };
     return running;
   }
   async function stop() {
-    running?.contract.dispose();
-    await running?.companion.close();
+    await running?.close();
     running = null;
   }
-  async function ok<T>(name: string, args: unknown = {}): Promise<T> {
-    const r = await (running!.handlers[name as keyof Handlers] as (a: unknown) => Promise<Result<unknown>>)(args);
-    if (!r.ok) throw new Error(`${name}: ${r.error.message}`);
-    return r.value as T;
-  }
+  const { ok } = contractCaller(() => running!.handlers);
   const alertEvents = () => running!.events.flatMap((e) => (e.name === 'alert' ? [e.payload] : []));
 
-  beforeAll(async () => {
-    emu = await startTestEmulator();
-    dir = await mkdtemp(path.join(tmpdir(), 'cc-restart-'));
-  });
+  emulatorSuite('cc-restart-', (s) => ({ emu, dir } = s));
   afterAll(async () => {
     await stop();
-    await emu?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('keeps the open incident open while the agent still needs a scan, and closes it as removed when the agent goes', async () => {

@@ -2,19 +2,16 @@
 // the console's sends, the Messages composer's and the CLI's, newest first, each window send with its
 // clientRef, a failed one with its error; started again over the same data folder, the companion
 // lists the same sends.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MessageDTO } from '../../src-shared/contract';
-import { createHandlers, type Handlers } from '../../src-main/app/handlers';
-import { implementContract, type CompanionContract } from '../../src-main/app/contract';
-import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
 import { SendLog } from '../../src-main/core/messages';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import type { Emulator } from '../../src-main/emulator';
+import { addEmulatedTeam, startTestCompanion, type TestCompanion } from '../helpers/companion-suite';
 import { contractCaller } from '../helpers/contract-call';
-import { DEMO_KEY, startTestEmulator, waitFor } from '../helpers/emulator';
+import { waitFor } from '../helpers/emulator';
+import { emulatorSuite } from '../helpers/emulator-suite';
 
 const AGENT = 'agent-connected';
 const TO = '+15550107777';
@@ -23,23 +20,16 @@ describe('the send log as the console lists it, across a restart', () => {
   let emu: Emulator;
   let dir: string;
   const secrets = new MemorySecretStore();
-  let running: { companion: Companion; contract: CompanionContract; handlers: Handlers } | null = null;
+  let running: TestCompanion | null = null;
   const { call, ok } = contractCaller(() => running!.handlers);
   let teamId = '';
 
+  emulatorSuite('cc-sent-log-', (s) => ({ emu, dir } = s));
   async function start() {
-    const companion = await createCompanion({
-      configDir: path.join(dir, 'config'),
-      dataDir: path.join(dir, 'data'),
-      secrets,
-      poll: { intervalMs: 60_000 },
-    });
-    const contract = implementContract(companion);
-    running = { companion, contract, handlers: createHandlers(contract.implementations) };
+    running = await startTestCompanion(dir, { secrets });
   }
   async function stop() {
-    running?.contract.dispose();
-    await running?.companion.close();
+    await running?.close();
     running = null;
   }
   const listed = async () =>
@@ -52,23 +42,12 @@ describe('the send log as the console lists it, across a restart', () => {
     }));
 
   beforeAll(async () => {
-    emu = await startTestEmulator();
-    dir = await mkdtemp(path.join(tmpdir(), 'cc-sent-log-'));
     await start();
-    teamId = (
-      await ok<{ teamId: string }>('teams.add', {
-        label: 'Emulated',
-        baseUrl: emu.baseUrl,
-        apiKey: DEMO_KEY,
-        agents: [{ agentId: AGENT }, { agentId: 'agent-unlinked' }],
-      })
-    ).teamId;
+    teamId = await addEmulatedTeam(ok, emu, [{ agentId: AGENT }, { agentId: 'agent-unlinked' }]);
   });
 
   afterAll(async () => {
     await stop();
-    await emu?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('lists every send of the agent from the send log, newest first, each window send with its clientRef', async () => {

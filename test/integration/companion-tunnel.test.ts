@@ -2,27 +2,18 @@
 // contract (tunnel.refused request and event), the legacy-signature setting, and one writer per data
 // folder: a second app on the same folder reads it, says why its receiver cannot run, and becomes the
 // writer once the first one is gone.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyEvent, RequestName, Result } from '../../src-shared/contract';
 import { DEFAULT_TUNNEL_PORT } from '../../src-shared/limits';
-import { createHandlers, type Handlers } from '../../src-main/app/handlers';
-import { implementContract, type CompanionContract } from '../../src-main/app/contract';
-import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
 import { decodeSigningSecrets } from '../../src-main/core/teams/signing';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import { signLegacy } from '../../src-main/core/signature';
 import type { Emulator } from '../../src-main/emulator';
-import { DEMO_KEY, startTestEmulator, waitFor } from '../helpers/emulator';
+import { addEmulatedTeam, startTestCompanion, type TestCompanion } from '../helpers/companion-suite';
+import { waitFor } from '../helpers/emulator';
+import { emulatorSuite } from '../helpers/emulator-suite';
 
-interface App {
-  companion: Companion;
-  contract: CompanionContract;
-  handlers: Handlers;
-  events: AnyEvent[];
-}
+type App = TestCompanion & { events: AnyEvent[] };
 
 describe('the tunnel in the app', () => {
   let emu: Emulator;
@@ -32,45 +23,20 @@ describe('the tunnel in the app', () => {
   let teamId = '';
 
   async function openApp(): Promise<App> {
-    const companion = await createCompanion({
-      configDir: path.join(dir, 'config'),
-      dataDir: path.join(dir, 'data'),
-      secrets: store,
-      poll: { intervalMs: 60_000 },
-      tunnelPort: 0,
-    });
-    const contract = implementContract(companion);
     const events: AnyEvent[] = [];
-    contract.events.onAny((e) => events.push(e));
-    return { companion, contract, handlers: createHandlers(contract.implementations), events };
+    const app = await startTestCompanion(dir, { secrets: store, tunnelPort: 0, onEvent: (e) => events.push(e) });
+    return { ...app, events };
   }
-  async function ok<T = unknown>(app: App, name: RequestName, args: unknown = {}): Promise<T> {
-    const r = await (app.handlers[name] as (a: unknown) => Promise<Result<unknown>>)(args);
-    if (!r.ok) throw new Error(`${name}: ${r.error.kind} ${r.error.code} ${r.error.message}`);
-    return r.value as T;
-  }
-  async function closeApp(app: App): Promise<void> {
-    app.contract.dispose();
-    await app.companion.close();
-  }
+  const ok = <T = unknown>(app: App, name: RequestName, args: unknown = {}) => app.ok<T>(name, args);
+  const closeApp = (app: App) => app.close();
 
+  emulatorSuite('cc-app-tunnel-', (s) => ({ emu, dir } = s));
   beforeAll(async () => {
-    emu = await startTestEmulator();
-    dir = await mkdtemp(path.join(tmpdir(), 'cc-app-tunnel-'));
     first = await openApp();
-    teamId = (
-      await ok<{ teamId: string }>(first, 'teams.add', {
-        label: 'Emulated',
-        baseUrl: emu.baseUrl,
-        apiKey: DEMO_KEY,
-        agents: [{ agentId: 'agent-connected' }],
-      })
-    ).teamId;
+    teamId = await addEmulatedTeam(first.ok, emu, [{ agentId: 'agent-connected' }]);
   });
   afterAll(async () => {
     await first?.companion.close().catch(() => undefined);
-    await emu?.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   it('a request to a path that is not a hook reaches tunnel.refused (request and event)', async () => {

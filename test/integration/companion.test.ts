@@ -1,28 +1,28 @@
 // The companion + its contract implementation + the handlers against the emulator: teams, live health,
 // a dropped link with its alert, a webhook verified by the tunnel, the demo, and no key in any result.
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyEvent, RequestName, Result } from '../../src-shared/contract';
-import { createHandlers, type Handlers } from '../../src-main/app/handlers';
-import { implementContract, type CompanionContract } from '../../src-main/app/contract';
-import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
+import type { Handlers } from '../../src-main/app/handlers';
+import type { Companion } from '../../src-main/app/companion/companion';
 import { DEMO_TEAM_LABEL } from '../../src-main/app/companion/demo';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import { decodeSigningSecrets } from '../../src-main/core/teams/signing';
 import type { Emulator } from '../../src-main/emulator';
-import { control, DEMO_KEY, startTestEmulator, waitFor } from '../helpers/emulator';
+import { startTestCompanion } from '../helpers/companion-suite';
+import { control, DEMO_KEY, waitFor } from '../helpers/emulator';
+import { emulatorSuite } from '../helpers/emulator-suite';
 
 const AGENTS = ['agent-connected', 'agent-unlinked', 'agent-flaky'];
 
 describe('companion over the emulator', () => {
   let emu: Emulator;
   let dir: string;
-  let secrets: MemorySecretStore;
+  const secrets = new MemorySecretStore();
   let companion: Companion;
-  let contract: CompanionContract;
   let handlers: Handlers;
+  let close: () => Promise<void>;
   const results: unknown[] = [];
   const events: AnyEvent[] = [];
   let teamId = '';
@@ -38,27 +38,18 @@ describe('companion over the emulator', () => {
     return r.value as T;
   }
 
+  emulatorSuite('cc-companion-', (s) => ({ emu, dir } = s));
   beforeAll(async () => {
-    emu = await startTestEmulator();
-    dir = await mkdtemp(path.join(tmpdir(), 'cc-companion-'));
-    secrets = new MemorySecretStore();
-    companion = await createCompanion({
-      configDir: path.join(dir, 'config'),
-      dataDir: path.join(dir, 'data'),
+    ({ companion, handlers, close } = await startTestCompanion(dir, {
       secrets,
       poll: { intervalMs: 400, fastIntervalMs: 200 },
       tunnelPort: 0,
-    });
-    contract = implementContract(companion);
-    contract.events.onAny((e) => events.push(e));
-    handlers = createHandlers(contract.implementations);
+      onEvent: (e) => events.push(e),
+    }));
   });
 
   afterAll(async () => {
-    contract?.dispose();
-    await companion?.close();
-    await emu?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await close?.();
   });
 
   it('adds a team through the handlers and shows the three agents with their health', async () => {

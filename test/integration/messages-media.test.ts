@@ -4,18 +4,16 @@
 // for saving (the browser host's download, or the desktop's save dialog); a link the service no
 // longer serves is said plainly; sends, text and unknown messages are refused with reasons; a deleted
 // conversation takes its cached files along.
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyEvent, MessageDTO, MessageMediaDTO, SavedMediaDTO } from '../../src-shared/contract';
-import { createHandlers, type Handlers } from '../../src-main/app/handlers';
-import { implementContract, type CompanionContract } from '../../src-main/app/contract';
-import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
-import { MemorySecretStore } from '../../src-main/core/secrets';
+import { describe, expect, it } from 'vitest';
+import type { MessageDTO, MessageMediaDTO, SavedMediaDTO } from '../../src-shared/contract';
+import { createHandlers } from '../../src-main/app/handlers';
+import { implementContract } from '../../src-main/app/contract';
+import type { Companion } from '../../src-main/app/companion/companion';
 import type { Emulator } from '../../src-main/emulator';
-import { contractCaller } from '../helpers/contract-call';
-import { control, DEMO_KEY, startTestEmulator, state, waitFor } from '../helpers/emulator';
+import { companionSuite } from '../helpers/companion-suite';
+import { control, state, waitFor } from '../helpers/emulator';
 
 const AGENT = 'agent-connected';
 const PHONE = '+15550108888';
@@ -25,11 +23,15 @@ describe('message media over the companion and the emulator', () => {
   let dir: string;
   let cacheDir: string;
   let companion: Companion;
-  let contract: CompanionContract;
-  let handlers: Handlers;
-  const events: AnyEvent[] = [];
   let teamId = '';
-  const { call, ok } = contractCaller(() => handlers);
+  const { call, ok, events } = companionSuite(
+    'cc-messages-media-',
+    { agents: [{ agentId: AGENT }], register: AGENT, companion: { startTunnel: true, tunnelPort: 0 } },
+    (s) => {
+      ({ emu, dir, companion, teamId } = s);
+      cacheDir = path.join(dir, 'data', 'messages', 'media');
+    },
+  );
 
   /** A contact sends `body`; answers the stored message once it is announced. */
   const inbound = async (body: Record<string, unknown>): Promise<MessageDTO> => {
@@ -42,43 +44,6 @@ describe('message media over the companion and the emulator', () => {
     return ev.payload.message;
   };
   const args = (m: MessageDTO) => ({ teamId, agentId: AGENT, messageKey: m.key });
-
-  beforeAll(async () => {
-    emu = await startTestEmulator();
-    dir = await mkdtemp(path.join(tmpdir(), 'cc-messages-media-'));
-    cacheDir = path.join(dir, 'data', 'messages', 'media');
-    companion = await createCompanion({
-      configDir: path.join(dir, 'config'),
-      dataDir: path.join(dir, 'data'),
-      secrets: new MemorySecretStore(),
-      poll: { intervalMs: 60_000 },
-      startTunnel: true,
-      tunnelPort: 0,
-    });
-    contract = implementContract(companion);
-    contract.events.onAny((e) => events.push(e));
-    handlers = createHandlers(contract.implementations);
-    teamId = (
-      await ok<{ teamId: string }>('teams.add', {
-        label: 'Emulated',
-        baseUrl: emu.baseUrl,
-        apiKey: DEMO_KEY,
-        agents: [{ agentId: AGENT }],
-      })
-    ).teamId;
-    const listenUrl = await waitFor(
-      async () => (await ok<{ listenUrl: string | null }>('tunnel.status')).listenUrl,
-      5000,
-    );
-    await ok('webhook.register', { teamId, agentId: AGENT, publicUrl: `${listenUrl}/hooks/${AGENT}` });
-  });
-
-  afterAll(async () => {
-    contract?.dispose();
-    await companion?.close();
-    await emu?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
 
   it('a picture: fetched with the key on the service only, cached, answered as a data: URL; still shown once the link expired', async () => {
     const m = await inbound({ type: 'image', caption: 'the receipt', id: 'wamid_img_1' });

@@ -5,40 +5,15 @@ import { describe, expect, it, vi } from 'vitest';
 vi.mock('electron', () => ({}));
 
 import { startElectronShell, type ElectronParts } from '../../../src-main/electron/shell';
-import { createTray } from '../../../src-main/electron/tray';
 import { trayMenu, traySummary, type TrayAction, type TrayState } from '../../../src-main/electron/tray-model';
 import { toTemplate } from '../../../src-main/electron/tray';
 import { createMessageNotifier } from '../../../src-main/electron/notifications';
-import { EVENT_PREFIX, type AgentDTO, type MessageNoticeDTO } from '../../../src-shared/contract';
+import { EVENT_PREFIX, type MessageNoticeDTO } from '../../../src-shared/contract';
 import { fakeContract, NOW } from '../contract/fake-contract';
 import { fakeElectron } from './fake-electron';
+import { agent, recordingNotifications, recordingTray, trayState } from './fixtures';
 
-function agent(agentId: string): AgentDTO {
-  return {
-    teamId: 't1',
-    agentId,
-    label: agentId,
-    health: {
-      teamId: 't1',
-      agentId,
-      health: 'connected',
-      state: null,
-      phone: null,
-      needsScan: false,
-      since: NOW,
-      checkedAt: NOW,
-    },
-    watchClosely: false,
-  };
-}
-
-const state = (unread: number): TrayState => ({
-  agents: [agent('a1')],
-  alerts: { snoozedUntil: null, quietHours: { enabled: false, start: '22:00', end: '07:00' } },
-  startAtLogin: false,
-  openIncidents: 0,
-  unread,
-});
+const state = (unread: number): TrayState => trayState([agent('a1')], { unread });
 
 function show(over: Partial<Extract<MessageNoticeDTO, { kind: 'show' }>> = {}): MessageNoticeDTO {
   return {
@@ -75,56 +50,20 @@ describe('tray: unread messages', () => {
   });
 
   it('the controller sets the badge and the tooltip from the same count, and clears the badge at 0', () => {
-    const badge: number[] = [];
-    let tooltip = '';
-    class FakeTray {
-      setImage = vi.fn();
-      setToolTip = (t: string) => void (tooltip = t);
-      setContextMenu = vi.fn();
-      on = vi.fn();
-      destroy = vi.fn();
-    }
-    const ctl = createTray(
-      {
-        Tray: FakeTray as never,
-        Menu: { buildFromTemplate: (t) => t },
-        nativeImage: { createFromPath: (path) => ({ path }) },
-        iconDir: '/icons',
-        now: () => NOW,
-        setBadgeCount: (n) => void badge.push(n),
-      },
-      state(2),
-      () => undefined,
-    );
+    const { ctl, badge, trays } = recordingTray(state(2));
     expect(badge).toEqual([2]);
-    expect(tooltip).toMatch(/\n2 unread messages$/);
+    expect(trays[0]!.tooltip).toMatch(/\n2 unread messages$/);
     ctl.update(state(0));
     expect(badge).toEqual([2, 0]);
-    expect(tooltip).toBe('1 agent: 1 connected');
+    expect(trays[0]!.tooltip).toBe('1 agent: 1 connected');
   });
 });
 
 describe('message notifications', () => {
   function setup() {
-    const shown: FakeNotification[] = [];
-    class FakeNotification {
-      static isSupported = () => true;
-      handlers = new Map<string, () => void>();
-      closed = false;
-      constructor(readonly options: { title: string; body: string; silent: boolean }) {}
-      on(ev: string, l: () => void) {
-        this.handlers.set(ev, l);
-      }
-      show() {
-        shown.push(this);
-      }
-      close() {
-        this.closed = true;
-        this.handlers.get('close')?.();
-      }
-    }
+    const { shown, Notification } = recordingNotifications<{ title: string; body: string; silent: boolean }>();
     const openRoute = vi.fn();
-    return { shown, openRoute, notifier: createMessageNotifier({ Notification: FakeNotification, openRoute }) };
+    return { shown, openRoute, notifier: createMessageNotifier({ Notification, openRoute }) };
   }
 
   it('one notification per conversation: the next of the same contact replaces it; another contact has its own', () => {

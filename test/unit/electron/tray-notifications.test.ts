@@ -2,47 +2,18 @@ import { describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', () => ({}));
 
-import { createTray, toTemplate, trayIconPath } from '../../../src-main/electron/tray';
+import { toTemplate, trayIconPath } from '../../../src-main/electron/tray';
 import {
   agentRoute,
   trayIconState,
   trayMenu,
   traySummary,
   type TrayAction,
-  type TrayState,
 } from '../../../src-main/electron/tray-model';
 import { createAlertNotifier, notificationOptions } from '../../../src-main/electron/notifications';
-import { HEALTHS, type AgentDTO, type Health, type IncidentDTO } from '../../../src-shared/contract';
-
-const NOW = Date.UTC(2025, 0, 15, 12);
-
-function agent(agentId: string, health: Health, label = agentId): AgentDTO {
-  return {
-    teamId: 't1',
-    agentId,
-    label,
-    health: {
-      teamId: 't1',
-      agentId,
-      health,
-      state: null,
-      phone: null,
-      needsScan: health === 'needs-scan',
-      since: NOW,
-      checkedAt: NOW,
-    },
-    watchClosely: false,
-  };
-}
-
-const state = (agents: AgentDTO[], extra: Partial<TrayState> = {}): TrayState => ({
-  agents,
-  alerts: { snoozedUntil: null, quietHours: { enabled: false, start: '22:00', end: '07:00' } },
-  startAtLogin: false,
-  openIncidents: 0,
-  unread: 0,
-  ...extra,
-});
+import { HEALTHS, type IncidentDTO } from '../../../src-shared/contract';
+import { NOW } from '../contract/fake-contract';
+import { agent, recordingNotifications, recordingTray, trayState } from './fixtures';
 
 describe('tray model', () => {
   it('summarises agents by health', () => {
@@ -75,7 +46,7 @@ describe('tray model', () => {
 
   it('has one line per agent that opens it (pairing when a scan is needed), and the app actions', () => {
     const menu = trayMenu(
-      state([agent('a1', 'connected', 'Support bot'), agent('a2', 'needs-scan', 'OTP')], { openIncidents: 2 }),
+      trayState([agent('a1', 'connected', 'Support bot'), agent('a2', 'needs-scan', 'OTP')], { openIncidents: 2 }),
       NOW,
     );
     const items = menu.filter((i) => i.kind === 'item');
@@ -102,7 +73,7 @@ describe('tray model', () => {
 
   it('menu template clicks dispatch actions; start at login follows the checkbox', () => {
     const dispatched: TrayAction[] = [];
-    const tpl = toTemplate(trayMenu(state([agent('a1', 'connected')]), NOW), (a) => dispatched.push(a));
+    const tpl = toTemplate(trayMenu(trayState([agent('a1', 'connected')]), NOW), (a) => dispatched.push(a));
     const find = (label: string) => tpl.find((t) => t.label === label)!;
     (find('● a1 — connected').click as () => void)();
     (find('Start at login').click as (mi: { checked: boolean }) => void)({ checked: true });
@@ -119,39 +90,13 @@ describe('tray model', () => {
   });
 
   it('controller sets the icon per worst health and updates tooltip and menu', () => {
-    const images: string[] = [];
-    class FakeTray {
-      tooltip = '';
-      menu: unknown = null;
-      constructor(img: { path: string }) {
-        images.push(img.path);
-        trays.push(this);
-      }
-      setImage = (img: { path: string }) => images.push(img.path);
-      setToolTip = (t: string) => (this.tooltip = t);
-      setContextMenu = (m: unknown) => (this.menu = m);
-      on = vi.fn();
-      destroy = vi.fn();
-    }
-    const trays: FakeTray[] = [];
-    const ctl = createTray(
-      {
-        Tray: FakeTray as never,
-        Menu: { buildFromTemplate: (t) => t },
-        nativeImage: { createFromPath: (path) => ({ path }) },
-        iconDir: '/icons',
-        now: () => NOW,
-        setBadgeCount: () => undefined,
-      },
-      state([agent('a', 'connected')]),
-      () => undefined,
-    );
+    const { ctl, images, trays } = recordingTray(trayState([agent('a', 'connected')]));
     expect(images).toEqual([trayIconPath('/icons', 'connected')]);
     expect(trays[0]!.tooltip).toBe('1 agent: 1 connected');
-    ctl.update(state([agent('a', 'connected'), agent('b', 'unreachable')]));
+    ctl.update(trayState([agent('a', 'connected'), agent('b', 'unreachable')]));
     expect(images.at(-1)).toBe(trayIconPath('/icons', 'unreachable'));
     expect(trays[0]!.tooltip).toBe('2 agents: 1 connected, 1 unreachable');
-    ctl.update(state([agent('a', 'connected'), agent('b', 'unreachable')]));
+    ctl.update(trayState([agent('a', 'connected'), agent('b', 'unreachable')]));
     expect(images).toHaveLength(2); // unchanged state → no icon reload
   });
 });
@@ -174,25 +119,9 @@ function incident(over: Partial<IncidentDTO> = {}): IncidentDTO {
 
 describe('alert notifications', () => {
   function setup(enabled = true) {
-    const shown: FakeNotification[] = [];
-    class FakeNotification {
-      static isSupported = () => true;
-      handlers = new Map<string, () => void>();
-      closed = false;
-      constructor(readonly options: ReturnType<typeof notificationOptions>) {}
-      on(ev: string, l: () => void) {
-        this.handlers.set(ev, l);
-      }
-      show() {
-        shown.push(this);
-      }
-      close() {
-        this.closed = true;
-        this.handlers.get('close')?.();
-      }
-    }
+    const { shown, Notification } = recordingNotifications<ReturnType<typeof notificationOptions>>();
     const openRoute = vi.fn();
-    const notifier = createAlertNotifier({ Notification: FakeNotification, openRoute, enabled: () => enabled });
+    const notifier = createAlertNotifier({ Notification, openRoute, enabled: () => enabled });
     return { shown, openRoute, notifier };
   }
 

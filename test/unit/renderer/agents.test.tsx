@@ -7,7 +7,7 @@ import { Timeline } from '../../../src-renderer/src/features/agents/Timeline';
 import { AgentPage } from '../../../src-renderer/src/features/agents/AgentPage';
 import { sortWorstFirst } from '../../../src-renderer/src/features/agents/sortAgents';
 import { waMeUrl } from '../../../src-renderer/src/features/pairing/WaMeQr';
-import { agent, flush, incident, mount, session, setup, team } from './fixtures';
+import { agent, appSettings, flush, incident, mount, session, setup, team } from './fixtures';
 
 afterEach(cleanup);
 
@@ -301,32 +301,7 @@ describe('agent page', () => {
   });
 
   it('states the detection window from the poll interval; "Watch closely" polls the agent fast all the time and says so', async () => {
-    const settings = {
-      installId: 'install-test-1',
-      alertRules: {
-        reconnectGraceSec: 0,
-        repeatDropGraceSec: 60,
-        realertMinutes: 15,
-        flapCount: 3,
-        flapWindowMinutes: 10,
-      },
-      alertWebhookUrl: null,
-      alertmanagerUrl: null,
-      metricsPort: null,
-      theme: 'system' as const,
-      messageNotifications: {
-        enabled: true,
-        showText: true,
-        quietHours: { enabled: false, start: '22:00', end: '07:00' },
-        muted: [],
-      },
-      startAtLogin: false,
-      notifications: true,
-      pollIntervalSec: 15,
-      fastPollIntervalSec: 2,
-      escalateAfterMin: 10,
-      tunnel: { port: 0, forwardTo: null },
-    };
+    const settings = appSettings({ pollIntervalSec: 15 });
     const { store, calls } = setup({
       'pairing.session': {
         ok: true,

@@ -7,7 +7,7 @@ import {
   connectBrowserNotifications,
   type NotificationCtor,
 } from '../../../src-renderer/src/features/alerts/browserNotifications';
-import { agent, flush, incident, mount, setup, team } from './fixtures';
+import { agent, appSettings, flush, incident, mount, setup, team } from './fixtures';
 
 afterEach(cleanup);
 
@@ -16,26 +16,7 @@ const status = (over: Partial<AlertStatusDTO> = {}): AlertStatusDTO => ({
   quietHours: { enabled: false, start: '22:00', end: '07:00' },
   ...over,
 });
-const settings: AppSettingsDTO = {
-  installId: 'install-test-1',
-  alertRules: { reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 },
-  alertWebhookUrl: null,
-  alertmanagerUrl: null,
-  metricsPort: null,
-  theme: 'system',
-  messageNotifications: {
-    enabled: true,
-    showText: true,
-    quietHours: { enabled: false, start: '22:00', end: '07:00' },
-    muted: [],
-  },
-  startAtLogin: false,
-  notifications: true,
-  pollIntervalSec: 30,
-  fastPollIntervalSec: 2,
-  escalateAfterMin: 10,
-  tunnel: { port: 0, forwardTo: null },
-};
+const settings = appSettings();
 
 describe('alerts screen', () => {
   it('acknowledges one, then all; shows the open count', async () => {

@@ -1,7 +1,7 @@
 // Shared fixtures for the renderer tests: DTO builders, the store on a fake Api, and mounting.
 import { act, render } from '@testing-library/react';
 import type { ReactNode } from 'react';
-import type { AgentDTO, Health, IncidentDTO, SessionDTO, TeamDTO } from '../../../src-shared/contract';
+import type { AgentDTO, AppSettingsDTO, Health, IncidentDTO, SessionDTO, TeamDTO } from '../../../src-shared/contract';
 import { createAppStore, type AppStore } from '../../../src-renderer/src/store';
 import type { StoreEnv } from '../../../src-renderer/src/store/env';
 import { StoreContext } from '../../../src-renderer/src/store/react';
@@ -38,6 +38,28 @@ export const agent = (
     ...over,
   },
   watchClosely: false,
+});
+
+export const appSettings = (over: Partial<AppSettingsDTO> = {}): AppSettingsDTO => ({
+  installId: 'install-test-1',
+  alertRules: { reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 },
+  alertWebhookUrl: null,
+  alertmanagerUrl: null,
+  metricsPort: null,
+  theme: 'system',
+  messageNotifications: {
+    enabled: true,
+    showText: true,
+    quietHours: { enabled: false, start: '22:00', end: '07:00' },
+    muted: [],
+  },
+  startAtLogin: false,
+  notifications: true,
+  pollIntervalSec: 30,
+  fastPollIntervalSec: 2,
+  escalateAfterMin: 10,
+  tunnel: { port: 0, forwardTo: null },
+  ...over,
 });
 
 export const incident = (id: string, over: Partial<IncidentDTO> = {}): IncidentDTO => ({

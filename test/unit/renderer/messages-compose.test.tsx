@@ -8,7 +8,7 @@
 // before anything is sent; on WhatsApp its thread opens.
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { AgentDTO, MessageDTO, Result, SendArgs, SendResultDTO } from '../../../src-shared/contract';
+import type { AgentDTO, MessageDTO, Result, SendArgs, SendProgressDTO, SendResultDTO } from '../../../src-shared/contract';
 import { MessagesScreen } from '../../../src-renderer/src/features/messages/MessagesScreen';
 import { connectStore } from '../../../src-renderer/src/store';
 import { agent, flush, mount, setup, team } from './fixtures';
@@ -51,6 +51,9 @@ function held() {
 const box = () => screen.getByLabelText(/^(Reply|Caption)$/) as HTMLTextAreaElement;
 const going = () => screen.queryByRole('list', { name: 'Sends going out' });
 const sends = (t: Fake) => t.calls.filter((c) => c.name === 'messages.send').map((c) => c.args as SendArgs);
+/** The main side's send.progress for the send `clientRef` from a1 to TO. */
+const progress = (t: Fake, clientRef: string, p: Omit<SendProgressDTO, 'teamId' | 'agentId' | 'to' | 'clientRef'>) =>
+  act(() => t.emit('send.progress', { teamId: 't1', agentId: 'a1', to: TO, clientRef, ...p }));
 
 async function write(text: string) {
   await flush();
@@ -147,18 +150,12 @@ describe('Messages composer', () => {
     const t = open({ 'messages.send': h.fn });
     await write('are you there?');
     const ref = sends(t)[0]!.clientRef!;
-    act(() =>
-      t.emit('send.progress', {
-        teamId: 't1',
-        agentId: 'a1',
-        to: TO,
-        clientRef: ref,
-        phase: 'retrying',
-        attempt: 1,
-        delayMs: 2000,
-        error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'back soon', status: 503 },
-      }),
-    );
+    progress(t, ref, {
+      phase: 'retrying',
+      attempt: 1,
+      delayMs: 2000,
+      error: { kind: 'reconnecting', code: 'CHANNEL_RECONNECTING', message: 'back soon', status: 503 },
+    });
     expect(going()!.textContent).toContain('Reconnecting — retrying (attempt 1, next in 2 s)');
     expect(going()!.textContent).toContain('it keeps retrying while the number reconnects');
     h.answer(SENT);
@@ -176,18 +173,7 @@ describe('Messages composer', () => {
     });
     await write('queued one');
     const ref = sends(t)[0]!.clientRef!;
-    act(() =>
-      t.emit('send.progress', {
-        teamId: 't1',
-        agentId: 'a1',
-        to: TO,
-        clientRef: ref,
-        phase: 'queued',
-        queuedId: 'q-1',
-        position: 1,
-        waitMs: 5000,
-      }),
-    );
+    progress(t, ref, { phase: 'queued', queuedId: 'q-1', position: 1, waitMs: 5000 });
     await act(() => t.store.getState().loadSendBudget('t1'));
     expect(going()!.textContent).toContain('Queued (position 1, about 5 s)');
     expect(going()!.textContent).toContain('the send budget (30 sends per minute) is spent; it leaves on its own.');

@@ -8,33 +8,14 @@ import { SettingsScreen } from '../../../src-renderer/src/features/settings/Sett
 import { followSettingsTheme, readTheme } from '../../../src-renderer/src/components/theme';
 import { describeError, errorText } from '../../../src-renderer/src/components/errors';
 import { LABEL_MAX_LENGTH } from '../../../src-shared/limits';
-import { agent, flush, mount, setup, team } from './fixtures';
+import { agent, appSettings, flush, mount, setup, team } from './fixtures';
 
 afterEach(() => {
   cleanup();
   window.localStorage.clear();
 });
 
-const settings: AppSettingsDTO = {
-  installId: 'install-test-1',
-  alertRules: { reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 },
-  alertWebhookUrl: null,
-  alertmanagerUrl: null,
-  metricsPort: null,
-  theme: 'system',
-  messageNotifications: {
-    enabled: true,
-    showText: true,
-    quietHours: { enabled: false, start: '22:00', end: '07:00' },
-    muted: [],
-  },
-  startAtLogin: false,
-  notifications: true,
-  pollIntervalSec: 30,
-  fastPollIntervalSec: 2,
-  escalateAfterMin: 10,
-  tunnel: { port: 0, forwardTo: 'http://127.0.0.1:3000/hook' },
-};
+const settings = appSettings({ tunnel: { port: 0, forwardTo: 'http://127.0.0.1:3000/hook' } });
 
 describe('settings screen', () => {
   it('poll interval: a bad value is refused here and kept; a service validation error is shown; success saves', async () => {

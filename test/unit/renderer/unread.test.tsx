@@ -12,7 +12,7 @@ import { AgentPage } from '../../../src-renderer/src/features/agents/AgentPage';
 import { reportOpenThread } from '../../../src-renderer/src/features/messages/openThread';
 import { SettingsScreen } from '../../../src-renderer/src/features/settings/SettingsScreen';
 import { connectStore } from '../../../src-renderer/src/store';
-import { agent, flush, mount, setup, team } from './fixtures';
+import { agent, appSettings, flush, mount, setup, team } from './fixtures';
 
 afterEach(cleanup);
 
@@ -201,32 +201,9 @@ describe('the thread open with focus', () => {
 
 describe('settings: Message notifications', () => {
   it('switches and quiet hours are saved as a patch of messageNotifications', async () => {
-    const base = {
-      installId: 'i',
-      startAtLogin: false,
-      notifications: true,
-      pollIntervalSec: 15,
-      fastPollIntervalSec: 2,
-      escalateAfterMin: 5,
-      tunnel: { port: 8787, forwardTo: null },
-      alertRules: {
-        reconnectGraceSec: 0,
-        repeatDropGraceSec: 60,
-        realertMinutes: 15,
-        flapCount: 3,
-        flapWindowMinutes: 10,
-      },
-      alertWebhookUrl: null,
-      alertmanagerUrl: null,
-      metricsPort: null,
-      theme: 'system' as const,
-      messageNotifications: {
-        enabled: true,
-        showText: true,
-        quietHours: { enabled: false, start: '22:00', end: '07:00' },
-        muted: [{ teamId: 't1', agentId: 'a1' }],
-      },
-    };
+    const base = appSettings({
+      messageNotifications: { ...appSettings().messageNotifications, muted: [{ teamId: 't1', agentId: 'a1' }] },
+    });
     const t = setup({
       'settings.get': { ok: true, value: base },
       'settings.update': { ok: true, value: base },

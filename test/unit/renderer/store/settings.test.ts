@@ -1,28 +1,9 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
 import type { AppSettingsDTO } from '../../../../src-shared/contract';
-import { setup } from '../fixtures';
+import { appSettings, setup } from '../fixtures';
 
-const settings: AppSettingsDTO = {
-  installId: 'install-test-1',
-  alertRules: { reconnectGraceSec: 0, repeatDropGraceSec: 60, realertMinutes: 15, flapCount: 3, flapWindowMinutes: 10 },
-  alertWebhookUrl: null,
-  alertmanagerUrl: null,
-  metricsPort: null,
-  theme: 'system',
-  messageNotifications: {
-    enabled: true,
-    showText: true,
-    quietHours: { enabled: false, start: '22:00', end: '07:00' },
-    muted: [],
-  },
-  startAtLogin: false,
-  notifications: true,
-  pollIntervalSec: 30,
-  fastPollIntervalSec: 2,
-  escalateAfterMin: 10,
-  tunnel: { port: 0, forwardTo: null },
-};
+const settings = appSettings();
 
 describe('settings slice', () => {
   it('loads and updates app settings from the replies; errors keep the old values', async () => {
