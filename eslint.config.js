@@ -36,8 +36,8 @@ function restrict({ paths = [], patterns = [] } = {}) {
 /**
  * core/ imports nothing above it, except the plain data and rules every runtime shares:
  * src-shared/limits (a label's longest length), src-shared/url (URL and loopback rules),
- * src-shared/vocabulary (the product's words for verdicts, health and service errors) and
- * src-shared/duration (durations in words).
+ * src-shared/vocabulary (the product's words for verdicts, health and service errors),
+ * src-shared/duration (durations in words) and src-shared/message-words (a message in one line).
  */
 const CORE = {
   group: [
@@ -47,6 +47,7 @@ const CORE = {
     '!../**/src-shared/url',
     '!../**/src-shared/vocabulary',
     '!../**/src-shared/duration',
+    '!../**/src-shared/message-words',
   ],
   message: 'src-main/core imports nothing above it: not app/, cli/, host/, electron/, emulator/ nor the contract.',
 };

@@ -9,6 +9,7 @@ import { inQuietHours } from '../monitor/time';
 import { systemLocalTime, type LocalTime } from '../monitor/types';
 import { contactKey } from './inbound';
 import type { Message } from './message-index';
+import { messageLine } from '../../../src-shared/message-words';
 
 /** @internal Exported for tests. */
 export interface MessageNotifySettings {
@@ -64,15 +65,6 @@ function noticeGroup(agentId: string, contact: string): string {
   return `${agentId}/${contactKey(contact)}`;
 }
 
-/** The message's first line, cut short; a media message without text says what it is. */
-function preview(m: Pick<Message, 'text' | 'type' | 'media'>): string {
-  const line = m.text.trim().split('\n')[0]!.trim();
-  if (line !== '') return line.length > PREVIEW_CHARS ? `${line.slice(0, PREVIEW_CHARS - 1)}…` : line;
-  if (m.type === 'image') return 'Photo';
-  if (m.type === 'document') return m.media?.filename ? `Document: ${m.media.filename}` : 'Document';
-  return `A ${m.type} message`;
-}
-
 export class MessageNotifyPolicy {
   private readonly local: LocalTime;
   /** group → when its notice last showed, and its conversation. */
@@ -121,7 +113,7 @@ export class MessageNotifyPolicy {
         contact: m.contact,
         count,
         title: `${count === 1 ? 'New message' : `${count} new messages`} from ${ctx.contactName}`,
-        body: s.showText && !this.locked ? `${preview(m)}\n${privateBody}` : privateBody,
+        body: s.showText && !this.locked ? `${messageLine(m, PREVIEW_CHARS)}\n${privateBody}` : privateBody,
         privateBody,
         silent: last !== undefined && now - last < BURST_MS,
       },

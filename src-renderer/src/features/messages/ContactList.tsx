@@ -3,7 +3,8 @@
 import type { AgentDTO, MessageContactDTO } from '../../../../src-shared/contract';
 import { messagesHref } from '../../router/routes';
 import { agentKey } from '../../store/env';
-import { firstLine, timeOf } from './format';
+import { messageLine } from '../../../../src-shared/message-words';
+import { timeOf } from './format';
 
 export function AgentPicker({ agents, value, onPick }: { agents: AgentDTO[]; value: string; onPick(v: string): void }) {
   return (
@@ -38,7 +39,7 @@ export function ContactRow({ c, current, label }: { c: MessageContactDTO; curren
         <span className="messages-contact-time muted">{timeOf(c.lastAt)}</span>
         <span className="messages-contact-last muted">
           {c.last.direction === 'out' ? 'You: ' : ''}
-          {firstLine(c.last)}
+          {messageLine(c.last)}
         </span>
         {label && <span className="messages-contact-agent muted">{label}</span>}
       </a>
