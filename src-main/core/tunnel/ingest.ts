@@ -148,7 +148,7 @@ export class Ingest {
       forward: verdict.ok && this.o.hasTarget(input.agentId),
     };
     if (input.simulated) delivery.simulated = true;
-    const appended = this.o.log.appendDelivery(delivery);
+    const appended = this.o.log.appendDelivery(delivery, verdict.ok ? key : null);
     const storingKey = verdict.ok ? `${input.agentId}\u0000${key!}` : null;
     if (storingKey !== null) this.storing.set(storingKey, appended);
     try {

@@ -17,6 +17,8 @@ export interface Pending {
   end: number;
   /** Deliveries `data` carries forward (their records, already in the index), or null. */
   carried: string[] | null;
+  /** The duplicate key of the delivery `rec`, when known (else the index works it out). */
+  key: string | null | undefined;
   /** The append's own promise: settled once its records are applied (see settle()). */
   resolve: () => void;
   reject: (err: unknown) => void;
@@ -35,6 +37,7 @@ export function newPending(
   durable: boolean,
   rec: LogRecord | null,
   carried: string[] | null,
+  key?: string | null,
 ): Pending & { promise: Promise<void> } {
   let resolve!: () => void;
   let reject!: (err: unknown) => void;
@@ -42,7 +45,7 @@ export function newPending(
     resolve = res;
     reject = rej;
   });
-  return { data, deliveries, durable, rec, start: 0, end: 0, carried, resolve, reject, promise };
+  return { data, deliveries, durable, rec, start: 0, end: 0, carried, key, resolve, reject, promise };
 }
 
 /**

@@ -180,9 +180,17 @@ export class LogIndex {
 
   /**
    * Takes a delivery record read or written in `segment`, as written: bytes start..end of src. The
-   * segment it lived in before (a pending delivery carried forward), or null.
+   * segment it lived in before (a pending delivery carried forward), or null. `key`: its duplicate key
+   * (keyOfDelivery) when the caller knows it.
    */
-  addDelivery(d: StoredDelivery, segment: number, src: Buffer, start: number, end: number): number | null {
+  addDelivery(
+    d: StoredDelivery,
+    segment: number,
+    src: Buffer,
+    start: number,
+    end: number,
+    key?: string | null,
+  ): number | null {
     const existing = this.entries.get(d.id);
     if (existing) {
       // A pending delivery carried forward: it now lives in the newer segment.
@@ -190,7 +198,7 @@ export class LogIndex {
       existing.segment = segment;
       return before;
     }
-    this.entries.set(d.id, this.entryOf(d, segment, src, start, end));
+    this.entries.set(d.id, this.entryOf(d, segment, src, start, end, key === undefined ? keyOfDelivery(d) : key));
     this.insertOrdered(d.id);
     return null;
   }
@@ -218,7 +226,14 @@ export class LogIndex {
     return true;
   }
 
-  private entryOf(d: StoredDelivery, segment: number, src: Buffer, start: number, end: number): Entry {
+  private entryOf(
+    d: StoredDelivery,
+    segment: number,
+    src: Buffer,
+    start: number,
+    end: number,
+    key: string | null,
+  ): Entry {
     const s = d.summary;
     return {
       id: d.id,
@@ -240,7 +255,7 @@ export class LogIndex {
       from: this.intern(s.from),
       messageId: s.messageId,
       type: this.intern(s.type),
-      key: keyOfDelivery(d),
+      key,
       bytes: base64Bytes(d.bodyBase64),
       simulated: d.simulated === true,
       forward: d.forward,

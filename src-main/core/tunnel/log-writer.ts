@@ -83,8 +83,8 @@ export class LogWriter {
   }
 
   /** One record (the hot path: one JSON.stringify, no per-record closures). */
-  append(rec: LogRecord, durable: boolean): Promise<void> {
-    const p = newPending(JSON.stringify(rec), rec.kind === 'delivery' ? 1 : 0, durable, rec, null);
+  append(rec: LogRecord, durable: boolean, key?: string | null): Promise<void> {
+    const p = newPending(JSON.stringify(rec), rec.kind === 'delivery' ? 1 : 0, durable, rec, null, key);
     this.push(p);
     return p.promise;
   }
@@ -123,7 +123,7 @@ export class LogWriter {
 
   /** The records of `p` are in `seg`, written as `buf` (and on disk when durable): apply them, then resolve. */
   private settle(p: Pending, seg: Segment, buf: Buffer): void {
-    if (p.rec?.kind === 'delivery') this.c.applyDelivery(p.rec, seg, buf, p.start, p.end);
+    if (p.rec?.kind === 'delivery') this.c.applyDelivery(p.rec, seg, buf, p.start, p.end, p.key);
     else if (p.rec) this.c.applyAttempt(p.rec, seg, p.data);
     else if (p.carried) this.c.moved(p.carried, seg);
     p.resolve();
@@ -176,7 +176,7 @@ export class LogWriter {
         this.file.write(seg, buf);
       } catch (err) {
         this.o.logger.error('tunnel log: write failed', { error: err instanceof Error ? err.message : String(err) });
-        if (!this.file.cutBack(seg)) this.broken = true;
+        if (!(await this.file.cutBack(seg))) this.broken = true;
         for (const p of batch) p.reject(err);
         continue;
       }
@@ -192,8 +192,8 @@ export class LogWriter {
       }
       if (durable) this.startSync();
       else this.scheduleSync();
-      // Full: its successor is opened meanwhile, for the next write.
-      if (this.file.full(seg)) void this.file.openSpare(seg.n + 1);
+      // Nearly full: its successor is opened (and zero-filled) meanwhile, ready before it is needed.
+      this.file.prepareNext(seg);
     }
   }
 
