@@ -276,7 +276,12 @@ export class LogIndex {
     if (ids.length === 0) return;
     for (const id of ids) this.entries.delete(id);
     const gone = new Set(ids);
-    this.order = this.order.filter((id) => !gone.has(id));
+    // They are the oldest (a dropped segment's), so usually the front of the order: cut off at once,
+    // then looked for in the rest only when some were not there (a delivery carried forward among them).
+    const o = this.order;
+    let front = 0;
+    while (front < o.length && gone.has(o[front]!)) front++;
+    this.order = front === ids.length ? o.slice(front) : o.slice(front).filter((id) => !gone.has(id));
   }
 
   private insertOrdered(id: string): void {
