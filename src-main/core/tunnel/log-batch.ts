@@ -50,12 +50,13 @@ export function newPending(
 
 /**
  * The bytes of one write: the attempts held back, then each append's records, each line ending in a
- * newline; notes where each append's data went. The index keeps delivery records as ranges of this
- * buffer, so a write holding any gets one of its own (not a slice of Node's shared pool).
+ * newline; notes where each append's data went. The index keeps delivery and attempt records as
+ * ranges of this buffer, so a write holding any gets one of its own (not a slice of Node's shared pool).
  */
 export function encode(lazy: string, batch: Pending[]): Buffer {
   let size = Buffer.byteLength(lazy);
-  let kept = false;
+  // The index keeps attempt records as ranges of the buffer too.
+  let kept = lazy !== '';
   for (const p of batch) {
     if (p.data !== '') size += Buffer.byteLength(p.data) + 1;
     if (p.deliveries > 0) kept = true;

@@ -36,6 +36,14 @@ const SYNC_LAZY_MS = 1_000;
 /** fdatasyncs in flight at once; appends made meanwhile wait and share the next write and sync. */
 const MAX_SYNCS = 1;
 
+interface LazyRef {
+  deliveryId: string;
+  line: string;
+  /** Its bytes in the buffer written. */
+  start: number;
+  end: number;
+}
+
 export interface LogWriterOptions {
   dir: string;
   bounds: Required<LogBounds>;
@@ -51,6 +59,9 @@ export class LogWriter {
   private queue: Pending[] = [];
   /** Attempt records already applied in memory, written with the next write. */
   private lazy = '';
+  /** Where each of them lies in `lazy`, in bytes (for the index: attemptWritten). */
+  private lazyRefs: LazyRef[] = [];
+  private lazyBytes = 0;
   /** The write loop (writes are serialized: the file keeps the order of appends). */
   private flushing: Promise<void> | null = null;
   /** Written, waiting for an fdatasync that starts after their write. */
@@ -93,7 +104,11 @@ export class LogWriter {
   takeAttempt(a: ForwardAttempt): void {
     const line = JSON.stringify(a);
     this.c.applyAttempt(a, this.c.current(), line);
+    const start = this.lazyBytes;
+    const end = start + Buffer.byteLength(line);
+    this.lazyRefs.push({ deliveryId: a.deliveryId, line, start, end });
     this.lazy += `${line}\n`;
+    this.lazyBytes = end + 1;
     this.scheduleSync();
   }
 
@@ -152,7 +167,10 @@ export class LogWriter {
       const batch = this.queue;
       this.queue = [];
       const buf = encode(this.lazy, batch);
+      const refs = this.lazyRefs;
       this.lazy = '';
+      this.lazyRefs = [];
+      this.lazyBytes = 0;
       let durable = false;
       let deliveries = 0;
       for (const p of batch) {
@@ -182,6 +200,8 @@ export class LogWriter {
       }
       seg.bytes += buf.length;
       seg.written += deliveries;
+      // The attempts held back lead the buffer.
+      for (const r of refs) this.c.index.attemptWritten(r.deliveryId, r.line, buf, r.start, r.end);
       if (buf.length > 0) {
         this.writes++;
         this.dirty = true;
