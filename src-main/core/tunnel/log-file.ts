@@ -16,6 +16,8 @@ import { openSegment, segName, type LogBounds, type LogIO, type Segment } from '
 /** Zero-filled ahead of the writes, at a time (see the top of this file). */
 const PREALLOCATE_BYTES = 1024 * 1024;
 const ZEROS = Buffer.alloc(64 * 1024);
+/** Zeros for filling a segment opened ahead, a few large writes each (made on first use). */
+let fillZeros: Buffer | null = null;
 
 export interface SegmentFileOptions {
   dir: string;
@@ -160,7 +162,8 @@ export class SegmentFile {
   private async zeroFill(fh: FileHandle, target: number): Promise<number> {
     let at = 0;
     try {
-      while (at < target) at += (await fh.write(ZEROS, 0, Math.min(ZEROS.length, target - at), at)).bytesWritten;
+      const zeros = (fillZeros ??= Buffer.alloc(PREALLOCATE_BYTES));
+      while (at < target) at += (await fh.write(zeros, 0, Math.min(zeros.length, target - at), at)).bytesWritten;
       return at;
     } catch {
       // No room: the writes extend the file themselves (preallocate).
