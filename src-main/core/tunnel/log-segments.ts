@@ -61,7 +61,8 @@ export interface LogIO {
 
 export const NODE_IO: LogIO = {
   write: (fd, buf, off, len, position) => writeSync(fd, buf, off, len, position),
-  truncate: (fd, len) => new Promise<void>((resolve, reject) => ftruncate(fd, len, (err) => (err ? reject(err) : resolve()))),
+  truncate: (fd, len) =>
+    new Promise<void>((resolve, reject) => ftruncate(fd, len, (err) => (err ? reject(err) : resolve()))),
   // The callback form: the same fdatasync in the thread pool, without the promise API's heavier request.
   datasync: (fh) => new Promise<void>((resolve, reject) => fdatasync(fh.fd, (err) => (err ? reject(err) : resolve()))),
 };
