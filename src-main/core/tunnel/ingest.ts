@@ -76,6 +76,11 @@ const SECRET_REASONS: ReadonlySet<TunnelReason> = new Set<TunnelReason>(['signat
 export class Ingest {
   /** The appends of accepted deliveries still in flight, by `agentId \0 key`. */
   private readonly storing = new Map<string, Promise<void>>();
+  /** The agent and time the next claim is made for (set just before the synchronous verification). */
+  private claimAgent = '';
+  private claimAt = 0;
+  /** Claims a key for claimAgent at claimAt: made once, not a closure per delivery. */
+  private readonly claim = (key: string): boolean => this.o.seen.claim(this.claimAgent, key, this.claimAt);
 
   constructor(private readonly o: IngestOptions) {}
 
@@ -148,7 +153,7 @@ export class Ingest {
       forward: verdict.ok && this.o.hasTarget(input.agentId),
     };
     if (input.simulated) delivery.simulated = true;
-    const appended = this.o.log.appendDelivery(delivery);
+    const appended = this.o.log.appendDelivery(delivery, verdict.ok ? key : null);
     const storingKey = verdict.ok ? `${input.agentId}\u0000${key!}` : null;
     if (storingKey !== null) this.storing.set(storingKey, appended);
     try {
@@ -186,6 +191,8 @@ export class Ingest {
       secretError = err instanceof Error ? err.name : 'error';
     }
     const receivedAt = this.o.clock.now();
+    this.claimAgent = input.agentId;
+    this.claimAt = receivedAt;
     const checked = verifyTunnelDelivery({
       headers: input.headers,
       rawBody: input.body,
@@ -194,7 +201,7 @@ export class Ingest {
       toleranceSec: this.o.toleranceSec,
       allowLegacy: this.o.allowLegacy(),
       // Check and claim in one look-up: only an accepted delivery gets here.
-      claim: (k) => this.o.seen.claim(input.agentId, k, receivedAt),
+      claim: this.claim,
     });
     if (secretError !== null) checked.verdict.steps.unshift(`the signing secrets could not be read (${secretError})`);
     return { ...checked, receivedAt };

@@ -17,6 +17,8 @@ export interface Pending {
   end: number;
   /** Deliveries `data` carries forward (their records, already in the index), or null. */
   carried: string[] | null;
+  /** The duplicate key of the delivery `rec`, when known (else the index works it out). */
+  key: string | null | undefined;
   /** The append's own promise: settled once its records are applied (see settle()). */
   resolve: () => void;
   reject: (err: unknown) => void;
@@ -35,6 +37,7 @@ export function newPending(
   durable: boolean,
   rec: LogRecord | null,
   carried: string[] | null,
+  key?: string | null,
 ): Pending & { promise: Promise<void> } {
   let resolve!: () => void;
   let reject!: (err: unknown) => void;
@@ -42,17 +45,18 @@ export function newPending(
     resolve = res;
     reject = rej;
   });
-  return { data, deliveries, durable, rec, start: 0, end: 0, carried, resolve, reject, promise };
+  return { data, deliveries, durable, rec, start: 0, end: 0, carried, key, resolve, reject, promise };
 }
 
 /**
  * The bytes of one write: the attempts held back, then each append's records, each line ending in a
- * newline; notes where each append's data went. The index keeps delivery records as ranges of this
- * buffer, so a write holding any gets one of its own (not a slice of Node's shared pool).
+ * newline; notes where each append's data went. The index keeps delivery and attempt records as
+ * ranges of this buffer, so a write holding any gets one of its own (not a slice of Node's shared pool).
  */
 export function encode(lazy: string, batch: Pending[]): Buffer {
   let size = Buffer.byteLength(lazy);
-  let kept = false;
+  // The index keeps attempt records as ranges of the buffer too.
+  let kept = lazy !== '';
   for (const p of batch) {
     if (p.data !== '') size += Buffer.byteLength(p.data) + 1;
     if (p.deliveries > 0) kept = true;

@@ -4,9 +4,10 @@
 // makes it several times cheaper (and its tail far shorter) on a journaling file system. A segment's
 // records end at its first NUL byte (JSON never holds one); the padding is cut when the segment is
 // closed.
-// Rotation never stalls the writes: once a segment is full its successor is opened (and its first
-// chunk zero-filled) in the thread pool, and the next write goes there (log-writer.ts syncs, cuts and
-// closes the old one off the write path).
+// Rotation never stalls the writes: once a segment is three quarters full its successor is opened
+// and zero-filled (as far as the current one is expected to reach) in the thread pool, and once it
+// is full the next write goes there (log-writer.ts syncs, cuts and closes the old one off the write
+// path; the cut, ftruncate(2), runs in the thread pool too).
 import { unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../ports';
@@ -15,6 +16,8 @@ import { openSegment, segName, type LogBounds, type LogIO, type Segment } from '
 /** Zero-filled ahead of the writes, at a time (see the top of this file). */
 const PREALLOCATE_BYTES = 1024 * 1024;
 const ZEROS = Buffer.alloc(64 * 1024);
+/** Zeros for filling a segment opened ahead, a few large writes each (made on first use). */
+let fillZeros: Buffer | null = null;
 
 export interface SegmentFileOptions {
   dir: string;
@@ -56,6 +59,21 @@ export class SegmentFile {
     return seg.bytes >= this.o.bounds.segmentBytes || seg.written >= this.o.bounds.segmentDeliveries;
   }
 
+  /**
+   * Once `seg` is three quarters full, opens its successor ahead (see openSpare), zero-filled as far
+   * as `seg` is expected to reach by then: rotation then only switches the writes to it, and the
+   * writes of a segment as large as this one never wait for zero-filling.
+   */
+  prepareNext(seg: Segment): void {
+    if (this.spare) return;
+    const b = this.o.bounds;
+    if (4 * seg.bytes < 3 * b.segmentBytes && 4 * seg.written < 3 * b.segmentDeliveries) return;
+    const perDelivery = seg.written > 0 ? seg.bytes / seg.written : seg.bytes;
+    const expected = Math.min(b.segmentBytes, Math.ceil(perDelivery * b.segmentDeliveries));
+    // A little past it: the write that fills a segment may end beyond its bound.
+    void this.openSpare(seg.n + 1, Math.ceil((expected * 1.1) / ZEROS.length) * ZEROS.length);
+  }
+
   /** Writes `buf` after the records of `seg` (a plain pwrite(2) into the page cache); throws when it fails part-way. */
   write(seg: Segment, buf: Buffer): void {
     this.preallocate(seg, buf.length);
@@ -68,8 +86,10 @@ export class SegmentFile {
   }
 
   /**
-   * Zero-fills the current segment ahead of a write of `len` bytes. When the disk has no room for
-   * it, the padding is cut back and the write extends the file itself (and may fail: cutBack).
+   * Zero-fills the current segment ahead of a write of `len` bytes, when the zeros filled ahead (see
+   * openSpare) do not reach that far. When the disk has no room for them, the zeros written so far
+   * stay (the records overwrite them in place) and the write extends the file itself (and may fail:
+   * cutBack).
    */
   private preallocate(seg: Segment, len: number): void {
     const need = seg.bytes + len;
@@ -80,25 +100,19 @@ export class SegmentFile {
     let at = this.fileSize;
     try {
       while (at < target) at += this.o.io.write(fd, ZEROS, 0, Math.min(ZEROS.length, target - at), at);
-      this.fileSize = target;
     } catch {
       this.noPreallocateUntil = need + chunk;
-      try {
-        this.o.io.truncate(fd, Math.max(seg.bytes, this.fileSize));
-      } catch {
-        // the zeros stay: harmless past the records
-        this.fileSize = Math.max(this.fileSize, at);
-      }
     }
+    this.fileSize = Math.max(this.fileSize, at);
   }
 
   /**
    * A write failed part-way: cuts the segment back to its last whole record (seg.bytes), so nothing
    * is ever appended after torn bytes. False when even that fails (roll before the next append).
    */
-  cutBack(seg: Segment): boolean {
+  async cutBack(seg: Segment): Promise<boolean> {
     try {
-      this.o.io.truncate(this.fh!.fd, seg.bytes);
+      await this.o.io.truncate(this.fh!.fd, seg.bytes);
       this.fileSize = seg.bytes;
       return true;
     } catch (err) {
@@ -119,12 +133,15 @@ export class SegmentFile {
     return this.spareFh;
   }
 
-  /** Opens segment `n`, the one after the current (once; null when it cannot be opened: the current one grows for now). */
-  openSpare(n: number): Promise<FileHandle | null> {
+  /**
+   * Opens segment `n`, the one after the current (once; null when it cannot be opened: the current one
+   * grows for now), zero-filled up to `bytes` (at most a segment's bound).
+   */
+  openSpare(n: number, bytes = PREALLOCATE_BYTES): Promise<FileHandle | null> {
     if (!this.spare) {
       const opening = openSegment(this.o.dir, n).then(
         async (fh) => {
-          this.spareSize = await this.zeroFill(fh);
+          this.spareSize = await this.zeroFill(fh, Math.min(bytes, this.o.bounds.segmentBytes));
           return (this.spareFh = fh);
         },
         (err: unknown) => {
@@ -142,11 +159,11 @@ export class SegmentFile {
   }
 
   /** Zero-fills a segment opened ahead, in the thread pool (see preallocate): the size it reached. */
-  private async zeroFill(fh: FileHandle): Promise<number> {
-    const target = Math.min(PREALLOCATE_BYTES, this.o.bounds.segmentBytes);
+  private async zeroFill(fh: FileHandle, target: number): Promise<number> {
     let at = 0;
     try {
-      while (at < target) at += (await fh.write(ZEROS, 0, Math.min(ZEROS.length, target - at), at)).bytesWritten;
+      const zeros = (fillZeros ??= Buffer.alloc(PREALLOCATE_BYTES));
+      while (at < target) at += (await fh.write(zeros, 0, Math.min(zeros.length, target - at), at)).bytesWritten;
       return at;
     } catch {
       // No room: the writes extend the file themselves (preallocate).
@@ -174,7 +191,7 @@ export class SegmentFile {
    */
   async cutFailed(fh: FileHandle, seg: Segment): Promise<boolean> {
     try {
-      this.o.io.truncate(fh.fd, seg.synced);
+      await this.o.io.truncate(fh.fd, seg.synced);
       await this.o.io.datasync(fh);
       if (fh === this.fh) this.fileSize = seg.synced;
       return true;
@@ -193,7 +210,7 @@ export class SegmentFile {
   /** Cuts the zero padding off a segment left (`fileSize`: its file's size) and closes it (best effort). */
   async retire(fh: FileHandle, seg: Segment, fileSize: number): Promise<void> {
     try {
-      if (fileSize > seg.bytes) this.o.io.truncate(fh.fd, seg.bytes);
+      if (fileSize > seg.bytes) await this.o.io.truncate(fh.fd, seg.bytes);
     } catch {
       // the padding stays: readers stop at its first NUL
     }

@@ -3,9 +3,10 @@
 // by the garbage collector's young generation and kept in the old one: it is kept compact. Per
 // delivery one flat entry with what lists, counts and the forwarder ask about, plus its record and
 // its attempts' records as written (JSON lines); a whole record is parsed back only when asked for
-// (get, pending, all, or a body search). A delivery's record is kept as a range of the very buffer
-// that was written to disk (or read from it), shared by every record of that write: a few long-lived
-// objects per write, off the collector's heap, instead of a string (often a tree of pieces) per record.
+// (get, pending, all, or a body search). A delivery's record, and its first attempt's once written,
+// is kept as a range of the very buffer that was written to disk (or read from it), shared by every
+// record of that write: a few long-lived objects per write, off the collector's heap, instead of a
+// string (often a tree of pieces: JSON.stringify builds its result in parts) per record.
 // A body is cut from its record as written (bodyOf), so reading bodies parses no record.
 import { isFinalStatus } from './records';
 import { keyOfDelivery } from './seen';
@@ -50,8 +51,14 @@ export interface Entry {
   readonly src: Buffer;
   readonly start: number;
   readonly end: number;
-  /** Its attempts' records as written, one per line, in the order they were taken ('' when none). */
+  /**
+   * Its attempts' records as written, one per line, in the order they were taken ('' when none);
+   * the first one may be held as bytes attemptStart..attemptEnd of attemptSrc instead (see attemptWritten).
+   */
   attemptLines: string;
+  attemptSrc: Buffer | null;
+  attemptStart: number;
+  attemptEnd: number;
   attempts: number;
   /** Attempts that were not replays. */
   forwards: number;
@@ -150,9 +157,17 @@ export function deliveryBody(d: StoredDelivery): DeliveryBody {
   };
 }
 
+/** Its attempts' records as written, one per line ('' when none). */
+function attemptText(e: Entry): string {
+  if (e.attemptSrc === null) return e.attemptLines;
+  const first = e.attemptSrc.toString('utf8', e.attemptStart, e.attemptEnd);
+  return e.attemptLines === '' ? first : `${first}\n${e.attemptLines}`;
+}
+
 function parseAttempts(e: Entry): ForwardAttempt[] {
-  if (e.attemptLines === '') return [];
-  const out = e.attemptLines.split('\n').map((l) => JSON.parse(l) as ForwardAttempt);
+  const text = attemptText(e);
+  if (text === '') return [];
+  const out = text.split('\n').map((l) => JSON.parse(l) as ForwardAttempt);
   // In time order (stable: taken order among equal times).
   return out.sort((a, b) => a.at - b.at);
 }
@@ -180,9 +195,17 @@ export class LogIndex {
 
   /**
    * Takes a delivery record read or written in `segment`, as written: bytes start..end of src. The
-   * segment it lived in before (a pending delivery carried forward), or null.
+   * segment it lived in before (a pending delivery carried forward), or null. `key`: its duplicate key
+   * (keyOfDelivery) when the caller knows it.
    */
-  addDelivery(d: StoredDelivery, segment: number, src: Buffer, start: number, end: number): number | null {
+  addDelivery(
+    d: StoredDelivery,
+    segment: number,
+    src: Buffer,
+    start: number,
+    end: number,
+    key?: string | null,
+  ): number | null {
     const existing = this.entries.get(d.id);
     if (existing) {
       // A pending delivery carried forward: it now lives in the newer segment.
@@ -190,7 +213,7 @@ export class LogIndex {
       existing.segment = segment;
       return before;
     }
-    this.entries.set(d.id, this.entryOf(d, segment, src, start, end));
+    this.entries.set(d.id, this.entryOf(d, segment, src, start, end, key === undefined ? keyOfDelivery(d) : key));
     this.insertOrdered(d.id);
     return null;
   }
@@ -206,7 +229,7 @@ export class LogIndex {
       if (this.loadedAttempts.has(rec.id)) return false;
       this.loadedAttempts.add(rec.id);
     }
-    e.attemptLines = e.attempts === 0 ? line : `${e.attemptLines}\n${line}`;
+    e.attemptLines = e.attemptLines === '' ? line : `${e.attemptLines}\n${line}`;
     e.attempts++;
     if (!rec.replay) {
       e.forwards++;
@@ -218,7 +241,28 @@ export class LogIndex {
     return true;
   }
 
-  private entryOf(d: StoredDelivery, segment: number, src: Buffer, start: number, end: number): Entry {
+  /**
+   * An attempt's record `line`, taken with addAttempt, was written as bytes start..end of `src`:
+   * when it is its delivery's only attempt, the entry keeps it as that range (off the collector's
+   * heap, like the delivery's record) instead of the string.
+   */
+  attemptWritten(deliveryId: string, line: string, src: Buffer, start: number, end: number): void {
+    const e = this.entries.get(deliveryId);
+    if (!e || e.attemptSrc !== null || e.attemptLines !== line) return;
+    e.attemptSrc = src;
+    e.attemptStart = start;
+    e.attemptEnd = end;
+    e.attemptLines = '';
+  }
+
+  private entryOf(
+    d: StoredDelivery,
+    segment: number,
+    src: Buffer,
+    start: number,
+    end: number,
+    key: string | null,
+  ): Entry {
     const s = d.summary;
     return {
       id: d.id,
@@ -229,6 +273,9 @@ export class LogIndex {
       start,
       end,
       attemptLines: '',
+      attemptSrc: null,
+      attemptStart: 0,
+      attemptEnd: 0,
       attempts: 0,
       forwards: 0,
       lastStatus: null,
@@ -240,7 +287,7 @@ export class LogIndex {
       from: this.intern(s.from),
       messageId: s.messageId,
       type: this.intern(s.type),
-      key: keyOfDelivery(d),
+      key,
       bytes: base64Bytes(d.bodyBase64),
       simulated: d.simulated === true,
       forward: d.forward,
@@ -261,7 +308,12 @@ export class LogIndex {
     if (ids.length === 0) return;
     for (const id of ids) this.entries.delete(id);
     const gone = new Set(ids);
-    this.order = this.order.filter((id) => !gone.has(id));
+    // They are the oldest (a dropped segment's), so usually the front of the order: cut off at once,
+    // then looked for in the rest only when some were not there (a delivery carried forward among them).
+    const o = this.order;
+    let front = 0;
+    while (front < o.length && gone.has(o[front]!)) front++;
+    this.order = front === ids.length ? o.slice(front) : o.slice(front).filter((id) => !gone.has(id));
   }
 
   private insertOrdered(id: string): void {
@@ -369,7 +421,7 @@ export class LogIndex {
       if (stateOf(e) === 'pending') {
         out.carry.push(id);
         lines.push(lineOf(e));
-        if (e.attempts > 0) lines.push(e.attemptLines);
+        if (e.attempts > 0) lines.push(attemptText(e));
         continue;
       }
       out.drop.push(id);

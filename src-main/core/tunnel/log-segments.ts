@@ -1,7 +1,7 @@
 // The log's segments and what they hold: the JSONL segment files under <dataDir>/deliveries (named
 // by number, oldest first), each one's counts (kept for rotation and retention), the in-memory index
 // of their deliveries (log-index.ts), and the file operations the append path makes on them.
-import { constants, fdatasync, ftruncateSync, writeSync } from 'node:fs';
+import { constants, fdatasync, ftruncate, writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PRIVATE_FILE_MODE } from './private-files';
@@ -54,13 +54,15 @@ export function openSegment(dir: string, n: number): Promise<FileHandle> {
 export interface LogIO {
   /** pwrite(2) at `position`: may write less than asked, or throw (ENOSPC, EIO). */
   write(fd: number, buf: Buffer, off: number, len: number, position: number): number;
-  truncate(fd: number, len: number): void;
+  /** ftruncate(2), in the thread pool (a cut can take milliseconds: it frees the blocks past `len`). */
+  truncate(fd: number, len: number): Promise<void>;
   datasync(fh: FileHandle): Promise<void>;
 }
 
 export const NODE_IO: LogIO = {
   write: (fd, buf, off, len, position) => writeSync(fd, buf, off, len, position),
-  truncate: (fd, len) => ftruncateSync(fd, len),
+  truncate: (fd, len) =>
+    new Promise<void>((resolve, reject) => ftruncate(fd, len, (err) => (err ? reject(err) : resolve()))),
   // The callback form: the same fdatasync in the thread pool, without the promise API's heavier request.
   datasync: (fh) => new Promise<void>((resolve, reject) => fdatasync(fh.fd, (err) => (err ? reject(err) : resolve()))),
 };
@@ -86,9 +88,12 @@ export class LogContents {
     return this.segments.find((s) => s.n === n) ?? newSegment(n);
   }
 
-  /** Takes a delivery record (as written: bytes start..end of src) into the index and keeps the segments' counts. */
-  applyDelivery(d: StoredDelivery, seg: Segment, src: Buffer, start: number, end: number): void {
-    this.counted(this.index.addDelivery(d, seg.n, src, start, end), seg, d.receivedAt);
+  /**
+   * Takes a delivery record (as written: bytes start..end of src) into the index and keeps the
+   * segments' counts. `key`: its duplicate key when known.
+   */
+  applyDelivery(d: StoredDelivery, seg: Segment, src: Buffer, start: number, end: number, key?: string | null): void {
+    this.counted(this.index.addDelivery(d, seg.n, src, start, end, key), seg, d.receivedAt);
   }
 
   applyAttempt(a: ForwardAttempt, seg: Segment, line: string): void {

@@ -36,6 +36,14 @@ const SYNC_LAZY_MS = 1_000;
 /** fdatasyncs in flight at once; appends made meanwhile wait and share the next write and sync. */
 const MAX_SYNCS = 1;
 
+interface LazyRef {
+  deliveryId: string;
+  line: string;
+  /** Its bytes in the buffer written. */
+  start: number;
+  end: number;
+}
+
 export interface LogWriterOptions {
   dir: string;
   bounds: Required<LogBounds>;
@@ -51,6 +59,9 @@ export class LogWriter {
   private queue: Pending[] = [];
   /** Attempt records already applied in memory, written with the next write. */
   private lazy = '';
+  /** Where each of them lies in `lazy`, in bytes (for the index: attemptWritten). */
+  private lazyRefs: LazyRef[] = [];
+  private lazyBytes = 0;
   /** The write loop (writes are serialized: the file keeps the order of appends). */
   private flushing: Promise<void> | null = null;
   /** Written, waiting for an fdatasync that starts after their write. */
@@ -83,8 +94,8 @@ export class LogWriter {
   }
 
   /** One record (the hot path: one JSON.stringify, no per-record closures). */
-  append(rec: LogRecord, durable: boolean): Promise<void> {
-    const p = newPending(JSON.stringify(rec), rec.kind === 'delivery' ? 1 : 0, durable, rec, null);
+  append(rec: LogRecord, durable: boolean, key?: string | null): Promise<void> {
+    const p = newPending(JSON.stringify(rec), rec.kind === 'delivery' ? 1 : 0, durable, rec, null, key);
     this.push(p);
     return p.promise;
   }
@@ -93,7 +104,11 @@ export class LogWriter {
   takeAttempt(a: ForwardAttempt): void {
     const line = JSON.stringify(a);
     this.c.applyAttempt(a, this.c.current(), line);
+    const start = this.lazyBytes;
+    const end = start + Buffer.byteLength(line);
+    this.lazyRefs.push({ deliveryId: a.deliveryId, line, start, end });
     this.lazy += `${line}\n`;
+    this.lazyBytes = end + 1;
     this.scheduleSync();
   }
 
@@ -123,7 +138,7 @@ export class LogWriter {
 
   /** The records of `p` are in `seg`, written as `buf` (and on disk when durable): apply them, then resolve. */
   private settle(p: Pending, seg: Segment, buf: Buffer): void {
-    if (p.rec?.kind === 'delivery') this.c.applyDelivery(p.rec, seg, buf, p.start, p.end);
+    if (p.rec?.kind === 'delivery') this.c.applyDelivery(p.rec, seg, buf, p.start, p.end, p.key);
     else if (p.rec) this.c.applyAttempt(p.rec, seg, p.data);
     else if (p.carried) this.c.moved(p.carried, seg);
     p.resolve();
@@ -152,7 +167,10 @@ export class LogWriter {
       const batch = this.queue;
       this.queue = [];
       const buf = encode(this.lazy, batch);
+      const refs = this.lazyRefs;
       this.lazy = '';
+      this.lazyRefs = [];
+      this.lazyBytes = 0;
       let durable = false;
       let deliveries = 0;
       for (const p of batch) {
@@ -176,12 +194,14 @@ export class LogWriter {
         this.file.write(seg, buf);
       } catch (err) {
         this.o.logger.error('tunnel log: write failed', { error: err instanceof Error ? err.message : String(err) });
-        if (!this.file.cutBack(seg)) this.broken = true;
+        if (!(await this.file.cutBack(seg))) this.broken = true;
         for (const p of batch) p.reject(err);
         continue;
       }
       seg.bytes += buf.length;
       seg.written += deliveries;
+      // The attempts held back lead the buffer.
+      for (const r of refs) this.c.index.attemptWritten(r.deliveryId, r.line, buf, r.start, r.end);
       if (buf.length > 0) {
         this.writes++;
         this.dirty = true;
@@ -192,8 +212,8 @@ export class LogWriter {
       }
       if (durable) this.startSync();
       else this.scheduleSync();
-      // Full: its successor is opened meanwhile, for the next write.
-      if (this.file.full(seg)) void this.file.openSpare(seg.n + 1);
+      // Nearly full: its successor is opened (and zero-filled) meanwhile, ready before it is needed.
+      this.file.prepareNext(seg);
     }
   }
 

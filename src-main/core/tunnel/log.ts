@@ -96,10 +96,14 @@ export class EventLog extends LogReader {
     return new LogClosedError(this.readOnly ? 'the delivery log is open read-only' : 'the delivery log is not open');
   }
 
-  /** Appends a delivery; resolves once it is on disk (fdatasync). */
-  appendDelivery(d: StoredDelivery): Promise<void> {
+  /**
+   * Appends a delivery; resolves once it is on disk (fdatasync). `key`: its duplicate key (seen.ts
+   * keyOfDelivery) when the caller has it at hand, so the index need not work it out again.
+   */
+  appendDelivery(d: StoredDelivery, key?: string | null): Promise<void> {
     if (this.c.index.entries.has(d.id)) return Promise.reject(new Error(`delivery ${d.id} already exists`));
-    return this.appendOne(d);
+    if (!this.writable()) return Promise.reject(this.notWritable());
+    return this.writer!.append(d, true, key);
   }
 
   /** Appends a forward/replay attempt (see takeAttempt); durable: resolves once it is written and synced. */

@@ -193,6 +193,37 @@ describe('EventLog', () => {
     await again.close();
   });
 
+  it('an attempt written before the next one is read back whole and in order (multi-byte text), live, carried forward and after a restart', async () => {
+    const s = await setup({ maxDeliveries: 4, segmentDeliveries: 2 });
+    const log = s.make();
+    await log.open();
+    const stuck = s.newId();
+    await log.appendDelivery(delivery(stuck, 'x', s.clock.now()));
+    const first = { ...attempt(s.newId(), stuck, s.clock.now() + 1, 503), responseBody: 'überlastet – später ✓' };
+    await log.appendAttempt(first);
+    // Written (and synced) before the second attempt is taken.
+    await log.syncNow();
+    expect(log.get(stuck)!.attempts).toEqual([first]);
+    const second = attempt(s.newId(), stuck, s.clock.now() + 2, null);
+    await log.appendAttempt(second);
+    await log.syncNow();
+    const before = log.get(stuck)!;
+    expect(before.attempts).toEqual([first, second]);
+    for (let i = 0; i < 10; i++) {
+      const id = s.newId();
+      await log.appendDelivery(delivery(id, 'x', s.clock.now()));
+      await log.appendAttempt(attempt(s.newId(), id, s.clock.now(), 200));
+      await s.clock.advance(10);
+      await log.maintain();
+    }
+    expect(log.get(stuck)).toEqual(before);
+    await log.close();
+    const again = s.make();
+    await again.open();
+    expect(again.get(stuck)).toEqual(before);
+    await again.close();
+  });
+
   it('pending deliveries over the bounds are kept where they are, not carried from segment to segment', async () => {
     const warnings: string[] = [];
     const s = await setup(
