@@ -61,8 +61,9 @@ export async function addEmulatedTeam(
   emu: { baseUrl: string },
   agents: Array<{ agentId: string; label?: string }>,
 ): Promise<string> {
-  return (await ok<{ teamId: string }>('teams.add', { label: 'Emulated', baseUrl: emu.baseUrl, apiKey: DEMO_KEY, agents }))
-    .teamId;
+  return (
+    await ok<{ teamId: string }>('teams.add', { label: 'Emulated', baseUrl: emu.baseUrl, apiKey: DEMO_KEY, agents })
+  ).teamId;
 }
 
 export interface CompanionSuite extends EmulatorSuite, TestCompanion {

@@ -33,7 +33,12 @@ describe('tunnel.expose over the companion and the emulator', () => {
     'cc-expose-',
     {
       agents: [{ agentId: AGENT }],
-      companion: { secrets, poll: undefined, exposure: { loadNgrok: async () => ngrok, timeoutMs: 10_000 }, tunnelPort: 0 },
+      companion: {
+        secrets,
+        poll: undefined,
+        exposure: { loadNgrok: async () => ngrok, timeoutMs: 10_000 },
+        tunnelPort: 0,
+      },
     },
     (s) => ({ emu, teamId } = s),
   );

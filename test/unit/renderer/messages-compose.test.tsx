@@ -8,7 +8,14 @@
 // before anything is sent; on WhatsApp its thread opens.
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { AgentDTO, MessageDTO, Result, SendArgs, SendProgressDTO, SendResultDTO } from '../../../src-shared/contract';
+import type {
+  AgentDTO,
+  MessageDTO,
+  Result,
+  SendArgs,
+  SendProgressDTO,
+  SendResultDTO,
+} from '../../../src-shared/contract';
 import { MessagesScreen } from '../../../src-renderer/src/features/messages/MessagesScreen';
 import { connectStore } from '../../../src-renderer/src/store';
 import { agent, flush, mount, setup, team } from './fixtures';

@@ -193,7 +193,9 @@ describe('Messages: an agent whose deliveries do not come here', () => {
     await flush();
     expect(t.calls.some((c) => c.name === 'webhook.register')).toBe(false);
     const ask = screen.getByRole('group', { name: 'Confirm the new webhook URL of Agent a2' });
-    expect(ask.textContent).toContain(`Point the webhook of Agent a2 at https://pub.example.test/hooks/a2? ${TAKEOVER}`);
+    expect(ask.textContent).toContain(
+      `Point the webhook of Agent a2 at https://pub.example.test/hooks/a2? ${TAKEOVER}`,
+    );
     fireEvent.click(within(ask).getByRole('button', { name: 'Replace the webhook' }));
     await flush();
     expect(t.calls.find((c) => c.name === 'webhook.register')?.args).toEqual({
