@@ -18,6 +18,7 @@ import { checkRecipient } from './recipient';
 import { errorField } from './SendError';
 import { SendHistory } from './SendHistory';
 import { SendMeter } from './SendMeter';
+import { NeedsScanReason, SendAnyway } from './SendAnyway';
 import { SendResult } from './SendResult';
 import { agentName } from '../../store/notices';
 import { useSendDraft } from './useSendDraft';
@@ -322,12 +323,9 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
               </>
             )}
             {confirming && doubts.length > 0 ? (
-              <div className="send-confirm" role="alert">
+              <SendAnyway onSend={() => void submit({ anyway: true })} onCancel={() => setConfirming(false)}>
                 {doubts.includes('needs-scan') && (
-                  <p>
-                    <strong>{agentWords} needs a QR scan.</strong> The service will refuse this send until the phone
-                    scans the code. <a href={agentHref(teamId, agentId, 'pairing')}>Pair {agentWords}</a>
-                  </p>
+                  <NeedsScanReason teamId={teamId} agentId={agentId} who={agentWords} />
                 )}
                 {doubts.includes('not-on-whatsapp') && (
                   <p>
@@ -335,16 +333,7 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
                     arrive.
                   </p>
                 )}
-                <p>Send it anyway?</p>
-                <div className="actions">
-                  <button type="button" className="danger" onClick={() => void submit({ anyway: true })}>
-                    Send anyway
-                  </button>
-                  <button type="button" className="secondary" onClick={() => setConfirming(false)} autoFocus>
-                    Don&apos;t send
-                  </button>
-                </div>
-              </div>
+              </SendAnyway>
             ) : (
               <div className="actions">
                 <button

@@ -14,6 +14,7 @@ import { threadKey } from '../../store/messages';
 import { useApp } from '../../store/react';
 import { SendResult } from '../console/SendResult';
 import { agentName } from '../../store/notices';
+import { NeedsScanReason, SendAnyway } from '../console/SendAnyway';
 import { useSendDraft } from '../console/useSendDraft';
 import '../console/console.css';
 import './compose.css';
@@ -220,21 +221,9 @@ export function Composer({ teamId, agentId, contact }: { teamId: string; agentId
           </p>
         )}
         {confirming && (
-          <div className="send-confirm" role="alert">
-            <p>
-              <strong>{agentWords} needs a QR scan.</strong> The service will refuse this send until the phone scans the
-              code. <a href={agentHref(teamId, agentId, 'pairing')}>Pair {agentWords}</a>
-            </p>
-            <p>Send it anyway?</p>
-            <div className="actions">
-              <button type="button" className="danger" onClick={() => void submit({ anyway: true })}>
-                Send anyway
-              </button>
-              <button type="button" className="secondary" onClick={() => setConfirming(false)} autoFocus>
-                Don&apos;t send
-              </button>
-            </div>
-          </div>
+          <SendAnyway onSend={() => void submit({ anyway: true })} onCancel={() => setConfirming(false)}>
+            <NeedsScanReason teamId={teamId} agentId={agentId} who={agentWords} />
+          </SendAnyway>
         )}
       </form>
     </div>
