@@ -2,6 +2,7 @@
 // (this install's transcript; the service keeps its own record under the user id).
 import { useRef, useState, type FormEvent } from 'react';
 import type { ChatConversationDTO, ErrorDTO } from '../../../../src-shared/contract';
+import { ConfirmStep } from '../../components/ConfirmStep';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { NameForm } from '../../components/NameForm';
 import { convKey } from '../../store/chat';
@@ -119,20 +120,21 @@ export function ConversationTitle({ teamId, agentId, userId, own, saved, busy }:
         </div>
       )}
       {mode === 'delete' && (
-        <div className="chat-confirm" role="group" aria-labelledby="chat-delete-q">
-          <p id="chat-delete-q">
-            Delete “{name}” from this computer? Its messages here are removed. The service keeps its own record of the
-            conversation with user id <code>{userId}</code>, and remembers it if you chat as that id again.
-          </p>
-          <div className="actions">
-            <button type="button" className="danger small" onClick={() => void del()} disabled={busy}>
-              Delete conversation
-            </button>
-            <button type="button" className="secondary small" onClick={() => setMode('show')}>
-              Keep it
-            </button>
-          </div>
-        </div>
+        <ConfirmStep
+          id="chat-delete-q"
+          className="chat-confirm"
+          question={
+            <>
+              Delete “{name}” from this computer? Its messages here are removed. The service keeps its own record of the
+              conversation with user id <code>{userId}</code>, and remembers it if you chat as that id again.
+            </>
+          }
+          confirm="Delete conversation"
+          cancel="Keep it"
+          busy={busy}
+          onConfirm={() => void del()}
+          onCancel={() => setMode('show')}
+        />
       )}
       {error && <ErrorNotice error={error} onDismiss={() => setError(null)} />}
     </div>

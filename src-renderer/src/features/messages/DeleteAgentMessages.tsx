@@ -2,6 +2,7 @@
 // goes where: the sends leave the send log at once, what contacts wrote is hidden from now on.
 import { useState } from 'react';
 import type { ErrorDTO } from '../../../../src-shared/contract';
+import { ConfirmStep } from '../../components/ConfirmStep';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { messagesHref } from '../../router/routes';
 import { useApp } from '../../store/react';
@@ -24,19 +25,22 @@ export function DeleteAgentMessages({ teamId, agentId, label }: { teamId: string
   return (
     <div className="messages-delete-agent">
       {asking ? (
-        <div className="messages-confirm" role="group" aria-labelledby="messages-delete-agent-q">
-          <p id="messages-delete-agent-q">
-            Delete every conversation of {label} from this computer? What was sent is removed from the send log at once;
-            what contacts wrote is hidden now and leaves the webhook log when that log drops it. The contacts still have
-            the messages on their phones.
-          </p>
-          <button type="button" className="danger small" onClick={() => void del()} disabled={busy}>
-            Delete all messages
-          </button>
-          <button type="button" className="secondary small" onClick={() => setAsking(false)}>
-            Keep them
-          </button>
-        </div>
+        <ConfirmStep
+          id="messages-delete-agent-q"
+          className="messages-confirm"
+          question={
+            <>
+              Delete every conversation of {label} from this computer? What was sent is removed from the send log at
+              once; what contacts wrote is hidden now and leaves the webhook log when that log drops it. The contacts
+              still have the messages on their phones.
+            </>
+          }
+          confirm="Delete all messages"
+          cancel="Keep them"
+          busy={busy}
+          onConfirm={() => void del()}
+          onCancel={() => setAsking(false)}
+        />
       ) : (
         <button type="button" className="secondary small danger" onClick={() => setAsking(true)}>
           Delete all messages of this agent

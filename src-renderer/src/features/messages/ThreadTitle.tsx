@@ -2,6 +2,7 @@
 // data folder, the service gives none) and Delete (this install's copy of the conversation).
 import { useState, type FormEvent } from 'react';
 import type { ErrorDTO } from '../../../../src-shared/contract';
+import { ConfirmStep } from '../../components/ConfirmStep';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { NameForm } from '../../components/NameForm';
 import { messagesHref } from '../../router/routes';
@@ -72,19 +73,22 @@ export function ThreadTitle({ teamId, agentId, contact, name }: Props) {
         </div>
       )}
       {mode === 'delete' && (
-        <div className="messages-confirm" role="group" aria-labelledby="messages-delete-q">
-          <p id="messages-delete-q">
-            Delete the conversation with {name ?? contact} from this computer? What was sent is removed from the send
-            log at once; what they wrote is hidden now and leaves the webhook log when that log drops it. The contact
-            still has the messages on their phone.
-          </p>
-          <button type="button" className="danger small" onClick={() => void del()} disabled={busy}>
-            Delete conversation
-          </button>
-          <button type="button" className="secondary small" onClick={() => setMode('show')}>
-            Keep it
-          </button>
-        </div>
+        <ConfirmStep
+          id="messages-delete-q"
+          className="messages-confirm"
+          question={
+            <>
+              Delete the conversation with {name ?? contact} from this computer? What was sent is removed from the send
+              log at once; what they wrote is hidden now and leaves the webhook log when that log drops it. The contact
+              still has the messages on their phone.
+            </>
+          }
+          confirm="Delete conversation"
+          cancel="Keep it"
+          busy={busy}
+          onConfirm={() => void del()}
+          onCancel={() => setMode('show')}
+        />
       )}
       {error && <ErrorNotice error={error} onDismiss={() => setError(null)} />}
     </div>
