@@ -104,6 +104,12 @@ describe('send records in the send log', () => {
       ['agent-unlinked', 'cli', 'nobody home', null, 'needs-scan'],
     ]);
     expect(records[0]!.messageId).toBe((ok.json()[0] as { messageId: string }).messageId);
+    // The thread says it in the Messages screen's words: "Not sent:" and what happened.
+    const thread = await runCli(
+      ['messages', '--data-dir', data, '--agent', 'agent-unlinked', '--with', '+15550102000'],
+      { env },
+    );
+    expect(thread.stdout).toContain("→ nobody home — Not sent: The agent's number is not linked.");
   });
 
   it('a usage error sends nothing and records nothing', async () => {
@@ -140,7 +146,7 @@ describe('messages', () => {
       ['+15550102222', 1, 1],
     ]);
     const human = await runCli(['messages', '--data-dir', data, '--agent', 'agent-connected'], { env });
-    expect(human.stdout).toMatch(/\+15550101111 .* 2 unread .* our answer/);
+    expect(human.stdout).toMatch(/\+15550101111 .* 2 unread .* You: our answer/);
 
     const thread = await runCli(
       ['messages', '--data-dir', data, '--agent', 'agent-connected', '--with', '+15550101111', '--json'],

@@ -12,6 +12,8 @@ import { defineAction, type CliContext } from '../context';
 import { UsageError } from '../errors';
 import { agentId, intString, parseFlags } from '../flags';
 import type { Output } from '../output';
+import { errorLine } from '../../../src-shared/error-advice';
+import { messageLine } from '../../../src-shared/message-words';
 
 /** --data-dir, or <config dir>/data: the folder the app and `listen` write. */
 export function cliDataDir(
@@ -40,13 +42,6 @@ function time(at: number): string {
   return new Date(at).toISOString().replace('T', ' ').slice(0, 16);
 }
 
-function firstLine(m: Message): string {
-  const line = m.text.split('\n')[0] ?? '';
-  if (m.type === 'text') return line;
-  const media = m.media?.filename ?? m.type;
-  return line === '' ? `[${media}]` : `[${media}] ${line}`;
-}
-
 function shown(contact: string): string {
   return /^\d+$/.test(contact) ? `+${contact}` : contact;
 }
@@ -69,10 +64,11 @@ function messageData(m: Message): Record<string, unknown> {
   return d;
 }
 
-function messageLine(m: Message, withContact: boolean): string {
-  const who = m.direction === 'in' ? '←' : m.fromMe ? '→ (phone)' : '→';
-  const status = m.status === 'failed' ? ` [failed: ${m.error?.message ?? 'no reason given'}]` : '';
-  return `${time(m.at)}  ${withContact ? `${shown(m.contact)}  ` : ''}${who} ${firstLine(m)}${status}`;
+/** A message in a thread, in the Messages screen's words ("from the phone", "Not sent: …"). */
+function threadLine(m: Message, withContact: boolean): string {
+  const who = m.direction === 'in' ? '←' : m.fromMe ? '→ (from the phone)' : '→';
+  const status = m.status === 'failed' ? ` — Not sent: ${m.error ? errorLine(m.error) : 'no reason given.'}` : '';
+  return `${time(m.at)}  ${withContact ? `${shown(m.contact)}  ` : ''}${who} ${messageLine(m)}${status}`;
 }
 
 function contactData(c: ContactSummary): Record<string, unknown> {
@@ -83,13 +79,13 @@ function contactData(c: ContactSummary): Record<string, unknown> {
     unread: c.unread,
     count: c.count,
     lastAt: new Date(c.lastAt).toISOString(),
-    last: firstLine(c.last),
+    last: messageLine(c.last),
   };
 }
 
 function contactLine(c: ContactSummary, showAgent: boolean): string {
   const unread = c.unread > 0 ? `${c.unread} unread` : 'read';
-  return `${shown(c.contact).padEnd(16)} ${(c.name ?? '').padEnd(16)} ${unread.padEnd(9)} ${time(c.lastAt)}  ${showAgent ? `${c.agentId}  ` : ''}${firstLine(c.last)}`;
+  return `${shown(c.contact).padEnd(16)} ${(c.name ?? '').padEnd(16)} ${unread.padEnd(9)} ${time(c.lastAt)}  ${showAgent ? `${c.agentId}  ` : ''}${c.last.direction === 'out' ? 'You: ' : ''}${messageLine(c.last)}`;
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -143,7 +139,7 @@ export function register(program: Command, ctx: CliContext): void {
           `${shown(contact)}${name ? ` (${name})` : ''} on ${agentIds![0]}${more ? ` — the latest ${list.length}` : ''}`,
         );
         if (list.length === 0) out.event({}, '  (no messages)');
-        for (const m of list) out.event({}, messageLine(m, false));
+        for (const m of list) out.event({}, threadLine(m, false));
       }
     } else {
       const list = messages.contacts(agentIds ? { agentIds } : {}).slice(0, limit);
@@ -176,7 +172,7 @@ async function follow(
     for (const m of await messages.refresh((await watch.readIfChanged()) ?? undefined)) {
       if (!wanted(m)) continue;
       if (out.json) out.event(messageData(m));
-      else out.event({}, messageLine(m, only.contact === undefined));
+      else out.event({}, threadLine(m, only.contact === undefined));
     }
   }
 }
