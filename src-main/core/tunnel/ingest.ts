@@ -16,6 +16,7 @@ import type { EventLog } from './log';
 import type { IdGenerator } from './ids';
 import type { RegistrationsInFlight } from './in-flight';
 import { digestOf, type Answer, type RefusalInput } from './receiver';
+import type { SecretCache } from './secret-cache';
 import type { SeenIndex } from './seen';
 import { verifyTunnelDelivery } from './verify';
 import type { HeaderMap, RefusedReason, StoredDelivery, TunnelReason } from './types';
@@ -47,7 +48,8 @@ export interface IngestOptions {
   seen: SeenIndex;
   clock: Clock;
   newId: IdGenerator;
-  getSecrets(agentId: string): Promise<string[]>;
+  /** The agents' signing secrets (read from their keeper at most once a second; see secret-cache.ts). */
+  secrets: SecretCache;
   toleranceSec?: number;
   /** Accept deliveries signed only with the legacy header (default false). */
   allowLegacy(): boolean;
@@ -60,6 +62,8 @@ export interface IngestOptions {
   /** How long such a delivery is held at most (default HOLD_MS). */
   holdMs?: number;
 }
+
+type Checked = ReturnType<typeof verifyTunnelDelivery> & { receivedAt: number };
 
 /** A verdict that refuses a delivery; its reason is the refused store's word as it is. */
 type RefusingReason = Exclude<TunnelReason, 'verified' | 'verified-legacy-only' | 'duplicate'>;
@@ -85,7 +89,13 @@ export class Ingest {
   constructor(private readonly o: IngestOptions) {}
 
   async receive(input: IngestInput): Promise<IngestResult> {
-    let checked = await this.verify(input);
+    // Secrets read a moment ago verify at once; a delivery they refuse is verified again with the
+    // secrets read afresh (one stored meanwhile counts).
+    const kept = this.o.secrets.peek(input.agentId);
+    let checked = kept !== undefined ? this.check(input, kept, null) : await this.verify(input);
+    if (kept !== undefined && !checked.verdict.ok && SECRET_REASONS.has(checked.verdict.reason)) {
+      checked = await this.verify(input);
+    }
     const inFlight = this.o.registrations;
     if (
       !checked.verdict.ok &&
@@ -180,16 +190,21 @@ export class Ingest {
     return { ...r, headers: { ...(r.headers ?? {}), 'retry-after': '5' }, delivery: null };
   }
 
-  /** Verifies with the agent's secrets as they are now (claiming the delivery's key when it passes). */
-  private async verify(input: IngestInput): Promise<ReturnType<typeof verifyTunnelDelivery> & { receivedAt: number }> {
+  /** Verifies with the agent's secrets read now (claiming the delivery's key when it passes). */
+  private async verify(input: IngestInput): Promise<Checked> {
     let secrets: string[] = [];
     let secretError: string | null = null;
     try {
-      secrets = (await this.o.getSecrets(input.agentId)).filter((s) => typeof s === 'string' && s.length > 0);
+      secrets = await this.o.secrets.get(input.agentId, true);
     } catch (err) {
       // The message of a secret-store failure names the store, never the secret.
       secretError = err instanceof Error ? err.name : 'error';
     }
+    return this.check(input, secrets, secretError);
+  }
+
+  /** Verifies with these secrets (claiming the delivery's key when it passes). */
+  private check(input: IngestInput, secrets: string[], secretError: string | null): Checked {
     const receivedAt = this.o.clock.now();
     this.claimAgent = input.agentId;
     this.claimAt = receivedAt;

@@ -4,6 +4,7 @@
 // dir is locked by another writer, see TunnelError 'locked') only reads.
 // Events for the live inspector: 'delivery' (stored, with verdict), 'forward' (each attempt,
 // replays included), 'status' (per-agent forwarding status), 'refused' (a refused request).
+import { join } from 'node:path';
 import { isLoopbackHost } from '../url';
 import type { Dispatcher } from 'undici';
 import { Emitter, type Unsubscribe } from '../events';
@@ -20,7 +21,7 @@ import {
 } from './forwarder';
 import { DEFAULT_TUNNEL_NAME, DELIVERY_HEADER, RESIGNED_HEADER, TUNNEL_HEADER } from './headers';
 import { createIdGenerator, type IdGenerator } from './ids';
-import { RegistrationsInFlight } from './in-flight';
+import { REGISTERING_DIR, RegistrationsInFlight } from './in-flight';
 import { Ingest, type InvalidResponse } from './ingest';
 import { acquireWriterLock, LockedError, type WriterLock } from './lock';
 import { privateFiles } from './private-files';
@@ -29,6 +30,7 @@ import { RefusalLimiter, type RefusalRate } from './ratelimit';
 import { createReceiver, type Answer, type Receiver, type RefusalInput } from './receiver';
 import { cappedHeaders, RefusedStore, type RefusedQuery } from './refused';
 import { replayDelivery, type ReplayOptions } from './replay';
+import { SecretCache } from './secret-cache';
 import { DEFAULT_DUPLICATE_WINDOW_MS, minDuplicateWindowMs, SeenFile, SeenIndex } from './seen';
 import { composeInboundEvent, signedRequest, type SimulateInput } from './simulate';
 import { createUndiciTransport, type Transport } from './transport';
@@ -170,6 +172,8 @@ export class Tunnel {
   /** Webhook registrations under way (see TunnelOptions.registrations). */
   readonly registrations: RegistrationsInFlight;
   readonly readOnly: boolean;
+  /** The agents' signing secrets, read from getSecrets at most once a second while they verify. */
+  private readonly secrets: SecretCache;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly name: string;
@@ -209,7 +213,8 @@ export class Tunnel {
     this.limiter = new RefusalLimiter(o.refusalRate);
     this.allowLegacy = o.allowLegacySignature === true;
     this.readOnly = o.readOnly === true;
-    this.registrations = o.registrations ?? new RegistrationsInFlight();
+    this.registrations = o.registrations ?? new RegistrationsInFlight(join(o.dataDir, REGISTERING_DIR));
+    this.secrets = new SecretCache(o.getSecrets, this.clock);
     if (o.transport) {
       this.transport = o.transport;
       this.closeTransport = async () => undefined;
@@ -286,7 +291,7 @@ export class Tunnel {
       seen: this.seen,
       clock: this.clock,
       newId: this.newId,
-      getSecrets: this.o.getSecrets,
+      secrets: this.secrets,
       toleranceSec: this.toleranceSec,
       allowLegacy: () => this.allowLegacy,
       invalidResponse: this.o.invalidResponse,
@@ -469,6 +474,11 @@ export class Tunnel {
     return this.log.get(id);
   }
 
+  /** A signing secret was stored (one agent's, or any): the next delivery reads the secrets again. */
+  forgetSecrets(agentId?: string): void {
+    this.secrets.forget(agentId);
+  }
+
   async replay(id: string, opts: ReplayOptions): Promise<ForwardAttempt> {
     await this.open();
     const attempt = await replayDelivery(
@@ -478,7 +488,7 @@ export class Tunnel {
         transport: this.transport,
         newId: this.newId,
         tunnelName: this.name,
-        getSecrets: this.o.getSecrets,
+        getSecrets: (agentId) => this.secrets.get(agentId, true),
         targetOf: (a) => this.targetOf(a),
         defaultTimeoutMs: this.forward.timeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS,
       },
@@ -494,7 +504,7 @@ export class Tunnel {
   async trigger(opts: TriggerOptions): Promise<TriggerResult> {
     await this.open();
     const { agentId, secret: given, serviceBaseUrl, ...input } = opts;
-    const secret = given ?? (await this.o.getSecrets(agentId)).find((s) => s.length > 0);
+    const secret = given ?? (await this.secrets.get(agentId, true)).find((s) => s.length > 0);
     if (secret === undefined)
       throw new TunnelError('no-secret', `no signing secret is configured for agent ${agentId}`);
     const now = this.clock.now();
@@ -571,7 +581,7 @@ export class Tunnel {
   }
 
   private async resign(agentId: string, body: Buffer, headers: Record<string, string>): Promise<ForwardHeaders> {
-    const secret = (await this.o.getSecrets(agentId).catch(() => [] as string[])).find((s) => s.length > 0);
+    const secret = (await this.secrets.get(agentId).catch(() => [] as string[])).find((s) => s.length > 0);
     if (secret === undefined) return { headers, resigned: false };
     return {
       headers: {

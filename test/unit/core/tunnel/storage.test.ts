@@ -327,7 +327,10 @@ describe('a failed fdatasync at the receiver', () => {
     });
     cleanups.push(() => t.stop());
     const { url } = await t.start();
-    const post = (n: number, text = 'hi') => {
+    // Each post a second after the last: the secrets are read again (secret-cache.ts), and the reads
+    // tell how far the receiver has got.
+    const post = async (n: number, text = 'hi') => {
+      await clock.advance(1_000);
       const body = JSON.stringify({
         event: 'message.received',
         from: '1555',
