@@ -201,6 +201,45 @@ describe('listen and registration', () => {
     expect(delivery!.attempts[0]!.status).toBe(200);
   });
 
+  it('`webhook set` in another command while listen receives on the same data folder: the early delivery is held, never refused', async () => {
+    const data = join(dir, 'cross');
+    await control(emu, 'POST', `/agents/${AGENT}/deliver-on-register`, {
+      from: '+15550100002',
+      type: 'text',
+      text: 'set from another terminal',
+    });
+    let set: Awaited<ReturnType<typeof runCli>> | null = null;
+    let listenUrl = '';
+    const r = await runCliUntil(['listen', '--team', 'Demo', '--data-dir', data, '--json'], base(), {
+      when: (lines) => {
+        listenUrl = (lines.find((l) => l.event === 'ready')?.url as string | undefined) ?? '';
+        return listenUrl !== '';
+      },
+      act: async () => {
+        set = await runCli(
+          ['webhook', 'set', '--team', 'Demo', '--url', `${listenUrl}/hooks/${AGENT}`, '--yes', '--data-dir', data],
+          base(),
+        );
+      },
+      until: (lines) => lines.some((l) => l.event === 'delivery' || l.event === 'refused'),
+    });
+    expect(r.errors).toEqual([]);
+    expect(set!.code).toBe(0);
+    const lines = r.json();
+    expect(lines.filter((l) => l.event === 'refused')).toEqual([]);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ event: 'delivery', agentId: AGENT, ok: true, verdict: 'verified' }),
+    );
+    const delivery = (
+      await control<Array<{ rawBody: string; attempts: Array<{ status: number | null }> }>>(
+        emu,
+        'GET',
+        `/deliveries?agentId=${AGENT}`,
+      )
+    ).find((d) => d.rawBody.includes('set from another terminal'));
+    expect(delivery!.attempts[0]!.status).toBe(200);
+  });
+
   it('at a terminal, listen asks for each agent; "no" leaves its webhook as it was and the receiver runs', async () => {
     const before = await webhookOf();
     const t = terminal(['n']);

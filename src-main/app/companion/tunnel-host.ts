@@ -7,9 +7,10 @@
 // Its port is fixed (the tunnelPort setting) so hook URLs outlive a restart. When something else holds
 // it, start() fails with PortTakenError naming the holder and a free port to use instead; setting a
 // new port then starts the receiver there.
+import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
 import type { Clock, Logger } from '../../core/ports';
-import { RegistrationsInFlight, Tunnel, TunnelError } from '../../core/tunnel';
+import { REGISTERING_DIR, RegistrationsInFlight, Tunnel, TunnelError } from '../../core/tunnel';
 import type { ForwardAttempt, RefusedRequest, StoredDelivery } from '../../core/tunnel';
 import { describeOwner, freePortNear, isPortTaken, portOwner } from '../../core/port-owner';
 
@@ -49,7 +50,7 @@ export interface TunnelHostOptions {
 
 export class TunnelHost {
   /** Webhook registrations under way, kept across rebuilds of the tunnel (its receiver holds their deliveries). */
-  readonly registrations = new RegistrationsInFlight();
+  readonly registrations: RegistrationsInFlight;
   private tunnel: Tunnel;
   private unsubscribe: Array<() => void> = [];
   private listening: Promise<{ url: string; port: number }> | null = null;
@@ -65,6 +66,7 @@ export class TunnelHost {
   private takenAt = 0;
 
   constructor(private readonly o: TunnelHostOptions) {
+    this.registrations = new RegistrationsInFlight(join(o.dataDir, REGISTERING_DIR));
     this.tunnel = this.build(false);
   }
 

@@ -8,7 +8,7 @@
 // - restore: registers the previous URL of the history again; the app behind it needs the new secret.
 // - secret: the hint of the agent's stored signing secret; --reveal prints it, at a terminal only.
 import { writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { registerAgentWebhook, signingHint } from '../../app/usecases/webhooks';
@@ -20,6 +20,7 @@ import {
   takeoverQuestion,
   when,
 } from '../../app/usecases/registration-status';
+import { REGISTERING_DIR, RegistrationsInFlight } from '../../core/tunnel/in-flight';
 import type { RegistrationHistory, RegistrationRecord } from '../../core/tunnel/registration-history';
 import { teamsOf, withTeams } from '../teams-context';
 import { atTerminal, confirm } from '../confirm';
@@ -30,7 +31,7 @@ import { httpUrlSchema } from '../../core/url';
 import { agentId, parseFlags } from '../flags';
 import type { Output } from '../output';
 import { addTargetOptions, type Target } from '../target';
-import { DATA_DIR_HELP, registrationHistory } from '../tunnel-support';
+import { DATA_DIR_HELP, registrationHistory, tunnelDataDir } from '../tunnel-support';
 import { addConfigDirOption } from './team';
 
 const flagsSchema = z.looseObject({
@@ -96,6 +97,8 @@ async function registerAsked(
     url: string;
     yes: boolean | undefined;
     history: RegistrationHistory;
+    /** The receiver's data folder (its tunnel/ one), where the registration leaves its mark while it runs. */
+    dataDir: string;
     source: string;
     keepOther?: (secret: string) => Promise<void>;
   },
@@ -125,6 +128,8 @@ async function registerAsked(
     url: o.url,
     signal: ctx.signal,
     history: { store: o.history, teamId, source: o.source, target: 'other' },
+    // A `listen` (or the app) receiving on this data folder holds the agent's deliveries meanwhile.
+    inFlight: new RegistrationsInFlight(join(o.dataDir, REGISTERING_DIR)),
     keepSecret: async (s) => {
       secret = s;
       await keepInKeychain?.(agent, s);
@@ -160,6 +165,7 @@ export function register(program: Command, ctx: CliContext): void {
       url: f.url,
       yes: f.yes,
       history: registrationHistory(ctx, f),
+      dataDir: tunnelDataDir(ctx, f),
       source: REGISTRATION_SOURCES.webhookSet,
       keepOther: async (s) => {
         if (!f.secretFile) return;
@@ -255,6 +261,7 @@ export function register(program: Command, ctx: CliContext): void {
       url: prev.url,
       yes: f.yes,
       history: store,
+      dataDir: tunnelDataDir(ctx, f),
       source: REGISTRATION_SOURCES.webhookRestore,
     });
     if (r === null) throw new CliFailure('nothing registered: not confirmed', EXIT.failure, 'NOT_CONFIRMED');

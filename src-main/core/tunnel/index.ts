@@ -6,7 +6,7 @@ export { deliveryBody } from './log-index';
 export { RefusedStore } from './refused';
 export { ensurePrivateDir } from './private-files';
 export type { WebhookRegistration } from './register';
-export { RegistrationsInFlight } from './in-flight';
+export { REGISTERING_DIR, RegistrationsInFlight } from './in-flight';
 export { RegistrationHistory, type RegistrationRecord, type RegistrationTarget } from './registration-history';
 export { toCurl, toFixture } from './export';
 export { ReplayError } from './replay';

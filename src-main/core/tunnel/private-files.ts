@@ -3,7 +3,7 @@
 import { chmod, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-const PRIVATE_DIR_MODE = 0o700;
+export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
 
 /** Creates the folder (and missing parents, 0700) and makes the folder itself 0700. */

@@ -1,8 +1,14 @@
 // A delivery that fails verification while its agent's webhook registration is in flight: held
 // until the registration ends, then verified with the secrets stored by then; answered 503 with
 // Retry-After when the registration outlasts the hold. Without a registration in flight: 401 at once.
+// A registration made by another process on the same data folder (its mark in registering/) holds
+// them too, unless its process is gone or the mark is old. The secrets are read from their keeper
+// at most once a second while deliveries verify, and afresh for one they refuse.
+import { spawn } from 'node:child_process';
+import { mkdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Tunnel } from '../../../../src-main/core/tunnel';
+import { REGISTERING_DIR, RegistrationsInFlight, Tunnel } from '../../../../src-main/core/tunnel';
 import { signDelivery } from '../../../../src-main/core/signature';
 import { rawRequest, tempDir, waitFor } from './helpers';
 
@@ -27,7 +33,28 @@ async function receiver(holdMs?: number) {
   });
   const { url } = await t.start();
   cleanups.push(() => t.stop());
-  return { t, url: `${url}/hooks/a1`, secrets };
+  return { t, url: `${url}/hooks/a1`, secrets, dir };
+}
+
+/** A process of its own that lives until the test ends (its pid: a registration elsewhere). */
+function otherProcess(): number {
+  const p = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+  cleanups.push(async () => void p.kill('SIGKILL'));
+  return p.pid!;
+}
+
+/** A pid that no process has any more. */
+async function deadPid(): Promise<number> {
+  const p = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+  await new Promise((r) => p.once('exit', r));
+  return p.pid!;
+}
+
+async function markOf(dir: string, agentId: string, pid: number): Promise<string> {
+  await mkdir(join(dir, REGISTERING_DIR), { recursive: true });
+  const file = join(dir, REGISTERING_DIR, `${agentId}@${pid}-1`);
+  await writeFile(file, '');
+  return file;
 }
 
 function post(url: string, secret: string, text: string) {
@@ -87,5 +114,60 @@ describe('deliveries during a webhook registration', () => {
     const r = await post(url, OLD, 'before');
     end();
     expect(r.status).toBe(200);
+  });
+
+  it('the secrets are read once for a run of deliveries; one stored meanwhile still verifies the next delivery', async () => {
+    const { url, secrets } = await receiver();
+    for (let i = 0; i < 20; i++) expect((await post(url, OLD, `run-${i}`)).status).toBe(200);
+    expect(secrets.reads).toBe(1);
+    // Stored by another screen or process a moment ago: the read secrets refuse it, so they are read again.
+    secrets.now = [NEW, OLD];
+    expect((await post(url, NEW, 'rotated')).status).toBe(200);
+    expect(secrets.reads).toBe(2);
+  });
+});
+
+describe('a registration in another process on the same data folder', () => {
+  it('its mark holds the delivery until it is gone; then verified with the secrets stored by then', async () => {
+    const { t, url, secrets, dir } = await receiver();
+    const mark = await markOf(dir, 'a1', otherProcess());
+    const answer = post(url, NEW, 'elsewhere');
+    await waitFor(() => secrets.reads === 1, 5_000, 'first verification');
+    secrets.now = [NEW, OLD];
+    await rm(mark);
+    const r = await answer;
+    expect(r.status).toBe(200);
+    const [item] = t.list({ limit: 10 });
+    expect(t.get(item!.id)!.verdict.steps[0]).toMatch(/held while a webhook registration of a1 was under way/);
+  });
+
+  it('a mark that outlasts the hold: 503 with Retry-After', async () => {
+    const { url, dir } = await receiver(100);
+    await markOf(dir, 'a1', otherProcess());
+    const r = await post(url, NEW, 'slow elsewhere');
+    expect(r.status).toBe(503);
+    expect(r.headers['retry-after']).toBe('2');
+  });
+
+  it("a mark left by a process that is gone, an old one, or another agent's: refused at once (401)", async () => {
+    const { url, dir } = await receiver(60_000);
+    await markOf(dir, 'a1', await deadPid());
+    const old = await markOf(dir, 'a1', otherProcess());
+    const past = new Date(Date.now() - 120_000);
+    await utimes(old, past, past);
+    await markOf(dir, 'a2', otherProcess());
+    expect((await post(url, NEW, 'stale marks')).status).toBe(401);
+  });
+
+  it("a registry's own registration leaves a mark the other registries of the folder see, removed when it ends", async () => {
+    const { dir } = await receiver();
+    const here = new RegistrationsInFlight(join(dir, REGISTERING_DIR));
+    const there = new RegistrationsInFlight(join(dir, REGISTERING_DIR));
+    const end = here.begin('a1');
+    expect(there.inFlight('a1')).toBe(true);
+    expect(there.inFlight('a2')).toBe(false);
+    end();
+    expect(there.inFlight('a1')).toBe(false);
+    expect(here.inFlight('a1')).toBe(false);
   });
 });
