@@ -78,8 +78,8 @@ const HOLD_RETRY_AFTER_SEC = 2;
 const SECRET_REASONS: ReadonlySet<TunnelReason> = new Set<TunnelReason>(['signature-mismatch', 'no-secret']);
 
 export class Ingest {
-  /** The appends of accepted deliveries still in flight, by `agentId \0 key`. */
-  private readonly storing = new Map<string, Promise<void>>();
+  /** The appends of accepted deliveries still in flight, by agent, then key. */
+  private readonly storing = new Map<string, Map<string, Promise<void>>>();
   /** The agent and time the next claim is made for (set just before the synchronous verification). */
   private claimAgent = '';
   private claimAt = 0;
@@ -132,7 +132,7 @@ export class Ingest {
       return { ...r, delivery: null };
     }
     if (duplicate) {
-      const original = this.storing.get(`${input.agentId}\u0000${key!}`);
+      const original = this.storing.get(input.agentId)?.get(key!);
       if (
         original &&
         !(await original.then(
@@ -164,8 +164,12 @@ export class Ingest {
     };
     if (input.simulated) delivery.simulated = true;
     const appended = this.o.log.appendDelivery(delivery, verdict.ok ? key : null);
-    const storingKey = verdict.ok ? `${input.agentId}\u0000${key!}` : null;
-    if (storingKey !== null) this.storing.set(storingKey, appended);
+    let storing: Map<string, Promise<void>> | undefined;
+    if (verdict.ok) {
+      storing = this.storing.get(input.agentId);
+      if (storing === undefined) this.storing.set(input.agentId, (storing = new Map()));
+      storing.set(key!, appended);
+    }
     try {
       await appended;
     } catch (err) {
@@ -175,7 +179,7 @@ export class Ingest {
         `the delivery verified but could not be stored (${err instanceof Error ? err.message : String(err)}); answered 503 so the service retries`,
       );
     } finally {
-      if (storingKey !== null && this.storing.get(storingKey) === appended) this.storing.delete(storingKey);
+      if (storing !== undefined && storing.get(key!) === appended) storing.delete(key!);
     }
     // A repeat of a delivery already stored is acknowledged, so the service stops retrying it.
     if (duplicate) return { delivery, status: 200, response: { ok: true, duplicate: true, deliveryId: delivery.id } };

@@ -58,13 +58,16 @@ export function keyOfDelivery(d: StoredDelivery): string | null {
 
 export class SeenIndex {
   /**
-   * `agentId \0 key` → when first seen (ms after `base`: a small integer, no heap number per key);
-   * insertion order is (about) time order.
+   * Per agent, key → when first seen (ms after `base`: a small integer, no heap number per key);
+   * insertion order is (about) time order. The key itself is the map's key: no string is made per
+   * look-up.
    */
-  private readonly seen = new Map<string, number>();
-  /** Duplicates received since a key was first seen (kept in memory only; few keys have any). */
+  private readonly agents = new Map<string, Map<string, number>>();
+  /** Duplicates received since a key was first seen, per `agentId \0 key` (in memory only; few keys have any). */
   private readonly repeated = new Map<string, number>();
-  /** The first key's time (see `seen`). */
+  /** Keys held, all agents. */
+  private count = 0;
+  /** The first key's time (see `agents`). */
   private base = 0;
   /** When the first (oldest) key was seen, or at most that: nothing to prune before it expires. */
   private firstAt = Infinity;
@@ -85,53 +88,76 @@ export class SeenIndex {
   /** Marks the key seen at `nowMs`; false when it already was (within the window). */
   claim(agentId: string, key: string, nowMs: number): boolean {
     this.prune(nowMs);
-    const k = `${agentId}\u0000${key}`;
-    if (this.seen.has(k)) {
+    let keys = this.agents.get(agentId);
+    if (keys === undefined) {
+      keys = new Map();
+      this.agents.set(agentId, keys);
+    } else if (keys.has(key)) {
+      const k = `${agentId}\u0000${key}`;
       this.repeated.set(k, (this.repeated.get(k) ?? 0) + 1);
       return false;
     }
-    if (this.seen.size === 0) {
+    if (this.count === 0) {
       this.firstAt = nowMs;
       this.base = nowMs;
     }
-    this.seen.set(k, nowMs - this.base);
-    if (this.seen.size > MAX_SEEN_KEYS) this.forget(this.seen.keys().next().value!);
+    keys.set(key, nowMs - this.base);
+    this.count++;
+    if (this.count > MAX_SEEN_KEYS) this.forgetOldest();
     return true;
   }
 
   /** How many duplicates of the key arrived since it was first seen. */
   repeats(agentId: string, key: string): number {
-    return this.repeated.get(`${agentId}\u0000${key}`) ?? 0;
+    return this.repeated.size === 0 ? 0 : (this.repeated.get(`${agentId}\u0000${key}`) ?? 0);
   }
 
   release(agentId: string, key: string): void {
-    this.forget(`${agentId}\u0000${key}`);
+    this.forget(agentId, key);
   }
 
-  private forget(k: string): void {
-    this.seen.delete(k);
-    if (this.repeated.size > 0) this.repeated.delete(k);
+  private forget(agentId: string, key: string): void {
+    const keys = this.agents.get(agentId);
+    if (keys?.delete(key)) {
+      this.count--;
+      if (keys.size === 0) this.agents.delete(agentId);
+    }
+    if (this.repeated.size > 0) this.repeated.delete(`${agentId}\u0000${key}`);
+  }
+
+  /** Over the bound: the oldest key of all goes. */
+  private forgetOldest(): void {
+    let oldest: { agentId: string; key: string; at: number } | null = null;
+    for (const [agentId, keys] of this.agents) {
+      for (const [key, at] of keys) {
+        if (oldest === null || at < oldest.at) oldest = { agentId, key, at };
+        break;
+      }
+    }
+    if (oldest) this.forget(oldest.agentId, oldest.key);
   }
 
   has(agentId: string, key: string): boolean {
-    return this.seen.has(`${agentId}\u0000${key}`);
+    return this.agents.get(agentId)?.has(key) ?? false;
   }
 
   get size(): number {
-    return this.seen.size;
+    return this.count;
   }
 
-  /** Drops keys older than the window (they sit at the front: insertion order is time order). */
+  /** Drops keys older than the window (they sit at the front of each agent's keys: insertion order is time order). */
   private prune(nowMs: number): void {
     const since = nowMs - this.windowMs;
     if (this.firstAt >= since) return;
     this.firstAt = Infinity;
-    for (const [k, at] of this.seen) {
-      if (at + this.base >= since) {
-        this.firstAt = at + this.base;
-        break;
+    for (const [agentId, keys] of [...this.agents]) {
+      for (const [key, at] of keys) {
+        if (at + this.base >= since) {
+          this.firstAt = Math.min(this.firstAt, at + this.base);
+          break;
+        }
+        this.forget(agentId, key);
       }
-      this.forget(k);
     }
   }
 }
