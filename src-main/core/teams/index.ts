@@ -305,12 +305,15 @@ export class TeamStore {
     });
   }
 
-  /** [current, previous?]; [] when none was set. */
+  /**
+   * [current, previous?]; [] when none was set. An agent whose config names no secret yet is looked
+   * up under its usual keychain entry anyway: another process on this config (`webhook set` while the
+   * app runs) may have stored one since this store read the file.
+   */
   async getSigningSecrets(teamIdOrLabel: string, agentId: string): Promise<string[]> {
     const team = this.requireTeam(teamIdOrLabel);
     const agent = this.requireAgent(team, agentId);
-    if (!agent.signingSecretRef) return [];
-    const ref = agent.signingSecretRef;
+    const ref = agent.signingSecretRef ?? signingSecretRef(team.id, agent.agentId);
     return decodeSigningSecrets(await keychain(() => this.opts.secrets.get(ref)));
   }
 

@@ -349,6 +349,20 @@ describe('signing secrets', () => {
     await expectCode(a.setSigningSecret(t.id, 'nobody', 'x'), 'NOT_FOUND');
   });
 
+  it('a secret stored by another store on the same config (another process) is read without reopening', async () => {
+    const app = await open();
+    const t = await app.addTeam({
+      label: 'Ops',
+      baseUrl: 'https://x.test',
+      apiKey: KEY,
+      agents: [{ agentId: 'agent-1' }],
+    });
+    expect(await app.getSigningSecrets(t.id, 'agent-1')).toEqual([]);
+    const cli = await open();
+    await cli.setSigningSecret(t.id, 'agent-1', 'whsec_from_the_cli');
+    expect(await app.getSigningSecrets(t.id, 'agent-1')).toEqual(['whsec_from_the_cli']);
+  });
+
   it('reads a bare secret set by hand as the current one', async () => {
     const a = await open();
     const t = await a.addTeam({
