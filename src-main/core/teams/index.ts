@@ -355,10 +355,34 @@ export class TeamStore {
 
   // ---- internals
 
+  /**
+   * Runs a change after the ones before it, on the file as it is now: another process on this config
+   * (the command line while the app runs, or the app while a command runs) may have written it since
+   * this store read it, and its change must not be lost. A file that no longer loads refuses the
+   * change (CONFIG_CORRUPT), as at open: nothing is written over it.
+   */
   private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
+    const step = async () => {
+      await this.reload();
+      return fn();
+    };
+    const run = this.queue.then(step, step);
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Reads config.json again, in turn with the changes (another process may have written it): what
+   * this store answers follows the file. Throws CONFIG_CORRUPT for a file that no longer loads.
+   */
+  refresh(): Promise<void> {
+    return this.serial(async () => undefined);
+  }
+
+  /** Reads config.json again (a missing file keeps what this store has: the next write recreates it). */
+  private async reload(): Promise<void> {
+    const disk = await readConfig(this.opts.configDir);
+    if (disk) this.config = disk;
   }
 
   /** Writes the file first; memory changes only when the write succeeded. */

@@ -322,6 +322,44 @@ describe('agents', () => {
   });
 });
 
+describe('two stores on one config (the app and a command)', () => {
+  it("each change is made on the file as it is: neither loses the other's", async () => {
+    const app = await open();
+    const cli = await open();
+    const ops = await cli.addTeam({
+      label: 'Ops',
+      baseUrl: 'https://x.test',
+      apiKey: KEY,
+      agents: [{ agentId: 'agent-1' }],
+    });
+    await cli.setSigningSecret(ops.id, 'agent-1', 'whsec_cli');
+    // The app read the file before both: its next changes keep them.
+    await app.updateSettings({ pollIntervalSec: 30 });
+    const dev = await app.addTeam({
+      label: 'Dev',
+      baseUrl: 'https://y.test',
+      apiKey: KEY,
+      agents: [{ agentId: 'agent-1' }],
+    });
+    const fresh = await open();
+    expect(fresh.listTeams().map((t) => t.label)).toEqual(['Ops', 'Dev']);
+    expect(fresh.settings().pollIntervalSec).toBe(30);
+    expect(await fresh.getSigningSecrets(ops.id, 'agent-1')).toEqual(['whsec_cli']);
+    expect(app.findTeam('Ops')?.id).toBe(ops.id);
+    expect(
+      JSON.parse(await readFile()).teams.find((t: { id: string }) => t.id === ops.id).agents[0].signingSecretRef,
+    ).toBe(signingSecretRef(ops.id, 'agent-1'));
+    expect(dev.label).toBe('Dev');
+  });
+
+  it('a file broken meanwhile refuses the change and is left as it is', async () => {
+    const app = await open();
+    await fs.writeFile(configPath(dir), '{"teams": [', 'utf8');
+    await expectCode(app.updateSettings({ pollIntervalSec: 30 }), 'CONFIG_CORRUPT');
+    expect(await readFile()).toBe('{"teams": [');
+  });
+});
+
 describe('signing secrets', () => {
   it('rotation keeps the current and the previous secret, never in the config file', async () => {
     const a = await open();
