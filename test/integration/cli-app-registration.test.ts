@@ -1,7 +1,10 @@
-// The CLI and the app on one config and data folder: `webhook set` in a terminal while the app
-// receives. The delivery the service posts before its PUT is answered is held by the app's receiver
+// The CLI and the app on one config and data folder. `webhook set` in a terminal while the app
+// receives: the delivery the service posts before its PUT is answered is held by the app's receiver
 // (the command's mark in the data folder), never refused; and the app verifies the agent's next
 // deliveries with the secret the command stored, though its own copy of the config predates it.
+// `agent add` in a terminal: the app shows the agent (teams.changed) and monitors it, and a change
+// the app makes next keeps it.
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TunnelStatusDTO } from '../../src-shared/contract';
@@ -64,5 +67,36 @@ describe('webhook set from the command line while the app receives', () => {
       )
     ).map((d) => d.attempts[0]!.status);
     expect(attempts).toEqual([200, 200]);
+  });
+
+  it('agent add in a terminal: the app follows config.json, and its next change keeps the agent', async () => {
+    const before = events.filter((e) => e.name === 'teams.changed').length;
+    const add = await runCli(['agent', 'add', '--team', 'Emulated', '--agent', 'agent-flaky'], {
+      configDir: join(dir, 'config'),
+      secretStore: keychain,
+    });
+    expect(add.code).toBe(0);
+    const changed = await waitFor(() => events.slice(before).find((e) => e.name === 'teams.changed'), 5000);
+    const agentsOf = (teams: Array<{ label: string; agentIds: string[] }>) =>
+      teams.find((t) => t.label === 'Emulated')!.agentIds;
+    expect(agentsOf((changed.payload as { teams: never[] }).teams)).toEqual([AGENT, 'agent-flaky']);
+    expect(agentsOf(await ok('teams.list'))).toEqual([AGENT, 'agent-flaky']);
+    // The monitor reads it too.
+    await waitFor(
+      async () =>
+        (await ok<{ agents: Array<{ agentId: string }> }>('health.snapshot')).agents.some(
+          (h) => h.agentId === 'agent-flaky',
+        ),
+      5000,
+    );
+    // A change made in the app afterwards is made on the file as it is now.
+    await ok('settings.update', { patch: { pollIntervalSec: 45 } });
+    const file = JSON.parse(await readFile(join(dir, 'config', 'config.json'), 'utf8')) as {
+      teams: Array<{ label: string; agents: Array<{ agentId: string }> }>;
+    };
+    expect(file.teams.find((t) => t.label === 'Emulated')!.agents.map((a) => a.agentId)).toEqual([
+      AGENT,
+      'agent-flaky',
+    ]);
   });
 });

@@ -38,6 +38,7 @@ import {
 import { TeamSet, type TeamView } from './team-set';
 import { DEMO_TEAM_LABEL, DemoHost, type DemoInfo } from './demo';
 import { PrefsStore, type Prefs } from './prefs';
+import { ConfigWatch } from './config-watch';
 import { TunnelHost, type PortTaken } from './tunnel-host';
 import { ExposureHost, type ExposureView } from './exposure-host';
 import { teamSecrets, type NgrokLoader } from '../../core/expose';
@@ -88,6 +89,8 @@ interface CompanionEvents {
   forward: ForwardAttempt;
   exposure: ExposureView;
   refused: RefusedRequest;
+  /** The teams or agents changed in config.json from outside this app (a command, another window). */
+  teams: undefined;
 }
 
 export interface CompanionSettings {
@@ -287,10 +290,46 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   monitor.start();
 
   const agentIds = (): string[] => [...new Set(set.targets().map((t) => t.agentId))];
+  /** The teams as the running monitor and receiver have them (config.json's, in JSON). */
+  let knownTeams = JSON.stringify(main.listTeams());
   const teamsChanged = (): void => {
+    knownTeams = JSON.stringify(main.listTeams());
     monitor.refresh();
     tunnelHost.setAgents(agentIds());
   };
+
+  /** The settings what runs was given last. */
+  let applied = main.settings();
+  /** Settings changed (here, or in config.json from outside): applied to what runs, which keeps its state. */
+  const applySettings = async (app: AppSettings): Promise<void> => {
+    const before = applied;
+    applied = app;
+    if (JSON.stringify(before) === JSON.stringify(app)) return;
+    // Applied to the running monitor: its health, incidents and snooze are kept.
+    if (JSON.stringify(pollOf(before)) !== JSON.stringify(pollOf(app))) monitor.setPollConfig(pollOf(app));
+    if (JSON.stringify(alertRules(before)) !== JSON.stringify(alertRules(app))) monitor.setRules(alertRules(app));
+    setAlertWebhook(app.alertWebhookUrl);
+    observability.setAlertmanager(app.alertmanagerUrl);
+    await observability.setMetricsServer(metricsListen(app));
+    if (before.tunnelPort !== app.tunnelPort) {
+      // The exposure forwards to the old port: stopped (it says where the service still points).
+      await exposure.unexpose();
+      await tunnelHost.setPort(app.tunnelPort);
+    }
+  };
+
+  // ----- config.json changed from outside -------------------------------------------------------
+  // A command (`team add`, `agent add`, `settings set`, `webhook set`) writes the same config.json
+  // while the app runs: the app reads it again and follows, so the two never disagree. Its own
+  // writes come back here too and change nothing.
+  const configWatch = new ConfigWatch(configDir, clock, logger, async () => {
+    await main.refresh();
+    if (JSON.stringify(main.listTeams()) !== knownTeams) {
+      teamsChanged();
+      events.emit('teams', undefined);
+    }
+    await applySettings(main.settings());
+  });
 
   // ----- tunnel -------------------------------------------------------------------------------
   tunnelHost.setForwardTo(prefs.get().forwardTo, agentIds());
@@ -499,8 +538,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
 
     settings: () => ({ app: main.settings(), prefs: prefs.get() }),
     async updateSettings(patch) {
-      const before = main.settings();
-      const app = patch.app ? await main.updateSettings(patch.app) : before;
+      const app = patch.app ? await main.updateSettings(patch.app) : main.settings();
       if (patch.prefs) {
         const p = patch.prefs;
         await prefs.update((cur) => ({
@@ -519,17 +557,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
         if (hasOwn(p, 'forwardTo')) tunnelHost.setForwardTo(prefs.get().forwardTo, agentIds());
         tunnelHost.setAllowLegacySignature(prefs.get().allowLegacySignature);
       }
-      // Applied to the running monitor: its health, incidents and snooze are kept.
-      if (JSON.stringify(pollOf(before)) !== JSON.stringify(pollOf(app))) monitor.setPollConfig(pollOf(app));
-      if (JSON.stringify(alertRules(before)) !== JSON.stringify(alertRules(app))) monitor.setRules(alertRules(app));
-      setAlertWebhook(app.alertWebhookUrl);
-      observability.setAlertmanager(app.alertmanagerUrl);
-      await observability.setMetricsServer(metricsListen(app));
-      if (before.tunnelPort !== app.tunnelPort) {
-        // The exposure forwards to the old port: stopped (it says where the service still points).
-        await exposure.unexpose();
-        await tunnelHost.setPort(app.tunnelPort);
-      }
+      await applySettings(app);
       return companion.settings();
     },
 
@@ -563,6 +591,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       clock.clearTimeout(messagesTimer);
       messagesTimer = null;
       chat.stopAll();
+      configWatch.close();
       await exposure.close().catch(() => undefined);
       await Promise.allSettled([monitor.stop(), tunnelHost.close()]);
       await observability.close();

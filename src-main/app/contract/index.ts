@@ -160,6 +160,7 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
       const snap = c.monitor().snapshotOf(r.teamId, r.agentId);
       if (snap) s.publish('health.changed', agentHealthDTO(snap));
     }),
+    c.events.on('teams', () => s.publish('teams.changed', { teams: teamList(s) })),
     c.events.on('health', (e) => {
       if (e.health === 'key-rejected' || e.previous === 'key-rejected')
         s.publish('teams.changed', { teams: teamList(s) });

@@ -1,0 +1,75 @@
+// Watches <config dir>/config.json for writes from outside this process (a command run while the app
+// runs): each burst of changes calls `changed` once, a moment after the last one. A failure of
+// `changed` (a file that no longer loads) is logged and waits for the next write. Watching is best
+// effort: where the folder cannot be watched, the app reads the file again at its next change.
+import { watch, type FSWatcher } from 'node:fs';
+import type { Clock, Logger } from '../../core/ports';
+import { CONFIG_FILE_NAME } from '../../core/teams/paths';
+
+/** Writes closer together than this are one change. */
+const SETTLE_MS = 150;
+
+export class ConfigWatch {
+  private watcher: FSWatcher | null = null;
+  private timer: unknown = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private closed = false;
+
+  constructor(
+    dir: string,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly changed: () => Promise<void>,
+  ) {
+    try {
+      this.watcher = watch(dir, { persistent: false }, (_event, name) => {
+        // Some platforms do not say which file changed.
+        if (name === null || name === CONFIG_FILE_NAME) this.schedule();
+      });
+      this.watcher.on('error', (err) => {
+        this.logger.warn('config: watching config.json stopped', { error: err.message });
+        this.watcher?.close();
+        this.watcher = null;
+      });
+    } catch (err) {
+      this.logger.warn('config: config.json cannot be watched', {
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
+  }
+
+  private schedule(): void {
+    if (this.closed) return;
+    if (this.timer !== null) this.clock.clearTimeout(this.timer);
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = null;
+      void this.run();
+    }, SETTLE_MS);
+  }
+
+  private async run(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    do {
+      this.again = false;
+      this.running = this.changed().catch((err: unknown) =>
+        this.logger.warn('config: config.json changed but could not be read', {
+          error: err instanceof Error ? err.message : String(err),
+        }),
+      );
+      await this.running;
+      this.running = null;
+    } while (this.again && !this.closed);
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer !== null) this.clock.clearTimeout(this.timer);
+    this.timer = null;
+    this.watcher?.close();
+    this.watcher = null;
+  }
+}
