@@ -1016,6 +1016,8 @@ export interface Events {
   'send.progress': SendProgressDTO;
   /** Teams or agents were added/removed (by this window, another window, or the CLI). */
   'teams.changed': { teams: TeamDTO[] };
+  /** The app settings changed (in this window, another one, or another process on the same config). */
+  'settings.changed': { settings: AppSettingsDTO };
   /** A message was stored: a delivery taken by the receiver, or a send recorded. */
   'messages.new': { message: MessageDTO };
   /** Read marks, names, deletions or retention changed (agentId null: any agent). */
@@ -1043,6 +1045,7 @@ export const EVENT_NAMES = [
   'chat.error',
   'send.progress',
   'teams.changed',
+  'settings.changed',
   'app.navigate',
   'messages.new',
   'messages.changed',

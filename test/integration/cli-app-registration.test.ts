@@ -3,14 +3,16 @@
 // (the command's mark in the data folder), never refused; and the app verifies the agent's next
 // deliveries with the secret the command stored, though its own copy of the config predates it.
 // `agent add` in a terminal: the app shows the agent (teams.changed) and monitors it, and a change
-// the app makes next keeps it.
+// the app makes next keeps it. Two apps on one config (the desktop app and `serve`): a setting
+// changed in one reaches the other's windows (settings.changed).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TunnelStatusDTO } from '../../src-shared/contract';
 import type { Emulator } from '../../src-main/emulator';
 import { MemorySecretStore } from '../../src-main/core/secrets';
-import { companionSuite } from '../helpers/companion-suite';
+import type { AnyEvent } from '../../src-shared/contract';
+import { companionSuite, startTestCompanion } from '../helpers/companion-suite';
 import { runCli } from '../helpers/cli';
 import { control, waitFor } from '../helpers/emulator';
 
@@ -22,7 +24,7 @@ describe('webhook set from the command line while the app receives', () => {
   let dir = '';
   const { ok, events } = companionSuite(
     'cc-cli-app-registration-',
-    { agents: [{ agentId: AGENT }], companion: { secrets: keychain } },
+    { agents: [{ agentId: AGENT }], companion: { secrets: keychain, tunnelPort: 0 } },
     (s) => ({ emu, dir } = s),
   );
 
@@ -98,5 +100,26 @@ describe('webhook set from the command line while the app receives', () => {
       AGENT,
       'agent-flaky',
     ]);
+  });
+
+  it('a setting changed in one app reaches the windows of another app on the same config', async () => {
+    const seen: AnyEvent[] = [];
+    const other = await startTestCompanion(dir, {
+      secrets: keychain,
+      dataDir: join(dir, 'data-other'),
+      tunnelPort: 0,
+      onEvent: (e) => seen.push(e),
+    });
+    try {
+      const from = events.length;
+      await ok('settings.update', { patch: { pollIntervalSec: 50 } });
+      const mine = await waitFor(() => events.slice(from).find((e) => e.name === 'settings.changed'), 5000);
+      expect(mine.payload).toMatchObject({ settings: { pollIntervalSec: 50 } });
+      const theirs = await waitFor(() => seen.find((e) => e.name === 'settings.changed'), 5000);
+      expect(theirs.payload).toMatchObject({ settings: { pollIntervalSec: 50 } });
+      expect(await other.ok('settings.get')).toMatchObject({ pollIntervalSec: 50 });
+    } finally {
+      await other.close();
+    }
   });
 });

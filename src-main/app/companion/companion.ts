@@ -91,6 +91,8 @@ interface CompanionEvents {
   refused: RefusedRequest;
   /** The teams or agents changed in config.json from outside this app (a command, another window). */
   teams: undefined;
+  /** The app settings changed (here, or in config.json from outside). */
+  settings: undefined;
 }
 
 export interface CompanionSettings {
@@ -305,6 +307,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     const before = applied;
     applied = app;
     if (JSON.stringify(before) === JSON.stringify(app)) return;
+    events.emit('settings', undefined);
     // Applied to the running monitor: its health, incidents and snooze are kept.
     if (JSON.stringify(pollOf(before)) !== JSON.stringify(pollOf(app))) monitor.setPollConfig(pollOf(app));
     if (JSON.stringify(alertRules(before)) !== JSON.stringify(alertRules(app))) monitor.setRules(alertRules(app));

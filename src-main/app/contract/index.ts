@@ -161,6 +161,7 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
       if (snap) s.publish('health.changed', agentHealthDTO(snap));
     }),
     c.events.on('teams', () => s.publish('teams.changed', { teams: teamList(s) })),
+    c.events.on('settings', () => s.publish('settings.changed', { settings: settingsDTO(c.settings()) })),
     c.events.on('health', (e) => {
       if (e.health === 'key-rejected' || e.previous === 'key-rejected')
         s.publish('teams.changed', { teams: teamList(s) });

@@ -88,6 +88,7 @@ export function connectStore(store: AppStore, api: Api): () => void {
       s().applyAlertNotice(e, label);
     }),
     api.on('teams.changed', () => void s().refresh()),
+    api.on('settings.changed', ({ settings }) => s().applySettings(settings)),
     api.on('app.navigate', ({ route }) => s().setRoute(route)),
     api.on('chat.token', ({ turnId, token }) => s().applyChatToken(turnId, token)),
     api.on('chat.done', ({ turnId, result }) => s().applyChatDone(turnId, result)),

@@ -20,6 +20,8 @@ export interface SettingsSlice {
   settings: AppSettingsDTO | null;
   settingsError: ErrorDTO | null;
   loadSettings(): Promise<ErrorDTO | null>;
+  /** Settings changed elsewhere (another window or process): what the screens show follows. */
+  applySettings(settings: AppSettingsDTO): void;
   updateSettings(patch: AppSettingsPatchDTO): Promise<ErrorDTO | null>;
   /** Mutes (or unmutes) the agent's new-message notifications. */
   muteMessages(teamId: string, agentId: string, muted: boolean): Promise<ErrorDTO | null>;
@@ -40,6 +42,7 @@ export const settingsSlice: Slice<SettingsSlice> = ({ set, get, api }) => ({
     set({ settings: r.value, settingsError: null });
     return null;
   },
+  applySettings: (settings) => set({ settings, settingsError: null }),
   updateSettings: async (patch) => {
     const r = await api['settings.update']({ patch });
     if (!r.ok) return r.error;

@@ -1,10 +1,11 @@
 // @vitest-environment jsdom
-import { cleanup, fireEvent, screen, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AppSettingsDTO } from '../../../src-shared/contract';
 import { AgentSettingsScreen } from '../../../src-renderer/src/features/settings/AgentSettingsScreen';
 import { checkWhole } from '../../../src-renderer/src/features/settings/NumberSetting';
 import { SettingsScreen } from '../../../src-renderer/src/features/settings/SettingsScreen';
+import { connectStore } from '../../../src-renderer/src/store';
 import { followSettingsTheme, readTheme } from '../../../src-renderer/src/components/theme';
 import { describeError, errorText } from '../../../src-renderer/src/components/errors';
 import { LABEL_MAX_LENGTH } from '../../../src-shared/limits';
@@ -18,6 +19,21 @@ afterEach(() => {
 const settings = appSettings({ tunnel: { port: 0, forwardTo: 'http://127.0.0.1:3000/hook' } });
 
 describe('settings screen', () => {
+  it('settings changed elsewhere (another window or process) show at once; a number being edited is kept', async () => {
+    const t = setup({ 'settings.get': { ok: true, value: settings }, 'teams.list': { ok: true, value: [] } });
+    connectStore(t.store, t.api);
+    mount(t.store, <SettingsScreen />);
+    await flush();
+    const poll = () => screen.getByLabelText('Poll interval (seconds)') as HTMLInputElement;
+    expect(poll().value).toBe('30');
+    act(() => t.emit('settings.changed', { settings: { ...settings, pollIntervalSec: 45 } }));
+    expect(poll().value).toBe('45');
+    fireEvent.change(poll(), { target: { value: '20' } });
+    act(() => t.emit('settings.changed', { settings: { ...settings, pollIntervalSec: 60 } }));
+    expect(poll().value).toBe('20');
+    expect(t.store.getState().settings?.pollIntervalSec).toBe(60);
+  });
+
   it('poll interval: a bad value is refused here and kept; a service validation error is shown; success saves', async () => {
     let reject = true;
     const { store, calls } = setup({
