@@ -33,6 +33,8 @@ export interface Suite {
   readonly emulator: EmulatorReady;
   /** The demo team's id. */
   readonly teamId: string;
+  /** serve's HOME, config and data folders (a command run beside it uses the same ones). */
+  readonly home: ServeHome;
   /** Kills serve at once (SIGKILL, as a crash would). Needs useServe(…, { restartable: true }). */
   kill(): Promise<void>;
   /**
@@ -90,6 +92,10 @@ export function useServe(args: string[] = DEMO_ARGS, opts: { restartable?: boole
     },
     get teamId() {
       return must().ready.demoTeam?.teamId ?? 'demo';
+    },
+    get home() {
+      if (!home) throw new Error('serve is not running');
+      return home;
     },
     async kill() {
       if (!opts.restartable) throw new Error('kill() needs useServe(…, { restartable: true })');
