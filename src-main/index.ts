@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { launch } from './electron/startup';
 import { askSavePath } from './electron/save-dialog';
 import { createCompanion, type Companion } from './app/companion/companion';
+import { appDataDir } from './app/companion/data-dir';
 import { implementContract } from './app/contract';
 import { defaultConfigDir } from './core/teams';
 
@@ -70,13 +71,14 @@ void launch(
     devServerUrl: process.env['ELECTRON_RENDERER_URL'] || undefined,
     configDir,
     log: (message) => console.error(message),
-    // The companion: config shared with the CLI (defaultConfigDir), data under userData, the OS
-    // keychain, the system clock. Alerts reach native notifications through the shell's
-    // subscription to the 'alert' events (src-main/electron/notifications.ts).
+    // The companion: config and data shared with the CLI (defaultConfigDir, its data/ folder; an
+    // earlier version's data under userData is moved there once), the OS keychain, the system clock.
+    // Alerts reach native notifications through the shell's subscription to the 'alert' events
+    // (src-main/electron/notifications.ts).
     createContract: async () => {
       companion = await createCompanion({
         configDir,
-        dataDir: join(app.getPath('userData'), 'data'),
+        dataDir: await appDataDir(configDir, join(app.getPath('userData'), 'data'), consoleLogger),
         logger: consoleLogger,
       });
       return implementContract(companion, { media: { askSavePath: askSavePath({ dialog, app }) } });
