@@ -322,9 +322,9 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   };
 
   // ----- config.json changed from outside -------------------------------------------------------
-  // A command (`team add`, `agent add`, `settings set`, `webhook set`) writes the same config.json
-  // while the app runs: the app reads it again and follows, so the two never disagree. Its own
-  // writes come back here too and change nothing.
+  // A command (`team add`, `agent add`, `webhook set`) or another app on the same config (the
+  // desktop app and `serve`) writes config.json while this one runs: it reads the file again and
+  // follows, so they never disagree. Its own writes come back here too and change nothing.
   const configWatch = new ConfigWatch(configDir, clock, logger, async () => {
     await main.refresh();
     if (JSON.stringify(main.listTeams()) !== knownTeams) {
