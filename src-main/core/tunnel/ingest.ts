@@ -89,13 +89,13 @@ export class Ingest {
   constructor(private readonly o: IngestOptions) {}
 
   async receive(input: IngestInput): Promise<IngestResult> {
-    // Secrets read a moment ago verify at once; a delivery they refuse is verified again with the
-    // secrets read afresh (one stored meanwhile counts).
+    // Secrets read a moment ago (or by a read under way) verify at once; a delivery they refuse is
+    // verified again with the secrets read afresh for it (one stored meanwhile counts).
     const kept = this.o.secrets.peek(input.agentId);
-    let checked = kept !== undefined ? this.check(input, kept, null) : await this.verify(input);
-    if (kept !== undefined && !checked.verdict.ok && SECRET_REASONS.has(checked.verdict.reason)) {
-      checked = await this.verify(input);
-    }
+    const earlier = kept !== undefined || this.o.secrets.reading(input.agentId);
+    let checked = kept !== undefined ? this.check(input, kept, null) : await this.verify(input, false);
+    if (earlier && !checked.verdict.ok && SECRET_REASONS.has(checked.verdict.reason))
+      checked = await this.verify(input, true);
     const inFlight = this.o.registrations;
     if (
       !checked.verdict.ok &&
@@ -115,7 +115,7 @@ export class Ingest {
         );
         return { ...r, headers: { ...(r.headers ?? {}), 'retry-after': String(HOLD_RETRY_AFTER_SEC) }, delivery: null };
       }
-      checked = await this.verify(input);
+      checked = await this.verify(input, true);
       checked.verdict.steps.unshift(
         `held while a webhook registration of ${input.agentId} was under way, then verified with the secrets stored by then`,
       );
@@ -194,12 +194,15 @@ export class Ingest {
     return { ...r, headers: { ...(r.headers ?? {}), 'retry-after': '5' }, delivery: null };
   }
 
-  /** Verifies with the agent's secrets read now (claiming the delivery's key when it passes). */
-  private async verify(input: IngestInput): Promise<Checked> {
+  /**
+   * Verifies with the agent's secrets, read for it now when `fresh`, else as the cache has them
+   * (claiming the delivery's key when it passes).
+   */
+  private async verify(input: IngestInput, fresh: boolean): Promise<Checked> {
     let secrets: string[] = [];
     let secretError: string | null = null;
     try {
-      secrets = await this.o.secrets.get(input.agentId, true);
+      secrets = await this.o.secrets.get(input.agentId, fresh);
     } catch (err) {
       // The message of a secret-store failure names the store, never the secret.
       secretError = err instanceof Error ? err.name : 'error';

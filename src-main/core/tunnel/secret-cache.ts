@@ -17,7 +17,7 @@ interface Kept {
 
 export class SecretCache {
   private readonly kept = new Map<string, Kept>();
-  private readonly reading = new Map<string, Promise<string[]>>();
+  private readonly reads = new Map<string, Promise<string[]>>();
 
   constructor(
     private readonly read: (agentId: string) => Promise<string[]>,
@@ -33,6 +33,11 @@ export class SecretCache {
     return undefined;
   }
 
+  /** A read of the agent's secrets is under way (a look-up now shares it). */
+  reading(agentId: string): boolean {
+    return this.reads.has(agentId);
+  }
+
   /**
    * The secrets: read within TTL_MS, or by the read under way, or read now. `fresh`: read now,
    * whatever was read before.
@@ -41,25 +46,25 @@ export class SecretCache {
     if (!fresh) {
       const k = this.peek(agentId);
       if (k !== undefined) return Promise.resolve(k);
-      const running = this.reading.get(agentId);
+      const running = this.reads.get(agentId);
       if (running) return running;
     }
     const at = this.clock.now();
     const p = this.read(agentId).then(
       (secrets) => {
         const list = secrets.filter((s) => typeof s === 'string' && s.length > 0);
-        if (this.reading.get(agentId) === p) {
-          this.reading.delete(agentId);
+        if (this.reads.get(agentId) === p) {
+          this.reads.delete(agentId);
           this.kept.set(agentId, { secrets: list, at });
         }
         return list;
       },
       (err: unknown) => {
-        if (this.reading.get(agentId) === p) this.reading.delete(agentId);
+        if (this.reads.get(agentId) === p) this.reads.delete(agentId);
         throw err;
       },
     );
-    this.reading.set(agentId, p);
+    this.reads.set(agentId, p);
     return p;
   }
 
@@ -67,10 +72,10 @@ export class SecretCache {
   forget(agentId?: string): void {
     if (agentId === undefined) {
       this.kept.clear();
-      this.reading.clear();
+      this.reads.clear();
     } else {
       this.kept.delete(agentId);
-      this.reading.delete(agentId);
+      this.reads.delete(agentId);
     }
   }
 }

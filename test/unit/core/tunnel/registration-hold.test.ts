@@ -127,6 +127,38 @@ describe('deliveries during a webhook registration', () => {
   });
 });
 
+describe('deliveries arriving together while the secrets are read', () => {
+  it('share one read; one the shared read refuses is verified again with secrets read for it', async () => {
+    const { dir, cleanup } = await tempDir('hold-');
+    cleanups.push(cleanup);
+    const keeper = { now: [OLD], reads: 0 };
+    const t = new Tunnel({
+      dataDir: dir,
+      getSecrets: async () => {
+        keeper.reads++;
+        const now = keeper.now;
+        await new Promise((r) => setTimeout(r, 50));
+        return now;
+      },
+    });
+    const { url } = await t.start();
+    cleanups.push(() => t.stop());
+    const hook = `${url}/hooks/a1`;
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => post(hook, OLD, `together-${i}`)));
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+    expect(keeper.reads).toBe(1);
+    // A read under way began before the new secret was stored: the delivery it refuses reads again.
+    t.forgetSecrets('a1');
+    const first = post(hook, OLD, 'starts a read');
+    await waitFor(() => keeper.reads === 2, 5_000, 'a read under way');
+    keeper.now = [NEW, OLD];
+    const joined = post(hook, NEW, 'joins it');
+    expect((await first).status).toBe(200);
+    expect((await joined).status).toBe(200);
+    expect(keeper.reads).toBe(3);
+  });
+});
+
 describe('a registration in another process on the same data folder', () => {
   it('its mark holds the delivery until it is gone; then verified with the secrets stored by then', async () => {
     const { t, url, secrets, dir } = await receiver();
