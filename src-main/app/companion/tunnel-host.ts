@@ -67,7 +67,8 @@ export class TunnelHost {
 
   constructor(private readonly o: TunnelHostOptions) {
     this.registrations = new RegistrationsInFlight(join(o.dataDir, REGISTERING_DIR));
-    this.tunnel = this.build(false);
+    this.tunnel = this.make(false);
+    this.adopt(this.tunnel);
   }
 
   get current(): Tunnel {
@@ -98,11 +99,17 @@ export class TunnelHost {
       await this.tunnel.open();
     } catch (err) {
       if (!(err instanceof TunnelError && err.code === 'locked')) throw err;
-      this.locked = err.message;
       this.o.logger.warn('tunnel: the data folder is written by another process; opened read-only', {
         error: err.message,
       });
       await this.replace(true);
+      // Loaded before anyone is told it only reads: what it lists is the folder's from the first look.
+      await this.tunnel.open().catch((e: unknown) =>
+        this.o.logger.warn('tunnel: the data folder could not be read', {
+          error: e instanceof Error ? e.message : String(e),
+        }),
+      );
+      this.locked = err.message;
     }
   }
 
@@ -125,19 +132,23 @@ export class TunnelHost {
 
   private async startNow(): Promise<{ url: string; port: number }> {
     if (this.tunnel.readOnly) {
-      // The other writer may be gone by now.
-      await this.replace(false);
+      // The other writer may be gone by now. A writer is tried beside the reader, which keeps
+      // answering (with the folder's deliveries) until the writer is open and takes its place.
+      const writer = this.make(false);
       try {
-        await this.tunnel.open();
-        this.locked = null;
+        await writer.open();
       } catch (err) {
+        await writer.stop().catch(() => undefined);
         if (err instanceof TunnelError && err.code === 'locked') {
-          this.locked = err.message;
-          await this.replace(true);
           await this.tunnel.open();
+          this.locked = err.message;
         }
         throw err;
       }
+      const reader = this.tunnel;
+      this.adopt(writer);
+      this.locked = null;
+      await reader.stop();
     }
     const port = this.port;
     try {
@@ -206,11 +217,12 @@ export class TunnelHost {
     await this.tunnel.stop();
   }
 
-  private applyTargets(): void {
-    for (const a of this.agentIds) this.tunnel.setForwardTarget(a, this.forwardTo ?? undefined);
+  private applyTargets(t: Tunnel = this.tunnel): void {
+    for (const a of this.agentIds) t.setForwardTarget(a, this.forwardTo ?? undefined);
   }
 
-  private build(readOnly: boolean): Tunnel {
+  /** A tunnel with this host's settings (not opened yet, not yet this host's). */
+  private make(readOnly: boolean): Tunnel {
     const t = new Tunnel({
       dataDir: this.o.dataDir,
       getSecrets: this.o.getSecrets,
@@ -221,20 +233,24 @@ export class TunnelHost {
       readOnly,
       ...(this.o.dispatcher ? { dispatcher: this.o.dispatcher } : {}),
     });
+    this.applyTargets(t);
+    return t;
+  }
+
+  /** Makes `t` this host's tunnel: its events are passed on from now. */
+  private adopt(t: Tunnel): void {
+    for (const off of this.unsubscribe.splice(0)) off();
+    this.tunnel = t;
     this.unsubscribe.push(
       t.on('delivery', (d) => this.o.onDelivery(d)),
       t.on('forward', (a) => this.o.onForward(a)),
       t.on('refused', (r) => this.o.onRefused(r)),
     );
-    return t;
   }
 
-  /** Stops the current tunnel and builds a new one (not opened yet) with the same settings. */
+  /** Stops the current tunnel and puts a new one (not opened yet) with the same settings in its place. */
   private async replace(readOnly: boolean): Promise<void> {
-    const old = this.tunnel;
-    await old.stop();
-    for (const off of this.unsubscribe.splice(0)) off();
-    this.tunnel = this.build(readOnly);
-    this.applyTargets();
+    await this.tunnel.stop();
+    this.adopt(this.make(readOnly));
   }
 }
