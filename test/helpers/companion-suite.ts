@@ -28,8 +28,9 @@ export interface TestCompanionOptions extends CompanionOptions {
 }
 
 /**
- * A companion with its config and data folders under `dir`, secrets in memory and the monitor
- * polling once a minute (each overridden by `opts`), its contract implemented.
+ * A companion with its config and data folders under `dir`, secrets in memory, the monitor polling
+ * once a minute and its receiver on any free port (each overridden by `opts`), its contract
+ * implemented.
  */
 export async function startTestCompanion(dir: string, opts: TestCompanionOptions = {}): Promise<TestCompanion> {
   const { onEvent, ...options } = opts;
@@ -38,6 +39,8 @@ export async function startTestCompanion(dir: string, opts: TestCompanionOptions
     dataDir: path.join(dir, 'data'),
     secrets: new MemorySecretStore(),
     poll: { intervalMs: 60_000 },
+    // Any free port: test files run side by side, and the saved default port is one for all.
+    tunnelPort: 0,
     ...options,
   });
   const contract = implementContract(companion);
