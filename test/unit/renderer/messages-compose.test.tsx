@@ -115,6 +115,23 @@ describe('Messages composer', () => {
     expect(within(thread).getByText('On its way.').closest('li')!.className).toContain('out');
   });
 
+  it("the send log's line arriving before the send's own answer: the message is shown once, in the thread", async () => {
+    const h = held();
+    const t = open({ 'messages.send': h.fn });
+    await write('Hello Robin.');
+    expect(going()!.textContent).toContain('Sending…');
+    act(() => t.emit('messages.new', { message: logged(sends(t)[0]!) }));
+    expect(going()).toBeNull();
+    const thread = screen.getByRole('region', { name: `Conversation with ${TO}` });
+    const bubbles = () =>
+      [...thread.querySelectorAll('li.messages-bubble.out')].filter((li) => li.textContent?.includes('Hello Robin.'));
+    expect(bubbles()).toHaveLength(1);
+    h.answer(SENT);
+    await flush();
+    expect(going()).toBeNull();
+    expect(bubbles()).toHaveLength(1);
+  });
+
   it('sends an image with its caption, and a document by URL with its file name and caption; a bad URL is said, nothing sent', async () => {
     const t = open({ 'messages.send': SENT });
     await flush();

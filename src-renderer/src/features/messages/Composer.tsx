@@ -52,7 +52,8 @@ export function Composer({ teamId, agentId, contact }: { teamId: string; agentId
   const needsScan = agent !== undefined && (agent.health.needsScan || agent.health.health === 'needs-scan');
 
   // This conversation's sends of this window not in the thread yet: going out, or just sent (until
-  // the send log's line arrives with its clientRef or message id).
+  // the send log's line arrives with its clientRef or message id). The line may arrive before the
+  // send's own answer: a send already in the thread is shown there only, never twice.
   const inThread = new Set<string>();
   for (const m of thread?.messages ?? []) {
     if (m.clientRef !== undefined) inThread.add(m.clientRef);
@@ -64,10 +65,9 @@ export function Composer({ teamId, agentId, contact }: { teamId: string; agentId
         r.teamId === teamId &&
         r.agentId === agentId &&
         r.args.to === contact &&
-        (r.state === 'sending' ||
-          r.state === 'queued' ||
-          r.state === 'retrying' ||
-          (r.state === 'sent' && !inThread.has(r.clientRef) && !(r.messageId !== null && inThread.has(r.messageId)))),
+        (r.state === 'sending' || r.state === 'queued' || r.state === 'retrying' || r.state === 'sent') &&
+        !inThread.has(r.clientRef) &&
+        !(r.messageId !== null && inThread.has(r.messageId)),
     )
     .reverse();
   /** The latest send from here, when it failed: why, and what to do (Pair, Retry). */
