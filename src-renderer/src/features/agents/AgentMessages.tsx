@@ -1,8 +1,8 @@
 // The agent's messages on its page: the unread count (a link to its Messages) and the switch that
 // mutes its new-message notifications (counts still change while muted).
-import { useId, useState } from 'react';
-import type { AgentDTO, ErrorDTO } from '../../../../src-shared/contract';
-import { ErrorNotice } from '../../components/ErrorNotice';
+import { useId } from 'react';
+import type { AgentDTO } from '../../../../src-shared/contract';
+import { SavedCheckbox } from '../../components/SavedCheckbox';
 import { messagesHref } from '../../router/routes';
 import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
@@ -15,15 +15,7 @@ export function AgentMessages({ agent }: { agent: AgentDTO }) {
   );
   const notifying = useApp((s) => s.settings?.messageNotifications.enabled ?? true);
   const mute = useApp((s) => s.muteMessages);
-  const [asked, setAsked] = useState<boolean | null>(null);
-  const [error, setError] = useState<ErrorDTO | null>(null);
   const id = useId();
-  const on = asked ?? muted;
-  const toggle = async (next: boolean) => {
-    setAsked(next);
-    setError(await mute(teamId, agentId, next));
-    setAsked(null);
-  };
   return (
     <section className="card" aria-labelledby={`${id}-title`}>
       <h3 id={`${id}-title`}>Messages</h3>
@@ -32,25 +24,18 @@ export function AgentMessages({ agent }: { agent: AgentDTO }) {
           {unread > 0 ? `${unread} unread message${unread === 1 ? '' : 's'}` : 'No unread messages'}
         </a>
       </p>
-      <label htmlFor={id}>
-        <input
-          id={id}
-          type="checkbox"
-          checked={on}
-          disabled={asked !== null}
-          onChange={(e) => void toggle(e.target.checked)}
-          aria-describedby={`${id}-hint`}
-        />{' '}
-        Mute new-message notifications
-      </label>
-      <p id={`${id}-hint`} className="hint">
-        {!notifying
-          ? 'Message notifications are off for every agent (Settings).'
-          : on
-            ? 'No notification for messages written to this agent; the unread counts still change.'
-            : 'A notification for each new message written to this agent (one per contact).'}
-      </p>
-      {error && <ErrorNotice error={error} />}
+      <SavedCheckbox
+        label="Mute new-message notifications"
+        saved={muted}
+        save={(next) => mute(teamId, agentId, next)}
+        hint={(on) =>
+          !notifying
+            ? 'Message notifications are off for every agent (Settings).'
+            : on
+              ? 'No notification for messages written to this agent; the unread counts still change.'
+              : 'A notification for each new message written to this agent (one per contact).'
+        }
+      />
     </section>
   );
 }
