@@ -67,15 +67,4 @@ export class SecretCache {
     this.reads.set(agentId, p);
     return p;
   }
-
-  /** Forgets what was read (one agent, or all): the next look-up reads again. */
-  forget(agentId?: string): void {
-    if (agentId === undefined) {
-      this.kept.clear();
-      this.reads.clear();
-    } else {
-      this.kept.delete(agentId);
-      this.reads.delete(agentId);
-    }
-  }
 }

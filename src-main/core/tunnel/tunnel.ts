@@ -474,11 +474,6 @@ export class Tunnel {
     return this.log.get(id);
   }
 
-  /** A signing secret was stored (one agent's, or any): the next delivery reads the secrets again. */
-  forgetSecrets(agentId?: string): void {
-    this.secrets.forget(agentId);
-  }
-
   async replay(id: string, opts: ReplayOptions): Promise<ForwardAttempt> {
     await this.open();
     const attempt = await replayDelivery(
