@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../../../src-main/core/ports';
 import { REGISTERING_DIR, RegistrationsInFlight, Tunnel } from '../../../../src-main/core/tunnel';
 import { signDelivery } from '../../../../src-main/core/signature';
 import { rawRequest, tempDir, waitFor } from './helpers';
@@ -132,8 +133,12 @@ describe('deliveries arriving together while the secrets are read', () => {
     const { dir, cleanup } = await tempDir('hold-');
     cleanups.push(cleanup);
     const keeper = { now: [OLD], reads: 0 };
+    // The system clock, which the test can move on.
+    let ahead = 0;
+    const clock = { ...systemClock, now: () => Date.now() + ahead };
     const t = new Tunnel({
       dataDir: dir,
+      clock,
       getSecrets: async () => {
         keeper.reads++;
         const now = keeper.now;
@@ -149,7 +154,7 @@ describe('deliveries arriving together while the secrets are read', () => {
     expect(keeper.reads).toBe(1);
     // A read under way began before the new secret was stored: the delivery it refuses reads again.
     // (A second on, the secrets read are no longer used: the next delivery starts a read.)
-    await new Promise((r) => setTimeout(r, 1_050));
+    ahead += 1_000;
     const first = post(hook, OLD, 'starts a read');
     await waitFor(() => keeper.reads === 2, 5_000, 'a read under way');
     keeper.now = [NEW, OLD];
