@@ -190,7 +190,12 @@ export class TeamStore {
         };
         await keychain(() => this.opts.secrets.set(team.apiKeyRef, v.apiKey));
         stored = true;
-        await this.commit({ ...this.config, teams: [...this.config.teams, team] });
+        await this.commit((c) => {
+          // Checked again on the file as it is now: the agent checks above take a while.
+          if (c.teams.some((t) => t.label.toLowerCase() === v.label.toLowerCase()))
+            throw new TeamStoreError('DUPLICATE', `A team labelled "${v.label}" already exists.`);
+          return { ...c, teams: [...c.teams, team] };
+        });
         this.clients.set(id, Promise.resolve(client));
         return toRecord(team);
       } catch (err) {
@@ -207,7 +212,7 @@ export class TeamStore {
       const team = this.requireTeam(idOrLabel);
       for (const a of team.agents) await keychain(() => this.deleteSigning(team, a));
       await keychain(() => this.opts.secrets.delete(team.apiKeyRef));
-      await this.commit({ ...this.config, teams: this.config.teams.filter((t) => t.id !== team.id) });
+      await this.commit((c) => ({ ...c, teams: c.teams.filter((t) => t.id !== team.id) }));
       await this.dropClient(team.id);
     });
   }
@@ -223,7 +228,14 @@ export class TeamStore {
       const client = await this.clientFor(team.id);
       await verifyAgent(client, a.agentId, team.baseUrl);
       const next: AgentConfig = { ...a, signingSecretRef: null, watchClosely: false };
-      await this.commit(this.withTeam(team.id, (t) => ({ ...t, agents: [...t.agents, next] })));
+      await this.commit(
+        this.withTeam(team.id, (t) => {
+          // Checked again on the file as it is now: the service's check above takes a while.
+          if (t.agents.some((x) => x.agentId === a.agentId))
+            throw new TeamStoreError('DUPLICATE', `Agent "${a.agentId}" is already in team "${team.label}".`);
+          return { ...t, agents: [...t.agents, next] };
+        }),
+      );
       return { agentId: a.agentId, label: a.label };
     });
   }
@@ -340,7 +352,7 @@ export class TeamStore {
           problem.field !== undefined ? { cause: parsed.error, field: problem.field } : { cause: parsed.error },
         );
       }
-      await this.commit({ ...this.config, settings: parsed.data });
+      await this.commit((c) => ({ ...c, settings: parsed.data }));
       return this.settings();
     });
   }
@@ -385,14 +397,24 @@ export class TeamStore {
     if (disk) this.config = disk;
   }
 
-  /** Writes the file first; memory changes only when the write succeeded. */
-  private async commit(next: ConfigFile): Promise<void> {
+  /**
+   * Makes the change on the file as it is right now (read again first: the keychain and the service's
+   * checks since the change began can take seconds, and another process may have written it
+   * meanwhile), then writes the file; memory changes only when the write succeeded.
+   */
+  private async commit(change: (c: ConfigFile) => ConfigFile): Promise<void> {
+    await this.reload();
+    const next = change(this.config);
     await writeConfig(this.opts.configDir, next);
     this.config = next;
   }
 
-  private withTeam(teamId: string, fn: (t: TeamConfig) => TeamConfig): ConfigFile {
-    return { ...this.config, teams: this.config.teams.map((t) => (t.id === teamId ? fn(t) : t)) };
+  /** A change of one team (gone meanwhile: NOT_FOUND). */
+  private withTeam(teamId: string, fn: (t: TeamConfig) => TeamConfig): (c: ConfigFile) => ConfigFile {
+    return (c) => {
+      if (!c.teams.some((t) => t.id === teamId)) throw new TeamStoreError('NOT_FOUND', `No team "${teamId}".`);
+      return { ...c, teams: c.teams.map((t) => (t.id === teamId ? fn(t) : t)) };
+    };
   }
 
   private lookupByLabel(label: string): TeamConfig | undefined {

@@ -352,6 +352,99 @@ describe('two stores on one config (the app and a command)', () => {
     expect(dev.label).toBe('Dev');
   });
 
+  /** Clients whose answers to agent checks wait until `letGo` is called. */
+  function heldService(): { factory: typeof svc.factory; letGo: () => void } {
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    const factory: typeof svc.factory = (o) => {
+      const client = svc.factory(o);
+      const getSession = client.getSession.bind(client);
+      client.getSession = async (agentId: string) => {
+        await held;
+        return getSession(agentId);
+      };
+      return client;
+    };
+    return { factory, letGo };
+  }
+
+  it('a change that waits on the service is made on the file as it is when the check ends', async () => {
+    const app = await open();
+    const cli = await open();
+    const first = heldService();
+    const slowApp = await TeamStore.open({
+      configDir: dir,
+      secrets,
+      clientFactory: first.factory,
+      randomId: () => 'slowabcdef',
+    });
+    const adding = slowApp.addTeam({
+      label: 'Dev',
+      baseUrl: 'https://y.test',
+      apiKey: KEY,
+      agents: [{ agentId: 'agent-1' }],
+    });
+    const ops = await cli.addTeam({
+      label: 'Ops',
+      baseUrl: 'https://x.test',
+      apiKey: KEY,
+      agents: [{ agentId: 'agent-1' }],
+    });
+    await cli.updateSettings({ pollIntervalSec: 45 });
+    first.letGo();
+    await adding;
+    const fresh = await open();
+    expect(fresh.listTeams().map((t) => t.label)).toEqual(['Ops', 'Dev']);
+    expect(fresh.settings().pollIntervalSec).toBe(45);
+    expect(fresh.findTeam(ops.id)?.label).toBe('Ops');
+
+    // The same label added meanwhile elsewhere: refused when the check ends, its key not left behind.
+    const second = heldService();
+    const slowApp2 = await TeamStore.open({
+      configDir: dir,
+      secrets,
+      clientFactory: second.factory,
+      randomId: () => 'twinabcdef',
+    });
+    const twin = slowApp2.addTeam({
+      label: 'Staging',
+      baseUrl: 'https://z.test',
+      apiKey: KEY,
+      agents: [{ agentId: 'agent-2' }],
+    });
+    await app.addTeam({ label: 'staging', baseUrl: 'https://w.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] });
+    second.letGo();
+    await expectCode(twin, 'DUPLICATE');
+    expect((await open()).listTeams().map((t) => t.label)).toEqual(['Ops', 'Dev', 'staging']);
+    expect(await secrets.get(apiKeyRef('twinabcdef'))).toBeNull();
+  });
+
+  it('an agent added to a team that another process removed meanwhile is refused, and nothing is written', async () => {
+    const cli = await open();
+    const ops = await cli.addTeam({
+      label: 'Ops',
+      baseUrl: 'https://x.test',
+      apiKey: KEY,
+      agents: [{ agentId: 'agent-1' }],
+    });
+    const app = await open();
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    const client = await app.clientFor(ops.id);
+    const getSession = client.getSession.bind(client);
+    client.getSession = async (agentId: string) => {
+      await held;
+      return getSession(agentId);
+    };
+    const adding = app.addAgent(ops.id, { agentId: 'agent-2' });
+    await cli.removeTeam(ops.id);
+    const before = await readFile();
+    letGo();
+    await expectCode(adding, 'NOT_FOUND');
+    expect(await readFile()).toBe(before);
+    expect(app.listTeams()).toEqual([]);
+  });
+
   it('a file broken meanwhile refuses the change and is left as it is', async () => {
     const app = await open();
     await fs.writeFile(configPath(dir), '{"teams": [', 'utf8');
