@@ -215,8 +215,10 @@ export class SeenFile {
     const since = nowMs - this.windowMs;
     const add = records.filter((r) => r.at >= since);
     if (add.length === 0) return;
-    this.live = this.live.filter((r) => r.at >= since);
-    this.live.push(...add);
+    // Kept (about) oldest first: only a list whose first key has expired is filtered (a key kept a
+    // little past its window is harmless: the index is rebuilt within the window).
+    if (this.live.length > 0 && this.live[0]!.at < since) this.live = this.live.filter((r) => r.at >= since);
+    for (const r of add) this.live.push(r);
     if (this.torn || this.lines + add.length > this.live.length + COMPACT_SLACK) return this.rewrite();
     const fh = await open(this.path, 'a', PRIVATE_FILE_MODE);
     try {
