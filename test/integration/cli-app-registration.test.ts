@@ -4,7 +4,8 @@
 // deliveries with the secret the command stored, though its own copy of the config predates it.
 // `agent add` in a terminal: the app shows the agent (teams.changed) and monitors it, and a change
 // the app makes next keeps it. Two apps on one config (the desktop app and `serve`): a setting
-// changed in one reaches the other's windows (settings.changed).
+// changed in one reaches the other's windows (settings.changed), and so does a preference
+// (companion.json), which neither app's next change undoes.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -118,6 +119,54 @@ describe('webhook set from the command line while the app receives', () => {
       const theirs = await waitFor(() => seen.find((e) => e.name === 'settings.changed'), 5000);
       expect(theirs.payload).toMatchObject({ settings: { pollIntervalSec: 50 } });
       expect(await other.ok('settings.get')).toMatchObject({ pollIntervalSec: 50 });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("a preference changed in one app (companion.json) reaches the other's windows, and neither undoes the other's", async () => {
+    const seen: AnyEvent[] = [];
+    const other = await startTestCompanion(dir, {
+      secrets: keychain,
+      dataDir: join(dir, 'data-other'),
+      tunnelPort: 0,
+      onEvent: (e) => seen.push(e),
+    });
+    try {
+      const current = await ok<{ tunnel: { port: number } }>('settings.get');
+      await ok('settings.update', {
+        patch: {
+          notifications: false,
+          messageNotifications: { showText: false },
+          tunnel: { port: current.tunnel.port, forwardTo: 'http://127.0.0.1:9/app' },
+        },
+      });
+      const theirs = await waitFor(
+        () =>
+          seen.find(
+            (e) =>
+              e.name === 'settings.changed' &&
+              (e.payload as { settings: { notifications: boolean } }).settings.notifications === false,
+          ),
+        5000,
+      );
+      expect(theirs.payload).toMatchObject({
+        settings: {
+          notifications: false,
+          messageNotifications: { showText: false },
+          tunnel: { forwardTo: 'http://127.0.0.1:9/app' },
+        },
+      });
+      // The other app's next change is made on the file as it is: this one's stay.
+      await other.ok('settings.update', { patch: { escalateAfterMin: 12 } });
+      const file = JSON.parse(await readFile(join(dir, 'config', 'companion.json'), 'utf8')) as Record<string, unknown>;
+      expect(file).toMatchObject({
+        notifications: false,
+        escalateAfterMin: 12,
+        forwardTo: 'http://127.0.0.1:9/app',
+        messageNotifications: { showText: false },
+      });
+      await waitFor(async () => (await ok<{ escalateAfterMin: number }>('settings.get')).escalateAfterMin === 12, 5000);
     } finally {
       await other.close();
     }

@@ -321,16 +321,26 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     }
   };
 
-  // ----- config.json changed from outside -------------------------------------------------------
+  /** Preferences changed (here, or in companion.json by another app): the receiver follows, windows hear. */
+  const applyPrefs = (): void => {
+    const p = prefs.get();
+    tunnelHost.setForwardTo(p.forwardTo, agentIds());
+    tunnelHost.setAllowLegacySignature(p.allowLegacySignature);
+    events.emit('settings', undefined);
+  };
+
+  // ----- config.json or companion.json changed from outside ------------------------------------
   // A command (`team add`, `agent add`, `webhook set`) or another app on the same config (the
-  // desktop app and `serve`) writes config.json while this one runs: it reads the file again and
-  // follows, so they never disagree. Its own writes come back here too and change nothing.
+  // desktop app and `serve`) writes config.json while this one runs, and another app writes
+  // companion.json (its preferences): this one reads them again and follows, so they never
+  // disagree. Its own writes come back here too and change nothing.
   const configWatch = new ConfigWatch(configDir, clock, logger, async () => {
     await main.refresh();
     if (JSON.stringify(main.listTeams()) !== knownTeams) {
       teamsChanged();
       events.emit('teams', undefined);
     }
+    if (await prefs.reload()) applyPrefs();
     await applySettings(main.settings());
   });
 
@@ -557,8 +567,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
             ? { messageNotifications: { ...cur.messageNotifications, ...p.messageNotifications } }
             : {}),
         }));
-        if (hasOwn(p, 'forwardTo')) tunnelHost.setForwardTo(prefs.get().forwardTo, agentIds());
-        tunnelHost.setAllowLegacySignature(prefs.get().allowLegacySignature);
+        applyPrefs();
       }
       await applySettings(app);
       return companion.settings();

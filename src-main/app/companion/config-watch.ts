@@ -1,10 +1,15 @@
-// Watches <config dir>/config.json for writes from outside this process (a command run while the app
-// runs): each burst of changes calls `changed` once, a moment after the last one. A failure of
-// `changed` (a file that no longer loads) is logged and waits for the next write. Watching is best
-// effort: where the folder cannot be watched, the app reads the file again at its next change.
+// Watches the config folder's shared files for writes from outside this process: config.json (a
+// command run while the app runs, or another app on the same config) and companion.json (the
+// preferences, which two apps on one config share: the desktop app and `serve`). Each burst of changes
+// calls `changed` once, a moment after the last one. A failure of `changed` (a file that no longer
+// loads) is logged and waits for the next write. Watching is best effort: where the folder cannot be
+// watched, the app reads the files again at its next change.
 import { watch, type FSWatcher } from 'node:fs';
 import type { Clock, Logger } from '../../core/ports';
 import { CONFIG_FILE_NAME } from '../../core/teams/paths';
+import { PREFS_FILE_NAME } from './prefs';
+
+const WATCHED: ReadonlySet<string> = new Set([CONFIG_FILE_NAME, PREFS_FILE_NAME]);
 
 /** Writes closer together than this are one change. */
 const SETTLE_MS = 150;
@@ -25,15 +30,15 @@ export class ConfigWatch {
     try {
       this.watcher = watch(dir, { persistent: false }, (_event, name) => {
         // Some platforms do not say which file changed.
-        if (name === null || name === CONFIG_FILE_NAME) this.schedule();
+        if (name === null || WATCHED.has(name)) this.schedule();
       });
       this.watcher.on('error', (err) => {
-        this.logger.warn('config: watching config.json stopped', { error: err.message });
+        this.logger.warn('config: watching the config folder stopped', { error: err.message });
         this.watcher?.close();
         this.watcher = null;
       });
     } catch (err) {
-      this.logger.warn('config: config.json cannot be watched', {
+      this.logger.warn('config: the config folder cannot be watched', {
         error: err instanceof Error ? err.message : String(err),
       });
     }
@@ -56,7 +61,7 @@ export class ConfigWatch {
     do {
       this.again = false;
       this.running = this.changed().catch((err: unknown) =>
-        this.logger.warn('config: config.json changed but could not be read', {
+        this.logger.warn('config: a shared config file changed but could not be read', {
           error: err instanceof Error ? err.message : String(err),
         }),
       );

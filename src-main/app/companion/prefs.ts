@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { Logger } from '../../core/ports';
 import { storedUrlSchema as httpUrl } from '../../core/url';
 
-const PREFS_FILE_NAME = 'companion.json';
+export const PREFS_FILE_NAME = 'companion.json';
 
 const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/);
 
@@ -60,14 +60,33 @@ export class PrefsStore {
     return path.join(this.dir, PREFS_FILE_NAME);
   }
 
-  /** Loads the file; a missing one gives the defaults, an unreadable one is set aside with a warning. */
+  /** Loads the file; a missing one gives the defaults, an unreadable one too, with a warning. */
   async load(): Promise<Prefs> {
+    const read = await this.read('using defaults');
+    if (read) this.prefs = read;
+    return this.get();
+  }
+
+  /**
+   * Reads the file again (another app on this config folder, the desktop app beside `serve`, may have
+   * written it): true when what it holds differs from what this store had. A file that does not read
+   * keeps what this store has.
+   */
+  async reload(): Promise<boolean> {
+    const read = await this.read('the preferences in use are kept');
+    if (!read || JSON.stringify(read) === JSON.stringify(this.prefs)) return false;
+    this.prefs = read;
+    return true;
+  }
+
+  /** The file's preferences, or null when it is missing or does not read (said in the log). */
+  private async read(instead: string): Promise<Prefs | null> {
     let text: string | null = null;
     try {
       text = await fs.readFile(this.file, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
-        this.logger.warn('companion: preferences unreadable; using defaults', { file: this.file });
+        this.logger.warn(`companion: preferences unreadable; ${instead}`, { file: this.file });
     }
     if (text !== null) {
       let raw: unknown = undefined;
@@ -88,19 +107,23 @@ export class PrefsStore {
         }
       }
       const parsed = prefsSchema.safeParse(raw);
-      if (parsed.success) this.prefs = parsed.data;
-      else this.logger.warn('companion: preferences invalid; using defaults', { file: this.file });
+      if (parsed.success) return parsed.data;
+      this.logger.warn(`companion: preferences invalid; ${instead}`, { file: this.file });
     }
-    return this.get();
+    return null;
   }
 
   get(): Prefs {
     return structuredClone(this.prefs);
   }
 
-  /** Applies `fn` to a copy, validates, writes, and only then keeps it. Serialised. */
+  /**
+   * Applies `fn` to the preferences as the file holds them now (another app may have changed them),
+   * validates, writes, and only then keeps them. Serialised.
+   */
   update(fn: (p: Prefs) => Prefs): Promise<Prefs> {
     const run = this.queue.then(async () => {
+      await this.reload();
       const next = prefsSchema.parse(fn(this.get()));
       await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
       await writeFileAtomic(this.file, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });

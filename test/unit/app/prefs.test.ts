@@ -60,3 +60,39 @@ describe('preferences: message notifications', () => {
     );
   });
 });
+
+describe('preferences: two apps on one config folder (the desktop app and `serve`)', () => {
+  it("each change is made on the file as it is, and each app reads the other's", async () => {
+    const { store: desktop } = await withFile({ version: 1 });
+    const logger = { info: vi.fn(), warn: vi.fn(), error: vi.fn() };
+    const serve = new PrefsStore(path.dirname(desktop.file), logger);
+    await desktop.load();
+    await serve.load();
+    await desktop.update((p) => ({
+      ...p,
+      messageNotifications: { ...p.messageNotifications, muted: [{ teamId: 't1', agentId: 'a1' }] },
+    }));
+    // `serve` read the file before the mute: its change keeps it.
+    await serve.update((p) => ({ ...p, webhooks }));
+    const fresh = new PrefsStore(path.dirname(desktop.file), logger);
+    const onDisk = await fresh.load();
+    expect(onDisk.messageNotifications.muted).toEqual([{ teamId: 't1', agentId: 'a1' }]);
+    expect(onDisk.webhooks).toEqual(webhooks);
+    // The desktop app reads the file again: the webhook is there; nothing new the second time.
+    expect(desktop.publicUrlOf('t1', 'a1')).toBeNull();
+    expect(await desktop.reload()).toBe(true);
+    expect(desktop.publicUrlOf('t1', 'a1')).toBe(webhooks[0]!.publicUrl);
+    expect(await desktop.reload()).toBe(false);
+  });
+
+  it('a file broken meanwhile keeps what the store has', async () => {
+    const { store, logger } = await withFile({ version: 1, webhooks });
+    await store.load();
+    await writeFile(store.file, '{"version": 1, "webhooks": [', 'utf8');
+    expect(await store.reload()).toBe(false);
+    expect(store.publicUrlOf('t1', 'a1')).toBe(webhooks[0]!.publicUrl);
+    expect(logger.warn).toHaveBeenCalledWith('companion: preferences invalid; the preferences in use are kept', {
+      file: store.file,
+    });
+  });
+});
