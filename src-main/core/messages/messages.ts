@@ -98,6 +98,7 @@ export class Messages {
    * is emitted, oldest first.
    */
   async refresh(deliveries?: Iterable<DeliveryBody>): Promise<Message[]> {
+    await this.readState();
     const fresh = await this.readSends();
     if (deliveries) {
       for (const d of deliveries) {
@@ -150,21 +151,31 @@ export class Messages {
     const key = contactKey(contact);
     const at = this.index.latestAt(agentId, key);
     if (at === null) return;
-    const read = { ...this.state.read, [agentId]: { ...(this.state.read[agentId] ?? {}), [key]: at } };
-    await this.update({ ...this.state, read }, agentId);
+    await this.update(
+      (s) => ({
+        ...s,
+        read: {
+          ...s.read,
+          [agentId]: { ...(s.read[agentId] ?? {}), [key]: Math.max(at, s.read[agentId]?.[key] ?? 0) },
+        },
+      }),
+      agentId,
+    );
   }
 
   /** A local name for a contact ('' removes it). */
   async setName(contact: string, name: string): Promise<void> {
-    const names = { ...this.state.names };
     const key = contactKey(contact);
-    if (name.trim() === '') delete names[key];
-    else names[key] = name.trim();
-    await this.update({ ...this.state, names }, null);
+    await this.update((s) => {
+      const names = { ...s.names };
+      if (name.trim() === '') delete names[key];
+      else names[key] = name.trim();
+      return { ...s, names };
+    }, null);
   }
 
   async setRetentionDays(days: number): Promise<void> {
-    await this.update({ ...this.state, retentionDays: days }, null);
+    await this.update((s) => ({ ...s, retentionDays: days }), null);
     await this.compact();
   }
 
@@ -178,8 +189,7 @@ export class Messages {
         ? this.index.thread(agentId, key, { limit: Infinity }).messages.flatMap((m) => m.messageId ?? [])
         : undefined;
     // The tombstone first: once it is saved, nothing deleted shows again, whatever fails after.
-    await this.update({ ...this.state, tombstones: [...this.state.tombstones, t] }, agentId);
-    this.index.forget(t);
+    await this.update((s) => ({ ...s, tombstones: [...s.tombstones, t] }), agentId);
     const removedSends = await this.sendLog.removeWhere(
       (r) => r.agentId === agentId && (key === undefined || contactKey(r.to) === key) && r.at <= t.upTo,
     );
@@ -198,16 +208,40 @@ export class Messages {
     const gone = await this.sendLog.removeWhere((r) => r.at < cutoff);
     await this.media.removeOlderThan(cutoff);
     if (gone > 0) this.sendOffset = 0;
-    const tombstones = this.state.tombstones.filter((t) => t.upTo >= cutoff);
-    if (tombstones.length !== this.state.tombstones.length)
-      await this.update({ ...this.state, tombstones }, null, false);
+    if (this.state.tombstones.some((t) => t.upTo < cutoff))
+      await this.update((s) => ({ ...s, tombstones: s.tombstones.filter((t) => t.upTo >= cutoff) }), null, false);
   }
 
-  private async update(next: MessageStateData, agentId: string | null, announce = true): Promise<void> {
+  /**
+   * Makes a change on the state file as it is now (another app on this data folder may have changed
+   * it since), then follows what was written.
+   */
+  private async update(
+    change: (s: MessageStateData) => MessageStateData,
+    agentId: string | null,
+    announce = true,
+  ): Promise<void> {
     if (this.o.readOnly) throw new Error('the messages are open read-only');
-    await this.stateFile.save(next);
-    this.state = next;
-    this.index.setState(next);
+    this.follow(await this.stateFile.change(change));
     if (announce) this.events.emit('changed', { agentId });
+  }
+
+  /**
+   * Takes the state another app on this data folder wrote (read marks, names, deletions, retention),
+   * when the file changed; 'changed' is emitted for every agent then.
+   */
+  private async readState(): Promise<void> {
+    const state = await this.stateFile.readIfChanged();
+    if (state === null || JSON.stringify(state) === JSON.stringify(this.state)) return;
+    this.follow(state);
+    this.events.emit('changed', { agentId: null });
+  }
+
+  /** Uses this state from now on; deletions it adds leave the index. */
+  private follow(state: MessageStateData): void {
+    const known = new Set(this.state.tombstones.map((t) => JSON.stringify(t)));
+    this.state = state;
+    this.index.setState(state);
+    for (const t of state.tombstones) if (!known.has(JSON.stringify(t))) this.index.forget(t);
   }
 }

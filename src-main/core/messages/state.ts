@@ -4,7 +4,7 @@
 // the deliveries) and the retention setting. One small JSON file, <data dir>/messages/state.json,
 // 0600, written atomically. A file that cannot be read is set aside (state.json.corrupt) and a fresh
 // state is used: it holds no message, only marks, names and deletions.
-import { readFile, rename } from 'node:fs/promises';
+import { readFile, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
@@ -49,6 +49,8 @@ export function emptyState(): MessageStateData {
 export class MessageStateFile {
   readonly file: string;
   private chain: Promise<unknown> = Promise.resolve();
+  /** The file's stamp when this process last read or wrote it. */
+  private seen = '';
 
   constructor(
     dataDir: string,
@@ -58,6 +60,7 @@ export class MessageStateFile {
   }
 
   async load(): Promise<MessageStateData> {
+    this.seen = await this.stamp();
     let text: string;
     try {
       text = await readFile(this.file, 'utf8');
@@ -74,14 +77,38 @@ export class MessageStateFile {
     }
   }
 
-  /** Writes the state (writes of this process one at a time, the latest last). */
-  save(state: MessageStateData): Promise<void> {
-    const text = `${JSON.stringify(state)}\n`;
+  /**
+   * Makes a change on the state as the file holds it now (another app on this data folder, the
+   * desktop app beside `serve`, may have changed it since this one read it) and writes it; changes
+   * of this process one at a time. Resolves with the state written.
+   */
+  change(fn: (s: MessageStateData) => MessageStateData): Promise<MessageStateData> {
     const p = this.chain.then(async () => {
+      const next = fn(await this.load());
       await ensurePrivateDir(join(this.file, '..'));
-      await writeFileAtomic(this.file, text, { mode: 0o600 });
+      await writeFileAtomic(this.file, `${JSON.stringify(next)}\n`, { mode: 0o600 });
+      this.seen = await this.stamp();
+      return next;
     });
     this.chain = p.catch(() => undefined);
     return p;
+  }
+
+  /** The state when the file changed since this process last read or wrote it, else null. */
+  readIfChanged(): Promise<MessageStateData | null> {
+    // In turn with this process's changes: its own write is never taken for another's.
+    const p = this.chain.then(async () => ((await this.stamp()) === this.seen ? null : this.load()));
+    this.chain = p.catch(() => undefined);
+    return p;
+  }
+
+  /** Its size, modification time and inode: what tells one version of the file from another. */
+  private async stamp(): Promise<string> {
+    try {
+      const st = await stat(this.file);
+      return `${st.size}:${st.mtimeMs}:${st.ino}`;
+    } catch {
+      return 'none';
+    }
   }
 }
