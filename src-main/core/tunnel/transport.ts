@@ -109,15 +109,11 @@ export interface UndiciTransport {
 }
 
 export interface UndiciTransportOptions {
-  /** Requests of one lane in flight at once on its connection (default 16; 1 disables pipelining). */
+  /** Requests of one lane in flight at once on its connection (default 8; 1 disables pipelining). */
   pipelining?: number;
 }
 
-/**
- * As many as a busy sender keeps in flight to one hook (the bench's 16 connections): with fewer, the
- * deliveries answered in one group commit wait on the lane for the app's answers to those ahead.
- */
-const DEFAULT_PIPELINING = 16;
+const DEFAULT_PIPELINING = 8;
 const DRAIN_LIMIT = 1024 * 1024;
 const KEEP_ALIVE_MS = 4_000;
 const CONNECT_TIMEOUT_MS = 5_000;
