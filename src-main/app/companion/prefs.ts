@@ -72,7 +72,15 @@ export class PrefsStore {
    * written it): true when what it holds differs from what this store had. A file that does not read
    * keeps what this store has.
    */
-  async reload(): Promise<boolean> {
+  reload(): Promise<boolean> {
+    // In turn with the changes: a read begun before a change is written is never taken after it.
+    const run = this.queue.then(() => this.take());
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Takes the file's preferences when they differ from this store's (see reload). */
+  private async take(): Promise<boolean> {
     const read = await this.read('the preferences in use are kept');
     if (!read || JSON.stringify(read) === JSON.stringify(this.prefs)) return false;
     this.prefs = read;
@@ -123,7 +131,7 @@ export class PrefsStore {
    */
   update(fn: (p: Prefs) => Prefs): Promise<Prefs> {
     const run = this.queue.then(async () => {
-      await this.reload();
+      await this.take();
       const next = prefsSchema.parse(fn(this.get()));
       await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
       await writeFileAtomic(this.file, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
