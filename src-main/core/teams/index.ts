@@ -229,7 +229,7 @@ export class TeamStore {
       await verifyAgent(client, a.agentId, team.baseUrl);
       const next: AgentConfig = { ...a, signingSecretRef: null, watchClosely: false };
       await this.commit(
-        this.withTeam(team.id, (t) => {
+        this.withTeam(team, (t) => {
           // Checked again on the file as it is now: the service's check above takes a while.
           if (t.agents.some((x) => x.agentId === a.agentId))
             throw new TeamStoreError('DUPLICATE', `Agent "${a.agentId}" is already in team "${team.label}".`);
@@ -246,7 +246,7 @@ export class TeamStore {
       const agent = this.requireAgent(team, agentId);
       await keychain(() => this.deleteSigning(team, agent));
       await this.commit(
-        this.withTeam(team.id, (t) => ({ ...t, agents: t.agents.filter((x) => x.agentId !== agent.agentId) })),
+        this.withTeam(team, (t) => ({ ...t, agents: t.agents.filter((x) => x.agentId !== agent.agentId) })),
       );
     });
   }
@@ -257,7 +257,7 @@ export class TeamStore {
       const team = this.requireTeam(teamIdOrLabel);
       const agent = this.requireAgent(team, agentId);
       await this.commit(
-        this.withTeam(team.id, (t) => ({
+        this.withTeam(team, (t) => ({
           ...t,
           agents: t.agents.map((x) => (x.agentId === agent.agentId ? { ...x, watchClosely: on } : x)),
         })),
@@ -308,7 +308,7 @@ export class TeamStore {
       await keychain(() => this.opts.secrets.set(ref, encodeSigningSecrets(rotate(existing, value))));
       if (agent.signingSecretRef !== ref) {
         await this.commit(
-          this.withTeam(team.id, (t) => ({
+          this.withTeam(team, (t) => ({
             ...t,
             agents: t.agents.map((x) => (x.agentId === agent.agentId ? { ...x, signingSecretRef: ref } : x)),
           })),
@@ -409,11 +409,11 @@ export class TeamStore {
     this.config = next;
   }
 
-  /** A change of one team (gone meanwhile: NOT_FOUND). */
-  private withTeam(teamId: string, fn: (t: TeamConfig) => TeamConfig): (c: ConfigFile) => ConfigFile {
+  /** A change of one team (removed meanwhile: NOT_FOUND, in requireTeam's words). */
+  private withTeam(team: TeamConfig, fn: (t: TeamConfig) => TeamConfig): (c: ConfigFile) => ConfigFile {
     return (c) => {
-      if (!c.teams.some((t) => t.id === teamId)) throw new TeamStoreError('NOT_FOUND', `No team "${teamId}".`);
-      return { ...c, teams: c.teams.map((t) => (t.id === teamId ? fn(t) : t)) };
+      if (!c.teams.some((t) => t.id === team.id)) throw new TeamStoreError('NOT_FOUND', `No team "${team.label}".`);
+      return { ...c, teams: c.teams.map((t) => (t.id === team.id ? fn(t) : t)) };
     };
   }
 
