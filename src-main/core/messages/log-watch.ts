@@ -2,8 +2,9 @@
 // while `listen` writes the data folder): a cheap look at the segment files (names, sizes, times)
 // says whether anything changed; only then is the log opened again, read-only, through its reader
 // API. The index keeps each message once, so reading everything again adds only what is new.
-import { readdir, stat } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileStamp } from '../file-stamp';
 import type { Clock } from '../ports';
 import { EventLog, type DeliveryBody } from '../tunnel';
 import { messageBodies } from './inbound';
@@ -22,14 +23,7 @@ export class TunnelLogWatch {
     const folder = join(this.tunnelDir, 'deliveries');
     try {
       const names = (await readdir(folder)).filter((n) => n.endsWith('.jsonl')).sort();
-      const parts = await Promise.all(
-        names.map((n) =>
-          stat(join(folder, n)).then(
-            (s) => `${n}:${s.size}:${s.mtimeMs}`,
-            () => n,
-          ),
-        ),
-      );
+      const parts = await Promise.all(names.map(async (n) => `${n}:${await fileStamp(join(folder, n))}`));
       return parts.join(',');
     } catch {
       return 'none';

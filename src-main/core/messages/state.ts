@@ -4,10 +4,11 @@
 // the deliveries) and the retention setting. One small JSON file, <data dir>/messages/state.json,
 // 0600, written atomically. A file that cannot be read is set aside (state.json.corrupt) and a fresh
 // state is used: it holds no message, only marks, names and deletions.
-import { readFile, rename, stat } from 'node:fs/promises';
+import { readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
+import { fileStamp } from '../file-stamp';
 import { silentLogger, type Logger } from '../ports';
 import { ensurePrivateDir } from '../tunnel/private-files';
 
@@ -60,7 +61,7 @@ export class MessageStateFile {
   }
 
   async load(): Promise<MessageStateData> {
-    this.seen = await this.stamp();
+    this.seen = await fileStamp(this.file);
     let text: string;
     try {
       text = await readFile(this.file, 'utf8');
@@ -87,7 +88,7 @@ export class MessageStateFile {
       const next = fn(await this.load());
       await ensurePrivateDir(join(this.file, '..'));
       await writeFileAtomic(this.file, `${JSON.stringify(next)}\n`, { mode: 0o600 });
-      this.seen = await this.stamp();
+      this.seen = await fileStamp(this.file);
       return next;
     });
     this.chain = p.catch(() => undefined);
@@ -97,18 +98,8 @@ export class MessageStateFile {
   /** The state when the file changed since this process last read or wrote it, else null. */
   readIfChanged(): Promise<MessageStateData | null> {
     // In turn with this process's changes: its own write is never taken for another's.
-    const p = this.chain.then(async () => ((await this.stamp()) === this.seen ? null : this.load()));
+    const p = this.chain.then(async () => ((await fileStamp(this.file)) === this.seen ? null : this.load()));
     this.chain = p.catch(() => undefined);
     return p;
-  }
-
-  /** Its size, modification time and inode: what tells one version of the file from another. */
-  private async stamp(): Promise<string> {
-    try {
-      const st = await stat(this.file);
-      return `${st.size}:${st.mtimeMs}:${st.ino}`;
-    } catch {
-      return 'none';
-    }
   }
 }
