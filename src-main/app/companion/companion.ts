@@ -302,12 +302,16 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
 
   /** The settings what runs was given last. */
   let applied = main.settings();
-  /** Settings changed (here, or in config.json from outside): applied to what runs, which keeps its state. */
-  const applySettings = async (app: AppSettings): Promise<void> => {
+  /**
+   * Settings changed (here, or in config.json from outside): applied to what runs, which keeps its
+   * state. Windows are told once, when they or the preferences (`prefsChanged`) changed.
+   */
+  const applySettings = async (app: AppSettings, prefsChanged = false): Promise<void> => {
     const before = applied;
     applied = app;
-    if (JSON.stringify(before) === JSON.stringify(app)) return;
-    events.emit('settings', undefined);
+    const same = JSON.stringify(before) === JSON.stringify(app);
+    if (!same || prefsChanged) events.emit('settings', undefined);
+    if (same) return;
     // Applied to the running monitor: its health, incidents and snooze are kept.
     if (JSON.stringify(pollOf(before)) !== JSON.stringify(pollOf(app))) monitor.setPollConfig(pollOf(app));
     if (JSON.stringify(alertRules(before)) !== JSON.stringify(alertRules(app))) monitor.setRules(alertRules(app));
@@ -321,12 +325,11 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     }
   };
 
-  /** Preferences changed (here, or in companion.json by another app): the receiver follows, windows hear. */
+  /** Preferences changed (here, or in companion.json by another app): the receiver follows them. */
   const applyPrefs = (): void => {
     const p = prefs.get();
     tunnelHost.setForwardTo(p.forwardTo, agentIds());
     tunnelHost.setAllowLegacySignature(p.allowLegacySignature);
-    events.emit('settings', undefined);
   };
 
   // ----- config.json or companion.json changed from outside ------------------------------------
@@ -340,8 +343,9 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       teamsChanged();
       events.emit('teams', undefined);
     }
-    if (await prefs.reload()) applyPrefs();
-    await applySettings(main.settings());
+    const prefsChanged = await prefs.reload();
+    if (prefsChanged) applyPrefs();
+    await applySettings(main.settings(), prefsChanged);
   });
 
   // ----- tunnel -------------------------------------------------------------------------------
@@ -569,7 +573,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
         }));
         applyPrefs();
       }
-      await applySettings(app);
+      await applySettings(app, patch.prefs !== undefined);
       return companion.settings();
     },
 
