@@ -6,6 +6,7 @@ import { TeamStore, TeamStoreError } from '../../../../src-main/core/teams';
 import { configPath, jsonFault } from '../../../../src-main/core/teams/config-file';
 import { apiKeyRef, signingSecretRef } from '../../../../src-main/core/teams/refs';
 import { MemorySecretStore } from '../../../../src-main/core/secrets';
+import type { ServiceClient } from '../../../../src-main/core/api/service';
 import { fakeService, type FakeService } from './fakes';
 
 /** The hint every refusal of the config file ends with. */
@@ -352,44 +353,47 @@ describe('two stores on one config (the app and a command)', () => {
     expect(dev.label).toBe('Dev');
   });
 
-  /** Clients whose answers to agent checks wait until `letGo` is called. */
-  function heldService(): { factory: typeof svc.factory; letGo: () => void } {
+  /** Holds the client's answers to agent checks until the returned function is called. */
+  function holdChecks(client: ServiceClient): () => void {
     let letGo!: () => void;
     const held = new Promise<void>((resolve) => (letGo = resolve));
-    const factory: typeof svc.factory = (o) => {
-      const client = svc.factory(o);
-      const getSession = client.getSession.bind(client);
-      client.getSession = async (agentId: string) => {
-        await held;
-        return getSession(agentId);
-      };
-      return client;
+    const getSession = client.getSession.bind(client);
+    client.getSession = async (agentId: string) => {
+      await held;
+      return getSession(agentId);
     };
-    return { factory, letGo };
+    return letGo;
   }
+
+  /** A store on the same config whose agent checks wait until `letGo` is called. */
+  async function heldStore(id: string): Promise<{ store: TeamStore; letGo: () => void }> {
+    const lets: Array<() => void> = [];
+    const store = await TeamStore.open({
+      configDir: dir,
+      secrets,
+      clientFactory: (o) => {
+        const client = svc.factory(o);
+        lets.push(holdChecks(client));
+        return client;
+      },
+      randomId: () => id,
+    });
+    return { store, letGo: () => lets.forEach((f) => f()) };
+  }
+
+  const teamInput = (label: string, agentId = 'agent-1') => ({
+    label,
+    baseUrl: `https://${label.toLowerCase()}.test`,
+    apiKey: KEY,
+    agents: [{ agentId }],
+  });
 
   it('a change that waits on the service is made on the file as it is when the check ends', async () => {
     const app = await open();
     const cli = await open();
-    const first = heldService();
-    const slowApp = await TeamStore.open({
-      configDir: dir,
-      secrets,
-      clientFactory: first.factory,
-      randomId: () => 'slowabcdef',
-    });
-    const adding = slowApp.addTeam({
-      label: 'Dev',
-      baseUrl: 'https://y.test',
-      apiKey: KEY,
-      agents: [{ agentId: 'agent-1' }],
-    });
-    const ops = await cli.addTeam({
-      label: 'Ops',
-      baseUrl: 'https://x.test',
-      apiKey: KEY,
-      agents: [{ agentId: 'agent-1' }],
-    });
+    const first = await heldStore('slowabcdef');
+    const adding = first.store.addTeam(teamInput('Dev'));
+    const ops = await cli.addTeam(teamInput('Ops'));
     await cli.updateSettings({ pollIntervalSec: 45 });
     first.letGo();
     await adding;
@@ -399,20 +403,9 @@ describe('two stores on one config (the app and a command)', () => {
     expect(fresh.findTeam(ops.id)?.label).toBe('Ops');
 
     // The same label added meanwhile elsewhere: refused when the check ends, its key not left behind.
-    const second = heldService();
-    const slowApp2 = await TeamStore.open({
-      configDir: dir,
-      secrets,
-      clientFactory: second.factory,
-      randomId: () => 'twinabcdef',
-    });
-    const twin = slowApp2.addTeam({
-      label: 'Staging',
-      baseUrl: 'https://z.test',
-      apiKey: KEY,
-      agents: [{ agentId: 'agent-2' }],
-    });
-    await app.addTeam({ label: 'staging', baseUrl: 'https://w.test', apiKey: KEY, agents: [{ agentId: 'agent-1' }] });
+    const second = await heldStore('twinabcdef');
+    const twin = second.store.addTeam(teamInput('Staging', 'agent-2'));
+    await app.addTeam(teamInput('staging'));
     second.letGo();
     await expectCode(twin, 'DUPLICATE');
     expect((await open()).listTeams().map((t) => t.label)).toEqual(['Ops', 'Dev', 'staging']);
@@ -421,21 +414,9 @@ describe('two stores on one config (the app and a command)', () => {
 
   it('an agent added to a team that another process removed meanwhile is refused, and nothing is written', async () => {
     const cli = await open();
-    const ops = await cli.addTeam({
-      label: 'Ops',
-      baseUrl: 'https://x.test',
-      apiKey: KEY,
-      agents: [{ agentId: 'agent-1' }],
-    });
+    const ops = await cli.addTeam(teamInput('Ops'));
     const app = await open();
-    let letGo!: () => void;
-    const held = new Promise<void>((resolve) => (letGo = resolve));
-    const client = await app.clientFor(ops.id);
-    const getSession = client.getSession.bind(client);
-    client.getSession = async (agentId: string) => {
-      await held;
-      return getSession(agentId);
-    };
+    const letGo = holdChecks(await app.clientFor(ops.id));
     const adding = app.addAgent(ops.id, { agentId: 'agent-2' });
     await cli.removeTeam(ops.id);
     const before = await readFile();
