@@ -103,7 +103,10 @@ describe('webhook set from the command line while the app receives', () => {
     ]);
   });
 
-  it('a setting changed in one app reaches the windows of another app on the same config', async () => {
+  /** Runs `fn` with a second app on the same config (its own data folder), closed after. */
+  async function withOtherApp(
+    fn: (other: Awaited<ReturnType<typeof startTestCompanion>>, seen: AnyEvent[]) => Promise<void>,
+  ): Promise<void> {
     const seen: AnyEvent[] = [];
     const other = await startTestCompanion(dir, {
       secrets: keychain,
@@ -112,6 +115,14 @@ describe('webhook set from the command line while the app receives', () => {
       onEvent: (e) => seen.push(e),
     });
     try {
+      await fn(other, seen);
+    } finally {
+      await other.close();
+    }
+  }
+
+  it('a setting changed in one app reaches the windows of another app on the same config', () =>
+    withOtherApp(async (other, seen) => {
       const from = events.length;
       await ok('settings.update', { patch: { pollIntervalSec: 50 } });
       const mine = await waitFor(() => events.slice(from).find((e) => e.name === 'settings.changed'), 5000);
@@ -119,20 +130,10 @@ describe('webhook set from the command line while the app receives', () => {
       const theirs = await waitFor(() => seen.find((e) => e.name === 'settings.changed'), 5000);
       expect(theirs.payload).toMatchObject({ settings: { pollIntervalSec: 50 } });
       expect(await other.ok('settings.get')).toMatchObject({ pollIntervalSec: 50 });
-    } finally {
-      await other.close();
-    }
-  });
+    }));
 
-  it("a preference changed in one app (companion.json) reaches the other's windows, and neither undoes the other's", async () => {
-    const seen: AnyEvent[] = [];
-    const other = await startTestCompanion(dir, {
-      secrets: keychain,
-      dataDir: join(dir, 'data-other'),
-      tunnelPort: 0,
-      onEvent: (e) => seen.push(e),
-    });
-    try {
+  it("a preference changed in one app (companion.json) reaches the other's windows, and neither undoes the other's", () =>
+    withOtherApp(async (other, seen) => {
       const current = await ok<{ tunnel: { port: number } }>('settings.get');
       await ok('settings.update', {
         patch: {
@@ -167,8 +168,5 @@ describe('webhook set from the command line while the app receives', () => {
         messageNotifications: { showText: false },
       });
       await waitFor(async () => (await ok<{ escalateAfterMin: number }>('settings.get')).escalateAfterMin === 12, 5000);
-    } finally {
-      await other.close();
-    }
-  });
+    }));
 });
