@@ -213,6 +213,10 @@ export class TeamStore {
       for (const a of team.agents) await keychain(() => this.deleteSigning(team, a));
       await keychain(() => this.opts.secrets.delete(team.apiKeyRef));
       await this.commit((c) => ({ ...c, teams: c.teams.filter((t) => t.id !== team.id) }));
+      // Once more now that the file no longer has them: a secret another process stored meanwhile
+      // (see setSigningSecret) is not left behind. The removal stands if this fails: the first pass
+      // deleted every secret the file named.
+      for (const a of team.agents) await keychain(() => this.deleteSigning(team, a)).catch(() => undefined);
       await this.dropClient(team.id);
     });
   }
@@ -248,6 +252,8 @@ export class TeamStore {
       await this.commit(
         this.withTeam(team, (t) => ({ ...t, agents: t.agents.filter((x) => x.agentId !== agent.agentId) })),
       );
+      // Once more now that the file no longer has it (see removeTeam).
+      await keychain(() => this.deleteSigning(team, agent)).catch(() => undefined);
     });
   }
 
@@ -306,6 +312,15 @@ export class TeamStore {
       const ref = agent.signingSecretRef ?? signingSecretRef(team.id, agent.agentId);
       const existing = decodeSigningSecrets(await keychain(() => this.opts.secrets.get(ref)));
       await keychain(() => this.opts.secrets.set(ref, encodeSigningSecrets(rotate(existing, value))));
+      // Another process may have removed the team or the agent while the secret was being stored: it
+      // is not left in the keychain for an agent the config no longer has. (A removal deletes the
+      // secrets again once its file is written, which covers the other order.)
+      await this.reload();
+      const now = this.config.teams.find((t) => t.id === team.id);
+      if (!now?.agents.some((x) => x.agentId === agent.agentId)) {
+        await keychain(() => this.opts.secrets.delete(ref));
+        throw now ? this.noAgent(team, agentId) : this.noTeam(team.label);
+      }
       if (agent.signingSecretRef !== ref) {
         await this.commit(
           this.withTeam(team, (t) => ({
@@ -412,7 +427,7 @@ export class TeamStore {
   /** A change of one team (removed meanwhile: NOT_FOUND, in requireTeam's words). */
   private withTeam(team: TeamConfig, fn: (t: TeamConfig) => TeamConfig): (c: ConfigFile) => ConfigFile {
     return (c) => {
-      if (!c.teams.some((t) => t.id === team.id)) throw new TeamStoreError('NOT_FOUND', `No team "${team.label}".`);
+      if (!c.teams.some((t) => t.id === team.id)) throw this.noTeam(team.label);
       return { ...c, teams: c.teams.map((t) => (t.id === team.id ? fn(t) : t)) };
     };
   }
@@ -429,15 +444,23 @@ export class TeamStore {
 
   private requireTeam(idOrLabel: string): TeamConfig {
     const t = this.lookup(idOrLabel);
-    if (!t) throw new TeamStoreError('NOT_FOUND', `No team "${String(idOrLabel)}".`);
+    if (!t) throw this.noTeam(String(idOrLabel));
     return t;
+  }
+
+  private noTeam(name: string): TeamStoreError {
+    return new TeamStoreError('NOT_FOUND', `No team "${name}".`);
+  }
+
+  private noAgent(team: TeamConfig, agentId: string): TeamStoreError {
+    return new TeamStoreError('NOT_FOUND', `Team "${team.label}" has no agent "${agentId}".`);
   }
 
   private requireAgent(team: TeamConfig, agentId: string): AgentConfig {
     const a =
       team.agents.find((x) => x.agentId === agentId) ??
       team.agents.find((x) => x.label.toLowerCase() === String(agentId).toLowerCase());
-    if (!a) throw new TeamStoreError('NOT_FOUND', `Team "${team.label}" has no agent "${String(agentId)}".`);
+    if (!a) throw this.noAgent(team, String(agentId));
     return a;
   }
 

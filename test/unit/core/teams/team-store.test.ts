@@ -475,6 +475,77 @@ describe('signing secrets', () => {
     expect(await app.getSigningSecrets(t.id, 'agent-1')).toEqual(['whsec_from_the_cli']);
   });
 
+  /** A keychain whose next `set` of `ref` waits until the returned function is called. */
+  function holdSet(ref: string): { stored: Promise<void>; letGo: () => void } {
+    let letGo!: () => void;
+    let reached!: () => void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    const stored = new Promise<void>((resolve) => (reached = resolve));
+    const set = secrets.set.bind(secrets);
+    secrets.set = async (account: string, secret: string) => {
+      if (account === ref) {
+        reached();
+        await held;
+        secrets.set = set;
+      }
+      return set(account, secret);
+    };
+    return { stored, letGo };
+  }
+
+  it('a secret stored while another process removes its team or agent is not left in the keychain', async () => {
+    const app = await open();
+    const t = await app.addTeam({
+      label: 'Ops',
+      baseUrl: 'https://x.test',
+      apiKey: KEY,
+      agents: [{ agentId: 'agent-1' }, { agentId: 'agent-2' }],
+    });
+    const cli = await open();
+
+    // The agent removed while the app stores its secret (the removal's own deletion ran before the set).
+    const one = holdSet(signingSecretRef(t.id, 'agent-2'));
+    const storing = app.setSigningSecret(t.id, 'agent-2', 'whsec_late');
+    await one.stored;
+    await cli.removeAgent(t.id, 'agent-2');
+    one.letGo();
+    expect((await expectCode(storing, 'NOT_FOUND')).message).toBe('Team "Ops" has no agent "agent-2".');
+    expect(await secrets.get(signingSecretRef(t.id, 'agent-2'))).toBeNull();
+
+    // The team removed the same way.
+    const two = holdSet(signingSecretRef(t.id, 'agent-1'));
+    const again = app.setSigningSecret(t.id, 'agent-1', 'whsec_late');
+    await two.stored;
+    await cli.removeTeam(t.id);
+    two.letGo();
+    expect((await expectCode(again, 'NOT_FOUND')).message).toBe('No team "Ops".');
+    expect(secrets.snapshot()).toEqual({});
+  });
+
+  it('a removal deletes again, once its file is written, a secret stored meanwhile', async () => {
+    const app = await open();
+    const t = await app.addTeam({
+      label: 'Ops',
+      baseUrl: 'https://x.test',
+      apiKey: KEY,
+      agents: [{ agentId: 'agent-1' }],
+    });
+    const cli = await open();
+    // Another process stores the secret just after the removal's first deletion, before its file is written.
+    const del = secrets.delete.bind(secrets);
+    let once = false;
+    secrets.delete = async (account: string) => {
+      const r = await del(account);
+      if (!once && account === signingSecretRef(t.id, 'agent-1')) {
+        once = true;
+        await secrets.set(account, 'whsec_between');
+      }
+      return r;
+    };
+    await cli.removeTeam(t.id);
+    expect(secrets.snapshot()).toEqual({});
+  });
+
   it('reads a bare secret set by hand as the current one', async () => {
     const a = await open();
     const t = await a.addTeam({
