@@ -1,154 +1,17 @@
-// One writer per tunnel data dir: `writer.lock` holds the writer's pid and host. A second writer is
-// refused with a message naming the holder; a lock left by a process that is gone (same host, pid
-// not running) is taken over. The take-over itself is guarded by an exclusive `writer.lock.takeover`
-// folder (mkdir is atomic), so two processes finding the same stale lock cannot both take it.
-// Within one process a second writer on the same folder is refused as well.
-import { hostname } from 'node:os';
-import { mkdir, open, readFile, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { ensurePrivateDir, PRIVATE_FILE_MODE } from './private-files';
+// One writer per tunnel data dir: `writer.lock` (see core/lock-file.ts). A second writer is refused
+// with a message naming the holder and saying what still works meanwhile.
+import { acquireLockFile, holderWords, type HeldLock } from '../lock-file';
+
+export { LockedError } from '../lock-file';
+export type WriterLock = HeldLock;
 
 const LOCK_FILE = 'writer.lock';
-/** A take-over guard older than this was left by a crash mid-take-over. */
-const TAKEOVER_STALE_MS = 10_000;
-
-export interface LockHolder {
-  pid: number;
-  host: string;
-  since: number;
-}
-
-export class LockedError extends Error {
-  constructor(
-    readonly dir: string,
-    readonly holder: LockHolder | null,
-  ) {
-    super(
-      holder
-        ? `the tunnel data folder ${dir} is in use by another writer (process ${holder.pid}${holder.host !== hostname() ? ` on ${holder.host}` : ''}, since ${new Date(holder.since).toISOString()}): stop it first, or give this one its own --data-dir. Reading (deliveries list/show/export) works meanwhile.`
-        : `the tunnel data folder ${dir} is in use by another writer in this process`,
-    );
-    this.name = 'LockedError';
-  }
-}
-
-export interface WriterLock {
-  readonly path: string;
-  release(): Promise<void>;
-}
-
-const heldHere = new Set<string>();
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists, it is just not ours to signal.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-async function readHolder(path: string): Promise<LockHolder | null> {
-  try {
-    const o = JSON.parse(await readFile(path, 'utf8')) as Partial<LockHolder>;
-    if (typeof o.pid === 'number' && Number.isInteger(o.pid) && o.pid > 0)
-      return {
-        pid: o.pid,
-        host: typeof o.host === 'string' ? o.host : hostname(),
-        since: typeof o.since === 'number' ? o.since : 0,
-      };
-  } catch {
-    // unreadable or half-written: treated like no holder (see below)
-  }
-  return null;
-}
-
-/** No holder, or one on this host that is gone (our own pid, not held here: left by an earlier process). */
-function stale(h: LockHolder | null): boolean {
-  return h === null || (h.host === hostname() && (h.pid === process.pid || !alive(h.pid)));
-}
-
-function content(): string {
-  return `${JSON.stringify({ pid: process.pid, host: hostname(), since: Date.now() })}\n`;
-}
-
-async function createExclusive(path: string): Promise<boolean> {
-  let fh;
-  try {
-    fh = await open(path, 'wx', PRIVATE_FILE_MODE);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw err;
-  }
-  try {
-    await fh.writeFile(content());
-  } catch (err) {
-    // (A full disk, say:) no empty lock file is left behind for the next writer to puzzle over.
-    await fh.close().catch(() => undefined);
-    await unlink(path).catch(() => undefined);
-    throw err;
-  }
-  await fh.close();
-  return true;
-}
-
-/** Replaces a stale lock under the take-over guard; false when someone else holds the lock now. */
-async function takeOver(path: string, seen: LockHolder | null): Promise<boolean> {
-  const guard = `${path}.takeover`;
-  try {
-    await mkdir(guard);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    const age = await stat(guard).then(
-      (s) => Date.now() - s.mtimeMs,
-      () => 0,
-    );
-    if (age > TAKEOVER_STALE_MS) await rmdir(guard).catch(() => undefined);
-    return false;
-  }
-  try {
-    const now = await readHolder(path);
-    // Someone replaced it since we looked: it is theirs.
-    if (JSON.stringify(now) !== JSON.stringify(seen) || !stale(now)) return false;
-    const tmp = `${path}.${process.pid}.tmp`;
-    await writeFile(tmp, content(), { mode: PRIVATE_FILE_MODE });
-    await rename(tmp, path);
-    return true;
-  } finally {
-    await rmdir(guard).catch(() => undefined);
-  }
-}
 
 /** Takes the writer lock of `dir` (created 0700 when missing), or throws LockedError. */
-export async function acquireWriterLock(dir: string): Promise<WriterLock> {
-  const path = join(dir, LOCK_FILE);
-  if (heldHere.has(path)) throw new LockedError(dir, await readHolder(path));
-  await ensurePrivateDir(dir);
-  for (let attempt = 0; attempt < 20; attempt++) {
-    if (await createExclusive(path)) break;
-    const holder = await readHolder(path);
-    if (!stale(holder)) throw new LockedError(dir, holder);
-    if (holder === null) {
-      // Possibly a writer between creating the file and writing its pid: give it a moment.
-      await new Promise((r) => setTimeout(r, 25));
-      const again = await readHolder(path);
-      if (again !== null && !stale(again)) throw new LockedError(dir, again);
-      if (await takeOver(path, again)) break;
-    } else if (await takeOver(path, holder)) break;
-    if (attempt === 19) throw new LockedError(dir, await readHolder(path));
-    await new Promise((r) => setTimeout(r, 10 + attempt * 10));
-  }
-  heldHere.add(path);
-  let released = false;
-  return {
-    path,
-    async release() {
-      if (released) return;
-      released = true;
-      heldHere.delete(path);
-      const h = await readHolder(path);
-      if (h && h.pid === process.pid && h.host === hostname()) await unlink(path).catch(() => undefined);
-    },
-  };
+export function acquireWriterLock(dir: string): Promise<WriterLock> {
+  return acquireLockFile(dir, LOCK_FILE, (holder) =>
+    holder
+      ? `the tunnel data folder ${dir} is in use by another writer (${holderWords(holder)}, since ${new Date(holder.since).toISOString()}): stop it first, or give this one its own --data-dir. Reading (deliveries list/show/export) works meanwhile.`
+      : `the tunnel data folder ${dir} is in use by another writer in this process`,
+  );
 }
