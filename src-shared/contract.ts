@@ -191,6 +191,11 @@ export interface AvailabilityDTO {
 export interface AlertStatusDTO {
   snoozedUntil: number | null;
   quietHours: QuietHoursDTO;
+  /**
+   * The other app on this data folder that posts the alert webhook while this one does not (one app
+   * per data folder posts it; this one takes over when that one stops), or null: this app posts it.
+   */
+  webhookPostedBy: { pid: number; since: number } | null;
 }
 
 export interface SessionDTO {
@@ -1018,6 +1023,8 @@ export interface Events {
   'teams.changed': { teams: TeamDTO[] };
   /** The app settings changed (in this window, another one, or another process on the same config). */
   'settings.changed': { settings: AppSettingsDTO };
+  /** This app started or stopped posting the alert webhook (AlertStatusDTO.webhookPostedBy). */
+  'alerts.status': AlertStatusDTO;
   /** A message was stored: a delivery taken by the receiver, or a send recorded. */
   'messages.new': { message: MessageDTO };
   /** Read marks, names, deletions or retention changed (agentId null: any agent). */
@@ -1046,6 +1053,7 @@ export const EVENT_NAMES = [
   'send.progress',
   'teams.changed',
   'settings.changed',
+  'alerts.status',
   'app.navigate',
   'messages.new',
   'messages.changed',

@@ -83,3 +83,11 @@ export const HEALTHS = [
   'needs-scan',
 ] as const;
 export type Health = (typeof HEALTHS)[number];
+
+/**
+ * Said, where the alert webhook is set (the Alerts screen, `serve`), by an app that shares its data
+ * folder with another app that posts the webhook: only one of them posts, so alerts are not posted twice.
+ */
+export function webhookPostedElsewhereWords(pid: number): string {
+  return `Another app on this data folder (process ${pid}) posts the alert webhook, so alerts are not posted twice; this app posts them once that app stops.`;
+}

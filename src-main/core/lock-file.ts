@@ -21,7 +21,7 @@ export interface LockHolder {
 export class LockedError extends Error {
   constructor(
     readonly dir: string,
-    /** Who holds it (null: unreadable, or another taker in this process). */
+    /** Who holds it (null: its file could not be read). */
     readonly holder: LockHolder | null,
     message: string,
   ) {
@@ -123,15 +123,9 @@ async function takeOver(path: string, seen: LockHolder | null): Promise<boolean>
   }
 }
 
-/** Reads who holds the lock file `name` in `dir` now (null: nobody, or a holder that is gone). */
-export async function lockHolder(dir: string, name: string): Promise<LockHolder | null> {
-  const h = await readHolder(join(dir, name));
-  return stale(h) ? null : h;
-}
-
 /**
  * Takes the lock file `name` of `dir` (created 0700 when missing), or throws LockedError with the
- * words `locked` gives it for the holder (null: another taker in this process).
+ * words `locked` gives it for the holder (null: its file could not be read).
  */
 export async function acquireLockFile(
   dir: string,
@@ -140,7 +134,7 @@ export async function acquireLockFile(
 ): Promise<HeldLock> {
   const path = join(dir, name);
   const refuse = (h: LockHolder | null) => new LockedError(dir, h, locked(h));
-  if (heldHere.has(path)) throw refuse(null);
+  if (heldHere.has(path)) throw refuse(await readHolder(path));
   await ensurePrivateDir(dir);
   for (let attempt = 0; attempt < 20; attempt++) {
     if (await createExclusive(path)) break;

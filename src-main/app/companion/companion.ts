@@ -43,6 +43,8 @@ import { TunnelHost, type PortTaken } from './tunnel-host';
 import { ExposureHost, type ExposureView } from './exposure-host';
 import { teamSecrets, type NgrokLoader } from '../../core/expose';
 import { Observability, type MetricsListen } from './observability';
+import { AlertSender } from './alert-sender';
+import type { LockHolder } from '../../core/lock-file';
 import type { CompanionMetrics } from '../../core/metrics';
 import { alertRules, createAgentMonitor, pollConfig } from '../usecases/monitor';
 import { registerAgentWebhook, registerDemoHooks, signingHint } from '../usecases/webhooks';
@@ -71,6 +73,8 @@ export interface CompanionOptions {
   startTunnel?: boolean;
   /** The receiver's port for this run, over the saved tunnelPort until that is changed (tests: 0, any free port). */
   tunnelPort?: number;
+  /** How often an app that does not post the alert webhook tries to take over (ms; default 10 s; tests). */
+  alertSenderRetryMs?: number;
   /** The public exposure: how long it may take to come up, and the ngrok module (tests). */
   exposure?: { timeoutMs?: number; loadNgrok?: NgrokLoader };
   /** Dialect names the demo emulator answers in (`serve --emulator --dialect`). */
@@ -93,6 +97,8 @@ interface CompanionEvents {
   teams: undefined;
   /** The app settings changed (here, or in config.json from outside). */
   settings: undefined;
+  /** This app started or stopped posting the alert webhook (see alertWebhookPostedElsewhere). */
+  alertSender: undefined;
 }
 
 export interface CompanionSettings {
@@ -120,6 +126,11 @@ export interface Companion {
   monitor(): Monitor;
   /** A team's label (its id when unknown): what alerts and metrics call it. */
   teamLabel(teamId: string): string;
+  /**
+   * The other app on this data folder that posts the alert webhook while this one does not (only one
+   * app per data folder posts it; this one takes over when that one stops), or null: this one posts.
+   */
+  alertWebhookPostedElsewhere(): LockHolder | null;
   /** The Prometheus metrics, and where they are served (null: not served). */
   readonly metrics: CompanionMetrics;
   metricsUrl(): Promise<string | null>;
@@ -260,6 +271,18 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   monitor.on('poll', (r) => events.emit('poll', r));
   monitor.on('incident', (u) => events.emit('incident', u));
   monitor.on('alert', (a) => events.emit('alert', a));
+  // One app per data folder posts the alert webhook (alert-sender.ts); the other one does not page twice.
+  const alertSender = new AlertSender({
+    dataDir,
+    clock,
+    logger,
+    onChange: () => events.emit('alertSender', undefined),
+    ...(opts.alertSenderRetryMs !== undefined ? { retryMs: opts.alertSenderRetryMs } : {}),
+  });
+  await alertSender.start();
+  const onlyWhenSending = (sink: AlertSink): AlertSink => ({
+    deliver: (a) => (alertSender.here() ? sink.deliver(a) : Promise.resolve()),
+  });
   // The outbound alert webhook: replaced in place when its URL changes (the monitor keeps its state).
   let webhookSink: { url: string; off: () => void } | null = null;
   const setAlertWebhook = (url: string | null): void => {
@@ -269,7 +292,9 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       ? {
           url,
           off: monitor.addSink(
-            new WebhookAlertSink(url, { clock, logger, ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}) }),
+            onlyWhenSending(
+              new WebhookAlertSink(url, { clock, logger, ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}) }),
+            ),
           ),
         }
       : null;
@@ -442,6 +467,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     messages,
     monitor: () => monitor,
     teamLabel,
+    alertWebhookPostedElsewhere: () => alertSender.elsewhere(),
     metrics: observability.metrics,
     metricsUrl: () => observability.metricsUrl(),
     tunnel: () => tunnelHost.current,
@@ -610,6 +636,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       configWatch.close();
       await exposure.close().catch(() => undefined);
       await Promise.allSettled([monitor.stop(), tunnelHost.close()]);
+      await alertSender.close();
       await observability.close();
       await set.close();
       await demo.close();

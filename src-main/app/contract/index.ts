@@ -162,6 +162,10 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
     }),
     c.events.on('teams', () => s.publish('teams.changed', { teams: teamList(s) })),
     c.events.on('settings', () => s.publish('settings.changed', { settings: settingsDTO(c.settings()) })),
+    c.events.on(
+      'alertSender',
+      () => void implementations['alerts.status']({}).then((st) => s.publish('alerts.status', st)),
+    ),
     c.events.on('health', (e) => {
       if (e.health === 'key-rejected' || e.previous === 'key-rejected')
         s.publish('teams.changed', { teams: teamList(s) });

@@ -18,6 +18,7 @@ import { EXIT } from '../exit-codes';
 import { envVarName, hostName, intString, parseFlags, secondsString } from '../flags';
 import { addMetricsOptions, metricsFlagsSchema, metricsListen } from '../metrics-flags';
 import { cliLogger } from '../output';
+import { webhookPostedElsewhereWords } from '../../../src-shared/vocabulary';
 import { isHostToken, newToken } from '../../host/access';
 import { describeOwner, isPortTaken, portOwner } from '../../core/port-owner';
 
@@ -214,6 +215,15 @@ export function register(program: Command, ctx: CliContext): void {
         ),
       );
       const metricsUrl = await companion.metricsUrl();
+      // Only one app on a data folder posts the alert webhook (the other would page the team twice).
+      const postedBy = () =>
+        companion.settings().app.alertWebhookUrl !== null ? companion.alertWebhookPostedElsewhere() : null;
+      const elsewhere = postedBy();
+      companion.events.on('alertSender', () => {
+        const by = postedBy();
+        if (by) out.note(webhookPostedElsewhereWords(by.pid));
+        else if (companion.settings().app.alertWebhookUrl !== null) out.note('This app posts the alert webhook now.');
+      });
       out.event(
         {
           event: 'ready',
@@ -226,10 +236,12 @@ export function register(program: Command, ctx: CliContext): void {
           emulator,
           demoTeam,
           metricsUrl,
+          alertWebhookPostedBy: elsewhere && { pid: elsewhere.pid, since: elsewhere.since },
         },
         [
           `Channel Companion is running. Open: ${hostServer.openUrl}`,
           ...(metricsUrl ? [`  Prometheus metrics: ${metricsUrl}`] : []),
+          ...(elsewhere ? [`  ${webhookPostedElsewhereWords(elsewhere.pid)}`] : []),
           ...(emulator
             ? [
                 `  emulator: ${emulator.baseUrl} (control ${emulator.controlUrl}; its made-up key: ${emulator.apiKey})`,

@@ -12,6 +12,6 @@ export function acquireWriterLock(dir: string): Promise<WriterLock> {
   return acquireLockFile(dir, LOCK_FILE, (holder) =>
     holder
       ? `the tunnel data folder ${dir} is in use by another writer (${holderWords(holder)}, since ${new Date(holder.since).toISOString()}): stop it first, or give this one its own --data-dir. Reading (deliveries list/show/export) works meanwhile.`
-      : `the tunnel data folder ${dir} is in use by another writer in this process`,
+      : `the tunnel data folder ${dir} is in use by another writer`,
   );
 }

@@ -191,7 +191,11 @@ describe('createHandlers', () => {
   it('alerts.snooze takes minutes (at least one) or tomorrow', async () => {
     const { impl } = fakeContract();
     const h = createHandlers(impl);
-    const status = { snoozedUntil: NOW + 30 * 60_000, quietHours: { enabled: false, start: '22:00', end: '07:00' } };
+    const status = {
+      snoozedUntil: NOW + 30 * 60_000,
+      quietHours: { enabled: false, start: '22:00', end: '07:00' },
+      webhookPostedBy: null,
+    };
     impl['alerts.snooze'].mockResolvedValue(status);
     expect(await h['alerts.snooze']({ minutes: 30 })).toEqual({ ok: true, value: status });
     expect(await h['alerts.snooze']({ until: 'tomorrow' })).toMatchObject({ ok: true });

@@ -1,0 +1,97 @@
+// Which app posts the alert webhook. Two apps on one data folder (the desktop app and `serve`) each
+// run a monitor and raise the same alerts; posting both would page the team twice. So one of them,
+// the holder of `<data dir>/alerts/webhook-sender.lock` (core/lock-file.ts), posts; the other still watches,
+// notifies its own windows and says who posts (`elsewhere`), tries the lock again every 10 s
+// (RETRY_MS) and posts from the moment it holds it (the first app stopped or died).
+import { join } from 'node:path';
+import { acquireLockFile, LockedError, type HeldLock, type LockHolder } from '../../core/lock-file';
+import type { Clock, Logger } from '../../core/ports';
+
+const LOCK_DIR = 'alerts';
+const LOCK_FILE = 'webhook-sender.lock';
+/** How often an app that does not post tries to take over. */
+const RETRY_MS = 10_000;
+
+export interface AlertSenderOptions {
+  dataDir: string;
+  clock: Clock;
+  logger: Logger;
+  /** This app started or stopped posting (elsewhere() changed). */
+  onChange(): void;
+  /** How often to try again while another app holds the lock (default RETRY_MS). */
+  retryMs?: number;
+}
+
+export class AlertSender {
+  private held: HeldLock | null = null;
+  private holder: LockHolder | null = null;
+  private timer: unknown = null;
+  private closed = false;
+  private trying: Promise<void> | null = null;
+
+  constructor(private readonly o: AlertSenderOptions) {}
+
+  /** Takes the lock, or notes who holds it and tries again every RETRY_MS. */
+  start(): Promise<void> {
+    return this.attempt();
+  }
+
+  /** Whether this app posts the alert webhook. */
+  here(): boolean {
+    return this.held !== null;
+  }
+
+  /** The other app that posts it, while this one does not (null: this one does, or nobody could be named). */
+  elsewhere(): LockHolder | null {
+    return this.held === null ? this.holder : null;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer !== null) this.o.clock.clearTimeout(this.timer);
+    this.timer = null;
+    await this.trying;
+    await this.held?.release();
+    this.held = null;
+  }
+
+  private attempt(): Promise<void> {
+    this.trying ??= this.take().finally(() => (this.trying = null));
+    return this.trying;
+  }
+
+  private async take(): Promise<void> {
+    if (this.closed || this.held) return;
+    try {
+      this.held = await acquireLockFile(
+        join(this.o.dataDir, LOCK_DIR),
+        LOCK_FILE,
+        () => 'the alert webhook is posted by another app on this data folder',
+      );
+      this.holder = null;
+      if (this.closed) {
+        await this.held.release();
+        this.held = null;
+        return;
+      }
+      this.o.logger.info('alerts: this app posts the alert webhook');
+      this.o.onChange();
+      return;
+    } catch (err) {
+      if (!(err instanceof LockedError)) {
+        this.o.logger.warn('alerts: the alert webhook lock could not be taken; trying again', {
+          error: err instanceof Error ? err.message : String(err),
+        });
+      }
+      const before = JSON.stringify(this.holder);
+      this.holder = err instanceof LockedError ? err.holder : null;
+      if (JSON.stringify(this.holder) !== before) this.o.onChange();
+    }
+    if (this.closed) return;
+    this.timer = this.o.clock.setTimeout(() => {
+      this.timer = null;
+      void this.attempt();
+    }, this.o.retryMs ?? RETRY_MS);
+    (this.timer as { unref?: () => void }).unref?.();
+  }
+}

@@ -1,0 +1,159 @@
+// Two apps on one config and data folder (the desktop app and `serve`) both watch the agents and
+// raise the same alerts; only one of them posts the alert webhook, the other says so and takes over
+// once the first one stops.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServiceClient } from '../../src-main/core/api/client';
+import { TeamStore } from '../../src-main/core/teams';
+import { runCli, type CliRun } from '../helpers/cli';
+import type { AlertStatusDTO, AnyEvent } from '../../src-shared/contract';
+import type { Alert } from '../../src-main/core/monitor';
+import { webhookPostedElsewhereWords } from '../../src-shared/vocabulary';
+import { MemorySecretStore } from '../../src-main/core/secrets';
+import { addEmulatedTeam, startTestCompanion, type TestCompanion } from '../helpers/companion-suite';
+import { control, waitFor } from '../helpers/emulator';
+import { emulatorSuite } from '../helpers/emulator-suite';
+import { startHttpSink, type HttpSink } from '../helpers/http-sink';
+import type { Emulator } from '../../src-main/emulator';
+
+describe('the alert webhook with two apps on one data folder', () => {
+  let emu: Emulator;
+  let dir: string;
+  let sink: HttpSink;
+  let first: TestCompanion;
+  let second: TestCompanion;
+  const secrets = new MemorySecretStore();
+  const secondEvents: AnyEvent[] = [];
+  /** The alerts each app's monitor raised (what goes to its sinks). */
+  const raised: { first: Alert[]; second: Alert[] } = { first: [], second: [] };
+  let secondPolls = 0;
+  /** Some poll cycles of the second app: time for any post it made to land. */
+  const settle = async () => {
+    const until = secondPolls + 6;
+    await waitFor(() => secondPolls >= until, 5000);
+  };
+  /** These apps raised an alert for the drop. */
+  const bothRaised = async (from: { first: number; second: number }, apps: Array<'first' | 'second'>) => {
+    for (const app of apps) await waitFor(() => raised[app].length - from[app] >= 1, 10_000);
+  };
+
+  emulatorSuite('cc-alert-sender-', (s) => ({ emu, dir } = s));
+  beforeAll(async () => {
+    sink = await startHttpSink();
+    const options = { secrets, poll: { intervalMs: 300, fastIntervalMs: 150 }, alertSenderRetryMs: 100 };
+    first = await startTestCompanion(dir, options);
+    second = await startTestCompanion(dir, { ...options, onEvent: (e) => secondEvents.push(e) });
+    first.companion.events.on('alert', (a) => raised.first.push(a));
+    second.companion.events.on('alert', (a) => raised.second.push(a));
+    second.companion.events.on('poll', () => secondPolls++);
+    // A second connected agent: a drop repeated on one agent within a minute is not alerted again.
+    await control(emu, 'POST', '/teams/demo/agents', {
+      agentId: 'agent-other',
+      state: 'connected',
+      phone: '15550100008',
+    });
+    await addEmulatedTeam(first.ok, emu, [{ agentId: 'agent-connected' }, { agentId: 'agent-other' }]);
+    await first.ok('settings.update', { patch: { alertWebhookUrl: `${sink.url}/alerts` } });
+    // The second app follows the config: the team and the webhook.
+    await waitFor(async () => {
+      const s = await second.ok<{ alertWebhookUrl: string | null }>('settings.get');
+      return s.alertWebhookUrl !== null && (await second.ok<unknown[]>('teams.list')).length === 1;
+    }, 5000);
+  });
+  afterAll(async () => {
+    await second?.close();
+    await first?.close();
+    await sink?.close();
+  });
+
+  it('only the first app posts; the second says which app does', async () => {
+    expect((await first.ok<AlertStatusDTO>('alerts.status')).webhookPostedBy).toBeNull();
+    const status = await second.ok<AlertStatusDTO>('alerts.status');
+    expect(status.webhookPostedBy).toMatchObject({ pid: process.pid });
+    expect(webhookPostedElsewhereWords(status.webhookPostedBy!.pid)).toBe(
+      `Another app on this data folder (process ${process.pid}) posts the alert webhook, so alerts are not posted twice; this app posts them once that app stops.`,
+    );
+
+    const from = { first: raised.first.length, second: raised.second.length };
+    await control(emu, 'POST', '/agents/agent-connected/drop', { seconds: 1 });
+    await bothRaised(from, ['first', 'second']);
+    await waitFor(() => sink.requests.length >= raised.first.length - from.first, 5000);
+    await settle();
+    // One post per alert of the first app, none of the second's.
+    expect(raised.first.length - from.first).toBeGreaterThan(0);
+    expect(sink.requests.length).toBe(raised.first.length - from.first);
+  });
+
+  it('the second app posts once the first one stops, and its windows are told', async () => {
+    const told = secondEvents.length;
+    await first.close();
+    const status = await waitFor(
+      () => secondEvents.slice(told).find((e) => e.name === 'alerts.status' && e.payload.webhookPostedBy === null),
+      5000,
+    );
+    expect(status).toBeDefined();
+    expect((await second.ok<AlertStatusDTO>('alerts.status')).webhookPostedBy).toBeNull();
+
+    const posted = sink.requests.length;
+    const from = { first: raised.first.length, second: raised.second.length };
+    await control(emu, 'POST', '/agents/agent-other/drop', { seconds: 1 });
+    await bothRaised(from, ['second']);
+    await waitFor(() => sink.requests.length - posted >= raised.second.length - from.second, 5000);
+    await settle();
+    expect(sink.requests.length - posted).toBe(raised.second.length - from.second);
+  });
+});
+
+describe('serve and the alert webhook', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'cc-serve-alert-sender-'));
+    await mkdir(path.join(dir, 'renderer'));
+    await writeFile(path.join(dir, 'renderer', 'index.html'), '<!doctype html><title>test renderer</title>');
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Runs serve until `during` (called with its ready line) ends. */
+  async function serve(configDir: string, during: (ready: Record<string, unknown>) => Promise<void>): Promise<CliRun> {
+    const stop = new AbortController();
+    let checks: Promise<void> | null = null;
+    const run = await runCli(
+      ['serve', '--json', '--port', '0', '--renderer-dir', path.join(dir, 'renderer'), '--config-dir', configDir],
+      {
+        signal: stop.signal,
+        onStdout: (_chunk, all) => {
+          if (checks || !all.includes('\n')) return;
+          checks = during(JSON.parse(all.split('\n')[0]!) as Record<string, unknown>).finally(() => stop.abort());
+        },
+      },
+    );
+    await checks;
+    return run;
+  }
+
+  it('a second serve on the config says, in the words of the screen, that the first one posts it', async () => {
+    const configDir = path.join(dir, 'config');
+    const store = await TeamStore.open({
+      configDir,
+      secrets: new MemorySecretStore(),
+      clientFactory: createServiceClient,
+    });
+    await store.updateSettings({ alertWebhookUrl: 'http://127.0.0.1:9/alerts' });
+    let second: Record<string, unknown> | null = null;
+    let first: Record<string, unknown> | null = null;
+    const firstRun = await serve(configDir, async (ready) => {
+      first = ready;
+      const secondRun = await serve(configDir, async (r) => {
+        second = r;
+      });
+      expect(secondRun.code).toBe(0);
+    });
+    expect(firstRun.code).toBe(0);
+    expect(first).toMatchObject({ event: 'ready', alertWebhookPostedBy: null });
+    expect(second).toMatchObject({ event: 'ready', alertWebhookPostedBy: { pid: process.pid } });
+  });
+});
