@@ -23,6 +23,8 @@ export interface AlertsSlice {
   /** Reads the resolved incidents (every one kept: the filters apply on screen). */
   loadIncidentHistory(): Promise<ErrorDTO | null>;
   setIncidents(list: IncidentDTO[]): void;
+  /** The alert status as the main side says it now ('alerts.status'). */
+  applyAlertStatus(status: AlertStatusDTO): void;
   applyAlert(e: AlertEventDTO): void;
   acknowledge(incidentId: string): Promise<ErrorDTO | null>;
   acknowledgeAll(): Promise<ErrorDTO | null>;
@@ -77,6 +79,7 @@ export const alertsSlice: Slice<AlertsSlice> = ({ set, get, api, env }) => {
       set((s) => ({ incidentHistory: mergeHistory(s.incidentHistory ?? [], r.value) }));
       return null;
     },
+    applyAlertStatus: (status) => set({ alertStatus: status }),
     setIncidents: (list) =>
       set((s) => ({
         incidents: list.filter((i) => i.resolvedAt === null).sort((a, b) => b.openedAt - a.openedAt),

@@ -89,6 +89,7 @@ export function connectStore(store: AppStore, api: Api): () => void {
     }),
     api.on('teams.changed', () => void s().refresh()),
     api.on('settings.changed', ({ settings }) => s().applySettings(settings)),
+    api.on('alerts.status', (status) => s().applyAlertStatus(status)),
     api.on('app.navigate', ({ route }) => s().setRoute(route)),
     api.on('chat.token', ({ turnId, token }) => s().applyChatToken(turnId, token)),
     api.on('chat.done', ({ turnId, result }) => s().applyChatDone(turnId, result)),

@@ -7,6 +7,8 @@ import {
   connectBrowserNotifications,
   type NotificationCtor,
 } from '../../../src-renderer/src/features/alerts/browserNotifications';
+import { connectStore } from '../../../src-renderer/src/store';
+import { webhookPostedElsewhereWords } from '../../../src-shared/vocabulary';
 import { agent, appSettings, flush, incident, mount, setup, team } from './fixtures';
 
 afterEach(cleanup);
@@ -14,6 +16,7 @@ afterEach(cleanup);
 const status = (over: Partial<AlertStatusDTO> = {}): AlertStatusDTO => ({
   snoozedUntil: null,
   quietHours: { enabled: false, start: '22:00', end: '07:00' },
+  webhookPostedBy: null,
   ...over,
 });
 const settings = appSettings();
@@ -206,6 +209,27 @@ describe('alerts screen', () => {
     await flush();
     expect(calls.filter((c) => c.name === 'settings.update')[1]?.args).toEqual({ patch: { alertWebhookUrl: null } });
     expect(box().value).toBe('');
+  });
+
+  it('alert webhook: says so while another app on the data folder posts it, and stops saying so when this one does', async () => {
+    const { store, api, emit } = setup();
+    connectStore(store, api);
+    store.setState({
+      alertStatus: status(),
+      settings: { ...settings, alertWebhookUrl: 'https://hooks.example.test/a' },
+    });
+    mount(store, <AlertsScreen />);
+    const words = webhookPostedElsewhereWords(4242);
+    expect(screen.queryByText(words)).toBeNull();
+    act(() => emit('alerts.status', status({ webhookPostedBy: { pid: 4242, since: 0 } })));
+    expect(screen.getByText(words).getAttribute('role')).toBe('status');
+    // Nothing to say about a webhook that is not set.
+    act(() => store.setState({ settings: { ...settings, alertWebhookUrl: null } }));
+    expect(screen.queryByText(words)).toBeNull();
+    act(() => store.setState({ settings: { ...settings, alertWebhookUrl: 'https://hooks.example.test/a' } }));
+    expect(screen.getByText(words)).toBeTruthy();
+    act(() => emit('alerts.status', status()));
+    expect(screen.queryByText(words)).toBeNull();
   });
 
   it('Prometheus and Alertmanager: metrics off by default, turned on at a port shown as the scrape target; the Alertmanager URL saved', async () => {

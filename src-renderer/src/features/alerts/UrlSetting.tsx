@@ -32,9 +32,21 @@ export interface UrlSettingProps {
   /** What is said once saved, and once removed. */
   savedNote: string;
   removedNote: string;
+  /** Something to know about the setting now (e.g. another app posts it), or null. */
+  notice?: string | null;
 }
 
-export function UrlSetting({ label, field, value, placeholder, hint, noun, savedNote, removedNote }: UrlSettingProps) {
+export function UrlSetting({
+  label,
+  field,
+  value,
+  placeholder,
+  hint,
+  noun,
+  savedNote,
+  removedNote,
+  notice = null,
+}: UrlSettingProps) {
   const update = useApp((s) => s.updateSettings);
   const uid = useId();
   const [url, setUrl] = useState(value ?? '');
@@ -85,6 +97,11 @@ export function UrlSetting({ label, field, value, placeholder, hint, noun, saved
       <span id={`${uid}-hint`} className={problem ? 'error' : 'hint'}>
         {problem ?? hint}
       </span>
+      {notice && (
+        <p role="status" className="notice">
+          {notice}
+        </p>
+      )}
       {error && <ErrorNotice id={`${uid}-err`} error={error} />}
       <div className="actions">
         <button type="submit" disabled={busy}>
