@@ -1,8 +1,8 @@
 // Which app posts the alert webhook. Two apps on one data folder (the desktop app and `serve`) each
-// run a monitor and raise the same alerts; posting both would page the team twice. So one of them,
-// the holder of `<data dir>/alerts/webhook-sender.lock` (core/lock-file.ts), posts; the other still watches,
-// notifies its own windows and says who posts (`elsewhere`), tries the lock again every 10 s
-// (RETRY_MS) and posts from the moment it holds it (the first app stopped or died).
+// run a monitor and raise the same alerts; posting both would page the team twice. So one of them
+// posts: the holder of `<data dir>/alerts/webhook-sender.lock` (core/lock-file.ts). The other still
+// watches, notifies its own windows and says who posts (`elsewhere`), tries the lock again every
+// 10 s (RETRY_MS) and posts from the moment it holds it (the first app stopped or died).
 import { join } from 'node:path';
 import { acquireLockFile, LockedError, type HeldLock, type LockHolder } from '../../core/lock-file';
 import type { Clock, Logger } from '../../core/ports';
