@@ -77,8 +77,9 @@ const NOTES: Record<string, string> = {
   serve:
     'Prints `http://127.0.0.1:PORT/#token=…` once. The token of `--token-env` is 32–512 letters, digits, `-` ' +
     'and `_`. The screens are described in [app.md](app.md). When another app on the same data folder (the ' +
-    'desktop app) posts the alert webhook, `serve` says so and does not post it too (`alertWebhookPostedBy` in ' +
-    'the ready line); it posts from the moment that app stops ([oncall.md](oncall.md#notifications)).',
+    'desktop app) posts the alerts to the alert webhook and Alertmanager, `serve` says so and does not post ' +
+    'them too (`alertsPostedBy` in the ready line); it posts them from the moment that app stops ' +
+    '([oncall.md](oncall.md#notifications)).',
   'team add':
     'The key (from `CHANNEL_API_KEY` unless `--api-key-env` names another variable) is checked against the ' +
     'service, then stored in the OS keychain only. A label is at most 64 characters.',

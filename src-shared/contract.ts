@@ -192,10 +192,11 @@ export interface AlertStatusDTO {
   snoozedUntil: number | null;
   quietHours: QuietHoursDTO;
   /**
-   * The other app on this data folder that posts the alert webhook while this one does not (one app
-   * per data folder posts it; this one takes over when that one stops), or null: this app posts it.
+   * The other app on this data folder that posts the alerts (alert webhook, Alertmanager) while this
+   * one does not (one app per data folder posts them; this one takes over when that one stops), or
+   * null: this app posts them.
    */
-  webhookPostedBy: { pid: number; since: number } | null;
+  alertsPostedBy: { pid: number; since: number } | null;
 }
 
 export interface SessionDTO {
@@ -1023,7 +1024,7 @@ export interface Events {
   'teams.changed': { teams: TeamDTO[] };
   /** The app settings changed (in this window, another one, or another process on the same config). */
   'settings.changed': { settings: AppSettingsDTO };
-  /** This app started or stopped posting the alert webhook (AlertStatusDTO.webhookPostedBy). */
+  /** This app started or stopped posting the alerts (AlertStatusDTO.alertsPostedBy). */
   'alerts.status': AlertStatusDTO;
   /** A message was stored: a delivery taken by the receiver, or a send recorded. */
   'messages.new': { message: MessageDTO };

@@ -85,9 +85,9 @@ export const HEALTHS = [
 export type Health = (typeof HEALTHS)[number];
 
 /**
- * Said, where the alert webhook is set (the Alerts screen, `serve`), by an app that shares its data
- * folder with another app that posts the webhook: only one of them posts, so alerts are not posted twice.
+ * Said, where the alert webhook and Alertmanager are set (the Alerts screen, `serve`), by an app that
+ * shares its data folder with another app that posts the alerts: only one of them posts them.
  */
-export function webhookPostedElsewhereWords(pid: number): string {
-  return `Another app on this data folder (process ${pid}) posts the alert webhook, so alerts are not posted twice; this app posts them once that app stops.`;
+export function alertsPostedElsewhereWords(pid: number): string {
+  return `Another app on this data folder (process ${pid}) posts the alerts to the webhook and Alertmanager, so they are not posted twice; this app posts them once that app stops.`;
 }

@@ -123,7 +123,7 @@ export async function startElectronShell(electron: ElectronParts, opts: ShellOpt
       agents: agents.ok ? agents.value : [],
       alerts: alerts.ok
         ? alerts.value
-        : { snoozedUntil: null, quietHours: { enabled: false, start: '22:00', end: '07:00' }, webhookPostedBy: null },
+        : { snoozedUntil: null, quietHours: { enabled: false, start: '22:00', end: '07:00' }, alertsPostedBy: null },
       startAtLogin: app.getLoginItemSettings().openAtLogin,
       openIncidents: incidents.ok ? incidents.value.filter((i) => i.acknowledgedAt === null).length : 0,
       unread: unread.ok ? unread.value.total : 0,

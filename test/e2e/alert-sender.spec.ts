@@ -1,20 +1,20 @@
 // Two apps on one config and data folder (two `serve`s here; the desktop app beside `serve` is the
-// same): only the first one started posts the alert webhook. The second one's Alerts screen says
+// same): only the first one started posts the alerts. The second one's Alerts screen says
 // which process does, until that process dies; then the second one posts, and the first one, started
 // again, is the one that says so.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
-import { webhookPostedElsewhereWords } from '../../src-shared/vocabulary';
+import { alertsPostedElsewhereWords } from '../../src-shared/vocabulary';
 import { hostCall, shooterAcross, useServe } from './support/kit';
 import { startServe, type RunningServe } from './support/serve';
 
 interface Ready {
   url: string;
   pid: number;
-  alertWebhookPostedBy: { pid: number; since: number } | null;
+  alertsPostedBy: { pid: number; since: number } | null;
 }
 
-test.describe('the alert webhook with two apps on one data folder', () => {
+test.describe('the alerts posted by two apps on one data folder', () => {
   const suite = useServe(['--emulator', '--poll-sec', '2', '--fast-poll-sec', '1'], { restartable: true });
 
   test('the second app says the first posts it, and posts it itself once the first one dies', async ({
@@ -24,17 +24,17 @@ test.describe('the alert webhook with two apps on one data folder', () => {
     const across = shooterAcross(page, testInfo);
     await hostCall(suite.ready, 'settings.update', { patch: { alertWebhookUrl: 'http://127.0.0.1:9/alerts' } });
     const first = suite.ready as unknown as Ready;
-    expect(first.alertWebhookPostedBy).toBeNull();
+    expect(first.alertsPostedBy).toBeNull();
 
     let second: RunningServe | null = await startServe(['--port', '0'], suite.home);
     try {
       const ready = second.ready as unknown as Ready;
-      expect(ready.alertWebhookPostedBy).toMatchObject({ pid: first.pid });
+      expect(ready.alertsPostedBy).toMatchObject({ pid: first.pid });
       await page.setViewportSize({ width: 1280, height: 800 });
       await page.goto(ready.url);
       await page.waitForFunction(() => !location.hash.includes('token='));
       await page.evaluate(() => (window.location.hash = '#/alerts'));
-      const words = webhookPostedElsewhereWords(first.pid);
+      const words = alertsPostedElsewhereWords(first.pid);
       await expect(page.getByRole('status').filter({ hasText: words })).toBeVisible();
       await expect(page.getByLabel('Alert webhook URL')).toHaveValue('http://127.0.0.1:9/alerts');
       await page.getByLabel('Alert webhook URL').scrollIntoViewIfNeeded();
@@ -55,7 +55,7 @@ test.describe('the alert webhook with two apps on one data folder', () => {
 
       // The first one, started again, finds the second one posting.
       await suite.restart();
-      expect((suite.ready as unknown as Ready).alertWebhookPostedBy).toMatchObject({ pid: ready.pid });
+      expect((suite.ready as unknown as Ready).alertsPostedBy).toMatchObject({ pid: ready.pid });
       expect(await second.stop()).toBe(0);
       second = null;
     } finally {

@@ -1,6 +1,7 @@
-// Which app posts the alert webhook. Two apps on one data folder (the desktop app and `serve`) each
-// run a monitor and raise the same alerts; posting both would page the team twice. So one of them
-// posts: the holder of `<data dir>/alerts/webhook-sender.lock` (core/lock-file.ts). The other still
+// Which app posts the alerts (to the alert webhook and Alertmanager). Two apps on one data folder
+// (the desktop app and `serve`) each run a monitor and raise the same alerts; posting both would page
+// the team twice, and Alertmanager would see one app's resolve followed by the other's resend. So one
+// of them posts: the holder of `<data dir>/alerts/sender.lock` (core/lock-file.ts). The other still
 // watches, notifies its own windows and says who posts (`elsewhere`), tries the lock again every
 // 10 s (RETRY_MS) and posts from the moment it holds it (the first app stopped or died).
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import { acquireLockFile, LockedError, type HeldLock, type LockHolder } from '..
 import type { Clock, Logger } from '../../core/ports';
 
 const LOCK_DIR = 'alerts';
-const LOCK_FILE = 'webhook-sender.lock';
+const LOCK_FILE = 'sender.lock';
 /** How often an app that does not post tries to take over. */
 const RETRY_MS = 10_000;
 
@@ -36,7 +37,7 @@ export class AlertSender {
     return this.attempt();
   }
 
-  /** Whether this app posts the alert webhook. */
+  /** Whether this app posts the alerts. */
   here(): boolean {
     return this.held !== null;
   }
@@ -66,7 +67,7 @@ export class AlertSender {
       this.held = await acquireLockFile(
         join(this.o.dataDir, LOCK_DIR),
         LOCK_FILE,
-        () => 'the alert webhook is posted by another app on this data folder',
+        () => 'the alerts are posted by another app on this data folder',
       );
       this.holder = null;
       if (this.closed) {
@@ -74,12 +75,12 @@ export class AlertSender {
         this.held = null;
         return;
       }
-      this.o.logger.info('alerts: this app posts the alert webhook');
+      this.o.logger.info('alerts: this app posts the alerts (alert webhook, Alertmanager)');
       this.o.onChange();
       return;
     } catch (err) {
       if (!(err instanceof LockedError)) {
-        this.o.logger.warn('alerts: the alert webhook lock could not be taken; trying again', {
+        this.o.logger.warn('alerts: the alert sender lock could not be taken; trying again', {
           error: err instanceof Error ? err.message : String(err),
         });
       }

@@ -73,7 +73,7 @@ export interface CompanionOptions {
   startTunnel?: boolean;
   /** The receiver's port for this run, over the saved tunnelPort until that is changed (tests: 0, any free port). */
   tunnelPort?: number;
-  /** How often an app that does not post the alert webhook tries to take over (ms; default 10 s; tests). */
+  /** How often an app that does not post the alerts tries to take over (ms; default 10 s; tests). */
   alertSenderRetryMs?: number;
   /** The public exposure: how long it may take to come up, and the ngrok module (tests). */
   exposure?: { timeoutMs?: number; loadNgrok?: NgrokLoader };
@@ -97,7 +97,7 @@ interface CompanionEvents {
   teams: undefined;
   /** The app settings changed (here, or in config.json from outside). */
   settings: undefined;
-  /** This app started or stopped posting the alert webhook (see alertWebhookPostedElsewhere). */
+  /** This app started or stopped posting the alerts (see alertsPostedElsewhere). */
   alertSender: undefined;
 }
 
@@ -127,10 +127,11 @@ export interface Companion {
   /** A team's label (its id when unknown): what alerts and metrics call it. */
   teamLabel(teamId: string): string;
   /**
-   * The other app on this data folder that posts the alert webhook while this one does not (only one
-   * app per data folder posts it; this one takes over when that one stops), or null: this one posts.
+   * The other app on this data folder that posts the alerts (to the alert webhook and Alertmanager)
+   * while this one does not (only one app per data folder posts them; this one takes over when that
+   * one stops), or null: this one posts them.
    */
-  alertWebhookPostedElsewhere(): LockHolder | null;
+  alertsPostedElsewhere(): LockHolder | null;
   /** The Prometheus metrics, and where they are served (null: not served). */
   readonly metrics: CompanionMetrics;
   metricsUrl(): Promise<string | null>;
@@ -271,7 +272,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   monitor.on('poll', (r) => events.emit('poll', r));
   monitor.on('incident', (u) => events.emit('incident', u));
   monitor.on('alert', (a) => events.emit('alert', a));
-  // One app per data folder posts the alert webhook (alert-sender.ts); the other one does not page twice.
+  // One app per data folder posts the alerts (alert-sender.ts); the other one does not page twice.
   const alertSender = new AlertSender({
     dataDir,
     clock,
@@ -307,6 +308,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       [...opened].filter(([teamId]) => set.findTeam(teamId)).map(([teamId, c]) => ({ teamId, ...c.sendBudget() })),
     clock,
     logger,
+    postsAlerts: () => alertSender.here(),
     ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
   });
   const metricsListen = (s: AppSettings): MetricsListen | null =>
@@ -467,7 +469,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     messages,
     monitor: () => monitor,
     teamLabel,
-    alertWebhookPostedElsewhere: () => alertSender.elsewhere(),
+    alertsPostedElsewhere: () => alertSender.elsewhere(),
     metrics: observability.metrics,
     metricsUrl: () => observability.metricsUrl(),
     tunnel: () => tunnelHost.current,

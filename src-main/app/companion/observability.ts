@@ -14,6 +14,8 @@ export interface ObservabilityOptions {
   clock: Clock;
   logger: Logger;
   dispatcher?: Dispatcher;
+  /** Whether this app posts the alerts (one app per data folder does: alert-sender.ts). */
+  postsAlerts: () => boolean;
 }
 
 export interface MetricsListen {
@@ -72,6 +74,7 @@ export class Observability {
       clock: this.o.clock,
       logger: this.o.logger,
       teamLabel: this.o.teamLabel,
+      active: this.o.postsAlerts,
       ...(this.o.dispatcher ? { dispatcher: this.o.dispatcher } : {}),
     });
     this.alertmanager = { url, sink, off: sink.attach(this.o.monitor) };

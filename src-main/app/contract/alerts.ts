@@ -147,11 +147,11 @@ export function alertRequests({ c }: Scope, feed: IncidentFeed, history: Inciden
     const s = c.monitor().status();
     // Quiet hours switched off still show the hours they would have (remembered in the preferences).
     const q = s.quietHours ?? c.settings().prefs.quietHours;
-    const by = c.alertWebhookPostedElsewhere();
+    const by = c.alertsPostedElsewhere();
     return {
       snoozedUntil: s.snoozedUntil,
       quietHours: { enabled: s.quietHours !== null, start: q.start, end: q.end },
-      webhookPostedBy: by && { pid: by.pid, since: by.since },
+      alertsPostedBy: by && { pid: by.pid, since: by.since },
     };
   };
   return {

@@ -18,7 +18,7 @@ import { EXIT } from '../exit-codes';
 import { envVarName, hostName, intString, parseFlags, secondsString } from '../flags';
 import { addMetricsOptions, metricsFlagsSchema, metricsListen } from '../metrics-flags';
 import { cliLogger } from '../output';
-import { webhookPostedElsewhereWords } from '../../../src-shared/vocabulary';
+import { alertsPostedElsewhereWords } from '../../../src-shared/vocabulary';
 import { isHostToken, newToken } from '../../host/access';
 import { describeOwner, isPortTaken, portOwner } from '../../core/port-owner';
 
@@ -215,14 +215,17 @@ export function register(program: Command, ctx: CliContext): void {
         ),
       );
       const metricsUrl = await companion.metricsUrl();
-      // Only one app on a data folder posts the alert webhook (the other would page the team twice).
-      const postedBy = () =>
-        companion.settings().app.alertWebhookUrl !== null ? companion.alertWebhookPostedElsewhere() : null;
+      // Only one app on a data folder posts the alerts (the other would page the team twice).
+      const posting = () => {
+        const s = companion.settings().app;
+        return s.alertWebhookUrl !== null || s.alertmanagerUrl !== null;
+      };
+      const postedBy = () => (posting() ? companion.alertsPostedElsewhere() : null);
       const elsewhere = postedBy();
       companion.events.on('alertSender', () => {
         const by = postedBy();
-        if (by) out.note(webhookPostedElsewhereWords(by.pid));
-        else if (companion.settings().app.alertWebhookUrl !== null) out.note('This app posts the alert webhook now.');
+        if (by) out.note(alertsPostedElsewhereWords(by.pid));
+        else if (posting()) out.note('This app posts the alerts now (alert webhook, Alertmanager).');
       });
       out.event(
         {
@@ -236,12 +239,12 @@ export function register(program: Command, ctx: CliContext): void {
           emulator,
           demoTeam,
           metricsUrl,
-          alertWebhookPostedBy: elsewhere && { pid: elsewhere.pid, since: elsewhere.since },
+          alertsPostedBy: elsewhere && { pid: elsewhere.pid, since: elsewhere.since },
         },
         [
           `Channel Companion is running. Open: ${hostServer.openUrl}`,
           ...(metricsUrl ? [`  Prometheus metrics: ${metricsUrl}`] : []),
-          ...(elsewhere ? [`  ${webhookPostedElsewhereWords(elsewhere.pid)}`] : []),
+          ...(elsewhere ? [`  ${alertsPostedElsewhereWords(elsewhere.pid)}`] : []),
           ...(emulator
             ? [
                 `  emulator: ${emulator.baseUrl} (control ${emulator.controlUrl}; its made-up key: ${emulator.apiKey})`,

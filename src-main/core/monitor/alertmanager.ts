@@ -27,6 +27,11 @@ export interface AlertmanagerSinkOptions {
   resendMs?: number;
   /** Per attempt. Default 5 000. */
   timeoutMs?: number;
+  /**
+   * Whether to post now (default: always). While it says no, incidents are still followed and posts
+   * are dropped; the resend posts every firing alert once it says yes again.
+   */
+  active?: () => boolean;
 }
 
 /** Waits before trying a post again: 1 s doubling to 30 s, exact. */
@@ -193,6 +198,7 @@ export class AlertmanagerSink {
 
   /** Queues a post; posts go one at a time in order (a resolve never overtakes its firing). */
   private post(alerts: Post['alerts']): void {
+    if (this.opts.active && !this.opts.active()) return;
     this.queue.push({ alerts });
     if (this.queue.length > MAX_QUEUED) {
       this.queue.splice(0, this.queue.length - MAX_QUEUED);

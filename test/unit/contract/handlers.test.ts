@@ -194,7 +194,7 @@ describe('createHandlers', () => {
     const status = {
       snoozedUntil: NOW + 30 * 60_000,
       quietHours: { enabled: false, start: '22:00', end: '07:00' },
-      webhookPostedBy: null,
+      alertsPostedBy: null,
     };
     impl['alerts.snooze'].mockResolvedValue(status);
     expect(await h['alerts.snooze']({ minutes: 30 })).toEqual({ ok: true, value: status });

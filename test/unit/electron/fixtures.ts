@@ -27,7 +27,7 @@ export function agent(agentId: string, health: Health = 'connected', label = age
 
 export const trayState = (agents: AgentDTO[], extra: Partial<TrayState> = {}): TrayState => ({
   agents,
-  alerts: { snoozedUntil: null, quietHours: { enabled: false, start: '22:00', end: '07:00' }, webhookPostedBy: null },
+  alerts: { snoozedUntil: null, quietHours: { enabled: false, start: '22:00', end: '07:00' }, alertsPostedBy: null },
   startAtLogin: false,
   openIncidents: 0,
   unread: 0,

@@ -8,7 +8,7 @@ import {
   type NotificationCtor,
 } from '../../../src-renderer/src/features/alerts/browserNotifications';
 import { connectStore } from '../../../src-renderer/src/store';
-import { webhookPostedElsewhereWords } from '../../../src-shared/vocabulary';
+import { alertsPostedElsewhereWords } from '../../../src-shared/vocabulary';
 import { agent, appSettings, flush, incident, mount, setup, team } from './fixtures';
 
 afterEach(cleanup);
@@ -16,7 +16,7 @@ afterEach(cleanup);
 const status = (over: Partial<AlertStatusDTO> = {}): AlertStatusDTO => ({
   snoozedUntil: null,
   quietHours: { enabled: false, start: '22:00', end: '07:00' },
-  webhookPostedBy: null,
+  alertsPostedBy: null,
   ...over,
 });
 const settings = appSettings();
@@ -211,7 +211,7 @@ describe('alerts screen', () => {
     expect(box().value).toBe('');
   });
 
-  it('alert webhook: says so while another app on the data folder posts it, and stops saying so when this one does', async () => {
+  it('alert webhook and Alertmanager: each says so while another app on the data folder posts the alerts, until this one does', async () => {
     const { store, api, emit } = setup();
     connectStore(store, api);
     store.setState({
@@ -219,17 +219,33 @@ describe('alerts screen', () => {
       settings: { ...settings, alertWebhookUrl: 'https://hooks.example.test/a' },
     });
     mount(store, <AlertsScreen />);
-    const words = webhookPostedElsewhereWords(4242);
-    expect(screen.queryByText(words)).toBeNull();
-    act(() => emit('alerts.status', status({ webhookPostedBy: { pid: 4242, since: 0 } })));
-    expect(screen.getByText(words).getAttribute('role')).toBe('status');
-    // Nothing to say about a webhook that is not set.
-    act(() => store.setState({ settings: { ...settings, alertWebhookUrl: null } }));
-    expect(screen.queryByText(words)).toBeNull();
+    const words = alertsPostedElsewhereWords(4242);
+    const said = () => screen.queryAllByText(words);
+    expect(said()).toHaveLength(0);
+    act(() => emit('alerts.status', status({ alertsPostedBy: { pid: 4242, since: 0 } })));
+    expect(said().map((n) => n.getAttribute('role'))).toEqual(['status']);
+    // Under each URL that is set, and under none that is not.
+    act(() =>
+      store.setState({ settings: { ...settings, alertWebhookUrl: null, alertmanagerUrl: 'http://am.test:9093' } }),
+    );
+    expect(said()).toHaveLength(1);
+    expect(within(said()[0]!.closest('form')!).getByLabelText('Alertmanager URL')).toBeTruthy();
+    act(() =>
+      store.setState({
+        settings: {
+          ...settings,
+          alertWebhookUrl: 'https://hooks.example.test/a',
+          alertmanagerUrl: 'http://am.test:9093',
+        },
+      }),
+    );
+    expect(said()).toHaveLength(2);
+    act(() => store.setState({ settings: { ...settings, alertWebhookUrl: null, alertmanagerUrl: null } }));
+    expect(said()).toHaveLength(0);
     act(() => store.setState({ settings: { ...settings, alertWebhookUrl: 'https://hooks.example.test/a' } }));
-    expect(screen.getByText(words)).toBeTruthy();
+    expect(said()).toHaveLength(1);
     act(() => emit('alerts.status', status()));
-    expect(screen.queryByText(words)).toBeNull();
+    expect(said()).toHaveLength(0);
   });
 
   it('Prometheus and Alertmanager: metrics off by default, turned on at a port shown as the scrape target; the Alertmanager URL saved', async () => {

@@ -6,7 +6,7 @@ import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { AlertRulesDTO, AppSettingsDTO, ErrorDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
-import { webhookPostedElsewhereWords } from '../../../../src-shared/vocabulary';
+import { alertsPostedElsewhereWords } from '../../../../src-shared/vocabulary';
 import { checkWhole } from '../settings/NumberSetting';
 import { detectionWindow } from './detection-window';
 import { UrlSetting } from './UrlSetting';
@@ -176,7 +176,7 @@ function RulesForm({ settings }: { settings: AppSettingsDTO }) {
 
 export function AlertRules() {
   const settings = useApp((s) => s.settings);
-  const postedBy = useApp((s) => s.alertStatus?.webhookPostedBy ?? null);
+  const postedBy = useApp((s) => s.alertStatus?.alertsPostedBy ?? null);
   const id = useId();
   return (
     <section className="card" aria-labelledby={id}>
@@ -199,7 +199,7 @@ export function AlertRules() {
             savedNote="Alerts are now also posted to the webhook."
             removedNote="Alerts are no longer posted to a webhook."
             notice={
-              postedBy !== null && settings.alertWebhookUrl !== null ? webhookPostedElsewhereWords(postedBy.pid) : null
+              postedBy !== null && settings.alertWebhookUrl !== null ? alertsPostedElsewhereWords(postedBy.pid) : null
             }
           />
         </>

@@ -5,6 +5,7 @@ import type { ErrorDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { Switch } from '../../components/Switch';
 import { useApp } from '../../store/react';
+import { alertsPostedElsewhereWords } from '../../../../src-shared/vocabulary';
 import { NumberSetting } from '../settings/NumberSetting';
 import { UrlSetting } from './UrlSetting';
 
@@ -14,6 +15,7 @@ const DEFAULT_METRICS_PORT = 9464;
 export function ObservabilitySettings() {
   const settings = useApp((s) => s.settings);
   const update = useApp((s) => s.updateSettings);
+  const postedBy = useApp((s) => s.alertStatus?.alertsPostedBy ?? null);
   const id = useId();
   const [error, setError] = useState<ErrorDTO | null>(null);
   const [busy, setBusy] = useState(false);
@@ -62,6 +64,9 @@ export function ObservabilitySettings() {
         noun="Alertmanager"
         savedNote="Incidents are now also posted to Alertmanager."
         removedNote="Incidents are no longer posted to Alertmanager."
+        notice={
+          postedBy !== null && settings.alertmanagerUrl !== null ? alertsPostedElsewhereWords(postedBy.pid) : null
+        }
       />
     </section>
   );

@@ -37,7 +37,7 @@ afterEach(async () => {
   am = null;
 });
 
-async function setup(open: Incident[] = []) {
+async function setup(open: Incident[] = [], active?: () => boolean) {
   am = await startHttpSink();
   const clock = new FakeClock(T0);
   const events = new Emitter<{ incident: IncidentUpdate; alert: Alert }>();
@@ -45,6 +45,7 @@ async function setup(open: Incident[] = []) {
     clock,
     teamLabel: (id) => (id === 't1' ? 'Support desk' : id),
     resendMs: 60_000,
+    ...(active ? { active } : {}),
   });
   const off = sink.attach({ on: events.on.bind(events), incidents: () => open, rules: () => DEFAULT_RULES });
   const posted = () =>
@@ -147,6 +148,24 @@ describe('AlertmanagerSink', () => {
     h.off();
     await h.clock.advance(10 * 60_000);
     expect(h.posted()).toHaveLength(3);
+  });
+
+  it('posts nothing while another app posts the alerts; from the moment it does, the resend fires what is open', async () => {
+    let posting = false;
+    const h = await setup([], () => posting);
+    await h.emit({ change: 'opened', incident: incident({ id: 'a' }) });
+    await h.emit({ change: 'opened', incident: incident({ id: 'b', agentId: 'a2' }) });
+    await h.emit({ change: 'resolved', incident: incident({ id: 'b', agentId: 'a2', resolvedAt: T0 + 1000 }) });
+    await h.clock.advance(60_000);
+    await h.sink.flush();
+    expect(h.posted()).toEqual([]);
+    posting = true;
+    await h.clock.advance(60_000);
+    await h.sink.flush();
+    expect(h.posted().map((p) => p.alerts.map((a) => a.annotations['incident_id']))).toEqual([['a']]);
+    await h.emit({ change: 'resolved', incident: incident({ id: 'a', resolvedAt: T0 + 130_000 }) });
+    expect(h.posted()[1]!.alerts[0]!.endsAt).toBe(new Date(T0 + 130_000).toISOString());
+    h.off();
   });
 
   it("the annotations carry the words of the incident's alert (the same the app and the CLI show)", async () => {

@@ -10,7 +10,7 @@ import { agent, flush, incident, setup, team } from '../fixtures';
 const status = (over: Partial<AlertStatusDTO> = {}): AlertStatusDTO => ({
   snoozedUntil: null,
   quietHours: { enabled: false, start: '22:00', end: '07:00' },
-  webhookPostedBy: null,
+  alertsPostedBy: null,
   ...over,
 });
 

@@ -1,6 +1,6 @@
 // Two apps on one config and data folder (the desktop app and `serve`) both watch the agents and
-// raise the same alerts; only one of them posts the alert webhook, the other says so and takes over
-// once the first one stops.
+// raise the same alerts; only one of them posts them (to the alert webhook and to Alertmanager), the
+// other says so and takes over once the first one stops.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import { TeamStore } from '../../src-main/core/teams';
 import { runCli, type CliRun } from '../helpers/cli';
 import type { AlertStatusDTO, AnyEvent } from '../../src-shared/contract';
 import type { Alert } from '../../src-main/core/monitor';
-import { webhookPostedElsewhereWords } from '../../src-shared/vocabulary';
+import { alertsPostedElsewhereWords } from '../../src-shared/vocabulary';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import { addEmulatedTeam, startTestCompanion, type TestCompanion } from '../helpers/companion-suite';
 import { control, waitFor } from '../helpers/emulator';
@@ -18,7 +18,7 @@ import { emulatorSuite } from '../helpers/emulator-suite';
 import { startHttpSink, type HttpSink } from '../helpers/http-sink';
 import type { Emulator } from '../../src-main/emulator';
 
-describe('the alert webhook with two apps on one data folder', () => {
+describe('the alerts posted by two apps on one data folder', () => {
   let emu: Emulator;
   let dir: string;
   let sink: HttpSink;
@@ -34,6 +34,14 @@ describe('the alert webhook with two apps on one data folder', () => {
     const until = secondPolls + 6;
     await waitFor(() => secondPolls >= until, 5000);
   };
+  /** The webhook's posts, and the incidents of Alertmanager's posts. */
+  const webhookPosts = () => sink.requests.filter((r) => r.url.endsWith('/alerts') && !r.url.includes('/am/'));
+  const amIncidents = () =>
+    sink.requests
+      .filter((r) => r.url.endsWith('/am/api/v2/alerts'))
+      .flatMap((r) => JSON.parse(r.body.toString('utf8')) as Array<{ annotations: { incident_id: string } }>)
+      .map((a) => a.annotations.incident_id);
+  const incidentsOf = (alerts: Alert[]) => new Set(alerts.map((a) => a.incidentId));
   /** These apps raised an alert for the drop. */
   const bothRaised = async (from: { first: number; second: number }, apps: Array<'first' | 'second'>) => {
     for (const app of apps) await waitFor(() => raised[app].length - from[app] >= 1, 10_000);
@@ -55,11 +63,13 @@ describe('the alert webhook with two apps on one data folder', () => {
       phone: '15550100008',
     });
     await addEmulatedTeam(first.ok, emu, [{ agentId: 'agent-connected' }, { agentId: 'agent-other' }]);
-    await first.ok('settings.update', { patch: { alertWebhookUrl: `${sink.url}/alerts` } });
-    // The second app follows the config: the team and the webhook.
+    await first.ok('settings.update', {
+      patch: { alertWebhookUrl: `${sink.url}/alerts`, alertmanagerUrl: `${sink.url}/am/` },
+    });
+    // The second app follows the config: the team, the webhook and Alertmanager.
     await waitFor(async () => {
-      const s = await second.ok<{ alertWebhookUrl: string | null }>('settings.get');
-      return s.alertWebhookUrl !== null && (await second.ok<unknown[]>('teams.list')).length === 1;
+      const s = await second.ok<{ alertmanagerUrl: string | null }>('settings.get');
+      return s.alertmanagerUrl !== null && (await second.ok<unknown[]>('teams.list')).length === 1;
     }, 5000);
   });
   afterAll(async () => {
@@ -69,44 +79,50 @@ describe('the alert webhook with two apps on one data folder', () => {
   });
 
   it('only the first app posts; the second says which app does', async () => {
-    expect((await first.ok<AlertStatusDTO>('alerts.status')).webhookPostedBy).toBeNull();
+    expect((await first.ok<AlertStatusDTO>('alerts.status')).alertsPostedBy).toBeNull();
     const status = await second.ok<AlertStatusDTO>('alerts.status');
-    expect(status.webhookPostedBy).toMatchObject({ pid: process.pid });
-    expect(webhookPostedElsewhereWords(status.webhookPostedBy!.pid)).toBe(
-      `Another app on this data folder (process ${process.pid}) posts the alert webhook, so alerts are not posted twice; this app posts them once that app stops.`,
+    expect(status.alertsPostedBy).toMatchObject({ pid: process.pid });
+    expect(alertsPostedElsewhereWords(status.alertsPostedBy!.pid)).toBe(
+      `Another app on this data folder (process ${process.pid}) posts the alerts to the webhook and Alertmanager, so they are not posted twice; this app posts them once that app stops.`,
     );
 
     const from = { first: raised.first.length, second: raised.second.length };
     await control(emu, 'POST', '/agents/agent-connected/drop', { seconds: 1 });
     await bothRaised(from, ['first', 'second']);
-    await waitFor(() => sink.requests.length >= raised.first.length - from.first, 5000);
+    await waitFor(() => webhookPosts().length >= raised.first.length - from.first, 5000);
     await settle();
-    // One post per alert of the first app, none of the second's.
+    // One webhook post per alert of the first app, none of the second's; Alertmanager hears of the
+    // first app's incidents only.
     expect(raised.first.length - from.first).toBeGreaterThan(0);
-    expect(sink.requests.length).toBe(raised.first.length - from.first);
+    expect(webhookPosts()).toHaveLength(raised.first.length - from.first);
+    const mine = incidentsOf(raised.first);
+    expect(amIncidents().length).toBeGreaterThan(0);
+    expect(amIncidents().filter((id) => !mine.has(id))).toEqual([]);
   });
 
   it('the second app posts once the first one stops, and its windows are told', async () => {
     const told = secondEvents.length;
     await first.close();
     const status = await waitFor(
-      () => secondEvents.slice(told).find((e) => e.name === 'alerts.status' && e.payload.webhookPostedBy === null),
+      () => secondEvents.slice(told).find((e) => e.name === 'alerts.status' && e.payload.alertsPostedBy === null),
       5000,
     );
     expect(status).toBeDefined();
-    expect((await second.ok<AlertStatusDTO>('alerts.status')).webhookPostedBy).toBeNull();
+    expect((await second.ok<AlertStatusDTO>('alerts.status')).alertsPostedBy).toBeNull();
 
-    const posted = sink.requests.length;
+    const posted = webhookPosts().length;
     const from = { first: raised.first.length, second: raised.second.length };
     await control(emu, 'POST', '/agents/agent-other/drop', { seconds: 1 });
     await bothRaised(from, ['second']);
-    await waitFor(() => sink.requests.length - posted >= raised.second.length - from.second, 5000);
+    await waitFor(() => webhookPosts().length - posted >= raised.second.length - from.second, 5000);
+    const its = incidentsOf(raised.second.slice(from.second));
+    await waitFor(() => amIncidents().some((id) => its.has(id)), 5000);
     await settle();
-    expect(sink.requests.length - posted).toBe(raised.second.length - from.second);
+    expect(webhookPosts().length - posted).toBe(raised.second.length - from.second);
   });
 });
 
-describe('serve and the alert webhook', () => {
+describe('serve and the alerts', () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'cc-serve-alert-sender-'));
@@ -153,7 +169,7 @@ describe('serve and the alert webhook', () => {
       expect(secondRun.code).toBe(0);
     });
     expect(firstRun.code).toBe(0);
-    expect(first).toMatchObject({ event: 'ready', alertWebhookPostedBy: null });
-    expect(second).toMatchObject({ event: 'ready', alertWebhookPostedBy: { pid: process.pid } });
+    expect(first).toMatchObject({ event: 'ready', alertsPostedBy: null });
+    expect(second).toMatchObject({ event: 'ready', alertsPostedBy: { pid: process.pid } });
   });
 });
