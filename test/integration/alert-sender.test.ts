@@ -1,7 +1,8 @@
 // Two apps on one config and data folder (the desktop app and `serve`) both watch the agents and
-// raise the same alerts; only one of them posts them (to the alert webhook and to Alertmanager), the
-// other says so and takes over once the first one stops.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+// raise the same alerts; only one of them posts them (to the alert webhook and to Alertmanager) and
+// keeps the on-call files (timelines, open incidents, history), the other says so and takes over
+// once the first one stops.
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +24,7 @@ describe('the alerts posted by two apps on one data folder', () => {
   let dir: string;
   let sink: HttpSink;
   let first: TestCompanion;
+  let teamId = '';
   let second: TestCompanion;
   const secrets = new MemorySecretStore();
   const secondEvents: AnyEvent[] = [];
@@ -42,6 +44,12 @@ describe('the alerts posted by two apps on one data folder', () => {
       .flatMap((r) => JSON.parse(r.body.toString('utf8')) as Array<{ annotations: { incident_id: string } }>)
       .map((a) => a.annotations.incident_id);
   const incidentsOf = (alerts: Alert[]) => new Set(alerts.map((a) => a.incidentId));
+  /** The lines of a file in the shared data folder, parsed. */
+  const linesOf = async <T>(file: string): Promise<T[]> =>
+    (await readFile(path.join(dir, 'data', file), 'utf8'))
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as T);
   /** These apps raised an alert for the drop. */
   const bothRaised = async (from: { first: number; second: number }, apps: Array<'first' | 'second'>) => {
     for (const app of apps) await waitFor(() => raised[app].length - from[app] >= 1, 10_000);
@@ -62,7 +70,7 @@ describe('the alerts posted by two apps on one data folder', () => {
       state: 'connected',
       phone: '15550100008',
     });
-    await addEmulatedTeam(first.ok, emu, [{ agentId: 'agent-connected' }, { agentId: 'agent-other' }]);
+    teamId = await addEmulatedTeam(first.ok, emu, [{ agentId: 'agent-connected' }, { agentId: 'agent-other' }]);
     await first.ok('settings.update', {
       patch: { alertWebhookUrl: `${sink.url}/alerts`, alertmanagerUrl: `${sink.url}/am/` },
     });
@@ -98,6 +106,23 @@ describe('the alerts posted by two apps on one data folder', () => {
     const mine = incidentsOf(raised.first);
     expect(amIncidents().length).toBeGreaterThan(0);
     expect(amIncidents().filter((id) => !mine.has(id))).toEqual([]);
+
+    // The files are the first app's alone: the agent's timeline once (not once per app), and the
+    // history with the first app's resolved incidents only (the agent's incident resolves when the
+    // agent is removed; a drop resolves only once the agent stays connected for a while).
+    await first.companion.monitor().flush();
+    const timeline = await linesOf<{ to: string }>('timeline/agent-connected.jsonl');
+    expect(timeline.map((e) => e.to)).toEqual(
+      (await first.companion.monitor().timeline('agent-connected')).map((e) => e.to),
+    );
+    expect((await second.companion.monitor().timeline('agent-connected')).length).toBeGreaterThan(0);
+    await first.ok('agents.remove', { teamId, agentId: 'agent-connected' });
+    await waitFor(async () => (await second.ok<unknown[]>('alerts.history', {})).length > 0, 10_000);
+    const history = await waitFor(async () => {
+      const lines = await linesOf<{ id: string }>('incident-history.jsonl').catch(() => []);
+      return lines.length > 0 ? lines : null;
+    }, 5000);
+    expect(history.map((r) => r.id).filter((id) => !mine.has(id))).toEqual([]);
   });
 
   it('the second app posts once the first one stops, and its windows are told', async () => {
@@ -109,6 +134,18 @@ describe('the alerts posted by two apps on one data folder', () => {
     );
     expect(status).toBeDefined();
     expect((await second.ok<AlertStatusDTO>('alerts.status')).alertsPostedBy).toBeNull();
+    // The history the second app shows is the file's now (the first app's resolved incidents).
+    const kept = await linesOf<{ id: string }>('incident-history.jsonl');
+    expect((await second.ok<Array<{ id: string }>>('alerts.history', {})).map((r) => r.id).sort()).toEqual(
+      kept.map((r) => r.id).sort(),
+    );
+    // The first app, stopping, wrote that it sees nothing any more; the second one, taking the files
+    // over, wrote what it sees (availability counts the time in between as seen).
+    const timeline = await linesOf<{ from: string; to: string }>('timeline/agent-other.jsonl');
+    expect(timeline.slice(-2).map((e) => [e.from, e.to])).toEqual([
+      ['connected', 'unknown'],
+      ['unknown', 'connected'],
+    ]);
 
     const posted = webhookPosts().length;
     const from = { first: raised.first.length, second: raised.second.length };

@@ -1,9 +1,11 @@
-// Which app posts the alerts (to the alert webhook and Alertmanager). Two apps on one data folder
-// (the desktop app and `serve`) each run a monitor and raise the same alerts; posting both would page
-// the team twice, and Alertmanager would see one app's resolve followed by the other's resend. So one
-// of them posts: the holder of `<data dir>/alerts/sender.lock` (core/lock-file.ts). The other still
-// watches, notifies its own windows and says who posts (`elsewhere`), tries the lock again every
-// 10 s (RETRY_MS) and posts from the moment it holds it (the first app stopped or died).
+// Which app posts the alerts (to the alert webhook and Alertmanager) and keeps the on-call files
+// (timelines, open incidents, history). Two apps on one data folder (the desktop app and `serve`)
+// each run a monitor and raise the same alerts; posting both would page the team twice, Alertmanager
+// would see one app's resolve followed by the other's resend, and each change would be written twice.
+// So one of them does it: the holder of `<data dir>/alerts/sender.lock` (core/lock-file.ts). The
+// other still watches, notifies its own windows and says who posts (`elsewhere`), tries the lock
+// again every 10 s (RETRY_MS) and takes over from the moment it holds it (the first app stopped or
+// died).
 import { join } from 'node:path';
 import { acquireLockFile, LockedError, type HeldLock, type LockHolder } from '../../core/lock-file';
 import type { Clock, Logger } from '../../core/ports';
@@ -37,7 +39,7 @@ export class AlertSender {
     return this.attempt();
   }
 
-  /** Whether this app posts the alerts. */
+  /** Whether this app posts the alerts and keeps the on-call files. */
   here(): boolean {
     return this.held !== null;
   }

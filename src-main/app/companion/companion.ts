@@ -132,6 +132,8 @@ export interface Companion {
    * one stops), or null: this one posts them.
    */
   alertsPostedElsewhere(): LockHolder | null;
+  /** Whether this app posts the alerts and keeps the on-call files (timelines, open incidents, history). */
+  keepsAlerts(): boolean;
   /** The Prometheus metrics, and where they are served (null: not served). */
   readonly metrics: CompanionMetrics;
   metricsUrl(): Promise<string | null>;
@@ -257,6 +259,27 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     if (id !== undefined) opened.set(id, client);
     return client;
   };
+  // One app per data folder posts the alerts and keeps the on-call files (alert-sender.ts); the other
+  // one does not page twice. It takes the files over (monitor.takeOverFiles) once the first one stops.
+  let senderStarted = false;
+  const alertSender = new AlertSender({
+    dataDir,
+    clock,
+    logger,
+    onChange: () => {
+      const takeOver = senderStarted && alertSender.here() ? monitor.takeOverFiles() : Promise.resolve();
+      void takeOver
+        .catch((err: unknown) =>
+          logger.warn('alerts: the on-call files could not be taken over', {
+            error: err instanceof Error ? err.message : String(err),
+          }),
+        )
+        .finally(() => events.emit('alertSender', undefined));
+    },
+    ...(opts.alertSenderRetryMs !== undefined ? { retryMs: opts.alertSenderRetryMs } : {}),
+  });
+  await alertSender.start();
+  senderStarted = true;
   const monitor = createAgentMonitor({
     targets: () => set.targets(),
     readSession: async (teamId, agentId, signal) => (await clientFor(teamId)).getSession(agentId, { signal }),
@@ -266,21 +289,13 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     clock,
     logger,
     dataDir: path.join(dataDir, 'timeline'),
+    keepsFiles: () => alertSender.here(),
     sinks: opts.notifier ? [opts.notifier] : [],
   });
   monitor.on('health', (e) => events.emit('health', e));
   monitor.on('poll', (r) => events.emit('poll', r));
   monitor.on('incident', (u) => events.emit('incident', u));
   monitor.on('alert', (a) => events.emit('alert', a));
-  // One app per data folder posts the alerts (alert-sender.ts); the other one does not page twice.
-  const alertSender = new AlertSender({
-    dataDir,
-    clock,
-    logger,
-    onChange: () => events.emit('alertSender', undefined),
-    ...(opts.alertSenderRetryMs !== undefined ? { retryMs: opts.alertSenderRetryMs } : {}),
-  });
-  await alertSender.start();
   const onlyWhenSending = (sink: AlertSink): AlertSink => ({
     deliver: (a) => (alertSender.here() ? sink.deliver(a) : Promise.resolve()),
   });
@@ -470,6 +485,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     monitor: () => monitor,
     teamLabel,
     alertsPostedElsewhere: () => alertSender.elsewhere(),
+    keepsAlerts: () => alertSender.here(),
     metrics: observability.metrics,
     metricsUrl: () => observability.metricsUrl(),
     tunnel: () => tunnelHost.current,

@@ -70,6 +70,8 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
   const s = createScope(c, (name, payload) => events.emit(name, payload));
   const history = new IncidentHistory({
     file: path.join(c.dataDir, INCIDENT_HISTORY_FILE),
+    // Two apps on one data folder: the one that posts the alerts keeps the history (alert-sender.ts).
+    writable: () => c.keepsAlerts(),
     onError: (e) =>
       c.logger.warn('app: incident history not kept', { error: e instanceof Error ? e.message : String(e) }),
   });
@@ -162,10 +164,18 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
     }),
     c.events.on('teams', () => s.publish('teams.changed', { teams: teamList(s) })),
     c.events.on('settings', () => s.publish('settings.changed', { settings: settingsDTO(c.settings()) })),
-    c.events.on(
-      'alertSender',
-      () => void implementations['alerts.status']({}).then((st) => s.publish('alerts.status', st)),
-    ),
+    c.events.on('alertSender', () => {
+      // Taken over from an app that kept the history meanwhile: its file is what counts now.
+      const reread = c.keepsAlerts() ? history.reload() : Promise.resolve();
+      void reread
+        .then(() => implementations['alerts.status']({}))
+        .then((st) => s.publish('alerts.status', st))
+        .catch((e: unknown) =>
+          c.logger.warn('app: the alert status could not be told', {
+            error: e instanceof Error ? e.message : String(e),
+          }),
+        );
+    }),
     c.events.on('health', (e) => {
       if (e.health === 'key-rejected' || e.previous === 'key-rejected')
         s.publish('teams.changed', { teams: teamList(s) });

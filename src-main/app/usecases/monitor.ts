@@ -48,6 +48,8 @@ export interface AgentMonitorOptions {
   logger?: Logger;
   /** The timeline's folder (absent: kept in memory). */
   dataDir?: string;
+  /** Whether this app keeps the files in dataDir now (MonitorOptions.keepsFiles; default always). */
+  keepsFiles?: () => boolean;
   sinks?: AlertSink[];
 }
 
@@ -58,6 +60,7 @@ export function createAgentMonitor(o: AgentMonitorOptions): Monitor {
     clock: o.clock,
     ...(o.logger ? { logger: o.logger } : {}),
     ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
+    ...(o.keepsFiles ? { keepsFiles: o.keepsFiles } : {}),
     rules: alertRules(o.settings),
     poll: pollConfig(o.settings, o.poll),
     sinks: o.sinks ?? [],

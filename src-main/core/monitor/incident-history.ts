@@ -43,6 +43,11 @@ export interface IncidentHistoryOptions {
   max?: number;
   compactSlack?: number;
   onError?: (err: unknown) => void;
+  /**
+   * Whether this process keeps the file now (default: always). While it does not (another app on the
+   * data folder keeps it), records are kept in memory only.
+   */
+  writable?: () => boolean;
 }
 
 export class IncidentHistory {
@@ -76,7 +81,7 @@ export class IncidentHistory {
     this.records.push(clean);
     if (this.records.length > this.max) this.records.splice(0, this.records.length - this.max);
     const file = this.opts.file;
-    if (file === null) return true;
+    if (file === null || (this.opts.writable && !this.opts.writable())) return true;
     const rewrite = at >= 0 || this.lines + 1 > this.max + this.slack;
     const body = rewrite ? this.records.map((r) => JSON.stringify(r) + '\n').join('') : JSON.stringify(clean) + '\n';
     this.lines = rewrite ? this.records.length : this.lines + 1;
@@ -111,6 +116,15 @@ export class IncidentHistory {
   /** Waits for pending writes. */
   flush(): Promise<void> {
     return this.chain;
+  }
+
+  /** Reads the file again: what it holds replaces what is in memory (another app kept it meanwhile). */
+  async reload(): Promise<void> {
+    await this.chain;
+    if (this.opts.file === null) return;
+    this.records.length = 0;
+    this.lines = 0;
+    this.read(this.opts.file);
   }
 
   private read(file: string): void {

@@ -80,6 +80,11 @@ export interface MonitorOptions {
   sinks?: AlertSink[];
   /** Prefix of incident/alert ids; default derived from the start time. */
   idPrefix?: string;
+  /**
+   * Whether this monitor keeps the timeline and open-incident files now (default: always). Two apps on
+   * one data folder both watch; only one keeps the files (see takeOverFiles).
+   */
+  keepsFiles?: () => boolean;
   /** A team's label for alert words (default: its id). */
   teamLabel?: (teamId: string) => string;
 }
@@ -128,6 +133,7 @@ export class Monitor {
       dataDir: opts.dataDir ?? null,
       maxEntries: opts.timelineMaxEntries,
       onError: (err) => this.log.warn('timeline write failed', { error: String(err) }),
+      ...(opts.keepsFiles ? { writable: opts.keepsFiles } : {}),
     });
     this.poller = new Poller({
       ...pollerRules(this.policy.getRules()),
@@ -198,8 +204,9 @@ export class Monitor {
     this.wakeTimer = null;
     await this.poller.stop();
     // From now on nothing is seen: each agent's timeline says so (availability does not count it).
+    // (A monitor that does not keep the files says nothing: the one that does goes on watching.)
     const at = this.clock.now();
-    for (const a of this.agents.values()) {
+    for (const a of this.opts.keepsFiles?.() === false ? [] : this.agents.values()) {
       const health = a.tracker.current().health;
       if (health !== 'unknown')
         void this.timelineStore.record({
@@ -211,6 +218,33 @@ export class Monitor {
           state: null,
         });
     }
+    await this.flush();
+  }
+
+  /**
+   * This monitor keeps the files from now on (the app that kept them stopped): its timelines are read
+   * again from the files, each agent whose file does not end in what this monitor sees now gets an
+   * entry saying so (an app that stopped last wrote `unknown`), and the open incidents are written.
+   */
+  async takeOverFiles(): Promise<void> {
+    if (this.stopped) return;
+    await this.timelineStore.reload();
+    const at = this.clock.now();
+    for (const a of this.agents.values()) {
+      const now = a.tracker.current();
+      if (now.health === 'unknown') continue;
+      const last = (await this.timelineStore.list(a.agentId)).filter((e) => e.teamId === a.teamId).at(-1);
+      if (last?.to === now.health) continue;
+      void this.timelineStore.record({
+        at,
+        teamId: a.teamId,
+        agentId: a.agentId,
+        from: last?.to ?? 'unknown',
+        to: now.health,
+        state: now.state ?? null,
+      });
+    }
+    this.openFile?.save(this.policy.openIncidents());
     await this.flush();
   }
 
@@ -432,7 +466,7 @@ export class Monitor {
   }
 
   private handle(out: PolicyOutput): void {
-    if (this.openFile && (out.incidents.length > 0 || out.alerts.length > 0))
+    if (this.openFile && (out.incidents.length > 0 || out.alerts.length > 0) && this.opts.keepsFiles?.() !== false)
       this.openFile.save(this.policy.openIncidents());
     for (const u of out.incidents) this.events.emit('incident', u);
     for (const alert of out.alerts) {

@@ -84,6 +84,11 @@ export interface TimelineOptions {
   maxEntries?: number;
   compactSlack?: number;
   onError?: (err: unknown) => void;
+  /**
+   * Whether this process keeps the files now (default: always). While it does not (another app on the
+   * data folder keeps them), entries are kept in memory only.
+   */
+  writable?: () => boolean;
 }
 
 interface AgentLog {
@@ -118,7 +123,7 @@ export class Timeline {
     log.entries.push(clean);
     if (log.entries.length > this.max) log.entries.splice(0, log.entries.length - this.max);
     const file = this.fileFor(entry.agentId);
-    if (file === null) return;
+    if (file === null || (this.opts.writable && !this.opts.writable())) return;
     log.chain = log.chain.then(async () => {
       try {
         await this.ensureDir();
@@ -145,6 +150,13 @@ export class Timeline {
   /** Waits for every pending write. */
   async flush(): Promise<void> {
     for (const p of [...this.logs.values()]) await (await p).chain;
+  }
+
+  /** Forgets what it read: every agent's entries are read again from its file when next asked for. */
+  async reload(): Promise<void> {
+    await this.flush();
+    this.logs.clear();
+    this.files = null;
   }
 
   private ensureDir(): Promise<void> {

@@ -46,6 +46,31 @@ describe('IncidentHistory', () => {
     expect(again.list()[0]).toEqual(rec(2, { agentId: 'a2', kind: 'needs-scan', teamWide: true }));
   });
 
+  it('while another app keeps the file, keeps records in memory only; reload takes the file as it is', async () => {
+    let keeps = true;
+    const other = new IncidentHistory({ file });
+    const h = new IncidentHistory({ file, writable: () => keeps });
+    h.add(rec(1));
+    await h.flush();
+    keeps = false;
+    h.add(rec(2));
+    other.add(rec(3));
+    await Promise.all([h.flush(), other.flush()]);
+    const ids = async () =>
+      (await readFile(file, 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as ResolvedIncident).id);
+    expect(await ids()).toEqual(['inc-1', 'inc-3']);
+    expect(h.list().map((r) => r.id)).toEqual(['inc-2', 'inc-1']);
+    keeps = true;
+    await h.reload();
+    expect(h.list().map((r) => r.id)).toEqual(['inc-3', 'inc-1']);
+    h.add(rec(4));
+    await h.flush();
+    expect(await ids()).toEqual(['inc-1', 'inc-3', 'inc-4']);
+  });
+
   it('filters by team, agent and kind, newest first, up to a limit', () => {
     const h = new IncidentHistory({ file: null });
     h.add(rec(1));

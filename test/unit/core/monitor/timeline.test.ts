@@ -39,6 +39,20 @@ describe('Timeline', () => {
     expect(await again.list('nobody')).toEqual([]);
   });
 
+  it('while another app keeps the files, keeps entries in memory only; reload reads the files again', async () => {
+    let keeps = false;
+    const t = new Timeline({ dataDir: dir, writable: () => keeps });
+    const other = new Timeline({ dataDir: dir });
+    await t.record(entry(1));
+    await other.record(entry(2));
+    expect((await t.list('a1')).map((e) => e.at)).toEqual([entry(1).at]);
+    keeps = true;
+    await t.reload();
+    expect((await t.list('a1')).map((e) => e.at)).toEqual([entry(2).at]);
+    await t.record(entry(3));
+    expect((await new Timeline({ dataDir: dir }).list('a1')).map((e) => e.at)).toEqual([entry(2).at, entry(3).at]);
+  });
+
   it('is bounded: keeps the last N, compacting the file once it exceeds N + slack', async () => {
     const t = new Timeline({ dataDir: dir, maxEntries: 10, compactSlack: 5 });
     for (let i = 0; i < 15; i++) await t.record(entry(i));
