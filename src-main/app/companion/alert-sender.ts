@@ -5,7 +5,8 @@
 // So one of them does it: the holder of `<data dir>/alerts/sender.lock` (core/lock-file.ts). The
 // other still watches, notifies its own windows and says who posts (`elsewhere`), tries the lock
 // again every 10 s (RETRY_MS) and takes over from the moment it holds it (the first app stopped or
-// died).
+// died). A lock that cannot be taken at all (a folder that cannot be written) names no other app:
+// this one then posts, as a lone app does, and goes on trying to take it.
 import { join } from 'node:path';
 import { acquireLockFile, LockedError, type HeldLock, type LockHolder } from '../../core/lock-file';
 import type { Clock, Logger } from '../../core/ports';
@@ -27,6 +28,8 @@ export interface AlertSenderOptions {
 
 export class AlertSender {
   private held: HeldLock | null = null;
+  /** The lock could not be taken for a reason other than another app holding it. */
+  private unheld = false;
   private holder: LockHolder | null = null;
   private timer: unknown = null;
   private closed = false;
@@ -41,12 +44,12 @@ export class AlertSender {
 
   /** Whether this app posts the alerts and keeps the on-call files. */
   here(): boolean {
-    return this.held !== null;
+    return this.held !== null || this.unheld;
   }
 
   /** The other app that posts it, while this one does not (null: this one does, or nobody could be named). */
   elsewhere(): LockHolder | null {
-    return this.held === null ? this.holder : null;
+    return this.here() ? null : this.holder;
   }
 
   async close(): Promise<void> {
@@ -65,6 +68,7 @@ export class AlertSender {
 
   private async take(): Promise<void> {
     if (this.closed || this.held) return;
+    const was = this.here();
     try {
       this.held = await acquireLockFile(
         join(this.o.dataDir, LOCK_DIR),
@@ -72,23 +76,29 @@ export class AlertSender {
         () => 'the alerts are posted by another app on this data folder',
       );
       this.holder = null;
+      this.unheld = false;
       if (this.closed) {
         await this.held.release();
         this.held = null;
         return;
       }
       this.o.logger.info('alerts: this app posts the alerts (alert webhook, Alertmanager)');
-      this.o.onChange();
+      if (!was) this.o.onChange();
       return;
     } catch (err) {
-      if (!(err instanceof LockedError)) {
-        this.o.logger.warn('alerts: the alert sender lock could not be taken; trying again', {
-          error: err instanceof Error ? err.message : String(err),
-        });
+      const before = JSON.stringify([this.here(), this.holder]);
+      if (err instanceof LockedError) {
+        this.holder = err.holder;
+        this.unheld = false;
+      } else {
+        if (!this.unheld)
+          this.o.logger.warn('alerts: the alert sender lock could not be taken; this app posts the alerts', {
+            error: err instanceof Error ? err.message : String(err),
+          });
+        this.holder = null;
+        this.unheld = true;
       }
-      const before = JSON.stringify(this.holder);
-      this.holder = err instanceof LockedError ? err.holder : null;
-      if (JSON.stringify(this.holder) !== before) this.o.onChange();
+      if (JSON.stringify([this.here(), this.holder]) !== before) this.o.onChange();
     }
     if (this.closed) return;
     this.timer = this.o.clock.setTimeout(() => {
