@@ -73,6 +73,16 @@ test.describe('Messages composer', () => {
   suite = useServe();
   test.beforeEach(async ({ page }) => {
     await page.setViewportSize({ width: 1280, height: 800 });
+    // The emulator is reset after each test; the app reads the agent linked again at its next poll.
+    await expect
+      .poll(
+        async () =>
+          (
+            await hostCall<{ agents: Array<{ agentId: string; health: string }> }>(suite.ready, 'health.snapshot')
+          ).agents.find((a) => a.agentId === AGENT)?.health,
+        { timeout: 10_000 },
+      )
+      .toBe('connected');
   });
   test.afterEach(async () => {
     await control(suite, 'faults', undefined, 'DELETE');
