@@ -42,7 +42,8 @@ export interface HeldLock {
 
 const heldHere = new Set<string>();
 
-function alive(pid: number): boolean {
+/** Whether a process of this machine with that pid is running (ours to signal or not). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -69,7 +70,7 @@ async function readHolder(path: string): Promise<LockHolder | null> {
 
 /** No holder, or one on this host that is gone (our own pid, not held here: left by an earlier process). */
 function stale(h: LockHolder | null): boolean {
-  return h === null || (h.host === hostname() && (h.pid === process.pid || !alive(h.pid)));
+  return h === null || (h.host === hostname() && (h.pid === process.pid || !processAlive(h.pid)));
 }
 
 function content(): string {

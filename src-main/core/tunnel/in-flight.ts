@@ -11,6 +11,7 @@
 // verification, never on the way of one that passes.
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { processAlive } from '../lock-file';
 import type { Clock } from '../ports';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-files';
 
@@ -35,15 +36,6 @@ const markPrefix = (agentId: string) => `${encodeURIComponent(agentId)}@`;
 
 /** Tells apart the marks of the registries of one process. */
 let registries = 0;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 export class RegistrationsInFlight {
   private readonly pending = new Map<string, Pending>();
@@ -148,7 +140,7 @@ export class RegistrationsInFlight {
       } catch {
         continue;
       }
-      if (alive(pid)) return true;
+      if (processAlive(pid)) return true;
     }
     return false;
   }
