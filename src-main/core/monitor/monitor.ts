@@ -154,7 +154,8 @@ export class Monitor {
     for (const s of opts.sinks ?? []) this.sinks.add(s);
     const dataDir = opts.dataDir ?? null;
     const onFileError = (err: unknown) => this.log.warn('open incidents not kept', { error: String(err) });
-    this.openFile = dataDir === null ? null : new OpenIncidentsFile(join(dataDir, OPEN_INCIDENTS_FILE), onFileError);
+    this.openFile =
+      dataDir === null ? null : new OpenIncidentsFile(join(dataDir, OPEN_INCIDENTS_FILE), onFileError, opts.keepsFiles);
     if (dataDir !== null) {
       this.restored = readOpenIncidents(join(dataDir, OPEN_INCIDENTS_FILE), onFileError);
       this.policy.restore(this.restored);
@@ -204,9 +205,9 @@ export class Monitor {
     this.wakeTimer = null;
     await this.poller.stop();
     // From now on nothing is seen: each agent's timeline says so (availability does not count it).
-    // (A monitor that does not keep the files says nothing: the one that does goes on watching.)
+    // (A monitor that does not keep the files says so in memory only: the one that does goes on watching.)
     const at = this.clock.now();
-    for (const a of this.opts.keepsFiles?.() === false ? [] : this.agents.values()) {
+    for (const a of this.agents.values()) {
       const health = a.tracker.current().health;
       if (health !== 'unknown')
         void this.timelineStore.record({
@@ -466,7 +467,7 @@ export class Monitor {
   }
 
   private handle(out: PolicyOutput): void {
-    if (this.openFile && (out.incidents.length > 0 || out.alerts.length > 0) && this.opts.keepsFiles?.() !== false)
+    if (this.openFile && (out.incidents.length > 0 || out.alerts.length > 0))
       this.openFile.save(this.policy.openIncidents());
     for (const u of out.incidents) this.events.emit('incident', u);
     for (const alert of out.alerts) {

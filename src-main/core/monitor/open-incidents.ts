@@ -46,16 +46,21 @@ export function readOpenIncidents(file: string, onError?: (err: unknown) => void
   return [];
 }
 
-/** Writes the open incidents, one write at a time, the latest list last. */
+/**
+ * Writes the open incidents, one write at a time, the latest list last; nothing while `writable` says
+ * no (another app on the data folder keeps the file).
+ */
 export class OpenIncidentsFile {
   private chain: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly file: string,
     private readonly onError?: (err: unknown) => void,
+    private readonly writable?: () => boolean,
   ) {}
 
   save(incidents: Incident[]): void {
+    if (this.writable && !this.writable()) return;
     const body = JSON.stringify({ incidents }) + '\n';
     this.chain = this.chain.then(async () => {
       try {
