@@ -435,14 +435,18 @@ describe('two stores on one config (the app and a command)', () => {
 });
 
 describe('signing secrets', () => {
-  it('rotation keeps the current and the previous secret, never in the config file', async () => {
-    const a = await open();
-    const t = await a.addTeam({
+  /** The team 'Ops' with these agents, added through the store. */
+  const addOps = (store: TeamStore, agentIds = ['agent-1']) =>
+    store.addTeam({
       label: 'Ops',
       baseUrl: 'https://x.test',
       apiKey: KEY,
-      agents: [{ agentId: 'agent-1' }],
+      agents: agentIds.map((agentId) => ({ agentId })),
     });
+
+  it('rotation keeps the current and the previous secret, never in the config file', async () => {
+    const a = await open();
+    const t = await addOps(a);
     expect(await a.getSigningSecrets(t.id, 'agent-1')).toEqual([]);
     await a.setSigningSecret(t.id, 'agent-1', 'whsec_first');
     expect(await a.getSigningSecrets(t.id, 'agent-1')).toEqual(['whsec_first']);
@@ -463,12 +467,7 @@ describe('signing secrets', () => {
 
   it('a secret stored by another store on the same config (another process) is read without reopening', async () => {
     const app = await open();
-    const t = await app.addTeam({
-      label: 'Ops',
-      baseUrl: 'https://x.test',
-      apiKey: KEY,
-      agents: [{ agentId: 'agent-1' }],
-    });
+    const t = await addOps(app);
     expect(await app.getSigningSecrets(t.id, 'agent-1')).toEqual([]);
     const cli = await open();
     await cli.setSigningSecret(t.id, 'agent-1', 'whsec_from_the_cli');
@@ -495,12 +494,7 @@ describe('signing secrets', () => {
 
   it('a secret stored while another process removes its team or agent is not left in the keychain', async () => {
     const app = await open();
-    const t = await app.addTeam({
-      label: 'Ops',
-      baseUrl: 'https://x.test',
-      apiKey: KEY,
-      agents: [{ agentId: 'agent-1' }, { agentId: 'agent-2' }],
-    });
+    const t = await addOps(app, ['agent-1', 'agent-2']);
     const cli = await open();
 
     // The agent removed while the app stores its secret (the removal's own deletion ran before the set).
@@ -524,12 +518,7 @@ describe('signing secrets', () => {
 
   it('a removal deletes again, once its file is written, a secret stored meanwhile', async () => {
     const app = await open();
-    const t = await app.addTeam({
-      label: 'Ops',
-      baseUrl: 'https://x.test',
-      apiKey: KEY,
-      agents: [{ agentId: 'agent-1' }],
-    });
+    const t = await addOps(app);
     const cli = await open();
     // Another process stores the secret just after the removal's first deletion, before its file is written.
     const del = secrets.delete.bind(secrets);
@@ -548,12 +537,7 @@ describe('signing secrets', () => {
 
   it('reads a bare secret set by hand as the current one', async () => {
     const a = await open();
-    const t = await a.addTeam({
-      label: 'Ops',
-      baseUrl: 'https://x.test',
-      apiKey: KEY,
-      agents: [{ agentId: 'agent-1' }],
-    });
+    const t = await addOps(a);
     await a.setSigningSecret(t.id, 'agent-1', 'whsec_a');
     await secrets.set(signingSecretRef(t.id, 'agent-1'), 'plain-secret');
     expect(await a.getSigningSecrets(t.id, 'agent-1')).toEqual(['plain-secret']);
