@@ -14,6 +14,7 @@ import { runCli, runCliUntil } from '../helpers/cli';
 import { DEMO_KEY, control, state } from '../helpers/emulator';
 import { emulatorSuite } from '../helpers/emulator-suite';
 import type { HttpSink } from '../helpers/http-sink';
+import { freePort } from '../helpers/prometheus-engines';
 
 let emu: Emulator;
 let sink: HttpSink;
@@ -261,10 +262,14 @@ describe('listen and registration', () => {
   });
 
   it('the ready line says what is known; a registration of this receiver that no longer reaches it says so', async () => {
-    const r = await runCliUntil(['listen', '--team', 'Demo', '--json'], base(), {
+    // On another port than the one registered last (a port the system hands out again would reach it).
+    const registered = Number(new URL((await webhookOf())!).port);
+    let port = registered;
+    while (port === registered) port = await freePort();
+    const r = await runCliUntil(['listen', '--team', 'Demo', '--port', String(port), '--json'], base(), {
       until: (lines) => lines.some((l) => l.event === 'ready'),
     });
-    const ready = r.json()[0]!;
+    const ready = r.json().find((l) => l.event === 'ready')!;
     const [known] = ready.registrations as Array<{ agentId: string; state: string; text: string; url: string }>;
     expect(known).toMatchObject({ agentId: AGENT, state: 'stale' });
     expect(known!.text).toContain('no longer reaches this receiver');
