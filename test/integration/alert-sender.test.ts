@@ -159,6 +159,69 @@ describe('the alerts posted by two apps on one data folder', () => {
   });
 });
 
+describe('taking over from an app that never saw the trouble', () => {
+  let emu: Emulator;
+  let dir: string;
+  let sink: HttpSink;
+  let first: TestCompanion;
+  let second: TestCompanion;
+  const secrets = new MemorySecretStore();
+  const raisedBySecond: Alert[] = [];
+
+  emulatorSuite('cc-alert-handover-', (s) => ({ emu, dir } = s));
+  beforeAll(async () => {
+    sink = await startHttpSink();
+    // The first app polls once a minute: a drop after its first poll is not seen by it in this test.
+    first = await startTestCompanion(dir, { secrets, poll: { intervalMs: 60_000 }, alertSenderRetryMs: 100 });
+    second = await startTestCompanion(dir, {
+      secrets,
+      poll: { intervalMs: 300, fastIntervalMs: 150 },
+      alertSenderRetryMs: 100,
+    });
+    second.companion.events.on('alert', (a) => raisedBySecond.push(a));
+    await addEmulatedTeam(first.ok, emu, [{ agentId: 'agent-connected' }]);
+    await first.ok('settings.update', {
+      patch: { alertWebhookUrl: `${sink.url}/alerts`, alertmanagerUrl: `${sink.url}/am/` },
+    });
+    await waitFor(async () => {
+      const s = await second.ok<{ alertmanagerUrl: string | null }>('settings.get');
+      return s.alertmanagerUrl !== null && (await second.ok<unknown[]>('teams.list')).length === 1;
+    }, 5000);
+  });
+  afterAll(async () => {
+    await second?.close();
+    await first?.close();
+    await sink?.close();
+  });
+
+  it('the webhook and Alertmanager hear of a drop only the second app saw, as soon as it posts', async () => {
+    await control(emu, 'POST', '/agents/agent-connected/drop', { seconds: 30 });
+    const alert = await waitFor(() => raisedBySecond.find((a) => a.agentIds.includes('agent-connected')), 10_000);
+    // Raised by the app that does not post: the team's channels have heard nothing.
+    expect(sink.requests).toEqual([]);
+
+    await first.close();
+    const summary = await waitFor(
+      () => sink.requests.find((r) => r.url.endsWith('/alerts') && !r.url.includes('/am/')),
+      5000,
+    );
+    const posted = JSON.parse(summary.body.toString('utf8')) as { text: string; alert: Alert };
+    expect(posted.alert).toMatchObject({
+      kind: 'still-down',
+      agentIds: ['agent-connected'],
+      title: 'Still down when this app took over posting the alerts: 1 incident',
+    });
+    expect(posted.text).toContain('agent-connected: reconnecting for');
+    // Alertmanager at once, not at the next resend a minute later.
+    const am = await waitFor(() => sink.requests.find((r) => r.url.endsWith('/am/api/v2/alerts')), 5000);
+    expect(
+      (JSON.parse(am.body.toString('utf8')) as Array<{ annotations: { incident_id: string } }>).map(
+        (a) => a.annotations.incident_id,
+      ),
+    ).toEqual([alert.incidentId]);
+  });
+});
+
 describe('serve and the alerts', () => {
   let dir: string;
   beforeAll(async () => {

@@ -22,6 +22,7 @@ import {
   type Monitor,
   type Alert,
   type AlertSink,
+  type Handover,
   type HealthEvent,
   type IncidentUpdate,
   type PollResult,
@@ -267,7 +268,8 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     clock,
     logger,
     onChange: () => {
-      const takeOver = senderStarted && alertSender.here() ? monitor.takeOverFiles() : Promise.resolve();
+      const takeOver =
+        senderStarted && alertSender.here() ? monitor.takeOverFiles().then(tellHandover) : Promise.resolve();
       void takeOver
         .catch((err: unknown) =>
           logger.warn('alerts: the on-call files could not be taken over', {
@@ -300,20 +302,26 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     deliver: (a) => (alertSender.here() ? sink.deliver(a) : Promise.resolve()),
   });
   // The outbound alert webhook: replaced in place when its URL changes (the monitor keeps its state).
-  let webhookSink: { url: string; off: () => void } | null = null;
+  let webhookSink: { url: string; sink: AlertSink; off: () => void } | null = null;
   const setAlertWebhook = (url: string | null): void => {
     if (webhookSink?.url === url) return;
     webhookSink?.off();
-    webhookSink = url
-      ? {
-          url,
-          off: monitor.addSink(
-            onlyWhenSending(
-              new WebhookAlertSink(url, { clock, logger, ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}) }),
-            ),
-          ),
-        }
-      : null;
+    if (!url) {
+      webhookSink = null;
+      return;
+    }
+    const sink = new WebhookAlertSink(url, {
+      clock,
+      logger,
+      ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+    });
+    webhookSink = { url, sink, off: monitor.addSink(onlyWhenSending(sink)) };
+  };
+  // Taking over from the app that posted before: the team's channels hear what it did not tell them
+  // (this app's own windows and desktop were told as it happened).
+  const tellHandover = (h: Handover): void => {
+    for (const a of h.alerts) void webhookSink?.sink.deliver(a);
+    observability.takeOverAlerts(h.recovered);
   };
   setAlertWebhook(main.settings().alertWebhookUrl);
   const observability = new Observability({

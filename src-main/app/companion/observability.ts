@@ -3,7 +3,7 @@
 // firing then resolved). Both follow the one monitor; their settings apply in place.
 import type { Dispatcher } from 'undici';
 import { CompanionMetrics, startMetricsServer, type MetricsServer, type MetricsSources } from '../../core/metrics';
-import { AlertmanagerSink, type Monitor } from '../../core/monitor';
+import { AlertmanagerSink, type Incident, type Monitor } from '../../core/monitor';
 import type { Clock, Logger } from '../../core/ports';
 import type { StoredDelivery } from '../../core/tunnel';
 
@@ -78,6 +78,11 @@ export class Observability {
       ...(this.o.dispatcher ? { dispatcher: this.o.dispatcher } : {}),
     });
     this.alertmanager = { url, sink, off: sink.attach(this.o.monitor) };
+  }
+
+  /** This app took over posting the alerts: Alertmanager hears what fires here now (AlertmanagerSink.takeOver). */
+  takeOverAlerts(recovered: Incident[]): void {
+    this.alertmanager?.sink.takeOver(recovered);
   }
 
   async close(): Promise<void> {

@@ -166,6 +166,21 @@ export class AlertmanagerSink {
     this.post(out);
   }
 
+  /**
+   * This app took over posting the alerts from another app on the data folder: Alertmanager hears at
+   * once what fires here (not at the next resend), and that the other app's incidents this app sees
+   * recovered are resolved (their alerts would fire on until their endsAt).
+   */
+  takeOver(recovered: Incident[]): void {
+    const ended = new Date(this.clock.now()).toISOString();
+    const alerts: Post['alerts'] = recovered.map((i) => ({
+      alert: { ...this.toAlert(i), endsAt: ended },
+      firing: false,
+    }));
+    for (const alert of this.firing.values()) alerts.push({ alert, firing: true });
+    if (alerts.length > 0) this.post(alerts);
+  }
+
   /** Waits for the post under way (not for one waiting to be tried again). */
   async flush(): Promise<void> {
     await Promise.resolve(); // the updates taken up at the end of the step

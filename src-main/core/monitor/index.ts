@@ -1,5 +1,5 @@
 // The channel monitor: public surface.
-export { Monitor, type HealthEvent, type MonitorOptions } from './monitor';
+export { Monitor, type Handover, type HealthEvent, type MonitorOptions } from './monitor';
 export { HEALTHS, type Health } from './health';
 export type { IncidentUpdate } from './policy';
 export { type PollResult, type PollTarget } from './poller';

@@ -100,6 +100,21 @@ interface WatchedAgent {
   lastError?: ServiceErrorDTO;
 }
 
+/** What the app that takes over posting the alerts tells the team's channels (Monitor.takeOverFiles). */
+export interface Handover {
+  /** Raised incidents open here that the app that posted before did not have open. */
+  unposted: Incident[];
+  /** Incidents the app that posted before had open and this monitor sees recovered. */
+  recovered: Incident[];
+  /** The alerts that tell them (none when snoozed or in quiet hours). */
+  alerts: Alert[];
+}
+
+/** Two incidents (of two apps) about the same trouble: one team, one kind, one agent (or both team-wide). */
+function sameTrouble(a: Incident, b: Incident): boolean {
+  return a.teamId === b.teamId && a.kind === b.kind && a.agentId === b.agentId;
+}
+
 export class Monitor {
   private readonly clock: Clock;
   private readonly local: LocalTime;
@@ -223,12 +238,17 @@ export class Monitor {
   }
 
   /**
-   * This monitor keeps the files from now on (the app that kept them stopped): its timelines are read
+   * This monitor keeps the files from now on (the app that kept them stopped): the timelines are read
    * again from the files, each agent whose file does not end in what this monitor sees now gets an
    * entry saying so (an app that stopped last wrote `unknown`), and the open incidents are written.
+   * Answers what the team's channels were not told by the app that posted before (the open-incident
+   * file it left says what it had open): the incidents open here that it did not have, and those it
+   * had that this monitor sees recovered (an agent incident whose agent polls connected here), with
+   * the alerts that tell them (AlertPolicy.handoverAlerts). Without a data folder: nothing to hand over.
    */
-  async takeOverFiles(): Promise<void> {
-    if (this.stopped) return;
+  async takeOverFiles(): Promise<Handover> {
+    const none: Handover = { unposted: [], recovered: [], alerts: [] };
+    if (this.stopped || this.openFile === null) return none;
     await this.timelineStore.reload();
     const at = this.clock.now();
     for (const a of this.agents.values()) {
@@ -245,8 +265,21 @@ export class Monitor {
         state: now.state ?? null,
       });
     }
-    this.openFile?.save(this.policy.openIncidents());
+    const before = readOpenIncidents(this.openFile.file, (err) =>
+      this.log.warn('open incidents of the app that posted before not read', { error: String(err) }),
+    );
+    const open = this.policy.openIncidents();
+    const unposted = open.filter((i) => i.raised && !before.some((b) => sameTrouble(b, i)));
+    const recovered = before.filter(
+      (b) =>
+        b.raised &&
+        b.agentId !== null &&
+        !open.some((i) => sameTrouble(b, i)) &&
+        this.agents.get(key(b.teamId, b.agentId))?.tracker.current().health === 'connected',
+    );
+    this.openFile.save(open);
     await this.flush();
+    return { unposted, recovered, alerts: this.policy.handoverAlerts(unposted, recovered, at) };
   }
 
   /** Waits for pending timeline writes and sink deliveries. */

@@ -54,7 +54,7 @@ export class OpenIncidentsFile {
   private chain: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly file: string,
+    readonly file: string,
     private readonly onError?: (err: unknown) => void,
     private readonly writable?: () => boolean,
   ) {}

@@ -81,6 +81,25 @@ export const text = {
       )
       .join('\n'),
   }),
+  /** Open here, not posted by the app that posted the alerts before this one took over. */
+  handoverStillDown: (open: Incident[], team: string, now: number) => ({
+    title: `Still down when this app took over posting the alerts: ${counted(open.length, 'incident')}`,
+    body: open
+      .map(
+        (i) => `- ${incidentSubject(i, team)}: ${KIND_WORDS[i.kind] ?? i.kind} for ${formatDuration(now - i.openedAt)}`,
+      )
+      .join('\n'),
+  }),
+  /** Open in the app that posted the alerts before, seen connected by this one when it took over. */
+  handoverRecovered: (closed: Incident[], team: string, now: number) => ({
+    title: `Back to normal when this app took over posting the alerts: ${counted(closed.length, 'incident')}`,
+    body: closed
+      .map(
+        (i) =>
+          `- ${incidentSubject(i, team)}: ${KIND_WORDS[i.kind] ?? i.kind} ${formatDuration(now - i.openedAt)} ago, connected now`,
+      )
+      .join('\n'),
+  }),
 };
 
 /** Who an incident is about, in words: the agent, or the team for a team-wide one. */

@@ -187,6 +187,51 @@ export class AlertPolicy {
     }
   }
 
+  /**
+   * What the team's channels are told when this app takes over posting the alerts from another app
+   * on the data folder (monitor.ts, takeOverFiles): per team, a still-down summary of the incidents
+   * open here that the other app did not post, and a notice of those it had open that this app sees
+   * recovered. Snoozed or in quiet hours: nothing (the summary when they end covers what is open).
+   * The incidents themselves do not change.
+   */
+  handoverAlerts(unposted: Incident[], recovered: Incident[], now: number): Alert[] {
+    if (this.snoozedUntilAt(now) !== null || this.isQuiet(now)) return [];
+    const out: Alert[] = [];
+    const teams = [...new Set([...unposted, ...recovered].map((i) => i.teamId))];
+    for (const teamId of teams) {
+      const team = this.label(teamId);
+      const open = unposted.filter((i) => i.teamId === teamId);
+      const closed = recovered.filter((i) => i.teamId === teamId);
+      if (open.length > 0)
+        out.push(
+          this.stamp(
+            {
+              kind: 'still-down',
+              urgent: open.some((i) => i.kind === 'needs-scan' || i.agentId === null),
+              teamId,
+              agentIds: [...new Set(open.flatMap((i) => i.agentIds))],
+              ...text.handoverStillDown(open, team, now),
+            },
+            now,
+          ),
+        );
+      if (closed.length > 0)
+        out.push(
+          this.stamp(
+            {
+              kind: 'recovered',
+              urgent: false,
+              teamId,
+              agentIds: [...new Set(closed.flatMap((i) => i.agentIds))],
+              ...text.handoverRecovered(closed, team, now),
+            },
+            now,
+          ),
+        );
+    }
+    return out;
+  }
+
   // ----- reading -----------------------------------------------------------------------------
 
   openIncidents(): Incident[] {

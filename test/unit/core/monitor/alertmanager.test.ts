@@ -168,6 +168,27 @@ describe('AlertmanagerSink', () => {
     h.off();
   });
 
+  it("taking over posts what fires here at once, and resolves the other app's incidents seen recovered", async () => {
+    let posting = false;
+    const h = await setup([], () => posting);
+    await h.emit({ change: 'opened', incident: incident({ id: 'a' }) });
+    await h.clock.advance(10_000);
+    posting = true;
+    h.sink.takeOver([incident({ id: 'theirs', agentId: 'a2', kind: 'reconnecting', openedAt: T0 - 5000 })]);
+    await h.sink.flush();
+    // One post, before any resend: the other app's incident resolved now, this app's firing.
+    expect(h.posted()).toHaveLength(1);
+    const [resolved, firing] = h.posted()[0]!.alerts;
+    expect(resolved).toMatchObject({
+      labels: { alertname: 'ChannelReconnecting', agent: 'a2', kind: 'reconnecting' },
+      annotations: { incident_id: 'theirs' },
+      endsAt: new Date(T0 + 10_000).toISOString(),
+    });
+    expect(firing!.annotations['incident_id']).toBe('a');
+    expect(Date.parse(firing!.endsAt!)).toBeGreaterThan(T0 + 10_000);
+    h.off();
+  });
+
   it("the annotations carry the words of the incident's alert (the same the app and the CLI show)", async () => {
     const h = await setup();
     const words = {
