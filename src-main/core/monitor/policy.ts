@@ -190,8 +190,8 @@ export class AlertPolicy {
   /**
    * What the team's channels are told when this app takes over posting the alerts from another app
    * on the data folder (monitor.ts, takeOverFiles): per team, a still-down summary of the incidents
-   * open here that the other app did not post, and a notice of those it had open that this app sees
-   * recovered. Snoozed or in quiet hours: nothing (the summary when they end covers what is open).
+   * open here that the other app did not post, and a notice of those it had open and told of that this
+   * app sees recovered. Snoozed or in quiet hours: nothing (the summary when they end covers what is open).
    * The incidents themselves do not change.
    */
   handoverAlerts(unposted: Incident[], recovered: Incident[], now: number): Alert[] {
@@ -201,7 +201,8 @@ export class AlertPolicy {
     for (const teamId of teams) {
       const team = this.label(teamId);
       const open = unposted.filter((i) => i.teamId === teamId);
-      const closed = recovered.filter((i) => i.teamId === teamId);
+      // A closing notice only for what the team was told of (as a recovery's notice).
+      const closed = recovered.filter((i) => i.teamId === teamId && i.delivered);
       if (open.length > 0)
         out.push(
           this.stamp(

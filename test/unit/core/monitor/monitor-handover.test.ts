@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionStatus } from '../../../../src-main/core/api/types';
 import { Monitor } from '../../../../src-main/core/monitor/monitor';
-import type { Alert } from '../../../../src-main/core/monitor/types';
+import { AlertPolicy } from '../../../../src-main/core/monitor/policy';
+import type { Alert, Incident } from '../../../../src-main/core/monitor/types';
 import { utcLocalTime } from '../../../helpers/local-time';
 import { FakeClock } from '../../../helpers/fake-clock';
 
@@ -136,5 +137,30 @@ describe('Monitor.takeOverFiles: what the team was not told', () => {
     expect(handover.recovered.map((i) => i.agentId)).toEqual(['a2']);
     expect(handover.alerts).toEqual([]);
     await second.monitor.stop();
+  });
+});
+
+describe('AlertPolicy.handoverAlerts', () => {
+  it('gives no "back to normal" for an incident the team was never told of', () => {
+    const policy = new AlertPolicy({ localTime: utcLocalTime });
+    const now = Date.UTC(2024, 0, 10, 12, 0, 0);
+    const incident = (delivered: boolean): Incident => ({
+      id: delivered ? 'told' : 'held',
+      teamId: 't1',
+      agentId: delivered ? 'a1' : 'a2',
+      agentIds: [delivered ? 'a1' : 'a2'],
+      kind: 'reconnecting',
+      openedAt: now - 60_000,
+      delivered,
+      raised: true,
+      acknowledgedAt: null,
+      resolvedAt: null,
+      lastAlertAt: null,
+    });
+    const alerts = policy.handoverAlerts([], [incident(true), incident(false)], now);
+    expect(alerts.map((a) => [a.kind, a.agentIds, a.body])).toEqual([
+      ['recovered', ['a1'], '- a1: reconnecting 1 min ago, connected now'],
+    ]);
+    expect(policy.handoverAlerts([], [incident(false)], now)).toEqual([]);
   });
 });
