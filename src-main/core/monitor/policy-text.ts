@@ -20,6 +20,15 @@ const KIND_WORDS: Record<Incident['kind'], string> = {
   flapping: 'flapping',
 };
 
+/** One line per open incident: "- a1: unlinked for 2 h". */
+function stillOpenLines(open: Incident[], team: string, now: number): string {
+  return open
+    .map(
+      (i) => `- ${incidentSubject(i, team)}: ${KIND_WORDS[i.kind] ?? i.kind} for ${formatDuration(now - i.openedAt)}`,
+    )
+    .join('\n');
+}
+
 export const text = {
   needsScan: (agent: string, wasLinked: boolean) => ({
     title: wasLinked ? `${agent} was unlinked — a QR scan is needed` : `${agent} needs a QR scan`,
@@ -75,20 +84,12 @@ export const text = {
   }),
   stillDown: (open: Incident[], team: string, now: number) => ({
     title: `Still down after quiet hours: ${counted(open.length, 'incident')}`,
-    body: open
-      .map(
-        (i) => `- ${incidentSubject(i, team)}: ${KIND_WORDS[i.kind] ?? i.kind} for ${formatDuration(now - i.openedAt)}`,
-      )
-      .join('\n'),
+    body: stillOpenLines(open, team, now),
   }),
   /** Open here, not posted by the app that posted the alerts before this one took over. */
   handoverStillDown: (open: Incident[], team: string, now: number) => ({
     title: `Still down when this app took over posting the alerts: ${counted(open.length, 'incident')}`,
-    body: open
-      .map(
-        (i) => `- ${incidentSubject(i, team)}: ${KIND_WORDS[i.kind] ?? i.kind} for ${formatDuration(now - i.openedAt)}`,
-      )
-      .join('\n'),
+    body: stillOpenLines(open, team, now),
   }),
   /** Open in the app that posted the alerts before, seen connected by this one when it took over. */
   handoverRecovered: (closed: Incident[], team: string, now: number) => ({
