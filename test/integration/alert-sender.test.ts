@@ -222,6 +222,45 @@ describe('taking over from an app that never saw the trouble', () => {
   });
 });
 
+describe('an acknowledgement made in either app', () => {
+  let emu: Emulator;
+  let dir: string;
+  let first: TestCompanion;
+  let second: TestCompanion;
+  const secrets = new MemorySecretStore();
+
+  emulatorSuite('cc-alert-acks-', (s) => ({ emu, dir } = s));
+  beforeAll(async () => {
+    const options = { secrets, poll: { intervalMs: 300, fastIntervalMs: 150 }, alertSenderRetryMs: 100 };
+    first = await startTestCompanion(dir, options);
+    second = await startTestCompanion(dir, options);
+    await addEmulatedTeam(first.ok, emu, [{ agentId: 'agent-connected' }]);
+    await waitFor(async () => (await second.ok<unknown[]>('teams.list')).length === 1, 5000);
+  });
+  afterAll(async () => {
+    await second?.close();
+    await first?.close();
+  });
+
+  it('made in the app that does not post, is acknowledged in the posting app too', async () => {
+    await control(emu, 'POST', '/agents/agent-connected/drop', { seconds: 30 });
+    type Open = Array<{ id: string; agentId: string | null; acknowledgedAt: number | null }>;
+    const openIn = (app: TestCompanion) =>
+      waitFor(async () => {
+        const list = await app.ok<Open>('alerts.list');
+        return list.find((i) => i.agentId === 'agent-connected') ?? null;
+      }, 10_000);
+    const theirs = await openIn(second);
+    await openIn(first);
+    await second.ok('alerts.acknowledge', { incidentId: theirs.id });
+    const acked = await waitFor(async () => {
+      const list = await first.ok<Open>('alerts.list');
+      return list.find((i) => i.agentId === 'agent-connected' && i.acknowledgedAt !== null) ?? null;
+    }, 5000);
+    expect(acked.acknowledgedAt).toBeGreaterThan(0);
+  });
+});
+
 describe('serve and the alerts', () => {
   let dir: string;
   beforeAll(async () => {

@@ -9,6 +9,7 @@ import { Emitter, type Unsubscribe } from '../events';
 import { HealthTracker, errorToDTO, healthOfStatus, type Health } from './health';
 import { AlertPolicy, type IncidentUpdate, type PolicyOutput } from './policy';
 import { OPEN_INCIDENTS_FILE, OpenIncidentsFile, readOpenIncidents } from './open-incidents';
+import { SAME_OUTAGE_MS, SHARED_ACTIONS_FILE, SharedActions, type SharedAction } from './shared-actions';
 import {
   Poller,
   type PollCycle,
@@ -110,8 +111,13 @@ export interface Handover {
   alerts: Alert[];
 }
 
+type Trouble = Pick<Incident, 'teamId' | 'kind' | 'agentId'>;
+
+/** Monitors made in this process (with the pid, names this app in the shared actions). */
+let monitorsMade = 0;
+
 /** Two incidents (of two apps) about the same trouble: one team, one kind, one agent (or both team-wide). */
-function sameTrouble(a: Incident, b: Incident): boolean {
+function sameTrouble(a: Trouble, b: Trouble): boolean {
   return a.teamId === b.teamId && a.kind === b.kind && a.agentId === b.agentId;
 }
 
@@ -128,6 +134,10 @@ export class Monitor {
   private readonly sinks = new Set<AlertSink>();
   private readonly deliveries = new Set<Promise<void>>();
   private readonly openFile: OpenIncidentsFile | null;
+  /** Acknowledgements shared with the other apps on the data folder (shared-actions.ts). */
+  private readonly shared: SharedActions | null;
+  /** The latest read of the other apps' acknowledgements, applied when it ends. */
+  private sharedRead: Promise<void> = Promise.resolve();
   /** Incidents taken up from the previous run whose agents are not yet known to be watched still. */
   private restored: Incident[] = [];
   private wakeTimer: unknown = null;
@@ -175,6 +185,14 @@ export class Monitor {
       this.restored = readOpenIncidents(join(dataDir, OPEN_INCIDENTS_FILE), onFileError);
       this.policy.restore(this.restored);
     }
+    this.shared =
+      dataDir === null
+        ? null
+        : new SharedActions(join(dataDir, SHARED_ACTIONS_FILE), `${process.pid}.${++monitorsMade}`, (err) =>
+            this.log.warn('acknowledgements not shared with the other apps on the data folder', {
+              error: String(err),
+            }),
+          );
   }
 
   // ----- lifecycle ----------------------------------------------------------------------------
@@ -286,6 +304,8 @@ export class Monitor {
   async flush(): Promise<void> {
     await this.timelineStore.flush();
     await this.openFile?.flush();
+    await this.shared?.flush();
+    await this.sharedRead;
     while (this.deliveries.size > 0) await Promise.allSettled([...this.deliveries]);
   }
 
@@ -362,15 +382,48 @@ export class Monitor {
 
   /** Acknowledges an incident by id, or every open incident of an agent. Returns how many. */
   acknowledge(target: string | { agentId: string; teamId?: string }): number {
-    const { count, output } = this.policy.acknowledge(target, this.clock.now());
+    const now = this.clock.now();
+    const { count, output } = this.policy.acknowledge(target, now);
+    this.share(output, now);
     this.handle(output);
     return count;
   }
 
   acknowledgeAll(): number {
-    const { count, output } = this.policy.acknowledgeAll(this.clock.now());
+    const now = this.clock.now();
+    const { count, output } = this.policy.acknowledgeAll(now);
+    this.share(output, now);
     this.handle(output);
     return count;
+  }
+
+  /** The incidents a person acknowledged here, for the other apps on the data folder. */
+  private share(out: PolicyOutput, now: number): void {
+    this.shared?.write(
+      out.incidents
+        .filter((u) => u.change === 'updated' && u.incident.acknowledgedAt === now)
+        .map(({ incident: i }) => ({
+          type: 'acknowledge' as const,
+          at: now,
+          teamId: i.teamId,
+          agentId: i.agentId,
+          kind: i.kind,
+          openedAt: i.openedAt,
+        })),
+    );
+  }
+
+  /** Acknowledgements made in another app: each applies to this app's incident about the same outage. */
+  private applyShared(actions: SharedAction[]): void {
+    for (const a of actions) {
+      if (this.stopped) return;
+      const inc = this.policy
+        .openIncidents()
+        .find(
+          (i) => i.acknowledgedAt === null && sameTrouble(i, a) && Math.abs(i.openedAt - a.openedAt) <= SAME_OUTAGE_MS,
+        );
+      if (inc) this.handle(this.policy.acknowledge(inc.id, this.clock.now()).output);
+    }
   }
 
   /** Suppresses alerts until `until` (ms epoch); null ends the snooze. Monitoring goes on. */
@@ -489,6 +542,7 @@ export class Monitor {
 
   private onCycle(c: PollCycle): void {
     if (this.stopped) return;
+    if (this.shared) this.sharedRead = this.shared.readNew().then((list) => this.applyShared(list));
     const bucket = this.cycleChanges.get(c.cycleId);
     this.cycleChanges.delete(c.cycleId);
     const now = this.clock.now();

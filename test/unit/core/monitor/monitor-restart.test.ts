@@ -11,23 +11,7 @@ import { AlertPolicy, type IncidentUpdate } from '../../../../src-main/core/moni
 import type { Alert, Incident } from '../../../../src-main/core/monitor/types';
 import { utcLocalTime } from '../../../helpers/local-time';
 import { FakeClock } from '../../../helpers/fake-clock';
-
-const CONNECTED: SessionStatus = {
-  connected: true,
-  linked: true,
-  state: 'connected',
-  needsScan: false,
-  phone: '15550100001',
-  qr: null,
-};
-const UNLINKED: SessionStatus = {
-  connected: false,
-  linked: false,
-  state: 'unlinked',
-  needsScan: true,
-  phone: null,
-  qr: null,
-};
+import { CONNECTED, UNLINKED } from '../../../helpers/session-status';
 
 let dir: string | null = null;
 afterEach(async () => {

@@ -6,24 +6,9 @@ import { Monitor } from '../../../../src-main/core/monitor/monitor';
 import type { AlertSink } from '../../../../src-main/core/monitor/sinks';
 import type { Alert } from '../../../../src-main/core/monitor/types';
 import { FakeClock } from '../../../helpers/fake-clock';
+import { CONNECTED, UNLINKED } from '../../../helpers/session-status';
 import { utcLocalTime } from '../../../helpers/local-time';
 
-const CONNECTED: SessionStatus = {
-  connected: true,
-  linked: true,
-  state: 'connected',
-  needsScan: false,
-  phone: '15550100001',
-  qr: null,
-};
-const UNLINKED: SessionStatus = {
-  connected: false,
-  linked: false,
-  state: 'unlinked',
-  needsScan: true,
-  phone: null,
-  qr: null,
-};
 const WEIRD: SessionStatus = {
   connected: true,
   linked: true,

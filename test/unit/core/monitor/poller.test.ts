@@ -3,15 +3,8 @@ import { RateLimited, ServerError, Timeout, KeyRejected } from '../../../../src-
 import type { SessionStatus } from '../../../../src-main/core/api/types';
 import { Poller, type PollCycle, type PollResult, type PollerOptions } from '../../../../src-main/core/monitor/poller';
 import { FakeClock, flush } from '../../../helpers/fake-clock';
+import { CONNECTED, UNLINKED } from '../../../helpers/session-status';
 
-export const CONNECTED: SessionStatus = {
-  connected: true,
-  linked: true,
-  state: 'connected',
-  needsScan: false,
-  phone: '15550100001',
-  qr: null,
-};
 const RECONNECTING: SessionStatus = {
   connected: false,
   linked: true,
@@ -27,14 +20,6 @@ const PAIRING: SessionStatus = {
   needsScan: true,
   phone: null,
   qr: 'data:image/png;base64,AAAA',
-};
-const UNLINKED: SessionStatus = {
-  connected: false,
-  linked: false,
-  state: 'unlinked',
-  needsScan: true,
-  phone: null,
-  qr: null,
 };
 
 function setup(opts: Partial<PollerOptions> & { agents?: Array<[string, string]> } = {}) {

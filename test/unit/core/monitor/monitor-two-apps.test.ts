@@ -1,6 +1,7 @@
 // Two monitors on one data folder (two apps): one keeps the files and its app posts the alerts, the
 // other only watches until it takes over (takeOverFiles). What the first one never posted, and what
-// it left open that the second one sees recovered, is answered for the team's channels then.
+// it left open that the second one sees recovered, is answered for the team's channels then. An
+// incident acknowledged in either one is acknowledged in both.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,23 +12,7 @@ import { AlertPolicy } from '../../../../src-main/core/monitor/policy';
 import type { Alert, Incident } from '../../../../src-main/core/monitor/types';
 import { utcLocalTime } from '../../../helpers/local-time';
 import { FakeClock } from '../../../helpers/fake-clock';
-
-const CONNECTED: SessionStatus = {
-  connected: true,
-  linked: true,
-  state: 'connected',
-  needsScan: false,
-  phone: '15550100001',
-  qr: null,
-};
-const UNLINKED: SessionStatus = {
-  connected: false,
-  linked: false,
-  state: 'unlinked',
-  needsScan: true,
-  phone: null,
-  qr: null,
-};
+import { CONNECTED, UNLINKED } from '../../../helpers/session-status';
 
 let dir: string | null = null;
 afterEach(async () => {
@@ -52,24 +37,33 @@ function app(clock: FakeClock, dataDir: string, answers: Record<string, SessionS
 }
 
 /**
- * The first app sees a2 unlinked (a1 connected); the second one, which does not keep the files, sees
- * a1 unlinked and a2 connected: the first app posted a2's alert and never saw a1's trouble.
+ * Two apps on one data folder, each answered as its `answers` say, both polled once: the first keeps
+ * the files; the second does from the moment takeOver() is called.
  */
-async function twoApps() {
+async function startBoth(answers: { first: Record<string, SessionStatus>; second: Record<string, SessionStatus> }) {
   const clock = new FakeClock();
-  dir = await mkdtemp(join(tmpdir(), 'monitor-handover-'));
+  dir = await mkdtemp(join(tmpdir(), 'monitor-two-apps-'));
   let secondKeeps = false;
-  const first = app(clock, dir, { a1: CONNECTED, a2: UNLINKED }, () => true);
-  const second = app(clock, dir, { a1: UNLINKED, a2: CONNECTED }, () => secondKeeps);
+  const first = app(clock, dir, answers.first, () => true);
+  const second = app(clock, dir, answers.second, () => secondKeeps);
   first.monitor.start();
   second.monitor.start();
   await clock.advance(0);
   await clock.advance(15_000);
   await first.monitor.flush();
-  expect(first.alerts.map((a) => [a.kind, a.agentIds])).toEqual([['needs-scan', ['a2']]]);
-  // The second app's own windows and desktop were told of a1.
-  expect(second.alerts.map((a) => [a.kind, a.agentIds])).toEqual([['needs-scan', ['a1']]]);
   return { clock, dataDir: dir, first, second, takeOver: () => (secondKeeps = true) };
+}
+
+/**
+ * The first app sees a2 unlinked (a1 connected); the second one, which does not keep the files, sees
+ * a1 unlinked and a2 connected: the first app posted a2's alert and never saw a1's trouble.
+ */
+async function twoApps() {
+  const both = await startBoth({ first: { a1: CONNECTED, a2: UNLINKED }, second: { a1: UNLINKED, a2: CONNECTED } });
+  expect(both.first.alerts.map((a) => [a.kind, a.agentIds])).toEqual([['needs-scan', ['a2']]]);
+  // The second app's own windows and desktop were told of a1.
+  expect(both.second.alerts.map((a) => [a.kind, a.agentIds])).toEqual([['needs-scan', ['a1']]]);
+  return both;
 }
 
 describe('Monitor.takeOverFiles: what the team was not told', () => {
@@ -111,17 +105,9 @@ describe('Monitor.takeOverFiles: what the team was not told', () => {
   });
 
   it('answers nothing for an incident both apps had open', async () => {
-    const clock = new FakeClock();
-    dir = await mkdtemp(join(tmpdir(), 'monitor-handover-'));
-    let keeps = false;
-    const first = app(clock, dir, { a1: UNLINKED, a2: CONNECTED }, () => true);
-    const second = app(clock, dir, { a1: UNLINKED, a2: CONNECTED }, () => keeps);
-    first.monitor.start();
-    second.monitor.start();
-    await clock.advance(0);
-    await clock.advance(15_000);
-    await first.monitor.flush();
-    keeps = true;
+    const answers = { a1: UNLINKED, a2: CONNECTED };
+    const { first, second, takeOver } = await startBoth({ first: answers, second: answers });
+    takeOver();
     const handover = await second.monitor.takeOverFiles();
     expect(handover).toEqual({ unposted: [], recovered: [], alerts: [] });
     await second.monitor.stop();
@@ -162,5 +148,52 @@ describe('AlertPolicy.handoverAlerts', () => {
       ['recovered', ['a1'], '- a1: reconnecting 1 min ago, connected now'],
     ]);
     expect(policy.handoverAlerts([], [incident(false)], now)).toEqual([]);
+  });
+});
+
+describe('an acknowledgement made in one app', () => {
+  /** Both apps see a1 unlinked; answers the incidents each opened. */
+  async function bothSeeA1() {
+    const answers = { a1: UNLINKED, a2: CONNECTED };
+    const { clock, first, second } = await startBoth({ first: answers, second: answers });
+    const [theirs] = second.monitor.incidents();
+    expect([first.monitor.incidents()[0]?.agentId, theirs?.agentId]).toEqual(['a1', 'a1']);
+    return { clock, answers, first, second, theirs: theirs! };
+  }
+
+  it("in the app that does not post acknowledges the posting one's incident: its reminders stop", async () => {
+    const { clock, first, second, theirs } = await bothSeeA1();
+    expect(second.monitor.acknowledge(theirs.id)).toBe(1);
+    await second.monitor.flush();
+    // The posting app reads it at its next poll cycle.
+    await clock.advance(15_000);
+    await first.monitor.flush();
+    expect(first.monitor.incidents()[0]!.acknowledgedAt).not.toBeNull();
+    const before = first.alerts.length;
+    await clock.advance(30 * 60_000);
+    expect(first.alerts.slice(before).filter((a) => a.kind === 'realert')).toEqual([]);
+    await second.monitor.stop();
+    await first.monitor.stop();
+  });
+
+  it('in the posting app shows in the other one, and does not acknowledge a later outage', async () => {
+    const { clock, answers, first, second } = await bothSeeA1();
+    expect(first.monitor.acknowledgeAll()).toBe(1);
+    await first.monitor.flush();
+    await clock.advance(15_000);
+    await second.monitor.flush();
+    expect(second.monitor.incidents()[0]!.acknowledgedAt).not.toBeNull();
+
+    // Linked again, then unlinked once more minutes later: a new outage, open in both, acknowledged in neither.
+    answers.a1 = CONNECTED;
+    await clock.advance(5 * 60_000);
+    expect(first.monitor.incidents()).toEqual([]);
+    answers.a1 = UNLINKED;
+    await clock.advance(15_000);
+    await clock.advance(15_000);
+    expect(first.monitor.incidents().map((i) => [i.agentId, i.acknowledgedAt])).toEqual([['a1', null]]);
+    expect(second.monitor.incidents().map((i) => [i.agentId, i.acknowledgedAt])).toEqual([['a1', null]]);
+    await second.monitor.stop();
+    await first.monitor.stop();
   });
 });

@@ -1,0 +1,110 @@
+// What a person does about the alerts in one app reaches the other apps on the same data folder (the
+// desktop app and `serve`): each app's monitor raises its own incidents, so an acknowledgement made in
+// one of them must reach the others, or the app that posts the alerts goes on reminding the team of an
+// incident already acknowledged elsewhere. Kept as one JSON-lines file beside the open incidents,
+// owner-only (0600), appended one action at a time (a line is one write, so two apps appending do not
+// interleave) and read from where this app last read, once per poll cycle. It grows by one short line
+// per acknowledged incident, which people make by hand.
+import { appendFile, mkdir, open } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+
+export const SHARED_ACTIONS_FILE = 'on-call-actions.jsonl';
+
+const actionSchema = z.object({
+  type: z.literal('acknowledge'),
+  /** The app that acted (its own lines are skipped when read back). */
+  app: z.string().min(1),
+  at: z.number(),
+  teamId: z.string().min(1),
+  agentId: z.string().min(1).nullable(),
+  kind: z.enum(['needs-scan', 'reconnecting', 'unreachable', 'key-rejected', 'flapping']),
+  /** When the acknowledged incident opened in the app that acted. */
+  openedAt: z.number(),
+});
+
+export type SharedAction = z.infer<typeof actionSchema>;
+
+/** How far apart two apps may open their incidents about one outage (each on its own poll). */
+export const SAME_OUTAGE_MS = 60_000;
+
+export class SharedActions {
+  private offset: number;
+  /** A line cut short by a read that ended before its newline. */
+  private partial = '';
+  private chain: Promise<void> = Promise.resolve();
+  private reading: Promise<SharedAction[]> | null = null;
+
+  constructor(
+    private readonly file: string,
+    private readonly app: string,
+    private readonly onError: (err: unknown) => void,
+  ) {
+    // Actions made before this app started are in the open incidents it took up.
+    try {
+      this.offset = statSync(file).size;
+    } catch {
+      this.offset = 0;
+    }
+  }
+
+  /** Appends actions of this app (in order, one write each). */
+  write(actions: Array<Omit<SharedAction, 'app'>>): void {
+    if (actions.length === 0) return;
+    const lines = actions.map((a) => `${JSON.stringify({ ...a, app: this.app })}\n`);
+    this.chain = this.chain.then(async () => {
+      try {
+        await mkdir(dirname(this.file), { recursive: true });
+        for (const line of lines) await appendFile(this.file, line, { mode: 0o600 });
+      } catch (err) {
+        this.onError(err);
+      }
+    });
+  }
+
+  /** The other apps' actions appended since the last read (a torn or foreign line is skipped). */
+  readNew(): Promise<SharedAction[]> {
+    this.reading ??= this.read().finally(() => (this.reading = null));
+    return this.reading;
+  }
+
+  flush(): Promise<void> {
+    return this.chain;
+  }
+
+  private async read(): Promise<SharedAction[]> {
+    let text: string;
+    try {
+      const fh = await open(this.file, 'r');
+      try {
+        const { size } = await fh.stat();
+        if (size < this.offset) this.offset = 0; // replaced by a shorter file: read it all
+        if (size === this.offset) return [];
+        const buf = Buffer.alloc(size - this.offset);
+        const { bytesRead } = await fh.read(buf, 0, buf.length, this.offset);
+        this.offset += bytesRead;
+        text = this.partial + buf.toString('utf8', 0, bytesRead);
+      } finally {
+        await fh.close();
+      }
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.onError(err);
+      return [];
+    }
+    const lines = text.split('\n');
+    this.partial = lines.pop() ?? '';
+    const out: SharedAction[] = [];
+    for (const line of lines) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      const a = actionSchema.safeParse(parsed);
+      if (a.success && a.data.app !== this.app) out.push(a.data);
+    }
+    return out;
+  }
+}
