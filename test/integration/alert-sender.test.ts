@@ -222,17 +222,18 @@ describe('taking over from an app that never saw the trouble', () => {
   });
 });
 
-describe('an acknowledgement made in either app', () => {
+describe('an acknowledgement or a snooze made in either app', () => {
   let emu: Emulator;
   let dir: string;
   let first: TestCompanion;
   let second: TestCompanion;
   const secrets = new MemorySecretStore();
+  const firstEvents: AnyEvent[] = [];
 
   emulatorSuite('cc-alert-acks-', (s) => ({ emu, dir } = s));
   beforeAll(async () => {
     const options = { secrets, poll: { intervalMs: 300, fastIntervalMs: 150 }, alertSenderRetryMs: 100 };
-    first = await startTestCompanion(dir, options);
+    first = await startTestCompanion(dir, { ...options, onEvent: (e) => firstEvents.push(e) });
     second = await startTestCompanion(dir, options);
     await addEmulatedTeam(first.ok, emu, [{ agentId: 'agent-connected' }]);
     await waitFor(async () => (await second.ok<unknown[]>('teams.list')).length === 1, 5000);
@@ -258,6 +259,21 @@ describe('an acknowledgement made in either app', () => {
       return list.find((i) => i.agentId === 'agent-connected' && i.acknowledgedAt !== null) ?? null;
     }, 5000);
     expect(acked.acknowledgedAt).toBeGreaterThan(0);
+  });
+
+  it('set in the app that does not post silences the posting one, whose windows are told', async () => {
+    const told = firstEvents.length;
+    const set = await second.ok<AlertStatusDTO>('alerts.snooze', { minutes: 30 });
+    expect(set.snoozedUntil).not.toBeNull();
+    const status = await waitFor(
+      () =>
+        firstEvents.slice(told).find((e) => e.name === 'alerts.status' && e.payload.snoozedUntil === set.snoozedUntil),
+      5000,
+    );
+    expect(status).toBeDefined();
+    expect((await first.ok<AlertStatusDTO>('alerts.status')).snoozedUntil).toBe(set.snoozedUntil);
+    await first.ok('alerts.unsnooze');
+    await waitFor(async () => (await second.ok<AlertStatusDTO>('alerts.status')).snoozedUntil === null, 5000);
   });
 });
 

@@ -100,6 +100,8 @@ interface CompanionEvents {
   settings: undefined;
   /** This app started or stopped posting the alerts (see alertsPostedElsewhere). */
   alertSender: undefined;
+  /** The snooze was set or ended, here or in another app on the data folder. */
+  snooze: { until: number | null };
 }
 
 export interface CompanionSettings {
@@ -298,6 +300,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   monitor.on('poll', (r) => events.emit('poll', r));
   monitor.on('incident', (u) => events.emit('incident', u));
   monitor.on('alert', (a) => events.emit('alert', a));
+  monitor.on('snooze', (sn) => events.emit('snooze', sn));
   const onlyWhenSending = (sink: AlertSink): AlertSink => ({
     deliver: (a) => (alertSender.here() ? sink.deliver(a) : Promise.resolve()),
   });

@@ -152,6 +152,17 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
     'app.ping': async () => ({ at: s.now(), upSince }),
   };
 
+  /** Publishes the alert status once `first` is done. */
+  const tellAlertStatus = (first: Promise<void>): void => {
+    void first
+      .then(() => implementations['alerts.status']({}))
+      .then((st) => s.publish('alerts.status', st))
+      .catch((e: unknown) =>
+        c.logger.warn('app: the alert status could not be told', {
+          error: e instanceof Error ? e.message : String(e),
+        }),
+      );
+  };
   const offs = [
     // Published after every poll, not only when the health word changes: checkedAt moves with each
     // poll (the UI shows "polled … ago"), and a window that missed an event (e.g. one that arrived
@@ -166,16 +177,10 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
     c.events.on('settings', () => s.publish('settings.changed', { settings: settingsDTO(c.settings()) })),
     c.events.on('alertSender', () => {
       // Taken over from an app that kept the history meanwhile: its file is what counts now.
-      const reread = c.keepsAlerts() ? history.reload() : Promise.resolve();
-      void reread
-        .then(() => implementations['alerts.status']({}))
-        .then((st) => s.publish('alerts.status', st))
-        .catch((e: unknown) =>
-          c.logger.warn('app: the alert status could not be told', {
-            error: e instanceof Error ? e.message : String(e),
-          }),
-        );
+      tellAlertStatus(c.keepsAlerts() ? history.reload() : Promise.resolve());
     }),
+    // Set or ended here (every window hears it) or in another app on the data folder.
+    c.events.on('snooze', () => tellAlertStatus(Promise.resolve())),
     c.events.on('health', (e) => {
       if (e.health === 'key-rejected' || e.previous === 'key-rejected')
         s.publish('teams.changed', { teams: teamList(s) });

@@ -52,6 +52,8 @@ export interface MonitorEvents {
   poll: PollResult;
   /** An agent no longer watched (gone from the targets). */
   removed: PollTarget;
+  /** The snooze was set or ended, here or in another app on the data folder; `until` is null when none is in force. */
+  snooze: { until: number | null };
 }
 
 export interface MonitorStatus {
@@ -134,9 +136,11 @@ export class Monitor {
   private readonly sinks = new Set<AlertSink>();
   private readonly deliveries = new Set<Promise<void>>();
   private readonly openFile: OpenIncidentsFile | null;
-  /** Acknowledgements shared with the other apps on the data folder (shared-actions.ts). */
+  /** Acknowledgements and snoozes shared with the other apps on the data folder (shared-actions.ts). */
   private readonly shared: SharedActions | null;
-  /** The latest read of the other apps' acknowledgements, applied when it ends. */
+  /** When the snooze in force was set (here or in another app): an older one read later does not undo it. */
+  private snoozeSetAt = -Infinity;
+  /** The latest read of the other apps' actions, applied when it ends. */
   private sharedRead: Promise<void> = Promise.resolve();
   /** Incidents taken up from the previous run whose agents are not yet known to be watched still. */
   private restored: Incident[] = [];
@@ -189,7 +193,7 @@ export class Monitor {
       dataDir === null
         ? null
         : new SharedActions(join(dataDir, SHARED_ACTIONS_FILE), `${process.pid}.${++monitorsMade}`, (err) =>
-            this.log.warn('acknowledgements not shared with the other apps on the data folder', {
+            this.log.warn('acknowledgements and snoozes not shared with the other apps on the data folder', {
               error: String(err),
             }),
           );
@@ -413,10 +417,20 @@ export class Monitor {
     );
   }
 
-  /** Acknowledgements made in another app: each applies to this app's incident about the same outage. */
+  /**
+   * Actions made in another app: an acknowledgement applies to this app's incident about the same
+   * outage; a snooze (or its end) applies unless one set here since is newer.
+   */
   private applyShared(actions: SharedAction[]): void {
     for (const a of actions) {
       if (this.stopped) return;
+      if (a.type === 'snooze') {
+        if (a.at < this.snoozeSetAt) continue;
+        this.snoozeSetAt = a.at;
+        this.handle(this.policy.snooze(a.until, this.clock.now()));
+        this.events.emit('snooze', { until: this.policy.snoozedUntilAt(this.clock.now()) });
+        continue;
+      }
       const inc = this.policy
         .openIncidents()
         .find(
@@ -428,15 +442,23 @@ export class Monitor {
 
   /** Suppresses alerts until `until` (ms epoch); null ends the snooze. Monitoring goes on. */
   snooze(until: number | null): void {
-    this.handle(this.policy.snooze(until, this.clock.now()));
+    this.setSnooze(until, this.clock.now());
   }
 
   /** Snooze presets: 'short' (15 min), 'long' (1 h), 'tomorrow' (08:00 local), or N minutes. Returns the end. */
   snoozeFor(preset: SnoozePreset | { minutes: number }): number {
     const now = this.clock.now();
     const until = snoozeEnd(preset, now, this.policy.getRules(), this.local);
-    this.handle(this.policy.snooze(until, now));
+    this.setSnooze(until, now);
     return until;
+  }
+
+  /** A snooze set (or ended) here: applied, told, and shared with the other apps on the data folder. */
+  private setSnooze(until: number | null, now: number): void {
+    this.snoozeSetAt = now;
+    this.handle(this.policy.snooze(until, now));
+    this.shared?.write([{ type: 'snooze', at: now, until }]);
+    this.events.emit('snooze', { until: this.policy.snoozedUntilAt(now) });
   }
 
   setQuietHours(q: QuietHours | null): void {

@@ -1,10 +1,10 @@
 // What a person does about the alerts in one app reaches the other apps on the same data folder (the
-// desktop app and `serve`): each app's monitor raises its own incidents, so an acknowledgement made in
-// one of them must reach the others, or the app that posts the alerts goes on reminding the team of an
-// incident already acknowledged elsewhere. Kept as one JSON-lines file beside the open incidents,
+// desktop app and `serve`): each app's monitor raises its own incidents and keeps its own snooze, so an
+// acknowledgement or a snooze made in one of them must reach the others, or the app that posts the
+// alerts goes on paging the team about an incident acknowledged, or during a snooze set, elsewhere. Kept as one JSON-lines file beside the open incidents,
 // owner-only (0600), appended one action at a time (a line is one write, so two apps appending do not
 // interleave) and read from where this app last read, once per poll cycle. It grows by one short line
-// per acknowledged incident, which people make by hand.
+// per acknowledged incident or snooze, which people make by hand.
 import { appendFile, mkdir, open } from 'node:fs/promises';
 import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -12,7 +12,7 @@ import { z } from 'zod';
 
 export const SHARED_ACTIONS_FILE = 'on-call-actions.jsonl';
 
-const actionSchema = z.object({
+const acknowledgeSchema = z.object({
   type: z.literal('acknowledge'),
   /** The app that acted (its own lines are skipped when read back). */
   app: z.string().min(1),
@@ -24,7 +24,18 @@ const actionSchema = z.object({
   openedAt: z.number(),
 });
 
+const snoozeSchema = z.object({
+  type: z.literal('snooze'),
+  app: z.string().min(1),
+  at: z.number(),
+  /** ms epoch; null ends the snooze. */
+  until: z.number().nullable(),
+});
+
+const actionSchema = z.discriminatedUnion('type', [acknowledgeSchema, snoozeSchema]);
+
 export type SharedAction = z.infer<typeof actionSchema>;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** How far apart two apps may open their incidents about one outage (each on its own poll). */
 export const SAME_OUTAGE_MS = 60_000;
@@ -50,7 +61,7 @@ export class SharedActions {
   }
 
   /** Appends actions of this app (in order, one write each). */
-  write(actions: Array<Omit<SharedAction, 'app'>>): void {
+  write(actions: Array<DistributiveOmit<SharedAction, 'app'>>): void {
     if (actions.length === 0) return;
     const lines = actions.map((a) => `${JSON.stringify({ ...a, app: this.app })}\n`);
     this.chain = this.chain.then(async () => {

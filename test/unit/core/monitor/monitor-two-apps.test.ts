@@ -197,3 +197,36 @@ describe('an acknowledgement made in one app', () => {
     await first.monitor.stop();
   });
 });
+
+describe('a snooze set in one app', () => {
+  it('silences the posting app too, and ended in either app it ends in both', async () => {
+    const answers = { a1: CONNECTED, a2: CONNECTED };
+    const { clock, first, second } = await startBoth({ first: answers, second: answers });
+    const told: Array<number | null> = [];
+    first.monitor.on('snooze', (s) => told.push(s.until));
+
+    const until = second.monitor.snoozeFor('short');
+    await second.monitor.flush();
+    await clock.advance(15_000);
+    await first.monitor.flush();
+    expect(first.monitor.status().snoozedUntil).toBe(until);
+    expect(told).toEqual([until]);
+
+    // Snoozed: the posting app raises no alert for a drop.
+    const before = first.alerts.length;
+    answers.a1 = UNLINKED;
+    await clock.advance(15_000);
+    await clock.advance(15_000);
+    expect(first.monitor.incidents().map((i) => i.agentId)).toEqual(['a1']);
+    expect(first.alerts.slice(before)).toEqual([]);
+
+    first.monitor.snooze(null);
+    await first.monitor.flush();
+    await clock.advance(15_000);
+    await second.monitor.flush();
+    expect(second.monitor.status().snoozedUntil).toBeNull();
+    expect(told).toEqual([until, null]);
+    await second.monitor.stop();
+    await first.monitor.stop();
+  });
+});

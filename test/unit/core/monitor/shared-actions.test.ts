@@ -12,7 +12,9 @@ afterEach(async () => {
   dir = null;
 });
 
-const ack = (agentId: string): Omit<SharedAction, 'app'> => ({
+type Acknowledge = Extract<SharedAction, { type: 'acknowledge' }>;
+
+const ack = (agentId: string): Omit<Acknowledge, 'app'> => ({
   type: 'acknowledge',
   at: 1000,
   teamId: 't1',
@@ -21,6 +23,9 @@ const ack = (agentId: string): Omit<SharedAction, 'app'> => ({
   openedAt: 500,
 });
 
+/** Who acted, and on what: the agent acknowledged, or the end of a snooze. */
+const what = (a: SharedAction) => [a.app, a.type === 'acknowledge' ? a.agentId : a.until];
+
 describe('SharedActions', () => {
   it("reads the other app's actions once each, not its own, and skips what is not an action", async () => {
     dir = await mkdtemp(join(tmpdir(), 'shared-actions-'));
@@ -28,14 +33,17 @@ describe('SharedActions', () => {
     const errors: unknown[] = [];
     const one = new SharedActions(file, 'one', (e) => errors.push(e));
     const two = new SharedActions(file, 'two', (e) => errors.push(e));
-    one.write([ack('a1')]);
+    one.write([ack('a1'), { type: 'snooze', at: 1000, until: 9000 }]);
     await one.flush();
     await appendFile(file, 'not json\n{"type":"snooze","app":"one"}\n');
     two.write([ack('a2')]);
     await two.flush();
-    expect((await two.readNew()).map((a) => [a.app, a.agentId])).toEqual([['one', 'a1']]);
+    expect((await two.readNew()).map(what)).toEqual([
+      ['one', 'a1'],
+      ['one', 9000],
+    ]);
     expect(await two.readNew()).toEqual([]);
-    expect((await one.readNew()).map((a) => [a.app, a.agentId])).toEqual([['two', 'a2']]);
+    expect((await one.readNew()).map(what)).toEqual([['two', 'a2']]);
     expect(errors).toEqual([]);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
   });
@@ -49,6 +57,6 @@ describe('SharedActions', () => {
     await appendFile(file, line.slice(0, 20));
     expect(await reader.readNew()).toEqual([]);
     await appendFile(file, `${line.slice(20)}\n`);
-    expect((await reader.readNew()).map((a) => a.agentId)).toEqual(['a1']);
+    expect((await reader.readNew()).map(what)).toEqual([['writer', 'a1']]);
   });
 });
