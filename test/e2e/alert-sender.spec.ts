@@ -1,7 +1,7 @@
 // Two apps on one config and data folder (two `serve`s here; the desktop app beside `serve` is the
 // same): only the first one started posts the alerts. The second one's Alerts screen says
 // which process does, until that process dies; then the second one posts, and the first one, started
-// again, is the one that says so.
+// again, is the one that says so. A snooze set on one app's screen holds on the other's too.
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { alertsPostedElsewhereWords } from '../../src-shared/vocabulary';
@@ -60,6 +60,43 @@ test.describe('the alerts posted by two apps on one data folder', () => {
       second = null;
     } finally {
       await second?.stop();
+    }
+  });
+
+  test("a snooze set on the second app's screen shows on the first app's, and ends there for both", async ({
+    page,
+    context,
+  }, testInfo) => {
+    test.setTimeout(60_000);
+    // The second app has no key for the emulator's team (the first holds it in memory): it polls
+    // nothing, and still hears what is done in the first one.
+    const second = await startServe(['--port', '0'], suite.home);
+    const firstPage = await context.newPage();
+    try {
+      const open = async (p: typeof page, url: string) => {
+        await p.setViewportSize({ width: 1280, height: 800 });
+        await p.goto(url);
+        await p.waitForFunction(() => !location.hash.includes('token='));
+        await p.evaluate(() => (window.location.hash = '#/alerts'));
+        await expect(p.getByRole('heading', { name: 'Snooze' })).toBeVisible();
+      };
+      await open(page, (second.ready as unknown as Ready).url);
+      await open(firstPage, (suite.ready as unknown as Ready).url);
+      await expect(firstPage.getByText('Alerts are on.')).toBeVisible();
+
+      await page.getByRole('button', { name: 'Snooze 15 min' }).click();
+      await expect(page.getByText(/Alerts are snoozed until/)).toBeVisible();
+      // Each app reads what the other did within 2 s.
+      await expect(firstPage.getByText(/Alerts are snoozed until/)).toBeVisible({ timeout: 10_000 });
+      await firstPage.getByRole('heading', { name: 'Snooze' }).scrollIntoViewIfNeeded();
+      await shooterAcross(firstPage, testInfo)('snoozed-in-the-other-app');
+
+      await firstPage.getByRole('button', { name: 'Resume alerts now' }).click();
+      await expect(firstPage.getByText('Alerts are on.')).toBeVisible();
+      await expect(page.getByText('Alerts are on.')).toBeVisible({ timeout: 10_000 });
+    } finally {
+      await firstPage.close();
+      await second.stop();
     }
   });
 });

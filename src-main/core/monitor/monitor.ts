@@ -115,6 +115,9 @@ export interface Handover {
 
 type Trouble = Pick<Incident, 'teamId' | 'kind' | 'agentId'>;
 
+/** How often the other apps' acknowledgements and snoozes are read. */
+const SHARED_READ_MS = 2_000;
+
 /** Monitors made in this process (with the pid, names this app in the shared actions). */
 let monitorsMade = 0;
 
@@ -140,6 +143,7 @@ export class Monitor {
   private readonly shared: SharedActions | null;
   /** When the snooze in force was set (here or in another app): an older one read later does not undo it. */
   private snoozeSetAt = -Infinity;
+  private sharedTimer: unknown = null;
   /** The latest read of the other apps' actions, applied when it ends. */
   private sharedRead: Promise<void> = Promise.resolve();
   /** Incidents taken up from the previous run whose agents are not yet known to be watched still. */
@@ -205,6 +209,18 @@ export class Monitor {
     this.closeRemoved();
     this.poller.start();
     this.scheduleWake();
+    this.scheduleSharedRead();
+  }
+
+  /** Reads the other apps' actions every SHARED_READ_MS while running (whether or not anything is polled). */
+  private scheduleSharedRead(): void {
+    if (this.shared === null || this.stopped) return;
+    this.sharedTimer = this.clock.setTimeout(() => {
+      this.sharedTimer = null;
+      this.sharedRead = this.shared!.readNew()
+        .then((list) => this.applyShared(list))
+        .finally(() => this.scheduleSharedRead());
+    }, SHARED_READ_MS);
   }
 
   pause(): void {
@@ -240,6 +256,8 @@ export class Monitor {
     this.stopped = true;
     if (this.wakeTimer !== null) this.clock.clearTimeout(this.wakeTimer);
     this.wakeTimer = null;
+    if (this.sharedTimer !== null) this.clock.clearTimeout(this.sharedTimer);
+    this.sharedTimer = null;
     await this.poller.stop();
     // From now on nothing is seen: each agent's timeline says so (availability does not count it).
     // (A monitor that does not keep the files says so in memory only: the one that does goes on watching.)
@@ -564,7 +582,6 @@ export class Monitor {
 
   private onCycle(c: PollCycle): void {
     if (this.stopped) return;
-    if (this.shared) this.sharedRead = this.shared.readNew().then((list) => this.applyShared(list));
     const bucket = this.cycleChanges.get(c.cycleId);
     this.cycleChanges.delete(c.cycleId);
     const now = this.clock.now();

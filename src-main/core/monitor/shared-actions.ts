@@ -3,7 +3,7 @@
 // acknowledgement or a snooze made in one of them must reach the others, or the app that posts the
 // alerts goes on paging the team about an incident acknowledged, or during a snooze set, elsewhere. Kept as one JSON-lines file beside the open incidents,
 // owner-only (0600), appended one action at a time (a line is one write, so two apps appending do not
-// interleave) and read from where this app last read, once per poll cycle. It grows by one short line
+// interleave) and read from where this app last read, every 2 s. It grows by one short line
 // per acknowledged incident or snooze, which people make by hand.
 import { appendFile, mkdir, open } from 'node:fs/promises';
 import { statSync } from 'node:fs';

@@ -165,7 +165,7 @@ describe('an acknowledgement made in one app', () => {
     const { clock, first, second, theirs } = await bothSeeA1();
     expect(second.monitor.acknowledge(theirs.id)).toBe(1);
     await second.monitor.flush();
-    // The posting app reads it at its next poll cycle.
+    // The posting app reads it within 2 s.
     await clock.advance(15_000);
     await first.monitor.flush();
     expect(first.monitor.incidents()[0]!.acknowledgedAt).not.toBeNull();
