@@ -201,6 +201,12 @@ export class Monitor {
               error: String(err),
             }),
           );
+    // A snooze set in another app before this one started, still in force, holds here too.
+    const held = this.shared?.snoozeAtStart;
+    if (held && held.until !== null && held.until > this.clock.now()) {
+      this.snoozeSetAt = held.at;
+      this.policy.snooze(held.until, this.clock.now());
+    }
   }
 
   // ----- lifecycle ----------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 // interleave) and read from where this app last read, every 2 s. It grows by one short line
 // per acknowledged incident or snooze, which people make by hand.
 import { appendFile, mkdir, open } from 'node:fs/promises';
-import { statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 
@@ -47,17 +47,25 @@ export class SharedActions {
   private chain: Promise<void> = Promise.resolve();
   private reading: Promise<SharedAction[]> | null = null;
 
+  /** The latest snooze set before this app started (it may still hold), or null. */
+  readonly snoozeAtStart: Extract<SharedAction, { type: 'snooze' }> | null = null;
+
   constructor(
     private readonly file: string,
     private readonly app: string,
     private readonly onError: (err: unknown) => void,
   ) {
-    // Actions made before this app started are in the open incidents it took up.
+    // Acknowledgements made before this app started are in the open incidents it took up; of the
+    // snoozes, the latest counts.
+    let text = '';
     try {
-      this.offset = statSync(file).size;
-    } catch {
-      this.offset = 0;
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') onError(err);
     }
+    const end = text.lastIndexOf('\n') + 1;
+    this.offset = Buffer.byteLength(text.slice(0, end));
+    for (const a of parseLines(text.slice(0, end).split('\n'))) if (a.type === 'snooze') this.snoozeAtStart = a;
   }
 
   /** Appends actions of this app (in order, one write each). */
@@ -105,17 +113,23 @@ export class SharedActions {
     }
     const lines = text.split('\n');
     this.partial = lines.pop() ?? '';
-    const out: SharedAction[] = [];
-    for (const line of lines) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      const a = actionSchema.safeParse(parsed);
-      if (a.success && a.data.app !== this.app) out.push(a.data);
-    }
-    return out;
+    return parseLines(lines).filter((a) => a.app !== this.app);
   }
+}
+
+/** The actions among these lines; a torn or foreign line is skipped. */
+function parseLines(lines: string[]): SharedAction[] {
+  const out: SharedAction[] = [];
+  for (const line of lines) {
+    if (line === '') continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const a = actionSchema.safeParse(parsed);
+    if (a.success) out.push(a.data);
+  }
+  return out;
 }

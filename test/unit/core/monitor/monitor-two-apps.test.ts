@@ -229,4 +229,19 @@ describe('a snooze set in one app', () => {
     await second.monitor.stop();
     await first.monitor.stop();
   });
+
+  it('holds in an app started while it lasts, and not once it ended', async () => {
+    const answers = { a1: CONNECTED, a2: CONNECTED };
+    const { clock, dataDir, first, second } = await startBoth({ first: answers, second: answers });
+    const until = first.monitor.snoozeFor('long');
+    await first.monitor.flush();
+    const third = app(clock, dataDir, answers, () => false);
+    expect(third.monitor.status().snoozedUntil).toBe(until);
+
+    first.monitor.snooze(null);
+    await first.monitor.flush();
+    expect(app(clock, dataDir, answers, () => false).monitor.status().snoozedUntil).toBeNull();
+    await second.monitor.stop();
+    await first.monitor.stop();
+  });
 });
