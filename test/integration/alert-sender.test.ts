@@ -19,6 +19,20 @@ import { emulatorSuite } from '../helpers/emulator-suite';
 import { startHttpSink, type HttpSink } from '../helpers/http-sink';
 import type { Emulator } from '../../src-main/emulator';
 
+/**
+ * Sets the first app's alert webhook and Alertmanager to `sink`, and waits until the second app
+ * follows the config (the team, the webhook and Alertmanager).
+ */
+async function alertsToSink(sink: HttpSink, first: TestCompanion, second: TestCompanion): Promise<void> {
+  await first.ok('settings.update', {
+    patch: { alertWebhookUrl: `${sink.url}/alerts`, alertmanagerUrl: `${sink.url}/am/` },
+  });
+  await waitFor(async () => {
+    const s = await second.ok<{ alertmanagerUrl: string | null }>('settings.get');
+    return s.alertmanagerUrl !== null && (await second.ok<unknown[]>('teams.list')).length === 1;
+  }, 5000);
+}
+
 describe('the alerts posted by two apps on one data folder', () => {
   let emu: Emulator;
   let dir: string;
@@ -71,14 +85,7 @@ describe('the alerts posted by two apps on one data folder', () => {
       phone: '15550100008',
     });
     teamId = await addEmulatedTeam(first.ok, emu, [{ agentId: 'agent-connected' }, { agentId: 'agent-other' }]);
-    await first.ok('settings.update', {
-      patch: { alertWebhookUrl: `${sink.url}/alerts`, alertmanagerUrl: `${sink.url}/am/` },
-    });
-    // The second app follows the config: the team, the webhook and Alertmanager.
-    await waitFor(async () => {
-      const s = await second.ok<{ alertmanagerUrl: string | null }>('settings.get');
-      return s.alertmanagerUrl !== null && (await second.ok<unknown[]>('teams.list')).length === 1;
-    }, 5000);
+    await alertsToSink(sink, first, second);
   });
   afterAll(async () => {
     await second?.close();
@@ -180,13 +187,7 @@ describe('taking over from an app that never saw the trouble', () => {
     });
     second.companion.events.on('alert', (a) => raisedBySecond.push(a));
     await addEmulatedTeam(first.ok, emu, [{ agentId: 'agent-connected' }]);
-    await first.ok('settings.update', {
-      patch: { alertWebhookUrl: `${sink.url}/alerts`, alertmanagerUrl: `${sink.url}/am/` },
-    });
-    await waitFor(async () => {
-      const s = await second.ok<{ alertmanagerUrl: string | null }>('settings.get');
-      return s.alertmanagerUrl !== null && (await second.ok<unknown[]>('teams.list')).length === 1;
-    }, 5000);
+    await alertsToSink(sink, first, second);
   });
   afterAll(async () => {
     await second?.close();
