@@ -2,10 +2,10 @@
 // desktop app and `serve`): each app's monitor raises its own incidents and keeps its own snooze, so an
 // acknowledgement or a snooze made in one of them must reach the others, or the app that posts the
 // alerts goes on paging the team about an incident acknowledged, or during a snooze set, elsewhere. Kept as one JSON-lines file beside the open incidents,
-// owner-only (0600), appended one action at a time (a line is one write, so two apps appending do not
+// owner-only (0600), appended in one write per action taken (so two apps appending do not
 // interleave) and read from where this app last read, every 2 s. It grows by one short line
 // per acknowledged incident or snooze, which people make by hand.
-import { appendFile, mkdir, open } from 'node:fs/promises';
+import { appendFile, mkdir, open, stat } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
@@ -71,11 +71,11 @@ export class SharedActions {
   /** Appends actions of this app (in order, one write each). */
   write(actions: Array<DistributiveOmit<SharedAction, 'app'>>): void {
     if (actions.length === 0) return;
-    const lines = actions.map((a) => `${JSON.stringify({ ...a, app: this.app })}\n`);
+    const text = actions.map((a) => `${JSON.stringify({ ...a, app: this.app })}\n`).join('');
     this.chain = this.chain.then(async () => {
       try {
         await mkdir(dirname(this.file), { recursive: true });
-        for (const line of lines) await appendFile(this.file, line, { mode: 0o600 });
+        await appendFile(this.file, text, { mode: 0o600 });
       } catch (err) {
         this.onError(err);
       }
@@ -95,11 +95,12 @@ export class SharedActions {
   private async read(): Promise<SharedAction[]> {
     let text: string;
     try {
+      // One stat every read; the file is opened only when it grew.
+      const { size } = await stat(this.file);
+      if (size === this.offset) return [];
+      if (size < this.offset) this.offset = 0; // replaced by a shorter file: read it all
       const fh = await open(this.file, 'r');
       try {
-        const { size } = await fh.stat();
-        if (size < this.offset) this.offset = 0; // replaced by a shorter file: read it all
-        if (size === this.offset) return [];
         const buf = Buffer.alloc(size - this.offset);
         const { bytesRead } = await fh.read(buf, 0, buf.length, this.offset);
         this.offset += bytesRead;
