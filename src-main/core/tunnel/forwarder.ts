@@ -17,6 +17,7 @@
 //   of k); no answer (the connection went with k) leaves it pending, retried after k, in order.
 // With `pipelining: 1` (or a transport that cannot pipeline) there is no such edge.
 import { backoffDelay, type BackoffPolicy } from '../backoff';
+import { ChurnSet } from '../churn';
 import { silentLogger, type Clock, type Logger } from '../ports';
 import { redactCredentials } from '../url';
 import type { IdGenerator } from './ids';
@@ -93,7 +94,7 @@ interface AgentQueue {
   /** Pending deliveries in order; the ones in flight are at the front. */
   items: Outgoing[];
   /** Their ids. */
-  queued: Set<string>;
+  queued: ChurnSet<string>;
   busy: boolean;
   timer: unknown;
   /** Failed attempts at the head since the last final answer (or retryNow). */
@@ -121,7 +122,7 @@ interface InFlight {
 
 export class Forwarder {
   private readonly queues = new Map<string, AgentQueue>();
-  private readonly running = new Set<Promise<void>>();
+  private readonly running = new ChurnSet<Promise<void>>();
   private readonly stop = new Stopper();
   private readonly backoff: BackoffPolicy;
   private readonly timeoutMs: number;
@@ -146,7 +147,7 @@ export class Forwarder {
     if (!q) {
       q = {
         items: [],
-        queued: new Set(),
+        queued: new ChurnSet(),
         busy: false,
         timer: null,
         failures: 0,
@@ -235,7 +236,7 @@ export class Forwarder {
 
   /** Resolves when no queue has work it can do right now (queues waiting on a retry count as idle). */
   async idle(): Promise<void> {
-    while (this.running.size > 0) await Promise.all([...this.running]);
+    while (this.running.size > 0) await Promise.all(this.running.values());
   }
 
   async close(): Promise<void> {

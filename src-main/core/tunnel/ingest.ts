@@ -11,6 +11,7 @@
 // may post with the new secret before the reply to its PUT reaches us) is held until the new secret
 // is stored, then verified again; if the registration does not end within holdMs, it is answered
 // 503 with Retry-After so the service tries again.
+import { ChurnMap } from '../churn';
 import type { Clock } from '../ports';
 import type { EventLog } from './log';
 import type { IdGenerator } from './ids';
@@ -79,7 +80,7 @@ const SECRET_REASONS: ReadonlySet<TunnelReason> = new Set<TunnelReason>(['signat
 
 export class Ingest {
   /** The appends of accepted deliveries still in flight, by agent, then key. */
-  private readonly storing = new Map<string, Map<string, Promise<void>>>();
+  private readonly storing = new Map<string, ChurnMap<string, Promise<void>>>();
   /** The agent and time the next claim is made for (set just before the synchronous verification). */
   private claimAgent = '';
   private claimAt = 0;
@@ -164,10 +165,10 @@ export class Ingest {
     };
     if (input.simulated) delivery.simulated = true;
     const appended = this.o.log.appendDelivery(delivery, verdict.ok ? key : null);
-    let storing: Map<string, Promise<void>> | undefined;
+    let storing: ChurnMap<string, Promise<void>> | undefined;
     if (verdict.ok) {
       storing = this.storing.get(input.agentId);
-      if (storing === undefined) this.storing.set(input.agentId, (storing = new Map()));
+      if (storing === undefined) this.storing.set(input.agentId, (storing = new ChurnMap()));
       storing.set(key!, appended);
     }
     try {

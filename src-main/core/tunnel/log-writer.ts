@@ -23,6 +23,7 @@
 // record answers only once it is durable, so acknowledging resumes by itself as soon as a write and
 // its sync succeed again.
 import type { FileHandle } from 'node:fs/promises';
+import { ChurnSet } from '../churn';
 import type { Logger } from '../ports';
 import { SegmentFile } from './log-file';
 import type { Leaving } from './log-index';
@@ -66,7 +67,7 @@ export class LogWriter {
   private flushing: Promise<void> | null = null;
   /** Written, waiting for an fdatasync that starts after their write. */
   private unsynced: Unsynced[] = [];
-  private readonly syncs = new Set<Promise<void>>();
+  private readonly syncs = new ChurnSet<Promise<void>>();
   /** `writes` when the latest sync started. */
   private syncedWrites = 0;
   /** Segments left, still being synced and closed (see switchTo). */
@@ -234,7 +235,7 @@ export class LogWriter {
   private switchTo(fh: FileHandle): void {
     const seg = this.c.current();
     const waiting = this.unsynced;
-    const running = [...this.syncs];
+    const running = this.syncs.values();
     const needsSync = this.dirty && this.syncedWrites !== this.writes;
     this.unsynced = [];
     const left = this.file.switchTo(fh);
@@ -341,13 +342,13 @@ export class LogWriter {
   async close(): Promise<void> {
     if (this.lazy !== '') void this.syncNow().catch(() => undefined);
     while (this.flushing || this.queue.length > 0 || this.syncs.size > 0) {
-      if (this.syncs.size > 0) await Promise.all([...this.syncs]);
+      if (this.syncs.size > 0) await Promise.all(this.syncs.values());
       else await this.kick();
     }
     // No record waits for a sync any more.
     while (this.syncs.size > 0 || this.unsynced.length > 0) {
       this.startSync();
-      await Promise.all([...this.syncs]);
+      await Promise.all(this.syncs.values());
     }
     while (this.retiring.size > 0) await Promise.all([...this.retiring]);
     if (this.syncTimer !== null) {

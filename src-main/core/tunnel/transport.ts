@@ -17,6 +17,7 @@
 // same order, on a new connection: no overtaking, at most a duplicate — at-least-once as everywhere.)
 import type { Socket } from 'node:net';
 import { Agent, buildConnector, Client, type Dispatcher } from 'undici';
+import { ChurnSet } from '../churn';
 import type { Clock } from '../ports';
 import { socketWords, type Subject } from '../socket-words';
 import { isHttpUrl } from '../url';
@@ -71,7 +72,7 @@ export class Cancel {
 /** Aborts every attempt still running when the forwarder stops. */
 export class Stopper {
   stopped: Error | null = null;
-  private readonly live = new Set<Cancel>();
+  private readonly live = new ChurnSet<Cancel>();
 
   add(c: Cancel): void {
     if (this.stopped) c.abort(this.stopped);
@@ -85,7 +86,7 @@ export class Stopper {
   stop(reason: Error): void {
     if (this.stopped) return;
     this.stopped = reason;
-    for (const c of this.live) c.abort(reason);
+    for (const c of this.live.values()) c.abort(reason);
     this.live.clear();
   }
 }
