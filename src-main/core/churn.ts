@@ -9,7 +9,8 @@
 // tables and entries the same way: a receiver that runs for hours promoted six times what it kept
 // (docs/benchmarks.md).
 // Here a delete only clears the entry's value, and once most entries are cleared the live ones move
-// to a new Map: a fresh, young one, not linked to the one it replaces.
+// to a new Map: a fresh, young one, not linked to the one it replaces. A few objects at a time (the
+// syncs or requests running) are kept in an array instead.
 
 /** Cleared entries tolerated beyond the live ones before the live ones move to a new Map. */
 const SLACK = 64;
@@ -61,32 +62,36 @@ export class ChurnMap<K, V> {
   }
 }
 
-/** A set, as a ChurnMap of its members. */
-export class ChurnSet<K> {
-  private readonly members = new ChurnMap<K, true>();
+/** A set of a few objects at a time (a delete looks through them): no table at all. */
+export class ChurnSet<T extends object> {
+  private items: T[] = [];
 
   get size(): number {
-    return this.members.size;
+    return this.items.length;
   }
 
-  has(key: K): boolean {
-    return this.members.has(key);
+  has(item: T): boolean {
+    return this.items.includes(item);
   }
 
-  add(key: K): void {
-    this.members.set(key, true);
+  add(item: T): void {
+    if (!this.items.includes(item)) this.items.push(item);
   }
 
-  delete(key: K): boolean {
-    return this.members.delete(key);
+  delete(item: T): boolean {
+    const i = this.items.indexOf(item);
+    if (i < 0) return false;
+    const last = this.items.pop()!;
+    if (i < this.items.length) this.items[i] = last;
+    return true;
   }
 
-  /** The members, as a copy. */
-  values(): K[] {
-    return this.members.keys();
+  /** The members, as a copy (the set may change while they are gone through). */
+  values(): T[] {
+    return this.items.slice();
   }
 
   clear(): void {
-    this.members.clear();
+    this.items = [];
   }
 }

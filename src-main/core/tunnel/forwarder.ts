@@ -17,7 +17,7 @@
 //   of k); no answer (the connection went with k) leaves it pending, retried after k, in order.
 // With `pipelining: 1` (or a transport that cannot pipeline) there is no such edge.
 import { backoffDelay, type BackoffPolicy } from '../backoff';
-import { ChurnSet } from '../churn';
+import { ChurnMap, ChurnSet } from '../churn';
 import { silentLogger, type Clock, type Logger } from '../ports';
 import { redactCredentials } from '../url';
 import type { IdGenerator } from './ids';
@@ -94,7 +94,7 @@ interface AgentQueue {
   /** Pending deliveries in order; the ones in flight are at the front. */
   items: Outgoing[];
   /** Their ids. */
-  queued: ChurnSet<string>;
+  queued: ChurnMap<string, true>;
   busy: boolean;
   timer: unknown;
   /** Failed attempts at the head since the last final answer (or retryNow). */
@@ -131,6 +131,8 @@ export class Forwarder {
   private stopped = false;
   /** Bytes of the raw bodies kept with queued deliveries (see RETAINED_BODY_BYTES). */
   private retained = 0;
+  private lastUrl = '';
+  private lastShown = '';
 
   constructor(private readonly o: ForwarderOptions) {
     this.backoff = o.backoff ?? FORWARD_BACKOFF;
@@ -147,7 +149,7 @@ export class Forwarder {
     if (!q) {
       q = {
         items: [],
-        queued: new ChurnSet(),
+        queued: new ChurnMap(),
         busy: false,
         timer: null,
         failures: 0,
@@ -184,7 +186,7 @@ export class Forwarder {
       signedAt,
       body: keep ? body : undefined,
     });
-    q.queued.add(d.id);
+    q.queued.set(d.id, true);
     this.emitStatus(d.agentId);
     // A drain already running waits on its head: widen its window once the current callback and
     // its promise chains are done (deliveries answered together then go out together, in the same
@@ -403,6 +405,15 @@ export class Forwarder {
     }
   }
 
+  /** A forward URL as records show it (without user and password), worked out once per URL. */
+  private shown(url: string): string {
+    if (url !== this.lastUrl) {
+      this.lastUrl = url;
+      this.lastShown = redactCredentials(url);
+    }
+    return this.lastShown;
+  }
+
   /** Everything before the POST (headers may need the secret store); the POST starts when called. */
   private prepare(o: Outgoing): Send | Promise<Send> {
     const url = this.o.targetOf(o.agentId);
@@ -413,7 +424,7 @@ export class Forwarder {
       id: this.o.newId(),
       deliveryId: o.id,
       at,
-      url: url === undefined ? '' : redactCredentials(url),
+      url: url === undefined ? '' : this.shown(url),
     };
     if (url === undefined) {
       const none: ForwardAttempt = {

@@ -37,7 +37,7 @@ describe('ChurnMap', () => {
 });
 
 describe('ChurnSet', () => {
-  it('takes objects and strings, and hands out a copy of its members', () => {
+  it('takes objects, each once, and hands out a copy of its members', () => {
     const a = { n: 1 };
     const b = { n: 2 };
     const s = new ChurnSet<object>();
@@ -50,6 +50,8 @@ describe('ChurnSet', () => {
     expect(members).toEqual([a, b]);
     expect(s.values()).toEqual([b]);
     expect(s.has(a)).toBe(false);
+    expect(s.has(b)).toBe(true);
+    expect(s.delete(a)).toBe(false);
     s.clear();
     expect(s.size).toBe(0);
   });
