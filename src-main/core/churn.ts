@@ -6,8 +6,8 @@
 // though dead, is a root for the young generation's collections until the next full one. The
 // short-lived entries it held (a delivery's promise, with its record, headers and body behind it)
 // are then copied and promoted instead of dying young, and what is promoted holds on to later
-// tables and entries the same way: a receiver that runs for hours promoted six times what it kept
-// (docs/benchmarks.md).
+// tables and entries the same way (docs/benchmarks.md: the tunnel promoted five times as much per
+// delivery).
 // Here a delete only clears the entry's value, and once most entries are cleared the live ones move
 // to a new Map: a fresh, young one, not linked to the one it replaces. A few objects at a time (the
 // syncs or requests running) are kept in an array instead.
@@ -19,10 +19,6 @@ const SLACK = 64;
 export class ChurnMap<K, V> {
   private map = new Map<K, V | undefined>();
   private live = 0;
-
-  get size(): number {
-    return this.live;
-  }
 
   get(key: K): V | undefined {
     return this.map.get(key);
@@ -48,18 +44,6 @@ export class ChurnMap<K, V> {
     }
     return true;
   }
-
-  /** The live keys, as a copy (the map may change while they are gone through). */
-  keys(): K[] {
-    const out: K[] = [];
-    for (const [k, v] of this.map) if (v !== undefined) out.push(k);
-    return out;
-  }
-
-  clear(): void {
-    this.map = new Map();
-    this.live = 0;
-  }
 }
 
 /** A set of a few objects at a time (a delete looks through them): no table at all. */
@@ -68,10 +52,6 @@ export class ChurnSet<T extends object> {
 
   get size(): number {
     return this.items.length;
-  }
-
-  has(item: T): boolean {
-    return this.items.includes(item);
   }
 
   add(item: T): void {
