@@ -22,12 +22,16 @@
 //   - the floor (floor-child.ts): the least a tunnel can do, a signature check, one appended line and
 //     a group-committed fdatasync before the 200, then the forward; and the floor without the
 //     fdatasync. The floor is what any tunnel that answers only durable deliveries reaches here;
+//   - the floor with duties (floor-child.ts, `duties`): the floor plus, done as plainly as they can be,
+//     the two duties a tunnel has beyond it for a delivery to be neither lost nor forwarded twice (a
+//     duplicate check by message id over the duplicate window, a record of each forward's answer):
+//     what those duties cost on this machine, to read ours' gap to the floor against;
 //   - the machine's load and an fdatasync probe in the same data folder;
 //   - where the time goes: the CPU each side's process spends per delivery (user + system, read from
 //     /proc on Linux; the clients and the local app share the machine's cores with it, so on a busy
 //     machine deliveries per second follow it), and the latency split at the 200: client → 200
 //     (receive, verify, store, answer) and 200 → the local app (the forward).
-import { fdatasyncSync, openSync, closeSync, readFileSync, writeSync } from 'node:fs';
+import { fdatasyncSync, openSync, closeSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -96,9 +100,17 @@ export interface TunnelBenchResult {
   oursNoSyncRoundsPerSec: number[];
   floorRoundsPerSec: number[];
   floorNoSyncRoundsPerSec: number[];
+  /** The floor with duties (see floor-child.ts): deliveries/s, ours ÷ it, and ours' added p99 ÷ its. */
+  floorDutiesPerSec: number;
+  oursOfFloorDuties: number;
+  addedP99OfFloorDuties: number;
+  /** The floor with duties ÷ the floor, deliveries/s: what the duties alone cost. */
+  floorDutiesOfFloor: number;
+  floorDutiesRoundsPerSec: number[];
   /** CPU (user + system) of ours' and the floor's process per delivery, µs (null where /proc is missing). */
   oursCpuUs: number | null;
   floorCpuUs: number | null;
+  floorDutiesCpuUs: number | null;
   /** Latency from the client's send to the 200, and from the 200 to the local app (the forward). */
   oursAckP99Ms: number;
   floorAckP99Ms: number;
@@ -110,7 +122,7 @@ export interface TunnelBenchResult {
 
 /** The sides measured in each round: where each posts. */
 interface Side {
-  name: 'baseline' | 'ours' | 'oursNoSync' | 'floor' | 'floorNoSync';
+  name: 'baseline' | 'ours' | 'oursNoSync' | 'floor' | 'floorNoSync' | 'floorDuties';
   url(p: Payload): string;
   /** The side's process. */
   pid: number;
@@ -151,12 +163,17 @@ function percentile(sorted: number[], p: number): number {
 
 const nowMs = () => performance.timeOrigin + performance.now();
 
-/** CPU ms (user + system) a process has spent, from /proc (Linux); null elsewhere. */
+/**
+ * CPU ms (user + system) a process's threads have spent, from /proc (Linux); null elsewhere. Read
+ * from each thread's schedstat (nanoseconds on the CPU), not /proc/<pid>/stat (ticks of 10 ms, too
+ * coarse for a round of a few thousand deliveries).
+ */
 function cpuMsOf(pid: number): number | null {
   try {
-    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in ticks of 10 ms.
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(f[11]) + Number(f[12])) * 10;
+    let ns = 0;
+    for (const t of readdirSync(`/proc/${pid}/task`))
+      ns += Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ')[0]);
+    return ns / 1e6;
   } catch {
     return null;
   }
@@ -271,11 +288,13 @@ async function measure(agents: number, app: Child, sides: Side[], dataDir: strin
   const ours = runs.get('ours')!;
   const base = runs.get('baseline')!;
   const floor = runs.get('floor')!;
+  const duties = runs.get('floorDuties')!;
   const oursPerSec = perSec('ours');
   const baselinePerSec = perSec('baseline');
   const o = { p50: median(ours.map((x) => x.p50)), p99: median(ours.map((x) => x.p99)) };
   const b = { p50: median(base.map((x) => x.p50)), p99: median(base.map((x) => x.p99)) };
   const f = { p50: median(floor.map((x) => x.p50)), p99: median(floor.map((x) => x.p99)) };
+  const dutiesAdded = median(duties.map((x) => x.p99)) - b.p99;
   const floorPerSec = perSec('floor');
   const med = (rs: Run[], f: (r: Run) => number | null): number | null => {
     const xs = rs.map(f);
@@ -321,8 +340,14 @@ async function measure(agents: number, app: Child, sides: Side[], dataDir: strin
     oursNoSyncRoundsPerSec: rounds('oursNoSync'),
     floorRoundsPerSec: rounds('floor'),
     floorNoSyncRoundsPerSec: rounds('floorNoSync'),
+    floorDutiesPerSec: Math.round(perSec('floorDuties')),
+    oursOfFloorDuties: r2(oursPerSec / perSec('floorDuties')),
+    addedP99OfFloorDuties: r2(dutiesAdded > 0 ? added / dutiesAdded : added <= 0 ? 0 : Infinity),
+    floorDutiesOfFloor: r2(perSec('floorDuties') / floorPerSec),
+    floorDutiesRoundsPerSec: rounds('floorDuties'),
     oursCpuUs: med(ours, (r) => r.cpuUs),
     floorCpuUs: med(floor, (r) => r.cpuUs),
+    floorDutiesCpuUs: med(duties, (r) => r.cpuUs),
     oursAckP99Ms: med(ours, (r) => r.ackP99)!,
     floorAckP99Ms: med(floor, (r) => r.ackP99)!,
     oursForwardP50Ms: med(ours, (r) => r.forwardP50)!,
@@ -375,6 +400,13 @@ export async function run(): Promise<TunnelBenchResult[]> {
       secret: SECRET,
       sync: false,
     });
+    const floorDuties = await start('floor-child.ts', {
+      target: app.url,
+      dataDir: await folder('floor-duties'),
+      secret: SECRET,
+      sync: true,
+      duties: true,
+    });
     const hook = (base: string) => (p: Payload) => `${base}/hooks/${p.agentId}`;
     const pid = (c: { child: Child }) => c.child.proc.pid!;
     const sides: Side[] = [
@@ -383,6 +415,7 @@ export async function run(): Promise<TunnelBenchResult[]> {
       { name: 'oursNoSync', url: hook(tunnelNoSync.url), pid: pid(tunnelNoSync) },
       { name: 'floor', url: hook(floor.url), pid: pid(floor) },
       { name: 'floorNoSync', url: hook(floorNoSync.url), pid: pid(floorNoSync) },
+      { name: 'floorDuties', url: hook(floorDuties.url), pid: pid(floorDuties) },
     ];
     const out: TunnelBenchResult[] = [];
     for (const agents of CASES) out.push(await measure(agents, app.child, sides, dataDir));

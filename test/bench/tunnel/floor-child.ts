@@ -5,6 +5,11 @@
 // 200; then forward the body to the local app over a keep-alive agent, as the proxy does. Nothing
 // else: no duplicate check, no index, no ordering, no record of the forward, no retry, no rotation.
 // With `sync: false` the 200 follows the write alone (the page cache: lost in a machine crash).
+// With `duties: true` it also does, as plainly as it can, the two things a tunnel must do beyond that
+// for a delivery to be neither lost nor forwarded twice: a duplicate check (the body's message.id,
+// parsed with JSON.parse, claimed per agent in a Map kept for the duplicate window) and a record of
+// each forward's answer (a JSON line written with the next write, not waited for). Still no index,
+// no ordering, no retry, no rotation.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { closeSync, fdatasync, openSync, writeSync } from 'node:fs';
 import { Agent, createServer, request, type ServerResponse } from 'node:http';
@@ -13,18 +18,49 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { emit, exitWithParent, parseArg } from '../monitor/child-common';
 
-const { target, dataDir, secret, sync } = parseArg(
+const {
+  target,
+  dataDir,
+  secret,
+  sync,
+  duties = false,
+} = parseArg(
   z.strictObject({
     target: z.string().url(),
     dataDir: z.string().min(1),
     secret: z.string().min(1),
     sync: z.boolean(),
+    duties: z.boolean().optional(),
   }),
 );
 const app = new URL(target);
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 const fd = openSync(join(dataDir, `floor-${sync ? 'sync' : 'nosync'}.jsonl`), 'a', 0o600);
 const V1 = /^t=(\d{1,12}),v1=([0-9a-f]{64})$/;
+/** The duplicate window (as the tunnel's default): a message id is known for this long. */
+const WINDOW_MS = 15 * 60_000;
+/** With duties: per agent, message id → when first seen (insertion order is time order). */
+const seen = new Map<string, Map<string, number>>();
+
+/** With duties: claims the message id for the agent; false when it was seen within the window. */
+function claim(agentId: string, body: Buffer, now: number): boolean {
+  let id: unknown;
+  try {
+    id = (JSON.parse(body.toString('utf8')) as { message?: { id?: unknown } }).message?.id;
+  } catch {
+    return true;
+  }
+  if (typeof id !== 'string') return true;
+  let ids = seen.get(agentId);
+  if (!ids) seen.set(agentId, (ids = new Map()));
+  else if (ids.has(id)) return false;
+  for (const [old, at] of ids) {
+    if (at > now - WINDOW_MS) break;
+    ids.delete(old);
+  }
+  ids.set(id, now);
+  return true;
+}
 
 interface Held {
   id: string;
@@ -41,6 +77,7 @@ let flushSoon = false;
 let seq = 0;
 
 function forward(h: Held): void {
+  const started = duties ? Date.now() : 0;
   const out = request(
     {
       host: app.hostname,
@@ -50,7 +87,14 @@ function forward(h: Held): void {
       agent,
       headers: { ...h.headers, 'content-length': h.body.length },
     },
-    (r) => r.resume(),
+    (r) => {
+      r.resume();
+      if (duties) {
+        const at = Date.now();
+        const line = { kind: 'attempt', deliveryId: h.id, at, status: r.statusCode, durationMs: at - started };
+        lines.push(Buffer.from(`${JSON.stringify(line)}\n`));
+      }
+    },
   );
   out.on('error', () => undefined);
   out.end(h.body);
@@ -101,15 +145,18 @@ const server = createServer((req, res) => {
       res.writeHead(401, { 'content-length': 0 }).end();
       return;
     }
+    const receivedAt = Date.now();
+    if (duties && !claim(req.url ?? '', body, receivedAt)) {
+      res.writeHead(200, { 'content-length': 0 }).end();
+      return;
+    }
     const id = `d${++seq}`;
     const headers = {
       'content-type': String(req.headers['content-type'] ?? 'application/json'),
       'x-service-signature-v1': v1 as string,
     };
     lines.push(
-      Buffer.from(
-        `${JSON.stringify({ id, receivedAt: Date.now(), headers: req.headers, bodyBase64: body.toString('base64') })}\n`,
-      ),
+      Buffer.from(`${JSON.stringify({ id, receivedAt, headers: req.headers, bodyBase64: body.toString('base64') })}\n`),
     );
     held.push({ id, res, headers, body });
     // One turn of the event loop first: the deliveries read in one poll share one write.
