@@ -156,6 +156,11 @@ function payloads(n: number, agents: number, tag: string): Payload[] {
   });
 }
 
+/** One added p99 ÷ another (0 when ours adds nothing; Infinity when only ours adds). */
+function addedRatio(added: number, against: number): number {
+  return against > 0 ? added / against : added <= 0 ? 0 : Infinity;
+}
+
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -307,7 +312,7 @@ async function measure(agents: number, app: Child, sides: Side[], dataDir: strin
     name: `tunnel (${agents} agent${agents === 1 ? '' : 's'}): receive → verify → store (fdatasync) → forward, vs the floor`,
     ratio: r2(ratio),
     target,
-    addedP99OfFloor: r2(floorAdded > 0 ? added / floorAdded : added <= 0 ? 0 : Infinity),
+    addedP99OfFloor: r2(addedRatio(added, floorAdded)),
     p99Target: P99_TARGET,
     pass: ratio >= target && (added <= 0 || added <= P99_TARGET * floorAdded),
     proxyRatio: r2(oursPerSec / baselinePerSec),
@@ -342,7 +347,7 @@ async function measure(agents: number, app: Child, sides: Side[], dataDir: strin
     floorNoSyncRoundsPerSec: rounds('floorNoSync'),
     floorDutiesPerSec: Math.round(perSec('floorDuties')),
     oursOfFloorDuties: r2(oursPerSec / perSec('floorDuties')),
-    addedP99OfFloorDuties: r2(dutiesAdded > 0 ? added / dutiesAdded : added <= 0 ? 0 : Infinity),
+    addedP99OfFloorDuties: r2(addedRatio(added, dutiesAdded)),
     floorDutiesOfFloor: r2(perSec('floorDuties') / floorPerSec),
     floorDutiesRoundsPerSec: rounds('floorDuties'),
     oursCpuUs: med(ours, (r) => r.cpuUs),

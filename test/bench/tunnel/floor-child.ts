@@ -7,7 +7,7 @@
 // With `sync: false` the 200 follows the write alone (the page cache: lost in a machine crash).
 // With `duties: true` it also does, as plainly as it can, the two things a tunnel must do beyond that
 // for a delivery to be neither lost nor forwarded twice: a duplicate check (the body's message.id,
-// parsed with JSON.parse, claimed per agent in a Map kept for the duplicate window) and a record of
+// parsed with JSON.parse, claimed per agent in a Map kept for the tunnel's default duplicate window) and a record of
 // each forward's answer (a JSON line written with the next write, not waited for). Still no index,
 // no ordering, no retry, no rotation.
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -16,6 +16,7 @@ import { Agent, createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_DUPLICATE_WINDOW_MS } from '../../../src-main/core/tunnel/seen';
 import { emit, exitWithParent, parseArg } from '../monitor/child-common';
 
 const {
@@ -37,8 +38,6 @@ const app = new URL(target);
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 const fd = openSync(join(dataDir, `floor-${sync ? 'sync' : 'nosync'}.jsonl`), 'a', 0o600);
 const V1 = /^t=(\d{1,12}),v1=([0-9a-f]{64})$/;
-/** The duplicate window (as the tunnel's default): a message id is known for this long. */
-const WINDOW_MS = 15 * 60_000;
 /** With duties: per agent, message id → when first seen (insertion order is time order). */
 const seen = new Map<string, Map<string, number>>();
 
@@ -55,7 +54,7 @@ function claim(agentId: string, body: Buffer, now: number): boolean {
   if (!ids) seen.set(agentId, (ids = new Map()));
   else if (ids.has(id)) return false;
   for (const [old, at] of ids) {
-    if (at > now - WINDOW_MS) break;
+    if (at > now - DEFAULT_DUPLICATE_WINDOW_MS) break;
     ids.delete(old);
   }
   ids.set(id, now);
