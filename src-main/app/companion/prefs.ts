@@ -10,6 +10,7 @@ import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import type { Logger } from '../../core/ports';
 import { storedUrlSchema as httpUrl } from '../../core/url';
+import { serial } from '../../core/serial';
 
 export const PREFS_FILE_NAME = 'companion.json';
 
@@ -49,7 +50,7 @@ function defaultPrefs(): Prefs {
 
 export class PrefsStore {
   private prefs: Prefs = defaultPrefs();
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly inTurn = serial();
 
   constructor(
     private readonly dir: string,
@@ -74,9 +75,7 @@ export class PrefsStore {
    */
   reload(): Promise<boolean> {
     // In turn with the changes: a read begun before a change is written is never taken after it.
-    const run = this.queue.then(() => this.take());
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.inTurn(() => this.take());
   }
 
   /** Takes the file's preferences when they differ from this store's (see reload). */
@@ -130,7 +129,7 @@ export class PrefsStore {
    * validates, writes, and only then keeps them. Serialised.
    */
   update(fn: (p: Prefs) => Prefs): Promise<Prefs> {
-    const run = this.queue.then(async () => {
+    return this.inTurn(async () => {
       await this.take();
       const next = prefsSchema.parse(fn(this.get()));
       await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
@@ -138,8 +137,6 @@ export class PrefsStore {
       this.prefs = next;
       return this.get();
     });
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 
   publicUrlOf(teamId: string, agentId: string): string | null {

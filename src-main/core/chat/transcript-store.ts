@@ -5,6 +5,7 @@ import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import { silentLogger, type Logger } from '../ports';
+import { serialByKey } from '../serial';
 import type { ConversationSummary, TurnRecord } from './types';
 
 const DEFAULT_MAX_TURNS = 200;
@@ -94,7 +95,7 @@ export class TranscriptStore {
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly cache = new Map<string, TurnRecord[]>();
-  private readonly chains = new Map<string, Promise<unknown>>();
+  private readonly inTurn = serialByKey<string>();
 
   constructor(opts: TranscriptStoreOptions) {
     this.dataDir = opts.dataDir;
@@ -171,16 +172,7 @@ export class TranscriptStore {
   }
 
   private serial<T>(file: string, fn: (file: string) => Promise<T>): Promise<T> {
-    const prev = this.chains.get(file) ?? Promise.resolve();
-    const next = prev.then(
-      () => fn(file),
-      () => fn(file),
-    );
-    this.chains.set(
-      file,
-      next.catch(() => undefined),
-    );
-    return next;
+    return this.inTurn(file, () => fn(file));
   }
 
   private async load(file: string, agentId: string, userId: string): Promise<TurnRecord[]> {

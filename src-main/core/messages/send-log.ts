@@ -9,6 +9,7 @@ import { appendFile, chmod, open, rename, stat, unlink, writeFile } from 'node:f
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ensurePrivateDir } from '../tunnel/private-files';
+import { serial } from '../serial';
 
 const SEND_LOG_FILE = 'sent.jsonl';
 
@@ -80,7 +81,7 @@ export class SendLog {
   readonly dir: string;
   readonly file: string;
   /** Rewrites (deletion, retention) and appends of this process, one at a time. */
-  private chain: Promise<unknown> = Promise.resolve();
+  private readonly inTurn = serial();
 
   constructor(dataDir: string) {
     this.dir = join(dataDir, 'messages');
@@ -90,7 +91,7 @@ export class SendLog {
   /** Appends one record (its id is made here); resolves with the record as stored. */
   append(rec: Omit<SendRecord, 'id'>): Promise<SendRecord> {
     const full: SendRecord = { id: randomUUID(), ...rec };
-    return this.serial(async () => {
+    return this.inTurn(async () => {
       await ensurePrivateDir(this.dir);
       await appendFile(this.file, `${JSON.stringify(full)}\n`, { mode: 0o600, flag: 'a' });
       return full;
@@ -156,7 +157,7 @@ export class SendLog {
 
   /** Keeps only the records `keep` answers true for; returns how many went. */
   removeWhere(drop: (r: SendRecord) => boolean): Promise<number> {
-    return this.serial(async () => {
+    return this.inTurn(async () => {
       const all = await this.read();
       const kept = all.filter((r) => !drop(r));
       const gone = all.length - kept.length;
@@ -173,11 +174,5 @@ export class SendLog {
       }
       return gone;
     });
-  }
-
-  private serial<T>(work: () => Promise<T>): Promise<T> {
-    const p = this.chain.then(work, work);
-    this.chain = p.catch(() => undefined);
-    return p;
   }
 }

@@ -10,6 +10,7 @@ import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import { fileStamp } from '../file-stamp';
 import { silentLogger, type Logger } from '../ports';
+import { serial } from '../serial';
 import { ensurePrivateDir } from '../tunnel/private-files';
 
 const DEFAULT_RETENTION_DAYS = 90;
@@ -49,7 +50,7 @@ export function emptyState(): MessageStateData {
 
 export class MessageStateFile {
   readonly file: string;
-  private chain: Promise<unknown> = Promise.resolve();
+  private readonly inTurn = serial();
   /** The file's stamp when this process last read or wrote it. */
   private seen = '';
 
@@ -84,22 +85,18 @@ export class MessageStateFile {
    * of this process one at a time. Resolves with the state written.
    */
   change(fn: (s: MessageStateData) => MessageStateData): Promise<MessageStateData> {
-    const p = this.chain.then(async () => {
+    return this.inTurn(async () => {
       const next = fn(await this.load());
       await ensurePrivateDir(join(this.file, '..'));
       await writeFileAtomic(this.file, `${JSON.stringify(next)}\n`, { mode: 0o600 });
       this.seen = await fileStamp(this.file);
       return next;
     });
-    this.chain = p.catch(() => undefined);
-    return p;
   }
 
   /** The state when the file changed since this process last read or wrote it, else null. */
   readIfChanged(): Promise<MessageStateData | null> {
     // In turn with this process's changes: its own write is never taken for another's.
-    const p = this.chain.then(async () => ((await fileStamp(this.file)) === this.seen ? null : this.load()));
-    this.chain = p.catch(() => undefined);
-    return p;
+    return this.inTurn(async () => ((await fileStamp(this.file)) === this.seen ? null : this.load()));
   }
 }

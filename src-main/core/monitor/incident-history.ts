@@ -8,6 +8,7 @@ import { appendFile, chmod, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
+import { serial } from '../serial';
 
 export const INCIDENT_HISTORY_FILE = 'incident-history.jsonl';
 
@@ -56,7 +57,7 @@ export class IncidentHistory {
   /** Oldest first. */
   private readonly records: ResolvedIncident[] = [];
   private lines = 0;
-  private chain: Promise<void> = Promise.resolve();
+  private readonly inTurn = serial();
 
   constructor(private readonly opts: IncidentHistoryOptions) {
     this.max = Math.max(1, opts.max ?? 1000);
@@ -85,7 +86,7 @@ export class IncidentHistory {
     const rewrite = at >= 0 || this.lines + 1 > this.max + this.slack;
     const body = rewrite ? this.records.map((r) => JSON.stringify(r) + '\n').join('') : JSON.stringify(clean) + '\n';
     this.lines = rewrite ? this.records.length : this.lines + 1;
-    this.chain = this.chain.then(async () => {
+    void this.inTurn(async () => {
       try {
         await mkdir(dirname(file), { recursive: true });
         if (rewrite) await writeFileAtomic(file, body, { mode: 0o600 });
@@ -115,12 +116,12 @@ export class IncidentHistory {
 
   /** Waits for pending writes. */
   flush(): Promise<void> {
-    return this.chain;
+    return this.inTurn.idle();
   }
 
   /** Reads the file again: what it holds replaces what is in memory (another app kept it meanwhile). */
   async reload(): Promise<void> {
-    await this.chain;
+    await this.inTurn.idle();
     if (this.opts.file === null) return;
     this.records.length = 0;
     this.lines = 0;

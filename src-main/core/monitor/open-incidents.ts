@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import type { Incident } from './types';
+import { serial } from '../serial';
 
 export const OPEN_INCIDENTS_FILE = 'open-incidents.json';
 
@@ -51,7 +52,7 @@ export function readOpenIncidents(file: string, onError?: (err: unknown) => void
  * no (another app on the data folder keeps the file).
  */
 export class OpenIncidentsFile {
-  private chain: Promise<void> = Promise.resolve();
+  private readonly inTurn = serial();
 
   constructor(
     readonly file: string,
@@ -62,7 +63,7 @@ export class OpenIncidentsFile {
   save(incidents: Incident[]): void {
     if (this.writable && !this.writable()) return;
     const body = JSON.stringify({ incidents }) + '\n';
-    this.chain = this.chain.then(async () => {
+    void this.inTurn(async () => {
       try {
         await mkdir(dirname(this.file), { recursive: true });
         await writeFileAtomic(this.file, body);
@@ -73,6 +74,6 @@ export class OpenIncidentsFile {
   }
 
   flush(): Promise<void> {
-    return this.chain;
+    return this.inTurn.idle();
   }
 }

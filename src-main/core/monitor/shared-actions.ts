@@ -9,6 +9,7 @@ import { appendFile, mkdir, open, stat } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
+import { serial } from '../serial';
 
 export const SHARED_ACTIONS_FILE = 'on-call-actions.jsonl';
 
@@ -44,7 +45,7 @@ export class SharedActions {
   private offset: number;
   /** A line cut short by a read that ended before its newline. */
   private partial = '';
-  private chain: Promise<void> = Promise.resolve();
+  private readonly inTurn = serial();
   private reading: Promise<SharedAction[]> | null = null;
 
   /** The latest snooze set before this app started (it may still hold), or null. */
@@ -72,7 +73,7 @@ export class SharedActions {
   write(actions: Array<DistributiveOmit<SharedAction, 'app'>>): void {
     if (actions.length === 0) return;
     const text = actions.map((a) => `${JSON.stringify({ ...a, app: this.app })}\n`).join('');
-    this.chain = this.chain.then(async () => {
+    void this.inTurn(async () => {
       try {
         await mkdir(dirname(this.file), { recursive: true });
         await appendFile(this.file, text, { mode: 0o600 });
@@ -89,7 +90,7 @@ export class SharedActions {
   }
 
   flush(): Promise<void> {
-    return this.chain;
+    return this.inTurn.idle();
   }
 
   private async read(): Promise<SharedAction[]> {

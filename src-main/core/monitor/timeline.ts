@@ -11,6 +11,7 @@ import { z } from 'zod';
 import type { ServiceErrorDTO } from '../api/errors';
 import type { SessionStatus } from '../api/types';
 import { HEALTHS, redactSecrets, type Health } from './health';
+import { serialByKey } from '../serial';
 
 /** A session status as stored: the QR itself is never kept. */
 export type StoredStatus = Omit<SessionStatus, 'qr'> & { qr: boolean };
@@ -95,13 +96,14 @@ interface AgentLog {
   entries: TimelineEntry[];
   /** Lines in the file now. */
   lines: number;
-  chain: Promise<void>;
 }
 
 export class Timeline {
   private readonly max: number;
   private readonly slack: number;
   private readonly logs = new Map<string, Promise<AgentLog>>();
+  /** Each agent's file written one write at a time. */
+  private readonly writes = serialByKey<string>();
   private dirReady: Promise<void> | null = null;
   /** The files in the directory when first looked at (null: unknown), so agents without one are not read. */
   private files: Promise<Set<string> | null> | null = null;
@@ -124,7 +126,7 @@ export class Timeline {
     if (log.entries.length > this.max) log.entries.splice(0, log.entries.length - this.max);
     const file = this.fileFor(entry.agentId);
     if (file === null || (this.opts.writable && !this.opts.writable())) return;
-    log.chain = log.chain.then(async () => {
+    await this.writes(entry.agentId, async () => {
       try {
         await this.ensureDir();
         if (log.lines + 1 > this.max + this.slack) {
@@ -138,7 +140,6 @@ export class Timeline {
         this.opts.onError?.(err);
       }
     });
-    await log.chain;
   }
 
   /** The agent's entries, oldest first (at most maxEntries). */
@@ -149,7 +150,8 @@ export class Timeline {
 
   /** Waits for every pending write. */
   async flush(): Promise<void> {
-    for (const p of [...this.logs.values()]) await (await p).chain;
+    await Promise.all([...this.logs.values()]);
+    await this.writes.idle();
   }
 
   /** Forgets what it read: every agent's entries are read again from its file when next asked for. */
@@ -188,7 +190,7 @@ export class Timeline {
 
   private async readFromDisk(agentId: string): Promise<AgentLog> {
     const file = this.fileFor(agentId);
-    const log: AgentLog = { entries: [], lines: 0, chain: Promise.resolve() };
+    const log: AgentLog = { entries: [], lines: 0 };
     if (file === null) return log;
     const files = await this.listFiles();
     if (files !== null && !files.has(basename(file))) return log;

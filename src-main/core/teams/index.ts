@@ -21,6 +21,7 @@ import {
 import { decodeSigningSecrets, encodeSigningSecrets, rotate } from './signing';
 import { parseAddAgent, parseAddTeam, parseSigningSecret } from './inputs';
 import { keychain, verifyAgent } from './verify';
+import { serial } from '../serial';
 
 export { TeamStoreError, isTeamStoreError } from './errors';
 export type { TeamStoreErrorCode } from './errors';
@@ -103,7 +104,7 @@ function toRecord(t: TeamConfig): TeamRecord {
 export class TeamStore {
   private config: ConfigFile;
   private readonly clients = new Map<string, Promise<ServiceClient>>();
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly inTurn = serial();
 
   private constructor(
     private readonly opts: TeamStoreOptions,
@@ -389,13 +390,10 @@ export class TeamStore {
    * change (CONFIG_CORRUPT), as at open: nothing is written over it.
    */
   private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const step = async () => {
+    return this.inTurn(async () => {
       await this.reload();
       return fn();
-    };
-    const run = this.queue.then(step, step);
-    this.queue = run.catch(() => undefined);
-    return run;
+    });
   }
 
   /**

@@ -9,6 +9,7 @@ import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import { redactCredentials } from '../url';
+import { serial } from '../serial';
 
 /** @internal Exported for tests. */
 export const REGISTRATION_HISTORY_FILE = 'webhook-registrations.json';
@@ -55,7 +56,7 @@ export interface HistoryRead {
 }
 
 export class RegistrationHistory {
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly inTurn = serial();
 
   constructor(
     readonly file: string,
@@ -69,20 +70,20 @@ export class RegistrationHistory {
 
   /** One agent's registrations, newest first. */
   async list(teamId: string | null, agentId: string): Promise<HistoryRead> {
-    const { all, problem } = await this.serial(() => this.read());
+    const { all, problem } = await this.inTurn(() => this.read());
     return { entries: all.filter((r) => r.teamId === teamId && r.agentId === agentId).reverse(), problem };
   }
 
   /** Every registration kept, newest first. */
   async all(): Promise<HistoryRead> {
-    const { all, problem } = await this.serial(() => this.read());
+    const { all, problem } = await this.inTurn(() => this.read());
     return { entries: all.reverse(), problem };
   }
 
   /** Adds a registration (its URL's credentials redacted); answers why an old file was set aside, or null. */
   async append(r: Omit<RegistrationRecord, 'at'> & { at?: number }): Promise<string | null> {
     const rec = recordSchema.parse({ ...r, url: redactCredentials(r.url), at: r.at ?? this.now() });
-    return this.serial(async () => {
+    return this.inTurn(async () => {
       const { all, problem } = await this.read();
       all.push(rec);
       const mine = all.filter((x) => x.teamId === rec.teamId && x.agentId === rec.agentId);
@@ -96,18 +97,12 @@ export class RegistrationHistory {
 
   /** Removes one agent's registrations (the agent or its team was removed). */
   async forget(teamId: string | null, agentId?: string): Promise<void> {
-    await this.serial(async () => {
+    await this.inTurn(async () => {
       const { all } = await this.read();
       const kept = all.filter((x) => !(x.teamId === teamId && (agentId === undefined || x.agentId === agentId)));
       if (kept.length === all.length) return;
       await writeFileAtomic(this.file, `${JSON.stringify({ version: 1, registrations: kept })}\n`, { mode: 0o600 });
     });
-  }
-
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn);
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 
   private async read(): Promise<{ all: RegistrationRecord[]; problem: string | null }> {
