@@ -19,9 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { launch } from './electron/startup';
 import { askSavePath } from './electron/save-dialog';
-import { createCompanion, type Companion } from './app/companion/companion';
+import { hostCompanion, type HostedCompanion } from './app/companion/hosted';
 import { appDataDir } from './app/companion/data-dir';
-import { implementContract } from './app/contract';
 import { defaultConfigDir } from './core/teams';
 
 // out/main/index.js → out/
@@ -34,7 +33,7 @@ const consoleLogger = {
 };
 
 // Stopped cleanly on quit: polls aborted, the tunnel's log flushed, the demo emulator closed.
-let companion: Companion | null = null;
+let companion: HostedCompanion | null = null;
 let closed = false;
 app.on('will-quit', (e) => {
   if (closed || !companion) return;
@@ -76,12 +75,16 @@ void launch(
     // Alerts reach native notifications through the shell's subscription to the 'alert' events
     // (src-main/electron/notifications.ts).
     createContract: async () => {
-      companion = await createCompanion({
+      // It owns the data folder and serves it to the command line (app/companion/endpoint.ts).
+      companion = await hostCompanion({
+        shell: 'desktop',
+        command: 'the desktop app',
         configDir,
         dataDir: await appDataDir(configDir, join(app.getPath('userData'), 'data'), consoleLogger),
         logger: consoleLogger,
+        contract: { media: { askSavePath: askSavePath({ dialog, app }) } },
       });
-      return implementContract(companion, { media: { askSavePath: askSavePath({ dialog, app }) } });
+      return companion.contract;
     },
   },
 );

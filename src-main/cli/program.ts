@@ -20,6 +20,7 @@ import { register as settings } from './commands/settings';
 import { register as status } from './commands/status';
 import { register as team } from './commands/team';
 import { register as trigger } from './commands/trigger';
+import { register as up } from './commands/up';
 import { register as verify } from './commands/verify';
 import { register as webhook } from './commands/webhook';
 
@@ -46,6 +47,7 @@ const COMMANDS: readonly RegisterCommand[] = [
   deliveries,
   secret,
   serve,
+  up,
 ];
 
 /** Hides a value given as `--flag=value` to an unknown flag (someone may try `--api-key=…`). */

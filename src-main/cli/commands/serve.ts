@@ -21,6 +21,8 @@ import { cliLogger } from '../output';
 import { alertsPostedElsewhereWords } from '../../../src-shared/vocabulary';
 import { isHostToken, newToken } from '../../host/access';
 import { describeOwner, isPortTaken, portOwner } from '../../core/port-owner';
+import { companionFolders } from '../companion';
+import { teamsOf } from '../teams-context';
 
 const flagsSchema = z
   .object({
@@ -129,24 +131,15 @@ export function register(program: Command, ctx: CliContext): void {
     }
 
     // Loaded on demand: the other commands never pay for the app core.
-    const [
-      { createCompanion },
-      { implementContract },
-      { createHandlers },
-      { startHostServer },
-      { readHostState, writeHostState },
-    ] = await Promise.all([
-      import('../../app/companion/companion'),
-      import('../../app/contract'),
-      import('../../app/handlers'),
+    const [{ hostCompanion }, { startHostServer }, { readHostState, writeHostState }] = await Promise.all([
+      import('../../app/companion/hosted'),
       import('../../host/server'),
       import('../../host/state'),
     ]);
     const poll: { intervalMs?: number; fastIntervalMs?: number } = {};
     if (f.pollSec !== undefined) poll.intervalMs = Math.round(f.pollSec * 1000);
     if (f.fastPollSec !== undefined) poll.fastIntervalMs = Math.round(f.fastPollSec * 1000);
-    const { KeychainSecretStore } = await import('../../core/secrets');
-    const secrets = new KeychainSecretStore();
+    const secrets = teamsOf(ctx).secrets();
     await secrets
       .probe()
       .catch((e: unknown) =>
@@ -154,17 +147,22 @@ export function register(program: Command, ctx: CliContext): void {
           `${e instanceof Error ? e.message : 'The OS keychain is not reachable.'} Adding a team will fail until it is; the demo (--emulator) works without it.`,
         ),
       );
-    const companion = await createCompanion({
+    const { configDir, dataDir } = companionFolders(ctx, f);
+    const hosted = await hostCompanion({
+      shell: 'serve',
+      command: 'channel-companion serve',
       secrets,
       clock: ctx.clock,
       logger: cliLogger(out),
       poll,
+      // The demo team is there before the monitor starts: its incidents of the last run are taken up.
+      demo: f.emulator === true && f.demoTeam !== false,
       ...(f.dialect ? { demoDialect: f.dialect } : {}),
       ...(metrics ? { metrics } : {}),
-      ...(f.configDir ? { configDir: path.resolve(f.configDir) } : {}),
-      ...(f.dataDir ? { dataDir: path.resolve(f.dataDir) } : {}),
+      configDir,
+      dataDir,
     });
-    const contract = implementContract(companion);
+    const { companion, contract, handlers } = hosted;
     let hostServer: Awaited<ReturnType<typeof startHostServer>> | null = null;
     try {
       let emulator: { baseUrl: string; controlUrl: string; apiKey: string } | null = null;
@@ -185,7 +183,7 @@ export function register(program: Command, ctx: CliContext): void {
       const keptToken = f.newToken || !saved.state ? newToken() : saved.state.token;
       const listenOn = (port: number) =>
         startHostServer({
-          handlers: createHandlers(contract.implementations),
+          handlers,
           events: contract.events,
           rendererDir,
           host,
@@ -209,6 +207,7 @@ export function register(program: Command, ctx: CliContext): void {
           `port ${port}, where the browser host listened last time, is taken by ${owner}: listening on ${hostServer.port} instead, so tabs opened before need the new link`,
         );
       }
+      await hosted.setBrowserOrigin(hostServer.origin);
       await writeHostState(companion.configDir, { port: hostServer.port, token: keptToken }).catch((e: unknown) =>
         out.warn(
           `could not keep the browser host's address for the next start (${e instanceof Error ? e.message : String(e)}): the next start makes a new link`,
@@ -236,6 +235,7 @@ export function register(program: Command, ctx: CliContext): void {
           origin: hostServer.origin,
           configDir: companion.configDir,
           dataDir: companion.dataDir,
+          socket: hosted.socket,
           emulator,
           demoTeam,
           metricsUrl,
@@ -257,8 +257,7 @@ export function register(program: Command, ctx: CliContext): void {
       await waitForAbort(ctx.signal);
     } finally {
       await hostServer?.close();
-      contract.dispose();
-      await companion.close();
+      await hosted.close();
     }
     out.event({ event: 'closed' }, 'stopped');
     return EXIT.ok;
