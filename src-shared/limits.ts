@@ -11,3 +11,13 @@ export const LABEL_MAX_LENGTH = 64;
  * outgoing connection may rarely hold it: that is reported like any other holder).
  */
 export const DEFAULT_TUNNEL_PORT = 47615;
+
+/**
+ * An agent id, everywhere one is taken (a team's agents, a hook URL's path, a command's flags): what the
+ * service accepts in a path segment, and the dashboard's ids fit — a letter or digit first, then letters,
+ * digits or `. _ ~ : @ -`, at most 200 characters. Ids are compared exactly: `Bot` and `bot` are two agents.
+ */
+export const AGENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._~:@-]{0,199}$/;
+
+/** The rule above in words, after the field's name ("agent id must be …"). */
+export const AGENT_ID_RULE = 'must be letters, digits or . _ ~ : @ - (no slashes or spaces)';

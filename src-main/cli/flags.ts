@@ -3,6 +3,7 @@
 import { z, type ZodType } from 'zod';
 import { normalizePhoneDigits, normalizeRecipient } from '../core/api/phone';
 import { UsageError } from './errors';
+import { AGENT_ID_PATTERN, AGENT_ID_RULE } from '../../src-shared/limits';
 
 function flagName(key: PropertyKey): string {
   return `--${String(key).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
@@ -26,7 +27,11 @@ export const envVarName = z
 /** A saved team, by id or label (--team). */
 export const teamName = z.string().trim().min(1, 'expected a team id or label').max(200);
 
-export const agentId = z.string().regex(/^[^\s/?#%]{1,200}$/, 'expected an agent id (no spaces or slashes)');
+/** An agent, by id or (with --team) label: the one agent id rule (src-shared/limits). */
+export const agentId = z
+  .string()
+  .trim()
+  .regex(AGENT_ID_PATTERN, `expected an agent id: ${AGENT_ID_RULE.replace(/^must be /, '')}`);
 
 export const onOff = z.enum(['on', 'off'], { error: 'expected on or off' }).transform((v) => v === 'on');
 

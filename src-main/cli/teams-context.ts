@@ -3,7 +3,14 @@
 // resolver, and the keychain keeper of signing secrets for --team targets (`webhook set --team`;
 // only a hint is ever printed).
 import { resolve } from 'node:path';
-import { TeamStore, defaultConfigDir, isTeamStoreError, type TeamStoreError, type TeamRecord } from '../core/teams';
+import {
+  TeamStore,
+  defaultConfigDir,
+  findAgent,
+  isTeamStoreError,
+  type TeamStoreError,
+  type TeamRecord,
+} from '../core/teams';
 import { KeychainSecretStore, type SecretStore } from '../core/secrets';
 import type { CliContext } from './context';
 import { CliFailure, UsageError } from './errors';
@@ -54,9 +61,7 @@ export async function withTeams<T>(fn: () => Promise<T>): Promise<T> {
 /** A team by id or label, the agent by id or label (or the team's only agent). */
 function pickAgent(team: TeamRecord, wanted: string | undefined): string {
   if (wanted !== undefined) {
-    const a =
-      team.agents.find((x) => x.agentId === wanted) ??
-      team.agents.find((x) => x.label.toLowerCase() === wanted.toLowerCase());
+    const a = findAgent(team.agents, wanted);
     if (!a)
       throw new UsageError(
         `--agent: team "${team.label}" has no agent "${wanted}" (add it with \`channel-companion agent add\`)`,

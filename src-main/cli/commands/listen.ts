@@ -14,6 +14,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import type { ServiceClient } from '../../core/api/service';
 import type { Logger } from '../../core/ports';
+import { findAgent } from '../../core/teams';
 import { teamsOf, withTeams } from '../teams-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
@@ -177,11 +178,8 @@ export function register(program: Command, ctx: CliContext): void {
     if (f.team !== undefined) {
       const { teamStore, team } = await teamsOf(ctx).team(f.team, f.configDir);
       teamId = team.id;
-      const known = new Map(
-        team.agents.flatMap((a) => [[a.agentId, a.agentId] as const, [a.label.toLowerCase(), a.agentId] as const]),
-      );
       agents = agents.length
-        ? agents.map((a) => known.get(a) ?? known.get(a.toLowerCase()) ?? a)
+        ? agents.map((a) => findAgent(team.agents, a)?.agentId ?? a)
         : team.agents.map((a) => a.agentId);
       const strangers = agents.filter((a) => !team.agents.some((x) => x.agentId === a));
       if (strangers.length)

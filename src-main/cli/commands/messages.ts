@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { Messages, TunnelLogWatch, contactKey, type ContactSummary, type Message } from '../../core/messages';
 import { sleep } from '../../core/ports';
+import { findAgent } from '../../core/teams';
 import { teamsOf } from '../teams-context';
 import { defineAction, type CliContext } from '../context';
 import { UsageError } from '../errors';
@@ -113,7 +114,7 @@ export function register(program: Command, ctx: CliContext): void {
       const { team } = await teamsOf(ctx).team(f.team, f.configDir);
       const ids = team.agents.map((a) => a.agentId);
       if (f.agent !== undefined) {
-        const one = team.agents.find((a) => a.agentId === f.agent || a.label === f.agent);
+        const one = findAgent(team.agents, f.agent);
         if (!one) throw new UsageError(`--agent: the team "${team.label}" has no agent "${f.agent}"`);
         agentIds = [one.agentId];
       } else agentIds = ids;

@@ -22,10 +22,12 @@ import { decodeSigningSecrets, encodeSigningSecrets, rotate } from './signing';
 import { parseAddAgent, parseAddTeam, parseSigningSecret } from './inputs';
 import { keychain, verifyAgent } from './verify';
 import { serial } from '../serial';
+import { findAgent } from './agent-id';
 
 export { TeamStoreError, isTeamStoreError } from './errors';
 export type { TeamStoreErrorCode } from './errors';
 export { defaultConfigDir } from './paths';
+export { findAgent } from './agent-id';
 export type { DeepPartial } from './merge';
 
 export interface AgentRecord {
@@ -455,9 +457,7 @@ export class TeamStore {
   }
 
   private requireAgent(team: TeamConfig, agentId: string): AgentConfig {
-    const a =
-      team.agents.find((x) => x.agentId === agentId) ??
-      team.agents.find((x) => x.label.toLowerCase() === String(agentId).toLowerCase());
+    const a = findAgent(team.agents, agentId);
     if (!a) throw this.noAgent(team, String(agentId));
     return a;
   }

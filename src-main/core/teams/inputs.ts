@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { TeamStoreError } from './errors';
 import { inputProblem, ruleWords, type FieldNames } from '../input-words';
 import { baseUrlSchema, insecureKeyProblem } from '../url';
-import { agentIdSchema, apiKeySchema, labelSchema, signingSecretSchema } from './schema';
+import { agentIdSchema } from './agent-id';
+import { apiKeySchema, labelSchema, signingSecretSchema } from './schema';
 
 const agentInput = z
   .object({ agentId: agentIdSchema, label: labelSchema.optional() })

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { DEFAULT_TUNNEL_PORT, LABEL_MAX_LENGTH } from '../../../src-shared/limits';
 import { baseUrlSchema, storedUrlSchema } from '../url';
+import { agentIdSchema } from './agent-id';
 
 export const CONFIG_SCHEMA_VERSION = 1;
 
@@ -16,12 +17,6 @@ const label = z
   .max(LABEL_MAX_LENGTH, `must be at most ${LABEL_MAX_LENGTH} characters`)
   // eslint-disable-next-line no-control-regex
   .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'must not contain control characters');
-
-/** What the service accepts in a path segment; the dashboard's ids fit. */
-export const agentIdSchema = z
-  .string()
-  .trim()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._~:@-]{0,199}$/, 'must be letters, digits or . _ ~ : @ - (no slashes or spaces)');
 
 const teamIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be letters, digits, _ or -');
 

@@ -13,6 +13,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { LEGACY_HEADER, V1_HEADER } from '../signature';
 import { silentLogger, type Logger } from '../ports';
 import { isLoopbackHost } from '../url';
+import { AGENT_ID_PATTERN } from '../../../src-shared/limits';
 import type { HeaderMap, RefusedReason } from './types';
 import { hookUrl } from './hook-url';
 
@@ -21,8 +22,6 @@ const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const DEFAULT_AGENT_ID = 'default';
 const PREFIX_BYTES = 256;
-
-const AGENT_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$/;
 
 interface ReceivedRequest {
   agentId: string;
@@ -115,8 +114,7 @@ function routeAgent(path: string, defaultAgentId: string): string | null {
   } catch {
     return null;
   }
-  // The same rule as agentIdSchema, without building a parse result per request.
-  return AGENT_ID_RE.test(id) ? id : null;
+  return AGENT_ID_PATTERN.test(id) ? id : null;
 }
 
 /** Node gives each request its own headers object (names lower-cased); drop undefined values only. */
