@@ -5,6 +5,8 @@ const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 export default defineConfig({
   outputDir: 'test-results',
+  // The receiver's default port is held for the whole run: no test may need it free.
+  globalSetup: './test/helpers/default-port-held.ts',
   timeout: 60_000,
   retries: 0,
   workers: 1,

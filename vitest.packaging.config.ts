@@ -7,6 +7,8 @@ export default defineConfig({
   test: {
     include: ['test/packaging/**/*.test.ts'],
     environment: 'node',
+    // The receiver's default port is held for the whole run: no test may need it free.
+    globalSetup: ['test/helpers/default-port-held.ts'],
     testTimeout: 240_000,
     hookTimeout: 240_000,
     pool: 'forks',

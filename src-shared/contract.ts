@@ -848,6 +848,14 @@ export interface Requests {
   'channel.updateSettings': {
     args: { teamId: string; agentId: string; patch: Partial<ChannelSettingsDTO> };
     result: ChannelSettingsDTO;
+  /**
+   * Changes a team in place (its id, and all kept under it, stay): a new label, base URL or key. A new
+   * base URL or key is checked with every agent of the team before anything changes.
+   */
+  'teams.update': {
+    args: { teamId: string; label?: string; baseUrl?: string; apiKey?: string; allowInsecureHttp?: boolean };
+    result: TeamDTO;
+  };
   };
   'webhook.register': { args: { teamId: string; agentId: string; publicUrl: string }; result: WebhookRegistrationDTO };
   /** This install's registrations of the agent's webhook, newest first. */
@@ -996,6 +1004,7 @@ export const REQUEST_NAMES = [
   'messages.deleteAgent',
   'messages.setRetention',
   'messages.send',
+  'teams.update',
   'messages.media',
   'messages.saveMedia',
   'messages.sent',

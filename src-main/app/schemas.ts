@@ -83,6 +83,7 @@ type Schemas = { [K in RequestName]: z.ZodType<ArgsOf<K>> };
 /** Field names that differ by request from core/input-words.ts's (a team's label is its name). */
 export const argFieldNames: Partial<Record<RequestName, FieldNames>> = {
   'teams.add': { label: 'Team name', 'agents.label': 'Agent label' },
+  'teams.update': { label: 'Team name' },
 };
 
 export const argSchemas: Schemas = {
@@ -95,6 +96,13 @@ export const argSchemas: Schemas = {
     allowInsecureHttp: z.boolean().optional(),
   }),
   'teams.remove': z.strictObject({ teamId: id }),
+  'teams.update': z.strictObject({
+    teamId: id,
+    label: label.optional(),
+    baseUrl: baseUrlSchema.optional(),
+    apiKey: z.string().trim().min(8, 'the API key looks too short').max(512).optional(),
+    allowInsecureHttp: z.boolean().optional(),
+  }),
 
   'agents.list': z.strictObject({ teamId: id.optional() }),
   'agents.add': z.strictObject({ teamId: id, agentId: id, label: label.optional() }),

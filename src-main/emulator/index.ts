@@ -16,6 +16,7 @@ import { Sessions } from './session';
 import { sendError } from './http';
 import { EmulatorError } from './errors';
 import { dialectListSchema } from './dialect';
+import { restoreWorld, WorldFile } from './world-file';
 
 export { defaultSeed, loadSeedFile } from './seed';
 export type { EmulatorSeed } from './seed';
@@ -35,6 +36,13 @@ export interface EmulatorOptions {
   mediaPort?: number;
   /** Dialect names every team speaks unless it or its agent names others (dialect.ts). */
   dialect?: string | string[];
+  /**
+   * A file that keeps the agents' session states (world-file.ts): read at start over the seed,
+   * written after every change, so an emulator started again on it continues the same world.
+   */
+  stateFile?: string;
+  /** The state file could not be read or written (the emulator runs on). */
+  onStateError?: (err: Error) => void;
 }
 
 export interface Emulator {
@@ -109,9 +117,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     baseUrl: () => baseUrl,
   });
   const routes = controlRoutes(control);
+  const onStateError = opts.onStateError ?? (() => undefined);
+  if (opts.stateFile) await restoreWorld(world, opts.stateFile, onStateError);
+  const worldFile = opts.stateFile ? new WorldFile(world, opts.stateFile, onStateError) : null;
 
   const main = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0]!;
+    // Anything but a read may change an agent's session (pairing, scan, drop, reset…): kept.
+    if (worldFile && req.method !== 'GET' && req.method !== 'HEAD') res.once('finish', () => worldFile.save());
     if (path === '/_emulator' || path.startsWith('/_emulator/')) {
       void handleControl(req, res, routes);
     } else if (path.startsWith('/api/')) {
@@ -160,6 +173,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
         streams.clear();
         await deliveries.close();
         await Promise.all([closeServer(main), closeServer(media)]);
+        if (worldFile) {
+          worldFile.save();
+          await worldFile.flush();
+        }
       })();
       return closing;
     },

@@ -35,6 +35,8 @@ describe('serve', () => {
         '0',
         '--metrics-port',
         '0',
+        '--tunnel-port',
+        '0',
         '--renderer-dir',
         rendererDir,
         '--config-dir',

@@ -80,7 +80,18 @@ describe('the packed package', () => {
   it('installed, `serve --emulator` prints its URL, serves the page and a contract call with the token, and stops', async () => {
     const child = spawn(
       bin(),
-      ['serve', '--emulator', '--port', '0', '--config-dir', join(dir, 'config'), '--data-dir', join(dir, 'data')],
+      [
+        'serve',
+        '--emulator',
+        '--port',
+        '0',
+        '--tunnel-port',
+        '0',
+        '--config-dir',
+        join(dir, 'config'),
+        '--data-dir',
+        join(dir, 'data'),
+      ],
       {
         cwd: dir,
         env: cleanEnv(),

@@ -80,6 +80,11 @@ export interface CompanionOptions {
   exposure?: { timeoutMs?: number; loadNgrok?: NgrokLoader };
   /** Dialect names the demo emulator answers in (`serve --emulator --dialect`). */
   demoDialect?: readonly string[];
+  /**
+   * Start the demo (its emulator and team, see startDemo) before the monitor starts, so the demo
+   * team's incidents open before a restart are taken up, not closed as removed (`serve --emulator`).
+   */
+  demo?: boolean;
   /** Where to serve Prometheus metrics for this run, over the saved metricsPort (`serve --metrics-port`). */
   metrics?: MetricsListen;
 }
@@ -162,6 +167,11 @@ export interface Companion {
     allowInsecureHttp?: boolean;
     agents: Array<{ agentId: string; label?: string }>;
   }): Promise<TeamView>;
+  /** Changes a team in place (label, base URL, key); its id and all kept under it stay. */
+  updateTeam(
+    teamId: string,
+    input: { label?: string; baseUrl?: string; apiKey?: string; allowInsecureHttp?: boolean },
+  ): Promise<TeamView>;
   removeTeam(teamId: string): Promise<void>;
   addAgent(teamId: string, agent: { agentId: string; label?: string }): Promise<AgentRecord>;
   removeAgent(teamId: string, agentId: string): Promise<void>;
@@ -216,7 +226,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   const set = new TeamSet(main);
   const prefs = new PrefsStore(configDir, logger);
   await prefs.load();
-  const demo = new DemoHost(clock, clientFactory, opts.demoDialect ?? []);
+  const demo = new DemoHost(dataDir, clock, clientFactory, logger, opts.demoDialect ?? []);
 
   const chat = new ChatService({
     clientFor: (teamId) => set.clientFor(teamId),
@@ -342,7 +352,6 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   observability.setAlertmanager(main.settings().alertmanagerUrl);
   await observability.setMetricsServer(metricsListen(main.settings()));
   events.on('delivery', (d) => observability.countDelivery(d));
-  monitor.start();
 
   const agentIds = (): string[] => [...new Set(set.targets().map((t) => t.agentId))];
   /** The teams as the running monitor and receiver have them (config.json's, in JSON). */
@@ -450,8 +459,8 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
 
   // The demo team's agents have no receiver but this one: their webhooks are pointed at it when the
   // demo starts, so the demo inbox fills without a step on the Tunnel screen (never over a URL this
-  // install did not set). The demo team gets a new id at every start: the public URLs kept for teams
-  // that no longer exist (earlier demo runs) are dropped first, so they do not pile up.
+  // install did not set), again at every start (the emulator keeps no webhook across runs). The public
+  // URLs kept for teams that no longer exist (a demo team removed) are dropped first.
   const registerDemo = async (teamId: string, agentIds: string[]): Promise<void> => {
     const known = new Set(set.listTeams().map((t) => t.id));
     if (prefs.get().webhooks.some((w) => !known.has(w.teamId)))
@@ -513,6 +522,13 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       const rec = await main.addTeam(input);
       teamsChanged();
       return { ...rec, demo: false };
+    },
+    async updateTeam(teamId, input) {
+      const rec = await set.updateTeam(teamId, input);
+      teamsChanged();
+      // A new base URL or key: its agents are asked at once, not at their next turn.
+      for (const a of rec.agents) monitor.pollSoon(rec.id, a.agentId);
+      return set.findTeam(rec.id) ?? { ...rec, demo: false };
     },
     async removeTeam(teamId) {
       const team = set.findTeam(teamId);
@@ -638,16 +654,33 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       const existing = set.demoTeamStore?.listTeams()[0];
       if (existing) return { team: { ...existing, demo: true }, emulator: info };
       const teamStore = await demo.openTeamStore();
-      set.setDemo(teamStore);
       const already = teamStore.listTeams()[0];
+      // The demo team of the last run keeps its id: its key is held in memory again, and its base URL
+      // follows the emulator when it had to take another port.
+      const kept = already
+        ? await teamStore
+            .updateTeam(already.id, {
+              apiKey: info.apiKey,
+              ...(already.baseUrl !== info.baseUrl ? { baseUrl: info.baseUrl } : {}),
+            })
+            .catch(async (err: unknown) => {
+              // An agent the emulator no longer has (one added to it in the last run): a new demo team.
+              logger.warn('demo: the demo team of the last run could not be taken up; it starts afresh', {
+                error: err instanceof Error ? err.message : String(err),
+              });
+              await teamStore.removeTeam(already.id);
+              return null;
+            })
+        : null;
       const rec =
-        already ??
+        kept ??
         (await teamStore.addTeam({
           label: DEMO_TEAM_LABEL,
           baseUrl: info.baseUrl,
           apiKey: info.apiKey,
           agents: info.agents,
         }));
+      set.setDemo(teamStore);
       teamsChanged();
       await registerDemo(
         rec.id,
@@ -671,5 +704,14 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       await demo.close();
     },
   };
+  if (opts.demo) {
+    try {
+      await companion.startDemo();
+    } catch (err) {
+      await companion.close();
+      throw err;
+    }
+  }
+  monitor.start();
   return companion;
 }

@@ -1,13 +1,20 @@
-// The demo: a local emulator of the service (loopback, any free port) with its seeded team, added
-// to the companion as the in-memory "Demo (emulator)" team. The emulator is loaded on demand so the
-// app never pays for it unless the demo is used.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+// The demo: a local emulator of the service (loopback) with its seeded team, added to the companion
+// as the "Demo (emulator)" team. It lives in the data folder (demo/): the demo team's config (its id,
+// label, base URL and key hint; the emulator's made-up key is held in memory only) and the emulator's
+// agents' session states, so a companion started again continues the same world: the same team id,
+// the same port when it is free (the team's base URL follows when it is not), the same agents linked
+// or not. The emulator is loaded on demand so the app never pays for it unless the demo is used.
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { TeamStore, type ClientFactory } from '../../core/teams';
-import type { Clock } from '../../core/ports';
+import type { Clock, Logger } from '../../core/ports';
 import { MemorySecretStore } from '../../core/secrets';
+import { isPortTaken } from '../../core/port-owner';
 import type { Emulator, EmulatorSeed } from '../../emulator';
+
+/** The demo's folder in the data folder, and its emulator's agent states in it. */
+export const DEMO_DIR = 'demo';
+const EMULATOR_STATE_FILE = 'emulator-agents.json';
 
 export const DEMO_TEAM_LABEL = 'Demo (emulator)';
 
@@ -22,28 +29,47 @@ export interface DemoInfo {
 export class DemoHost {
   private emulator: Promise<{ emu: Emulator; seed: EmulatorSeed }> | null = null;
   private teamStore: Promise<TeamStore> | null = null;
-  private dir: string | null = null;
+  private readonly dir: string;
 
   constructor(
+    /** The companion's data folder (the demo keeps its team and its emulator's state in demo/). */
+    dataDir: string,
     private readonly clock: Clock,
     private readonly clientFactory: ClientFactory,
+    private readonly logger: Logger,
     /** Dialect names its answers use (the emulator's own shapes when empty). */
     private readonly dialect: readonly string[] = [],
-  ) {}
+  ) {
+    this.dir = path.join(dataDir, DEMO_DIR);
+  }
 
-  /** Starts the emulator once (seeded with the demo team). */
+  /** Starts the emulator once (seeded with the demo team), on the port of the last run when it is free. */
   start(): Promise<{ emu: Emulator; seed: EmulatorSeed }> {
     if (!this.emulator) {
       const p = (async () => {
         const mod = await import('../../emulator');
         const seed = mod.defaultSeed();
-        const emu = await mod.startEmulator({
-          port: 0,
-          host: '127.0.0.1',
-          seed,
-          clock: this.clock,
-          dialect: [...this.dialect],
-        });
+        const kept = await this.keptPort();
+        const run = (port: number) =>
+          mod.startEmulator({
+            port,
+            host: '127.0.0.1',
+            seed,
+            clock: this.clock,
+            dialect: [...this.dialect],
+            stateFile: path.join(this.dir, EMULATOR_STATE_FILE),
+            onStateError: (err) => this.logger.warn('demo: the emulator state is not kept', { error: err.message }),
+          });
+        let emu: Emulator;
+        try {
+          emu = await run(kept);
+        } catch (err) {
+          if (kept === 0 || !isPortTaken(err)) throw err;
+          this.logger.warn('demo: the port of the last run is taken; the emulator listens on another one', {
+            port: kept,
+          });
+          emu = await run(0);
+        }
         return { emu, seed };
       })();
       this.emulator = p;
@@ -52,6 +78,18 @@ export class DemoHost {
       });
     }
     return this.emulator;
+  }
+
+  /** The port of the demo team's base URL (the emulator of the last run), 0 when there is none. */
+  private async keptPort(): Promise<number> {
+    const team = (await this.openTeamStore()).listTeams()[0];
+    if (!team) return 0;
+    try {
+      const u = new URL(team.baseUrl);
+      return u.hostname === '127.0.0.1' && u.port !== '' ? Number(u.port) : 0;
+    } catch {
+      return 0;
+    }
   }
 
   async info(): Promise<DemoInfo> {
@@ -73,11 +111,11 @@ export class DemoHost {
     return new Map(state.webhooks.map((w) => [w.agentId, w.url]));
   }
 
-  /** The demo's TeamStore: a throw-away config folder and secrets in memory only. */
+  /** The demo's TeamStore: its config in the data folder (demo/config.json), its key in memory only. */
   openTeamStore(): Promise<TeamStore> {
     if (!this.teamStore) {
       const p = (async () => {
-        this.dir = await mkdtemp(path.join(tmpdir(), 'channel-companion-demo-'));
+        await mkdir(this.dir, { recursive: true, mode: 0o700 });
         return TeamStore.open({
           configDir: this.dir,
           secrets: new MemorySecretStore(),
@@ -97,7 +135,5 @@ export class DemoHost {
     const e = this.emulator;
     this.emulator = null;
     if (e) await e.then(({ emu }) => emu.close()).catch(() => undefined);
-    if (this.dir) await rm(this.dir, { recursive: true, force: true }).catch(() => undefined);
-    this.dir = null;
   }
 }

@@ -61,6 +61,13 @@ export class TeamSet {
     return this.ownerOf(teamIdOrLabel).clientFor(teamIdOrLabel);
   }
 
+  updateTeam(
+    teamIdOrLabel: string,
+    input: { label?: string; baseUrl?: string; apiKey?: string; allowInsecureHttp?: boolean },
+  ): Promise<TeamRecord> {
+    return this.ownerOf(teamIdOrLabel).updateTeam(teamIdOrLabel, input);
+  }
+
   removeTeam(teamIdOrLabel: string): Promise<void> {
     return this.ownerOf(teamIdOrLabel).removeTeam(teamIdOrLabel);
   }

@@ -12,6 +12,7 @@ type TeamRequests = Pick<
   | 'teams.list'
   | 'teams.add'
   | 'teams.remove'
+  | 'teams.update'
   | 'agents.list'
   | 'agents.add'
   | 'agents.remove'
@@ -76,6 +77,19 @@ export function teamRequests(s: Scope, health: () => AgentHealthDTO[]): TeamRequ
       const team = teamDTO(await c.addTeam(input), false);
       changed();
       return team;
+    },
+    'teams.update': async ({ teamId, ...input }) => {
+      const team = requireTeam(teamId);
+      const rejected = new Set(
+        teamList(s)
+          .filter((t) => t.keyRejected)
+          .map((t) => t.teamId),
+      );
+      const rec = await c.updateTeam(team.id, input);
+      changed();
+      // A new key or base URL is checked before it is kept: the old key's rejection no longer stands.
+      const checked = input.apiKey !== undefined || input.baseUrl !== undefined;
+      return teamDTO(rec, !checked && rejected.has(rec.id));
     },
     'teams.remove': async ({ teamId }) => {
       await c.removeTeam(requireTeam(teamId).id);

@@ -27,6 +27,7 @@ import { teamsOf } from '../teams-context';
 const flagsSchema = z
   .object({
     port: intString(0, 65_535).optional(),
+    tunnelPort: intString(0, 65_535).optional(),
     host: hostName.optional(),
     emulator: z.boolean().optional(),
     demoTeam: z.boolean().optional(),
@@ -90,6 +91,10 @@ export function register(program: Command, ctx: CliContext): void {
       '--host <host>',
       'interface to listen on (anything but loopback needs this flag and is warned about)',
       '127.0.0.1',
+    )
+    .option(
+      '--tunnel-port <n>',
+      'port of the webhook receiver for this run, not saved (default: the saved one; 0 = any free port)',
     )
     .option('--emulator', 'also start the local emulator of the service and add its demo team')
     .option('--no-demo-team', 'with --emulator: start the emulator but do not add its team')
@@ -157,6 +162,7 @@ export function register(program: Command, ctx: CliContext): void {
       poll,
       // The demo team is there before the monitor starts: its incidents of the last run are taken up.
       demo: f.emulator === true && f.demoTeam !== false,
+      ...(f.tunnelPort !== undefined ? { tunnelPort: f.tunnelPort } : {}),
       ...(f.dialect ? { demoDialect: f.dialect } : {}),
       ...(metrics ? { metrics } : {}),
       configDir,

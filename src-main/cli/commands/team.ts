@@ -1,4 +1,4 @@
-// `team add|list|remove`: saved teams. The API key is read from an environment variable (never a
+// `team add|list|edit|remove`: saved teams. The API key is read from an environment variable (never a
 // flag), checked against the service, and stored only in the OS keychain; the config file and the
 // output carry a hint of it (the last 4 characters) at most.
 import type { Command } from 'commander';
@@ -35,6 +35,16 @@ const addSchema = z.object({
 });
 
 const listSchema = z.object({ configDir, json: z.boolean().optional() });
+
+const editSchema = z.object({
+  label: z.string().trim().min(1, 'the label is empty').max(64, 'at most 64 characters').optional(),
+  baseUrl: baseUrlSchema.optional(),
+  keyFromEnv: z.boolean().optional(),
+  apiKeyEnv: envVarName,
+  configDir,
+  allowInsecureHttp: z.boolean().optional(),
+  json: z.boolean().optional(),
+});
 
 function teamLines(t: TeamRecord): string {
   return [
@@ -102,6 +112,55 @@ export function register(program: Command, ctx: CliContext): void {
     const teams = (await teamsOf(ctx).open(f.configDir)).listTeams();
     if (teams.length === 0) out.note('no saved teams; add one with `channel-companion team add`');
     for (const t of teams) out.result(teamJson(t), teamLines(t));
+  });
+
+  const edit = addConfigDirOption(
+    team
+      .command('edit')
+      .description(
+        'change a saved team in place (its id, incidents and history stay); a new base URL or key is checked with its agents first',
+      )
+      .argument('<team>', 'team id or label')
+      .option('--label <label>', 'a new name for the team')
+      .option('--base-url <url>', 'a new service base URL')
+      .option('--key-from-env', 'a new API key, read from the environment variable --api-key-env names (never a flag)')
+      .option('--api-key-env <name>', 'environment variable holding the new API key', DEFAULT_API_KEY_ENV)
+      .option(
+        '--allow-insecure-http',
+        'let the key go over plain http:// to this base URL, not this machine (anyone on the way can read it)',
+      )
+      .option(
+        '--no-allow-insecure-http',
+        'no longer let the key go over plain http:// to a host other than this machine',
+      ),
+  ).option('--json', 'the saved team as one JSON object');
+  defineAction(ctx, edit, async (opts, out, cmd) => {
+    const f = parseFlags(editSchema, opts);
+    const name = parseFlags(z.object({ team: teamName }), { team: cmd.args[0] }).team;
+    let apiKey: string | undefined;
+    if (f.keyFromEnv) {
+      apiKey = ctx.io.env[f.apiKeyEnv]?.trim();
+      if (!apiKey)
+        throw new UsageError(
+          `no API key: set the environment variable ${f.apiKeyEnv} (or name another with --api-key-env); the key is never accepted as a flag`,
+        );
+    }
+    if (f.label === undefined && f.baseUrl === undefined && apiKey === undefined && f.allowInsecureHttp === undefined)
+      throw new UsageError('nothing to change: give --label, --base-url, --key-from-env or --allow-insecure-http');
+    const { teamStore, team: before } = await teamsOf(ctx).team(name, f.configDir);
+    checkKeyTransport(f.baseUrl ?? before.baseUrl, f.allowInsecureHttp ?? before.allowInsecureHttp);
+    const t = await withTeams(() =>
+      teamStore.updateTeam(before.id, {
+        ...(f.label !== undefined ? { label: f.label } : {}),
+        ...(f.baseUrl !== undefined ? { baseUrl: f.baseUrl } : {}),
+        ...(apiKey !== undefined ? { apiKey } : {}),
+        ...(f.allowInsecureHttp !== undefined ? { allowInsecureHttp: f.allowInsecureHttp } : {}),
+      }),
+    );
+    out.result(
+      teamJson(t),
+      `saved team ${teamLines(t)}${apiKey !== undefined ? '\nthe new API key is in the OS keychain' : ''}`,
+    );
   });
 
   const remove = addConfigDirOption(

@@ -21,6 +21,7 @@ const incidentSchema = z.object({
   openedAt: z.number(),
   delivered: z.boolean(),
   raised: z.boolean(),
+  urgent: z.boolean().optional(),
   acknowledgedAt: z.number().nullable(),
   resolvedAt: z.null(),
   lastAlertAt: z.number().nullable(),

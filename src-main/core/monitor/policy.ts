@@ -572,7 +572,12 @@ export class AlertPolicy {
       const byTeam = new Map<string, Candidate[]>();
       for (const c of pending) byTeam.set(c.alert.teamId, [...(byTeam.get(c.alert.teamId) ?? []), c]);
       for (const [teamId, list] of byTeam) {
-        for (const c of list) if (c.incident) c.incident.delivered = true;
+        for (const c of list) {
+          if (!c.incident) continue;
+          c.incident.delivered = true;
+          // Kept with the open incident, so its severity is the same after a restart.
+          if (c.alert.urgent) c.incident.urgent = true;
+        }
         const alerts = list.map((c) => this.stamp(c.alert, now));
         if (alerts.length === 1) this.out.alerts.push(alerts[0]!);
         else if (alerts.length > 1) {

@@ -128,6 +128,8 @@ export interface Incident {
   /** Closed because its agent (or team) is no longer watched, not because it recovered. */
   removed?: boolean;
 }
+  /** An urgent alert about it reached the person (absent: none). */
+  urgent?: boolean;
 
 export type SnoozePreset = 'short' | 'long' | 'tomorrow';
 

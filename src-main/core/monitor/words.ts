@@ -56,7 +56,7 @@ export class IncidentWords {
     const w = this.words.get(i.id);
     if (w) return { ...w };
     const t = incidentText(i, rules, team);
-    return { title: t.title, body: t.body, urgent: false };
+    return { title: t.title, body: t.body, urgent: i.urgent === true };
   }
 
   /** Drops a resolved incident's words. */

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { ulid } from 'ulid';
 import type { ServiceClient } from '../api/service';
 import { inputProblem, ruleWords } from '../input-words';
+import { insecureKeyProblem } from '../url';
 import { systemClock, type Clock } from '../ports';
 import type { SecretStore } from '../secrets/types';
 import { configPath, moveCorruptConfigAside, readConfig, writeConfig } from './config-file';
@@ -19,7 +20,7 @@ import {
   type TeamConfig,
 } from './schema';
 import { decodeSigningSecrets, encodeSigningSecrets, rotate } from './signing';
-import { parseAddAgent, parseAddTeam, parseSigningSecret } from './inputs';
+import { parseAddAgent, parseAddTeam, parseEditTeam, parseSigningSecret } from './inputs';
 import { keychain, verifyAgent } from './verify';
 import { serial } from '../serial';
 import { findAgent } from './agent-id';
@@ -206,6 +207,63 @@ export class TeamStore {
         await client.close().catch(() => undefined);
         throw err;
       }
+    });
+  }
+
+  /**
+   * Changes a team in place: its label, base URL, key or insecure-http choice. The id stays, and with it
+   * everything kept under it (incidents, timelines, registrations, secrets). A new base URL or key is
+   * checked with every agent of the team first, as when the team was added; a refused change keeps the
+   * team as it was (the old key is put back when the file cannot be written).
+   */
+  async updateTeam(
+    idOrLabel: string,
+    input: { label?: string; baseUrl?: string; apiKey?: string; allowInsecureHttp?: boolean },
+  ): Promise<TeamRecord> {
+    const v = parseEditTeam(input);
+    return this.serial(async () => {
+      const team = this.requireTeam(idOrLabel);
+      const label = v.label ?? team.label;
+      const other = this.lookupByLabel(label);
+      if (other && other.id !== team.id)
+        throw new TeamStoreError('DUPLICATE', `A team labelled "${label}" already exists.`);
+      const baseUrl = v.baseUrl ?? team.baseUrl;
+      const allowInsecureHttp = v.allowInsecureHttp ?? team.allowInsecureHttp;
+      const problem = insecureKeyProblem(baseUrl, allowInsecureHttp);
+      if (problem !== null) throw new TeamStoreError('INVALID', `${problem}.`, { field: 'baseUrl' });
+      const reaches =
+        baseUrl !== team.baseUrl || v.apiKey !== undefined || allowInsecureHttp !== team.allowInsecureHttp;
+      const oldKey = v.apiKey !== undefined ? await keychain(() => this.opts.secrets.get(team.apiKeyRef)) : null;
+      let client: ServiceClient | null = null;
+      if (reaches) {
+        const apiKey = v.apiKey ?? (await this.getApiKey(team.id));
+        client = this.opts.clientFactory({ baseUrl, apiKey, allowInsecureHttp });
+      }
+      let keyStored = false;
+      try {
+        if (client) for (const a of team.agents) await verifyAgent(client, a.agentId, baseUrl);
+        if (v.apiKey !== undefined) {
+          await keychain(() => this.opts.secrets.set(team.apiKeyRef, v.apiKey!));
+          keyStored = true;
+        }
+        const keyHintNow = v.apiKey !== undefined ? keyHint(v.apiKey) : team.keyHint;
+        await this.commit((c) => {
+          // Checked again on the file as it is now: the agent checks above take a while.
+          const l = label.toLowerCase();
+          if (c.teams.some((t) => t.id !== team.id && t.label.toLowerCase() === l))
+            throw new TeamStoreError('DUPLICATE', `A team labelled "${label}" already exists.`);
+          return this.withTeam(team, (t) => ({ ...t, label, baseUrl, allowInsecureHttp, keyHint: keyHintNow }))(c);
+        });
+      } catch (err) {
+        if (keyStored && oldKey !== null) await this.opts.secrets.set(team.apiKeyRef, oldKey).catch(() => undefined);
+        await client?.close().catch(() => undefined);
+        throw err;
+      }
+      if (client) {
+        await this.dropClient(team.id);
+        this.clients.set(team.id, Promise.resolve(client));
+      }
+      return toRecord(this.requireTeam(team.id));
     });
   }
 
@@ -409,7 +467,15 @@ export class TeamStore {
   /** Reads config.json again (a missing file keeps what this store has: the next write recreates it). */
   private async reload(): Promise<void> {
     const disk = await readConfig(this.opts.configDir);
-    if (disk) this.config = disk;
+    if (!disk) return;
+    const before = this.config;
+    this.config = disk;
+    // A team changed by another process (`team edit`): its client is made again with the new URL or key.
+    for (const t of before.teams) {
+      const now = disk.teams.find((x) => x.id === t.id);
+      if (now?.baseUrl !== t.baseUrl || now.keyHint !== t.keyHint || now.allowInsecureHttp !== t.allowInsecureHttp)
+        void this.dropClient(t.id);
+    }
   }
 
   /**

@@ -39,6 +39,19 @@ const addTeamInput = z
     if (problem !== null) ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: problem });
   });
 
+const editTeamInput = z
+  .object({
+    label: labelSchema.optional(),
+    baseUrl: baseUrlSchema.optional(),
+    apiKey: apiKeySchema.optional(),
+    allowInsecureHttp: z.boolean().optional(),
+  })
+  .refine(
+    (t) =>
+      t.label !== undefined || t.baseUrl !== undefined || t.apiKey !== undefined || t.allowInsecureHttp !== undefined,
+    'nothing to change: give a new label, base URL, key or insecure-http choice',
+  );
+
 /** A refused input: an INVALID error in people's words, with the field's path. */
 function parse<T>(schema: z.ZodType<T>, input: unknown, names: FieldNames = {}): T {
   const r = schema.safeParse(input, { error: ruleWords });
@@ -55,6 +68,10 @@ function parse<T>(schema: z.ZodType<T>, input: unknown, names: FieldNames = {}):
 
 export function parseAddTeam(input: unknown) {
   return parse(addTeamInput, input, { label: 'Team name', 'agents.label': 'Agent label' });
+}
+
+export function parseEditTeam(input: unknown) {
+  return parse(editTeamInput, input, { label: 'Team name' });
 }
 
 export function parseAddAgent(input: unknown) {

@@ -184,6 +184,9 @@ export async function startServe(args: string[], home: ServeHome, timeoutMs = 30
     home.configDir,
     '--data-dir',
     home.dataDir,
+    // The receiver on any free port: the default one may be another companion's on this machine.
+    '--tunnel-port',
+    '0',
     ...args,
   ];
   const r = await attempt(cli, home.env, timeoutMs);
