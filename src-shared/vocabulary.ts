@@ -65,6 +65,10 @@ export const REFUSED_REASONS = [
   'storage-unavailable',
   /** Held while the agent's webhook registration was under way, then answered 503 (the service retries). */
   'registering',
+  /** The hook of an agent the receiver does not take deliveries for (404). */
+  'unknown-agent',
+  /** The receiver held as many bytes of bodies as it may at once (503 with Retry-After). */
+  'busy',
 ] as const;
 export type RefusedReason = (typeof REFUSED_REASONS)[number];
 

@@ -67,6 +67,20 @@ describe('the tunnel in the app', () => {
     expect(status.receiverProblem).toBeNull();
   });
 
+  it('the hook of an agent no team watches: 404 unknown-agent, kept without an agent id (so no agent filter gains it)', async () => {
+    const listenUrl = (await ok<{ listenUrl: string }>(first, 'tunnel.status')).listenUrl;
+    const res = await fetch(`${listenUrl}/hooks/agent-nobody-watches`, { method: 'POST', body: '{}' });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ ok: false, reason: 'unknown-agent' });
+    const [kept] = await ok<Array<{ reason: string; agentId: string | null }>>(first, 'tunnel.refused', {
+      text: 'agent-nobody-watches',
+    });
+    expect(kept).toMatchObject({ reason: 'unknown-agent', agentId: null });
+    // A watched agent's hook is verified as before.
+    const watched = await fetch(`${listenUrl}/hooks/agent-connected`, { method: 'POST', body: '{}' });
+    expect(watched.status).toBe(401);
+  });
+
   it('legacy-only deliveries are refused until the tunnel setting allows them', async () => {
     const listenUrl = (await ok<{ listenUrl: string }>(first, 'tunnel.status')).listenUrl;
     await ok(first, 'webhook.register', {

@@ -585,6 +585,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
         history: { store: registrations, teamId: team.id, source, target },
         keepSecret: async (secret, { url }) => {
           await set.setSigningSecret(team.id, agentId, secret);
+          await tunnelHost.secretsChanged(agentId);
           await prefs.update((p) => ({
             ...p,
             webhooks: [

@@ -13,6 +13,7 @@ import type { Clock, Logger } from '../../core/ports';
 import { REGISTERING_DIR, RegistrationsInFlight, Tunnel, TunnelError } from '../../core/tunnel';
 import type { ForwardAttempt, RefusedRequest, StoredDelivery } from '../../core/tunnel';
 import { describeOwner, freePortNear, isPortTaken, portOwner } from '../../core/port-owner';
+import { CompanionError } from '../../core/errors';
 
 const HOST = '127.0.0.1';
 /** A holder found this recently is not looked up again (the tunnel screen retries the start every few seconds). */
@@ -28,7 +29,7 @@ export interface PortTaken {
 }
 
 /** @internal Exported for tests. */
-export class PortTakenError extends Error {
+export class PortTakenError extends CompanionError {
   constructor(readonly taken: PortTaken) {
     super(
       `port ${taken.port} is taken by ${taken.owner}, so the webhook receiver cannot listen on it: ${taken.alternative !== null ? `use port ${taken.alternative} instead (free now), ` : 'choose another tunnel port, '}or stop what holds it.`,
@@ -198,11 +199,17 @@ export class TunnelHost {
     this.applyTargets();
   }
 
+  /** The watched agents: the receiver takes deliveries for these only, forwarded to the local app. */
   setAgents(agentIds: string[]): void {
     const gone = this.agentIds.filter((a) => !agentIds.includes(a));
     for (const a of gone) this.tunnel.setForwardTarget(a, undefined);
     this.agentIds = [...agentIds];
     this.applyTargets();
+  }
+
+  /** An agent's signing secrets were stored or removed here: the receiver reads them again now. */
+  secretsChanged(agentId: string): Promise<void> {
+    return this.tunnel.secretsChanged(agentId);
   }
 
   /** Accept deliveries signed only with the legacy header (the tunnel setting). */
@@ -218,6 +225,7 @@ export class TunnelHost {
   }
 
   private applyTargets(t: Tunnel = this.tunnel): void {
+    t.setAgents(this.agentIds);
     for (const a of this.agentIds) t.setForwardTarget(a, this.forwardTo ?? undefined);
   }
 

@@ -355,6 +355,8 @@ export function register(program: Command, ctx: CliContext): void {
           keepSecret: async (secret) => {
             if (saveTeamSecret) await saveTeamSecret(agent, secret);
             else secrets.remember(agent, secret);
+            // The receiver reads the agent's secrets again now, not at a delivery.
+            await tunnel.secretsChanged(agent);
           },
         });
         if (historyProblem) out.warn(historyProblem);

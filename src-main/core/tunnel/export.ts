@@ -1,6 +1,8 @@
-// A stored delivery as a `curl` command (bytes exact, every header it arrived with) or as a JSON
-// test fixture. One implementation for the app's "Copy as curl" and the CLI's `deliveries export`.
-import { tunnelHeaders } from './headers';
+// A stored delivery as a `curl` command (bytes exact, every header it arrived with but credentials)
+// or as a JSON test fixture. One implementation for the app's "Copy as curl" and the CLI's
+// `deliveries export`. Credential headers (Authorization, Cookie, …; stored redacted) are withheld,
+// and the command's first line says which.
+import { isCredentialHeader, redactHeaders, tunnelHeaders } from './headers';
 import type { DeliveryDetail, TunnelVerdict } from './types';
 
 /** POSIX single quotes: everything literal; a quote becomes '\''. */
@@ -60,14 +62,20 @@ const NOT_REPEATED = new Set([
   'proxy-authorization',
 ]);
 
-/** Every header the delivery arrived with, but those of its connection (NOT_REPEATED); several values joined by ", ". */
-function receivedHeaders(headers: DeliveryDetail['headers']): Record<string, string> {
+/**
+ * Every header the delivery arrived with, but those of its connection (NOT_REPEATED) and credentials
+ * (`withheld`, by name); several values joined by ", ".
+ */
+function receivedHeaders(headers: DeliveryDetail['headers']): { out: Record<string, string>; withheld: string[] } {
   const out: Record<string, string> = {};
+  const withheld: string[] = [];
   for (const [k, v] of Object.entries(headers)) {
-    if (NOT_REPEATED.has(k.toLowerCase())) continue;
-    out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+    const name = k.toLowerCase();
+    if (NOT_REPEATED.has(name)) continue;
+    if (isCredentialHeader(name)) withheld.push(name);
+    else out[name] = Array.isArray(v) ? v.join(', ') : v;
   }
-  return out;
+  return { out, withheld };
 }
 
 export interface CurlOptions {
@@ -79,22 +87,28 @@ export interface CurlOptions {
 }
 
 /**
- * The delivery as received (every header it arrived with but those of its connection, exact bytes),
- * with the tunnel's own headers after them (our delivery id second to the service's own).
+ * The delivery as received (every header it arrived with but those of its connection and credentials,
+ * exact bytes), with the tunnel's own headers after them (our delivery id second to the service's own).
  * Body: `--data-binary $'…'` (bash, zsh); when the body holds NUL bytes, `printf … | curl --data-binary @-` (any sh).
+ * Withheld credential headers are named on a `#` comment line before the command.
  */
 export function toCurl(d: DeliveryDetail, opts: CurlOptions = {}): string {
   const body = Buffer.from(d.bodyBase64, 'base64');
   const url = opts.url ?? FORWARD_URL_PLACEHOLDER;
+  const received = receivedHeaders(d.headers);
+  const note =
+    received.withheld.length > 0
+      ? `# withheld (credentials, stored redacted): ${received.withheld.map((n) => n.replace(/[^\x21-\x7e]/g, '?')).join(', ')}\n`
+      : '';
   const headers = {
-    ...receivedHeaders(d.headers),
+    ...received.out,
     ...(opts.tunnelHeaders === false ? {} : tunnelHeaders(opts.tunnelName ?? 'channel-companion-tunnel', d.id)),
   };
   const headerArgs = Object.entries(headers).map(([k, v]) => `  -H ${shellQuote(`${k}: ${v}`)}`);
   const ansi = ansiCQuote(body);
   const head = ['curl -sS -X POST', ...headerArgs];
-  if (ansi !== null) return [...head, `  --data-binary ${ansi}`, `  ${shellQuote(url)}`].join(' \\\n');
-  return [`printf ${printfFormat(body)} |`, ...head, '  --data-binary @-', `  ${shellQuote(url)}`].join(' \\\n');
+  if (ansi !== null) return note + [...head, `  --data-binary ${ansi}`, `  ${shellQuote(url)}`].join(' \\\n');
+  return note + [`printf ${printfFormat(body)} |`, ...head, '  --data-binary @-', `  ${shellQuote(url)}`].join(' \\\n');
 }
 
 export interface DeliveryFixture {
@@ -114,7 +128,8 @@ export function toFixture(d: DeliveryDetail): DeliveryFixture {
     id: d.id,
     agentId: d.agentId,
     receivedAt: new Date(d.receivedAt).toISOString(),
-    headers: d.headers,
+    // Redacted again: a delivery stored before credentials were redacted keeps none in a fixture.
+    headers: redactHeaders(d.headers),
     body: body.toString('utf8'),
     bodyBase64: d.bodyBase64,
     verdict: d.verdict,

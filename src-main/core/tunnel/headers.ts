@@ -35,3 +35,29 @@ export function originalHeaders(headers: HeaderMap, into: Record<string, string>
 export function tunnelHeaders(name: string, deliveryId: string): Record<string, string> {
   return { [TUNNEL_HEADER]: name, [DELIVERY_HEADER]: deliveryId };
 }
+
+/** What a credential header's value is stored as (see redactHeaders). */
+export const REDACTED = '(redacted)';
+
+/** Names of headers that carry credentials (the sender's, never the service's signature). */
+const CREDENTIAL_NAMES = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
+const CREDENTIAL_RE = /(?:^|[-_])(?:auth|token|secret|password|passwd|api[-_]?key|session|credentials?)(?:[-_]|$)/;
+
+/** Whether a header (its name lower-cased) carries a credential, so its value is not kept. */
+export function isCredentialHeader(name: string): boolean {
+  return CREDENTIAL_NAMES.has(name) || CREDENTIAL_RE.test(name);
+}
+
+/**
+ * The headers with each credential header's value replaced by REDACTED; the same object when there
+ * is none (the common case costs one test per name).
+ */
+export function redactHeaders<T extends string | string[] | undefined>(headers: Record<string, T>): Record<string, T> {
+  let out: Record<string, T> | null = null;
+  for (const name in headers) {
+    if (headers[name] === undefined || !isCredentialHeader(name.toLowerCase())) continue;
+    out ??= { ...headers };
+    out[name] = REDACTED as T;
+  }
+  return out ?? headers;
+}

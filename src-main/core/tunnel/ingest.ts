@@ -3,19 +3,27 @@
 // the answer is 503 (the service retries). A delivery the verification refuses is kept as metadata
 // only (refuse(): the refused store), never in the log, so it can neither evict a delivery nor fill
 // the disk. A repeat of an accepted delivery is acknowledged (so the service stops retrying) and kept
-// with the `duplicate` verdict, up to MAX_KEPT_REPEATS per delivery; further repeats (a replay flood
-// inside the signature's validity) are acknowledged without being kept. A repeat that arrives while
-// the delivery it repeats is still being stored waits for it: when that fails (answered 503), the
-// repeat is answered 503 too, never acknowledged as a duplicate of a delivery that is not kept.
+// with the `duplicate` verdict, up to MAX_KEPT_REPEATS per delivery (counted as the repeats arrive,
+// however many arrive at once); further repeats (a replay flood inside the signature's validity) are
+// acknowledged without being kept. A repeat that arrives while the delivery it repeats is still being
+// stored waits for it: when that fails (answered 503), the repeat is answered 503 too, never
+// acknowledged as a duplicate of a delivery that is not kept.
+// Deliveries are verified with the secrets the cache holds (secret-cache.ts): none waits for a
+// re-read; one they refuse makes the cache read them again in the background, at most once per
+// agent every few seconds, so the service's retry finds a secret stored meanwhile elsewhere.
 // A delivery that fails verification while a registration of its agent is in flight (the service
 // may post with the new secret before the reply to its PUT reaches us) is held until the new secret
-// is stored, then verified again; if the registration does not end within holdMs, it is answered
-// 503 with Retry-After so the service tries again.
+// is stored, then verified again with the secrets read once the registration ended (one read shared
+// by the deliveries held together); if the registration does not end within holdMs, it is answered
+// 503 with Retry-After so the service tries again. At most MAX_HELD deliveries and MAX_HELD_BYTES of
+// their bodies are held at once: beyond that, 503 with Retry-After at once.
+// Credential headers a delivery carries (Authorization, Cookie, …) are stored redacted (headers.ts).
 import { ChurnMap } from '../churn';
 import type { Clock } from '../ports';
 import type { EventLog } from './log';
 import type { IdGenerator } from './ids';
 import type { RegistrationsInFlight } from './in-flight';
+import { redactHeaders } from './headers';
 import { digestOf, type Answer, type RefusalInput } from './receiver';
 import type { SecretCache } from './secret-cache';
 import type { SeenIndex } from './seen';
@@ -49,7 +57,7 @@ export interface IngestOptions {
   seen: SeenIndex;
   clock: Clock;
   newId: IdGenerator;
-  /** The agents' signing secrets (read from their keeper at most once a second; see secret-cache.ts). */
+  /** The agents' signing secrets (read when needed first or changed; see secret-cache.ts). */
   secrets: SecretCache;
   toleranceSec?: number;
   /** Accept deliveries signed only with the legacy header (default false). */
@@ -64,7 +72,11 @@ export interface IngestOptions {
   holdMs?: number;
 }
 
-type Checked = ReturnType<typeof verifyTunnelDelivery> & { receivedAt: number };
+type Checked = ReturnType<typeof verifyTunnelDelivery> & {
+  receivedAt: number;
+  /** For a duplicate: the how-manieth repeat of its delivery it is (counted when it was checked). */
+  repeat: number;
+};
 
 /** A verdict that refuses a delivery; its reason is the refused store's word as it is. */
 type RefusingReason = Exclude<TunnelReason, 'verified' | 'verified-legacy-only' | 'duplicate'>;
@@ -72,8 +84,12 @@ type RefusingReason = Exclude<TunnelReason, 'verified' | 'verified-legacy-only' 
 /** How long a delivery is held while its agent's registration is in flight. */
 const HOLD_MS = 5_000;
 
-/** Seconds the service is asked to wait when a registration outlasted the hold. */
+/** Seconds the service is asked to wait when a registration outlasted the hold (or the hold is full). */
 const HOLD_RETRY_AFTER_SEC = 2;
+
+/** Deliveries held at once while registrations are in flight, and the bytes of their bodies. */
+const MAX_HELD = 64;
+const MAX_HELD_BYTES = 8 * 1024 * 1024;
 
 /** Verdicts a new signing secret can turn into a pass. */
 const SECRET_REASONS: ReadonlySet<TunnelReason> = new Set<TunnelReason>(['signature-mismatch', 'no-secret']);
@@ -87,39 +103,51 @@ export class Ingest {
   /** Claims a key for claimAgent at claimAt: made once, not a closure per delivery. */
   private readonly claim = (key: string): boolean => this.o.seen.claim(this.claimAgent, key, this.claimAt);
 
+  /** Deliveries held now (see MAX_HELD), and the bytes of their bodies. */
+  private held = 0;
+  private heldBytes = 0;
+
   constructor(private readonly o: IngestOptions) {}
 
   async receive(input: IngestInput): Promise<IngestResult> {
-    // Secrets read a moment ago (or by a read under way) verify at once; a delivery they refuse is
-    // verified again with the secrets read afresh for it (one stored meanwhile counts).
+    // The secrets held verify at once; only an agent's first delivery waits for them to be read.
     const kept = this.o.secrets.peek(input.agentId);
-    const earlier = kept !== undefined || this.o.secrets.reading(input.agentId);
-    let checked = kept !== undefined ? this.check(input, kept, null) : await this.verify(input, false);
-    if (earlier && !checked.verdict.ok && SECRET_REASONS.has(checked.verdict.reason))
-      checked = await this.verify(input, true);
+    let checked = kept !== undefined ? this.check(input, kept, null) : await this.verify(input);
     const inFlight = this.o.registrations;
-    if (
-      !checked.verdict.ok &&
-      SECRET_REASONS.has(checked.verdict.reason) &&
-      inFlight?.inFlight(input.agentId) &&
-      !input.simulated
-    ) {
-      const holdMs = this.o.holdMs ?? HOLD_MS;
-      if (!(await inFlight.settled(input.agentId, holdMs, this.o.clock))) {
-        const detail = [
-          ...checked.verdict.steps,
-          `a webhook registration of ${input.agentId} was still under way after ${Math.round(holdMs / 1000)} s (its new signing secret not stored yet); answered 503 so the service retries`,
-        ].join('\n');
-        const r = this.o.refuse(
-          { ...this.meta(input), ...digestOf(input.body), reason: 'registering', status: 503, detail },
-          { ok: false, reason: 'registration-in-flight' },
+    if (!checked.verdict.ok && SECRET_REASONS.has(checked.verdict.reason) && !input.simulated) {
+      if (!inFlight?.inFlight(input.agentId)) {
+        this.o.secrets.refused(input.agentId);
+      } else {
+        const holdMs = this.o.holdMs ?? HOLD_MS;
+        const size = input.body.length;
+        if (this.held >= MAX_HELD || this.heldBytes + size > MAX_HELD_BYTES) {
+          return this.registering(
+            input,
+            checked,
+            `a webhook registration of ${input.agentId} was under way and ${this.held} deliveries (${this.heldBytes} bytes) were held already, the most this receiver holds; answered 503 so the service retries`,
+          );
+        }
+        this.held++;
+        this.heldBytes += size;
+        let settled: boolean;
+        try {
+          settled = await inFlight.settled(input.agentId, holdMs, this.o.clock);
+        } finally {
+          this.held--;
+          this.heldBytes -= size;
+        }
+        if (!settled) {
+          return this.registering(
+            input,
+            checked,
+            `a webhook registration of ${input.agentId} was still under way after ${Math.round(holdMs / 1000)} s (its new signing secret not stored yet); answered 503 so the service retries`,
+          );
+        }
+        checked = await this.verify(input, this.o.clock.now());
+        checked.verdict.steps.unshift(
+          `held while a webhook registration of ${input.agentId} was under way, then verified with the secrets stored by then`,
         );
-        return { ...r, headers: { ...(r.headers ?? {}), 'retry-after': String(HOLD_RETRY_AFTER_SEC) }, delivery: null };
       }
-      checked = await this.verify(input, true);
-      checked.verdict.steps.unshift(
-        `held while a webhook registration of ${input.agentId} was under way, then verified with the secrets stored by then`,
-      );
     }
     const { verdict, summary, key, receivedAt } = checked;
     const duplicate = verdict.reason === 'duplicate';
@@ -147,7 +175,7 @@ export class Ingest {
         );
       }
     }
-    if (duplicate && this.o.seen.repeats(input.agentId, key!) > MAX_KEPT_REPEATS) {
+    if (duplicate && checked.repeat > MAX_KEPT_REPEATS) {
       return { delivery: null, status: 200, response: { ok: true, duplicate: true } };
     }
     const delivery: StoredDelivery = {
@@ -157,7 +185,7 @@ export class Ingest {
       receivedAt,
       method: input.method,
       path: input.path,
-      headers: input.headers,
+      headers: redactHeaders(input.headers),
       bodyBase64: input.body.toString('base64'),
       verdict,
       summary,
@@ -195,15 +223,31 @@ export class Ingest {
     return { ...r, headers: { ...(r.headers ?? {}), 'retry-after': '5' }, delivery: null };
   }
 
+  private registering(input: IngestInput, checked: Checked, why: string): IngestResult {
+    const r = this.o.refuse(
+      {
+        ...this.meta(input),
+        ...digestOf(input.body),
+        reason: 'registering',
+        status: 503,
+        detail: [...checked.verdict.steps, why].join('\n'),
+      },
+      { ok: false, reason: 'registration-in-flight' },
+    );
+    return { ...r, headers: { ...(r.headers ?? {}), 'retry-after': String(HOLD_RETRY_AFTER_SEC) }, delivery: null };
+  }
+
   /**
-   * Verifies with the agent's secrets, read for it now when `fresh`, else as the cache has them
-   * (claiming the delivery's key when it passes).
+   * Verifies with the agent's secrets as the cache has them (read now for its first delivery), or,
+   * given `since`, as read by a read begun then or later (claiming the delivery's key when it passes).
    */
-  private async verify(input: IngestInput, fresh: boolean): Promise<Checked> {
+  private async verify(input: IngestInput, since?: number): Promise<Checked> {
     let secrets: string[] = [];
     let secretError: string | null = null;
     try {
-      secrets = await this.o.secrets.get(input.agentId, fresh);
+      secrets = await (since === undefined
+        ? this.o.secrets.get(input.agentId)
+        : this.o.secrets.reload(input.agentId, since));
     } catch (err) {
       // The message of a secret-store failure names the store, never the secret.
       secretError = err instanceof Error ? err.name : 'error';
@@ -227,7 +271,8 @@ export class Ingest {
       claim: this.claim,
     });
     if (secretError !== null) checked.verdict.steps.unshift(`the signing secrets could not be read (${secretError})`);
-    return { ...checked, receivedAt };
+    const repeat = checked.verdict.reason === 'duplicate' ? this.o.seen.repeats(input.agentId, checked.key!) : 0;
+    return { ...checked, receivedAt, repeat };
   }
 
   private meta(input: IngestInput): Omit<RefusalInput, 'reason' | 'status' | 'detail' | 'size' | 'sha256' | 'prefix'> {

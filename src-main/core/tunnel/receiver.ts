@@ -1,16 +1,22 @@
 // The HTTP receiver: POST /hooks/<agentId> (or /hooks for the default agent) is handed over whole.
 // Everything else is refused here and reported as metadata (refuse()): a path that is not a hook
-// (404, "not-a-hook", so a wrongly registered URL shows up; so is the hook of an agent the receiver
-// does not take deliveries for, when it is given its agents; the answer names the hooks only to a
-// caller on this machine that came directly), another method (405), a body over the
+// (404, "not-a-hook", so a wrongly registered URL shows up), the hook of an agent the receiver does
+// not take deliveries for, when it is given its agents (404, "unknown-agent"; the answer names the
+// hooks only to a caller on this machine that came directly), another method (405), a body over the
 // limit (413, not read further), malformed HTTP and slow clients (400/408). Only the size, a
 // sha256 and the first bytes of a refused body are kept while it streams past.
-// A source over its refusal budget (isLimited) is answered 429 before its body is read, unless the
-// request carries a signature (it may be genuine: it is verified first).
+// Limits, each applied before any work on a request:
+// - connections: at most maxConnections open at once. A connection over it closes the oldest one
+//   that has no request under way (an idle or half-sent one), or, when every one has, is closed at
+//   once: idle sockets can neither exhaust the process's descriptors nor keep deliveries out.
+// - refusals: a source over its refusal budget (isLimited) is answered 429 before anything else is
+//   done with its request (signed or not: no verification, no secret read, the body not read).
+// - bytes in flight: the bodies of hook requests being read or handled hold at most
+//   maxBytesInFlight (a body counts by its declared length from the start); a request over it is
+//   answered 503 with Retry-After at once, its body not read.
 import { createHash, type Hash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { LEGACY_HEADER, V1_HEADER } from '../signature';
 import { silentLogger, type Logger } from '../ports';
 import { isLoopbackHost } from '../url';
 import { AGENT_ID_PATTERN } from '../../../src-shared/limits';
@@ -21,6 +27,14 @@ const DEFAULT_BODY_LIMIT = 5 * 1024 * 1024;
 const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const DEFAULT_AGENT_ID = 'default';
+/** Connections open at once (see above). */
+const DEFAULT_MAX_CONNECTIONS = 256;
+/** Bytes of hook bodies being read or handled at once (see above). */
+const DEFAULT_MAX_BYTES_IN_FLIGHT = 64 * 1024 * 1024;
+/** Seconds a request refused for the bytes in flight is asked to wait. */
+const BUSY_RETRY_AFTER_SEC = 2;
+/** The cap's warning is logged at most this often. */
+const CAP_WARN_EVERY_MS = 60_000;
 const PREFIX_BYTES = 256;
 
 interface ReceivedRequest {
@@ -69,8 +83,12 @@ export interface ReceiverOptions {
   requestTimeoutMs?: number;
   /** The agent that `/hooks` (no id) belongs to. */
   defaultAgentId?: string;
-  /** The only agents whose hooks there are (default: any). */
-  agents?: readonly string[];
+  /** The only agents whose hooks there are, asked per request (default, or null: any). */
+  agents?: () => ReadonlySet<string> | null;
+  /** Connections open at once (default DEFAULT_MAX_CONNECTIONS). */
+  maxConnections?: number;
+  /** Bytes of hook bodies being read or handled at once (default DEFAULT_MAX_BYTES_IN_FLIGHT). */
+  maxBytesInFlight?: number;
   logger?: Logger;
 }
 
@@ -201,16 +219,23 @@ export function digestOf(body: Buffer): { size: number; sha256: string; prefix: 
   return d.result();
 }
 
-function hasSignature(headers: HeaderMap): boolean {
-  return headers[V1_HEADER] !== undefined || headers[LEGACY_HEADER] !== undefined;
-}
-
 export function createReceiver(o: ReceiverOptions): Receiver {
   const limit = o.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const logger = o.logger ?? silentLogger;
   const defaultAgent = o.defaultAgentId ?? DEFAULT_AGENT_ID;
-  const only = o.agents ? new Set(o.agents) : null;
-  const onlyHooks = only ? [...only].map((a) => hookUrl('', a)) : [];
+  const maxConnections = Math.max(1, o.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
+  const maxInFlight = Math.max(limit, o.maxBytesInFlight ?? DEFAULT_MAX_BYTES_IN_FLIGHT);
+  /** The hooks of a set of agents, made once per set. */
+  let hooksOf: { of: ReadonlySet<string>; hooks: string[] } | null = null;
+  const hooks = (only: ReadonlySet<string>): string[] => {
+    if (hooksOf?.of !== only) hooksOf = { of: only, hooks: [...only].map((a) => hookUrl('', a)) };
+    return hooksOf.hooks;
+  };
+  /** Open connections, oldest first, and those with a request under way. */
+  const open = new Set<Socket>();
+  const busy = new Set<Socket>();
+  let capWarnedAt = -Infinity;
+  let bytesInFlight = 0;
   const headersTimeout = o.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const requestTimeout = Math.max(o.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, headersTimeout);
   const server = createServer({
@@ -250,6 +275,28 @@ export function createReceiver(o: ReceiverOptions): Receiver {
     answerAndClose(req, res, a);
   };
 
+  /** Too many bytes of bodies in flight: 503 with Retry-After at once, the body not read. */
+  const busyNow = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    base: Omit<RefusalInput, 'reason' | 'status' | 'detail' | 'size' | 'sha256' | 'prefix'>,
+    size: number,
+  ) => {
+    const a = o.refuse(
+      {
+        ...base,
+        reason: 'busy',
+        status: 503,
+        detail: `the receiver holds ${maxInFlight} bytes of bodies at most at once, and this one (${size} bytes) would go over it; answered 503 at once, the body was not read`,
+        size,
+        sha256: '',
+        prefix: '',
+      },
+      { ok: false, reason: 'busy', retryAfterSec: BUSY_RETRY_AFTER_SEC },
+    );
+    answerAndClose(req, res, { ...a, headers: { ...(a.headers ?? {}), 'retry-after': String(BUSY_RETRY_AFTER_SEC) } });
+  };
+
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const url = originForm(req.url ?? '/');
     const q = url.indexOf('?');
@@ -260,19 +307,30 @@ export function createReceiver(o: ReceiverOptions): Receiver {
     const peer = peerOf(req.socket);
     const via = from !== peer ? peer : undefined;
     const routed = routeAgent(path, defaultAgent);
+    const only = o.agents?.() ?? null;
     const stranger = routed !== null && only !== null && !only.has(routed);
     const agentId = stranger ? null : routed;
     const base = { method, path, agentId, from, ...(via !== undefined ? { via } : {}), headers };
     const accepted = agentId !== null && method === 'POST';
 
+    // Under way until answered: its connection is not idle, and its body counts in flight (`held`).
+    const socket = req.socket;
+    let held = 0;
+    busy.add(socket);
+    res.once('close', () => {
+      busy.delete(socket);
+      bytesInFlight -= held;
+      held = 0;
+    });
+
     const wait = o.isLimited?.(from, via) ?? 0;
-    if (wait > 0 && !(accepted && hasSignature(headers))) {
+    if (wait > 0) {
       const a = o.refuse(
         {
           ...base,
           reason: 'rate-limited',
           status: 429,
-          detail: `this source sent too many refused requests; answered at once, the body was not read`,
+          detail: `this source sent too many refused requests; answered at once, the request was neither read nor verified`,
           size: 0,
           sha256: '',
           prefix: '',
@@ -302,23 +360,31 @@ export function createReceiver(o: ReceiverOptions): Receiver {
         if (over) return;
         // The hooks are named only to this machine: to anyone else the list would tell the agent ids.
         const tell = stranger && directFromThisMachine(peer, headers);
-        const r =
-          agentId === null
+        const r = stranger
+          ? o.refuse(
+              {
+                ...base,
+                reason: 'unknown-agent',
+                status: 404,
+                detail: `${path} is the hook of an unknown agent: this receiver takes deliveries for ${hooks(only!).join(', ') || 'no agent'} only`,
+                ...d.result(),
+              },
+              {
+                ok: false,
+                reason: 'unknown-agent',
+                hint: tell && only!.size > 0 ? `POST ${hooks(only!).join(' or ')}` : 'POST /hooks/<agentId>',
+              },
+            )
+          : agentId === null
             ? o.refuse(
                 {
                   ...base,
                   reason: 'not-a-hook',
                   status: 404,
-                  detail: stranger
-                    ? `${path} is not a hook: this receiver takes deliveries for ${onlyHooks.join(', ')} only`
-                    : `${path} is not a hook: deliveries go to /hooks/<agentId>`,
+                  detail: `${path} is not a hook: deliveries go to /hooks/<agentId>`,
                   ...d.result(),
                 },
-                {
-                  ok: false,
-                  reason: 'not-found',
-                  hint: tell ? `POST ${onlyHooks.join(' or ')}` : 'POST /hooks/<agentId>',
-                },
+                { ok: false, reason: 'not-found', hint: 'POST /hooks/<agentId>' },
               )
             : o.refuse(
                 {
@@ -335,6 +401,12 @@ export function createReceiver(o: ReceiverOptions): Receiver {
       return;
     }
 
+    // The body counts against the bytes in flight from the start by its declared length, then as it
+    // arrives, until the answer is sent.
+    const reserve = Number.isFinite(declared) && declared > 0 ? declared : 0;
+    if (bytesInFlight + reserve > maxInFlight) return busyNow(req, res, base, reserve);
+    bytesInFlight += reserve;
+    held = reserve;
     const chunks: Buffer[] = [];
     let size = 0;
     let over = false;
@@ -349,6 +421,16 @@ export function createReceiver(o: ReceiverOptions): Receiver {
         chunks.length = 0;
         return tooLarge(req, res, base, d);
       }
+      if (size > held) {
+        const more = size - held;
+        if (bytesInFlight + more > maxInFlight) {
+          over = true;
+          chunks.length = 0;
+          return busyNow(req, res, base, size);
+        }
+        bytesInFlight += more;
+        held = size;
+      }
       chunks.push(chunk);
     });
     req.on('error', () => undefined);
@@ -361,6 +443,35 @@ export function createReceiver(o: ReceiverOptions): Receiver {
           logger.error('tunnel receiver: handling failed', { error: err instanceof Error ? err.message : String(err) });
           if (!res.headersSent) sendJson(res, { status: 500, response: { ok: false, reason: 'internal-error' } });
         });
+    });
+  });
+  server.on('connection', (socket: Socket) => {
+    if (open.size >= maxConnections) {
+      let idle: Socket | undefined;
+      for (const s of open) {
+        if (!busy.has(s)) {
+          idle = s;
+          break;
+        }
+      }
+      const now = Date.now();
+      if (now - capWarnedAt >= CAP_WARN_EVERY_MS) {
+        capWarnedAt = now;
+        logger.warn(
+          `tunnel receiver: ${maxConnections} connections are open, the most it keeps; ${idle ? 'the oldest idle ones are closed' : 'new ones are closed at once'}`,
+        );
+      }
+      if (idle === undefined) {
+        socket.destroy();
+        return;
+      }
+      open.delete(idle);
+      idle.destroy();
+    }
+    open.add(socket);
+    socket.once('close', () => {
+      open.delete(socket);
+      busy.delete(socket);
     });
   });
   server.on('clientError', (err, socket: Socket) => {

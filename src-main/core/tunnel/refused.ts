@@ -2,12 +2,14 @@
 // store under <dataDir>/refused: at most maxEntries in memory, and on disk two files of at most
 // maxEntries / 2 lines each (the current one rolls over the older one), so junk can never evict a
 // delivery nor fill the disk. Best effort: written without fdatasync, a write failure is logged and
-// the entry stays in memory. A reader (readOnly) only loads the files.
+// the entry stays in memory. A reader (readOnly) only loads the files. Credential headers
+// (Authorization, Cookie, …) are kept redacted.
 import { closeSync, fstatSync, ftruncateSync, openSync, renameSync, writeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { silentLogger, type Logger } from '../ports';
+import { isCredentialHeader, REDACTED } from './headers';
 import { ensurePrivateDir, PRIVATE_FILE_MODE, privateFiles } from './private-files';
 import { REFUSED_REASONS, type RefusedReason, type RefusedRequest } from './types';
 
@@ -54,13 +56,15 @@ export interface RefusedStoreOptions {
 
 const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s);
 
-/** Header values as strings, each and all capped. */
+/** Header values as strings, each and all capped; a credential header's value redacted (headers.ts). */
 export function cappedHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   let total = 0;
   for (const [k, v] of Object.entries(headers)) {
     if (v === undefined) continue;
-    const value = cut(Array.isArray(v) ? v.join(', ') : v, MAX_HEADER_VALUE);
+    const value = isCredentialHeader(k.toLowerCase())
+      ? REDACTED
+      : cut(Array.isArray(v) ? v.join(', ') : v, MAX_HEADER_VALUE);
     total += k.length + value.length;
     if (total > MAX_HEADERS_CHARS) {
       out['…'] = 'further headers left out';

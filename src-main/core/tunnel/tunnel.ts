@@ -35,6 +35,7 @@ import { DEFAULT_DUPLICATE_WINDOW_MS, minDuplicateWindowMs, SeenFile, SeenIndex 
 import { composeInboundEvent, signedRequest, type SimulateInput } from './simulate';
 import { createUndiciTransport, type Transport } from './transport';
 import type { DeliveryDetail, DeliveryListItem, ForwardAttempt, RefusedRequest, StoredDelivery } from './types';
+import { CompanionError } from '../errors';
 
 export interface ForwardConfig {
   /** The local app for agents without their own URL. */
@@ -84,8 +85,12 @@ export interface TunnelOptions {
   allowLegacySignature?: boolean;
   /** How long a delivery's key is kept for the duplicate verdict (at least 2 × tolerance + retries). */
   duplicateWindowMs?: number;
-  /** Per-source budget of refused requests (then 429). */
+  /** Per-source budget of refused requests (then 429, before any other work on a request). */
   refusalRate?: RefusalRate;
+  /** Connections the receiver keeps open at once (default 256; see receiver.ts). */
+  maxConnections?: number;
+  /** Bytes of bodies the receiver reads or handles at once (default 64 MiB; then 503 with Retry-After). */
+  maxBytesInFlight?: number;
   /** Refused requests kept (metadata only). */
   maxRefused?: number;
   /** Only read the data dir: no lock, no receiver, no forwarding, no appends. */
@@ -95,7 +100,8 @@ export interface TunnelOptions {
   /**
    * The agents this receiver takes deliveries for: `/hooks/<id>` of any other is not a hook (404).
    * Default: any agent (each is verified with its own secrets). Give it where one secret serves
-   * every agent, or one delivery could be replayed once per made-up agent id.
+   * every agent, or one delivery could be replayed once per made-up agent id. setAgents changes it.
+   * Their secrets are read when the receiver starts (and when an agent is added), not per delivery.
    */
   agents?: readonly string[];
   forward?: ForwardConfig;
@@ -137,7 +143,7 @@ export interface TunnelEvents {
   refused: RefusedRequest;
 }
 
-export class TunnelError extends Error {
+export class TunnelError extends CompanionError {
   constructor(
     /** locked: another writer holds the data dir; read-only: this tunnel only reads. */
     readonly code: 'not-loopback' | 'not-open' | 'no-secret' | 'storage-failed' | 'not-found' | 'locked' | 'read-only',
@@ -172,7 +178,7 @@ export class Tunnel {
   /** Webhook registrations under way (see TunnelOptions.registrations). */
   readonly registrations: RegistrationsInFlight;
   readonly readOnly: boolean;
-  /** The agents' signing secrets, read from getSecrets at most once a second while they verify. */
+  /** The agents' signing secrets, read from getSecrets when first needed or changed (secret-cache.ts). */
   private readonly secrets: SecretCache;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -184,6 +190,8 @@ export class Tunnel {
   private readonly toleranceSec: number;
   private readonly duplicateWindowMs: number;
   private readonly limiter: RefusalLimiter;
+  /** The agents the receiver takes deliveries for, or null: any. */
+  private agents: ReadonlySet<string> | null;
   private allowLegacy: boolean;
   private lock: WriterLock | null = null;
   private opening: Promise<void> | null = null;
@@ -211,6 +219,7 @@ export class Tunnel {
       minDuplicateWindowMs(this.toleranceSec),
     );
     this.limiter = new RefusalLimiter(o.refusalRate);
+    this.agents = o.agents ? new Set(o.agents) : null;
     this.allowLegacy = o.allowLegacySignature === true;
     this.readOnly = o.readOnly === true;
     this.registrations = o.registrations ?? new RegistrationsInFlight(join(o.dataDir, REGISTERING_DIR));
@@ -347,9 +356,13 @@ export class Tunnel {
       headersTimeoutMs: this.o.headersTimeoutMs,
       requestTimeoutMs: this.o.requestTimeoutMs,
       defaultAgentId: this.o.defaultAgentId,
-      ...(this.o.agents ? { agents: this.o.agents } : {}),
+      agents: () => this.agents,
+      ...(this.o.maxConnections !== undefined ? { maxConnections: this.o.maxConnections } : {}),
+      ...(this.o.maxBytesInFlight !== undefined ? { maxBytesInFlight: this.o.maxBytesInFlight } : {}),
       logger: this.logger,
     });
+    // The known agents' secrets are read now, not at their first delivery.
+    for (const a of this.agents ?? []) this.secrets.load(a);
     const { port } = await this.receiver.listen(opts.port ?? 0, host);
     const h = host.includes(':') ? `[${host}]` : host;
     this.baseUrl = `http://${h}:${port}`;
@@ -373,6 +386,28 @@ export class Tunnel {
     this.lock = null;
   }
 
+  /**
+   * The agents the receiver takes deliveries for from now on (null: any); the hook of any other is
+   * answered 404 `unknown-agent`. The secrets of an agent added are read in the background.
+   */
+  setAgents(agentIds: readonly string[] | null): void {
+    this.agents = agentIds === null ? null : new Set(agentIds);
+    if (this.receiver) for (const a of agentIds ?? []) this.secrets.load(a);
+  }
+
+  /**
+   * The agent's signing secrets changed (stored or removed by this process): they are read again now,
+   * off the way of any delivery. Resolves once read (a failed read is logged, never thrown).
+   */
+  async secretsChanged(agentId: string): Promise<void> {
+    await this.secrets.reload(agentId).catch((err: unknown) =>
+      this.logger.warn('tunnel: the signing secrets could not be read again', {
+        agentId,
+        error: err instanceof Error ? err.name : 'error',
+      }),
+    );
+  }
+
   /** Whether deliveries signed only with the legacy header are accepted (from the next one on). */
   setAllowLegacySignature(allow: boolean): void {
     this.allowLegacy = allow;
@@ -390,7 +425,8 @@ export class Tunnel {
   /**
    * Keeps a refused request (metadata only) and says what to answer. A source over its budget of
    * refusals gets 429 with Retry-After, and only its first such request per spell is kept. A 503
-   * while storage fails is not the sender's fault: it never counts against the budget.
+   * while storage fails or the receiver is busy is not the sender's fault: it never counts against
+   * the budget. Credential headers are kept redacted (cappedHeaders).
    */
   private refuse(r: RefusalInput, response: Record<string, unknown>): Answer {
     const now = this.clock.now();
@@ -400,7 +436,7 @@ export class Tunnel {
     let detail = r.detail;
     let answer = response;
     let headers: Record<string, string> | undefined;
-    if (r.reason !== 'storage-unavailable') {
+    if (r.reason !== 'storage-unavailable' && r.reason !== 'busy') {
       const take = this.limiter.take(r.from, now, r.via);
       if (take.limited) {
         headers = { 'retry-after': String(take.retryAfterSec) };
@@ -483,7 +519,7 @@ export class Tunnel {
         transport: this.transport,
         newId: this.newId,
         tunnelName: this.name,
-        getSecrets: (agentId) => this.secrets.get(agentId, true),
+        getSecrets: (agentId) => this.secrets.reload(agentId),
         targetOf: (a) => this.targetOf(a),
         defaultTimeoutMs: this.forward.timeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS,
       },
@@ -499,7 +535,7 @@ export class Tunnel {
   async trigger(opts: TriggerOptions): Promise<TriggerResult> {
     await this.open();
     const { agentId, secret: given, serviceBaseUrl, ...input } = opts;
-    const secret = given ?? (await this.secrets.get(agentId, true)).find((s) => s.length > 0);
+    const secret = given ?? (await this.secrets.reload(agentId)).find((s) => s.length > 0);
     if (secret === undefined)
       throw new TunnelError('no-secret', `no signing secret is configured for agent ${agentId}`);
     const now = this.clock.now();

@@ -30,6 +30,8 @@ const REFUSED_WORDS: Record<RefusedReason, string> = {
   'bad-request': 'Refused — bad request',
   'storage-unavailable': 'Refused — storage unavailable',
   registering: 'Asked to retry — registration under way',
+  'unknown-agent': 'Not a hook — unknown agent',
+  busy: 'Asked to retry — receiver busy',
 };
 
 function verdictTone(v: Verdict): 'ok' | 'bad' | 'warn' | 'info' {
@@ -39,7 +41,12 @@ function verdictTone(v: Verdict): 'ok' | 'bad' | 'warn' | 'info' {
 }
 
 function refusedTone(r: RefusedReason): 'bad' | 'warn' {
-  return r === 'not-a-hook' || r === 'rate-limited' || r === 'storage-unavailable' || r === 'registering'
+  return r === 'not-a-hook' ||
+    r === 'unknown-agent' ||
+    r === 'rate-limited' ||
+    r === 'storage-unavailable' ||
+    r === 'registering' ||
+    r === 'busy'
     ? 'warn'
     : 'bad';
 }

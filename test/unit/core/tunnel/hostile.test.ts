@@ -264,7 +264,7 @@ describe('the seen file', () => {
 });
 
 describe('hooks', () => {
-  it('given its agents, the receiver has no hook for any other agent id (404 not-a-hook), so one delivery cannot be replayed once per made-up id', async () => {
+  it('given its agents, the receiver has no hook for any other agent id (404 unknown-agent), so one delivery cannot be replayed once per made-up id', async () => {
     const clock = new FakeClock(NOW);
     const { t, url } = await tunnel(await dir(), clock, { agents: ['a1'], defaultAgentId: 'a1' });
     const body = event(null);
@@ -273,15 +273,15 @@ describe('hooks', () => {
     for (const path of ['/hooks/x1', '/hooks/x2', '/hooks/default']) {
       const r = await rawRequest(`${url}${path}`, { headers, body });
       expect(r.status).toBe(404);
-      expect(r.json).toMatchObject({ ok: false, reason: 'not-found', hint: 'POST /hooks/a1' });
+      expect(r.json).toMatchObject({ ok: false, reason: 'unknown-agent', hint: 'POST /hooks/a1' });
     }
     expect((await rawRequest(`${url}/hooks`, { headers, body })).json).toMatchObject({ ok: true, duplicate: true });
     expect(
       t
         .refused({ limit: 10 })
-        .filter((r) => r.reason === 'not-a-hook')
+        .filter((r) => r.reason === 'unknown-agent')
         .map((r) => r.detail),
-    ).toContain('/hooks/x1 is not a hook: this receiver takes deliveries for /hooks/a1 only');
+    ).toContain('/hooks/x1 is the hook of an unknown agent: this receiver takes deliveries for /hooks/a1 only');
     expect(t.list({ limit: 10 }).filter((d) => d.verdict.ok)).toHaveLength(1);
   });
 
@@ -305,7 +305,7 @@ describe('hooks', () => {
       for (const path of ['/hooks/guess', '/', '/hooks/a/b']) {
         const r = await rawRequest(`${url}${path}`, { headers, body: '{}' });
         expect(r.status).toBe(404);
-        expect(r.json).toMatchObject({ ok: false, reason: 'not-found' });
+        expect(r.json).toMatchObject({ ok: false, reason: path === '/hooks/guess' ? 'unknown-agent' : 'not-found' });
         expect(r.body.toString()).not.toContain('team-secret-agent');
       }
     }
@@ -326,7 +326,7 @@ describe('hooks', () => {
 });
 
 describe('refused requests', () => {
-  it('are rate-limited per source: 429 with Retry-After, only the first over budget kept; verified deliveries still pass', async () => {
+  it('are rate-limited per source: 429 with Retry-After before any verification, only the first over budget kept', async () => {
     const clock = new FakeClock(NOW);
     const { t, url } = await tunnel(await dir(), clock, { refusalRate: { burst: 3, perSec: 0.5 } });
     const junk = () =>
@@ -344,9 +344,11 @@ describe('refused requests', () => {
     expect((await rawRequest(`${url}/elsewhere`, { body: 'x' })).status).toBe(429);
     const reasons = t.refused({ limit: 100 }).map((r) => r.reason);
     expect(reasons).toEqual(['rate-limited', 'missing-signature', 'missing-signature', 'missing-signature']);
-    // The source is limited, a genuine delivery from it is not.
+    // The limit comes before any verification: a signed delivery from the source waits like the rest.
     const good = event('genuine-1');
-    expect((await rawRequest(`${url}/hooks/a1`, { headers: signed(good, clock), body: good })).status).toBe(200);
+    const held = await rawRequest(`${url}/hooks/a1`, { headers: signed(good, clock), body: good });
+    expect(held.status).toBe(429);
+    expect(held.headers['retry-after']).toBe('2');
     // Another source (through a local tunnel program: the last X-Forwarded-For hop) has its own budget.
     const other = await rawRequest(`${url}/hooks/a1`, {
       headers: { 'x-forwarded-for': '203.0.113.7, 198.51.100.9' },
@@ -355,6 +357,7 @@ describe('refused requests', () => {
     expect(other.status).toBe(401);
     expect(t.refused({ limit: 1 })[0]!.from).toBe('198.51.100.9');
     await clock.advance(NOW + 2000 - clock.now());
+    expect((await rawRequest(`${url}/hooks/a1`, { headers: signed(good, clock), body: good })).status).toBe(200);
     expect((await junk()).status).toBe(401);
   });
 
@@ -377,16 +380,19 @@ describe('refused requests', () => {
     expect(statuses.filter((s) => s === 401)).toHaveLength(30);
     expect(statuses.slice(30).every((s) => s === 429)).toBe(true);
     expect(t.refused({ limit: 100 }).length).toBeLessThanOrEqual(31);
-    // Refusals are limited; a genuine delivery through the same relay is still verified and taken.
-    const good = event('relayed-genuine');
-    expect(
-      (
-        await rawRequest(`${url}/hooks/a1`, {
-          headers: { ...signed(good, clock), 'x-forwarded-for': '10.9.9.9' },
-          body: good,
-        })
-      ).status,
-    ).toBe(200);
+    // A delivery through the same relay waits until the relay's budget has a refusal to spare again
+    // (429 with Retry-After at once, not verified), then is taken.
+    const good = () => {
+      const body = event('relayed-genuine');
+      return rawRequest(`${url}/hooks/a1`, {
+        headers: { ...signed(body, clock), 'x-forwarded-for': '10.9.9.9' },
+        body,
+      });
+    };
+    const first = await good();
+    expect(first.status).toBe(429);
+    await clock.advance(Number(first.headers['retry-after']) * 1000);
+    expect((await good()).status).toBe(200);
   });
 
   it('are bounded: in memory, on disk, and across a restart (read back read-only too)', async () => {
