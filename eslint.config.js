@@ -37,7 +37,8 @@ function restrict({ paths = [], patterns = [] } = {}) {
  * core/ imports nothing above it, except the plain data and rules every runtime shares:
  * src-shared/limits (a label's longest length), src-shared/url (URL and loopback rules),
  * src-shared/vocabulary (the product's words for verdicts, health and service errors),
- * src-shared/duration (durations in words) and src-shared/message-words (a message in one line).
+ * src-shared/duration (durations in words), src-shared/message-words (a message in one line) and
+ * src-shared/words (what people read: health, verdicts, severity, incident lengths).
  */
 const CORE = {
   group: [
@@ -48,6 +49,7 @@ const CORE = {
     '!../**/src-shared/vocabulary',
     '!../**/src-shared/duration',
     '!../**/src-shared/message-words',
+    '!../**/src-shared/words',
   ],
   message: 'src-main/core imports nothing above it: not app/, cli/, host/, electron/, emulator/ nor the contract.',
 };
@@ -199,8 +201,8 @@ export default tseslint.config(
         })),
         patterns: [
           {
-            group: ['./*', '!./vocabulary', '../*', '../**'],
-            message: 'The contract imports nothing but src-shared/vocabulary.',
+            group: ['./*', '!./vocabulary', '!./duration', '../*', '../**'],
+            message: 'The contract imports nothing but src-shared/vocabulary (and the words, src-shared/duration).',
           },
         ],
       }),

@@ -3,6 +3,7 @@
 // forward attempt is shown. Secrets are never printed.
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { REFUSED_WORDS, verdictWords } from '../../src-shared/words';
 import { TeamStore } from '../core/teams';
 import { RegistrationHistory } from '../core/tunnel/registration-history';
 import type { DeliveryListItem, ForwardAttempt, RefusedRequest, StoredDelivery, Tunnel } from '../core/tunnel';
@@ -157,12 +158,11 @@ const NOTES = {
 } as const;
 
 /**
- * A verdict in one word or two: the reason when accepted; a repeat of a delivery already received is
- * acknowledged to the service (kept, not forwarded), so it reads as a duplicate, not as a rejection.
+ * A verdict in the screens' words: "Verified", "Refused — bad signature"; a repeat of a delivery
+ * already received is acknowledged to the service (kept, not forwarded): "Verified — duplicate …".
  */
-export function verdictWord(v: Pick<StoredDelivery['verdict'], 'ok' | 'reason'>): string {
-  if (v.ok) return v.reason;
-  return v.reason === 'duplicate' ? 'DUPLICATE (acknowledged)' : `REJECTED ${v.reason}`;
+export function verdictWord(v: Pick<StoredDelivery['verdict'], 'reason'>): string {
+  return verdictWords(v.reason);
 }
 
 export function deliveryLine(d: StoredDelivery): string {
@@ -179,7 +179,7 @@ export function refusedData(r: RefusedRequest): Record<string, unknown> {
 export function refusedLine(r: RefusedRequest): string {
   // The detail is the verification steps, one a line; the last one says why it was refused.
   const why = r.detail.slice(r.detail.lastIndexOf('\n') + 1);
-  return `${iso(r.at)} REFUSED ${r.status} ${r.reason} ${r.method || '-'} ${r.path || '-'} from ${r.from}${r.size ? ` (${r.size} bytes)` : ''}: ${why}`;
+  return `${iso(r.at)} ${REFUSED_WORDS[r.reason] ?? r.reason} (${r.status}) ${r.method || '-'} ${r.path || '-'} from ${r.from}${r.size ? ` (${r.size} bytes)` : ''}: ${why}`;
 }
 
 export function attemptData(a: ForwardAttempt): Record<string, unknown> {

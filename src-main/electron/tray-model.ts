@@ -1,16 +1,8 @@
-// What the tray shows, as plain data (no Electron): icon state, tooltip, and menu lines.
+// What the tray shows, as plain data (no Electron): icon state, tooltip, and menu lines, in the
+// screens' words (src-shared/words).
 import type { AgentDTO, AlertStatusDTO, Health } from '../../src-shared/contract';
+import { counted, HEALTH_SHORT, healthCountsLine } from '../../src-shared/words';
 import { worstHealth } from '../app/health';
-
-const HEALTH_WORDS: Record<Health, string> = {
-  connected: 'connected',
-  reconnecting: 'reconnecting',
-  'needs-scan': 'needs scan',
-  unreachable: 'unreachable',
-  'not-found': 'not in the team',
-  'key-rejected': 'key rejected',
-  unknown: 'not checked yet',
-};
 
 const MARK: Record<Health, string> = {
   connected: '●',
@@ -24,11 +16,11 @@ const MARK: Record<Health, string> = {
 
 /** "5 unread messages" (null when there are none). */
 function unreadWords(unread: number): string | null {
-  return unread > 0 ? `${unread} unread message${unread === 1 ? '' : 's'}` : null;
+  return unread > 0 ? counted(unread, 'unread message') : null;
 }
 
 /**
- * The tooltip: "3 agents: 2 connected, 1 needs scan" (counts in worst-last order of appearance),
+ * The tooltip: "3 agents: 2 connected, 1 needs a QR scan" (the counts in the screens' order),
  * then the unread messages on a line of their own when there are any.
  */
 export function traySummary(agents: readonly AgentDTO[], unread = 0): string {
@@ -39,19 +31,7 @@ export function traySummary(agents: readonly AgentDTO[], unread = 0): string {
 
 function healthSummary(agents: readonly AgentDTO[]): string {
   if (agents.length === 0) return 'Channel Companion: no agents yet';
-  const counts = new Map<Health, number>();
-  for (const a of agents) counts.set(a.health.health, (counts.get(a.health.health) ?? 0) + 1);
-  const order: Health[] = [
-    'connected',
-    'reconnecting',
-    'needs-scan',
-    'key-rejected',
-    'not-found',
-    'unreachable',
-    'unknown',
-  ];
-  const parts = order.filter((s) => counts.has(s)).map((s) => `${counts.get(s)} ${HEALTH_WORDS[s]}`);
-  return `${agents.length} agent${agents.length === 1 ? '' : 's'}: ${parts.join(', ')}`;
+  return healthCountsLine(agents.map((a) => a.health.health));
 }
 
 export interface TrayState {
@@ -104,7 +84,7 @@ export function trayMenu(state: TrayState, now: number): TrayMenuItem[] {
     const h = a.health.health;
     items.push({
       kind: 'item',
-      label: `${MARK[h]} ${a.label} — ${HEALTH_WORDS[h]}`,
+      label: `${MARK[h]} ${a.label} — ${HEALTH_SHORT[h]}`,
       action: { type: 'open-agent', teamId: a.teamId, agentId: a.agentId, needsScan: h === 'needs-scan' },
     });
   }

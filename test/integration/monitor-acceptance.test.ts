@@ -237,7 +237,7 @@ describe('on-call alert policy, rule by rule (emulator + monitor on one fake clo
     // Before: 16–18 s to notice (three failures, 5 s and 10 s backoff) and 14–17 s to notice recovery.
   });
 
-  it("an incident's length counts from the last good poll: a 20 s drop seen late is reported as 20 s, not 7 s", async () => {
+  it('an incident starts at the poll that saw the drop, never before it: a 20 s drop seen late is as long as it was seen', async () => {
     const h = await setup([{ agentId: 'late', state: 'connected', phone: '15550100051' }], 15_000);
     const lastGood = h.polls.at(-1)!;
     await h.clock.runTo(lastGood.at - START + 100); // just after a good poll: the drop is seen up to 15 s late
@@ -245,11 +245,16 @@ describe('on-call alert policy, rule by rule (emulator + monitor on one fake clo
     await h.emu.control.drop('late', { seconds: 20 });
     await h.clock.runFor(2 * MIN);
     expect(kinds(h.alerts)).toEqual(['reconnecting', 'recovered']);
-    expect(h.alerts[0]!.at - droppedAt).toBeGreaterThan(12 * S); // seen late
+    const seenAt = h.alerts[0]!.at;
+    expect(seenAt - droppedAt).toBeGreaterThan(12 * S); // seen late
+    // "Opened N s ago" never counts from before the drop: the incident starts when the drop was seen.
+    const [opened] = h.opened('late');
+    expect(opened!.incident.openedAt).toBe(seenAt);
     const back = h.health.find((e) => e.health === 'connected' && e.previous === 'reconnecting')!.since;
-    const length = back - lastGood.at;
-    expect(length).toBeGreaterThanOrEqual(20 * S);
-    expect(length).toBeLessThanOrEqual(20 * S + 100 + 2200);
+    const resolved = h.incidents.find((u) => u.change === 'resolved')!.incident;
+    expect(resolved).toMatchObject({ openedAt: seenAt, endedAt: back });
+    const length = back - seenAt;
+    expect(length).toBeLessThanOrEqual(droppedAt + 20 * S + 2200 - seenAt);
     expect(h.alerts[1]!.title).toBe(`late (+15550100051) is back to connected after ${formatDuration(length)}`);
     expect(h.monitor.incidents()).toEqual([]);
   });
@@ -268,8 +273,8 @@ describe('on-call alert policy, rule by rule (emulator + monitor on one fake clo
     expect(h.alerts).toHaveLength(1);
     expect(h.alerts[0]).toMatchObject({ kind: 'grouped', urgent: true, teamLabel: 'On-call team' });
     expect(h.alerts[0]!.parts!.map((p) => [p.title, p.incidentId])).toEqual([
-      ['x1 (+15550100061) was unlinked — a QR scan is needed', h.opened('x1')[0]!.incident.id],
-      ['x2 (+15550100062) was unlinked — a QR scan is needed', h.opened('x2')[0]!.incident.id],
+      ['x1 (+15550100061) needs a QR scan again', h.opened('x1')[0]!.incident.id],
+      ['x2 (+15550100062) needs a QR scan again', h.opened('x2')[0]!.incident.id],
     ]);
     expect(h.incidents.filter((u) => u.change === 'opened')).toHaveLength(2);
   });

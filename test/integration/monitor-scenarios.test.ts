@@ -71,7 +71,7 @@ describe('monitor scenarios (emulator + client + monitor on one fake clock)', ()
     const unlinkSeenIn = await h.clock.runUntil('unlink alert', () => h.alerts.length >= 1, 20_000);
     expect(unlinkSeenIn).toBeLessThanOrEqual(15_000 * 1.1 + 250);
     expect(h.alerts.map(brief)).toEqual([['needs-scan', true, 'unlinkme']]);
-    expect(h.alerts[0]!.title).toBe('unlinkme (+15550100002) was unlinked — a QR scan is needed');
+    expect(h.alerts[0]!.title).toBe('unlinkme (+15550100002) needs a QR scan again');
 
     // Another drops for 20 s, just before its next poll is due (so the drop is seen at once).
     await h.clock.runTo(60_000);
@@ -96,14 +96,14 @@ describe('monitor scenarios (emulator + client + monitor on one fake clock)', ()
     expect(reconnecting.title).toBe('dropme (+15550100003) is reconnecting');
     expect(recovered.incidentId).toBe(reconnecting.incidentId);
     // The recovery notice waits until the number has stayed connected for 30 s (recoverAfterSec),
-    // and the drop's length counts from the last poll that found it connected.
+    // and the drop's length runs from the poll that saw it to the one that saw it back.
     const backSeen = h.health.find(
       (e) => e.agentId === 'dropme' && e.health === 'connected' && e.previous === 'reconnecting',
     )!.since;
     expect(recovered.at - backSeen).toBe(30_000);
     expect(backSeen - droppedAt).toBeGreaterThan(20_000);
     expect(backSeen - droppedAt).toBeLessThanOrEqual(22_200); // one fast poll (2 s + 10 %)
-    const lengthMs = backSeen - lastDropPoll.at;
+    const lengthMs = backSeen - reconnecting.at;
     expect(recovered.title).toBe(`dropme (+15550100003) is back to connected after ${formatDuration(lengthMs)}`);
     expect(new Set(h.alerts.map((a) => a.id)).size).toBe(3);
     // Every health change was announced once.

@@ -7,6 +7,7 @@
 // the person), the same ones Alertmanager's annotations carry. Each resolved incident is kept, with
 // those words, in the incident history (alerts.history).
 import {
+  incidentDurationMs,
   IncidentWords,
   type Alert,
   type Incident,
@@ -85,6 +86,8 @@ export class IncidentFeed {
       openedAt: i.openedAt,
       acknowledgedAt: i.acknowledgedAt,
       resolvedAt: i.resolvedAt,
+      endedAt: i.resolvedAt === null ? null : (i.endedAt ?? i.resolvedAt),
+      durationMs: incidentDurationMs(i),
       ...(i.removed ? { removed: true as const } : {}),
     };
   }
@@ -113,11 +116,14 @@ export class IncidentFeed {
 
   private keep(dto: IncidentDTO): void {
     if (this.history === null) return;
-    const { acknowledgedAt, teamWide, removed, ...rest } = dto;
+    const { acknowledgedAt, teamWide, removed, endedAt, durationMs, ...rest } = dto;
+    const resolvedAt = dto.resolvedAt ?? this.now();
     this.history.add({
       ...rest,
       acknowledgedAt,
-      resolvedAt: dto.resolvedAt ?? this.now(),
+      resolvedAt,
+      endedAt: endedAt ?? resolvedAt,
+      durationMs: durationMs ?? resolvedAt - dto.openedAt,
       ...(teamWide ? { teamWide } : {}),
       ...(removed ? { removed } : {}),
     });
@@ -162,7 +168,12 @@ export function alertRequests({ c }: Scope, feed: IncidentFeed, history: Inciden
         .sort((a, b) => b.openedAt - a.openedAt)
         .map((i) => feed.toDTO(i)),
     'alerts.history': async ({ teamId, agentId, kind, limit }) =>
-      history.list({ teamId, agentId, kind, limit: limit ?? 1000 }),
+      history.list({ teamId, agentId, kind, limit: limit ?? 1000 }).map((r) => ({
+        ...r,
+        // Kept before the end and the length were: the length reads as the time until it closed.
+        endedAt: r.endedAt ?? r.resolvedAt,
+        durationMs: r.durationMs ?? r.resolvedAt - r.openedAt,
+      })),
     'alerts.status': async () => status(),
     'alerts.acknowledge': async ({ incidentId }) => {
       if (c.monitor().acknowledge(incidentId) === 0)

@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { verdictWords } from '../../../src-shared/words';
 import { DEFAULT_TOLERANCE_SEC, type HeaderBag } from '../../core/signature';
 import { verifyTunnelDelivery } from '../../core/tunnel/verify';
 import { defineAction, type CliContext } from '../context';
@@ -106,9 +107,9 @@ export function register(program: Command, ctx: CliContext): void {
     if (verdict.timestamp !== undefined) data.timestamp = verdict.timestamp;
     if (verdict.note !== undefined) data.note = verdict.note;
     out.result(data, () =>
-      [verdict.ok ? verdict.reason : `invalid: ${verdict.reason}`, ...verdict.steps.map((s) => `  - ${s}`)].join('\n'),
+      [`${verdictWords(verdict.reason)} (${verdict.reason})`, ...verdict.steps.map((s) => `  - ${s}`)].join('\n'),
     );
-    if (!verdict.ok && !out.json) ctx.io.stderr.write(`error: delivery rejected: ${verdict.reason}\n`);
+    if (!verdict.ok && !out.json) ctx.io.stderr.write(`error: delivery refused: ${verdict.reason}\n`);
     return verdict.ok ? EXIT.ok : EXIT.failure;
   });
 }

@@ -1,4 +1,5 @@
 // Titles and bodies of alerts. Plain words an on-call engineer reads on a phone lock screen.
+import { counted } from '../../../src-shared/words';
 import { formatDuration } from './time';
 import type { Alert, AlertRules, Incident } from './types';
 
@@ -6,21 +7,16 @@ export function agentRef(agentId: string, phone?: string | null): string {
   return phone ? `${agentId} (+${phone})` : agentId;
 }
 
-/** "1 agent", "5 agents". */
-function counted(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
-
-/** What an incident of each kind is, mid-sentence ("a1: unlinked for 2 h"). */
+/** What an incident of each kind is, mid-sentence ("a1: needs a QR scan for 2 h"). */
 const KIND_WORDS: Record<Incident['kind'], string> = {
-  'needs-scan': 'unlinked',
+  'needs-scan': 'needs a QR scan',
   reconnecting: 'reconnecting',
   unreachable: 'not answering polls',
   'key-rejected': 'API key rejected',
   flapping: 'flapping',
 };
 
-/** One line per open incident: "- a1: unlinked for 2 h". */
+/** One line per open incident: "- a1: needs a QR scan for 2 h". */
 function stillOpenLines(open: Incident[], team: string, now: number): string {
   return open
     .map(
@@ -31,12 +27,12 @@ function stillOpenLines(open: Incident[], team: string, now: number): string {
 
 export const text = {
   needsScan: (agent: string, wasLinked: boolean) => ({
-    title: wasLinked ? `${agent} was unlinked — a QR scan is needed` : `${agent} needs a QR scan`,
+    title: wasLinked ? `${agent} needs a QR scan again` : `${agent} needs a QR scan`,
     body: 'The number is not linked to WhatsApp. A person must scan a pairing QR code; retrying never helps.',
   }),
   realert: (agent: string, forMs: number) => ({
     title: `${agent} still needs a QR scan`,
-    body: `Unlinked for ${formatDuration(forMs)}. Acknowledge to stop these reminders.`,
+    body: `Waiting for a QR scan for ${formatDuration(forMs)}. Acknowledge to stop these reminders.`,
   }),
   reconnecting: (agent: string) => ({
     title: `${agent} is reconnecting`,
@@ -44,7 +40,7 @@ export const text = {
   }),
   recovered: (agent: string, afterMs: number) => ({
     title: `${agent} is back to connected after ${formatDuration(afterMs)}`,
-    body: `${agent} is connected again; the incident is closed (its length counts from the last poll that found it well).`,
+    body: `${agent} is connected again; the incident is closed (its length counts from the poll that saw the drop to the one that saw it back).`,
   }),
   flapping: (agent: string, count: number, windowMin: number) => ({
     title: `${agent} is flapping`,
@@ -97,7 +93,7 @@ export const text = {
     body: closed
       .map(
         (i) =>
-          `- ${incidentSubject(i, team)}: ${KIND_WORDS[i.kind] ?? i.kind} ${formatDuration(now - i.openedAt)} ago, connected now`,
+          `- ${incidentSubject(i, team)}: connected now (${KIND_WORDS[i.kind] ?? i.kind}, opened ${formatDuration(now - i.openedAt)} ago)`,
       )
       .join('\n'),
   }),

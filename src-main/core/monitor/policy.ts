@@ -320,13 +320,15 @@ export class AlertPolicy {
     if (a.health === c.to) return; // not a change: nothing to raise twice
     const wasOpaque = OPAQUE.has(a.health);
     a.health = c.to;
-    const since = c.lastGoodAt ?? c.at;
+    // An incident starts at the first poll that saw the problem; an unreachable agent's, at the last
+    // poll answered (nothing is known after it).
+    const since = c.at;
     if (c.to === 'unreachable') {
-      a.down ??= { since, seen: c.at };
+      a.down ??= { since: c.lastGoodAt ?? c.at, seen: c.at };
       return;
     }
     a.down = null;
-    if (a.incident?.kind === 'unreachable') this.recover(a, a.incident, now - a.incident.openedAt, now);
+    if (a.incident?.kind === 'unreachable') this.recover(a, a.incident, c.at, now);
     if (OPAQUE.has(c.to)) return; // a rejected key: the team's incident; the agent's state stands
     // After an outage, only what differs from the last state the service reported is a change.
     if (wasOpaque && c.to === a.known) return;
@@ -344,7 +346,7 @@ export class AlertPolicy {
     if (!inc) return;
     // A drop is over only once the agent stays connected (timers); an unlink is over at once.
     if (inc.kind === 'reconnecting' || inc.kind === 'flapping') a.backSince = at;
-    else this.recover(a, inc, at - inc.openedAt, at);
+    else this.recover(a, inc, at, at);
   }
 
   private toReconnecting(a: AgentState, from: Health, spell: Spell, now: number): void {
@@ -408,12 +410,16 @@ export class AlertPolicy {
     );
   }
 
-  /** Closes an agent's incident; a recovery notice when the person had been told about it. */
-  private recover(a: AgentState, inc: Incident, lengthMs: number, now: number): void {
+  /**
+   * Closes an agent's incident, over since `endedAt` (the first poll that saw the agent well again);
+   * a recovery notice, with the incident's one length, when the person had been told about it.
+   */
+  private recover(a: AgentState, inc: Incident, endedAt: number, now: number): void {
     const ref = agentRef(a.agentId, a.phone);
     if (inc.kind === 'flapping') a.drops = [];
+    inc.endedAt = Math.max(inc.openedAt, endedAt);
     const words = inc.kind === 'flapping' ? text.settled : inc.kind === 'unreachable' ? text.reachable : text.recovered;
-    this.notice(inc, 'recovered', words(ref, lengthMs));
+    this.notice(inc, 'recovered', words(ref, inc.endedAt - inc.openedAt));
     a.backSince = null;
     this.resolve(inc, now);
   }
@@ -464,7 +470,7 @@ export class AlertPolicy {
       if (inc && a.backSince !== null) {
         const holdMs = (inc.kind === 'flapping' ? r.flapWindowMinutes * 60 : r.recoverAfterSec) * 1000;
         if (now >= a.backSince + holdMs) {
-          this.recover(a, inc, a.backSince - inc.openedAt, now);
+          this.recover(a, inc, a.backSince, now);
           continue;
         }
       }
@@ -510,6 +516,7 @@ export class AlertPolicy {
   private resolve(inc: Incident, now: number): void {
     if (inc.resolvedAt !== null) return;
     inc.resolvedAt = now;
+    inc.endedAt ??= now;
     this.update('resolved', inc);
     if (inc.agentId !== null) {
       const a = this.agents.get(key(inc.teamId, inc.agentId));

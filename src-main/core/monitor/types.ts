@@ -117,19 +117,31 @@ export interface Incident {
   agentId: string | null;
   agentIds: string[];
   kind: IncidentKind;
+  /** ms epoch of its start: the first poll that saw the problem (for an unreachable agent, the last poll answered). */
   openedAt: number;
+  /**
+   * ms epoch of its end, set when it closes: the first poll that saw the agent well again (a drop
+   * closes only once the agent has stayed connected for a while, so `resolvedAt` can be later).
+   */
+  endedAt?: number;
   /** An alert for it reached the person (not held, not snoozed). */
   delivered: boolean;
   /** An alert for it was due (possibly held or snoozed). */
   raised: boolean;
+  /** An urgent alert about it reached the person (absent: none). */
+  urgent?: boolean;
   acknowledgedAt: number | null;
   resolvedAt: number | null;
   lastAlertAt: number | null;
   /** Closed because its agent (or team) is no longer watched, not because it recovered. */
   removed?: boolean;
 }
-  /** An urgent alert about it reached the person (absent: none). */
-  urgent?: boolean;
+
+/** An incident's length, from its start to its end (absent: to when it closed); null while open. The one value every text prints. */
+export function incidentDurationMs(i: Pick<Incident, 'openedAt' | 'endedAt' | 'resolvedAt'>): number | null {
+  if (i.resolvedAt === null) return null;
+  return Math.max(0, (i.endedAt ?? i.resolvedAt) - i.openedAt);
+}
 
 export type SnoozePreset = 'short' | 'long' | 'tomorrow';
 

@@ -2,21 +2,25 @@
 // webhook's text, the desktop notification and the in-app list (through the contract's incident
 // DTOs), and Alertmanager's annotations. The words themselves are made once, by the alert policy
 // (policy-text.ts), with the team's label; these functions only choose and arrange them.
+import { alertStateWord } from '../../../src-shared/words';
 import { incidentText } from './policy-text';
 import type { Alert, AlertRules, Incident } from './types';
 
 export interface AlertWords {
-  /** "URGENT [needs-scan] Support desk": urgency, kind and the team's label (never its internal id). */
+  /**
+   * "Urgent [needs-scan] Support desk": the incident's word as the screens show it (Urgent, Warning,
+   * Resolved), the alert's kind and the team's label (never its internal id).
+   */
   headline: string;
   title: string;
   body: string;
-  /** The headline and the title on one line: "URGENT [needs-scan] Support desk: a1 needs a QR scan". */
+  /** The headline and the title on one line: "Urgent [needs-scan] Support desk: a1 needs a QR scan". */
   line: string;
 }
 
 /** The words of one alert. */
 export function alertWords(a: Alert): AlertWords {
-  const headline = `${a.urgent ? 'URGENT' : 'notice'} [${a.kind}] ${a.teamLabel}`;
+  const headline = `${alertStateWord(a)} [${a.kind}] ${a.teamLabel}`;
   return { headline, title: a.title, body: a.body, line: `${headline}: ${a.title}` };
 }
 

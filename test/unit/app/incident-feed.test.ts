@@ -210,7 +210,8 @@ describe('IncidentFeed history', () => {
     feed.onAlert(alertOf('inc-1', 'a1 is reconnecting'));
     feed.flush();
     expect(history.list()).toEqual([]);
-    feed.onIncident({ change: 'resolved', incident: { ...open, resolvedAt: T0 + 90_000 } });
+    // Seen back 60 s after it started; closed once the agent had stayed connected 30 s more.
+    feed.onIncident({ change: 'resolved', incident: { ...open, endedAt: T0 + 60_000, resolvedAt: T0 + 90_000 } });
     feed.flush();
     expect(history.list()).toEqual([
       {
@@ -224,6 +225,8 @@ describe('IncidentFeed history', () => {
         openedAt: T0,
         acknowledgedAt: null,
         resolvedAt: T0 + 90_000,
+        endedAt: T0 + 60_000,
+        durationMs: 60_000,
       },
     ]);
   });

@@ -156,7 +156,7 @@ describe('listen', () => {
     const refused = await runCli(['deliveries', 'refused', '--data-dir', join(dir, 'd3'), '--reason', 'not-a-hook'], {
       configDir: dir,
     });
-    expect(refused.stdout).toMatch(/REFUSED 404 not-a-hook POST \/webhook from 127\.0\.0\.1/);
+    expect(refused.stdout).toMatch(/Not a hook \(404\) POST \/webhook from 127\.0\.0\.1/);
   });
 
   it('makes the data folder it is given private (0700), and the tunnel folder in it, whatever they were', async () => {

@@ -145,7 +145,7 @@ describe('monitor', () => {
         urgent: true,
         team: 'Support desk',
         agentIds: ['a1'],
-        title: 'a1 (+15550100001) was unlinked — a QR scan is needed',
+        title: 'a1 (+15550100001) needs a QR scan again',
         incidentId: expect.any(String),
       }),
       expect.objectContaining({
@@ -153,7 +153,7 @@ describe('monitor', () => {
         urgent: true,
         team: 'Support desk',
         agentIds: ['a2'],
-        title: 'a2 (+15550100001) was unlinked — a QR scan is needed',
+        title: 'a2 (+15550100001) needs a QR scan again',
         incidentId: expect.any(String),
       }),
     ]);

@@ -22,7 +22,7 @@ const base: RefusedRequest = {
 describe('refusedLine', () => {
   it('says why in the last verification step, not the first', () => {
     expect(refusedLine(base)).toBe(
-      '2026-01-02T03:04:05.000Z REFUSED 401 stale-timestamp POST /hooks/a1 from 203.0.113.9 (150 bytes): timestamp is 3600 s old; tolerance is 300 s',
+      '2026-01-02T03:04:05.000Z Refused — timestamp too old (401) POST /hooks/a1 from 203.0.113.9 (150 bytes): timestamp is 3600 s old; tolerance is 300 s',
     );
   });
 
@@ -36,14 +36,17 @@ describe('refusedLine', () => {
         reason: 'bad-request',
         detail: 'the request line could not be read',
       }),
-    ).toBe('2026-01-02T03:04:05.000Z REFUSED 401 bad-request - - from 203.0.113.9: the request line could not be read');
+    ).toBe(
+      '2026-01-02T03:04:05.000Z Refused — bad request (401) - - from 203.0.113.9: the request line could not be read',
+    );
   });
 });
 
 describe('verdictWord', () => {
-  it('reads an accepted verdict as its reason, a repeat as an acknowledged duplicate, anything else as rejected', () => {
-    expect(verdictWord({ ok: true, reason: 'verified' })).toBe('verified');
-    expect(verdictWord({ ok: false, reason: 'duplicate' })).toBe('DUPLICATE (acknowledged)');
-    expect(verdictWord({ ok: false, reason: 'signature-mismatch' })).toBe('REJECTED signature-mismatch');
+  it("reads a verdict in the screens' words: verified, an acknowledged duplicate, or refused with its reason", () => {
+    expect(verdictWord({ reason: 'verified' })).toBe('Verified');
+    expect(verdictWord({ reason: 'duplicate' })).toBe('Verified — duplicate (acknowledged, not passed on)');
+    expect(verdictWord({ reason: 'signature-mismatch' })).toBe('Refused — bad signature');
+    expect(verdictWord({ reason: 'no-secret' })).toBe('Refused — no signing secret');
   });
 });

@@ -41,7 +41,7 @@ describe('verify (unit, synthetic deliveries)', () => {
       { env },
     );
     expect(r.code).toBe(0);
-    expect(r.stdout.split('\n')[0]).toBe('verified');
+    expect(r.stdout.split('\n')[0]).toBe('Verified (verified)');
     expect(r.stdout).toContain('a v1 signature matches');
     expect(r.stdout + r.stderr).not.toContain(SECRET);
   });
@@ -98,7 +98,7 @@ describe('verify (unit, synthetic deliveries)', () => {
       { env },
     );
     expect(malformed.code).toBe(1);
-    expect(malformed.stdout).toContain('invalid: malformed-header');
+    expect(malformed.stdout).toContain('Refused — unreadable signature header (malformed-header)');
     expect(malformed.stderr).toContain('malformed-header');
 
     const missing = await runCli(

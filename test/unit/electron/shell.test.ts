@@ -122,6 +122,8 @@ describe('Electron shell: native notifications', () => {
       openedAt: NOW,
       acknowledgedAt: null,
       resolvedAt: null,
+      endedAt: null,
+      durationMs: null,
     };
     events.emit('alert', { change: 'opened', incident, notify: true });
     expect(notifications).toHaveLength(1);
@@ -129,7 +131,13 @@ describe('Electron shell: native notifications', () => {
     expect(notifications[0]!.show).toHaveBeenCalled();
     events.emit('alert', {
       change: 'resolved',
-      incident: { ...incident, resolvedAt: NOW + 60_000, title: 'a1 is back to connected after 1 min' },
+      incident: {
+        ...incident,
+        resolvedAt: NOW + 60_000,
+        endedAt: NOW + 60_000,
+        durationMs: 60_000,
+        title: 'a1 is back to connected after 1 min',
+      },
       notify: true,
     });
     expect(notifications[0]!.close).toHaveBeenCalled();

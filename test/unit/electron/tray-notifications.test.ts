@@ -12,16 +12,25 @@ import {
 } from '../../../src-main/electron/tray-model';
 import { createAlertNotifier, notificationOptions } from '../../../src-main/electron/notifications';
 import { HEALTHS, type IncidentDTO } from '../../../src-shared/contract';
+import { HEALTH_SHORT } from '../../../src-renderer/src/components/health';
 import { NOW } from '../contract/fake-contract';
 import { agent, recordingNotifications, recordingTray, trayState } from './fixtures';
 
 describe('tray model', () => {
   it('summarises agents by health', () => {
     expect(traySummary([agent('a', 'connected'), agent('b', 'connected'), agent('c', 'needs-scan')])).toBe(
-      '3 agents: 2 connected, 1 needs scan',
+      '3 agents: 2 connected, 1 needs a QR scan',
     );
     expect(traySummary([agent('a', 'reconnecting')])).toBe('1 agent: 1 reconnecting');
     expect(traySummary([])).toMatch(/no agents/);
+  });
+
+  it("says each health in the screens' words: a menu line as the agent's badge, the tooltip as the summary", () => {
+    for (const h of HEALTHS) {
+      const [line] = trayMenu(trayState([agent('a1', h, 'Bot')]), NOW);
+      expect(line && 'label' in line ? line.label : '').toMatch(new RegExp(` — ${HEALTH_SHORT[h]}$`));
+    }
+    expect(traySummary([agent('a', 'needs-scan'), agent('b', 'needs-scan')])).toBe('2 agents: 2 need a QR scan');
   });
 
   it('picks the icon of the worst health', () => {
@@ -51,11 +60,11 @@ describe('tray model', () => {
     );
     const items = menu.filter((i) => i.kind === 'item');
     expect(items[0]).toMatchObject({
-      label: '● Support bot — connected',
+      label: '● Support bot — Connected',
       action: { type: 'open-agent', agentId: 'a1', needsScan: false },
     });
     expect(items[1]).toMatchObject({
-      label: '▲ OTP — needs scan',
+      label: '▲ OTP — Needs a QR scan',
       action: { type: 'open-agent', agentId: 'a2', needsScan: true },
     });
     const labels = menu.map((i) => ('label' in i ? i.label : '-'));
@@ -75,7 +84,7 @@ describe('tray model', () => {
     const dispatched: TrayAction[] = [];
     const tpl = toTemplate(trayMenu(trayState([agent('a1', 'connected')]), NOW), (a) => dispatched.push(a));
     const find = (label: string) => tpl.find((t) => t.label === label)!;
-    (find('● a1 — connected').click as () => void)();
+    (find('● a1 — Connected').click as () => void)();
     (find('Start at login').click as (mi: { checked: boolean }) => void)({ checked: true });
     (find('Quit').click as () => void)();
     const snooze = find('Snooze alerts').submenu as { label: string; click: () => void }[];
@@ -113,6 +122,8 @@ function incident(over: Partial<IncidentDTO> = {}): IncidentDTO {
     openedAt: NOW,
     acknowledgedAt: null,
     resolvedAt: null,
+    endedAt: null,
+    durationMs: null,
     ...over,
   };
 }

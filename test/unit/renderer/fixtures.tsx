@@ -73,6 +73,8 @@ export const incident = (id: string, over: Partial<IncidentDTO> = {}): IncidentD
   openedAt: 1000,
   acknowledgedAt: null,
   resolvedAt: null,
+  endedAt: null,
+  durationMs: null,
   ...over,
 });
 

@@ -3,17 +3,11 @@
 // health the rows show. While the app cannot tell the health now (the main side does not answer:
 // `stale`), no count is given: the rows read unknown, and so does the summary.
 import type { AgentDTO, Health } from '../../../../src-shared/contract';
+import { counted, HEALTH_COUNT_ORDER, healthCount } from '../../../../src-shared/words';
 import { HEALTH_GLYPHS, STALE_WORDS } from '../../components/health';
 
-const COUNTED: { health: Health; one: string; many: string; always: boolean }[] = [
-  { health: 'connected', one: 'connected', many: 'connected', always: true },
-  { health: 'reconnecting', one: 'reconnecting', many: 'reconnecting', always: true },
-  { health: 'needs-scan', one: 'needs a scan', many: 'need a scan', always: true },
-  { health: 'key-rejected', one: 'key rejected', many: 'key rejected', always: false },
-  { health: 'not-found', one: 'not found', many: 'not found', always: false },
-  { health: 'unreachable', one: 'unreachable', many: 'unreachable', always: true },
-  { health: 'unknown', one: 'not checked yet', many: 'not checked yet', always: false },
-];
+/** Counted even at zero; the others only when some agent has them. */
+const ALWAYS: ReadonlySet<Health> = new Set(['connected', 'reconnecting', 'needs-scan', 'unreachable']);
 
 function healthCounts(agents: readonly AgentDTO[]): Record<Health, number> {
   const counts: Record<Health, number> = {
@@ -34,7 +28,7 @@ export function HealthSummary({ agents, stale = false }: { agents: readonly Agen
   if (stale) {
     return (
       <p className="health-summary">
-        <span className="health-summary-total">{agents.length === 1 ? '1 agent' : `${agents.length} agents`}:</span>
+        <span className="health-summary-total">{counted(agents.length, 'agent')}:</span>
         <span className="health-count health-count-unknown">
           <span aria-hidden="true">{HEALTH_GLYPHS.unknown}</span> health {STALE_WORDS.toLowerCase()} while the companion
           is not answering
@@ -42,15 +36,15 @@ export function HealthSummary({ agents, stale = false }: { agents: readonly Agen
       </p>
     );
   }
-  const items = COUNTED.filter((c) => c.always || counts[c.health] > 0);
+  const items = HEALTH_COUNT_ORDER.filter((h) => ALWAYS.has(h) || counts[h] > 0);
   return (
     <p className="health-summary">
-      <span className="health-summary-total">{agents.length === 1 ? '1 agent' : `${agents.length} agents`}:</span>
-      {items.map((c, i) => {
-        const n = counts[c.health];
+      <span className="health-summary-total">{counted(agents.length, 'agent')}:</span>
+      {items.map((h, i) => {
+        const n = counts[h];
         return (
-          <span key={c.health} className={`health-count health-count-${c.health}${n === 0 ? ' zero' : ''}`}>
-            <span aria-hidden="true">{HEALTH_GLYPHS[c.health]}</span> {n} {n === 1 ? c.one : c.many}
+          <span key={h} className={`health-count health-count-${h}${n === 0 ? ' zero' : ''}`}>
+            <span aria-hidden="true">{HEALTH_GLYPHS[h]}</span> {healthCount(h, n)}
             {i < items.length - 1 && <span className="sr-only">,</span>}
           </span>
         );

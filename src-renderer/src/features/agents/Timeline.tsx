@@ -4,7 +4,8 @@
 // say how long it lasted), and says when it closed: one length, the title's.
 import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { ErrorDTO, HealthHistoryEntryDTO, IncidentDTO } from '../../../../src-shared/contract';
+import type { ErrorDTO, HealthHistoryEntryDTO } from '../../../../src-shared/contract';
+import { incidentStateWord } from '../../../../src-shared/words';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { HEALTH_GLYPHS, HEALTH_WORDS } from '../../components/health';
@@ -12,7 +13,6 @@ import { agentKey } from '../../store/env';
 import { TimeAgo } from '../../components/TimeAgo';
 import { useApp } from '../../store/react';
 
-const SEVERITY_WORD: Record<IncidentDTO['severity'], string> = { urgent: 'Urgent', warning: 'Warning', info: 'Info' };
 const NO_HISTORY: HealthHistoryEntryDTO[] = [];
 const HISTORY_SHOWN = 50;
 
@@ -61,7 +61,7 @@ export function Timeline({ teamId, agentId, now }: { teamId: string; agentId: st
             <li key={i.id} className={`incident sev-${i.severity}`}>
               <p>
                 <strong>
-                  {i.resolvedAt === null ? SEVERITY_WORD[i.severity] : i.removed ? 'Closed' : 'Resolved'}: {i.title}
+                  {incidentStateWord(i)}: {i.title}
                 </strong>
               </p>
               <p>{i.message}</p>

@@ -3,9 +3,10 @@
 // alert; "Export CSV" saves the filtered rows.
 import { useEffect, useId, useMemo, useState } from 'react';
 import type { ErrorDTO, IncidentDTO } from '../../../../src-shared/contract';
+import { incidentLengthWords } from '../../../../src-shared/words';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { downloadText } from '../../components/download';
-import { formatClock, formatSpan } from '../../components/time';
+import { formatClock } from '../../components/time';
 import { agentHref } from '../../router/routes';
 import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
@@ -17,8 +18,8 @@ const SHOWN_MAX = 100;
 const agentValue = (teamId: string, agentId: string) => JSON.stringify([teamId, agentId]);
 
 function HistoryRow({ i, teamLabel, agentLabel }: { i: IncidentDTO; teamLabel: string; agentLabel: string }) {
-  const resolvedAt = i.resolvedAt ?? i.openedAt;
-  const span = formatSpan(resolvedAt - i.openedAt);
+  // The end the incident's length runs to (the companion's endedAt; its close is later for a drop).
+  const endedAt = i.endedAt ?? i.resolvedAt ?? i.openedAt;
   return (
     <li className="incident">
       <p>
@@ -30,8 +31,8 @@ function HistoryRow({ i, teamLabel, agentLabel }: { i: IncidentDTO; teamLabel: s
       <p>{i.message}</p>
       <p className="muted">
         From <time dateTime={new Date(i.openedAt).toISOString()}>{formatClock(i.openedAt)}</time> to{' '}
-        <time dateTime={new Date(resolvedAt).toISOString()}>{formatClock(resolvedAt)}</time> ·{' '}
-        {i.removed ? `closed after ${span} (agent removed)` : `resolved after ${span}`}
+        <time dateTime={new Date(endedAt).toISOString()}>{formatClock(endedAt)}</time> ·{' '}
+        {incidentLengthWords(i, endedAt)}
       </p>
       <div className="actions">
         <a href={agentHref(i.teamId, i.agentId)}>Open {agentLabel}</a>

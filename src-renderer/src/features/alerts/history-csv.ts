@@ -3,6 +3,7 @@
 // a text field starting with = + - @ or a tab is prefixed with ' so a spreadsheet shows it as text
 // instead of running it as a formula.
 import type { IncidentDTO } from '../../../../src-shared/contract';
+import { incidentSeconds } from '../../../../src-shared/words';
 
 const HISTORY_CSV_HEADER = [
   'team label',
@@ -10,7 +11,7 @@ const HISTORY_CSV_HEADER = [
   'agent label',
   'kind',
   'opened at',
-  'resolved at',
+  'ended at',
   'duration seconds',
   'title',
 ] as const;
@@ -34,15 +35,15 @@ export interface HistoryCsvNames {
 export function historyCsv(rows: readonly IncidentDTO[], names: HistoryCsvNames): string {
   const lines = [HISTORY_CSV_HEADER.map(csvField).join(',')];
   for (const i of rows) {
-    const resolvedAt = i.resolvedAt ?? i.openedAt;
+    const endedAt = i.endedAt ?? i.resolvedAt;
     const cells: (string | number)[] = [
       names.teamLabel(i.teamId),
       i.agentId,
       names.agentLabel(i.teamId, i.agentId),
       i.kind,
       new Date(i.openedAt).toISOString(),
-      i.resolvedAt === null ? '' : new Date(resolvedAt).toISOString(),
-      i.resolvedAt === null ? '' : Math.round((resolvedAt - i.openedAt) / 1000),
+      endedAt === null ? '' : new Date(endedAt).toISOString(),
+      incidentSeconds(i),
       i.title,
     ];
     lines.push(cells.map(csvField).join(','));

@@ -83,13 +83,13 @@ describe('Monitor.takeOverFiles: what the team was not told', () => {
         'still-down',
         ['a1'],
         'Still down when this app took over posting the alerts: 1 incident',
-        '- a1: unlinked for 1 min 15 s',
+        '- a1: needs a QR scan for 1 min 15 s',
       ],
       [
         'recovered',
         ['a2'],
         'Back to normal when this app took over posting the alerts: 1 incident',
-        '- a2: unlinked 1 min 15 s ago, connected now',
+        '- a2: connected now (needs a QR scan, opened 1 min 15 s ago)',
       ],
     ]);
     expect(handover.alerts[0]!.urgent).toBe(true);
@@ -145,7 +145,7 @@ describe('AlertPolicy.handoverAlerts', () => {
     });
     const alerts = policy.handoverAlerts([], [incident(true), incident(false)], now);
     expect(alerts.map((a) => [a.kind, a.agentIds, a.body])).toEqual([
-      ['recovered', ['a1'], '- a1: reconnecting 1 min ago, connected now'],
+      ['recovered', ['a1'], '- a1: connected now (reconnecting, opened 1 min ago)'],
     ]);
     expect(policy.handoverAlerts([], [incident(false)], now)).toEqual([]);
   });

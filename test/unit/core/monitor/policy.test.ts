@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Health } from '../../../../src-main/core/monitor/health';
 import { AlertPolicy } from '../../../../src-main/core/monitor/policy';
 import { text } from '../../../../src-main/core/monitor/policy-text';
-import type { AlertRules, HealthChange } from '../../../../src-main/core/monitor/types';
+import { incidentDurationMs, type AlertRules, type HealthChange } from '../../../../src-main/core/monitor/types';
 import { utcLocalTime } from '../../../helpers/local-time';
 
 const T0 = Date.UTC(2024, 0, 10, 12, 0, 0); // 12:00 UTC
@@ -65,7 +65,7 @@ describe('AlertPolicy: needs-scan (unlink)', () => {
     const got = h.cycle(['a1', 'needs-scan']);
     expect(got).toHaveLength(1);
     expect(got[0]).toMatchObject({ kind: 'needs-scan', urgent: true, teamId: 't1', agentIds: ['a1'], at: T0 });
-    expect(got[0]!.title).toContain('unlinked');
+    expect(got[0]!.title).toBe('a1 needs a QR scan again');
     expect(got[0]!.incidentId).toBeTruthy();
   });
 
@@ -152,17 +152,25 @@ describe('AlertPolicy: reconnecting and recovery', () => {
     expect(h.policy.openIncidents()).toEqual([]);
   });
 
-  it('an incident counts from the last good poll', () => {
+  it('an incident runs from the poll that saw the drop to the one that saw it back: one length, in its title too', () => {
     const h = setup();
-    // The last poll that found it connected was 13 s before the one that found it reconnecting.
+    // The last poll that found it connected was 13 s before the one that found it reconnecting: the
+    // drop happened somewhere in between, so the incident starts when it was seen, never before the drop.
+    const seen = h.now;
     const out = h.policy.ingest(
-      [{ teamId: 't1', agentId: 'a1', from: 'connected', to: 'reconnecting', at: h.now, lastGoodAt: h.now - 13 * S }],
+      [{ teamId: 't1', agentId: 'a1', from: 'connected', to: 'reconnecting', at: seen, lastGoodAt: seen - 13 * S }],
       h.now,
     );
-    expect(out.incidents.map((u) => [u.change, u.incident.openedAt])).toEqual([['opened', h.now - 13 * S]]);
-    h.advance(7 * S);
-    h.policy.ingest([{ teamId: 't1', agentId: 'a1', from: 'reconnecting', to: 'connected', at: h.now }], h.now);
-    expect(h.advance(30 * S).map((a) => a.title)).toEqual(['a1 is back to connected after 20 s']);
+    expect(out.incidents.map((u) => [u.change, u.incident.openedAt])).toEqual([['opened', seen]]);
+    h.advance(40 * S);
+    const back = h.now;
+    h.policy.ingest([{ teamId: 't1', agentId: 'a1', from: 'reconnecting', to: 'connected', at: back }], h.now);
+    // It closes once the agent has stayed connected 30 s; its end is when it was seen back.
+    const closed = h.policy.tick(back + 30 * S);
+    expect(closed.alerts.map((a) => a.title)).toEqual(['a1 is back to connected after 40 s']);
+    const resolved = closed.incidents.find((u) => u.change === 'resolved')!.incident;
+    expect(resolved).toMatchObject({ openedAt: seen, endedAt: back, resolvedAt: back + 30 * S });
+    expect(incidentDurationMs(resolved)).toBe(40 * S);
   });
 
   it('a new drop before the agent stayed connected continues the same incident: no new alert, no recovery notice', () => {
@@ -325,7 +333,7 @@ describe('AlertPolicy: grouping, team-wide problems', () => {
     expect(got[0]!.body).toContain('a2 is reconnecting');
     // Each part keeps its own words.
     expect(got[0]!.parts!.map((p) => p.title)).toEqual([
-      'a1 was unlinked — a QR scan is needed',
+      'a1 needs a QR scan again',
       'a2 is reconnecting',
       'a3 is reconnecting',
     ]);
@@ -541,7 +549,7 @@ describe('AlertPolicy: acknowledge, snooze, quiet hours', () => {
     expect(got[0]!.agentIds.sort()).toEqual(['a1', 'a2']);
     expect(got[0]!.urgent).toBe(true);
     expect(got[0]!.title).toBe('Still down after quiet hours: 2 incidents');
-    expect(got[0]!.body).toContain('a1: unlinked for');
+    expect(got[0]!.body).toContain('a1: needs a QR scan for');
     expect(got[0]!.body).toContain('a2: reconnecting for');
     // After the summary, things are alerted normally again, and the summary is not repeated.
     expect(h.cycle(['a2', 'connected'])).toEqual([]);

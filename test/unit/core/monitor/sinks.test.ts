@@ -60,12 +60,15 @@ afterAll(async () => {
 describe('alertWords', () => {
   it('urgency, kind and the team by its label (never its id), then the title; the body apart', () => {
     expect(alertWords(alert)).toEqual({
-      headline: 'URGENT [needs-scan] Team one',
+      headline: 'Urgent [needs-scan] Team one',
       title: 'a1 was unlinked — a QR scan is needed',
       body: 'A person must scan.',
-      line: 'URGENT [needs-scan] Team one: a1 was unlinked — a QR scan is needed',
+      line: 'Urgent [needs-scan] Team one: a1 was unlinked — a QR scan is needed',
     });
-    expect(alertWords({ ...alert, urgent: false, kind: 'recovered' }).headline).toBe('notice [recovered] Team one');
+    expect(alertWords({ ...alert, urgent: false, kind: 'recovered' }).headline).toBe('Resolved [recovered] Team one');
+    expect(alertWords({ ...alert, urgent: false, kind: 'reconnecting' }).headline).toBe(
+      'Warning [reconnecting] Team one',
+    );
   });
 });
 
@@ -79,7 +82,7 @@ describe('WebhookAlertSink', () => {
     const got = received.find((r) => r.path === '/hook')!.body as { text: string; alert: Alert };
     expect(got.alert).toEqual(alert);
     expect(got.text).toBe(
-      '🔴 URGENT [needs-scan] Team one: a1 was unlinked — a QR scan is needed\nA person must scan.',
+      '🔴 Urgent [needs-scan] Team one: a1 was unlinked — a QR scan is needed\nA person must scan.',
     );
   });
 

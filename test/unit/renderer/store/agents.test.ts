@@ -108,6 +108,8 @@ describe('agents slice in the assembled store', () => {
       openedAt: 1,
       acknowledgedAt: null,
       resolvedAt: null,
+      endedAt: null,
+      durationMs: null,
     };
     emit('alert', { change: 'opened', incident, notify: true });
     expect(store.getState().incidents).toEqual([incident]);
