@@ -126,9 +126,15 @@ export interface IncidentDTO {
   severity: IncidentSeverity;
   title: string;
   message: string;
+  /** ms epoch of its start: the first poll that saw the problem (for an unreachable agent, the last poll answered). */
   openedAt: number;
   acknowledgedAt: number | null;
+  /** ms epoch when it closed (a drop closes once the agent has stayed connected a while); null while open. */
   resolvedAt: number | null;
+  /** ms epoch of its end: the first poll that saw the agent well again; null while open. */
+  endedAt: number | null;
+  /** Its length, endedAt − openedAt, computed once by the companion: every text prints this; null while open. */
+  durationMs: number | null;
   /** Closed because its agent (or team) is no longer watched: no recovery was seen. */
   removed?: true;
 }

@@ -24,10 +24,13 @@ const recordSchema = z.object({
   openedAt: z.number(),
   acknowledgedAt: z.number().nullable(),
   resolvedAt: z.number(),
+  /** Its end and length as the monitor measured them (absent in records kept before they were). */
+  endedAt: z.number().optional(),
+  durationMs: z.number().optional(),
   removed: z.literal(true).optional(),
 });
 
-/** A resolved incident as kept: its last words, when it opened and when it was resolved. */
+/** A resolved incident as kept: its last words, when it opened, ended and was resolved, and its length. */
 export type ResolvedIncident = z.infer<typeof recordSchema>;
 
 export interface IncidentHistoryFilter {
