@@ -17,14 +17,51 @@ export interface HttpUrlRules {
   noQuery?: boolean;
 }
 
-/** A URL safe to show: its path segments that look like tokens (16+ chars) and its query hidden. */
-export function redactUrl(url: string): string {
+/** A path segment this long looks like a token. */
+const TOKEN_SEGMENT_MIN = 16;
+
+/**
+ * A URL safe to show or keep: a user and password become `***`; every query value, a query name
+ * that looks like a token, a part without a name and the fragment become `…`; path segments that
+ * look like tokens (16 characters or more) become `…`, except those in `keep` (as they appear in
+ * the URL's path, such as an agent id in a hook URL). `https://u:p@h/in/0123456789abcdef?token=S`
+ * → `https://***@h/in/…?token=…`. Text that is no URL is shown as `…`.
+ */
+export function redactUrl(url: string, keep: readonly string[] = []): string {
+  let u: URL;
   try {
-    const u = new URL(url);
-    return `${u.origin}${u.pathname.replace(/\/[^/]{16,}/g, '/…')}${u.search ? '?…' : ''}`;
+    u = new URL(url);
   } catch {
     return '…';
   }
+  const userinfo = u.username !== '' || u.password !== '' ? '***@' : '';
+  const token = (s: string) => s.length >= TOKEN_SEGMENT_MIN && !keep.includes(s);
+  // A `…` the parser percent-encoded (a URL redacted before) stays `…`: redacting twice changes nothing.
+  const ellipsis = (s: string) => /^%E2%80%A6$/i.test(s);
+  const pathname = u.pathname
+    .split('/')
+    .map((s) => (ellipsis(s) || token(s) ? '…' : s))
+    .join('/');
+  const query =
+    u.search === ''
+      ? ''
+      : `?${u.search
+          .slice(1)
+          .split('&')
+          .map((p) => {
+            const eq = p.indexOf('=');
+            // A part without a name (`?SECRET`) is all value.
+            if (eq <= 0) return p === '' ? '' : '…';
+            const name = p.slice(0, eq);
+            return `${ellipsis(name) || token(name) ? '…' : name}=…`;
+          })
+          .join('&')}`;
+  return `${u.protocol}//${userinfo}${u.host}${pathname}${query}${u.hash !== '' ? '#…' : ''}`;
+}
+
+/** Whether a URL was kept redacted (redactUrl's `…`, or redactCredentials' `***@`): it cannot be used as it is. */
+export function isRedactedUrl(url: string): boolean {
+  return url.includes('…') || /^[A-Za-z][A-Za-z0-9+.-]*:[/\\]*\*\*\*@/.test(url);
 }
 
 /**

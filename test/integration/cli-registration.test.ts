@@ -287,4 +287,32 @@ describe('listen and registration', () => {
       'to register this receiver again: run listen with --register-url self (a service on this machine) or --expose --team Demo',
     );
   });
+
+  it('a URL with a user, password, query value and a token in its path: redacted in every output and the history', async () => {
+    const u = new URL(sink.url);
+    const url = `http://user:pw@${u.host}/in/tok_5f1c9a0e7b3d2c4a?token=SECRET`;
+    const shown = `http://***@${u.host}/in/…?token=…`;
+    const t = terminal(['y']);
+    const set = await runCli(['webhook', 'set', '--team', 'Demo', '--url', url, '--json'], {
+      ...base(),
+      stdin: t.stdin,
+      ask: t.ask,
+    });
+    expect(set.code).toBe(0);
+    // The service is given the URL as it is.
+    expect(await webhookOf()).toBe(url);
+    expect(set.json()[0]).toMatchObject({ url: shown });
+    expect(t.questions[0]).toContain(`at ${shown}?`);
+    const history = await runCli(['webhook', 'history', '--team', 'Demo', '--json'], base());
+    expect((history.json()[0]!.registrations as Array<{ url: string }>)[0]!.url).toBe(shown);
+    const file = await readFile(join(dir, 'data', 'webhook-registrations.json'), 'utf8');
+    for (const out of [set.stdout, set.stderr, t.questions.join('\n'), history.stdout, file])
+      for (const secret of ['pw@', 'SECRET', 'tok_5f1c']) expect(out).not.toContain(secret);
+    // It cannot be restored from the history: said, nothing registered.
+    await runCli(['webhook', 'set', '--team', 'Demo', '--url', `${sink.url}/three`, '--yes'], base());
+    const restore = await runCli(['webhook', 'restore', '--team', 'Demo', '--yes'], base());
+    expect(restore.code).not.toBe(0);
+    expect(restore.stderr).toContain('which the history does not keep');
+    expect(await webhookOf()).toBe(`${sink.url}/three`);
+  });
 });

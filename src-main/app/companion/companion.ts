@@ -608,7 +608,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       if (hasRedactedCredentials(prev.url))
         throw new TeamStoreError(
           'INVALID',
-          `The previous URL ${prev.url} carried credentials, which the history does not keep: register it by hand.`,
+          `The previous URL ${prev.url} carried credentials (a user and password, query values or a token in its path), which the history does not keep: register it by hand.`,
         );
       const registered = await companion.registerWebhook(team.id, agentId, prev.url, REGISTRATION_SOURCES.appRestore);
       const [secret] = await set.getSigningSecrets(team.id, agentId).catch(() => [] as string[]);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import type { Logger } from '../../core/ports';
-import { storedUrlSchema as httpUrl } from '../../core/url';
+import { httpUrlSchema, storedUrlSchema as httpUrl } from '../../core/url';
 import { serial } from '../../core/serial';
 
 export const PREFS_FILE_NAME = 'companion.json';
@@ -36,7 +36,10 @@ const prefsSchema = z.object({
   allowLegacySignature: z.boolean().default(false),
   quietHours: z.object({ start: hhmm, end: hhmm }).default({ start: '22:00', end: '07:00' }),
   webhooks: z
-    .array(z.object({ teamId: z.string().min(1).max(64), agentId: z.string().min(1).max(200), publicUrl: httpUrl }))
+    .array(
+      // publicUrl: the registered URL as shown (redacted, so a user and password show as `***`).
+      z.object({ teamId: z.string().min(1).max(64), agentId: z.string().min(1).max(200), publicUrl: httpUrlSchema }),
+    )
     .max(10_000)
     .default([]),
   messageNotifications: messageNotificationsSchema.default(() => messageNotificationsSchema.parse({})),

@@ -7,7 +7,9 @@
 //   exposure gone), or "unknown: the service cannot tell us; another app may be receiving".
 // - takeoverQuestion: what is asked before a registration replaces the agent's webhook.
 // - previousRegistration: the URL "Restore previous URL" goes back to.
+import { shownWebhookUrl } from '../../core/tunnel/register';
 import type { RegistrationRecord } from '../../core/tunnel/registration-history';
+import { isRedactedUrl } from '../../core/url';
 
 /** Where each command or screen that registers is named in the history. */
 export const REGISTRATION_SOURCES = {
@@ -59,10 +61,10 @@ export function describeRegistration(
   if (!last) return { state: 'unknown', text: UNKNOWN, last: null };
   const at = when(last.at, now);
   const on = at.includes(' ') ? `on ${at}` : `at ${at}`;
-  if (hooks.local !== null && last.url === hooks.local)
-    return { state: 'here', text: `registered here ${on} (this receiver)`, last };
-  if (hooks.public !== null && last.url === hooks.public)
-    return { state: 'here', text: `registered here ${on} (this receiver's public URL)`, last };
+  // The history keeps URLs as shown (redacted): the receiver's are compared as shown too.
+  const isLast = (url: string | null) => url !== null && last.url === shownWebhookUrl(url, last.agentId);
+  if (isLast(hooks.local)) return { state: 'here', text: `registered here ${on} (this receiver)`, last };
+  if (isLast(hooks.public)) return { state: 'here', text: `registered here ${on} (this receiver's public URL)`, last };
   if (last.target === 'receiver') {
     const why = hooks.local === null ? 'the receiver is not listening' : `the receiver now listens at ${hooks.local}`;
     return {
@@ -87,7 +89,7 @@ export function describeRegistration(
  * install knows it, and that the service issues a new signing secret.
  */
 export function takeoverQuestion(agent: string, url: string, last: RegistrationRecord | null, now: number): string {
-  return `Point the webhook of ${agent} at ${url}? ${takeoverWarning(last, now, url)}`;
+  return `Point the webhook of ${agent} at ${shownWebhookUrl(url, agent)}? ${takeoverWarning(last, now, url)}`;
 }
 
 /** The question's words after "Point … at <url>?": what stops receiving, and the new signing secret. */
@@ -95,7 +97,7 @@ export function takeoverWarning(last: RegistrationRecord | null, now: number, ur
   const stops =
     last === null
       ? "Whatever URL it has now stops receiving its deliveries: the service cannot tell us which, and another app (the team's own, say) may be receiving them."
-      : last.url === url
+      : url !== undefined && last.url === shownWebhookUrl(url, last.agentId)
         ? `It was last registered by this install to this same URL (${when(last.at, now)}); if another app registered since, that one stops receiving.`
         : `${last.url} (registered by this install, ${when(last.at, now)}, ${last.source}) stops receiving its deliveries, unless another app registered since: then that one does.`;
   return `The service keeps one webhook URL per agent. ${stops} The service issues a new signing secret; the previous one stops working.`;
@@ -108,9 +110,12 @@ export function previousRegistration(entries: readonly RegistrationRecord[]): Re
   return entries.find((e) => e.url !== last.url) ?? null;
 }
 
-/** A URL kept with its credentials redacted cannot be registered again as it was. */
+/**
+ * A URL kept with its credentials redacted (a user and password, query values or a token-like path
+ * segment hidden) cannot be registered again as it was.
+ */
 export function hasRedactedCredentials(url: string): boolean {
-  return /^[A-Za-z][A-Za-z0-9+.-]*:[/\\]*\*\*\*@/.test(url);
+  return isRedactedUrl(url);
 }
 
 /** Said after a restore: the app behind the URL needs the new secret. */

@@ -5,6 +5,10 @@
 //   While it is in flight the receiver holds that agent's deliveries that fail verification (the
 //   service may post with the new secret before its reply reaches us); once it succeeded it is
 //   added to the registration history (URL, when, which command or screen; never the secret).
+//   Registrations of one agent on one data folder (the history's) run one at a time, across
+//   processes too (core/tunnel/registration-lock.ts): the secret kept and the history's newest entry
+//   are always those of the service's last answer. The URL answered and kept is redacted
+//   (core/tunnel/register.ts shownWebhookUrl).
 //   Asking before taking over is the shells' part, with takeoverQuestion (registration-status.ts).
 // - registerHooksAt: once a public URL exists, each chosen agent registered at hookUrl(URL, agent),
 //   one after another, every outcome reported as it happens.
@@ -13,11 +17,13 @@
 // - registerDemoHooks: the demo emulator's agents pointed at the receiver when the demo starts (they
 //   have no other receiver), but only where the emulator reports no webhook or one this install set:
 //   a URL someone else registered is never replaced without asking.
+import path from 'node:path';
 import type { ServiceClient } from '../../core/api/service';
 import type { ExposeRequest, ExposureController, ExposureStatus } from '../../core/expose';
 // The two modules themselves, not the tunnel's index: every command that registers loads this.
 import { hookUrl } from '../../core/tunnel/hook-url';
-import { registerWebhook, type WebhookRegistration } from '../../core/tunnel/register';
+import { registerWebhook, shownWebhookUrl, type WebhookRegistration } from '../../core/tunnel/register';
+import { registrationTurn } from '../../core/tunnel/registration-lock';
 import type { RegistrationsInFlight } from '../../core/tunnel/in-flight';
 import type { RegistrationHistory, RegistrationTarget } from '../../core/tunnel/registration-history';
 
@@ -46,7 +52,14 @@ export interface AgentWebhook {
   historyProblem: string | null;
 }
 
-export async function registerAgentWebhook(o: AgentWebhookOptions): Promise<AgentWebhook> {
+export function registerAgentWebhook(o: AgentWebhookOptions): Promise<AgentWebhook> {
+  if (!o.history) return registerNow(o);
+  return registrationTurn(path.dirname(o.history.store.file), o.agentId, () => registerNow(o), {
+    ...(o.signal ? { signal: o.signal } : {}),
+  });
+}
+
+async function registerNow(o: AgentWebhookOptions): Promise<AgentWebhook> {
   let secretHint = '';
   const end = o.inFlight?.begin(o.agentId);
   let registration: WebhookRegistration;
@@ -192,7 +205,8 @@ export async function registerDemoHooks(o: DemoHooksOptions): Promise<DemoHookOu
   for (const agentId of o.agentIds) {
     const url = hookUrl(o.receiver, agentId);
     const now = o.current.get(agentId);
-    if (now !== undefined && now !== url && !(await o.ours(agentId)).includes(now)) {
+    // The history keeps URLs as shown (redacted): the emulator's is compared as shown too.
+    if (now !== undefined && now !== url && !(await o.ours(agentId)).includes(shownWebhookUrl(now, agentId))) {
       out.push({ agentId, state: 'foreign', url: now });
       continue;
     }

@@ -251,7 +251,7 @@ export function register(program: Command, ctx: CliContext): void {
       );
     if (hasRedactedCredentials(prev.url)) {
       throw new CliFailure(
-        `the previous URL ${prev.url} carried credentials, which the history does not keep: register it with \`channel-companion webhook set --url <url>\``,
+        `the previous URL ${prev.url} carried credentials (a user and password, query values or a token in its path), which the history does not keep: register it with \`channel-companion webhook set --url <url>\``,
         EXIT.failure,
         'CREDENTIALS_NOT_KEPT',
       );

@@ -1,5 +1,6 @@
-// The webhook registrations this install made, per agent: the URL (credentials redacted), when, and
-// from which command or screen. The service keeps one webhook URL per agent and offers no way to
+// The webhook registrations this install made, per agent: the URL (redacted: a user and password,
+// query values and token-like path segments hidden, register.ts shownWebhookUrl), when, and from
+// which command or screen. The service keeps one webhook URL per agent and offers no way to
 // read it back, so this history is all this install can say about where an agent's deliveries go.
 // Never a secret. <data dir>/webhook-registrations.json, mode 0600, atomic writes; a file that cannot
 // be read as a history is set aside (renamed, never deleted) with a clear message, and a new one is
@@ -8,7 +9,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
-import { redactCredentials } from '../url';
+import { shownWebhookUrl } from './register';
 import { serial } from '../serial';
 
 /** @internal Exported for tests. */
@@ -27,7 +28,7 @@ export interface RegistrationRecord {
   /** The saved team; null for a service given by its base URL alone. */
   teamId: string | null;
   agentId: string;
-  /** The URL registered, credentials redacted. */
+  /** The URL registered, redacted (a user and password, query values, token-like path segments). */
   url: string;
   /** ms epoch */
   at: number;
@@ -80,9 +81,9 @@ export class RegistrationHistory {
     return { entries: all.reverse(), problem };
   }
 
-  /** Adds a registration (its URL's credentials redacted); answers why an old file was set aside, or null. */
+  /** Adds a registration (its URL redacted); answers why an old file was set aside, or null. */
   async append(r: Omit<RegistrationRecord, 'at'> & { at?: number }): Promise<string | null> {
-    const rec = recordSchema.parse({ ...r, url: redactCredentials(r.url), at: r.at ?? this.now() });
+    const rec = recordSchema.parse({ ...r, url: shownWebhookUrl(r.url, r.agentId), at: r.at ?? this.now() });
     return this.inTurn(async () => {
       const { all, problem } = await this.read();
       all.push(rec);

@@ -4,7 +4,9 @@ import {
   httpUrlProblem,
   httpUrlSchema,
   isHttpUrl,
+  isRedactedUrl,
   redactCredentials,
+  redactUrl,
   storedUrlSchema,
 } from '../../../src-main/core/url';
 
@@ -87,4 +89,25 @@ describe('redactCredentials', () => {
       expect(redactCredentials(url)).toBe(url);
     },
   );
+});
+
+describe('redactUrl', () => {
+  it.each([
+    ['https://user:pw@host/in?token=SECRET', 'https://***@host/in?token=…'],
+    ['https://host/hooks/0123456789abcdef0123?a=1&b=&SECRET', 'https://host/hooks/…?a=…&b=…&…'],
+    ['https://host/p?0123456789abcdefSECRET=x#frag', 'https://host/p?…=…#…'],
+    ['http://127.0.0.1:4000/hooks/a1', 'http://127.0.0.1:4000/hooks/a1'],
+    ['not a url', '…'],
+  ])('%s → %s', (url, shown) => {
+    expect(redactUrl(url)).toBe(shown);
+    if (shown !== url) expect(isRedactedUrl(shown)).toBe(true);
+    if (shown !== '…') expect(redactUrl(shown)).toBe(shown);
+  });
+  it('leaves the segments it is told to keep (an agent id), and says a URL it left whole is not redacted', () => {
+    expect(redactUrl('https://h/hooks/agent-sales-eu-west-1?k=v', ['agent-sales-eu-west-1'])).toBe(
+      'https://h/hooks/agent-sales-eu-west-1?k=…',
+    );
+    expect(isRedactedUrl('https://h/hooks/a1')).toBe(false);
+    expect(isRedactedUrl('https://***@h/hooks/a1')).toBe(true);
+  });
 });

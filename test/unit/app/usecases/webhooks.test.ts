@@ -1,4 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   exposeAndRegister,
   registerAgentWebhook,
@@ -8,6 +12,40 @@ import {
   type HookTarget,
 } from '../../../../src-main/app/usecases/webhooks';
 import type { ExposureStatus } from '../../../../src-main/core/expose';
+import { RegistrationHistory } from '../../../../src-main/core/tunnel/registration-history';
+import { registrationLockName } from '../../../../src-main/core/tunnel/registration-lock';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+
+async function dataDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'cc-webhooks-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The service: one webhook URL and one secret per agent, set when a PUT is taken; each answer
+ * arrives after the delay its URL is given (a slow network, a slow app).
+ */
+function slowService(delayOf: (url: string) => number) {
+  const service = { url: '', secret: '', taken: 0 };
+  return {
+    service,
+    async setWebhook(_agentId: string, url: string) {
+      service.taken++;
+      const secret = `whsec_${String(service.taken).padStart(4, '0')}0123456789abcdef0123456789abcd`;
+      service.url = url;
+      service.secret = secret;
+      await sleep(delayOf(url));
+      return { mode: 'passthrough' as const, url, secret };
+    },
+  };
+}
 
 const SECRET = 'whsec_0123456789abcdef0123456789abcdef';
 const targets: HookTarget[] = [
@@ -59,6 +97,88 @@ describe('registerAgentWebhook', () => {
       }),
     ).rejects.toThrow(/no usable signing secret/);
     expect(kept).toEqual([]);
+  });
+});
+
+describe('registerAgentWebhook: one registration of an agent at a time', () => {
+  it("two at once (the first answered late): the secret kept and the newest history entry are the service's last", async () => {
+    const dir = await dataDir();
+    const client = slowService((url) => (url.endsWith('/a') ? 300 : 10));
+    let kept = '';
+    // Two commands on one data folder, each with its own view of the history.
+    const run = (url: string) =>
+      registerAgentWebhook({
+        client,
+        agentId: 'a1',
+        url,
+        history: { store: RegistrationHistory.in(dir), teamId: 't1', source: 'webhook set', target: 'other' },
+        keepSecret: async (s) => void (kept = s),
+      });
+    const a = run('https://one.example/a');
+    await sleep(20);
+    const b = run('https://two.example/b');
+    await Promise.all([a, b]);
+    expect(client.service.url).toBe('https://two.example/b');
+    expect(kept).toBe(client.service.secret);
+    const { entries } = await RegistrationHistory.in(dir).list('t1', 'a1');
+    expect(entries.map((e) => e.url)).toEqual(['https://two.example/b', 'https://one.example/a']);
+  });
+
+  it("waits while another process holds the agent's registration lock on the data folder, then goes on", async () => {
+    const dir = await dataDir();
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
+    cleanups.push(async () => void other.kill());
+    await writeFile(
+      join(dir, registrationLockName('a1')),
+      `${JSON.stringify({ pid: other.pid, host: hostname(), since: Date.now() })}\n`,
+    );
+    const client = fakeClient();
+    const done = registerAgentWebhook({
+      client,
+      agentId: 'a1',
+      url: 'https://x.example/hooks/a1',
+      history: { store: RegistrationHistory.in(dir), teamId: 't1', source: 'webhook set', target: 'other' },
+      keepSecret: async () => undefined,
+    });
+    await sleep(400);
+    expect(client.calls).toEqual([]);
+    other.kill();
+    await done;
+    expect(client.calls).toEqual([['a1', 'https://x.example/hooks/a1']]);
+    // The lock is given back: the next registration does not wait.
+    await registerAgentWebhook({
+      client,
+      agentId: 'a1',
+      url: 'https://y.example/hooks/a1',
+      history: { store: RegistrationHistory.in(dir), teamId: 't1', source: 'webhook set', target: 'other' },
+      keepSecret: async () => undefined,
+    });
+    expect(client.calls).toHaveLength(2);
+  });
+
+  it('answers and keeps the URL redacted: no user, password, query value or token in the path; the agent id stays', async () => {
+    const dir = await dataDir();
+    const agent = 'agent-sales-eu-west-1';
+    const url = `https://user:pw@app.example/in/tok_5f1c9a0e7b3d2c4a/hooks/${agent}?token=SECRET`;
+    const client = fakeClient();
+    const kept: string[] = [];
+    const r = await registerAgentWebhook({
+      client,
+      agentId: agent,
+      url,
+      history: { store: RegistrationHistory.in(dir), teamId: 't1', source: 'webhook set', target: 'other' },
+      keepSecret: async (_s, registered) => void kept.push(registered.url),
+    });
+    // The service is given the URL as it is.
+    expect(client.calls).toEqual([[agent, url]]);
+    const shown = `https://***@app.example/in/…/hooks/${agent}?token=…`;
+    expect(r.registration.url).toBe(shown);
+    expect(kept).toEqual([shown]);
+    const file = await readFile(join(dir, 'webhook-registrations.json'), 'utf8');
+    for (const secret of ['pw@', 'SECRET', 'tok_5f1c']) {
+      expect(JSON.stringify(r)).not.toContain(secret);
+      expect(file).not.toContain(secret);
+    }
   });
 });
 

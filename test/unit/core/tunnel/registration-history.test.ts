@@ -94,6 +94,23 @@ describe('RegistrationHistory', () => {
     expect(await readFile(join(dir, REGISTRATION_HISTORY_FILE), 'utf8')).not.toContain('hunter2');
   });
 
+  it('never keeps query values or token-like path segments; the agent id of a hook URL stays', async () => {
+    const { dir, h } = await store();
+    const agent = 'agent-sales-eu-west-1';
+    await h.append({
+      teamId: 't1',
+      agentId: agent,
+      url: `https://user:pw@app.example/in/tok_5f1c9a0e7b3d2c4a/hooks/${agent}?token=SECRET&v=2#frag`,
+      source: 'webhook set',
+      target: 'other',
+    });
+    expect((await h.list('t1', agent)).entries[0]!.url).toBe(
+      `https://***@app.example/in/…/hooks/${agent}?token=…&v=…#…`,
+    );
+    const text = await readFile(join(dir, REGISTRATION_HISTORY_FILE), 'utf8');
+    for (const secret of ['pw', 'SECRET', 'tok_5f1c', 'frag']) expect(text).not.toContain(secret);
+  });
+
   it(`keeps the last ${MAX_REGISTRATIONS_PER_AGENT} registrations of an agent`, async () => {
     const { h } = await store();
     for (let i = 0; i < MAX_REGISTRATIONS_PER_AGENT + 3; i++)
