@@ -1,18 +1,24 @@
-// Every failure becomes an ErrorDTO: ServiceError → its own DTO; ZodError → validation with the
-// field; the core's team store, keychain, tunnel and replay errors → their contract kind; errors that
-// name themselves by a `kind` → that kind; anything else → internal, with a generic message (stack
-// traces and secrets never cross to the renderer). Core messages are already plain and secret-free.
+// The one error mapper. Every failure becomes an ErrorDTO: ServiceError → its own DTO; ZodError →
+// validation with the field; the core's team store, keychain, tunnel, replay, lock and exposure errors →
+// their contract kind; errors that name themselves by a `kind` → that kind; any other of ours (the
+// CompanionError root) → internal, in its own words (they are plain and secret-free); anything else →
+// internal, with a generic message (stack traces and secrets never cross to a window). And an ErrorDTO
+// becomes the exit code a command ends with (exitCodeOf).
 import { ZodError } from 'zod';
 import { isTeamStoreError, type TeamStoreErrorCode } from '../core/teams';
 import { isServiceError, type ServiceErrorDTO } from '../core/api/errors';
 import { inputProblem, type FieldNames } from '../core/input-words';
 import { isKeychainError } from '../core/secrets';
 import { ReplayError, TunnelError } from '../core/tunnel';
+import { ExposeError } from '../core/expose/errors';
+import { LockedError } from '../core/lock-file';
 import type { ErrorDTO, ErrorKind } from '../../src-shared/contract';
 import { SERVICE_ERROR_KINDS } from '../../src-shared/vocabulary';
+import { CompanionError } from '../core/errors';
+import { EXIT } from './exit-codes';
 
 /** An error the app raises itself with a contract kind (e.g. 'validation', 'not-found', 'keychain'). */
-export class AppError extends Error {
+export class AppError extends CompanionError {
   constructor(
     readonly kind: ErrorKind,
     readonly code: string,
@@ -97,6 +103,13 @@ function fromCore(e: unknown): unknown {
       `REPLAY_${upperCode(e.code)}`,
       e.message,
     );
+  if (e instanceof LockedError) return new AppError('invalid-request', 'DATA_FOLDER_IN_USE', e.message);
+  if (e instanceof ExposeError)
+    return new AppError(
+      e.code === 'keychain' ? 'keychain' : e.code === 'bad-command' ? 'validation' : 'invalid-request',
+      `EXPOSE_${upperCode(e.code)}`,
+      e.hint ? `${e.message} ${e.hint}` : e.message,
+    );
   return e;
 }
 
@@ -131,9 +144,40 @@ export function toErrorDTO(error: unknown): ErrorDTO {
       return dto;
     }
   }
+  if (e instanceof CompanionError) {
+    const code = (e as { code?: unknown }).code;
+    return { kind: 'internal', code: typeof code === 'string' ? upperCode(code) : 'INTERNAL', message: e.message };
+  }
   return {
     kind: 'internal',
     code: 'INTERNAL',
     message: 'Something went wrong inside the app; see the diagnostics export.',
   };
+}
+
+/**
+ * The exit code a command ends with for an error: bad input 2, a rejected key 4, the service's own
+ * classes 3 (a not-found the companion says itself — no such delivery, team or agent — is 1, the
+ * service's 404 is 3), an interruption 130, anything else 1.
+ */
+export function exitCodeOf(e: Pick<ErrorDTO, 'kind' | 'status' | 'code'>): number {
+  switch (e.kind) {
+    case 'validation':
+      return EXIT.usage;
+    case 'key-rejected':
+      return EXIT.auth;
+    case 'aborted':
+      return EXIT.interrupted;
+    case 'not-found':
+      return e.status !== undefined || e.code === 'AGENT_NOT_FOUND' ? EXIT.service : EXIT.failure;
+    case 'reconnecting':
+    case 'needs-scan':
+    case 'rate-limited':
+    case 'quota-exceeded':
+    case 'server-error':
+    case 'network-error':
+      return EXIT.service;
+    default:
+      return EXIT.failure;
+  }
 }

@@ -1,11 +1,13 @@
-// Errors the CLI raises itself, and the mapping from any error to an exit code and a message.
-import { isServiceError, type ServiceError } from '../core/api/errors';
+// Errors the CLI raises itself, and any error as an exit code and a message: the CLI's own here, every
+// other one through the app's one mapper (app/errors.ts).
 import type { RawResponse } from '../core/api/types';
+import { CompanionError } from '../core/errors';
+import { exitCodeOf, toErrorDTO } from '../app/errors';
 import { EXIT } from './exit-codes';
 import { cliHint } from '../../src-shared/error-advice';
 
 /** Bad command line (invalid flag value, missing key, …): usage goes to stderr, exit 2, nothing sent. */
-export class UsageError extends Error {
+export class UsageError extends CompanionError {
   constructor(message: string) {
     super(message);
     this.name = 'UsageError';
@@ -13,7 +15,7 @@ export class UsageError extends Error {
 }
 
 /** A failure the command already explains: message to stderr, the given exit code. */
-export class CliFailure extends Error {
+export class CliFailure extends CompanionError {
   constructor(
     message: string,
     readonly exitCode: number = EXIT.failure,
@@ -28,24 +30,10 @@ export class CliFailure extends Error {
 }
 
 /** Interrupted while waiting (Ctrl-C). */
-export class Interrupted extends Error {
+export class Interrupted extends CompanionError {
   constructor(message = 'cancelled') {
     super(message);
     this.name = 'Interrupted';
-  }
-}
-
-function exitCodeForServiceError(err: ServiceError): number {
-  switch (err.kind) {
-    case 'key-rejected':
-      return EXIT.auth;
-    case 'invalid-request':
-    case 'timeout':
-      return EXIT.failure;
-    case 'aborted':
-      return EXIT.interrupted;
-    default:
-      return EXIT.service;
   }
 }
 
@@ -63,26 +51,6 @@ export interface DescribedError {
 }
 
 export function describeError(err: unknown): DescribedError {
-  if (isServiceError(err)) {
-    const hint = cliHint({
-      kind: err.kind,
-      code: err.code,
-      message: err.message,
-      ...(err.rateLimit.limit !== undefined ? { limit: err.rateLimit.limit } : {}),
-      ...(err.rateLimit.retryAfter !== undefined ? { retryAfterSec: err.rateLimit.retryAfter } : {}),
-    });
-    const d: DescribedError = {
-      exitCode: exitCodeForServiceError(err),
-      code: err.code,
-      kind: err.kind,
-      message: hint ? `${err.message} (${hint})` : err.message,
-    };
-    if (err.status !== undefined) d.status = err.status;
-    if (err.rateLimit.limit !== undefined) d.limit = err.rateLimit.limit;
-    if (err.rateLimit.retryAfter !== undefined) d.retryAfterSec = err.rateLimit.retryAfter;
-    if (err.raw !== undefined) d.raw = err.raw;
-    return d;
-  }
   if (err instanceof UsageError) return { exitCode: EXIT.usage, code: 'USAGE', kind: 'usage', message: err.message };
   if (err instanceof CliFailure) {
     const d: DescribedError = { exitCode: err.exitCode, code: err.code, kind: 'failure', message: err.message };
@@ -92,8 +60,29 @@ export function describeError(err: unknown): DescribedError {
   }
   if (err instanceof Interrupted)
     return { exitCode: EXIT.interrupted, code: 'INTERRUPTED', kind: 'interrupted', message: err.message };
-  const message = err instanceof Error ? err.message : String(err);
-  return { exitCode: EXIT.failure, code: 'ERROR', kind: 'error', message };
+  // Everything else through the app's one mapper. A foreign error (not ours) keeps its own words here:
+  // they go to this user's terminal.
+  const e = toErrorDTO(err);
+  if (e.kind === 'internal' && e.code === 'INTERNAL' && !(err instanceof CompanionError))
+    return {
+      exitCode: EXIT.failure,
+      code: 'ERROR',
+      kind: 'error',
+      message: err instanceof Error ? err.message : String(err),
+    };
+  // The hints are about the service's answers: a not-found the companion says itself (no such delivery) has none.
+  const hint = e.kind === 'not-found' && e.status === undefined ? null : cliHint(e);
+  const d: DescribedError = {
+    exitCode: exitCodeOf(e),
+    code: e.code,
+    kind: e.kind,
+    message: hint ? `${e.message} (${hint})` : e.message,
+  };
+  if (e.status !== undefined) d.status = e.status;
+  if (e.limit !== undefined) d.limit = e.limit;
+  if (e.retryAfterSec !== undefined) d.retryAfterSec = e.retryAfterSec;
+  if (e.raw !== undefined) d.raw = e.raw;
+  return d;
 }
 
 /** A raw answer as lines for a person: what came, then its first bytes or its frames as received. */

@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import { mkdir, open, readFile, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from './tunnel/private-files';
+import { CompanionError } from './errors';
 
 /** A take-over guard older than this was left by a crash mid-take-over. */
 const TAKEOVER_STALE_MS = 10_000;
@@ -18,7 +19,7 @@ export interface LockHolder {
   since: number;
 }
 
-export class LockedError extends Error {
+export class LockedError extends CompanionError {
   constructor(
     readonly dir: string,
     /** Who holds it (null: its file could not be read). */

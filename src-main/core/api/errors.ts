@@ -2,6 +2,7 @@
 // Every error carries status, code, message and the response's rate-limit headers — never the key.
 import type { ServiceErrorKind } from '../../../src-shared/vocabulary';
 import type { RateLimitInfo, RawResponse } from './types';
+import { CompanionError } from '../errors';
 
 export type { ServiceErrorKind } from '../../../src-shared/vocabulary';
 
@@ -28,7 +29,7 @@ export interface ServiceErrorInit {
   cause?: unknown;
 }
 
-export abstract class ServiceError extends Error {
+export abstract class ServiceError extends CompanionError {
   abstract readonly kind: ServiceErrorKind;
   readonly status: number | undefined;
   readonly code: string;

@@ -5,9 +5,10 @@
 // with empty values: the reader throws ShapeError, which the client turns into UnreadableResponse
 // carrying what came (raw.ts). ASSUMPTION A-UNKNOWN-SHAPE
 import type { ChannelSettings, ContactCheck, SendResult, SessionStatus, WebhookConfig } from './types';
+import { CompanionError } from '../errors';
 
 /** An answer none of whose known fields could be found; the client adds the raw response. */
-export class ShapeError extends Error {
+export class ShapeError extends CompanionError {
   constructor(
     readonly code: string,
     message: string,

@@ -1,6 +1,7 @@
 // Why an exposure could not start or stopped by itself, in words, with what to do about it. The
 // messages never carry the ngrok authtoken (ngrok's own words are scrubbed of it before they land
 // here).
+import { CompanionError } from '../errors';
 
 export type ExposeErrorCode =
   /** No ngrok authtoken is stored. */
@@ -19,7 +20,7 @@ export type ExposeErrorCode =
   | 'keychain'
   | 'failed';
 
-export class ExposeError extends Error {
+export class ExposeError extends CompanionError {
   constructor(
     readonly code: ExposeErrorCode,
     message: string,

@@ -1,5 +1,6 @@
 // The secret store port: where API keys and webhook signing secrets live (the OS keychain in the
 // app, memory in unit tests). Nothing else in the core ever holds a secret at rest.
+import { CompanionError } from '../errors';
 
 export interface SecretStore {
   /** The secret stored under `account`, or null when there is none. Throws KeychainError when the store cannot answer (locked, unreachable) — never null for that. */
@@ -15,7 +16,7 @@ export interface SecretStore {
 export type KeychainErrorKind = 'unavailable' | 'locked' | 'failed';
 
 /** A keychain failure. Its message is plain and never contains a secret. */
-export class KeychainError extends Error {
+export class KeychainError extends CompanionError {
   readonly kind: KeychainErrorKind = 'failed';
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);

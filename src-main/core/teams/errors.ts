@@ -1,9 +1,10 @@
 // Errors of the team store. Messages are plain and never contain a key or signing secret.
+import { CompanionError } from '../errors';
 
 export type TeamStoreErrorCode =
   'KEY_REJECTED' | 'AGENT_NOT_FOUND' | 'DUPLICATE' | 'NOT_FOUND' | 'INVALID' | 'CONFIG_CORRUPT' | 'KEYCHAIN';
 
-export class TeamStoreError extends Error {
+export class TeamStoreError extends CompanionError {
   readonly code: TeamStoreErrorCode;
   /** For INVALID: the path of the field at fault ("label", "agents.0.agentId"). */
   readonly field: string | undefined;

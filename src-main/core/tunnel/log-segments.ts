@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { PRIVATE_FILE_MODE } from './private-files';
 import { LogIndex } from './log-index';
 import type { ForwardAttempt, StoredDelivery } from './types';
+import { CompanionError } from '../errors';
 
 export interface LogBounds {
   maxDeliveries?: number;
@@ -68,7 +69,7 @@ export const NODE_IO: LogIO = {
 };
 
 /** An append refused because the log is read-only or closed. */
-export class LogClosedError extends Error {
+export class LogClosedError extends CompanionError {
   constructor(message: string) {
     super(message);
     this.name = 'LogClosedError';

@@ -12,8 +12,9 @@ import type { IdGenerator } from './ids';
 import type { EventLog } from './log';
 import { postOnce, type Transport } from './transport';
 import type { ForwardAttempt, ReplayMode } from './types';
+import { CompanionError } from '../errors';
 
-export class ReplayError extends Error {
+export class ReplayError extends CompanionError {
   constructor(
     readonly code: 'not-found' | 'no-target' | 'no-secret',
     message: string,
