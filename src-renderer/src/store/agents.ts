@@ -44,6 +44,11 @@ export interface AgentsSlice {
     agentIds: string[];
     allowInsecureHttp?: boolean;
   }): Promise<ErrorDTO | null>;
+  /** Changes a team in place (its id and history stay); only the fields given change. */
+  updateTeam(
+    teamId: string,
+    patch: { label?: string; baseUrl?: string; apiKey?: string; allowInsecureHttp?: boolean },
+  ): Promise<ErrorDTO | null>;
   removeTeam(teamId: string): Promise<ErrorDTO | null>;
   addAgent(teamId: string, agentId: string, label?: string): Promise<ErrorDTO | null>;
   removeAgent(teamId: string, agentId: string): Promise<ErrorDTO | null>;
@@ -141,6 +146,7 @@ export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ 
           ...(allowInsecureHttp ? { allowInsecureHttp: true } : {}),
         }),
       ),
+    updateTeam: async (teamId, patch) => thenRefresh(await api['teams.update']({ teamId, ...patch })),
     removeTeam: async (teamId) => thenRefresh(await api['teams.remove']({ teamId })),
     addAgent: async (teamId, agentId, label) =>
       thenRefresh(await api['agents.add']({ teamId, agentId, ...(label ? { label } : {}) })),

@@ -1,6 +1,7 @@
-// Teams and keys: each team with its key hint (never the key), its agents (add/remove), remove
-// the team; add another team.
-import { useState } from 'react';
+// Teams and keys: each team with its key hint (never the key), its agents (add/remove), edit the
+// team in place (name, address, key: its id and history stay), remove the team; add another team (once added, its card comes into view and says so). An agent reads by
+// its label, with its id beside it only when the two differ.
+import { useEffect, useRef, useState } from 'react';
 import type { ErrorDTO, TeamDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { agentHref } from '../../router/routes';
@@ -8,6 +9,7 @@ import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
 import { TeamForm } from '../onboarding/TeamForm';
 import { AddAgent } from './AddAgentForm';
+import { EditTeamForm } from './EditTeamForm';
 
 /** A remove button that asks once more, inline. */
 function ConfirmRemove({
@@ -59,27 +61,58 @@ function ConfirmRemove({
   );
 }
 
-function TeamCard({ team }: { team: TeamDTO }) {
+function TeamCard({ team, added }: { team: TeamDTO; added: boolean }) {
   const removeTeam = useApp((s) => s.removeTeam);
   const removeAgent = useApp((s) => s.removeAgent);
   const agents = useApp((s) => s.agents);
+  const card = useRef<HTMLElement>(null);
+  const editButton = useRef<HTMLButtonElement>(null);
+  const [editing, setEditing] = useState(false);
+  const [saved, setSaved] = useState(false);
+  useEffect(() => {
+    if (!added || !card.current) return;
+    card.current.scrollIntoView?.({ block: 'start' });
+    card.current.focus({ preventScroll: true });
+  }, [added]);
+  const count = team.agentIds.length;
   return (
-    <article className="card" aria-label={`Team ${team.label}`}>
+    <article className="card" aria-label={`Team ${team.label}`} ref={card} tabIndex={added ? -1 : undefined}>
       <h4>{team.label}</h4>
-      <dl className="fields">
-        <dt>Service address</dt>
-        <dd>{team.baseUrl}</dd>
-        <dt>API key</dt>
-        <dd>
-          {team.keyHint}
-          {team.keyRejected && (
-            <strong className="error">
-              {' '}
-              — rejected by the service (key rejected). Add the team again with a current key.
-            </strong>
-          )}
-        </dd>
-      </dl>
+      {added && (
+        <p className="team-added" role="status">
+          Team {team.label} added{count > 0 ? ` with ${count} agent${count === 1 ? '' : 's'}` : ''}. Its key is in the
+          system keychain.
+        </p>
+      )}
+      <p className="sr-only" role="status">
+        {saved ? `Team ${team.label} saved.` : ''}
+      </p>
+      {editing ? (
+        <EditTeamForm
+          team={team}
+          onDone={(ok) => {
+            setEditing(false);
+            setSaved(ok);
+            // Back to the button that opened the form once it is there again.
+            requestAnimationFrame(() => editButton.current?.focus());
+          }}
+        />
+      ) : (
+        <dl className="fields">
+          <dt>Service address</dt>
+          <dd>{team.baseUrl}</dd>
+          <dt>API key</dt>
+          <dd>
+            {team.keyHint}
+            {team.keyRejected && (
+              <strong className="error">
+                {' '}
+                — rejected by the service (key rejected). Edit the team and give its current key.
+              </strong>
+            )}
+          </dd>
+        </dl>
+      )}
       <h5>Agents</h5>
       {team.agentIds.length === 0 ? (
         <p className="muted">No agents yet.</p>
@@ -89,7 +122,8 @@ function TeamCard({ team }: { team: TeamDTO }) {
             const label = agents[agentKey(team.teamId, id)]?.label ?? id;
             return (
               <li key={id}>
-                <a href={agentHref(team.teamId, id)}>{label}</a> <span className="muted">({id})</span>{' '}
+                <a href={agentHref(team.teamId, id)}>{label}</a>
+                {label !== id && <span className="muted"> ({id})</span>}{' '}
                 <ConfirmRemove what={`agent ${label}`} onConfirm={() => removeAgent(team.teamId, id)} />
               </li>
             );
@@ -98,6 +132,20 @@ function TeamCard({ team }: { team: TeamDTO }) {
       )}
       <AddAgent team={team} />
       <div className="actions">
+        {!editing && (
+          <button
+            type="button"
+            className="secondary small"
+            ref={editButton}
+            onClick={() => {
+              setSaved(false);
+              setEditing(true);
+            }}
+            aria-label={`Edit team ${team.label}`}
+          >
+            Edit team…
+          </button>
+        )}
         <ConfirmRemove
           what={`team ${team.label} and its key`}
           text="Remove team…"
@@ -111,17 +159,31 @@ function TeamCard({ team }: { team: TeamDTO }) {
 export function TeamsManager() {
   const teams = useApp((s) => s.teams);
   const [adding, setAdding] = useState(false);
+  // The teams there were when the form opened: the one that is new after it closes was just added.
+  const before = useRef<ReadonlySet<string>>(new Set());
+  const [added, setAdded] = useState<string | null>(null);
+  const [looking, setLooking] = useState(false);
+  useEffect(() => {
+    if (!looking) return;
+    const fresh = teams.find((t) => !before.current.has(t.teamId));
+    if (!fresh) return;
+    setLooking(false);
+    setAdded(fresh.teamId);
+  }, [looking, teams]);
   return (
     <section aria-labelledby="teams-title">
       <h3 id="teams-title">Teams and keys</h3>
       {teams.map((t) => (
-        <TeamCard key={t.teamId} team={t} />
+        <TeamCard key={t.teamId} team={t} added={t.teamId === added} />
       ))}
       {adding ? (
         <div className="card">
           <h4>Add a team</h4>
           <TeamForm
-            onDone={() => setAdding(false)}
+            onDone={() => {
+              setAdding(false);
+              setLooking(true);
+            }}
             extraActions={() => (
               <button type="button" className="secondary" onClick={() => setAdding(false)}>
                 Cancel
@@ -131,7 +193,15 @@ export function TeamsManager() {
         </div>
       ) : (
         <div className="actions section-end">
-          <button type="button" className="secondary" onClick={() => setAdding(true)}>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => {
+              before.current = new Set(teams.map((t) => t.teamId));
+              setAdded(null);
+              setAdding(true);
+            }}
+          >
             Add a team…
           </button>
         </div>
