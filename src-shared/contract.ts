@@ -456,7 +456,13 @@ export interface DeliveryFilterDTO {
 }
 
 export interface DeliverySummaryDTO {
+  /** This app's record of the delivery: the id shown first everywhere, and the one every tunnel request takes. */
   id: string;
+  /**
+   * The service's own id of the delivery (its x-delivery-id header), or null when it gave none. Not unique: a
+   * repeat of a delivery carries it again. tunnel.delivery, tunnel.replay and tunnel.export take it too.
+   */
+  serviceId: string | null;
   receivedAt: number;
   teamId: string | null;
   agentId: string | null;
@@ -854,14 +860,14 @@ export interface Requests {
   'channel.updateSettings': {
     args: { teamId: string; agentId: string; patch: Partial<ChannelSettingsDTO> };
     result: ChannelSettingsDTO;
-  /**
-   * Changes a team in place (its id, and all kept under it, stay): a new label, base URL or key. A new
-   * base URL or key is checked with every agent of the team before anything changes.
-   */
-  'teams.update': {
-    args: { teamId: string; label?: string; baseUrl?: string; apiKey?: string; allowInsecureHttp?: boolean };
-    result: TeamDTO;
-  };
+    /**
+     * Changes a team in place (its id, and all kept under it, stay): a new label, base URL or key. A new
+     * base URL or key is checked with every agent of the team before anything changes.
+     */
+    'teams.update': {
+      args: { teamId: string; label?: string; baseUrl?: string; apiKey?: string; allowInsecureHttp?: boolean };
+      result: TeamDTO;
+    };
   };
   'webhook.register': { args: { teamId: string; agentId: string; publicUrl: string }; result: WebhookRegistrationDTO };
   /** This install's registrations of the agent's webhook, newest first. */
@@ -874,9 +880,14 @@ export interface Requests {
   'tunnel.status': { args: EmptyArgs; result: TunnelStatusDTO };
   'tunnel.deliveries': { args: DeliveryFilterDTO; result: DeliverySummaryDTO[] };
   'tunnel.delivery': { args: { id: string }; result: DeliveryDetailDTO };
-  'tunnel.replay': { args: { id: string; mode: 'as-received' | 're-signed'; body?: string }; result: ForwardResultDTO };
+  /** `url`: send it there instead of the agent's forward address (the command line's --forward-to). */
+  'tunnel.replay': {
+    args: { id: string; mode: 'as-received' | 're-signed'; body?: string; url?: string };
+    result: ForwardResultDTO;
+  };
   'tunnel.simulate': { args: SimulateArgs; result: DeliverySummaryDTO };
-  'tunnel.export': { args: { id: string; format: 'curl' | 'fixture' }; result: ExportDTO };
+  /** `url`: where the curl command posts (default: the agent's forward address, else a placeholder). */
+  'tunnel.export': { args: { id: string; format: 'curl' | 'fixture'; url?: string }; result: ExportDTO };
   /** Downloads the file of an image/document delivery through its team's service client. */
   'tunnel.media': { args: { id: string }; result: MediaDTO };
   /** Refused requests and requests to paths that are not hooks, newest first (default 50). */

@@ -175,6 +175,7 @@ export const argSchemas: Schemas = {
       id,
       mode: z.enum(['as-received', 're-signed']),
       body: z.string().max(1_000_000).optional(),
+      url: httpUrl.optional(),
     })
     .refine((v) => v.body === undefined || v.mode === 're-signed', {
       path: ['body'],
@@ -193,7 +194,7 @@ export const argSchemas: Schemas = {
     mediaUrl: httpUrl.optional(),
     filename: z.string().trim().min(1).max(255).optional(),
   }),
-  'tunnel.export': z.strictObject({ id, format: z.enum(['curl', 'fixture']) }),
+  'tunnel.export': z.strictObject({ id, format: z.enum(['curl', 'fixture']), url: httpUrl.optional() }),
   'tunnel.media': z.strictObject({ id }),
   'tunnel.retryNow': z.strictObject({ agentId: z.string().min(1).max(200) }),
   'tunnel.refused': z.strictObject({

@@ -106,7 +106,7 @@ test.describe('screens at 1280×800 and 1024×700', () => {
     await rows.filter({ hasText: 'Hello, is my order' }).click();
     const detail = page.getByRole('region', { name: 'Selected request' });
     await expect(detail.locator('.delivery-ids')).toContainText(
-      /^Delivery dlv_\S+ \(its x-delivery-id\) · message \S+ · this app's record \S+$/,
+      /^Delivery [0-9A-HJKMNP-TV-Z]{26} · the service's id dlv_\S+ · message \S+$/,
     );
     // Replay goes to the forward address, a local setting, and there is none: every replay button says why it is disabled.
     const why = detail.locator('.no-forward');

@@ -91,34 +91,47 @@ describe('listen + deliveries against the emulator', () => {
     expect(r.stdout + r.stderr).not.toContain(DEMO_KEY);
   }, 20_000);
 
-  it('deliveries list / show / export read it back from the default data folder', async () => {
+  it('deliveries list / show / export read it back from the default data folder, as the contract says it', async () => {
     const opts = { configDir: dir, secretStore: store };
     const list = await runCli(['deliveries', 'list', '--json'], opts);
     expect(list.code).toBe(0);
-    expect(list.json()).toEqual([
-      expect.objectContaining({
+    const [item] = list.json();
+    expect(list.json()).toHaveLength(1);
+    expect(item).toMatchObject({
+      id: deliveryId,
+      agentId: 'agent-connected',
+      event: 'message.received',
+      messageType: 'text',
+      verdict: 'verified',
+      forwardStatus: 200,
+    });
+    expect(item!.serviceId).toMatch(/^dlv_/);
+    for (const old of ['eventType', 'type', 'forward', 'forwardState', 'ok']) expect(item).not.toHaveProperty(old);
+    // The same delivery by the service's id (its x-delivery-id) as by this app's.
+    for (const id of [deliveryId, item!.serviceId as string]) {
+      const show = await runCli(['deliveries', 'show', id, '--json'], opts);
+      expect(show.code).toBe(0);
+      expect(show.json()[0]).toMatchObject({
         id: deliveryId,
         verdict: 'verified',
         forwardState: 'delivered',
-        lastStatus: 200,
-        simulated: false,
-      }),
-    ]);
-    const show = await runCli(['deliveries', 'show', deliveryId, '--json'], opts);
-    expect(show.json()[0]).toMatchObject({
-      id: deliveryId,
-      verdict: { ok: true, reason: 'verified', scheme: 'v1' },
-      attempts: [expect.objectContaining({ status: 200 })],
-    });
+        forwards: [expect.objectContaining({ status: 200 })],
+      });
+    }
+    const text = await runCli(['deliveries', 'show', item!.serviceId as string], opts);
+    expect(text.stdout.split('\n')[0]).toBe(
+      `${deliveryId}  service: ${item!.serviceId as string}  message: ${item!.messageId as string}`,
+    );
+    expect(text.stdout).toContain('verdict: Verified');
     const curl = await runCli(['deliveries', 'export', deliveryId, '--url', app.url], opts);
     expect(curl.code).toBe(0);
     expect(curl.stdout).toMatch(/^curl -sS -X POST/);
     expect(curl.stdout).toContain('hello tunnel');
+    expect(curl.stdout).toContain(app.url);
     const fixture = await runCli(['deliveries', 'export', deliveryId, '--format', 'fixture', '--json'], opts);
-    expect(fixture.json()[0]).toMatchObject({
-      format: 'fixture',
-      fixture: { id: deliveryId, agentId: 'agent-connected' },
-    });
+    const exported = fixture.json()[0]!;
+    expect(exported).toMatchObject({ format: 'fixture', filename: `delivery-${deliveryId}.json` });
+    expect(JSON.parse(exported.content as string)).toMatchObject({ id: deliveryId, agentId: 'agent-connected' });
   });
 
   it('no file under the config folder holds the API key or the signing secret', async () => {

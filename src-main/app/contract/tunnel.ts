@@ -73,6 +73,13 @@ function previewOf(bodyBase64: string): string {
   }
 }
 
+/** The service's own id of a delivery: its x-delivery-id header (header names are stored lower-cased), or null. */
+function serviceIdOf(d: Pick<StoredDelivery, 'headers'>): string | null {
+  const v = d.headers['x-delivery-id'];
+  const first = Array.isArray(v) ? v[0] : v;
+  return first !== undefined && first !== '' ? first : null;
+}
+
 /** A refused request as the contract's DTO (the same fields; a copy, so the store's entry stays its own). */
 export function refusedDTO(r: RefusedRequest): RefusedRequestDTO {
   return { ...r, headers: { ...r.headers } };
@@ -98,6 +105,7 @@ export function tunnelSide({ c, requireTeam }: Scope, media: MediaFiles): Tunnel
 
   const summary = (d: StoredDelivery, lastStatus: number | null): DeliverySummaryDTO => ({
     id: d.id,
+    serviceId: serviceIdOf(d),
     receivedAt: d.receivedAt,
     teamId: teamOf(d.agentId),
     agentId: d.agentId,
@@ -110,10 +118,30 @@ export function tunnelSide({ c, requireTeam }: Scope, media: MediaFiles): Tunnel
     forwardStatus: lastStatus,
   });
 
+  /**
+   * A delivery by this app's id, else by the service's (x-delivery-id): of the records carrying it (the
+   * delivery and its repeats), the first received — the one taken, the repeats being duplicates of it.
+   */
   const detailOf = (id: string): DeliveryDetail => {
-    const d = c.tunnel().get(id);
+    const t = c.tunnel();
+    const d = t.get(id) ?? byServiceId(id);
     if (!d) throw new AppError('not-found', 'NO_DELIVERY', `No delivery ${id} in the tunnel's log.`);
     return d;
+  };
+
+  const byServiceId = (id: string): DeliveryDetail | undefined => {
+    const t = c.tunnel();
+    let found: DeliveryDetail | undefined;
+    let before: string | undefined;
+    for (;;) {
+      const page = t.list({ limit: 1000, ...(before !== undefined ? { before } : {}) });
+      for (const item of page) {
+        const d = t.get(item.id);
+        if (d && serviceIdOf(d) === id) found = d;
+      }
+      if (page.length < 1000) return found;
+      before = page[page.length - 1]!.id;
+    }
   };
 
   const lastStatusOf = (d: DeliveryDetail): number | null => {
@@ -257,9 +285,15 @@ export function tunnelSide({ c, requireTeam }: Scope, media: MediaFiles): Tunnel
       t.retryNow(agentId);
       return { pending: t.forwardStatusOf(agentId).pending };
     },
-    'tunnel.replay': async ({ id, mode, body }) => {
-      detailOf(id);
-      return forwardDTO(await c.tunnel().replay(id, body === undefined ? { mode } : { mode, body }));
+    'tunnel.replay': async ({ id, mode, body, url }) => {
+      const d = detailOf(id);
+      return forwardDTO(
+        await c.tunnel().replay(d.id, {
+          mode,
+          ...(body !== undefined ? { body } : {}),
+          ...(url !== undefined ? { url } : {}),
+        }),
+      );
     },
     'tunnel.simulate': async (input) => {
       const team =
@@ -277,18 +311,22 @@ export function tunnelSide({ c, requireTeam }: Scope, media: MediaFiles): Tunnel
       });
       return summary(r.delivery, null);
     },
-    'tunnel.export': async ({ id, format }) => {
-      detailOf(id);
+    'tunnel.export': async ({ id: asked, format, url }) => {
+      const id = detailOf(asked).id;
       const safe = id.replace(/[^A-Za-z0-9_-]/g, '_');
       if (format === 'curl')
-        return { format, filename: `delivery-${safe}.sh`, content: `${c.tunnel().exportCurl(id)}\n` };
+        return {
+          format,
+          filename: `delivery-${safe}.sh`,
+          content: `${c.tunnel().exportCurl(id, url !== undefined ? { url } : {})}\n`,
+        };
       return {
         format,
         filename: `delivery-${safe}.json`,
         content: `${JSON.stringify(c.tunnel().exportFixture(id), null, 2)}\n`,
       };
     },
-    'tunnel.media': ({ id }) => media.delivery(id),
+    'tunnel.media': async ({ id }) => media.delivery(detailOf(id).id),
     'tunnel.refused': async ({ limit, text }) =>
       c
         .tunnel()

@@ -1,47 +1,46 @@
-// `deliveries list|show|refused|replay|export`: the tunnel's durable log and its refused requests
-// (default <config dir>/data/tunnel). They read the data folder read-only, so they are safe while
-// `listen` (or the app) writes it: nothing is cut, repaired or compacted. Replays go to --forward-to
-// only; nothing queued is forwarded by these commands; a replay is recorded in the log unless
-// another process is writing it.
-import { readFile, stat } from 'node:fs/promises';
+// `deliveries list|show|refused|replay|export`: the receiver's log of deliveries and the requests it refused,
+// asked of the companion of the data folder (the one the Tunnel screen shows; started here for the command when
+// none runs). A delivery is named by this app's id (the one listed first here and on the screen) or by the
+// service's own (its x-delivery-id). --json prints the contract's DTOs as they are, one per line.
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import type { DeliveryDetail, EventLog, RefusedStore } from '../../core/tunnel';
-import { REFUSED_REASONS, TUNNEL_REASONS } from '../../core/tunnel/types';
-import { teamsOf } from '../teams-context';
-import { defineAction, type CliContext } from '../context';
-import { CliFailure, UsageError } from '../errors';
-import { EXIT } from '../exit-codes';
-import { httpUrlSchema } from '../../core/url';
-import { agentId, intString, parseFlags } from '../flags';
 import {
-  DATA_DIR_HELP,
-  SECRET_FLAG_HELP,
-  attemptData,
-  attemptLine,
-  explicitSecret,
-  listItemData,
-  listItemLine,
-  oneSecretSource,
-  refusedData,
-  refusedLine,
-  secretFlags,
-  secretSource,
-  tunnelDataDir,
-  verdictWord,
-} from '../tunnel-support';
-import { addConfigDirOption } from './team';
+  VERDICTS,
+  type DeliveryDetailDTO,
+  type DeliveryFilterDTO,
+  type DeliverySummaryDTO,
+  type ForwardResultDTO,
+  type RefusedRequestDTO,
+  type Verdict,
+} from '../../../src-shared/contract';
+import { REFUSED_REASONS } from '../../../src-shared/vocabulary';
+import { attemptWords, deliveryTypeWords, forwardWords, REFUSED_WORDS, verdictWords } from '../../../src-shared/words';
+import { httpUrlSchema, redactCredentials } from '../../core/url';
+import { addCompanionOptions } from '../companion';
+import { isoTime, withCompanion } from '../companion-run';
+import { defineAction, type CliContext } from '../context';
+import { CliFailure } from '../errors';
+import { EXIT } from '../exit-codes';
+import { agentId, intString, parseFlags } from '../flags';
 
-const dirFlags = { dataDir: secretFlags.dataDir, configDir: secretFlags.configDir, json: z.boolean().optional() };
+const dirFlags = {
+  dataDir: z.string().min(1, 'expected a folder').optional(),
+  configDir: z.string().min(1, 'expected a folder').optional(),
+  json: z.boolean().optional(),
+};
 const deliveryId = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'expected a delivery id (see `deliveries list`)');
+
+/** Verdicts that take a delivery (the others refuse it). */
+const TAKEN: ReadonlySet<Verdict> = new Set<Verdict>(['verified', 'verified-legacy-only', 'duplicate', 'simulated']);
 
 const listSchema = z.object({
   ...dirFlags,
   agent: agentId.optional(),
   verdict: z
-    .enum(['ok', 'rejected', ...TUNNEL_REASONS], {
-      error: 'expected ok, rejected or a reason like verified, signature-mismatch',
+    .enum(['ok', 'rejected', ...VERDICTS], {
+      error: `expected ok, rejected or a verdict (${VERDICTS.join(', ')})`,
     })
     .optional(),
   from: z
@@ -53,9 +52,9 @@ const listSchema = z.object({
     .string()
     .regex(/^[a-z_-]{1,40}$/, 'expected a message type like text, image, document')
     .optional(),
+  text: z.string().min(1, 'expected some text').max(500).optional(),
   limit: intString(1, 1000).optional(),
 });
-const showSchema = z.object({ ...dirFlags });
 const refusedSchema = z.object({
   ...dirFlags,
   agent: agentId.optional(),
@@ -65,13 +64,11 @@ const refusedSchema = z.object({
 });
 const replaySchema = z
   .object({
-    ...secretFlags,
-    json: z.boolean().optional(),
+    ...dirFlags,
     mode: z.enum(['as-received', 're-signed'], { error: 'expected as-received or re-signed' }),
     bodyFile: z.string().min(1, 'expected a file path').optional(),
-    forwardTo: httpUrlSchema,
+    forwardTo: httpUrlSchema.optional(),
   })
-  .refine(...oneSecretSource)
   .refine((f) => f.bodyFile === undefined || f.mode === 're-signed', {
     message: 'an edited body is only sent re-signed: add --mode re-signed',
     path: ['bodyFile'],
@@ -82,135 +79,114 @@ const exportSchema = z.object({
   url: httpUrlSchema.optional(),
 });
 
-async function exists(dir: string): Promise<boolean> {
-  try {
-    return (await stat(dir)).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/** Opens the log read-only (a writer may be running); null when there is no log yet. */
-async function withLog<T>(
-  ctx: CliContext,
-  f: { dataDir?: string | undefined; configDir?: string | undefined },
-  fn: (log: EventLog | null) => Promise<T> | T,
-): Promise<T> {
-  const dataDir = tunnelDataDir(ctx, f);
-  if (!(await exists(resolve(dataDir, 'deliveries')))) return fn(null);
-  const { EventLog } = await import('../../core/tunnel');
-  const log = new EventLog({ dataDir, clock: ctx.clock, readOnly: true });
-  await log.open();
-  try {
-    return await fn(log);
-  } finally {
-    await log.close();
-  }
-}
-
-/** The refused requests, read-only. */
-async function refusedStore(
-  ctx: CliContext,
-  f: { dataDir?: string | undefined; configDir?: string | undefined },
-): Promise<RefusedStore> {
-  const { RefusedStore } = await import('../../core/tunnel');
-  const store = new RefusedStore({ dataDir: tunnelDataDir(ctx, f), readOnly: true });
-  await store.open();
-  return store;
-}
-
-function mustGet(log: EventLog | null, id: string): DeliveryDetail {
-  const d = log?.get(id);
-  if (!d)
-    throw new CliFailure(
-      `no delivery ${id} in the log (see \`channel-companion deliveries list\`)`,
-      EXIT.failure,
-      'NOT_FOUND',
-    );
-  return d;
-}
-
 function idArg(cmd: Command): string {
   return parseFlags(z.object({ id: deliveryId }), { id: cmd.args[0] }).id;
 }
 
+/** A DTO as the one JSON line --json prints. */
+function line(dto: object): Record<string, unknown> {
+  return { ...dto };
+}
+
+/** "01J…  2026-…  agent  Verified  Text  +1555…  Forwarded 200", plus the service's id when it gave one. */
+export function summaryLine(d: DeliverySummaryDTO): string {
+  return [
+    d.id,
+    isoTime(d.receivedAt),
+    d.agentId ?? '-',
+    verdictWords(d.verdict),
+    deliveryTypeWords(d),
+    d.from ? `+${d.from.replace(/^\+/, '')}` : '-',
+    forwardWords(d).words,
+    ...(d.serviceId ? [`(service: ${d.serviceId})`] : []),
+  ].join('  ');
+}
+
+/** "  → forward to http://…: 200 in 12 ms", "  → replay re-signed to …: No answer — …". */
+export function forwardLine(f: ForwardResultDTO): string {
+  return `  → ${f.replay ? `replay ${f.replay}` : 'forward'} to ${redactCredentials(f.url)}: ${attemptWords(f)} in ${Math.round(f.durationMs)} ms`;
+}
+
+function detailText(d: DeliveryDetailDTO): string {
+  const ids = [
+    `${d.id}`,
+    ...(d.serviceId ? [`service: ${d.serviceId}`] : []),
+    ...(d.messageId ? [`message: ${d.messageId}`] : []),
+  ];
+  return [
+    `${ids.join('  ')}`,
+    `${d.agentId ?? '-'}  ${isoTime(d.receivedAt)}  ${deliveryTypeWords(d)}${d.from ? ` from +${d.from.replace(/^\+/, '')}` : ''}`,
+    `verdict: ${verdictWords(d.verdict)}`,
+    ...d.verificationDetail
+      .split('\n')
+      .filter((s) => s !== '')
+      .map((s) => `  - ${s}`),
+    ...Object.entries(d.headers).map(([k, v]) => `${k}: ${v}`),
+    '',
+    d.rawBody,
+    '',
+    `forward: ${d.forwardState}${d.nextTryAt !== null ? ` (next try ${isoTime(d.nextTryAt)})` : ''} — ${forwardWords(d).words}`,
+    ...d.forwards.map(forwardLine),
+  ].join('\n');
+}
+
+/** "2026-…  Refused — bad signature  401  POST /hooks/a1  from 127.0.0.1 (12 bytes): <the last step>". */
+function refusedLine(r: RefusedRequestDTO): string {
+  const why = r.detail.slice(r.detail.lastIndexOf('\n') + 1);
+  return `${r.id}  ${isoTime(r.at)}  ${REFUSED_WORDS[r.reason]}  ${r.status}  ${r.method || '-'} ${r.path || '-'}  from ${r.from}${r.size ? ` (${r.size} bytes)` : ''}${why ? `: ${why}` : ''}`;
+}
+
+const ok2xx = (status: number | null): boolean => status !== null && status >= 200 && status <= 299;
+
 export function register(program: Command, ctx: CliContext): void {
   const deliveries = program
     .command('deliveries')
-    .description("the tunnel's log of received and simulated webhook deliveries");
-  const withDir = (c: Command) => addConfigDirOption(c.option('--data-dir <dir>', DATA_DIR_HELP));
+    .description("the receiver's log of received and simulated webhook deliveries, through the companion");
 
-  const list = withDir(
+  const list = addCompanionOptions(
     deliveries
       .command('list')
       .description('list deliveries, newest first')
       .option('--agent <id>', 'only this agent')
-      .option(
-        '--verdict <v>',
-        'ok, rejected, or a reason (verified, signature-mismatch, stale-timestamp, duplicate, …)',
-      )
+      .option('--verdict <v>', 'ok, rejected, or a verdict (verified, duplicate, signature-mismatch, simulated, …)')
       .option('--from <number>', 'only from this sender')
       .option('--type <type>', 'only this message type (text, image, document, …)')
+      .option('--text <text>', 'only those whose body contains this')
       .option('--limit <n>', 'at most this many (default 50)'),
-  ).option('--json', 'one JSON object per delivery');
+  ).option('--json', 'one JSON object per delivery (the contract’s DeliverySummaryDTO)');
   defineAction(ctx, list, async (opts, out) => {
     const f = parseFlags(listSchema, opts);
-    const items = await withLog(ctx, f, (log) => {
-      if (!log) return [];
-      const q: Parameters<EventLog['list']>[0] = { limit: f.limit ?? 50 };
-      if (f.agent !== undefined) q.agentId = f.agent;
-      if (f.verdict !== undefined) q.verdict = f.verdict;
-      if (f.from !== undefined) q.from = f.from;
-      if (f.type !== undefined) q.type = f.type;
-      return log.list(q);
-    });
+    const limit = f.limit ?? 50;
+    // The contract filters by agent, sender, text and one verdict; ok/rejected and the message type here.
+    const local = f.verdict === 'ok' || f.verdict === 'rejected' || f.type !== undefined;
+    const q: DeliveryFilterDTO = { limit: local ? 1000 : limit };
+    if (f.agent !== undefined) q.agentId = f.agent;
+    if (f.from !== undefined) q.from = f.from;
+    if (f.text !== undefined) q.text = f.text;
+    if (f.verdict !== undefined && f.verdict !== 'ok' && f.verdict !== 'rejected') q.verdict = f.verdict;
+    const items = (await withCompanion(ctx, out, f, (client) => client.request('tunnel.deliveries', q)))
+      .filter((d) => f.verdict !== 'ok' || TAKEN.has(d.verdict))
+      .filter((d) => f.verdict !== 'rejected' || !TAKEN.has(d.verdict))
+      .filter((d) => f.type === undefined || d.messageType === f.type)
+      .slice(0, limit);
     if (items.length === 0) out.note('no deliveries');
-    for (const i of items) out.result(listItemData(i), listItemLine(i));
+    for (const d of items) out.result(line(d), summaryLine(d));
   });
 
-  const show = withDir(
+  const show = addCompanionOptions(
     deliveries
       .command('show')
       .description('one delivery: headers, body, verdict and forward attempts')
-      .argument('<id>', 'delivery id'),
-  ).option('--json', 'the delivery as one JSON object');
+      .argument('<id>', "delivery id: this app's (as listed) or the service's (x-delivery-id)"),
+  ).option('--json', 'the delivery as one JSON object (the contract’s DeliveryDetailDTO)');
   defineAction(ctx, show, async (opts, out, cmd) => {
-    const f = parseFlags(showSchema, opts);
+    const f = parseFlags(z.object(dirFlags), opts);
     const id = idArg(cmd);
-    const d = await withLog(ctx, f, (log) => mustGet(log, id));
-    const body = Buffer.from(d.bodyBase64, 'base64').toString('utf8');
-    const data = {
-      id: d.id,
-      agentId: d.agentId,
-      receivedAt: new Date(d.receivedAt).toISOString(),
-      method: d.method,
-      path: d.path,
-      headers: d.headers,
-      body,
-      bodyBase64: d.bodyBase64,
-      verdict: d.verdict,
-      summary: d.summary,
-      simulated: d.simulated === true,
-      forwardState: d.forwardState,
-      attempts: d.attempts.map(attemptData),
-    };
-    out.result(data, () =>
-      [
-        `${d.id}  ${d.agentId}  ${data.receivedAt}${d.simulated ? '  (simulated)' : ''}`,
-        `verdict: ${verdictWord(d.verdict)} (${d.verdict.scheme})`,
-        ...d.verdict.steps.map((s) => `  - ${s}`),
-        `${d.method} ${d.path}`,
-        ...Object.entries(d.headers).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : v}`),
-        '',
-        body,
-        '',
-        `forward: ${d.forwardState}`,
-        ...d.attempts.map(attemptLine),
-      ].join('\n'),
-    );
+    const d = await withCompanion(ctx, out, f, (client) => client.request('tunnel.delivery', { id }));
+    out.result(line(d), () => detailText(d));
   });
 
-  const refused = withDir(
+  const refused = addCompanionOptions(
     deliveries
       .command('refused')
       .description(
@@ -220,49 +196,49 @@ export function register(program: Command, ctx: CliContext): void {
       .option('--reason <reason>', `only this reason (${REFUSED_REASONS.join(', ')})`)
       .option('--text <text>', 'only those whose path, source, reason, detail, first bytes or a header contain this')
       .option('--limit <n>', 'at most this many (default 50)'),
-  ).option('--json', 'one JSON object per refused request');
+  ).option('--json', 'one JSON object per refused request (the contract’s RefusedRequestDTO)');
   defineAction(ctx, refused, async (opts, out) => {
     const f = parseFlags(refusedSchema, opts);
-    const store = await refusedStore(ctx, f);
-    const q: Parameters<RefusedStore['list']>[0] = { limit: f.limit ?? 50 };
-    if (f.agent !== undefined) q.agentId = f.agent;
-    if (f.reason !== undefined) q.reason = f.reason;
-    if (f.text !== undefined) q.text = f.text;
-    const items = store.list(q);
-    store.close();
+    const limit = f.limit ?? 50;
+    const local = f.agent !== undefined || f.reason !== undefined;
+    const items = (
+      await withCompanion(ctx, out, f, (client) =>
+        client.request('tunnel.refused', {
+          limit: local ? 1000 : limit,
+          ...(f.text !== undefined ? { text: f.text } : {}),
+        }),
+      )
+    )
+      .filter((r) => f.agent === undefined || r.agentId === f.agent)
+      .filter((r) => f.reason === undefined || r.reason === f.reason)
+      .slice(0, limit);
     if (items.length === 0) out.note('no refused requests');
-    for (const r of items) out.result(refusedData(r), refusedLine(r));
+    for (const r of items) out.result(line(r), refusedLine(r));
   });
 
-  const replay = addConfigDirOption(
+  const replay = addCompanionOptions(
     deliveries
       .command('replay')
       .description('send a stored delivery to your local app again')
-      .argument('<id>', 'delivery id')
+      .argument('<id>', "delivery id: this app's (as listed) or the service's (x-delivery-id)")
       .option(
         '--mode <mode>',
-        'as-received (original bytes and signature) or re-signed (fresh timestamp and signature)',
+        "as-received (original bytes and signature) or re-signed (fresh timestamp, signed with the agent's secret)",
         'as-received',
       )
       .option('--body-file <path>', 're-signed only: send this body instead')
-      .requiredOption('--forward-to <url>', 'your local app')
-      .option('--secret-env <name>', 're-signed: environment variable holding the signing secret')
-      .option('--secret <secret>', `re-signed: ${SECRET_FLAG_HELP}`)
-      .option('--team <team>', "re-signed: sign with the agent's secret from the keychain")
-      .option('--data-dir <dir>', DATA_DIR_HELP),
-  ).option('--json', 'the attempt as one JSON object');
+      .option(
+        '--forward-to <url>',
+        "your local app (default: the agent's forward address, a setting of the companion)",
+      ),
+  ).option('--json', 'the attempt as one JSON object (the contract’s ForwardResultDTO)');
   defineAction(ctx, replay, async (opts, out, cmd) => {
     const f = parseFlags(replaySchema, opts);
     const id = idArg(cmd);
-    const explicit = f.mode === 're-signed' ? explicitSecret(ctx, out, f) : undefined;
-    let teamId: string | undefined;
-    if (f.mode === 're-signed' && f.team !== undefined) teamId = (await teamsOf(ctx).team(f.team, f.configDir)).team.id;
-    if (f.mode === 're-signed' && explicit === undefined && teamId === undefined)
-      throw new UsageError('re-signing needs the secret: --secret-env NAME (preferred), --secret S, or --team T');
-    let body: Buffer | undefined;
+    let body: string | undefined;
     if (f.bodyFile !== undefined) {
       try {
-        body = await readFile(resolve(ctx.io.cwd, f.bodyFile));
+        body = await readFile(resolve(ctx.io.cwd, f.bodyFile), 'utf8');
       } catch (e) {
         throw new CliFailure(
           `cannot read --body-file ${f.bodyFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
@@ -271,71 +247,35 @@ export function register(program: Command, ctx: CliContext): void {
         );
       }
     }
-    const dataDir = tunnelDataDir(ctx, f);
-    if (!(await exists(resolve(dataDir, 'deliveries'))))
-      throw new CliFailure(
-        `no delivery ${id} in the log (see \`channel-companion deliveries list\`)`,
-        EXIT.failure,
-        'NOT_FOUND',
-      );
-    const { Tunnel, ReplayError, TunnelError } = await import('../../core/tunnel');
-    const secrets = secretSource(ctx, { explicit, teamId, configDir: f.configDir });
-    // No forward target: opening the tunnel resumes nothing towards the app; only the replay is sent.
-    let tunnel = new Tunnel({ dataDir, getSecrets: secrets.getSecrets, clock: ctx.clock });
-    try {
-      await tunnel.open();
-    } catch (e) {
-      if (!(e instanceof TunnelError && e.code === 'locked')) throw e;
-      // Another process writes the log: replay from a read-only view, without recording the attempt.
-      out.note(
-        'another process (listen or the app) is writing this data folder: the replay is sent but not recorded in its log',
-      );
-      tunnel = new Tunnel({ dataDir, getSecrets: secrets.getSecrets, clock: ctx.clock, readOnly: true });
-    }
-    try {
-      let a;
-      try {
-        a = await tunnel.replay(
-          id,
-          body !== undefined ? { mode: f.mode, url: f.forwardTo, body } : { mode: f.mode, url: f.forwardTo },
-        );
-      } catch (e) {
-        if (e instanceof ReplayError && e.code === 'not-found')
-          throw new CliFailure(
-            `no delivery ${id} in the log (see \`channel-companion deliveries list\`)`,
-            EXIT.failure,
-            'NOT_FOUND',
-          );
-        if (e instanceof ReplayError && e.code === 'no-secret')
-          throw new UsageError(`${e.message}: give --secret-env NAME or --team T`);
-        throw e;
-      }
-      out.result({ event: 'replay', ...attemptData(a) }, attemptLine(a));
-      return a.status !== null && a.status >= 200 && a.status <= 299 ? EXIT.ok : EXIT.failure;
-    } finally {
-      await tunnel.stop();
-    }
+    const a = await withCompanion(ctx, out, f, (client) =>
+      client.request('tunnel.replay', {
+        id,
+        mode: f.mode,
+        ...(body !== undefined ? { body } : {}),
+        ...(f.forwardTo !== undefined ? { url: f.forwardTo } : {}),
+      }),
+    );
+    out.result(line(a), forwardLine(a));
+    return ok2xx(a.status) ? EXIT.ok : EXIT.failure;
   });
 
-  const exp = withDir(
+  const exp = addCompanionOptions(
     deliveries
       .command('export')
       .description('a stored delivery as a curl command (exact bytes) or a JSON test fixture')
-      .argument('<id>', 'delivery id')
+      .argument('<id>', "delivery id: this app's (as listed) or the service's (x-delivery-id)")
       .option('--format <format>', 'curl or fixture', 'curl')
-      .option('--url <url>', 'curl: where the command posts (default: the placeholder <FORWARD_URL>, to replace)'),
-  ).option('--json', 'one JSON object: {format, curl} or {format, fixture}');
+      .option(
+        '--url <url>',
+        "curl: where the command posts (default: the agent's forward address, else the placeholder <FORWARD_URL>)",
+      ),
+  ).option('--json', 'one JSON object: the contract’s ExportDTO {format, filename, content}');
   defineAction(ctx, exp, async (opts, out, cmd) => {
     const f = parseFlags(exportSchema, opts);
     const id = idArg(cmd);
-    const { toCurl, toFixture } = await import('../../core/tunnel');
-    const d = await withLog(ctx, f, (log) => mustGet(log, id));
-    if (f.format === 'curl') {
-      const curl = toCurl(d, f.url !== undefined ? { url: f.url } : {});
-      out.result({ format: 'curl', id: d.id, curl }, curl);
-    } else {
-      const fixture = toFixture(d);
-      out.result({ format: 'fixture', id: d.id, fixture }, JSON.stringify(fixture, null, 2));
-    }
+    const e = await withCompanion(ctx, out, f, (client) =>
+      client.request('tunnel.export', { id, format: f.format, ...(f.url !== undefined ? { url: f.url } : {}) }),
+    );
+    out.result(line(e), e.content.replace(/\n$/, ''));
   });
 }

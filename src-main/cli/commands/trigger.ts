@@ -1,34 +1,28 @@
-// `trigger`: simulates one inbound delivery (like `stripe trigger`): a message.received event,
-// signed with the agent's secret, stored in the tunnel's log (marked simulated) and forwarded once
-// to the local app. Exit 0 when the app answered 2xx (or nothing was to be forwarded), 1 otherwise.
+// `trigger`: simulates one inbound delivery (like `stripe trigger`) through the companion of the data folder: a
+// message.received event, signed with the agent's stored secret, stored in the receiver's log (marked
+// simulated) and forwarded as the companion forwards every delivery (its forward address, a setting). With
+// --forward-to it is also sent once to that URL (a replay as received, marked so in the log). Exit 0 when the
+// app answered 2xx (or nothing was to be forwarded), 1 otherwise.
 import type { Command } from 'commander';
 import { z } from 'zod';
-import type { ForwardAttempt } from '../../core/tunnel';
-import { teamsOf } from '../teams-context';
+import type { ForwardResultDTO } from '../../../src-shared/contract';
+import { ContractError } from '../../app/client';
+import { httpUrlSchema, redactCredentials } from '../../core/url';
+import { addCompanionOptions } from '../companion';
+import { agentOfTeam, teamNamed, withCompanion } from '../companion-run';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
-import { httpUrlSchema, redactCredentials } from '../../core/url';
-import { agentId, parseFlags, secondsString } from '../flags';
-import {
-  DATA_DIR_HELP,
-  SECRET_FLAG_HELP,
-  attemptData,
-  attemptLine,
-  deliveryData,
-  deliveryLine,
-  explicitSecret,
-  oneSecretSource,
-  openTunnel,
-  secretFlags,
-  secretSource,
-  tunnelDataDir,
-} from '../tunnel-support';
-import { addConfigDirOption } from './team';
+import { agentId, parseFlags, secondsString, teamName } from '../flags';
+import { forwardLine, summaryLine } from './deliveries';
+
+const DEFAULT_FROM = '+15550100002';
 
 const flagsSchema = z
   .object({
-    ...secretFlags,
+    dataDir: z.string().min(1, 'expected a folder').optional(),
+    configDir: z.string().min(1, 'expected a folder').optional(),
+    team: teamName.optional(),
     agent: agentId,
     text: z.string().max(65_536, 'the text is too long').optional(),
     type: z.enum(['text', 'image', 'document'], { error: 'expected text, image or document' }).optional(),
@@ -47,96 +41,123 @@ const flagsSchema = z
     timeout: secondsString.optional(),
     json: z.boolean().optional(),
   })
-  .refine(...oneSecretSource)
   .refine((f) => f.filename === undefined || (f.type ?? 'text') !== 'text', {
     message: '--filename names a media file; give --type image or document',
     path: ['filename'],
   });
 
+const ok2xx = (f: ForwardResultDTO): boolean => f.status !== null && f.status >= 200 && f.status <= 299;
+
 export function register(program: Command, ctx: CliContext): void {
-  const cmd = addConfigDirOption(
+  const cmd = addCompanionOptions(
     program
       .command('trigger')
-      .description('simulate one signed inbound message and forward it to your local app')
-      .requiredOption('--agent <id>', 'the agent the message is for')
+      .description('simulate one signed inbound message through the companion and forward it to your local app')
+      .requiredOption('--agent <id>', 'the agent the message is for (with --team: its id or label)')
+      .option('--team <team>', "the agent's saved team (default: the team that has the agent)")
       .option('--text <text>', 'message text (the caption for media)')
       .option('--type <type>', 'text, image or document', 'text')
-      .option('--from <number>', 'sender, E.164 (default +15550100002)')
+      .option('--from <number>', `sender, E.164 (default ${DEFAULT_FROM})`)
       .option('--caption <text>', 'media caption')
       .option('--filename <name>', 'media file name')
-      .option('--forward-to <url>', 'your local app (without it the delivery is only stored)')
-      .option('--secret-env <name>', 'environment variable holding the signing secret (preferred)')
-      .option('--secret <secret>', SECRET_FLAG_HELP)
-      .option('--team <team>', "a saved team: sign with the agent's secret from the keychain")
-      .option('--data-dir <dir>', DATA_DIR_HELP)
-      .option('--timeout <seconds>', 'wait this long for the local app (default 15)'),
-  ).option('--json', 'one JSON object per line: delivery, then forward (or trigger when not forwarded)');
+      .option(
+        '--forward-to <url>',
+        "also send it to this URL once (without it: the agent's forward address, a setting of the companion)",
+      )
+      .option('--timeout <seconds>', "wait this long for the companion's forward (default 15)"),
+  ).option(
+    '--json',
+    'one JSON object per line: the delivery (DeliverySummaryDTO), then each forward (ForwardResultDTO)',
+  );
 
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(flagsSchema, opts);
-    const explicit = explicitSecret(ctx, out, f);
-    let teamId: string | undefined;
-    if (f.team !== undefined) teamId = (await teamsOf(ctx).team(f.team, f.configDir)).team.id;
-    if (explicit === undefined && teamId === undefined)
-      throw new UsageError('the signing secret is required: --secret-env NAME (preferred), --secret S, or --team T');
-    const { Tunnel, TunnelError } = await import('../../core/tunnel');
-    const secrets = secretSource(ctx, { explicit, teamId, configDir: f.configDir });
-    const forward: { defaultUrl?: string } = {};
-    if (f.forwardTo !== undefined) forward.defaultUrl = f.forwardTo;
-    const dataDir = tunnelDataDir(ctx, f);
-    const tunnel = new Tunnel({ dataDir, getSecrets: secrets.getSecrets, clock: ctx.clock, forward });
-    try {
-      await openTunnel(tunnel, dataDir);
-      const input: Parameters<typeof tunnel.trigger>[0] = { agentId: f.agent, type: f.type ?? 'text' };
-      if (f.text !== undefined) input.text = f.text;
-      if (f.from !== undefined) input.from = f.from;
-      if (f.caption !== undefined) input.caption = f.caption;
-      if (f.filename !== undefined) input.filename = f.filename;
-      let r;
+    return withCompanion(ctx, out, f, async (client, session) => {
+      let teamId: string | undefined;
+      let agent = f.agent;
+      if (f.team !== undefined) {
+        const team = await teamNamed(client, f.team);
+        teamId = team.teamId;
+        agent = (await agentOfTeam(client, team, f.agent)).agentId;
+      }
+      const forwardAddress = (await client.request('settings.get', {})).tunnel.forwardTo;
+      // Listening before the delivery is made, so its first forward cannot be missed.
+      const forwards = new Map<string, ForwardResultDTO>();
+      let seen: ((f: ForwardResultDTO) => void) | null = null;
+      client.on('tunnel.forward', (fw) => {
+        if (fw.replay !== undefined) return;
+        forwards.set(fw.deliveryId, fw);
+        seen?.(fw);
+      });
+      if (forwardAddress !== null) await client.listening();
+      let d;
       try {
-        r = await tunnel.trigger(input);
+        d = await client.request('tunnel.simulate', {
+          agentId: agent,
+          type: f.type ?? 'text',
+          from: f.from ?? DEFAULT_FROM,
+          ...(teamId !== undefined ? { teamId } : {}),
+          ...(f.text !== undefined ? { text: f.text } : {}),
+          ...(f.caption !== undefined ? { caption: f.caption } : {}),
+          ...(f.filename !== undefined ? { filename: f.filename } : {}),
+        });
       } catch (e) {
-        if (e instanceof TunnelError && e.code === 'no-secret')
+        if (e instanceof ContractError && e.dto.code === 'TUNNEL_NO_SECRET')
           throw new UsageError(
-            `no signing secret for agent ${f.agent}: give --secret-env NAME, or --team T with a stored secret`,
+            `no signing secret for agent ${agent}: point its webhook at this companion first (\`channel-companion webhook set --team T --agent ${agent} --url …\`, or the Tunnel screen)`,
           );
         throw e;
       }
-      out.event({ event: 'delivery', ...deliveryData(r.delivery) }, deliveryLine(r.delivery));
-      const timeoutMs = (f.timeout ?? 15) * 1000;
-      let timer: unknown;
-      const attempt = await Promise.race([
-        r.forwarded,
-        new Promise<'timeout'>((resolve) => (timer = ctx.clock.setTimeout(() => resolve('timeout'), timeoutMs))),
-        new Promise<'aborted'>((resolve) =>
-          ctx.signal.addEventListener('abort', () => resolve('aborted'), { once: true }),
-        ),
-      ]);
-      ctx.clock.clearTimeout(timer);
-      if (attempt === 'aborted') throw new CliFailure('cancelled', EXIT.interrupted, 'INTERRUPTED');
-      if (attempt === 'timeout')
-        throw new CliFailure(
-          `no answer from ${redactCredentials(f.forwardTo ?? '')} within ${f.timeout ?? 15} s; the delivery stays queued in the log`,
-          EXIT.failure,
-          'FORWARD_TIMEOUT',
-        );
-      if (attempt === null) {
-        out.event(
-          { event: 'trigger', deliveryId: r.delivery.id, forwarded: false },
-          'stored; not forwarded (no --forward-to)',
-        );
-        return EXIT.ok;
+      out.result({ ...d }, summaryLine(d));
+      let ok = true;
+
+      if (forwardAddress !== null && d.verdict === 'simulated') {
+        const timeoutMs = (f.timeout ?? 15) * 1000;
+        let timer: unknown;
+        const first = await Promise.race([
+          new Promise<ForwardResultDTO>((resolve) => {
+            const got = forwards.get(d.id);
+            if (got) return resolve(got);
+            seen = (fw) => fw.deliveryId === d.id && resolve(fw);
+          }),
+          new Promise<'timeout'>((resolve) => (timer = ctx.clock.setTimeout(() => resolve('timeout'), timeoutMs))),
+          new Promise<'aborted'>((resolve) =>
+            ctx.signal.addEventListener('abort', () => resolve('aborted'), { once: true }),
+          ),
+        ]);
+        ctx.clock.clearTimeout(timer);
+        if (first === 'aborted') throw new CliFailure('cancelled', EXIT.interrupted, 'INTERRUPTED');
+        if (first === 'timeout') {
+          out.note(
+            `no answer from ${redactCredentials(forwardAddress)} within ${f.timeout ?? 15} s; the delivery stays queued in the companion's log`,
+          );
+          ok = false;
+        } else {
+          out.event({ ...first }, forwardLine(first));
+          if (!ok2xx(first)) {
+            ok = false;
+            out.note(
+              session.where === 'attached'
+                ? `your app did not accept it (${first.status ?? first.error ?? 'no answer'}); the companion keeps retrying it while it runs`
+                : `your app did not accept it (${first.status ?? first.error ?? 'no answer'}); it stays queued in the log of ${session.dataDir}, retried once a companion runs for it (\`channel-companion up\`)`,
+            );
+          }
+        }
+      } else if (forwardAddress === null && f.forwardTo === undefined) {
+        out.note('stored; not forwarded (no forward address in the settings, and no --forward-to)');
       }
-      const a: ForwardAttempt = attempt;
-      out.event({ event: 'forward', ...attemptData(a) }, attemptLine(a));
-      const ok = a.status !== null && a.status >= 200 && a.status <= 299;
-      if (!ok)
-        out.note(
-          `your app did not accept it (${a.status ?? a.error ?? 'no answer'}); the tunnel keeps retrying while \`listen\` runs`,
-        );
+
+      if (f.forwardTo !== undefined) {
+        const a = await client.request('tunnel.replay', { id: d.id, mode: 'as-received', url: f.forwardTo });
+        out.event({ ...a }, forwardLine(a));
+        if (!ok2xx(a)) {
+          ok = false;
+          out.note(
+            `your app did not accept it (${a.status ?? a.error ?? 'no answer'}); send it again with \`channel-companion deliveries replay ${d.id} --forward-to URL\``,
+          );
+        }
+      }
       return ok ? EXIT.ok : EXIT.failure;
-    } finally {
-      await tunnel.stop();
-    }
+    });
   });
 }

@@ -78,6 +78,7 @@ const status: TunnelStatusDTO = {
 
 const summary = (id: string, over: Partial<DeliverySummaryDTO> = {}): DeliverySummaryDTO => ({
   id,
+  serviceId: null,
   receivedAt: 1_700_000_000_000,
   teamId: 'team1',
   agentId: 'a1',
@@ -395,7 +396,7 @@ describe('tunnel inspector: top', () => {
     expect(document.body.textContent).not.toContain(SECRET);
   });
 
-  it('counts a duplicate as verified and as a duplicate, never as rejected', async () => {
+  it('counts a duplicate as verified and as a duplicate, never as refused', async () => {
     setup({
       'tunnel.status': {
         ok: true,
@@ -403,9 +404,7 @@ describe('tunnel inspector: top', () => {
       },
     });
     await flush();
-    expect(facts().textContent).toContain(
-      '5 received · 5 verified · 1 duplicate · 0 rejected · 4 forwarded · 0 failed',
-    );
+    expect(facts().textContent).toContain('5 received · 5 verified · 1 duplicate · 0 refused · 4 forwarded · 0 failed');
   });
 
   it('shows the local app state from tunnel.status: down since and waiting', async () => {
@@ -744,7 +743,7 @@ describe('tunnel inspector: request list', () => {
       ),
     );
     expect(rows()[0]!.textContent).toContain('brand new');
-    expect(within(rows()[0]!).getByText('Rejected — timestamp too old')).toBeTruthy();
+    expect(within(rows()[0]!).getByText('Refused — timestamp too old')).toBeTruthy();
     expect(within(rows()[0]!).getByText('Not forwarded')).toBeTruthy();
     act(() =>
       t.emit('tunnel.forward', {
@@ -985,24 +984,22 @@ describe('tunnel inspector: the selected request', () => {
     );
   });
 
-  it("names the delivery by the service's id first (x-delivery-id, else the message id), this app's record second", async () => {
+  it("names the delivery by this app's id first (as the command line does), then the service's and the message's", async () => {
     setup({
-      'tunnel.delivery': { ok: true, value: { ...detail, headers: { ...detail.headers, 'x-delivery-id': 'dlv_9' } } },
+      'tunnel.delivery': { ok: true, value: { ...detail, serviceId: 'dlv_9' } },
     });
     await flush();
     fireEvent.click(rows()[3]!);
     await flush();
     expect(document.querySelector('.delivery-ids')?.textContent).toBe(
-      "Delivery dlv_9 (its x-delivery-id) · message m-d1 · this app's record d1",
+      "Delivery d1 · the service's id dlv_9 · message m-d1",
     );
     cleanup();
     setup();
     await flush();
     fireEvent.click(rows()[3]!);
     await flush();
-    expect(document.querySelector('.delivery-ids')?.textContent).toBe(
-      "Delivery m-d1 (the message id) · this app's record d1",
-    );
+    expect(document.querySelector('.delivery-ids')?.textContent).toBe('Delivery d1 · message m-d1');
   });
 
   it('a forward that waits says when it tries next, counting down, with Retry now', async () => {

@@ -1,6 +1,6 @@
-// The right pane: the selected request in full. A delivery: verdict and who/what, its id (the
-// service's own first: its x-delivery-id header, else the message id; this app's record id
-// second), replay (as received, re-signed, edited: to the forward address, a local setting; without
+// The right pane: the selected request in full. A delivery: verdict and who/what, its ids (this
+// app's record first, as the command line prints it; then the service's x-delivery-id and the
+// message id), replay (as received, re-signed, edited: to the forward address, a local setting; without
 // one the buttons say why they are disabled) and export actions, a forward that waits (its next try
 // counting down, Retry now), an image's preview (its bytes fetched by the main side, the key never
 // here), the verification steps, every forward attempt (replays marked), the
@@ -35,34 +35,23 @@ function Headers({ headers }: { headers: Record<string, string> }) {
   );
 }
 
-/** The service's own id of a delivery: its x-delivery-id header, else the message id; null when it gave none. */
-function serviceDeliveryId(
-  d: Pick<DeliveryDetailDTO, 'headers' | 'messageId'>,
-): { id: string; from: 'header' | 'message' } | null {
-  const header = Object.entries(d.headers).find(([k]) => k.toLowerCase() === 'x-delivery-id')?.[1];
-  if (header) return { id: header, from: 'header' };
-  return d.messageId ? { id: d.messageId, from: 'message' } : null;
-}
-
+/** This app's id first (the one the command line prints and every request takes), then the service's and the message's. */
 function DeliveryIds({ d }: { d: DeliveryDetailDTO }) {
-  const theirs = serviceDeliveryId(d);
   return (
     <p className="muted small-print delivery-ids">
-      {theirs ? (
+      Delivery <code>{d.id}</code>
+      {d.serviceId && (
         <>
-          Delivery <code>{theirs.id}</code>{' '}
-          {theirs.from === 'header' ? <span className="nowrap">(its x-delivery-id)</span> : '(the message id)'}
-          {theirs.from === 'header' && d.messageId && (
-            <>
-              {' '}
-              · message <code>{d.messageId}</code>
-            </>
-          )}
+          {' '}
+          · the service&apos;s id <code>{d.serviceId}</code>
         </>
-      ) : (
-        <>The service gave this delivery no id</>
-      )}{' '}
-      · this app&apos;s record <code>{d.id}</code>
+      )}
+      {d.messageId && (
+        <>
+          {' '}
+          · message <code>{d.messageId}</code>
+        </>
+      )}
     </p>
   );
 }
