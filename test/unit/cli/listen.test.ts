@@ -124,7 +124,7 @@ describe('listen', () => {
     expect(refused.json()[0]!.detail as string).toMatch(/signature/);
   });
 
-  it('--secret and no agent: the printed URL itself takes deliveries; a wrong path is shown as not a hook; --secret warns', async () => {
+  it('--secret and no agent: the printed URL itself takes deliveries; a wrong path is shown as not a hook, a made-up agent as unknown; --secret warns', async () => {
     let printed = '';
     const statuses: number[] = [];
     const r = await listen(
@@ -146,7 +146,7 @@ describe('listen', () => {
     expect(printed).toBe(`${ready.url as string}/hooks`);
     expect(statuses).toEqual([200, 404, 404]);
     expect(r.json()).toContainEqual(
-      expect.objectContaining({ event: 'refused', reason: 'not-a-hook', path: '/hooks/made-up', status: 404 }),
+      expect.objectContaining({ event: 'refused', reason: 'unknown-agent', path: '/hooks/made-up', status: 404 }),
     );
     expect(r.json()).toContainEqual(
       expect.objectContaining({ event: 'refused', reason: 'not-a-hook', path: '/webhook', status: 404, agentId: null }),
