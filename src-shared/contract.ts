@@ -701,8 +701,12 @@ export interface MessageDTO {
   teamId: string | null;
   agentId: string;
   contact: string;
-  /** ms epoch */
+  /** The local receive order (what orders a thread, marks it read, pages it with beforeSeq); set on every stored message. */
+  seq?: number;
+  /** ms epoch: when it was received here (or when the send settled). */
   at: number;
+  /** ms epoch: the event's own timestamp, as the sender's clock gave it (data only, never the order). */
+  eventAt?: number;
   /** in: written by the contact; out: sent from this install, or from the phone (fromMe). */
   direction: 'in' | 'out';
   fromMe: boolean;
@@ -760,6 +764,26 @@ export interface MessageContactsDTO {
   agents: InboxAgentDTO[];
   unread: number;
   retentionDays: number;
+}
+
+/** [start, end) offsets of a match in the field a search hit names. */
+export type MatchRangeDTO = [number, number];
+
+/** messages.search: messages whose text, caption or file name match; contacts whose number or local name do. */
+export interface MessageSearchDTO {
+  messages: Array<{ message: MessageDTO; field: 'text' | 'filename'; ranges: MatchRangeDTO[] }>;
+  /** `ranges` are in `contact.contact` (as shown, with its +) or `contact.name`. */
+  contacts: Array<{ contact: MessageContactDTO; field: 'contact' | 'name'; ranges: MatchRangeDTO[] }>;
+}
+
+export type MessageExportFormat = 'jsonl' | 'csv' | 'text';
+
+/** messages.export: a conversation as a file's content, for the window to save or download. */
+export interface MessageExportDTO {
+  filename: string;
+  mimeType: string;
+  content: string;
+  count: number;
 }
 
 /** When a new inbound message notifies (a native notification, or an in-app notice in the browser host). */
@@ -924,13 +948,29 @@ export interface Requests {
   'demo.start': { args: EmptyArgs; result: DemoDTO };
 
   /** Contacts with messages, most recent first, over one agent, a team, or every agent; search: numbers, names, text. */
-  'messages.contacts': { args: { teamId?: string; agentId?: string; search?: string }; result: MessageContactsDTO };
-  /** One thread, oldest first: the `limit` latest messages before `before` (ms epoch). */
+  'messages.contacts': {
+    args: { teamId?: string; agentId?: string; search?: string; limit?: number };
+    result: MessageContactsDTO;
+  };
+  /** One thread, oldest first: the `limit` latest messages before `beforeSeq` (receive order) or `before` (ms epoch). */
   'messages.thread': {
-    args: { teamId: string; agentId: string; phone: string; before?: number; limit?: number };
+    args: { teamId: string; agentId: string; phone: string; before?: number; beforeSeq?: number; limit?: number };
     result: MessageThreadDTO;
   };
-  'messages.markRead': { args: { teamId: string; agentId: string; phone: string }; result: null };
+  /** Read up to the thread's latest message, or up to `upToSeq` (what the window showed). */
+  'messages.markRead': { args: { teamId: string; agentId: string; phone: string; upToSeq?: number }; result: null };
+  /** Search over every conversation (or a team's, an agent's): words in text, captions, file names; names; numbers in any form. */
+  'messages.search': {
+    args: { query: string; teamId?: string; agentId?: string; limit?: number };
+    result: MessageSearchDTO;
+  };
+  /** A conversation as JSON lines, CSV or plain text. */
+  'messages.export': {
+    args: { teamId: string; agentId: string; phone: string; format: MessageExportFormat };
+    result: MessageExportDTO;
+  };
+  /** Deletes a contact's data: its conversations with every agent and its local name. */
+  'messages.deleteContact': { args: { phone: string }; result: { removed: number } };
   /** A local name for a number ('' removes it). */
   'messages.setName': { args: { phone: string; name: string }; result: null };
   'messages.deleteConversation': { args: { teamId: string; agentId: string; phone: string }; result: null };
@@ -1027,6 +1067,9 @@ export const REQUEST_NAMES = [
   'messages.sent',
   'messages.unread',
   'messages.focus',
+  'messages.search',
+  'messages.export',
+  'messages.deleteContact',
   'messages.mute',
   'app.ping',
 ] as const satisfies readonly RequestName[];

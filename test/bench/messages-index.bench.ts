@@ -90,7 +90,8 @@ export async function run() {
     const ours = async () => {
       const m = new Messages({ dataDir: dir, now: () => now, readOnly: true });
       await m.open(messageBodies(opened));
-      oursCount = m.index.size;
+      oursCount = (await m.contacts()).reduce((n, c) => n + c.count, 0);
+      await m.close();
     };
     const openLog = async () => {
       await new EventLog({ dataDir: tunnelDir, clock: systemClock, readOnly: true }).open();

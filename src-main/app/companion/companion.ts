@@ -416,10 +416,20 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   await tunnelHost.setPort(opts.tunnelPort ?? main.settings().tunnelPort);
   await tunnelHost.open();
   // Messages: every stored delivery goes to the index (it keeps only verified message.received ones).
-  const messages = new Messages({ dataDir, now: () => clock.now(), logger });
+  // Kept in the message database; a deletion also blanks the tunnel log's copies (when this app writes it).
+  const messages = new Messages({
+    dataDir,
+    now: () => clock.now(),
+    logger,
+    eraseDeliveries: async (ids) => {
+      const log = tunnelHost.current.log;
+      if (!log.readOnly) await log.eraseBodies(ids);
+    },
+  });
+  // Queued only: written after the receiver's acknowledgement, never on its path.
   events.on('delivery', (d) => messages.takeDelivery(d));
   await messages.open(messageBodies(tunnelHost.current.log)).catch((err: unknown) =>
-    logger.warn('messages: could not read the send log or the state', {
+    logger.warn('messages: could not read the send log or the message database', {
       error: err instanceof Error ? err.message : String(err),
     }),
   );
@@ -701,6 +711,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       await Promise.allSettled([monitor.stop(), tunnelHost.close()]);
       await alertSender.close();
       await observability.close();
+      await messages.close().catch(() => undefined);
       await set.close();
       await demo.close();
     },

@@ -163,7 +163,7 @@ export function mediaFiles({ c, requireTeam }: Scope, opts: MediaOptions = {}): 
     const team = requireTeam(teamId);
     if (!team.agents.some((a) => a.agentId === agentId))
       throw new AppError('not-found', 'NO_AGENT', `Agent "${agentId}" is not in team "${team.label}".`);
-    const m = c.messages.message(agentId, key);
+    const m = await c.messages.message(agentId, key);
     if (!m) throw new AppError('not-found', 'NO_MESSAGE', `No message ${key} of agent "${agentId}" is kept here.`);
     if (m.type === 'text' && !m.media)
       throw new AppError('invalid-request', 'NO_MEDIA', `Message ${key} is a text message without a file.`);

@@ -3,9 +3,16 @@
 // for contacts says, per agent, when this app is not where its deliveries arrive, so a screen never
 // shows an empty inbox without a reason.
 import { normalizeRecipient } from '../../core/api/phone';
-import type { ContactSummary, Message } from '../../core/messages';
-import type { InboxAgentDTO, InboxGap, MessageContactDTO, MessageDTO } from '../../../src-shared/contract';
-import { serviceKind } from '../errors';
+import { MessageStoreError, type ContactSummary, type Message, type SearchResult } from '../../core/messages';
+import type {
+  InboxAgentDTO,
+  InboxGap,
+  MatchRangeDTO,
+  MessageContactDTO,
+  MessageDTO,
+  MessageSearchDTO,
+} from '../../../src-shared/contract';
+import { AppError, serviceKind } from '../errors';
 import type { Implementations } from '../handlers';
 import type { MediaFiles } from './media';
 import type { Scope } from './scope';
@@ -24,6 +31,9 @@ type MessageRequests = Pick<
   | 'messages.media'
   | 'messages.saveMedia'
   | 'messages.sent'
+  | 'messages.search'
+  | 'messages.export'
+  | 'messages.deleteContact'
 >;
 
 /** +digits for a person, the JID as kept for a group. */
@@ -47,12 +57,14 @@ export function messageDTOs(s: Scope): MessageDTOs {
       teamId: m.teamId ?? teamOf(m.agentId),
       agentId: m.agentId,
       contact: shownContact(m.contact),
+      seq: m.seq,
       at: m.at,
       direction: m.direction,
       fromMe: m.fromMe,
       type: m.type,
       text: m.text,
     };
+    if (m.eventAt !== undefined) dto.eventAt = m.eventAt;
     if (m.media) dto.media = { ...m.media };
     if (m.messageId !== undefined) dto.messageId = m.messageId;
     if (m.status !== undefined) dto.status = m.status;
@@ -93,6 +105,36 @@ const GAP_WORDS: Record<InboxGap, string> = {
 
 /** Sends listed by messages.sent when no limit is asked for (the console's table). */
 const SENT_LIMIT = 200;
+/** Hits of each kind messages.search answers when no limit is asked for. */
+const SEARCH_LIMIT = 50;
+
+/** A damaged or locked message database, in the contract's words (the file named, nothing lost). */
+async function guarded<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof MessageStoreError)
+      throw new AppError('invalid-request', `MESSAGES_DB_${err.kind.toUpperCase().replace(/-/g, '_')}`, err.message);
+    throw err;
+  }
+}
+
+/** Ranges in a stored contact (digits) as ranges in the shown one (+digits). */
+function shownRanges(contact: string, ranges: Array<[number, number]>): MatchRangeDTO[] {
+  const shift = shownContact(contact).length - contact.length;
+  return ranges.map(([a, b]) => [a + shift, b + shift]);
+}
+
+function searchDTO(r: SearchResult, dtos: MessageDTOs): MessageSearchDTO {
+  return {
+    messages: r.messages.map((h) => ({ message: dtos.message(h.message), field: h.field, ranges: h.ranges })),
+    contacts: r.contacts.map((h) => ({
+      contact: dtos.contact(h.contact),
+      field: h.field,
+      ranges: h.field === 'contact' ? shownRanges(h.contact.contact, h.ranges) : h.ranges,
+    })),
+  };
+}
 
 export function messageRequests(s: Scope, send: SendThrough, media: MediaFiles): MessageRequests {
   const { c } = s;
@@ -118,12 +160,17 @@ export function messageRequests(s: Scope, send: SendThrough, media: MediaFiles):
     return null;
   };
   return {
-    'messages.contacts': async ({ teamId, agentId, search }) => {
+    'messages.contacts': async ({ teamId, agentId, search, limit }) => {
       const agents = agentsOf({ teamId, agentId });
       const agentIds = agents.map((a) => a.agentId);
-      const contacts = c.messages.contacts(search !== undefined ? { agentIds, search } : { agentIds });
-      const unreadOf = new Map<string, number>();
-      for (const x of contacts) unreadOf.set(x.agentId, (unreadOf.get(x.agentId) ?? 0) + x.unread);
+      const contacts = await guarded(() =>
+        c.messages.contacts({
+          agentIds,
+          ...(search !== undefined ? { search } : {}),
+          ...(limit !== undefined ? { limit } : {}),
+        }),
+      );
+      const unreadOf = c.messages.index.unreadByAgent(agentIds);
       const agentDTOs: InboxAgentDTO[] = agents.map(({ teamId: t, agentId: a }) => {
         const gap = gapOf(t, a);
         return {
@@ -137,44 +184,46 @@ export function messageRequests(s: Scope, send: SendThrough, media: MediaFiles):
       return {
         contacts: contacts.map(dtos.contact),
         agents: agentDTOs,
-        unread: contacts.reduce((n, x) => n + x.unread, 0),
+        unread: [...unreadOf.values()].reduce((n, x) => n + x, 0),
         retentionDays: c.messages.retentionDays(),
       };
     },
-    'messages.thread': async ({ teamId, agentId, phone, before, limit }) => {
+    'messages.thread': async ({ teamId, agentId, phone, before, beforeSeq, limit }) => {
       s.requireTeam(teamId);
       const contact = normalizeRecipient(phone);
-      const t = c.messages.thread(
-        agentId,
-        contact,
-        before !== undefined ? { before, limit: limit ?? 100 } : { limit: limit ?? 100 },
+      const t = await guarded(() =>
+        c.messages.thread(agentId, contact, {
+          limit: limit ?? 100,
+          ...(before !== undefined ? { before } : {}),
+          ...(beforeSeq !== undefined ? { beforeSeq } : {}),
+        }),
       );
       const name = c.messages.name(contact);
       return name !== undefined
         ? { messages: t.messages.map(dtos.message), more: t.more, name }
         : { messages: t.messages.map(dtos.message), more: t.more };
     },
-    'messages.markRead': async ({ teamId, agentId, phone }) => {
+    'messages.markRead': async ({ teamId, agentId, phone, upToSeq }) => {
       s.requireTeam(teamId);
-      await c.messages.markRead(agentId, normalizeRecipient(phone));
+      await guarded(() => c.messages.markRead(agentId, normalizeRecipient(phone), upToSeq));
       return null;
     },
     'messages.setName': async ({ phone, name }) => {
-      await c.messages.setName(normalizeRecipient(phone), name);
+      await guarded(() => c.messages.setName(normalizeRecipient(phone), name));
       return null;
     },
     'messages.deleteConversation': async ({ teamId, agentId, phone }) => {
       s.requireTeam(teamId);
-      await c.messages.delete(agentId, normalizeRecipient(phone));
+      await guarded(() => c.messages.delete(agentId, normalizeRecipient(phone)));
       return null;
     },
     'messages.deleteAgent': async ({ teamId, agentId }) => {
       s.requireTeam(teamId);
-      await c.messages.delete(agentId);
+      await guarded(() => c.messages.delete(agentId));
       return null;
     },
     'messages.setRetention': async ({ days }) => {
-      await c.messages.setRetentionDays(days);
+      await guarded(() => c.messages.setRetentionDays(days));
       return { retentionDays: c.messages.retentionDays() };
     },
     'messages.send': async (ask) => {
@@ -185,10 +234,25 @@ export function messageRequests(s: Scope, send: SendThrough, media: MediaFiles):
     'messages.saveMedia': ({ teamId, agentId, messageKey }) => media.save(teamId, agentId, messageKey),
     'messages.sent': async ({ teamId, agentId, limit }) => {
       s.requireTeam(teamId);
-      return c.messages
-        .sent(agentId, limit ?? SENT_LIMIT)
+      return (await guarded(() => c.messages.sent(agentId, limit ?? SENT_LIMIT)))
         .filter((m) => (m.teamId ?? teamId) === teamId)
         .map(dtos.message);
+    },
+    'messages.search': async ({ query, teamId, agentId, limit }) => {
+      const agentIds =
+        teamId !== undefined || agentId !== undefined ? agentsOf({ teamId, agentId }).map((a) => a.agentId) : undefined;
+      const r = await guarded(() =>
+        c.messages.search({ text: query, limit: limit ?? SEARCH_LIMIT, ...(agentIds ? { agentIds } : {}) }),
+      );
+      return searchDTO(r, dtos);
+    },
+    'messages.export': async ({ teamId, agentId, phone, format }) => {
+      s.requireTeam(teamId);
+      return guarded(() => c.messages.export(agentId, normalizeRecipient(phone), format));
+    },
+    'messages.deleteContact': async ({ phone }) => {
+      const r = await guarded(() => c.messages.deleteContact(normalizeRecipient(phone)));
+      return { removed: r.removed };
     },
   };
 }

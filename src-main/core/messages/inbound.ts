@@ -12,8 +12,8 @@ export interface InboundMessage {
   agentId: string;
   /** The other party in digits (or as given, for a group): the sender, or the recipient when fromMe. */
   contact: string;
-  /** ms epoch: the event's timestamp, or the receive time when it has none. */
-  at: number;
+  /** ms epoch: the event's own timestamp, when it has one (the sender's clock: data, never the order). */
+  eventAt?: number;
   fromMe: boolean;
   type: string;
   text: string;
@@ -55,7 +55,7 @@ export function messageBodies(log: { bodies(event: string): Iterable<DeliveryBod
 }
 
 /** The payload of a delivery body, or null when it is not a message.received event. */
-function inboundOfBody(body: unknown, d: Pick<DeliveryBody, 'id' | 'agentId' | 'receivedAt'>): InboundMessage | null {
+function inboundOfBody(body: unknown, d: Pick<DeliveryBody, 'id' | 'agentId'>): InboundMessage | null {
   if (!isObj(body) || body.event !== MESSAGE_EVENT) return null;
   const m = isObj(body.message) ? body.message : {};
   const messageId = str(m.id);
@@ -75,7 +75,7 @@ function inboundOfBody(body: unknown, d: Pick<DeliveryBody, 'id' | 'agentId' | '
     deliveryId: d.id,
     agentId: d.agentId,
     contact: contactKey(other),
-    at: Number.isFinite(parsed) ? parsed : d.receivedAt,
+    eventAt: Number.isFinite(parsed) ? parsed : undefined,
     fromMe,
     type: str(m.type) ?? 'text',
     text,

@@ -1,6 +1,8 @@
-// Messages: the send log, the inbound messages of the tunnel's deliveries, and the per-agent index.
-export { Messages } from './messages';
-export type { ContactSummary, Message } from './message-index';
+// Messages: the message database behind its port, the send log, the media cache.
+export { Messages, messagesDbFile } from './messages';
+export type { ContactSummary, Message, SearchResult } from './store';
+export { MessageStoreError } from './store';
+export type { ExportFormat } from './export';
 export { SendLog, type SendRecord, type SendVia } from './send-log';
 export { sendAndRecord } from './send';
 export { contactKey, messageBodies } from './inbound';

@@ -1,16 +1,36 @@
-// The Messages side of a data folder: the send log, the state file (read marks, names, deletions,
-// retention) and the index built from them and the tunnel's deliveries. The writer (the app) also
-// compacts: records past retention leave the send log and old tombstones leave the state. A reader
-// (readOnly: the CLI) only reads, so it is safe while the app or `listen` writes.
+// The Messages side of a data folder: the message database (the store port, store.ts; SQLite in
+// <data>/messages/messages.db), the send log every send is recorded in, and the media cache. Messages
+// are kept, not derived: a verified message.received delivery is written when the receiver stored it
+// (after its acknowledgement, never on its path: deliveries queue and are written on the next turn),
+// a send when the send log has it. Retention is the setting's alone. The first start on a data folder
+// that has no database imports what the earlier files hold (import.ts).
+//
+// The writer (the companion) writes; a reader (readOnly: the CLI with no companion running) reads the
+// database as it is and sees what was stored since it opened; with no database yet it builds one in
+// memory from the logs, as the writer's import would.
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Emitter, type Unsubscribe } from '../events';
 import { silentLogger, type Logger } from '../ports';
 import { deliveryBody, type DeliveryBody, type StoredDelivery } from '../tunnel';
-import { contactKey } from './inbound';
+import { ensurePrivateDir } from '../tunnel/private-files';
+import { exportConversation, type ExportFormat, type ExportedConversation } from './export';
+import { contactKey, inboundOf } from './inbound';
+import { importLegacy, inboundMessage, sendMessage } from './import';
 import { MediaCache } from './media-cache';
-import { MessageIndex, type ContactQuery, type ContactSummary, type Message } from './message-index';
 import { SendLog } from './send-log';
-import { DAY_MS, MessageStateFile, emptyState, type MessageStateData, type Tombstone } from './state';
+import { SqliteMessageStore } from './sqlite-store';
+import { DAY_MS, DEFAULT_RETENTION_DAYS } from './state';
+import type {
+  Added,
+  ContactQuery,
+  ContactSummary,
+  Message,
+  MessageStore,
+  RemoveScope,
+  SearchQuery,
+  SearchResult,
+} from './store';
 
 export interface MessagesOptions {
   dataDir: string;
@@ -19,13 +39,31 @@ export interface MessagesOptions {
   readOnly?: boolean;
   /** The bound of the media cache in bytes (default 200 MiB). */
   mediaMaxBytes?: number;
+  /** Makes the tunnel log's copies of these deliveries unreadable (a deletion's last step). */
+  eraseDeliveries?: (ids: readonly string[]) => Promise<void>;
 }
 
 export interface MessagesEvents {
-  /** A message was stored (a delivery taken or a send recorded) and is in the index. */
+  /** A message was stored (a delivery taken or a send recorded). */
   message: Message;
   /** Read marks, names, deletions or retention changed. */
   changed: { agentId: string | null };
+}
+
+/** The database file in a data folder. */
+export function messagesDbFile(dataDir: string): string {
+  return path.join(dataDir, 'messages', 'messages.db');
+}
+
+const META_RETENTION = 'retention_days';
+const META_SEND_OFFSET = 'send_log_offset';
+/** The newest receive time of the deliveries taken (a log read again is taken from there on). */
+const META_LOG_UNTIL = 'log_until';
+
+/** Unread counts at hand (the notification policy and the tray ask synchronously). */
+export interface UnreadCounts {
+  unread(agentId: string, contact: string): number;
+  unreadByAgent(agentIds: Iterable<string>): Map<string, number>;
 }
 
 export class Messages {
@@ -33,12 +71,27 @@ export class Messages {
   /** The files of messages fetched from the service (`<data>/messages/media/`). */
   readonly media: MediaCache;
   readonly events: Emitter<MessagesEvents>;
-  private readonly stateFile: MessageStateFile;
-  private state: MessageStateData = emptyState();
-  readonly index: MessageIndex;
+  readonly index: UnreadCounts;
   private readonly logger: Logger;
-  /** Bytes of the send log already read. */
+  private store: MessageStore | null = null;
+  /** Why the database cannot be used (it was left as it is), or null. */
+  private failure: Error | null = null;
+  private unreadOf = new Map<string, Map<string, number>>();
+  private names = new Map<string, string>();
+  private retention = DEFAULT_RETENTION_DAYS;
+  /** Bytes of the send log already taken. */
   private sendOffset = 0;
+  private logUntil = 0;
+  /** Deliveries the receiver stored, written on the next turn (never on the acknowledgement's path). */
+  private queue: StoredDelivery[] = [];
+  private flushing: Promise<void> | null = null;
+  /** Writes of this process, one at a time. */
+  private chain: Promise<unknown> = Promise.resolve();
+  /** A reader's: the newest seq it has seen, and the messages of the logs not in the database yet. */
+  private seenSeq = 0;
+  private readonly overlay = new Set<string>();
+  /** The store's change mark when this process last looked (changes of other processes move it). */
+  private mark = -1;
 
   constructor(private readonly o: MessagesOptions) {
     this.logger = o.logger ?? silentLogger;
@@ -49,64 +102,242 @@ export class Messages {
       logger: this.logger,
       ...(o.mediaMaxBytes !== undefined ? { maxBytes: o.mediaMaxBytes } : {}),
     });
-    this.stateFile = new MessageStateFile(o.dataDir, this.logger);
-    this.index = new MessageIndex(this.state, o.now);
     this.events = new Emitter<MessagesEvents>((err) =>
       this.logger.warn('messages: listener failed', { error: err instanceof Error ? err.message : String(err) }),
     );
+    this.index = {
+      unread: (agentId, contact) => this.unreadOf.get(agentId)?.get(contactKey(contact)) ?? 0,
+      unreadByAgent: (agentIds) => {
+        const out = new Map<string, number>();
+        for (const a of agentIds) {
+          let n = 0;
+          for (const v of this.unreadOf.get(a)?.values() ?? []) n += v;
+          out.set(a, n);
+        }
+        return out;
+      },
+    };
   }
 
   on<K extends keyof MessagesEvents>(name: K, fn: (p: MessagesEvents[K]) => void): Unsubscribe {
     return this.events.on(name, fn);
   }
 
+  /** The database file. */
+  get file(): string {
+    return messagesDbFile(this.o.dataDir);
+  }
+
+  /** Why the messages cannot be read or written now (a damaged or locked database), or null. */
+  problem(): Error | null {
+    return this.failure;
+  }
+
+  private need(): MessageStore {
+    if (this.store) return this.store;
+    throw this.failure ?? new Error('the messages are not open');
+  }
+
+  private cutoff(): number {
+    return this.o.now() - this.retention * DAY_MS;
+  }
+
   /**
-   * Loads the state, compacts (the writer), and builds the index from the send log and `deliveries`
-   * (the log's messageBodies()).
+   * Opens the database (the writer creates and migrates it), imports the earlier files on the first
+   * start, takes the sends and deliveries stored while no writer ran, and applies retention.
+   * `deliveries`: the tunnel log's message deliveries (messageBodies()), read only when needed. A
+   * damaged or locked database does not throw: problem() says why, and every request answers it.
    */
   async open(deliveries: Iterable<DeliveryBody>): Promise<void> {
-    this.state = await this.stateFile.load();
-    this.index.setState(this.state);
-    if (!this.o.readOnly) await this.compact();
-    await this.readSends();
-    for (const d of deliveries) this.index.addDelivery(d);
-  }
-
-  /** Takes the records appended to the send log since the last read (another process's sends too). */
-  async readSends(): Promise<Message[]> {
-    const { records, next, reset } = await this.sendLog.readFrom(this.sendOffset);
-    if (reset) this.logger.info('messages: the send log was rewritten; reading it again');
-    this.sendOffset = next;
-    const added: Message[] = [];
-    for (const r of records) {
-      const m = this.index.addSend(r);
-      if (m) added.push(m);
+    const file = this.file;
+    const fresh = !existsSync(file);
+    const inMemory = this.o.readOnly === true && fresh;
+    try {
+      if (!inMemory) await ensurePrivateDir(path.dirname(file));
+      this.store = SqliteMessageStore.open({
+        file: inMemory ? ':memory:' : file,
+        readOnly: this.o.readOnly === true && !inMemory,
+      });
+    } catch (err) {
+      this.failure = err instanceof Error ? err : new Error(String(err));
+      this.logger.warn('messages: the message database cannot be used', { file, error: this.failure.message });
+      return;
     }
-    return added;
+    const store = this.store;
+    if ((await store.meta(META_RETENTION)) === null && !store.readOnly) {
+      const r = await importLegacy(store, {
+        dataDir: this.o.dataDir,
+        sendLog: this.sendLog,
+        deliveries,
+        now: this.o.now(),
+        logger: this.logger,
+        removeFiles: !inMemory,
+      });
+      await store.setMeta(META_SEND_OFFSET, String(r.sendOffset));
+      await store.setMeta(META_LOG_UNTIL, String(r.logUntil));
+      await store.setMeta(META_RETENTION, String(r.retentionDays));
+    }
+    await this.reload();
+    this.sendOffset = Number((await store.meta(META_SEND_OFFSET)) ?? 0);
+    this.logUntil = Number((await store.meta(META_LOG_UNTIL)) ?? 0);
+    if (!store.readOnly) {
+      await this.compact();
+      // What was stored while no writer ran: sends the CLI recorded, deliveries `listen` took.
+      await this.readSends();
+      await this.takeBodies(deliveries);
+    }
+    this.seenSeq = await this.maxSeq();
+    this.mark = await store.changeMark();
   }
 
-  /** A delivery the tunnel stored: its message when it is a new one (and 'message' is emitted). */
-  takeDelivery(d: StoredDelivery): Message | null {
-    const m = this.index.addDelivery(deliveryBody(d));
-    if (m) this.events.emit('message', m);
-    return m;
+  private async maxSeq(): Promise<number> {
+    const c = await this.need().contacts({ limit: 1 });
+    return c[0]?.last.seq ?? 0;
+  }
+
+  /** Reads the counts, names and retention again (after another process changed them). */
+  private async reload(): Promise<void> {
+    const store = this.need();
+    this.unreadOf = await store.unread();
+    this.names = await store.names();
+    this.retention = Number((await store.meta(META_RETENTION)) ?? DEFAULT_RETENTION_DAYS);
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const p = this.chain.then(work, work);
+    this.chain = p.catch(() => undefined);
+    return p;
+  }
+
+  /** Stores messages; updates the counts; emits each new one. */
+  private async store_(list: Array<{ message: Message; wins: boolean }>): Promise<Message[]> {
+    const store = this.need();
+    if (store.readOnly) return this.overlayOf(list);
+    const added: Added[] = await store.add(list, this.cutoff());
+    for (const a of added) {
+      let m = this.unreadOf.get(a.message.agentId);
+      if (!m) this.unreadOf.set(a.message.agentId, (m = new Map()));
+      if (a.unread > 0) m.set(a.message.contact, a.unread);
+      else m.delete(a.message.contact);
+      this.seenSeq = Math.max(this.seenSeq, a.message.seq);
+    }
+    return added.map((a) => a.message);
+  }
+
+  /** A reader's: what the logs hold that the database does not (yet), each once. */
+  private async overlayOf(list: Array<{ message: Message; wins: boolean }>): Promise<Message[]> {
+    const out: Message[] = [];
+    for (const { message: m } of list) {
+      const id = `${m.agentId}\n${m.key}`;
+      if (this.overlay.has(id) || m.at < this.cutoff() || (await this.need().has(m.agentId, m.key))) continue;
+      this.overlay.add(id);
+      out.push(m);
+    }
+    return out;
+  }
+
+  /** The send log's records appended since the last read (another process's sends too). */
+  private readSends(): Promise<Message[]> {
+    return this.serial(async () => {
+      const { records, next, reset } = await this.sendLog.readFrom(this.sendOffset);
+      if (reset) this.logger.info('messages: the send log was rewritten; reading it again');
+      const added = await this.store_(records.map((r) => ({ message: sendMessage(r), wins: true })));
+      this.sendOffset = next;
+      if (!this.need().readOnly) await this.need().setMeta(META_SEND_OFFSET, String(next));
+      return added;
+    });
+  }
+
+  /** Deliveries of a log (read again): those received since the last taken, and any not stored. */
+  private takeBodies(deliveries: Iterable<DeliveryBody>): Promise<Message[]> {
+    return this.serial(async () => {
+      const list: Array<{ message: Message; wins: boolean }> = [];
+      let until = this.logUntil;
+      for (const d of deliveries) {
+        if (d.receivedAt < this.logUntil) continue;
+        const m = inboundOf(d);
+        until = Math.max(until, d.receivedAt);
+        if (m) list.push({ message: inboundMessage(m, d.receivedAt), wins: false });
+      }
+      const added = await this.store_(list);
+      if (until !== this.logUntil && !this.need().readOnly) {
+        this.logUntil = until;
+        await this.need().setMeta(META_LOG_UNTIL, String(until));
+      }
+      return added;
+    });
   }
 
   /**
-   * Takes what is new: the send log's new records (another process's sends too) and, when given,
-   * the deliveries of a log read again (those already in the index are skipped). Each new message
-   * is emitted, oldest first.
+   * A delivery the tunnel stored. Only queued here: the receiver calls this before it answers, and
+   * the database is written on the next turn (flush); 'message' is emitted once it is stored.
+   */
+  takeDelivery(d: StoredDelivery): void {
+    if (!d.verdict.ok || d.summary.event !== 'message.received') return;
+    this.queue.push(d);
+    if (this.queue.length === 1) setImmediate(() => void this.flush());
+  }
+
+  /** Writes the queued deliveries; resolves once they are stored (or kept queued when it failed). */
+  flush(): Promise<void> {
+    if (this.flushing) return this.flushing.then(() => (this.queue.length > 0 ? this.flush() : undefined));
+    if (this.queue.length === 0 || !this.store) return Promise.resolve();
+    const batch = this.queue;
+    this.queue = [];
+    const p = this.serial(async () => {
+      const list: Array<{ message: Message; wins: boolean }> = [];
+      let until = this.logUntil;
+      for (const d of batch) {
+        const m = inboundOf(deliveryBody(d));
+        until = Math.max(until, d.receivedAt);
+        if (m) list.push({ message: inboundMessage(m, d.receivedAt), wins: false });
+      }
+      try {
+        const added = await this.store_(list);
+        if (until !== this.logUntil) {
+          this.logUntil = until;
+          await this.need().setMeta(META_LOG_UNTIL, String(until));
+        }
+        for (const m of added) this.events.emit('message', m);
+      } catch (err) {
+        // Locked or failing: kept, tried again with the next delivery or look (the tunnel log has them too).
+        this.queue = [...batch, ...this.queue];
+        this.logger.warn('messages: could not store messages; kept to try again', {
+          error: err instanceof Error ? err.message : String(err),
+        });
+      }
+    }).finally(() => {
+      this.flushing = null;
+    });
+    this.flushing = p;
+    return p;
+  }
+
+  /**
+   * Takes what is new: queued deliveries, the send log's new records, the deliveries of a log read
+   * again (when given), and what another process stored in the database. Each new message is
+   * emitted, in receive order.
    */
   async refresh(deliveries?: Iterable<DeliveryBody>): Promise<Message[]> {
-    await this.readState();
-    const fresh = await this.readSends();
-    if (deliveries) {
-      for (const d of deliveries) {
-        const m = this.index.addDelivery(d);
-        if (m) fresh.push(m);
+    if (!this.store) return [];
+    await this.flush();
+    const fresh = [...(await this.readSends()), ...(deliveries ? await this.takeBodies(deliveries) : [])];
+    const mark = await this.need().changeMark();
+    if (mark !== this.mark) {
+      // Another process wrote: its messages, and its marks, names, deletions or retention.
+      this.mark = mark;
+      const others = await this.need().after(this.seenSeq, 10_000);
+      const mine = new Set(fresh.map((m) => m.seq));
+      for (const m of others) {
+        this.seenSeq = Math.max(this.seenSeq, m.seq);
+        if (!mine.has(m.seq)) fresh.push(m);
       }
+      const before = JSON.stringify([[...this.unreadOf].map(([a, m]) => [a, [...m]]), [...this.names], this.retention]);
+      await this.reload();
+      if (JSON.stringify([[...this.unreadOf].map(([a, m]) => [a, [...m]]), [...this.names], this.retention]) !== before)
+        this.events.emit('changed', { agentId: null });
     }
-    fresh.sort((a, b) => a.at - b.at);
+    fresh.sort((a, b) => a.seq - b.seq);
     for (const m of fresh) this.events.emit('message', m);
     return fresh;
   }
@@ -116,132 +347,142 @@ export class Messages {
     await this.refresh();
   }
 
-  contacts(q: ContactQuery = {}): ContactSummary[] {
-    return this.index.contacts(q);
+  contacts(q: ContactQuery = {}): Promise<ContactSummary[]> {
+    return this.need().contacts(q);
   }
 
   thread(
     agentId: string,
     contact: string,
-    opts: { before?: number; limit: number },
-  ): { messages: Message[]; more: boolean } {
-    return this.index.thread(agentId, contact, opts);
+    opts: { before?: number; beforeSeq?: number; limit: number },
+  ): Promise<{ messages: Message[]; more: boolean }> {
+    return this.need().thread(agentId, contactKey(contact), opts);
   }
 
   /** One message of an agent by its key (MessageDTO.key), or null. */
-  message(agentId: string, key: string): Message | null {
-    return this.index.find(agentId, key);
+  message(agentId: string, key: string): Promise<Message | null> {
+    return this.need().find(agentId, key);
   }
 
   /** The agent's sends from this install, newest first (the console's "Sent from here"). */
-  sent(agentId: string, limit: number): Message[] {
-    return this.index.sent(agentId, limit);
+  sent(agentId: string, limit: number): Promise<Message[]> {
+    return this.need().sent(agentId, limit);
+  }
+
+  search(q: SearchQuery): Promise<SearchResult> {
+    return this.need().search(q);
+  }
+
+  /** A conversation in a file's format, oldest first. */
+  async export(agentId: string, contact: string, format: ExportFormat): Promise<ExportedConversation> {
+    const key = contactKey(contact);
+    const { messages } = await this.need().thread(agentId, key, { limit: Infinity });
+    return exportConversation({ agentId, contact: key, name: this.names.get(key), messages, format });
   }
 
   retentionDays(): number {
-    return this.state.retentionDays;
+    return this.retention;
   }
 
   name(contact: string): string | undefined {
-    return this.state.names[contactKey(contact)];
+    return this.names.get(contactKey(contact));
   }
 
-  /** Marks a thread read up to its latest message. */
-  async markRead(agentId: string, contact: string): Promise<void> {
+  /** Marks a thread read up to its latest message (by receive order). */
+  async markRead(agentId: string, contact: string, upToSeq?: number): Promise<void> {
     const key = contactKey(contact);
-    const at = this.index.latestAt(agentId, key);
-    if (at === null) return;
-    await this.update(
-      (s) => ({
-        ...s,
-        read: {
-          ...s.read,
-          [agentId]: { ...(s.read[agentId] ?? {}), [key]: Math.max(at, s.read[agentId]?.[key] ?? 0) },
-        },
-      }),
-      agentId,
-    );
+    await this.flush();
+    if (!(await this.serial(() => this.need().markRead(agentId, key, upToSeq)))) return;
+    if (upToSeq === undefined) this.unreadOf.get(agentId)?.delete(key);
+    else this.unreadOf = await this.need().unread();
+    this.events.emit('changed', { agentId });
   }
 
   /** A local name for a contact ('' removes it). */
   async setName(contact: string, name: string): Promise<void> {
     const key = contactKey(contact);
-    await this.update((s) => {
-      const names = { ...s.names };
-      if (name.trim() === '') delete names[key];
-      else names[key] = name.trim();
-      return { ...s, names };
-    }, null);
-  }
-
-  async setRetentionDays(days: number): Promise<void> {
-    await this.update((s) => ({ ...s, retentionDays: days }), null);
-    await this.compact();
-  }
-
-  /** Deletes one conversation (contact given) or every conversation of the agent. */
-  async delete(agentId: string, contact?: string): Promise<{ removedSends: number }> {
-    const t: Tombstone = { agentId, upTo: this.o.now() };
-    const key = contact !== undefined ? contactKey(contact) : undefined;
-    if (key !== undefined) t.contact = key;
-    const withFiles =
-      key !== undefined
-        ? this.index.thread(agentId, key, { limit: Infinity }).messages.flatMap((m) => m.messageId ?? [])
-        : undefined;
-    // The tombstone first: once it is saved, nothing deleted shows again, whatever fails after.
-    await this.update((s) => ({ ...s, tombstones: [...s.tombstones, t] }), agentId);
-    const removedSends = await this.sendLog.removeWhere(
-      (r) => r.agentId === agentId && (key === undefined || contactKey(r.to) === key) && r.at <= t.upTo,
-    );
-    this.sendOffset = await this.sendLog.size();
-    // Their fetched files go too (every file of the agent's when all its messages go).
-    await this.media.remove(agentId, withFiles);
-    return { removedSends };
-  }
-
-  /**
-   * Records past retention leave the send log, and fetched files of messages past it the media
-   * cache; tombstones older than retention are dropped (retention hides those messages anyway).
-   */
-  async compact(): Promise<void> {
-    const cutoff = this.o.now() - this.state.retentionDays * DAY_MS;
-    const gone = await this.sendLog.removeWhere((r) => r.at < cutoff);
-    await this.media.removeOlderThan(cutoff);
-    if (gone > 0) this.sendOffset = 0;
-    if (this.state.tombstones.some((t) => t.upTo < cutoff))
-      await this.update((s) => ({ ...s, tombstones: s.tombstones.filter((t) => t.upTo >= cutoff) }), null, false);
-  }
-
-  /**
-   * Makes a change on the state file as it is now (another app on this data folder may have changed
-   * it since), then follows what was written.
-   */
-  private async update(
-    change: (s: MessageStateData) => MessageStateData,
-    agentId: string | null,
-    announce = true,
-  ): Promise<void> {
-    if (this.o.readOnly) throw new Error('the messages are open read-only');
-    this.follow(await this.stateFile.change(change));
-    if (announce) this.events.emit('changed', { agentId });
-  }
-
-  /**
-   * Takes the state another app on this data folder wrote (read marks, names, deletions, retention),
-   * when the file changed; 'changed' is emitted for every agent then.
-   */
-  private async readState(): Promise<void> {
-    const state = await this.stateFile.readIfChanged();
-    if (state === null || JSON.stringify(state) === JSON.stringify(this.state)) return;
-    this.follow(state);
+    const n = name.trim();
+    await this.serial(() => this.need().setName(key, n === '' ? null : n));
+    if (n === '') this.names.delete(key);
+    else this.names.set(key, n);
     this.events.emit('changed', { agentId: null });
   }
 
-  /** Uses this state from now on; deletions it adds leave the index. */
-  private follow(state: MessageStateData): void {
-    const known = new Set(this.state.tombstones.map((t) => JSON.stringify(t)));
-    this.state = state;
-    this.index.setState(state);
-    for (const t of state.tombstones) if (!known.has(JSON.stringify(t))) this.index.forget(t);
+  async setRetentionDays(days: number): Promise<void> {
+    await this.serial(() => this.need().setMeta(META_RETENTION, String(days)));
+    this.retention = days;
+    await this.compact();
+    this.events.emit('changed', { agentId: null });
+  }
+
+  /** Deletes one conversation (contact given) or every conversation of the agent. */
+  delete(agentId: string, contact?: string): Promise<{ removed: number; removedSends: number }> {
+    const key = contact !== undefined ? contactKey(contact) : undefined;
+    return this.remove(key !== undefined ? { agentId, contact: key } : { agentId });
+  }
+
+  /** Deletes a contact's data: its conversations with every agent, and its local name. */
+  deleteContact(contact: string): Promise<{ removed: number; removedSends: number }> {
+    return this.remove({ contact: contactKey(contact) });
+  }
+
+  /**
+   * The rows and their text leave the database file (and its write-ahead log), their sends the send
+   * log, their files the media cache, and the tunnel log's copies become unreadable.
+   */
+  private async remove(scope: RemoveScope): Promise<{ removed: number; removedSends: number }> {
+    await this.flush();
+    const now = this.o.now();
+    const gone = await this.serial(() => this.need().remove(scope, now));
+    const agentId = 'agentId' in scope ? scope.agentId : undefined;
+    const contact = scope.contact;
+    for (const c of gone.conversations) this.unreadOf.get(c.agentId)?.delete(c.contact);
+    if (agentId === undefined) this.names.delete(contact!);
+    const removedSends = await this.serial(async () => {
+      const n = await this.sendLog.removeWhere(
+        (r) =>
+          (agentId === undefined || r.agentId === agentId) && (contact === undefined || contactKey(r.to) === contact),
+      );
+      this.sendOffset = await this.sendLog.size();
+      await this.need().setMeta(META_SEND_OFFSET, String(this.sendOffset));
+      return n;
+    });
+    // Their fetched files go too (every file of the agent's when all its messages go).
+    if (agentId !== undefined && contact === undefined) await this.media.remove(agentId);
+    else {
+      const agents = new Set(gone.conversations.map((c) => c.agentId));
+      for (const a of agents) await this.media.remove(a, gone.messageIds);
+    }
+    if (gone.deliveryIds.length > 0 && this.o.eraseDeliveries) await this.o.eraseDeliveries(gone.deliveryIds);
+    this.events.emit('changed', { agentId: agentId ?? null });
+    return { removed: gone.count, removedSends };
+  }
+
+  /** Retention: messages received before it leave the database, the send log and the media cache. */
+  async compact(): Promise<void> {
+    const cutoff = this.cutoff();
+    const gone = await this.serial(() => this.need().removeOlderThan(cutoff));
+    const sends = await this.serial(async () => {
+      const n = await this.sendLog.removeWhere((r) => r.at < cutoff);
+      if (n > 0) {
+        this.sendOffset = await this.sendLog.size();
+        await this.need().setMeta(META_SEND_OFFSET, String(this.sendOffset));
+      }
+      return n;
+    });
+    await this.media.removeOlderThan(cutoff);
+    if (gone.count > 0 || sends > 0) this.unreadOf = await this.need().unread();
+  }
+
+  /** Bytes of the database on disk. */
+  bytesOnDisk(): Promise<number> {
+    return this.need().bytesOnDisk();
+  }
+
+  async close(): Promise<void> {
+    await this.flush().catch(() => undefined);
+    await this.chain;
+    await this.store?.close();
+    this.store = null;
   }
 }

@@ -8,7 +8,7 @@
 import { inQuietHours } from '../monitor/time';
 import { systemLocalTime, type LocalTime } from '../monitor/types';
 import { contactKey } from './inbound';
-import type { Message } from './message-index';
+import type { Message } from './store';
 import { messageLine } from '../../../src-shared/message-words';
 
 /** @internal Exported for tests. */

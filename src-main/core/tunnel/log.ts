@@ -11,6 +11,7 @@
 import { join } from 'node:path';
 import { silentLogger, type Clock, type Logger } from '../ports';
 import { LogReader } from './log-reader';
+import { eraseBodies } from './log-erase';
 import { recover } from './log-recovery';
 import { Retention } from './log-retention';
 import { DEFAULT_BOUNDS, LogClosedError, NODE_IO, type LogBounds, type LogIO } from './log-segments';
@@ -139,6 +140,16 @@ export class EventLog extends LogReader {
   syncNow(): Promise<void> {
     if (!this.writable()) return Promise.resolve();
     return this.writer!.syncNow();
+  }
+
+  /**
+   * Makes the bodies of these deliveries unreadable, in memory and in the segment files, once what
+   * was appended is on disk (log-erase.ts); resolves with the records erased on disk.
+   */
+  async eraseBodies(ids: readonly string[]): Promise<number> {
+    if (this.readOnly) throw this.notWritable();
+    await this.syncNow();
+    return eraseBodies(this.c, this.dir, ids);
   }
 
   /** Drops the oldest segments while over a bound (log-retention.ts). */

@@ -59,7 +59,7 @@ describe('TunnelLogWatch', () => {
     expect(again).not.toBeNull();
     await messages.refresh(again!);
     expect(announced.map((m) => m.text)).toEqual(['second']);
-    expect(messages.thread('a1', '15550102000', { limit: 10 }).messages.map((m) => m.text)).toEqual([
+    expect((await messages.thread('a1', '15550102000', { limit: 10 })).messages.map((m) => m.text)).toEqual([
       'first',
       'second',
     ]);

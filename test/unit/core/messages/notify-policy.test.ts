@@ -41,6 +41,7 @@ function inbound(over: Partial<Message> = {}): Message {
     key: `m${n}`,
     agentId: 'a1',
     contact: '15550100042',
+    seq: n,
     at: NOON,
     direction: 'in',
     fromMe: false,
@@ -168,7 +169,7 @@ describe('message notify policy', () => {
   it('media without text says what it is', () => {
     const { policy } = setup();
     expect(policy.decide(inbound({ type: 'image', text: '' }), ctx())).toMatchObject({
-      show: { body: 'Photo\nTo Support bot (a1)' },
+      show: { body: 'Picture\nTo Support bot (a1)' },
     });
     expect(
       policy.decide(inbound({ type: 'document', text: '', media: { filename: 'invoice.pdf' } }), ctx()),

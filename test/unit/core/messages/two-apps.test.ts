@@ -1,8 +1,8 @@
-// Two apps on one data folder (the desktop app and `serve`): each change to the Messages state (read
-// marks, local names, deletions, retention) is made on the state file as it is, so neither undoes the
-// other's; and each app takes the other's changes at its next refresh (the app's watch), its screens
-// told by a 'changed' event.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+// Two apps on one data folder (the desktop app and `serve`): each change (read marks, local names,
+// deletions, retention) is a write to the one message database, so neither undoes the other's; and
+// each app takes the other's changes at its next refresh (the app's watch), its screens told by a
+// 'changed' event.
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -50,7 +50,7 @@ async function app(): Promise<{ m: Messages; changed: Array<string | null> }> {
   return { m, changed };
 }
 
-const unread = (m: Messages) => Object.fromEntries(m.contacts().map((c) => [c.contact, c.unread]));
+const unread = async (m: Messages) => Object.fromEntries((await m.contacts()).map((c) => [c.contact, c.unread]));
 
 describe('Messages state: two apps on one data folder', () => {
   it("neither undoes the other's change, and each takes the other's at its next refresh", async () => {
@@ -61,27 +61,20 @@ describe('Messages state: two apps on one data folder', () => {
     // `serve` read the state before both: its own changes keep them.
     await serve.m.setName('15550103000', 'Grace');
     await serve.m.delete('agent-a', '15550104000');
-    const file = JSON.parse(await readFile(path.join(dir, 'messages', 'state.json'), 'utf8')) as {
-      names: Record<string, string>;
-      read: Record<string, Record<string, number>>;
-      tombstones: unknown[];
-    };
-    expect(Object.values(file.names).sort()).toEqual(['Ada', 'Grace']);
-    expect(Object.keys(file.read['agent-a'] ?? {})).toHaveLength(1);
-    expect(file.tombstones).toHaveLength(1);
+    const third = await app();
+    expect(third.m.name('15550102000')).toBe('Ada');
+    expect(third.m.name('15550103000')).toBe('Grace');
+    expect(await unread(third.m)).toEqual({ '15550102000': 0, '15550103000': 1 });
+    await third.m.close();
 
     // The desktop app has not looked yet; at its refresh it follows, and says so once.
     expect(desktop.m.name('15550103000')).toBeUndefined();
-    expect(desktop.m.contacts()).toHaveLength(3);
+    expect(desktop.m.index.unread('agent-a', '15550104000')).toBe(1);
     const before = desktop.changed.length;
     await desktop.m.refresh();
     expect(desktop.m.name('15550103000')).toBe('Grace');
-    expect(
-      desktop.m
-        .contacts()
-        .map((c) => c.contact)
-        .sort(),
-    ).toEqual(['15550102000', '15550103000']);
+    expect(desktop.m.index.unread('agent-a', '15550104000')).toBe(0);
+    expect((await desktop.m.contacts()).map((c) => c.contact).sort()).toEqual(['15550102000', '15550103000']);
     expect(desktop.changed.slice(before)).toEqual([null]);
     await desktop.m.refresh();
     expect(desktop.changed.slice(before)).toEqual([null]);
@@ -89,6 +82,9 @@ describe('Messages state: two apps on one data folder', () => {
     // And `serve` sees the desktop app's read mark and name.
     await serve.m.refresh();
     expect(serve.m.name('15550102000')).toBe('Ada');
-    expect(unread(serve.m)).toEqual({ '15550102000': 0, '15550103000': 1 });
+    expect(await unread(serve.m)).toEqual({ '15550102000': 0, '15550103000': 1 });
+    expect(serve.m.index.unread('agent-a', '15550102000')).toBe(0);
+    await desktop.m.close();
+    await serve.m.close();
   });
 });
