@@ -9,7 +9,7 @@
 // connectStore() subscribes to the contract's events and loads the first data; it returns the
 // disconnect.
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { Api } from '../../../src-shared/contract';
+import type { Api, ErrorDTO } from '../../../src-shared/contract';
 import { agentsSlice, type AgentsSlice } from './agents';
 import { alertsSlice, type AlertsSlice } from './alerts';
 import { chatSlice, type ChatSlice } from './chat';
@@ -42,6 +42,13 @@ export type AppState = AgentsSlice &
   UnreadSlice & {
     /** Reloads teams, agents, alerts and the unread counts; the first error becomes lastError. */
     refresh(): Promise<void>;
+    /**
+     * Reads again everything the window shows (after the link to the main side came back, or the main
+     * side restarted): teams and agents, incidents, settings, the unread counts, the inbox and every
+     * open thread, the chat lists, the tunnel once shown, the incident history once shown. Answers the
+     * first error, or null when all of it answered.
+     */
+    reloadAll(): Promise<ErrorDTO | null>;
   };
 
 export type AppStore = StoreApi<AppState>;
@@ -73,6 +80,40 @@ export function createAppStore(api: Api, env: Partial<StoreEnv> = {}): AppStore 
         // Notices of incidents that closed while this window was not listening say they are no longer open.
         if (errors[1] === null) get().settleNotices(new Set(get().incidents.map((i) => i.id)), asked);
         set({ loaded: true, lastError: errors.find((e) => e !== null) ?? null });
+      },
+      reloadAll: async () => {
+        const s = get();
+        const threads = Object.entries(s.threads)
+          .filter(([, t]) => t.loaded)
+          .map(([key]) => key.split('/'));
+        const chatLists = Object.entries(s.chatLists)
+          .filter(([, l]) => l.loaded)
+          .map(([key]) => key.split('/'));
+        const asked = storeEnv.now();
+        const [teams, alerts, settings] = await Promise.all([
+          s.loadTeams(),
+          s.loadAlerts(),
+          s.loadSettings(),
+          s.loadUnread(),
+          s.loadInbox(),
+          ...threads.map(([teamId, agentId, ...contact]) => s.loadThread(teamId!, agentId!, contact.join('/'))),
+          ...chatLists.map(([teamId, agentId]) => s.loadChatList(teamId!, agentId!)),
+          ...(s.deliveriesLoaded || s.tunnelStatus !== null ? [s.loadTunnel()] : []),
+          ...(s.incidentHistory !== null ? [s.loadIncidentHistory()] : []),
+        ]);
+        if (alerts === null) get().settleNotices(new Set(get().incidents.map((i) => i.id)), asked);
+        const now = get();
+        const failed =
+          teams ??
+          alerts ??
+          settings ??
+          now.inbox.error ??
+          threads.map((k) => now.threads[k.join('/')]?.error ?? null).find((e) => e !== null) ??
+          chatLists.map((k) => now.chatLists[k.join('/')]?.error ?? null).find((e) => e !== null) ??
+          now.tunnelError ??
+          null;
+        set({ loaded: true, lastError: teams ?? alerts ?? null });
+        return failed;
       },
     };
   });

@@ -20,8 +20,16 @@ export interface LinkView {
   upSince: number | null;
   /** Why it is down or refused. */
   error: ErrorDTO | null;
-  /** When it answered again after not answering (null until that happens). */
+  /**
+   * When it answered again after not answering and everything shown was read again (null until that
+   * happens, and while that reading goes on).
+   */
   recoveredAt: number | null;
+  /**
+   * What is shown is being read again (it answered again, or answers from a new start): not current
+   * until that reading is done. null: nothing to read again.
+   */
+  reloading: null | 'recovered' | 'restarted';
 }
 
 export interface LinkSlice {
@@ -31,6 +39,8 @@ export interface LinkSlice {
   linkAnswered(ping: PingDTO): boolean;
   /** A heartbeat failed: down, or refused when the answer was a refusal. */
   linkFailed(error: ErrorDTO): void;
+  /** What is shown was read again (`ok`: all of it answered): after a recovery, it is current now. */
+  linkReloaded(ok: boolean): void;
 }
 
 export const linkSlice: Slice<LinkSlice> = ({ set, get, env }) => ({
@@ -42,12 +52,16 @@ export const linkSlice: Slice<LinkSlice> = ({ set, get, env }) => ({
     upSince: null,
     error: null,
     recoveredAt: null,
+    reloading: null,
   },
   setLinkHost: (host) => set((s) => ({ link: { ...s.link, host } })),
   linkAnswered: (ping) => {
     const before = get().link;
     const wasStale = before.state === 'down' || before.state === 'refused';
+    const restarted = before.upSince !== null && before.upSince !== ping.upSince;
     const now = env.now();
+    // After a recovery nothing is said to be current until everything shown was read again (linkReloaded).
+    const reloading = wasStale ? 'recovered' : restarted ? (before.reloading ?? 'restarted') : before.reloading;
     set({
       link: {
         ...before,
@@ -56,11 +70,18 @@ export const linkSlice: Slice<LinkSlice> = ({ set, get, env }) => ({
         downSince: null,
         upSince: ping.upSince,
         error: null,
-        recoveredAt: wasStale ? now : before.recoveredAt,
+        recoveredAt: wasStale ? null : before.recoveredAt,
+        reloading,
       },
     });
-    return wasStale || (before.upSince !== null && before.upSince !== ping.upSince);
+    return wasStale || restarted;
   },
+  linkReloaded: (ok) =>
+    set((s) => {
+      if (!ok || s.link.reloading === null) return {};
+      const recovered = s.link.reloading === 'recovered';
+      return { link: { ...s.link, reloading: null, recoveredAt: recovered ? env.now() : s.link.recoveredAt } };
+    }),
   linkFailed: (error) =>
     set((s) => ({
       link: {

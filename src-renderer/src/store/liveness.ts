@@ -1,8 +1,10 @@
 // The window's heartbeat: app.ping every 1.5 s (every second while there is no answer); no answer
 // within 2.5 s, or a failed call, marks the link down, so a host that died or hangs is said within
 // about 4 s. The bridge's own signals (the event stream dropped, a new token) check at once. When
-// the main side answers again (or answers from a new start), the window reloads what it shows and
-// the events it may have missed are covered by that reload.
+// the main side answers again (or answers from a new start), the window reloads everything it shows
+// (reloadAll: teams, agents, incidents, messages, unread counts, the tunnel…), and only once all of
+// it answered does it say what is shown is current; the events it may have missed are covered by
+// that reload. A reload that did not fully answer is tried again at the next heartbeat.
 import type { Api, ErrorDTO, PingDTO, Result, Unsubscribe } from '../../../src-shared/contract';
 import type { LinkSignal } from '../bridge/web';
 import type { AppStore } from './index';
@@ -55,10 +57,12 @@ export function watchLink(store: AppStore, api: Api, opts: LinkWatchOptions): Li
     }
     reloading = true;
     try {
+      let ok = false;
       do {
         reloadAgain = false;
-        await Promise.all([s().refresh(), s().loadSettings()]);
+        ok = (await s().reloadAll()) === null;
       } while (reloadAgain && !stopped);
+      if (!stopped) s().linkReloaded(ok);
     } finally {
       reloading = false;
     }
@@ -99,7 +103,8 @@ export function watchLink(store: AppStore, api: Api, opts: LinkWatchOptions): Li
     checking = false;
     if (stopped) return;
     if (r.ok) {
-      if (s().linkAnswered(r.value)) void reload();
+      // Also while a reload after a recovery is still owed (the last one did not fully answer).
+      if (s().linkAnswered(r.value) || (s().link.reloading !== null && !reloading)) void reload();
     } else {
       s().linkFailed(r.error);
     }

@@ -56,6 +56,10 @@ describe('link banner', () => {
 
     act(() => void t.store.getState().linkAnswered({ at: t.now.t, upSince: 1 }));
     expect(screen.queryByRole('region', { name: /not answering/ })).toBeNull();
+    // Current only once everything shown was read again.
+    expect(screen.getByText('The companion answers again; reading what changed meanwhile…')).toBeTruthy();
+    expect(screen.queryByText('The companion answers again; what is shown is current.')).toBeNull();
+    act(() => t.store.getState().linkReloaded(true));
     expect(screen.getByText('The companion answers again; what is shown is current.')).toBeTruthy();
     expect(within(nav()).getByText('Needs a QR scan')).toBeTruthy();
     expect(rows()[1]!.textContent).toContain('Connected');

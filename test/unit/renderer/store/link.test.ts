@@ -91,6 +91,81 @@ describe('watchLink', () => {
     w.stop();
   });
 
+  it('after a recovery every store is read again, and only then is what is shown said to be current', async () => {
+    let threadAnswer: (r: Result<unknown>) => void = () => undefined;
+    let slowThread = false;
+    const thread = { messages: [], more: false };
+    let answer: () => Result<PingDTO> = () => UP;
+    const fake = fakeApi({
+      'app.ping': () => answer(),
+      'messages.thread': () =>
+        slowThread ? new Promise((resolve) => (threadAnswer = resolve)) : { ok: true, value: thread },
+      'tunnel.status': { ok: true, value: null },
+      'tunnel.deliveries': { ok: true, value: [] },
+      'tunnel.refused': { ok: true, value: [] },
+    });
+    const store = createAppStore(fake.api, { now: () => Date.now() });
+    // What this window shows: an open thread, the tunnel screen.
+    await store.getState().loadThread('t1', 'a1', '+15550100042');
+    await store.getState().loadTunnel();
+    const w = watchLink(store, fake.api, { host: 'browser' });
+    await advance(0);
+    answer = () => GONE;
+    await advance(1500);
+    expect(store.getState().link.state).toBe('down');
+    const before = fake.calls.length;
+    slowThread = true;
+    answer = () => UP;
+    await advance(1000);
+    // Up again, but the thread has not answered yet: nothing is said to be current.
+    expect(store.getState().link).toMatchObject({ state: 'up', reloading: 'recovered', recoveredAt: null });
+    const asked = new Set(fake.calls.slice(before).map((c) => c.name));
+    for (const name of [
+      'teams.list',
+      'agents.list',
+      'alerts.list',
+      'settings.get',
+      'messages.unread',
+      'messages.contacts',
+      'messages.thread',
+      'tunnel.status',
+      'tunnel.deliveries',
+    ])
+      expect(asked, name).toContain(name);
+    threadAnswer({ ok: true, value: thread });
+    await advance(0);
+    expect(store.getState().link).toMatchObject({ reloading: null, recoveredAt: Date.now() });
+    w.stop();
+  });
+
+  it('a reload that does not fully answer is tried again, and says nothing is current meanwhile', async () => {
+    let inboxFails = false;
+    let answer: () => Result<PingDTO> = () => UP;
+    const fake = fakeApi({
+      'app.ping': () => answer(),
+      'messages.contacts': () =>
+        inboxFails
+          ? { ok: false, error: { kind: 'internal', code: 'INTERNAL', message: 'Not now.' } }
+          : { ok: true, value: { contacts: [], agents: [], unread: 0, retentionDays: 90 } },
+    });
+    const store = createAppStore(fake.api, { now: () => Date.now() });
+    const w = watchLink(store, fake.api, { host: 'browser' });
+    await advance(0);
+    answer = () => GONE;
+    await advance(1500);
+    inboxFails = true;
+    answer = () => UP;
+    await advance(1000);
+    expect(store.getState().link).toMatchObject({ state: 'up', reloading: 'recovered', recoveredAt: null });
+    const inboxCalls = () => fake.calls.filter((c) => c.name === 'messages.contacts').length;
+    const first = inboxCalls();
+    inboxFails = false;
+    await advance(1500);
+    expect(inboxCalls()).toBeGreaterThan(first);
+    expect(store.getState().link).toMatchObject({ reloading: null, recoveredAt: expect.any(Number) });
+    w.stop();
+  });
+
   it('a main side that hangs (no answer at all) is down within 4 s of its last answer', async () => {
     const h = harness();
     const w = watchLink(h.store, h.api, { host: 'desktop' });
