@@ -3,11 +3,10 @@
 // (0600). Read once at start (torn or foreign lines are skipped), appended line by line, rewritten
 // atomically once it holds more than max + slack lines; writes in order, a failed write is reported
 // to onError and the history kept in memory.
-import { readFileSync } from 'node:fs';
-import { appendFile, chmod, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
+import { appendJsonLines, readJsonLinesSync, rewriteJsonLines } from '../jsonl';
 import { serial } from '../serial';
 
 export const INCIDENT_HISTORY_FILE = 'incident-history.jsonl';
@@ -87,16 +86,13 @@ export class IncidentHistory {
     const file = this.opts.file;
     if (file === null || (this.opts.writable && !this.opts.writable())) return true;
     const rewrite = at >= 0 || this.lines + 1 > this.max + this.slack;
-    const body = rewrite ? this.records.map((r) => JSON.stringify(r) + '\n').join('') : JSON.stringify(clean) + '\n';
+    const lines = rewrite ? [...this.records] : [clean];
     this.lines = rewrite ? this.records.length : this.lines + 1;
     void this.inTurn(async () => {
       try {
         await mkdir(dirname(file), { recursive: true });
-        if (rewrite) await writeFileAtomic(file, body, { mode: 0o600 });
-        else {
-          await appendFile(file, body, { mode: 0o600 });
-          await chmod(file, 0o600);
-        }
+        if (rewrite) await rewriteJsonLines(file, lines);
+        else await appendJsonLines(file, lines);
       } catch (err) {
         this.opts.onError?.(err);
       }
@@ -132,26 +128,18 @@ export class IncidentHistory {
   }
 
   private read(file: string): void {
-    let text: string;
+    let read;
     try {
-      text = readFileSync(file, 'utf8');
+      read = readJsonLinesSync(file, (v) => recordSchema.safeParse(v).data);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.opts.onError?.(err);
+      this.opts.onError?.(err);
       return;
     }
-    const lines = text.split('\n').filter((l) => l.trim() !== '');
-    this.lines = lines.length;
+    this.lines = read.lines;
     const byId = new Map<string, ResolvedIncident>();
-    for (const line of lines) {
-      try {
-        const parsed = recordSchema.safeParse(JSON.parse(line));
-        if (parsed.success) {
-          byId.delete(parsed.data.id);
-          byId.set(parsed.data.id, parsed.data);
-        }
-      } catch {
-        // a torn or foreign line: skipped
-      }
+    for (const r of read.records) {
+      byId.delete(r.id);
+      byId.set(r.id, r);
     }
     this.records.push(...[...byId.values()].slice(-this.max));
   }

@@ -5,11 +5,12 @@
 // owner-only (0600), appended in one write per action taken (so two apps appending do not
 // interleave) and read from where this app last read, every 2 s. It grows by one short line
 // per acknowledged incident or snooze, which people make by hand.
-import { appendFile, mkdir, open, stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { serial } from '../serial';
+import { appendJsonLines, parseJsonLines, readJsonLinesFrom } from '../jsonl';
 
 export const SHARED_ACTIONS_FILE = 'on-call-actions.jsonl';
 
@@ -42,9 +43,8 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 export const SAME_OUTAGE_MS = 60_000;
 
 export class SharedActions {
+  /** Where the whole lines read so far end (a line still being written is read once it is whole). */
   private offset: number;
-  /** A line cut short by a read that ended before its newline. */
-  private partial = '';
   private readonly inTurn = serial();
   private reading: Promise<SharedAction[]> | null = null;
 
@@ -66,17 +66,17 @@ export class SharedActions {
     }
     const end = text.lastIndexOf('\n') + 1;
     this.offset = Buffer.byteLength(text.slice(0, end));
-    for (const a of parseLines(text.slice(0, end).split('\n'))) if (a.type === 'snooze') this.snoozeAtStart = a;
+    for (const a of parseJsonLines(text, action).records) if (a.type === 'snooze') this.snoozeAtStart = a;
   }
 
   /** Appends actions of this app (in order, one write each). */
   write(actions: Array<DistributiveOmit<SharedAction, 'app'>>): void {
     if (actions.length === 0) return;
-    const text = actions.map((a) => `${JSON.stringify({ ...a, app: this.app })}\n`).join('');
+    const lines = actions.map((a) => ({ ...a, app: this.app }));
     void this.inTurn(async () => {
       try {
         await mkdir(dirname(this.file), { recursive: true });
-        await appendFile(this.file, text, { mode: 0o600 });
+        await appendJsonLines(this.file, lines);
       } catch (err) {
         this.onError(err);
       }
@@ -94,44 +94,19 @@ export class SharedActions {
   }
 
   private async read(): Promise<SharedAction[]> {
-    let text: string;
     try {
       // One stat every read; the file is opened only when it grew.
       const { size } = await stat(this.file);
       if (size === this.offset) return [];
-      if (size < this.offset) this.offset = 0; // replaced by a shorter file: read it all
-      const fh = await open(this.file, 'r');
-      try {
-        const buf = Buffer.alloc(size - this.offset);
-        const { bytesRead } = await fh.read(buf, 0, buf.length, this.offset);
-        this.offset += bytesRead;
-        text = this.partial + buf.toString('utf8', 0, bytesRead);
-      } finally {
-        await fh.close();
-      }
+      const { records, next } = await readJsonLinesFrom(this.file, this.offset, action);
+      this.offset = next;
+      return records.filter((a) => a.app !== this.app);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.onError(err);
       return [];
     }
-    const lines = text.split('\n');
-    this.partial = lines.pop() ?? '';
-    return parseLines(lines).filter((a) => a.app !== this.app);
   }
 }
 
-/** The actions among these lines; a torn or foreign line is skipped. */
-function parseLines(lines: string[]): SharedAction[] {
-  const out: SharedAction[] = [];
-  for (const line of lines) {
-    if (line === '') continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    const a = actionSchema.safeParse(parsed);
-    if (a.success) out.push(a.data);
-  }
-  return out;
-}
+/** A line's action, or undefined (a foreign line is skipped). */
+const action = (v: unknown): SharedAction | undefined => actionSchema.safeParse(v).data;

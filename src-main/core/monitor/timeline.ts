@@ -4,14 +4,14 @@
 // more than maxEntries + compactSlack lines. Nothing secret is stored: no key ever reaches here,
 // error text is redacted, and the pairing QR (which would let anyone link the number) is reduced
 // to "present".
-import { appendFile, mkdir, readFile, readdir } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import type { ServiceErrorDTO } from '../api/errors';
 import type { SessionStatus } from '../api/types';
 import { HEALTHS, redactSecrets, type Health } from './health';
 import { serialByKey } from '../serial';
+import { appendJsonLines, readJsonLines, rewriteJsonLines } from '../jsonl';
 
 /** A session status as stored: the QR itself is never kept. */
 export type StoredStatus = Omit<SessionStatus, 'qr'> & { qr: boolean };
@@ -130,10 +130,10 @@ export class Timeline {
       try {
         await this.ensureDir();
         if (log.lines + 1 > this.max + this.slack) {
-          await writeFileAtomic(file, log.entries.map((e) => JSON.stringify(e) + '\n').join(''));
+          await rewriteJsonLines(file, log.entries);
           log.lines = log.entries.length;
         } else {
-          await appendFile(file, JSON.stringify(clean) + '\n');
+          await appendJsonLines(file, [clean]);
           log.lines++;
         }
       } catch (err) {
@@ -194,21 +194,12 @@ export class Timeline {
     if (file === null) return log;
     const files = await this.listFiles();
     if (files !== null && !files.has(basename(file))) return log;
-    let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      const read = await readJsonLines(file, (v) => entrySchema.safeParse(v).data as TimelineEntry | undefined);
+      log.lines = read.lines;
+      log.entries.push(...read.records);
     } catch {
       return log;
-    }
-    const lines = text.split('\n').filter((l) => l.trim() !== '');
-    log.lines = lines.length;
-    for (const line of lines) {
-      try {
-        const parsed = entrySchema.safeParse(JSON.parse(line));
-        if (parsed.success) log.entries.push(parsed.data as TimelineEntry);
-      } catch {
-        // a torn or foreign line: skipped
-      }
     }
     if (log.entries.length > this.max) log.entries.splice(0, log.entries.length - this.max);
     return log;
