@@ -8,12 +8,15 @@ import { copyFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { safeFileName } from '../../core/api/media';
 import { isServiceError } from '../../core/api/errors';
+import { MediaCacheError } from '../../core/messages/media-cache';
 import type { CachedMedia } from '../../core/messages';
 import type { MediaDTO, MessageMediaDTO, SavedMediaDTO } from '../../../src-shared/contract';
 import { AppError } from '../errors';
 import type { Scope } from './scope';
 
 const MEDIA_MAX_BYTES = 25 * 1024 * 1024;
+/** The most a fetch of a message's file may take, from its request to its last byte. */
+const MEDIA_DEADLINE_MS = 60_000;
 /** The largest image answered as a data: URL for the window to draw. */
 const INLINE_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
 /** Image types drawn in the window (raster only); other files are saved, never drawn. */
@@ -84,6 +87,7 @@ export function mediaFiles({ c, requireTeam }: Scope, opts: MediaOptions = {}): 
   const maxBytes = opts.maxBytes ?? MEDIA_MAX_BYTES;
   const cache = c.messages.media;
   /** Fetches under way, by agent and message id: asked twice, fetched once. */
+  const deadlineMs = opts.deadlineMs ?? MEDIA_DEADLINE_MS;
   const running = new Map<string, Promise<CachedMedia>>();
 
   const fetchInto = async (
@@ -94,14 +98,61 @@ export function mediaFiles({ c, requireTeam }: Scope, opts: MediaOptions = {}): 
     hints: MediaHints | null,
   ) => {
     const client = await c.clientFor(teamId);
-    return cache.put(agentId, messageId, at, async (dir) => {
-      const abort = new AbortController();
-      let tooBig = false;
-      const refuse = (): never => {
-        throw new AppError(
-          'invalid-request',
-          'MEDIA_TOO_LARGE',
-          `The file is larger than ${describeSize(maxBytes)}; download it with the CLI (channel-companion media) instead.`,
+    return cache.put(
+      agentId,
+      messageId,
+      at,
+      async (dir, reserve) => {
+        let result: Awaited<ReturnType<typeof client.downloadMedia>>;
+        try {
+          result = await client.downloadMedia(agentId, messageId, dir, {
+            signal,
+            // Room in the cache for the announced length (or the largest file accepted) before any byte.
+            beforeBody: async (total) => {
+              if (total !== null && total > maxBytes) throw tooLarge();
+              const room = total ?? maxBytes;
+              await reserve(room);
+              return room;
+            },
+          });
+        } catch (e) {
+          if (isServiceError(e) && e.code === 'MEDIA_TOO_LARGE') throw tooLarge();
+          if (e instanceof MediaCacheError && e.code === 'LARGER_THAN_CACHE')
+            throw new AppError('invalid-request', 'MEDIA_TOO_LARGE', e.message);
+          throw e;
+        }
+        const filename =
+          safeFileName(result.filename ?? '') ?? safeFileName(hints?.filename ?? '') ?? path.basename(result.path);
+        const mimeType = result.contentType?.split(';')[0]?.trim() || hints?.mimeType || 'application/octet-stream';
+        return { path: result.path, filename, mimeType };
+      },
+      signal,
+    );
+  };
+
+  /**
+   * A fetch with its deadline: past it, the fetch is aborted and dropped (the next request starts
+   * afresh, even while this one is still winding down) and its callers are told.
+   */
+  const fetchWithin = (
+    k: string,
+    teamId: string,
+    agentId: string,
+    messageId: string,
+    at: number,
+    hints: MediaHints | null,
+  ): Promise<CachedMedia> => {
+    const abort = new AbortController();
+    let timer: unknown;
+    const late = new Promise<never>((_, reject) => {
+      timer = c.clock.setTimeout(() => {
+        if (running.get(k) === run) running.delete(k);
+        reject(
+          new AppError(
+            'timeout',
+            'MEDIA_TIMEOUT',
+            `The file did not arrive within ${Math.round(deadlineMs / 1000)} s; the download was stopped. Try again.`,
+          ),
         );
       };
       let result: Awaited<ReturnType<typeof client.downloadMedia>>;
@@ -142,7 +193,7 @@ export function mediaFiles({ c, requireTeam }: Scope, opts: MediaOptions = {}): 
     const k = `${agentId}\0${messageId}`;
     let run = running.get(k);
     if (!run) {
-      run = fetchInto(teamId, agentId, messageId, at, hints).finally(() => running.delete(k));
+      run = fetchWithin(k, teamId, agentId, messageId, at, hints);
       running.set(k, run);
     }
     try {

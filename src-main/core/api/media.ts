@@ -1,5 +1,6 @@
 // GET .../whatsapp/media/{messageId}: redirects followed by hand so the API key goes only to the
 // service's own origin (ASSUMPTION A-MEDIA), body streamed to a temp file, then renamed into place.
+// A connection that drops once the body has begun is said as such, with the bytes received.
 import { createWriteStream } from 'node:fs';
 import { rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
@@ -148,9 +149,26 @@ export async function downloadMedia(
   }
   const temp = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString('hex')}.part`);
 
+  let limit: number | undefined;
+  try {
+    limit = await opts.beforeBody?.(total);
+  } catch (err) {
+    res.body.destroy();
+    res.release();
+    throw err;
+  }
   let received = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _enc, cb) {
+      if (limit !== undefined && received + chunk.length > limit) {
+        cb(
+          new InvalidRequest({
+            code: 'MEDIA_TOO_LARGE',
+            message: `The media is larger than the ${limit} bytes it may have here.`,
+          }),
+        );
+        return;
+      }
       received += chunk.length;
       opts.onProgress?.(received, total);
       cb(null, chunk);
@@ -170,7 +188,16 @@ export async function downloadMedia(
         cause: { code },
       });
     }
-    throw mapTransportError(err, res.abortCause(), ctx.apiKey, res.rateLimit);
+    const mapped = mapTransportError(err, res.abortCause(), ctx.apiKey, res.rateLimit);
+    // The answer had begun: the connection dropped during its body, not before answering.
+    if (mapped instanceof NetworkError)
+      throw new NetworkError({
+        code: 'BODY_INTERRUPTED',
+        message: `The download was cut off: the connection dropped during the body, after ${received} ${total !== null ? `of ${total} bytes` : 'bytes'} received.`,
+        rateLimit: res.rateLimit,
+        cause: mapped.cause,
+      });
+    throw mapped;
   } finally {
     res.release();
   }

@@ -51,6 +51,13 @@ export interface MediaDownloadResult {
 
 export interface MediaDownloadOptions extends CallOptions {
   onProgress?: (received: number, total: number | null) => void;
+  /**
+   * Called once the answer's headers are in, before any byte of the body is written, with its
+   * announced length (null: not announced): answers the most bytes the body may have (a longer
+   * body fails with MEDIA_TOO_LARGE, nothing beyond the limit written), or undefined for no limit.
+   * A throw ends the download with that error.
+   */
+  beforeBody?: (total: number | null) => Promise<number | undefined> | number | undefined;
 }
 
 /** A chat token stream: an async iterable of typed events that can be stopped mid-stream. */

@@ -154,6 +154,53 @@ describe('downloadMedia with redirects across two real origins', () => {
   });
 });
 
+describe('downloadMedia when the connection drops during the body', () => {
+  let server: { server: http.Server; origin: string };
+  let dir: string;
+  let client: ServiceClient;
+
+  beforeAll(async () => {
+    // Headers announcing 100,000 bytes, 30,000 of them, then the connection is dropped.
+    server = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png', 'content-length': '100000' });
+      res.write(Buffer.alloc(30_000, 1), () => setTimeout(() => res.socket?.destroy(), 200));
+    });
+    client = createServiceClient({ baseUrl: server.origin, apiKey: KEY });
+    dir = await mkdtemp(path.join(os.tmpdir(), 'media-drop-'));
+  });
+
+  afterAll(async () => {
+    await client.close();
+    server.server.closeAllConnections();
+    await new Promise<void>((r) => server.server.close(() => r()));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('says the connection dropped during the body, with the bytes received; no file is left', async () => {
+    const err = await client.downloadMedia('agent-1', 'm1', path.join(dir, 'out.png')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect((err as ServiceError).code).toBe('BODY_INTERRUPTED');
+    expect((err as Error).message).toMatch(/the connection dropped during the body, after [1-9]\d* of 100000 bytes/);
+    expect((err as Error).message).not.toContain('before answering');
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('a body longer than the limit beforeBody answers fails before a byte beyond it is written', async () => {
+    let announced: number | null = -1;
+    const err = await client
+      .downloadMedia('agent-1', 'm1', path.join(dir, 'out.png'), {
+        beforeBody: (total) => {
+          announced = total;
+          return 10_000;
+        },
+      })
+      .catch((e: unknown) => e);
+    expect(announced).toBe(100_000);
+    expect((err as ServiceError).code).toBe('MEDIA_TOO_LARGE');
+    expect(await readdir(dir)).toEqual([]);
+  });
+});
+
 describe('media helpers', () => {
   it('filenameFromDisposition', () => {
     expect(filenameFromDisposition('attachment; filename="a b.pdf"')).toBe('a b.pdf');

@@ -1,11 +1,11 @@
 // The media cache of the data folder: private folder and files, a size bound with the least
 // recently used entries leaving first, entries that are not whole fetched again, temp folders of a
 // crash removed.
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MediaCache } from '../../../../src-main/core/messages/media-cache';
+import { MediaCache, type ReserveRoom } from '../../../../src-main/core/messages/media-cache';
 
 let root: string;
 let dir: string;
@@ -22,10 +22,11 @@ afterEach(async () => {
 
 const cache = (maxBytes = 10_000) => new MediaCache({ dir, maxBytes, now: () => now });
 
-/** A fill that writes `bytes` bytes of `fillByte` and counts its calls. */
+/** A fill that reserves room for `size` bytes, writes them (of `fillByte`) and counts its calls. */
 function filler(size: number, fillByte = 0x61) {
-  const f = async (temp: string) => {
+  const f = async (temp: string, reserve: ReserveRoom) => {
     f.calls++;
+    await reserve(size);
     const p = path.join(temp, 'file.bin');
     await writeFile(p, Buffer.alloc(size, fillByte));
     return { path: p, filename: 'photo.png', mimeType: 'image/png' };
@@ -53,27 +54,104 @@ describe('MediaCache', () => {
   });
 
   it('stays within its bound: the least recently used entry leaves first', async () => {
-    const c = cache(2_000);
-    await c.put('a', 'one', now, filler(600));
+    const c = cache(8_000);
+    await c.put('a', 'one', now, filler(3_000));
     now += 1000;
-    await c.put('a', 'two', now, filler(600));
+    await c.put('a', 'two', now, filler(3_000));
     now += 1000;
     expect(await c.get('a', 'one')).not.toBeNull(); // used again: now the most recent but one
     now += 1000;
-    await c.put('a', 'three', now, filler(600));
+    await c.put('a', 'three', now, filler(3_000));
     expect(await c.get('a', 'two')).toBeNull();
     expect(await c.get('a', 'one')).not.toBeNull();
     expect(await c.get('a', 'three')).not.toBeNull();
     expect(await bins()).toBe(2);
   });
 
-  it('a file larger than the bound is answered once and not kept beside others', async () => {
-    const c = cache(1_000);
+  it('a file larger than the bound is refused before a byte is written; what was kept stays', async () => {
+    const c = cache(2_000);
     await c.put('a', 'small', now, filler(300));
     now += 1000;
-    const big = await c.put('a', 'big', now, filler(1_500));
-    expect(big.bytes).toBe(1_500);
-    expect(await c.get('a', 'small')).toBeNull();
+    const big = filler(1_500);
+    await expect(c.put('a', 'big', now, big)).rejects.toMatchObject({ code: 'LARGER_THAN_CACHE' });
+    expect(await c.get('a', 'small')).not.toBeNull();
+    expect(await bins()).toBe(1);
+    expect((await readdir(dir)).filter((n) => n.startsWith('.'))).toEqual([]);
+  });
+
+  it('a fill that writes without reserving its room (or more than it reserved) is refused and not kept', async () => {
+    const c = cache();
+    await expect(
+      c.put('a', 'm', now, async (temp) => {
+        const p = path.join(temp, 'file.bin');
+        await writeFile(p, Buffer.alloc(100));
+        return { path: p, filename: 'f', mimeType: 'image/png' };
+      }),
+    ).rejects.toMatchObject({ code: 'NOT_RESERVED' });
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('the bound holds at every moment: files being written count, later fills wait for room', async () => {
+    const bound = 20_000;
+    const c = cache(bound);
+    await c.put('a', 'old', now, filler(5_000));
+    let peak = 0;
+    let sampling = true;
+    const size = async (d: string): Promise<number> => {
+      let n = 0;
+      for (const e of await readdir(d, { withFileTypes: true }).catch(() => [])) {
+        const full = path.join(d, e.name);
+        n += e.isDirectory()
+          ? await size(full)
+          : await stat(full).then(
+              (st) => st.size,
+              () => 0,
+            );
+      }
+      return n;
+    };
+    const sampler = (async () => {
+      while (sampling) {
+        peak = Math.max(peak, await size(dir));
+        await new Promise((r) => setTimeout(r, 1));
+      }
+    })();
+    /** Reserves 6,000 bytes, then writes them 500 at a time. */
+    const slow = async (temp: string, reserve: ReserveRoom) => {
+      await reserve(6_000);
+      const p = path.join(temp, 'file.bin');
+      for (let i = 0; i < 12; i++) {
+        await appendFile(p, Buffer.alloc(500, 0x62));
+        await new Promise((r) => setTimeout(r, 3));
+      }
+      return { path: p, filename: 'f.png', mimeType: 'image/png' };
+    };
+    const ids = Array.from({ length: 12 }, (_, i) => `m${i}`);
+    const put = await Promise.all(ids.map((id) => c.put('a', id, now, slow)));
+    sampling = false;
+    await sampler;
+    expect(put.every((p) => p.bytes === 6_000)).toBe(true);
+    expect(peak).toBeGreaterThan(6_000);
+    expect(peak).toBeLessThanOrEqual(bound);
+    expect(await size(dir)).toBeLessThanOrEqual(bound);
+  });
+
+  it('a fill waiting for room stops waiting when its signal is aborted', async () => {
+    const c = cache(10_000);
+    let release!: () => void;
+    const holding = new Promise<void>((r) => (release = r));
+    const first = c.put('a', 'one', now, async (temp, reserve) => {
+      await reserve(8_000);
+      await holding;
+      return filler(10)(temp, async () => undefined);
+    });
+    const abort = new AbortController();
+    const second = c.put('a', 'two', now, filler(5_000), abort.signal);
+    await new Promise((r) => setTimeout(r, 50));
+    abort.abort(new Error('deadline'));
+    await expect(second).rejects.toThrow('deadline');
+    release();
+    await first;
   });
 
   it('an entry whose bytes do not match (torn, changed) is removed and fetched again', async () => {
