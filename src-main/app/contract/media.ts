@@ -25,6 +25,8 @@ const DRAWN_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp
 export interface MediaOptions {
   /** Largest file accepted (default 25 MiB). */
   maxBytes?: number;
+  /** The most one fetch may take, request to last byte (default 60 s); then it is dropped. */
+  deadlineMs?: number;
   /**
    * Asks where to save a file (the desktop app's save dialog); null when the person cancelled.
    * Without it, messages.saveMedia answers the bytes for the window to download.
@@ -85,10 +87,17 @@ export interface MediaFiles {
 
 export function mediaFiles({ c, requireTeam }: Scope, opts: MediaOptions = {}): MediaFiles {
   const maxBytes = opts.maxBytes ?? MEDIA_MAX_BYTES;
-  const cache = c.messages.media;
-  /** Fetches under way, by agent and message id: asked twice, fetched once. */
   const deadlineMs = opts.deadlineMs ?? MEDIA_DEADLINE_MS;
+  const cache = c.messages.media;
+  /** Fetches under way, by agent and message id: asked twice, fetched once (until its deadline). */
   const running = new Map<string, Promise<CachedMedia>>();
+
+  const tooLarge = () =>
+    new AppError(
+      'invalid-request',
+      'MEDIA_TOO_LARGE',
+      `The file is larger than ${describeSize(maxBytes)}; download it with the CLI (channel-companion media) instead.`,
+    );
 
   const fetchInto = async (
     teamId: string,
@@ -96,6 +105,7 @@ export function mediaFiles({ c, requireTeam }: Scope, opts: MediaOptions = {}): 
     messageId: string,
     at: number,
     hints: MediaHints | null,
+    signal: AbortSignal,
   ) => {
     const client = await c.clientFor(teamId);
     return cache.put(
@@ -154,28 +164,16 @@ export function mediaFiles({ c, requireTeam }: Scope, opts: MediaOptions = {}): 
             `The file did not arrive within ${Math.round(deadlineMs / 1000)} s; the download was stopped. Try again.`,
           ),
         );
-      };
-      let result: Awaited<ReturnType<typeof client.downloadMedia>>;
-      try {
-        result = await client.downloadMedia(agentId, messageId, dir, {
-          signal: abort.signal,
-          onProgress: (received, total) => {
-            if (!tooBig && (received > maxBytes || (total !== null && total > maxBytes))) {
-              tooBig = true;
-              abort.abort();
-            }
-          },
-        });
-      } catch (e) {
-        if (tooBig) refuse();
-        throw e;
-      }
-      if (result.bytes > maxBytes) refuse();
-      const filename =
-        safeFileName(result.filename ?? '') ?? safeFileName(hints?.filename ?? '') ?? path.basename(result.path);
-      const mimeType = result.contentType?.split(';')[0]?.trim() || hints?.mimeType || 'application/octet-stream';
-      return { path: result.path, filename, mimeType };
+        abort.abort();
+      }, deadlineMs);
     });
+    const fetching = fetchInto(teamId, agentId, messageId, at, hints, abort.signal);
+    fetching.catch(() => undefined);
+    const run: Promise<CachedMedia> = Promise.race([fetching, late]).finally(() => {
+      c.clock.clearTimeout(timer);
+      if (running.get(k) === run) running.delete(k);
+    });
+    return run;
   };
 
   /** The cached file, or fetched now; a file the service no longer has is said plainly. */
