@@ -108,9 +108,9 @@ const NOTES: Record<string, string> = {
     'Alertmanager: [oncall.md](oncall.md).',
   listen:
     'Prints the full hook URL of each agent (`http://127.0.0.1:PORT/hooks/<agent>`; with a single secret and no ' +
-    "agent, `/hooks`). Only those take deliveries: any other path, another agent's hook included, is a 'not a hook' " +
-    '404. One line per delivery, forward and refused request. Exposure, what the receiver refuses and the log: ' +
-    '[tunnel.md](tunnel.md).',
+    "agent, `/hooks`). Only those take deliveries: another agent's hook is an 'unknown agent' 404, another path " +
+    "a 'not a hook' 404. One line per delivery, forward and refused request. Exposure, what the receiver refuses, its " +
+    'limits and the log: [tunnel.md](tunnel.md).',
   trigger: 'Without `--forward-to` the simulated delivery is only stored in the log.',
   deliveries:
     'Reads the durable log only, so it is safe while `listen` or the app runs. `refused` shows metadata only.',
