@@ -347,11 +347,11 @@ export class Messages {
     await this.refresh();
   }
 
-  contacts(q: ContactQuery = {}): Promise<ContactSummary[]> {
+  async contacts(q: ContactQuery = {}): Promise<ContactSummary[]> {
     return this.need().contacts(q);
   }
 
-  thread(
+  async thread(
     agentId: string,
     contact: string,
     opts: { before?: number; beforeSeq?: number; limit: number },
@@ -360,16 +360,16 @@ export class Messages {
   }
 
   /** One message of an agent by its key (MessageDTO.key), or null. */
-  message(agentId: string, key: string): Promise<Message | null> {
+  async message(agentId: string, key: string): Promise<Message | null> {
     return this.need().find(agentId, key);
   }
 
   /** The agent's sends from this install, newest first (the console's "Sent from here"). */
-  sent(agentId: string, limit: number): Promise<Message[]> {
+  async sent(agentId: string, limit: number): Promise<Message[]> {
     return this.need().sent(agentId, limit);
   }
 
-  search(q: SearchQuery): Promise<SearchResult> {
+  async search(q: SearchQuery): Promise<SearchResult> {
     return this.need().search(q);
   }
 
@@ -475,7 +475,7 @@ export class Messages {
   }
 
   /** Bytes of the database on disk. */
-  bytesOnDisk(): Promise<number> {
+  async bytesOnDisk(): Promise<number> {
     return this.need().bytesOnDisk();
   }
 
