@@ -5,10 +5,10 @@
 // the entry stays in memory. A reader (readOnly) only loads the files. Credential headers
 // (Authorization, Cookie, …) are kept redacted.
 import { closeSync, fstatSync, ftruncateSync, openSync, renameSync, writeSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { silentLogger, type Logger } from '../ports';
+import { readJsonLines } from '../jsonl';
 import { isCredentialHeader, REDACTED } from './headers';
 import { ensurePrivateDir, PRIVATE_FILE_MODE, privateFiles } from './private-files';
 import { REFUSED_REASONS, type RefusedReason, type RefusedRequest } from './types';
@@ -101,21 +101,22 @@ export class RefusedStore {
       await ensurePrivateDir(this.dir);
       await privateFiles(this.dir);
     }
+    let tornCurrent = false;
     for (const name of [OLDER, CURRENT]) {
-      const text = await readFile(join(this.dir, name), 'utf8').catch(() => '');
-      const lines = text.split('\n');
-      if (name === CURRENT) this.linesInCurrent = lines.filter((l) => l !== '').length;
-      for (const line of lines) {
-        if (line === '') continue;
-        try {
-          this.entries.push(entrySchema.parse(JSON.parse(line)));
-        } catch {
-          // a torn or foreign line: skipped
-        }
+      const read = await readJsonLines(join(this.dir, name), (v) => entrySchema.safeParse(v).data).catch(() => null);
+      if (!read) continue;
+      if (name === CURRENT) {
+        this.linesInCurrent = read.lines;
+        tornCurrent = read.torn;
       }
+      this.entries.push(...read.records);
     }
     if (this.entries.length > this.max) this.entries = this.entries.slice(-this.max);
-    if (!this.readOnly) this.fd = openSync(join(this.dir, CURRENT), 'a', PRIVATE_FILE_MODE);
+    if (!this.readOnly) {
+      this.fd = openSync(join(this.dir, CURRENT), 'a', PRIVATE_FILE_MODE);
+      // A line torn by a writer that stopped is ended, so the next entry stands on a line of its own.
+      if (tornCurrent) writeSync(this.fd, '\n');
+    }
   }
 
   /** Keeps one entry (its texts and headers capped). */

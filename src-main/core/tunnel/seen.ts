@@ -7,12 +7,11 @@
 // the seen file (<dataDir>/seen.jsonl), where the keys of deliveries leave for when the log drops
 // their segment; so it survives restarts and rotation. A check-and-claim is synchronous, so two
 // concurrent retries of one message cannot both pass.
-import { open, readFile, rename, writeFile } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { DEFAULT_TOLERANCE_SEC } from '../signature';
-import { PRIVATE_FILE_MODE } from './private-files';
+import { appendJsonLines, readJsonLines, rewriteJsonLines } from '../jsonl';
 import type { SeenRecord, StoredDelivery } from './types';
 
 /** The service's retry horizon in seconds (ASSUMPTION A-RETRY). */
@@ -189,20 +188,16 @@ export class SeenFile {
    * drop segments as it opens (keep()): read the keys with keys() once it is open.
    */
   async open(nowMs: number): Promise<void> {
-    const text = await readFile(this.path, 'utf8').catch(() => '');
-    this.torn = text !== '' && !text.endsWith('\n');
     const since = nowMs - this.windowMs;
-    for (const line of text.split('\n')) {
-      if (line === '') continue;
-      this.lines++;
-      try {
-        const r = JSON.parse(line) as Partial<SeenRecord>;
-        if (typeof r.agentId === 'string' && typeof r.key === 'string' && typeof r.at === 'number' && r.at >= since)
-          this.live.push({ agentId: r.agentId, key: r.key, at: r.at });
-      } catch {
-        // a torn last line: skipped
-      }
-    }
+    const read = await readJsonLines(this.path, (v) => {
+      const r = v as Partial<SeenRecord> | null;
+      return typeof r?.agentId === 'string' && typeof r.key === 'string' && typeof r.at === 'number' && r.at >= since
+        ? { agentId: r.agentId, key: r.key, at: r.at }
+        : undefined;
+    }).catch(() => ({ records: [], lines: 0, torn: false }));
+    this.torn = read.torn;
+    this.lines = read.lines;
+    this.live.push(...read.records);
   }
 
   /** The keys kept: those loaded at open and those of every delivery that left the log since. */
@@ -220,27 +215,18 @@ export class SeenFile {
     if (this.live.length > 0 && this.live[0]!.at < since) this.live = this.live.filter((r) => r.at >= since);
     for (const r of add) this.live.push(r);
     if (this.torn || this.lines + add.length > this.live.length + COMPACT_SLACK) return this.rewrite();
-    const fh = await open(this.path, 'a', PRIVATE_FILE_MODE);
     try {
-      await fh.writeFile(add.map((r) => `${JSON.stringify(r)}\n`).join(''));
-      await fh.datasync();
+      await appendJsonLines(this.path, add, { sync: true });
     } catch (err) {
       this.torn = true;
       throw err;
-    } finally {
-      await fh.close();
     }
     this.lines += add.length;
   }
 
-  /** Only the live keys, written aside, synced, then renamed over the file. */
+  /** Only the live keys, replacing the file atomically. */
   private async rewrite(): Promise<void> {
-    const tmp = `${this.path}.tmp`;
-    await writeFile(tmp, this.live.map((r) => `${JSON.stringify(r)}\n`).join(''), {
-      mode: PRIVATE_FILE_MODE,
-      flush: true,
-    });
-    await rename(tmp, this.path);
+    await rewriteJsonLines(this.path, this.live);
     this.lines = this.live.length;
     this.torn = false;
   }
