@@ -51,6 +51,7 @@ import { alertRules, createAgentMonitor, pollConfig } from '../usecases/monitor'
 import { registerAgentWebhook, registerDemoHooks, signingHint } from '../usecases/webhooks';
 import { hasRedactedCredentials, previousRegistration, REGISTRATION_SOURCES } from '../usecases/registration-status';
 import { hookUrl, RegistrationHistory, type RegistrationTarget } from '../../core/tunnel';
+import { privateTree } from '../../core/tunnel/private-files';
 import { Messages, TunnelLogWatch, messageBodies } from '../../core/messages';
 
 export type { TeamView } from './team-set';
@@ -221,6 +222,8 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   const events = new Emitter<CompanionEvents>((err) =>
     logger.warn('companion: listener failed', { error: err instanceof Error ? err.message : String(err) }),
   );
+  // Private on open: whatever an older version (or another tool) left 0644 in it is 0600 from now on.
+  await privateTree(dataDir);
 
   const main = await TeamStore.open({ configDir, secrets, clientFactory, clock });
   const set = new TeamSet(main);
