@@ -848,6 +848,14 @@ export interface Requests {
     result: TeamDTO;
   };
   'teams.remove': { args: { teamId: string }; result: null };
+  /**
+   * Changes a team in place (its id, and all kept under it, stay): a new label, base URL or key. A new
+   * base URL or key is checked with every agent of the team before anything changes.
+   */
+  'teams.update': {
+    args: { teamId: string; label?: string; baseUrl?: string; apiKey?: string; allowInsecureHttp?: boolean };
+    result: TeamDTO;
+  };
 
   'agents.list': { args: { teamId?: string }; result: AgentDTO[] };
   'agents.add': { args: { teamId: string; agentId: string; label?: string }; result: AgentDTO };
@@ -884,24 +892,25 @@ export interface Requests {
   'channel.updateSettings': {
     args: { teamId: string; agentId: string; patch: Partial<ChannelSettingsDTO> };
     result: ChannelSettingsDTO;
-    /**
-     * Changes a team in place (its id, and all kept under it, stay): a new label, base URL or key. A new
-     * base URL or key is checked with every agent of the team before anything changes.
-     */
-    'teams.update': {
-      args: { teamId: string; label?: string; baseUrl?: string; apiKey?: string; allowInsecureHttp?: boolean };
-      result: TeamDTO;
-    };
   };
-  'webhook.register': { args: { teamId: string; agentId: string; publicUrl: string }; result: WebhookRegistrationDTO };
+  /** `source`: who asks, as the registration history records it (default: the Tunnel screen's Register). */
+  'webhook.register': {
+    args: { teamId: string; agentId: string; publicUrl: string; source?: 'webhook set' };
+    result: WebhookRegistrationDTO;
+  };
   /** This install's registrations of the agent's webhook, newest first. */
   'webhook.history': { args: { teamId: string; agentId: string }; result: WebhookHistoryDTO };
   /** Registers the previous URL of the history again; the app behind it needs the new signing secret. */
-  'webhook.restore': { args: { teamId: string; agentId: string }; result: WebhookRestoreDTO };
+  'webhook.restore': {
+    args: { teamId: string; agentId: string; source?: 'webhook restore' };
+    result: WebhookRestoreDTO;
+  };
   /** The agent's current signing secret, only on this explicit request (a guarded reveal); never kept in the store. */
   'webhook.revealSecret': { args: { teamId: string; agentId: string }; result: { secret: string } };
 
   'tunnel.status': { args: EmptyArgs; result: TunnelStatusDTO };
+  /** Starts the receiver when it is not running (a command that listens needs it); answers tunnel.status. */
+  'tunnel.start': { args: EmptyArgs; result: TunnelStatusDTO };
   'tunnel.deliveries': { args: DeliveryFilterDTO; result: DeliverySummaryDTO[] };
   'tunnel.delivery': { args: { id: string }; result: DeliveryDetailDTO };
   /** `url`: send it there instead of the agent's forward address (the command line's --forward-to). */
@@ -1004,6 +1013,7 @@ export const REQUEST_NAMES = [
   'teams.list',
   'teams.add',
   'teams.remove',
+  'teams.update',
   'agents.list',
   'agents.add',
   'agents.remove',
@@ -1032,6 +1042,7 @@ export const REQUEST_NAMES = [
   'webhook.restore',
   'webhook.revealSecret',
   'tunnel.status',
+  'tunnel.start',
   'tunnel.deliveries',
   'tunnel.delivery',
   'tunnel.replay',
@@ -1059,17 +1070,16 @@ export const REQUEST_NAMES = [
   'messages.setName',
   'messages.deleteConversation',
   'messages.deleteAgent',
+  'messages.search',
+  'messages.export',
+  'messages.deleteContact',
   'messages.setRetention',
   'messages.send',
-  'teams.update',
   'messages.media',
   'messages.saveMedia',
   'messages.sent',
   'messages.unread',
   'messages.focus',
-  'messages.search',
-  'messages.export',
-  'messages.deleteContact',
   'messages.mute',
   'app.ping',
 ] as const satisfies readonly RequestName[];

@@ -153,12 +153,18 @@ export const argSchemas: Schemas = {
       .partial()
       .refine((p) => Object.keys(p).length > 0, 'change at least one setting'),
   }),
-  'webhook.register': z.strictObject({ teamId: id, agentId: id, publicUrl: storedUrl }),
+  'webhook.register': z.strictObject({
+    teamId: id,
+    agentId: id,
+    publicUrl: storedUrl,
+    source: z.literal('webhook set').optional(),
+  }),
   'webhook.history': z.strictObject({ teamId: id, agentId: id }),
-  'webhook.restore': z.strictObject({ teamId: id, agentId: id }),
+  'webhook.restore': z.strictObject({ teamId: id, agentId: id, source: z.literal('webhook restore').optional() }),
   'webhook.revealSecret': z.strictObject({ teamId: id, agentId: id }),
 
   'tunnel.status': empty,
+  'tunnel.start': empty,
   'tunnel.deliveries': z.strictObject({
     agentId: id.optional(),
     verdict: z.enum(VERDICTS).optional(),
@@ -246,13 +252,14 @@ export const argSchemas: Schemas = {
     teamId: id.optional(),
     agentId: id.optional(),
     search: z.string().max(200).optional(),
+    limit: z.number().int().min(1).max(100_000).optional(),
   }),
   'messages.thread': z.strictObject({
     teamId: id,
     agentId: id,
     phone: recipient,
     before: z.number().int().nonnegative().optional(),
-    limit: z.number().int().min(1).max(100_000).optional(),
+    beforeSeq: z.number().int().positive().optional(),
     limit: z.number().int().min(1).max(1000).optional(),
   }),
   'messages.markRead': z.strictObject({
@@ -277,7 +284,6 @@ export const argSchemas: Schemas = {
   'messages.setName': z.strictObject({ phone: recipient, name: z.string().trim().max(200) }),
   'messages.deleteConversation': z.strictObject({ teamId: id, agentId: id, phone: recipient }),
   'messages.deleteAgent': teamAgent,
-    beforeSeq: z.number().int().positive().optional(),
   'messages.setRetention': z.strictObject({ days: z.number().int().min(1).max(3650) }),
   'messages.send': sendArgs,
   'messages.media': z.strictObject({ teamId: id, agentId: id, messageKey: id }),

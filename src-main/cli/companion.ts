@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { remoteClient, type ContractClient } from '../app/client';
 import { companionSocketPath, ownerWords, readCompanionOwner, type CompanionOwner } from '../app/companion/endpoint';
+import type { CompanionOptions } from '../app/companion/companion';
 import type { CliContext } from './context';
 import { CliFailure } from './errors';
 import { EXIT } from './exit-codes';
@@ -65,8 +66,8 @@ export interface ConnectOptions {
    * the command's reason why that makes no sense (the error then says how to start one).
    */
   none: 'start' | string;
-  /** Poll interval of an in-process companion (ms); default: the saved one. */
-  pollMs?: number;
+  /** Options of a companion started in this process, for this run only (poll intervals, metrics, Alertmanager). */
+  companion?: Pick<CompanionOptions, 'poll' | 'metrics' | 'alertmanagerUrl' | 'tunnelPort' | 'startTunnel'>;
 }
 
 /** Attaches to the folder's companion, or starts one in this process (see ConnectOptions.none). */
@@ -95,7 +96,7 @@ export async function connectCompanion(
       secrets: teamsOf(ctx).secrets(),
       clock: ctx.clock,
       logger: cliLogger(out),
-      ...(opts.pollMs !== undefined ? { poll: { intervalMs: opts.pollMs } } : {}),
+      ...opts.companion,
     });
   } catch (e) {
     // Another process took the folder between the look and the start: attach to it after all.

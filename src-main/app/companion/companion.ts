@@ -88,6 +88,8 @@ export interface CompanionOptions {
   demo?: boolean;
   /** Where to serve Prometheus metrics for this run, over the saved metricsPort (`serve --metrics-port`). */
   metrics?: MetricsListen;
+  /** The Alertmanager to post the alerts to for this run, over the saved one (`monitor --alertmanager`). */
+  alertmanagerUrl?: string;
 }
 
 interface CompanionEvents {
@@ -186,7 +188,11 @@ export interface Companion {
    */
   registerWebhook(teamId: string, agentId: string, publicUrl: string, source?: string): Promise<WebhookRegistration>;
   /** Registers the agent's previous URL of the history again (the app behind it needs the new secret). */
-  restoreWebhook(teamId: string, agentId: string): Promise<WebhookRegistration & { secretHint: string }>;
+  restoreWebhook(
+    teamId: string,
+    agentId: string,
+    source?: string,
+  ): Promise<WebhookRegistration & { secretHint: string }>;
   /** The agent's current signing secret, for an explicit reveal only; null when none is stored. */
   revealSigningSecret(teamId: string, agentId: string): Promise<string | null>;
   /** The webhook registrations this install made (data folder; URL, when, from where; never a secret). */
@@ -216,14 +222,14 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   const logger = opts.logger ?? silentLogger;
   const configDir = opts.configDir ?? defaultConfigDir();
   const dataDir = opts.dataDir ?? path.join(configDir, 'data');
+  // Private on open: whatever an older version (or another tool) left 0644 in it is 0600 from now on.
+  await privateTree(dataDir);
   const secrets = opts.secrets ?? new KeychainSecretStore();
   const clientFactory: ClientFactory = (o) =>
     createServiceClient({ ...o, clock, ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}) });
   const events = new Emitter<CompanionEvents>((err) =>
     logger.warn('companion: listener failed', { error: err instanceof Error ? err.message : String(err) }),
   );
-  // Private on open: whatever an older version (or another tool) left 0644 in it is 0600 from now on.
-  await privateTree(dataDir);
 
   const main = await TeamStore.open({ configDir, secrets, clientFactory, clock });
   const set = new TeamSet(main);
@@ -352,7 +358,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   });
   const metricsListen = (s: AppSettings): MetricsListen | null =>
     opts.metrics ?? (s.metricsPort === null ? null : { port: s.metricsPort, host: '127.0.0.1' });
-  observability.setAlertmanager(main.settings().alertmanagerUrl);
+  observability.setAlertmanager(opts.alertmanagerUrl ?? main.settings().alertmanagerUrl);
   await observability.setMetricsServer(metricsListen(main.settings()));
   events.on('delivery', (d) => observability.countDelivery(d));
 
@@ -381,7 +387,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     if (JSON.stringify(pollOf(before)) !== JSON.stringify(pollOf(app))) monitor.setPollConfig(pollOf(app));
     if (JSON.stringify(alertRules(before)) !== JSON.stringify(alertRules(app))) monitor.setRules(alertRules(app));
     setAlertWebhook(app.alertWebhookUrl);
-    observability.setAlertmanager(app.alertmanagerUrl);
+    observability.setAlertmanager(opts.alertmanagerUrl ?? app.alertmanagerUrl);
     await observability.setMetricsServer(metricsListen(app));
     if (before.tunnelPort !== app.tunnelPort) {
       // The exposure forwards to the old port: stopped (it says where the service still points).
@@ -612,7 +618,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       await tunnelHost.start().catch(() => undefined);
       return registered;
     },
-    async restoreWebhook(teamIdOrLabel, agentId) {
+    async restoreWebhook(teamIdOrLabel, agentId, source = REGISTRATION_SOURCES.appRestore) {
       const team = set.findTeam(teamIdOrLabel);
       if (!team) throw new TeamStoreError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
       const prev = previousRegistration((await registrations.list(team.id, agentId)).entries);
@@ -623,7 +629,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
           'INVALID',
           `The previous URL ${prev.url} carried credentials (a user and password, query values or a token in its path), which the history does not keep: register it by hand.`,
         );
-      const registered = await companion.registerWebhook(team.id, agentId, prev.url, REGISTRATION_SOURCES.appRestore);
+      const registered = await companion.registerWebhook(team.id, agentId, prev.url, source);
       const [secret] = await set.getSigningSecrets(team.id, agentId).catch(() => [] as string[]);
       return { ...registered, secretHint: secret ? signingHint(secret) : '' };
     },
@@ -712,9 +718,9 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       configWatch.close();
       await exposure.close().catch(() => undefined);
       await Promise.allSettled([monitor.stop(), tunnelHost.close()]);
+      await messages.close().catch(() => undefined);
       await alertSender.close();
       await observability.close();
-      await messages.close().catch(() => undefined);
       await set.close();
       await demo.close();
     },

@@ -29,6 +29,7 @@ import type { Scope } from './scope';
 type TunnelRequests = Pick<
   Implementations,
   | 'tunnel.status'
+  | 'tunnel.start'
   | 'tunnel.deliveries'
   | 'tunnel.delivery'
   | 'tunnel.replay'
@@ -265,6 +266,11 @@ export function tunnelSide({ c, requireTeam }: Scope, media: MediaFiles): Tunnel
 
   const requests: TunnelRequests = {
     'tunnel.status': () => status(),
+    'tunnel.start': async () => {
+      // Why it could not start is in the status it answers (receiverProblem, portTaken).
+      await c.startTunnel().catch(() => undefined);
+      return status();
+    },
     'tunnel.deliveries': async (filter) => deliveries(filter),
     'tunnel.delivery': async ({ id }) => {
       const d = detailOf(id);

@@ -55,6 +55,7 @@ import {
 import type { RegistrationRecord, RegistrationTarget } from '../../core/tunnel/registration-history';
 import { atTerminal, confirm } from '../confirm';
 import { registrationHistory } from '../tunnel-support';
+import { listenThroughCompanion } from '../listen-companion';
 
 const flagsSchema = z
   .object({
@@ -167,6 +168,26 @@ export function register(program: Command, ctx: CliContext): void {
 
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(flagsSchema, opts);
+    // Saved teams (or none named): a client of the data folder's companion and its receiver. A secret given
+    // here, an ad hoc --base-url, an exposure or another interface: a bare receiver of this command's own.
+    const bare =
+      f.secret !== undefined ||
+      f.secretEnv !== undefined ||
+      f.baseUrl !== undefined ||
+      wantsExposure(f) ||
+      f.allowLegacySignature === true ||
+      (f.host !== undefined && f.host !== '127.0.0.1');
+    if (!bare)
+      return listenThroughCompanion(ctx, out, {
+        team: f.team,
+        agent: f.agent,
+        port: opts.port === '0' || opts.port === undefined ? undefined : f.port,
+        forwardTo: f.forwardTo,
+        registerUrl: f.registerUrl,
+        yes: f.yes,
+        configDir: f.configDir,
+        dataDir: f.dataDir,
+      });
     const explicit = explicitSecret(ctx, out, f);
     const { Tunnel } = await import('../../core/tunnel');
     const host = f.host ?? '127.0.0.1';

@@ -1,43 +1,56 @@
-// `messages`: the conversations on the agents' numbers, from the data folder (the tunnel's verified
-// message.received deliveries and the send log): the contacts with unread counts, or one thread
-// (--with). --follow then prints each new message as it is stored. Read-only: nothing is marked
-// read, cut or compacted, so it is safe while the app or `listen` writes the folder.
-import { join, resolve } from 'node:path';
+// `messages`: the conversations on the agents' numbers, from the data folder's companion (the one that
+// keeps them): the contacts with unread counts, one thread (--with), a search over every conversation
+// (--search), a conversation exported (--export) or deleted (--delete, asked first). --follow then prints
+// each new message as the companion stores it. Nothing is marked read. What others wrote is printed with
+// its control and bidi characters escaped (src-shared/terminal-text.ts); --json prints the contract's DTOs.
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { Messages, TunnelLogWatch, contactKey, type ContactSummary, type Message } from '../../core/messages';
-import { sleep } from '../../core/ports';
-import { findAgent } from '../../core/teams';
-import { teamsOf } from '../teams-context';
-import { defineAction, type CliContext } from '../context';
-import { UsageError } from '../errors';
-import { agentId, intString, parseFlags } from '../flags';
-import type { Output } from '../output';
+import type { MessageContactDTO, MessageDTO, TeamDTO } from '../../../src-shared/contract';
 import { errorLine } from '../../../src-shared/error-advice';
 import { messageLine } from '../../../src-shared/message-words';
+import { terminalSafe } from '../../../src-shared/terminal-text';
+import { defineAction, type CliContext } from '../context';
+import { addCompanionOptions, connectCompanion } from '../companion';
+import { confirm } from '../confirm';
+import { CliFailure, UsageError } from '../errors';
+import { EXIT } from '../exit-codes';
+import { agentId, intString, parseFlags } from '../flags';
+import type { Output } from '../output';
 
-/** --data-dir, or <config dir>/data: the folder the app and `listen` write. */
-export function cliDataDir(
-  ctx: CliContext,
-  f: { dataDir?: string | undefined; configDir?: string | undefined },
-): string {
-  return f.dataDir !== undefined ? resolve(ctx.io.cwd, f.dataDir) : join(teamsOf(ctx).configDir(f.configDir), 'data');
-}
-
-const schema = z.object({
-  team: z.string().trim().min(1, 'expected a team id or label').max(200).optional(),
-  agent: agentId.optional(),
-  with: z
-    .string()
-    .regex(/^\+?\d{6,15}$|^[^\s@]+@(s\.whatsapp\.net|g\.us)$/, 'expected a phone number (+15550102000) or a JID')
-    .optional(),
-  limit: intString(1, 10_000).optional(),
-  follow: z.boolean().optional(),
-  json: z.boolean().optional(),
-  dataDir: z.string().min(1, 'expected a folder').optional(),
-  configDir: z.string().min(1, 'expected a folder').optional(),
-  pollMs: intString(50, 60_000).optional(),
-});
+const schema = z
+  .object({
+    team: z.string().trim().min(1, 'expected a team id or label').max(200).optional(),
+    agent: agentId.optional(),
+    with: z
+      .string()
+      .trim()
+      .regex(
+        /^\+?[\d\s().-]{6,24}$|^[^\s@]+@(s\.whatsapp\.net|g\.us)$/,
+        'expected a phone number (+15550102000) or a JID',
+      )
+      .optional(),
+    search: z.string().trim().min(1, 'expected words to search for').max(200, 'at most 200 characters').optional(),
+    export: z.enum(['jsonl', 'csv', 'text'], { error: 'expected jsonl, csv or text' }).optional(),
+    output: z.string().min(1, 'expected a file path').optional(),
+    delete: z.boolean().optional(),
+    yes: z.boolean().optional(),
+    limit: intString(1, 10_000).optional(),
+    follow: z.boolean().optional(),
+    json: z.boolean().optional(),
+    dataDir: z.string().min(1, 'expected a folder').optional(),
+    configDir: z.string().min(1, 'expected a folder').optional(),
+  })
+  .refine((f) => !((f.export || f.delete) && f.with === undefined), {
+    message: 'name the conversation with --with (and --agent)',
+    path: ['with'],
+  })
+  .refine((f) => [f.search !== undefined, f.export !== undefined, f.delete === true].filter(Boolean).length <= 1, {
+    message: 'give one of --search, --export and --delete',
+    path: ['search'],
+  })
+  .refine((f) => !(f.follow && (f.export || f.delete)), { message: '--follow lists; leave it out', path: ['follow'] });
 
 function time(at: number): string {
   return new Date(at).toISOString().replace('T', ' ').slice(0, 16);
@@ -47,133 +60,206 @@ function shown(contact: string): string {
   return /^\d+$/.test(contact) ? `+${contact}` : contact;
 }
 
-function messageData(m: Message): Record<string, unknown> {
-  const d: Record<string, unknown> = {
-    agentId: m.agentId,
-    contact: shown(m.contact),
-    at: new Date(m.at).toISOString(),
-    direction: m.direction,
-    fromMe: m.fromMe,
-    type: m.type,
-    text: m.text,
-  };
-  if (m.media) d.media = m.media;
-  if (m.messageId) d.messageId = m.messageId;
-  if (m.status) d.status = m.status;
-  if (m.error) d.error = m.error;
-  if (m.via) d.via = m.via;
-  return d;
+/** The number as the contract takes it (digits, no +), or a JID as it is. */
+function phoneArg(s: string): string {
+  return s.includes('@') ? s : s.replace(/\D/g, '');
 }
 
 /** A message in a thread, in the Messages screen's words ("from the phone", "Not sent: …"). */
-function threadLine(m: Message, withContact: boolean): string {
+function threadLine(m: MessageDTO, opts: { contact: boolean; agent: boolean }): string {
   const who = m.direction === 'in' ? '←' : m.fromMe ? '→ (from the phone)' : '→';
   const status = m.status === 'failed' ? ` — Not sent: ${m.error ? errorLine(m.error) : 'no reason given.'}` : '';
-  return `${time(m.at)}  ${withContact ? `${shown(m.contact)}  ` : ''}${who} ${messageLine(m)}${status}`;
+  const where = [opts.agent ? m.agentId : null, opts.contact ? shown(m.contact) : null].filter(Boolean).join(' ');
+  return `${time(m.at)}  ${where ? `${where}  ` : ''}${who} ${terminalSafe(messageLine(m))}${status}`;
 }
 
-function contactData(c: ContactSummary): Record<string, unknown> {
-  return {
-    agentId: c.agentId,
-    contact: shown(c.contact),
-    name: c.name ?? null,
-    unread: c.unread,
-    count: c.count,
-    lastAt: new Date(c.lastAt).toISOString(),
-    last: messageLine(c.last),
-  };
-}
-
-function contactLine(c: ContactSummary, showAgent: boolean): string {
+function contactLine(c: MessageContactDTO, showAgent: boolean): string {
   const unread = c.unread > 0 ? `${c.unread} unread` : 'read';
-  return `${shown(c.contact).padEnd(16)} ${(c.name ?? '').padEnd(16)} ${unread.padEnd(9)} ${time(c.lastAt)}  ${showAgent ? `${c.agentId}  ` : ''}${c.last.direction === 'out' ? 'You: ' : ''}${messageLine(c.last)}`;
+  const name = terminalSafe(c.name ?? '');
+  return `${shown(c.contact).padEnd(16)} ${name.padEnd(16)} ${unread.padEnd(9)} ${time(c.lastAt)}  ${showAgent ? `${c.agentId}  ` : ''}${c.last.direction === 'out' ? 'You: ' : ''}${terminalSafe(messageLine(c.last))}`;
+}
+
+/** The agents asked for: --team (id or label) and --agent (id or label), as the screens' pickers name them. */
+function scope(
+  teams: TeamDTO[],
+  agents: Array<{ teamId: string; agentId: string; label: string }>,
+  f: { team?: string | undefined; agent?: string | undefined },
+): { teamId?: string; agentId?: string; one: { teamId: string; agentId: string } | null } {
+  let team: TeamDTO | undefined;
+  if (f.team !== undefined) {
+    const want = f.team.toLowerCase();
+    team = teams.find((t) => t.teamId === f.team) ?? teams.find((t) => t.label.toLowerCase() === want);
+    if (!team) throw new UsageError(`--team: no saved team "${f.team}" (see \`channel-companion team list\`)`);
+  }
+  if (f.agent === undefined) return { ...(team ? { teamId: team.teamId } : {}), one: null };
+  const want = f.agent.toLowerCase();
+  const matches = agents.filter(
+    (a) => (!team || a.teamId === team.teamId) && (a.agentId.toLowerCase() === want || a.label.toLowerCase() === want),
+  );
+  if (matches.length === 0)
+    throw new UsageError(
+      `--agent: ${team ? `the team "${team.label}" has` : 'the saved teams have'} no agent "${f.agent}"`,
+    );
+  if (matches.length > 1) throw new UsageError(`--agent: "${f.agent}" is in several teams: name the team with --team`);
+  const one = matches[0]!;
+  return { teamId: one.teamId, agentId: one.agentId, one };
 }
 
 export function register(program: Command, ctx: CliContext): void {
-  const cmd = program
-    .command('messages')
-    .description(
-      "the conversations on the agents' numbers: contacts with unread counts, or one thread (--with); read-only",
-    )
-    .option('--team <name>', 'only the agents of this saved team (id or label)')
-    .option('--agent <id>', 'only this agent')
-    .option('--with <number>', "one thread: the contact's number (+15550102000)")
-    .option('--limit <n>', 'how many contacts, or messages of the thread (the latest)', '50')
-    .option('--follow', 'then print each new message as it is stored (Ctrl-C stops)')
-    .option('--data-dir <dir>', 'data folder, as for `serve` (default: <config dir>/data)')
-    .option('--config-dir <dir>', 'where saved teams live (default: the app config folder; env CHANNEL_COMPANION_HOME)')
-    .option('--json', 'JSON: one object per contact or message, one a line');
-  cmd.addOption(
-    cmd.createOption('--poll-ms <ms>', 'how often --follow looks for new messages').default('1000').hideHelp(),
-  );
+  const cmd = addCompanionOptions(
+    program
+      .command('messages')
+      .description(
+        "the conversations on the agents' numbers: contacts with unread counts, one thread (--with), search, export, delete",
+      )
+      .option('--team <name>', 'only the agents of this saved team (id or label)')
+      .option('--agent <id>', 'only this agent (id or label)')
+      .option('--with <number>', "one conversation: the contact's number, in any form (+1 555 010 2000)")
+      .option(
+        '--search <words>',
+        'messages and contacts matching these words, a name or a number, in every conversation',
+      )
+      .option('--export <format>', 'with --with: the conversation as jsonl, csv or text (to stdout, or --output)')
+      .option('--output <file>', 'with --export: write it to this file (0600) instead of stdout')
+      .option('--delete', 'with --with: delete the conversation for good (asks first; --yes without a terminal)')
+      .option('--yes', 'with --delete: do not ask')
+      .option('--limit <n>', 'how many contacts, search hits, or messages of the thread (the latest)', '50')
+      .option('--follow', 'then print each new message as it is stored (Ctrl-C stops)'),
+  ).option('--json', 'JSON: the contract DTOs, one object per contact or message, one a line');
 
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(schema, opts);
-    let agentIds: string[] | undefined;
-    if (f.team !== undefined) {
-      const { team } = await teamsOf(ctx).team(f.team, f.configDir);
-      const ids = team.agents.map((a) => a.agentId);
-      if (f.agent !== undefined) {
-        const one = findAgent(team.agents, f.agent);
-        if (!one) throw new UsageError(`--agent: the team "${team.label}" has no agent "${f.agent}"`);
-        agentIds = [one.agentId];
-      } else agentIds = ids;
-    } else if (f.agent !== undefined) agentIds = [f.agent];
-    if (f.with !== undefined && (agentIds === undefined || agentIds.length !== 1)) {
-      throw new UsageError('--with: name the agent too (--agent, with --team when it is a label)');
-    }
+    const session = await connectCompanion(ctx, out, f, { none: 'start' });
+    const { client } = session;
+    try {
+      const teams = await client.request('teams.list', {});
+      const agents = await client.request('agents.list', {});
+      const s = scope(teams, agents, f);
+      const limit = f.limit ?? 50;
+      const manyAgents = s.one === null;
 
-    const dataDir = cliDataDir(ctx, f);
-    const messages = new Messages({ dataDir, now: () => ctx.clock.now(), readOnly: true });
-    const watch = new TunnelLogWatch(join(dataDir, 'tunnel'), ctx.clock);
-    await messages.open(await watch.read());
-    const limit = f.limit ?? 50;
-    const contact = f.with !== undefined ? contactKey(f.with) : undefined;
-
-    if (contact !== undefined) {
-      const { messages: list, more } = messages.thread(agentIds![0]!, contact, { limit });
-      if (out.json) for (const m of list) out.event(messageData(m));
-      else {
-        const name = messages.name(contact);
-        out.event(
-          {},
-          `${shown(contact)}${name ? ` (${name})` : ''} on ${agentIds![0]}${more ? ` — the latest ${list.length}` : ''}`,
-        );
-        if (list.length === 0) out.event({}, '  (no messages)');
-        for (const m of list) out.event({}, threadLine(m, false));
+      if (f.with !== undefined) {
+        if (!s.one) throw new UsageError('--with: name the agent too (--agent, with --team when it is in several)');
+        const at = { teamId: s.one.teamId, agentId: s.one.agentId, phone: phoneArg(f.with) };
+        if (f.export !== undefined) return await exportThread(ctx, out, client, at, f.export, f.output);
+        if (f.delete === true) {
+          const ok = await confirm(
+            ctx,
+            `Delete the conversation with ${shown(at.phone)} on ${at.agentId}? Its messages are removed from this computer for good (the data folder, the media cache and the webhook log's copies).`,
+            f.yes,
+          );
+          if (!ok) {
+            out.note('nothing deleted');
+            return EXIT.failure;
+          }
+          await client.request('messages.deleteConversation', at);
+          out.result({ event: 'deleted', ...at }, `deleted the conversation with ${shown(at.phone)} on ${at.agentId}`);
+          return EXIT.ok;
+        }
+        const thread = await client.request('messages.thread', { ...at, limit });
+        if (out.json) for (const m of thread.messages) out.event({ ...m });
+        else {
+          out.event(
+            {},
+            `${shown(at.phone)}${thread.name ? ` (${terminalSafe(thread.name)})` : ''} on ${at.agentId}${thread.more ? ` — the latest ${thread.messages.length}` : ''}`,
+          );
+          if (thread.messages.length === 0) out.event({}, '  (no messages)');
+          for (const m of thread.messages) out.event({}, threadLine(m, { contact: false, agent: false }));
+        }
+      } else if (f.search !== undefined) {
+        const found = await client.request('messages.search', {
+          query: f.search,
+          ...(s.teamId !== undefined ? { teamId: s.teamId } : {}),
+          ...(s.agentId !== undefined ? { agentId: s.agentId } : {}),
+          limit,
+        });
+        if (out.json) {
+          for (const c of found.contacts) out.event({ kind: 'contact', ...c });
+          for (const m of found.messages) out.event({ kind: 'message', ...m });
+        } else if (found.contacts.length + found.messages.length === 0) out.note(`nothing matches "${f.search}"`);
+        else {
+          for (const c of found.contacts) out.event({}, contactLine(c.contact, true));
+          for (const m of found.messages) out.event({}, threadLine(m.message, { contact: true, agent: true }));
+        }
+      } else {
+        const list = await client.request('messages.contacts', {
+          ...(s.teamId !== undefined ? { teamId: s.teamId } : {}),
+          ...(s.agentId !== undefined ? { agentId: s.agentId } : {}),
+        });
+        const contacts = list.contacts.slice(0, limit);
+        if (out.json) for (const c of contacts) out.event({ ...c });
+        else if (contacts.length === 0)
+          out.note(
+            `no messages yet in ${session.dataDir} (the companion stores what the agents' webhooks deliver to its receiver)`,
+          );
+        else for (const c of contacts) out.event({}, contactLine(c, manyAgents));
+        for (const a of list.agents) if (a.reason && !out.json) out.note(`${a.agentId}: ${a.reason}`);
       }
-    } else {
-      const list = messages.contacts(agentIds ? { agentIds } : {}).slice(0, limit);
-      if (out.json) for (const c of list) out.event(contactData(c));
-      else if (list.length === 0)
-        out.note(`no messages in ${dataDir} (the app or \`listen\` stores what the agents' webhooks deliver here)`);
-      else for (const c of list) out.event({}, contactLine(c, agentIds === undefined || agentIds.length > 1));
+      if (f.follow === true)
+        await follow(ctx, out, session.client, s, f.with !== undefined ? phoneArg(f.with) : undefined);
+      return EXIT.ok;
+    } finally {
+      await session.close();
     }
-    if (f.follow === true) await follow(ctx, out, messages, watch, { agentIds, contact }, f.pollMs ?? 1000);
   });
 }
 
+async function exportThread(
+  ctx: CliContext,
+  out: Output,
+  client: import('../../app/client').ContractClient,
+  at: { teamId: string; agentId: string; phone: string },
+  format: 'jsonl' | 'csv' | 'text',
+  output: string | undefined,
+): Promise<number> {
+  const file = await client.request('messages.export', { ...at, format });
+  if (output === undefined) {
+    ctx.io.stdout.write(file.content);
+    return EXIT.ok;
+  }
+  const where = resolve(ctx.io.cwd, output);
+  try {
+    await writeFile(where, file.content, { mode: 0o600, flag: 'wx' });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new CliFailure(
+      code === 'EEXIST'
+        ? `--output ${output}: the file exists; give another name (nothing is overwritten)`
+        : `--output ${output}: cannot write it (${code ?? 'error'})`,
+      EXIT.failure,
+      'OUTPUT',
+    );
+  }
+  out.result(
+    { event: 'exported', format, file: where, count: file.count },
+    `${file.count} message${file.count === 1 ? '' : 's'} written to ${where}`,
+  );
+  return EXIT.ok;
+}
+
+/** Each new message the companion stores, as it comes, until Ctrl-C or until the companion stops. */
 async function follow(
   ctx: CliContext,
   out: Output,
-  messages: Messages,
-  watch: TunnelLogWatch,
-  only: { agentIds: string[] | undefined; contact: string | undefined },
-  pollMs: number,
+  client: import('../../app/client').ContractClient,
+  s: { teamId?: string; agentId?: string },
+  contact: string | undefined,
 ): Promise<void> {
-  const wanted = (m: Message) =>
-    (only.agentIds === undefined || only.agentIds.includes(m.agentId)) &&
-    (only.contact === undefined || m.contact === only.contact);
-  for (;;) {
-    try {
-      await sleep(ctx.clock, pollMs, ctx.signal);
-    } catch {
-      return;
-    }
-    for (const m of await messages.refresh((await watch.readIfChanged()) ?? undefined)) {
-      if (!wanted(m)) continue;
-      if (out.json) out.event(messageData(m));
-      else out.event({}, threadLine(m, only.contact === undefined));
-    }
-  }
+  const wanted = (m: MessageDTO) =>
+    (s.teamId === undefined || m.teamId === s.teamId) &&
+    (s.agentId === undefined || m.agentId === s.agentId) &&
+    (contact === undefined || m.contact === contact);
+  client.on('messages.new', ({ message }) => {
+    if (!wanted(message)) return;
+    if (out.json) out.event({ ...message });
+    else out.event({}, threadLine(message, { contact: contact === undefined, agent: s.agentId === undefined }));
+  });
+  await client.listening();
+  const stopped = new Promise<string>((r) => client.onClose(r));
+  const aborted = new Promise<null>((r) => {
+    if (ctx.signal.aborted) r(null);
+    ctx.signal.addEventListener('abort', () => r(null), { once: true });
+  });
+  const why = await Promise.race([aborted, stopped]);
+  if (why !== null) out.warn(`${why}: no more messages will be seen`);
 }

@@ -1,5 +1,6 @@
-// `monitor`: polls the saved teams' agents (or an ad hoc --base-url/--agent set with the env key)
-// and prints health changes and alerts as they happen, until Ctrl-C / SIGTERM. With --json: one
+// `monitor`: the saved teams' health and incidents as they change, from the data folder's companion
+// (cli/monitor-companion.ts), until Ctrl-C / SIGTERM. Ad hoc (--base-url/--agent with the env key, no saved
+// team) it polls those agents itself and prints what this file's monitor sees. With --json: one
 // object per line — {"event":"started"}, {"event":"metrics"}, {"event":"health"}, {"event":"alert"},
 // {"event":"stopped"}. --metrics-port serves OpenMetrics for Prometheus; --alertmanager posts every
 // raised incident (firing, then resolved) to Alertmanager's v2 API; --snooze starts with alerts
@@ -9,7 +10,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { ServiceClient } from '../../core/api/service';
-import { teamsOf, withTeams } from '../teams-context';
+import { monitorThroughCompanion } from '../monitor-companion';
 import { defineAction, type CliContext } from '../context';
 import { UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
@@ -18,9 +19,9 @@ import { agentId, envVarName, parseFlags, secondsString, teamName } from '../fla
 import { addMetricsOptions, metricsFlagsSchema, metricsListen } from '../metrics-flags';
 import { cliLogger } from '../output';
 import type { Alert } from '../../core/monitor';
-import type { AppSettings } from '../../core/teams';
 import { DEFAULT_API_KEY_ENV } from '../target';
-import { addConfigDirOption, collect } from './team';
+import { collect } from './team';
+import { addCompanionOptions } from '../companion';
 
 const ADHOC_TEAM = 'adhoc';
 
@@ -33,6 +34,7 @@ const flagsSchema = z
     interval: secondsString.optional(),
     fastInterval: secondsString.optional(),
     configDir: z.string().min(1, 'expected a folder').optional(),
+    dataDir: z.string().min(1, 'expected a folder').optional(),
     alertmanager: httpUrlSchema.optional(),
     snooze: z
       .union(
@@ -96,7 +98,7 @@ function waitForAbort(signal: AbortSignal): Promise<void> {
 }
 
 export function register(program: Command, ctx: CliContext): void {
-  const cmd = addConfigDirOption(
+  const cmd = addCompanionOptions(
     program
       .command('monitor')
       .description("watch the agents' channel health and print alerts as they happen, until Ctrl-C")
@@ -123,51 +125,21 @@ export function register(program: Command, ctx: CliContext): void {
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(flagsSchema, opts);
     const listen = metricsListen(f, out);
+    if (!f.baseUrl) return monitorThroughCompanion(ctx, out, f, listen);
     const [{ AlertmanagerSink, alertWords }, { createAgentMonitor, snoozeAlerts }] = await Promise.all([
       import('../../core/monitor'),
       import('../../app/usecases/monitor'),
     ]);
     const watched: Watched[] = [];
     const clients = new Map<string, ServiceClient>();
-    let settings: AppSettings | null = null;
 
-    if (f.baseUrl) {
-      const apiKey = ctx.io.env[f.apiKeyEnv]?.trim();
-      if (!apiKey)
-        throw new UsageError(
-          `no API key: set the environment variable ${f.apiKeyEnv} (or name another with --api-key-env); the key is never accepted as a flag`,
-        );
-      clients.set(ADHOC_TEAM, ctx.client({ baseUrl: f.baseUrl, apiKey, agentId: '', keySource: `env ${f.apiKeyEnv}` }));
-      for (const a of new Set(f.agent)) watched.push({ teamId: ADHOC_TEAM, team: ADHOC_TEAM, agentId: a, label: a });
-    } else {
-      const ca = teamsOf(ctx);
-      const teamStore = await ca.open(f.configDir);
-      const teams = f.team
-        ? await Promise.all(f.team.map(async (t) => (await ca.team(t, f.configDir)).team))
-        : teamStore.listTeams();
-      if (teams.length === 0)
-        throw new UsageError(
-          'no saved teams to watch: add one with `channel-companion team add`, or give --base-url and --agent',
-        );
-      const only = f.agent ? new Set(f.agent) : null;
-      for (const t of teams) {
-        const agents = t.agents.filter((a) => !only || only.has(a.agentId) || only.has(a.label));
-        if (agents.length === 0) continue;
-        // The key is read from the keychain now, so a locked keychain is reported before polling starts.
-        clients.set(t.id, await withTeams(() => teamStore.clientFor(t.id)));
-        for (const a of agents)
-          watched.push({
-            teamId: t.id,
-            team: t.label,
-            agentId: a.agentId,
-            label: a.label,
-            watchClosely: a.watchClosely === true,
-          });
-      }
-      if (watched.length === 0)
-        throw new UsageError('no agents to watch (check --agent and `channel-companion agent list`)');
-      settings = teamStore.settings();
-    }
+    const apiKey = ctx.io.env[f.apiKeyEnv]?.trim();
+    if (!apiKey)
+      throw new UsageError(
+        `no API key: set the environment variable ${f.apiKeyEnv} (or name another with --api-key-env); the key is never accepted as a flag`,
+      );
+    clients.set(ADHOC_TEAM, ctx.client({ baseUrl: f.baseUrl, apiKey, agentId: '', keySource: `env ${f.apiKeyEnv}` }));
+    for (const a of new Set(f.agent)) watched.push({ teamId: ADHOC_TEAM, team: ADHOC_TEAM, agentId: a, label: a });
 
     const byKey = new Map(watched.map((w) => [`${w.teamId}\u0000${w.agentId}`, w]));
     const labels = new Map(watched.map((w) => [w.teamId, w.team]));
@@ -180,7 +152,7 @@ export function register(program: Command, ctx: CliContext): void {
     const monitor = createAgentMonitor({
       targets: () => targets,
       readSession: (teamId, agent, signal) => clients.get(teamId)!.getSession(agent, { signal }),
-      settings,
+      settings: null,
       poll: {
         ...(f.interval !== undefined ? { intervalMs: f.interval * 1000 } : {}),
         ...(f.fastInterval !== undefined ? { fastIntervalMs: f.fastInterval * 1000 } : {}),

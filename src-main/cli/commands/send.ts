@@ -10,7 +10,7 @@ import { httpUrlSchema } from '../../core/url';
 import { intString, parseFlags, recipient } from '../flags';
 import { addTargetOptions } from '../target';
 import { teamsOf } from '../teams-context';
-import { cliDataDir } from './messages';
+import { companionFolders } from '../companion';
 import { SendLog, sendAndRecord } from '../../core/messages';
 
 const flagsSchema = z
@@ -72,7 +72,9 @@ export function register(program: Command, ctx: CliContext): void {
       typeof opts.team === 'string'
         ? (await teamsOf(ctx).team(opts.team, opts.configDir as string | undefined)).team.id
         : null;
-    const log = new SendLog(cliDataDir(ctx, { dataDir: f.dataDir, configDir: opts.configDir as string | undefined }));
+    const log = new SendLog(
+      companionFolders(ctx, { dataDir: f.dataDir, configDir: opts.configDir as string | undefined }).dataDir,
+    );
     const recorded = {
       log,
       teamId,

@@ -1,0 +1,263 @@
+// `listen` beside the data folder's companion: the companion's receiver takes the deliveries (verifies, stores,
+// acknowledges); this command attaches to it, prints each delivery, refusal and forward as the screens word
+// them, and — with --forward-to — forwards every delivery it is told of to this listener's own app: each
+// verified (or simulated) delivery once per listener, in per-agent order, with its original headers and bytes.
+// Several listeners can attach at once; each gets every delivery. With no companion running, the command starts
+// one for its duration (the same receiver, the same data folder), so one code path serves both.
+import { request } from 'undici';
+import type {
+  DeliverySummaryDTO,
+  ForwardResultDTO,
+  RefusedRequestDTO,
+  TeamDTO,
+  TunnelStatusDTO,
+} from '../../src-shared/contract';
+import { attemptWords, deliveryTypeWords, REFUSED_WORDS, verdictWords } from '../../src-shared/words';
+import { terminalSafe } from '../../src-shared/terminal-text';
+import type { ContractClient } from '../app/client';
+import { serialByKey } from '../core/serial';
+import type { CliContext } from './context';
+import { connectCompanion, sessionWords, type CompanionSession } from './companion';
+import { atTerminal, confirm } from './confirm';
+import { CliFailure, UsageError } from './errors';
+import { EXIT } from './exit-codes';
+import type { Output } from './output';
+
+export interface CompanionListenFlags {
+  team?: string | undefined;
+  agent?: string[] | undefined;
+  port?: number | undefined;
+  forwardTo?: string | undefined;
+  registerUrl?: string | undefined;
+  yes?: boolean | undefined;
+  configDir?: string | undefined;
+  dataDir?: string | undefined;
+}
+
+/** Deliveries a listener passes on: authentic and new (duplicates were passed on the first time), or made up here. */
+const FORWARDED_VERDICTS = new Set(['verified', 'verified-legacy-only', 'simulated']);
+
+/** Headers not passed on: they describe this hop, not the delivery. */
+const HOP_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'expect']);
+
+const RETRY_DELAYS_MS = [1000, 2000, 4000, 8000, 15_000];
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function deliveryLine(d: DeliverySummaryDTO): string {
+  return `${iso(d.receivedAt)} ${d.id} ${d.agentId ?? '?'} ${verdictWords(d.verdict)} — ${deliveryTypeWords(d)}${d.from ? ` from +${d.from}` : ''}${d.preview ? `: ${terminalSafe(d.preview)}` : ''}`;
+}
+
+function refusedLine(r: RefusedRequestDTO): string {
+  return `${iso(r.at)} ${r.method} ${terminalSafe(r.path)} from ${r.from}: ${REFUSED_WORDS[r.reason] ?? r.reason} (${r.status})`;
+}
+
+function forwardLine(f: ForwardResultDTO, mine: boolean): string {
+  return `${iso(f.at)} ${f.deliveryId} → ${f.url}: ${attemptWords(f)} (${f.durationMs} ms)${mine ? '' : ' [the companion’s forward]'}`;
+}
+
+function waitForAbort(signal: AbortSignal): Promise<null> {
+  if (signal.aborted) return Promise.resolve(null);
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(null), { once: true }));
+}
+
+function teamOf(teams: TeamDTO[], name: string): TeamDTO {
+  const want = name.trim().toLowerCase();
+  const t = teams.find((x) => x.teamId === name) ?? teams.find((x) => x.label.toLowerCase() === want);
+  if (!t) throw new UsageError(`--team: no saved team "${name}" (see \`channel-companion team list\`)`);
+  return t;
+}
+
+/** Forwards deliveries to this listener's app: once each, one agent's in order, retried while the app is down. */
+class ListenerForwards {
+  private readonly done = new Set<string>();
+  private readonly queue = serialByKey<string>();
+
+  constructor(
+    private readonly ctx: CliContext,
+    private readonly out: Output,
+    private readonly client: ContractClient,
+    private readonly url: string,
+  ) {}
+
+  take(d: DeliverySummaryDTO): void {
+    if (!FORWARDED_VERDICTS.has(d.verdict) || this.done.has(d.id)) return;
+    this.done.add(d.id);
+    void this.queue(d.agentId ?? '', () => this.forward(d.id));
+  }
+
+  idle(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  private async forward(id: string): Promise<void> {
+    const detail = await this.client.request('tunnel.delivery', { id }).catch((e: unknown) => {
+      this.out.warn(`${id}: could not be read from the companion (${e instanceof Error ? e.message : String(e)})`);
+      return null;
+    });
+    if (!detail) return;
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(detail.headers)) if (!HOP_HEADERS.has(k.toLowerCase())) headers[k] = v;
+    for (let attempt = 0; ; attempt++) {
+      if (this.ctx.signal.aborted) return;
+      const started = Date.now();
+      let result: ForwardResultDTO;
+      try {
+        const res = await request(this.url, {
+          method: 'POST',
+          headers,
+          body: detail.rawBody,
+          headersTimeout: 30_000,
+          bodyTimeout: 30_000,
+          signal: this.ctx.signal,
+        });
+        const text = (await res.body.text()).slice(0, 200);
+        result = {
+          deliveryId: id,
+          at: this.ctx.clock.now(),
+          url: this.url,
+          status: res.statusCode,
+          durationMs: Date.now() - started,
+          responseBody: text,
+        };
+      } catch (e) {
+        if (this.ctx.signal.aborted) return;
+        result = {
+          deliveryId: id,
+          at: this.ctx.clock.now(),
+          url: this.url,
+          status: null,
+          durationMs: Date.now() - started,
+          error: (e as { code?: string }).code ?? (e instanceof Error ? e.message : String(e)),
+        };
+      }
+      this.out.event({ event: 'forward', listener: true, forward: result }, forwardLine(result, true));
+      const ok = result.status !== null && result.status < 500 && result.status !== 429;
+      const delay = RETRY_DELAYS_MS[attempt];
+      if (ok || delay === undefined) return;
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, delay);
+        this.ctx.signal.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
+      });
+    }
+  }
+}
+
+export async function listenThroughCompanion(ctx: CliContext, out: Output, f: CompanionListenFlags): Promise<number> {
+  const session: CompanionSession = await connectCompanion(ctx, out, f, {
+    none: 'start',
+    companion: { startTunnel: true, ...(f.port !== undefined ? { tunnelPort: f.port } : {}) },
+  });
+  const { client } = session;
+  try {
+    if (session.where === 'attached' && f.port !== undefined)
+      throw new UsageError(
+        `--port: ${sessionWords(session)} runs the receiver on its own port; leave --port out (change it in its settings), or stop that companion first`,
+      );
+    const teams = await client.request('teams.list', {});
+    const team = f.team !== undefined ? teamOf(teams, f.team) : null;
+    let status: TunnelStatusDTO = await client.request('tunnel.start', {});
+    if (!status.running || status.listenUrl === null)
+      throw new CliFailure(
+        `the companion's receiver is not running: ${status.receiverProblem ?? (status.portTaken ? `port ${status.portTaken.port} is taken by ${status.portTaken.owner}${status.portTaken.alternative ? ` (port ${status.portTaken.alternative} is free: set it as the tunnel port)` : ''}` : 'it could not start')}`,
+        EXIT.failure,
+        'RECEIVER_DOWN',
+      );
+    const pool = status.agents.filter((a) => !team || a.teamId === team.teamId);
+    let agents = pool;
+    if (f.agent?.length) {
+      agents = f.agent.map((want) => {
+        const a =
+          pool.find((x) => x.agentId === want) ?? pool.find((x) => x.agentId.toLowerCase() === want.toLowerCase());
+        if (!a)
+          throw new UsageError(
+            `--agent: ${team ? `the team "${team.label}" has` : 'the saved teams have'} no agent "${want}"`,
+          );
+        return a;
+      });
+    }
+    const wanted = new Set(agents.map((a) => a.agentId));
+    const mine = (agentId: string | null) => agentId !== null && wanted.has(agentId);
+
+    if (f.registerUrl !== undefined) {
+      if (!team && new Set(agents.map((a) => a.teamId)).size !== 1)
+        throw new UsageError('--register-url: name the team with --team');
+      const yes = f.yes === true;
+      if (!yes && !atTerminal(ctx))
+        throw new UsageError(
+          `registering replaces the webhook of ${agents.map((a) => a.agentId).join(', ')} (the URL each had stops receiving) and the service issues a new signing secret; there is no terminal to ask at (stdin is not a TTY): give --yes to register anyway`,
+        );
+      for (const a of agents) {
+        const base = f.registerUrl === 'self' ? status.listenUrl : f.registerUrl.replace(/\/+$/, '');
+        const publicUrl = `${base}/hooks/${encodeURIComponent(a.agentId)}`;
+        if (!(await confirm(ctx, `Point the webhook of ${a.agentId} at ${publicUrl}? ${a.registration.takeover}`, yes)))
+          continue;
+        const r = await client.request('webhook.register', { teamId: a.teamId, agentId: a.agentId, publicUrl });
+        out.event(
+          { event: 'registered', registration: r },
+          `registered ${a.agentId}: the service delivers to ${publicUrl}`,
+        );
+      }
+      status = await client.request('tunnel.status', {});
+    }
+
+    const forwards = f.forwardTo !== undefined ? new ListenerForwards(ctx, out, client, f.forwardTo) : null;
+    client.on('tunnel.delivery', (d) => {
+      if (!mine(d.agentId)) return;
+      out.event({ event: 'delivery', delivery: d }, deliveryLine(d));
+      forwards?.take(d);
+    });
+    client.on('tunnel.refused', (r) => {
+      if (r.agentId !== null && !mine(r.agentId)) return;
+      out.event({ event: 'refused', refused: r }, refusedLine(r));
+    });
+    client.on('tunnel.forward', (a) => {
+      if (forwards) return; // this listener prints its own forwards; the companion's are on its screen
+      out.event({ event: 'forward', listener: false, forward: a }, forwardLine(a, false));
+    });
+    const stopped = new Promise<string>((r) => client.onClose(r));
+    await client.listening();
+
+    const shownAgents = status.agents.filter((a) => wanted.has(a.agentId));
+    out.event(
+      {
+        event: 'ready',
+        url: status.listenUrl,
+        companion:
+          session.where === 'attached'
+            ? { pid: session.owner?.pid ?? null, shell: session.owner?.shell ?? null }
+            : null,
+        forwardTo: f.forwardTo ?? null,
+        agents: shownAgents,
+      },
+      [
+        `receiving through ${sessionWords(session)} at ${status.listenUrl}`,
+        ...shownAgents.map(
+          (a) =>
+            `  ${a.agentId}: ${a.receiverUrl ?? `${status.listenUrl}/hooks/${a.agentId}`}${a.registration.text ? ` — ${a.registration.text}` : ''}`,
+        ),
+        f.forwardTo !== undefined
+          ? `  forwarding each delivery to ${f.forwardTo} (this listener's own; the companion's forward target is unchanged)`
+          : '  not forwarding (give --forward-to URL)',
+        'Press Ctrl-C to stop.',
+      ].join('\n'),
+    );
+    const why = await Promise.race([waitForAbort(ctx.signal), stopped]);
+    if (why !== null) {
+      out.warn(`${why}: no more deliveries reach this listener`);
+      return EXIT.failure;
+    }
+    const stillPointing = shownAgents.filter((a) => a.publicUrl !== null);
+    out.event(
+      { event: 'stopped' },
+      session.where === 'in-process' && stillPointing.length > 0
+        ? `stopped. The webhooks of ${stillPointing.map((a) => a.agentId).join(', ')} still point at this receiver, which no longer listens: deliveries wait at the service until a companion runs again (\`channel-companion up\`)`
+        : 'stopped',
+    );
+    return EXIT.ok;
+  } finally {
+    await session.close();
+  }
+}
