@@ -31,7 +31,7 @@ test.describe('agents home and the app frame', () => {
     await open(page, suite);
     await expect(page.locator('ul.agents > li')).toHaveCount(3, { timeout: 15_000 });
     const summary = page.locator('.health-summary');
-    await expect(summary).toHaveText('3 agents:● 2 connected,↻ 0 reconnecting,▣ 1 needs a scan,✕ 0 unreachable', {
+    await expect(summary).toHaveText('3 agents:● 2 connected,↻ 0 reconnecting,▣ 1 needs a QR scan,✕ 0 unreachable', {
       timeout: 10_000,
     });
     const unlinked = agentRow(page, AGENTS.unlinked);
@@ -66,7 +66,7 @@ test.describe('agents home and the app frame', () => {
     // Pair the unlinked agent, then drop a link: reconnecting is the worst now, with its longest words.
     await hostCall(suite.ready, 'pairing.start', { teamId: suite.teamId, agentId: AGENTS.unlinked });
     await control(suite, `agents/${AGENTS.unlinked}/scan`, { phone: '15550100002' });
-    await expect(page.locator('.health-summary')).toContainText('0 need a scan', { timeout: 10_000 });
+    await expect(page.locator('.health-summary')).toContainText('0 need a QR scan', { timeout: 10_000 });
     await control(suite, `agents/${AGENTS.connected}/drop`, { seconds: 60 });
     await expect(worst).toContainText('Reconnecting', { timeout: 10_000 });
     await expect(worst).toContainText('recovers on its own');

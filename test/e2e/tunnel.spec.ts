@@ -347,7 +347,7 @@ test.describe('webhook tunnel inspector', () => {
       expect(after.rejected - before.rejected).toBe(after.received - before.received - 2);
       const d = after.duplicates;
       await expect(facts).toContainText(
-        new RegExp(`\\d+ verified · ${d} ${d === 1 ? 'duplicate' : 'duplicates'} · \\d+ rejected`),
+        new RegExp(`\\d+ verified · ${d} ${d === 1 ? 'duplicate' : 'duplicates'} · \\d+ refused`),
         { timeout: 10_000 },
       );
 

@@ -12,7 +12,7 @@ import {
 } from '../../../src-main/electron/tray-model';
 import { createAlertNotifier, notificationOptions } from '../../../src-main/electron/notifications';
 import { HEALTHS, type IncidentDTO } from '../../../src-shared/contract';
-import { HEALTH_SHORT } from '../../../src-renderer/src/components/health';
+import { HEALTH_SHORT } from '../../../src-shared/words';
 import { NOW } from '../contract/fake-contract';
 import { agent, recordingNotifications, recordingTray, trayState } from './fixtures';
 

@@ -72,7 +72,7 @@ describe('agents home: summary, ids and actions', () => {
       ]);
     mount(store, <AgentList />);
     expect(document.querySelector('.health-summary')?.textContent).toBe(
-      '4 agents:● 2 connected,↻ 0 reconnecting,▣ 2 need a scan,✕ 0 unreachable',
+      '4 agents:● 2 connected,↻ 0 reconnecting,▣ 2 need a QR scan,✕ 0 unreachable',
     );
     const rows = screen.getAllByRole('listitem');
     const row = (id: string) =>
@@ -155,7 +155,7 @@ describe('agents home: counts while the host does not answer', () => {
     const summary = () => document.querySelector('.health-summary')?.textContent;
     const rowBadges = () => [...document.querySelectorAll('ul.agents .agent-health')].map((b) => b.textContent);
     const alerts = () => screen.getByRole('link', { name: /^Alerts/ }).textContent;
-    expect(summary()).toBe('2 agents:● 1 connected,↻ 0 reconnecting,▣ 1 needs a scan,✕ 0 unreachable');
+    expect(summary()).toBe('2 agents:● 1 connected,↻ 0 reconnecting,▣ 1 needs a QR scan,✕ 0 unreachable');
     expect(rowBadges()).toEqual(['▣ Needs a QR scan', '● Connected']);
     expect(alerts()).toBe('Alerts1, 1 open');
     act(() => store.getState().linkFailed({ kind: 'network-error', code: 'HOST_UNREACHABLE', message: 'no answer' }));

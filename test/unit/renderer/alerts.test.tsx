@@ -414,14 +414,19 @@ describe('alerts history', () => {
       title: 'Reconnecting',
       message: 'Dropped, came back.',
       openedAt: T,
+      // Seen back 4 min 30 s after it started, closed 30 s later.
+      endedAt: T + 270_000,
       resolvedAt: T + 5 * 60_000,
+      durationMs: 270_000,
     }),
     incident('h2', {
       agentId: 'a2',
       kind: 'needs-scan',
       title: 'Needs a QR scan',
       openedAt: T + 3_600_000,
+      endedAt: T + 3_600_000 + 12 * 60_000,
       resolvedAt: T + 3_600_000 + 12 * 60_000,
+      durationMs: 12 * 60_000,
     }),
     incident('h3', {
       teamId: 't2',
@@ -429,7 +434,9 @@ describe('alerts history', () => {
       kind: 'unreachable',
       title: 'Unreachable',
       openedAt: T + 7_200_000,
+      endedAt: T + 7_200_000 + 90_000,
       resolvedAt: T + 7_200_000 + 90_000,
+      durationMs: 90_000,
       removed: true,
     }),
   ];
@@ -461,13 +468,13 @@ describe('alerts history', () => {
     expect(titles()).toEqual(['Agent b1 — Unreachable', 'Agent a2 — Needs a QR scan', 'Agent a1 — Reconnecting']);
     const first = within(historyList()).getAllByRole('listitem')[2]!;
     expect(first.textContent).toContain('Dropped, came back.');
-    expect(first.textContent).toContain('resolved after 5 min');
+    expect(first.textContent).toContain('resolved after 4 min 30 s');
     expect([...first.querySelectorAll('time')].map((t) => t.getAttribute('datetime'))).toEqual([
       new Date(T).toISOString(),
-      new Date(T + 5 * 60_000).toISOString(),
+      new Date(T + 270_000).toISOString(),
     ]);
     expect(within(historyList()).getAllByRole('listitem')[0]!.textContent).toContain(
-      'closed after 1 min (agent removed)',
+      'closed after 1 min 30 s (agent removed)',
     );
 
     fireEvent.change(screen.getByLabelText('Team'), { target: { value: 't1' } });
@@ -524,9 +531,9 @@ describe('alerts history', () => {
       expect(saved[0]!.type).toBe('text/csv');
       const text = await saved[0]!.text();
       expect(text.split('\r\n')).toEqual([
-        'team label,agent id,agent label,kind,opened at,resolved at,duration seconds,title',
+        'team label,agent id,agent label,kind,opened at,ended at,duration seconds,title',
         `Ops,a2,Agent a2,needs-scan,${new Date(T + 3_600_000).toISOString()},${new Date(T + 3_600_000 + 12 * 60_000).toISOString()},720,Needs a QR scan`,
-        `Ops,a1,Agent a1,reconnecting,${new Date(T).toISOString()},${new Date(T + 5 * 60_000).toISOString()},300,Reconnecting`,
+        `Ops,a1,Agent a1,reconnecting,${new Date(T).toISOString()},${new Date(T + 270_000).toISOString()},270,Reconnecting`,
         '',
       ]);
     } finally {

@@ -20,7 +20,7 @@ describe('history CSV', () => {
     expect(csvField(-2)).toBe('-2');
   });
 
-  it('writes the header and one row per incident: labels, ISO times, duration in seconds, title', () => {
+  it("writes the header and one row per incident: labels, ISO start and end, the incident's one length in seconds, title", () => {
     const opened = Date.UTC(2025, 2, 1, 8, 0, 0);
     const rows = [
       incident('i1', {
@@ -29,7 +29,10 @@ describe('history CSV', () => {
         kind: 'reconnecting',
         title: 'Reconnecting, "again"',
         openedAt: opened,
+        // Seen back after 95.4 s; closed once it had stayed connected 30 s more: the length is 95 s.
+        endedAt: opened + 95_400,
         resolvedAt: opened + 125_400,
+        durationMs: 95_400,
       }),
       incident('i2', {
         teamId: 't2',
@@ -37,7 +40,9 @@ describe('history CSV', () => {
         kind: 'needs-scan',
         title: 'Needs a QR scan',
         openedAt: opened,
+        endedAt: opened + 3_600_000,
         resolvedAt: opened + 3_600_000,
+        durationMs: 3_600_000,
       }),
     ];
     const csv = historyCsv(rows, {
@@ -45,8 +50,8 @@ describe('history CSV', () => {
       agentLabel: (_t, a) => `Agent ${a}`,
     });
     expect(csv.split('\r\n')).toEqual([
-      'team label,agent id,agent label,kind,opened at,resolved at,duration seconds,title',
-      '"Ops, EU",a1,Agent a1,reconnecting,2025-03-01T08:00:00.000Z,2025-03-01T08:02:05.400Z,125,"Reconnecting, ""again"""',
+      'team label,agent id,agent label,kind,opened at,ended at,duration seconds,title',
+      '"Ops, EU",a1,Agent a1,reconnecting,2025-03-01T08:00:00.000Z,2025-03-01T08:01:35.400Z,95,"Reconnecting, ""again"""',
       'Sales,"b,2","Agent b,2",needs-scan,2025-03-01T08:00:00.000Z,2025-03-01T09:00:00.000Z,3600,Needs a QR scan',
       '',
     ]);

@@ -3,7 +3,7 @@
 // starting, up with its URL, failed with why and what to do, stopped — and then where the service
 // still sends deliveries), a registration of this receiver it no longer answers (register again),
 // where deliveries are forwarded, and the counts (a duplicate is counted
-// as verified and as a duplicate: it was acknowledged, not rejected).
+// as verified and as a duplicate: it was acknowledged, not refused).
 import type { ExposureDTO, TunnelStatusDTO } from '../../../../src-shared/contract';
 import { forwardingOf } from '../../store/tunnel';
 import { useApp } from '../../store/react';
@@ -141,7 +141,7 @@ export function ReceiverBar() {
         <dt className="sr-only">Counts</dt>
         <dd>
           {st.counts.received} received · {st.counts.verified} verified · {st.counts.duplicates}{' '}
-          {st.counts.duplicates === 1 ? 'duplicate' : 'duplicates'} · {st.counts.rejected} rejected ·{' '}
+          {st.counts.duplicates === 1 ? 'duplicate' : 'duplicates'} · {st.counts.rejected} refused ·{' '}
           {st.counts.forwarded} forwarded · {st.counts.failed} failed
         </dd>
       </div>
