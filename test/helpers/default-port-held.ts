@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:net';
 import { DEFAULT_TUNNEL_PORT } from '../../src-shared/limits';
 
 /** Listens on 127.0.0.1:port; null when the port is taken (by whoever: held all the same). */
-export function holdPort(port: number): Promise<Server | null> {
+function holdPort(port: number): Promise<Server | null> {
   return new Promise((resolve, reject) => {
     const server = createServer((socket) => socket.destroy());
     server.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' ? resolve(null) : reject(err)));

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentDTO, IncidentDTO, TeamDTO } from '../../src-shared/contract';
+import type { AgentDTO, AvailabilityDTO, IncidentDTO, TeamDTO } from '../../src-shared/contract';
 import { startTestCompanion, type TestCompanion } from '../helpers/companion-suite';
 import { control, waitFor } from '../helpers/emulator';
 
@@ -75,6 +75,12 @@ describe('the demo across a restart', () => {
       'the first poll after the restart',
     );
     expect((await second.ok<IncidentDTO[]>('alerts.list')).map((i) => i.id)).toEqual(before.map(([id]) => id));
+    // Its availability counts the time it needed a scan before the restart: not "100 % connected".
+    const availability = await second.ok<AvailabilityDTO>('health.availability', {
+      teamId: second.teamId,
+      agentId: 'agent-connected',
+    });
+    expect(availability.windows.every((w) => w.observedMs > 0 && w.upMs < w.observedMs)).toBe(true);
     // The other agents kept theirs: the flaky line is linked with its phone.
     const flaky = await control<{ state: string; phone: string | null }>(emu, 'GET', '/agents/agent-flaky/session');
     expect(flaky.phone).toBe('15550100003');

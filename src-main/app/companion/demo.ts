@@ -13,7 +13,7 @@ import { isPortTaken } from '../../core/port-owner';
 import type { Emulator, EmulatorSeed } from '../../emulator';
 
 /** The demo's folder in the data folder, and its emulator's agent states in it. */
-export const DEMO_DIR = 'demo';
+const DEMO_DIR = 'demo';
 const EMULATOR_STATE_FILE = 'emulator-agents.json';
 
 export const DEMO_TEAM_LABEL = 'Demo (emulator)';
