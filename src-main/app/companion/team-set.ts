@@ -1,13 +1,13 @@
 // The teams the companion watches: the person's own (config.json + the OS keychain) and, when the
-// demo was started, the demo team. The demo team lives in a second TeamStore over a throw-away
-// config folder and a MemorySecretStore, so its emulator key never reaches the OS keychain nor any
-// file, and the demo works on a machine without a keychain. It is gone after a restart, like the
-// emulator it points at.
+// demo was started, the demo team. The demo team lives in a second TeamStore over the data folder's
+// demo/ (demo.ts) and a MemorySecretStore, so its emulator key never reaches the OS keychain nor any
+// file, and the demo works on a machine without a keychain; the team (its id) is kept across restarts,
+// and its key is held in memory again when the demo starts.
 import type { ServiceClient } from '../../core/api/service';
 import { TeamStore, type AgentRecord, type TeamRecord } from '../../core/teams';
 
 export interface TeamView extends TeamRecord {
-  /** The team of the local demo emulator (in memory only). */
+  /** The team of the local demo emulator (kept in the data folder's demo/, its key in memory only). */
   demo: boolean;
 }
 

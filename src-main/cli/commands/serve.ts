@@ -254,7 +254,7 @@ export function register(program: Command, ctx: CliContext): void {
           ...(emulator
             ? [
                 `  emulator: ${emulator.baseUrl} (control ${emulator.controlUrl}; its made-up key: ${emulator.apiKey})`,
-                ...(demoTeam ? [`  demo team "${demoTeam.label}" added (in memory only)`] : []),
+                ...(demoTeam ? [`  demo team "${demoTeam.label}" added (its key in memory only)`] : []),
               ]
             : []),
           'Press Ctrl-C to stop.',
