@@ -54,7 +54,13 @@ function AgentBody({ agent }: { agent: AgentDTO }) {
   const session = view?.session ?? null;
   const phone = session?.phone ?? h.phone;
   const linked = session ? session.linked && !session.needsScan : h.health === 'connected';
-  const scan = (h.lastKnown ?? h.health) === 'needs-scan' || h.needsScan;
+  // Pair leads while a scan is needed: as the monitor says, or as the session read says (not linked).
+  const scan =
+    (h.lastKnown ?? h.health) === 'needs-scan' ||
+    h.needsScan ||
+    (session !== null && (!session.linked || session.needsScan));
+  // While the session card shows a failed read's error, the monitor's failed poll is not a second box.
+  const pollError = h.error && !view?.error ? h.error : null;
   return (
     <>
       <p>
@@ -95,12 +101,21 @@ function AgentBody({ agent }: { agent: AgentDTO }) {
             </dd>
             <dt>state (raw)</dt>
             <dd>
-              <code>{h.state ?? 'not polled yet'}</code>
+              {h.state !== null ? (
+                <code>{h.state}</code>
+              ) : h.checkedAt ? (
+                'none: the last poll failed'
+              ) : (
+                'not polled yet'
+              )}
             </dd>
             <dt>last poll</dt>
-            <dd>{h.checkedAt ? <TimeAgo at={h.checkedAt} now={now} /> : 'not yet'}</dd>
+            <dd>
+              {h.checkedAt ? <TimeAgo at={h.checkedAt} now={now} /> : 'not yet'}
+              {h.error && !pollError ? ' · failed (the error is in the session card)' : ''}
+            </dd>
           </dl>
-          {h.error && <ErrorNotice error={h.error} />}
+          {pollError && <ErrorNotice error={pollError} />}
           <WatchClosely agent={agent} />
         </section>
         <AgentMessages agent={agent} />
