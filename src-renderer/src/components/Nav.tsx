@@ -1,12 +1,15 @@
 // The calm side navigation: sections, the open-alert count, the worst health in words (short
 // enough to fit the sidebar at any width, with what it means below it). While the main side does
 // not answer, neither is known: the count reads "?" (", open count unknown") and the health Unknown.
+// While alerts are snoozed, Alerts says so ("snoozed", until when in its tooltip and to screen readers).
 import { useApp } from '../store/react';
 import { countOpen } from '../store/alerts';
 import { selectWorst } from '../store/agents';
 import { isStale } from '../store/link';
 import { sectionOf, type Route } from '../router/routes';
+import { formatUntil, isSnoozed } from '../features/alerts/quietHours';
 import { HealthBadge } from './HealthBadge';
+import { useNow } from './TimeAgo';
 import { HEALTH_HINTS } from './health';
 
 const ITEMS = [
@@ -25,6 +28,8 @@ export function Nav({ route }: { route: Route }) {
   const stale = useApp(isStale);
   const hasAgents = useApp((s) => Object.keys(s.agents).length > 0);
   const current = sectionOf(route);
+  const now = useNow(30_000);
+  const snoozedUntil = useApp((s) => (isSnoozed(s.alertStatus, now) ? (s.alertStatus?.snoozedUntil ?? null) : null));
   return (
     <nav aria-label="Main" className="nav">
       <ul>
@@ -38,6 +43,18 @@ export function Nav({ route }: { route: Route }) {
                     {unread}
                   </span>
                   <span className="sr-only">{`, ${unread} unread`}</span>
+                </>
+              )}
+              {it.section === 'alerts' && snoozedUntil !== null && (
+                <>
+                  <span
+                    className="nav-snoozed"
+                    aria-hidden="true"
+                    title={`Snoozed until ${formatUntil(snoozedUntil, now)}`}
+                  >
+                    snoozed
+                  </span>
+                  <span className="sr-only">{`, snoozed until ${formatUntil(snoozedUntil, now)}`}</span>
                 </>
               )}
               {it.section === 'alerts' && stale && (

@@ -11,7 +11,7 @@ import type {
 import type { Slice } from './env';
 
 export interface AlertsSlice {
-  /** Open (unresolved) incidents, newest first. */
+  /** Open (unresolved) incidents: urgent first, then warning, then info; newest first within each. */
   incidents: IncidentDTO[];
   /** Every incident seen since the window opened, latest version of each, newest first. */
   incidentLog: IncidentDTO[];
@@ -36,6 +36,13 @@ export interface AlertsSlice {
 const LOG_MAX = 500;
 /** As many as the main side keeps. */
 const HISTORY_MAX = 1000;
+
+const SEVERITY_RANK: Record<IncidentDTO['severity'], number> = { urgent: 0, warning: 1, info: 2 };
+
+/** The open incidents in the order they are shown: the most severe first, then the newest. */
+function openOrder(list: IncidentDTO[]): IncidentDTO[] {
+  return list.sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || b.openedAt - a.openedAt);
+}
 
 /** Resolved incidents, one per id, latest resolved first. */
 function mergeHistory(history: IncidentDTO[], incoming: IncidentDTO[]): IncidentDTO[] {
@@ -82,7 +89,7 @@ export const alertsSlice: Slice<AlertsSlice> = ({ set, get, api, env }) => {
     applyAlertStatus: (status) => set({ alertStatus: status }),
     setIncidents: (list) =>
       set((s) => ({
-        incidents: list.filter((i) => i.resolvedAt === null).sort((a, b) => b.openedAt - a.openedAt),
+        incidents: openOrder(list.filter((i) => i.resolvedAt === null)),
         incidentLog: mergeLog(s.incidentLog, list),
       })),
     applyAlert: ({ change, incident }) =>
@@ -91,7 +98,7 @@ export const alertsSlice: Slice<AlertsSlice> = ({ set, get, api, env }) => {
         const resolved = change === 'resolved' || incident.resolvedAt !== null;
         const logged = resolved && incident.resolvedAt === null ? { ...incident, resolvedAt: env.now() } : incident;
         return {
-          incidents: resolved ? rest : [incident, ...rest],
+          incidents: resolved ? rest : openOrder([incident, ...rest]),
           incidentLog: mergeLog(s.incidentLog, [logged]),
           ...(resolved && s.incidentHistory !== null
             ? { incidentHistory: mergeHistory(s.incidentHistory, [logged]) }

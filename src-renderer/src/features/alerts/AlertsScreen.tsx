@@ -1,7 +1,8 @@
-// Alerts: open incidents (acknowledge one or all), the history of resolved ones, snooze, quiet
-// hours, desktop notifications, and the alert rules kept in the app settings.
+// Alerts: open incidents (urgent first; acknowledge one or all), snooze, the history of resolved
+// ones, quiet hours, desktop notifications, and the alert rules kept in the app settings.
 import { useState } from 'react';
 import type { ErrorDTO, IncidentDTO } from '../../../../src-shared/contract';
+import { SEVERITY_WORDS } from '../../../../src-shared/words';
 import { AsyncButton } from '../../components/AsyncButton';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorNotice } from '../../components/ErrorNotice';
@@ -16,8 +17,6 @@ import { IncidentHistory } from './IncidentHistory';
 import { QuietHoursForm } from './QuietHoursForm';
 import { formatUntil, isSnoozed } from './quietHours';
 
-const SEVERITY_WORD: Record<IncidentDTO['severity'], string> = { urgent: 'Urgent', warning: 'Warning', info: 'Info' };
-
 function IncidentRow({ i, now, onError }: { i: IncidentDTO; now: number; onError: (e: ErrorDTO | null) => void }) {
   const ack = useApp((s) => s.acknowledge);
   const label = useApp((s) => s.agents[agentKey(i.teamId, i.agentId)]?.label ?? i.agentId);
@@ -25,7 +24,7 @@ function IncidentRow({ i, now, onError }: { i: IncidentDTO; now: number; onError
     <li className={`incident sev-${i.severity}`}>
       <p>
         <strong>
-          {SEVERITY_WORD[i.severity]}: {label} — {i.title}
+          {SEVERITY_WORDS[i.severity]}: {label} — {i.title}
         </strong>
       </p>
       <p>{i.message}</p>
@@ -120,8 +119,8 @@ export function AlertsScreen() {
           </>
         )}
       </section>
-      <IncidentHistory />
       <Snooze onError={setError} />
+      <IncidentHistory />
       <QuietHoursForm />
       <DesktopNotifications />
       <AlertRules />
