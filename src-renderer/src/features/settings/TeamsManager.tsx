@@ -1,6 +1,7 @@
 // Teams and keys: each team with its key hint (never the key), its agents (add/remove), edit the
-// team in place (name, address, key: its id and history stay), remove the team; add another team (once added, its card comes into view and says so). An agent reads by
-// its label, with its id beside it only when the two differ.
+// team in place (name, address, key: its id and history stay), remove the team; add another team
+// (once added, its card comes into view and says so). An agent reads by its label, with its id
+// beside it only when the two differ.
 import { useEffect, useRef, useState } from 'react';
 import type { ErrorDTO, TeamDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
