@@ -1,7 +1,7 @@
 // The app frame: skip link, header, the sidebar (navigation and the notices), the routed screen.
 import { useEffect, useRef, type MouseEvent } from 'react';
 import { ErrorNotice } from './components/ErrorNotice';
-import { LinkBanner } from './components/LinkBanner';
+import { AccessNeeded, isLockedOut, LinkBanner } from './components/LinkBanner';
 import { Nav } from './components/Nav';
 import { Toasts } from './components/Toasts';
 import { focusPageHeading } from './router/focus';
@@ -13,6 +13,7 @@ export function App() {
   const loaded = useApp((s) => s.loaded);
   const lastError = useApp((s) => s.lastError);
   const clearError = useApp((s) => s.clearError);
+  const lockedOut = useApp((s) => isLockedOut(s.link));
   const hash = useApp((s) => s.route);
   const route = useRoute();
   const main = useRef<HTMLElement>(null);
@@ -45,8 +46,14 @@ export function App() {
           <Toasts />
         </div>
         <main id="main" tabIndex={-1} ref={main}>
-          {lastError && <ErrorNotice error={lastError} onDismiss={clearError} />}
-          {!loaded ? <p aria-busy="true">Loading…</p> : <Screen route={route} />}
+          {lockedOut ? (
+            <AccessNeeded />
+          ) : (
+            <>
+              {lastError && <ErrorNotice error={lastError} onDismiss={clearError} />}
+              {!loaded ? <p aria-busy="true">Loading…</p> : <Screen route={route} />}
+            </>
+          )}
         </main>
       </div>
     </div>

@@ -2,6 +2,8 @@
 // or refuses this window: what is wrong, when it was last heard, that agents read as unknown, and
 // what to do. It goes away by itself when the main side answers again; a screen reader hears so, and
 // that what is shown is current once everything was read again (not before).
+// A browser tab refused before it was ever answered (opened without its token, or with an old one)
+// has nothing else to show: the page says only that, once (AccessNeeded, in place of the screens).
 import { useId, type ReactNode } from 'react';
 import { isStale, type LinkView } from '../store/link';
 import { useApp } from '../store/react';
@@ -51,10 +53,30 @@ function words(link: LinkView): { title: string; todo: ReactNode } {
       };
 }
 
+/** The companion refused this browser tab before ever answering it: only the access message is shown. */
+export function isLockedOut(link: LinkView): boolean {
+  return link.state === 'refused' && link.host === 'browser' && link.lastHeardAt === null;
+}
+
+export function AccessNeeded() {
+  const link = useApp((s) => s.link);
+  const titleId = useId();
+  const { title, todo } = words(link);
+  return (
+    <section className="access-needed card" aria-labelledby={titleId}>
+      <h2 id={titleId} tabIndex={-1}>
+        {title}
+      </h2>
+      <p>{todo}</p>
+      <p className="muted">Nothing is shown or changed from this tab until then.</p>
+    </section>
+  );
+}
+
 export function LinkBanner() {
   const link = useApp((s) => s.link);
   const titleId = useId();
-  const stale = isStale({ link });
+  const stale = isStale({ link }) && !isLockedOut(link);
   const { title, todo } = words(link);
   return (
     <>
