@@ -1,11 +1,12 @@
 // The notices (toasts), in the sidebar under the navigation so they never cover the page: a bounded
-// stack of compact notices (urgent first, then the newest; "+N more" for the rest), announced
-// politely (role=status). Each title opens its page (a link) and each can be dismissed, with the
-// keyboard too. A warning or urgent notice stays while its problem lasts: until it is dismissed or
-// its incident's notice turns into its resolved state (in place); info and resolved notices leave
-// on their own after a while, held while the pointer or focus is on them. A dismissed notice
-// hands keyboard focus to the one that takes its place (else the region).
-import { useEffect, useRef, useState } from 'react';
+// stack of compact notices, shown whole (urgent first, then the newest; new messages of several
+// conversations as one; "+N more" for the rest, "Dismiss all" from two), announced politely
+// (role=status). Each title opens its page (a link) and each can be dismissed, with the keyboard
+// too. Every notice leaves on its own, held while the pointer or focus is on it: info, messages and
+// resolved ones after 12 s; a warning or urgent one after 2 min (its incident stays on the Alerts
+// screen and in the sidebar's count), sooner when its incident's notice turns into its resolved state
+// (in place). A dismissed notice hands keyboard focus to the one that takes its place (else the region).
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useKeepFocus } from '../router/focus';
 import { useApp } from '../store/react';
 import { noticeStack, type Notice } from '../store/notices';
@@ -18,16 +19,24 @@ const TONE_WORD: Record<Notice['tone'], string> = {
   urgent: 'Urgent',
 };
 const AUTO_DISMISS_MS = 12_000;
-/** Notices that leave on their own; the others tell of a problem that lasts until it is resolved. */
+/** How long a notice of a problem (warning, urgent) stays: the Alerts screen keeps the incident. */
+const LASTING_MS = 120_000;
+/** Notices that pass quickly; the others tell of a problem and stay longer. */
 const PASSING: ReadonlySet<Notice['tone']> = new Set(['info', 'message', 'success']);
 
 function Toast({ n, onDismiss }: { n: Notice; onDismiss(): void }) {
-  const dismiss = useApp((s) => s.dismissNotice);
+  const dismissOne = useApp((s) => s.dismissNotice);
+  const dismissMany = useApp((s) => s.dismissNotices);
   const navigate = useApp((s) => s.setRoute);
   const [held, setHeld] = useState(false);
+  const members = n.members;
+  const dismiss = useCallback(
+    () => (members ? dismissMany(members) : dismissOne(n.id)),
+    [members, n.id, dismissMany, dismissOne],
+  );
   useEffect(() => {
-    if (!PASSING.has(n.tone) || held) return;
-    const t = setTimeout(() => dismiss(n.id), AUTO_DISMISS_MS);
+    if (held) return;
+    const t = setTimeout(dismiss, PASSING.has(n.tone) ? AUTO_DISMISS_MS : LASTING_MS);
     return () => clearTimeout(t);
   }, [n.id, n.tone, held, dismiss]);
   return (
@@ -49,7 +58,7 @@ function Toast({ n, onDismiss }: { n: Notice; onDismiss(): void }) {
               onClick={(e) => {
                 e.preventDefault();
                 navigate(n.route!);
-                dismiss(n.id);
+                dismiss();
               }}
             >
               {n.title}
@@ -63,7 +72,7 @@ function Toast({ n, onDismiss }: { n: Notice; onDismiss(): void }) {
           className="toast-dismiss"
           onClick={() => {
             onDismiss();
-            dismiss(n.id);
+            dismiss();
           }}
           aria-label={`Dismiss: ${n.title}`}
           title="Dismiss"
@@ -71,11 +80,7 @@ function Toast({ n, onDismiss }: { n: Notice; onDismiss(): void }) {
           <span aria-hidden="true">×</span>
         </button>
       </div>
-      {n.body && (
-        <p className="muted toast-body" title={n.body}>
-          {n.body}
-        </p>
-      )}
+      {n.body && <p className="muted toast-body">{n.body}</p>}
     </li>
   );
 }
@@ -98,9 +103,9 @@ export function Toasts() {
           <Toast key={n.id} n={n} onDismiss={() => (dismissedAt.current = i)} />
         ))}
       </ul>
-      {more > 0 && (
+      {shown.length + more > 1 && (
         <p className="toasts-more">
-          <span>+{more} more</span>
+          <span>{more > 0 ? `+${more} more` : ''}</span>
           <button type="button" className="secondary small" onClick={dismissAll}>
             Dismiss all
           </button>

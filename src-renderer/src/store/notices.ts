@@ -1,6 +1,7 @@
 // In-app notices (toasts): short, dismissable, announced politely. A notice about an incident
 // follows it: the incident's words when they change, and its resolved state (which replaces the
-// warning or urgent notice instead of stacking a second one). The stack shows a few at a time.
+// warning or urgent notice instead of stacking a second one). The stack shows a few at a time, and
+// new-message notices of several conversations as one.
 // Notices name an agent one way: its label, then its id in parentheses when the two differ.
 import type { AlertEventDTO, MessageNoticeDTO } from '../../../src-shared/contract';
 import { agentHref } from '../router/routes';
@@ -21,6 +22,8 @@ export interface Notice {
   group?: string;
   /** Was urgent before it resolved: it keeps its place at the top of the stack until it leaves. */
   wasUrgent?: boolean;
+  /** A notice standing for several (new messages of several conversations): their ids, dismissed with it. */
+  members?: string[];
   at: number;
 }
 
@@ -31,6 +34,8 @@ export interface NoticesSlice {
   notices: Notice[];
   pushNotice(n: NoticeInput): string;
   dismissNotice(id: string): void;
+  /** Several at once (the notices a merged one stands for). */
+  dismissNotices(ids: readonly string[]): void;
   dismissAllNotices(): void;
   /**
    * A new-message notice (the browser host's stand-in for a native notification): one per
@@ -48,7 +53,7 @@ export interface NoticesSlice {
 }
 
 /** Notices kept; past this the oldest non-urgent ones go first. */
-const KEPT = 20;
+const KEPT = 10;
 /** Notices on screen at once; the rest are counted ("+N more"). */
 const NOTICES_SHOWN = 3;
 
@@ -108,14 +113,32 @@ function resolvedNotice(
   return { tone: 'success', title, body, ...(route ? { route } : {}), incident };
 }
 
+/** New-message notices of two or more conversations, as one notice in the place of the newest. */
+function mergeMessages(notices: readonly Notice[]): Notice[] {
+  const messages = notices.filter((n) => n.tone === 'message');
+  if (messages.length < 2) return [...notices];
+  const newest = messages[messages.length - 1]!;
+  const merged: Notice = {
+    id: `messages:${messages.map((n) => n.id).join(',')}`,
+    tone: 'message',
+    title: `New messages in ${messages.length} conversations`,
+    body: `Latest: ${newest.title}`,
+    route: '#/messages',
+    members: messages.map((n) => n.id),
+    at: newest.at,
+  };
+  return notices.flatMap((n) => (n.tone !== 'message' ? [n] : n === newest ? [merged] : []));
+}
+
 /**
  * What the stack shows: urgent notices first (and urgent ones that just resolved, in the same place),
- * then the newest; at most `max`, and how many wait.
+ * then the newest, new messages of several conversations as one; at most `max`, and how many wait.
  */
 export function noticeStack(notices: readonly Notice[], max = NOTICES_SHOWN): { shown: Notice[]; more: number } {
   const top = (n: Notice) => n.tone === 'urgent' || n.wasUrgent === true;
-  const urgent = notices.filter(top).reverse();
-  const rest = notices.filter((n) => !top(n)).reverse();
+  const all = mergeMessages(notices);
+  const urgent = all.filter(top).reverse();
+  const rest = all.filter((n) => !top(n)).reverse();
   const ordered = [...urgent, ...rest];
   return { shown: ordered.slice(0, max), more: Math.max(0, ordered.length - max) };
 }
@@ -128,6 +151,7 @@ export const noticesSlice: Slice<NoticesSlice> = ({ set, env }) => ({
     return id;
   },
   dismissNotice: (id) => set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })),
+  dismissNotices: (ids) => set((s) => ({ notices: s.notices.filter((n) => !ids.includes(n.id)) })),
   dismissAllNotices: () => set({ notices: [] }),
   applyMessageNotice: (n) =>
     set((s) => {

@@ -143,24 +143,34 @@ const notice = (over: Partial<Extract<MessageNoticeDTO, { kind: 'show' }>> = {})
 });
 
 describe('in-app message notices (browser host)', () => {
-  it('one notice per conversation, replaced by the next; its link opens the thread; a clear removes it', () => {
+  it('one notice per conversation, replaced by the next; several conversations as one notice; its link opens the thread; a clear removes it', () => {
     const { store } = setup();
     mount(store, <Toasts />);
+    const region = () => screen.getByRole('status', { name: 'Notifications' });
     act(() => store.getState().applyMessageNotice(notice()));
     act(() => store.getState().applyMessageNotice(notice({ count: 2, title: '2 new messages from +15550100042' })));
+    expect(region().textContent).toContain('Message: 2 new messages from +15550100042');
     act(() => store.getState().applyMessageNotice(notice({ group: 'a1/1999', title: 'New message from Ana' })));
     expect(store.getState().notices.map((n) => n.title)).toEqual([
       '2 new messages from +15550100042',
       'New message from Ana',
     ]);
-    expect(screen.getByRole('status', { name: 'Notifications' }).textContent).toContain(
-      'Message: 2 new messages from +15550100042',
+    // Two conversations: one notice for both, opening the inbox; dismissing it dismisses both.
+    expect(screen.getAllByRole('listitem')).toHaveLength(1);
+    expect(region().textContent).toContain('Message: New messages in 2 conversations');
+    expect(region().textContent).toContain('Latest: New message from Ana');
+    expect(screen.getByRole('link', { name: 'New messages in 2 conversations' }).getAttribute('href')).toBe(
+      '#/messages',
     );
+    act(() => store.getState().applyMessageNotice({ kind: 'clear', group: 'a1/1999' }));
     const link = screen.getByRole('link', { name: '2 new messages from +15550100042' });
     expect(link.getAttribute('href')).toBe('#/messages?team=t1&agent=a1&with=%2B15550100042');
-    fireEvent.click(link);
+    act(() => store.getState().applyMessageNotice(notice({ group: 'a1/1999', title: 'New message from Ana' })));
+    fireEvent.click(screen.getByRole('button', { name: 'Dismiss: New messages in 2 conversations' }));
+    expect(store.getState().notices).toHaveLength(0);
+    act(() => store.getState().applyMessageNotice(notice()));
+    fireEvent.click(screen.getByRole('link', { name: 'New message from +15550100042' }));
     expect(store.getState().route).toBe('#/messages?team=t1&agent=a1&with=%2B15550100042');
-    act(() => store.getState().applyMessageNotice({ kind: 'clear', group: 'a1/1999' }));
     expect(store.getState().notices).toHaveLength(0);
   });
 });

@@ -246,16 +246,16 @@ describe('alerts slice', () => {
     ]);
   });
 
-  it('keeps at most 20 notices, dropping the oldest non-urgent first', () => {
+  it('keeps at most 10 notices, dropping the oldest non-urgent first', () => {
     const { store } = setup();
     const s = () => store.getState();
     s().pushNotice({ tone: 'urgent', title: 'oldest, urgent' });
     for (let i = 0; i < 25; i++) s().pushNotice({ tone: 'info', title: `info ${i}` });
-    expect(s().notices).toHaveLength(20);
+    expect(s().notices).toHaveLength(10);
     expect(s().notices[0]!.title).toBe('oldest, urgent');
-    expect(s().notices[1]!.title).toBe('info 6');
+    expect(s().notices[1]!.title).toBe('info 16');
     expect(noticeStack(s().notices).shown.map((n) => n.title)).toEqual(['oldest, urgent', 'info 24', 'info 23']);
-    expect(noticeStack(s().notices).more).toBe(17);
+    expect(noticeStack(s().notices).more).toBe(7);
   });
 
   it('a refresh says "no longer open" (never "back to normal") for incidents that closed while nobody listened (not newer ones)', async () => {
