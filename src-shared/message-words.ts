@@ -1,5 +1,5 @@
 // How a message reads in one line (the contact list, a notification): its text's first line; a
-// picture or a document says what it is first ("Photo: caption", "Document: name.pdf").
+// picture or a document says what it is first ("Picture: caption", "Document: name.pdf").
 
 interface MessageLike {
   type: string;
@@ -14,7 +14,7 @@ export function messageLine(m: MessageLike, max = Infinity): string {
     m.type === 'text'
       ? null
       : m.type === 'image'
-        ? 'Photo'
+        ? 'Picture'
         : m.type === 'document'
           ? m.media?.filename
             ? `Document: ${m.media.filename}`

@@ -241,12 +241,15 @@ test.describe.serial('messages', () => {
     await expect(page.getByText('Choose a conversation.')).toBeVisible();
     await expect(contactRow(page, ROBIN)).toBeVisible();
 
-    // Every message of the agent: asked first, then the inbox is empty.
+    // Every message of the agent: in the agent's More menu, asked first, then the inbox is empty.
+    await expect(page.getByRole('button', { name: 'Delete all messages of this agent' })).toBeHidden();
+    await page.getByText('More', { exact: true }).click();
     await page.getByRole('button', { name: 'Delete all messages of this agent' }).click();
     const askAll = page.getByRole('group', { name: new RegExp(`Delete every conversation of ${LABEL}`) });
     await expect(askAll).toBeVisible();
     await askAll.getByRole('button', { name: 'Keep them' }).click();
     await expect(contactRow(page, ROBIN)).toBeVisible();
+    await page.getByText('More', { exact: true }).click();
     await page.getByRole('button', { name: 'Delete all messages of this agent' }).click();
     await page.getByRole('button', { name: 'Delete all messages' }).click();
     await expect(page.getByText('No messages yet.')).toBeVisible();

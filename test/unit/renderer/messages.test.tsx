@@ -15,6 +15,7 @@ import type {
 import { Nav } from '../../../src-renderer/src/components/Nav';
 import { MessagesScreen } from '../../../src-renderer/src/features/messages/MessagesScreen';
 import { connectStore } from '../../../src-renderer/src/store';
+import { formatTimeOfDay } from '../../../src-renderer/src/components/time';
 import { agent, flush, mount, setup, team } from './fixtures';
 
 const DAY1 = Date.UTC(2026, 10, 26, 10, 0);
@@ -84,7 +85,7 @@ const thread = (): Result<MessageThreadDTO> => ({
   },
 });
 
-function open(answers: Parameters<typeof setup>[0] = {}) {
+function open(answers: Parameters<typeof setup>[0] = {}, contact: string | null = '+15550107777') {
   const t = setup({
     'teams.list': { ok: true, value: [team({ agentIds: ['a1', 'a2'] })] },
     'agents.list': { ok: true, value: [agent('a1', 'connected'), agent('a2', 'connected')] },
@@ -97,8 +98,8 @@ function open(answers: Parameters<typeof setup>[0] = {}) {
   mount(
     t.store,
     <>
-      <Nav route={{ name: 'messages', teamId: 't1', agentId: 'a1', contact: '+15550107777' }} />
-      <MessagesScreen teamId="t1" agentId="a1" contact="+15550107777" />
+      <Nav route={{ name: 'messages', teamId: 't1', agentId: 'a1', contact }} />
+      <MessagesScreen teamId="t1" agentId="a1" contact={contact} />
     </>,
   );
   return t;
@@ -140,7 +141,7 @@ const tunnelStatus = (exposedUrl: string | null): Result<TunnelStatusDTO> => ({
 
 describe('Messages screen', () => {
   it('lists contacts with unread counts and says why an agent may be missing messages', async () => {
-    open();
+    open({}, null);
     await flush();
     const row = screen.getByRole('link', { name: /Dana/ });
     expect(within(row).getByLabelText('2 unread')).toBeTruthy();
@@ -254,5 +255,31 @@ describe('Messages thread title', () => {
     ]);
     expect(window.location.hash).toBe('#/messages?team=t1&agent=a1');
     expect(document.querySelectorAll('a.messages-contact')).toHaveLength(0);
+  });
+
+  it('the open conversation shows no unread count (it is being read); times read "9:30 AM" as on every screen', async () => {
+    open();
+    await flush();
+    const row = screen.getByRole('link', { name: /Dana/ });
+    expect(row.getAttribute('aria-current')).toBe('true');
+    expect(within(row).queryByLabelText('2 unread')).toBeNull();
+    expect(row.querySelector('.count')).toBeNull();
+    expect(row.querySelector('.messages-contact-time')?.textContent).toBe(formatTimeOfDay(DAY2));
+    expect(formatTimeOfDay(DAY2)).toBe('9:30 AM');
+  });
+
+  it('"Delete all messages of this agent" sits in the agent\'s More menu above the list, not as a button under it', async () => {
+    open();
+    await flush();
+    const del = screen.getByRole('button', { name: 'Delete all messages of this agent' });
+    const menu = del.closest('details');
+    expect(menu).not.toBeNull();
+    expect(menu!.open).toBe(false);
+    expect(del.className).not.toContain('danger');
+    const list = document.querySelector('ul.messages-contacts')!;
+    expect(list.compareDocumentPosition(del) & Node.DOCUMENT_POSITION_PRECEDING).toBeTruthy();
+    // The agent picker and the search are labelled controls of the screen's own style.
+    expect((screen.getByLabelText('Agent') as HTMLSelectElement).id).toBe('messages-agent');
+    expect(screen.getByLabelText('Search').closest('.messages-search')).not.toBeNull();
   });
 });

@@ -9,8 +9,8 @@ describe('messageLine', () => {
 
   it('a picture says so, its caption after; never a made-up file name', () => {
     const media = { filename: 'image-wamid_f85cb.png' };
-    expect(messageLine({ type: 'image', text: 'the damaged box', media })).toBe('Photo: the damaged box');
-    expect(messageLine({ type: 'image', text: '', media })).toBe('Photo');
+    expect(messageLine({ type: 'image', text: 'the damaged box', media })).toBe('Picture: the damaged box');
+    expect(messageLine({ type: 'image', text: '', media })).toBe('Picture');
   });
 
   it('a document by its name; another kind by its kind', () => {

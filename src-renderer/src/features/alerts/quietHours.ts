@@ -1,5 +1,6 @@
 // Quiet hours and snooze, as the renderer needs them for browser notifications.
 import type { AlertStatusDTO, QuietHoursDTO } from '../../../../src-shared/contract';
+import { formatTimeOfDay } from '../../components/time';
 
 const HHMM = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
@@ -26,11 +27,11 @@ export function isSnoozed(status: AlertStatusDTO | null, now: number): boolean {
   return status?.snoozedUntil != null && status.snoozedUntil > now;
 }
 
-/** "14:05" today, "Mon 09:00" on another day: a snooze end said calmly, without seconds. */
+/** "2:05 PM" today, "Mon 9:00 AM" on another day: a snooze end said calmly, without seconds. */
 export function formatUntil(at: number, now: number): string {
   const d = new Date(at);
   const sameDay = d.toDateString() === new Date(now).toDateString();
   return sameDay
-    ? d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
-    : d.toLocaleString([], { weekday: 'short', hour: '2-digit', minute: '2-digit' });
+    ? formatTimeOfDay(at)
+    : d.toLocaleString(undefined, { weekday: 'short', hour: 'numeric', minute: '2-digit' });
 }

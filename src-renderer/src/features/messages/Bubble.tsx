@@ -2,7 +2,7 @@
 // status of a send (failed with why).
 import type { MessageDTO } from '../../../../src-shared/contract';
 import { errorLine } from '../../components/errors';
-import { timeOf } from './format';
+import { formatTimeOfDay } from '../../components/time';
 import { MessageMedia } from './MessageMedia';
 
 export function Bubble({ m }: { m: MessageDTO }) {
@@ -11,7 +11,7 @@ export function Bubble({ m }: { m: MessageDTO }) {
       {m.type !== 'text' && <MessageMedia m={m} />}
       {m.text && <p className="messages-text">{m.text}</p>}
       <p className="messages-meta muted">
-        {timeOf(m.at)}
+        {formatTimeOfDay(m.at)}
         {m.fromMe && ' · from the phone'}
         {m.direction === 'out' && !m.fromMe && m.status !== 'failed' && ` · ${m.status ?? 'sent'}`}
       </p>

@@ -1,16 +1,16 @@
-// The inbox pane's pieces: the agent picker and a contact row (name, unread count, time, the last
-// message's first line, and the agent when all agents are shown).
+// The inbox pane's pieces: the agent picker and a contact row (name, unread count but on the open
+// conversation, time, the last message's first line, and the agent when all agents are shown).
 import type { AgentDTO, MessageContactDTO } from '../../../../src-shared/contract';
 import { messagesHref } from '../../router/routes';
 import { agentKey } from '../../store/env';
 import { messageLine } from '../../../../src-shared/message-words';
-import { timeOf } from './format';
+import { formatTimeOfDay } from '../../components/time';
 
 export function AgentPicker({ agents, value, onPick }: { agents: AgentDTO[]; value: string; onPick(v: string): void }) {
   return (
-    <label className="messages-agent">
-      Agent{' '}
-      <select value={value} onChange={(e) => onPick(e.target.value)}>
+    <div className="messages-agent">
+      <label htmlFor="messages-agent">Agent</label>
+      <select id="messages-agent" value={value} onChange={(e) => onPick(e.target.value)}>
         <option value="">All agents</option>
         {agents.map((a) => (
           <option key={agentKey(a.teamId, a.agentId)} value={agentKey(a.teamId, a.agentId)}>
@@ -18,7 +18,7 @@ export function AgentPicker({ agents, value, onPick }: { agents: AgentDTO[]; val
           </option>
         ))}
       </select>
-    </label>
+    </div>
   );
 }
 
@@ -31,12 +31,13 @@ export function ContactRow({ c, current, label }: { c: MessageContactDTO; curren
         aria-current={current ? 'true' : undefined}
       >
         <span className="messages-contact-name">{c.name ?? c.contact}</span>
-        {c.unread > 0 && (
+        {/* The conversation on screen is being read: no count flashes on it while a new message is marked read. */}
+        {c.unread > 0 && !current && (
           <span className="count" aria-label={`${c.unread} unread`}>
             {c.unread}
           </span>
         )}
-        <span className="messages-contact-time muted">{timeOf(c.lastAt)}</span>
+        <span className="messages-contact-time muted">{formatTimeOfDay(c.lastAt)}</span>
         <span className="messages-contact-last muted">
           {c.last.direction === 'out' ? 'You: ' : ''}
           {messageLine(c.last)}

@@ -1,6 +1,7 @@
-// "Delete all messages of this agent" (the inbox of one agent), after a confirmation that says what
-// goes where: the sends leave the send log at once, what contacts wrote is hidden from now on.
-import { useState } from 'react';
+// "Delete all messages of this agent" (the inbox of one agent): tucked in the agent's "More" menu
+// beside New conversation, never a button of its own under the list; after a confirmation that says
+// what goes where: the sends leave the send log at once, what contacts wrote is hidden from now on.
+import { useRef, useState } from 'react';
 import type { ErrorDTO } from '../../../../src-shared/contract';
 import { ConfirmStep } from '../../components/ConfirmStep';
 import { ErrorNotice } from '../../components/ErrorNotice';
@@ -12,6 +13,7 @@ export function DeleteAgentMessages({ teamId, agentId, label }: { teamId: string
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ErrorDTO | null>(null);
+  const menu = useRef<HTMLDetailsElement>(null);
   const del = async () => {
     setBusy(true);
     const err = await deleteAgentMessages(teamId, agentId);
@@ -23,7 +25,7 @@ export function DeleteAgentMessages({ teamId, agentId, label }: { teamId: string
     }
   };
   return (
-    <div className="messages-delete-agent">
+    <div className={asking ? 'messages-delete-agent asking' : 'messages-delete-agent'}>
       {asking ? (
         <ConfirmStep
           id="messages-delete-agent-q"
@@ -42,9 +44,21 @@ export function DeleteAgentMessages({ teamId, agentId, label }: { teamId: string
           onCancel={() => setAsking(false)}
         />
       ) : (
-        <button type="button" className="secondary small danger" onClick={() => setAsking(true)}>
-          Delete all messages of this agent
-        </button>
+        <details className="messages-more" ref={menu}>
+          <summary aria-label={`More for ${label}`}>More</summary>
+          <div className="messages-more-menu">
+            <button
+              type="button"
+              className="secondary small"
+              onClick={() => {
+                if (menu.current) menu.current.open = false;
+                setAsking(true);
+              }}
+            >
+              Delete all messages of this agent
+            </button>
+          </div>
+        </details>
       )}
       {error && <ErrorNotice error={error} onDismiss={() => setError(null)} />}
     </div>

@@ -62,23 +62,31 @@ export function MessagesScreen({ teamId, agentId, contact }: Props) {
       <h2>Messages</h2>
       <div className="messages-panes">
         <div className="messages-inbox">
-          <AgentPicker agents={agents} value={picked} onPick={pick} />
+          <div className="messages-filters">
+            <AgentPicker agents={agents} value={picked} onPick={pick} />
+            <div className="messages-search">
+              <label htmlFor="messages-search">Search</label>
+              <input
+                id="messages-search"
+                type="search"
+                value={search}
+                placeholder="Number, name or text"
+                onChange={(e) => setSearch(e.target.value)}
+              />
+            </div>
+          </div>
           {starting ? (
             <NewConversation agents={agents} picked={picked} onClose={() => setStarting(false)} />
           ) : (
-            <button type="button" className="secondary" onClick={() => setStarting(true)}>
-              New conversation
-            </button>
+            <div className="messages-actions">
+              <button type="button" className="secondary" onClick={() => setStarting(true)}>
+                New conversation
+              </button>
+              {teamId && agentId && inbox.contacts.length > 0 && (
+                <DeleteAgentMessages teamId={teamId} agentId={agentId} label={labelOf({ teamId, agentId })} />
+              )}
+            </div>
           )}
-          <label className="messages-search">
-            Search{' '}
-            <input
-              type="search"
-              value={search}
-              placeholder="Number, name or text"
-              onChange={(e) => setSearch(e.target.value)}
-            />
-          </label>
           <GapNotices agents={inbox.agents} labelOf={labelOf} />
           {inbox.error && <p role="alert">{errorText(inbox.error)}</p>}
           {inbox.loaded && inbox.contacts.length === 0 && !inbox.error && (
@@ -96,9 +104,6 @@ export function MessagesScreen({ teamId, agentId, contact }: Props) {
               />
             ))}
           </ul>
-          {teamId && agentId && inbox.contacts.length > 0 && (
-            <DeleteAgentMessages teamId={teamId} agentId={agentId} label={labelOf({ teamId, agentId })} />
-          )}
         </div>
         {open ? (
           <Thread key={`${open.teamId}/${open.agentId}/${open.contact}`} {...open} />
