@@ -318,6 +318,38 @@ describe('chat streaming', () => {
     expect(screen.queryByText('first token 500 ms')).toBeNull();
   });
 
+  it('the first-token figure shows once the reply ends and does not change after Stop', async () => {
+    const t = setup();
+    await t.mount();
+    await sendHello();
+    t.tick(53);
+    act(() => t.emit('chat.token', { turnId: 't1', token: 'Partial' }));
+    t.runFrame();
+    const meta = () => document.querySelector('.chat-agent .chat-meta')!.textContent ?? '';
+    // While it streams, no figure that the end would replace.
+    expect(meta()).not.toContain('first token');
+    fireEvent.click(screen.getByRole('button', { name: 'Stop' }));
+    await flush();
+    act(() => t.emit('chat.done', { turnId: 't1', result: { ...result, reply: 'Partial', firstTokenMs: 32 } }));
+    expect(screen.getByText('Stopped')).toBeTruthy();
+    const shown = meta().match(/first token \d+ ms/g) ?? [];
+    expect(shown).toHaveLength(1);
+    t.tick(1000);
+    t.runFrame();
+    expect(meta().match(/first token \d+ ms/g)).toEqual(shown);
+  });
+
+  it('a reply without actions says what actions are: the agent called no tool', async () => {
+    const t = setup();
+    await t.mount();
+    await sendHello();
+    act(() => t.emit('chat.token', { turnId: 't1', token: 'Hi' }));
+    t.runFrame();
+    act(() => t.emit('chat.done', { turnId: 't1', result: { ...result, reply: 'Hi', actions: [] } }));
+    expect(screen.getByText('no actions: the agent called no tool')).toBeTruthy();
+    expect(screen.queryByText('no actions')).toBeNull();
+  });
+
   it('playing another customer uses that user id', async () => {
     const t = setup();
     await t.mount();

@@ -170,10 +170,6 @@ export function ChatConversation({ teamId, agentId, userId, own, agentName }: Pr
         saved={ids.length > 0}
         busy={busy}
       />
-      <label className="chat-toggle">
-        <input type="checkbox" checked={showFrames} onChange={(e) => setShowFrames(e.target.checked)} /> Show raw stream
-        frames
-      </label>
       <ol className="chat-list" ref={listRef} aria-label="Conversation">
         {ids.length === 0 && queue.length === 0 && <li className="muted chat-empty">No messages yet. Say hello.</li>}
         {ids.map((id) => (
@@ -199,20 +195,18 @@ export function ChatConversation({ teamId, agentId, userId, own, agentName }: Pr
           void submit();
         }}
       >
-        <label htmlFor="chat-input">Message</label>
+        <label htmlFor="chat-input" className="sr-only">
+          Message
+        </label>
         <textarea
           id="chat-input"
-          rows={3}
+          rows={2}
+          placeholder={`Message ${agentName}`}
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
           onKeyDown={onKeyDown}
           aria-describedby="chat-input-hint"
         />
-        <span id="chat-input-hint" className="hint">
-          {busy
-            ? 'A reply is coming: Enter queues your message, and it is sent when the reply ends; Escape stops the reply.'
-            : 'Enter sends, Shift+Enter starts a new line.'}
-        </span>
         <div className="actions">
           <button type="submit" disabled={!draft.trim()}>
             {busy ? 'Queue' : 'Send'}
@@ -234,6 +228,17 @@ export function ChatConversation({ teamId, agentId, userId, own, agentName }: Pr
           >
             Retry last message
           </button>
+        </div>
+        <div className="chat-composer-foot">
+          <span id="chat-input-hint" className="hint">
+            {busy
+              ? 'A reply is coming: Enter queues your message, and it is sent when the reply ends; Escape stops the reply.'
+              : 'Enter sends, Shift+Enter starts a new line.'}
+          </span>
+          <label className="chat-toggle">
+            <input type="checkbox" checked={showFrames} onChange={(e) => setShowFrames(e.target.checked)} /> Show raw
+            stream frames
+          </label>
         </div>
       </form>
     </div>

@@ -17,12 +17,14 @@ const STATUS_WORDS: Record<NonNullable<ChatMessageDTO['status']>, string> = {
   error: 'Failed',
 };
 
-function formatStats(st: ChatTurnStats): string[] {
+function formatStats(st: ChatTurnStats, streaming: boolean): string[] {
   const parts: string[] = [];
   if (st.conversationId) parts.push(`conversation ${st.conversationId}`);
-  parts.push(st.actions.length ? `actions: ${st.actions.join(', ')}` : 'no actions');
+  // Actions are the agent's own tools (an order lookup, a handover): say so when it called none.
+  parts.push(st.actions.length ? `actions: ${st.actions.join(', ')}` : 'no actions: the agent called no tool');
   if (st.tokensUsed !== null) parts.push(`${st.tokensUsed} tokens used`);
-  if (st.firstTokenMs !== null) parts.push(`first token ${st.firstTokenMs} ms`);
+  // Once the reply has ended: one figure, never an estimate replaced later (a Stop, the main side's number).
+  if (st.firstTokenMs !== null && !streaming) parts.push(`first token ${st.firstTokenMs} ms`);
   if (st.tokensPerSec !== null) parts.push(`${st.tokensPerSec} tokens/s`);
   return parts;
 }
@@ -63,7 +65,7 @@ export function ChatRow({
       {!mine && (
         <div className="chat-meta">
           {m.status && <span className={`badge badge-${m.status}`}>{STATUS_WORDS[m.status]}</span>}
-          {st && formatStats(st).map((p) => <span key={p}>{p}</span>)}
+          {st && formatStats(st, m.status === 'streaming').map((p) => <span key={p}>{p}</span>)}
           {m.error && (
             <span className="error" role="status">
               {unreadable ? m.error.message : errorText(m.error)}

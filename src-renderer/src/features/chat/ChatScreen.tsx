@@ -30,7 +30,7 @@ function Chat({ teamId, agentId, own }: { teamId: string; agentId: string; own: 
   return (
     <section className="chat" aria-labelledby="chat-title">
       <h2 id="chat-title">
-        Chat with {agentLabel}{' '}
+        <span className="chat-title-name">Chat with {agentLabel}</span>{' '}
         <span className="muted">
           {agentLabel !== agentId ? `${agentId} · ` : ''}team {teamLabel}
         </span>
