@@ -1,6 +1,7 @@
 // zod schemas for every request's args: validated at the edge (IPC, HTTP) before anything runs.
 // Objects are strict: an unknown key is an error, so a typo never silently does nothing.
 import { z } from 'zod';
+import { hasUnsafeCharacters } from '../../src-shared/terminal-text';
 import { VERDICTS, type ArgsOf, type RequestName } from '../../src-shared/contract';
 import type { FieldNames } from '../core/input-words';
 import { labelSchema as label } from '../core/teams/schema';
@@ -281,7 +282,14 @@ export const argSchemas: Schemas = {
     format: z.enum(['jsonl', 'csv', 'text']),
   }),
   'messages.deleteContact': z.strictObject({ phone: recipient }),
-  'messages.setName': z.strictObject({ phone: recipient, name: z.string().trim().max(200) }),
+  'messages.setName': z.strictObject({
+    phone: recipient,
+    name: z
+      .string()
+      .trim()
+      .max(200)
+      .refine((s) => !hasUnsafeCharacters(s), 'must not contain control or text-direction characters'),
+  }),
   'messages.deleteConversation': z.strictObject({ teamId: id, agentId: id, phone: recipient }),
   'messages.deleteAgent': teamAgent,
   'messages.setRetention': z.strictObject({ days: z.number().int().min(1).max(3650) }),

@@ -61,11 +61,19 @@ export function createContext(io: CliIO, signal: AbortSignal, deps: CliDeps): Cl
   };
 }
 
+/** "deliveries list": the command's words after the program's name. */
+function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
 type ActionFn = (opts: Record<string, unknown>, out: Output, cmd: Command) => Promise<number | void>;
 
 /**
  * Installs a command's action: validates nothing itself, but turns whatever the action throws into
- * an error line on stderr and the right exit code (a UsageError also prints the command's usage).
+ * an error line on stderr and the right exit code (a UsageError also prints the command's usage at a
+ * terminal, and where to find it elsewhere).
  */
 export function defineAction(ctx: CliContext, cmd: Command, fn: ActionFn): Command {
   return cmd.action(async (...args: unknown[]) => {
@@ -77,7 +85,11 @@ export function defineAction(ctx: CliContext, cmd: Command, fn: ActionFn): Comma
     } catch (e) {
       const d = describeError(e);
       out.error(d);
-      if (e instanceof UsageError) ctx.io.stderr.write(`\n${command.helpInformation()}`);
+      // The whole usage helps a person at a terminal; a script's log gets one line pointing at it.
+      if (e instanceof UsageError) {
+        if (ctx.io.stderrIsTTY) ctx.io.stderr.write(`\n${command.helpInformation()}`);
+        else if (!out.json) ctx.io.stderr.write(`(see: channel-companion ${commandPath(command)} --help)\n`);
+      }
       ctx.exitCode = d.exitCode;
     }
   });

@@ -20,6 +20,8 @@ export interface RunCliOptions extends Omit<MainOptions, 'io'> {
   stdin?: CliIO['stdin'];
   /** The terminal's answer to a question (with a stdin whose isTTY is true, as a terminal). */
   ask?: CliIO['ask'];
+  /** stderr is a terminal (default: no, as in a pipe). */
+  stderrIsTTY?: boolean;
 }
 
 function text(chunk: string | Uint8Array): string {
@@ -52,11 +54,11 @@ export async function runCli(args: readonly string[], opts: RunCliOptions = {}):
         ? { ...(opts.env ?? {}), CHANNEL_COMPANION_HOME: TEST_HOME }
         : (opts.env ?? {}),
     cwd: opts.cwd ?? process.cwd(),
-    stderrIsTTY: false,
+    stderrIsTTY: opts.stderrIsTTY === true,
     ...(opts.stdin ? { stdin: opts.stdin } : {}),
     ...(opts.ask ? { ask: opts.ask } : {}),
   };
-  const { env: _env, cwd: _cwd, onStdout: _on, stdin: _in, ask: _ask, ...deps } = opts;
+  const { env: _env, cwd: _cwd, onStdout: _on, stdin: _in, ask: _ask, stderrIsTTY: _tty, ...deps } = opts;
   const code = await main(['node', 'channel-companion', ...args], {
     ...deps,
     io,

@@ -1,6 +1,7 @@
 // zod schemas for the non-secret config file and the app settings. The file is schema-versioned;
 // loading strips unknown keys (forward-compatible within a version), updates reject them.
 import { z } from 'zod';
+import { hasUnsafeCharacters } from '../../../src-shared/terminal-text';
 import { DEFAULT_TUNNEL_PORT, LABEL_MAX_LENGTH } from '../../../src-shared/limits';
 import { baseUrlSchema, storedUrlSchema } from '../url';
 import { agentIdSchema } from './agent-id';
@@ -15,8 +16,7 @@ const label = z
   .trim()
   .min(1, 'must not be empty')
   .max(LABEL_MAX_LENGTH, `must be at most ${LABEL_MAX_LENGTH} characters`)
-  // eslint-disable-next-line no-control-regex
-  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'must not contain control characters');
+  .refine((s) => !hasUnsafeCharacters(s), 'must not contain control or text-direction characters');
 
 const teamIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be letters, digits, _ or -');
 
@@ -27,8 +27,7 @@ export const apiKeySchema = z
   .min(1, 'must not be empty')
   .max(4096, 'is too long')
   .refine((s) => !/\s/.test(s), 'must not contain spaces or line breaks')
-  // eslint-disable-next-line no-control-regex
-  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'must not contain control characters');
+  .refine((s) => !hasUnsafeCharacters(s), 'must not contain control or text-direction characters');
 
 export const signingSecretSchema = z.string().min(1, 'must not be empty').max(4096, 'is too long');
 

@@ -50,7 +50,7 @@ describe('usage errors: exit 2, usage on stderr, nothing sent', () => {
       const { factory, log } = fakeClientFactory({ send: async () => sent, getSession: async () => ({}) });
       const r = await runCli(args, { env: { CHANNEL_API_KEY: KEY }, createClient: factory });
       expect(r.code).toBe(2);
-      expect(r.stderr).toMatch(/Usage: channel-companion/);
+      expect(r.stderr).toMatch(/Usage: channel-companion|\(see: channel-companion .*--help\)/);
       expect(r.stdout).toBe('');
       expect(log.calls).toEqual([]);
     });
@@ -177,5 +177,17 @@ describe('service commands with a fake client', () => {
     });
     expect(r2.code).toBe(0);
     expect(log.created[1]).toMatchObject({ baseUrl: 'http://127.0.0.1:8', apiKey: KEY });
+  });
+
+  it('a usage error prints the whole help at a terminal, one line pointing at it elsewhere', async () => {
+    const args = ['status', ...target, '--api-key-env', 'NOT A NAME'];
+    const piped = await runCli(args, { env: { CHANNEL_API_KEY: KEY } });
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).not.toContain('Usage:');
+    expect(piped.stderr).toContain('(see: channel-companion status --help)');
+    expect(piped.stderr.trim().split('\n')).toHaveLength(2);
+    const tty = await runCli(args, { env: { CHANNEL_API_KEY: KEY }, stderrIsTTY: true });
+    expect(tty.code).toBe(2);
+    expect(tty.stderr).toContain('Usage: channel-companion status');
   });
 });
