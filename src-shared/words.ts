@@ -197,7 +197,7 @@ export function incidentStateWord(i: Pick<IncidentLike, 'severity' | 'resolvedAt
  * How long the incident has lasted: its length once over (the core's `durationMs`, from its start
  * to its end), or the time since it started while open.
  */
-export function incidentLength(i: Pick<IncidentLike, 'openedAt' | 'durationMs'>, now: number): string {
+function incidentLength(i: Pick<IncidentLike, 'openedAt' | 'durationMs'>, now: number): string {
   return formatDuration(i.durationMs ?? now - i.openedAt);
 }
 

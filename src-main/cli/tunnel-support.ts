@@ -157,18 +157,10 @@ const NOTES = {
   'utf8-bom': 'the body starts with a UTF-8 byte order mark',
 } as const;
 
-/**
- * A verdict in the screens' words: "Verified", "Refused — bad signature"; a repeat of a delivery
- * already received is acknowledged to the service (kept, not forwarded): "Verified — duplicate …".
- */
-export function verdictWord(v: Pick<StoredDelivery['verdict'], 'reason'>): string {
-  return verdictWords(v.reason);
-}
-
 export function deliveryLine(d: StoredDelivery): string {
   const s = d.summary;
   const note = d.verdict.note ? ` (note: ${NOTES[d.verdict.note]})` : '';
-  return `${iso(d.receivedAt)} ${d.id} ${d.agentId}: ${verdictWord(d.verdict)}${note} ${s.event ?? '-'}${s.type ? ` ${s.type}` : ''}${s.from ? ` from +${s.from}` : ''}${d.simulated ? ' (simulated)' : ''}${d.forward ? '' : ' — not forwarded'}`;
+  return `${iso(d.receivedAt)} ${d.id} ${d.agentId}: ${verdictWords(d.verdict.reason)}${note} ${s.event ?? '-'}${s.type ? ` ${s.type}` : ''}${s.from ? ` from +${s.from}` : ''}${d.simulated ? ' (simulated)' : ''}${d.forward ? '' : ' — not forwarded'}`;
 }
 
 export function refusedData(r: RefusedRequest): Record<string, unknown> {
@@ -222,5 +214,5 @@ export function listItemData(i: DeliveryListItem): Record<string, unknown> {
 }
 
 export function listItemLine(i: DeliveryListItem): string {
-  return `${i.id}  ${iso(i.receivedAt)}  ${i.agentId}  ${verdictWord(i.verdict)}  ${i.summary.type ?? '-'}  ${i.summary.from ? `+${i.summary.from}` : '-'}  ${i.forwardState}${i.lastStatus !== null ? ` ${i.lastStatus}` : ''}${i.simulated ? '  (simulated)' : ''}`;
+  return `${i.id}  ${iso(i.receivedAt)}  ${i.agentId}  ${verdictWords(i.verdict.reason)}  ${i.summary.type ?? '-'}  ${i.summary.from ? `+${i.summary.from}` : '-'}  ${i.forwardState}${i.lastStatus !== null ? ` ${i.lastStatus}` : ''}${i.simulated ? '  (simulated)' : ''}`;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { refusedLine, verdictWord } from '../../../src-main/cli/tunnel-support';
+import { refusedLine } from '../../../src-main/cli/tunnel-support';
+import { verdictWords } from '../../../src-shared/words';
 import type { RefusedRequest } from '../../../src-main/core/tunnel/types';
 
 const base: RefusedRequest = {
@@ -42,11 +43,11 @@ describe('refusedLine', () => {
   });
 });
 
-describe('verdictWord', () => {
+describe('verdictWords', () => {
   it("reads a verdict in the screens' words: verified, an acknowledged duplicate, or refused with its reason", () => {
-    expect(verdictWord({ reason: 'verified' })).toBe('Verified');
-    expect(verdictWord({ reason: 'duplicate' })).toBe('Verified — duplicate (acknowledged, not passed on)');
-    expect(verdictWord({ reason: 'signature-mismatch' })).toBe('Refused — bad signature');
-    expect(verdictWord({ reason: 'no-secret' })).toBe('Refused — no signing secret');
+    expect(verdictWords('verified')).toBe('Verified');
+    expect(verdictWords('duplicate')).toBe('Verified — duplicate (acknowledged, not passed on)');
+    expect(verdictWords('signature-mismatch')).toBe('Refused — bad signature');
+    expect(verdictWords('no-secret')).toBe('Refused — no signing secret');
   });
 });

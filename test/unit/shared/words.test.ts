@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { alertWords } from '../../../src-main/core/monitor';
 import type { Alert } from '../../../src-main/core/monitor';
-import { verdictWord } from '../../../src-main/cli/tunnel-support';
 import { HEALTHS, REFUSED_REASONS, VERDICTS } from '../../../src-shared/vocabulary';
 import {
   alertStateWord,
@@ -15,6 +14,7 @@ import {
   REFUSED_WORDS,
   SEVERITY_WORDS,
   VERDICT_WORDS,
+  verdictWords,
 } from '../../../src-shared/words';
 
 const incident = {
@@ -79,9 +79,10 @@ describe('verdicts: one word for a refusal', () => {
       if (v.startsWith('verified') || v === 'duplicate' || v === 'simulated') continue;
       expect(VERDICT_WORDS[v]).toBe(REFUSED_WORDS[v as (typeof REFUSED_REASONS)[number]]);
       expect(VERDICT_WORDS[v]).toMatch(/^Refused — /);
-      expect(verdictWord({ reason: v })).toBe(VERDICT_WORDS[v]);
+      expect(verdictWords(v)).toBe(VERDICT_WORDS[v]);
     }
     for (const r of REFUSED_REASONS) expect(REFUSED_WORDS[r]).toMatch(/^(Refused|Not a hook|Asked to retry)\b/);
-    expect(verdictWord({ reason: 'duplicate' })).toBe(VERDICT_WORDS.duplicate);
+    expect(verdictWords('duplicate')).toBe(VERDICT_WORDS.duplicate);
+    expect(verdictWords('some-new-reason')).toBe('some-new-reason');
   });
 });
