@@ -1,4 +1,5 @@
 // KeychainSecretStore over a fake native entry: store pinning, error mapping, and "locked is never 'no key'".
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { KeychainSecretStore, MemorySecretStore } from '../../../../src-main/core/secrets';
 import { type KeyringEntry, type KeyringEntryOptions } from '../../../../src-main/core/secrets/keychain';
@@ -160,5 +161,26 @@ describe('MemorySecretStore', () => {
     m.state = 'ok';
     expect(await m.delete('a')).toBe(true);
     expect(m.snapshot()).toEqual({});
+  });
+});
+
+describe('KeychainSecretStore over the native module', () => {
+  const module = fileURLToPath(new URL('./fixtures/thread-keyring.cjs', import.meta.url));
+
+  it('makes every keychain call on a worker thread, never on the main thread, and maps its errors', async () => {
+    const s = new KeychainSecretStore({ platform: 'linux', keyringModule: module });
+    await s.set('team:a:api-key', 's3cret');
+    // Built and read on the worker.
+    expect(await s.get('team:a:api-key')).toBe('s3cret@worker+worker');
+    expect(await s.delete('team:a:api-key')).toBe(true);
+    expect(await s.delete('team:a:api-key')).toBe(false);
+    await expect(s.get('no-bus')).rejects.toBeInstanceOf(KeychainUnavailable);
+    // Calls made together are answered each with its own result.
+    await Promise.all(['x', 'y', 'z'].map((a) => s.set(a, `v-${a}`)));
+    expect(await Promise.all(['x', 'y', 'z'].map((a) => s.get(a)))).toEqual([
+      'v-x@worker+worker',
+      'v-y@worker+worker',
+      'v-z@worker+worker',
+    ]);
   });
 });
