@@ -5,9 +5,10 @@
 // schema are skipped on read, never fatal. Deleting and retention rewrite the file (a temporary file
 // renamed over it), so deleted text really leaves it.
 import { randomUUID } from 'node:crypto';
-import { appendFile, chmod, open, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { appendFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { readJsonLinesFrom, rewriteJsonLines } from '../jsonl';
 import { ensurePrivateDir } from '../tunnel/private-files';
 import { serial } from '../serial';
 
@@ -67,15 +68,8 @@ const recordSchema = z.object({
   error: z.object({ kind: z.string(), code: z.string(), message: z.string(), limit: z.number().optional() }).optional(),
 });
 
-/** One line, or null when it is torn or does not fit (skipped, never trusted). */
-function parseSendLine(line: string): SendRecord | null {
-  if (line.trim() === '') return null;
-  try {
-    return recordSchema.parse(JSON.parse(line)) as SendRecord;
-  } catch {
-    return null;
-  }
-}
+/** A line's record, or undefined when it does not fit (skipped, never trusted). */
+const sendRecord = (v: unknown): SendRecord | undefined => recordSchema.safeParse(v).data as SendRecord | undefined;
 
 export class SendLog {
   readonly dir: string;
@@ -107,43 +101,8 @@ export class SendLog {
    * The records from byte `offset` on, and the offset after the last whole line (a follower passes
    * it back). A file shorter than `offset` was rewritten: read from its start (`reset`).
    */
-  async readFrom(offset: number): Promise<{ records: SendRecord[]; next: number; reset: boolean }> {
-    let fh;
-    try {
-      fh = await open(this.file, 'r');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], next: 0, reset: offset > 0 };
-      throw err;
-    }
-    let buf: Buffer;
-    let reset: boolean;
-    let from: number;
-    try {
-      const size = (await fh.stat()).size;
-      reset = size < offset;
-      from = reset ? 0 : offset;
-      // Only what was appended since: a follower's look at an unchanged log reads nothing.
-      buf = Buffer.alloc(size - from);
-      let got = 0;
-      while (got < buf.length) {
-        const { bytesRead } = await fh.read(buf, got, buf.length - got, from + got);
-        if (bytesRead === 0) break;
-        got += bytesRead;
-      }
-      buf = buf.subarray(0, got);
-    } finally {
-      await fh.close();
-    }
-    // Only whole lines: a torn last line is left for later (or for ever, when the writer crashed).
-    const end = buf.lastIndexOf(0x0a) + 1;
-    const records: SendRecord[] = [];
-    if (end > 0) {
-      for (const line of buf.toString('utf8', 0, end).split('\n')) {
-        const r = parseSendLine(line);
-        if (r) records.push(r);
-      }
-    }
-    return { records, next: from + end, reset };
+  readFrom(offset: number): Promise<{ records: SendRecord[]; next: number; reset: boolean }> {
+    return readJsonLinesFrom(this.file, offset, sendRecord);
   }
 
   /** Size of the file in bytes (0 when missing): a follower's cheap "anything new?". */
@@ -163,15 +122,7 @@ export class SendLog {
       const gone = all.length - kept.length;
       if (gone === 0) return 0;
       await ensurePrivateDir(this.dir);
-      const tmp = `${this.file}.${process.pid}.tmp`;
-      try {
-        await writeFile(tmp, kept.map((r) => `${JSON.stringify(r)}\n`).join(''), { mode: 0o600 });
-        await chmod(tmp, 0o600);
-        await rename(tmp, this.file);
-      } catch (err) {
-        await unlink(tmp).catch(() => undefined);
-        throw err;
-      }
+      await rewriteJsonLines(this.file, kept);
       return gone;
     });
   }
