@@ -1,5 +1,5 @@
 // Titles and bodies of alerts. Plain words an on-call engineer reads on a phone lock screen.
-import { counted } from '../../../src-shared/words';
+import { counted, SEVERITY_WORDS } from '../../../src-shared/words';
 import { formatDuration } from './time';
 import type { Alert, AlertRules, Incident } from './types';
 
@@ -76,7 +76,7 @@ export const text = {
   }),
   grouped: (parts: Alert[]) => ({
     title: `${parts.length} changes: ${parts.map((p) => p.title).join('; ')}`,
-    body: parts.map((p) => `- ${p.urgent ? '[urgent] ' : ''}${p.title}`).join('\n'),
+    body: parts.map((p) => `- ${p.urgent ? `${SEVERITY_WORDS.urgent}: ` : ''}${p.title}`).join('\n'),
   }),
   stillDown: (open: Incident[], team: string, now: number) => ({
     title: `Still down after quiet hours: ${counted(open.length, 'incident')}`,
