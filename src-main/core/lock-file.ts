@@ -5,8 +5,9 @@
 // process a second taker of the same file is refused as well. Used for the tunnel's writer
 // (tunnel/lock.ts) and the companion's alert webhook sender (app/companion/alert-sender.ts).
 import { hostname } from 'node:os';
-import { mkdir, open, readFile, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rmdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from './tunnel/private-files';
 import { CompanionError } from './errors';
 
@@ -116,9 +117,7 @@ async function takeOver(path: string, seen: LockHolder | null): Promise<boolean>
     const now = await readHolder(path);
     // Someone replaced it since we looked: it is theirs.
     if (JSON.stringify(now) !== JSON.stringify(seen) || !stale(now)) return false;
-    const tmp = `${path}.${process.pid}.tmp`;
-    await writeFile(tmp, content(), { mode: PRIVATE_FILE_MODE });
-    await rename(tmp, path);
+    await writeFileAtomic(path, content(), { mode: PRIVATE_FILE_MODE });
     return true;
   } finally {
     await rmdir(guard).catch(() => undefined);
