@@ -1,9 +1,22 @@
 // Settings, in Chromium against `serve --emulator` (the demo team): an agent's channel switches
 // show what the service's reply says (and a failed change is said and not shown as done); the
-// teams list shows only the key hint; the theme applies at once and stays; a bad number is
+// teams list shows only the key hint; a team is edited in place (a wrong key refused beside its
+// field, a new name keeping the id); the theme applies at once and stays; a bad number is
 // refused; and the keyboard reaches the actions with a visible focus ring.
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { AGENTS, agentHash, control, DEMO_KEY, open, shooter, useDemoServe } from './support/kit';
+import { AGENTS, agentHash, control, DEMO_KEY, hostCall, open, shooter, useDemoServe } from './support/kit';
+
+async function noSeriousAxe(page: Page): Promise<void> {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const bad = (await new AxeBuilder({ page }).analyze()).violations.filter(
+      (v) => v.impact === 'serious' || v.impact === 'critical',
+    );
+    expect(bad.map((v) => `${v.id} (${scheme}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
 
 async function focusedOutline(page: Page): Promise<{ tag: string; text: string; outline: string }> {
   return page.evaluate(() => {
@@ -92,6 +105,38 @@ test.describe('settings screens', () => {
     expect(await page.content()).not.toContain(DEMO_KEY);
     const storage = await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }));
     expect(storage).not.toContain(DEMO_KEY);
+  });
+
+  test('a team is edited in place: a wrong key is refused beside its field, a new name keeps the id; axe', async ({
+    page,
+  }, testInfo) => {
+    const shot = shooter(page, testInfo);
+    await open(page, suite, '#/settings');
+    const team = page.getByRole('article', { name: /^Team / });
+    await expect(team).toHaveCount(1, { timeout: 10_000 });
+    const label = (await team.getByRole('heading', { level: 4 }).textContent()) ?? '';
+    await team.getByRole('button', { name: `Edit team ${label}` }).click();
+    const form = team.getByRole('form', { name: `Edit team ${label}` });
+    await form.getByLabel('New API key (optional)').fill('wrong-key-0123456789');
+    await form.getByRole('button', { name: 'Save team' }).click();
+    await expect(form.getByLabel('New API key (optional)')).toHaveAttribute('aria-invalid', 'true', {
+      timeout: 10_000,
+    });
+    await expect(form).toContainText('rejected');
+    await noSeriousAxe(page);
+    await shot('team-edit-refused');
+
+    await form.getByLabel('New API key (optional)').fill('');
+    await form.getByLabel('Team name').fill('Demo, renamed');
+    await form.getByRole('button', { name: 'Save team' }).click();
+    const renamed = page.getByRole('article', { name: 'Team Demo, renamed' });
+    await expect(renamed).toBeVisible({ timeout: 10_000 });
+    await expect(renamed.locator('dt:text-is("API key") + dd')).toHaveText(`…${DEMO_KEY.slice(-4)}`);
+    const teams = await hostCall<Array<{ teamId: string; label: string }>>(suite.ready, 'teams.list');
+    expect(teams.map((t) => [t.teamId, t.label])).toEqual([[suite.teamId, 'Demo, renamed']]);
+    await noSeriousAxe(page);
+    await shot('team-edited');
+    await hostCall(suite.ready, 'teams.update', { teamId: suite.teamId, label });
   });
 
   test('theme switch applies light and dark at once and keeps the choice', async ({ page }, testInfo) => {
