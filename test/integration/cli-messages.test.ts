@@ -1,7 +1,7 @@
 // `messages` and the send log from the command line: `send` against the emulator records every send
-// (sent, or failed with its error) in the data folder's send log; `messages` lists the contacts with
-// unread counts and one thread from that log and the tunnel's stored deliveries, read-only; --follow
-// prints messages as they are stored.
+// (sent, or failed with its error) in the data folder's send log; `messages` asks the data folder's companion
+// (started in-process here, as none runs) for the contacts with unread counts and one thread, kept from the
+// tunnel's stored deliveries and the send log; what others wrote is printed with control characters escaped.
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,8 +9,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src-main/emulator';
 import { EventLog, type StoredDelivery } from '../../src-main/core/tunnel';
 import { SendLog } from '../../src-main/core/messages';
+import { MemorySecretStore } from '../../src-main/core/secrets';
+import { hostCompanion } from '../../src-main/app/companion/hosted';
 import { systemClock } from '../../src-main/core/ports';
-import { runCli, runCliUntil } from '../helpers/cli';
+import { runCli } from '../helpers/cli';
 import { DEMO_KEY } from '../helpers/emulator';
 import { emulatorSuite } from '../helpers/emulator-suite';
 
@@ -19,13 +21,35 @@ const env = { CHANNEL_API_KEY: DEMO_KEY };
 const on = (agent: string) => ['--base-url', emu.baseUrl, '--agent', agent];
 emulatorSuite('cc-cli-messages-', (s) => ({ emu } = s));
 
+let config: string;
 let data: string;
+let secrets: MemorySecretStore;
+/** A saved team of the emulator's agents, whose companion keeps the data folder's messages. */
+const saved = () => ({ env, configDir: config, secretStore: secrets });
 beforeEach(async () => {
   await emu.control.reset();
-  data = await mkdtemp(join(tmpdir(), 'cc-cli-messages-data-'));
+  config = await mkdtemp(join(tmpdir(), 'cc-cli-messages-config-'));
+  data = join(config, 'data');
+  secrets = new MemorySecretStore();
+  const added = await runCli(
+    [
+      'team',
+      'add',
+      '--label',
+      'Acme',
+      '--base-url',
+      emu.baseUrl,
+      '--agent',
+      'agent-connected',
+      '--agent',
+      'agent-unlinked',
+    ],
+    saved(),
+  );
+  expect(added.code, added.stderr).toBe(0);
 });
 afterEach(async () => {
-  await rm(data, { recursive: true, force: true });
+  await rm(config, { recursive: true, force: true });
 });
 
 let n = 0;
@@ -105,10 +129,7 @@ describe('send records in the send log', () => {
     ]);
     expect(records[0]!.messageId).toBe((ok.json()[0] as { messageId: string }).messageId);
     // The thread says it in the Messages screen's words: "Not sent:" and what happened.
-    const thread = await runCli(
-      ['messages', '--data-dir', data, '--agent', 'agent-unlinked', '--with', '+15550102000'],
-      { env },
-    );
+    const thread = await runCli(['messages', '--agent', 'agent-unlinked', '--with', '+15550102000'], saved());
     expect(thread.stdout).toContain("→ nobody home — Not sent: The agent's number is not linked.");
   });
 
@@ -139,18 +160,18 @@ describe('messages', () => {
       ).code,
     ).toBe(0);
 
-    const list = await runCli(['messages', '--data-dir', data, '--json'], { env });
+    const list = await runCli(['messages', '--json'], saved());
     expect(list.code).toBe(0);
     expect(list.json().map((c) => [c.contact, c.unread, c.count])).toEqual([
       ['+15550101111', 2, 3],
       ['+15550102222', 1, 1],
     ]);
-    const human = await runCli(['messages', '--data-dir', data, '--agent', 'agent-connected'], { env });
+    const human = await runCli(['messages', '--agent', 'agent-connected'], saved());
     expect(human.stdout).toMatch(/\+15550101111 .* 2 unread .* You: our answer/);
 
     const thread = await runCli(
-      ['messages', '--data-dir', data, '--agent', 'agent-connected', '--with', '+15550101111', '--json'],
-      { env },
+      ['messages', '--agent', 'agent-connected', '--with', '+15550101111', '--json'],
+      saved(),
     );
     expect(thread.json().map((m) => [m.direction, m.text])).toEqual([
       ['in', 'first question'],
@@ -158,13 +179,11 @@ describe('messages', () => {
       ['out', 'our answer'],
     ]);
     const last = await runCli(
-      ['messages', '--data-dir', data, '--agent', 'agent-connected', '--with', '+15550101111', '--limit', '1'],
-      { env },
+      ['messages', '--agent', 'agent-connected', '--with', '+1 (555) 010-1111', '--limit', '1'],
+      saved(),
     );
     expect(last.stdout).toContain('the latest 1');
     expect(last.stdout).toContain('→ our answer');
-    // Read-only: nothing written besides what was there.
-    expect((await readdir(join(data, 'messages'))).sort()).toEqual(['sent.jsonl']);
   });
 
   it('duplicates appear once; other agents and refused deliveries are left out', async () => {
@@ -176,59 +195,111 @@ describe('messages', () => {
       verdict: { ok: false, reason: 'signature-mismatch' as const, scheme: 'v1' as const, steps: [] },
     };
     await store(d, dup, refused, delivery('agent-flaky', '15550104444', 'elsewhere', t));
-    const r = await runCli(['messages', '--data-dir', data, '--agent', 'agent-connected', '--json'], { env });
+    const r = await runCli(['messages', '--agent', 'agent-connected', '--json'], saved());
     expect(r.json()).toMatchObject([{ contact: '+15550101111', count: 1 }]);
   });
 
+  it('--search finds words and numbers in any written form; --export writes a conversation; --delete asks first', async () => {
+    const t = Date.now() - 60_000;
+    await store(
+      delivery('agent-connected', '15550107777', 'where is my parcel', t),
+      delivery('agent-connected', '15550102222', 'unrelated', t + 1000),
+    );
+    const byNumber = await runCli(['messages', '--search', '+1 555 010 7777', '--json'], saved());
+    expect(byNumber.code, byNumber.stderr).toBe(0);
+    expect(byNumber.json().some((h) => h.kind === 'contact')).toBe(true);
+    const byWord = await runCli(['messages', '--search', 'parcel'], saved());
+    expect(byWord.stdout).toContain('where is my parcel');
+    expect(byWord.stdout).not.toContain('unrelated');
+
+    const csv = await runCli(
+      ['messages', '--agent', 'agent-connected', '--with', '+1 (555) 010-7777', '--export', 'csv'],
+      saved(),
+    );
+    expect(csv.code, csv.stderr).toBe(0);
+    expect(csv.stdout.split('\n')[0]).toMatch(/,/);
+    expect(csv.stdout).toContain('where is my parcel');
+    const file = join(config, 'out.jsonl');
+    const jsonl = await runCli(
+      ['messages', '--agent', 'agent-connected', '--with', '+15550107777', '--export', 'jsonl', '--output', file],
+      saved(),
+    );
+    expect(jsonl.code, jsonl.stderr).toBe(0);
+    expect(JSON.parse((await readFile(file, 'utf8')).split('\n')[0]!)).toMatchObject({ text: 'where is my parcel' });
+
+    const unasked = await runCli(
+      ['messages', '--agent', 'agent-connected', '--with', '+15550107777', '--delete'],
+      saved(),
+    );
+    expect(unasked.code).toBe(2);
+    expect(unasked.stderr).toContain('--yes');
+    const deleted = await runCli(
+      ['messages', '--agent', 'agent-connected', '--with', '+15550107777', '--delete', '--yes'],
+      saved(),
+    );
+    expect(deleted.code, deleted.stderr).toBe(0);
+    const after = await runCli(['messages', '--agent', 'agent-connected', '--json'], saved());
+    expect(after.json().map((c) => c.contact)).toEqual(['+15550102222']);
+  });
+
   it('--with needs the agent; a bad number is a usage error', async () => {
-    expect((await runCli(['messages', '--data-dir', data, '--with', '+15550101111'], { env })).code).toBe(2);
-    expect((await runCli(['messages', '--data-dir', data, '--agent', 'a', '--with', 'nope'], { env })).code).toBe(2);
+    expect((await runCli(['messages', '--with', '+15550101111'], saved())).code).toBe(2);
+    expect((await runCli(['messages', '--agent', 'agent-connected', '--with', 'nope'], saved())).code).toBe(2);
+    expect((await runCli(['messages', '--agent', 'nobody'], saved())).code).toBe(2);
   });
 
   it('says where it looked when there is nothing', async () => {
-    const r = await runCli(['messages', '--data-dir', data], { env });
+    const r = await runCli(['messages'], saved());
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain('no messages in');
+    expect(r.stderr).toContain(`no messages yet in ${data}`);
   });
 
-  it('--follow prints each new message as it is stored (deliveries and sends)', async () => {
-    const t = Date.now() - 60_000;
-    await store(delivery('agent-connected', '15550101111', 'before', t));
-    const run = await runCliUntil(
-      [
-        'messages',
-        '--data-dir',
-        data,
-        '--agent',
-        'agent-connected',
-        '--with',
-        '+15550101111',
-        '--follow',
-        '--json',
-        '--poll-ms',
-        '50',
-      ],
-      { env },
-      {
-        when: (lines) => lines.length >= 1,
-        act: async () => {
-          await store(delivery('agent-connected', '15550101111', 'stored later', Date.now()));
-          await runCli(
-            ['send', ...on('agent-connected'), '--to', '+15550101111', '--text', 'sent later', '--data-dir', data],
-            { env },
-          );
+  it('beside a running companion: --follow prints each message as it arrives; what others wrote is escaped', async () => {
+    const hosted = await hostCompanion({ shell: 'up', configDir: config, secrets, tunnelPort: 0, startTunnel: true });
+    try {
+      const client = hosted.client();
+      const [team] = await client.request('teams.list', {});
+      const status = await client.request('tunnel.start', {});
+      await client.request('webhook.register', {
+        teamId: team!.teamId,
+        agentId: 'agent-connected',
+        publicUrl: `${status.listenUrl}/hooks/agent-connected`,
+      });
+      const stop = new AbortController();
+      let sent = false;
+      const run = await runCli(['messages', '--agent', 'agent-connected', '--with', '+15550101111', '--follow'], {
+        ...saved(),
+        signal: stop.signal,
+        onStdout: (_c, all) => {
+          if (!sent && all.includes('(no messages)')) {
+            sent = true;
+            // Once the thread is printed (and the command listens), someone writes with terminal escapes.
+            setTimeout(
+              () =>
+                emu.control.inbound('agent-connected', {
+                  from: '15550101111',
+                  text: 'hi \u001b]0;owned\u0007\u001b[2Jthere',
+                }),
+              200,
+            );
+          }
+          if (all.includes('there')) stop.abort();
         },
-        until: (lines) => lines.length >= 3,
-      },
-    );
-    expect(run.errors).toEqual([]);
-    expect(
-      run
-        .json()
-        .map((m) => m.text)
-        .sort(),
-    ).toEqual(['before', 'sent later', 'stored later']);
-    expect(await readFile(join(data, 'messages', 'sent.jsonl'), 'utf8')).toContain('sent later');
+      });
+      expect(run.code, run.stderr).toBe(0);
+      const line = run.stdout.split('\n').find((l) => l.includes('there'))!;
+      expect(line).toContain('← hi \\x1b]0;owned\\x07\\x1b[2Jthere');
+      // eslint-disable-next-line no-control-regex
+      expect(run.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+      // A name with a terminal escape is refused, as a team label is.
+      const named = await client
+        .request('messages.setName', { phone: '15550101111', name: 'Eve\u001b[2J' })
+        .catch((e: Error) => e);
+      expect(named).toBeInstanceOf(Error);
+      await client.close();
+    } finally {
+      await hosted.close();
+    }
   });
 });
 

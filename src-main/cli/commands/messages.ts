@@ -248,7 +248,7 @@ async function follow(
   const wanted = (m: MessageDTO) =>
     (s.teamId === undefined || m.teamId === s.teamId) &&
     (s.agentId === undefined || m.agentId === s.agentId) &&
-    (contact === undefined || m.contact === contact);
+    (contact === undefined || phoneArg(m.contact) === contact);
   client.on('messages.new', ({ message }) => {
     if (!wanted(message)) return;
     if (out.json) out.event({ ...message });
