@@ -26,10 +26,38 @@ const HEADER = `# Command line
 \`npm run build\` first. In a checkout, \`npm run cli -- <command> …\` runs the TypeScript source instead, and so does the
 bin with \`CHANNEL_COMPANION_FROM_SOURCE=1\` (it needs the dev dependencies). Every command takes \`-h, --help\`.
 
+## How a command finds the companion
+
+One running companion owns a data folder (\`--data-dir\`, else \`<config dir>/data\`): the desktop app, \`serve\`, or
+\`up\` (headless). It takes \`<data dir>/companion.lock\` and serves the same contract the screens use on
+\`<data dir>/companion.sock\` (mode 0600, in a 0700 folder; a named pipe on Windows). A command that works on saved
+teams or the data folder — \`listen\`, \`trigger\`, \`deliveries\`, \`messages\`, \`monitor\`, \`webhook\`, \`team\`,
+\`agent\`, and \`status\`/\`send\`/\`pair\` with \`--team\` — looks there first:
+
+- **a companion runs**: the command is its client. It asks the companion what the screens ask and prints its answers:
+  the same ids, verdicts, incidents and lengths. \`listen --forward-to\` adds its own target for as long as it runs
+  (every delivery once per listener, in per-agent order; several may attach); \`monitor\` prints the companion's own
+  incidents (its poll interval, metrics and Alertmanager are the companion's settings, so nothing polls or pages
+  twice).
+- **none runs**: the command starts the same companion in its own process for its duration (and serves the socket
+  meanwhile, so a second command attaches to it), then stops it. Where that makes no sense it says how to start one.
+- **a second companion** (\`up\`, \`serve\`, the desktop app) on a folder that has one does not start: it names the
+  process that owns the folder ("is owned by channel-companion serve (process 1234, since 10:02 AM)").
+
+Commands given everything ad hoc (\`--base-url\` with the key in the environment, \`listen --secret-env\`) touch no
+saved team and run on their own.
+
 ## Output and exit codes
 
 Output is for people by default; \`--json\` prints one JSON object per line on stdout. Errors go to stderr. Human
 output never ends in internal codes; \`--json\` keeps them in its \`error\` object.
+
+\`--json\` is the stable format for scripts: every object a command prints from the companion is the contract's DTO
+itself, with its field names and ids (\`event\`, \`messageType\`, \`forwardStatus\`, \`verdict\` of a delivery;
+\`openedAt\`, \`endedAt\`, \`durationMs\` of an incident). A stream (\`listen\`, \`monitor\`) prints one line per
+happening, \`{"event":"delivery","delivery":{…}}\`, \`{"event":"alert","alert":{…}}\`, so the DTO's own fields never
+clash with the line's. Text that others wrote (messages, names, paths) is printed with control and text-direction
+characters shown as escapes (\`\\x1b\`), in human output and never changed in \`--json\`.
 
 | code | meaning |
 |---|---|

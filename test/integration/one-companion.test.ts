@@ -96,7 +96,7 @@ describe('one companion per data folder', () => {
     expect((await stat(ready.socket)).mode & 0o777).toBe(0o600);
     const second = await cli(['up', '--json']);
     expect(second.code).toBe(1);
-    expect(second.stderr).toContain(`is owned by \`serve\` (process ${ready.pid}`);
+    expect(second.stderr).toContain(`is owned by channel-companion serve (process ${ready.pid}`);
   });
 
   it('listen --forward-to attaches to the running receiver: each delivery printed with the contract id and forwarded once', async () => {

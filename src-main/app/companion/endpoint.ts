@@ -98,7 +98,8 @@ export async function readCompanionOwner(dataDir: string): Promise<CompanionOwne
 
 /** "serve (process 1234, since 10:02)" */
 export function ownerWords(o: Pick<CompanionOwner, 'pid' | 'shell' | 'since'>): string {
-  const what = o.shell === 'desktop' ? 'the desktop app' : o.shell === 'command' ? 'a command' : `\`${o.shell}\``;
+  const what =
+    o.shell === 'desktop' ? 'the desktop app' : o.shell === 'command' ? 'a command' : `channel-companion ${o.shell}`;
   const since = new Date(o.since).toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit' });
   return `${what} (process ${o.pid}, since ${since})`;
 }
