@@ -38,7 +38,8 @@ function restrict({ paths = [], patterns = [] } = {}) {
  * src-shared/limits (a label's longest length), src-shared/url (URL and loopback rules),
  * src-shared/vocabulary (the product's words for verdicts, health and service errors),
  * src-shared/duration (durations in words), src-shared/message-words (a message in one line) and
- * src-shared/words (what people read: health, verdicts, severity, incident lengths).
+ * src-shared/words (what people read: health, verdicts, severity, incident lengths) and
+ * src-shared/terminal-text (which characters a name may not hold).
  */
 const CORE = {
   group: [
@@ -50,6 +51,7 @@ const CORE = {
     '!../**/src-shared/duration',
     '!../**/src-shared/message-words',
     '!../**/src-shared/words',
+    '!../**/src-shared/terminal-text',
   ],
   message: 'src-main/core imports nothing above it: not app/, cli/, host/, electron/, emulator/ nor the contract.',
 };
