@@ -12,7 +12,9 @@ const config: Configuration = {
   files: ['out/**/*', '!out/**/*.map', 'package.json'],
   extraResources: [{ from: 'build/tray', to: 'tray', filter: ['*.png'] }],
   asar: true,
-  // @napi-rs/keyring and @ngrok/ngrok ship prebuilt N-API binaries (ABI-stable across Node and Electron): nothing to rebuild.
+  // libsql's native binding (the message database) is loaded from a real file, not from inside the asar.
+  asarUnpack: ['**/node_modules/@libsql/*/*.node'],
+  // @napi-rs/keyring, @ngrok/ngrok and libsql ship prebuilt N-API binaries (ABI-stable across Node and Electron): nothing to rebuild.
   npmRebuild: false,
   afterPack: flipElectronFuses,
   linux: {

@@ -13,14 +13,17 @@ export function phoneDigits(query: string): string | null {
   return digits.length >= 3 ? digits : null;
 }
 
-/** A full-text query: every word as a quoted prefix (so no word is taken for an operator), or null. */
-export function ftsQuery(query: string): string | null {
+/**
+ * A full-text query: every word quoted (so no word is taken for an operator), as a prefix when
+ * `prefix` (a word being typed), else whole; null when there is no word.
+ */
+export function ftsQuery(query: string, prefix: boolean): string | null {
   const words = query
     .split(/\s+/)
     .map((w) => w.replace(/"/g, ''))
     .filter((w) => /[\p{L}\p{N}]/u.test(w));
   if (words.length === 0) return null;
-  return words.map((w) => `"${w}"*`).join(' ');
+  return words.map((w) => `"${w}"${prefix ? '*' : ''}`).join(' ');
 }
 
 /** Marks the full-text index puts around a match (private-use characters, never in a message we show). */

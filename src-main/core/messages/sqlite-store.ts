@@ -245,43 +245,46 @@ export class SqliteMessageStore implements MessageStore {
   add(msgs: ReadonlyArray<{ message: Message; wins: boolean }>, cutoff: number): Promise<Added[]> {
     if (msgs.length === 0) return Promise.resolve([]);
     return this.write(() => {
+      // Most batches meet no deleted key: the look-up is made only when there are some.
+      const anyForgotten = !!this.db.prepare('SELECT 1 FROM forgotten LIMIT 1').get();
       const forgotten = this.db.prepare('SELECT 1 FROM forgotten WHERE agent_id = ? AND key = ?');
       const existing = this.db.prepare('SELECT seq, send_id FROM messages WHERE agent_id = ? AND key = ?');
       const insert = this.db.prepare(
-        `INSERT INTO messages (${COLUMNS.slice('seq, '.length)}) VALUES (${new Array(22).fill('?').join(', ')})`,
+        `INSERT INTO messages (${COLUMNS.slice('seq, '.length)}) VALUES (${new Array(22).fill('?').join(', ')}) ` +
+          'ON CONFLICT (agent_id, key) DO NOTHING',
       );
       const conv = this.db.prepare(
         'INSERT INTO conversations (agent_id, contact, last_seq, read_seq, count, unread) VALUES (?, ?, ?, 0, 1, ?) ' +
           'ON CONFLICT (agent_id, contact) DO UPDATE SET last_seq = excluded.last_seq, count = conversations.count + 1, ' +
-          'unread = conversations.unread + excluded.unread',
+          'unread = conversations.unread + excluded.unread RETURNING unread',
       );
       const unreadOf = this.db.prepare('SELECT unread FROM conversations WHERE agent_id = ? AND contact = ?');
       const out: Added[] = [];
       for (const { message: m, wins } of msgs) {
         if (m.at < cutoff) continue;
-        if (forgotten.get(m.agentId, m.key)) continue;
-        const had = existing.get(m.agentId, m.key) as Row | undefined;
-        if (had) {
-          // The phone's echo of our own send: the send's record (with its status) takes its place.
-          if (!wins || had.send_id !== null) continue;
-          const seq = num(had.seq);
-          const cols = COLUMNS.split(', ').slice(1);
-          const vals = valuesOf(m);
-          const keep = new Set(['agent_id', 'contact', 'key', 'received_at']);
-          const set = cols.filter((c) => !keep.has(c));
-          this.db
-            .prepare(`UPDATE messages SET ${set.map((c) => `${c} = ?`).join(', ')} WHERE seq = ?`)
-            .run(...cols.flatMap((c, i) => (keep.has(c) ? [] : [vals[i]])), seq);
-          const row = this.db.prepare(`SELECT ${COLUMNS} FROM messages WHERE seq = ?`).get(seq) as Row;
-          const msg = messageOf(row);
-          const u = unreadOf.get(msg.agentId, msg.contact) as Row | undefined;
-          out.push({ message: msg, unread: u ? num(u.unread) : 0 });
+        if (anyForgotten && forgotten.get(m.agentId, m.key)) continue;
+        const r = insert.run(...valuesOf(m));
+        if (r.changes === 1) {
+          const seq = num(r.lastInsertRowid);
+          const u = conv.get(m.agentId, m.contact, seq, m.direction === 'in' ? 1 : 0) as Row;
+          out.push({ message: { ...m, seq }, unread: num(u.unread) });
           continue;
         }
-        const seq = num(insert.run(...valuesOf(m)).lastInsertRowid);
-        conv.run(m.agentId, m.contact, seq, m.direction === 'in' ? 1 : 0);
-        const u = unreadOf.get(m.agentId, m.contact) as Row;
-        out.push({ message: { ...m, seq }, unread: num(u.unread) });
+        const had = existing.get(m.agentId, m.key) as Row | undefined;
+        // The phone's echo of our own send: the send's record (with its status) takes its place.
+        if (!had || !wins || had.send_id !== null) continue;
+        const seq = num(had.seq);
+        const cols = COLUMNS.split(', ').slice(1);
+        const vals = valuesOf(m);
+        const keep = new Set(['agent_id', 'contact', 'key', 'received_at']);
+        const set = cols.filter((c) => !keep.has(c));
+        this.db
+          .prepare(`UPDATE messages SET ${set.map((c) => `${c} = ?`).join(', ')} WHERE seq = ?`)
+          .run(...cols.flatMap((c, i) => (keep.has(c) ? [] : [vals[i]])), seq);
+        const row = this.db.prepare(`SELECT ${COLUMNS} FROM messages WHERE seq = ?`).get(seq) as Row;
+        const msg = messageOf(row);
+        const u = unreadOf.get(msg.agentId, msg.contact) as Row | undefined;
+        out.push({ message: msg, unread: u ? num(u.unread) : 0 });
       }
       return out;
     });
@@ -336,7 +339,7 @@ export class SqliteMessageStore implements MessageStore {
       }
       match.push("lower(n.name) LIKE ? ESCAPE '\\'");
       args.push(`%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-      const fts = ftsQuery(search);
+      const fts = ftsQuery(search, true);
       if (fts !== null) {
         match.push(
           '(c.agent_id, c.contact) IN (SELECT agent_id, contact FROM messages WHERE seq IN ' +
@@ -522,8 +525,11 @@ export class SqliteMessageStore implements MessageStore {
           "unread = (SELECT count(*) FROM messages m WHERE m.agent_id = conversations.agent_id AND m.contact = conversations.contact AND m.direction = 'in' AND m.seq > conversations.read_seq) " +
           'WHERE agent_id = ? AND contact = ?',
       );
-      for (const c of out.conversations) recount.run(c.agentId, c.contact);
-      this.db.prepare('DELETE FROM conversations WHERE count = 0').run();
+      const empty = this.db.prepare('DELETE FROM conversations WHERE agent_id = ? AND contact = ? AND count = 0');
+      for (const c of out.conversations) {
+        recount.run(c.agentId, c.contact);
+        empty.run(c.agentId, c.contact);
+      }
       return out;
     }).then((out) => {
       if (out.count > 0) this.wipe();
@@ -548,8 +554,10 @@ export class SqliteMessageStore implements MessageStore {
       const text = q.text.trim();
       if (text === '') return { messages, contacts };
       const f = this.agentFilter(q.agentIds, 'm.agent_id');
-      const fts = ftsQuery(text);
-      if (fts !== null) {
+      const seen = new Set<number>();
+      // Whole words first (read lazily, newest first); prefixes only when those do not fill the page.
+      for (const fts of [ftsQuery(text, false), ftsQuery(text, true)]) {
+        if (fts === null || messages.length >= q.limit) continue;
         const rows = this.db
           .prepare(
             `SELECT highlight(messages_fts, 0, '${HIT_OPEN}', '${HIT_CLOSE}') AS h_text, ` +
@@ -560,6 +568,8 @@ export class SqliteMessageStore implements MessageStore {
           .all(fts, ...f.args, q.limit) as Row[];
         for (const r of rows) {
           const message = messageOf(r);
+          if (seen.has(message.seq) || messages.length >= q.limit) continue;
+          seen.add(message.seq);
           const inText = rangesOfMarked(String(r.h_text ?? ''), message.text) ?? [];
           if (inText.length > 0 || message.media?.filename === undefined)
             messages.push({ message, field: 'text', ranges: inText });
@@ -571,6 +581,7 @@ export class SqliteMessageStore implements MessageStore {
             });
         }
       }
+      messages.sort((a, b) => b.message.seq - a.message.seq);
       const digits = phoneDigits(text);
       const cf = this.agentFilter(q.agentIds, 'c.agent_id');
       if (digits !== null) {
