@@ -725,6 +725,7 @@ export interface MessageDTO {
   clientRef?: string;
   /** Inbound: the tunnel delivery it came in (media is fetched through it). */
   deliveryId?: string;
+  /** Inbound: simulated on this machine, or a replay of a stored delivery: never from WhatsApp. */
   simulated?: boolean;
 }
 
@@ -738,6 +739,8 @@ export interface MessageContactDTO {
   last: MessageDTO;
   unread: number;
   count: number;
+  /** Every message of it is simulated or replayed (never from WhatsApp): shown marked, never replied to. */
+  simulated?: boolean;
 }
 
 /**
@@ -834,6 +837,8 @@ export interface MessageThreadDTO {
   /** Older messages exist (ask again with before = the first one's at). */
   more: boolean;
   name?: string;
+  /** Every message of the conversation is simulated or replayed: there is no one to reply to (messages.send refuses). */
+  simulated?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import type {
   MessageContactDTO,
   MessageDTO,
   MessageSearchDTO,
+  MessageThreadDTO,
 } from '../../../src-shared/contract';
 import { AppError, serviceKind } from '../errors';
 import type { Implementations } from '../handlers';
@@ -105,6 +106,8 @@ const GAP_WORDS: Record<InboxGap, string> = {
 
 /** Sends listed by messages.sent when no limit is asked for (the console's table). */
 const SENT_LIMIT = 200;
+/** Messages read at a time to tell whether a conversation is simulated through and through. */
+const SIMULATED_PAGE = 500;
 /** Hits of each kind messages.search answers when no limit is asked for. */
 const SEARCH_LIMIT = 50;
 
@@ -153,6 +156,24 @@ export function messageRequests(s: Scope, send: SendThrough, media: MediaFiles):
       out.push({ teamId: '', agentId: q.agentId });
     return out;
   };
+  /**
+   * Whether a conversation holds messages and every one of them is simulated (made up on this
+   * machine, or a replay of a stored delivery): it never came from WhatsApp, so no one is there to
+   * reply to. Read a page at a time, stopping at the first message that is not simulated.
+   */
+  const simulatedOnly = async (agentId: string, contact: string): Promise<boolean> => {
+    let beforeSeq: number | undefined;
+    for (let any = false; ;) {
+      const t = await c.messages.thread(agentId, contact, {
+        limit: SIMULATED_PAGE,
+        ...(beforeSeq !== undefined ? { beforeSeq } : {}),
+      });
+      if (t.messages.some((m) => !m.simulated)) return false;
+      any ||= t.messages.length > 0;
+      if (!t.more || t.messages.length === 0) return any;
+      beforeSeq = t.messages[0]!.seq;
+    }
+  };
   const gapOf = (teamId: string, agentId: string): InboxGap | null => {
     if (c.tunnelProblem() !== null) return 'receiver-elsewhere';
     if (c.publicUrlOf(teamId, agentId) === null) return 'not-registered';
@@ -181,8 +202,16 @@ export function messageRequests(s: Scope, send: SendThrough, media: MediaFiles):
           reason: gap === null ? null : GAP_WORDS[gap],
         };
       });
+      const listed = await Promise.all(
+        contacts.map(async (x) => {
+          const dto = dtos.contact(x);
+          // Only a conversation whose latest message is simulated can be simulated through and through.
+          if (x.last.simulated && (await guarded(() => simulatedOnly(x.agentId, x.contact)))) dto.simulated = true;
+          return dto;
+        }),
+      );
       return {
-        contacts: contacts.map(dtos.contact),
+        contacts: listed,
         agents: agentDTOs,
         unread: [...unreadOf.values()].reduce((n, x) => n + x, 0),
         retentionDays: c.messages.retentionDays(),
@@ -199,9 +228,12 @@ export function messageRequests(s: Scope, send: SendThrough, media: MediaFiles):
         }),
       );
       const name = c.messages.name(contact);
-      return name !== undefined
-        ? { messages: t.messages.map(dtos.message), more: t.more, name }
-        : { messages: t.messages.map(dtos.message), more: t.more };
+      const out: MessageThreadDTO = { messages: t.messages.map(dtos.message), more: t.more };
+      if (name !== undefined) out.name = name;
+      if (t.messages.length > 0 && t.messages.every((m) => m.simulated)) {
+        if (!t.more || (await guarded(() => simulatedOnly(agentId, contact)))) out.simulated = true;
+      }
+      return out;
     },
     'messages.markRead': async ({ teamId, agentId, phone, upToSeq }) => {
       s.requireTeam(teamId);
@@ -227,6 +259,12 @@ export function messageRequests(s: Scope, send: SendThrough, media: MediaFiles):
       return { retentionDays: c.messages.retentionDays() };
     },
     'messages.send': async (ask) => {
+      if (await guarded(() => simulatedOnly(ask.agentId, normalizeRecipient(ask.to))))
+        throw new AppError(
+          'invalid-request',
+          'SIMULATED_CONVERSATION',
+          `The conversation with ${shownContact(normalizeRecipient(ask.to))} holds only simulated or replayed deliveries (made up on this machine, never from WhatsApp): there is no one to reply to, and nothing was sent.`,
+        );
       const r = await send('messages', ask);
       return { status: r.status, messageId: r.messageId, to: r.to };
     },

@@ -18,12 +18,14 @@
 // 503 with Retry-After so the service tries again. At most MAX_HELD deliveries and MAX_HELD_BYTES of
 // their bodies are held at once: beyond that, 503 with Retry-After at once.
 // Credential headers a delivery carries (Authorization, Cookie, …) are stored redacted (headers.ts).
+// A delivery carrying the tunnel's replay header (a replay of a stored delivery that reached a
+// receiver) is stored marked simulated, like one simulated here.
 import { ChurnMap } from '../churn';
 import type { Clock } from '../ports';
 import type { EventLog } from './log';
 import type { IdGenerator } from './ids';
 import type { RegistrationsInFlight } from './in-flight';
-import { redactHeaders } from './headers';
+import { headerOf, redactHeaders, REPLAY_HEADER } from './headers';
 import { digestOf, type Answer, type RefusalInput } from './receiver';
 import type { SecretCache } from './secret-cache';
 import type { SeenIndex } from './seen';
@@ -191,7 +193,9 @@ export class Ingest {
       summary,
       forward: verdict.ok && this.o.hasTarget(input.agentId),
     };
-    if (input.simulated) delivery.simulated = true;
+    // Made up here, or a replay of a stored delivery (a tunnel's replay sent it, its header says
+    // so): never from the service, so never a conversation to reply to.
+    if (input.simulated || headerOf(input.headers, REPLAY_HEADER) !== undefined) delivery.simulated = true;
     const appended = this.o.log.appendDelivery(delivery, verdict.ok ? key : null);
     let storing: ChurnMap<string, Promise<void>> | undefined;
     if (verdict.ok) {

@@ -25,6 +25,8 @@ interface Thread {
   messages: MessageDTO[];
   more: boolean;
   name?: string;
+  /** Every message of the conversation was simulated or replayed (when it was loaded): no reply. */
+  simulated?: boolean;
   loaded: boolean;
   error: ErrorDTO | null;
 }
@@ -114,6 +116,7 @@ export const messagesSlice: Slice<MessagesSlice> = ({ set, get, api, env }) => {
       if (!r.ok) return patchThread(key, { loaded: true, error: r.error });
       const t: Thread = { messages: r.value.messages, more: r.value.more, loaded: true, error: null };
       if (r.value.name !== undefined) t.name = r.value.name;
+      if (r.value.simulated) t.simulated = true;
       set((s) => ({ threads: { ...s.threads, [key]: t } }));
     },
     loadOlder: async (teamId, agentId, contact) => {

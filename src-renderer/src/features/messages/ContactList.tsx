@@ -1,5 +1,6 @@
 // The inbox pane's pieces: the agent picker and a contact row (name, unread count but on the open
-// conversation, time, the last message's first line, and the agent when all agents are shown).
+// conversation, time, the last message's first line, and the agent when all agents are shown); a
+// conversation of simulated or replayed deliveries only is marked so.
 import type { AgentDTO, MessageContactDTO } from '../../../../src-shared/contract';
 import { messagesHref } from '../../router/routes';
 import { agentKey } from '../../store/env';
@@ -30,7 +31,10 @@ export function ContactRow({ c, current, label }: { c: MessageContactDTO; curren
         href={messagesHref(c.teamId, c.agentId, c.contact)}
         aria-current={current ? 'true' : undefined}
       >
-        <span className="messages-contact-name">{c.name ?? c.contact}</span>
+        <span className="messages-contact-name">
+          {c.name ?? c.contact}
+          {c.simulated && <span className="badge badge-unknown messages-contact-simulated">Simulated</span>}
+        </span>
         {/* The conversation on screen is being read: no count flashes on it while a new message is marked read. */}
         {c.unread > 0 && !current && (
           <span className="count" aria-label={`${c.unread} unread`}>

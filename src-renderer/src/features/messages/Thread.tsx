@@ -1,6 +1,7 @@
 // The open thread: its title, the messages (windowed, newest at the bottom, day separators) and the
 // composer pinned below them. Opening the thread, and each message that arrives while it is open,
-// marks it read.
+// marks it read. A conversation of simulated (or replayed) deliveries only has no composer: it never
+// came from WhatsApp, so no one is there to reply to (messages.send refuses it as well).
 import { useCallback, useEffect } from 'react';
 import { errorText } from '../../components/errors';
 import { threadKey } from '../../store/messages';
@@ -25,6 +26,8 @@ export function Thread({ teamId, agentId, contact }: { teamId: string; agentId: 
   }, [markThreadRead, teamId, agentId, contact, newest]);
   const older = useCallback(() => loadOlder(teamId, agentId, contact), [loadOlder, teamId, agentId, contact]);
   const who = thread?.name ?? contact;
+  // A real message arriving while it is open makes it a conversation like any other.
+  const simulated = thread?.simulated === true && thread.messages.every((m) => m.simulated);
   return (
     <section className="messages-thread" aria-label={`Conversation with ${who}`}>
       <ThreadTitle teamId={teamId} agentId={agentId} contact={contact} name={thread?.name} />
@@ -33,7 +36,13 @@ export function Thread({ teamId, agentId, contact }: { teamId: string; agentId: 
       {count > 0 && (
         <ThreadList messages={thread!.messages} more={thread!.more} loadOlder={older} label={`Messages with ${who}`} />
       )}
-      <Composer teamId={teamId} agentId={agentId} contact={contact} />
+      {simulated ? (
+        <p className="messages-simulated-note muted" role="note">
+          Simulated on this machine (or replayed), not from WhatsApp: there is no one to reply to.
+        </p>
+      ) : (
+        <Composer teamId={teamId} agentId={agentId} contact={contact} />
+      )}
     </section>
   );
 }
