@@ -186,6 +186,15 @@ describe('messages', () => {
     expect(last.stdout).toContain('→ our answer');
   });
 
+  it('a simulated delivery: marked in the list and the thread', async () => {
+    const t = Date.now() - 60_000;
+    await store({ ...delivery('agent-connected', '15550100002', 'made up here', t), simulated: true });
+    const list = await runCli(['messages', '--agent', 'agent-connected'], saved());
+    expect(list.stdout).toMatch(/\+15550100002 .* 1 unread \(simulated\)/);
+    const thread = await runCli(['messages', '--agent', 'agent-connected', '--with', '+15550100002'], saved());
+    expect(thread.stdout).toContain('← made up here (simulated, not from WhatsApp)');
+  });
+
   it('duplicates appear once; other agents and refused deliveries are left out', async () => {
     const t = Date.now() - 60_000;
     const d = delivery('agent-connected', '15550101111', 'once', t);

@@ -70,11 +70,12 @@ function threadLine(m: MessageDTO, opts: { contact: boolean; agent: boolean }): 
   const who = m.direction === 'in' ? '←' : m.fromMe ? '→ (from the phone)' : '→';
   const status = m.status === 'failed' ? ` — Not sent: ${m.error ? errorLine(m.error) : 'no reason given.'}` : '';
   const where = [opts.agent ? m.agentId : null, opts.contact ? shown(m.contact) : null].filter(Boolean).join(' ');
-  return `${time(m.at)}  ${where ? `${where}  ` : ''}${who} ${terminalSafe(messageLine(m))}${status}`;
+  const simulated = m.simulated ? ' (simulated, not from WhatsApp)' : '';
+  return `${time(m.at)}  ${where ? `${where}  ` : ''}${who} ${terminalSafe(messageLine(m))}${status}${simulated}`;
 }
 
 function contactLine(c: MessageContactDTO, showAgent: boolean): string {
-  const unread = c.unread > 0 ? `${c.unread} unread` : 'read';
+  const unread = `${c.unread > 0 ? `${c.unread} unread` : 'read'}${c.simulated ? ' (simulated)' : ''}`;
   const name = terminalSafe(c.name ?? '');
   return `${shown(c.contact).padEnd(16)} ${name.padEnd(16)} ${unread.padEnd(9)} ${time(c.lastAt)}  ${showAgent ? `${c.agentId}  ` : ''}${c.last.direction === 'out' ? 'You: ' : ''}${terminalSafe(messageLine(c.last))}`;
 }

@@ -5,10 +5,10 @@
 // schema are skipped on read, never fatal. Deleting and retention rewrite the file (a temporary file
 // renamed over it), so deleted text really leaves it.
 import { randomUUID } from 'node:crypto';
-import { appendFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { readJsonLinesFrom, rewriteJsonLines } from '../jsonl';
+import { appendJsonLines, readJsonLinesFrom, rewriteJsonLines } from '../jsonl';
 import { ensurePrivateDir } from '../tunnel/private-files';
 import { serial } from '../serial';
 
@@ -87,7 +87,8 @@ export class SendLog {
     const full: SendRecord = { id: randomUUID(), ...rec };
     return this.inTurn(async () => {
       await ensurePrivateDir(this.dir);
-      await appendFile(this.file, `${JSON.stringify(full)}\n`, { mode: 0o600, flag: 'a' });
+      // 0600 also when the file was made earlier with a looser mode (core/jsonl.ts).
+      await appendJsonLines(this.file, [full]);
       return full;
     });
   }

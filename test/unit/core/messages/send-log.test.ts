@@ -1,7 +1,7 @@
 // The send log: one JSON line per send, private files, a torn last line skipped, rewrites that
 // really remove the text; and sendAndRecord: the one path of a send, recording sent and failed
 // sends (never an aborted one) without ever failing a send that went out.
-import { appendFile, mkdtemp, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
+import { appendFile, chmod, mkdtemp, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -46,6 +46,16 @@ describe('SendLog', () => {
       expect((await stat(log.dir)).mode & 0o777).toBe(0o700);
       expect((await stat(log.file)).mode & 0o777).toBe(0o600);
     }
+  });
+
+  it('a file made earlier with a looser mode (0644) is 0600 once appended to', async () => {
+    const log = new SendLog(dir);
+    await mkdir(log.dir, { recursive: true, mode: 0o700 });
+    await writeFile(log.file, '', { mode: 0o644 });
+    await chmod(log.file, 0o644);
+    await log.append({ ...base, at: 1 });
+    expect((await stat(log.file)).mode & 0o777).toBe(0o600);
+    expect(await log.read()).toHaveLength(1);
   });
 
   it('skips a torn last line and a line that does not fit, and reads the next whole line once it is there', async () => {
