@@ -119,7 +119,12 @@ export class RegistrationHistory {
     let why: string;
     try {
       const parsed = fileSchema.safeParse(JSON.parse(text));
-      if (parsed.success) return { all: parsed.data.registrations, problem: null };
+      // Entries an older version kept with their query or a token in their path are shown redacted too.
+      if (parsed.success)
+        return {
+          all: parsed.data.registrations.map((r) => ({ ...r, url: shownWebhookUrl(r.url, r.agentId) })),
+          problem: null,
+        };
       const issue = parsed.error.issues[0];
       why = `not a registration history (${issue ? `${issue.path.join('.') || 'the file'}: ${issue.message}` : 'invalid'})`;
     } catch {

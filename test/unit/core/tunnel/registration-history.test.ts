@@ -111,6 +111,25 @@ describe('RegistrationHistory', () => {
     for (const secret of ['pw', 'SECRET', 'tok_5f1c', 'frag']) expect(text).not.toContain(secret);
   });
 
+  it('an entry an older version kept with its query is read redacted, and written back so at the next change', async () => {
+    const { dir, h } = await store();
+    const file = join(dir, REGISTRATION_HISTORY_FILE);
+    const old = { teamId: 't1', agentId: 'a1', at: 1, source: 'webhook set', target: 'other' };
+    await writeFile(
+      file,
+      JSON.stringify({ version: 1, registrations: [{ ...old, url: 'https://app.example/in?token=SECRET' }] }),
+    );
+    expect((await h.list('t1', 'a1')).entries[0]!.url).toBe('https://app.example/in?token=…');
+    await h.append({
+      teamId: 't1',
+      agentId: 'a1',
+      url: 'https://two.example/in',
+      source: 'webhook set',
+      target: 'other',
+    });
+    expect(await readFile(file, 'utf8')).not.toContain('SECRET');
+  });
+
   it(`keeps the last ${MAX_REGISTRATIONS_PER_AGENT} registrations of an agent`, async () => {
     const { h } = await store();
     for (let i = 0; i < MAX_REGISTRATIONS_PER_AGENT + 3; i++)
