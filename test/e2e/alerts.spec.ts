@@ -213,12 +213,17 @@ test.describe('alerts screen', () => {
     const download = await downloading;
     expect(download.suggestedFilename()).toMatch(/^incident-history-.*\.csv$/);
     const csv = (await readFile(await download.path(), 'utf8')).split('\r\n');
-    expect(csv[0]).toBe('team label,agent id,agent label,kind,opened at,resolved at,duration seconds,title');
+    expect(csv[0]).toBe('team label,agent id,agent label,kind,opened at,ended at,duration seconds,title');
     expect(csv[1]).toMatch(
       new RegExp(
         `^[^,]+,${AGENTS.unlinked},${LABELS.unlinked},needs-scan,\\d{4}-\\d\\d-\\d\\dT[^,]+Z,\\d{4}-[^,]+Z,\\d+,`,
       ),
     );
+    // The CSV's length is the one the row says.
+    const seconds = Number(csv[1]!.split(',')[6]);
+    const words =
+      seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min${seconds % 60 ? ` ${seconds % 60} s` : ''}`;
+    await expect(row).toContainText(`resolved after ${words}`);
     expect(csv.slice(2)).toEqual(['']);
 
     // Still there after a reload: the main side keeps the history.
