@@ -55,6 +55,20 @@ export async function agentOfTeam(
   );
 }
 
+/** A --team command's saved team and agent (--agent by id or label, or the team's only agent). */
+export async function teamAgentOf(
+  client: ContractClient,
+  f: { team: string; agent?: string | undefined },
+): Promise<{ teamId: string; label: string; agentId: string }> {
+  const team = await teamNamed(client, f.team);
+  return { teamId: team.teamId, label: team.label, agentId: (await agentOfTeam(client, team, f.agent)).agentId };
+}
+
+/** The --team flag when one is given (a command then asks the companion), else undefined (--base-url and a key). */
+export function teamFlag(opts: Record<string, unknown>): string | undefined {
+  return typeof opts.team === 'string' && opts.team.trim() !== '' ? opts.team : undefined;
+}
+
 /** ms epoch → ISO time, as the command line prints times. */
 export function isoTime(ms: number): string {
   return new Date(ms).toISOString();

@@ -107,7 +107,7 @@ describe('webhook set / history / restore / secret', () => {
     const r = await runCli(['webhook', 'history', '--team', 'Demo', '--json'], base());
     expect(r.code).toBe(0);
     const [h] = r.json();
-    expect((h!.registrations as Array<{ url: string; source: string }>).map((e) => [e.url, e.source])).toEqual([
+    expect((h!.entries as Array<{ url: string; source: string }>).map((e) => [e.url, e.source])).toEqual([
       [`${sink.url}/two`, 'webhook set'],
       [`${sink.url}/one`, 'webhook set'],
     ]);
@@ -123,7 +123,7 @@ describe('webhook set / history / restore / secret', () => {
     expect(r.stdout).toContain('rejects deliveries until it is given the new secret');
     expect(r.stdout).toContain('webhook secret --team Demo --agent agent-connected --reveal');
     const h = (await runCli(['webhook', 'history', '--team', 'Demo', '--json'], base())).json()[0]!;
-    expect((h.registrations as Array<{ source: string }>)[0]!.source).toBe('webhook restore');
+    expect((h.entries as Array<{ source: string }>)[0]!.source).toBe('webhook restore');
   });
 
   it('a history file that is not one: set aside with a warning, the command goes on', async () => {
@@ -135,7 +135,7 @@ describe('webhook set / history / restore / secret', () => {
     expect(r.stderr).toMatch(
       /was not valid JSON; it was set aside as webhook-registrations\.json\.unreadable-\d+ and a new one started/,
     );
-    expect(r.json()[0]!.registrations).toEqual([]);
+    expect(r.json()[0]!.entries).toEqual([]);
     const restore = await runCli(['webhook', 'restore', '--team', 'Demo', '--yes'], base());
     expect(restore.code).toBe(1);
     expect(restore.stderr).toContain("no previous URL of agent-connected in this install's history");

@@ -104,9 +104,9 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
 
   const { send, ...service } = serviceRequests({
     clientFor: async (teamId) => c.clientFor(s.requireTeam(teamId).id),
-    registerWebhook: async (teamId, agentId, publicUrl) => {
+    registerWebhook: async (teamId, agentId, publicUrl, source) => {
       const team = s.requireTeam(teamId);
-      const registered = await c.registerWebhook(team.id, agentId, publicUrl);
+      const registered = await c.registerWebhook(team.id, agentId, publicUrl, source);
       tunnel.secretKept(team.id, agentId);
       return registered;
     },

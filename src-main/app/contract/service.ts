@@ -23,7 +23,7 @@ export interface ServiceDeps {
   /** The client of a team; not-found when the team is unknown. */
   clientFor(teamId: string): Promise<TeamClient>;
   /** Registers the webhook and keeps its signing secret in the main process (never handed back). */
-  registerWebhook(teamId: string, agentId: string, publicUrl: string): Promise<WebhookRegistration>;
+  registerWebhook(teamId: string, agentId: string, publicUrl: string, source?: string): Promise<WebhookRegistration>;
   publish: Publish;
   /** Session reads: the pairing's clock, and the monitor told at once what they show. */
   pairing: PairingReads;
@@ -169,8 +169,8 @@ export function serviceRequests({
         const s = await client.updateSettings(agentId, patch);
         return { groups: s.groups, readReceipts: s.readReceipts, deliveryReceipts: s.deliveryReceipts };
       }),
-    'webhook.register': async ({ teamId, agentId, publicUrl }) => {
-      const r = await registerWebhook(teamId, agentId, publicUrl);
+    'webhook.register': async ({ teamId, agentId, publicUrl, source }) => {
+      const r = await registerWebhook(teamId, agentId, publicUrl, source);
       return { mode: r.mode, url: r.url };
     },
   };

@@ -49,9 +49,9 @@ export function webhookRequests(
         problem,
       };
     },
-    'webhook.restore': async ({ teamId, agentId }) => {
+    'webhook.restore': async ({ teamId, agentId, source }) => {
       const team = requireTeam(teamId);
-      const r = await c.restoreWebhook(team.id, agentId);
+      const r = await c.restoreWebhook(team.id, agentId, source);
       onRegistered(team.id, agentId);
       return { mode: r.mode, url: r.url, secretHint: r.secretHint, words: restoredWords(r.url) };
     },

@@ -1,12 +1,16 @@
 // `pair`: starts pairing, polls the session every second, shows the QR in the terminal (re-drawn
 // when it rotates), and waits until the number is connected, --timeout passes, or Ctrl-C.
 // Decisions come from needsScan/qr/connected, never from the state name (ASSUMPTION A-PAIRING).
+// With --team it asks the companion (pairing.start, pairing.session: the screens' pairing, its clock and the
+// monitor told at once); given by --base-url and a key from the environment, the service directly.
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { sleep } from '../../core/ports';
 import type { SessionStatus } from '../../core/api/types';
+import { COMPANION_DATA_DIR_HELP } from '../companion';
+import { teamAgentOf, teamFlag, withCompanion } from '../companion-run';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, Interrupted } from '../errors';
 import { EXIT } from '../exit-codes';
@@ -21,6 +25,13 @@ const flagsSchema = z.looseObject({
 });
 
 const DEFAULT_TIMEOUT_S = 180;
+
+/** Where the session is read and the pairing started: the companion, or the service directly. */
+interface Pairing {
+  agentId: string;
+  session(): Promise<Pick<SessionStatus, 'connected' | 'needsScan' | 'qr' | 'phone'>>;
+  start(): Promise<void>;
+}
 
 async function showQr(
   ctx: CliContext,
@@ -54,29 +65,49 @@ export function register(program: Command, ctx: CliContext): void {
   cmd
     .option('--timeout <seconds>', `give up after this long (default ${DEFAULT_TIMEOUT_S})`)
     .option('--qr-file <path>', 'also save the QR image (PNG) to this file, updated when it rotates')
+    .option('--data-dir <dir>', `with --team: the ${COMPANION_DATA_DIR_HELP}`)
     .option('--json', 'one JSON object per line on stdout (qr events, then the result)');
 
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(flagsSchema, opts);
+    const team = teamFlag(opts);
+    if (team !== undefined)
+      return withCompanion(ctx, out, opts, async (client) => {
+        const t = await teamAgentOf(client, { team, agent: typeof opts.agent === 'string' ? opts.agent : undefined });
+        const ids = { teamId: t.teamId, agentId: t.agentId };
+        return pair(out, f, {
+          agentId: t.agentId,
+          session: () => client.request('pairing.session', ids),
+          start: async () => void (await client.request('pairing.start', ids)),
+        });
+      });
     const target = await ctx.resolveTarget(opts);
     const client = ctx.client(target);
+    const call = { signal: ctx.signal };
+    return pair(out, f, {
+      agentId: target.agentId,
+      session: () => client.getSession(target.agentId, call),
+      start: async () => void (await client.startPairing(target.agentId, call)),
+    });
+  });
+
+  async function pair(out: Output, f: z.output<typeof flagsSchema>, p: Pairing): Promise<number> {
     const qrFile = f.qrFile ? resolve(ctx.io.cwd, f.qrFile) : undefined;
     const deadline = ctx.clock.now() + (f.timeout ?? DEFAULT_TIMEOUT_S) * 1000;
-    const call = { signal: ctx.signal };
 
-    const connected = (s: SessionStatus, already: boolean) => {
+    const connected = (s: Pick<SessionStatus, 'phone'>, already: boolean) => {
       out.result(
-        { agentId: target.agentId, status: 'connected', phone: s.phone, alreadyConnected: already },
+        { agentId: p.agentId, status: 'connected', phone: s.phone, alreadyConnected: already },
         `connected: +${s.phone ?? '?'}${already ? ' (already linked)' : ''}`,
       );
       return EXIT.ok;
     };
 
-    let status = await client.getSession(target.agentId, call);
+    let status = await p.session();
     if (status.connected) return connected(status, true);
     if (!status.needsScan)
       out.note('the number is still linked and reconnecting; no scan is needed — waiting for it to come back');
-    else await client.startPairing(target.agentId, call);
+    else await p.start();
 
     let lastQr: string | null = null;
     let rotation = 0;
@@ -92,7 +123,7 @@ export function register(program: Command, ctx: CliContext): void {
         }
       }
       first = false;
-      status = await client.getSession(target.agentId, call);
+      status = await p.session();
       if (status.connected) return connected(status, false);
       if (status.qr && status.qr !== lastQr) {
         lastQr = status.qr;
@@ -102,7 +133,7 @@ export function register(program: Command, ctx: CliContext): void {
         // The pairing window expired (back to unlinked): start a new one.
         out.note('the pairing code expired; requesting a new one');
         lastQr = null;
-        await client.startPairing(target.agentId, call);
+        await p.start();
       }
       if (ctx.clock.now() >= deadline) break;
     }
@@ -111,5 +142,5 @@ export function register(program: Command, ctx: CliContext): void {
       EXIT.failure,
       'PAIR_TIMEOUT',
     );
-  });
+  }
 }

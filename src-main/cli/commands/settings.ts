@@ -1,4 +1,6 @@
-// `settings`: switch groups, read receipts and delivery receipts; with no switch, shows them.
+// `settings`: switch groups, read receipts and delivery receipts; with no switch, shows them. These are the
+// service's switches of the agent's channel (not the app's settings). With --team it is the companion's
+// channel.updateSettings; given by --base-url and a key from the environment, the service directly.
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { ChannelSettings } from '../../core/api/types';
@@ -6,6 +8,8 @@ import { defineAction, type CliContext } from '../context';
 import { onOff, parseFlags } from '../flags';
 import { yesNo } from '../health';
 import { addTargetOptions } from '../target';
+import { COMPANION_DATA_DIR_HELP } from '../companion';
+import { teamAgentOf, teamFlag, withCompanion } from '../companion-run';
 
 const flagsSchema = z.looseObject({
   groups: onOff.optional(),
@@ -21,16 +25,29 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--groups <on|off>', 'receive group messages')
     .option('--read-receipts <on|off>', 'send read receipts')
     .option('--delivery-receipts <on|off>', 'send delivery receipts')
+    .option('--data-dir <dir>', `with --team: the ${COMPANION_DATA_DIR_HELP}`)
     .option('--json', 'one JSON object on stdout');
 
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(flagsSchema, opts);
-    const target = await ctx.resolveTarget(opts);
     const patch: Partial<ChannelSettings> = {};
     if (f.groups !== undefined) patch.groups = f.groups;
     if (f.readReceipts !== undefined) patch.readReceipts = f.readReceipts;
     if (f.deliveryReceipts !== undefined) patch.deliveryReceipts = f.deliveryReceipts;
-    const s = await ctx.client(target).updateSettings(target.agentId, patch, { signal: ctx.signal });
+    const team = teamFlag(opts);
+    const s: ChannelSettings =
+      team !== undefined
+        ? await withCompanion(ctx, out, opts, async (client) => {
+            const t = await teamAgentOf(client, {
+              team,
+              agent: typeof opts.agent === 'string' ? opts.agent : undefined,
+            });
+            return client.request('channel.updateSettings', { teamId: t.teamId, agentId: t.agentId, patch });
+          })
+        : await (async () => {
+            const target = await ctx.resolveTarget(opts);
+            return ctx.client(target).updateSettings(target.agentId, patch, { signal: ctx.signal });
+          })();
     if (s.unconfirmed)
       out.note('the service accepted the change but did not say what the switches are now; showing what was sent');
     out.result(

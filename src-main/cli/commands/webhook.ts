@@ -1,9 +1,13 @@
-// `webhook set|history|restore|secret`: the webhook inbound messages are delivered to.
-// - set: registers a URL (the app's registerAgentWebhook, as the app and `listen` do), after asking
-//   at the terminal (--yes skips; without a terminal it refuses unless --yes): the service keeps
-//   one URL per agent, so the one it had stops receiving, and a new signing secret is issued. The
-//   secret is stored in the keychain for a --team target, printed only with --show-secret, or
-//   written to --secret-file (mode 0600). Every registration is added to the history.
+// `webhook set|history|restore|secret`: the webhook inbound messages are delivered to. With --team they
+// are requests to the companion of the data folder (webhook.register, webhook.history, webhook.restore,
+// webhook.revealSecret: the Tunnel screen's), which keeps the signing secret in the keychain, records the
+// registration and holds the agent's early deliveries while it registers; with none running, one is started
+// for the command.
+// - set: registers a URL after asking at the terminal (--yes skips; without a terminal it refuses unless
+//   --yes): the service keeps one URL per agent, so the one it had stops receiving, and a new signing secret
+//   is issued, printed only with --show-secret or written to --secret-file (mode 0600). Given by --base-url
+//   and a key from the environment (no saved team), it registers directly (the app's registerAgentWebhook)
+//   and records the registration in the data folder's history.
 // - history: this install's registrations of the agent (URL, when, from which command or screen).
 // - restore: registers the previous URL of the history again; the app behind it needs the new secret.
 // - secret: the hint of the agent's stored signing secret; --reveal prints it, at a terminal only.
@@ -14,15 +18,16 @@ import { z } from 'zod';
 import { registerAgentWebhook, signingHint } from '../../app/usecases/webhooks';
 import {
   hasRedactedCredentials,
-  previousRegistration,
   REGISTRATION_SOURCES,
-  restoredWords,
   takeoverQuestion,
   when,
 } from '../../app/usecases/registration-status';
 import { REGISTERING_DIR, RegistrationsInFlight } from '../../core/tunnel/in-flight';
 import type { RegistrationHistory, RegistrationRecord } from '../../core/tunnel/registration-history';
-import { teamsOf, withTeams } from '../teams-context';
+import type { RegistrationEntryDTO } from '../../../src-shared/contract';
+import type { ContractClient } from '../../app/client';
+import { teamAgentOf, teamFlag, withCompanion } from '../companion-run';
+import { teamsOf } from '../teams-context';
 import { atTerminal, confirm } from '../confirm';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
@@ -31,7 +36,8 @@ import { httpUrlSchema } from '../../core/url';
 import { agentId, parseFlags } from '../flags';
 import type { Output } from '../output';
 import { addTargetOptions, type Target } from '../target';
-import { DATA_DIR_HELP, registrationHistory, tunnelDataDir } from '../tunnel-support';
+import { registrationHistory, tunnelDataDir } from '../tunnel-support';
+import { COMPANION_DATA_DIR_HELP } from '../companion';
 import { addConfigDirOption } from './team';
 
 const flagsSchema = z.looseObject({
@@ -55,10 +61,6 @@ const teamFlags = z.looseObject({
 const YES_HELP =
   'register without asking (needed without a terminal): the URL the agent had stops receiving, and a new signing secret is issued';
 
-function entryData(e: RegistrationRecord): Record<string, unknown> {
-  return { url: e.url, at: new Date(e.at).toISOString(), source: e.source, target: e.target };
-}
-
 /** Reads the history, warning (never failing) when it had to be set aside. */
 async function historyOf(
   out: Output,
@@ -76,17 +78,51 @@ async function historyOf(
   }
 }
 
-/** The saved team and agent of a --team command that needs no service call. */
-async function teamAgent(
-  ctx: CliContext,
-  f: z.output<typeof teamFlags>,
-): Promise<{ teamId: string; label: string; agentId: string }> {
-  const { team } = await teamsOf(ctx).team(f.team, f.configDir);
-  return { teamId: team.id, label: team.label, agentId: teamsOf(ctx).agentOf(team, f.agent) };
+/** The agent's registrations by this install, as the companion keeps them; a history set aside is a warning. */
+async function historyThrough(
+  client: ContractClient,
+  out: Output,
+  t: { teamId: string; agentId: string },
+): Promise<{ entries: RegistrationEntryDTO[]; previous: RegistrationEntryDTO | null }> {
+  const h = await client.request('webhook.history', { teamId: t.teamId, agentId: t.agentId });
+  if (h.problem) out.warn(h.problem);
+  return h;
+}
+
+/** A history entry as the registration words take it. */
+const asRecord = (t: { teamId: string; agentId: string }, e: RegistrationEntryDTO): RegistrationRecord => ({
+  ...e,
+  teamId: t.teamId,
+  agentId: t.agentId,
+});
+
+/** Saves the secret to --secret-file (0600); the registration stands whatever happens here. */
+async function saveSecretFile(ctx: CliContext, out: Output, file: string, secret: string): Promise<void> {
+  const path = resolve(ctx.io.cwd, file);
+  try {
+    await writeFile(path, `${secret}\n`, { mode: 0o600 });
+  } catch (e) {
+    throw new CliFailure(
+      `the webhook is set, but the secret could not be saved to ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
+      EXIT.failure,
+      'SECRET_FILE',
+    );
+  }
+  out.note(`signing secret saved to ${path}`);
+}
+
+/** A registration as `webhook set` prints it. */
+interface Registered {
+  mode: string;
+  url: string;
+  events?: string[];
+  updatedAt?: string;
+  secretHint: string;
+  secret: string;
 }
 
 /**
- * Registers url for the target's agent after asking (or --yes), keeping the secret in the keychain
+ * Registers url for the target's agent (given by --base-url and a key: no saved team) after asking (or --yes), keeping the secret in the keychain
  * (a --team target) or with `keepOther`, and recording it in the history. null when the person said no.
  */
 async function registerAsked(
@@ -102,15 +138,7 @@ async function registerAsked(
     source: string;
     keepOther?: (secret: string) => Promise<void>;
   },
-): Promise<{
-  mode: string;
-  url: string;
-  events?: string[];
-  updatedAt?: string;
-  secretHint: string;
-  secret: string;
-  teamId: string | null;
-} | null> {
+): Promise<Registered | null> {
   const team = teamsOf(ctx).teamOf(o.target);
   const teamId = team?.teamId ?? null;
   const agent = o.target.agentId;
@@ -137,7 +165,7 @@ async function registerAsked(
     },
   });
   if (historyProblem) out.warn(historyProblem);
-  return { ...cfg, secretHint, secret, teamId };
+  return { ...cfg, secretHint, secret };
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -154,34 +182,47 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--secret-file <path>', 'save the returned signing secret to this file (mode 0600)')
     .option('--show-secret', 'print the signing secret (it is otherwise shown only as a hint)')
     .option('--yes', YES_HELP)
-    .option('--data-dir <dir>', DATA_DIR_HELP)
+    .option('--data-dir <dir>', COMPANION_DATA_DIR_HELP)
     .option('--json', 'one JSON object on stdout');
 
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(flagsSchema, opts);
-    const target = await ctx.resolveTarget(opts);
-    const r = await registerAsked(ctx, out, {
-      target,
-      url: f.url,
-      yes: f.yes,
-      history: registrationHistory(ctx, f),
-      dataDir: tunnelDataDir(ctx, f),
-      source: REGISTRATION_SOURCES.webhookSet,
-      keepOther: async (s) => {
-        if (!f.secretFile) return;
-        const path = resolve(ctx.io.cwd, f.secretFile);
-        try {
-          await writeFile(path, `${s}\n`, { mode: 0o600 });
-        } catch (e) {
-          throw new CliFailure(
-            `the webhook is set, but the secret could not be saved to ${f.secretFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
-            EXIT.failure,
-            'SECRET_FILE',
-          );
-        }
-        out.note(`signing secret saved to ${path}`);
-      },
-    });
+    const team = teamFlag(opts);
+    const r =
+      team !== undefined
+        ? await withCompanion(ctx, out, f, async (client) => {
+            const t = await teamAgentOf(client, {
+              team,
+              agent: typeof opts.agent === 'string' ? opts.agent : undefined,
+            });
+            const last = (await historyThrough(client, out, t)).entries[0];
+            const question = takeoverQuestion(t.agentId, f.url, last ? asRecord(t, last) : null, ctx.clock.now());
+            if (!(await confirm(ctx, question, f.yes))) return null;
+            const reg = await client.request('webhook.register', {
+              teamId: t.teamId,
+              agentId: t.agentId,
+              publicUrl: f.url,
+              source: REGISTRATION_SOURCES.webhookSet,
+            });
+            // The secret stays with the companion; it is asked for here only to save or show it, or as a hint.
+            const { secret } = await client.request('webhook.revealSecret', { teamId: t.teamId, agentId: t.agentId });
+            out.note(
+              `signing secret ${signingHint(secret)} stored in the keychain for team ${t.label}, agent ${t.agentId}`,
+            );
+            if (f.secretFile) await saveSecretFile(ctx, out, f.secretFile, secret);
+            return { ...reg, secret, secretHint: signingHint(secret) } as Registered;
+          })
+        : await registerAsked(ctx, out, {
+            target: await ctx.resolveTarget(opts),
+            url: f.url,
+            yes: f.yes,
+            history: registrationHistory(ctx, f),
+            dataDir: tunnelDataDir(ctx, f),
+            source: REGISTRATION_SOURCES.webhookSet,
+            keepOther: async (secret) => {
+              if (f.secretFile) await saveSecretFile(ctx, out, f.secretFile, secret);
+            },
+          });
     if (r === null) throw new CliFailure('nothing registered: not confirmed', EXIT.failure, 'NOT_CONFIRMED');
     const secretShown = f.showSecret ? r.secret : undefined;
     const data: Record<string, unknown> = { mode: r.mode, url: r.url, secretHint: r.secretHint };
@@ -207,19 +248,22 @@ export function register(program: Command, ctx: CliContext): void {
   )
     .requiredOption('--team <team>', 'a saved team (id or label)')
     .option('--agent <id>', "the agent (id or label; default: the team's only agent)")
-    .option('--data-dir <dir>', DATA_DIR_HELP)
+    .option('--data-dir <dir>', COMPANION_DATA_DIR_HELP)
     .option('--json', 'one JSON object on stdout');
   defineAction(ctx, history, async (opts, out) => {
     const f = parseFlags(teamFlags, opts);
-    const t = await teamAgent(ctx, f);
-    const entries = await historyOf(out, registrationHistory(ctx, f), t.teamId, t.agentId);
+    const { t, h } = await withCompanion(ctx, out, f, async (client) => {
+      const t = await teamAgentOf(client, f);
+      return { t, h: await client.request('webhook.history', { teamId: t.teamId, agentId: t.agentId }) };
+    });
+    if (h.problem) out.warn(h.problem);
     const now = ctx.clock.now();
-    out.result({ teamId: t.teamId, agentId: t.agentId, registrations: entries.map(entryData) }, () =>
-      entries.length === 0
+    out.result({ ...h }, () =>
+      h.entries.length === 0
         ? `no registration of ${t.agentId} by this install: where the service sends its deliveries is unknown (the service cannot tell us; another app may be receiving)`
         : [
             `registrations of ${t.agentId} (team ${t.label}) by this install, newest first; another app may have registered since:`,
-            ...entries.map((e) => `  ${when(e.at, now)}  ${e.url}  (${e.source})`),
+            ...h.entries.map((e) => `  ${when(e.at, now)}  ${e.url}  (${e.source})`),
           ].join('\n'),
     );
   });
@@ -234,49 +278,40 @@ export function register(program: Command, ctx: CliContext): void {
     .requiredOption('--team <team>', 'a saved team (id or label): the new signing secret goes to the keychain')
     .option('--agent <id>', "the agent (id or label; default: the team's only agent)")
     .option('--yes', YES_HELP)
-    .option('--data-dir <dir>', DATA_DIR_HELP)
+    .option('--data-dir <dir>', COMPANION_DATA_DIR_HELP)
     .option('--json', 'one JSON object on stdout');
   defineAction(ctx, restore, async (opts, out) => {
     const f = parseFlags(teamFlags, opts);
-    const target = await ctx.resolveTarget({ team: f.team, agent: f.agent, configDir: f.configDir });
-    const store = registrationHistory(ctx, f);
-    const team = teamsOf(ctx).teamOf(target);
-    const entries = await historyOf(out, store, team?.teamId ?? null, target.agentId);
-    const prev = previousRegistration(entries);
-    if (!prev)
-      throw new CliFailure(
-        `no previous URL of ${target.agentId} in this install's history (see \`channel-companion webhook history\`)`,
-        EXIT.failure,
-        'NO_PREVIOUS_URL',
-      );
-    if (hasRedactedCredentials(prev.url)) {
-      throw new CliFailure(
-        `the previous URL ${prev.url} carried credentials (a user and password, query values or a token in its path), which the history does not keep: register it with \`channel-companion webhook set --url <url>\``,
-        EXIT.failure,
-        'CREDENTIALS_NOT_KEPT',
-      );
-    }
-    const r = await registerAsked(ctx, out, {
-      target,
-      url: prev.url,
-      yes: f.yes,
-      history: store,
-      dataDir: tunnelDataDir(ctx, f),
-      source: REGISTRATION_SOURCES.webhookRestore,
+    const r = await withCompanion(ctx, out, f, async (client) => {
+      const t = await teamAgentOf(client, f);
+      const { entries, previous: prev } = await historyThrough(client, out, t);
+      if (!prev)
+        throw new CliFailure(
+          `no previous URL of ${t.agentId} in this install's history (see \`channel-companion webhook history\`)`,
+          EXIT.failure,
+          'NO_PREVIOUS_URL',
+        );
+      if (hasRedactedCredentials(prev.url))
+        throw new CliFailure(
+          `the previous URL ${prev.url} carried credentials (a user and password, query values or a token in its path), which the history does not keep: register it with \`channel-companion webhook set --url <url>\``,
+          EXIT.failure,
+          'CREDENTIALS_NOT_KEPT',
+        );
+      const last = entries[0] ? asRecord(t, entries[0]) : null;
+      if (!(await confirm(ctx, takeoverQuestion(t.agentId, prev.url, last, ctx.clock.now()), f.yes))) return null;
+      return {
+        t,
+        restored: await client.request('webhook.restore', {
+          teamId: t.teamId,
+          agentId: t.agentId,
+          source: REGISTRATION_SOURCES.webhookRestore,
+        }),
+      };
     });
     if (r === null) throw new CliFailure('nothing registered: not confirmed', EXIT.failure, 'NOT_CONFIRMED');
-    const how = `The new secret (${r.secretHint}) is stored in the keychain; show it at a terminal with \`channel-companion webhook secret --team ${f.team} --agent ${target.agentId} --reveal\`.`;
-    out.result(
-      {
-        mode: r.mode,
-        url: r.url,
-        restoredFrom: entryData(prev),
-        secretHint: r.secretHint,
-        secretStored: 'keychain',
-        needsNewSecret: true,
-      },
-      () => [`webhook ${r.mode}: ${r.url}`, restoredWords(r.url), how].join('\n'),
-    );
+    const { t, restored } = r;
+    const how = `The new secret (${restored.secretHint}) is stored in the keychain; show it at a terminal with \`channel-companion webhook secret --team ${f.team} --agent ${t.agentId} --reveal\`.`;
+    out.result({ ...restored }, () => [`webhook ${restored.mode}: ${restored.url}`, restored.words, how].join('\n'));
   });
 
   const secret = addConfigDirOption(
@@ -289,6 +324,7 @@ export function register(program: Command, ctx: CliContext): void {
     .requiredOption('--team <team>', 'a saved team (id or label)')
     .option('--agent <id>', "the agent (id or label; default: the team's only agent)")
     .option('--reveal', 'print the secret itself (refused without a terminal)')
+    .option('--data-dir <dir>', COMPANION_DATA_DIR_HELP)
     .option('--json', 'one JSON object on stdout');
   defineAction(ctx, secret, async (opts, out) => {
     const f = parseFlags(teamFlags, opts);
@@ -296,16 +332,13 @@ export function register(program: Command, ctx: CliContext): void {
       throw new UsageError(
         '--reveal prints the signing secret and is refused without a terminal (stdin is not a TTY); its hint is shown without --reveal',
       );
-    const t = await teamAgent(ctx, f);
-    const { teamStore } = await teamsOf(ctx).team(f.team, f.configDir);
-    const secrets = await withTeams(() => teamStore.getSigningSecrets(t.teamId, t.agentId));
-    const current = secrets[0];
-    if (current === undefined)
-      throw new CliFailure(
-        `no signing secret is stored for ${t.agentId} (team ${t.label}): register its webhook with --team to store one`,
-        EXIT.failure,
-        'NO_SECRET',
-      );
+    const { t, current } = await withCompanion(ctx, out, f, async (client) => {
+      const t = await teamAgentOf(client, f);
+      return {
+        t,
+        current: (await client.request('webhook.revealSecret', { teamId: t.teamId, agentId: t.agentId })).secret,
+      };
+    });
     const data: Record<string, unknown> = { teamId: t.teamId, agentId: t.agentId, secretHint: signingHint(current) };
     if (f.reveal) data.secret = current;
     out.result(data, () =>
