@@ -151,7 +151,9 @@ export class AlertmanagerSink {
       this.words.forget(i.id);
       if (!before) return;
       this.firing.delete(i.id);
-      this.post([{ alert: { ...before, endsAt: new Date(i.resolvedAt ?? now).toISOString() }, firing: false }]);
+      // Ends at the incident's end, so Alertmanager's length is the incident's one length.
+      const endsAt = new Date(i.endedAt ?? i.resolvedAt ?? now).toISOString();
+      this.post([{ alert: { ...before, endsAt }, firing: false }]);
       return;
     }
     if (!i.raised) return; // tracked only (a pairing started on purpose): nothing to page about

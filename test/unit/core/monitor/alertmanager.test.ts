@@ -90,12 +90,13 @@ describe('AlertmanagerSink', () => {
     });
   });
 
-  it('a raised incident fires at /api/v2/alerts; resolving it posts the same labels with endsAt', async () => {
+  it("a raised incident fires at /api/v2/alerts; resolving it posts the same labels with endsAt at the incident's end", async () => {
     const h = await setup();
     expect(h.sink.endpoint).toMatch(/\/am\/api\/v2\/alerts$/);
     await h.emit({ change: 'opened', incident: incident() });
     await h.emit({ change: 'updated', incident: incident({ acknowledgedAt: T0 + 1000 }) }); // nothing new for Alertmanager
-    await h.emit({ change: 'resolved', incident: incident({ resolvedAt: T0 + 90_000 }) });
+    // Seen well again 60 s in, closed 30 s later: Alertmanager's length is the incident's, 60 s.
+    await h.emit({ change: 'resolved', incident: incident({ endedAt: T0 + 60_000, resolvedAt: T0 + 90_000 }) });
     const [fire, resolve] = h.posted();
     expect(h.posted()).toHaveLength(2);
     expect(fire!.path).toBe('/am/api/v2/alerts');
@@ -119,7 +120,7 @@ describe('AlertmanagerSink', () => {
         endsAt: new Date(T0 + 4 * 60_000).toISOString(),
       },
     ]);
-    expect(resolve!.alerts).toEqual([{ ...fire!.alerts[0], endsAt: new Date(T0 + 90_000).toISOString() }]);
+    expect(resolve!.alerts).toEqual([{ ...fire!.alerts[0], endsAt: new Date(T0 + 60_000).toISOString() }]);
   });
 
   it('tracked-only incidents never go (a pairing started on purpose); incidents open at attach do', async () => {
