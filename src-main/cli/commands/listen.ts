@@ -62,6 +62,7 @@ const flagsSchema = z
     ...secretFlags,
     agent: z.array(agentId).optional(),
     port: intString(0, 65_535).optional(),
+    maxConnections: intString(1, 65_535).optional(),
     host: z
       .string()
       .regex(/^[A-Za-z0-9.:_\-[\]]{1,253}$/, 'expected a host name or IP address')
@@ -135,6 +136,10 @@ export function register(program: Command, ctx: CliContext): void {
         .option('--agent <id>', 'an agent to receive for (repeatable); with one agent, /hooks is its URL too', collect)
         .option('--port <n>', 'port to listen on (0 = any free port)', '0')
         .option('--host <host>', 'interface to listen on (anything but loopback exposes the receiver)', '127.0.0.1')
+        .option(
+          '--max-connections <n>',
+          'connections kept open at once; beyond it the oldest idle one is closed (default 256)',
+        )
         .option(
           '--forward-to <url>',
           'your local app: verified deliveries are POSTed here with their original headers and bytes',
@@ -256,6 +261,7 @@ export function register(program: Command, ctx: CliContext): void {
       logger: outputLogger(out),
       forward,
       allowLegacySignature: f.allowLegacySignature === true,
+      ...(f.maxConnections !== undefined ? { maxConnections: f.maxConnections } : {}),
     };
     tunnelOpts.defaultAgentId = agents.length === 1 ? agents[0]! : DEFAULT_AGENT;
     // Only the hooks it prints: one --secret may serve every agent, so no made-up agent id may take a

@@ -43,9 +43,18 @@ export const REDACTED = '(redacted)';
 const CREDENTIAL_NAMES = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
 const CREDENTIAL_RE = /(?:^|[-_])(?:auth|token|secret|password|passwd|api[-_]?key|session|credentials?)(?:[-_]|$)/;
 
+/** Names already judged (the same few arrive with every delivery), up to KNOWN_NAMES of them. */
+const known = new Map<string, boolean>();
+const KNOWN_NAMES = 256;
+
 /** Whether a header (its name lower-cased) carries a credential, so its value is not kept. */
 export function isCredentialHeader(name: string): boolean {
-  return CREDENTIAL_NAMES.has(name) || CREDENTIAL_RE.test(name);
+  let is = known.get(name);
+  if (is === undefined) {
+    is = CREDENTIAL_NAMES.has(name) || CREDENTIAL_RE.test(name);
+    if (known.size < KNOWN_NAMES) known.set(name, is);
+  }
+  return is;
 }
 
 /**

@@ -7,8 +7,9 @@
 // sha256 and the first bytes of a refused body are kept while it streams past.
 // Limits, each applied before any work on a request:
 // - connections: at most maxConnections open at once. A connection over it closes the oldest one
-//   that has no request under way (an idle or half-sent one), or, when every one has, is closed at
-//   once: idle sockets can neither exhaust the process's descriptors nor keep deliveries out.
+//   that has no request under way (an idle one, or one whose headers are still arriving), or, when
+//   every one has, is closed at once: idle sockets can neither exhaust the process's descriptors nor
+//   keep deliveries out.
 // - refusals: a source over its refusal budget (isLimited) is answered 429 before anything else is
 //   done with its request (signed or not: no verification, no secret read, the body not read).
 // - bytes in flight: the bodies of hook requests being read or handled hold at most
@@ -165,6 +166,15 @@ const RELAY_HEADERS = [
  * Whether the caller is on this machine and came directly: a loopback peer without a relay's
  * headers. A tunnel program also connects from loopback, on behalf of anyone on the public URL.
  */
+/**
+ * Whether a request is under way on the connection: Node's server gives the connection the request's
+ * response from the moment its headers are read until it is sent (and none while it is idle or its
+ * headers are still arriving). Asked only at the connection cap, so nothing is tracked per request.
+ */
+function underWay(socket: Socket): boolean {
+  return (socket as Socket & { _httpMessage?: unknown })._httpMessage != null;
+}
+
 function directFromThisMachine(peer: string, headers: HeaderMap): boolean {
   return isLoopbackHost(peer) && !RELAY_HEADERS.some((h) => headers[h] !== undefined);
 }
@@ -231,9 +241,8 @@ export function createReceiver(o: ReceiverOptions): Receiver {
     if (hooksOf?.of !== only) hooksOf = { of: only, hooks: [...only].map((a) => hookUrl('', a)) };
     return hooksOf.hooks;
   };
-  /** Open connections, oldest first, and those with a request under way. */
+  /** Open connections, oldest first. */
   const open = new Set<Socket>();
-  const busy = new Set<Socket>();
   let capWarnedAt = -Infinity;
   let bytesInFlight = 0;
   const headersTimeout = o.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
@@ -312,16 +321,6 @@ export function createReceiver(o: ReceiverOptions): Receiver {
     const agentId = stranger ? null : routed;
     const base = { method, path, agentId, from, ...(via !== undefined ? { via } : {}), headers };
     const accepted = agentId !== null && method === 'POST';
-
-    // Under way until answered: its connection is not idle, and its body counts in flight (`held`).
-    const socket = req.socket;
-    let held = 0;
-    busy.add(socket);
-    res.once('close', () => {
-      busy.delete(socket);
-      bytesInFlight -= held;
-      held = 0;
-    });
 
     const wait = o.isLimited?.(from, via) ?? 0;
     if (wait > 0) {
@@ -406,7 +405,11 @@ export function createReceiver(o: ReceiverOptions): Receiver {
     const reserve = Number.isFinite(declared) && declared > 0 ? declared : 0;
     if (bytesInFlight + reserve > maxInFlight) return busyNow(req, res, base, reserve);
     bytesInFlight += reserve;
-    held = reserve;
+    let held = reserve;
+    res.once('close', () => {
+      bytesInFlight -= held;
+      held = 0;
+    });
     const chunks: Buffer[] = [];
     let size = 0;
     let over = false;
@@ -449,7 +452,7 @@ export function createReceiver(o: ReceiverOptions): Receiver {
     if (open.size >= maxConnections) {
       let idle: Socket | undefined;
       for (const s of open) {
-        if (!busy.has(s)) {
+        if (!underWay(s)) {
           idle = s;
           break;
         }
@@ -469,10 +472,7 @@ export function createReceiver(o: ReceiverOptions): Receiver {
       idle.destroy();
     }
     open.add(socket);
-    socket.once('close', () => {
-      open.delete(socket);
-      busy.delete(socket);
-    });
+    socket.once('close', () => open.delete(socket));
   });
   server.on('clientError', (err, socket: Socket) => {
     const timeout = (err as { code?: string }).code === 'ERR_HTTP_REQUEST_TIMEOUT';

@@ -2,12 +2,14 @@
 // one JSON line per delivery and per forward; the secret from --secret-env or the team's keychain.
 import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDelivery } from '../../../src-main/core/signature';
 import { MemorySecretStore } from '../../../src-main/core/secrets';
 import { parseJsonLines, runCli, type RunCliOptions } from '../../helpers/cli';
 import { startHttpSink, type HttpSink } from '../../helpers/http-sink';
+import { waitFor } from '../../helpers/wait';
 import { fakeClientFactory } from './fake-client';
 
 const SECRET = 'whsec_listen_0123456789abcdef';
@@ -157,6 +159,38 @@ describe('listen', () => {
       configDir: dir,
     });
     expect(refused.stdout).toMatch(/Not a hook \(404\) POST \/webhook from 127\.0\.0\.1/);
+  });
+
+  it('--max-connections: idle connections beyond it are closed, deliveries still taken', async () => {
+    const r = await listen(
+      ['--secret-env', 'S', '--agent', 'a1', '--max-connections', '3', '--data-dir', join(dir, 'd-cap')],
+      { configDir: dir, env: { S: SECRET } },
+      async (hook) => {
+        const u = new URL(hook);
+        let closed = 0;
+        const sockets = Array.from({ length: 8 }, () => {
+          const s = connect({ host: u.hostname, port: Number(u.port) });
+          s.on('error', () => undefined);
+          s.on('close', () => closed++);
+          return s;
+        });
+        try {
+          await waitFor(() => closed >= 5, 5_000, 'idle connections over the cap closed');
+          expect((await post(hook, SECRET, 'capped')).status).toBe(200);
+        } finally {
+          for (const s of sockets) s.destroy();
+        }
+      },
+      (lines) => lines.some((l) => l.event === 'delivery'),
+    );
+    expect(r.code).toBe(0);
+    expect(r.json()).toContainEqual(expect.objectContaining({ event: 'delivery', agentId: 'a1', verdict: 'verified' }));
+    const bad = await runCli(['listen', '--secret-env', 'S', '--max-connections', '0'], {
+      configDir: dir,
+      env: { S: SECRET },
+    });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/max-connections/);
   });
 
   it('makes the data folder it is given private (0700), and the tunnel folder in it, whatever they were', async () => {
