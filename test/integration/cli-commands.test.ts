@@ -21,7 +21,7 @@ describe('status', () => {
   it('connected agent: health word and fields; --json is one object', async () => {
     const r = await runCli(['status', ...on('agent-connected')], { env });
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^agent-connected: connected \(\+15550100001\)/);
+    expect(r.stdout).toMatch(/^agent-connected: Connected \(\+15550100001\)/);
     const j = await runCli(['status', ...on('agent-unlinked'), '--json'], { env });
     expect(j.code).toBe(0);
     expect(j.json()).toEqual([

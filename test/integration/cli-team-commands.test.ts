@@ -63,7 +63,7 @@ describe('attached to the running companion', () => {
     const session = await client.request('pairing.session', { teamId: solo, agentId: 'agent-connected' });
     expect(r.json()).toEqual([{ ...session, health: 'connected' }]);
     const u = await cli(['status', '--team', 'Duo', '--agent', 'agent-unlinked']);
-    expect(u.stdout).toContain('agent-unlinked: needs-scan');
+    expect(u.stdout).toContain('agent-unlinked: Needs a QR scan');
     expect(u.stdout).toContain('a QR scan is needed');
   });
 

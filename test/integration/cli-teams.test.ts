@@ -85,7 +85,7 @@ describe('saved teams against the emulator', () => {
     expect(r.json()[0]).toMatchObject({ agentId: 'agent-connected', health: 'connected', connected: true });
     const u = await cli(['status', '--team', 'demo', '--agent', 'agent-unlinked']);
     expect(u.code).toBe(0);
-    expect(u.stdout).toMatch(/^agent-unlinked: needs-scan/);
+    expect(u.stdout).toMatch(/^agent-unlinked: Needs a QR scan/);
   });
 
   it('send --team … --json → "status":"sent", and the emulator has the message', async () => {

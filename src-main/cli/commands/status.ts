@@ -1,8 +1,9 @@
-// `status`: the agent's session status — its health word (the monitor's) plus the fields the service reported.
+// `status`: the agent's session status — its health (the monitor's, in the screens' words) plus the fields the service reported.
 // With --team it is the companion's pairing.session (the session as the screens read it); given by --base-url and
 // a key from the environment, the service is asked directly.
 import type { Command } from 'commander';
-import type { SessionDTO } from '../../../src-shared/contract';
+import type { Health, SessionDTO } from '../../../src-shared/contract';
+import { HEALTH_SHORT } from '../../../src-shared/words';
 import { defineAction, type CliContext } from '../context';
 import { healthOfStatus } from '../../core/monitor/health';
 import { COMPANION_DATA_DIR_HELP } from '../companion';
@@ -38,10 +39,10 @@ export function register(program: Command, ctx: CliContext): void {
       status = s;
       data = { agentId, health: healthOfStatus(s), ...s };
     }
-    const health = data.health as string;
+    const health = data.health as Health;
     out.result(data, () =>
       [
-        `${agentId}: ${health}${status.phone ? ` (+${status.phone})` : ''}`,
+        `${agentId}: ${HEALTH_SHORT[health]}${status.phone ? ` (+${status.phone})` : ''}`,
         `  state=${status.state} connected=${yesNo(status.connected)} linked=${yesNo(status.linked)} needsScan=${yesNo(status.needsScan)}` +
           `${status.live !== undefined ? ` live=${yesNo(status.live)}` : ''} qr=${status.qr ? 'offered' : 'none'}`,
         ...(status.needsScan ? ['  a QR scan is needed: run `channel-companion pair`'] : []),
