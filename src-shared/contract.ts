@@ -831,7 +831,6 @@ export type MessageNoticeDTO =
     }
   | { kind: 'clear'; group: string };
 
-/** @internal Exported for tests. */
 export interface MessageThreadDTO {
   messages: MessageDTO[];
   /** Older messages exist (ask again with before = the first one's at). */
