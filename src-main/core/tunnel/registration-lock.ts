@@ -5,7 +5,7 @@
 // holds `<data>/webhook-registering-<agent>.lock` (core/lock-file.ts: the holder's pid, taken over
 // when that process is gone) from its request until its secret is kept and its history written; the
 // next one waits for it (in this process in turn, across processes by looking again every POLL_MS).
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { acquireLockFile, holderWords, LockedError, type HeldLock, type LockHolder } from '../lock-file';
 import { serialByKey } from '../serial';
 
@@ -65,8 +65,10 @@ export function registrationTurn<T>(
   work: () => Promise<T>,
   o: RegistrationTurnOptions = {},
 ): Promise<T> {
-  return inTurn(join(dataDir, registrationLockName(agentId)), async () => {
-    const lock = await waitForLock(dataDir, agentId, o.maxWaitMs ?? MAX_WAIT_MS, o.signal);
+  // One spelling of the folder: two spellings of it in one process still wait for each other.
+  const dir = resolve(dataDir);
+  return inTurn(join(dir, registrationLockName(agentId)), async () => {
+    const lock = await waitForLock(dir, agentId, o.maxWaitMs ?? MAX_WAIT_MS, o.signal);
     try {
       return await work();
     } finally {
