@@ -2,7 +2,7 @@
 export { Tunnel, TunnelError } from './tunnel';
 export { hookUrl } from './hook-url';
 export { EventLog } from './log';
-export { deliveryBody } from './log-index';
+export { deliveryBody } from './log-entry';
 export { RefusedStore } from './refused';
 export { ensurePrivateDir } from './private-files';
 export type { WebhookRegistration } from './register';

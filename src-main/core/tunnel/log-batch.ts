@@ -1,5 +1,5 @@
-// One write's worth of appends: what each append holds and how a batch of them becomes the bytes of
-// one write (log-writer.ts).
+// One write's worth of appends: what each append holds, the attempt records held back for the next
+// write, and how a batch of them becomes the bytes of one write (log-writer.ts).
 import type { Segment } from './log-segments';
 import type { LogRecord } from './types';
 
@@ -71,4 +71,37 @@ export function encode(lazy: string, batch: Pending[]): Buffer {
     buf[at++] = 0x0a;
   }
   return buf;
+}
+
+/** Where a held attempt record lies in the text written, in bytes (for the index: attemptWritten). */
+interface HeldRef {
+  deliveryId: string;
+  line: string;
+  start: number;
+  end: number;
+}
+
+/** Attempt records taken into memory, written at the head of the next write. */
+export class HeldAttempts {
+  /** Their lines, each ending in a newline ('' when none is held). */
+  text = '';
+  private refs: HeldRef[] = [];
+  private bytes = 0;
+
+  add(deliveryId: string, line: string): void {
+    const start = this.bytes;
+    const end = start + Buffer.byteLength(line);
+    this.refs.push({ deliveryId, line, start, end });
+    this.text += `${line}\n`;
+    this.bytes = end + 1;
+  }
+
+  /** What is held, for a write; nothing is held after. */
+  take(): { text: string; refs: readonly HeldRef[] } {
+    const out = { text: this.text, refs: this.refs };
+    this.text = '';
+    this.refs = [];
+    this.bytes = 0;
+    return out;
+  }
 }

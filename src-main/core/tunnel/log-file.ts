@@ -189,7 +189,7 @@ export class SegmentFile {
    * After a failed fdatasync: cuts `seg` back to the bytes synced before it (the records written
    * after them failed) and syncs the cut. False when either fails: those records stay in the file.
    */
-  async cutFailed(fh: FileHandle, seg: Segment): Promise<boolean> {
+  private async cutFailed(fh: FileHandle, seg: Segment): Promise<boolean> {
     try {
       await this.o.io.truncate(fh.fd, seg.synced);
       await this.o.io.datasync(fh);
@@ -207,8 +207,12 @@ export class SegmentFile {
     }
   }
 
-  /** Cuts the zero padding off a segment left (`fileSize`: its file's size) and closes it (best effort). */
-  async retire(fh: FileHandle, seg: Segment, fileSize: number): Promise<void> {
+  /**
+   * Closes a segment left (`fileSize`: its file's size): cut to its records, or, after a failed sync
+   * (`failed`), to what was synced before it; its zero padding cut off (best effort).
+   */
+  async retire(fh: FileHandle, seg: Segment, fileSize: number, failed: boolean): Promise<void> {
+    if (failed && seg.bytes > seg.synced && (await this.cutFailed(fh, seg))) seg.bytes = seg.synced;
     try {
       if (fileSize > seg.bytes) await this.o.io.truncate(fh.fd, seg.bytes);
     } catch {

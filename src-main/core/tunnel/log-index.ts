@@ -1,97 +1,28 @@
 // The log's deliveries in memory, ordered by id (ids sort by receive time), and the queries over
 // them (list, get, pending). The index lives as long as the log, so everything it holds is copied
-// by the garbage collector's young generation and kept in the old one: it is kept compact. Per
-// delivery one flat entry with what lists, counts and the forwarder ask about, plus its record and
-// its attempts' records as written (JSON lines); a whole record is parsed back only when asked for
-// (get, pending, all, or a body search). A delivery's record, and its first attempt's once written,
-// is kept as a range of the very buffer that was written to disk (or read from it), shared by every
-// record of that write: a few long-lived objects per write, off the collector's heap, instead of a
-// string (often a tree of pieces: JSON.stringify builds its result in parts) per record.
-// A body is cut from its record as written (bodyOf), so reading bodies parses no record.
-import { isFinalStatus } from './records';
+// by the garbage collector's young generation and kept in the old one: it is kept compact, one flat
+// entry per delivery (log-entry.ts).
+import {
+  attemptText,
+  base64Bytes,
+  bodyOf,
+  lineOf,
+  parseAttempts,
+  parseDelivery,
+  stateOf,
+  type Entry,
+} from './log-entry';
+import { countDeliveries, listDeliveries, type DeliveryCounts, type DeliveryQuery } from './log-query';
 import { keyOfDelivery } from './seen';
 import type {
   DeliveryBody,
   DeliveryDetail,
   DeliveryListItem,
-  DeliverySummary,
   ForwardAttempt,
   ForwardState,
   SeenRecord,
   StoredDelivery,
-  TunnelReason,
-  TunnelVerdict,
 } from './types';
-
-export interface DeliveryQuery {
-  agentId?: string;
-  /** A reason (`verified`, `duplicate`, …), or `ok` / `rejected`. */
-  verdict?: TunnelReason | 'ok' | 'rejected';
-  from?: string;
-  type?: string;
-  /** ms since epoch, inclusive */
-  since?: number;
-  /** ms since epoch, exclusive */
-  until?: number;
-  /** Case-insensitive substring of the body. */
-  text?: string;
-  forwardState?: ForwardState;
-  /** Page size; default 50, at most 1000. */
-  limit?: number;
-  /** Cursor: only ids older than this one. */
-  before?: string;
-}
-
-export interface Entry {
-  readonly id: string;
-  readonly agentId: string;
-  readonly receivedAt: number;
-  segment: number;
-  /** The delivery record as written (JSON, without the newline): bytes start..end of src. */
-  readonly src: Buffer;
-  readonly start: number;
-  readonly end: number;
-  /**
-   * Its attempts' records as written, one per line, in the order they were taken ('' when none);
-   * the first one may be held as bytes attemptStart..attemptEnd of attemptSrc instead (see attemptWritten).
-   */
-  attemptLines: string;
-  attemptSrc: Buffer | null;
-  attemptStart: number;
-  attemptEnd: number;
-  attempts: number;
-  /** Attempts that were not replays. */
-  forwards: number;
-  /** The status and time of the latest attempt that was not a replay. */
-  lastStatus: number | null;
-  lastAt: number;
-  readonly ok: boolean;
-  readonly reason: TunnelReason;
-  readonly scheme: TunnelVerdict['scheme'];
-  readonly event: string | null;
-  readonly from: string | null;
-  readonly messageId: string | null;
-  readonly type: string | null;
-  /** The duplicate key of an accepted delivery (seen.ts), or null. */
-  readonly key: string | null;
-  /** Body bytes. */
-  readonly bytes: number;
-  readonly simulated: boolean;
-  readonly forward: boolean;
-}
-
-/** What the tunnel screen counts (refused requests are counted from their own store). */
-export interface DeliveryCounts {
-  received: number;
-  /** Authentic deliveries, duplicates among them. */
-  verified: number;
-  /** Repeats of a delivery already received: authentic and acknowledged, not passed on again. */
-  duplicates: number;
-  /** Not authentic (bad, missing or stale signature, no secret to check it with …). */
-  rejected: number;
-  forwarded: number;
-  failed: number;
-}
 
 /** What leaves with a segment: the pending deliveries to carry forward, the rest to drop. */
 export interface Leaving {
@@ -105,72 +36,6 @@ export interface Leaving {
 
 /** Repeated short strings (agent ids, event names, senders, reasons) share one copy. */
 const INTERN_MAX = 4096;
-
-function base64Bytes(b64: string): number {
-  return Math.floor((b64.length * 3) / 4) - (b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0);
-}
-
-/** not-forwarded, or the word of the latest attempt that was not a replay (none yet: pending). */
-function stateOf(e: Entry): ForwardState {
-  if (!e.forward) return 'not-forwarded';
-  if (e.forwards === 0) return 'pending';
-  const s = e.lastStatus;
-  if (s !== null && s >= 200 && s <= 299) return 'delivered';
-  return isFinalStatus(s) ? 'rejected' : 'pending';
-}
-
-function lineOf(e: Entry): string {
-  return e.src.toString('utf8', e.start, e.end);
-}
-
-function parseDelivery(e: Entry): StoredDelivery {
-  return JSON.parse(lineOf(e)) as StoredDelivery;
-}
-
-/** `"bodyBase64":"` as a delivery record is written. */
-const BODY_KEY = Buffer.from('"bodyBase64":"');
-
-/**
- * A delivery's body bytes, cut from its record as written: the base64 after `"bodyBase64":"`. A
- * quote inside a string value is escaped, so the text is found only where it is a key, and no header
- * has that name (header names are stored lower-cased). The cut is taken when the base64 is as long as
- * the body and ends with a quote; otherwise the record is parsed.
- */
-function bodyOf(e: Entry): Buffer {
-  const at = e.src.indexOf(BODY_KEY, e.start);
-  const from = at + BODY_KEY.length;
-  const to = from + 4 * Math.ceil(e.bytes / 3);
-  if (at >= 0 && to < e.end && e.src[to] === 0x22) return Buffer.from(e.src.toString('latin1', from, to), 'base64');
-  return Buffer.from(parseDelivery(e).bodyBase64, 'base64');
-}
-
-/** A delivery as the log's bodies() yields it. */
-export function deliveryBody(d: StoredDelivery): DeliveryBody {
-  return {
-    id: d.id,
-    agentId: d.agentId,
-    receivedAt: d.receivedAt,
-    simulated: d.simulated === true,
-    ok: d.verdict.ok,
-    event: d.summary.event,
-    body: Buffer.from(d.bodyBase64, 'base64'),
-  };
-}
-
-/** Its attempts' records as written, one per line ('' when none). */
-function attemptText(e: Entry): string {
-  if (e.attemptSrc === null) return e.attemptLines;
-  const first = e.attemptSrc.toString('utf8', e.attemptStart, e.attemptEnd);
-  return e.attemptLines === '' ? first : `${first}\n${e.attemptLines}`;
-}
-
-function parseAttempts(e: Entry): ForwardAttempt[] {
-  const text = attemptText(e);
-  if (text === '') return [];
-  const out = text.split('\n').map((l) => JSON.parse(l) as ForwardAttempt);
-  // In time order (stable: taken order among equal times).
-  return out.sort((a, b) => a.at - b.at);
-}
 
 export class LogIndex {
   readonly entries = new Map<string, Entry>();
@@ -397,19 +262,12 @@ export class LogIndex {
   }
 
   counts(): DeliveryCounts {
-    const out: DeliveryCounts = { received: 0, verified: 0, duplicates: 0, rejected: 0, forwarded: 0, failed: 0 };
-    for (const e of this.entries.values()) {
-      out.received++;
-      if (e.reason === 'duplicate') {
-        out.verified++;
-        out.duplicates++;
-      } else if (e.ok) out.verified++;
-      else out.rejected++;
-      const state = stateOf(e);
-      if (state === 'delivered') out.forwarded++;
-      else if (state === 'rejected' || (state === 'pending' && e.forwards > 0)) out.failed++;
-    }
-    return out;
+    return countDeliveries(this.entries.values());
+  }
+
+  /** Newest first. */
+  list(q: DeliveryQuery = {}): DeliveryListItem[] {
+    return listDeliveries(this.order, this.entries, q);
   }
 
   /** What leaves with a segment (see Leaving). */
@@ -428,44 +286,6 @@ export class LogIndex {
       if (e.key !== null) out.seen.push({ agentId: e.agentId, key: e.key, at: e.receivedAt });
     }
     out.carryText = lines.join('\n');
-    return out;
-  }
-
-  /** Newest first. */
-  list(q: DeliveryQuery = {}): DeliveryListItem[] {
-    const limit = Math.min(Math.max(1, q.limit ?? 50), 1000);
-    const text = q.text?.toLowerCase();
-    const from = q.from?.replace(/^\+/, '');
-    const out: DeliveryListItem[] = [];
-    for (let i = this.order.length - 1; i >= 0 && out.length < limit; i--) {
-      const id = this.order[i]!;
-      if (q.before !== undefined && id >= q.before) continue;
-      const e = this.entries.get(id)!;
-      if (q.agentId !== undefined && e.agentId !== q.agentId) continue;
-      if (q.verdict !== undefined) {
-        if (q.verdict === 'ok' ? !e.ok : q.verdict === 'rejected' ? e.ok : e.reason !== q.verdict) continue;
-      }
-      if (from !== undefined && e.from !== from) continue;
-      if (q.type !== undefined && e.type !== q.type) continue;
-      if (q.since !== undefined && e.receivedAt < q.since) continue;
-      if (q.until !== undefined && e.receivedAt >= q.until) continue;
-      const state = stateOf(e);
-      if (q.forwardState !== undefined && state !== q.forwardState) continue;
-      if (text !== undefined && !this.body(id)!.toString('utf8').toLowerCase().includes(text)) continue;
-      const summary: DeliverySummary = { event: e.event, from: e.from, messageId: e.messageId, type: e.type };
-      out.push({
-        id,
-        agentId: e.agentId,
-        receivedAt: e.receivedAt,
-        verdict: { ok: e.ok, reason: e.reason, scheme: e.scheme },
-        summary,
-        bytes: e.bytes,
-        simulated: e.simulated,
-        forwardState: state,
-        attempts: e.attempts,
-        lastStatus: e.lastStatus,
-      });
-    }
     return out;
   }
 }

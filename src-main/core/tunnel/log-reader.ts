@@ -1,7 +1,7 @@
 // The log's read API: what the deliveries' index (log-index.ts) answers, over the segments loaded at
 // open and everything appended since. The writer and a read-only reader (EventLog, log.ts) share it.
 import { join } from 'node:path';
-import type { DeliveryCounts, DeliveryQuery } from './log-index';
+import type { DeliveryCounts, DeliveryQuery } from './log-query';
 import { LogContents, segName } from './log-segments';
 import type { DeliveryBody, DeliveryDetail, DeliveryListItem, ForwardState, SeenRecord, StoredDelivery } from './types';
 

@@ -27,7 +27,7 @@ import { ChurnSet } from '../churn';
 import type { Logger } from '../ports';
 import { SegmentFile } from './log-file';
 import type { Leaving } from './log-index';
-import { encode, newPending, type Pending, type Unsynced } from './log-batch';
+import { encode, HeldAttempts, newPending, type Pending, type Unsynced } from './log-batch';
 import { newSegment, type LogBounds, type LogContents, type LogIO, type Segment } from './log-segments';
 import type { ForwardAttempt, LogRecord } from './types';
 
@@ -36,14 +36,6 @@ const SYNC_LAZY_MS = 1_000;
 
 /** fdatasyncs in flight at once; appends made meanwhile wait and share the next write and sync. */
 const MAX_SYNCS = 1;
-
-interface LazyRef {
-  deliveryId: string;
-  line: string;
-  /** Its bytes in the buffer written. */
-  start: number;
-  end: number;
-}
 
 export interface LogWriterOptions {
   dir: string;
@@ -59,10 +51,7 @@ export class LogWriter {
   /** Appended, not yet written. */
   private queue: Pending[] = [];
   /** Attempt records already applied in memory, written with the next write. */
-  private lazy = '';
-  /** Where each of them lies in `lazy`, in bytes (for the index: attemptWritten). */
-  private lazyRefs: LazyRef[] = [];
-  private lazyBytes = 0;
+  private readonly held = new HeldAttempts();
   /** The write loop (writes are serialized: the file keeps the order of appends). */
   private flushing: Promise<void> | null = null;
   /** Written, waiting for an fdatasync that starts after their write. */
@@ -105,11 +94,7 @@ export class LogWriter {
   takeAttempt(a: ForwardAttempt): void {
     const line = JSON.stringify(a);
     this.c.applyAttempt(a, this.c.current(), line);
-    const start = this.lazyBytes;
-    const end = start + Buffer.byteLength(line);
-    this.lazyRefs.push({ deliveryId: a.deliveryId, line, start, end });
-    this.lazy += `${line}\n`;
-    this.lazyBytes = end + 1;
+    this.held.add(a.deliveryId, line);
     this.scheduleSync();
   }
 
@@ -167,11 +152,8 @@ export class LogWriter {
     while (this.queue.length > 0 && this.syncs.size < MAX_SYNCS) {
       const batch = this.queue;
       this.queue = [];
-      const buf = encode(this.lazy, batch);
-      const refs = this.lazyRefs;
-      this.lazy = '';
-      this.lazyRefs = [];
-      this.lazyBytes = 0;
+      const { text, refs } = this.held.take();
+      const buf = encode(text, batch);
       let durable = false;
       let deliveries = 0;
       for (const p of batch) {
@@ -269,15 +251,7 @@ export class LogWriter {
       if (this.failedSegments.has(w.seg.n)) w.p.reject(new Error('a sync of this segment failed'));
       else this.settle(w.p, w.seg, w.buf);
     }
-    await this.retire(fh, seg, fileSize);
-  }
-
-  /** Closes a segment left: cut to its records, or, after a failed sync, to what was synced before it. */
-  private async retire(fh: FileHandle, seg: Segment, fileSize: number): Promise<void> {
-    if (this.failedSegments.has(seg.n) && seg.bytes > seg.synced) {
-      if (await this.file.cutFailed(fh, seg)) seg.bytes = seg.synced;
-    }
-    await this.file.retire(fh, seg, fileSize);
+    await this.file.retire(fh, seg, fileSize, this.failedSegments.has(seg.n));
   }
 
   /** Syncs everything written so far, unless MAX_SYNCS are running (then the next one to end does). */
@@ -332,7 +306,7 @@ export class LogWriter {
     const timer = setTimeout(() => {
       this.syncTimer = null;
       // An empty durable batch: the flush loop writes the attempts held back and syncs.
-      if ((this.dirty || this.lazy !== '') && !this.closed) void this.syncNow().catch(() => undefined);
+      if ((this.dirty || this.held.text !== '') && !this.closed) void this.syncNow().catch(() => undefined);
     }, SYNC_LAZY_MS);
     timer.unref();
     this.syncTimer = timer;
@@ -340,7 +314,7 @@ export class LogWriter {
 
   /** Writes what is held back, waits for queued appends and syncs, then closes the file. */
   async close(): Promise<void> {
-    if (this.lazy !== '') void this.syncNow().catch(() => undefined);
+    if (this.held.text !== '') void this.syncNow().catch(() => undefined);
     while (this.flushing || this.queue.length > 0 || this.syncs.size > 0) {
       if (this.syncs.size > 0) await Promise.all(this.syncs.values());
       else await this.kick();
@@ -362,7 +336,7 @@ export class LogWriter {
     }
     this.closed = true;
     const seg = this.c.current();
-    if (fh) await this.retire(fh, seg, this.file.size);
+    if (fh) await this.file.retire(fh, seg, this.file.size, this.failedSegments.has(seg.n));
     await this.file.close(seg);
   }
 }

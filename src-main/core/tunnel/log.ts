@@ -20,7 +20,7 @@ import { isFinalStatus } from './records';
 import type { ForwardAttempt, LogRecord, SeenRecord, StoredDelivery } from './types';
 
 export { isFinalStatus, LogClosedError };
-export type { DeliveryQuery } from './log-index';
+export type { DeliveryQuery } from './log-query';
 export type { LogBounds, LogIO };
 
 export interface EventLogOptions {
