@@ -9,6 +9,7 @@
 // parses its flags and prints.
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { HEALTH_SHORT } from '../../../src-shared/words';
 import type { ServiceClient } from '../../core/api/service';
 import { monitorThroughCompanion } from '../monitor-companion';
 import { defineAction, type CliContext } from '../context';
@@ -188,7 +189,7 @@ export function register(program: Command, ctx: CliContext): void {
       if (ev.error) data.error = { kind: ev.error.kind, code: ev.error.code, message: ev.error.message };
       out.event(
         data,
-        `${iso(ev.since)} ${w?.team ?? ev.teamId}/${ev.agentId}: ${ev.health} (was ${ev.previous})${phone ? ` +${phone}` : ''}${ev.error ? ` — ${ev.error.message}` : ''}`,
+        `${iso(ev.since)} ${w?.team ?? ev.teamId}/${ev.agentId}: ${HEALTH_SHORT[ev.health]} (was ${HEALTH_SHORT[ev.previous]})${phone ? ` +${phone}` : ''}${ev.error ? ` — ${ev.error.message}` : ''}`,
       );
     });
     monitor.on('alert', (a) => {
