@@ -779,10 +779,8 @@ export interface MessageSearchDTO {
   contacts: Array<{ contact: MessageContactDTO; field: 'contact' | 'name'; ranges: MatchRangeDTO[] }>;
 }
 
-export type MessageExportFormat = 'jsonl' | 'csv' | 'text';
-
 /** messages.export: a conversation as a file's content, for the window to save or download. */
-export interface MessageExportDTO {
+interface MessageExportDTO {
   filename: string;
   mimeType: string;
   content: string;
@@ -979,7 +977,7 @@ export interface Requests {
   };
   /** A conversation as JSON lines, CSV or plain text. */
   'messages.export': {
-    args: { teamId: string; agentId: string; phone: string; format: MessageExportFormat };
+    args: { teamId: string; agentId: string; phone: string; format: 'jsonl' | 'csv' | 'text' };
     result: MessageExportDTO;
   };
   /** Deletes a contact's data: its conversations with every agent and its local name. */

@@ -14,7 +14,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'libsql';
-import { Messages, messagesDbFile } from '../../src-main/core/messages';
+import { Messages } from '../../src-main/core/messages';
 import { SqliteMessageStore } from '../../src-main/core/messages/sqlite-store';
 import type { Message } from '../../src-main/core/messages/store';
 import { median } from '../helpers/bench-stats';
@@ -56,7 +56,7 @@ const contactOf = (i: number) => String(15550000000 + (Math.floor(i / AGENTS) % 
 async function fill(dataDir: string, now: number): Promise<void> {
   const { mkdir } = await import('node:fs/promises');
   await mkdir(join(dataDir, 'messages'), { recursive: true, mode: 0o700 });
-  const store = SqliteMessageStore.open({ file: messagesDbFile(dataDir) });
+  const store = SqliteMessageStore.open({ file: new Messages({ dataDir, now: Date.now }).file });
   const rand = rng(42);
   const start = now - MESSAGES * 1000;
   for (let i = 0; i < MESSAGES; i += CHUNK) {
@@ -87,7 +87,7 @@ async function fill(dataDir: string, now: number): Promise<void> {
   await store.setMeta('retention_days', '3650');
   await store.close();
   // Most conversations are read: 1 in 50 keeps its unread messages (one statement, not 100,000 marks).
-  const db = new Database(messagesDbFile(dataDir));
+  const db = new Database(new Messages({ dataDir, now: Date.now }).file);
   db.exec('UPDATE conversations SET read_seq = last_seq, unread = 0 WHERE CAST(contact AS INTEGER) % 50 != 0');
   db.close();
 }
@@ -106,7 +106,7 @@ export async function run() {
     const t0 = performance.now();
     await fill(dir, now);
     const fillMs = performance.now() - t0;
-    const file = messagesDbFile(dir);
+    const file = new Messages({ dataDir: dir, now: Date.now }).file;
     const results = [];
 
     // Start to the first contacts list.

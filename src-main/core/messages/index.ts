@@ -1,11 +1,10 @@
 // Messages: the message database behind its port, the send log, the media cache.
-export { Messages, messagesDbFile } from './messages';
+export { Messages } from './messages';
 export type { ContactSummary, Message, SearchResult } from './store';
 export { MessageStoreError } from './store';
-export type { ExportFormat } from './export';
 export { SendLog, type SendRecord, type SendVia } from './send-log';
 export { sendAndRecord } from './send';
-export { contactKey, messageBodies } from './inbound';
+export { messageBodies } from './inbound';
 export { TunnelLogWatch } from './log-watch';
 export type { CachedMedia } from './media-cache';
 export { MessageNotifyPolicy } from './notify-policy';

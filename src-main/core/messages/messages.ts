@@ -51,20 +51,27 @@ export interface MessagesEvents {
 }
 
 /** The database file in a data folder. */
-export function messagesDbFile(dataDir: string): string {
+function messagesDbFile(dataDir: string): string {
   return path.join(dataDir, 'messages', 'messages.db');
 }
 
 const META_RETENTION = 'retention_days';
+/** Retention runs at start, when the setting changes, and at the first look an hour after it last ran. */
+const COMPACT_EVERY_MS = 3600_000;
 const META_SEND_OFFSET = 'send_log_offset';
 /** The newest receive time of the deliveries taken (a log read again is taken from there on). */
 const META_LOG_UNTIL = 'log_until';
 
-/** Unread counts at hand (the notification policy and the tray ask synchronously). */
+/**
+ * Unread counts at hand (the notification policy and the tray ask synchronously): every agent's, and
+ * those of the conversations this process stored a message of or was asked about (else 0: use unread()).
+ */
 export interface UnreadCounts {
   unread(agentId: string, contact: string): number;
   unreadByAgent(agentIds: Iterable<string>): Map<string, number>;
 }
+
+const convKey = (agentId: string, contact: string) => `${agentId}\n${contact}`;
 
 export class Messages {
   readonly sendLog: SendLog;
@@ -74,9 +81,15 @@ export class Messages {
   readonly index: UnreadCounts;
   private readonly logger: Logger;
   private store: MessageStore | null = null;
+  /** Resolves once open()'s catch-up (retention, the sends and deliveries stored meanwhile) is done. */
+  ready: Promise<void> = Promise.resolve();
+  /** When retention last ran (it runs again at a look an hour later). */
+  private compactedAt = 0;
   /** Why the database cannot be used (it was left as it is), or null. */
   private failure: Error | null = null;
-  private unreadOf = new Map<string, Map<string, number>>();
+  /** Unread messages per agent, and per conversation for those this process stored or was asked about. */
+  private agentUnread = new Map<string, number>();
+  private convUnread = new Map<string, number>();
   private names = new Map<string, string>();
   private retention = DEFAULT_RETENTION_DAYS;
   /** Bytes of the send log already taken. */
@@ -106,14 +119,10 @@ export class Messages {
       this.logger.warn('messages: listener failed', { error: err instanceof Error ? err.message : String(err) }),
     );
     this.index = {
-      unread: (agentId, contact) => this.unreadOf.get(agentId)?.get(contactKey(contact)) ?? 0,
+      unread: (agentId, contact) => this.convUnread.get(convKey(agentId, contactKey(contact))) ?? 0,
       unreadByAgent: (agentIds) => {
         const out = new Map<string, number>();
-        for (const a of agentIds) {
-          let n = 0;
-          for (const v of this.unreadOf.get(a)?.values() ?? []) n += v;
-          out.set(a, n);
-        }
+        for (const a of agentIds) out.set(a, this.agentUnread.get(a) ?? 0);
         return out;
       },
     };
@@ -180,14 +189,23 @@ export class Messages {
     await this.reload();
     this.sendOffset = Number((await store.meta(META_SEND_OFFSET)) ?? 0);
     this.logUntil = Number((await store.meta(META_LOG_UNTIL)) ?? 0);
-    if (!store.readOnly) {
-      await this.compact();
-      // What was stored while no writer ran: sends the CLI recorded, deliveries `listen` took.
-      await this.readSends();
-      await this.takeBodies(deliveries);
-    }
     this.seenSeq = await this.maxSeq();
     this.mark = await store.changeMark();
+    // After the first list can be shown: retention, and what was stored while no writer ran (sends
+    // the CLI recorded, deliveries `listen` took), each announced.
+    if (!store.readOnly) this.ready = this.catchUp(deliveries);
+  }
+
+  private async catchUp(deliveries: Iterable<DeliveryBody>): Promise<void> {
+    try {
+      await this.compact();
+      const fresh = [...(await this.readSends()), ...(await this.takeBodies(deliveries))];
+      for (const m of fresh) this.events.emit('message', m);
+    } catch (err) {
+      this.logger.warn('messages: could not take what was stored while the app was not running', {
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
   }
 
   private async maxSeq(): Promise<number> {
@@ -198,9 +216,19 @@ export class Messages {
   /** Reads the counts, names and retention again (after another process changed them). */
   private async reload(): Promise<void> {
     const store = this.need();
-    this.unreadOf = await store.unread();
+    await this.readUnread();
     this.names = await store.names();
     this.retention = Number((await store.meta(META_RETENTION)) ?? DEFAULT_RETENTION_DAYS);
+  }
+
+  /** The unread counts again: every agent's, and those of the conversations kept at hand. */
+  private async readUnread(): Promise<void> {
+    const store = this.need();
+    this.agentUnread = await store.unreadByAgent();
+    for (const k of this.convUnread.keys()) {
+      const [agentId, contact] = k.split('\n') as [string, string];
+      this.convUnread.set(k, await store.unreadOf(agentId, contact));
+    }
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
@@ -215,10 +243,12 @@ export class Messages {
     if (store.readOnly) return this.overlayOf(list);
     const added: Added[] = await store.add(list, this.cutoff());
     for (const a of added) {
-      let m = this.unreadOf.get(a.message.agentId);
-      if (!m) this.unreadOf.set(a.message.agentId, (m = new Map()));
-      if (a.unread > 0) m.set(a.message.contact, a.unread);
-      else m.delete(a.message.contact);
+      const k = convKey(a.message.agentId, a.message.contact);
+      const had = this.convUnread.get(k);
+      this.convUnread.set(k, a.unread);
+      // A new inbound message adds one; a send taking the place of its echo changes nothing.
+      if (a.message.direction === 'in' && (had === undefined || a.unread > had))
+        this.agentUnread.set(a.message.agentId, (this.agentUnread.get(a.message.agentId) ?? 0) + 1);
       this.seenSeq = Math.max(this.seenSeq, a.message.seq);
     }
     return added.map((a) => a.message);
@@ -320,7 +350,9 @@ export class Messages {
    */
   async refresh(deliveries?: Iterable<DeliveryBody>): Promise<Message[]> {
     if (!this.store) return [];
+    await this.ready;
     await this.flush();
+    if (!this.need().readOnly && this.o.now() - this.compactedAt > COMPACT_EVERY_MS) await this.compact();
     const fresh = [...(await this.readSends()), ...(deliveries ? await this.takeBodies(deliveries) : [])];
     const mark = await this.need().changeMark();
     if (mark !== this.mark) {
@@ -332,10 +364,11 @@ export class Messages {
         this.seenSeq = Math.max(this.seenSeq, m.seq);
         if (!mine.has(m.seq)) fresh.push(m);
       }
-      const before = JSON.stringify([[...this.unreadOf].map(([a, m]) => [a, [...m]]), [...this.names], this.retention]);
+      const state = () =>
+        JSON.stringify([[...this.agentUnread], [...this.convUnread], [...this.names], this.retention]);
+      const before = state();
       await this.reload();
-      if (JSON.stringify([[...this.unreadOf].map(([a, m]) => [a, [...m]]), [...this.names], this.retention]) !== before)
-        this.events.emit('changed', { agentId: null });
+      if (state() !== before) this.events.emit('changed', { agentId: null });
     }
     fresh.sort((a, b) => a.seq - b.seq);
     for (const m of fresh) this.events.emit('message', m);
@@ -380,6 +413,14 @@ export class Messages {
     return exportConversation({ agentId, contact: key, name: this.names.get(key), messages, format });
   }
 
+  /** The unread messages of one conversation, read from the store (and kept at hand for index.unread). */
+  async unread(agentId: string, contact: string): Promise<number> {
+    const key = contactKey(contact);
+    const n = await this.need().unreadOf(agentId, key);
+    this.convUnread.set(convKey(agentId, key), n);
+    return n;
+  }
+
   retentionDays(): number {
     return this.retention;
   }
@@ -393,8 +434,8 @@ export class Messages {
     const key = contactKey(contact);
     await this.flush();
     if (!(await this.serial(() => this.need().markRead(agentId, key, upToSeq)))) return;
-    if (upToSeq === undefined) this.unreadOf.get(agentId)?.delete(key);
-    else this.unreadOf = await this.need().unread();
+    this.convUnread.set(convKey(agentId, key), 0);
+    await this.readUnread();
     this.events.emit('changed', { agentId });
   }
 
@@ -436,7 +477,8 @@ export class Messages {
     const gone = await this.serial(() => this.need().remove(scope, now));
     const agentId = 'agentId' in scope ? scope.agentId : undefined;
     const contact = scope.contact;
-    for (const c of gone.conversations) this.unreadOf.get(c.agentId)?.delete(c.contact);
+    for (const c of gone.conversations) this.convUnread.delete(convKey(c.agentId, c.contact));
+    await this.readUnread();
     if (agentId === undefined) this.names.delete(contact!);
     const removedSends = await this.serial(async () => {
       const n = await this.sendLog.removeWhere(
@@ -461,6 +503,7 @@ export class Messages {
   /** Retention: messages received before it leave the database, the send log and the media cache. */
   async compact(): Promise<void> {
     const cutoff = this.cutoff();
+    this.compactedAt = this.o.now();
     const gone = await this.serial(() => this.need().removeOlderThan(cutoff));
     const sends = await this.serial(async () => {
       const n = await this.sendLog.removeWhere((r) => r.at < cutoff);
@@ -471,7 +514,7 @@ export class Messages {
       return n;
     });
     await this.media.removeOlderThan(cutoff);
-    if (gone.count > 0 || sends > 0) this.unreadOf = await this.need().unread();
+    if (gone.count > 0 || sends > 0) await this.readUnread();
   }
 
   /** Bytes of the database on disk. */
@@ -480,6 +523,7 @@ export class Messages {
   }
 
   async close(): Promise<void> {
+    await this.ready;
     await this.flush().catch(() => undefined);
     await this.chain;
     await this.store?.close();

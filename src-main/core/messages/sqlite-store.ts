@@ -332,13 +332,11 @@ export class SqliteMessageStore implements MessageStore {
       if (search === '') return this.summaries(f.sql, f.args, q.limit);
       const match: string[] = [];
       const args: unknown[] = [...f.args];
-      const digits = phoneDigits(search);
-      if (digits !== null) {
-        match.push('c.contact LIKE ?');
-        args.push(`%${digits}%`);
+      const contacts = [...this.contactsNamed(search), ...this.contactsNumbered(search)];
+      if (contacts.length > 0) {
+        match.push(`c.contact IN (${contacts.map(() => '?').join(', ')})`);
+        args.push(...contacts);
       }
-      match.push("lower(n.name) LIKE ? ESCAPE '\\'");
-      args.push(`%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
       const fts = ftsQuery(search, true);
       if (fts !== null) {
         match.push(
@@ -347,22 +345,30 @@ export class SqliteMessageStore implements MessageStore {
         );
         args.push(fts);
       }
+      if (match.length === 0) return [];
       return this.summaries(`${f.sql} AND (${match.join(' OR ')})`, args, q.limit);
     });
   }
 
-  unread(): Promise<Map<string, Map<string, number>>> {
+  unreadByAgent(): Promise<Map<string, number>> {
+    return this.read(
+      () =>
+        new Map(
+          (
+            this.db
+              .prepare('SELECT agent_id, sum(unread) AS n FROM conversations WHERE unread > 0 GROUP BY agent_id')
+              .all() as Row[]
+          ).map((r) => [String(r.agent_id), num(r.n)]),
+        ),
+    );
+  }
+
+  unreadOf(agentId: string, contact: string): Promise<number> {
     return this.read(() => {
-      const out = new Map<string, Map<string, number>>();
-      for (const r of this.db
-        .prepare('SELECT agent_id, contact, unread FROM conversations WHERE unread > 0')
-        .all() as Row[]) {
-        const a = String(r.agent_id);
-        let m = out.get(a);
-        if (!m) out.set(a, (m = new Map()));
-        m.set(String(r.contact), num(r.unread));
-      }
-      return out;
+      const r = this.db
+        .prepare('SELECT unread FROM conversations WHERE agent_id = ? AND contact = ?')
+        .get(agentId, contact) as Row | undefined;
+      return r ? num(r.unread) : 0;
     });
   }
 
@@ -547,6 +553,25 @@ export class SqliteMessageStore implements MessageStore {
     }
   }
 
+  /** Contacts whose local name holds `text` (any case); the names are few, read first. */
+  private contactsNamed(text: string): string[] {
+    const like = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    return (
+      this.db.prepare("SELECT contact FROM names WHERE lower(name) LIKE ? ESCAPE '\\' LIMIT 1000").all(like) as Row[]
+    ).map((r) => String(r.contact));
+  }
+
+  /** Contacts whose number holds the digits of `text` written as a number (none when it is not one). */
+  private contactsNumbered(text: string): string[] {
+    const digits = phoneDigits(text);
+    if (digits === null) return [];
+    return (
+      this.db
+        .prepare('SELECT DISTINCT contact FROM conversations WHERE contact LIKE ? LIMIT 1000')
+        .all(`%${digits}%`) as Row[]
+    ).map((r) => String(r.contact));
+  }
+
   search(q: SearchQuery): Promise<SearchResult> {
     return this.read(() => {
       const messages: MessageHit[] = [];
@@ -582,15 +607,17 @@ export class SqliteMessageStore implements MessageStore {
         }
       }
       messages.sort((a, b) => b.message.seq - a.message.seq);
-      const digits = phoneDigits(text);
       const cf = this.agentFilter(q.agentIds, 'c.agent_id');
-      if (digits !== null) {
-        for (const s of this.summaries(`${cf.sql} AND c.contact LIKE ?`, [...cf.args, `%${digits}%`], q.limit))
-          contacts.push({ contact: s, field: 'contact', ranges: rangesOf(s.contact, digits) });
-      } else {
-        const like = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-        for (const s of this.summaries(`${cf.sql} AND lower(n.name) LIKE ? ESCAPE '\\'`, [...cf.args, like], q.limit))
-          contacts.push({ contact: s, field: 'name', ranges: rangesOf(s.name ?? '', text) });
+      const digits = phoneDigits(text);
+      const found = digits !== null ? this.contactsNumbered(text) : this.contactsNamed(text);
+      if (found.length > 0) {
+        const where = `${cf.sql} AND c.contact IN (${found.map(() => '?').join(', ')})`;
+        for (const s of this.summaries(where, [...cf.args, ...found], q.limit))
+          contacts.push(
+            digits !== null
+              ? { contact: s, field: 'contact', ranges: rangesOf(s.contact, digits) }
+              : { contact: s, field: 'name', ranges: rangesOf(s.name ?? '', text) },
+          );
       }
       return { messages, contacts };
     });

@@ -9,7 +9,7 @@ import { z } from 'zod';
 export const DEFAULT_RETENTION_DAYS = 90;
 export const DAY_MS = 24 * 3600_000;
 
-export interface Tombstone {
+interface Tombstone {
   agentId: string;
   /** One conversation, or every conversation of the agent when absent. */
   contact?: string;

@@ -78,7 +78,7 @@ export interface Removed {
 export type RemoveScope = { agentId: string; contact?: string } | { contact: string };
 
 /** [start, end) code-unit offsets of a match in the field named. */
-export type Range = [number, number];
+type Range = [number, number];
 
 export interface SearchQuery {
   /** Words (each a prefix), or a phone number in any written form. */
@@ -116,8 +116,10 @@ export interface MessageStore {
   add(msgs: ReadonlyArray<{ message: Message; wins: boolean }>, cutoff: number): Promise<Added[]>;
   has(agentId: string, key: string): Promise<boolean>;
   contacts(q: ContactQuery): Promise<ContactSummary[]>;
-  /** Every conversation with unread messages: agent → contact → unread. */
-  unread(): Promise<Map<string, Map<string, number>>>;
+  /** The unread messages of each agent that has some. */
+  unreadByAgent(): Promise<Map<string, number>>;
+  /** The unread messages of one conversation (0 when there is none). */
+  unreadOf(agentId: string, contact: string): Promise<number>;
   /** The latest `limit` before `beforeSeq` (exclusive), oldest first. */
   thread(
     agentId: string,

@@ -69,11 +69,11 @@ describe('Messages state: two apps on one data folder', () => {
 
     // The desktop app has not looked yet; at its refresh it follows, and says so once.
     expect(desktop.m.name('15550103000')).toBeUndefined();
-    expect(desktop.m.index.unread('agent-a', '15550104000')).toBe(1);
+    expect(desktop.m.index.unreadByAgent(['agent-a']).get('agent-a')).toBe(2);
     const before = desktop.changed.length;
     await desktop.m.refresh();
     expect(desktop.m.name('15550103000')).toBe('Grace');
-    expect(desktop.m.index.unread('agent-a', '15550104000')).toBe(0);
+    expect(desktop.m.index.unreadByAgent(['agent-a']).get('agent-a')).toBe(1);
     expect((await desktop.m.contacts()).map((c) => c.contact).sort()).toEqual(['15550102000', '15550103000']);
     expect(desktop.changed.slice(before)).toEqual([null]);
     await desktop.m.refresh();
@@ -83,7 +83,7 @@ describe('Messages state: two apps on one data folder', () => {
     await serve.m.refresh();
     expect(serve.m.name('15550102000')).toBe('Ada');
     expect(await unread(serve.m)).toEqual({ '15550102000': 0, '15550103000': 1 });
-    expect(serve.m.index.unread('agent-a', '15550102000')).toBe(0);
+    expect(await serve.m.unread('agent-a', '15550102000')).toBe(0);
     await desktop.m.close();
     await serve.m.close();
   });
