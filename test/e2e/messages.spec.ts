@@ -3,9 +3,9 @@
 // the conversation appears live with an unread count, which opening it clears; a reply from the
 // composer, and the scripted contact's answer shown live; a local name; search; a restart of the host
 // keeps every message (the index is rebuilt from the logs); the notice for an agent whose webhook this
-// install has not registered, with its link to the Tunnel screen; deleting a conversation and every
-// message of an agent, each after its confirmation. No serious or critical axe violation in light and
-// dark; screenshots at 1280×800 and 1024×700, light and dark.
+// install has not registered, with its link to the Tunnel screen; a simulated message marked, with no
+// Reply box; deleting a conversation and every message of an agent, each after its confirmation. No
+// serious or critical axe violation in light and dark; screenshots at 1280×800 and 1024×700, light and dark.
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -221,6 +221,28 @@ test.describe.serial('messages', () => {
     await looksAndAxe(page, testInfo, 'messages-gap');
     await notice.getByRole('link', { name: 'Open the Tunnel screen' }).click();
     await expect(page.getByRole('heading', { name: 'Webhook tunnel' })).toBeVisible();
+  });
+
+  test("a simulated message (the Tunnel screen's Simulate): marked in the list and the thread, with no Reply box", async ({
+    page,
+  }, testInfo) => {
+    const MADE_UP = '+15550104242';
+    await hostCall(serve.ready, 'tunnel.simulate', {
+      teamId: teamId(),
+      agentId: AGENT,
+      type: 'text',
+      from: MADE_UP,
+      text: 'made up on this machine',
+    });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await openApp(page, inboxHash(AGENT, MADE_UP));
+    await expect(contactRow(page, MADE_UP)).toContainText('Simulated');
+    await expect(bubbles(page).filter({ hasText: 'made up on this machine' })).toContainText(
+      'Simulated, not from WhatsApp',
+    );
+    await expect(thread(page).getByRole('note')).toContainText('there is no one to reply to');
+    await expect(thread(page).getByLabel('Reply')).toHaveCount(0);
+    await looksAndAxe(page, testInfo, 'messages-simulated');
   });
 
   test('delete a conversation, then every message of the agent, each after its confirmation', async ({ page }) => {
