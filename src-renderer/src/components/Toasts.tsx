@@ -7,16 +7,18 @@
 // screen and in the sidebar's count), sooner when its incident's notice turns into its resolved state
 // (in place). A dismissed notice hands keyboard focus to the one that takes its place (else the region).
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { SEVERITY_WORDS } from '../../../src-shared/words';
 import { useKeepFocus } from '../router/focus';
 import { useApp } from '../store/react';
 import { noticeStack, type Notice } from '../store/notices';
 
+/** An incident's notice says its severity in the words of the Alerts screen and the command line. */
 const TONE_WORD: Record<Notice['tone'], string> = {
-  info: 'Info',
+  info: SEVERITY_WORDS.info,
   message: 'Message',
   success: 'Resolved',
-  warning: 'Warning',
-  urgent: 'Urgent',
+  warning: SEVERITY_WORDS.warning,
+  urgent: SEVERITY_WORDS.urgent,
 };
 const AUTO_DISMISS_MS = 12_000;
 /** How long a notice of a problem (warning, urgent) stays: the Alerts screen keeps the incident. */
