@@ -48,10 +48,10 @@ type SkipReason = 'not-inbound' | 'old' | 'disabled' | 'muted' | 'quiet-hours' |
 
 type NotifyDecision = { show: MessageNotice } | { skip: SkipReason };
 
-/** @internal Notices of one conversation closer together than this replace each other without a sound. */
-export const BURST_MS = 60_000;
-/** @internal A message older than this when it is stored (a log read again, a late delivery) notifies no one. */
-export const RECENT_MS = 10 * 60_000;
+/** Notices of one conversation closer together than this replace each other without a sound. */
+const BURST_MS = 60_000;
+/** A message older than this when it is stored (a log read again, a late delivery) notifies no one. */
+const RECENT_MS = 10 * 60_000;
 const PREVIEW_CHARS = 120;
 
 interface NotifyPolicyOptions {
@@ -112,7 +112,8 @@ export class MessageNotifyPolicy {
         agentId: m.agentId,
         contact: m.contact,
         count,
-        title: `${count === 1 ? 'New message' : `${count} new messages`} from ${ctx.contactName}`,
+        // A simulated (or replayed) message says so: never from WhatsApp.
+        title: `${count === 1 ? 'New message' : `${count} new messages`} from ${ctx.contactName}${m.simulated ? ' (simulated)' : ''}`,
         body: s.showText && !this.locked ? `${messageLine(m, PREVIEW_CHARS)}\n${privateBody}` : privateBody,
         privateBody,
         silent: last !== undefined && now - last < BURST_MS,

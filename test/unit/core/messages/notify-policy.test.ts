@@ -2,14 +2,18 @@
 // words, and when a burst is quiet.
 import { describe, expect, it } from 'vitest';
 import {
-  BURST_MS,
   MessageNotifyPolicy,
-  RECENT_MS,
   type MessageNotifySettings,
   type NotifyContext,
 } from '../../../../src-main/core/messages/notify-policy';
 import type { Message } from '../../../../src-main/core/messages';
 import type { LocalTime } from '../../../../src-main/core/monitor/types';
+
+/** A message older than this when it is stored notifies no one. */
+const RECENT_MS = 10 * 60_000;
+
+/** Notices of one conversation closer together than this replace each other without a sound. */
+const BURST_MS = 60_000;
 
 /** 2025-01-15 12:00 UTC. */
 const NOON = Date.UTC(2025, 0, 15, 12, 0);
@@ -76,6 +80,12 @@ describe('message notify policy', () => {
         silent: false,
       },
     });
+  });
+
+  it('a simulated message says so in its title', () => {
+    const { policy } = setup();
+    const d = policy.decide(inbound({ simulated: true }), ctx());
+    expect(d).toMatchObject({ show: { title: 'New message from +15550100042 (simulated)' } });
   });
 
   it('a burst from one contact is one group counted by its unread messages; repeats within the burst are silent', () => {
