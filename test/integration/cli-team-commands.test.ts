@@ -158,4 +158,43 @@ describe('attached to the running companion', () => {
     expect(hint.json()).toEqual([{ teamId: solo, agentId: 'agent-connected', secretHint: `…${secret.slice(-4)}` }]);
     expect(hint.stdout).not.toContain(secret);
   });
+
+  it("team and agent add|list|remove: the companion's teams and agents change at once, as Settings shows them", async () => {
+    const add = await cli(
+      ['team', 'add', '--label', 'Third', '--base-url', s.emu.baseUrl, '--agent', 'agent-connected', '--json'],
+      { env: { CHANNEL_API_KEY: DEMO_KEY } },
+    );
+    expect(add.code, add.stderr).toBe(0);
+    const teams = await client.request('teams.list', {});
+    expect(teams.map((t) => t.label)).toEqual(['Solo', 'Duo', 'Third']);
+    expect(add.json()).toEqual([teams[2]]);
+    expect((await cli(['team', 'list', '--json'])).json()).toEqual(teams);
+
+    const agent = await cli([
+      'agent',
+      'add',
+      '--team',
+      'third',
+      '--agent',
+      'agent-flaky',
+      '--label',
+      'Flaky',
+      '--json',
+    ]);
+    expect(agent.code, agent.stderr).toBe(0);
+    const third = teams[2]!.teamId;
+    expect(agent.json()[0]).toMatchObject({ teamId: third, agentId: 'agent-flaky', label: 'Flaky' });
+    expect((await client.request('agents.list', { teamId: third })).map((a) => a.agentId)).toEqual([
+      'agent-connected',
+      'agent-flaky',
+    ]);
+    const listed = await cli(['agent', 'list', '--team', 'Third']);
+    expect(listed.stdout).toBe('Third/agent-connected\nThird/agent-flaky (Flaky)\n');
+
+    expect((await cli(['agent', 'remove', '--team', 'Third', '--agent', 'agent-flaky'])).code).toBe(0);
+    expect((await client.request('agents.list', { teamId: third })).map((a) => a.agentId)).toEqual(['agent-connected']);
+    expect((await cli(['team', 'remove', 'Third'])).code).toBe(0);
+    expect((await client.request('teams.list', {})).map((t) => t.label)).toEqual(['Solo', 'Duo']);
+    for (const r of [add, agent]) expect(r.stdout + r.stderr).not.toContain(DEMO_KEY);
+  });
 });

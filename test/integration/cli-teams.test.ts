@@ -68,15 +68,60 @@ describe('saved teams against the emulator', () => {
       ],
       { CHANNEL_API_KEY: DEMO_KEY },
     );
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
+    // The contract's TeamDTO, as Settings reads it.
     expect(r.json()[0]).toMatchObject({
       label: 'Demo',
       baseUrl: emu.baseUrl,
-      agents: [{ agentId: 'agent-connected' }, { agentId: 'agent-unlinked' }],
+      keyHint: `…${DEMO_KEY.slice(-4)}`,
+      agentIds: ['agent-connected', 'agent-unlinked'],
     });
     expect(Object.values(store.snapshot())).toEqual([DEMO_KEY]);
     const list = await cli(['team', 'list', '--json']);
-    expect(list.json()).toHaveLength(1);
+    expect(list.json()).toEqual([r.json()[0]]);
+    const human = await cli(['team', 'list']);
+    expect(human.stdout).toContain(`  - agent-connected\n  - agent-unlinked`);
+  });
+
+  it('the key from the variable --api-key-env names; a locked keychain → its message, exit 1, nothing saved', async () => {
+    const other = new MemorySecretStore();
+    const folder = join(dir, 'other');
+    const run = (env: Record<string, string>) =>
+      runCli(
+        [
+          'team',
+          'add',
+          '--label',
+          'Other',
+          '--base-url',
+          emu.baseUrl,
+          '--agent',
+          'agent-connected',
+          '--api-key-env',
+          'OTHER_KEY',
+        ],
+        { env, configDir: folder, secretStore: other },
+      );
+    other.state = 'locked';
+    const locked = await run({ OTHER_KEY: DEMO_KEY });
+    expect(locked.code).toBe(1);
+    expect(locked.stderr).toMatch(/keychain is locked/);
+    other.state = 'ok';
+    expect(other.snapshot()).toEqual({});
+    const ok = await run({ OTHER_KEY: DEMO_KEY });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain('saved team Other');
+    expect(Object.values(other.snapshot())).toEqual([DEMO_KEY]);
+    for (const r of [locked, ok]) expect(r.stdout + r.stderr).not.toContain(DEMO_KEY);
+  });
+
+  it('team edit changes the label in place through the companion: the same id', async () => {
+    const [before] = (await cli(['team', 'list', '--json'])).json();
+    const r = await cli(['team', 'edit', 'Demo', '--label', 'Support', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()[0]).toMatchObject({ teamId: before!.teamId, label: 'Support' });
+    const back = await cli(['team', 'edit', before!.teamId as string, '--label', 'Demo']);
+    expect(back.code, back.stderr).toBe(0);
   });
 
   it('status --team reads the session with the stored key (the environment holds no key)', async () => {

@@ -1,10 +1,14 @@
-// `team add|list|edit|remove`: saved teams. The API key is read from an environment variable (never a
-// flag), checked against the service, and stored only in the OS keychain; the config file and the
-// output carry a hint of it (the last 4 characters) at most.
+// `team add|list|edit|remove`: saved teams, asked of the companion of the data folder (teams.add, teams.list,
+// teams.update, teams.remove: what Settings does; started here for the command when none runs). The API key is
+// read from an environment variable (never a flag), checked against the service, and stored only in the OS
+// keychain; the config file and the output carry a hint of it (the last 4 characters) at most. --json prints
+// the contract's TeamDTO.
 import type { Command } from 'commander';
 import { z } from 'zod';
-import type { TeamRecord } from '../../core/teams';
-import { teamsOf, withTeams } from '../teams-context';
+import type { AgentDTO, TeamDTO } from '../../../src-shared/contract';
+import type { ContractClient } from '../../app/client';
+import { addCompanionOptions } from '../companion';
+import { teamNamed, withCompanion } from '../companion-run';
 import { defineAction, type CliContext } from '../context';
 import { UsageError } from '../errors';
 import { baseUrlSchema } from '../../core/url';
@@ -23,6 +27,7 @@ export function addConfigDirOption(cmd: Command): Command {
 }
 
 const configDir = z.string().min(1, 'expected a folder').optional();
+const dataDir = z.string().min(1, 'expected a folder').optional();
 
 const addSchema = z.object({
   label: z.string().trim().min(1, 'the label is empty').max(64, 'at most 64 characters'),
@@ -30,11 +35,12 @@ const addSchema = z.object({
   agent: z.array(agentId).min(1, 'give at least one --agent (the key is checked against it)'),
   apiKeyEnv: envVarName,
   configDir,
+  dataDir,
   allowInsecureHttp: z.boolean().optional(),
   json: z.boolean().optional(),
 });
 
-const listSchema = z.object({ configDir, json: z.boolean().optional() });
+const listSchema = z.object({ configDir, dataDir, json: z.boolean().optional() });
 
 const editSchema = z.object({
   label: z.string().trim().min(1, 'the label is empty').max(64, 'at most 64 characters').optional(),
@@ -42,32 +48,28 @@ const editSchema = z.object({
   keyFromEnv: z.boolean().optional(),
   apiKeyEnv: envVarName,
   configDir,
+  dataDir,
   allowInsecureHttp: z.boolean().optional(),
   json: z.boolean().optional(),
 });
 
-function teamLines(t: TeamRecord): string {
+/** "Demo (t_…)  https://…  key …9f2c" and one line per agent (its label when it has its own). */
+function teamLines(t: TeamDTO, agents: readonly AgentDTO[]): string {
   return [
-    `${t.label} (${t.id})  ${t.baseUrl}  key ${t.keyHint}${t.allowInsecureHttp ? '  (plain http allowed)' : ''}`,
-    ...t.agents.map((a) => `  - ${a.agentId}${a.label !== a.agentId ? ` (${a.label})` : ''}`),
+    `${t.label} (${t.teamId})  ${t.baseUrl}  key ${t.keyHint}${t.allowInsecureHttp ? '  (plain http allowed)' : ''}${t.keyRejected ? '  (key rejected by the service)' : ''}`,
+    ...agents.map((a) => `  - ${a.agentId}${a.label !== a.agentId ? ` (${a.label})` : ''}`),
   ].join('\n');
 }
 
-function teamJson(t: TeamRecord): Record<string, unknown> {
-  return {
-    id: t.id,
-    label: t.label,
-    baseUrl: t.baseUrl,
-    keyHint: t.keyHint,
-    allowInsecureHttp: t.allowInsecureHttp,
-    agents: t.agents,
-  };
+/** The team's agents as the companion lists them. */
+function agentsOf(client: ContractClient, t: TeamDTO): Promise<AgentDTO[]> {
+  return client.request('agents.list', { teamId: t.teamId });
 }
 
 export function register(program: Command, ctx: CliContext): void {
   const team = program.command('team').description('saved teams: base URL, API key (in the OS keychain) and agents');
 
-  const add = addConfigDirOption(
+  const add = addCompanionOptions(
     team
       .command('add')
       .description('save a team; the key (from an environment variable) is checked against the service first')
@@ -79,7 +81,7 @@ export function register(program: Command, ctx: CliContext): void {
         '--allow-insecure-http',
         'let the key go over plain http:// to this base URL, not this machine (anyone on the way can read it)',
       ),
-  ).option('--json', 'the saved team as one JSON object');
+  ).option('--json', 'the saved team as one JSON object (the contract’s TeamDTO)');
 
   defineAction(ctx, add, async (opts, out) => {
     const f = parseFlags(addSchema, { ...opts, agent: opts.agent ?? [] });
@@ -89,32 +91,34 @@ export function register(program: Command, ctx: CliContext): void {
         `no API key: set the environment variable ${f.apiKeyEnv} (or name another with --api-key-env); the key is never accepted as a flag`,
       );
     checkKeyTransport(f.baseUrl, f.allowInsecureHttp);
-    const teamStore = await teamsOf(ctx).open(f.configDir);
-    const allowInsecureHttp = f.allowInsecureHttp === true;
-    const t = await withTeams(() =>
-      teamStore.addTeam({
+    const { t, agents } = await withCompanion(ctx, out, f, async (client) => {
+      const t = await client.request('teams.add', {
         label: f.label,
         baseUrl: f.baseUrl,
         apiKey,
-        allowInsecureHttp,
         agents: f.agent.map((a) => ({ agentId: a })),
-      }),
-    );
-    out.result(teamJson(t), `saved team ${teamLines(t)}\nthe API key is in the OS keychain`);
+        ...(f.allowInsecureHttp === true ? { allowInsecureHttp: true } : {}),
+      });
+      return { t, agents: await agentsOf(client, t) };
+    });
+    out.result({ ...t }, `saved team ${teamLines(t, agents)}\nthe API key is in the OS keychain`);
   });
 
-  const list = addConfigDirOption(team.command('list').description('list saved teams (key hints only)')).option(
+  const list = addCompanionOptions(team.command('list').description('list saved teams (key hints only)')).option(
     '--json',
-    'one JSON object per team',
+    'one JSON object per team (the contract’s TeamDTO)',
   );
   defineAction(ctx, list, async (opts, out) => {
     const f = parseFlags(listSchema, opts);
-    const teams = (await teamsOf(ctx).open(f.configDir)).listTeams();
+    const teams = await withCompanion(ctx, out, f, async (client) => {
+      const all = await client.request('teams.list', {});
+      return Promise.all(all.map(async (t) => ({ t, agents: await agentsOf(client, t) })));
+    });
     if (teams.length === 0) out.note('no saved teams; add one with `channel-companion team add`');
-    for (const t of teams) out.result(teamJson(t), teamLines(t));
+    for (const { t, agents } of teams) out.result({ ...t }, teamLines(t, agents));
   });
 
-  const edit = addConfigDirOption(
+  const edit = addCompanionOptions(
     team
       .command('edit')
       .description(
@@ -133,7 +137,7 @@ export function register(program: Command, ctx: CliContext): void {
         '--no-allow-insecure-http',
         'no longer let the key go over plain http:// to a host other than this machine',
       ),
-  ).option('--json', 'the saved team as one JSON object');
+  ).option('--json', 'the saved team as one JSON object (the contract’s TeamDTO)');
   defineAction(ctx, edit, async (opts, out, cmd) => {
     const f = parseFlags(editSchema, opts);
     const name = parseFlags(z.object({ team: teamName }), { team: cmd.args[0] }).team;
@@ -147,23 +151,25 @@ export function register(program: Command, ctx: CliContext): void {
     }
     if (f.label === undefined && f.baseUrl === undefined && apiKey === undefined && f.allowInsecureHttp === undefined)
       throw new UsageError('nothing to change: give --label, --base-url, --key-from-env or --allow-insecure-http');
-    const { teamStore, team: before } = await teamsOf(ctx).team(name, f.configDir);
-    checkKeyTransport(f.baseUrl ?? before.baseUrl, f.allowInsecureHttp ?? before.allowInsecureHttp);
-    const t = await withTeams(() =>
-      teamStore.updateTeam(before.id, {
+    const { t, agents } = await withCompanion(ctx, out, f, async (client) => {
+      const before = await teamNamed(client, name);
+      checkKeyTransport(f.baseUrl ?? before.baseUrl, f.allowInsecureHttp ?? before.allowInsecureHttp);
+      const t = await client.request('teams.update', {
+        teamId: before.teamId,
         ...(f.label !== undefined ? { label: f.label } : {}),
         ...(f.baseUrl !== undefined ? { baseUrl: f.baseUrl } : {}),
         ...(apiKey !== undefined ? { apiKey } : {}),
         ...(f.allowInsecureHttp !== undefined ? { allowInsecureHttp: f.allowInsecureHttp } : {}),
-      }),
-    );
+      });
+      return { t, agents: await agentsOf(client, t) };
+    });
     out.result(
-      teamJson(t),
-      `saved team ${teamLines(t)}${apiKey !== undefined ? '\nthe new API key is in the OS keychain' : ''}`,
+      { ...t },
+      `saved team ${teamLines(t, agents)}${apiKey !== undefined ? '\nthe new API key is in the OS keychain' : ''}`,
     );
   });
 
-  const remove = addConfigDirOption(
+  const remove = addCompanionOptions(
     team
       .command('remove')
       .description('remove a saved team and its keychain entries')
@@ -172,8 +178,11 @@ export function register(program: Command, ctx: CliContext): void {
   defineAction(ctx, remove, async (opts, out, cmd) => {
     const f = parseFlags(listSchema, opts);
     const name = parseFlags(z.object({ team: teamName }), { team: cmd.args[0] }).team;
-    const { teamStore, team: t } = await teamsOf(ctx).team(name, f.configDir);
-    await withTeams(() => teamStore.removeTeam(t.id));
-    out.result({ removed: t.id, label: t.label }, `removed team ${t.label} (${t.id}) and its keychain entries`);
+    const t = await withCompanion(ctx, out, f, async (client) => {
+      const t = await teamNamed(client, name);
+      await client.request('teams.remove', { teamId: t.teamId });
+      return t;
+    });
+    out.result({ removed: t.teamId, label: t.label }, `removed team ${t.label} (${t.teamId}) and its keychain entries`);
   });
 }

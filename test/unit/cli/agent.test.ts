@@ -1,12 +1,12 @@
-// `agent add|list|remove` on a saved team, in-process with a MemorySecretStore and a fake client.
+// `agent add|list|remove` on a saved team through a companion started for each command, with a MemorySecretStore
+// (adding an agent the service checks is in test/integration/cli-teams).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { NotFound } from '../../../src-main/core/api/errors';
 import { MemorySecretStore } from '../../../src-main/core/secrets';
 import { runCli } from '../../helpers/cli';
-import { fakeClientFactory } from './fake-client';
+import { fakeClientFactory, saveTeam } from './fake-client';
 
 const KEY = 'team-key-0123456789abcdef';
 const connected = {
@@ -23,73 +23,43 @@ let store: MemorySecretStore;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'cc-agent-'));
   store = new MemorySecretStore();
-  const { factory } = fakeClientFactory({ getSession: async () => connected });
-  const r = await runCli(['team', 'add', '--label', 'Demo', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1'], {
-    env: { CHANNEL_API_KEY: KEY },
-    createClient: factory,
-    secretStore: store,
-    configDir: dir,
-  });
-  expect(r.code).toBe(0);
+  await saveTeam(dir, store, { agents: ['a1'], apiKey: KEY });
 });
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
 describe('agent add / list / remove', () => {
-  it('add checks the agent with the team key from the keychain; list shows it; remove drops it', async () => {
-    const { factory, log } = fakeClientFactory({ getSession: async () => connected });
-    const opts = { env: {}, createClient: factory, secretStore: store, configDir: dir };
-    const add = await runCli(
-      ['agent', 'add', '--team', 'Demo', '--agent', 'a2', '--label', 'Sales bot', '--json'],
-      opts,
-    );
-    expect(add.code).toBe(0);
-    expect(add.json()[0]).toMatchObject({ team: 'Demo', agentId: 'a2', label: 'Sales bot' });
-    expect(log.created[0]).toMatchObject({ apiKey: KEY, baseUrl: 'http://127.0.0.1:9' });
-    expect(log.calls.map((c) => c.args[0])).toEqual(['a2']);
-
+  it("list: the contract's AgentDTO per agent, human lines by team; remove drops one and its secrets", async () => {
+    await saveTeam(dir, store, { label: 'Other', agents: ['b1', 'b2'], apiKey: KEY });
+    const opts = { env: {}, secretStore: store, configDir: dir };
     const list = await runCli(['agent', 'list', '--json'], opts);
-    expect(list.json().map((a) => [a.team, a.agentId, a.label])).toEqual([
-      ['Demo', 'a1', 'a1'],
-      ['Demo', 'a2', 'Sales bot'],
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.json().map((a) => [a.agentId, a.label, a.watchClosely])).toEqual([
+      ['a1', 'a1', false],
+      ['b1', 'b1', false],
+      ['b2', 'b2', false],
     ]);
-    const human = await runCli(['agent', 'list', '--team', 'Demo'], opts);
-    expect(human.stdout).toBe('Demo/a1\nDemo/a2 (Sales bot)\n');
+    expect(list.json()[0]).toMatchObject({ teamId: expect.any(String), health: { agentId: 'a1' } });
+    const human = await runCli(['agent', 'list', '--team', 'other'], opts);
+    expect(human.stdout).toBe('Other/b1\nOther/b2\n');
 
-    const rm1 = await runCli(['agent', 'remove', '--team', 'Demo', '--agent', 'a2'], opts);
-    expect(rm1.code).toBe(0);
-    expect(rm1.stdout).toContain('removed agent a2 from team Demo');
+    const rm1 = await runCli(['agent', 'remove', '--team', 'Other', '--agent', 'b2'], opts);
+    expect(rm1.code, rm1.stderr).toBe(0);
+    expect(rm1.stdout).toContain('removed agent b2 from team Other');
     const after = await runCli(['agent', 'list', '--json'], opts);
-    expect(after.json().map((a) => a.agentId)).toEqual(['a1']);
-    expect([add, list, human, rm1].map((r) => r.stdout + r.stderr).join('')).not.toContain(KEY);
+    expect(after.json().map((a) => a.agentId)).toEqual(['a1', 'b1']);
+    expect([list, human, rm1].map((r) => r.stdout + r.stderr).join('')).not.toContain(KEY);
   });
 
-  it('an agent unknown to the service → exit 3, not added', async () => {
-    const { factory } = fakeClientFactory({
-      getSession: async () => {
-        throw new NotFound();
-      },
-    });
-    const r = await runCli(['agent', 'add', '--team', 'Demo', '--agent', 'ghost'], {
-      createClient: factory,
-      secretStore: store,
-      configDir: dir,
-    });
-    expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(/not found/);
-    const list = await runCli(['agent', 'list', '--json'], { secretStore: store, configDir: dir });
-    expect(list.json().map((a) => a.agentId)).toEqual(['a1']);
-  });
-
-  it('a duplicate agent → exit 1; removing an agent the team lacks → exit 1', async () => {
+  it('a duplicate agent → exit 2 (bad input); removing an agent the team lacks → exit 1', async () => {
     const { factory } = fakeClientFactory({ getSession: async () => connected });
     const dup = await runCli(['agent', 'add', '--team', 'Demo', '--agent', 'a1'], {
       createClient: factory,
       secretStore: store,
       configDir: dir,
     });
-    expect(dup.code).toBe(1);
+    expect(dup.code).toBe(2);
     expect(dup.stderr).toMatch(/already/);
     const gone = await runCli(['agent', 'remove', '--team', 'Demo', '--agent', 'zz'], {
       secretStore: store,

@@ -1,14 +1,13 @@
 // `team add|list|remove` and `--team` on service commands, in-process with a MemorySecretStore and
 // a fake service client: the key goes only to the keychain, never to stdout/stderr or the config.
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KeyRejected } from '../../../src-main/core/api/errors';
 import { MemorySecretStore, type SecretStore } from '../../../src-main/core/secrets';
 import { runCli } from '../../helpers/cli';
-import { fakeClientFactory } from './fake-client';
+import { fakeClientFactory, saveTeam } from './fake-client';
 
 const KEY = 'team-key-0123456789abcdef';
 const connected = {
@@ -28,14 +27,6 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function allFilesText(root: string): Promise<string> {
-  let text = '';
-  for (const e of await readdir(root, { withFileTypes: true, recursive: true })) {
-    if (e.isFile()) text += await readFile(join(e.parentPath, e.name), 'utf8');
-  }
-  return text;
-}
-
 function addArgs(extra: string[] = []) {
   return [
     'team',
@@ -52,91 +43,7 @@ function addArgs(extra: string[] = []) {
   ];
 }
 
-describe('team add', () => {
-  it('checks the key against every agent, stores it in the keychain only, prints a hint', async () => {
-    const store = new MemorySecretStore();
-    const { factory, log } = fakeClientFactory({ getSession: async () => connected });
-    const r = await runCli(addArgs(['--json']), {
-      env: { CHANNEL_API_KEY: KEY },
-      createClient: factory,
-      secretStore: store,
-      configDir: dir,
-    });
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    const [team] = r.json();
-    expect(team).toMatchObject({
-      label: 'Demo',
-      baseUrl: 'http://127.0.0.1:9',
-      keyHint: '…cdef',
-      agents: [{ agentId: 'a1' }, { agentId: 'a2' }],
-    });
-    expect(log.calls.map((c) => [c.method, c.args[0]])).toEqual([
-      ['getSession', 'a1'],
-      ['getSession', 'a2'],
-    ]);
-    expect(log.created[0]).toMatchObject({ baseUrl: 'http://127.0.0.1:9', apiKey: KEY });
-    expect(Object.values(store.snapshot())).toEqual([KEY]);
-    expect(r.stdout + r.stderr).not.toContain(KEY);
-    expect(await allFilesText(dir)).not.toContain(KEY);
-    expect(JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')).teams).toHaveLength(1);
-  });
-
-  it('reads the key from the variable named by --api-key-env', async () => {
-    const store = new MemorySecretStore();
-    const { factory } = fakeClientFactory({ getSession: async () => connected });
-    const r = await runCli(addArgs(['--api-key-env', 'OTHER']), {
-      env: { OTHER: KEY },
-      createClient: factory,
-      secretStore: store,
-      configDir: dir,
-    });
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain('saved team Demo');
-    expect(r.stdout).toContain('key …cdef');
-    expect(Object.values(store.snapshot())).toEqual([KEY]);
-  });
-
-  it('a rejected key → exit 4, nothing stored, config unchanged', async () => {
-    const store = new MemorySecretStore();
-    const { factory } = fakeClientFactory({
-      getSession: async () => {
-        throw new KeyRejected();
-      },
-    });
-    const r = await runCli(addArgs(), {
-      env: { CHANNEL_API_KEY: KEY },
-      createClient: factory,
-      secretStore: store,
-      configDir: dir,
-    });
-    expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/rejected/);
-    expect(store.snapshot()).toEqual({});
-    expect(JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')).teams).toEqual([]);
-    expect(r.stdout + r.stderr).not.toContain(KEY);
-  });
-
-  it('keychain unavailable or locked → its clear message, exit 1, nothing stored anywhere', async () => {
-    for (const state of ['unavailable', 'locked'] as const) {
-      const store = new MemorySecretStore();
-      store.state = state;
-      const { factory } = fakeClientFactory({ getSession: async () => connected });
-      const r = await runCli(addArgs(), {
-        env: { CHANNEL_API_KEY: KEY },
-        createClient: factory,
-        secretStore: store,
-        configDir: dir,
-      });
-      expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(state === 'locked' ? /keychain is locked/ : /No OS keychain is reachable/);
-      store.state = 'ok';
-      expect(store.snapshot()).toEqual({});
-      expect(await allFilesText(dir)).not.toContain(KEY);
-      expect(JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')).teams).toEqual([]);
-    }
-  });
-
+describe('team add: bad input', () => {
   const bad: Array<[string, string[], Record<string, string>]> = [
     ['no key in the environment', addArgs(), {}],
     ['no --agent', ['team', 'add', '--label', 'Demo', '--base-url', 'http://127.0.0.1:9'], { CHANNEL_API_KEY: KEY }],
@@ -168,28 +75,8 @@ describe('team add', () => {
   }
 });
 
-async function withTeam(store: MemorySecretStore, label = 'Demo', agents = ['a1', 'a2']) {
-  const { factory } = fakeClientFactory({ getSession: async () => connected });
-  const r = await runCli(
-    [
-      'team',
-      'add',
-      '--label',
-      label,
-      '--base-url',
-      'http://127.0.0.1:9',
-      ...agents.flatMap((a) => ['--agent', a]),
-      '--json',
-    ],
-    {
-      env: { CHANNEL_API_KEY: KEY },
-      createClient: factory,
-      secretStore: store,
-      configDir: dir,
-    },
-  );
-  expect(r.code).toBe(0);
-  return r.json()[0]!.id as string;
+function withTeam(store: MemorySecretStore, label = 'Demo', agents = ['a1', 'a2']): Promise<string> {
+  return saveTeam(dir, store, { label, agents, apiKey: KEY });
 }
 
 describe('team list / remove', () => {
@@ -199,19 +86,18 @@ describe('team list / remove', () => {
     await withTeam(store, 'Other', ['b1']);
     const j = await runCli(['team', 'list', '--json'], { secretStore: store, configDir: dir });
     expect(j.code).toBe(0);
+    // The contract's TeamDTO, as Settings reads it.
     expect(j.json()).toEqual([
       {
-        id,
+        teamId: id,
         label: 'Demo',
         baseUrl: 'http://127.0.0.1:9',
         keyHint: '…cdef',
+        keyRejected: false,
+        agentIds: ['a1', 'a2'],
         allowInsecureHttp: false,
-        agents: [
-          { agentId: 'a1', label: 'a1' },
-          { agentId: 'a2', label: 'a2' },
-        ],
       },
-      expect.objectContaining({ label: 'Other', agents: [{ agentId: 'b1', label: 'b1' }] }),
+      expect.objectContaining({ label: 'Other', agentIds: ['b1'] }),
     ]);
     const h = await runCli(['team', 'list'], { secretStore: store, configDir: dir });
     expect(h.stdout).toContain(`Demo (${id})  http://127.0.0.1:9  key …cdef\n  - a1\n  - a2`);
