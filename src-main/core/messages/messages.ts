@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Emitter, type Unsubscribe } from '../events';
 import { silentLogger, type Logger } from '../ports';
+import { serial } from '../serial';
 import { deliveryBody, type DeliveryBody, type StoredDelivery } from '../tunnel';
 import { ensurePrivateDir } from '../tunnel/private-files';
 import { exportConversation, type ExportFormat, type ExportedConversation } from './export';
@@ -99,7 +100,7 @@ export class Messages {
   private queue: StoredDelivery[] = [];
   private flushing: Promise<void> | null = null;
   /** Writes of this process, one at a time. */
-  private chain: Promise<unknown> = Promise.resolve();
+  private readonly inTurn = serial();
   /** A reader's: the newest seq it has seen, and the messages of the logs not in the database yet. */
   private seenSeq = 0;
   private readonly overlay = new Set<string>();
@@ -231,12 +232,6 @@ export class Messages {
     }
   }
 
-  private serial<T>(work: () => Promise<T>): Promise<T> {
-    const p = this.chain.then(work, work);
-    this.chain = p.catch(() => undefined);
-    return p;
-  }
-
   /** Stores messages; updates the counts; emits each new one. */
   private async store_(list: Array<{ message: Message; wins: boolean }>): Promise<Message[]> {
     const store = this.need();
@@ -268,7 +263,7 @@ export class Messages {
 
   /** The send log's records appended since the last read (another process's sends too). */
   private readSends(): Promise<Message[]> {
-    return this.serial(async () => {
+    return this.inTurn(async () => {
       const { records, next, reset } = await this.sendLog.readFrom(this.sendOffset);
       if (reset) this.logger.info('messages: the send log was rewritten; reading it again');
       const added = await this.store_(records.map((r) => ({ message: sendMessage(r), wins: true })));
@@ -280,7 +275,7 @@ export class Messages {
 
   /** Deliveries of a log (read again): those received since the last taken, and any not stored. */
   private takeBodies(deliveries: Iterable<DeliveryBody>): Promise<Message[]> {
-    return this.serial(async () => {
+    return this.inTurn(async () => {
       const list: Array<{ message: Message; wins: boolean }> = [];
       let until = this.logUntil;
       for (const d of deliveries) {
@@ -314,7 +309,7 @@ export class Messages {
     if (this.queue.length === 0 || !this.store) return Promise.resolve();
     const batch = this.queue;
     this.queue = [];
-    const p = this.serial(async () => {
+    const p = this.inTurn(async () => {
       const list: Array<{ message: Message; wins: boolean }> = [];
       let until = this.logUntil;
       for (const d of batch) {
@@ -433,7 +428,7 @@ export class Messages {
   async markRead(agentId: string, contact: string, upToSeq?: number): Promise<void> {
     const key = contactKey(contact);
     await this.flush();
-    if (!(await this.serial(() => this.need().markRead(agentId, key, upToSeq)))) return;
+    if (!(await this.inTurn(() => this.need().markRead(agentId, key, upToSeq)))) return;
     this.convUnread.set(convKey(agentId, key), 0);
     await this.readUnread();
     this.events.emit('changed', { agentId });
@@ -443,14 +438,14 @@ export class Messages {
   async setName(contact: string, name: string): Promise<void> {
     const key = contactKey(contact);
     const n = name.trim();
-    await this.serial(() => this.need().setName(key, n === '' ? null : n));
+    await this.inTurn(() => this.need().setName(key, n === '' ? null : n));
     if (n === '') this.names.delete(key);
     else this.names.set(key, n);
     this.events.emit('changed', { agentId: null });
   }
 
   async setRetentionDays(days: number): Promise<void> {
-    await this.serial(() => this.need().setMeta(META_RETENTION, String(days)));
+    await this.inTurn(() => this.need().setMeta(META_RETENTION, String(days)));
     this.retention = days;
     await this.compact();
     this.events.emit('changed', { agentId: null });
@@ -474,13 +469,13 @@ export class Messages {
   private async remove(scope: RemoveScope): Promise<{ removed: number; removedSends: number }> {
     await this.flush();
     const now = this.o.now();
-    const gone = await this.serial(() => this.need().remove(scope, now));
+    const gone = await this.inTurn(() => this.need().remove(scope, now));
     const agentId = 'agentId' in scope ? scope.agentId : undefined;
     const contact = scope.contact;
     for (const c of gone.conversations) this.convUnread.delete(convKey(c.agentId, c.contact));
     await this.readUnread();
     if (agentId === undefined) this.names.delete(contact!);
-    const removedSends = await this.serial(async () => {
+    const removedSends = await this.inTurn(async () => {
       const n = await this.sendLog.removeWhere(
         (r) =>
           (agentId === undefined || r.agentId === agentId) && (contact === undefined || contactKey(r.to) === contact),
@@ -504,8 +499,8 @@ export class Messages {
   async compact(): Promise<void> {
     const cutoff = this.cutoff();
     this.compactedAt = this.o.now();
-    const gone = await this.serial(() => this.need().removeOlderThan(cutoff));
-    const sends = await this.serial(async () => {
+    const gone = await this.inTurn(() => this.need().removeOlderThan(cutoff));
+    const sends = await this.inTurn(async () => {
       const n = await this.sendLog.removeWhere((r) => r.at < cutoff);
       if (n > 0) {
         this.sendOffset = await this.sendLog.size();
@@ -525,7 +520,7 @@ export class Messages {
   async close(): Promise<void> {
     await this.ready;
     await this.flush().catch(() => undefined);
-    await this.chain;
+    await this.inTurn.idle();
     await this.store?.close();
     this.store = null;
   }
