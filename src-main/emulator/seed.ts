@@ -92,15 +92,13 @@ export async function loadSeedFile(path: string): Promise<EmulatorSeed> {
 }
 
 const DEMO_TEAM_ID = 'demo';
-/** @internal Exported for tests. */
-export const DEMO_API_KEY = 'demo-key-0123456789abcdef';
+const DEMO_API_KEY = 'demo-key-0123456789abcdef';
 
 /** Team "demo" with three agents: connected, unlinked, and flaky (connected, drops by itself). */
 /**
  * The demo team's scripted contact: it answers every message an agent sends it.
- * @internal Exported for tests.
  */
-export const DEMO_SCRIPTED_CONTACT = '15550100042';
+const DEMO_SCRIPTED_CONTACT = '15550100042';
 
 export function defaultSeed(): EmulatorSeed {
   return {

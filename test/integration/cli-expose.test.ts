@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src-main/emulator';
-import { NGROK_AUTHTOKEN_ACCOUNT } from '../../src-main/core/expose/authtoken';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import { signDelivery } from '../../src-main/core/signature';
 import { runCli, runCliUntil } from '../helpers/cli';
@@ -17,6 +16,9 @@ import { fakeTunnelCommand, NO_NETWORK_ADDRESS } from '../helpers/fake-tunnel';
 import { spawnCli } from '../helpers/spawn-cli';
 import { waitFor } from '../helpers/wait';
 import type { HttpSink } from '../helpers/http-sink';
+
+/** The keychain account the ngrok authtoken is kept under. */
+const NGROK_AUTHTOKEN_ACCOUNT = 'ngrok:authtoken';
 
 let emu: Emulator;
 let app: HttpSink;

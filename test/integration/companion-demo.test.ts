@@ -10,9 +10,11 @@ import type { MessageContactsDTO, MessageThreadDTO } from '../../src-shared/cont
 import type { CompanionContract } from '../../src-main/app/contract';
 import type { Companion } from '../../src-main/app/companion/companion';
 import type { Logger } from '../../src-main/core/ports';
-import { DEMO_SCRIPTED_CONTACT } from '../../src-main/emulator/seed';
 import { startTestCompanion, type TestCompanion } from '../helpers/companion-suite';
 import { state, waitFor } from '../helpers/emulator';
+
+/** The demo team's scripted contact (it answers every message). */
+const DEMO_SCRIPTED_CONTACT = '15550100042';
 
 const AGENTS = ['agent-connected', 'agent-unlinked', 'agent-flaky'];
 const FOREIGN = 'https://team.example/prod-hook';

@@ -4,8 +4,10 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_API_KEY } from '../../src-main/emulator/seed';
 import { runCli } from '../helpers/cli';
+
+/** The demo team's API key. */
+const DEMO_API_KEY = 'demo-key-0123456789abcdef';
 
 describe('serve', () => {
   let dir: string;

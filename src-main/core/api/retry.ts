@@ -9,8 +9,7 @@ import { Aborted, RateLimited, ServiceError } from './errors';
 import type { RetryInfo } from './service';
 
 /** Waits between send retries: 1 s doubling to 16 s, each somewhere in its upper half. */
-/** @internal Exported for tests. */
-export const SEND_RETRY_BACKOFF: BackoffPolicy = { baseMs: 1000, maxMs: 16_000, jitter: 0.5 };
+const SEND_RETRY_BACKOFF: BackoffPolicy = { baseMs: 1000, maxMs: 16_000, jitter: 0.5 };
 /** Most 429 waits one send takes before giving up. */
 const MAX_RATE_LIMIT_RETRIES = 3;
 /** A 429 asking for a longer wait than this is returned to the caller instead. */

@@ -7,8 +7,7 @@ import { ExposeError, LOCAL_KEEPS_WORKING } from './errors';
 import { SET_AUTHTOKEN_HINT } from './ngrok';
 
 /** Its keychain account. */
-/** @internal Exported for tests. */
-export const NGROK_AUTHTOKEN_ACCOUNT = 'ngrok:authtoken';
+const NGROK_AUTHTOKEN_ACCOUNT = 'ngrok:authtoken';
 
 export const ngrokAuthtokenSchema = z
   .string()

@@ -12,14 +12,12 @@ import { z } from 'zod';
 import { shownWebhookUrl } from './register';
 import { serial } from '../serial';
 
-/** @internal Exported for tests. */
-export const REGISTRATION_HISTORY_FILE = 'webhook-registrations.json';
+const REGISTRATION_HISTORY_FILE = 'webhook-registrations.json';
 
 /**
  * Registrations kept per agent (the oldest are dropped first).
- * @internal Exported for tests.
  */
-export const MAX_REGISTRATIONS_PER_AGENT = 50;
+const MAX_REGISTRATIONS_PER_AGENT = 50;
 
 /** What the URL was to this install when it was registered. */
 export type RegistrationTarget = 'receiver' | 'exposure' | 'other';

@@ -4,9 +4,12 @@
 // default seed's demo contact keeps the demo inbox alive.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../src-main/emulator/index';
-import { DEMO_SCRIPTED_CONTACT, defaultSeed } from '../../../src-main/emulator/seed';
+import { defaultSeed } from '../../../src-main/emulator/seed';
 import { type Api, ctl, emulatorSuite } from './helpers';
 import { startReceiver } from './receiver';
+
+/** The demo team's scripted contact (it answers every message). */
+const DEMO_SCRIPTED_CONTACT = '15550100042';
 
 const KEY = 'key-scripted-aaaa';
 

@@ -4,9 +4,12 @@ import { join } from 'node:path';
 import { fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultSeed, loadSeedFile, startEmulator, type Emulator } from '../../../src-main/emulator/index';
-import { DEMO_API_KEY, parseSeed } from '../../../src-main/emulator/seed';
+import { parseSeed } from '../../../src-main/emulator/seed';
 import { client, ctl, emulatorClock, waitFor } from './helpers';
 import { startReceiver } from './receiver';
+
+/** The demo team's API key. */
+const DEMO_API_KEY = 'demo-key-0123456789abcdef';
 
 describe('emulator: seed files', () => {
   let dir: string;

@@ -6,11 +6,13 @@ import {
   QuotaExceeded,
   RateLimited,
 } from '../../../../src-main/core/api/errors';
-import { SEND_RETRY_BACKOFF } from '../../../../src-main/core/api/retry';
 import { backoffDelay } from '../../../../src-main/core/backoff';
 import type { RetryInfo } from '../../../../src-main/core/api/service';
 import { flush } from '../../../helpers/fake-clock';
 import { setup } from './mock';
+
+/** The waits between send retries: 1 s doubling to 16 s, each somewhere in its upper half. */
+const SEND_RETRY_BACKOFF = { baseMs: 1000, maxMs: 16_000, jitter: 0.5 };
 
 const PATH = '/api/v1/agents/agent-1/whatsapp/messages';
 const RECONNECTING = { error: { code: 'CHANNEL_RECONNECTING', message: 'reconnecting' } };

@@ -3,12 +3,14 @@
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  MAX_REGISTRATIONS_PER_AGENT,
-  RegistrationHistory,
-  REGISTRATION_HISTORY_FILE,
-} from '../../../../src-main/core/tunnel/registration-history';
+import { RegistrationHistory } from '../../../../src-main/core/tunnel/registration-history';
 import { tempDir } from './helpers';
+
+/** Registrations kept per agent. */
+const MAX_REGISTRATIONS_PER_AGENT = 50;
+
+/** Where an agent's registrations are kept, in the data folder. */
+const REGISTRATION_HISTORY_FILE = 'webhook-registrations.json';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
