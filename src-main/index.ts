@@ -20,6 +20,8 @@ import { join } from 'node:path';
 import { launch } from './electron/startup';
 import { askSavePath } from './electron/save-dialog';
 import { hostCompanion, type HostedCompanion } from './app/companion/hosted';
+import { attachCompanion, clientContract } from './app/companion/attach';
+import { FolderOwnedError } from './app/companion/endpoint';
 import { appDataDir } from './app/companion/data-dir';
 import { defaultConfigDir } from './core/teams';
 
@@ -75,16 +77,26 @@ void launch(
     // Alerts reach native notifications through the shell's subscription to the 'alert' events
     // (src-main/electron/notifications.ts).
     createContract: async () => {
-      // It owns the data folder and serves it to the command line (app/companion/endpoint.ts).
-      companion = await hostCompanion({
-        shell: 'desktop',
-        command: 'the desktop app',
-        configDir,
-        dataDir: await appDataDir(configDir, join(app.getPath('userData'), 'data'), consoleLogger),
-        logger: consoleLogger,
-        contract: { media: { askSavePath: askSavePath({ dialog, app }) } },
-      });
-      return companion.contract;
+      // It owns the data folder and serves it to the command line (app/companion/endpoint.ts); when another
+      // companion owns it already (`up`, `serve`), the window is that companion's client instead.
+      const dataDir = await appDataDir(configDir, join(app.getPath('userData'), 'data'), consoleLogger);
+      try {
+        companion = await hostCompanion({
+          shell: 'desktop',
+          command: 'the desktop app',
+          configDir,
+          dataDir,
+          logger: consoleLogger,
+          contract: { media: { askSavePath: askSavePath({ dialog, app }) } },
+        });
+        return companion.contract;
+      } catch (e) {
+        if (!(e instanceof FolderOwnedError)) throw e;
+        const attached = await attachCompanion(dataDir);
+        if (!attached) throw e;
+        consoleLogger.warn(`the data folder is owned by another companion; this window is its client (${e.message})`);
+        return clientContract(attached.client);
+      }
     },
   },
 );

@@ -6,8 +6,9 @@
 //      a companion that keeps running, it says how to start one.
 import path from 'node:path';
 import type { Command } from 'commander';
-import { remoteClient, type ContractClient } from '../app/client';
-import { companionSocketPath, ownerWords, readCompanionOwner, type CompanionOwner } from '../app/companion/endpoint';
+import type { ContractClient } from '../app/client';
+import { attachCompanion } from '../app/companion/attach';
+import { ownerWords, type CompanionOwner } from '../app/companion/endpoint';
 import type { CompanionOptions } from '../app/companion/companion';
 import type { CliContext } from './context';
 import { CliFailure } from './errors';
@@ -47,16 +48,10 @@ export function companionFolders(ctx: CliContext, f: CompanionFlags): { configDi
 }
 
 /** The running companion of the data folder, or null when none answers there. */
-export async function attachCompanion(dataDir: string): Promise<CompanionSession | null> {
-  const owner = await readCompanionOwner(dataDir);
-  const socket = owner?.socket ?? companionSocketPath(dataDir);
-  const client = remoteClient({ socketPath: socket, timeoutMs: 60_000 });
-  try {
-    await client.request('app.ping', {});
-  } catch {
-    await client.close();
-    return null;
-  }
+export async function attachedSession(dataDir: string): Promise<CompanionSession | null> {
+  const attached = await attachCompanion(dataDir);
+  if (!attached) return null;
+  const { client, owner } = attached;
   return { client, where: 'attached', owner, dataDir, close: () => client.close() };
 }
 
@@ -78,7 +73,7 @@ export async function connectCompanion(
   opts: ConnectOptions,
 ): Promise<CompanionSession> {
   const { configDir, dataDir } = companionFolders(ctx, f);
-  const attached = await attachCompanion(dataDir);
+  const attached = await attachedSession(dataDir);
   if (attached) return attached;
   if (opts.none !== 'start')
     throw new CliFailure(
@@ -96,12 +91,13 @@ export async function connectCompanion(
       secrets: teamsOf(ctx).secrets(),
       clock: ctx.clock,
       logger: cliLogger(out),
+      ...(ctx.createClient ? { clientFactory: ctx.createClient } : {}),
       ...opts.companion,
     });
   } catch (e) {
     // Another process took the folder between the look and the start: attach to it after all.
     if (e instanceof Error && e.name === 'FolderOwnedError') {
-      const again = await attachCompanion(dataDir);
+      const again = await attachedSession(dataDir);
       if (again) return again;
     }
     throw e;

@@ -32,6 +32,8 @@ export interface CliContext {
   resolveTarget(flags: TargetFlags): Promise<Target>;
   /** A service client for the target; closed when main() returns. */
   client(target: Target): ServiceClient;
+  /** The service clients' factory when one was given (tests), for a companion started in this process. */
+  readonly createClient?: (opts: ServiceClientOptions) => ServiceClient;
   closeAll(): Promise<void>;
 }
 
@@ -43,6 +45,7 @@ export function createContext(io: CliIO, signal: AbortSignal, deps: CliDeps): Cl
     signal,
     clock: deps.clock ?? systemClock,
     pairPollMs: deps.pairPollMs ?? 1000,
+    ...(deps.createClient ? { createClient: deps.createClient } : {}),
     exitCode: 0,
     output: (json) => new Output(io, json),
     resolveTarget: (flags) => resolveTarget(flags, io, deps.targetResolvers ?? []),

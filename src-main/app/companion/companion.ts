@@ -66,6 +66,8 @@ export interface CompanionOptions {
   clock?: Clock;
   /** For every service client and the tunnel's forwards. */
   dispatcher?: Dispatcher;
+  /** Makes the teams' service clients (default: the real client over `dispatcher`; tests: a fake). */
+  clientFactory?: ClientFactory;
   logger?: Logger;
   /** Receives every alert the monitor raises (besides the 'alert' event). */
   notifier?: AlertSink;
@@ -225,8 +227,9 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   // Private on open: whatever an older version (or another tool) left 0644 in it is 0600 from now on.
   await privateTree(dataDir);
   const secrets = opts.secrets ?? new KeychainSecretStore();
-  const clientFactory: ClientFactory = (o) =>
-    createServiceClient({ ...o, clock, ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}) });
+  const clientFactory: ClientFactory =
+    opts.clientFactory ??
+    ((o) => createServiceClient({ ...o, clock, ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}) }));
   const events = new Emitter<CompanionEvents>((err) =>
     logger.warn('companion: listener failed', { error: err instanceof Error ? err.message : String(err) }),
   );

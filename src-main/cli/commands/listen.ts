@@ -134,7 +134,10 @@ export function register(program: Command, ctx: CliContext): void {
         )
         .option('--team <team>', 'a saved team: its agents, and their signing secrets from the keychain')
         .option('--agent <id>', 'an agent to receive for (repeatable); with one agent, /hooks is its URL too', collect)
-        .option('--port <n>', 'port to listen on (0 = any free port)', '0')
+        .option(
+          '--port <n>',
+          "port to listen on (default: the companion's tunnel port; with a secret given here: any free port; 0 = any free port)",
+        )
         .option('--host <host>', 'interface to listen on (anything but loopback exposes the receiver)', '127.0.0.1')
         .option(
           '--max-connections <n>',
@@ -186,7 +189,7 @@ export function register(program: Command, ctx: CliContext): void {
       return listenThroughCompanion(ctx, out, {
         team: f.team,
         agent: f.agent,
-        port: opts.port === '0' || opts.port === undefined ? undefined : f.port,
+        port: f.port,
         forwardTo: f.forwardTo,
         registerUrl: f.registerUrl,
         yes: f.yes,
