@@ -298,7 +298,9 @@ export class Messages {
    * the database is written on the next turn (flush); 'message' is emitted once it is stored.
    */
   takeDelivery(d: StoredDelivery): void {
-    if (!d.verdict.ok || d.summary.event !== 'message.received') return;
+    // A database that cannot be used keeps nothing in memory: the tunnel's log has the delivery, and
+    // a new database imports what the log holds.
+    if (!d.verdict.ok || d.summary.event !== 'message.received' || this.failure !== null) return;
     this.queue.push(d);
     if (this.queue.length === 1) setImmediate(() => void this.flush());
   }
