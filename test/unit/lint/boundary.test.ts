@@ -2,7 +2,7 @@
 // here with a planted import it must refuse and one it must let through:
 //   'electron' only in the Electron adapters and the preload;
 //   core imports nothing above it (app, cli, host, electron, emulator, the contract), but the
-//   shared limits and URL rules (src-shared/limits, src-shared/url);
+//   shared limits and URL rules (src-shared/limits, src-shared/url) and the words (src-shared/words);
 //   the low-level modules of core never import its features (tunnel, monitor, chat, expose, metrics);
 //   no import cycle (type-only imports included) in src-main nor in src-renderer;
 //   the app layer imports no shell, and the emulator only for the demo;
@@ -89,6 +89,7 @@ describe('lint boundary', () => {
       ['src-main/core/teams/x.ts', '../../../src-shared/limits'],
       ['src-main/core/x.ts', '../../src-shared/url'],
       ['src-main/core/tunnel/x.ts', '../../../src-shared/vocabulary'],
+      ['src-main/core/monitor/x.ts', '../../../src-shared/words'],
     ])('%s may import %s', async (file, specifier) => {
       expect(await restrictedImportErrors(file, specifier)).toEqual([]);
     });
@@ -309,6 +310,11 @@ describe('lint boundary', () => {
 
     it('allows ./vocabulary', async () => {
       expect(await restrictedImportErrors('src-shared/contract.ts', './vocabulary')).toEqual([]);
+    });
+
+    it('lets the words module use the duration words', async () => {
+      expect(await restrictedImportErrors('src-shared/words.ts', './duration')).toEqual([]);
+      expect(await restrictedImportErrors('src-shared/words.ts', './contract')).toHaveLength(1);
     });
   });
 
