@@ -86,6 +86,25 @@ describe('the demo across a restart', () => {
     expect(flaky.phone).toBe('15550100003');
   });
 
+  it('a companion started by any shell (a command, the desktop app) resumes the kept demo: its incident stays open', async () => {
+    const dir = await folder();
+    const first = await start(dir);
+    const open = await waitFor(
+      async () => (await first.ok<IncidentDTO[]>('alerts.list')).find((i) => i.agentId === 'agent-unlinked'),
+      8000,
+      'the seed’s needs-scan incident',
+    );
+    await first.close();
+    // Not asked for the demo (no demo option), as a command or the desktop app starts it.
+    const plain = await startTestCompanion(dir, { poll: POLL });
+    cleanup.push(() => plain.close());
+    expect((await plain.ok<TeamDTO[]>('teams.list')).map((t) => t.teamId)).toEqual([first.teamId]);
+    await new Promise((r) => setTimeout(r, 600)); // a few polls
+    const listed = await plain.ok<IncidentDTO[]>('alerts.list');
+    expect(listed.find((i) => i.id === open.id)).toMatchObject({ resolvedAt: null, openedAt: open.openedAt });
+    expect(listed.find((i) => i.id === open.id)?.removed).toBeUndefined();
+  });
+
   it('takes another port when the last one is taken, and the team’s base URL follows', async () => {
     const dir = await folder();
     const first = await start(dir);

@@ -37,7 +37,7 @@ import {
   type WebhookRegistration,
 } from '../../core/tunnel';
 import { TeamSet, type TeamView } from './team-set';
-import { DEMO_TEAM_LABEL, DemoHost, type DemoInfo } from './demo';
+import { DEMO_TEAM_LABEL, DemoHost, hasKeptDemo, type DemoInfo } from './demo';
 import { PrefsStore, type Prefs } from './prefs';
 import { ConfigWatch } from './config-watch';
 import { TunnelHost, type PortTaken } from './tunnel-host';
@@ -86,6 +86,7 @@ export interface CompanionOptions {
   /**
    * Start the demo (its emulator and team, see startDemo) before the monitor starts, so the demo
    * team's incidents open before a restart are taken up, not closed as removed (`serve --emulator`).
+   * Default: when the data folder holds a demo team (any shell resumes it); false: never.
    */
   demo?: boolean;
   /** Where to serve Prometheus metrics for this run, over the saved metricsPort (`serve --metrics-port`). */
@@ -728,7 +729,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       await demo.close();
     },
   };
-  if (opts.demo) {
+  if (opts.demo ?? (await hasKeptDemo(dataDir))) {
     try {
       await companion.startDemo();
     } catch (err) {

@@ -4,7 +4,7 @@
 // agents' session states, so a companion started again continues the same world: the same team id,
 // the same port when it is free (the team's base URL follows when it is not), the same agents linked
 // or not. The emulator is loaded on demand so the app never pays for it unless the demo is used.
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { TeamStore, type ClientFactory } from '../../core/teams';
 import type { Clock, Logger } from '../../core/ports';
@@ -24,6 +24,19 @@ export interface DemoInfo {
   /** The emulator's own made-up key: shown by `serve --emulator`, never by the app's handlers. */
   apiKey: string;
   agents: Array<{ agentId: string; label: string }>;
+}
+
+/**
+ * Whether the data folder holds a demo team (a companion started on it, by any shell, resumes the demo so the
+ * demo team's incidents and conversations go on, rather than being closed as removed).
+ */
+export async function hasKeptDemo(dataDir: string): Promise<boolean> {
+  try {
+    const o = JSON.parse(await readFile(path.join(dataDir, DEMO_DIR, 'config.json'), 'utf8')) as { teams?: unknown };
+    return Array.isArray(o.teams) && o.teams.length > 0;
+  } catch {
+    return false;
+  }
 }
 
 export class DemoHost {
