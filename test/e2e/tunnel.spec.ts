@@ -253,7 +253,7 @@ test.describe('webhook tunnel inspector', () => {
     }
   });
 
-  test('a long agent label wraps: the page is never wider than the window and hook URLs stay readable; a duplicate is counted as one, never as rejected', async ({
+  test('a long agent label wraps: the page is never wider than the window and hook URLs stay readable; a duplicate is counted as one, never as refused', async ({
     page,
   }, testInfo) => {
     test.setTimeout(90_000);
@@ -342,7 +342,7 @@ test.describe('webhook tunnel inspector', () => {
         })
         .toBe(before.duplicates + 1);
       const after = (await hostCall<TunnelStatusDTO>(suite.ready, 'tunnel.status')).counts;
-      // Both verified, one a duplicate; whatever else came meanwhile (a refused request) is all that was rejected.
+      // Both verified, one a duplicate; whatever else came meanwhile (a refused request) is all that was refused.
       expect(after.verified - before.verified).toBe(2);
       expect(after.rejected - before.rejected).toBe(after.received - before.received - 2);
       const d = after.duplicates;
