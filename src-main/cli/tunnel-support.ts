@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { REFUSED_WORDS, verdictWords } from '../../src-shared/words';
 import { TeamStore } from '../core/teams';
 import { RegistrationHistory } from '../core/tunnel/registration-history';
-import type { DeliveryListItem, ForwardAttempt, RefusedRequest, StoredDelivery, Tunnel } from '../core/tunnel';
+import type { ForwardAttempt, RefusedRequest, StoredDelivery, Tunnel } from '../core/tunnel';
 import { teamsOf } from './teams-context';
 import type { CliContext } from './context';
 import { CliFailure, UsageError } from './errors';
@@ -192,27 +192,4 @@ export function attemptData(a: ForwardAttempt): Record<string, unknown> {
 export function attemptLine(a: ForwardAttempt): string {
   const result = a.status !== null ? `${a.status}` : `failed (${a.error ?? 'no answer'})`;
   return `  → ${a.replay ? `replay ${a.replay} ` : 'forward '}${a.deliveryId} to ${a.url}: ${result} in ${Math.round(a.durationMs)} ms${a.resigned ? ' (re-signed)' : ''}`;
-}
-
-export function listItemData(i: DeliveryListItem): Record<string, unknown> {
-  return {
-    id: i.id,
-    agentId: i.agentId,
-    receivedAt: iso(i.receivedAt),
-    ok: i.verdict.ok,
-    verdict: i.verdict.reason,
-    eventType: i.summary.event,
-    from: i.summary.from,
-    type: i.summary.type,
-    messageId: i.summary.messageId,
-    bytes: i.bytes,
-    simulated: i.simulated,
-    forwardState: i.forwardState,
-    attempts: i.attempts,
-    lastStatus: i.lastStatus,
-  };
-}
-
-export function listItemLine(i: DeliveryListItem): string {
-  return `${i.id}  ${iso(i.receivedAt)}  ${i.agentId}  ${verdictWords(i.verdict.reason)}  ${i.summary.type ?? '-'}  ${i.summary.from ? `+${i.summary.from}` : '-'}  ${i.forwardState}${i.lastStatus !== null ? ` ${i.lastStatus}` : ''}${i.simulated ? '  (simulated)' : ''}`;
 }

@@ -9,7 +9,7 @@ import { readCompanionOwner } from '../../src-main/app/companion/endpoint';
 import { hostCompanion, type HostedCompanion } from '../../src-main/app/companion/hosted';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import { decodeSigningSecrets } from '../../src-main/core/teams/signing';
-import { verifyDelivery } from '../../src-main/core/signature';
+import { signDelivery, verifyDelivery } from '../../src-main/core/signature';
 import { runCli } from '../helpers/cli';
 import { control, DEMO_KEY, waitFor } from '../helpers/emulator';
 import { emulatorSuite, type EmulatorSuite } from '../helpers/emulator-suite';
@@ -86,8 +86,12 @@ describe('attached to the running companion of the data folder', () => {
     const before = s.sink.requests.length;
     const r = await cli(['trigger', '--agent', AGENT, '--text', 'hello there', '--forward-to', s.sink.url, '--json']);
     expect(r.code).toBe(0);
-    const [delivery, forward, ...rest] = r.json();
+    const [line1, line2, ...rest] = r.json();
     expect(rest).toEqual([]);
+    expect(line1).toMatchObject({ event: 'delivery' });
+    expect(line2).toMatchObject({ event: 'forward' });
+    const delivery = line1!.delivery as Record<string, unknown>;
+    const forward = line2!.forward as Record<string, unknown>;
     expect(delivery).toMatchObject({
       agentId: AGENT,
       event: 'message.received',
@@ -96,7 +100,7 @@ describe('attached to the running companion of the data folder', () => {
       verdict: 'simulated',
       preview: 'hello there',
     });
-    simulatedId = delivery!.id as string;
+    simulatedId = delivery.id as string;
     expect(forward).toMatchObject({ deliveryId: simulatedId, replay: 'as-received', status: 200, url: s.sink.url });
     expect(s.sink.requests.length).toBe(before + 1);
     expect(verifies(s.sink.requests.at(-1)!)).toBe(true);
@@ -203,6 +207,25 @@ describe('attached to the running companion of the data folder', () => {
     expect(text.stdout).toMatch(/Refused — no signature {2}401 {2}POST \/hooks\/agent-connected/);
   });
 
+  it('show prints what a sender wrote with its control characters escaped, never raw', async () => {
+    const body =
+      '{"event":"message.received","from":"15550100009","message":{"id":"m-esc","type":"text","text":"\u001b]0;owned\u0007\u001b[2J"}}';
+    const res = await fetch(`${listenUrl}/hooks/${AGENT}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...signDelivery(storedSecrets()[0]!, body, Math.floor(Date.now() / 1000)),
+      },
+      body,
+    });
+    expect(res.status).toBe(200);
+    const [d] = await client.request('tunnel.deliveries', { text: 'm-esc' });
+    const r = await cli(['deliveries', 'show', d!.id]);
+    expect(r.code, r.stderr).toBe(0);
+    for (const raw of ['\u001b', '\u0007']) expect(r.stdout).not.toContain(raw);
+    expect(r.stdout).toContain('\\x1b]0;owned\\x07\\x1b[2J');
+  });
+
   const bad: Array<[string, string[], number, RegExp]> = [
     ['show of an unknown id', ['deliveries', 'show', 'd_nope'], 1, /No delivery d_nope/],
     ['show with a bad id', ['deliveries', 'show', '../etc'], 2, /delivery id/],
@@ -243,7 +266,7 @@ describe('with no companion running', () => {
     const before = s.sink.requests.length;
     const t = await cli(['trigger', '--agent', AGENT, '--text', 'no companion', '--forward-to', s.sink.url, '--json']);
     expect(t.code).toBe(0);
-    const [delivery, forward] = t.json();
+    const [delivery, forward] = t.json().map((l) => (l.delivery ?? l.forward) as Record<string, unknown>);
     expect(delivery).toMatchObject({ verdict: 'simulated', preview: 'no companion' });
     expect(forward).toMatchObject({ deliveryId: delivery!.id, status: 200 });
     expect(s.sink.requests.length).toBe(before + 1);

@@ -16,6 +16,7 @@ import {
   type Verdict,
 } from '../../../src-shared/contract';
 import { REFUSED_REASONS } from '../../../src-shared/vocabulary';
+import { terminalSafe } from '../../../src-shared/terminal-text';
 import { attemptWords, deliveryTypeWords, forwardWords, REFUSED_WORDS, verdictWords } from '../../../src-shared/words';
 import { httpUrlSchema, redactCredentials } from '../../core/url';
 import { addCompanionOptions } from '../companion';
@@ -88,6 +89,9 @@ function line(dto: object): Record<string, unknown> {
   return { ...dto };
 }
 
+/** What a sender wrote (headers, body, ids, a path), made safe for the terminal (src-shared/terminal-text). */
+const safe = (text: string): string => terminalSafe(text);
+
 /** "01J…  2026-…  agent  Verified  Text  +1555…  Forwarded 200", plus the service's id when it gave one. */
 export function summaryLine(d: DeliverySummaryDTO): string {
   return [
@@ -98,7 +102,7 @@ export function summaryLine(d: DeliverySummaryDTO): string {
     deliveryTypeWords(d),
     d.from ? `+${d.from.replace(/^\+/, '')}` : '-',
     forwardWords(d).words,
-    ...(d.serviceId ? [`(service: ${d.serviceId})`] : []),
+    ...(d.serviceId ? [`(service: ${safe(d.serviceId)})`] : []),
   ].join('  ');
 }
 
@@ -110,8 +114,8 @@ export function forwardLine(f: ForwardResultDTO): string {
 function detailText(d: DeliveryDetailDTO): string {
   const ids = [
     `${d.id}`,
-    ...(d.serviceId ? [`service: ${d.serviceId}`] : []),
-    ...(d.messageId ? [`message: ${d.messageId}`] : []),
+    ...(d.serviceId ? [`service: ${safe(d.serviceId)}`] : []),
+    ...(d.messageId ? [`message: ${safe(d.messageId)}`] : []),
   ];
   return [
     `${ids.join('  ')}`,
@@ -121,9 +125,9 @@ function detailText(d: DeliveryDetailDTO): string {
       .split('\n')
       .filter((s) => s !== '')
       .map((s) => `  - ${s}`),
-    ...Object.entries(d.headers).map(([k, v]) => `${k}: ${v}`),
+    ...Object.entries(d.headers).map(([k, v]) => `${safe(k)}: ${safe(v)}`),
     '',
-    d.rawBody,
+    terminalSafe(d.rawBody, { lines: true }),
     '',
     `forward: ${d.forwardState}${d.nextTryAt !== null ? ` (next try ${isoTime(d.nextTryAt)})` : ''} — ${forwardWords(d).words}`,
     ...d.forwards.map(forwardLine),
@@ -132,8 +136,8 @@ function detailText(d: DeliveryDetailDTO): string {
 
 /** "2026-…  Refused — bad signature  401  POST /hooks/a1  from 127.0.0.1 (12 bytes): <the last step>". */
 function refusedLine(r: RefusedRequestDTO): string {
-  const why = r.detail.slice(r.detail.lastIndexOf('\n') + 1);
-  return `${r.id}  ${isoTime(r.at)}  ${REFUSED_WORDS[r.reason]}  ${r.status}  ${r.method || '-'} ${r.path || '-'}  from ${r.from}${r.size ? ` (${r.size} bytes)` : ''}${why ? `: ${why}` : ''}`;
+  const why = safe(r.detail.slice(r.detail.lastIndexOf('\n') + 1));
+  return `${r.id}  ${isoTime(r.at)}  ${REFUSED_WORDS[r.reason] ?? r.reason}  ${r.status}  ${safe(r.method) || '-'} ${safe(r.path) || '-'}  from ${r.from}${r.size ? ` (${r.size} bytes)` : ''}${why ? `: ${why}` : ''}`;
 }
 
 const ok2xx = (status: number | null): boolean => status !== null && status >= 200 && status <= 299;

@@ -67,7 +67,7 @@ export function register(program: Command, ctx: CliContext): void {
       .option('--timeout <seconds>', "wait this long for the companion's forward (default 15)"),
   ).option(
     '--json',
-    'one JSON object per line: the delivery (DeliverySummaryDTO), then each forward (ForwardResultDTO)',
+    'one JSON object per line: {"event":"delivery","delivery":DeliverySummaryDTO}, then {"event":"forward","forward":ForwardResultDTO} for each forward',
   );
 
   defineAction(ctx, cmd, async (opts, out) => {
@@ -108,7 +108,7 @@ export function register(program: Command, ctx: CliContext): void {
           );
         throw e;
       }
-      out.result({ ...d }, summaryLine(d));
+      out.event({ event: 'delivery', delivery: d }, summaryLine(d));
       let ok = true;
 
       if (forwardAddress !== null && d.verdict === 'simulated') {
@@ -133,7 +133,7 @@ export function register(program: Command, ctx: CliContext): void {
           );
           ok = false;
         } else {
-          out.event({ ...first }, forwardLine(first));
+          out.event({ event: 'forward', forward: first }, forwardLine(first));
           if (!ok2xx(first)) {
             ok = false;
             out.note(
@@ -149,7 +149,7 @@ export function register(program: Command, ctx: CliContext): void {
 
       if (f.forwardTo !== undefined) {
         const a = await client.request('tunnel.replay', { id: d.id, mode: 'as-received', url: f.forwardTo });
-        out.event({ ...a }, forwardLine(a));
+        out.event({ event: 'forward', forward: a }, forwardLine(a));
         if (!ok2xx(a)) {
           ok = false;
           out.note(
