@@ -178,10 +178,10 @@ test.describe('chat window', () => {
       await page.setViewportSize(size);
       await openChat(page);
       const list = await page.locator('.chat-list').boundingBox();
-      const actions = await page.getByRole('button', { name: 'Retry last message' }).boundingBox();
+      const actions = await page.locator('form.chat-composer').boundingBox();
       if (!list || !actions) throw new Error('the transcript or the composer is not laid out');
-      // The composer's buttons end inside the window, within a few lines of its bottom edge,
-      // and the transcript has the rest: more than a third of the window's height.
+      // The composer (its buttons, then the keys' hint) ends inside the window, within a few lines
+      // of its bottom edge, and the transcript has the rest: more than a third of the window's height.
       expect(actions.y + actions.height).toBeLessThanOrEqual(size.height);
       expect(size.height - (actions.y + actions.height)).toBeLessThan(48);
       expect(list.height).toBeGreaterThan(size.height / 3);
