@@ -28,8 +28,7 @@ interface SenderLike {
   readonly mainFrame: FrameLike | null;
 }
 
-/** @internal Exported for tests. */
-export interface InvokeEventLike {
+interface InvokeEventLike {
   sender: SenderLike;
   readonly senderFrame: FrameLike | null;
 }

@@ -98,8 +98,7 @@ interface AgentView {
   dialect: string[];
 }
 
-/** @internal Exported for tests. */
-export interface EmulatorState {
+interface EmulatorState {
   now: string;
   clockSkewSeconds: number;
   teams: Array<{

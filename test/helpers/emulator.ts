@@ -1,6 +1,8 @@
 // An emulator on 127.0.0.1 port 0 for integration tests, plus small HTTP helpers for its control surface.
 import { defaultSeed, startEmulator, type Emulator, type EmulatorOptions } from '../../src-main/emulator';
-import { type EmulatorState } from '../../src-main/emulator/control';
+import type { EmulatorControl } from '../../src-main/emulator/control';
+
+type EmulatorState = Awaited<ReturnType<EmulatorControl['state']>>;
 
 export const DEMO_KEY = defaultSeed().teams[0]!.apiKey;
 

@@ -5,12 +5,14 @@
 // ngrok over a stubbed module; its authtoken stored in the keychain and shown only as a hint.
 import { describe, expect, it } from 'vitest';
 import type { DeliverySummaryDTO, ExposureDTO, TunnelStatusDTO } from '../../src-shared/contract';
-import { type NgrokModule } from '../../src-main/core/expose/ngrok';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import type { Emulator } from '../../src-main/emulator';
 import { companionSuite } from '../helpers/companion-suite';
 import { control, DEMO_KEY, state, waitFor } from '../helpers/emulator';
 import { fakeTunnelCommand, NO_NETWORK_ADDRESS } from '../helpers/fake-tunnel';
+import type { NgrokLoader } from '../../src-main/core/expose/ngrok';
+
+type NgrokModule = Awaited<ReturnType<NgrokLoader>>;
 
 /** The keychain account the ngrok authtoken is kept under. */
 const NGROK_AUTHTOKEN_ACCOUNT = 'ngrok:authtoken';

@@ -13,8 +13,7 @@ import { sendAndRecord, type SendLog, type SendRecord, type SendVia } from '../.
 import type { SendRequest, SendResult } from '../../core/api/types';
 
 /** The part of a team's ServiceClient these requests use. */
-/** @internal Exported for tests. */
-export type TeamClient = Pick<
+type TeamClient = Pick<
   ServiceClient,
   'startPairing' | 'getSession' | 'send' | 'checkContact' | 'updateSettings' | 'sendBudget' | 'cancelQueued'
 >;

@@ -7,13 +7,11 @@ import { ExposeError, LOCAL_KEEPS_WORKING } from './errors';
 import { DEFAULT_EXPOSE_TIMEOUT_MS, type Exposure } from './types';
 
 /** The part of @ngrok/ngrok used here. */
-/** @internal Exported for tests. */
-export interface NgrokListener {
+interface NgrokListener {
   url(): string | null;
   close(): Promise<void>;
 }
-/** @internal Exported for tests. */
-export interface NgrokModule {
+interface NgrokModule {
   forward(config: { addr: string; authtoken: string; domain?: string }): Promise<NgrokListener>;
 }
 export type NgrokLoader = () => Promise<NgrokModule>;

@@ -11,8 +11,7 @@ import { contactKey } from './inbound';
 import type { Message } from './store';
 import { messageLine } from '../../../src-shared/message-words';
 
-/** @internal Exported for tests. */
-export interface MessageNotifySettings {
+interface MessageNotifySettings {
   enabled: boolean;
   showText: boolean;
   quietHours: { enabled: boolean; start: string; end: string };

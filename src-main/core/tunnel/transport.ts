@@ -23,8 +23,7 @@ import { socketWords, type Subject } from '../socket-words';
 import { isHttpUrl } from '../url';
 import { RESPONSE_BODY_LIMIT } from './types';
 
-/** @internal Exported for tests. */
-export interface ForwardRequest {
+interface ForwardRequest {
   url: string;
   headers: Record<string, string>;
   body: Buffer;
@@ -91,8 +90,7 @@ export class Stopper {
   }
 }
 
-/** @internal Exported for tests. */
-export interface ForwardResponse {
+interface ForwardResponse {
   status: number;
   /** At most the first 4 KiB, utf8. */
   body: string;

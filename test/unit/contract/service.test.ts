@@ -2,10 +2,13 @@
 // client, what the answer carries, and the send.progress events of a queued or retried send.
 import { describe, expect, it, vi, type Mock } from 'vitest';
 import { PairingClock, pairingReads } from '../../../src-main/app/contract/pairing';
-import { serviceRequests, type TeamClient } from '../../../src-main/app/contract/service';
+import { serviceRequests } from '../../../src-main/app/contract/service';
 import { Aborted, ChannelReconnecting, NotFound, RateLimited } from '../../../src-main/core/api/errors';
 import { toErrorDTO } from '../../../src-main/app/errors';
 import type { AnyEvent } from '../../../src-shared/contract';
+import type { ServiceDeps } from '../../../src-main/app/contract/service';
+
+type TeamClient = Awaited<ReturnType<ServiceDeps['clientFor']>>;
 
 type FakeClient = { [K in keyof TeamClient]: Mock<TeamClient[K]> };
 

@@ -2,17 +2,13 @@ import { describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', () => ({}));
 
-import {
-  forwardEvents,
-  isTrustedSender,
-  originOf,
-  registerIpc,
-  WindowRegistry,
-  type InvokeEventLike,
-} from '../../../src-main/electron/ipc';
+import { forwardEvents, isTrustedSender, originOf, registerIpc, WindowRegistry } from '../../../src-main/electron/ipc';
 import { createHandlers } from '../../../src-main/app/handlers';
 import { IPC_PREFIX, REQUEST_NAMES } from '../../../src-shared/contract';
 import { fakeContract } from '../contract/fake-contract';
+import type { IpcMainLike } from '../../../src-main/electron/ipc';
+
+type InvokeEventLike = Parameters<Parameters<IpcMainLike['handle']>[1]>[0];
 
 const APP_URL = 'app://renderer/index.html';
 

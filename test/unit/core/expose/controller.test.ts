@@ -10,9 +10,14 @@ import {
   deleteNgrokAuthtoken,
   type ExposureStatus,
 } from '../../../../src-main/core/expose';
-import { NGROK_AUTHTOKEN_ACCOUNT } from '../../../../src-main/core/expose/authtoken';
-import { type NgrokListener, type NgrokModule } from '../../../../src-main/core/expose/ngrok';
 import { fakeTunnelCommand, NO_NETWORK_ADDRESS } from '../../../helpers/fake-tunnel';
+import type { NgrokLoader } from '../../../../src-main/core/expose/ngrok';
+
+type NgrokModule = Awaited<ReturnType<NgrokLoader>>;
+type NgrokListener = Awaited<ReturnType<NgrokModule['forward']>>;
+
+/** The keychain account the ngrok authtoken is kept under. */
+const NGROK_AUTHTOKEN_ACCOUNT = 'ngrok:authtoken';
 
 const TOKEN = '2abcDEFghiJKLmnoPQRstuVWX_yz0123456789abcdEFGH';
 const ci = !!process.env.CI && process.env.CI !== 'false';

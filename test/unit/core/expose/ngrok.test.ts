@@ -3,7 +3,11 @@
 // bogus token: a clear error, not a hang.
 import { describe, expect, it } from 'vitest';
 import { ExposeError } from '../../../../src-main/core/expose/errors';
-import { startNgrokExposure, type NgrokListener, type NgrokModule } from '../../../../src-main/core/expose/ngrok';
+import { startNgrokExposure } from '../../../../src-main/core/expose/ngrok';
+import type { NgrokLoader } from '../../../../src-main/core/expose/ngrok';
+
+type NgrokModule = Awaited<ReturnType<NgrokLoader>>;
+type NgrokListener = Awaited<ReturnType<NgrokModule['forward']>>;
 
 const TOKEN = '2abcDEFghiJKLmnoPQRstuVWX_yz0123456789abcdEFGH';
 

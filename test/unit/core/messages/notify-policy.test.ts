@@ -1,13 +1,11 @@
 // The new-message notify policy on a fake clock and a fake local time (UTC): who is told, in which
 // words, and when a burst is quiet.
 import { describe, expect, it } from 'vitest';
-import {
-  MessageNotifyPolicy,
-  type MessageNotifySettings,
-  type NotifyContext,
-} from '../../../../src-main/core/messages/notify-policy';
+import { MessageNotifyPolicy, type NotifyContext } from '../../../../src-main/core/messages/notify-policy';
 import type { Message } from '../../../../src-main/core/messages';
 import type { LocalTime } from '../../../../src-main/core/monitor/types';
+
+type MessageNotifySettings = ReturnType<ConstructorParameters<typeof MessageNotifyPolicy>[0]['settings']>;
 
 /** A message older than this when it is stored notifies no one. */
 const RECENT_MS = 10 * 60_000;

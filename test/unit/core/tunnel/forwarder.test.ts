@@ -3,8 +3,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Tunnel } from '../../../../src-main/core/tunnel';
 import { signDelivery } from '../../../../src-main/core/signature';
-import type { ForwardRequest, Transport } from '../../../../src-main/core/tunnel/transport';
+import type { Transport } from '../../../../src-main/core/tunnel/transport';
 import { FakeClock, tempDir, waitFor } from './helpers';
+
+type ForwardRequest = Parameters<Transport>[0];
 
 const SECRET = 'whsec_fwd';
 const T0 = 1_750_000_000_000;

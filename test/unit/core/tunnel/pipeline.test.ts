@@ -7,14 +7,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Tunnel } from '../../../../src-main/core/tunnel';
-import {
-  createUndiciTransport,
-  type ForwardRequest,
-  type ForwardResponse,
-  type Transport,
-} from '../../../../src-main/core/tunnel/transport';
+import { createUndiciTransport, type Transport } from '../../../../src-main/core/tunnel/transport';
 import { Cancel } from '../../../../src-main/core/tunnel/transport';
 import { FakeClock, tempDir, waitFor } from './helpers';
+
+type ForwardRequest = Parameters<Transport>[0];
+type ForwardResponse = Awaited<ReturnType<Transport>>;
 
 const SECRET = 'whsec_pipe';
 const T0 = 1_750_000_000_000;
