@@ -134,6 +134,20 @@ export class SqliteMessageStore implements MessageStore {
   readonly readOnly: boolean;
   private readonly db: Db;
 
+  /** Statements prepared once per text (a thread opened twice is not parsed twice). */
+  private readonly statements = new Map<string, Database.Statement>();
+
+  private stmt(sql: string): Database.Statement {
+    let st = this.statements.get(sql);
+    if (!st) {
+      // Texts built for a list of values vary: the cache stays small.
+      if (this.statements.size >= 200) this.statements.clear();
+      st = this.db.prepare(sql);
+      this.statements.set(sql, st);
+    }
+    return st;
+  }
+
   private constructor(db: Db, o: SqliteStoreOptions) {
     this.db = db;
     this.location = o.file;
@@ -177,11 +191,9 @@ export class SqliteMessageStore implements MessageStore {
 
   /** The schema version of the file (0: empty). */
   version(): number {
-    const has = this.db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'")
-      .get();
+    const has = this.stmt("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get();
     if (!has) return 0;
-    const r = this.db.prepare('SELECT version FROM schema_version').get() as Row | undefined;
+    const r = this.stmt('SELECT version FROM schema_version').get() as Row | undefined;
     return r ? num(r.version) : 0;
   }
 
@@ -199,7 +211,7 @@ export class SqliteMessageStore implements MessageStore {
         this.db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
         this.db.exec(m.sql);
         this.db.exec('DELETE FROM schema_version');
-        this.db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(m.version);
+        this.stmt('INSERT INTO schema_version (version) VALUES (?)').run(m.version);
       });
     }
   }
@@ -246,19 +258,19 @@ export class SqliteMessageStore implements MessageStore {
     if (msgs.length === 0) return Promise.resolve([]);
     return this.write(() => {
       // Most batches meet no deleted key: the look-up is made only when there are some.
-      const anyForgotten = !!this.db.prepare('SELECT 1 FROM forgotten LIMIT 1').get();
-      const forgotten = this.db.prepare('SELECT 1 FROM forgotten WHERE agent_id = ? AND key = ?');
-      const existing = this.db.prepare('SELECT seq, send_id FROM messages WHERE agent_id = ? AND key = ?');
-      const insert = this.db.prepare(
+      const anyForgotten = !!this.stmt('SELECT 1 FROM forgotten LIMIT 1').get();
+      const forgotten = this.stmt('SELECT 1 FROM forgotten WHERE agent_id = ? AND key = ?');
+      const existing = this.stmt('SELECT seq, send_id FROM messages WHERE agent_id = ? AND key = ?');
+      const insert = this.stmt(
         `INSERT INTO messages (${COLUMNS.slice('seq, '.length)}) VALUES (${new Array(22).fill('?').join(', ')}) ` +
           'ON CONFLICT (agent_id, key) DO NOTHING',
       );
-      const conv = this.db.prepare(
+      const conv = this.stmt(
         'INSERT INTO conversations (agent_id, contact, last_seq, read_seq, count, unread) VALUES (?, ?, ?, 0, 1, ?) ' +
           'ON CONFLICT (agent_id, contact) DO UPDATE SET last_seq = excluded.last_seq, count = conversations.count + 1, ' +
           'unread = conversations.unread + excluded.unread RETURNING unread',
       );
-      const unreadOf = this.db.prepare('SELECT unread FROM conversations WHERE agent_id = ? AND contact = ?');
+      const unreadOf = this.stmt('SELECT unread FROM conversations WHERE agent_id = ? AND contact = ?');
       const out: Added[] = [];
       for (const { message: m, wins } of msgs) {
         if (m.at < cutoff) continue;
@@ -278,10 +290,11 @@ export class SqliteMessageStore implements MessageStore {
         const vals = valuesOf(m);
         const keep = new Set(['agent_id', 'contact', 'key', 'received_at']);
         const set = cols.filter((c) => !keep.has(c));
-        this.db
-          .prepare(`UPDATE messages SET ${set.map((c) => `${c} = ?`).join(', ')} WHERE seq = ?`)
-          .run(...cols.flatMap((c, i) => (keep.has(c) ? [] : [vals[i]])), seq);
-        const row = this.db.prepare(`SELECT ${COLUMNS} FROM messages WHERE seq = ?`).get(seq) as Row;
+        this.stmt(`UPDATE messages SET ${set.map((c) => `${c} = ?`).join(', ')} WHERE seq = ?`).run(
+          ...cols.flatMap((c, i) => (keep.has(c) ? [] : [vals[i]])),
+          seq,
+        );
+        const row = this.stmt(`SELECT ${COLUMNS} FROM messages WHERE seq = ?`).get(seq) as Row;
         const msg = messageOf(row);
         const u = unreadOf.get(msg.agentId, msg.contact) as Row | undefined;
         out.push({ message: msg, unread: u ? num(u.unread) : 0 });
@@ -291,9 +304,7 @@ export class SqliteMessageStore implements MessageStore {
   }
 
   has(agentId: string, key: string): Promise<boolean> {
-    return this.read(
-      () => !!this.db.prepare('SELECT 1 FROM messages WHERE agent_id = ? AND key = ?').get(agentId, key),
-    );
+    return this.read(() => !!this.stmt('SELECT 1 FROM messages WHERE agent_id = ? AND key = ?').get(agentId, key));
   }
 
   private agentFilter(agentIds: readonly string[] | undefined, column: string): { sql: string; args: string[] } {
@@ -303,13 +314,11 @@ export class SqliteMessageStore implements MessageStore {
   }
 
   private summaries(where: string, args: unknown[], limit: number | undefined): ContactSummary[] {
-    const rows = this.db
-      .prepare(
-        `SELECT c.unread AS c_unread, c.count AS c_count, n.name AS c_name, ${M_COLUMNS} FROM conversations c ` +
-          'JOIN messages m ON m.seq = c.last_seq LEFT JOIN names n ON n.contact = c.contact ' +
-          `WHERE ${where} ORDER BY c.last_seq DESC${limit !== undefined ? ' LIMIT ?' : ''}`,
-      )
-      .all(...args, ...(limit !== undefined ? [limit] : [])) as Row[];
+    const rows = this.stmt(
+      `SELECT c.unread AS c_unread, c.count AS c_count, n.name AS c_name, ${M_COLUMNS} FROM conversations c ` +
+        'JOIN messages m ON m.seq = c.last_seq LEFT JOIN names n ON n.contact = c.contact ' +
+        `WHERE ${where} ORDER BY c.last_seq DESC${limit !== undefined ? ' LIMIT ?' : ''}`,
+    ).all(...args, ...(limit !== undefined ? [limit] : [])) as Row[];
     return rows.map((r) => {
       const last = messageOf(r);
       const s: ContactSummary = {
@@ -355,9 +364,9 @@ export class SqliteMessageStore implements MessageStore {
       () =>
         new Map(
           (
-            this.db
-              .prepare('SELECT agent_id, sum(unread) AS n FROM conversations WHERE unread > 0 GROUP BY agent_id')
-              .all() as Row[]
+            this.stmt(
+              'SELECT agent_id, sum(unread) AS n FROM conversations WHERE unread > 0 GROUP BY agent_id',
+            ).all() as Row[]
           ).map((r) => [String(r.agent_id), num(r.n)]),
         ),
     );
@@ -365,9 +374,10 @@ export class SqliteMessageStore implements MessageStore {
 
   unreadOf(agentId: string, contact: string): Promise<number> {
     return this.read(() => {
-      const r = this.db
-        .prepare('SELECT unread FROM conversations WHERE agent_id = ? AND contact = ?')
-        .get(agentId, contact) as Row | undefined;
+      const r = this.stmt('SELECT unread FROM conversations WHERE agent_id = ? AND contact = ?').get(
+        agentId,
+        contact,
+      ) as Row | undefined;
       return r ? num(r.unread) : 0;
     });
   }
@@ -389,9 +399,9 @@ export class SqliteMessageStore implements MessageStore {
         args.push(opts.before);
       }
       const limit = Number.isFinite(opts.limit) ? opts.limit : -1;
-      const rows = this.db
-        .prepare(`SELECT ${COLUMNS} FROM messages WHERE agent_id = ? AND contact = ?${extra} ORDER BY seq DESC LIMIT ?`)
-        .all(...args, limit < 0 ? -1 : limit + 1) as Row[];
+      const rows = this.stmt(
+        `SELECT ${COLUMNS} FROM messages WHERE agent_id = ? AND contact = ?${extra} ORDER BY seq DESC LIMIT ?`,
+      ).all(...args, limit < 0 ? -1 : limit + 1) as Row[];
       const more = limit >= 0 && rows.length > limit;
       const list = (more ? rows.slice(0, limit) : rows).map(messageOf).reverse();
       return { messages: list, more };
@@ -400,7 +410,7 @@ export class SqliteMessageStore implements MessageStore {
 
   find(agentId: string, key: string): Promise<Message | null> {
     return this.read(() => {
-      const r = this.db.prepare(`SELECT ${COLUMNS} FROM messages WHERE agent_id = ? AND key = ?`).get(agentId, key);
+      const r = this.stmt(`SELECT ${COLUMNS} FROM messages WHERE agent_id = ? AND key = ?`).get(agentId, key);
       return r ? messageOf(r as Row) : null;
     });
   }
@@ -408,20 +418,18 @@ export class SqliteMessageStore implements MessageStore {
   sent(agentId: string, limit: number): Promise<Message[]> {
     return this.read(() =>
       (
-        this.db
-          .prepare(
-            `SELECT ${COLUMNS} FROM messages WHERE agent_id = ? AND send_id IS NOT NULL ORDER BY seq DESC LIMIT ?`,
-          )
-          .all(agentId, limit) as Row[]
+        this.stmt(
+          `SELECT ${COLUMNS} FROM messages WHERE agent_id = ? AND send_id IS NOT NULL ORDER BY seq DESC LIMIT ?`,
+        ).all(agentId, limit) as Row[]
       ).map(messageOf),
     );
   }
 
   after(seq: number, limit: number): Promise<Message[]> {
     return this.read(() =>
-      (
-        this.db.prepare(`SELECT ${COLUMNS} FROM messages WHERE seq > ? ORDER BY seq LIMIT ?`).all(seq, limit) as Row[]
-      ).map(messageOf),
+      (this.stmt(`SELECT ${COLUMNS} FROM messages WHERE seq > ? ORDER BY seq LIMIT ?`).all(seq, limit) as Row[]).map(
+        messageOf,
+      ),
     );
   }
 
@@ -429,22 +437,19 @@ export class SqliteMessageStore implements MessageStore {
     return this.write(() => {
       if (upToSeq === undefined)
         return (
-          this.db
-            .prepare('UPDATE conversations SET read_seq = last_seq, unread = 0 WHERE agent_id = ? AND contact = ?')
-            .run(agentId, contact).changes > 0
+          this.stmt('UPDATE conversations SET read_seq = last_seq, unread = 0 WHERE agent_id = ? AND contact = ?').run(
+            agentId,
+            contact,
+          ).changes > 0
         );
-      const changed = this.db
-        .prepare(
-          'UPDATE conversations SET read_seq = max(read_seq, min(?, last_seq)) WHERE agent_id = ? AND contact = ?',
-        )
-        .run(upToSeq, agentId, contact).changes;
-      this.db
-        .prepare(
-          'UPDATE conversations SET unread = (SELECT count(*) FROM messages m WHERE m.agent_id = conversations.agent_id ' +
-            "AND m.contact = conversations.contact AND m.direction = 'in' AND m.seq > conversations.read_seq) " +
-            'WHERE agent_id = ? AND contact = ?',
-        )
-        .run(agentId, contact);
+      const changed = this.stmt(
+        'UPDATE conversations SET read_seq = max(read_seq, min(?, last_seq)) WHERE agent_id = ? AND contact = ?',
+      ).run(upToSeq, agentId, contact).changes;
+      this.stmt(
+        'UPDATE conversations SET unread = (SELECT count(*) FROM messages m WHERE m.agent_id = conversations.agent_id ' +
+          "AND m.contact = conversations.contact AND m.direction = 'in' AND m.seq > conversations.read_seq) " +
+          'WHERE agent_id = ? AND contact = ?',
+      ).run(agentId, contact);
       return changed > 0;
     });
   }
@@ -453,34 +458,29 @@ export class SqliteMessageStore implements MessageStore {
     return this.read(
       () =>
         new Map(
-          (this.db.prepare('SELECT contact, name FROM names').all() as Row[]).map((r) => [
-            String(r.contact),
-            String(r.name),
-          ]),
+          (this.stmt('SELECT contact, name FROM names').all() as Row[]).map((r) => [String(r.contact), String(r.name)]),
         ),
     );
   }
 
   setName(contact: string, name: string | null): Promise<void> {
     return this.write(() => {
-      if (name === null) this.db.prepare('DELETE FROM names WHERE contact = ?').run(contact);
+      if (name === null) this.stmt('DELETE FROM names WHERE contact = ?').run(contact);
       else
-        this.db
-          .prepare(
-            'INSERT INTO names (contact, name) VALUES (?, ?) ON CONFLICT (contact) DO UPDATE SET name = excluded.name',
-          )
-          .run(contact, name);
+        this.stmt(
+          'INSERT INTO names (contact, name) VALUES (?, ?) ON CONFLICT (contact) DO UPDATE SET name = excluded.name',
+        ).run(contact, name);
     });
   }
 
   /** Deletes the rows `where` selects, remembering their keys when `now` is given. */
   private removeWhere(where: string, args: unknown[], now: number | null): Removed {
-    const rows = this.db
-      .prepare(`SELECT agent_id, contact, key, delivery_id, message_id FROM messages WHERE ${where}`)
-      .all(...args) as Row[];
+    const rows = this.stmt(`SELECT agent_id, contact, key, delivery_id, message_id FROM messages WHERE ${where}`).all(
+      ...args,
+    ) as Row[];
     const out: Removed = { count: rows.length, deliveryIds: [], messageIds: [], conversations: [] };
     const convs = new Map<string, { agentId: string; contact: string }>();
-    const remember = this.db.prepare(
+    const remember = this.stmt(
       'INSERT INTO forgotten (agent_id, key, at) VALUES (?, ?, ?) ON CONFLICT (agent_id, key) DO NOTHING',
     );
     for (const r of rows) {
@@ -492,7 +492,7 @@ export class SqliteMessageStore implements MessageStore {
       });
       if (now !== null) remember.run(r.agent_id, r.key, now);
     }
-    this.db.prepare(`DELETE FROM messages WHERE ${where}`).run(...args);
+    this.stmt(`DELETE FROM messages WHERE ${where}`).run(...args);
     out.conversations = [...convs.values()];
     return out;
   }
@@ -511,9 +511,9 @@ export class SqliteMessageStore implements MessageStore {
       }
       const w = where.join(' AND ');
       const out = this.removeWhere(w, args, now);
-      this.db.prepare(`DELETE FROM conversations WHERE ${w}`).run(...args);
+      this.stmt(`DELETE FROM conversations WHERE ${w}`).run(...args);
       // A contact's data everywhere: its local name too.
-      if (!('agentId' in scope)) this.db.prepare('DELETE FROM names WHERE contact = ?').run(scope.contact);
+      if (!('agentId' in scope)) this.stmt('DELETE FROM names WHERE contact = ?').run(scope.contact);
       return out;
     }).then((out) => {
       this.wipe();
@@ -524,14 +524,14 @@ export class SqliteMessageStore implements MessageStore {
   removeOlderThan(cutoff: number): Promise<Removed> {
     return this.write(() => {
       const out = this.removeWhere('received_at < ?', [cutoff], null);
-      this.db.prepare('DELETE FROM forgotten WHERE at < ?').run(cutoff);
-      const recount = this.db.prepare(
+      this.stmt('DELETE FROM forgotten WHERE at < ?').run(cutoff);
+      const recount = this.stmt(
         'UPDATE conversations SET ' +
           'count = (SELECT count(*) FROM messages m WHERE m.agent_id = conversations.agent_id AND m.contact = conversations.contact), ' +
           "unread = (SELECT count(*) FROM messages m WHERE m.agent_id = conversations.agent_id AND m.contact = conversations.contact AND m.direction = 'in' AND m.seq > conversations.read_seq) " +
           'WHERE agent_id = ? AND contact = ?',
       );
-      const empty = this.db.prepare('DELETE FROM conversations WHERE agent_id = ? AND contact = ? AND count = 0');
+      const empty = this.stmt('DELETE FROM conversations WHERE agent_id = ? AND contact = ? AND count = 0');
       for (const c of out.conversations) {
         recount.run(c.agentId, c.contact);
         empty.run(c.agentId, c.contact);
@@ -557,7 +557,7 @@ export class SqliteMessageStore implements MessageStore {
   private contactsNamed(text: string): string[] {
     const like = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     return (
-      this.db.prepare("SELECT contact FROM names WHERE lower(name) LIKE ? ESCAPE '\\' LIMIT 1000").all(like) as Row[]
+      this.stmt("SELECT contact FROM names WHERE lower(name) LIKE ? ESCAPE '\\' LIMIT 1000").all(like) as Row[]
     ).map((r) => String(r.contact));
   }
 
@@ -566,9 +566,9 @@ export class SqliteMessageStore implements MessageStore {
     const digits = phoneDigits(text);
     if (digits === null) return [];
     return (
-      this.db
-        .prepare('SELECT DISTINCT contact FROM conversations WHERE contact LIKE ? LIMIT 1000')
-        .all(`%${digits}%`) as Row[]
+      this.stmt('SELECT DISTINCT contact FROM conversations WHERE contact LIKE ? LIMIT 1000').all(
+        `%${digits}%`,
+      ) as Row[]
     ).map((r) => String(r.contact));
   }
 
@@ -583,14 +583,12 @@ export class SqliteMessageStore implements MessageStore {
       // Whole words first (read lazily, newest first); prefixes only when those do not fill the page.
       for (const fts of [ftsQuery(text, false), ftsQuery(text, true)]) {
         if (fts === null || messages.length >= q.limit) continue;
-        const rows = this.db
-          .prepare(
-            `SELECT highlight(messages_fts, 0, '${HIT_OPEN}', '${HIT_CLOSE}') AS h_text, ` +
-              `highlight(messages_fts, 1, '${HIT_OPEN}', '${HIT_CLOSE}') AS h_file, ${M_COLUMNS} ` +
-              'FROM messages_fts JOIN messages m ON m.seq = messages_fts.rowid ' +
-              `WHERE messages_fts MATCH ? AND ${f.sql} ORDER BY messages_fts.rowid DESC LIMIT ?`,
-          )
-          .all(fts, ...f.args, q.limit) as Row[];
+        const rows = this.stmt(
+          `SELECT highlight(messages_fts, 0, '${HIT_OPEN}', '${HIT_CLOSE}') AS h_text, ` +
+            `highlight(messages_fts, 1, '${HIT_OPEN}', '${HIT_CLOSE}') AS h_file, ${M_COLUMNS} ` +
+            'FROM messages_fts JOIN messages m ON m.seq = messages_fts.rowid ' +
+            `WHERE messages_fts MATCH ? AND ${f.sql} ORDER BY messages_fts.rowid DESC LIMIT ?`,
+        ).all(fts, ...f.args, q.limit) as Row[];
         for (const r of rows) {
           const message = messageOf(r);
           if (seen.has(message.seq) || messages.length >= q.limit) continue;
@@ -624,21 +622,21 @@ export class SqliteMessageStore implements MessageStore {
   }
 
   changeMark(): Promise<number> {
-    return this.read(() => num((this.db.prepare('PRAGMA data_version').get() as Row).data_version));
+    return this.read(() => num((this.stmt('PRAGMA data_version').get() as Row).data_version));
   }
 
   meta(key: string): Promise<string | null> {
     return this.read(() => {
-      const r = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as Row | undefined;
+      const r = this.stmt('SELECT value FROM meta WHERE key = ?').get(key) as Row | undefined;
       return r ? String(r.value) : null;
     });
   }
 
   setMeta(key: string, value: string): Promise<void> {
     return this.write(() => {
-      this.db
-        .prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
-        .run(key, value);
+      this.stmt(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      ).run(key, value);
     });
   }
 
