@@ -1,7 +1,8 @@
 // The unused-export gate of `npm run lint` (knip --production with the repository's knip.json) on
 // a small tree laid out like ours: a planted export that only a test imports, a file nothing
 // imports, and a package imported but not declared each fail it; exports that the shipped code
-// imports, and one marked @internal, pass.
+// imports pass, and so does one marked @internal whoever imports it: the tree carries no such tag
+// (internal-tags.test.ts).
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,7 +70,7 @@ describe('the unused-export gate', { timeout: 30_000 }, () => {
     expect(r.out).toMatch(/Unused exports \(1\)\s+src-main\/core\/words\.ts: onlyForTests/);
   });
 
-  it('passes an export marked @internal (a seam kept for tests)', async () => {
+  it('passes an export marked @internal, even one only a test imports (hence internal-tags.test.ts)', async () => {
     const r = await gate({
       'src-main/core/words.ts': `${WORDS}/** @internal Exported for tests. */\nexport function onlyForTests(): number { return 1; }\n`,
       ...TEST,
