@@ -1,5 +1,6 @@
 // `listen`: the receiver on 127.0.0.1 port 0, verified deliveries forwarded to a loopback sink,
-// one JSON line per delivery and per forward; the secret from --secret-env or the team's keychain.
+// one JSON line per delivery and per forward; the secret from --secret-env, or for a saved team the
+// data folder's companion (started in-process here, on any free port) with the team's keychain secret.
 import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { connect } from 'node:net';
@@ -57,12 +58,14 @@ async function listen(
       const ready = lines.find((l) => l.event === 'ready');
       if (ready && !started) {
         started = true;
-        onReady((ready.hooks as Array<{ url: string }>)[0]?.url ?? `${ready.url as string}/hooks`).catch(
-          (e: unknown) => {
-            errors.push(e);
-            ctl.abort();
-          },
-        );
+        // A bare receiver names its hooks; the companion's receiver names each agent's receiverUrl.
+        const hooks =
+          (ready.hooks as Array<{ url: string }> | undefined)?.map((h) => h.url) ??
+          (ready.agents as Array<{ receiverUrl: string }>).map((a) => a.receiverUrl);
+        onReady(hooks[0] ?? `${ready.url as string}/hooks`).catch((e: unknown) => {
+          errors.push(e);
+          ctl.abort();
+        });
       }
       if (done(lines)) ctl.abort();
     },
@@ -158,7 +161,7 @@ describe('listen', () => {
     const refused = await runCli(['deliveries', 'refused', '--data-dir', join(dir, 'd3'), '--reason', 'not-a-hook'], {
       configDir: dir,
     });
-    expect(refused.stdout).toMatch(/Not a hook \(404\) POST \/webhook from 127\.0\.0\.1/);
+    expect(refused.stdout).toMatch(/ {2}Not a hook {2}404 {2}POST \/webhook {2}from 127\.0\.0\.1 /);
   });
 
   it('--max-connections: idle connections beyond it are closed, deliveries still taken', async () => {
@@ -249,7 +252,7 @@ describe('listen', () => {
     );
   });
 
-  it('--team: the signing secret comes from the keychain (stored by webhook set --team)', async () => {
+  it('--team: the companion receives with the signing secret from the keychain (stored by webhook set --team)', async () => {
     const store = new MemorySecretStore();
     const connected = {
       state: 'connected',
@@ -276,18 +279,36 @@ describe('listen', () => {
       (await runCli(['webhook', 'set', '--team', 'Demo', '--url', 'https://example.test/h', '--yes'], base)).code,
     ).toBe(0);
     const r = await listen(
-      ['--team', 'Demo', '--data-dir', join(dir, 'd2')],
+      ['--team', 'Demo', '--port', '0', '--data-dir', join(dir, 'd2')],
       base,
       async (hook) => {
-        expect(hook).toMatch(/\/hooks\/a1$/);
+        expect(hook).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/hooks\/a1$/);
         expect((await post(hook, SECRET, 'team')).status).toBe(200);
+        expect((await post(hook, 'wrong-secret-xyz', 'forged')).status).toBe(401);
       },
-      (lines) => lines.some((l) => l.event === 'delivery'),
+      (lines) => lines.some((l) => l.event === 'delivery') && lines.some((l) => l.event === 'refused'),
     );
     expect(r.code).toBe(0);
-    expect(r.json()).toContainEqual(
-      expect.objectContaining({ event: 'delivery', agentId: 'a1', verdict: 'verified', forward: false }),
-    );
+    const lines = r.json();
+    // Started for this command (none ran), not attached; no target of its own to forward to.
+    expect(lines[0]).toMatchObject({ event: 'ready', companion: null, forwardTo: null });
+    expect(lines[0]!.agents).toEqual([expect.objectContaining({ agentId: 'a1', hasSecret: true })]);
+    expect(lines).toContainEqual({
+      event: 'delivery',
+      delivery: expect.objectContaining({ agentId: 'a1', verdict: 'verified', messageId: 'wamid_team' }),
+    });
+    expect(lines).toContainEqual({
+      event: 'refused',
+      refused: expect.objectContaining({ agentId: 'a1', reason: 'signature-mismatch', status: 401 }),
+    });
+    expect(lines.filter((l) => l.event === 'delivery')).toHaveLength(1);
+    expect(lines.some((l) => l.event === 'forward')).toBe(false);
+    expect(lines.at(-1)).toEqual({ event: 'stopped' });
+    expect(r.stdout + r.stderr).not.toContain(SECRET);
+    // The companion stored it in the data folder it was given, under the same id the line printed.
+    const delivery = lines.find((l) => l.event === 'delivery')!.delivery as { id: string };
+    const list = await runCli(['deliveries', 'list', '--data-dir', join(dir, 'd2'), '--json'], base);
+    expect(list.json().map((i) => i.id)).toEqual([delivery.id]);
   });
 
   const bad: Array<[string, string[], Record<string, string>]> = [

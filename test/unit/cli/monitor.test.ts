@@ -1,4 +1,6 @@
-// `monitor`: health changes and alerts as JSON lines, ad hoc and over saved teams; stops on abort.
+// `monitor`: health changes and alerts as JSON lines, ad hoc and over saved teams; stops on abort. Over saved
+// teams it is a client of the data folder's companion (started in-process here, as none runs): its health
+// and its incidents, in the contract's DTOs and the screens' words.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,9 +81,10 @@ describe('monitor', () => {
     expect(r.stdout + r.stderr).not.toContain(KEY);
   });
 
-  it('saved teams: polls their agents with the keychain key; human lines', async () => {
+  it("saved teams: the companion polls their agents with the keychain key; human lines in the screens' words", async () => {
     const store = new MemorySecretStore();
-    const { factory, log } = fakeClientFactory({ getSession: async () => connected });
+    let status: Record<string, unknown> = connected;
+    const { factory, log } = fakeClientFactory({ getSession: async () => status });
     const add = await runCli(
       ['team', 'add', '--label', 'Demo', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--agent', 'a2'],
       {
@@ -99,19 +102,24 @@ describe('monitor', () => {
       configDir: dir,
       signal: ctl.signal,
       onStdout: (_c, all) => {
-        if ((all.match(/: connected \(was unknown\)/g) ?? []).length >= 2) ctl.abort();
+        if ((all.match(/Demo\/a\d: Connected/g) ?? []).length >= 2) status = reconnecting;
+        if ((all.match(/Demo\/a\d: Reconnecting \(was Connected\)/g) ?? []).length >= 2) ctl.abort();
       },
     });
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^watching 2 agents \(Demo\/a1, Demo\/a2\) every 0.05 s/);
-    expect(r.stdout).toMatch(/Demo\/a1: connected \(was unknown\) \+15550100001/);
-    expect(r.stdout).toMatch(/Demo\/a2: connected/);
+    expect(r.stdout).toMatch(
+      /^watching 2 agents \(Demo\/a1, Demo\/a2\) through a companion started for this command — Ctrl-C to stop\n/,
+    );
+    expect(r.stdout).toMatch(/Z Demo\/a1: Connected \+15550100001\n/);
+    expect(r.stdout).toMatch(/Z Demo\/a2: Connected \+15550100001\n/);
+    expect(r.stdout).toMatch(/Z Demo\/a1: Reconnecting \(was Connected\) \+15550100001\n/);
+    expect(r.stdout).not.toMatch(/notice|\[reconnecting\]/);
     expect(r.stdout.trim().split('\n').at(-1)).toBe('monitor stopped');
     expect(log.created.at(-1)).toMatchObject({ apiKey: KEY });
     expect(r.stdout + r.stderr).not.toContain(KEY);
   });
 
-  it('--json: every alert carries the team label; a grouped alert carries its parts as data', async () => {
+  it("--json: health as AgentHealthDTOs, and each alert the contract's AlertEventDTO of its own incident", async () => {
     const store = new MemorySecretStore();
     let status: Record<string, unknown> = connected;
     const { factory } = fakeClientFactory({ getSession: async () => status });
@@ -124,39 +132,57 @@ describe('monitor', () => {
         configDir: dir,
       },
     );
+    const health = (l: Record<string, unknown>) => (l.agent as { health?: string } | undefined)?.health;
     const r = await runCliUntil(
       ['monitor', '--interval', '0.05', '--json'],
       { createClient: factory, secretStore: store, configDir: dir },
       {
-        when: (lines) => lines.filter((l) => l.event === 'health' && l.health === 'connected').length >= 2,
+        when: (lines) => lines.filter((l) => l.event === 'health' && health(l) === 'connected').length >= 2,
         act: async () => {
           status = unlinked;
         },
-        until: (lines) => lines.some((l) => l.event === 'alert'),
+        until: (lines) => lines.filter((l) => l.event === 'alert').length >= 2,
       },
     );
+    expect(r.errors).toEqual([]);
     expect(r.code).toBe(0);
-    const alert = r.json().find((l) => l.event === 'alert')!;
-    expect(alert).toMatchObject({ kind: 'grouped', urgent: true, team: 'Support desk', agentIds: ['a1', 'a2'] });
-    expect(alert.teamId).not.toBe('Support desk');
-    expect(alert.parts).toEqual([
-      expect.objectContaining({
-        kind: 'needs-scan',
-        urgent: true,
-        team: 'Support desk',
-        agentIds: ['a1'],
-        title: 'a1 (+15550100001) needs a QR scan again',
-        incidentId: expect.any(String),
-      }),
-      expect.objectContaining({
-        kind: 'needs-scan',
-        urgent: true,
-        team: 'Support desk',
-        agentIds: ['a2'],
-        title: 'a2 (+15550100001) needs a QR scan again',
-        incidentId: expect.any(String),
-      }),
+    const lines = r.json();
+    const started = lines[0]!;
+    expect(started).toMatchObject({ event: 'started', companion: null, intervalSec: 0.05, snoozedUntil: null });
+    const agents = started.agents as Array<{ teamId: string; team: string; agentId: string }>;
+    expect(agents.map((a) => [a.team, a.agentId])).toEqual([
+      ['Support desk', 'a1'],
+      ['Support desk', 'a2'],
     ]);
+    const teamId = agents[0]!.teamId;
+    expect(teamId).not.toBe('Support desk');
+    expect(lines).toContainEqual({
+      event: 'health',
+      agent: expect.objectContaining({ teamId, agentId: 'a1', health: 'needs-scan', state: 'unlinked' }),
+      previous: 'connected',
+    });
+    const alerts = lines.filter((l) => l.event === 'alert').map((l) => l.alert as Record<string, unknown>);
+    expect(alerts).toEqual(
+      ['a1', 'a2'].map((agentId) =>
+        expect.objectContaining({
+          change: 'opened',
+          notify: true,
+          incident: expect.objectContaining({
+            id: expect.any(String),
+            teamId,
+            agentId,
+            kind: 'needs-scan',
+            severity: 'urgent',
+            title: `${agentId} (+15550100001) needs a QR scan again`,
+            openedAt: expect.any(Number),
+            endedAt: null,
+            durationMs: null,
+          }),
+        }),
+      ),
+    );
+    const ids = alerts.map((a) => (a.incident as { id: string }).id);
+    expect(new Set(ids).size).toBe(2);
   });
 
   it("--metrics-port: OpenMetrics at /metrics on loopback, with each agent's health by team label", async () => {
