@@ -154,6 +154,29 @@ describe('conversations', () => {
     expect(t.calls.filter((c) => c.name === 'chat.conversations').length).toBe(before + 1);
   });
 
+  it('a reply that ends in a conversation left while it was coming updates the list (its time and preview)', async () => {
+    let lastAt = 5000;
+    const t = setup({
+      'chat.conversations': () => ({ ok: true, value: [conv('cust-7'), conv(INSTALL_ID, { lastAt })] }),
+    });
+    await t.mount();
+    await flush();
+    await sendHello('a question');
+    // Away to another conversation while the reply comes.
+    fireEvent.click(within(list()).getByRole('button', { name: /About cust-7/ }));
+    await flush();
+    expect(screen.getByRole('heading', { name: 'About cust-7' })).toBeTruthy();
+    const before = t.calls.filter((c) => c.name === 'chat.conversations').length;
+    lastAt = Date.now();
+    act(() => t.emit('chat.done', { turnId: 't1', result }));
+    await flush();
+    expect(t.calls.filter((c) => c.name === 'chat.conversations').length).toBe(before + 1);
+    const mine = within(list())
+      .getAllByRole('button')
+      .find((b) => b.classList.contains('chat-conv') && !b.textContent?.includes('cust-7'))!;
+    expect(mine.querySelector('.chat-conv-when')?.textContent).toBe('just now');
+  });
+
   it('renames a conversation in this window only; an empty name goes back to its first message', async () => {
     const t = setup({ 'chat.conversations': { ok: true, value: [conv(INSTALL_ID, { title: 'Where is my order?' })] } });
     await t.mount();

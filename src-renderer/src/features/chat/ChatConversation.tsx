@@ -85,7 +85,6 @@ export function ChatConversation({ teamId, agentId, userId, own, agentName }: Pr
   const send = useApp((s) => s.sendChat);
   const stop = useApp((s) => s.stopChat);
   const retry = useApp((s) => s.retryChat);
-  const reloadList = useApp((s) => s.loadChatList);
   const [draft, setDraft] = useState('');
   const [showFrames, setShowFrames] = useState(false);
   const [announcement, setAnnouncement] = useState('');
@@ -96,13 +95,6 @@ export function ChatConversation({ teamId, agentId, userId, own, agentName }: Pr
   }, [open, teamId, agentId, userId]);
 
   useFollowBottom(listRef, ids.length + queue.length);
-
-  // A reply that ended changes the conversation list (a new conversation, its preview, its time).
-  const wasBusy = useRef(busy);
-  useEffect(() => {
-    if (wasBusy.current && !busy) void reloadList(teamId, agentId);
-    wasBusy.current = busy;
-  }, [busy, reloadList, teamId, agentId]);
 
   const lastUserRef = useRef(lastUserText);
   useEffect(() => {

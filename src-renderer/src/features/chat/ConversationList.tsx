@@ -1,7 +1,8 @@
 // The agent's conversations, most recent first: one per user id (your own, the new ones you start,
 // the customers you play). Search matches names, titles and previews here, and the text of every
-// message and reply through chat.conversations.
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+// message and reply through chat.conversations. The list is read again whenever one of the agent's
+// replies ends, on screen or not, so each conversation's time and preview stay current.
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import type { ChatConversationDTO } from '../../../../src-shared/contract';
 import { TimeAgo } from '../../components/TimeAgo';
 import { convKey } from '../../store/chat';
@@ -77,6 +78,19 @@ export function ConversationList({ teamId, agentId, own, shown }: Props) {
   useEffect(() => {
     void load(teamId, agentId);
   }, [load, teamId, agentId]);
+
+  // A reply that ended changes the list (a new conversation, its preview, its time): also one of a
+  // conversation left while its reply was still coming.
+  const replying = useApp((s) => {
+    let n = 0;
+    for (const c of Object.values(s.chatConvs)) if (c.busy && c.teamId === teamId && c.agentId === agentId) n += 1;
+    return n;
+  });
+  const wasReplying = useRef(replying);
+  useEffect(() => {
+    if (replying < wasReplying.current) void load(teamId, agentId);
+    wasReplying.current = replying;
+  }, [replying, load, teamId, agentId]);
 
   useEffect(() => {
     if (!q) return;
