@@ -14,6 +14,7 @@ import type {
 } from '../../src-shared/contract';
 import { attemptWords, deliveryTypeWords, REFUSED_WORDS, verdictWords } from '../../src-shared/words';
 import { terminalSafe } from '../../src-shared/terminal-text';
+import { redactCredentials } from '../../src-shared/url';
 import type { ContractClient } from '../app/client';
 import { serialByKey } from '../core/serial';
 import type { CliContext } from './context';
@@ -70,17 +71,35 @@ function teamOf(teams: TeamDTO[], name: string): TeamDTO {
   return t;
 }
 
+/** The URL to POST to without its user and password, and those as a Basic authorization (the client drops them). */
+function splitCredentials(url: string): { target: string; authorization: string | null } {
+  const u = new URL(url);
+  if (u.username === '' && u.password === '') return { target: url, authorization: null };
+  const user = decodeURIComponent(u.username);
+  const password = decodeURIComponent(u.password);
+  u.username = '';
+  u.password = '';
+  return { target: u.toString(), authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` };
+}
+
 /** Forwards deliveries to this listener's app: once each, one agent's in order, retried while the app is down. */
 class ListenerForwards {
   private readonly done = new Set<string>();
   private readonly queue = serialByKey<string>();
+  private readonly target: string;
+  private readonly authorization: string | null;
+  /** The URL as printed: without its user and password (the POST still carries them). */
+  readonly url: string;
 
   constructor(
     private readonly ctx: CliContext,
     private readonly out: Output,
     private readonly client: ContractClient,
-    private readonly url: string,
-  ) {}
+    url: string,
+  ) {
+    ({ target: this.target, authorization: this.authorization } = splitCredentials(url));
+    this.url = redactCredentials(url);
+  }
 
   take(d: DeliverySummaryDTO): void {
     if (!FORWARDED_VERDICTS.has(d.verdict) || this.done.has(d.id)) return;
@@ -100,12 +119,16 @@ class ListenerForwards {
     if (!detail) return;
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(detail.headers)) if (!HOP_HEADERS.has(k.toLowerCase())) headers[k] = v;
+    if (this.authorization !== null) {
+      for (const k of Object.keys(headers)) if (k.toLowerCase() === 'authorization') delete headers[k];
+      headers.authorization = this.authorization;
+    }
     for (let attempt = 0; ; attempt++) {
       if (this.ctx.signal.aborted) return;
       const started = Date.now();
       let result: ForwardResultDTO;
       try {
-        const res = await request(this.url, {
+        const res = await request(this.target, {
           method: 'POST',
           headers,
           body: detail.rawBody,
@@ -181,28 +204,6 @@ export async function listenThroughCompanion(ctx: CliContext, out: Output, f: Co
     const wanted = new Set(agents.map((a) => a.agentId));
     const mine = (agentId: string | null) => agentId !== null && wanted.has(agentId);
 
-    if (f.registerUrl !== undefined) {
-      if (!team && new Set(agents.map((a) => a.teamId)).size !== 1)
-        throw new UsageError('--register-url: name the team with --team');
-      const yes = f.yes === true;
-      if (!yes && !atTerminal(ctx))
-        throw new UsageError(
-          `registering replaces the webhook of ${agents.map((a) => a.agentId).join(', ')} (the URL each had stops receiving) and the service issues a new signing secret; there is no terminal to ask at (stdin is not a TTY): give --yes to register anyway`,
-        );
-      for (const a of agents) {
-        const base = f.registerUrl === 'self' ? status.listenUrl : f.registerUrl.replace(/\/+$/, '');
-        const publicUrl = `${base}/hooks/${encodeURIComponent(a.agentId)}`;
-        if (!(await confirm(ctx, `Point the webhook of ${a.agentId} at ${publicUrl}? ${a.registration.takeover}`, yes)))
-          continue;
-        const r = await client.request('webhook.register', { teamId: a.teamId, agentId: a.agentId, publicUrl });
-        out.event(
-          { event: 'registered', registration: r },
-          `registered ${a.agentId}: the service delivers to ${publicUrl}`,
-        );
-      }
-      status = await client.request('tunnel.status', {});
-    }
-
     const forwards = f.forwardTo !== undefined ? new ListenerForwards(ctx, out, client, f.forwardTo) : null;
     client.on('tunnel.delivery', (d) => {
       if (!mine(d.agentId)) return;
@@ -220,6 +221,29 @@ export async function listenThroughCompanion(ctx: CliContext, out: Output, f: Co
     const stopped = new Promise<string>((r) => client.onClose(r));
     await client.listening();
 
+    // Registered only once this listener hears of every delivery: the first may come at once.
+    if (f.registerUrl !== undefined) {
+      if (!team && new Set(agents.map((a) => a.teamId)).size !== 1)
+        throw new UsageError('--register-url: name the team with --team');
+      const yes = f.yes === true;
+      if (!yes && !atTerminal(ctx))
+        throw new UsageError(
+          `registering replaces the webhook of ${agents.map((a) => a.agentId).join(', ')} (the URL each had stops receiving) and the service issues a new signing secret; there is no terminal to ask at (stdin is not a TTY): give --yes to register anyway`,
+        );
+      for (const a of agents) {
+        const base = f.registerUrl === 'self' ? status.listenUrl : f.registerUrl.replace(/\/+$/, '');
+        const publicUrl = `${base}/hooks/${encodeURIComponent(a.agentId)}`;
+        if (!(await confirm(ctx, `Point the webhook of ${a.agentId} at ${publicUrl}? ${a.registration.takeover}`, yes)))
+          continue;
+        const r = await client.request('webhook.register', { teamId: a.teamId, agentId: a.agentId, publicUrl });
+        out.event(
+          { event: 'registered', teamId: a.teamId, agentId: a.agentId, registration: r },
+          `registered ${a.agentId}: the service delivers to ${publicUrl}`,
+        );
+      }
+      status = await client.request('tunnel.status', {});
+    }
+
     const shownAgents = status.agents.filter((a) => wanted.has(a.agentId));
     out.event(
       {
@@ -229,7 +253,7 @@ export async function listenThroughCompanion(ctx: CliContext, out: Output, f: Co
           session.where === 'attached'
             ? { pid: session.owner?.pid ?? null, shell: session.owner?.shell ?? null }
             : null,
-        forwardTo: f.forwardTo ?? null,
+        forwardTo: forwards?.url ?? null,
         agents: shownAgents,
       },
       [
@@ -239,7 +263,7 @@ export async function listenThroughCompanion(ctx: CliContext, out: Output, f: Co
             `  ${a.agentId}: ${a.receiverUrl ?? `${status.listenUrl}/hooks/${a.agentId}`}${a.registration.text ? ` — ${a.registration.text}` : ''}`,
         ),
         f.forwardTo !== undefined
-          ? `  forwarding each delivery to ${f.forwardTo} (this listener's own; the companion's forward target is unchanged)`
+          ? `  forwarding each delivery to ${forwards?.url} (this listener's own; the companion's forward target is unchanged)`
           : '  not forwarding (give --forward-to URL)',
         'Press Ctrl-C to stop.',
       ].join('\n'),

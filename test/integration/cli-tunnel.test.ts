@@ -1,6 +1,7 @@
-// `listen` against the emulator: --register-url self points the agent's webhook at the receiver and
-// stores the signing secret; an emulator inbound message arrives, is `verified` and reaches a local
-// test app; then `deliveries list/show/export` read it back.
+// `listen` against the emulator, through the data folder's companion (none runs, so the command starts one on
+// any free port): --register-url self points the agent's webhook at the companion's receiver and stores the
+// signing secret; an emulator inbound message arrives, is `verified` and reaches a local test app through
+// this listener's own forward; then `deliveries list/show/export` read it back.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -31,7 +32,7 @@ describe('listen + deliveries against the emulator', () => {
     expect(add.code).toBe(0);
 
     const r = await runCliUntil(
-      ['listen', '--team', 'Demo', '--register-url', 'self', '--forward-to', app.url, '--yes', '--json'],
+      ['listen', '--team', 'Demo', '--register-url', 'self', '--forward-to', app.url, '--port', '0', '--yes', '--json'],
       { configDir: dir, secretStore: store },
       {
         when: (lines) => lines.some((l) => l.event === 'registered'),
@@ -47,29 +48,39 @@ describe('listen + deliveries against the emulator', () => {
     expect(r.errors).toEqual([]);
     expect(r.code).toBe(0);
     const lines = r.json();
-    const ready = lines[0]!;
-    expect(ready).toMatchObject({ event: 'ready', hooks: [{ agentId: 'agent-connected' }] });
+    const ready = lines.find((l) => l.event === 'ready')!;
+    expect(ready).toMatchObject({
+      companion: null,
+      forwardTo: app.url,
+      agents: [expect.objectContaining({ agentId: 'agent-connected', hasSecret: true })],
+    });
     expect(ready.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(lines).toContainEqual(
-      expect.objectContaining({
-        event: 'registered',
-        agentId: 'agent-connected',
-        url: `${ready.url as string}/hooks/agent-connected`,
-        secretStored: 'keychain',
-      }),
-    );
-    const delivery = lines.find((l) => l.event === 'delivery')!;
+    const hook = `${ready.url as string}/hooks/agent-connected`;
+    expect(ready.agents).toEqual([expect.objectContaining({ receiverUrl: hook, publicUrl: hook })]);
+    // Registered before it was ready, the listener already hearing of every delivery.
+    expect(lines.findIndex((l) => l.event === 'registered')).toBeLessThan(lines.indexOf(ready));
+    expect(lines).toContainEqual({
+      event: 'registered',
+      teamId: expect.any(String),
+      agentId: 'agent-connected',
+      registration: expect.objectContaining({ url: hook }),
+    });
+    const delivery = lines.find((l) => l.event === 'delivery')!.delivery as Record<string, unknown>;
     expect(delivery).toMatchObject({
       agentId: 'agent-connected',
-      ok: true,
       verdict: 'verified',
       from: '15550100002',
-      type: 'text',
-      forward: true,
+      messageType: 'text',
+      event: 'message.received',
     });
-    expect(lines).toContainEqual(
-      expect.objectContaining({ event: 'forward', deliveryId: delivery.id, ok: true, status: 200, url: app.url }),
-    );
+    // Forwarded once, by this listener, to its own target.
+    expect(lines.filter((l) => l.event === 'forward')).toEqual([
+      {
+        event: 'forward',
+        listener: true,
+        forward: expect.objectContaining({ deliveryId: delivery.id, status: 200, url: app.url }),
+      },
+    ]);
     deliveryId = delivery.id as string;
 
     // The local app got the original bytes and signature: it verifies with the stored secret.
@@ -103,7 +114,8 @@ describe('listen + deliveries against the emulator', () => {
       event: 'message.received',
       messageType: 'text',
       verdict: 'verified',
-      forwardStatus: 200,
+      // Forwarded by the listener to its own target; the companion has none, so it forwarded nothing.
+      forwardStatus: null,
     });
     expect(item!.serviceId).toMatch(/^dlv_/);
     for (const old of ['eventType', 'type', 'forward', 'forwardState', 'ok']) expect(item).not.toHaveProperty(old);
@@ -114,8 +126,8 @@ describe('listen + deliveries against the emulator', () => {
       expect(show.json()[0]).toMatchObject({
         id: deliveryId,
         verdict: 'verified',
-        forwardState: 'delivered',
-        forwards: [expect.objectContaining({ status: 200 })],
+        forwardState: 'not-forwarded',
+        forwards: [],
       });
     }
     const text = await runCli(['deliveries', 'show', item!.serviceId as string], opts);
@@ -162,6 +174,8 @@ describe('listen + deliveries against the emulator', () => {
         withCredentials,
         '--data-dir',
         dataDir,
+        '--port',
+        '0',
         '--yes',
         '--json',
       ],
@@ -180,8 +194,12 @@ describe('listen + deliveries against the emulator', () => {
     expect(r.errors).toEqual([]);
     expect(r.code).toBe(0);
     const lines = r.json();
-    expect(lines[0]).toMatchObject({ event: 'ready', forwardTo: shown });
-    expect(lines).toContainEqual(expect.objectContaining({ event: 'forward', ok: true, status: 200, url: shown }));
+    expect(lines.find((l) => l.event === 'ready')).toMatchObject({ forwardTo: shown });
+    expect(lines).toContainEqual({
+      event: 'forward',
+      listener: true,
+      forward: expect.objectContaining({ status: 200, url: shown }),
+    });
     expect(app.requests.at(-1)!.headers.authorization).toBe(
       `Basic ${Buffer.from(`hook-user:${PASSWORD}`).toString('base64')}`,
     );
@@ -196,7 +214,8 @@ describe('listen + deliveries against the emulator', () => {
     for (const e of await readdir(dataDir, { withFileTypes: true, recursive: true })) {
       if (e.isFile()) kept += (await readFile(join(e.parentPath, e.name))).toString('latin1');
     }
-    expect(kept).toContain(shown);
+    // The delivery is kept; the listener's own target is not the companion's, so nothing kept names it.
+    expect(show.json()).toEqual([expect.objectContaining({ agentId: 'agent-connected', verdict: 'verified' })]);
     expect(kept).not.toContain(PASSWORD);
   }, 20_000);
 });
