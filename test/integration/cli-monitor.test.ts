@@ -1,5 +1,6 @@
 // `monitor --json` against the emulator: a health line per agent, then a drop of the connected
-// agent gives a reconnecting health line and an alert; abort stops it with a stopped line.
+// agent gives a reconnecting health line and an alert; abort stops it with a stopped line. Over a saved
+// team it is a client of the data folder's companion (started for the command here): the contract's DTOs.
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src-main/emulator';
 import { MemorySecretStore } from '../../src-main/core/secrets';
@@ -21,11 +22,12 @@ describe('monitor against the emulator', () => {
     );
     expect(add.code).toBe(0);
 
+    const health = (l: Record<string, unknown>) => (l.agent as { health?: string } | undefined)?.health;
     const r = await runCliUntil(
       ['monitor', '--team', 'Demo', '--json', '--interval', '0.2', '--fast-interval', '0.1'],
       { configDir: dir, secretStore: store },
       {
-        when: (lines) => lines.some((l) => l.event === 'health' && l.health === 'connected'),
+        when: (lines) => lines.some((l) => l.event === 'health' && health(l) === 'connected'),
         act: () => control(emu, 'POST', '/agents/agent-connected/drop', { seconds: 30 }),
         until: (lines) => lines.some((l) => l.event === 'alert'),
       },
@@ -33,32 +35,43 @@ describe('monitor against the emulator', () => {
     expect(r.errors).toEqual([]);
     expect(r.code).toBe(0);
     const lines = r.json();
-    expect(lines[0]).toMatchObject({ event: 'started', agents: [{ team: 'Demo', agentId: 'agent-connected' }] });
-    expect(lines).toContainEqual(
-      expect.objectContaining({
-        event: 'health',
-        team: 'Demo',
+    expect(lines[0]).toMatchObject({
+      event: 'started',
+      companion: null,
+      agents: [{ team: 'Demo', agentId: 'agent-connected' }],
+      intervalSec: 0.2,
+    });
+    const teamId = (lines[0]!.agents as Array<{ teamId: string }>)[0]!.teamId;
+    expect(lines).toContainEqual({
+      event: 'health',
+      agent: expect.objectContaining({
+        teamId,
         agentId: 'agent-connected',
         health: 'connected',
         phone: '15550100001',
       }),
-    );
-    expect(lines).toContainEqual(
-      expect.objectContaining({
-        event: 'health',
-        agentId: 'agent-connected',
-        health: 'reconnecting',
-        previous: 'connected',
+      previous: null,
+    });
+    expect(lines).toContainEqual({
+      event: 'health',
+      agent: expect.objectContaining({ teamId, agentId: 'agent-connected', health: 'reconnecting' }),
+      previous: 'connected',
+    });
+    expect(lines.find((l) => l.event === 'alert')).toEqual({
+      event: 'alert',
+      alert: expect.objectContaining({
+        change: 'opened',
+        incident: expect.objectContaining({
+          id: expect.any(String),
+          teamId,
+          agentId: 'agent-connected',
+          kind: 'reconnecting',
+          title: expect.any(String),
+          endedAt: null,
+          durationMs: null,
+        }),
       }),
-    );
-    expect(lines).toContainEqual(
-      expect.objectContaining({
-        event: 'alert',
-        kind: 'reconnecting',
-        agentIds: ['agent-connected'],
-        title: expect.any(String),
-      }),
-    );
+    });
     expect(lines.at(-1)).toEqual({ event: 'stopped' });
     expect(r.stdout + r.stderr).not.toContain(DEMO_KEY);
     await control(emu, 'POST', '/agents/agent-connected/recover');
