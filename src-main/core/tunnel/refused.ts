@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { silentLogger, type Logger } from '../ports';
 import { readJsonLines } from '../jsonl';
-import { isCredentialHeader, REDACTED } from './headers';
+import { isCredentialHeader, REDACTED, redactHeaders } from './headers';
 import { ensurePrivateDir, PRIVATE_FILE_MODE, privateFiles } from './private-files';
 import { REFUSED_REASONS, type RefusedReason, type RefusedRequest } from './types';
 
@@ -103,7 +103,12 @@ export class RefusedStore {
     }
     let tornCurrent = false;
     for (const name of [OLDER, CURRENT]) {
-      const read = await readJsonLines(join(this.dir, name), (v) => entrySchema.safeParse(v).data).catch(() => null);
+      // An entry kept before credential headers were redacted is read redacted all the same.
+      const read = await readJsonLines(join(this.dir, name), (v) => {
+        const e = entrySchema.safeParse(v).data;
+        if (e) e.headers = redactHeaders(e.headers);
+        return e;
+      }).catch(() => null);
       if (!read) continue;
       if (name === CURRENT) {
         this.linesInCurrent = read.lines;

@@ -19,7 +19,7 @@ import {
   type ForwardHeaders,
   type Outgoing,
 } from './forwarder';
-import { DEFAULT_TUNNEL_NAME, DELIVERY_HEADER, RESIGNED_HEADER, TUNNEL_HEADER } from './headers';
+import { DEFAULT_TUNNEL_NAME, DELIVERY_HEADER, redactHeaders, RESIGNED_HEADER, TUNNEL_HEADER } from './headers';
 import { createIdGenerator, type IdGenerator } from './ids';
 import { REGISTERING_DIR, RegistrationsInFlight } from './in-flight';
 import { Ingest, type InvalidResponse } from './ingest';
@@ -506,8 +506,12 @@ export class Tunnel {
     return this.log.list(q);
   }
 
+  /** A delivery (one stored before credential headers were redacted is shown redacted all the same). */
   get(id: string): DeliveryDetail | undefined {
-    return this.log.get(id);
+    const d = this.log.get(id);
+    if (d === undefined) return undefined;
+    const headers = redactHeaders(d.headers);
+    return headers === d.headers ? d : { ...d, headers };
   }
 
   async replay(id: string, opts: ReplayOptions): Promise<ForwardAttempt> {

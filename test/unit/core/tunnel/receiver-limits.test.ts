@@ -3,14 +3,14 @@
 // per refused request), a bound on the bytes of bodies in flight and on what a registration hold
 // keeps, repeat records under a burst of replays, credential headers stored redacted, and the hook of
 // an unknown agent answered 404 `unknown-agent`.
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { spawn } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signDelivery } from '../../../../src-main/core/signature';
 import { MemorySecretStore } from '../../../../src-main/core/secrets/memory';
-import { Tunnel } from '../../../../src-main/core/tunnel';
+import { RefusedStore, Tunnel } from '../../../../src-main/core/tunnel';
 import { FakeClock, rawRequest, tempDir, waitFor } from './helpers';
 
 const NOW = 1_750_000_000_000;
@@ -289,6 +289,47 @@ describe('credential headers', () => {
     };
     await walk(dir);
     for (const f of files) expect(await readFile(f, 'utf8'), f).not.toMatch(/SENSITIVE/);
+  });
+});
+
+describe('kept before credentials were redacted', () => {
+  it('a delivery in the log is shown redacted and exported without them', async () => {
+    const { t, url, clock } = await tunnel({ agents: ['a1'] });
+    expect((await post(`${url}/hooks/a1`, event('old-1'), SECRET, clock)).status).toBe(200);
+    const [item] = t.list({ limit: 1 });
+    const stored = t.get(item!.id)!;
+    // As an older version stored it: verbatim.
+    const old = { ...stored, id: `${stored.id}-old`, headers: { ...stored.headers, cookie: 'sid=SENSITIVE' } };
+    await t.log.appendDelivery(old, null);
+    expect(t.get(old.id)!.headers.cookie).toBe('(redacted)');
+    expect(t.exportCurl(old.id)).not.toContain('SENSITIVE');
+    expect(JSON.stringify(t.exportFixture(old.id))).not.toContain('SENSITIVE');
+  });
+
+  it('refused requests are read back redacted', async () => {
+    const d = await tempDir('limits-');
+    cleanups.push(d.cleanup);
+    await mkdir(join(d.dir, 'refused'), { recursive: true });
+    const old = {
+      id: 'r1',
+      at: NOW,
+      method: 'POST',
+      path: '/hooks/a1',
+      agentId: 'a1',
+      from: '127.0.0.1',
+      reason: 'missing-signature',
+      detail: 'no signature',
+      status: 401,
+      size: 2,
+      sha256: '',
+      prefix: '{}',
+      headers: { authorization: 'Bearer tok_SENSITIVE', 'content-type': 'application/json' },
+    };
+    await writeFile(join(d.dir, 'refused', 'refused.jsonl'), `${JSON.stringify(old)}\n`);
+    const store = new RefusedStore({ dataDir: d.dir, readOnly: true });
+    await store.open();
+    expect(store.list()[0]!.headers).toEqual({ authorization: '(redacted)', 'content-type': 'application/json' });
+    store.close();
   });
 });
 
