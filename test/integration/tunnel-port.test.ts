@@ -12,7 +12,7 @@ import { DEFAULT_TUNNEL_PORT } from '../../src-shared/limits';
 import { createCompanion, type Companion } from '../../src-main/app/companion/companion';
 import { createHandlers } from '../../src-main/app/handlers';
 import { implementContract } from '../../src-main/app/contract';
-import { PortTakenError, TunnelHost } from '../../src-main/app/companion/tunnel-host';
+import { TunnelHost, type PortTaken } from '../../src-main/app/companion/tunnel-host';
 import { freePortNear } from '../../src-main/core/port-owner';
 import { silentLogger, systemClock } from '../../src-main/core/ports';
 import { MemorySecretStore } from '../../src-main/core/secrets';
@@ -79,8 +79,8 @@ describe('the tunnel port', () => {
         () => null,
         (e: unknown) => e,
       );
-      expect(err).toBeInstanceOf(PortTakenError);
-      const taken = (err as PortTakenError).taken;
+      expect(err).toMatchObject({ name: 'PortTakenError' });
+      const taken = (err as { taken: PortTaken }).taken;
       expect(taken.port).toBe(held.port);
       expect(taken.owner).toBe(
         process.platform === 'linux' ? `another program (node, process ${held.child.pid})` : 'another program',
@@ -117,7 +117,9 @@ describe('the tunnel port', () => {
           () => null,
           (e: unknown) => e,
         );
-        expect((err as PortTakenError).taken.owner).toBe(`another Channel Companion (process ${listen.child.pid})`);
+        expect((err as { taken: PortTaken }).taken.owner).toBe(
+          `another Channel Companion (process ${listen.child.pid})`,
+        );
       } finally {
         await h.close();
       }

@@ -28,8 +28,7 @@ export interface PortTaken {
   alternative: number | null;
 }
 
-/** @internal Exported for tests. */
-export class PortTakenError extends CompanionError {
+class PortTakenError extends CompanionError {
   constructor(readonly taken: PortTaken) {
     super(
       `port ${taken.port} is taken by ${taken.owner}, so the webhook receiver cannot listen on it: ${taken.alternative !== null ? `use port ${taken.alternative} instead (free now), ` : 'choose another tunnel port, '}or stop what holds it.`,

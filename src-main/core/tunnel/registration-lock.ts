@@ -13,11 +13,8 @@ import { serialByKey } from '../serial';
 const MAX_WAIT_MS = 120_000;
 const POLL_MS = 100;
 
-/**
- * The lock file of an agent's registrations in a data folder.
- * @internal Exported for tests.
- */
-export function registrationLockName(agentId: string): string {
+/** The lock file of an agent's registrations in a data folder. */
+function registrationLockName(agentId: string): string {
   return `webhook-registering-${encodeURIComponent(agentId)}.lock`;
 }
 

@@ -13,7 +13,6 @@ import {
 } from '../../../../src-main/app/usecases/webhooks';
 import type { ExposureStatus } from '../../../../src-main/core/expose';
 import { RegistrationHistory } from '../../../../src-main/core/tunnel/registration-history';
-import { registrationLockName } from '../../../../src-main/core/tunnel/registration-lock';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -129,7 +128,8 @@ describe('registerAgentWebhook: one registration of an agent at a time', () => {
     const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
     cleanups.push(async () => void other.kill());
     await writeFile(
-      join(dir, registrationLockName('a1')),
+      // The agent's registration lock file in the data folder.
+      join(dir, 'webhook-registering-a1.lock'),
       `${JSON.stringify({ pid: other.pid, host: hostname(), since: Date.now() })}\n`,
     );
     const client = fakeClient();
