@@ -884,7 +884,8 @@ export interface Requests {
   'pairing.start': { args: { teamId: string; agentId: string }; result: SessionDTO };
   'pairing.session': { args: { teamId: string; agentId: string }; result: SessionDTO };
 
-  'send.message': { args: SendArgs; result: SendResultDTO };
+  /** `from: 'cli'`: a command sends it (the send log says so); default: the console. */
+  'send.message': { args: SendArgs & { from?: 'cli' }; result: SendResultDTO };
   'send.budget': { args: { teamId: string }; result: SendBudgetDTO };
   'send.cancel': { args: { teamId: string; queuedId: string }; result: { cancelled: boolean } };
   /** Stops a send of this window by its clientRef, whether it waits in the queue or between retries. */

@@ -56,28 +56,36 @@ const settingsPatch = z
   })
   .partial();
 
-const sendArgs = z
-  .strictObject({
-    teamId: id,
-    agentId: id,
-    to: recipient,
-    text: text.optional(),
-    imageUrl: httpUrl.optional(),
-    documentUrl: httpUrl.optional(),
-    documentFilename: z.string().trim().min(1).max(255).optional(),
-    clientRef: z.string().max(100).optional(),
-  })
-  .superRefine((v, ctx) => {
-    if (v.imageUrl && v.documentUrl) {
-      ctx.addIssue({ code: 'custom', path: ['documentUrl'], message: 'send either an image or a document, not both' });
-    }
-    if (!v.text && !v.imageUrl && !v.documentUrl) {
-      ctx.addIssue({ code: 'custom', path: ['text'], message: 'a message needs text, an image or a document' });
-    }
-    if (v.documentFilename && !v.documentUrl) {
-      ctx.addIssue({ code: 'custom', path: ['documentFilename'], message: 'needs a document URL' });
-    }
-  });
+const sendFields = z.strictObject({
+  teamId: id,
+  agentId: id,
+  to: recipient,
+  text: text.optional(),
+  imageUrl: httpUrl.optional(),
+  documentUrl: httpUrl.optional(),
+  documentFilename: z.string().trim().min(1).max(255).optional(),
+  clientRef: z.string().max(100).optional(),
+});
+const sendChecks = (
+  v: {
+    text?: string | undefined;
+    imageUrl?: string | undefined;
+    documentUrl?: string | undefined;
+    documentFilename?: string | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void => {
+  if (v.imageUrl && v.documentUrl) {
+    ctx.addIssue({ code: 'custom', path: ['documentUrl'], message: 'send either an image or a document, not both' });
+  }
+  if (!v.text && !v.imageUrl && !v.documentUrl) {
+    ctx.addIssue({ code: 'custom', path: ['text'], message: 'a message needs text, an image or a document' });
+  }
+  if (v.documentFilename && !v.documentUrl) {
+    ctx.addIssue({ code: 'custom', path: ['documentFilename'], message: 'needs a document URL' });
+  }
+};
+const sendArgs = sendFields.superRefine(sendChecks);
 
 type Schemas = { [K in RequestName]: z.ZodType<ArgsOf<K>> };
 
@@ -140,7 +148,7 @@ export const argSchemas: Schemas = {
   'pairing.start': teamAgent,
   'pairing.session': teamAgent,
 
-  'send.message': sendArgs,
+  'send.message': sendFields.extend({ from: z.literal('cli').optional() }).superRefine(sendChecks),
   'send.budget': z.strictObject({ teamId: id }),
   'send.cancel': z.strictObject({ teamId: id, queuedId: id }),
   'send.stop': z.strictObject({ clientRef: id }),

@@ -9,7 +9,7 @@ import type { ContractClient } from '../../src-main/app/client';
 import { hostCompanion, type HostedCompanion } from '../../src-main/app/companion/hosted';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import { runCli } from '../helpers/cli';
-import { DEMO_KEY, state } from '../helpers/emulator';
+import { DEMO_KEY, state, waitFor } from '../helpers/emulator';
 import { emulatorSuite, type EmulatorSuite } from '../helpers/emulator-suite';
 
 let s: EmulatorSuite;
@@ -79,7 +79,7 @@ describe('attached to the running companion', () => {
     }
   });
 
-  it("send --team: the companion's send path (its send budget counts it)", async () => {
+  it("send --team: the companion's send path (its send budget counts it, its log keeps it as the command line's)", async () => {
     const before = (await client.request('send.budget', { teamId: solo })).used;
     const r = await cli([
       'send',
@@ -96,6 +96,16 @@ describe('attached to the running companion', () => {
     expect(sent).toMatchObject({ status: expect.any(String), messageId: expect.any(String) });
     expect(Object.keys(sent!).sort()).toEqual(['messageId', 'status', 'to']);
     expect((await client.request('send.budget', { teamId: solo })).used).toBe(before + 1);
+    // Kept as the command line's send, as the console's history and Messages say.
+    const kept = await waitFor(async () => {
+      const thread = await client.request('messages.thread', {
+        teamId: solo,
+        agentId: 'agent-connected',
+        phone: '+15550102000',
+      });
+      return thread.messages.find((m) => m.text === 'from the command line');
+    }, 5000);
+    expect(kept).toMatchObject({ direction: 'out', via: 'cli', messageId: sent!.messageId });
     expect(r.stdout + r.stderr).not.toContain(DEMO_KEY);
   });
 

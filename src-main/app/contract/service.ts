@@ -143,8 +143,8 @@ export function serviceRequests({
     'pairing.session': ({ teamId, agentId }) =>
       forAgent(teamId, agentId, async (client) => pairing.read(teamId, agentId, await client.getSession(agentId))),
 
-    'send.message': async (ask) => {
-      const r = await send('console', ask);
+    'send.message': async ({ from, ...ask }) => {
+      const r = await send(from ?? 'console', ask);
       return { status: r.status, messageId: r.messageId, to: r.to };
     },
     'send.budget': async ({ teamId }) => {

@@ -100,7 +100,13 @@ export function register(program: Command, ctx: CliContext): void {
         const stop = () => void client.request('send.stop', { clientRef }).catch(() => undefined);
         ctx.signal.addEventListener('abort', stop, { once: true });
         try {
-          const args: SendArgs = { teamId: t.teamId, agentId: t.agentId, to: f.to, clientRef };
+          const args: SendArgs & { from: 'cli' } = {
+            teamId: t.teamId,
+            agentId: t.agentId,
+            to: f.to,
+            clientRef,
+            from: 'cli',
+          };
           if (req.text !== undefined) args.text = req.text;
           if (req.imageUrl !== undefined) args.imageUrl = req.imageUrl;
           if (req.documentUrl !== undefined) args.documentUrl = req.documentUrl;
