@@ -1,5 +1,6 @@
 // A question asked in place before something that cannot be undone: the question, the action, and
-// the way back. The group is named by its question.
+// the way back (and, where one is offered, another action beside them). The group is named by its
+// question.
 import type { ReactNode } from 'react';
 
 export function ConfirmStep({
@@ -11,6 +12,7 @@ export function ConfirmStep({
   busy,
   onConfirm,
   onCancel,
+  more,
 }: {
   /** The question's element id (names the group). */
   id: string;
@@ -21,6 +23,8 @@ export function ConfirmStep({
   busy: boolean;
   onConfirm(): void;
   onCancel(): void;
+  /** Another choice, between the action and the way back. */
+  more?: ReactNode;
 }) {
   return (
     <div className={className} role="group" aria-labelledby={id}>
@@ -29,6 +33,7 @@ export function ConfirmStep({
         <button type="button" className="danger small" onClick={onConfirm} disabled={busy}>
           {confirm}
         </button>
+        {more}
         <button type="button" className="secondary small" onClick={onCancel}>
           {cancel}
         </button>

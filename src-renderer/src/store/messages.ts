@@ -2,7 +2,15 @@
 // incomplete) and the open threads, fed by messages.contacts / messages.thread and kept live by the
 // messages.new and messages.changed events. A new message is put in its open thread at once; the
 // inbox is asked again (its order, counts and last lines are the core's).
-import type { ErrorDTO, InboxAgentDTO, MessageContactDTO, MessageDTO } from '../../../src-shared/contract';
+import type {
+  ErrorDTO,
+  InboxAgentDTO,
+  MessageContactDTO,
+  MessageDTO,
+  MessageSearchDTO,
+  Result,
+  ResultOf,
+} from '../../../src-shared/contract';
 import type { Slice } from './env';
 
 interface InboxFilter {
@@ -31,8 +39,18 @@ interface Thread {
   error: ErrorDTO | null;
 }
 
+/** A search over every conversation (messages.search): the query on screen and its answer. */
+interface MessageSearch {
+  query: string;
+  result: MessageSearchDTO | null;
+  error: ErrorDTO | null;
+}
+
+type ExportFormat = 'jsonl' | 'csv' | 'text';
+
 export interface MessagesSlice {
   inbox: Inbox;
+  search: MessageSearch;
   /** By threadKey(teamId, agentId, contact). */
   threads: Record<string, Thread>;
   loadInbox(filter?: InboxFilter): Promise<void>;
@@ -47,6 +65,17 @@ export interface MessagesSlice {
   setRetention(days: number): Promise<ErrorDTO | null>;
   /** Every conversation of the agent (this install's copy). */
   deleteAgentMessages(teamId: string, agentId: string): Promise<ErrorDTO | null>;
+  /** Searches every conversation of every agent ('' clears the search). */
+  searchMessages(query: string): Promise<void>;
+  /** A conversation as a file's content, to save. */
+  exportThread(
+    teamId: string,
+    agentId: string,
+    contact: string,
+    format: ExportFormat,
+  ): Promise<Result<ResultOf<'messages.export'>>>;
+  /** A contact's data: its conversations with every agent and its local name. */
+  deleteContactData(contact: string): Promise<ErrorDTO | null>;
 }
 
 export const threadKey = (teamId: string, agentId: string, contact: string): string =>
@@ -91,8 +120,14 @@ export const messagesSlice: Slice<MessagesSlice> = ({ set, get, api, env }) => {
         }
       });
   };
+  /** A search on screen is asked again once conversations are deleted (their hits go). */
+  const searchAgain = (): void => {
+    const { query } = get().search;
+    if (query) void get().searchMessages(query);
+  };
   return {
     inbox: { contacts: [], agents: [], unread: 0, retentionDays: 90, loaded: false, error: null, filter: {} },
+    search: { query: '', result: null, error: null },
     threads: {},
     loadInbox: async (filter) => {
       const f = filter ?? get().inbox.filter;
@@ -177,6 +212,7 @@ export const messagesSlice: Slice<MessagesSlice> = ({ set, get, api, env }) => {
           },
         };
       });
+      searchAgain();
       return null;
     },
     setRetention: async (days) => {
@@ -197,6 +233,29 @@ export const messagesSlice: Slice<MessagesSlice> = ({ set, get, api, env }) => {
           contacts: s.inbox.contacts.filter((c) => !(c.teamId === teamId && c.agentId === agentId)),
         },
       }));
+      searchAgain();
+      return null;
+    },
+    searchMessages: async (query) => {
+      const q = query.trim();
+      if (!q) return set({ search: { query: '', result: null, error: null } });
+      // The last answer stays on screen until this one comes.
+      set((s) => ({ search: { ...s.search, query: q } }));
+      const r = await api['messages.search']({ query: q });
+      // An answer for a query no longer on screen is dropped.
+      if (get().search.query !== q) return;
+      set({ search: r.ok ? { query: q, result: r.value, error: null } : { query: q, result: null, error: r.error } });
+    },
+    exportThread: (teamId, agentId, contact, format) =>
+      api['messages.export']({ teamId, agentId, phone: contact, format }),
+    deleteContactData: async (contact) => {
+      const r = await api['messages.deleteContact']({ phone: contact });
+      if (!r.ok) return r.error;
+      set((s) => ({
+        threads: Object.fromEntries(Object.entries(s.threads).filter(([k]) => !k.endsWith(`/${contact}`))),
+        inbox: { ...s.inbox, contacts: s.inbox.contacts.filter((c) => c.contact !== contact) },
+      }));
+      searchAgain();
       return null;
     },
   };

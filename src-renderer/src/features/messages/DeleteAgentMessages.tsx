@@ -1,6 +1,6 @@
 // "Delete all messages of this agent" (the inbox of one agent): tucked in the agent's "More" menu
 // beside New conversation, never a button of its own under the list; after a confirmation that says
-// what goes where: the sends leave the send log at once, what contacts wrote is hidden from now on.
+// it is removed for good from this computer (the messages, their files, the webhook log's copies).
 import { useRef, useState } from 'react';
 import type { ErrorDTO } from '../../../../src-shared/contract';
 import { ConfirmStep } from '../../components/ConfirmStep';
@@ -32,9 +32,8 @@ export function DeleteAgentMessages({ teamId, agentId, label }: { teamId: string
           className="messages-confirm"
           question={
             <>
-              Delete every conversation of {label} from this computer? What was sent is removed from the send log at
-              once; what contacts wrote is hidden now and leaves the webhook log when that log drops it. The contacts
-              still have the messages on their phones.
+              Delete every conversation of {label}? They are removed for good from this computer: the messages, their
+              files and the webhook log&apos;s copies. The contacts still have the messages on their phones.
             </>
           }
           confirm="Delete all messages"

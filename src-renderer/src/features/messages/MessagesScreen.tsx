@@ -1,6 +1,8 @@
 // Messages: who wrote to the agents' numbers and what this install answered. On the left the
 // contacts, most recent first, with unread counts and the last message's first line, one agent or
-// all, searchable (numbers, local names, text); an agent whose inbox may be incomplete says why. On
+// all; the search field looks through every conversation of every agent (numbers in any written
+// form, local names, text, file names) and lists what it found in place of the contacts, its
+// matches marked; an agent whose inbox may be incomplete says why. On
 // the right the open thread: day separators, inbound on one side and outbound on the other, each
 // send's status (failed with why), and a composer that sends through the same path as the console.
 // Opening a thread marks it read.
@@ -13,6 +15,7 @@ import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
 import { AgentPicker, ContactRow } from './ContactList';
 import { NewConversation } from './NewConversation';
+import { SearchResults } from './SearchResults';
 import { DeleteAgentMessages } from './DeleteAgentMessages';
 import { GapNotices } from './GapNotices';
 import { Thread } from './Thread';
@@ -29,24 +32,21 @@ const SEARCH_DELAY_MS = 200;
 export function MessagesScreen({ teamId, agentId, contact }: Props) {
   const inbox = useApp((s) => s.inbox);
   const loadInbox = useApp((s) => s.loadInbox);
+  const found = useApp((s) => s.search);
+  const searchMessages = useApp((s) => s.searchMessages);
   const agents = useApp(useShallow((s) => Object.values(s.agents)));
-  const [search, setSearch] = useState(inbox.filter.search ?? '');
+  const [search, setSearch] = useState(found.query);
   const [starting, setStarting] = useState(false);
   const picked = teamId && agentId ? agentKey(teamId, agentId) : '';
   useEffect(() => {
-    const t = setTimeout(
-      () => {
-        const filter = {
-          ...(teamId ? { teamId } : {}),
-          ...(agentId ? { agentId } : {}),
-          ...(search.trim() ? { search: search.trim() } : {}),
-        };
-        void loadInbox(filter);
-      },
-      search ? SEARCH_DELAY_MS : 0,
-    );
+    void loadInbox({ ...(teamId ? { teamId } : {}), ...(agentId ? { agentId } : {}) });
+  }, [loadInbox, teamId, agentId]);
+  // The search goes over every conversation, whichever agent is picked.
+  useEffect(() => {
+    const t = setTimeout(() => void searchMessages(search), search.trim() ? SEARCH_DELAY_MS : 0);
     return () => clearTimeout(t);
-  }, [loadInbox, teamId, agentId, search]);
+  }, [searchMessages, search]);
+  const searching = search.trim() !== '';
   const labelOf = useMemo(() => {
     const m = new Map(agents.map((a) => [agentKey(a.teamId, a.agentId), a.label]));
     return (c: { teamId: string | null; agentId: string }) =>
@@ -70,7 +70,7 @@ export function MessagesScreen({ teamId, agentId, contact }: Props) {
                 id="messages-search"
                 type="search"
                 value={search}
-                placeholder="Number, name or text"
+                placeholder="Number, name or text, in all conversations"
                 onChange={(e) => setSearch(e.target.value)}
               />
             </div>
@@ -88,22 +88,38 @@ export function MessagesScreen({ teamId, agentId, contact }: Props) {
             </div>
           )}
           <GapNotices agents={inbox.agents} labelOf={labelOf} />
-          {inbox.error && <p role="alert">{errorText(inbox.error)}</p>}
-          {inbox.loaded && inbox.contacts.length === 0 && !inbox.error && (
-            <EmptyState title={search.trim() ? 'No conversation matches.' : 'No messages yet.'}>
-              <p className="muted">Messages are kept {inbox.retentionDays} days.</p>
-            </EmptyState>
+          {searching ? (
+            <>
+              {found.error && <p role="alert">{errorText(found.error)}</p>}
+              {found.result &&
+                (found.result.contacts.length === 0 && found.result.messages.length === 0 ? (
+                  <EmptyState title="No conversation matches.">
+                    <p className="muted">The search looks through every conversation of every agent.</p>
+                  </EmptyState>
+                ) : (
+                  <SearchResults result={found.result} open={open} labelOf={labelOf} />
+                ))}
+            </>
+          ) : (
+            <>
+              {inbox.error && <p role="alert">{errorText(inbox.error)}</p>}
+              {inbox.loaded && inbox.contacts.length === 0 && !inbox.error && (
+                <EmptyState title="No messages yet.">
+                  <p className="muted">Messages are kept {inbox.retentionDays} days.</p>
+                </EmptyState>
+              )}
+              <ul className="messages-contacts">
+                {inbox.contacts.map((c) => (
+                  <ContactRow
+                    key={`${c.agentId}/${c.contact}`}
+                    c={c}
+                    current={open !== null && c.agentId === open.agentId && c.contact === open.contact}
+                    label={agentId ? null : labelOf(c)}
+                  />
+                ))}
+              </ul>
+            </>
           )}
-          <ul className="messages-contacts">
-            {inbox.contacts.map((c) => (
-              <ContactRow
-                key={`${c.agentId}/${c.contact}`}
-                c={c}
-                current={open !== null && c.agentId === open.agentId && c.contact === open.contact}
-                label={agentId ? null : labelOf(c)}
-              />
-            ))}
-          </ul>
         </div>
         {open ? (
           <Thread key={`${open.teamId}/${open.agentId}/${open.contact}`} {...open} />

@@ -1,5 +1,7 @@
 // The open thread's title: the contact's local name (or number), with Name (kept in this install's
-// data folder, the service gives none) and Delete (this install's copy of the conversation).
+// data folder, the service gives none), Export (the conversation as a file) and Delete (the
+// conversation, or everything of the contact: its conversations with every agent and its name),
+// each deletion asked first, removed for good from this computer.
 import { useState, type FormEvent } from 'react';
 import type { ErrorDTO } from '../../../../src-shared/contract';
 import { ConfirmStep } from '../../components/ConfirmStep';
@@ -7,6 +9,7 @@ import { ErrorNotice } from '../../components/ErrorNotice';
 import { NameForm } from '../../components/NameForm';
 import { messagesHref } from '../../router/routes';
 import { useApp } from '../../store/react';
+import { ExportConversation } from './ExportConversation';
 
 const MAX_NAME = 200;
 
@@ -20,7 +23,8 @@ interface Props {
 export function ThreadTitle({ teamId, agentId, contact, name }: Props) {
   const nameContact = useApp((s) => s.nameContact);
   const deleteThread = useApp((s) => s.deleteThread);
-  const [mode, setMode] = useState<'show' | 'name' | 'delete'>('show');
+  const deleteContactData = useApp((s) => s.deleteContactData);
+  const [mode, setMode] = useState<'show' | 'name' | 'delete' | 'delete-contact'>('show');
   const [draft, setDraft] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ErrorDTO | null>(null);
@@ -39,6 +43,14 @@ export function ThreadTitle({ teamId, agentId, contact, name }: Props) {
     setError(err);
     if (!err) window.location.hash = messagesHref(teamId, agentId);
   };
+  const delContact = async () => {
+    setBusy(true);
+    const err = await deleteContactData(contact);
+    setBusy(false);
+    setError(err);
+    if (!err) window.location.hash = messagesHref(teamId, agentId);
+  };
+  const who = name ?? contact;
   return (
     <div className="messages-thread-head">
       {mode === 'name' ? (
@@ -67,6 +79,7 @@ export function ThreadTitle({ teamId, agentId, contact, name }: Props) {
           >
             Name
           </button>
+          <ExportConversation teamId={teamId} agentId={agentId} contact={contact} />
           <button type="button" className="secondary small danger" onClick={() => setMode('delete')} disabled={busy}>
             Delete
           </button>
@@ -78,15 +91,37 @@ export function ThreadTitle({ teamId, agentId, contact, name }: Props) {
           className="messages-confirm"
           question={
             <>
-              Delete the conversation with {name ?? contact} from this computer? What was sent is removed from the send
-              log at once; what they wrote is hidden now and leaves the webhook log when that log drops it. The contact
-              still has the messages on their phone.
+              Delete the conversation with {who}? It is removed for good from this computer: its messages, their files
+              and the webhook log&apos;s copies. {who} still has the messages on their phone.
             </>
           }
           confirm="Delete conversation"
           cancel="Keep it"
           busy={busy}
           onConfirm={() => void del()}
+          onCancel={() => setMode('show')}
+          more={
+            <button type="button" className="secondary small" onClick={() => setMode('delete-contact')} disabled={busy}>
+              Everything of {who}…
+            </button>
+          }
+        />
+      )}
+      {mode === 'delete-contact' && (
+        <ConfirmStep
+          id="messages-delete-contact-q"
+          className="messages-confirm"
+          question={
+            <>
+              Delete everything of {who}: the conversations with every agent, and the name given here? It is all removed
+              for good from this computer: the messages, their files and the webhook log&apos;s copies. {who} still has
+              the messages on their phone.
+            </>
+          }
+          confirm={`Delete everything of ${who}`}
+          cancel="Keep it"
+          busy={busy}
+          onConfirm={() => void delContact()}
           onCancel={() => setMode('show')}
         />
       )}
