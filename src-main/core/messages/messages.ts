@@ -194,7 +194,8 @@ export class Messages {
     this.mark = await store.changeMark();
     // After the first list can be shown: retention, and what was stored while no writer ran (sends
     // the CLI recorded, deliveries `listen` took), each announced.
-    if (!store.readOnly) this.ready = this.catchUp(deliveries);
+    if (!store.readOnly)
+      this.ready = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.catchUp(deliveries));
   }
 
   private async catchUp(deliveries: Iterable<DeliveryBody>): Promise<void> {

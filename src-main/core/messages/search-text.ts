@@ -18,12 +18,37 @@ export function phoneDigits(query: string): string | null {
  * `prefix` (a word being typed), else whole; null when there is no word.
  */
 export function ftsQuery(query: string, prefix: boolean): string | null {
-  const words = query
+  const words = queryWords(query);
+  if (words.length === 0) return null;
+  // A prefix longer than the index's longest (4) is asked as its first 4 characters, served by the
+  // prefix index; the rows are then kept when each word starts a matched token (prefixMatches).
+  return words.map((w) => (prefix ? `"${[...w].slice(0, PREFIX_MAX).join('')}"*` : `"${w}"`)).join(' ');
+}
+
+/** The longest prefix the full-text index keeps an index of (sqlite-schema.ts, prefix='2 3 4'). */
+const PREFIX_MAX = 4;
+
+function queryWords(query: string): string[] {
+  return query
     .split(/\s+/)
     .map((w) => w.replace(/"/g, ''))
     .filter((w) => /[\p{L}\p{N}]/u.test(w));
-  if (words.length === 0) return null;
-  return words.map((w) => `"${w}"${prefix ? '*' : ''}`).join(' ');
+}
+
+/** Lower case without diacritics, as the index compares words. */
+const folded = (s: string): string => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+
+/**
+ * Whether every word of the query starts one of the matched tokens (`ranges` in `texts`): the check
+ * behind a prefix asked as its first 4 characters.
+ */
+export function prefixMatches(query: string, texts: Array<{ text: string; ranges: Array<[number, number]> }>): boolean {
+  const tokens = texts.flatMap((t) => t.ranges.map(([a, b]) => folded(t.text.slice(a, b))));
+  return queryWords(query).every((w) => {
+    const f = folded(w);
+    // Words the tokenizer splits (a number written with dashes) are left to the index.
+    return !/^[\p{L}\p{N}]+$/u.test(f) || tokens.some((t) => t.startsWith(f));
+  });
 }
 
 /** Marks the full-text index puts around a match (private-use characters, never in a message we show). */

@@ -83,6 +83,32 @@ export const MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 3,
+    what: 'prefix indexes of 2, 3 and 4 characters for the words being typed (the full-text index built again)',
+    sql: `
+      DROP TRIGGER messages_fts_insert;
+      DROP TRIGGER messages_fts_delete;
+      DROP TRIGGER messages_fts_update;
+      DROP TABLE messages_fts;
+      CREATE VIRTUAL TABLE messages_fts USING fts5(
+        text, filename, content='messages', content_rowid='seq', tokenize='unicode61 remove_diacritics 2',
+        prefix='2 3 4'
+      );
+      INSERT INTO messages_fts (messages_fts, rank) VALUES ('secure-delete', 1);
+      INSERT INTO messages_fts (messages_fts) VALUES ('rebuild');
+      CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+        INSERT INTO messages_fts (rowid, text, filename) VALUES (new.seq, new.text, new.filename);
+      END;
+      CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+        INSERT INTO messages_fts (messages_fts, rowid, text, filename) VALUES ('delete', old.seq, old.text, old.filename);
+      END;
+      CREATE TRIGGER messages_fts_update AFTER UPDATE OF text, filename ON messages BEGIN
+        INSERT INTO messages_fts (messages_fts, rowid, text, filename) VALUES ('delete', old.seq, old.text, old.filename);
+        INSERT INTO messages_fts (rowid, text, filename) VALUES (new.seq, new.text, new.filename);
+      END;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

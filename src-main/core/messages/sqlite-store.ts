@@ -9,7 +9,7 @@ import { closeSync, openSync, chmodSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import Database from 'libsql';
 import { MIGRATIONS, SCHEMA_VERSION } from './sqlite-schema';
-import { ftsQuery, HIT_CLOSE, HIT_OPEN, phoneDigits, rangesOf, rangesOfMarked } from './search-text';
+import { ftsQuery, HIT_CLOSE, HIT_OPEN, phoneDigits, prefixMatches, rangesOf, rangesOfMarked } from './search-text';
 import {
   MessageStoreError,
   type Added,
@@ -28,6 +28,8 @@ import {
 type Db = InstanceType<typeof Database>;
 type Row = Record<string, unknown>;
 
+/** Rows read for a prefix asked by its first 4 characters, per hit wanted (the rest are filtered out). */
+const PREFIX_OVERREAD = 4;
 /** How long a write waits for another process's lock before it is called locked. */
 const BUSY_TIMEOUT_MS = 2000;
 
@@ -581,27 +583,32 @@ export class SqliteMessageStore implements MessageStore {
       const f = this.agentFilter(q.agentIds, 'm.agent_id');
       const seen = new Set<number>();
       // Whole words first (read lazily, newest first); prefixes only when those do not fill the page.
-      for (const fts of [ftsQuery(text, false), ftsQuery(text, true)]) {
+      for (const prefix of [false, true]) {
+        const fts = ftsQuery(text, prefix);
         if (fts === null || messages.length >= q.limit) continue;
         const rows = this.stmt(
           `SELECT highlight(messages_fts, 0, '${HIT_OPEN}', '${HIT_CLOSE}') AS h_text, ` +
             `highlight(messages_fts, 1, '${HIT_OPEN}', '${HIT_CLOSE}') AS h_file, ${M_COLUMNS} ` +
             'FROM messages_fts JOIN messages m ON m.seq = messages_fts.rowid ' +
             `WHERE messages_fts MATCH ? AND ${f.sql} ORDER BY messages_fts.rowid DESC LIMIT ?`,
-        ).all(fts, ...f.args, q.limit) as Row[];
+        ).all(fts, ...f.args, prefix ? q.limit * PREFIX_OVERREAD : q.limit) as Row[];
         for (const r of rows) {
           const message = messageOf(r);
           if (seen.has(message.seq) || messages.length >= q.limit) continue;
-          seen.add(message.seq);
           const inText = rangesOfMarked(String(r.h_text ?? ''), message.text) ?? [];
-          if (inText.length > 0 || message.media?.filename === undefined)
-            messages.push({ message, field: 'text', ranges: inText });
-          else
-            messages.push({
-              message,
-              field: 'filename',
-              ranges: rangesOfMarked(String(r.h_file ?? ''), message.media.filename) ?? [],
-            });
+          const file = message.media?.filename;
+          const inFile = file !== undefined ? (rangesOfMarked(String(r.h_file ?? ''), file) ?? []) : [];
+          if (
+            prefix &&
+            !prefixMatches(text, [
+              { text: message.text, ranges: inText },
+              { text: file ?? '', ranges: inFile },
+            ])
+          )
+            continue;
+          seen.add(message.seq);
+          if (inText.length > 0 || file === undefined) messages.push({ message, field: 'text', ranges: inText });
+          else messages.push({ message, field: 'filename', ranges: inFile });
         }
       }
       messages.sort((a, b) => b.message.seq - a.message.seq);

@@ -77,6 +77,10 @@ describe('search', () => {
 
   it('finds words in text, captions and file names across agents, with the ranges to highlight', async () => {
     const m = await filled();
+    // A prefix longer than the prefix index's 4 characters: matched on the whole prefix.
+    expect((await m.search({ text: 'parce', limit: 10 })).messages.map((h) => h.message.key)).toEqual(['x1']);
+    expect((await m.search({ text: 'parcx', limit: 10 })).messages).toEqual([]);
+    expect((await m.search({ text: 'Hïnge', limit: 10 })).messages.map((h) => h.message.key)).toEqual(['x2']);
     const parcel = await m.search({ text: 'parc', limit: 10 });
     expect(parcel.messages.map((h) => [h.message.key, h.field, h.ranges])).toEqual([['x1', 'text', [[12, 18]]]]);
     const hinge = await m.search({ text: 'hinge', limit: 10 });
