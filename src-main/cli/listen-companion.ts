@@ -169,6 +169,11 @@ class ListenerForwards {
 }
 
 export async function listenThroughCompanion(ctx: CliContext, out: Output, f: CompanionListenFlags): Promise<number> {
+  // Refused before anything starts: no companion, no receiver, nothing registered.
+  if (f.registerUrl !== undefined && f.yes !== true && !atTerminal(ctx))
+    throw new UsageError(
+      `registering replaces the webhook of ${f.agent?.length ? f.agent.join(', ') : `every agent of ${f.team !== undefined ? `the team "${f.team}"` : 'the saved teams'}`} (the URL each had stops receiving) and the service issues a new signing secret; there is no terminal to ask at (stdin is not a TTY): give --yes to register anyway`,
+    );
   const session: CompanionSession = await connectCompanion(ctx, out, f, {
     none: 'start',
     companion: { startTunnel: true, ...(f.port !== undefined ? { tunnelPort: f.port } : {}) },
@@ -226,15 +231,15 @@ export async function listenThroughCompanion(ctx: CliContext, out: Output, f: Co
       if (!team && new Set(agents.map((a) => a.teamId)).size !== 1)
         throw new UsageError('--register-url: name the team with --team');
       const yes = f.yes === true;
-      if (!yes && !atTerminal(ctx))
-        throw new UsageError(
-          `registering replaces the webhook of ${agents.map((a) => a.agentId).join(', ')} (the URL each had stops receiving) and the service issues a new signing secret; there is no terminal to ask at (stdin is not a TTY): give --yes to register anyway`,
-        );
       for (const a of agents) {
         const base = f.registerUrl === 'self' ? status.listenUrl : f.registerUrl.replace(/\/+$/, '');
         const publicUrl = `${base}/hooks/${encodeURIComponent(a.agentId)}`;
-        if (!(await confirm(ctx, `Point the webhook of ${a.agentId} at ${publicUrl}? ${a.registration.takeover}`, yes)))
+        if (
+          !(await confirm(ctx, `Point the webhook of ${a.agentId} at ${publicUrl}? ${a.registration.takeover}`, yes))
+        ) {
+          out.warn(`not registering ${a.agentId}: its webhook is left as it was`);
           continue;
+        }
         const r = await client.request('webhook.register', { teamId: a.teamId, agentId: a.agentId, publicUrl });
         out.event(
           { event: 'registered', teamId: a.teamId, agentId: a.agentId, registration: r },
@@ -262,6 +267,9 @@ export async function listenThroughCompanion(ctx: CliContext, out: Output, f: Co
           (a) =>
             `  ${a.agentId}: ${a.receiverUrl ?? `${status.listenUrl}/hooks/${a.agentId}`}${a.registration.text ? ` — ${a.registration.text}` : ''}`,
         ),
+        ...(shownAgents.some((a) => a.registration.state === 'stale')
+          ? ['  to register this receiver again: run listen with --register-url self (a service on this machine)']
+          : []),
         f.forwardTo !== undefined
           ? `  forwarding each delivery to ${forwards?.url} (this listener's own; the companion's forward target is unchanged)`
           : '  not forwarding (give --forward-to URL)',

@@ -3,14 +3,16 @@
 // refused without one unless --yes; the history (`webhook history`), `webhook restore` and
 // `webhook secret --reveal`; `listen` saying what it knows (and that a registration of this receiver
 // no longer reaches it); and a delivery the service posts before its PUT is answered being held,
-// not refused.
+// not refused. `listen` over the saved team is a client of the data folder's companion (started for the
+// command on a free port here); a `webhook set` in another command attaches to that one.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src-main/emulator';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import type { CliIO } from '../../src-main/cli/io';
-import { runCli, runCliUntil } from '../helpers/cli';
+import { parseJsonLines, runCli, runCliUntil } from '../helpers/cli';
+import { waitFor } from '../helpers/wait';
 import { DEMO_KEY, control, state } from '../helpers/emulator';
 import { emulatorSuite } from '../helpers/emulator-suite';
 import type { HttpSink } from '../helpers/http-sink';
@@ -180,7 +182,19 @@ describe('listen and registration', () => {
       text: 'before the reply',
     });
     const r = await runCliUntil(
-      ['listen', '--team', 'Demo', '--register-url', 'self', '--forward-to', sink.url, '--yes', '--json'],
+      [
+        'listen',
+        '--team',
+        'Demo',
+        '--register-url',
+        'self',
+        '--forward-to',
+        sink.url,
+        '--port',
+        '0',
+        '--yes',
+        '--json',
+      ],
       base(),
       {
         until: (lines) => lines.some((l) => l.event === 'delivery' || l.event === 'refused'),
@@ -189,9 +203,10 @@ describe('listen and registration', () => {
     expect(r.code).toBe(0);
     const lines = r.json();
     expect(lines.filter((l) => l.event === 'refused')).toEqual([]);
-    expect(lines).toContainEqual(
-      expect.objectContaining({ event: 'delivery', agentId: AGENT, ok: true, verdict: 'verified' }),
-    );
+    expect(lines).toContainEqual({
+      event: 'delivery',
+      delivery: expect.objectContaining({ agentId: AGENT, verdict: 'verified' }),
+    });
     const delivery = (
       await control<Array<{ agentId: string; rawBody: string; attempts: Array<{ status: number | null }> }>>(
         emu,
@@ -210,27 +225,42 @@ describe('listen and registration', () => {
       text: 'set from another terminal',
     });
     let set: Awaited<ReturnType<typeof runCli>> | null = null;
-    let listenUrl = '';
-    const r = await runCliUntil(['listen', '--team', 'Demo', '--data-dir', data, '--json'], base(), {
-      when: (lines) => {
-        listenUrl = (lines.find((l) => l.event === 'ready')?.url as string | undefined) ?? '';
-        return listenUrl !== '';
+    const ctl = new AbortController();
+    const errors: unknown[] = [];
+    let started = false;
+    const seen = (all: string) => parseJsonLines(all).some((l) => l.event === 'delivery' || l.event === 'refused');
+    let out = '';
+    const r = await runCli(['listen', '--team', 'Demo', '--data-dir', data, '--port', '0', '--json'], {
+      ...base(),
+      signal: ctl.signal,
+      onStdout: (_c, all) => {
+        out = all;
+        const listenUrl = parseJsonLines(all).find((l) => l.event === 'ready')?.url as string | undefined;
+        if (listenUrl !== undefined && !started) {
+          started = true;
+          // `webhook set` is a client of this listen's companion: the listen stops once that has its answer.
+          void runCli(
+            ['webhook', 'set', '--team', 'Demo', '--url', `${listenUrl}/hooks/${AGENT}`, '--yes', '--data-dir', data],
+            base(),
+          )
+            .then(async (done) => {
+              set = done;
+              await waitFor(() => seen(out), 10_000, 'the early delivery');
+            })
+            .catch((e: unknown) => errors.push(e))
+            .finally(() => ctl.abort());
+        }
       },
-      act: async () => {
-        set = await runCli(
-          ['webhook', 'set', '--team', 'Demo', '--url', `${listenUrl}/hooks/${AGENT}`, '--yes', '--data-dir', data],
-          base(),
-        );
-      },
-      until: (lines) => lines.some((l) => l.event === 'delivery' || l.event === 'refused'),
     });
-    expect(r.errors).toEqual([]);
+    expect(errors).toEqual([]);
     expect(set!.code).toBe(0);
+    expect(set!.stderr).not.toContain('does not answer');
     const lines = r.json();
     expect(lines.filter((l) => l.event === 'refused')).toEqual([]);
-    expect(lines).toContainEqual(
-      expect.objectContaining({ event: 'delivery', agentId: AGENT, ok: true, verdict: 'verified' }),
-    );
+    expect(lines).toContainEqual({
+      event: 'delivery',
+      delivery: expect.objectContaining({ agentId: AGENT, verdict: 'verified' }),
+    });
     const delivery = (
       await control<Array<{ rawBody: string; attempts: Array<{ status: number | null }> }>>(
         emu,
@@ -245,7 +275,18 @@ describe('listen and registration', () => {
     const before = await webhookOf();
     const t = terminal(['n']);
     const r = await runCliUntil(
-      ['listen', '--team', 'Demo', '--register-url', 'self', '--data-dir', join(dir, 'declined'), '--json'],
+      [
+        'listen',
+        '--team',
+        'Demo',
+        '--register-url',
+        'self',
+        '--data-dir',
+        join(dir, 'declined'),
+        '--port',
+        '0',
+        '--json',
+      ],
       { ...base(), stdin: t.stdin, ask: t.ask },
       {
         until: (lines) => lines.some((l) => l.event === 'ready'),
@@ -270,28 +311,39 @@ describe('listen and registration', () => {
       until: (lines) => lines.some((l) => l.event === 'ready'),
     });
     const ready = r.json().find((l) => l.event === 'ready')!;
-    const [known] = ready.registrations as Array<{ agentId: string; state: string; text: string; url: string }>;
-    expect(known).toMatchObject({ agentId: AGENT, state: 'stale' });
-    expect(known!.text).toContain('no longer reaches this receiver');
-    expect(known!.text).toContain('register again');
+    const [known] = ready.agents as Array<{ agentId: string; registration: { state: string; text: string } }>;
+    expect(known).toMatchObject({ agentId: AGENT, registration: { state: 'stale' } });
+    expect(known!.registration.text).toContain('no longer reaches this receiver');
+    expect(known!.registration.text).toContain('register again');
     const ctl = new AbortController();
-    const human = await runCli(['listen', '--team', 'Demo'], {
+    const human = await runCli(['listen', '--team', 'Demo', '--port', String(port)], {
       ...base(),
       signal: ctl.signal,
       onStdout: (_c, all) => void (all.includes('Press Ctrl-C') && ctl.abort()),
     });
     expect(human.stdout).toMatch(
-      /agent-connected's webhook: registered here at \d\d:\d\d to http:\/\/127\.0\.0\.1:\d+\/hooks\/agent-connected, which no longer reaches this receiver/,
+      /\n {2}agent-connected: http:\/\/127\.0\.0\.1:\d+\/hooks\/agent-connected — registered here at \d\d:\d\d to http:\/\/127\.0\.0\.1:\d+\/hooks\/agent-connected, which no longer reaches this receiver .*: register again\n/,
     );
     expect(human.stdout).toContain(
-      'to register this receiver again: run listen with --register-url self (a service on this machine) or --expose --team Demo',
+      'to register this receiver again: run listen with --register-url self (a service on this machine)',
     );
   });
 
-  it('a URL with a user, password, query value and a token in its path: redacted in every output and the history', async () => {
+  it('a URL with a user and password is refused, as the app refuses it; a query value and a token in its path: redacted in every output and the history', async () => {
     const u = new URL(sink.url);
-    const url = `http://user:pw@${u.host}/in/tok_5f1c9a0e7b3d2c4a?token=SECRET`;
-    const shown = `http://***@${u.host}/in/…?token=…`;
+    const before = await webhookOf();
+    const withUser = await runCli(
+      ['webhook', 'set', '--team', 'Demo', '--url', `http://user:pw@${u.host}/in`, '--yes', '--json'],
+      base(),
+    );
+    expect(withUser.code).toBe(2);
+    expect(withUser.stdout).toBe('');
+    expect(withUser.stderr).toContain('Public URL must not contain a user or password.');
+    expect(withUser.stdout + withUser.stderr).not.toContain('pw@');
+    expect(await webhookOf()).toBe(before);
+
+    const url = `http://${u.host}/in/tok_5f1c9a0e7b3d2c4a?token=SECRET`;
+    const shown = `http://${u.host}/in/…?token=…`;
     const t = terminal(['y']);
     const set = await runCli(['webhook', 'set', '--team', 'Demo', '--url', url, '--json'], {
       ...base(),
@@ -304,10 +356,10 @@ describe('listen and registration', () => {
     expect(set.json()[0]).toMatchObject({ url: shown });
     expect(t.questions[0]).toContain(`at ${shown}?`);
     const history = await runCli(['webhook', 'history', '--team', 'Demo', '--json'], base());
-    expect((history.json()[0]!.registrations as Array<{ url: string }>)[0]!.url).toBe(shown);
+    expect((history.json()[0]!.entries as Array<{ url: string }>)[0]!.url).toBe(shown);
     const file = await readFile(join(dir, 'data', 'webhook-registrations.json'), 'utf8');
     for (const out of [set.stdout, set.stderr, t.questions.join('\n'), history.stdout, file])
-      for (const secret of ['pw@', 'SECRET', 'tok_5f1c']) expect(out).not.toContain(secret);
+      for (const secret of ['SECRET', 'tok_5f1c']) expect(out).not.toContain(secret);
     // It cannot be restored from the history: said, nothing registered.
     await runCli(['webhook', 'set', '--team', 'Demo', '--url', `${sink.url}/three`, '--yes'], base());
     const restore = await runCli(['webhook', 'restore', '--team', 'Demo', '--yes'], base());
