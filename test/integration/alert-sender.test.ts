@@ -1,14 +1,15 @@
 // Two apps on one config and data folder (the desktop app and `serve`) both watch the agents and
 // raise the same alerts; only one of them posts them (to the alert webhook and to Alertmanager) and
 // keeps the on-call files (timelines, open incidents, history), the other says so and takes over
-// once the first one stops.
+// once the first one stops. Two `serve`s on one data folder never run: the second is refused, naming the
+// first, and a command on that folder attaches to the first instead.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient } from '../../src-main/core/api/client';
 import { TeamStore } from '../../src-main/core/teams';
-import { runCli, type CliRun } from '../helpers/cli';
+import { runCli, runCliUntil, type CliRun } from '../helpers/cli';
 import type { AlertStatusDTO, AnyEvent } from '../../src-shared/contract';
 import type { Alert } from '../../src-main/core/monitor';
 import { alertsPostedElsewhereWords } from '../../src-shared/vocabulary';
@@ -294,7 +295,18 @@ describe('serve and the alerts', () => {
     const stop = new AbortController();
     let checks: Promise<void> | null = null;
     const run = await runCli(
-      ['serve', '--json', '--port', '0', '--renderer-dir', path.join(dir, 'renderer'), '--config-dir', configDir],
+      [
+        'serve',
+        '--json',
+        '--port',
+        '0',
+        '--tunnel-port',
+        '0',
+        '--renderer-dir',
+        path.join(dir, 'renderer'),
+        '--config-dir',
+        configDir,
+      ],
       {
         signal: stop.signal,
         onStdout: (_chunk, all) => {
@@ -307,7 +319,7 @@ describe('serve and the alerts', () => {
     return run;
   }
 
-  it('a second serve on the config says, in the words of the screen, that the first one posts it', async () => {
+  it('a second serve on the data folder is refused naming the first, which posts the alerts; a command attaches to it', async () => {
     const configDir = path.join(dir, 'config');
     const store = await TeamStore.open({
       configDir,
@@ -315,17 +327,35 @@ describe('serve and the alerts', () => {
       clientFactory: createServiceClient,
     });
     await store.updateSettings({ alertWebhookUrl: 'http://127.0.0.1:9/alerts' });
-    let second: Record<string, unknown> | null = null;
     let first: Record<string, unknown> | null = null;
+    let secondRun: CliRun | null = null;
+    let listen: Awaited<ReturnType<typeof runCliUntil>> | null = null;
     const firstRun = await serve(configDir, async (ready) => {
       first = ready;
-      const secondRun = await serve(configDir, async (r) => {
-        second = r;
-      });
-      expect(secondRun.code).toBe(0);
+      secondRun = await runCli(
+        ['serve', '--json', '--port', '0', '--renderer-dir', path.join(dir, 'renderer'), '--config-dir', configDir],
+        {},
+      );
+      listen = await runCliUntil(
+        ['listen', '--json', '--config-dir', configDir],
+        {},
+        {
+          until: (lines) => lines.some((l) => l.event === 'ready' || 'error' in l),
+        },
+      );
     });
     expect(firstRun.code).toBe(0);
+    // The first posts the alerts itself.
     expect(first).toMatchObject({ event: 'ready', alertsPostedBy: null });
-    expect(second).toMatchObject({ event: 'ready', alertsPostedBy: { pid: process.pid } });
+    // The second never starts: it names the first (this process's serve) and says commands attach to it.
+    expect(secondRun!.code).not.toBe(0);
+    expect(secondRun!.stdout).toBe('');
+    expect(secondRun!.stderr).toContain(`is owned by channel-companion serve (process ${process.pid}, since `);
+    expect(secondRun!.stderr).toContain('Commands attach to the running one');
+    // A command on the same folder is a client of the first.
+    expect(listen!.code).toBe(0);
+    expect(listen!.json().find((l) => l.event === 'ready')).toMatchObject({
+      companion: { pid: process.pid, shell: 'serve' },
+    });
   });
 });
