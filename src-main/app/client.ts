@@ -28,7 +28,7 @@ export class ContractError extends AppError {
 }
 
 /** The companion could not be reached (it stopped, or its socket does not answer). */
-export class CompanionGoneError extends AppError {
+class CompanionGoneError extends AppError {
   constructor(message: string) {
     super('network-error', 'COMPANION_GONE', message);
     this.name = 'CompanionGoneError';

@@ -8,7 +8,7 @@ import { isRequestName, type Result } from '../../src-shared/contract';
 import type { Handlers } from './handlers';
 import type { ContractEvents } from './contract';
 
-export const API_HEADERS = {
+const API_HEADERS = {
   'cache-control': 'no-store',
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',

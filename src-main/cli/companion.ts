@@ -48,7 +48,7 @@ export function companionFolders(ctx: CliContext, f: CompanionFlags): { configDi
 }
 
 /** The running companion of the data folder, or null when none answers there. */
-export async function attachedSession(dataDir: string): Promise<CompanionSession | null> {
+async function attachedSession(dataDir: string): Promise<CompanionSession | null> {
   const attached = await attachCompanion(dataDir);
   if (!attached) return null;
   const { client, owner } = attached;

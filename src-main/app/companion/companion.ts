@@ -1,218 +1,38 @@
-// The companion: the whole app behind any shell (Electron, the browser host, the CLI's `serve`),
-// Electron-free. It composes the team store (config + keychain), one service client per team, the
-// monitor over every agent of every team, the webhook tunnel, chat, the demo emulator, and one
-// event hub whose listeners survive the monitor and tunnel being rebuilt.
+// The companion: the whole app behind any shell (Electron, the browser host, the CLI's `serve` and `up`, a
+// command that finds none running), Electron-free. This file is the composition: the team store (config +
+// keychain), one service client per team, the monitor over every agent of every team, the webhook tunnel, the
+// message store, chat, the demo emulator, and one event hub whose listeners survive the monitor and tunnel being
+// rebuilt. Its parts: types.ts (its shape), webhooks.ts (registrations), tunnel-host.ts, exposure-host.ts,
+// observability.ts, alert-sender.ts, team-set.ts, prefs.ts, config-watch.ts, demo.ts; hosted.ts starts one
+// that owns its data folder (endpoint.ts).
 import path from 'node:path';
-import type { Dispatcher } from 'undici';
 import { createServiceClient } from '../../core/api/client';
 import type { ServiceClient } from '../../core/api/service';
-import {
-  TeamStore,
-  TeamStoreError,
-  defaultConfigDir,
-  type AgentRecord,
-  type AppSettings,
-  type ClientFactory,
-  type DeepPartial,
-} from '../../core/teams';
+import { TeamStore, defaultConfigDir, type AppSettings, type ClientFactory } from '../../core/teams';
 import { ChatService } from '../../core/chat';
 import { Emitter } from '../../core/events';
-import {
-  WebhookAlertSink,
-  type Monitor,
-  type Alert,
-  type AlertSink,
-  type Handover,
-  type HealthEvent,
-  type IncidentUpdate,
-  type PollResult,
-} from '../../core/monitor';
-import { silentLogger, systemClock, type Clock, type Logger } from '../../core/ports';
-import { KeychainSecretStore, type SecretStore } from '../../core/secrets';
-import {
-  type ForwardAttempt,
-  type RefusedRequest,
-  type StoredDelivery,
-  type Tunnel,
-  type WebhookRegistration,
-} from '../../core/tunnel';
-import { TeamSet, type TeamView } from './team-set';
-import { DEMO_TEAM_LABEL, DemoHost, hasKeptDemo, type DemoInfo } from './demo';
-import { PrefsStore, type Prefs } from './prefs';
+import { WebhookAlertSink, type AlertSink, type Handover } from '../../core/monitor';
+import { silentLogger, systemClock } from '../../core/ports';
+import { KeychainSecretStore } from '../../core/secrets';
+import { TeamSet } from './team-set';
+import { DEMO_TEAM_LABEL, DemoHost, hasKeptDemo } from './demo';
+import { PrefsStore } from './prefs';
 import { ConfigWatch } from './config-watch';
-import { TunnelHost, type PortTaken } from './tunnel-host';
-import { ExposureHost, type ExposureView } from './exposure-host';
-import { teamSecrets, type NgrokLoader } from '../../core/expose';
+import { TunnelHost } from './tunnel-host';
+import { ExposureHost } from './exposure-host';
+import { teamSecrets } from '../../core/expose';
 import { Observability, type MetricsListen } from './observability';
 import { AlertSender } from './alert-sender';
-import type { LockHolder } from '../../core/lock-file';
-import type { CompanionMetrics } from '../../core/metrics';
 import { alertRules, createAgentMonitor, pollConfig } from '../usecases/monitor';
-import { registerAgentWebhook, registerDemoHooks, signingHint } from '../usecases/webhooks';
-import { hasRedactedCredentials, previousRegistration, REGISTRATION_SOURCES } from '../usecases/registration-status';
-import { hookUrl, RegistrationHistory, type RegistrationTarget } from '../../core/tunnel';
+import { REGISTRATION_SOURCES } from '../usecases/registration-status';
+import { RegistrationHistory } from '../../core/tunnel';
+import { webhookPart } from './webhooks';
+import type { Companion, CompanionEvents, CompanionOptions } from './types';
 import { privateTree } from '../../core/tunnel/private-files';
 import { Messages, TunnelLogWatch, messageBodies } from '../../core/messages';
 
 export type { TeamView } from './team-set';
-
-export interface CompanionOptions {
-  /** Transcripts, timelines, the tunnel's log. Default <configDir>/data. */
-  dataDir?: string;
-  /** config.json and companion.json. Default defaultConfigDir(). */
-  configDir?: string;
-  /** Default: the OS keychain. */
-  secrets?: SecretStore;
-  clock?: Clock;
-  /** For every service client and the tunnel's forwards. */
-  dispatcher?: Dispatcher;
-  /** Makes the teams' service clients (default: the real client over `dispatcher`; tests: a fake). */
-  clientFactory?: ClientFactory;
-  logger?: Logger;
-  /** Receives every alert the monitor raises (besides the 'alert' event). */
-  notifier?: AlertSink;
-  /** Overrides of the poll intervals (ms) that are not saved (tests, `serve --poll-sec`). */
-  poll?: { intervalMs?: number; fastIntervalMs?: number };
-  /** Start the tunnel's receiver at once even when nothing asks for it. */
-  startTunnel?: boolean;
-  /** The receiver's port for this run, over the saved tunnelPort until that is changed (tests: 0, any free port). */
-  tunnelPort?: number;
-  /** How often an app that does not post the alerts tries to take over (ms; default 10 s; tests). */
-  alertSenderRetryMs?: number;
-  /** The public exposure: how long it may take to come up, and the ngrok module (tests). */
-  exposure?: { timeoutMs?: number; loadNgrok?: NgrokLoader };
-  /** Dialect names the demo emulator answers in (`serve --emulator --dialect`). */
-  demoDialect?: readonly string[];
-  /**
-   * Start the demo (its emulator and team, see startDemo) before the monitor starts, so the demo
-   * team's incidents open before a restart are taken up, not closed as removed (`serve --emulator`).
-   * Default: when the data folder holds a demo team (any shell resumes it); false: never.
-   */
-  demo?: boolean;
-  /** Where to serve Prometheus metrics for this run, over the saved metricsPort (`serve --metrics-port`). */
-  metrics?: MetricsListen;
-  /** The Alertmanager to post the alerts to for this run, over the saved one (`monitor --alertmanager`). */
-  alertmanagerUrl?: string;
-}
-
-interface CompanionEvents {
-  health: HealthEvent;
-  /** Every settled poll (the agent's snapshot is already updated when this fires). */
-  poll: PollResult;
-  alert: Alert;
-  incident: IncidentUpdate;
-  delivery: StoredDelivery;
-  forward: ForwardAttempt;
-  exposure: ExposureView;
-  refused: RefusedRequest;
-  /** The teams or agents changed in config.json from outside this app (a command, another window). */
-  teams: undefined;
-  /** The app settings changed (here, or in config.json from outside). */
-  settings: undefined;
-  /** This app started or stopped posting the alerts (see alertsPostedElsewhere). */
-  alertSender: undefined;
-  /** The snooze was set or ended, here or in another app on the data folder. */
-  snooze: { until: number | null };
-}
-
-export interface CompanionSettings {
-  app: AppSettings;
-  prefs: Prefs;
-}
-
-export interface SettingsPatch {
-  app?: DeepPartial<AppSettings>;
-  prefs?: Partial<
-    Pick<Prefs, 'notifications' | 'escalateAfterMin' | 'forwardTo' | 'allowLegacySignature' | 'quietHours'>
-  > & { messageNotifications?: Partial<Prefs['messageNotifications']> };
-}
-
-export interface Companion {
-  readonly configDir: string;
-  readonly dataDir: string;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  readonly events: Emitter<CompanionEvents>;
-  readonly chat: ChatService;
-  /** The conversations on the agents' numbers: the send log, read marks and names, and the index. */
-  readonly messages: Messages;
-  /** The monitor (one for the companion's life: settings changes apply to it in place). */
-  monitor(): Monitor;
-  /** A team's label (its id when unknown): what alerts and metrics call it. */
-  teamLabel(teamId: string): string;
-  /**
-   * The other app on this data folder that posts the alerts (to the alert webhook and Alertmanager)
-   * while this one does not (only one app per data folder posts them; this one takes over when that
-   * one stops), or null: this one posts them.
-   */
-  alertsPostedElsewhere(): LockHolder | null;
-  /** Whether this app posts the alerts and keeps the on-call files (timelines, open incidents, history). */
-  keepsAlerts(): boolean;
-  /** The Prometheus metrics, and where they are served (null: not served). */
-  readonly metrics: CompanionMetrics;
-  metricsUrl(): Promise<string | null>;
-  /** The tunnel now (rebuilt when its port changes). */
-  tunnel(): Tunnel;
-  tunnelUrl(): string | null;
-  /** Why the tunnel's receiver cannot run (another process writes its data folder), or null. */
-  tunnelProblem(): string | null;
-  /** The receiver's port is held by another process: who, and a free port to offer instead. */
-  tunnelPortTaken(): PortTaken | null;
-  forwardTo(): string | null;
-  /** Starts the tunnel's receiver (idempotent). */
-  startTunnel(): Promise<{ url: string; port: number }>;
-  /** The receiver's public exposure (ngrok or a tunnel command) and the agents registered at it. */
-  readonly exposure: ExposureHost;
-
-  listTeams(): TeamView[];
-  findTeam(teamIdOrLabel: string): TeamView | undefined;
-  addTeam(input: {
-    label: string;
-    baseUrl: string;
-    apiKey: string;
-    allowInsecureHttp?: boolean;
-    agents: Array<{ agentId: string; label?: string }>;
-  }): Promise<TeamView>;
-  /** Changes a team in place (label, base URL, key); its id and all kept under it stay. */
-  updateTeam(
-    teamId: string,
-    input: { label?: string; baseUrl?: string; apiKey?: string; allowInsecureHttp?: boolean },
-  ): Promise<TeamView>;
-  removeTeam(teamId: string): Promise<void>;
-  addAgent(teamId: string, agent: { agentId: string; label?: string }): Promise<AgentRecord>;
-  removeAgent(teamId: string, agentId: string): Promise<void>;
-  /** Polls the agent at the fast interval all the time (kept in the config); applied to the monitor at once. */
-  setWatchClosely(teamId: string, agentId: string, on: boolean): Promise<AgentRecord>;
-  clientFor(teamId: string): Promise<ServiceClient>;
-
-  /**
-   * Points an agent's webhook at publicUrl and keeps its signing secret (keychain, or memory for
-   * the demo) and the registered URL; starts the tunnel. The answer carries no secret.
-   */
-  registerWebhook(teamId: string, agentId: string, publicUrl: string, source?: string): Promise<WebhookRegistration>;
-  /** Registers the agent's previous URL of the history again (the app behind it needs the new secret). */
-  restoreWebhook(
-    teamId: string,
-    agentId: string,
-    source?: string,
-  ): Promise<WebhookRegistration & { secretHint: string }>;
-  /** The agent's current signing secret, for an explicit reveal only; null when none is stored. */
-  revealSigningSecret(teamId: string, agentId: string): Promise<string | null>;
-  /** The webhook registrations this install made (data folder; URL, when, from where; never a secret). */
-  readonly registrations: RegistrationHistory;
-  publicUrlOf(teamId: string, agentId: string): string | null;
-  hasSigningSecret(teamId: string, agentId: string): Promise<boolean>;
-
-  settings(): CompanionSettings;
-  updateSettings(patch: SettingsPatch): Promise<CompanionSettings>;
-
-  /** Starts the demo emulator (once) without adding its team. */
-  startEmulator(): Promise<DemoInfo>;
-  /** Starts the demo emulator (once) and adds its team (once). */
-  startDemo(): Promise<{ team: TeamView; emulator: DemoInfo }>;
-
-  close(): Promise<void>;
-}
+export type { Companion, CompanionOptions, CompanionSettings, SettingsPatch } from './types';
 
 /** How often the app looks for messages its receiver's events do not bring (see watchMessages). */
 const MESSAGES_WATCH_MS = 2000;
@@ -480,42 +300,15 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
 
   let closed = false;
 
-  // The demo team's agents have no receiver but this one: their webhooks are pointed at it when the
-  // demo starts, so the demo inbox fills without a step on the Tunnel screen (never over a URL this
-  // install did not set), again at every start (the emulator keeps no webhook across runs). The public
-  // URLs kept for teams that no longer exist (a demo team removed) are dropped first.
-  const registerDemo = async (teamId: string, agentIds: string[]): Promise<void> => {
-    const known = new Set(set.listTeams().map((t) => t.id));
-    if (prefs.get().webhooks.some((w) => !known.has(w.teamId)))
-      await prefs
-        .update((p) => ({ ...p, webhooks: p.webhooks.filter((w) => known.has(w.teamId)) }))
-        .catch(() => undefined);
-    let receiver: string;
-    try {
-      receiver = (await tunnelHost.start()).url;
-    } catch (err) {
-      logger.warn("demo: the receiver is not listening, so the demo agents' webhooks were not registered", {
-        error: err instanceof Error ? err.message : String(err),
-      });
-      return;
-    }
-    const outcomes = await registerDemoHooks({
-      receiver,
-      agentIds,
-      current: await demo.webhooks(),
-      ours: async (agentId) => (await registrations.list(teamId, agentId)).entries.map((e) => e.url),
-      register: (agentId, url) => companion.registerWebhook(teamId, agentId, url, REGISTRATION_SOURCES.demo),
-    });
-    for (const o of outcomes) {
-      if (o.state === 'foreign')
-        logger.warn("demo: the agent's webhook points at a URL this install did not set; left as it is", {
-          agentId: o.agentId,
-          url: o.url,
-        });
-      else if (o.state === 'failed')
-        logger.warn("demo: the agent's webhook could not be registered", { agentId: o.agentId, error: o.error });
-    }
-  };
+  const webhooks = webhookPart({
+    set,
+    tunnelHost,
+    exposure: () => exposure,
+    registrations,
+    prefs,
+    clientFor,
+    logger,
+  });
 
   const companion: Companion = {
     configDir,
@@ -588,65 +381,12 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     },
     clientFor,
 
-    async registerWebhook(teamIdOrLabel, agentId, publicUrl, source = REGISTRATION_SOURCES.appRegister) {
-      const team = set.findTeam(teamIdOrLabel);
-      if (!team) throw new TeamStoreError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
-      // What the URL is to this install now: the receiver's hook, its public exposure's, or someone else's.
-      const listen = tunnelHost.url;
-      const exposed = exposure.view();
-      const target: RegistrationTarget =
-        listen !== null && publicUrl === hookUrl(listen, agentId)
-          ? 'receiver'
-          : exposed.state === 'up' && exposed.url !== null && publicUrl === hookUrl(exposed.url, agentId)
-            ? 'exposure'
-            : 'other';
-      const { registration: registered, historyProblem } = await registerAgentWebhook({
-        client: await clientFor(team.id),
-        agentId,
-        url: publicUrl,
-        inFlight: tunnelHost.registrations,
-        history: { store: registrations, teamId: team.id, source, target },
-        keepSecret: async (secret, { url }) => {
-          await set.setSigningSecret(team.id, agentId, secret);
-          await tunnelHost.secretsChanged(agentId);
-          await prefs.update((p) => ({
-            ...p,
-            webhooks: [
-              ...p.webhooks.filter((w) => !(w.teamId === team.id && w.agentId === agentId)),
-              { teamId: team.id, agentId, publicUrl: url },
-            ],
-          }));
-        },
-      });
-      if (historyProblem) logger.warn('companion: webhook registration history', { problem: historyProblem });
-      await tunnelHost.start().catch(() => undefined);
-      return registered;
-    },
-    async restoreWebhook(teamIdOrLabel, agentId, source = REGISTRATION_SOURCES.appRestore) {
-      const team = set.findTeam(teamIdOrLabel);
-      if (!team) throw new TeamStoreError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
-      const prev = previousRegistration((await registrations.list(team.id, agentId)).entries);
-      if (!prev)
-        throw new TeamStoreError('NOT_FOUND', `No previous webhook URL of ${agentId} in this install's history.`);
-      if (hasRedactedCredentials(prev.url))
-        throw new TeamStoreError(
-          'INVALID',
-          `The previous URL ${prev.url} carried credentials (a user and password, query values or a token in its path), which the history does not keep: register it by hand.`,
-        );
-      const registered = await companion.registerWebhook(team.id, agentId, prev.url, source);
-      const [secret] = await set.getSigningSecrets(team.id, agentId).catch(() => [] as string[]);
-      return { ...registered, secretHint: secret ? signingHint(secret) : '' };
-    },
-    async revealSigningSecret(teamIdOrLabel, agentId) {
-      const team = set.findTeam(teamIdOrLabel);
-      if (!team) throw new TeamStoreError('NOT_FOUND', `No team "${teamIdOrLabel}".`);
-      return (await set.getSigningSecrets(team.id, agentId))[0] ?? null;
-    },
+    registerWebhook: webhooks.registerWebhook,
+    restoreWebhook: webhooks.restoreWebhook,
+    revealSigningSecret: webhooks.revealSigningSecret,
     registrations,
-    publicUrlOf: (teamId, agentId) => prefs.publicUrlOf(teamId, agentId),
-    async hasSigningSecret(teamId, agentId) {
-      return (await set.getSigningSecrets(teamId, agentId).catch(() => [])).length > 0;
-    },
+    publicUrlOf: webhooks.publicUrlOf,
+    hasSigningSecret: webhooks.hasSigningSecret,
 
     settings: () => ({ app: main.settings(), prefs: prefs.get() }),
     async updateSettings(patch) {
@@ -706,9 +446,10 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
         }));
       set.setDemo(teamStore);
       teamsChanged();
-      await registerDemo(
+      await webhooks.registerDemo(
         rec.id,
         rec.agents.map((a) => a.agentId),
+        await demo.webhooks(),
       );
       return { team: { ...rec, demo: true }, emulator: info };
     },

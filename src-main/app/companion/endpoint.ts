@@ -27,7 +27,7 @@ import type { Handlers } from '../handlers';
 import type { ContractEvents } from '../contract';
 import { AppError } from '../errors';
 
-export const COMPANION_LOCK = 'companion.lock';
+const COMPANION_LOCK = 'companion.lock';
 const OWNER_FILE = 'companion.json';
 
 /** Which shell runs the companion. */

@@ -31,7 +31,7 @@ export interface HostOptions extends CompanionOptions {
 }
 
 /** The data folder a companion with these options owns (as createCompanion computes it). */
-export function companionDataDir(opts: Pick<CompanionOptions, 'configDir' | 'dataDir'>): string {
+function companionDataDir(opts: Pick<CompanionOptions, 'configDir' | 'dataDir'>): string {
   return path.resolve(opts.dataDir ?? path.join(opts.configDir ?? defaultConfigDir(), 'data'));
 }
 

@@ -1,0 +1,186 @@
+// The companion's shape: what a shell gives it (CompanionOptions), what it tells (CompanionEvents) and what
+// it offers (Companion). The composition is companion.ts; its parts are the other files of this folder.
+import type { Dispatcher } from 'undici';
+import type { ServiceClient } from '../../core/api/service';
+import type { AgentRecord, AppSettings, ClientFactory, DeepPartial } from '../../core/teams';
+import type { ChatService } from '../../core/chat';
+import type { Emitter } from '../../core/events';
+import type { Monitor, Alert, AlertSink, HealthEvent, IncidentUpdate, PollResult } from '../../core/monitor';
+import type { Clock, Logger } from '../../core/ports';
+import type { SecretStore } from '../../core/secrets';
+import type {
+  ForwardAttempt,
+  RefusedRequest,
+  RegistrationHistory,
+  StoredDelivery,
+  Tunnel,
+  WebhookRegistration,
+} from '../../core/tunnel';
+import type { NgrokLoader } from '../../core/expose';
+import type { LockHolder } from '../../core/lock-file';
+import type { CompanionMetrics } from '../../core/metrics';
+import type { Messages } from '../../core/messages';
+import type { TeamView } from './team-set';
+import type { DemoInfo } from './demo';
+import type { Prefs } from './prefs';
+import type { PortTaken } from './tunnel-host';
+import type { ExposureHost, ExposureView } from './exposure-host';
+import type { MetricsListen } from './observability';
+
+export interface CompanionOptions {
+  /** Transcripts, timelines, the tunnel's log. Default <configDir>/data. */
+  dataDir?: string;
+  /** config.json and companion.json. Default defaultConfigDir(). */
+  configDir?: string;
+  /** Default: the OS keychain. */
+  secrets?: SecretStore;
+  clock?: Clock;
+  /** For every service client and the tunnel's forwards. */
+  dispatcher?: Dispatcher;
+  /** Makes the teams' service clients (default: the real client over `dispatcher`; tests: a fake). */
+  clientFactory?: ClientFactory;
+  logger?: Logger;
+  /** Receives every alert the monitor raises (besides the 'alert' event). */
+  notifier?: AlertSink;
+  /** Overrides of the poll intervals (ms) that are not saved (tests, `serve --poll-sec`). */
+  poll?: { intervalMs?: number; fastIntervalMs?: number };
+  /** Start the tunnel's receiver at once even when nothing asks for it. */
+  startTunnel?: boolean;
+  /** The receiver's port for this run, over the saved tunnelPort until that is changed (tests: 0, any free port). */
+  tunnelPort?: number;
+  /** How often an app that does not post the alerts tries to take over (ms; default 10 s; tests). */
+  alertSenderRetryMs?: number;
+  /** The public exposure: how long it may take to come up, and the ngrok module (tests). */
+  exposure?: { timeoutMs?: number; loadNgrok?: NgrokLoader };
+  /** Dialect names the demo emulator answers in (`serve --emulator --dialect`). */
+  demoDialect?: readonly string[];
+  /**
+   * Start the demo (its emulator and team, see startDemo) before the monitor starts, so the demo
+   * team's incidents open before a restart are taken up, not closed as removed (`serve --emulator`).
+   * Default: when the data folder holds a demo team (any shell resumes it); false: never.
+   */
+  demo?: boolean;
+  /** Where to serve Prometheus metrics for this run, over the saved metricsPort (`serve --metrics-port`). */
+  metrics?: MetricsListen;
+  /** The Alertmanager to post the alerts to for this run, over the saved one (`monitor --alertmanager`). */
+  alertmanagerUrl?: string;
+}
+
+export interface CompanionEvents {
+  health: HealthEvent;
+  /** Every settled poll (the agent's snapshot is already updated when this fires). */
+  poll: PollResult;
+  alert: Alert;
+  incident: IncidentUpdate;
+  delivery: StoredDelivery;
+  forward: ForwardAttempt;
+  exposure: ExposureView;
+  refused: RefusedRequest;
+  /** The teams or agents changed in config.json from outside this app (a command, another window). */
+  teams: undefined;
+  /** The app settings changed (here, or in config.json from outside). */
+  settings: undefined;
+  /** This app started or stopped posting the alerts (see alertsPostedElsewhere). */
+  alertSender: undefined;
+  /** The snooze was set or ended, here or in another app on the data folder. */
+  snooze: { until: number | null };
+}
+
+export interface CompanionSettings {
+  app: AppSettings;
+  prefs: Prefs;
+}
+
+export interface SettingsPatch {
+  app?: DeepPartial<AppSettings>;
+  prefs?: Partial<
+    Pick<Prefs, 'notifications' | 'escalateAfterMin' | 'forwardTo' | 'allowLegacySignature' | 'quietHours'>
+  > & { messageNotifications?: Partial<Prefs['messageNotifications']> };
+}
+
+export interface Companion {
+  readonly configDir: string;
+  readonly dataDir: string;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly events: Emitter<CompanionEvents>;
+  readonly chat: ChatService;
+  /** The conversations on the agents' numbers: the send log, read marks and names, and the index. */
+  readonly messages: Messages;
+  /** The monitor (one for the companion's life: settings changes apply to it in place). */
+  monitor(): Monitor;
+  /** A team's label (its id when unknown): what alerts and metrics call it. */
+  teamLabel(teamId: string): string;
+  /**
+   * The other app on this data folder that posts the alerts (to the alert webhook and Alertmanager)
+   * while this one does not (only one app per data folder posts them; this one takes over when that
+   * one stops), or null: this one posts them.
+   */
+  alertsPostedElsewhere(): LockHolder | null;
+  /** Whether this app posts the alerts and keeps the on-call files (timelines, open incidents, history). */
+  keepsAlerts(): boolean;
+  /** The Prometheus metrics, and where they are served (null: not served). */
+  readonly metrics: CompanionMetrics;
+  metricsUrl(): Promise<string | null>;
+  /** The tunnel now (rebuilt when its port changes). */
+  tunnel(): Tunnel;
+  tunnelUrl(): string | null;
+  /** Why the tunnel's receiver cannot run (another process writes its data folder), or null. */
+  tunnelProblem(): string | null;
+  /** The receiver's port is held by another process: who, and a free port to offer instead. */
+  tunnelPortTaken(): PortTaken | null;
+  forwardTo(): string | null;
+  /** Starts the tunnel's receiver (idempotent). */
+  startTunnel(): Promise<{ url: string; port: number }>;
+  /** The receiver's public exposure (ngrok or a tunnel command) and the agents registered at it. */
+  readonly exposure: ExposureHost;
+
+  listTeams(): TeamView[];
+  findTeam(teamIdOrLabel: string): TeamView | undefined;
+  addTeam(input: {
+    label: string;
+    baseUrl: string;
+    apiKey: string;
+    allowInsecureHttp?: boolean;
+    agents: Array<{ agentId: string; label?: string }>;
+  }): Promise<TeamView>;
+  /** Changes a team in place (label, base URL, key); its id and all kept under it stay. */
+  updateTeam(
+    teamId: string,
+    input: { label?: string; baseUrl?: string; apiKey?: string; allowInsecureHttp?: boolean },
+  ): Promise<TeamView>;
+  removeTeam(teamId: string): Promise<void>;
+  addAgent(teamId: string, agent: { agentId: string; label?: string }): Promise<AgentRecord>;
+  removeAgent(teamId: string, agentId: string): Promise<void>;
+  /** Polls the agent at the fast interval all the time (kept in the config); applied to the monitor at once. */
+  setWatchClosely(teamId: string, agentId: string, on: boolean): Promise<AgentRecord>;
+  clientFor(teamId: string): Promise<ServiceClient>;
+
+  /**
+   * Points an agent's webhook at publicUrl and keeps its signing secret (keychain, or memory for
+   * the demo) and the registered URL; starts the tunnel. The answer carries no secret.
+   */
+  registerWebhook(teamId: string, agentId: string, publicUrl: string, source?: string): Promise<WebhookRegistration>;
+  /** Registers the agent's previous URL of the history again (the app behind it needs the new secret). */
+  restoreWebhook(
+    teamId: string,
+    agentId: string,
+    source?: string,
+  ): Promise<WebhookRegistration & { secretHint: string }>;
+  /** The agent's current signing secret, for an explicit reveal only; null when none is stored. */
+  revealSigningSecret(teamId: string, agentId: string): Promise<string | null>;
+  /** The webhook registrations this install made (data folder; URL, when, from where; never a secret). */
+  readonly registrations: RegistrationHistory;
+  publicUrlOf(teamId: string, agentId: string): string | null;
+  hasSigningSecret(teamId: string, agentId: string): Promise<boolean>;
+
+  settings(): CompanionSettings;
+  updateSettings(patch: SettingsPatch): Promise<CompanionSettings>;
+
+  /** Starts the demo emulator (once) without adding its team. */
+  startEmulator(): Promise<DemoInfo>;
+  /** Starts the demo emulator (once) and adds its team (once). */
+  startDemo(): Promise<{ team: TeamView; emulator: DemoInfo }>;
+
+  close(): Promise<void>;
+}
