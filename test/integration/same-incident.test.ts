@@ -1,19 +1,17 @@
-// One incident, two shells. The app's composition (the companion and its contract: the words of the
-// in-app list and of the desktop notifications, and its Alertmanager) and `monitor --json` (the CLI,
-// with its own Alertmanager) watch the same saved team on the emulator while one agent drops and
-// comes back and another needs a scan: the same titles and bodies everywhere, with the team's label.
-// "Snooze until tomorrow", chosen just after midnight, ends at the same instant in both: 08:00 that
-// same morning.
+// One incident, two shells. The app's companion (hosted as the app hosts it: its contract gives the words of
+// the in-app list and of the desktop notifications, and it posts to its Alertmanager) runs for the data
+// folder; `monitor --json` attaches to it and prints its incidents while one agent drops and comes back and
+// another needs a scan: the same ids, starts, titles and bodies everywhere, and only the app's Alertmanager is
+// posted to (a CLI --alertmanager beside it is refused, so nothing pages twice). "Snooze until tomorrow",
+// chosen just after midnight from the CLI, is the companion's one snooze: 08:00 that same morning.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createCompanion } from '../../src-main/app/companion/companion';
-import { implementContract } from '../../src-main/app/contract';
-import { createHandlers } from '../../src-main/app/handlers';
+import { hostCompanion } from '../../src-main/app/companion/hosted';
 import type { Clock } from '../../src-main/core/ports';
 import { MemorySecretStore } from '../../src-main/core/secrets';
 import type { Emulator } from '../../src-main/emulator';
-import type { AlertEventDTO } from '../../src-shared/contract';
-import { runCliUntil, type JsonLine } from '../helpers/cli';
+import type { AlertEventDTO, IncidentDTO } from '../../src-shared/contract';
+import { runCli, runCliUntil, type JsonLine } from '../helpers/cli';
 import { control, DEMO_KEY, waitFor } from '../helpers/emulator';
 import { emulatorSuite } from '../helpers/emulator-suite';
 import type { HttpSink } from '../helpers/http-sink';
@@ -61,19 +59,19 @@ function annotations(prefix: string): Map<string, Words> {
 }
 
 describe('the same incident through the app and the CLI', () => {
-  it('gives the same words and the same snooze end', async () => {
+  it('gives the same incidents, the same words and the same snooze end', async () => {
     const base = sink.url.replace(/\/hook$/, '');
     const configDir = path.join(dir, 'config');
     const secretStore = new MemorySecretStore();
-    const companion = await createCompanion({
+    const hosted = await hostCompanion({
+      shell: 'serve',
       configDir,
-      dataDir: path.join(dir, 'data'),
       secrets: secretStore,
       clock: justAfterMidnight,
       poll: { intervalMs: 200, fastIntervalMs: 100 },
+      tunnelPort: 0,
     });
-    const contract = implementContract(companion);
-    const handlers = createHandlers(contract.implementations);
+    const { companion, contract, handlers } = hosted;
     const appAlerts: AlertEventDTO[] = [];
     contract.events.onAny((e) => {
       if (e.name === 'alert') appAlerts.push(e.payload);
@@ -93,101 +91,94 @@ describe('the same incident through the app and the CLI', () => {
           agents: [{ agentId: 'agent-connected' }, { agentId: 'agent-unlinked' }],
         }),
       );
+      const opts = { configDir, secretStore, clock: justAfterMidnight };
+      // Beside a running companion, a pager of the CLI's own never starts.
+      const pager = await runCli(['monitor', '--team', TEAM, '--alertmanager', `${base}/cli`], opts);
+      expect(pager.code).toBe(2);
+      expect(pager.stderr).toContain('--alertmanager');
+      expect(pager.stderr).toContain(`channel-companion serve (process ${process.pid}`);
+
       const appHealth = (agentId: string) =>
         companion
           .monitor()
           .snapshot()
           .find((s) => s.agentId === agentId)?.health;
-      const cliAlerts = (lines: JsonLine[]) =>
-        lines.filter((l) => l.event === 'alert').flatMap((l) => (l.parts as JsonLine[] | undefined) ?? [l]);
-      const run = await runCliUntil(
-        [
-          'monitor',
-          '--team',
-          TEAM,
-          '--json',
-          '--interval',
-          '0.2',
-          '--fast-interval',
-          '0.1',
-          '--alertmanager',
-          `${base}/cli`,
-        ],
-        { configDir, secretStore, clock: justAfterMidnight },
-        {
-          when: (lines) =>
-            lines.some((l) => l.event === 'health' && l.agentId === 'agent-connected' && l.health === 'connected'),
-          act: async () => {
-            await waitFor(
-              () => appHealth('agent-connected') === 'connected',
-              8000,
-              'the app sees agent-connected connected',
-            );
-            await control(emu, 'POST', '/agents/agent-connected/drop', { seconds: 2 });
-          },
-          until: (lines) =>
-            INCIDENTS.every((k) => cliAlerts(lines).some((a) => `${a.kind} ${(a.agentIds as string[])[0]}` === k)) &&
-            lines.some(
-              (l) =>
-                l.event === 'health' &&
-                l.agentId === 'agent-connected' &&
-                l.previous === 'reconnecting' &&
-                l.health === 'connected',
-            ),
+      const health = (l: JsonLine) => l.agent as { agentId: string; health: string } | undefined;
+      const cliIncidents = (lines: JsonLine[]) =>
+        lines
+          .filter((l) => l.event === 'alert' || l.event === 'incident')
+          .map((l) => (l.event === 'alert' ? (l.alert as AlertEventDTO).incident : (l.incident as IncidentDTO)));
+      const run = await runCliUntil(['monitor', '--team', TEAM, '--json'], opts, {
+        when: (lines) =>
+          lines.some(
+            (l) =>
+              l.event === 'health' && health(l)?.agentId === 'agent-connected' && health(l)?.health === 'connected',
+          ),
+        act: async () => {
+          await waitFor(
+            () => appHealth('agent-connected') === 'connected',
+            8000,
+            'the app sees agent-connected connected',
+          );
+          await control(emu, 'POST', '/agents/agent-connected/drop', { seconds: 2 });
         },
-      );
+        until: (lines) =>
+          INCIDENTS.every((k) => cliIncidents(lines).some((i) => `${i.kind} ${i.agentId}` === k)) &&
+          lines.some(
+            (l) =>
+              l.event === 'health' &&
+              health(l)?.agentId === 'agent-connected' &&
+              l.previous === 'reconnecting' &&
+              health(l)?.health === 'connected',
+          ),
+      });
       expect(run.errors).toEqual([]);
       expect(run.code).toBe(0);
+      const lines = run.json();
+      expect(lines[0]).toMatchObject({ event: 'started', companion: { pid: process.pid, shell: 'serve' } });
+      expect(lines[0]!.agents).toEqual([
+        { teamId, team: TEAM, agentId: 'agent-connected' },
+        { teamId, team: TEAM, agentId: 'agent-unlinked' },
+      ]);
 
-      // The CLI's words, by incident.
-      const cli = new Map<string, Words & { team: unknown }>();
-      for (const a of cliAlerts(run.json()))
-        cli.set(`${a.kind} ${(a.agentIds as string[])[0]}`, {
-          title: a.title as string,
-          body: a.body as string,
-          team: a.team,
-        });
+      // The CLI's incidents, by kind and agent (the newest line wins).
+      const cli = new Map<string, IncidentDTO>();
+      for (const i of cliIncidents(lines)) cli.set(`${i.kind} ${i.agentId}`, i);
       // The app's: what its in-app list and its notifications show.
-      const appWords = (k: string) => {
-        const e = appAlerts.filter((x) => `${x.incident.kind} ${x.incident.agentId}` === k && x.notify).at(-1);
-        return e ? { title: e.incident.title, body: e.incident.message } : undefined;
-      };
+      const appIncident = (k: string) =>
+        appAlerts.filter((x) => `${x.incident.kind} ${x.incident.agentId}` === k && x.notify).at(-1)?.incident;
       await waitFor(
-        () =>
-          INCIDENTS.every(
-            (k) => appWords(k) !== undefined && annotations('/app/').has(k) && annotations('/cli/').has(k),
-          ),
+        () => INCIDENTS.every((k) => appIncident(k) !== undefined && annotations('/app/').has(k)),
         8000,
-        'the app told of both incidents, both Alertmanagers too',
+        'the app told of both incidents, and its Alertmanager',
       );
 
       for (const k of INCIDENTS) {
-        const words = { title: cli.get(k)!.title, body: cli.get(k)!.body };
-        expect(cli.get(k)!.team).toBe(TEAM);
-        expect(appWords(k)).toEqual(words);
+        const mine = cli.get(k)!;
+        const app = appIncident(k)!;
+        // The same incident: its id, team, start and severity, not a copy worked out again.
+        expect(mine).toMatchObject({ id: app.id, teamId, openedAt: app.openedAt, severity: app.severity });
+        const words = { title: mine.title, body: mine.message };
+        expect({ title: app.title, body: app.message }).toEqual(words);
         expect(annotations('/app/').get(k)).toEqual(words);
-        expect(annotations('/cli/').get(k)).toEqual(words);
       }
+      // One pager: nothing was posted to the CLI's Alertmanager.
+      expect(annotations('/cli/').size).toBe(0);
       // The words name the agent (and the number it had), never the team's internal id.
       expect(cli.get('reconnecting agent-connected')!.title).toBe('agent-connected (+15550100001) is reconnecting');
       expect(cli.get('needs-scan agent-unlinked')!.title).toBe('agent-unlinked needs a QR scan');
-      for (const w of cli.values()) expect(`${w.title} ${w.body}`).not.toContain(teamId);
+      for (const w of cli.values()) expect(`${w.title} ${w.message}`).not.toContain(teamId);
 
-      // "Until tomorrow", chosen at 00:05: this morning at 08:00, in the app and in the CLI.
-      expect(ok(await handlers['alerts.snooze']({ until: 'tomorrow' })).snoozedUntil).toBe(MORNING);
-      const cliSnooze = await runCliUntil(
-        ['monitor', '--team', TEAM, '--json', '--snooze', 'tomorrow'],
-        { configDir, secretStore, clock: justAfterMidnight },
-        {
-          until: (lines) => lines.some((l) => l.event === 'started'),
-        },
-      );
+      // "Until tomorrow", chosen in the CLI at 00:05: this morning at 08:00, the companion's one snooze.
+      const cliSnooze = await runCliUntil(['monitor', '--team', TEAM, '--json', '--snooze', 'tomorrow'], opts, {
+        until: (l) => l.some((x) => x.event === 'started'),
+      });
       expect(cliSnooze.code).toBe(0);
       const started = cliSnooze.json().find((l) => l.event === 'started')!;
       expect(Date.parse(started.snoozedUntil as string)).toBe(MORNING);
+      expect(ok(await handlers['alerts.status']({})).snoozedUntil).toBe(MORNING);
     } finally {
-      contract.dispose();
-      await companion.close();
+      await hosted.close();
     }
   }, 40_000);
 });
