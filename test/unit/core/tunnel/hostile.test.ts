@@ -6,7 +6,8 @@ import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signDelivery, signLegacy } from '../../../../src-main/core/signature';
-import { RefusedStore, Tunnel } from '../../../../src-main/core/tunnel';
+import { Tunnel } from '../../../../src-main/core/tunnel';
+import { RefusedStore } from '../../../../src-main/core/tunnel/refused';
 import { SeenFile } from '../../../../src-main/core/tunnel/seen';
 import { FakeClock, rawRequest, tempDir } from './helpers';
 

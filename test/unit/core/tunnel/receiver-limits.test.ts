@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signDelivery } from '../../../../src-main/core/signature';
 import { MemorySecretStore } from '../../../../src-main/core/secrets/memory';
-import { RefusedStore, Tunnel } from '../../../../src-main/core/tunnel';
+import { Tunnel } from '../../../../src-main/core/tunnel';
+import { RefusedStore } from '../../../../src-main/core/tunnel/refused';
 import { FakeClock, rawRequest, tempDir, waitFor } from './helpers';
 
 const NOW = 1_750_000_000_000;
