@@ -51,8 +51,7 @@ const COMMANDS: readonly RegisterCommand[] = [
 ];
 
 /** Hides a value given as `--flag=value` to an unknown flag (someone may try `--api-key=…`). */
-/** @internal Exported for tests. */
-export function redactUnknownOption(text: string): string {
+function redactUnknownOption(text: string): string {
   return text.replace(/(unknown option '[^'=\s]*)=[^']*'/g, "$1=…'");
 }
 

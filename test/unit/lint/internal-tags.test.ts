@@ -14,7 +14,6 @@ const DIRS = ['src-main', 'src-shared', 'src-preload', 'src-renderer'];
  */
 const NOT_YET_REWRITTEN = [
   'src-main/cli/commands/verify.ts',
-  'src-main/cli/program.ts',
   'src-main/core/api/error-map.ts',
   'src-main/core/api/media.ts',
   'src-main/core/expose/command.ts',
