@@ -157,7 +157,11 @@ describe('--team on service commands', () => {
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stdout).toBe('');
     }
-    expect(log.created).toEqual([]);
+    // The companion a command started may poll the team's agents; nothing is sent, no session read for them.
+    expect(log.calls.filter((c) => c.method !== 'getSession' || !['a1', 'a2'].includes(c.args[0] as string))).toEqual(
+      [],
+    );
+    expect(log.calls.filter((c) => c.method === 'send')).toEqual([]);
   });
 
   it('commands without --team never touch the secret store', async () => {
