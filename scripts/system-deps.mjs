@@ -36,6 +36,11 @@ export const SYSTEM_DEPS = [
     needFor: 'the Alertmanager integration test',
     present: (p) => p.which('prometheus-alertmanager'),
   },
+  {
+    pkg: 'postgresql',
+    needFor: "the hub's integration tests (a Postgres cluster of their own)",
+    present: (p) => p.exists(`${p.env.PG_BIN || '/usr/lib/postgresql/15/bin'}/initdb`),
+  },
 ];
 
 /** @returns {Probe} */

@@ -8,6 +8,7 @@ import { register as check } from './commands/check';
 import { register as config } from './commands/config';
 import { register as deliveries } from './commands/deliveries';
 import { register as emulator } from './commands/emulator';
+import { register as hub } from './commands/hub';
 import { register as listen } from './commands/listen';
 import { register as media } from './commands/media';
 import { register as messages } from './commands/messages';
@@ -48,6 +49,7 @@ const COMMANDS: readonly RegisterCommand[] = [
   secret,
   serve,
   up,
+  hub,
 ];
 
 /** Hides a value given as `--flag=value` to an unknown flag (someone may try `--api-key=…`). */

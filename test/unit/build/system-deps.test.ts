@@ -14,6 +14,7 @@ function machine(opts: { commands?: string[]; files?: string[]; env?: Record<str
     curl: () => commands.add('curl'),
     prometheus: () => commands.add('prometheus'),
     'prometheus-alertmanager': () => commands.add('prometheus-alertmanager'),
+    postgresql: () => files.add(PG_INITDB),
   };
   const ran: string[][] = [];
   const probe = { env: opts.env ?? {}, which: (c: string) => commands.has(c), exists: (f: string) => files.has(f) };
@@ -29,9 +30,11 @@ function machine(opts: { commands?: string[]; files?: string[]; env?: Record<str
 }
 
 const ENGINES = ['prometheus', 'prometheus-alertmanager'];
+/** Debian's Postgres binaries are off the PATH. */
+const PG_INITDB = '/usr/lib/postgresql/15/bin/initdb';
 const ALL = {
   commands: ['dbus-run-session', 'gnome-keyring-daemon', 'curl', ...ENGINES],
-  files: ['/usr/bin/chromium'],
+  files: ['/usr/bin/chromium', PG_INITDB],
 };
 const APT = ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get'];
 const quiet = () => undefined;
@@ -45,8 +48,9 @@ describe('system packages for the tests', () => {
       'gnome-keyring',
       'prometheus',
       'prometheus-alertmanager',
+      'postgresql',
     ]);
-    const custom = machine({ ...ALL, files: ['/opt/chrome'], env: { CHROMIUM_PATH: '/opt/chrome' } });
+    const custom = machine({ ...ALL, files: ['/opt/chrome', PG_INITDB], env: { CHROMIUM_PATH: '/opt/chrome' } });
     expect(missingDeps(custom.probe)).toEqual([]);
     expect(SYSTEM_DEPS.map((d) => d.pkg)).toEqual([
       'chromium',
@@ -55,6 +59,7 @@ describe('system packages for the tests', () => {
       'curl',
       'prometheus',
       'prometheus-alertmanager',
+      'postgresql',
     ]);
   });
 
@@ -99,10 +104,21 @@ describe('system packages for the tests', () => {
     });
     expect(m.ran).toEqual([
       [...APT, 'update', '-qq'],
-      [...APT, 'install', '-y', '-qq', 'chromium', 'dbus', 'gnome-keyring', 'prometheus', 'prometheus-alertmanager'],
+      [
+        ...APT,
+        'install',
+        '-y',
+        '-qq',
+        'chromium',
+        'dbus',
+        'gnome-keyring',
+        'prometheus',
+        'prometheus-alertmanager',
+        'postgresql',
+      ],
     ]);
     expect(r).toMatchObject({
-      installed: ['chromium', 'dbus', 'gnome-keyring', 'prometheus', 'prometheus-alertmanager'],
+      installed: ['chromium', 'dbus', 'gnome-keyring', 'prometheus', 'prometheus-alertmanager', 'postgresql'],
       missing: [],
       reason: null,
     });
@@ -121,7 +137,7 @@ describe('system packages for the tests', () => {
   });
 
   it('without root or sudo runs nothing and names the command to run', () => {
-    const m = machine({ commands: ['curl', ...ENGINES], files: ['/usr/bin/chromium'] });
+    const m = machine({ commands: ['curl', ...ENGINES], files: ['/usr/bin/chromium', PG_INITDB] });
     const r = ensureSystemDeps({
       probe: m.probe,
       run: m.run,

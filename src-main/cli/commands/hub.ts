@@ -1,0 +1,238 @@
+// `hub`: the companion, headless, for a team — the contract over HTTP for members with a token and a role,
+// its members in Postgres (--database URL, else DATABASE_URL). `hub migrate` brings the schema up to date
+// (every `hub` start does too); `hub member add|list|remove` manage who may call what (docs/hub.md).
+// The database URL is never printed (it may hold a password); a member's token is printed once, at `add`.
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { isLoopbackHost } from '../../core/url';
+import { defineAction, type CliContext } from '../context';
+import { CliFailure, UsageError } from '../errors';
+import { EXIT } from '../exit-codes';
+import { hostName, intString, parseFlags, secondsString } from '../flags';
+import { cliLogger, type Output } from '../output';
+import { companionFolders } from '../companion';
+import { teamsOf } from '../teams-context';
+import { ROLES } from '../../app/hub/roles';
+
+const DATABASE_HELP = 'Postgres URL, postgres://USER[:PASSWORD]@HOST:PORT/DATABASE (default: env DATABASE_URL)';
+
+const databaseFlags = {
+  database: z.string().min(1, 'expected a postgres:// URL').optional(),
+  json: z.boolean().optional(),
+};
+
+const serveSchema = z.object({
+  ...databaseFlags,
+  port: intString(0, 65_535).optional(),
+  host: hostName.optional(),
+  publicUrl: z.url({ protocol: /^https?$/, error: 'expected the http(s) URL the team reaches the hub at' }).optional(),
+  configDir: z.string().min(1, 'expected a folder').optional(),
+  dataDir: z.string().min(1, 'expected a folder').optional(),
+  pollSec: secondsString.optional(),
+});
+
+const addSchema = z.object({
+  ...databaseFlags,
+  role: z.enum(ROLES, { error: `expected one of ${ROLES.join(', ')}` }),
+});
+
+/** The hub's modules, loaded on demand: the other commands never load the Postgres driver. */
+async function hubModules() {
+  const [
+    { HubDatabaseError, openHubDatabase, migrateHub, databaseReachable },
+    { MemberError, audit, addMember, listMembers, removeMember, memberOfToken },
+  ] = await Promise.all([import('../../app/hub/database'), import('../../app/hub/members')]);
+  return {
+    HubDatabaseError,
+    openHubDatabase,
+    migrateHub,
+    databaseReachable,
+    MemberError,
+    audit,
+    addMember,
+    listMembers,
+    removeMember,
+    memberOfToken,
+  };
+}
+type Hub = Awaited<ReturnType<typeof hubModules>>;
+
+function databaseUrl(ctx: CliContext, given: string | undefined): string {
+  const url = given ?? ctx.io.env.DATABASE_URL;
+  if (!url) throw new UsageError('give the hub its database: --database postgres://… or DATABASE_URL');
+  return url;
+}
+
+/** Opens the database (migrated), runs `fn`, closes it; the hub's own errors become the CLI's. */
+async function withDatabase<T>(
+  ctx: CliContext,
+  given: string | undefined,
+  fn: (hub: Hub, db: ReturnType<Hub['openHubDatabase']>, migrated: string[]) => Promise<T>,
+): Promise<T> {
+  const url = databaseUrl(ctx, given);
+  const hub = await hubModules();
+  let db: ReturnType<Hub['openHubDatabase']>;
+  try {
+    db = hub.openHubDatabase(url);
+  } catch (e) {
+    if (e instanceof hub.HubDatabaseError) throw new UsageError(`--database: ${e.message}`);
+    throw e;
+  }
+  try {
+    const migrated = await hub.migrateHub(db);
+    return await fn(hub, db, migrated);
+  } catch (e) {
+    if (e instanceof hub.MemberError) throw new CliFailure(e.message, EXIT.failure, e.code);
+    if (e instanceof hub.HubDatabaseError) throw new CliFailure(e.message, EXIT.failure, 'DATABASE');
+    if (e instanceof Error && !(e instanceof CliFailure) && !(e instanceof UsageError))
+      throw new CliFailure(`the hub's database: ${e.message}`, EXIT.failure, 'DATABASE');
+    throw e;
+  } finally {
+    await db.destroy();
+  }
+}
+
+function waitForAbort(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Output): Promise<number> {
+  const host = f.host ?? '127.0.0.1';
+  if (!isLoopbackHost(host))
+    out.warn(`listening on ${host}, beyond this machine: put the hub behind a TLS-terminating proxy (docs/hub.md)`);
+  return withDatabase(ctx, f.database, async (hub, db, migrated) => {
+    const [{ hostCompanion }, { startHubServer }] = await Promise.all([
+      import('../../app/companion/hosted'),
+      import('../../hub/server'),
+    ]);
+    const secrets = teamsOf(ctx).secrets();
+    await secrets
+      .probe()
+      .catch(() => out.warn('No OS keychain is reachable here: adding a team to the hub will fail until one is.'));
+    const { configDir, dataDir } = companionFolders(ctx, f);
+    const hosted = await hostCompanion({
+      shell: 'up',
+      command: 'channel-companion hub',
+      secrets,
+      clock: ctx.clock,
+      logger: cliLogger(out),
+      poll: f.pollSec !== undefined ? { intervalMs: Math.round(f.pollSec * 1000) } : {},
+      configDir,
+      dataDir,
+    });
+    let server: Awaited<ReturnType<typeof startHubServer>> | null = null;
+    try {
+      server = await startHubServer({
+        handlers: hosted.handlers,
+        events: hosted.contract.events,
+        memberOfToken: (token) => hub.memberOfToken(db, token),
+        ready: () => hub.databaseReachable(db),
+        record: (e) => hub.audit(db, e),
+        host,
+        ...(f.port !== undefined ? { port: f.port } : {}),
+      });
+      const members = (await hub.listMembers(db)).length;
+      out.event(
+        {
+          event: 'ready',
+          origin: server.origin,
+          port: server.port,
+          pid: process.pid,
+          publicUrl: f.publicUrl ?? null,
+          members,
+          migrated,
+          dataDir: hosted.companion.dataDir,
+        },
+        [
+          `The hub is serving at ${server.origin}${f.publicUrl ? ` (public: ${f.publicUrl})` : ''}.`,
+          members === 0
+            ? '  No members yet: channel-companion hub member add NAME --role admin'
+            : `  ${members} member${members === 1 ? '' : 's'}.`,
+          'Press Ctrl-C to stop.',
+        ].join('\n'),
+      );
+      await waitForAbort(ctx.signal);
+    } finally {
+      await server?.close();
+      await hosted.close();
+    }
+    out.event({ event: 'closed' }, 'stopped');
+    return EXIT.ok;
+  });
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  const hubCmd = program
+    .command('hub')
+    .description('run the companion for a team: the contract over HTTP for members, state in Postgres (docs/hub.md)');
+  // `hub [flags]` is `hub start [flags]`: the hub's flags and its subcommands' never mix.
+  const start = hubCmd
+    .command('start', { isDefault: true })
+    .description('serve the hub until Ctrl-C / SIGTERM (migrating its database first)')
+    .option('--database <url>', DATABASE_HELP)
+    .option('--port <n>', 'port to listen on (default: any free port)')
+    .option('--host <host>', 'interface to listen on (default 127.0.0.1; the TLS proxy in front reaches it)')
+    .option('--public-url <url>', 'the https URL the team reaches the hub at (through its proxy)')
+    .option('--config-dir <dir>', "folder of the hub companion's config (default: the app config folder)")
+    .option('--data-dir <dir>', "the hub companion's data folder (default: <config-dir>/data)")
+    .option('--poll-sec <s>', 'poll interval for this run (seconds; default: the saved one, 15)')
+    .option('--json', 'one JSON object per line on stdout; the first is {"event":"ready",…}');
+  defineAction(ctx, start, async (opts, out) => serveHub(ctx, parseFlags(serveSchema, opts), out));
+
+  const migrate = hubCmd
+    .command('migrate')
+    .description("bring the hub's database schema up to date (every hub start does too)")
+    .option('--database <url>', DATABASE_HELP)
+    .option('--json', 'print the result as JSON');
+  defineAction(ctx, migrate, async (opts, out) => {
+    const f = parseFlags(z.object(databaseFlags), opts);
+    const migrated = await withDatabase(ctx, f.database, async (_hub, _db, ran) => ran);
+    out.result({ migrated }, migrated.length === 0 ? 'The schema is up to date.' : `Migrated: ${migrated.join(', ')}.`);
+  });
+
+  const member = hubCmd.command('member').description("the hub's members: who may call what");
+
+  const add = member
+    .command('add <name>')
+    .description('add a member with a role; prints its token once (keep it: only a hash is stored)')
+    .requiredOption('--role <role>', ROLES.join(' | '))
+    .option('--database <url>', DATABASE_HELP)
+    .option('--json', 'print the member and its token as JSON');
+  defineAction(ctx, add, async (opts, out, cmd) => {
+    const f = parseFlags(addSchema, opts);
+    const name = cmd.args[0] ?? '';
+    const m = await withDatabase(ctx, f.database, (hub, db) => hub.addMember(db, name, f.role));
+    out.result(
+      { name: m.name, role: m.role, createdAt: m.createdAt, token: m.token },
+      `Added ${m.name} (${m.role}). Their token, shown this once:\n${m.token}`,
+    );
+  });
+
+  const list = member
+    .command('list')
+    .description("the hub's present members")
+    .option('--database <url>', DATABASE_HELP)
+    .option('--json', 'print {"members":[…]}');
+  defineAction(ctx, list, async (opts, out) => {
+    const f = parseFlags(z.object(databaseFlags), opts);
+    const members = await withDatabase(ctx, f.database, (hub, db) => hub.listMembers(db));
+    out.result({ members }, () =>
+      members.length === 0
+        ? 'No members.'
+        : members.map((m) => `${m.name}  ${m.role}  since ${new Date(m.createdAt).toISOString()}`).join('\n'),
+    );
+  });
+
+  const remove = member
+    .command('remove <name>')
+    .description('remove a member: its token is refused from the next request on')
+    .option('--database <url>', DATABASE_HELP)
+    .option('--json', 'print the result as JSON');
+  defineAction(ctx, remove, async (opts, out, cmd) => {
+    const f = parseFlags(z.object(databaseFlags), opts);
+    const name = cmd.args[0] ?? '';
+    await withDatabase(ctx, f.database, (hub, db) => hub.removeMember(db, name));
+    out.result({ removed: name }, `Removed ${name}: their token no longer works.`);
+  });
+}
