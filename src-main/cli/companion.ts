@@ -29,6 +29,8 @@ export interface CompanionSession {
   /** The owner attached to (null in-process). */
   readonly owner: CompanionOwner | null;
   readonly dataDir: string;
+  /** Where the companion started here serves /metrics (--metrics-port), or null (attached: its own settings say). */
+  metricsUrl(): Promise<string | null>;
   close(): Promise<void>;
 }
 
@@ -52,7 +54,14 @@ async function attachedSession(dataDir: string): Promise<CompanionSession | null
   const attached = await attachCompanion(dataDir);
   if (!attached) return null;
   const { client, owner } = attached;
-  return { client, where: 'attached', owner, dataDir, close: () => client.close() };
+  return {
+    client,
+    where: 'attached',
+    owner,
+    dataDir,
+    metricsUrl: () => Promise.resolve(null),
+    close: () => client.close(),
+  };
 }
 
 export interface ConnectOptions {
@@ -108,6 +117,7 @@ export async function connectCompanion(
     where: 'in-process',
     owner: null,
     dataDir,
+    metricsUrl: () => hosted.companion.metricsUrl(),
     async close() {
       await client.close();
       await hosted.close();

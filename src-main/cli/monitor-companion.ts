@@ -4,6 +4,7 @@
 // metrics and Alertmanager may then be set for the run); beside a running one those belong to the companion's
 // settings, so a second poller or a second pager never starts.
 import type { AgentDTO, AgentHealthDTO, AlertEventDTO, IncidentDTO, TeamDTO } from '../../src-shared/contract';
+import { redactCredentials } from '../../src-shared/url';
 import { HEALTH_SHORT, incidentLine } from '../../src-shared/words';
 import type { CliContext } from './context';
 import { connectCompanion, sessionWords } from './companion';
@@ -22,6 +23,8 @@ export interface CompanionMonitorFlags {
   alertmanager?: string | undefined;
   snooze?: number | 'tomorrow' | undefined;
 }
+
+const redactOrNull = (url: string | null): string | null => (url === null ? null : redactCredentials(url));
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();
@@ -144,13 +147,22 @@ export async function monitorThroughCompanion(
           agentId: a.agentId,
         })),
         intervalSec: f.interval ?? settings.pollIntervalSec,
+        alertmanager: redactOrNull(f.alertmanager ?? settings.alertmanagerUrl),
         snoozedUntil: status.snoozedUntil === null ? null : iso(status.snoozedUntil),
       },
       [
         `watching ${watched.length} agent${watched.length === 1 ? '' : 's'} (${watched.map((a) => `${teamLabel.get(a.teamId) ?? a.teamId}/${a.agentId}`).join(', ')}) through ${sessionWords(session)} — Ctrl-C to stop`,
         ...(status.snoozedUntil !== null ? [`  alerts snoozed until ${iso(status.snoozedUntil)}`] : []),
+        ...(f.alertmanager !== undefined
+          ? [`  alerts also go to Alertmanager at ${redactCredentials(f.alertmanager)}`]
+          : []),
       ].join('\n'),
     );
+    if (metrics) {
+      const url = await session.metricsUrl();
+      if (url !== null) out.event({ event: 'metrics', url }, `  Prometheus metrics at ${url}`);
+      else out.warn(`--metrics-port: the metrics could not be served on ${metrics.host}:${metrics.port}`);
+    }
     for (const a of watched) {
       const w = where(a);
       out.event(
