@@ -101,6 +101,9 @@ export async function connectCompanion(
       clock: ctx.clock,
       logger: cliLogger(out),
       ...(ctx.createClient ? { clientFactory: ctx.createClient } : {}),
+      // A command's own companion starts the receiver only when the command asks for it (listen does): one
+      // that only reads never takes the receiver's port for its few moments.
+      startTunnel: false,
       ...opts.companion,
     });
   } catch (e) {

@@ -294,7 +294,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   };
   scheduleMessages();
   // Registered hooks point at the receiver's fixed port: it listens again at once.
-  if (opts.startTunnel || prefs.get().webhooks.length > 0) {
+  if (opts.startTunnel ?? prefs.get().webhooks.length > 0) {
     await tunnelHost.start().catch(() => undefined); // logged by the host; the app keeps running
   }
 

@@ -44,7 +44,10 @@ export interface CompanionOptions {
   notifier?: AlertSink;
   /** Overrides of the poll intervals (ms) that are not saved (tests, `serve --poll-sec`). */
   poll?: { intervalMs?: number; fastIntervalMs?: number };
-  /** Start the tunnel's receiver at once even when nothing asks for it. */
+  /**
+   * Start the tunnel's receiver at once (true), or only when something asks for it (false: a command that
+   * reads). Default: when a webhook this install registered points at it.
+   */
   startTunnel?: boolean;
   /** The receiver's port for this run, over the saved tunnelPort until that is changed (tests: 0, any free port). */
   tunnelPort?: number;
