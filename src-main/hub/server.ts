@@ -4,7 +4,7 @@
 // (checked before the handler runs). No renderer, no cookies: the team's reverse proxy terminates TLS.
 //   GET /healthz   the process is alive
 //   GET /readyz    the database answers (503 otherwise)
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isRequestName, type RequestName } from '../../src-shared/contract';
 import type { Handlers } from '../app/handlers';
@@ -26,6 +26,8 @@ interface HubServerOptions {
   host?: string;
   /** Default 0 (any free port). */
   port?: number;
+  /** How often open event streams are checked against the members (ms; default 1 s). */
+  recheckMs?: number;
 }
 
 interface RunningHub {
@@ -41,6 +43,21 @@ function bearerToken(req: IncomingMessage): string | null {
 
 export async function startHubServer(opts: HubServerOptions): Promise<RunningHub> {
   const api = contractServing({ handlers: opts.handlers, events: opts.events });
+  // Open event streams and the token each was opened with: a removed member's stream ends within recheckMs.
+  const streams = new Map<ServerResponse, string>();
+  let checking = false;
+  const recheck = setInterval(() => {
+    if (checking || streams.size === 0) return;
+    checking = true;
+    void (async () => {
+      for (const token of new Set(streams.values())) {
+        const member = await opts.memberOfToken(token).catch(() => undefined);
+        if (member !== null) continue;
+        for (const [res, t] of streams) if (t === token) res.end();
+      }
+    })().finally(() => (checking = false));
+  }, opts.recheckMs ?? 1_000);
+  recheck.unref();
 
   async function serveApi(req: IncomingMessage, res: Parameters<typeof fail>[0], path: string): Promise<void> {
     const token = bearerToken(req);
@@ -59,6 +76,10 @@ export async function startHubServer(opts: HubServerOptions): Promise<RunningHub
         'www-authenticate': 'Bearer',
       });
     const name = path.slice('/api/'.length);
+    if (name === 'events' && req.method === 'GET' && token !== null) {
+      streams.set(res, token);
+      res.on('close', () => streams.delete(res));
+    }
     if (!isRequestName(name)) return api.serve(req, res, path);
     if (!roleAllows(member.role, name))
       return fail(
@@ -105,6 +126,7 @@ export async function startHubServer(opts: HubServerOptions): Promise<RunningHub
     origin: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
+        clearInterval(recheck);
         api.endStreams();
         server.closeAllConnections();
         server.close(() => resolve());

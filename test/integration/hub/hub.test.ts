@@ -87,7 +87,7 @@ describe('hub', () => {
     expect(await addMember('carol', 'viewer')).not.toBe(token);
   });
 
-  it('serves the contract to members within their role; health and readiness', async () => {
+  it('serves the contract to members within their role; a removed member is refused and their stream ends; health and readiness', async () => {
     const viewer = await addMember('vera', 'viewer');
     const developer = await addMember('dev', 'developer');
     const stop = new AbortController();
@@ -146,9 +146,17 @@ describe('hub', () => {
               )
             ).rows;
             await client.end();
+            // The viewer's event stream is open; removing the viewer ends it.
+            seen.eventsNoToken = (await fetch(`${o}/api/events`)).status;
+            const stream = await fetch(`${o}/api/events`, { headers: { authorization: `Bearer ${viewer}` } });
+            seen.eventsStatus = stream.status;
+            const reader = stream.body!.getReader();
+            await reader.read();
             const removed = await runCli(['hub', 'member', 'remove', 'vera'], { env: { DATABASE_URL: db.url } });
             seen.removedCode = removed.code;
             seen.afterRemoval = await call(o, 'teams.list', viewer);
+            for (let r = await reader.read(); !r.done; r = await reader.read());
+            seen.streamEnded = true;
             await db.halt();
             seen.readyzDown = (await fetch(`${o}/readyz`)).status;
             seen.healthzDown = (await fetch(`${o}/healthz`)).status;
@@ -176,6 +184,9 @@ describe('hub', () => {
     expect(seen.audit).toEqual([{ member: 'dev', action: 'send.message' }]);
     expect(seen.removedCode).toBe(0);
     expect(seen.afterRemoval).toMatchObject({ status: 401 });
+    expect(seen.eventsNoToken).toBe(401);
+    expect(seen.eventsStatus).toBe(200);
+    expect(seen.streamEnded).toBe(true);
     expect(seen.readyzDown).toBe(503);
     expect(seen.healthzDown).toBe(200);
   }, 60_000);
