@@ -20,8 +20,8 @@ interface HubServerOptions {
   memberOfToken(token: string): Promise<Member | null>;
   /** The database answers. */
   ready(): Promise<boolean>;
-  /** Records a request beyond reading, with the member who made it. */
-  record?(entry: { member: string; action: RequestName; ok: boolean }): Promise<void>;
+  /** Records a request beyond reading, with the member who made it (before its handler runs). */
+  record?(entry: { member: string; action: RequestName }): Promise<void>;
   /** Default 127.0.0.1. */
   host?: string;
   /** Default 0 (any free port). */
@@ -89,9 +89,9 @@ export async function startHubServer(opts: HubServerOptions): Promise<RunningHub
         'ROLE_FORBIDDEN',
         `${name} needs the role ${leastRole(name)} or above; ${member.name} is ${member.role}.`,
       );
-    await api.serve(req, res, path);
     if (opts.record && leastRole(name) !== 'viewer')
-      await opts.record({ member: member.name, action: name, ok: res.statusCode === 200 }).catch(() => undefined);
+      await opts.record({ member: member.name, action: name }).catch(() => undefined);
+    await api.serve(req, res, path);
   }
 
   const server: Server = createServer((req, res) => {

@@ -20,7 +20,6 @@ interface AuditTable {
   member: string | null;
   action: string;
   subject: string | null;
-  ok: boolean;
 }
 
 interface HubSchema {
@@ -58,7 +57,6 @@ const MIGRATIONS: Record<string, Migration> = {
         .addColumn('member', 'text')
         .addColumn('action', 'text', (c) => c.notNull())
         .addColumn('subject', 'text')
-        .addColumn('ok', 'boolean', (c) => c.notNull())
         .execute();
       await db.schema.createIndex('hub_audit_at').on('hub_audit').column('at').execute();
     },

@@ -52,11 +52,11 @@ function toMember(row: { name: string; role: string; created_at: Date }): Member
 /** Records what was done on the hub and by whom (null: the hub's operator). Never arguments or secrets. */
 export async function audit(
   db: HubDatabase,
-  entry: { member: string | null; action: string; subject?: string | null; ok: boolean },
+  entry: { member: string | null; action: string; subject?: string | null },
 ): Promise<void> {
   await db
     .insertInto('hub_audit')
-    .values({ member: entry.member, action: entry.action, subject: entry.subject ?? null, ok: entry.ok })
+    .values({ member: entry.member, action: entry.action, subject: entry.subject ?? null })
     .execute();
 }
 
@@ -69,7 +69,7 @@ export async function addMember(db: HubDatabase, name: string, role: Role): Prom
       .values({ name, role, token_hash: hashToken(token).toString('hex') })
       .returning(['name', 'role', 'created_at'])
       .executeTakeFirstOrThrow();
-    await audit(db, { member: null, action: 'member.add', subject: `${name} (${role})`, ok: true });
+    await audit(db, { member: null, action: 'member.add', subject: `${name} (${role})` });
     return { ...toMember(row), token };
   } catch (e) {
     if ((e as { code?: string }).code === '23505')
@@ -103,7 +103,7 @@ export async function removeMember(db: HubDatabase, name: string): Promise<void>
     .where('removed_at', 'is', null)
     .executeTakeFirst();
   if (Number(removed.numUpdatedRows) === 0) throw new MemberError(`no member is named ${name}`, 'NO_SUCH_MEMBER');
-  await audit(db, { member: null, action: 'member.remove', subject: name, ok: true });
+  await audit(db, { member: null, action: 'member.remove', subject: name });
 }
 
 /** The present member whose token this is, or null. */
