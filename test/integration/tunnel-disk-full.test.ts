@@ -80,6 +80,9 @@ async function startListen(dataDir: string): Promise<{ s: Spawned; hook: string 
 /** Each test starts on an empty 1 MiB file system. */
 async function emptyMount(): Promise<void> {
   for (const name of await readdir(mnt)) await rm(join(mnt, name), { recursive: true, force: true });
+  // 1 MiB again, whatever a test grew it to.
+  const r = spawnSync('mount', ['-o', 'remount,size=1m', mnt], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`remount: ${r.stderr}`);
 }
 
 /** Posts until the first 503 (the ballast fills the rest), frees the ballast, posts three more: the acknowledged ids. */
@@ -120,6 +123,15 @@ describe('a full disk', () => {
       s.child.kill('SIGKILL');
       await s.exited;
     }
+    // Every acknowledged delivery is in the log, read as it is on the full disk.
+    const log = new EventLog({ dataDir: join(dataDir, 'tunnel'), clock: systemClock, readOnly: true });
+    await log.open();
+    const inLog = new Set([...log.all()].map((d) => d.summary.messageId));
+    await log.close();
+    expect(acked.filter((id) => !inLog.has(id))).toEqual([]);
+    // `deliveries list` starts a companion for the data folder (its files need a little room): with some
+    // space again it lists every one of them.
+    expect(spawnSync('mount', ['-o', 'remount,size=4m', mnt]).status).toBe(0);
     const list = await runBin(['deliveries', 'list', '--data-dir', dataDir, '--limit', '1000', '--json']);
     expect(list.code).toBe(0);
     const listed = new Set(parseJsonLines(list.stdout).map((l) => l.messageId as string));
