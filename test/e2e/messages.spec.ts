@@ -253,7 +253,8 @@ test.describe.serial('messages', () => {
     // One conversation: asked first; "Keep it" keeps it.
     await thread(page).getByRole('button', { name: 'Delete' }).click();
     const ask = page.getByRole('group', { name: /Delete the conversation with \+15550107777/ });
-    await expect(ask).toContainText('The contact still has the messages on their phone.');
+    await expect(ask).toContainText('It is removed for good from this computer');
+    await expect(ask).toContainText('+15550107777 still has the messages on their phone.');
     await ask.getByRole('button', { name: 'Keep it' }).click();
     await expect(ask).toHaveCount(0);
     await expect(contactRow(page, '+15550107777')).toBeVisible();

@@ -7,7 +7,7 @@
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { MessageDTO, MessageSearchDTO, Result } from '../../../src-shared/contract';
-import { Highlight, highlightParts } from '../../../src-renderer/src/features/messages/Highlight';
+import { Highlight } from '../../../src-renderer/src/features/messages/Highlight';
 import { MessagesScreen } from '../../../src-renderer/src/features/messages/MessagesScreen';
 import { connectStore } from '../../../src-renderer/src/store';
 import { agent, flush, mount, setup, team } from './fixtures';
@@ -60,21 +60,20 @@ describe('Highlight', () => {
   });
 
   it('clamps, orders and merges ranges that are out of the text, unordered or overlapping', () => {
+    const parts = (text: string, ranges: Array<[number, number]>) =>
+      [...render(<Highlight text={text} ranges={ranges} />).container.childNodes].map((n) =>
+        n.nodeName === 'MARK' ? `[${n.textContent}]` : n.textContent,
+      );
     expect(
-      highlightParts('abcdefgh', [
+      parts('abcdefgh', [
         [6, 99],
         [1, 3],
         [2, 4],
         [-5, 0],
         [5, 5],
       ]),
-    ).toEqual([
-      { text: 'a', hit: false },
-      { text: 'bcd', hit: true },
-      { text: 'ef', hit: false },
-      { text: 'gh', hit: true },
-    ]);
-    expect(highlightParts('abc', [])).toEqual([{ text: 'abc', hit: false }]);
+    ).toEqual(['a', '[bcd]', 'ef', '[gh]']);
+    expect(parts('abc', [])).toEqual(['abc']);
   });
 
   it('a long text starts shortly before its first match, cut at a word, with an ellipsis', () => {
@@ -161,10 +160,13 @@ describe('Messages search over every conversation', () => {
   });
 
   it('says so when nothing matches', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
     const t = open({ 'messages.search': { ok: true, value: { contacts: [], messages: [] } } });
     await flush();
     fireEvent.change(screen.getByRole('searchbox', { name: 'Search' }), { target: { value: 'nothing' } });
-    await act(() => new Promise((r) => setTimeout(r, 250)));
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(250);
+    });
     await flush();
     expect(t.calls.some((c) => c.name === 'messages.search')).toBe(true);
     expect(screen.getByText('No conversation matches.')).toBeTruthy();

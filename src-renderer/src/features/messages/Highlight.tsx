@@ -13,7 +13,7 @@ interface Part {
 }
 
 /** The text in plain and marked parts, in order; their texts joined give back the text. */
-export function highlightParts(text: string, ranges: readonly MatchRangeDTO[]): Part[] {
+function highlightParts(text: string, ranges: readonly MatchRangeDTO[]): Part[] {
   const sorted = ranges
     .map(([a, b]): MatchRangeDTO => [Math.max(0, Math.min(a, text.length)), Math.max(0, Math.min(b, text.length))])
     .filter(([a, b]) => b > a)

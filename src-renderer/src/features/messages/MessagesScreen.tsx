@@ -70,7 +70,7 @@ export function MessagesScreen({ teamId, agentId, contact }: Props) {
                 id="messages-search"
                 type="search"
                 value={search}
-                placeholder="Number, name or text, in all conversations"
+                placeholder="Number, name or text"
                 onChange={(e) => setSearch(e.target.value)}
               />
             </div>

@@ -108,9 +108,10 @@ export function SearchResults({ result, open, labelOf }: Props) {
   for (const h of result.contacts) if (h.contact.name !== undefined) names.set(h.contact.contact, h.contact.name);
   return (
     <div className="messages-results">
+      <p className="messages-results-scope muted">Found in the conversations of every agent.</p>
       {result.contacts.length > 0 && (
         <>
-          <h3 className="messages-results-head">Contacts</h3>
+          <h3 className="messages-results-head">Contacts found ({result.contacts.length})</h3>
           <ul className="messages-contacts" aria-label="Contacts found">
             {result.contacts.map((h) => (
               <ContactHit
@@ -125,7 +126,7 @@ export function SearchResults({ result, open, labelOf }: Props) {
       )}
       {result.messages.length > 0 && (
         <>
-          <h3 className="messages-results-head">Messages</h3>
+          <h3 className="messages-results-head">Messages found ({result.messages.length})</h3>
           <ul className="messages-contacts" aria-label="Messages found">
             {result.messages.map((h) => (
               <MessageHit

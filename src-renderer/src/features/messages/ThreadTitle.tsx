@@ -69,20 +69,23 @@ export function ThreadTitle({ teamId, agentId, contact, name }: Props) {
       ) : (
         <div className="messages-thread-title">
           <h3 tabIndex={-1}>{name ? `${name} (${contact})` : contact}</h3>
-          <button
-            type="button"
-            className="secondary small"
-            onClick={() => {
-              setDraft(name ?? '');
-              setMode('name');
-            }}
-          >
-            Name
-          </button>
-          <ExportConversation teamId={teamId} agentId={agentId} contact={contact} />
-          <button type="button" className="secondary small danger" onClick={() => setMode('delete')} disabled={busy}>
-            Delete
-          </button>
+          {/* The tools wrap under the title together, never one by one. */}
+          <div className="messages-thread-tools">
+            <button
+              type="button"
+              className="secondary small"
+              onClick={() => {
+                setDraft(name ?? '');
+                setMode('name');
+              }}
+            >
+              Name
+            </button>
+            <ExportConversation teamId={teamId} agentId={agentId} contact={contact} />
+            <button type="button" className="secondary small danger" onClick={() => setMode('delete')} disabled={busy}>
+              Delete
+            </button>
+          </div>
         </div>
       )}
       {mode === 'delete' && (
