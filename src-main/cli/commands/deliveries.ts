@@ -6,20 +6,13 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import {
-  VERDICTS,
-  type DeliveryDetailDTO,
-  type DeliveryFilterDTO,
-  type DeliverySummaryDTO,
-  type ForwardResultDTO,
-  type RefusedRequestDTO,
-  type Verdict,
-} from '../../../src-shared/contract';
+import { VERDICTS, type DeliveryDetailDTO, type DeliveryFilterDTO, type Verdict } from '../../../src-shared/contract';
 import { REFUSED_REASONS } from '../../../src-shared/vocabulary';
 import { terminalSafe } from '../../../src-shared/terminal-text';
-import { attemptWords, deliveryTypeWords, forwardWords, REFUSED_WORDS, verdictWords } from '../../../src-shared/words';
-import { httpUrlSchema, redactCredentials } from '../../core/url';
+import { deliveryTypeWords, forwardWords, verdictWords } from '../../../src-shared/words';
+import { httpUrlSchema } from '../../app/url';
 import { addCompanionOptions } from '../companion';
+import { forwardLine, refusedLine, summaryLine } from '../delivery-lines';
 import { isoTime, withCompanion } from '../companion-run';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure } from '../errors';
@@ -89,27 +82,7 @@ function line(dto: object): Record<string, unknown> {
   return { ...dto };
 }
 
-/** What a sender wrote (headers, body, ids, a path), made safe for the terminal (src-shared/terminal-text). */
 const safe = (text: string): string => terminalSafe(text);
-
-/** "01J…  2026-…  agent  Verified  Text  +1555…  Forwarded 200", plus the service's id when it gave one. */
-export function summaryLine(d: DeliverySummaryDTO): string {
-  return [
-    d.id,
-    isoTime(d.receivedAt),
-    d.agentId ?? '-',
-    verdictWords(d.verdict),
-    deliveryTypeWords(d),
-    d.from ? `+${d.from.replace(/^\+/, '')}` : '-',
-    forwardWords(d).words,
-    ...(d.serviceId ? [`(service: ${safe(d.serviceId)})`] : []),
-  ].join('  ');
-}
-
-/** "  → forward to http://…: 200 in 12 ms", "  → replay re-signed to …: No answer — …". */
-export function forwardLine(f: ForwardResultDTO): string {
-  return `  → ${f.replay ? `replay ${f.replay}` : 'forward'} to ${redactCredentials(f.url)}: ${attemptWords(f)} in ${Math.round(f.durationMs)} ms`;
-}
 
 function detailText(d: DeliveryDetailDTO): string {
   const ids = [
@@ -132,12 +105,6 @@ function detailText(d: DeliveryDetailDTO): string {
     `forward: ${d.forwardState}${d.nextTryAt !== null ? ` (next try ${isoTime(d.nextTryAt)})` : ''} — ${forwardWords(d).words}`,
     ...d.forwards.map(forwardLine),
   ].join('\n');
-}
-
-/** "2026-…  Refused — bad signature  401  POST /hooks/a1  from 127.0.0.1 (12 bytes): <the last step>". */
-function refusedLine(r: RefusedRequestDTO): string {
-  const why = safe(r.detail.slice(r.detail.lastIndexOf('\n') + 1));
-  return `${r.id}  ${isoTime(r.at)}  ${REFUSED_WORDS[r.reason] ?? r.reason}  ${r.status}  ${safe(r.method) || '-'} ${safe(r.path) || '-'}  from ${r.from}${r.size ? ` (${r.size} bytes)` : ''}${why ? `: ${why}` : ''}`;
 }
 
 const ok2xx = (status: number | null): boolean => status !== null && status >= 200 && status <= 299;

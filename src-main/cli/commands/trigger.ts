@@ -7,14 +7,15 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import type { ForwardResultDTO } from '../../../src-shared/contract';
 import { ContractError } from '../../app/client';
-import { httpUrlSchema, redactCredentials } from '../../core/url';
+import { httpUrlSchema } from '../../app/url';
+import { redactCredentials } from '../../../src-shared/url';
 import { addCompanionOptions } from '../companion';
 import { agentOfTeam, teamNamed, withCompanion } from '../companion-run';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
 import { agentId, parseFlags, secondsString, teamName } from '../flags';
-import { forwardLine, summaryLine } from './deliveries';
+import { forwardLine, summaryLine } from '../delivery-lines';
 
 const DEFAULT_FROM = '+15550100002';
 
