@@ -23,7 +23,7 @@ import { hostCompanion, type HostedCompanion } from './app/companion/hosted';
 import { attachCompanion, clientContract } from './app/companion/attach';
 import { FolderOwnedError } from './app/companion/endpoint';
 import { appDataDir } from './app/companion/data-dir';
-import { defaultConfigDir } from './core/teams';
+import { defaultConfigDir } from './app/teams';
 
 // out/main/index.js → out/
 const outDir = fileURLToPath(new URL('..', import.meta.url));

@@ -17,6 +17,9 @@ import { SERVICE_ERROR_KINDS } from '../../src-shared/vocabulary';
 import { CompanionError } from '../core/errors';
 import { EXIT } from './exit-codes';
 
+/** The root of every error the app raises itself; the shells' own errors extend it too. */
+export { CompanionError };
+
 /** An error the app raises itself with a contract kind (e.g. 'validation', 'not-found', 'keychain'). */
 export class AppError extends CompanionError {
   constructor(

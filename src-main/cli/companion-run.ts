@@ -3,7 +3,7 @@
 // by id or label), and looked up in what the companion answers, never in the config file.
 import type { AgentDTO, TeamDTO } from '../../src-shared/contract';
 import type { ContractClient } from '../app/client';
-import { findAgent } from '../core/teams';
+import { findAgent } from '../app/teams';
 import { connectCompanion, type CompanionFlags, type CompanionSession } from './companion';
 import type { CliContext } from './context';
 import { UsageError } from './errors';

@@ -1,9 +1,8 @@
 // The shared context every command gets: IO, the interrupt signal, the clock, output modes, the
 // target resolution hook and a client factory whose clients are closed when the command ends.
 import type { Command } from 'commander';
-import { createServiceClient } from '../core/api/client';
-import type { ServiceClient, ServiceClientOptions } from '../core/api/service';
-import { systemClock, type Clock } from '../core/ports';
+import { createServiceClient, type ServiceClient, type ServiceClientOptions } from '../app/service';
+import { systemClock, type Clock } from '../app/ports';
 import { describeError, UsageError } from './errors';
 import type { CliIO } from './io';
 import { Output } from './output';

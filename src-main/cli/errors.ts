@@ -1,8 +1,7 @@
 // Errors the CLI raises itself, and any error as an exit code and a message: the CLI's own here, every
 // other one through the app's one mapper (app/errors.ts).
-import type { RawResponse } from '../core/api/types';
-import { CompanionError } from '../core/errors';
-import { exitCodeOf, toErrorDTO } from '../app/errors';
+import type { RawResponse } from '../app/service';
+import { CompanionError, exitCodeOf, toErrorDTO } from '../app/errors';
 import { EXIT } from './exit-codes';
 import { cliHint } from '../../src-shared/error-advice';
 

@@ -3,7 +3,7 @@
 // that the service still points at the dead URL and how to point it elsewhere.
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { ExposureController, readNgrokAuthtoken, type ExposeRequest, type ExposureStatus } from '../core/expose';
+import { ExposureController, readNgrokAuthtoken, type ExposeRequest, type ExposureStatus } from '../app/expose';
 import { teamsOf } from './teams-context';
 import type { CliContext } from './context';
 import { intString } from './flags';

@@ -1,7 +1,7 @@
 // Flag validation with zod at the edge: commander hands over strings, these schemas turn them into
 // typed values or a UsageError naming the flag (exit 2, nothing sent).
 import { z, type ZodType } from 'zod';
-import { normalizePhoneDigits, normalizeRecipient } from '../core/api/phone';
+import { normalizePhoneDigits, normalizeRecipient } from '../app/service';
 import { UsageError } from './errors';
 import { AGENT_ID_PATTERN, AGENT_ID_RULE } from '../../src-shared/limits';
 

@@ -1,11 +1,11 @@
 // Every key and secret a CLI run knows, so that a program it starts (the tunnel program) is handed
 // no variable holding one: the values of the variables named for keys and secrets (CHANNEL_API_KEY
 // always), a signing secret given on the command line, and every API key and signing secret the
-// saved teams keep in the keychain (core/expose teamSecrets). The ngrok authtoken is added by the
+// saved teams keep in the keychain (teamSecrets). The ngrok authtoken is added by the
 // exposure itself.
 import { existsSync } from 'node:fs';
-import { configPath } from '../core/teams/config-file';
-import { teamSecrets } from '../core/expose';
+import { configPath } from '../app/teams';
+import { teamSecrets } from '../app/expose';
 import { teamsOf } from './teams-context';
 import type { CliContext } from './context';
 import { DEFAULT_API_KEY_ENV } from './target';

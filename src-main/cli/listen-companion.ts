@@ -16,7 +16,7 @@ import { attemptWords, deliveryTypeWords, REFUSED_WORDS, verdictWords } from '..
 import { terminalSafe } from '../../src-shared/terminal-text';
 import { redactCredentials } from '../../src-shared/url';
 import type { ContractClient } from '../app/client';
-import { serialByKey } from '../core/serial';
+import { serialByKey } from '../app/serial';
 import type { CliContext } from './context';
 import { connectCompanion, sessionWords, type CompanionSession } from './companion';
 import { atTerminal, confirm } from './confirm';

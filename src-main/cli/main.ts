@@ -11,7 +11,7 @@ import { EXIT } from './exit-codes';
 import { processInterrupts, processIO } from './io';
 import { Output } from './output';
 import { buildProgram } from './program';
-import type { SecretStore } from '../core/secrets';
+import type { SecretStore } from '../app/teams';
 
 export type { CliDeps } from './context';
 export type { Target, TargetFlags, TargetResolver } from './target';

@@ -1,7 +1,7 @@
 // `--metrics-port N` and `--metrics-host H` (monitor, serve): OpenMetrics at http://H:N/metrics for
 // Prometheus to scrape, on loopback unless another host is given on purpose (and warned about).
 import type { Command } from 'commander';
-import { isLoopbackHost } from '../core/url';
+import { isLoopbackHost } from '../../src-shared/url';
 import { UsageError } from './errors';
 import { hostName, intString } from './flags';
 import type { Output } from './output';

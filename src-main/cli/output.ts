@@ -1,7 +1,7 @@
 // Output modes. Human (default): readable lines on stdout, notes on stderr. --json: exactly one
 // JSON object per line on stdout, notes and errors as JSON lines on stderr. Nothing here ever
 // receives a secret: callers pass only what may be shown.
-import type { Logger } from '../core/ports';
+import type { Logger } from '../app/ports';
 import type { CliIO } from './io';
 import { rawLines, type DescribedError } from './errors';
 

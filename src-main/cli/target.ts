@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { UsageError } from './errors';
-import { baseUrlSchema, insecureKeyProblem } from '../core/url';
+import { baseUrlSchema, insecureKeyProblem } from '../app/url';
 import { agentId, envVarName, parseFlags, teamName } from './flags';
 import type { CliIO } from './io';
 

@@ -10,8 +10,9 @@ import {
   isTeamStoreError,
   type TeamStoreError,
   type TeamRecord,
-} from '../core/teams';
-import { KeychainSecretStore, type SecretStore } from '../core/secrets';
+  KeychainSecretStore,
+  type SecretStore,
+} from '../app/teams';
 import type { CliContext } from './context';
 import { CliFailure, UsageError } from './errors';
 import { EXIT } from './exit-codes';

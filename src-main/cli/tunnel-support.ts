@@ -4,9 +4,9 @@
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { REFUSED_WORDS, verdictWords } from '../../src-shared/words';
-import { TeamStore } from '../core/teams';
-import { RegistrationHistory } from '../core/tunnel/registration-history';
-import type { ForwardAttempt, RefusedRequest, StoredDelivery, Tunnel } from '../core/tunnel';
+import { TeamStore } from '../app/teams';
+import { RegistrationHistory } from '../app/registrations';
+import type { ForwardAttempt, RefusedRequest, StoredDelivery, Tunnel } from '../app/tunnel';
 import { teamsOf } from './teams-context';
 import type { CliContext } from './context';
 import { CliFailure, UsageError } from './errors';
@@ -77,7 +77,7 @@ const SECRET_FLAG_WARNING =
 
 /** Opens the tunnel as the data dir's one writer; another writer holding it, or a data dir it cannot write, is a plain failure (exit 1). */
 export async function openTunnel(tunnel: Tunnel, dataDir: string): Promise<void> {
-  const { TunnelError, ensurePrivateDir } = await import('../core/tunnel');
+  const { TunnelError, ensurePrivateDir } = await import('../app/tunnel');
   try {
     // The data folder holding the tunnel's (chat transcripts and timelines live there too) is private as well.
     await ensurePrivateDir(dirname(dataDir));

@@ -4,8 +4,8 @@
 // still fails is logged, shown in an error box (a tray app has no console anyone reads) and ends the
 // process with exit code 1; after "Quit" in the message box only the log and the exit remain.
 import type * as Electron from 'electron';
-import { TeamStore, isTeamStoreError } from '../core/teams';
-import { systemClock, type Clock } from '../core/ports';
+import { TeamStore, isTeamStoreError } from '../app/teams';
+import { systemClock, type Clock } from '../app/ports';
 import { startElectronShell, type ElectronParts, type ShellOptions } from './shell';
 
 type StartupParts = Pick<typeof Electron, 'app' | 'dialog'>;

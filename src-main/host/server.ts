@@ -14,7 +14,8 @@ import { resolveStaticFile } from '../app/static-files';
 import { contractServing, fail } from '../app/contract-http';
 import { rendererHeaders } from '../app/web-security';
 import { newToken, originAllowed, presentedToken, tokenMatches } from './access';
-import { hostHeaderAllowed, isLoopbackHost } from '../core/url';
+import { hostHeaderAllowed } from '../app/url';
+import { isLoopbackHost } from '../../src-shared/url';
 
 export interface HostOptions {
   handlers: Handlers;

@@ -6,6 +6,8 @@ import type { AppSettings } from '../../core/teams';
 import { Monitor, type AlertRules, type AlertSink, type MonitorOptions, type PollTarget } from '../../core/monitor';
 import type { Clock, Logger } from '../../core/ports';
 
+export { AlertmanagerSink, alertWords, type Alert } from '../../core/monitor';
+
 /** Poll intervals a run sets over the saved ones (not saved). */
 export interface PollOverrides {
   intervalMs?: number;

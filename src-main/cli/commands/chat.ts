@@ -3,7 +3,7 @@
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import type { ChatResult, ChatStreamEvent } from '../../core/api/types';
+import type { ChatResult, ChatStreamEvent } from '../../app/service';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure } from '../errors';
 import { EXIT } from '../exit-codes';

@@ -3,7 +3,7 @@
 // loads is never moved: the command refuses and changes nothing.
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { TeamStore } from '../../core/teams';
+import { TeamStore } from '../../app/teams';
 import { teamsOf, withTeams } from '../teams-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure } from '../errors';

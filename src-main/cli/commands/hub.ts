@@ -4,7 +4,7 @@
 // The database URL is never printed (it may hold a password); a member's token is printed once, at `add`.
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { isLoopbackHost } from '../../core/url';
+import { isLoopbackHost } from '../../../src-shared/url';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';

@@ -12,14 +12,15 @@
 // when a registration of this receiver no longer reaches it, that it should be registered again.
 import type { Command } from 'commander';
 import { z } from 'zod';
-import type { ServiceClient } from '../../core/api/service';
-import type { Logger } from '../../core/ports';
-import { findAgent } from '../../core/teams';
+import type { ServiceClient } from '../../app/service';
+import type { Logger } from '../../app/ports';
+import { findAgent } from '../../app/teams';
 import { teamsOf, withTeams } from '../teams-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
-import { baseUrlSchema, httpUrlSchema, isLoopbackHost, redactCredentials } from '../../core/url';
+import { baseUrlSchema, httpUrlSchema } from '../../app/url';
+import { isLoopbackHost, redactCredentials } from '../../../src-shared/url';
 import { agentId, envVarName, intString, parseFlags } from '../flags';
 import type { Output } from '../output';
 import { DEFAULT_API_KEY_ENV } from '../target';
@@ -41,18 +42,18 @@ import {
 } from '../tunnel-support';
 import { addConfigDirOption, collect } from './team';
 import { addExposeOptions, exposeFlags, oneExposure, receiverExposure, stopExposure, wantsExposure } from '../expose';
-import type { ExposureController } from '../../core/expose';
-import { hookUrl } from '../../core/tunnel/hook-url';
+import type { ExposureController } from '../../app/expose';
+import { hookUrl } from '../../app/registrations';
 import { exposeAndRegister, registerAgentWebhook, registerHooksAt, type HookTarget } from '../../app/usecases/webhooks';
 import { knownSecrets } from '../known-secrets';
-import { describeOwner, freePortNear, portOwner } from '../../core/port-owner';
+import { describeOwner, freePortNear, portOwner } from '../../app/port-owner';
 import {
   describeRegistration,
   REGISTRATION_SOURCES,
   takeoverQuestion,
   type RegistrationStatus,
 } from '../../app/usecases/registration-status';
-import type { RegistrationRecord, RegistrationTarget } from '../../core/tunnel/registration-history';
+import type { RegistrationRecord, RegistrationTarget } from '../../app/registrations';
 import { atTerminal, confirm } from '../confirm';
 import { registrationHistory } from '../tunnel-support';
 import { listenThroughCompanion } from '../listen-companion';
@@ -197,7 +198,7 @@ export function register(program: Command, ctx: CliContext): void {
         dataDir: f.dataDir,
       });
     const explicit = explicitSecret(ctx, out, f);
-    const { Tunnel } = await import('../../core/tunnel');
+    const { Tunnel } = await import('../../app/tunnel');
     const host = f.host ?? '127.0.0.1';
 
     let agents = [...new Set(f.agent ?? [])];

@@ -10,16 +10,16 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { HEALTH_SHORT } from '../../../src-shared/words';
-import type { ServiceClient } from '../../core/api/service';
+import type { ServiceClient } from '../../app/service';
 import { monitorThroughCompanion } from '../monitor-companion';
 import { defineAction, type CliContext } from '../context';
 import { UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
-import { baseUrlSchema, httpUrlSchema } from '../../core/url';
+import { baseUrlSchema, httpUrlSchema } from '../../app/url';
 import { agentId, envVarName, parseFlags, secondsString, teamName } from '../flags';
 import { addMetricsOptions, metricsFlagsSchema, metricsListen } from '../metrics-flags';
 import { cliLogger } from '../output';
-import type { Alert } from '../../core/monitor';
+import type { Alert } from '../../app/usecases/monitor';
 import { DEFAULT_API_KEY_ENV } from '../target';
 import { collect } from './team';
 import { addCompanionOptions } from '../companion';
@@ -127,10 +127,8 @@ export function register(program: Command, ctx: CliContext): void {
     const f = parseFlags(flagsSchema, opts);
     const listen = metricsListen(f, out);
     if (!f.baseUrl) return monitorThroughCompanion(ctx, out, f, listen);
-    const [{ AlertmanagerSink, alertWords }, { createAgentMonitor, snoozeAlerts }] = await Promise.all([
-      import('../../core/monitor'),
-      import('../../app/usecases/monitor'),
-    ]);
+    const { AlertmanagerSink, alertWords, createAgentMonitor, snoozeAlerts } =
+      await import('../../app/usecases/monitor');
     const watched: Watched[] = [];
     const clients = new Map<string, ServiceClient>();
 
@@ -216,7 +214,7 @@ export function register(program: Command, ctx: CliContext): void {
     let server: { url: string; close(): Promise<void> } | null = null;
     try {
       if (listen) {
-        const { CompanionMetrics, startMetricsServer } = await import('../../core/metrics');
+        const { CompanionMetrics, startMetricsServer } = await import('../../app/metrics');
         const metrics = new CompanionMetrics({
           teamLabel,
           sendBudgets: () => [...clients].map(([teamId, c]) => ({ teamId, ...c.sendBudget() })),

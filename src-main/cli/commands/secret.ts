@@ -4,7 +4,7 @@
 // terminal, or piped) or from the environment variable named by --from-env; only a hint is printed.
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { deleteNgrokAuthtoken, ngrokAuthtokenHint, ngrokAuthtokenSchema, saveNgrokAuthtoken } from '../../core/expose';
+import { deleteNgrokAuthtoken, ngrokAuthtokenHint, ngrokAuthtokenSchema, saveNgrokAuthtoken } from '../../app/expose';
 import { teamsOf } from '../teams-context';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, Interrupted, UsageError } from '../errors';

@@ -7,15 +7,15 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { SendArgs, SendProgressDTO } from '../../../src-shared/contract';
-import type { SendRequest } from '../../core/api/types';
+import type { SendRequest } from '../../app/service';
 import { defineAction, type CliContext } from '../context';
-import { httpUrlSchema } from '../../core/url';
+import { httpUrlSchema } from '../../app/url';
 import { intString, parseFlags, recipient } from '../flags';
 import type { Output } from '../output';
 import { addTargetOptions } from '../target';
 import { companionFolders } from '../companion';
 import { teamAgentOf, teamFlag, withCompanion } from '../companion-run';
-import { SendLog, sendAndRecord } from '../../core/messages';
+import { SendLog, sendAndRecord } from '../../app/usecases/send';
 
 const flagsSchema = z
   .looseObject({

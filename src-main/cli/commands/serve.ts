@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { isLoopbackHost } from '../../core/url';
+import { isLoopbackHost } from '../../../src-shared/url';
 import { DIALECT_NAMES, dialectListSchema } from '../../emulator/dialect';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
@@ -20,7 +20,7 @@ import { addMetricsOptions, metricsFlagsSchema, metricsListen } from '../metrics
 import { cliLogger } from '../output';
 import { alertsPostedElsewhereWords } from '../../../src-shared/vocabulary';
 import { isHostToken, newToken } from '../../host/access';
-import { describeOwner, isPortTaken, portOwner } from '../../core/port-owner';
+import { describeOwner, isPortTaken, portOwner } from '../../app/port-owner';
 import { companionFolders } from '../companion';
 import { teamsOf } from '../teams-context';
 

@@ -3,7 +3,7 @@
 // channel.updateSettings; given by --base-url and a key from the environment, the service directly.
 import type { Command } from 'commander';
 import { z } from 'zod';
-import type { ChannelSettings } from '../../core/api/types';
+import type { ChannelSettings } from '../../app/service';
 import { defineAction, type CliContext } from '../context';
 import { onOff, parseFlags } from '../flags';
 import { yesNo } from '../health';

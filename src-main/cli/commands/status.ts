@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import type { Health, SessionDTO } from '../../../src-shared/contract';
 import { HEALTH_SHORT } from '../../../src-shared/words';
 import { defineAction, type CliContext } from '../context';
-import { healthOfStatus } from '../../core/monitor/health';
+import { healthOfStatus } from '../../app/health';
 import { COMPANION_DATA_DIR_HELP } from '../companion';
 import { teamAgentOf, teamFlag, withCompanion } from '../companion-run';
 import { yesNo } from '../health';

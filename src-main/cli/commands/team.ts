@@ -11,7 +11,7 @@ import { addCompanionOptions } from '../companion';
 import { teamNamed, withCompanion } from '../companion-run';
 import { defineAction, type CliContext } from '../context';
 import { UsageError } from '../errors';
-import { baseUrlSchema } from '../../core/url';
+import { baseUrlSchema } from '../../app/url';
 import { agentId, envVarName, parseFlags, teamName } from '../flags';
 import { checkKeyTransport, DEFAULT_API_KEY_ENV } from '../target';
 

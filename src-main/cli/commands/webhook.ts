@@ -22,8 +22,8 @@ import {
   takeoverQuestion,
   when,
 } from '../../app/usecases/registration-status';
-import { REGISTERING_DIR, RegistrationsInFlight } from '../../core/tunnel/in-flight';
-import type { RegistrationHistory, RegistrationRecord } from '../../core/tunnel/registration-history';
+import { REGISTERING_DIR, RegistrationsInFlight } from '../../app/registrations';
+import type { RegistrationHistory, RegistrationRecord } from '../../app/registrations';
 import type { RegistrationEntryDTO } from '../../../src-shared/contract';
 import type { ContractClient } from '../../app/client';
 import { teamAgentOf, teamFlag, withCompanion } from '../companion-run';
@@ -32,7 +32,7 @@ import { atTerminal, confirm } from '../confirm';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
-import { httpUrlSchema } from '../../core/url';
+import { httpUrlSchema } from '../../app/url';
 import { agentId, parseFlags } from '../flags';
 import type { Output } from '../output';
 import { addTargetOptions, type Target } from '../target';
