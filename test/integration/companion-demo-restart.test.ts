@@ -99,7 +99,15 @@ describe('the demo across a restart', () => {
     const plain = await startTestCompanion(dir, { poll: POLL });
     cleanup.push(() => plain.close());
     expect((await plain.ok<TeamDTO[]>('teams.list')).map((t) => t.teamId)).toEqual([first.teamId]);
-    await new Promise((r) => setTimeout(r, 600)); // a few polls
+    // Polled since the start: the agent reads as needing a scan again.
+    await waitFor(
+      async () =>
+        (await plain.ok<AgentDTO[]>('agents.list', { teamId: first.teamId })).find(
+          (a) => a.agentId === 'agent-unlinked' && a.health.checkedAt !== null && a.health.health === 'needs-scan',
+        ),
+      8000,
+      'a poll after the start',
+    );
     const listed = await plain.ok<IncidentDTO[]>('alerts.list');
     expect(listed.find((i) => i.id === open.id)).toMatchObject({ resolvedAt: null, openedAt: open.openedAt });
     expect(listed.find((i) => i.id === open.id)?.removed).toBeUndefined();

@@ -136,7 +136,13 @@ describe('one companion per data folder', () => {
       10_000,
       'two forwards',
     );
-    await new Promise((r) => setTimeout(r, 500));
+    // Each listener forwarded it once: one forward line each for the delivery.
+    const forwardsOf = (l: Spawned) =>
+      jsonLines(l.stdout()).filter(
+        (x) => x.event === 'forward' && (x.forward as { deliveryId: string }).deliveryId === forwarded.d.id,
+      ).length;
+    await waitFor(() => forwardsOf(second) === 1, 10_000, 'the second listener’s forward');
+    expect(forwardsOf(listen)).toBe(1);
     const got = sink.requests.filter((r) => r.body.toString().includes('hello one companion'));
     expect(got).toHaveLength(2);
     expect(got[0]!.headers['x-service-signature-v1']).toBeTruthy();
