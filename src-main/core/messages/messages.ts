@@ -190,7 +190,7 @@ export class Messages {
     await this.reload();
     this.sendOffset = Number((await store.meta(META_SEND_OFFSET)) ?? 0);
     this.logUntil = Number((await store.meta(META_LOG_UNTIL)) ?? 0);
-    this.seenSeq = await this.maxSeq();
+    this.seenSeq = await store.newestSeq();
     this.mark = await store.changeMark();
     // After the first list can be shown: retention, and what was stored while no writer ran (sends
     // the CLI recorded, deliveries `listen` took), each announced.
@@ -208,11 +208,6 @@ export class Messages {
         error: err instanceof Error ? err.message : String(err),
       });
     }
-  }
-
-  private async maxSeq(): Promise<number> {
-    const c = await this.need().contacts({ limit: 1 });
-    return c[0]?.last.seq ?? 0;
   }
 
   /** Reads the counts, names and retention again (after another process changed them). */

@@ -109,6 +109,11 @@ export const MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 4,
+    what: "an index of the conversations' numbers (a number searched for reads it, not the conversations)",
+    sql: 'CREATE INDEX conversations_contact ON conversations (contact);',
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

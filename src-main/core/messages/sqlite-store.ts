@@ -427,6 +427,10 @@ export class SqliteMessageStore implements MessageStore {
     );
   }
 
+  newestSeq(): Promise<number> {
+    return this.read(() => num((this.stmt('SELECT max(seq) AS seq FROM messages').get() as Row).seq ?? 0));
+  }
+
   after(seq: number, limit: number): Promise<Message[]> {
     return this.read(() =>
       (this.stmt(`SELECT ${COLUMNS} FROM messages WHERE seq > ? ORDER BY seq LIMIT ?`).all(seq, limit) as Row[]).map(

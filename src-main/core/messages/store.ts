@@ -129,6 +129,8 @@ export interface MessageStore {
   find(agentId: string, key: string): Promise<Message | null>;
   /** The agent's sends from this install, newest first. */
   sent(agentId: string, limit: number): Promise<Message[]>;
+  /** The newest receive seq stored (0 when empty). */
+  newestSeq(): Promise<number>;
   /** Messages stored after `seq`, in receive order (a reader following the writer). */
   after(seq: number, limit: number): Promise<Message[]>;
   /**
