@@ -75,6 +75,16 @@ const SHELL = (others, more = '') => ({
   message: `A shell imports no other shell (not ${others.map((o) => `${o}/`).join(' nor ')}): what shells share lives in src-main/app.${more}`,
 });
 
+/**
+ * The shells reach core only through the app layer: what a shell needs from core is a service or a use case
+ * of src-main/app (or a plain rule of src-shared).
+ */
+const SHELL_NO_CORE = {
+  group: folders('core'),
+  message:
+    'A shell (cli/, host/, electron/, src-main/index.ts) imports only src-main/app and src-shared: what it needs from src-main/core, the app layer offers.',
+};
+
 export default tseslint.config(
   { ignores: ['.tmp/**', 'out/**', 'dist/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'bin/**'] },
   js.configs.recommended,
@@ -146,11 +156,11 @@ export default tseslint.config(
   {
     // The desktop shell: src-main/index.ts (its composition root) and the Electron adapters.
     files: ['src-main/electron/**/*.ts', 'src-main/index.ts'],
-    rules: { 'layers/imports': ['error', { patterns: [SHELL(['cli', 'host'])] }] },
+    rules: { 'layers/imports': ['error', { patterns: [SHELL(['cli', 'host']), SHELL_NO_CORE] }] },
   },
   {
     files: ['src-main/host/**/*.ts'],
-    rules: { 'layers/imports': restrict({ patterns: [SHELL(['cli', 'electron'])] }) },
+    rules: { 'layers/imports': restrict({ patterns: [SHELL(['cli', 'electron']), SHELL_NO_CORE] }) },
   },
   {
     // The CLI starts the browser host for `serve`, and nowhere else.
@@ -158,13 +168,13 @@ export default tseslint.config(
     ignores: ['src-main/cli/commands/serve.ts'],
     rules: {
       'layers/imports': restrict({
-        patterns: [SHELL(['electron', 'host'], ' Only cli/commands/serve.ts starts the browser host.')],
+        patterns: [SHELL(['electron', 'host'], ' Only cli/commands/serve.ts starts the browser host.'), SHELL_NO_CORE],
       }),
     },
   },
   {
     files: ['src-main/cli/commands/serve.ts'],
-    rules: { 'layers/imports': restrict({ patterns: [SHELL(['electron'])] }) },
+    rules: { 'layers/imports': restrict({ patterns: [SHELL(['electron']), SHELL_NO_CORE] }) },
   },
   {
     // The emulator stands for the service: it shares only the ports, the signature module and the

@@ -8,6 +8,7 @@
 //   the app layer imports no shell, and the emulator only for the demo;
 //   each shell (electron with src-main/index.ts, host, cli) imports no other shell, but `serve`
 //   starts the browser host;
+//   the shells (cli, host, electron with src-main/index.ts) reach core only through the app layer;
 //   the emulator reaches core only through core/ports and core/signature (and src-shared only
 //   through src-shared/url);
 //   the contract imports nothing;
@@ -273,6 +274,48 @@ describe('lint boundary', () => {
       ['src-main/cli/commands/x.ts', '../../app/companion/companion'],
       ['src-main/cli/commands/x.ts', '../../emulator'],
       ['src-main/cli/commands/x.ts', '../context'],
+    ])('%s may import %s', async (file, specifier) => {
+      expect(await restrictedImportErrors(file, specifier)).toEqual([]);
+    });
+  });
+
+  describe('the shells reach core only through the app layer', () => {
+    it.each([
+      ['src-main/cli/x.ts', '../core/url'],
+      ['src-main/cli/x.ts', '../core/teams/config-file'],
+      ['src-main/cli/commands/x.ts', '../../core/tunnel'],
+      ['src-main/cli/commands/serve.ts', '../../core/port-owner'],
+      ['src-main/host/x.ts', '../core/url'],
+      ['src-main/electron/x.ts', '../core/teams'],
+      ['src-main/index.ts', './core/ports'],
+    ])('%s may not import %s', async (file, specifier) => {
+      const errors = await restrictedImportErrors(file, specifier);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(/A shell .* imports only src-main\/app and src-shared/);
+    });
+
+    it.each(Object.keys(FORMS) as Array<keyof typeof FORMS>)('refuses core in the form %s', async (form) => {
+      const errors = await restrictedImportErrors('src-main/cli/commands/listen.ts', '../../core/tunnel', form);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatch(/imports only src-main\/app and src-shared/);
+    });
+
+    it('still refuses another shell beside core', async () => {
+      const errors = await errorsOf(
+        'src-main/cli/commands/x.ts',
+        "import { a } from '../../core/url';\nimport { b } from '../../electron/startup';\nexport const c = [a, b];\n",
+        'layers/imports',
+      );
+      expect(errors).toHaveLength(2);
+    });
+
+    it.each([
+      ['src-main/cli/x.ts', '../app/teams'],
+      ['src-main/cli/commands/x.ts', '../../app/usecases/monitor'],
+      ['src-main/cli/commands/x.ts', '../../../src-shared/url'],
+      ['src-main/host/x.ts', '../app/url'],
+      ['src-main/electron/x.ts', '../app/ports'],
+      ['src-main/index.ts', './app/teams'],
     ])('%s may import %s', async (file, specifier) => {
       expect(await restrictedImportErrors(file, specifier)).toEqual([]);
     });
