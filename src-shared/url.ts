@@ -1,6 +1,6 @@
 // URL and host rules every runtime shares (main process, renderer, emulator): which URLs are
-// http(s), which hosts are this machine, and a URL with its user and password hidden. Plain
-// functions over the WHATWG URL parser, no Node built-ins.
+// http(s), which hosts are this machine, a URL with its user and password hidden, and whether an API
+// key would cross plain http. Plain functions over the WHATWG URL parser, no Node built-ins.
 
 /** Whether `value` (text or a parsed URL) is an absolute http: or https: URL with a host. */
 export function isHttpUrl(value: string | URL): boolean {
@@ -48,4 +48,21 @@ const USERINFO = /^([A-Za-z][A-Za-z0-9+.-]*:[/\\]*)[^/\\?#]*@/;
  */
 export function redactCredentials(url: string): string {
   return url.replace(USERINFO, '$1***@');
+}
+
+/**
+ * Why an API key must not go to `baseUrl` (plain http:// to a host that is not this machine, where
+ * anyone on the way can read it), or null when it may. `allowInsecureHttp` is the person's explicit
+ * choice to send it anyway.
+ */
+export function insecureKeyProblem(baseUrl: string, allowInsecureHttp = false): string | null {
+  if (allowInsecureHttp) return null;
+  let u: URL;
+  try {
+    u = new URL(baseUrl);
+  } catch {
+    return null;
+  }
+  if (u.protocol !== 'http:' || isLoopbackHost(u.hostname)) return null;
+  return `The API key would travel unencrypted to ${u.host} (plain http:// to a host other than this machine), where anyone on the way can read it. Use an https:// base URL, or allow plain HTTP for this team explicitly`;
 }

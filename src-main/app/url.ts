@@ -1,4 +1,4 @@
-// The URL rules the shells check flags and requests with: an http(s) URL, a service's base URL, an API key
-// that would cross plain http, and the Host headers a local server answers. core/url decides them; the plain
-// rules every runtime shares (loopback hosts, hidden credentials) are src-shared/url's.
-export { baseUrlSchema, hostHeaderAllowed, httpUrlSchema, insecureKeyProblem } from '../core/url';
+// The URL rules the shells check flags and requests with: an http(s) URL, a service's base URL and the Host
+// headers a local server answers. core/url decides them; the plain rules every runtime shares (loopback hosts,
+// hidden credentials, an API key that would cross plain http) are src-shared/url's.
+export { baseUrlSchema, hostHeaderAllowed, httpUrlSchema } from '../core/url';

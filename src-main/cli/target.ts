@@ -7,7 +7,8 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { UsageError } from './errors';
-import { baseUrlSchema, insecureKeyProblem } from '../app/url';
+import { baseUrlSchema } from '../app/url';
+import { insecureKeyProblem } from '../../src-shared/url';
 import { agentId, envVarName, parseFlags, teamName } from './flags';
 import type { CliIO } from './io';
 

@@ -1,12 +1,12 @@
 // http(s) URLs: the one rule for every URL the app, the CLI and core accept from outside (service base
 // URLs, webhook and forward targets, media links). Messages name the problem, never the URL itself
 // (a URL may carry a token in its path or query). The plain rules every runtime shares (isHttpUrl,
-// isLoopbackHost, redactCredentials) live in src-shared/url and are re-exported here.
+// isLoopbackHost, redactCredentials, insecureKeyProblem) live in src-shared/url and are re-exported here.
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { isHttpUrl, isLoopbackHost, redactCredentials } from '../../src-shared/url';
+import { insecureKeyProblem, isHttpUrl, isLoopbackHost, redactCredentials } from '../../src-shared/url';
 
-export { isHttpUrl, isLoopbackHost, redactCredentials };
+export { insecureKeyProblem, isHttpUrl, isLoopbackHost, redactCredentials };
 
 const MAX_URL_LENGTH = 2048;
 
@@ -108,23 +108,6 @@ export function normalizeBaseUrl(s: string): string {
 
 /** A service base URL: http(s), no credentials, query or fragment; normalised without a trailing slash. */
 export const baseUrlSchema = httpUrl({ noCredentials: true, noQuery: true }).transform(normalizeBaseUrl);
-
-/**
- * Why an API key must not go to `baseUrl` (plain http:// to a host that is not this machine, where
- * anyone on the way can read it), or null when it may. `allowInsecureHttp` is the person's explicit
- * choice to send it anyway.
- */
-export function insecureKeyProblem(baseUrl: string, allowInsecureHttp = false): string | null {
-  if (allowInsecureHttp) return null;
-  let u: URL;
-  try {
-    u = new URL(baseUrl);
-  } catch {
-    return null;
-  }
-  if (u.protocol !== 'http:' || isLoopbackHost(u.hostname)) return null;
-  return `The API key would travel unencrypted to ${u.host} (plain http:// to a host other than this machine), where anyone on the way can read it. Use an https:// base URL, or allow plain HTTP for this team explicitly`;
-}
 
 /** Splits `name:port` / `[v6]:port` (lower-cased); null when there is no port. */
 function splitHostHeader(host: string): { name: string; port: string } | null {
