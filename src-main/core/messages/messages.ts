@@ -163,7 +163,7 @@ export class Messages {
     const fresh = !existsSync(file);
     const inMemory = this.o.readOnly === true && fresh;
     try {
-      if (!inMemory) await ensurePrivateDir(path.dirname(file));
+      if (fresh && !inMemory) await ensurePrivateDir(path.dirname(file));
       this.store = SqliteMessageStore.open({
         file: inMemory ? ':memory:' : file,
         readOnly: this.o.readOnly === true && !inMemory,
@@ -174,7 +174,8 @@ export class Messages {
       return;
     }
     const store = this.store;
-    if ((await store.meta(META_RETENTION)) === null && !store.readOnly) {
+    let meta = await store.metas();
+    if (!meta.has(META_RETENTION) && !store.readOnly) {
       const r = await importLegacy(store, {
         dataDir: this.o.dataDir,
         sendLog: this.sendLog,
@@ -186,10 +187,11 @@ export class Messages {
       await store.setMeta(META_SEND_OFFSET, String(r.sendOffset));
       await store.setMeta(META_LOG_UNTIL, String(r.logUntil));
       await store.setMeta(META_RETENTION, String(r.retentionDays));
+      meta = await store.metas();
     }
-    await this.reload();
-    this.sendOffset = Number((await store.meta(META_SEND_OFFSET)) ?? 0);
-    this.logUntil = Number((await store.meta(META_LOG_UNTIL)) ?? 0);
+    await this.reload(meta);
+    this.sendOffset = Number(meta.get(META_SEND_OFFSET) ?? 0);
+    this.logUntil = Number(meta.get(META_LOG_UNTIL) ?? 0);
     this.seenSeq = await store.newestSeq();
     this.mark = await store.changeMark();
     // After the first list can be shown: retention, and what was stored while no writer ran (sends
@@ -211,11 +213,13 @@ export class Messages {
   }
 
   /** Reads the counts, names and retention again (after another process changed them). */
-  private async reload(): Promise<void> {
+  private async reload(meta?: Map<string, string>): Promise<void> {
     const store = this.need();
     await this.readUnread();
     this.names = await store.names();
-    this.retention = Number((await store.meta(META_RETENTION)) ?? DEFAULT_RETENTION_DAYS);
+    this.retention = Number(
+      (meta ? meta.get(META_RETENTION) : await store.meta(META_RETENTION)) ?? DEFAULT_RETENTION_DAYS,
+    );
   }
 
   /** The unread counts again: every agent's, and those of the conversations kept at hand. */

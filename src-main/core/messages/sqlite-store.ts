@@ -166,16 +166,11 @@ export class SqliteMessageStore implements MessageStore {
     let db: Db | null = null;
     try {
       db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
-      db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-      // A read of the header: a file that is not a database says so here, before anything else.
-      db.prepare('SELECT count(*) AS n FROM sqlite_master').get();
-      if (o.readOnly === true) db.exec('PRAGMA query_only = 1');
-      else {
-        db.exec('PRAGMA journal_mode = WAL');
-        db.exec('PRAGMA synchronous = NORMAL');
-      }
-      db.exec('PRAGMA secure_delete = ON');
-      db.exec('PRAGMA foreign_keys = OFF');
+      // The first statement reads the header: a file that is not a database says so here.
+      db.exec(
+        `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA secure_delete = ON; ` +
+          (o.readOnly === true ? 'PRAGMA query_only = 1;' : 'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;'),
+      );
       const store = new SqliteMessageStore(db, o);
       if (o.readOnly !== true) store.migrate(o.version ?? SCHEMA_VERSION);
       else if (store.version() === 0)
@@ -193,9 +188,13 @@ export class SqliteMessageStore implements MessageStore {
 
   /** The schema version of the file (0: empty). */
   version(): number {
-    const has = this.stmt("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get();
-    if (!has) return 0;
-    const r = this.stmt('SELECT version FROM schema_version').get() as Row | undefined;
+    let r: Row | undefined;
+    try {
+      r = this.db.prepare('SELECT version FROM schema_version').get() as Row | undefined;
+    } catch (err) {
+      if (/no such table/.test(err instanceof Error ? err.message : String(err))) return 0;
+      throw err;
+    }
     return r ? num(r.version) : 0;
   }
 
@@ -634,6 +633,13 @@ export class SqliteMessageStore implements MessageStore {
 
   changeMark(): Promise<number> {
     return this.read(() => num((this.stmt('PRAGMA data_version').get() as Row).data_version));
+  }
+
+  metas(): Promise<Map<string, string>> {
+    return this.read(
+      () =>
+        new Map((this.stmt('SELECT key, value FROM meta').all() as Row[]).map((r) => [String(r.key), String(r.value)])),
+    );
   }
 
   meta(key: string): Promise<string | null> {

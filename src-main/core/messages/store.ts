@@ -148,6 +148,8 @@ export interface MessageStore {
   /** A number that changes when another process (another connection) changed the store. */
   changeMark(): Promise<number>;
   meta(key: string): Promise<string | null>;
+  /** Every setting kept (one read at start). */
+  metas(): Promise<Map<string, string>>;
   setMeta(key: string, value: string): Promise<void>;
   /** Bytes of the database on disk (its file and its write-ahead log). */
   bytesOnDisk(): Promise<number>;
