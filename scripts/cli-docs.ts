@@ -132,13 +132,18 @@ const NOTES: Record<string, string> = {
   chat: '`--stream` prints the whole reply at once when the service answers a stream request with JSON.',
   verify: 'Verifies exactly like the tunnel: exit 0 when valid, 1 when invalid, with the reason.',
   monitor:
-    'With `--json` an alert carries `team` (the label) and a grouped alert its `parts`. Alert rules, metrics and ' +
-    'Alertmanager: [oncall.md](oncall.md).',
+    "Over saved teams it prints the companion's health and incidents: with `--json` " +
+    '`{"event":"health","agent":{…},"previous":…}`, `{"event":"alert","alert":{…}}` (one per incident, with the ' +
+    'screens\' id, start and length), `{"event":"incident",…}` for those open when it starts, and, when it ' +
+    'started the companion with `--metrics-port`, `{"event":"metrics","url":…}`. With `--base-url` it polls on its ' +
+    'own. Alert rules, metrics and Alertmanager: [oncall.md](oncall.md).',
   listen:
     'Prints the full hook URL of each agent (`http://127.0.0.1:PORT/hooks/<agent>`; with a single secret and no ' +
     "agent, `/hooks`). Only those take deliveries: another agent's hook is an 'unknown agent' 404, another path " +
-    "a 'not a hook' 404. One line per delivery, forward and refused request. Exposure, what the receiver refuses, its " +
-    'limits and the log: [tunnel.md](tunnel.md).',
+    "a 'not a hook' 404. One line per delivery, forward and refused request. With saved teams it prints what the " +
+    "companion's receiver takes; `--forward-to` is this listener's own target (a user and password in it are sent " +
+    'as Basic authorization and printed as `***`). Exposure, what the receiver refuses, its limits and the log: ' +
+    '[tunnel.md](tunnel.md).',
   trigger: 'Without `--forward-to` the simulated delivery is only stored in the log.',
   deliveries:
     'Reads the durable log only, so it is safe while `listen` or the app runs. `refused` shows metadata only.',
