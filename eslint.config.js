@@ -221,6 +221,42 @@ export default tseslint.config(
     },
   },
   {
+    // The contract itself: its DTOs by domain (src-shared/contract/) besides the shared words.
+    files: ['src-shared/contract.ts'],
+    rules: {
+      'layers/imports': restrict({
+        paths: nodeBuiltins.map((name) => ({
+          name,
+          message: 'The contract is plain types and data for every runtime: no Node built-ins.',
+        })),
+        patterns: [
+          {
+            group: ['./*', '!./vocabulary', '!./contract', '!./contract/*', '../*', '../**'],
+            message: 'The contract imports nothing but its DTOs (src-shared/contract/) and src-shared/vocabulary.',
+          },
+        ],
+      }),
+    },
+  },
+  {
+    // The contract's DTOs by domain (src-shared/contract/): each other and the shared words, nothing else.
+    files: ['src-shared/contract/*.ts'],
+    rules: {
+      'layers/imports': restrict({
+        paths: nodeBuiltins.map((name) => ({
+          name,
+          message: 'The contract is plain types and data for every runtime: no Node built-ins.',
+        })),
+        patterns: [
+          {
+            group: ['../*', '../**/*', '!../vocabulary'],
+            message: "The contract's DTOs import nothing but each other and src-shared/vocabulary.",
+          },
+        ],
+      }),
+    },
+  },
+  {
     // The renderer is a web page: only the shared contract from the rest of the repository, no
     // Node built-ins, and no electron either.
     files: ['src-renderer/**/*.{ts,tsx}'],

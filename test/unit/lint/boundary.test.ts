@@ -355,6 +355,17 @@ describe('lint boundary', () => {
       expect(await restrictedImportErrors('src-shared/contract.ts', './vocabulary')).toEqual([]);
     });
 
+    it('lets the contract read its DTOs by domain, and those DTOs only each other and the vocabulary', async () => {
+      expect(await restrictedImportErrors('src-shared/contract.ts', './contract/teams')).toEqual([]);
+      expect(await restrictedImportErrors('src-shared/contract/tunnel.ts', './errors')).toEqual([]);
+      expect(await restrictedImportErrors('src-shared/contract/tunnel.ts', '../vocabulary')).toEqual([]);
+      expect(await restrictedImportErrors('src-shared/contract/tunnel.ts', '../words')).toHaveLength(1);
+      expect(await restrictedImportErrors('src-shared/contract/tunnel.ts', '../../src-main/app/errors')).toHaveLength(
+        1,
+      );
+      expect(await restrictedImportErrors('src-shared/words.ts', './contract/teams')).toHaveLength(1);
+    });
+
     it('lets the words module use the duration words', async () => {
       expect(await restrictedImportErrors('src-shared/words.ts', './duration')).toEqual([]);
       expect(await restrictedImportErrors('src-shared/words.ts', './contract')).toHaveLength(1);

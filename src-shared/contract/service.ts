@@ -1,0 +1,105 @@
+// The contract's service: One agent on the service: its session and pairing, sends and their budget, contact checks, channel settings.
+// Plain data for every runtime; see ../contract.ts for the requests and events that carry them.
+import type { ErrorDTO } from './errors';
+
+export interface SessionDTO {
+  teamId: string;
+  agentId: string;
+  connected: boolean;
+  linked: boolean;
+  state: string;
+  needsScan: boolean;
+  phone: string | null;
+  /** PNG data URL while pairing. */
+  qr: string | null;
+  live?: boolean;
+  /** While a QR is on offer: when it changes and when the pairing expires, as the main side saw them. */
+  pairing?: PairingTimesDTO;
+}
+
+/**
+ * The clock of a pairing in progress. The service states no times: the main side counts them from
+ * what it saw (ASSUMPTION A-PAIRING: the QR changes every 20 s from the start, the pairing expires
+ * 2 min after it started), so a window that opens the pairing later shows the same countdown.
+ */
+export interface PairingTimesDTO {
+  /** ms epoch: when this app started the pairing, or (startedHere false) when it first saw it. */
+  startedAt: number;
+  /** False when the pairing was started elsewhere: it may be older, and expire sooner, than shown. */
+  startedHere: boolean;
+  /** The QR changes every qrEveryMs counted from qrAnchorAt (ms epoch). */
+  qrAnchorAt: number;
+  qrEveryMs: number;
+  /** ms epoch after which the code can no longer be scanned (a new pairing is needed). */
+  expiresAt: number;
+}
+
+/** app.ping: the main side answers (the window's heartbeat). */
+export interface PingDTO {
+  /** ms epoch on the main side's clock. */
+  at: number;
+  /** ms epoch when the main side started: a change means it restarted (the window reloads its data). */
+  upSince: number;
+}
+
+export interface SendArgs {
+  teamId: string;
+  agentId: string;
+  to: string;
+  text?: string;
+  imageUrl?: string;
+  documentUrl?: string;
+  documentFilename?: string;
+  /** Chosen by the renderer; echoed in send.progress events for this send. */
+  clientRef?: string;
+}
+
+export interface SendResultDTO {
+  status: string;
+  messageId: string;
+  to: string;
+}
+
+export interface QueuedSendDTO {
+  id: string;
+  agentId: string;
+  to: string;
+  enqueuedAt: number;
+  etaMs: number;
+}
+
+export interface SendBudgetDTO {
+  teamId: string;
+  limit: number;
+  windowMs: number;
+  used: number;
+  queued: QueuedSendDTO[];
+}
+
+export interface SendProgressDTO {
+  teamId: string;
+  agentId: string;
+  to: string;
+  clientRef?: string;
+  phase: 'queued' | 'retrying';
+  /** queued: the id to pass to send.cancel, its position and wait. */
+  queuedId?: string;
+  position?: number;
+  waitMs?: number;
+  /** retrying: attempt number, delay and the error that caused it. */
+  attempt?: number;
+  delayMs?: number;
+  error?: ErrorDTO;
+}
+
+export interface ContactCheckDTO {
+  phone: string;
+  exists: boolean;
+  jid: string;
+}
+
+export interface ChannelSettingsDTO {
+  groups: boolean;
+  readReceipts: boolean;
+  deliveryReceipts: boolean;
+}
