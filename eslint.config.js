@@ -163,6 +163,11 @@ export default tseslint.config(
     rules: { 'layers/imports': restrict({ patterns: [SHELL(['cli', 'electron']), SHELL_NO_CORE] }) },
   },
   {
+    // The team hub's network shell (members, roles): started by cli/commands/hub.ts, like the browser host by serve.
+    files: ['src-main/hub/**/*.ts'],
+    rules: { 'layers/imports': restrict({ patterns: [SHELL(['cli', 'electron', 'host']), SHELL_NO_CORE] }) },
+  },
+  {
     // The CLI starts the browser host for `serve`, and nowhere else.
     files: ['src-main/cli/**/*.ts'],
     ignores: ['src-main/cli/commands/serve.ts'],

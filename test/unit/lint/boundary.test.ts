@@ -355,6 +355,12 @@ describe('lint boundary', () => {
       expect(await restrictedImportErrors('src-shared/contract.ts', './vocabulary')).toEqual([]);
     });
 
+    it('keeps the hub a shell: no core, no other shell', async () => {
+      expect(await restrictedImportErrors('src-main/hub/x.ts', '../core/tunnel')).toHaveLength(1);
+      expect(await restrictedImportErrors('src-main/hub/x.ts', '../host/server')).toHaveLength(1);
+      expect(await restrictedImportErrors('src-main/hub/x.ts', '../app/contract-http')).toEqual([]);
+    });
+
     it('lets the contract read its DTOs by domain, and those DTOs only each other and the vocabulary', async () => {
       expect(await restrictedImportErrors('src-shared/contract.ts', './contract/teams')).toEqual([]);
       expect(await restrictedImportErrors('src-shared/contract/tunnel.ts', './errors')).toEqual([]);
