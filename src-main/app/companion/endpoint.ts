@@ -31,7 +31,7 @@ const COMPANION_LOCK = 'companion.lock';
 const OWNER_FILE = 'companion.json';
 
 /** Which shell runs the companion. */
-export type CompanionShell = 'desktop' | 'serve' | 'up' | 'command';
+export type CompanionShell = 'desktop' | 'serve' | 'up' | 'hub' | 'command';
 
 export interface CompanionOwner {
   pid: number;
@@ -48,7 +48,7 @@ export interface CompanionOwner {
 const ownerSchema = z.object({
   pid: z.number().int().positive(),
   since: z.number(),
-  shell: z.enum(['desktop', 'serve', 'up', 'command']),
+  shell: z.enum(['desktop', 'serve', 'up', 'hub', 'command']),
   socket: z.string().min(1),
   browserOrigin: z.string().nullable(),
   command: z.string().nullable(),

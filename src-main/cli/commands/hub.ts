@@ -112,7 +112,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       .catch(() => out.warn('No OS keychain is reachable here: adding a team to the hub will fail until one is.'));
     const { configDir, dataDir } = companionFolders(ctx, f);
     const hosted = await hostCompanion({
-      shell: 'up',
+      shell: 'hub',
       command: 'channel-companion hub',
       secrets,
       clock: ctx.clock,
