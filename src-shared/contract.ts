@@ -73,8 +73,7 @@ export type * from './contract/messages';
 // Requests: name → { args, result }
 // ---------------------------------------------------------------------------------------------
 
-/** @internal Exported for tests. */
-export interface Requests {
+interface Requests {
   'teams.list': { args: EmptyArgs; result: TeamDTO[] };
   'teams.add': {
     args: { label: string; baseUrl: string; apiKey: string; agents: AgentInputDTO[]; allowInsecureHttp?: boolean };

@@ -5,9 +5,9 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { MessageContactsDTO, MessageSearchDTO, MessageThreadDTO, Requests } from '../../src-shared/contract';
+import type { MessageContactsDTO, MessageSearchDTO, MessageThreadDTO, ResultOf } from '../../src-shared/contract';
 
-type MessageExportDTO = Requests['messages.export']['result'];
+type MessageExportDTO = ResultOf<'messages.export'>;
 import type { Emulator } from '../../src-main/emulator';
 import { companionSuite } from '../helpers/companion-suite';
 import { control, waitFor } from '../helpers/emulator';

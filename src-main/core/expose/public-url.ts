@@ -11,9 +11,8 @@ const ANSI_RE = /\x1b\[[0-9;?]*[A-Za-z]/g;
 /**
  * Loopback, unspecified ("any"), or a `*.localhost` name (never public, whatever it resolves to):
  * not a URL anyone else reaches.
- * @internal Exported for tests.
  */
-export function isOwnMachineHost(hostname: string): boolean {
+function isOwnMachineHost(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   return isLoopbackHost(h) || h === '0.0.0.0' || h === '::' || h.endsWith('.localhost');
 }

@@ -11,7 +11,8 @@ import {
   type EventName,
   type Events,
   type RequestName,
-  type Requests,
+  type ArgsOf,
+  type ResultOf,
   type Result,
   type TeamDTO,
 } from '../../../src-shared/contract';
@@ -32,22 +33,20 @@ describe('contract', () => {
 
   it('no DTO carries an API key or a secret', () => {
     expectTypeOf<'apiKey' extends keyof TeamDTO ? true : false>().toEqualTypeOf<false>();
-    expectTypeOf<'secret' extends keyof Requests['webhook.register']['result'] ? true : false>().toEqualTypeOf<false>();
+    expectTypeOf<'secret' extends keyof ResultOf<'webhook.register'> ? true : false>().toEqualTypeOf<false>();
     expectTypeOf<
-      'apiKey' | 'secret' | 'url' extends keyof Requests['tunnel.media']['result'] ? true : false
+      'apiKey' | 'secret' | 'url' extends keyof ResultOf<'tunnel.media'> ? true : false
     >().toEqualTypeOf<false>();
   });
 
   it('settings: installId is read, never patched; the new requests are listed and typed', () => {
-    expectTypeOf<Requests['settings.get']['result']['installId']>().toEqualTypeOf<string>();
-    expectTypeOf<
-      'installId' extends keyof Requests['settings.update']['args']['patch'] ? true : false
-    >().toEqualTypeOf<false>();
-    expectTypeOf<Requests['settings.update']['args']['patch']['theme']>().toEqualTypeOf<
+    expectTypeOf<ResultOf<'settings.get'>['installId']>().toEqualTypeOf<string>();
+    expectTypeOf<'installId' extends keyof ArgsOf<'settings.update'>['patch'] ? true : false>().toEqualTypeOf<false>();
+    expectTypeOf<ArgsOf<'settings.update'>['patch']['theme']>().toEqualTypeOf<
       'system' | 'light' | 'dark' | undefined
     >();
-    expectTypeOf<Requests['health.history']['args']>().toEqualTypeOf<{ teamId: string; agentId: string }>();
-    expectTypeOf<Requests['tunnel.media']['result']>().toEqualTypeOf<{
+    expectTypeOf<ArgsOf<'health.history'>>().toEqualTypeOf<{ teamId: string; agentId: string }>();
+    expectTypeOf<ResultOf<'tunnel.media'>>().toEqualTypeOf<{
       filename: string;
       mimeType: string;
       bytes: number;
@@ -75,7 +74,7 @@ describe('contract', () => {
 
   it('Api has one function per request plus on(), and on() passes only the payload', () => {
     expectTypeOf<Exclude<keyof Api, 'on'>>().toEqualTypeOf<RequestName>();
-    expectTypeOf<Parameters<Api['teams.add']>[0]>().toEqualTypeOf<Requests['teams.add']['args']>();
+    expectTypeOf<Parameters<Api['teams.add']>[0]>().toEqualTypeOf<ArgsOf<'teams.add'>>();
     expectTypeOf<Api['teams.list']>().toBeCallableWith();
     type OnHealth = (e: 'health.changed', cb: (p: Events['health.changed']) => void) => () => void;
     expectTypeOf<Api['on']>().toExtend<OnHealth>();

@@ -17,7 +17,6 @@ const NOT_YET_REWRITTEN = [
   'src-main/core/api/error-map.ts',
   'src-main/core/api/media.ts',
   'src-main/core/expose/command.ts',
-  'src-main/core/expose/public-url.ts',
   'src-main/core/monitor/alertmanager.ts',
   'src-main/core/monitor/poller.ts',
   'src-main/core/port-owner.ts',
@@ -29,15 +28,10 @@ const NOT_YET_REWRITTEN = [
   'src-main/electron/tray.ts',
   'src-main/electron/window.ts',
   'src-renderer/src/bridge/web.ts',
-  'src-renderer/src/features/agents/availability-words.ts',
-  'src-renderer/src/features/alerts/history-csv.ts',
   'src-renderer/src/features/chat/markdown/Paragraph.tsx',
   'src-renderer/src/features/chat/markdown/inline.tsx',
-  'src-renderer/src/features/chat/reply-renderer.tsx',
-  'src-renderer/src/features/pairing/WaMeQr.tsx',
   'src-renderer/src/store/notices.ts',
   'src-renderer/src/store/pairing.ts',
-  'src-shared/contract.ts',
 ];
 
 /** The lines of a source text that tag an export @internal. */

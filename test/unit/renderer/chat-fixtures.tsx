@@ -3,7 +3,6 @@
 import { act, fireEvent, screen } from '@testing-library/react';
 import type { AppSettingsDTO } from '../../../src-shared/contract';
 import { ChatScreen } from '../../../src-renderer/src/features/chat/ChatScreen';
-import { loadReplyRenderer } from '../../../src-renderer/src/features/chat/reply-renderer';
 import { connectStore } from '../../../src-renderer/src/store';
 import { flush, mount, setup as storeSetup } from './fixtures';
 
@@ -39,7 +38,6 @@ export function setup(answers: Parameters<typeof storeSetup>[0] = {}, installId:
     let r: ReturnType<typeof mount> | undefined;
     await act(async () => {
       r = mount(t.store, <ChatScreen teamId="team1" agentId="a1" />);
-      await loadReplyRenderer();
     });
     if (settings) await screen.findByLabelText('Message');
     return r;

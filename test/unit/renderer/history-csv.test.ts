@@ -1,23 +1,37 @@
 import { describe, expect, it } from 'vitest';
-import { csvField, historyCsv } from '../../../src-renderer/src/features/alerts/history-csv';
+import { historyCsv } from '../../../src-renderer/src/features/alerts/history-csv';
 import { incident } from './fixtures';
 
 describe('history CSV', () => {
+  /** The CSV's one row for an incident titled `title` lasting durationMs: its duration and title cells as written. */
+  const cells = (title: string, durationMs: number | null = 1000) => {
+    const csv = historyCsv([incident('i1', { title, durationMs, openedAt: 0, endedAt: 0, resolvedAt: 0 })], {
+      teamLabel: () => 'T',
+      agentLabel: () => 'A',
+    });
+    const prefix = 'T,a1,A,needs-scan,1970-01-01T00:00:00.000Z,1970-01-01T00:00:00.000Z,';
+    const row = csv.slice(csv.indexOf('\r\n') + 2, -2);
+    expect(row.startsWith(prefix)).toBe(true);
+    return row.slice(prefix.length);
+  };
+
   it('quotes fields with commas, quotes or line breaks and doubles their quotes', () => {
-    expect(csvField('plain')).toBe('plain');
-    expect(csvField('a, b')).toBe('"a, b"');
-    expect(csvField('say "hi"')).toBe('"say ""hi"""');
-    expect(csvField('two\nlines')).toBe('"two\nlines"');
-    expect(csvField('cr\rend')).toBe('"cr\rend"');
-    expect(csvField(42)).toBe('42');
+    expect(cells('plain')).toBe('1,plain');
+    expect(cells('a, b')).toBe('1,"a, b"');
+    expect(cells('say "hi"')).toBe('1,"say ""hi"""');
+    expect(cells('two\nlines')).toBe('1,"two\nlines"');
+    expect(cells('cr\rend')).toBe('1,"cr\rend"');
+    expect(cells('x', 42_000)).toBe('42,x');
   });
 
   it('keeps a text field from running as a spreadsheet formula', () => {
-    expect(csvField('=HYPERLINK("x")')).toBe(`"'=HYPERLINK(""x"")"`);
-    expect(csvField('+1')).toBe("'+1");
-    expect(csvField('-2')).toBe("'-2");
-    expect(csvField('@sum')).toBe("'@sum");
-    expect(csvField(-2)).toBe('-2');
+    expect(cells('=HYPERLINK("x")')).toBe(`1,"'=HYPERLINK(""x"")"`);
+    expect(cells('+1')).toBe("1,'+1");
+    expect(cells('-2')).toBe("1,'-2");
+    expect(cells('@sum')).toBe("1,'@sum");
+    expect(cells('\tTab')).toBe("1,'\tTab");
+    // A number is a number: not prefixed, even when negative.
+    expect(cells('x', -2000)).toBe('-2,x');
   });
 
   it("writes the header and one row per incident: labels, ISO start and end, the incident's one length in seconds, title", () => {

@@ -4,10 +4,8 @@ import type { AvailabilityWindowDTO } from '../../../../src-shared/contract';
 const H = 3_600_000;
 
 /**
- * A length of time, rounded down: "45 s", "40 min", "20 h", "6 d 4 h".
- * @internal Exported for tests.
- */
-export function formatObserved(ms: number): string {
+/** A length of time, rounded down: "45 s", "40 min", "20 h", "6 d 4 h". */
+function formatObserved(ms: number): string {
   if (ms < 60_000) return `${Math.floor(ms / 1000)} s`;
   if (ms < H) return `${Math.floor(ms / 60_000)} min`;
   const h = Math.floor(ms / H);
@@ -17,10 +15,8 @@ export function formatObserved(ms: number): string {
 }
 
 /**
- * The share connected, rounded down to a tenth (never "100 %" for less); null when nothing was observed.
- * @internal Exported for tests.
- */
-export function formatShare(w: AvailabilityWindowDTO): string | null {
+/** The share connected, rounded down to a tenth (never "100 %" for less); null when nothing was observed. */
+function formatShare(w: AvailabilityWindowDTO): string | null {
   if (w.observedMs <= 0) return null;
   if (w.upMs >= w.observedMs) return '100 %';
   return `${(Math.floor((w.upMs / w.observedMs) * 1000) / 10).toFixed(1)} %`;

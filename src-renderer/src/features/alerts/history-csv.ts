@@ -16,11 +16,8 @@ const HISTORY_CSV_HEADER = [
   'title',
 ] as const;
 
-/**
- * One CSV field.
- * @internal Exported for tests.
- */
-export function csvField(value: string | number): string {
+/** One CSV field. */
+function csvField(value: string | number): string {
   let text = String(value);
   if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;

@@ -15,8 +15,8 @@ function PlainReply({ text }: { text: string }) {
 
 let loading: Promise<ReplyRenderer> | null = null;
 
-/** @internal Exported for tests. */
-export function loadReplyRenderer(): Promise<ReplyRenderer> {
+/** The markdown renderer, loaded once; the plain one should its chunk fail to load. */
+function loadReplyRenderer(): Promise<ReplyRenderer> {
   loading ??= import('./markdown/Markdown').then(
     (m) => m.Markdown,
     () => PlainReply,

@@ -1,8 +1,8 @@
 // A QR of https://wa.me/<phone> so a tester can message the linked number from a phone.
 import { QrFromText } from '../../components/Qr';
 
-/** @internal Exported for tests. */
-export function waMeUrl(phone: string): string {
+/** The wa.me link of a phone number: its digits only. */
+function waMeUrl(phone: string): string {
   return `https://wa.me/${phone.replace(/\D/g, '')}`;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findPublicUrl, isOwnMachineHost } from '../../../../src-main/core/expose/public-url';
+import { findPublicUrl } from '../../../../src-main/core/expose/public-url';
 
 describe('findPublicUrl', () => {
   it.each([
@@ -39,14 +39,22 @@ describe('findPublicUrl', () => {
   });
 });
 
-describe('isOwnMachineHost', () => {
-  it.each(['localhost', 'app.localhost', '127.0.0.1', '127.8.9.1', '0.0.0.0', '[::1]', '::', '::ffff:127.0.0.1'])(
-    '%s is this machine',
-    (h) => {
-      expect(isOwnMachineHost(h)).toBe(true);
-    },
-  );
-  it.each(['192.168.1.4', '10.0.0.1', 'example.com', '2001:db8::1', 'localhost.example.com'])('%s is not', (h) => {
-    expect(isOwnMachineHost(h)).toBe(false);
+describe('a URL of this machine is never the public one', () => {
+  // Hosts as a URL writes them (IPv6 in brackets), each printed alone on a line with a port.
+  it.each([
+    'localhost',
+    'app.localhost',
+    'APP.LOCALHOST',
+    '127.0.0.1',
+    '127.8.9.1',
+    '0.0.0.0',
+    '[::1]',
+    '[::]',
+    '[::ffff:127.0.0.1]',
+  ])('%s is this machine', (h) => {
+    expect(findPublicUrl(`https://${h}:8443`)).toBeNull();
+  });
+  it.each(['192.168.1.4', '10.0.0.1', 'example.com', '[2001:db8::1]', 'localhost.example.com'])('%s is not', (h) => {
+    expect(findPublicUrl(`https://${h}:8443`)).toBe(`https://${h.toLowerCase()}:8443`);
   });
 });
