@@ -4,6 +4,7 @@ import type { RawResponse } from '../app/service';
 import { CompanionError, exitCodeOf, toErrorDTO } from '../app/errors';
 import { EXIT } from './exit-codes';
 import { cliHint } from '../../src-shared/error-advice';
+import { ContractError } from '../app/client';
 
 /** Bad command line (invalid flag value, missing key, …): usage goes to stderr, exit 2, nothing sent. */
 export class UsageError extends CompanionError {
@@ -59,9 +60,9 @@ export function describeError(err: unknown): DescribedError {
   }
   if (err instanceof Interrupted)
     return { exitCode: EXIT.interrupted, code: 'INTERRUPTED', kind: 'interrupted', message: err.message };
-  // Everything else through the app's one mapper. A foreign error (not ours) keeps its own words here:
-  // they go to this user's terminal.
-  const e = toErrorDTO(err);
+  // Everything else through the app's one mapper: a companion's answer as it came, any other error as
+  // the app maps it. A foreign error (not ours) keeps its own words here: they go to this user's terminal.
+  const e = err instanceof ContractError ? err.dto : toErrorDTO(err);
   if (e.kind === 'internal' && e.code === 'INTERNAL' && !(err instanceof CompanionError))
     return {
       exitCode: EXIT.failure,

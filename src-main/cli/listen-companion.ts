@@ -5,15 +5,9 @@
 // Several listeners can attach at once; each gets every delivery. With no companion running, the command starts
 // one for its duration (the same receiver, the same data folder), so one code path serves both.
 import { request } from 'undici';
-import type {
-  DeliverySummaryDTO,
-  ForwardResultDTO,
-  RefusedRequestDTO,
-  TeamDTO,
-  TunnelStatusDTO,
-} from '../../src-shared/contract';
-import { attemptWords, deliveryTypeWords, REFUSED_WORDS, verdictWords } from '../../src-shared/words';
-import { terminalSafe } from '../../src-shared/terminal-text';
+import type { DeliverySummaryDTO, ForwardResultDTO, TunnelStatusDTO } from '../../src-shared/contract';
+import { forwardLine, refusedLine, summaryLine } from './delivery-lines';
+import { teamNamed } from './companion-run';
 import { redactCredentials } from '../../src-shared/url';
 import type { ContractClient } from '../app/client';
 import { serialByKey } from '../app/serial';
@@ -43,32 +37,9 @@ const HOP_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-e
 
 const RETRY_DELAYS_MS = [1000, 2000, 4000, 8000, 15_000];
 
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
-}
-
-function deliveryLine(d: DeliverySummaryDTO): string {
-  return `${iso(d.receivedAt)} ${d.id} ${d.agentId ?? '?'} ${verdictWords(d.verdict)} — ${deliveryTypeWords(d)}${d.from ? ` from +${d.from}` : ''}${d.preview ? `: ${terminalSafe(d.preview)}` : ''}`;
-}
-
-function refusedLine(r: RefusedRequestDTO): string {
-  return `${iso(r.at)} ${r.method} ${terminalSafe(r.path)} from ${r.from}: ${REFUSED_WORDS[r.reason] ?? r.reason} (${r.status})`;
-}
-
-function forwardLine(f: ForwardResultDTO, mine: boolean): string {
-  return `${iso(f.at)} ${f.deliveryId} → ${f.url}: ${attemptWords(f)} (${f.durationMs} ms)${mine ? '' : ' [the companion’s forward]'}`;
-}
-
 function waitForAbort(signal: AbortSignal): Promise<null> {
   if (signal.aborted) return Promise.resolve(null);
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(null), { once: true }));
-}
-
-function teamOf(teams: TeamDTO[], name: string): TeamDTO {
-  const want = name.trim().toLowerCase();
-  const t = teams.find((x) => x.teamId === name) ?? teams.find((x) => x.label.toLowerCase() === want);
-  if (!t) throw new UsageError(`--team: no saved team "${name}" (see \`channel-companion team list\`)`);
-  return t;
 }
 
 /** The URL to POST to without its user and password, and those as a Basic authorization (the client drops them). */
@@ -156,7 +127,10 @@ class ListenerForwards {
           error: (e as { code?: string }).code ?? (e instanceof Error ? e.message : String(e)),
         };
       }
-      this.out.event({ event: 'forward', listener: true, forward: result }, forwardLine(result, true));
+      this.out.event(
+        { event: 'forward', listener: true, forward: result },
+        `${result.deliveryId}${forwardLine(result)}`,
+      );
       const ok = result.status !== null && result.status < 500 && result.status !== 429;
       const delay = RETRY_DELAYS_MS[attempt];
       if (ok || delay === undefined) return;
@@ -184,8 +158,7 @@ export async function listenThroughCompanion(ctx: CliContext, out: Output, f: Co
       throw new UsageError(
         `--port: ${sessionWords(session)} runs the receiver on its own port; leave --port out (change it in its settings), or stop that companion first`,
       );
-    const teams = await client.request('teams.list', {});
-    const team = f.team !== undefined ? teamOf(teams, f.team) : null;
+    const team = f.team !== undefined ? await teamNamed(client, f.team) : null;
     let status: TunnelStatusDTO = await client.request('tunnel.start', {});
     if (!status.running || status.listenUrl === null)
       throw new CliFailure(
@@ -212,7 +185,7 @@ export async function listenThroughCompanion(ctx: CliContext, out: Output, f: Co
     const forwards = f.forwardTo !== undefined ? new ListenerForwards(ctx, out, client, f.forwardTo) : null;
     client.on('tunnel.delivery', (d) => {
       if (!mine(d.agentId)) return;
-      out.event({ event: 'delivery', delivery: d }, deliveryLine(d));
+      out.event({ event: 'delivery', delivery: d }, summaryLine(d));
       forwards?.take(d);
     });
     client.on('tunnel.refused', (r) => {
@@ -221,7 +194,10 @@ export async function listenThroughCompanion(ctx: CliContext, out: Output, f: Co
     });
     client.on('tunnel.forward', (a) => {
       if (forwards) return; // this listener prints its own forwards; the companion's are on its screen
-      out.event({ event: 'forward', listener: false, forward: a }, forwardLine(a, false));
+      out.event(
+        { event: 'forward', listener: false, forward: a },
+        `${a.deliveryId}${forwardLine(a)} (the companion's own)`,
+      );
     });
     const stopped = new Promise<string>((r) => client.onClose(r));
     await client.listening();
