@@ -2,7 +2,7 @@
 // (sent, or failed with its error) in the data folder's send log; `messages` asks the data folder's companion
 // (started in-process here, as none runs) for the contacts with unread counts and one thread, kept from the
 // tunnel's stored deliveries and the send log; what others wrote is printed with control characters escaped.
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -139,7 +139,8 @@ describe('send records in the send log', () => {
       { env },
     );
     expect(r.code).toBe(2);
-    await expect(readdir(join(data, 'messages'))).rejects.toThrow();
+    // (The saved team's companion made the data folder already: the send log holds nothing.)
+    expect(await new SendLog(data).read()).toEqual([]);
   });
 });
 
@@ -151,6 +152,8 @@ describe('messages', () => {
       delivery('agent-connected', '15550102222', 'other person', t + 1000),
       delivery('agent-connected', '15550101111', 'second question', t + 2000),
     );
+    // Taken in by the companion (as a running one takes them when they arrive), then answered.
+    expect((await runCli(['messages', '--json'], saved())).code).toBe(0);
     expect(
       (
         await runCli(
