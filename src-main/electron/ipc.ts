@@ -68,8 +68,7 @@ const FORBIDDEN: ErrorDTO = {
 };
 
 /** scheme://host[:port] of a URL, or null when it does not parse. */
-/** @internal Exported for tests. */
-export function originOf(url: string): string | null {
+function originOf(url: string): string | null {
   try {
     const u = new URL(url);
     return `${u.protocol}//${u.host}`;
@@ -84,8 +83,7 @@ export function originOf(url: string): string | null {
  * routingId: Electron may hand out a new WebFrameMain object per event, so object identity proves
  * nothing. A frame that is gone, detached or throws on access is refused.
  */
-/** @internal Exported for tests. */
-export function isTrustedSender(event: InvokeEventLike, registry: WindowRegistry, appOrigin: string): boolean {
+function isTrustedSender(event: InvokeEventLike, registry: WindowRegistry, appOrigin: string): boolean {
   try {
     const frame = event.senderFrame;
     if (!frame || frame.detached === true || frame.parent !== null) return false;

@@ -35,8 +35,7 @@ function routeForIncident(i: IncidentDTO): string {
   return agentRoute(i.teamId, i.agentId, i.kind === 'needs-scan');
 }
 
-/** @internal Exported for tests. */
-export function notificationOptions(i: IncidentDTO): NotificationOptionsLike {
+function notificationOptions(i: IncidentDTO): NotificationOptionsLike {
   if (i.resolvedAt !== null)
     return { title: i.title, body: i.message, urgency: 'low', silent: true, timeoutType: 'default' };
   const urgent = i.severity === 'urgent';

@@ -20,8 +20,7 @@ export interface HardenableContents {
 }
 
 /** Deny every new window; hand http(s) links to the OS browser, drop everything else (file:, javascript:, custom schemes). */
-/** @internal Exported for tests. */
-export function windowOpenHandler(shell: ShellLike) {
+function windowOpenHandler(shell: ShellLike) {
   return ({ url }: { url: string }): WindowOpenResponse => {
     if (isHttpUrl(url)) void shell.openExternal(url).catch(() => undefined);
     return { action: 'deny' };
@@ -29,8 +28,7 @@ export function windowOpenHandler(shell: ShellLike) {
 }
 
 /** Navigation is allowed only to the URL already shown (a reload); everything else is prevented. */
-/** @internal Exported for tests. */
-export function navigationGuard(contents: Pick<HardenableContents, 'getURL'>) {
+function navigationGuard(contents: Pick<HardenableContents, 'getURL'>) {
   return (event: { preventDefault(): void; url?: string }, legacyUrl?: string): void => {
     const target = event.url ?? legacyUrl ?? '';
     if (target !== contents.getURL()) event.preventDefault();

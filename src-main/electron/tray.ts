@@ -32,13 +32,11 @@ export interface TrayDeps {
   setBadgeCount(count: number): void;
 }
 
-/** @internal Exported for tests. */
-export function trayIconPath(iconDir: string, state: TrayIconState): string {
+function trayIconPath(iconDir: string, state: TrayIconState): string {
   return join(iconDir, `${state}.png`);
 }
 
-/** @internal Exported for tests. */
-export function toTemplate(items: TrayMenuItem[], dispatch: (a: TrayAction) => void): MenuItemConstructorOptions[] {
+function toTemplate(items: TrayMenuItem[], dispatch: (a: TrayAction) => void): MenuItemConstructorOptions[] {
   return items.map((item): MenuItemConstructorOptions => {
     switch (item.kind) {
       case 'separator':

@@ -36,8 +36,7 @@ export interface WindowDeps {
   isQuitting(): boolean;
 }
 
-/** @internal Exported for tests. */
-export function mainWindowOptions(preloadPath: string, iconPath?: string): BrowserWindowConstructorOptions {
+function mainWindowOptions(preloadPath: string, iconPath?: string): BrowserWindowConstructorOptions {
   const options: BrowserWindowConstructorOptions = {
     width: 1100,
     height: 760,

@@ -2,7 +2,7 @@
 // a recording Tray, and a Notification class that records the notifications shown.
 import { vi } from 'vitest';
 import { createTray } from '../../../src-main/electron/tray';
-import type { TrayState } from '../../../src-main/electron/tray-model';
+import type { TrayAction, TrayState } from '../../../src-main/electron/tray-model';
 import type { AgentDTO, Health } from '../../../src-shared/contract';
 import { NOW } from '../contract/fake-contract';
 
@@ -34,8 +34,11 @@ export const trayState = (agents: AgentDTO[], extra: Partial<TrayState> = {}): T
   ...extra,
 });
 
-/** The tray controller over a Tray that records its images, tooltip and menu; `badge` the counts set. */
-export function recordingTray(initial: TrayState) {
+/**
+ * The tray controller over a Tray that records its images, tooltip and menu (the template it built);
+ * `badge` the counts set; the menu's clicks go to `dispatch`.
+ */
+export function recordingTray(initial: TrayState, dispatch: (a: TrayAction) => void = () => undefined) {
   const images: string[] = [];
   const badge: number[] = [];
   class FakeTray {
@@ -62,7 +65,7 @@ export function recordingTray(initial: TrayState) {
       setBadgeCount: (n) => void badge.push(n),
     },
     initial,
-    () => undefined,
+    dispatch,
   );
   return { ctl, images, trays, badge };
 }

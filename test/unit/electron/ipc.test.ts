@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', () => ({}));
 
-import { forwardEvents, isTrustedSender, originOf, registerIpc, WindowRegistry } from '../../../src-main/electron/ipc';
+import { forwardEvents, registerIpc, WindowRegistry } from '../../../src-main/electron/ipc';
 import { createHandlers } from '../../../src-main/app/handlers';
 import { IPC_PREFIX, REQUEST_NAMES } from '../../../src-shared/contract';
 import { fakeContract } from '../contract/fake-contract';
@@ -39,7 +39,7 @@ function eventFrom(senderId: number, mainFrame: () => Frame | null, senderFrame:
   };
 }
 
-function setup() {
+function setup(appUrl = APP_URL) {
   const { impl, events } = fakeContract();
   const handlers = createHandlers(impl);
   const registry = new WindowRegistry();
@@ -48,7 +48,7 @@ function setup() {
     handle: vi.fn((c: string, l: never) => channels.set(c, l)),
     removeHandler: vi.fn((c: string) => channels.delete(c)),
   };
-  const dispose = registerIpc(ipcMain, handlers, registry, APP_URL);
+  const dispose = registerIpc(ipcMain, handlers, registry, appUrl);
   const contents = {
     id: 1,
     sent: [] as unknown[][],
@@ -135,17 +135,22 @@ describe('IPC', () => {
     expect(impl['teams.add']).not.toHaveBeenCalled();
   });
 
-  it('checks the origin of the URL it was given: a dev server origin matches itself, not app://', () => {
-    const registry = new WindowRegistry();
-    registry.add({ id: 1, send: () => undefined, isDestroyed: () => false });
+  it('checks the origin of the URL it was given: a dev server origin matches itself, not app://', async () => {
     const dev = frameOf({ url: 'http://localhost:5173/#/agents', processId: 4, routingId: 1 });
     const app = frameOf({ url: APP_URL, processId: 4, routingId: 1 });
-    expect(isTrustedSender(eventFrom(1, dev, dev), registry, 'http://localhost:5173')).toBe(true);
-    expect(isTrustedSender(eventFrom(1, dev, dev), registry, 'http://localhost:5174')).toBe(false);
-    expect(isTrustedSender(eventFrom(1, app, app), registry, 'http://localhost:5173')).toBe(false);
-    expect(originOf('app://renderer/index.html')).toBe('app://renderer');
-    expect(originOf('http://127.0.0.1:5173/x?y#z')).toBe('http://127.0.0.1:5173');
-    expect(originOf('nonsense')).toBeNull();
+    const served = async (appUrl: string, frame: () => Frame) => {
+      const { call, impl } = setup(appUrl);
+      const r = await call('teams.add', eventFrom(1, frame, frame), TEAM);
+      expect((r as { ok: boolean }).ok).toBe(impl['teams.add'].mock.calls.length === 1);
+      return (r as { ok: boolean }).ok;
+    };
+    expect(await served('http://localhost:5173', dev)).toBe(true);
+    expect(await served('http://localhost:5174', dev)).toBe(false);
+    expect(await served('http://localhost:5173', app)).toBe(false);
+    // Only scheme, host and port count: not the path, query or fragment of either URL.
+    const other = frameOf({ url: 'http://127.0.0.1:5173/other', processId: 4, routingId: 1 });
+    expect(await served('http://127.0.0.1:5173/x?y#z', other)).toBe(true);
+    expect(await served('http://127.0.0.1:5174/x?y#z', other)).toBe(false);
   });
 
   it('refuses to register with an app URL that does not parse', () => {

@@ -1,17 +1,20 @@
 // Unread messages in the tray (tooltip, menu, badge) and new-message notifications, in the tray
 // model, the notifier, and the whole shell over the fake electron module.
 import { describe, expect, it, vi } from 'vitest';
+import type { TrayDeps } from '../../../src-main/electron/tray';
 
 vi.mock('electron', () => ({}));
 
 import { startElectronShell, type ElectronParts } from '../../../src-main/electron/shell';
 import { trayMenu, traySummary, type TrayAction, type TrayState } from '../../../src-main/electron/tray-model';
-import { toTemplate } from '../../../src-main/electron/tray';
 import { createMessageNotifier } from '../../../src-main/electron/notifications';
 import { EVENT_PREFIX, type MessageNoticeDTO } from '../../../src-shared/contract';
 import { fakeContract, NOW } from '../contract/fake-contract';
 import { fakeElectron } from './fake-electron';
 import { agent, recordingNotifications, recordingTray, trayState } from './fixtures';
+
+/** The menu template the tray built. */
+type MenuTemplate = Parameters<TrayDeps['Menu']['buildFromTemplate']>[0];
 
 const state = (unread: number): TrayState => trayState([agent('a1')], { unread });
 
@@ -41,7 +44,7 @@ describe('tray: unread messages', () => {
 
   it('the menu has a Messages line with the count that opens the Messages screen', () => {
     const dispatched: TrayAction[] = [];
-    const tpl = toTemplate(trayMenu(state(3), NOW), (a) => dispatched.push(a));
+    const tpl = recordingTray(state(3), (a) => dispatched.push(a)).trays[0]!.menu as MenuTemplate;
     const line = tpl.find((t) => typeof t.label === 'string' && t.label.startsWith('Messages'))!;
     expect(line.label).toBe('Messages (3 unread messages)');
     (line.click as () => void)();

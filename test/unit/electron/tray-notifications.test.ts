@@ -1,8 +1,9 @@
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import type { TrayDeps } from '../../../src-main/electron/tray';
 
 vi.mock('electron', () => ({}));
 
-import { toTemplate, trayIconPath } from '../../../src-main/electron/tray';
 import {
   agentRoute,
   trayIconState,
@@ -10,11 +11,14 @@ import {
   traySummary,
   type TrayAction,
 } from '../../../src-main/electron/tray-model';
-import { createAlertNotifier, notificationOptions } from '../../../src-main/electron/notifications';
+import { createAlertNotifier, type NotificationOptionsLike } from '../../../src-main/electron/notifications';
 import { HEALTHS, type IncidentDTO } from '../../../src-shared/contract';
 import { HEALTH_SHORT } from '../../../src-shared/words';
 import { NOW } from '../contract/fake-contract';
 import { agent, recordingNotifications, recordingTray, trayState } from './fixtures';
+
+/** The menu template the tray built. */
+type MenuTemplate = Parameters<TrayDeps['Menu']['buildFromTemplate']>[0];
 
 describe('tray model', () => {
   it('summarises agents by health', () => {
@@ -82,7 +86,8 @@ describe('tray model', () => {
 
   it('menu template clicks dispatch actions; start at login follows the checkbox', () => {
     const dispatched: TrayAction[] = [];
-    const tpl = toTemplate(trayMenu(trayState([agent('a1', 'connected')]), NOW), (a) => dispatched.push(a));
+    const { trays } = recordingTray(trayState([agent('a1', 'connected')]), (a) => dispatched.push(a));
+    const tpl = trays[0]!.menu as MenuTemplate;
     const find = (label: string) => tpl.find((t) => t.label === label)!;
     (find('● a1 — Connected').click as () => void)();
     (find('Start at login').click as (mi: { checked: boolean }) => void)({ checked: true });
@@ -100,10 +105,10 @@ describe('tray model', () => {
 
   it('controller sets the icon per worst health and updates tooltip and menu', () => {
     const { ctl, images, trays } = recordingTray(trayState([agent('a', 'connected')]));
-    expect(images).toEqual([trayIconPath('/icons', 'connected')]);
+    expect(images).toEqual([join('/icons', 'connected.png')]);
     expect(trays[0]!.tooltip).toBe('1 agent: 1 connected');
     ctl.update(trayState([agent('a', 'connected'), agent('b', 'unreachable')]));
-    expect(images.at(-1)).toBe(trayIconPath('/icons', 'unreachable'));
+    expect(images.at(-1)).toBe(join('/icons', 'unreachable.png'));
     expect(trays[0]!.tooltip).toBe('2 agents: 1 connected, 1 unreachable');
     ctl.update(trayState([agent('a', 'connected'), agent('b', 'unreachable')]));
     expect(images).toHaveLength(2); // unchanged state → no icon reload
@@ -130,7 +135,7 @@ function incident(over: Partial<IncidentDTO> = {}): IncidentDTO {
 
 describe('alert notifications', () => {
   function setup(enabled = true) {
-    const { shown, Notification } = recordingNotifications<ReturnType<typeof notificationOptions>>();
+    const { shown, Notification } = recordingNotifications<NotificationOptionsLike>();
     const openRoute = vi.fn();
     const notifier = createAlertNotifier({ Notification, openRoute, enabled: () => enabled });
     return { shown, openRoute, notifier };

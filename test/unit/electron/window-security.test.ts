@@ -2,14 +2,29 @@ import { describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', () => ({}));
 
-import { createMainWindow, mainWindowOptions, revealWindow } from '../../../src-main/electron/window';
+import { createMainWindow, revealWindow, type WindowCtor } from '../../../src-main/electron/window';
 import {
   denyAllPermissions,
   enforceCsp,
-  navigationGuard,
-  windowOpenHandler,
+  hardenContents,
+  type HardenableContents,
 } from '../../../src-main/electron/security';
 import { RENDERER_CSP } from '../../../src-main/app/web-security';
+
+type Guard = (event: { preventDefault(): void; url?: string }, legacyUrl?: string) => void;
+
+/** Web contents showing `url`, hardened: its window-open handler and the listeners it was given. */
+function hardened(url: string, shell = { openExternal: vi.fn(async (_url: string) => {}) }) {
+  const listeners = new Map<string, Guard>();
+  let openHandler: ((d: { url: string }) => unknown) | null = null;
+  const contents = {
+    getURL: () => url,
+    setWindowOpenHandler: (h: (d: { url: string }) => unknown) => void (openHandler = h),
+    on: (event: string, l: Guard) => void listeners.set(event, l),
+  };
+  hardenContents(contents as unknown as HardenableContents, shell);
+  return { shell, open: (u: string) => openHandler!({ url: u }), on: (event: string) => listeners.get(event)! };
+}
 
 function fakeWindowClass() {
   const created: FakeWin[] = [];
@@ -53,8 +68,18 @@ function fakeWindowClass() {
 
 describe('main window', () => {
   it('is sandboxed, context-isolated, without node, with the CJS preload, hidden until ready', () => {
-    const o = mainWindowOptions('/app/out/preload/index.cjs');
+    const { FakeWin, created } = fakeWindowClass();
+    createMainWindow({
+      BrowserWindow: FakeWin as never,
+      shell: { openExternal: async () => {} },
+      preloadPath: '/app/out/preload/index.cjs',
+      appUrl: 'app://renderer/index.html',
+      iconPath: '/app/icon.png',
+      isQuitting: () => false,
+    });
+    const o = created[0]!.options as ConstructorParameters<WindowCtor>[0];
     expect(o.show).toBe(false);
+    expect(o.icon).toBe('/app/icon.png');
     expect(o.webPreferences).toMatchObject({
       preload: '/app/out/preload/index.cjs',
       contextIsolation: true,
@@ -106,8 +131,7 @@ describe('main window', () => {
 
 describe('window-open and navigation handlers', () => {
   it('deny every new window; only http(s) go to the system browser', () => {
-    const shell = { openExternal: vi.fn(async (_url: string) => {}) };
-    const h = windowOpenHandler(shell);
+    const { shell, open } = hardened('app://renderer/index.html');
     for (const url of [
       'http://example.com/a',
       'https://example.com/b',
@@ -116,13 +140,13 @@ describe('window-open and navigation handlers', () => {
       'smb://host/share',
       'not a url',
     ]) {
-      expect(h({ url })).toEqual({ action: 'deny' });
+      expect(open(url)).toEqual({ action: 'deny' });
     }
     expect(shell.openExternal.mock.calls.map((c) => c[0])).toEqual(['http://example.com/a', 'https://example.com/b']);
   });
 
-  it('prevents navigation except to the same URL', () => {
-    const guard = navigationGuard({ getURL: () => 'app://renderer/index.html' });
+  it.each(['will-navigate', 'will-redirect'])('%s is prevented except to the same URL', (event) => {
+    const guard = hardened('app://renderer/index.html').on(event);
     const away = { url: 'https://evil.example/', preventDefault: vi.fn() };
     guard(away);
     expect(away.preventDefault).toHaveBeenCalled();
@@ -132,6 +156,12 @@ describe('window-open and navigation handlers', () => {
     const legacy = { preventDefault: vi.fn() };
     guard(legacy, 'file:///etc/passwd');
     expect(legacy.preventDefault).toHaveBeenCalled();
+  });
+
+  it('prevents every <webview>', () => {
+    const attach = { preventDefault: vi.fn() };
+    hardened('app://renderer/index.html').on('will-attach-webview')(attach);
+    expect(attach.preventDefault).toHaveBeenCalled();
   });
 });
 
