@@ -21,11 +21,8 @@ export function isPortTaken(err: unknown): boolean {
   return (err as NodeJS.ErrnoException | null)?.code === 'EADDRINUSE';
 }
 
-/**
- * Inodes of the sockets listening on `port` (any address), from a /proc/net/tcp-style table.
- * @internal Exported for tests.
- */
-export function listeningInodes(table: string, port: number): string[] {
+/** Inodes of the sockets listening on `port` (any address), from a /proc/net/tcp-style table. */
+function listeningInodes(table: string, port: number): string[] {
   const hex = port.toString(16).toUpperCase().padStart(4, '0');
   const out: string[] = [];
   for (const line of table.split('\n').slice(1)) {

@@ -40,8 +40,7 @@ const flagsSchema = z
   });
 
 /** `Name: value` lines into a header bag; repeated names are kept as a list. */
-/** @internal Exported for tests. */
-export function parseHeaderArgs(lines: readonly string[]): HeaderBag {
+function parseHeaderArgs(lines: readonly string[]): HeaderBag {
   const bag: Record<string, string[]> = {};
   for (const line of lines) {
     const colon = line.indexOf(':');

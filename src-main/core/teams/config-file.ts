@@ -82,8 +82,7 @@ function faultOffset(text: string, message: string): number | null {
  * Where JSON.parse stopped, by line and column, and never the text there ("at line 3, column 14",
  * "it ends too early"); "an unexpected character" when its message does not tell where.
  */
-/** @internal Exported for tests. */
-export function jsonFault(text: string, err: unknown): string {
+function jsonFault(text: string, err: unknown): string {
   const message = err instanceof Error ? err.message : '';
   if (/end of JSON input/i.test(message)) return 'it ends too early';
   const offset = faultOffset(text, message);

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { UsageError } from '../../../src-main/cli/errors';
 import { intString, onOff, parseFlags, phone, recipient } from '../../../src-main/cli/flags';
 import { baseUrlSchema, httpUrlSchema } from '../../../src-main/core/url';
-import { parseHeaderArgs } from '../../../src-main/cli/commands/verify';
 import { runCli } from '../../helpers/cli';
 
 describe('flag schemas', () => {
@@ -43,27 +42,6 @@ describe('flag schemas', () => {
     expect(() => parseFlags(urls, { forwardTo: 'https://a.test', baseUrl: 'https://b.test/?k=1' })).toThrow(
       /--base-url: must not have a query/,
     );
-  });
-});
-
-describe('verify --header parsing', () => {
-  it('splits at the first colon, lower-cases names, keeps repeats', () => {
-    const bag = parseHeaderArgs([
-      'X-Service-Signature-V1: t=1,v1=ab:cd',
-      'x-service-signature:sha256=00',
-      'X-Dup: a',
-      'x-dup: b',
-    ]);
-    expect(bag).toEqual({
-      'x-service-signature-v1': 't=1,v1=ab:cd',
-      'x-service-signature': 'sha256=00',
-      'x-dup': ['a', 'b'],
-    });
-  });
-  it('rejects lines that are not Name: value', () => {
-    expect(() => parseHeaderArgs(['no colon here'])).toThrow(UsageError);
-    expect(() => parseHeaderArgs([': value'])).toThrow(UsageError);
-    expect(() => parseHeaderArgs(['bad name: v'])).toThrow(UsageError);
   });
 });
 

@@ -209,3 +209,56 @@ describe('verify (unit, synthetic deliveries)', () => {
     expect(r.stderr).toContain('ENOENT');
   });
 });
+
+describe('verify --header', () => {
+  const env = { HOOK_SECRET: SECRET };
+  const verify = (headers: string[], ...more: string[]) =>
+    runCli(
+      [
+        'verify',
+        '--secret-env',
+        'HOOK_SECRET',
+        ...headers.flatMap((h) => ['--header', h]),
+        '--body-file',
+        bodyFile,
+        '--now',
+        String(T),
+        '--json',
+        ...more,
+      ],
+      { env },
+    );
+  const v1 = (secret: string) => signDelivery(secret, body, T)['x-service-signature-v1']!;
+
+  it('splits at the first colon and takes names in any case', async () => {
+    // An unknown key of the v1 header holding a colon: split at a later colon, the name would be refused.
+    const r = await verify([`X-Service-Signature-V1: ${v1(SECRET)},note=a:b`]);
+    expect(r.code).toBe(0);
+    expect(r.json()[0]).toMatchObject({ ok: true, reason: 'verified', scheme: 'v1' });
+    const legacy = await verify(
+      [`X-SERVICE-SIGNATURE:${signDelivery(SECRET, body, T)['x-service-signature']}`],
+      '--allow-legacy-signature',
+    );
+    expect(legacy.json()[0]).toMatchObject({ ok: true, reason: 'verified-legacy-only', scheme: 'legacy' });
+  });
+
+  it('keeps a repeated header: either of two v1 headers may carry the matching signature', async () => {
+    const wrong = v1('whsec_another_secret_9876543210');
+    for (const pair of [
+      [v1(SECRET), wrong],
+      [wrong, v1(SECRET)],
+    ]) {
+      const r = await verify([`X-Service-Signature-V1: ${pair[0]}`, `x-service-signature-v1: ${pair[1]}`]);
+      expect(r.json()[0]).toMatchObject({ ok: true, reason: 'verified' });
+    }
+    expect((await verify([`x-service-signature-v1: ${wrong}`])).code).toBe(1);
+  });
+
+  it.each(['no colon here', ': value', 'bad name: v'])('refuses %j as not Name: value (exit 2)', async (line) => {
+    const r = await verify([line]);
+    expect(r.code).toBe(2);
+    const error = (JSON.parse(r.stderr) as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe('USAGE');
+    expect(error.message).toContain(`--header: expected 'Name: value', got ${JSON.stringify(line)}`);
+  });
+});

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import type { Token } from 'marked';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { lexAll, lexGrowing, type GrowingBlocks } from '../../../src-renderer/src/features/chat/markdown/blocks';
-import { decodeEntities, pieces, PIECE } from '../../../src-renderer/src/features/chat/markdown/inline';
+import { decodeEntities } from '../../../src-renderer/src/features/chat/markdown/inline';
 import { Markdown } from '../../../src-renderer/src/features/chat/markdown/Markdown';
 
 afterEach(cleanup);
@@ -101,18 +101,23 @@ describe('markdown rendering', () => {
     expect(decodeEntities('a &amp; b &copy; &#65;&#x42; &#0; &nope; &amp')).toBe('a & b © AB \uFFFD &nope; &amp');
   });
 
-  it('cuts long text into pieces of at most 1,024 characters, never inside a surrogate pair, and keeps it exact', () => {
+  it('cuts long text into text nodes of at most 1,024 characters, never inside a surrogate pair, and keeps it exact', () => {
+    const PIECE = 1024;
     const text = `${'a'.repeat(PIECE - 1)}😀${'b'.repeat(2000)} and **bold** then ${'c'.repeat(1500)}`;
     const c = md(text);
     expect(c.textContent).toBe(text.replace('**bold**', 'bold'));
-    const ps = pieces(text);
-    expect(ps.join('')).toBe(text);
-    expect(ps.length).toBeGreaterThan(3);
-    for (const p of ps) {
-      expect(p.length).toBeLessThanOrEqual(PIECE + 1);
-      const last = p.charCodeAt(p.length - 1);
+    const p = c.querySelector('p')!;
+    const nodes = [...p.childNodes].filter((n): n is Text => n.nodeType === Node.TEXT_NODE).map((n) => n.data);
+    // The paragraph's own text nodes (the bold word is inside <strong>).
+    expect(nodes.join('')).toBe(text.replace('**bold**', ''));
+    expect(nodes.length).toBeGreaterThan(3);
+    for (const piece of nodes) {
+      expect(piece.length).toBeLessThanOrEqual(PIECE + 1);
+      const last = piece.charCodeAt(piece.length - 1);
       expect(last >= 0xd800 && last <= 0xdbff, 'no piece ends inside a surrogate pair').toBe(false);
     }
+    // The first piece ends after the emoji: one more character than a piece, not half a pair.
+    expect(nodes[0]).toBe(`${'a'.repeat(PIECE - 1)}😀`);
   });
 });
 

@@ -1,9 +1,9 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TeamStore, TeamStoreError } from '../../../../src-main/core/teams';
-import { configPath, jsonFault } from '../../../../src-main/core/teams/config-file';
+import { configPath } from '../../../../src-main/core/teams/config-file';
 import { apiKeyRef, signingSecretRef } from '../../../../src-main/core/teams/refs';
 import { MemorySecretStore } from '../../../../src-main/core/secrets';
 import type { ServiceClient } from '../../../../src-main/core/api/service';
@@ -641,22 +641,29 @@ describe('corrupt config', () => {
     expect(await readFile()).toBe(text);
   });
 
-  it('jsonFault: where JSON.parse stopped, from its position or its excerpt; "ends too early" and a plain fallback', () => {
-    const fault = (text: string) => {
-      try {
-        JSON.parse(text);
-      } catch (e) {
-        return jsonFault(text, e);
-      }
-      throw new Error('parsed');
+  it('where JSON.parse stopped, from its position or its excerpt; "ends too early" and a plain fallback', async () => {
+    const fault = async (text: string) => {
+      await fs.writeFile(configPath(dir), text, 'utf8');
+      const err = await expectCode(open(), 'CONFIG_CORRUPT');
+      return /is not valid JSON \((.*?)\)\. /.exec(err.message)?.[1];
     };
-    expect(fault('{"a": 1')).toBe('at line 1, column 8');
-    expect(fault('{"a":1}x')).toBe('at line 1, column 8');
-    expect(fault('{"a": [1, 2, 3], "key": value_here_long_long_long, "z": 1}')).toBe('at line 1, column 25');
-    expect(fault('secretvalue_secretvalue_secretvalue')).toBe('at line 1, column 1');
-    expect(fault('{"a": ')).toBe('it ends too early');
-    expect(fault('{"b": tru}')).toBe('an unexpected character');
-    expect(jsonFault('x', new Error('something else'))).toBe('an unexpected character');
+    expect(await fault('{"a": 1')).toBe('at line 1, column 8');
+    expect(await fault('{"a":1}x')).toBe('at line 1, column 8');
+    expect(await fault('{"a": [1, 2, 3], "key": value_here_long_long_long, "z": 1}')).toBe('at line 1, column 25');
+    expect(await fault('secretvalue_secretvalue_secretvalue')).toBe('at line 1, column 1');
+    expect(await fault('{"a": ')).toBe('it ends too early');
+    expect(await fault('{"b": tru}')).toBe('an unexpected character');
+    // A parser whose message tells neither a position nor an excerpt.
+    const parse = JSON.parse;
+    const spy = vi.spyOn(JSON, 'parse').mockImplementation((text: string, ...rest) => {
+      if (text === '{"a": 1') throw new SyntaxError('something else');
+      return parse(text, ...rest);
+    });
+    try {
+      expect(await fault('{"a": 1')).toBe('an unexpected character');
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it("schema violations name their JSON path and the rule in people's words", async () => {

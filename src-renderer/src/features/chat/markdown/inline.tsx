@@ -31,12 +31,10 @@ export function decodeEntities(text: string): string {
 
 /** Plain text is cut into text nodes of this many characters: while a long reply streams only the
  *  last node changes and new ones are appended, so the browser does not lay out the whole reply again. */
-/** @internal Exported for tests. */
-export const PIECE = 1024;
+const PIECE = 1024;
 
 /** `text` as text nodes of at most PIECE characters, never splitting a surrogate pair. */
-/** @internal Exported for tests. */
-export function pieces(text: string): string[] {
+function pieces(text: string): string[] {
   if (text.length <= PIECE) return [text];
   const out: string[] = [];
   let at = 0;
