@@ -44,8 +44,7 @@ const STREAM_RETRY_MS = 1000;
 const STREAM_REFUSED_RETRY_MS = 5000;
 
 /** Reads #token=… once, strips it from the address bar, and remembers it for this tab. */
-/** @internal Exported for tests. */
-export function takeToken(env: Pick<WebEnv, 'location' | 'history' | 'sessionStorage'>): string | null {
+function takeToken(env: Pick<WebEnv, 'location' | 'history' | 'sessionStorage'>): string | null {
   const params = new URLSearchParams(env.location.hash.replace(/^#/, ''));
   const fromHash = params.get('token');
   if (fromHash) {

@@ -87,8 +87,7 @@ function bounded(list: Notice[]): Notice[] {
  * The in-app notice for an alert event: only for what the alert policy told the person about
  * (`notify`: a flap, a quiet update or a recovery below the grace period get none).
  */
-/** @internal Exported for tests. */
-export function noticeFor(e: AlertEventDTO, agentLabel: string): NoticeInput | null {
+function noticeFor(e: AlertEventDTO, agentLabel: string): NoticeInput | null {
   if (!e.notify) return null;
   const route = agentHref(e.incident.teamId, e.incident.agentId);
   // A team-wide incident's title names the team; no one agent's label goes before it.

@@ -47,8 +47,8 @@ export const emptyPairing = (): PairingView => ({
   asking: false,
 });
 
-/** @internal Exported for tests. */
-export function applySession(v: PairingView, session: SessionDTO, now: number): PairingView {
+/** The view once the service answered with `session` at `now`. */
+function applySession(v: PairingView, session: SessionDTO, now: number): PairingView {
   const scanNeeded = session.needsScan || session.qr !== null;
   const sawScanNeeded = v.sawScanNeeded || scanNeeded;
   return {

@@ -19,10 +19,7 @@ const NOT_YET_REWRITTEN = [
   'src-main/core/monitor/alertmanager.ts',
   'src-main/core/monitor/poller.ts',
   'src-main/core/signature/index.ts',
-  'src-renderer/src/bridge/web.ts',
   'src-renderer/src/features/chat/markdown/Paragraph.tsx',
-  'src-renderer/src/store/notices.ts',
-  'src-renderer/src/store/pairing.ts',
 ];
 
 /** The lines of a source text that tag an export @internal. */

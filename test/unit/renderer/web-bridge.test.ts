@@ -1,9 +1,8 @@
 // @vitest-environment jsdom
 import { describe, expect, it, vi } from 'vitest';
-import { takeToken, webBridge, type LinkSignal, type WebEnv } from '../../../src-renderer/src/bridge/web';
+import { webBridge, type LinkSignal, type WebEnv } from '../../../src-renderer/src/bridge/web';
 
-function env(hash: string, fetchImpl: WebEnv['fetch']) {
-  const store = new Map<string, string>();
+function env(hash: string, fetchImpl: WebEnv['fetch'], store = new Map<string, string>()) {
   const replaced: string[] = [];
   const timers: Array<{ fn: () => void; ms: number }> = [];
   let hashChanged: () => void = () => undefined;
@@ -37,13 +36,22 @@ function stream() {
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
 describe('web bridge', () => {
-  it('takes the token from the hash, removes it from the URL, and keeps it in sessionStorage', () => {
-    const { e, store, replaced } = env('#token=abc_DEF-123&x=1', vi.fn());
-    expect(takeToken(e)).toBe('abc_DEF-123');
+  it('takes the token from the hash, removes it from the URL, and keeps it in sessionStorage', async () => {
+    const fetchImpl = vi.fn(async () => new Response(JSON.stringify({ ok: true, value: [] })));
+    const { e, store, replaced } = env('#token=abc_DEF-123&x=1', fetchImpl);
+    const { api } = webBridge(e);
     expect(replaced).toEqual(['/#x=1']);
     expect(store.get('cc.token')).toBe('abc_DEF-123');
-    const again = { ...e, location: { ...e.location, hash: '' } };
-    expect(takeToken(again)).toBe('abc_DEF-123');
+    await api['teams.list']();
+    // The tab reloaded (no token in its address any more): the kept one is used.
+    const reloaded = env('', fetchImpl, store);
+    await webBridge(reloaded.e).api['teams.list']();
+    expect(reloaded.replaced).toEqual([]);
+    const sent = fetchImpl.mock.calls.map((c) => ((c as unknown[])[1] as RequestInit).headers);
+    expect(sent).toEqual([
+      expect.objectContaining({ authorization: 'Bearer abc_DEF-123' }),
+      expect.objectContaining({ authorization: 'Bearer abc_DEF-123' }),
+    ]);
   });
 
   it('calls POST /api/<name> with the token in a header, never in the URL', async () => {

@@ -1,8 +1,8 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
-import type { AlertStatusDTO } from '../../../../src-shared/contract';
+import type { AlertEventDTO, AlertStatusDTO } from '../../../../src-shared/contract';
 import { connectStore } from '../../../../src-renderer/src/store';
-import { noticeFor, noticeStack } from '../../../../src-renderer/src/store/notices';
+import { noticeStack } from '../../../../src-renderer/src/store/notices';
 import { countOpen } from '../../../../src-renderer/src/store/alerts';
 import { inQuietHours, isHHMM, isSnoozed } from '../../../../src-renderer/src/features/alerts/quietHours';
 import { agent, flush, incident, setup, team } from '../fixtures';
@@ -308,18 +308,26 @@ describe('alerts slice', () => {
   });
 
   it('gives a notice only for what the alert policy told the person about (notify)', () => {
-    expect(noticeFor({ change: 'updated', incident: incident('i1'), notify: false }, 'A')).toBeNull();
-    expect(noticeFor({ change: 'opened', incident: incident('i1'), notify: false }, 'A')).toBeNull();
-    expect(noticeFor({ change: 'resolved', incident: incident('i1'), notify: false }, 'A')).toBeNull();
+    /** The notice a store with none shows for this event of agent "A" (null: none). */
+    const noticeFor = (e: AlertEventDTO) => {
+      const { store } = setup();
+      store.getState().applyAlertNotice(e, 'A');
+      expect(store.getState().notices.length).toBeLessThanOrEqual(1);
+      return store.getState().notices[0] ?? null;
+    };
+    expect(noticeFor({ change: 'updated', incident: incident('i1'), notify: false })).toBeNull();
+    expect(noticeFor({ change: 'opened', incident: incident('i1'), notify: false })).toBeNull();
+    expect(noticeFor({ change: 'resolved', incident: incident('i1'), notify: false })).toBeNull();
     expect(
-      noticeFor(
-        { change: 'updated', incident: incident('i1', { severity: 'warning', title: 'is flapping' }), notify: true },
-        'A',
-      ),
+      noticeFor({
+        change: 'updated',
+        incident: incident('i1', { severity: 'warning', title: 'is flapping' }),
+        notify: true,
+      }),
     ).toMatchObject({ tone: 'warning', title: 'A (a1): is flapping' });
-    expect(
-      noticeFor({ change: 'opened', incident: incident('i1', { severity: 'info' }), notify: true }, 'A'),
-    ).toMatchObject({ tone: 'info' });
+    expect(noticeFor({ change: 'opened', incident: incident('i1', { severity: 'info' }), notify: true })).toMatchObject(
+      { tone: 'info' },
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
 import type { PairingTimesDTO } from '../../../../src-shared/contract';
-import { applySession, emptyPairing, pairingCountdown, pairingPhase } from '../../../../src-renderer/src/store/pairing';
+import { pairingCountdown, pairingPhase, type PairingView } from '../../../../src-renderer/src/store/pairing';
 import { PNG, session, setup } from '../fixtures';
 
 /** A pairing started here at 100 000 (ms epoch), as the main side times it. */
@@ -12,6 +12,14 @@ const TIMES: PairingTimesDTO = {
   qrEveryMs: 20_000,
   expiresAt: 220_000,
 };
+
+/** The pairing view of t1/a1 after a store read each of these sessions in turn. */
+async function polled(...sessions: ReturnType<typeof session>[]): Promise<PairingView> {
+  const replies = [...sessions];
+  const { store } = setup({ 'pairing.session': () => ({ ok: true, value: replies.shift()! }) });
+  for (let i = 0; i < sessions.length; i++) await store.getState().pollPairing('t1', 'a1');
+  return store.getState().pairing['t1/a1']!;
+}
 
 describe('pairing slice', () => {
   it('goes needs-scan → preparing → qr (rotating) → linked, and celebrates only after a scan was needed', async () => {
@@ -46,25 +54,21 @@ describe('pairing slice', () => {
     expect(view().session?.pairing).toBeUndefined();
   });
 
-  it('says expired when the QR disappears while a scan is still needed', () => {
-    let v = applySession({ ...emptyPairing(), sawScanNeeded: true }, session({ qr: PNG(1) }), 1);
-    v = applySession(v, session({ qr: null, needsScan: true, state: 'unlinked' }), 2);
-    expect(pairingPhase(v)).toBe('expired');
+  it('says expired when the QR disappears while a scan is still needed', async () => {
+    expect(
+      pairingPhase(await polled(session({ qr: PNG(1) }), session({ qr: null, needsScan: true, state: 'unlinked' }))),
+    ).toBe('expired');
   });
 
-  it('decides from needsScan/qr, never from the state name', () => {
+  it('decides from needsScan/qr, never from the state name', async () => {
     // a state named "connected" that still needs a scan is a needs-scan
-    expect(pairingPhase(applySession(emptyPairing(), session({ state: 'connected', needsScan: true }), 1))).toBe(
-      'needs-scan',
-    );
+    expect(pairingPhase(await polled(session({ state: 'connected', needsScan: true })))).toBe('needs-scan');
     // an unknown state with needsScan false and not connected: recovering on its own
-    expect(
-      pairingPhase(
-        applySession(emptyPairing(), session({ state: 'weird-new-state', needsScan: false, linked: true }), 1),
-      ),
-    ).toBe('recovering');
+    expect(pairingPhase(await polled(session({ state: 'weird-new-state', needsScan: false, linked: true })))).toBe(
+      'recovering',
+    );
     // already linked when first seen: no celebration
-    const v = applySession(emptyPairing(), session({ connected: true, linked: true, needsScan: false, phone: '1' }), 1);
+    const v = await polled(session({ connected: true, linked: true, needsScan: false, phone: '1' }));
     expect(pairingPhase(v)).toBe('linked');
     expect(v.linkedAt).toBeNull();
   });
