@@ -11,9 +11,15 @@
 // it. During the monitor run the parent drops a random agent every ~5 s through the emulator's
 // control API and times the drop → the monitor's 'health' event for that agent (wall clock in both
 // processes, same machine); p99 is checked against interval + 250 ms.
-import { DEFAULT_POLLER_CONFIG } from '../../src-main/core/monitor/poller';
+import { Poller } from '../../src-main/core/monitor/poller';
 import type { PollFigures } from './monitor/child-common';
 import { spawnChild, type Line } from './monitor/spawn';
+
+/** The poller's defaults, as a poller built without settings has them. */
+const POLLER_DEFAULTS = new Poller({
+  targets: () => [],
+  readSession: () => Promise.reject(new Error('unused')),
+}).config();
 
 export const target = 0.95;
 /** Monitor CPU ÷ baseline CPU must stay at or below this. */
@@ -154,7 +160,7 @@ async function side(
       durationMs,
       warmupPolls: agentIds.length * WARMUP_ROUNDS,
       polls: agentIds.length * (Math.floor(durationMs / INTERVAL_MS) - WARMUP_ROUNDS),
-      maxInFlight: DEFAULT_POLLER_CONFIG.maxInFlightPerTeam,
+      maxInFlight: POLLER_DEFAULTS.maxInFlightPerTeam,
     });
     try {
       const health: Line[] = [];
@@ -210,7 +216,7 @@ export async function run() {
   const ratio = mon.figures.pollsPerSec / base.figures.pollsPerSec;
   const cpuRatio = mon.figures.cpuSeconds / base.figures.cpuSeconds;
   const detectPass = latencies.length > 0 && missed === 0 && detectP99Ms <= detectTargetMs;
-  const jitter = DEFAULT_POLLER_CONFIG.jitter;
+  const jitter = POLLER_DEFAULTS.jitter;
   return {
     name: 'monitor-1000',
     ratio,

@@ -34,8 +34,7 @@ export interface CommandExposureOptions {
 const PORT_PLACEHOLDER = '{port}';
 
 /** The command as it will run, or an ExposeError when it cannot be run as given. */
-/** @internal Exported for tests. */
-export function commandLine(command: string, port: number): string {
+function commandLine(command: string, port: number): string {
   const c = command.trim();
   if (c === '')
     throw new ExposeError(

@@ -69,8 +69,7 @@ const ALERTNAME: Record<string, string> = {
 };
 
 /** Alertmanager's labels for an incident: the same incident state always gives the same set. */
-/** @internal Exported for tests. */
-export function alertmanagerLabels(i: Incident, team: string): Record<string, string> {
+function alertmanagerLabels(i: Incident, team: string): Record<string, string> {
   const teamWide = i.agentId === null;
   const labels: Record<string, string> = {
     alertname:

@@ -89,8 +89,7 @@ export type PollerConfig = Required<Omit<PollerOptions, 'targets' | 'readSession
 /** Waits after failed polls: 5 s doubling to 2 min, up to 10 % shorter. */
 const POLL_BACKOFF: BackoffPolicy = { baseMs: 5_000, maxMs: 120_000, jitter: 0.1 };
 
-/** @internal Exported for tests. */
-export const DEFAULT_POLLER_CONFIG: PollerConfig = {
+const DEFAULT_POLLER_CONFIG: PollerConfig = {
   intervalMs: 15_000,
   fastIntervalMs: 2_000,
   jitter: 0.1,

@@ -15,9 +15,6 @@ const DIRS = ['src-main', 'src-shared', 'src-preload', 'src-renderer'];
 const NOT_YET_REWRITTEN = [
   'src-main/core/api/error-map.ts',
   'src-main/core/api/media.ts',
-  'src-main/core/expose/command.ts',
-  'src-main/core/monitor/alertmanager.ts',
-  'src-main/core/monitor/poller.ts',
   'src-main/core/signature/index.ts',
   'src-renderer/src/features/chat/markdown/Paragraph.tsx',
 ];

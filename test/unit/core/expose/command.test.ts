@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commandLine, startCommandExposure } from '../../../../src-main/core/expose/command';
+import { startCommandExposure } from '../../../../src-main/core/expose/command';
 import { ExposeError } from '../../../../src-main/core/expose/errors';
 import { type Exposure } from '../../../../src-main/core/expose/types';
 import { fakeTunnelCommand, NO_NETWORK_ADDRESS } from '../../../helpers/fake-tunnel';
@@ -43,21 +43,23 @@ async function failure(p: Promise<unknown>): Promise<ExposeError> {
   return e as ExposeError;
 }
 
-describe('commandLine', () => {
-  it('puts the port in every {port}', () => {
-    expect(commandLine('  ssh -R 80:localhost:{port} x {port} ', 4000)).toBe('ssh -R 80:localhost:4000 x 4000');
+describe('the command line', () => {
+  it('runs trimmed, with the port in every {port}', async () => {
+    // The program prints a URL built from two {port}s, then keeps running as a tunnel does.
+    const x = await startCommandExposure({
+      command: `  ${node} -e "console.log('https://a{port}-b{port}.example.test'); setInterval(() => {}, 1000)"  `,
+      port: 4000,
+    });
+    try {
+      expect(x.url).toBe('https://a4000-b4000.example.test');
+    } finally {
+      await x.stop();
+    }
   });
-  it.each(['', '   ', 'cloudflared tunnel'])('refuses %j with a hint', (c) => {
-    const e = (() => {
-      try {
-        commandLine(c, 1);
-      } catch (x) {
-        return x as ExposeError;
-      }
-      return null;
-    })();
-    expect(e?.code).toBe('bad-command');
-    expect(e?.hint).toMatch(/\{port\}/);
+  it.each(['', '   ', 'cloudflared tunnel'])('refuses %j with a hint', async (c) => {
+    const e = await failure(Promise.resolve().then(() => startCommandExposure({ command: c, port: 1 })));
+    expect(e.code).toBe('bad-command');
+    expect(e.hint).toMatch(/\{port\}/);
   });
 });
 

@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AlertmanagerSink } from '../../../../src-main/core/monitor';
-import { alertmanagerLabels, type PostableAlert } from '../../../../src-main/core/monitor/alertmanager';
+import type { PostableAlert } from '../../../../src-main/core/monitor/alertmanager';
 import type { IncidentUpdate } from '../../../../src-main/core/monitor';
 import type { Alert, Incident } from '../../../../src-main/core/monitor/types';
 import { DEFAULT_RULES } from '../../../../src-main/core/monitor/types';
@@ -60,8 +60,18 @@ async function setup(open: Incident[] = [], active?: () => boolean) {
 }
 
 describe('AlertmanagerSink', () => {
-  it('labels: alertname per kind, team label, agent (not for team-wide), severity', () => {
-    expect(alertmanagerLabels(incident(), 'Support desk')).toEqual({
+  it('labels: alertname per kind, team label, agent (not for team-wide), severity', async () => {
+    const h = await setup();
+    /** The labels the sink posts for this incident once it is raised. */
+    const labels = async (over: Partial<Incident>) => {
+      const id = `inc-${h.posted().length + 1}`;
+      await h.emit({ change: 'opened', incident: incident({ id, ...over }) });
+      const alerts = h.posted().flatMap((p) => p.alerts);
+      const mine = alerts.filter((a) => a.annotations['incident_id'] === id);
+      expect(mine.length).toBeGreaterThan(0);
+      return mine.at(-1)!.labels;
+    };
+    expect(await labels({})).toEqual({
       alertname: 'ChannelNeedsScan',
       team: 'Support desk',
       agent: 'a1',
@@ -69,22 +79,19 @@ describe('AlertmanagerSink', () => {
       severity: 'critical',
       source: 'channel-companion',
     });
-    expect(alertmanagerLabels(incident({ kind: 'reconnecting' }), 'S')).toMatchObject({
+    expect(await labels({ kind: 'reconnecting' })).toMatchObject({
       alertname: 'ChannelReconnecting',
       severity: 'warning',
     });
-    expect(alertmanagerLabels(incident({ kind: 'flapping' }), 'S')).toMatchObject({
-      alertname: 'ChannelFlapping',
-      severity: 'warning',
-    });
-    expect(alertmanagerLabels(incident({ kind: 'unreachable' }), 'S')).toMatchObject({
+    expect(await labels({ kind: 'flapping' })).toMatchObject({ alertname: 'ChannelFlapping', severity: 'warning' });
+    expect(await labels({ kind: 'unreachable' })).toMatchObject({
       alertname: 'ChannelAgentUnreachable',
       severity: 'warning',
     });
-    const team = alertmanagerLabels(incident({ kind: 'unreachable', agentId: null, agentIds: ['a1', 'a2'] }), 'S');
-    expect(team).toMatchObject({ alertname: 'ChannelServiceUnreachable', severity: 'critical' });
+    const team = await labels({ kind: 'unreachable', agentId: null, agentIds: ['a1', 'a2'] });
+    expect(team).toMatchObject({ alertname: 'ChannelServiceUnreachable', severity: 'critical', team: 'Support desk' });
     expect(team).not.toHaveProperty('agent');
-    expect(alertmanagerLabels(incident({ kind: 'key-rejected', agentId: null }), 'S')).toMatchObject({
+    expect(await labels({ kind: 'key-rejected', agentId: null })).toMatchObject({
       alertname: 'ChannelApiKeyRejected',
       severity: 'critical',
     });
