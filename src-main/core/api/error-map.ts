@@ -77,8 +77,7 @@ export function readErrorBody(body: unknown): ErrorBody {
  * Code and message from a body that is not JSON: `CODE`, `CODE: message`, or a line of text (the
  * message). HTML pages and empty bodies give nothing.
  */
-/** @internal Exported for tests. */
-export function readErrorText(text: string): ErrorBody {
+function readErrorText(text: string): ErrorBody {
   const t = text.trim();
   if (t === '' || t.startsWith('<')) return {};
   const line = t.split(/\r?\n/, 1)[0]!.trim();

@@ -48,8 +48,7 @@ export function safeFileName(name: string): string | null {
 }
 
 /** filename*=UTF-8''… (preferred) or filename="…" from Content-Disposition. */
-/** @internal Exported for tests. */
-export function filenameFromDisposition(header: string | undefined): string | null {
+function filenameFromDisposition(header: string | undefined): string | null {
   if (!header) return null;
   const star = /filename\*\s*=\s*([^']*)'[^']*'([^;]+)/i.exec(header);
   if (star?.[2]) {

@@ -1,16 +1,16 @@
 // @vitest-environment jsdom
 // A paragraph still streaming is laid out a few lines at a time: its finished lines are moved into
 // runs of their own, cut exactly where the lines break. jsdom lays nothing out, so these tests give
-// Range a line layout of their own (greedy, COLUMNS characters a line, breaking at spaces, a space
+// Range a line layout of their own (greedy, `columns` characters a line, breaking at spaces, a space
 // where a line breaks has no box) and check that the runs, laid out each on its own, give the very
 // lines of the whole text, that the text stays exact, and that a change before the cut text starts over.
 import { act, cleanup, render } from '@testing-library/react';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { secondToLastLineStart } from '../../../src-renderer/src/features/chat/markdown/Paragraph';
 import { Markdown } from '../../../src-renderer/src/features/chat/markdown/Markdown';
 
-const COLUMNS = 60;
+/** Characters a line (60 unless a test says otherwise). */
+let columns = 60;
 const LINE = 20;
 
 /** The line each character of `text` is on (greedy at spaces, a word longer than a line is cut), -1 for a space that ends a line. */
@@ -22,7 +22,7 @@ function lineOf(text: string): number[] {
   while (i < text.length) {
     if (text[i] === ' ') {
       // A space fits if a character could follow it on this line; otherwise it ends the line.
-      if (used > 0 && used < COLUMNS) {
+      if (used > 0 && used < columns) {
         out[i] = line;
         used++;
       } else if (used > 0) {
@@ -35,12 +35,12 @@ function lineOf(text: string): number[] {
     let end = i;
     while (end < text.length && text[end] !== ' ') end++;
     const word = end - i;
-    if (used > 0 && used + word > COLUMNS) {
+    if (used > 0 && used + word > columns) {
       line++;
       used = 0;
     }
     for (let k = i; k < end; k++) {
-      if (used === COLUMNS) {
+      if (used === columns) {
         line++;
         used = 0;
       }
@@ -98,6 +98,7 @@ function withLineBoxes<T>(boxes: DOMRect[], fn: () => T): T {
 }
 
 beforeEach(() => {
+  columns = 60;
   measured.length = 0;
   wholeLooks = 0;
   // jsdom has no Range.getClientRects at all.
@@ -124,60 +125,70 @@ function stream(text: string, sizes: number[], each?: (container: HTMLElement, s
 const runsOf = (container: HTMLElement) =>
   [...container.querySelectorAll('.md > p > .md-run')].map((r) => r.textContent ?? '');
 
-describe('the second-to-last line of a text node', () => {
-  it('starts where the layout broke the line, never at a space', () => {
-    const node = document.createTextNode(`${'alpha beta gamma '.repeat(12)}end`);
-    document.body.append(node);
-    const at = secondToLastLineStart(node);
-    const all = lines(node.data);
+/**
+ * Where a paragraph of `text` (long enough to be measured), shown while it streams, is cut: the
+ * start of its live run, which holds its last two lines; 0 when it is one run (not cut).
+ */
+function cutAt(text: string): number {
+  const { container } = render(<Markdown text={text} streaming />);
+  expect(container.querySelector('.md')?.textContent).toBe(text);
+  const runs = runsOf(container);
+  cleanup();
+  return runs.length < 2 ? 0 : text.length - runs.at(-1)!.length;
+}
+
+describe('a streaming paragraph is cut where its second-to-last line starts', () => {
+  it('where the layout broke the line, never at a space', () => {
+    const text = `${'alpha beta gamma '.repeat(130)}end`;
+    const at = cutAt(text);
+    const all = lines(text);
     expect(all.length).toBeGreaterThan(2);
-    expect(node.data.slice(at).trimEnd()).toBe(all.slice(-2).join(' '));
-    expect(measured.every((m) => node.data[m.at] !== ' ')).toBe(true);
-    // A text of two lines or less has nothing to cut.
-    node.data = 'short text';
-    expect(secondToLastLineStart(node)).toBe(0);
-    node.data = `${'x'.repeat(COLUMNS)} next`;
-    expect(secondToLastLineStart(node)).toBe(0);
-    node.remove();
+    expect(text.slice(at).trimEnd()).toBe(all.slice(-2).join(' '));
+    expect(measured.length).toBeGreaterThan(0);
+    expect(measured.every((m) => m.node.textContent![m.at] !== ' ')).toBe(true);
   });
 
-  it('finds it with a handful of probes from a guess, where a search without one takes two dozen', () => {
-    const node = document.createTextNode(`${'a line of words, incomprehensibilities, and a few more '.repeat(90)}end`);
-    document.body.append(node);
-    const at = secondToLastLineStart(node);
-    expect(node.data.slice(at).trimEnd()).toBe(lines(node.data).slice(-2).join(' '));
+  it('not at all when the text has two lines or less', () => {
+    columns = 3000;
+    expect(cutAt('word '.repeat(500).trimEnd())).toBe(0);
+    expect(cutAt(`${'x'.repeat(columns)} next`)).toBe(0);
+    // The same texts on narrower lines are cut.
+    columns = 60;
+    expect(cutAt('word '.repeat(500).trimEnd())).toBeGreaterThan(0);
+  });
+
+  it('found with a handful of probes from a guess, where a search without one takes two dozen', () => {
+    const text = `${'a line of words, incomprehensibilities, and a few more '.repeat(90)}end`;
+    const at = cutAt(text);
+    expect(text.slice(at).trimEnd()).toBe(lines(text).slice(-2).join(' '));
     expect(wholeLooks).toBe(1);
     const guessed = measured.length;
     expect(guessed).toBeLessThanOrEqual(16);
     // The same search with no line boxes to guess from (it starts from the middle of the text).
     measured.length = 0;
-    expect(withLineBoxes([], () => secondToLastLineStart(node))).toBe(at);
+    expect(withLineBoxes([], () => cutAt(text))).toBe(at);
     expect(measured.length).toBeGreaterThanOrEqual(24);
     expect(2 * guessed).toBeLessThanOrEqual(measured.length);
-    node.remove();
   });
 
-  it('still finds it when the guess is far off (line boxes it cannot place)', () => {
-    const node = document.createTextNode(`${'some words and then some more '.repeat(70)}end`);
-    document.body.append(node);
-    const want = lines(node.data).slice(-2).join(' ');
-    const count = lines(node.data).length;
+  it('found still when the guess is far off (line boxes it cannot place)', () => {
+    const text = `${'some words and then some more '.repeat(70)}end`;
+    const want = lines(text).slice(-2).join(' ');
+    const count = lines(text).length;
     // None; none where the lines are; every line, but the last one so wide that each guess is near 0.
     const skewed = Array.from({ length: count }, (_, k) => new DOMRect(0, k * LINE, k === count - 1 ? 1e6 : 1, LINE));
     for (const boxes of [[] as DOMRect[], [new DOMRect(0, -500, 10, LINE)], skewed]) {
-      expect(node.data.slice(withLineBoxes(boxes, () => secondToLastLineStart(node))).trimEnd()).toBe(want);
+      expect(text.slice(withLineBoxes(boxes, () => cutAt(text))).trimEnd()).toBe(want);
     }
-    node.remove();
   });
 
-  it('is 0 for a text that is not laid out (no boxes)', () => {
+  it('not at all when the text is not laid out (no boxes)', () => {
     Object.defineProperty(Range.prototype, 'getClientRects', {
       value: () => rectList([]),
       configurable: true,
       writable: true,
     });
-    const node = document.createTextNode('word '.repeat(2000));
-    expect(secondToLastLineStart(node)).toBe(0);
+    expect(cutAt('word '.repeat(2000).trimEnd())).toBe(0);
   });
 });
 
@@ -210,7 +221,7 @@ describe('a paragraph while it streams', () => {
           // Each run starts a line: its lines, run after run, are the lines of the whole paragraph.
           expect(runs.flatMap((r) => lines(r))).toEqual(lines(text));
           // The live run stays small; the cut ones are a couple of KB each.
-          for (const r of runs) expect(r.length).toBeLessThanOrEqual(2048 + 2 * COLUMNS + 400);
+          for (const r of runs) expect(r.length).toBeLessThanOrEqual(2048 + 2 * columns + 400);
           cleanup();
         },
       ),

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServiceClient } from '../../../../src-main/core/api/client';
 import { NetworkError, ServiceError } from '../../../../src-main/core/api/errors';
-import { filenameFromDisposition, safeFileName } from '../../../../src-main/core/api/media';
+import { safeFileName } from '../../../../src-main/core/api/media';
 import type { ServiceClient } from '../../../../src-main/core/api/service';
 import { KEY } from './mock';
 
@@ -14,6 +14,16 @@ interface Seen {
   url: string;
   authorization: string | undefined;
 }
+
+/** Content-Disposition headers the blob origin answers /blob/disp/<index> with (none for null). */
+const DISPOSITIONS = [
+  'attachment; filename="a b.pdf"',
+  'attachment; filename*=UTF-8\'\'r%C3%A9sum%C3%A9.pdf; filename="x.pdf"',
+  'attachment; filename=plain.txt',
+  'attachment; filename="say \\"hi\\".txt"',
+  'inline',
+  null,
+];
 
 const BLOB = Buffer.from(Array.from({ length: 70_000 }, (_, i) => i % 251));
 
@@ -53,6 +63,13 @@ describe('downloadMedia with redirects across two real origins', () => {
           'content-disposition': 'attachment; filename="../../evil.txt"',
         });
         res.end('x');
+      } else if (req.url?.startsWith('/blob/disp/')) {
+        const disposition = DISPOSITIONS[Number(req.url.slice('/blob/disp/'.length))];
+        res.writeHead(200, {
+          'content-type': 'text/plain',
+          ...(disposition ? { 'content-disposition': disposition } : {}),
+        });
+        res.end('x');
       } else if (req.url === '/blob/back') {
         res.writeHead(302, { location: `${service.origin}/api/v1/agents/agent-1/whatsapp/media/final` });
         res.end();
@@ -80,9 +97,10 @@ describe('downloadMedia with redirects across two real origins', () => {
         res.writeHead(200, { 'content-type': 'text/plain' });
         return res.end('final');
       }
-      const target =
-        { m1: '/blob/png', m2: '/blob/nodisp', m3: '/blob/evil', m4: '/blob/gone', m5: '/blob/back' }[id ?? ''] ??
-        '/blob/gone';
+      const target = /^d\d+$/.test(id ?? '')
+        ? `/blob/disp/${id!.slice(1)}`
+        : ({ m1: '/blob/png', m2: '/blob/nodisp', m3: '/blob/evil', m4: '/blob/gone', m5: '/blob/back' }[id ?? ''] ??
+          '/blob/gone');
       res.writeHead(302, { location: `${blobs.origin}${target}` });
       res.end();
     });
@@ -124,6 +142,13 @@ describe('downloadMedia with redirects across two real origins', () => {
     expect(b.filename).toBeNull();
     const c = await client.downloadMedia('agent-1', 'm3', dir);
     expect(c.path).toBe(path.join(dir, 'evil.txt')); // path parts stripped
+  });
+
+  it('reads the file name from Content-Disposition: filename* first, then filename, quoted or not', async () => {
+    const names: (string | null)[] = [];
+    for (let i = 0; i < DISPOSITIONS.length; i++)
+      names.push((await client.downloadMedia('agent-1', `d${i}`, path.join(dir, `f${i}`))).filename);
+    expect(names).toEqual(['a b.pdf', 'résumé.pdf', 'plain.txt', 'say "hi".txt', null, null]);
   });
 
   it('keeps the key on a same-origin redirect, and sends it again when a redirect comes back', async () => {
@@ -202,15 +227,6 @@ describe('downloadMedia when the connection drops during the body', () => {
 });
 
 describe('media helpers', () => {
-  it('filenameFromDisposition', () => {
-    expect(filenameFromDisposition('attachment; filename="a b.pdf"')).toBe('a b.pdf');
-    expect(filenameFromDisposition('attachment; filename*=UTF-8\'\'r%C3%A9sum%C3%A9.pdf; filename="x.pdf"')).toBe(
-      'résumé.pdf',
-    );
-    expect(filenameFromDisposition('attachment; filename=plain.txt')).toBe('plain.txt');
-    expect(filenameFromDisposition('inline')).toBeNull();
-    expect(filenameFromDisposition(undefined)).toBeNull();
-  });
   it('safeFileName', () => {
     expect(safeFileName('../../etc/passwd')).toBe('passwd');
     expect(safeFileName('..\\..\\x.png')).toBe('x.png');

@@ -6,7 +6,7 @@ import {
   RateLimited,
   ServerError,
 } from '../../../../src-main/core/api/errors';
-import { mapErrorResponse, readErrorBody, readErrorText } from '../../../../src-main/core/api/error-map';
+import { mapErrorResponse, readErrorBody } from '../../../../src-main/core/api/error-map';
 import { parseChatResult } from '../../../../src-main/core/api/chat-answer';
 import {
   parseContactCheck,
@@ -46,14 +46,17 @@ describe('readErrorBody: every error-body shape', () => {
     expect(readErrorBody(body)).toEqual(out);
   });
 
+  // A 400 with nothing readable is INVALID_REQUEST, "The request was rejected (HTTP 400).".
   it.each([
-    ['CHANNEL_RECONNECTING', { code: 'CHANNEL_RECONNECTING' }],
+    ['CHANNEL_RECONNECTING', { code: 'CHANNEL_RECONNECTING', message: 'The request was rejected (HTTP 400).' }],
     ['CHANNEL_RECONNECTING: back soon\n', { code: 'CHANNEL_RECONNECTING', message: 'back soon' }],
-    ['Service Unavailable', { message: 'Service Unavailable' }],
-    ['<html><body>502</body></html>', {}],
-    ['', {}],
+    ['QUOTA_LOW — top up\nsecond line', { code: 'QUOTA_LOW', message: 'top up' }],
+    ['Service Unavailable', { code: 'INVALID_REQUEST', message: 'Service Unavailable' }],
+    ['<html><body>502</body></html>', { code: 'INVALID_REQUEST', message: 'The request was rejected (HTTP 400).' }],
+    ['', { code: 'INVALID_REQUEST', message: 'The request was rejected (HTTP 400).' }],
   ])('text body %j', (text, out) => {
-    expect(readErrorText(text)).toEqual(out);
+    const e = mapErrorResponse(400, text, {});
+    expect({ code: e.code, message: e.message }).toEqual(out);
   });
 
   it('mapErrorResponse redacts the secret from code and message', () => {

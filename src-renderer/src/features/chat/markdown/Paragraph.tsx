@@ -73,8 +73,7 @@ function lineGuesses(range: Range, node: Text): (top: number) => number | null {
  * Each line start is searched from a guess (lineGuesses) outwards in doubling steps, then by
  * halving: a handful of probes where a search over the whole text takes two dozen.
  */
-/** @internal Exported for tests. */
-export function secondToLastLineStart(node: Text): number {
+function secondToLastLineStart(node: Text): number {
   const text = node.data;
   const range = document.createRange();
   const solid = (i: number): number => {
