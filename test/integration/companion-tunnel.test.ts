@@ -7,7 +7,7 @@ import type { AnyEvent, RequestName, Result } from '../../src-shared/contract';
 import { DEFAULT_TUNNEL_PORT } from '../../src-shared/limits';
 import { decodeSigningSecrets } from '../../src-main/core/teams/signing';
 import { MemorySecretStore } from '../../src-main/core/secrets';
-import { signLegacy } from '../../src-main/core/signature';
+import { legacySignature } from '../helpers/signatures';
 import type { Emulator } from '../../src-main/emulator';
 import { addEmulatedTeam, startTestCompanion, type TestCompanion } from '../helpers/companion-suite';
 import { waitFor } from '../helpers/emulator';
@@ -99,7 +99,7 @@ describe('the tunnel in the app', () => {
     const post = () =>
       fetch(`${listenUrl}/hooks/agent-connected`, {
         method: 'POST',
-        headers: { 'x-service-signature': signLegacy(secret, body) },
+        headers: { 'x-service-signature': legacySignature(secret, body) },
         body,
       });
     expect(

@@ -35,14 +35,12 @@ function hmacHex(secret: string, data: Buffer): string {
 }
 
 /** `sha256=<hex>` over the raw body. */
-/** @internal Exported for tests. */
-export function signLegacy(secret: string, body: Uint8Array | string): string {
+function signLegacy(secret: string, body: Uint8Array | string): string {
   return `sha256=${hmacHex(secret, toBuffer(body))}`;
 }
 
 /** `t=<unix>,v1=<hex>` over `<t>.<raw body>`. */
-/** @internal Exported for tests. */
-export function signV1(secret: string, body: Uint8Array | string, unixSeconds: number): string {
+function signV1(secret: string, body: Uint8Array | string, unixSeconds: number): string {
   const t = Math.floor(unixSeconds);
   const payload = Buffer.concat([Buffer.from(`${t}.`, 'utf8'), toBuffer(body)]);
   return `t=${t},v1=${hmacHex(secret, payload)}`;
@@ -54,8 +52,7 @@ export function signDelivery(secret: string, body: Uint8Array | string, unixSeco
 }
 
 /** Lengths first (timingSafeEqual throws on unequal lengths), then constant time. */
-/** @internal Exported for tests. */
-export function safeEqualHex(expectedHex: string, givenHex: string): boolean {
+function safeEqualHex(expectedHex: string, givenHex: string): boolean {
   const a = Buffer.from(expectedHex, 'utf8');
   const b = Buffer.from(givenHex, 'utf8');
   if (a.length !== b.length) return false;
@@ -83,8 +80,7 @@ interface ParsedV1 {
 }
 
 /** Parses `t=<unix>,v1=<hex>[,v1=<hex>...]`; unknown keys are ignored. Null when malformed (no t, two different t's, no v1). */
-/** @internal Exported for tests. */
-export function parseV1Header(value: string): ParsedV1 | null {
+function parseV1Header(value: string): ParsedV1 | null {
   let t: number | undefined;
   const signatures: string[] = [];
   for (const part of value.split(',')) {

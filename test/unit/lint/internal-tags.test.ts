@@ -8,12 +8,6 @@ import { describe, expect, it } from 'vitest';
 const root = process.cwd();
 const DIRS = ['src-main', 'src-shared', 'src-preload', 'src-renderer'];
 
-/**
- * Files whose tests still reach an export kept for them. An entry whose file no longer carries the tag
- * fails the test, so the list only shrinks.
- */
-const NOT_YET_REWRITTEN = ['src-main/core/signature/index.ts'];
-
 /** The lines of a source text that tag an export @internal. */
 function internalTags(text: string): string[] {
   return text.split('\n').filter((l) => /^\s*(\/\*\*|\*)\s*@internal\b/.test(l));
@@ -43,8 +37,6 @@ describe('the @internal tag', () => {
     const tagged = DIRS.flatMap((d) => sources(path.join(root, d)))
       .filter((f) => internalTags(readFileSync(f, 'utf8')).length > 0)
       .map((f) => path.relative(root, f));
-    expect(tagged.filter((f) => !NOT_YET_REWRITTEN.includes(f))).toEqual([]);
-    for (const f of NOT_YET_REWRITTEN.filter((f) => existsSync(path.join(root, f))))
-      expect(tagged, `${f} has no tag any more: drop it from the list`).toContain(f);
+    expect(tagged).toEqual([]);
   });
 });

@@ -1,15 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  LEGACY_HEADER,
-  V1_HEADER,
-  parseV1Header,
-  safeEqualHex,
-  signDelivery,
-  signLegacy,
-  signV1,
-  verifyDelivery,
-} from '../../../../src-main/core/signature';
+import { LEGACY_HEADER, V1_HEADER, signDelivery, verifyDelivery } from '../../../../src-main/core/signature';
 
 const secret = 'whsec_test_secret';
 const body =
@@ -19,12 +10,12 @@ const now = 1_795_000_000;
 describe('signing', () => {
   it('computes the legacy header as HMAC-SHA256 hex over the raw body', () => {
     const expected = createHmac('sha256', secret).update(body).digest('hex');
-    expect(signLegacy(secret, body)).toBe(`sha256=${expected}`);
+    expect(signDelivery(secret, body, now)[LEGACY_HEADER]).toBe(`sha256=${expected}`);
   });
 
   it('computes the v1 header over `<t>.<raw body>`', () => {
     const expected = createHmac('sha256', secret).update(`${now}.${body}`).digest('hex');
-    expect(signV1(secret, body, now)).toBe(`t=${now},v1=${expected}`);
+    expect(signDelivery(secret, body, now)[V1_HEADER]).toBe(`t=${now},v1=${expected}`);
   });
 
   it('signs bytes and strings identically', () => {
@@ -32,23 +23,43 @@ describe('signing', () => {
   });
 });
 
-describe('parseV1Header', () => {
-  it('parses several v1 entries and ignores unknown keys', () => {
-    expect(parseV1Header('t=12,v1=ab,v0=zz,v1=CD')).toEqual({ t: 12, signatures: ['ab', 'cd'] });
+describe('the v1 header', () => {
+  const good = createHmac('sha256', secret).update(`${now}.${body}`).digest('hex');
+  const other = createHmac('sha256', 'another secret').update(`${now}.${body}`).digest('hex');
+  const verifyV1 = (value: string) =>
+    verifyDelivery({ headers: { [V1_HEADER]: value }, rawBody: body, secrets: [secret], now });
+
+  it('may carry several v1 entries, in any case, and keys it ignores', () => {
+    const v = verifyV1(`t=${now},v1=${other},v0=zz,v1=${good.toUpperCase()}`);
+    expect(v).toMatchObject({ ok: true, reason: 'verified', timestamp: now });
+    expect(v.steps).toContain(`${V1_HEADER}: t=${now}, 2 v1 signature(s)`);
+    // The same t twice (the header sent twice, joined with a comma) is one t.
+    expect(verifyV1(`t=${now},v1=${other},t=${now},v1=${good}`)).toMatchObject({ ok: true, reason: 'verified' });
   });
-  it.each(['', 't=1', 'v1=ab', 't=x,v1=ab', 't=1,v1=xyz', 'garbage', 't=1,t=2,v1=ab', '=1,v1=ab'])(
-    'rejects %j',
+
+  it.each(['t=1', 'v1=ab', 't=x,v1=ab', 't=1,v1=xyz', 'garbage', 't=1,t=2,v1=ab', '=1,v1=ab'])(
+    'is malformed as %j',
     (v) => {
-      expect(parseV1Header(v)).toBeNull();
+      expect(verifyV1(v)).toMatchObject({ ok: false, reason: 'malformed-header', scheme: 'v1' });
     },
   );
+
+  it('is missing when empty', () => {
+    expect(verifyV1('')).toMatchObject({ ok: false, reason: 'missing-signature', scheme: 'none' });
+  });
 });
 
-describe('safeEqualHex', () => {
-  it('compares lengths before the constant-time compare', () => {
-    expect(safeEqualHex('abcd', 'abc')).toBe(false);
-    expect(safeEqualHex('abcd', 'abcd')).toBe(true);
-    expect(safeEqualHex('abcd', 'abce')).toBe(false);
+describe('the legacy signature', () => {
+  const legacy = signDelivery(secret, body, now)[LEGACY_HEADER]!;
+  const verifyLegacy = (value: string) =>
+    verifyDelivery({ headers: { [LEGACY_HEADER]: value }, rawBody: body, secrets: [secret], now });
+
+  it('is compared by length first: shorter or longer never matches (and never throws)', () => {
+    expect(verifyLegacy(legacy)).toMatchObject({ ok: true, reason: 'verified-legacy-only' });
+    expect(verifyLegacy(legacy.slice(0, -1))).toMatchObject({ ok: false, reason: 'signature-mismatch' });
+    expect(verifyLegacy(`${legacy}0`)).toMatchObject({ ok: false, reason: 'signature-mismatch' });
+    const last = legacy.at(-1) === '0' ? '1' : '0';
+    expect(verifyLegacy(`${legacy.slice(0, -1)}${last}`)).toMatchObject({ ok: false, reason: 'signature-mismatch' });
   });
 });
 

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Tunnel } from '../../../../src-main/core/tunnel';
 import { hookUrl } from '../../../../src-main/core/tunnel/hook-url';
-import { signV1 } from '../../../../src-main/core/signature';
+import { v1Signature } from '../../../helpers/signatures';
 import { agentIdSchema, findAgent } from '../../../../src-main/core/teams/agent-id';
 import { agentId as agentFlag } from '../../../../src-main/cli/flags';
 import { FakeClock, rawRequest, tempDir } from '../tunnel/helpers';
@@ -57,7 +57,10 @@ describe('one agent id rule', () => {
     if (id === '') return; // no path of its own: /hooks/ is the default agent's
     const body = JSON.stringify({ event: 'message.received', from: '15550100002', message: { id: `m_${id.length}` } });
     const res = await rawRequest(hookUrl(base, id), {
-      headers: { 'content-type': 'application/json', 'x-service-signature-v1': signV1(SECRET, body, NOW_MS / 1000) },
+      headers: {
+        'content-type': 'application/json',
+        'x-service-signature-v1': v1Signature(SECRET, body, NOW_MS / 1000),
+      },
       body,
     });
     // A hook answers whatever its verdict; anything else is 404 not-a-hook.

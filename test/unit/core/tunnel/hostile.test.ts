@@ -5,7 +5,8 @@
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { signDelivery, signLegacy } from '../../../../src-main/core/signature';
+import { signDelivery } from '../../../../src-main/core/signature';
+import { legacySignature } from '../../../helpers/signatures';
 import { Tunnel } from '../../../../src-main/core/tunnel';
 import { RefusedStore } from '../../../../src-main/core/tunnel/refused';
 import { SeenFile } from '../../../../src-main/core/tunnel/seen';
@@ -58,7 +59,7 @@ describe('legacy-only deliveries', () => {
     const clock = new FakeClock(NOW);
     const { t, url } = await tunnel(await dir(), clock);
     const body = event('legacy-1');
-    const legacyOnly = { 'x-service-signature': signLegacy(SECRET, body) };
+    const legacyOnly = { 'x-service-signature': legacySignature(SECRET, body) };
     const refused = await rawRequest(`${url}/hooks/a1`, { headers: legacyOnly, body });
     expect(refused.status).toBe(401);
     expect(refused.json).toMatchObject({ ok: false, reason: 'legacy-only' });

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Agent, request } from 'node:http';
-import { signLegacy, signV1 } from '../../../../src-main/core/signature';
+import { legacySignature, v1Signature } from '../../../helpers/signatures';
 import { Tunnel } from '../../../../src-main/core/tunnel';
 import { verifyTunnelDelivery } from '../../../../src-main/core/tunnel/verify';
 import { FakeClock, tempDir } from './helpers';
@@ -76,8 +76,8 @@ const attemptArb: fc.Arbitrary<Attempt> = bodyArb.chain((body) =>
       )
       .map(([s, t, v1, legacy, n1, n2]) => {
         const headers: Record<string, string> = {};
-        if (v1) headers[n1] = signV1(s, body, t);
-        if (legacy) headers[n2] = signLegacy(s, body);
+        if (v1) headers[n1] = v1Signature(s, body, t);
+        if (legacy) headers[n2] = legacySignature(s, body);
         return { signedBody: body, sentBody: body, headers };
       }),
     // the right secret over a different body (tampering)
@@ -86,8 +86,8 @@ const attemptArb: fc.Arbitrary<Attempt> = bodyArb.chain((body) =>
         .tuple(fc.integer({ min: NOW - 200, max: NOW + 200 }), fc.constantFrom('v1', 'legacy', 'both'))
         .map(([t, which]) => {
           const headers: Record<string, string> = {};
-          if (which !== 'legacy') headers['x-service-signature-v1'] = signV1(SECRET, body, t);
-          if (which !== 'v1') headers['x-service-signature'] = signLegacy(SECRET, body);
+          if (which !== 'legacy') headers['x-service-signature-v1'] = v1Signature(SECRET, body, t);
+          if (which !== 'v1') headers['x-service-signature'] = legacySignature(SECRET, body);
           return { signedBody: body, sentBody: sent, headers };
         }),
     ),
@@ -153,7 +153,7 @@ describe('property: nothing unsigned or wrongly signed is accepted', () => {
     fc.assert(
       fc.property(bodyArb, fc.integer({ min: NOW - 299, max: NOW + 299 }), (body, t) => {
         const r = verifyTunnelDelivery({
-          headers: { 'x-service-signature-v1': signV1(SECRET, body, t) },
+          headers: { 'x-service-signature-v1': v1Signature(SECRET, body, t) },
           rawBody: body,
           secrets: [SECRET],
           now: NOW,

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash, createHmac } from 'node:crypto';
 import { Tunnel } from '../../../../src-main/core/tunnel';
-import { signLegacy, signV1 } from '../../../../src-main/core/signature';
+import { legacySignature, v1Signature } from '../../../helpers/signatures';
 import type { RefusedReason } from '../../../../src-main/core/tunnel';
 import { FakeClock, rawRequest, tempDir } from './helpers';
 
@@ -24,8 +24,8 @@ const event = (id?: string, extra: Record<string, unknown> = {}) =>
   });
 const both = (body: string | Buffer, secret = SECRET, t = NOW) => ({
   'content-type': 'application/json',
-  'x-service-signature': signLegacy(secret, body),
-  'x-service-signature-v1': signV1(secret, body, t),
+  'x-service-signature': legacySignature(secret, body),
+  'x-service-signature-v1': v1Signature(secret, body, t),
 });
 const hex = (secret: string, data: string) => createHmac('sha256', secret).update(data).digest('hex');
 
@@ -53,7 +53,7 @@ const cases: Case[] = (() => {
   const b2 = event();
   c.push({
     name: 'valid v1 only',
-    headers: { 'content-type': 'application/json', 'x-service-signature-v1': signV1(SECRET, b2, NOW) },
+    headers: { 'content-type': 'application/json', 'x-service-signature-v1': v1Signature(SECRET, b2, NOW) },
     body: b2,
     status: 200,
     reason: 'verified',
@@ -61,7 +61,7 @@ const cases: Case[] = (() => {
   const b3 = event();
   c.push({
     name: 'legacy only',
-    headers: { 'x-service-signature': signLegacy(SECRET, b3) },
+    headers: { 'x-service-signature': legacySignature(SECRET, b3) },
     body: b3,
     status: 401,
     reason: 'legacy-only',
@@ -157,7 +157,7 @@ const cases: Case[] = (() => {
   const b13 = event();
   c.push({
     name: 'legacy signature of another length',
-    headers: { 'x-service-signature': `${signLegacy(SECRET, b13)}00` },
+    headers: { 'x-service-signature': `${legacySignature(SECRET, b13)}00` },
     body: b13,
     status: 401,
     reason: 'signature-mismatch',
@@ -349,7 +349,7 @@ const cases: Case[] = (() => {
   const b34 = event();
   c.push({
     name: 'valid v1, wrong legacy (v1 decides)',
-    headers: { ...both(b34), 'x-service-signature': signLegacy('wrong', b34) },
+    headers: { ...both(b34), 'x-service-signature': legacySignature('wrong', b34) },
     body: b34,
     status: 200,
     reason: 'verified',
@@ -357,7 +357,7 @@ const cases: Case[] = (() => {
   const b35 = event();
   c.push({
     name: 'wrong v1, valid legacy (v1 decides)',
-    headers: { ...both(b35), 'x-service-signature-v1': signV1('wrong', b35, NOW) },
+    headers: { ...both(b35), 'x-service-signature-v1': v1Signature('wrong', b35, NOW) },
     body: b35,
     status: 401,
     reason: 'signature-mismatch',
@@ -394,7 +394,7 @@ const cases: Case[] = (() => {
   const b40 = event();
   c.push({
     name: 'no content-type, valid signature',
-    headers: { 'x-service-signature-v1': signV1(SECRET, b40, NOW) },
+    headers: { 'x-service-signature-v1': v1Signature(SECRET, b40, NOW) },
     body: b40,
     status: 200,
     reason: 'verified',
