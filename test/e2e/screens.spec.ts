@@ -281,7 +281,7 @@ test.describe('screens of a day of use at 1280×800 and 1024×700', () => {
     }, 20);
     await control(suite, `agents/${AGENTS.connected}/inbound`, { from: '15550107777', text: 'Hello again?' });
     await expect(page.locator('section.messages-thread')).toContainText('Hello again?', { timeout: 10_000 });
-    await page.waitForTimeout(1000);
+    await page.waitForTimeout(500);
     clearInterval(watch);
     expect(seen, 'no unread count flashes on the open conversation').toEqual([]);
     await shootAndAudit(page, testInfo, 'messages-thread');

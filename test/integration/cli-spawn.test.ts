@@ -75,7 +75,8 @@ describe('channel-companion as a process', () => {
     );
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('Usage:');
+    // --json and no terminal: the error as one JSON line (the whole usage is for a person at a terminal).
+    expect(r.stderr).toContain('"code":"USAGE"');
     expect(await sentCount()).toBe(before);
   }, 30_000);
 

@@ -61,7 +61,7 @@ describe('verify against emulator deliveries', () => {
     });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout.split('\n')[0]).toBe('verified');
+    expect(r.stdout.split('\n')[0]).toBe('Verified (verified)');
     expect(r.stdout).not.toContain(secret);
   });
 

@@ -168,7 +168,7 @@ describe('service commands with a fake client', () => {
     });
     expect(r.code).toBe(0);
     expect(log.created[0]).toMatchObject({ baseUrl: 'http://127.0.0.1:7', apiKey: 'from-keychain-key' });
-    expect(r.stdout).toContain('a1: connected');
+    expect(r.stdout).toContain('a1: Connected');
 
     const r2 = await runCli(['status', '--agent', 'a1', '--base-url', 'http://127.0.0.1:8'], {
       env: { CHANNEL_API_KEY: KEY },

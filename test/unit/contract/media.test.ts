@@ -80,9 +80,8 @@ function files(deadlineMs: number) {
 describe('messages.media: the overall deadline of a fetch', () => {
   it('a server sending a byte at a time: stopped at the deadline, said plainly; the next request starts afresh', async () => {
     const m = files(400);
-    const started = Date.now();
+    // (A fetch that never stopped would hold this test past vitest's own timeout.)
     const [a, b] = await Promise.allSettled([m.message('t1', AGENT, 'wamid_1'), m.message('t1', AGENT, 'wamid_1')]);
-    expect(Date.now() - started).toBeLessThan(3_000);
     for (const r of [a, b]) expect(r).toMatchObject({ status: 'rejected', reason: { code: 'MEDIA_TIMEOUT' } });
     // Asked twice at once, fetched once.
     expect(requests).toBe(1);

@@ -106,7 +106,8 @@ describe('service requests', () => {
       publicUrl: 'https://hooks.example.test/in',
     });
     expect(r).toEqual({ mode: 'passthrough', url: 'https://hooks.example.test/in' });
-    expect(registerWebhook).toHaveBeenCalledWith('t1', 'a1', 'https://hooks.example.test/in');
+    // No source named: the companion records the screen's own registration.
+    expect(registerWebhook).toHaveBeenCalledWith('t1', 'a1', 'https://hooks.example.test/in', undefined);
   });
 
   it('pairing.start posts then reads the session (QR included), timed from the start', async () => {

@@ -140,7 +140,7 @@ describe('registerAgentWebhook: one registration of an agent at a time', () => {
       history: { store: RegistrationHistory.in(dir), teamId: 't1', source: 'webhook set', target: 'other' },
       keepSecret: async () => undefined,
     });
-    await sleep(400);
+    await sleep(100);
     expect(client.calls).toEqual([]);
     other.kill();
     await done;

@@ -244,7 +244,7 @@ describe('repeats under a burst', () => {
     const { t, url, clock } = await tunnel({
       maxConnections: 1_000,
       agents: ['a1'],
-      logIO: { datasync: (fh) => new Promise((r) => setTimeout(r, 300)).then(() => fh.datasync()) },
+      logIO: { datasync: (fh) => new Promise((r) => setTimeout(r, 100)).then(() => fh.datasync()) },
     });
     const body = event('burst-1');
     const answers = await Promise.all(Array.from({ length: 500 }, () => post(`${url}/hooks/a1`, body, SECRET, clock)));

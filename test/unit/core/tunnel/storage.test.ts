@@ -343,7 +343,7 @@ describe('a failed fdatasync at the receiver', () => {
     // The service gave up waiting and retries (the same message.id) while the first is not stored yet.
     const retry = post(2, 'hi again');
     // The retry is checked (a duplicate) and waits for the first; nothing outside tells when it got there.
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 100));
     expect(secretReads).toBe(1);
     held!();
     expect((await first).status).toBe(503);
