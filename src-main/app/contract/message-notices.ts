@@ -106,7 +106,10 @@ export function messageNoticeSide(s: Scope, dtos: MessageDTOs): MessageNoticeSid
 
   return {
     requests: {
-      'messages.unread': async () => unread(),
+      'messages.unread': async () => {
+        await c.messages.loaded;
+        return unread();
+      },
       'messages.focus': async ({ agentId, phone }) => {
         policy.setOpenThread(agentId !== undefined && phone !== undefined ? { agentId, contact: phone } : null);
         return null;

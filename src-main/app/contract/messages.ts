@@ -191,6 +191,8 @@ export function messageRequests(s: Scope, send: SendThrough, media: MediaFiles):
           ...(limit !== undefined ? { limit } : {}),
         }),
       );
+      // The counts are read just after the list (at start, once the first list's query is answered).
+      await c.messages.loaded;
       const unreadOf = c.messages.index.unreadByAgent(agentIds);
       const agentDTOs: InboxAgentDTO[] = agents.map(({ teamId: t, agentId: a }) => {
         const gap = gapOf(t, a);
@@ -227,6 +229,7 @@ export function messageRequests(s: Scope, send: SendThrough, media: MediaFiles):
           ...(beforeSeq !== undefined ? { beforeSeq } : {}),
         }),
       );
+      await c.messages.loaded;
       const name = c.messages.name(contact);
       const out: MessageThreadDTO = { messages: t.messages.map(dtos.message), more: t.more };
       if (name !== undefined) out.name = name;

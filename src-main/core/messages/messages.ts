@@ -82,6 +82,11 @@ export class Messages {
   readonly index: UnreadCounts;
   private readonly logger: Logger;
   private store: MessageStore | null = null;
+  /**
+   * Resolves once the unread counts and local names are at hand (index, name()): a writer reads them
+   * after the first list can be answered (the list's rows carry their own counts and names).
+   */
+  loaded: Promise<void> = Promise.resolve();
   /** Resolves once open()'s catch-up (retention, the sends and deliveries stored meanwhile) is done. */
   ready: Promise<void> = Promise.resolve();
   /** When retention last ran (it runs again at a look an hour later). */
@@ -189,15 +194,32 @@ export class Messages {
       await store.setMeta(META_RETENTION, String(r.retentionDays));
       meta = await store.metas();
     }
-    await this.reload(meta);
+    this.retention = Number(meta.get(META_RETENTION) ?? DEFAULT_RETENTION_DAYS);
     this.sendOffset = Number(meta.get(META_SEND_OFFSET) ?? 0);
     this.logUntil = Number(meta.get(META_LOG_UNTIL) ?? 0);
     this.seenSeq = await store.newestSeq();
     this.mark = await store.changeMark();
-    // After the first list can be shown: retention, and what was stored while no writer ran (sends
-    // the CLI recorded, deliveries `listen` took), each announced.
-    if (!store.readOnly)
-      this.ready = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.catchUp(deliveries));
+    if (store.readOnly) {
+      await this.reload();
+      return;
+    }
+    // After the first list can be shown: the unread counts and names, then retention and what was
+    // stored while no writer ran (sends the CLI recorded, deliveries `listen` took), each announced.
+    this.loaded = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.load());
+    this.ready = this.loaded.then(() => this.catchUp(deliveries));
+  }
+
+  /** The unread counts and names (a change another process made since open() read it is announced). */
+  private async load(): Promise<void> {
+    try {
+      const mark = this.mark;
+      await this.reload();
+      if ((await this.need().changeMark()) !== mark) this.events.emit('changed', { agentId: null });
+    } catch (err) {
+      this.logger.warn('messages: could not read the unread counts and names', {
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
   }
 
   private async catchUp(deliveries: Iterable<DeliveryBody>): Promise<void> {
@@ -213,13 +235,11 @@ export class Messages {
   }
 
   /** Reads the counts, names and retention again (after another process changed them). */
-  private async reload(meta?: Map<string, string>): Promise<void> {
+  private async reload(): Promise<void> {
     const store = this.need();
     await this.readUnread();
     this.names = await store.names();
-    this.retention = Number(
-      (meta ? meta.get(META_RETENTION) : await store.meta(META_RETENTION)) ?? DEFAULT_RETENTION_DAYS,
-    );
+    this.retention = Number((await store.meta(META_RETENTION)) ?? DEFAULT_RETENTION_DAYS);
   }
 
   /** The unread counts again: every agent's, and those of the conversations kept at hand. */
@@ -234,6 +254,7 @@ export class Messages {
 
   /** Stores messages; updates the counts; emits each new one. */
   private async store_(list: Array<{ message: Message; wins: boolean }>): Promise<Message[]> {
+    await this.loaded;
     const store = this.need();
     if (store.readOnly) return this.overlayOf(list);
     const added: Added[] = await store.add(list, this.cutoff());
@@ -406,6 +427,7 @@ export class Messages {
   /** A conversation in a file's format, oldest first. */
   async export(agentId: string, contact: string, format: ExportFormat): Promise<ExportedConversation> {
     const key = contactKey(contact);
+    await this.loaded;
     const { messages } = await this.need().thread(agentId, key, { limit: Infinity });
     return exportConversation({ agentId, contact: key, name: this.names.get(key), messages, format });
   }

@@ -237,6 +237,7 @@ describe('the first start after the upgrade', () => {
     );
     const m = await app(messageBodies(log));
     expect(m.retentionDays()).toBe(30);
+    await m.loaded;
     expect(m.name('15550102000')).toBe('Ada');
     expect(await texts(m, '15550102000')).toEqual(['read one', 'unread one', 'a reply']);
     expect(await texts(m, '15550103000')).toEqual([]);

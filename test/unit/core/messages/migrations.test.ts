@@ -55,6 +55,7 @@ describe('migrations', () => {
 
       const m = new Messages({ dataDir: dir, now: () => T0 + 60_000 });
       await m.open([]);
+      await m.loaded;
       expect(m.problem()).toBeNull();
       const store = SqliteMessageStore.open({ file, readOnly: true });
       expect(store.version()).toBe(SCHEMA_VERSION);

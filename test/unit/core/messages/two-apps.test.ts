@@ -47,6 +47,7 @@ async function app(): Promise<{ m: Messages; changed: Array<string | null> }> {
   await m.open(log.map(deliveryBody));
   const changed: Array<string | null> = [];
   m.on('changed', (e) => changed.push(e.agentId));
+  await m.loaded;
   return { m, changed };
 }
 
@@ -86,5 +87,31 @@ describe('Messages state: two apps on one data folder', () => {
     expect(await serve.m.unread('agent-a', '15550102000')).toBe(0);
     await desktop.m.close();
     await serve.m.close();
+  });
+
+  it('answers the first list before it reads the counts and names, and announces a change made meanwhile', async () => {
+    const first = await app();
+    await first.m.setName('15550102000', 'Ada');
+    await first.m.close();
+    const other = await app();
+
+    const m = new Messages({ dataDir: dir, now: () => T0 + 60_000 });
+    const changed: Array<string | null> = [];
+    m.on('changed', (e) => changed.push(e.agentId));
+    await m.open([]);
+    // The list carries its own names and counts; the ones kept at hand come after it.
+    const list = await m.contacts();
+    expect(list.find((c) => c.contact === '15550102000')).toMatchObject({ name: 'Ada', unread: 1 });
+    expect(m.name('15550102000')).toBeUndefined();
+    expect(m.index.unreadByAgent(['agent-a']).get('agent-a')).toBe(0);
+    // Another app changes a name before they are read: read as it is now, and announced.
+    await other.m.setName('15550103000', 'Grace');
+    await m.loaded;
+    expect(m.name('15550102000')).toBe('Ada');
+    expect(m.name('15550103000')).toBe('Grace');
+    expect(m.index.unreadByAgent(['agent-a']).get('agent-a')).toBe(3);
+    expect(changed).toEqual([null]);
+    await other.m.close();
+    await m.close();
   });
 });
