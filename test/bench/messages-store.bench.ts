@@ -2,8 +2,8 @@
 // conversations, 10 messages each on average, 1 in 50 conversations unread), stored through the
 // store's own add() (the path every delivery and send takes). Four cases, side by side in one run:
 // - messages-store-start: Messages opened on the data folder (the companion's start: open, schema
-//   check, retention, the unread counts, the send log) up to its first contacts list (the 100 most
-//   recent), against a bare script opening the same file with libsql and running the same query.
+//   check, settings; the unread counts, names, retention and the send log follow the list) up to its
+//   first contacts list (the 100 most recent), against a bare script opening the same file with libsql and running the same query.
 //   Medians over alternating rounds; ratio = bare ÷ ours (target 1/1.5);
 // - messages-store-thread: the last 50 messages of a random conversation, ours (Messages.thread)
 //   against the bare query; p99 over alternating samples; ratio = bare p99 ÷ ours p99 (target 1/1.5);
