@@ -152,6 +152,8 @@ export async function downloadMedia(
   try {
     limit = await opts.beforeBody?.(total);
   } catch (err) {
+    // Dropped unread: the stream's own abort error is expected here and must not go unhandled.
+    res.body.on('error', () => undefined);
     res.body.destroy();
     res.release();
     throw err;
