@@ -81,7 +81,7 @@ export interface MessagesSlice {
 export const threadKey = (teamId: string, agentId: string, contact: string): string =>
   `${teamId}/${agentId}/${contact}`;
 
-const PAGE = 100;
+const PAGE = 50;
 const EMPTY_THREAD: Thread = { messages: [], more: false, loaded: false, error: null };
 
 /** At most one inbox reload this often: a burst of messages re-renders the contact list four times a second, not once per message. */

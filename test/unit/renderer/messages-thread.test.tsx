@@ -200,11 +200,11 @@ describe('the thread, windowed', () => {
     await flush();
     const loads = t.calls.filter((c) => c.name === 'messages.thread').map((c) => c.args);
     expect(loads).toEqual([
-      { teamId: 't1', agentId: 'a1', phone: CONTACT, limit: 100 },
-      { teamId: 't1', agentId: 'a1', phone: CONTACT, limit: 100, before: msg(900).at + 1 },
+      { teamId: 't1', agentId: 'a1', phone: CONTACT, limit: 50 },
+      { teamId: 't1', agentId: 'a1', phone: CONTACT, limit: 50, before: msg(950).at + 1 },
     ]);
-    // 100 older rows above: the view moved down by their height, the same row at its top.
-    expect(scroller.scrollTop).toBeGreaterThan(200 + 90 * ROW);
+    // 50 older rows above: the view moved down by their height, the same row at its top.
+    expect(scroller.scrollTop).toBeGreaterThan(200 + 45 * ROW);
     expect(rowAtTop(scroller)).toBe(topRow);
     expect(topRow).toMatch(/message 9\d\d/);
   });
