@@ -70,3 +70,9 @@ export function processInterrupts(): { signal: AbortSignal; dispose(): void } {
   process.on('SIGTERM', onSignal);
   return { signal: ctl.signal, dispose };
 }
+
+/** Resolves when the command is interrupted (Ctrl-C, SIGTERM): what a long-running command waits on. */
+export function untilAborted(signal: AbortSignal): Promise<null> {
+  if (signal.aborted) return Promise.resolve(null);
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(null), { once: true }));
+}

@@ -17,6 +17,7 @@ import { atTerminal, confirm } from './confirm';
 import { CliFailure, UsageError } from './errors';
 import { EXIT } from './exit-codes';
 import type { Output } from './output';
+import { untilAborted } from './io';
 
 export interface CompanionListenFlags {
   team?: string | undefined;
@@ -36,11 +37,6 @@ const FORWARDED_VERDICTS = new Set(['verified', 'verified-legacy-only', 'simulat
 const HOP_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'expect']);
 
 const RETRY_DELAYS_MS = [1000, 2000, 4000, 8000, 15_000];
-
-function waitForAbort(signal: AbortSignal): Promise<null> {
-  if (signal.aborted) return Promise.resolve(null);
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(null), { once: true }));
-}
 
 /** The URL to POST to without its user and password, and those as a Basic authorization (the client drops them). */
 function splitCredentials(url: string): { target: string; authorization: string | null } {
@@ -252,7 +248,7 @@ export async function listenThroughCompanion(ctx: CliContext, out: Output, f: Co
         'Press Ctrl-C to stop.',
       ].join('\n'),
     );
-    const why = await Promise.race([waitForAbort(ctx.signal), stopped]);
+    const why = await Promise.race([untilAborted(ctx.signal), stopped]);
     if (why !== null) {
       out.warn(`${why}: no more deliveries reach this listener`);
       return EXIT.failure;

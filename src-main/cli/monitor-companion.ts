@@ -12,6 +12,7 @@ import { UsageError } from './errors';
 import { EXIT } from './exit-codes';
 import type { Output } from './output';
 import type { MetricsListen } from '../app/companion/observability';
+import { untilAborted } from './io';
 
 export interface CompanionMonitorFlags {
   team?: string[] | undefined;
@@ -28,11 +29,6 @@ const redactOrNull = (url: string | null): string | null => (url === null ? null
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();
-}
-
-function waitForAbort(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
 /** The teams and agents asked for (--team by id or label, --agent by id or label; default every one). */
@@ -173,7 +169,7 @@ export async function monitorThroughCompanion(
     for (const i of open)
       out.event({ event: 'incident', incident: i }, `${iso(i.openedAt)} ${incidentLine(i, where(i), ctx.clock.now())}`);
 
-    const why = await Promise.race([waitForAbort(ctx.signal).then(() => null), stopped]);
+    const why = await Promise.race([untilAborted(ctx.signal).then(() => null), stopped]);
     if (why !== null) {
       out.warn(`${why}: no more changes will be seen`);
       return EXIT.failure;

@@ -8,6 +8,7 @@ import { EXIT } from '../exit-codes';
 import { intString, parseFlags } from '../flags';
 import { DEFAULT_API_KEY_ENV } from '../target';
 import { DIALECT_NAMES, dialectListSchema } from '../../emulator/dialect';
+import { untilAborted } from '../io';
 
 const flagsSchema = z.object({
   port: intString(0, 65_535).optional(),
@@ -19,11 +20,6 @@ const flagsSchema = z.object({
   dialect: dialectListSchema.optional(),
   json: z.boolean().optional(),
 });
-
-function waitForAbort(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-}
 
 export function register(program: Command, ctx: CliContext): void {
   const cmd = program
@@ -95,7 +91,7 @@ export function register(program: Command, ctx: CliContext): void {
           'Press Ctrl-C to stop.',
         ].join('\n'),
       );
-      await waitForAbort(ctx.signal);
+      await untilAborted(ctx.signal);
     } finally {
       await emulator.close();
     }

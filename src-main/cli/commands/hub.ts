@@ -13,6 +13,7 @@ import { cliLogger, type Output } from '../output';
 import { companionFolders } from '../companion';
 import { teamsOf } from '../teams-context';
 import { ROLES } from '../../app/hub/roles';
+import { untilAborted } from '../io';
 
 const DATABASE_HELP = 'Postgres URL, postgres://USER[:PASSWORD]@HOST:PORT/DATABASE (default: env DATABASE_URL)';
 
@@ -92,11 +93,6 @@ async function withDatabase<T>(
   }
 }
 
-function waitForAbort(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-}
-
 async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Output): Promise<number> {
   const host = f.host ?? '127.0.0.1';
   if (!isLoopbackHost(host))
@@ -152,7 +148,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
           'Press Ctrl-C to stop.',
         ].join('\n'),
       );
-      await waitForAbort(ctx.signal);
+      await untilAborted(ctx.signal);
     } finally {
       await server?.close();
       await hosted.close();

@@ -57,6 +57,7 @@ import type { RegistrationRecord, RegistrationTarget } from '../../app/registrat
 import { atTerminal, confirm } from '../confirm';
 import { registrationHistory } from '../tunnel-support';
 import { listenThroughCompanion } from '../listen-companion';
+import { untilAborted } from '../io';
 
 const flagsSchema = z
   .object({
@@ -102,11 +103,6 @@ const flagsSchema = z
 
 /** The agent `/hooks` stands for when no --agent (or team) names one. */
 const DEFAULT_AGENT = 'default';
-
-function waitForAbort(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-}
 
 /** The port is held: by whom, and the flag that picks a port free now. */
 async function portTakenFailure(host: string, port: number): Promise<CliFailure> {
@@ -445,7 +441,7 @@ export function register(program: Command, ctx: CliContext): void {
           },
         });
       }
-      await waitForAbort(ctx.signal);
+      await untilAborted(ctx.signal);
     } finally {
       if (exposure) await stopExposure(out, exposure, registered, f.team);
       await tunnel.stop();

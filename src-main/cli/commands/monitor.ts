@@ -23,6 +23,7 @@ import type { Alert } from '../../app/usecases/monitor';
 import { DEFAULT_API_KEY_ENV } from '../target';
 import { collect } from './team';
 import { addCompanionOptions } from '../companion';
+import { untilAborted } from '../io';
 
 const ADHOC_TEAM = 'adhoc';
 
@@ -91,11 +92,6 @@ function alertData(a: Alert): Record<string, unknown> {
   if (a.incidentId) data.incidentId = a.incidentId;
   if (a.parts) data.parts = a.parts.map(alertData);
   return data;
-}
-
-function waitForAbort(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -224,7 +220,7 @@ export function register(program: Command, ctx: CliContext): void {
         out.event({ event: 'metrics', url: server.url }, `  Prometheus metrics at ${server.url}`);
       }
       monitor.start();
-      await waitForAbort(ctx.signal);
+      await untilAborted(ctx.signal);
     } finally {
       await monitor.stop();
       detach?.();

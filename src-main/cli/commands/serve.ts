@@ -23,6 +23,7 @@ import { isHostToken, newToken } from '../../host/access';
 import { describeOwner, isPortTaken, portOwner } from '../../app/port-owner';
 import { companionFolders } from '../companion';
 import { teamsOf } from '../teams-context';
+import { untilAborted } from '../io';
 
 const flagsSchema = z
   .object({
@@ -72,11 +73,6 @@ function findRendererDir(given?: string): string | null {
         path.resolve(here, '../../renderer'),
       ];
   return candidates.find((d) => existsSync(path.join(d, 'index.html'))) ?? null;
-}
-
-function waitForAbort(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -260,7 +256,7 @@ export function register(program: Command, ctx: CliContext): void {
           'Press Ctrl-C to stop.',
         ].join('\n'),
       );
-      await waitForAbort(ctx.signal);
+      await untilAborted(ctx.signal);
     } finally {
       await hostServer?.close();
       await hosted.close();

@@ -10,6 +10,7 @@ import { parseFlags, secondsString } from '../flags';
 import { cliLogger } from '../output';
 import { addCompanionOptions, companionFolders } from '../companion';
 import { teamsOf } from '../teams-context';
+import { untilAborted } from '../io';
 
 const flagsSchema = z.object({
   configDir: z.string().min(1, 'expected a folder').optional(),
@@ -23,11 +24,6 @@ const flagsSchema = z.object({
     .optional(),
   json: z.boolean().optional(),
 });
-
-function waitForAbort(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-}
 
 export function register(program: Command, ctx: CliContext): void {
   const cmd = addCompanionOptions(
@@ -74,7 +70,7 @@ export function register(program: Command, ctx: CliContext): void {
           'Press Ctrl-C to stop.',
         ].join('\n'),
       );
-      await waitForAbort(ctx.signal);
+      await untilAborted(ctx.signal);
     } finally {
       await hosted.close();
     }
