@@ -24,14 +24,18 @@ export async function withCompanion<T>(
   }
 }
 
-/** A saved team by id, else by name (any case); a UsageError naming --team when there is none. */
-export async function teamNamed(client: ContractClient, name: string): Promise<TeamDTO> {
-  const teams = await client.request('teams.list', {});
+/** A team of the list by id, else by name (any case); a UsageError naming --team when there is none. */
+export function teamIn(teams: readonly TeamDTO[], name: string): TeamDTO {
   const wanted = name.trim();
   const team =
     teams.find((t) => t.teamId === wanted) ?? teams.find((t) => t.label.toLowerCase() === wanted.toLowerCase());
   if (!team) throw new UsageError(`--team: no saved team "${name}" (see \`channel-companion team list\`)`);
   return team;
+}
+
+/** A saved team by id, else by name (any case); a UsageError naming --team when there is none. */
+export async function teamNamed(client: ContractClient, name: string): Promise<TeamDTO> {
+  return teamIn(await client.request('teams.list', {}), name);
 }
 
 /** An agent of the team by id or label, or the team's only agent when none is named. */

@@ -8,6 +8,7 @@ import { redactCredentials } from '../../src-shared/url';
 import { HEALTH_SHORT, incidentLine } from '../../src-shared/words';
 import type { CliContext } from './context';
 import { connectCompanion, sessionWords } from './companion';
+import { teamIn } from './companion-run';
 import { UsageError } from './errors';
 import { EXIT } from './exit-codes';
 import type { Output } from './output';
@@ -34,14 +35,7 @@ function iso(ms: number): string {
 /** The teams and agents asked for (--team by id or label, --agent by id or label; default every one). */
 function pickAgents(teams: TeamDTO[], agents: AgentDTO[], f: CompanionMonitorFlags): AgentDTO[] {
   let picked = teams;
-  if (f.team?.length) {
-    picked = f.team.map((name) => {
-      const t =
-        teams.find((x) => x.teamId === name) ?? teams.find((x) => x.label.toLowerCase() === name.trim().toLowerCase());
-      if (!t) throw new UsageError(`--team: no saved team "${name}" (see \`channel-companion team list\`)`);
-      return t;
-    });
-  }
+  if (f.team?.length) picked = f.team.map((name) => teamIn(teams, name));
   const ids = new Set(picked.map((t) => t.teamId));
   const only = f.agent?.length ? new Set(f.agent.map((a) => a.toLowerCase())) : null;
   return agents.filter(

@@ -13,6 +13,7 @@ import { messageLine } from '../../../src-shared/message-words';
 import { terminalSafe } from '../../../src-shared/terminal-text';
 import { defineAction, type CliContext } from '../context';
 import { addCompanionOptions, connectCompanion } from '../companion';
+import { teamIn } from '../companion-run';
 import { confirm } from '../confirm';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
@@ -87,11 +88,7 @@ function scope(
   f: { team?: string | undefined; agent?: string | undefined },
 ): { teamId?: string; agentId?: string; one: { teamId: string; agentId: string } | null } {
   let team: TeamDTO | undefined;
-  if (f.team !== undefined) {
-    const want = f.team.toLowerCase();
-    team = teams.find((t) => t.teamId === f.team) ?? teams.find((t) => t.label.toLowerCase() === want);
-    if (!team) throw new UsageError(`--team: no saved team "${f.team}" (see \`channel-companion team list\`)`);
-  }
+  if (f.team !== undefined) team = teamIn(teams, f.team);
   if (f.agent === undefined) return { ...(team ? { teamId: team.teamId } : {}), one: null };
   const want = f.agent.toLowerCase();
   const matches = agents.filter(
