@@ -11,6 +11,7 @@ import { teamNamed } from './companion-run';
 import { redactCredentials } from '../../src-shared/url';
 import type { ContractClient } from '../app/client';
 import { serialByKey } from '../app/serial';
+import { backoffDelay, type BackoffPolicy } from '../app/backoff';
 import type { CliContext } from './context';
 import { connectCompanion, sessionWords, type CompanionSession } from './companion';
 import { atTerminal, confirm } from './confirm';
@@ -36,7 +37,9 @@ const FORWARDED_VERDICTS = new Set(['verified', 'verified-legacy-only', 'simulat
 /** Headers not passed on: they describe this hop, not the delivery. */
 const HOP_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'expect']);
 
-const RETRY_DELAYS_MS = [1000, 2000, 4000, 8000, 15_000];
+/** A forward the app did not take is tried again after 1, 2, 4, 8 and 15 s, then given up by this listener (the delivery stays in the companion's log). */
+const RETRY: BackoffPolicy = { baseMs: 1000, maxMs: 15_000, jitter: 0 };
+const RETRIES = 5;
 
 /** The URL to POST to without its user and password, and those as a Basic authorization (the client drops them). */
 function splitCredentials(url: string): { target: string; authorization: string | null } {
@@ -128,8 +131,8 @@ class ListenerForwards {
         `${result.deliveryId}${forwardLine(result)}`,
       );
       const ok = result.status !== null && result.status < 500 && result.status !== 429;
-      const delay = RETRY_DELAYS_MS[attempt];
-      if (ok || delay === undefined) return;
+      if (ok || attempt >= RETRIES) return;
+      const delay = backoffDelay(RETRY, attempt + 1);
       await new Promise<void>((r) => {
         const t = setTimeout(r, delay);
         this.ctx.signal.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
