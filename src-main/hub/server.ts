@@ -12,6 +12,7 @@ import type { ContractEvents } from '../app/contract';
 import { contractServing, fail, sendJson } from '../app/contract-http';
 import type { Member } from '../app/hub/members';
 import { leastRole, roleAllows } from '../app/hub/roles';
+import { asMember } from '../app/hub/acting';
 
 interface HubServerOptions {
   handlers: Handlers;
@@ -91,7 +92,8 @@ export async function startHubServer(opts: HubServerOptions): Promise<RunningHub
       );
     if (opts.record && leastRole(name) !== 'viewer')
       await opts.record({ member: member.name, action: name }).catch(() => undefined);
-    await api.serve(req, res, path);
+    const acting = member;
+    await asMember(acting, () => api.serve(req, res, path));
   }
 
   const server: Server = createServer((req, res) => {
