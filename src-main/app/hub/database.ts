@@ -22,9 +22,20 @@ interface AuditTable {
   subject: string | null;
 }
 
+/** An event for every client of every replica (app/hub/events.ts); its id is the clients' cursor. */
+interface EventsTable {
+  id: Generated<string>;
+  at: Generated<Date>;
+  name: string;
+  payload: unknown;
+  /** The replica that published it, when it said. */
+  replica: string | null;
+}
+
 interface HubSchema {
   hub_members: MembersTable;
   hub_audit: AuditTable;
+  hub_events: EventsTable;
 }
 
 export type HubDatabase = Kysely<HubSchema>;
@@ -59,6 +70,20 @@ const MIGRATIONS: Record<string, Migration> = {
         .addColumn('subject', 'text')
         .execute();
       await db.schema.createIndex('hub_audit_at').on('hub_audit').column('at').execute();
+    },
+  },
+  '0003_events': {
+    async up(db) {
+      await db.schema
+        .createTable('hub_events')
+        .addColumn('id', 'bigserial', (c) => c.primaryKey())
+        .addColumn('at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('payload', 'jsonb', (c) => c.notNull())
+        .addColumn('replica', 'text')
+        .execute();
+      // The primary key indexes id (the clients' cursor); `at` serves pruning old rows.
+      await db.schema.createIndex('hub_events_at').on('hub_events').column('at').execute();
     },
   },
 };
