@@ -18,6 +18,8 @@ export interface TestPostgres {
   port: number;
   /** Stops the server, keeping its files (the database becomes unreachable). */
   halt(): Promise<void>;
+  /** Starts a halted server again, on the same port with the same data. */
+  resume(): Promise<void>;
   /** Stops the server and removes its files. */
   stop(): Promise<void>;
 }
@@ -50,19 +52,21 @@ export async function startPostgres(): Promise<TestPostgres> {
   }
   await asOwner(path.join(BIN, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
   let port = 0;
+  const start = (): Promise<void> =>
+    asOwner(path.join(BIN, 'pg_ctl'), [
+      '-D',
+      data,
+      '-w',
+      '-l',
+      path.join(dir, 'log'),
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      'start',
+    ]);
   for (let attempt = 0; ; attempt++) {
     port = await freePort();
     try {
-      await asOwner(path.join(BIN, 'pg_ctl'), [
-        '-D',
-        data,
-        '-w',
-        '-l',
-        path.join(dir, 'log'),
-        '-o',
-        `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
-        'start',
-      ]);
+      await start();
       break;
     } catch (e) {
       // Someone took the free port between the look and the start: another one.
@@ -73,6 +77,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
     halt: () => asOwner(path.join(BIN, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']),
+    resume: start,
     async stop() {
       await asOwner(path.join(BIN, 'pg_ctl'), ['-D', data, '-m', 'immediate', 'stop']).catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
