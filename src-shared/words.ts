@@ -224,6 +224,28 @@ export function incidentLine(i: IncidentLike, where: { team: string; agent: stri
   return `${incidentStateWord(i)} ${where.team}/${where.agent}: ${i.title} (${incidentLengthWords(i, now)})`;
 }
 
+/** What the agents of an incident group have, after their count: "1 agent needs a QR scan", "20 agents need a QR scan". */
+const GROUP_WORDS: Record<string, { one: string; many: string }> = {
+  'needs-scan': { one: 'needs a QR scan', many: 'need a QR scan' },
+  reconnecting: { one: 'is reconnecting', many: 'are reconnecting' },
+  unreachable: { one: 'cannot be checked', many: 'cannot be checked' },
+  flapping: { one: 'is flapping', many: 'are flapping' },
+  'key-rejected': { one: 'has its API key rejected', many: 'have their API key rejected' },
+  realert: { one: 'still needs a QR scan', many: 'still need a QR scan' },
+  recovered: { one: 'is back to normal', many: 'are back to normal' },
+};
+
+/**
+ * An incident group in words, for a notification's title, an alert's and the Alerts screen's group
+ * header: "20 agents need a QR scan", "3 agents are reconnecting" (`kind`: the incidents' kind, or
+ * the alert's: a reminder, a recovery); any other kind verbatim ("2 agents: kind").
+ */
+export function incidentGroupWords(kind: string, n: number): string {
+  const w = GROUP_WORDS[kind];
+  const agents = counted(n, 'agent');
+  return w ? `${agents} ${n === 1 ? w.one : w.many}` : `${agents}: ${kind}`;
+}
+
 /**
  * An alert's headline word, the same as its incident's on the screens: "Resolved" for a recovery
  * notice, else "Urgent" or "Warning" as the alert reached the person.

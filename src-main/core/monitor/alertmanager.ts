@@ -1,6 +1,8 @@
 // Alertmanager sink: every incident the alert policy raises is posted to Alertmanager's v2 API
 // (POST /api/v2/alerts) as a firing alert, and as resolved when it closes, with stable labels
-// (alertname, team, agent, severity, kind) so Alertmanager groups, dedupes, silences and routes it.
+// (alertname, team, agent, severity, kind) so Alertmanager groups, dedupes, silences and routes it;
+// `incident_group` names the incident group it was raised in (incidents of one kind raised together),
+// so a route grouping by it sends one notification for "20 agents need a QR scan".
 // Alertmanager, not the companion, then decides who hears about it: the companion's snooze and
 // quiet hours do not apply here (silence in Alertmanager instead). Firing alerts are posted again
 // every resendMs with endsAt a few resends ahead, as Prometheus does, so an Alertmanager that
@@ -80,6 +82,7 @@ function alertmanagerLabels(i: Incident, team: string): Record<string, string> {
     source: 'channel-companion',
   };
   if (i.agentId !== null) labels['agent'] = i.agentId;
+  labels['incident_group'] = i.group ?? i.id;
   return labels;
 }
 
@@ -158,8 +161,8 @@ export class AlertmanagerSink {
     if (!i.raised) return; // tracked only (a pairing started on purpose): nothing to page about
     const alert = this.toAlert(i);
     const out: Post['alerts'] = [];
-    // A new kind is a new alert in Alertmanager's eyes: the old one resolves.
-    if (before && before.labels['alertname'] !== alert.labels['alertname'])
+    // New labels (a new kind, a new group) are a new alert in Alertmanager's eyes: the old one resolves.
+    if (before && JSON.stringify(before.labels) !== JSON.stringify(alert.labels))
       out.push({ alert: { ...before, endsAt: new Date(now).toISOString() }, firing: false });
     else if (before && JSON.stringify(before) === JSON.stringify(alert)) return;
     this.firing.set(i.id, alert);

@@ -23,8 +23,10 @@ const incidentSchema = z.object({
   raised: z.boolean(),
   urgent: z.boolean().optional(),
   acknowledgedAt: z.number().nullable(),
+  acknowledgedBy: z.string().optional(),
   resolvedAt: z.null(),
   lastAlertAt: z.number().nullable(),
+  group: z.string().min(1).optional(),
 });
 
 const fileSchema = z.object({ incidents: z.array(incidentSchema) });

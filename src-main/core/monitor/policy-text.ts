@@ -1,11 +1,14 @@
 // Titles and bodies of alerts. Plain words an on-call engineer reads on a phone lock screen.
-import { counted, SEVERITY_WORDS } from '../../../src-shared/words';
+import { counted, incidentGroupWords, SEVERITY_WORDS } from '../../../src-shared/words';
 import { formatDuration } from './time';
 import type { Alert, AlertRules, Incident } from './types';
 
 export function agentRef(agentId: string, phone?: string | null): string {
   return phone ? `${agentId} (+${phone})` : agentId;
 }
+
+/** A grouped alert's body lists this many of its alerts, then says how many more. */
+const GROUP_LINES = 10;
 
 /** What an incident of each kind is, mid-sentence ("a1: needs a QR scan for 2 h"). */
 const KIND_WORDS: Record<Incident['kind'], string> = {
@@ -74,10 +77,16 @@ export const text = {
     title: `API key accepted again for team ${team} after ${formatDuration(afterMs)}`,
     body: 'Monitoring of the team resumed.',
   }),
-  grouped: (parts: Alert[]) => ({
-    title: `${parts.length} changes: ${parts.map((p) => p.title).join('; ')}`,
-    body: parts.map((p) => `- ${p.urgent ? `${SEVERITY_WORDS.urgent}: ` : ''}${p.title}`).join('\n'),
-  }),
+  /**
+   * Several alerts of one kind at once: "20 agents need a QR scan" (`total`: the incident group's
+   * size so far, when later incidents joined it), then one line per alert, the first GROUP_LINES.
+   */
+  grouped: (kind: string, parts: Alert[], total = parts.length) => {
+    const lines = parts.slice(0, GROUP_LINES).map((p) => `- ${p.urgent ? `${SEVERITY_WORDS.urgent}: ` : ''}${p.title}`);
+    if (parts.length > GROUP_LINES) lines.push(`- … and ${parts.length - GROUP_LINES} more`);
+    if (total > parts.length) lines.unshift(`${parts.length} more since the first alert:`);
+    return { title: incidentGroupWords(kind, total), body: lines.join('\n') };
+  },
   stillDown: (open: Incident[], team: string, now: number) => ({
     title: `Still down after quiet hours: ${counted(open.length, 'incident')}`,
     body: stillOpenLines(open, team, now),

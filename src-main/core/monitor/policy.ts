@@ -38,8 +38,10 @@ export interface PolicyOutput {
 export interface AlertPolicyOptions {
   rules?: Partial<AlertRules>;
   localTime?: LocalTime;
-  /** Prefix of incident and alert ids (e.g. a start timestamp, so ids stay unique across runs). */
+  /** Prefix of incident, group and alert ids (e.g. a start timestamp, so ids stay unique across runs). */
   idPrefix?: string;
+  /** Default INCIDENT_GROUP_WINDOW_MS. */
+  groupWindowMs?: number;
   /** The label of a team, for alert words (default: the id). */
   teamLabel?: (teamId: string) => string;
 }
@@ -47,9 +49,34 @@ export interface AlertPolicyOptions {
 /** Healths that say nothing about the agent's link: the last state the service reported stands. */
 const OPAQUE: ReadonlySet<Health> = new Set(['unreachable', 'key-rejected']);
 
+/**
+ * How long an incident group takes new incidents: one raised within this long of the group's first
+ * (of the same team and kind) joins it. A poll round is one moment, whatever its length.
+ */
+export const INCIDENT_GROUP_WINDOW_MS = 10_000;
+
+/** Kinds whose alerts open an incident group (the others tell of incidents already grouped). */
+const GROUPING: ReadonlySet<AlertKind> = new Set([
+  'needs-scan',
+  'reconnecting',
+  'unreachable',
+  'flapping',
+  'key-rejected',
+]);
+
 interface Candidate {
   alert: Omit<Alert, 'id' | 'at' | 'teamLabel'>;
-  incident?: Incident;
+  /** The incident it is about. */
+  about: Incident;
+  /** An alert that reached the person marks it delivered (not a closing notice). */
+  marks: boolean;
+}
+
+/** An incident group open to new incidents. */
+interface OpenGroup {
+  id: string;
+  startedAt: number;
+  size: number;
 }
 
 export class AlertPolicy {
@@ -64,12 +91,16 @@ export class AlertPolicy {
   private quiet = false;
   private out: PolicyOutput = { alerts: [], incidents: [] };
   private pending: Candidate[] = [];
+  private readonly groupWindowMs: number;
+  /** The incident group open now per team, kind and scope (agent or team-wide). */
+  private readonly groups = new Map<string, OpenGroup>();
 
   constructor(opts: AlertPolicyOptions = {}) {
     this.rules = { ...DEFAULT_RULES, ...opts.rules };
     this.local = opts.localTime ?? systemLocalTime;
     this.prefix = opts.idPrefix ?? '';
     this.label = opts.teamLabel ?? ((id) => id);
+    this.groupWindowMs = Math.max(0, opts.groupWindowMs ?? INCIDENT_GROUP_WINDOW_MS);
     this.teams = new TeamBook({
       label: this.label,
       open: (teamId, kind, agentIds, openedAt) => this.openIncident(teamId, null, agentIds, kind, openedAt),
@@ -108,10 +139,11 @@ export class AlertPolicy {
     return inQuietHours(this.rules.quietHours, now, this.local);
   }
 
-  /** Acknowledge one incident (by id) or every open incident of an agent. Returns how many. */
+  /** Acknowledge one incident (by id) or every open incident of an agent, by `by` when named. Returns how many. */
   acknowledge(
     target: string | { agentId: string; teamId?: string },
     now: number,
+    by?: string,
   ): { count: number; output: PolicyOutput } {
     this.begin();
     let count = 0;
@@ -123,6 +155,7 @@ export class AlertPolicy {
             (target.teamId === undefined || inc.teamId === target.teamId);
       if (hit && inc.acknowledgedAt === null) {
         inc.acknowledgedAt = now;
+        if (by !== undefined) inc.acknowledgedBy = by;
         this.update('updated', inc);
         count++;
       }
@@ -130,12 +163,13 @@ export class AlertPolicy {
     return { count, output: this.end(now) };
   }
 
-  acknowledgeAll(now: number): { count: number; output: PolicyOutput } {
+  acknowledgeAll(now: number, by?: string): { count: number; output: PolicyOutput } {
     this.begin();
     let count = 0;
     for (const inc of this.openIncidents()) {
       if (inc.acknowledgedAt !== null) continue;
       inc.acknowledgedAt = now;
+      if (by !== undefined) inc.acknowledgedBy = by;
       this.update('updated', inc);
       count++;
     }
@@ -155,6 +189,14 @@ export class AlertPolicy {
       this.teams.check(teamId, this.members(teamId), now);
     }
     return this.end(now);
+  }
+
+  /**
+   * Another watcher polls this agent from now on (a hub replica took it over): its state and its open
+   * incident are dropped here without a word; the incident goes on there (restore).
+   */
+  release(teamId: string, agentId: string): void {
+    this.agents.delete(key(teamId, agentId));
   }
 
   /**
@@ -533,24 +575,56 @@ export class AlertPolicy {
   ): void {
     inc.raised = true;
     inc.lastAlertAt = now;
-    this.candidate({ kind, urgent, teamId: inc.teamId, agentIds: [...inc.agentIds], ...t, incidentId: inc.id }, inc);
+    if (GROUPING.has(kind)) this.joinGroup(inc, kind, now);
+    this.candidate(
+      { kind, urgent, teamId: inc.teamId, agentIds: [...inc.agentIds], ...t, incidentId: inc.id, ...groupOf(inc) },
+      inc,
+      true,
+    );
+  }
+
+  /**
+   * The incident joins its team's open group of this kind, or starts one: a group takes incidents
+   * raised within groupWindowMs of its first (the same poll round always).
+   */
+  private joinGroup(inc: Incident, kind: AlertKind, now: number): void {
+    const k = `${inc.teamId}\u0000${kind}\u0000${inc.agentId === null ? 'team' : 'agent'}`;
+    let g = this.groups.get(k);
+    if (!g || now - g.startedAt > this.groupWindowMs) {
+      g = { id: this.nextId('grp'), startedAt: now, size: 0 };
+      this.groups.set(k, g);
+    }
+    if (inc.group === g.id) return;
+    inc.group = g.id;
+    g.size++;
+  }
+
+  /** How many incidents the group has taken so far (0 once it no longer takes any). */
+  private groupSize(id: string): number {
+    for (const g of this.groups.values()) if (g.id === id) return g.size;
+    return 0;
   }
 
   /** A closing notice: only when the person was told about the incident in the first place. */
   private notice(inc: Incident, kind: AlertKind, t: { title: string; body: string }): void {
     if (inc.delivered)
-      this.candidate({
-        kind,
-        urgent: false,
-        teamId: inc.teamId,
-        agentIds: [...inc.agentIds],
-        ...t,
-        incidentId: inc.id,
-      });
+      this.candidate(
+        {
+          kind,
+          urgent: false,
+          teamId: inc.teamId,
+          agentIds: [...inc.agentIds],
+          ...t,
+          incidentId: inc.id,
+          ...groupOf(inc),
+        },
+        inc,
+        false,
+      );
   }
 
-  private candidate(alert: Candidate['alert'], incident?: Incident): void {
-    this.pending.push({ alert, incident });
+  private candidate(alert: Candidate['alert'], about: Incident, marks: boolean): void {
+    this.pending.push({ alert, about, marks });
   }
 
   /** Recorded as a reference; copied at the end of the step, so the copy says what the step decided (raised, delivered). */
@@ -572,37 +646,24 @@ export class AlertPolicy {
     if (wasQuiet && !this.quiet && !snoozed) {
       const summarized = this.stillDownSummary(now);
       // The summary already reminds of these: no separate re-alert in the same breath.
-      pending = pending.filter((c) => !(c.alert.kind === 'realert' && c.incident && summarized.has(c.incident)));
+      pending = pending.filter((c) => !(c.alert.kind === 'realert' && summarized.has(c.about)));
     }
     this.pending = [];
     if (!snoozed && !this.quiet) {
-      const byTeam = new Map<string, Candidate[]>();
-      for (const c of pending) byTeam.set(c.alert.teamId, [...(byTeam.get(c.alert.teamId) ?? []), c]);
-      for (const [teamId, list] of byTeam) {
+      // One alert per team, kind and scope (agent or team-wide) of this step.
+      const batches = new Map<string, Candidate[]>();
+      for (const c of pending) {
+        const k = `${c.alert.teamId}\u0000${c.alert.kind}\u0000${c.about.agentId === null ? 'team' : 'agent'}`;
+        batches.set(k, [...(batches.get(k) ?? []), c]);
+      }
+      for (const list of batches.values()) {
         for (const c of list) {
-          if (!c.incident) continue;
-          c.incident.delivered = true;
+          if (!c.marks) continue;
+          c.about.delivered = true;
           // Kept with the open incident, so its severity is the same after a restart.
-          if (c.alert.urgent) c.incident.urgent = true;
+          if (c.alert.urgent) c.about.urgent = true;
         }
-        const alerts = list.map((c) => this.stamp(c.alert, now));
-        if (alerts.length === 1) this.out.alerts.push(alerts[0]!);
-        else if (alerts.length > 1) {
-          const agentIds = [...new Set(alerts.flatMap((x) => x.agentIds))];
-          this.out.alerts.push(
-            this.stamp(
-              {
-                kind: 'grouped',
-                urgent: alerts.some((x) => x.urgent),
-                teamId,
-                agentIds,
-                ...text.grouped(alerts),
-                parts: alerts,
-              },
-              now,
-            ),
-          );
-        }
+        this.out.alerts.push(this.batchAlert(list, now));
       }
     }
     const out = {
@@ -614,6 +675,33 @@ export class AlertPolicy {
     };
     this.out = { alerts: [], incidents: [] };
     return out;
+  }
+
+  /**
+   * One alert for a batch of one kind: a lone alert as it is; several, or one joining an incident
+   * group that already told of others, as one 'grouped' alert counting the group ("20 agents need a
+   * QR scan"), with each alert as a part.
+   */
+  private batchAlert(list: Candidate[], now: number): Alert {
+    const alerts = list.map((c) => this.stamp(c.alert, now));
+    const first = alerts[0]!;
+    const groups = new Set(alerts.map((a) => a.group));
+    const group = groups.size === 1 ? first.group : undefined;
+    const total =
+      group !== undefined && GROUPING.has(first.kind) ? Math.max(this.groupSize(group), alerts.length) : alerts.length;
+    if (total === 1) return first;
+    return this.stamp(
+      {
+        kind: 'grouped',
+        urgent: alerts.some((x) => x.urgent),
+        teamId: first.teamId,
+        agentIds: [...new Set(alerts.flatMap((x) => x.agentIds))],
+        ...text.grouped(first.kind, alerts, total),
+        ...(group !== undefined ? { group } : {}),
+        parts: alerts,
+      },
+      now,
+    );
   }
 
   private stillDownSummary(now: number): Set<Incident> {
@@ -667,6 +755,11 @@ export class AlertPolicy {
     this.seq++;
     return `${this.prefix}${kind}-${this.seq}`;
   }
+}
+
+/** An alert's group field: the incident's group, when it has one. */
+function groupOf(inc: Incident): { group?: string } {
+  return inc.group !== undefined ? { group: inc.group } : {};
 }
 
 function key(teamId: string, agentId: string): string {

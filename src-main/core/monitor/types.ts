@@ -25,6 +25,11 @@ export interface Alert {
   /** ms epoch */
   at: number;
   incidentId?: string;
+  /**
+   * The incident group it tells of (see Incident.group): set when every incident it is about is in
+   * that one group.
+   */
+  group?: string;
   /** For 'grouped' and 'still-down': the alerts (or open incidents) it stands for. */
   parts?: Alert[];
 }
@@ -131,10 +136,18 @@ export interface Incident {
   /** An urgent alert about it reached the person (absent: none). */
   urgent?: boolean;
   acknowledgedAt: number | null;
+  /** Who acknowledged it, when a person was named (a hub's member); absent otherwise. */
+  acknowledgedBy?: string;
   resolvedAt: number | null;
   lastAlertAt: number | null;
   /** Closed because its agent (or team) is no longer watched, not because it recovered. */
   removed?: boolean;
+  /**
+   * Its incident group: incidents of one team and one kind raised together (in one poll round, or
+   * within INCIDENT_GROUP_WINDOW_MS of the group's first) share it and are told of in one alert.
+   * Set when it is raised (absent: never raised); a new kind raised later moves it to that kind's group.
+   */
+  group?: string;
 }
 
 /** An incident's length, from its start to its end (absent: to when it closed); null while open. The one value every text prints. */

@@ -27,6 +27,7 @@ function incident(over: Partial<Incident> = {}): Incident {
     acknowledgedAt: null,
     resolvedAt: null,
     lastAlertAt: T0,
+    group: 'grp-1',
     ...over,
   };
 }
@@ -78,7 +79,10 @@ describe('AlertmanagerSink', () => {
       kind: 'needs-scan',
       severity: 'critical',
       source: 'channel-companion',
+      incident_group: 'grp-1',
     });
+    // An incident with no group (kept by an older version) is a group of its own.
+    expect(await labels({ group: undefined })).toMatchObject({ incident_group: 'inc-2' });
     expect(await labels({ kind: 'reconnecting' })).toMatchObject({
       alertname: 'ChannelReconnecting',
       severity: 'warning',
@@ -116,6 +120,7 @@ describe('AlertmanagerSink', () => {
           kind: 'needs-scan',
           severity: 'critical',
           source: 'channel-companion',
+          incident_group: 'grp-1',
         },
         annotations: {
           summary: 'a1 needs a QR scan',
@@ -156,6 +161,23 @@ describe('AlertmanagerSink', () => {
     h.off();
     await h.clock.advance(10 * 60_000);
     expect(h.posted()).toHaveLength(3);
+  });
+
+  it('incidents of one group share their incident_group label; a move to another group resolves the old alert', async () => {
+    const h = await setup();
+    await h.emit({ change: 'opened', incident: incident({ id: 'i1', kind: 'reconnecting', group: 'g1' }) });
+    await h.emit({
+      change: 'opened',
+      incident: incident({ id: 'i2', agentId: 'a2', kind: 'reconnecting', group: 'g1' }),
+    });
+    expect(h.posted().map((p) => p.alerts.map((a) => a.labels['incident_group']))).toEqual([['g1'], ['g1']]);
+    // Same kind, a new group (raised again later): the old label set resolves, the new one fires.
+    await h.emit({ change: 'updated', incident: incident({ id: 'i1', kind: 'reconnecting', group: 'g2' }) });
+    expect(h.posted()[2]!.alerts.map((a) => [a.labels['incident_group'], a.endsAt])).toEqual([
+      ['g1', new Date(T0).toISOString()],
+      ['g2', new Date(T0 + 4 * 60_000).toISOString()],
+    ]);
+    h.off();
   });
 
   it('posts nothing while another app posts the alerts; from the moment it does, the resend fires what is open', async () => {
