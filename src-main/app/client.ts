@@ -16,6 +16,7 @@ import {
   type ResultOf,
 } from '../../src-shared/contract';
 import { AppError } from './errors';
+import { backoffDelay, type BackoffPolicy } from './backoff';
 import type { Handlers } from './handlers';
 import type { ContractEvents } from './contract';
 
@@ -103,7 +104,19 @@ export interface RemoteTarget {
   token?: string;
   /** Per request (ms); default 60 s. */
   timeoutMs?: number;
+  /**
+   * A stream whose events carry ids (a hub's) is opened again after it drops, from the last id seen, for up
+   * to this long before onClose (ms; default 60 s). A stream without ids (the local endpoint, a browser
+   * host) ends at once, as before.
+   */
+  resumeForMs?: number;
 }
+
+/** The waits between attempts to open a dropped event stream again. */
+const RESUME: BackoffPolicy = { baseMs: 250, maxMs: 5_000, jitter: 0.2 };
+
+/** The companion refused the event stream (the token, the role): no point asking again. */
+class StreamRefused extends Error {}
 
 /** A client of a companion in another process, over HTTP (its local endpoint's socket, or a URL). */
 export function remoteClient(target: RemoteTarget): ContractClient {
@@ -131,29 +144,67 @@ export function remoteClient(target: RemoteTarget): ContractClient {
     for (const fn of closers) fn(why);
   };
 
-  /** Opens the event stream; resolves once its headers came back, then reads it in the background. */
-  async function openStream(): Promise<void> {
+  /** The id of the last event the stream carried: where it resumes (null: the stream has no ids). */
+  let lastId: string | null = null;
+
+  /** One attempt to open the event stream: its response once the headers came back with 200. */
+  async function connect(): Promise<Dispatcher.ResponseData> {
     const ac = new AbortController();
     stream = ac;
     let res: Dispatcher.ResponseData;
     try {
-      res = await httpRequest(`${base}/api/events`, { method: 'GET', headers: auth, dispatcher, signal: ac.signal });
+      res = await httpRequest(`${base}/api/events`, {
+        method: 'GET',
+        headers: lastId !== null ? { ...auth, 'last-event-id': lastId } : auth,
+        dispatcher,
+        signal: ac.signal,
+      });
     } catch (e) {
-      end(gone(e).message);
       throw gone(e);
     }
     if (res.statusCode !== 200) {
       await res.body.dump();
       const why = `the companion refused its events (HTTP ${res.statusCode})`;
+      throw res.statusCode === 401 || res.statusCode === 403 ? new StreamRefused(why) : new CompanionGoneError(why);
+    }
+    return res;
+  }
+
+  /** Opens the event stream; resolves once its headers came back, then reads it in the background. */
+  async function openStream(): Promise<void> {
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await connect();
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
       end(why);
-      throw new CompanionGoneError(why);
+      throw e instanceof StreamRefused ? new CompanionGoneError(why) : e;
     }
     void readStream(res);
+  }
+
+  /** The stream dropped: opened again from the last id, with backoff, until resumeForMs has passed. */
+  async function resume(why: string): Promise<void> {
+    const until = Date.now() + (target.resumeForMs ?? 60_000);
+    for (let attempt = 1; !closed; attempt++) {
+      await new Promise((r) => setTimeout(r, backoffDelay(RESUME, attempt)));
+      if (closed) return;
+      try {
+        const res = await connect();
+        void readStream(res);
+        return;
+      } catch (e) {
+        why = e instanceof Error ? e.message : String(e);
+        if (e instanceof StreamRefused || Date.now() >= until) break;
+      }
+    }
+    end(why);
   }
 
   async function readStream(res: Dispatcher.ResponseData): Promise<void> {
     const parser = createParser({
       onEvent(ev) {
+        if (ev.id !== undefined) lastId = ev.id;
         const name = ev.event ?? '';
         if (!isEventName(name)) return;
         let payload: unknown;
@@ -165,12 +216,16 @@ export function remoteClient(target: RemoteTarget): ContractClient {
         dispatch(listeners, { name, payload } as AnyEvent);
       },
     });
+    let why = 'the companion stopped';
     try {
       for await (const chunk of res.body) parser.feed((chunk as Buffer).toString('utf8'));
-      end('the companion stopped');
     } catch (e) {
-      end(gone(e).message);
+      why = gone(e).message;
     }
+    if (closed) return;
+    // A stream with ids (a hub's) resumes where it stopped, on whichever replica answers the origin.
+    if (lastId !== null && !target.socketPath) void resume(why);
+    else end(why);
   }
 
   let streamReady: Promise<void> | null = null;
