@@ -66,9 +66,47 @@ export interface ContractServing {
   endStreams(): void;
 }
 
+/** One event of a journal: its id is a client's cursor. */
+export interface JournalEvent {
+  id: number;
+  name: string;
+  payload: unknown;
+}
+
+/**
+ * Events kept in order under ids (a team hub's shared events): the stream sends each with `id:`, and a client
+ * that comes back with `Last-Event-ID` (or `?after=ID`) gets every one after that id first, then new ones.
+ */
+export interface EventJournal {
+  /**
+   * Calls `fn` with every event after `after` (null: after the newest one now) in id order, none twice, then
+   * with each new one; `fail` when that cannot go on (the stream then ends, and the client resumes).
+   */
+  follow(
+    after: number | null,
+    fn: (e: JournalEvent) => void,
+    fail: (e: unknown) => void,
+  ): { cursor: number; stop(): void };
+}
+
+/** The SSE event a journal's stream opens with: no payload, its `id:` the cursor the stream starts after. */
+export const CURSOR_EVENT = 'cursor';
+
+/** Where a client resumes: `Last-Event-ID` (an EventSource reconnecting), else `?after=`; null: from now. */
+function resumeCursor(req: IncomingMessage): number | null | 'bad' {
+  const header = req.headers['last-event-id'];
+  const given =
+    (typeof header === 'string' && header.trim() !== '' ? header.trim() : null) ??
+    new URL(req.url ?? '/', 'http://x').searchParams.get('after');
+  if (given === null) return null;
+  return /^\d{1,15}$/.test(given) ? Number(given) : 'bad';
+}
+
 export interface ContractServingOptions {
   handlers: Handlers;
   events: ContractEvents;
+  /** Events served with ids and resumable (a hub's shared events), besides `events` (served without). */
+  journal?: EventJournal;
   /** Default 2 MiB. */
   maxBodyBytes?: number;
   /** Default 15 s. */
@@ -81,6 +119,9 @@ export function contractServing(opts: ContractServingOptions): ContractServing {
   const streams = new Set<ServerResponse>();
 
   function serveEvents(req: IncomingMessage, res: ServerResponse): void {
+    const after = opts.journal ? resumeCursor(req) : null;
+    if (after === 'bad')
+      return fail(res, 400, 'validation', 'BAD_CURSOR', 'Last-Event-ID / after must be an event id (digits).');
     res.writeHead(200, {
       ...API_HEADERS,
       'content-type': 'text/event-stream; charset=utf-8',
@@ -99,10 +140,29 @@ export function contractServing(opts: ContractServingOptions): ContractServing {
       if (batch === '') process.nextTick(flush);
       batch += `event: ${e.name}\ndata: ${JSON.stringify(e.payload)}\n\n`;
     });
+    let following: { stop(): void } | null = null;
+    if (opts.journal) {
+      const { journal } = opts;
+      const started = journal.follow(
+        after,
+        (e) => {
+          if (batch === '') process.nextTick(flush);
+          batch += `id: ${e.id}\nevent: ${e.name}\ndata: ${JSON.stringify(e.payload)}\n\n`;
+        },
+        () => {
+          flush();
+          res.end();
+        },
+      );
+      following = started;
+      // The cursor this stream starts after: a client that sees no event before it drops still resumes here.
+      res.write(`id: ${started.cursor}\nevent: ${CURSOR_EVENT}\ndata: {}\n\n`);
+    }
     const beat = setInterval(() => res.write(': ping\n\n'), heartbeatMs);
     const stop = (): void => {
       clearInterval(beat);
       unsubscribe();
+      following?.stop();
       streams.delete(res);
     };
     req.on('close', stop);

@@ -3,20 +3,24 @@
 // 401 without a present member's token, 403 when the request needs a higher role than the member's
 // (checked before the handler runs). No renderer, no cookies: the team's reverse proxy terminates TLS.
 //   GET /healthz   the process is alive
+//   POST /hooks/<agentId>  the service's deliveries, handed to this replica's webhook receiver (no member token)
 //   GET /readyz    the database answers (503 otherwise)
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isRequestName, type RequestName } from '../../src-shared/contract';
 import type { Handlers } from '../app/handlers';
 import type { ContractEvents } from '../app/contract';
-import { contractServing, fail, sendJson } from '../app/contract-http';
+import { contractServing, fail, sendJson, type EventJournal } from '../app/contract-http';
 import type { Member } from '../app/hub/members';
 import { leastRole, roleAllows } from '../app/hub/roles';
 import { asMember } from '../app/hub/acting';
 
 interface HubServerOptions {
   handlers: Handlers;
+  /** The events served to this replica's clients only (without ids). */
   events: ContractEvents;
+  /** The team's events, shared by every replica: served with ids, resumable on any replica (app/hub/events.ts). */
+  journal?: EventJournal;
   /** The present member whose token this is, or null (looked up on every request). */
   memberOfToken(token: string): Promise<Member | null>;
   /** The database answers. */
@@ -27,13 +31,29 @@ interface HubServerOptions {
   host?: string;
   /** Default 0 (any free port). */
   port?: number;
+  /**
+   * This replica's webhook receiver: takes a request to `/hooks/<agentId>` (no member token: the service's
+   * signature is the check) and answers it; false while it is not running (then 503 with Retry-After).
+   */
+  hooks?(req: IncomingMessage, res: ServerResponse): boolean;
   /** How often open event streams are checked against the members (ms; default 1 s). */
   recheckMs?: number;
+  /** The replica's Prometheus metrics (GET /metrics, for a member's token of any role). */
+  metrics?(): Promise<{ contentType: string; body: string }>;
 }
 
 interface RunningHub {
   port: number;
   origin: string;
+  /** Open event streams (clients listening). */
+  clients(): number;
+  /** Requests being answered now. */
+  inFlight(): number;
+  /**
+   * A graceful drain: /readyz answers 503 and new requests 503 from now on, event streams end, and it
+   * resolves once the requests in flight are answered (at most `timeoutMs`, default 10 s).
+   */
+  drain(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -43,7 +63,11 @@ function bearerToken(req: IncomingMessage): string | null {
 }
 
 export async function startHubServer(opts: HubServerOptions): Promise<RunningHub> {
-  const api = contractServing({ handlers: opts.handlers, events: opts.events });
+  const api = contractServing({
+    handlers: opts.handlers,
+    events: opts.events,
+    ...(opts.journal ? { journal: opts.journal } : {}),
+  });
   // Open event streams and the token each was opened with: a removed member's stream ends within recheckMs.
   const streams = new Map<ServerResponse, string>();
   let checking = false;
@@ -96,16 +120,59 @@ export async function startHubServer(opts: HubServerOptions): Promise<RunningHub
     await asMember(acting, () => api.serve(req, res, path));
   }
 
+  let draining = false;
+  let inFlight = 0;
+  let idle: (() => void) | null = null;
+  const serveMetrics = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const token = bearerToken(req);
+    const member = token === null ? null : await opts.memberOfToken(token).catch(() => null);
+    if (!member || !opts.metrics)
+      return fail(
+        res,
+        member ? 404 : 401,
+        member ? 'not-found' : 'forbidden',
+        member ? 'NOT_FOUND' : 'BAD_TOKEN',
+        member ? 'Not found.' : 'Missing, wrong or revoked member token.',
+      );
+    const m = await opts.metrics();
+    res.writeHead(200, { 'content-type': m.contentType, 'cache-control': 'no-store' });
+    res.end(m.body);
+  };
+
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     let work: Promise<void>;
     if (path === '/healthz') work = Promise.resolve(sendJson(res, 200, { ok: true }));
     else if (path === '/readyz')
-      work = opts
-        .ready()
-        .then((ok) => sendJson(res, ok ? 200 : 503, { ok, database: ok ? 'reachable' : 'unreachable' }));
-    else if (path === '/api' || path.startsWith('/api/')) work = serveApi(req, res, path);
-    else work = Promise.resolve(fail(res, 404, 'not-found', 'NOT_FOUND', 'Not found.'));
+      work = draining
+        ? Promise.resolve(sendJson(res, 503, { ok: false, draining: true }))
+        : opts.ready().then((ok) => sendJson(res, ok ? 200 : 503, { ok, database: ok ? 'reachable' : 'unreachable' }));
+    else if (draining)
+      work = Promise.resolve(
+        fail(res, 503, 'internal', 'DRAINING', 'This hub process is stopping; try again (another one answers).', {
+          'retry-after': '1',
+          connection: 'close',
+        }),
+      );
+    else if (path === '/metrics') work = serveMetrics(req, res);
+    else if ((path === '/hooks' || path.startsWith('/hooks/')) && opts.hooks !== undefined) {
+      // A delivery in flight holds a graceful stop back like a request does, until its answer is sent.
+      inFlight++;
+      work = new Promise<void>((resolve) => {
+        res.once('close', resolve);
+        if (!opts.hooks!(req, res))
+          fail(res, 503, 'internal', 'RECEIVER_DOWN', "The hub's webhook receiver is not running; try again.", {
+            'retry-after': '5',
+          });
+      }).finally(() => {
+        if (--inFlight === 0) idle?.();
+      });
+    } else if (path === '/api' || path.startsWith('/api/')) {
+      inFlight++;
+      work = serveApi(req, res, path).finally(() => {
+        if (--inFlight === 0) idle?.();
+      });
+    } else work = Promise.resolve(fail(res, 404, 'not-found', 'NOT_FOUND', 'Not found.'));
     work.catch(() => {
       if (!res.headersSent) fail(res, 500, 'internal', 'INTERNAL', 'Something went wrong inside the hub.');
       else res.destroy();
@@ -126,6 +193,20 @@ export async function startHubServer(opts: HubServerOptions): Promise<RunningHub
   return {
     port,
     origin: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    clients: () => streams.size,
+    inFlight: () => inFlight,
+    async drain(timeoutMs = 10_000) {
+      draining = true;
+      api.endStreams();
+      if (inFlight === 0) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, timeoutMs);
+        idle = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    },
     close: () =>
       new Promise<void>((resolve) => {
         clearInterval(recheck);
