@@ -55,6 +55,8 @@ export interface MessagesSlice {
   threads: Record<string, Thread>;
   loadInbox(filter?: InboxFilter): Promise<void>;
   loadThread(teamId: string, agentId: string, contact: string): Promise<void>;
+  /** Opens a thread: its load already under way (asked as the route changed) or a new one. */
+  openThread(teamId: string, agentId: string, contact: string): Promise<void>;
   loadOlder(teamId: string, agentId: string, contact: string): Promise<void>;
   applyMessage(m: MessageDTO): void;
   applyMessagesChanged(): void;
@@ -90,6 +92,8 @@ const INBOX_EVERY_MS = 250;
 export const messagesSlice: Slice<MessagesSlice> = ({ set, get, api, env }) => {
   const patchThread = (key: string, p: Partial<Thread>) =>
     set((s) => ({ threads: { ...s.threads, [key]: { ...(s.threads[key] ?? EMPTY_THREAD), ...p } } }));
+  /** Threads being opened, by key: the route's change and the screen's mount ask once between them. */
+  const opening = new Map<string, Promise<void>>();
   /** Inbox reloads asked while one runs, or sooner than INBOX_EVERY_MS after it started, collapse into one more. */
   let inboxRun: Promise<void> | null = null;
   let inboxAgain = false;
@@ -144,6 +148,16 @@ export const messagesSlice: Slice<MessagesSlice> = ({ set, get, api, env }) => {
           ? { ...s.inbox, ...r.value, loaded: true, error: null }
           : { ...s.inbox, loaded: true, error: r.error },
       }));
+    },
+    openThread: (teamId, agentId, contact) => {
+      const key = threadKey(teamId, agentId, contact);
+      const running = opening.get(key);
+      if (running) return running;
+      const load = get()
+        .loadThread(teamId, agentId, contact)
+        .finally(() => opening.delete(key));
+      opening.set(key, load);
+      return load;
     },
     loadThread: async (teamId, agentId, contact) => {
       const r = await api['messages.thread']({ teamId, agentId, phone: contact, limit: PAGE });

@@ -1,6 +1,8 @@
 // The window's own state: the hash route and the error of the last refresh.
 import type { ErrorDTO } from '../../../src-shared/contract';
 import type { Slice } from './env';
+import { parseRoute } from '../router/routes';
+import type { MessagesSlice } from './messages';
 
 export interface UiSlice {
   /** The hash route, e.g. "#/agents/a1?team=t1". */
@@ -16,9 +18,16 @@ function normalizeRoute(route: string): string {
   return route.startsWith('#/') ? route : '#/';
 }
 
-export const uiSlice: Slice<UiSlice> = ({ set }) => ({
+export const uiSlice: Slice<UiSlice, Pick<MessagesSlice, 'openThread'>> = ({ set, get }) => ({
   route: '#/',
   lastError: null,
-  setRoute: (route) => set({ route: normalizeRoute(route) }),
+  setRoute: (route) => {
+    const next = normalizeRoute(route);
+    set({ route: next });
+    // A thread's messages are asked for with the route, not once its screen has rendered.
+    const r = parseRoute(next);
+    if (r.name === 'messages' && r.teamId && r.agentId && r.contact)
+      void get().openThread(r.teamId, r.agentId, r.contact);
+  },
   clearError: () => set({ lastError: null }),
 });

@@ -5,6 +5,7 @@ import { REQUEST_NAMES, type Api, type EventName, type Events, type Result } fro
 const DEFAULTS: Partial<Record<string, unknown>> = {
   'messages.contacts': { contacts: [], agents: [], unread: 0, retentionDays: 90 },
   'messages.sent': [],
+  'messages.thread': { messages: [], more: false },
   'send.budget': { teamId: 't1', limit: 60, windowMs: 60_000, used: 0, queued: [] },
   'messages.unread': { total: 0, agents: [] },
   'alerts.history': [],

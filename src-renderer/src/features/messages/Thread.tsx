@@ -2,7 +2,7 @@
 // composer pinned below them. Opening the thread, and each message that arrives while it is open,
 // marks it read. A conversation of simulated (or replayed) deliveries only has no composer: it never
 // came from WhatsApp, so no one is there to reply to (messages.send refuses it as well).
-import { useCallback, useEffect } from 'react';
+import { useCallback, useEffect, useLayoutEffect } from 'react';
 import { errorText } from '../../components/errors';
 import { threadKey } from '../../store/messages';
 import { useApp } from '../../store/react';
@@ -13,12 +13,13 @@ import { ThreadTitle } from './ThreadTitle';
 export function Thread({ teamId, agentId, contact }: { teamId: string; agentId: string; contact: string }) {
   const key = threadKey(teamId, agentId, contact);
   const thread = useApp((s) => s.threads[key]);
-  const loadThread = useApp((s) => s.loadThread);
+  const openThread = useApp((s) => s.openThread);
   const loadOlder = useApp((s) => s.loadOlder);
   const markThreadRead = useApp((s) => s.markThreadRead);
   const count = thread?.messages.length ?? 0;
   const newest = thread?.messages[count - 1]?.key;
-  useEffect(() => void loadThread(teamId, agentId, contact), [loadThread, teamId, agentId, contact]);
+  // Usually asked for already, as the route changed; else as the thread mounts, not after its first paint.
+  useLayoutEffect(() => void openThread(teamId, agentId, contact), [openThread, teamId, agentId, contact]);
   // Opening the thread, and each message that arrives while it is open, marks it read (older pages
   // loaded as the person scrolls up do not).
   useEffect(() => {
