@@ -79,6 +79,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     onDelivery: (d) => events.emit('delivery', d),
     onForward: (a) => events.emit('forward', a),
     onRefused: (r) => events.emit('refused', r),
+    ...(opts.commitDelivery ? { commit: opts.commitDelivery } : {}),
   });
 
   // ----- public exposure of the receiver -------------------------------------------------------

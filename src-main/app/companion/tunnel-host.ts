@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
 import type { Clock, Logger } from '../../core/ports';
 import { REGISTERING_DIR, RegistrationsInFlight, Tunnel, TunnelError } from '../../core/tunnel';
-import type { ForwardAttempt, RefusedRequest, StoredDelivery } from '../../core/tunnel';
+import type { DeliveryCommit, ForwardAttempt, RefusedRequest, StoredDelivery } from '../../core/tunnel';
 import { describeOwner, freePortNear, isPortTaken, portOwner } from '../../core/port-owner';
 import { CompanionError } from '../../core/errors';
 
@@ -46,6 +46,8 @@ export interface TunnelHostOptions {
   onDelivery(d: StoredDelivery): void;
   onForward(a: ForwardAttempt): void;
   onRefused(r: RefusedRequest): void;
+  /** A durable store every accepted delivery is committed to before it is acknowledged (a team hub's); default none. */
+  commit?: DeliveryCommit;
 }
 
 export class TunnelHost {
@@ -239,6 +241,7 @@ export class TunnelHost {
       allowLegacySignature: this.allowLegacy,
       readOnly,
       ...(this.o.dispatcher ? { dispatcher: this.o.dispatcher } : {}),
+      ...(this.o.commit ? { commit: this.o.commit } : {}),
     });
     this.applyTargets(t);
     return t;

@@ -9,6 +9,7 @@ import type { Monitor, Alert, AlertSink, HealthEvent, IncidentUpdate, PollResult
 import type { Clock, Logger } from '../../core/ports';
 import type { SecretStore } from '../../core/secrets';
 import type {
+  DeliveryCommit,
   ForwardAttempt,
   RefusedRequest,
   RegistrationHistory,
@@ -67,6 +68,12 @@ export interface CompanionOptions {
   metrics?: MetricsListen;
   /** The Alertmanager to post the alerts to for this run, over the saved one (`monitor --alertmanager`). */
   alertmanagerUrl?: string;
+  /**
+   * A durable store the receiver commits every accepted delivery to before acknowledging it (a team hub's
+   * database, which also refuses a repeat another hub process took first). Default none: the tunnel's log
+   * in the data folder is the durable store.
+   */
+  commitDelivery?: DeliveryCommit;
 }
 
 export interface CompanionEvents {

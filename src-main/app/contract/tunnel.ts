@@ -9,6 +9,7 @@ import type {
   TunnelReason,
 } from '../../core/tunnel';
 import type {
+  DeliveryDetailDTO,
   DeliveryFilterDTO,
   DeliverySummaryDTO,
   ForwardResultDTO,
@@ -100,15 +101,17 @@ export function forwardDTO(a: ForwardAttempt): ForwardResultDTO {
   return dto;
 }
 
-export function tunnelSide({ c, requireTeam }: Scope, media: MediaFiles): TunnelSide {
-  const teamOf = (agentId: string): string | null =>
-    c.listTeams().find((t) => t.agents.some((a) => a.agentId === agentId))?.id ?? null;
-
-  const summary = (d: StoredDelivery, lastStatus: number | null): DeliverySummaryDTO => ({
+/** A stored delivery as the contract's summary, with its team and the status of its last forward. */
+export function deliverySummaryDTO(
+  d: StoredDelivery,
+  teamId: string | null,
+  lastStatus: number | null,
+): DeliverySummaryDTO {
+  return {
     id: d.id,
     serviceId: serviceIdOf(d),
     receivedAt: d.receivedAt,
-    teamId: teamOf(d.agentId),
+    teamId,
     agentId: d.agentId,
     event: d.summary.event ?? '',
     from: d.summary.from,
@@ -117,7 +120,52 @@ export function tunnelSide({ c, requireTeam }: Scope, media: MediaFiles): Tunnel
     preview: previewOf(d.bodyBase64),
     verdict: verdictOf(d.verdict.reason, d.simulated === true),
     forwardStatus: lastStatus,
-  });
+  };
+}
+
+/** The status of a delivery's last forward (replays aside), or null. */
+export function lastForwardStatus(d: DeliveryDetail): number | null {
+  const forwards = d.attempts.filter((a) => !a.replay);
+  return forwards[forwards.length - 1]?.status ?? null;
+}
+
+/** A delivery in full as the contract's detail (headers joined, the body as text, every forward). */
+export function deliveryDetailDTO(
+  d: DeliveryDetail,
+  teamId: string | null,
+  nextTryAt: number | null,
+): DeliveryDetailDTO {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(d.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  return {
+    ...deliverySummaryDTO(d, teamId, lastForwardStatus(d)),
+    headers,
+    rawBody: Buffer.from(d.bodyBase64, 'base64').toString('utf8'),
+    verificationDetail: d.verdict.steps.join('\n'),
+    forwards: d.attempts.map(forwardDTO),
+    forwardState: d.forwardState,
+    nextTryAt: d.forwardState === 'pending' ? nextTryAt : null,
+  };
+}
+
+/** What `tunnel.export` answers for a delivery: the file's name and its text (a curl script or a JSON fixture). */
+export function exportDTO(
+  id: string,
+  format: 'curl' | 'fixture',
+  curl: () => string,
+  fixture: () => unknown,
+): { format: 'curl' | 'fixture'; filename: string; content: string } {
+  const safe = id.replace(/[^A-Za-z0-9_-]/g, '_');
+  if (format === 'curl') return { format, filename: `delivery-${safe}.sh`, content: `${curl()}\n` };
+  return { format, filename: `delivery-${safe}.json`, content: `${JSON.stringify(fixture(), null, 2)}\n` };
+}
+
+export function tunnelSide({ c, requireTeam }: Scope, media: MediaFiles): TunnelSide {
+  const teamOf = (agentId: string): string | null =>
+    c.listTeams().find((t) => t.agents.some((a) => a.agentId === agentId))?.id ?? null;
+
+  const summary = (d: StoredDelivery, lastStatus: number | null): DeliverySummaryDTO =>
+    deliverySummaryDTO(d, teamOf(d.agentId), lastStatus);
 
   /**
    * A delivery by this app's id, else by the service's (x-delivery-id): of the records carrying it (the
@@ -145,10 +193,7 @@ export function tunnelSide({ c, requireTeam }: Scope, media: MediaFiles): Tunnel
     }
   };
 
-  const lastStatusOf = (d: DeliveryDetail): number | null => {
-    const forwards = d.attempts.filter((a) => !a.replay);
-    return forwards[forwards.length - 1]?.status ?? null;
-  };
+  const lastStatusOf = lastForwardStatus;
 
   // hasSecret is read from the keychain; status() is synchronous, so it answers from a cache that
   // is refreshed on every call (and set by every webhook.register).
@@ -274,17 +319,7 @@ export function tunnelSide({ c, requireTeam }: Scope, media: MediaFiles): Tunnel
     'tunnel.deliveries': async (filter) => deliveries(filter),
     'tunnel.delivery': async ({ id }) => {
       const d = detailOf(id);
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(d.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-      return {
-        ...summary(d, lastStatusOf(d)),
-        headers,
-        rawBody: Buffer.from(d.bodyBase64, 'base64').toString('utf8'),
-        verificationDetail: d.verdict.steps.join('\n'),
-        forwards: d.attempts.map(forwardDTO),
-        forwardState: d.forwardState,
-        nextTryAt: d.forwardState === 'pending' ? c.tunnel().forwardStatusOf(d.agentId).nextRetryAt : null,
-      };
+      return deliveryDetailDTO(d, teamOf(d.agentId), c.tunnel().forwardStatusOf(d.agentId).nextRetryAt);
     },
     'tunnel.retryNow': async ({ agentId }) => {
       const t = c.tunnel();
@@ -319,18 +354,12 @@ export function tunnelSide({ c, requireTeam }: Scope, media: MediaFiles): Tunnel
     },
     'tunnel.export': async ({ id: asked, format, url }) => {
       const id = detailOf(asked).id;
-      const safe = id.replace(/[^A-Za-z0-9_-]/g, '_');
-      if (format === 'curl')
-        return {
-          format,
-          filename: `delivery-${safe}.sh`,
-          content: `${c.tunnel().exportCurl(id, url !== undefined ? { url } : {})}\n`,
-        };
-      return {
+      return exportDTO(
+        id,
         format,
-        filename: `delivery-${safe}.json`,
-        content: `${JSON.stringify(c.tunnel().exportFixture(id), null, 2)}\n`,
-      };
+        () => c.tunnel().exportCurl(id, url !== undefined ? { url } : {}),
+        () => c.tunnel().exportFixture(id),
+      );
     },
     'tunnel.media': async ({ id }) => media.delivery(detailOf(id).id),
     'tunnel.refused': async ({ limit, text }) =>

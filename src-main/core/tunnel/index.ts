@@ -8,4 +8,5 @@ export type { WebhookRegistration } from './register';
 export { REGISTERING_DIR, RegistrationsInFlight } from './in-flight';
 export { RegistrationHistory, type RegistrationRecord, type RegistrationTarget } from './registration-history';
 export { ReplayError } from './replay';
+export type { DeliveryCommit } from './ingest';
 export * from './types';

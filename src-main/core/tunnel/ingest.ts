@@ -20,6 +20,10 @@
 // Credential headers a delivery carries (Authorization, Cookie, …) are stored redacted (headers.ts).
 // A delivery carrying the tunnel's replay header (a replay of a stored delivery that reached a
 // receiver) is stored marked simulated, like one simulated here.
+// Given a durable commit (commit: a team hub's database), an accepted delivery is committed there
+// after verification and before the log's append and the answer: 'duplicate' (another receiver on
+// the same store took the same key first) stores and answers it as a repeat; a commit that fails is
+// answered 503 with Retry-After, nothing acknowledged. Without one the log is the durable store.
 import { ChurnMap } from '../churn';
 import type { Clock } from '../ports';
 import type { EventLog } from './log';
@@ -33,6 +37,13 @@ import { verifyTunnelDelivery } from './verify';
 import type { HeaderMap, RefusedReason, StoredDelivery, TunnelReason } from './types';
 
 export type InvalidResponse = 'reject' | 'accept-all';
+
+/**
+ * Commits an accepted delivery (with its duplicate key) to a durable store shared with other receivers:
+ * 'stored' when it is new there, 'duplicate' when that store holds the key already. Throws when the
+ * store cannot be reached (the delivery is then answered 503, nothing acknowledged).
+ */
+export type DeliveryCommit = (delivery: StoredDelivery, key: string) => Promise<'stored' | 'duplicate'>;
 
 /** Repeats of one delivery kept in the log (the service retries 4 times at most, A-RETRY). */
 const MAX_KEPT_REPEATS = 4;
@@ -72,6 +83,8 @@ export interface IngestOptions {
   registrations?: RegistrationsInFlight;
   /** How long such a delivery is held at most (default HOLD_MS). */
   holdMs?: number;
+  /** A durable store an accepted delivery is committed to before it is acknowledged (see above); default none. */
+  commit?: DeliveryCommit;
 }
 
 type Checked = ReturnType<typeof verifyTunnelDelivery> & {
@@ -196,7 +209,10 @@ export class Ingest {
     // Made up here, or a replay of a stored delivery (a tunnel's replay sent it, its header says
     // so): never from the service, so never a conversation to reply to.
     if (input.simulated || headerOf(input.headers, REPLAY_HEADER) !== undefined) delivery.simulated = true;
-    const appended = this.o.log.appendDelivery(delivery, verdict.ok ? key : null);
+    const appended =
+      verdict.ok && this.o.commit !== undefined
+        ? this.commitThenAppend(this.o.commit, delivery, key!)
+        : this.o.log.appendDelivery(delivery, verdict.ok ? key : null);
     let storing: ChurnMap<string, Promise<void>> | undefined;
     if (verdict.ok) {
       storing = this.storing.get(input.agentId);
@@ -215,8 +231,30 @@ export class Ingest {
       if (storing !== undefined && storing.get(key!) === appended) storing.delete(key!);
     }
     // A repeat of a delivery already stored is acknowledged, so the service stops retrying it.
-    if (duplicate) return { delivery, status: 200, response: { ok: true, duplicate: true, deliveryId: delivery.id } };
+    if (delivery.verdict.reason === 'duplicate')
+      return { delivery, status: 200, response: { ok: true, duplicate: true, deliveryId: delivery.id } };
     return { delivery, status: 200, response: { ok: true, deliveryId: delivery.id } };
+  }
+
+  /**
+   * Commits first; the log keeps the delivery as the commit found it (new, or a repeat of one another
+   * receiver of the store took first, which is then neither forwarded nor kept under its key).
+   */
+  private async commitThenAppend(commit: DeliveryCommit, delivery: StoredDelivery, key: string): Promise<void> {
+    if ((await commit(delivery, key)) === 'stored') return this.o.log.appendDelivery(delivery, key);
+    delivery.verdict = {
+      ...delivery.verdict,
+      ok: false,
+      reason: 'duplicate',
+      steps: [
+        ...delivery.verdict.steps,
+        delivery.summary.messageId !== null
+          ? `message ${delivery.summary.messageId} was already received for this agent (the shared store holds it)`
+          : 'this exact signed delivery was already received for this agent (the shared store holds it)',
+      ],
+    };
+    delivery.forward = false;
+    return this.o.log.appendDelivery(delivery, null);
   }
 
   private storageUnavailable(input: IngestInput, detail: string): IngestResult {

@@ -95,6 +95,11 @@ export interface ReceiverOptions {
 
 export interface Receiver {
   readonly server: Server;
+  /**
+   * Handles one request another HTTP server took (a team hub serves the hooks on its own port): the
+   * same as a request to this receiver's port, minus the connection cap, which is that server's.
+   */
+  serve(req: IncomingMessage, res: ServerResponse): void;
   listen(port: number, host: string): Promise<{ port: number; host: string }>;
   close(): Promise<void>;
 }
@@ -306,7 +311,7 @@ export function createReceiver(o: ReceiverOptions): Receiver {
     answerAndClose(req, res, { ...a, headers: { ...(a.headers ?? {}), 'retry-after': String(BUSY_RETRY_AFTER_SEC) } });
   };
 
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const url = originForm(req.url ?? '/');
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
@@ -447,7 +452,8 @@ export function createReceiver(o: ReceiverOptions): Receiver {
           if (!res.headersSent) sendJson(res, { status: 500, response: { ok: false, reason: 'internal-error' } });
         });
     });
-  });
+  };
+  server.on('request', onRequest);
   server.on('connection', (socket: Socket) => {
     if (open.size >= maxConnections) {
       let idle: Socket | undefined;
@@ -504,6 +510,7 @@ export function createReceiver(o: ReceiverOptions): Receiver {
 
   return {
     server,
+    serve: onRequest,
     listen: (port, host) =>
       new Promise((resolve, reject) => {
         server.once('error', reject);

@@ -11,7 +11,7 @@ import { originalHeaders, REPLAY_HEADER, tunnelHeaders } from './headers';
 import type { IdGenerator } from './ids';
 import type { EventLog } from './log';
 import { postOnce, type Transport } from './transport';
-import type { ForwardAttempt, ReplayMode } from './types';
+import type { ForwardAttempt, ReplayMode, StoredDelivery } from './types';
 import { CompanionError } from '../errors';
 
 export class ReplayError extends CompanionError {
@@ -31,6 +31,11 @@ export interface ReplayOptions {
   /** Another local URL than the agent's forward target. */
   url?: string;
   timeoutMs?: number;
+  /**
+   * The delivery itself, when it is kept elsewhere than this log (a team hub's database): replayed as
+   * given, and the attempt is left for the caller to record.
+   */
+  delivery?: StoredDelivery;
 }
 
 export interface ReplayDeps {
@@ -48,9 +53,9 @@ export interface ReplayDeps {
 async function buildReplayRequest(
   deps: Pick<ReplayDeps, 'log' | 'clock' | 'tunnelName' | 'getSecrets'>,
   id: string,
-  opts: Pick<ReplayOptions, 'mode' | 'body'>,
+  opts: Pick<ReplayOptions, 'mode' | 'body' | 'delivery'>,
 ): Promise<{ headers: Record<string, string>; body: Buffer; agentId: string }> {
-  const d = deps.log.get(id);
+  const d = opts.delivery ?? deps.log.get(id);
   if (!d) throw new ReplayError('not-found', `no delivery ${id}`);
   const original = Buffer.from(d.bodyBase64, 'base64');
   if (opts.mode === 'as-received') {
@@ -107,6 +112,6 @@ export async function replayDelivery(deps: ReplayDeps, id: string, opts: ReplayO
     replay: opts.mode,
   };
   // A reader (another process writes this log) sends the replay but cannot record it.
-  if (!deps.log.readOnly) await deps.log.appendAttempt(attempt);
+  if (!deps.log.readOnly && opts.delivery === undefined) await deps.log.appendAttempt(attempt);
   return attempt;
 }

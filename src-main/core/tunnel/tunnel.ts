@@ -4,6 +4,7 @@
 // dir is locked by another writer, see TunnelError 'locked') only reads.
 // Events for the live inspector: 'delivery' (stored, with verdict), 'forward' (each attempt,
 // replays included), 'status' (per-agent forwarding status), 'refused' (a refused request).
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { isLoopbackHost } from '../url';
 import type { Dispatcher } from 'undici';
@@ -22,7 +23,7 @@ import {
 import { DEFAULT_TUNNEL_NAME, DELIVERY_HEADER, redactHeaders, RESIGNED_HEADER, TUNNEL_HEADER } from './headers';
 import { createIdGenerator, type IdGenerator } from './ids';
 import { REGISTERING_DIR, RegistrationsInFlight } from './in-flight';
-import { Ingest, type InvalidResponse } from './ingest';
+import { Ingest, type DeliveryCommit, type InvalidResponse } from './ingest';
 import { acquireWriterLock, LockedError, type WriterLock } from './lock';
 import { privateFiles } from './private-files';
 import { EventLog, type DeliveryQuery, type LogBounds, type LogIO } from './log';
@@ -112,6 +113,8 @@ export interface TunnelOptions {
   transport?: Transport;
   dispatcher?: Dispatcher;
   newId?: IdGenerator;
+  /** A durable store accepted deliveries are committed to before they are acknowledged (ingest.ts); default none. */
+  commit?: DeliveryCommit;
 }
 
 export interface StartOptions {
@@ -308,6 +311,7 @@ export class Tunnel {
       refuse: (r, response) => this.refuse(r, response),
       registrations: this.registrations,
       ...(this.o.registrationHoldMs !== undefined ? { holdMs: this.o.registrationHoldMs } : {}),
+      ...(this.o.commit !== undefined ? { commit: this.o.commit } : {}),
     });
     this.forwarder = new Forwarder({
       log: this.log,
@@ -367,6 +371,16 @@ export class Tunnel {
     const h = host.includes(':') ? `[${host}]` : host;
     this.baseUrl = `http://${h}:${port}`;
     return { url: this.baseUrl, port };
+  }
+
+  /**
+   * Hands a request another HTTP server took to the receiver (a team hub serves `/hooks/<agentId>` on its
+   * own port); false, answering nothing, while the receiver is not started.
+   */
+  serveHook(req: IncomingMessage, res: ServerResponse): boolean {
+    if (this.receiver === null) return false;
+    this.receiver.serve(req, res);
+    return true;
   }
 
   /** The receiver's base URL once started. */
