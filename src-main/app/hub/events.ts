@@ -26,14 +26,15 @@ export async function publishHubEvent(
   replica: string | null = null,
 ): Promise<number> {
   const json = JSON.stringify(payload ?? null);
-  const publish = async (trx: HubDatabase): Promise<number> => {
-    await sql`select pg_advisory_xact_lock(${PUBLISH_LOCK})`.execute(trx);
-    const { rows } = await sql<{ id: string }>`
-      with e as (
-        insert into hub_events (name, payload, replica) values (${name}, ${json}::jsonb, ${replica}) returning id
-      )
-      select id, pg_notify(${HUB_EVENTS_CHANNEL}, id::text) from e`.execute(trx);
-    return Number(rows[0]!.id);
-  };
-  return db.isTransaction ? publish(db) : db.transaction().execute(publish);
+  // One statement: the lock, then the row's id (the insert reads the lock's row first), then the NOTIFY.
+  // Outside a transaction it commits by itself and the lock is held only while it runs.
+  const { rows } = await sql<{ id: string }>`
+    with locked as (select pg_advisory_xact_lock(${PUBLISH_LOCK}) as l),
+    e as (
+      insert into hub_events (name, payload, replica)
+      select ${name}, ${json}::jsonb, ${replica} from locked
+      returning id
+    )
+    select id, pg_notify(${HUB_EVENTS_CHANNEL}, id::text) from e`.execute(db);
+  return Number(rows[0]!.id);
 }
