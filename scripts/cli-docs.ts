@@ -47,6 +47,19 @@ teams or the data folder — \`listen\`, \`trigger\`, \`deliveries\`, \`messages
 Commands given everything ad hoc (\`--base-url\` with the key in the environment, \`listen --secret-env\`) touch no
 saved team and run on their own.
 
+## Through a team's hub
+
+With \`CHANNEL_HUB_URL\` (or \`--hub URL\` on a command that talks to a companion) and \`CHANNEL_HUB_TOKEN\` in the
+environment, those commands ask the team's hub ([hub.md](hub.md)) instead of this folder's companion, within the
+member's role: \`team add\` saves the team on the hub (the key, from \`CHANNEL_API_KEY\`, goes to the hub in the
+request's body: use its https URL), \`status --team\`, \`send\`, \`messages\`, \`deliveries\`, \`monitor\`, \`listen\`, and
+\`webhook set --team L --agent A --register-url self\` points the agent's webhook at the hub's \`--public-url\`
+(\`<public-url>/hooks/<agent>\`; refused when the hub has none). The token is never a flag and is sent only to the
+hub; plain \`http://\` to a hub beyond this machine is refused. The hub's refusals: a missing, wrong or revoked token
+exits 4 ("the hub refused the token (CHANNEL_HUB_TOKEN)"), a request above the member's role exits 4 naming the role
+it needs, a hub that does not answer exits 3. \`up\`, \`serve\` and \`hub\` run a companion on this machine and refuse a
+hub URL (exit 2).
+
 ## Output and exit codes
 
 Output is for people by default; \`--json\` prints one JSON object per line on stdout. Errors go to stderr. Human

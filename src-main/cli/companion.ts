@@ -11,6 +11,7 @@ import { attachCompanion } from '../app/companion/attach';
 import { ownerWords, type CompanionOwner } from '../app/companion/endpoint';
 import type { CompanionOptions } from '../app/companion/companion';
 import type { CliContext } from './context';
+import { connectHub, HUB_FLAG_HELP, hubUrlOf, hubWords, type HubIdentity } from './hub-client';
 import { CliFailure } from './errors';
 import { EXIT } from './exit-codes';
 import type { Output } from './output';
@@ -24,10 +25,12 @@ export interface CompanionFlags {
 
 export interface CompanionSession {
   readonly client: ContractClient;
-  /** attached: another process's companion; in-process: this command started it. */
-  readonly where: 'attached' | 'in-process';
-  /** The owner attached to (null in-process). */
+  /** attached: another process's companion; in-process: this command started it; hub: a team's hub. */
+  readonly where: 'attached' | 'in-process' | 'hub';
+  /** The owner attached to (null in-process and on a hub). */
   readonly owner: CompanionOwner | null;
+  /** The hub and the member this command works as (null off a hub). */
+  readonly hub: HubIdentity | null;
   readonly dataDir: string;
   /** Where the companion started here serves /metrics (--metrics-port), or null (attached: its own settings say). */
   metricsUrl(): Promise<string | null>;
@@ -36,11 +39,12 @@ export interface CompanionSession {
 
 export const COMPANION_DATA_DIR_HELP = 'data folder of the companion (default: <config dir>/data)';
 
-/** --config-dir and --data-dir, as every command that talks to a companion takes them. */
+/** --config-dir, --data-dir and --hub, as every command that talks to a companion takes them. */
 export function addCompanionOptions(cmd: Command): Command {
   return cmd
     .option('--config-dir <dir>', 'where saved teams live (default: the app config folder; env CHANNEL_COMPANION_HOME)')
-    .option('--data-dir <dir>', COMPANION_DATA_DIR_HELP);
+    .option('--data-dir <dir>', COMPANION_DATA_DIR_HELP)
+    .option('--hub <url>', HUB_FLAG_HELP);
 }
 
 export function companionFolders(ctx: CliContext, f: CompanionFlags): { configDir: string; dataDir: string } {
@@ -58,6 +62,7 @@ async function attachedSession(dataDir: string): Promise<CompanionSession | null
     client,
     where: 'attached',
     owner,
+    hub: null,
     dataDir,
     metricsUrl: () => Promise.resolve(null),
     close: () => client.close(),
@@ -82,6 +87,19 @@ export async function connectCompanion(
   opts: ConnectOptions,
 ): Promise<CompanionSession> {
   const { configDir, dataDir } = companionFolders(ctx, f);
+  const hubUrl = hubUrlOf(ctx);
+  if (hubUrl !== undefined) {
+    const { client, hub } = await connectHub(ctx, hubUrl);
+    return {
+      client,
+      where: 'hub',
+      owner: null,
+      hub,
+      dataDir,
+      metricsUrl: () => Promise.resolve(null),
+      close: () => client.close(),
+    };
+  }
   const attached = await attachedSession(dataDir);
   if (attached) return attached;
   if (opts.none !== 'start')
@@ -119,6 +137,7 @@ export async function connectCompanion(
     client,
     where: 'in-process',
     owner: null,
+    hub: null,
     dataDir,
     metricsUrl: () => hosted.companion.metricsUrl(),
     async close() {
@@ -130,5 +149,6 @@ export async function connectCompanion(
 
 /** "attached to serve (process 1234, since 10:02)" — for notes. */
 export function sessionWords(s: CompanionSession): string {
+  if (s.hub) return hubWords(s.hub);
   return s.owner ? `the companion of ${s.dataDir}: ${ownerWords(s.owner)}` : `a companion started for this command`;
 }

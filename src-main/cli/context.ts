@@ -26,6 +26,8 @@ export interface CliContext {
   readonly clock: Clock;
   readonly pairPollMs: number;
   exitCode: number;
+  /** The running command's --hub URL, when it was given (CHANNEL_HUB_URL otherwise; see hub-client.ts). */
+  hubFlag: string | undefined;
   output(json: boolean): Output;
   /** Service, agent and key for a command; extend with CliDeps.targetResolvers. */
   resolveTarget(flags: TargetFlags): Promise<Target>;
@@ -46,6 +48,7 @@ export function createContext(io: CliIO, signal: AbortSignal, deps: CliDeps): Cl
     pairPollMs: deps.pairPollMs ?? 1000,
     ...(deps.createClient ? { createClient: deps.createClient } : {}),
     exitCode: 0,
+    hubFlag: undefined,
     output: (json) => new Output(io, json),
     resolveTarget: (flags) => resolveTarget(flags, io, deps.targetResolvers ?? []),
     client(target) {
@@ -82,6 +85,7 @@ export function defineAction(ctx: CliContext, cmd: Command, fn: ActionFn): Comma
     const command = args[args.length - 1] as Command;
     const opts = command.opts();
     const out = ctx.output(opts.json === true);
+    ctx.hubFlag = typeof opts.hub === 'string' ? opts.hub : undefined;
     try {
       ctx.exitCode = (await fn(opts, out, command)) ?? 0;
     } catch (e) {

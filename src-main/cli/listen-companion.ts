@@ -14,6 +14,7 @@ import { serialByKey } from '../app/serial';
 import { backoffDelay, type BackoffPolicy } from '../app/backoff';
 import type { CliContext } from './context';
 import { connectCompanion, sessionWords, type CompanionSession } from './companion';
+import { hubSelfUrl } from './hub-client';
 import { atTerminal, confirm } from './confirm';
 import { CliFailure, UsageError } from './errors';
 import { EXIT } from './exit-codes';
@@ -153,7 +154,7 @@ export async function listenThroughCompanion(ctx: CliContext, out: Output, f: Co
   });
   const { client } = session;
   try {
-    if (session.where === 'attached' && f.port !== undefined)
+    if (session.where !== 'in-process' && f.port !== undefined)
       throw new UsageError(
         `--port: ${sessionWords(session)} runs the receiver on its own port; leave --port out (change it in its settings), or stop that companion first`,
       );
@@ -206,8 +207,10 @@ export async function listenThroughCompanion(ctx: CliContext, out: Output, f: Co
       if (!team && new Set(agents.map((a) => a.teamId)).size !== 1)
         throw new UsageError('--register-url: name the team with --team');
       const yes = f.yes === true;
+      // "self" on a hub: the hub's public URL, where the service reaches its receiver through the team's proxy.
+      const self = session.hub ? hubSelfUrl(session.hub) : status.listenUrl;
       for (const a of agents) {
-        const base = f.registerUrl === 'self' ? status.listenUrl : f.registerUrl.replace(/\/+$/, '');
+        const base = f.registerUrl === 'self' ? self : f.registerUrl.replace(/\/+$/, '');
         const publicUrl = `${base}/hooks/${encodeURIComponent(a.agentId)}`;
         if (
           !(await confirm(ctx, `Point the webhook of ${a.agentId} at ${publicUrl}? ${a.registration.takeover}`, yes))

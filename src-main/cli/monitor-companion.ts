@@ -72,7 +72,7 @@ export async function monitorThroughCompanion(
   });
   const { client } = session;
   try {
-    if (session.where === 'attached' && runOnly.length > 0)
+    if (session.where !== 'in-process' && runOnly.length > 0)
       throw new UsageError(
         `${runOnly.join(', ')}: ${sessionWords(session)} polls, serves the metrics and posts the alerts by its own settings, so a second poller or pager never starts beside it; change them with \`channel-companion settings\` (or on its Settings screen), or leave these flags out`,
       );
@@ -131,6 +131,7 @@ export async function monitorThroughCompanion(
           session.where === 'attached'
             ? { pid: session.owner?.pid ?? null, shell: session.owner?.shell ?? null }
             : null,
+        ...(session.hub ? { hub: session.hub } : {}),
         agents: watched.map((a) => ({
           teamId: a.teamId,
           team: teamLabel.get(a.teamId) ?? a.teamId,

@@ -40,6 +40,14 @@ export interface PingDTO {
   at: number;
   /** ms epoch when the main side started: a change means it restarted (the window reloads its data). */
   upSince: number;
+  /** Present only when a team's hub answers: who asks, and where the service reaches the hub. */
+  hub?: {
+    /** The member whose token asked, and their role (viewer, developer, on-call, admin). */
+    member: string;
+    role: string;
+    /** The URL the hub is reached at through its proxy (`hub --public-url`): hook URLs live under it; null without one. */
+    publicUrl: string | null;
+  };
 }
 
 export interface SendArgs {

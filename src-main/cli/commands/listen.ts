@@ -40,6 +40,7 @@ import {
   secretSource,
   tunnelDataDir,
 } from '../tunnel-support';
+import { HUB_FLAG_HELP } from '../hub-client';
 import { addConfigDirOption, collect } from './team';
 import { addExposeOptions, exposeFlags, oneExposure, receiverExposure, stopExposure, wantsExposure } from '../expose';
 import type { ExposureController } from '../../app/expose';
@@ -151,6 +152,7 @@ export function register(program: Command, ctx: CliContext): void {
           'also accept deliveries signed only with x-service-signature (no timestamp: they can be replayed)',
         )
         .option('--data-dir <dir>', DATA_DIR_HELP)
+        .option('--hub <url>', HUB_FLAG_HELP)
         .option(
           '--register-url <url>',
           'set the agents\' webhook to <url>/hooks/<agent> and store the secret ("self": this receiver, for the emulator)',

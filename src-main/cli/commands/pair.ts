@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { sleep } from '../../app/ports';
 import type { SessionStatus } from '../../app/service';
 import { COMPANION_DATA_DIR_HELP } from '../companion';
+import { HUB_FLAG_HELP } from '../hub-client';
 import { teamAgentOf, teamFlag, withCompanion } from '../companion-run';
 import { defineAction, type CliContext } from '../context';
 import { CliFailure, Interrupted } from '../errors';
@@ -66,6 +67,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--timeout <seconds>', `give up after this long (default ${DEFAULT_TIMEOUT_S})`)
     .option('--qr-file <path>', 'also save the QR image (PNG) to this file, updated when it rotates')
     .option('--data-dir <dir>', `with --team: the ${COMPANION_DATA_DIR_HELP}`)
+    .option('--hub <url>', HUB_FLAG_HELP)
     .option('--json', 'one JSON object per line on stdout (qr events, then the result)');
 
   defineAction(ctx, cmd, async (opts, out) => {

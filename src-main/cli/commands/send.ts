@@ -14,6 +14,7 @@ import { intString, parseFlags, recipient } from '../flags';
 import type { Output } from '../output';
 import { addTargetOptions } from '../target';
 import { companionFolders } from '../companion';
+import { HUB_FLAG_HELP } from '../hub-client';
 import { teamAgentOf, teamFlag, withCompanion } from '../companion-run';
 import { SendLog, sendAndRecord } from '../../app/usecases/send';
 
@@ -77,6 +78,7 @@ export function register(program: Command, ctx: CliContext): void {
       '--data-dir <dir>',
       "the companion's data folder, whose send log records the send (default: <config dir>/data)",
     )
+    .option('--hub <url>', HUB_FLAG_HELP)
     .option('--json', 'the send result as one JSON object on stdout');
 
   defineAction(ctx, cmd, async (opts, out) => {

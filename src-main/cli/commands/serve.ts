@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { isLoopbackHost } from '../../../src-shared/url';
 import { DIALECT_NAMES, dialectListSchema } from '../../emulator/dialect';
 import { defineAction, type CliContext } from '../context';
+import { refuseHub } from '../hub-client';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
 import { envVarName, hostName, intString, parseFlags, secondsString } from '../flags';
@@ -114,6 +115,7 @@ export function register(program: Command, ctx: CliContext): void {
   addMetricsOptions(cmd).option('--json', 'one JSON object per line on stdout; the first is {"event":"ready",…}');
 
   defineAction(ctx, cmd, async (opts, out) => {
+    refuseHub(ctx, 'serve');
     const f = parseFlags(flagsSchema, opts);
     const host = f.host ?? '127.0.0.1';
     const token = tokenFrom(ctx.io.env, f.tokenEnv);

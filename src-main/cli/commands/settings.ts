@@ -9,6 +9,7 @@ import { onOff, parseFlags } from '../flags';
 import { yesNo } from '../health';
 import { addTargetOptions } from '../target';
 import { COMPANION_DATA_DIR_HELP } from '../companion';
+import { HUB_FLAG_HELP } from '../hub-client';
 import { teamAgentOf, teamFlag, withCompanion } from '../companion-run';
 
 const flagsSchema = z.looseObject({
@@ -26,6 +27,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--read-receipts <on|off>', 'send read receipts')
     .option('--delivery-receipts <on|off>', 'send delivery receipts')
     .option('--data-dir <dir>', `with --team: the ${COMPANION_DATA_DIR_HELP}`)
+    .option('--hub <url>', HUB_FLAG_HELP)
     .option('--json', 'one JSON object on stdout');
 
   defineAction(ctx, cmd, async (opts, out) => {

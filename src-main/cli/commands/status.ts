@@ -7,6 +7,7 @@ import { HEALTH_SHORT } from '../../../src-shared/words';
 import { defineAction, type CliContext } from '../context';
 import { healthOfStatus } from '../../app/health';
 import { COMPANION_DATA_DIR_HELP } from '../companion';
+import { HUB_FLAG_HELP } from '../hub-client';
 import { teamAgentOf, teamFlag, withCompanion } from '../companion-run';
 import { yesNo } from '../health';
 import { addTargetOptions } from '../target';
@@ -17,6 +18,7 @@ export function register(program: Command, ctx: CliContext): void {
   const cmd = addTargetOptions(program.command('status').description("show the agent's channel session status"));
   cmd
     .option('--data-dir <dir>', `with --team: the ${COMPANION_DATA_DIR_HELP}`)
+    .option('--hub <url>', HUB_FLAG_HELP)
     .option('--json', 'one JSON object on stdout (with --team: the contract’s SessionDTO and the health)');
 
   defineAction(ctx, cmd, async (opts, out) => {

@@ -138,7 +138,7 @@ export function register(program: Command, ctx: CliContext): void {
           if (!ok2xx(first)) {
             ok = false;
             out.note(
-              session.where === 'attached'
+              session.where !== 'in-process'
                 ? `your app did not accept it (${first.status ?? first.error ?? 'no answer'}); the companion keeps retrying it while it runs`
                 : `your app did not accept it (${first.status ?? first.error ?? 'no answer'}); it stays queued in the log of ${session.dataDir}, retried once a companion runs for it (\`channel-companion up\`)`,
             );

@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { defineAction, type CliContext } from '../context';
+import { refuseHub } from '../hub-client';
 import { EXIT } from '../exit-codes';
 import { parseFlags, secondsString } from '../flags';
 import { cliLogger } from '../output';
@@ -38,6 +39,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--json', 'one JSON object per line on stdout; the first is {"event":"ready",…}');
 
   defineAction(ctx, cmd, async (opts, out) => {
+    refuseHub(ctx, 'up');
     const f = parseFlags(flagsSchema, opts);
     const { configDir, dataDir } = companionFolders(ctx, f);
     const { hostCompanion } = await import('../../app/companion/hosted');

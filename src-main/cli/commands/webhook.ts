@@ -37,11 +37,14 @@ import { agentId, parseFlags } from '../flags';
 import type { Output } from '../output';
 import { addTargetOptions, type Target } from '../target';
 import { registrationHistory, tunnelDataDir } from '../tunnel-support';
-import { COMPANION_DATA_DIR_HELP } from '../companion';
+import { COMPANION_DATA_DIR_HELP, type CompanionSession } from '../companion';
+import { HUB_FLAG_HELP, hubSelfUrl } from '../hub-client';
+import { hookUrl } from '../../app/registrations';
 import { addConfigDirOption } from './team';
 
 const flagsSchema = z.looseObject({
-  url: httpUrlSchema,
+  url: httpUrlSchema.optional(),
+  registerUrl: z.union([z.literal('self'), httpUrlSchema]).optional(),
   secretFile: z.string().min(1, 'expected a file path').optional(),
   showSecret: z.boolean().optional(),
   yes: z.boolean().optional(),
@@ -168,6 +171,16 @@ async function registerAsked(
   return { ...cfg, secretHint, secret };
 }
 
+/** The base URL --register-url names: the URL given, or "self": the hub's public URL (only through a hub). */
+function registerBase(session: CompanionSession, given: string): string {
+  if (given !== 'self') return given;
+  if (!session.hub)
+    throw new UsageError(
+      "--register-url self: the public URL of a team's hub, and this command works through none (set CHANNEL_HUB_URL or give --hub); give the URL with --url",
+    );
+  return hubSelfUrl(session.hub);
+}
+
 export function register(program: Command, ctx: CliContext): void {
   const webhook = program
     .command('webhook')
@@ -178,32 +191,49 @@ export function register(program: Command, ctx: CliContext): void {
       .description('register the webhook URL (mode passthrough), asking first: the URL the agent had stops receiving'),
   );
   cmd
-    .requiredOption('--url <url>', 'URL of the receiving app')
+    .option('--url <url>', 'URL of the receiving app')
+    .option(
+      '--register-url <url>',
+      'instead of --url: <url>/hooks/<agent>; "self" through a team\'s hub: the hub\'s public URL (its receiver)',
+    )
     .option('--secret-file <path>', 'save the returned signing secret to this file (mode 0600)')
     .option('--show-secret', 'print the signing secret (it is otherwise shown only as a hint)')
     .option('--yes', YES_HELP)
     .option('--data-dir <dir>', COMPANION_DATA_DIR_HELP)
+    .option('--hub <url>', HUB_FLAG_HELP)
     .option('--json', 'one JSON object on stdout');
 
   defineAction(ctx, cmd, async (opts, out) => {
     const f = parseFlags(flagsSchema, opts);
+    if ((f.url === undefined) === (f.registerUrl === undefined))
+      throw new UsageError('give the URL to register: --url URL, or --register-url URL|self (<url>/hooks/<agent>)');
     const team = teamFlag(opts);
+    if (f.registerUrl !== undefined && team === undefined)
+      throw new UsageError('--register-url: name the saved team with --team (or give the whole URL with --url)');
     const r =
       team !== undefined
-        ? await withCompanion(ctx, out, f, async (client) => {
+        ? await withCompanion(ctx, out, f, async (client, session) => {
             const t = await teamAgentOf(client, {
               team,
               agent: typeof opts.agent === 'string' ? opts.agent : undefined,
             });
+            const url = f.url ?? hookUrl(registerBase(session, f.registerUrl!), t.agentId);
             const last = (await historyThrough(client, out, t)).entries[0];
-            const question = takeoverQuestion(t.agentId, f.url, last ? asRecord(t, last) : null, ctx.clock.now());
+            const question = takeoverQuestion(t.agentId, url, last ? asRecord(t, last) : null, ctx.clock.now());
             if (!(await confirm(ctx, question, f.yes))) return null;
             const reg = await client.request('webhook.register', {
               teamId: t.teamId,
               agentId: t.agentId,
-              publicUrl: f.url,
+              publicUrl: url,
               source: REGISTRATION_SOURCES.webhookSet,
             });
+            // On a hub the secret stays there: it is asked for only to save or show it (an admin's reveal).
+            if (session.hub && !f.secretFile && !f.showSecret) {
+              out.note(
+                `the hub keeps the new signing secret for team ${t.label}, agent ${t.agentId} (--secret-file PATH or --show-secret to have it here)`,
+              );
+              return { ...reg, secret: '', secretHint: 'kept by the hub' } as Registered;
+            }
             // The secret stays with the companion; it is asked for here only to save or show it, or as a hint.
             const { secret } = await client.request('webhook.revealSecret', { teamId: t.teamId, agentId: t.agentId });
             out.note(
@@ -214,7 +244,7 @@ export function register(program: Command, ctx: CliContext): void {
           })
         : await registerAsked(ctx, out, {
             target: await ctx.resolveTarget(opts),
-            url: f.url,
+            url: f.url!,
             yes: f.yes,
             history: registrationHistory(ctx, f),
             dataDir: tunnelDataDir(ctx, f),
@@ -249,6 +279,7 @@ export function register(program: Command, ctx: CliContext): void {
     .requiredOption('--team <team>', 'a saved team (id or label)')
     .option('--agent <id>', "the agent (id or label; default: the team's only agent)")
     .option('--data-dir <dir>', COMPANION_DATA_DIR_HELP)
+    .option('--hub <url>', HUB_FLAG_HELP)
     .option('--json', 'one JSON object on stdout');
   defineAction(ctx, history, async (opts, out) => {
     const f = parseFlags(teamFlags, opts);
@@ -279,6 +310,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--agent <id>', "the agent (id or label; default: the team's only agent)")
     .option('--yes', YES_HELP)
     .option('--data-dir <dir>', COMPANION_DATA_DIR_HELP)
+    .option('--hub <url>', HUB_FLAG_HELP)
     .option('--json', 'one JSON object on stdout');
   defineAction(ctx, restore, async (opts, out) => {
     const f = parseFlags(teamFlags, opts);
@@ -325,6 +357,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--agent <id>', "the agent (id or label; default: the team's only agent)")
     .option('--reveal', 'print the secret itself (refused without a terminal)')
     .option('--data-dir <dir>', COMPANION_DATA_DIR_HELP)
+    .option('--hub <url>', HUB_FLAG_HELP)
     .option('--json', 'one JSON object on stdout');
   defineAction(ctx, secret, async (opts, out) => {
     const f = parseFlags(teamFlags, opts);

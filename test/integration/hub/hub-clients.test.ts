@@ -1,0 +1,179 @@
+// The CLI as a client of a team's hub (CHANNEL_HUB_URL + CHANNEL_HUB_TOKEN, or --hub): a real hub on a real
+// Postgres, the emulator as the service. The commands act on the hub's companion, not this folder's: a team
+// added through the hub, its status, the agent's webhook pointed at the hub's public URL (--register-url
+// self); the hub's refusals read as what they mean (a viewer's send: 403 naming the role; a removed member's
+// token: 401); and what only runs here (up, serve) refuses a hub.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemorySecretStore } from '../../../src-main/core/secrets';
+import type { Emulator } from '../../../src-main/emulator';
+import { runCli, type CliRun } from '../../helpers/cli';
+import { DEMO_KEY, startTestEmulator, state } from '../../helpers/emulator';
+import { startPostgres, type TestPostgres } from './postgres';
+
+const AGENT = 'agent-connected';
+const PUBLIC_URL = 'https://hub.example.test';
+
+describe('clients of a hub', () => {
+  let db: TestPostgres;
+  let emu: Emulator;
+  let dir: string;
+  let origin: string;
+  const stopHub = new AbortController();
+  let hubRun: Promise<CliRun>;
+  const tokens: Record<string, string> = {};
+
+  const member = async (name: string, role: string): Promise<string> => {
+    const r = await runCli(['hub', 'member', 'add', name, '--role', role, '--json'], { env: { DATABASE_URL: db.url } });
+    expect(r.code, r.stderr).toBe(0);
+    return (tokens[name] = (r.json()[0] as { token: string }).token);
+  };
+  /** A command of a teammate's laptop: its own (empty) config folder, the hub in the environment. */
+  const client = (args: string[], token: string | undefined, env: Record<string, string> = {}) =>
+    runCli(args, {
+      configDir: path.join(dir, 'laptop'),
+      env: { CHANNEL_HUB_URL: origin, ...(token !== undefined ? { CHANNEL_HUB_TOKEN: token } : {}), ...env },
+    });
+
+  beforeAll(async () => {
+    [db, emu] = await Promise.all([startPostgres(), startTestEmulator()]);
+    dir = await mkdtemp(path.join(tmpdir(), 'cc-hub-clients-'));
+    await member('ada', 'admin');
+    await member('vic', 'viewer');
+    await member('rem', 'developer');
+    let ready: (o: string) => void;
+    const readyOrigin = new Promise<string>((r) => (ready = r));
+    hubRun = runCli(
+      [
+        'hub',
+        '--json',
+        '--public-url',
+        PUBLIC_URL,
+        '--config-dir',
+        path.join(dir, 'hub-config'),
+        '--data-dir',
+        path.join(dir, 'hub-data'),
+      ],
+      {
+        // The key that encrypts the teams' secrets at rest (a hub with secrets in Postgres reads it).
+        env: { DATABASE_URL: db.url, CHANNEL_HUB_SECRET_KEY: randomBytes(32).toString('base64') },
+        secretStore: new MemorySecretStore(),
+        signal: stopHub.signal,
+        onStdout: (_c, all) => {
+          if (all.includes('\n')) ready((JSON.parse(all.split('\n')[0]!) as { origin: string }).origin);
+        },
+      },
+    );
+    origin = await Promise.race([
+      readyOrigin,
+      hubRun.then((r) => {
+        throw new Error(`the hub stopped: ${r.stderr}`);
+      }),
+    ]);
+  }, 90_000);
+
+  afterAll(async () => {
+    stopHub.abort();
+    const r = await hubRun;
+    // No token is ever printed by the hub.
+    for (const t of Object.values(tokens)) expect(r.stdout + r.stderr).not.toContain(t);
+    await Promise.allSettled([db?.stop(), emu?.close()]);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }, 30_000);
+
+  it('team add, status and team list act on the hub, within the member’s role', async () => {
+    const add = await client(
+      ['team', 'add', '--label', 'Support', '--base-url', emu.baseUrl, '--agent', AGENT, '--json'],
+      tokens.ada,
+      { CHANNEL_API_KEY: DEMO_KEY },
+    );
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.json()[0]).toMatchObject({ label: 'Support', baseUrl: emu.baseUrl });
+    expect(add.stdout + add.stderr).not.toContain(DEMO_KEY);
+    // Saved on the hub: this laptop's folder holds nothing.
+    expect(existsSync(path.join(dir, 'laptop', 'config.json'))).toBe(false);
+
+    const status = await client(['status', '--team', 'Support', '--json'], tokens.vic);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.json()[0]).toMatchObject({ agentId: AGENT });
+
+    const list = await client(['team', 'list', '--json'], tokens.vic);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.json().map((t) => t.label)).toEqual(['Support']);
+    // --hub names the hub when the environment does not.
+    const flag = await runCli(['team', 'list', '--json', '--hub', origin], {
+      configDir: path.join(dir, 'laptop'),
+      env: { CHANNEL_HUB_TOKEN: tokens.vic! },
+    });
+    expect(flag.code, flag.stderr).toBe(0);
+    expect(flag.json().map((t) => t.label)).toEqual(['Support']);
+  }, 60_000);
+
+  it('webhook set --register-url self points the agent at the hub’s public URL', async () => {
+    const r = await client(
+      ['webhook', 'set', '--team', 'Support', '--agent', AGENT, '--register-url', 'self', '--yes', '--json'],
+      tokens.ada,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const url = `${PUBLIC_URL}/hooks/${AGENT}`;
+    expect(r.json()[0]).toMatchObject({ url });
+    const agent = (await state(emu)).agents.find((a) => a.agentId === AGENT);
+    expect(agent?.webhook?.url).toBe(url);
+    // The secret stays on the hub unless asked for.
+    expect(r.json()[0]).not.toHaveProperty('secret');
+  }, 60_000);
+
+  it('a viewer may not send (403 naming the role); nothing is sent', async () => {
+    const before = (await state(emu)).agents.find((a) => a.agentId === AGENT);
+    const r = await client(['send', '--team', 'Support', '--to', '+15550102000', '--text', 'hi'], tokens.vic);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('send.message needs the role developer or above; vic is viewer');
+    const viewerRegister = await client(
+      ['webhook', 'set', '--team', 'Support', '--register-url', 'self', '--yes'],
+      tokens.vic,
+    );
+    expect(viewerRegister.code).toBe(4);
+    expect(viewerRegister.stderr).toContain('webhook.register needs the role admin');
+    expect((await state(emu)).agents.find((a) => a.agentId === AGENT)).toEqual(before);
+  }, 60_000);
+
+  it('a removed member’s token, a wrong one or none: refused with words that say so', async () => {
+    expect((await client(['team', 'list'], tokens.rem)).code).toBe(0);
+    const removed = await runCli(['hub', 'member', 'remove', 'rem'], { env: { DATABASE_URL: db.url } });
+    expect(removed.code, removed.stderr).toBe(0);
+    const r = await client(['status', '--team', 'Support'], tokens.rem);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('the hub refused the token (CHANNEL_HUB_TOKEN): missing, wrong or revoked');
+    const wrong = await client(['team', 'list', '--json'], `cch_${'x'.repeat(43)}`);
+    expect(wrong.code).toBe(4);
+    expect(JSON.parse(wrong.stderr)).toMatchObject({ error: { code: 'HUB_BAD_TOKEN', exitCode: 4 } });
+    const none = await client(['team', 'list'], undefined);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('set CHANNEL_HUB_TOKEN');
+  }, 60_000);
+
+  it('an unreachable hub, a hub over plain http elsewhere, and the commands that run here refuse clearly', async () => {
+    const gone = await runCli(['team', 'list'], {
+      configDir: path.join(dir, 'laptop'),
+      env: { CHANNEL_HUB_URL: 'http://127.0.0.1:9', CHANNEL_HUB_TOKEN: tokens.ada! },
+    });
+    expect(gone.code).toBe(3);
+    expect(gone.stderr).toContain('the hub at http://127.0.0.1:9 cannot be reached');
+    const plain = await client(['team', 'list', '--hub', 'http://hub.example.test'], tokens.ada);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain('plain http');
+    const up = await client(['up', '--data-dir', path.join(dir, 'up')], tokens.ada);
+    expect(up.code).toBe(2);
+    expect(up.stderr).toContain('CHANNEL_HUB_URL is set, but up runs a companion on this machine');
+    const self = await runCli(
+      ['webhook', 'set', '--team', 'Support', '--register-url', 'self', '--yes', '--data-dir', path.join(dir, 'l')],
+      { configDir: path.join(dir, 'laptop'), env: {} },
+    );
+    expect(self.code).toBe(2);
+    expect(self.stderr).toContain("--register-url self: the public URL of a team's hub");
+  }, 60_000);
+});
