@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { isLoopbackHost } from '../../../src-shared/url';
 import { defineAction, type CliContext } from '../context';
+import { refuseHub } from '../hub-client';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
 import { hostName, intString, parseFlags, secondsString } from '../flags';
@@ -94,13 +95,15 @@ async function withDatabase<T>(
 }
 
 async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Output): Promise<number> {
+  refuseHub(ctx, 'hub');
   const host = f.host ?? '127.0.0.1';
   if (!isLoopbackHost(host))
     out.warn(`listening on ${host}, beyond this machine: put the hub behind a TLS-terminating proxy (docs/hub.md)`);
   return withDatabase(ctx, f.database, async (hub, db, migrated) => {
-    const [{ hostCompanion }, { startHubServer }] = await Promise.all([
+    const [{ hostCompanion }, { startHubServer }, { hubPing }] = await Promise.all([
       import('../../app/companion/hosted'),
       import('../../hub/server'),
+      import('../../app/hub/ping'),
     ]);
     const secrets = teamsOf(ctx).secrets();
     await secrets
@@ -120,7 +123,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
     let server: Awaited<ReturnType<typeof startHubServer>> | null = null;
     try {
       server = await startHubServer({
-        handlers: hosted.handlers,
+        handlers: { ...hosted.handlers, 'app.ping': hubPing(hosted.handlers['app.ping'], f.publicUrl ?? null) },
         events: hosted.contract.events,
         memberOfToken: (token) => hub.memberOfToken(db, token),
         ready: () => hub.databaseReachable(db),
