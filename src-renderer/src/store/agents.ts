@@ -9,8 +9,9 @@ import type {
   Health,
   TeamDTO,
 } from '../../../src-shared/contract';
-import { HEALTHS } from '../../../src-shared/contract';
+import { movesInOrder, reorder, sortedKeys } from './agent-order';
 import { agentKey, type Slice } from './env';
+import { frameBatch } from './frame-batch';
 import { liveHistoryEntry, mergeHistory } from './history';
 
 export interface AgentsSlice {
@@ -19,6 +20,12 @@ export interface AgentsSlice {
   loaded: boolean;
   /** Keyed by agentKey(teamId, agentId); insertion order is display order. */
   agents: Record<string, AgentDTO>;
+  /**
+   * The keys of `agents`, worst health first (see agent-order.ts). A new array whenever the order or
+   * what the Agents screen filters on (health, state, phone, labels) changes; the same array after a
+   * poll that changed only what a row shows, so the list is not filtered or laid out again for it.
+   */
+  agentOrder: string[];
   /**
    * Health that arrived for agents not in `agents` yet (a health.changed event can overtake the
    * agents.list answer); setAgents uses it when it is newer than the listed health.
@@ -37,6 +44,14 @@ export interface AgentsSlice {
   loadAvailability(teamId: string, agentId: string): Promise<ErrorDTO | null>;
   setAgents(list: AgentDTO[]): void;
   applyHealth(h: AgentHealthDTO): void;
+  /** Several health events in one store update (one render of each changed row). */
+  applyHealthBatch(list: readonly AgentHealthDTO[]): void;
+  /**
+   * A health.changed event, applied with every other one that arrives before the next frame is drawn:
+   * a team of thousands of agents sends hundreds a second, and each store update costs every
+   * subscriber a look.
+   */
+  applyHealthInFrame(h: AgentHealthDTO): void;
   addTeam(input: {
     label: string;
     baseUrl: string;
@@ -69,7 +84,10 @@ function newerHealth(a: AgentHealthDTO, b: AgentHealthDTO): AgentHealthDTO {
 }
 
 /** A change of teams or agents reloads the whole store (refresh). */
-export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ set, get, api }) => {
+export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ set, get, api, env }) => {
+  const healthFrames = frameBatch<AgentHealthDTO>(env.nextFrame, (batch) =>
+    get().applyHealthBatch([...batch.values()].flat()),
+  );
   const thenRefresh = async (r: { ok: true } | { ok: false; error: ErrorDTO }): Promise<ErrorDTO | null> => {
     if (!r.ok) return r.error;
     await get().refresh();
@@ -79,6 +97,7 @@ export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ 
     teams: [],
     loaded: false,
     agents: {},
+    agentOrder: [],
     healthBuffer: {},
     healthHistory: {},
     availability: {},
@@ -86,6 +105,7 @@ export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ 
       const [teams, agents] = await Promise.all([api['teams.list'](), api['agents.list']()]);
       if (teams.ok) set({ teams: teams.value });
       if (agents.ok) get().setAgents(agents.value);
+      else if (teams.ok) set((s) => ({ agentOrder: sortedKeys(s.agents, s.teams) }));
       return !teams.ok ? teams.error : !agents.ok ? agents.error : null;
     },
     loadHealthHistory: async (teamId, agentId) => {
@@ -116,26 +136,52 @@ export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ 
           agents[key] = health === a.health ? a : { ...a, health };
         }
         const healthBuffer = Object.fromEntries(Object.entries(s.healthBuffer).filter(([k]) => !(k in agents)));
-        return { agents, healthBuffer };
+        return { agents, agentOrder: sortedKeys(agents, s.teams), healthBuffer };
       }),
-    applyHealth: (h) =>
+    applyHealth: (h) => get().applyHealthBatch([h]),
+    applyHealthBatch: (list) =>
       set((s) => {
-        const key = agentKey(h.teamId, h.agentId);
-        const current = s.agents[key];
-        if (!current) {
-          const prev = s.healthBuffer[key];
-          const rest = Object.entries(s.healthBuffer).filter(([k]) => k !== key);
-          const kept = rest.length >= HEALTH_BUFFER_MAX ? rest.slice(rest.length - HEALTH_BUFFER_MAX + 1) : rest;
-          return { healthBuffer: { ...Object.fromEntries(kept), [key]: prev ? newerHealth(prev, h) : h } };
+        // Copied once for the whole batch, and only what changes.
+        let agents: Record<string, AgentDTO> | null = null;
+        let healthBuffer: Record<string, AgentHealthDTO> | null = null;
+        let healthHistory: Record<string, HealthHistoryEntryDTO[]> | null = null;
+        const moved = new Set<string>();
+        let filtered = false;
+        for (const h of list) {
+          const key = agentKey(h.teamId, h.agentId);
+          const current = (agents ?? s.agents)[key];
+          if (!current) {
+            const buffer: Record<string, AgentHealthDTO> = healthBuffer ?? s.healthBuffer;
+            const prev = buffer[key];
+            const rest = Object.entries(buffer).filter(([k]) => k !== key);
+            const kept = rest.length >= HEALTH_BUFFER_MAX ? rest.slice(rest.length - HEALTH_BUFFER_MAX + 1) : rest;
+            healthBuffer = { ...Object.fromEntries(kept), [key]: prev ? newerHealth(prev, h) : h };
+            continue;
+          }
+          agents ??= { ...s.agents };
+          agents[key] = { ...current, health: h };
+          if (movesInOrder(current.health, h)) moved.add(key);
+          else if (current.health.phone !== h.phone || current.health.state !== h.state) filtered = true;
+          // The agent's timeline, once loaded, grows with each change of the health word.
+          const shown: HealthHistoryEntryDTO[] | undefined = (healthHistory ?? s.healthHistory)[key];
+          const entry: HealthHistoryEntryDTO | null = shown ? liveHistoryEntry(current.health, h) : null;
+          if (entry && shown)
+            healthHistory = { ...(healthHistory ?? s.healthHistory), [key]: mergeHistory([entry], shown) };
         }
-        const agents = { ...s.agents, [key]: { ...current, health: h } };
-        // The agent's timeline, once loaded, grows with each change of the health word.
-        const shown = s.healthHistory[key];
-        const entry = shown ? liveHistoryEntry(current.health, h) : null;
-        return entry && shown
-          ? { agents, healthHistory: { ...s.healthHistory, [key]: mergeHistory([entry], shown) } }
-          : { agents };
+        const agentOrder =
+          agents && moved.size > 0
+            ? reorder(s.agentOrder, moved, agents, s.teams)
+            : filtered
+              ? [...s.agentOrder]
+              : s.agentOrder;
+        return {
+          ...(agents ? { agents } : {}),
+          ...(agentOrder !== s.agentOrder ? { agentOrder } : {}),
+          ...(healthBuffer ? { healthBuffer } : {}),
+          ...(healthHistory ? { healthHistory } : {}),
+        };
       }),
+    applyHealthInFrame: (h) => healthFrames.push(agentKey(h.teamId, h.agentId), h),
     addTeam: async ({ label, baseUrl, apiKey, agentIds, allowInsecureHttp }) =>
       thenRefresh(
         await api['teams.add']({
@@ -167,9 +213,46 @@ export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ 
   };
 };
 
-/** Worst health across agents (HEALTHS is ordered best → worst). */
-export function selectWorst(s: Pick<AgentsSlice, 'agents'>): Health {
-  let worst = -1;
-  for (const a of Object.values(s.agents)) worst = Math.max(worst, HEALTHS.indexOf(a.health.health));
-  return HEALTHS[worst] ?? 'unknown';
+/** Worst health across agents: the first in the order's. */
+export function selectWorst(s: Pick<AgentsSlice, 'agents' | 'agentOrder'>): Health {
+  const first = s.agentOrder[0];
+  return (first !== undefined ? s.agents[first]?.health.health : undefined) ?? 'unknown';
+}
+
+/**
+ * How many agents have each health, counted again only when the order changes (a health word moves
+ * its agent), not for every poll.
+ */
+export const selectHealthCounts = onOrderChange((s): Record<Health, number> => {
+  const counts: Record<Health, number> = {
+    connected: 0,
+    unknown: 0,
+    reconnecting: 0,
+    unreachable: 0,
+    'not-found': 0,
+    'key-rejected': 0,
+    'needs-scan': 0,
+  };
+  for (const key of s.agentOrder) {
+    const a = s.agents[key];
+    if (a) counts[a.health.health]++;
+  }
+  return counts;
+});
+
+/** A selector worked out again only when `agentOrder` is a new array (the same answer, the same object, otherwise). */
+export function onOrderChange<T>(
+  derive: (s: Pick<AgentsSlice, 'agents' | 'agentOrder' | 'teams'>) => T,
+): (s: Pick<AgentsSlice, 'agents' | 'agentOrder' | 'teams'>) => T {
+  let order: readonly string[] | null = null;
+  let teams: readonly TeamDTO[] | null = null;
+  let last: T;
+  return (s) => {
+    if (s.agentOrder !== order || s.teams !== teams) {
+      order = s.agentOrder;
+      teams = s.teams;
+      last = derive(s);
+    }
+    return last;
+  };
 }

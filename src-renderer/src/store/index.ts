@@ -122,7 +122,7 @@ export function createAppStore(api: Api, env: Partial<StoreEnv> = {}): AppStore 
 export function connectStore(store: AppStore, api: Api): () => void {
   const s = () => store.getState();
   const offs = [
-    api.on('health.changed', (h) => s().applyHealth(h)),
+    api.on('health.changed', (h) => s().applyHealthInFrame(h)),
     api.on('alert', (e) => {
       s().applyAlert(e);
       const label = s().agents[agentKey(e.incident.teamId, e.incident.agentId)]?.label ?? e.incident.agentId;

@@ -5,7 +5,6 @@ import { Nav } from '../../../src-renderer/src/components/Nav';
 import { AgentList } from '../../../src-renderer/src/features/agents/AgentList';
 import { Timeline } from '../../../src-renderer/src/features/agents/Timeline';
 import { AgentPage } from '../../../src-renderer/src/features/agents/AgentPage';
-import { sortWorstFirst } from '../../../src-renderer/src/features/agents/sortAgents';
 import { agent, appSettings, flush, incident, mount, session, setup, team } from './fixtures';
 
 afterEach(cleanup);
@@ -20,7 +19,10 @@ describe('agents home', () => {
       agent('un2', 'unreachable', { since: 1 }),
       agent('q', 'unknown'),
     ];
-    expect(sortWorstFirst(list, [team()]).map((a) => a.agentId)).toEqual(['scan', 'un2', 'un', 're', 'q', 'ok']);
+    const { store } = setup();
+    store.setState({ teams: [team()] });
+    store.getState().setAgents(list);
+    expect(store.getState().agentOrder).toEqual(['scan', 'un2', 'un', 're', 'q', 'ok'].map((id) => `t1/${id}`));
   });
 
   it('shows each agent with badge word, phone, time in state and last poll; filters', async () => {
@@ -54,6 +56,36 @@ describe('agents home', () => {
     expect(screen.getAllByRole('listitem')).toHaveLength(1);
     fireEvent.change(screen.getByLabelText('Filter agents'), { target: { value: 'nothing-like-this' } });
     expect(screen.getByText(/No agent matches/)).toBeTruthy();
+  });
+});
+
+describe('agents home: filters', () => {
+  it('filters by health and by team (with how many of all are left), and each row follows its own agent', () => {
+    const { store } = setup();
+    store.setState({
+      teams: [team({ agentIds: ['a1', 'a2'] }), team({ teamId: 't2', label: 'Sales', agentIds: ['b1'] })],
+      loaded: true,
+    });
+    store
+      .getState()
+      .setAgents([agent('a1', 'connected'), agent('a2', 'needs-scan'), agent('b1', 'connected', {}, 't2')]);
+    mount(store, <AgentList />);
+    const labels = () => screen.getAllByRole('listitem').map((r) => r.querySelector('.agent-label')?.textContent);
+    expect(labels()).toEqual(['Agent a2', 'Agent a1', 'Agent b1']);
+    expect(screen.getByRole('status').textContent).toBe('');
+
+    fireEvent.change(screen.getByLabelText('Health'), { target: { value: 'connected' } });
+    expect(labels()).toEqual(['Agent a1', 'Agent b1']);
+    expect(screen.getByRole('status').textContent).toBe('2 of 3 agents');
+    fireEvent.change(screen.getByLabelText('Team'), { target: { value: 't2' } });
+    expect(labels()).toEqual(['Agent b1']);
+    // A health that turns makes the agent leave (or join) the filtered list.
+    act(() => store.getState().applyHealth({ ...agent('b1', 'reconnecting', {}, 't2').health, since: 9 }));
+    expect(screen.getByText('No agent matches these filters.')).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('Health'), { target: { value: '' } });
+    expect(labels()).toEqual(['Agent b1']);
+    expect(screen.getByRole('listitem').textContent).toContain('Reconnecting');
+    expect((screen.getByLabelText('Health') as HTMLSelectElement).textContent).toContain('Reconnecting (1)');
   });
 });
 

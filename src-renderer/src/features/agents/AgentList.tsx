@@ -1,9 +1,11 @@
 // Agents home: a summary of every agent's health, then each agent (worst health first) with its id,
 // team, number, time in state and the action its state calls for (an unreachable agent: its last
-// known state, shown beside the mark, and that state's action); a filter; Add agent, which opens
-// the agent's page once it is added (where Pair is).
-import { useEffect, useId, useMemo, useRef, useState } from 'react';
-import { useShallow } from 'zustand/react/shallow';
+// known state, shown beside the mark, and that state's action); filters (words, health, team); Add
+// agent, which opens the agent's page once it is added (where Pair is). The list is windowed (a
+// team's thousands of agents put only the rows near the viewport in the page) and each row follows
+// its own agent in the store, so a poll renders one row again.
+import { defaultRangeExtractor, useWindowVirtualizer, type Range } from '@tanstack/react-virtual';
+import { memo, useCallback, useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { AgentDTO } from '../../../../src-shared/contract';
 import { EmptyState } from '../../components/EmptyState';
 import { errorLine } from '../../components/errors';
@@ -11,12 +13,14 @@ import { HealthBadge } from '../../components/HealthBadge';
 import { HEALTH_GLYPHS, HEALTH_HINTS, HEALTH_SHORT } from '../../components/health';
 import { Since, TimeAgo, useNow } from '../../components/TimeAgo';
 import { agentHref, consoleHref, messagesHref } from '../../router/routes';
+import { selectHealthCounts } from '../../store/agents';
 import { agentKey } from '../../store/env';
 import { isStale } from '../../store/link';
 import { useApp } from '../../store/react';
 import { AddAgent } from '../settings/AddAgentForm';
+import { NO_FILTER, shownKeys, type AgentFilter } from './agent-filter';
+import { AgentFilterBar } from './AgentFilterBar';
 import { HealthSummary } from './HealthSummary';
-import { matchesFilter, sortWorstFirst } from './sortAgents';
 
 /**
  * What the row offers: Pair when a scan is needed (never on a connected agent), else Chat and Send.
@@ -55,23 +59,43 @@ function UnreadLink({ teamId, agentId, label }: { teamId: string; agentId: strin
   );
 }
 
-/** `lastHeardAt` is set while the app is out of touch: the row shows unknown and when it last heard. */
-function AgentRow({
-  agent,
+/**
+ * One agent's row, found by its key: a poll of this agent renders this row again, no other.
+ * `lastHeardAt` is set while the app is out of touch: the row shows unknown and when it last heard.
+ */
+const AgentRow = memo(function AgentRow({
+  agentKey: key,
+  index,
+  count,
+  measure,
+  top,
   teamLabel,
   now,
   lastHeardAt,
 }: {
-  agent: AgentDTO;
-  teamLabel: string;
+  agentKey: string;
+  index: number;
+  count: number;
+  measure: (el: HTMLLIElement | null) => void;
+  top: number;
+  teamLabel: ReadonlyMap<string, string>;
   now: number;
   lastHeardAt?: number | null;
 }) {
+  const agent = useApp((s) => s.agents[key]);
+  if (!agent) return null;
   const h = agent.health;
   const stale = lastHeardAt !== undefined;
   const hint = stale ? '' : h.error ? `last poll failed: ${errorLine(h.error)}` : HEALTH_HINTS[h.health];
   return (
-    <li className={`agent agent-${stale ? 'unknown' : h.health}`}>
+    <li
+      ref={measure}
+      data-index={index}
+      aria-posinset={index + 1}
+      aria-setsize={count}
+      style={{ transform: `translateY(${top}px)` }}
+      className={`agent agent-${stale ? 'unknown' : h.health}${index === 0 ? ' agent-first' : ''}`}
+    >
       <span className="agent-health">
         <HealthBadge health={h.health} short stale={stale} />
       </span>
@@ -84,7 +108,7 @@ function AgentRow({
           <UnreadLink teamId={agent.teamId} agentId={agent.agentId} label={agent.label} />
         </p>
         <p className="agent-facts muted">
-          <span>{teamLabel}</span>
+          <span>{teamLabel.get(agent.teamId) ?? agent.teamId}</span>
           <span className="agent-phone">{h.phone ? `+${h.phone}` : 'no number'}</span>
           {!stale && <Since at={h.since} now={now} />}
           <span>
@@ -116,6 +140,82 @@ function AgentRow({
         <RowActions agent={agent} />
       </div>
     </li>
+  );
+});
+
+/** A row's height before it is measured (two lines of text and the padding). */
+const ROW_ESTIMATE_PX = 64;
+/** Rows kept beyond each edge of the window: Tab and Shift+Tab always find the next row already there. */
+const OVERSCAN = 8;
+
+/** Where the element starts in the page (its offset from the top of the document). */
+function pageTop(el: HTMLElement): number {
+  return el.getBoundingClientRect().top + window.scrollY;
+}
+
+/**
+ * The agents, windowed: only the rows in and near the viewport are in the page (the page scrolls as
+ * it always did; the list keeps the height of all its rows). The row that holds the focus stays in
+ * the page while it is scrolled away, so focus is never lost to the body.
+ */
+function AgentRows({ keys, now, lastHeardAt }: { keys: readonly string[]; now: number; lastHeardAt?: number | null }) {
+  const teams = useApp((s) => s.teams);
+  const teamLabel = useMemo(() => new Map(teams.map((t) => [t.teamId, t.label])), [teams]);
+  const list = useRef<HTMLUListElement>(null);
+  const [margin, setMargin] = useState(0);
+  // What sits above the list (notices, the Add agent panel, a wrapped summary) moves it down the page.
+  useLayoutEffect(() => {
+    const el = list.current;
+    if (!el) return;
+    const follow = (): void => setMargin(pageTop(el));
+    follow();
+    if (typeof ResizeObserver === 'undefined') return;
+    const watch = new ResizeObserver(follow);
+    watch.observe(document.body);
+    return () => watch.disconnect();
+  }, []);
+  const focused = useRef<number | null>(null);
+  const range = useCallback((r: Range) => {
+    const indexes = defaultRangeExtractor(r);
+    const f = focused.current;
+    return f === null || f >= r.count || indexes.includes(f) ? indexes : [...indexes, f].sort((a, b) => a - b);
+  }, []);
+  const v = useWindowVirtualizer({
+    count: keys.length,
+    estimateSize: () => ROW_ESTIMATE_PX,
+    overscan: OVERSCAN,
+    scrollMargin: margin,
+    getItemKey: (i) => keys[i] ?? i,
+    rangeExtractor: range,
+  });
+  return (
+    <ul
+      ref={list}
+      className="agents"
+      aria-label={`${keys.length} agents, worst health first`}
+      style={{ height: v.getTotalSize() }}
+      onFocus={(e) => {
+        const at = (e.target as HTMLElement).closest('li')?.dataset.index;
+        focused.current = at === undefined ? null : Number(at);
+      }}
+      onBlur={(e) => {
+        if (!e.currentTarget.contains(e.relatedTarget as Node | null)) focused.current = null;
+      }}
+    >
+      {v.getVirtualItems().map((item) => (
+        <AgentRow
+          key={item.key}
+          agentKey={keys[item.index]!}
+          index={item.index}
+          count={keys.length}
+          measure={v.measureElement}
+          top={item.start - v.options.scrollMargin}
+          teamLabel={teamLabel}
+          now={now}
+          lastHeardAt={lastHeardAt}
+        />
+      ))}
+    </ul>
   );
 }
 
@@ -163,17 +263,13 @@ function AddAgentPanel({ onClose }: { onClose: () => void }) {
 
 export function AgentList() {
   const teams = useApp((s) => s.teams);
-  const agents = useApp(useShallow((s) => Object.values(s.agents)));
-  const [filter, setFilter] = useState('');
+  const total = useApp((s) => s.agentOrder.length);
+  const [filter, setFilter] = useState<AgentFilter>(NO_FILTER);
+  const shown = useApp(useMemo(() => shownKeys(filter), [filter]));
+  const counts = useApp(selectHealthCounts);
   const now = useNow(5000);
   const lastHeardAt = useApp((s) => (isStale(s) ? s.link.lastHeardAt : undefined));
-  const filterId = useId();
   const [adding, setAdding] = useState(false);
-  const teamLabel = useMemo(() => new Map(teams.map((t) => [t.teamId, t.label])), [teams]);
-  const shown = useMemo(
-    () => sortWorstFirst(agents, teams).filter((a) => matchesFilter(a, teamLabel.get(a.teamId) ?? a.teamId, filter)),
-    [agents, teams, teamLabel, filter],
-  );
   return (
     <section aria-labelledby="agents-title">
       <div className="page-head">
@@ -191,37 +287,20 @@ export function AgentList() {
             being checked. Add the team again with a current key in <a href="#/settings">Settings</a>.
           </p>
         ))}
-      {agents.length > 0 && <HealthSummary agents={agents} stale={lastHeardAt !== undefined} />}
-      <div className="filter">
-        <label htmlFor={filterId}>Filter agents</label>
-        <input
-          id={filterId}
-          type="search"
-          value={filter}
-          onChange={(e) => setFilter(e.target.value)}
-          placeholder="name, id, team, phone or health"
-        />
-      </div>
-      {agents.length === 0 ? (
+      {total > 0 && <HealthSummary counts={counts} total={total} stale={lastHeardAt !== undefined} />}
+      <AgentFilterBar filter={filter} onChange={setFilter} shown={shown.length} total={total} />
+      {total === 0 ? (
         <EmptyState title="No agents yet.">
           <p>
             Add agent IDs to a team in <a href="#/settings">Settings</a>.
           </p>
         </EmptyState>
       ) : shown.length === 0 ? (
-        <EmptyState title={`No agent matches “${filter}”.`} />
+        <EmptyState
+          title={filter.text.trim() ? `No agent matches “${filter.text}”.` : 'No agent matches these filters.'}
+        />
       ) : (
-        <ul className="agents" aria-label={`${shown.length} agents, worst health first`}>
-          {shown.map((a) => (
-            <AgentRow
-              key={agentKey(a.teamId, a.agentId)}
-              agent={a}
-              teamLabel={teamLabel.get(a.teamId) ?? a.teamId}
-              now={now}
-              lastHeardAt={lastHeardAt}
-            />
-          ))}
-        </ul>
+        <AgentRows keys={shown} now={now} lastHeardAt={lastHeardAt} />
       )}
     </section>
   );

@@ -2,33 +2,26 @@
 // unreachable (and not checked yet, while any are), each with its glyph; counted from the same
 // health the rows show. While the app cannot tell the health now (the main side does not answer:
 // `stale`), no count is given: the rows read unknown, and so does the summary.
-import type { AgentDTO, Health } from '../../../../src-shared/contract';
+import type { Health } from '../../../../src-shared/contract';
 import { counted, HEALTH_COUNT_ORDER, healthCount } from '../../../../src-shared/words';
 import { HEALTH_GLYPHS, STALE_WORDS } from '../../components/health';
 
 /** Counted even at zero; the others only when some agent has them. */
 const ALWAYS: ReadonlySet<Health> = new Set(['connected', 'reconnecting', 'needs-scan', 'unreachable']);
 
-function healthCounts(agents: readonly AgentDTO[]): Record<Health, number> {
-  const counts: Record<Health, number> = {
-    connected: 0,
-    unknown: 0,
-    reconnecting: 0,
-    unreachable: 0,
-    'not-found': 0,
-    'key-rejected': 0,
-    'needs-scan': 0,
-  };
-  for (const a of agents) counts[a.health.health]++;
-  return counts;
-}
-
-export function HealthSummary({ agents, stale = false }: { agents: readonly AgentDTO[]; stale?: boolean }) {
-  const counts = healthCounts(agents);
+export function HealthSummary({
+  counts,
+  total,
+  stale = false,
+}: {
+  counts: Readonly<Record<Health, number>>;
+  total: number;
+  stale?: boolean;
+}) {
   if (stale) {
     return (
       <p className="health-summary">
-        <span className="health-summary-total">{counted(agents.length, 'agent')}:</span>
+        <span className="health-summary-total">{counted(total, 'agent')}:</span>
         <span className="health-count health-count-unknown">
           <span aria-hidden="true">{HEALTH_GLYPHS.unknown}</span> health {STALE_WORDS.toLowerCase()} while the companion
           is not answering
@@ -39,7 +32,7 @@ export function HealthSummary({ agents, stale = false }: { agents: readonly Agen
   const items = HEALTH_COUNT_ORDER.filter((h) => ALWAYS.has(h) || counts[h] > 0);
   return (
     <p className="health-summary">
-      <span className="health-summary-total">{counted(agents.length, 'agent')}:</span>
+      <span className="health-summary-total">{counted(total, 'agent')}:</span>
       {items.map((h, i) => {
         const n = counts[h];
         return (

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
 import { connectStore, createAppStore } from '../../../../src-renderer/src/store';
-import { selectWorst } from '../../../../src-renderer/src/store/agents';
+import { selectHealthCounts, selectWorst } from '../../../../src-renderer/src/store/agents';
 import type { AgentDTO, TeamDTO } from '../../../../src-shared/contract';
 import { fakeApi } from '../fake-api';
 
@@ -22,6 +22,8 @@ const agent = (agentId: string, health: AgentDTO['health']['health']): AgentDTO 
 });
 
 const flush = () => new Promise((r) => setTimeout(r, 0));
+/** Health events are committed once per frame: here each frame comes at once. */
+const FRAMES_AT_ONCE = { nextFrame: (fn: () => void) => fn() };
 
 describe('agents slice in the assembled store', () => {
   it('keeps health that arrives before the agent list, and a list answer never rolls newer health back', async () => {
@@ -31,7 +33,7 @@ describe('agents slice in the assembled store', () => {
       // The list answer is held back: health events overtake it.
       'agents.list': () => new Promise((r) => (answerList = r)) as never,
     });
-    const store = createAppStore(api);
+    const store = createAppStore(api, FRAMES_AT_ONCE);
     connectStore(store, api);
     await flush();
     const polled = (agentId: string, health: AgentDTO['health']['health'], checkedAt: number) => ({
@@ -68,7 +70,7 @@ describe('agents slice in the assembled store', () => {
       'teams.list': { ok: true, value: [team] },
       'agents.list': { ok: true, value: [agent('a1', 'connected'), agent('a2', 'unknown')] },
     });
-    const store = createAppStore(api);
+    const store = createAppStore(api, FRAMES_AT_ONCE);
     expect(store.getState().loaded).toBe(false);
     connectStore(store, api);
     await flush();
@@ -84,7 +86,7 @@ describe('agents slice in the assembled store', () => {
       'teams.list': { ok: true, value: [team] },
       'agents.list': { ok: true, value: [agent('a1', 'connected')] },
     });
-    const store = createAppStore(api);
+    const store = createAppStore(api, FRAMES_AT_ONCE);
     const disconnect = connectStore(store, api);
     await flush();
     const before = store.getState().agents['t1/a1'];
@@ -138,7 +140,7 @@ describe('agents slice in the assembled store', () => {
         return { ok: true, value: team };
       },
     });
-    const store = createAppStore(api);
+    const store = createAppStore(api, FRAMES_AT_ONCE);
     const bad = await store
       .getState()
       .addTeam({ label: 'Ops', baseUrl: 'https://api.example.test', apiKey: 'short', agentIds: [] });
@@ -164,9 +166,55 @@ describe('agents slice in the assembled store', () => {
     const { api, calls } = fakeApi({
       'alerts.status': { ok: false, error: { kind: 'internal', code: 'NOT_WIRED', message: 'not wired' } },
     });
-    const store = createAppStore(api);
+    const store = createAppStore(api, FRAMES_AT_ONCE);
     expect(await store.getState().startDemo()).toBeNull();
     expect(calls.map((c) => c.name)).toContain('demo.start');
     expect(store.getState().lastError).toMatchObject({ code: 'NOT_WIRED' });
+  });
+
+  it('keeps the order (the same array) for a poll that changes only what a row shows, and moves one agent for a new health', () => {
+    const store = createAppStore(fakeApi({}).api, FRAMES_AT_ONCE);
+    store.setState({ teams: [{ ...team, agentIds: ['a1', 'a2', 'a3'] }] });
+    store.getState().setAgents([agent('a1', 'connected'), agent('a2', 'reconnecting'), agent('a3', 'connected')]);
+    const order = store.getState().agentOrder;
+    expect(order).toEqual(['t1/a2', 't1/a1', 't1/a3']);
+    const a3 = store.getState().agents['t1/a3'];
+
+    store.getState().applyHealth({ ...agent('a1', 'connected').health, checkedAt: 5_000 });
+    expect(store.getState().agentOrder).toBe(order);
+    expect(store.getState().agents['t1/a3']).toBe(a3);
+    expect(store.getState().agents['t1/a1']?.health.checkedAt).toBe(5_000);
+
+    // A new number: the same order in a new array (the screen's filters match numbers).
+    store.getState().applyHealth({ ...agent('a1', 'connected').health, phone: '15550001111', checkedAt: 6_000 });
+    expect(store.getState().agentOrder).not.toBe(order);
+    expect(store.getState().agentOrder).toEqual(order);
+
+    store.getState().applyHealth({ ...agent('a3', 'needs-scan').health, since: 7_000, checkedAt: 7_000 });
+    expect(store.getState().agentOrder).toEqual(['t1/a3', 't1/a2', 't1/a1']);
+    expect(selectWorst(store.getState())).toBe('needs-scan');
+    expect(selectHealthCounts(store.getState())).toMatchObject({ connected: 1, reconnecting: 1, 'needs-scan': 1 });
+  });
+
+  it('commits the health events that arrive before a frame in one store update', async () => {
+    const frames: Array<() => void> = [];
+    const { api, emit } = fakeApi({
+      'teams.list': { ok: true, value: [{ ...team, agentIds: ['a1', 'a2'] }] },
+      'agents.list': { ok: true, value: [agent('a1', 'connected'), agent('a2', 'connected')] },
+    });
+    const store = createAppStore(api, { nextFrame: (fn) => frames.push(fn) });
+    connectStore(store, api);
+    await flush();
+    let updates = 0;
+    store.subscribe(() => updates++);
+    emit('health.changed', { ...agent('a1', 'connected').health, checkedAt: 1_000 });
+    emit('health.changed', { ...agent('a2', 'reconnecting').health, since: 1_000, checkedAt: 1_000 });
+    emit('health.changed', { ...agent('a1', 'connected').health, checkedAt: 2_000 });
+    expect(updates).toBe(0);
+    expect(frames).toHaveLength(1);
+    frames.shift()!();
+    expect(updates).toBe(1);
+    expect(store.getState().agents['t1/a1']?.health.checkedAt).toBe(2_000);
+    expect(store.getState().agentOrder).toEqual(['t1/a2', 't1/a1']);
   });
 });

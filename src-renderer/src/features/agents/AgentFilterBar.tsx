@@ -1,0 +1,73 @@
+// The filters over the agents list, in one row: words to find, a health (each with how many agents
+// have it), and a team (when there are several); how many agents they leave, while any is set.
+import { useId } from 'react';
+import { HEALTH_COUNT_ORDER } from '../../../../src-shared/words';
+import { HEALTH_SHORT } from '../../components/health';
+import { selectHealthCounts } from '../../store/agents';
+import { useApp } from '../../store/react';
+import { isFiltering, type AgentFilter } from './agent-filter';
+
+export function AgentFilterBar({
+  filter,
+  onChange,
+  shown,
+  total,
+}: {
+  filter: AgentFilter;
+  onChange: (f: AgentFilter) => void;
+  shown: number;
+  total: number;
+}) {
+  const teams = useApp((s) => s.teams);
+  const counts = useApp(selectHealthCounts);
+  const id = useId();
+  return (
+    <div className="filter-bar">
+      <div className="filter">
+        <label htmlFor={`${id}-text`}>Filter agents</label>
+        <input
+          id={`${id}-text`}
+          type="search"
+          value={filter.text}
+          onChange={(e) => onChange({ ...filter, text: e.target.value })}
+          placeholder="name, id, team, phone or health"
+        />
+      </div>
+      <div className="filter">
+        <label htmlFor={`${id}-health`}>Health</label>
+        <select
+          id={`${id}-health`}
+          value={filter.health}
+          onChange={(e) => onChange({ ...filter, health: e.target.value as AgentFilter['health'] })}
+        >
+          <option value="">Any health</option>
+          {HEALTH_COUNT_ORDER.filter((h) => counts[h] > 0 || h === filter.health).map((h) => (
+            <option key={h} value={h}>
+              {HEALTH_SHORT[h]} ({counts[h]})
+            </option>
+          ))}
+        </select>
+      </div>
+      {teams.length > 1 && (
+        <div className="filter">
+          <label htmlFor={`${id}-team`}>Team</label>
+          <select
+            id={`${id}-team`}
+            value={filter.teamId}
+            onChange={(e) => onChange({ ...filter, teamId: e.target.value })}
+          >
+            <option value="">Every team</option>
+            {teams.map((t) => (
+              <option key={t.teamId} value={t.teamId}>
+                {t.label}
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
+      <p className="filter-count muted" role="status">
+        {isFiltering(filter) ? `${shown} of ${total} agents` : ''}
+      </p>
+    </div>
+  );
+}
