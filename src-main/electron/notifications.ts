@@ -1,12 +1,14 @@
-// Native notifications from the alert stream and of new messages. An event the monitor's alert
-// policy told the person about (`notify`) shows one, replacing the incident's previous one: urgent →
-// critical and kept on screen until it is dealt with. When the incident resolves (or is
-// acknowledged) its notification closes itself; a recovery notice shows as a quiet one. A click
-// opens the agent's page (pairing when a scan is needed). A new-message notice (the core's notify
+// Native notifications from the alert stream and of new messages. An alert the monitor's alert
+// policy told the person about shows one (its `notice`, once, though every incident it tells of has
+// an event): an incident group's ("20 agents need a QR scan") or a lone incident's, replacing the one
+// on screen with the same key: urgent → critical and kept on screen until it is dealt with. Each
+// incident is on one notification at a time; once every incident on it is resolved or acknowledged,
+// the notification closes itself; a recovery notice shows as a quiet one. A click opens the agent's
+// page (pairing when a scan is needed), or the Alerts screen for a notice about several incidents. A new-message notice (the core's notify
 // policy decided it) shows one per conversation, replaced by the next of the same conversation and
 // closed when it is read; a click opens the thread. While the screen is locked the message
 // notifications on screen lose their text.
-import type { AlertEventDTO, IncidentDTO, MessageNoticeDTO } from '../../src-shared/contract';
+import type { AlertEventDTO, AlertNoticeDTO, IncidentDTO, MessageNoticeDTO } from '../../src-shared/contract';
 import { agentRoute } from './tray-model';
 
 interface NotificationLike {
@@ -48,6 +50,17 @@ function notificationOptions(i: IncidentDTO): NotificationOptionsLike {
   };
 }
 
+function noticeOptions(n: AlertNoticeDTO): NotificationOptionsLike {
+  if (n.resolved) return { title: n.title, body: n.body, urgency: 'low', silent: true, timeoutType: 'default' };
+  return {
+    title: n.title,
+    body: n.body,
+    urgency: n.urgent ? 'critical' : 'normal',
+    silent: false,
+    timeoutType: n.urgent ? 'never' : 'default',
+  };
+}
+
 /**
  * Notifications on screen by key (an incident, a conversation): showing one for a key replaces the
  * one before. Kept referenced until they go away, or they could be garbage-collected with their
@@ -78,15 +91,52 @@ function keyedNotifications(deps: Pick<NotifierDeps, 'Notification' | 'openRoute
 
 export function createAlertNotifier(deps: NotifierDeps) {
   const shown = keyedNotifications(deps);
+  /** The key of the notification each open incident is on, and the incidents on each key. */
+  const keyOf = new Map<string, string>();
+  const onKey = new Map<string, Set<string>>();
+  /** The notice each key shows now (its id). */
+  const showing = new Map<string, string>();
+  const closeKey = (key: string): void => {
+    onKey.delete(key);
+    showing.delete(key);
+    shown.close(key);
+  };
+  /** The incident leaves its notification, which closes once no open incident is on it. */
+  const detach = (incidentId: string): void => {
+    const key = keyOf.get(incidentId);
+    if (key === undefined) return;
+    keyOf.delete(incidentId);
+    const on = onKey.get(key);
+    on?.delete(incidentId);
+    if (!on || on.size === 0) closeKey(key);
+  };
+  const attach = (incidentId: string, key: string): void => {
+    if (keyOf.get(incidentId) === key) return;
+    detach(incidentId);
+    keyOf.set(incidentId, key);
+    const on = onKey.get(key) ?? new Set<string>();
+    on.add(incidentId);
+    onKey.set(key, on);
+  };
   return {
     live: shown.live,
     handle(event: AlertEventDTO): void {
-      const { incident } = event;
+      const { incident, notice } = event;
       const over = event.change === 'resolved' || incident.acknowledgedAt !== null;
-      if (over) shown.close(incident.id);
+      if (over) {
+        detach(incident.id);
+        shown.close(incident.id);
+      }
       if (!event.notify || (incident.acknowledgedAt !== null && event.change !== 'resolved')) return;
       if (!deps.enabled() || !deps.Notification.isSupported()) return;
-      shown.show(incident.id, notificationOptions(incident), routeForIncident(incident));
+      const key = notice?.key ?? incident.id;
+      if (!notice) shown.show(key, notificationOptions(incident), routeForIncident(incident));
+      else if (showing.get(key) !== notice.id || !shown.live.has(key)) {
+        // Every event of one alert carries its notice: shown once.
+        shown.show(key, noticeOptions(notice), notice.several ? '#/alerts' : routeForIncident(incident));
+        showing.set(key, notice.id);
+      }
+      if (!over) attach(incident.id, key);
     },
   };
 }

@@ -78,6 +78,8 @@ export interface IncidentDTO {
   /** ms epoch of its start: the first poll that saw the problem (for an unreachable agent, the last poll answered). */
   openedAt: number;
   acknowledgedAt: number | null;
+  /** The member who acknowledged it (a team hub); absent when no one was named. */
+  acknowledgedBy?: string;
   /** ms epoch when it closed (a drop closes once the agent has stayed connected a while); null while open. */
   resolvedAt: number | null;
   /** ms epoch of its end: the first poll that saw the agent well again; null while open. */
@@ -86,6 +88,11 @@ export interface IncidentDTO {
   durationMs: number | null;
   /** Closed because its agent (or team) is no longer watched: no recovery was seen. */
   removed?: true;
+  /**
+   * Its incident group: incidents of one kind raised together (one poll round, or within a few
+   * seconds) share it and are told of in one notification ("20 agents need a QR scan").
+   */
+  group?: string;
 }
 
 export interface AlertEventDTO {
@@ -99,6 +106,28 @@ export interface AlertEventDTO {
    * flapping agent, a pairing started on purpose.
    */
   notify: boolean;
+  /**
+   * What to show for it, when an alert told of it in this step: the alert's words, the same on every
+   * event of that alert (an alert about 20 incidents: 20 events, one notice). Show it once per `id`;
+   * a notice replaces the one on screen with the same `key`.
+   */
+  notice?: AlertNoticeDTO;
+}
+
+/** One alert, as a notification shows it. */
+export interface AlertNoticeDTO {
+  /** The alert's id. */
+  id: string;
+  /** Its incident group's id, or its incident's (a lone incident without a group). */
+  key: string;
+  /** "20 agents need a QR scan", or a lone incident's title. */
+  title: string;
+  body: string;
+  urgent: boolean;
+  /** A recovery notice (quiet). */
+  resolved: boolean;
+  /** About several incidents (a click opens the Alerts screen, not one agent's page). */
+  several: boolean;
 }
 
 export interface QuietHoursDTO {

@@ -2,7 +2,9 @@
 // requests. The monitor emits an incident update and then, in the same synchronous step, the alert
 // that words it; updates are therefore collected and published on the next microtask, with the
 // words of the alert when there was one (each part of a grouped alert words its own incident), and
-// `notify` set when an alert about the incident reached the person in that step. The words of an
+// `notify` set when an alert about the incident reached the person in that step, and that alert's
+// `notice` (one alert of an incident group tells of all of them: each of its events carries the same
+// notice, which a notification shows once). The words of an
 // incident are the monitor's (IncidentWords: its last alert's, or incidentText while none reached
 // the person), the same ones Alertmanager's annotations carry. Each resolved incident is kept, with
 // those words, in the incident history (alerts.history).
@@ -14,7 +16,13 @@ import {
   type IncidentHistory,
   type IncidentUpdate,
 } from '../../core/monitor';
-import type { AlertEventDTO, AlertStatusDTO, IncidentDTO, IncidentSeverity } from '../../../src-shared/contract';
+import type {
+  AlertEventDTO,
+  AlertNoticeDTO,
+  AlertStatusDTO,
+  IncidentDTO,
+  IncidentSeverity,
+} from '../../../src-shared/contract';
 import { AppError } from '../errors';
 import type { Implementations } from '../handlers';
 import { snoozeAlerts } from '../usecases/monitor';
@@ -32,8 +40,8 @@ export interface FeedSettings {
 export class IncidentFeed {
   private readonly words = new IncidentWords();
   private pending: IncidentUpdate[] = [];
-  /** Incidents an alert reached the person about, in this step. */
-  private readonly told = new Set<string>();
+  /** Incidents an alert reached the person about, in this step, and that alert's notice. */
+  private readonly told = new Map<string, AlertNoticeDTO>();
   /** Incidents an alert reached the person about, ever (until resolved), and their last severity. */
   private readonly severity = new Map<string, IncidentSeverity>();
   private scheduled = false;
@@ -57,8 +65,9 @@ export class IncidentFeed {
 
   onAlert(a: Alert): void {
     const ids = this.words.record(a);
+    const notice = noticeOf(a, ids);
     for (const id of ids) {
-      this.told.add(id);
+      this.told.set(id, notice);
       // An alert about an incident that did not change in this step (a re-alert, a summary):
       // publish it as an update so the in-app list shows the newest words.
       const inc = this.open.get(id);
@@ -85,10 +94,12 @@ export class IncidentFeed {
       message: w.body,
       openedAt: i.openedAt,
       acknowledgedAt: i.acknowledgedAt,
+      ...(i.acknowledgedBy !== undefined ? { acknowledgedBy: i.acknowledgedBy } : {}),
       resolvedAt: i.resolvedAt,
       endedAt: i.resolvedAt === null ? null : (i.endedAt ?? i.resolvedAt),
       durationMs: incidentDurationMs(i),
       ...(i.removed ? { removed: true as const } : {}),
+      ...(i.group !== undefined ? { group: i.group } : {}),
     };
   }
 
@@ -100,11 +111,17 @@ export class IncidentFeed {
     for (const u of batch) {
       const id = u.incident.id;
       const dto = this.toDTO(u.incident);
-      const told = this.told.has(id);
+      const notice = this.told.get(id);
+      const told = notice !== undefined;
       const before = this.severity.get(id);
       const escalated =
         before !== undefined && before !== 'urgent' && dto.severity === 'urgent' && dto.acknowledgedAt === null;
-      this.publish({ change: u.change, incident: dto, notify: told || (u.change !== 'resolved' && escalated) });
+      this.publish({
+        change: u.change,
+        incident: dto,
+        notify: told || (u.change !== 'resolved' && escalated),
+        ...(notice ? { notice } : {}),
+      });
       if (u.change === 'resolved') {
         this.keep(dto);
         this.words.forget(id);
@@ -134,6 +151,23 @@ export class IncidentFeed {
     this.scheduled = true;
     queueMicrotask(() => this.flush());
   }
+}
+
+/** An alert as a notification shows it (`ids`: the incidents it tells of). */
+function noticeOf(a: Alert, ids: string[]): AlertNoticeDTO {
+  const parts = a.parts ?? [a];
+  const resolved = parts.every((p) => p.kind === 'recovered');
+  const key = a.group ?? a.incidentId ?? a.id;
+  return {
+    id: a.id,
+    // A recovery notice never takes the place of the notification of the group's other incidents.
+    key: resolved ? `${key}/resolved` : key,
+    title: a.title,
+    body: a.body,
+    urgent: a.urgent,
+    resolved,
+    several: ids.length > 1 || a.kind === 'grouped',
+  };
 }
 
 type AlertRequests = Pick<

@@ -102,6 +102,16 @@ describe('IncidentFeed', () => {
           severity: 'urgent',
         }),
         notify: true,
+        // A lone alert's notice reads as the incident does.
+        notice: {
+          id: 'al-1',
+          key: 'inc-1',
+          title: 'a1 was unlinked',
+          body: 'Scan again.',
+          urgent: true,
+          resolved: false,
+          several: false,
+        },
       },
     ]);
   });
@@ -118,10 +128,11 @@ describe('IncidentFeed', () => {
       urgent,
     });
     feed.onAlert({
-      ...alertOf('inc-1', '2 changes: a1 was unlinked; a2 is reconnecting'),
+      ...alertOf('inc-1', '2 agents need a QR scan'),
       kind: 'grouped',
       agentIds: ['a1', 'a2'],
       incidentId: undefined,
+      group: 'grp-1',
       parts: [part('inc-1', 'a1', 'a1 was unlinked', true), part('inc-2', 'a2', 'a2 is reconnecting', false)],
     });
     await Promise.resolve();
@@ -129,6 +140,17 @@ describe('IncidentFeed', () => {
       ['inc-1', 'a1 was unlinked', 'urgent', true],
       ['inc-2', 'a2 is reconnecting', 'warning', true],
     ]);
+    // Both carry the one notice of the alert: the group's words, keyed by the group.
+    expect(published[0]!.notice).toEqual({
+      id: 'al-inc-1',
+      key: 'grp-1',
+      title: '2 agents need a QR scan',
+      body: '',
+      urgent: true,
+      resolved: false,
+      several: true,
+    });
+    expect(published[1]!.notice).toEqual(published[0]!.notice);
   });
 
   it('notify: only when an alert reached the person in that step (or the incident turned urgent after one)', async () => {

@@ -50,6 +50,43 @@ describe('alerts screen', () => {
     expect(screen.queryByRole('button', { name: /Acknowledge/ })).toBeNull();
   });
 
+  it('incidents of one group are listed under its header, each acknowledged on its own or all of the group at once', async () => {
+    const { store, calls } = setup({ 'alerts.acknowledge': { ok: true, value: null } });
+    store.setState({ alertStatus: status(), settings });
+    store.getState().setAgents([agent('a1', 'needs-scan'), agent('a2', 'needs-scan'), agent('a3', 'needs-scan')]);
+    store
+      .getState()
+      .setIncidents([
+        incident('g1', { agentId: 'a1', title: 'a1 needs a QR scan', group: 'grp-1' }),
+        incident('g2', { agentId: 'a2', title: 'a2 needs a QR scan', group: 'grp-1' }),
+        incident('g3', { agentId: 'a3', title: 'a3 needs a QR scan', group: 'grp-1' }),
+        incident('lone', { agentId: 'a1', title: 'a1 is reconnecting', kind: 'reconnecting', group: 'grp-2' }),
+      ]);
+    mount(store, <AlertsScreen />);
+    const group = screen.getByRole('list', { name: '3 agents need a QR scan' });
+    expect(within(group).getAllByRole('listitem')).toHaveLength(3);
+    // A group of one reads as a lone incident: no header.
+    expect(screen.queryByRole('list', { name: /1 agent/ })).toBeNull();
+    const a2 = within(group)
+      .getAllByRole('listitem')
+      .find((li) => li.textContent?.includes('a2 needs a QR scan'))!;
+    fireEvent.click(within(a2).getByRole('button', { name: /Acknowledge/ }));
+    await flush();
+    expect(calls.filter((c) => c.name === 'alerts.acknowledge').map((c) => c.args)).toEqual([{ incidentId: 'g2' }]);
+    expect(within(group).getAllByRole('button', { name: /^Acknowledge a\d needs/ })).toHaveLength(2);
+    fireEvent.click(screen.getByRole('button', { name: 'Acknowledge all 2: 3 agents need a QR scan' }));
+    await flush();
+    expect(
+      calls
+        .filter((c) => c.name === 'alerts.acknowledge')
+        .map((c) => (c.args as { incidentId: string }).incidentId)
+        .sort(),
+    ).toEqual(['g1', 'g2', 'g3']);
+    expect(within(group).queryAllByRole('button', { name: /Acknowledge/ })).toEqual([]);
+    // The lone incident is still open.
+    expect(screen.getAllByRole('button', { name: /Acknowledge/ })).toHaveLength(1);
+  });
+
   it('snoozes and unsnoozes', async () => {
     const { store, calls } = setup({
       'alerts.snooze': { ok: true, value: status({ snoozedUntil: Date.now() + 3_600_000 }) },
@@ -395,6 +432,27 @@ describe('browser notifications', () => {
     store.setState({ settings: { ...settings, notifications: false }, alertStatus: status() });
     act(() => emit('alert', { change: 'opened', incident: incident('i5'), notify: true }));
     expect(made).toHaveLength(2);
+  });
+
+  it("an incident group's alert shows once, in the group's words; a click opens the Alerts screen", () => {
+    const { store, api, emit } = setup();
+    store.setState({ settings, alertStatus: status() });
+    const { ctor, made } = fakeCtor('granted');
+    connectBrowserNotifications(store, api, { ctor, now: () => new Date(2024, 0, 1, 12, 0), focus: () => undefined });
+    const notice = {
+      id: 'alert-9',
+      key: 'grp-1',
+      title: '3 agents need a QR scan',
+      body: '- a1 needs a QR scan',
+      urgent: true,
+      resolved: false,
+      several: true,
+    };
+    for (const id of ['g1', 'g2', 'g3'])
+      act(() => emit('alert', { change: 'opened', incident: incident(id, { group: 'grp-1' }), notify: true, notice }));
+    expect(made.map((m) => m.title)).toEqual(['3 agents need a QR scan']);
+    made[0]!.n.onclick!();
+    expect(store.getState().route).toBe('#/alerts');
   });
 
   it('without permission, never notifies', () => {

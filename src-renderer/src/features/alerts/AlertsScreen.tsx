@@ -1,8 +1,10 @@
 // Alerts: open incidents (urgent first; acknowledge one or all), snooze, the history of resolved
-// ones, quiet hours, desktop notifications, and the alert rules kept in the app settings.
+// ones, quiet hours, desktop notifications, and the alert rules kept in the app settings. Open
+// incidents of one incident group ("20 agents need a QR scan") are listed under its header, each
+// acknowledged on its own or all of the group at once.
 import { useState } from 'react';
 import type { ErrorDTO, IncidentDTO } from '../../../../src-shared/contract';
-import { SEVERITY_WORDS } from '../../../../src-shared/words';
+import { incidentGroupWords, SEVERITY_WORDS } from '../../../../src-shared/words';
 import { AsyncButton } from '../../components/AsyncButton';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorNotice } from '../../components/ErrorNotice';
@@ -45,6 +47,61 @@ function IncidentRow({ i, now, onError }: { i: IncidentDTO; now: number; onError
           </AsyncButton>
         )}
       </div>
+    </li>
+  );
+}
+
+/** The open incidents in order, those of one group (two or more open) together where its first is. */
+function byGroup(incidents: IncidentDTO[]): Array<IncidentDTO | IncidentDTO[]> {
+  const members = new Map<string, IncidentDTO[]>();
+  for (const i of incidents) if (i.group !== undefined) members.set(i.group, [...(members.get(i.group) ?? []), i]);
+  const out: Array<IncidentDTO | IncidentDTO[]> = [];
+  for (const i of incidents) {
+    const group = i.group === undefined ? undefined : members.get(i.group);
+    if (!group || group.length < 2) out.push(i);
+    else if (group[0] === i) out.push(group);
+  }
+  return out;
+}
+
+function IncidentGroup({
+  list,
+  now,
+  onError,
+}: {
+  list: IncidentDTO[];
+  now: number;
+  onError: (e: ErrorDTO | null) => void;
+}) {
+  const ack = useApp((s) => s.acknowledge);
+  const first = list[0]!;
+  const words = incidentGroupWords(first.kind, list.length);
+  const unacked = list.filter((i) => i.acknowledgedAt === null);
+  const headingId = `group-${first.group}`;
+  return (
+    <li className={`incident-group sev-${list.some((i) => i.severity === 'urgent') ? 'urgent' : first.severity}`}>
+      <h4 id={headingId}>{words}</h4>
+      <p className="muted">
+        Opened <TimeAgo at={Math.min(...list.map((i) => i.openedAt))} now={now} /> ·{' '}
+        {unacked.length === 0 ? 'all acknowledged' : `${unacked.length} not acknowledged`}
+      </p>
+      {unacked.length > 1 && (
+        <AsyncButton
+          className="secondary small"
+          onRun={async () =>
+            onError((await Promise.all(unacked.map((i) => ack(i.id)))).find((e) => e !== null) ?? null)
+          }
+          busyText="Acknowledging…"
+          ariaLabel={`Acknowledge all ${unacked.length}: ${words}`}
+        >
+          Acknowledge all {unacked.length}
+        </AsyncButton>
+      )}
+      <ul className="incidents" aria-labelledby={headingId}>
+        {list.map((i) => (
+          <IncidentRow key={i.id} i={i} now={now} onError={onError} />
+        ))}
+      </ul>
     </li>
   );
 }
@@ -112,9 +169,13 @@ export function AlertsScreen() {
               </AsyncButton>
             )}
             <ul className="incidents">
-              {incidents.map((i) => (
-                <IncidentRow key={i.id} i={i} now={now} onError={setError} />
-              ))}
+              {byGroup(incidents).map((i) =>
+                Array.isArray(i) ? (
+                  <IncidentGroup key={`group-${i[0]!.group}`} list={i} now={now} onError={setError} />
+                ) : (
+                  <IncidentRow key={i.id} i={i} now={now} onError={setError} />
+                ),
+              )}
             </ul>
           </>
         )}
