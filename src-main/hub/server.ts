@@ -3,8 +3,8 @@
 // 401 without a present member's token, 403 when the request needs a higher role than the member's
 // (checked before the handler runs). No renderer, no cookies: the team's reverse proxy terminates TLS.
 //   GET /healthz   the process is alive
-//   POST /hooks/<agentId>  the service's deliveries, handed to this replica's webhook receiver (no member token)
 //   GET /readyz    the database answers (503 otherwise)
+//   POST /hooks/<agentId>  the service's deliveries, handed to this replica's webhook receiver (no member token)
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isRequestName, type RequestName } from '../../src-shared/contract';

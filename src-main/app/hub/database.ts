@@ -32,10 +32,55 @@ interface EventsTable {
   replica: string | null;
 }
 
+/** A delivery a replica's receiver accepted, committed before its 2xx (app/hub/deliveries.ts). */
+interface DeliveriesTable {
+  id: Generated<string>;
+  delivery_id: string;
+  agent_id: string;
+  team_id: string | null;
+  /** The service's message.id (else a hash of what the signature covers): unique per agent. */
+  key: string;
+  /** The service's x-delivery-id header, when it sent one. */
+  service_id: string | null;
+  event: string | null;
+  sender: string | null;
+  verdict: string;
+  simulated: boolean;
+  received_at: Date;
+  replica: string;
+  /** The StoredDelivery, JSON. */
+  delivery: unknown;
+}
+
+/** A replay of a delivery, with the member who asked for it. */
+interface DeliveryReplaysTable {
+  id: Generated<string>;
+  at: Date;
+  delivery_id: string;
+  member: string | null;
+  replica: string;
+  /** The ForwardAttempt, JSON. */
+  attempt: unknown;
+}
+
+/** A webhook registration made through the hub, with the member who made it. */
+interface WebhookRegistrationsTable {
+  id: Generated<string>;
+  at: Generated<Date>;
+  team_id: string;
+  agent_id: string;
+  url: string;
+  member: string | null;
+  replica: string;
+}
+
 interface HubSchema {
   hub_members: MembersTable;
   hub_audit: AuditTable;
   hub_events: EventsTable;
+  hub_deliveries: DeliveriesTable;
+  hub_delivery_replays: DeliveryReplaysTable;
+  hub_webhook_registrations: WebhookRegistrationsTable;
 }
 
 export type HubDatabase = Kysely<HubSchema>;
@@ -84,6 +129,62 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
       // The primary key indexes id (the clients' cursor); `at` serves pruning old rows.
       await db.schema.createIndex('hub_events_at').on('hub_events').column('at').execute();
+    },
+  },
+  // Deliveries committed before they are acknowledged, one per agent and duplicate key (app/hub/deliveries.ts).
+  '0004_deliveries': {
+    async up(db) {
+      await db.schema
+        .createTable('hub_deliveries')
+        .addColumn('id', 'bigserial', (c) => c.primaryKey())
+        .addColumn('delivery_id', 'text', (c) => c.notNull().unique())
+        .addColumn('agent_id', 'text', (c) => c.notNull())
+        .addColumn('team_id', 'text')
+        // The service's message.id (else a hash of what the signature covers): a repeat carries it again.
+        .addColumn('key', 'text', (c) => c.notNull())
+        // The service's x-delivery-id header, when it sent one.
+        .addColumn('service_id', 'text')
+        .addColumn('event', 'text')
+        .addColumn('sender', 'text')
+        .addColumn('verdict', 'text', (c) => c.notNull())
+        .addColumn('simulated', 'boolean', (c) => c.notNull())
+        .addColumn('received_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('replica', 'text', (c) => c.notNull())
+        // The StoredDelivery as the receiver kept it (headers with credentials redacted, the body in base64).
+        .addColumn('delivery', 'jsonb', (c) => c.notNull())
+        .addUniqueConstraint('hub_deliveries_agent_key', ['agent_id', 'key'])
+        .execute();
+      await db.schema
+        .createIndex('hub_deliveries_received')
+        .on('hub_deliveries')
+        .columns(['received_at', 'id'])
+        .execute();
+      await db.schema.createIndex('hub_deliveries_service_id').on('hub_deliveries').column('service_id').execute();
+      await db.schema
+        .createTable('hub_delivery_replays')
+        .addColumn('id', 'bigserial', (c) => c.primaryKey())
+        .addColumn('at', 'timestamptz', (c) => c.notNull())
+        .addColumn('delivery_id', 'text', (c) => c.notNull())
+        .addColumn('member', 'text')
+        .addColumn('replica', 'text', (c) => c.notNull())
+        // The ForwardAttempt (url with credentials redacted, status, the answer's first 4 KiB).
+        .addColumn('attempt', 'jsonb', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('hub_delivery_replays_delivery')
+        .on('hub_delivery_replays')
+        .column('delivery_id')
+        .execute();
+      await db.schema
+        .createTable('hub_webhook_registrations')
+        .addColumn('id', 'bigserial', (c) => c.primaryKey())
+        .addColumn('at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .addColumn('team_id', 'text', (c) => c.notNull())
+        .addColumn('agent_id', 'text', (c) => c.notNull())
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('member', 'text')
+        .addColumn('replica', 'text', (c) => c.notNull())
+        .execute();
     },
   },
 };

@@ -1,0 +1,255 @@
+// The hub's deliveries in Postgres (migration 0004_deliveries). Every replica's receiver commits each delivery it
+// accepts to hub_deliveries before it answers 2xx (the companion's commitDelivery port, core/tunnel/ingest.ts):
+// one row per agent and duplicate key (the service's message.id), so `INSERT … ON CONFLICT DO NOTHING` decides
+// new or repeat across replicas, and the delivery's `tunnel.delivery` event is published in the same
+// transaction (events.ts). While the database is away the commit throws: the receiver answers 503 with
+// Retry-After and acknowledges nothing (the service retries). The replica's own tunnel log stays its working
+// cache. tunnel.deliveries / tunnel.delivery / tunnel.export / tunnel.replay read the rows, so every replica
+// shows every delivery; replays (hub_delivery_replays) and webhook registrations (hub_webhook_registrations)
+// are kept with the member who made them.
+import { sql } from 'kysely';
+import type { DeliveryCommit, DeliveryDetail, ForwardAttempt, StoredDelivery } from '../../core/tunnel';
+import { toCurl, toFixture } from '../../core/tunnel/export';
+import { DEFAULT_TUNNEL_NAME } from '../../core/tunnel/headers';
+import type { Companion } from '../companion/types';
+import { deliveryDetailDTO, deliverySummaryDTO, exportDTO, forwardDTO, lastForwardStatus } from '../contract/tunnel';
+import { AppError } from '../errors';
+import { createHandlers, type Handlers, type Implementations } from '../handlers';
+import { actingMember } from './acting';
+import { HubDatabaseError, type HubDatabase } from './database';
+import { publishHubEvent } from './events';
+
+/** The service's x-delivery-id header of a stored delivery (names are stored lower-cased), or null. */
+function serviceIdOf(d: StoredDelivery): string | null {
+  const v = d.headers['x-delivery-id'];
+  const first = Array.isArray(v) ? v[0] : v;
+  return first !== undefined && first !== '' ? first : null;
+}
+
+/** A database failure in words that name no URL or password. */
+function databaseFailure(what: string, err: unknown): HubDatabaseError {
+  const why = err instanceof Error ? err.message : String(err);
+  return new HubDatabaseError(`the hub's database ${what} (${why})`);
+}
+
+type DeliveryRequests =
+  'tunnel.deliveries' | 'tunnel.delivery' | 'tunnel.export' | 'tunnel.replay' | 'webhook.register';
+
+export interface HubDeliveries {
+  /** The receiver's durable commit (CompanionOptions.commitDelivery). */
+  readonly commit: DeliveryCommit;
+  /** The companion the replica runs: its teams name a delivery's team, its tunnel sends replays. */
+  attach(companion: Companion): void;
+  /** The requests the hub answers from Postgres, over the companion's implementations. */
+  handlers(implementations: Implementations): Pick<Handlers, DeliveryRequests>;
+}
+
+export function hubDeliveries(db: HubDatabase, replica: string): HubDeliveries {
+  let companion: Companion | null = null;
+  const teamOf = (agentId: string): string | null =>
+    companion?.listTeams().find((t) => t.agents.some((a) => a.agentId === agentId))?.id ?? null;
+  const need = (): Companion => {
+    if (companion === null) throw new AppError('internal', 'HUB_STARTING', 'The hub is still starting; try again.');
+    return companion;
+  };
+
+  const commit: DeliveryCommit = async (d, key) => {
+    const teamId = teamOf(d.agentId);
+    try {
+      return await db.transaction().execute(async (trx) => {
+        const inserted = await trx
+          .insertInto('hub_deliveries')
+          .values({
+            delivery_id: d.id,
+            agent_id: d.agentId,
+            team_id: teamId,
+            key,
+            service_id: serviceIdOf(d),
+            event: d.summary.event,
+            sender: d.summary.from,
+            verdict: d.verdict.reason,
+            simulated: d.simulated === true,
+            received_at: new Date(d.receivedAt),
+            replica,
+            delivery: JSON.stringify(d),
+          })
+          .onConflict((oc) => oc.columns(['agent_id', 'key']).doNothing())
+          .returning('id')
+          .executeTakeFirst();
+        if (inserted === undefined) return 'duplicate' as const;
+        await publishHubEvent(trx, 'tunnel.delivery', deliverySummaryDTO(d, teamId, null), replica);
+        return 'stored' as const;
+      });
+    } catch (err) {
+      throw databaseFailure('did not take the delivery', err);
+    }
+  };
+
+  /** The replays of these deliveries kept in the database, as forward attempts, by delivery id. */
+  const replaysOf = async (ids: string[]): Promise<Map<string, ForwardAttempt[]>> => {
+    const out = new Map<string, ForwardAttempt[]>();
+    if (ids.length === 0) return out;
+    const rows = await db
+      .selectFrom('hub_delivery_replays')
+      .select(['delivery_id', 'attempt'])
+      .where('delivery_id', 'in', ids)
+      .orderBy('id')
+      .execute();
+    for (const r of rows) out.set(r.delivery_id, [...(out.get(r.delivery_id) ?? []), r.attempt as ForwardAttempt]);
+    return out;
+  };
+
+  /**
+   * A stored delivery with its forwards: this replica's own (when its receiver took it) and every replica's
+   * replays, oldest first.
+   */
+  const detailOf = (d: StoredDelivery, replays: ForwardAttempt[]): DeliveryDetail => {
+    const local = companion?.tunnel().get(d.id);
+    const attempts = [...(local?.attempts ?? []), ...replays].sort((a, b) => a.at - b.at);
+    return { ...d, attempts, forwardState: local?.forwardState ?? 'not-forwarded' };
+  };
+
+  /** A delivery by our id, else by the service's (the first received of the records carrying it). */
+  const find = async (id: string): Promise<StoredDelivery> => {
+    let row: { delivery: unknown } | undefined;
+    try {
+      row =
+        (await db.selectFrom('hub_deliveries').select('delivery').where('delivery_id', '=', id).executeTakeFirst()) ??
+        (await db
+          .selectFrom('hub_deliveries')
+          .select('delivery')
+          .where('service_id', '=', id)
+          .orderBy('id')
+          .limit(1)
+          .executeTakeFirst());
+    } catch (err) {
+      throw databaseFailure('could not be read', err);
+    }
+    if (row === undefined) throw new AppError('not-found', 'NO_DELIVERY', `No delivery ${id} in the hub.`);
+    return row.delivery as StoredDelivery;
+  };
+
+  const findDetail = async (id: string): Promise<DeliveryDetail> => {
+    const d = await find(id);
+    return detailOf(d, (await replaysOf([d.id])).get(d.id) ?? []);
+  };
+
+  const mine: Pick<Implementations, Exclude<DeliveryRequests, 'webhook.register'>> = {
+    'tunnel.deliveries': async (filter) => {
+      let q = db.selectFrom('hub_deliveries').select('delivery');
+      if (filter.agentId !== undefined) q = q.where('agent_id', '=', filter.agentId);
+      if (filter.verdict === 'simulated') q = q.where('simulated', '=', true);
+      else if (filter.verdict !== undefined) q = q.where('simulated', '=', false).where('verdict', '=', filter.verdict);
+      if (filter.event !== undefined) q = q.where('event', '=', filter.event);
+      if (filter.from !== undefined) {
+        const from = filter.from.replace(/^\+/, '');
+        q = q.where('sender', 'in', [from, `+${from}`]);
+      }
+      if (filter.since !== undefined) q = q.where('received_at', '>=', new Date(filter.since));
+      if (filter.until !== undefined) q = q.where('received_at', '<', new Date(filter.until));
+      if (filter.text !== undefined) {
+        // The body's bytes hold the words' UTF-8 bytes, case aside (both read as Latin-1: any bytes are text).
+        const needle = Buffer.from(filter.text.toLowerCase(), 'utf8').toString('latin1');
+        q = q.where(
+          sql<boolean>`strpos(lower(convert_from(decode(delivery->>'bodyBase64', 'base64'), 'LATIN1')), ${needle}) > 0`,
+        );
+      }
+      let rows: { delivery: unknown }[];
+      try {
+        rows = await q
+          .orderBy('received_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(filter.limit ?? 50)
+          .execute();
+      } catch (err) {
+        throw databaseFailure('could not be read', err);
+      }
+      const stored = rows.map((r) => r.delivery as StoredDelivery);
+      const replays = await replaysOf(stored.map((d) => d.id));
+      return stored.map((d) =>
+        deliverySummaryDTO(d, teamOf(d.agentId), lastForwardStatus(detailOf(d, replays.get(d.id) ?? []))),
+      );
+    },
+    'tunnel.delivery': async ({ id }) => {
+      const d = await findDetail(id);
+      const nextTryAt = companion?.tunnel().forwardStatusOf(d.agentId).nextRetryAt ?? null;
+      return deliveryDetailDTO(d, teamOf(d.agentId), nextTryAt);
+    },
+    'tunnel.export': async ({ id, format, url }) => {
+      const d = await findDetail(id);
+      const to = url ?? companion?.tunnel().targetOf(d.agentId);
+      return exportDTO(
+        d.id,
+        format,
+        () => toCurl(d, { ...(to !== undefined ? { url: to } : {}), tunnelName: DEFAULT_TUNNEL_NAME }),
+        () => toFixture(d),
+      );
+    },
+    'tunnel.replay': async ({ id, mode, body, url }) => {
+      const d = await find(id);
+      const attempt = await need()
+        .tunnel()
+        .replay(d.id, {
+          mode,
+          delivery: d,
+          ...(body !== undefined ? { body } : {}),
+          ...(url !== undefined ? { url } : {}),
+        });
+      try {
+        await db
+          .insertInto('hub_delivery_replays')
+          .values({
+            at: new Date(attempt.at),
+            delivery_id: d.id,
+            member: actingMember()?.name ?? null,
+            replica,
+            attempt: JSON.stringify(attempt),
+          })
+          .execute();
+      } catch (err) {
+        throw databaseFailure('did not record the replay (it was sent)', err);
+      }
+      return forwardDTO(attempt);
+    },
+  };
+
+  return {
+    commit,
+    attach(c) {
+      companion = c;
+    },
+    handlers(implementations) {
+      const register = implementations['webhook.register'];
+      const own: Pick<Implementations, DeliveryRequests> = {
+        ...mine,
+        // The registration as the companion makes it (its secret kept by the companion's SecretStore), then
+        // recorded with the member who made it.
+        'webhook.register': async (args) => {
+          const r = await register(args);
+          await db
+            .insertInto('hub_webhook_registrations')
+            .values({
+              team_id: args.teamId,
+              agent_id: args.agentId,
+              url: r.url ?? args.publicUrl,
+              member: actingMember()?.name ?? null,
+              replica,
+            })
+            .execute()
+            .catch((err: unknown) => {
+              throw databaseFailure('did not record the registration (it was made)', err);
+            });
+          return r;
+        },
+      };
+      const all = createHandlers({ ...implementations, ...own });
+      return {
+        'tunnel.deliveries': all['tunnel.deliveries'],
+        'tunnel.delivery': all['tunnel.delivery'],
+        'tunnel.export': all['tunnel.export'],
+        'tunnel.replay': all['tunnel.replay'],
+        'webhook.register': all['webhook.register'],
+      };
+    },
+  };
+}
