@@ -35,7 +35,7 @@ function databaseFailure(what: string, err: unknown): HubDatabaseError {
 type DeliveryRequests =
   'tunnel.deliveries' | 'tunnel.delivery' | 'tunnel.export' | 'tunnel.replay' | 'webhook.register';
 
-export interface HubDeliveries {
+interface HubDeliveries {
   /** The receiver's durable commit (CompanionOptions.commitDelivery). */
   readonly commit: DeliveryCommit;
   /** The companion the replica runs: its teams name a delivery's team, its tunnel sends replays. */
