@@ -259,6 +259,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       const log = tunnelHost.current.log;
       if (!log.readOnly) await log.eraseBodies(ids);
     },
+    ...opts.messages,
   });
   // Queued only: written after the receiver's acknowledgement, never on its path.
   events.on('delivery', (d) => messages.takeDelivery(d));

@@ -20,7 +20,7 @@ import type {
 import type { NgrokLoader } from '../../core/expose';
 import type { LockHolder } from '../../core/lock-file';
 import type { CompanionMetrics } from '../../core/metrics';
-import type { Messages } from '../../core/messages';
+import type { Messages, MessageStore } from '../../core/messages';
 import type { TeamView } from './team-set';
 import type { DemoInfo } from './demo';
 import type { Prefs } from './prefs';
@@ -68,6 +68,12 @@ export interface CompanionOptions {
   metrics?: MetricsListen;
   /** The Alertmanager to post the alerts to for this run, over the saved one (`monitor --alertmanager`). */
   alertmanagerUrl?: string;
+  /**
+   * The conversations' store, open and migrated (a hub: Postgres, one inbox for every replica), and who reads
+   * now (a hub's acting member: the unread counts and read marks requests show are theirs). Default: SQLite
+   * in the data folder, with its one read state.
+   */
+  messages?: { store: MessageStore; reader?: () => string | null };
   /**
    * A durable store the receiver commits every accepted delivery to before acknowledging it (a team hub's
    * database, which also refuses a repeat another hub process took first). Default none: the tunnel's log

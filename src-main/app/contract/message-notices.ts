@@ -38,11 +38,12 @@ export function messageNoticeSide(s: Scope, dtos: MessageDTOs): MessageNoticeSid
     settings: () => c.settings().prefs.messageNotifications,
   });
 
-  const unread = (): MessageUnreadDTO => {
+  /** The counts of every agent: those kept at hand, or (a request) those of its reader. */
+  const unread = (counts = (ids: string[]) => c.messages.index.unreadByAgent(ids)): MessageUnreadDTO => {
     const agents: MessageUnreadDTO['agents'] = [];
     for (const t of c.listTeams())
       for (const a of t.agents) agents.push({ teamId: t.id, agentId: a.agentId, unread: 0 });
-    const byAgent = c.messages.index.unreadByAgent(agents.map((a) => a.agentId));
+    const byAgent = counts(agents.map((a) => a.agentId));
     for (const a of agents) a.unread = byAgent.get(a.agentId) ?? 0;
     // An agent in two teams is one number: counted once in the total.
     let total = 0;
@@ -108,7 +109,9 @@ export function messageNoticeSide(s: Scope, dtos: MessageDTOs): MessageNoticeSid
     requests: {
       'messages.unread': async () => {
         await c.messages.loaded;
-        return unread();
+        const ids = c.listTeams().flatMap((t) => t.agents.map((a) => a.agentId));
+        const counts = await c.messages.unreadCounts(ids);
+        return unread(() => counts);
       },
       'messages.focus': async ({ agentId, phone }) => {
         policy.setOpenThread(agentId !== undefined && phone !== undefined ? { agentId, contact: phone } : null);

@@ -193,7 +193,7 @@ export function messageRequests(s: Scope, send: SendThrough, media: MediaFiles):
       );
       // The counts are read just after the list (at start, once the first list's query is answered).
       await c.messages.loaded;
-      const unreadOf = c.messages.index.unreadByAgent(agentIds);
+      const unreadOf = await guarded(() => c.messages.unreadCounts(agentIds));
       const agentDTOs: InboxAgentDTO[] = agents.map(({ teamId: t, agentId: a }) => {
         const gap = gapOf(t, a);
         return {

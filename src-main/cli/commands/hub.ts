@@ -110,6 +110,8 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       .probe()
       .catch(() => out.warn('No OS keychain is reachable here: adding a team to the hub will fail until one is.'));
     const { configDir, dataDir } = companionFolders(ctx, f);
+    // One inbox for every replica: the messages in the database, unread counts and read marks per member.
+    const { hubMessages } = await import('../../app/hub/message-store');
     const hosted = await hostCompanion({
       shell: 'hub',
       command: 'channel-companion hub',
@@ -119,6 +121,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       poll: f.pollSec !== undefined ? { intervalMs: Math.round(f.pollSec * 1000) } : {},
       configDir,
       dataDir,
+      messages: hubMessages(db, dataDir),
     });
     let server: Awaited<ReturnType<typeof startHubServer>> | null = null;
     try {

@@ -1,6 +1,6 @@
 // Messages: the message database behind its port, the send log, the media cache.
 export { Messages } from './messages';
-export type { ContactSummary, Message, SearchResult } from './store';
+export type { ContactSummary, Message, MessageStore, SearchResult } from './store';
 export { MessageStoreError } from './store';
 export { SendLog, type SendRecord, type SendVia } from './send-log';
 export { sendAndRecord } from './send';

@@ -1,5 +1,6 @@
 // The Messages side of a data folder: the message database (the store port, store.ts; SQLite in
-// <data>/messages/messages.db), the send log every send is recorded in, and the media cache. Messages
+// <data>/messages/messages.db unless a store is given: a hub's is Postgres, shared by its replicas), the
+// send log every send is recorded in, and the media cache. Messages
 // are kept, not derived: a verified message.received delivery is written when the receiver stored it
 // (after its acknowledgement, never on its path: deliveries queue and are written on the next turn),
 // a send when the send log has it. Retention is the setting's alone. The first start on a data folder
@@ -42,6 +43,16 @@ export interface MessagesOptions {
   mediaMaxBytes?: number;
   /** Makes the tunnel log's copies of these deliveries unreadable (a deletion's last step). */
   eraseDeliveries?: (ids: readonly string[]) => Promise<void>;
+  /**
+   * The message store, open and migrated (default: SQLite in the data folder). Closed by close(). The
+   * settings that are the data folder's own (how far its logs were read) are kept as `local` ones.
+   */
+  store?: MessageStore;
+  /**
+   * Who reads now (a hub's acting member), whose read state the lists, counts and marks are; null or
+   * absent: the store's own (the data folder's one person), as the counts kept at hand always are.
+   */
+  reader?: () => string | null;
 }
 
 export interface MessagesEvents {
@@ -108,6 +119,11 @@ export class Messages {
   private readonly inTurn = serial();
   /** A reader's: the newest seq it has seen, and the messages of the logs not in the database yet. */
   private seenSeq = 0;
+  /**
+   * Seqs this process stored above seenSeq (announced already): a look passes them, not over them, so a
+   * message another process stored below one of them is still taken.
+   */
+  private readonly ownSeqs = new Set<number>();
   private readonly overlay = new Set<string>();
   /** The store's change mark when this process last looked (changes of other processes move it). */
   private mark = -1;
@@ -165,14 +181,16 @@ export class Messages {
    */
   async open(deliveries: Iterable<DeliveryBody>): Promise<void> {
     const file = this.file;
-    const fresh = !existsSync(file);
+    const fresh = this.o.store === undefined && !existsSync(file);
     const inMemory = this.o.readOnly === true && fresh;
     try {
       if (fresh && !inMemory) await ensurePrivateDir(path.dirname(file));
-      this.store = SqliteMessageStore.open({
-        file: inMemory ? ':memory:' : file,
-        readOnly: this.o.readOnly === true && !inMemory,
-      });
+      this.store =
+        this.o.store ??
+        SqliteMessageStore.open({
+          file: inMemory ? ':memory:' : file,
+          readOnly: this.o.readOnly === true && !inMemory,
+        });
     } catch (err) {
       this.failure = err instanceof Error ? err : new Error(String(err));
       this.logger.warn('messages: the message database cannot be used', { file, error: this.failure.message });
@@ -189,8 +207,8 @@ export class Messages {
         logger: this.logger,
         removeFiles: !inMemory,
       });
-      await store.setMeta(META_SEND_OFFSET, String(r.sendOffset));
-      await store.setMeta(META_LOG_UNTIL, String(r.logUntil));
+      await store.setMeta(META_SEND_OFFSET, String(r.sendOffset), true);
+      await store.setMeta(META_LOG_UNTIL, String(r.logUntil), true);
       await store.setMeta(META_RETENTION, String(r.retentionDays));
       meta = await store.metas();
     }
@@ -265,7 +283,7 @@ export class Messages {
       // A new inbound message adds one; a send taking the place of its echo changes nothing.
       if (a.message.direction === 'in' && (had === undefined || a.unread > had))
         this.agentUnread.set(a.message.agentId, (this.agentUnread.get(a.message.agentId) ?? 0) + 1);
-      this.seenSeq = Math.max(this.seenSeq, a.message.seq);
+      if (a.message.seq > this.seenSeq) this.ownSeqs.add(a.message.seq);
     }
     return added.map((a) => a.message);
   }
@@ -289,7 +307,7 @@ export class Messages {
       if (reset) this.logger.info('messages: the send log was rewritten; reading it again');
       const added = await this.store_(records.map((r) => ({ message: sendMessage(r), wins: true })));
       this.sendOffset = next;
-      if (!this.need().readOnly) await this.need().setMeta(META_SEND_OFFSET, String(next));
+      if (!this.need().readOnly) await this.need().setMeta(META_SEND_OFFSET, String(next), true);
       return added;
     });
   }
@@ -308,7 +326,7 @@ export class Messages {
       const added = await this.store_(list);
       if (until !== this.logUntil && !this.need().readOnly) {
         this.logUntil = until;
-        await this.need().setMeta(META_LOG_UNTIL, String(until));
+        await this.need().setMeta(META_LOG_UNTIL, String(until), true);
       }
       return added;
     });
@@ -344,7 +362,7 @@ export class Messages {
         const added = await this.store_(list);
         if (until !== this.logUntil) {
           this.logUntil = until;
-          await this.need().setMeta(META_LOG_UNTIL, String(until));
+          await this.need().setMeta(META_LOG_UNTIL, String(until), true);
         }
         for (const m of added) this.events.emit('message', m);
       } catch (err) {
@@ -377,16 +395,19 @@ export class Messages {
       // Another process wrote: its messages, and its marks, names, deletions or retention.
       this.mark = mark;
       const others = await this.need().after(this.seenSeq, 10_000);
-      const mine = new Set(fresh.map((m) => m.seq));
       for (const m of others) {
         this.seenSeq = Math.max(this.seenSeq, m.seq);
-        if (!mine.has(m.seq)) fresh.push(m);
+        if (!this.ownSeqs.delete(m.seq)) fresh.push(m);
       }
       const state = () =>
         JSON.stringify([[...this.agentUnread], [...this.convUnread], [...this.names], this.retention]);
       const before = state();
       await this.reload();
       if (state() !== before) this.events.emit('changed', { agentId: null });
+    } else {
+      // No other process wrote since the last look: every seq up to this process's newest is its own.
+      for (const seq of this.ownSeqs) this.seenSeq = Math.max(this.seenSeq, seq);
+      this.ownSeqs.clear();
     }
     fresh.sort((a, b) => a.seq - b.seq);
     for (const m of fresh) this.events.emit('message', m);
@@ -398,8 +419,22 @@ export class Messages {
     await this.refresh();
   }
 
+  /** The reader now, when there is one (see MessagesOptions.reader). */
+  private reader(): string | undefined {
+    return this.o.reader?.() ?? undefined;
+  }
+
   async contacts(q: ContactQuery = {}): Promise<ContactSummary[]> {
-    return this.need().contacts(q);
+    const reader = this.reader();
+    return this.need().contacts(reader !== undefined ? { ...q, reader } : q);
+  }
+
+  /** The unread messages of each of these agents, as the reader now sees them (index.unreadByAgent without one). */
+  async unreadCounts(agentIds: readonly string[]): Promise<Map<string, number>> {
+    const reader = this.reader();
+    if (reader === undefined) return this.index.unreadByAgent(agentIds);
+    const all = await this.need().unreadByAgent(reader);
+    return new Map(agentIds.map((a) => [a, all.get(a) ?? 0]));
   }
 
   async thread(
@@ -452,7 +487,8 @@ export class Messages {
   async markRead(agentId: string, contact: string, upToSeq?: number): Promise<void> {
     const key = contactKey(contact);
     await this.flush();
-    if (!(await this.inTurn(() => this.need().markRead(agentId, key, upToSeq)))) return;
+    const reader = this.reader();
+    if (!(await this.inTurn(() => this.need().markRead(agentId, key, upToSeq, reader)))) return;
     this.convUnread.set(convKey(agentId, key), 0);
     await this.readUnread();
     this.events.emit('changed', { agentId });
@@ -505,7 +541,7 @@ export class Messages {
           (agentId === undefined || r.agentId === agentId) && (contact === undefined || contactKey(r.to) === contact),
       );
       this.sendOffset = await this.sendLog.size();
-      await this.need().setMeta(META_SEND_OFFSET, String(this.sendOffset));
+      await this.need().setMeta(META_SEND_OFFSET, String(this.sendOffset), true);
       return n;
     });
     // Their fetched files go too (every file of the agent's when all its messages go).
@@ -528,7 +564,7 @@ export class Messages {
       const n = await this.sendLog.removeWhere((r) => r.at < cutoff);
       if (n > 0) {
         this.sendOffset = await this.sendLog.size();
-        await this.need().setMeta(META_SEND_OFFSET, String(this.sendOffset));
+        await this.need().setMeta(META_SEND_OFFSET, String(this.sendOffset), true);
       }
       return n;
     });

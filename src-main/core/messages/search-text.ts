@@ -38,6 +38,38 @@ function queryWords(query: string): string[] {
 /** Lower case without diacritics, as the index compares words. */
 const folded = (s: string): string => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 
+/** A word of a text as a full-text index keeps it: where it is, and its folded form. */
+interface Word {
+  start: number;
+  end: number;
+  folded: string;
+}
+
+/**
+ * The words of a text as SQLite's index splits them (unicode61: runs of letters and digits, their marks
+ * kept with them), each folded (lower case, no diacritics): what an index of another engine keeps.
+ */
+export function wordsOf(text: string): Word[] {
+  const out: Word[] = [];
+  for (const m of text.matchAll(/[\p{L}\p{N}\p{M}]+/gu)) {
+    const f = folded(m[0]);
+    if (f !== '') out.push({ start: m.index, end: m.index + m[0].length, folded: f });
+  }
+  return out;
+}
+
+/** The folded words of a query (a word written with separators is its words). */
+export function queryTokens(query: string): string[] {
+  return queryWords(query).flatMap((w) => wordsOf(w).map((x) => x.folded));
+}
+
+/** The ranges of the words of `text` that are (or, `prefix`, start with) one of `tokens`. */
+export function rangesOfWords(text: string, tokens: readonly string[], prefix: boolean): Array<[number, number]> {
+  return wordsOf(text)
+    .filter((w) => tokens.some((t) => (prefix ? w.folded.startsWith(t) : w.folded === t)))
+    .map((w) => [w.start, w.end]);
+}
+
 /**
  * Whether every word of the query starts one of the matched tokens (`ranges` in `texts`): the check
  * behind a prefix asked as its first 4 characters.

@@ -1,8 +1,11 @@
 // The port of the message store: what Messages (messages.ts) asks of the database that keeps the
-// conversations. One adapter today, SQLite in the data folder (sqlite-store.ts); the queries are
-// plain SQL over plain tables (no triggers, no engine-specific upserts outside the adapter), so a
-// second engine (Postgres for a team hub) is a second adapter of this interface, not a rewrite.
-// Every method answers a promise, so an adapter over the network fits it as well as an embedded one.
+// conversations. Two adapters: SQLite in the data folder (sqlite-store.ts, the default) and Postgres
+// for a team hub (app/hub/message-store.ts), both held to one contract suite. Every method answers a
+// promise, so an adapter over the network fits it as well as an embedded one.
+//
+// Read state: a store has its own (the data folder's: one person). A store shared by a team also
+// keeps one per reader (a hub's member): the calls that read or mark it take an optional `reader`;
+// an adapter with one read state ignores it, and no reader means the store's own.
 import type { SendError, SendRecord } from './send-log';
 
 type Direction = 'in' | 'out';
@@ -58,6 +61,8 @@ export interface ContactQuery {
   search?: string;
   /** At most this many, most recent first (default: all). */
   limit?: number;
+  /** Whose unread counts the summaries carry (see the read state above; default: the store's own). */
+  reader?: string;
 }
 
 /** A stored message added, with its conversation's unread count after it. */
@@ -116,10 +121,10 @@ export interface MessageStore {
   add(msgs: ReadonlyArray<{ message: Message; wins: boolean }>, cutoff: number): Promise<Added[]>;
   has(agentId: string, key: string): Promise<boolean>;
   contacts(q: ContactQuery): Promise<ContactSummary[]>;
-  /** The unread messages of each agent that has some. */
-  unreadByAgent(): Promise<Map<string, number>>;
-  /** The unread messages of one conversation (0 when there is none). */
-  unreadOf(agentId: string, contact: string): Promise<number>;
+  /** The unread messages of each agent that has some (for `reader`, when given). */
+  unreadByAgent(reader?: string): Promise<Map<string, number>>;
+  /** The unread messages of one conversation (0 when there is none; for `reader`, when given). */
+  unreadOf(agentId: string, contact: string, reader?: string): Promise<number>;
   /** The latest `limit` before `beforeSeq` (exclusive), oldest first. */
   thread(
     agentId: string,
@@ -136,8 +141,10 @@ export interface MessageStore {
   /**
    * Marks a conversation read up to its latest message, or up to the message `upToSeq` (receive
    * order: a message received after it stays unread); false when there is no such conversation.
+   * With `reader`: that reader's mark (an adapter with reader state moves its own mark up to it too:
+   * the conversation was read by someone).
    */
-  markRead(agentId: string, contact: string, upToSeq?: number): Promise<boolean>;
+  markRead(agentId: string, contact: string, upToSeq?: number, reader?: string): Promise<boolean>;
   names(): Promise<Map<string, string>>;
   setName(contact: string, name: string | null): Promise<void>;
   /** Deletes the rows (and remembers their keys, so they never come back) and wipes their bytes. */
@@ -147,11 +154,15 @@ export interface MessageStore {
   search(q: SearchQuery): Promise<SearchResult>;
   /** A number that changes when another process (another connection) changed the store. */
   changeMark(): Promise<number>;
-  meta(key: string): Promise<string | null>;
-  /** Every setting kept (one read at start). */
+  /**
+   * A setting. `local`: one that belongs to the data folder (where it has read its own logs up to), not
+   * to the messages: a store shared by several data folders keeps one per data folder.
+   */
+  meta(key: string, local?: boolean): Promise<string | null>;
+  /** Every setting kept (one read at start; the data folder's own over the shared ones). */
   metas(): Promise<Map<string, string>>;
-  setMeta(key: string, value: string): Promise<void>;
-  /** Bytes of the database on disk (its file and its write-ahead log). */
+  setMeta(key: string, value: string, local?: boolean): Promise<void>;
+  /** Bytes of the database on disk (its file and its write-ahead log; a server's: its tables). */
   bytesOnDisk(): Promise<number>;
   close(): Promise<void>;
 }

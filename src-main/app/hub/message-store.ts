@@ -1,0 +1,609 @@
+// The message store on the hub's Postgres: the port of core/messages/store.ts over Kysely, so every replica
+// reads and writes one inbox. The tables mirror SQLite's (sqlite-schema.ts), with two additions: a read mark
+// per reader (a member: hub_message_reads) beside the conversation's own, and the settings a data folder keeps
+// for itself (how far it read its own logs) kept per data folder ("place").
+//
+// - Order: a message's seq is taken under a transaction-scoped advisory lock, so seqs become visible in
+//   commit order and a reader following after(seq) never skips a row another replica committed late.
+// - Idempotent: (agent_id, key) is unique and inserts do nothing on conflict, so a message that arrives
+//   through two replicas is stored once.
+// - Search: each message's words are folded in JS exactly as SQLite's index folds them (search-text.ts) and
+//   kept as a tsvector (GIN); a query is a tsquery of those words, whole or as prefixes.
+// - Deletion deletes (DELETE): the rows leave every query at once; their bytes stay in the table's pages
+//   until VACUUM (autovacuum) reuses them — docs/hub.md says what that means for the database's files.
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { sql, type RawBuilder } from 'kysely';
+import {
+  MessageStoreError,
+  type Added,
+  type ContactHit,
+  type ContactQuery,
+  type ContactSummary,
+  type Message,
+  type MessageHit,
+  type MessageStore,
+  type RemoveScope,
+  type Removed,
+  type SearchQuery,
+  type SearchResult,
+} from '../../core/messages/store';
+import { phoneDigits, queryTokens, rangesOf, rangesOfWords, wordsOf } from '../../core/messages/search-text';
+import { actingMember } from './acting';
+import type { HubDatabase } from './database';
+import { COLUMNS, TYPES } from './message-schema';
+
+type Row = Record<string, unknown>;
+
+/** Seqs are taken under this lock (transaction-scoped): commits of messages are in seq order. */
+const SEQ_LOCK = 0x6875_626d; // "hubm"
+/** A word longer than this is not indexed (a blob pasted as text is not searched by its words). */
+const LONGEST_WORD = 200;
+/** Messages per insert statement (Postgres takes at most 65,535 values in one). */
+const BATCH = 1000;
+
+/** The columns a send's record replaces in the phone's echo of it (the rest say which message it is). */
+const REPLACED = COLUMNS.filter((c) => !['agent_id', 'contact', 'key', 'received_at'].includes(c));
+const SELECTED = sql.raw(['seq', ...COLUMNS].map((c) => `m.${c}`).join(', '));
+
+const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
+
+function messageOf(r: Row): Message {
+  const media: NonNullable<Message['media']> = {};
+  if (r.media_url !== null) media.url = String(r.media_url);
+  if (r.filename !== null) media.filename = String(r.filename);
+  if (r.media_mime !== null) media.mimeType = String(r.media_mime);
+  if (r.media_size !== null) media.size = num(r.media_size);
+  const m: Message = {
+    key: String(r.key),
+    agentId: String(r.agent_id),
+    contact: String(r.contact),
+    seq: num(r.seq),
+    at: num(r.received_at),
+    direction: r.direction === 'in' ? 'in' : 'out',
+    fromMe: r.from_me === true,
+    type: String(r.type),
+    text: String(r.text),
+  };
+  if (r.event_at !== null) m.eventAt = num(r.event_at);
+  if (Object.keys(media).length > 0) m.media = media;
+  if (r.message_id !== null) m.messageId = String(r.message_id);
+  if (r.status !== null) m.status = String(r.status);
+  if (r.error !== null) m.error = JSON.parse(String(r.error)) as NonNullable<Message['error']>;
+  if (r.via !== null) m.via = String(r.via) as NonNullable<Message['via']>;
+  if (r.send_id !== null) m.teamId = r.team_id === null ? null : String(r.team_id);
+  if (r.delivery_id !== null) m.deliveryId = String(r.delivery_id);
+  if (r.simulated === true) m.simulated = true;
+  if (r.send_id !== null) m.sendId = String(r.send_id);
+  if (r.client_ref !== null) m.clientRef = String(r.client_ref);
+  return m;
+}
+
+/** A message's column values, in COLUMNS order. */
+function valuesOf(m: Message): Record<(typeof COLUMNS)[number], unknown> {
+  return {
+    agent_id: m.agentId,
+    contact: m.contact,
+    key: m.key,
+    received_at: m.at,
+    event_at: m.eventAt ?? null,
+    direction: m.direction,
+    from_me: m.fromMe,
+    type: m.type,
+    text: m.text,
+    filename: m.media?.filename ?? null,
+    media_url: m.media?.url ?? null,
+    media_mime: m.media?.mimeType ?? null,
+    media_size: m.media?.size ?? null,
+    message_id: m.messageId ?? null,
+    status: m.status ?? null,
+    error: m.error ? JSON.stringify(m.error) : null,
+    via: m.via ?? null,
+    team_id: m.teamId ?? null,
+    delivery_id: m.deliveryId ?? null,
+    simulated: m.simulated === true,
+    send_id: m.sendId ?? null,
+    client_ref: m.clientRef ?? null,
+  };
+}
+
+/** The words a message is found by (its text and file name), folded as the query's are. */
+function wordsOfMessage(m: Message): string[] {
+  const words = new Set<string>();
+  for (const t of [m.text, m.media?.filename ?? ''])
+    for (const w of wordsOf(t)) if (w.folded.length <= LONGEST_WORD) words.add(w.folded);
+  return [...words];
+}
+
+/** The tsquery of a query's words (each whole, or a prefix), or null when it has none. */
+function tsQuery(tokens: readonly string[], prefix: boolean): string | null {
+  if (tokens.length === 0) return null;
+  // The tokens are letters and digits only: quoted, none is taken for an operator.
+  return tokens.map((t) => `'${t}'${prefix ? ':*' : ''}`).join(' & ');
+}
+
+/** Postgres's failures as the store's own: an unreachable server says so (and names no password). */
+function storeError(err: unknown): Error {
+  const code = String((err as { code?: unknown }).code ?? '');
+  const detail = err instanceof Error ? err.message : String(err);
+  if (code.startsWith('08') || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01'].includes(code))
+    return new MessageStoreError('unavailable', `the hub's message database cannot be reached (${detail})`);
+  return err instanceof Error ? err : new Error(detail);
+}
+
+export interface PostgresStoreOptions {
+  db: HubDatabase;
+  /** This data folder (a replica's), for the settings that are its own (MessageStore.meta, `local`). */
+  place: string;
+  /** Where it is, for people (never the URL: it may hold a password). */
+  location?: string;
+}
+
+export class PostgresMessageStore implements MessageStore {
+  readonly location: string;
+  readonly readOnly = false;
+  private readonly db: HubDatabase;
+  private readonly place: string;
+  /** Change numbers this store took itself (changeMark counts the others'). */
+  private own = 0;
+
+  constructor(o: PostgresStoreOptions) {
+    if (o.place === '') throw new Error('a Postgres message store needs its place (the data folder it serves)');
+    this.db = o.db;
+    this.place = o.place;
+    this.location = o.location ?? "the hub's database";
+  }
+
+  private async q(query: RawBuilder<unknown>, db: HubDatabase = this.db): Promise<Row[]> {
+    try {
+      return (await query.execute(db)).rows as Row[];
+    } catch (err) {
+      throw storeError(err);
+    }
+  }
+
+  /** `work` in one transaction, counted as a change (changeMark). */
+  private async write<T>(work: (trx: HubDatabase) => Promise<T>): Promise<T> {
+    try {
+      const out = await this.db.transaction().execute(async (trx) => {
+        await sql`select nextval('hub_message_changes')`.execute(trx);
+        return work(trx);
+      });
+      this.own++;
+      return out;
+    } catch (err) {
+      throw storeError(err);
+    }
+  }
+
+  add(msgs: ReadonlyArray<{ message: Message; wins: boolean }>, cutoff: number): Promise<Added[]> {
+    const list = msgs.filter((x) => x.message.at >= cutoff);
+    if (list.length === 0) return Promise.resolve([]);
+    return this.write(async (trx) => {
+      await sql`select pg_advisory_xact_lock(${SEQ_LOCK})`.execute(trx);
+      const cols = sql.raw(COLUMNS.join(', '));
+      const rowOf = (m: Message, ord: number) => {
+        const v = valuesOf(m);
+        const values = COLUMNS.map((c) => sql`${v[c]}::${sql.raw(TYPES[c])}`);
+        return sql`(${sql.join(values)}, array_to_tsvector(${wordsOfMessage(m)}::text[]), ${ord}::int)`;
+      };
+      // One statement per part of the batch: keys deleted before are left out, keys stored before do nothing,
+      // and each new row takes its seq in the order given.
+      const inserted: Row[] = [];
+      for (let i = 0; i < list.length; i += BATCH) {
+        const part = list.slice(i, i + BATCH);
+        inserted.push(
+          ...(await this.q(
+            sql`
+          with given (${cols}, words, ord) as (values ${sql.join(part.map((x, j) => rowOf(x.message, j)))})
+          insert into hub_messages (${cols}, words)
+          select ${cols}, words from given g
+          where not exists (select 1 from hub_message_forgotten f where f.agent_id = g.agent_id and f.key = g.key)
+          order by ord
+          on conflict (agent_id, key) do nothing
+          returning seq, agent_id, key`,
+            trx,
+          )),
+        );
+      }
+      const seqOf = new Map(inserted.map((r) => [`${String(r.agent_id)}\n${String(r.key)}`, num(r.seq)]));
+      const out: Added[] = [];
+      // Conversations take the new rows in seq order; each message's count is the conversation's after it.
+      for (const { message: m, wins } of list) {
+        const id = `${m.agentId}\n${m.key}`;
+        const seq = seqOf.get(id);
+        if (seq !== undefined) {
+          seqOf.delete(id);
+          const inbound = m.direction === 'in' ? 1 : 0;
+          const [u] = await this.q(
+            sql`
+              insert into hub_conversations as c (agent_id, contact, last_seq, count, unread, inbound, last_in_seq)
+              values (${m.agentId}, ${m.contact}, ${seq}, 1, ${inbound}, ${inbound}, ${inbound ? seq : 0})
+              on conflict (agent_id, contact) do update set last_seq = excluded.last_seq, count = c.count + 1,
+                unread = c.unread + excluded.unread, inbound = c.inbound + excluded.inbound,
+                last_in_seq = greatest(c.last_in_seq, excluded.last_in_seq)
+              returning unread`,
+            trx,
+          );
+          out.push({ message: { ...m, seq }, unread: num(u!.unread) });
+          continue;
+        }
+        if (!wins) continue;
+        // The phone's echo of our own send: the send's record (with its status) takes its place.
+        const v = valuesOf(m);
+        const [row] = await this.q(
+          sql`
+            update hub_messages m set ${sql.join(REPLACED.map((c) => sql`${sql.ref(c)} = ${v[c]}`))},
+              words = array_to_tsvector(${wordsOfMessage(m)}::text[])
+            where agent_id = ${m.agentId} and key = ${m.key} and send_id is null
+            returning ${SELECTED}, (select unread from hub_conversations c
+              where c.agent_id = m.agent_id and c.contact = m.contact) as c_unread`,
+          trx,
+        );
+        if (row) out.push({ message: messageOf(row), unread: num(row.c_unread) });
+      }
+      return out;
+    });
+  }
+
+  async has(agentId: string, key: string): Promise<boolean> {
+    const rows = await this.q(sql`select 1 from hub_messages where agent_id = ${agentId} and key = ${key}`);
+    return rows.length > 0;
+  }
+
+  /** A condition on `column` for the agents asked (all when undefined). */
+  private agentFilter(agentIds: readonly string[] | undefined, column: string): RawBuilder<unknown> {
+    if (agentIds === undefined) return sql`true`;
+    return sql`${sql.ref(column)} = any(${[...agentIds]}::text[])`;
+  }
+
+  /** The unread count of conversation `c` for `reader` (the conversation's own without one). */
+  private unreadExpr(reader: string | undefined): RawBuilder<unknown> {
+    if (reader === undefined) return sql`c.unread`;
+    // A conversation the reader never marked: every inbound message; read to its last inbound one: none.
+    return sql`(case
+      when r.read_seq is null then c.inbound
+      when r.read_seq >= c.last_in_seq then 0
+      else (select count(*) from hub_messages i
+        where i.agent_id = c.agent_id and i.contact = c.contact and i.direction = 'in' and i.seq > r.read_seq)
+      end)`;
+  }
+
+  private readsJoin(reader: string | undefined): RawBuilder<unknown> {
+    if (reader === undefined) return sql``;
+    return sql`left join hub_message_reads r on r.reader = ${reader} and r.agent_id = c.agent_id and r.contact = c.contact`;
+  }
+
+  private async summaries(
+    where: RawBuilder<unknown>,
+    limit: number | undefined,
+    reader: string | undefined,
+  ): Promise<ContactSummary[]> {
+    const rows = await this.q(
+      sql`select ${this.unreadExpr(reader)} as c_unread, c.count as c_count, n.name as c_name, ${SELECTED}
+        from hub_conversations c join hub_messages m on m.seq = c.last_seq
+        left join hub_message_names n on n.contact = c.contact ${this.readsJoin(reader)}
+        where ${where} order by c.last_seq desc ${limit !== undefined ? sql`limit ${limit}` : sql``}`,
+    );
+    return rows.map((r) => {
+      const last = messageOf(r);
+      const s: ContactSummary = {
+        agentId: last.agentId,
+        contact: last.contact,
+        lastAt: last.at,
+        last,
+        unread: num(r.c_unread),
+        count: num(r.c_count),
+      };
+      if (r.c_name !== null) s.name = String(r.c_name);
+      return s;
+    });
+  }
+
+  async contacts(q: ContactQuery): Promise<ContactSummary[]> {
+    const f = this.agentFilter(q.agentIds, 'c.agent_id');
+    const search = q.search?.trim() ?? '';
+    if (search === '') return this.summaries(f, q.limit, q.reader);
+    const match: Array<RawBuilder<unknown>> = [];
+    const found = [...(await this.contactsNamed(search)), ...(await this.contactsNumbered(search))];
+    if (found.length > 0) match.push(sql`c.contact = any(${found}::text[])`);
+    const ts = tsQuery(queryTokens(search), true);
+    if (ts !== null)
+      match.push(
+        sql`exists (select 1 from hub_messages w where w.agent_id = c.agent_id and w.contact = c.contact
+          and w.words @@ ${ts}::tsquery)`,
+      );
+    if (match.length === 0) return [];
+    return this.summaries(sql`${f} and (${sql.join(match, sql` or `)})`, q.limit, q.reader);
+  }
+
+  async unreadByAgent(reader?: string): Promise<Map<string, number>> {
+    const rows = await this.q(
+      reader === undefined
+        ? sql`select agent_id, sum(unread) as n from hub_conversations where unread > 0 group by agent_id`
+        : sql`select c.agent_id, sum(${this.unreadExpr(reader)}) as n from hub_conversations c ${this.readsJoin(reader)}
+            where c.inbound > 0 group by c.agent_id`,
+    );
+    return new Map(rows.filter((r) => num(r.n) > 0).map((r) => [String(r.agent_id), num(r.n)]));
+  }
+
+  async unreadOf(agentId: string, contact: string, reader?: string): Promise<number> {
+    const [r] = await this.q(
+      sql`select ${this.unreadExpr(reader)} as n from hub_conversations c ${this.readsJoin(reader)}
+        where c.agent_id = ${agentId} and c.contact = ${contact}`,
+    );
+    return r ? num(r.n) : 0;
+  }
+
+  async thread(
+    agentId: string,
+    contact: string,
+    opts: { beforeSeq?: number; before?: number; limit: number },
+  ): Promise<{ messages: Message[]; more: boolean }> {
+    const limit = Number.isFinite(opts.limit) ? opts.limit : -1;
+    const rows = await this.q(
+      sql`select ${SELECTED} from hub_messages m where agent_id = ${agentId} and contact = ${contact}
+        ${opts.beforeSeq !== undefined ? sql`and seq < ${opts.beforeSeq}` : sql``}
+        ${opts.before !== undefined ? sql`and received_at < ${opts.before}` : sql``}
+        order by seq desc ${limit >= 0 ? sql`limit ${limit + 1}` : sql``}`,
+    );
+    const more = limit >= 0 && rows.length > limit;
+    return { messages: (more ? rows.slice(0, limit) : rows).map(messageOf).reverse(), more };
+  }
+
+  async find(agentId: string, key: string): Promise<Message | null> {
+    const [r] = await this.q(sql`select ${SELECTED} from hub_messages m where agent_id = ${agentId} and key = ${key}`);
+    return r ? messageOf(r) : null;
+  }
+
+  async sent(agentId: string, limit: number): Promise<Message[]> {
+    const rows = await this.q(
+      sql`select ${SELECTED} from hub_messages m where agent_id = ${agentId} and send_id is not null
+        order by seq desc limit ${limit}`,
+    );
+    return rows.map(messageOf);
+  }
+
+  async newestSeq(): Promise<number> {
+    const [r] = await this.q(sql`select max(seq) as seq from hub_messages`);
+    return num(r?.seq);
+  }
+
+  async after(seq: number, limit: number): Promise<Message[]> {
+    const rows = await this.q(
+      sql`select ${SELECTED} from hub_messages m where seq > ${seq} order by seq limit ${limit}`,
+    );
+    return rows.map(messageOf);
+  }
+
+  markRead(agentId: string, contact: string, upToSeq?: number, reader?: string): Promise<boolean> {
+    return this.write(async (trx) => {
+      const upTo = upToSeq === undefined ? sql`c.last_seq` : sql`least(${upToSeq}::bigint, c.last_seq)`;
+      // The conversation's own mark: a reader's read moves it too (someone on the team read it).
+      const [c] = await this.q(
+        sql`update hub_conversations c set read_seq = greatest(c.read_seq, ${upTo})
+          where agent_id = ${agentId} and contact = ${contact} returning read_seq, last_in_seq`,
+        trx,
+      );
+      if (!c) return false;
+      await this.q(
+        sql`update hub_conversations c set unread = case when c.read_seq >= c.last_in_seq then 0 else
+            (select count(*) from hub_messages i where i.agent_id = c.agent_id and i.contact = c.contact
+              and i.direction = 'in' and i.seq > c.read_seq) end
+          where agent_id = ${agentId} and contact = ${contact}`,
+        trx,
+      );
+      if (reader !== undefined)
+        await this.q(
+          sql`insert into hub_message_reads as r (reader, agent_id, contact, read_seq)
+            select ${reader}, c.agent_id, c.contact, ${upTo} from hub_conversations c
+            where c.agent_id = ${agentId} and c.contact = ${contact}
+            on conflict (reader, agent_id, contact) do update set read_seq = greatest(r.read_seq, excluded.read_seq)`,
+          trx,
+        );
+      return true;
+    });
+  }
+
+  async names(): Promise<Map<string, string>> {
+    const rows = await this.q(sql`select contact, name from hub_message_names`);
+    return new Map(rows.map((r) => [String(r.contact), String(r.name)]));
+  }
+
+  setName(contact: string, name: string | null): Promise<void> {
+    return this.write(async (trx) => {
+      if (name === null) await this.q(sql`delete from hub_message_names where contact = ${contact}`, trx);
+      else
+        await this.q(
+          sql`insert into hub_message_names (contact, name) values (${contact}, ${name})
+            on conflict (contact) do update set name = excluded.name`,
+          trx,
+        );
+    });
+  }
+
+  /** Deletes the rows `where` selects (remembering their keys when `now` is given): what they were. */
+  private async removeWhere(trx: HubDatabase, where: RawBuilder<unknown>, now: number | null): Promise<Removed> {
+    const rows = await this.q(
+      now === null
+        ? sql`delete from hub_messages where ${where} returning agent_id, contact, delivery_id, message_id`
+        : sql`with gone as (delete from hub_messages where ${where} returning agent_id, contact, key, delivery_id, message_id),
+            kept as (insert into hub_message_forgotten (agent_id, key, at) select agent_id, key, ${now} from gone
+              on conflict (agent_id, key) do nothing)
+            select agent_id, contact, delivery_id, message_id from gone`,
+      trx,
+    );
+    const out: Removed = { count: rows.length, deliveryIds: [], messageIds: [], conversations: [] };
+    const convs = new Map<string, { agentId: string; contact: string }>();
+    for (const r of rows) {
+      if (r.delivery_id !== null) out.deliveryIds.push(String(r.delivery_id));
+      if (r.message_id !== null) out.messageIds.push(String(r.message_id));
+      const c = { agentId: String(r.agent_id), contact: String(r.contact) };
+      convs.set(`${c.agentId}\n${c.contact}`, c);
+    }
+    out.conversations = [...convs.values()];
+    return out;
+  }
+
+  remove(scope: RemoveScope, now: number): Promise<Removed> {
+    return this.write(async (trx) => {
+      const conds: Array<RawBuilder<unknown>> = [];
+      if ('agentId' in scope) conds.push(sql`agent_id = ${scope.agentId}`);
+      if (scope.contact !== undefined) conds.push(sql`contact = ${scope.contact}`);
+      const where = sql.join(conds, sql` and `);
+      const out = await this.removeWhere(trx, where, now);
+      await this.q(sql`delete from hub_conversations where ${where}`, trx);
+      await this.q(sql`delete from hub_message_reads where ${where}`, trx);
+      // A contact's data everywhere: its local name too.
+      if (!('agentId' in scope)) await this.q(sql`delete from hub_message_names where contact = ${scope.contact}`, trx);
+      return out;
+    });
+  }
+
+  removeOlderThan(cutoff: number): Promise<Removed> {
+    return this.write(async (trx) => {
+      const out = await this.removeWhere(trx, sql`received_at < ${cutoff}`, null);
+      await this.q(sql`delete from hub_message_forgotten where at < ${cutoff}`, trx);
+      if (out.conversations.length === 0) return out;
+      const agents = out.conversations.map((c) => c.agentId);
+      const contacts = out.conversations.map((c) => c.contact);
+      const touched = sql`(agent_id, contact) in (select * from unnest(${agents}::text[], ${contacts}::text[]))`;
+      await this.q(
+        sql`update hub_conversations c set
+            count = (select count(*) from hub_messages m where m.agent_id = c.agent_id and m.contact = c.contact),
+            inbound = (select count(*) from hub_messages m
+              where m.agent_id = c.agent_id and m.contact = c.contact and m.direction = 'in'),
+            unread = (select count(*) from hub_messages m where m.agent_id = c.agent_id and m.contact = c.contact
+              and m.direction = 'in' and m.seq > c.read_seq)
+          where ${touched}`,
+        trx,
+      );
+      await this.q(
+        sql`delete from hub_message_reads where ${touched} and (agent_id, contact) in
+          (select agent_id, contact from hub_conversations where count = 0)`,
+        trx,
+      );
+      await this.q(sql`delete from hub_conversations where ${touched} and count = 0`, trx);
+      return out;
+    });
+  }
+
+  /** Contacts whose local name holds `text` (any case). */
+  private async contactsNamed(text: string): Promise<string[]> {
+    const like = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const rows = await this.q(
+      sql`select contact from hub_message_names where lower(name) like ${like} escape '\\' limit 1000`,
+    );
+    return rows.map((r) => String(r.contact));
+  }
+
+  /** Contacts whose number holds the digits of `text` written as a number (none when it is not one). */
+  private async contactsNumbered(text: string): Promise<string[]> {
+    const digits = phoneDigits(text);
+    if (digits === null) return [];
+    const rows = await this.q(
+      sql`select distinct contact from hub_conversations where contact like ${`%${digits}%`} limit 1000`,
+    );
+    return rows.map((r) => String(r.contact));
+  }
+
+  async search(q: SearchQuery): Promise<SearchResult> {
+    const messages: MessageHit[] = [];
+    const contacts: ContactHit[] = [];
+    const text = q.text.trim();
+    if (text === '') return { messages, contacts };
+    const tokens = queryTokens(text);
+    const f = this.agentFilter(q.agentIds, 'm.agent_id');
+    const seen = new Set<number>();
+    // Whole words first (newest first); prefixes only when those do not fill the page.
+    for (const prefix of [false, true]) {
+      const ts = tsQuery(tokens, prefix);
+      if (ts === null || messages.length >= q.limit) continue;
+      const rows = await this.q(
+        sql`select ${SELECTED} from hub_messages m where m.words @@ ${ts}::tsquery and ${f}
+          order by m.seq desc limit ${q.limit + seen.size}`,
+      );
+      for (const r of rows) {
+        const message = messageOf(r);
+        if (seen.has(message.seq) || messages.length >= q.limit) continue;
+        seen.add(message.seq);
+        const inText = rangesOfWords(message.text, tokens, prefix);
+        const file = message.media?.filename;
+        if (inText.length > 0 || file === undefined) messages.push({ message, field: 'text', ranges: inText });
+        else messages.push({ message, field: 'filename', ranges: rangesOfWords(file, tokens, prefix) });
+      }
+    }
+    messages.sort((a, b) => b.message.seq - a.message.seq);
+    const digits = phoneDigits(text);
+    const found = digits !== null ? await this.contactsNumbered(text) : await this.contactsNamed(text);
+    if (found.length > 0) {
+      const where = sql`${this.agentFilter(q.agentIds, 'c.agent_id')} and c.contact = any(${found}::text[])`;
+      for (const s of await this.summaries(where, q.limit, undefined))
+        contacts.push(
+          digits !== null
+            ? { contact: s, field: 'contact', ranges: rangesOf(s.contact, digits) }
+            : { contact: s, field: 'name', ranges: rangesOf(s.name ?? '', text) },
+        );
+    }
+    return { messages, contacts };
+  }
+
+  /** Changes made through other stores (other replicas): every write takes a number, less this store's own. */
+  async changeMark(): Promise<number> {
+    const [r] = await this.q(sql`select case when is_called then last_value else 0 end as n from hub_message_changes`);
+    return num(r?.n) - this.own;
+  }
+
+  async metas(): Promise<Map<string, string>> {
+    // The shared ones first: this data folder's own take their place.
+    const rows = await this.q(
+      sql`select key, value from hub_message_meta where place in ('', ${this.place}) order by place = ${this.place}`,
+    );
+    return new Map(rows.map((r) => [String(r.key), String(r.value)]));
+  }
+
+  async meta(key: string, local = false): Promise<string | null> {
+    const [r] = await this.q(
+      sql`select value from hub_message_meta where place = ${local ? this.place : ''} and key = ${key}`,
+    );
+    return r ? String(r.value) : null;
+  }
+
+  setMeta(key: string, value: string, local = false): Promise<void> {
+    return this.write(async (trx) => {
+      await this.q(
+        sql`insert into hub_message_meta (place, key, value) values (${local ? this.place : ''}, ${key}, ${value})
+          on conflict (place, key) do update set value = excluded.value`,
+        trx,
+      );
+    });
+  }
+
+  async bytesOnDisk(): Promise<number> {
+    const [r] = await this.q(
+      sql`select sum(pg_total_relation_size(t::regclass)) as n from unnest(array['hub_messages', 'hub_conversations',
+        'hub_message_reads', 'hub_message_names', 'hub_message_forgotten', 'hub_message_meta']) t`,
+    );
+    return num(r?.n);
+  }
+
+  /** The database is the hub's (its pool closes with it): nothing of this store's own to close. */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/**
+ * The hub companion's messages: the shared inbox on the hub's database, read as the member each request runs
+ * for (no member — the hub's own work, its notices — reads the conversations' own marks). `dataDir` is this
+ * replica's data folder: the settings of its own logs are kept under its host and path.
+ */
+export function hubMessages(
+  db: HubDatabase,
+  dataDir: string,
+): { store: PostgresMessageStore; reader: () => string | null } {
+  return {
+    store: new PostgresMessageStore({ db, place: `${hostname()}:${path.resolve(dataDir)}` }),
+    reader: () => actingMember()?.name ?? null,
+  };
+}
