@@ -3,6 +3,7 @@
 import { Kysely, Migrator, PostgresDialect, sql, type Generated, type Migration, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import { CompanionError } from '../../core/errors';
+import { messagesMigration, type MessageTables } from './message-schema';
 
 interface MembersTable {
   id: Generated<number>;
@@ -81,6 +82,12 @@ interface HubSchema {
   hub_deliveries: DeliveriesTable;
   hub_delivery_replays: DeliveryReplaysTable;
   hub_webhook_registrations: WebhookRegistrationsTable;
+  hub_messages: MessageTables['hub_messages'];
+  hub_conversations: MessageTables['hub_conversations'];
+  hub_message_reads: MessageTables['hub_message_reads'];
+  hub_message_names: MessageTables['hub_message_names'];
+  hub_message_forgotten: MessageTables['hub_message_forgotten'];
+  hub_message_meta: MessageTables['hub_message_meta'];
 }
 
 export type HubDatabase = Kysely<HubSchema>;
@@ -187,6 +194,7 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  '0006_messages': messagesMigration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
