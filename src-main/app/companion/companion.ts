@@ -11,7 +11,7 @@ import type { ServiceClient } from '../../core/api/service';
 import { TeamStore, defaultConfigDir, type AppSettings, type ClientFactory } from '../../core/teams';
 import { ChatService } from '../../core/chat';
 import { Emitter } from '../../core/events';
-import { WebhookAlertSink, type AlertSink, type Handover } from '../../core/monitor';
+import { WebhookAlertSink, type AlertSink, type Handover, type PollTarget } from '../../core/monitor';
 import { silentLogger, systemClock } from '../../core/ports';
 import { KeychainSecretStore } from '../../core/secrets';
 import { TeamSet } from './team-set';
@@ -128,8 +128,10 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   });
   await alertSender.start();
   senderStarted = true;
+  const share = opts.pollShare;
   const monitor = createAgentMonitor({
-    targets: () => set.targets(),
+    targets: share ? () => share.targets(set.targets()) : () => set.targets(),
+    ...(share ? { watchedElsewhere: (t: PollTarget) => share.watchedElsewhere(t) } : {}),
     readSession: async (teamId, agentId, signal) => (await clientFor(teamId)).getSession(agentId, { signal }),
     settings: main.settings(),
     ...(opts.poll ? { poll: opts.poll } : {}),

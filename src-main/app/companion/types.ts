@@ -5,7 +5,7 @@ import type { ServiceClient } from '../../core/api/service';
 import type { AgentRecord, AppSettings, ClientFactory, DeepPartial } from '../../core/teams';
 import type { ChatService } from '../../core/chat';
 import type { Emitter } from '../../core/events';
-import type { Monitor, Alert, AlertSink, HealthEvent, IncidentUpdate, PollResult } from '../../core/monitor';
+import type { Monitor, Alert, AlertSink, HealthEvent, IncidentUpdate, PollResult, PollTarget } from '../../core/monitor';
 import type { Clock, Logger } from '../../core/ports';
 import type { SecretStore } from '../../core/secrets';
 import type {
@@ -68,6 +68,8 @@ export interface CompanionOptions {
   metrics?: MetricsListen;
   /** The Alertmanager to post the alerts to for this run, over the saved one (`monitor --alertmanager`). */
   alertmanagerUrl?: string;
+  /** Which of the agents this companion polls (a hub replica: those it holds a lease on). Default: all of them. */
+  pollShare?: PollShare;
   /**
    * The conversations' store, open and migrated (a hub: Postgres, one inbox for every replica), and who reads
    * now (a hub's acting member: the unread counts and read marks requests show are theirs). Default: SQLite
@@ -80,6 +82,14 @@ export interface CompanionOptions {
    * in the data folder is the durable store.
    */
   commitDelivery?: DeliveryCommit;
+}
+
+/** The agents one of several pollers polls (a hub replica's leases, app/hub/leases.ts). */
+export interface PollShare {
+  /** Of every agent, those polled here now. */
+  targets(all: PollTarget[]): PollTarget[];
+  /** An agent no longer polled here is polled by another replica: its open incident goes on there. */
+  watchedElsewhere(t: PollTarget): boolean;
 }
 
 export interface CompanionEvents {

@@ -75,7 +75,127 @@ interface WebhookRegistrationsTable {
   replica: string;
 }
 
+/** A hub process alive: its heartbeat, renewed every lease round (app/hub/leases.ts). */
+interface ReplicasTable {
+  replica: string;
+  heartbeat_at: Date;
+  /** Draining (SIGTERM): it takes no new agents and counts as gone. */
+  draining: boolean;
+}
+
+/** Which replica polls an agent until when (app/hub/leases.ts). */
+interface LeasesTable {
+  team_id: string;
+  agent_id: string;
+  holder: string;
+  expires_at: Date;
+}
+
+/** Each agent's health as its lease holder saw it last (AgentHealthDTO). */
+interface HealthTable {
+  team_id: string;
+  agent_id: string;
+  health: unknown;
+  replica: string;
+  updated_at: Generated<Date>;
+}
+
+/** The incidents of every agent, open and closed (app/hub/incidents.ts). */
+interface IncidentsTable {
+  id: string;
+  team_id: string;
+  agent_id: string | null;
+  open: boolean;
+  /** ms epoch (the incident's openedAt / resolvedAt). */
+  opened_at: string;
+  resolved_at: string | null;
+  /** The monitor's Incident: what a replica taking the agent over continues. */
+  incident: unknown;
+  /** The contract's IncidentDTO, words included. */
+  dto: unknown;
+  acknowledged_at: string | null;
+  acknowledged_by: string | null;
+  replica: string;
+  updated_at: Generated<Date>;
+}
+
+/** Acknowledgements and snoozes made on any replica, applied by every one (app/hub/incidents.ts). */
+interface IncidentActionsTable {
+  id: Generated<string>;
+  at: Generated<Date>;
+  kind: string;
+  incident_id: string | null;
+  until_ms: string | null;
+  member: string | null;
+  replica: string;
+}
+
+/** A team's secret, encrypted at rest with the hub's key (app/hub/secrets.ts). */
+interface SecretsTable {
+  account: string;
+  iv: Buffer;
+  ciphertext: Buffer;
+  tag: Buffer;
+  updated_at: Generated<Date>;
+}
+
+/** The teams and app settings every replica shares: one row, its version compared on write (app/hub/config.ts). */
+interface ConfigTable {
+  id: number;
+  /** bigint: pg answers it as a string. */
+  version: string;
+  config: unknown;
+  updated_at: Generated<Date>;
+}
+
+/** A delivery a replica's receiver accepted, committed before its 2xx (app/hub/deliveries.ts). */
+interface DeliveriesTable {
+  id: Generated<string>;
+  delivery_id: string;
+  agent_id: string;
+  team_id: string | null;
+  /** The service's message.id (else a hash of what the signature covers): unique per agent. */
+  key: string;
+  /** The service's x-delivery-id header, when it sent one. */
+  service_id: string | null;
+  event: string | null;
+  sender: string | null;
+  verdict: string;
+  simulated: boolean;
+  received_at: Date;
+  replica: string;
+  /** The StoredDelivery, JSON. */
+  delivery: unknown;
+}
+
+/** A replay of a delivery, with the member who asked for it. */
+interface DeliveryReplaysTable {
+  id: Generated<string>;
+  at: Date;
+  delivery_id: string;
+  member: string | null;
+  replica: string;
+  /** The ForwardAttempt, JSON. */
+  attempt: unknown;
+}
+
+/** A webhook registration made through the hub, with the member who made it. */
+interface WebhookRegistrationsTable {
+  id: Generated<string>;
+  at: Generated<Date>;
+  team_id: string;
+  agent_id: string;
+  url: string;
+  member: string | null;
+  replica: string;
+}
+
 interface HubSchema {
+  hub_replicas: ReplicasTable;
+  hub_leases: LeasesTable;
+  hub_health: HealthTable;
+  hub_incidents: IncidentsTable;
+  hub_incident_actions: IncidentActionsTable;
   hub_members: MembersTable;
   hub_audit: AuditTable;
   hub_events: EventsTable;
@@ -195,6 +315,66 @@ const MIGRATIONS: Record<string, Migration> = {
     },
   },
   '0006_messages': messagesMigration,
+  '0005_leases_and_health': {
+    async up(db) {
+      await db.schema
+        .createTable('hub_replicas')
+        .addColumn('replica', 'text', (c) => c.primaryKey())
+        .addColumn('heartbeat_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('draining', 'boolean', (c) => c.notNull().defaultTo(false))
+        .execute();
+      await db.schema
+        .createTable('hub_leases')
+        .addColumn('team_id', 'text', (c) => c.notNull())
+        .addColumn('agent_id', 'text', (c) => c.notNull())
+        .addColumn('holder', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
+        .addPrimaryKeyConstraint('hub_leases_pkey', ['team_id', 'agent_id'])
+        .execute();
+      await db.schema.createIndex('hub_leases_holder').on('hub_leases').column('holder').execute();
+      await db.schema
+        .createTable('hub_health')
+        .addColumn('team_id', 'text', (c) => c.notNull())
+        .addColumn('agent_id', 'text', (c) => c.notNull())
+        .addColumn('health', 'jsonb', (c) => c.notNull())
+        .addColumn('replica', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .addPrimaryKeyConstraint('hub_health_pkey', ['team_id', 'agent_id'])
+        .execute();
+      await db.schema
+        .createTable('hub_incidents')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('team_id', 'text', (c) => c.notNull())
+        .addColumn('agent_id', 'text')
+        .addColumn('open', 'boolean', (c) => c.notNull())
+        .addColumn('opened_at', 'bigint', (c) => c.notNull())
+        .addColumn('resolved_at', 'bigint')
+        .addColumn('incident', 'jsonb')
+        .addColumn('dto', 'jsonb')
+        .addColumn('acknowledged_at', 'bigint')
+        .addColumn('acknowledged_by', 'text')
+        .addColumn('replica', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .execute();
+      await db.schema
+        .createIndex('hub_incidents_open')
+        .on('hub_incidents')
+        .columns(['team_id', 'agent_id'])
+        .where(sql.ref('open'), '=', true)
+        .execute();
+      await db.schema.createIndex('hub_incidents_resolved').on('hub_incidents').column('resolved_at').execute();
+      await db.schema
+        .createTable('hub_incident_actions')
+        .addColumn('id', 'bigserial', (c) => c.primaryKey())
+        .addColumn('at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .addColumn('kind', 'text', (c) => c.notNull().check(sql`kind in ('acknowledge', 'acknowledge-all', 'snooze')`))
+        .addColumn('incident_id', 'text')
+        .addColumn('until_ms', 'bigint')
+        .addColumn('member', 'text')
+        .addColumn('replica', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

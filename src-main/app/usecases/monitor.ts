@@ -53,6 +53,8 @@ export interface AgentMonitorOptions {
   /** Whether this app keeps the files in dataDir now (MonitorOptions.keepsFiles; default always). */
   keepsFiles?: () => boolean;
   sinks?: AlertSink[];
+  /** An agent gone from targets() is still watched elsewhere (MonitorOptions.watchedElsewhere). */
+  watchedElsewhere?: MonitorOptions['watchedElsewhere'];
 }
 
 export function createAgentMonitor(o: AgentMonitorOptions): Monitor {
@@ -67,6 +69,7 @@ export function createAgentMonitor(o: AgentMonitorOptions): Monitor {
     poll: pollConfig(o.settings, o.poll),
     sinks: o.sinks ?? [],
     teamLabel: o.teamLabel,
+    ...(o.watchedElsewhere ? { watchedElsewhere: o.watchedElsewhere } : {}),
   });
 }
 

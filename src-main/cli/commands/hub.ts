@@ -31,6 +31,7 @@ const serveSchema = z.object({
   configDir: z.string().min(1, 'expected a folder').optional(),
   dataDir: z.string().min(1, 'expected a folder').optional(),
   pollSec: secondsString.optional(),
+  logFormat: z.enum(['text', 'json'], { error: 'expected text or json' }).optional(),
 });
 
 const addSchema = z.object({
@@ -105,6 +106,13 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       import('../../hub/server'),
       import('../../app/hub/ping'),
     ]);
+    const [{ hubPolling, replicaId }, { HubMetrics, jsonLogger }] = await Promise.all([
+      import('../../app/hub/polling'),
+      import('../../app/hub/ops'),
+    ]);
+    const replica = replicaId();
+    const logger = f.logFormat === 'json' ? jsonLogger((line) => ctx.io.stderr.write(line), replica) : cliLogger(out);
+    const polling = hubPolling({ db, logger, replica });
     const secrets = teamsOf(ctx).secrets();
     await secrets
       .probe()
@@ -117,20 +125,31 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       command: 'channel-companion hub',
       secrets,
       clock: ctx.clock,
-      logger: cliLogger(out),
+      logger,
       poll: f.pollSec !== undefined ? { intervalMs: Math.round(f.pollSec * 1000) } : {},
       configDir,
       dataDir,
+      pollShare: polling.share,
       messages: hubMessages(db, dataDir),
     });
     let server: Awaited<ReturnType<typeof startHubServer>> | null = null;
     try {
+      const shared = await polling.start(hosted);
+      const metrics = new HubMetrics(
+        {
+          leasesHeld: () => polling.leasesHeld(),
+          clients: () => server?.clients() ?? 0,
+          queueDepth: () => (server?.inFlight() ?? 0) + polling.backlog(),
+        },
+        hosted.companion.metrics,
+      );
       server = await startHubServer({
-        handlers: { ...hosted.handlers, 'app.ping': hubPing(hosted.handlers['app.ping'], f.publicUrl ?? null) },
+        handlers: { ...hosted.handlers, ...shared, 'app.ping': hubPing(hosted.handlers['app.ping'], f.publicUrl ?? null) },
         events: hosted.contract.events,
         memberOfToken: (token) => hub.memberOfToken(db, token),
         ready: () => hub.databaseReachable(db),
         record: (e) => hub.audit(db, e),
+        metrics: () => metrics.render(),
         host,
         ...(f.port !== undefined ? { port: f.port } : {}),
       });
@@ -141,6 +160,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
           origin: server.origin,
           port: server.port,
           pid: process.pid,
+          replica,
           publicUrl: f.publicUrl ?? null,
           members,
           migrated,
@@ -156,8 +176,13 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       );
       await untilAborted(ctx.signal);
     } finally {
-      await server?.close();
+      // A graceful drain: /readyz 503 at once, the requests in flight answered, the leases given back
+      // (another replica polls their agents from its next round), then the companion stops.
+      logger.info('hub: draining', { inFlight: server?.inFlight() ?? 0 });
+      await Promise.all([server?.drain(), polling.drain()]);
+      await polling.close();
       await hosted.close();
+      await server?.close();
     }
     out.event({ event: 'closed' }, 'stopped');
     return EXIT.ok;
@@ -179,6 +204,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--config-dir <dir>', "folder of the hub companion's config (default: the app config folder)")
     .option('--data-dir <dir>', "the hub companion's data folder (default: <config-dir>/data)")
     .option('--poll-sec <s>', 'poll interval for this run (seconds; default: the saved one, 15)')
+    .option('--log-format <format>', 'text (default) | json: one JSON object per line on stderr')
     .option('--json', 'one JSON object per line on stdout; the first is {"event":"ready",…}');
   defineAction(ctx, start, async (opts, out) => serveHub(ctx, parseFlags(serveSchema, opts), out));
 

@@ -58,6 +58,7 @@ export interface PostableAlert {
 export interface IncidentSource {
   on(event: 'incident', fn: (u: IncidentUpdate) => void): Unsubscribe;
   on(event: 'alert', fn: (a: Alert) => void): Unsubscribe;
+  on(event: 'released', fn: (t: { teamId: string; agentId: string }) => void): Unsubscribe;
   incidents(): Incident[];
   rules(): AlertRules;
 }
@@ -134,10 +135,16 @@ export class AlertmanagerSink {
     // once the step is over, with the alert's words.
     const offIncident = monitor.on('incident', (u) => queueMicrotask(() => this.update(u)));
     const offAlert = monitor.on('alert', (a) => void this.words.record(a));
+    // Another watcher polls the agent now: it posts (and resolves) the agent's alert from here on.
+    const offReleased = monitor.on('released', (t) => {
+      for (const [id, a] of this.firing)
+        if (a.annotations['team_id'] === t.teamId && a.labels['agent'] === t.agentId) this.firing.delete(id);
+    });
     this.schedule();
     return () => {
       offIncident();
       offAlert();
+      offReleased();
       if (this.timer !== null) this.clock.clearTimeout(this.timer);
       if (this.retryTimer !== null) this.clock.clearTimeout(this.retryTimer);
       this.timer = this.retryTimer = null;

@@ -22,6 +22,7 @@ const recordSchema = z.object({
   message: z.string(),
   openedAt: z.number(),
   acknowledgedAt: z.number().nullable(),
+  acknowledgedBy: z.string().optional(),
   resolvedAt: z.number(),
   /** Its end and length as the monitor measured them (absent in records kept before they were). */
   endedAt: z.number().optional(),

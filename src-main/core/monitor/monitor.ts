@@ -52,6 +52,8 @@ export interface MonitorEvents {
   poll: PollResult;
   /** An agent no longer watched (gone from the targets). */
   removed: PollTarget;
+  /** An agent no longer watched here because another watcher polls it now (after `removed`). */
+  released: PollTarget;
   /** The snooze was set or ended, here or in another app on the data folder; `until` is null when none is in force. */
   snooze: { until: number | null };
 }
@@ -90,6 +92,12 @@ export interface MonitorOptions {
   keepsFiles?: () => boolean;
   /** A team's label for alert words (default: its id). */
   teamLabel?: (teamId: string) => string;
+  /**
+   * Whether an agent gone from targets() is still watched elsewhere (another hub replica polls it now):
+   * then its state and open incident are dropped here without a word (the incident goes on there, see
+   * takeUp), not closed as removed. Default: never.
+   */
+  watchedElsewhere?: (t: PollTarget) => boolean;
 }
 
 /** What the monitor tracks per watched agent. */
@@ -182,6 +190,12 @@ export class Monitor {
     this.poller.onRemoved((t) => {
       if (this.stopped || !this.agents.delete(key(t.teamId, t.agentId))) return;
       this.events.emit('removed', t);
+      if (opts.watchedElsewhere?.(t)) {
+        this.policy.release(t.teamId, t.agentId);
+        this.openFile?.save(this.policy.openIncidents());
+        this.events.emit('released', t);
+        return;
+      }
       this.handle(this.policy.forget(t.teamId, t.agentId, this.clock.now()));
     });
     for (const s of opts.sinks ?? []) this.sinks.add(s);
@@ -328,6 +342,23 @@ export class Monitor {
     return { unposted, recovered, alerts: this.policy.handoverAlerts(unposted, recovered, at) };
   }
 
+  /**
+   * Takes up incidents another watcher had open (a hub replica that polled these agents before): each
+   * goes on here with its id and start, so the first poll that sees the same trouble raises nothing
+   * again. Called before the agents are polled here.
+   */
+  takeUp(incidents: Incident[]): void {
+    if (this.stopped || incidents.length === 0) return;
+    const copies = incidents.map((i) => ({ ...i, agentIds: [...i.agentIds] }));
+    this.policy.restore(copies);
+    // Told as updated, not opened: what follows the incidents (Alertmanager, the screens) carries them on.
+    const open = new Set(this.policy.openIncidents());
+    this.handle({
+      alerts: [],
+      incidents: copies.filter((i) => open.has(i)).map((i) => ({ change: 'updated', incident: i })),
+    });
+  }
+
   /** Waits for pending timeline writes and sink deliveries. */
   async flush(): Promise<void> {
     await this.timelineStore.flush();
@@ -408,18 +439,18 @@ export class Monitor {
 
   // ----- person actions -----------------------------------------------------------------------
 
-  /** Acknowledges an incident by id, or every open incident of an agent. Returns how many. */
-  acknowledge(target: string | { agentId: string; teamId?: string }): number {
+  /** Acknowledges an incident by id, or every open incident of an agent (by `by` when named). Returns how many. */
+  acknowledge(target: string | { agentId: string; teamId?: string }, by?: string): number {
     const now = this.clock.now();
-    const { count, output } = this.policy.acknowledge(target, now);
+    const { count, output } = this.policy.acknowledge(target, now, by);
     this.share(output, now);
     this.handle(output);
     return count;
   }
 
-  acknowledgeAll(): number {
+  acknowledgeAll(by?: string): number {
     const now = this.clock.now();
-    const { count, output } = this.policy.acknowledgeAll(now);
+    const { count, output } = this.policy.acknowledgeAll(now, by);
     this.share(output, now);
     this.handle(output);
     return count;
