@@ -26,6 +26,12 @@ function serviceIdOf(d: StoredDelivery): string | null {
   return first !== undefined && first !== '' ? first : null;
 }
 
+/** Postgres text (and jsonb) holds no NUL character: an authentic body may, so each is kept as U+FFFD. */
+const noNul = (v: string): string => (v.includes('\0') ? v.replaceAll('\0', '\uFFFD') : v);
+const jsonWithoutNul = (v: unknown): string =>
+  JSON.stringify(v, (_k, x: unknown) => (typeof x === 'string' ? noNul(x) : x));
+const nullable = (v: string | null): string | null => (v === null ? null : noNul(v));
+
 /** A database failure in words that name no URL or password. */
 function databaseFailure(what: string, err: unknown): HubDatabaseError {
   const why = err instanceof Error ? err.message : String(err);
@@ -63,21 +69,22 @@ export function hubDeliveries(db: HubDatabase, replica: string): HubDeliveries {
             delivery_id: d.id,
             agent_id: d.agentId,
             team_id: teamId,
-            key,
-            service_id: serviceIdOf(d),
-            event: d.summary.event,
-            sender: d.summary.from,
+            key: noNul(key),
+            service_id: nullable(serviceIdOf(d)),
+            event: nullable(d.summary.event),
+            sender: nullable(d.summary.from),
             verdict: d.verdict.reason,
             simulated: d.simulated === true,
             received_at: new Date(d.receivedAt),
             replica,
-            delivery: JSON.stringify(d),
+            delivery: jsonWithoutNul(d),
           })
           .onConflict((oc) => oc.columns(['agent_id', 'key']).doNothing())
           .returning('id')
           .executeTakeFirst();
         if (inserted === undefined) return 'duplicate' as const;
-        await publishHubEvent(trx, 'tunnel.delivery', deliverySummaryDTO(d, teamId, null), replica);
+        const event = JSON.parse(jsonWithoutNul(deliverySummaryDTO(d, teamId, null))) as unknown;
+        await publishHubEvent(trx, 'tunnel.delivery', event, replica);
         return 'stored' as const;
       });
     } catch (err) {
@@ -203,7 +210,7 @@ export function hubDeliveries(db: HubDatabase, replica: string): HubDeliveries {
             delivery_id: d.id,
             member: actingMember()?.name ?? null,
             replica,
-            attempt: JSON.stringify(attempt),
+            attempt: jsonWithoutNul(attempt),
           })
           .execute();
       } catch (err) {
