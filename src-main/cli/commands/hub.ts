@@ -120,6 +120,8 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
     const { configDir, dataDir } = companionFolders(ctx, f);
     // One inbox for every replica: the messages in the database, unread counts and read marks per member.
     const { hubMessages } = await import('../../app/hub/message-store');
+    // Deliveries committed to the database before they are acknowledged; read from it on every replica.
+    const deliveries = (await import('../../app/hub/deliveries')).hubDeliveries(db, replica);
     const hosted = await hostCompanion({
       shell: 'hub',
       command: 'channel-companion hub',
@@ -131,7 +133,12 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       dataDir,
       pollShare: polling.share,
       messages: hubMessages(db, dataDir),
+      commitDelivery: deliveries.commit,
+      // The hooks are served on the hub's port (/hooks/<agentId>); the receiver's own port is any free one.
+      startTunnel: true,
+      tunnelPort: 0,
     });
+    deliveries.attach(hosted.companion);
     let server: Awaited<ReturnType<typeof startHubServer>> | null = null;
     try {
       const shared = await polling.start(hosted);
@@ -144,12 +151,18 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
         hosted.companion.metrics,
       );
       server = await startHubServer({
-        handlers: { ...hosted.handlers, ...shared, 'app.ping': hubPing(hosted.handlers['app.ping'], f.publicUrl ?? null) },
+        handlers: {
+          ...hosted.handlers,
+          ...shared,
+          ...deliveries.handlers(hosted.contract.implementations),
+          'app.ping': hubPing(hosted.handlers['app.ping'], f.publicUrl ?? null),
+        },
         events: hosted.contract.events,
         memberOfToken: (token) => hub.memberOfToken(db, token),
         ready: () => hub.databaseReachable(db),
         record: (e) => hub.audit(db, e),
         metrics: () => metrics.render(),
+        hooks: (req, res) => hosted.companion.tunnel().serveHook(req, res),
         host,
         ...(f.port !== undefined ? { port: f.port } : {}),
       });
