@@ -58,7 +58,7 @@ describe('the alerts posted by two apps on one data folder', () => {
       .filter((r) => r.url.endsWith('/am/api/v2/alerts'))
       .flatMap((r) => JSON.parse(r.body.toString('utf8')) as Array<{ annotations: { incident_id: string } }>)
       .map((a) => a.annotations.incident_id);
-  const incidentsOf = (alerts: Alert[]) => new Set(alerts.map((a) => a.incidentId));
+  const incidentsOf = (alerts: Alert[]) => new Set(alerts.flatMap((a) => (a.parts ?? [a]).map((p) => p.incidentId)));
   /** The lines of a file in the shared data folder, parsed. */
   const linesOf = async <T>(file: string): Promise<T[]> =>
     (await readFile(path.join(dir, 'data', file), 'utf8'))

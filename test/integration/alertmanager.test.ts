@@ -129,6 +129,7 @@ describe.skipIf(Boolean(why))(`Alertmanager receives the monitor's alerts${why ?
       kind: 'needs-scan',
       severity: 'critical',
       source: 'channel-companion',
+      incident_group: expect.any(String),
     });
     expect(firing.annotations['summary']).toMatch(/^agent-connected/);
     expect(firing.status.state).toBe('active');

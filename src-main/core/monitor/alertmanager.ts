@@ -40,6 +40,8 @@ export interface AlertmanagerSinkOptions {
 const AM_RETRY: BackoffPolicy = { baseMs: 1000, maxMs: 30_000, jitter: 0 };
 /** Posts kept while Alertmanager does not take them; past this the oldest go. */
 const MAX_QUEUED = 200;
+/** Alerts waiting to be posted go together, this many at most in one post. */
+const MAX_ALERTS_PER_POST = 500;
 
 /** One post: its alerts, and which of them fire (their endsAt is set when sent). */
 interface Post {
@@ -222,9 +224,17 @@ export class AlertmanagerSink {
     }, this.resendMs);
   }
 
-  /** Queues a post; posts go one at a time in order (a resolve never overtakes its firing). */
+  /**
+   * Queues a post; posts go one at a time in order (a resolve never overtakes its firing). Alerts
+   * queued while a post is under way join the one waiting behind it (the incidents of a group go together).
+   */
   private post(alerts: Post['alerts']): void {
     if (this.opts.active && !this.opts.active()) return;
+    const tail = this.queue.at(-1);
+    if (tail && tail !== this.queue[0] && tail.alerts.length + alerts.length <= MAX_ALERTS_PER_POST) {
+      tail.alerts.push(...alerts);
+      return;
+    }
     this.queue.push({ alerts });
     if (this.queue.length > MAX_QUEUED) {
       this.queue.splice(0, this.queue.length - MAX_QUEUED);

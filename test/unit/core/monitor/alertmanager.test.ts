@@ -57,7 +57,7 @@ async function setup(open: Incident[] = [], active?: () => boolean) {
     if (alert) events.emit('alert', alert);
     await sink.flush();
   };
-  return { clock, sink, off, posted, emit };
+  return { clock, sink, off, posted, emit, events };
 }
 
 describe('AlertmanagerSink', () => {
@@ -161,6 +161,19 @@ describe('AlertmanagerSink', () => {
     h.off();
     await h.clock.advance(10 * 60_000);
     expect(h.posted()).toHaveLength(3);
+  });
+
+  it('the 20 incidents of one step go in two posts: the first at once, the other 19 together behind it', async () => {
+    const h = await setup();
+    for (let n = 1; n <= 20; n++)
+      h.events.emit('incident', { change: 'opened', incident: incident({ id: `i${n}`, agentId: `a${n}` }) });
+    await h.sink.flush();
+    await h.sink.flush();
+    expect(h.posted().map((p) => p.alerts.length)).toEqual([1, 19]);
+    expect(new Set(h.posted().flatMap((p) => p.alerts.map((a) => a.labels['incident_group'])))).toEqual(
+      new Set(['grp-1']),
+    );
+    h.off();
   });
 
   it('incidents of one group share their incident_group label; a move to another group resolves the old alert', async () => {
