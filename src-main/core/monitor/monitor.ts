@@ -304,7 +304,8 @@ export class Monitor {
    * Answers what the team's channels were not told by the app that posted before (the open-incident
    * file it left says what it had open): the incidents open here that it did not have, and those it
    * had that this monitor sees recovered (an agent incident whose agent polls connected here), with
-   * the alerts that tell them (AlertPolicy.handoverAlerts). Without a data folder: nothing to hand over.
+   * the alerts that tell them (AlertPolicy.handoverAlerts). Its incidents of the same outages as the file's
+   * take their incident groups (AlertPolicy.adoptGroups). Without a data folder: nothing to hand over.
    */
   async takeOverFiles(): Promise<Handover> {
     const none: Handover = { unposted: [], recovered: [], alerts: [] };
@@ -328,6 +329,13 @@ export class Monitor {
     const before = readOpenIncidents(this.openFile.file, (err) =>
       this.log.warn('open incidents of the app that posted before not read', { error: String(err) }),
     );
+    // The incident groups the app that posted before gave the same outages: Alertmanager's labels stay its.
+    const groups = new Map<string, string>();
+    for (const i of this.policy.openIncidents()) {
+      const b = before.find((x) => sameTrouble(x, i) && Math.abs(x.openedAt - i.openedAt) <= SAME_OUTAGE_MS);
+      if (b?.group !== undefined) groups.set(i.id, b.group);
+    }
+    if (groups.size > 0) this.handle(this.policy.adoptGroups(groups, at));
     const open = this.policy.openIncidents();
     const unposted = open.filter((i) => i.raised && !before.some((b) => sameTrouble(b, i)));
     const recovered = before.filter(

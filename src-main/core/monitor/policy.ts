@@ -176,6 +176,22 @@ export class AlertPolicy {
     return { count, output: this.end(now) };
   }
 
+  /**
+   * Names open incidents' groups as another app on the data folder named them (`groups`: incident id →
+   * group; monitor.ts, takeOverFiles): Alertmanager then hears the same labels from this app as from
+   * the one that posted before, not a second group.
+   */
+  adoptGroups(groups: Map<string, string>, now: number): PolicyOutput {
+    this.begin();
+    for (const inc of this.openIncidents()) {
+      const g = groups.get(inc.id);
+      if (g === undefined || inc.group === g) continue;
+      inc.group = g;
+      this.update('updated', inc);
+    }
+    return this.end(now);
+  }
+
   /** Stop watching an agent: its incident closes as removed, without a notice. */
   forget(teamId: string, agentId: string, now: number): PolicyOutput {
     this.begin();

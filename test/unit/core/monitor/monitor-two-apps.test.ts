@@ -21,8 +21,15 @@ afterEach(async () => {
 });
 
 /** One app's monitor over `dataDir`, watching a1 and a2 as `answers` says; it keeps the files while `keeps` says so. */
-function app(clock: FakeClock, dataDir: string, answers: Record<string, SessionStatus>, keeps: () => boolean) {
+function app(
+  clock: FakeClock,
+  dataDir: string,
+  answers: Record<string, SessionStatus>,
+  keeps: () => boolean,
+  idPrefix?: string,
+) {
   const monitor = new Monitor({
+    ...(idPrefix !== undefined ? { idPrefix } : {}),
     targets: () => ['a1', 'a2'].map((agentId) => ({ teamId: 't1', agentId })),
     readSession: async (_t, a) => answers[a]!,
     clock,
@@ -110,6 +117,31 @@ describe('Monitor.takeOverFiles: what the team was not told', () => {
     takeOver();
     const handover = await second.monitor.takeOverFiles();
     expect(handover).toEqual({ unposted: [], recovered: [], alerts: [] });
+    await second.monitor.stop();
+    await first.monitor.stop();
+  });
+
+  it("takes the incident groups of the file's incidents about the same outages, so Alertmanager hears the same labels", async () => {
+    const clock = new FakeClock();
+    dir = await mkdtemp(join(tmpdir(), 'monitor-two-apps-'));
+    let secondKeeps = false;
+    const answers = { a1: UNLINKED, a2: UNLINKED };
+    const first = app(clock, dir, answers, () => true, 'one-');
+    const second = app(clock, dir, answers, () => secondKeeps, 'two-');
+    first.monitor.start();
+    second.monitor.start();
+    await clock.advance(0);
+    await first.monitor.flush();
+    const groupsOf = (m: Monitor) => m.incidents().map((i) => [i.agentId, i.group]);
+    const firsts = groupsOf(first.monitor);
+    expect(firsts.map(([, g]) => g)).toEqual(['one-grp-2', 'one-grp-2']);
+    expect(groupsOf(second.monitor).map(([, g]) => g)).toEqual(['two-grp-2', 'two-grp-2']);
+    const updated: string[] = [];
+    second.monitor.on('incident', (u) => updated.push(`${u.change} ${u.incident.group}`));
+    secondKeeps = true;
+    await second.monitor.takeOverFiles();
+    expect(groupsOf(second.monitor)).toEqual(firsts);
+    expect(updated).toEqual(['updated one-grp-2', 'updated one-grp-2']);
     await second.monitor.stop();
     await first.monitor.stop();
   });
