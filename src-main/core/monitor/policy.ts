@@ -53,7 +53,7 @@ const OPAQUE: ReadonlySet<Health> = new Set(['unreachable', 'key-rejected']);
  * How long an incident group takes new incidents: one raised within this long of the group's first
  * (of the same team and kind) joins it. A poll round is one moment, whatever its length.
  */
-export const INCIDENT_GROUP_WINDOW_MS = 10_000;
+const INCIDENT_GROUP_WINDOW_MS = 10_000;
 
 /** Kinds whose alerts open an incident group (the others tell of incidents already grouped). */
 const GROUPING: ReadonlySet<AlertKind> = new Set([

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionStatus } from '../../../../src-main/core/api/types';
 import { Monitor } from '../../../../src-main/core/monitor/monitor';
-import { AlertPolicy, INCIDENT_GROUP_WINDOW_MS, type IncidentUpdate } from '../../../../src-main/core/monitor/policy';
+import { AlertPolicy, type IncidentUpdate } from '../../../../src-main/core/monitor/policy';
 import type { Alert, HealthChange } from '../../../../src-main/core/monitor/types';
 import type { Health } from '../../../../src-main/core/monitor/health';
 import { FakeClock } from '../../../helpers/fake-clock';
@@ -14,6 +14,8 @@ import { CONNECTED, UNLINKED } from '../../../helpers/session-status';
 const T0 = Date.UTC(2024, 0, 10, 12, 0, 0);
 const S = 1000;
 const MIN = 60_000;
+/** The policy's group window (10 s; docs/oncall.md). */
+const INCIDENT_GROUP_WINDOW_MS = 10_000;
 const ids = (n: number, from = 1) => Array.from({ length: n }, (_, i) => `a${from + i}`);
 
 function policySetup(agents: string[]) {
