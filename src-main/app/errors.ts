@@ -77,6 +77,7 @@ const ACCOUNTS_KINDS: Record<TeamStoreErrorCode, ErrorKind> = {
   NOT_FOUND: 'not-found',
   INVALID: 'validation',
   CONFIG_CORRUPT: 'internal',
+  CONFIG_BUSY: 'internal',
   KEYCHAIN: 'keychain',
 };
 

@@ -55,7 +55,13 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     logger.warn('companion: listener failed', { error: err instanceof Error ? err.message : String(err) }),
   );
 
-  const main = await TeamStore.open({ configDir, secrets, clientFactory, clock });
+  const main = await TeamStore.open({
+    configDir,
+    secrets,
+    clientFactory,
+    clock,
+    ...(opts.configStore ? { configStore: opts.configStore } : {}),
+  });
   const set = new TeamSet(main);
   const prefs = new PrefsStore(configDir, logger);
   await prefs.load();
@@ -245,6 +251,8 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     if (prefsChanged) applyPrefs();
     await applySettings(main.settings(), prefsChanged);
   });
+  // A shared config (the hub's database) says when another process changed it; the file is watched above.
+  const stopConfigSignal = opts.configStore?.watch?.(() => configWatch.changedElsewhere());
 
   // ----- tunnel -------------------------------------------------------------------------------
   tunnelHost.setForwardTo(prefs.get().forwardTo, agentIds());
@@ -465,6 +473,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       messagesTimer = null;
       chat.stopAll();
       configWatch.close();
+      await stopConfigSignal?.();
       await exposure.close().catch(() => undefined);
       await Promise.allSettled([monitor.stop(), tunnelHost.close()]);
       await messages.close().catch(() => undefined);

@@ -44,6 +44,11 @@ export class ConfigWatch {
     }
   }
 
+  /** Another process changed the config where this folder's watch cannot see it (a shared store said so). */
+  changedElsewhere(): void {
+    this.schedule();
+  }
+
   private schedule(): void {
     if (this.closed) return;
     if (this.timer !== null) this.clock.clearTimeout(this.timer);

@@ -2,7 +2,7 @@
 // it offers (Companion). The composition is companion.ts; its parts are the other files of this folder.
 import type { Dispatcher } from 'undici';
 import type { ServiceClient } from '../../core/api/service';
-import type { AgentRecord, AppSettings, ClientFactory, DeepPartial } from '../../core/teams';
+import type { AgentRecord, AppSettings, ClientFactory, ConfigStore, DeepPartial } from '../../core/teams';
 import type { ChatService } from '../../core/chat';
 import type { Emitter } from '../../core/events';
 import type { Monitor, Alert, AlertSink, HealthEvent, IncidentUpdate, PollResult, PollTarget } from '../../core/monitor';
@@ -33,6 +33,8 @@ export interface CompanionOptions {
   dataDir?: string;
   /** config.json and companion.json. Default defaultConfigDir(). */
   configDir?: string;
+  /** Where the teams and app settings live instead of <configDir>/config.json (a hub: its database). */
+  configStore?: ConfigStore;
   /** Default: the OS keychain. */
   secrets?: SecretStore;
   clock?: Clock;

@@ -190,6 +190,24 @@ interface WebhookRegistrationsTable {
   replica: string;
 }
 
+/** A team's secret, encrypted at rest with the hub's key (app/hub/secrets.ts). */
+interface SecretsTable {
+  account: string;
+  iv: Buffer;
+  ciphertext: Buffer;
+  tag: Buffer;
+  updated_at: Generated<Date>;
+}
+
+/** The teams and app settings every replica shares: one row, its version compared on write (app/hub/config.ts). */
+interface ConfigTable {
+  id: number;
+  /** bigint: pg answers it as a string. */
+  version: string;
+  config: unknown;
+  updated_at: Generated<Date>;
+}
+
 interface HubSchema {
   hub_replicas: ReplicasTable;
   hub_leases: LeasesTable;
@@ -198,6 +216,8 @@ interface HubSchema {
   hub_incident_actions: IncidentActionsTable;
   hub_members: MembersTable;
   hub_audit: AuditTable;
+  hub_secrets: SecretsTable;
+  hub_config: ConfigTable;
   hub_events: EventsTable;
   hub_deliveries: DeliveriesTable;
   hub_delivery_replays: DeliveryReplaysTable;
@@ -242,6 +262,27 @@ const MIGRATIONS: Record<string, Migration> = {
         .addColumn('subject', 'text')
         .execute();
       await db.schema.createIndex('hub_audit_at').on('hub_audit').column('at').execute();
+    },
+  },
+  '0002_secrets_and_config': {
+    async up(db) {
+      // Each secret encrypted with AES-256-GCM under the hub's key (app/hub/secrets.ts).
+      await db.schema
+        .createTable('hub_secrets')
+        .addColumn('account', 'text', (c) => c.primaryKey())
+        .addColumn('iv', 'bytea', (c) => c.notNull())
+        .addColumn('ciphertext', 'bytea', (c) => c.notNull())
+        .addColumn('tag', 'bytea', (c) => c.notNull())
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .execute();
+      // The shared config: one row, its version compared and swapped on every write (app/hub/config.ts).
+      await db.schema
+        .createTable('hub_config')
+        .addColumn('id', 'smallint', (c) => c.primaryKey().check(sql`id = 1`))
+        .addColumn('version', 'bigint', (c) => c.notNull())
+        .addColumn('config', 'jsonb', (c) => c.notNull())
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .execute();
     },
   },
   '0003_events': {

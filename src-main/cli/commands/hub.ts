@@ -12,7 +12,6 @@ import { EXIT } from '../exit-codes';
 import { hostName, intString, parseFlags, secondsString } from '../flags';
 import { cliLogger, type Output } from '../output';
 import { companionFolders } from '../companion';
-import { teamsOf } from '../teams-context';
 import { ROLES } from '../../app/hub/roles';
 import { untilAborted } from '../io';
 
@@ -31,6 +30,7 @@ const serveSchema = z.object({
   configDir: z.string().min(1, 'expected a folder').optional(),
   dataDir: z.string().min(1, 'expected a folder').optional(),
   pollSec: secondsString.optional(),
+  secretKeyFile: z.string().min(1, 'expected a file').optional(),
   logFormat: z.enum(['text', 'json'], { error: 'expected text or json' }).optional(),
 });
 
@@ -100,6 +100,12 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
   const host = f.host ?? '127.0.0.1';
   if (!isLoopbackHost(host))
     out.warn(`listening on ${host}, beyond this machine: put the hub behind a TLS-terminating proxy (docs/hub.md)`);
+  // The teams' secrets are kept encrypted in the database: no key, no hub (checked before anything starts).
+  const { loadSecretKey, HubSecretKeyError, PostgresSecretStore, revealRecorded } =
+    await import('../../app/hub/secrets');
+  const key = await loadSecretKey(f.secretKeyFile, ctx.io.env).catch((e: unknown) => {
+    throw e instanceof HubSecretKeyError ? new UsageError(e.message) : e;
+  });
   return withDatabase(ctx, f.database, async (hub, db, migrated) => {
     const [{ hostCompanion }, { startHubServer }, { hubPing }] = await Promise.all([
       import('../../app/companion/hosted'),
@@ -113,10 +119,11 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
     const replica = replicaId();
     const logger = f.logFormat === 'json' ? jsonLogger((line) => ctx.io.stderr.write(line), replica) : cliLogger(out);
     const polling = hubPolling({ db, logger, replica });
-    const secrets = teamsOf(ctx).secrets();
-    await secrets
-      .probe()
-      .catch(() => out.warn('No OS keychain is reachable here: adding a team to the hub will fail until one is.'));
+    const secrets = new PostgresSecretStore(db, key);
+    await secrets.probe().catch((e: unknown) => {
+      throw new CliFailure(e instanceof Error ? e.message : String(e), EXIT.failure, 'SECRET_KEY');
+    });
+    const { postgresConfigStore } = await import('../../app/hub/config');
     const { configDir, dataDir } = companionFolders(ctx, f);
     // One inbox for every replica: the messages in the database, unread counts and read marks per member.
     const { hubMessages } = await import('../../app/hub/message-store');
@@ -131,6 +138,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       poll: f.pollSec !== undefined ? { intervalMs: Math.round(f.pollSec * 1000) } : {},
       configDir,
       dataDir,
+      configStore: postgresConfigStore(db, databaseUrl(ctx, f.database)),
       pollShare: polling.share,
       messages: hubMessages(db, dataDir),
       commitDelivery: deliveries.commit,
@@ -155,6 +163,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
           ...hosted.handlers,
           ...shared,
           ...deliveries.handlers(hosted.contract.implementations),
+          'webhook.revealSecret': revealRecorded(hosted.handlers['webhook.revealSecret'], db),
           'app.ping': hubPing(hosted.handlers['app.ping'], f.publicUrl ?? null),
         },
         events: hosted.contract.events,
@@ -217,6 +226,10 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--config-dir <dir>', "folder of the hub companion's config (default: the app config folder)")
     .option('--data-dir <dir>', "the hub companion's data folder (default: <config-dir>/data)")
     .option('--poll-sec <s>', 'poll interval for this run (seconds; default: the saved one, 15)')
+    .option(
+      '--secret-key-file <path>',
+      `file holding the key that encrypts the teams' secrets in the database (default: env CHANNEL_HUB_SECRET_KEY)`,
+    )
     .option('--log-format <format>', 'text (default) | json: one JSON object per line on stderr')
     .option('--json', 'one JSON object per line on stdout; the first is {"event":"ready",…}');
   defineAction(ctx, start, async (opts, out) => serveHub(ctx, parseFlags(serveSchema, opts), out));

@@ -38,20 +38,26 @@ export async function readConfig(configDir: string): Promise<ConfigFile | null> 
       `The config file ${file} is not valid JSON (${jsonFault(text, err)}). ${CONFIG_FIX_HINT}`,
     );
   }
+  return checkConfig(raw, `The config file ${file}`, CONFIG_FIX_HINT);
+}
+
+/**
+ * The config in `raw` (parsed JSON), checked against the schema. Throws TeamStoreError CONFIG_CORRUPT,
+ * saying `what` ("The config file …") is invalid or newer than this app, and ending with `hint`.
+ */
+export function checkConfig(raw: unknown, what: string, hint: string): ConfigFile {
   const version = (raw as { schemaVersion?: unknown } | null)?.schemaVersion;
   if (typeof version === 'number' && version > CONFIG_SCHEMA_VERSION) {
     throw new TeamStoreError(
       'CONFIG_CORRUPT',
-      `The config file ${file} has schemaVersion ${version}, written by a newer Channel Companion (this one reads ${CONFIG_SCHEMA_VERSION}): update the app. ${CONFIG_FIX_HINT}`,
+      `${what} has schemaVersion ${version}, written by a newer Channel Companion (this one reads ${CONFIG_SCHEMA_VERSION}): update the app. ${hint}`,
     );
   }
   const parsed = configFileSchema.safeParse(raw, { error: ruleWords });
   if (!parsed.success) {
-    throw new TeamStoreError(
-      'CONFIG_CORRUPT',
-      `The config file ${file} is invalid: ${issuesAt(parsed.error)}. ${CONFIG_FIX_HINT}`,
-      { cause: parsed.error },
-    );
+    throw new TeamStoreError('CONFIG_CORRUPT', `${what} is invalid: ${issuesAt(parsed.error)}. ${hint}`, {
+      cause: parsed.error,
+    });
   }
   return parsed.data;
 }

@@ -2,7 +2,15 @@
 import { CompanionError } from '../errors';
 
 export type TeamStoreErrorCode =
-  'KEY_REJECTED' | 'AGENT_NOT_FOUND' | 'DUPLICATE' | 'NOT_FOUND' | 'INVALID' | 'CONFIG_CORRUPT' | 'KEYCHAIN';
+  | 'KEY_REJECTED'
+  | 'AGENT_NOT_FOUND'
+  | 'DUPLICATE'
+  | 'NOT_FOUND'
+  | 'INVALID'
+  | 'CONFIG_CORRUPT'
+  /** A shared config changed under every attempt of a change (other processes kept writing it). */
+  | 'CONFIG_BUSY'
+  | 'KEYCHAIN';
 
 export class TeamStoreError extends CompanionError {
   readonly code: TeamStoreErrorCode;

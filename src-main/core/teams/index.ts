@@ -7,7 +7,8 @@ import { inputProblem, ruleWords } from '../input-words';
 import { insecureKeyProblem } from '../url';
 import { systemClock, type Clock } from '../ports';
 import type { SecretStore } from '../secrets/types';
-import { configPath, moveCorruptConfigAside, readConfig, writeConfig } from './config-file';
+import { configPath, moveCorruptConfigAside, readConfig } from './config-file';
+import { configFileStore, type ConfigStore } from './config-store';
 import { TeamStoreError } from './errors';
 import { deepMerge, isPlainObject, type DeepPartial } from './merge';
 import { apiKeyRef, keyHint, signingSecretRef } from './refs';
@@ -30,6 +31,7 @@ export type { TeamStoreErrorCode } from './errors';
 export { defaultConfigDir } from './paths';
 export { findAgent } from './agent-id';
 export type { DeepPartial } from './merge';
+export type { ConfigStore } from './config-store';
 
 export interface AgentRecord {
   agentId: string;
@@ -79,12 +81,23 @@ export type ClientFactory = (o: { baseUrl: string; apiKey: string; allowInsecure
 
 export interface TeamStoreOptions {
   configDir: string;
+  /** Where the config lives; default <configDir>/config.json (configFileStore). */
+  configStore?: ConfigStore;
   secrets: SecretStore;
   clientFactory: ClientFactory;
   clock?: Clock;
   /** Random ids (team ids, installId); default crypto. */
   randomId?: () => string;
 }
+
+/** How often a change is made again when another process wrote the config between its read and its write. */
+const WRITE_ATTEMPTS = 20;
+
+const busy = (): TeamStoreError =>
+  new TeamStoreError(
+    'CONFIG_BUSY',
+    'The config kept changing under this change (other processes write it); try again.',
+  );
 
 /** Team ids: a ULID (time-ordered, 80 random bits). */
 const defaultRandomId = (): string => ulid();
@@ -106,14 +119,21 @@ function toRecord(t: TeamConfig): TeamRecord {
 
 export class TeamStore {
   private config: ConfigFile;
+  /** The version of `config` in the store (what the next write compares). */
+  private version: number | null;
+  private readonly store: ConfigStore;
   private readonly clients = new Map<string, Promise<ServiceClient>>();
   private readonly inTurn = serial();
 
   private constructor(
     private readonly opts: TeamStoreOptions,
+    store: ConfigStore,
     config: ConfigFile,
+    version: number,
   ) {
+    this.store = store;
     this.config = config;
+    this.version = version;
   }
 
   /**
@@ -122,17 +142,21 @@ export class TeamStore {
    * written until it is fixed or set aside with TeamStore.moveAsideIfUnreadable().
    */
   static async open(opts: TeamStoreOptions): Promise<TeamStore> {
-    let config = await readConfig(opts.configDir);
-    if (!config) {
+    const store = opts.configStore ?? configFileStore(opts.configDir);
+    for (let attempt = 0; ; attempt++) {
+      const stored = await store.read();
+      if (stored) return new TeamStore(opts, store, stored.config, stored.version);
       const randomId = opts.randomId ?? (() => randomUUID());
-      config = {
+      const config: ConfigFile = {
         schemaVersion: CONFIG_SCHEMA_VERSION,
         settings: settingsLoadSchema.parse({ installId: randomId().replace(/[^A-Za-z0-9_-]/g, '') }),
         teams: [],
       };
-      await writeConfig(opts.configDir, config);
+      const version = await store.write(config, null);
+      if (version !== null) return new TeamStore(opts, store, config, version);
+      // Another process wrote the first config meanwhile: that one is read.
+      if (attempt >= WRITE_ATTEMPTS) throw busy();
     }
-    return new TeamStore(opts, config);
   }
 
   /**
@@ -466,10 +490,15 @@ export class TeamStore {
 
   /** Reads config.json again (a missing file keeps what this store has: the next write recreates it). */
   private async reload(): Promise<void> {
-    const disk = await readConfig(this.opts.configDir);
-    if (!disk) return;
+    const stored = await this.store.read();
+    if (!stored) {
+      this.version = null;
+      return;
+    }
+    const disk = stored.config;
     const before = this.config;
     this.config = disk;
+    this.version = stored.version;
     // A team changed by another process (`team edit`): its client is made again with the new URL or key.
     for (const t of before.teams) {
       const now = disk.teams.find((x) => x.id === t.id);
@@ -484,10 +513,18 @@ export class TeamStore {
    * meanwhile), then writes the file; memory changes only when the write succeeded.
    */
   private async commit(change: (c: ConfigFile) => ConfigFile): Promise<void> {
-    await this.reload();
-    const next = change(this.config);
-    await writeConfig(this.opts.configDir, next);
-    this.config = next;
+    for (let attempt = 0; ; attempt++) {
+      await this.reload();
+      const next = change(this.config);
+      const version = await this.store.write(next, this.version);
+      if (version !== null) {
+        this.config = next;
+        this.version = version;
+        return;
+      }
+      // A shared store changed between the read and the write: the change is made again on what it holds now.
+      if (attempt >= WRITE_ATTEMPTS) throw busy();
+    }
   }
 
   /** A change of one team (removed meanwhile: NOT_FOUND, in requireTeam's words). */

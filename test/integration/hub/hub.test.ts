@@ -1,7 +1,7 @@
 // `channel-companion hub` against a real Postgres (Debian's, started by this file): migrations, members,
 // and the contract over HTTP for members only — 401 without a present member's token, 403 beyond the
 // member's role (before the handler runs), /healthz and /readyz — and no token hash in any output.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -119,7 +119,7 @@ describe('hub', () => {
         path.join(dir, 'data'),
       ],
       {
-        env: { DATABASE_URL: db.url },
+        env: { DATABASE_URL: db.url, CHANNEL_HUB_SECRET_KEY: randomBytes(32).toString('base64') },
         signal: stop.signal,
         onStdout: (_c, all) => {
           if (checks || !all.includes('\n')) return;

@@ -1,0 +1,71 @@
+// LISTEN on a Postgres channel, on a connection of its own (a pooled one is handed to other queries, which
+// would not hear the notifications), made again whenever it drops (a database restart, a network cut). A
+// notification sent while no connection listened is lost: `connected` runs after every (re)connection so the
+// listener reads afresh what it may have missed.
+import pg from 'pg';
+
+export interface Listening {
+  close(): Promise<void>;
+}
+
+interface ListenOptions {
+  /** Each notification's payload. */
+  notify(payload: string): void;
+  /** After each connection that now listens (the first one too). */
+  connected(): void;
+  /** Between attempts to connect (ms; default 500). */
+  retryMs?: number;
+}
+
+export function listenTo(url: string, channel: string, opts: ListenOptions): Listening {
+  let closed = false;
+  let current: pg.Client | null = null;
+  let timer: NodeJS.Timeout | null = null;
+
+  const start = (): void => {
+    timer = null;
+    if (closed) return;
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, keepAlive: true });
+    let gone = false;
+    const lost = (): void => {
+      if (gone) return;
+      gone = true;
+      if (current === client) current = null;
+      void client.end().catch(() => undefined);
+      if (!closed) {
+        timer = setTimeout(start, opts.retryMs ?? 500);
+        timer.unref();
+      }
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    client.on('notification', (n) => {
+      if (n.channel === channel) opts.notify(n.payload ?? '');
+    });
+    client
+      .connect()
+      .then(() => client.query(`LISTEN ${client.escapeIdentifier(channel)}`))
+      .then(() => {
+        if (gone) return;
+        if (closed) {
+          gone = true;
+          void client.end().catch(() => undefined);
+          return;
+        }
+        current = client;
+        opts.connected();
+      }, lost);
+  };
+  start();
+
+  return {
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+      const client = current;
+      current = null;
+      await client?.end().catch(() => undefined);
+    },
+  };
+}
