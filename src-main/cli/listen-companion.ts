@@ -3,9 +3,16 @@
 // them, and — with --forward-to — forwards every delivery it is told of to this listener's own app: each
 // verified (or simulated) delivery once per listener, in per-agent order, with its original headers and bytes.
 // Several listeners can attach at once; each gets every delivery. With no companion running, the command starts
-// one for its duration (the same receiver, the same data folder), so one code path serves both.
+// one for its duration (the same receiver, the same data folder), so one code path serves both. Through a
+// team's hub the event stream resumes after a drop from its last event (app/client.ts) and a delivery is read
+// again while the hub cannot answer for now, so a replica's death loses no delivery and repeats none.
 import { request } from 'undici';
-import type { DeliverySummaryDTO, ForwardResultDTO, TunnelStatusDTO } from '../../src-shared/contract';
+import type {
+  DeliveryDetailDTO,
+  DeliverySummaryDTO,
+  ForwardResultDTO,
+  TunnelStatusDTO,
+} from '../../src-shared/contract';
 import { forwardLine, refusedLine, summaryLine } from './delivery-lines';
 import { teamNamed } from './companion-run';
 import { redactCredentials } from '../../src-shared/url';
@@ -41,6 +48,12 @@ const HOP_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-e
 /** A forward the app did not take is tried again after 1, 2, 4, 8 and 15 s, then given up by this listener (the delivery stays in the companion's log). */
 const RETRY: BackoffPolicy = { baseMs: 1000, maxMs: 15_000, jitter: 0 };
 const RETRIES = 5;
+
+/**
+ * Why reading a delivery may work if asked again: the companion did not answer (a hub replica died, the proxy
+ * cut the connection) or a hub process is stopping or without its database for a moment.
+ */
+const UNANSWERED = new Set(['COMPANION_GONE', 'HUB_UNREACHABLE', 'DRAINING', 'DATABASE_UNAVAILABLE']);
 
 /** The URL to POST to without its user and password, and those as a Basic authorization (the client drops them). */
 function splitCredentials(url: string): { target: string; authorization: string | null } {
@@ -82,11 +95,31 @@ class ListenerForwards {
     return this.queue.idle();
   }
 
-  private async forward(id: string): Promise<void> {
-    const detail = await this.client.request('tunnel.delivery', { id }).catch((e: unknown) => {
-      this.out.warn(`${id}: could not be read from the companion (${e instanceof Error ? e.message : String(e)})`);
-      return null;
+  /** The delivery as stored; asked again (by the forward's waits) while the companion cannot answer for now. */
+  private async detail(id: string): Promise<DeliveryDetailDTO | null> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.client.request('tunnel.delivery', { id });
+      } catch (e) {
+        const code = (e as { code?: unknown }).code;
+        if (typeof code !== 'string' || !UNANSWERED.has(code) || attempt >= RETRIES || this.ctx.signal.aborted) {
+          this.out.warn(`${id}: could not be read from the companion (${e instanceof Error ? e.message : String(e)})`);
+          return null;
+        }
+        await this.wait(backoffDelay(RETRY, attempt + 1));
+      }
+    }
+  }
+
+  private wait(ms: number): Promise<void> {
+    return new Promise<void>((r) => {
+      const t = setTimeout(r, ms);
+      this.ctx.signal.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
     });
+  }
+
+  private async forward(id: string): Promise<void> {
+    const detail = await this.detail(id);
     if (!detail) return;
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(detail.headers)) if (!HOP_HEADERS.has(k.toLowerCase())) headers[k] = v;
@@ -133,11 +166,7 @@ class ListenerForwards {
       );
       const ok = result.status !== null && result.status < 500 && result.status !== 429;
       if (ok || attempt >= RETRIES) return;
-      const delay = backoffDelay(RETRY, attempt + 1);
-      await new Promise<void>((r) => {
-        const t = setTimeout(r, delay);
-        this.ctx.signal.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
-      });
+      await this.wait(backoffDelay(RETRY, attempt + 1));
     }
   }
 }
