@@ -185,6 +185,8 @@ interface IncidentLike {
   resolvedAt: number | null;
   durationMs: number | null;
   removed?: true;
+  /** The member who acknowledged it (a team hub). */
+  acknowledgedBy?: string;
 }
 
 /** "Urgent", "Warning", "Info" while open; "Resolved" once over; "Closed" when its agent stopped being watched. */
@@ -218,10 +220,12 @@ export function incidentSeconds(i: Pick<IncidentLike, 'durationMs'>): number | '
 
 /**
  * One line for the command line: "Warning Support desk/a1: a1 is reconnecting (open for 12 s)",
- * "Resolved Support desk/a1: a1 is back to connected after 40 s (resolved after 40 s)".
+ * "Resolved Support desk/a1: a1 is back to connected after 40 s (resolved after 40 s)"; a hub's incident
+ * acknowledged by a member says who: "(open for 2 min, acknowledged by bob)".
  */
 export function incidentLine(i: IncidentLike, where: { team: string; agent: string }, now: number): string {
-  return `${incidentStateWord(i)} ${where.team}/${where.agent}: ${i.title} (${incidentLengthWords(i, now)})`;
+  const by = i.acknowledgedBy ? `, acknowledged by ${i.acknowledgedBy}` : '';
+  return `${incidentStateWord(i)} ${where.team}/${where.agent}: ${i.title} (${incidentLengthWords(i, now)}${by})`;
 }
 
 /** What the agents of an incident group have, after their count: "1 agent needs a QR scan", "20 agents need a QR scan". */

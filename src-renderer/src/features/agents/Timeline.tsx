@@ -67,7 +67,9 @@ export function Timeline({ teamId, agentId, now }: { teamId: string; agentId: st
               <p>{i.message}</p>
               <p className="muted">
                 Opened <TimeAgo at={i.openedAt} now={now} />
-                {i.acknowledgedAt !== null && <> · acknowledged</>}
+                {i.acknowledgedAt !== null && (
+                  <> · {i.acknowledgedBy ? `Acknowledged by ${i.acknowledgedBy}` : 'acknowledged'}</>
+                )}
                 {i.resolvedAt === null ? (
                   <> · still open</>
                 ) : (

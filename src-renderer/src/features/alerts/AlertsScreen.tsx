@@ -31,7 +31,12 @@ function IncidentRow({ i, now, onError }: { i: IncidentDTO; now: number; onError
       </p>
       <p>{i.message}</p>
       <p className="muted">
-        Opened <TimeAgo at={i.openedAt} now={now} /> · {i.acknowledgedAt === null ? 'not acknowledged' : 'acknowledged'}
+        Opened <TimeAgo at={i.openedAt} now={now} /> ·{' '}
+        {i.acknowledgedAt === null
+          ? 'not acknowledged'
+          : i.acknowledgedBy
+            ? `Acknowledged by ${i.acknowledgedBy}`
+            : 'acknowledged'}
       </p>
       <div className="actions">
         <a href={agentHref(i.teamId, i.agentId)}>Open {label}</a>
