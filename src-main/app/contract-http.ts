@@ -90,7 +90,7 @@ export interface EventJournal {
 }
 
 /** The SSE event a journal's stream opens with: no payload, its `id:` the cursor the stream starts after. */
-export const CURSOR_EVENT = 'cursor';
+const CURSOR_EVENT = 'cursor';
 
 /** Where a client resumes: `Last-Event-ID` (an EventSource reconnecting), else `?after=`; null: from now. */
 function resumeCursor(req: IncomingMessage): number | null | 'bad' {

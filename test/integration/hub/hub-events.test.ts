@@ -1,20 +1,183 @@
 // The hub's events over real Postgres: published in the caller's transaction (or not at all), announced
-// with NOTIFY on commit, and ids in commit order.
+// with NOTIFY on commit; every replica's /api/events serves them with ids, a client resumes on any replica
+// after the last id it saw (none twice, none missed), and a Postgres restart loses nothing.
+import { sql } from 'kysely';
+import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import { createParser } from 'eventsource-parser';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Events } from '../../../src-shared/contract';
+import { Emitter } from '../../../src-main/core/events';
+import { remoteClient } from '../../../src-main/app/client';
+import type { Handlers } from '../../../src-main/app/handlers';
 import { migrateHub, openHubDatabase, type HubDatabase } from '../../../src-main/app/hub/database';
-import { publishHubEvent } from '../../../src-main/app/hub/events';
+import { publishHubEvent, startHubFanout } from '../../../src-main/app/hub/events';
+import { startHubServer } from '../../../src-main/hub/server';
 import { startPostgres, type TestPostgres } from './postgres';
+
+const TOKEN = 'member-token';
+
+interface Replica {
+  origin: string;
+  db: HubDatabase;
+  companion: Emitter<Events>;
+  fanout: Awaited<ReturnType<typeof startHubFanout>>;
+  close(): Promise<void>;
+}
+
+interface Heard {
+  id: number | null;
+  name: string;
+  data: unknown;
+}
+
+interface Stream {
+  heard: Heard[];
+  /** The ids of the events heard (the cursor announcement left out). */
+  ids(): number[];
+  /** The last id the stream carried (the announcement's included). */
+  lastId(): number | null;
+  status: number;
+  close(): void;
+}
+
+/** An SSE client of a replica's /api/events; resolves once the stream is open. */
+async function openStream(origin: string, resume: { lastEventId?: number; after?: number } = {}): Promise<Stream> {
+  const ac = new AbortController();
+  const heard: Heard[] = [];
+  let last: number | null = null;
+  const headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` };
+  if (resume.lastEventId !== undefined) headers['last-event-id'] = String(resume.lastEventId);
+  const url = `${origin}/api/events${resume.after !== undefined ? `?after=${resume.after}` : ''}`;
+  const res = await request(url, { headers, signal: ac.signal });
+  const parser = createParser({
+    onEvent(ev) {
+      const id = ev.id === undefined ? null : Number(ev.id);
+      if (id !== null) last = id;
+      heard.push({ id, name: ev.event ?? '', data: JSON.parse(ev.data) });
+    },
+  });
+  void (async () => {
+    try {
+      for await (const chunk of res.body) parser.feed((chunk as Buffer).toString('utf8'));
+    } catch {
+      // aborted
+    }
+  })();
+  return {
+    heard,
+    ids: () => heard.filter((h) => h.name !== 'cursor' && h.id !== null).map((h) => h.id!),
+    lastId: () => last,
+    status: res.statusCode,
+    close: () => ac.abort(),
+  };
+}
+
+/** A TCP balancer in front of the replicas: each connection to the first live one; kill() cuts a replica off. */
+async function balancer(origins: string[]): Promise<{
+  origin: string;
+  /** The replicas (origins) of the open connections. */
+  servedBy(): string[];
+  kill(origin: string): void;
+  close(): Promise<void>;
+}> {
+  const live = new Set(origins);
+  const open = new Map<Socket, string>();
+  const server = createNetServer((inbound) => {
+    const target = [...live][0];
+    if (target === undefined) return inbound.destroy();
+    const u = new URL(target);
+    const outbound = connect(Number(u.port), u.hostname);
+    open.set(inbound, target);
+    const done = (): void => {
+      open.delete(inbound);
+      inbound.destroy();
+      outbound.destroy();
+    };
+    inbound.on('error', done).on('close', done);
+    outbound.on('error', done).on('close', done);
+    inbound.pipe(outbound).pipe(inbound);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    servedBy: () => [...open.values()],
+    kill(origin) {
+      live.delete(origin);
+      for (const [sock, target] of open) if (target === origin) sock.destroy();
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        for (const sock of open.keys()) sock.destroy();
+        server.close(() => r());
+      }),
+  };
+}
 
 describe('hub events', () => {
   let pgServer: TestPostgres;
   let db: HubDatabase;
+  const replicas: Replica[] = [];
+  const streams: Stream[] = [];
+
+  async function startReplica(): Promise<Replica> {
+    const rdb = openHubDatabase(pgServer.url);
+    const companion = new Emitter<Events>();
+    const fanout = await startHubFanout({
+      db: rdb,
+      url: pgServer.url,
+      events: companion,
+      replica: `replica-${replicas.length}`,
+    });
+    const server = await startHubServer({
+      handlers: {} as Handlers,
+      events: fanout.events,
+      journal: fanout.journal,
+      memberOfToken: async (t) => (t === TOKEN ? { name: 'alice', role: 'viewer', createdAt: 0 } : null),
+      ready: async () => true,
+    });
+    const replica: Replica = {
+      origin: server.origin,
+      db: rdb,
+      companion,
+      fanout,
+      async close() {
+        await server.close();
+        await fanout.close();
+        await rdb.destroy();
+      },
+    };
+    replicas.push(replica);
+    return replica;
+  }
+  const stream = async (origin: string, resume?: { lastEventId?: number; after?: number }): Promise<Stream> => {
+    const s = await openStream(origin, resume);
+    streams.push(s);
+    return s;
+  };
+  /** Publishes, trying again while the database comes back (a pool's connections die with a restart). */
+  const publish = async (name: string, payload: unknown): Promise<number> => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await publishHubEvent(db, name, payload);
+      } catch (e) {
+        if (attempt > 100) throw e;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  };
 
   beforeAll(async () => {
     pgServer = await startPostgres();
     db = openHubDatabase(pgServer.url);
     await migrateHub(db);
   }, 60_000);
+
+  afterEach(async () => {
+    for (const s of streams.splice(0)) s.close();
+    for (const r of replicas.splice(0)) await r.close();
+  });
 
   afterAll(async () => {
     await db?.destroy();
@@ -37,7 +200,12 @@ describe('hub events', () => {
       ).rejects.toThrow('rolled back');
       const id2 = await db.transaction().execute((trx) => publishHubEvent(trx, 'incident', { n: 2 }));
       await expect.poll(() => heard).toEqual([String(id), String(id2)]);
-      const rows = await db.selectFrom('hub_events').select(['id', 'name', 'payload']).orderBy('id').execute();
+      const rows = await db
+        .selectFrom('hub_events')
+        .select(['id', 'name', 'payload'])
+        .where('id', '>=', String(id))
+        .orderBy('id')
+        .execute();
       expect(rows.map((r) => [Number(r.id), r.name, r.payload])).toEqual([
         [id, 'health', { agentId: 'a1', list: [1, 2] }],
         [id2, 'incident', { n: 2 }],
@@ -46,4 +214,170 @@ describe('hub events', () => {
       await listener.end();
     }
   });
+
+  it('an event published on one replica reaches the clients of both, once each, with its id', async () => {
+    const [a, b] = [await startReplica(), await startReplica()];
+    const clients = [await stream(a.origin), await stream(a.origin), await stream(b.origin), await stream(b.origin)];
+    const published: number[] = [];
+    for (let i = 0; i < 5; i++) published.push(await publish('health.changed', { agentId: `p${i}` }));
+    // A shared event of a replica's companion is published once, and reaches every replica's clients.
+    a.companion.emit('health.changed', { agentId: 'from-a' } as Events['health.changed']);
+    for (const c of clients) await expect.poll(() => c.ids().length).toBe(6);
+    // A local one (one request's answer stream) reaches the clients of its replica only, without an id.
+    a.companion.emit('chat.token', { turnId: 't1', token: 'hi' });
+    // A delivery of the companion is not served: the hub's ingest publishes it in its commit.
+    b.companion.emit('tunnel.delivery', { id: 'd-local' } as Events['tunnel.delivery']);
+    const last = await publish('tunnel.delivery', { id: 'd-committed' });
+    for (const c of clients) await expect.poll(() => c.ids().at(-1)).toBe(last);
+    const shared = (c: Stream) => c.heard.filter((h) => h.id !== null && h.name !== 'cursor');
+    for (const c of clients) {
+      expect(c.ids().slice(0, 5)).toEqual(published);
+      expect(shared(c).map((h) => h.data)).toEqual([
+        ...published.map((_, i) => ({ agentId: `p${i}` })),
+        { agentId: 'from-a' },
+        { id: 'd-committed' },
+      ]);
+      expect(new Set(c.ids()).size).toBe(c.ids().length);
+    }
+    const local = (c: Stream) => c.heard.filter((h) => h.id === null).map((h) => h.name);
+    expect(clients.map(local)).toEqual([['chat.token'], ['chat.token'], [], []]);
+    const rows = await db.selectFrom('hub_events').select('replica').where('name', '=', 'health.changed').execute();
+    expect(rows.filter((r) => r.replica !== null)).toHaveLength(1);
+  });
+
+  it('a client that drops and comes back to the other replica with Last-Event-ID gets exactly what it missed', async () => {
+    const [a, b] = [await startReplica(), await startReplica()];
+    const first = await stream(a.origin);
+    const before: number[] = [];
+    for (let i = 0; i < 3; i++) before.push(await publish('alert', { n: i }));
+    await expect.poll(() => first.ids()).toEqual(before);
+    first.close();
+    const missed: number[] = [];
+    for (let i = 3; i < 7; i++) missed.push(await publish('alert', { n: i }));
+    const back = await stream(b.origin, { lastEventId: first.lastId()! });
+    const viaQuery = await stream(b.origin, { after: before[1]! });
+    const after = await publish('alert', { n: 7 });
+    await expect.poll(() => back.ids()).toEqual([...missed, after]);
+    await expect.poll(() => viaQuery.ids()).toEqual([before[2], ...missed, after]);
+    const bad = await stream(b.origin, { lastEventId: 'x' as unknown as number });
+    expect(bad.status).toBe(400);
+  });
+
+  it('resuming on the other replica while events keep coming: every id once, in order', async () => {
+    const [a, b] = [await startReplica(), await startReplica()];
+    const first = await stream(a.origin);
+    const all: number[] = [];
+    let publishing = true;
+    const publisher = (async () => {
+      for (let i = 0; publishing || i < 40; i++) {
+        all.push(await publish('health.changed', { agentId: `r${i}` }));
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    })();
+    await expect.poll(() => first.ids().length).toBeGreaterThanOrEqual(15);
+    first.close();
+    const got = first.ids();
+    const second = await stream(b.origin, { lastEventId: first.lastId()! });
+    await new Promise((r) => setTimeout(r, 200));
+    publishing = false;
+    await publisher;
+    await expect.poll(() => [...got, ...second.ids()].length).toBe(all.length);
+    expect([...got, ...second.ids()]).toEqual(all);
+  });
+
+  it('a client far behind gets every event after its cursor, page after page, then new ones', async () => {
+    const a = await startReplica();
+    const from = await publish('alert', { n: 'from' });
+    // 1,200 events at once (more than one page of the catch-up), as many replicas' publishes would leave them.
+    await sql`insert into hub_events (name, payload) select 'alert', jsonb_build_object('n', g) from generate_series(1, 1200) g`.execute(
+      db,
+    );
+    const watcher = await stream(a.origin);
+    const mid = await publish('alert', { n: 'mid' });
+    await expect.poll(() => watcher.ids().at(-1)).toBe(mid);
+    // The replica has read them all: this client's catch-up reads them again, in pages, then goes live.
+    const back = await stream(a.origin, { after: from });
+    const next = await publish('alert', { n: 'next' });
+    await expect.poll(() => back.ids().length).toBe(1202);
+    const ids = back.ids();
+    expect(ids.at(-1)).toBe(next);
+    expect(ids.at(-2)).toBe(mid);
+    expect(ids.every((id, k) => k === 0 || id > ids[k - 1]!)).toBe(true);
+    expect(ids[0]).toBe(from + 1);
+  });
+
+  it('events older than a week are deleted when a replica starts', async () => {
+    const old = await publish('alert', { n: 'old' });
+    await db
+      .updateTable('hub_events')
+      .set({ at: new Date(Date.now() - 8 * 24 * 3600_000) })
+      .where('id', '=', String(old))
+      .execute();
+    const recent = await publish('alert', { n: 'recent' });
+    await startReplica();
+    await expect
+      .poll(async () =>
+        (
+          await db
+            .selectFrom('hub_events')
+            .select('id')
+            .where('id', 'in', [String(old), String(recent)])
+            .execute()
+        ).map((r) => Number(r.id)),
+      )
+      .toEqual([recent]);
+  });
+
+  it('remoteClient behind a balancer: its replica dies mid-stream, it resumes on the other, every event once', async () => {
+    const [a, b] = [await startReplica(), await startReplica()];
+    const lb = await balancer([a.origin, b.origin]);
+    const client = remoteClient({ origin: lb.origin, token: TOKEN, resumeForMs: 20_000 });
+    const seen: string[] = [];
+    const closes: string[] = [];
+    client.onClose((why) => closes.push(why));
+    client.on('alert', (p) => seen.push((p as unknown as { n: string }).n));
+    try {
+      await client.listening();
+      const sent: string[] = [];
+      for (let i = 0; i < 60; i++) {
+        sent.push(`e${i}`);
+        await publish('alert', { n: `e${i}` });
+        // The replica the client streams from dies (its connections cut); the balancer sends it to the other.
+        if (i === 20) {
+          await expect.poll(() => seen.length).toBeGreaterThan(5);
+          lb.kill(lb.servedBy()[0]!);
+        }
+      }
+      await expect.poll(() => seen.length, { timeout: 15_000 }).toBe(60);
+      expect(seen).toEqual(sent);
+      expect(closes).toEqual([]);
+      expect(lb.servedBy().length).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+      await lb.close();
+    }
+  }, 30_000);
+
+  it('Postgres restarted mid-stream: the clients of both replicas go on receiving, nothing missed', async () => {
+    const [a, b] = [await startReplica(), await startReplica()];
+    const clients = [await stream(a.origin), await stream(b.origin)];
+    const published: number[] = [];
+    for (let i = 0; i < 3; i++) published.push(await publish('alert', { n: i }));
+    for (const c of clients) await expect.poll(() => c.ids()).toEqual(published);
+    await pgServer.halt();
+    // What a replica's companion emits while the database is away is published once it is back.
+    a.companion.emit('alert', { while: 'away' } as unknown as Events['alert']);
+    await new Promise((r) => setTimeout(r, 300));
+    await pgServer.resume();
+    for (let i = 3; i < 6; i++) published.push(await publish('alert', { n: i }));
+    for (const c of clients) await expect.poll(() => c.ids().length, { timeout: 15_000 }).toBe(7);
+    const rows = await db
+      .selectFrom('hub_events')
+      .select('id')
+      .where('id', '>', String(published[0]! - 1))
+      .execute();
+    const ids = rows.map((r) => Number(r.id)).sort((x, y) => x - y);
+    for (const c of clients) expect(c.ids()).toEqual(ids);
+    expect(clients[0]!.heard.some((h) => (h.data as { while?: string }).while === 'away')).toBe(true);
+  }, 60_000);
 });
