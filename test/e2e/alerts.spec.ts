@@ -17,7 +17,9 @@ test.describe('alerts screen', () => {
     const shot = shooter(page, testInfo);
     await open(page, suite, '#/alerts');
     await expect(page.getByRole('heading', { level: 2, name: 'Alerts' })).toBeVisible();
-    const incidents = page.locator('ul.incidents > li');
+    // Each incident's own row, whether alone or under its group's header (both agents' incidents can be one
+    // group: raised within 10 s of each other).
+    const incidents = page.locator('ul.incidents li.incident');
     // The demo's unlinked agent already has its incident.
     await expect(incidents.filter({ hasText: LABELS.unlinked })).toHaveCount(1, { timeout: 10_000 });
     await shot('before');
@@ -191,7 +193,7 @@ test.describe('alerts screen', () => {
     await open(page, suite, '#/alerts');
     const history = page.locator('section.card', { has: page.getByRole('heading', { name: /^History/ }) });
     const rows = history.getByRole('list', { name: 'Resolved incidents, latest first' }).getByRole('listitem');
-    await expect(page.locator('ul.incidents > li').filter({ hasText: LABELS.unlinked })).toHaveCount(1, {
+    await expect(page.locator('ul.incidents li.incident').filter({ hasText: LABELS.unlinked })).toHaveCount(1, {
       timeout: 10_000,
     });
     await expect(rows.filter({ hasText: LABELS.unlinked })).toHaveCount(0);
@@ -202,7 +204,7 @@ test.describe('alerts screen', () => {
     const row = rows.filter({ hasText: LABELS.unlinked });
     await expect(row).toHaveCount(1, { timeout: 10_000 });
     await expect(row).toContainText(/resolved after \d+ (s|min)/);
-    await expect(page.locator('ul.incidents > li').filter({ hasText: LABELS.unlinked })).toHaveCount(0);
+    await expect(page.locator('ul.incidents li.incident').filter({ hasText: LABELS.unlinked })).toHaveCount(0);
     await shot('history');
 
     // Filtered by agent and kind, then saved as CSV.
