@@ -76,7 +76,7 @@ function previewOf(bodyBase64: string): string {
 }
 
 /** The service's own id of a delivery: its x-delivery-id header (header names are stored lower-cased), or null. */
-function serviceIdOf(d: Pick<StoredDelivery, 'headers'>): string | null {
+export function serviceIdOf(d: Pick<StoredDelivery, 'headers'>): string | null {
   const v = d.headers['x-delivery-id'];
   const first = Array.isArray(v) ? v[0] : v;
   return first !== undefined && first !== '' ? first : null;

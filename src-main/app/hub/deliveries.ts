@@ -12,19 +12,19 @@ import type { DeliveryCommit, DeliveryDetail, ForwardAttempt, StoredDelivery } f
 import { toCurl, toFixture } from '../../core/tunnel/export';
 import { DEFAULT_TUNNEL_NAME } from '../../core/tunnel/headers';
 import type { Companion } from '../companion/types';
-import { deliveryDetailDTO, deliverySummaryDTO, exportDTO, forwardDTO, lastForwardStatus } from '../contract/tunnel';
+import {
+  deliveryDetailDTO,
+  deliverySummaryDTO,
+  exportDTO,
+  forwardDTO,
+  lastForwardStatus,
+  serviceIdOf,
+} from '../contract/tunnel';
 import { AppError } from '../errors';
 import { createHandlers, type Handlers, type Implementations } from '../handlers';
 import { actingMember } from './acting';
 import { HubDatabaseError, type HubDatabase } from './database';
 import { publishHubEvent } from './events';
-
-/** The service's x-delivery-id header of a stored delivery (names are stored lower-cased), or null. */
-function serviceIdOf(d: StoredDelivery): string | null {
-  const v = d.headers['x-delivery-id'];
-  const first = Array.isArray(v) ? v[0] : v;
-  return first !== undefined && first !== '' ? first : null;
-}
 
 /** Postgres text (and jsonb) holds no NUL character: an authentic body may, so each is kept as U+FFFD. */
 const noNul = (v: string): string => (v.includes('\0') ? v.replaceAll('\0', '\uFFFD') : v);
@@ -101,7 +101,10 @@ export function hubDeliveries(db: HubDatabase, replica: string): HubDeliveries {
       .select(['delivery_id', 'attempt'])
       .where('delivery_id', 'in', ids)
       .orderBy('id')
-      .execute();
+      .execute()
+      .catch((err: unknown) => {
+        throw databaseFailure('could not be read', err);
+      });
     for (const r of rows) out.set(r.delivery_id, [...(out.get(r.delivery_id) ?? []), r.attempt as ForwardAttempt]);
     return out;
   };
