@@ -7,6 +7,7 @@ import {
   healthCount,
   healthCountsLine,
   HEALTH_SHORT,
+  incidentGroupWords,
   incidentLengthWords,
   incidentLine,
   incidentSeconds,
@@ -70,6 +71,17 @@ describe('health: the tray, the summary and the badges count in the same words',
     expect(healthCount('needs-scan', 2)).toBe('2 need a QR scan');
     for (const h of HEALTHS) expect(healthCount(h, 1).slice(2).toLowerCase()).toBe(HEALTH_SHORT[h].toLowerCase());
     expect(healthCountsLine(['needs-scan', 'connected', 'connected'])).toBe('3 agents: 2 connected, 1 needs a QR scan');
+  });
+});
+
+describe('incident groups: counted in the words of their kind', () => {
+  it('says a group as many agents and one agent as one, the same words the notifications and the screen use', () => {
+    expect(incidentGroupWords('needs-scan', 20)).toBe('20 agents need a QR scan');
+    expect(incidentGroupWords('needs-scan', 1)).toBe('1 agent needs a QR scan');
+    expect(incidentGroupWords('reconnecting', 3)).toBe('3 agents are reconnecting');
+    expect(incidentGroupWords('realert', 19)).toBe('19 agents still need a QR scan');
+    expect(incidentGroupWords('recovered', 2)).toBe('2 agents are back to normal');
+    expect(incidentGroupWords('something-new', 2)).toBe('2 agents: something-new');
   });
 });
 
