@@ -107,10 +107,11 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
     throw e instanceof HubSecretKeyError ? new UsageError(e.message) : e;
   });
   return withDatabase(ctx, f.database, async (hub, db, migrated) => {
-    const [{ hostCompanion }, { startHubServer }, { hubPing }] = await Promise.all([
+    const [{ hostCompanion }, { startHubServer }, { hubPing }, { startHubFanout }] = await Promise.all([
       import('../../app/companion/hosted'),
       import('../../hub/server'),
       import('../../app/hub/ping'),
+      import('../../app/hub/events'),
     ]);
     const [{ hubPolling, replicaId }, { HubMetrics, jsonLogger }] = await Promise.all([
       import('../../app/hub/polling'),
@@ -148,7 +149,12 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
     });
     deliveries.attach(hosted.companion);
     let server: Awaited<ReturnType<typeof startHubServer>> | null = null;
+    let fanout: Awaited<ReturnType<typeof startHubFanout>> | null = null;
     try {
+      // The team's events: the companion's shared ones published to hub_events, every replica serving them
+      // all with ids (a client resumes on any replica); the rest reach this replica's clients only.
+      const url = databaseUrl(ctx, f.database);
+      fanout = await startHubFanout({ db, url, events: hosted.contract.events, replica, logger });
       const shared = await polling.start(hosted);
       const metrics = new HubMetrics(
         {
@@ -166,7 +172,8 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
           'webhook.revealSecret': revealRecorded(hosted.handlers['webhook.revealSecret'], db),
           'app.ping': hubPing(hosted.handlers['app.ping'], f.publicUrl ?? null),
         },
-        events: hosted.contract.events,
+        events: fanout.events,
+        journal: fanout.journal,
         memberOfToken: (token) => hub.memberOfToken(db, token),
         ready: () => hub.databaseReachable(db),
         record: (e) => hub.audit(db, e),
@@ -203,6 +210,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       logger.info('hub: draining', { inFlight: server?.inFlight() ?? 0 });
       await Promise.all([server?.drain(), polling.drain()]);
       await polling.close();
+      await fanout?.close();
       await hosted.close();
       await server?.close();
     }
