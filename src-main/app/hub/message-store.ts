@@ -39,6 +39,11 @@ type Row = Record<string, unknown>;
 const SEQ_LOCK = 0x6875_626d; // "hubm"
 /** A word longer than this is not indexed (a blob pasted as text is not searched by its words). */
 const LONGEST_WORD = 200;
+/**
+ * A search reads every match from the words' index when they are at most this many, else the newest messages
+ * backwards until the page is full (a common word fills it at once; a rare one read backwards reads the table).
+ */
+const FEW_MATCHES = 1000;
 /** Messages per insert statement (Postgres takes at most 65,535 values in one). */
 const BATCH = 1000;
 
@@ -507,6 +512,24 @@ export class PostgresMessageStore implements MessageStore {
     return rows.map((r) => String(r.contact));
   }
 
+  /**
+   * The newest `limit` messages whose words match `ts` (and `filter`). The planner cannot tell a rare word's
+   * prefix from a common one's, so one statement holds both ways and the count chooses: the index's matches
+   * read unordered up to a bound, all of them sorted when there are no more; else the newest messages read
+   * backwards (a common word fills the page at once). The branch not chosen is not run.
+   */
+  private matching(ts: string, filter: RawBuilder<unknown>, limit: number): Promise<Row[]> {
+    const match = sql`m.words @@ ${ts}::tsquery and ${filter}`;
+    return this.q(sql`
+      with few as materialized (select m.seq from hub_messages m where ${match} limit ${FEW_MATCHES + 1}),
+        found as (select count(*) as n from few)
+      (select ${SELECTED} from hub_messages m where m.seq in (select seq from few)
+        and (select n from found) <= ${FEW_MATCHES} order by m.seq desc limit ${limit})
+      union all
+      (select ${SELECTED} from hub_messages m where ${match}
+        and (select n from found) > ${FEW_MATCHES} order by m.seq desc limit ${limit})`);
+  }
+
   async search(q: SearchQuery): Promise<SearchResult> {
     const messages: MessageHit[] = [];
     const contacts: ContactHit[] = [];
@@ -519,10 +542,7 @@ export class PostgresMessageStore implements MessageStore {
     for (const prefix of [false, true]) {
       const ts = tsQuery(tokens, prefix);
       if (ts === null || messages.length >= q.limit) continue;
-      const rows = await this.q(
-        sql`select ${SELECTED} from hub_messages m where m.words @@ ${ts}::tsquery and ${f}
-          order by m.seq desc limit ${q.limit + seen.size}`,
-      );
+      const rows = await this.matching(ts, f, q.limit + seen.size);
       for (const r of rows) {
         const message = messageOf(r);
         if (seen.has(message.seq) || messages.length >= q.limit) continue;

@@ -111,6 +111,21 @@ describe('the shared inbox on Postgres', () => {
     expect(await one.unreadOf('agent-a', '15550102000')).toBe(50);
   });
 
+  it('search: a word in more messages than the index is read for gives the newest page, as a rare one does', async () => {
+    await empty();
+    const store = new PostgresMessageStore({ db, place: 'replica-1' });
+    const list = Array.from({ length: 1_200 }, (_, i) => ({
+      message: msg({ key: `c${i}`, text: i === 7 ? 'a common rarity' : `a common word ${i}`, at: T0 + i }),
+      wins: false,
+    }));
+    await store.add(list, 0);
+    const common = await store.search({ text: 'comm', limit: 20 });
+    expect(common.messages.map((h) => h.message.key)).toEqual(Array.from({ length: 20 }, (_, i) => `c${1_199 - i}`));
+    expect(common.messages[0]!.ranges).toEqual([[2, 8]]);
+    expect((await store.search({ text: 'rarit', limit: 20 })).messages.map((h) => h.message.key)).toEqual(['c7']);
+    expect((await store.search({ text: 'common', agentIds: ['agent-b'], limit: 20 })).messages).toEqual([]);
+  });
+
   it('an unreachable database is the store saying so, without the URL', async () => {
     const gone = openHubDatabase(`postgres://postgres:hunter2@127.0.0.1:1/postgres`);
     const store = new PostgresMessageStore({ db: gone, place: 'replica-1' });
