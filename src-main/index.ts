@@ -23,7 +23,8 @@ import { hostCompanion, type HostedCompanion } from './app/companion/hosted';
 import { attachCompanion, clientContract } from './app/companion/attach';
 import { FolderOwnedError } from './app/companion/endpoint';
 import { appDataDir } from './app/companion/data-dir';
-import { defaultConfigDir } from './app/teams';
+import { defaultConfigDir, KeychainSecretStore } from './app/teams';
+import { hubSwitchable } from './app/hub-connection';
 
 // out/main/index.js → out/
 const outDir = fileURLToPath(new URL('..', import.meta.url));
@@ -80,6 +81,7 @@ void launch(
       // It owns the data folder and serves it to the command line (app/companion/endpoint.ts); when another
       // companion owns it already (`up`, `serve`), the window is that companion's client instead.
       const dataDir = await appDataDir(configDir, join(app.getPath('userData'), 'data'), consoleLogger);
+      const hubOptions = { configDir, secrets: new KeychainSecretStore(), logger: consoleLogger };
       try {
         companion = await hostCompanion({
           shell: 'desktop',
@@ -89,13 +91,14 @@ void launch(
           logger: consoleLogger,
           contract: { media: { askSavePath: askSavePath({ dialog, app }) } },
         });
-        return companion.contract;
+        // The windows work with it, or with the team's hub they were connected to (Settings → Team hub).
+        return hubSwitchable(companion.contract, hubOptions);
       } catch (e) {
         if (!(e instanceof FolderOwnedError)) throw e;
         const attached = await attachCompanion(dataDir);
         if (!attached) throw e;
         consoleLogger.warn(`the data folder is owned by another companion; this window is its client (${e.message})`);
-        return clientContract(attached.client);
+        return hubSwitchable(clientContract(attached.client), hubOptions);
       }
     },
   },

@@ -21,6 +21,7 @@ import type {
 import type {
   ChannelSettingsDTO,
   ContactCheckDTO,
+  HubConnectionDTO,
   PingDTO,
   SendArgs,
   SendBudgetDTO,
@@ -236,6 +237,13 @@ interface Requests {
 
   /** The window's heartbeat: answers at once while the main side (the browser host, Electron's main process) runs. */
   'app.ping': { args: EmptyArgs; result: PingDTO };
+
+  /** The team's hub the windows work through, or none (answered by the desktop app or the browser host itself). */
+  'hub.status': { args: EmptyArgs; result: HubConnectionDTO };
+  /** Connects the windows to a team's hub (the token is kept in the OS keychain, never shown again). */
+  'hub.connect': { args: { url: string; token: string }; result: HubConnectionDTO };
+  /** Back to this machine's companion; the hub's token is forgotten. */
+  'hub.disconnect': { args: EmptyArgs; result: HubConnectionDTO };
 }
 
 export type RequestName = keyof Requests;
@@ -315,6 +323,9 @@ export const REQUEST_NAMES = [
   'messages.focus',
   'messages.mute',
   'app.ping',
+  'hub.status',
+  'hub.connect',
+  'hub.disconnect',
 ] as const satisfies readonly RequestName[];
 
 // ---------------------------------------------------------------------------------------------

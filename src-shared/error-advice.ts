@@ -99,6 +99,11 @@ export function describeError(e: ErrorFacts, context: ErrorContext = 'using'): E
         todo: 'Try again in a minute.',
       };
     case 'network-error':
+      if (e.code === 'HUB_UNREACHABLE')
+        return {
+          what: sentence(e.message, "The team's hub could not be reached"),
+          todo: 'Check your connection and try again, or disconnect from the hub in Settings.',
+        };
       return {
         what: 'The service could not be reached.',
         todo: 'Check your connection and the service address, then try again.',
@@ -113,6 +118,14 @@ export function describeError(e: ErrorFacts, context: ErrorContext = 'using'): E
         todo: 'Correct the highlighted field and try again.',
       };
     case 'forbidden':
+      // A team's hub refused: the member's token, or the member's role.
+      if (e.code === 'HUB_BAD_TOKEN')
+        return { what: sentence(e.message, 'The hub refused the token'), todo: 'Ask a hub admin for a new token.' };
+      if (e.code === 'ROLE_FORBIDDEN')
+        return {
+          what: `The hub does not allow this: ${sentence(e.message, 'your role does not allow it')}`,
+          todo: 'Ask a hub admin for a role that allows it.',
+        };
       return {
         what: sentence(e.message, 'Not allowed'),
         todo: 'Open the full link printed by `channel-companion serve`.',

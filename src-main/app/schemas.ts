@@ -314,4 +314,10 @@ export const argSchemas: Schemas = {
   'messages.mute': z.strictObject({ teamId: id, agentId: id, muted: z.boolean() }),
 
   'app.ping': empty,
+  'hub.status': empty,
+  'hub.connect': z.strictObject({
+    url: z.url({ protocol: /^https?$/, error: "expected the hub's http(s) URL" }).max(2000),
+    token: z.string().trim().min(1, 'paste your member token').max(256),
+  }),
+  'hub.disconnect': empty,
 };

@@ -2,10 +2,10 @@
 // environment, every command that talks to a companion asks the hub instead of the local folder's companion,
 // within the member's role. The token is never a flag and never printed; it goes only to the hub, and never over
 // plain http beyond this machine. The hub's refusals read as what they mean: 401 the token, 403 the role.
-import { isLoopbackHost } from '../../src-shared/url';
 import type { PingDTO } from '../../src-shared/contract';
 import { ContractError, remoteClient, type ContractClient } from '../app/client';
 import { AppError } from '../app/errors';
+import { hubOrigin } from '../app/hub-connection';
 import type { CliContext } from './context';
 import { CliFailure, UsageError } from './errors';
 import { EXIT } from './exit-codes';
@@ -34,26 +34,14 @@ export function refuseHub(ctx: CliContext, command: string): void {
   );
 }
 
-/** The hub's origin (and path prefix, if its proxy serves it under one) from the URL given. */
-function hubOrigin(given: string): string {
-  let u: URL;
+/** The hub's origin as clients use it (app/hub-connection.ts checks it); a bad one is a usage error. */
+function hubOriginOf(given: string): string {
   try {
-    u = new URL(given);
-  } catch {
-    throw new UsageError(`the hub URL "${given}" is not a URL: expected https://hub.example.com`);
+    return hubOrigin(given);
+  } catch (e) {
+    if (e instanceof AppError) throw new UsageError(`the hub URL: ${e.message}`);
+    throw e;
   }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:')
-    throw new UsageError(`the hub URL must be http(s)://…, not ${u.protocol}`);
-  if (u.username !== '' || u.password !== '')
-    throw new UsageError(
-      `the hub URL carries a user or password: leave them out (the token is read from ${HUB_TOKEN_ENV})`,
-    );
-  if (u.search !== '' || u.hash !== '') throw new UsageError('the hub URL has a query or fragment: give its origin');
-  if (u.protocol === 'http:' && !isLoopbackHost(u.hostname))
-    throw new UsageError(
-      `the hub URL ${u.origin} is plain http beyond this machine: the member token would cross the network readable by anyone on the way; use the https:// URL of the hub's proxy`,
-    );
-  return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
 }
 
 /** A hub's answer or silence as the CLI says it: the token, the role, the network. */
@@ -104,7 +92,7 @@ export async function connectHub(
   ctx: CliContext,
   given: string,
 ): Promise<{ client: ContractClient; hub: HubIdentity }> {
-  const origin = hubOrigin(given);
+  const origin = hubOriginOf(given);
   const token = ctx.io.env[HUB_TOKEN_ENV]?.trim();
   if (!token)
     throw new UsageError(

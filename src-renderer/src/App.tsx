@@ -3,6 +3,7 @@ import { useEffect, useRef, type MouseEvent } from 'react';
 import { ErrorNotice } from './components/ErrorNotice';
 import { AccessNeeded, isLockedOut, LinkBanner } from './components/LinkBanner';
 import { Nav } from './components/Nav';
+import { HubIndicator } from './features/settings/HubConnection';
 import { Toasts } from './components/Toasts';
 import { focusPageHeading } from './router/focus';
 import { Screen } from './router/Screen';
@@ -38,6 +39,7 @@ export function App() {
       </a>
       <header className="app-header">
         <h1>Channel Companion</h1>
+        <HubIndicator />
       </header>
       <LinkBanner />
       <div className="layout">

@@ -50,6 +50,17 @@ export interface PingDTO {
   };
 }
 
+/** The team's hub this window works through (hub.status, hub.connect, hub.disconnect). */
+export interface HubConnectionDTO {
+  /** The hub's URL while connected (or saved, when `problem` says why it is not in use); null: this machine's companion. */
+  url: string | null;
+  /** The member the token belongs to, and their role, while connected. */
+  member: string | null;
+  role: string | null;
+  /** Why the saved hub is not in use (its token refused, it did not answer), or null. */
+  problem: string | null;
+}
+
 export interface SendArgs {
   teamId: string;
   agentId: string;

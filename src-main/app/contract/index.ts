@@ -21,6 +21,7 @@ import { exposeRequests, exposureDTO } from './expose';
 import { messageDTOs, messageRequests } from './messages';
 import { messageNoticeSide } from './message-notices';
 import { webhookRequests } from './webhooks';
+import { noHubRequests } from './hub';
 
 /** What the shells (IPC, the browser host) listen to: every contract event. */
 export type ContractEvents = Pick<Emitter<Events>, 'onAny'>;
@@ -150,6 +151,7 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
     ...chatRequests(s),
     'diagnostics.export': () => diagnostics(s, implementations),
     'app.ping': async () => ({ at: s.now(), upSince }),
+    ...noHubRequests,
   };
 
   /** Publishes the alert status once `first` is done. */

@@ -13,6 +13,8 @@ export function isRole(value: string): value is Role {
 const LEAST_ROLE: Record<RequestName, Role> = {
   // viewer: reads
   'app.ping': 'viewer',
+  // A window's own connection to a hub: answered by the desktop app or the browser host, never by a hub.
+  'hub.status': 'viewer',
   'teams.list': 'viewer',
   'agents.list': 'viewer',
   'health.snapshot': 'viewer',
@@ -69,6 +71,8 @@ const LEAST_ROLE: Record<RequestName, Role> = {
   'agents.watchClosely': 'on-call',
   // admin: + teams, keys, registrations, settings, deletions
   'teams.add': 'admin',
+  'hub.connect': 'admin',
+  'hub.disconnect': 'admin',
   'teams.remove': 'admin',
   'teams.update': 'admin',
   'agents.add': 'admin',

@@ -134,10 +134,18 @@ export function register(program: Command, ctx: CliContext): void {
     }
 
     // Loaded on demand: the other commands never pay for the app core.
-    const [{ hostCompanion }, { startHostServer }, { readHostState, writeHostState }] = await Promise.all([
+    const [
+      { hostCompanion },
+      { startHostServer },
+      { readHostState, writeHostState },
+      { hubSwitchable },
+      { createHandlers },
+    ] = await Promise.all([
       import('../../app/companion/hosted'),
       import('../../host/server'),
       import('../../host/state'),
+      import('../../app/hub-connection'),
+      import('../../app/handlers'),
     ]);
     const poll: { intervalMs?: number; fastIntervalMs?: number } = {};
     if (f.pollSec !== undefined) poll.intervalMs = Math.round(f.pollSec * 1000);
@@ -166,7 +174,14 @@ export function register(program: Command, ctx: CliContext): void {
       configDir,
       dataDir,
     });
-    const { companion, contract, handlers } = hosted;
+    const { companion } = hosted;
+    // The tabs work with this companion, or with the team's hub they were connected to (Settings → Team hub).
+    const contract = await hubSwitchable(hosted.contract, {
+      configDir: companion.configDir,
+      secrets,
+      logger: cliLogger(out),
+    });
+    const handlers = createHandlers(contract.implementations);
     let hostServer: Awaited<ReturnType<typeof startHostServer>> | null = null;
     try {
       let emulator: { baseUrl: string; controlUrl: string; apiKey: string } | null = null;
@@ -261,6 +276,7 @@ export function register(program: Command, ctx: CliContext): void {
       await untilAborted(ctx.signal);
     } finally {
       await hostServer?.close();
+      contract.dispose();
       await hosted.close();
     }
     out.event({ event: 'closed' }, 'stopped');

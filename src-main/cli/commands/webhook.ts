@@ -38,7 +38,7 @@ import type { Output } from '../output';
 import { addTargetOptions, type Target } from '../target';
 import { registrationHistory, tunnelDataDir } from '../tunnel-support';
 import { COMPANION_DATA_DIR_HELP, type CompanionSession } from '../companion';
-import { HUB_FLAG_HELP, hubSelfUrl } from '../hub-client';
+import { HUB_FLAG_HELP, hubSelfUrl, hubUrlOf } from '../hub-client';
 import { hookUrl } from '../../app/registrations';
 import { addConfigDirOption } from './team';
 
@@ -171,14 +171,9 @@ async function registerAsked(
   return { ...cfg, secretHint, secret };
 }
 
-/** The base URL --register-url names: the URL given, or "self": the hub's public URL (only through a hub). */
+/** The base URL --register-url names: the URL given, or "self": the hub's public URL. */
 function registerBase(session: CompanionSession, given: string): string {
-  if (given !== 'self') return given;
-  if (!session.hub)
-    throw new UsageError(
-      "--register-url self: the public URL of a team's hub, and this command works through none (set CHANNEL_HUB_URL or give --hub); give the URL with --url",
-    );
-  return hubSelfUrl(session.hub);
+  return given === 'self' && session.hub ? hubSelfUrl(session.hub) : given;
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -210,6 +205,10 @@ export function register(program: Command, ctx: CliContext): void {
     const team = teamFlag(opts);
     if (f.registerUrl !== undefined && team === undefined)
       throw new UsageError('--register-url: name the saved team with --team (or give the whole URL with --url)');
+    if (f.registerUrl === 'self' && hubUrlOf(ctx) === undefined)
+      throw new UsageError(
+        "--register-url self: the public URL of a team's hub, and this command works through none (set CHANNEL_HUB_URL or give --hub); give the URL with --url",
+      );
     const r =
       team !== undefined
         ? await withCompanion(ctx, out, f, async (client, session) => {

@@ -16,6 +16,7 @@ import { chatSlice, type ChatSlice } from './chat';
 import { chatListSlice, type ChatListSlice } from './chat-list';
 import { consoleSlice, type ConsoleSlice } from './console';
 import { agentKey, defaultEnv, type SliceContext, type StoreEnv } from './env';
+import { hubSlice, type HubSlice } from './hub';
 import { linkSlice, type LinkSlice } from './link';
 import { messagesSlice, type MessagesSlice } from './messages';
 import { messageMediaSlice, type MessageMediaSlice } from './message-media';
@@ -37,6 +38,7 @@ export type AppState = AgentsSlice &
   TunnelSlice &
   UiSlice &
   LinkSlice &
+  HubSlice &
   MessagesSlice &
   MessageMediaSlice &
   UnreadSlice & {
@@ -70,6 +72,7 @@ export function createAppStore(api: Api, env: Partial<StoreEnv> = {}): AppStore 
       ...tunnelSlice(ctx),
       ...uiSlice(ctx),
       ...linkSlice(ctx),
+      ...hubSlice(ctx),
       ...messagesSlice(ctx),
       ...messageMediaSlice(ctx),
       ...unreadSlice(ctx),
@@ -90,6 +93,7 @@ export function createAppStore(api: Api, env: Partial<StoreEnv> = {}): AppStore 
           .filter(([, l]) => l.loaded)
           .map(([key]) => key.split('/'));
         const asked = storeEnv.now();
+        void s.loadHub();
         const [teams, alerts, settings] = await Promise.all([
           s.loadTeams(),
           s.loadAlerts(),
@@ -148,6 +152,7 @@ export function connectStore(store: AppStore, api: Api): () => void {
     api.on('messages.unread', (u) => s().applyUnread(u)),
   ];
   void s().refresh();
+  void s().loadHub();
   void s().loadSettings();
   void s().loadInbox();
   return () => offs.forEach((off) => off());

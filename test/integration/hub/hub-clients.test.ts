@@ -4,18 +4,44 @@
 // self); the hub's refusals read as what they mean (a viewer's send: 403 naming the role; a removed member's
 // token: 401); and what only runs here (up, serve) refuses a hub.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemorySecretStore } from '../../../src-main/core/secrets';
+import type { CompanionContract } from '../../../src-main/app/contract';
+import { createHandlers, type Implementations } from '../../../src-main/app/handlers';
+import { hubSwitchable } from '../../../src-main/app/hub-connection';
+import { REQUEST_NAMES, type AnyEvent } from '../../../src-shared/contract';
 import type { Emulator } from '../../../src-main/emulator';
 import { runCli, type CliRun } from '../../helpers/cli';
 import { DEMO_KEY, startTestEmulator, state } from '../../helpers/emulator';
 import { startPostgres, type TestPostgres } from './postgres';
 
 const AGENT = 'agent-connected';
+
+/** This machine's companion as a window sees it: no teams, a ping, events a test publishes. */
+function localContract(): { contract: CompanionContract; publish(e: AnyEvent): void } {
+  const impl = {} as Record<string, (args: unknown) => Promise<unknown>>;
+  for (const name of REQUEST_NAMES)
+    impl[name] = async () => {
+      throw new Error(`${name}: not asked of this machine in this test`);
+    };
+  impl['teams.list'] = async () => [];
+  impl['app.ping'] = async () => ({ at: 1, upSince: 1 });
+  const listeners = new Set<(e: AnyEvent) => void>();
+  return {
+    contract: {
+      implementations: impl as unknown as Implementations,
+      events: { onAny: (fn) => (listeners.add(fn), () => listeners.delete(fn)) },
+      now: () => Date.now(),
+      setScreenLocked: () => undefined,
+      dispose: () => undefined,
+    },
+    publish: (e) => listeners.forEach((fn) => fn(e)),
+  };
+}
 const PUBLIC_URL = 'https://hub.example.test';
 
 describe('clients of a hub', () => {
@@ -139,6 +165,56 @@ describe('clients of a hub', () => {
     expect(viewerRegister.code).toBe(4);
     expect(viewerRegister.stderr).toContain('webhook.register needs the role admin');
     expect((await state(emu)).agents.find((a) => a.agentId === AGENT)).toEqual(before);
+  }, 60_000);
+
+  it('a window connected to the hub (desktop, browser host): the hub’s teams as its member; kept, then disconnected', async () => {
+    const secrets = new MemorySecretStore();
+    const configDir = path.join(dir, 'desktop');
+    const local = localContract();
+    const windows = await hubSwitchable(local.contract, { configDir, secrets });
+    const h = createHandlers(windows.implementations);
+    const seen: string[] = [];
+    windows.events.onAny((e) => seen.push(e.name));
+
+    expect(await h['hub.status']({})).toEqual({
+      ok: true,
+      value: { url: null, member: null, role: null, problem: null },
+    });
+    expect(await h['teams.list']({})).toEqual({ ok: true, value: [] });
+    const wrong = await h['hub.connect']({ url: origin, token: `cch_${'y'.repeat(43)}` });
+    expect(wrong).toMatchObject({ ok: false, error: { kind: 'forbidden', code: 'HUB_BAD_TOKEN' } });
+    const plain = await h['hub.connect']({ url: 'http://hub.example.test', token: tokens.vic! });
+    expect(plain).toMatchObject({ ok: false, error: { kind: 'validation', field: 'url' } });
+
+    const connected = await h['hub.connect']({ url: `${origin}/`, token: tokens.vic! });
+    expect(connected).toEqual({ ok: true, value: { url: origin, member: 'vic', role: 'viewer', problem: null } });
+    // Kept: the URL in the config folder, the token in the keychain only.
+    expect(await secrets.get('hub:member-token')).toBe(tokens.vic);
+    const kept = await readFile(path.join(configDir, 'hub-connection.json'), 'utf8');
+    expect(JSON.parse(kept)).toEqual({ url: origin });
+    const teams = await h['teams.list']({});
+    expect(teams.ok && teams.value.map((t) => t.label)).toEqual(['Support']);
+    expect((await h['app.ping']({})) as { value: { hub?: unknown } }).toMatchObject({
+      value: { hub: { member: 'vic' } },
+    });
+    const send = await h['send.message']({ teamId: 't', agentId: AGENT, to: '+15550102000', text: 'hi' });
+    expect(send).toMatchObject({ ok: false, error: { kind: 'forbidden', code: 'ROLE_FORBIDDEN' } });
+    // While connected, this machine's events do not reach the windows.
+    local.publish({ name: 'teams.changed', payload: null } as unknown as AnyEvent);
+    expect(seen).toEqual([]);
+
+    // The next start takes the saved connection up again.
+    windows.dispose();
+    const again = await hubSwitchable(localContract().contract, { configDir, secrets });
+    const h2 = createHandlers(again.implementations);
+    expect(await h2['hub.status']({})).toMatchObject({ ok: true, value: { url: origin, member: 'vic' } });
+    expect(await h2['hub.disconnect']({})).toEqual({
+      ok: true,
+      value: { url: null, member: null, role: null, problem: null },
+    });
+    expect(await h2['teams.list']({})).toEqual({ ok: true, value: [] });
+    expect(await secrets.get('hub:member-token')).toBeNull();
+    again.dispose();
   }, 60_000);
 
   it('a removed member’s token, a wrong one or none: refused with words that say so', async () => {

@@ -7,6 +7,7 @@ import { AsyncButton } from '../../components/AsyncButton';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { Switch } from '../../components/Switch';
 import { useApp } from '../../store/react';
+import { HubConnection } from './HubConnection';
 import { MessageNotifications } from './MessageNotifications';
 import { MessageRetention } from './MessageRetention';
 import { NumberSetting } from './NumberSetting';
@@ -94,6 +95,7 @@ export function SettingsScreen() {
   return (
     <section aria-labelledby="settings-title">
       <h2 id="settings-title">Settings</h2>
+      <HubConnection />
       <General />
       <ThemePicker />
       <TeamsManager />

@@ -1,0 +1,37 @@
+// The team's hub this window works through (Settings → Team hub): connect with its URL and a member token,
+// disconnect back to this machine's companion. The main side keeps the token (the OS keychain); the window
+// sends it once, when connecting, and never reads it back. After a switch every screen reads afresh.
+import type { ErrorDTO, HubConnectionDTO } from '../../../src-shared/contract';
+import type { Slice } from './env';
+
+export interface HubSlice {
+  /** null until loaded. */
+  hub: HubConnectionDTO | null;
+  loadHub(): Promise<ErrorDTO | null>;
+  connectHub(url: string, token: string): Promise<ErrorDTO | null>;
+  disconnectHub(): Promise<ErrorDTO | null>;
+}
+
+export const hubSlice: Slice<HubSlice, { reloadAll(): Promise<ErrorDTO | null> }> = ({ set, get, api }) => ({
+  hub: null,
+  loadHub: async () => {
+    const r = await api['hub.status']();
+    if (!r.ok) return r.error;
+    set({ hub: r.value });
+    return null;
+  },
+  connectHub: async (url, token) => {
+    const r = await api['hub.connect']({ url, token });
+    if (!r.ok) return r.error;
+    set({ hub: r.value });
+    void get().reloadAll();
+    return null;
+  },
+  disconnectHub: async () => {
+    const r = await api['hub.disconnect']();
+    if (!r.ok) return r.error;
+    set({ hub: r.value });
+    void get().reloadAll();
+    return null;
+  },
+});
