@@ -5,6 +5,7 @@
 import { sql } from 'kysely';
 import { checkConfig } from '../../core/teams/config-file';
 import type { ConfigStore } from '../../core/teams';
+import type { Logger } from '../../core/ports';
 import type { HubDatabase } from './database';
 import { listenTo } from './notify';
 
@@ -16,8 +17,11 @@ const ROW = 1;
 
 const FIX_HINT = 'It was left untouched: restore the hub_config row from a backup (docs/hub.md).';
 
-/** The config in `db`; `url` opens the connection that listens for other replicas' changes. */
-export function postgresConfigStore(db: HubDatabase, url: string): ConfigStore {
+/**
+ * The config in `db`; `url` opens the connection that listens for other replicas' changes (`logger` hears
+ * when it drops and when it listens again).
+ */
+export function postgresConfigStore(db: HubDatabase, url: string, logger?: Logger): ConfigStore {
   return {
     async read() {
       const row = await db
@@ -58,7 +62,11 @@ export function postgresConfigStore(db: HubDatabase, url: string): ConfigStore {
 
     watch(changed) {
       // After a reconnection too: a change announced while the connection was down is read then.
-      const listening = listenTo(url, HUB_CONFIG_CHANNEL, { notify: changed, connected: changed });
+      const listening = listenTo(url, HUB_CONFIG_CHANNEL, {
+        notify: changed,
+        connected: changed,
+        ...(logger ? { logger } : {}),
+      });
       return () => listening.close();
     },
   };

@@ -3,6 +3,7 @@
 // notification sent while no connection listened is lost: `connected` runs after every (re)connection so the
 // listener reads afresh what it may have missed.
 import pg from 'pg';
+import type { Logger } from '../../core/ports';
 
 export interface Listening {
   close(): Promise<void>;
@@ -15,12 +16,15 @@ interface ListenOptions {
   connected(): void;
   /** Between attempts to connect (ms; default 500). */
   retryMs?: number;
+  /** Told once when the connection drops (or cannot be made) and once when it listens again. */
+  logger?: Logger;
 }
 
 export function listenTo(url: string, channel: string, opts: ListenOptions): Listening {
   let closed = false;
   let current: pg.Client | null = null;
   let timer: NodeJS.Timeout | null = null;
+  let down = false;
 
   const start = (): void => {
     timer = null;
@@ -32,6 +36,10 @@ export function listenTo(url: string, channel: string, opts: ListenOptions): Lis
       gone = true;
       if (current === client) current = null;
       void client.end().catch(() => undefined);
+      if (!closed && !down) {
+        down = true;
+        opts.logger?.warn(`hub: no database connection listens for ${channel}; connecting again`);
+      }
       if (!closed) {
         timer = setTimeout(start, opts.retryMs ?? 500);
         timer.unref();
@@ -53,6 +61,8 @@ export function listenTo(url: string, channel: string, opts: ListenOptions): Lis
           return;
         }
         current = client;
+        if (down) opts.logger?.info(`hub: listening for ${channel} again`);
+        down = false;
         opts.connected();
       }, lost);
   };

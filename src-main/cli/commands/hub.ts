@@ -139,7 +139,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       poll: f.pollSec !== undefined ? { intervalMs: Math.round(f.pollSec * 1000) } : {},
       configDir,
       dataDir,
-      configStore: postgresConfigStore(db, databaseUrl(ctx, f.database)),
+      configStore: postgresConfigStore(db, databaseUrl(ctx, f.database), logger),
       pollShare: polling.share,
       messages: hubMessages(db, dataDir),
       commitDelivery: deliveries.commit,
