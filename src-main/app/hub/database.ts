@@ -33,48 +33,6 @@ interface EventsTable {
   replica: string | null;
 }
 
-/** A delivery a replica's receiver accepted, committed before its 2xx (app/hub/deliveries.ts). */
-interface DeliveriesTable {
-  id: Generated<string>;
-  delivery_id: string;
-  agent_id: string;
-  team_id: string | null;
-  /** The service's message.id (else a hash of what the signature covers): unique per agent. */
-  key: string;
-  /** The service's x-delivery-id header, when it sent one. */
-  service_id: string | null;
-  event: string | null;
-  sender: string | null;
-  verdict: string;
-  simulated: boolean;
-  received_at: Date;
-  replica: string;
-  /** The StoredDelivery, JSON. */
-  delivery: unknown;
-}
-
-/** A replay of a delivery, with the member who asked for it. */
-interface DeliveryReplaysTable {
-  id: Generated<string>;
-  at: Date;
-  delivery_id: string;
-  member: string | null;
-  replica: string;
-  /** The ForwardAttempt, JSON. */
-  attempt: unknown;
-}
-
-/** A webhook registration made through the hub, with the member who made it. */
-interface WebhookRegistrationsTable {
-  id: Generated<string>;
-  at: Generated<Date>;
-  team_id: string;
-  agent_id: string;
-  url: string;
-  member: string | null;
-  replica: string;
-}
-
 /** A hub process alive: its heartbeat, renewed every lease round (app/hub/leases.ts). */
 interface ReplicasTable {
   replica: string;
@@ -190,34 +148,16 @@ interface WebhookRegistrationsTable {
   replica: string;
 }
 
-/** A team's secret, encrypted at rest with the hub's key (app/hub/secrets.ts). */
-interface SecretsTable {
-  account: string;
-  iv: Buffer;
-  ciphertext: Buffer;
-  tag: Buffer;
-  updated_at: Generated<Date>;
-}
-
-/** The teams and app settings every replica shares: one row, its version compared on write (app/hub/config.ts). */
-interface ConfigTable {
-  id: number;
-  /** bigint: pg answers it as a string. */
-  version: string;
-  config: unknown;
-  updated_at: Generated<Date>;
-}
-
 interface HubSchema {
+  hub_members: MembersTable;
+  hub_audit: AuditTable;
+  hub_secrets: SecretsTable;
+  hub_config: ConfigTable;
   hub_replicas: ReplicasTable;
   hub_leases: LeasesTable;
   hub_health: HealthTable;
   hub_incidents: IncidentsTable;
   hub_incident_actions: IncidentActionsTable;
-  hub_members: MembersTable;
-  hub_audit: AuditTable;
-  hub_secrets: SecretsTable;
-  hub_config: ConfigTable;
   hub_events: EventsTable;
   hub_deliveries: DeliveriesTable;
   hub_delivery_replays: DeliveryReplaysTable;
@@ -355,7 +295,6 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
-  '0006_messages': messagesMigration,
   '0005_leases_and_health': {
     async up(db) {
       await db.schema
@@ -416,6 +355,7 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  '0006_messages': messagesMigration,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
