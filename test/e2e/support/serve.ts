@@ -197,6 +197,13 @@ export async function startServe(args: string[], home: ServeHome, timeoutMs = 30
   return r;
 }
 
+/** `node bin/channel-companion.mjs <args>` (a long-running command with --json) in the home's environment, once its first line came. */
+export async function startCommand(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<RunningServe> {
+  const r = await attempt([path.join(REPO, 'bin/channel-companion.mjs'), ...args], env, timeoutMs);
+  if ('unknownCommand' in r) throw new Error(`${args[0]} is not a command of this CLI build`);
+  return r;
+}
+
 /** One request of the host's API (the same one the renderer makes), e.g. 'settings.update'. */
 export async function hostCall<T = unknown>(ready: ServeReady, name: string, args: unknown = {}): Promise<T> {
   const token = new URL(ready.url).hash.replace(/^#token=/, '');
