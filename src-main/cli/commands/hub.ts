@@ -30,8 +30,8 @@ const serveSchema = z.object({
   configDir: z.string().min(1, 'expected a folder').optional(),
   dataDir: z.string().min(1, 'expected a folder').optional(),
   pollSec: secondsString.optional(),
-  secretKeyFile: z.string().min(1, 'expected a file').optional(),
   logFormat: z.enum(['text', 'json'], { error: 'expected text or json' }).optional(),
+  secretKeyFile: z.string().min(1, 'expected a file').optional(),
 });
 
 const addSchema = z.object({
@@ -98,8 +98,14 @@ async function withDatabase<T>(
 async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Output): Promise<number> {
   refuseHub(ctx, 'hub');
   const host = f.host ?? '127.0.0.1';
+  const [{ hubPolling, replicaId }, { HubMetrics, jsonLogger }] = await Promise.all([
+    import('../../app/hub/polling'),
+    import('../../app/hub/ops'),
+  ]);
+  const replica = replicaId();
+  const logger = f.logFormat === 'json' ? jsonLogger((line) => ctx.io.stderr.write(line), replica) : cliLogger(out);
   if (!isLoopbackHost(host))
-    out.warn(`listening on ${host}, beyond this machine: put the hub behind a TLS-terminating proxy (docs/hub.md)`);
+    logger.warn(`listening on ${host}, beyond this machine: put the hub behind a TLS-terminating proxy (docs/hub.md)`);
   // The teams' secrets are kept encrypted in the database: no key, no hub (checked before anything starts).
   const { loadSecretKey, HubSecretKeyError, PostgresSecretStore, revealRecorded } =
     await import('../../app/hub/secrets');
@@ -113,12 +119,6 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       import('../../app/hub/ping'),
       import('../../app/hub/events'),
     ]);
-    const [{ hubPolling, replicaId }, { HubMetrics, jsonLogger }] = await Promise.all([
-      import('../../app/hub/polling'),
-      import('../../app/hub/ops'),
-    ]);
-    const replica = replicaId();
-    const logger = f.logFormat === 'json' ? jsonLogger((line) => ctx.io.stderr.write(line), replica) : cliLogger(out);
     const polling = hubPolling({ db, logger, replica });
     const secrets = new PostgresSecretStore(db, key);
     await secrets.probe().catch((e: unknown) => {
@@ -139,9 +139,9 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       poll: f.pollSec !== undefined ? { intervalMs: Math.round(f.pollSec * 1000) } : {},
       configDir,
       dataDir,
+      messages: hubMessages(db, dataDir),
       configStore: postgresConfigStore(db, databaseUrl(ctx, f.database), logger),
       pollShare: polling.share,
-      messages: hubMessages(db, dataDir),
       commitDelivery: deliveries.commit,
       // The hooks are served on the hub's port (/hooks/<agentId>); the receiver's own port is any free one.
       startTunnel: true,
@@ -234,11 +234,11 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--config-dir <dir>', "folder of the hub companion's config (default: the app config folder)")
     .option('--data-dir <dir>', "the hub companion's data folder (default: <config-dir>/data)")
     .option('--poll-sec <s>', 'poll interval for this run (seconds; default: the saved one, 15)')
+    .option('--log-format <format>', 'text (default) | json: one JSON object per line on stderr')
     .option(
       '--secret-key-file <path>',
       `file holding the key that encrypts the teams' secrets in the database (default: env CHANNEL_HUB_SECRET_KEY)`,
     )
-    .option('--log-format <format>', 'text (default) | json: one JSON object per line on stderr')
     .option('--json', 'one JSON object per line on stdout; the first is {"event":"ready",…}');
   defineAction(ctx, start, async (opts, out) => serveHub(ctx, parseFlags(serveSchema, opts), out));
 
