@@ -15,6 +15,8 @@ export interface HubGaugeSources {
   clients(): number;
   /** Work waiting here: requests being answered plus health and incident changes not yet written. */
   queueDepth(): number;
+  /** Seconds from a team event's commit to this replica reading it (the fan-out's; absent: not measured). */
+  eventLagSeconds?(): number;
 }
 
 /** The replica's metrics; `registry` takes more (the event fan-out's lag). */
@@ -43,6 +45,9 @@ export class HubMetrics {
       'Work waiting on this replica: requests being answered plus health and incident changes not yet written to Postgres.',
       () => s.queueDepth(),
     );
+    const lag = s.eventLagSeconds?.bind(s);
+    if (lag)
+      gauge('event_lag_seconds', "Seconds from a team event's commit to this replica reading it (hub_events).", lag);
   }
 
   /** The companion's exposition followed by the replica's own (one OpenMetrics text). */
