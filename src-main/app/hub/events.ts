@@ -11,7 +11,7 @@ import type { EventJournal, JournalEvent } from '../contract-http';
 import type { HubDatabase } from './database';
 import { listenTo } from './notify';
 
-/** The NOTIFY channel a commit of new events is announced on (the payload: the new row's id). */
+/** The NOTIFY channel a commit of new events is announced on (the payload: the new row, or its id). */
 const HUB_EVENTS_CHANNEL = 'hub_events';
 
 /**
@@ -19,6 +19,9 @@ const HUB_EVENTS_CHANNEL = 'hub_events';
  * in commit order: a reader that has seen id N never later finds a committed row below N (no gap skipped).
  */
 const PUBLISH_LOCK = 0x6875_6265; // "hube"
+
+/** A notification's payload must stay under 8,000 bytes: a larger row is announced by its id alone. */
+const NOTIFY_MAX_BYTES = 7_900;
 
 /**
  * Records event `name` with `payload` (JSON) and announces it — inside the caller's transaction when `db` is
@@ -33,15 +36,17 @@ export async function publishHubEvent(
 ): Promise<number> {
   const json = JSON.stringify(payload ?? null);
   // One statement: the lock, then the row's id (the insert reads the lock's row first), then the NOTIFY.
-  // Outside a transaction it commits by itself and the lock is held only while it runs.
+  // Outside a transaction it commits by itself and the lock is held only while it runs. The notification
+  // carries the row itself when it fits (a replica then needs no read for it), else its id.
   const { rows } = await sql<{ id: string }>`
     with locked as (select pg_advisory_xact_lock(${PUBLISH_LOCK}) as l),
     e as (
       insert into hub_events (name, payload, replica)
       select ${name}, ${json}::jsonb, ${replica} from locked
-      returning id
+      returning id, json_build_object('id', id, 'name', name, 'payload', payload)::text as row
     )
-    select id, pg_notify(${HUB_EVENTS_CHANNEL}, id::text) from e`.execute(db);
+    select id, pg_notify(${HUB_EVENTS_CHANNEL}, case when octet_length(row) <= ${NOTIFY_MAX_BYTES} then row else id::text end)
+    from e`.execute(db);
   return Number(rows[0]!.id);
 }
 
@@ -221,6 +226,28 @@ async function startHubEventJournal(opts: JournalOptions): Promise<HubEventJourn
     f.fn(row);
   };
 
+  /** The next row in order: handed to every follower (held for one still catching up). */
+  const take = (row: Row): void => {
+    if (row.id <= head) return; // read already (a notification's row and a read crossed)
+    head = row.id;
+    for (const f of followers)
+      if (f.held) f.held.push(row);
+      else hand(f, row);
+  };
+
+  /** A notification: its row itself when it is the next one (no read needed), else a read from the last one. */
+  const notified = (text: string): void => {
+    if (text.startsWith('{')) {
+      try {
+        const row = JSON.parse(text) as Row;
+        if (row.id === head + 1) return take(row);
+      } catch {
+        // read below
+      }
+    }
+    void read();
+  };
+
   const read = async (): Promise<void> => {
     if (closed) return;
     if (reading) {
@@ -233,12 +260,7 @@ async function startHubEventJournal(opts: JournalOptions): Promise<HubEventJourn
         again = false;
         for (;;) {
           const rows = await rowsAfter(db, head, null);
-          for (const row of rows) {
-            head = row.id;
-            for (const f of followers)
-              if (f.held) f.held.push(row);
-              else hand(f, row);
-          }
+          for (const row of rows) take(row);
           if (rows.length < PAGE) break;
         }
       } while (again && !closed);
@@ -273,7 +295,7 @@ async function startHubEventJournal(opts: JournalOptions): Promise<HubEventJourn
     for (const row of held) hand(f, row);
   };
 
-  const listening = listenTo(opts.url, HUB_EVENTS_CHANNEL, { notify: () => void read(), connected: () => void read() });
+  const listening = listenTo(opts.url, HUB_EVENTS_CHANNEL, { notify: notified, connected: () => void read() });
   const sweep = setInterval(() => void read(), opts.sweepMs ?? 5_000);
   sweep.unref();
   const prune = (): void =>

@@ -184,7 +184,7 @@ describe('hub events', () => {
     await pgServer?.stop();
   }, 30_000);
 
-  it('publishHubEvent: a row and a NOTIFY of its id on commit; nothing when the transaction rolls back', async () => {
+  it('publishHubEvent: a row and a NOTIFY of it on commit (its id when too large); nothing when the transaction rolls back', async () => {
     const listener = new pg.Client({ connectionString: pgServer.url });
     await listener.connect();
     const heard: string[] = [];
@@ -199,11 +199,21 @@ describe('hub events', () => {
         }),
       ).rejects.toThrow('rolled back');
       const id2 = await db.transaction().execute((trx) => publishHubEvent(trx, 'incident', { n: 2 }));
-      await expect.poll(() => heard).toEqual([String(id), String(id2)]);
+      // The notification carries the row itself (it fits).
+      await expect
+        .poll(() => heard.map((h) => JSON.parse(h) as unknown))
+        .toEqual([
+          { id, name: 'health', payload: { agentId: 'a1', list: [1, 2] } },
+          { id: id2, name: 'incident', payload: { n: 2 } },
+        ]);
+      // A row too large for a notification is announced by its id.
+      const big = await publishHubEvent(db, 'alert', { text: 'x'.repeat(9_000) });
+      await expect.poll(() => heard.at(-1)).toBe(String(big));
       const rows = await db
         .selectFrom('hub_events')
         .select(['id', 'name', 'payload'])
         .where('id', '>=', String(id))
+        .where('id', '<=', String(id2))
         .orderBy('id')
         .execute();
       expect(rows.map((r) => [Number(r.id), r.name, r.payload])).toEqual([
@@ -227,6 +237,8 @@ describe('hub events', () => {
     a.companion.emit('chat.token', { turnId: 't1', token: 'hi' });
     // A delivery of the companion is not served: the hub's ingest publishes it in its commit.
     b.companion.emit('tunnel.delivery', { id: 'd-local' } as Events['tunnel.delivery']);
+    // One too large for a notification reaches them too (read by its id), in its place.
+    await publish('alert', { big: 'y'.repeat(9_000) });
     const last = await publish('tunnel.delivery', { id: 'd-committed' });
     for (const c of clients) await expect.poll(() => c.ids().at(-1)).toBe(last);
     const shared = (c: Stream) => c.heard.filter((h) => h.id !== null && h.name !== 'cursor');
@@ -235,6 +247,7 @@ describe('hub events', () => {
       expect(shared(c).map((h) => h.data)).toEqual([
         ...published.map((_, i) => ({ agentId: `p${i}` })),
         { agentId: 'from-a' },
+        { big: 'y'.repeat(9_000) },
         { id: 'd-committed' },
       ]);
       expect(new Set(c.ids()).size).toBe(c.ids().length);
