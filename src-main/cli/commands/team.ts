@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import type { AgentDTO, TeamDTO } from '../../../src-shared/contract';
 import type { ContractClient } from '../../app/client';
-import { addCompanionOptions } from '../companion';
+import { addCompanionOptions, type CompanionSession } from '../companion';
 import { teamNamed, withCompanion } from '../companion-run';
 import { defineAction, type CliContext } from '../context';
 import { UsageError } from '../errors';
@@ -66,6 +66,11 @@ function agentsOf(client: ContractClient, t: TeamDTO): Promise<AgentDTO[]> {
   return client.request('agents.list', { teamId: t.teamId });
 }
 
+/** Where the companion keeps a team's key, as the confirmation says it. */
+function keyKeeper(session: CompanionSession): string {
+  return session.hub ? `kept by the hub at ${session.hub.origin}` : 'in the OS keychain';
+}
+
 export function register(program: Command, ctx: CliContext): void {
   const team = program.command('team').description('saved teams: base URL, API key (in the OS keychain) and agents');
 
@@ -91,7 +96,7 @@ export function register(program: Command, ctx: CliContext): void {
         `no API key: set the environment variable ${f.apiKeyEnv} (or name another with --api-key-env); the key is never accepted as a flag`,
       );
     checkKeyTransport(f.baseUrl, f.allowInsecureHttp);
-    const { t, agents } = await withCompanion(ctx, out, f, async (client) => {
+    const { t, agents, where } = await withCompanion(ctx, out, f, async (client, session) => {
       const t = await client.request('teams.add', {
         label: f.label,
         baseUrl: f.baseUrl,
@@ -99,9 +104,9 @@ export function register(program: Command, ctx: CliContext): void {
         agents: f.agent.map((a) => ({ agentId: a })),
         ...(f.allowInsecureHttp === true ? { allowInsecureHttp: true } : {}),
       });
-      return { t, agents: await agentsOf(client, t) };
+      return { t, agents: await agentsOf(client, t), where: keyKeeper(session) };
     });
-    out.result({ ...t }, `saved team ${teamLines(t, agents)}\nthe API key is in the OS keychain`);
+    out.result({ ...t }, `saved team ${teamLines(t, agents)}\nthe API key is ${where}`);
   });
 
   const list = addCompanionOptions(team.command('list').description('list saved teams (key hints only)')).option(
@@ -151,7 +156,7 @@ export function register(program: Command, ctx: CliContext): void {
     }
     if (f.label === undefined && f.baseUrl === undefined && apiKey === undefined && f.allowInsecureHttp === undefined)
       throw new UsageError('nothing to change: give --label, --base-url, --key-from-env or --allow-insecure-http');
-    const { t, agents } = await withCompanion(ctx, out, f, async (client) => {
+    const { t, agents, where } = await withCompanion(ctx, out, f, async (client, session) => {
       const before = await teamNamed(client, name);
       checkKeyTransport(f.baseUrl ?? before.baseUrl, f.allowInsecureHttp ?? before.allowInsecureHttp);
       const t = await client.request('teams.update', {
@@ -161,11 +166,11 @@ export function register(program: Command, ctx: CliContext): void {
         ...(apiKey !== undefined ? { apiKey } : {}),
         ...(f.allowInsecureHttp !== undefined ? { allowInsecureHttp: f.allowInsecureHttp } : {}),
       });
-      return { t, agents: await agentsOf(client, t) };
+      return { t, agents: await agentsOf(client, t), where: keyKeeper(session) };
     });
     out.result(
       { ...t },
-      `saved team ${teamLines(t, agents)}${apiKey !== undefined ? '\nthe new API key is in the OS keychain' : ''}`,
+      `saved team ${teamLines(t, agents)}${apiKey !== undefined ? `\nthe new API key is ${where}` : ''}`,
     );
   });
 

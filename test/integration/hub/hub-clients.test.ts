@@ -15,7 +15,8 @@ import { createHandlers, type Implementations } from '../../../src-main/app/hand
 import { hubSwitchable } from '../../../src-main/app/hub-connection';
 import { REQUEST_NAMES, type AnyEvent } from '../../../src-shared/contract';
 import type { Emulator } from '../../../src-main/emulator';
-import { runCli, type CliRun } from '../../helpers/cli';
+import { runCli, runCliUntil, type CliRun } from '../../helpers/cli';
+import { startHttpSink } from '../../helpers/http-sink';
 import { DEMO_KEY, startTestEmulator, state } from '../../helpers/emulator';
 import { startPostgres, type TestPostgres } from './postgres';
 
@@ -71,6 +72,7 @@ describe('clients of a hub', () => {
     await member('ada', 'admin');
     await member('vic', 'viewer');
     await member('rem', 'developer');
+    await member('dana', 'developer');
     let ready: (o: string) => void;
     const readyOrigin = new Promise<string>((r) => (ready = r));
     hubRun = runCli(
@@ -151,6 +153,38 @@ describe('clients of a hub', () => {
     expect(agent?.webhook?.url).toBe(url);
     // The secret stays on the hub unless asked for.
     expect(r.json()[0]).not.toHaveProperty('secret');
+  }, 60_000);
+
+  it('listen --forward-to through the hub: a delivery simulated through the hub reaches this laptop’s app', async () => {
+    const sink = await startHttpSink();
+    try {
+      const env = { CHANNEL_HUB_URL: origin, CHANNEL_HUB_TOKEN: tokens.dana! };
+      const laptop = { configDir: path.join(dir, 'laptop'), env };
+      let trigger: CliRun | null = null;
+      const r = await runCliUntil(
+        ['listen', '--team', 'Support', '--forward-to', `${sink.url}/hook`, '--json'],
+        laptop,
+        {
+          when: (lines) => lines.some((l) => l.event === 'ready'),
+          act: async () => {
+            trigger = await runCli(
+              ['trigger', '--team', 'Support', '--agent', AGENT, '--text', 'through the hub', '--json'],
+              laptop,
+            );
+          },
+          until: (lines) => lines.some((l) => l.event === 'forward' && l.listener === true),
+        },
+      );
+      expect(r.errors).toEqual([]);
+      expect(trigger!.code, trigger!.stderr).toBe(0);
+      const lines = r.json();
+      expect(lines[0]).toMatchObject({ event: 'ready' });
+      expect(lines.find((l) => l.event === 'forward')).toMatchObject({ forward: { status: 200 } });
+      expect(sink.requests).toHaveLength(1);
+      expect(sink.requests[0]!.body.toString()).toContain('through the hub');
+    } finally {
+      await sink.close();
+    }
   }, 60_000);
 
   it('a viewer may not send (403 naming the role); nothing is sent', async () => {
