@@ -5,7 +5,15 @@ import type { ServiceClient } from '../../core/api/service';
 import type { AgentRecord, AppSettings, ClientFactory, ConfigStore, DeepPartial } from '../../core/teams';
 import type { ChatService } from '../../core/chat';
 import type { Emitter } from '../../core/events';
-import type { Monitor, Alert, AlertSink, HealthEvent, IncidentUpdate, PollResult, PollTarget } from '../../core/monitor';
+import type {
+  Monitor,
+  Alert,
+  AlertSink,
+  HealthEvent,
+  IncidentUpdate,
+  PollResult,
+  PollTarget,
+} from '../../core/monitor';
 import type { Clock, Logger } from '../../core/ports';
 import type { SecretStore } from '../../core/secrets';
 import type {
@@ -70,14 +78,14 @@ export interface CompanionOptions {
   metrics?: MetricsListen;
   /** The Alertmanager to post the alerts to for this run, over the saved one (`monitor --alertmanager`). */
   alertmanagerUrl?: string;
-  /** Which of the agents this companion polls (a hub replica: those it holds a lease on). Default: all of them. */
-  pollShare?: PollShare;
   /**
    * The conversations' store, open and migrated (a hub: Postgres, one inbox for every replica), and who reads
    * now (a hub's acting member: the unread counts and read marks requests show are theirs). Default: SQLite
    * in the data folder, with its one read state.
    */
   messages?: { store: MessageStore; reader?: () => string | null };
+  /** Which of the agents this companion polls (a hub replica: those it holds a lease on). Default: all of them. */
+  pollShare?: PollShare;
   /**
    * A durable store the receiver commits every accepted delivery to before acknowledging it (a team hub's
    * database, which also refuses a repeat another hub process took first). Default none: the tunnel's log
