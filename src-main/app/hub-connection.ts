@@ -92,7 +92,7 @@ async function openHub(
 
 const savedSchema = z.object({ url: z.string().min(1) });
 
-export interface HubSwitchOptions {
+interface HubSwitchOptions {
   /** Where hub-connection.json is kept (the config folder). */
   configDir: string;
   /** The OS keychain: the member token. */

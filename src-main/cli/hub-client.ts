@@ -10,7 +10,7 @@ import type { CliContext } from './context';
 import { CliFailure, UsageError } from './errors';
 import { EXIT } from './exit-codes';
 
-export const HUB_URL_ENV = 'CHANNEL_HUB_URL';
+const HUB_URL_ENV = 'CHANNEL_HUB_URL';
 const HUB_TOKEN_ENV = 'CHANNEL_HUB_TOKEN';
 export const HUB_FLAG_HELP = `work through a team's hub (default: env ${HUB_URL_ENV}; token: env ${HUB_TOKEN_ENV})`;
 
