@@ -34,20 +34,36 @@ export async function publishHubEvent(
   payload: unknown,
   replica: string | null = null,
 ): Promise<number> {
-  const json = JSON.stringify(payload ?? null);
-  // One statement: the lock, then the row's id (the insert reads the lock's row first), then the NOTIFY.
-  // Outside a transaction it commits by itself and the lock is held only while it runs. The notification
-  // carries the row itself when it fits (a replica then needs no read for it), else its id.
+  return (await publishHubEvents(db, [{ name, payload }], replica))[0]!;
+}
+
+/**
+ * Records several events, in this order, and announces each (as publishHubEvent does, in one statement:
+ * one lock, one round trip). Returns their row ids in the same order.
+ */
+export async function publishHubEvents(
+  db: HubDatabase,
+  events: readonly { name: string; payload: unknown }[],
+  replica: string | null = null,
+): Promise<number[]> {
+  if (events.length === 0) return [];
+  const json = JSON.stringify(events.map((e) => ({ name: e.name, payload: e.payload ?? null })));
+  // One statement: the lock, then the rows' ids in the events' order (the insert reads the lock's row first),
+  // then a NOTIFY per row. Outside a transaction it commits by itself and the lock is held only while it
+  // runs. The notification carries the row itself when it fits (a replica then needs no read for it), else
+  // its id.
   const { rows } = await sql<{ id: string }>`
     with locked as (select pg_advisory_xact_lock(${PUBLISH_LOCK}) as l),
     e as (
       insert into hub_events (name, payload, replica)
-      select ${name}, ${json}::jsonb, ${replica} from locked
+      select x.e->>'name', x.e->'payload', ${replica}
+      from locked, jsonb_array_elements(${json}::jsonb) with ordinality as x(e, ord)
+      order by x.ord
       returning id, json_build_object('id', id, 'name', name, 'payload', payload)::text as row
     )
     select id, pg_notify(${HUB_EVENTS_CHANNEL}, case when octet_length(row) <= ${NOTIFY_MAX_BYTES} then row else id::text end)
     from e`.execute(db);
-  return Number(rows[0]!.id);
+  return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
 }
 
 /**
@@ -295,7 +311,11 @@ async function startHubEventJournal(opts: JournalOptions): Promise<HubEventJourn
     for (const row of held) hand(f, row);
   };
 
-  const listening = listenTo(opts.url, HUB_EVENTS_CHANNEL, { notify: notified, connected: () => void read() });
+  const listening = listenTo(opts.url, HUB_EVENTS_CHANNEL, {
+    notify: notified,
+    connected: () => void read(),
+    logger,
+  });
   const sweep = setInterval(() => void read(), opts.sweepMs ?? 5_000);
   sweep.unref();
   const prune = (): void =>

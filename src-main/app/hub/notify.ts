@@ -1,9 +1,10 @@
 // LISTEN on a Postgres channel, on a connection of its own (a pooled one is handed to other queries, which
-// would not hear the notifications), made again whenever it drops (a database restart, a network cut). A
-// notification sent while no connection listened is lost: `connected` runs after every (re)connection so the
-// listener reads afresh what it may have missed.
+// would not hear the notifications), made again whenever it drops (a database restart, a network cut), with
+// backoff. A notification sent while no connection listened is lost: `connected` runs after every
+// (re)connection so the listener reads afresh what it may have missed.
 import pg from 'pg';
 import type { Logger } from '../../core/ports';
+import { backoffDelay, type BackoffPolicy } from '../backoff';
 
 export interface Listening {
   close(): Promise<void>;
@@ -14,14 +15,17 @@ interface ListenOptions {
   notify(payload: string): void;
   /** After each connection that now listens (the first one too). */
   connected(): void;
-  /** Between attempts to connect (ms; default 500). */
-  retryMs?: number;
   /** Told once when the connection drops (or cannot be made) and once when it listens again. */
   logger?: Logger;
 }
 
+/** Connecting again after a drop: 0.25 s, doubling to 5 s while the database stays away. */
+const RECONNECT: BackoffPolicy = { baseMs: 250, maxMs: 5_000, jitter: 0.2 };
+
 export function listenTo(url: string, channel: string, opts: ListenOptions): Listening {
   let closed = false;
+  /** Attempts since the last connection that listened. */
+  let attempts = 0;
   let current: pg.Client | null = null;
   let timer: NodeJS.Timeout | null = null;
   let down = false;
@@ -41,7 +45,7 @@ export function listenTo(url: string, channel: string, opts: ListenOptions): Lis
         opts.logger?.warn(`hub: no database connection listens for ${channel}; connecting again`);
       }
       if (!closed) {
-        timer = setTimeout(start, opts.retryMs ?? 500);
+        timer = setTimeout(start, backoffDelay(RECONNECT, ++attempts));
         timer.unref();
       }
     };
@@ -61,6 +65,7 @@ export function listenTo(url: string, channel: string, opts: ListenOptions): Lis
           return;
         }
         current = client;
+        attempts = 0;
         if (down) opts.logger?.info(`hub: listening for ${channel} again`);
         down = false;
         opts.connected();
