@@ -1,0 +1,173 @@
+// The hub's shared inbox through the hub itself: two `hub` processes on one real Postgres, two members. A message
+// delivered at one replica is in the inbox of the other (one row, though the service's retry reached both); one
+// member reading it leaves it unread for the other, on either replica, in the list, the per-agent counts and
+// `messages.unread`.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MessageContactsDTO, MessageUnreadDTO } from '../../../src-shared/contract';
+import { signDelivery } from '../../../src-main/core/signature';
+import type { Emulator } from '../../../src-main/emulator';
+import { runCli } from '../../helpers/cli';
+import { DEMO_KEY, startTestEmulator, waitFor } from '../../helpers/emulator';
+import { spawnCli, type Spawned } from '../../helpers/spawn-cli';
+import { startPostgres, type TestPostgres } from './postgres';
+
+const AGENT = 'agent-connected';
+const PHONE = '15550102000';
+const PUBLIC_URL = 'https://hub.example.test';
+const SECRET_KEY = randomBytes(32).toString('base64');
+
+describe('the hub inbox', () => {
+  let db: TestPostgres;
+  let emu: Emulator;
+  let dir: string;
+  const tokens: Record<string, string> = {};
+  const replicas: Spawned[] = [];
+  let a: string;
+  let b: string;
+  let teamId: string;
+  let secret: string;
+
+  const call = async <T = unknown>(origin: string, member: string, name: string, body: unknown = {}): Promise<T> => {
+    const res = await fetch(`${origin}/api/${name}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens[member]}` },
+      body: JSON.stringify(body),
+    });
+    const r = (await res.json()) as { ok: boolean; value?: T; error?: unknown };
+    if (!r.ok) throw new Error(`${name}: ${JSON.stringify(r.error)}`);
+    return r.value as T;
+  };
+
+  const startReplica = async (name: string): Promise<string> => {
+    const p = spawnCli(
+      [
+        'hub',
+        '--json',
+        '--port',
+        '0',
+        '--public-url',
+        PUBLIC_URL,
+        '--config-dir',
+        path.join(dir, name, 'config'),
+        '--data-dir',
+        path.join(dir, name, 'data'),
+      ],
+      { DATABASE_URL: db.url, CHANNEL_HUB_SECRET_KEY: SECRET_KEY },
+    );
+    replicas.push(p);
+    return (await p.firstJsonLine(60_000)).origin as string;
+  };
+
+  const post = async (origin: string, messageId: string, text: string): Promise<number> => {
+    const body = JSON.stringify({
+      event: 'message.received',
+      from: PHONE,
+      message: { id: messageId, type: 'text', text, fromMe: false },
+      timestamp: 1_700_000_000,
+    });
+    const res = await fetch(`${origin}/hooks/${AGENT}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signDelivery(secret, body, Math.floor(Date.now() / 1000)) },
+      body,
+    });
+    await res.arrayBuffer();
+    return res.status;
+  };
+
+  const contactsOf = (origin: string, member: string) =>
+    call<MessageContactsDTO>(origin, member, 'messages.contacts', { teamId });
+  const unreadOf = async (origin: string, member: string) => {
+    const c = await contactsOf(origin, member);
+    const u = await call<MessageUnreadDTO>(origin, member, 'messages.unread');
+    return {
+      contact: c.contacts.find((x) => x.contact.replace(/\D/g, '') === PHONE)?.unread,
+      agent: c.agents.find((x) => x.agentId === AGENT)?.unread,
+      total: u.total,
+    };
+  };
+
+  beforeAll(async () => {
+    [db, emu] = await Promise.all([startPostgres(), startTestEmulator()]);
+    dir = await mkdtemp(path.join(tmpdir(), 'cc-hub-inbox-'));
+    for (const [name, role] of [
+      ['ada', 'admin'],
+      ['bob', 'developer'],
+    ]) {
+      const added = await runCli(['hub', 'member', 'add', name!, '--role', role!, '--json'], {
+        env: { DATABASE_URL: db.url },
+      });
+      expect(added.code, added.stderr).toBe(0);
+      tokens[name!] = (added.json()[0] as { token: string }).token;
+    }
+    a = await startReplica('a');
+    teamId = (
+      await call<{ teamId: string }>(a, 'ada', 'teams.add', {
+        label: 'Support',
+        baseUrl: emu.baseUrl,
+        apiKey: DEMO_KEY,
+        agents: [{ agentId: AGENT }],
+      })
+    ).teamId;
+    await call(a, 'ada', 'webhook.register', { teamId, agentId: AGENT, publicUrl: `${PUBLIC_URL}/hooks/${AGENT}` });
+    secret = (await call<{ secret: string }>(a, 'ada', 'webhook.revealSecret', { teamId, agentId: AGENT })).secret;
+    b = await startReplica('b');
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const p of replicas) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
+    await Promise.all(replicas.map((p) => p.exited));
+    await Promise.allSettled([db?.stop(), emu?.close()]);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('one inbox on both replicas, and read state per member', async () => {
+    const first = `wamid.${randomUUID()}`;
+    const second = `wamid.${randomUUID()}`;
+    expect(await post(a, first, 'through replica a')).toBe(200);
+    // The service's retry of the same delivery reached the other replica.
+    expect(await post(b, first, 'through replica a')).toBe(200);
+    expect(await post(b, second, 'through replica b')).toBe(200);
+
+    // Both replicas show both messages, whichever took them.
+    for (const origin of [a, b])
+      await waitFor(
+        async () => {
+          const t = await call<{ messages: Array<{ text: string }> }>(origin, 'bob', 'messages.thread', {
+            teamId,
+            agentId: AGENT,
+            phone: PHONE,
+          });
+          return t.messages.map((m) => m.text).join('|') === 'through replica a|through replica b';
+        },
+        20_000,
+        `both messages on ${origin}`,
+      );
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const rows = await client.query('select key from hub_messages where agent_id = $1 order by seq', [AGENT]);
+      expect(rows.rows.map((r: { key: string }) => r.key)).toEqual([first, second]);
+    } finally {
+      await client.end();
+    }
+
+    // Nobody has read them.
+    for (const [origin, member] of [
+      [a, 'ada'],
+      [b, 'bob'],
+    ] as const)
+      expect(await unreadOf(origin, member)).toEqual({ contact: 2, agent: 2, total: 2 });
+    // Ada reads the conversation on replica a; Bob still has both unread, on either replica.
+    await call(a, 'ada', 'messages.markRead', { teamId, agentId: AGENT, phone: PHONE });
+    expect(await unreadOf(b, 'ada')).toEqual({ contact: 0, agent: 0, total: 0 });
+    expect(await unreadOf(a, 'bob')).toEqual({ contact: 2, agent: 2, total: 2 });
+    expect(await unreadOf(b, 'bob')).toEqual({ contact: 2, agent: 2, total: 2 });
+    await call(b, 'bob', 'messages.markRead', { teamId, agentId: AGENT, phone: PHONE });
+    expect(await unreadOf(a, 'bob')).toEqual({ contact: 0, agent: 0, total: 0 });
+  }, 90_000);
+});
