@@ -12,7 +12,7 @@ import { Emitter } from '../../../src-main/core/events';
 import { remoteClient } from '../../../src-main/app/client';
 import type { Handlers } from '../../../src-main/app/handlers';
 import { migrateHub, openHubDatabase, type HubDatabase } from '../../../src-main/app/hub/database';
-import { publishHubEvent, startHubFanout } from '../../../src-main/app/hub/events';
+import { publishHubEvent, publishHubEvents, startHubFanout } from '../../../src-main/app/hub/events';
 import { startHubServer } from '../../../src-main/hub/server';
 import { startPostgres, type TestPostgres } from './postgres';
 
@@ -206,6 +206,24 @@ describe('hub events', () => {
           { id, name: 'health', payload: { agentId: 'a1', list: [1, 2] } },
           { id: id2, name: 'incident', payload: { n: 2 } },
         ]);
+      // Several at once: ids in the order given, one notification each.
+      const batch = await publishHubEvents(db, [
+        { name: 'b1', payload: 1 },
+        { name: 'b2', payload: { two: 2 } },
+        { name: 'b3', payload: null },
+      ]);
+      const named = await db
+        .selectFrom('hub_events')
+        .select(['id', 'name'])
+        .where('name', 'like', 'b_')
+        .orderBy('id')
+        .execute();
+      expect(named.map((r) => [Number(r.id), r.name])).toEqual([
+        [batch[0], 'b1'],
+        [batch[1], 'b2'],
+        [batch[2], 'b3'],
+      ]);
+      await expect.poll(() => heard.length).toBe(5);
       // A row too large for a notification is announced by its id.
       const big = await publishHubEvent(db, 'alert', { text: 'x'.repeat(9_000) });
       await expect.poll(() => heard.at(-1)).toBe(String(big));
