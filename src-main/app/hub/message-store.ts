@@ -340,6 +340,16 @@ export class PostgresMessageStore implements MessageStore {
     return r ? num(r.n) : 0;
   }
 
+  async unreadOfEach(conversations: ReadonlyArray<{ agentId: string; contact: string }>): Promise<number[]> {
+    if (conversations.length === 0) return [];
+    const rows = await this.q(
+      sql`select coalesce(c.unread, 0) as n from unnest(${conversations.map((c) => c.agentId)}::text[],
+          ${conversations.map((c) => c.contact)}::text[]) with ordinality as u(agent_id, contact, i)
+        left join hub_conversations c on c.agent_id = u.agent_id and c.contact = u.contact order by u.i`,
+    );
+    return rows.map((r) => num(r.n));
+  }
+
   async thread(
     agentId: string,
     contact: string,

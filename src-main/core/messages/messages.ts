@@ -264,10 +264,15 @@ export class Messages {
   private async readUnread(): Promise<void> {
     const store = this.need();
     this.agentUnread = await store.unreadByAgent();
-    for (const k of this.convUnread.keys()) {
-      const [agentId, contact] = k.split('\n') as [string, string];
-      this.convUnread.set(k, await store.unreadOf(agentId, contact));
-    }
+    // One read for all of them (a store over the network answers in one round trip).
+    const keys = [...this.convUnread.keys()];
+    const counts = await store.unreadOfEach(
+      keys.map((k) => {
+        const [agentId, contact] = k.split('\n') as [string, string];
+        return { agentId, contact };
+      }),
+    );
+    keys.forEach((k, i) => this.convUnread.set(k, counts[i] ?? 0));
   }
 
   /** Stores messages; updates the counts; emits each new one. */

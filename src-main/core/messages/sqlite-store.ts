@@ -383,6 +383,16 @@ export class SqliteMessageStore implements MessageStore {
     });
   }
 
+  unreadOfEach(conversations: ReadonlyArray<{ agentId: string; contact: string }>): Promise<number[]> {
+    return this.read(() => {
+      const st = this.stmt('SELECT unread FROM conversations WHERE agent_id = ? AND contact = ?');
+      return conversations.map((c) => {
+        const r = st.get(c.agentId, c.contact) as Row | undefined;
+        return r ? num(r.unread) : 0;
+      });
+    });
+  }
+
   thread(
     agentId: string,
     contact: string,

@@ -125,6 +125,8 @@ export interface MessageStore {
   unreadByAgent(reader?: string): Promise<Map<string, number>>;
   /** The unread messages of one conversation (0 when there is none; for `reader`, when given). */
   unreadOf(agentId: string, contact: string, reader?: string): Promise<number>;
+  /** The unread messages of each of these conversations, in their order (the store's own read state). */
+  unreadOfEach(conversations: ReadonlyArray<{ agentId: string; contact: string }>): Promise<number[]>;
   /** The latest `limit` before `beforeSeq` (exclusive), oldest first. */
   thread(
     agentId: string,

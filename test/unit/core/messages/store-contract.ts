@@ -192,6 +192,14 @@ export function describeMessageStore(adapter: string, open: () => Promise<StoreU
         msg({ key: 'u4', contact: '15550109999', text: 'd', at: T0 + 3, agentId: 'agent-b' }),
       ]);
       expect(await store.unreadOf('agent-a', '15550102000')).toBe(3);
+      expect(
+        await store.unreadOfEach([
+          { agentId: 'agent-b', contact: '15550109999' },
+          { agentId: 'agent-a', contact: '15550100000' },
+          { agentId: 'agent-a', contact: '15550102000' },
+        ]),
+      ).toEqual([1, 0, 3]);
+      expect(await store.unreadOfEach([])).toEqual([]);
       expect(await store.unreadByAgent()).toEqual(
         new Map([
           ['agent-a', 3],
