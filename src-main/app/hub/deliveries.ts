@@ -24,7 +24,7 @@ import { AppError } from '../errors';
 import { createHandlers, type Handlers, type Implementations } from '../handlers';
 import { actingMember } from './acting';
 import { HubDatabaseError, type HubDatabase } from './database';
-import { publishHubEvent } from './events';
+import { publishHubEvents } from './events';
 
 /** Postgres text (and jsonb) holds no NUL character: an authentic body may, so each is kept as U+FFFD. */
 const noNul = (v: string): string => (v.includes('\0') ? v.replaceAll('\0', '\uFFFD') : v);
@@ -36,6 +36,61 @@ const nullable = (v: string | null): string | null => (v === null ? null : noNul
 function databaseFailure(what: string, err: unknown): HubDatabaseError {
   const why = err instanceof Error ? err.message : String(err);
   return new HubDatabaseError(`the hub's database ${what} (${why})`);
+}
+
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** A delivery waiting for its commit. */
+interface Waiting {
+  d: StoredDelivery;
+  key: string;
+  teamId: string | null;
+}
+
+/** Deliveries committed in one transaction at most. */
+const MAX_BATCH = 256;
+
+/**
+ * Group commit: the deliveries that arrive while a transaction runs wait and go together in the next one (one
+ * statement for their rows, one for their events, one flush of the database's log), each answered only once
+ * that transaction has committed, as 'stored' or 'duplicate' by its own row. When a transaction of several
+ * fails, each is tried again alone, so a delivery the database refuses fails no other; `failure` words what
+ * each rejects with.
+ */
+function groupCommit<T, R>(
+  together: (batch: readonly T[]) => Promise<R[]>,
+  failure: (err: unknown) => Error,
+): (item: T) => Promise<R> {
+  let waiting: { item: T; resolve(r: R): void; reject(e: Error): void }[] = [];
+  let running = false;
+  const run = async (): Promise<void> => {
+    running = true;
+    while (waiting.length > 0) {
+      const batch = waiting.slice(0, MAX_BATCH);
+      waiting = waiting.slice(batch.length);
+      try {
+        const out = await together(batch.map((w) => w.item));
+        batch.forEach((w, i) => w.resolve(out[i]!));
+      } catch (err) {
+        if (batch.length === 1) batch[0]!.reject(failure(err));
+        else
+          await Promise.all(
+            batch.map((w) =>
+              together([w.item]).then(
+                ([r]) => w.resolve(r!),
+                (e: unknown) => w.reject(failure(e)),
+              ),
+            ),
+          );
+      }
+    }
+    running = false;
+  };
+  return (item) =>
+    new Promise<R>((resolve, reject) => {
+      waiting.push({ item, resolve, reject });
+      if (!running) void run();
+    });
 }
 
 type DeliveryRequests =
@@ -59,39 +114,46 @@ export function hubDeliveries(db: HubDatabase, replica: string): HubDeliveries {
     return companion;
   };
 
-  const commit: DeliveryCommit = async (d, key) => {
-    const teamId = teamOf(d.agentId);
-    try {
-      return await db.transaction().execute(async (trx) => {
-        const inserted = await trx
-          .insertInto('hub_deliveries')
-          .values({
-            delivery_id: d.id,
-            agent_id: d.agentId,
-            team_id: teamId,
-            key: noNul(key),
-            service_id: nullable(serviceIdOf(d)),
-            event: nullable(d.summary.event),
-            sender: nullable(d.summary.from),
-            verdict: d.verdict.reason,
-            simulated: d.simulated === true,
-            received_at: new Date(d.receivedAt),
-            replica,
-            delivery: jsonWithoutNul(d),
-          })
-          .onConflict((oc) => oc.columns(['agent_id', 'key']).doNothing())
-          .returning('id')
-          .executeTakeFirst();
-        if (inserted === undefined) return 'duplicate' as const;
-        const event = JSON.parse(jsonWithoutNul(deliverySummaryDTO(d, teamId, null))) as unknown;
-        await publishHubEvent(trx, 'tunnel.delivery', event, replica);
-        return 'stored' as const;
-      });
-    } catch (err) {
-      throw databaseFailure('did not take the delivery', err);
-    }
+  /** One transaction for these deliveries (see groupCommit): what each turned out to be, in their order. */
+  const commitTogether = async (batch: readonly Waiting[]): Promise<('stored' | 'duplicate')[]> => {
+    const row = ({ d, key, teamId }: Waiting) => ({
+      delivery_id: d.id,
+      agent_id: d.agentId,
+      team_id: teamId,
+      key: noNul(key),
+      service_id: nullable(serviceIdOf(d)),
+      event: nullable(d.summary.event),
+      sender: nullable(d.summary.from),
+      verdict: d.verdict.reason,
+      simulated: d.simulated === true,
+      received_at: new Date(d.receivedAt),
+      replica,
+      delivery: jsonWithoutNul(d),
+    });
+    // Rows in key order: two replicas' batches holding the same keys wait for each other in one order, never in
+    // a cycle. The events in the order the deliveries came.
+    const rows = batch.map(row).sort((x, y) => cmp(x.agent_id, y.agent_id) || cmp(x.key, y.key));
+    return db.transaction().execute(async (trx) => {
+      const inserted = await trx
+        .insertInto('hub_deliveries')
+        .values(rows)
+        .onConflict((oc) => oc.columns(['agent_id', 'key']).doNothing())
+        .returning('delivery_id')
+        .execute();
+      const stored = new Set(inserted.map((r) => r.delivery_id));
+      const events = batch
+        .filter((w) => stored.has(w.d.id))
+        .map((w) => ({
+          name: 'tunnel.delivery',
+          payload: JSON.parse(jsonWithoutNul(deliverySummaryDTO(w.d, w.teamId, null))) as unknown,
+        }));
+      await publishHubEvents(trx, events, replica);
+      return batch.map((w) => (stored.has(w.d.id) ? 'stored' : 'duplicate'));
+    });
   };
 
+  const commitOne = groupCommit(commitTogether, (err) => databaseFailure('did not take the delivery', err));
+  const commit: DeliveryCommit = (d, key) => commitOne({ d, key, teamId: teamOf(d.agentId) });
   /** The replays of these deliveries kept in the database, as forward attempts, by delivery id. */
   const replaysOf = async (ids: string[]): Promise<Map<string, ForwardAttempt[]>> => {
     const out = new Map<string, ForwardAttempt[]>();

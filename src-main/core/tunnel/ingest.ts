@@ -23,7 +23,9 @@
 // Given a durable commit (commit: a team hub's database), an accepted delivery is committed there
 // after verification and before the log's append and the answer: 'duplicate' (another receiver on
 // the same store took the same key first) stores and answers it as a repeat; a commit that fails is
-// answered 503 with Retry-After, nothing acknowledged. Without one the log is the durable store.
+// answered 503 with Retry-After, nothing acknowledged. The log then only caches what the store holds:
+// its append is answered once written, not waiting for an fdatasync. Without one the log is the
+// durable store.
 import { ChurnMap } from '../churn';
 import type { Clock } from '../ports';
 import type { EventLog } from './log';
@@ -241,7 +243,7 @@ export class Ingest {
    * receiver of the store took first, which is then neither forwarded nor kept under its key).
    */
   private async commitThenAppend(commit: DeliveryCommit, delivery: StoredDelivery, key: string): Promise<void> {
-    if ((await commit(delivery, key)) === 'stored') return this.o.log.appendDelivery(delivery, key);
+    if ((await commit(delivery, key)) === 'stored') return this.o.log.appendDelivery(delivery, key, false);
     delivery.verdict = {
       ...delivery.verdict,
       ok: false,
@@ -254,7 +256,7 @@ export class Ingest {
       ],
     };
     delivery.forward = false;
-    return this.o.log.appendDelivery(delivery, null);
+    return this.o.log.appendDelivery(delivery, null, false);
   }
 
   private storageUnavailable(input: IngestInput, detail: string): IngestResult {

@@ -98,13 +98,14 @@ export class EventLog extends LogReader {
   }
 
   /**
-   * Appends a delivery; resolves once it is on disk (fdatasync). `key`: its duplicate key (seen.ts
-   * keyOfDelivery) when the caller has it at hand, so the index need not work it out again.
+   * Appends a delivery; resolves once it is on disk (fdatasync), or with `durable` false once it is written
+   * (the page cache: for a log that only caches what a durable store elsewhere holds). `key`: its duplicate
+   * key (seen.ts keyOfDelivery) when the caller has it at hand, so the index need not work it out again.
    */
-  appendDelivery(d: StoredDelivery, key?: string | null): Promise<void> {
+  appendDelivery(d: StoredDelivery, key?: string | null, durable = true): Promise<void> {
     if (this.c.index.entries.has(d.id)) return Promise.reject(new Error(`delivery ${d.id} already exists`));
     if (!this.writable()) return Promise.reject(this.notWritable());
-    return this.writer!.append(d, true, key);
+    return this.writer!.append(d, durable, key);
   }
 
   /** Appends a forward/replay attempt (see takeAttempt); durable: resolves once it is written and synced. */

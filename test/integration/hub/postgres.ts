@@ -40,7 +40,12 @@ async function asOwner(cmd: string, args: string[]): Promise<void> {
   else await run(cmd, args);
 }
 
-export async function startPostgres(): Promise<TestPostgres> {
+interface PostgresOptions {
+  /** Flush every commit to disk before it is answered, as a production server does (default off: tests need speed). */
+  durable?: boolean;
+}
+
+export async function startPostgres(opts: PostgresOptions = {}): Promise<TestPostgres> {
   if (!existsSync(path.join(BIN, 'initdb')))
     throw new Error(`Postgres is not installed (no ${BIN}/initdb): apt-get install -y postgresql`);
   const dir = await mkdtemp(path.join(tmpdir(), 'cc-pg-'));
@@ -60,7 +65,7 @@ export async function startPostgres(): Promise<TestPostgres> {
       '-l',
       path.join(dir, 'log'),
       '-o',
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${opts.durable === true ? '' : ' -c fsync=off'}`,
       'start',
     ]);
   for (let attempt = 0; ; attempt++) {

@@ -1,0 +1,382 @@
+// Benchmark: the hub's ingest — the service's signed deliveries posted to <hub>/hooks/<agent>, each answered 2xx
+// only once it is committed in Postgres — against the single companion's durable floor (tunnel/floor-child.ts:
+// a signature check, one appended line and a group-committed fdatasync before the 200, then the forward) measured
+// in the same rounds. Sides: the floor; one hub replica (`channel-companion hub`, a process of its own, as the
+// tests start it); two replicas behind a small round-robin proxy (in this process). Postgres is Debian's,
+// started here as the hub's tests start it, then made durable (fsync on, synchronous_commit on): a commit is on
+// disk before its 2xx, as the floor's line is. The client (this process) keeps CONCURRENCY keep-alive
+// connections busy; every side gets the same payloads after a warm-up, in ROUNDS rounds whose order of sides
+// turns by one each round; the figures are the medians.
+// Per case: deliveries/s (to the last 2xx), p50/p99 of the client's send → the 2xx, for the floor also the
+// 2xx → its forward (the hub forwards to `listen`ers through its event fan-out, measured by hub-fanout), the
+// ratio hub ÷ floor deliveries/s (target 0.5), the p99 ratio hub ÷ floor send → 2xx (target ≤ 2), the CPU per
+// delivery of each replica and of Postgres, and the machine's load. Everything shares this machine's cores:
+// the client, the proxy, the replicas and Postgres.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { createServer, request as httpRequest, Agent as HttpAgent } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import pg from 'pg';
+import { Agent, request } from 'undici';
+import { signDelivery } from '../../src-main/core/signature';
+import { median } from '../helpers/bench-stats';
+import { runCli } from '../helpers/cli';
+import { DEMO_KEY, startTestEmulator } from '../helpers/emulator';
+import { startPostgres } from '../integration/hub/postgres';
+import { spawnChild, type Child } from './monitor/spawn';
+
+/** Hub ÷ the floor, deliveries per second. */
+export const target = 0.5;
+/** Hub's p99 (send → 2xx) ÷ the floor's, at most. */
+const P99_TARGET = 2;
+
+const BIN = fileURLToPath(new URL('../../bin/channel-companion.mjs', import.meta.url));
+const AGENT = 'agent-connected';
+const PUBLIC_URL = 'https://hub.example.test';
+const CONCURRENCY = 16;
+const REQUESTS = Number(process.env.HUB_INGEST_REQUESTS ?? 1_500);
+const ROUNDS = Number(process.env.HUB_INGEST_ROUNDS ?? 3);
+const WARMUP_REQUESTS = Number(process.env.HUB_INGEST_WARMUP ?? 3_000);
+
+interface Payload {
+  id: string;
+  body: Buffer;
+  headers: Record<string, string>;
+}
+
+function payloads(secret: string, n: number, tag: string): Payload[] {
+  const now = Math.floor(Date.now() / 1000);
+  return Array.from({ length: n }, (_, i) => {
+    const id = `wamid_${tag}_${i}`;
+    const body = Buffer.from(
+      JSON.stringify({
+        event: 'message.received',
+        from: '15550100002',
+        message: { id, type: 'text', text: `benchmark message ${i} `.repeat(4), fromMe: false },
+        timestamp: new Date().toISOString(),
+      }),
+    );
+    return { id, body, headers: { 'content-type': 'application/json', ...signDelivery(secret, body, now) } };
+  });
+}
+
+const nowMs = (): number => performance.timeOrigin + performance.now();
+const pct = (sorted: number[], p: number): number =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const r2 = (x: number): number => Math.round(x * 100) / 100;
+
+/** CPU ms (user + system) of these processes' threads, from /proc (Linux); null elsewhere. */
+function cpuMsOf(pids: number[]): number | null {
+  try {
+    let ns = 0;
+    for (const pid of pids) {
+      let threads: string[] = [];
+      try {
+        threads = readdirSync(`/proc/${pid}/task`);
+      } catch {
+        // a process that ended meanwhile (a backend whose connection a pool closed)
+      }
+      for (const t of threads)
+        try {
+          ns += Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ')[0]);
+        } catch {
+          // a thread that ended meanwhile
+        }
+    }
+    return ns / 1e6;
+  } catch {
+    return null;
+  }
+}
+
+const parentOf = (pid: number): number =>
+  Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+
+/** Postgres's processes now (the postmaster and its children: the backends, the WAL writer, …), given one of its
+ * long-lived children. */
+function postgresPids(child: number): number[] {
+  try {
+    const postmaster = parentOf(child);
+    const pids = [postmaster];
+    for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d)))
+      try {
+        if (parentOf(Number(p)) === postmaster) pids.push(Number(p));
+      } catch {
+        // gone
+      }
+    return pids;
+  } catch {
+    return [];
+  }
+}
+
+/** A round-robin HTTP proxy over the replicas (keep-alive both ways; nothing recorded, nothing retried). */
+async function roundRobin(backends: string[]): Promise<{ origin: string; pid: number; close(): Promise<void> }> {
+  const agent = new HttpAgent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });
+  let next = 0;
+  const server = createServer((req, res) => {
+    const to = new URL(req.url ?? '/', backends[next++ % backends.length]);
+    const up = httpRequest(to, { method: req.method, headers: req.headers, agent }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    pid: process.pid,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+        agent.destroy();
+      }),
+  };
+}
+
+interface Side {
+  name: 'floor' | 'hub1' | 'hub2';
+  url: string;
+  /** The side's own processes (the replicas), and whether its deliveries reach the local app. */
+  pids: number[];
+  forwards: boolean;
+}
+
+interface Run {
+  perSec: number;
+  ackP50: number;
+  ackP99: number;
+  forwardP50: number | null;
+  forwardP99: number | null;
+  cpuUs: number | null;
+  pgCpuUs: number | null;
+}
+
+/** The local app's arrivals since the last report (epoch ms per message id). */
+async function arrivals(app: Child): Promise<Map<string, number>> {
+  const line = app.waitFor('arrivals', 30_000);
+  app.proc.stdin!.write('report\n');
+  return new Map(Object.entries((await line).arrivals as Record<string, number>));
+}
+
+async function drive(side: Side, list: Payload[], app: Child, pgPidsNow: () => number[]): Promise<Run> {
+  // The replicas' pools are open by now: the same backends before and after the run.
+  const pgPids = pgPidsNow();
+  if (side.forwards) await arrivals(app);
+  const client = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
+  const sentAt = new Map<string, number>();
+  const ackAt = new Map<string, number>();
+  const cpu0 = cpuMsOf(side.pids);
+  const pg0 = cpuMsOf(pgPids);
+  const started = nowMs();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < list.length) {
+      const p = list[next++]!;
+      sentAt.set(p.id, nowMs());
+      const res = await request(`${side.url}/hooks/${AGENT}`, {
+        method: 'POST',
+        headers: p.headers,
+        body: p.body,
+        dispatcher: client,
+      });
+      const text = await res.body.text();
+      ackAt.set(p.id, nowMs());
+      if (res.statusCode !== 200) throw new Error(`${side.name}: ${res.statusCode} ${text}`);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const ended = nowMs();
+  const cpu1 = cpuMsOf(side.pids);
+  const pg1 = cpuMsOf(pgPids);
+  await client.close();
+  let forwardP50: number | null = null;
+  let forwardP99: number | null = null;
+  if (side.forwards) {
+    const got = new Map<string, number>();
+    const deadline = Date.now() + 60_000;
+    while (got.size < list.length) {
+      if (Date.now() > deadline) throw new Error(`the local app has ${got.size} of ${list.length} after 60 s`);
+      for (const [id, at] of await arrivals(app)) got.set(id, at);
+      if (got.size < list.length) await new Promise((r) => setTimeout(r, 20));
+    }
+    const fwd = list.map((p) => got.get(p.id)! - ackAt.get(p.id)!).sort((a, b) => a - b);
+    forwardP50 = pct(fwd, 50);
+    forwardP99 = pct(fwd, 99);
+  }
+  const ack = list.map((p) => ackAt.get(p.id)! - sentAt.get(p.id)!).sort((a, b) => a - b);
+  const per = (a: number | null, b: number | null): number | null =>
+    a === null || b === null ? null : ((b - a) * 1000) / list.length;
+  return {
+    perSec: (list.length / (ended - started)) * 1000,
+    ackP50: pct(ack, 50),
+    ackP99: pct(ack, 99),
+    forwardP50,
+    forwardP99,
+    cpuUs: side.pids.length > 0 ? per(cpu0, cpu1) : null,
+    pgCpuUs: side.name === 'floor' ? null : per(pg0, pg1),
+  };
+}
+
+export async function run(): Promise<Record<string, unknown>[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'hub-ingest-bench-'));
+  const pgs = await startPostgres({ durable: true });
+  const closers: (() => Promise<unknown>)[] = [];
+  const replicas: ChildProcess[] = [];
+  try {
+    // As durable as the floor: every commit flushed to disk before it is answered (checked, not assumed).
+    const admin = new pg.Client({ connectionString: pgs.url });
+    await admin.connect();
+    const setting = async (name: string): Promise<string> =>
+      (await admin.query<{ v: string }>(`select current_setting('${name}') as v`)).rows[0]!.v;
+    const fsync = `fsync=${await setting('fsync')}, synchronous_commit=${await setting('synchronous_commit')}`;
+    const checkpointer = (
+      await admin.query<{ pid: number }>("select pid from pg_stat_activity where backend_type = 'checkpointer'")
+    ).rows[0]!.pid;
+    await admin.end();
+
+    const emu = await startTestEmulator();
+    closers.push(() => emu.close());
+    const env = { DATABASE_URL: pgs.url, CHANNEL_HUB_SECRET_KEY: randomBytes(32).toString('base64') };
+    const added = await runCli(['hub', 'member', 'add', 'bench', '--role', 'admin', '--json'], { env });
+    if (added.code !== 0) throw new Error(`hub member add: ${added.stderr}`);
+    const token = (added.json()[0] as { token: string }).token;
+    const call = async <T>(origin: string, name: string, body: unknown): Promise<T> => {
+      const res = await fetch(`${origin}/api/${name}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+      });
+      const r = (await res.json()) as { ok: boolean; value?: T; error?: unknown };
+      if (!r.ok) throw new Error(`${name}: ${JSON.stringify(r.error)}`);
+      return r.value as T;
+    };
+    const startReplica = async (name: string): Promise<{ origin: string; pid: number }> => {
+      // BENCH_CPU_PROF=<dir>: the replicas write V8 CPU profiles there when they exit.
+      const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+      const args = ['hub', '--json', '--port', '0', '--public-url', PUBLIC_URL];
+      args.push('--config-dir', join(dir, name, 'config'), '--data-dir', join(dir, name, 'data'));
+      const child = spawn(process.execPath, [...prof, BIN, ...args], {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, CHANNEL_COMPANION_FROM_SOURCE: '1', ...env },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      replicas.push(child);
+      const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+      child.stdout!.resume();
+      return { origin: (JSON.parse(line) as { origin: string }).origin, pid: child.pid! };
+    };
+    const a = await startReplica('a');
+    const team = await call<{ teamId: string }>(a.origin, 'teams.add', {
+      label: 'Bench',
+      baseUrl: emu.baseUrl,
+      apiKey: DEMO_KEY,
+      agents: [{ agentId: AGENT }],
+    });
+    await call(a.origin, 'webhook.register', {
+      teamId: team.teamId,
+      agentId: AGENT,
+      publicUrl: `${PUBLIC_URL}/hooks/${AGENT}`,
+    });
+    const { secret } = await call<{ secret: string }>(a.origin, 'webhook.revealSecret', {
+      teamId: team.teamId,
+      agentId: AGENT,
+    });
+    const b = await startReplica('b');
+    const proxy = await roundRobin([a.origin, b.origin]);
+    closers.push(() => proxy.close());
+
+    const children: Child[] = [];
+    closers.push(() => Promise.all(children.map((c) => c.kill())));
+    const start = async (script: string, arg: unknown): Promise<{ child: Child; url: string }> => {
+      const child = spawnChild(`../tunnel/${script}`, arg);
+      children.push(child);
+      const ready = await child.waitFor('ready', 60_000);
+      return { child, url: ready.url as string };
+    };
+    const app = await start('app-child.ts', {});
+    await mkdir(join(dir, 'floor'));
+    const floor = await start('floor-child.ts', { target: app.url, dataDir: join(dir, 'floor'), secret, sync: true });
+
+    const sides: Side[] = [
+      { name: 'floor', url: floor.url, pids: [floor.child.proc.pid!], forwards: true },
+      { name: 'hub1', url: a.origin, pids: [a.pid], forwards: false },
+      { name: 'hub2', url: proxy.origin, pids: [a.pid, b.pid], forwards: false },
+    ];
+    const pgPids = (): number[] => postgresPids(checkpointer);
+    for (const side of sides)
+      await drive(side, payloads(secret, WARMUP_REQUESTS, `warm_${side.name}`), app.child, pgPids);
+    const runs = new Map<Side['name'], Run[]>(sides.map((s) => [s.name, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let k = 0; k < sides.length; k++) {
+        const side = sides[(round + k) % sides.length]!;
+        runs
+          .get(side.name)!
+          .push(await drive(side, payloads(secret, REQUESTS, `r${round}_${side.name}`), app.child, pgPids));
+      }
+    }
+    const med = (rs: Run[], f: (r: Run) => number | null): number | null => {
+      const xs = rs.map(f);
+      return xs.some((x) => x === null) ? null : r2(median(xs as number[]));
+    };
+    const fl = runs.get('floor')!;
+    const floorPerSec = median(fl.map((r) => r.perSec));
+    const floorP99 = median(fl.map((r) => r.ackP99));
+    const load = r2(loadavg()[0]!);
+    return (['hub1', 'hub2'] as const).map((name) => {
+      const rs = runs.get(name)!;
+      const perSec = median(rs.map((r) => r.perSec));
+      const p99 = median(rs.map((r) => r.ackP99));
+      const ratio = perSec / floorPerSec;
+      const p99Ratio = p99 / floorP99;
+      return {
+        name: `hub-ingest (${name === 'hub1' ? 'one replica' : 'two replicas behind a round-robin proxy'}): deliveries committed to Postgres before the 2xx, vs the single companion's durable floor`,
+        ratio: r2(ratio),
+        target,
+        p99Ratio: r2(p99Ratio),
+        p99Target: P99_TARGET,
+        pass: ratio >= target && p99Ratio <= P99_TARGET,
+        replicas: name === 'hub1' ? 1 : 2,
+        requests: REQUESTS,
+        concurrency: CONCURRENCY,
+        rounds: ROUNDS,
+        hubPerSec: Math.round(perSec),
+        floorPerSec: Math.round(floorPerSec),
+        hubAckP50Ms: med(rs, (r) => r.ackP50),
+        hubAckP99Ms: r2(p99),
+        floorAckP50Ms: med(fl, (r) => r.ackP50),
+        floorAckP99Ms: r2(floorP99),
+        floorForwardP50Ms: med(fl, (r) => r.forwardP50),
+        floorForwardP99Ms: med(fl, (r) => r.forwardP99),
+        hubRoundsPerSec: rs.map((r) => Math.round(r.perSec)),
+        floorRoundsPerSec: fl.map((r) => Math.round(r.perSec)),
+        replicaCpuUs: med(rs, (r) => r.cpuUs),
+        postgresCpuUs: med(rs, (r) => r.pgCpuUs),
+        floorCpuUs: med(fl, (r) => r.cpuUs),
+        postgresFsync: fsync,
+        loadAvg1m: load,
+      };
+    });
+  } finally {
+    await Promise.all(
+      replicas.map(async (child) => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exited = once(child, 'exit');
+        child.kill('SIGTERM');
+        await exited;
+      }),
+    );
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    await pgs.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
