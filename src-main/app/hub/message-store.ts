@@ -35,7 +35,10 @@ import { COLUMNS, TYPES } from './message-schema';
 
 type Row = Record<string, unknown>;
 
-/** Seqs are taken under this lock (transaction-scoped): commits of messages are in seq order. */
+/**
+ * Seqs are taken under this lock (transaction-scoped), so commits of messages are in seq order; deletions take it
+ * too, so no two writers lock several conversations in opposite orders.
+ */
 const SEQ_LOCK = 0x6875_626d; // "hubm"
 /** A word longer than this is not indexed (a blob pasted as text is not searched by its words). */
 const LONGEST_WORD = 200;
@@ -282,7 +285,7 @@ export class PostgresMessageStore implements MessageStore {
   private async summaries(
     where: RawBuilder<unknown>,
     limit: number | undefined,
-    reader: string | undefined,
+    reader?: string,
   ): Promise<ContactSummary[]> {
     const rows = await this.q(
       sql`select ${this.unreadExpr(reader)} as c_unread, c.count as c_count, n.name as c_name, ${SELECTED}
@@ -309,16 +312,15 @@ export class PostgresMessageStore implements MessageStore {
     const f = this.agentFilter(q.agentIds, 'c.agent_id');
     const search = q.search?.trim() ?? '';
     if (search === '') return this.summaries(f, q.limit, q.reader);
-    const match: Array<RawBuilder<unknown>> = [];
-    const found = [...(await this.contactsNamed(search)), ...(await this.contactsNumbered(search))];
-    if (found.length > 0) match.push(sql`c.contact = any(${found}::text[])`);
+    const match: Array<RawBuilder<unknown>> = [this.named(search)];
+    const numbered = this.numbered(search);
+    if (numbered !== null) match.push(numbered);
     const ts = tsQuery(queryTokens(search), true);
     if (ts !== null)
       match.push(
         sql`exists (select 1 from hub_messages w where w.agent_id = c.agent_id and w.contact = c.contact
           and w.words @@ ${ts}::tsquery)`,
       );
-    if (match.length === 0) return [];
     return this.summaries(sql`${f} and (${sql.join(match, sql` or `)})`, q.limit, q.reader);
   }
 
@@ -462,6 +464,8 @@ export class PostgresMessageStore implements MessageStore {
 
   remove(scope: RemoveScope, now: number): Promise<Removed> {
     return this.write(async (trx) => {
+      // In turn with the writers of messages: the rows of several conversations are never locked crosswise.
+      await sql`select pg_advisory_xact_lock(${SEQ_LOCK})`.execute(trx);
       const conds: Array<RawBuilder<unknown>> = [];
       if ('agentId' in scope) conds.push(sql`agent_id = ${scope.agentId}`);
       if (scope.contact !== undefined) conds.push(sql`contact = ${scope.contact}`);
@@ -477,6 +481,7 @@ export class PostgresMessageStore implements MessageStore {
 
   removeOlderThan(cutoff: number): Promise<Removed> {
     return this.write(async (trx) => {
+      await sql`select pg_advisory_xact_lock(${SEQ_LOCK})`.execute(trx);
       const out = await this.removeWhere(trx, sql`received_at < ${cutoff}`, null);
       await this.q(sql`delete from hub_message_forgotten where at < ${cutoff}`, trx);
       if (out.conversations.length === 0) return out;
@@ -503,23 +508,16 @@ export class PostgresMessageStore implements MessageStore {
     });
   }
 
-  /** Contacts whose local name holds `text` (any case). */
-  private async contactsNamed(text: string): Promise<string[]> {
+  /** The conversations (`c`) whose contact's local name holds `text` (any case). */
+  private named(text: string): RawBuilder<unknown> {
     const like = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const rows = await this.q(
-      sql`select contact from hub_message_names where lower(name) like ${like} escape '\\' limit 1000`,
-    );
-    return rows.map((r) => String(r.contact));
+    return sql`c.contact in (select contact from hub_message_names where lower(name) like ${like} escape '\\')`;
   }
 
-  /** Contacts whose number holds the digits of `text` written as a number (none when it is not one). */
-  private async contactsNumbered(text: string): Promise<string[]> {
+  /** The conversations (`c`) whose number holds the digits of `text` written as a number (null: it is not one). */
+  private numbered(text: string): RawBuilder<unknown> | null {
     const digits = phoneDigits(text);
-    if (digits === null) return [];
-    const rows = await this.q(
-      sql`select distinct contact from hub_conversations where contact like ${`%${digits}%`} limit 1000`,
-    );
-    return rows.map((r) => String(r.contact));
+    return digits === null ? null : sql`c.contact like ${`%${digits}%`}`;
   }
 
   /**
@@ -565,16 +563,13 @@ export class PostgresMessageStore implements MessageStore {
     }
     messages.sort((a, b) => b.message.seq - a.message.seq);
     const digits = phoneDigits(text);
-    const found = digits !== null ? await this.contactsNumbered(text) : await this.contactsNamed(text);
-    if (found.length > 0) {
-      const where = sql`${this.agentFilter(q.agentIds, 'c.agent_id')} and c.contact = any(${found}::text[])`;
-      for (const s of await this.summaries(where, q.limit, undefined))
-        contacts.push(
-          digits !== null
-            ? { contact: s, field: 'contact', ranges: rangesOf(s.contact, digits) }
-            : { contact: s, field: 'name', ranges: rangesOf(s.name ?? '', text) },
-        );
-    }
+    const which = this.numbered(text) ?? this.named(text);
+    for (const s of await this.summaries(sql`${this.agentFilter(q.agentIds, 'c.agent_id')} and ${which}`, q.limit))
+      contacts.push(
+        digits !== null
+          ? { contact: s, field: 'contact', ranges: rangesOf(s.contact, digits) }
+          : { contact: s, field: 'name', ranges: rangesOf(s.name ?? '', text) },
+      );
     return { messages, contacts };
   }
 
