@@ -1,6 +1,6 @@
 // The hub's event fan-out: two replicas on one Postgres (Debian's, started here as the hub's tests start
 // it), 20 SSE listeners on /api/events (10 on each replica), events published at 200 a second for
-// HUB_FANOUT_SECONDS (default 10) with publishHubEvent — each in its own transaction, as the hub's ingest
+// HUB_FANOUT_SECONDS (default 10) with publishHubEvents — each in its own statement, as the hub's ingest
 // publishes a delivery in its commit. For every event and every listener: the time from the start of the
 // publish (before its transaction) to the listener parsing the event off its stream, on one clock (one
 // process). Checks: every listener got every event, once and in id order; p99 ≤ 100 ms.
@@ -12,10 +12,14 @@ import { Agent, request } from 'undici';
 import type { Events } from '../../src-shared/contract';
 import { Emitter } from '../../src-main/core/events';
 import type { Handlers } from '../../src-main/app/handlers';
-import { migrateHub, openHubDatabase } from '../../src-main/app/hub/database';
-import { publishHubEvent, startHubFanout } from '../../src-main/app/hub/events';
+import { migrateHub, openHubDatabase, type HubDatabase } from '../../src-main/app/hub/database';
+import { publishHubEvents, startHubFanout } from '../../src-main/app/hub/events';
 import { startHubServer } from '../../src-main/hub/server';
 import { startPostgres } from '../integration/hub/postgres';
+
+/** Publishes one event (outside a transaction, or in `db` when it is one); its id. */
+const publishOne = async (db: HubDatabase, name: string, payload: unknown): Promise<number> =>
+  (await publishHubEvents(db, [{ name, payload }]))[0]!;
 
 export const target = 1;
 
@@ -108,7 +112,7 @@ export async function run() {
       const t0 = now();
       sentAt.set(i, t0);
       publishes.push(
-        publishHubEvent(db, 'health.changed', { seq: i, agentId: `agent-${i % 50}` }).then((id) => {
+        publishOne(db, 'health.changed', { seq: i, agentId: `agent-${i % 50}` }).then((id) => {
           ids.push(id);
         }),
       );

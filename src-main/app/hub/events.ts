@@ -24,22 +24,10 @@ const PUBLISH_LOCK = 0x6875_6265; // "hube"
 const NOTIFY_MAX_BYTES = 7_900;
 
 /**
- * Records event `name` with `payload` (JSON) and announces it — inside the caller's transaction when `db` is
- * one (the row and its NOTIFY then commit, or vanish, with the caller's work). Publish last in a
- * transaction: the ordering lock is held until it ends. Returns the row id (the event's cursor).
- */
-export async function publishHubEvent(
-  db: HubDatabase,
-  name: string,
-  payload: unknown,
-  replica: string | null = null,
-): Promise<number> {
-  return (await publishHubEvents(db, [{ name, payload }], replica))[0]!;
-}
-
-/**
- * Records several events, in this order, and announces each (as publishHubEvent does, in one statement:
- * one lock, one round trip). Returns their row ids in the same order.
+ * Records events, in this order, and announces each — inside the caller's transaction when `db` is one (the
+ * rows and their NOTIFYs then commit, or vanish, with the caller's work). One statement: one lock, one round
+ * trip. Publish last in a transaction: the ordering lock is held until it ends. Returns the rows' ids (each
+ * event's cursor) in the same order.
  */
 export async function publishHubEvents(
   db: HubDatabase,
@@ -112,6 +100,8 @@ function localEvents(events: ContractEvents): ContractEvents {
 const PUBLISH_RETRY: BackoffPolicy = { baseMs: 200, maxMs: 5_000, jitter: 0.2 };
 /** Events waiting to be published while the database is away; beyond this the oldest are dropped (and said). */
 const MAX_WAITING = 10_000;
+/** Events published in one statement at most. */
+const PUBLISH_PAGE = 500;
 /** How long a closing replica waits for its waiting events to be published. */
 const CLOSE_GRACE_MS = 2_000;
 
@@ -132,10 +122,12 @@ function publishReplicaEvents(
 
   const drain = async (): Promise<void> => {
     for (let attempt = 0; waiting.length > 0 && !closed;) {
-      const e = waiting[0]!;
+      // What waits goes out together, in order (after an outage, in pages).
+      const batch = waiting.slice(0, PUBLISH_PAGE);
       try {
-        await publishHubEvent(db, e.name, e.payload, replica);
-        waiting.shift();
+        await publishHubEvents(db, batch, replica);
+        const sent = new Set(batch);
+        while (waiting.length > 0 && sent.has(waiting[0]!)) waiting.shift();
         attempt = 0;
       } catch (err) {
         attempt++;

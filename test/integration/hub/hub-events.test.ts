@@ -12,9 +12,13 @@ import { Emitter } from '../../../src-main/core/events';
 import { remoteClient } from '../../../src-main/app/client';
 import type { Handlers } from '../../../src-main/app/handlers';
 import { migrateHub, openHubDatabase, type HubDatabase } from '../../../src-main/app/hub/database';
-import { publishHubEvent, publishHubEvents, startHubFanout } from '../../../src-main/app/hub/events';
+import { publishHubEvents, startHubFanout } from '../../../src-main/app/hub/events';
 import { startHubServer } from '../../../src-main/hub/server';
 import { startPostgres, type TestPostgres } from './postgres';
+
+/** Publishes one event (outside a transaction, or in `db` when it is one); its id. */
+const publishOne = async (db: HubDatabase, name: string, payload: unknown): Promise<number> =>
+  (await publishHubEvents(db, [{ name, payload }]))[0]!;
 
 const TOKEN = 'member-token';
 
@@ -160,7 +164,7 @@ describe('hub events', () => {
   const publish = async (name: string, payload: unknown): Promise<number> => {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await publishHubEvent(db, name, payload);
+        return await publishOne(db, name, payload);
       } catch (e) {
         if (attempt > 100) throw e;
         await new Promise((r) => setTimeout(r, 100));
@@ -184,21 +188,21 @@ describe('hub events', () => {
     await pgServer?.stop();
   }, 30_000);
 
-  it('publishHubEvent: a row and a NOTIFY of it on commit (its id when too large); nothing when the transaction rolls back', async () => {
+  it('publishHubEvents: a row and a NOTIFY of it on commit (its id when too large); nothing when the transaction rolls back', async () => {
     const listener = new pg.Client({ connectionString: pgServer.url });
     await listener.connect();
     const heard: string[] = [];
     listener.on('notification', (n) => heard.push(n.payload ?? ''));
     await listener.query('LISTEN hub_events');
     try {
-      const id = await publishHubEvent(db, 'health', { agentId: 'a1', list: [1, 2] });
+      const id = await publishOne(db, 'health', { agentId: 'a1', list: [1, 2] });
       await expect(
         db.transaction().execute(async (trx) => {
-          await publishHubEvent(trx, 'health', { agentId: 'lost' });
+          await publishOne(trx, 'health', { agentId: 'lost' });
           throw new Error('rolled back');
         }),
       ).rejects.toThrow('rolled back');
-      const id2 = await db.transaction().execute((trx) => publishHubEvent(trx, 'incident', { n: 2 }));
+      const id2 = await db.transaction().execute((trx) => publishOne(trx, 'incident', { n: 2 }));
       // The notification carries the row itself (it fits).
       await expect
         .poll(() => heard.map((h) => JSON.parse(h) as unknown))
@@ -225,7 +229,7 @@ describe('hub events', () => {
       ]);
       await expect.poll(() => heard.length).toBe(5);
       // A row too large for a notification is announced by its id.
-      const big = await publishHubEvent(db, 'alert', { text: 'x'.repeat(9_000) });
+      const big = await publishOne(db, 'alert', { text: 'x'.repeat(9_000) });
       await expect.poll(() => heard.at(-1)).toBe(String(big));
       const rows = await db
         .selectFrom('hub_events')

@@ -9,11 +9,15 @@ import type { DeliveryDetailDTO, DeliverySummaryDTO, Events, Result } from '../.
 import { Emitter } from '../../../src-main/core/events';
 import type { Handlers } from '../../../src-main/app/handlers';
 import { migrateHub, openHubDatabase, type HubDatabase } from '../../../src-main/app/hub/database';
-import { publishHubEvent, startHubFanout } from '../../../src-main/app/hub/events';
+import { publishHubEvents, startHubFanout } from '../../../src-main/app/hub/events';
 import { startHubServer } from '../../../src-main/hub/server';
 import { startHttpSink } from '../../helpers/http-sink';
 import { spawnCli } from '../../helpers/spawn-cli';
 import { startPostgres, type TestPostgres } from './postgres';
+
+/** Publishes one event (outside a transaction, or in `db` when it is one); its id. */
+const publishOne = async (db: HubDatabase, name: string, payload: unknown): Promise<number> =>
+  (await publishHubEvents(db, [{ name, payload }]))[0]!;
 
 const TOKEN = 'listen-member-token';
 const AGENTS = ['a1', 'a2'];
@@ -166,7 +170,7 @@ describe('listen through a hub', () => {
 
       const total = 60;
       for (let i = 0; i < total; i++) {
-        await publishHubEvent(db, 'tunnel.delivery', summary(i));
+        await publishOne(db, 'tunnel.delivery', summary(i));
         // The replica serving the listener (the first live one) dies once some deliveries got through.
         if (i === 20) {
           await expect.poll(() => app.requests.length, { timeout: 15_000 }).toBeGreaterThan(5);
