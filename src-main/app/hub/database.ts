@@ -385,6 +385,10 @@ export function openHubDatabase(url: string): HubDatabase {
   const pool = new pg.Pool({ connectionString: checkDatabaseUrl(url), max: 10, connectionTimeoutMillis: 5_000 });
   // An idle client whose connection drops (a database restart) is discarded; the next query reconnects.
   pool.on('error', () => undefined);
+  // So is one checked out between two statements (inside a transaction) when the database terminates it: pg
+  // emits 'error' on a client that runs no query, and the pool listens only to idle ones. Without a listener
+  // the process would die; with one, the transaction's next statement fails and the pool drops the client.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return new Kysely<HubSchema>({ dialect: new PostgresDialect({ pool }) });
 }
 
