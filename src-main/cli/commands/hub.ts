@@ -124,7 +124,8 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
     await secrets.probe().catch((e: unknown) => {
       throw new CliFailure(e instanceof Error ? e.message : String(e), EXIT.failure, 'SECRET_KEY');
     });
-    const { postgresConfigStore } = await import('../../app/hub/config');
+    const { postgresConfigStore, afterConfigCatchUp } = await import('../../app/hub/config');
+    const configStore = postgresConfigStore(db, databaseUrl(ctx, f.database), logger);
     const { configDir, dataDir } = companionFolders(ctx, f);
     // One inbox for every replica: the messages in the database, unread counts and read marks per member.
     const { hubMessages } = await import('../../app/hub/message-store');
@@ -140,7 +141,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       configDir,
       dataDir,
       messages: hubMessages(db, dataDir),
-      configStore: postgresConfigStore(db, databaseUrl(ctx, f.database), logger),
+      configStore,
       pollShare: polling.share,
       commitDelivery: deliveries.commit,
       // The hooks are served on the hub's port (/hooks/<agentId>); the receiver's own port is any free one.
@@ -165,13 +166,17 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
         hosted.companion.metrics,
       );
       server = await startHubServer({
-        handlers: {
-          ...hosted.handlers,
-          ...shared,
-          ...deliveries.handlers(hosted.contract.implementations),
-          'webhook.revealSecret': revealRecorded(hosted.handlers['webhook.revealSecret'], db),
-          'app.ping': hubPing(hosted.handlers['app.ping'], f.publicUrl ?? null),
-        },
+        // Each request first catches up with a config another replica changed (a member's previous request).
+        handlers: afterConfigCatchUp(
+          {
+            ...hosted.handlers,
+            ...shared,
+            ...deliveries.handlers(hosted.contract.implementations),
+            'webhook.revealSecret': revealRecorded(hosted.handlers['webhook.revealSecret'], db),
+            'app.ping': hubPing(hosted.handlers['app.ping'], f.publicUrl ?? null),
+          },
+          () => configStore.catchUp(),
+        ),
         events: fanout.events,
         journal: fanout.journal,
         memberOfToken: (token) => hub.memberOfToken(db, token),
