@@ -1,19 +1,22 @@
 // The hub's events over real Postgres: published in the caller's transaction (or not at all), announced
 // with NOTIFY on commit; every replica's /api/events serves them with ids, a client resumes on any replica
-// after the last id it saw (none twice, none missed), and a Postgres restart loses nothing.
+// after the last id it saw (none twice, none missed), and a Postgres restart loses nothing. `listen
+// --forward-to` (the real command) behind a balancer forwards every delivery once when its replica dies.
 import { sql } from 'kysely';
 import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import pg from 'pg';
 import { request } from 'undici';
 import { createParser } from 'eventsource-parser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Events } from '../../../src-shared/contract';
+import type { DeliveryDetailDTO, DeliverySummaryDTO, Events, Result } from '../../../src-shared/contract';
 import { Emitter } from '../../../src-main/core/events';
 import { remoteClient } from '../../../src-main/app/client';
 import type { Handlers } from '../../../src-main/app/handlers';
 import { migrateHub, openHubDatabase, type HubDatabase } from '../../../src-main/app/hub/database';
 import { publishHubEvents, startHubFanout } from '../../../src-main/app/hub/events';
 import { startHubServer } from '../../../src-main/hub/server';
+import { startHttpSink } from '../../helpers/http-sink';
+import { spawnCli } from '../../helpers/spawn-cli';
 import { startPostgres, type TestPostgres } from './postgres';
 
 /** Publishes one event (outside a transaction, or in `db` when it is one); its id. */
@@ -78,6 +81,64 @@ async function openStream(origin: string, resume: { lastEventId?: number; after?
   };
 }
 
+const AGENTS = ['a1', 'a2'];
+
+const ok = <T>(value: T): Result<T> => ({ ok: true, value });
+
+function summary(i: number): DeliverySummaryDTO {
+  return {
+    id: `d${i}`,
+    serviceId: null,
+    receivedAt: 1_700_000_000_000 + i,
+    teamId: 't1',
+    agentId: AGENTS[i % AGENTS.length]!,
+    event: 'message.received',
+    from: '15550000000',
+    messageId: `m${i}`,
+    messageType: 'text',
+    preview: `hello ${i}`,
+    verdict: 'verified',
+    forwardStatus: null,
+  };
+}
+
+/** What every replica answers to `listen`: the deliveries as stored (in the database, for any replica to read). */
+function listenHandlers(): Handlers {
+  const status = {
+    running: true,
+    listenUrl: 'http://127.0.0.1:9',
+    forwardTo: null,
+    agents: AGENTS.map((agentId) => ({
+      agentId,
+      teamId: 't1',
+      receiverUrl: null,
+      publicUrl: null,
+      registration: { state: 'none', text: '', takeover: '' },
+    })),
+    counts: { received: 0, verified: 0, duplicates: 0, rejected: 0, forwarded: 0, failed: 0 },
+    exposure: { state: 'off' },
+  };
+  return {
+    'app.ping': async () =>
+      ok({ at: Date.now(), upSince: 0, hub: { member: 'dev', role: 'developer', publicUrl: null } }),
+    'tunnel.start': async () => ok(status),
+    'tunnel.status': async () => ok(status),
+    'tunnel.delivery': async (raw: unknown) => {
+      const i = Number((raw as { id: string }).id.slice(1));
+      const detail: DeliveryDetailDTO = {
+        ...summary(i),
+        headers: { 'content-type': 'application/json', 'x-delivery': `d${i}` },
+        rawBody: JSON.stringify({ n: i, agentId: summary(i).agentId }),
+        verificationDetail: '',
+        forwards: [],
+        forwardState: 'not-forwarded',
+        nextTryAt: null,
+      };
+      return ok(detail);
+    },
+  } as unknown as Handlers;
+}
+
 /** A TCP balancer in front of the replicas: each connection to the first live one; kill() cuts a replica off. */
 async function balancer(origins: string[]): Promise<{
   origin: string;
@@ -125,7 +186,7 @@ describe('hub events', () => {
   const replicas: Replica[] = [];
   const streams: Stream[] = [];
 
-  async function startReplica(): Promise<Replica> {
+  async function startReplica(handlers = {} as Handlers): Promise<Replica> {
     const rdb = openHubDatabase(pgServer.url);
     const companion = new Emitter<Events>();
     const fanout = await startHubFanout({
@@ -135,10 +196,10 @@ describe('hub events', () => {
       replica: `replica-${replicas.length}`,
     });
     const server = await startHubServer({
-      handlers: {} as Handlers,
+      handlers,
       events: fanout.events,
       journal: fanout.journal,
-      memberOfToken: async (t) => (t === TOKEN ? { name: 'alice', role: 'viewer', createdAt: 0 } : null),
+      memberOfToken: async (t) => (t === TOKEN ? { name: 'alice', role: 'developer', createdAt: 0 } : null),
       ready: async () => true,
     });
     const replica: Replica = {
@@ -392,6 +453,50 @@ describe('hub events', () => {
       await lb.close();
     }
   }, 30_000);
+
+  it('listen --forward-to behind a balancer: its replica dies mid-stream, every delivery forwarded once, in per-agent order', async () => {
+    const closers: (() => Promise<void>)[] = [];
+    try {
+      const [a, b] = [await startReplica(listenHandlers()), await startReplica(listenHandlers())];
+      const origins = [a.origin, b.origin];
+      const lb = await balancer(origins);
+      closers.push(() => lb.close());
+      const app = await startHttpSink();
+      closers.push(() => app.close());
+
+      const listen = spawnCli(['listen', '--forward-to', app.url, '--json'], {
+        CHANNEL_HUB_URL: lb.origin,
+        CHANNEL_HUB_TOKEN: TOKEN,
+      });
+      closers.push(async () => {
+        listen.child.kill('SIGTERM');
+        await listen.exited;
+      });
+      await expect.poll(() => listen.stdout(), { timeout: 30_000 }).toContain('"event":"ready"');
+
+      const total = 60;
+      for (let i = 0; i < total; i++) {
+        await publishOne(db, 'tunnel.delivery', summary(i));
+        // The replica serving the listener (the first live one) dies once some deliveries got through.
+        if (i === 20) {
+          await expect.poll(() => app.requests.length, { timeout: 15_000 }).toBeGreaterThan(5);
+          lb.kill(origins[0]!);
+        }
+      }
+      await expect.poll(() => app.requests.length, { timeout: 30_000 }).toBe(total);
+      await new Promise((r) => setTimeout(r, 500));
+      const got = app.requests.map((q) => JSON.parse(q.body.toString('utf8')) as { n: number; agentId: string });
+      expect(got).toHaveLength(total);
+      expect(new Set(got.map((g) => g.n)).size).toBe(total);
+      for (const agent of AGENTS) {
+        const ns = got.filter((g) => g.agentId === agent).map((g) => g.n);
+        expect(ns).toEqual([...ns].sort((x, y) => x - y));
+      }
+      expect(listen.stderr()).not.toContain('no more deliveries reach this listener');
+    } finally {
+      for (const close of closers.reverse()) await close().catch(() => undefined);
+    }
+  }, 90_000);
 
   it('Postgres restarted mid-stream: the clients of both replicas go on receiving, nothing missed', async () => {
     const [a, b] = [await startReplica(), await startReplica()];
