@@ -1,0 +1,251 @@
+// A team on a hub of two replicas (two `hub` processes on one real Postgres, their own data folders, the same
+// database and secret key, polling every second) and the service's emulator: the team and its agents added
+// through the hub by its admin, two on-call members, alice and bob. The browser host (`serve`) is connected to
+// replica A as alice through Settings → Team hub. Without a reload, alice's screens then show:
+// - an incident (an agent unlinked at the emulator) acknowledged by bob through replica B: "Acknowledged by bob";
+// - a message the service delivered (signed) to replica B's /hooks/<agent>: in alice's inbox, unread for her;
+//   bob reading it through replica B leaves it unread for alice; alice opening it reads it for her.
+// The Agents, Alerts and Messages screens shot at 1280×800 and 1024×700; axe finds nothing serious, light and dark.
+import AxeBuilder from '@axe-core/playwright';
+import { randomBytes } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { expect, test, type Page, type TestInfo } from '@playwright/test';
+import { signDelivery } from '../../src-main/core/signature';
+import { startPostgres, type TestPostgres } from '../integration/hub/postgres';
+import { control, open, useServe } from './support/kit';
+import { makeServeHome, REPO, startCommand, type RunningServe, type ServeHome } from './support/serve';
+
+const CLI = path.join(REPO, 'bin/channel-companion.mjs');
+const PUBLIC_URL = 'https://hub.example.test';
+const TEAM_KEY = 'hub-team-key-0123456789';
+/** The team's agents at the emulator: one whose messages come in, one that gets unlinked. */
+const SUPPORT = { agentId: 'hub-support', label: 'Hub support' };
+const SALES = { agentId: 'hub-sales', label: 'Hub sales' };
+const CUSTOMER = '15550102000';
+
+interface Incident {
+  id: string;
+  agentId: string;
+  acknowledgedAt: number | null;
+  acknowledgedBy?: string | null;
+}
+
+interface Contacts {
+  contacts: { agentId: string; contact: string; unread: number }[];
+}
+
+/** The state shot at 1280×800 and 1024×700, and axe (serious or critical) in light and dark at 1280×800. */
+async function shotsAndAxe(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  for (const [width, height] of [
+    [1024, 700],
+    [1280, 800],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: testInfo.outputPath(`${name}-${width}x${height}.png`), fullPage: true });
+  }
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const bad = (await new AxeBuilder({ page }).analyze()).violations.filter(
+      (v) => v.impact === 'serious' || v.impact === 'critical',
+    );
+    const said = bad.map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    expect.soft(said, `axe violations on ${name} (${scheme})`).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+test.describe.serial('a team on a hub of two replicas', () => {
+  const suite = useServe();
+  let db: TestPostgres;
+  const homes: ServeHome[] = [];
+  const replicas: RunningServe[] = [];
+  let a: string;
+  let b: string;
+  let teamId: string;
+  let secret: string;
+  const tokens: Record<string, string> = {};
+
+  const cli = (args: string[], env: NodeJS.ProcessEnv): string => {
+    const r = spawnSync(process.execPath, [CLI, ...args], { cwd: REPO, env, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+    return r.stdout;
+  };
+
+  /** A request of the contract over HTTP, as a member, to one replica. */
+  const call = async <T = unknown>(origin: string, member: string, name: string, args: unknown = {}): Promise<T> => {
+    const res = await fetch(`${origin}/api/${name}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens[member]}` },
+      body: JSON.stringify(args),
+    });
+    const r = (await res.json()) as { ok: boolean; value?: T; error?: unknown };
+    if (!r.ok) throw new Error(`${name} as ${member}: ${JSON.stringify(r.error)}`);
+    return r.value as T;
+  };
+
+  test.beforeAll(async () => {
+    test.setTimeout(180_000);
+    db = await startPostgres();
+    homes.push(makeServeHome(), makeServeHome());
+    const secrets = {
+      DATABASE_URL: db.url,
+      CHANNEL_HUB_SECRET_KEY: randomBytes(32).toString('base64'),
+    };
+    const env = { ...homes[0]!.env, ...secrets };
+    for (const [name, role] of [
+      ['ada', 'admin'],
+      ['alice', 'on-call'],
+      ['bob', 'on-call'],
+    ] as const)
+      tokens[name] = (
+        JSON.parse(cli(['hub', 'member', 'add', name, '--role', role, '--json'], env)) as { token: string }
+      ).token;
+
+    // The team at the service: two connected agents.
+    await control(suite, 'teams', { id: 'hub-team', name: 'Hub team', apiKey: TEAM_KEY });
+    for (const [agent, phone] of [
+      [SUPPORT, '15550100011'],
+      [SALES, '15550100012'],
+    ] as const)
+      await control(suite, 'teams/hub-team/agents', { ...agent, state: 'connected', phone });
+
+    const [started1, started2] = await Promise.all(
+      homes.map(async (home) => {
+        const hub = await startCommand(
+          [
+            'hub',
+            '--json',
+            '--poll-sec',
+            '1',
+            '--public-url',
+            PUBLIC_URL,
+            '--config-dir',
+            home.configDir,
+            '--data-dir',
+            home.dataDir,
+          ],
+          { ...home.env, ...secrets },
+          60_000,
+        );
+        replicas.push(hub);
+        return (hub.ready as unknown as { origin: string }).origin;
+      }),
+    );
+    a = started1!;
+    b = started2!;
+
+    // The team and its agents, added through the hub by its admin; the support agent's webhook points at the hub.
+    teamId = (
+      await call<{ teamId: string }>(a, 'ada', 'teams.add', {
+        label: 'Hub team',
+        baseUrl: suite.emulator.baseUrl,
+        apiKey: TEAM_KEY,
+        agents: [SUPPORT],
+      })
+    ).teamId;
+    // Replica B hears of the team by the database's NOTIFY (within a second), then takes the second agent.
+    await expect
+      .poll(async () => (await call<{ teamId: string }[]>(b, 'ada', 'teams.list')).map((t) => t.teamId))
+      .toContain(teamId);
+    await call(b, 'ada', 'agents.add', { teamId, ...SALES });
+    await call(b, 'ada', 'webhook.register', {
+      teamId,
+      agentId: SUPPORT.agentId,
+      publicUrl: `${PUBLIC_URL}/hooks/${SUPPORT.agentId}`,
+    });
+    secret = (await call<{ secret: string }>(a, 'ada', 'webhook.revealSecret', { teamId, agentId: SUPPORT.agentId }))
+      .secret;
+  });
+
+  test.afterAll(async () => {
+    const codes = await Promise.all(replicas.map((r) => r.stop()));
+    await db?.stop();
+    for (const h of homes) h.remove();
+    expect(codes, 'the replicas stop cleanly on SIGTERM').toEqual(replicas.map(() => 0));
+  });
+
+  test('alice, connected to replica A, sees bob’s acknowledgement and a message that came through replica B', async ({
+    page,
+  }, testInfo) => {
+    test.setTimeout(150_000);
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    // Connect through Settings → Team hub, as alice, to replica A.
+    await open(page, suite, '#/settings');
+    const card = page.locator('section.card', { has: page.getByRole('heading', { name: 'Team hub' }) });
+    await card.getByLabel('Hub address').fill(a);
+    await card.getByLabel('Member token').fill(tokens.alice!);
+    await card.getByRole('button', { name: 'Connect' }).click();
+    await expect(page.getByTestId('hub-indicator')).toHaveText(`Connected to hub ${a} as alice (on-call)`);
+    await expect(page.getByRole('article', { name: 'Team Hub team' })).toBeVisible();
+
+    // Agents: the hub's team, both agents, the one added through replica B too.
+    await page.evaluate(() => (window.location.hash = '#/'));
+    await expect(page.getByRole('heading', { level: 2, name: 'Agents' })).toBeVisible();
+    for (const agent of [SUPPORT, SALES])
+      await expect(page.getByRole('link', { name: agent.label, exact: true })).toBeVisible();
+    await expect(page.getByText('2 agents:')).toBeVisible();
+    await shotsAndAxe(page, testInfo, 'agents');
+
+    // (1) An agent unlinked at the service: an incident, on alice's Alerts screen.
+    await page.evaluate(() => (window.location.hash = '#/alerts'));
+    await expect(page.getByRole('heading', { level: 2, name: 'Alerts' })).toBeVisible();
+    await control(suite, `agents/${SALES.agentId}/unlink`);
+    const row = page.locator('ul.incidents li.incident').filter({ hasText: SALES.label });
+    await expect(row).toHaveCount(1, { timeout: 15_000 });
+    await expect(row).toContainText('not acknowledged');
+
+    // Bob acknowledges it through replica B; alice's screen says so, with his name, without a reload.
+    let incident: Incident | undefined;
+    await expect
+      .poll(
+        async () =>
+          (incident = (await call<Incident[]>(b, 'bob', 'alerts.list')).find((i) => i.agentId === SALES.agentId)),
+        { timeout: 10_000 },
+      )
+      .toBeDefined();
+    await call(b, 'bob', 'alerts.acknowledge', { incidentId: incident!.id });
+    await expect(row).toContainText('Acknowledged by bob', { timeout: 10_000 });
+    await expect(row.getByRole('button', { name: /^Acknowledge/ })).toHaveCount(0);
+    await shotsAndAxe(page, testInfo, 'alerts');
+
+    // (2) A message the service delivers to replica B's hook: in alice's inbox on replica A, unread for her.
+    await page.evaluate(() => (window.location.hash = '#/messages'));
+    await expect(page.getByRole('heading', { level: 2, name: 'Messages' })).toBeVisible();
+    const text = `Hello through replica B ${randomBytes(3).toString('hex')}`;
+    const body = JSON.stringify({
+      event: 'message.received',
+      from: CUSTOMER,
+      message: { id: `m-${randomBytes(6).toString('hex')}`, type: 'text', text, fromMe: false },
+      timestamp: Math.floor(Date.now() / 1000),
+    });
+    const res = await fetch(`${b}/hooks/${SUPPORT.agentId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signDelivery(secret, body, Math.floor(Date.now() / 1000)) },
+      body,
+    });
+    expect(res.status, await res.text()).toBe(200);
+    const contact = page.locator('a.messages-contact').filter({ hasText: text });
+    await expect(contact).toBeVisible({ timeout: 15_000 });
+    await expect(contact.getByLabel('1 unread')).toBeVisible();
+    await shotsAndAxe(page, testInfo, 'messages');
+
+    // Read state per member: bob reads it through replica B; it stays unread for alice.
+    const unreadFor = async (origin: string, member: string): Promise<number | undefined> =>
+      (await call<Contacts>(origin, member, 'messages.contacts', { teamId, agentId: SUPPORT.agentId })).contacts.find(
+        (c) => c.contact.replace(/\D/g, '') === CUSTOMER,
+      )?.unread;
+    await call(b, 'bob', 'messages.markRead', { teamId, agentId: SUPPORT.agentId, phone: CUSTOMER });
+    expect(await unreadFor(b, 'bob')).toBe(0);
+    expect(await unreadFor(a, 'alice')).toBe(1);
+    await page.reload();
+    await expect(contact.getByLabel('1 unread')).toBeVisible({ timeout: 15_000 });
+
+    // Alice opens it: read for her too.
+    await contact.click();
+    await expect(page.getByText(text).last()).toBeVisible();
+    await expect.poll(() => unreadFor(a, 'alice'), { timeout: 10_000 }).toBe(0);
+  });
+});
