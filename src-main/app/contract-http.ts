@@ -111,11 +111,17 @@ export interface ContractServingOptions {
   maxBodyBytes?: number;
   /** Default 15 s. */
   heartbeatMs?: number;
+  /**
+   * With a journal: a stream whose client has not read this many bytes yet is cut (default 8 MiB), so a stalled
+   * client (a laptop asleep, a dead connection) holds no backlog here; it resumes from its cursor when back.
+   */
+  maxUnsentBytes?: number;
 }
 
 export function contractServing(opts: ContractServingOptions): ContractServing {
   const maxBody = opts.maxBodyBytes ?? 2 * 1024 * 1024;
   const heartbeatMs = opts.heartbeatMs ?? 15_000;
+  const maxUnsent = opts.maxUnsentBytes ?? 8 * 1024 * 1024;
   const streams = new Set<ServerResponse>();
 
   function serveEvents(req: IncomingMessage, res: ServerResponse): void {
@@ -135,6 +141,7 @@ export function contractServing(opts: ContractServingOptions): ContractServing {
     const flush = (): void => {
       if (batch !== '' && !res.destroyed) res.write(batch);
       batch = '';
+      if (opts.journal && res.writableLength > maxUnsent) res.destroy();
     };
     const unsubscribe = opts.events.onAny((e) => {
       if (batch === '') process.nextTick(flush);
