@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { TeamDTO } from '../../../src-shared/contract';
 import { App } from '../../../src-renderer/src/App';
@@ -91,21 +91,26 @@ describe('app frame', () => {
     expect(within(nav).getByRole('link', { name: 'Agents' }).getAttribute('aria-current')).toBe('page');
     expect(within(nav).getByRole('link', { name: 'Alerts, 1 open' })).toBeTruthy();
 
-    // Scrolled down, then a new route: back to the top (the header in view), focus on the page heading.
+    // Scrolled down, then a new route: back to the top (the header in view), the app's loading line
+    // (the list gone at once) while the screen's chunk loads, then focus on the page heading.
     document.documentElement.scrollTop = 400;
     act(() => store.getState().setRoute('#/alerts'));
-    const heading = screen.getByRole('heading', { level: 2, name: 'Alerts' });
+    expect(screen.getByText('Loading…').getAttribute('aria-busy')).toBe('true');
+    expect(screen.queryByRole('list', { name: /agents, worst health first/ })).toBeNull();
+    const heading = await screen.findByRole('heading', { level: 2, name: 'Alerts' }, { timeout: 5000 });
+    expect(screen.queryByText('Loading…')).toBeNull();
     expect(
       within(nav)
         .getByRole('link', { name: /Alerts/ })
         .getAttribute('aria-current'),
     ).toBe('page');
-    expect(document.activeElement).toBe(heading);
+    await waitFor(() => expect(document.activeElement).toBe(heading));
     expect(heading.getAttribute('tabindex')).toBe('-1');
     expect(document.documentElement.scrollTop).toBe(0);
 
     act(() => emit('app.navigate', { route: '#/settings' }));
-    expect(document.activeElement).toBe(screen.getByRole('heading', { level: 2, name: 'Settings' }));
+    const settings = await screen.findByRole('heading', { level: 2, name: 'Settings' }, { timeout: 5000 });
+    await waitFor(() => expect(document.activeElement).toBe(settings));
 
     act(() => store.getState().setRoute('#/nowhere'));
     expect(screen.getByText('This page does not exist.')).toBeTruthy();
