@@ -19,6 +19,9 @@ import { startHttpSink } from '../../helpers/http-sink';
 import { spawnCli } from '../../helpers/spawn-cli';
 import { startPostgres, type TestPostgres } from './postgres';
 
+/** Waits for what crosses processes, sockets and the database: generous on a loaded machine. */
+const SLOW = { timeout: 10_000 };
+
 /** Publishes one event (outside a transaction, or in `db` when it is one); its id. */
 const publishOne = async (db: HubDatabase, name: string, payload: unknown): Promise<number> =>
   (await publishHubEvents(db, [{ name, payload }]))[0]!;
@@ -266,7 +269,7 @@ describe('hub events', () => {
       const id2 = await db.transaction().execute((trx) => publishOne(trx, 'incident', { n: 2 }));
       // The notification carries the row itself (it fits).
       await expect
-        .poll(() => heard.map((h) => JSON.parse(h) as unknown))
+        .poll(() => heard.map((h) => JSON.parse(h) as unknown), SLOW)
         .toEqual([
           { id, name: 'health', payload: { agentId: 'a1', list: [1, 2] } },
           { id: id2, name: 'incident', payload: { n: 2 } },
@@ -288,10 +291,10 @@ describe('hub events', () => {
         [batch[1], 'b2'],
         [batch[2], 'b3'],
       ]);
-      await expect.poll(() => heard.length).toBe(5);
+      await expect.poll(() => heard.length, SLOW).toBe(5);
       // A row too large for a notification is announced by its id.
       const big = await publishOne(db, 'alert', { text: 'x'.repeat(9_000) });
-      await expect.poll(() => heard.at(-1)).toBe(String(big));
+      await expect.poll(() => heard.at(-1), SLOW).toBe(String(big));
       const rows = await db
         .selectFrom('hub_events')
         .select(['id', 'name', 'payload'])
@@ -315,7 +318,7 @@ describe('hub events', () => {
     for (let i = 0; i < 5; i++) published.push(await publish('health.changed', { agentId: `p${i}` }));
     // A shared event of a replica's companion is published once, and reaches every replica's clients.
     a.companion.emit('health.changed', { agentId: 'from-a' } as Events['health.changed']);
-    for (const c of clients) await expect.poll(() => c.ids().length).toBe(6);
+    for (const c of clients) await expect.poll(() => c.ids().length, SLOW).toBe(6);
     // A local one (one request's answer stream) reaches the clients of its replica only, without an id.
     a.companion.emit('chat.token', { turnId: 't1', token: 'hi' });
     // A delivery of the companion is not served: the hub's ingest publishes it in its commit.
@@ -323,7 +326,7 @@ describe('hub events', () => {
     // One too large for a notification reaches them too (read by its id), in its place.
     await publish('alert', { big: 'y'.repeat(9_000) });
     const last = await publish('tunnel.delivery', { id: 'd-committed' });
-    for (const c of clients) await expect.poll(() => c.ids().at(-1)).toBe(last);
+    for (const c of clients) await expect.poll(() => c.ids().at(-1), SLOW).toBe(last);
     const shared = (c: Stream) => c.heard.filter((h) => h.id !== null && h.name !== 'cursor');
     for (const c of clients) {
       expect(c.ids().slice(0, 5)).toEqual(published);
@@ -346,15 +349,15 @@ describe('hub events', () => {
     const first = await stream(a.origin);
     const before: number[] = [];
     for (let i = 0; i < 3; i++) before.push(await publish('alert', { n: i }));
-    await expect.poll(() => first.ids()).toEqual(before);
+    await expect.poll(() => first.ids(), SLOW).toEqual(before);
     first.close();
     const missed: number[] = [];
     for (let i = 3; i < 7; i++) missed.push(await publish('alert', { n: i }));
     const back = await stream(b.origin, { lastEventId: first.lastId()! });
     const viaQuery = await stream(b.origin, { after: before[1]! });
     const after = await publish('alert', { n: 7 });
-    await expect.poll(() => back.ids()).toEqual([...missed, after]);
-    await expect.poll(() => viaQuery.ids()).toEqual([before[2], ...missed, after]);
+    await expect.poll(() => back.ids(), SLOW).toEqual([...missed, after]);
+    await expect.poll(() => viaQuery.ids(), SLOW).toEqual([before[2], ...missed, after]);
     const bad = await stream(b.origin, { lastEventId: 'x' as unknown as number });
     expect(bad.status).toBe(400);
   });
@@ -370,14 +373,14 @@ describe('hub events', () => {
         await new Promise((r) => setTimeout(r, 2));
       }
     })();
-    await expect.poll(() => first.ids().length).toBeGreaterThanOrEqual(15);
+    await expect.poll(() => first.ids().length, SLOW).toBeGreaterThanOrEqual(15);
     first.close();
     const got = first.ids();
     const second = await stream(b.origin, { lastEventId: first.lastId()! });
     await new Promise((r) => setTimeout(r, 200));
     publishing = false;
     await publisher;
-    await expect.poll(() => [...got, ...second.ids()].length).toBe(all.length);
+    await expect.poll(() => [...got, ...second.ids()].length, SLOW).toBe(all.length);
     expect([...got, ...second.ids()]).toEqual(all);
   });
 
@@ -390,11 +393,11 @@ describe('hub events', () => {
     );
     const watcher = await stream(a.origin);
     const mid = await publish('alert', { n: 'mid' });
-    await expect.poll(() => watcher.ids().at(-1)).toBe(mid);
+    await expect.poll(() => watcher.ids().at(-1), SLOW).toBe(mid);
     // The replica has read them all: this client's catch-up reads them again, in pages, then goes live.
     const back = await stream(a.origin, { after: from });
     const next = await publish('alert', { n: 'next' });
-    await expect.poll(() => back.ids().length).toBe(1202);
+    await expect.poll(() => back.ids().length, SLOW).toBe(1202);
     const ids = back.ids();
     expect(ids.at(-1)).toBe(next);
     expect(ids.at(-2)).toBe(mid);
@@ -440,7 +443,7 @@ describe('hub events', () => {
         await publish('alert', { n: `e${i}` });
         // The replica the client streams from dies (its connections cut); the balancer sends it to the other.
         if (i === 20) {
-          await expect.poll(() => seen.length).toBeGreaterThan(5);
+          await expect.poll(() => seen.length, SLOW).toBeGreaterThan(5);
           lb.kill(lb.servedBy()[0]!);
         }
       }
@@ -503,7 +506,7 @@ describe('hub events', () => {
     const clients = [await stream(a.origin), await stream(b.origin)];
     const published: number[] = [];
     for (let i = 0; i < 3; i++) published.push(await publish('alert', { n: i }));
-    for (const c of clients) await expect.poll(() => c.ids()).toEqual(published);
+    for (const c of clients) await expect.poll(() => c.ids(), SLOW).toEqual(published);
     await pgServer.halt();
     // What a replica's companion emits while the database is away is published once it is back.
     a.companion.emit('alert', { while: 'away' } as unknown as Events['alert']);

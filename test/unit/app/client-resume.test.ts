@@ -6,6 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { remoteClient, type ContractClient } from '../../../src-main/app/client';
 
+/** Waits for what crosses processes, sockets and the database: generous on a loaded machine. */
+const SLOW = { timeout: 10_000 };
+
 interface Served {
   origin: string;
   /** The Last-Event-ID of each stream opened, in order (null: none sent). */
@@ -73,11 +76,11 @@ describe('remoteClient event stream resume', () => {
     client.onClose((why) => closes.push(why));
     client.on('health.changed', (h) => seen.push(h.agentId));
     await client.listening();
-    await expect.poll(() => seen).toEqual(['a1', 'a2', 'a3']);
+    await expect.poll(() => seen, SLOW).toEqual(['a1', 'a2', 'a3']);
     cut(served);
-    await expect.poll(() => seen).toEqual(['a1', 'a2', 'a3', 'a4', 'a5', 'a6']);
+    await expect.poll(() => seen, SLOW).toEqual(['a1', 'a2', 'a3', 'a4', 'a5', 'a6']);
     cut(served);
-    await expect.poll(() => seen.length).toBe(9);
+    await expect.poll(() => seen.length, SLOW).toBe(9);
     expect(served.opened).toEqual([null, '3', '6']);
     expect(closes).toEqual([]);
   });
@@ -91,9 +94,9 @@ describe('remoteClient event stream resume', () => {
     const seen: string[] = [];
     client.on('health.changed', (h) => seen.push(h.agentId));
     await client.listening();
-    await expect.poll(() => seen).toEqual(['a1']);
+    await expect.poll(() => seen, SLOW).toEqual(['a1']);
     cut(served);
-    await expect.poll(() => closes.length).toBe(1);
+    await expect.poll(() => closes.length, SLOW).toBe(1);
     await new Promise((r) => setTimeout(r, 600));
     expect(served.opened).toEqual([null]);
   });
@@ -105,11 +108,11 @@ describe('remoteClient event stream resume', () => {
     const closes: string[] = [];
     client.onClose((why) => closes.push(why));
     await client.listening();
-    await expect.poll(() => served.streams.length).toBe(1);
+    await expect.poll(() => served.streams.length, SLOW).toBe(1);
     await new Promise((r) => setTimeout(r, 50));
     served.status = 401;
     cut(served);
-    await expect.poll(() => closes).toEqual(['the companion refused its events (HTTP 401)']);
+    await expect.poll(() => closes, SLOW).toEqual(['the companion refused its events (HTTP 401)']);
     expect(served.opened).toEqual([null, '7']);
   });
 
@@ -120,7 +123,7 @@ describe('remoteClient event stream resume', () => {
     const closes: string[] = [];
     client.onClose((why) => closes.push(why));
     await client.listening();
-    await expect.poll(() => served.streams.length).toBe(1);
+    await expect.poll(() => served.streams.length, SLOW).toBe(1);
     await new Promise((r) => setTimeout(r, 50));
     served.status = 503;
     cut(served);

@@ -10,6 +10,9 @@ import type { Events } from '../../../src-shared/contract';
 import type { Handlers } from '../../../src-main/app/handlers';
 import { contractServing, type EventJournal, type JournalEvent } from '../../../src-main/app/contract-http';
 
+/** Waits for what crosses processes, sockets and the database: generous on a loaded machine. */
+const SLOW = { timeout: 10_000 };
+
 interface Fake extends EventJournal {
   /** The `after` of each follow, in order. */
   asked: (number | null)[];
@@ -63,10 +66,10 @@ describe('contract-http event stream with a journal', () => {
     const fresh = await request(`${origin}/api/events`);
     const text: string[] = [];
     fresh.body.on('data', (c: Buffer) => text.push(c.toString('utf8')));
-    await expect.poll(() => journal.live.size).toBe(1);
+    await expect.poll(() => journal.live.size, SLOW).toBe(1);
     journal.emit({ id: 11, name: 'alert', payload: { n: 1 } });
     await expect
-      .poll(() => text.join(''))
+      .poll(() => text.join(''), SLOW)
       .toContain('id: 10\nevent: cursor\ndata: {}\n\nid: 11\nevent: alert\ndata: {"n":1}\n\n');
     fresh.body.destroy();
 
@@ -92,7 +95,7 @@ describe('contract-http event stream with a journal', () => {
     socket.write(`GET /api/events HTTP/1.1\r\nHost: ${u.host}\r\n\r\n`);
     socket.pause();
     const closed = new Promise<void>((r) => socket.on('close', () => r()));
-    await expect.poll(() => journal.live.size).toBe(1);
+    await expect.poll(() => journal.live.size, SLOW).toBe(1);
     const big = 'x'.repeat(64 * 1024);
     let sent = 0;
     for (let id = 1; journal.live.size > 0 && sent < 256 * 1024 * 1024; id++) {
