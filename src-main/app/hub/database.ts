@@ -362,6 +362,8 @@ const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 /** The database URL could not be used, or the database refused: the message names no password. */
 export class HubDatabaseError extends CompanionError {
+  /** What a request answers (the contract's error code): the database did not serve it; asking again may. */
+  readonly code = 'DATABASE_UNAVAILABLE';
   constructor(message: string) {
     super(message);
     this.name = 'HubDatabaseError';
