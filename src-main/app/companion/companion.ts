@@ -265,11 +265,12 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     dataDir,
     now: () => clock.now(),
     logger,
+    ...opts.messages,
     eraseDeliveries: async (ids) => {
       const log = tunnelHost.current.log;
       if (!log.readOnly) await log.eraseBodies(ids);
+      await opts.messages?.eraseDeliveries?.(ids);
     },
-    ...opts.messages,
   });
   // Queued only: written after the receiver's acknowledgement, never on its path.
   events.on('delivery', (d) => messages.takeDelivery(d));

@@ -81,9 +81,14 @@ export interface CompanionOptions {
   /**
    * The conversations' store, open and migrated (a hub: Postgres, one inbox for every replica), and who reads
    * now (a hub's acting member: the unread counts and read marks requests show are theirs). Default: SQLite
-   * in the data folder, with its one read state.
+   * in the data folder, with its one read state. `eraseDeliveries`: where else a deletion blanks the bodies of
+   * the messages' deliveries (a hub's database), after the tunnel log of the data folder.
    */
-  messages?: { store: MessageStore; reader?: () => string | null };
+  messages?: {
+    store: MessageStore;
+    reader?: () => string | null;
+    eraseDeliveries?: (ids: readonly string[]) => Promise<void>;
+  };
   /** Which of the agents this companion polls (a hub replica: those it holds a lease on). Default: all of them. */
   pollShare?: PollShare;
   /**

@@ -621,14 +621,25 @@ export class PostgresMessageStore implements MessageStore {
 /**
  * The hub companion's messages: the shared inbox on the hub's database, read as the member each request runs
  * for (no member — the hub's own work, its notices — reads the conversations' own marks). `dataDir` is this
- * replica's data folder: the settings of its own logs are kept under its host and path.
+ * replica's data folder: the settings of its own logs are kept under its host and path. A deletion also blanks
+ * the bodies of the deleted messages' deliveries in `hub_deliveries` (their rows, verdicts and forwards stay), as
+ * it does in a data folder's tunnel log.
  */
 export function hubMessages(
   db: HubDatabase,
   dataDir: string,
-): { store: PostgresMessageStore; reader: () => string | null } {
+): {
+  store: PostgresMessageStore;
+  reader: () => string | null;
+  eraseDeliveries: (ids: readonly string[]) => Promise<void>;
+} {
   return {
     store: new PostgresMessageStore({ db, place: `${hostname()}:${path.resolve(dataDir)}` }),
     reader: () => actingMember()?.name ?? null,
+    eraseDeliveries: async (ids) => {
+      if (ids.length === 0) return;
+      await sql`update hub_deliveries set delivery = jsonb_set(delivery, '{bodyBase64}', '""'::jsonb)
+        where delivery_id = any(${[...ids]}::text[])`.execute(db);
+    },
   };
 }

@@ -1,7 +1,7 @@
 // The hub's shared inbox through the hub itself: two `hub` processes on one real Postgres, two members. A message
 // delivered at one replica is in the inbox of the other (one row, though the service's retry reached both); one
 // member reading it leaves it unread for the other, on either replica, in the list, the per-agent counts and
-// `messages.unread`.
+// `messages.unread`; a deletion through one replica takes it from both and blanks its deliveries' bodies.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -169,5 +169,22 @@ describe('the hub inbox', () => {
     expect(await unreadOf(b, 'bob')).toEqual({ contact: 2, agent: 2, total: 2 });
     await call(b, 'bob', 'messages.markRead', { teamId, agentId: AGENT, phone: PHONE });
     expect(await unreadOf(a, 'bob')).toEqual({ contact: 0, agent: 0, total: 0 });
+
+    // Deleted through one replica: gone from the inbox of both, and the deliveries' bodies blanked in the database
+    // (their rows stay, as the tunnel's log keeps a deleted message's delivery with an empty body).
+    await call(b, 'ada', 'messages.deleteConversation', { teamId, agentId: AGENT, phone: PHONE });
+    expect((await contactsOf(a, 'bob')).contacts).toEqual([]);
+    const db2 = new pg.Client({ connectionString: db.url });
+    await db2.connect();
+    try {
+      expect((await db2.query('select count(*)::int as n from hub_messages')).rows[0].n).toBe(0);
+      const bodies = await db2.query(
+        "select delivery->>'bodyBase64' as body from hub_deliveries where agent_id = $1 and key = any($2)",
+        [AGENT, [first, second]],
+      );
+      expect(bodies.rows.map((r: { body: string }) => r.body)).toEqual(['', '']);
+    } finally {
+      await db2.end();
+    }
   }, 90_000);
 });
