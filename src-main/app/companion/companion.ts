@@ -138,6 +138,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   const monitor = createAgentMonitor({
     targets: share ? () => share.targets(set.targets()) : () => set.targets(),
     ...(share ? { watchedElsewhere: (t: PollTarget) => share.watchedElsewhere(t) } : {}),
+    ...(share?.teamJudge ? { teamJudge: share.teamJudge } : {}),
     readSession: async (teamId, agentId, signal) => (await clientFor(teamId)).getSession(agentId, { signal }),
     settings: main.settings(),
     ...(opts.poll ? { poll: opts.poll } : {}),

@@ -13,6 +13,7 @@ import type {
   IncidentUpdate,
   PollResult,
   PollTarget,
+  TeamJudge,
 } from '../../core/monitor';
 import type { Clock, Logger } from '../../core/ports';
 import type { SecretStore } from '../../core/secrets';
@@ -105,6 +106,8 @@ export interface PollShare {
   targets(all: PollTarget[]): PollTarget[];
   /** An agent no longer polled here is polled by another replica: its open incident goes on there. */
   watchedElsewhere(t: PollTarget): boolean;
+  /** Who judges each team's team-wide incidents, over all its agents (default: each poller, over its own). */
+  teamJudge?: TeamJudge;
 }
 
 export interface CompanionEvents {

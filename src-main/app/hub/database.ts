@@ -77,6 +77,24 @@ interface IncidentsTable {
   updated_at: Generated<Date>;
 }
 
+/** Which replica judges a team's team-wide incidents until when (app/hub/team-incidents.ts). */
+interface TeamLeasesTable {
+  team_id: string;
+  holder: string;
+  expires_at: Date;
+}
+
+/** Each agent's health changes as its lease holder saw them: its timeline (app/hub/incidents.ts). */
+interface HealthChangesTable {
+  id: Generated<string>;
+  team_id: string;
+  agent_id: string;
+  /** ms epoch of the change. */
+  at: string;
+  /** The monitor's TimelineEntry. */
+  entry: unknown;
+}
+
 /** Acknowledgements and snoozes made on any replica, applied by every one (app/hub/incidents.ts). */
 interface IncidentActionsTable {
   id: Generated<string>;
@@ -158,6 +176,8 @@ interface HubSchema {
   hub_health: HealthTable;
   hub_incidents: IncidentsTable;
   hub_incident_actions: IncidentActionsTable;
+  hub_team_leases: TeamLeasesTable;
+  hub_health_changes: HealthChangesTable;
   hub_events: EventsTable;
   hub_deliveries: DeliveriesTable;
   hub_delivery_replays: DeliveryReplaysTable;
@@ -356,6 +376,29 @@ const MIGRATIONS: Record<string, Migration> = {
     },
   },
   '0006_messages': messagesMigration,
+  '0007_team_leases_and_timeline': {
+    async up(db) {
+      await db.schema
+        .createTable('hub_team_leases')
+        .addColumn('team_id', 'text', (c) => c.primaryKey())
+        .addColumn('holder', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('hub_health_changes')
+        .addColumn('id', 'bigserial', (c) => c.primaryKey())
+        .addColumn('team_id', 'text', (c) => c.notNull())
+        .addColumn('agent_id', 'text', (c) => c.notNull())
+        .addColumn('at', 'bigint', (c) => c.notNull())
+        .addColumn('entry', 'jsonb', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('hub_health_changes_agent')
+        .on('hub_health_changes')
+        .columns(['team_id', 'agent_id', 'at'])
+        .execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

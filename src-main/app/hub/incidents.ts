@@ -70,6 +70,26 @@ function incidentOf(r: IncidentRow): IncidentDTO | null {
   return { ...r.dto, acknowledgedAt: at, ...(by !== undefined ? { acknowledgedBy: by } : {}) };
 }
 
+interface IncidentTakenUp {
+  incident: Incident | null;
+  acknowledged_at: string | null;
+  acknowledged_by: string | null;
+}
+
+/** Stored open incidents as the monitor goes on with them: an acknowledgement made on any replica kept. */
+function withAcknowledgements(rows: IncidentTakenUp[]): Incident[] {
+  const open: Incident[] = [];
+  for (const r of rows) {
+    const inc = r.incident!;
+    if (inc.acknowledgedAt === null && r.acknowledged_at !== null) {
+      inc.acknowledgedAt = Number(r.acknowledged_at);
+      if (r.acknowledged_by !== null) inc.acknowledgedBy = r.acknowledged_by;
+    }
+    open.push(inc);
+  }
+  return open;
+}
+
 export class SharedIncidents {
   private readonly health = new Set<string>();
   private readonly incidents = new Map<string, PendingIncident>();
@@ -87,7 +107,9 @@ export class SharedIncidents {
     const c = o.companion;
     this.offs.push(
       c.events.on('poll', (r) => {
-        if (this.o.holds(r)) this.health.add(keyOf(r));
+        if (!this.o.holds(r)) return;
+        this.health.add(keyOf(r));
+        this.scheduleFlush();
       }),
       c.events.on('incident', (u: IncidentUpdate) => this.pend(u.incident.id, u.incident)),
       o.events.onAny((e) => {
@@ -136,26 +158,27 @@ export class SharedIncidents {
    */
   async takeUp(agents: AgentKey[]): Promise<void> {
     if (agents.length === 0) return;
-    const rows = await sql<{
-      incident: Incident | null;
-      acknowledged_at: string | null;
-      acknowledged_by: string | null;
-    }>`
+    const rows = await sql<IncidentTakenUp>`
       select i.incident, i.acknowledged_at, i.acknowledged_by
       from hub_incidents i
       join unnest(${agents.map((a) => a.teamId)}::text[], ${agents.map((a) => a.agentId)}::text[]) as a(team_id, agent_id)
         on i.team_id = a.team_id and i.agent_id = a.agent_id
       where i.open and i.incident is not null`.execute(this.o.db);
-    const open: Incident[] = [];
-    for (const r of rows.rows) {
-      const inc = r.incident!;
-      if (inc.acknowledgedAt === null && r.acknowledged_at !== null) {
-        inc.acknowledgedAt = Number(r.acknowledged_at);
-        if (r.acknowledged_by !== null) inc.acknowledgedBy = r.acknowledged_by;
-      }
-      open.push(inc);
-    }
-    this.o.companion.monitor().takeUp(open);
+    this.o.companion.monitor().takeUp(withAcknowledgements(rows.rows));
+  }
+
+  /**
+   * Teams this replica judges from now on (app/hub/team-incidents.ts): their open team-wide incidents go on
+   * here, with an acknowledgement made meanwhile on any replica.
+   */
+  async takeUpTeams(teamIds: string[]): Promise<void> {
+    if (teamIds.length === 0) return;
+    const rows = await sql<IncidentTakenUp>`
+      select incident, acknowledged_at, acknowledged_by from hub_incidents
+      where open and agent_id is null and incident is not null and team_id = any(${teamIds}::text[])`.execute(
+      this.o.db,
+    );
+    this.o.companion.monitor().takeUpTeams(withAcknowledgements(rows.rows));
   }
 
   /** The hub's answers to the requests about every agent's health and incidents (from Postgres). */

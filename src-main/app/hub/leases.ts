@@ -6,7 +6,9 @@
 // later. The agents are spread over the live replicas (a heartbeat each, in hub_replicas): a replica
 // claims at most ceil(agents / live replicas) and gives back what it holds beyond that, so a replica
 // that joins gets its share within a round or two. Postgres' clock decides every expiry (now()), so
-// the replicas' own clocks never disagree about one.
+// the replicas' own clocks never disagree about one. Each team's team-wide incidents are judged by one
+// replica: the holder of the team's lease (hub_team_leases), claimed, renewed and run out the same way in
+// the same round (app/hub/team-incidents.ts).
 import { sql } from 'kysely';
 import type { PollTarget } from '../../core/monitor';
 import type { Logger } from '../../core/ports';
@@ -38,6 +40,13 @@ export interface PollLeasesOptions {
    * incidents of their previous holder are taken up here (app/hub/incidents.ts).
    */
   gained(agents: AgentKey[]): Promise<void>;
+  /** Every team of the hub (its team-wide incidents are judged by the holder of its lease; default none). */
+  teams?(): string[];
+  /**
+   * Teams whose lease this replica holds from now on, before it judges them (awaited): their open team-wide
+   * incidents are taken up here.
+   */
+  gainedTeams?(teamIds: string[]): Promise<void>;
   /** The agents held here changed: the monitor re-reads its targets. */
   changed(): void;
   logger: Logger;
@@ -49,6 +58,7 @@ function keyOf(a: AgentKey): string {
 
 export class PollLeases implements PollShare {
   private held = new Set<string>();
+  private heldTeams = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> = Promise.resolve();
   private closed = false;
@@ -80,6 +90,11 @@ export class PollLeases implements PollShare {
     return this.held.has(keyOf(a));
   }
 
+  /** Whether this replica holds the team's lease (it judges the team's team-wide incidents). */
+  holdsTeam(teamId: string): boolean {
+    return this.heldTeams.has(teamId);
+  }
+
   // ----- lifecycle ------------------------------------------------------------------------------
 
   /** The first round (awaited), then one every ROUND_FRACTION of an interval. */
@@ -99,10 +114,12 @@ export class PollLeases implements PollShare {
     this.timer = null;
     await this.running;
     this.held = new Set();
+    this.heldTeams = new Set();
     this.o.changed();
     const me = this.o.replica;
     try {
       await this.o.db.deleteFrom('hub_leases').where('holder', '=', me).execute();
+      await this.o.db.deleteFrom('hub_team_leases').where('holder', '=', me).execute();
       await this.o.db.deleteFrom('hub_replicas').where('replica', '=', me).execute();
     } catch (err) {
       this.o.logger.warn('leases: not given back (they run out by themselves)', { error: errorText(err) });
@@ -135,10 +152,12 @@ export class PollLeases implements PollShare {
     const me = this.o.replica;
     const interval = this.o.intervalMs();
     const agents = this.o.agents();
+    const teams = this.o.teams?.() ?? [];
     const startedAt = Date.now();
     let won: Set<string>;
+    let wonTeams: Set<string>;
     try {
-      won = await this.o.db.transaction().execute(async (trx) => {
+      [won, wonTeams] = await this.o.db.transaction().execute(async (trx) => {
         await sql`
           insert into hub_replicas (replica, heartbeat_at, draining) values (${me}, now(), false)
           on conflict (replica) do update set heartbeat_at = now()`.execute(trx);
@@ -172,7 +191,22 @@ export class PollLeases implements PollShare {
         await sql`
           delete from hub_leases where holder = ${me}
           and expires_at <> now() + make_interval(secs => ${(interval * LEASE_INTERVALS) / 1000})`.execute(trx);
-        return new Set(claimed.rows.map((r) => keyOf({ teamId: r.team_id, agentId: r.agent_id })));
+        // The teams: each judged by one replica, its lease claimed and renewed the same way (no share).
+        const teamsClaimed = await sql<{ team_id: string }>`
+          insert into hub_team_leases (team_id, holder, expires_at)
+          select t.team_id, ${me}, now() + make_interval(secs => ${(interval * LEASE_INTERVALS) / 1000})
+          from unnest(${teams}::text[]) as t(team_id)
+          on conflict (team_id) do update
+            set holder = excluded.holder, expires_at = excluded.expires_at
+            where hub_team_leases.expires_at < now() or hub_team_leases.holder = excluded.holder
+          returning team_id`.execute(trx);
+        await sql`delete from hub_team_leases where holder = ${me} and not (team_id = any(${teams}::text[]))`.execute(
+          trx,
+        );
+        return [
+          new Set(claimed.rows.map((r) => keyOf({ teamId: r.team_id, agentId: r.agent_id }))),
+          new Set(teamsClaimed.rows.map((r) => r.team_id)),
+        ] as const;
       });
       this.wonAt = startedAt;
       if (this.failing) this.o.logger.info('leases: the database answers again');
@@ -182,8 +216,9 @@ export class PollLeases implements PollShare {
       if (!this.failing) this.o.logger.warn('leases: a round failed', { error: errorText(err) });
       this.failing = true;
       // Leases not renewed have run out: another replica may poll those agents now, so this one stops.
-      if (this.held.size > 0 && Date.now() - this.wonAt > interval * LEASE_INTERVALS) {
+      if ((this.held.size > 0 || this.heldTeams.size > 0) && Date.now() - this.wonAt > interval * LEASE_INTERVALS) {
         this.held = new Set();
+        this.heldTeams = new Set();
         this.o.changed();
       }
       return;
@@ -202,11 +237,23 @@ export class PollLeases implements PollShare {
         this.o.logger.warn('leases: the incidents of the agents taken over were not read', { error: errorText(err) });
       }
     }
+    const gainedTeams = [...wonTeams].filter((t) => !this.heldTeams.has(t));
+    const teamsChanged = gainedTeams.length > 0 || [...this.heldTeams].some((t) => !wonTeams.has(t));
+    if (gainedTeams.length > 0) {
+      try {
+        await this.o.gainedTeams?.(gainedTeams);
+      } catch (err) {
+        this.o.logger.warn('leases: the team incidents of the teams taken over were not read', {
+          error: errorText(err),
+        });
+      }
+    }
     this.held = won;
+    this.heldTeams = wonTeams;
     if (gained.length > 0 || lost.length > 0) {
       this.o.logger.info('leases: agents held', { held: won.size, gained: gained.length, given: lost.length });
-      this.o.changed();
     }
+    if (gained.length > 0 || lost.length > 0 || teamsChanged) this.o.changed();
   }
 }
 

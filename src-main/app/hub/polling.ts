@@ -11,6 +11,7 @@ import { createHandlers, type Handlers } from '../handlers';
 import type { HubDatabase } from './database';
 import { SharedIncidents } from './incidents';
 import { PollLeases } from './leases';
+import { TeamIncidents } from './team-incidents';
 
 export interface HubPolling {
   /** This replica's id: host name, process id and a random tag. */
@@ -38,6 +39,8 @@ export function hubPolling(o: { db: HubDatabase; logger: Logger; replica?: strin
   const replica = o.replica ?? replicaId();
   let hosted: HostedCompanion | null = null;
   let incidents: SharedIncidents | null = null;
+  // Team-wide incidents: judged by the holder of the team's lease, over every agent of the team.
+  const teams = new TeamIncidents({ db: o.db, logger: o.logger, holdsTeam: (teamId) => leases.holdsTeam(teamId) });
   const leases = new PollLeases({
     db: o.db,
     replica,
@@ -46,12 +49,21 @@ export function hubPolling(o: { db: HubDatabase; logger: Logger; replica?: strin
     agents: () =>
       (hosted?.companion.listTeams() ?? []).flatMap((t) => t.agents.map((a) => ({ teamId: t.id, agentId: a.agentId }))),
     gained: async (agents) => incidents?.takeUp(agents),
-    changed: () => hosted?.companion.monitor().refresh(),
+    teams: () => (hosted?.companion.listTeams() ?? []).map((t) => t.id),
+    gainedTeams: async (teamIds) => incidents?.takeUpTeams(teamIds),
+    changed: () => {
+      hosted?.companion.monitor().refresh();
+      if (hosted) void teams.judgeNow();
+    },
   });
   let closed = false;
   return {
     replica,
-    share: leases,
+    share: {
+      targets: (all) => leases.targets(all),
+      watchedElsewhere: (t) => leases.watchedElsewhere(t),
+      teamJudge: teams,
+    },
     async start(h) {
       hosted = h;
       incidents = new SharedIncidents({
@@ -63,6 +75,7 @@ export function hubPolling(o: { db: HubDatabase; logger: Logger; replica?: strin
       });
       await incidents.start();
       await leases.start();
+      await teams.start(h.companion);
       const impl = incidents.requests(h.contract.implementations);
       const all = createHandlers({ ...h.contract.implementations, ...impl });
       return Object.fromEntries(Object.keys(impl).map((k) => [k, all[k as keyof Handlers]])) as Partial<Handlers>;
@@ -74,6 +87,7 @@ export function hubPolling(o: { db: HubDatabase; logger: Logger; replica?: strin
       if (closed) return;
       closed = true;
       await leases.close();
+      await teams.close();
       await incidents?.close();
     },
   };

@@ -55,6 +55,8 @@ export interface AgentMonitorOptions {
   sinks?: AlertSink[];
   /** An agent gone from targets() is still watched elsewhere (MonitorOptions.watchedElsewhere). */
   watchedElsewhere?: MonitorOptions['watchedElsewhere'];
+  /** Who judges a team's team-wide incidents (MonitorOptions.teamJudge). */
+  teamJudge?: MonitorOptions['teamJudge'];
 }
 
 export function createAgentMonitor(o: AgentMonitorOptions): Monitor {
@@ -70,6 +72,7 @@ export function createAgentMonitor(o: AgentMonitorOptions): Monitor {
     sinks: o.sinks ?? [],
     teamLabel: o.teamLabel,
     ...(o.watchedElsewhere ? { watchedElsewhere: o.watchedElsewhere } : {}),
+    ...(o.teamJudge ? { teamJudge: o.teamJudge } : {}),
   });
 }
 

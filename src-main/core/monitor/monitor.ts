@@ -31,6 +31,7 @@ import {
   type LocalTime,
   type QuietHours,
   type SnoozePreset,
+  type TeamJudge,
 } from './types';
 
 export interface HealthEvent {
@@ -98,6 +99,11 @@ export interface MonitorOptions {
    * takeUp), not closed as removed. Default: never.
    */
   watchedElsewhere?: (t: PollTarget) => boolean;
+  /**
+   * Who judges a team's team-wide incidents when other watchers poll some of its agents (a hub replica):
+   * see judgeTeams. Default: this monitor, over the agents it polls.
+   */
+  teamJudge?: TeamJudge;
 }
 
 /** What the monitor tracks per watched agent. */
@@ -169,6 +175,7 @@ export class Monitor {
       localTime: this.local,
       idPrefix: opts.idPrefix ?? `${this.clock.now().toString(36)}-`,
       ...(opts.teamLabel ? { teamLabel: opts.teamLabel } : {}),
+      ...(opts.teamJudge ? { teamJudge: opts.teamJudge } : {}),
     });
     this.timelineStore = new Timeline({
       dataDir: opts.dataDir ?? null,
@@ -360,6 +367,30 @@ export class Monitor {
     const copies = incidents.map((i) => ({ ...i, agentIds: [...i.agentIds] }));
     this.policy.restore(copies);
     // Told as updated, not opened: what follows the incidents (Alertmanager, the screens) carries them on.
+    const open = new Set(this.policy.openIncidents());
+    this.handle({
+      alerts: [],
+      incidents: copies.filter((i) => open.has(i)).map((i) => ({ change: 'updated', incident: i })),
+    });
+  }
+
+  /**
+   * Judges the teams' team-wide incidents again (MonitorOptions.teamJudge): call when the agents polled
+   * elsewhere changed, or which teams this monitor judges did.
+   */
+  judgeTeams(teamIds: Iterable<string>): void {
+    if (this.stopped) return;
+    this.handle(this.policy.judgeTeams(teamIds, this.clock.now()));
+  }
+
+  /**
+   * Takes up team-wide incidents another watcher judged (it judges the team no more): each goes on here
+   * with its id and start. Called before this monitor judges the team.
+   */
+  takeUpTeams(incidents: Incident[]): void {
+    if (this.stopped || incidents.length === 0) return;
+    const copies = incidents.map((i) => ({ ...i, agentIds: [...i.agentIds] }));
+    this.policy.restoreTeams(copies);
     const open = new Set(this.policy.openIncidents());
     this.handle({
       alerts: [],

@@ -47,6 +47,14 @@ export class TeamBook {
     return true;
   }
 
+  /**
+   * Another watcher judges the team from now on (TeamJudge): its open incidents are dropped here without a
+   * word; they go on there (restore).
+   */
+  release(teamId: string): void {
+    this.teams.delete(teamId);
+  }
+
   /** The service is unreachable for every agent of the team (a team incident is open). */
   isDown(teamId: string): boolean {
     return (this.teams.get(teamId)?.unreachable ?? null) !== null;
@@ -63,6 +71,9 @@ export class TeamBook {
     const label = h.label(teamId);
     const ids = members.map((a) => a.agentId);
     const allDown = members.length > 0 && members.every((a) => a.health === 'unreachable');
+    // An agent not seen yet ('unknown': just taken over from another watcher) neither opens nor closes one.
+    const anyUp = members.some((a) => a.health !== 'unreachable' && a.health !== 'unknown');
+    const anySeen = members.some((a) => a.health !== 'unknown');
     if (allDown && !t.unreachable) {
       let openedAt = now;
       for (const a of members) if (a.down !== null && a.down.since < openedAt) openedAt = a.down.since;
@@ -71,7 +82,7 @@ export class TeamBook {
       // An agent already alerted as "cannot be checked" is covered by the team's incident now.
       for (const a of members) if (a.incident?.kind === 'unreachable') h.resolve(a.incident, now);
       h.raise(inc, 'unreachable', true, text.teamUnreachable(label, ids), now);
-    } else if (!allDown && t.unreachable) {
+    } else if ((anyUp || members.length === 0) && t.unreachable) {
       const inc = t.unreachable;
       t.unreachable = null;
       if (members.length > 0) h.notice(inc, 'recovered', text.teamReachable(label, now - inc.openedAt));
@@ -85,7 +96,7 @@ export class TeamBook {
       const inc = h.open(teamId, 'key-rejected', ids, now);
       t.auth = inc;
       h.raise(inc, 'key-rejected', true, text.keyRejected(label), now);
-    } else if (!anyAuth && t.auth) {
+    } else if (!anyAuth && (anySeen || members.length === 0) && t.auth) {
       const inc = t.auth;
       t.auth = null;
       if (members.length > 0) h.notice(inc, 'recovered', text.authOk(label, now - inc.openedAt));

@@ -23,6 +23,8 @@ import {
   type Incident,
   type IncidentKind,
   type LocalTime,
+  type TeamJudge,
+  type TeamMemberHealth,
 } from './types';
 
 export interface IncidentUpdate {
@@ -44,6 +46,8 @@ export interface AlertPolicyOptions {
   groupWindowMs?: number;
   /** The label of a team, for alert words (default: the id). */
   teamLabel?: (teamId: string) => string;
+  /** Who judges a team's team-wide incidents, over which agents (default: here, over the agents polled here). */
+  teamJudge?: TeamJudge;
 }
 
 /** Healths that say nothing about the agent's link: the last state the service reported stands. */
@@ -94,8 +98,10 @@ export class AlertPolicy {
   private readonly groupWindowMs: number;
   /** The incident group open now per team, kind and scope (agent or team-wide). */
   private readonly groups = new Map<string, OpenGroup>();
+  private readonly judge: TeamJudge | null;
 
   constructor(opts: AlertPolicyOptions = {}) {
+    this.judge = opts.teamJudge ?? null;
     this.rules = { ...DEFAULT_RULES, ...opts.rules };
     this.local = opts.localTime ?? systemLocalTime;
     this.prefix = opts.idPrefix ?? '';
@@ -202,9 +208,28 @@ export class AlertPolicy {
         this.resolve(a.incident, now);
       }
       this.agents.delete(key(teamId, agentId));
-      this.teams.check(teamId, this.members(teamId), now);
+      this.checkTeam(teamId, now);
     }
     return this.end(now);
+  }
+
+  /**
+   * Judges the teams' team-wide incidents again (TeamJudge): the agents polled elsewhere changed, or which
+   * teams are judged here did.
+   */
+  judgeTeams(teamIds: Iterable<string>, now: number): PolicyOutput {
+    this.begin();
+    for (const teamId of teamIds) this.checkTeam(teamId, now);
+    this.timers(now);
+    return this.end(now);
+  }
+
+  /**
+   * Takes up team-wide incidents another watcher judged (TeamJudge): each goes on here with its id and
+   * start. Only the team's incident: the agents' states stay those polled here.
+   */
+  restoreTeams(incidents: Incident[]): void {
+    for (const inc of incidents) if (inc.resolvedAt === null && inc.agentId === null) this.teams.restore(inc);
   }
 
   /**
@@ -330,7 +355,7 @@ export class AlertPolicy {
       this.applyChange(c, now);
       touchedTeams.add(c.teamId);
     }
-    for (const teamId of touchedTeams) this.teams.check(teamId, this.members(teamId), now);
+    for (const teamId of touchedTeams) this.checkTeam(teamId, now);
     this.timers(now);
     return this.end(now);
   }
@@ -348,6 +373,33 @@ export class AlertPolicy {
     const list: AgentState[] = [];
     for (const a of this.agents.values()) if (a.teamId === teamId) list.push(a);
     return list;
+  }
+
+  /** Opens or closes the team's incidents, over its agents polled here and, with a judge, elsewhere. */
+  private checkTeam(teamId: string, now: number): void {
+    const j = this.judge;
+    if (!j) {
+      this.teams.check(teamId, this.members(teamId), now);
+      return;
+    }
+    const local = this.members(teamId);
+    if (!j.judges(teamId)) {
+      this.teams.release(teamId);
+      // An outage judged elsewhere covers the agents polled here, as it does where it is judged.
+      if (j.downElsewhere(teamId))
+        for (const a of local) if (a.incident?.kind === 'unreachable') this.resolve(a.incident, now);
+      return;
+    }
+    const here = new Set(local.map((a) => a.agentId));
+    const others = j
+      .elsewhere(teamId)
+      .filter((m) => !here.has(m.agentId))
+      .map((m) => memberState(teamId, m, now));
+    this.teams.check(teamId, [...local, ...others], now);
+  }
+
+  private isDown(teamId: string): boolean {
+    return this.teams.isDown(teamId) || (this.judge?.downElsewhere(teamId) ?? false);
   }
 
   private stateOf(teamId: string, agentId: string): AgentState {
@@ -487,7 +539,7 @@ export class AlertPolicy {
     const inc = a.incident;
     let t = Infinity;
     if (a.drop !== null && a.health === 'reconnecting') t = a.drop.seen + a.drop.graceMs;
-    if (a.down !== null && !inc && !this.teams.isDown(a.teamId))
+    if (a.down !== null && !inc && !this.isDown(a.teamId))
       t = Math.min(t, a.down.seen + r.agentUnreachableDelaySec * 1000);
     if (inc && a.backSince !== null)
       t = Math.min(t, a.backSince + (inc.kind === 'flapping' ? r.flapWindowMinutes * 60 : r.recoverAfterSec) * 1000);
@@ -515,12 +567,7 @@ export class AlertPolicy {
         this.raise(opened, 'reconnecting', false, text.reconnecting(ref), now);
         continue;
       }
-      if (
-        a.down !== null &&
-        !inc &&
-        !this.teams.isDown(a.teamId) &&
-        now >= a.down.seen + r.agentUnreachableDelaySec * 1000
-      ) {
+      if (a.down !== null && !inc && !this.isDown(a.teamId) && now >= a.down.seen + r.agentUnreachableDelaySec * 1000) {
         a.incident = this.openIncident(a.teamId, a.agentId, [a.agentId], 'unreachable', a.down.since);
         this.raise(a.incident, 'unreachable', false, text.agentUnreachable(ref), now);
         continue;
@@ -780,4 +827,21 @@ function groupOf(inc: Incident): { group?: string } {
 
 function key(teamId: string, agentId: string): string {
   return `${teamId}\u0000${agentId}`;
+}
+
+/** An agent polled elsewhere, as the team's judge counts it (a copy: nothing here keeps it). */
+function memberState(teamId: string, m: TeamMemberHealth, now: number): AgentState {
+  return {
+    teamId,
+    agentId: m.agentId,
+    phone: null,
+    health: m.health,
+    known: 'unknown',
+    incident: null,
+    drops: [],
+    drop: null,
+    backSince: null,
+    down: m.health === 'unreachable' ? { since: m.downSince ?? now, seen: now } : null,
+    wasLinked: false,
+  };
 }

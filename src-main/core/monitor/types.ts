@@ -208,3 +208,25 @@ export interface AgentSnapshot {
   lastError?: import('../api/errors').ServiceErrorDTO;
   consecutiveFailures: number;
 }
+
+/** An agent of a team as the watcher that polls it saw it last (TeamJudge.elsewhere). */
+export interface TeamMemberHealth {
+  agentId: string;
+  health: import('./health').Health;
+  /** ms epoch since when it has not answered (its health is 'unreachable'), else null. */
+  downSince: number | null;
+}
+
+/**
+ * Who judges a team's team-wide incidents (the service unreachable for every agent, the key rejected) when
+ * several watchers share its agents (a team hub's replicas): one of them, over every agent of the team.
+ * Without one, each monitor judges them over the agents it polls.
+ */
+export interface TeamJudge {
+  /** Whether this monitor raises and resolves the team's team-wide incidents now. */
+  judges(teamId: string): boolean;
+  /** The team's agents this monitor does not poll, as their watchers saw them last. */
+  elsewhere(teamId: string): TeamMemberHealth[];
+  /** A team-wide outage is open (judged elsewhere): the agents polled here are not alerted alone meanwhile. */
+  downElsewhere(teamId: string): boolean;
+}
