@@ -26,7 +26,7 @@ export function Nav({ route }: { route: Route }) {
   const unread = useApp((s) => s.unreadAll);
   const worst = useApp(selectWorst);
   const stale = useApp(isStale);
-  const hasAgents = useApp((s) => Object.keys(s.agents).length > 0);
+  const hasAgents = useApp((s) => s.agentOrder.length > 0);
   const current = sectionOf(route);
   const now = useNow(30_000);
   const snoozedUntil = useApp((s) => (isSnoozed(s.alertStatus, now) ? (s.alertStatus?.snoozedUntil ?? null) : null));

@@ -47,9 +47,9 @@ export interface AgentsSlice {
   /** Several health events in one store update (one render of each changed row). */
   applyHealthBatch(list: readonly AgentHealthDTO[]): void;
   /**
-   * A health.changed event, applied with every other one that arrives before the next frame is drawn:
-   * a team of thousands of agents sends hundreds a second, and each store update costs every
-   * subscriber a look.
+   * A health.changed event, applied with every other one that arrives meanwhile, in the next frame
+   * and at most every 250 ms: a team of thousands of agents sends hundreds a second, and each store
+   * update copies the agents record and costs every subscriber a look.
    */
   applyHealthInFrame(h: AgentHealthDTO): void;
   addTeam(input: {
@@ -72,6 +72,9 @@ export interface AgentsSlice {
   startDemo(): Promise<ErrorDTO | null>;
 }
 
+/** Health events are committed at most this often (ms): a poll's result is on screen within it. */
+const HEALTH_COMMIT_MS = 250;
+
 /** Agents whose health arrived before they were listed are kept at most this many. */
 const HEALTH_BUFFER_MAX = 500;
 
@@ -85,8 +88,19 @@ function newerHealth(a: AgentHealthDTO, b: AgentHealthDTO): AgentHealthDTO {
 
 /** A change of teams or agents reloads the whole store (refresh). */
 export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ set, get, api, env }) => {
-  const healthFrames = frameBatch<AgentHealthDTO>(env.nextFrame, (batch) =>
-    get().applyHealthBatch([...batch.values()].flat()),
+  // Each commit copies the agents record (thousands of keys for a team's hub): health events are
+  // committed together, in a frame, at most every HEALTH_COMMIT_MS.
+  let committedAt = -Infinity;
+  const healthFrames = frameBatch<AgentHealthDTO>(
+    (fn) => {
+      const wait = committedAt + HEALTH_COMMIT_MS - env.now();
+      if (wait > 0) env.later(wait, () => env.nextFrame(fn));
+      else env.nextFrame(fn);
+    },
+    (batch) => {
+      committedAt = env.now();
+      get().applyHealthBatch([...batch.values()].flat());
+    },
   );
   const thenRefresh = async (r: { ok: true } | { ok: false; error: ErrorDTO }): Promise<ErrorDTO | null> => {
     if (!r.ok) return r.error;

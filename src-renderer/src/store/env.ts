@@ -11,10 +11,12 @@ export interface StoreEnv {
   now(): number;
   /** Runs fn before the next frame is drawn (see frame-batch.ts). */
   nextFrame(fn: () => void): void;
+  /** Runs fn after ms (a timer). */
+  later(ms: number, fn: () => void): void;
 }
 
 export function defaultEnv(): StoreEnv {
-  return { now: () => Date.now(), nextFrame: nextAnimationFrame };
+  return { now: () => Date.now(), nextFrame: nextAnimationFrame, later: (ms, fn) => void setTimeout(fn, ms) };
 }
 
 /** The zustand `set`, narrowed to the part of the state a slice sees. */

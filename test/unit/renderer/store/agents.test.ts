@@ -22,8 +22,8 @@ const agent = (agentId: string, health: AgentDTO['health']['health']): AgentDTO 
 });
 
 const flush = () => new Promise((r) => setTimeout(r, 0));
-/** Health events are committed once per frame: here each frame comes at once. */
-const FRAMES_AT_ONCE = { nextFrame: (fn: () => void) => fn() };
+/** Health events are committed in a frame, at most every 250 ms: here each frame and each wait end at once. */
+const FRAMES_AT_ONCE = { nextFrame: (fn: () => void) => fn(), later: (_ms: number, fn: () => void) => fn() };
 
 describe('agents slice in the assembled store', () => {
   it('keeps health that arrives before the agent list, and a list answer never rolls newer health back', async () => {
@@ -196,13 +196,19 @@ describe('agents slice in the assembled store', () => {
     expect(selectHealthCounts(store.getState())).toMatchObject({ connected: 1, reconnecting: 1, 'needs-scan': 1 });
   });
 
-  it('commits the health events that arrive before a frame in one store update', async () => {
+  it('commits the health events that arrive before a frame in one store update, the next ones no sooner than 250 ms later', async () => {
     const frames: Array<() => void> = [];
+    const waits: Array<[number, () => void]> = [];
+    const clock = { t: 1_000_000 };
     const { api, emit } = fakeApi({
       'teams.list': { ok: true, value: [{ ...team, agentIds: ['a1', 'a2'] }] },
       'agents.list': { ok: true, value: [agent('a1', 'connected'), agent('a2', 'connected')] },
     });
-    const store = createAppStore(api, { nextFrame: (fn) => frames.push(fn) });
+    const store = createAppStore(api, {
+      now: () => clock.t,
+      nextFrame: (fn) => frames.push(fn),
+      later: (ms, fn) => waits.push([ms, fn]),
+    });
     connectStore(store, api);
     await flush();
     let updates = 0;
@@ -216,5 +222,16 @@ describe('agents slice in the assembled store', () => {
     expect(updates).toBe(1);
     expect(store.getState().agents['t1/a1']?.health.checkedAt).toBe(2_000);
     expect(store.getState().agentOrder).toEqual(['t1/a2', 't1/a1']);
+
+    // 100 ms later: the next events wait out the rest of the 250 ms, then a frame.
+    clock.t += 100;
+    emit('health.changed', { ...agent('a1', 'connected').health, checkedAt: 3_000 });
+    expect(frames).toHaveLength(0);
+    expect(waits.map(([ms]) => ms)).toEqual([150]);
+    waits.shift()![1]();
+    expect(updates).toBe(1);
+    frames.shift()!();
+    expect(updates).toBe(2);
+    expect(store.getState().agents['t1/a1']?.health.checkedAt).toBe(3_000);
   });
 });
