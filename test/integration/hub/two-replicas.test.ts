@@ -462,14 +462,37 @@ describe('the team hub: two replicas behind a balancer, driven through the comma
     expect(firing().labelSets.size).toBe(1);
   }, 120_000);
 
-  it('a viewer may not send (403, exit 4); a removed member’s token is refused at once (401)', async () => {
+  it('a viewer may not send or register (403, exit 4); a removed member’s token is refused at once (401), their stream ended', async () => {
     const send = await cli('vic', ['send', '--team', LABEL, '--agent', 'a1', '--to', CONTACT, '--text', 'hi']);
     expect(send.code, send.stderr).toBe(4);
     expect(send.stderr).toContain('send.message needs the role developer or above; vic is viewer');
     expect(lb.answers.some((x) => x.path === '/api/send.message' && x.status === 403)).toBe(true);
+    const register = await cli('vic', [
+      'webhook',
+      'set',
+      '--team',
+      LABEL,
+      '--agent',
+      'a1',
+      '--register-url',
+      'self',
+      '--yes',
+    ]);
+    expect(register.code, register.stderr).toBe(4);
+    expect(register.stderr).toContain('webhook.register needs the role admin');
+    expect(lb.answers.some((x) => x.path === '/api/webhook.register' && x.status === 403)).toBe(true);
 
     await member('rem', 'developer');
     expect((await cli('rem', ['team', 'list'])).code).toBe(0);
+    // An event stream the member holds open (on whichever replica) ends once they are removed.
+    const stream = await fetch(`${lb.origin}/api/events`, { headers: { authorization: `Bearer ${tokens.rem}` } });
+    expect(stream.status).toBe(200);
+    let ended = false;
+    void (async () => {
+      for await (const _chunk of stream.body as unknown as AsyncIterable<Uint8Array>);
+    })()
+      .catch(() => undefined)
+      .finally(() => (ended = true));
     const removed = await runCli(['hub', 'member', 'remove', 'rem'], { env: { DATABASE_URL: db.url } });
     expect(removed.code, removed.stderr).toBe(0);
     // The very next requests, whichever replica takes them.
@@ -484,6 +507,7 @@ describe('the team hub: two replicas behind a balancer, driven through the comma
     const refused = await cli('rem', ['status', '--team', LABEL]);
     expect(refused.code).toBe(4);
     expect(refused.stderr).toContain('the hub refused the token (CHANNEL_HUB_TOKEN): missing, wrong or revoked');
+    await waitFor(() => ended, 15_000, "the removed member's event stream ended");
   }, 60_000);
 
   it('no API key or signing secret in anything a member was told, printed or logged', async () => {
