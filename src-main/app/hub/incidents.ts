@@ -9,10 +9,12 @@
 // applies them to the incidents it holds (the holder stops re-alerting), a snooze to all.
 import { sql } from 'kysely';
 import type { AlertEventDTO, AgentHealthDTO, IncidentDTO } from '../../../src-shared/contract';
-import type { Incident, IncidentUpdate } from '../../core/monitor';
+import type { Incident, IncidentUpdate, TimelineEntry } from '../../core/monitor';
 import type { Companion } from '../companion/companion';
 import type { ContractEvents } from '../contract';
 import { agentHealthDTO } from '../contract/dto';
+import { timelineRequests } from '../contract/health';
+import { createScope } from '../contract/scope';
 import { AppError } from '../errors';
 import type { Implementations } from '../handlers';
 import { unknownHealth, worstHealth } from '../health';
@@ -22,6 +24,12 @@ import type { AgentKey } from './leases';
 
 /** How often what changed is written, and the others' actions read (ms). */
 const FLUSH_MS = 250;
+/** An agent's health changes are kept this long (availability looks back 30 days)… */
+const TIMELINE_KEEP_MS = 31 * 24 * 3_600_000;
+/** …deleted beyond it at most this often… */
+const TIMELINE_PRUNE_MS = 3_600_000;
+/** …and at most this many (the newest) read for one agent, as the data folder's timeline keeps. */
+const TIMELINE_READ_MAX = 500;
 const ACTIONS_READ_MS = 1_000;
 
 interface PendingIncident {
@@ -50,6 +58,8 @@ export interface SharedIncidentsOptions {
 type HubRequests = Pick<
   Implementations,
   | 'health.snapshot'
+  | 'health.history'
+  | 'health.availability'
   | 'alerts.list'
   | 'alerts.history'
   | 'alerts.acknowledge'
@@ -92,6 +102,10 @@ function withAcknowledgements(rows: IncidentTakenUp[]): Incident[] {
 
 export class SharedIncidents {
   private readonly health = new Set<string>();
+  /** Health changes seen here not yet written (hub_health_changes), oldest first. */
+  private timeline: TimelineEntry[] = [];
+  /** When changes older than TIMELINE_KEEP_MS were last deleted (ms). */
+  private prunedAt = 0;
   private readonly incidents = new Map<string, PendingIncident>();
   private readonly offs: Array<() => void> = [];
   private flushTimer: NodeJS.Timeout | null = null;
@@ -109,6 +123,11 @@ export class SharedIncidents {
       c.events.on('poll', (r) => {
         if (!this.o.holds(r)) return;
         this.health.add(keyOf(r));
+        this.scheduleFlush();
+      }),
+      c.monitor().on('timeline', (e) => {
+        if (!this.o.holds(e)) return;
+        this.timeline.push(e);
         this.scheduleFlush();
       }),
       c.events.on('incident', (u: IncidentUpdate) => this.pend(u.incident.id, u.incident)),
@@ -149,7 +168,7 @@ export class SharedIncidents {
 
   /** Health snapshots and incident changes not yet written to Postgres. */
   backlog(): number {
-    return this.health.size + this.incidents.size;
+    return this.health.size + this.incidents.size + this.timeline.length;
   }
 
   /**
@@ -213,6 +232,23 @@ export class SharedIncidents {
           );
         return { at: now, worst: worstHealth(agents.map((a) => a.health)), agents };
       },
+      // Every agent's health changes as its holders wrote them: any replica answers for every agent.
+      ...timelineRequests(
+        createScope(c, () => undefined),
+        async (teamId, agentId) => {
+          await this.flush();
+          const rows = await db
+            .selectFrom('hub_health_changes')
+            .select('entry')
+            .where('team_id', '=', teamId)
+            .where('agent_id', '=', agentId)
+            .orderBy('at', 'desc')
+            .orderBy('id', 'desc')
+            .limit(TIMELINE_READ_MAX)
+            .execute();
+          return rows.map((r) => r.entry as TimelineEntry);
+        },
+      ),
       'alerts.list': async () => {
         await this.flush();
         const rows = await db
@@ -322,7 +358,7 @@ export class SharedIncidents {
   }
 
   private async write(): Promise<void> {
-    if (this.health.size === 0 && this.incidents.size === 0) return;
+    if (this.health.size === 0 && this.incidents.size === 0 && this.timeline.length === 0) return;
     const monitor = this.o.companion.monitor();
     const health: Array<{ team_id: string; agent_id: string; health: AgentHealthDTO }> = [];
     for (const k of this.health) {
@@ -344,10 +380,15 @@ export class SharedIncidents {
         dto: p.dto ?? null,
       };
     });
+    const timeline = this.timeline;
     this.health.clear();
     this.incidents.clear();
+    this.timeline = [];
     const me = this.o.replica;
+    let timelineWritten = false;
     try {
+      if (timeline.length > 0) await this.writeTimeline(timeline);
+      timelineWritten = true;
       if (health.length > 0)
         await sql`
           insert into hub_health (team_id, agent_id, health, replica, updated_at)
@@ -375,6 +416,7 @@ export class SharedIncidents {
       this.failing = false;
     } catch (err) {
       // Kept for the next write (a newer change of the same agent or incident wins).
+      if (!timelineWritten) this.timeline = [...timeline, ...this.timeline];
       for (const h of health) this.health.add(keyOf({ teamId: h.team_id, agentId: h.agent_id }));
       for (const i of incidents)
         if (!this.incidents.has(i.id))
@@ -391,6 +433,42 @@ export class SharedIncidents {
       this.failing = true;
       this.scheduleFlush();
     }
+  }
+
+  /**
+   * Appends health changes to the agents' shared timeline. A replica that takes an agent over sees it first
+   * from 'unknown': that change continues what the previous holder wrote (from its last health), and is not
+   * written when the health is the same (nothing changed; the time between counts as observed).
+   */
+  private async writeTimeline(entries: TimelineEntry[]): Promise<void> {
+    const rows = entries.map((e, ord) => ({ team_id: e.teamId, agent_id: e.agentId, at: e.at, entry: e, ord }));
+    await sql`
+      with r as (
+        select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+          as r(team_id text, agent_id text, at bigint, entry jsonb, ord int)
+      ), last as (
+        select distinct on (h.team_id, h.agent_id) h.team_id, h.agent_id, h.entry->>'to' as health
+        from hub_health_changes h
+        join (select distinct team_id, agent_id from r where r.entry->>'from' = 'unknown') k
+          on h.team_id = k.team_id and h.agent_id = k.agent_id
+        order by h.team_id, h.agent_id, h.at desc, h.id desc
+      )
+      insert into hub_health_changes (team_id, agent_id, at, entry)
+      select r.team_id, r.agent_id, r.at,
+        case when r.entry->>'from' = 'unknown' and l.health is not null
+          then jsonb_set(r.entry, '{from}', to_jsonb(l.health)) else r.entry end
+      from r left join last l on l.team_id = r.team_id and l.agent_id = r.agent_id
+      where not (r.entry->>'from' = 'unknown' and l.health is not distinct from r.entry->>'to')
+      order by r.ord`.execute(this.o.db);
+    const now = Date.now();
+    if (now - this.prunedAt < TIMELINE_PRUNE_MS) return;
+    this.prunedAt = now;
+    // Deleted again next time if this fails: what was appended stays appended.
+    await this.o.db
+      .deleteFrom('hub_health_changes')
+      .where('at', '<', String(now - TIMELINE_KEEP_MS))
+      .execute()
+      .catch(() => undefined);
   }
 
   // ----- the others' actions ------------------------------------------------------------------

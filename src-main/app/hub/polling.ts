@@ -7,9 +7,11 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../core/ports';
 import type { HostedCompanion } from '../companion/hosted';
 import type { PollShare } from '../companion/types';
+import type { ContractEvents } from '../contract';
 import { createHandlers, type Handlers } from '../handlers';
 import type { HubDatabase } from './database';
 import { SharedIncidents } from './incidents';
+import { healthOnChange } from './health-events';
 import { PollLeases } from './leases';
 import { TeamIncidents } from './team-incidents';
 
@@ -20,6 +22,11 @@ export interface HubPolling {
   readonly share: PollShare;
   /** Takes the first leases, then renews them; answers the hub's handlers of health and incidents. */
   start(hosted: HostedCompanion): Promise<Partial<Handlers>>;
+  /**
+   * The companion's contract events as the hub publishes them: an agent's health.changed when it changes
+   * (and a refresh of its poll time now and then), not after every poll.
+   */
+  publishedEvents(hosted: HostedCompanion): ContractEvents;
   /** Agents this replica holds now. */
   leasesHeld(): number;
   /** Health snapshots and incident changes not yet written to Postgres. */
@@ -80,6 +87,7 @@ export function hubPolling(o: { db: HubDatabase; logger: Logger; replica?: strin
       const all = createHandlers({ ...h.contract.implementations, ...impl });
       return Object.fromEntries(Object.keys(impl).map((k) => [k, all[k as keyof Handlers]])) as Partial<Handlers>;
     },
+    publishedEvents: (h) => healthOnChange(h.contract.events, () => h.companion.monitor().pollConfig().intervalMs),
     leasesHeld: () => leases.count(),
     backlog: () => incidents?.backlog() ?? 0,
     drain: () => leases.drain(),

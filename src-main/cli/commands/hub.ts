@@ -155,7 +155,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       // The team's events: the companion's shared ones published to hub_events, every replica serving them
       // all with ids (a client resumes on any replica); the rest reach this replica's clients only.
       const url = databaseUrl(ctx, f.database);
-      fanout = await startHubFanout({ db, url, events: hosted.contract.events, replica, logger });
+      fanout = await startHubFanout({ db, url, events: polling.publishedEvents(hosted), replica, logger });
       const shared = await polling.start(hosted);
       const metrics = new HubMetrics(
         {

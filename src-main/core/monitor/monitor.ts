@@ -57,6 +57,8 @@ export interface MonitorEvents {
   released: PollTarget;
   /** The snooze was set or ended, here or in another app on the data folder; `until` is null when none is in force. */
   snooze: { until: number | null };
+  /** A change seen by a poll, as the agent's timeline keeps it (not the 'unknown' a stop records). */
+  timeline: TimelineEntry;
 }
 
 export interface MonitorStatus {
@@ -664,7 +666,9 @@ export class Monitor {
     if (bucket && bucket.changes.length > 0) this.handle(this.policy.ingest(bucket.changes, now));
     for (const e of bucket?.entries ?? []) {
       const inc = this.policy.openIncidentFor(e.teamId, e.agentId);
-      void this.timelineStore.record(inc ? { ...e, incidentId: inc.id } : e);
+      const entry = inc ? { ...e, incidentId: inc.id } : e;
+      void this.timelineStore.record(entry);
+      this.events.emit('timeline', entry);
     }
   }
 

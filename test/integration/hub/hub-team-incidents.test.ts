@@ -206,6 +206,26 @@ describe('team-wide incidents across hub replicas', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   }, 60_000);
 
+  it('an agent steady between polls: health.changed published once every 4 intervals, not after every poll', async () => {
+    await new Promise((r) => setTimeout(r, 2 * INTERVAL_MS));
+    const count = async () =>
+      Number(
+        (
+          await db
+            .selectFrom('hub_events')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .where('name', '=', 'health.changed')
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await count();
+    await new Promise((r) => setTimeout(r, 8 * INTERVAL_MS));
+    const published = (await count()) - before;
+    // 8 intervals of 4 agents: 32 polls; each agent's poll time refreshed every 4 intervals (2–3 times).
+    expect(published).toBeGreaterThanOrEqual(AGENTS.length);
+    expect(published).toBeLessThanOrEqual(AGENTS.length * 3);
+  }, 30_000);
+
   it('the key rejected: one incident, one notification, one alert across both replicas; resolved once', async () => {
     proxy.mode = 'reject';
     const open = await waitFor(
@@ -234,6 +254,40 @@ describe('team-wide incidents across hub replicas', () => {
     );
     expect(await teamWideRows('key-rejected')).toHaveLength(1);
   }, 60_000);
+
+  it('every agent: a change published at once; its history and availability the same on either replica', async () => {
+    const changed = await db.selectFrom('hub_events').select('payload').where('name', '=', 'health.changed').execute();
+    const rejected = new Set(
+      changed
+        .map((r) => r.payload as { agentId: string; health: string })
+        .filter((h) => h.health === 'key-rejected')
+        .map((h) => h.agentId),
+    );
+    expect([...rejected].sort()).toEqual(AGENTS);
+    const [a, b] = live() as [Replica, Replica];
+    for (const agentId of AGENTS) {
+      const args = { teamId: 'Support', agentId };
+      const [ha, hb] = await Promise.all(
+        [a, b].map((r) => call<Array<{ health: string }>>(r.origin, 'health.history', tokens.vic!, args)),
+      );
+      expect(ha, agentId).toEqual(hb);
+      // Newest first: back to connected after the rejected key.
+      expect(ha!.map((e) => e.health).slice(0, 2), agentId).toEqual(['connected', 'key-rejected']);
+      const [va, vb] = await Promise.all(
+        [a, b].map((r) =>
+          call<{ windows: Array<{ observedMs: number; upMs: number }> }>(
+            r.origin,
+            'health.availability',
+            tokens.vic!,
+            args,
+          ),
+        ),
+      );
+      expect(va!.windows[0]!.observedMs, agentId).toBeGreaterThan(0);
+      expect(va!.windows[0]!.upMs, agentId).toBeLessThan(va!.windows[0]!.observedMs);
+      expect(vb!.windows[0]!.upMs, agentId).toBeGreaterThan(0);
+    }
+  }, 30_000);
 
   it('the service unreachable: one incident for the team; the holder SIGKILLed, the other continues it', async () => {
     proxy.mode = 'down';
