@@ -27,7 +27,7 @@ import { alertRules, createAgentMonitor, pollConfig } from '../usecases/monitor'
 import { REGISTRATION_SOURCES } from '../usecases/registration-status';
 import { RegistrationHistory } from '../../core/tunnel';
 import { webhookPart } from './webhooks';
-import type { Companion, CompanionEvents, CompanionOptions } from './types';
+import type { Companion, CompanionEvents, CompanionOptions, WebhookRegistry } from './types';
 import { privateTree } from '../../core/tunnel/private-files';
 import { Messages, TunnelLogWatch, messageBodies } from '../../core/messages';
 
@@ -75,7 +75,12 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     logger,
   });
 
-  const registrations = RegistrationHistory.in(dataDir, () => clock.now());
+  const registry: WebhookRegistry = opts.webhookRegistry ?? {
+    history: RegistrationHistory.in(dataDir, () => clock.now()),
+    publicUrlOf: (teamId, agentId) => prefs.publicUrlOf(teamId, agentId),
+    publicHookOf: () => null,
+  };
+  const registrations = registry.history;
   const tunnelHost = new TunnelHost({
     dataDir: path.join(dataDir, 'tunnel'),
     getSecrets: (agentId) => set.secretsOfAgent(agentId),
@@ -320,6 +325,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     exposure: () => exposure,
     registrations,
     prefs,
+    publicUrlOf: registry.publicUrlOf,
     clientFor,
     logger,
   });
@@ -400,6 +406,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     revealSigningSecret: webhooks.revealSigningSecret,
     registrations,
     publicUrlOf: webhooks.publicUrlOf,
+    publicHookOf: registry.publicHookOf,
     hasSigningSecret: webhooks.hasSigningSecret,
 
     settings: () => ({ app: main.settings(), prefs: prefs.get() }),

@@ -21,7 +21,7 @@ import type {
   DeliveryCommit,
   ForwardAttempt,
   RefusedRequest,
-  RegistrationHistory,
+  RegistrationLog,
   StoredDelivery,
   Tunnel,
   WebhookRegistration,
@@ -98,6 +98,21 @@ export interface CompanionOptions {
    * in the data folder is the durable store.
    */
   commitDelivery?: DeliveryCommit;
+  /**
+   * Where the agents' webhook registrations are kept and read (a hub: in its database, the same on every
+   * replica). Default: this data folder's history and the URLs in companion.json.
+   */
+  webhookRegistry?: WebhookRegistry;
+}
+
+/** The agents' webhook registrations: the history, the URL each is registered to, the hooks that reach here. */
+export interface WebhookRegistry {
+  /** Every registration (URL redacted, when, from where): appended by each, read by the screens. */
+  readonly history: RegistrationLog;
+  /** The URL the agent's webhook was last registered to, or null. */
+  publicUrlOf(teamId: string, agentId: string): string | null;
+  /** The agent's hook at this companion's own fixed public address (a hub's --public-url), or null. */
+  publicHookOf(agentId: string): string | null;
 }
 
 /** The agents one of several pollers polls (a hub replica's leases, app/hub/leases.ts). */
@@ -213,9 +228,11 @@ export interface Companion {
   ): Promise<WebhookRegistration & { secretHint: string }>;
   /** The agent's current signing secret, for an explicit reveal only; null when none is stored. */
   revealSigningSecret(teamId: string, agentId: string): Promise<string | null>;
-  /** The webhook registrations this install made (data folder; URL, when, from where; never a secret). */
-  readonly registrations: RegistrationHistory;
+  /** The webhook registrations this install made (data folder, or a hub's database; URL, when, from where; never a secret). */
+  readonly registrations: RegistrationLog;
   publicUrlOf(teamId: string, agentId: string): string | null;
+  /** The agent's hook at this companion's fixed public address (a hub's --public-url), or null. */
+  publicHookOf(agentId: string): string | null;
   hasSigningSecret(teamId: string, agentId: string): Promise<boolean>;
 
   settings(): CompanionSettings;

@@ -5,12 +5,7 @@
 import type { ServiceClient } from '../../core/api/service';
 import { TeamStoreError } from '../../core/teams';
 import type { Logger } from '../../core/ports';
-import {
-  hookUrl,
-  type RegistrationHistory,
-  type RegistrationTarget,
-  type WebhookRegistration,
-} from '../../core/tunnel';
+import { hookUrl, type RegistrationLog, type RegistrationTarget, type WebhookRegistration } from '../../core/tunnel';
 import { registerAgentWebhook, registerDemoHooks, signingHint } from '../usecases/webhooks';
 import { hasRedactedCredentials, previousRegistration, REGISTRATION_SOURCES } from '../usecases/registration-status';
 import type { TeamSet } from './team-set';
@@ -23,8 +18,10 @@ interface WebhookDeps {
   set: TeamSet;
   tunnelHost: TunnelHost;
   exposure: () => ExposureHost;
-  registrations: RegistrationHistory;
+  registrations: RegistrationLog;
   prefs: PrefsStore;
+  /** The URL the agent's webhook was last registered to (WebhookRegistry.publicUrlOf). */
+  publicUrlOf(teamId: string, agentId: string): string | null;
   clientFor(teamId: string): Promise<ServiceClient>;
   logger: Logger;
 }
@@ -104,7 +101,7 @@ export function webhookPart(d: WebhookDeps): WebhookPart {
       const team = teamOf(teamIdOrLabel);
       return (await set.getSigningSecrets(team.id, agentId))[0] ?? null;
     },
-    publicUrlOf: (teamId, agentId) => prefs.publicUrlOf(teamId, agentId),
+    publicUrlOf: d.publicUrlOf,
     async hasSigningSecret(teamId, agentId) {
       return (await set.getSigningSecrets(teamId, agentId).catch(() => [])).length > 0;
     },

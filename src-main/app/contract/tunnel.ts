@@ -258,7 +258,8 @@ export function tunnelSide({ c, requireTeam }: Scope, media: MediaFiles): Tunnel
           history.last.get(`${t.id}\u0000${a.agentId}`) ?? null,
           {
             local: listenUrl !== null ? hookUrl(listenUrl, a.agentId) : null,
-            public: exposedAt !== null ? hookUrl(exposedAt, a.agentId) : null,
+            // The exposure's URL, else this companion's fixed public address (a hub's --public-url).
+            public: exposedAt !== null ? hookUrl(exposedAt, a.agentId) : c.publicHookOf(a.agentId),
           },
           c.clock.now(),
         ),

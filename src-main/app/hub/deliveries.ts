@@ -5,8 +5,8 @@
 // transaction (events.ts). While the database is away the commit throws: the receiver answers 503 with
 // Retry-After and acknowledges nothing (the service retries). The replica's own tunnel log stays its working
 // cache. tunnel.deliveries / tunnel.delivery / tunnel.export / tunnel.replay read the rows, so every replica
-// shows every delivery; replays (hub_delivery_replays) and webhook registrations (hub_webhook_registrations)
-// are kept with the member who made them.
+// shows every delivery; replays (hub_delivery_replays) are kept with the member who asked for them (webhook
+// registrations: registrations.ts).
 import { sql } from 'kysely';
 import type { DeliveryCommit, DeliveryDetail, ForwardAttempt, StoredDelivery } from '../../core/tunnel';
 import { toCurl, toFixture } from '../../core/tunnel/export';
@@ -93,8 +93,7 @@ function groupCommit<T, R>(
     });
 }
 
-type DeliveryRequests =
-  'tunnel.deliveries' | 'tunnel.delivery' | 'tunnel.export' | 'tunnel.replay' | 'webhook.register';
+type DeliveryRequests = 'tunnel.deliveries' | 'tunnel.delivery' | 'tunnel.export' | 'tunnel.replay';
 
 interface HubDeliveries {
   /** The receiver's durable commit (CompanionOptions.commitDelivery). */
@@ -206,7 +205,7 @@ export function hubDeliveries(db: HubDatabase, replica: string): HubDeliveries {
     return detailOf(d, (await replaysOf([d.id])).get(d.id) ?? []);
   };
 
-  const mine: Pick<Implementations, Exclude<DeliveryRequests, 'webhook.register'>> = {
+  const mine: Pick<Implementations, DeliveryRequests> = {
     'tunnel.deliveries': async (filter) => {
       let q = db.selectFrom('hub_deliveries').select('delivery');
       if (filter.agentId !== undefined) q = q.where('agent_id', '=', filter.agentId);
@@ -291,36 +290,12 @@ export function hubDeliveries(db: HubDatabase, replica: string): HubDeliveries {
       companion = c;
     },
     handlers(implementations) {
-      const register = implementations['webhook.register'];
-      const own: Pick<Implementations, DeliveryRequests> = {
-        ...mine,
-        // The registration as the companion makes it (its secret kept by the companion's SecretStore), then
-        // recorded with the member who made it.
-        'webhook.register': async (args) => {
-          const r = await register(args);
-          await db
-            .insertInto('hub_webhook_registrations')
-            .values({
-              team_id: args.teamId,
-              agent_id: args.agentId,
-              url: r.url ?? args.publicUrl,
-              member: actingMember()?.name ?? null,
-              replica,
-            })
-            .execute()
-            .catch((err: unknown) => {
-              throw databaseFailure('did not record the registration (it was made)', err);
-            });
-          return r;
-        },
-      };
-      const all = createHandlers({ ...implementations, ...own });
+      const all = createHandlers({ ...implementations, ...mine });
       return {
         'tunnel.deliveries': all['tunnel.deliveries'],
         'tunnel.delivery': all['tunnel.delivery'],
         'tunnel.export': all['tunnel.export'],
         'tunnel.replay': all['tunnel.replay'],
-        'webhook.register': all['webhook.register'],
       };
     },
   };

@@ -25,7 +25,7 @@ import { hookUrl } from '../../core/tunnel/hook-url';
 import { registerWebhook, shownWebhookUrl, type WebhookRegistration } from '../../core/tunnel/register';
 import { registrationTurn } from '../../core/tunnel/registration-lock';
 import type { RegistrationsInFlight } from '../../core/tunnel/in-flight';
-import type { RegistrationHistory, RegistrationTarget } from '../../core/tunnel/registration-history';
+import type { RegistrationLog, RegistrationTarget } from '../../core/tunnel/registration-history';
 
 /** A signing secret shown safely: its last four characters. */
 export function signingHint(secret: string): string {
@@ -42,7 +42,7 @@ export interface AgentWebhookOptions {
   /** The receiver's registrations under way: told when this one begins and ends. */
   inFlight?: Pick<RegistrationsInFlight, 'begin'>;
   /** Where a successful registration is recorded, and as what (every shell records it; null only in tests of the use case itself). */
-  history: { store: RegistrationHistory; teamId: string | null; source: string; target: RegistrationTarget } | null;
+  history: { store: RegistrationLog; teamId: string | null; source: string; target: RegistrationTarget } | null;
 }
 
 export interface AgentWebhook {

@@ -131,6 +131,16 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
     const { hubMessages } = await import('../../app/hub/message-store');
     // Deliveries committed to the database before they are acknowledged; read from it on every replica.
     const deliveries = (await import('../../app/hub/deliveries')).hubDeliveries(db, replica);
+    // Webhook registrations in the database, each replica told of every one (Messages, Tunnel).
+    const registrations = (await import('../../app/hub/registrations')).hubRegistrations({
+      db,
+      url: databaseUrl(ctx, f.database),
+      replica,
+      dataDir,
+      publicUrl: f.publicUrl ?? null,
+      logger,
+    });
+    await registrations.start();
     const hosted = await hostCompanion({
       shell: 'hub',
       command: 'channel-companion hub',
@@ -144,11 +154,17 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       configStore,
       pollShare: polling.share,
       commitDelivery: deliveries.commit,
+      webhookRegistry: registrations,
       // The hooks are served on the hub's port (/hooks/<agentId>); the receiver's own port is any free one.
       startTunnel: true,
       tunnelPort: 0,
+    }).catch(async (e: unknown) => {
+      await registrations.close();
+      throw e;
     });
     deliveries.attach(hosted.companion);
+    // The inbox follows the committed deliveries: those a replica died before writing are taken in.
+    const inboxCatchUp = (await import('../../app/hub/inbox-catchup')).startInboxCatchUp(db, hosted.companion, logger);
     let server: Awaited<ReturnType<typeof startHubServer>> | null = null;
     let fanout: Awaited<ReturnType<typeof startHubFanout>> | null = null;
     try {
@@ -216,6 +232,8 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       await Promise.all([server?.drain(), polling.drain()]);
       await polling.close();
       await fanout?.close();
+      await registrations.close();
+      inboxCatchUp.close();
       await hosted.close();
       await server?.close();
     }

@@ -6,7 +6,12 @@ export { deliveryBody } from './log-entry';
 export { ensurePrivateDir } from './private-files';
 export type { WebhookRegistration } from './register';
 export { REGISTERING_DIR, RegistrationsInFlight } from './in-flight';
-export { RegistrationHistory, type RegistrationRecord, type RegistrationTarget } from './registration-history';
+export {
+  RegistrationHistory,
+  type RegistrationLog,
+  type RegistrationRecord,
+  type RegistrationTarget,
+} from './registration-history';
 export { ReplayError } from './replay';
 export type { DeliveryCommit } from './ingest';
 export * from './types';

@@ -54,6 +54,12 @@ export interface HistoryRead {
   problem: string | null;
 }
 
+/**
+ * A registration history as the companion uses it: this class (a data folder's file), or one several companions
+ * share (a hub's replicas, in its database). `file` names the data folder whose registrations take turns.
+ */
+export type RegistrationLog = Pick<RegistrationHistory, 'file' | 'list' | 'all' | 'append' | 'forget'>;
+
 export class RegistrationHistory {
   private readonly inTurn = serial();
 
