@@ -67,10 +67,27 @@ describe('attached to the running companion', () => {
     expect(u.stdout).toContain('a QR scan is needed');
   });
 
-  it('unknown team or agent, or several agents and no --agent → exit 2, nothing asked of the service', async () => {
+  it("status --team of several agents without --agent: every agent's health as the monitor saw it, and the worst", async () => {
+    const r = await cli(['status', '--team', 'Duo', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const [team] = r.json() as Array<{
+      teamId: string;
+      label: string;
+      worst: string;
+      agents: Array<Record<string, unknown>>;
+    }>;
+    const listed = await client.request('agents.list', { teamId: duo });
+    expect(team).toMatchObject({ teamId: duo, label: 'Duo' });
+    expect(team!.agents.map((a) => [a.agentId, a.health])).toEqual(listed.map((a) => [a.agentId, a.health.health]));
+    const human = await cli(['status', '--team', 'Duo']);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain('Duo: 2 agents');
+    for (const a of listed) expect(human.stdout).toContain(`  ${a.agentId}: `);
+  });
+
+  it('unknown team or agent → exit 2, nothing asked of the service', async () => {
     for (const args of [
       ['status', '--team', 'Nope'],
-      ['status', '--team', 'Duo'],
       ['status', '--team', 'Duo', '--agent', 'zz'],
     ]) {
       const r = await cli(args);

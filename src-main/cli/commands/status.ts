@@ -1,21 +1,41 @@
 // `status`: the agent's session status — its health (the monitor's, in the screens' words) plus the fields the service reported.
 // With --team it is the companion's pairing.session (the session as the screens read it); given by --base-url and
-// a key from the environment, the service is asked directly.
+// a key from the environment, the service is asked directly. --team without --agent, for a team of several agents,
+// is the team's status: every agent's health as the companion's monitor last saw it (no call to the service per agent).
 import type { Command } from 'commander';
-import type { Health, SessionDTO } from '../../../src-shared/contract';
+import type { AgentDTO, Health, SessionDTO } from '../../../src-shared/contract';
 import { HEALTH_SHORT } from '../../../src-shared/words';
 import { defineAction, type CliContext } from '../context';
-import { healthOfStatus } from '../../app/health';
+import { healthOfStatus, worstHealth } from '../../app/health';
 import { COMPANION_DATA_DIR_HELP } from '../companion';
 import { HUB_FLAG_HELP } from '../hub-client';
-import { teamAgentOf, teamFlag, withCompanion } from '../companion-run';
+import { agentOfTeam, teamFlag, teamNamed, withCompanion } from '../companion-run';
 import { yesNo } from '../health';
 import { addTargetOptions } from '../target';
 
 type Session = Pick<SessionDTO, 'connected' | 'linked' | 'state' | 'needsScan' | 'phone' | 'qr' | 'live'>;
 
+/** One agent of a team's status, as the monitor last saw it. */
+function agentLine(a: AgentDTO): Record<string, unknown> {
+  const h = a.health;
+  return {
+    agentId: a.agentId,
+    label: a.label,
+    health: h.health,
+    state: h.state,
+    phone: h.phone,
+    needsScan: h.needsScan,
+    since: h.since,
+    checkedAt: h.checkedAt,
+  };
+}
+
 export function register(program: Command, ctx: CliContext): void {
-  const cmd = addTargetOptions(program.command('status').description("show the agent's channel session status"));
+  const cmd = addTargetOptions(
+    program
+      .command('status')
+      .description("show the agent's channel session status (--team without --agent: every agent of the team)"),
+  );
   cmd
     .option('--data-dir <dir>', `with --team: the ${COMPANION_DATA_DIR_HELP}`)
     .option('--hub <url>', HUB_FLAG_HELP)
@@ -27,10 +47,31 @@ export function register(program: Command, ctx: CliContext): void {
     let data: Record<string, unknown>;
     let status: Session;
     if (team !== undefined) {
-      const session = await withCompanion(ctx, out, opts, async (client) => {
-        const t = await teamAgentOf(client, { team, agent: typeof opts.agent === 'string' ? opts.agent : undefined });
-        return client.request('pairing.session', { teamId: t.teamId, agentId: t.agentId });
+      const wanted = typeof opts.agent === 'string' ? opts.agent : undefined;
+      const asked = await withCompanion(ctx, out, opts, async (client) => {
+        const t = await teamNamed(client, team);
+        const agents = await client.request('agents.list', { teamId: t.teamId });
+        if (wanted === undefined && agents.length !== 1) return { kind: 'team' as const, team: t, agents };
+        const a = await agentOfTeam(client, t, wanted);
+        return {
+          kind: 'agent' as const,
+          session: await client.request('pairing.session', { teamId: t.teamId, agentId: a.agentId }),
+        };
       });
+      if (asked.kind === 'team') {
+        const { team: t, agents } = asked;
+        const worst = worstHealth(agents.map((a) => a.health.health));
+        out.result({ teamId: t.teamId, label: t.label, worst, agents: agents.map(agentLine) }, () =>
+          [
+            `${t.label}: ${agents.length} agent${agents.length === 1 ? '' : 's'}${agents.length ? `, the worst ${HEALTH_SHORT[worst]}` : ''}`,
+            ...agents.map(
+              (a) => `  ${a.agentId}: ${HEALTH_SHORT[a.health.health]}${a.health.phone ? ` (+${a.health.phone})` : ''}`,
+            ),
+          ].join('\n'),
+        );
+        return;
+      }
+      const { session } = asked;
       ({ agentId } = session);
       status = session;
       data = { ...session, health: healthOfStatus(session) };
