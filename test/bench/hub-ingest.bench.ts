@@ -17,7 +17,13 @@ import { once } from 'node:events';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { createServer, request as httpRequest, Agent as HttpAgent } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  Agent as HttpAgent,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -117,18 +123,27 @@ function postgresPids(child: number): number[] {
   }
 }
 
-/** A round-robin HTTP proxy over the replicas (keep-alive both ways; nothing recorded, nothing retried). */
+/** A round-robin HTTP proxy over the replicas (keep-alive both ways; nothing recorded). */
 async function roundRobin(backends: string[]): Promise<{ origin: string; pid: number; close(): Promise<void> }> {
   const agent = new HttpAgent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });
   let next = 0;
-  const server = createServer((req, res) => {
+  const forward = (req: IncomingMessage, body: Buffer, res: ServerResponse, retried: boolean): void => {
     const to = new URL(req.url ?? '/', backends[next++ % backends.length]);
     const up = httpRequest(to, { method: req.method, headers: req.headers, agent }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
     });
-    up.on('error', () => res.destroy());
-    req.pipe(up);
+    up.on('error', () => {
+      // A kept-alive connection the replica closed as it was reused: once more on a new one (as a proxy does).
+      if (up.reusedSocket && !retried && !res.headersSent) forward(req, body, res, true);
+      else res.destroy();
+    });
+    up.end(body);
+  };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => forward(req, Buffer.concat(chunks), res, false));
   });
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -271,7 +286,13 @@ export async function run(): Promise<Record<string, unknown>[]> {
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       replicas.push(child);
-      const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+      const exited = once(child, 'exit').then(([code]) => {
+        throw new Error(`the replica ${name} exited (${String(code)}) before it was ready`);
+      });
+      const [line] = (await Promise.race([once(createInterface({ input: child.stdout! }), 'line'), exited])) as [
+        string,
+      ];
+      exited.catch(() => undefined);
       child.stdout!.resume();
       return { origin: (JSON.parse(line) as { origin: string }).origin, pid: child.pid! };
     };

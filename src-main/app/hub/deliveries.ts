@@ -2,10 +2,12 @@
 // accepts to hub_deliveries before it answers 2xx (the companion's commitDelivery port, core/tunnel/ingest.ts):
 // one row per agent and duplicate key (the service's message.id), so `INSERT … ON CONFLICT DO NOTHING` decides
 // new or repeat across replicas, and the delivery's `tunnel.delivery` event is published in the same
-// transaction (events.ts). While the database is away the commit throws: the receiver answers 503 with
-// Retry-After and acknowledges nothing (the service retries). The replica's own tunnel log stays its working
-// cache. tunnel.deliveries / tunnel.delivery / tunnel.export / tunnel.replay read the rows, so every replica
-// shows every delivery; replays (hub_delivery_replays) are kept with the member who asked for them (webhook
+// statement (events.ts). Deliveries that arrive together share one statement and one commit (group commit,
+// below), each still answered by its own row. While the database is away the commit throws: the receiver
+// answers 503 with Retry-After and acknowledges nothing (the service retries). The replica's own tunnel log
+// stays its working cache, appended without waiting for an fdatasync (the database is the durable store).
+// tunnel.deliveries / tunnel.delivery / tunnel.export / tunnel.replay read the rows, so every replica shows every
+// delivery; replays (hub_delivery_replays) are kept with the member who asked for them (webhook
 // registrations: registrations.ts).
 import { sql } from 'kysely';
 import type { DeliveryCommit, DeliveryDetail, ForwardAttempt, StoredDelivery } from '../../core/tunnel';
@@ -24,12 +26,17 @@ import { AppError } from '../errors';
 import { createHandlers, type Handlers, type Implementations } from '../handlers';
 import { actingMember } from './acting';
 import { HubDatabaseError, type HubDatabase } from './database';
-import { publishHubEvents } from './events';
+import { publishingCtes } from './events';
 
 /** Postgres text (and jsonb) holds no NUL character: an authentic body may, so each is kept as U+FFFD. */
 const noNul = (v: string): string => (v.includes('\0') ? v.replaceAll('\0', '\uFFFD') : v);
-const jsonWithoutNul = (v: unknown): string =>
-  JSON.stringify(v, (_k, x: unknown) => (typeof x === 'string' ? noNul(x) : x));
+const jsonWithoutNul = (v: unknown): string => {
+  const json = JSON.stringify(v);
+  // JSON writes a NUL as \u0000: only then the slower way.
+  return json.includes('\\u0000')
+    ? JSON.stringify(v, (_k, x: unknown) => (typeof x === 'string' ? noNul(x) : x))
+    : json;
+};
 const nullable = (v: string | null): string | null => (v === null ? null : noNul(v));
 
 /** A database failure in words that name no URL or password. */
@@ -37,8 +44,6 @@ function databaseFailure(what: string, err: unknown): HubDatabaseError {
   const why = err instanceof Error ? err.message : String(err);
   return new HubDatabaseError(`the hub's database ${what} (${why})`);
 }
-
-const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** A delivery waiting for its commit. */
 interface Waiting {
@@ -52,8 +57,8 @@ const MAX_BATCH = 256;
 
 /**
  * Group commit: the deliveries that arrive while a transaction runs wait and go together in the next one (one
- * statement for their rows, one for their events, one flush of the database's log), each answered only once
- * that transaction has committed, as 'stored' or 'duplicate' by its own row. When a transaction of several
+ * statement for their rows and their events, one flush of the database's log), each answered only once that
+ * transaction has committed, as 'stored' or 'duplicate' by its own row. When a transaction of several
  * fails, each is tried again alone, so a delivery the database refuses fails no other; `failure` words what
  * each rejects with.
  */
@@ -113,42 +118,58 @@ export function hubDeliveries(db: HubDatabase, replica: string): HubDeliveries {
     return companion;
   };
 
-  /** One transaction for these deliveries (see groupCommit): what each turned out to be, in their order. */
+  /**
+   * One statement (so one transaction) for these deliveries (see groupCommit): their rows, then the events of the
+   * new ones; what each turned out to be, in their order.
+   */
   const commitTogether = async (batch: readonly Waiting[]): Promise<('stored' | 'duplicate')[]> => {
-    const row = ({ d, key, teamId }: Waiting) => ({
-      delivery_id: d.id,
-      agent_id: d.agentId,
-      team_id: teamId,
-      key: noNul(key),
-      service_id: nullable(serviceIdOf(d)),
-      event: nullable(d.summary.event),
-      sender: nullable(d.summary.from),
-      verdict: d.verdict.reason,
-      simulated: d.simulated === true,
-      received_at: new Date(d.receivedAt),
-      replica,
-      delivery: jsonWithoutNul(d),
-    });
-    // Rows in key order: two replicas' batches holding the same keys wait for each other in one order, never in
-    // a cycle. The events in the order the deliveries came.
-    const rows = batch.map(row).sort((x, y) => cmp(x.agent_id, y.agent_id) || cmp(x.key, y.key));
-    return db.transaction().execute(async (trx) => {
-      const inserted = await trx
-        .insertInto('hub_deliveries')
-        .values(rows)
-        .onConflict((oc) => oc.columns(['agent_id', 'key']).doNothing())
-        .returning('delivery_id')
-        .execute();
-      const stored = new Set(inserted.map((r) => r.delivery_id));
-      const events = batch
-        .filter((w) => stored.has(w.d.id))
-        .map((w) => ({
-          name: 'tunnel.delivery',
-          payload: JSON.parse(jsonWithoutNul(deliverySummaryDTO(w.d, w.teamId, null))) as unknown,
-        }));
-      await publishHubEvents(trx, events, replica);
-      return batch.map((w) => (stored.has(w.d.id) ? 'stored' : 'duplicate'));
-    });
+    // The rows as one JSON array: the big parts (the delivery, its event) written once each, without NUL.
+    const json = `[${batch
+      .map(({ d, key, teamId }, ord) => {
+        const small = JSON.stringify({
+          ord,
+          delivery_id: d.id,
+          agent_id: d.agentId,
+          team_id: teamId,
+          key: noNul(key),
+          service_id: nullable(serviceIdOf(d)),
+          event: nullable(d.summary.event),
+          sender: nullable(d.summary.from),
+          verdict: d.verdict.reason,
+          simulated: d.simulated === true,
+          received_at: new Date(d.receivedAt).toISOString(),
+        });
+        const summary = jsonWithoutNul(deliverySummaryDTO(d, teamId, null));
+        return `${small.slice(0, -1)},"delivery":${jsonWithoutNul(d)},"summary":${summary}}`;
+      })
+      .join(',')}]`;
+    // The rows inserted in key order: two replicas' statements holding the same keys wait for each other in one
+    // order, never in a cycle (of one key, the first to come is kept). The events in the order the deliveries
+    // came, the lock taken once the rows are in.
+    const { rows } = await sql<{ delivery_id: string }>`
+      with input as (
+        select x.* from jsonb_to_recordset(${json}::jsonb) as x(
+          ord int, delivery_id text, agent_id text, team_id text, key text, service_id text, event text,
+          sender text, verdict text, simulated boolean, received_at timestamptz, delivery jsonb, summary jsonb)
+      ),
+      stored as (
+        insert into hub_deliveries (delivery_id, agent_id, team_id, key, service_id, event, sender, verdict,
+          simulated, received_at, replica, delivery)
+        select delivery_id, agent_id, team_id, key, service_id, event, sender, verdict, simulated, received_at,
+          ${replica}, delivery
+        from input order by agent_id, key, ord
+        on conflict (agent_id, key) do nothing
+        returning delivery_id
+      ),
+      ${publishingCtes(
+        sql`select 'tunnel.delivery' as name, i.summary as payload, i.ord
+          from input i join stored s on s.delivery_id = i.delivery_id`,
+        replica,
+        'stored',
+      )}
+      select delivery_id, (select count(*) from hub_announced) as announced from stored`.execute(db);
+    const stored = new Set(rows.map((r) => r.delivery_id));
+    return batch.map((w) => (stored.has(w.d.id) ? 'stored' : 'duplicate'));
   };
 
   const commitOne = groupCommit(commitTogether, (err) => databaseFailure('did not take the delivery', err));

@@ -2,7 +2,7 @@
 // `hub_events` (migration 0003_events), published in the transaction that made it true and announced with
 // NOTIFY on commit. Every replica serves the rows in id order; a client's cursor is the last row id it saw,
 // valid on any replica.
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { EventName } from '../../../src-shared/contract';
 import { silentLogger, type Logger } from '../../core/ports';
 import { backoffDelay, type BackoffPolicy } from '../backoff';
@@ -36,22 +36,39 @@ export async function publishHubEvents(
 ): Promise<number[]> {
   if (events.length === 0) return [];
   const json = JSON.stringify(events.map((e) => ({ name: e.name, payload: e.payload ?? null })));
-  // One statement: the lock, then the rows' ids in the events' order (the insert reads the lock's row first),
-  // then a NOTIFY per row. Outside a transaction it commits by itself and the lock is held only while it
-  // runs. The notification carries the row itself when it fits (a replica then needs no read for it), else
-  // its id.
+  // Outside a transaction it commits by itself and the lock is held only while it runs.
   const { rows } = await sql<{ id: string }>`
-    with locked as (select pg_advisory_xact_lock(${PUBLISH_LOCK}) as l),
-    e as (
+    with ${publishingCtes(
+      sql`select x.e->>'name' as name, x.e->'payload' as payload, x.ord
+        from jsonb_array_elements(${json}::jsonb) with ordinality as x(e, ord)`,
+      replica,
+    )}
+    select id from hub_announced`.execute(db);
+  return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+}
+
+/**
+ * Publishing as part of the caller's own statement (one round trip for its work and its events): the CTEs
+ * `hub_locked`, `hub_published` and `hub_announced`, for the events `rows` gives (a query over the statement's
+ * CTEs with the columns name, payload jsonb and ord, their order). The lock, then the rows' ids in the events'
+ * order (the insert reads the lock's row first), then a NOTIFY per row, which carries the row itself when it
+ * fits (a replica then needs no read for it), else its id. Given `after` (a CTE of the statement, say its own
+ * insert), the lock waits until that is done, so it is held only from then to the commit. The statement must
+ * read `hub_announced` for the NOTIFYs to be made.
+ */
+export function publishingCtes(rows: RawBuilder<unknown>, replica: string | null, after?: string): RawBuilder<unknown> {
+  const done = after === undefined ? sql`` : sql` from (select count(*) from ${sql.table(after)}) as done`;
+  return sql`hub_locked as (select pg_advisory_xact_lock(${PUBLISH_LOCK}) as l${done}),
+    hub_published as (
       insert into hub_events (name, payload, replica)
-      select x.e->>'name', x.e->'payload', ${replica}
-      from locked, jsonb_array_elements(${json}::jsonb) with ordinality as x(e, ord)
+      select x.name, x.payload, ${replica} from hub_locked, (${rows}) as x
       order by x.ord
       returning id, json_build_object('id', id, 'name', name, 'payload', payload)::text as row
-    )
-    select id, pg_notify(${HUB_EVENTS_CHANNEL}, case when octet_length(row) <= ${NOTIFY_MAX_BYTES} then row else id::text end)
-    from e`.execute(db);
-  return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+    ),
+    hub_announced as (
+      select id, pg_notify(${HUB_EVENTS_CHANNEL}, case when octet_length(row) <= ${NOTIFY_MAX_BYTES} then row else id::text end)
+      from hub_published
+    )`;
 }
 
 /**

@@ -1,8 +1,9 @@
 // The receiver with a durable commit (a team hub's database): an accepted delivery is committed after
 // verification and before the 2xx; a key the store already holds is answered and kept as a repeat (never
 // forwarded); while the store fails the answer is 503 with Retry-After, nothing acknowledged, and the
-// service's retry is committed once the store is back. A refused delivery is never committed. Another
-// HTTP server can hand a hook request to the receiver (serveHook).
+// service's retry is committed once the store is back. A refused delivery is never committed. The log then
+// only caches what the store holds (its append waits for no fdatasync). Another HTTP server can hand a hook
+// request to the receiver (serveHook).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -80,6 +81,29 @@ describe('a durable commit before the acknowledgement', () => {
     expect(retried.status).toBe(200);
     expect(retried.json).not.toHaveProperty('duplicate');
     expect(stored).toEqual(['m1']);
+  });
+
+  it("with a durable store the log is a cache: the 2xx waits for the commit, not for the log's fdatasync", async () => {
+    const d = await tempDir();
+    cleanups.push(d.cleanup);
+    // A disk whose flush does not end until the test lets it.
+    let flushed!: () => void;
+    const disk = new Promise<void>((r) => (flushed = r));
+    const t = new Tunnel({
+      dataDir: d.dir,
+      clock: new FakeClock(NOW),
+      getSecrets: async () => [SECRET],
+      commit: async () => 'stored',
+      logIO: { datasync: () => disk },
+    });
+    cleanups.push(() => {
+      flushed();
+      return t.stop();
+    });
+    const { url } = await t.start();
+    const r = await post(url, 'm1');
+    expect(r.status).toBe(200);
+    expect(t.get(r.json!.deliveryId as string)?.summary.messageId).toBe('m1');
   });
 
   it('another server hands a hook request to the receiver (serveHook); false while it is stopped', async () => {
