@@ -253,7 +253,15 @@ describe('the team hub: two replicas behind a balancer, driven through the comma
       'the team listed',
     );
 
-    // Every replica knows the team, whichever one takes the request (status names one agent of a team of two).
+    // Every replica knows the team, whichever one takes the request: the team's status lists both agents, and
+    // one agent's status is its session.
+    for (let i = 0; i < 2; i++) {
+      const team = await cli('vic', ['status', '--team', LABEL, '--json']);
+      expect(team.code, team.stderr).toBe(0);
+      expect((team.json()[0] as { agents: Array<{ agentId: string }> }).agents.map((a) => a.agentId).sort()).toEqual(
+        [...AGENTS].sort(),
+      );
+    }
     for (const agent of [...AGENTS, ...AGENTS]) {
       const status = await cli('vic', ['status', '--team', LABEL, '--agent', agent, '--json']);
       expect(status.code, status.stderr).toBe(0);
