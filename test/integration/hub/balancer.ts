@@ -26,6 +26,10 @@ export interface TestBalancer {
   errors: string[];
   /** Puts another backend into the rotation (a replica started later). */
   add(backend: string): void;
+  /** Takes a backend out, as if it died: no new request goes to it, and the answers it is streaming are cut. */
+  kill(backend: string): void;
+  /** The backends of the answers still streaming (an event stream's replica). */
+  servedBy(): string[];
   close(): Promise<void>;
 }
 
@@ -35,7 +39,8 @@ export async function startBalancer(initial: string[]): Promise<TestBalancer> {
   const counts = new Map(backends.map((b) => [b, 0]));
   const answers: BalancedAnswer[] = [];
   const errors: string[] = [];
-  const open = new Set<IncomingMessage | ServerResponse>();
+  /** Answers still streaming, with the backend of each. */
+  const open = new Map<IncomingMessage, string>();
 
   /** Tries the backends in turn from `first` (each once) until one answers. */
   const forward = (req: IncomingMessage, body: Buffer, res: ServerResponse, first: number, tried: number): void => {
@@ -61,7 +66,7 @@ export async function startBalancer(initial: string[]): Promise<TestBalancer> {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.on('data', (c: Buffer) => (record.body += c.toString('utf8')));
       answer.pipe(res);
-      open.add(answer);
+      open.set(answer, backend);
       answer.on('close', () => open.delete(answer));
       answer.on('error', () => res.destroy());
       answer.on('aborted', () => res.destroy());
@@ -93,9 +98,15 @@ export async function startBalancer(initial: string[]): Promise<TestBalancer> {
       backends.push(backend);
       counts.set(backend, 0);
     },
+    kill(backend) {
+      const at = backends.indexOf(backend);
+      if (at !== -1) backends.splice(at, 1);
+      for (const [answer, from] of open) if (from === backend) answer.destroy();
+    },
+    servedBy: () => [...open.values()],
     close: () =>
       new Promise<void>((resolve) => {
-        for (const s of open) s.destroy();
+        for (const s of open.keys()) s.destroy();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

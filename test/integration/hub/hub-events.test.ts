@@ -3,7 +3,6 @@
 // after the last id it saw (none twice, none missed), and a Postgres restart loses nothing. `listen
 // --forward-to` (the real command) behind a balancer forwards every delivery once when its replica dies.
 import { sql } from 'kysely';
-import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import pg from 'pg';
 import { request } from 'undici';
 import { createParser } from 'eventsource-parser';
@@ -17,6 +16,7 @@ import { publishHubEvents, startHubFanout } from '../../../src-main/app/hub/even
 import { startHubServer } from '../../../src-main/hub/server';
 import { startHttpSink } from '../../helpers/http-sink';
 import { spawnCli } from '../../helpers/spawn-cli';
+import { startBalancer } from './balancer';
 import { startPostgres, type TestPostgres } from './postgres';
 
 /** Waits for what crosses processes, sockets and the database: generous on a loaded machine. */
@@ -140,47 +140,6 @@ function listenHandlers(): Handlers {
       return ok(detail);
     },
   } as unknown as Handlers;
-}
-
-/** A TCP balancer in front of the replicas: each connection to the first live one; kill() cuts a replica off. */
-async function balancer(origins: string[]): Promise<{
-  origin: string;
-  /** The replicas (origins) of the open connections. */
-  servedBy(): string[];
-  kill(origin: string): void;
-  close(): Promise<void>;
-}> {
-  const live = new Set(origins);
-  const open = new Map<Socket, string>();
-  const server = createNetServer((inbound) => {
-    const target = [...live][0];
-    if (target === undefined) return inbound.destroy();
-    const u = new URL(target);
-    const outbound = connect(Number(u.port), u.hostname);
-    open.set(inbound, target);
-    const done = (): void => {
-      open.delete(inbound);
-      inbound.destroy();
-      outbound.destroy();
-    };
-    inbound.on('error', done).on('close', done);
-    outbound.on('error', done).on('close', done);
-    inbound.pipe(outbound).pipe(inbound);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    servedBy: () => [...open.values()],
-    kill(origin) {
-      live.delete(origin);
-      for (const [sock, target] of open) if (target === origin) sock.destroy();
-    },
-    close: () =>
-      new Promise<void>((r) => {
-        for (const sock of open.keys()) sock.destroy();
-        server.close(() => r());
-      }),
-  };
 }
 
 describe('hub events', () => {
@@ -429,7 +388,7 @@ describe('hub events', () => {
 
   it('remoteClient behind a balancer: its replica dies mid-stream, it resumes on the other, every event once', async () => {
     const [a, b] = [await startReplica(), await startReplica()];
-    const lb = await balancer([a.origin, b.origin]);
+    const lb = await startBalancer([a.origin, b.origin]);
     const client = remoteClient({ origin: lb.origin, token: TOKEN, resumeForMs: 20_000 });
     const seen: string[] = [];
     const closes: string[] = [];
@@ -462,7 +421,7 @@ describe('hub events', () => {
     try {
       const [a, b] = [await startReplica(listenHandlers()), await startReplica(listenHandlers())];
       const origins = [a.origin, b.origin];
-      const lb = await balancer(origins);
+      const lb = await startBalancer(origins);
       closers.push(() => lb.close());
       const app = await startHttpSink();
       closers.push(() => app.close());
@@ -480,10 +439,10 @@ describe('hub events', () => {
       const total = 60;
       for (let i = 0; i < total; i++) {
         await publishOne(db, 'tunnel.delivery', summary(i));
-        // The replica serving the listener (the first live one) dies once some deliveries got through.
+        // The replica streaming to the listener dies once some deliveries got through.
         if (i === 20) {
           await expect.poll(() => app.requests.length, { timeout: 15_000 }).toBeGreaterThan(5);
-          lb.kill(origins[0]!);
+          lb.kill(lb.servedBy()[0]!);
         }
       }
       await expect.poll(() => app.requests.length, { timeout: 30_000 }).toBe(total);
