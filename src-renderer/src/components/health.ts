@@ -1,6 +1,6 @@
 // Health words and glyphs: meaning never rests on colour alone. The words are the shared ones (the
 // tray and the command line say the same).
-import { HEALTHS, type Health } from '../../../src-shared/contract';
+import type { Health } from '../../../src-shared/contract';
 
 export { HEALTH_HINTS, HEALTH_SHORT, HEALTH_WORDS, STALE_WORDS } from '../../../src-shared/words';
 
@@ -13,8 +13,3 @@ export const HEALTH_GLYPHS: Record<Health, string> = {
   unreachable: '✕',
   unknown: '?',
 };
-
-/** Worst first: HEALTHS is ordered best → worst. */
-export function healthRank(h: Health): number {
-  return HEALTHS.indexOf(h);
-}
