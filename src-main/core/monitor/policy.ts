@@ -382,14 +382,14 @@ export class AlertPolicy {
       this.teams.check(teamId, this.members(teamId), now);
       return;
     }
-    const local = this.members(teamId);
     if (!j.judges(teamId)) {
       this.teams.release(teamId);
       // An outage judged elsewhere covers the agents polled here, as it does where it is judged.
       if (j.downElsewhere(teamId))
-        for (const a of local) if (a.incident?.kind === 'unreachable') this.resolve(a.incident, now);
+        for (const a of this.members(teamId)) if (a.incident?.kind === 'unreachable') this.resolve(a.incident, now);
       return;
     }
+    const local = this.members(teamId);
     const here = new Set(local.map((a) => a.agentId));
     const others = j
       .elsewhere(teamId)
