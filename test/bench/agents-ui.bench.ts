@@ -69,7 +69,7 @@ async function round(ctx: BrowserContext, url: string, selector: string): Promis
   try {
     await page.goto(url);
     await page
-      .waitForFunction(() => (window as unknown as Probed).__probe.firstRowsMs !== null, null, { timeout: 120_000 })
+      .waitForFunction(() => (globalThis as unknown as Probed).__probe.firstRowsMs !== null, null, { timeout: 120_000 })
       .catch((e: unknown) => {
         throw new Error(`${url.split('#')[0]} showed no rows: ${errors.join('; ') || String(e)}`);
       });

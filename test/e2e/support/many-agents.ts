@@ -67,10 +67,7 @@ export async function addScaleTeam(
     agents: agentIds.slice(0, ADD_AT_ONCE).map((agentId, i) => ({ agentId, label: labelOf(i) })),
   });
 
-  const file = path.join(configDir, 'config.json');
-  const config = JSON.parse(await readFile(file, 'utf8')) as {
-    teams: Array<{ id: string; agents: Array<{ agentId: string; label: string }> }>;
-  };
+  const config = await readConfig(configDir);
   const saved = config.teams.find((t) => t.id === added.teamId);
   if (!saved) throw new Error(`config.json has no team ${added.teamId} after teams.add`);
   for (let i = saved.agents.length; i < count; i++)
@@ -80,18 +77,49 @@ export async function addScaleTeam(
       signingSecretRef: null,
       watchClosely: false,
     } as never);
-  const temp = `${file}.scale-${process.pid}`;
-  await writeFile(temp, JSON.stringify(config, null, 2), { mode: 0o600 });
-  await rename(temp, file);
+  await writeConfig(configDir, config);
+  await untilListed(ready, added.teamId, count);
+  return { teamId: added.teamId, label, agentIds, unlinked };
+}
 
+/**
+ * Takes the team out of config.json again (as addScaleTeam put most of it there), and waits until
+ * the host no longer lists its agents: then no poll of them is under way.
+ */
+export async function removeScaleTeam(ready: ServeReady, configDir: string, team: ScaleTeam): Promise<void> {
+  const config = await readConfig(configDir);
+  config.teams = config.teams.filter((t) => t.id !== team.teamId);
+  await writeConfig(configDir, config);
+  await untilListed(ready, team.teamId, 0);
+}
+
+interface ConfigShape {
+  teams: Array<{ id: string; agents: Array<{ agentId: string; label: string }> }>;
+}
+
+const configFile = (configDir: string): string => path.join(configDir, 'config.json');
+
+async function readConfig(configDir: string): Promise<ConfigShape> {
+  return JSON.parse(await readFile(configFile(configDir), 'utf8')) as ConfigShape;
+}
+
+/** Written whole, then renamed over the file (the companion never reads half of it). */
+async function writeConfig(configDir: string, config: ConfigShape): Promise<void> {
+  const temp = `${configFile(configDir)}.scale-${process.pid}`;
+  await writeFile(temp, JSON.stringify(config, null, 2), { mode: 0o600 });
+  await rename(temp, configFile(configDir));
+}
+
+/** Waits until the host lists `count` agents of the team. */
+async function untilListed(ready: ServeReady, teamId: string, count: number): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const listed = await hostCall<unknown[]>(ready, 'agents.list', { teamId: added.teamId });
-    if (listed.length === count) break;
-    if (Date.now() > deadline) throw new Error(`the host lists ${listed.length} of ${count} agents after a minute`);
+    const listed = (await hostCall<Array<{ teamId: string }>>(ready, 'agents.list')).filter((a) => a.teamId === teamId);
+    if (listed.length === count) return;
+    if (Date.now() > deadline)
+      throw new Error(`the host lists ${listed.length} agents of the team, not ${count}, after a minute`);
     await new Promise((r) => setTimeout(r, 250));
   }
-  return { teamId: added.teamId, label, agentIds, unlinked };
 }
 
 /** The label a scale team gives its agent number i (0-based). */
