@@ -7,6 +7,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isRequestName, type Result } from '../../src-shared/contract';
 import type { Handlers } from './handlers';
 import type { ContractEvents } from './contract';
+import { serial } from './serial';
+
+/** An event as the companion's event hub tags it. */
+type LocalEvent = Parameters<Parameters<ContractEvents['onAny']>[0]>[0];
 
 const API_HEADERS = {
   'cache-control': 'no-store',
@@ -107,6 +111,11 @@ export interface ContractServingOptions {
   events: ContractEvents;
   /** Events served with ids and resumable (a hub's shared events), besides `events` (served without). */
   journal?: EventJournal;
+  /**
+   * What one stream is told of a local event, when that differs by who asks (a hub tells each member their own
+   * unread counts); default: the event as it is. A stream's events keep their order while one is rewritten.
+   */
+  localEvent?(req: IncomingMessage, e: LocalEvent): LocalEvent | Promise<LocalEvent>;
   /** Default 2 MiB. */
   maxBodyBytes?: number;
   /** Default 15 s. */
@@ -143,9 +152,15 @@ export function contractServing(opts: ContractServingOptions): ContractServing {
       batch = '';
       if (opts.journal && res.writableLength > maxUnsent) res.destroy();
     };
-    const unsubscribe = opts.events.onAny((e) => {
+    const add = (e: LocalEvent): void => {
       if (batch === '') process.nextTick(flush);
       batch += `event: ${e.name}\ndata: ${JSON.stringify(e.payload)}\n\n`;
+    };
+    const { localEvent } = opts;
+    const inOrder = localEvent ? serial() : null;
+    const unsubscribe = opts.events.onAny((e) => {
+      if (!inOrder || !localEvent) return add(e);
+      void inOrder(async () => add(await Promise.resolve(localEvent(req, e)).catch(() => e)));
     });
     let following: { stop(): void } | null = null;
     if (opts.journal) {

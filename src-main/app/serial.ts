@@ -1,2 +1,2 @@
 // The one promise-chain mutex (one queue, or one queue per key), for a shell that orders its own work.
-export { serialByKey } from '../core/serial';
+export { serial, serialByKey } from '../core/serial';

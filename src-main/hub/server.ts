@@ -63,9 +63,18 @@ function bearerToken(req: IncomingMessage): string | null {
 }
 
 export async function startHubServer(opts: HubServerOptions): Promise<RunningHub> {
+  /** The member of each open event stream's request. */
+  const streamMember = new WeakMap<IncomingMessage, Member>();
   const api = contractServing({
     handlers: opts.handlers,
     events: opts.events,
+    // Unread counts are each member's own (their read marks): a member's stream is told theirs.
+    localEvent: async (req, e) => {
+      const member = streamMember.get(req);
+      if (e.name !== 'messages.unread' || !member) return e;
+      const own = await asMember(member, () => opts.handlers['messages.unread']({}));
+      return own.ok ? { name: 'messages.unread', payload: own.value } : e;
+    },
     ...(opts.journal ? { journal: opts.journal } : {}),
   });
   // Open event streams and the token each was opened with: a removed member's stream ends within recheckMs.
@@ -102,6 +111,7 @@ export async function startHubServer(opts: HubServerOptions): Promise<RunningHub
       });
     const name = path.slice('/api/'.length);
     if (name === 'events' && req.method === 'GET' && token !== null) {
+      streamMember.set(req, member);
       streams.set(res, token);
       res.on('close', () => streams.delete(res));
     }
