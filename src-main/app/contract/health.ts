@@ -29,7 +29,7 @@ const HOUR = 3_600_000;
 const AVAILABILITY_WINDOWS_MS = [24 * HOUR, 7 * 24 * HOUR, 30 * 24 * HOUR] as const;
 
 /** An agent's timeline entries (the monitor's, or a hub's in its database), in any order. */
-export type TimelineOf = (teamId: string, agentId: string) => Promise<TimelineEntry[]>;
+type TimelineOf = (teamId: string, agentId: string) => Promise<TimelineEntry[]>;
 
 /** health.history and health.availability over an agent's timeline entries. */
 export function timelineRequests(

@@ -13,7 +13,7 @@ import type { HubDatabase } from './database';
 /** How often the team's agents polled elsewhere, and the team-wide outages judged elsewhere, are read (ms). */
 const READ_MS = 1_000;
 
-export interface TeamIncidentsOptions {
+interface TeamIncidentsOptions {
   db: HubDatabase;
   logger: Logger;
   /** Whether this replica holds the team's lease now. */
