@@ -23,6 +23,9 @@ const PUBLISH_LOCK = 0x6875_6265; // "hube"
 /** A notification's payload must stay under 8,000 bytes: a larger row is announced by its id alone. */
 const NOTIFY_MAX_BYTES = 7_900;
 
+/** A row's `at` in ms (as a notification and a read carry it). */
+const AT_MS = sql`(extract(epoch from at) * 1000)::bigint`;
+
 /**
  * Records events, in this order, and announces each — inside the caller's transaction when `db` is one (the
  * rows and their NOTIFYs then commit, or vanish, with the caller's work). One statement: one lock, one round
@@ -63,7 +66,7 @@ export function publishingCtes(rows: RawBuilder<unknown>, replica: string | null
       insert into hub_events (name, payload, replica)
       select x.name, x.payload, ${replica} from hub_locked, (${rows}) as x
       order by x.ord
-      returning id, json_build_object('id', id, 'name', name, 'payload', payload)::text as row
+      returning id, json_build_object('id', id, 'name', name, 'payload', payload, 'at', ${AT_MS})::text as row
     ),
     hub_announced as (
       select id, pg_notify(${HUB_EVENTS_CHANNEL}, case when octet_length(row) <= ${NOTIFY_MAX_BYTES} then row else id::text end)
@@ -181,6 +184,8 @@ interface Row {
   id: number;
   name: string;
   payload: unknown;
+  /** When it was published (ms epoch, the database's clock). */
+  at: number;
 }
 
 /** Rows read per query (a reader far behind reads in pages). */
@@ -189,12 +194,17 @@ const PAGE = 500;
 async function rowsAfter(db: HubDatabase, after: number, upTo: number | null): Promise<Row[]> {
   let q = db
     .selectFrom('hub_events')
-    .select(['id', 'name', 'payload'])
+    .select(['id', 'name', 'payload', AT_MS.as('at_ms')])
     .where('id', '>', String(after))
     .orderBy('id')
     .limit(PAGE);
   if (upTo !== null) q = q.where('id', '<=', String(upTo));
-  return (await q.execute()).map((r) => ({ id: Number(r.id), name: r.name, payload: r.payload }));
+  return (await q.execute()).map((r) => ({
+    id: Number(r.id),
+    name: r.name,
+    payload: r.payload,
+    at: Number(r.at_ms),
+  }));
 }
 
 /** How long events are kept: a client away for longer resumes from the oldest kept. */
@@ -207,6 +217,8 @@ const READ_RETRY: BackoffPolicy = { baseMs: 100, maxMs: 5_000, jitter: 0.2 };
 interface HubEventJournal extends EventJournal {
   /** The id of the newest event this replica has read. */
   head(): number;
+  /** Seconds from the newest event's publishing to this replica reading it (0 before any). */
+  lagSeconds(): number;
   close(): Promise<void>;
 }
 
@@ -239,6 +251,7 @@ async function startHubEventJournal(opts: JournalOptions): Promise<HubEventJourn
     .select((eb) => eb.fn.max('id').as('max'))
     .executeTakeFirst();
   let head = Number(newest?.max ?? 0);
+  let lag = 0;
   let reading = false;
   let again = false;
   let failures = 0;
@@ -255,6 +268,7 @@ async function startHubEventJournal(opts: JournalOptions): Promise<HubEventJourn
   const take = (row: Row): void => {
     if (row.id <= head) return; // read already (a notification's row and a read crossed)
     head = row.id;
+    lag = Math.max(0, (Date.now() - row.at) / 1000);
     for (const f of followers)
       if (f.held) f.held.push(row);
       else hand(f, row);
@@ -339,6 +353,7 @@ async function startHubEventJournal(opts: JournalOptions): Promise<HubEventJourn
 
   return {
     head: () => head,
+    lagSeconds: () => lag,
     follow(after, fn, fail) {
       const start = after ?? head;
       const f: Follower = { last: start, fn, held: start < head ? [] : null };

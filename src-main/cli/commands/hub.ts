@@ -178,6 +178,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
           leasesHeld: () => polling.leasesHeld(),
           clients: () => server?.clients() ?? 0,
           queueDepth: () => (server?.inFlight() ?? 0) + polling.backlog(),
+          eventLagSeconds: () => fanout?.journal.lagSeconds() ?? 0,
         },
         hosted.companion.metrics,
       );

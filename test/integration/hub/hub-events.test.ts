@@ -226,12 +226,12 @@ describe('hub events', () => {
         }),
       ).rejects.toThrow('rolled back');
       const id2 = await db.transaction().execute((trx) => publishOne(trx, 'incident', { n: 2 }));
-      // The notification carries the row itself (it fits).
+      // The notification carries the row itself (it fits), with when it was published (ms).
       await expect
         .poll(() => heard.map((h) => JSON.parse(h) as unknown), SLOW)
         .toEqual([
-          { id, name: 'health', payload: { agentId: 'a1', list: [1, 2] } },
-          { id: id2, name: 'incident', payload: { n: 2 } },
+          { id, name: 'health', payload: { agentId: 'a1', list: [1, 2] }, at: expect.any(Number) },
+          { id: id2, name: 'incident', payload: { n: 2 }, at: expect.any(Number) },
         ]);
       // Several at once: ids in the order given, one notification each.
       const batch = await publishHubEvents(db, [
