@@ -92,6 +92,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     onRefused: (r) => events.emit('refused', r),
     ...(opts.commitDelivery ? { commit: opts.commitDelivery } : {}),
   });
+  registry.onRegisteredElsewhere?.((agentId) => void tunnelHost.secretsChanged(agentId));
 
   // ----- public exposure of the receiver -------------------------------------------------------
   const exposure: ExposureHost = new ExposureHost({

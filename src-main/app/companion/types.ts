@@ -113,6 +113,11 @@ export interface WebhookRegistry {
   publicUrlOf(teamId: string, agentId: string): string | null;
   /** The agent's hook at this companion's own fixed public address (a hub's --public-url), or null. */
   publicHookOf(agentId: string): string | null;
+  /**
+   * Tells `fn` of each agent registered elsewhere (another hub replica): its signing secret changed, so this
+   * receiver reads it again before the service's first delivery with it arrives.
+   */
+  onRegisteredElsewhere?(fn: (agentId: string) => void): void;
 }
 
 /** The agents one of several pollers polls (a hub replica's leases, app/hub/leases.ts). */

@@ -34,6 +34,21 @@ interface HubRegistrations extends WebhookRegistry {
   close(): Promise<void>;
 }
 
+/** How long start() waits for its LISTEN connection at most. */
+const LISTEN_WAIT_MS = 5_000;
+
+/** A registration's notification: the replica that made it and the agent (empty for a forget). */
+function registeredBy(payload: string): { replica: string; agentId: string } | null {
+  try {
+    const v = JSON.parse(payload) as unknown;
+    if (typeof v !== 'object' || v === null) return null;
+    const { replica, agentId } = v as Record<string, unknown>;
+    return typeof replica === 'string' && typeof agentId === 'string' ? { replica, agentId } : null;
+  } catch {
+    return null;
+  }
+}
+
 const keyOf = (teamId: string | null, agentId: string): string => `${teamId ?? ''}\u0000${agentId}`;
 
 export function hubRegistrations(o: {
@@ -51,6 +66,8 @@ export function hubRegistrations(o: {
   /** Each agent's last registered URL (redacted, as kept), by team and agent. */
   let last = new Map<string, string>();
   let listening: Listening | null = null;
+  /** Told of each agent another replica registered. */
+  const elsewhere = new Set<(agentId: string) => void>();
   let reading: Promise<void> | null = null;
   let again = false;
 
@@ -132,7 +149,8 @@ export function hubRegistrations(o: {
               replica: o.replica,
             })
             .execute();
-          await sql`select pg_notify(${REGISTRATIONS_CHANNEL}, '')`.execute(trx);
+          const told = JSON.stringify({ replica: o.replica, agentId: r.agentId });
+          await sql`select pg_notify(${REGISTRATIONS_CHANNEL}, ${told})`.execute(trx);
         });
       } catch (err) {
         throw failure('did not record the registration (it was made)', err);
@@ -159,14 +177,28 @@ export function hubRegistrations(o: {
     history,
     publicUrlOf: (teamId, agentId) => last.get(keyOf(teamId, agentId)) ?? null,
     publicHookOf,
+    onRegisteredElsewhere: (fn) => void elsewhere.add(fn),
     async start() {
       await reload();
+      // Started once it listens (or, the database slow to answer, after LISTEN_WAIT_MS, listening from when it can).
+      let listens: () => void = () => undefined;
+      const first = new Promise<void>((resolve) => (listens = resolve));
+      const waited = setTimeout(listens, LISTEN_WAIT_MS);
       listening = listenTo(o.url, REGISTRATIONS_CHANNEL, {
-        notify: () => void reload(),
+        notify: (payload) => {
+          void reload();
+          const told = registeredBy(payload);
+          if (told && told.replica !== o.replica) for (const fn of elsewhere) fn(told.agentId);
+        },
         // A registration announced while no connection listened: read them all again.
-        connected: () => void reload(),
+        connected: () => {
+          listens();
+          void reload();
+        },
         logger: o.logger,
       });
+      await first;
+      clearTimeout(waited);
     },
     async close() {
       await listening?.close();

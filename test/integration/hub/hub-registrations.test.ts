@@ -18,6 +18,9 @@ import type {
   WebhookHistoryDTO,
 } from '../../../src-shared/contract';
 import { signDelivery } from '../../../src-main/core/signature';
+import { silentLogger } from '../../../src-main/core/ports';
+import { openHubDatabase } from '../../../src-main/app/hub/database';
+import { hubRegistrations } from '../../../src-main/app/hub/registrations';
 import type { Emulator } from '../../../src-main/emulator';
 import { runCli } from '../../helpers/cli';
 import { DEMO_KEY, startTestEmulator } from '../../helpers/emulator';
@@ -127,6 +130,37 @@ describe('hub registrations and inbox across replicas', () => {
     const history = await call<WebhookHistoryDTO>(a, 'webhook.history', { teamId, agentId: AGENT });
     expect(history.entries.map((e) => [e.url, e.source])).toEqual([[HOOK, 'hub, by ada']]);
   }, 90_000);
+
+  it("a registration through one replica tells the others' receivers to read the agent's secret again", async () => {
+    const hubDb = openHubDatabase(db.url);
+    const opened = ['r1', 'r2'].map((replica) =>
+      hubRegistrations({
+        db: hubDb,
+        url: db.url,
+        replica,
+        dataDir: path.join(dir, `reg-${replica}`),
+        publicUrl: PUBLIC_URL,
+        logger: silentLogger,
+      }),
+    );
+    const told: Record<string, string[]> = { r1: [], r2: [] };
+    try {
+      for (const [i, r] of opened.entries()) {
+        r.onRegisteredElsewhere?.((agentId) => told[`r${i + 1}`]!.push(agentId));
+        await r.start();
+      }
+      await opened[0]!.history.append({ teamId, agentId: 'agent-told', url: HOOK, source: 'cli', target: 'exposure' });
+      await waitFor(() => told.r2!.length > 0, 10_000, 'replica r2 told of the registration');
+      expect(told.r2).toEqual(['agent-told']);
+      // The replica that registered read its own secret already: it is not told again.
+      await opened[1]!.history.append({ teamId, agentId: 'agent-back', url: HOOK, source: 'cli', target: 'exposure' });
+      await waitFor(() => told.r1!.length > 0, 10_000, 'replica r1 told of the registration');
+      expect(told).toEqual({ r1: ['agent-back'], r2: ['agent-told'] });
+    } finally {
+      for (const r of opened) await r.close();
+      await hubDb.destroy();
+    }
+  }, 60_000);
 
   it('a delivery committed by a replica killed before its inbox write reaches the inbox', async () => {
     const secret = (await call<{ secret: string }>(a, 'webhook.revealSecret', { teamId, agentId: AGENT })).secret;
