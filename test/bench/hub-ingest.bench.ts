@@ -2,29 +2,22 @@
 // only once it is committed in Postgres — against the single companion's durable floor (tunnel/floor-child.ts:
 // a signature check, one appended line and a group-committed fdatasync before the 200, then the forward) measured
 // in the same rounds. Sides: the floor; one hub replica (`channel-companion hub`, a process of its own, as the
-// tests start it); two replicas behind a small round-robin proxy (in this process). Postgres is Debian's,
-// started here as the hub's tests start it, then made durable (fsync on, synchronous_commit on): a commit is on
-// disk before its 2xx, as the floor's line is. The client (this process) keeps CONCURRENCY keep-alive
+// tests start it); two replicas behind a small round-robin proxy (hub-ingest/balancer-child.ts, a process of its
+// own). Postgres is Debian's, started here as the hub's tests start it but durable (fsync on, synchronous_commit
+// on): a commit is on disk before its 2xx, as the floor's line is. The client (this process) keeps CONCURRENCY keep-alive
 // connections busy; every side gets the same payloads after a warm-up, in ROUNDS rounds whose order of sides
 // turns by one each round; the figures are the medians.
 // Per case: deliveries/s (to the last 2xx), p50/p99 of the client's send → the 2xx, for the floor also the
 // 2xx → its forward (the hub forwards to `listen`ers through its event fan-out, measured by hub-fanout), the
 // ratio hub ÷ floor deliveries/s (target 0.5), the p99 ratio hub ÷ floor send → 2xx (target ≤ 2), the CPU per
-// delivery of each replica and of Postgres, and the machine's load. Everything shares this machine's cores:
+// delivery of each replica and of Postgres, the write-ahead log Postgres writes a delivery and the bytes it keeps
+// a delivery (row, event, indexes: for sizing a database), and the machine's load. Everything shares this machine's cores:
 // the client, the proxy, the replicas and Postgres.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import {
-  createServer,
-  request as httpRequest,
-  Agent as HttpAgent,
-  type IncomingMessage,
-  type ServerResponse,
-} from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -123,42 +116,6 @@ function postgresPids(child: number): number[] {
   }
 }
 
-/** A round-robin HTTP proxy over the replicas (keep-alive both ways; nothing recorded). */
-async function roundRobin(backends: string[]): Promise<{ origin: string; pid: number; close(): Promise<void> }> {
-  const agent = new HttpAgent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });
-  let next = 0;
-  const forward = (req: IncomingMessage, body: Buffer, res: ServerResponse, retried: boolean): void => {
-    const to = new URL(req.url ?? '/', backends[next++ % backends.length]);
-    const up = httpRequest(to, { method: req.method, headers: req.headers, agent }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    up.on('error', () => {
-      // A kept-alive connection the replica closed as it was reused: once more on a new one (as a proxy does).
-      if (up.reusedSocket && !retried && !res.headersSent) forward(req, body, res, true);
-      else res.destroy();
-    });
-    up.end(body);
-  };
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => forward(req, Buffer.concat(chunks), res, false));
-  });
-  server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    pid: process.pid,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-        agent.destroy();
-      }),
-  };
-}
-
 interface Side {
   name: 'floor' | 'hub1' | 'hub2';
   url: string;
@@ -175,6 +132,9 @@ interface Run {
   forwardP99: number | null;
   cpuUs: number | null;
   pgCpuUs: number | null;
+  /** Write-ahead log written a delivery (bytes), and transactions committed a delivery; null for the floor. */
+  walBytes: number | null;
+  xacts: number | null;
 }
 
 /** The local app's arrivals since the last report (epoch ms per message id). */
@@ -184,13 +144,20 @@ async function arrivals(app: Child): Promise<Map<string, number>> {
   return new Map(Object.entries((await line).arrivals as Record<string, number>));
 }
 
-async function drive(side: Side, list: Payload[], app: Child, pgPidsNow: () => number[]): Promise<Run> {
+async function drive(
+  side: Side,
+  list: Payload[],
+  app: Child,
+  pgPidsNow: () => number[],
+  wal: () => Promise<{ bytes: number; xacts: number }>,
+): Promise<Run> {
   // The replicas' pools are open by now: the same backends before and after the run.
   const pgPids = pgPidsNow();
   if (side.forwards) await arrivals(app);
   const client = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
   const sentAt = new Map<string, number>();
   const ackAt = new Map<string, number>();
+  const wal0 = await wal();
   const cpu0 = cpuMsOf(side.pids);
   const pg0 = cpuMsOf(pgPids);
   const started = nowMs();
@@ -214,6 +181,7 @@ async function drive(side: Side, list: Payload[], app: Child, pgPidsNow: () => n
   const ended = nowMs();
   const cpu1 = cpuMsOf(side.pids);
   const pg1 = cpuMsOf(pgPids);
+  const wal1 = await wal();
   await client.close();
   let forwardP50: number | null = null;
   let forwardP99: number | null = null;
@@ -240,6 +208,9 @@ async function drive(side: Side, list: Payload[], app: Child, pgPidsNow: () => n
     forwardP99,
     cpuUs: side.pids.length > 0 ? per(cpu0, cpu1) : null,
     pgCpuUs: side.name === 'floor' ? null : per(pg0, pg1),
+    walBytes: side.name === 'floor' ? null : (wal1.bytes - wal0.bytes) / list.length,
+    // Counted by each backend as it goes idle (at most a second late): a round of a few seconds reads it roughly.
+    xacts: side.name === 'floor' ? null : (wal1.xacts - wal0.xacts) / list.length,
   };
 }
 
@@ -258,7 +229,17 @@ export async function run(): Promise<Record<string, unknown>[]> {
     const checkpointer = (
       await admin.query<{ pid: number }>("select pid from pg_stat_activity where backend_type = 'checkpointer'")
     ).rows[0]!.pid;
-    await admin.end();
+    closers.push(() => admin.end());
+    /** Bytes of write-ahead log Postgres has written so far, and the transactions it has committed. */
+    const wal = async (): Promise<{ bytes: number; xacts: number }> => {
+      const r = (
+        await admin.query<{ b: string; x: string }>(
+          `select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') as b,
+             (select xact_commit from pg_stat_database where datname = current_database()) as x`,
+        )
+      ).rows[0]!;
+      return { bytes: Number(r.b), xacts: Number(r.x) };
+    };
 
     const emu = await startTestEmulator();
     closers.push(() => emu.close());
@@ -313,36 +294,39 @@ export async function run(): Promise<Record<string, unknown>[]> {
       agentId: AGENT,
     });
     const b = await startReplica('b');
-    const proxy = await roundRobin([a.origin, b.origin]);
-    closers.push(() => proxy.close());
-
     const children: Child[] = [];
     closers.push(() => Promise.all(children.map((c) => c.kill())));
     const start = async (script: string, arg: unknown): Promise<{ child: Child; url: string }> => {
-      const child = spawnChild(`../tunnel/${script}`, arg);
+      const child = spawnChild(`../${script}`, arg);
       children.push(child);
       const ready = await child.waitFor('ready', 60_000);
       return { child, url: ready.url as string };
     };
-    const app = await start('app-child.ts', {});
+    const proxy = await start('hub-ingest/balancer-child.ts', { backends: [a.origin, b.origin] });
+    const app = await start('tunnel/app-child.ts', {});
     await mkdir(join(dir, 'floor'));
-    const floor = await start('floor-child.ts', { target: app.url, dataDir: join(dir, 'floor'), secret, sync: true });
+    const floor = await start('tunnel/floor-child.ts', {
+      target: app.url,
+      dataDir: join(dir, 'floor'),
+      secret,
+      sync: true,
+    });
 
     const sides: Side[] = [
       { name: 'floor', url: floor.url, pids: [floor.child.proc.pid!], forwards: true },
       { name: 'hub1', url: a.origin, pids: [a.pid], forwards: false },
-      { name: 'hub2', url: proxy.origin, pids: [a.pid, b.pid], forwards: false },
+      { name: 'hub2', url: proxy.url, pids: [a.pid, b.pid], forwards: false },
     ];
     const pgPids = (): number[] => postgresPids(checkpointer);
     for (const side of sides)
-      await drive(side, payloads(secret, WARMUP_REQUESTS, `warm_${side.name}`), app.child, pgPids);
+      await drive(side, payloads(secret, WARMUP_REQUESTS, `warm_${side.name}`), app.child, pgPids, wal);
     const runs = new Map<Side['name'], Run[]>(sides.map((s) => [s.name, []]));
     for (let round = 0; round < ROUNDS; round++) {
       for (let k = 0; k < sides.length; k++) {
         const side = sides[(round + k) % sides.length]!;
         runs
           .get(side.name)!
-          .push(await drive(side, payloads(secret, REQUESTS, `r${round}_${side.name}`), app.child, pgPids));
+          .push(await drive(side, payloads(secret, REQUESTS, `r${round}_${side.name}`), app.child, pgPids, wal));
       }
     }
     const med = (rs: Run[], f: (r: Run) => number | null): number | null => {
@@ -353,6 +337,14 @@ export async function run(): Promise<Record<string, unknown>[]> {
     const floorPerSec = median(fl.map((r) => r.perSec));
     const floorP99 = median(fl.map((r) => r.ackP99));
     const load = r2(loadavg()[0]!);
+    // What a delivery keeps in Postgres (its row, its event, their indexes and TOAST), for sizing a database.
+    const kept = (
+      await admin.query<{ bytes: string; n: string }>(
+        `select pg_total_relation_size('hub_deliveries') + pg_total_relation_size('hub_events') as bytes,
+           (select count(*) from hub_deliveries) as n`,
+      )
+    ).rows[0]!;
+    const keptBytes = Math.round(Number(kept.bytes) / Number(kept.n));
     return (['hub1', 'hub2'] as const).map((name) => {
       const rs = runs.get(name)!;
       const perSec = median(rs.map((r) => r.perSec));
@@ -382,6 +374,9 @@ export async function run(): Promise<Record<string, unknown>[]> {
         floorRoundsPerSec: fl.map((r) => Math.round(r.perSec)),
         replicaCpuUs: med(rs, (r) => r.cpuUs),
         postgresCpuUs: med(rs, (r) => r.pgCpuUs),
+        walBytesPerDelivery: Math.round(med(rs, (r) => r.walBytes) ?? 0),
+        transactionsPerDelivery: med(rs, (r) => r.xacts),
+        keptBytesPerDelivery: keptBytes,
         floorCpuUs: med(fl, (r) => r.cpuUs),
         postgresFsync: fsync,
         loadAvg1m: load,
