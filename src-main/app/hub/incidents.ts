@@ -18,6 +18,7 @@ import { createScope } from '../contract/scope';
 import { AppError } from '../errors';
 import type { Implementations } from '../handlers';
 import { unknownHealth, worstHealth } from '../health';
+import { serial } from '../serial';
 import { actingMember } from './acting';
 import type { HubDatabase } from './database';
 import type { AgentKey } from './leases';
@@ -110,7 +111,8 @@ export class SharedIncidents {
   private readonly offs: Array<() => void> = [];
   private flushTimer: NodeJS.Timeout | null = null;
   private actionsTimer: NodeJS.Timeout | null = null;
-  private writing: Promise<void> = Promise.resolve();
+  /** The writes, one at a time. */
+  private readonly writes = serial();
   private reading: Promise<void> = Promise.resolve();
   /** The last action read (hub_incident_actions.id). */
   private cursor = '0';
@@ -353,8 +355,7 @@ export class SharedIncidents {
 
   /** Writes the pending health snapshots and incident changes (one statement each), in turn. */
   flush(): Promise<void> {
-    this.writing = this.writing.then(() => this.write());
-    return this.writing;
+    return this.writes(() => this.write());
   }
 
   private async write(): Promise<void> {

@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import type { Health, TeamJudge, TeamMemberHealth } from '../../core/monitor';
 import type { Logger } from '../../core/ports';
 import type { Companion } from '../companion/companion';
+import { serial } from '../serial';
 import type { HubDatabase } from './database';
 
 /** How often the team's agents polled elsewhere, and the team-wide outages judged elsewhere, are read (ms). */
@@ -27,7 +28,8 @@ export class TeamIncidents implements TeamJudge {
   private down = new Set<string>();
   private companion: Companion | null = null;
   private timer: NodeJS.Timeout | null = null;
-  private reading: Promise<void> = Promise.resolve();
+  /** The reads, one at a time. */
+  private readonly reads = serial();
   private failing = false;
   private closed = false;
 
@@ -60,13 +62,12 @@ export class TeamIncidents implements TeamJudge {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    await this.reading;
+    await this.reads.idle();
   }
 
   /** Reads what the other replicas saw and judges every team again (the leases changed, or time passed). */
   judgeNow(): Promise<void> {
-    this.reading = this.reading.then(() => this.read());
-    return this.reading;
+    return this.reads(() => this.read());
   }
 
   private schedule(): void {
