@@ -54,25 +54,33 @@ interface Waiting {
 
 /** Deliveries committed in one transaction at most. */
 const MAX_BATCH = 256;
+/** …and their bodies' bytes at most (base64), so one statement stays of a sensible size; a larger one goes alone. */
+const MAX_BATCH_BYTES = 8 * 1024 * 1024;
 
 /**
  * Group commit: the deliveries that arrive while a transaction runs wait and go together in the next one (one
  * statement for their rows and their events, one flush of the database's log), each answered only once that
  * transaction has committed, as 'stored' or 'duplicate' by its own row. When a transaction of several
  * fails, each is tried again alone, so a delivery the database refuses fails no other; `failure` words what
- * each rejects with.
+ * each rejects with. A group holds MAX_BATCH items and MAX_BATCH_BYTES (by `bytesOf`) at most.
  */
 function groupCommit<T, R>(
   together: (batch: readonly T[]) => Promise<R[]>,
   failure: (err: unknown) => Error,
+  bytesOf: (item: T) => number,
 ): (item: T) => Promise<R> {
   let waiting: { item: T; resolve(r: R): void; reject(e: Error): void }[] = [];
   let running = false;
   const run = async (): Promise<void> => {
     running = true;
     while (waiting.length > 0) {
-      const batch = waiting.slice(0, MAX_BATCH);
-      waiting = waiting.slice(batch.length);
+      let count = 0;
+      for (let bytes = 0; count < waiting.length && count < MAX_BATCH; count++) {
+        bytes += bytesOf(waiting[count]!.item);
+        if (count > 0 && bytes > MAX_BATCH_BYTES) break;
+      }
+      const batch = waiting.slice(0, count);
+      waiting = waiting.slice(count);
       try {
         const out = await together(batch.map((w) => w.item));
         batch.forEach((w, i) => w.resolve(out[i]!));
@@ -172,7 +180,11 @@ export function hubDeliveries(db: HubDatabase, replica: string): HubDeliveries {
     return batch.map((w) => (stored.has(w.d.id) ? 'stored' : 'duplicate'));
   };
 
-  const commitOne = groupCommit(commitTogether, (err) => databaseFailure('did not take the delivery', err));
+  const commitOne = groupCommit(
+    commitTogether,
+    (err) => databaseFailure('did not take the delivery', err),
+    (w) => w.d.bodyBase64.length,
+  );
   const commit: DeliveryCommit = (d, key) => commitOne({ d, key, teamId: teamOf(d.agentId) });
   /** The replays of these deliveries kept in the database, as forward attempts, by delivery id. */
   const replaysOf = async (ids: string[]): Promise<Map<string, ForwardAttempt[]>> => {

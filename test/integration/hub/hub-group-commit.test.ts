@@ -1,7 +1,8 @@
 // The hub's durable commit of deliveries on a real Postgres: deliveries that arrive together are committed in
 // shared transactions (group commit), each still answered by its own row — new, or a repeat of a key the
 // database holds (also one taken in the same transaction) — with one tunnel.delivery event per new row, in the
-// order the deliveries came. A delivery the database refuses fails alone; the others of its group are stored.
+// order the deliveries came. A group holds a bounded number of bytes. A delivery the database refuses fails alone;
+// the others of its group are stored.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredDelivery } from '../../../src-main/core/tunnel';
@@ -81,6 +82,19 @@ describe('hub deliveries: group commit', () => {
       'd-held',
       ...list.slice(0, n).map((d) => d.id),
     ]);
+  });
+
+  it('large deliveries are not all put in one statement: a group holds 8 MB of bodies at most', async () => {
+    const { commit } = hubDeliveries(db, 'replica-c');
+    const big = (i: number): StoredDelivery => ({
+      ...delivery(`big${i}`, `big${i}`),
+      bodyBase64: Buffer.alloc(3.5 * 1024 * 1024, i).toString('base64'),
+    });
+    const before = await xid();
+    const answers = await Promise.all([0, 1, 2].map((i) => commit(big(i), `big${i}`)));
+    expect(answers).toEqual(['stored', 'stored', 'stored']);
+    // The first alone (nothing waited), then 4.7 MB each in base64: the two that waited do not fit in one group.
+    expect((await xid()) - before - 1).toBe(3);
   });
 
   it('a delivery the database refuses fails alone; the others of its group are stored', async () => {
