@@ -33,6 +33,8 @@ interface Replica {
   db: HubDatabase;
   companion: Emitter<Events>;
   fanout: Awaited<ReturnType<typeof startHubFanout>>;
+  /** What its fan-out warned of. */
+  warnings: string[];
   close(): Promise<void>;
 }
 
@@ -151,11 +153,13 @@ describe('hub events', () => {
   async function startReplica(handlers = {} as Handlers): Promise<Replica> {
     const rdb = openHubDatabase(pgServer.url);
     const companion = new Emitter<Events>();
+    const warnings: string[] = [];
     const fanout = await startHubFanout({
       db: rdb,
       url: pgServer.url,
       events: companion,
       replica: `replica-${replicas.length}`,
+      logger: { info() {}, warn: (msg) => void warnings.push(msg), error() {} },
     });
     const server = await startHubServer({
       handlers,
@@ -169,6 +173,7 @@ describe('hub events', () => {
       db: rdb,
       companion,
       fanout,
+      warnings,
       async close() {
         await server.close();
         await fanout.close();
@@ -336,7 +341,8 @@ describe('hub events', () => {
     first.close();
     const got = first.ids();
     const second = await stream(b.origin, { lastEventId: first.lastId()! });
-    await new Promise((r) => setTimeout(r, 200));
+    // Events published after the resume reach the resumed stream while publishing goes on.
+    await expect.poll(() => second.ids().filter((id) => id > got.at(-1)!).length, SLOW).toBeGreaterThanOrEqual(15);
     publishing = false;
     await publisher;
     await expect.poll(() => [...got, ...second.ids()].length, SLOW).toBe(all.length);
@@ -445,9 +451,15 @@ describe('hub events', () => {
           lb.kill(lb.servedBy()[0]!);
         }
       }
-      await expect.poll(() => app.requests.length, { timeout: 30_000 }).toBe(total);
-      await new Promise((r) => setTimeout(r, 500));
-      const got = app.requests.map((q) => JSON.parse(q.body.toString('utf8')) as { n: number; agentId: string });
+      // One more delivery per agent, published after all: forwarded in per-agent order, it comes after any
+      // second forward of that agent's earlier deliveries.
+      for (let i = total; i < total + AGENTS.length; i++) await publishOne(db, 'tunnel.delivery', summary(i));
+      const forwarded = () =>
+        app.requests.map((q) => JSON.parse(q.body.toString('utf8')) as { n: number; agentId: string });
+      await expect.poll(() => forwarded().filter((g) => g.n >= total).length, { timeout: 30_000 }).toBe(AGENTS.length);
+      const all = forwarded();
+      expect(all).toHaveLength(total + AGENTS.length);
+      const got = all.filter((g) => g.n < total);
       expect(got).toHaveLength(total);
       expect(new Set(got.map((g) => g.n)).size).toBe(total);
       for (const agent of AGENTS) {
@@ -469,7 +481,7 @@ describe('hub events', () => {
     await pgServer.halt();
     // What a replica's companion emits while the database is away is published once it is back.
     a.companion.emit('alert', { while: 'away' } as unknown as Events['alert']);
-    await new Promise((r) => setTimeout(r, 300));
+    await expect.poll(() => a.warnings, SLOW).toContain('hub events: publishing waits for the database');
     await pgServer.resume();
     for (let i = 3; i < 6; i++) published.push(await publish('alert', { n: i }));
     for (const c of clients) await expect.poll(() => c.ids().length, { timeout: 15_000 }).toBe(7);
