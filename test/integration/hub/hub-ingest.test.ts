@@ -17,6 +17,7 @@ import { runCli } from '../../helpers/cli';
 import { DEMO_KEY, startTestEmulator } from '../../helpers/emulator';
 import { startHttpSink, type HttpSink } from '../../helpers/http-sink';
 import { spawnCli, type Spawned } from '../../helpers/spawn-cli';
+import { waitFor } from '../../helpers/wait';
 import { startPostgres, type TestPostgres } from './postgres';
 
 const AGENT = 'agent-connected';
@@ -104,13 +105,18 @@ describe('hub deliveries', () => {
       body: (await res.json()) as Answer['body'],
     };
   };
-  /** As the service does: tries again (up to `tries` times, a second apart) until the answer is a 2xx. */
-  const deliver = async (origin: string, messageId: string, tries = 30): Promise<Answer> => {
-    for (let i = 1; ; i++) {
-      const r = await post(origin, messageId).catch((): Answer => ({ status: 0, retryAfter: null, body: {} }));
-      if ((r.status >= 200 && r.status < 300) || i >= tries) return r;
-      await new Promise((res) => setTimeout(res, 1_000));
-    }
+  /** As the service does: tries again until the answer is a 2xx (for up to `timeoutMs`); the last answer. */
+  const deliver = async (origin: string, messageId: string, timeoutMs = 30_000): Promise<Answer> => {
+    let last: Answer = { status: 0, retryAfter: null, body: {} };
+    await waitFor(
+      async () => {
+        last = await post(origin, messageId).catch((): Answer => ({ status: 0, retryAfter: null, body: {} }));
+        return last.status >= 200 && last.status < 300;
+      },
+      timeoutMs,
+      `a 2xx answer to ${messageId}`,
+    ).catch(() => undefined);
+    return last;
   };
   const rowsOf = (messageId: string) =>
     sql<{ delivery_id: string; replica: string }>(

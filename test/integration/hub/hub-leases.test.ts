@@ -258,7 +258,8 @@ describe('hub replicas share the polling', () => {
   it('an agent that goes unlinked opens one incident and one alert across both replicas; any replica shows it', async () => {
     const [a, b] = replicas as [Replica, Replica];
     const events = [listen(a.origin, tokens.vic!, streams.signal), listen(b.origin, tokens.vic!, streams.signal)];
-    await new Promise((r) => setTimeout(r, 300));
+    // Each stream follows the events once it has told its cursor.
+    await waitFor(() => events.every((e) => e.some((x) => x.name === 'cursor')), 10_000, 'both event streams open');
     await control(emu, 'POST', '/agents/a1/unlink');
     const seen = await waitFor(
       async () => {
