@@ -122,6 +122,21 @@ describe.skipIf(Boolean(why))(`OS keychain: Secret Service via gnome-keyring${wh
     expect(only(run, 'get-api-key'), run.stderr).toEqual({ op: 'get-api-key', ok: true, value: API_KEY });
   }, 60_000);
 
+  it('a process holding over 1,024 descriptors reads and writes the keychain, then exits', async () => {
+    // The library waits for the bus with select(), which cannot take a descriptor past 1023: its
+    // connection must not share the descriptors of a process that holds a thousand sockets.
+    const run = await runSession(
+      home,
+      [startKeyring({ unlockWith: PASSWORD }), child('set', 'crowded'), child('get', 'crowded'), 'echo "@@EXIT $?"'],
+      { extraEnv: { CC_SECRET: API_KEY, CC_OPEN_FDS: '1100' }, timeoutMs: 30_000 },
+    );
+    expect(run.results, run.stderr).toEqual([
+      { op: 'set', ok: true, value: null },
+      { op: 'get', ok: true, value: API_KEY },
+    ]);
+    expect(run.stdout).toContain('@@EXIT 0');
+  }, 60_000);
+
   it('locked keyring (daemon started without unlocking): KeychainLocked, never "no key"', async () => {
     const run = await runSession(
       home,

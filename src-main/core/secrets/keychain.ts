@@ -1,13 +1,18 @@
 // SecretStore over the OS keychain via @napi-rs/keyring: Secret Service on Linux (pinned — the
 // library's default would silently fall back to the kernel keyring, which forgets keys at reboot),
 // Keychain on macOS, Credential Manager on Windows. No plaintext fallback, ever.
-// The library's calls run on a worker thread of their own, one at a time, never on the main thread:
-// making an entry connects to the session bus synchronously (and its wait for the bus is a select(),
-// which cannot take a descriptor past 1024), so a busy process must not do that where it serves
-// requests. Should the worker not start (the module cannot be loaded there), the calls run on the
-// main thread as the library's AsyncEntry makes them.
+// The library's calls run in a helper process of their own, one at a time, never in this process:
+// making an entry connects to the session bus synchronously, and its wait for the bus is a select(),
+// which cannot take a descriptor past 1023 (past it, the wait never ends, or the stack is
+// overwritten). A process serving a thousand agents holds more descriptors than that, and a thread
+// shares them; the helper holds a handful. The helper also never keeps this process from exiting:
+// a thread stuck in a native call would (the exit waits for it), a process is killed at exit.
+// Under Electron, whose packaged binary does not run as plain Node, the helper is a worker thread.
+// Should the helper not start (the module cannot be loaded there), the calls run on the main
+// thread as the library's AsyncEntry makes them.
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
 import { classifyKeyringError } from './classify';
 import { KeychainError, type SecretStore } from './types';
@@ -33,8 +38,10 @@ export interface KeychainSecretStoreOptions {
   platform?: NodeJS.Platform;
   /** Replaces the native binding (tests). */
   entryFactory?: KeyringEntryFactory;
-  /** The module the worker thread loads instead of @napi-rs/keyring (tests): it exports a sync `Entry`. */
+  /** The module the helper process loads instead of @napi-rs/keyring (tests): it exports a sync `Entry`. */
   keyringModule?: string;
+  /** Where the library's calls run: a helper process (default), or a worker thread (default under Electron). */
+  helper?: 'process' | 'thread';
   /** Bound on one keychain call, including an unlock prompt the user must answer. Default 120 s. */
   timeoutMs?: number;
   /**
@@ -55,25 +62,31 @@ async function mainThreadFactory(): Promise<KeyringEntryFactory> {
   return (service, account, options) => new AsyncEntry(service, account, options);
 }
 
-/** The worker: loads the module, then runs each call it is sent with the library's sync Entry, in order. */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
+/**
+ * The helper (a process, or a worker thread): loads the module, then runs each call it is sent with the library's
+ * sync Entry, in order.
+ */
+const HELPER_SOURCE = `
+const wt = require('node:worker_threads');
+const send = wt.isMainThread ? (m) => process.send(m) : (m) => wt.parentPort.postMessage(m);
+const onCall = (f) => (wt.isMainThread ? process : wt.parentPort).on('message', f);
 let Entry = null;
 try {
-  Entry = require(workerData.module).Entry;
-  parentPort.postMessage({ ready: true });
+  Entry = require(wt.isMainThread ? process.argv[1] : wt.workerData.module).Entry;
+  send({ ready: true });
 } catch (err) {
-  parentPort.postMessage({ ready: false, message: String((err && err.message) || err) });
+  send({ ready: false, message: String((err && err.message) || err) });
 }
-if (Entry) parentPort.on('message', ({ id, op, service, account, options, password }) => {
+if (wt.isMainThread) process.on('disconnect', () => process.exit(0));
+if (Entry) onCall(({ id, op, service, account, options, password }) => {
   try {
     const entry = new Entry(service, account, options);
     const value =
       op === 'get' ? entry.getPassword() : op === 'set' ? (entry.setPassword(password), null) : entry.deleteCredential();
-    parentPort.postMessage({ id, ok: true, value });
+    send({ id, ok: true, value });
   } catch (err) {
     const e = err instanceof Error ? err : new Error(String(err));
-    parentPort.postMessage({ id, ok: false, message: e.message, code: e.code });
+    send({ id, ok: false, message: e.message, code: e.code });
   }
 });
 `;
@@ -82,9 +95,139 @@ type Op = 'get' | 'set' | 'delete';
 type Reply =
   { id: number; ok: true; value: string | boolean | null } | { id: number; ok: false; message: string; code?: string };
 
-/** Entries whose calls run on a worker thread (see above); null when the worker cannot load the module. */
-async function workerFactory(module: string): Promise<KeyringEntryFactory | null> {
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { module } });
+/** A started helper, as the calls see it. */
+interface Link {
+  send(msg: object, failed: (err: Error) => void): void;
+  /** Whether the helper keeps this process alive (only while a call waits on it). */
+  hold(on: boolean): void;
+}
+
+/** Calls sent to a helper, each answered by its id; the link is asked for at each call (a lost helper is replaced). */
+function callsOver(link: () => Promise<Link>) {
+  let next = 0;
+  const waiting = new Map<number, { done: (r: Reply) => void; link: Link }>();
+  const settle = (id: number) => {
+    const w = waiting.get(id);
+    waiting.delete(id);
+    if (w && ![...waiting.values()].some((o) => o.link === w.link)) w.link.hold(false);
+  };
+  const call = async <T>(op: Op, msg: object, signal?: AbortSignal | null): Promise<T> => {
+    const l = await link();
+    return new Promise<T>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const id = ++next;
+      const onAbort = () => {
+        settle(id);
+        reject(signal!.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      l.hold(true);
+      waiting.set(id, {
+        link: l,
+        done: (r) => {
+          signal?.removeEventListener('abort', onAbort);
+          if (r.ok) resolve(r.value as T);
+          else reject(Object.assign(new Error(r.message), r.code !== undefined ? { code: r.code } : {}));
+        },
+      });
+      l.send({ id, op, ...msg }, (err) => {
+        signal?.removeEventListener('abort', onAbort);
+        settle(id);
+        reject(err);
+      });
+    });
+  };
+  return {
+    answer(r: Reply): void {
+      const w = waiting.get(r.id);
+      settle(r.id);
+      w?.done(r);
+    },
+    /** The helper behind `l` is gone: the calls waiting on it fail. */
+    lost(l: Link, message: string): void {
+      for (const [id, w] of [...waiting]) {
+        if (w.link !== l) continue;
+        settle(id);
+        w.done({ id, ok: false, message });
+      }
+    },
+    factory: (): KeyringEntryFactory => (service, account, options) => ({
+      getPassword: (signal) => call<string | null>('get', { service, account, options }, signal),
+      setPassword: (password, signal) => call<void>('set', { service, account, options, password }, signal),
+      deleteCredential: (signal) => call<boolean>('delete', { service, account, options }, signal),
+    }),
+  };
+}
+
+/** The helper processes alive; killed when this process exits (one blocked in a call would not see its channel close). */
+const running = new Set<ChildProcess>();
+let killAtExit = false;
+
+/** A helper process that has loaded the module, or null when it could not. */
+async function startHelper(module: string): Promise<ChildProcess | null> {
+  const helper = spawn(process.execPath, ['-e', HELPER_SOURCE, module], {
+    stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+  });
+  const ready = await new Promise<boolean>((resolve) => {
+    helper.once('message', (m: { ready?: boolean }) => resolve(m.ready === true));
+    helper.once('error', () => resolve(false));
+    helper.once('exit', () => resolve(false));
+  });
+  if (!ready) {
+    helper.kill();
+    return null;
+  }
+  running.add(helper);
+  helper.once('exit', () => running.delete(helper));
+  if (!killAtExit) {
+    killAtExit = true;
+    process.once('exit', () => {
+      for (const h of running) h.kill();
+    });
+  }
+  return helper;
+}
+
+/** Entries whose calls run in a helper process (see above); null when the helper cannot load the module. */
+async function processFactory(module: string): Promise<KeyringEntryFactory | null> {
+  const first = await startHelper(module);
+  if (!first) return null;
+  let current: Promise<Link> | null = null;
+  const linkTo = (h: ChildProcess): Link => {
+    const l: Link = {
+      send: (msg, failed) => h.send(msg, (err) => err && failed(err)),
+      hold: (on) => {
+        if (on) h.ref();
+        else h.unref();
+        if (on) h.channel?.ref();
+        else h.channel?.unref();
+      },
+    };
+    // A failed send is answered through its callback; a failed kill needs no answer.
+    h.on('error', () => undefined);
+    h.on('message', (r: Reply) => calls.answer(r));
+    h.once('exit', (code, signal) => {
+      current = null;
+      calls.lost(l, `the keychain helper process stopped (${signal ?? `exit code ${code}`})`);
+    });
+    l.hold(false);
+    return l;
+  };
+  const calls = callsOver(
+    () =>
+      (current ??= startHelper(module).then((h) => {
+        if (h) return linkTo(h);
+        current = null;
+        throw new Error('the keychain helper process could not be started again');
+      })),
+  );
+  current = Promise.resolve(linkTo(first));
+  return calls.factory();
+}
+
+/** Entries whose calls run on a worker thread; null when the worker cannot load the module. */
+async function threadFactory(module: string): Promise<KeyringEntryFactory | null> {
+  const worker = new Worker(HELPER_SOURCE, { eval: true, workerData: { module } });
   const ready = await new Promise<boolean>((resolve) => {
     worker.once('message', (m: { ready: boolean }) => resolve(m.ready));
     worker.once('error', () => resolve(false));
@@ -93,51 +236,21 @@ async function workerFactory(module: string): Promise<KeyringEntryFactory | null
     await worker.terminate();
     return null;
   }
-  // The worker keeps the process alive only while a call waits on it.
-  worker.unref();
-  let next = 0;
-  const waiting = new Map<number, (r: Reply) => void>();
-  const settle = (id: number) => {
-    waiting.delete(id);
-    if (waiting.size === 0) worker.unref();
+  const link: Link = {
+    send: (msg) => worker.postMessage(msg),
+    hold: (on) => (on ? worker.ref() : worker.unref()),
   };
-  worker.on('message', (r: Reply) => {
-    const done = waiting.get(r.id);
-    settle(r.id);
-    done?.(r);
-  });
-  worker.on('error', (err) => {
-    for (const done of waiting.values()) done({ id: -1, ok: false, message: err.message });
-    waiting.clear();
-    worker.unref();
-  });
-  const call = <T>(op: Op, msg: object, signal?: AbortSignal | null): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const id = ++next;
-      const onAbort = () => {
-        settle(id);
-        reject(signal!.reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (waiting.size === 0) worker.ref();
-      waiting.set(id, (r) => {
-        signal?.removeEventListener('abort', onAbort);
-        if (r.ok) resolve(r.value as T);
-        else reject(Object.assign(new Error(r.message), r.code !== undefined ? { code: r.code } : {}));
-      });
-      worker.postMessage({ id, op, ...msg });
-    });
-  return (service, account, options) => ({
-    getPassword: (signal) => call<string | null>('get', { service, account, options }, signal),
-    setPassword: (password, signal) => call<void>('set', { service, account, options, password }, signal),
-    deleteCredential: (signal) => call<boolean>('delete', { service, account, options }, signal),
-  });
+  const calls = callsOver(() => Promise.resolve(link));
+  worker.on('message', (r: Reply) => calls.answer(r));
+  worker.on('error', (err) => calls.lost(link, err.message));
+  link.hold(false);
+  return calls.factory();
 }
 
-async function nativeFactory(module?: string): Promise<KeyringEntryFactory> {
+async function nativeFactory(module: string | undefined, where: 'process' | 'thread'): Promise<KeyringEntryFactory> {
   const resolved = module ?? createRequire(import.meta.url).resolve('@napi-rs/keyring');
-  return (await workerFactory(resolved).catch(() => null)) ?? mainThreadFactory();
+  const helper = where === 'process' ? processFactory : threadFactory;
+  return (await helper(resolved).catch(() => null)) ?? mainThreadFactory();
 }
 
 export class KeychainSecretStore implements SecretStore {
@@ -147,7 +260,8 @@ export class KeychainSecretStore implements SecretStore {
   private readonly timeoutMs: number;
   private readonly confirmAbsence: boolean;
   private readonly keyringModule: string | undefined;
-  /** Made at the first call (the worker is started then, not when the store is made). */
+  private readonly helper: 'process' | 'thread';
+  /** Made at the first call (the helper is started then, not when the store is made). */
   private factory: Promise<KeyringEntryFactory> | null;
 
   constructor(opts: KeychainSecretStoreOptions = {}) {
@@ -157,6 +271,8 @@ export class KeychainSecretStore implements SecretStore {
     this.timeoutMs = opts.timeoutMs ?? 120_000;
     this.confirmAbsence = opts.confirmAbsence ?? true;
     this.keyringModule = opts.keyringModule;
+    // Electron's packaged binary does not run as plain Node (its RunAsNode fuse is off).
+    this.helper = opts.helper ?? (process.versions.electron === undefined ? 'process' : 'thread');
     this.factory = opts.entryFactory ? Promise.resolve(opts.entryFactory) : null;
   }
 
@@ -172,7 +288,7 @@ export class KeychainSecretStore implements SecretStore {
     op: (e: KeyringEntry, signal: AbortSignal) => Promise<T>,
   ): Promise<T> {
     try {
-      const factory = await (this.factory ??= nativeFactory(this.keyringModule));
+      const factory = await (this.factory ??= nativeFactory(this.keyringModule, this.helper));
       // The constructor itself throws when no session bus can be reached.
       const entry = factory(this.service, account, this.entryOptions());
       return await op(entry, AbortSignal.timeout(this.timeoutMs));

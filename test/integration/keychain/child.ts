@@ -4,11 +4,14 @@
 import { TeamStore } from '../../../src-main/core/teams';
 import type { ServiceClient } from '../../../src-main/core/api/service';
 import { KeychainSecretStore } from '../../../src-main/core/secrets';
+import { openSync } from 'node:fs';
 
 const [op = '', arg = ''] = process.argv.slice(2);
 const secret = process.env.CC_SECRET ?? '';
 const configDir = process.env.CC_CONFIG_DIR ?? '';
 const store = new KeychainSecretStore({ timeoutMs: 15_000 });
+// CC_OPEN_FDS: files held open first, as a busy process holds sockets (a team of a thousand agents).
+for (let i = 0; i < Number(process.env.CC_OPEN_FDS ?? 0); i++) openSync('/dev/null', 'r');
 
 /** A service that accepts any key for agent-1; nothing is ever sent over the network. */
 const clientFactory = ({ baseUrl }: { baseUrl: string; apiKey: string }) =>

@@ -1,6 +1,7 @@
 // KeychainSecretStore over a fake native entry: store pinning, error mapping, and "locked is never 'no key'".
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { threadId } from 'node:worker_threads';
+import { describe, expect, it, vi } from 'vitest';
 import { KeychainSecretStore, MemorySecretStore } from '../../../../src-main/core/secrets';
 import { type KeyringEntry, type KeyringEntryOptions } from '../../../../src-main/core/secrets/keychain';
 import { KeychainError, KeychainLocked, KeychainUnavailable } from '../../../../src-main/core/secrets/types';
@@ -165,22 +166,51 @@ describe('MemorySecretStore', () => {
 });
 
 describe('KeychainSecretStore over the native module', () => {
-  const module = fileURLToPath(new URL('./fixtures/thread-keyring.cjs', import.meta.url));
+  const module = fileURLToPath(new URL('./fixtures/helper-keyring.cjs', import.meta.url));
+  /** The value read, and where it was built and read: `<pid>.<thread id>`. */
+  const ranAt = (v: string | null, value: string) => {
+    const m = /^(.*)@([\d.]+)\+([\d.]+)$/.exec(v ?? '');
+    expect(m?.[1]).toBe(value);
+    expect(m?.[2]).toBe(m?.[3]);
+    const [pid = NaN, thread = NaN] = (m?.[2] ?? '').split('.').map(Number);
+    return { pid, thread };
+  };
+  const inHelper = (v: string | null, value: string) => {
+    const { pid } = ranAt(v, value);
+    expect(pid).not.toBe(process.pid);
+    return pid;
+  };
 
-  it('makes every keychain call on a worker thread, never on the main thread, and maps its errors', async () => {
+  it('makes every keychain call in a helper process, never in this one, and maps its errors', async () => {
     const s = new KeychainSecretStore({ platform: 'linux', keyringModule: module });
     await s.set('team:a:api-key', 's3cret');
-    // Built and read on the worker.
-    expect(await s.get('team:a:api-key')).toBe('s3cret@worker+worker');
+    const helper = inHelper(await s.get('team:a:api-key'), 's3cret');
     expect(await s.delete('team:a:api-key')).toBe(true);
     expect(await s.delete('team:a:api-key')).toBe(false);
     await expect(s.get('no-bus')).rejects.toBeInstanceOf(KeychainUnavailable);
-    // Calls made together are answered each with its own result.
+    // Calls made together are answered each with its own result, all by the one helper.
     await Promise.all(['x', 'y', 'z'].map((a) => s.set(a, `v-${a}`)));
-    expect(await Promise.all(['x', 'y', 'z'].map((a) => s.get(a)))).toEqual([
-      'v-x@worker+worker',
-      'v-y@worker+worker',
-      'v-z@worker+worker',
-    ]);
+    const got = await Promise.all(['x', 'y', 'z'].map((a) => s.get(a)));
+    expect(got.map((v, i) => inHelper(v, `v-${'xyz'[i]}`))).toEqual([helper, helper, helper]);
+  });
+
+  it('a helper that dies is replaced by a new one at the next call', async () => {
+    const s = new KeychainSecretStore({ platform: 'linux', keyringModule: module });
+    await s.set('a', '1');
+    const first = inHelper(await s.get('a'), '1');
+    process.kill(first, 'SIGKILL');
+    await vi.waitFor(() => expect(() => process.kill(first, 0)).toThrow());
+    await s.set('b', '2');
+    expect(inHelper(await s.get('b'), '2')).not.toBe(first);
+  });
+
+  it('under Electron (helper: thread), makes every call on a worker thread of this process', async () => {
+    const s = new KeychainSecretStore({ platform: 'linux', keyringModule: module, helper: 'thread' });
+    await s.set('team:a:api-key', 's3cret');
+    const at = ranAt(await s.get('team:a:api-key'), 's3cret');
+    expect(at.pid).toBe(process.pid);
+    expect(at.thread).not.toBe(threadId);
+    await expect(s.get('no-bus')).rejects.toBeInstanceOf(KeychainUnavailable);
+    expect(await s.delete('team:a:api-key')).toBe(true);
   });
 });
