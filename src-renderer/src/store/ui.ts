@@ -23,11 +23,12 @@ export const uiSlice: Slice<UiSlice, Pick<MessagesSlice, 'openThread'>> = ({ set
   lastError: null,
   setRoute: (route) => {
     const next = normalizeRoute(route);
-    set({ route: next });
-    // A thread's messages are asked for with the route, not once its screen has rendered.
+    // A thread's messages are asked for with the route (before what follows the route's change), not once its
+    // screen has rendered.
     const r = parseRoute(next);
     if (r.name === 'messages' && r.teamId && r.agentId && r.contact)
       void get().openThread(r.teamId, r.agentId, r.contact);
+    set({ route: next });
   },
   clearError: () => set({ lastError: null }),
 });
