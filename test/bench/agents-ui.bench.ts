@@ -8,7 +8,7 @@
 // arrive: long tasks (over 50 ms), the longest, and the DOM's elements and rows at the end. Rounds
 // alternate (bare, ours, ours, bare, …); medians. ratio = bare ÷ ours time to first rows painted;
 // it fails too when ours has a task over 50 ms in the window or more than 300 rows in the page.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import config from '../../playwright.config';
@@ -28,6 +28,8 @@ const MAX_ROWS = 300;
 const POLL_SEC = 15;
 const BARE_HTML = readFileSync(new URL('./agents-ui/bare-list.html', import.meta.url));
 const VIRTUAL_CORE = path.join(REPO, 'node_modules/@tanstack/virtual-core/dist/esm');
+/** A file for a V8 CPU profile (.cpuprofile) of ours' first round's window, when set. */
+const PROFILE = process.env.AGENTS_UI_PROFILE;
 
 interface Round {
   firstRowsMs: number;
@@ -62,7 +64,7 @@ function probe(selector: string): string {
 })();`;
 }
 
-async function round(ctx: BrowserContext, url: string, selector: string): Promise<Round> {
+async function round(ctx: BrowserContext, url: string, selector: string, profile?: string): Promise<Round> {
   const page = await ctx.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -74,8 +76,12 @@ async function round(ctx: BrowserContext, url: string, selector: string): Promis
         throw new Error(`${url.split('#')[0]} showed no rows: ${errors.join('; ') || String(e)}`);
       });
     await page.waitForTimeout(SETTLE_MS);
+    const cdp = profile ? await ctx.newCDPSession(page) : null;
+    await cdp?.send('Profiler.enable');
+    await cdp?.send('Profiler.start');
     const start = (await page.evaluate('[performance.now(), window.bareEvents ?? null]')) as [number, number | null];
     await page.waitForTimeout(WINDOW_MS);
+    if (cdp && profile) writeFileSync(profile, JSON.stringify((await cdp.send('Profiler.stop')).profile));
     return (await page.evaluate(`(() => {
       const p = window.__probe;
       return {
@@ -160,7 +166,7 @@ export async function run() {
     for (let i = 0; i < ROUNDS; i++) {
       if (i % 2 === 0) {
         b.push(await round(bare, bareUrl, 'li.bare-row'));
-        o.push(await round(ours, serve.ready.url, 'ul.agents > li'));
+        o.push(await round(ours, serve.ready.url, 'ul.agents > li', i === 0 ? PROFILE : undefined));
       } else {
         o.push(await round(ours, serve.ready.url, 'ul.agents > li'));
         b.push(await round(bare, bareUrl, 'li.bare-row'));

@@ -1,18 +1,19 @@
 // The Agents screen's order, kept in the store so a poll does not sort the whole list again: worst
 // health first (HEALTHS is ordered best → worst), then longest in that state, then team and label.
 // A health event that changes the health word or its `since` moves that one agent (a binary search
-// in the order as it stands); one that changes only what the row shows (checkedAt, the last error)
-// keeps the order as it is, the same array.
+// in the order as it stands; a batch of them is sorted and merged in, never the whole order sorted
+// again); one that changes only what the row shows (checkedAt, the last error) keeps the order as it
+// is, the same array.
 import type { AgentDTO, Health, TeamDTO } from '../../../src-shared/contract';
 import { HEALTHS } from '../../../src-shared/contract';
 
 type Agents = Readonly<Record<string, AgentDTO>>;
 type TeamLabels = ReadonlyMap<string, string>;
 
-/** More events in one batch than this re-sort the whole order (cheaper than as many moves). */
-const RESORT_ABOVE = 64;
-
 const rank = (h: Health): number => HEALTHS.indexOf(h);
+
+/** String.prototype.localeCompare's order, without building a collator per call. */
+const collate = new Intl.Collator().compare;
 
 function teamLabels(teams: readonly TeamDTO[]): TeamLabels {
   return new Map(teams.map((t) => [t.teamId, t.label]));
@@ -22,8 +23,8 @@ function compare(a: AgentDTO, b: AgentDTO, labels: TeamLabels): number {
   return (
     rank(b.health.health) - rank(a.health.health) ||
     a.health.since - b.health.since ||
-    (labels.get(a.teamId) ?? a.teamId).localeCompare(labels.get(b.teamId) ?? b.teamId) ||
-    a.label.localeCompare(b.label)
+    collate(labels.get(a.teamId) ?? a.teamId, labels.get(b.teamId) ?? b.teamId) ||
+    collate(a.label, b.label)
   );
 }
 
@@ -40,7 +41,8 @@ export function movesInOrder(before: AgentDTO['health'], after: AgentDTO['health
 
 /**
  * The order with `moved` (keys of agents whose health word or since changed, already in `agents`)
- * each put where it now belongs; a new array. Many at once: sorted afresh.
+ * each put where it now belongs; a new array. The moved ones are sorted among themselves, each placed
+ * by a binary search after the one before it, and the rest copied between them in slices.
  */
 export function reorder(
   order: readonly string[],
@@ -48,19 +50,24 @@ export function reorder(
   agents: Agents,
   teams: readonly TeamDTO[],
 ) {
-  if (moved.size > RESORT_ABOVE) return sortedKeys(agents, teams);
   const labels = teamLabels(teams);
-  const next = order.filter((k) => !moved.has(k));
-  for (const key of moved) {
+  const rest = order.filter((k) => !moved.has(k));
+  const incoming = [...moved].sort((a, b) => compare(agents[a]!, agents[b]!, labels));
+  const next: string[] = [];
+  let from = 0;
+  for (const key of incoming) {
     const a = agents[key]!;
-    let lo = 0;
-    let hi = next.length;
+    let lo = from;
+    let hi = rest.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (compare(agents[next[mid]!]!, a, labels) <= 0) lo = mid + 1;
+      if (compare(agents[rest[mid]!]!, a, labels) <= 0) lo = mid + 1;
       else hi = mid;
     }
-    next.splice(lo, 0, key);
+    for (let i = from; i < lo; i++) next.push(rest[i]!);
+    next.push(key);
+    from = lo;
   }
+  for (let i = from; i < rest.length; i++) next.push(rest[i]!);
   return next;
 }

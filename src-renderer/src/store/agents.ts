@@ -9,6 +9,7 @@ import type {
   Health,
   TeamDTO,
 } from '../../../src-shared/contract';
+import { HEALTHS } from '../../../src-shared/contract';
 import { movesInOrder, reorder, sortedKeys } from './agent-order';
 import { agentKey, type Slice } from './env';
 import { frameBatch } from './frame-batch';
@@ -18,7 +19,13 @@ export interface AgentsSlice {
   teams: TeamDTO[];
   /** True once the first refresh has answered. */
   loaded: boolean;
-  /** Keyed by agentKey(teamId, agentId); insertion order is display order. */
+  /**
+   * Keyed by agentKey(teamId, agentId); insertion order is display order. A new record when agents are
+   * listed or an agent's settings change; a health event replaces its agent's entry in place (the record
+   * stays the same object: a team of thousands is not copied per poll). Whoever shows health selects the
+   * entry (`s.agents[key]`), `agentOrder` or `healthCounts`; a selector of the whole record wakes only
+   * for the list's changes.
+   */
   agents: Record<string, AgentDTO>;
   /**
    * The keys of `agents`, worst health first (see agent-order.ts). A new array whenever the order or
@@ -26,6 +33,8 @@ export interface AgentsSlice {
    * poll that changed only what a row shows, so the list is not filtered or laid out again for it.
    */
   agentOrder: string[];
+  /** How many agents have each health; kept by each health event (not counted again over every agent). */
+  healthCounts: Readonly<Record<Health, number>>;
   /**
    * Health that arrived for agents not in `agents` yet (a health.changed event can overtake the
    * agents.list answer); setAgents uses it when it is newer than the listed health.
@@ -49,7 +58,7 @@ export interface AgentsSlice {
   /**
    * A health.changed event, applied with every other one that arrives meanwhile, in the next frame
    * and at most every 250 ms: a team of thousands of agents sends hundreds a second, and each store
-   * update copies the agents record and costs every subscriber a look.
+   * update costs every subscriber a look.
    */
   applyHealthInFrame(h: AgentHealthDTO): void;
   addTeam(input: {
@@ -86,10 +95,16 @@ function newerHealth(a: AgentHealthDTO, b: AgentHealthDTO): AgentHealthDTO {
   return b.since > a.since ? b : a;
 }
 
+function countHealths(agents: Readonly<Record<string, AgentDTO>>): Record<Health, number> {
+  const counts = Object.fromEntries(HEALTHS.map((h) => [h, 0])) as Record<Health, number>;
+  for (const key in agents) counts[agents[key]!.health.health]++;
+  return counts;
+}
+
 /** A change of teams or agents reloads the whole store (refresh). */
 export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ set, get, api, env }) => {
-  // Each commit copies the agents record (thousands of keys for a team's hub): health events are
-  // committed together, in a frame, at most every HEALTH_COMMIT_MS.
+  // Each commit wakes every subscriber (a team's hub sends hundreds of events a second): health
+  // events are committed together, in a frame, at most every HEALTH_COMMIT_MS.
   let committedAt = -Infinity;
   const healthFrames = frameBatch<AgentHealthDTO>(
     (fn) => {
@@ -112,6 +127,7 @@ export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ 
     loaded: false,
     agents: {},
     agentOrder: [],
+    healthCounts: countHealths({}),
     healthBuffer: {},
     healthHistory: {},
     availability: {},
@@ -150,20 +166,24 @@ export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ 
           agents[key] = health === a.health ? a : { ...a, health };
         }
         const healthBuffer = Object.fromEntries(Object.entries(s.healthBuffer).filter(([k]) => !(k in agents)));
-        return { agents, agentOrder: sortedKeys(agents, s.teams), healthBuffer };
+        return { agents, agentOrder: sortedKeys(agents, s.teams), healthCounts: countHealths(agents), healthBuffer };
       }),
     applyHealth: (h) => get().applyHealthBatch([h]),
     applyHealthBatch: (list) =>
       set((s) => {
-        // Copied once for the whole batch, and only what changes.
-        let agents: Record<string, AgentDTO> | null = null;
+        // Work in proportion to the events: each changed agent's entry is replaced in the record as it
+        // stands (not copied), the counts move by what changed, and the other maps are copied only when
+        // one of theirs changes (few keys).
+        const agents = s.agents;
+        let changed = false;
+        let healthCounts: Record<Health, number> | null = null;
         let healthBuffer: Record<string, AgentHealthDTO> | null = null;
         let healthHistory: Record<string, HealthHistoryEntryDTO[]> | null = null;
         const moved = new Set<string>();
         let filtered = false;
         for (const h of list) {
           const key = agentKey(h.teamId, h.agentId);
-          const current = (agents ?? s.agents)[key];
+          const current = agents[key];
           if (!current) {
             const buffer: Record<string, AgentHealthDTO> = healthBuffer ?? s.healthBuffer;
             const prev = buffer[key];
@@ -172,8 +192,13 @@ export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ 
             healthBuffer = { ...Object.fromEntries(kept), [key]: prev ? newerHealth(prev, h) : h };
             continue;
           }
-          agents ??= { ...s.agents };
           agents[key] = { ...current, health: h };
+          changed = true;
+          if (current.health.health !== h.health) {
+            healthCounts ??= { ...s.healthCounts };
+            healthCounts[current.health.health]--;
+            healthCounts[h.health]++;
+          }
           if (movesInOrder(current.health, h)) moved.add(key);
           else if (current.health.phone !== h.phone || current.health.state !== h.state) filtered = true;
           // The agent's timeline, once loaded, grows with each change of the health word.
@@ -183,13 +208,10 @@ export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ 
             healthHistory = { ...(healthHistory ?? s.healthHistory), [key]: mergeHistory([entry], shown) };
         }
         const agentOrder =
-          agents && moved.size > 0
-            ? reorder(s.agentOrder, moved, agents, s.teams)
-            : filtered
-              ? [...s.agentOrder]
-              : s.agentOrder;
+          moved.size > 0 ? reorder(s.agentOrder, moved, agents, s.teams) : filtered ? [...s.agentOrder] : s.agentOrder;
+        if (!changed && !healthBuffer) return s;
         return {
-          ...(agents ? { agents } : {}),
+          ...(healthCounts ? { healthCounts } : {}),
           ...(agentOrder !== s.agentOrder ? { agentOrder } : {}),
           ...(healthBuffer ? { healthBuffer } : {}),
           ...(healthHistory ? { healthHistory } : {}),
@@ -233,26 +255,10 @@ export function selectWorst(s: Pick<AgentsSlice, 'agents' | 'agentOrder'>): Heal
   return (first !== undefined ? s.agents[first]?.health.health : undefined) ?? 'unknown';
 }
 
-/**
- * How many agents have each health, counted again only when the order changes (a health word moves
- * its agent), not for every poll.
- */
-export const selectHealthCounts = onOrderChange((s): Record<Health, number> => {
-  const counts: Record<Health, number> = {
-    connected: 0,
-    unknown: 0,
-    reconnecting: 0,
-    unreachable: 0,
-    'not-found': 0,
-    'key-rejected': 0,
-    'needs-scan': 0,
-  };
-  for (const key of s.agentOrder) {
-    const a = s.agents[key];
-    if (a) counts[a.health.health]++;
-  }
-  return counts;
-});
+/** How many agents have each health (kept by the store as events arrive). */
+export function selectHealthCounts(s: Pick<AgentsSlice, 'healthCounts'>): Readonly<Record<Health, number>> {
+  return s.healthCounts;
+}
 
 /** A selector worked out again only when `agentOrder` is a new array (the same answer, the same object, otherwise). */
 export function onOrderChange<T>(

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { connectStore, createAppStore } from '../../../../src-renderer/src/store';
 import { selectHealthCounts, selectWorst } from '../../../../src-renderer/src/store/agents';
-import type { AgentDTO, TeamDTO } from '../../../../src-shared/contract';
+import { sortedKeys } from '../../../../src-renderer/src/store/agent-order';
+import { HEALTHS, type AgentDTO, type TeamDTO } from '../../../../src-shared/contract';
 import { fakeApi } from '../fake-api';
 
 const team: TeamDTO = {
@@ -233,5 +234,45 @@ describe('agents slice in the assembled store', () => {
     frames.shift()!();
     expect(updates).toBe(2);
     expect(store.getState().agents['t1/a1']?.health.checkedAt).toBe(3_000);
+  });
+
+  it('applies a batch of health events without copying the agents record; order and counts stay those of the whole team', () => {
+    const store = createAppStore(fakeApi({}).api, FRAMES_AT_ONCE);
+    const ids = Array.from({ length: 300 }, (_, i) => `a${String(i).padStart(3, '0')}`);
+    store.setState({ teams: [{ ...team, agentIds: ids }] });
+    store.getState().setAgents(ids.map((id, i) => agent(id, HEALTHS[i % HEALTHS.length]!)));
+    const record = store.getState().agents;
+    const untouched = record['t1/a299'];
+    let updates = 0;
+    store.subscribe(() => updates++);
+    // Rounds of batches, some over a hundred agents moving at once, some changing only the time of the poll.
+    let seed = 7;
+    const next = (n: number) => (seed = (seed * 48271) % 2147483647) % n;
+    for (let round = 0; round < 12; round++) {
+      const batch = Array.from({ length: round % 3 === 0 ? 150 : 5 }, () => {
+        const id = ids[next(299)]!;
+        const moves = next(2) === 0;
+        return {
+          ...agent(id, moves ? HEALTHS[next(HEALTHS.length)]! : store.getState().agents[`t1/${id}`]!.health.health)
+            .health,
+          since: moves ? next(1_000) : store.getState().agents[`t1/${id}`]!.health.since,
+          checkedAt: 1_000 + round,
+        };
+      });
+      store.getState().applyHealthBatch(batch);
+      const s = store.getState();
+      expect(s.agents).toBe(record);
+      expect(s.agentOrder).toEqual(sortedKeys(s.agents, s.teams));
+      const counts = Object.fromEntries(HEALTHS.map((h) => [h, 0]));
+      for (const a of Object.values(s.agents)) counts[a.health.health]!++;
+      expect(selectHealthCounts(s)).toEqual(counts);
+      expect(selectWorst(s)).toBe(s.agents[s.agentOrder[0]!]!.health.health);
+    }
+    expect(updates).toBe(12);
+    expect(store.getState().agents['t1/a299']).toBe(untouched);
+    // A list answer is a new record, counted afresh.
+    store.getState().setAgents([agent('zz', 'needs-scan')]);
+    expect(store.getState().agents).not.toBe(record);
+    expect(selectHealthCounts(store.getState())).toMatchObject({ 'needs-scan': 1, connected: 0 });
   });
 });
