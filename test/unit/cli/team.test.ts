@@ -142,13 +142,12 @@ describe('team list / remove', () => {
 });
 
 describe('--team on service commands', () => {
-  it('several agents and no --agent, or an unknown team or agent → exit 2, nothing sent', async () => {
+  it('a send to a team of several agents with no --agent, or an unknown team or agent → exit 2, nothing sent', async () => {
     const store = new MemorySecretStore();
     await withTeam(store, 'Duo', ['a1', 'a2']);
     const { factory, log } = fakeClientFactory({ getSession: async () => connected });
     const opts = { env: {}, createClient: factory, secretStore: store, configDir: dir };
     for (const args of [
-      ['status', '--team', 'Duo'],
       ['status', '--team', 'Duo', '--agent', 'zz'],
       ['status', '--team', 'Nope', '--agent', 'a1'],
       ['send', '--team', 'Duo', '--to', '+15550102000', '--text', 'hi'],
