@@ -121,6 +121,9 @@ export function describeError(e: ErrorFacts, context: ErrorContext = 'using'): E
       // A team's hub refused: the member's token, or the member's role.
       if (e.code === 'HUB_BAD_TOKEN')
         return { what: sentence(e.message, 'The hub refused the token'), todo: 'Ask a hub admin for a new token.' };
+      // Said by the windows' hub connection in the member's words (roleRefusal), which already say whom to ask.
+      if (e.code === 'ROLE_FORBIDDEN' && e.message.startsWith('Your role ('))
+        return { what: sentence(e.message, ''), todo: 'The screens now show what your role allows.' };
       if (e.code === 'ROLE_FORBIDDEN')
         return {
           what: `The hub does not allow this: ${sentence(e.message, 'your role does not allow it')}`,

@@ -10,6 +10,7 @@ import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { z } from 'zod';
 import { REQUEST_NAMES, type AnyEvent, type HubConnectionDTO, type RequestName } from '../../src-shared/contract';
+import { isRole, roleRefusal } from '../../src-shared/roles';
 import { isLoopbackHost } from '../../src-shared/url';
 import { ContractError, remoteClient, type ContractClient } from './client';
 import { clientContract } from './companion/attach';
@@ -158,6 +159,19 @@ export async function hubSwitchable(local: CompanionContract, opts: HubSwitchOpt
       opts.logger?.warn(`the saved hub connection ${file} could not be read: the windows use this machine's companion`);
   }
 
+  // The hub refused a request for the member's role, though the windows disable what the role (from hub.status)
+  // does not allow: the member's role changed in the hub's database, or the hub runs another version of the table.
+  // The hub is asked for the role again, so hub.status says the one now held, and the refusal is said in words.
+  const roleChanged = async (at: Connected, name: RequestName, e: ContractError): Promise<AppError> => {
+    const ping = await at.client.request('app.ping', {}).catch(() => null);
+    if (ping?.hub && hub === at) {
+      at.member = ping.hub.member;
+      at.role = ping.hub.role;
+    }
+    const message = isRole(at.role) ? roleRefusal(at.role, name) : e.dto.message;
+    return new AppError('forbidden', 'ROLE_FORBIDDEN', message);
+  };
+
   const hubRequests: HubRequests = {
     'hub.status': async () => status(),
     'hub.connect': async ({ url, token }) => {
@@ -194,6 +208,7 @@ export async function hubSwitchable(local: CompanionContract, opts: HubSwitchOpt
       try {
         return await at.client.request(name, args as never);
       } catch (e) {
+        if (e instanceof ContractError && e.dto.code === 'ROLE_FORBIDDEN') throw await roleChanged(at, name, e);
         throw hubError(e, at.origin);
       }
     };

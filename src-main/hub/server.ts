@@ -12,7 +12,7 @@ import type { Handlers } from '../app/handlers';
 import type { ContractEvents } from '../app/contract';
 import { contractServing, fail, sendJson, type EventJournal } from '../app/contract-http';
 import type { Member } from '../app/hub/members';
-import { leastRole, roleAllows } from '../app/hub/roles';
+import { leastRole, roleAllows } from '../../src-shared/roles';
 import { asMember } from '../app/hub/acting';
 
 interface HubServerOptions {

@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import { CompanionError } from '../../core/errors';
 import type { HubDatabase } from './database';
-import { isRole, type Role } from './roles';
+import { isRole, type Role } from '../../../src-shared/roles';
 
 export interface Member {
   name: string;

@@ -12,7 +12,7 @@ import { EXIT } from '../exit-codes';
 import { hostName, intString, parseFlags, secondsString } from '../flags';
 import { cliLogger, type Output } from '../output';
 import { companionFolders } from '../companion';
-import { ROLES } from '../../app/hub/roles';
+import { ROLES } from '../../../src-shared/roles';
 import { untilAborted } from '../io';
 
 const DATABASE_HELP = 'Postgres URL, postgres://USER[:PASSWORD]@HOST:PORT/DATABASE (default: env DATABASE_URL)';

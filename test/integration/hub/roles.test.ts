@@ -1,9 +1,9 @@
-// The role table: one in the code (app/hub/roles.ts), the same one in docs/hub.md; each role may call what
+// The role table: one in the code (src-shared/roles.ts), the same one in docs/hub.md; each role may call what
 // the roles before it may.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { REQUEST_NAMES } from '../../../src-shared/contract';
-import { leastRole, roleAllows, ROLES } from '../../../src-main/app/hub/roles';
+import { leastRole, roleAllows, ROLES } from '../../../src-shared/roles';
 
 describe('hub roles', () => {
   it('docs/hub.md lists every request under the least role the code gives it', () => {
