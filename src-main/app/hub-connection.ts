@@ -71,20 +71,23 @@ interface Connected {
   origin: string;
   member: string;
   role: string;
+  publicUrl: string | null;
   client: ContractClient;
   off: () => void;
 }
+
+type Opened = Pick<Connected, 'client' | 'member' | 'role' | 'publicUrl'>;
 
 /** A client of the hub, checked: it answers as a hub to this token. */
 async function openHub(
   origin: string,
   token: string,
-): Promise<{ client: ContractClient; member: string; role: string }> {
+): Promise<Opened> {
   const client = remoteClient({ origin, token, timeoutMs: 30_000 });
   try {
     const ping = await client.request('app.ping', {});
     if (!ping.hub) throw new AppError('validation', 'NOT_A_HUB', `${origin} answers, but not as a team's hub.`, 'url');
-    return { client, member: ping.hub.member, role: ping.hub.role };
+    return { client, member: ping.hub.member, role: ping.hub.role, publicUrl: ping.hub.publicUrl };
   } catch (e) {
     await client.close();
     throw hubError(e, origin);
@@ -116,18 +119,18 @@ export async function hubSwitchable(local: CompanionContract, opts: HubSwitchOpt
 
   const status = (): HubConnectionDTO =>
     hub
-      ? { url: hub.origin, member: hub.member, role: hub.role, problem: null }
+      ? { url: hub.origin, member: hub.member, role: hub.role, publicUrl: hub.publicUrl, problem: null }
       : saved
-        ? { url: saved.url, member: null, role: null, problem: saved.problem }
+        ? { url: saved.url, member: null, role: null, publicUrl: null, problem: saved.problem }
         : NO_HUB;
 
-  const use = (origin: string, opened: { client: ContractClient; member: string; role: string }): void => {
+  const use = (origin: string, opened: Opened): void => {
     const events = clientContract(opened.client).events;
     const off = events.onAny((e) => {
       if (hub?.client === opened.client) emit(e);
     });
     opened.client.onClose((why) => opts.logger?.warn(`the hub's event stream ended (${why})`));
-    hub = { origin, member: opened.member, role: opened.role, client: opened.client, off };
+    hub = { origin, ...opened, off };
     saved = null;
   };
 
@@ -167,6 +170,7 @@ export async function hubSwitchable(local: CompanionContract, opts: HubSwitchOpt
     if (ping?.hub && hub === at) {
       at.member = ping.hub.member;
       at.role = ping.hub.role;
+      at.publicUrl = ping.hub.publicUrl;
     }
     const message = isRole(at.role) ? roleRefusal(at.role, name) : e.dto.message;
     return new AppError('forbidden', 'ROLE_FORBIDDEN', message);

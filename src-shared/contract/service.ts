@@ -57,6 +57,8 @@ export interface HubConnectionDTO {
   /** The member the token belongs to, and their role, while connected. */
   member: string | null;
   role: string | null;
+  /** Where the hub receives deliveries while connected (its `--public-url`: hook URLs live under it); null without one. */
+  publicUrl: string | null;
   /** Why the saved hub is not in use (its token refused, it did not answer), or null. */
   problem: string | null;
 }

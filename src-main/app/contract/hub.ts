@@ -7,7 +7,7 @@ import type { Implementations } from '../handlers';
 export type HubRequests = Pick<Implementations, 'hub.status' | 'hub.connect' | 'hub.disconnect'>;
 
 /** No hub: this machine's companion. */
-export const NO_HUB: HubConnectionDTO = { url: null, member: null, role: null, problem: null };
+export const NO_HUB: HubConnectionDTO = { url: null, member: null, role: null, publicUrl: null, problem: null };
 
 export const noHubRequests: HubRequests = {
   'hub.status': async () => NO_HUB,

@@ -212,7 +212,7 @@ describe('clients of a hub', () => {
 
     expect(await h['hub.status']({})).toEqual({
       ok: true,
-      value: { url: null, member: null, role: null, problem: null },
+      value: { url: null, member: null, role: null, publicUrl: null, problem: null },
     });
     expect(await h['teams.list']({})).toEqual({ ok: true, value: [] });
     const wrong = await h['hub.connect']({ url: origin, token: `cch_${'y'.repeat(43)}` });
@@ -221,7 +221,10 @@ describe('clients of a hub', () => {
     expect(plain).toMatchObject({ ok: false, error: { kind: 'validation', field: 'url' } });
 
     const connected = await h['hub.connect']({ url: `${origin}/`, token: tokens.vic! });
-    expect(connected).toEqual({ ok: true, value: { url: origin, member: 'vic', role: 'viewer', problem: null } });
+    expect(connected).toEqual({
+      ok: true,
+      value: { url: origin, member: 'vic', role: 'viewer', publicUrl: PUBLIC_URL, problem: null },
+    });
     // Kept: the URL in the config folder, the token in the keychain only.
     expect(await secrets.get('hub:member-token')).toBe(tokens.vic);
     const kept = await readFile(path.join(configDir, 'hub-connection.json'), 'utf8');
@@ -244,7 +247,7 @@ describe('clients of a hub', () => {
     expect(await h2['hub.status']({})).toMatchObject({ ok: true, value: { url: origin, member: 'vic' } });
     expect(await h2['hub.disconnect']({})).toEqual({
       ok: true,
-      value: { url: null, member: null, role: null, problem: null },
+      value: { url: null, member: null, role: null, publicUrl: null, problem: null },
     });
     expect(await h2['teams.list']({})).toEqual({ ok: true, value: [] });
     expect(await secrets.get('hub:member-token')).toBeNull();

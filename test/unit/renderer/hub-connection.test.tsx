@@ -11,8 +11,14 @@ import { flush, mount, setup } from './fixtures';
 
 afterEach(cleanup);
 
-const NONE: HubConnectionDTO = { url: null, member: null, role: null, problem: null };
-const VIC: HubConnectionDTO = { url: 'https://hub.example.test', member: 'vic', role: 'viewer', problem: null };
+const NONE: HubConnectionDTO = { url: null, member: null, role: null, publicUrl: null, problem: null };
+const VIC: HubConnectionDTO = {
+  url: 'https://hub.example.test',
+  member: 'vic',
+  role: 'viewer',
+  publicUrl: null,
+  problem: null,
+};
 
 describe('team hub settings', () => {
   it('connects with the URL and token, then names the hub and the member; Disconnect goes back', async () => {
