@@ -39,7 +39,7 @@ function restrict({ paths = [], patterns = [] } = {}) {
  * src-shared/vocabulary (the product's words for verdicts, health and service errors),
  * src-shared/duration (durations in words), src-shared/message-words (a message in one line) and
  * src-shared/words (what people read: health, verdicts, severity, incident lengths) and
- * src-shared/terminal-text (which characters a name may not hold).
+ * src-shared/terminal-text (which characters a name may not hold) and src-shared/agent-labels (an agent's labels).
  */
 const CORE = {
   group: [
@@ -52,6 +52,7 @@ const CORE = {
     '!../**/src-shared/message-words',
     '!../**/src-shared/words',
     '!../**/src-shared/terminal-text',
+    '!../**/src-shared/agent-labels',
   ],
   message: 'src-main/core imports nothing above it: not app/, cli/, host/, electron/, emulator/ nor the contract.',
 };

@@ -91,10 +91,18 @@ interface Requests {
   };
 
   'agents.list': { args: { teamId?: string }; result: AgentDTO[] };
-  'agents.add': { args: { teamId: string; agentId: string; label?: string }; result: AgentDTO };
+  'agents.add': { args: { teamId: string; agentId: string; label?: string; labels?: string[] }; result: AgentDTO };
   'agents.remove': { args: { teamId: string; agentId: string }; result: null };
   /** Polls the agent at the fast interval all the time (on), or at the poll interval (off). */
   'agents.watchClosely': { args: { teamId: string; agentId: string; on: boolean }; result: AgentDTO };
+  /**
+   * Changes the agent's labels: `labels` replaces them, then `add` and `remove` change them (a label is
+   * normalised: trimmed, lowercased; one that breaks the rule is refused, naming it, and nothing changes).
+   */
+  'agents.setLabels': {
+    args: { teamId: string; agentId: string; labels?: string[]; add?: string[]; remove?: string[] };
+    result: AgentDTO;
+  };
 
   'health.snapshot': { args: EmptyArgs; result: HealthSnapshotDTO };
   /** The agent's health changes kept by the monitor, newest first. */
@@ -259,6 +267,7 @@ export const REQUEST_NAMES = [
   'agents.add',
   'agents.remove',
   'agents.watchClosely',
+  'agents.setLabels',
   'health.snapshot',
   'health.history',
   'health.availability',

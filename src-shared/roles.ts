@@ -71,6 +71,7 @@ const LEAST_ROLE: Record<RequestName, Role> = {
   'alerts.setQuietHours': 'on-call',
   'pairing.start': 'on-call',
   'agents.watchClosely': 'on-call',
+  'agents.setLabels': 'admin',
   // admin: + teams, keys, registrations, settings, deletions
   'teams.add': 'admin',
   'hub.connect': 'admin',
@@ -160,6 +161,7 @@ const DOING: Record<RequestName, string> = {
   'alerts.setQuietHours': 'set quiet hours',
   'pairing.start': 'pair a number',
   'agents.watchClosely': 'watch an agent closely',
+  'agents.setLabels': "change an agent's labels",
   'teams.add': 'add teams',
   'hub.connect': 'connect to a hub',
   'hub.disconnect': 'disconnect from a hub',

@@ -16,6 +16,8 @@ const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a 24-hour ti
 const empty = z.strictObject({});
 const teamAgent = z.strictObject({ teamId: id, agentId: id });
 const agentInput = z.strictObject({ agentId: id, label: label.optional() });
+/** Labels as typed; the team store normalises them and names one that breaks the rule. */
+const labels = z.array(z.string().max(200)).max(100);
 
 /** The same start and end would be an empty window: refused, so a saved window always means something. */
 const quietHours = z.strictObject({ enabled: z.boolean(), start: hhmm, end: hhmm }).refine((q) => q.start !== q.end, {
@@ -114,9 +116,16 @@ export const argSchemas: Schemas = {
   }),
 
   'agents.list': z.strictObject({ teamId: id.optional() }),
-  'agents.add': z.strictObject({ teamId: id, agentId: id, label: label.optional() }),
+  'agents.add': z.strictObject({ teamId: id, agentId: id, label: label.optional(), labels: labels.optional() }),
   'agents.remove': teamAgent,
   'agents.watchClosely': z.strictObject({ teamId: id, agentId: id, on: z.boolean() }),
+  'agents.setLabels': z.strictObject({
+    teamId: id,
+    agentId: id,
+    labels: labels.optional(),
+    add: labels.optional(),
+    remove: labels.optional(),
+  }),
 
   'health.snapshot': empty,
   'health.history': teamAgent,

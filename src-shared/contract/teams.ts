@@ -53,6 +53,8 @@ export interface AgentDTO {
   health: AgentHealthDTO;
   /** Polled at the fast interval all the time (kept in the config), so short drops are seen. */
   watchClosely: boolean;
+  /** Words to find the agent by (kept in the config), normalised and sorted (src-shared/agent-labels.ts). */
+  labels: string[];
 }
 
 export interface HealthSnapshotDTO {

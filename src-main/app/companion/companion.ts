@@ -382,6 +382,11 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
       teamsChanged();
       return rec;
     },
+    async setAgentLabels(teamId, agentId, change) {
+      const rec = await set.setAgentLabels(teamId, agentId, change);
+      teamsChanged();
+      return rec;
+    },
     async setWatchClosely(teamId, agentId, on) {
       const rec = await set.setWatchClosely(teamId, agentId, on);
       monitor.refresh();

@@ -4,7 +4,7 @@
 // file, and the demo works on a machine without a keychain; the team (its id) is kept across restarts,
 // and its key is held in memory again when the demo starts.
 import type { ServiceClient } from '../../core/api/service';
-import { TeamStore, type AgentRecord, type TeamRecord } from '../../core/teams';
+import { TeamStore, type AgentLabelsChange, type AgentRecord, type TeamRecord } from '../../core/teams';
 
 export interface TeamView extends TeamRecord {
   /** The team of the local demo emulator (kept in the data folder's demo/, its key in memory only). */
@@ -72,7 +72,10 @@ export class TeamSet {
     return this.ownerOf(teamIdOrLabel).removeTeam(teamIdOrLabel);
   }
 
-  addAgent(teamIdOrLabel: string, agent: { agentId: string; label?: string }): Promise<AgentRecord> {
+  addAgent(
+    teamIdOrLabel: string,
+    agent: { agentId: string; label?: string; labels?: readonly string[] },
+  ): Promise<AgentRecord> {
     return this.ownerOf(teamIdOrLabel).addAgent(teamIdOrLabel, agent);
   }
 
@@ -82,6 +85,10 @@ export class TeamSet {
 
   setWatchClosely(teamIdOrLabel: string, agentId: string, on: boolean): Promise<AgentRecord> {
     return this.ownerOf(teamIdOrLabel).setWatchClosely(teamIdOrLabel, agentId, on);
+  }
+
+  setAgentLabels(teamIdOrLabel: string, agentId: string, change: AgentLabelsChange): Promise<AgentRecord> {
+    return this.ownerOf(teamIdOrLabel).setAgentLabels(teamIdOrLabel, agentId, change);
   }
 
   setSigningSecret(teamIdOrLabel: string, agentId: string, secret: string): Promise<void> {

@@ -2,7 +2,14 @@
 // it offers (Companion). The composition is companion.ts; its parts are the other files of this folder.
 import type { Dispatcher } from 'undici';
 import type { ServiceClient } from '../../core/api/service';
-import type { AgentRecord, AppSettings, ClientFactory, ConfigStore, DeepPartial } from '../../core/teams';
+import type {
+  AgentLabelsChange,
+  AgentRecord,
+  AppSettings,
+  ClientFactory,
+  ConfigStore,
+  DeepPartial,
+} from '../../core/teams';
 import type { ChatService } from '../../core/chat';
 import type { Emitter } from '../../core/events';
 import type {
@@ -214,10 +221,15 @@ export interface Companion {
     input: { label?: string; baseUrl?: string; apiKey?: string; allowInsecureHttp?: boolean },
   ): Promise<TeamView>;
   removeTeam(teamId: string): Promise<void>;
-  addAgent(teamId: string, agent: { agentId: string; label?: string }): Promise<AgentRecord>;
+  addAgent(
+    teamId: string,
+    agent: { agentId: string; label?: string; labels?: readonly string[] },
+  ): Promise<AgentRecord>;
   removeAgent(teamId: string, agentId: string): Promise<void>;
   /** Polls the agent at the fast interval all the time (kept in the config); applied to the monitor at once. */
   setWatchClosely(teamId: string, agentId: string, on: boolean): Promise<AgentRecord>;
+  /** Changes the agent's labels (kept in the config): `labels` replaces them, then `add` and `remove`. */
+  setAgentLabels(teamId: string, agentId: string, change: AgentLabelsChange): Promise<AgentRecord>;
   clientFor(teamId: string): Promise<ServiceClient>;
 
   /**

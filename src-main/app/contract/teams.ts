@@ -17,6 +17,7 @@ type TeamRequests = Pick<
   | 'agents.add'
   | 'agents.remove'
   | 'agents.watchClosely'
+  | 'agents.setLabels'
   | 'settings.get'
   | 'settings.update'
   | 'demo.start'
@@ -107,12 +108,17 @@ export function teamRequests(s: Scope, health: () => AgentHealthDTO[]): TeamRequ
           label: a.label,
           health: polled.get(`${t.id}\u0000${a.agentId}`) ?? unknownHealth(t.id, a.agentId, now()),
           watchClosely: a.watchClosely === true,
+          labels: a.labels,
         })),
       );
     },
-    'agents.add': async ({ teamId, agentId, label }) => {
+    'agents.add': async ({ teamId, agentId, label, labels }) => {
       const team = requireTeam(teamId);
-      const rec = await c.addAgent(team.id, label === undefined ? { agentId } : { agentId, label });
+      const rec = await c.addAgent(team.id, {
+        agentId,
+        ...(label !== undefined ? { label } : {}),
+        ...(labels !== undefined ? { labels } : {}),
+      });
       changed();
       return {
         teamId: team.id,
@@ -120,6 +126,7 @@ export function teamRequests(s: Scope, health: () => AgentHealthDTO[]): TeamRequ
         label: rec.label,
         health: unknownHealth(team.id, rec.agentId, now()),
         watchClosely: false,
+        labels: rec.labels,
       };
     },
     'agents.watchClosely': async ({ teamId, agentId, on }) => {
@@ -133,6 +140,21 @@ export function teamRequests(s: Scope, health: () => AgentHealthDTO[]): TeamRequ
         label: rec.label,
         health: polled ?? unknownHealth(team.id, rec.agentId, now()),
         watchClosely: on,
+        labels: rec.labels,
+      };
+    },
+    'agents.setLabels': async ({ teamId, agentId, ...change }) => {
+      const team = requireTeam(teamId);
+      const rec = await c.setAgentLabels(team.id, agentId, change);
+      changed();
+      const polled = health().find((h) => h.teamId === team.id && h.agentId === rec.agentId);
+      return {
+        teamId: team.id,
+        agentId: rec.agentId,
+        label: rec.label,
+        health: polled ?? unknownHealth(team.id, rec.agentId, now()),
+        watchClosely: rec.watchClosely === true,
+        labels: rec.labels,
       };
     },
     'agents.remove': async ({ teamId, agentId }) => {

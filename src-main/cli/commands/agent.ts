@@ -1,7 +1,7 @@
-// `agent add|list|remove`: the agents of a saved team, asked of the companion of the data folder (agents.add,
-// agents.list, agents.remove: what Settings does; started here for the command when none runs). Adding checks
-// the agent against the service with the team's key (from the keychain). --json prints the contract's
-// AgentDTO (with its health as the monitor last saw it).
+// `agent add|list|remove|label`: the agents of a saved team, asked of the companion of the data folder (agents.add,
+// agents.list, agents.remove, agents.setLabels: what Settings does; started here for the command when none runs).
+// Adding checks the agent against the service with the team's key (from the keychain). --json prints the
+// contract's AgentDTO (with its health as the monitor last saw it, and its labels).
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { AgentDTO, TeamDTO } from '../../../src-shared/contract';
@@ -9,13 +9,20 @@ import { addCompanionOptions } from '../companion';
 import { teamNamed, withCompanion } from '../companion-run';
 import { defineAction, type CliContext } from '../context';
 import { agentId, parseFlags, teamName } from '../flags';
+import { splitAgentLabels } from '../../../src-shared/agent-labels';
 
 const folder = z.string().min(1, 'expected a folder').optional();
+
+/** A repeatable flag's values, in order (each may be a comma list: splitAgentLabels). */
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+const labelList = z.array(z.string()).transform(splitAgentLabels);
 
 const addSchema = z.object({
   team: teamName,
   agent: agentId,
   label: z.string().trim().min(1, 'the label is empty').max(64, 'at most 64 characters').optional(),
+  labels: labelList.optional(),
   configDir: folder,
   dataDir: folder,
   json: z.boolean().optional(),
@@ -27,6 +34,23 @@ const removeSchema = z.object({
   dataDir: folder,
   json: z.boolean().optional(),
 });
+const labelSchema = z
+  .object({
+    team: teamName,
+    agent: agentId,
+    set: z
+      .string()
+      .transform((s) => splitAgentLabels([s]))
+      .optional(),
+    add: labelList.optional(),
+    remove: labelList.optional(),
+    configDir: folder,
+    dataDir: folder,
+    json: z.boolean().optional(),
+  })
+  .refine((f) => f.set !== undefined || f.add !== undefined || f.remove !== undefined, {
+    message: 'give --add, --remove or --set (--set "" takes every label away)',
+  });
 const listSchema = z.object({
   team: teamName.optional(),
   configDir: folder,
@@ -35,8 +59,9 @@ const listSchema = z.object({
 });
 
 /** "Demo/a1 (Support bot)". */
-function agentLine(t: Pick<TeamDTO, 'label'>, a: Pick<AgentDTO, 'agentId' | 'label'>): string {
-  return `${t.label}/${a.agentId}${a.label !== a.agentId ? ` (${a.label})` : ''}`;
+function agentLine(t: Pick<TeamDTO, 'label'>, a: Pick<AgentDTO, 'agentId' | 'label' | 'labels'>): string {
+  const labels = a.labels.length > 0 ? ` [${a.labels.join(', ')}]` : '';
+  return `${t.label}/${a.agentId}${a.label !== a.agentId ? ` (${a.label})` : ''}${labels}`;
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -48,7 +73,8 @@ export function register(program: Command, ctx: CliContext): void {
       .description("add an agent to a saved team (checked against the service with the team's key)")
       .requiredOption('--team <team>', 'team id or label')
       .requiredOption('--agent <id>', 'agent id (from the dashboard)')
-      .option('--label <label>', 'a name for the agent'),
+      .option('--label <label>', 'a name for the agent')
+      .option('--labels <labels>', 'labels to find the agent by (a comma list; repeatable)', collect),
   ).option('--json', 'the added agent as one JSON object (the contract’s AgentDTO)');
   defineAction(ctx, add, async (opts, out) => {
     const f = parseFlags(addSchema, opts);
@@ -58,6 +84,7 @@ export function register(program: Command, ctx: CliContext): void {
         teamId: team.teamId,
         agentId: f.agent,
         ...(f.label !== undefined ? { label: f.label } : {}),
+        ...(f.labels !== undefined ? { labels: f.labels } : {}),
       });
       return { team, a };
     });
@@ -87,6 +114,32 @@ export function register(program: Command, ctx: CliContext): void {
       for (const a of agents.filter((x) => x.teamId === t.teamId)) out.result({ ...a }, agentLine(t, a));
     if (agents.length === 0)
       out.note(teams.length === 0 ? 'no saved teams; add one with `channel-companion team add`' : 'no agents');
+  });
+
+  const label = addCompanionOptions(
+    agent
+      .command('label')
+      .description("change an agent's labels (kept in the team's config; a hub's admin role)")
+      .requiredOption('--team <team>', 'team id or label')
+      .requiredOption('--agent <id>', 'agent id')
+      .option('--add <labels>', 'labels to add (a comma list; repeatable)', collect)
+      .option('--remove <labels>', 'labels to take away (a comma list; repeatable)', collect)
+      .option('--set <labels>', 'the agent\'s labels from now on, replacing them (a comma list; "" for none)'),
+  ).option('--json', 'the agent as one JSON object (the contract’s AgentDTO)');
+  defineAction(ctx, label, async (opts, out) => {
+    const f = parseFlags(labelSchema, opts);
+    const { team, a } = await withCompanion(ctx, out, f, async (client) => {
+      const team = await teamNamed(client, f.team);
+      const a = await client.request('agents.setLabels', {
+        teamId: team.teamId,
+        agentId: f.agent,
+        ...(f.set !== undefined ? { labels: f.set } : {}),
+        ...(f.add !== undefined ? { add: f.add } : {}),
+        ...(f.remove !== undefined ? { remove: f.remove } : {}),
+      });
+      return { team, a };
+    });
+    out.result({ ...a }, `${team.label}/${a.agentId}: ${a.labels.length > 0 ? a.labels.join(', ') : 'no labels'}`);
   });
 
   const remove = addCompanionOptions(

@@ -12,6 +12,8 @@ import { HUB_FLAG_HELP } from '../hub-client';
 import { agentOfTeam, teamFlag, teamNamed, withCompanion } from '../companion-run';
 import { yesNo } from '../health';
 import { addTargetOptions } from '../target';
+import { UsageError } from '../errors';
+import { normaliseAgentLabels, splitAgentLabels } from '../../../src-shared/agent-labels';
 
 type Session = Pick<SessionDTO, 'connected' | 'linked' | 'state' | 'needsScan' | 'phone' | 'qr' | 'live'>;
 
@@ -21,6 +23,7 @@ function agentLine(a: AgentDTO): Record<string, unknown> {
   return {
     agentId: a.agentId,
     label: a.label,
+    labels: a.labels,
     health: h.health,
     state: h.state,
     phone: h.phone,
@@ -28,6 +31,16 @@ function agentLine(a: AgentDTO): Record<string, unknown> {
     since: h.since,
     checkedAt: h.checkedAt,
   };
+}
+
+/** The labels of --with-label, normalised (null: none given); a label that breaks the rule is a usage error. */
+function withLabels(opts: Record<string, unknown>): string[] | null {
+  const given = opts.withLabel;
+  if (!Array.isArray(given)) return null;
+  const r = normaliseAgentLabels(splitAgentLabels(given as string[]));
+  if (!r.ok) throw new UsageError(`--with-label: ${r.problem}`);
+  if (r.labels.length === 0) throw new UsageError('--with-label: give a label');
+  return r.labels;
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -39,10 +52,45 @@ export function register(program: Command, ctx: CliContext): void {
   cmd
     .option('--data-dir <dir>', `with --team: the ${COMPANION_DATA_DIR_HELP}`)
     .option('--hub <url>', HUB_FLAG_HELP)
+    .option(
+      '--with-label <label>',
+      'only the agents with this label (repeatable: every one; without --team: of every team)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option('--json', 'one JSON object on stdout (with --team: the contract’s SessionDTO and the health)');
 
   defineAction(ctx, cmd, async (opts, out) => {
     const team = teamFlag(opts);
+    const labelled = withLabels(opts);
+    if (labelled !== null) {
+      if (typeof opts.agent === 'string')
+        throw new UsageError('--with-label lists agents: give --team or nothing, not --agent');
+      const { teams, agents } = await withCompanion(ctx, out, opts, async (client) => {
+        const teams = team !== undefined ? [await teamNamed(client, team)] : await client.request('teams.list', {});
+        const agents = await client.request('agents.list', team !== undefined ? { teamId: teams[0]!.teamId } : {});
+        return { teams, agents: agents.filter((a) => labelled.every((l) => a.labels.includes(l))) };
+      });
+      const teamLabel = new Map(teams.map((t) => [t.teamId, t.label]));
+      const worst = worstHealth(agents.map((a) => a.health.health));
+      const one = team !== undefined ? teams[0] : undefined;
+      out.result(
+        {
+          ...(one ? { teamId: one.teamId, label: one.label } : {}),
+          withLabels: labelled,
+          worst,
+          agents: agents.map((a) => ({ teamId: a.teamId, ...agentLine(a) })),
+        },
+        () =>
+          [
+            `${one ? `${one.label}, ` : ''}labelled ${labelled.join(' + ')}: ${agents.length} agent${agents.length === 1 ? '' : 's'}${agents.length ? `, the worst ${HEALTH_SHORT[worst]}` : ''}`,
+            ...agents.map(
+              (a) =>
+                `  ${one ? '' : `${teamLabel.get(a.teamId) ?? a.teamId}/`}${a.agentId}: ${HEALTH_SHORT[a.health.health]}${a.health.phone ? ` (+${a.health.phone})` : ''}`,
+            ),
+          ].join('\n'),
+      );
+      return;
+    }
     let agentId: string;
     let data: Record<string, unknown>;
     let status: Session;

@@ -21,7 +21,14 @@ import {
   type TeamConfig,
 } from './schema';
 import { decodeSigningSecrets, encodeSigningSecrets, rotate } from './signing';
-import { parseAddAgent, parseAddTeam, parseEditTeam, parseSigningSecret } from './inputs';
+import {
+  checkedLabels,
+  parseAddAgent,
+  parseAddTeam,
+  parseEditTeam,
+  parseLabelsChange,
+  parseSigningSecret,
+} from './inputs';
 import { keychain, verifyAgent } from './verify';
 import { serial } from '../serial';
 import { findAgent } from './agent-id';
@@ -38,6 +45,15 @@ export interface AgentRecord {
   label: string;
   /** Polled at the fast interval all the time (absent: no). */
   watchClosely?: boolean;
+  /** Words to find the agent by, normalised and sorted (src-shared/agent-labels.ts); [] when none. */
+  labels: string[];
+}
+
+/** A change of an agent's labels: `labels` replaces them, then `add` and `remove` change them. */
+export interface AgentLabelsChange {
+  labels?: readonly string[];
+  add?: readonly string[];
+  remove?: readonly string[];
 }
 export interface TeamRecord {
   id: string;
@@ -101,6 +117,15 @@ const busy = (): TeamStoreError =>
 
 /** Team ids: a ULID (time-ordered, 80 random bits). */
 const defaultRandomId = (): string => ulid();
+
+function agentRecord(a: AgentConfig): AgentRecord {
+  return {
+    agentId: a.agentId,
+    label: a.label,
+    ...(a.watchClosely ? { watchClosely: true } : {}),
+    labels: [...a.labels],
+  };
+}
 
 function toRecord(t: TeamConfig): TeamRecord {
   return {
@@ -306,7 +331,10 @@ export class TeamStore {
     });
   }
 
-  async addAgent(teamIdOrLabel: string, agent: { agentId: string; label?: string }): Promise<AgentRecord> {
+  async addAgent(
+    teamIdOrLabel: string,
+    agent: { agentId: string; label?: string; labels?: readonly string[] },
+  ): Promise<AgentRecord> {
     const a = parseAddAgent(agent);
     return this.serial(async () => {
       const team = this.requireTeam(teamIdOrLabel);
@@ -353,7 +381,31 @@ export class TeamStore {
           agents: t.agents.map((x) => (x.agentId === agent.agentId ? { ...x, watchClosely: on } : x)),
         })),
       );
-      return { agentId: agent.agentId, label: agent.label, watchClosely: on };
+      return agentRecord({ ...agent, watchClosely: on });
+    });
+  }
+
+  /**
+   * Changes the agent's labels, kept in the config: `labels` replaces them, then `add` and `remove` change them
+   * (made on the config as it is at the write, so two people adding a label each keep both). A label that
+   * breaks the rule is refused as INVALID, naming it, and nothing changes.
+   */
+  async setAgentLabels(teamIdOrLabel: string, agentId: string, change: AgentLabelsChange): Promise<AgentRecord> {
+    const v = parseLabelsChange(change);
+    return this.serial(async () => {
+      const team = this.requireTeam(teamIdOrLabel);
+      const agent = this.requireAgent(team, agentId);
+      let next: AgentConfig = agent;
+      await this.commit(
+        this.withTeam(team, (t) => {
+          const now = findAgent(t.agents, agent.agentId);
+          if (!now) throw this.noAgent(team, agent.agentId);
+          const kept = (v.labels ?? now.labels).filter((l) => !v.remove.includes(l));
+          next = { ...now, labels: checkedLabels([...kept, ...v.add]) };
+          return { ...t, agents: t.agents.map((x) => (x.agentId === agent.agentId ? next : x)) };
+        }),
+      );
+      return agentRecord(next);
     });
   }
 

@@ -4,11 +4,20 @@ import { TeamStoreError } from './errors';
 import { inputProblem, ruleWords, type FieldNames } from '../input-words';
 import { baseUrlSchema, insecureKeyProblem } from '../url';
 import { agentIdSchema } from './agent-id';
-import { apiKeySchema, labelSchema, signingSecretSchema } from './schema';
+import { agentLabelsSchema, apiKeySchema, labelSchema, signingSecretSchema } from './schema';
+import { AGENT_LABELS_MAX } from '../../../src-shared/agent-labels';
 
 const agentInput = z
-  .object({ agentId: agentIdSchema, label: labelSchema.optional() })
-  .transform((a) => ({ agentId: a.agentId, label: a.label ?? a.agentId }));
+  .object({ agentId: agentIdSchema, label: labelSchema.optional(), labels: agentLabelsSchema.optional() })
+  .transform((a) => ({ agentId: a.agentId, label: a.label ?? a.agentId, labels: a.labels ?? [] }));
+
+const labelsChangeInput = z
+  .object({
+    labels: agentLabelsSchema.optional(),
+    add: agentLabelsSchema.optional(),
+    remove: agentLabelsSchema.optional(),
+  })
+  .transform((c) => ({ ...(c.labels ? { labels: c.labels } : {}), add: c.add ?? [], remove: c.remove ?? [] }));
 
 const addTeamInput = z
   .object({
@@ -76,6 +85,20 @@ export function parseEditTeam(input: unknown) {
 
 export function parseAddAgent(input: unknown) {
   return parse(agentInput, input);
+}
+
+export function parseLabelsChange(input: unknown) {
+  return parse(labelsChangeInput, input);
+}
+
+/** Labels already normalised one by one, joined: without repeats, sorted, refused beyond the most an agent has. */
+export function checkedLabels(labels: readonly string[]): string[] {
+  const all = [...new Set(labels)].sort();
+  if (all.length > AGENT_LABELS_MAX)
+    throw new TeamStoreError('INVALID', `An agent has at most ${AGENT_LABELS_MAX} labels (${all.length} given).`, {
+      field: 'labels',
+    });
+  return all;
 }
 
 export function parseSigningSecret(input: unknown): string {

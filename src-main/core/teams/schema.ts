@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { hasUnsafeCharacters } from '../../../src-shared/terminal-text';
 import { DEFAULT_TUNNEL_PORT, LABEL_MAX_LENGTH } from '../../../src-shared/limits';
+import { normaliseAgentLabels } from '../../../src-shared/agent-labels';
 import { baseUrlSchema, storedUrlSchema } from '../url';
 import { agentIdSchema } from './agent-id';
 
@@ -21,6 +22,14 @@ const label = z
 const teamIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be letters, digits, _ or -');
 
 export const labelSchema = label;
+
+/** An agent's labels, normalised (src-shared/agent-labels.ts); a label that breaks the rule is named. */
+export const agentLabelsSchema = z.array(z.unknown()).transform((input, ctx) => {
+  const r = normaliseAgentLabels(input);
+  if (r.ok) return r.labels;
+  ctx.addIssue({ code: 'custom', message: r.problem });
+  return z.NEVER;
+});
 
 export const apiKeySchema = z
   .string()
@@ -78,6 +87,8 @@ const agentConfig = z.object({
   signingSecretRef: z.string().min(1).nullable().default(null),
   /** Polled at the fast interval all the time, so short drops are seen. */
   watchClosely: z.boolean().default(false),
+  /** Words to find the agent by (absent in configs written before labels: none). */
+  labels: agentLabelsSchema.default([]),
 });
 
 const teamConfig = z.object({

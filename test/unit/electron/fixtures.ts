@@ -22,6 +22,7 @@ export function agent(agentId: string, health: Health = 'connected', label = age
       checkedAt: NOW,
     },
     watchClosely: false,
+    labels: [],
   };
 }
 

@@ -38,6 +38,7 @@ export const agent = (
     ...over,
   },
   watchClosely: false,
+  labels: [],
 });
 
 export const appSettings = (over: Partial<AppSettingsDTO> = {}): AppSettingsDTO => ({

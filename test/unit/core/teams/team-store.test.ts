@@ -120,7 +120,7 @@ describe('teams', () => {
       baseUrl: 'https://api.example.test/base',
       keyHint: '…9f2c',
       allowInsecureHttp: false,
-      agents: [{ agentId: 'agent-1', label: 'Support' }],
+      agents: [{ agentId: 'agent-1', label: 'Support', labels: [] }],
     });
     expect(svc.created[0]?.client.getSession).toHaveBeenCalledWith('agent-1');
     expect(secrets.snapshot()).toEqual({ [apiKeyRef(team.id)]: KEY });
@@ -281,6 +281,7 @@ describe('agents', () => {
     expect(await a.addAgent('Ops', { agentId: 'agent-2', label: 'Sales' })).toEqual({
       agentId: 'agent-2',
       label: 'Sales',
+      labels: [],
     });
     const err = await expectCode(a.addAgent(t.id, { agentId: 'ghost' }), 'AGENT_NOT_FOUND');
     expect(err.message).toContain('ghost');
@@ -318,7 +319,7 @@ describe('agents', () => {
     await a.setSigningSecret(t.id, 'agent-2', 'whsec_two');
     await a.removeAgent(t.id, 'agent-2');
     expect(Object.keys(secrets.snapshot())).toEqual([apiKeyRef(t.id)]);
-    expect(a.findTeam(t.id)?.agents).toEqual([{ agentId: 'agent-1', label: 'agent-1' }]);
+    expect(a.findTeam(t.id)?.agents).toEqual([{ agentId: 'agent-1', label: 'agent-1', labels: [] }]);
     await expectCode(a.removeAgent(t.id, 'agent-2'), 'NOT_FOUND');
   });
 });

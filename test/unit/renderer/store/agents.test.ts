@@ -20,6 +20,7 @@ const agent = (agentId: string, health: AgentDTO['health']['health']): AgentDTO 
   label: agentId,
   health: { teamId: 't1', agentId, health, state: null, phone: null, needsScan: false, since: 0, checkedAt: null },
   watchClosely: false,
+  labels: [],
 });
 
 const flush = () => new Promise((r) => setTimeout(r, 0));

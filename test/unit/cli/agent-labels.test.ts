@@ -1,0 +1,127 @@
+// `agent add --labels`, `agent label` and `status --with-label` through a companion started for each command,
+// with a MemorySecretStore and a fake service.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MemorySecretStore } from '../../../src-main/core/secrets';
+import { runCli } from '../../helpers/cli';
+import { fakeClientFactory, saveTeam } from './fake-client';
+
+const KEY = 'team-key-0123456789abcdef';
+const connected = {
+  state: 'connected',
+  connected: true,
+  linked: true,
+  needsScan: false,
+  phone: '15550100001',
+  qr: null,
+};
+let dir: string;
+let store: MemorySecretStore;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'cc-agent-labels-'));
+  store = new MemorySecretStore();
+  await saveTeam(dir, store, { agents: ['a1', 'a2'], apiKey: KEY });
+  await saveTeam(dir, store, { label: 'Other', agents: ['b1'], apiKey: KEY });
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const config = async (): Promise<string> => readFile(join(dir, 'config.json'), 'utf8');
+
+describe('agent labels on the command line', () => {
+  it('agent add --labels (repeatable, comma lists) keeps them normalised; agent list shows them', async () => {
+    const { factory } = fakeClientFactory({ getSession: async () => connected });
+    const opts = { createClient: factory, secretStore: store, configDir: dir };
+    const add = await runCli(
+      ['agent', 'add', '--team', 'Demo', '--agent', 'a3', '--labels', 'Billing,eu', '--labels', 'vip', '--json'],
+      opts,
+    );
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.json()[0]).toMatchObject({ agentId: 'a3', labels: ['billing', 'eu', 'vip'] });
+    const human = await runCli(['agent', 'list', '--team', 'Demo'], opts);
+    expect(human.stdout).toBe('Demo/a1\nDemo/a2\nDemo/a3 [billing, eu, vip]\n');
+    const json = await runCli(['agent', 'list', '--json'], opts);
+    expect(json.json().map((a) => [a.agentId, a.labels])).toEqual([
+      ['a1', []],
+      ['a2', []],
+      ['a3', ['billing', 'eu', 'vip']],
+      ['b1', []],
+    ]);
+  });
+
+  it('agent label --add / --remove / --set changes the labels; --json is the AgentDTO', async () => {
+    const opts = { secretStore: store, configDir: dir };
+    const add = await runCli(
+      ['agent', 'label', '--team', 'Demo', '--agent', 'a1', '--add', 'EU', '--add', 'x,y'],
+      opts,
+    );
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stdout).toBe('Demo/a1: eu, x, y\n');
+    const rm1 = await runCli(
+      ['agent', 'label', '--team', 'Demo', '--agent', 'a1', '--remove', 'x', '--add', 'z', '--json'],
+      opts,
+    );
+    expect(rm1.json()[0]).toMatchObject({ teamId: expect.any(String), agentId: 'a1', labels: ['eu', 'y', 'z'] });
+    const set = await runCli(['agent', 'label', '--team', 'Demo', '--agent', 'a1', '--set', 'only'], opts);
+    expect(set.stdout).toBe('Demo/a1: only\n');
+    const clear = await runCli(['agent', 'label', '--team', 'Demo', '--agent', 'a1', '--set', ''], opts);
+    expect(clear.stdout).toBe('Demo/a1: no labels\n');
+    expect(JSON.parse(await config()).teams[0].agents[0].labels).toEqual([]);
+  });
+
+  it('a bad label → exit 2 naming it, nothing saved; no change asked → exit 2; an unknown agent → exit 1', async () => {
+    const opts = { secretStore: store, configDir: dir };
+    await runCli(['agent', 'label', '--team', 'Demo', '--agent', 'a1', '--add', 'keep'], opts);
+    const before = await config();
+    const bad = await runCli(['agent', 'label', '--team', 'Demo', '--agent', 'a1', '--add', 'ok,-bad'], opts);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('"-bad"');
+    expect(bad.stdout).toBe('');
+    const nothing = await runCli(['agent', 'label', '--team', 'Demo', '--agent', 'a1'], opts);
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toMatch(/--add, --remove or --set/);
+    const gone = await runCli(['agent', 'label', '--team', 'Demo', '--agent', 'zz', '--add', 'x'], opts);
+    expect(gone.code).toBe(1);
+    expect(await config()).toBe(before);
+  });
+
+  it('status --with-label: the agents with every label given, of one team or of every team; JSON carries labels', async () => {
+    const opts = { secretStore: store, configDir: dir };
+    await runCli(['agent', 'label', '--team', 'Demo', '--agent', 'a1', '--set', 'eu,billing'], opts);
+    await runCli(['agent', 'label', '--team', 'Demo', '--agent', 'a2', '--set', 'eu'], opts);
+    await runCli(['agent', 'label', '--team', 'Other', '--agent', 'b1', '--set', 'eu,billing'], opts);
+
+    const all = await runCli(['status', '--with-label', 'EU', '--json'], opts);
+    expect(all.code, all.stderr).toBe(0);
+    const value = all.json()[0];
+    expect(value.withLabels).toEqual(['eu']);
+    expect(value.agents.map((a: { agentId: string }) => a.agentId).sort()).toEqual(['a1', 'a2', 'b1']);
+    expect(value.agents.find((a: { agentId: string }) => a.agentId === 'a1')).toMatchObject({
+      teamId: expect.any(String),
+      labels: ['billing', 'eu'],
+    });
+
+    const both = await runCli(
+      ['status', '--team', 'Demo', '--with-label', 'eu', '--with-label', 'billing', '--json'],
+      opts,
+    );
+    expect(both.json()[0]).toMatchObject({ label: 'Demo', withLabels: ['billing', 'eu'] });
+    expect(both.json()[0].agents.map((a: { agentId: string }) => a.agentId)).toEqual(['a1']);
+
+    const human = await runCli(['status', '--with-label', 'billing'], opts);
+    expect(human.stdout).toMatch(/^labelled billing: 2 agents/);
+    expect(human.stdout).toContain('Demo/a1');
+    expect(human.stdout).toContain('Other/b1');
+
+    const team = await runCli(['status', '--team', 'Demo', '--json'], opts);
+    expect(team.json()[0].agents.map((a: { labels: string[] }) => a.labels)).toEqual([['billing', 'eu'], ['eu']]);
+
+    const bad = await runCli(['status', '--with-label', 'no/way'], opts);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('"no/way"');
+  });
+});
