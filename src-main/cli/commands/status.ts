@@ -2,6 +2,7 @@
 // With --team it is the companion's pairing.session (the session as the screens read it); given by --base-url and
 // a key from the environment, the service is asked directly. --team without --agent, for a team of several agents,
 // is the team's status: every agent's health as the companion's monitor last saw it (no call to the service per agent).
+// --with-label keeps the agents that have the label (every one given), of the team or, without --team, of every team.
 import type { Command } from 'commander';
 import type { AgentDTO, Health, SessionDTO } from '../../../src-shared/contract';
 import { HEALTH_SHORT } from '../../../src-shared/words';

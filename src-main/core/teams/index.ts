@@ -134,11 +134,7 @@ function toRecord(t: TeamConfig): TeamRecord {
     baseUrl: t.baseUrl,
     keyHint: t.keyHint,
     allowInsecureHttp: t.allowInsecureHttp,
-    agents: t.agents.map((a) => ({
-      agentId: a.agentId,
-      label: a.label,
-      ...(a.watchClosely ? { watchClosely: true } : {}),
-    })),
+    agents: t.agents.map(agentRecord),
   };
 }
 
@@ -353,7 +349,7 @@ export class TeamStore {
           return { ...t, agents: [...t.agents, next] };
         }),
       );
-      return { agentId: a.agentId, label: a.label };
+      return agentRecord(next);
     });
   }
 
