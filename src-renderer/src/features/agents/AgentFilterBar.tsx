@@ -3,6 +3,7 @@
 import { useId } from 'react';
 import { HEALTH_COUNT_ORDER } from '../../../../src-shared/words';
 import { HEALTH_SHORT } from '../../components/health';
+import { TeamSelect } from '../../components/TeamSelect';
 import { selectHealthCounts } from '../../store/agents';
 import { useApp } from '../../store/react';
 import { isFiltering, type AgentFilter } from './agent-filter';
@@ -51,18 +52,12 @@ export function AgentFilterBar({
       {teams.length > 1 && (
         <div className="filter">
           <label htmlFor={`${id}-team`}>Team</label>
-          <select
+          <TeamSelect
             id={`${id}-team`}
             value={filter.teamId}
-            onChange={(e) => onChange({ ...filter, teamId: e.target.value })}
-          >
-            <option value="">Every team</option>
-            {teams.map((t) => (
-              <option key={t.teamId} value={t.teamId}>
-                {t.label}
-              </option>
-            ))}
-          </select>
+            onChange={(teamId) => onChange({ ...filter, teamId })}
+            none="Every team"
+          />
         </div>
       )}
       <p className="filter-count muted" role="status">

@@ -6,6 +6,7 @@
 // each row follows its own agent in the store, so a poll renders one row again.
 import { lazy, Suspense, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { EmptyState } from '../../components/EmptyState';
+import { TeamSelect } from '../../components/TeamSelect';
 import { useNow } from '../../components/TimeAgo';
 import { agentHref } from '../../router/routes';
 import { selectHealthCounts } from '../../store/agents';
@@ -77,13 +78,7 @@ function AddAgentPanel({ onClose }: { onClose: () => void }) {
           {teams.length > 1 && (
             <div className="form">
               <label htmlFor={pickId}>Team</label>
-              <select id={pickId} value={team.teamId} onChange={(e) => setTeamId(e.target.value)}>
-                {teams.map((t) => (
-                  <option key={t.teamId} value={t.teamId}>
-                    {t.label}
-                  </option>
-                ))}
-              </select>
+              <TeamSelect id={pickId} value={team.teamId} onChange={setTeamId} none={null} />
             </div>
           )}
           <AddAgent team={team} onAdded={(agentId) => (window.location.hash = agentHref(team.teamId, agentId))} />

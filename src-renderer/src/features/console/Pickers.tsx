@@ -1,5 +1,6 @@
 // Team and agent pickers: labels as people named them, the agent's id in small print below.
 import { useId } from 'react';
+import { TeamSelect } from '../../components/TeamSelect';
 import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
 
@@ -24,14 +25,12 @@ export function Pickers({
     <div className="console-pickers">
       <div className="picker">
         <label htmlFor={ids.team}>Team</label>
-        <select id={ids.team} value={teamId} onChange={(e) => onTeam(e.target.value)}>
-          {(teams.length !== 1 || teamId === '') && <option value="">Choose a team</option>}
-          {teams.map((t) => (
-            <option key={t.teamId} value={t.teamId}>
-              {t.label}
-            </option>
-          ))}
-        </select>
+        <TeamSelect
+          id={ids.team}
+          value={teamId}
+          onChange={onTeam}
+          none={teams.length !== 1 || teamId === '' ? 'Choose a team' : null}
+        />
       </div>
       <div className="picker">
         <label htmlFor={ids.agent}>Agent</label>
