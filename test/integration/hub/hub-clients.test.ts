@@ -19,6 +19,7 @@ import { runCli, runCliUntil, type CliRun } from '../../helpers/cli';
 import { startHttpSink } from '../../helpers/http-sink';
 import { DEMO_KEY, startTestEmulator, state } from '../../helpers/emulator';
 import { startPostgres, type TestPostgres } from './postgres';
+import { addMember } from './support';
 
 const AGENT = 'agent-connected';
 
@@ -54,11 +55,8 @@ describe('clients of a hub', () => {
   let hubRun: Promise<CliRun>;
   const tokens: Record<string, string> = {};
 
-  const member = async (name: string, role: string): Promise<string> => {
-    const r = await runCli(['hub', 'member', 'add', name, '--role', role, '--json'], { env: { DATABASE_URL: db.url } });
-    expect(r.code, r.stderr).toBe(0);
-    return (tokens[name] = (r.json()[0] as { token: string }).token);
-  };
+  const member = async (name: string, role: string): Promise<string> =>
+    (tokens[name] = await addMember(db.url, name, role));
   /** A command of a teammate's laptop: its own (empty) config folder, the hub in the environment. */
   const client = (args: string[], token: string | undefined, env: Record<string, string> = {}) =>
     runCli(args, {

@@ -10,12 +10,11 @@ import { createParser } from 'eventsource-parser';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MessageContactsDTO, MessageUnreadDTO } from '../../../src-shared/contract';
-import { signDelivery } from '../../../src-main/core/signature';
 import type { Emulator } from '../../../src-main/emulator';
-import { runCli } from '../../helpers/cli';
 import { DEMO_KEY, startTestEmulator, waitFor } from '../../helpers/emulator';
-import { spawnCli, type Spawned } from '../../helpers/spawn-cli';
+import type { Spawned } from '../../helpers/spawn-cli';
 import { startPostgres, type TestPostgres } from './postgres';
+import { addMember, hubCall, inboundBody, postHook, startHubReplica, stopAll } from './support';
 
 const AGENT = 'agent-connected';
 const PHONE = '15550102000';
@@ -33,49 +32,17 @@ describe('the hub inbox', () => {
   let teamId: string;
   let secret: string;
 
-  const call = async <T = unknown>(origin: string, member: string, name: string, body: unknown = {}): Promise<T> => {
-    const res = await fetch(`${origin}/api/${name}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens[member]}` },
-      body: JSON.stringify(body),
-    });
-    const r = (await res.json()) as { ok: boolean; value?: T; error?: unknown };
-    if (!r.ok) throw new Error(`${name}: ${JSON.stringify(r.error)}`);
-    return r.value as T;
-  };
+  const call = <T = unknown>(origin: string, member: string, name: string, body: unknown = {}): Promise<T> =>
+    hubCall<T>(origin, tokens[member]!, name, body);
 
   const startReplica = async (name: string): Promise<string> => {
-    const p = spawnCli(
-      [
-        'hub',
-        '--json',
-        '--port',
-        '0',
-        '--public-url',
-        PUBLIC_URL,
-        '--config-dir',
-        path.join(dir, name, 'config'),
-        '--data-dir',
-        path.join(dir, name, 'data'),
-      ],
-      { DATABASE_URL: db.url, CHANNEL_HUB_SECRET_KEY: SECRET_KEY },
-    );
-    replicas.push(p);
-    return (await p.firstJsonLine(60_000)).origin as string;
+    const r = await startHubReplica({ databaseUrl: db.url, secretKey: SECRET_KEY, dir, name, publicUrl: PUBLIC_URL });
+    replicas.push(r.proc);
+    return r.origin;
   };
 
   const post = async (origin: string, messageId: string, text: string): Promise<number> => {
-    const body = JSON.stringify({
-      event: 'message.received',
-      from: PHONE,
-      message: { id: messageId, type: 'text', text, fromMe: false },
-      timestamp: 1_700_000_000,
-    });
-    const res = await fetch(`${origin}/hooks/${AGENT}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...signDelivery(secret, body, Math.floor(Date.now() / 1000)) },
-      body,
-    });
+    const res = await postHook(origin, AGENT, secret, inboundBody(messageId, text, PHONE));
     await res.arrayBuffer();
     return res.status;
   };
@@ -95,16 +62,8 @@ describe('the hub inbox', () => {
   beforeAll(async () => {
     [db, emu] = await Promise.all([startPostgres(), startTestEmulator()]);
     dir = await mkdtemp(path.join(tmpdir(), 'cc-hub-inbox-'));
-    for (const [name, role] of [
-      ['ada', 'admin'],
-      ['bob', 'developer'],
-    ]) {
-      const added = await runCli(['hub', 'member', 'add', name!, '--role', role!, '--json'], {
-        env: { DATABASE_URL: db.url },
-      });
-      expect(added.code, added.stderr).toBe(0);
-      tokens[name!] = (added.json()[0] as { token: string }).token;
-    }
+    tokens.ada = await addMember(db.url, 'ada', 'admin');
+    tokens.bob = await addMember(db.url, 'bob', 'developer');
     a = await startReplica('a');
     teamId = (
       await call<{ teamId: string }>(a, 'ada', 'teams.add', {
@@ -120,8 +79,7 @@ describe('the hub inbox', () => {
   }, 180_000);
 
   afterAll(async () => {
-    for (const p of replicas) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
-    await Promise.all(replicas.map((p) => p.exited));
+    await stopAll(replicas, 'SIGTERM');
     await Promise.allSettled([db?.stop(), emu?.close()]);
     if (dir) await rm(dir, { recursive: true, force: true });
   }, 60_000);

@@ -11,14 +11,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signDelivery } from '../../../src-main/core/signature';
 import type { Emulator } from '../../../src-main/emulator';
-import { runCli } from '../../helpers/cli';
 import { DEMO_KEY, startTestEmulator } from '../../helpers/emulator';
 import { startHttpSink, type HttpSink } from '../../helpers/http-sink';
-import { spawnCli, type Spawned } from '../../helpers/spawn-cli';
+import type { Spawned } from '../../helpers/spawn-cli';
 import { waitFor } from '../../helpers/wait';
 import { startPostgres, type TestPostgres } from './postgres';
+import { addMember, hubCall, inboundBody, postHook, sqlRows, startHubReplica, stopAll } from './support';
 
 const AGENT = 'agent-connected';
 const PUBLIC_URL = 'https://hub.example.test';
@@ -42,63 +41,19 @@ describe('hub deliveries', () => {
   let b: string;
   let bProcess: Spawned;
 
-  const sql = async <T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> => {
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    try {
-      return (await client.query<T>(text, values)).rows;
-    } finally {
-      await client.end();
-    }
-  };
-
-  const call = async <T = unknown>(origin: string, name: string, body: unknown = {}): Promise<T> => {
-    const res = await fetch(`${origin}/api/${name}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify(body),
-    });
-    const r = (await res.json()) as { ok: boolean; value?: T; error?: unknown };
-    if (!r.ok) throw new Error(`${name}: ${JSON.stringify(r.error)}`);
-    return r.value as T;
-  };
-
+  const sql = <T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> =>
+    sqlRows<T>(db.url, text, values);
+  const call = <T = unknown>(origin: string, name: string, body: unknown = {}): Promise<T> =>
+    hubCall<T>(origin, token, name, body);
   const startReplica = async (name: string): Promise<{ origin: string; process: Spawned }> => {
-    const p = spawnCli(
-      [
-        'hub',
-        '--json',
-        '--port',
-        '0',
-        '--public-url',
-        PUBLIC_URL,
-        '--config-dir',
-        path.join(dir, name, 'config'),
-        '--data-dir',
-        path.join(dir, name, 'data'),
-      ],
-      { DATABASE_URL: db.url, CHANNEL_HUB_SECRET_KEY: SECRET_KEY },
-    );
-    replicas.push(p);
-    const ready = await p.firstJsonLine(60_000);
-    return { origin: ready.origin as string, process: p };
+    const r = await startHubReplica({ databaseUrl: db.url, secretKey: SECRET_KEY, dir, name, publicUrl: PUBLIC_URL });
+    replicas.push(r.proc);
+    return { origin: r.origin, process: r.proc };
   };
 
   /** The service's delivery of one inbound message: the same body on every try, a fresh signature. */
-  const bodyOf = (messageId: string, text = `hello ${messageId}`): string =>
-    JSON.stringify({
-      event: 'message.received',
-      from: '15550102000',
-      message: { id: messageId, type: 'text', text, fromMe: false },
-      timestamp: 1_700_000_000,
-    });
   const post = async (origin: string, messageId: string, text?: string): Promise<Answer> => {
-    const body = bodyOf(messageId, text);
-    const res = await fetch(`${origin}/hooks/${AGENT}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...signDelivery(secret, body, Math.floor(Date.now() / 1000)) },
-      body,
-    });
+    const res = await postHook(origin, AGENT, secret, inboundBody(messageId, text));
     return {
       status: res.status,
       retryAfter: res.headers.get('retry-after'),
@@ -127,11 +82,7 @@ describe('hub deliveries', () => {
   beforeAll(async () => {
     [db, emu, sink] = await Promise.all([startPostgres(), startTestEmulator(), startHttpSink()]);
     dir = await mkdtemp(path.join(tmpdir(), 'cc-hub-ingest-'));
-    const added = await runCli(['hub', 'member', 'add', 'ada', '--role', 'admin', '--json'], {
-      env: { DATABASE_URL: db.url },
-    });
-    expect(added.code, added.stderr).toBe(0);
-    token = (added.json()[0] as { token: string }).token;
+    token = await addMember(db.url, 'ada', 'admin');
     a = (await startReplica('a')).origin;
     const team = await call<{ teamId: string }>(a, 'teams.add', {
       label: 'Support',
@@ -153,8 +104,7 @@ describe('hub deliveries', () => {
   }, 180_000);
 
   afterAll(async () => {
-    for (const p of replicas) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
-    await Promise.all(replicas.map((p) => p.exited));
+    await stopAll(replicas, 'SIGTERM');
     await Promise.allSettled([db?.stop(), emu?.close(), sink?.close()]);
     if (dir) await rm(dir, { recursive: true, force: true });
   }, 60_000);
@@ -182,12 +132,12 @@ describe('hub deliveries', () => {
     const detail = await call<{ id: string; rawBody: string; verdict: string }>(b, 'tunnel.delivery', {
       id: first.body.deliveryId,
     });
-    expect(detail).toMatchObject({ id: first.body.deliveryId, rawBody: bodyOf(id), verdict: 'verified' });
+    expect(detail).toMatchObject({ id: first.body.deliveryId, rawBody: inboundBody(id), verdict: 'verified' });
     const exported = await call<{ content: string }>(b, 'tunnel.export', {
       id: first.body.deliveryId,
       format: 'fixture',
     });
-    expect(JSON.parse(exported.content)).toMatchObject({ id: first.body.deliveryId, body: bodyOf(id) });
+    expect(JSON.parse(exported.content)).toMatchObject({ id: first.body.deliveryId, body: inboundBody(id) });
 
     // A replay from the other replica sends the stored bytes and records the member who asked for it.
     const replay = await call<{ status: number }>(b, 'tunnel.replay', {
@@ -196,7 +146,7 @@ describe('hub deliveries', () => {
       url: sink.url,
     });
     expect(replay.status).toBe(200);
-    expect(sink.requests.at(-1)?.body.toString('utf8')).toBe(bodyOf(id));
+    expect(sink.requests.at(-1)?.body.toString('utf8')).toBe(inboundBody(id));
     expect(
       await sql('select member from hub_delivery_replays where delivery_id = $1', [first.body.deliveryId]),
     ).toEqual([{ member: 'ada' }]);
@@ -210,7 +160,7 @@ describe('hub deliveries', () => {
     const withNul = await post(a, nul, 'a\u0000b');
     expect(withNul).toMatchObject({ status: 200, body: { ok: true } });
     const nulDetail = await call<{ rawBody: string }>(b, 'tunnel.delivery', { id: withNul.body.deliveryId });
-    expect(nulDetail.rawBody).toBe(bodyOf(nul, 'a\u0000b'));
+    expect(nulDetail.rawBody).toBe(inboundBody(nul, 'a\u0000b'));
     // The registration made in beforeAll is kept with its member and the hub's hook URL.
     expect(await sql('select member, url from hub_webhook_registrations')).toEqual([
       { member: 'ada', url: `${PUBLIC_URL}/hooks/${AGENT}` },

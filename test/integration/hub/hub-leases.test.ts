@@ -6,61 +6,21 @@
 // shows who made it on the other; SIGTERM drains (/readyz 503 at once, the leases given back).
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHubDatabase, type HubDatabase } from '../../../src-main/app/hub/database';
 import type { Emulator } from '../../../src-main/emulator';
 import type { IncidentDTO } from '../../../src-shared/contract';
-import { runCli } from '../../helpers/cli';
 import { control, startTestEmulator } from '../../helpers/emulator';
 import { startHttpSink, type HttpSink } from '../../helpers/http-sink';
-import { spawnCli, type Spawned } from '../../helpers/spawn-cli';
 import { waitFor } from '../../helpers/wait';
 import { startPostgres, type TestPostgres } from './postgres';
+import { addMember, hubCall, serviceProxy, startHubReplica, type HubReplica, type ServiceProxy } from './support';
 
 const INTERVAL_MS = 1_000;
 const API_KEY = 'hub-leases-test-key-0001';
 const AGENTS = ['a1', 'a2', 'a3', 'a4', 'a5', 'a6'];
-
-interface Replica {
-  proc: Spawned;
-  origin: string;
-  replica: string;
-}
-
-/** The service seen from outside: every session poll, per agent, with the time it arrived. */
-async function countingProxy(
-  target: string,
-): Promise<{ url: string; polls: Map<string, number[]>; close(): Promise<void> }> {
-  const polls = new Map<string, number[]>();
-  const to = new URL(target);
-  const server: Server = createServer((req, res) => {
-    const m = /\/([^/]+)\/whatsapp\/session$/.exec((req.url ?? '').split('?')[0] ?? '');
-    if (m && req.method === 'GET') polls.set(m[1]!, [...(polls.get(m[1]!) ?? []), Date.now()]);
-    const out = request(
-      { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      },
-    );
-    out.on('error', () => res.destroy());
-    req.pipe(out);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    polls,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
 
 /** The contract events a replica streams: name, payload and id (when it gives one). */
 function listen(
@@ -98,49 +58,29 @@ describe('hub replicas share the polling', () => {
   let pg: TestPostgres;
   let db: HubDatabase;
   let emu: Emulator;
-  let proxy: Awaited<ReturnType<typeof countingProxy>>;
+  let proxy: ServiceProxy;
   let alertmanager: HttpSink;
   let dir: string;
   const key = randomBytes(32).toString('base64');
   const tokens: Record<string, string> = {};
-  const replicas: Replica[] = [];
+  const replicas: HubReplica[] = [];
   const streams = new AbortController();
   let incidentId = '';
   let openedAt = 0;
 
-  const member = async (name: string, role: string): Promise<string> => {
-    const r = await runCli(['hub', 'member', 'add', name, '--role', role, '--json'], { env: { DATABASE_URL: pg.url } });
-    expect(r.code, r.stderr).toBe(0);
-    return (tokens[name] = (r.json()[0] as { token: string }).token);
-  };
-  const call = async <T = unknown>(origin: string, name: string, token: string, body: unknown = {}): Promise<T> => {
-    const res = await fetch(`${origin}/api/${name}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify(body),
+  const member = async (name: string, role: string): Promise<string> =>
+    (tokens[name] = await addMember(pg.url, name, role));
+  const call = <T = unknown>(origin: string, name: string, token: string, body: unknown = {}): Promise<T> =>
+    hubCall<T>(origin, token, name, body);
+  const startReplica = async (name: string): Promise<HubReplica> => {
+    const r = await startHubReplica({
+      databaseUrl: pg.url,
+      secretKey: key,
+      dir,
+      name,
+      pollSec: INTERVAL_MS / 1000,
+      args: ['--log-format', 'json'],
     });
-    const r = (await res.json()) as { ok: boolean; value?: T; error?: unknown };
-    if (!r.ok) throw new Error(`${name}: ${JSON.stringify(r.error)}`);
-    return r.value as T;
-  };
-  const startReplica = async (name: string): Promise<Replica> => {
-    const proc = spawnCli(
-      [
-        'hub',
-        '--json',
-        '--log-format',
-        'json',
-        '--poll-sec',
-        String(INTERVAL_MS / 1000),
-        '--config-dir',
-        path.join(dir, name),
-        '--data-dir',
-        path.join(dir, `${name}-data`),
-      ],
-      { DATABASE_URL: pg.url, CHANNEL_HUB_SECRET_KEY: key },
-    );
-    const ready = (await proc.firstJsonLine(60_000)) as { origin: string; replica: string };
-    const r = { proc, origin: ready.origin, replica: ready.replica };
     replicas.push(r);
     return r;
   };
@@ -184,7 +124,7 @@ describe('hub replicas share the polling', () => {
         ],
       },
     });
-    proxy = await countingProxy(emu.baseUrl);
+    proxy = await serviceProxy(emu.baseUrl);
     alertmanager = await startHttpSink();
     dir = await mkdtemp(path.join(tmpdir(), 'cc-hub-leases-'));
     await member('ada', 'admin');
@@ -256,7 +196,7 @@ describe('hub replicas share the polling', () => {
   }, 120_000);
 
   it('an agent that goes unlinked opens one incident and one alert across both replicas; any replica shows it', async () => {
-    const [a, b] = replicas as [Replica, Replica];
+    const [a, b] = replicas as [HubReplica, HubReplica];
     const events = [listen(a.origin, tokens.vic!, streams.signal), listen(b.origin, tokens.vic!, streams.signal)];
     // Each stream follows the events once it has told its cursor.
     await waitFor(() => events.every((e) => e.some((x) => x.name === 'cursor')), 10_000, 'both event streams open');
@@ -301,7 +241,7 @@ describe('hub replicas share the polling', () => {
   }, 60_000);
 
   it('an acknowledgement made through one replica shows who made it on the other', async () => {
-    const [a, b] = replicas as [Replica, Replica];
+    const [a, b] = replicas as [HubReplica, HubReplica];
     await call(b.origin, 'alerts.acknowledge', tokens.bob!, { incidentId });
     const acked = await waitFor(
       async () =>

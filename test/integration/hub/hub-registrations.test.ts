@@ -17,16 +17,15 @@ import type {
   TunnelStatusDTO,
   WebhookHistoryDTO,
 } from '../../../src-shared/contract';
-import { signDelivery } from '../../../src-main/core/signature';
 import { silentLogger } from '../../../src-main/core/ports';
 import { openHubDatabase } from '../../../src-main/app/hub/database';
 import { hubRegistrations } from '../../../src-main/app/hub/registrations';
 import type { Emulator } from '../../../src-main/emulator';
-import { runCli } from '../../helpers/cli';
 import { DEMO_KEY, startTestEmulator } from '../../helpers/emulator';
-import { spawnCli, type Spawned } from '../../helpers/spawn-cli';
+import type { Spawned } from '../../helpers/spawn-cli';
 import { waitFor } from '../../helpers/wait';
 import { startPostgres, type TestPostgres } from './postgres';
+import { addMember, hubCall, inboundBody, postHook, startHubReplica, stopAll } from './support';
 
 const AGENT = 'agent-connected';
 const PUBLIC_URL = 'https://hub.example.test';
@@ -44,46 +43,19 @@ describe('hub registrations and inbox across replicas', () => {
   let a: string;
   let b: { origin: string; process: Spawned };
 
-  const call = async <T = unknown>(origin: string, name: string, body: unknown = {}): Promise<T> => {
-    const res = await fetch(`${origin}/api/${name}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify(body),
-    });
-    const r = (await res.json()) as { ok: boolean; value?: T; error?: unknown };
-    if (!r.ok) throw new Error(`${name}: ${JSON.stringify(r.error)}`);
-    return r.value as T;
-  };
+  const call = <T = unknown>(origin: string, name: string, body: unknown = {}): Promise<T> =>
+    hubCall<T>(origin, token, name, body);
 
   const startReplica = async (name: string): Promise<{ origin: string; process: Spawned }> => {
-    const p = spawnCli(
-      [
-        'hub',
-        '--json',
-        '--port',
-        '0',
-        '--public-url',
-        PUBLIC_URL,
-        '--config-dir',
-        path.join(dir, name, 'config'),
-        '--data-dir',
-        path.join(dir, name, 'data'),
-      ],
-      { DATABASE_URL: db.url, CHANNEL_HUB_SECRET_KEY: SECRET_KEY },
-    );
-    replicas.push(p);
-    const ready = await p.firstJsonLine(60_000);
-    return { origin: ready.origin as string, process: p };
+    const r = await startHubReplica({ databaseUrl: db.url, secretKey: SECRET_KEY, dir, name, publicUrl: PUBLIC_URL });
+    replicas.push(r.proc);
+    return { origin: r.origin, process: r.proc };
   };
 
   beforeAll(async () => {
     [db, emu] = await Promise.all([startPostgres(), startTestEmulator()]);
     dir = await mkdtemp(path.join(tmpdir(), 'cc-hub-registrations-'));
-    const added = await runCli(['hub', 'member', 'add', 'ada', '--role', 'admin', '--json'], {
-      env: { DATABASE_URL: db.url },
-    });
-    expect(added.code, added.stderr).toBe(0);
-    token = (added.json()[0] as { token: string }).token;
+    token = await addMember(db.url, 'ada', 'admin');
     [a, b] = await Promise.all([startReplica('a').then((r) => r.origin), startReplica('b')]);
     teamId = (
       await call<{ teamId: string }>(a, 'teams.add', {
@@ -96,8 +68,7 @@ describe('hub registrations and inbox across replicas', () => {
   }, 180_000);
 
   afterAll(async () => {
-    for (const p of replicas) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
-    await Promise.all(replicas.map((p) => p.exited));
+    await stopAll(replicas, 'SIGTERM');
     await Promise.allSettled([db?.stop(), emu?.close()]);
     if (dir) await rm(dir, { recursive: true, force: true });
   }, 60_000);
@@ -165,23 +136,14 @@ describe('hub registrations and inbox across replicas', () => {
   it('a delivery committed by a replica killed before its inbox write reaches the inbox', async () => {
     const secret = (await call<{ secret: string }>(a, 'webhook.revealSecret', { teamId, agentId: AGENT })).secret;
     const messageId = `wamid.${randomUUID()}`;
-    const body = JSON.stringify({
-      event: 'message.received',
-      from: FROM,
-      message: { id: messageId, type: 'text', text: `hello ${messageId}`, fromMe: false },
-      timestamp: 1_700_000_000,
-    });
+    const body = inboundBody(messageId, `hello ${messageId}`, FROM);
     // Inserts into the inbox wait while this transaction holds the table (reads go on).
     const lock = new pg.Client({ connectionString: db.url });
     await lock.connect();
     try {
       await lock.query('begin');
       await lock.query('lock table hub_messages in share mode');
-      const res = await fetch(`${b.origin}/hooks/${AGENT}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...signDelivery(secret, body, Math.floor(Date.now() / 1000)) },
-        body,
-      });
+      const res = await postHook(b.origin, AGENT, secret, body);
       expect(res.status).toBe(200);
       // Replica B's inbox write has begun and waits on the lock: B dies there.
       await waitFor(

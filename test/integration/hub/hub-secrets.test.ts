@@ -19,6 +19,7 @@ import { DEMO_KEY, startTestEmulator } from '../../helpers/emulator';
 import { waitFor } from '../../helpers/wait';
 import { fakeService } from '../../unit/core/teams/fakes';
 import { startPostgres, type TestPostgres } from './postgres';
+import { addMember } from './support';
 
 const SECRET = 'whsec_the-agents-signing-secret-0123456789';
 
@@ -193,13 +194,7 @@ describe('hub secrets and shared teams', () => {
       if (!o.startsWith('http')) throw new Error(o);
       return { origin: o, done, stop };
     };
-    const token = async (name: string, role: string): Promise<string> => {
-      const r = await runCli(['hub', 'member', 'add', name, '--role', role, '--json'], {
-        env: { DATABASE_URL: server.url },
-      });
-      expect(r.code, r.stderr).toBe(0);
-      return (r.json()[0] as { token: string }).token;
-    };
+    const token = (name: string, role: string): Promise<string> => addMember(server.url, name, role);
     const call = async (origin: string, name: string, bearer: string, body: unknown = {}) => {
       const res = await fetch(`${origin}/api/${name}`, {
         method: 'POST',

@@ -5,116 +5,53 @@
 // other continues the open incident (same id).
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHubDatabase, type HubDatabase } from '../../../src-main/app/hub/database';
 import type { Emulator } from '../../../src-main/emulator';
 import type { IncidentDTO } from '../../../src-shared/contract';
-import { runCli } from '../../helpers/cli';
 import { startTestEmulator } from '../../helpers/emulator';
 import { startHttpSink, type HttpSink } from '../../helpers/http-sink';
-import { spawnCli, type Spawned } from '../../helpers/spawn-cli';
 import { waitFor } from '../../helpers/wait';
 import { startPostgres, type TestPostgres } from './postgres';
+import {
+  addMember,
+  alive,
+  hubCall,
+  serviceProxy,
+  startHubReplica,
+  stopAll,
+  type HubReplica,
+  type ServiceProxy,
+} from './support';
 
 const INTERVAL_MS = 1_000;
 const API_KEY = 'hub-team-incidents-key-01';
 const AGENTS = ['t1', 't2', 't3', 't4'];
 
-interface Replica {
-  proc: Spawned;
-  origin: string;
-  replica: string;
-}
-
-type Mode = 'pass' | 'reject' | 'down';
-
-/** The service as the replicas reach it: passed through, every call refused (401), or no answer at all. */
-async function faultyProxy(target: string): Promise<{ url: string; mode: Mode; close(): Promise<void> }> {
-  const to = new URL(target);
-  const state = { mode: 'pass' as Mode };
-  const server: Server = createServer((req, res) => {
-    if (state.mode === 'down') return void req.socket.destroy();
-    if (state.mode === 'reject') {
-      res.writeHead(401, { 'content-type': 'application/json' });
-      return void res.end(JSON.stringify({ error: { code: 'unauthorized', message: 'invalid API key' } }));
-    }
-    const out = request(
-      { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      },
-    );
-    out.on('error', () => res.destroy());
-    req.pipe(out);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    get mode() {
-      return state.mode;
-    },
-    set mode(m: Mode) {
-      state.mode = m;
-    },
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
-
 describe('team-wide incidents across hub replicas', () => {
   let pg: TestPostgres;
   let db: HubDatabase;
   let emu: Emulator;
-  let proxy: Awaited<ReturnType<typeof faultyProxy>>;
+  let proxy: ServiceProxy;
   let alertmanager: HttpSink;
   let dir: string;
   const key = randomBytes(32).toString('base64');
   const tokens: Record<string, string> = {};
-  const replicas: Replica[] = [];
+  const replicas: HubReplica[] = [];
 
   const member = async (name: string, role: string): Promise<void> => {
-    const r = await runCli(['hub', 'member', 'add', name, '--role', role, '--json'], { env: { DATABASE_URL: pg.url } });
-    expect(r.code, r.stderr).toBe(0);
-    tokens[name] = (r.json()[0] as { token: string }).token;
+    tokens[name] = await addMember(pg.url, name, role);
   };
-  const call = async <T = unknown>(origin: string, name: string, token: string, body: unknown = {}): Promise<T> => {
-    const res = await fetch(`${origin}/api/${name}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify(body),
-    });
-    const r = (await res.json()) as { ok: boolean; value?: T; error?: unknown };
-    if (!r.ok) throw new Error(`${name}: ${JSON.stringify(r.error)}`);
-    return r.value as T;
-  };
-  const startReplica = async (name: string): Promise<Replica> => {
-    const proc = spawnCli(
-      [
-        'hub',
-        '--json',
-        '--poll-sec',
-        String(INTERVAL_MS / 1000),
-        '--config-dir',
-        path.join(dir, name),
-        '--data-dir',
-        path.join(dir, `${name}-data`),
-      ],
-      { DATABASE_URL: pg.url, CHANNEL_HUB_SECRET_KEY: key },
-    );
-    const ready = (await proc.firstJsonLine(60_000)) as { origin: string; replica: string };
-    const r = { proc, origin: ready.origin, replica: ready.replica };
+  const call = <T = unknown>(origin: string, name: string, token: string, body: unknown = {}): Promise<T> =>
+    hubCall<T>(origin, token, name, body);
+  const startReplica = async (name: string): Promise<HubReplica> => {
+    const r = await startHubReplica({ databaseUrl: pg.url, secretKey: key, dir, name, pollSec: INTERVAL_MS / 1000 });
     replicas.push(r);
     return r;
   };
-  const live = () => replicas.filter((r) => r.proc.child.exitCode === null && r.proc.child.signalCode === null);
+  const live = () => replicas.filter((r) => alive(r.proc));
   /** The team-wide incidents of a kind in Postgres (every replica's). */
   const teamWideRows = (kind: string) =>
     db
@@ -160,7 +97,7 @@ describe('team-wide incidents across hub replicas', () => {
         ],
       },
     });
-    proxy = await faultyProxy(emu.baseUrl);
+    proxy = await serviceProxy(emu.baseUrl);
     alertmanager = await startHttpSink();
     dir = await mkdtemp(path.join(tmpdir(), 'cc-hub-team-'));
     await member('ada', 'admin');
@@ -196,8 +133,7 @@ describe('team-wide incidents across hub replicas', () => {
   }, 120_000);
 
   afterAll(async () => {
-    for (const r of live()) r.proc.child.kill('SIGKILL');
-    await Promise.all(replicas.map((r) => r.proc.exited));
+    await stopAll(replicas.map((r) => r.proc));
     await db?.destroy();
     await proxy?.close();
     await alertmanager?.close();
@@ -273,7 +209,7 @@ describe('team-wide incidents across hub replicas', () => {
         .map((h) => h.agentId),
     );
     expect([...rejected].sort()).toEqual(AGENTS);
-    const [a, b] = live() as [Replica, Replica];
+    const [a, b] = live() as [HubReplica, HubReplica];
     for (const agentId of AGENTS) {
       const args = { teamId: 'Support', agentId };
       const [ha, hb] = await Promise.all(

@@ -10,8 +10,6 @@
 // removed member's token is refused at once (401), and no API key or signing secret reaches a member.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -24,6 +22,17 @@ import { spawnCli, type Spawned } from '../../helpers/spawn-cli';
 import { waitFor } from '../../helpers/wait';
 import { startBalancer, type TestBalancer } from './balancer';
 import { startPostgres, type TestPostgres } from './postgres';
+import {
+  addMember,
+  alive,
+  hubCall,
+  serviceProxy,
+  sqlRows,
+  startHubReplica,
+  stopAll,
+  type HubReplica,
+  type ServiceProxy,
+} from './support';
 
 const INTERVAL_MS = 1_000;
 const API_KEY = 'two-replicas-test-key-0001';
@@ -32,13 +41,6 @@ const AGENTS = ['a1', 'a2'];
 const LABEL = 'Support';
 const CONTACT = '+15550102000';
 
-interface Replica {
-  name: string;
-  proc: Spawned;
-  origin: string;
-  replica: string;
-}
-
 interface EmulatorDelivery {
   agentId: string;
   messageId: string;
@@ -46,47 +48,14 @@ interface EmulatorDelivery {
   attempts: Array<{ status: number | null }>;
 }
 
-/** The service seen from outside: every session poll, per agent, with the time it arrived. */
-async function countingProxy(
-  target: string,
-): Promise<{ url: string; polls: Map<string, number[]>; close(): Promise<void> }> {
-  const polls = new Map<string, number[]>();
-  const to = new URL(target);
-  const server: Server = createServer((req, res) => {
-    const m = /\/([^/]+)\/whatsapp\/session$/.exec((req.url ?? '').split('?')[0] ?? '');
-    if (m && req.method === 'GET') polls.set(m[1]!, [...(polls.get(m[1]!) ?? []), Date.now()]);
-    const out = request(
-      { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      },
-    );
-    out.on('error', () => res.destroy());
-    req.pipe(out);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    polls,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
-
-const alive = (p: Spawned): boolean => p.child.exitCode === null && p.child.signalCode === null;
-
 describe('the team hub: two replicas behind a balancer, driven through the command line', () => {
   let db: TestPostgres;
   let emu: Emulator;
-  let proxy: Awaited<ReturnType<typeof countingProxy>>;
+  let proxy: ServiceProxy;
   let alertmanager: HttpSink;
   let lb: TestBalancer;
   let dir: string;
-  const replicas: Replica[] = [];
+  const replicas: HubReplica[] = [];
   const tokens: Record<string, string> = {};
   /** Every command a member ran (its output is member-facing). */
   const memberRuns: CliRun[] = [];
@@ -94,20 +63,10 @@ describe('the team hub: two replicas behind a balancer, driven through the comma
   /** The message ids the service sent, per agent, in the order it sent them. */
   const sent = new Map<string, string[]>(AGENTS.map((a) => [a, []]));
 
-  const sql = async <T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> => {
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    try {
-      return (await client.query<T>(text, values)).rows;
-    } finally {
-      await client.end();
-    }
-  };
-  const member = async (name: string, role: string): Promise<string> => {
-    const r = await runCli(['hub', 'member', 'add', name, '--role', role, '--json'], { env: { DATABASE_URL: db.url } });
-    expect(r.code, r.stderr).toBe(0);
-    return (tokens[name] = (r.json()[0] as { token: string }).token);
-  };
+  const sql = <T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> =>
+    sqlRows<T>(db.url, text, values);
+  const member = async (name: string, role: string): Promise<string> =>
+    (tokens[name] = await addMember(db.url, name, role));
   /** A command on a member's laptop: its own empty config folder, the hub (the balancer) in the environment. */
   const cli = async (who: string, args: string[], env: Record<string, string> = {}): Promise<CliRun> => {
     const r = await runCli(args, {
@@ -118,36 +77,18 @@ describe('the team hub: two replicas behind a balancer, driven through the comma
     return r;
   };
   /** The contract over HTTP through the balancer, as a member. */
-  const call = async <T = unknown>(who: string, name: string, body: unknown = {}): Promise<T> => {
-    const res = await fetch(`${lb.origin}/api/${name}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens[who]}` },
-      body: JSON.stringify(body),
+  const call = <T = unknown>(who: string, name: string, body: unknown = {}): Promise<T> =>
+    hubCall<T>(lb.origin, tokens[who]!, name, body);
+  const startReplica = async (name: string): Promise<HubReplica> => {
+    const r = await startHubReplica({
+      databaseUrl: db.url,
+      secretKey: SECRET_KEY,
+      dir,
+      name,
+      publicUrl: lb.origin,
+      pollSec: INTERVAL_MS / 1000,
+      readyMs: 90_000,
     });
-    const r = (await res.json()) as { ok: boolean; value?: T; error?: unknown };
-    if (!r.ok) throw new Error(`${name}: ${res.status} ${JSON.stringify(r.error)}`);
-    return r.value as T;
-  };
-  const startReplica = async (name: string): Promise<Replica> => {
-    const proc = spawnCli(
-      [
-        'hub',
-        '--json',
-        '--port',
-        '0',
-        '--public-url',
-        lb.origin,
-        '--poll-sec',
-        String(INTERVAL_MS / 1000),
-        '--config-dir',
-        path.join(dir, name, 'config'),
-        '--data-dir',
-        path.join(dir, name, 'data'),
-      ],
-      { DATABASE_URL: db.url, CHANNEL_HUB_SECRET_KEY: SECRET_KEY },
-    );
-    const ready = (await proc.firstJsonLine(90_000)) as { origin: string; replica: string };
-    const r = { name, proc, origin: ready.origin, replica: ready.replica };
     replicas.push(r);
     return r;
   };
@@ -204,7 +145,7 @@ describe('the team hub: two replicas behind a balancer, driven through the comma
       }),
       startHttpSink(),
     ]);
-    proxy = await countingProxy(emu.baseUrl);
+    proxy = await serviceProxy(emu.baseUrl);
     dir = await mkdtemp(path.join(tmpdir(), 'cc-hub-two-'));
     await member('ada', 'admin');
     await member('dev1', 'developer');
@@ -218,10 +159,14 @@ describe('the team hub: two replicas behind a balancer, driven through the comma
   }, 180_000);
 
   afterAll(async () => {
-    for (const l of listens) if (alive(l.proc)) l.proc.child.kill('SIGTERM');
-    await Promise.all(listens.map((l) => l.proc.exited));
-    for (const r of replicas) if (alive(r.proc)) r.proc.child.kill('SIGTERM');
-    await Promise.all(replicas.map((r) => r.proc.exited));
+    await stopAll(
+      listens.map((l) => l.proc),
+      'SIGTERM',
+    );
+    await stopAll(
+      replicas.map((r) => r.proc),
+      'SIGTERM',
+    );
     await Promise.allSettled([
       lb?.close(),
       proxy?.close(),
@@ -316,7 +261,7 @@ describe('the team hub: two replicas behind a balancer, driven through the comma
   }, 90_000);
 
   it('each agent is polled once per interval by the two replicas together', async () => {
-    const [a, b] = replicas as [Replica, Replica];
+    const [a, b] = replicas as [HubReplica, HubReplica];
     await waitFor(
       async () => {
         const by = await leases();
@@ -338,7 +283,7 @@ describe('the team hub: two replicas behind a balancer, driven through the comma
   }, 60_000);
 
   it('deliveries spread over both replicas; one SIGKILLed mid-stream, then Postgres halted and resumed: nothing acknowledged lost, every listener gets each once, in order', async () => {
-    const [a, b] = replicas as [Replica, Replica];
+    const [a, b] = replicas as [HubReplica, HubReplica];
     const total = 60;
     const deliveredCount = async () => (await deliveries()).filter((d) => d.status === 'delivered').length;
     let killedAt = 0;
@@ -426,7 +371,7 @@ describe('the team hub: two replicas behind a balancer, driven through the comma
     // A second replica again, so two are up when the agent goes unlinked.
     const c = await startReplica('c');
     lb.add(c.origin);
-    const [a] = replicas as [Replica];
+    const [a] = replicas as [HubReplica];
     await waitFor(
       async () => {
         const by = await leases();
@@ -519,7 +464,7 @@ describe('the team hub: two replicas behind a balancer, driven through the comma
   }, 60_000);
 
   it('no API key or signing secret in anything a member was told, printed or logged', async () => {
-    const [a] = replicas as [Replica];
+    const [a] = replicas as [HubReplica];
     // The signing secrets, asked of a replica directly (an admin's reveal; not through the members' balancer).
     const secrets: string[] = [];
     for (const agentId of AGENTS) {

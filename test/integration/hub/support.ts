@@ -1,0 +1,187 @@
+// What the hub's integration tests share: a replica as a real process, a member and their token, the contract
+// over HTTP as a member, a signed delivery to a replica's /hooks, SQL on the test's Postgres, and the service
+// behind a proxy that counts its polls (and can refuse or drop every call).
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import pg from 'pg';
+import { expect } from 'vitest';
+import { signDelivery } from '../../../src-main/core/signature';
+import { runCli } from '../../helpers/cli';
+import { spawnCli, type Spawned } from '../../helpers/spawn-cli';
+
+export interface HubReplica {
+  name: string;
+  proc: Spawned;
+  origin: string;
+  /** The replica's id (its ready line's `replica`: host, process id and a tag). */
+  replica: string;
+}
+
+export interface ReplicaOptions {
+  databaseUrl: string;
+  secretKey: string;
+  /** The test's folder: the replica's folders are `<dir>/<name>/config` and `<dir>/<name>/data`. */
+  dir: string;
+  name: string;
+  publicUrl?: string;
+  pollSec?: number;
+  /** More arguments after those. */
+  args?: readonly string[];
+  env?: Record<string, string>;
+  /** How long its ready line may take (default 60 s). */
+  readyMs?: number;
+}
+
+/** Starts `hub --json` as a process on a free port and waits for its ready line. */
+export async function startHubReplica(o: ReplicaOptions): Promise<HubReplica> {
+  const proc = spawnCli(
+    [
+      'hub',
+      '--json',
+      '--port',
+      '0',
+      ...(o.publicUrl ? ['--public-url', o.publicUrl] : []),
+      ...(o.pollSec !== undefined ? ['--poll-sec', String(o.pollSec)] : []),
+      '--config-dir',
+      path.join(o.dir, o.name, 'config'),
+      '--data-dir',
+      path.join(o.dir, o.name, 'data'),
+      ...(o.args ?? []),
+    ],
+    { DATABASE_URL: o.databaseUrl, CHANNEL_HUB_SECRET_KEY: o.secretKey, ...o.env },
+  );
+  try {
+    const ready = (await proc.firstJsonLine(o.readyMs ?? 60_000)) as { origin: string; replica: string };
+    return { name: o.name, proc, origin: ready.origin, replica: ready.replica };
+  } catch (e) {
+    if (alive(proc)) proc.child.kill('SIGKILL');
+    throw e;
+  }
+}
+
+/** Whether a spawned process still runs. */
+export const alive = (p: Spawned): boolean => p.child.exitCode === null && p.child.signalCode === null;
+
+/** Stops the processes still running (SIGTERM drains, SIGKILL does not) and waits for every one to exit. */
+export async function stopAll(procs: readonly Spawned[], signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+  for (const p of procs) if (alive(p)) p.child.kill(signal);
+  await Promise.all(procs.map((p) => p.exited));
+}
+
+/** `hub member add NAME --role ROLE`: the member's token. */
+export async function addMember(databaseUrl: string, name: string, role: string): Promise<string> {
+  const r = await runCli(['hub', 'member', 'add', name, '--role', role, '--json'], {
+    env: { DATABASE_URL: databaseUrl },
+  });
+  expect(r.code, r.stderr).toBe(0);
+  return (r.json()[0] as { token: string }).token;
+}
+
+/** A contract request over HTTP as a member: its value, or an error naming the request, the status and the error. */
+export async function hubCall<T = unknown>(
+  origin: string,
+  token: string,
+  name: string,
+  body: unknown = {},
+): Promise<T> {
+  const res = await fetch(`${origin}/api/${name}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
+  const r = (await res.json()) as { ok: boolean; value?: T; error?: unknown };
+  if (!r.ok) throw new Error(`${name}: ${res.status} ${JSON.stringify(r.error)}`);
+  return r.value as T;
+}
+
+/** The body of the service's delivery of one inbound text message. */
+export const inboundBody = (messageId: string, text = `hello ${messageId}`, from = '15550102000'): string =>
+  JSON.stringify({
+    event: 'message.received',
+    from,
+    message: { id: messageId, type: 'text', text, fromMe: false },
+    timestamp: 1_700_000_000,
+  });
+
+/** Posts a body to a replica's `/hooks/<agent>`, signed with `secret` as the service signs (now, unless `at`). */
+export function postHook(
+  origin: string,
+  agentId: string,
+  secret: string,
+  body: string,
+  at = Math.floor(Date.now() / 1000),
+): Promise<Response> {
+  return fetch(`${origin}/hooks/${agentId}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...signDelivery(secret, body, at) },
+    body,
+  });
+}
+
+/** One statement on its own connection: its rows. */
+export async function sqlRows<T extends pg.QueryResultRow>(
+  databaseUrl: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<T[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+export type ProxyMode = 'pass' | 'reject' | 'down';
+
+export interface ServiceProxy {
+  url: string;
+  /** Every session poll that reached it, per agent, with the time it arrived. */
+  polls: Map<string, number[]>;
+  /** Passed through (the default), every call refused (401), or no answer at all. */
+  mode: ProxyMode;
+  close(): Promise<void>;
+}
+
+/** The service as the replicas reach it, seen from outside. */
+export async function serviceProxy(target: string): Promise<ServiceProxy> {
+  const polls = new Map<string, number[]>();
+  const to = new URL(target);
+  const state = { mode: 'pass' as ProxyMode };
+  const server: Server = createServer((req, res) => {
+    if (state.mode === 'down') return void req.socket.destroy();
+    const m = /\/([^/]+)\/whatsapp\/session$/.exec((req.url ?? '').split('?')[0] ?? '');
+    if (m && req.method === 'GET') polls.set(m[1]!, [...(polls.get(m[1]!) ?? []), Date.now()]);
+    if (state.mode === 'reject') {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      return void res.end(JSON.stringify({ error: { code: 'unauthorized', message: 'invalid API key' } }));
+    }
+    const out = request(
+      { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    polls,
+    get mode() {
+      return state.mode;
+    },
+    set mode(m: ProxyMode) {
+      state.mode = m;
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
