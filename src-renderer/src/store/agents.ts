@@ -78,6 +78,12 @@ export interface AgentsSlice {
   removeAgent(teamId: string, agentId: string): Promise<ErrorDTO | null>;
   /** Polls the agent at the fast interval all the time (on) or at the poll interval (off). */
   setWatchClosely(teamId: string, agentId: string, on: boolean): Promise<ErrorDTO | null>;
+  /** Changes the agent's labels (`add`, `remove`); the list's filters see them at once. */
+  setAgentLabels(
+    teamId: string,
+    agentId: string,
+    change: { add?: string[]; remove?: string[] },
+  ): Promise<ErrorDTO | null>;
   startDemo(): Promise<ErrorDTO | null>;
 }
 
@@ -241,6 +247,21 @@ export const agentsSlice: Slice<AgentsSlice, { refresh(): Promise<void> }> = ({ 
       set((s) =>
         s.agents[key]
           ? { agents: { ...s.agents, [key]: { ...s.agents[key], watchClosely: r.value.watchClosely } } }
+          : {},
+      );
+      return null;
+    },
+    setAgentLabels: async (teamId, agentId, change) => {
+      const r = await api['agents.setLabels']({ teamId, agentId, ...change });
+      if (!r.ok) return r.error;
+      const key = agentKey(teamId, agentId);
+      // A new record and order: the label counts and the filters are worked out again (health stays the newest).
+      set((s) =>
+        s.agents[key]
+          ? {
+              agents: { ...s.agents, [key]: { ...s.agents[key], labels: r.value.labels } },
+              agentOrder: [...s.agentOrder],
+            }
           : {},
       );
       return null;

@@ -1,12 +1,13 @@
 // The filters over the agents list, in one row: words to find, a health (each with how many agents
-// have it), and a team (when there are several); how many agents they leave, while any is set.
-import { useId } from 'react';
+// have it), a team (when there are several) and a label (when any agent has one); how many agents they
+// leave, while any is set.
+import { useId, useMemo } from 'react';
 import { HEALTH_COUNT_ORDER } from '../../../../src-shared/words';
 import { HEALTH_SHORT } from '../../components/health';
 import { TeamSelect } from '../../components/TeamSelect';
 import { selectHealthCounts } from '../../store/agents';
 import { useApp } from '../../store/react';
-import { isFiltering, type AgentFilter } from './agent-filter';
+import { isFiltering, labelCounts, type AgentFilter } from './agent-filter';
 
 export function AgentFilterBar({
   filter,
@@ -21,6 +22,7 @@ export function AgentFilterBar({
 }) {
   const teams = useApp((s) => s.teams);
   const counts = useApp(selectHealthCounts);
+  const labels = useApp(useMemo(labelCounts, []));
   const id = useId();
   return (
     <div className="filter-bar">
@@ -58,6 +60,26 @@ export function AgentFilterBar({
             onChange={(teamId) => onChange({ ...filter, teamId })}
             none="Every team"
           />
+        </div>
+      )}
+      {(labels.length > 0 || filter.label !== '') && (
+        <div className="filter">
+          <label htmlFor={`${id}-label`}>Label</label>
+          <select
+            id={`${id}-label`}
+            value={filter.label}
+            onChange={(e) => onChange({ ...filter, label: e.target.value })}
+          >
+            <option value="">Any label</option>
+            {filter.label !== '' && !labels.some(([l]) => l === filter.label) && (
+              <option value={filter.label}>{filter.label} (0)</option>
+            )}
+            {labels.map(([l, n]) => (
+              <option key={l} value={l}>
+                {l} ({n})
+              </option>
+            ))}
+          </select>
         </div>
       )}
       <p className="filter-count muted" role="status">

@@ -17,6 +17,7 @@ import { Availability } from './Availability';
 import { Timeline } from './Timeline';
 import { WatchClosely } from './WatchClosely';
 import { AgentMessages } from './AgentMessages';
+import { AgentLabelsEditor } from './AgentLabels';
 
 const yesNo = (b: boolean) => (b ? 'true' : 'false');
 
@@ -119,6 +120,7 @@ function AgentBody({ agent }: { agent: AgentDTO }) {
           <WatchClosely agent={agent} />
         </section>
         <AgentMessages agent={agent} />
+        <AgentLabelsEditor agent={agent} />
       </div>
       {linked && phone && (
         <section className="card" aria-labelledby="wame-title">

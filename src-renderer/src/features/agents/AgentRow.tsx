@@ -10,6 +10,7 @@ import { Since, TimeAgo } from '../../components/TimeAgo';
 import { agentHref, consoleHref, messagesHref } from '../../router/routes';
 import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
+import { LabelChips } from './AgentLabels';
 
 /** What a list of rows is handed: the agents' keys in order, and what every row shows alike. */
 export interface RowsProps {
@@ -103,6 +104,7 @@ export const AgentRow = memo(function AgentRow({
             {agent.label}
           </a>{' '}
           {agent.label !== agent.agentId && <code className="agent-id">{agent.agentId}</code>}{' '}
+          <LabelChips labels={agent.labels} />{' '}
           <UnreadLink teamId={agent.teamId} agentId={agent.agentId} label={agent.label} />
         </p>
         <p className="agent-facts muted">
