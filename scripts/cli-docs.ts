@@ -124,12 +124,22 @@ const NOTES: Record<string, string> = {
   'team add':
     'The key (from `CHANNEL_API_KEY` unless `--api-key-env` names another variable) is checked against the ' +
     'service, then stored in the OS keychain only. A label is at most 64 characters.',
-  'agent add': 'A label is at most 64 characters.',
+  'agent add':
+    "A label (the agent's name) is at most 64 characters. `--labels` are words to find the agent by (`status " +
+    "--with-label`, the Agents screen's label filter): each 1–32 lowercase letters, digits or `. _ -` (a letter or " +
+    'digit first; typed in any case, kept lowercase), at most 16 an agent.',
+  'agent label':
+    'Labels as for `agent add --labels`. `--set` replaces them first, then `--add` and `--remove` change them; the ' +
+    'change is made on the config as it is when written, so two people adding a label each keep both. A label that ' +
+    'breaks the rule is refused (exit 2), naming it, and nothing changes. On a hub it needs the admin role.',
   'config reset':
     'The API keys stay in the keychain; add the teams again with `team add`. A config that loads is refused ' +
     '(exit 2) and never moved. Where the config lives: [files.md](files.md).',
   status:
-    'With a saved team (`--team T --agent A`) or ad hoc (`--base-url URL --agent A`, the key in the environment).',
+    'With a saved team (`--team T --agent A`) or ad hoc (`--base-url URL --agent A`, the key in the environment). ' +
+    '`--with-label L` lists the agents that have the label (repeated: every one) as the monitor last saw them: ' +
+    'of `--team`, or without it of every saved team (`--json`: `{"withLabels":[…],"worst":…,"agents":[…]}`, each ' +
+    'agent with its `teamId` and `labels`).',
   pair: 'Shows the QR in the terminal, redrawn when it rotates, and waits for the scan.',
   send:
     'The number is checked locally first. A 503 is retried with backoff, a 409 is not; a 429 says the ceiling ' +
