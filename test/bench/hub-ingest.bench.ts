@@ -1,18 +1,23 @@
 // Benchmark: the hub's ingest — the service's signed deliveries posted to <hub>/hooks/<agent>, each answered 2xx
 // only once it is committed in Postgres — against the single companion's durable floor (tunnel/floor-child.ts:
 // a signature check, one appended line and a group-committed fdatasync before the 200, then the forward) measured
-// in the same rounds. Sides: the floor; one hub replica (`channel-companion hub`, a process of its own, as the
-// tests start it); two replicas behind a small round-robin proxy (hub-ingest/balancer-child.ts, a process of its
-// own). Postgres is Debian's, started here as the hub's tests start it but durable (fsync on, synchronous_commit
+// in the same rounds, and against the networked commit's floor on the same Postgres (hub-ingest/commit-floor-child.ts:
+// a signature check, the duplicate key read from the body, the row group-committed with one prepared INSERT on a
+// connection of its own before the 200: what any receiver that answers only committed deliveries pays here, the
+// physical limit of this machine's cores and disk for it). Sides: the floor; the commit floor; one hub replica
+// (`channel-companion hub`, a process of its own, as the tests start it); two replicas behind a round-robin proxy
+// (support/proxy-child.ts, a process of its own). Postgres is Debian's, started here as the hub's tests start it but durable (fsync on, synchronous_commit
 // on): a commit is on disk before its 2xx, as the floor's line is. The client (this process) keeps CONCURRENCY keep-alive
 // connections busy; every side gets the same payloads after a warm-up, in ROUNDS rounds whose order of sides
 // turns by one each round; the figures are the medians.
 // Per case: deliveries/s (to the last 2xx), p50/p99 of the client's send → the 2xx, for the floor also the
 // 2xx → its forward (the hub forwards to `listen`ers through its event fan-out, measured by hub-fanout), the
-// ratio hub ÷ floor deliveries/s (target 0.5), the p99 ratio hub ÷ floor send → 2xx (target ≤ 2), the CPU per
+// ratio hub ÷ floor deliveries/s (target 0.5), the p99 ratio hub ÷ floor send → 2xx (target ≤ 2), the same two
+// against the commit floor (how close the hub is to what a networked commit allows here), the CPU per
 // delivery of each replica and of Postgres, the write-ahead log Postgres writes a delivery and the bytes it keeps
 // a delivery (row, event, indexes: for sizing a database), and the machine's load. Everything shares this machine's cores:
-// the client, the proxy, the replicas and Postgres.
+// the client, the proxy, the replicas and Postgres. HUB_INGEST_STATEMENTS=1 also prints (stderr) the statements
+// Postgres spent the most time in (pg_stat_statements, loaded for the run).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -23,13 +28,21 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
-import { Agent, request } from 'undici';
-import { signDelivery } from '../../src-main/core/signature';
 import { median } from '../helpers/bench-stats';
 import { runCli } from '../helpers/cli';
 import { DEMO_KEY, startTestEmulator } from '../helpers/emulator';
 import { startPostgres } from '../integration/hub/postgres';
 import { spawnChild, type Child } from './monitor/spawn';
+import {
+  allArrived,
+  arrivals,
+  cpuMsEach,
+  cpuMsOf,
+  percentile,
+  sendAll,
+  signedPayloads,
+  type Payload,
+} from './support/deliveries';
 
 /** Hub ÷ the floor, deliveries per second. */
 export const target = 0.5;
@@ -44,56 +57,8 @@ const REQUESTS = Number(process.env.HUB_INGEST_REQUESTS ?? 1_500);
 const ROUNDS = Number(process.env.HUB_INGEST_ROUNDS ?? 3);
 const WARMUP_REQUESTS = Number(process.env.HUB_INGEST_WARMUP ?? 3_000);
 
-interface Payload {
-  id: string;
-  body: Buffer;
-  headers: Record<string, string>;
-}
-
-function payloads(secret: string, n: number, tag: string): Payload[] {
-  const now = Math.floor(Date.now() / 1000);
-  return Array.from({ length: n }, (_, i) => {
-    const id = `wamid_${tag}_${i}`;
-    const body = Buffer.from(
-      JSON.stringify({
-        event: 'message.received',
-        from: '15550100002',
-        message: { id, type: 'text', text: `benchmark message ${i} `.repeat(4), fromMe: false },
-        timestamp: new Date().toISOString(),
-      }),
-    );
-    return { id, body, headers: { 'content-type': 'application/json', ...signDelivery(secret, body, now) } };
-  });
-}
-
-const nowMs = (): number => performance.timeOrigin + performance.now();
-const pct = (sorted: number[], p: number): number =>
-  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const payloads = (secret: string, n: number, tag: string): Payload[] => signedPayloads(secret, n, tag, () => AGENT);
 const r2 = (x: number): number => Math.round(x * 100) / 100;
-
-/** CPU ms (user + system) of these processes' threads, from /proc (Linux); null elsewhere. */
-function cpuMsOf(pids: number[]): number | null {
-  try {
-    let ns = 0;
-    for (const pid of pids) {
-      let threads: string[] = [];
-      try {
-        threads = readdirSync(`/proc/${pid}/task`);
-      } catch {
-        // a process that ended meanwhile (a backend whose connection a pool closed)
-      }
-      for (const t of threads)
-        try {
-          ns += Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ')[0]);
-        } catch {
-          // a thread that ended meanwhile
-        }
-    }
-    return ns / 1e6;
-  } catch {
-    return null;
-  }
-}
 
 const parentOf = (pid: number): number =>
   Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
@@ -117,7 +82,7 @@ function postgresPids(child: number): number[] {
 }
 
 interface Side {
-  name: 'floor' | 'hub1' | 'hub2';
+  name: 'floor' | 'commitFloor' | 'hub1' | 'hub2';
   url: string;
   /** The side's own processes (the replicas), and whether its deliveries reach the local app. */
   pids: number[];
@@ -137,13 +102,6 @@ interface Run {
   xacts: number | null;
 }
 
-/** The local app's arrivals since the last report (epoch ms per message id). */
-async function arrivals(app: Child): Promise<Map<string, number>> {
-  const line = app.waitFor('arrivals', 30_000);
-  app.proc.stdin!.write('report\n');
-  return new Map(Object.entries((await line).arrivals as Record<string, number>));
-}
-
 async function drive(
   side: Side,
   list: Payload[],
@@ -151,63 +109,41 @@ async function drive(
   pgPidsNow: () => number[],
   wal: () => Promise<{ bytes: number; xacts: number }>,
 ): Promise<Run> {
-  // The replicas' pools are open by now: the same backends before and after the run.
-  const pgPids = pgPidsNow();
   if (side.forwards) await arrivals(app);
-  const client = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
-  const sentAt = new Map<string, number>();
-  const ackAt = new Map<string, number>();
   const wal0 = await wal();
   const cpu0 = cpuMsOf(side.pids);
-  const pg0 = cpuMsOf(pgPids);
-  const started = nowMs();
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < list.length) {
-      const p = list[next++]!;
-      sentAt.set(p.id, nowMs());
-      const res = await request(`${side.url}/hooks/${AGENT}`, {
-        method: 'POST',
-        headers: p.headers,
-        body: p.body,
-        dispatcher: client,
-      });
-      const text = await res.body.text();
-      ackAt.set(p.id, nowMs());
-      if (res.statusCode !== 200) throw new Error(`${side.name}: ${res.statusCode} ${text}`);
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  const ended = nowMs();
+  // Postgres's processes now and then: a backend's CPU counts from its first look (0 when it started meanwhile) to
+  // its last (one that ended meanwhile, a pool's idle connection, is left out: a little less, never negative).
+  const pg0 = cpuMsEach(pgPidsNow());
+  const { started, ended, sentAt, ackAt } = await sendAll(list, () => `${side.url}/hooks/${AGENT}`, CONCURRENCY);
   const cpu1 = cpuMsOf(side.pids);
-  const pg1 = cpuMsOf(pgPids);
+  const pg1 = cpuMsEach(pgPidsNow());
   const wal1 = await wal();
-  await client.close();
   let forwardP50: number | null = null;
   let forwardP99: number | null = null;
   if (side.forwards) {
-    const got = new Map<string, number>();
-    const deadline = Date.now() + 60_000;
-    while (got.size < list.length) {
-      if (Date.now() > deadline) throw new Error(`the local app has ${got.size} of ${list.length} after 60 s`);
-      for (const [id, at] of await arrivals(app)) got.set(id, at);
-      if (got.size < list.length) await new Promise((r) => setTimeout(r, 20));
-    }
+    const got = await allArrived(app, list);
     const fwd = list.map((p) => got.get(p.id)! - ackAt.get(p.id)!).sort((a, b) => a - b);
-    forwardP50 = pct(fwd, 50);
-    forwardP99 = pct(fwd, 99);
+    forwardP50 = percentile(fwd, 50);
+    forwardP99 = percentile(fwd, 99);
   }
   const ack = list.map((p) => ackAt.get(p.id)! - sentAt.get(p.id)!).sort((a, b) => a - b);
   const per = (a: number | null, b: number | null): number | null =>
     a === null || b === null ? null : ((b - a) * 1000) / list.length;
   return {
     perSec: (list.length / (ended - started)) * 1000,
-    ackP50: pct(ack, 50),
-    ackP99: pct(ack, 99),
+    ackP50: percentile(ack, 50),
+    ackP99: percentile(ack, 99),
     forwardP50,
     forwardP99,
     cpuUs: side.pids.length > 0 ? per(cpu0, cpu1) : null,
-    pgCpuUs: side.name === 'floor' ? null : per(pg0, pg1),
+    pgCpuUs:
+      side.name === 'floor' || pg0 === null || pg1 === null
+        ? null
+        : per(
+            0,
+            [...pg1].reduce((sum, [pid, ms]) => sum + ms - (pg0.get(pid) ?? 0), 0),
+          ),
     walBytes: side.name === 'floor' ? null : (wal1.bytes - wal0.bytes) / list.length,
     // Counted by each backend as it goes idle (at most a second late): a round of a few seconds reads it roughly.
     xacts: side.name === 'floor' ? null : (wal1.xacts - wal0.xacts) / list.length,
@@ -220,9 +156,19 @@ export async function run(): Promise<Record<string, unknown>[]> {
   const closers: (() => Promise<unknown>)[] = [];
   const replicas: ChildProcess[] = [];
   try {
+    const statements = process.env.HUB_INGEST_STATEMENTS === '1';
+    if (statements) {
+      const c = new pg.Client({ connectionString: pgs.url });
+      await c.connect();
+      await c.query("alter system set shared_preload_libraries = 'pg_stat_statements'");
+      await c.end();
+      await pgs.halt();
+      await pgs.resume();
+    }
     // As durable as the floor: every commit flushed to disk before it is answered (checked, not assumed).
     const admin = new pg.Client({ connectionString: pgs.url });
     await admin.connect();
+    if (statements) await admin.query('create extension pg_stat_statements');
     const setting = async (name: string): Promise<string> =>
       (await admin.query<{ v: string }>(`select current_setting('${name}') as v`)).rows[0]!.v;
     const fsync = `fsync=${await setting('fsync')}, synchronous_commit=${await setting('synchronous_commit')}`;
@@ -302,7 +248,8 @@ export async function run(): Promise<Record<string, unknown>[]> {
       const ready = await child.waitFor('ready', 60_000);
       return { child, url: ready.url as string };
     };
-    const proxy = await start('hub-ingest/balancer-child.ts', { backends: [a.origin, b.origin] });
+    const proxy = await start('support/proxy-child.ts', { targets: [a.origin, b.origin] });
+    const commitFloor = await start('hub-ingest/commit-floor-child.ts', { database: pgs.url, secret });
     const app = await start('tunnel/app-child.ts', {});
     await mkdir(join(dir, 'floor'));
     const floor = await start('tunnel/floor-child.ts', {
@@ -314,6 +261,7 @@ export async function run(): Promise<Record<string, unknown>[]> {
 
     const sides: Side[] = [
       { name: 'floor', url: floor.url, pids: [floor.child.proc.pid!], forwards: true },
+      { name: 'commitFloor', url: commitFloor.url, pids: [commitFloor.child.proc.pid!], forwards: false },
       { name: 'hub1', url: a.origin, pids: [a.pid], forwards: false },
       { name: 'hub2', url: proxy.url, pids: [a.pid, b.pid], forwards: false },
     ];
@@ -336,6 +284,16 @@ export async function run(): Promise<Record<string, unknown>[]> {
     const fl = runs.get('floor')!;
     const floorPerSec = median(fl.map((r) => r.perSec));
     const floorP99 = median(fl.map((r) => r.ackP99));
+    const cf = runs.get('commitFloor')!;
+    const commitFloorPerSec = median(cf.map((r) => r.perSec));
+    const commitFloorP99 = median(cf.map((r) => r.ackP99));
+    if (statements) {
+      const top = await admin.query<{ calls: string; ms: string; rows: string; q: string }>(
+        `select calls, round(total_exec_time::numeric, 1) as ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 140) as q
+           from pg_stat_statements order by total_exec_time desc limit 15`,
+      );
+      for (const r of top.rows) process.stderr.write(`${r.calls}\t${r.ms} ms\t${r.rows} rows\t${r.q}\n`);
+    }
     const load = r2(loadavg()[0]!);
     // What a delivery keeps in Postgres (its row, its event, their indexes and TOAST), for sizing a database.
     const kept = (
@@ -370,6 +328,12 @@ export async function run(): Promise<Record<string, unknown>[]> {
         floorAckP99Ms: r2(floorP99),
         floorForwardP50Ms: med(fl, (r) => r.forwardP50),
         floorForwardP99Ms: med(fl, (r) => r.forwardP99),
+        commitFloorPerSec: Math.round(commitFloorPerSec),
+        commitFloorAckP50Ms: med(cf, (r) => r.ackP50),
+        commitFloorAckP99Ms: r2(commitFloorP99),
+        ofCommitFloor: r2(perSec / commitFloorPerSec),
+        p99OfCommitFloor: r2(p99 / commitFloorP99),
+        commitFloorOfFloor: r2(commitFloorPerSec / floorPerSec),
         hubRoundsPerSec: rs.map((r) => Math.round(r.perSec)),
         floorRoundsPerSec: fl.map((r) => Math.round(r.perSec)),
         replicaCpuUs: med(rs, (r) => r.cpuUs),
@@ -378,6 +342,9 @@ export async function run(): Promise<Record<string, unknown>[]> {
         transactionsPerDelivery: med(rs, (r) => r.xacts),
         keptBytesPerDelivery: keptBytes,
         floorCpuUs: med(fl, (r) => r.cpuUs),
+        commitFloorCpuUs: med(cf, (r) => r.cpuUs),
+        commitFloorPostgresCpuUs: med(cf, (r) => r.pgCpuUs),
+        commitFloorRoundsPerSec: cf.map((r) => Math.round(r.perSec)),
         postgresFsync: fsync,
         loadAvg1m: load,
       };

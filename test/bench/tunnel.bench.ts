@@ -31,14 +31,13 @@
 //     /proc on Linux; the clients and the local app share the machine's cores with it, so on a busy
 //     machine deliveries per second follow it), and the latency split at the 200: client → 200
 //     (receive, verify, store, answer) and 200 → the local app (the forward).
-import { fdatasyncSync, openSync, closeSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+import { fdatasyncSync, openSync, closeSync, writeSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, request } from 'undici';
-import { signDelivery } from '../../src-main/core/signature';
 import { median } from '../helpers/bench-stats';
 import { spawnChild, type Child } from './monitor/spawn';
+import { allArrived, arrivals, cpuMsOf, percentile, sendAll, signedPayloads, type Payload } from './support/deliveries';
 
 /** Ours ÷ the floor, deliveries per second. */
 export const target = 0.9;
@@ -128,60 +127,13 @@ interface Side {
   pid: number;
 }
 
-interface Payload {
-  id: string;
-  agentId: string;
-  body: Buffer;
-  headers: Record<string, string>;
-}
-
 function payloads(n: number, agents: number, tag: string): Payload[] {
-  const now = Math.floor(Date.now() / 1000);
-  return Array.from({ length: n }, (_, i) => {
-    const id = `wamid_${tag}_${i}`;
-    const body = Buffer.from(
-      JSON.stringify({
-        event: 'message.received',
-        from: '15550100002',
-        message: { id, type: 'text', text: `benchmark message ${i} `.repeat(4), fromMe: false },
-        timestamp: new Date().toISOString(),
-      }),
-    );
-    return {
-      id,
-      agentId: `agent-${i % agents}`,
-      body,
-      headers: { 'content-type': 'application/json', ...signDelivery(SECRET, body, now) },
-    };
-  });
+  return signedPayloads(SECRET, n, tag, (i) => `agent-${i % agents}`);
 }
 
 /** One added p99 ÷ another (0 when ours adds nothing; Infinity when only ours adds). */
 function addedRatio(added: number, against: number): number {
   return against > 0 ? added / against : added <= 0 ? 0 : Infinity;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-const nowMs = () => performance.timeOrigin + performance.now();
-
-/**
- * CPU ms (user + system) a process's threads have spent, from /proc (Linux); null elsewhere. Read
- * from each thread's schedstat (nanoseconds on the CPU), not /proc/<pid>/stat (ticks of 10 ms, too
- * coarse for a round of a few thousand deliveries).
- */
-function cpuMsOf(pid: number): number | null {
-  try {
-    let ns = 0;
-    for (const t of readdirSync(`/proc/${pid}/task`))
-      ns += Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ')[0]);
-    return ns / 1e6;
-  } catch {
-    return null;
-  }
 }
 
 /** The disk's flush latency where the log lives: 200 fdatasyncs of 16 KiB written in place. */
@@ -206,13 +158,6 @@ function fsyncProbe(dir: string): { p50: number; p99: number } {
   }
 }
 
-/** The local app's arrivals since the last report (epoch ms per message id). */
-async function arrivals(app: Child): Promise<Map<string, number>> {
-  const line = app.waitFor('arrivals', 30_000);
-  app.proc.stdin!.write('report\n');
-  return new Map(Object.entries((await line).arrivals as Record<string, number>));
-}
-
 /** Sends every payload with CONCURRENCY in flight, then waits until the local app has them all. */
 interface Run {
   perSec: number;
@@ -228,34 +173,11 @@ interface Run {
 }
 
 async function drive(side: Pick<Side, 'url' | 'pid'>, list: Payload[], app: Child): Promise<Run> {
-  const url = side.url;
   await arrivals(app); // forget stragglers of an earlier run
-  const client = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
-  const sentAt = new Map<string, number>();
-  const ackAt = new Map<string, number>();
-  const cpu0 = cpuMsOf(side.pid);
-  const started = nowMs();
-  let next = 0;
-  const worker = async () => {
-    while (next < list.length) {
-      const p = list[next++]!;
-      sentAt.set(p.id, nowMs());
-      const res = await request(url(p), { method: 'POST', headers: p.headers, body: p.body, dispatcher: client });
-      await res.body.dump();
-      ackAt.set(p.id, nowMs());
-      if (res.statusCode !== 200) throw new Error(`unexpected ${res.statusCode} from ${url(p)}`);
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  await client.close();
-  const got = new Map<string, number>();
-  const deadline = Date.now() + 60_000;
-  while (got.size < list.length) {
-    if (Date.now() > deadline) throw new Error(`the local app has ${got.size} of ${list.length} deliveries after 60 s`);
-    for (const [id, at] of await arrivals(app)) got.set(id, at);
-    if (got.size < list.length) await new Promise((r) => setTimeout(r, 20));
-  }
-  const cpu1 = cpuMsOf(side.pid);
+  const cpu0 = cpuMsOf([side.pid]);
+  const { started, sentAt, ackAt } = await sendAll(list, side.url, CONCURRENCY);
+  const got = await allArrived(app, list);
+  const cpu1 = cpuMsOf([side.pid]);
   const last = Math.max(...list.map((p) => got.get(p.id)!));
   const sorted = (f: (p: Payload) => number) => list.map(f).sort((a, b) => a - b);
   const lat = sorted((p) => got.get(p.id)! - sentAt.get(p.id)!);
@@ -380,7 +302,7 @@ export async function run(): Promise<TunnelBenchResult[]> {
       await mkdir(dir);
       return dir;
     };
-    const proxy = await start('proxy-child.ts', { target: app.url });
+    const proxy = await start('../support/proxy-child.ts', { targets: [app.url] });
     const tunnel = await start('tunnel-child.ts', {
       target: app.url,
       dataDir: await folder('ours'),
