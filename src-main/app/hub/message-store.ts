@@ -215,25 +215,59 @@ export class PostgresMessageStore implements MessageStore {
         );
       }
       const seqOf = new Map(inserted.map((r) => [`${String(r.agent_id)}\n${String(r.key)}`, num(r.seq)]));
-      const out: Added[] = [];
-      // Conversations take the new rows in seq order; each message's count is the conversation's after it.
-      for (const { message: m, wins } of list) {
+      // The conversations take their new rows in one statement (in seq order: the list's), each message's unread
+      // being its conversation's after it: the conversation's in the end less its inbound rows that came later.
+      const news = new Map<Message, number>();
+      const convs = new Map<
+        string,
+        { agentId: string; contact: string; n: number; inbound: number; seq: number; inSeq: number }
+      >();
+      for (const { message: m } of list) {
         const id = `${m.agentId}\n${m.key}`;
         const seq = seqOf.get(id);
+        if (seq === undefined) continue;
+        seqOf.delete(id);
+        news.set(m, seq);
+        const conv = `${m.agentId}\n${m.contact}`;
+        const c = convs.get(conv) ?? { agentId: m.agentId, contact: m.contact, n: 0, inbound: 0, seq: 0, inSeq: 0 };
+        convs.set(conv, c);
+        c.n++;
+        c.seq = Math.max(c.seq, seq);
+        if (m.direction === 'in') {
+          c.inbound++;
+          c.inSeq = Math.max(c.inSeq, seq);
+        }
+      }
+      /** Per conversation: its unread once the rows so far are counted (its inbound rows still to come taken off). */
+      const unreadNow = new Map<string, number>();
+      if (convs.size > 0) {
+        const rows = await this.q(
+          sql`
+            insert into hub_conversations as c (agent_id, contact, last_seq, count, unread, inbound, last_in_seq)
+            values ${sql.join(
+              [...convs.values()].map(
+                (c) => sql`(${c.agentId}, ${c.contact}, ${c.seq}, ${c.n}, ${c.inbound}, ${c.inbound}, ${c.inSeq})`,
+              ),
+            )}
+            on conflict (agent_id, contact) do update set last_seq = excluded.last_seq, count = c.count + excluded.count,
+              unread = c.unread + excluded.unread, inbound = c.inbound + excluded.inbound,
+              last_in_seq = greatest(c.last_in_seq, excluded.last_in_seq)
+            returning agent_id, contact, unread`,
+          trx,
+        );
+        for (const r of rows) {
+          const conv = `${String(r.agent_id)}\n${String(r.contact)}`;
+          unreadNow.set(conv, num(r.unread) - convs.get(conv)!.inbound);
+        }
+      }
+      const out: Added[] = [];
+      for (const { message: m, wins } of list) {
+        const conv = `${m.agentId}\n${m.contact}`;
+        const seq = news.get(m);
         if (seq !== undefined) {
-          seqOf.delete(id);
-          const inbound = m.direction === 'in' ? 1 : 0;
-          const [u] = await this.q(
-            sql`
-              insert into hub_conversations as c (agent_id, contact, last_seq, count, unread, inbound, last_in_seq)
-              values (${m.agentId}, ${m.contact}, ${seq}, 1, ${inbound}, ${inbound}, ${inbound ? seq : 0})
-              on conflict (agent_id, contact) do update set last_seq = excluded.last_seq, count = c.count + 1,
-                unread = c.unread + excluded.unread, inbound = c.inbound + excluded.inbound,
-                last_in_seq = greatest(c.last_in_seq, excluded.last_in_seq)
-              returning unread`,
-            trx,
-          );
-          out.push({ message: { ...m, seq }, unread: num(u!.unread) });
+          const unread = (unreadNow.get(conv) ?? 0) + (m.direction === 'in' ? 1 : 0);
+          unreadNow.set(conv, unread);
+          out.push({ message: { ...m, seq }, unread });
           continue;
         }
         if (!wins) continue;
@@ -248,7 +282,8 @@ export class PostgresMessageStore implements MessageStore {
               where c.agent_id = m.agent_id and c.contact = m.contact) as c_unread`,
           trx,
         );
-        if (row) out.push({ message: messageOf(row), unread: num(row.c_unread) });
+        // Its conversation's unread at this point of the list (as the rows so far left it).
+        if (row) out.push({ message: messageOf(row), unread: unreadNow.get(conv) ?? num(row.c_unread) });
       }
       return out;
     });
