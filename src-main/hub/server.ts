@@ -149,7 +149,14 @@ export async function startHubServer(opts: HubServerOptions): Promise<RunningHub
     res.end(m.body);
   };
 
-  const server: Server = createServer((req, res) => {
+  // A request's head must arrive within 10 s and the whole request (its body too) within 30 s; Node looks at the
+  // connections every second (by default every 30 s, which let a body sent a byte at a time run on to a minute).
+  const server: Server = createServer({
+    headersTimeout: 10_000,
+    requestTimeout: 30_000,
+    connectionsCheckingInterval: 1_000,
+  });
+  server.on('request', (req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     let work: Promise<void>;
     if (path === '/healthz') work = Promise.resolve(sendJson(res, 200, { ok: true }));
@@ -188,8 +195,6 @@ export async function startHubServer(opts: HubServerOptions): Promise<RunningHub
       else res.destroy();
     });
   });
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 10_000;
 
   const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
