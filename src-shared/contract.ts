@@ -22,6 +22,7 @@ import type {
   ChannelSettingsDTO,
   ContactCheckDTO,
   HubConnectionDTO,
+  HubActivityDTO,
   PingDTO,
   SendArgs,
   SendBudgetDTO,
@@ -250,6 +251,8 @@ interface Requests {
   'hub.status': { args: EmptyArgs; result: HubConnectionDTO };
   /** Connects the windows to a team's hub (the token is kept in the OS keychain, never shown again). */
   'hub.connect': { args: { url: string; token: string }; result: HubConnectionDTO };
+  /** The team hub's activity, newest first: who sent, registered, deleted, acknowledged… (`before`: an entry's id). */
+  'hub.activity': { args: { limit?: number; before?: number }; result: HubActivityDTO };
   /** Back to this machine's companion; the hub's token is forgotten. */
   'hub.disconnect': { args: EmptyArgs; result: HubConnectionDTO };
 }
@@ -335,6 +338,7 @@ export const REQUEST_NAMES = [
   'hub.status',
   'hub.connect',
   'hub.disconnect',
+  'hub.activity',
 ] as const satisfies readonly RequestName[];
 
 // ---------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ const LEAST_ROLE: Record<RequestName, Role> = {
   'app.ping': 'viewer',
   // A window's own connection to a hub: answered by the desktop app or the browser host, never by a hub.
   'hub.status': 'viewer',
+  'hub.activity': 'viewer',
   'teams.list': 'viewer',
   'agents.list': 'viewer',
   'health.snapshot': 'viewer',
@@ -109,6 +110,7 @@ export function roleAllows(role: Role, request: RequestName): boolean {
 const DOING: Record<RequestName, string> = {
   'app.ping': 'reach the hub',
   'hub.status': 'see the hub connection',
+  'hub.activity': "see the team's activity",
   'teams.list': 'see the teams',
   'agents.list': 'see the agents',
   'health.snapshot': "see the agents' health",

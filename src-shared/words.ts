@@ -228,6 +228,55 @@ export function incidentLine(i: IncidentLike, where: { team: string; agent: stri
   return `${incidentStateWord(i)} ${where.team}/${where.agent}: ${i.title} (${incidentLengthWords(i, now)}${by})`;
 }
 
+// ----- a team hub's activity ---------------------------------------------------------------------
+
+/**
+ * What a member did on a team hub, by the action its record names (a request, or the hub's own word). The team's
+ * activity lists these actions only: a read mark, a chat turn or a stopped send are recorded, not listed.
+ */
+export const HUB_ACTIVITY_WORDS: Readonly<Record<string, string>> = {
+  'send.message': 'sent a message',
+  'messages.send': 'sent a message',
+  'webhook.register': 'registered a webhook',
+  'webhook.restore': 'restored a webhook',
+  'webhook.secretRevealed': "revealed a webhook's signing secret",
+  'messages.deleteConversation': 'deleted a conversation',
+  'messages.deleteAgent': "deleted an agent's conversations",
+  'messages.deleteContact': "deleted a contact's conversations",
+  'chat.deleteConversation': 'deleted a chat conversation',
+  'messages.setRetention': 'changed how long messages are kept',
+  'alerts.acknowledge': 'acknowledged an incident',
+  'alerts.acknowledgeAll': 'acknowledged every incident',
+  'alerts.snooze': 'snoozed the alerts',
+  'alerts.unsnooze': 'resumed the alerts',
+  'alerts.setQuietHours': 'set quiet hours',
+  'tunnel.replay': 'replayed a delivery',
+  'teams.add': 'added a team',
+  'teams.update': 'changed a team',
+  'teams.remove': 'removed a team',
+  'agents.add': 'added an agent',
+  'agents.remove': 'removed an agent',
+  'settings.update': 'changed the settings',
+  'member.add': 'added a member',
+  'member.remove': 'removed a member',
+};
+
+/** "carol deleted a conversation (agent sales: 12 messages)"; the hub's operator when no member did it. */
+export function hubActivityLine(e: { member: string | null; action: string; subject: string | null }): string {
+  const what = HUB_ACTIVITY_WORDS[e.action] ?? e.action;
+  return `${e.member ?? "the hub's operator"} ${what}${e.subject ? ` (${e.subject})` : ''}`;
+}
+
+/** Where a registration came from, and who made it on a team hub: "webhook set", "hub, registered by alice". */
+export function registrationSourceWords(e: { source: string; registeredBy?: string }): string {
+  return e.registeredBy !== undefined ? `${e.source}, registered by ${e.registeredBy}` : e.source;
+}
+
+/** "Sent by alice" under a send made through a team hub. */
+export function sentByWords(member: string): string {
+  return `Sent by ${member}`;
+}
+
 /** What the agents of an incident group have, after their count: "1 agent needs a QR scan", "20 agents need a QR scan". */
 const GROUP_WORDS: Record<string, { one: string; many: string }> = {
   'needs-scan': { one: 'needs a QR scan', many: 'need a QR scan' },

@@ -324,6 +324,10 @@ export const argSchemas: Schemas = {
 
   'app.ping': empty,
   'hub.status': empty,
+  'hub.activity': z.strictObject({
+    limit: z.number().int().min(1).max(500).optional(),
+    before: z.number().int().min(1).optional(),
+  }),
   'hub.connect': z.strictObject({
     url: z.url({ protocol: /^https?$/, error: "expected the hub's http(s) URL" }).max(2000),
     token: z.string().trim().min(1, 'paste your member token').max(256),

@@ -36,6 +36,8 @@ export interface MessageDTO {
   via?: 'console' | 'messages' | 'cli';
   /** Sends made from a window: the clientRef it gave the send. */
   clientRef?: string;
+  /** Sends through a team hub: the member who sent it (absent when not known: this machine's own sends). */
+  sentBy?: string;
   /** Inbound: the tunnel delivery it came in (media is fetched through it). */
   deliveryId?: string;
   /** Inbound: simulated on this machine, or a replay of a stored delivery: never from WhatsApp. */

@@ -63,6 +63,27 @@ export interface HubConnectionDTO {
   problem: string | null;
 }
 
+/** One thing a member did on a team hub (its hub_audit row): never a message's text or a contact's number. */
+export interface HubActivityEntryDTO {
+  /** The entry's id: `before` of the next page. */
+  id: number;
+  /** ms epoch */
+  at: number;
+  /** The member; null: the hub's operator (a `hub member …` command on the server). */
+  member: string | null;
+  /** The request or action ('messages.deleteConversation', 'member.add', …); HUB_ACTIVITY_WORDS says it in words. */
+  action: string;
+  /** What it was done to, in words ("agent sales: 1 conversation, 12 messages"), or null. */
+  subject: string | null;
+}
+
+export interface HubActivityDTO {
+  /** Newest first. */
+  entries: HubActivityEntryDTO[];
+  /** `before` for the next (older) page, or null when this is the last. */
+  next: number | null;
+}
+
 export interface SendArgs {
   teamId: string;
   agentId: string;

@@ -15,6 +15,8 @@ export interface RegistrationEntryDTO {
   at: number;
   /** The command or screen that registered it ("webhook set", "app: Tunnel → Register"). */
   source: string;
+  /** The team hub's member who registered it (a registration through a hub). */
+  registeredBy?: string;
   /** What the URL was to this install then: its receiver, its public URL, or another address. */
   target: 'receiver' | 'exposure' | 'other';
 }

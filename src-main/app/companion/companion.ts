@@ -339,6 +339,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     events,
     chat,
     messages,
+    actingMember: () => opts.actingMember?.() ?? null,
     monitor: () => monitor,
     teamLabel,
     alertsPostedElsewhere: () => alertSender.elsewhere(),

@@ -110,6 +110,11 @@ export interface CompanionOptions {
    * replica). Default: this data folder's history and the URLs in companion.json.
    */
   webhookRegistry?: WebhookRegistry;
+  /**
+   * The member a request runs for (a hub: its acting member), recorded with what they do (a send). Default:
+   * none (this machine's one person).
+   */
+  actingMember?: () => string | null;
 }
 
 /** The agents' webhook registrations: the history, the URL each is registered to, the hooks that reach here. */
@@ -178,6 +183,8 @@ export interface Companion {
   readonly chat: ChatService;
   /** The conversations on the agents' numbers: the send log, read marks and names, and the index. */
   readonly messages: Messages;
+  /** The member the current request runs for (CompanionOptions.actingMember), or null. */
+  actingMember(): string | null;
   /** The monitor (one for the companion's life: settings changes apply to it in place). */
   monitor(): Monitor;
   /** A team's label (its id when unknown): what alerts and metrics call it. */

@@ -9,7 +9,7 @@ export type HubRequests = Pick<Implementations, 'hub.status' | 'hub.connect' | '
 /** No hub: this machine's companion. */
 export const NO_HUB: HubConnectionDTO = { url: null, member: null, role: null, publicUrl: null, problem: null };
 
-export const noHubRequests: HubRequests = {
+export const noHubRequests: HubRequests & Pick<Implementations, 'hub.activity'> = {
   'hub.status': async () => NO_HUB,
   'hub.connect': async () => {
     throw new AppError(
@@ -19,4 +19,12 @@ export const noHubRequests: HubRequests = {
     );
   },
   'hub.disconnect': async () => NO_HUB,
+  // A team's activity is the hub's (app/hub/attribution.ts answers it there); this companion keeps none.
+  'hub.activity': async () => {
+    throw new AppError(
+      'validation',
+      'NOT_A_HUB',
+      "Team activity is kept by a team hub, and this is not one: connect to the team's hub (Settings → Team hub, or CHANNEL_HUB_URL and CHANNEL_HUB_TOKEN).",
+    );
+  },
 };

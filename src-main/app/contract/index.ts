@@ -129,6 +129,7 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
       now: s.now,
       teamIdOf: (teamId) => s.requireTeam(teamId).id,
       recorded: () => void c.messages.takeSend().catch(() => undefined),
+      sender: () => c.actingMember(),
       logError: (err) =>
         c.logger.warn('messages: a send could not be recorded in the send log', {
           error: err instanceof Error ? err.message : String(err),

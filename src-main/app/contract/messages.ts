@@ -75,6 +75,7 @@ export function messageDTOs(s: Scope): MessageDTOs {
     }
     if (m.via !== undefined) dto.via = m.via;
     if (m.clientRef !== undefined) dto.clientRef = m.clientRef;
+    if (m.sentBy !== undefined) dto.sentBy = m.sentBy;
     if (m.deliveryId !== undefined) dto.deliveryId = m.deliveryId;
     if (m.simulated) dto.simulated = true;
     return dto;

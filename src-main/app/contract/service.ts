@@ -42,6 +42,8 @@ export interface ServiceDeps {
     teamIdOf(teamIdOrLabel: string): string;
     recorded(r: SendRecord): void;
     logError(err: unknown): void;
+    /** Who sends now (a team hub's acting member), kept with the send; null or absent: no one named. */
+    sender?(): string | null;
   };
 }
 
@@ -115,6 +117,7 @@ export function serviceRequests({
             });
           },
         };
+        const sentBy = sends?.sender?.() ?? null;
         return sends
           ? await sendAndRecord(client, req, opts, {
               log: sends.log,
@@ -122,6 +125,7 @@ export function serviceRequests({
               agentId,
               via,
               ...(clientRef !== undefined ? { clientRef } : {}),
+              ...(sentBy !== null ? { sentBy } : {}),
               now: sends.now,
               onRecorded: sends.recorded,
               onLogError: sends.logError,

@@ -17,7 +17,9 @@ import type { Scope } from './scope';
 type WebhookRequests = Pick<Implementations, 'webhook.history' | 'webhook.restore' | 'webhook.revealSecret'>;
 
 function registrationEntryDTO(r: RegistrationRecord): RegistrationEntryDTO {
-  return { url: r.url, at: r.at, source: r.source, target: r.target };
+  const dto: RegistrationEntryDTO = { url: r.url, at: r.at, source: r.source, target: r.target };
+  if (r.registeredBy !== undefined) dto.registeredBy = r.registeredBy;
+  return dto;
 }
 
 export function registrationStatusDTO(

@@ -399,6 +399,13 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  // Who did what: the member who sent a send (the shared inbox's row); the team's activity is read from
+  // hub_audit newest first (by id).
+  '0008_attribution': {
+    async up(db) {
+      await db.schema.alterTable('hub_messages').addColumn('sent_by', 'text').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

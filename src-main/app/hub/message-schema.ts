@@ -26,6 +26,8 @@ export const COLUMNS = [
   'simulated',
   'send_id',
   'client_ref',
+  // Added by 0008_attribution (database.ts): the member who sent a send.
+  'sent_by',
 ] as const;
 /** Each column's type (the values of a batch are typed, not guessed). */
 export const TYPES: Record<(typeof COLUMNS)[number], string> = {
@@ -51,6 +53,7 @@ export const TYPES: Record<(typeof COLUMNS)[number], string> = {
   simulated: 'boolean',
   send_id: 'text',
   client_ref: 'text',
+  sent_by: 'text',
 };
 /** The tables of the shared inbox, as HubSchema knows them (the store itself speaks SQL). bigint: a string. */
 export interface MessageTables {

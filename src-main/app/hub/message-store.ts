@@ -84,6 +84,7 @@ function messageOf(r: Row): Message {
   if (r.simulated === true) m.simulated = true;
   if (r.send_id !== null) m.sendId = String(r.send_id);
   if (r.client_ref !== null) m.clientRef = String(r.client_ref);
+  if (r.sent_by !== null && r.sent_by !== undefined) m.sentBy = String(r.sent_by);
   return m;
 }
 
@@ -112,6 +113,7 @@ function valuesOf(m: Message): Record<(typeof COLUMNS)[number], unknown> {
     simulated: m.simulated === true,
     send_id: m.sendId ?? null,
     client_ref: m.clientRef ?? null,
+    sent_by: m.sentBy ?? null,
   };
 }
 

@@ -80,8 +80,9 @@ export function hubRegistrations(o: {
     agentId: r.agent_id,
     url: r.url,
     at: r.at.getTime(),
-    // The table keeps the member, not the screen or command: that is the source shown.
-    source: r.member !== null ? `hub, by ${r.member}` : 'hub',
+    // The table keeps the member, not the screen or command: the source is the hub, and who registered.
+    source: 'hub',
+    ...(r.member !== null ? { registeredBy: r.member } : {}),
     target: (() => {
       const own = publicHookOf(r.agent_id);
       return own !== null && shownWebhookUrl(own, r.agent_id) === r.url ? 'exposure' : 'other';

@@ -10,6 +10,7 @@
 import { shownWebhookUrl } from '../../core/tunnel/register';
 import type { RegistrationRecord } from '../../core/tunnel/registration-history';
 import { isRedactedUrl } from '../../core/url';
+import { registrationSourceWords } from '../../../src-shared/words';
 
 /** Where each command or screen that registers is named in the history. */
 export const REGISTRATION_SOURCES = {
@@ -81,7 +82,11 @@ export function describeRegistration(
       last,
     };
   }
-  return { state: 'elsewhere', text: `registered by this install to ${last.url} ${on} (${last.source})`, last };
+  return {
+    state: 'elsewhere',
+    text: `registered by this install to ${last.url} ${on} (${registrationSourceWords(last)})`,
+    last,
+  };
 }
 
 /**
@@ -99,7 +104,7 @@ export function takeoverWarning(last: RegistrationRecord | null, now: number, ur
       ? "Whatever URL it has now stops receiving its deliveries: the service cannot tell us which, and another app (the team's own, say) may be receiving them."
       : url !== undefined && last.url === shownWebhookUrl(url, last.agentId)
         ? `It was last registered by this install to this same URL (${when(last.at, now)}); if another app registered since, that one stops receiving.`
-        : `${last.url} (registered by this install, ${when(last.at, now)}, ${last.source}) stops receiving its deliveries, unless another app registered since: then that one does.`;
+        : `${last.url} (registered by this install, ${when(last.at, now)}, ${registrationSourceWords(last)}) stops receiving its deliveries, unless another app registered since: then that one does.`;
   return `The service keeps one webhook URL per agent. ${stops} The service issues a new signing secret; the previous one stops working.`;
 }
 

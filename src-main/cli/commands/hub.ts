@@ -14,6 +14,7 @@ import { cliLogger, type Output } from '../output';
 import { companionFolders } from '../companion';
 import { ROLES } from '../../../src-shared/roles';
 import { untilAborted } from '../io';
+import { registerHubActivity } from './hub-activity';
 
 const DATABASE_HELP = 'Postgres URL, postgres://USER[:PASSWORD]@HOST:PORT/DATABASE (default: env DATABASE_URL)';
 
@@ -129,6 +130,9 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
     const { configDir, dataDir } = companionFolders(ctx, f);
     // One inbox for every replica: the messages in the database, unread counts and read marks per member.
     const { hubMessages } = await import('../../app/hub/message-store');
+    // Who sent, registered and deleted what: recorded with the member, listed by hub.activity.
+    const { hubAttribution, actingName, recordsItself } = await import('../../app/hub/attribution');
+    const attribution = hubAttribution(db);
     // Deliveries committed to the database before they are acknowledged; read from it on every replica.
     const deliveries = (await import('../../app/hub/deliveries')).hubDeliveries(db, replica);
     // Webhook registrations in the database, each replica told of every one (Messages, Tunnel).
@@ -151,6 +155,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       configDir,
       dataDir,
       messages: hubMessages(db, dataDir),
+      actingMember: actingName,
       configStore,
       pollShare: polling.share,
       commitDelivery: deliveries.commit,
@@ -191,6 +196,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
             ...deliveries.handlers(hosted.contract.implementations),
             'webhook.revealSecret': revealRecorded(hosted.handlers['webhook.revealSecret'], db),
             'app.ping': hubPing(hosted.handlers['app.ping'], f.publicUrl ?? null),
+            ...attribution.handlers(hosted.handlers, hosted.contract.implementations),
           },
           () => configStore.catchUp(),
         ),
@@ -198,7 +204,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
         journal: fanout.journal,
         memberOfToken: (token) => hub.memberOfToken(db, token),
         ready: () => hub.databaseReachable(db),
-        record: (e) => hub.audit(db, e),
+        record: (e) => (recordsItself(e.action) ? Promise.resolve() : hub.audit(db, e)),
         metrics: () => metrics.render(),
         hooks: (req, res) => hosted.companion.tunnel().serveHook(req, res),
         host,
@@ -265,6 +271,8 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option('--json', 'one JSON object per line on stdout; the first is {"event":"ready",…}');
   defineAction(ctx, start, async (opts, out) => serveHub(ctx, parseFlags(serveSchema, opts), out));
+
+  registerHubActivity(hubCmd, ctx);
 
   const migrate = hubCmd
     .command('migrate')

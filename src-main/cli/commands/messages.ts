@@ -11,6 +11,7 @@ import type { MessageContactDTO, MessageDTO, TeamDTO } from '../../../src-shared
 import { errorLine } from '../../../src-shared/error-advice';
 import { messageLine } from '../../../src-shared/message-words';
 import { terminalSafe } from '../../../src-shared/terminal-text';
+import { sentByWords } from '../../../src-shared/words';
 import { defineAction, type CliContext } from '../context';
 import { addCompanionOptions, connectCompanion } from '../companion';
 import { teamIn } from '../companion-run';
@@ -72,7 +73,8 @@ function threadLine(m: MessageDTO, opts: { contact: boolean; agent: boolean }): 
   const status = m.status === 'failed' ? ` — Not sent: ${m.error ? errorLine(m.error) : 'no reason given.'}` : '';
   const where = [opts.agent ? m.agentId : null, opts.contact ? shown(m.contact) : null].filter(Boolean).join(' ');
   const simulated = m.simulated ? ' (simulated, not from WhatsApp)' : '';
-  return `${time(m.at)}  ${where ? `${where}  ` : ''}${who} ${terminalSafe(messageLine(m))}${status}${simulated}`;
+  const by = m.direction === 'out' && m.sentBy !== undefined ? ` — ${terminalSafe(sentByWords(m.sentBy))}` : '';
+  return `${time(m.at)}  ${where ? `${where}  ` : ''}${who} ${terminalSafe(messageLine(m))}${status}${simulated}${by}`;
 }
 
 function contactLine(c: MessageContactDTO, showAgent: boolean): string {

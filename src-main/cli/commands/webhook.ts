@@ -25,6 +25,7 @@ import {
 import { REGISTERING_DIR, RegistrationsInFlight } from '../../app/registrations';
 import type { RegistrationHistory, RegistrationRecord } from '../../app/registrations';
 import type { RegistrationEntryDTO } from '../../../src-shared/contract';
+import { registrationSourceWords } from '../../../src-shared/words';
 import type { ContractClient } from '../../app/client';
 import { teamAgentOf, teamFlag, withCompanion } from '../companion-run';
 import { teamsOf } from '../teams-context';
@@ -293,7 +294,7 @@ export function register(program: Command, ctx: CliContext): void {
         ? `no registration of ${t.agentId} by this install: where the service sends its deliveries is unknown (the service cannot tell us; another app may be receiving)`
         : [
             `registrations of ${t.agentId} (team ${t.label}) by this install, newest first; another app may have registered since:`,
-            ...h.entries.map((e) => `  ${when(e.at, now)}  ${e.url}  (${e.source})`),
+            ...h.entries.map((e) => `  ${when(e.at, now)}  ${e.url}  (${registrationSourceWords(e)})`),
           ].join('\n'),
     );
   });

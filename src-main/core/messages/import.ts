@@ -54,6 +54,7 @@ export function sendMessage(r: SendRecord): Message {
   if (r.messageId !== undefined && r.messageId !== '') msg.messageId = r.messageId;
   if (r.error) msg.error = r.error;
   if (r.clientRef !== undefined) msg.clientRef = r.clientRef;
+  if (r.sentBy !== undefined) msg.sentBy = r.sentBy;
   return msg;
 }
 

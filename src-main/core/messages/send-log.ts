@@ -45,6 +45,8 @@ export interface SendRecord {
   via: SendVia;
   /** The window's own reference of the send (the contract's clientRef), when a window made it. */
   clientRef?: string;
+  /** The team hub's member who sent it (a send made through a hub); absent elsewhere. */
+  sentBy?: string;
   /** The service's answer: its messageId and status, or the error. */
   messageId?: string;
   status?: string;
@@ -63,6 +65,7 @@ const recordSchema = z.object({
   filename: z.string().optional(),
   via: z.enum(['console', 'messages', 'cli']),
   clientRef: z.string().max(200).optional(),
+  sentBy: z.string().max(64).optional(),
   messageId: z.string().optional(),
   status: z.string().optional(),
   error: z.object({ kind: z.string(), code: z.string(), message: z.string(), limit: z.number().optional() }).optional(),

@@ -14,6 +14,8 @@ export interface RecordedSend {
   via: SendVia;
   /** The window's reference of the send (kept in the log so the window finds its send there). */
   clientRef?: string;
+  /** The team hub's member who sends it (kept in the log with the send). */
+  sentBy?: string;
   /** ms epoch */
   now(): number;
   /** The record was stored (the app publishes it). */
@@ -56,6 +58,7 @@ export async function sendAndRecord(
     via: rec.via,
   };
   if (rec.clientRef !== undefined) base.clientRef = rec.clientRef;
+  if (rec.sentBy !== undefined) base.sentBy = rec.sentBy;
   if (req.text !== undefined) base.text = req.text;
   const mediaUrl = req.imageUrl ?? req.documentUrl;
   if (mediaUrl !== undefined) base.mediaUrl = mediaUrl;

@@ -42,6 +42,8 @@ export interface Message {
   sendId?: string;
   /** Sends made from a window: its reference of the send. */
   clientRef?: string;
+  /** Sends through a team hub: the member who sent it (a store without the column keeps none). */
+  sentBy?: string;
 }
 
 export interface ContactSummary {

@@ -32,6 +32,8 @@ export interface RegistrationRecord {
   at: number;
   /** The command or screen that registered it ("webhook set", "app: Tunnel → Register"). */
   source: string;
+  /** The team hub's member who registered it (a registration through a hub). */
+  registeredBy?: string;
   /** receiver: this install's local receiver; exposure: its public URL; other: an address of someone else's. */
   target: RegistrationTarget;
 }
@@ -42,6 +44,7 @@ const recordSchema = z.object({
   url: z.string().min(1).max(4096),
   at: z.number().int().nonnegative(),
   source: z.string().min(1).max(200),
+  registeredBy: z.string().max(64).optional(),
   target: z.enum(['receiver', 'exposure', 'other']),
 });
 

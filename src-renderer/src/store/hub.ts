@@ -1,7 +1,7 @@
 // The team's hub this window works through (Settings → Team hub): connect with its URL and a member token,
 // disconnect back to this machine's companion. The main side keeps the token (the OS keychain); the window
 // sends it once, when connecting, and never reads it back. After a switch every screen reads afresh.
-import type { ErrorDTO, HubConnectionDTO } from '../../../src-shared/contract';
+import type { ErrorDTO, HubActivityDTO, HubConnectionDTO, Result } from '../../../src-shared/contract';
 import type { Slice } from './env';
 
 export interface HubSlice {
@@ -10,6 +10,8 @@ export interface HubSlice {
   loadHub(): Promise<ErrorDTO | null>;
   connectHub(url: string, token: string): Promise<ErrorDTO | null>;
   disconnectHub(): Promise<ErrorDTO | null>;
+  /** A page of the hub's team activity, newest first (`before`: the previous page's `next`); not kept in the store. */
+  loadHubActivity(before?: number): Promise<Result<HubActivityDTO>>;
 }
 
 export const hubSlice: Slice<HubSlice, { reloadAll(): Promise<ErrorDTO | null> }> = ({ set, get, api }) => ({
@@ -34,4 +36,5 @@ export const hubSlice: Slice<HubSlice, { reloadAll(): Promise<ErrorDTO | null> }
     void get().reloadAll();
     return null;
   },
+  loadHubActivity: (before) => api['hub.activity'](before !== undefined ? { before } : {}),
 });

@@ -99,7 +99,7 @@ describe('hub registrations and inbox across replicas', () => {
     expect(row.registration.last?.url).toBe(HOOK);
 
     const history = await call<WebhookHistoryDTO>(a, 'webhook.history', { teamId, agentId: AGENT });
-    expect(history.entries.map((e) => [e.url, e.source])).toEqual([[HOOK, 'hub, by ada']]);
+    expect(history.entries.map((e) => [e.url, e.source, e.registeredBy])).toEqual([[HOOK, 'hub', 'ada']]);
   }, 90_000);
 
   it("a registration through one replica tells the others' receivers to read the agent's secret again", async () => {

@@ -4,6 +4,7 @@ import type { MessageDTO } from '../../../../src-shared/contract';
 import { errorLine } from '../../components/errors';
 import { formatTimeOfDay } from '../../components/time';
 import { MessageMedia } from './MessageMedia';
+import { sentByWords } from '../../../../src-shared/words';
 
 export function Bubble({ m }: { m: MessageDTO }) {
   return (
@@ -17,6 +18,7 @@ export function Bubble({ m }: { m: MessageDTO }) {
         {m.direction === 'out' && !m.fromMe && m.status !== 'failed' && ` · ${m.status ?? 'sent'}`}
       </p>
       {m.status === 'failed' && m.error && <p className="messages-failed">Not sent: {errorLine(m.error)}</p>}
+      {m.direction === 'out' && m.sentBy && <p className="messages-sent-by muted">{sentByWords(m.sentBy)}</p>}
     </li>
   );
 }

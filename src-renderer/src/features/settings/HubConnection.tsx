@@ -7,6 +7,7 @@ import type { ErrorDTO } from '../../../../src-shared/contract';
 import { AsyncButton } from '../../components/AsyncButton';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
+import { HubActivity } from './HubActivity';
 
 export function HubConnection() {
   const hub = useApp((s) => s.hub);
@@ -45,6 +46,7 @@ export function HubConnection() {
           <AsyncButton className="secondary" busyText="Disconnecting…" onRun={async () => setError(await disconnect())}>
             Disconnect
           </AsyncButton>
+          <HubActivity key={`${hub.url}\n${hub.member}`} />
         </>
       ) : (
         <form className="form" onSubmit={(e) => void onSubmit(e)} aria-label="Connect to your team's hub" noValidate>

@@ -10,6 +10,7 @@ import type {
   WebhookHistoryDTO,
   WebhookRestoreDTO,
 } from '../../../../src-shared/contract';
+import { registrationSourceWords } from '../../../../src-shared/words';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
 import { ConfirmTakeover } from './ConfirmTakeover';
@@ -111,7 +112,7 @@ export function WebhookHistory({
           {history.entries.map((e) => (
             <li key={`${e.at}-${e.url}`}>
               <time dateTime={new Date(e.at).toISOString()}>{new Date(e.at).toLocaleString()}</time>{' '}
-              <code className="url">{e.url}</code> <span className="muted">({e.source})</span>
+              <code className="url">{e.url}</code> <span className="muted">({registrationSourceWords(e)})</span>
             </li>
           ))}
         </ol>
