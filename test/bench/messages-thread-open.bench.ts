@@ -20,6 +20,7 @@ const CONTACT = '15550300000';
 const ROUNDS = Number(process.env.MESSAGES_OPEN_ROUNDS ?? 8);
 const WARMUP = 2;
 const MAX_NODES = 300;
+const TRACE = process.env.MESSAGES_OPEN_TRACE;
 const BARE_HTML = readFileSync(new URL('./messages-ui/bare-thread.html', import.meta.url));
 /** The newest message's text starts so (message i reads `message <i>: …`). */
 const NEWEST = `message ${COUNT - 1}:`;
@@ -31,6 +32,12 @@ interface Opened {
   screen: number;
   /** Message nodes in the DOM then. */
   nodes: number;
+  /** ms from the action to the thread's request leaving, its answer's first byte and its last (resource timing). */
+  sent: number;
+  answered: number;
+  read: number;
+  /** Requests the page started between the action and the newest message in the DOM. */
+  requests: number;
 }
 
 /**
@@ -49,8 +56,20 @@ function openProbe(needle: string, action: string, nodes: string): string {
         mo.disconnect();
         requestAnimationFrame(() => {
           const ch = new MessageChannel();
-          ch.port1.onmessage = () =>
-            resolve({ dom, screen: performance.now() - t0, nodes: document.querySelectorAll(${JSON.stringify(nodes)}).length });
+          ch.port1.onmessage = () => {
+            const screen = performance.now() - t0;
+            const req = performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/api/messages.thread') && e.startTime >= t0)[0];
+            const at = (x) => (req && x > 0 ? x - t0 : -1);
+            resolve({
+              dom,
+              screen,
+              nodes: document.querySelectorAll(${JSON.stringify(nodes)}).length,
+              sent: at(req?.startTime),
+              answered: at(req?.responseStart),
+              read: at(req?.responseEnd),
+              requests: performance.getEntriesByType('resource').filter((e) => e.startTime >= t0 && e.startTime <= t0 + dom).length,
+            });
+          };
           ch.port2.postMessage(0);
         });
         return;
@@ -64,6 +83,8 @@ function openProbe(needle: string, action: string, nodes: string): string {
 
 /** A fresh page of the app on the agent's Messages screen, the inbox loaded (not timed). */
 async function oursReady(page: Page, w: World): Promise<void> {
+  // A new document (a goto that changes only the hash would keep the page, and the thread loaded before).
+  await page.goto('about:blank');
   await page.goto(w.appUrl);
   await page.waitForFunction(`!location.hash.includes('token=')`);
   await page.evaluate(`location.hash = ${JSON.stringify(messagesHash(w.teamId))}`);
@@ -71,8 +92,8 @@ async function oursReady(page: Page, w: World): Promise<void> {
   await page.getByText('Choose a conversation.').waitFor();
 }
 
-async function oursOpen(page: Page, w: World): Promise<Opened> {
-  await oursReady(page, w);
+async function oursOpen(page: Page, w: World, ready = false): Promise<Opened> {
+  if (!ready) await oursReady(page, w);
   const hash = messagesHash(w.teamId, `+${CONTACT}`);
   return (await page.evaluate(
     openProbe(NEWEST, `location.hash = ${JSON.stringify(hash)}`, '.messages-bubble'),
@@ -86,6 +107,19 @@ async function bareOpen(page: Page, w: World, bareUrl: string): Promise<Opened> 
   return (await page.evaluate(
     openProbe(NEWEST, `window.bareOpen(${JSON.stringify(token)}, ${JSON.stringify(args)})`, 'li.bare-msg'),
   )) as Opened;
+}
+
+/** The medians of a side's request times and what follows the answer. */
+function split(xs: Opened[]) {
+  return {
+    sent: r2(median(xs.map((x) => x.sent))),
+    host: r2(median(xs.map((x) => x.answered - x.sent))),
+    answered: r2(median(xs.map((x) => x.answered))),
+    read: r2(median(xs.map((x) => x.read))),
+    readToDom: r2(median(xs.map((x) => x.dom - x.read))),
+    domToScreen: r2(median(xs.map((x) => x.screen - x.dom))),
+    requests: Math.max(...xs.map((x) => x.requests)),
+  };
 }
 
 export async function run() {
@@ -112,6 +146,16 @@ export async function run() {
     }
     const o: Opened[] = [];
     const b: Opened[] = [];
+    if (TRACE) {
+      // A Chromium trace of one more round of ours, not counted (open it in DevTools' Performance panel).
+      await oursReady(ours, w);
+      await w.browser.startTracing(ours, {
+        path: TRACE,
+        categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink', 'loading'],
+      });
+      await oursOpen(ours, w, true);
+      await w.browser.stopTracing();
+    }
     for (let round = 0; round < ROUNDS; round++) {
       if (round % 2 === 0) {
         b.push(await bareOpen(bare, w, bareUrl));
@@ -136,6 +180,10 @@ export async function run() {
       oursOverBare: r2(oursScreen / bareScreen),
       oursDomMs: r2(median(o.map((x) => x.dom))),
       bareDomMs: r2(median(b.map((x) => x.dom))),
+      // Where the time goes (medians, ms from the action): the thread's request leaving, its answer's
+      // first and last byte (the host's part is answered − sent), then the page's part (read → DOM).
+      oursSplit: split(o),
+      bareSplit: split(b),
       oursPerRound: o.map((x) => r2(x.screen)),
       barePerRound: b.map((x) => r2(x.screen)),
       messageNodes: maxNodes,
