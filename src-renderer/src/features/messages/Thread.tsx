@@ -2,7 +2,8 @@
 // composer pinned below them. Opening the thread, and each message that arrives while it is open,
 // marks it read. A conversation of simulated (or replayed) deliveries only has no composer: it never
 // came from WhatsApp, so no one is there to reply to (messages.send refuses it as well).
-import { useCallback, useEffect, useLayoutEffect } from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect } from 'react';
+import { useAllowed } from '../../components/allowed';
 import { errorText } from '../../components/errors';
 import { threadKey } from '../../store/messages';
 import { useApp } from '../../store/react';
@@ -10,12 +11,18 @@ import { Composer } from './Composer';
 import { ThreadList } from './ThreadList';
 import { ThreadTitle } from './ThreadTitle';
 
+/** The title and the composer show the conversation, not its messages: a page of messages re-renders neither. */
+const Title = memo(ThreadTitle);
+const Reply = memo(Composer);
+
 export function Thread({ teamId, agentId, contact }: { teamId: string; agentId: string; contact: string }) {
   const key = threadKey(teamId, agentId, contact);
   const thread = useApp((s) => s.threads[key]);
   const openThread = useApp((s) => s.openThread);
   const loadOlder = useApp((s) => s.loadOlder);
   const markThreadRead = useApp((s) => s.markThreadRead);
+  // A hub member whose role may not mark messages read (a viewer) leaves the team's unread counts as they are.
+  const marks = useAllowed('messages.markRead').allowed;
   const count = thread?.messages.length ?? 0;
   const newest = thread?.messages[count - 1]?.key;
   // Usually asked for already, as the route changed; else as the thread mounts, not after its first paint.
@@ -23,15 +30,15 @@ export function Thread({ teamId, agentId, contact }: { teamId: string; agentId: 
   // Opening the thread, and each message that arrives while it is open, marks it read (older pages
   // loaded as the person scrolls up do not).
   useEffect(() => {
-    if (newest !== undefined) void markThreadRead(teamId, agentId, contact);
-  }, [markThreadRead, teamId, agentId, contact, newest]);
+    if (newest !== undefined && marks) void markThreadRead(teamId, agentId, contact);
+  }, [markThreadRead, teamId, agentId, contact, newest, marks]);
   const older = useCallback(() => loadOlder(teamId, agentId, contact), [loadOlder, teamId, agentId, contact]);
   const who = thread?.name ?? contact;
   // A real message arriving while it is open makes it a conversation like any other.
   const simulated = thread?.simulated === true && thread.messages.every((m) => m.simulated);
   return (
     <section className="messages-thread" aria-label={`Conversation with ${who}`}>
-      <ThreadTitle teamId={teamId} agentId={agentId} contact={contact} name={thread?.name} />
+      <Title teamId={teamId} agentId={agentId} contact={contact} name={thread?.name} />
       {thread?.error && <p role="alert">{errorText(thread.error)}</p>}
       {thread?.loaded && count === 0 && <p className="muted">No messages with this number yet.</p>}
       {count > 0 && (
@@ -42,7 +49,7 @@ export function Thread({ teamId, agentId, contact }: { teamId: string; agentId: 
           Simulated on this machine (or replayed), not from WhatsApp: there is no one to reply to.
         </p>
       ) : (
-        <Composer teamId={teamId} agentId={agentId} contact={contact} />
+        <Reply teamId={teamId} agentId={agentId} contact={contact} />
       )}
     </section>
   );

@@ -9,7 +9,7 @@
 // scrolled up, it stays where it is (the rows in view keep their place whatever is measured or
 // loaded above them) and a "N new messages" button leads back down. Reaching the top loads the
 // older page. The scroller takes keyboard focus, so arrows, Page Up/Down, Home and End scroll it.
-import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, startTransition, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { MessageDTO } from '../../../../src-shared/contract';
 import { Bubble } from './Bubble';
 import { dayOf } from './format';
@@ -191,8 +191,17 @@ export const ThreadList = memo(function ThreadList({ messages, more, loadOlder, 
       }
     }
     if (changed) {
-      setMeasured((n) => n + 1);
-      if (view.height !== el.clientHeight) setView({ top: el.scrollTop, height: el.clientHeight });
+      const height = el.clientHeight;
+      const follow = () => {
+        setMeasured((n) => n + 1);
+        if (view.height !== height) setView({ top: el.scrollTop, height });
+      };
+      if (!pinned.current) return follow();
+      // At the bottom, the newest rows are in the DOM already: the view goes there before this paint and
+      // the window follows the measured heights after it (the spacer above the view is all that changes).
+      el.scrollTop = el.scrollHeight;
+      lastTop.current = el.scrollTop;
+      startTransition(follow);
       return;
     }
     if (pinned.current) {
@@ -202,7 +211,9 @@ export const ThreadList = memo(function ThreadList({ messages, more, loadOlder, 
       if (Math.abs(el.scrollTop - want) > 1) el.scrollTop = want;
     }
     lastTop.current = el.scrollTop;
-    if (view.height !== el.clientHeight || view.top !== el.scrollTop)
+    // Pinned, the view's top follows from the rows' heights: only its height asks for another render
+    // before this paint (the scroll event that follows notes the top).
+    if (view.height !== el.clientHeight || (!pinned.current && view.top !== el.scrollTop))
       setView({ top: el.scrollTop, height: el.clientHeight });
   });
 
