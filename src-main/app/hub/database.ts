@@ -112,6 +112,8 @@ interface SecretsTable {
   iv: Buffer;
   ciphertext: Buffer;
   tag: Buffer;
+  /** The id of the key that sealed the row (app/hub/secrets.ts, secretKeyId); null: sealed before ids were kept. */
+  key_id: Generated<string | null>;
   updated_at: Generated<Date>;
 }
 
@@ -404,6 +406,12 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008_attribution': {
     async up(db) {
       await db.schema.alterTable('hub_messages').addColumn('sent_by', 'text').execute();
+    },
+  },
+  // Which key sealed each secret (its id, a fingerprint: app/hub/secrets.ts), so a key can be rotated.
+  '0009_key_ids': {
+    async up(db) {
+      await db.schema.alterTable('hub_secrets').addColumn('key_id', 'text').execute();
     },
   },
 };

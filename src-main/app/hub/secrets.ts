@@ -5,7 +5,11 @@
 // Kubernetes secret). The database holds no key and no secret in the clear. A row written with another key
 // fails its authentication: the store says the key is not the one the secrets were written with, and names
 // no secret. No error of this module ever holds a secret or the key.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+// Rotation: each row records the id of the key that sealed it (a fingerprint, never the key). The store seals with
+// its current key and opens with the key a row names — the current one or a previous one (given with
+// CHANNEL_HUB_PREVIOUS_SECRET_KEYS or --previous-secret-key-file) — and `rotateSecretKey` re-seals every row under
+// the current key in one transaction. A store that lacks the key some row needs says which (by its id) at its probe.
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { sql } from 'kysely';
 import { CompanionError } from '../../core/errors';
@@ -16,6 +20,7 @@ import { actingMember } from './acting';
 import { audit } from './members';
 
 const SECRET_KEY_ENV = 'CHANNEL_HUB_SECRET_KEY';
+const PREVIOUS_KEYS_ENV = 'CHANNEL_HUB_PREVIOUS_SECRET_KEYS';
 
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
@@ -54,6 +59,17 @@ function parseKey(raw: Buffer, where: string): Buffer {
   );
 }
 
+async function keyFile(file: string, flag: string): Promise<Buffer> {
+  let raw: Buffer;
+  try {
+    raw = await readFile(file);
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new HubSecretKeyError(`${flag} ${file} cannot be read (${why}).`);
+  }
+  return parseKey(raw, `${flag} ${file}`);
+}
+
 /**
  * The key that encrypts the teams' secrets: the file's (when given) or CHANNEL_HUB_SECRET_KEY's. Neither:
  * HubSecretKeyError saying how to make one.
@@ -62,16 +78,7 @@ export async function loadSecretKey(
   file: string | undefined,
   env: Record<string, string | undefined>,
 ): Promise<Buffer> {
-  if (file !== undefined) {
-    let raw: Buffer;
-    try {
-      raw = await readFile(file);
-    } catch (e) {
-      const why = (e as NodeJS.ErrnoException).code ?? 'unreadable';
-      throw new HubSecretKeyError(`--secret-key-file ${file} cannot be read (${why}).`);
-    }
-    return parseKey(raw, `--secret-key-file ${file}`);
-  }
+  if (file !== undefined) return keyFile(file, '--secret-key-file');
   const value = env[SECRET_KEY_ENV];
   if (value === undefined || value.trim() === '')
     throw new HubSecretKeyError(
@@ -81,45 +88,102 @@ export async function loadSecretKey(
   return parseKey(Buffer.from(value, 'utf8'), SECRET_KEY_ENV);
 }
 
+/**
+ * The keys a rotation left behind, still needed to read what they sealed until `hub rotate-key` re-seals it: each
+ * --previous-secret-key-file's, then CHANNEL_HUB_PREVIOUS_SECRET_KEYS' (a comma list, each as the current key is
+ * written). None given: none. A malformed one is refused naming where it came from, never repeating it.
+ */
+export async function loadPreviousSecretKeys(
+  files: readonly string[],
+  env: Record<string, string | undefined>,
+): Promise<Buffer[]> {
+  const keys: Buffer[] = [];
+  for (const file of files) keys.push(await keyFile(file, '--previous-secret-key-file'));
+  const list = (env[PREVIOUS_KEYS_ENV] ?? '').split(',').map((k) => k.trim());
+  list.forEach((text, i) => {
+    if (text !== '') keys.push(parseKey(Buffer.from(text, 'utf8'), `${PREVIOUS_KEYS_ENV} (entry ${i + 1})`));
+  });
+  return keys;
+}
+
+/**
+ * A key's id: the first 8 bytes of HMAC-SHA-256 under the key of a fixed text, in hex. It tells keys apart (and
+ * names the one a row needs) and reveals nothing of the key.
+ */
+export function secretKeyId(key: Buffer): string {
+  return createHmac('sha256', key).update('channel-companion hub secret key id').digest('hex').slice(0, 16);
+}
+
 interface Sealed {
   iv: Buffer;
   ciphertext: Buffer;
   tag: Buffer;
+  /** The id of the key that sealed it; null: sealed before the ids were recorded (any key given may open it). */
+  key_id: string | null;
 }
 
 const WRONG_KEY =
   "The hub's stored secrets were encrypted with another key: the key given (--secret-key-file or " +
   `${SECRET_KEY_ENV}) is not the one they were written with. Give every replica the key the hub was first started with.`;
 
+/** A row sealed with a key this store was not given: the key's id, never a key. */
+function missingKey(keyId: string, mine: readonly string[]): KeychainError {
+  return new KeychainError(
+    `The hub's stored secrets were encrypted with another key: some need the key whose id is ${keyId}, which this ` +
+      `replica was not given (its keys' ids: ${mine.join(', ')}). Give that key as the current one ` +
+      `(--secret-key-file or ${SECRET_KEY_ENV}) or as a previous one (--previous-secret-key-file or ` +
+      `${PREVIOUS_KEYS_ENV}).`,
+  );
+}
+
 export class PostgresSecretStore implements SecretStore {
-  private readonly key: Buffer;
+  /** The current key first (it seals), then the previous ones (they only open), by id. */
+  private readonly keys: Map<string, Buffer>;
+  /** The current key's id: recorded with every row this store seals. */
+  readonly keyId: string;
 
   constructor(
     private readonly db: HubDatabase,
     key: Buffer,
+    previous: readonly Buffer[] = [],
   ) {
-    if (key.length !== KEY_BYTES) throw new HubSecretKeyError(`the key must be ${KEY_BYTES} bytes`);
-    this.key = Buffer.from(key);
+    if ([key, ...previous].some((k) => k.length !== KEY_BYTES))
+      throw new HubSecretKeyError(`the key must be ${KEY_BYTES} bytes`);
+    this.keyId = secretKeyId(key);
+    this.keys = new Map([key, ...previous].map((k) => [secretKeyId(k), Buffer.from(k)]));
   }
 
   private seal(account: string, secret: string): Sealed {
     const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv, { authTagLength: TAG_BYTES });
+    const cipher = createCipheriv('aes-256-gcm', this.keys.get(this.keyId)!, iv, { authTagLength: TAG_BYTES });
     cipher.setAAD(Buffer.from(account, 'utf8'));
     const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-    return { iv, ciphertext, tag: cipher.getAuthTag() };
+    return { iv, ciphertext, tag: cipher.getAuthTag(), key_id: this.keyId };
+  }
+
+  /** The row's secret, and the id of the key that opened it. */
+  private openWith(account: string, row: Sealed): { secret: string; keyId: string } {
+    if (row.key_id !== null && !this.keys.has(row.key_id)) throw missingKey(row.key_id, [...this.keys.keys()]);
+    const candidates = row.key_id !== null ? [row.key_id] : [...this.keys.keys()];
+    for (const id of candidates) {
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', this.keys.get(id)!, row.iv, { authTagLength: TAG_BYTES });
+        decipher.setAAD(Buffer.from(account, 'utf8'));
+        decipher.setAuthTag(row.tag);
+        return {
+          secret: Buffer.concat([decipher.update(row.ciphertext), decipher.final()]).toString('utf8'),
+          keyId: id,
+        };
+      } catch {
+        // Not this key (or the row was tampered with / moved): the next, then the store's words.
+      }
+    }
+    // The message names neither the account's secret nor anything decrypted.
+    throw new KeychainError(WRONG_KEY);
   }
 
   private open(account: string, row: Sealed): string {
-    try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, row.iv, { authTagLength: TAG_BYTES });
-      decipher.setAAD(Buffer.from(account, 'utf8'));
-      decipher.setAuthTag(row.tag);
-      return Buffer.concat([decipher.update(row.ciphertext), decipher.final()]).toString('utf8');
-    } catch {
-      // The message names neither the account's secret nor anything decrypted.
-      throw new KeychainError(WRONG_KEY);
-    }
+    return this.openWith(account, row).secret;
   }
 
   /** The database's failures as the store's, in plain words (a driver message never holds a secret here). */
@@ -136,7 +200,7 @@ export class PostgresSecretStore implements SecretStore {
   private async row(account: string): Promise<Sealed | undefined> {
     return this.db
       .selectFrom('hub_secrets')
-      .select(['iv', 'ciphertext', 'tag'])
+      .select(['iv', 'ciphertext', 'tag', 'key_id'])
       .where('account', '=', account)
       .executeTakeFirst();
   }
@@ -172,8 +236,9 @@ export class PostgresSecretStore implements SecretStore {
   }
 
   /**
-   * The database answers and the key is the one the stored secrets were written with (the first start on a
-   * database writes the check row that every later start decrypts). Throws KeychainError otherwise.
+   * The database answers and this store holds every key the stored secrets need: the check value (written by
+   * the first start on a database) opens, and no row names a key this store lacks — else a KeychainError that
+   * names the missing key's id. Rows sealed before key ids were recorded get the id of the key that opens them.
    */
   probe(): Promise<void> {
     return this.answer('check the secret key', async () => {
@@ -187,8 +252,64 @@ export class PostgresSecretStore implements SecretStore {
           .execute();
         row = await this.row(KEY_CHECK_ACCOUNT);
       }
+      const needed = await this.db
+        .selectFrom('hub_secrets')
+        .select('key_id')
+        .distinct()
+        .where('key_id', 'is not', null)
+        .execute();
+      const missing = needed.map((r) => r.key_id!).find((id) => !this.keys.has(id));
+      if (missing !== undefined) throw missingKey(missing, [...this.keys.keys()]);
       if (!row || this.open(KEY_CHECK_ACCOUNT, row) !== KEY_CHECK_TEXT) throw new KeychainError(WRONG_KEY);
+      // Rows from before the ids: each gets the id of the key that opens it (one no key opens is refused).
+      const unnamed = await this.db
+        .selectFrom('hub_secrets')
+        .select(['account', 'iv', 'ciphertext', 'tag', 'key_id'])
+        .where('key_id', 'is', null)
+        .execute();
+      for (const r of unnamed) {
+        const { keyId } = this.openWith(r.account, r);
+        await this.db
+          .updateTable('hub_secrets')
+          .set({ key_id: keyId })
+          .where('account', '=', r.account)
+          .where('key_id', 'is', null)
+          .execute();
+      }
     });
+  }
+
+  /**
+   * Re-seals every stored secret and the check value under the current key, in one transaction that keeps every
+   * other writer out until it commits; the number of secrets re-sealed (the check value not counted). A row no
+   * key of this store opens fails it all, naming the key it needs: nothing is changed.
+   */
+  rotate(): Promise<{ resealed: number; keyId: string }> {
+    return this.answer('re-seal the secrets', () =>
+      this.db.transaction().execute(async (trx) => {
+        await sql`lock table hub_secrets in exclusive mode`.execute(trx);
+        const rows = await trx
+          .selectFrom('hub_secrets')
+          .select(['account', 'iv', 'ciphertext', 'tag', 'key_id'])
+          .execute();
+        let resealed = 0;
+        for (const r of rows) {
+          const sealed = this.seal(r.account, this.open(r.account, r));
+          await trx
+            .updateTable('hub_secrets')
+            .set({ ...sealed, updated_at: sql`now()` })
+            .where('account', '=', r.account)
+            .execute();
+          if (r.account !== KEY_CHECK_ACCOUNT) resealed++;
+        }
+        if (!rows.some((r) => r.account === KEY_CHECK_ACCOUNT))
+          await trx
+            .insertInto('hub_secrets')
+            .values({ account: KEY_CHECK_ACCOUNT, ...this.seal(KEY_CHECK_ACCOUNT, KEY_CHECK_TEXT) })
+            .execute();
+        return { resealed, keyId: this.keyId };
+      }),
+    );
   }
 
   private checkAccount(account: string): void {
