@@ -15,9 +15,10 @@ import { join } from 'node:path';
 import { migrateHub, openHubDatabase } from '../../src-main/app/hub/database';
 import { PostgresMessageStore } from '../../src-main/app/hub/message-store';
 import { SqliteMessageStore } from '../../src-main/core/messages/sqlite-store';
-import type { Message, MessageStore } from '../../src-main/core/messages/store';
+import type { MessageStore } from '../../src-main/core/messages/store';
 import { startPostgres } from '../integration/hub/postgres';
 import { median } from '../helpers/bench-stats';
+import { agentOf, contactOf, corpusChunks, p99, rng, WORDS, type CorpusShape } from './support/message-corpus';
 
 export const target = 1;
 
@@ -30,58 +31,13 @@ const SEARCHES = 200;
 const THREAD_BUDGET_MS = 10;
 const SEARCH_BUDGET_MS = 50;
 
-const WORDS = (
-  'order parcel delivery refund invoice shipping tracking address payment receipt broken hinge ' +
-  'package courier warehouse return exchange discount coupon voucher account password login email ' +
-  'phone number update cancel subscription monthly yearly plan upgrade downgrade support question ' +
-  'answer thanks hello morning evening tomorrow yesterday today weekend holiday price quote estimate'
-).split(' ');
-
-/** A small deterministic generator (the same inbox every run). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
-function p99(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(s.length * 0.99))]!;
-}
-
-const agentOf = (i: number) => `agent-${String(i % AGENTS).padStart(2, '0')}`;
-const contactOf = (i: number) => String(15550000000 + (Math.floor(i / AGENTS) % CONTACTS));
+const SHAPE: CorpusShape = { agents: AGENTS, contacts: CONTACTS, start: Date.now() - MESSAGES * 1000 };
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
 
 /** Stores the inbox in both stores, chunk by chunk; answers each one's seconds. */
 async function fill(stores: MessageStore[]): Promise<number[]> {
-  const rand = rng(42);
-  const start = Date.now() - MESSAGES * 1000;
   const took = stores.map(() => 0);
-  for (let i = 0; i < MESSAGES; i += CHUNK) {
-    const list: Array<{ message: Message; wins: boolean }> = [];
-    for (let j = i; j < Math.min(MESSAGES, i + CHUNK); j++) {
-      const words = Array.from({ length: 6 + Math.floor(rand() * 10) }, () => WORDS[Math.floor(rand() * WORDS.length)]);
-      const inbound = rand() < 0.6;
-      list.push({
-        message: {
-          key: `wamid_${j}`,
-          agentId: agentOf(j),
-          contact: contactOf(j),
-          seq: 0,
-          at: start + j * 1000,
-          direction: inbound ? 'in' : 'out',
-          fromMe: false,
-          type: 'text',
-          text: `${words.join(' ')} #${j}`,
-          messageId: `wamid_${j}`,
-          ...(inbound ? { deliveryId: `dlv_${j}` } : { sendId: `s${j}`, via: 'messages' as const, status: 'sent' }),
-        },
-        wins: !inbound,
-      });
-    }
+  for (const list of corpusChunks(SHAPE, MESSAGES, CHUNK)) {
     for (const [k, s] of stores.entries()) {
       const a = performance.now();
       await s.add(list, 0);
@@ -132,7 +88,7 @@ export async function run() {
     const threads = Array.from({ length: THREADS }, () => Math.floor(rand() * MESSAGES));
     const t = await sideBySide(THREADS, pgStore, sqlite, async (s, i) => {
       const j = threads[i]!;
-      const r = await s.thread(agentOf(j), contactOf(j), { limit: 50 });
+      const r = await s.thread(agentOf(SHAPE, j), contactOf(SHAPE, j), { limit: 50 });
       if (r.messages.length === 0) throw new Error('an empty thread');
       return r.messages.map((m) => m.key).join(',');
     });

@@ -17,8 +17,8 @@ import { join } from 'node:path';
 import Database from 'libsql';
 import { Messages } from '../../src-main/core/messages';
 import { SqliteMessageStore } from '../../src-main/core/messages/sqlite-store';
-import type { Message } from '../../src-main/core/messages/store';
 import { median } from '../helpers/bench-stats';
+import { agentOf, contactOf, corpusChunks, p99, rng, WORDS } from './support/message-corpus';
 
 export const target = 1 / 1.5;
 
@@ -30,61 +30,14 @@ const START_ROUNDS = 9;
 const SAMPLES = 400;
 const SEARCHES = 200;
 
-const WORDS = (
-  'order parcel delivery refund invoice shipping tracking address payment receipt broken hinge ' +
-  'package courier warehouse return exchange discount coupon voucher account password login email ' +
-  'phone number update cancel subscription monthly yearly plan upgrade downgrade support question ' +
-  'answer thanks hello morning evening tomorrow yesterday today weekend holiday price quote estimate'
-).split(' ');
-
-/** A small deterministic generator (the same database every run). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
-function p99(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(s.length * 0.99))]!;
-}
-
-const agentOf = (i: number) => `agent-${String(i % AGENTS).padStart(2, '0')}`;
-const contactOf = (i: number) => String(15550000000 + (Math.floor(i / AGENTS) % CONTACTS));
+const SHAPE = { agents: AGENTS, contacts: CONTACTS };
 
 async function fill(dataDir: string, now: number): Promise<void> {
   const { mkdir } = await import('node:fs/promises');
   await mkdir(join(dataDir, 'messages'), { recursive: true, mode: 0o700 });
   const store = SqliteMessageStore.open({ file: new Messages({ dataDir, now: Date.now }).file });
-  const rand = rng(42);
-  const start = now - MESSAGES * 1000;
-  for (let i = 0; i < MESSAGES; i += CHUNK) {
-    const list: Array<{ message: Message; wins: boolean }> = [];
-    for (let j = i; j < Math.min(MESSAGES, i + CHUNK); j++) {
-      const words = Array.from({ length: 6 + Math.floor(rand() * 10) }, () => WORDS[Math.floor(rand() * WORDS.length)]);
-      const inbound = rand() < 0.6;
-      list.push({
-        message: {
-          key: `wamid_${j}`,
-          agentId: agentOf(j),
-          contact: contactOf(j),
-          seq: 0,
-          at: start + j * 1000,
-          eventAt: start + j * 1000,
-          direction: inbound ? 'in' : 'out',
-          fromMe: false,
-          type: 'text',
-          text: `${words.join(' ')} #${j}`,
-          messageId: `wamid_${j}`,
-          ...(inbound ? { deliveryId: `dlv_${j}` } : { sendId: `s${j}`, via: 'messages' as const, status: 'sent' }),
-        },
-        wins: !inbound,
-      });
-    }
+  for (const list of corpusChunks({ ...SHAPE, start: now - MESSAGES * 1000, eventAt: true }, MESSAGES, CHUNK))
     await store.add(list, 0);
-  }
   await store.setMeta('retention_days', '3650');
   await store.close();
   // Most conversations are read: 1 in 50 keeps its unread messages (one statement, not 100,000 marks).
@@ -166,7 +119,7 @@ export async function run() {
     const bareT: number[] = [];
     for (let i = 0; i < SAMPLES; i++) {
       const j = Math.floor(rand() * MESSAGES);
-      const [agent, contact] = [agentOf(j), contactOf(j)];
+      const [agent, contact] = [agentOf(SHAPE, j), contactOf(SHAPE, j)];
       const timeOurs = async () => {
         const a = performance.now();
         const t = await m.thread(agent, contact, { limit: 50 });
