@@ -3,13 +3,15 @@
 // one row per agent and duplicate key (the service's message.id), so `INSERT … ON CONFLICT DO NOTHING` decides
 // new or repeat across replicas, and the delivery's `tunnel.delivery` event is published in the same
 // statement (events.ts). Deliveries that arrive together share one statement and one commit (group commit,
-// below), each still answered by its own row. While the database is away the commit throws: the receiver
+// below), each still answered by its own row; the statement runs on a connection of the ingest's own, prepared
+// once (ingestConnection). While the database is away the commit throws: the receiver
 // answers 503 with Retry-After and acknowledges nothing (the service retries). The replica's own tunnel log
 // stays its working cache, appended without waiting for an fdatasync (the database is the durable store).
 // tunnel.deliveries / tunnel.delivery / tunnel.export / tunnel.replay read the rows, so every replica shows every
 // delivery; replays (hub_delivery_replays) are kept with the member who asked for them (webhook
 // registrations: registrations.ts).
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
+import pg from 'pg';
 import type { DeliveryCommit, DeliveryDetail, ForwardAttempt, StoredDelivery } from '../../core/tunnel';
 import { toCurl, toFixture } from '../../core/tunnel/export';
 import { DEFAULT_TUNNEL_NAME } from '../../core/tunnel/headers';
@@ -106,25 +108,112 @@ function groupCommit<T, R>(
     });
 }
 
+/**
+ * Where the ingest's statements run: given the database's URL, a connection of its own (not one of the pool's, which
+ * serve the requests), where each statement is prepared once (parsed and planned at its first run, by name) and runs
+ * one group at a time; a connection that breaks is dropped and the next group opens another. Without a URL, the pool.
+ */
+function ingestConnection(db: HubDatabase, url: string | undefined) {
+  let client: Promise<pg.Client> | null = null;
+  let closed = false;
+  const drop = (c: pg.Client): void => {
+    void client?.then((now) => {
+      if (now === c) client = null;
+    });
+    c.end().catch(() => undefined);
+  };
+  const open = async (u: string): Promise<pg.Client> => {
+    const c = new pg.Client({ connectionString: u, connectionTimeoutMillis: 5_000 });
+    // A connection lost between statements: dropped (pg needs the listener, or the process dies).
+    c.on('error', () => drop(c));
+    c.on('end', () => drop(c));
+    await c.connect();
+    return c;
+  };
+  const names = new Map<string, string>();
+  return {
+    async run<R>(text: string, values: readonly unknown[]): Promise<R[]> {
+      if (url === undefined) return (await db.executeQuery<R>(CompiledQuery.raw(text, [...values]))).rows;
+      if (closed) throw new Error('the ingest is closed');
+      const opening = (client ??= open(url));
+      opening.catch(() => {
+        if (client === opening) client = null;
+      });
+      const c = await opening;
+      let name = names.get(text);
+      if (name === undefined) names.set(text, (name = `hub_ingest_${names.size + 1}`));
+      try {
+        return (await c.query<R & pg.QueryResultRow>({ name, text, values: [...values] })).rows;
+      } catch (err) {
+        // The database refused the statement: the connection stays. Anything else: it is not trusted again.
+        if (!(err instanceof pg.DatabaseError)) drop(c);
+        throw err;
+      }
+    },
+    async close(): Promise<void> {
+      closed = true;
+      const c = await client?.catch(() => null);
+      client = null;
+      await c?.end().catch(() => undefined);
+    },
+  };
+}
+
 type DeliveryRequests = 'tunnel.deliveries' | 'tunnel.delivery' | 'tunnel.export' | 'tunnel.replay';
 
 interface HubDeliveries {
   /** The receiver's durable commit (CompanionOptions.commitDelivery). */
   readonly commit: DeliveryCommit;
+  /** Closes the ingest's own connection (at the replica's stop, once no delivery is received). */
+  close(): Promise<void>;
   /** The companion the replica runs: its teams name a delivery's team, its tunnel sends replays. */
   attach(companion: Companion): void;
   /** The requests the hub answers from Postgres, over the companion's implementations. */
   handlers(implementations: Implementations): Pick<Handlers, DeliveryRequests>;
 }
 
-export function hubDeliveries(db: HubDatabase, replica: string): HubDeliveries {
+/**
+ * The hub's deliveries on `db`; given the database's `url`, the ingest commits on a connection of its own
+ * (ingestConnection), else on the pool's.
+ */
+export function hubDeliveries(db: HubDatabase, replica: string, url?: string): HubDeliveries {
   let companion: Companion | null = null;
+  const ingest = ingestConnection(db, url);
   const teamOf = (agentId: string): string | null =>
     companion?.listTeams().find((t) => t.agents.some((a) => a.agentId === agentId))?.id ?? null;
   const need = (): Companion => {
     if (companion === null) throw new AppError('internal', 'HUB_STARTING', 'The hub is still starting; try again.');
     return companion;
   };
+
+  // The group's statement, compiled once (its text and every parameter but the rows' JSON stay the same): the rows
+  // inserted in key order (two replicas' statements holding the same keys wait for each other in one order, never in
+  // a cycle; of one key, the first to come is kept), then the events of the new ones in the order the deliveries
+  // came, the lock taken once the rows are in.
+  const ROWS = '\u0000rows';
+  const statement = sql<{ delivery_id: string }>`
+      with input as (
+        select x.* from jsonb_to_recordset(${ROWS}::jsonb) as x(
+          ord int, delivery_id text, agent_id text, team_id text, key text, service_id text, event text,
+          sender text, verdict text, simulated boolean, received_at timestamptz, delivery jsonb, summary jsonb)
+      ),
+      stored as (
+        insert into hub_deliveries (delivery_id, agent_id, team_id, key, service_id, event, sender, verdict,
+          simulated, received_at, replica, delivery)
+        select delivery_id, agent_id, team_id, key, service_id, event, sender, verdict, simulated, received_at,
+          ${replica}, delivery
+        from input order by agent_id, key, ord
+        on conflict (agent_id, key) do nothing
+        returning delivery_id
+      ),
+      ${publishingCtes(
+        sql`select 'tunnel.delivery' as name, i.summary as payload, i.ord
+          from input i join stored s on s.delivery_id = i.delivery_id`,
+        replica,
+        'stored',
+      )}
+      select delivery_id, (select count(*) from hub_announced) as announced from stored`.compile(db);
+  const rowsAt = statement.parameters.indexOf(ROWS);
 
   /**
    * One statement (so one transaction) for these deliveries (see groupCommit): their rows, then the events of the
@@ -151,31 +240,7 @@ export function hubDeliveries(db: HubDatabase, replica: string): HubDeliveries {
         return `${small.slice(0, -1)},"delivery":${jsonWithoutNul(d)},"summary":${summary}}`;
       })
       .join(',')}]`;
-    // The rows inserted in key order: two replicas' statements holding the same keys wait for each other in one
-    // order, never in a cycle (of one key, the first to come is kept). The events in the order the deliveries
-    // came, the lock taken once the rows are in.
-    const { rows } = await sql<{ delivery_id: string }>`
-      with input as (
-        select x.* from jsonb_to_recordset(${json}::jsonb) as x(
-          ord int, delivery_id text, agent_id text, team_id text, key text, service_id text, event text,
-          sender text, verdict text, simulated boolean, received_at timestamptz, delivery jsonb, summary jsonb)
-      ),
-      stored as (
-        insert into hub_deliveries (delivery_id, agent_id, team_id, key, service_id, event, sender, verdict,
-          simulated, received_at, replica, delivery)
-        select delivery_id, agent_id, team_id, key, service_id, event, sender, verdict, simulated, received_at,
-          ${replica}, delivery
-        from input order by agent_id, key, ord
-        on conflict (agent_id, key) do nothing
-        returning delivery_id
-      ),
-      ${publishingCtes(
-        sql`select 'tunnel.delivery' as name, i.summary as payload, i.ord
-          from input i join stored s on s.delivery_id = i.delivery_id`,
-        replica,
-        'stored',
-      )}
-      select delivery_id, (select count(*) from hub_announced) as announced from stored`.execute(db);
+    const rows = await ingest.run<{ delivery_id: string }>(statement.sql, statement.parameters.with(rowsAt, json));
     const stored = new Set(rows.map((r) => r.delivery_id));
     return batch.map((w) => (stored.has(w.d.id) ? 'stored' : 'duplicate'));
   };
@@ -319,6 +384,7 @@ export function hubDeliveries(db: HubDatabase, replica: string): HubDeliveries {
 
   return {
     commit,
+    close: () => ingest.close(),
     attach(c) {
       companion = c;
     },

@@ -2,12 +2,13 @@
 // shared transactions (group commit), each still answered by its own row — new, or a repeat of a key the
 // database holds (also one taken in the same transaction) — with one tunnel.delivery event per new row, in the
 // order the deliveries came. A group holds a bounded number of bytes. A delivery the database refuses fails alone;
-// the others of its group are stored.
+// the others of its group are stored. Both on the pool's connections and on the ingest's own (given the database's
+// URL, as a replica runs it), which a restart of the database does not leave broken.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredDelivery } from '../../../src-main/core/tunnel';
 import { migrateHub, openHubDatabase, type HubDatabase } from '../../../src-main/app/hub/database';
-import { hubDeliveries } from '../../../src-main/app/hub/deliveries';
+import { hubDeliveries as deliveriesOf } from '../../../src-main/app/hub/deliveries';
 import { startPostgres, type TestPostgres } from './postgres';
 
 const AGENT = 'agent-group';
@@ -29,9 +30,18 @@ function delivery(id: string, messageId: string): StoredDelivery {
   };
 }
 
-describe('hub deliveries: group commit', () => {
+describe.each([
+  ['on the pool', false],
+  ['on a connection of its own', true],
+])('hub deliveries: group commit %s', (_where, own) => {
   let pg: TestPostgres;
   let db: HubDatabase;
+  const opened: { close(): Promise<void> }[] = [];
+  const hubDeliveries = (replica: string) => {
+    const d = deliveriesOf(db, replica, own ? pg.url : undefined);
+    opened.push(d);
+    return d;
+  };
 
   beforeAll(async () => {
     pg = await startPostgres();
@@ -40,6 +50,7 @@ describe('hub deliveries: group commit', () => {
   }, 60_000);
 
   afterAll(async () => {
+    await Promise.all(opened.map((d) => d.close()));
     await db?.destroy();
     await pg?.stop();
   });
@@ -49,7 +60,7 @@ describe('hub deliveries: group commit', () => {
     Number((await sql<{ x: string }>`select txid_current() as x`.execute(db)).rows[0]!.x);
 
   it('commits deliveries that arrive together in shared transactions, each answered by its own row', async () => {
-    const { commit } = hubDeliveries(db, 'replica-a');
+    const { commit } = hubDeliveries('replica-a');
     await commit(delivery('d-held', 'm-held'), 'm-held');
     const before = await xid();
     const n = 40;
@@ -85,7 +96,7 @@ describe('hub deliveries: group commit', () => {
   });
 
   it('large deliveries are not all put in one statement: a group holds 8 MB of bodies at most', async () => {
-    const { commit } = hubDeliveries(db, 'replica-c');
+    const { commit } = hubDeliveries('replica-c');
     const big = (i: number): StoredDelivery => ({
       ...delivery(`big${i}`, `big${i}`),
       bodyBase64: Buffer.alloc(3.5 * 1024 * 1024, i).toString('base64'),
@@ -98,7 +109,7 @@ describe('hub deliveries: group commit', () => {
   });
 
   it('a delivery the database refuses fails alone; the others of its group are stored', async () => {
-    const { commit } = hubDeliveries(db, 'replica-b');
+    const { commit } = hubDeliveries('replica-b');
     // Its delivery id is taken already (under another key): the database refuses the row.
     const refused = delivery('d1', 'm-new-key');
     const others = Array.from({ length: 10 }, (_, i) => delivery(`e${i}`, `n${i}`));
@@ -122,4 +133,14 @@ describe('hub deliveries: group commit', () => {
       .execute();
     expect(stored).toHaveLength(10);
   });
+
+  it('a database that restarts fails the deliveries meanwhile; the next ones are stored', async () => {
+    const { commit } = hubDeliveries('replica-d');
+    expect(await commit(delivery('r1', 'r1'), 'r1')).toBe('stored');
+    await pg.halt();
+    await expect(commit(delivery('r2', 'r2'), 'r2')).rejects.toThrow(/did not take the delivery/);
+    await pg.resume();
+    expect(await commit(delivery('r3', 'r3'), 'r3')).toBe('stored');
+    expect(await commit(delivery('r2', 'r2'), 'r2')).toBe('stored');
+  }, 60_000);
 });
