@@ -1,8 +1,8 @@
 // Who did what on a team hub. Every request beyond reading is recorded in hub_audit with the member (the hub's
 // server records it before the handler runs); sends, registrations and deletions record themselves here instead,
-// once done, with what they were done to: the agent, and for a deletion how much went (never the text deleted,
-// never the contact's number, so a deletion still deletes). `hub.activity` reads the records newest first, the
-// actions HUB_ACTIVITY_WORDS names, for Settings → Team hub and `hub activity`.
+// once answered, with what they were done to: the agent, and for a deletion how much went (never the text
+// deleted, never the contact's number, so a deletion still deletes), or that the attempt failed. `hub.activity`
+// reads the records newest first, the actions HUB_ACTIVITY_WORDS names, for Settings → Team hub and `hub activity`.
 import { sql } from 'kysely';
 import type { RequestName, Result } from '../../../src-shared/contract';
 import { counted, HUB_ACTIVITY_WORDS } from '../../../src-shared/words';
@@ -51,9 +51,8 @@ export function hubAttribution(db: HubDatabase): Attribution {
   ): Promise<{ conversations: number; messages: number }> => {
     const r = await sql<{ conversations: string; messages: string | null }>`
       select count(*) as conversations, sum(count) as messages from hub_conversations
-      where (${agentId}::text is null or agent_id = ${agentId}) and (${contact}::text is null or contact = ${contact})`.execute(
-      db,
-    );
+      where (${agentId}::text is null or agent_id = ${agentId})
+        and (${contact}::text is null or contact = ${contact})`.execute(db);
     const row = r.rows[0];
     return { conversations: Number(row?.conversations ?? 0), messages: Number(row?.messages ?? 0) };
   };
@@ -96,8 +95,9 @@ export function hubAttribution(db: HubDatabase): Attribution {
       // A count that cannot be read does not stop the request; its record then says less.
       const subject = await subjects[name](args).catch(() => () => `agent ${args.agentId ?? ''}`.trim());
       const r = (await run(raw)) as Result<unknown>;
-      if (!r.ok) return r;
-      await audit(db, { member: actingName(), action: name, subject: subject(r.value) }).catch(() => undefined);
+      // An attempt that failed is recorded too, as such (nothing was sent, registered or deleted).
+      const said = r.ok ? subject(r.value) : `failed: ${r.error.code}`;
+      await audit(db, { member: actingName(), action: name, subject: said }).catch(() => undefined);
       return r;
     }) as Handlers[K];
 

@@ -189,9 +189,20 @@ describe('attribution on the hub', () => {
     expect(audit).not.toContain(PHONE);
   }, 60_000);
 
+  it('a send that failed is listed as failed', async () => {
+    await expect(
+      call('bob', 'messages.send', { teamId, agentId: 'no-such-agent', to: `+${PHONE}`, text: PLANTED }),
+    ).rejects.toThrow();
+    const page = await call<HubActivityDTO>('vic', 'hub.activity', { limit: 1 });
+    expect(page.entries.map((e) => [e.member, e.action, e.subject])).toEqual([
+      ['bob', 'messages.send', expect.stringMatching(/^failed: [A-Z_]+$/)],
+    ]);
+  }, 60_000);
+
   it('hub activity prints the team activity through the hub; without a hub it says what it needs', async () => {
-    const text = await client(['hub', 'activity', '--limit', '2'], 'vic');
+    const text = await client(['hub', 'activity', '--limit', '3'], 'vic');
     expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/bob sent a message \(failed: [A-Z_]+\)/);
     expect(text.stdout).toContain(`carol deleted a chat conversation (agent ${AGENT}: none was kept)`);
     expect(text.stdout).toContain("carol deleted an agent's conversations");
     expect(text.stdout).toMatch(/older: channel-companion hub activity --before \d+/);
@@ -200,6 +211,7 @@ describe('attribution on the hub', () => {
     expect(json.code, json.stderr).toBe(0);
     const page = json.json()[0] as unknown as HubActivityDTO;
     expect(page.entries.filter((e) => e.member === 'bob').map((e) => e.action)).toEqual([
+      'messages.send',
       'messages.send',
       'messages.send',
     ]);

@@ -10,6 +10,7 @@ const DEFAULTS: Partial<Record<string, unknown>> = {
   'messages.unread': { total: 0, agents: [] },
   'alerts.history': [],
   'health.availability': { at: 0, windows: [] },
+  'hub.activity': { entries: [], next: null },
 };
 
 export function fakeApi(answers: Partial<Record<string, unknown>> = {}) {
