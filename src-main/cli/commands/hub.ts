@@ -14,12 +14,19 @@ import { cliLogger, type Output } from '../output';
 import { companionFolders } from '../companion';
 import { ROLES } from '../../../src-shared/roles';
 import { untilAborted } from '../io';
+import { registerHubActivity } from './hub-activity';
+import { collect } from './team';
 
 const DATABASE_HELP = 'Postgres URL, postgres://USER[:PASSWORD]@HOST:PORT/DATABASE (default: env DATABASE_URL)';
 
 const databaseFlags = {
   database: z.string().min(1, 'expected a postgres:// URL').optional(),
   json: z.boolean().optional(),
+};
+
+const secretKeyFlags = {
+  secretKeyFile: z.string().min(1, 'expected a file').optional(),
+  previousSecretKeyFile: z.array(z.string().min(1, 'expected a file')).optional(),
 };
 
 const serveSchema = z.object({
@@ -31,7 +38,7 @@ const serveSchema = z.object({
   dataDir: z.string().min(1, 'expected a folder').optional(),
   pollSec: secondsString.optional(),
   logFormat: z.enum(['text', 'json'], { error: 'expected text or json' }).optional(),
-  secretKeyFile: z.string().min(1, 'expected a file').optional(),
+  ...secretKeyFlags,
 });
 
 const addSchema = z.object({
@@ -95,6 +102,22 @@ async function withDatabase<T>(
   }
 }
 
+/** The key that seals the teams' secrets and the previous ones that still open them (a malformed one: exit 2). */
+async function secretKeys(
+  ctx: CliContext,
+  f: { secretKeyFile?: string | undefined; previousSecretKeyFile?: string[] | undefined },
+): Promise<{ key: Buffer; previous: Buffer[] }> {
+  const { loadSecretKey, loadPreviousSecretKeys, HubSecretKeyError } = await import('../../app/hub/secrets');
+  try {
+    return {
+      key: await loadSecretKey(f.secretKeyFile, ctx.io.env),
+      previous: await loadPreviousSecretKeys(f.previousSecretKeyFile ?? [], ctx.io.env),
+    };
+  } catch (e) {
+    throw e instanceof HubSecretKeyError ? new UsageError(e.message) : e;
+  }
+}
+
 async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Output): Promise<number> {
   refuseHub(ctx, 'hub');
   const host = f.host ?? '127.0.0.1';
@@ -107,11 +130,8 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
   if (!isLoopbackHost(host))
     logger.warn(`listening on ${host}, beyond this machine: put the hub behind a TLS-terminating proxy (docs/hub.md)`);
   // The teams' secrets are kept encrypted in the database: no key, no hub (checked before anything starts).
-  const { loadSecretKey, HubSecretKeyError, PostgresSecretStore, revealRecorded } =
-    await import('../../app/hub/secrets');
-  const key = await loadSecretKey(f.secretKeyFile, ctx.io.env).catch((e: unknown) => {
-    throw e instanceof HubSecretKeyError ? new UsageError(e.message) : e;
-  });
+  const { PostgresSecretStore, revealRecorded } = await import('../../app/hub/secrets');
+  const keys = await secretKeys(ctx, f);
   return withDatabase(ctx, f.database, async (hub, db, migrated) => {
     const [{ hostCompanion }, { startHubServer }, { hubPing }, { startHubFanout }] = await Promise.all([
       import('../../app/companion/hosted'),
@@ -120,7 +140,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       import('../../app/hub/events'),
     ]);
     const polling = hubPolling({ db, logger, replica });
-    const secrets = new PostgresSecretStore(db, key);
+    const secrets = new PostgresSecretStore(db, keys.key, keys.previous);
     await secrets.probe().catch((e: unknown) => {
       throw new CliFailure(e instanceof Error ? e.message : String(e), EXIT.failure, 'SECRET_KEY');
     });
@@ -129,6 +149,9 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
     const { configDir, dataDir } = companionFolders(ctx, f);
     // One inbox for every replica: the messages in the database, unread counts and read marks per member.
     const { hubMessages } = await import('../../app/hub/message-store');
+    // Who sent, registered and deleted what: recorded with the member, listed by hub.activity.
+    const { hubAttribution, actingName, recordsItself } = await import('../../app/hub/attribution');
+    const attribution = hubAttribution(db);
     // Deliveries committed to the database before they are acknowledged; read from it on every replica.
     const deliveries = (await import('../../app/hub/deliveries')).hubDeliveries(
       db,
@@ -155,6 +178,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       configDir,
       dataDir,
       messages: hubMessages(db, dataDir),
+      actingMember: actingName,
       configStore,
       pollShare: polling.share,
       commitDelivery: deliveries.commit,
@@ -195,6 +219,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
             ...deliveries.handlers(hosted.contract.implementations),
             'webhook.revealSecret': revealRecorded(hosted.handlers['webhook.revealSecret'], db),
             'app.ping': hubPing(hosted.handlers['app.ping'], f.publicUrl ?? null),
+            ...attribution.handlers(hosted.handlers, hosted.contract.implementations),
           },
           () => configStore.catchUp(),
         ),
@@ -202,7 +227,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
         journal: fanout.journal,
         memberOfToken: (token) => hub.memberOfToken(db, token),
         ready: () => hub.databaseReachable(db),
-        record: (e) => hub.audit(db, e),
+        record: (e) => (recordsItself(e.action) ? Promise.resolve() : hub.audit(db, e)),
         metrics: () => metrics.render(),
         hooks: (req, res) => hosted.companion.tunnel().serveHook(req, res),
         host,
@@ -268,8 +293,15 @@ export function register(program: Command, ctx: CliContext): void {
       '--secret-key-file <path>',
       `file holding the key that encrypts the teams' secrets in the database (default: env CHANNEL_HUB_SECRET_KEY)`,
     )
+    .option(
+      '--previous-secret-key-file <path>',
+      'file holding a previous key, to read what it encrypted until `hub rotate-key` (repeatable; also env CHANNEL_HUB_PREVIOUS_SECRET_KEYS, a comma list)',
+      collect,
+    )
     .option('--json', 'one JSON object per line on stdout; the first is {"event":"ready",…}');
   defineAction(ctx, start, async (opts, out) => serveHub(ctx, parseFlags(serveSchema, opts), out));
+
+  registerHubActivity(hubCmd, ctx);
 
   const migrate = hubCmd
     .command('migrate')
@@ -280,6 +312,35 @@ export function register(program: Command, ctx: CliContext): void {
     const f = parseFlags(z.object(databaseFlags), opts);
     const migrated = await withDatabase(ctx, f.database, async (_hub, _db, ran) => ran);
     out.result({ migrated }, migrated.length === 0 ? 'The schema is up to date.' : `Migrated: ${migrated.join(', ')}.`);
+  });
+
+  const rotate = hubCmd
+    .command('rotate-key')
+    .description(
+      're-encrypt every stored secret under the current key (the previous ones given to open them), in one transaction',
+    )
+    .option('--database <url>', DATABASE_HELP)
+    .option('--secret-key-file <path>', 'file holding the current key (default: env CHANNEL_HUB_SECRET_KEY)')
+    .option(
+      '--previous-secret-key-file <path>',
+      'file holding a previous key (repeatable; also env CHANNEL_HUB_PREVIOUS_SECRET_KEYS, a comma list)',
+      collect,
+    )
+    .option('--json', 'print {"resealed":N,"keyId":…}');
+  defineAction(ctx, rotate, async (opts, out) => {
+    const f = parseFlags(z.object({ ...databaseFlags, ...secretKeyFlags }), opts);
+    const keys = await secretKeys(ctx, f);
+    const { PostgresSecretStore } = await import('../../app/hub/secrets');
+    const r = await withDatabase(ctx, f.database, async (_hub, db) => {
+      const store = new PostgresSecretStore(db, keys.key, keys.previous);
+      return store.rotate().catch((e: unknown) => {
+        throw new CliFailure(e instanceof Error ? e.message : String(e), EXIT.failure, 'SECRET_KEY');
+      });
+    });
+    out.result(
+      r,
+      `Re-encrypted ${r.resealed} secret${r.resealed === 1 ? '' : 's'} and the check value under the key ${r.keyId}. Once every replica runs with it as the current key, drop the previous keys.`,
+    );
   });
 
   const member = hubCmd.command('member').description("the hub's members: who may call what");
