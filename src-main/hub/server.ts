@@ -115,7 +115,8 @@ export async function startHubServer(opts: HubServerOptions): Promise<RunningHub
       streams.set(res, token);
       res.on('close', () => streams.delete(res));
     }
-    if (!isRequestName(name)) return api.serve(req, res, path);
+    // The event stream runs as its member too: a request's answer stream (app/hub/streams.ts) is that member's.
+    if (!isRequestName(name)) return asMember(member, () => api.serve(req, res, path));
     if (!roleAllows(member.role, name))
       return fail(
         res,

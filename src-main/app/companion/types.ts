@@ -36,7 +36,7 @@ import type {
 import type { NgrokLoader } from '../../core/expose';
 import type { LockHolder } from '../../core/lock-file';
 import type { CompanionMetrics } from '../../core/metrics';
-import type { Messages, MessageStore } from '../../core/messages';
+import type { MediaStore, Messages, MessageStore } from '../../core/messages';
 import type { TeamView } from './team-set';
 import type { DemoInfo } from './demo';
 import type { Prefs } from './prefs';
@@ -96,6 +96,8 @@ export interface CompanionOptions {
     store: MessageStore;
     reader?: () => string | null;
     eraseDeliveries?: (ids: readonly string[]) => Promise<void>;
+    /** Where the messages' files are kept (a hub: its database); default: the data folder's media cache. */
+    media?: MediaStore;
   };
   /** Which of the agents this companion polls (a hub replica: those it holds a lease on). Default: all of them. */
   pollShare?: PollShare;

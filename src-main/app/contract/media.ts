@@ -4,12 +4,13 @@
 // tunnel.media (a delivery's file), messages.media and messages.saveMedia (a message's) are this one
 // path. The renderer gets bytes, never a URL that needs the key. Errors name ids, never a message's
 // text or file name.
-import { copyFile, readFile } from 'node:fs/promises';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { safeFileName } from '../../core/api/media';
 import { isServiceError } from '../../core/api/errors';
 import { MediaCacheError } from '../../core/messages/media-cache';
 import type { CachedMedia } from '../../core/messages';
+import type { StoredDelivery } from '../../core/tunnel';
 import type { MediaDTO, MessageMediaDTO, SavedMediaDTO } from '../../../src-shared/contract';
 import { AppError } from '../errors';
 import type { Scope } from './scope';
@@ -32,6 +33,11 @@ export interface MediaOptions {
    * Without it, messages.saveMedia answers the bytes for the window to download.
    */
   askSavePath?(filename: string): Promise<string | null>;
+  /**
+   * Where tunnel.media finds a delivery by its id (a hub: its database, where every replica's deliveries
+   * are); default: the tunnel log of the data folder.
+   */
+  delivery?(id: string): Promise<StoredDelivery>;
 }
 
 interface MediaHints {
@@ -77,8 +83,8 @@ function isGone(e: unknown): boolean {
 }
 
 export interface MediaFiles {
-  /** tunnel.media: a delivery's file, as bytes. */
-  delivery(id: string): Promise<MediaDTO>;
+  /** tunnel.media: a delivery's file, as bytes (the delivery from `local`, the tunnel log, unless told where). */
+  delivery(id: string, local: () => StoredDelivery): Promise<MediaDTO>;
   /** messages.media: a message's file; images as a data: URL. */
   message(teamId: string, agentId: string, key: string): Promise<MessageMediaDTO>;
   /** messages.saveMedia: saved where the person chooses (desktop), or answered for the window to download. */
@@ -202,8 +208,11 @@ export function mediaFiles({ c, requireTeam }: Scope, opts: MediaOptions = {}): 
     }
   };
 
+  /** A file's bytes: held by the store (a hub's database), or in the cache folder. */
+  const bytesOf = (f: CachedMedia): Promise<Buffer> => (f.data ? Promise.resolve(f.data) : readFile(f.path));
+
   const asDTO = async (f: CachedMedia): Promise<MediaDTO> => {
-    const data = await readFile(f.path);
+    const data = await bytesOf(f);
     return { filename: f.filename, mimeType: f.mimeType, bytes: data.length, dataBase64: data.toString('base64') };
   };
 
@@ -232,9 +241,9 @@ export function mediaFiles({ c, requireTeam }: Scope, opts: MediaOptions = {}): 
   };
 
   return {
-    async delivery(id) {
-      const d = c.tunnel().get(id);
-      if (!d) throw new AppError('not-found', 'NO_DELIVERY', `No delivery ${id} in the tunnel's log.`);
+    async delivery(asked, local) {
+      const d = opts.delivery ? await opts.delivery(asked) : local();
+      const { id } = d;
       const hints = mediaHints(d.bodyBase64);
       const type = d.summary.type;
       if (!(type !== null && MEDIA_TYPES.has(type)) && hints === null) {
@@ -270,7 +279,7 @@ export function mediaFiles({ c, requireTeam }: Scope, opts: MediaOptions = {}): 
     async message(teamId, agentId, key) {
       const f = await messageFile(teamId, agentId, key);
       const drawn = DRAWN_TYPES.has(f.mimeType) && f.bytes <= INLINE_IMAGE_MAX_BYTES;
-      const dataUrl = drawn ? `data:${f.mimeType};base64,${(await readFile(f.path)).toString('base64')}` : null;
+      const dataUrl = drawn ? `data:${f.mimeType};base64,${(await bytesOf(f)).toString('base64')}` : null;
       return { filename: f.filename, mimeType: f.mimeType, bytes: f.bytes, dataUrl };
     },
     async save(teamId, agentId, key) {
@@ -279,7 +288,8 @@ export function mediaFiles({ c, requireTeam }: Scope, opts: MediaOptions = {}): 
       const target = await opts.askSavePath(f.filename);
       if (target === null) return { saved: 'cancelled' };
       try {
-        await copyFile(f.path, target);
+        if (f.data) await writeFile(target, f.data);
+        else await copyFile(f.path, target);
       } catch (e) {
         const code = (e as { code?: unknown }).code;
         throw new AppError(

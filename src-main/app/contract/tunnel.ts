@@ -362,7 +362,7 @@ export function tunnelSide({ c, requireTeam }: Scope, media: MediaFiles): Tunnel
         () => c.tunnel().exportFixture(id),
       );
     },
-    'tunnel.media': async ({ id }) => media.delivery(detailOf(id).id),
+    'tunnel.media': async ({ id }) => media.delivery(id, () => detailOf(id)),
     'tunnel.refused': async ({ limit, text }) =>
       c
         .tunnel()

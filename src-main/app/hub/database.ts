@@ -168,6 +168,19 @@ interface WebhookRegistrationsTable {
   replica: string;
 }
 
+/** A message's file (image, document), fetched from the service once for every replica. */
+interface MediaTable {
+  agent_id: string;
+  message_id: string;
+  /** The message's time (retention). */
+  at: Date;
+  filename: string;
+  mime_type: string;
+  bytes: number;
+  data: Buffer;
+  stored_at: Generated<Date>;
+}
+
 interface HubSchema {
   hub_members: MembersTable;
   hub_audit: AuditTable;
@@ -190,6 +203,7 @@ interface HubSchema {
   hub_message_names: MessageTables['hub_message_names'];
   hub_message_forgotten: MessageTables['hub_message_forgotten'];
   hub_message_meta: MessageTables['hub_message_meta'];
+  hub_media: MediaTable;
 }
 
 export type HubDatabase = Kysely<HubSchema>;
@@ -412,6 +426,24 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009_key_ids': {
     async up(db) {
       await db.schema.alterTable('hub_secrets').addColumn('key_id', 'text').execute();
+    },
+  },
+  // The messages' files, shared by every replica (app/hub/media.ts): read by any, deleted with the message.
+  '0010_media': {
+    async up(db) {
+      await db.schema
+        .createTable('hub_media')
+        .addColumn('agent_id', 'text', (c) => c.notNull())
+        .addColumn('message_id', 'text', (c) => c.notNull())
+        .addColumn('at', 'timestamptz', (c) => c.notNull())
+        .addColumn('filename', 'text', (c) => c.notNull())
+        .addColumn('mime_type', 'text', (c) => c.notNull())
+        .addColumn('bytes', 'integer', (c) => c.notNull())
+        .addColumn('data', 'bytea', (c) => c.notNull())
+        .addColumn('stored_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .addPrimaryKeyConstraint('hub_media_pk', ['agent_id', 'message_id'])
+        .execute();
+      await db.schema.createIndex('hub_media_at').on('hub_media').column('at').execute();
     },
   },
 };

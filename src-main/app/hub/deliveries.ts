@@ -170,6 +170,8 @@ interface HubDeliveries {
   attach(companion: Companion): void;
   /** The requests the hub answers from Postgres, over the companion's implementations. */
   handlers(implementations: Implementations): Pick<Handlers, DeliveryRequests>;
+  /** A delivery as stored, by our id or else the service's (NO_DELIVERY when the hub has none). */
+  find(id: string): Promise<StoredDelivery>;
 }
 
 /**
@@ -385,6 +387,7 @@ export function hubDeliveries(db: HubDatabase, replica: string, url?: string): H
   return {
     commit,
     close: () => ingest.close(),
+    find,
     attach(c) {
       companion = c;
     },

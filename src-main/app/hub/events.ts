@@ -81,8 +81,9 @@ export function publishingCtes(rows: RawBuilder<unknown>, replica: string | null
  * - 'replica': shared; what a replica's companion emits is published as it happens, once (each agent is
  *   polled, each incident kept, each refusal answered by one replica).
  * - 'local': served only to the clients of the replica that emitted it: the answer streams of one request
- *   (chat, send progress), what every replica reads from the database and announces itself (the inbox, the
- *   teams, a snooze) and what describes this replica's process.
+ *   (chat, send progress: app/hub/streams.ts tells the member's clients on the other replicas), what every
+ *   replica reads from the database and announces itself (the inbox, the teams, a snooze) and what describes
+ *   this replica's process.
  */
 const HUB_EVENT_ROUTES: Record<EventName, 'committed' | 'replica' | 'local'> = {
   'tunnel.delivery': 'committed',

@@ -14,6 +14,7 @@ import { cliLogger, type Output } from '../output';
 import { companionFolders } from '../companion';
 import { ROLES } from '../../../src-shared/roles';
 import { untilAborted } from '../io';
+import type { HubStreams } from '../../app/hub/streams';
 import { registerHubActivity } from './hub-activity';
 import { collect } from './team';
 
@@ -158,6 +159,8 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       replica,
       databaseUrl(ctx, f.database),
     );
+    // The messages' files in the database: any replica answers them, a deletion deletes them everywhere.
+    const media = (await import('../../app/hub/media')).hubMedia({ db, dataDir, findDelivery: deliveries.find });
     // Webhook registrations in the database, each replica told of every one (Messages, Tunnel).
     const registrations = (await import('../../app/hub/registrations')).hubRegistrations({
       db,
@@ -177,7 +180,8 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       poll: f.pollSec !== undefined ? { intervalMs: Math.round(f.pollSec * 1000) } : {},
       configDir,
       dataDir,
-      messages: hubMessages(db, dataDir),
+      messages: { ...hubMessages(db, dataDir), media: media.store },
+      contract: { media: { delivery: media.delivery } },
       actingMember: actingName,
       configStore,
       pollShare: polling.share,
@@ -195,11 +199,20 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
     const inboxCatchUp = (await import('../../app/hub/inbox-catchup')).startInboxCatchUp(db, hosted.companion, logger);
     let server: Awaited<ReturnType<typeof startHubServer>> | null = null;
     let fanout: Awaited<ReturnType<typeof startHubFanout>> | null = null;
+    let streams: HubStreams | null = null;
     try {
       // The team's events: the companion's shared ones published to hub_events, every replica serving them
       // all with ids (a client resumes on any replica); the rest reach this replica's clients only.
       const url = databaseUrl(ctx, f.database);
       fanout = await startHubFanout({ db, url, events: polling.publishedEvents(hosted), replica, logger });
+      // A chat turn's tokens and a send's progress reach the member's clients on every replica (NOTIFY).
+      streams = (await import('../../app/hub/streams')).startHubStreams({
+        db,
+        url,
+        events: hosted.contract.events,
+        replica,
+        logger,
+      });
       const shared = await polling.start(hosted);
       const metrics = new HubMetrics(
         {
@@ -223,7 +236,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
           },
           () => configStore.catchUp(),
         ),
-        events: fanout.events,
+        events: streams.events(fanout.events),
         journal: fanout.journal,
         memberOfToken: (token) => hub.memberOfToken(db, token),
         ready: () => hub.databaseReachable(db),
@@ -261,6 +274,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       logger.info('hub: draining', { inFlight: server?.inFlight() ?? 0 });
       await Promise.all([server?.drain(), polling.drain()]);
       await polling.close();
+      await streams?.close();
       await fanout?.close();
       await registrations.close();
       inboxCatchUp.close();

@@ -6,5 +6,5 @@ export { SendLog, type SendRecord, type SendVia } from './send-log';
 export { sendAndRecord } from './send';
 export { messageBodies } from './inbound';
 export { TunnelLogWatch } from './log-watch';
-export type { CachedMedia } from './media-cache';
+export type { CachedMedia, MediaStore } from './media-cache';
 export { MessageNotifyPolicy } from './notify-policy';

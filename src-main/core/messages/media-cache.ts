@@ -21,11 +21,13 @@ const MEDIA_CACHE_MAX_BYTES = 200 * 1024 * 1024;
 const META_ALLOWANCE = 1024;
 
 export interface CachedMedia {
-  /** The file's bytes, in the cache folder. */
+  /** The file's bytes, in the cache folder ('' when they are in `data`). */
   path: string;
   filename: string;
   mimeType: string;
   bytes: number;
+  /** The bytes themselves, from a store that keeps no file (a hub's database). */
+  data?: Buffer;
 }
 
 /** What a fill wrote: a file in the temp folder it was given. */
@@ -40,6 +42,12 @@ interface FilledMedia {
  * least recently used entries leave, or it waits while other fills hold the room.
  */
 export type ReserveRoom = (bytes: number) => Promise<void>;
+
+/**
+ * Where the messages' files are kept: the data folder's cache (MediaCache), or a store shared by several
+ * processes (a hub's database). An entry of an agent's message is filled once from the service, then read.
+ */
+export type MediaStore = Pick<MediaCache, 'get' | 'put' | 'remove' | 'removeOlderThan'>;
 
 /** A fill refused by the cache: its file would not fit the bound, or it wrote more than it reserved. */
 export class MediaCacheError extends CompanionError {

@@ -19,7 +19,7 @@ import { ensurePrivateDir } from '../tunnel/private-files';
 import { exportConversation, type ExportFormat, type ExportedConversation } from './export';
 import { contactKey, inboundOf } from './inbound';
 import { importLegacy, inboundMessage, sendMessage } from './import';
-import { MediaCache } from './media-cache';
+import { MediaCache, type MediaStore } from './media-cache';
 import { SendLog } from './send-log';
 import { SqliteMessageStore } from './sqlite-store';
 import { DAY_MS, DEFAULT_RETENTION_DAYS } from './state';
@@ -41,6 +41,8 @@ export interface MessagesOptions {
   readOnly?: boolean;
   /** The bound of the media cache in bytes (default 200 MiB). */
   mediaMaxBytes?: number;
+  /** Where the messages' files are kept (a hub: its database); default: the media cache of the data folder. */
+  media?: MediaStore;
   /** Makes the tunnel log's copies of these deliveries unreadable (a deletion's last step). */
   eraseDeliveries?: (ids: readonly string[]) => Promise<void>;
   /**
@@ -88,7 +90,7 @@ const convKey = (agentId: string, contact: string) => `${agentId}\n${contact}`;
 export class Messages {
   readonly sendLog: SendLog;
   /** The files of messages fetched from the service (`<data>/messages/media/`). */
-  readonly media: MediaCache;
+  readonly media: MediaStore;
   readonly events: Emitter<MessagesEvents>;
   readonly index: UnreadCounts;
   private readonly logger: Logger;
@@ -131,12 +133,14 @@ export class Messages {
   constructor(private readonly o: MessagesOptions) {
     this.logger = o.logger ?? silentLogger;
     this.sendLog = new SendLog(o.dataDir);
-    this.media = new MediaCache({
-      dir: path.join(o.dataDir, 'messages', 'media'),
-      now: o.now,
-      logger: this.logger,
-      ...(o.mediaMaxBytes !== undefined ? { maxBytes: o.mediaMaxBytes } : {}),
-    });
+    this.media =
+      o.media ??
+      new MediaCache({
+        dir: path.join(o.dataDir, 'messages', 'media'),
+        now: o.now,
+        logger: this.logger,
+        ...(o.mediaMaxBytes !== undefined ? { maxBytes: o.mediaMaxBytes } : {}),
+      });
     this.events = new Emitter<MessagesEvents>((err) =>
       this.logger.warn('messages: listener failed', { error: err instanceof Error ? err.message : String(err) }),
     );
