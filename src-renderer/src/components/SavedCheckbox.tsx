@@ -2,6 +2,8 @@
 // disabled meanwhile), goes back when the save is refused, and shows why under its hint.
 import { useId, useState, type ReactNode } from 'react';
 import type { ErrorDTO } from '../../../src-shared/contract';
+import type { RequestName } from '../../../src-shared/contract';
+import { useGate } from './allowed';
 import { ErrorNotice } from './ErrorNotice';
 
 export function SavedCheckbox({
@@ -9,6 +11,7 @@ export function SavedCheckbox({
   saved,
   save,
   hint,
+  request,
 }: {
   label: string;
   /** The value as saved. */
@@ -17,7 +20,10 @@ export function SavedCheckbox({
   save: (next: boolean) => Promise<ErrorDTO | null>;
   /** The words under the switch, for the value it shows. */
   hint: (on: boolean) => ReactNode;
+  /** The request that saves it, for the member's role on a hub (useAllowed): disabled, saying why, when not allowed. */
+  request?: RequestName;
 }) {
+  const gate = useGate(request ?? 'app.ping');
   const [asked, setAsked] = useState<boolean | null>(null);
   const [error, setError] = useState<ErrorDTO | null>(null);
   const id = useId();
@@ -34,15 +40,17 @@ export function SavedCheckbox({
           id={id}
           type="checkbox"
           checked={on}
-          disabled={asked !== null}
+          disabled={asked !== null || !gate.allowed}
           onChange={(e) => void toggle(e.target.checked)}
-          aria-describedby={`${id}-hint`}
+          title={gate.props.title}
+          aria-describedby={gate.describedBy(`${id}-hint`)}
         />{' '}
         {label}
       </label>
       <p id={`${id}-hint`} className="hint">
         {hint(on)}
       </p>
+      {gate.hiddenNote}
       {error && <ErrorNotice error={error} />}
     </>
   );

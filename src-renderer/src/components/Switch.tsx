@@ -1,7 +1,10 @@
 // A labelled on/off switch (a checkbox with role=switch), its state also said in words. A switch
 // whose state is not known shows neither on nor off (the box is indeterminate) and says so in words
-// (`unknown`, e.g. "unknown until changed here"); a click turns it on.
+// (`unknown`, e.g. "unknown until changed here"); a click turns it on. Given the request that saves it, it is
+// disabled, saying why, when the member's role on a team's hub does not allow it.
 import { useEffect, useId, useRef } from 'react';
+import type { RequestName } from '../../../src-shared/contract';
+import { useGate } from './allowed';
 
 export function Switch({
   label,
@@ -10,6 +13,7 @@ export function Switch({
   disabled,
   hint,
   unknown,
+  request,
 }: {
   label: string;
   checked: boolean;
@@ -18,7 +22,10 @@ export function Switch({
   hint?: string;
   /** The words for a state that is not known; the switch then shows neither on nor off. */
   unknown?: string;
+  /** The request that saves it, for the member's role on a hub (useAllowed). */
+  request?: RequestName;
 }) {
+  const gate = useGate(request ?? 'app.ping');
   const id = useId();
   const hintId = useId();
   const box = useRef<HTMLInputElement>(null);
@@ -33,8 +40,9 @@ export function Switch({
         type="checkbox"
         role="switch"
         checked={unknown === undefined ? checked : false}
-        disabled={disabled}
-        aria-describedby={hint ? hintId : undefined}
+        disabled={disabled || !gate.allowed}
+        title={gate.props.title}
+        aria-describedby={gate.describedBy(hint && hintId)}
         onChange={(e) => onChange(e.target.checked)}
       />
       <label htmlFor={id}>
@@ -45,6 +53,7 @@ export function Switch({
           {hint}
         </p>
       )}
+      {gate.hiddenNote}
     </div>
   );
 }

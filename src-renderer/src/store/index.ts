@@ -16,7 +16,7 @@ import { chatSlice, type ChatSlice } from './chat';
 import { chatListSlice, type ChatListSlice } from './chat-list';
 import { consoleSlice, type ConsoleSlice } from './console';
 import { agentKey, defaultEnv, type SliceContext, type StoreEnv } from './env';
-import { hubSlice, type HubSlice } from './hub';
+import { hubSlice, reloadingHubOnRefusal, type HubSlice } from './hub';
 import { linkSlice, type LinkSlice } from './link';
 import { messagesSlice, type MessagesSlice } from './messages';
 import { messageMediaSlice, type MessageMediaSlice } from './message-media';
@@ -59,7 +59,8 @@ export type AppStore = StoreApi<AppState>;
 export function createAppStore(api: Api, env: Partial<StoreEnv> = {}): AppStore {
   const storeEnv: StoreEnv = { ...defaultEnv(), ...env };
   return createStore<AppState>()((set, get) => {
-    const ctx: SliceContext<AppState> = { set, get, api, env: storeEnv };
+    const watched = reloadingHubOnRefusal(api, () => void get().loadHub());
+    const ctx: SliceContext<AppState> = { set, get, api: watched, env: storeEnv };
     return {
       ...agentsSlice(ctx),
       ...alertsSlice(ctx),

@@ -12,6 +12,7 @@ import { agentHref } from '../../router/routes';
 import { selectHealthCounts } from '../../store/agents';
 import { isStale } from '../../store/link';
 import { useApp } from '../../store/react';
+import { useGate } from '../../components/allowed';
 import { AddAgent } from '../settings/AddAgentForm';
 import { NO_FILTER, shownKeys, type AgentFilter } from './agent-filter';
 import { AgentFilterBar } from './AgentFilterBar';
@@ -98,13 +99,22 @@ export function AgentList() {
   const lastHeardAt = useApp((s) => (isStale(s) ? s.link.lastHeardAt : undefined));
   const teamLabel = useMemo(() => new Map(teams.map((t) => [t.teamId, t.label])), [teams]);
   const [adding, setAdding] = useState(false);
+  const addGate = useGate('agents.add');
   return (
     <section aria-labelledby="agents-title">
       <div className="page-head">
         <h2 id="agents-title">Agents</h2>
-        <button type="button" className="secondary" aria-expanded={adding} onClick={() => setAdding((a) => !a)}>
+        <button
+          type="button"
+          className="secondary"
+          aria-expanded={adding}
+          onClick={() => setAdding((a) => !a)}
+          disabled={!addGate.allowed}
+          {...addGate.props}
+        >
           Add agent
         </button>
+        {addGate.hiddenNote}
       </div>
       {adding && <AddAgentPanel onClose={() => setAdding(false)} />}
       {teams

@@ -26,6 +26,7 @@ export function AgentMessages({ agent }: { agent: AgentDTO }) {
       </p>
       <SavedCheckbox
         label="Mute new-message notifications"
+        request="messages.mute"
         saved={muted}
         save={(next) => mute(teamId, agentId, next)}
         hint={(on) =>

@@ -12,6 +12,7 @@ export function WatchClosely({ agent }: { agent: AgentDTO }) {
     <div className="watch-closely">
       <SavedCheckbox
         label="Watch closely"
+        request="agents.watchClosely"
         saved={agent.watchClosely}
         save={(next) => setWatch(agent.teamId, agent.agentId, next)}
         hint={(on) =>

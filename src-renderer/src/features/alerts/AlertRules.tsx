@@ -4,6 +4,7 @@
 // was typed and marks the fields at fault.
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { AlertRulesDTO, AppSettingsDTO, ErrorDTO } from '../../../../src-shared/contract';
+import { useGate } from '../../components/allowed';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
 import { alertsPostedElsewhereWords } from '../../../../src-shared/vocabulary';
@@ -81,6 +82,7 @@ function RulesForm({ settings }: { settings: AppSettingsDTO }) {
   const [error, setError] = useState<ErrorDTO | null>(null);
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);
+  const gate = useGate('settings.update');
   // What the main process holds shows until the person starts typing.
   useEffect(() => {
     if (!dirty) setTexts(textsOf(settings));
@@ -165,11 +167,12 @@ function RulesForm({ settings }: { settings: AppSettingsDTO }) {
       )}
       {error && <ErrorNotice error={error} />}
       <div className="actions">
-        <button type="submit" disabled={busy}>
+        <button type="submit" disabled={busy || !gate.allowed} {...gate.props}>
           {busy ? 'Saving…' : 'Save alert rules'}
         </button>
         {saved && <span role="status">Saved; the monitor uses them now.</span>}
       </div>
+      {gate.note}
     </form>
   );
 }

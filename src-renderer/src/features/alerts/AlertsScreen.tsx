@@ -5,6 +5,7 @@
 import { useState } from 'react';
 import type { ErrorDTO, IncidentDTO } from '../../../../src-shared/contract';
 import { incidentGroupWords, SEVERITY_WORDS } from '../../../../src-shared/words';
+import { useGate } from '../../components/allowed';
 import { AsyncButton } from '../../components/AsyncButton';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorNotice } from '../../components/ErrorNotice';
@@ -47,6 +48,7 @@ function IncidentRow({ i, now, onError }: { i: IncidentDTO; now: number; onError
             onRun={async () => onError(await ack(i.id))}
             busyText="Acknowledging…"
             ariaLabel={`Acknowledge ${i.title} for ${label}`}
+            request="alerts.acknowledge"
           >
             Acknowledge
           </AsyncButton>
@@ -98,6 +100,7 @@ function IncidentGroup({
           }
           busyText="Acknowledging…"
           ariaLabel={`Acknowledge all ${unacked.length}: ${words}`}
+          request="alerts.acknowledge"
         >
           Acknowledge all {unacked.length}
         </AsyncButton>
@@ -117,16 +120,18 @@ function Snooze({ onError }: { onError: (e: ErrorDTO | null) => void }) {
   const unsnooze = useApp((s) => s.unsnooze);
   const now = useNow(30_000);
   const snoozed = isSnoozed(status, now);
+  const gate = useGate(snoozed ? 'alerts.unsnooze' : 'alerts.snooze');
   return (
     <section className="card" aria-labelledby="snooze-title">
       <h3 id="snooze-title">Snooze</h3>
+      {gate.note}
       {snoozed && status?.snoozedUntil ? (
         <>
           <p>
             Alerts are snoozed until <strong>{formatUntil(status.snoozedUntil, now)}</strong>. Incidents are still
             recorded.
           </p>
-          <AsyncButton onRun={async () => onError(await unsnooze())} busyText="Resuming…">
+          <AsyncButton onRun={async () => onError(await unsnooze())} busyText="Resuming…" request="alerts.unsnooze">
             Resume alerts now
           </AsyncButton>
         </>
@@ -134,13 +139,25 @@ function Snooze({ onError }: { onError: (e: ErrorDTO | null) => void }) {
         <>
           <p>Alerts are on.</p>
           <div className="actions" role="group" aria-label="Snooze alerts for">
-            <AsyncButton className="secondary" onRun={async () => onError(await snooze({ minutes: 15 }))}>
+            <AsyncButton
+              className="secondary"
+              onRun={async () => onError(await snooze({ minutes: 15 }))}
+              request="alerts.snooze"
+            >
               Snooze 15 min
             </AsyncButton>
-            <AsyncButton className="secondary" onRun={async () => onError(await snooze({ minutes: 60 }))}>
+            <AsyncButton
+              className="secondary"
+              onRun={async () => onError(await snooze({ minutes: 60 }))}
+              request="alerts.snooze"
+            >
               Snooze 1 h
             </AsyncButton>
-            <AsyncButton className="secondary" onRun={async () => onError(await snooze({ until: 'tomorrow' }))}>
+            <AsyncButton
+              className="secondary"
+              onRun={async () => onError(await snooze({ until: 'tomorrow' }))}
+              request="alerts.snooze"
+            >
               Snooze until tomorrow
             </AsyncButton>
           </div>
@@ -156,6 +173,7 @@ export function AlertsScreen() {
   const [error, setError] = useState<ErrorDTO | null>(null);
   const now = useNow(5000);
   const unacked = incidents.filter((i) => i.acknowledgedAt === null).length;
+  const ackGate = useGate('alerts.acknowledge');
   return (
     <section aria-labelledby="alerts-title">
       <h2 id="alerts-title">Alerts</h2>
@@ -168,8 +186,14 @@ export function AlertsScreen() {
           <EmptyState title="No open incidents. Every agent is fine or already handled." />
         ) : (
           <>
+            {unacked > 0 && ackGate.note}
             {unacked > 1 && (
-              <AsyncButton className="secondary" onRun={async () => setError(await ackAll())} busyText="Acknowledging…">
+              <AsyncButton
+                className="secondary"
+                onRun={async () => setError(await ackAll())}
+                busyText="Acknowledging…"
+                request="alerts.acknowledgeAll"
+              >
                 Acknowledge all ({unacked})
               </AsyncButton>
             )}

@@ -33,6 +33,7 @@ export function ObservabilitySettings() {
         label="Serve Prometheus metrics"
         checked={port !== null}
         disabled={busy}
+        request="settings.update"
         onChange={(on) => void toggle(on)}
         hint="Each agent's health, poll latency and errors, alerts raised, tunnel deliveries and the send budget, in OpenMetrics, on this machine only."
       />
@@ -47,6 +48,7 @@ export function ObservabilitySettings() {
             min={1}
             max={65535}
             save={(v) => update({ metricsPort: v })}
+            request="settings.update"
           />
           {port > 0 && (
             <p className="hint">

@@ -2,7 +2,8 @@
 // or new-message notifications (Settings, through QuietHoursEditor). A start equal to its end is
 // refused (it would be no window at all).
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import type { ErrorDTO, QuietHoursDTO } from '../../../../src-shared/contract';
+import type { ErrorDTO, QuietHoursDTO, RequestName } from '../../../../src-shared/contract';
+import { useGate } from '../../components/allowed';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
 import { isHHMM } from './quietHours';
@@ -15,7 +16,12 @@ export function QuietHoursForm() {
   return (
     <section className="card" aria-labelledby="quiet-title">
       <h3 id="quiet-title">Quiet hours</h3>
-      <QuietHoursEditor saved={saved} save={save} switchLabel="Keep non-urgent alerts silent during quiet hours" />
+      <QuietHoursEditor
+        saved={saved}
+        save={save}
+        request="alerts.setQuietHours"
+        switchLabel="Keep non-urgent alerts silent during quiet hours"
+      />
     </section>
   );
 }
@@ -25,11 +31,15 @@ export function QuietHoursEditor({
   saved,
   save,
   switchLabel,
+  request,
 }: {
   saved: QuietHoursDTO | null;
   save: (q: QuietHoursDTO) => Promise<ErrorDTO | null>;
   switchLabel: string;
+  /** The request `save` makes, for the member's role on a hub (useAllowed). */
+  request: RequestName;
 }) {
+  const gate = useGate(request);
   const [draft, setDraft] = useState<QuietHoursDTO>(saved ?? DEFAULT);
   const [dirty, setDirty] = useState(false);
   const [error, setError] = useState<ErrorDTO | null>(null);
@@ -104,11 +114,12 @@ export function QuietHoursEditor({
       />
       {error && <ErrorNotice id={ids.err} error={error} />}
       <div className="actions">
-        <button type="submit" disabled={busy}>
+        <button type="submit" disabled={busy || !gate.allowed} {...gate.props}>
           {busy ? 'Saving…' : 'Save quiet hours'}
         </button>
         {done && <span role="status">Saved.</span>}
       </div>
+      {gate.note}
     </form>
   );
 }

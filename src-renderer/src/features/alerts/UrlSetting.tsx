@@ -2,6 +2,7 @@
 // (http(s), no user or password), then by the main process; what was typed stays on error.
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { AppSettingsPatchDTO, ErrorDTO } from '../../../../src-shared/contract';
+import { useGate } from '../../components/allowed';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
 
@@ -54,6 +55,7 @@ export function UrlSetting({
   const [error, setError] = useState<ErrorDTO | null>(null);
   const [note, setNote] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const gate = useGate('settings.update');
   useEffect(() => {
     if (!dirty) setUrl(value ?? '');
   }, [value, dirty]);
@@ -104,14 +106,21 @@ export function UrlSetting({
       )}
       {error && <ErrorNotice id={`${uid}-err`} error={error} />}
       <div className="actions">
-        <button type="submit" disabled={busy}>
+        <button type="submit" disabled={busy || !gate.allowed} {...gate.props}>
           {busy ? 'Saving…' : `Save ${noun}`}
         </button>
-        <button type="button" className="secondary" disabled={busy || value === null} onClick={() => void apply(null)}>
+        <button
+          type="button"
+          className="secondary"
+          disabled={busy || value === null || !gate.allowed}
+          onClick={() => void apply(null)}
+          {...gate.props}
+        >
           Remove {noun}
         </button>
         {note && <span role="status">{note}</span>}
       </div>
+      {gate.note}
     </form>
   );
 }

@@ -3,6 +3,7 @@
 // the hint under the box says so; it is sent when the reply ends.
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { ChatMessageDTO } from '../../../../src-shared/contract';
+import { useGate } from '../../components/allowed';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { convKey, type QueuedChat } from '../../store/chat';
 import { useApp } from '../../store/react';
@@ -87,6 +88,7 @@ export function ChatConversation({ teamId, agentId, userId, own, agentName }: Pr
   const retry = useApp((s) => s.retryChat);
   const [draft, setDraft] = useState('');
   const [showFrames, setShowFrames] = useState(false);
+  const gate = useGate('chat.startTurn');
   const [announcement, setAnnouncement] = useState('');
   const listRef = useRef<HTMLOListElement>(null);
 
@@ -126,7 +128,7 @@ export function ChatConversation({ teamId, agentId, userId, own, agentName }: Pr
 
   const submit = async () => {
     const text = draft;
-    if (!text.trim()) return;
+    if (!text.trim() || !gate.allowed) return;
     if (busy) setAnnouncement('Queued: your message is sent when the reply ends.');
     // Clear at once: the turn's events may overtake the startTurn answer, and a turn that fails
     // puts its question back (onFinished) — clearing after the answer would wipe that again.
@@ -200,7 +202,12 @@ export function ChatConversation({ teamId, agentId, userId, own, agentName }: Pr
           aria-describedby="chat-input-hint"
         />
         <div className="actions">
-          <button type="submit" disabled={!draft.trim()}>
+          <button
+            type="submit"
+            disabled={!draft.trim() || !gate.allowed}
+            title={gate.props.title}
+            aria-describedby={gate.describedBy()}
+          >
             {busy ? 'Queue' : 'Send'}
           </button>
           <button
@@ -215,12 +222,14 @@ export function ChatConversation({ teamId, agentId, userId, own, agentName }: Pr
           <button
             type="button"
             className="secondary"
-            disabled={busy || !lastUserText}
+            disabled={busy || !lastUserText || !gate.allowed}
             onClick={() => void retry(teamId, agentId, userId)}
+            {...gate.props}
           >
             Retry last message
           </button>
         </div>
+        {gate.note}
         <div className="chat-composer-foot">
           <span id="chat-input-hint" className="hint">
             {busy

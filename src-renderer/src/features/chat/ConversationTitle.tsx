@@ -2,6 +2,7 @@
 // (this install's transcript; the service keeps its own record under the user id).
 import { useRef, useState, type FormEvent } from 'react';
 import type { ChatConversationDTO, ErrorDTO } from '../../../../src-shared/contract';
+import { useConnectedHub, useGate } from '../../components/allowed';
 import { ConfirmStep } from '../../components/ConfirmStep';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { NameForm } from '../../components/NameForm';
@@ -49,6 +50,8 @@ export function ConversationTitle({ teamId, agentId, userId, own, saved, busy }:
   const [mode, setMode] = useState<'show' | 'rename' | 'delete'>('show');
   const [draft, setDraft] = useState('');
   const [error, setError] = useState<ErrorDTO | null>(null);
+  const gate = useGate('chat.deleteConversation');
+  const hub = useConnectedHub();
   const name = conversationName(names[key], title);
   // The rename form or the delete question closed: focus goes to the title, under its new name.
   const head = useRef<HTMLDivElement>(null);
@@ -111,11 +114,13 @@ export function ConversationTitle({ teamId, agentId, userId, own, saved, busy }:
                 type="button"
                 className="secondary small danger"
                 onClick={() => setMode('delete')}
-                disabled={busy}
+                disabled={busy || !gate.allowed}
+                {...gate.props}
               >
                 Delete
               </button>
             )}
+            {saved && gate.hiddenNote}
           </div>
         </div>
       )}
@@ -125,8 +130,9 @@ export function ConversationTitle({ teamId, agentId, userId, own, saved, busy }:
           className="chat-confirm"
           question={
             <>
-              Delete “{name}” from this computer? Its messages here are removed. The service keeps its own record of the
-              conversation with user id <code>{userId}</code>, and remembers it if you chat as that id again.
+              Delete “{name}” {hub !== null ? 'from the team hub' : 'from this computer'}? Its messages here are
+              removed. The service keeps its own record of the conversation with user id <code>{userId}</code>, and
+              remembers it if you chat as that id again.
             </>
           }
           confirm="Delete conversation"

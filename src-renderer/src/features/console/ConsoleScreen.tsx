@@ -11,6 +11,7 @@ import { useEffect, useId, useState, type FormEvent, type KeyboardEvent } from '
 import type { ContactCheckDTO, ErrorDTO, SendArgs } from '../../../../src-shared/contract';
 import { errorLine } from '../../components/errors';
 import { agentKey } from '../../store/env';
+import { useGate } from '../../components/allowed';
 import { useApp } from '../../store/react';
 import { agentHref } from '../../router/routes';
 import { Pickers } from './Pickers';
@@ -85,6 +86,8 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
   const check = useApp((s) => s.checkContact);
   const history = useApp((s) => s.sendHistory);
   const uid = useId();
+  const sendGate = useGate('send.message');
+  const checkGate = useGate('contacts.check');
   const [kind, setKind] = useState<Kind>('text');
   const [to, setTo] = useState('');
   const [text, setText] = useState('');
@@ -134,7 +137,7 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
   ];
 
   const doCheck = async () => {
-    if (!ready || !recipient?.ok || recipient.kind === 'group-jid') return;
+    if (!ready || !recipient?.ok || recipient.kind === 'group-jid' || !checkGate.allowed) return;
     // The previous answer is about an earlier check: it goes while this one runs.
     setContact(null);
     setChecking(true);
@@ -163,6 +166,7 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
   };
 
   const submit = async (opts: { anyway?: boolean } = {}) => {
+    if (!sendGate.allowed) return;
     const args = build();
     if (!args) return;
     if (doubts.length > 0 && !opts.anyway) {
@@ -263,12 +267,14 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
                 type="button"
                 className="secondary"
                 onClick={() => void doCheck()}
-                disabled={!ready || !recipient?.ok || recipient.kind === 'group-jid' || checking}
+                disabled={!ready || !recipient?.ok || recipient.kind === 'group-jid' || checking || !checkGate.allowed}
                 aria-keyshortcuts="Alt+C"
+                {...checkGate.props}
               >
                 {checking ? 'Checking…' : 'Check contact (Alt+C)'}
               </button>
             </div>
+            {checkGate.note}
             <span id={toHintId} className={recipient && !recipient.ok ? 'error' : 'hint'} aria-live="polite">
               {recipient === null
                 ? 'e.g. +1 (555) 010-2000, 15550102000 or 15550102000@s.whatsapp.net'
@@ -338,11 +344,13 @@ export function ConsoleScreen(props: { teamId?: string; agentId?: string }) {
               <div className="actions">
                 <button
                   type="submit"
-                  disabled={!ready || !recipient?.ok}
-                  aria-describedby={ready && needsScan ? `${uid}-scan` : undefined}
+                  disabled={!ready || !recipient?.ok || !sendGate.allowed}
+                  title={sendGate.props.title}
+                  aria-describedby={sendGate.describedBy(ready && needsScan && `${uid}-scan`)}
                 >
                   Send
                 </button>
+                {sendGate.note}
               </div>
             )}
             {last && field === null && <SendResult r={last} />}

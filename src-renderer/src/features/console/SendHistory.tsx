@@ -8,6 +8,8 @@ import { agentKey } from '../../store/env';
 import { useNow } from '../../components/TimeAgo';
 import { capitalized, errorLine, rateLimitWords } from '../../components/errors';
 import { useApp } from '../../store/react';
+import { sentByWords } from '../../../../src-shared/words';
+import { useGate } from '../../components/allowed';
 
 /** Whole seconds left until `at` (never below 0). */
 const secondsUntil = (at: number, now: number): number => Math.max(0, Math.ceil((at - now) / 1000));
@@ -70,6 +72,8 @@ export function SendActions({ r }: { r: SendRecord }) {
   const stop = useApp((s) => s.stopSend);
   const retry = useApp((s) => s.retrySend);
   const [problem, setProblem] = useState<string | null>(null);
+  const stopGate = useGate('send.stop');
+  const retryGate = useGate(r.via === 'messages' ? 'messages.send' : 'send.message');
   if (isWaiting(r)) {
     return (
       <>
@@ -78,23 +82,31 @@ export function SendActions({ r }: { r: SendRecord }) {
           className="secondary small"
           aria-label={`Cancel the send to ${r.to}`}
           onClick={() => void stop(r.clientRef).then((e) => setProblem(e ? errorLine(e) : null))}
+          disabled={!stopGate.allowed}
+          {...stopGate.props}
         >
           Cancel
         </button>
+        {stopGate.hiddenNote}
         {problem && <span className="error"> {problem}</span>}
       </>
     );
   }
   if (r.state === 'failed' && !r.retriedAs) {
     return (
-      <button
-        type="button"
-        className="secondary small"
-        aria-label={`Retry the send to ${r.to}`}
-        onClick={() => void retry(r.clientRef)}
-      >
-        Retry
-      </button>
+      <>
+        <button
+          type="button"
+          className="secondary small"
+          aria-label={`Retry the send to ${r.to}`}
+          onClick={() => void retry(r.clientRef)}
+          disabled={!retryGate.allowed}
+          {...retryGate.props}
+        >
+          Retry
+        </button>
+        {retryGate.hiddenNote}
+      </>
     );
   }
   return null;
@@ -180,6 +192,7 @@ export function SendHistory({ teamId, agentId }: { teamId: string; agentId: stri
                 <td>
                   {r.kind}
                   {r.via && r.via !== 'console' && <span className="muted"> · from {VIA_WORDS[r.via]}</span>}
+                  {r.sentBy && <span className="muted"> · {sentByWords(r.sentBy)}</span>}
                 </td>
                 <td className="send-content">
                   <Content r={r} />

@@ -5,6 +5,7 @@
 import { useState } from 'react';
 import type { QueuedSendDTO, SendBudgetDTO } from '../../../../src-shared/contract';
 import { errorLine } from '../../components/errors';
+import { useGate } from '../../components/allowed';
 import { useNow } from '../../components/TimeAgo';
 import { usePolling } from '../../components/usePolling';
 import { agentKey } from '../../store/env';
@@ -33,6 +34,7 @@ export function SendMeter({ teamId, agentId }: { teamId: string; agentId: string
   const nameOf = (a: string) => agents[agentKey(teamId, a)]?.label || a;
   const load = useApp((s) => s.loadSendBudget);
   const cancel = useApp((s) => s.cancelQueuedSend);
+  const cancelGate = useGate('send.cancel');
   const [msg, setMsg] = useState<string | null>(null);
   usePolling(() => load(teamId), POLL_MS);
   // The waits count down between two reads of the budget.
@@ -92,9 +94,12 @@ export function SendMeter({ teamId, agentId }: { teamId: string; agentId: string
                     const e = await cancel(teamId, q.id);
                     setMsg(e ? errorLine(e) : `Cancelled the send to ${q.to}.`);
                   }}
+                  disabled={!cancelGate.allowed}
+                  {...cancelGate.props}
                 >
                   Cancel
                 </button>
+                {cancelGate.hiddenNote}
               </li>
             ))}
           </ul>

@@ -11,6 +11,7 @@ import type { SendArgs } from '../../../../src-shared/contract';
 import { agentHref } from '../../router/routes';
 import { agentKey } from '../../store/env';
 import { threadKey } from '../../store/messages';
+import { useGate } from '../../components/allowed';
 import { useApp } from '../../store/react';
 import { SendResult } from '../console/SendResult';
 import { agentName } from '../../store/notices';
@@ -40,6 +41,7 @@ export function Composer({ teamId, agentId, contact }: { teamId: string; agentId
   const thread = useApp((s) => s.threads[threadKey(teamId, agentId, contact)]);
   const agent = useApp((s) => s.agents[agentKey(teamId, agentId)]);
   const uid = useId();
+  const gate = useGate('messages.send');
   const [kind, setKind] = useState<Kind>('text');
   const [text, setText] = useState('');
   const [url, setUrl] = useState('');
@@ -93,6 +95,7 @@ export function Composer({ teamId, agentId, contact }: { teamId: string; agentId
   };
 
   const submit = async (opts: { anyway?: boolean } = {}) => {
+    if (!gate.allowed) return;
     const args = build();
     if (typeof args === 'string') {
       setProblem(args);
@@ -208,10 +211,16 @@ export function Composer({ teamId, agentId, contact }: { teamId: string; agentId
           onKeyDown={onTextKeys}
         />
         {!confirming && (
-          <button type="submit" aria-describedby={needsScan ? `${uid}-scan` : undefined}>
+          <button
+            type="submit"
+            disabled={!gate.allowed}
+            title={gate.props.title}
+            aria-describedby={gate.describedBy(needsScan && `${uid}-scan`)}
+          >
             Send
           </button>
         )}
+        {gate.note}
         <span id={`${uid}-keys`} className="hint messages-compose-keys">
           Enter sends, Shift+Enter starts a new line.
         </span>

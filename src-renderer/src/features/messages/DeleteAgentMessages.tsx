@@ -3,6 +3,7 @@
 // it is removed for good from this computer (the messages, their files, the webhook log's copies).
 import { useRef, useState } from 'react';
 import type { ErrorDTO } from '../../../../src-shared/contract';
+import { useConnectedHub, useGate } from '../../components/allowed';
 import { ConfirmStep } from '../../components/ConfirmStep';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { messagesHref } from '../../router/routes';
@@ -14,6 +15,8 @@ export function DeleteAgentMessages({ teamId, agentId, label }: { teamId: string
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ErrorDTO | null>(null);
   const menu = useRef<HTMLDetailsElement>(null);
+  const gate = useGate('messages.deleteAgent');
+  const onHub = useConnectedHub() !== null;
   const del = async () => {
     setBusy(true);
     const err = await deleteAgentMessages(teamId, agentId);
@@ -32,8 +35,9 @@ export function DeleteAgentMessages({ teamId, agentId, label }: { teamId: string
           className="messages-confirm"
           question={
             <>
-              Delete every conversation of {label}? They are removed for good from this computer: the messages, their
-              files and the webhook log&apos;s copies. The contacts still have the messages on their phones.
+              Delete every conversation of {label}? They are removed for good from{' '}
+              {onHub ? 'the team hub' : 'this computer'}: the messages, their files and the webhook log&apos;s copies.
+              The contacts still have the messages on their phones.
             </>
           }
           confirm="Delete all messages"
@@ -53,9 +57,12 @@ export function DeleteAgentMessages({ teamId, agentId, label }: { teamId: string
                 if (menu.current) menu.current.open = false;
                 setAsking(true);
               }}
+              disabled={!gate.allowed}
+              {...gate.props}
             >
               Delete all messages of this agent
             </button>
+            {gate.note}
           </div>
         </details>
       )}

@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import type { ErrorDTO, MessageDTO } from '../../../../src-shared/contract';
+import { useGate } from '../../components/allowed';
 import { downloadBase64 } from '../../components/download';
 import { errorLine } from '../../components/errors';
 import { mediaKey } from '../../store/message-media';
@@ -141,6 +142,7 @@ function Document({ m, teamId }: { m: MessageDTO; teamId: string }) {
   const [note, setNote] = useState<string | null>(null);
   const name = m.media?.filename ?? (m.type === 'image' ? 'Picture' : 'Document');
   const size = m.media?.size;
+  const gate = useGate('messages.saveMedia');
   const doSave = async () => {
     setBusy(true);
     const r = await save(teamId, m.agentId, m.key);
@@ -160,13 +162,15 @@ function Document({ m, teamId }: { m: MessageDTO; teamId: string }) {
         <button
           type="button"
           className="secondary"
-          disabled={busy}
+          disabled={busy || !gate.allowed}
           aria-label={`Save ${name}`}
           onClick={() => void doSave()}
+          {...gate.props}
         >
           Save
         </button>
       )}
+      {error?.code !== EXPIRED && gate.hiddenNote}
       {note && <span role="status">{note}</span>}
       {error &&
         (error.code === EXPIRED ? (

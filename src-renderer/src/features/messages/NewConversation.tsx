@@ -4,6 +4,7 @@
 // from here.
 import { useId, useState, type FormEvent } from 'react';
 import type { AgentDTO, ErrorDTO } from '../../../../src-shared/contract';
+import { useGate } from '../../components/allowed';
 import { errorLine } from '../../components/errors';
 import { messagesHref } from '../../router/routes';
 import { agentKey } from '../../store/env';
@@ -30,9 +31,11 @@ export function NewConversation({ agents, picked, onClose }: Props) {
   const [checking, setChecking] = useState(false);
   const [outcome, setOutcome] = useState<Outcome>(null);
   const agent = agents.find((a) => agentKey(a.teamId, a.agentId) === who);
+  const gate = useGate('contacts.check');
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
+    if (!gate.allowed) return;
     setOutcome(null);
     if (!agent) {
       setTypedWrong('Choose the agent to write from.');
@@ -102,13 +105,14 @@ export function NewConversation({ agents, picked, onClose }: Props) {
         </p>
       )}
       <div className="actions">
-        <button type="submit" disabled={checking}>
+        <button type="submit" disabled={checking || !gate.allowed} {...gate.props}>
           {checking ? 'Checking…' : 'Check and open'}
         </button>
         <button type="button" className="secondary" onClick={onClose}>
           Cancel
         </button>
       </div>
+      {gate.note}
     </form>
   );
 }

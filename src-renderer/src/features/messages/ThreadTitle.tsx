@@ -4,6 +4,7 @@
 // each deletion asked first, removed for good from this computer.
 import { useState, type FormEvent } from 'react';
 import type { ErrorDTO } from '../../../../src-shared/contract';
+import { useConnectedHub, useGate } from '../../components/allowed';
 import { ConfirmStep } from '../../components/ConfirmStep';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { NameForm } from '../../components/NameForm';
@@ -28,6 +29,12 @@ export function ThreadTitle({ teamId, agentId, contact, name }: Props) {
   const [draft, setDraft] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ErrorDTO | null>(null);
+  const nameGate = useGate('messages.setName');
+  const deleteGate = useGate('messages.deleteConversation');
+  const contactGate = useGate('messages.deleteContact');
+  const onHub = useConnectedHub() !== null;
+  /** Where the inbox is kept: the team hub's, shared by its members, or this computer's. */
+  const place = onHub ? 'the team hub' : 'this computer';
   const save = async (e: FormEvent) => {
     e.preventDefault();
     setBusy(true);
@@ -60,7 +67,11 @@ export function ThreadTitle({ teamId, agentId, contact, name }: Props) {
           label={`Name for ${contact}`}
           value={draft}
           maxLength={MAX_NAME}
-          hint="Kept on this computer only. Empty removes the name."
+          hint={
+            onHub
+              ? 'Kept by the team hub, for every member. Empty removes the name.'
+              : 'Kept on this computer only. Empty removes the name.'
+          }
           busy={busy}
           onChange={setDraft}
           onSubmit={(e) => void save(e)}
@@ -78,13 +89,23 @@ export function ThreadTitle({ teamId, agentId, contact, name }: Props) {
                 setDraft(name ?? '');
                 setMode('name');
               }}
+              disabled={!nameGate.allowed}
+              {...nameGate.props}
             >
               Name
             </button>
+            {nameGate.hiddenNote}
             <ExportConversation teamId={teamId} agentId={agentId} contact={contact} />
-            <button type="button" className="secondary small danger" onClick={() => setMode('delete')} disabled={busy}>
+            <button
+              type="button"
+              className="secondary small danger"
+              onClick={() => setMode('delete')}
+              disabled={busy || !deleteGate.allowed}
+              {...deleteGate.props}
+            >
               Delete
             </button>
+            {deleteGate.hiddenNote}
           </div>
         </div>
       )}
@@ -94,8 +115,8 @@ export function ThreadTitle({ teamId, agentId, contact, name }: Props) {
           className="messages-confirm"
           question={
             <>
-              Delete the conversation with {who}? It is removed for good from this computer: its messages, their files
-              and the webhook log&apos;s copies. {who} still has the messages on their phone.
+              Delete the conversation with {who}? It is removed for good from {place}: its messages, their files and the
+              webhook log&apos;s copies. {who} still has the messages on their phone.
             </>
           }
           confirm="Delete conversation"
@@ -104,9 +125,18 @@ export function ThreadTitle({ teamId, agentId, contact, name }: Props) {
           onConfirm={() => void del()}
           onCancel={() => setMode('show')}
           more={
-            <button type="button" className="secondary small" onClick={() => setMode('delete-contact')} disabled={busy}>
-              Everything of {who}…
-            </button>
+            <>
+              <button
+                type="button"
+                className="secondary small"
+                onClick={() => setMode('delete-contact')}
+                disabled={busy || !contactGate.allowed}
+                {...contactGate.props}
+              >
+                Everything of {who}…
+              </button>
+              {contactGate.hiddenNote}
+            </>
           }
         />
       )}
@@ -117,8 +147,8 @@ export function ThreadTitle({ teamId, agentId, contact, name }: Props) {
           question={
             <>
               Delete everything of {who}: the conversations with every agent, and the name given here? It is all removed
-              for good from this computer: the messages, their files and the webhook log&apos;s copies. {who} still has
-              the messages on their phone.
+              for good from {place}: the messages, their files and the webhook log&apos;s copies. {who} still has the
+              messages on their phone.
             </>
           }
           confirm={`Delete everything of ${who}`}

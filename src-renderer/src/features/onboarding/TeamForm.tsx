@@ -5,6 +5,7 @@
 import { useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import type { ErrorDTO } from '../../../../src-shared/contract';
 import { LABEL_MAX_LENGTH } from '../../../../src-shared/limits';
+import { useConnectedHub, useGate } from '../../components/allowed';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
 
@@ -73,8 +74,11 @@ export function TeamForm({
     });
   };
 
+  const gate = useGate('teams.add');
+  const onHub = useConnectedHub() !== null;
   const onSubmit = (ev: FormEvent) => {
     ev.preventDefault();
+    if (!gate.allowed) return;
     const gaps = missingFields({ label, baseUrl, apiKey });
     const first = REQUIRED.find((r) => gaps[r.field]);
     if (first) {
@@ -157,7 +161,9 @@ export function TeamForm({
       />
       {message('apiKey')}
       <p className="hint" id={ids.keyHint}>
-        Kept in your system keychain; the app only ever shows its last four characters.
+        {onHub
+          ? 'Kept by the team hub, encrypted; the app only ever shows its last four characters.'
+          : 'Kept in your system keychain; the app only ever shows its last four characters.'}
       </p>
       <label htmlFor={ids.agents}>Agent IDs (from the dashboard, comma separated)</label>
       <input
@@ -184,11 +190,12 @@ export function TeamForm({
       {error && <ErrorNotice id={ids.error} error={error} context="adding" />}
       {busy && <p className="muted">Checking the key with the service…</p>}
       <div className="actions">
-        <button type="submit" disabled={busy}>
+        <button type="submit" disabled={busy || !gate.allowed} {...gate.props}>
           Add team
         </button>
         {extraActions?.(busy, run)}
       </div>
+      {gate.note}
     </form>
   );
 }

@@ -4,6 +4,7 @@
 // needsScan/qr/connected.
 import { useEffect, useRef } from 'react';
 import type { AgentDTO } from '../../../../src-shared/contract';
+import { useGate } from '../../components/allowed';
 import { AsyncButton } from '../../components/AsyncButton';
 import { EmptyState } from '../../components/EmptyState';
 import { QrImage } from '../../components/Qr';
@@ -94,10 +95,18 @@ function PairingBody({ agent }: { agent: AgentDTO }) {
   // to the block that took its place.
   const body = useRef<HTMLDivElement>(null);
   useKeepFocus(body, () => body.current?.querySelector<HTMLElement>('.pairing, .card') ?? body.current);
+  const gate = useGate('pairing.start');
   const startButton = (text: string) => (
-    <AsyncButton onRun={() => start(agent.teamId, agent.agentId)} busyText="Starting pairing…">
-      {text}
-    </AsyncButton>
+    <>
+      <AsyncButton
+        onRun={() => start(agent.teamId, agent.agentId)}
+        busyText="Starting pairing…"
+        request="pairing.start"
+      >
+        {text}
+      </AsyncButton>
+      {gate.note}
+    </>
   );
   const session = view.session;
   const countdown = pairingCountdown(session?.qr ? session.pairing : undefined, now);

@@ -3,6 +3,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import type { ErrorDTO, TeamDTO } from '../../../../src-shared/contract';
 import { LABEL_MAX_LENGTH } from '../../../../src-shared/limits';
+import { useGate } from '../../components/allowed';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
 
@@ -17,9 +18,11 @@ export function AddAgent({ team, onAdded }: { team: TeamDTO; onAdded?: (agentId:
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ErrorDTO | null>(null);
   const [missing, setMissing] = useState(false);
+  const gate = useGate('agents.add');
   const ids = { id: useId(), label: useId(), err: useId(), missing: useId() };
   const onSubmit = async (ev: FormEvent) => {
     ev.preventDefault();
+    if (!gate.allowed) return;
     if (agentId.trim() === '') {
       setMissing(true);
       setError(null);
@@ -77,10 +80,11 @@ export function AddAgent({ team, onAdded }: { team: TeamDTO; onAdded?: (agentId:
       />
       {error && <ErrorNotice id={ids.err} error={error} context="adding" />}
       <div className="actions">
-        <button type="submit" disabled={busy}>
+        <button type="submit" disabled={busy || !gate.allowed} {...gate.props}>
           {busy ? 'Adding…' : 'Add agent'}
         </button>
       </div>
+      {gate.note}
     </form>
   );
 }

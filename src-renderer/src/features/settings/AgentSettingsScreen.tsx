@@ -34,6 +34,7 @@ function ChannelSwitches({ agent }: { agent: AgentDTO }) {
       {SWITCHES.map((sw) => (
         <Switch
           key={sw.key}
+          request="channel.updateSettings"
           label={sw.label}
           hint={sw.hint}
           checked={value?.[sw.key] ?? false}

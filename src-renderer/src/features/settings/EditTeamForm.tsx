@@ -5,6 +5,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import type { ErrorDTO, TeamDTO } from '../../../../src-shared/contract';
 import { LABEL_MAX_LENGTH } from '../../../../src-shared/limits';
+import { useConnectedHub } from '../../components/allowed';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
 
@@ -17,6 +18,7 @@ export function EditTeamForm({ team, onDone }: { team: TeamDTO; onDone: (saved: 
   const [apiKey, setApiKey] = useState('');
   const [allowInsecureHttp, setAllowInsecureHttp] = useState(team.allowInsecureHttp === true);
   const [busy, setBusy] = useState(false);
+  const onHub = useConnectedHub() !== null;
   const [error, setError] = useState<ErrorDTO | null>(null);
   const ids = {
     label: useId(),
@@ -93,7 +95,8 @@ export function EditTeamForm({ team, onDone }: { team: TeamDTO; onDone: (saved: 
         {...marks('apiKey', ids.keyHint)}
       />
       <p className="hint" id={ids.keyHint}>
-        Leave empty to keep the key ending {team.keyHint}. A new key goes to your system keychain.
+        Leave empty to keep the key ending {team.keyHint}.{' '}
+        {onHub ? 'A new key is kept by the team hub, encrypted.' : 'A new key goes to your system keychain.'}
       </p>
       <div className="switch">
         <input

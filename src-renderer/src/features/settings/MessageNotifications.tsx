@@ -19,12 +19,14 @@ export function MessageNotifications({ settings }: { settings: AppSettingsDTO })
     <section className="card" aria-labelledby="message-notifications-title">
       <h3 id="message-notifications-title">Message notifications</h3>
       <Switch
+        request="settings.update"
         label="Notify of new messages"
         checked={m.enabled}
         hint="One notification per contact, replaced by the next; never for messages sent from here or for the conversation you have open."
         onChange={(v) => void update({ messageNotifications: { enabled: v } }).then(setError)}
       />
       <Switch
+        request="settings.update"
         label="Show the message text"
         checked={m.showText}
         hint="Off: a notification says who wrote, never what. The text is never shown while the screen is locked (where the system tells the app)."
@@ -36,6 +38,7 @@ export function MessageNotifications({ settings }: { settings: AppSettingsDTO })
         saved={m.quietHours}
         save={(q) => update({ messageNotifications: { quietHours: q } })}
         switchLabel="No message notifications during quiet hours"
+        request="settings.update"
       />
       <p className="hint">
         {mutedNames.length === 0

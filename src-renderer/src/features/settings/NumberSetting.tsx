@@ -1,7 +1,8 @@
 // One numeric setting with its own Save: checked here first (whole number in range), then by the
 // main process (through `save`); what was typed stays on error.
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import type { ErrorDTO } from '../../../../src-shared/contract';
+import type { ErrorDTO, RequestName } from '../../../../src-shared/contract';
+import { useGate } from '../../components/allowed';
 import { ErrorNotice } from '../../components/ErrorNotice';
 
 export function checkWhole(text: string, min: number, max: number, label: string): string | null {
@@ -19,6 +20,7 @@ export function NumberSetting({
   min,
   max,
   save,
+  request,
 }: {
   label: string;
   hint?: string;
@@ -28,7 +30,10 @@ export function NumberSetting({
   max: number;
   /** Saves the number; answers the error, or null. */
   save: (v: number) => Promise<ErrorDTO | null>;
+  /** The request that saves it, for the member's role on a hub (useAllowed). */
+  request: RequestName;
 }) {
+  const gate = useGate(request);
   const [text, setText] = useState(String(value));
   const [dirty, setDirty] = useState(false);
   const [error, setError] = useState<ErrorDTO | null>(null);
@@ -40,6 +45,7 @@ export function NumberSetting({
   }, [value, dirty]);
   const onSubmit = async (ev: FormEvent) => {
     ev.preventDefault();
+    if (!gate.allowed) return;
     const bad = checkWhole(text, min, max, label);
     if (bad) {
       setError({ kind: 'validation', code: 'INVALID_NUMBER', message: bad, field });
@@ -54,7 +60,7 @@ export function NumberSetting({
       setSaved(true);
     }
   };
-  const describedBy = [hint ? ids.hint : null, error ? ids.err : null].filter(Boolean).join(' ') || undefined;
+  const describedBy = gate.describedBy(hint && ids.hint, error && ids.err);
   return (
     <form className="form inline-form" onSubmit={(e) => void onSubmit(e)} aria-busy={busy}>
       <label htmlFor={ids.input}>{label}</label>
@@ -77,11 +83,17 @@ export function NumberSetting({
       )}
       {error && <ErrorNotice id={ids.err} error={error} />}
       <div className="actions">
-        <button type="submit" disabled={busy} aria-label={`${busy ? 'Saving' : 'Save'} ${label}`}>
+        <button
+          type="submit"
+          disabled={busy || !gate.allowed}
+          aria-label={`${busy ? 'Saving' : 'Save'} ${label}`}
+          {...gate.props}
+        >
           {busy ? 'Saving…' : 'Save'}
         </button>
         {saved && <span role="status">Saved.</span>}
       </div>
+      {gate.hiddenNote}
     </form>
   );
 }

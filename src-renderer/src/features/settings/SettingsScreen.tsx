@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { DEFAULT_TUNNEL_PORT } from '../../../../src-shared/limits';
 import type { ErrorDTO } from '../../../../src-shared/contract';
 import { AsyncButton } from '../../components/AsyncButton';
+import { useConnectedHub } from '../../components/allowed';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { Switch } from '../../components/Switch';
 import { useApp } from '../../store/react';
@@ -21,6 +22,7 @@ function General() {
   const load = useApp((s) => s.loadSettings);
   const update = useApp((s) => s.updateSettings);
   const [error, setError] = useState<ErrorDTO | null>(null);
+  const onHub = useConnectedHub() !== null;
   if (!settings)
     return settingsError ? (
       <div className="card">
@@ -34,9 +36,15 @@ function General() {
     <>
       <section className="card" aria-labelledby="general-title">
         <h3 id="general-title">General</h3>
+        {onHub && (
+          <p className="hint" data-testid="hub-settings-note">
+            These are the team hub’s settings, shared by every member; a hub admin changes them.
+          </p>
+        )}
         <Switch
           label="Start at login"
           checked={settings.startAtLogin}
+          request="settings.update"
           onChange={(v) => void update({ startAtLogin: v }).then(setError)}
         />
         {error && <ErrorNotice error={error} onDismiss={() => setError(null)} />}
@@ -48,6 +56,7 @@ function General() {
           min={5}
           max={3600}
           save={(v) => update({ pollIntervalSec: v })}
+          request="settings.update"
         />
       </section>
       <section className="card" aria-labelledby="tunnel-title">
@@ -60,6 +69,7 @@ function General() {
           min={1}
           max={65535}
           save={(v) => update({ tunnel: { ...settings.tunnel, port: v } })}
+          request="settings.update"
         />
       </section>
       <MessageNotifications settings={settings} />
@@ -78,6 +88,7 @@ function Diagnostics() {
       <AsyncButton
         className="secondary"
         busyText="Preparing…"
+        request="diagnostics.export"
         onRun={async () => {
           const r = await api();
           if (r.ok) downloadText(r.value.filename, r.value.content);

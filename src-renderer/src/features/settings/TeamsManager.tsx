@@ -3,7 +3,8 @@
 // (once added, its card comes into view and says so). An agent reads by its label, with its id
 // beside it only when the two differ.
 import { useEffect, useRef, useState } from 'react';
-import type { ErrorDTO, TeamDTO } from '../../../../src-shared/contract';
+import type { ErrorDTO, RequestName, TeamDTO } from '../../../../src-shared/contract';
+import { useGate } from '../../components/allowed';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { agentHref } from '../../router/routes';
 import { agentKey } from '../../store/env';
@@ -17,24 +18,33 @@ function ConfirmRemove({
   what,
   onConfirm,
   text = 'Remove',
+  request,
 }: {
   what: string;
   onConfirm: () => Promise<ErrorDTO | null>;
   text?: string;
+  /** The request it makes, for the member's role on a hub (useAllowed). */
+  request: RequestName;
 }) {
+  const gate = useGate(request);
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ErrorDTO | null>(null);
   if (!asking)
     return (
-      <button
-        type="button"
-        className="secondary small danger"
-        onClick={() => setAsking(true)}
-        aria-label={`Remove ${what}`}
-      >
-        {text}
-      </button>
+      <>
+        <button
+          type="button"
+          className="secondary small danger"
+          onClick={() => setAsking(true)}
+          aria-label={`Remove ${what}`}
+          disabled={!gate.allowed}
+          {...gate.props}
+        >
+          {text}
+        </button>
+        {gate.hiddenNote}
+      </>
     );
   return (
     <span className="confirm" role="group" aria-label={`Remove ${what}?`}>
@@ -70,6 +80,8 @@ function TeamCard({ team, added }: { team: TeamDTO; added: boolean }) {
   const editButton = useRef<HTMLButtonElement>(null);
   const [editing, setEditing] = useState(false);
   const [saved, setSaved] = useState(false);
+  const editGate = useGate('teams.update');
+  const onHub = useApp((s) => s.hub !== null && s.hub.member !== null);
   useEffect(() => {
     if (!added || !card.current) return;
     card.current.scrollIntoView?.({ block: 'start' });
@@ -81,8 +93,8 @@ function TeamCard({ team, added }: { team: TeamDTO; added: boolean }) {
       <h4>{team.label}</h4>
       {added && (
         <p className="team-added" role="status">
-          Team {team.label} added{count > 0 ? ` with ${count} agent${count === 1 ? '' : 's'}` : ''}. Its key is in the
-          system keychain.
+          Team {team.label} added{count > 0 ? ` with ${count} agent${count === 1 ? '' : 's'}` : ''}.{' '}
+          {onHub ? 'Its key is kept by the team hub, encrypted.' : 'Its key is in the system keychain.'}
         </p>
       )}
       <p className="sr-only" role="status">
@@ -125,7 +137,11 @@ function TeamCard({ team, added }: { team: TeamDTO; added: boolean }) {
               <li key={id}>
                 <a href={agentHref(team.teamId, id)}>{label}</a>
                 {label !== id && <span className="muted"> ({id})</span>}{' '}
-                <ConfirmRemove what={`agent ${label}`} onConfirm={() => removeAgent(team.teamId, id)} />
+                <ConfirmRemove
+                  what={`agent ${label}`}
+                  onConfirm={() => removeAgent(team.teamId, id)}
+                  request="agents.remove"
+                />
               </li>
             );
           })}
@@ -143,14 +159,18 @@ function TeamCard({ team, added }: { team: TeamDTO; added: boolean }) {
               setEditing(true);
             }}
             aria-label={`Edit team ${team.label}`}
+            disabled={!editGate.allowed}
+            {...editGate.props}
           >
             Edit team…
           </button>
         )}
+        {!editing && editGate.hiddenNote}
         <ConfirmRemove
           what={`team ${team.label} and its key`}
           text="Remove team…"
           onConfirm={() => removeTeam(team.teamId)}
+          request="teams.remove"
         />
       </div>
     </article>
@@ -164,6 +184,7 @@ export function TeamsManager() {
   const before = useRef<ReadonlySet<string>>(new Set());
   const [added, setAdded] = useState<string | null>(null);
   const [looking, setLooking] = useState(false);
+  const gate = useGate('teams.add');
   useEffect(() => {
     if (!looking) return;
     const fresh = teams.find((t) => !before.current.has(t.teamId));
@@ -202,9 +223,12 @@ export function TeamsManager() {
               setAdded(null);
               setAdding(true);
             }}
+            disabled={!gate.allowed}
+            {...gate.props}
           >
             Add a team…
           </button>
+          {gate.note}
         </div>
       )}
     </section>

@@ -2,6 +2,7 @@
 // nowhere. Saved as the app's tunnel setting.
 import { useEffect, useId, useState } from 'react';
 import type { ErrorDTO } from '../../../../src-shared/contract';
+import { useConnectedHub, useGate } from '../../components/allowed';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
 
@@ -25,6 +26,8 @@ export function ForwardForm() {
   const [error, setError] = useState<ErrorDTO | null>(null);
   const [note, setNote] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const gate = useGate('settings.update');
+  const hub = useConnectedHub();
   useEffect(() => setUrl(current ?? ''), [current]);
   const problem = urlProblem(url);
   const apply = async (value: string | null) => {
@@ -40,10 +43,10 @@ export function ForwardForm() {
       aria-labelledby={`${uid}-title`}
       onSubmit={(e) => {
         e.preventDefault();
-        if (!problem && url.trim()) void apply(url.trim());
+        if (!problem && url.trim() && gate.allowed) void apply(url.trim());
       }}
     >
-      <h3 id={`${uid}-title`}>Forward to your local app</h3>
+      <h3 id={`${uid}-title`}>{hub !== null ? 'Forward from the team hub' : 'Forward to your local app'}</h3>
       <label htmlFor={`${uid}-url`}>Local app URL</label>
       <input
         id={`${uid}-url`}
@@ -55,21 +58,26 @@ export function ForwardForm() {
         aria-describedby={`${uid}-hint`}
       />
       <span id={`${uid}-hint`} className={problem ? 'error' : 'hint'}>
-        {problem ?? 'Each delivery is passed on to this address after it is checked.'}
+        {problem ??
+          (hub !== null
+            ? 'The hub passes each delivery on to this address after it is checked: an address the hub’s machine reaches, not this computer.'
+            : 'Each delivery is passed on to this address after it is checked.')}
       </span>
       <div className="actions">
-        <button type="submit" disabled={busy || !url.trim() || problem !== null}>
+        <button type="submit" disabled={busy || !url.trim() || problem !== null || !gate.allowed} {...gate.props}>
           Save forward address
         </button>
         <button
           type="button"
           className="secondary"
-          disabled={busy || current === null}
+          disabled={busy || current === null || !gate.allowed}
           onClick={() => void apply(null)}
+          {...gate.props}
         >
           Stop forwarding
         </button>
       </div>
+      {gate.note}
       {note && <p role="status">{note}</p>}
       {error && <ErrorNotice error={error} />}
     </form>

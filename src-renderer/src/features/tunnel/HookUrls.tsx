@@ -3,8 +3,10 @@
 // by this install elsewhere, a registration of this receiver it no longer reaches, or unknown: the
 // service cannot tell); the registrations, each after a confirm step that names the URL that stops
 // receiving: "Register this receiver" when the team's service runs on this machine (the emulator),
-// "Register the public URL" while one is up; and the agent's registration history.
+// "Register the public URL" while one is up; and the agent's registration history. Connected to a team hub,
+// an agent's hook URL is the hub's (under its public URL), and the offer points the webhook there.
 import { Fragment, useState } from 'react';
+import { useConnectedHub } from '../../components/allowed';
 import type { TunnelAgentDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { agentKey } from '../../store/env';
@@ -14,7 +16,7 @@ import { CopyButton } from './CopyButton';
 import { nameWords, useNames } from './names';
 import { RegisterButtons } from './RegisterButtons';
 import { useRegisterOffer } from './useRegisterOffer';
-import { NO_AGENTS, REGISTRATION_TONE } from './urls';
+import { hubHookUrl, NO_AGENTS, REGISTRATION_TONE } from './urls';
 import { WebhookHistory } from './WebhookHistory';
 
 function UrlLine({ label, url, what }: { label: string; url: string | null; what: string }) {
@@ -27,7 +29,9 @@ function UrlLine({ label, url, what }: { label: string; url: string | null; what
           <CopyButton text={url} what={what} />
         </>
       ) : (
-        <span className="muted">{label === 'Public' ? 'not exposed' : 'not listening'}</span>
+        <span className="muted">
+          {label === 'Hub' ? 'the hub has no public URL' : label === 'Public' ? 'not exposed' : 'not listening'}
+        </span>
       )}
     </span>
   );
@@ -35,6 +39,7 @@ function UrlLine({ label, url, what }: { label: string; url: string | null; what
 
 function AgentRow({ a }: { a: TunnelAgentDTO }) {
   const exposure = useApp((s) => s.tunnelStatus?.exposure);
+  const hub = useConnectedHub();
   const names = useNames();
   const n = names(a.teamId, a.agentId);
   const who = nameWords(n);
@@ -50,9 +55,15 @@ function AgentRow({ a }: { a: TunnelAgentDTO }) {
           {n.team && <span className="muted team-name">{n.team}</span>}
         </th>
         <td className="hook-url-cell">
-          <UrlLine label="Local" url={a.receiverUrl} what={`the local hook URL of ${who}`} />
-          {(a.exposedUrl || exposure?.state === 'up') && (
-            <UrlLine label="Public" url={a.exposedUrl} what={`the public hook URL of ${who}`} />
+          {hub !== null ? (
+            <UrlLine label="Hub" url={hubHookUrl(hub, a.agentId)} what={`the team hub's hook URL of ${who}`} />
+          ) : (
+            <>
+              <UrlLine label="Local" url={a.receiverUrl} what={`the local hook URL of ${who}`} />
+              {(a.exposedUrl || exposure?.state === 'up') && (
+                <UrlLine label="Public" url={a.exposedUrl} what={`the public hook URL of ${who}`} />
+              )}
+            </>
           )}
         </td>
         <td className="registration-cell">
@@ -96,7 +107,15 @@ function AgentRow({ a }: { a: TunnelAgentDTO }) {
 
 export function HookUrls() {
   const agents = useApp((s) => s.tunnelStatus?.agents ?? NO_AGENTS);
-  if (agents.length === 0) return <p className="muted">No agents yet: add a team to receive its deliveries here.</p>;
+  const hub = useConnectedHub();
+  if (agents.length === 0)
+    return (
+      <p className="muted">
+        {hub !== null
+          ? 'The team hub has no agents yet: a hub admin adds a team.'
+          : 'No agents yet: add a team to receive its deliveries here.'}
+      </p>
+    );
   return (
     <table className="hook-urls">
       <caption className="sr-only">Hook URLs of each agent</caption>

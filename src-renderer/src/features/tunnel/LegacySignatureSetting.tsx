@@ -23,6 +23,7 @@ export function LegacySignatureSetting() {
         label="Accept deliveries signed only with the legacy signature"
         checked={tunnel.allowLegacySignature === true}
         disabled={busy}
+        request="settings.update"
         onChange={(next) => void toggle(next)}
         hint="The legacy x-service-signature header carries no timestamp, so anyone who captured a delivery can send it again. Leave this off unless your service sends only that header."
       />

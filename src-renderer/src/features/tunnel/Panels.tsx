@@ -2,6 +2,7 @@
 // (exposure), forwarding to the local app, simulating a message, registering a URL by hand.
 // Escape (or Close) closes the open panel and returns focus to its toggle.
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { useConnectedHub } from '../../components/allowed';
 import { ExposePanel } from './ExposePanel';
 import { ForwardForm } from './ForwardForm';
 import { LegacySignatureSetting } from './LegacySignatureSetting';
@@ -37,11 +38,21 @@ export function Panels({ agents }: { agents: { teamId: string; agentId: string }
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
   });
+  const hub = useConnectedHub();
   const body: Record<PanelName, ReactNode> = {
     expose: (
       <>
         <h3>Public URL</h3>
-        <ExposePanel />
+        {hub !== null ? (
+          // The hub's receiver is reached at the public URL its admin starts it with; there is nothing to expose here.
+          <p>
+            {hub.publicUrl !== null
+              ? `The team hub receives the deliveries at ${hub.publicUrl}; its admin sets that address (hub --public-url).`
+              : 'The team hub was started without a public URL, so the service cannot reach it: ask its admin to start it with --public-url.'}
+          </p>
+        ) : (
+          <ExposePanel />
+        )}
       </>
     ),
     forward: (

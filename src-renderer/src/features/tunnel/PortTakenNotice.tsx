@@ -31,7 +31,12 @@ export function PortTakenNotice() {
         A hook URL registered at port {taken.port} does not reach the receiver on another port: register it again there.
       </p>
       {taken.alternative !== null && (
-        <AsyncButton className="small" busyText="Moving the receiver…" onRun={() => use(taken.alternative!)}>
+        <AsyncButton
+          className="small"
+          busyText="Moving the receiver…"
+          onRun={() => use(taken.alternative!)}
+          request="settings.update"
+        >
           Use port {taken.alternative} instead
         </AsyncButton>
       )}

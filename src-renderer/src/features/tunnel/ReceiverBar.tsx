@@ -3,8 +3,10 @@
 // starting, up with its URL, failed with why and what to do, stopped — and then where the service
 // still sends deliveries), a registration of this receiver it no longer answers (register again),
 // where deliveries are forwarded, and the counts (a duplicate is counted
-// as verified and as a duplicate: it was acknowledged, not refused).
-import type { ExposureDTO, TunnelStatusDTO } from '../../../../src-shared/contract';
+// as verified and as a duplicate: it was acknowledged, not refused). Connected to a team hub, the receiver is
+// the hub's: it receives the agents' deliveries at its public URL, which its admin sets.
+import type { ExposureDTO, HubConnectionDTO, TunnelStatusDTO } from '../../../../src-shared/contract';
+import { useConnectedHub } from '../../components/allowed';
 import { forwardingOf } from '../../store/tunnel';
 import { useApp } from '../../store/react';
 import { nameWords, useNames } from './names';
@@ -88,14 +90,10 @@ function Moved({ st }: { st: TunnelStatusDTO }) {
   );
 }
 
-export function ReceiverBar() {
-  const st = useApp((s) => s.tunnelStatus);
-  const log = useApp((s) => s.forwardLog);
-  if (!st) return <p aria-busy="true">Reading the receiver status…</p>;
-  const fw = forwardingOf(st);
-  const down = fw.downSince ?? downSince(log);
+/** This computer's receiver and its public exposure. */
+function LocalReceiver({ st }: { st: TunnelStatusDTO }) {
   return (
-    <dl className="tunnel-facts">
+    <>
       <div>
         <dt>Receiver</dt>
         <dd>
@@ -113,6 +111,53 @@ export function ReceiverBar() {
           <Exposure st={st} x={st.exposure} />
         </dd>
       </div>
+    </>
+  );
+}
+
+/** The receiver and its public URL when the team hub holds them. */
+function HubReceiver({ st, hub }: { st: TunnelStatusDTO; hub: HubConnectionDTO }) {
+  return (
+    <>
+      <div>
+        <dt>Receiver</dt>
+        <dd>
+          <span className={`badge tone-${st.running ? 'ok' : 'bad'}`}>{st.running ? 'Listening' : 'Stopped'}</span>{' '}
+          <span>at the team hub</span>
+        </dd>
+      </div>
+      <div className="fact-wide">
+        <dt>Public URL</dt>
+        <dd className="exposure">
+          {hub.publicUrl !== null ? (
+            <>
+              <code className="url">{hub.publicUrl}</code>{' '}
+              <span className="muted">
+                → the hub receives each agent's deliveries at <code>{hub.publicUrl}/hooks/&lt;agent&gt;</code> (below)
+              </span>
+            </>
+          ) : (
+            <span className="muted">
+              none: the hub was started without a public URL, so the service cannot reach it. Ask its admin to start it
+              with --public-url.
+            </span>
+          )}
+        </dd>
+      </div>
+    </>
+  );
+}
+
+export function ReceiverBar() {
+  const st = useApp((s) => s.tunnelStatus);
+  const log = useApp((s) => s.forwardLog);
+  const hub = useConnectedHub();
+  if (!st) return <p aria-busy="true">Reading the receiver status…</p>;
+  const fw = forwardingOf(st);
+  const down = fw.downSince ?? downSince(log);
+  return (
+    <dl className="tunnel-facts">
+      {hub !== null ? <HubReceiver st={st} hub={hub} /> : <LocalReceiver st={st} />}
       <div>
         <dt>Forwards to</dt>
         <dd>

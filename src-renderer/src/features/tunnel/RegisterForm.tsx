@@ -3,6 +3,7 @@
 // first names the URL that stops receiving (when this install knows it) and the new signing secret.
 import { useId, useState } from 'react';
 import type { ErrorDTO } from '../../../../src-shared/contract';
+import { useConnectedHub, useGate } from '../../components/allowed';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
@@ -30,6 +31,8 @@ export function RegisterForm({ agents }: { agents: { teamId: string; agentId: st
   const [note, setNote] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const gate = useGate('webhook.register');
+  const hub = useConnectedHub();
   const chosen = agents.find((a) => agentKey(a.teamId, a.agentId) === agent) ?? agents[0];
   const known = useApp(
     (s) =>
@@ -57,7 +60,7 @@ export function RegisterForm({ agents }: { agents: { teamId: string; agentId: st
       aria-labelledby={`${uid}-title`}
       onSubmit={(e) => {
         e.preventDefault();
-        if (!chosen || problem || !url.trim()) return;
+        if (!chosen || problem || !url.trim() || !gate.allowed) return;
         setNote(null);
         setConfirming(url.trim());
       }}
@@ -86,13 +89,21 @@ export function RegisterForm({ agents }: { agents: { teamId: string; agentId: st
         aria-describedby={`${uid}-url-hint`}
       />
       <span id={`${uid}-url-hint`} className={problem ? 'error' : 'hint'}>
-        {problem ?? 'Where the service can reach this computer; the hook URLs above are copied with one click.'}
+        {problem ??
+          (hub !== null
+            ? 'Where the service can reach the app that receives the deliveries (the team hub’s hook URLs above are copied with one click).'
+            : 'Where the service can reach this computer; the hook URLs above are copied with one click.')}
       </span>
       <div className="actions">
-        <button type="submit" disabled={!chosen || !url.trim() || problem !== null || confirming !== null}>
+        <button
+          type="submit"
+          disabled={!chosen || !url.trim() || problem !== null || confirming !== null || !gate.allowed}
+          {...gate.props}
+        >
           Register
         </button>
       </div>
+      {gate.note}
       {confirming !== null && chosen && (
         <ConfirmTakeover
           who={nameWords(names(chosen.teamId, chosen.agentId))}

@@ -8,6 +8,7 @@
 // hash, the first bytes); its body was not kept, so nothing to replay.
 import { useEffect, useId, useState } from 'react';
 import type { DeliveryDetailDTO, ErrorDTO, RefusedRequestDTO } from '../../../../src-shared/contract';
+import { useConnectedHub, useGate } from '../../components/allowed';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { copyText, downloadBase64, downloadText } from '../../components/download';
 import { useNow } from '../../components/TimeAgo';
@@ -105,6 +106,7 @@ function ImagePreview({ d }: { d: DeliveryDetailDTO }) {
 /** A forward waiting in the agent's queue: when it tries next (ticking), and Retry now. */
 function WaitingForward({ d }: { d: DeliveryDetailDTO }) {
   const retry = useApp((s) => s.retryForwardsNow);
+  const gate = useGate('tunnel.retryNow');
   const [error, setError] = useState<ErrorDTO | null>(null);
   const [busy, setBusy] = useState(false);
   const now = useNow(d.nextTryAt !== null ? 1000 : 3_600_000);
@@ -134,16 +136,18 @@ function WaitingForward({ d }: { d: DeliveryDetailDTO }) {
         <button
           type="button"
           className="secondary small"
-          disabled={busy}
+          disabled={busy || !gate.allowed}
           onClick={async () => {
             setBusy(true);
             setError(await retry(d.agentId!, d.id));
             setBusy(false);
           }}
+          {...gate.props}
         >
           Retry now
         </button>
       )}
+      {d.agentId && gate.hiddenNote}
       {error && <ErrorNotice error={error} />}
     </div>
   );
@@ -158,6 +162,8 @@ export function DeliveryDetail({ id }: { id: string }) {
   const names = useNames();
   const forwardTo = useApp((s) => s.tunnelStatus?.forwardTo ?? null);
   const uid = useId();
+  const replayGate = useGate('tunnel.replay');
+  const hub = useConnectedHub();
   const [error, setError] = useState<ErrorDTO | null>(null);
   const [note, setNote] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
@@ -225,7 +231,8 @@ export function DeliveryDetail({ id }: { id: string }) {
   /** Why the replay buttons are disabled, for the pointer (title) and for assistive technology. */
   const why = noTarget
     ? { title: 'No forward address is set (a local setting: Forwarding)', 'aria-describedby': `${uid}-no-forward` }
-    : {};
+    : replayGate.props;
+  const cannotReplay = noTarget || !replayGate.allowed;
   const who = nameWords(names(d.teamId, d.agentId));
   return (
     <article className="request-detail" aria-labelledby="detail-title">
@@ -242,18 +249,19 @@ export function DeliveryDetail({ id }: { id: string }) {
       {d.forwardState === 'pending' && forwardTo !== null && <WaitingForward d={d} />}
       {noTarget && (
         <p className="hint no-forward" id={`${uid}-no-forward`}>
-          Replay sends to the forward address, a local setting of this app (the service is not involved): none is set.
-          Set one under Forwarding above.
+          {hub !== null
+            ? 'Replay sends to the team hub’s forward address (the service is not involved): none is set. A hub admin sets one under Forwarding above.'
+            : 'Replay sends to the forward address, a local setting of this app (the service is not involved): none is set. Set one under Forwarding above.'}
         </p>
       )}
       <div className="actions">
-        <button type="button" disabled={busy || noTarget} onClick={() => void doReplay('as-received')} {...why}>
+        <button type="button" disabled={busy || cannotReplay} onClick={() => void doReplay('as-received')} {...why}>
           Replay as received
         </button>
         <button
           type="button"
           className="secondary"
-          disabled={busy || noTarget}
+          disabled={busy || cannotReplay}
           onClick={() => void doReplay('re-signed')}
           {...why}
         >
@@ -262,7 +270,7 @@ export function DeliveryDetail({ id }: { id: string }) {
         <button
           type="button"
           className="secondary"
-          disabled={noTarget}
+          disabled={cannotReplay}
           {...why}
           onClick={() => {
             setBody(d.rawBody);
@@ -284,6 +292,7 @@ export function DeliveryDetail({ id }: { id: string }) {
           </button>
         )}
       </div>
+      {!noTarget && replayGate.note}
       {note && <p role="status">{note}</p>}
       {error && <ErrorNotice error={error} />}
       {editing && (

@@ -1,6 +1,7 @@
 // Simulate an inbound message (text, image or document) as if the service had delivered it.
 import { useId, useState } from 'react';
 import type { ErrorDTO, SimulateArgs } from '../../../../src-shared/contract';
+import { useGate } from '../../components/allowed';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { agentKey } from '../../store/env';
 import { useApp } from '../../store/react';
@@ -20,8 +21,9 @@ export function SimulateForm({ agents }: { agents: { teamId: string; agentId: st
   const [note, setNote] = useState<string | null>(null);
   const chosen = agents.find((a) => agentKey(a.teamId, a.agentId) === agent) ?? agents[0];
 
+  const gate = useGate('tunnel.simulate');
   const submit = async () => {
-    if (!chosen) return;
+    if (!chosen || !gate.allowed) return;
     const args: SimulateArgs = { teamId: chosen.teamId, agentId: chosen.agentId, type, from: from.trim() };
     if (type === 'text') args.text = text;
     else {
@@ -85,10 +87,11 @@ export function SimulateForm({ agents }: { agents: { teamId: string; agentId: st
         </>
       )}
       <div className="actions">
-        <button type="submit" disabled={!chosen || !from.trim()}>
+        <button type="submit" disabled={!chosen || !from.trim() || !gate.allowed} {...gate.props}>
           Simulate
         </button>
       </div>
+      {gate.note}
       {note && <p role="status">{note}</p>}
       {error && <ErrorNotice error={error} />}
     </form>

@@ -11,6 +11,7 @@ import type {
   WebhookRestoreDTO,
 } from '../../../../src-shared/contract';
 import { registrationSourceWords } from '../../../../src-shared/words';
+import { useConnectedHub, useGate } from '../../components/allowed';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
 import { ConfirmTakeover } from './ConfirmTakeover';
@@ -21,6 +22,7 @@ function SecretReveal({ teamId, agentId, who }: { teamId: string; agentId: strin
   const [asking, setAsking] = useState(false);
   const [secret, setSecret] = useState<string | null>(null);
   const [error, setError] = useState<ErrorDTO | null>(null);
+  const gate = useGate('webhook.revealSecret');
   if (secret !== null) {
     return (
       <p className="secret-shown">
@@ -61,9 +63,16 @@ function SecretReveal({ teamId, agentId, who }: { teamId: string; agentId: strin
   }
   return (
     <>
-      <button type="button" className="secondary small" onClick={() => setAsking(true)}>
+      <button
+        type="button"
+        className="secondary small"
+        onClick={() => setAsking(true)}
+        disabled={!gate.allowed}
+        {...gate.props}
+      >
         Reveal the new signing secret…
       </button>
+      {gate.hiddenNote}
       {error && <ErrorNotice error={error} />}
     </>
   );
@@ -87,6 +96,8 @@ export function WebhookHistory({
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
   const [restored, setRestored] = useState<WebhookRestoreDTO | null>(null);
+  const restoreGate = useGate('webhook.restore');
+  const byWhom = useConnectedHub() !== null ? 'by the team hub' : 'by this install';
   const reload = async () => {
     const r = await load(teamId, agentId);
     if (r.ok) setHistory(r.value);
@@ -104,11 +115,11 @@ export function WebhookHistory({
       {history.problem && <p className="error">{history.problem}</p>}
       {history.entries.length === 0 ? (
         <p className="muted">
-          No registration of {who} by this install: where the service sends its deliveries is unknown (the service
-          cannot tell us; another app may be receiving).
+          No registration of {who} {byWhom}: where the service sends its deliveries is unknown (the service cannot tell
+          us; another app may be receiving).
         </p>
       ) : (
-        <ol aria-label={`Registrations of ${who} by this install`}>
+        <ol aria-label={`Registrations of ${who} ${byWhom}`}>
           {history.entries.map((e) => (
             <li key={`${e.at}-${e.url}`}>
               <time dateTime={new Date(e.at).toISOString()}>{new Date(e.at).toLocaleString()}</time>{' '}
@@ -118,9 +129,18 @@ export function WebhookHistory({
         </ol>
       )}
       {prev && !restored && !confirming && (
-        <button type="button" className="secondary small" onClick={() => setConfirming(true)}>
-          Restore previous URL
-        </button>
+        <>
+          <button
+            type="button"
+            className="secondary small"
+            onClick={() => setConfirming(true)}
+            disabled={!restoreGate.allowed}
+            {...restoreGate.props}
+          >
+            Restore previous URL
+          </button>
+          {restoreGate.hiddenNote}
+        </>
       )}
       {prev && confirming && (
         <ConfirmTakeover

@@ -1,7 +1,7 @@
 // How what is known of an agent's registration is shown (the words come from tunnel.status), and
 // whether a team's service runs on this machine (the emulator), where "register this receiver" is
 // one click.
-import type { RegistrationStatusDTO, TeamDTO, TunnelAgentDTO } from '../../../../src-shared/contract';
+import type { HubConnectionDTO, RegistrationStatusDTO, TeamDTO, TunnelAgentDTO } from '../../../../src-shared/contract';
 import { isLoopbackHost } from '../../../../src-shared/url';
 
 /** One empty list for selectors (a new [] on each read would re-render forever). */
@@ -23,4 +23,9 @@ export function serviceOnThisMachine(team: TeamDTO | undefined): boolean {
   } catch {
     return false;
   }
+}
+
+/** An agent's hook URL at a team hub (`<public-url>/hooks/<agent>`), or null when the hub has no public URL. */
+export function hubHookUrl(hub: HubConnectionDTO, agentId: string): string | null {
+  return hub.publicUrl === null ? null : `${hub.publicUrl.replace(/\/+$/, '')}/hooks/${encodeURIComponent(agentId)}`;
 }

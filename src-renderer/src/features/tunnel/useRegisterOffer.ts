@@ -1,21 +1,27 @@
 // Which registrations of an agent's webhook this install can offer, and their confirm step: "this
 // receiver" when the team's service runs on this machine (the emulator), "the public URL" while one
-// is up, each unless the agent is already registered there. The Webhook tunnel screen's rows and the
+// is up, each unless the agent is already registered there. Connected to a team hub, the receiver is the
+// hub's: the one offer is the hub's hook URL under its public URL. The Webhook tunnel screen's rows and the
 // Messages screen's notices use the same offers and the same confirm step (ConfirmTakeover).
 import { useState } from 'react';
-import type { ErrorDTO, TunnelAgentDTO } from '../../../../src-shared/contract';
+import type { ErrorDTO, HubConnectionDTO, TunnelAgentDTO } from '../../../../src-shared/contract';
+import { useConnectedHub, useGate } from '../../components/allowed';
 import { useApp } from '../../store/react';
-import { serviceOnThisMachine } from './urls';
+import { hubHookUrl, serviceOnThisMachine } from './urls';
 
 interface RegisterOffer {
-  target: 'receiver' | 'exposure';
+  target: 'receiver' | 'exposure' | 'hub';
   url: string;
-  /** The button's words: "Register this receiver", "Register the public URL", or "Register again". */
+  /** The button's words: "Register this receiver", "Register the public URL", "Point at the team hub", or "Register again". */
   label: string;
 }
 
-function registerOffers(a: TunnelAgentDTO, serviceLocal: boolean): RegisterOffer[] {
+function registerOffers(a: TunnelAgentDTO, serviceLocal: boolean, hub: HubConnectionDTO | null): RegisterOffer[] {
   const reg = a.registration;
+  if (hub !== null) {
+    const url = hubHookUrl(hub, a.agentId);
+    return url === null || reg.state === 'here' ? [] : [{ target: 'hub', url, label: 'Point at the team hub' }];
+  }
   const lastUrl = reg.last?.url ?? null;
   const again = (target: RegisterOffer['target']) => reg.state === 'stale' && reg.last?.target === target;
   const out: RegisterOffer[] = [];
@@ -40,6 +46,8 @@ export function useRegisterOffer(a: TunnelAgentDTO, onRegistered?: () => void) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ErrorDTO | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
+  const hub = useConnectedHub();
+  const gate = useGate('webhook.register');
   const confirm = async (url: string) => {
     setBusy(true);
     const r = await register(a.teamId, a.agentId, url);
@@ -49,7 +57,9 @@ export function useRegisterOffer(a: TunnelAgentDTO, onRegistered?: () => void) {
     if (r.ok) onRegistered?.();
   };
   return {
-    offers: registerOffers(a, serviceOnThisMachine(team)),
+    offers: registerOffers(a, serviceOnThisMachine(team), hub),
+    /** What the member's role on a hub allows of registering (the buttons are disabled, saying why, otherwise). */
+    gate,
     busy,
     error,
     confirming,
