@@ -34,7 +34,15 @@ export async function addScaleTeam(
   ready: ServeReady,
   emu: EmulatorReady,
   configDir: string,
-  opts: { label: string; prefix: string; count: number; unlinkedEvery?: number; phoneBase?: number },
+  opts: {
+    label: string;
+    prefix: string;
+    count: number;
+    unlinkedEvery?: number;
+    phoneBase?: number;
+    /** The labels of the i-th agent (0-based); none when absent. */
+    labels?: (i: number) => string[];
+  },
 ): Promise<ScaleTeam> {
   const { label, prefix, count } = opts;
   const apiKey = `${prefix}-key-${Date.now().toString(36)}-0123456789`;
@@ -77,6 +85,7 @@ export async function addScaleTeam(
       signingSecretRef: null,
       watchClosely: false,
     } as never);
+  if (opts.labels) saved.agents.forEach((a, i) => (a.labels = opts.labels!(i)));
   await writeConfig(configDir, config);
   await untilListed(ready, added.teamId, count);
   return { teamId: added.teamId, label, agentIds, unlinked };
@@ -94,7 +103,7 @@ export async function removeScaleTeam(ready: ServeReady, configDir: string, team
 }
 
 interface ConfigShape {
-  teams: Array<{ id: string; agents: Array<{ agentId: string; label: string }> }>;
+  teams: Array<{ id: string; agents: Array<{ agentId: string; label: string; labels?: string[] }> }>;
 }
 
 const configFile = (configDir: string): string => path.join(configDir, 'config.json');
