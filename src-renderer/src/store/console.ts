@@ -40,6 +40,8 @@ export interface SendRecord {
   retriedAs?: string;
   /** Which part of this install made it (sends read from the send log). */
   via?: MessageDTO['via'];
+  /** The team hub's member who sent it (sends read from a hub's inbox). */
+  sentBy?: string;
 }
 
 /** Which request a send goes through: the console's, or the Messages composer's (recorded as such in the send log). */
@@ -125,6 +127,7 @@ function recordOfSent(m: MessageDTO): SendRecord {
     args,
   };
   if (m.via !== undefined) rec.via = m.via;
+  if (m.sentBy !== undefined) rec.sentBy = m.sentBy;
   return rec;
 }
 

@@ -5,6 +5,7 @@
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HubActivityDTO, HubConnectionDTO, MessageDTO } from '../../../src-shared/contract';
+import { SendHistory } from '../../../src-renderer/src/features/console/SendHistory';
 import { Bubble } from '../../../src-renderer/src/features/messages/Bubble';
 import { HubConnection } from '../../../src-renderer/src/features/settings/HubConnection';
 import { connectStore } from '../../../src-renderer/src/store';
@@ -40,6 +41,25 @@ describe('Sent by', () => {
     expect(items[0]!.textContent).toContain('Sent by bob');
     expect(items[1]!.textContent).not.toContain('Sent by');
     expect(items[2]!.textContent).not.toContain('Sent by');
+  });
+});
+
+describe('the send log', () => {
+  it('says who sent each send through the hub', async () => {
+    const t = setup({
+      'messages.sent': {
+        ok: true,
+        value: [
+          message({ key: 'w2', teamId: 't1', text: 'from alice', sentBy: 'alice', via: 'messages' }),
+          message({ key: 'w1', teamId: 't1', text: 'from here', via: 'console' }),
+        ],
+      },
+    });
+    connectStore(t.store, t.api);
+    mount(t.store, <SendHistory teamId="t1" agentId="sales" />);
+    await flush();
+    const rows = screen.getAllByRole('row').slice(1);
+    expect(rows.map((r) => r.textContent?.includes('Sent by alice'))).toEqual([true, false]);
   });
 });
 
