@@ -1,6 +1,8 @@
 // An agent's labels on a hub: they live in the shared config row (hub_config) like the rest of an agent, with no
 // code of the hub's own. Two replicas' team stores on one real Postgres keep each other's label changes, a row
-// written before labels loads, and a bad label writes nothing.
+// written before labels loads, and a bad label writes nothing; through two hub processes, the command line
+// labels an agent at one replica (an admin; a developer is refused) and finds it by label at the other.
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,7 +13,11 @@ import { MemorySecretStore } from '../../../src-main/core/secrets';
 import { TeamStore } from '../../../src-main/core/teams';
 import type { ConfigFile } from '../../../src-main/core/teams/schema';
 import { fakeService } from '../../unit/core/teams/fakes';
+import type { Emulator } from '../../../src-main/emulator';
+import { runCli } from '../../helpers/cli';
+import { DEMO_KEY, startTestEmulator } from '../../helpers/emulator';
 import { startPostgres, type TestPostgres } from './postgres';
+import { addMember, startHubReplica, stopAll, type HubReplica } from './support';
 
 describe('agent labels in the hub config', () => {
   let server: TestPostgres;
@@ -80,4 +86,110 @@ describe('agent labels in the hub config', () => {
     expect(b.findTeam(team.id)!.agents[1]!.labels).toEqual(['back']);
     await Promise.all([a.close(), b.close(), c.close()]);
   }, 60_000);
+
+  describe('through two replicas', () => {
+    let emu: Emulator;
+    let replicas: HubReplica[] = [];
+    const tokens: Record<string, string> = {};
+    const client = (origin: string, token: string, args: string[], env: Record<string, string> = {}) =>
+      runCli(args, {
+        configDir: path.join(dir, 'laptop'),
+        env: { CHANNEL_HUB_URL: origin, CHANNEL_HUB_TOKEN: token, ...env },
+      });
+
+    beforeAll(async () => {
+      emu = await startTestEmulator();
+      const secretKey = randomBytes(32).toString('base64');
+      tokens.ada = await addMember(server.url, 'ada', 'admin');
+      tokens.dev = await addMember(server.url, 'dev', 'developer');
+      replicas = await Promise.all(
+        ['r1', 'r2'].map((name) => startHubReplica({ databaseUrl: server.url, secretKey, dir, name })),
+      );
+    }, 120_000);
+
+    afterAll(async () => {
+      await stopAll(
+        replicas.map((r) => r.proc),
+        'SIGTERM',
+      );
+      await emu?.close();
+    }, 60_000);
+
+    it('agent label at one replica, status --with-label at the other; a developer may not label', async () => {
+      const [r1, r2] = replicas as [HubReplica, HubReplica];
+      const add = await client(
+        r1.origin,
+        tokens.ada!,
+        ['team', 'add', '--label', 'Desk', '--base-url', emu.baseUrl, '--agent', 'agent-connected', '--json'],
+        { CHANNEL_API_KEY: DEMO_KEY },
+      );
+      expect(add.code, add.stderr).toBe(0);
+      const more = await client(r2.origin, tokens.ada!, [
+        'agent',
+        'add',
+        '--team',
+        'Desk',
+        '--agent',
+        'agent-flaky',
+        '--labels',
+        'EU',
+        '--json',
+      ]);
+      expect(more.code, more.stderr).toBe(0);
+      expect(more.json()[0]).toMatchObject({ agentId: 'agent-flaky', labels: ['eu'] });
+
+      const label = await client(r1.origin, tokens.ada!, [
+        'agent',
+        'label',
+        '--team',
+        'Desk',
+        '--agent',
+        'agent-connected',
+        '--add',
+        'eu,VIP',
+        '--json',
+      ]);
+      expect(label.code, label.stderr).toBe(0);
+      expect(label.json()[0]).toMatchObject({ agentId: 'agent-connected', labels: ['eu', 'vip'] });
+
+      const found = await client(r2.origin, tokens.ada!, ['status', '--team', 'Desk', '--with-label', 'vip', '--json']);
+      expect(found.code, found.stderr).toBe(0);
+      expect(found.json()[0]).toMatchObject({
+        withLabels: ['vip'],
+        agents: [{ agentId: 'agent-connected', labels: ['eu', 'vip'] }],
+      });
+      const both = await client(r2.origin, tokens.dev!, ['agent', 'list', '--team', 'Desk', '--json']);
+      expect(both.json().map((a) => [a.agentId, a.labels])).toEqual([
+        ['agent-connected', ['eu', 'vip']],
+        ['agent-flaky', ['eu']],
+      ]);
+
+      const refused = await client(r2.origin, tokens.dev!, [
+        'agent',
+        'label',
+        '--team',
+        'Desk',
+        '--agent',
+        'agent-flaky',
+        '--add',
+        'mine',
+      ]);
+      expect(refused.code).toBe(4);
+      expect(refused.stderr).toMatch(/admin/);
+      const bad = await client(r1.origin, tokens.ada!, [
+        'agent',
+        'label',
+        '--team',
+        'Desk',
+        '--agent',
+        'agent-flaky',
+        '--add',
+        'no/slash',
+      ]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('"no/slash"');
+      const after = await client(r1.origin, tokens.ada!, ['agent', 'list', '--team', 'Desk', '--json']);
+      expect(after.json().find((a) => a.agentId === 'agent-flaky')).toMatchObject({ labels: ['eu'] });
+    }, 120_000);
+  });
 });
