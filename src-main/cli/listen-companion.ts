@@ -88,7 +88,9 @@ class ListenerForwards {
   take(d: DeliverySummaryDTO): void {
     if (!FORWARDED_VERDICTS.has(d.verdict) || this.done.has(d.id)) return;
     this.done.add(d.id);
-    void this.queue(d.agentId ?? '', () => this.forward(d.id));
+    // A hub's event carries a small delivery whole: forwarded as it is, without asking for it.
+    const whole = d.request;
+    void this.queue(d.agentId ?? '', () => this.forward(d.id, whole));
   }
 
   idle(): Promise<void> {
@@ -118,8 +120,8 @@ class ListenerForwards {
     });
   }
 
-  private async forward(id: string): Promise<void> {
-    const detail = await this.detail(id);
+  private async forward(id: string, whole?: DeliverySummaryDTO['request']): Promise<void> {
+    const detail = whole ?? (await this.detail(id));
     if (!detail) return;
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(detail.headers)) if (!HOP_HEADERS.has(k.toLowerCase())) headers[k] = v;
@@ -214,7 +216,9 @@ export async function listenThroughCompanion(ctx: CliContext, out: Output, f: Co
     const forwards = f.forwardTo !== undefined ? new ListenerForwards(ctx, out, client, f.forwardTo) : null;
     client.on('tunnel.delivery', (d) => {
       if (!mine(d.agentId)) return;
-      out.event({ event: 'delivery', delivery: d }, summaryLine(d));
+      // Printed as a delivery is listed: its request (a hub's event carries it for the forward) stays out.
+      const { request: _whole, ...summary } = d;
+      out.event({ event: 'delivery', delivery: summary }, summaryLine(d));
       forwards?.take(d);
     });
     client.on('tunnel.refused', (r) => {

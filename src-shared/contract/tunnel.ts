@@ -171,6 +171,11 @@ export interface DeliverySummaryDTO {
   /** verified-legacy-only: accepted on the legacy signature alone (allowed by the tunnel setting; replayable). */
   verdict: Verdict;
   forwardStatus: number | null;
+  /**
+   * On a team hub's `tunnel.delivery` event only, for a body of at most 4 KiB: the delivery's headers and body as
+   * `tunnel.delivery` answers them, so a listener forwards it without asking the hub for it.
+   */
+  request?: { headers: Record<string, string>; rawBody: string };
 }
 
 export interface ForwardResultDTO {

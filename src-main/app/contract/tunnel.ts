@@ -129,18 +129,22 @@ export function lastForwardStatus(d: DeliveryDetail): number | null {
   return forwards[forwards.length - 1]?.status ?? null;
 }
 
+/** A delivery's request as the contract shows it: its headers joined, its body as text. */
+export function deliveryRequestDTO(d: StoredDelivery): { headers: Record<string, string>; rawBody: string } {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(d.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  return { headers, rawBody: Buffer.from(d.bodyBase64, 'base64').toString('utf8') };
+}
+
 /** A delivery in full as the contract's detail (headers joined, the body as text, every forward). */
 export function deliveryDetailDTO(
   d: DeliveryDetail,
   teamId: string | null,
   nextTryAt: number | null,
 ): DeliveryDetailDTO {
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(d.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
   return {
     ...deliverySummaryDTO(d, teamId, lastForwardStatus(d)),
-    headers,
-    rawBody: Buffer.from(d.bodyBase64, 'base64').toString('utf8'),
+    ...deliveryRequestDTO(d),
     verificationDetail: d.verdict.steps.join('\n'),
     forwards: d.attempts.map(forwardDTO),
     forwardState: d.forwardState,

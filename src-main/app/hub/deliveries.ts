@@ -18,6 +18,7 @@ import { DEFAULT_TUNNEL_NAME } from '../../core/tunnel/headers';
 import type { Companion } from '../companion/types';
 import {
   deliveryDetailDTO,
+  deliveryRequestDTO,
   deliverySummaryDTO,
   exportDTO,
   forwardDTO,
@@ -174,6 +175,9 @@ interface HubDeliveries {
   find(id: string): Promise<StoredDelivery>;
 }
 
+/** A body up to 4 KiB (as base64) goes with its delivery's event (DeliverySummaryDTO.request). */
+const EVENT_BODY_BASE64 = Math.ceil(4096 / 3) * 4;
+
 /**
  * The hub's deliveries on `db`; given the database's `url`, the ingest commits on a connection of its own
  * (ingestConnection), else on the pool's.
@@ -238,7 +242,10 @@ export function hubDeliveries(db: HubDatabase, replica: string, url?: string): H
           simulated: d.simulated === true,
           received_at: new Date(d.receivedAt).toISOString(),
         });
-        const summary = jsonWithoutNul(deliverySummaryDTO(d, teamId, null));
+        const dto = deliverySummaryDTO(d, teamId, null);
+        const summary = jsonWithoutNul(
+          d.bodyBase64.length <= EVENT_BODY_BASE64 ? { ...dto, request: deliveryRequestDTO(d) } : dto,
+        );
         return `${small.slice(0, -1)},"delivery":${jsonWithoutNul(d)},"summary":${summary}}`;
       })
       .join(',')}]`;
