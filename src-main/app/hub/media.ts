@@ -63,22 +63,17 @@ export function hubMedia(opts: {
         const data = await readFile(filled.path);
         if (data.length > reserved)
           throw new MediaCacheError('NOT_RESERVED', `The file (${data.length} bytes) is larger than it announced.`);
-        // Two replicas fetching the same file at once: the first one stored is kept, and both answer it.
-        await db
-          .insertInto('hub_media')
-          .values({
-            agent_id: agentId,
-            message_id: messageId,
-            at: new Date(at),
-            filename: filled.filename,
-            mime_type: filled.mimeType,
-            bytes: data.length,
-            data,
-          })
-          .onConflict((oc) => oc.columns(['agent_id', 'message_id']).doNothing())
-          .execute();
+        // Two replicas fetching the same file at once: the first one stored is kept, and both answer it. A
+        // message deleted meanwhile (its key remembered in the deletion's transaction) gets no row again.
         const { filename, mimeType } = filled;
-        return (await store.get(agentId, messageId)) ?? { path: '', filename, mimeType, bytes: data.length, data };
+        await sql`insert into hub_media (agent_id, message_id, at, filename, mime_type, bytes, data)
+          select ${agentId}::text, ${messageId}::text, ${new Date(at)}::timestamptz, ${filename}::text,
+            ${mimeType}::text, ${data.length}::integer, ${data}::bytea
+          where not exists (select 1 from hub_message_forgotten where agent_id = ${agentId} and key = ${messageId})
+          on conflict (agent_id, message_id) do nothing`.execute(db);
+        const kept = await store.get(agentId, messageId);
+        if (!kept) throw new AppError('not-found', 'MESSAGE_DELETED', 'The message was deleted with its file.');
+        return kept;
       } finally {
         await rm(temp, { recursive: true, force: true }).catch(() => undefined);
       }

@@ -25,7 +25,7 @@ const CONTACT = '+15550103000';
 
 interface Heard {
   name: string;
-  data: { turnId?: string; token?: string; clientRef?: string; phase?: string };
+  data: { turnId?: string; token?: string; result?: { reply: string }; clientRef?: string; phase?: string };
 }
 
 /** A member's event stream on one replica: every event it was sent, in order. */
@@ -141,7 +141,8 @@ describe('the team hub: what one replica runs reaches the members on the other',
   }, 60_000);
 
   it("a chat turn through A streams its tokens to the member's stream on B, in order, once", async () => {
-    const tokens = Array.from({ length: 120 }, (_, i) => `t${i} `);
+    // A reply of ~12 kB: its chat.done is larger than one notification (sent in parts, put together on B).
+    const tokens = Array.from({ length: 120 }, (_, i) => `t${i}${'·'.repeat(50)} `);
     await control(emu, 'POST', `/agents/${AGENT}/chat-script`, { tokens, tokenDelayMs: 2 });
     const [devOnB, eveOnB, devOnA] = await Promise.all([stream(b, 'dev'), stream(b, 'eve'), stream(a, 'dev')]);
     const userId = (await call<{ installId: string }>(a, 'dev', 'settings.get')).installId;
@@ -166,6 +167,7 @@ describe('the team hub: what one replica runs reaches the members on the other',
       ).toBe(tokens.join(''));
       expect(heard.filter((h) => h.name !== 'chat.token').map((h) => h.name)).toEqual(['chat.done']);
       expect(heard.at(-1)!.name).toBe('chat.done');
+      expect(heard.at(-1)!.data.result?.reply).toBe(tokens.join(''));
     }
     // Fewer events than tokens on B: coalesced per turn.
     expect(ofTurn(devOnB).length).toBeLessThan(tokens.length);
