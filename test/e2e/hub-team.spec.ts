@@ -4,7 +4,8 @@
 // replica A as alice through Settings → Team hub. Without a reload, alice's screens then show:
 // - an incident (an agent unlinked at the emulator) acknowledged by bob through replica B: "Acknowledged by bob";
 // - a message the service delivered (signed) to replica B's /hooks/<agent>: in alice's inbox, unread for her;
-//   bob reading it through replica B leaves it unread for alice; alice opening it reads it for her.
+//   bob reading it through replica B leaves it unread for alice; alice opening it reads it for her;
+// - bob's reply through replica B: "Sent by bob" under it in her thread, and in Settings → Team hub's activity.
 // The Agents, Alerts and Messages screens shot at 1280×800 and 1024×700; axe finds nothing serious, light and dark.
 import AxeBuilder from '@axe-core/playwright';
 import { randomBytes } from 'node:crypto';
@@ -247,5 +248,13 @@ test.describe.serial('a team on a hub of two replicas', () => {
     await contact.click();
     await expect(page.getByText(text).last()).toBeVisible();
     await expect.poll(() => unreadFor(a, 'alice'), { timeout: 10_000 }).toBe(0);
+
+    // (3) Who did what: bob replies through replica B; alice's thread says so, and Settings → Team hub lists it.
+    const reply = `Reply from bob ${randomBytes(3).toString('hex')}`;
+    await call(b, 'bob', 'messages.send', { teamId, agentId: SUPPORT.agentId, to: `+${CUSTOMER}`, text: reply });
+    const bubble = page.locator('li.messages-bubble.out').filter({ hasText: reply });
+    await expect(bubble).toContainText('Sent by bob', { timeout: 15_000 });
+    await page.evaluate(() => (window.location.hash = '#/settings'));
+    await expect(page.getByRole('list', { name: 'Team activity' })).toContainText('bob sent a message');
   });
 });
