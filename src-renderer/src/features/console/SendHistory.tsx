@@ -9,7 +9,6 @@ import { useNow } from '../../components/TimeAgo';
 import { capitalized, errorLine, rateLimitWords } from '../../components/errors';
 import { useApp } from '../../store/react';
 import { sentByWords } from '../../../../src-shared/words';
-import { sentByWords } from '../../../../src-shared/words';
 import { useGate } from '../../components/allowed';
 
 /** Whole seconds left until `at` (never below 0). */
@@ -193,7 +192,6 @@ export function SendHistory({ teamId, agentId }: { teamId: string; agentId: stri
                 <td>
                   {r.kind}
                   {r.via && r.via !== 'console' && <span className="muted"> · from {VIA_WORDS[r.via]}</span>}
-                  {r.sentBy && <span className="muted"> · {sentByWords(r.sentBy)}</span>}
                   {r.sentBy && <span className="muted"> · {sentByWords(r.sentBy)}</span>}
                 </td>
                 <td className="send-content">
