@@ -138,4 +138,27 @@ describe('agent page: the labels editor', () => {
     });
     expect(chips()).toEqual(['billing', 'vip']);
   });
+
+  it('on a hub whose role may not change labels, the editor stays in view, disabled, saying why', async () => {
+    const { store } = setup({
+      'pairing.session': { ok: true, value: session({ state: 'connected', linked: true, connected: true }) },
+    });
+    store.getState().setAgents([labelled(agent('a1', 'connected'), ['eu'])]);
+    store.setState({
+      teams: [team()],
+      hub: { url: 'https://hub.example.test', member: 'dev', role: 'developer', publicUrl: null, problem: null },
+    });
+    mount(store, <AgentPage agentId="a1" teamId={null} />);
+    await flush();
+    const card = screen.getByRole('region', { name: 'Labels' });
+    const add = within(card).getByRole('button', { name: 'Add' }) as HTMLButtonElement;
+    const remove = within(card).getByRole('button', { name: 'Remove label eu' }) as HTMLButtonElement;
+    expect([
+      add.disabled,
+      remove.disabled,
+      (within(card).getByLabelText('Add labels') as HTMLInputElement).disabled,
+    ]).toEqual([true, true, true]);
+    const why = document.getElementById(add.getAttribute('aria-describedby')!.split(' ').at(-1)!)!.textContent;
+    expect(why).toContain("change an agent's labels");
+  });
 });

@@ -10,6 +10,7 @@ import {
   splitAgentLabels,
 } from '../../../../src-shared/agent-labels';
 import type { AgentDTO, ErrorDTO } from '../../../../src-shared/contract';
+import { useGate } from '../../components/allowed';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { useApp } from '../../store/react';
 import './labels.css';
@@ -37,13 +38,17 @@ export function LabelChips({ labels }: { labels: readonly string[] }) {
   );
 }
 
-/** The agent's labels on its page: take one away, add one or several (commas or spaces between them). */
+/**
+ * The agent's labels on its page: take one away, add one or several (commas or spaces between them). On a hub
+ * whose role for the member does not allow agents.setLabels, the controls stay in view, disabled, saying why.
+ */
 export function AgentLabelsEditor({ agent }: { agent: AgentDTO }) {
   const setLabels = useApp((s) => s.setAgentLabels);
   const [text, setText] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const [error, setError] = useState<ErrorDTO | null>(null);
   const [busy, setBusy] = useState(false);
+  const gate = useGate('agents.setLabels');
   const id = useId();
   const save = async (change: { add?: string[]; remove?: string[] }): Promise<boolean> => {
     setBusy(true);
@@ -76,7 +81,8 @@ export function AgentLabelsEditor({ agent }: { agent: AgentDTO }) {
                 type="button"
                 aria-label={`Remove label ${l}`}
                 title={`Remove label ${l}`}
-                disabled={busy}
+                disabled={busy || !gate.allowed}
+                aria-describedby={gate.describedBy()}
                 onClick={() => void save({ remove: [l] })}
               >
                 <span aria-hidden="true">×</span>
@@ -97,16 +103,18 @@ export function AgentLabelsEditor({ agent }: { agent: AgentDTO }) {
           placeholder="billing, eu-west"
           autoComplete="off"
           spellCheck={false}
+          disabled={!gate.allowed}
           aria-invalid={problem !== null}
-          aria-describedby={`${id}-hint`}
+          aria-describedby={gate.describedBy(`${id}-hint`)}
         />
-        <button type="submit" className="secondary small" disabled={busy}>
+        <button type="submit" className="secondary small" disabled={busy || !gate.allowed} {...gate.props}>
           Add
         </button>
       </form>
       <p id={`${id}-hint`} className={problem ? 'hint error' : 'hint'} role={problem ? 'alert' : undefined}>
         {problem ?? `Each label ${AGENT_LABEL_RULE}; at most ${AGENT_LABELS_MAX}.`}
       </p>
+      {gate.note}
       {error && <ErrorNotice error={error} />}
     </section>
   );
