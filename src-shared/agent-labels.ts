@@ -3,7 +3,7 @@
 // them normalised, the command line and the renderer normalise what a person types the same way.
 
 /** A label: a lowercase letter or digit first, then lowercase letters, digits or `. _ -`, at most 32 characters. */
-export const AGENT_LABEL_PATTERN = /^[a-z0-9][a-z0-9._-]{0,31}$/;
+const AGENT_LABEL_PATTERN = /^[a-z0-9][a-z0-9._-]{0,31}$/;
 
 /** The most labels one agent has. */
 export const AGENT_LABELS_MAX = 16;
