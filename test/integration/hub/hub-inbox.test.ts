@@ -6,7 +6,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createParser } from 'eventsource-parser';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MessageContactsDTO, MessageUnreadDTO } from '../../../src-shared/contract';
@@ -14,7 +13,7 @@ import type { Emulator } from '../../../src-main/emulator';
 import { DEMO_KEY, startTestEmulator, waitFor } from '../../helpers/emulator';
 import type { Spawned } from '../../helpers/spawn-cli';
 import { startPostgres, type TestPostgres } from './postgres';
-import { addMember, hubCall, inboundBody, postHook, startHubReplica, stopAll } from './support';
+import { addMember, hubCall, inboundBody, memberStream, postHook, startHubReplica, stopAll } from './support';
 
 const AGENT = 'agent-connected';
 const PHONE = '15550102000';
@@ -86,23 +85,12 @@ describe('the hub inbox', () => {
 
   /** The `messages.unread` events a member's event stream carries. */
   const unreadEvents = async (origin: string, member: string) => {
-    const stop = new AbortController();
-    const seen: MessageUnreadDTO[] = [];
-    const res = await fetch(`${origin}/api/events`, {
-      headers: { authorization: `Bearer ${tokens[member]}` },
-      signal: stop.signal,
-    });
-    expect(res.status).toBe(200);
-    const parser = createParser({
-      onEvent: (ev) => {
-        if (ev.event === 'messages.unread') seen.push(JSON.parse(ev.data) as MessageUnreadDTO);
-      },
-    });
-    void (async () => {
-      const decoder = new TextDecoder();
-      for await (const chunk of res.body!) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
-    })().catch(() => undefined);
-    return { seen, stop };
+    const stream = await memberStream(origin, tokens[member]!);
+    expect(stream.status).toBe(200);
+    return {
+      seen: () => stream.heard.filter((e) => e.name === 'messages.unread').map((e) => e.data as MessageUnreadDTO),
+      close: stream.close,
+    };
   };
 
   it('one inbox on both replicas, and read state per member', async () => {
@@ -146,10 +134,10 @@ describe('the hub inbox', () => {
     // stream tells them their own counts.
     const streams = { ada: await unreadEvents(a, 'ada'), bob: await unreadEvents(a, 'bob') };
     await call(a, 'ada', 'messages.markRead', { teamId, agentId: AGENT, phone: PHONE });
-    await waitFor(() => streams.ada.seen.at(-1)?.total === 0, 10_000, "ada's stream told her 0 unread");
-    await waitFor(() => streams.bob.seen.length > 0, 10_000, "bob's stream told of the read");
-    expect(streams.bob.seen.at(-1)?.total).toBe(2);
-    for (const st of Object.values(streams)) st.stop.abort();
+    await waitFor(() => streams.ada.seen().at(-1)?.total === 0, 10_000, "ada's stream told her 0 unread");
+    await waitFor(() => streams.bob.seen().length > 0, 10_000, "bob's stream told of the read");
+    expect(streams.bob.seen().at(-1)?.total).toBe(2);
+    for (const st of Object.values(streams)) st.close();
     expect(await unreadOf(b, 'ada')).toEqual({ contact: 0, agent: 0, total: 0 });
     expect(await unreadOf(a, 'bob')).toEqual({ contact: 2, agent: 2, total: 2 });
     expect(await unreadOf(b, 'bob')).toEqual({ contact: 2, agent: 2, total: 2 });

@@ -16,43 +16,19 @@ import { control, startTestEmulator } from '../../helpers/emulator';
 import { startHttpSink, type HttpSink } from '../../helpers/http-sink';
 import { waitFor } from '../../helpers/wait';
 import { startPostgres, type TestPostgres } from './postgres';
-import { addMember, hubCall, serviceProxy, startHubReplica, type HubReplica, type ServiceProxy } from './support';
+import {
+  addMember,
+  hubCall,
+  memberStream,
+  serviceProxy,
+  startHubReplica,
+  type HubReplica,
+  type ServiceProxy,
+} from './support';
 
 const INTERVAL_MS = 1_000;
 const API_KEY = 'hub-leases-test-key-0001';
 const AGENTS = ['a1', 'a2', 'a3', 'a4', 'a5', 'a6'];
-
-/** The contract events a replica streams: name, payload and id (when it gives one). */
-function listen(
-  origin: string,
-  token: string,
-  signal: AbortSignal,
-): Array<{ name: string; id: string | null; data: unknown }> {
-  const seen: Array<{ name: string; id: string | null; data: unknown }> = [];
-  void (async () => {
-    const res = await fetch(`${origin}/api/events`, { headers: { authorization: `Bearer ${token}` }, signal });
-    const decoder = new TextDecoder();
-    let buf = '';
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      buf += decoder.decode(chunk, { stream: true });
-      let cut: number;
-      while ((cut = buf.indexOf('\n\n')) >= 0) {
-        const block = buf.slice(0, cut);
-        buf = buf.slice(cut + 2);
-        let name = 'message';
-        let id: string | null = null;
-        let data = '';
-        for (const line of block.split('\n')) {
-          if (line.startsWith('event: ')) name = line.slice(7);
-          else if (line.startsWith('id: ')) id = line.slice(4);
-          else if (line.startsWith('data: ')) data += line.slice(6);
-        }
-        if (data) seen.push({ name, id, data: JSON.parse(data) as unknown });
-      }
-    }
-  })().catch(() => undefined);
-  return seen;
-}
 
 describe('hub replicas share the polling', () => {
   let pg: TestPostgres;
@@ -64,7 +40,7 @@ describe('hub replicas share the polling', () => {
   const key = randomBytes(32).toString('base64');
   const tokens: Record<string, string> = {};
   const replicas: HubReplica[] = [];
-  const streams = new AbortController();
+  const streams: Array<{ close(): void }> = [];
   let incidentId = '';
   let openedAt = 0;
 
@@ -133,7 +109,7 @@ describe('hub replicas share the polling', () => {
   }, 90_000);
 
   afterAll(async () => {
-    streams.abort();
+    for (const s of streams) s.close();
     for (const r of replicas)
       if (r.proc.child.exitCode === null && r.proc.child.signalCode === null) r.proc.child.kill('SIGKILL');
     await Promise.all(replicas.map((r) => r.proc.exited));
@@ -197,7 +173,9 @@ describe('hub replicas share the polling', () => {
 
   it('an agent that goes unlinked opens one incident and one alert across both replicas; any replica shows it', async () => {
     const [a, b] = replicas as [HubReplica, HubReplica];
-    const events = [listen(a.origin, tokens.vic!, streams.signal), listen(b.origin, tokens.vic!, streams.signal)];
+    const opened = await Promise.all([memberStream(a.origin, tokens.vic!), memberStream(b.origin, tokens.vic!)]);
+    streams.push(...opened);
+    const events = opened.map((s) => s.heard);
     // Each stream follows the events once it has told its cursor.
     await waitFor(() => events.every((e) => e.some((x) => x.name === 'cursor')), 10_000, 'both event streams open');
     await control(emu, 'POST', '/agents/a1/unlink');

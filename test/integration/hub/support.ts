@@ -4,6 +4,7 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { createParser } from 'eventsource-parser';
 import pg from 'pg';
 import { expect } from 'vitest';
 import { signDelivery } from '../../../src-main/core/signature';
@@ -93,6 +94,35 @@ export async function hubCall<T = unknown>(
   const r = (await res.json()) as { ok: boolean; value?: T; error?: unknown };
   if (!r.ok) throw new Error(`${name}: ${res.status} ${JSON.stringify(r.error)}`);
   return r.value as T;
+}
+
+export interface HeardEvent {
+  name: string;
+  /** The SSE id (a hub's team events carry one), or null. */
+  id: string | null;
+  data: unknown;
+}
+
+/** A member's event stream (`GET /api/events`), once it answered: every event it carries, in order, as it comes. */
+export async function memberStream(
+  origin: string,
+  token: string,
+): Promise<{ status: number; heard: HeardEvent[]; close(): void }> {
+  const stop = new AbortController();
+  const heard: HeardEvent[] = [];
+  const res = await fetch(`${origin}/api/events`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: stop.signal,
+  });
+  const parser = createParser({
+    onEvent: (ev) => heard.push({ name: ev.event ?? 'message', id: ev.id ?? null, data: JSON.parse(ev.data) }),
+  });
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
+      parser.feed(decoder.decode(chunk, { stream: true }));
+  })().catch(() => undefined);
+  return { status: res.status, heard, close: () => stop.abort() };
 }
 
 /** The body of the service's delivery of one inbound text message. */
