@@ -20,7 +20,7 @@ function hubGapWords(gap: InboxGap, hub: HubConnectionDTO): string {
     case 'not-registered':
       return hub.publicUrl === null
         ? "Not pointed at the team hub, and the hub has no public URL to point it at: messages written to its number do not reach the team's inbox. Ask the hub's admin to start it with --public-url."
-        : `Not pointed at the team hub: the hub receives the agent's deliveries at ${hub.publicUrl}/hooks/…, but the service does not send them there, so messages written to its number do not reach the team's inbox.`;
+        : `Not pointed at the team hub: the hub receives the agent's deliveries at ${hub.publicUrl}/hooks/<agent>, but the service does not send them there, so messages written to its number do not reach the team's inbox.`;
     case 'receiver-elsewhere':
       return "Another process on the hub's machine holds its receiver, so the hub receives no new messages: ask the hub's admin.";
     case 'receiver-stopped':

@@ -7,6 +7,7 @@
 // an agent's hook URL is the hub's (under its public URL), and the offer points the webhook there.
 import { Fragment, useState } from 'react';
 import { useConnectedHub } from '../../components/allowed';
+import { formatClock } from '../../components/time';
 import type { TunnelAgentDTO } from '../../../../src-shared/contract';
 import { ErrorNotice } from '../../components/ErrorNotice';
 import { agentKey } from '../../store/env';
@@ -67,7 +68,11 @@ function AgentRow({ a }: { a: TunnelAgentDTO }) {
           )}
         </td>
         <td className="registration-cell">
-          <span className={REGISTRATION_TONE[reg.state]}>{reg.text}</span>
+          <span className={REGISTRATION_TONE[reg.state]}>
+            {hub !== null && reg.state === 'here' && reg.last !== null
+              ? `pointed at the team hub (${formatClock(reg.last.at)})`
+              : reg.text}
+          </span>
           {!a.hasSecret && <span className="muted small-print">, no signing secret yet</span>}
           {error && <ErrorNotice error={error} />}
           {confirming !== null && (
