@@ -28,6 +28,7 @@ import {
   type SearchQuery,
   type SearchResult,
 } from '../../core/messages/store';
+import { messageOfRow } from '../../core/messages/message-row';
 import { phoneDigits, queryTokens, rangesOf, rangesOfWords, wordsOf } from '../../core/messages/search-text';
 import { actingMember } from './acting';
 import type { HubDatabase } from './database';
@@ -55,38 +56,6 @@ const REPLACED = COLUMNS.filter((c) => !['agent_id', 'contact', 'key', 'received
 const SELECTED = sql.raw(['seq', ...COLUMNS].map((c) => `m.${c}`).join(', '));
 
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
-
-function messageOf(r: Row): Message {
-  const media: NonNullable<Message['media']> = {};
-  if (r.media_url !== null) media.url = String(r.media_url);
-  if (r.filename !== null) media.filename = String(r.filename);
-  if (r.media_mime !== null) media.mimeType = String(r.media_mime);
-  if (r.media_size !== null) media.size = num(r.media_size);
-  const m: Message = {
-    key: String(r.key),
-    agentId: String(r.agent_id),
-    contact: String(r.contact),
-    seq: num(r.seq),
-    at: num(r.received_at),
-    direction: r.direction === 'in' ? 'in' : 'out',
-    fromMe: r.from_me === true,
-    type: String(r.type),
-    text: String(r.text),
-  };
-  if (r.event_at !== null) m.eventAt = num(r.event_at);
-  if (Object.keys(media).length > 0) m.media = media;
-  if (r.message_id !== null) m.messageId = String(r.message_id);
-  if (r.status !== null) m.status = String(r.status);
-  if (r.error !== null) m.error = JSON.parse(String(r.error)) as NonNullable<Message['error']>;
-  if (r.via !== null) m.via = String(r.via) as NonNullable<Message['via']>;
-  if (r.send_id !== null) m.teamId = r.team_id === null ? null : String(r.team_id);
-  if (r.delivery_id !== null) m.deliveryId = String(r.delivery_id);
-  if (r.simulated === true) m.simulated = true;
-  if (r.send_id !== null) m.sendId = String(r.send_id);
-  if (r.client_ref !== null) m.clientRef = String(r.client_ref);
-  if (r.sent_by !== null && r.sent_by !== undefined) m.sentBy = String(r.sent_by);
-  return m;
-}
 
 /** A message's column values, in COLUMNS order. */
 function valuesOf(m: Message): Record<(typeof COLUMNS)[number], unknown> {
@@ -285,7 +254,7 @@ export class PostgresMessageStore implements MessageStore {
           trx,
         );
         // Its conversation's unread at this point of the list (as the rows so far left it).
-        if (row) out.push({ message: messageOf(row), unread: unreadNow.get(conv) ?? num(row.c_unread) });
+        if (row) out.push({ message: messageOfRow(row), unread: unreadNow.get(conv) ?? num(row.c_unread) });
       }
       return out;
     });
@@ -331,7 +300,7 @@ export class PostgresMessageStore implements MessageStore {
         where ${where} order by c.last_seq desc ${limit !== undefined ? sql`limit ${limit}` : sql``}`,
     );
     return rows.map((r) => {
-      const last = messageOf(r);
+      const last = messageOfRow(r);
       const s: ContactSummary = {
         agentId: last.agentId,
         contact: last.contact,
@@ -402,12 +371,12 @@ export class PostgresMessageStore implements MessageStore {
         order by seq desc ${limit >= 0 ? sql`limit ${limit + 1}` : sql``}`,
     );
     const more = limit >= 0 && rows.length > limit;
-    return { messages: (more ? rows.slice(0, limit) : rows).map(messageOf).reverse(), more };
+    return { messages: (more ? rows.slice(0, limit) : rows).map(messageOfRow).reverse(), more };
   }
 
   async find(agentId: string, key: string): Promise<Message | null> {
     const [r] = await this.q(sql`select ${SELECTED} from hub_messages m where agent_id = ${agentId} and key = ${key}`);
-    return r ? messageOf(r) : null;
+    return r ? messageOfRow(r) : null;
   }
 
   async sent(agentId: string, limit: number): Promise<Message[]> {
@@ -415,7 +384,7 @@ export class PostgresMessageStore implements MessageStore {
       sql`select ${SELECTED} from hub_messages m where agent_id = ${agentId} and send_id is not null
         order by seq desc limit ${limit}`,
     );
-    return rows.map(messageOf);
+    return rows.map(messageOfRow);
   }
 
   async newestSeq(): Promise<number> {
@@ -427,7 +396,7 @@ export class PostgresMessageStore implements MessageStore {
     const rows = await this.q(
       sql`select ${SELECTED} from hub_messages m where seq > ${seq} order by seq limit ${limit}`,
     );
-    return rows.map(messageOf);
+    return rows.map(messageOfRow);
   }
 
   markRead(agentId: string, contact: string, upToSeq?: number, reader?: string): Promise<boolean> {
@@ -589,7 +558,7 @@ export class PostgresMessageStore implements MessageStore {
       if (ts === null || messages.length >= q.limit) continue;
       const rows = await this.matching(ts, f, q.limit + seen.size);
       for (const r of rows) {
-        const message = messageOf(r);
+        const message = messageOfRow(r);
         if (seen.has(message.seq) || messages.length >= q.limit) continue;
         seen.add(message.seq);
         const inText = rangesOfWords(message.text, tokens, prefix);

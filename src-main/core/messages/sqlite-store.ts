@@ -8,6 +8,7 @@
 import { closeSync, openSync, chmodSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import Database from 'libsql';
+import { messageOfRow } from './message-row';
 import { MIGRATIONS, SCHEMA_VERSION } from './sqlite-schema';
 import { ftsQuery, HIT_CLOSE, HIT_OPEN, phoneDigits, prefixMatches, rangesOf, rangesOfMarked } from './search-text';
 import {
@@ -41,38 +42,6 @@ const M_COLUMNS = COLUMNS.split(', ')
   .join(', ');
 
 const num = (v: unknown): number => (typeof v === 'bigint' ? Number(v) : (v as number));
-const optStr = (v: unknown): string | undefined => (v === null || v === undefined ? undefined : String(v));
-
-function messageOf(r: Row): Message {
-  const media: NonNullable<Message['media']> = {};
-  if (r.media_url !== null) media.url = String(r.media_url);
-  if (r.filename !== null) media.filename = String(r.filename);
-  if (r.media_mime !== null) media.mimeType = String(r.media_mime);
-  if (r.media_size !== null) media.size = num(r.media_size);
-  const m: Message = {
-    key: String(r.key),
-    agentId: String(r.agent_id),
-    contact: String(r.contact),
-    seq: num(r.seq),
-    at: num(r.received_at),
-    direction: r.direction === 'in' ? 'in' : 'out',
-    fromMe: num(r.from_me) === 1,
-    type: String(r.type),
-    text: String(r.text),
-  };
-  if (r.event_at !== null) m.eventAt = num(r.event_at);
-  if (Object.keys(media).length > 0) m.media = media;
-  if (r.message_id !== null) m.messageId = String(r.message_id);
-  if (r.status !== null) m.status = String(r.status);
-  if (r.error !== null) m.error = JSON.parse(String(r.error)) as NonNullable<Message['error']>;
-  if (r.via !== null) m.via = String(r.via) as NonNullable<Message['via']>;
-  if (r.send_id !== null) m.teamId = optStr(r.team_id) ?? null;
-  if (r.delivery_id !== null) m.deliveryId = String(r.delivery_id);
-  if (num(r.simulated) === 1) m.simulated = true;
-  if (r.send_id !== null) m.sendId = String(r.send_id);
-  if (r.client_ref !== null) m.clientRef = String(r.client_ref);
-  return m;
-}
 
 /** The bound values of a message's row, in COLUMNS order after seq. */
 function valuesOf(m: Message): unknown[] {
@@ -296,7 +265,7 @@ export class SqliteMessageStore implements MessageStore {
           seq,
         );
         const row = this.stmt(`SELECT ${COLUMNS} FROM messages WHERE seq = ?`).get(seq) as Row;
-        const msg = messageOf(row);
+        const msg = messageOfRow(row);
         const u = unreadOf.get(msg.agentId, msg.contact) as Row | undefined;
         out.push({ message: msg, unread: u ? num(u.unread) : 0 });
       }
@@ -321,7 +290,7 @@ export class SqliteMessageStore implements MessageStore {
         `WHERE ${where} ORDER BY c.last_seq DESC${limit !== undefined ? ' LIMIT ?' : ''}`,
     ).all(...args, ...(limit !== undefined ? [limit] : [])) as Row[];
     return rows.map((r) => {
-      const last = messageOf(r);
+      const last = messageOfRow(r);
       const s: ContactSummary = {
         agentId: last.agentId,
         contact: last.contact,
@@ -414,7 +383,7 @@ export class SqliteMessageStore implements MessageStore {
         `SELECT ${COLUMNS} FROM messages WHERE agent_id = ? AND contact = ?${extra} ORDER BY seq DESC LIMIT ?`,
       ).all(...args, limit < 0 ? -1 : limit + 1) as Row[];
       const more = limit >= 0 && rows.length > limit;
-      const list = (more ? rows.slice(0, limit) : rows).map(messageOf).reverse();
+      const list = (more ? rows.slice(0, limit) : rows).map(messageOfRow).reverse();
       return { messages: list, more };
     });
   }
@@ -422,7 +391,7 @@ export class SqliteMessageStore implements MessageStore {
   find(agentId: string, key: string): Promise<Message | null> {
     return this.read(() => {
       const r = this.stmt(`SELECT ${COLUMNS} FROM messages WHERE agent_id = ? AND key = ?`).get(agentId, key);
-      return r ? messageOf(r as Row) : null;
+      return r ? messageOfRow(r as Row) : null;
     });
   }
 
@@ -432,7 +401,7 @@ export class SqliteMessageStore implements MessageStore {
         this.stmt(
           `SELECT ${COLUMNS} FROM messages WHERE agent_id = ? AND send_id IS NOT NULL ORDER BY seq DESC LIMIT ?`,
         ).all(agentId, limit) as Row[]
-      ).map(messageOf),
+      ).map(messageOfRow),
     );
   }
 
@@ -443,7 +412,7 @@ export class SqliteMessageStore implements MessageStore {
   after(seq: number, limit: number): Promise<Message[]> {
     return this.read(() =>
       (this.stmt(`SELECT ${COLUMNS} FROM messages WHERE seq > ? ORDER BY seq LIMIT ?`).all(seq, limit) as Row[]).map(
-        messageOf,
+        messageOfRow,
       ),
     );
   }
@@ -606,7 +575,7 @@ export class SqliteMessageStore implements MessageStore {
             `WHERE messages_fts MATCH ? AND ${f.sql} ORDER BY messages_fts.rowid DESC LIMIT ?`,
         ).all(fts, ...f.args, prefix ? q.limit * PREFIX_OVERREAD : q.limit) as Row[];
         for (const r of rows) {
-          const message = messageOf(r);
+          const message = messageOfRow(r);
           if (seen.has(message.seq) || messages.length >= q.limit) continue;
           const inText = rangesOfMarked(String(r.h_text ?? ''), message.text) ?? [];
           const file = message.media?.filename;
