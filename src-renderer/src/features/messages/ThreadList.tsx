@@ -75,6 +75,8 @@ export const ThreadList = memo(function ThreadList({ messages, more, loadOlder, 
   /** Measured heights by row key (with the list's gap), kept across renders and loads. */
   const heights = useRef(new Map<string, number>());
   const [measured, setMeasured] = useState(0);
+  /** Laid out once: from then on the rows above the view are rendered too (its first paint needs the view's only). */
+  const [opened, setOpened] = useState(false);
   // Until the scroller is measured, the window's height stands for it: the first render already
   // holds every row the view can show (one measuring pass fewer on open).
   const [view, setView] = useState(() => ({ top: 0, height: typeof window === 'undefined' ? 0 : window.innerHeight }));
@@ -128,8 +130,8 @@ export const ThreadList = memo(function ThreadList({ messages, more, loadOlder, 
     anchorAt = indexOf(anchor.current.key, lastStart.current);
     if (anchorAt >= 0) viewTop = offsets[anchorAt]! + anchor.current.delta;
   }
-  // The window: the rows in view and OVERSCAN_PX around it, MAX_ROWS at most.
-  let start = rowAt(offsets, viewTop - OVERSCAN_PX);
+  // The window: the rows in view and OVERSCAN_PX around it (above it once opened), MAX_ROWS at most.
+  let start = rowAt(offsets, viewTop - (opened ? OVERSCAN_PX : 0));
   let end = Math.min(rows.length, rowAt(offsets, viewTop + view.height + OVERSCAN_PX) + 1);
   if (end - start > MAX_ROWS) {
     if (pinned.current) start = end - MAX_ROWS;
@@ -172,6 +174,7 @@ export const ThreadList = memo(function ThreadList({ messages, more, loadOlder, 
     const el = scroller.current;
     const ol = list.current;
     if (!el || !ol) return;
+    if (!opened) startTransition(() => setOpened(true));
     if (gap.current === 0) gap.current = parseFloat(getComputedStyle(ol).rowGap) || 0;
     let changed = false;
     const items = ol.children;
