@@ -13,7 +13,16 @@ import type { Emulator } from '../../../src-main/emulator';
 import { DEMO_KEY, startTestEmulator, waitFor } from '../../helpers/emulator';
 import type { Spawned } from '../../helpers/spawn-cli';
 import { startPostgres, type TestPostgres } from './postgres';
-import { addMember, hubCall, inboundBody, memberStream, postHook, startHubReplica, stopAll } from './support';
+import {
+  addMember,
+  hubCall,
+  inboundBody,
+  memberStream,
+  postHook,
+  startHubReplica,
+  stopAll,
+  teamWithHook,
+} from './support';
 
 const AGENT = 'agent-connected';
 const PHONE = '15550102000';
@@ -64,16 +73,12 @@ describe('the hub inbox', () => {
     tokens.ada = await addMember(db.url, 'ada', 'admin');
     tokens.bob = await addMember(db.url, 'bob', 'developer');
     a = await startReplica('a');
-    teamId = (
-      await call<{ teamId: string }>(a, 'ada', 'teams.add', {
-        label: 'Support',
-        baseUrl: emu.baseUrl,
-        apiKey: DEMO_KEY,
-        agents: [{ agentId: AGENT }],
-      })
-    ).teamId;
-    await call(a, 'ada', 'webhook.register', { teamId, agentId: AGENT, publicUrl: `${PUBLIC_URL}/hooks/${AGENT}` });
-    secret = (await call<{ secret: string }>(a, 'ada', 'webhook.revealSecret', { teamId, agentId: AGENT })).secret;
+    ({ teamId, secret } = await teamWithHook(a, tokens.ada!, {
+      baseUrl: emu.baseUrl,
+      apiKey: DEMO_KEY,
+      agentId: AGENT,
+      publicUrl: PUBLIC_URL,
+    }));
     b = await startReplica('b');
   }, 180_000);
 

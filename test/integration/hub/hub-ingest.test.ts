@@ -17,7 +17,7 @@ import { startHttpSink, type HttpSink } from '../../helpers/http-sink';
 import type { Spawned } from '../../helpers/spawn-cli';
 import { waitFor } from '../../helpers/wait';
 import { startPostgres, type TestPostgres } from './postgres';
-import { addMember, hubCall, inboundBody, postHook, sqlRows, startHubReplica, stopAll } from './support';
+import { addMember, hubCall, inboundBody, postHook, sqlRows, startHubReplica, stopAll, teamWithHook } from './support';
 
 const AGENT = 'agent-connected';
 const PUBLIC_URL = 'https://hub.example.test';
@@ -84,20 +84,13 @@ describe('hub deliveries', () => {
     dir = await mkdtemp(path.join(tmpdir(), 'cc-hub-ingest-'));
     token = await addMember(db.url, 'ada', 'admin');
     a = (await startReplica('a')).origin;
-    const team = await call<{ teamId: string }>(a, 'teams.add', {
-      label: 'Support',
+    // Registered through the hub: the secret the service answers is kept by the hub, the URL is the hub's.
+    ({ secret } = await teamWithHook(a, token, {
       baseUrl: emu.baseUrl,
       apiKey: DEMO_KEY,
-      agents: [{ agentId: AGENT }],
-    });
-    // Registered through the hub: the secret the service answers is kept by the hub, the URL is the hub's.
-    await call(a, 'webhook.register', {
-      teamId: team.teamId,
       agentId: AGENT,
-      publicUrl: `${PUBLIC_URL}/hooks/${AGENT}`,
-    });
-    secret = (await call<{ secret: string }>(a, 'webhook.revealSecret', { teamId: team.teamId, agentId: AGENT }))
-      .secret;
+      publicUrl: PUBLIC_URL,
+    }));
     const second = await startReplica('b');
     b = second.origin;
     bProcess = second.process;

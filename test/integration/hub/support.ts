@@ -125,6 +125,33 @@ export async function memberStream(
   return { status: res.status, heard, close: () => stop.abort() };
 }
 
+/**
+ * A team of one agent added through a replica (the service at `baseUrl`, its key `apiKey`), the agent registered to
+ * the hub's hook `<publicUrl>/hooks/<agentId>`: the team's id and the agent's signing secret (revealed to an admin).
+ */
+export async function teamWithHook(
+  origin: string,
+  adminToken: string,
+  o: { baseUrl: string; apiKey: string; agentId: string; publicUrl: string },
+): Promise<{ teamId: string; secret: string }> {
+  const { teamId } = await hubCall<{ teamId: string }>(origin, adminToken, 'teams.add', {
+    label: 'Support',
+    baseUrl: o.baseUrl,
+    apiKey: o.apiKey,
+    agents: [{ agentId: o.agentId }],
+  });
+  await hubCall(origin, adminToken, 'webhook.register', {
+    teamId,
+    agentId: o.agentId,
+    publicUrl: `${o.publicUrl}/hooks/${o.agentId}`,
+  });
+  const { secret } = await hubCall<{ secret: string }>(origin, adminToken, 'webhook.revealSecret', {
+    teamId,
+    agentId: o.agentId,
+  });
+  return { teamId, secret };
+}
+
 /** The body of the service's delivery of one inbound text message. */
 export const inboundBody = (messageId: string, text = `hello ${messageId}`, from = '15550102000'): string =>
   JSON.stringify({
