@@ -7,51 +7,32 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../src-main/emulator';
-import { runCli } from '../../helpers/cli';
 import { control, startTestEmulator } from '../../helpers/emulator';
 import { waitFor } from '../../helpers/wait';
 import { startBalancer, type TestBalancer } from './balancer';
 import { startPostgres, type TestPostgres } from './postgres';
-import { addMember, hubCall, sqlRows, startHubReplica, stopAll, type HubReplica } from './support';
+import {
+  addMember,
+  hubCall,
+  memberStream,
+  sqlRows,
+  startHubReplica,
+  stopAll,
+  teamWithHook,
+  type HeardEvent,
+  type HubReplica,
+} from './support';
 
 const API_KEY = 'cross-replica-test-key-01';
 const SECRET_KEY = randomBytes(32).toString('base64');
 const AGENT = 'a1';
-const LABEL = 'Support';
 const CONTACT = '+15550103000';
 
-interface Heard {
-  name: string;
+/** What this file reads of an event's data. */
+interface Heard extends HeardEvent {
   data: { turnId?: string; token?: string; result?: { reply: string }; clientRef?: string; phase?: string };
-}
-
-/** A member's event stream on one replica: every event it was sent, in order. */
-async function openStream(origin: string, token: string): Promise<{ heard: Heard[]; close(): void }> {
-  const ac = new AbortController();
-  const heard: Heard[] = [];
-  const res = await fetch(`${origin}/api/events`, { headers: { authorization: `Bearer ${token}` }, signal: ac.signal });
-  expect(res.status).toBe(200);
-  const parser = createParser({
-    onEvent: (ev) => heard.push({ name: ev.event ?? '', data: JSON.parse(ev.data) as Heard['data'] }),
-  });
-  const opened = new Promise<void>((resolve) => {
-    void (async () => {
-      try {
-        const decoder = new TextDecoder();
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-          parser.feed(decoder.decode(chunk, { stream: true }));
-          resolve();
-        }
-      } catch {
-        // aborted
-      }
-    })();
-  });
-  await opened;
-  return { heard, close: () => ac.abort() };
 }
 
 /** Every file under `dir` whose bytes contain `needle`. */
@@ -80,9 +61,10 @@ describe('the team hub: what one replica runs reaches the members on the other',
   const call = <T = unknown>(r: HubReplica, who: string, name: string, body: unknown = {}): Promise<T> =>
     hubCall<T>(r.origin, tokens[who]!, name, body);
   const stream = async (r: HubReplica, who: string) => {
-    const s = await openStream(r.origin, tokens[who]!);
+    const s = await memberStream(r.origin, tokens[who]!);
     streams.push(s);
-    return s;
+    expect(s.status).toBe(200);
+    return { heard: s.heard as Heard[] };
   };
 
   beforeAll(async () => {
@@ -113,20 +95,12 @@ describe('the team hub: what one replica runs reaches the members on the other',
       startHubReplica({ databaseUrl: db.url, secretKey: SECRET_KEY, dir, name, publicUrl: lb.origin, readyMs: 90_000 });
     [a, b] = await Promise.all([start('a'), start('b')]);
     lb.add(a.origin);
-    const env = { CHANNEL_HUB_URL: a.origin, CHANNEL_HUB_TOKEN: tokens.ada!, CHANNEL_API_KEY: API_KEY };
-    const configDir = path.join(dir, 'laptop');
-    const add = await runCli(['team', 'add', '--label', LABEL, '--base-url', emu.baseUrl, '--agent', AGENT, '--json'], {
-      configDir,
-      env,
-    });
-    expect(add.code, add.stderr).toBe(0);
-    const hook = await runCli(
-      ['webhook', 'set', '--team', LABEL, '--agent', AGENT, '--register-url', 'self', '--yes', '--json'],
-      { configDir, env },
-    );
-    expect(hook.code, hook.stderr).toBe(0);
-    const teams = await call<Array<{ teamId: string; label: string }>>(b, 'dev', 'teams.list');
-    teamId = teams.find((t) => t.label === LABEL)!.teamId;
+    ({ teamId } = await teamWithHook(a.origin, tokens.ada!, {
+      baseUrl: emu.baseUrl,
+      apiKey: API_KEY,
+      agentId: AGENT,
+      publicUrl: lb.origin,
+    }));
   }, 180_000);
 
   afterAll(async () => {
