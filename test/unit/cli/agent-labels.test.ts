@@ -32,6 +32,18 @@ afterEach(async () => {
 
 const config = async (): Promise<string> => readFile(join(dir, 'config.json'), 'utf8');
 
+interface StatusAgent {
+  teamId: string;
+  agentId: string;
+  labels: string[];
+}
+interface StatusJson {
+  label?: string;
+  withLabels: string[];
+  agents: StatusAgent[];
+}
+const statusOf = (r: { json(): unknown[] }): StatusJson => r.json()[0] as StatusJson;
+
 describe('agent labels on the command line', () => {
   it('agent add --labels (repeatable, comma lists) keeps them normalised; agent list shows them', async () => {
     const { factory } = fakeClientFactory({ getSession: async () => connected });
@@ -97,10 +109,10 @@ describe('agent labels on the command line', () => {
 
     const all = await runCli(['status', '--with-label', 'EU', '--json'], opts);
     expect(all.code, all.stderr).toBe(0);
-    const value = all.json()[0];
+    const value = statusOf(all);
     expect(value.withLabels).toEqual(['eu']);
-    expect(value.agents.map((a: { agentId: string }) => a.agentId).sort()).toEqual(['a1', 'a2', 'b1']);
-    expect(value.agents.find((a: { agentId: string }) => a.agentId === 'a1')).toMatchObject({
+    expect(value.agents.map((a) => a.agentId).sort()).toEqual(['a1', 'a2', 'b1']);
+    expect(value.agents.find((a) => a.agentId === 'a1')).toMatchObject({
       teamId: expect.any(String),
       labels: ['billing', 'eu'],
     });
@@ -109,8 +121,8 @@ describe('agent labels on the command line', () => {
       ['status', '--team', 'Demo', '--with-label', 'eu', '--with-label', 'billing', '--json'],
       opts,
     );
-    expect(both.json()[0]).toMatchObject({ label: 'Demo', withLabels: ['billing', 'eu'] });
-    expect(both.json()[0].agents.map((a: { agentId: string }) => a.agentId)).toEqual(['a1']);
+    expect(statusOf(both)).toMatchObject({ label: 'Demo', withLabels: ['billing', 'eu'] });
+    expect(statusOf(both).agents.map((a) => a.agentId)).toEqual(['a1']);
 
     const human = await runCli(['status', '--with-label', 'billing'], opts);
     expect(human.stdout).toMatch(/^labelled billing: 2 agents/);
@@ -118,7 +130,7 @@ describe('agent labels on the command line', () => {
     expect(human.stdout).toContain('Other/b1');
 
     const team = await runCli(['status', '--team', 'Demo', '--json'], opts);
-    expect(team.json()[0].agents.map((a: { labels: string[] }) => a.labels)).toEqual([['billing', 'eu'], ['eu']]);
+    expect(statusOf(team).agents.map((a) => a.labels)).toEqual([['billing', 'eu'], ['eu']]);
 
     const bad = await runCli(['status', '--with-label', 'no/way'], opts);
     expect(bad.code).toBe(2);
