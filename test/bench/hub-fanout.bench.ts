@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createParser } from 'eventsource-parser';
 import pg from 'pg';
 import { Agent, request } from 'undici';
 import { runCli } from '../helpers/cli';
@@ -73,18 +74,19 @@ async function post(list: Delivery[], urlOf: (d: Delivery, i: number) => string)
   return ackAt;
 }
 
-/** Every arrival at the app since the last call, per path, until `done` says so (or 60 s). */
+/** Every arrival at these apps since the last call, per path, until `done` says so (or 60 s). */
 async function collect(
-  app: Child,
+  apps: Child[],
   done: (by: Map<string, [string, number][]>) => boolean,
 ): Promise<Map<string, [string, number][]>> {
   const by = new Map<string, [string, number][]>();
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const line = app.waitFor('arrivals', 30_000);
-    app.proc.stdin!.write('report\n');
-    for (const [path, list] of Object.entries((await line).arrivals as Record<string, [string, number][]>))
-      by.set(path, [...(by.get(path) ?? []), ...list]);
+    const lines = apps.map((app) => app.waitFor('arrivals', 30_000));
+    for (const app of apps) app.proc.stdin!.write('report\n');
+    for (const line of await Promise.all(lines))
+      for (const [path, list] of Object.entries(line.arrivals as Record<string, [string, number][]>))
+        by.set(path, [...(by.get(path) ?? []), ...list]);
     if (done(by) || Date.now() > deadline) return by;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -143,9 +145,12 @@ export async function run() {
   const processes: CliProcess[] = [];
   const closers: (() => Promise<unknown>)[] = [];
   try {
-    const app = spawnChild('../hub-fanout/receiver-child.ts', {});
-    closers.push(() => app.kill());
-    const appUrl = (await app.waitFor('ready', 60_000)).url as string;
+    // A local app for each listener (a process each, as each teammate's app is its own), one more for the sides.
+    const apps = Array.from({ length: LISTENERS + 1 }, () => spawnChild('../hub-fanout/receiver-child.ts', {}));
+    closers.push(() => Promise.all(apps.map((a) => a.kill())));
+    const appUrls = await Promise.all(apps.map(async (a) => (await a.waitFor('ready', 120_000)).url as string));
+    const app = apps[LISTENERS]!;
+    const appUrl = appUrls[LISTENERS]!;
     const total = PER_SECOND * SECONDS;
     const countIn = (by: Map<string, [string, number][]>, paths: string[], n: number): boolean =>
       paths.every((p) => new Set((by.get(p) ?? []).map(([id]) => id)).size >= n);
@@ -154,7 +159,7 @@ export async function run() {
     const floorList = deliveries(new Map(AGENTS.map((a) => [a, 'floor'])), AGENTS, total, 'floor');
     const floorSent = new Map<string, number>();
     await post(floorList, (d) => (floorSent.set(d.id, nowMs()), `${appUrl}/floor`));
-    const floorBy = await collect(app, (by) => countIn(by, ['/floor'], total));
+    const floorBy = await collect([app], (by) => countIn(by, ['/floor'], total));
     const postOrder = new Map(floorList.map((d, i) => [d.id, i]));
     const floor = judge(floorBy.get('/floor') ?? [], floorList, floorSent, postOrder);
 
@@ -178,10 +183,10 @@ export async function run() {
     const soloUrl = solo.ready.url as string;
     const soloSecrets = new Map(AGENTS.map((a) => [a, soloSecret]));
     await post(deliveries(soloSecrets, AGENTS, WARMUP, 'solo_warm'), (d) => `${soloUrl}/hooks/${d.agent}`);
-    await collect(app, (by) => countIn(by, ['/solo'], WARMUP));
+    await collect([app], (by) => countIn(by, ['/solo'], WARMUP));
     const soloList = deliveries(soloSecrets, AGENTS, total, 'solo');
     const soloAck = await post(soloList, (d) => `${soloUrl}/hooks/${d.agent}`);
-    const soloBy = await collect(app, (by) => countIn(by, ['/solo'], total));
+    const soloBy = await collect([app], (by) => countIn(by, ['/solo'], total));
     const soloRank = new Map(
       [...soloList].sort((a, b) => soloAck.get(a.id)! - soloAck.get(b.id)!).map((d, i) => [d.id, i]),
     );
@@ -252,7 +257,7 @@ export async function run() {
     const listeners = await Promise.all(
       paths.map((path, l) =>
         startCli(
-          ['listen', '--team', 'Fanout', '--forward-to', `${appUrl}${path}`, '--json'],
+          ['listen', '--team', 'Fanout', '--forward-to', `${appUrls[l]}${path}`, '--json'],
           {
             CHANNEL_HUB_URL: origins[l % 2]!,
             CHANNEL_HUB_TOKEN: token,
@@ -268,13 +273,36 @@ export async function run() {
     // Alternating replicas per agent: each agent's deliveries reach both, one after the other.
     const hubUrl = (d: Delivery, i: number): string => `${origins[Math.floor(i / AGENTS.length) % 2]}/hooks/${d.agent}`;
     await post(deliveries(secrets, AGENTS, WARMUP, 'hub_warm'), hubUrl);
-    await collect(app, (by) => countIn(by, paths, WARMUP));
+    await collect(apps.slice(0, LISTENERS), (by) => countIn(by, paths, WARMUP));
+
+    // Where the time goes: a bare event-stream client on each replica (in this process) notes when each delivery's
+    // event comes off the hub's stream; the listeners' share is the rest.
+    const heardAt = new Map<string, number>();
+    const streams = new AbortController();
+    closers.push(async () => streams.abort());
+    for (const origin of origins) {
+      const res = await request(`${origin}/api/events`, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: streams.signal,
+        bodyTimeout: 0,
+      });
+      const parser = createParser({
+        onEvent(ev) {
+          if (ev.event !== 'tunnel.delivery') return;
+          const id = (JSON.parse(ev.data) as { messageId: string | null }).messageId;
+          if (id !== null && !heardAt.has(`${origin} ${id}`)) heardAt.set(`${origin} ${id}`, nowMs());
+        },
+      });
+      void (async () => {
+        for await (const chunk of res.body) parser.feed((chunk as Buffer).toString('utf8'));
+      })().catch(() => undefined);
+    }
 
     const hubList = deliveries(secrets, AGENTS, total, 'hub');
     const postStart = nowMs();
     const hubAck = await post(hubList, hubUrl);
     const postedPerSecond = (total / (nowMs() - postStart)) * 1000;
-    const hubBy = await collect(app, (by) => countIn(by, paths, total));
+    const hubBy = await collect(apps.slice(0, LISTENERS), (by) => countIn(by, paths, total));
 
     // The hub's order: its events' ids (what each listener forwards one agent's deliveries in).
     const db = new pg.Client({ connectionString: pgs.url });
@@ -288,6 +316,9 @@ export async function run() {
     ).rows;
     const hubOrder = new Map(rows.map((r, i) => [r.key, i]));
     const per = paths.map((p) => judge(hubBy.get(p) ?? [], hubList, hubAck, hubOrder));
+    const heard = sortNum(
+      origins.flatMap((o) => hubList.map((d) => (heardAt.get(`${o} ${d.id}`) ?? NaN) - hubAck.get(d.id)!)),
+    ).filter((x) => !Number.isNaN(x));
     const all = sortNum(per.flatMap((f) => f.latencies));
     const p99 = pct(all, 99);
     const onceEach = per.every((f) => f.repeats === 0 && f.missing === 0);
@@ -312,11 +343,14 @@ export async function run() {
       p50Ms: r1(pct(all, 50)),
       p99Ms: r1(p99),
       maxMs: r1(all[all.length - 1] ?? NaN),
+      eventStreamP50Ms: r1(pct(heard, 50)),
+      eventStreamP99Ms: r1(pct(heard, 99)),
       listenerP50Ms: per.map((f) => r1(f.p50)),
       listenerP99Ms: per.map((f) => r1(f.p99)),
       singleListenP50Ms: r1(single.p50),
       singleListenP99Ms: r1(single.p99),
-      singleListenOnceInOrder: single.repeats === 0 && single.missing === 0 && single.outOfOrder === 0,
+      singleListenOnce: single.repeats === 0 && single.missing === 0,
+      singleListenMissing: single.missing,
       hubP99OverSingleListen: r1(p99 / single.p99),
       floorP50Ms: r1(floor.p50),
       floorP99Ms: r1(floor.p99),
