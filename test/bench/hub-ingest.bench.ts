@@ -15,7 +15,9 @@
 // ratio hub ÷ floor deliveries/s (target 0.5), the p99 ratio hub ÷ floor send → 2xx (target ≤ 2), the same two
 // against the commit floor (how close the hub is to what a networked commit allows here), the CPU per
 // delivery of each replica and of Postgres, the write-ahead log Postgres writes a delivery and the bytes it keeps
-// a delivery (row, event, indexes: for sizing a database), and the machine's load. Everything shares this machine's cores:
+// a delivery (row, event, indexes: for sizing a database), and the machine's load. A replica's work for a delivery
+// ends with its message in the shared inbox, written just after the 2xx: a hub side's round ends (for its CPU, WAL
+// and transactions, not its deliveries/s) once the inbox holds every message, so none of it runs into the next side's. Everything shares this machine's cores:
 // the client, the proxy, the replicas and Postgres. HUB_INGEST_STATEMENTS=1 also prints (stderr) the statements
 // Postgres spent the most time in (pg_stat_statements, loaded for the run).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -87,6 +89,8 @@ interface Side {
   /** The side's own processes (the replicas), and whether its deliveries reach the local app. */
   pids: number[];
   forwards: boolean;
+  /** Whether its deliveries' messages go into the hub's inbox (a replica writes them just after the 2xx). */
+  inbox: boolean;
 }
 
 interface Run {
@@ -108,6 +112,7 @@ async function drive(
   app: Child,
   pgPidsNow: () => number[],
   wal: () => Promise<{ bytes: number; xacts: number }>,
+  inboxHolds: (ids: string[]) => Promise<number>,
 ): Promise<Run> {
   if (side.forwards) await arrivals(app);
   const wal0 = await wal();
@@ -116,6 +121,16 @@ async function drive(
   // its last (one that ended meanwhile, a pool's idle connection, is left out: a little less, never negative).
   const pg0 = cpuMsEach(pgPidsNow());
   const { started, ended, sentAt, ackAt } = await sendAll(list, () => `${side.url}/hooks/${AGENT}`, CONCURRENCY);
+  // A replica's work for a delivery ends with its message in the inbox (after the 2xx): the CPU, WAL and
+  // transactions below count it, and none of it spills into the next side's round.
+  if (side.inbox) {
+    const ids = list.map((p) => p.id);
+    const deadline = Date.now() + 120_000;
+    while ((await inboxHolds(ids)) < ids.length) {
+      if (Date.now() > deadline) throw new Error(`${side.name}: the inbox lacks messages 120 s after the last 2xx`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
   const cpu1 = cpuMsOf(side.pids);
   const pg1 = cpuMsEach(pgPidsNow());
   const wal1 = await wal();
@@ -260,21 +275,28 @@ export async function run(): Promise<Record<string, unknown>[]> {
     });
 
     const sides: Side[] = [
-      { name: 'floor', url: floor.url, pids: [floor.child.proc.pid!], forwards: true },
-      { name: 'commitFloor', url: commitFloor.url, pids: [commitFloor.child.proc.pid!], forwards: false },
-      { name: 'hub1', url: a.origin, pids: [a.pid], forwards: false },
-      { name: 'hub2', url: proxy.url, pids: [a.pid, b.pid], forwards: false },
+      { name: 'floor', url: floor.url, pids: [floor.child.proc.pid!], forwards: true, inbox: false },
+      { name: 'commitFloor', url: commitFloor.url, pids: [commitFloor.child.proc.pid!], forwards: false, inbox: false },
+      { name: 'hub1', url: a.origin, pids: [a.pid], forwards: false, inbox: true },
+      { name: 'hub2', url: proxy.url, pids: [a.pid, b.pid], forwards: false, inbox: true },
     ];
     const pgPids = (): number[] => postgresPids(checkpointer);
+    const inboxHolds = async (ids: string[]): Promise<number> =>
+      Number(
+        (await admin.query<{ n: string }>('select count(*) as n from hub_messages where key = any($1::text[])', [ids]))
+          .rows[0]!.n,
+      );
     for (const side of sides)
-      await drive(side, payloads(secret, WARMUP_REQUESTS, `warm_${side.name}`), app.child, pgPids, wal);
+      await drive(side, payloads(secret, WARMUP_REQUESTS, `warm_${side.name}`), app.child, pgPids, wal, inboxHolds);
     const runs = new Map<Side['name'], Run[]>(sides.map((s) => [s.name, []]));
     for (let round = 0; round < ROUNDS; round++) {
       for (let k = 0; k < sides.length; k++) {
         const side = sides[(round + k) % sides.length]!;
         runs
           .get(side.name)!
-          .push(await drive(side, payloads(secret, REQUESTS, `r${round}_${side.name}`), app.child, pgPids, wal));
+          .push(
+            await drive(side, payloads(secret, REQUESTS, `r${round}_${side.name}`), app.child, pgPids, wal, inboxHolds),
+          );
       }
     }
     const med = (rs: Run[], f: (r: Run) => number | null): number | null => {
