@@ -2,34 +2,17 @@
 // messages.search over every conversation with the ranges to highlight, in every written form of a
 // number; messages.export; messages.deleteContact; and a deletion through the companion that leaves
 // the planted text in no file of its data folder (the database and the tunnel log's segments).
-import { readdir, readFile, stat } from 'node:fs/promises';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MessageContactsDTO, MessageSearchDTO, MessageThreadDTO, ResultOf } from '../../src-shared/contract';
 
 type MessageExportDTO = ResultOf<'messages.export'>;
 import type { Emulator } from '../../src-main/emulator';
 import { companionSuite } from '../helpers/companion-suite';
+import { filesHolding, phraseForms } from '../helpers/files-holding';
 import { control, waitFor } from '../helpers/emulator';
 
 const AGENT = 'agent-connected';
 const PHRASE = 'saffron-kettle 4471';
-
-async function filesHolding(root: string, needle: string): Promise<string[]> {
-  const forms = [Buffer.from(needle)];
-  for (const pad of ['', 'x', 'xx']) {
-    const b64 = Buffer.from(pad + needle).toString('base64');
-    forms.push(Buffer.from(b64.slice(Math.ceil((pad.length * 4) / 3) + 2, b64.length - 4)));
-  }
-  const out: string[] = [];
-  for (const name of await readdir(root, { recursive: true })) {
-    const file = path.join(root, name);
-    if (!(await stat(file)).isFile()) continue;
-    const bytes = await readFile(file);
-    if (forms.some((f) => bytes.includes(f))) out.push(name);
-  }
-  return out;
-}
 
 describe('the message database over the contract', () => {
   let emu: Emulator;
@@ -97,11 +80,11 @@ describe('the message database over the contract', () => {
 
   it("deleting a contact's data leaves its text in no file of the data folder", async () => {
     await ok('messages.setName', { phone: '+15550107777', name: 'Saffron Customer' });
-    expect((await filesHolding(dir, PHRASE)).length).toBeGreaterThan(0);
+    expect((await filesHolding(dir, phraseForms(PHRASE))).length).toBeGreaterThan(0);
     const r = await ok<{ removed: number }>('messages.deleteContact', { phone: '+1 555 010 7777' });
     expect(r.removed).toBe(1);
-    expect(await filesHolding(dir, PHRASE)).toEqual([]);
-    expect(await filesHolding(dir, 'Saffron Customer')).toEqual([]);
+    expect(await filesHolding(dir, phraseForms(PHRASE))).toEqual([]);
+    expect(await filesHolding(dir, phraseForms('Saffron Customer'))).toEqual([]);
     const left = await ok<MessageContactsDTO>('messages.contacts', { teamId });
     expect(left.contacts.map((c) => c.contact)).toEqual(['+15550108888']);
   });

@@ -4,12 +4,13 @@
 // a send's progress reaches B; a file whose delivery A received is served by B; deleting the message deletes
 // the file from the database, and no replica's data folder holds its bytes.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../src-main/emulator';
 import { control, startTestEmulator } from '../../helpers/emulator';
+import { filesHolding } from '../../helpers/files-holding';
 import { waitFor } from '../../helpers/wait';
 import { startBalancer, type TestBalancer } from './balancer';
 import { startPostgres, type TestPostgres } from './postgres';
@@ -33,18 +34,6 @@ const CONTACT = '+15550103000';
 /** What this file reads of an event's data. */
 interface Heard extends HeardEvent {
   data: { turnId?: string; token?: string; result?: { reply: string }; clientRef?: string; phase?: string };
-}
-
-/** Every file under `dir` whose bytes contain `needle`. */
-async function filesHolding(dir: string, needle: Buffer): Promise<string[]> {
-  const found: string[] = [];
-  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
-    if (!e.isFile()) continue;
-    const p = path.join(e.parentPath, e.name);
-    const data = await readFile(p).catch(() => null);
-    if (data?.includes(needle)) found.push(p);
-  }
-  return found;
 }
 
 describe('the team hub: what one replica runs reaches the members on the other', () => {

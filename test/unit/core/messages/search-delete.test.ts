@@ -2,7 +2,7 @@
 // form, with the ranges to highlight), export in three formats, deletion that leaves no copy of the
 // text in any file of the data folder, and a damaged or locked database that says so and loses nothing.
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'libsql';
@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Messages, MessageStoreError, messageBodies } from '../../../../src-main/core/messages';
 import { systemClock } from '../../../../src-main/core/ports';
 import { EventLog } from '../../../../src-main/core/tunnel';
+import { filesHolding, phraseForms } from '../../../helpers/files-holding';
 import { delivery, T0 } from './fixtures';
 
 let dir: string;
@@ -131,29 +132,6 @@ describe('export', () => {
   });
 });
 
-/** Every file under `root` that holds any of `needles`. */
-async function filesHolding(root: string, needles: Buffer[]): Promise<string[]> {
-  const out: string[] = [];
-  for (const name of await readdir(root, { recursive: true })) {
-    const file = path.join(root, name);
-    if (!(await stat(file)).isFile()) continue;
-    const bytes = await readFile(file);
-    if (needles.some((n) => bytes.includes(n))) out.push(name);
-  }
-  return out;
-}
-
-/** The phrase as written, and its base64 at each of the three alignments (the tunnel log stores bodies so). */
-function forms(phrase: string): Buffer[] {
-  const out = [Buffer.from(phrase)];
-  for (const pad of ['', 'x', 'xx']) {
-    const b64 = Buffer.from(pad + phrase).toString('base64');
-    const skip = Math.ceil((pad.length * 4) / 3);
-    out.push(Buffer.from(b64.slice(skip + 2, b64.length - 4)));
-  }
-  return out;
-}
-
 describe('deletion', () => {
   it.each([
     ['a conversation', (m: Messages) => m.delete('agent-a', '15550102000')],
@@ -197,12 +175,12 @@ describe('deletion', () => {
     await m.takeSend();
     await m.setName('15550102000', 'Zebra Quartzfield');
     await log.syncNow();
-    const needles = [...forms(phrase), Buffer.from('Zebra Quartzfield')];
-    expect((await filesHolding(dir, forms(phrase))).length).toBeGreaterThan(0);
+    const needles = [...phraseForms(phrase), Buffer.from('Zebra Quartzfield')];
+    expect((await filesHolding(dir, phraseForms(phrase))).length).toBeGreaterThan(0);
 
     await remove(m);
     await log.close();
-    const holding = await filesHolding(dir, _what === "a contact's data" ? needles : forms(phrase));
+    const holding = await filesHolding(dir, _what === "a contact's data" ? needles : phraseForms(phrase));
     expect(holding).toEqual([]);
     // Kept messages are still there, readable.
     expect((await m.thread('agent-b', '15550109000', { limit: 1 })).messages[0]!.text).toBe('kept message number 299');
