@@ -227,6 +227,24 @@ export default tseslint.config(
     },
   },
   {
+    // The role table names the contract's requests (their names only: a type import).
+    files: ['src-shared/roles.ts'],
+    rules: {
+      'layers/imports': restrict({
+        paths: nodeBuiltins.map((name) => ({
+          name,
+          message: 'The contract is plain types and data for every runtime: no Node built-ins.',
+        })),
+        patterns: [
+          {
+            group: ['./*', '!./vocabulary', '!./contract', '../*', '../**'],
+            message: 'The role table imports nothing but the contract (its request names) and src-shared/vocabulary.',
+          },
+        ],
+      }),
+    },
+  },
+  {
     // The contract itself: its DTOs by domain (src-shared/contract/) besides the shared words.
     files: ['src-shared/contract.ts'],
     rules: {
