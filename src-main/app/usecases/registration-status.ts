@@ -3,7 +3,7 @@
 // way to read it, and issues a new signing secret at every registration: all that is known is the
 // registration history this install kept (core/tunnel/registration-history.ts).
 // - describeRegistration: "registered here at 10:42 (this receiver)", "registered by this install to
-//   https://… on …", a registration of this receiver that it no longer answers (port changed,
+//   https://… on …" (on a team hub: "registered by ada through the team hub to …"), a registration of this receiver that it no longer answers (port changed,
 //   exposure gone), or "unknown: the service cannot tell us; another app may be receiving".
 // - takeoverQuestion: what is asked before a registration replaces the agent's webhook.
 // - previousRegistration: the URL "Restore previous URL" goes back to.
@@ -82,11 +82,16 @@ export function describeRegistration(
       last,
     };
   }
-  return {
-    state: 'elsewhere',
-    text: `registered by this install to ${last.url} ${on} (${registrationSourceWords(last)})`,
-    last,
-  };
+  const text =
+    last.registeredBy !== undefined
+      ? `registered ${registrant(last)} to ${last.url} ${on}`
+      : `registered by this install to ${last.url} ${on} (${registrationSourceWords(last)})`;
+  return { state: 'elsewhere', text, last };
+}
+
+/** Who made a registration: a member through the team hub, or this install. */
+function registrant(r: RegistrationRecord): string {
+  return r.registeredBy !== undefined ? `by ${r.registeredBy} through the team hub` : 'by this install';
 }
 
 /**
@@ -103,8 +108,10 @@ export function takeoverWarning(last: RegistrationRecord | null, now: number, ur
     last === null
       ? "Whatever URL it has now stops receiving its deliveries: the service cannot tell us which, and another app (the team's own, say) may be receiving them."
       : url !== undefined && last.url === shownWebhookUrl(url, last.agentId)
-        ? `It was last registered by this install to this same URL (${when(last.at, now)}); if another app registered since, that one stops receiving.`
-        : `${last.url} (registered by this install, ${when(last.at, now)}, ${registrationSourceWords(last)}) stops receiving its deliveries, unless another app registered since: then that one does.`;
+        ? `It was last registered ${registrant(last)} to this same URL (${when(last.at, now)}); if another app registered since, that one stops receiving.`
+        : last.registeredBy !== undefined
+          ? `${last.url} (registered ${registrant(last)}, ${when(last.at, now)}) stops receiving its deliveries, unless another app registered since: then that one does.`
+          : `${last.url} (registered by this install, ${when(last.at, now)}, ${registrationSourceWords(last)}) stops receiving its deliveries, unless another app registered since: then that one does.`;
   return `The service keeps one webhook URL per agent. ${stops} The service issues a new signing secret; the previous one stops working.`;
 }
 

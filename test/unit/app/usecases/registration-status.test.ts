@@ -61,6 +61,23 @@ describe('describeRegistration', () => {
     });
   });
 
+  it('another URL registered by a member through the team hub: says who, not "this install"', () => {
+    const s = describeRegistration(
+      rec({ url: 'https://prod.example/hook', target: 'other', source: 'hub', registeredBy: 'ada' }),
+      { local: LOCAL, public: null },
+      NOW,
+    );
+    expect(s).toMatchObject({
+      state: 'elsewhere',
+      text: 'registered by ada through the team hub to https://prod.example/hook at 10:42',
+    });
+    const q = takeoverQuestion('a1', PUBLIC, s.last, NOW);
+    expect(q).toContain(
+      'https://prod.example/hook (registered by ada through the team hub, 10:42) stops receiving its deliveries',
+    );
+    expect(q).not.toContain('this install');
+  });
+
   it('a registration of this receiver that no longer reaches it (port changed, exposure gone): stale, register again', () => {
     const moved = describeRegistration(rec({}), { local: 'http://127.0.0.1:4999/hooks/a1', public: null }, NOW);
     expect(moved.state).toBe('stale');
