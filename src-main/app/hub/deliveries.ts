@@ -116,11 +116,14 @@ function groupCommit<T, R>(
  */
 function ingestConnection(db: HubDatabase, url: string | undefined) {
   let client: Promise<pg.Client> | null = null;
+  /** The connection `client` holds once it is open. */
+  let current: pg.Client | null = null;
   let closed = false;
   const drop = (c: pg.Client): void => {
-    void client?.then((now) => {
-      if (now === c) client = null;
-    });
+    if (current === c) {
+      current = null;
+      client = null;
+    }
     c.end().catch(() => undefined);
   };
   const open = async (u: string): Promise<pg.Client> => {
@@ -129,6 +132,7 @@ function ingestConnection(db: HubDatabase, url: string | undefined) {
     c.on('error', () => drop(c));
     c.on('end', () => drop(c));
     await c.connect();
+    current = c;
     return c;
   };
   const names = new Map<string, string>();

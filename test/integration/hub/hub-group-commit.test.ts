@@ -143,4 +143,24 @@ describe.each([
     expect(await commit(delivery('r3', 'r3'), 'r3')).toBe('stored');
     expect(await commit(delivery('r2', 'r2'), 'r2')).toBe('stored');
   }, 60_000);
+
+  it('deliveries that keep arriving while the database is away each fail, and the process stays up', async () => {
+    const { commit } = hubDeliveries('replica-e');
+    expect(await commit(delivery('s0', 's0'), 's0')).toBe('stored');
+    await pg.halt();
+    try {
+      // Connections tried one after another and together, each refused: none may leave a rejection unhandled
+      // (it would end the replica's process), every delivery is refused.
+      for (let i = 1; i <= 20; i++) {
+        const answers = await Promise.allSettled(
+          [0, 1, 2].map((j) => commit(delivery(`s${i}-${j}`, `s${i}-${j}`), `s${i}-${j}`)),
+        );
+        expect(answers.map((a) => a.status)).toEqual(['rejected', 'rejected', 'rejected']);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    } finally {
+      await pg.resume();
+    }
+    expect(await commit(delivery('s21', 's21'), 's21')).toBe('stored');
+  }, 60_000);
 });
