@@ -79,10 +79,7 @@ interface Connected {
 type Opened = Pick<Connected, 'client' | 'member' | 'role' | 'publicUrl'>;
 
 /** A client of the hub, checked: it answers as a hub to this token. */
-async function openHub(
-  origin: string,
-  token: string,
-): Promise<Opened> {
+async function openHub(origin: string, token: string): Promise<Opened> {
   const client = remoteClient({ origin, token, timeoutMs: 30_000 });
   try {
     const ping = await client.request('app.ping', {});
