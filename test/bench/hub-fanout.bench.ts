@@ -7,14 +7,16 @@
 // the hub's 200 arriving at the poster to the listener's forward arriving at its app. Checks, printed: every
 // listener forwarded every delivery exactly once, and each agent's in the hub's order (the order of their events).
 // Beside it, in the same run and on the same schedule: the same deliveries to one `listen --forward-to` without a
-// hub (a bare receiver of its own: its 200 → its forward), and the bare network floor (POST → the app). ratio =
-// 100 ms ÷ the hub's p99 (target 1). Everything shares this machine's cores: the poster, Postgres, the replicas,
-// the 20 listeners and the app.
+// hub (a bare receiver of its own: its 200 → its forward), the bare network floor (POST → the app), and the
+// fan-out floor: the same shape with nothing of ours but the signature check (two bare relays sharing every
+// delivery over a TCP link, 20 bare listeners forwarding to the same apps, the same poster: fanoutFloor…, and
+// p99OfFloor = the hub's p99 ÷ the floor's). ratio = 100 ms ÷ the hub's p99 (target 1). Everything shares this
+// machine's cores: the poster, Postgres, the replicas, the 20 listeners and the app.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createParser } from 'eventsource-parser';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import pg from 'pg';
 import { Agent, request } from 'undici';
 import { runCli } from '../helpers/cli';
@@ -72,6 +74,20 @@ async function post(list: Delivery[], urlOf: (d: Delivery, i: number) => string)
     await client.close();
   }
   return ackAt;
+}
+
+/** Opens a server-sent event stream and hands each event to `onEvent` until `signal` aborts. */
+async function readEvents(
+  url: string,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+  onEvent: (ev: EventSourceMessage) => void,
+): Promise<void> {
+  const res = await request(url, { headers, signal, bodyTimeout: 0 });
+  const parser = createParser({ onEvent });
+  void (async () => {
+    for await (const chunk of res.body) parser.feed((chunk as Buffer).toString('utf8'));
+  })().catch(() => undefined);
 }
 
 /** Every arrival at these apps since the last call, per path, until `done` says so (or 60 s). */
@@ -193,6 +209,57 @@ export async function run() {
     const single = judge(soloBy.get('/solo') ?? [], soloList, soloAck, soloRank);
     await solo.stop();
 
+    // The fan-out floor: the same shape with nothing of ours but the signature check — two bare relays sharing every
+    // delivery over one TCP link (hub-fanout/relay-child.ts), 20 bare listeners, 10 on each, forwarding to the same
+    // apps (hub-fanout/floor-listener-child.ts), the same poster and schedule; and, as on the hub, a bare client in
+    // this process on each relay's stream (the relays' part). Stopped before the hub starts.
+    const relaySecret = randomBytes(24).toString('hex');
+    const relaySecrets = new Map(AGENTS.map((a) => [a, relaySecret]));
+    const relayArg = { secrets: Object.fromEntries(relaySecrets) };
+    const relayA = spawnChild('../hub-fanout/relay-child.ts', relayArg);
+    const floorChildren = [relayA];
+    closers.push(() => Promise.all(floorChildren.map((c) => c.kill())));
+    const linked = relayA.waitFor('linked', 120_000);
+    const readyA = await relayA.waitFor('ready', 120_000);
+    const relayB = spawnChild('../hub-fanout/relay-child.ts', { ...relayArg, peer: readyA.linkPort });
+    floorChildren.push(relayB);
+    const relayUrls = [readyA.url as string, (await relayB.waitFor('ready', 120_000)).url as string];
+    await linked;
+    const fanPaths = Array.from({ length: LISTENERS }, (_, l) => `/f${l}`);
+    const fanListeners = fanPaths.map((path, l) =>
+      spawnChild('../hub-fanout/floor-listener-child.ts', { relay: relayUrls[l % 2], target: `${appUrls[l]}${path}` }),
+    );
+    floorChildren.push(...fanListeners);
+    await Promise.all(fanListeners.map((c) => c.waitFor('ready', 120_000)));
+    const relayUrl = (d: Delivery, i: number): string =>
+      `${relayUrls[Math.floor(i / AGENTS.length) % 2]}/hooks/${d.agent}`;
+    await post(deliveries(relaySecrets, AGENTS, WARMUP, 'fan_warm'), relayUrl);
+    await collect(apps.slice(0, LISTENERS), (by) => countIn(by, fanPaths, WARMUP));
+    const relayHeardAt = new Map<string, number>();
+    const relayStreams = new AbortController();
+    for (const url of relayUrls)
+      await readEvents(`${url}/events`, {}, relayStreams.signal, (ev) => {
+        if (ev.event !== 'delivery') return;
+        const body = JSON.parse((JSON.parse(ev.data) as { body: string }).body) as { message: { id: string } };
+        if (!relayHeardAt.has(`${url} ${body.message.id}`)) relayHeardAt.set(`${url} ${body.message.id}`, nowMs());
+      });
+    const fanList = deliveries(relaySecrets, AGENTS, total, 'fan');
+    const fanStart = nowMs();
+    const fanAck = await post(fanList, relayUrl);
+    const fanPostedPerSecond = (total / (nowMs() - fanStart)) * 1000;
+    const fanBy = await collect(apps.slice(0, LISTENERS), (by) => countIn(by, fanPaths, total));
+    relayStreams.abort();
+    await Promise.all(floorChildren.map((c) => c.kill()));
+    // No order across the relays: each agent's is judged against the order of the poster's 200s.
+    const fanRank = new Map(
+      [...fanList].sort((a, b) => fanAck.get(a.id)! - fanAck.get(b.id)!).map((d, i) => [d.id, i]),
+    );
+    const fanPer = fanPaths.map((p) => judge(fanBy.get(p) ?? [], fanList, fanAck, fanRank));
+    const fanAll = sortNum(fanPer.flatMap((f) => f.latencies));
+    const relayHeard = sortNum(
+      relayUrls.flatMap((u) => fanList.map((d) => (relayHeardAt.get(`${u} ${d.id}`) ?? NaN) - fanAck.get(d.id)!)),
+    ).filter((x) => !Number.isNaN(x));
+
     // The hub: two replicas, one team of 4 agents registered to the hub's hooks, 20 listeners.
     const emu = await startTestEmulator({
       seed: {
@@ -280,23 +347,12 @@ export async function run() {
     const heardAt = new Map<string, number>();
     const streams = new AbortController();
     closers.push(async () => streams.abort());
-    for (const origin of origins) {
-      const res = await request(`${origin}/api/events`, {
-        headers: { authorization: `Bearer ${token}` },
-        signal: streams.signal,
-        bodyTimeout: 0,
+    for (const origin of origins)
+      await readEvents(`${origin}/api/events`, { authorization: `Bearer ${token}` }, streams.signal, (ev) => {
+        if (ev.event !== 'tunnel.delivery') return;
+        const id = (JSON.parse(ev.data) as { messageId: string | null }).messageId;
+        if (id !== null && !heardAt.has(`${origin} ${id}`)) heardAt.set(`${origin} ${id}`, nowMs());
       });
-      const parser = createParser({
-        onEvent(ev) {
-          if (ev.event !== 'tunnel.delivery') return;
-          const id = (JSON.parse(ev.data) as { messageId: string | null }).messageId;
-          if (id !== null && !heardAt.has(`${origin} ${id}`)) heardAt.set(`${origin} ${id}`, nowMs());
-        },
-      });
-      void (async () => {
-        for await (const chunk of res.body) parser.feed((chunk as Buffer).toString('utf8'));
-      })().catch(() => undefined);
-    }
 
     const hubList = deliveries(secrets, AGENTS, total, 'hub');
     const postStart = nowMs();
@@ -354,6 +410,16 @@ export async function run() {
       hubP99OverSingleListen: r1(p99 / single.p99),
       floorP50Ms: r1(floor.p50),
       floorP99Ms: r1(floor.p99),
+      fanoutFloorPostedPerSecond: r1(fanPostedPerSecond),
+      fanoutFloorP50Ms: r1(pct(fanAll, 50)),
+      fanoutFloorP99Ms: r1(pct(fanAll, 99)),
+      fanoutFloorMaxMs: r1(fanAll[fanAll.length - 1] ?? NaN),
+      fanoutFloorRelayP50Ms: r1(pct(relayHeard, 50)),
+      fanoutFloorRelayP99Ms: r1(pct(relayHeard, 99)),
+      fanoutFloorOnce: fanPer.every((f) => f.repeats === 0 && f.missing === 0),
+      fanoutFloorMissing: fanPer.reduce((n, f) => n + f.missing, 0),
+      fanoutFloorOutOfOrder: fanPer.reduce((n, f) => n + f.outOfOrder, 0),
+      p99OfFloor: r1(p99 / pct(fanAll, 99)),
       loadAvg1m: r1(loadavg()[0]!),
     };
   } finally {
