@@ -18,6 +18,23 @@ export function nextAnimationFrame(fn: () => void): void {
   setTimeout(once, FRAME_FALLBACK_MS);
 }
 
+/**
+ * Runs fn once the next frame has been painted (in a task queued from its animation frame), or after
+ * FRAME_FALLBACK_MS when no frame comes; answers a cancel. Work that need not show in that frame (a
+ * request that only reports what is on screen) then leaves after it, not competing with it.
+ */
+export function afterNextPaint(fn: () => void): () => void {
+  let live = true;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  nextAnimationFrame(() => {
+    if (live) timer = setTimeout(() => live && fn(), 0);
+  });
+  return () => {
+    live = false;
+    clearTimeout(timer);
+  };
+}
+
 export interface FrameBatch<T> {
   /** Adds an item under key; the first item since the last commit asks for a frame. */
   push(key: string, item: T): void;

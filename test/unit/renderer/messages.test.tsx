@@ -3,7 +3,7 @@
 // the open thread with day separators, sides, a failed send's reason; opening marks it read; a new
 // message lands in the open thread at once; the sidebar's unread count covers every agent. The
 // composer and "New conversation": messages-compose.test.tsx.
-import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type {
   MessageContactsDTO,
@@ -160,9 +160,12 @@ describe('Messages screen', () => {
     expect(within(conv).getByText('our answer').closest('li')!.className).toContain('out');
     expect(conv.querySelector('.messages-failed')!.textContent).toBe("Not sent: The agent's number is reconnecting.");
     expect(conv.querySelectorAll('.messages-day')).toHaveLength(2);
-    expect(t.calls.filter((c) => c.name === 'messages.markRead').map((c) => c.args)).toEqual([
-      { teamId: 't1', agentId: 'a1', phone: '+15550107777' },
-    ]);
+    // Once the messages are painted (a frame after they are in).
+    await waitFor(() =>
+      expect(t.calls.filter((c) => c.name === 'messages.markRead').map((c) => c.args)).toEqual([
+        { teamId: 't1', agentId: 'a1', phone: '+15550107777' },
+      ]),
+    );
   });
 
   it('a new message appears in the open thread at once', async () => {

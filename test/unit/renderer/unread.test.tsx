@@ -2,7 +2,7 @@
 // Unread counts in the sidebar, on the home rows and on the agent page, from one answer and one
 // event; the agent page's mute switch; the browser host's in-app message notices; the report of the
 // thread open with focus; and the Message notifications settings.
-import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MessageNoticeDTO, MessageUnreadDTO } from '../../../src-shared/contract';
 import { Nav } from '../../../src-renderer/src/components/Nav';
@@ -176,8 +176,9 @@ describe('in-app message notices (browser host)', () => {
 });
 
 describe('the thread open with focus', () => {
-  it('is reported when the route shows a thread and the window has focus; none on blur or elsewhere; each change once', () => {
+  it('is reported when the route shows a thread and the window has focus (once its messages are in); none on blur or elsewhere; each change once', async () => {
     const { store, api, calls } = setup();
+    const focus = () => calls.filter((c) => c.name === 'messages.focus').map((c) => c.args);
     let focused = true;
     let changed: () => void = () => undefined;
     const stop = reportOpenThread(store, api, {
@@ -188,7 +189,11 @@ describe('the thread open with focus', () => {
         return () => undefined;
       },
     });
+    const dana = { teamId: 't1', agentId: 'a1', phone: '+15550100042' };
     store.getState().setRoute('#/messages?team=t1&agent=a1&with=%2B15550100042');
+    // Not before the thread's messages are in: the host answers the thread's request first.
+    expect(focus()).toEqual([{}]);
+    await waitFor(() => expect(focus()).toEqual([{}, dana]));
     store.getState().setRoute('#/messages?team=t1&agent=a1&with=%2B15550100042');
     focused = false;
     changed();
@@ -196,16 +201,9 @@ describe('the thread open with focus', () => {
     changed();
     store.getState().setRoute('#/messages?team=t1&agent=a1');
     store.getState().setRoute('#/messages?team=t1&agent=a1&with=%2B15550100077');
+    await waitFor(() => expect(focus()).toHaveLength(6));
     stop();
-    expect(calls.filter((c) => c.name === 'messages.focus').map((c) => c.args)).toEqual([
-      {},
-      { teamId: 't1', agentId: 'a1', phone: '+15550100042' },
-      {},
-      { teamId: 't1', agentId: 'a1', phone: '+15550100042' },
-      {},
-      { teamId: 't1', agentId: 'a1', phone: '+15550100077' },
-      {},
-    ]);
+    expect(focus()).toEqual([{}, dana, {}, dana, {}, { teamId: 't1', agentId: 'a1', phone: '+15550100077' }, {}]);
   });
 });
 

@@ -5,6 +5,7 @@
 import { memo, useCallback, useEffect, useLayoutEffect } from 'react';
 import { useAllowed } from '../../components/allowed';
 import { errorText } from '../../components/errors';
+import { afterNextPaint } from '../../store/frame-batch';
 import { threadKey } from '../../store/messages';
 import { useApp } from '../../store/react';
 import { Composer } from './Composer';
@@ -28,9 +29,11 @@ export function Thread({ teamId, agentId, contact }: { teamId: string; agentId: 
   // Usually asked for already, as the route changed; else as the thread mounts, not after its first paint.
   useLayoutEffect(() => void openThread(teamId, agentId, contact), [openThread, teamId, agentId, contact]);
   // Opening the thread, and each message that arrives while it is open, marks it read (older pages
-  // loaded as the person scrolls up do not).
+  // loaded as the person scrolls up do not): once the messages are painted, so the host answers the
+  // thread's request first and the mark does not compete with the first frame of the thread.
   useEffect(() => {
-    if (newest !== undefined && marks) void markThreadRead(teamId, agentId, contact);
+    if (newest === undefined || !marks) return;
+    return afterNextPaint(() => void markThreadRead(teamId, agentId, contact));
   }, [markThreadRead, teamId, agentId, contact, newest, marks]);
   const older = useCallback(() => loadOlder(teamId, agentId, contact), [loadOlder, teamId, agentId, contact]);
   const who = thread?.name ?? contact;
