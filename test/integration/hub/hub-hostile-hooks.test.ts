@@ -196,9 +196,9 @@ describe('hostile deliveries to the hub', () => {
       slow.socket.write(body[sent++]!);
     }, 1_000);
     try {
-      // Other deliveries go on while it drips.
-      for (let i = 0; i < 3; i++) {
-        await new Promise((r) => setTimeout(r, 3_000));
+      // Other deliveries go on while it drips (one after every three of its bytes).
+      for (let i = 1; i <= 3; i++) {
+        await waitFor(() => sent >= 3 * i, 10_000, `${3 * i} bytes dripped`);
         await deliverOne();
       }
       const a = await slow.answer;
