@@ -158,23 +158,25 @@ describe('clients of a hub', () => {
     try {
       const env = { CHANNEL_HUB_URL: origin, CHANNEL_HUB_TOKEN: tokens.dana! };
       const laptop = { configDir: path.join(dir, 'laptop'), env };
-      let trigger: CliRun | null = null;
+      // The forward may reach the app before the trigger's own process has ended: its run is awaited after.
+      let triggered: Promise<CliRun> | null = null;
       const r = await runCliUntil(
         ['listen', '--team', 'Support', '--forward-to', `${sink.url}/hook`, '--json'],
         laptop,
         {
           when: (lines) => lines.some((l) => l.event === 'ready'),
-          act: async () => {
-            trigger = await runCli(
+          act: () =>
+            (triggered = runCli(
               ['trigger', '--team', 'Support', '--agent', AGENT, '--text', 'through the hub', '--json'],
               laptop,
-            );
-          },
+            )),
           until: (lines) => lines.some((l) => l.event === 'forward' && l.listener === true),
         },
       );
       expect(r.errors).toEqual([]);
-      expect(trigger!.code, trigger!.stderr).toBe(0);
+      expect(triggered).not.toBeNull();
+      const trigger = await triggered!;
+      expect(trigger.code, trigger.stderr).toBe(0);
       const lines = r.json();
       expect(lines[0]).toMatchObject({ event: 'ready' });
       expect(lines.find((l) => l.event === 'forward')).toMatchObject({ forward: { status: 200 } });
