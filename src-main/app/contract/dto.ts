@@ -2,8 +2,10 @@
 import { redactUrl } from '../../core/url';
 import type { SessionStatus } from '../../core/api/types';
 import type { AgentSnapshot, TimelineEntry } from '../../core/monitor';
+import type { AgentRecord } from '../../core/teams';
 import type {
   MessageNotificationsDTO,
+  AgentDTO,
   AgentHealthDTO,
   AppSettingsDTO,
   HealthHistoryEntryDTO,
@@ -12,6 +14,7 @@ import type {
 } from '../../../src-shared/contract';
 import type { CompanionSettings, TeamView } from '../companion/companion';
 import { serviceErrorDTO } from '../errors';
+import { unknownHealth } from '../health';
 
 export function agentHealthDTO(s: AgentSnapshot): AgentHealthDTO {
   const dto: AgentHealthDTO = {
@@ -28,6 +31,23 @@ export function agentHealthDTO(s: AgentSnapshot): AgentHealthDTO {
     dto.lastKnown = s.lastKnown;
   if (s.lastError) dto.error = serviceErrorDTO(s.lastError);
   return dto;
+}
+
+/** An agent of a team with its health: as last polled, unknown (at `now`) until the monitor has polled it. */
+export function agentDTO(
+  teamId: string,
+  a: AgentRecord,
+  polled: AgentHealthDTO | undefined,
+  now: () => number,
+): AgentDTO {
+  return {
+    teamId,
+    agentId: a.agentId,
+    label: a.label,
+    health: polled ?? unknownHealth(teamId, a.agentId, now()),
+    watchClosely: a.watchClosely === true,
+    labels: a.labels,
+  };
 }
 
 /** One timeline entry → the contract's history entry (the error text is already redacted by the monitor). */

@@ -3,8 +3,7 @@
 import type { AgentHealthDTO, AppSettingsPatchDTO, TeamDTO } from '../../../src-shared/contract';
 import type { SettingsPatch } from '../companion/companion';
 import type { Implementations } from '../handlers';
-import { unknownHealth } from '../health';
-import { settingsDTO, teamDTO } from './dto';
+import { agentDTO, settingsDTO, teamDTO } from './dto';
 import type { Scope } from './scope';
 
 type TeamRequests = Pick<
@@ -72,6 +71,8 @@ function settingsPatch({ c }: Scope, patch: AppSettingsPatchDTO): SettingsPatch 
 export function teamRequests(s: Scope, health: () => AgentHealthDTO[]): TeamRequests {
   const { c, requireTeam, now } = s;
   const changed = (): void => s.publish('teams.changed', { teams: teamList(s) });
+  const polledNow = (teamId: string, agentId: string): AgentHealthDTO | undefined =>
+    health().find((h) => h.teamId === teamId && h.agentId === agentId);
   return {
     'teams.list': async () => teamList(s),
     'teams.add': async (input) => {
@@ -101,16 +102,7 @@ export function teamRequests(s: Scope, health: () => AgentHealthDTO[]): TeamRequ
     'agents.list': async ({ teamId }) => {
       const teams = teamId === undefined ? c.listTeams() : [requireTeam(teamId)];
       const polled = new Map(health().map((h) => [`${h.teamId}\u0000${h.agentId}`, h]));
-      return teams.flatMap((t) =>
-        t.agents.map((a) => ({
-          teamId: t.id,
-          agentId: a.agentId,
-          label: a.label,
-          health: polled.get(`${t.id}\u0000${a.agentId}`) ?? unknownHealth(t.id, a.agentId, now()),
-          watchClosely: a.watchClosely === true,
-          labels: a.labels,
-        })),
-      );
+      return teams.flatMap((t) => t.agents.map((a) => agentDTO(t.id, a, polled.get(`${t.id}\u0000${a.agentId}`), now)));
     },
     'agents.add': async ({ teamId, agentId, label, labels }) => {
       const team = requireTeam(teamId);
@@ -120,42 +112,19 @@ export function teamRequests(s: Scope, health: () => AgentHealthDTO[]): TeamRequ
         ...(labels !== undefined ? { labels } : {}),
       });
       changed();
-      return {
-        teamId: team.id,
-        agentId: rec.agentId,
-        label: rec.label,
-        health: unknownHealth(team.id, rec.agentId, now()),
-        watchClosely: false,
-        labels: rec.labels,
-      };
+      return agentDTO(team.id, rec, undefined, now);
     },
     'agents.watchClosely': async ({ teamId, agentId, on }) => {
       const team = requireTeam(teamId);
       const rec = await c.setWatchClosely(team.id, agentId, on);
       changed();
-      const polled = health().find((h) => h.teamId === team.id && h.agentId === rec.agentId);
-      return {
-        teamId: team.id,
-        agentId: rec.agentId,
-        label: rec.label,
-        health: polled ?? unknownHealth(team.id, rec.agentId, now()),
-        watchClosely: on,
-        labels: rec.labels,
-      };
+      return agentDTO(team.id, rec, polledNow(team.id, rec.agentId), now);
     },
     'agents.setLabels': async ({ teamId, agentId, ...change }) => {
       const team = requireTeam(teamId);
       const rec = await c.setAgentLabels(team.id, agentId, change);
       changed();
-      const polled = health().find((h) => h.teamId === team.id && h.agentId === rec.agentId);
-      return {
-        teamId: team.id,
-        agentId: rec.agentId,
-        label: rec.label,
-        health: polled ?? unknownHealth(team.id, rec.agentId, now()),
-        watchClosely: rec.watchClosely === true,
-        labels: rec.labels,
-      };
+      return agentDTO(team.id, rec, polledNow(team.id, rec.agentId), now);
     },
     'agents.remove': async ({ teamId, agentId }) => {
       await c.removeAgent(requireTeam(teamId).id, agentId);
