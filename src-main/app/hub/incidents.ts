@@ -1,8 +1,8 @@
 // Health and incidents shared by the hub's replicas. The replica that holds an agent's lease polls it,
 // so it alone raises the agent's incidents and posts their alerts (one incident, one notification, one
 // Alertmanager alert per event across replicas); it writes the agent's health and its incidents to
-// Postgres (hub_health, hub_incidents), and every replica answers health.snapshot, alerts.list and
-// alerts.history from there, so any replica shows every agent. A replica that takes an agent over
+// Postgres (hub_health, hub_incidents), and every replica answers agents.list, health.snapshot, alerts.list
+// and alerts.history from there, so any replica shows every agent. A replica that takes an agent over
 // continues its open incident (same id, same start): it reads it before its first poll of the agent.
 // An acknowledgement or a snooze made on any replica is written at once (with the member who made it)
 // and recorded in hub_incident_actions; every replica reads the new actions every ACTIONS_READ_MS and
@@ -58,6 +58,7 @@ export interface SharedIncidentsOptions {
 
 type HubRequests = Pick<
   Implementations,
+  | 'agents.list'
   | 'health.snapshot'
   | 'health.history'
   | 'health.availability'
@@ -203,7 +204,7 @@ export class SharedIncidents {
   }
 
   /** The hub's answers to the requests about every agent's health and incidents (from Postgres). */
-  requests(local: Pick<Implementations, 'alerts.snooze' | 'alerts.unsnooze'>): HubRequests {
+  requests(local: Pick<Implementations, 'agents.list' | 'alerts.snooze' | 'alerts.unsnooze'>): HubRequests {
     const c = this.o.companion;
     const db = this.o.db;
     const member = (): string | null => actingMember()?.name ?? null;
@@ -219,6 +220,22 @@ export class SharedIncidents {
         })
         .execute();
     return {
+      // The agents with every agent's last poll, whichever replica made it (this replica's own when newer).
+      'agents.list': async (args) => {
+        const [agents, rows] = await Promise.all([
+          local['agents.list'](args),
+          db.selectFrom('hub_health').select(['team_id', 'agent_id', 'health']).execute(),
+        ]);
+        const seen = new Map(
+          rows.map((r) => [keyOf({ teamId: r.team_id, agentId: r.agent_id }), r.health as AgentHealthDTO]),
+        );
+        return agents.map((a) => {
+          const stored = seen.get(keyOf(a));
+          return stored !== undefined && (stored.checkedAt ?? -1) > (a.health.checkedAt ?? -1)
+            ? { ...a, health: stored }
+            : a;
+        });
+      },
       'health.snapshot': async () => {
         const rows = await db.selectFrom('hub_health').select(['team_id', 'agent_id', 'health']).execute();
         const seen = new Map(rows.map((r) => [keyOf({ teamId: r.team_id, agentId: r.agent_id }), r.health]));

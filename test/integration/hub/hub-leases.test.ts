@@ -201,6 +201,19 @@ describe('hub replicas share the polling', () => {
     expect(health.agents.map((h) => h.agentId).sort()).toEqual(AGENTS);
     expect(health.agents.find((h) => h.agentId === 'a1')!.health).toBe('needs-scan');
     expect(health.agents.filter((h) => h.health === 'connected')).toHaveLength(5);
+    // The agents (what `status --team` and the Agents screen list) with every agent's health, on both
+    // replicas, whichever of them polls the agent.
+    for (const r of replicas) {
+      const agents = await call<Array<{ agentId: string; health: { health: string; checkedAt: number | null } }>>(
+        r.origin,
+        'agents.list',
+        tokens.vic!,
+      );
+      expect(agents.map((x) => x.agentId).sort()).toEqual(AGENTS);
+      expect(agents.find((x) => x.agentId === 'a1')!.health.health).toBe('needs-scan');
+      expect(agents.filter((x) => x.health.health === 'connected')).toHaveLength(5);
+      expect(agents.every((x) => x.health.checkedAt !== null)).toBe(true);
+    }
 
     await waitFor(() => firing('a1').incidents.size > 0, 10_000, 'the alert at Alertmanager');
     await new Promise((r) => setTimeout(r, 3 * INTERVAL_MS));
