@@ -5,7 +5,7 @@ import { AccessNeeded, isLockedOut, LinkBanner } from './components/LinkBanner';
 import { Nav } from './components/Nav';
 import { HubIndicator } from './features/settings/HubConnection';
 import { Toasts } from './components/Toasts';
-import { focusPageHeading } from './router/focus';
+import { focusPageHeading, focusPartHeading, partHeading } from './router/focus';
 import { Screen } from './router/Screen';
 import { useRoute } from './router/useRoute';
 import { useApp } from './store/react';
@@ -15,19 +15,24 @@ export function App() {
   const lastError = useApp((s) => s.lastError);
   const clearError = useApp((s) => s.clearError);
   const lockedOut = useApp((s) => isLockedOut(s.link));
-  const hash = useApp((s) => s.route);
   const route = useRoute();
   const main = useRef<HTMLElement>(null);
   const first = useRef(true);
+  const shown = useRef(route);
   useEffect(() => {
+    const from = shown.current;
+    shown.current = route;
     // On navigation (not on first load), like a page load: back to the top with the header in view,
-    // focus on the new page's heading.
+    // focus on the new page's heading. A route that keeps the screen and opens a part of it (a
+    // thread in Messages): focus on that part's heading, the page where it is.
     if (first.current) {
       first.current = false;
       return;
     }
-    if (main.current) return focusPageHeading(main.current);
-  }, [hash]);
+    if (!main.current) return;
+    const part = from.name === route.name ? partHeading(main.current) : null;
+    return part ? focusPartHeading(part) : focusPageHeading(main.current);
+  }, [route]);
   const skip = (e: MouseEvent) => {
     e.preventDefault();
     main.current?.focus();

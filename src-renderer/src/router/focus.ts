@@ -10,6 +10,7 @@
 // button replaced by what it started, a form closed, a notice dismissed), focus goes to the
 // fallback the container names (the element that replaced the control, the next item).
 import { useEffect, useRef, type RefObject } from 'react';
+import { afterNextPaint } from '../store/frame-batch';
 
 const FRAMES = 10;
 
@@ -63,6 +64,21 @@ export function focusPageHeading(main: HTMLElement, frames = FRAMES): () => void
     if (raf !== null && win) win.cancelAnimationFrame(raf);
     stopWaiting?.();
   };
+}
+
+/** The heading of the part of the screen a route opens (a thread), if the screen marks one. */
+export function partHeading(main: HTMLElement): HTMLElement | null {
+  return main.querySelector<HTMLElement>('[data-route-heading]');
+}
+
+export function focusPartHeading(heading: HTMLElement): () => void {
+  const doc = heading.ownerDocument;
+  const was = doc.activeElement;
+  return afterNextPaint(() => {
+    const now = doc.activeElement;
+    if (!heading.isConnected || (now !== was && now !== null && now !== doc.body)) return;
+    focusHeading(heading);
+  });
 }
 
 const isDisabled = (el: Element) => (el as HTMLButtonElement).disabled === true;

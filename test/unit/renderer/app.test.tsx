@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { TeamDTO } from '../../../src-shared/contract';
 import { App } from '../../../src-renderer/src/App';
 import { connectStore } from '../../../src-renderer/src/store';
+import { afterNextPaint } from '../../../src-renderer/src/store/frame-batch';
 import { agent, flush, incident, mount, setup, team } from './fixtures';
 
 afterEach(cleanup);
@@ -114,6 +115,77 @@ describe('app frame', () => {
 
     act(() => store.getState().setRoute('#/nowhere'));
     expect(screen.getByText('This page does not exist.')).toBeTruthy();
+  });
+
+  it('a route that opens a thread on the Messages screen: focus on the thread heading, the page where it is', async () => {
+    const contact = (phone: string, name: string) => ({
+      teamId: 't1',
+      agentId: 'a1',
+      contact: phone,
+      name,
+      lastAt: 1,
+      last: {
+        key: `${phone}-1`,
+        teamId: 't1',
+        agentId: 'a1',
+        contact: phone,
+        at: 1,
+        direction: 'in' as const,
+        fromMe: false,
+        type: 'text' as const,
+        text: 'hi',
+      },
+      unread: 0,
+      count: 1,
+    });
+    const { store, api } = setup({
+      'teams.list': { ok: true, value: [team()] },
+      'agents.list': { ok: true, value: [agent('a1', 'connected')] },
+      'messages.contacts': {
+        ok: true,
+        value: {
+          contacts: [contact('+15550100001', 'Dana'), contact('+15550100002', 'Eli')],
+          agents: [{ teamId: 't1', agentId: 'a1', unread: 0, gap: null, reason: null }],
+          unread: 0,
+          retentionDays: 90,
+        },
+      },
+      'messages.thread': { ok: true, value: { messages: [], more: false } },
+    });
+    connectStore(store, api);
+    mount(store, <App />);
+    await flush();
+    act(() => store.getState().setRoute('#/messages?team=t1&agent=a1'));
+    const page = await screen.findByRole('heading', { level: 2, name: 'Messages' }, { timeout: 5000 });
+    await waitFor(() => expect(document.activeElement).toBe(page));
+
+    // From the inbox to a thread, the page scrolled down: the thread's heading takes focus, the
+    // scroll stays.
+    document.documentElement.scrollTop = 300;
+    act(() => store.getState().setRoute('#/messages?team=t1&agent=a1&with=%2B15550100001'));
+    const dana = screen.getByRole('heading', { level: 3, name: '+15550100001' });
+    await waitFor(() => expect(document.activeElement).toBe(dana));
+    expect(document.documentElement.scrollTop).toBe(300);
+
+    // From one thread to another: the same, on the new thread's heading.
+    act(() => store.getState().setRoute('#/messages?team=t1&agent=a1&with=%2B15550100002'));
+    const eli = screen.getByRole('heading', { level: 3, name: '+15550100002' });
+    await waitFor(() => expect(document.activeElement).toBe(eli));
+    expect(document.documentElement.scrollTop).toBe(300);
+
+    // Focus moved by the person before the thread is painted stays where they put it.
+    act(() => store.getState().setRoute('#/messages?team=t1&agent=a1&with=%2B15550100001'));
+    const search = screen.getByLabelText('Search');
+    search.focus();
+    // A wait for the next paint asked after the route's: it has had its turn.
+    await act(() => new Promise<void>((r) => afterNextPaint(r)));
+    expect(document.activeElement).toBe(search);
+
+    // Another screen: its page heading, back at the top, as before.
+    act(() => store.getState().setRoute('#/settings'));
+    const settings = await screen.findByRole('heading', { level: 2, name: 'Settings' }, { timeout: 5000 });
+    await waitFor(() => expect(document.activeElement).toBe(settings));
+    expect(document.documentElement.scrollTop).toBe(0);
   });
 
   it('the skip link moves focus to the content', async () => {

@@ -79,7 +79,10 @@ export function ThreadTitle({ teamId, agentId, contact, name }: Props) {
         />
       ) : (
         <div className="messages-thread-title">
-          <h3 tabIndex={-1}>{name ? `${name} (${contact})` : contact}</h3>
+          {/* Focused when a route opens this thread on the Messages screen (router/focus.ts). */}
+          <h3 tabIndex={-1} data-route-heading="">
+            {name ? `${name} (${contact})` : contact}
+          </h3>
           {/* The tools wrap under the title together, never one by one. */}
           <div className="messages-thread-tools">
             <button
