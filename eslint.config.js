@@ -86,6 +86,24 @@ const SHELL_NO_CORE = {
     'A shell (cli/, host/, electron/, src-main/index.ts) imports only src-main/app and src-shared: what it needs from src-main/core, the app layer offers.',
 };
 
+/**
+ * A zone of src-shared, which every runtime imports: no Node built-ins, and of the repository's modules none that
+ * `blocked` matches (by default anything beside or above the zone's files) but the `allowed` ones (import paths
+ * relative to the zone's files).
+ */
+const sharedZone = (files, allowed, message, blocked = ['./*', '../*', '../**']) => ({
+  files: [files],
+  rules: {
+    'layers/imports': restrict({
+      paths: nodeBuiltins.map((name) => ({
+        name,
+        message: 'The contract is plain types and data for every runtime: no Node built-ins.',
+      })),
+      patterns: [{ group: [...blocked, ...allowed.map((a) => `!${a}`)], message }],
+    }),
+  },
+});
+
 export default tseslint.config(
   { ignores: ['.tmp/**', 'out/**', 'dist/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'bin/**'] },
   js.configs.recommended,
@@ -208,78 +226,31 @@ export default tseslint.config(
       }),
     },
   },
-  {
-    // The shared contract is imported by every runtime: it imports nothing but the shared words.
-    files: ['src-shared/**/*.ts'],
-    rules: {
-      'layers/imports': restrict({
-        paths: nodeBuiltins.map((name) => ({
-          name,
-          message: 'The contract is plain types and data for every runtime: no Node built-ins.',
-        })),
-        patterns: [
-          {
-            group: ['./*', '!./vocabulary', '!./duration', '../*', '../**'],
-            message: 'The contract imports nothing but src-shared/vocabulary (and the words, src-shared/duration).',
-          },
-        ],
-      }),
-    },
-  },
-  {
-    // The role table names the contract's requests (their names only: a type import).
-    files: ['src-shared/roles.ts'],
-    rules: {
-      'layers/imports': restrict({
-        paths: nodeBuiltins.map((name) => ({
-          name,
-          message: 'The contract is plain types and data for every runtime: no Node built-ins.',
-        })),
-        patterns: [
-          {
-            group: ['./*', '!./vocabulary', '!./contract', '../*', '../**'],
-            message: 'The role table imports nothing but the contract (its request names) and src-shared/vocabulary.',
-          },
-        ],
-      }),
-    },
-  },
-  {
-    // The contract itself: its DTOs by domain (src-shared/contract/) besides the shared words.
-    files: ['src-shared/contract.ts'],
-    rules: {
-      'layers/imports': restrict({
-        paths: nodeBuiltins.map((name) => ({
-          name,
-          message: 'The contract is plain types and data for every runtime: no Node built-ins.',
-        })),
-        patterns: [
-          {
-            group: ['./*', '!./vocabulary', '!./contract', '!./contract/*', '../*', '../**'],
-            message: 'The contract imports nothing but its DTOs (src-shared/contract/) and src-shared/vocabulary.',
-          },
-        ],
-      }),
-    },
-  },
-  {
-    // The contract's DTOs by domain (src-shared/contract/): each other and the shared words, nothing else.
-    files: ['src-shared/contract/*.ts'],
-    rules: {
-      'layers/imports': restrict({
-        paths: nodeBuiltins.map((name) => ({
-          name,
-          message: 'The contract is plain types and data for every runtime: no Node built-ins.',
-        })),
-        patterns: [
-          {
-            group: ['../*', '../**/*', '!../vocabulary'],
-            message: "The contract's DTOs import nothing but each other and src-shared/vocabulary.",
-          },
-        ],
-      }),
-    },
-  },
+  // The shared contract is imported by every runtime: it imports nothing but the shared words.
+  sharedZone(
+    'src-shared/**/*.ts',
+    ['./vocabulary', './duration'],
+    'The contract imports nothing but src-shared/vocabulary (and the words, src-shared/duration).',
+  ),
+  // The role table names the contract's requests (their names only: a type import).
+  sharedZone(
+    'src-shared/roles.ts',
+    ['./vocabulary', './contract'],
+    'The role table imports nothing but the contract (its request names) and src-shared/vocabulary.',
+  ),
+  // The contract itself: its DTOs by domain (src-shared/contract/) besides the shared words.
+  sharedZone(
+    'src-shared/contract.ts',
+    ['./vocabulary', './contract', './contract/*'],
+    'The contract imports nothing but its DTOs (src-shared/contract/) and src-shared/vocabulary.',
+  ),
+  // The contract's DTOs by domain (src-shared/contract/): each other and the shared words, nothing else.
+  sharedZone(
+    'src-shared/contract/*.ts',
+    ['../vocabulary'],
+    "The contract's DTOs import nothing but each other and src-shared/vocabulary.",
+    ['../*', '../**/*'],
+  ),
   {
     // The renderer is a web page: only the shared contract from the rest of the repository, no
     // Node built-ins, and no electron either.
