@@ -372,6 +372,8 @@ export interface Events {
   'messages.notice': MessageNoticeDTO;
   /** The shell asks the window to show a route, e.g. "#/agents/a1" (tray click, notification click). */
   'app.navigate': { route: string };
+  /** A team hub changed this member's role (role null: the member was removed); told only to that member. */
+  'hub.role': { member: string; role: string | null };
 }
 
 export type EventName = keyof Events;
@@ -395,6 +397,7 @@ export const EVENT_NAMES = [
   'messages.changed',
   'messages.unread',
   'messages.notice',
+  'hub.role',
 ] as const satisfies readonly EventName[];
 
 /** Any one event as a tagged value. */

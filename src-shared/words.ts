@@ -259,6 +259,7 @@ export const HUB_ACTIVITY_WORDS: Readonly<Record<string, string>> = {
   'settings.update': 'changed the settings',
   'member.add': 'added a member',
   'member.remove': 'removed a member',
+  'member.role': "changed a member's role",
 };
 
 /** "carol deleted a conversation (agent sales: 12 messages)"; the hub's operator when no member did it. */

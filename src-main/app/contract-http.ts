@@ -116,6 +116,8 @@ export interface ContractServingOptions {
    * unread counts); default: the event as it is. A stream's events keep their order while one is rewritten.
    */
   localEvent?(req: IncomingMessage, e: LocalEvent): LocalEvent | Promise<LocalEvent>;
+  /** Whether one stream is told of a journal event (a hub tells a member's own events to that member only); default: yes. */
+  journalEvent?(req: IncomingMessage, e: JournalEvent): boolean;
   /** Default 2 MiB. */
   maxBodyBytes?: number;
   /** Default 15 s. */
@@ -168,6 +170,7 @@ export function contractServing(opts: ContractServingOptions): ContractServing {
       const started = journal.follow(
         after,
         (e) => {
+          if (opts.journalEvent && !opts.journalEvent(req, e)) return;
           if (batch === '') process.nextTick(flush);
           batch += `id: ${e.id}\nevent: ${e.name}\ndata: ${JSON.stringify(e.payload)}\n\n`;
         },

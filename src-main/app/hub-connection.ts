@@ -124,7 +124,10 @@ export async function hubSwitchable(local: CompanionContract, opts: HubSwitchOpt
   const use = (origin: string, opened: Opened): void => {
     const events = clientContract(opened.client).events;
     const off = events.onAny((e) => {
-      if (hub?.client === opened.client) emit(e);
+      if (hub?.client !== opened.client) return;
+      // The member's role changed on the hub: hub.status says the new one before the windows are told to read it.
+      if (e.name === 'hub.role') void reread(hub).finally(() => emit(e));
+      else emit(e);
     });
     opened.client.onClose((why) => opts.logger?.warn(`the hub's event stream ended (${why})`));
     hub = { origin, ...opened, off };
@@ -137,6 +140,16 @@ export async function hubSwitchable(local: CompanionContract, opts: HubSwitchOpt
     if (was) {
       was.off();
       await was.client.close();
+    }
+  };
+
+  /** The member, role and public URL asked of the hub again (left as they were when it does not answer). */
+  const reread = async (at: Connected): Promise<void> => {
+    const ping = await at.client.request('app.ping', {}).catch(() => null);
+    if (ping?.hub && hub === at) {
+      at.member = ping.hub.member;
+      at.role = ping.hub.role;
+      at.publicUrl = ping.hub.publicUrl;
     }
   };
 
@@ -163,12 +176,7 @@ export async function hubSwitchable(local: CompanionContract, opts: HubSwitchOpt
   // does not allow: the member's role changed in the hub's database, or the hub runs another version of the table.
   // The hub is asked for the role again, so hub.status says the one now held, and the refusal is said in words.
   const roleChanged = async (at: Connected, name: RequestName, e: ContractError): Promise<AppError> => {
-    const ping = await at.client.request('app.ping', {}).catch(() => null);
-    if (ping?.hub && hub === at) {
-      at.member = ping.hub.member;
-      at.role = ping.hub.role;
-      at.publicUrl = ping.hub.publicUrl;
-    }
+    await reread(at);
     const message = isRole(at.role) ? roleRefusal(at.role, name) : e.dto.message;
     return new AppError('forbidden', 'ROLE_FORBIDDEN', message);
   };

@@ -57,6 +57,11 @@ interface RunningHub {
   close(): Promise<void>;
 }
 
+/** Whether a `hub.role` event's payload is about `member`. */
+function ownRoleEvent(payload: unknown, member: string | undefined): boolean {
+  return member !== undefined && (payload as { member?: unknown } | null)?.member === member;
+}
+
 function bearerToken(req: IncomingMessage): string | null {
   const m = /^Bearer ([\x21-\x7e]{1,256})$/.exec(req.headers.authorization ?? '');
   return m ? m[1]! : null;
@@ -76,18 +81,34 @@ export async function startHubServer(opts: HubServerOptions): Promise<RunningHub
       return own.ok ? { name: 'messages.unread', payload: own.value } : e;
     },
     ...(opts.journal ? { journal: opts.journal } : {}),
+    // A member's role changed (or they were removed): told to that member's streams only.
+    journalEvent: (req, e) => e.name !== 'hub.role' || ownRoleEvent(e.payload, streamMember.get(req)?.name),
   });
-  // Open event streams and the token each was opened with: a removed member's stream ends within recheckMs.
-  const streams = new Map<ServerResponse, string>();
+  // Open event streams, the token each was opened with and its member: a removed member's streams end as soon as
+  // the removal's event comes (on every replica), and within recheckMs anyway (a removal made without one).
+  const streams = new Map<ServerResponse, { token: string; member: string }>();
+  const endStreamsOf = (test: (s: { token: string; member: string }) => boolean): void => {
+    for (const [res, s] of streams) if (test(s)) res.end();
+  };
+  const removals = opts.journal?.follow(
+    null,
+    (e) => {
+      const p = e.payload as { member?: unknown; role?: unknown } | null;
+      // After the event itself is written to the member's streams (their windows hear why).
+      if (e.name === 'hub.role' && p?.role === null && typeof p.member === 'string')
+        setImmediate(() => endStreamsOf((s) => s.member === p.member));
+    },
+    () => undefined,
+  );
   let checking = false;
   const recheck = setInterval(() => {
     if (checking || streams.size === 0) return;
     checking = true;
     void (async () => {
-      for (const token of new Set(streams.values())) {
+      for (const token of new Set([...streams.values()].map((s) => s.token))) {
         const member = await opts.memberOfToken(token).catch(() => undefined);
         if (member !== null) continue;
-        for (const [res, t] of streams) if (t === token) res.end();
+        endStreamsOf((s) => s.token === token);
       }
     })().finally(() => (checking = false));
   }, opts.recheckMs ?? 1_000);
@@ -112,7 +133,7 @@ export async function startHubServer(opts: HubServerOptions): Promise<RunningHub
     const name = path.slice('/api/'.length);
     if (name === 'events' && req.method === 'GET' && token !== null) {
       streamMember.set(req, member);
-      streams.set(res, token);
+      streams.set(res, { token, member: member.name });
       res.on('close', () => streams.delete(res));
     }
     // The event stream runs as its member too: a request's answer stream (app/hub/streams.ts) is that member's.
@@ -226,6 +247,7 @@ export async function startHubServer(opts: HubServerOptions): Promise<RunningHub
     close: () =>
       new Promise<void>((resolve) => {
         clearInterval(recheck);
+        removals?.stop();
         api.endStreams();
         server.closeAllConnections();
         server.close(() => resolve());

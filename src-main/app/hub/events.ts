@@ -105,6 +105,8 @@ const HUB_EVENT_ROUTES: Record<EventName, 'committed' | 'replica' | 'local'> = {
   'messages.changed': 'local',
   'messages.unread': 'local',
   'messages.notice': 'local',
+  // Published with the member's change (app/hub/members.ts); served only to that member's streams.
+  'hub.role': 'committed',
 };
 
 /** The events of a replica's companion its own clients get directly (the 'local' ones). */

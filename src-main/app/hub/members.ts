@@ -1,11 +1,14 @@
 // A hub's members: a name, a role and a token. The token is shown once, when the member is added; the
 // database keeps only its SHA-256, so a copy of the database lets no one in. A removed member's token is
-// refused from the next request on (every request looks the member up; nothing is cached).
+// refused from the next request on (every request looks the member up; nothing is cached). A role changed or a
+// member removed is published as a `hub.role` event in the same transaction: every replica tells that member's
+// open streams (their windows read the role again) and ends a removed member's streams at once.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { CompanionError } from '../../core/errors';
 import type { HubDatabase } from './database';
+import { publishHubEvents } from './events';
 import { isRole, type Role } from '../../../src-shared/roles';
 
 export interface Member {
@@ -93,17 +96,49 @@ export async function listMembers(db: HubDatabase): Promise<Member[]> {
   return rows.map(toMember);
 }
 
-/** Removes a member: its token is refused from the next request on. */
+/** Removes a member: its token is refused from the next request on, and its open streams end at once. */
 export async function removeMember(db: HubDatabase, name: string): Promise<void> {
   checkName(name);
-  const removed = await db
-    .updateTable('hub_members')
-    .set({ removed_at: sql<Date>`now()` })
-    .where('name', '=', name)
-    .where('removed_at', 'is', null)
-    .executeTakeFirst();
-  if (Number(removed.numUpdatedRows) === 0) throw new MemberError(`no member is named ${name}`, 'NO_SUCH_MEMBER');
-  await audit(db, { member: null, action: 'member.remove', subject: name });
+  await db.transaction().execute(async (trx) => {
+    const removed = await trx
+      .updateTable('hub_members')
+      .set({ removed_at: sql<Date>`now()` })
+      .where('name', '=', name)
+      .where('removed_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(removed.numUpdatedRows) === 0) throw new MemberError(`no member is named ${name}`, 'NO_SUCH_MEMBER');
+    await audit(trx, { member: null, action: 'member.remove', subject: name });
+    await publishHubEvents(trx, [{ name: 'hub.role', payload: { member: name, role: null } }]);
+  });
+}
+
+/**
+ * Gives a present member another role, keeping their token: their next request is judged by it, and their open
+ * windows are told at once (the `hub.role` event). The role the member held before is returned.
+ */
+export async function setMemberRole(db: HubDatabase, name: string, role: Role): Promise<Member & { previous: Role }> {
+  checkName(name);
+  return db.transaction().execute(async (trx) => {
+    // The row locked while it changes: two changes at once are applied one after the other.
+    const before = await trx
+      .selectFrom('hub_members')
+      .select('role')
+      .where('name', '=', name)
+      .where('removed_at', 'is', null)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!before) throw new MemberError(`no member is named ${name}`, 'NO_SUCH_MEMBER');
+    const row = await trx
+      .updateTable('hub_members')
+      .set({ role })
+      .where('name', '=', name)
+      .where('removed_at', 'is', null)
+      .returning(['name', 'role', 'created_at'])
+      .executeTakeFirstOrThrow();
+    await audit(trx, { member: null, action: 'member.role', subject: `${name} (${before.role} → ${role})` });
+    await publishHubEvents(trx, [{ name: 'hub.role', payload: { member: name, role } }]);
+    return { ...toMember(row), previous: isRole(before.role) ? before.role : 'viewer' };
+  });
 }
 
 /** The present member whose token this is, or null. */

@@ -1,6 +1,6 @@
 // `hub`: the companion, headless, for a team — the contract over HTTP for members with a token and a role,
 // its members in Postgres (--database URL, else DATABASE_URL). `hub migrate` brings the schema up to date
-// (every `hub` start does too); `hub member add|list|remove` manage who may call what (docs/hub.md).
+// (every `hub` start does too); `hub member add|list|set-role|remove` manage who may call what (docs/hub.md).
 // The database URL is never printed (it may hold a password); a member's token is printed once, at `add`.
 import type { Command } from 'commander';
 import { z } from 'zod';
@@ -51,7 +51,7 @@ const addSchema = z.object({
 async function hubModules() {
   const [
     { HubDatabaseError, openHubDatabase, migrateHub, databaseReachable },
-    { MemberError, audit, addMember, listMembers, removeMember, memberOfToken },
+    { MemberError, audit, addMember, listMembers, removeMember, setMemberRole, memberOfToken },
   ] = await Promise.all([import('../../app/hub/database'), import('../../app/hub/members')]);
   return {
     HubDatabaseError,
@@ -63,6 +63,7 @@ async function hubModules() {
     addMember,
     listMembers,
     removeMember,
+    setMemberRole,
     memberOfToken,
   };
 }
@@ -387,6 +388,22 @@ export function register(program: Command, ctx: CliContext): void {
       members.length === 0
         ? 'No members.'
         : members.map((m) => `${m.name}  ${m.role}  since ${new Date(m.createdAt).toISOString()}`).join('\n'),
+    );
+  });
+
+  const setRole = member
+    .command('set-role <name>')
+    .description("change a member's role, keeping their token: their open windows are told at once")
+    .requiredOption('--role <role>', ROLES.join(' | '))
+    .option('--database <url>', DATABASE_HELP)
+    .option('--json', 'print the member, their role and the previous one as JSON');
+  defineAction(ctx, setRole, async (opts, out, cmd) => {
+    const f = parseFlags(addSchema, opts);
+    const name = cmd.args[0] ?? '';
+    const m = await withDatabase(ctx, f.database, (hub, db) => hub.setMemberRole(db, name, f.role));
+    out.result(
+      { name: m.name, role: m.role, previous: m.previous, createdAt: m.createdAt },
+      m.previous === m.role ? `${m.name} is ${m.role} already.` : `${m.name} is now ${m.role} (was ${m.previous}).`,
     );
   });
 

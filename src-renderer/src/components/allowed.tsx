@@ -1,6 +1,7 @@
 // What the member's role on a team's hub allows (src-shared/roles.ts, the table the hub enforces). A control
 // whose request the role does not allow stays in view, disabled, and says why (aria-describedby and title);
-// without a hub (this computer's companion) everything is allowed.
+// without a hub (this computer's companion) everything is allowed. The role is read again (hub.status) when the
+// hub says it changed (the `hub.role` event) and after a refusal by role, so the controls follow without a reload.
 import { useId, type ReactNode } from 'react';
 import type { HubConnectionDTO, RequestName } from '../../../src-shared/contract';
 import { isRole, roleAllows, roleRefusal } from '../../../src-shared/roles';

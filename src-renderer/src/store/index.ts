@@ -151,6 +151,8 @@ export function connectStore(store: AppStore, api: Api): () => void {
     }),
     api.on('messages.changed', () => s().applyMessagesChanged()),
     api.on('messages.unread', (u) => s().applyUnread(u)),
+    // The member's role changed on the hub: read it again, so what the screens allow follows (useAllowed).
+    api.on('hub.role', () => void s().loadHub()),
   ];
   void s().refresh();
   void s().loadHub();
