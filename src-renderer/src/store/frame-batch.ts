@@ -19,19 +19,31 @@ export function nextAnimationFrame(fn: () => void): void {
 }
 
 /**
- * Runs fn once the next frame has been painted (in a task queued from its animation frame), or after
- * FRAME_FALLBACK_MS when no frame comes; answers a cancel. Work that need not show in that frame (a
- * request that only reports what is on screen) then leaves after it, not competing with it.
+ * Runs fn once the next frame has been painted and the page is idle after it (an idle callback asked
+ * from its animation frame, at most FRAME_FALLBACK_MS later; a task when the browser has no idle
+ * callbacks), or after FRAME_FALLBACK_MS when no frame comes; answers a cancel. Work that need not
+ * show in that frame (a request that only reports what is on screen) then leaves after it and after
+ * the tasks already waiting, not competing with them.
  */
 export function afterNextPaint(fn: () => void): () => void {
   let live = true;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let cancel = (): void => undefined;
   nextAnimationFrame(() => {
-    if (live) timer = setTimeout(() => live && fn(), 0);
+    if (!live) return;
+    const run = (): void => {
+      if (live) fn();
+    };
+    if (typeof requestIdleCallback === 'function') {
+      const id = requestIdleCallback(run, { timeout: FRAME_FALLBACK_MS });
+      cancel = () => cancelIdleCallback(id);
+    } else {
+      const timer = setTimeout(run, 0);
+      cancel = () => clearTimeout(timer);
+    }
   });
   return () => {
     live = false;
-    clearTimeout(timer);
+    cancel();
   };
 }
 
