@@ -283,17 +283,22 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--json', 'one JSON object on stdout');
   defineAction(ctx, history, async (opts, out) => {
     const f = parseFlags(teamFlags, opts);
-    const { t, h } = await withCompanion(ctx, out, f, async (client) => {
+    const { t, h, hub } = await withCompanion(ctx, out, f, async (client, session) => {
       const t = await teamAgentOf(client, f);
-      return { t, h: await client.request('webhook.history', { teamId: t.teamId, agentId: t.agentId }) };
+      return {
+        t,
+        h: await client.request('webhook.history', { teamId: t.teamId, agentId: t.agentId }),
+        hub: session.hub !== null,
+      };
     });
     if (h.problem) out.warn(h.problem);
     const now = ctx.clock.now();
+    const by = hub ? 'through the team hub' : 'by this install';
     out.result({ ...h }, () =>
       h.entries.length === 0
-        ? `no registration of ${t.agentId} by this install: where the service sends its deliveries is unknown (the service cannot tell us; another app may be receiving)`
+        ? `no registration of ${t.agentId} ${by}: where the service sends its deliveries is unknown (the service cannot tell us; another app may be receiving)`
         : [
-            `registrations of ${t.agentId} (team ${t.label}) by this install, newest first; another app may have registered since:`,
+            `registrations of ${t.agentId} (team ${t.label}) ${by}, newest first; another app may have registered since:`,
             ...h.entries.map((e) => `  ${when(e.at, now)}  ${e.url}  (${registrationSourceWords(e)})`),
           ].join('\n'),
     );
@@ -314,7 +319,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--json', 'one JSON object on stdout');
   defineAction(ctx, restore, async (opts, out) => {
     const f = parseFlags(teamFlags, opts);
-    const r = await withCompanion(ctx, out, f, async (client) => {
+    const r = await withCompanion(ctx, out, f, async (client, session) => {
       const t = await teamAgentOf(client, f);
       const { entries, previous: prev } = await historyThrough(client, out, t);
       if (!prev)
@@ -333,6 +338,7 @@ export function register(program: Command, ctx: CliContext): void {
       if (!(await confirm(ctx, takeoverQuestion(t.agentId, prev.url, last, ctx.clock.now()), f.yes))) return null;
       return {
         t,
+        hub: session.hub,
         restored: await client.request('webhook.restore', {
           teamId: t.teamId,
           agentId: t.agentId,
@@ -342,7 +348,7 @@ export function register(program: Command, ctx: CliContext): void {
     });
     if (r === null) throw new CliFailure('nothing registered: not confirmed', EXIT.failure, 'NOT_CONFIRMED');
     const { t, restored } = r;
-    const how = `The new secret (${restored.secretHint}) is stored in the keychain; show it at a terminal with \`channel-companion webhook secret --team ${f.team} --agent ${t.agentId} --reveal\`.`;
+    const how = `The new secret (${restored.secretHint}) is ${r.hub ? 'kept by the hub' : 'stored in the keychain'}; ${r.hub ? 'an admin shows it' : 'show it'} at a terminal with \`channel-companion webhook secret --team ${f.team} --agent ${t.agentId} --reveal\`.`;
     out.result({ ...restored }, () => [`webhook ${restored.mode}: ${restored.url}`, restored.words, how].join('\n'));
   });
 
@@ -365,13 +371,27 @@ export function register(program: Command, ctx: CliContext): void {
       throw new UsageError(
         '--reveal prints the signing secret and is refused without a terminal (stdin is not a TTY); its hint is shown without --reveal',
       );
-    const { t, current } = await withCompanion(ctx, out, f, async (client) => {
+    const r = await withCompanion(ctx, out, f, async (client, session) => {
       const t = await teamAgentOf(client, f);
-      return {
-        t,
-        current: (await client.request('webhook.revealSecret', { teamId: t.teamId, agentId: t.agentId })).secret,
-      };
+      // On a hub the secret stays there: asked for only to reveal it (an admin's, recorded), never for a hint.
+      if (session.hub && !f.reveal) {
+        const status = await client.request('tunnel.status', {});
+        const held = status.agents.some((a) => a.teamId === t.teamId && a.agentId === t.agentId && a.hasSecret);
+        return { t, current: null, held };
+      }
+      const current = (await client.request('webhook.revealSecret', { teamId: t.teamId, agentId: t.agentId })).secret;
+      return { t, current, held: true };
     });
+    const { t, current } = r;
+    if (current === null) {
+      out.result(
+        { teamId: t.teamId, agentId: t.agentId, secretHint: r.held ? 'kept by the hub' : null },
+        r.held
+          ? `the hub keeps the signing secret of team ${t.label}, agent ${t.agentId} (an admin shows it with --reveal at a terminal; each reveal is recorded)`
+          : `the hub holds no signing secret for team ${t.label}, agent ${t.agentId} (register its webhook: \`channel-companion webhook set --team ${f.team} --agent ${t.agentId} --register-url self\`)`,
+      );
+      return;
+    }
     const data: Record<string, unknown> = { teamId: t.teamId, agentId: t.agentId, secretHint: signingHint(current) };
     if (f.reveal) data.secret = current;
     out.result(data, () =>

@@ -151,6 +151,23 @@ describe('clients of a hub', () => {
     expect(agent?.webhook?.url).toBe(url);
     // The secret stays on the hub unless asked for.
     expect(r.json()[0]).not.toHaveProperty('secret');
+
+    // Its hint is asked for without revealing it: the hub's words (no keychain here), no reveal recorded, and a
+    // viewer may ask too.
+    for (const token of [tokens.ada, tokens.vic]) {
+      const hint = await client(['webhook', 'secret', '--team', 'Support', '--agent', AGENT], token);
+      expect(hint.code, hint.stderr).toBe(0);
+      expect(hint.stdout).toContain(`the hub keeps the signing secret of team Support, agent ${AGENT}`);
+      expect(hint.stdout).not.toContain('keychain');
+    }
+    const json = await client(['webhook', 'secret', '--team', 'Support', '--agent', AGENT, '--json'], tokens.ada);
+    expect(json.json()[0]).toMatchObject({ agentId: AGENT, secretHint: 'kept by the hub' });
+    const activity = await client(['hub', 'activity', '--json'], tokens.ada);
+    expect(activity.code, activity.stderr).toBe(0);
+    expect(JSON.stringify(activity.json()[0])).not.toContain('secretRevealed');
+    const history = await client(['webhook', 'history', '--team', 'Support', '--agent', AGENT], tokens.vic);
+    expect(history.stdout).toContain('through the team hub');
+    expect(history.stdout).not.toContain('this install');
   }, 60_000);
 
   it('listen --forward-to through the hub: a delivery simulated through the hub reaches this laptop’s app', async () => {
