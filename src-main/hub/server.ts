@@ -5,8 +5,8 @@
 //   GET /healthz   the process is alive
 //   GET /readyz    the database answers (503 otherwise)
 //   POST /hooks/<agentId>  the service's deliveries, handed to this replica's webhook receiver (no member token)
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { isRequestName, type RequestName } from '../../src-shared/contract';
 import type { Handlers } from '../app/handlers';
 import type { ContractEvents } from '../app/contract';
@@ -36,6 +36,11 @@ interface HubServerOptions {
    * signature is the check) and answers it; false while it is not running (then 503 with Retry-After).
    */
   hooks?(req: IncomingMessage, res: ServerResponse): boolean;
+  /**
+   * A connection's error (a body cut at the request timeout, malformed HTTP), offered to the webhook receiver
+   * first: true when a hook request was arriving on it (the receiver kept it as a refusal and answered it).
+   */
+  hookError?(err: Error, socket: Socket): boolean;
   /** How often open event streams are checked against the members (ms; default 1 s). */
   recheckMs?: number;
   /** The replica's Prometheus metrics (GET /metrics, for a member's token of any role). */
@@ -60,6 +65,23 @@ interface RunningHub {
 /** Whether a `hub.role` event's payload is about `member`. */
 function ownRoleEvent(payload: unknown, member: string | undefined): boolean {
   return member !== undefined && (payload as { member?: unknown } | null)?.member === member;
+}
+
+/** Answers a connection's error as Node does when no one listens for it (408 timeout, 431, 413, else 400). */
+function answerClientError(err: Error, socket: Socket): void {
+  const code = (err as { code?: string }).code;
+  const status =
+    code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? 408
+      : code === 'HPE_HEADER_OVERFLOW'
+        ? 431
+        : code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+          ? 413
+          : 400;
+  const answered = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+  if (code !== 'ECONNRESET' && socket.writable && answered !== true)
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
+  socket.destroy();
 }
 
 function bearerToken(req: IncomingMessage): string | null {
@@ -177,6 +199,10 @@ export async function startHubServer(opts: HubServerOptions): Promise<RunningHub
     headersTimeout: 10_000,
     requestTimeout: 30_000,
     connectionsCheckingInterval: 1_000,
+  });
+  // A hook request cut on its way in is the receiver's to keep (a refusal) and answer; any other error, Node's way.
+  server.on('clientError', (err: Error, socket: Socket) => {
+    if (opts.hookError?.(err, socket) !== true) answerClientError(err, socket);
   });
   server.on('request', (req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';

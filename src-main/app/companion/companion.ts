@@ -201,6 +201,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
   observability.setAlertmanager(opts.alertmanagerUrl ?? main.settings().alertmanagerUrl);
   await observability.setMetricsServer(metricsListen(main.settings()));
   events.on('delivery', (d) => observability.countDelivery(d));
+  events.on('refused', (r) => observability.countRefused(r));
 
   const agentIds = (): string[] => [...new Set(set.targets().map((t) => t.agentId))];
   /** The teams as the running monitor and receiver have them (config.json's, in JSON). */

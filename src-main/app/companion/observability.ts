@@ -5,7 +5,7 @@ import type { Dispatcher } from 'undici';
 import { CompanionMetrics, startMetricsServer, type MetricsServer, type MetricsSources } from '../../core/metrics';
 import { AlertmanagerSink, type Incident, type Monitor } from '../../core/monitor';
 import type { Clock, Logger } from '../../core/ports';
-import type { StoredDelivery } from '../../core/tunnel';
+import type { RefusedRequest, StoredDelivery } from '../../core/tunnel';
 
 export interface ObservabilityOptions {
   monitor: Monitor;
@@ -36,6 +36,11 @@ export class Observability {
   /** A delivery the tunnel received (simulated ones are not counted). */
   countDelivery(d: StoredDelivery): void {
     if (!d.simulated) this.metrics.countDelivery(d.agentId, d.verdict.reason);
+  }
+
+  /** A request the tunnel refused and kept. */
+  countRefused(r: RefusedRequest): void {
+    this.metrics.countRefused(r.reason, r.status);
   }
 
   /** Serves /metrics there (null: not at all); a port in use is logged, and the app goes on. */

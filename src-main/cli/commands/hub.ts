@@ -244,6 +244,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
         record: (e) => (recordsItself(e.action) ? Promise.resolve() : hub.audit(db, e)),
         metrics: () => metrics.render(),
         hooks: (req, res) => hosted.companion.tunnel().serveHook(req, res),
+        hookError: (err, socket) => hosted.companion.tunnel().serveHookError(err, socket),
         host,
         ...(f.port !== undefined ? { port: f.port } : {}),
       });

@@ -101,6 +101,7 @@ export class CompanionMetrics {
   private readonly pollErrors: Counter<'team' | 'agent' | 'kind'>;
   private readonly alerts: Counter<'team' | 'kind' | 'severity'>;
   private readonly deliveries: Counter<'agent' | 'verdict'>;
+  private readonly refused: Counter<'reason' | 'status'>;
   private readonly budgetUsed: Gauge<'team'>;
   private readonly budgetLimit: Gauge<'team'>;
   private readonly latencyByTeam = new Map<string, Observer>();
@@ -133,6 +134,13 @@ export class CompanionMetrics {
       name: `${P}tunnel_deliveries`,
       help: "Deliveries the tunnel received, by the receiver's verdict.",
       labelNames: ['agent', 'verdict'],
+      registers,
+    });
+    // By reason and status only: a refused request's agent is whatever the sender wrote in the path.
+    this.refused = new Counter({
+      name: `${P}tunnel_refused`,
+      help: 'Requests the tunnel refused and kept (bad signature, too large, cut at the request timeout, unknown agent…), by reason and answer.',
+      labelNames: ['reason', 'status'],
       registers,
     });
     this.budgetUsed = new Gauge({
@@ -219,6 +227,11 @@ export class CompanionMetrics {
   /** A delivery the tunnel received; `verdict` as the tunnel words it. */
   countDelivery(agentId: string, verdict: string): void {
     this.deliveries.inc({ agent: agentId, verdict });
+  }
+
+  /** A request the tunnel refused and kept; `reason` as the tunnel words it, `status` what it answered. */
+  countRefused(reason: string, status: number): void {
+    this.refused.inc({ reason, status: String(status) });
   }
 
   /** An agent no longer watched: its series go. */

@@ -100,9 +100,18 @@ export interface Receiver {
    * same as a request to this receiver's port, minus the connection cap, which is that server's.
    */
   serve(req: IncomingMessage, res: ServerResponse): void;
+  /**
+   * A connection error of the server that handed this receiver a request (serve): when the hook request on that
+   * connection was still arriving (cut at the request timeout, or malformed HTTP in its body), it is kept as a
+   * refusal and answered, and this is true; otherwise false, and that server answers the error itself.
+   */
+  serveError(err: Error, socket: Socket): boolean;
   listen(port: number, host: string): Promise<{ port: number; host: string }>;
   close(): Promise<void>;
 }
+
+/** A hook request whose body is still arriving: what it is kept as if its connection fails now. */
+type Arriving = () => Omit<RefusalInput, 'reason' | 'status' | 'detail'> & { declared: number | null };
 
 function sendJson(res: ServerResponse, a: Answer, extra?: Record<string, string>): void {
   const data = JSON.stringify(a.response);
@@ -224,7 +233,12 @@ class Digest {
   }
 
   result(): { size: number; sha256: string; prefix: string } {
-    return { size: this.size, sha256: this.hash.digest('hex'), prefix: Buffer.concat(this.head).toString('utf8') };
+    // A copy: a request cut while its body streams is read so far, and the hash may go on.
+    return {
+      size: this.size,
+      sha256: this.hash.copy().digest('hex'),
+      prefix: Buffer.concat(this.head).toString('utf8'),
+    };
   }
 }
 
@@ -311,6 +325,66 @@ export function createReceiver(o: ReceiverOptions): Receiver {
     answerAndClose(req, res, { ...a, headers: { ...(a.headers ?? {}), 'retry-after': String(BUSY_RETRY_AFTER_SEC) } });
   };
 
+  /** The hook requests whose bodies are arriving, by connection (a connection carries one request at a time). */
+  const bodies = new WeakMap<Socket, Arriving>();
+  const arriving = (req: IncomingMessage, res: ServerResponse, what: Arriving): void => {
+    const socket = req.socket;
+    bodies.set(socket, what);
+    const done = () => {
+      if (bodies.get(socket) === what) bodies.delete(socket);
+    };
+    req.once('end', done);
+    res.once('close', done);
+  };
+
+  /** Keeps a connection's failure as a refusal (with the hook request that was arriving on it, if one was) and answers it. */
+  const connectionError = (err: Error, socket: Socket, what: Arriving | undefined): void => {
+    bodies.delete(socket);
+    const timeout = (err as { code?: string }).code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    const status = timeout ? 408 : 400;
+    const cut = what?.();
+    const malformed = `malformed HTTP (${(err as { code?: string }).code ?? err.message})`;
+    const a = o.refuse(
+      cut
+        ? {
+            method: cut.method,
+            path: cut.path,
+            agentId: cut.agentId,
+            from: cut.from,
+            ...(cut.via !== undefined ? { via: cut.via } : {}),
+            headers: cut.headers,
+            size: cut.size,
+            sha256: cut.sha256,
+            prefix: cut.prefix,
+            reason: 'bad-request',
+            status,
+            detail: `${timeout ? 'the request did not arrive in time' : malformed}: ${cut.size} of ${cut.declared ?? 'an undeclared number of'} bytes of its body had come; it was cut and not handled`,
+          }
+        : {
+            reason: 'bad-request',
+            status,
+            detail: timeout ? 'the request did not arrive in time' : malformed,
+            method: '',
+            path: '',
+            agentId: null,
+            from: sourceOf(socket, {}),
+            headers: {},
+            size: 0,
+            sha256: '',
+            prefix: '',
+          },
+      {},
+    );
+    const line = a.status === 429 ? '429 Too Many Requests' : timeout ? '408 Request Timeout' : '400 Bad Request';
+    const retry = a.headers?.['retry-after'] ? `retry-after: ${a.headers['retry-after']}\r\n` : '';
+    const answered = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+    if (socket.writable && answered !== true) {
+      socket.end(`HTTP/1.1 ${line}\r\nconnection: close\r\n${retry}content-length: 0\r\n\r\n`);
+      setTimeout(() => socket.destroy(), 1_000).unref();
+    } else socket.destroy();
+    logger.warn('tunnel receiver: bad request', { error: err.message });
+  };
+
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const url = originForm(req.url ?? '/');
     const q = url.indexOf('?');
@@ -350,6 +424,7 @@ export function createReceiver(o: ReceiverOptions): Receiver {
     if (!accepted) {
       // Read past (hashing, keeping only the first bytes) and refuse.
       const d = new Digest();
+      arriving(req, res, () => ({ ...base, ...d.result(), declared: Number.isFinite(declared) ? declared : null }));
       let over = false;
       req.on('data', (chunk: Buffer) => {
         if (over) return;
@@ -418,6 +493,11 @@ export function createReceiver(o: ReceiverOptions): Receiver {
     const chunks: Buffer[] = [];
     let size = 0;
     let over = false;
+    arriving(req, res, () => ({
+      ...base,
+      ...digestOf(Buffer.concat(chunks)),
+      declared: Number.isFinite(declared) ? declared : null,
+    }));
     req.on('data', (chunk: Buffer) => {
       if (over) return;
       size += chunk.length;
@@ -480,37 +560,17 @@ export function createReceiver(o: ReceiverOptions): Receiver {
     open.add(socket);
     socket.once('close', () => open.delete(socket));
   });
-  server.on('clientError', (err, socket: Socket) => {
-    const timeout = (err as { code?: string }).code === 'ERR_HTTP_REQUEST_TIMEOUT';
-    const status = timeout ? 408 : 400;
-    const a = o.refuse(
-      {
-        reason: 'bad-request',
-        status,
-        detail: timeout
-          ? 'the request did not arrive in time'
-          : `malformed HTTP (${(err as { code?: string }).code ?? err.message})`,
-        method: '',
-        path: '',
-        agentId: null,
-        from: sourceOf(socket, {}),
-        headers: {},
-        size: 0,
-        sha256: '',
-        prefix: '',
-      },
-      {},
-    );
-    const line = a.status === 429 ? '429 Too Many Requests' : timeout ? '408 Request Timeout' : '400 Bad Request';
-    const retry = a.headers?.['retry-after'] ? `retry-after: ${a.headers['retry-after']}\r\n` : '';
-    if (socket.writable) socket.end(`HTTP/1.1 ${line}\r\nconnection: close\r\n${retry}content-length: 0\r\n\r\n`);
-    else socket.destroy();
-    logger.warn('tunnel receiver: bad request', { error: err.message });
-  });
+  server.on('clientError', (err, socket: Socket) => connectionError(err, socket, bodies.get(socket)));
 
   return {
     server,
     serve: onRequest,
+    serveError(err, socket) {
+      const what = bodies.get(socket);
+      if (what === undefined) return false;
+      connectionError(err, socket, what);
+      return true;
+    },
     listen: (port, host) =>
       new Promise((resolve, reject) => {
         server.once('error', reject);

@@ -5,6 +5,7 @@
 // Events for the live inspector: 'delivery' (stored, with verdict), 'forward' (each attempt,
 // replays included), 'status' (per-agent forwarding status), 'refused' (a refused request).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { isLoopbackHost } from '../url';
 import type { Dispatcher } from 'undici';
@@ -381,6 +382,15 @@ export class Tunnel {
     if (this.receiver === null) return false;
     this.receiver.serve(req, res);
     return true;
+  }
+
+  /**
+   * A connection error of the server that handed over a hook request (serveHook): true when a hook request was
+   * still arriving on it (cut at that server's request timeout: kept as a refusal and answered 408), false when
+   * none was (that server answers the error).
+   */
+  serveHookError(err: Error, socket: Socket): boolean {
+    return this.receiver?.serveError(err, socket) ?? false;
   }
 
   /** The receiver's base URL once started. */

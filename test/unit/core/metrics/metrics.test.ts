@@ -187,6 +187,9 @@ describe('CompanionMetrics', () => {
     metrics.countDelivery('a1', 'valid');
     metrics.countDelivery('a1', 'legacy-only');
     metrics.countDelivery('a1', 'valid');
+    metrics.countRefused('bad-request', 408);
+    metrics.countRefused('signature-mismatch', 401);
+    metrics.countRefused('bad-request', 408);
     const text = await metrics.metrics();
     expect(sample(text, 'channel_companion_poll_duration_seconds_count{team="Support desk"}')).toBe(2);
     expect(sample(text, 'channel_companion_poll_duration_seconds_bucket{le="0.05",team="Support desk"}')).toBe(1);
@@ -203,6 +206,8 @@ describe('CompanionMetrics', () => {
     expect(text).not.toContain('kind="grouped"');
     expect(sample(text, 'channel_companion_tunnel_deliveries_total{agent="a1",verdict="valid"}')).toBe(2);
     expect(sample(text, 'channel_companion_tunnel_deliveries_total{agent="a1",verdict="legacy-only"}')).toBe(1);
+    expect(sample(text, 'channel_companion_tunnel_refused_total{reason="bad-request",status="408"}')).toBe(2);
+    expect(sample(text, 'channel_companion_tunnel_refused_total{reason="signature-mismatch",status="401"}')).toBe(1);
     expect(text.trimEnd().endsWith('# EOF')).toBe(true);
   });
 

@@ -556,6 +556,11 @@ describe('receiver: delivery cases', () => {
       expect(Date.now() - started).toBeLessThan(5_000);
       if (closed !== '') expect(closed).toMatch(/^HTTP\/1\.1 408/);
       expect(tn.log.size).toBe(0);
+      // Kept among the refusals with the hook it was for and what of its body had come (not a delivery).
+      const [cut] = tn.refused();
+      expect(cut).toMatchObject({ reason: 'bad-request', status: 408, method: 'POST', path: '/hooks/x', agentId: 'x' });
+      expect(cut).toMatchObject({ size: 1, prefix: '{' });
+      expect(cut!.detail).toMatch(/did not arrive in time: 1 of 100 bytes/);
     } finally {
       await tn.stop();
       await t.cleanup();
