@@ -18,6 +18,9 @@ import type { HubStreams } from '../../app/hub/streams';
 import { registerHubActivity } from './hub-activity';
 import { collect } from './team';
 
+/** The longest the activity may be kept, in days (0 keeps it forever). */
+const MAX_AUDIT_DAYS = 3_650;
+
 const DATABASE_HELP = 'Postgres URL, postgres://USER[:PASSWORD]@HOST:PORT/DATABASE (default: env DATABASE_URL)';
 
 const databaseFlags = {
@@ -39,8 +42,19 @@ const serveSchema = z.object({
   dataDir: z.string().min(1, 'expected a folder').optional(),
   pollSec: secondsString.optional(),
   logFormat: z.enum(['text', 'json'], { error: 'expected text or json' }).optional(),
+  auditDays: intString(0, MAX_AUDIT_DAYS).optional(),
   ...secretKeyFlags,
 });
+
+/** The activity's retention: --audit-days, else CHANNEL_HUB_AUDIT_DAYS, else the default (undefined). */
+function auditDays(ctx: CliContext, flag: number | undefined): number | undefined {
+  if (flag !== undefined) return flag;
+  const env = ctx.io.env.CHANNEL_HUB_AUDIT_DAYS;
+  if (env === undefined || env === '') return undefined;
+  const r = intString(0, MAX_AUDIT_DAYS).safeParse(env.trim());
+  if (!r.success) throw new UsageError(`CHANNEL_HUB_AUDIT_DAYS: ${r.error.issues[0]?.message ?? 'bad value'}`);
+  return r.data;
+}
 
 const addSchema = z.object({
   ...databaseFlags,
@@ -123,6 +137,7 @@ async function secretKeys(
 async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Output): Promise<number> {
   refuseHub(ctx, 'hub');
   const host = f.host ?? '127.0.0.1';
+  const keepAuditDays = auditDays(ctx, f.auditDays);
   const [{ hubPolling, replicaId }, { HubMetrics, jsonLogger }] = await Promise.all([
     import('../../app/hub/polling'),
     import('../../app/hub/ops'),
@@ -196,6 +211,12 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       throw e;
     });
     deliveries.attach(hosted.companion);
+    // The activity's retention, swept by one replica at a time.
+    const auditRetention = (await import('../../app/hub/audit-retention')).startAuditRetention({
+      db,
+      days: keepAuditDays,
+      logger,
+    });
     // The inbox follows the committed deliveries: those a replica died before writing are taken in.
     const inboxCatchUp = (await import('../../app/hub/inbox-catchup')).startInboxCatchUp(db, hosted.companion, logger);
     let server: Awaited<ReturnType<typeof startHubServer>> | null = null;
@@ -259,6 +280,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
           publicUrl: f.publicUrl ?? null,
           members,
           migrated,
+          auditDays: auditRetention.days,
           dataDir: hosted.companion.dataDir,
         },
         [
@@ -280,6 +302,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       await fanout?.close();
       await registrations.close();
       inboxCatchUp.close();
+      await auditRetention.close();
       await hosted.close();
       await server?.close();
       await deliveries.close();
@@ -305,6 +328,10 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--data-dir <dir>', "the hub companion's data folder (default: <config-dir>/data)")
     .option('--poll-sec <s>', 'poll interval for this run (seconds; default: the saved one, 15)')
     .option('--log-format <format>', 'text (default) | json: one JSON object per line on stderr')
+    .option(
+      '--audit-days <n>',
+      `days the team's activity (hub_audit) is kept, 0 to ${MAX_AUDIT_DAYS}; 0 keeps it forever (default: env CHANNEL_HUB_AUDIT_DAYS, else 400)`,
+    )
     .option(
       '--secret-key-file <path>',
       `file holding the key that encrypts the teams' secrets in the database (default: env CHANNEL_HUB_SECRET_KEY)`,
