@@ -10,6 +10,8 @@ export interface UiSlice {
   /** The first error of the last refresh, shown until dismissed. */
   lastError: ErrorDTO | null;
   setRoute(route: string): void;
+  /** A route the window is navigating to, not yet set: what it shows is asked for now (a thread's messages). */
+  expectRoute(route: string): void;
   clearError(): void;
 }
 
@@ -25,10 +27,13 @@ export const uiSlice: Slice<UiSlice, Pick<MessagesSlice, 'openThread'>> = ({ set
     const next = normalizeRoute(route);
     // A thread's messages are asked for with the route (before what follows the route's change), not once its
     // screen has rendered.
-    const r = parseRoute(next);
+    get().expectRoute(next);
+    set({ route: next });
+  },
+  expectRoute: (route) => {
+    const r = parseRoute(normalizeRoute(route));
     if (r.name === 'messages' && r.teamId && r.agentId && r.contact)
       void get().openThread(r.teamId, r.agentId, r.contact);
-    set({ route: next });
   },
   clearError: () => set({ lastError: null }),
 });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { agentHref, consoleHref, parseRoute, sectionOf, type Route } from '../../../src-renderer/src/router/routes';
 import { resolveAgent } from '../../../src-renderer/src/router/resolve';
-import { syncRouteWithHash } from '../../../src-renderer/src/router/sync';
+import { syncRouteWithHash, type HashWindow } from '../../../src-renderer/src/router/sync';
 import { connectStore } from '../../../src-renderer/src/store';
 import { agent, setup } from './fixtures';
 
@@ -102,5 +102,38 @@ describe('route ↔ hash sync', () => {
     window.location.hash = '#/tunnel';
     window.dispatchEvent(new HashChangeEvent('hashchange'));
     expect(store.getState().route).toBe('#/');
+  });
+
+  it("a hash navigation to a thread asks for its messages as it starts (the navigate event), once, before the route's change", () => {
+    window.location.hash = '#/messages?team=t1&agent=a1';
+    const { store, api, calls } = setup({
+      'messages.thread': { ok: true, value: { messages: [], more: false } },
+    });
+    const navigation = new EventTarget();
+    const navigate = (url: string, hashChange = true) =>
+      navigation.dispatchEvent(Object.assign(new Event('navigate'), { hashChange, destination: { url } }));
+    const win = Object.assign(window, { navigation }) as unknown as HashWindow;
+    const stop = syncRouteWithHash(store, win);
+    connectStore(store, api);
+    const threads = () => calls.filter((c) => c.name === 'messages.thread').map((c) => c.args);
+
+    navigate('http://app.test/#/messages?team=t1&agent=a1&with=%2B15550100001');
+    // Asked for now; the route is still the one shown until hashchange.
+    expect(threads()).toEqual([{ teamId: 't1', agentId: 'a1', phone: '+15550100001', limit: 50 }]);
+    expect(store.getState().route).toBe('#/messages?team=t1&agent=a1');
+    window.location.hash = '#/messages?team=t1&agent=a1&with=%2B15550100001';
+    window.dispatchEvent(new HashChangeEvent('hashchange'));
+    expect(store.getState().route).toBe('#/messages?team=t1&agent=a1&with=%2B15550100001');
+    expect(threads()).toHaveLength(1);
+
+    // A navigation that is no hash change, or to a route that is no thread, asks for nothing.
+    navigate('http://elsewhere.test/#/messages?team=t1&agent=a1&with=%2B15550100002', false);
+    navigate('http://app.test/#/alerts');
+    expect(threads()).toHaveLength(1);
+
+    stop();
+    navigate('http://app.test/#/messages?team=t1&agent=a1&with=%2B15550100003');
+    expect(threads()).toHaveLength(1);
+    delete (win as { navigation?: unknown }).navigation;
   });
 });
