@@ -254,8 +254,28 @@ describe('messages', () => {
     expect(after.json().map((c) => c.contact)).toEqual(['+15550102222']);
   });
 
-  it('--with needs the agent; a bad number is a usage error', async () => {
-    expect((await runCli(['messages', '--with', '+15550101111'], saved())).code).toBe(2);
+  it('--with without --agent: the one agent with that conversation; several or none need --agent', async () => {
+    const t = Date.now() - 60_000;
+    await store(
+      delivery('agent-connected', '15550101111', 'only here', t),
+      delivery('agent-connected', '15550105555', 'to one', t + 1000),
+      delivery('agent-unlinked', '15550105555', 'to the other', t + 2000),
+    );
+    const one = await runCli(['messages', '--with', '+1 555 010 1111', '--json'], saved());
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.json().map((m) => [m.agentId, m.text])).toEqual([['agent-connected', 'only here']]);
+    const csv = await runCli(['messages', '--with', '+15550101111', '--export', 'csv'], saved());
+    expect(csv.code, csv.stderr).toBe(0);
+    expect(csv.stdout).toContain('only here');
+    const several = await runCli(['messages', '--with', '+15550105555'], saved());
+    expect(several.code).toBe(2);
+    expect(several.stderr).toContain('several agents (agent-connected, agent-unlinked): name one with --agent');
+    const none = await runCli(['messages', '--with', '+15550109876', '--delete', '--yes'], saved());
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('no agent has a conversation with +15550109876');
+  });
+
+  it('a bad number or agent is a usage error', async () => {
     expect((await runCli(['messages', '--agent', 'agent-connected', '--with', 'nope'], saved())).code).toBe(2);
     expect((await runCli(['messages', '--agent', 'nobody'], saved())).code).toBe(2);
   });

@@ -45,7 +45,7 @@ const schema = z
     configDir: z.string().min(1, 'expected a folder').optional(),
   })
   .refine((f) => !((f.export || f.delete) && f.with === undefined), {
-    message: 'name the conversation with --with (and --agent)',
+    message: 'name the conversation with --with',
     path: ['with'],
   })
   .refine((f) => [f.search !== undefined, f.export !== undefined, f.delete === true].filter(Boolean).length <= 1, {
@@ -114,7 +114,10 @@ export function register(program: Command, ctx: CliContext): void {
       )
       .option('--team <name>', 'only the agents of this saved team (id or label)')
       .option('--agent <id>', 'only this agent (id or label)')
-      .option('--with <number>', "one conversation: the contact's number, in any form (+1 555 010 2000)")
+      .option(
+        '--with <number>',
+        "one conversation: the contact's number, in any form (+1 555 010 2000); --agent when several agents have one with it",
+      )
       .option(
         '--search <words>',
         'messages and contacts matching these words, a name or a number, in every conversation',
@@ -139,8 +142,8 @@ export function register(program: Command, ctx: CliContext): void {
       const manyAgents = s.one === null;
 
       if (f.with !== undefined) {
-        if (!s.one) throw new UsageError('--with: name the agent too (--agent, with --team when it is in several)');
-        const at = { teamId: s.one.teamId, agentId: s.one.agentId, phone: phoneArg(f.with) };
+        const one = s.one ?? (await conversationAgent(client, agents, s, f.with));
+        const at = { teamId: one.teamId, agentId: one.agentId, phone: phoneArg(f.with) };
         if (f.export !== undefined) return await exportThread(ctx, out, client, at, f.export, f.output);
         if (f.delete === true) {
           const ok = await confirm(
@@ -202,6 +205,36 @@ export function register(program: Command, ctx: CliContext): void {
       await session.close();
     }
   });
+}
+
+/**
+ * The agent of --with's conversation when --agent is not given: the one agent (of --team) that has a conversation with
+ * the number, or the only agent there is; a UsageError naming the agents when several have one, or none does.
+ */
+async function conversationAgent(
+  client: import('../../app/client').ContractClient,
+  agents: Array<{ teamId: string; agentId: string }>,
+  s: { teamId?: string },
+  contact: string,
+): Promise<{ teamId: string; agentId: string }> {
+  const phone = phoneArg(contact);
+  const list = await client.request('messages.contacts', {
+    ...(s.teamId !== undefined ? { teamId: s.teamId } : {}),
+    ...(phone.includes('@') ? {} : { search: phone }),
+  });
+  const inScope = agents.filter((a) => s.teamId === undefined || a.teamId === s.teamId);
+  const found = inScope.filter((a) =>
+    list.contacts.some(
+      (c) => phoneArg(c.contact) === phone && c.agentId === a.agentId && (c.teamId ?? a.teamId) === a.teamId,
+    ),
+  );
+  if (found.length === 1) return found[0]!;
+  if (found.length === 0 && inScope.length === 1) return inScope[0]!;
+  if (found.length === 0)
+    throw new UsageError(`--with: no agent has a conversation with ${shown(phone)}; name the agent with --agent`);
+  throw new UsageError(
+    `--with: ${shown(phone)} has conversations with several agents (${found.map((c) => c.agentId).join(', ')}): name one with --agent (and --team when it is in several)`,
+  );
 }
 
 async function exportThread(
