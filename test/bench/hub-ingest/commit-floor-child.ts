@@ -6,15 +6,13 @@
 // flush of the database's log) on a connection of its own; each is answered 200 once that commit is done, as new
 // or as a repeat. The row holds what the hub's holds of a delivery (headers, the body's base64). Nothing else: no
 // event, no notification, no inbox, no log, no forward, no retry.
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import pg from 'pg';
 import { z } from 'zod';
-import { emit, exitWithParent, parseArg } from '../monitor/child-common';
+import { parseArg } from '../monitor/child-common';
+import { serveFloor } from '../support/floor-server';
 
 const { database, secret } = parseArg(z.strictObject({ database: z.string().min(1), secret: z.string().min(1) }));
-const V1 = /^t=(\d{1,12}),v1=([0-9a-f]{64})$/;
 
 const db = new pg.Client({ connectionString: database });
 await db.connect();
@@ -72,20 +70,9 @@ async function commit(): Promise<void> {
   committing = false;
 }
 
-const server = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-    const v1 = req.headers['x-service-signature-v1'];
-    const m = typeof v1 === 'string' ? V1.exec(v1) : null;
-    if (
-      !m ||
-      !timingSafeEqual(createHmac('sha256', secret).update(`${m[1]}.`).update(body).digest(), Buffer.from(m[2]!, 'hex'))
-    ) {
-      res.writeHead(401, { 'content-length': 0 }).end();
-      return;
-    }
+serveFloor(
+  secret,
+  (req, res, body) => {
     let key: unknown;
     try {
       key = (JSON.parse(body.toString('utf8')) as { message?: { id?: unknown } }).message?.id;
@@ -104,14 +91,6 @@ const server = createServer((req, res) => {
     });
     waiting.push({ agentId: (req.url ?? '').split('/')[2] ?? '', key, receivedAt, delivery, res });
     if (!committing) void commit();
-  });
-});
-server.keepAliveTimeout = 30_000;
-server.listen(0, '127.0.0.1', () =>
-  emit({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+  },
+  () => db.end(),
 );
-exitWithParent(async () => {
-  server.closeAllConnections();
-  server.close();
-  await db.end();
-});

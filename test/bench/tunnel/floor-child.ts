@@ -10,14 +10,13 @@
 // parsed with JSON.parse, claimed per agent in a Map kept for the tunnel's default duplicate window) and a record of
 // each forward's answer (a JSON line written with the next write, not waited for). Still no index,
 // no ordering, no retry, no rotation.
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { closeSync, fdatasync, openSync, writeSync } from 'node:fs';
-import { Agent, createServer, request, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Agent, request, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_DUPLICATE_WINDOW_MS } from '../../../src-main/core/tunnel/seen';
-import { emit, exitWithParent, parseArg } from '../monitor/child-common';
+import { parseArg } from '../monitor/child-common';
+import { serveFloor } from '../support/floor-server';
 
 const {
   target,
@@ -37,7 +36,6 @@ const {
 const app = new URL(target);
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 const fd = openSync(join(dataDir, `floor-${sync ? 'sync' : 'nosync'}.jsonl`), 'a', 0o600);
-const V1 = /^t=(\d{1,12}),v1=([0-9a-f]{64})$/;
 /** With duties: per agent, message id → when first seen (insertion order is time order). */
 const seen = new Map<string, Map<string, number>>();
 
@@ -130,20 +128,9 @@ function flush(): void {
   });
 }
 
-const server = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-    const v1 = req.headers['x-service-signature-v1'];
-    const m = typeof v1 === 'string' ? V1.exec(v1) : null;
-    if (
-      !m ||
-      !timingSafeEqual(createHmac('sha256', secret).update(`${m[1]}.`).update(body).digest(), Buffer.from(m[2]!, 'hex'))
-    ) {
-      res.writeHead(401, { 'content-length': 0 }).end();
-      return;
-    }
+serveFloor(
+  secret,
+  (req, res, body, v1) => {
     const receivedAt = Date.now();
     if (duties && !claim(req.url ?? '', body, receivedAt)) {
       res.writeHead(200, { 'content-length': 0 }).end();
@@ -152,7 +139,7 @@ const server = createServer((req, res) => {
     const id = `d${++seq}`;
     const headers = {
       'content-type': String(req.headers['content-type'] ?? 'application/json'),
-      'x-service-signature-v1': v1 as string,
+      'x-service-signature-v1': v1,
     };
     lines.push(
       Buffer.from(`${JSON.stringify({ id, receivedAt, headers: req.headers, bodyBase64: body.toString('base64') })}\n`),
@@ -163,14 +150,6 @@ const server = createServer((req, res) => {
       flushSoon = true;
       setImmediate(flush);
     }
-  });
-});
-server.keepAliveTimeout = 30_000;
-server.listen(0, '127.0.0.1', () =>
-  emit({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+  },
+  () => closeSync(fd),
 );
-exitWithParent(async () => {
-  server.closeAllConnections();
-  server.close();
-  closeSync(fd);
-});
