@@ -5,12 +5,26 @@ import type { Logger } from '../app/ports';
 import type { CliIO } from './io';
 import { rawLines, type DescribedError } from './errors';
 
-/** The core's logger over the output: warnings and errors as warnings, info dropped. */
+/**
+ * A log line as a person reads it: its message, its other plain fields in brackets, then its error ("tunnel: could
+ * not listen (port 47615): the port is taken by …"). The fields are what the log may hold (never a secret).
+ */
+function logLine(msg: string, fields?: Record<string, unknown>): string {
+  if (!fields) return msg;
+  const { error, ...rest } = fields;
+  const plain = Object.entries(rest)
+    .filter(([, v]) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
+    .map(([k, v]) => `${k} ${String(v)}`);
+  const why = typeof error === 'string' && error !== '' ? `: ${error}` : '';
+  return `${msg}${plain.length > 0 ? ` (${plain.join(', ')})` : ''}${why}`;
+}
+
+/** The core's logger over the output: warnings and errors as warnings (with their fields), info dropped. */
 export function cliLogger(out: Output): Logger {
   return {
     info: () => undefined,
-    warn: (msg) => out.warn(msg),
-    error: (msg) => out.warn(msg),
+    warn: (msg, fields) => out.warn(logLine(msg, fields)),
+    error: (msg, fields) => out.warn(logLine(msg, fields)),
   };
 }
 
