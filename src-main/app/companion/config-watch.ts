@@ -2,9 +2,9 @@
 // command run while the app runs, or another app on the same config) and companion.json (the
 // preferences, which two apps on one config share: the desktop app and `serve`). Each burst of changes
 // calls `changed` once, a moment after the last one. A failure of `changed` (a file that no longer
-// loads) is logged and waits for the next write. Watching is best effort: where the folder cannot be
-// watched, the app reads the files again at its next change.
-import { watch, type FSWatcher } from 'node:fs';
+// loads) is logged and waits for the next write. A folder that does not exist yet is made (0700), then watched.
+// Watching is best effort: where the folder cannot be watched, the app reads the files again at its next change.
+import { mkdirSync, watch, type FSWatcher } from 'node:fs';
 import type { Clock, Logger } from '../../core/ports';
 import { CONFIG_FILE_NAME } from '../../core/teams/paths';
 import { PREFS_FILE_NAME } from './prefs';
@@ -28,6 +28,8 @@ export class ConfigWatch {
     private readonly changed: () => Promise<void>,
   ) {
     try {
+      // A folder not made yet (a first start; a hub, whose config is its database's) is made to be watched.
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
       this.watcher = watch(dir, { persistent: false }, (_event, name) => {
         // Some platforms do not say which file changed.
         if (name === null || WATCHED.has(name)) this.schedule();
