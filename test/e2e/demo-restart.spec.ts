@@ -4,9 +4,8 @@
 // with its messages) before it says what is shown is current; a reply goes out and the demo's scripted
 // contact answers into the same thread. Shot at 1280×800 and 1024×700 before and after; axe finds
 // nothing serious or critical, light and dark.
-import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
-import { AGENTS, hostCall, open, shooter, useServe } from './support/kit';
+import { expect, test } from '@playwright/test';
+import { AGENTS, hostCall, noSeriousAxe, open, shooterSizes, useServe } from './support/kit';
 
 /** The fields of the contract's IncidentDTO this test compares. */
 interface IncidentDTO {
@@ -21,32 +20,6 @@ interface IncidentDTO {
 
 /** The demo's scripted contact: it answers every message sent to it. */
 const ROBIN = '+15550100042';
-
-async function noSeriousAxe(page: Page): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const bad = (await new AxeBuilder({ page }).analyze()).violations.filter(
-      (v) => v.impact === 'serious' || v.impact === 'critical',
-    );
-    expect(bad.map((v) => `${v.id} (${scheme}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
-
-/** The state shot at 1280×800 and 1024×700; the page is left at 1280×800. */
-function shooterSizes(page: Page, testInfo: Parameters<typeof shooter>[1]): (name: string) => Promise<void> {
-  const shot = shooter(page, testInfo);
-  return async (name) => {
-    for (const [w, h] of [
-      [1280, 800],
-      [1024, 700],
-    ] as const) {
-      await page.setViewportSize({ width: w, height: h });
-      await shot(`${name}-${w}x${h}`);
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
-  };
-}
 
 test.describe('serve --emulator restarted', () => {
   const suite = useServe(['--emulator', '--poll-sec', '2', '--fast-poll-sec', '1'], { restartable: 'by-itself' });

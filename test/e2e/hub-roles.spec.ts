@@ -5,14 +5,13 @@
 // Acknowledge on Alerts, Send on the conversation; the Tunnel screen says the hub receives the deliveries at its
 // public URL and offers to point an agent's webhook at the hub (disabled for her). Each state shot at 1024×700
 // and 1280×800; axe finds nothing serious, light and dark.
-import AxeBuilder from '@axe-core/playwright';
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { expect, test, type Page, type TestInfo } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { signDelivery } from '../../src-main/core/signature';
 import { startPostgres, type TestPostgres } from '../integration/hub/postgres';
-import { control, open, useServe } from './support/kit';
+import { control, open, shotsAndAxe, useServe } from './support/kit';
 import { makeServeHome, REPO, startCommand, type RunningServe, type ServeHome } from './support/serve';
 
 const CLI = path.join(REPO, 'bin/channel-companion.mjs');
@@ -21,28 +20,6 @@ const TEAM_KEY = 'hub-roles-key-0123456789';
 const SUPPORT = { agentId: 'roles-support', label: 'Roles support' };
 const SALES = { agentId: 'roles-sales', label: 'Roles sales' };
 const CUSTOMER = '15550102000';
-
-/** The state shot at 1024×700 and 1280×800, and axe (serious or critical) in light and dark. */
-async function shotsAndAxe(page: Page, testInfo: TestInfo, name: string): Promise<void> {
-  for (const [width, height] of [
-    [1024, 700],
-    [1280, 800],
-  ] as const) {
-    await page.setViewportSize({ width, height });
-    await page.evaluate(() => window.scrollTo(0, 0));
-    await page.screenshot({ path: testInfo.outputPath(`${name}-${width}x${height}.png`), fullPage: true });
-  }
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const bad = (await new AxeBuilder({ page }).analyze()).violations.filter(
-      (v) => v.impact === 'serious' || v.impact === 'critical',
-    );
-    const said = bad.map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    expect.soft(said, `axe violations on ${name} (${scheme})`).toEqual([]);
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
 
 test.describe.serial('a viewer on a team hub', () => {
   const suite = useServe();

@@ -7,14 +7,13 @@
 //   bob reading it through replica B leaves it unread for alice; alice opening it reads it for her;
 // - bob's reply through replica B: "Sent by bob" under it in her thread, and in Settings → Team hub's activity.
 // The Agents, Alerts and Messages screens shot at 1280×800 and 1024×700; axe finds nothing serious, light and dark.
-import AxeBuilder from '@axe-core/playwright';
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { expect, test, type Page, type TestInfo } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { signDelivery } from '../../src-main/core/signature';
 import { startPostgres, type TestPostgres } from '../integration/hub/postgres';
-import { control, open, useServe } from './support/kit';
+import { control, open, shotsAndAxe, useServe } from './support/kit';
 import { makeServeHome, REPO, startCommand, type RunningServe, type ServeHome } from './support/serve';
 
 const CLI = path.join(REPO, 'bin/channel-companion.mjs');
@@ -34,27 +33,6 @@ interface Incident {
 
 interface Contacts {
   contacts: { agentId: string; contact: string; unread: number }[];
-}
-
-/** The state shot at 1280×800 and 1024×700, and axe (serious or critical) in light and dark at 1280×800. */
-async function shotsAndAxe(page: Page, testInfo: TestInfo, name: string): Promise<void> {
-  for (const [width, height] of [
-    [1024, 700],
-    [1280, 800],
-  ] as const) {
-    await page.setViewportSize({ width, height });
-    await page.evaluate(() => window.scrollTo(0, 0));
-    await page.screenshot({ path: testInfo.outputPath(`${name}-${width}x${height}.png`), fullPage: true });
-  }
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const bad = (await new AxeBuilder({ page }).analyze()).violations.filter(
-      (v) => v.impact === 'serious' || v.impact === 'critical',
-    );
-    const said = bad.map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    expect.soft(said, `axe violations on ${name} (${scheme})`).toEqual([]);
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
 }
 
 test.describe.serial('a team on a hub of two replicas', () => {

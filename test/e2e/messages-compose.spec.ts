@@ -5,9 +5,8 @@
 // is warned about before a send and its 409 says a QR scan is needed, with the Pair action; an agent
 // dropped (reconnecting) has its send retried in the thread, then sent. Each state without serious or
 // critical axe violations (light and dark), shot at 1280×800 and 1024×700.
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { control, hostCall, open, shooter, useServe, type Suite } from './support/kit';
+import { control, hostCall, noSeriousAxe, open, shooterSizes, useServe, type Suite } from './support/kit';
 
 const AGENT = 'agent-connected';
 /** The demo's scripted contact: it answers every message sent to it. */
@@ -42,32 +41,6 @@ const threadHash = (contact: string) =>
 const thread = (page: Page, contact: string) => page.getByRole('region', { name: `Conversation with ${contact}` });
 const replyBox = (page: Page) => page.getByLabel('Reply', { exact: true });
 const going = (page: Page) => page.getByRole('list', { name: 'Sends going out' });
-
-async function noSeriousAxe(page: Page): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const bad = (await new AxeBuilder({ page }).analyze()).violations.filter(
-      (v) => v.impact === 'serious' || v.impact === 'critical',
-    );
-    expect(bad.map((v) => `${v.id} (${scheme}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
-
-/** The state shot at 1280×800 and 1024×700; the page is left at 1280×800. */
-function shooterSizes(page: Page, testInfo: Parameters<typeof shooter>[1]): (name: string) => Promise<void> {
-  const shot = shooter(page, testInfo);
-  return async (name) => {
-    for (const [w, h] of [
-      [1280, 800],
-      [1024, 700],
-    ] as const) {
-      await page.setViewportSize({ width: w, height: h });
-      await shot(`${name}-${w}x${h}`);
-    }
-    await page.setViewportSize({ width: 1280, height: 800 });
-  };
-}
 
 test.describe('Messages composer', () => {
   suite = useServe();

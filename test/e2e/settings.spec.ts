@@ -3,20 +3,18 @@
 // teams list shows only the key hint; a team is edited in place (a wrong key refused beside its
 // field, a new name keeping the id); the theme applies at once and stays; a bad number is
 // refused; and the keyboard reaches the actions with a visible focus ring.
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { AGENTS, agentHash, control, DEMO_KEY, hostCall, open, shooter, useDemoServe } from './support/kit';
-
-async function noSeriousAxe(page: Page): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const bad = (await new AxeBuilder({ page }).analyze()).violations.filter(
-      (v) => v.impact === 'serious' || v.impact === 'critical',
-    );
-    expect(bad.map((v) => `${v.id} (${scheme}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
+import {
+  AGENTS,
+  agentHash,
+  control,
+  DEMO_KEY,
+  hostCall,
+  noSeriousAxe,
+  open,
+  shooter,
+  useDemoServe,
+} from './support/kit';
 
 async function focusedOutline(page: Page): Promise<{ tag: string; text: string; outline: string }> {
   return page.evaluate(() => {

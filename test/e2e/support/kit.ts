@@ -1,6 +1,7 @@
 // The browser specs' kit: one `serve` per describe block (over the harness in ./serve) with the
 // emulator and its demo team, the emulator's control API, the host's own request API (what the
-// renderer calls), opening a route with the access token, the demo agents, and numbered screenshots.
+// renderer calls), opening a route with the access token, the demo agents, numbered screenshots and axe.
+import AxeBuilder from '@axe-core/playwright';
 import { randomBytes } from 'node:crypto';
 import { expect, test, type Locator, type Page, type TestInfo } from '@playwright/test';
 import {
@@ -221,4 +222,59 @@ export function shooterAcross(page: Page, testInfo: TestInfo): (name: string) =>
     await page.setViewportSize({ width: 1280, height });
     await page.emulateMedia({ colorScheme: 'light' });
   };
+}
+
+/** The state shot at 1280×800 and 1024×700 (numbered); the page is left at 1280×800. */
+export function shooterSizes(page: Page, testInfo: TestInfo): (name: string) => Promise<void> {
+  const shot = shooter(page, testInfo);
+  return async (name) => {
+    for (const [w, h] of [
+      [1280, 800],
+      [1024, 700],
+    ] as const) {
+      await page.setViewportSize({ width: w, height: h });
+      await shot(`${name}-${w}x${h}`);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+  };
+}
+
+/** The page's serious and critical axe violations as it is now. */
+async function seriousViolations(page: Page) {
+  return (await new AxeBuilder({ page }).analyze()).violations.filter(
+    (v) => v.impact === 'serious' || v.impact === 'critical',
+  );
+}
+
+/** No serious or critical axe violation, light and dark (the test stops at the first scheme with one); left light. */
+export async function noSeriousAxe(page: Page): Promise<void> {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const bad = await seriousViolations(page);
+    expect(bad.map((v) => `${v.id} (${scheme}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+/**
+ * The state shot at 1024×700 and 1280×800 (`<name>-<w>x<h>.png`, full page, from the top), and axe (serious or
+ * critical, a soft check) in light and dark; the page is left at 1280×800, light.
+ */
+export async function shotsAndAxe(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  for (const [width, height] of [
+    [1024, 700],
+    [1280, 800],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: testInfo.outputPath(`${name}-${width}x${height}.png`), fullPage: true });
+  }
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const bad = await seriousViolations(page);
+    const said = bad.map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    expect.soft(said, `axe violations on ${name} (${scheme})`).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 800 });
 }
