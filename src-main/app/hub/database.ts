@@ -181,6 +181,28 @@ interface MediaTable {
   stored_at: Generated<Date>;
 }
 
+/** A chat turn whose stream frames are kept for every replica (app/hub/chat-frames.ts): in flight, or a chat's last. */
+interface ChatTurnsTable {
+  turn_id: string;
+  agent_id: string;
+  user_id: string;
+  /** The replica running the turn. */
+  replica: string;
+  live: boolean;
+  /** Frames received so far: those kept (hub_chat_frames) and those left out in the middle. */
+  total: number;
+  updated_at: Generated<Date>;
+}
+
+/** Frames of a turn written together, one after another in the stream (the first ones and the latest are kept). */
+interface ChatFramesTable {
+  turn_id: string;
+  /** The first frame's place in the stream, from 0. */
+  seq: number;
+  /** The frames (RawFrameDTO[]). */
+  frames: unknown;
+}
+
 interface HubSchema {
   hub_members: MembersTable;
   hub_audit: AuditTable;
@@ -204,6 +226,8 @@ interface HubSchema {
   hub_message_forgotten: MessageTables['hub_message_forgotten'];
   hub_message_meta: MessageTables['hub_message_meta'];
   hub_media: MediaTable;
+  hub_chat_turns: ChatTurnsTable;
+  hub_chat_frames: ChatFramesTable;
 }
 
 export type HubDatabase = Kysely<HubSchema>;
@@ -444,6 +468,33 @@ const MIGRATIONS: Record<string, Migration> = {
         .addPrimaryKeyConstraint('hub_media_pk', ['agent_id', 'message_id'])
         .execute();
       await db.schema.createIndex('hub_media_at').on('hub_media').column('at').execute();
+    },
+  },
+  // A chat turn's stream frames for chat.frames on every replica (app/hub/chat-frames.ts): bounded, short-lived,
+  // unlogged (no WAL: a database crash empties them, as a replica's restart empties its own copy).
+  '0011_chat_frames': {
+    async up(db) {
+      await sql`create unlogged table hub_chat_turns (
+        turn_id text primary key,
+        agent_id text not null,
+        user_id text not null,
+        replica text not null,
+        live boolean not null,
+        total integer not null,
+        updated_at timestamptz not null default now()
+      )`.execute(db);
+      await db.schema
+        .createIndex('hub_chat_turns_chat')
+        .on('hub_chat_turns')
+        .columns(['agent_id', 'user_id'])
+        .execute();
+      await db.schema.createIndex('hub_chat_turns_updated').on('hub_chat_turns').column('updated_at').execute();
+      await sql`create unlogged table hub_chat_frames (
+        turn_id text not null,
+        seq integer not null,
+        frames jsonb not null,
+        constraint hub_chat_frames_pk primary key (turn_id, seq)
+      )`.execute(db);
     },
   },
 };

@@ -222,6 +222,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
     let server: Awaited<ReturnType<typeof startHubServer>> | null = null;
     let fanout: Awaited<ReturnType<typeof startHubFanout>> | null = null;
     let streams: HubStreams | null = null;
+    let chatFrames: { close(): Promise<void> } | null = null;
     try {
       // The team's events: the companion's shared ones published to hub_events, every replica serving them
       // all with ids (a client resumes on any replica); the rest reach this replica's clients only.
@@ -235,6 +236,15 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
         replica,
         logger,
       });
+      // A chat turn's frames kept in the database while it streams: chat.frames answers on every replica.
+      const frames = (await import('../../app/hub/chat-frames')).hubChatFrames({
+        db,
+        replica,
+        events: hosted.contract.events,
+        implementations: hosted.contract.implementations,
+        logger,
+      });
+      chatFrames = frames;
       const shared = await polling.start(hosted);
       const metrics = new HubMetrics(
         {
@@ -248,14 +258,14 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       server = await startHubServer({
         // Each request first catches up with a config another replica changed (a member's previous request).
         handlers: afterConfigCatchUp(
-          {
+          frames.handlers({
             ...hosted.handlers,
             ...shared,
             ...deliveries.handlers(hosted.contract.implementations),
             'webhook.revealSecret': revealRecorded(hosted.handlers['webhook.revealSecret'], db),
             'app.ping': hubPing(hosted.handlers['app.ping'], f.publicUrl ?? null),
             ...attribution.handlers(hosted.handlers, hosted.contract.implementations),
-          },
+          }),
           () => configStore.catchUp(),
         ),
         events: streams.events(fanout.events),
@@ -299,6 +309,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       await Promise.all([server?.drain(), polling.drain()]);
       await polling.close();
       await streams?.close();
+      await chatFrames?.close();
       await fanout?.close();
       await registrations.close();
       inboxCatchUp.close();

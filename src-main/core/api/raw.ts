@@ -57,6 +57,9 @@ export interface ParsedFrame {
   data: string;
 }
 
+/** How many of a stream's frames are kept by default: the first `head` and the latest `tail`. */
+export const FRAMES_KEPT = { head: 200, tail: 1800 } as const;
+
 /**
  * The frames of one stream, bounded: the first `headMax` and the latest `tailMax` are kept, the
  * ones in between only counted. Pushing stores the parser's own object and the time in two arrays
@@ -71,8 +74,8 @@ export class FrameLog {
   private dropped = 0;
 
   constructor(
-    private readonly headMax = 200,
-    private readonly tailMax = 1800,
+    private readonly headMax: number = FRAMES_KEPT.head,
+    private readonly tailMax: number = FRAMES_KEPT.tail,
   ) {}
 
   /** A frame as received; `ms` when it was timed. */
