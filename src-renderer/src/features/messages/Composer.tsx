@@ -7,12 +7,14 @@
 // to do (a needed QR scan links to pairing). A send from an agent known to need a scan asks first.
 // The box clears once the send is queued or sent; what it took comes back if that send then fails.
 import { useId, useState, type FormEvent, type KeyboardEvent } from 'react';
-import type { SendArgs } from '../../../../src-shared/contract';
+import { useShallow } from 'zustand/react/shallow';
+import type { MessageDTO, SendArgs } from '../../../../src-shared/contract';
 import { agentHref } from '../../router/routes';
 import { agentKey } from '../../store/env';
 import { threadKey } from '../../store/messages';
 import { useGate } from '../../components/allowed';
 import { useApp } from '../../store/react';
+import type { SendRecord } from '../../store/console';
 import { SendResult } from '../console/SendResult';
 import { agentName } from '../../store/notices';
 import { NeedsScanReason, SendAnyway } from '../console/SendAnyway';
@@ -35,10 +37,40 @@ function mediaUrlProblem(url: string, kind: 'image' | 'document'): string | null
   return u.protocol === 'https:' || u.protocol === 'http:' ? null : `${what} must start with https:// or http://.`;
 }
 
+/**
+ * This conversation's sends of this window not in the thread yet: going out, or just sent (until the
+ * send log's line arrives with its clientRef or message id), newest first. The line may arrive before
+ * the send's own answer: a send already in the thread is shown there only, never twice. The same
+ * records while nothing changes for them (a page of messages loaded re-renders no composer).
+ */
+function goingOf(
+  history: SendRecord[],
+  thread: { messages: MessageDTO[] } | undefined,
+  teamId: string,
+  agentId: string,
+  contact: string,
+): SendRecord[] {
+  const mine = history.filter(
+    (r) =>
+      r.teamId === teamId &&
+      r.agentId === agentId &&
+      r.args.to === contact &&
+      (r.state === 'sending' || r.state === 'queued' || r.state === 'retrying' || r.state === 'sent'),
+  );
+  if (mine.length === 0) return mine;
+  const inThread = new Set<string>();
+  for (const m of thread?.messages ?? []) {
+    if (m.clientRef !== undefined) inThread.add(m.clientRef);
+    if (m.messageId !== undefined) inThread.add(m.messageId);
+  }
+  return mine
+    .filter((r) => !inThread.has(r.clientRef) && !(r.messageId !== null && inThread.has(r.messageId)))
+    .reverse();
+}
+
 export function Composer({ teamId, agentId, contact }: { teamId: string; agentId: string; contact: string }) {
   const send = useApp((s) => s.sendMessage);
   const history = useApp((s) => s.sendHistory);
-  const thread = useApp((s) => s.threads[threadKey(teamId, agentId, contact)]);
   const agent = useApp((s) => s.agents[agentKey(teamId, agentId)]);
   const uid = useId();
   const gate = useGate('messages.send');
@@ -53,27 +85,17 @@ export function Composer({ teamId, agentId, contact }: { teamId: string; agentId
   const agentWords = agentName(agent?.label ?? '', agentId);
   const needsScan = agent !== undefined && (agent.health.needsScan || agent.health.health === 'needs-scan');
 
-  // This conversation's sends of this window not in the thread yet: going out, or just sent (until
-  // the send log's line arrives with its clientRef or message id). The line may arrive before the
-  // send's own answer: a send already in the thread is shown there only, never twice.
-  const inThread = new Set<string>();
-  for (const m of thread?.messages ?? []) {
-    if (m.clientRef !== undefined) inThread.add(m.clientRef);
-    if (m.messageId !== undefined) inThread.add(m.messageId);
-  }
-  const going = history
-    .filter(
-      (r) =>
-        r.teamId === teamId &&
-        r.agentId === agentId &&
-        r.args.to === contact &&
-        (r.state === 'sending' || r.state === 'queued' || r.state === 'retrying' || r.state === 'sent') &&
-        !inThread.has(r.clientRef) &&
-        !(r.messageId !== null && inThread.has(r.messageId)),
-    )
-    .reverse();
+  const key = threadKey(teamId, agentId, contact);
+  const going = useApp(useShallow((s) => goingOf(s.sendHistory, s.threads[key], teamId, agentId, contact)));
   /** The latest send from here, when it failed: why, and what to do (Pair, Retry). */
   const failed = last?.state === 'failed' && !last.retriedAs ? last : null;
+  /** That failed send is in the thread already (its text is shown there). */
+  const failedInThread = useApp(
+    (s) =>
+      failed !== null &&
+      s.threads[key]?.messages.some((m) => m.clientRef === failed.clientRef || m.messageId === failed.clientRef) ===
+        true,
+  );
 
   const build = (): SendArgs | string => {
     const args: SendArgs = { teamId, agentId, to: contact };
@@ -139,7 +161,7 @@ export function Composer({ teamId, agentId, contact }: { teamId: string; agentId
       )}
       {failed && (
         <div className="messages-compose-failed">
-          {!inThread.has(failed.clientRef) && <p className="messages-text">{failed.summary}</p>}
+          {!failedInThread && <p className="messages-text">{failed.summary}</p>}
           <SendResult r={failed} />
         </div>
       )}

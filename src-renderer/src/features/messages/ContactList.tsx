@@ -1,6 +1,7 @@
 // The inbox pane's pieces: the agent picker and a contact row (name, unread count but on the open
 // conversation, time, the last message's first line, and the agent when all agents are shown); a
 // conversation of simulated or replayed deliveries only is marked so.
+import { memo } from 'react';
 import type { AgentDTO, MessageContactDTO } from '../../../../src-shared/contract';
 import { messagesHref } from '../../router/routes';
 import { agentKey } from '../../store/env';
@@ -23,7 +24,16 @@ export function AgentPicker({ agents, value, onPick }: { agents: AgentDTO[]; val
   );
 }
 
-export function ContactRow({ c, current, label }: { c: MessageContactDTO; current: boolean; label: string | null }) {
+/** Memoised: opening a thread re-renders the screen, and only the rows whose `current` changed. */
+export const ContactRow = memo(function ContactRow({
+  c,
+  current,
+  label,
+}: {
+  c: MessageContactDTO;
+  current: boolean;
+  label: string | null;
+}) {
   return (
     <li>
       <a
@@ -50,4 +60,4 @@ export function ContactRow({ c, current, label }: { c: MessageContactDTO; curren
       </a>
     </li>
   );
-}
+});
