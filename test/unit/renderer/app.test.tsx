@@ -4,8 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { TeamDTO } from '../../../src-shared/contract';
 import { App } from '../../../src-renderer/src/App';
 import { connectStore } from '../../../src-renderer/src/store';
-import { afterNextPaint } from '../../../src-renderer/src/store/frame-batch';
-import { agent, flush, incident, mount, setup, team } from './fixtures';
+import { afterPaint, agent, flush, incident, mount, setup, team } from './fixtures';
 
 afterEach(cleanup);
 
@@ -178,7 +177,7 @@ describe('app frame', () => {
     const search = screen.getByLabelText('Search');
     search.focus();
     // A wait for the next paint asked after the route's: it has had its turn.
-    await act(() => new Promise<void>((r) => afterNextPaint(r)));
+    await afterPaint();
     expect(document.activeElement).toBe(search);
 
     // Another screen: its page heading, back at the top, as before.

@@ -4,6 +4,7 @@ import type { ReactNode } from 'react';
 import type { AgentDTO, AppSettingsDTO, Health, IncidentDTO, SessionDTO, TeamDTO } from '../../../src-shared/contract';
 import { createAppStore, type AppStore } from '../../../src-renderer/src/store';
 import type { StoreEnv } from '../../../src-renderer/src/store/env';
+import { afterNextPaint } from '../../../src-renderer/src/store/frame-batch';
 import { StoreContext } from '../../../src-renderer/src/store/react';
 import { fakeApi } from './fake-api';
 
@@ -106,3 +107,6 @@ export function mount(store: AppStore, ui: ReactNode) {
 }
 
 export const flush = () => act(() => new Promise((r) => setTimeout(r, 0)));
+
+/** Once what waits for the next paint (store/frame-batch's afterNextPaint) has run, and what it rendered. */
+export const afterPaint = () => act(() => new Promise<void>((r) => afterNextPaint(r)));

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MessageDTO, MessageThreadDTO, Result } from '../../../src-shared/contract';
 import { MessagesScreen } from '../../../src-renderer/src/features/messages/MessagesScreen';
 import { connectStore } from '../../../src-renderer/src/store';
-import { agent, flush, mount, setup, team } from './fixtures';
+import { afterPaint, agent, flush, mount, setup, team } from './fixtures';
 
 const ROW = 40;
 const VIEW = 600;
@@ -102,6 +102,9 @@ async function open(n: number | MessageDTO[], answer?: () => Result<MessageThrea
   connectStore(t.store, t.api);
   mount(t.store, <MessagesScreen teamId="t1" agentId="a1" contact={CONTACT} />);
   await flush();
+  // The rows above the view and the measured heights come once the first paint is on screen.
+  await afterPaint();
+  await afterPaint();
   const scroller = screen.getByRole('region', { name: 'Messages with Dana' });
   return { t, scroller, bubbles: () => scroller.querySelectorAll('.messages-bubble') };
 }

@@ -16,7 +16,7 @@ import { Nav } from '../../../src-renderer/src/components/Nav';
 import { MessagesScreen } from '../../../src-renderer/src/features/messages/MessagesScreen';
 import { connectStore } from '../../../src-renderer/src/store';
 import { formatTimeOfDay } from '../../../src-renderer/src/components/time';
-import { agent, flush, mount, setup, team } from './fixtures';
+import { afterPaint, agent, flush, mount, setup, team } from './fixtures';
 
 const DAY1 = Date.UTC(2026, 10, 26, 10, 0);
 const DAY2 = Date.UTC(2026, 10, 27, 9, 30);
@@ -155,6 +155,8 @@ describe('Messages screen', () => {
   it('shows the thread by day, both sides, a failed send with why; opening it marks it read', async () => {
     const t = open();
     await flush();
+    // The rows above the view come once the first paint is on screen.
+    await afterPaint();
     const conv = screen.getByRole('region', { name: 'Conversation with Dana' });
     expect(within(conv).getByText('yesterday question').closest('li')!.className).toContain('in');
     expect(within(conv).getByText('our answer').closest('li')!.className).toContain('out');

@@ -11,6 +11,7 @@
 // older page. The scroller takes keyboard focus, so arrows, Page Up/Down, Home and End scroll it.
 import { memo, startTransition, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { MessageDTO } from '../../../../src-shared/contract';
+import { afterNextPaint } from '../../store/frame-batch';
 import { Bubble } from './Bubble';
 import { dayOf } from './format';
 import './thread.css';
@@ -167,6 +168,9 @@ export const ThreadList = memo(function ThreadList({ messages, more, loadOlder, 
   /** Each row element's key, for the resize observer. */
   const keyOf = useRef(new WeakMap<Element, string>());
   const observer = useRef<ResizeObserver | null>(null);
+  /** A render after the next paint is asked for: the rows above the view, the measured heights followed. */
+  const openAsked = useRef(false);
+  const followAsked = useRef(false);
 
   // After each render, before paint: measure the rows in the DOM, then put the view back where it
   // belongs (the bottom, or the anchor row where it was).
@@ -174,7 +178,12 @@ export const ThreadList = memo(function ThreadList({ messages, more, loadOlder, 
     const el = scroller.current;
     const ol = list.current;
     if (!el || !ol) return;
-    if (!opened) startTransition(() => setOpened(true));
+    // The rows above the view, once this first paint is on screen (not before it: the scheduler's task
+    // for a transition would run before the frame).
+    if (!opened && !openAsked.current) {
+      openAsked.current = true;
+      afterNextPaint(() => startTransition(() => setOpened(true)));
+    }
     if (gap.current === 0) gap.current = parseFloat(getComputedStyle(ol).rowGap) || 0;
     let changed = false;
     const items = ol.children;
@@ -194,17 +203,24 @@ export const ThreadList = memo(function ThreadList({ messages, more, loadOlder, 
       }
     }
     if (changed) {
-      const height = el.clientHeight;
       const follow = () => {
         setMeasured((n) => n + 1);
-        if (view.height !== height) setView({ top: el.scrollTop, height });
+        const height = el.clientHeight;
+        setView((v) => (v.height === height ? v : { top: el.scrollTop, height }));
       };
       if (!pinned.current) return follow();
       // At the bottom, the newest rows are in the DOM already: the view goes there before this paint and
-      // the window follows the measured heights after it (the spacer above the view is all that changes).
+      // the window follows the measured heights once it is on screen (the spacer above the view is all
+      // that changes).
       el.scrollTop = el.scrollHeight;
       lastTop.current = el.scrollTop;
-      startTransition(follow);
+      if (!followAsked.current) {
+        followAsked.current = true;
+        afterNextPaint(() => {
+          followAsked.current = false;
+          startTransition(follow);
+        });
+      }
       return;
     }
     if (pinned.current) {
