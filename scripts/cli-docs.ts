@@ -55,10 +55,10 @@ member's role: \`team add\` saves the team on the hub (the key, from \`CHANNEL_A
 request's body: use its https URL), \`status --team\`, \`send\`, \`messages\`, \`deliveries\`, \`monitor\`, \`listen\`, and
 \`webhook set --team L --agent A --register-url self\` points the agent's webhook at the hub's \`--public-url\`
 (\`<public-url>/hooks/<agent>\`; refused when the hub has none). The token is never a flag and is sent only to the
-hub; plain \`http://\` to a hub beyond this machine is refused. The hub's refusals: a missing, wrong or revoked token
-exits 4 ("the hub refused the token (CHANNEL_HUB_TOKEN)"), a request above the member's role exits 4 naming the role
-it needs, a hub that does not answer exits 3. \`up\`, \`serve\` and \`hub\` run a companion on this machine and refuse a
-hub URL (exit 2).
+hub; plain \`http://\` to a hub beyond this machine is refused. No \`CHANNEL_HUB_TOKEN\` at all exits 2 (nothing is
+sent). The hub's refusals: a wrong or revoked token exits 4 ("the hub refused the token (CHANNEL_HUB_TOKEN)"), a
+request above the member's role exits 4 naming the role it needs, a hub that does not answer exits 3. \`up\`,
+\`serve\` and \`hub\` run a companion on this machine and refuse a hub URL (exit 2).
 
 ## Output and exit codes
 
@@ -79,7 +79,10 @@ characters shown as escapes (\`\\x1b\`), in human output and never changed in \`
 | \`2\` | usage: an unknown or invalid flag, a missing key; nothing is sent |
 | \`3\` | service error: 409, 503, 429, 402, 404, 5xx, the network |
 | \`4\` | the API key was rejected (401, 403) |
-| \`130\` | interrupted (Ctrl-C, SIGTERM) |
+| \`130\` | interrupted (Ctrl-C, SIGTERM) before the command was done |
+
+A command that runs until Ctrl-C (\`serve\`, \`up\`, \`hub\`, \`emulator\`, \`listen\`, \`monitor\`, \`messages --follow\`)
+exits 0 when Ctrl-C or SIGTERM stops it once it runs.
 
 An answer the client cannot read is an error (exit 3) showing what came (status, content type, size and the first
 bytes, or a stream's frames as received: \`raw\` in \`--json\`), never an empty success.
