@@ -3,11 +3,8 @@
 // written before labels loads, and a bad label writes nothing; through two hub processes, the command line
 // labels an agent at one replica (an admin; a developer is refused) and finds it by label at the other.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateHub, openHubDatabase, type HubDatabase } from '../../../src-main/app/hub/database';
 import { postgresConfigStore } from '../../../src-main/app/hub/config';
 import { MemorySecretStore } from '../../../src-main/core/secrets';
 import { TeamStore } from '../../../src-main/core/teams';
@@ -16,33 +13,17 @@ import { fakeService } from '../../unit/core/teams/fakes';
 import type { Emulator } from '../../../src-main/emulator';
 import { runCli } from '../../helpers/cli';
 import { DEMO_KEY, startTestEmulator } from '../../helpers/emulator';
-import { startPostgres, type TestPostgres } from './postgres';
-import { addMember, startHubReplica, stopAll, type HubReplica } from './support';
+import { addMember, startHubReplica, stopAll, useHubDatabase, type HubReplica } from './support';
 
 describe('agent labels in the hub config', () => {
-  let server: TestPostgres;
-  let db: HubDatabase;
-  let dir: string;
-
-  beforeAll(async () => {
-    server = await startPostgres();
-    db = openHubDatabase(server.url);
-    await migrateHub(db);
-    dir = await mkdtemp(path.join(tmpdir(), 'cc-hub-labels-'));
-  }, 60_000);
-
-  afterAll(async () => {
-    await db?.destroy();
-    await server?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  }, 30_000);
+  const hub = useHubDatabase('cc-hub-labels-');
 
   it('two replicas change one agent’s labels at once and both changes are kept; a row without labels loads; a bad label writes nothing', async () => {
-    const config = postgresConfigStore(db, server.url);
+    const config = postgresConfigStore(hub.db, hub.server.url);
     const svc = fakeService({ k1: ['a1', 'a2'] });
     const secrets = new MemorySecretStore();
     const open = (n: string) =>
-      TeamStore.open({ configDir: path.join(dir, n), secrets, clientFactory: svc.factory, configStore: config });
+      TeamStore.open({ configDir: path.join(hub.dir, n), secrets, clientFactory: svc.factory, configStore: config });
     const [a, b] = await Promise.all([open('a'), open('b')]);
     const team = await a.addTeam({
       label: 'Support',
@@ -63,7 +44,7 @@ describe('agent labels in the hub config', () => {
       ['a1', ['x1', 'x2', 'x3', 'y1', 'y2', 'y3']],
       ['a2', ['eu', 'vip']],
     ]);
-    const row = await db.selectFrom('hub_config').select('config').executeTakeFirstOrThrow();
+    const row = await hub.db.selectFrom('hub_config').select('config').executeTakeFirstOrThrow();
     expect((row.config as ConfigFile).teams[0]!.agents.map((x) => x.labels)).toEqual([
       ['x1', 'x2', 'x3', 'y1', 'y2', 'y3'],
       ['eu', 'vip'],
@@ -93,17 +74,17 @@ describe('agent labels in the hub config', () => {
     const tokens: Record<string, string> = {};
     const client = (origin: string, token: string, args: string[], env: Record<string, string> = {}) =>
       runCli(args, {
-        configDir: path.join(dir, 'laptop'),
+        configDir: path.join(hub.dir, 'laptop'),
         env: { CHANNEL_HUB_URL: origin, CHANNEL_HUB_TOKEN: token, ...env },
       });
 
     beforeAll(async () => {
       emu = await startTestEmulator();
       const secretKey = randomBytes(32).toString('base64');
-      tokens.ada = await addMember(server.url, 'ada', 'admin');
-      tokens.dev = await addMember(server.url, 'dev', 'developer');
+      tokens.ada = await addMember(hub.server.url, 'ada', 'admin');
+      tokens.dev = await addMember(hub.server.url, 'dev', 'developer');
       replicas = await Promise.all(
-        ['r1', 'r2'].map((name) => startHubReplica({ databaseUrl: server.url, secretKey, dir, name })),
+        ['r1', 'r2'].map((name) => startHubReplica({ databaseUrl: hub.server.url, secretKey, dir: hub.dir, name })),
       );
     }, 120_000);
 

@@ -4,11 +4,9 @@
 // a team added through one replica is listed by the other within a second, after a Postgres restart too.
 // Members never receive a team's API key or signing secret; an admin's reveal is recorded with their name.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateHub, openHubDatabase, type HubDatabase } from '../../../src-main/app/hub/database';
 import { PostgresSecretStore } from '../../../src-main/app/hub/secrets';
 import { postgresConfigStore } from '../../../src-main/app/hub/config';
 import { TeamStore } from '../../../src-main/core/teams';
@@ -18,32 +16,16 @@ import { runCli, type CliRun } from '../../helpers/cli';
 import { DEMO_KEY, startTestEmulator } from '../../helpers/emulator';
 import { waitFor } from '../../helpers/wait';
 import { fakeService } from '../../unit/core/teams/fakes';
-import { startPostgres, type TestPostgres } from './postgres';
-import { addMember } from './support';
+import { addMember, useHubDatabase } from './support';
 
 const SECRET = 'whsec_the-agents-signing-secret-0123456789';
 
 describe('hub secrets and shared teams', () => {
-  let server: TestPostgres;
-  let db: HubDatabase;
-  let dir: string;
+  const hub = useHubDatabase('cc-hub-secrets-');
   const key = randomBytes(32);
 
-  beforeAll(async () => {
-    server = await startPostgres();
-    db = openHubDatabase(server.url);
-    await migrateHub(db);
-    dir = await mkdtemp(path.join(tmpdir(), 'cc-hub-secrets-'));
-  }, 60_000);
-
-  afterAll(async () => {
-    await db?.destroy();
-    await server?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  }, 30_000);
-
   it('a secret round-trips; the table holds it only encrypted, under a fresh IV per write, bound to its account', async () => {
-    const store = new PostgresSecretStore(db, key);
+    const store = new PostgresSecretStore(hub.db, key);
     await store.probe();
     await store.set('team:t1:api-key', 'first-key-value-0001');
     await store.set('team:t1:api-key', SECRET);
@@ -51,7 +33,7 @@ describe('hub secrets and shared teams', () => {
     expect(await store.get('team:t1:nothing')).toBeNull();
     await store.set('team:t2:api-key', SECRET);
 
-    const rows = await db.selectFrom('hub_secrets').selectAll().where('account', 'like', 'team:%').execute();
+    const rows = await hub.db.selectFrom('hub_secrets').selectAll().where('account', 'like', 'team:%').execute();
     expect(rows).toHaveLength(2);
     for (const row of rows) {
       expect(row.iv).toHaveLength(12);
@@ -68,7 +50,7 @@ describe('hub secrets and shared teams', () => {
 
     // A row copied under another account does not decrypt (the account is authenticated data).
     const t1 = rows.find((r) => r.account === 'team:t1:api-key')!;
-    await db
+    await hub.db
       .insertInto('hub_secrets')
       .values({ account: 'team:t3:api-key', iv: t1.iv, ciphertext: t1.ciphertext, tag: t1.tag })
       .execute();
@@ -81,7 +63,7 @@ describe('hub secrets and shared teams', () => {
   });
 
   it('a wrong key is refused at the probe and at a read, in words that name no secret', async () => {
-    const wrong = new PostgresSecretStore(db, randomBytes(32));
+    const wrong = new PostgresSecretStore(hub.db, randomBytes(32));
     const probe = await wrong.probe().catch((e: unknown) => e);
     const read = await wrong.get('team:t1:api-key').catch((e: unknown) => e);
     for (const e of [probe, read]) {
@@ -90,16 +72,16 @@ describe('hub secrets and shared teams', () => {
       expect((e as Error).message).not.toContain(SECRET);
     }
     // The right key still reads it: the wrong one wrote nothing.
-    await new PostgresSecretStore(db, key).probe();
-    expect(await new PostgresSecretStore(db, key).get('team:t1:api-key')).toBe(SECRET);
+    await new PostgresSecretStore(hub.db, key).probe();
+    expect(await new PostgresSecretStore(hub.db, key).get('team:t1:api-key')).toBe(SECRET);
   });
 
   it('the shared config is written by compare-and-swap: a stale version writes nothing, and no concurrent change is lost', async () => {
-    const config = postgresConfigStore(db, server.url);
+    const config = postgresConfigStore(hub.db, hub.server.url);
     const svc = fakeService({ k1: ['a1'] });
-    const secrets = new PostgresSecretStore(db, key);
+    const secrets = new PostgresSecretStore(hub.db, key);
     const open = (n: string) =>
-      TeamStore.open({ configDir: path.join(dir, n), secrets, clientFactory: svc.factory, configStore: config });
+      TeamStore.open({ configDir: path.join(hub.dir, n), secrets, clientFactory: svc.factory, configStore: config });
     const [a, b] = await Promise.all([open('cas-a'), open('cas-b')]);
     // Both opened on one database: one wrote the first config, the other read it.
     expect(a.settings().installId).toBe(b.settings().installId);
@@ -132,24 +114,24 @@ describe('hub secrets and shared teams', () => {
       'hub',
       '--json',
       '--config-dir',
-      path.join(dir, 'refused'),
+      path.join(hub.dir, 'refused'),
       '--data-dir',
-      path.join(dir, 'refused-data'),
+      path.join(hub.dir, 'refused-data'),
     ];
-    const none = await runCli(base, { env: { DATABASE_URL: server.url } });
+    const none = await runCli(base, { env: { DATABASE_URL: hub.server.url } });
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('CHANNEL_HUB_SECRET_KEY');
     expect(none.stderr).toContain('openssl rand -base64 32');
 
     const short = randomBytes(12).toString('base64');
-    const bad = await runCli(base, { env: { DATABASE_URL: server.url, CHANNEL_HUB_SECRET_KEY: short } });
+    const bad = await runCli(base, { env: { DATABASE_URL: hub.server.url, CHANNEL_HUB_SECRET_KEY: short } });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('not a 32-byte key');
     expect(bad.stderr).not.toContain(short);
 
-    const file = path.join(dir, 'other.key');
+    const file = path.join(hub.dir, 'other.key');
     await writeFile(file, `${randomBytes(32).toString('base64')}\n`);
-    const wrong = await runCli([...base, '--secret-key-file', file], { env: { DATABASE_URL: server.url } });
+    const wrong = await runCli([...base, '--secret-key-file', file], { env: { DATABASE_URL: hub.server.url } });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('encrypted with another key');
     expect(wrong.stderr).not.toContain(SECRET);
@@ -176,12 +158,12 @@ describe('hub secrets and shared teams', () => {
           '--poll-sec',
           '60',
           '--config-dir',
-          path.join(dir, name),
+          path.join(hub.dir, name),
           '--data-dir',
-          path.join(dir, `${name}-data`),
+          path.join(hub.dir, `${name}-data`),
         ],
         {
-          env: { DATABASE_URL: server.url, CHANNEL_HUB_SECRET_KEY: key.toString('base64') },
+          env: { DATABASE_URL: hub.server.url, CHANNEL_HUB_SECRET_KEY: key.toString('base64') },
           signal: stop.signal,
           onStdout: (_c, all) => {
             const line = all.split('\n')[0]!;
@@ -194,7 +176,7 @@ describe('hub secrets and shared teams', () => {
       if (!o.startsWith('http')) throw new Error(o);
       return { origin: o, done, stop };
     };
-    const token = (name: string, role: string): Promise<string> => addMember(server.url, name, role);
+    const token = (name: string, role: string): Promise<string> => addMember(hub.server.url, name, role);
     const call = async (origin: string, name: string, bearer: string, body: unknown = {}) => {
       const res = await fetch(`${origin}/api/${name}`, {
         method: 'POST',
@@ -239,11 +221,11 @@ describe('hub secrets and shared teams', () => {
         expect(agents.ok, JSON.stringify(agents.error)).toBe(true);
 
         // A signing secret stored for the agent: revealed to an admin (recorded), never sent otherwise.
-        await new PostgresSecretStore(db, key).set(`team:${teamId}:agent:agent-connected:signing-secret`, SECRET);
+        await new PostgresSecretStore(hub.db, key).set(`team:${teamId}:agent:agent-connected:signing-secret`, SECRET);
         const reveal = await call(b.origin, 'webhook.revealSecret', admin, { teamId, agentId: 'agent-connected' });
         expect(reveal, JSON.stringify(reveal.error)).toMatchObject({ ok: true, value: { secret: SECRET } });
         outputs.pop();
-        const recorded = await db
+        const recorded = await hub.db
           .selectFrom('hub_audit')
           .select(['member', 'subject'])
           .where('action', '=', 'webhook.secretRevealed')
@@ -265,8 +247,8 @@ describe('hub secrets and shared teams', () => {
             await call(origin, name, viewer, args);
 
         // Postgres restarts: each replica listens again, and a change made through b reaches a.
-        await server.halt();
-        await server.resume();
+        await hub.server.halt();
+        await hub.server.resume();
         await waitFor(
           async () => (await call(b.origin, 'teams.update', admin, { teamId, label: 'Support desk' })).ok,
           15_000,

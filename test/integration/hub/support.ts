@@ -1,15 +1,63 @@
-// What the hub's integration tests share: a replica as a real process, a member and their token, the contract
+// What the hub's integration tests share: a migrated database on a Postgres of the test's own, a replica as a real process, a member and their token, the contract
 // over HTTP as a member, a signed delivery to a replica's /hooks, SQL on the test's Postgres, and the service
 // behind a proxy that counts its polls (and can refuse or drop every call).
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createParser } from 'eventsource-parser';
 import pg from 'pg';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { migrateHub, openHubDatabase, type HubDatabase } from '../../../src-main/app/hub/database';
 import { signDelivery } from '../../../src-main/core/signature';
 import { runCli } from '../../helpers/cli';
 import { spawnCli, type Spawned } from '../../helpers/spawn-cli';
+import { startPostgres, type TestPostgres } from './postgres';
+
+export interface HubDatabaseSuite {
+  readonly server: TestPostgres;
+  /** The hub's database on it, migrated. */
+  readonly db: HubDatabase;
+  /** A folder of the block's own (`<prefix>…` in the temp folder). */
+  readonly dir: string;
+}
+
+/**
+ * Registers, in the calling describe block, a Postgres of its own with the hub's database migrated and a folder
+ * of its own: started before all its tests, stopped (and the folder removed) after all.
+ */
+export function useHubDatabase(prefix: string): HubDatabaseSuite {
+  let server: TestPostgres | undefined;
+  let db: HubDatabase | undefined;
+  let dir: string | undefined;
+  beforeAll(async () => {
+    server = await startPostgres();
+    db = openHubDatabase(server.url);
+    await migrateHub(db);
+    dir = await mkdtemp(path.join(tmpdir(), prefix));
+  }, 60_000);
+  afterAll(async () => {
+    await db?.destroy();
+    await server?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }, 30_000);
+  const must = <T>(v: T | undefined): T => {
+    if (v === undefined) throw new Error('the hub database is not started');
+    return v;
+  };
+  return {
+    get server() {
+      return must(server);
+    },
+    get db() {
+      return must(db);
+    },
+    get dir() {
+      return must(dir);
+    },
+  };
+}
 
 export interface HubReplica {
   name: string;

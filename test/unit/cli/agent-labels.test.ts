@@ -1,36 +1,18 @@
 // `agent add --labels`, `agent label` and `status --with-label` through a companion started for each command,
 // with a MemorySecretStore and a fake service.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemorySecretStore } from '../../../src-main/core/secrets';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli';
-import { fakeClientFactory, saveTeam } from './fake-client';
+import { CONNECTED, fakeClientFactory, useSavedTeams } from './fake-client';
 
 const KEY = 'team-key-0123456789abcdef';
-const connected = {
-  state: 'connected',
-  connected: true,
-  linked: true,
-  needsScan: false,
-  phone: '15550100001',
-  qr: null,
-};
-let dir: string;
-let store: MemorySecretStore;
+const saved = useSavedTeams('cc-agent-labels-', [
+  { agents: ['a1', 'a2'], apiKey: KEY },
+  { label: 'Other', agents: ['b1'], apiKey: KEY },
+]);
 
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'cc-agent-labels-'));
-  store = new MemorySecretStore();
-  await saveTeam(dir, store, { agents: ['a1', 'a2'], apiKey: KEY });
-  await saveTeam(dir, store, { label: 'Other', agents: ['b1'], apiKey: KEY });
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-const config = async (): Promise<string> => readFile(join(dir, 'config.json'), 'utf8');
+const config = async (): Promise<string> => readFile(join(saved.dir, 'config.json'), 'utf8');
 
 interface StatusAgent {
   teamId: string;
@@ -46,8 +28,8 @@ const statusOf = (r: { json(): unknown[] }): StatusJson => r.json()[0] as Status
 
 describe('agent labels on the command line', () => {
   it('agent add --labels (repeatable, comma lists) keeps them normalised; agent list shows them', async () => {
-    const { factory } = fakeClientFactory({ getSession: async () => connected });
-    const opts = { createClient: factory, secretStore: store, configDir: dir };
+    const { factory } = fakeClientFactory({ getSession: async () => CONNECTED });
+    const opts = { createClient: factory, secretStore: saved.store, configDir: saved.dir };
     const add = await runCli(
       ['agent', 'add', '--team', 'Demo', '--agent', 'a3', '--labels', 'Billing,eu', '--labels', 'vip', '--json'],
       opts,
@@ -66,7 +48,7 @@ describe('agent labels on the command line', () => {
   });
 
   it('agent label --add / --remove / --set changes the labels; --json is the AgentDTO', async () => {
-    const opts = { secretStore: store, configDir: dir };
+    const opts = { secretStore: saved.store, configDir: saved.dir };
     const add = await runCli(
       ['agent', 'label', '--team', 'Demo', '--agent', 'a1', '--add', 'EU', '--add', 'x,y'],
       opts,
@@ -86,7 +68,7 @@ describe('agent labels on the command line', () => {
   });
 
   it('a bad label → exit 2 naming it, nothing saved; no change asked → exit 2; an unknown agent → exit 1', async () => {
-    const opts = { secretStore: store, configDir: dir };
+    const opts = { secretStore: saved.store, configDir: saved.dir };
     await runCli(['agent', 'label', '--team', 'Demo', '--agent', 'a1', '--add', 'keep'], opts);
     const before = await config();
     const bad = await runCli(['agent', 'label', '--team', 'Demo', '--agent', 'a1', '--add', 'ok,-bad'], opts);
@@ -102,7 +84,7 @@ describe('agent labels on the command line', () => {
   });
 
   it('status --with-label: the agents with every label given, of one team or of every team; JSON carries labels', async () => {
-    const opts = { secretStore: store, configDir: dir };
+    const opts = { secretStore: saved.store, configDir: saved.dir };
     await runCli(['agent', 'label', '--team', 'Demo', '--agent', 'a1', '--set', 'eu,billing'], opts);
     await runCli(['agent', 'label', '--team', 'Demo', '--agent', 'a2', '--set', 'eu'], opts);
     await runCli(['agent', 'label', '--team', 'Other', '--agent', 'b1', '--set', 'eu,billing'], opts);

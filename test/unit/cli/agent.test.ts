@@ -1,38 +1,16 @@
 // `agent add|list|remove` on a saved team through a companion started for each command, with a MemorySecretStore
 // (adding an agent the service checks is in test/integration/cli-teams).
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemorySecretStore } from '../../../src-main/core/secrets';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli';
-import { fakeClientFactory, saveTeam } from './fake-client';
+import { CONNECTED, fakeClientFactory, saveTeam, useSavedTeams } from './fake-client';
 
 const KEY = 'team-key-0123456789abcdef';
-const connected = {
-  state: 'connected',
-  connected: true,
-  linked: true,
-  needsScan: false,
-  phone: '15550100001',
-  qr: null,
-};
-let dir: string;
-let store: MemorySecretStore;
-
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'cc-agent-'));
-  store = new MemorySecretStore();
-  await saveTeam(dir, store, { agents: ['a1'], apiKey: KEY });
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const saved = useSavedTeams('cc-agent-', [{ agents: ['a1'], apiKey: KEY }]);
 
 describe('agent add / list / remove', () => {
   it("list: the contract's AgentDTO per agent, human lines by team; remove drops one and its secrets", async () => {
-    await saveTeam(dir, store, { label: 'Other', agents: ['b1', 'b2'], apiKey: KEY });
-    const opts = { env: {}, secretStore: store, configDir: dir };
+    await saveTeam(saved.dir, saved.store, { label: 'Other', agents: ['b1', 'b2'], apiKey: KEY });
+    const opts = { env: {}, secretStore: saved.store, configDir: saved.dir };
     const list = await runCli(['agent', 'list', '--json'], opts);
     expect(list.code, list.stderr).toBe(0);
     expect(list.json().map((a) => [a.agentId, a.label, a.watchClosely])).toEqual([
@@ -53,17 +31,17 @@ describe('agent add / list / remove', () => {
   });
 
   it('a duplicate agent → exit 2 (bad input); removing an agent the team lacks → exit 1', async () => {
-    const { factory } = fakeClientFactory({ getSession: async () => connected });
+    const { factory } = fakeClientFactory({ getSession: async () => CONNECTED });
     const dup = await runCli(['agent', 'add', '--team', 'Demo', '--agent', 'a1'], {
       createClient: factory,
-      secretStore: store,
-      configDir: dir,
+      secretStore: saved.store,
+      configDir: saved.dir,
     });
     expect(dup.code).toBe(2);
     expect(dup.stderr).toMatch(/already/);
     const gone = await runCli(['agent', 'remove', '--team', 'Demo', '--agent', 'zz'], {
-      secretStore: store,
-      configDir: dir,
+      secretStore: saved.store,
+      configDir: saved.dir,
     });
     expect(gone.code).toBe(1);
   });
@@ -79,15 +57,15 @@ describe('agent add / list / remove', () => {
   ];
   for (const [name, args] of bad) {
     it(`usage error: ${name} → exit 2, nothing sent or changed`, async () => {
-      const { factory, log } = fakeClientFactory({ getSession: async () => connected });
-      const before = store.snapshot();
-      const r = await runCli(args, { createClient: factory, secretStore: store, configDir: dir });
+      const { factory, log } = fakeClientFactory({ getSession: async () => CONNECTED });
+      const before = saved.store.snapshot();
+      const r = await runCli(args, { createClient: factory, secretStore: saved.store, configDir: saved.dir });
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       // The companion the command started may poll the team's agents; a3 is never checked.
       expect(log.calls.filter((c) => c.args[0] === 'a3')).toEqual([]);
-      expect(store.snapshot()).toEqual(before);
-      const list = await runCli(['agent', 'list', '--json'], { secretStore: store, configDir: dir });
+      expect(saved.store.snapshot()).toEqual(before);
+      const list = await runCli(['agent', 'list', '--json'], { secretStore: saved.store, configDir: saved.dir });
       expect(list.json().map((a) => a.agentId)).toEqual(['a1']);
     });
   }

@@ -1,7 +1,22 @@
-// A ServiceClient double that records calls; methods answer from `answers` or throw what is set.
+// A ServiceClient double that records calls; methods answer from `answers` or throw what is set. Teams saved
+// straight into a config folder, and a config folder of each test's own holding them.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import type { ServiceClient, ServiceClientOptions } from '../../../src-main/core/api/service';
-import type { SecretStore } from '../../../src-main/core/secrets';
+import { MemorySecretStore, type SecretStore } from '../../../src-main/core/secrets';
 import { TeamStore } from '../../../src-main/core/teams';
+
+/** The session the service answers for a connected agent. */
+export const CONNECTED = {
+  state: 'connected',
+  connected: true,
+  linked: true,
+  needsScan: false,
+  phone: '15550100001',
+  qr: null,
+};
 
 export interface FakeClientLog {
   created: ServiceClientOptions[];
@@ -63,4 +78,34 @@ export async function saveTeam(
   } finally {
     await teams.close();
   }
+}
+
+/**
+ * Registers, in the calling file or describe block, a config folder (`<prefix>…` in the temp folder) and a
+ * MemorySecretStore of each test's own, holding these teams (see saveTeam); the folder is removed after the test.
+ */
+export function useSavedTeams(
+  prefix: string,
+  teams: Parameters<typeof saveTeam>[2][],
+): { readonly dir: string; readonly store: MemorySecretStore } {
+  let dir: string | undefined;
+  let store: MemorySecretStore | undefined;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), prefix));
+    store = new MemorySecretStore();
+    for (const t of teams) await saveTeam(dir, store, t);
+  });
+  afterEach(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+  return {
+    get dir() {
+      if (dir === undefined) throw new Error('no config folder outside a test');
+      return dir;
+    },
+    get store() {
+      if (store === undefined) throw new Error('no secret store outside a test');
+      return store;
+    },
+  };
 }
