@@ -13,7 +13,7 @@
 //   until VACUUM (autovacuum) reuses them — docs/hub.md says what that means for the database's files.
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { sql, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type RawBuilder } from 'kysely';
 import {
   MessageStoreError,
   type Added,
@@ -41,6 +41,9 @@ type Row = Record<string, unknown>;
  * too, so no two writers lock several conversations in opposite orders.
  */
 const SEQ_LOCK = 0x6875_626d; // "hubm"
+/** A write's transaction begun, with the change's number (changeMark), and also holding the seq lock. */
+const BEGIN = "begin; select nextval('hub_message_changes')";
+const BEGIN_LOCKED = `${BEGIN}, pg_advisory_xact_lock(${SEQ_LOCK})`;
 /** A word longer than this is not indexed (a blob pasted as text is not searched by its words). */
 const LONGEST_WORD = 200;
 /**
@@ -54,6 +57,41 @@ const BATCH = 1000;
 /** The columns a send's record replaces in the phone's echo of it (the rest say which message it is). */
 const REPLACED = COLUMNS.filter((c) => !['agent_id', 'contact', 'key', 'received_at'].includes(c));
 const SELECTED = sql.raw(['seq', ...COLUMNS].map((c) => `m.${c}`).join(', '));
+/**
+ * A batch of messages in one statement (its text the same for every batch: parsed as such, not built each time):
+ * $1 their rows as a JSON array (COLUMNS, their words, their order), in which keys deleted before are left out, keys
+ * stored before do nothing and each new row takes its seq in the order given; then the conversations take their
+ * new rows (count, unread, last and last inbound seq); and when $2, the setting ($3 place, $4 key, $5 value) is
+ * written. Answers the new rows (seq, agent_id, key) and the conversations' unread after them (agent_id, contact,
+ * unread; seq null).
+ */
+const ADD = `
+  with given as (select * from jsonb_to_recordset($1::jsonb)
+    as x(${COLUMNS.map((c) => `${c} ${TYPES[c]}`).join(', ')}, words text[], ord int)),
+  ins as (
+    insert into hub_messages (${COLUMNS.join(', ')}, words)
+    select ${COLUMNS.join(', ')}, array_to_tsvector(words) from given g
+    where not exists (select 1 from hub_message_forgotten f where f.agent_id = g.agent_id and f.key = g.key)
+    order by ord
+    on conflict (agent_id, key) do nothing
+    returning seq, agent_id, key, contact, direction
+  ),
+  conv as (
+    insert into hub_conversations as c (agent_id, contact, last_seq, count, unread, inbound, last_in_seq)
+    select agent_id, contact, max(seq), count(*), count(*) filter (where direction = 'in'),
+      count(*) filter (where direction = 'in'), coalesce(max(seq) filter (where direction = 'in'), 0)
+    from ins group by agent_id, contact
+    on conflict (agent_id, contact) do update set last_seq = excluded.last_seq, count = c.count + excluded.count,
+      unread = c.unread + excluded.unread, inbound = c.inbound + excluded.inbound,
+      last_in_seq = greatest(c.last_in_seq, excluded.last_in_seq)
+    returning agent_id, contact, unread
+  ),
+  kept as (
+    insert into hub_message_meta (place, key, value) select $3::text, $4::text, $5::text where $2::boolean
+    on conflict (place, key) do update set value = excluded.value
+  )
+  select seq, agent_id, key, null::text as contact, null::bigint as unread from ins
+  union all select null, agent_id, null, contact, unread from conv`;
 
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
 
@@ -133,6 +171,15 @@ export class PostgresMessageStore implements MessageStore {
     this.location = o.location ?? "the hub's database";
   }
 
+  /** A statement of its own text and parameters. */
+  private async run(db: HubDatabase, text: string, values: readonly unknown[]): Promise<Row[]> {
+    try {
+      return (await db.executeQuery<Row>(CompiledQuery.raw(text, [...values]))).rows;
+    } catch (err) {
+      throw storeError(err);
+    }
+  }
+
   private async q(query: RawBuilder<unknown>, db: HubDatabase = this.db): Promise<Row[]> {
     try {
       return (await query.execute(db)).rows as Row[];
@@ -141,12 +188,23 @@ export class PostgresMessageStore implements MessageStore {
     }
   }
 
-  /** `work` in one transaction, counted as a change (changeMark). */
-  private async write<T>(work: (trx: HubDatabase) => Promise<T>): Promise<T> {
+  /**
+   * `work` in one transaction, counted as a change (changeMark); `seqLock`: holding the seq lock (SEQ_LOCK). The
+   * transaction begins with its change's number (and the lock) in one round trip: one simple query of two
+   * statements, which needs no parameter.
+   */
+  private async write<T>(work: (trx: HubDatabase) => Promise<T>, seqLock = false): Promise<T> {
     try {
-      const out = await this.db.transaction().execute(async (trx) => {
-        await sql`select nextval('hub_message_changes')`.execute(trx);
-        return work(trx);
+      const out = await this.db.connection().execute(async (conn) => {
+        await conn.executeQuery(CompiledQuery.raw(seqLock ? BEGIN_LOCKED : BEGIN));
+        try {
+          const done = await work(conn);
+          await conn.executeQuery(CompiledQuery.raw('commit'));
+          return done;
+        } catch (err) {
+          await conn.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
+          throw err;
+        }
       });
       this.own++;
       return out;
@@ -155,109 +213,86 @@ export class PostgresMessageStore implements MessageStore {
     }
   }
 
-  add(msgs: ReadonlyArray<{ message: Message; wins: boolean }>, cutoff: number): Promise<Added[]> {
+  add(
+    msgs: ReadonlyArray<{ message: Message; wins: boolean }>,
+    cutoff: number,
+    meta?: { key: string; value: string; local?: boolean },
+  ): Promise<Added[]> {
     const list = msgs.filter((x) => x.message.at >= cutoff);
-    if (list.length === 0) return Promise.resolve([]);
+    if (list.length === 0)
+      return meta === undefined ? Promise.resolve([]) : this.setMeta(meta.key, meta.value, meta.local).then(() => []);
+    // The seq lock is taken by a statement before the insert, whose snapshot (taken after it) then sees every
+    // deletion committed before (a key deleted meanwhile stays deleted).
     return this.write(async (trx) => {
-      await sql`select pg_advisory_xact_lock(${SEQ_LOCK})`.execute(trx);
-      const cols = sql.raw(COLUMNS.join(', '));
-      const rowOf = (m: Message, ord: number) => {
-        const v = valuesOf(m);
-        const values = COLUMNS.map((c) => sql`${v[c]}::${sql.raw(TYPES[c])}`);
-        return sql`(${sql.join(values)}, array_to_tsvector(${wordsOfMessage(m)}::text[]), ${ord}::int)`;
-      };
-      // One statement per part of the batch: keys deleted before are left out, keys stored before do nothing,
-      // and each new row takes its seq in the order given.
+      // One statement (ADD) a part of BATCH messages; the setting `meta` goes with the first.
       const inserted: Row[] = [];
+      const unreadOf = new Map<string, number>();
       for (let i = 0; i < list.length; i += BATCH) {
         const part = list.slice(i, i + BATCH);
-        inserted.push(
-          ...(await this.q(
-            sql`
-          with given (${cols}, words, ord) as (values ${sql.join(part.map((x, j) => rowOf(x.message, j)))})
-          insert into hub_messages (${cols}, words)
-          select ${cols}, words from given g
-          where not exists (select 1 from hub_message_forgotten f where f.agent_id = g.agent_id and f.key = g.key)
-          order by ord
-          on conflict (agent_id, key) do nothing
-          returning seq, agent_id, key`,
-            trx,
-          )),
+        const rows = JSON.stringify(
+          part.map((x, ord) => ({ ...valuesOf(x.message), words: wordsOfMessage(x.message), ord })),
         );
+        const m = i === 0 ? meta : undefined;
+        const place = m?.local === true ? this.place : '';
+        const out = await this.run(trx, ADD, [rows, m !== undefined, place, m?.key ?? null, m?.value ?? null]);
+        for (const r of out)
+          if (r.seq === null) unreadOf.set(`${String(r.agent_id)}\n${String(r.contact)}`, num(r.unread));
+          else inserted.push(r);
       }
-      const seqOf = new Map(inserted.map((r) => [`${String(r.agent_id)}\n${String(r.key)}`, num(r.seq)]));
-      // The conversations take their new rows in one statement (in seq order: the list's), each message's unread
-      // being its conversation's after it: the conversation's in the end less its inbound rows that came later.
-      const news = new Map<Message, number>();
-      const convs = new Map<
-        string,
-        { agentId: string; contact: string; n: number; inbound: number; seq: number; inSeq: number }
-      >();
-      for (const { message: m } of list) {
-        const id = `${m.agentId}\n${m.key}`;
-        const seq = seqOf.get(id);
-        if (seq === undefined) continue;
-        seqOf.delete(id);
-        news.set(m, seq);
-        const conv = `${m.agentId}\n${m.contact}`;
-        const c = convs.get(conv) ?? { agentId: m.agentId, contact: m.contact, n: 0, inbound: 0, seq: 0, inSeq: 0 };
-        convs.set(conv, c);
-        c.n++;
-        c.seq = Math.max(c.seq, seq);
-        if (m.direction === 'in') {
-          c.inbound++;
-          c.inSeq = Math.max(c.inSeq, seq);
-        }
+      return this.added(trx, list, inserted, unreadOf);
+    }, true);
+  }
+
+  /**
+   * What a batch added (its rows `inserted`, the conversations' unread once it was in, `unreadOf`), in the list's
+   * order, each message's unread being its conversation's after it (the conversation's in the end less its
+   * inbound rows that came later); a send whose phone's echo was stored before takes the echo's place.
+   */
+  private async added(
+    trx: HubDatabase,
+    list: ReadonlyArray<{ message: Message; wins: boolean }>,
+    inserted: Row[],
+    unreadOf: Map<string, number>,
+  ): Promise<Added[]> {
+    const seqOf = new Map(inserted.map((r) => [`${String(r.agent_id)}\n${String(r.key)}`, num(r.seq)]));
+    const news = new Map<Message, number>();
+    /** Per conversation: its unread once the rows so far are counted (its inbound rows still to come taken off). */
+    const unreadNow = new Map(unreadOf);
+    for (const { message: m } of list) {
+      const id = `${m.agentId}\n${m.key}`;
+      const seq = seqOf.get(id);
+      if (seq === undefined) continue;
+      seqOf.delete(id);
+      news.set(m, seq);
+      const conv = `${m.agentId}\n${m.contact}`;
+      if (m.direction === 'in') unreadNow.set(conv, (unreadNow.get(conv) ?? 0) - 1);
+    }
+    const out: Added[] = [];
+    for (const { message: m, wins } of list) {
+      const conv = `${m.agentId}\n${m.contact}`;
+      const seq = news.get(m);
+      if (seq !== undefined) {
+        const unread = (unreadNow.get(conv) ?? 0) + (m.direction === 'in' ? 1 : 0);
+        unreadNow.set(conv, unread);
+        out.push({ message: { ...m, seq }, unread });
+        continue;
       }
-      /** Per conversation: its unread once the rows so far are counted (its inbound rows still to come taken off). */
-      const unreadNow = new Map<string, number>();
-      if (convs.size > 0) {
-        const rows = await this.q(
-          sql`
-            insert into hub_conversations as c (agent_id, contact, last_seq, count, unread, inbound, last_in_seq)
-            values ${sql.join(
-              [...convs.values()].map(
-                (c) => sql`(${c.agentId}, ${c.contact}, ${c.seq}, ${c.n}, ${c.inbound}, ${c.inbound}, ${c.inSeq})`,
-              ),
-            )}
-            on conflict (agent_id, contact) do update set last_seq = excluded.last_seq, count = c.count + excluded.count,
-              unread = c.unread + excluded.unread, inbound = c.inbound + excluded.inbound,
-              last_in_seq = greatest(c.last_in_seq, excluded.last_in_seq)
-            returning agent_id, contact, unread`,
-          trx,
-        );
-        for (const r of rows) {
-          const conv = `${String(r.agent_id)}\n${String(r.contact)}`;
-          unreadNow.set(conv, num(r.unread) - convs.get(conv)!.inbound);
-        }
-      }
-      const out: Added[] = [];
-      for (const { message: m, wins } of list) {
-        const conv = `${m.agentId}\n${m.contact}`;
-        const seq = news.get(m);
-        if (seq !== undefined) {
-          const unread = (unreadNow.get(conv) ?? 0) + (m.direction === 'in' ? 1 : 0);
-          unreadNow.set(conv, unread);
-          out.push({ message: { ...m, seq }, unread });
-          continue;
-        }
-        if (!wins) continue;
-        // The phone's echo of our own send: the send's record (with its status) takes its place.
-        const v = valuesOf(m);
-        const [row] = await this.q(
-          sql`
-            update hub_messages m set ${sql.join(REPLACED.map((c) => sql`${sql.ref(c)} = ${v[c]}`))},
-              words = array_to_tsvector(${wordsOfMessage(m)}::text[])
-            where agent_id = ${m.agentId} and key = ${m.key} and send_id is null
-            returning ${SELECTED}, (select unread from hub_conversations c
-              where c.agent_id = m.agent_id and c.contact = m.contact) as c_unread`,
-          trx,
-        );
-        // Its conversation's unread at this point of the list (as the rows so far left it).
-        if (row) out.push({ message: messageOfRow(row), unread: unreadNow.get(conv) ?? num(row.c_unread) });
-      }
-      return out;
-    });
+      if (!wins) continue;
+      // The phone's echo of our own send: the send's record (with its status) takes its place.
+      const v = valuesOf(m);
+      const [row] = await this.q(
+        sql`
+          update hub_messages m set ${sql.join(REPLACED.map((c) => sql`${sql.ref(c)} = ${v[c]}`))},
+            words = array_to_tsvector(${wordsOfMessage(m)}::text[])
+          where agent_id = ${m.agentId} and key = ${m.key} and send_id is null
+          returning ${SELECTED}, (select unread from hub_conversations c
+            where c.agent_id = m.agent_id and c.contact = m.contact) as c_unread`,
+        trx,
+      );
+      // Its conversation's unread at this point of the list (as the rows so far left it).
+      if (row) out.push({ message: messageOfRow(row), unread: unreadNow.get(conv) ?? num(row.c_unread) });
+    }
+    return out;
   }
 
   async has(agentId: string, key: string): Promise<boolean> {

@@ -280,11 +280,14 @@ export class Messages {
   }
 
   /** Stores messages; updates the counts; emits each new one. */
-  private async store_(list: Array<{ message: Message; wins: boolean }>): Promise<Message[]> {
+  private async store_(
+    list: Array<{ message: Message; wins: boolean }>,
+    meta?: { key: string; value: string; local: boolean },
+  ): Promise<Message[]> {
     await this.loaded;
     const store = this.need();
     if (store.readOnly) return this.overlayOf(list);
-    const added: Added[] = await store.add(list, this.cutoff());
+    const added: Added[] = await store.add(list, this.cutoff(), meta);
     for (const a of added) {
       const k = convKey(a.message.agentId, a.message.contact);
       const had = this.convUnread.get(k);
@@ -314,9 +317,14 @@ export class Messages {
     return this.inTurn(async () => {
       const { records, next, reset } = await this.sendLog.readFrom(this.sendOffset);
       if (reset) this.logger.info('messages: the send log was rewritten; reading it again');
-      const added = await this.store_(records.map((r) => ({ message: sendMessage(r), wins: true })));
+      const list = records.map((r) => ({ message: sendMessage(r), wins: true }));
+      // The read position goes with what was read (one transaction); unmoved, nothing is written.
+      const moved = next !== this.sendOffset && !this.need().readOnly;
+      const added = await this.store_(
+        list,
+        moved ? { key: META_SEND_OFFSET, value: String(next), local: true } : undefined,
+      );
       this.sendOffset = next;
-      if (!this.need().readOnly) await this.need().setMeta(META_SEND_OFFSET, String(next), true);
       return added;
     });
   }
@@ -332,11 +340,12 @@ export class Messages {
         until = Math.max(until, d.receivedAt);
         if (m) list.push({ message: inboundMessage(m, d.receivedAt), wins: false });
       }
-      const added = await this.store_(list);
-      if (until !== this.logUntil && !this.need().readOnly) {
-        this.logUntil = until;
-        await this.need().setMeta(META_LOG_UNTIL, String(until), true);
-      }
+      const moved = until !== this.logUntil && !this.need().readOnly;
+      const added = await this.store_(
+        list,
+        moved ? { key: META_LOG_UNTIL, value: String(until), local: true } : undefined,
+      );
+      if (moved) this.logUntil = until;
       return added;
     });
   }
@@ -368,11 +377,13 @@ export class Messages {
         if (m) list.push({ message: inboundMessage(m, d.receivedAt), wins: false });
       }
       try {
-        const added = await this.store_(list);
-        if (until !== this.logUntil) {
-          this.logUntil = until;
-          await this.need().setMeta(META_LOG_UNTIL, String(until), true);
-        }
+        // The log's read position in the same transaction as the messages.
+        const moved = until !== this.logUntil;
+        const added = await this.store_(
+          list,
+          moved ? { key: META_LOG_UNTIL, value: String(until), local: true } : undefined,
+        );
+        if (moved) this.logUntil = until;
         for (const m of added) this.events.emit('message', m);
       } catch (err) {
         // Locked or failing: kept, tried again with the next delivery or look (the tunnel log has them too).

@@ -224,9 +224,15 @@ export class SqliteMessageStore implements MessageStore {
     }
   }
 
-  add(msgs: ReadonlyArray<{ message: Message; wins: boolean }>, cutoff: number): Promise<Added[]> {
-    if (msgs.length === 0) return Promise.resolve([]);
+  add(
+    msgs: ReadonlyArray<{ message: Message; wins: boolean }>,
+    cutoff: number,
+    meta?: { key: string; value: string },
+  ): Promise<Added[]> {
+    if (msgs.length === 0)
+      return meta === undefined ? Promise.resolve([]) : this.setMeta(meta.key, meta.value).then(() => []);
     return this.write(() => {
+      if (meta !== undefined) this.putMeta(meta.key, meta.value);
       // Most batches meet no deleted key: the look-up is made only when there are some.
       const anyForgotten = !!this.stmt('SELECT 1 FROM forgotten LIMIT 1').get();
       const forgotten = this.stmt('SELECT 1 FROM forgotten WHERE agent_id = ? AND key = ?');
@@ -629,11 +635,14 @@ export class SqliteMessageStore implements MessageStore {
   }
 
   setMeta(key: string, value: string): Promise<void> {
-    return this.write(() => {
-      this.stmt(
-        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-      ).run(key, value);
-    });
+    return this.write(() => this.putMeta(key, value));
+  }
+
+  private putMeta(key: string, value: string): void {
+    this.stmt('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(
+      key,
+      value,
+    );
   }
 
   async bytesOnDisk(): Promise<number> {

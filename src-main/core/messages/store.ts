@@ -118,9 +118,14 @@ export interface MessageStore {
   /**
    * Stores new messages in one transaction, in the order given (each gets the next receive seq).
    * Skipped: one already stored (unless `wins`: a send's record takes the place of the phone's echo
-   * of it), one deleted before (its key is remembered), one received before `cutoff`.
+   * of it), one deleted before (its key is remembered), one received before `cutoff`. `meta`: a setting
+   * (as setMeta) written in the same transaction (a log's read position with what was read from it).
    */
-  add(msgs: ReadonlyArray<{ message: Message; wins: boolean }>, cutoff: number): Promise<Added[]>;
+  add(
+    msgs: ReadonlyArray<{ message: Message; wins: boolean }>,
+    cutoff: number,
+    meta?: { key: string; value: string; local?: boolean },
+  ): Promise<Added[]>;
   has(agentId: string, key: string): Promise<boolean>;
   contacts(q: ContactQuery): Promise<ContactSummary[]>;
   /** The unread messages of each agent that has some (for `reader`, when given). */

@@ -134,4 +134,27 @@ describe('the shared inbox on Postgres', () => {
     expect((err as Error).message).not.toContain('hunter2');
     await gone.destroy();
   });
+
+  it('a batch the database refuses leaves nothing of it, not its setting, and the next writes go on', async () => {
+    await empty();
+    const store = new PostgresMessageStore({ db, place: 'replica-1' });
+    // Postgres's text holds no NUL: the second message is refused, and the first with it.
+    await expect(
+      store.add(
+        [
+          { message: msg({ key: 'ok1', text: 'fine' }), wins: false },
+          { message: msg({ key: 'bad', text: 'nul \u0000 here' }), wins: false },
+        ],
+        0,
+        { key: 'log_until', value: '500', local: true },
+      ),
+    ).rejects.toThrow();
+    expect(await store.find('agent-a', 'ok1')).toBeNull();
+    expect(await store.meta('log_until', true)).toBeNull();
+    // The connection is not left inside the failed transaction: what follows is written.
+    for (let i = 0; i < 12; i++)
+      await store.add([{ message: msg({ key: `n${i}`, text: 'next', at: T0 + i }), wins: false }], 0);
+    expect((await store.after(0, 100)).map((m) => m.key)).toEqual(Array.from({ length: 12 }, (_, i) => `n${i}`));
+    expect(await store.unreadOf('agent-a', '15550102000')).toBe(12);
+  });
 });

@@ -385,5 +385,19 @@ export function describeMessageStore(adapter: string, open: () => Promise<StoreU
       expect(await other.meta('retention_days')).toBe('45');
       expect(await store.bytesOnDisk()).toBeGreaterThan(0);
     });
+
+    it("writes a batch's setting with its messages, and alone when no message is new", async () => {
+      const { store } = await fresh();
+      const one = { message: msg({ key: 'mt1', text: 'one' }), wins: false };
+      const added = await store.add([one], 0, { key: 'log_until', value: '200', local: true });
+      expect(added.map((a) => [a.message.key, a.unread])).toEqual([['mt1', 1]]);
+      expect(await store.meta('log_until', true)).toBe('200');
+      // A repeat stores nothing; the setting still moves (also when every message is before the cutoff).
+      expect(await store.add([one], 0, { key: 'log_until', value: '300', local: true })).toEqual([]);
+      expect(await store.meta('log_until', true)).toBe('300');
+      expect(await store.add([one], T0 + DAY, { key: 'log_until', value: '400', local: true })).toEqual([]);
+      expect(await store.meta('log_until', true)).toBe('400');
+      expect(await texts(store)).toEqual(['one']);
+    });
   });
 }
