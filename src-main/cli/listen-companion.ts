@@ -187,7 +187,9 @@ export async function listenThroughCompanion(ctx: CliContext, out: Output, f: Co
   try {
     if (session.where !== 'in-process' && f.port !== undefined)
       throw new UsageError(
-        `--port: ${sessionWords(session)} runs the receiver on its own port; leave --port out (change it in its settings), or stop that companion first`,
+        session.hub
+          ? `--port: ${sessionWords(session)} receives the deliveries at its own public URL and sends them to this listener; leave --port out`
+          : `--port: ${sessionWords(session)} runs the receiver on its own port; leave --port out (change it in its settings), or stop that companion first`,
       );
     const team = f.team !== undefined ? await teamNamed(client, f.team) : null;
     let status: TunnelStatusDTO = await client.request('tunnel.start', {});
@@ -261,10 +263,16 @@ export async function listenThroughCompanion(ctx: CliContext, out: Output, f: Co
     }
 
     const shownAgents = status.agents.filter((a) => wanted.has(a.agentId));
+    // On a hub the receiver the service reaches is the hub's public URL (the replica's own port is its loopback).
+    const receiverAt = session.hub ? (session.hub.publicUrl?.replace(/\/+$/, '') ?? null) : status.listenUrl;
+    const hookOf = (a: TunnelStatusDTO['agents'][number]): string =>
+      session.hub
+        ? (a.publicUrl ?? (receiverAt !== null ? `${receiverAt}/hooks/${a.agentId}` : 'no public URL'))
+        : (a.receiverUrl ?? `${status.listenUrl}/hooks/${a.agentId}`);
     out.event(
       {
         event: 'ready',
-        url: status.listenUrl,
+        url: receiverAt,
         companion:
           session.where === 'attached'
             ? { pid: session.owner?.pid ?? null, shell: session.owner?.shell ?? null }
@@ -273,10 +281,11 @@ export async function listenThroughCompanion(ctx: CliContext, out: Output, f: Co
         agents: shownAgents,
       },
       [
-        `receiving through ${sessionWords(session)} at ${status.listenUrl}`,
+        receiverAt !== null
+          ? `receiving through ${sessionWords(session)} at ${receiverAt}`
+          : `receiving through ${sessionWords(session)}, which has no public URL (it runs without --public-url): the service cannot reach it`,
         ...shownAgents.map(
-          (a) =>
-            `  ${a.agentId}: ${a.receiverUrl ?? `${status.listenUrl}/hooks/${a.agentId}`}${a.registration.text ? ` — ${a.registration.text}` : ''}`,
+          (a) => `  ${a.agentId}: ${hookOf(a)}${a.registration.text ? ` — ${a.registration.text}` : ''}`,
         ),
         ...(shownAgents.some((a) => a.registration.state === 'stale')
           ? ['  to register this receiver again: run listen with --register-url self (a service on this machine)']

@@ -195,7 +195,8 @@ describe('clients of a hub', () => {
       const trigger = await triggered!;
       expect(trigger.code, trigger.stderr).toBe(0);
       const lines = r.json();
-      expect(lines[0]).toMatchObject({ event: 'ready' });
+      // The receiver the service reaches is the hub's public URL, not the replica's own loopback port.
+      expect(lines[0]).toMatchObject({ event: 'ready', url: PUBLIC_URL });
       expect(lines.find((l) => l.event === 'forward')).toMatchObject({ forward: { status: 200 } });
       expect(sink.requests).toHaveLength(1);
       expect(sink.requests[0]!.body.toString()).toContain('through the hub');
@@ -299,6 +300,10 @@ describe('clients of a hub', () => {
     const up = await client(['up', '--data-dir', path.join(dir, 'up')], tokens.ada);
     expect(up.code).toBe(2);
     expect(up.stderr).toContain('CHANNEL_HUB_URL is set, but up runs a companion on this machine');
+    const port = await client(['listen', '--team', 'Support', '--port', '5555'], tokens.ada);
+    expect(port.code).toBe(2);
+    expect(port.stderr).toContain('receives the deliveries at its own public URL');
+    expect(port.stderr).not.toContain('stop that companion');
     const self = await runCli(
       ['webhook', 'set', '--team', 'Support', '--register-url', 'self', '--yes', '--data-dir', path.join(dir, 'l')],
       { configDir: path.join(dir, 'laptop'), env: {} },
