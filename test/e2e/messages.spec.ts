@@ -136,9 +136,11 @@ test.describe.serial('messages', () => {
     await expect(row.getByLabel('2 unread')).toHaveText('2');
     await expect(row).toContainText('It was due yesterday.');
 
-    // Opening the thread shows the messages and clears the unread count.
+    // Opening the thread shows the messages and clears the unread count. Focus goes to the thread's
+    // heading (a screen reader says which conversation opened), not back to the page's.
     await row.click();
     await expect(thread(page).getByRole('heading', { name: ROBIN })).toBeVisible();
+    await expect(thread(page).getByRole('heading', { name: ROBIN })).toBeFocused();
     await expect(bubbles(page)).toHaveText([/Hi, is my order on its way\?/, /It was due yesterday\./]);
     await expect(row.locator('.count')).toHaveCount(0);
     await expect(row).toHaveAttribute('aria-current', 'true');
