@@ -68,6 +68,12 @@ export function processInterrupts(): { signal: AbortSignal; dispose(): void } {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // The reader of stdout went away (`listen --json | head -1`): the command stops as if interrupted, with no
+  // stack trace. Kept after dispose: a last line written on the way out meets the same closed pipe.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    if (!ctl.signal.aborted) ctl.abort(new Error('stdout was closed'));
+  });
   return { signal: ctl.signal, dispose };
 }
 
