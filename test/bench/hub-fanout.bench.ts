@@ -23,7 +23,8 @@ import { runCli } from '../helpers/cli';
 import { startTestEmulator } from '../helpers/emulator';
 import { startPostgres } from '../integration/hub/postgres';
 import { spawnChild, type Child } from './monitor/spawn';
-import { deliveries, startCli, type CliProcess, type Delivery } from './hub-fanout/setup';
+import { deliveries, startCli, type CliProcess } from './hub-fanout/setup';
+import { nowMs, type Payload } from './support/deliveries';
 
 export const target = 1;
 
@@ -36,14 +37,13 @@ const AGENTS = ['fan-a1', 'fan-a2', 'fan-a3', 'fan-a4'];
 const API_KEY = 'hub-fanout-bench-key-0001';
 const PUBLIC_URL = 'https://hub.example.test';
 
-const nowMs = (): number => performance.timeOrigin + performance.now();
 const pct = (sorted: number[], p: number): number =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
 const r1 = (n: number): number => Math.round(n * 10) / 10;
 const sortNum = (xs: number[]): number[] => [...xs].sort((a, b) => a - b);
 
 /** Posts each delivery when it is due (i ÷ PER_SECOND s after the start, whatever the answers before it); when each 200 came. */
-async function post(list: Delivery[], urlOf: (d: Delivery, i: number) => string): Promise<Map<string, number>> {
+async function post(list: Payload[], urlOf: (d: Payload, i: number) => string): Promise<Map<string, number>> {
   const client = new Agent({ connections: 64, keepAliveTimeout: 30_000 });
   const ackAt = new Map<string, number>();
   const sends: Promise<void>[] = [];
@@ -121,11 +121,11 @@ interface PathFigures {
 /** One app path's arrivals against the deliveries posted: latency from the 200, once each, per-agent order. */
 function judge(
   arrivals: [string, number][],
-  list: Delivery[],
+  list: Payload[],
   from: Map<string, number>,
   orderOf: Map<string, number>,
 ): PathFigures {
-  const agentOf = new Map(list.map((d) => [d.id, d.agent]));
+  const agentOf = new Map(list.map((d) => [d.id, d.agentId]));
   const seen = new Set<string>();
   const last = new Map<string, number>();
   const latencies: number[] = [];
@@ -198,10 +198,10 @@ export async function run() {
     processes.push(solo);
     const soloUrl = solo.ready.url as string;
     const soloSecrets = new Map(AGENTS.map((a) => [a, soloSecret]));
-    await post(deliveries(soloSecrets, AGENTS, WARMUP, 'solo_warm'), (d) => `${soloUrl}/hooks/${d.agent}`);
+    await post(deliveries(soloSecrets, AGENTS, WARMUP, 'solo_warm'), (d) => `${soloUrl}/hooks/${d.agentId}`);
     await collect([app], (by) => countIn(by, ['/solo'], WARMUP));
     const soloList = deliveries(soloSecrets, AGENTS, total, 'solo');
-    const soloAck = await post(soloList, (d) => `${soloUrl}/hooks/${d.agent}`);
+    const soloAck = await post(soloList, (d) => `${soloUrl}/hooks/${d.agentId}`);
     const soloBy = await collect([app], (by) => countIn(by, ['/solo'], total));
     const soloRank = new Map(
       [...soloList].sort((a, b) => soloAck.get(a.id)! - soloAck.get(b.id)!).map((d, i) => [d.id, i]),
@@ -231,8 +231,8 @@ export async function run() {
     );
     floorChildren.push(...fanListeners);
     await Promise.all(fanListeners.map((c) => c.waitFor('ready', 120_000)));
-    const relayUrl = (d: Delivery, i: number): string =>
-      `${relayUrls[Math.floor(i / AGENTS.length) % 2]}/hooks/${d.agent}`;
+    const relayUrl = (d: Payload, i: number): string =>
+      `${relayUrls[Math.floor(i / AGENTS.length) % 2]}/hooks/${d.agentId}`;
     await post(deliveries(relaySecrets, AGENTS, WARMUP, 'fan_warm'), relayUrl);
     await collect(apps.slice(0, LISTENERS), (by) => countIn(by, fanPaths, WARMUP));
     const relayHeardAt = new Map<string, number>();
@@ -313,7 +313,11 @@ export async function run() {
     for (const origin of origins)
       for (const [k, d] of deliveries(secrets, AGENTS, AGENTS.length, `ready_${origins.indexOf(origin)}`).entries())
         for (let attempt = 0; ; attempt++) {
-          const res = await request(`${origin}/hooks/${d.agent}`, { method: 'POST', headers: d.headers, body: d.body });
+          const res = await request(`${origin}/hooks/${d.agentId}`, {
+            method: 'POST',
+            headers: d.headers,
+            body: d.body,
+          });
           const text = await res.body.text();
           if (res.statusCode === 200) break;
           if (attempt >= 300) throw new Error(`${origin} ${AGENTS[k]}: ${res.statusCode} ${text.slice(0, 200)}`);
@@ -338,7 +342,8 @@ export async function run() {
     );
     processes.push(...listeners);
     // Alternating replicas per agent: each agent's deliveries reach both, one after the other.
-    const hubUrl = (d: Delivery, i: number): string => `${origins[Math.floor(i / AGENTS.length) % 2]}/hooks/${d.agent}`;
+    const hubUrl = (d: Payload, i: number): string =>
+      `${origins[Math.floor(i / AGENTS.length) % 2]}/hooks/${d.agentId}`;
     await post(deliveries(secrets, AGENTS, WARMUP, 'hub_warm'), hubUrl);
     await collect(apps.slice(0, LISTENERS), (by) => countIn(by, paths, WARMUP));
 

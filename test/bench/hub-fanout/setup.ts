@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { signDelivery } from '../../../src-main/core/signature';
+import { signedPayloads, type Payload } from '../support/deliveries';
 
 const BIN = fileURLToPath(new URL('../../../bin/channel-companion.mjs', import.meta.url));
 
@@ -80,33 +80,12 @@ export async function startCli(
   };
 }
 
-export interface Delivery {
-  /** The service's message id (what the local apps note). */
-  id: string;
-  agent: string;
-  body: Buffer;
-  headers: Record<string, string>;
-}
-
 /** `n` deliveries as the service sends them, `agents` in turn, each signed with its agent's secret. */
-export function deliveries(secrets: Map<string, string>, agents: string[], n: number, tag: string): Delivery[] {
-  const now = Math.floor(Date.now() / 1000);
-  return Array.from({ length: n }, (_, i) => {
-    const agent = agents[i % agents.length]!;
-    const id = `wamid_${tag}_${i}`;
-    const body = Buffer.from(
-      JSON.stringify({
-        event: 'message.received',
-        from: '15550100002',
-        message: { id, type: 'text', text: `benchmark message ${i} `.repeat(4), fromMe: false },
-        timestamp: new Date().toISOString(),
-      }),
-    );
-    return {
-      id,
-      agent,
-      body,
-      headers: { 'content-type': 'application/json', ...signDelivery(secrets.get(agent)!, body, now) },
-    };
-  });
+export function deliveries(secrets: Map<string, string>, agents: string[], n: number, tag: string): Payload[] {
+  return signedPayloads(
+    (agent) => secrets.get(agent)!,
+    n,
+    tag,
+    (i) => agents[i % agents.length]!,
+  );
 }

@@ -1,4 +1,4 @@
-// What the benches that post the service's signed deliveries share (tunnel, hub-ingest): the payloads, the client
+// What the benches that post the service's signed deliveries share (tunnel, hub-ingest, hub-fanout): the payloads, the client
 // that keeps CONCURRENCY keep-alive connections busy with them, the percentiles, the CPU a process spent (from
 // /proc) and the local app's arrivals (tunnel/app-child.ts).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -13,10 +13,19 @@ export interface Payload {
   headers: Record<string, string>;
 }
 
-/** `n` message deliveries signed with `secret`, their ids tagged with `tag`, the i-th for `agentOf(i)`. */
-export function signedPayloads(secret: string, n: number, tag: string, agentOf: (i: number) => string): Payload[] {
+/**
+ * `n` message deliveries signed with `secret` (or each with its agent's, `secret(agentId)`), their ids tagged with
+ * `tag`, the i-th for `agentOf(i)`.
+ */
+export function signedPayloads(
+  secret: string | ((agentId: string) => string),
+  n: number,
+  tag: string,
+  agentOf: (i: number) => string,
+): Payload[] {
   const now = Math.floor(Date.now() / 1000);
   return Array.from({ length: n }, (_, i) => {
+    const agentId = agentOf(i);
     const id = `wamid_${tag}_${i}`;
     const body = Buffer.from(
       JSON.stringify({
@@ -26,12 +35,8 @@ export function signedPayloads(secret: string, n: number, tag: string, agentOf: 
         timestamp: new Date().toISOString(),
       }),
     );
-    return {
-      id,
-      agentId: agentOf(i),
-      body,
-      headers: { 'content-type': 'application/json', ...signDelivery(secret, body, now) },
-    };
+    const key = typeof secret === 'string' ? secret : secret(agentId);
+    return { id, agentId, body, headers: { 'content-type': 'application/json', ...signDelivery(key, body, now) } };
   });
 }
 
