@@ -3,9 +3,9 @@
 // and when (epoch ms, high resolution) — repeats included, so the bench can tell a delivery forwarded twice. A
 // "report" line on stdin prints {"type":"arrivals","arrivals":{path: [[id, ms], …]}} and forgets them.
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
-import { emit, exitWithParent } from '../monitor/child-common';
+import { emit } from '../monitor/child-common';
+import { serveOnLoopback } from '../support/child-server';
 
 let arrivals: Record<string, [string, number][]> = {};
 const server = createServer((req, res) => {
@@ -19,16 +19,9 @@ const server = createServer((req, res) => {
     res.end('ok');
   });
 });
-server.keepAliveTimeout = 30_000;
-server.listen(0, '127.0.0.1', () =>
-  emit({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
-);
+serveOnLoopback(server);
 createInterface({ input: process.stdin }).on('line', (line) => {
   if (line.trim() !== 'report') return;
   emit({ type: 'arrivals', arrivals });
   arrivals = {};
-});
-exitWithParent(async () => {
-  server.closeAllConnections();
-  server.close();
 });

@@ -10,7 +10,7 @@ import type { ServerResponse } from 'node:http';
 import pg from 'pg';
 import { z } from 'zod';
 import { parseArg } from '../monitor/child-common';
-import { serveFloor } from '../support/floor-server';
+import { serveFloor } from '../support/child-server';
 
 const { database, secret } = parseArg(z.strictObject({ database: z.string().min(1), secret: z.string().min(1) }));
 

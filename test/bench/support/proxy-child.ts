@@ -4,10 +4,10 @@
 // hub-ingest bench's balancer (the replicas). The agent drops an idle connection before the target's server would
 // (its Keep-Alive hint, less a second), so no request is sent down a connection the target is closing.
 import { Agent, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import httpProxy from 'http-proxy';
 import { z } from 'zod';
-import { emit, exitWithParent, parseArg } from '../monitor/child-common';
+import { parseArg } from '../monitor/child-common';
+import { serveOnLoopback } from './child-server';
 
 const { targets } = parseArg(z.strictObject({ targets: z.array(z.string().url()).min(1) }));
 // `timeout` (longer than any request here) makes the agent honour the server's Keep-Alive hint for idle sockets.
@@ -18,13 +18,7 @@ proxy.on('error', (_err, _req, res) => {
 });
 let next = 0;
 const server = createServer((req, res) => proxy.web(req, res, { target: targets[next++ % targets.length] }));
-server.keepAliveTimeout = 30_000;
-server.listen(0, '127.0.0.1', () =>
-  emit({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
-);
-exitWithParent(async () => {
-  server.closeAllConnections();
-  server.close();
+serveOnLoopback(server, () => {
   proxy.close();
   agent.destroy();
 });

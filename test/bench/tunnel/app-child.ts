@@ -2,9 +2,9 @@
 // each message id first arrived (epoch ms, high resolution). A "report" line on stdin prints
 // {"type":"arrivals","arrivals":{id: ms}} and forgets them.
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
-import { emit, exitWithParent } from '../monitor/child-common';
+import { emit } from '../monitor/child-common';
+import { serveOnLoopback } from '../support/child-server';
 
 const arrivals = new Map<string, number>();
 const server = createServer((req, res) => {
@@ -17,16 +17,9 @@ const server = createServer((req, res) => {
     res.end('ok');
   });
 });
-server.keepAliveTimeout = 30_000;
-server.listen(0, '127.0.0.1', () =>
-  emit({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
-);
+serveOnLoopback(server);
 createInterface({ input: process.stdin }).on('line', (line) => {
   if (line.trim() !== 'report') return;
   emit({ type: 'arrivals', arrivals: Object.fromEntries(arrivals) });
   arrivals.clear();
-});
-exitWithParent(async () => {
-  server.closeAllConnections();
-  server.close();
 });

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_DUPLICATE_WINDOW_MS } from '../../../src-main/core/tunnel/seen';
 import { parseArg } from '../monitor/child-common';
-import { serveFloor } from '../support/floor-server';
+import { serveFloor } from '../support/child-server';
 
 const {
   target,
