@@ -33,9 +33,17 @@ function threadRoute(teamId: string | null, agentId: string, contact: string): s
 
 export function messageNoticeSide(s: Scope, dtos: MessageDTOs): MessageNoticeSide {
   const { c } = s;
+  // Read once for a burst of messages (a batch is announced in one turn), not copied for each of them.
+  let notifySettings: ReturnType<typeof c.settings>['prefs']['messageNotifications'] | null = null;
   const policy = new MessageNotifyPolicy({
     now: s.now,
-    settings: () => c.settings().prefs.messageNotifications,
+    settings: () => {
+      if (notifySettings === null) {
+        notifySettings = c.settings().prefs.messageNotifications;
+        queueMicrotask(() => (notifySettings = null));
+      }
+      return notifySettings;
+    },
   });
 
   /** The counts of every agent: those kept at hand, or (a request) those of its reader. */
