@@ -356,6 +356,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     exposure,
 
     listTeams: () => set.listTeams(),
+    teamOfAgent: (agentId) => set.teamOfAgent(agentId),
     findTeam: (t) => set.findTeam(t),
     async addTeam(input) {
       const rec = await main.addTeam(input);

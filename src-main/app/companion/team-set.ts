@@ -50,6 +50,11 @@ export class TeamSet {
     return this.main;
   }
 
+  /** The first team (as listTeams orders them) that has this agent, without copying any. */
+  teamOfAgent(agentId: string): string | null {
+    return this.main.teamOfAgent(agentId) ?? this.demo?.teamOfAgent(agentId) ?? null;
+  }
+
   findTeam(teamIdOrLabel: string): TeamView | undefined {
     const own = this.main.findTeam(teamIdOrLabel);
     if (own) return { ...own, demo: false };

@@ -216,6 +216,8 @@ export interface Companion {
   readonly exposure: ExposureHost;
 
   listTeams(): TeamView[];
+  /** The id of the first team (as listTeams orders them) that has this agent, else null; copies no team. */
+  teamOfAgent(agentId: string): string | null;
   findTeam(teamIdOrLabel: string): TeamView | undefined;
   addTeam(input: {
     label: string;

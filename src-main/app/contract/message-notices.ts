@@ -71,10 +71,8 @@ export function messageNoticeSide(s: Scope, dtos: MessageDTOs): MessageNoticeSid
   };
 
   const agentName = (teamId: string | null, agentId: string): string => {
-    const label = c
-      .listTeams()
-      .find((t) => teamId === null || t.id === teamId)
-      ?.agents.find((a) => a.agentId === agentId)?.label;
+    // teamId is the agent's team (null: no team has it).
+    const label = teamId === null ? undefined : c.findTeam(teamId)?.agents.find((a) => a.agentId === agentId)?.label;
     return label && label !== agentId ? `${label} (${agentId})` : agentId;
   };
 

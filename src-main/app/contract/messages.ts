@@ -50,8 +50,7 @@ export interface MessageDTOs {
 }
 
 export function messageDTOs(s: Scope): MessageDTOs {
-  const teamOf = (agentId: string): string | null =>
-    s.c.listTeams().find((t) => t.agents.some((a) => a.agentId === agentId))?.id ?? null;
+  const teamOf = (agentId: string): string | null => s.c.teamOfAgent(agentId);
   const message = (m: Message): MessageDTO => {
     const dto: MessageDTO = {
       key: m.key,

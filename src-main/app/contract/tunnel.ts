@@ -165,8 +165,7 @@ export function exportDTO(
 }
 
 export function tunnelSide({ c, requireTeam }: Scope, media: MediaFiles): TunnelSide {
-  const teamOf = (agentId: string): string | null =>
-    c.listTeams().find((t) => t.agents.some((a) => a.agentId === agentId))?.id ?? null;
+  const teamOf = (agentId: string): string | null => c.teamOfAgent(agentId);
 
   const summary = (d: StoredDelivery, lastStatus: number | null): DeliverySummaryDTO =>
     deliverySummaryDTO(d, teamOf(d.agentId), lastStatus);

@@ -189,8 +189,7 @@ const EVENT_BODY_BASE64 = Math.ceil(4096 / 3) * 4;
 export function hubDeliveries(db: HubDatabase, replica: string, url?: string): HubDeliveries {
   let companion: Companion | null = null;
   const ingest = ingestConnection(db, url);
-  const teamOf = (agentId: string): string | null =>
-    companion?.listTeams().find((t) => t.agents.some((a) => a.agentId === agentId))?.id ?? null;
+  const teamOf = (agentId: string): string | null => companion?.teamOfAgent(agentId) ?? null;
   const need = (): Companion => {
     if (companion === null) throw new AppError('internal', 'HUB_STARTING', 'The hub is still starting; try again.');
     return companion;

@@ -202,6 +202,11 @@ export class TeamStore {
     return this.config.teams.map(toRecord);
   }
 
+  /** The id of the first team that has this agent (no team copied, as listTeams does), if any. */
+  teamOfAgent(agentId: string): string | undefined {
+    return this.config.teams.find((t) => t.agents.some((a) => a.agentId === agentId))?.id;
+  }
+
   findTeam(idOrLabel: string): TeamRecord | undefined {
     const t = this.lookup(idOrLabel);
     return t && toRecord(t);

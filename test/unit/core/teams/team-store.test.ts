@@ -296,6 +296,34 @@ describe('agents', () => {
     expect(a.findTeam(t.id)?.agents.map((x) => x.agentId)).toEqual(['agent-1', 'agent-2']);
   });
 
+  it("teamOfAgent names the first team that has the agent (listTeams' order), and follows adds and removals", async () => {
+    const a = await open();
+    expect(a.teamOfAgent('agent-1')).toBeUndefined();
+    const ops = await a.addTeam({
+      label: 'Ops',
+      baseUrl: 'https://x.test',
+      apiKey: KEY,
+      agents: [{ agentId: 'agent-1' }],
+    });
+    const lab = await a.addTeam({
+      label: 'Lab',
+      baseUrl: 'https://y.test',
+      apiKey: KEY,
+      agents: [{ agentId: 'agent-1' }],
+    });
+    await a.addAgent(lab.id, { agentId: 'agent-2' });
+    const firstHolding = (agentId: string) =>
+      a.listTeams().find((t) => t.agents.some((x) => x.agentId === agentId))?.id;
+    expect([a.teamOfAgent('agent-1'), a.teamOfAgent('agent-2')]).toEqual([ops.id, lab.id]);
+    expect([a.teamOfAgent('agent-1'), a.teamOfAgent('agent-2')]).toEqual([
+      firstHolding('agent-1'),
+      firstHolding('agent-2'),
+    ]);
+    await a.removeTeam(ops.id);
+    expect(a.teamOfAgent('agent-1')).toBe(lab.id);
+    expect(a.teamOfAgent('ghost')).toBeUndefined();
+  });
+
   it('a revoked key surfaces as KEY_REJECTED on addAgent', async () => {
     const a = await open();
     const t = await a.addTeam({
