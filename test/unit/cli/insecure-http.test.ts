@@ -6,17 +6,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemorySecretStore } from '../../../src-main/core/secrets';
 import { runCli } from '../../helpers/cli';
-import { fakeClientFactory } from './fake-client';
+import { CONNECTED, fakeClientFactory } from './fake-client';
 
 const KEY = 'lab-key-0123456789abcdef';
-const connected = {
-  state: 'connected',
-  connected: true,
-  linked: true,
-  needsScan: false,
-  phone: '15550100001',
-  qr: null,
-};
 const REMOTE = 'http://lab.example:8787';
 let dir: string;
 beforeEach(async () => {
@@ -26,7 +18,7 @@ afterEach(() => rm(dir, { recursive: true, force: true }));
 
 describe('the key over plain http', () => {
   it('a service command refuses a remote http:// base URL (exit 2, no client made) and goes with --allow-insecure-http', async () => {
-    const { factory, log } = fakeClientFactory({ getSession: async () => connected });
+    const { factory, log } = fakeClientFactory({ getSession: async () => CONNECTED });
     const refused = await runCli(['status', '--base-url', REMOTE, '--agent', 'a1'], {
       env: { CHANNEL_API_KEY: KEY },
       createClient: factory,
@@ -45,7 +37,7 @@ describe('the key over plain http', () => {
   });
 
   it('loopback http and https need no flag', async () => {
-    const { factory, log } = fakeClientFactory({ getSession: async () => connected });
+    const { factory, log } = fakeClientFactory({ getSession: async () => CONNECTED });
     for (const baseUrl of ['http://127.0.0.1:8787', 'http://localhost:1', 'https://api.example.com']) {
       const r = await runCli(['status', '--base-url', baseUrl, '--agent', 'a1', '--json'], {
         env: { CHANNEL_API_KEY: KEY },
@@ -58,7 +50,7 @@ describe('the key over plain http', () => {
 
   it('team add refuses plain http to another host without --allow-insecure-http, before anything is asked', async () => {
     const store = new MemorySecretStore();
-    const { factory, log } = fakeClientFactory({ getSession: async () => connected });
+    const { factory, log } = fakeClientFactory({ getSession: async () => CONNECTED });
     const opts = { env: { CHANNEL_API_KEY: KEY }, createClient: factory, secretStore: store, configDir: dir };
     const refused = await runCli(['team', 'add', '--label', 'Lab', '--base-url', REMOTE, '--agent', 'a1'], opts);
     expect(refused.code).toBe(2);

@@ -11,7 +11,7 @@ import { MemorySecretStore } from '../../../src-main/core/secrets';
 import { parseJsonLines, runCli, type RunCliOptions } from '../../helpers/cli';
 import { startHttpSink, type HttpSink } from '../../helpers/http-sink';
 import { waitFor } from '../../helpers/wait';
-import { fakeClientFactory } from './fake-client';
+import { CONNECTED, fakeClientFactory } from './fake-client';
 
 const SECRET = 'whsec_listen_0123456789abcdef';
 let dir: string;
@@ -254,16 +254,8 @@ describe('listen', () => {
 
   it('--team: the companion receives with the signing secret from the keychain (stored by webhook set --team)', async () => {
     const store = new MemorySecretStore();
-    const connected = {
-      state: 'connected',
-      connected: true,
-      linked: true,
-      needsScan: false,
-      phone: '15550100001',
-      qr: null,
-    };
     const { factory } = fakeClientFactory({
-      getSession: async () => connected,
+      getSession: async () => CONNECTED,
       setWebhook: async (_a, url) => ({ mode: 'passthrough', url, secret: SECRET }),
     });
     const base = { createClient: factory, secretStore: store, configDir: dir };

@@ -7,17 +7,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemorySecretStore } from '../../../src-main/core/secrets';
 import { parseJsonLines, runCli, runCliUntil } from '../../helpers/cli';
-import { fakeClientFactory } from './fake-client';
+import { CONNECTED, fakeClientFactory } from './fake-client';
 
 const KEY = 'monitor-key-0123456789abcdef';
-const connected = {
-  state: 'connected',
-  connected: true,
-  linked: true,
-  needsScan: false,
-  phone: '15550100001',
-  qr: null,
-};
 const reconnecting = {
   state: 'reconnecting',
   connected: false,
@@ -38,7 +30,7 @@ afterEach(async () => {
 
 describe('monitor', () => {
   it('ad hoc: a health line, then a drop gives a health change and an alert; abort stops it cleanly', async () => {
-    let status: Record<string, unknown> = connected;
+    let status: Record<string, unknown> = CONNECTED;
     const { factory, log } = fakeClientFactory({ getSession: async () => status });
     const ctl = new AbortController();
     const r = await runCli(
@@ -83,7 +75,7 @@ describe('monitor', () => {
 
   it("saved teams: the companion polls their agents with the keychain key; human lines in the screens' words", async () => {
     const store = new MemorySecretStore();
-    let status: Record<string, unknown> = connected;
+    let status: Record<string, unknown> = CONNECTED;
     const { factory, log } = fakeClientFactory({ getSession: async () => status });
     const add = await runCli(
       ['team', 'add', '--label', 'Demo', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--agent', 'a2'],
@@ -121,7 +113,7 @@ describe('monitor', () => {
 
   it("--json: health as AgentHealthDTOs, and each alert the contract's AlertEventDTO of its own incident", async () => {
     const store = new MemorySecretStore();
-    let status: Record<string, unknown> = connected;
+    let status: Record<string, unknown> = CONNECTED;
     const { factory } = fakeClientFactory({ getSession: async () => status });
     await runCli(
       ['team', 'add', '--label', 'Support desk', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1', '--agent', 'a2'],
@@ -186,7 +178,7 @@ describe('monitor', () => {
   });
 
   it("--metrics-port: OpenMetrics at /metrics on loopback, with each agent's health by team label", async () => {
-    let status: Record<string, unknown> = connected;
+    let status: Record<string, unknown> = CONNECTED;
     const { factory } = fakeClientFactory({ getSession: async () => status });
     let scraped = '';
     let contentType = '';
@@ -269,7 +261,7 @@ describe('monitor', () => {
   ];
   for (const [name, args, env] of bad) {
     it(`usage error: ${name} → exit 2, nothing polled`, async () => {
-      const { factory, log } = fakeClientFactory({ getSession: async () => connected });
+      const { factory, log } = fakeClientFactory({ getSession: async () => CONNECTED });
       const r = await runCli(args, {
         env,
         createClient: factory,

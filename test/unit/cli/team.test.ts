@@ -7,17 +7,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemorySecretStore, type SecretStore } from '../../../src-main/core/secrets';
 import { runCli } from '../../helpers/cli';
-import { fakeClientFactory, saveTeam } from './fake-client';
+import { CONNECTED, fakeClientFactory, saveTeam } from './fake-client';
 
 const KEY = 'team-key-0123456789abcdef';
-const connected = {
-  state: 'connected',
-  connected: true,
-  linked: true,
-  needsScan: false,
-  phone: '15550100001',
-  qr: null,
-};
 let dir: string;
 
 beforeEach(async () => {
@@ -64,7 +56,7 @@ describe('team add: bad input', () => {
   for (const [name, args, env] of bad) {
     it(`usage error: ${name} → exit 2, nothing sent or stored`, async () => {
       const store = new MemorySecretStore();
-      const { factory, log } = fakeClientFactory({ getSession: async () => connected });
+      const { factory, log } = fakeClientFactory({ getSession: async () => CONNECTED });
       const r = await runCli(args, { env, createClient: factory, secretStore: store, configDir: dir });
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
@@ -145,7 +137,7 @@ describe('--team on service commands', () => {
   it('a send to a team of several agents with no --agent, or an unknown team or agent → exit 2, nothing sent', async () => {
     const store = new MemorySecretStore();
     await withTeam(store, 'Duo', ['a1', 'a2']);
-    const { factory, log } = fakeClientFactory({ getSession: async () => connected });
+    const { factory, log } = fakeClientFactory({ getSession: async () => CONNECTED });
     const opts = { env: {}, createClient: factory, secretStore: store, configDir: dir };
     for (const args of [
       ['status', '--team', 'Duo', '--agent', 'zz'],
@@ -171,7 +163,7 @@ describe('--team on service commands', () => {
       delete: async (a) => (touched.push(`delete ${a}`), false),
       probe: async () => void touched.push('probe'),
     };
-    const { factory } = fakeClientFactory({ getSession: async () => connected });
+    const { factory } = fakeClientFactory({ getSession: async () => CONNECTED });
     const r = await runCli(['status', '--base-url', 'http://127.0.0.1:9', '--agent', 'a1'], {
       env: { CHANNEL_API_KEY: KEY },
       createClient: factory,
@@ -187,7 +179,7 @@ describe('--team on service commands', () => {
     const store = new MemorySecretStore();
     await withTeam(store);
     store.state = 'locked';
-    const { factory, log } = fakeClientFactory({ getSession: async () => connected });
+    const { factory, log } = fakeClientFactory({ getSession: async () => CONNECTED });
     const r = await runCli(['status', '--team', 'Demo', '--agent', 'a1'], {
       createClient: factory,
       secretStore: store,
