@@ -9,6 +9,8 @@ import { defineAction, type CliContext } from '../context';
 import { refuseHub } from '../hub-client';
 import { CliFailure, UsageError } from '../errors';
 import { EXIT } from '../exit-codes';
+import { AppError } from '../../app/errors';
+import { describeOwner, isPortTaken, portOwner } from '../../app/port-owner';
 import { hostName, intString, parseFlags, secondsString } from '../flags';
 import { cliLogger, type Output } from '../output';
 import { companionFolders } from '../companion';
@@ -110,6 +112,18 @@ async function withDatabase<T>(
   } catch (e) {
     if (e instanceof hub.MemberError) throw new CliFailure(e.message, EXIT.failure, e.code);
     if (e instanceof hub.HubDatabaseError) throw new CliFailure(e.message, EXIT.failure, 'DATABASE');
+    // Not the database's: the hub's port taken, its data folder owned by another companion (their own words).
+    if (isPortTaken(e)) {
+      const { address, port } = e as { address?: string; port?: number };
+      const where = `${address ?? 'its interface'}:${port ?? '?'}`;
+      const owner = port !== undefined ? describeOwner(await portOwner(port)) : 'another program';
+      throw new CliFailure(
+        `the hub could not listen on ${where}: the port is taken by ${owner}; give another --port (0: any free port), or stop what holds it`,
+        EXIT.failure,
+        'PORT_TAKEN',
+      );
+    }
+    if (e instanceof AppError) throw e;
     if (e instanceof Error && !(e instanceof CliFailure) && !(e instanceof UsageError))
       throw new CliFailure(`the hub's database: ${e.message}`, EXIT.failure, 'DATABASE');
     throw e;

@@ -3,6 +3,7 @@
 // member's role (before the handler runs), /healthz and /readyz — and no token hash in any output.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -15,6 +16,8 @@ describe('hub', () => {
   let dir: string;
   const outputs: string[] = [];
   const tokens: string[] = [];
+  /** The key of the stored secrets: the same for every hub started on this database. */
+  const key = randomBytes(32).toString('base64');
 
   const cli = async (args: string[], env: Record<string, string> = {}): Promise<CliRun> => {
     const r = await runCli(args, { env: { DATABASE_URL: db.url, ...env } });
@@ -89,6 +92,31 @@ describe('hub', () => {
     expect(await addMember('carol', 'viewer')).not.toBe(token);
   });
 
+  it('a port already taken is said as such, not as a fault of the database', async () => {
+    const holder = createServer();
+    await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const r = await cli(
+        [
+          'hub',
+          '--port',
+          String(port),
+          '--config-dir',
+          path.join(dir, 'taken-config'),
+          '--data-dir',
+          path.join(dir, 'taken'),
+        ],
+        { CHANNEL_HUB_SECRET_KEY: key },
+      );
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`the hub could not listen on 127.0.0.1:${port}: the port is taken by`);
+      expect(r.stderr).not.toContain('database');
+    } finally {
+      await new Promise((r) => holder.close(r));
+    }
+  }, 60_000);
+
   it('serves the contract to members within their role; a removed member is refused and their stream ends; health and readiness', async () => {
     const viewer = await addMember('vera', 'viewer');
     const developer = await addMember('dev', 'developer');
@@ -119,7 +147,7 @@ describe('hub', () => {
         path.join(dir, 'data'),
       ],
       {
-        env: { DATABASE_URL: db.url, CHANNEL_HUB_SECRET_KEY: randomBytes(32).toString('base64') },
+        env: { DATABASE_URL: db.url, CHANNEL_HUB_SECRET_KEY: key },
         signal: stop.signal,
         onStdout: (_c, all) => {
           if (checks || !all.includes('\n')) return;
