@@ -9,7 +9,7 @@
 // scrolled up, it stays where it is (the rows in view keep their place whatever is measured or
 // loaded above them) and a "N new messages" button leads back down. Reaching the top loads the
 // older page. The scroller takes keyboard focus, so arrows, Page Up/Down, Home and End scroll it.
-import { memo, startTransition, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, startTransition, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { MessageDTO } from '../../../../src-shared/contract';
 import { afterNextPaint } from '../../store/frame-batch';
 import { Bubble } from './Bubble';
@@ -171,6 +171,23 @@ export const ThreadList = memo(function ThreadList({ messages, more, loadOlder, 
   /** A render after the next paint is asked for: the rows above the view, the measured heights followed. */
   const openAsked = useRef(false);
   const followAsked = useRef(false);
+  /** A render with the measured heights and the scroller's height. */
+  const follow = useCallback(() => {
+    setMeasured((n) => n + 1);
+    const el = scroller.current;
+    if (!el) return;
+    const height = el.clientHeight;
+    setView((v) => (v.height === height ? v : { top: el.scrollTop, height }));
+  }, []);
+  /** The same once the next paint is on screen (one for every ask until then). */
+  const followAfterPaint = useCallback(() => {
+    if (followAsked.current) return;
+    followAsked.current = true;
+    afterNextPaint(() => {
+      followAsked.current = false;
+      startTransition(follow);
+    });
+  }, [follow]);
 
   // After each render, before paint: measure the rows in the DOM, then put the view back where it
   // belongs (the bottom, or the anchor row where it was).
@@ -203,24 +220,13 @@ export const ThreadList = memo(function ThreadList({ messages, more, loadOlder, 
       }
     }
     if (changed) {
-      const follow = () => {
-        setMeasured((n) => n + 1);
-        const height = el.clientHeight;
-        setView((v) => (v.height === height ? v : { top: el.scrollTop, height }));
-      };
       if (!pinned.current) return follow();
       // At the bottom, the newest rows are in the DOM already: the view goes there before this paint and
       // the window follows the measured heights once it is on screen (the spacer above the view is all
       // that changes).
       el.scrollTop = el.scrollHeight;
       lastTop.current = el.scrollTop;
-      if (!followAsked.current) {
-        followAsked.current = true;
-        afterNextPaint(() => {
-          followAsked.current = false;
-          startTransition(follow);
-        });
-      }
+      followAfterPaint();
       return;
     }
     if (pinned.current) {
@@ -240,11 +246,14 @@ export const ThreadList = memo(function ThreadList({ messages, more, loadOlder, 
   useEffect(() => {
     const el = scroller.current;
     if (!el || typeof ResizeObserver === 'undefined') return;
+    // A row that changed size re-renders the window now; the scroller's own size (its first report
+    // included, as the thread opens) once the paint is on screen: the rows around the view cover it.
     const ro = new ResizeObserver((entries) => {
       let changed = false;
+      let resized = false;
       for (const e of entries) {
         if (e.target === el) {
-          changed = true;
+          resized = true;
           continue;
         }
         const key = keyOf.current.get(e.target);
@@ -256,6 +265,7 @@ export const ThreadList = memo(function ThreadList({ messages, more, loadOlder, 
         }
       }
       if (changed) setMeasured((n) => n + 1);
+      else if (resized) followAfterPaint();
     });
     observer.current = ro;
     ro.observe(el);
@@ -264,7 +274,7 @@ export const ThreadList = memo(function ThreadList({ messages, more, loadOlder, 
       ro.disconnect();
       observer.current = null;
     };
-  }, []);
+  }, [followAfterPaint]);
 
   // Messages added at the end: pinned, the view follows (layout effect above); scrolled up, they are
   // counted for the "new messages" button. A message sent from here brings the view down.
