@@ -71,6 +71,7 @@ export async function createCompanion(opts: CompanionOptions = {}): Promise<Comp
     clientFor: (teamId) => set.clientFor(teamId),
     installId: main.settings().installId,
     dataDir: path.join(dataDir, 'chat'),
+    ...(opts.chatTranscripts ? { transcripts: opts.chatTranscripts } : {}),
     clock,
     logger,
   });

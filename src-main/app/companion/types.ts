@@ -10,7 +10,7 @@ import type {
   ConfigStore,
   DeepPartial,
 } from '../../core/teams';
-import type { ChatService } from '../../core/chat';
+import type { ChatService, TranscriptStore } from '../../core/chat';
 import type { Emitter } from '../../core/events';
 import type {
   Monitor,
@@ -117,6 +117,8 @@ export interface CompanionOptions {
    * none (this machine's one person).
    */
   actingMember?: () => string | null;
+  /** Where the chat transcripts are kept (a hub: its database, one truth for every replica). Default: <dataDir>/chat. */
+  chatTranscripts?: TranscriptStore;
 }
 
 /** The agents' webhook registrations: the history, the URL each is registered to, the hooks that reach here. */

@@ -203,6 +203,21 @@ interface ChatFramesTable {
   frames: unknown;
 }
 
+/** A turn of a chat with an agent, kept for every replica (app/hub/chat-transcripts.ts): the team's transcripts. */
+interface ChatTranscriptsTable {
+  /** The order of the conversation's turns (as each ended). */
+  id: Generated<string>;
+  agent_id: string;
+  user_id: string;
+  turn_id: string;
+  team_id: string;
+  /** The member who ran the turn; null outside a member's request. */
+  member: string | null;
+  /** The turn's record (TurnRecord). */
+  turn: unknown;
+  at: Generated<Date>;
+}
+
 interface HubSchema {
   hub_members: MembersTable;
   hub_audit: AuditTable;
@@ -228,6 +243,7 @@ interface HubSchema {
   hub_media: MediaTable;
   hub_chat_turns: ChatTurnsTable;
   hub_chat_frames: ChatFramesTable;
+  hub_chat_transcripts: ChatTranscriptsTable;
 }
 
 export type HubDatabase = Kysely<HubSchema>;
@@ -495,6 +511,27 @@ const MIGRATIONS: Record<string, Migration> = {
         frames jsonb not null,
         constraint hub_chat_frames_pk primary key (turn_id, seq)
       )`.execute(db);
+    },
+  },
+  // The chat transcripts, one truth for every replica (app/hub/chat-transcripts.ts): a conversation is its agent and
+  // user_id, its turns in the order they ended, the latest 200 kept; each with the member who ran it.
+  '0012_chat_transcripts': {
+    async up(db) {
+      await sql`create table hub_chat_transcripts (
+        id bigserial primary key,
+        agent_id text not null,
+        user_id text not null,
+        turn_id text not null unique,
+        team_id text not null,
+        member text,
+        turn jsonb not null,
+        at timestamptz not null default now()
+      )`.execute(db);
+      await db.schema
+        .createIndex('hub_chat_transcripts_chat')
+        .on('hub_chat_transcripts')
+        .columns(['agent_id', 'user_id', 'id'])
+        .execute();
     },
   },
 };

@@ -4,7 +4,8 @@
 // announces them with NOTIFY on the channel `hub_streams` (nothing is stored, so a deleted conversation leaves
 // no tokens behind), its chat tokens coalesced per turn every COALESCE_MS; every other replica LISTENs and hands
 // them to the streams of that member. Its own clients get the companion's events as they are emitted. A client
-// that reconnects mid-turn does not get the tokens it missed: it reads the turn from chat.transcript once done.
+// that reconnects mid-turn does not get the tokens it missed: it reads the turn from chat.transcript once done,
+// on any replica (the transcripts are in the database, app/hub/chat-transcripts.ts).
 import { sql } from 'kysely';
 import type { EventName } from '../../../src-shared/contract';
 import { silentLogger, type Logger } from '../../core/ports';

@@ -201,6 +201,8 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       logger,
     });
     await registrations.start();
+    // The chat transcripts in the database: every replica answers a conversation the same, whichever ran its turns.
+    const { hubChatTranscripts } = await import('../../app/hub/chat-transcripts');
     const hosted = await hostCompanion({
       shell: 'hub',
       command: 'channel-companion hub',
@@ -217,6 +219,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       pollShare: polling.share,
       commitDelivery: deliveries.commit,
       webhookRegistry: registrations,
+      chatTranscripts: hubChatTranscripts(db, { logger }),
       // The hooks are served on the hub's port (/hooks/<agentId>); the receiver's own port is any free one.
       startTunnel: true,
       tunnelPort: 0,

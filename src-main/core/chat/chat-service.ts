@@ -1,5 +1,5 @@
 // Conversations with agents, per agent and user_id. A turn streams (falling back to one response),
-// can be stopped, and lands in a bounded local transcript.
+// can be stopped, and lands in a bounded transcript (the data folder's, or the store it is given).
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { InvalidRequest } from '../api/errors';
@@ -8,7 +8,7 @@ import type { FrameSnapshot } from '../api/raw';
 import type { ChatStream, ServiceClient } from '../api/service';
 import { silentLogger, systemClock, type Clock, type Logger } from '../ports';
 import { EventQueue } from './event-queue';
-import { TranscriptStore } from './transcript-store';
+import { FileTranscriptStore, type TranscriptStore } from './transcript-store';
 import { runTurn } from './turn-runner';
 import type { ActiveTurn, ConversationSummary, StartTurnInput, TurnEvent, TurnHandle, TurnRecord } from './types';
 
@@ -17,8 +17,10 @@ export interface ChatServiceOptions {
   clientFor: (teamId: string) => Promise<ServiceClient>;
   /** Stable id of this install: the default user_id. */
   installId: string;
-  /** Folder for transcripts (one JSON file per agent + user_id). */
+  /** Folder for transcripts (one JSON file per agent + user_id), unless `transcripts` keeps them. */
   dataDir: string;
+  /** Where the transcripts are kept instead of `dataDir` (a hub: its database, the same on every replica). */
+  transcripts?: TranscriptStore;
   clock?: Clock;
   logger?: Logger;
   /** Turns kept per transcript; default 200. */
@@ -71,12 +73,14 @@ export class ChatService {
     this.clock = opts.clock ?? systemClock;
     this.logger = opts.logger ?? silentLogger;
     this.newId = opts.newId ?? (() => randomUUID());
-    this.store = new TranscriptStore({
-      dataDir: opts.dataDir,
-      maxTurns: opts.maxTurns,
-      logger: this.logger,
-      now: () => this.clock.now(),
-    });
+    this.store =
+      opts.transcripts ??
+      new FileTranscriptStore({
+        dataDir: opts.dataDir,
+        maxTurns: opts.maxTurns,
+        logger: this.logger,
+        now: () => this.clock.now(),
+      });
   }
 
   /** The user_id used when none is given. */

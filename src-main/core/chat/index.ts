@@ -1,2 +1,10 @@
 export { ChatService } from './chat-service';
-export type { TurnRecord } from './types';
+export type { ConversationSummary, TurnRecord } from './types';
+export {
+  conversationSummary,
+  DEFAULT_MAX_TURNS,
+  searchNeedle,
+  summaryOfTurns,
+  turnRecordOf,
+  type TranscriptStore,
+} from './transcript-store';

@@ -1,4 +1,5 @@
-// Transcripts on disk: one JSON file per agent + user_id, bounded to the latest turns, written
+// The chat transcripts' port (TranscriptStore: a conversation's turns, bounded to the latest, and the agent's
+// conversations summarised) and its default adapter, on disk: one JSON file per agent + user_id, written
 // atomically. Writes to one file are serialised; a corrupt file is set aside, not trusted.
 import { mkdir, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
@@ -8,7 +9,8 @@ import { silentLogger, type Logger } from '../ports';
 import { serialByKey } from '../serial';
 import type { ConversationSummary, TurnRecord } from './types';
 
-const DEFAULT_MAX_TURNS = 200;
+/** Turns kept per conversation (the latest): a transcript is at most this long. */
+export const DEFAULT_MAX_TURNS = 200;
 
 const turnSchema = z.object({
   turnId: z.string(),
@@ -60,7 +62,7 @@ function cut(text: string, max: number, oneLine = true): string {
 }
 
 /** The text around the first occurrence of `needle` (lower case) in a message or reply, or null. */
-function firstMatch(turns: readonly TurnRecord[], needle: string): string | null {
+function firstMatch(turns: readonly Pick<TurnRecord, 'message' | 'reply'>[], needle: string): string | null {
   for (const t of turns) {
     for (const text of [t.message, t.reply]) {
       const at = text.toLowerCase().indexOf(needle);
@@ -71,6 +73,84 @@ function firstMatch(turns: readonly TurnRecord[], needle: string): string | null
     }
   }
   return null;
+}
+
+/** A turn as stored, checked: null when it is not one (a store drops it, not trusts it). */
+export function turnRecordOf(value: unknown): TurnRecord | null {
+  const r = turnSchema.safeParse(value);
+  return r.success ? (r.data as TurnRecord) : null;
+}
+
+/** What a conversation's summary is made of, whichever store keeps its turns. */
+interface ConversationParts {
+  agentId: string;
+  userId: string;
+  turns: number;
+  first: Pick<TurnRecord, 'message'>;
+  last: Pick<TurnRecord, 'message' | 'reply' | 'endedAt'>;
+  /** The latest conversation id the service gave (null: none yet). */
+  conversationId: string | null;
+  /** With a search: the turns to find its first match in (in order; a store may pass only the first that matches). */
+  searched: readonly Pick<TurnRecord, 'message' | 'reply'>[];
+}
+
+/** The conversation's summary; null when a search text (`needle`, lower case) matches none of its words. */
+export function conversationSummary(parts: ConversationParts, needle: string | null): ConversationSummary | null {
+  const match = needle === null ? null : firstMatch(parts.searched, needle);
+  if (needle !== null && match === null) return null;
+  return {
+    agentId: parts.agentId,
+    userId: parts.userId,
+    turns: parts.turns,
+    lastAt: parts.last.endedAt,
+    conversationId: parts.conversationId,
+    title: cut(parts.first.message, TITLE_CHARS),
+    preview: cut(parts.last.reply.trim() || parts.last.message, PREVIEW_CHARS, false),
+    match,
+  };
+}
+
+/** The summary of a conversation's turns (oldest first); null when it has none or a search matches none. */
+export function summaryOfTurns(
+  agentId: string,
+  userId: string,
+  turns: readonly TurnRecord[],
+  needle: string | null,
+): ConversationSummary | null {
+  if (turns.length === 0) return null;
+  const withId = [...turns].reverse().find((t) => t.conversationId !== null);
+  return conversationSummary(
+    {
+      agentId,
+      userId,
+      turns: turns.length,
+      first: turns[0]!,
+      last: turns[turns.length - 1]!,
+      conversationId: withId?.conversationId ?? null,
+      searched: turns,
+    },
+    needle,
+  );
+}
+
+/** The search text as the stores compare it (lower case), or null for none. */
+export function searchNeedle(text: string | undefined): string | null {
+  return text?.trim().toLowerCase() || null;
+}
+
+/** Where a companion keeps its chat transcripts: its data folder (FileTranscriptStore), a hub's database. */
+export interface TranscriptStore {
+  /** The conversation's turns, oldest first (the latest DEFAULT_MAX_TURNS, or the store's bound). */
+  list(agentId: string, userId: string): Promise<TurnRecord[]>;
+  /** Adds a turn that ended at the end of its conversation; the oldest go beyond the bound. */
+  append(turn: TurnRecord): Promise<void>;
+  /** Deletes the conversation's turns. */
+  clear(agentId: string, userId: string): Promise<void>;
+  /**
+   * Every user_id with a transcript for this agent, most recent first. With `text`, only those where
+   * a message or reply contains it (case-insensitive), each with the words around the first match.
+   */
+  conversations(agentId: string, text?: string): Promise<ConversationSummary[]>;
 }
 
 /** File-name-safe, reversible encoding of an id. */
@@ -89,7 +169,7 @@ export interface TranscriptStoreOptions {
   now?: () => number;
 }
 
-export class TranscriptStore {
+export class FileTranscriptStore implements TranscriptStore {
   private readonly dataDir: string;
   private readonly maxTurns: number;
   private readonly logger: Logger;
@@ -134,12 +214,8 @@ export class TranscriptStore {
     });
   }
 
-  /**
-   * Every user_id with a transcript for this agent, most recent first. With `text`, only those where
-   * a message or reply contains it (case-insensitive), each with the words around the first match.
-   */
   async conversations(agentId: string, text?: string): Promise<ConversationSummary[]> {
-    const needle = text?.trim().toLowerCase() || null;
+    const needle = searchNeedle(text);
     let names: string[];
     try {
       names = await readdir(path.join(this.dataDir, enc(agentId)));
@@ -150,23 +226,8 @@ export class TranscriptStore {
     for (const name of names) {
       if (!name.endsWith('.json')) continue;
       const userId = dec(name.slice(0, -'.json'.length));
-      const turns = await this.list(agentId, userId);
-      if (turns.length === 0) continue;
-      const match = needle === null ? null : firstMatch(turns, needle);
-      if (needle !== null && match === null) continue;
-      const first = turns[0]!;
-      const last = turns[turns.length - 1]!;
-      const withId = [...turns].reverse().find((t) => t.conversationId !== null);
-      out.push({
-        agentId,
-        userId,
-        turns: turns.length,
-        lastAt: last.endedAt,
-        conversationId: withId?.conversationId ?? null,
-        title: cut(first.message, TITLE_CHARS),
-        preview: cut(last.reply.trim() || last.message, PREVIEW_CHARS, false),
-        match,
-      });
+      const summary = summaryOfTurns(agentId, userId, await this.list(agentId, userId), needle);
+      if (summary) out.push(summary);
     }
     return out.sort((a, b) => (b.lastAt ?? 0) - (a.lastAt ?? 0));
   }
@@ -192,8 +253,8 @@ export class TranscriptStore {
       if (parsed.agentId !== agentId || parsed.userId !== userId)
         throw new Error('transcript belongs to another conversation');
       for (const t of parsed.turns) {
-        const r = turnSchema.safeParse(t);
-        if (r.success) turns.push(r.data as TurnRecord);
+        const r = turnRecordOf(t);
+        if (r) turns.push(r);
       }
       if (turns.length < parsed.turns.length)
         this.logger.warn('transcript: dropped unreadable turns', { dropped: parsed.turns.length - turns.length });
