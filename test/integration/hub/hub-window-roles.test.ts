@@ -7,31 +7,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CompanionContract } from '../../../src-main/app/contract';
-import { createHandlers, type Implementations } from '../../../src-main/app/handlers';
+import { createHandlers } from '../../../src-main/app/handlers';
 import { hubSwitchable } from '../../../src-main/app/hub-connection';
 import { MemorySecretStore } from '../../../src-main/core/secrets';
-import { REQUEST_NAMES } from '../../../src-shared/contract';
 import { startPostgres, type TestPostgres } from './postgres';
-import { addMember, sqlRows, startHubReplica, stopAll, type HubReplica } from './support';
+import { addMember, localContract, sqlRows, startHubReplica, stopAll, type HubReplica } from './support';
 
 const PUBLIC_URL = 'https://hub.example.test';
-
-/** This machine's companion, never asked while the window works through the hub. */
-function localContract(): CompanionContract {
-  const impl = {} as Record<string, (args: unknown) => Promise<unknown>>;
-  for (const name of REQUEST_NAMES)
-    impl[name] = async () => {
-      throw new Error(`${name}: not asked of this machine in this test`);
-    };
-  return {
-    implementations: impl as unknown as Implementations,
-    events: { onAny: () => () => undefined },
-    now: () => Date.now(),
-    setScreenLocked: () => undefined,
-    dispose: () => undefined,
-  };
-}
 
 describe('a window connected to a hub knows the member’s role', () => {
   let db: TestPostgres;

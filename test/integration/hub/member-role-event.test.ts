@@ -9,31 +9,22 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CompanionContract } from '../../../src-main/app/contract';
-import { createHandlers, type Implementations } from '../../../src-main/app/handlers';
+import { createHandlers } from '../../../src-main/app/handlers';
 import { hubSwitchable } from '../../../src-main/app/hub-connection';
 import { MemorySecretStore } from '../../../src-main/core/secrets';
-import { REQUEST_NAMES, type AnyEvent } from '../../../src-shared/contract';
+import type { AnyEvent } from '../../../src-shared/contract';
 import { runCli } from '../../helpers/cli';
 import { waitFor } from '../../helpers/wait';
 import { startPostgres, type TestPostgres } from './postgres';
-import { addMember, sqlRows, startHubReplica, stopAll, type HeardEvent, type HubReplica } from './support';
-
-/** This machine's companion, never asked while the window works through the hub. */
-function localContract(): CompanionContract {
-  const impl = {} as Record<string, (args: unknown) => Promise<unknown>>;
-  for (const name of REQUEST_NAMES)
-    impl[name] = async () => {
-      throw new Error(`${name}: not asked of this machine in this test`);
-    };
-  return {
-    implementations: impl as unknown as Implementations,
-    events: { onAny: () => () => undefined },
-    now: () => Date.now(),
-    setScreenLocked: () => undefined,
-    dispose: () => undefined,
-  };
-}
+import {
+  addMember,
+  localContract,
+  sqlRows,
+  startHubReplica,
+  stopAll,
+  type HeardEvent,
+  type HubReplica,
+} from './support';
 
 interface Stream {
   heard: HeardEvent[];

@@ -1,6 +1,7 @@
-// What the hub's integration tests share: a migrated database on a Postgres of the test's own, a replica as a real process, a member and their token, the contract
-// over HTTP as a member, a signed delivery to a replica's /hooks, SQL on the test's Postgres, and the service
-// behind a proxy that counts its polls (and can refuse or drop every call).
+// What the hub's integration tests share: a migrated database on a Postgres of the test's own, a replica as a real
+// process, a member and their token, this machine's companion (which a window working through the hub never asks),
+// the contract over HTTP as a member, a signed delivery to a replica's /hooks, SQL on the test's Postgres, and the
+// service behind a proxy that counts its polls (and can refuse or drop every call).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,8 +10,11 @@ import path from 'node:path';
 import { createParser } from 'eventsource-parser';
 import pg from 'pg';
 import { afterAll, beforeAll, expect } from 'vitest';
+import type { CompanionContract } from '../../../src-main/app/contract';
+import type { Implementations } from '../../../src-main/app/handlers';
 import { migrateHub, openHubDatabase, type HubDatabase } from '../../../src-main/app/hub/database';
 import { signDelivery } from '../../../src-main/core/signature';
+import { REQUEST_NAMES } from '../../../src-shared/contract';
 import { runCli } from '../../helpers/cli';
 import { spawnCli, type Spawned } from '../../helpers/spawn-cli';
 import { startPostgres, type TestPostgres } from './postgres';
@@ -116,6 +120,22 @@ export const alive = (p: Spawned): boolean => p.child.exitCode === null && p.chi
 export async function stopAll(procs: readonly Spawned[], signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
   for (const p of procs) if (alive(p)) p.child.kill(signal);
   await Promise.all(procs.map((p) => p.exited));
+}
+
+/** This machine's companion, never asked while the window works through the hub. */
+export function localContract(): CompanionContract {
+  const impl = {} as Record<string, (args: unknown) => Promise<unknown>>;
+  for (const name of REQUEST_NAMES)
+    impl[name] = async () => {
+      throw new Error(`${name}: not asked of this machine in this test`);
+    };
+  return {
+    implementations: impl as unknown as Implementations,
+    events: { onAny: () => () => undefined },
+    now: () => Date.now(),
+    setScreenLocked: () => undefined,
+    dispose: () => undefined,
+  };
 }
 
 /** `hub member add NAME --role ROLE`: the member's token. */
