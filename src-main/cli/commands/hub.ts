@@ -110,7 +110,8 @@ async function withDatabase<T>(
     const migrated = await hub.migrateHub(db);
     return await fn(hub, db, migrated);
   } catch (e) {
-    if (e instanceof hub.MemberError) throw new CliFailure(e.message, EXIT.failure, e.code);
+    if (e instanceof hub.MemberError)
+      throw new CliFailure(e.message, e.code === 'BAD_MEMBER_NAME' ? EXIT.usage : EXIT.failure, e.code);
     if (e instanceof hub.HubDatabaseError) throw new CliFailure(e.message, EXIT.failure, 'DATABASE');
     // Not the database's: the hub's port taken, its data folder owned by another companion (their own words).
     if (isPortTaken(e)) {

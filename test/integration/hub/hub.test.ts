@@ -74,6 +74,10 @@ describe('hub', () => {
     expect(again.stderr).toContain('already exists');
     const badRole = await cli(['hub', 'member', 'add', 'dave', '--role', 'owner']);
     expect(badRole.code).toBe(2);
+    // A name that breaks the rule is bad input (exit 2), said with the rule.
+    const badName = await cli(['hub', 'member', 'add', 'dave smith', '--role', 'viewer']);
+    expect(badName.code).toBe(2);
+    expect(badName.stderr).toContain('a member name is 1 to 64 letters');
 
     const list = await cli(['hub', 'member', 'list', '--json']);
     expect(list.code, list.stderr).toBe(0);
