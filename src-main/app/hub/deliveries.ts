@@ -4,14 +4,13 @@
 // new or repeat across replicas, and the delivery's `tunnel.delivery` event is published in the same
 // statement (events.ts). Deliveries that arrive together share one statement and one commit (group commit,
 // below), each still answered by its own row; the statement runs on a connection of the ingest's own, prepared
-// once (ingestConnection). While the database is away the commit throws: the receiver
+// once (own-connection.ts). While the database is away the commit throws: the receiver
 // answers 503 with Retry-After and acknowledges nothing (the service retries). The replica's own tunnel log
 // stays its working cache, appended without waiting for an fdatasync (the database is the durable store).
 // tunnel.deliveries / tunnel.delivery / tunnel.export / tunnel.replay read the rows, so every replica shows every
 // delivery; replays (hub_delivery_replays) are kept with the member who asked for them (webhook
 // registrations: registrations.ts).
-import { CompiledQuery, sql } from 'kysely';
-import pg from 'pg';
+import { sql } from 'kysely';
 import type { DeliveryCommit, DeliveryDetail, ForwardAttempt, StoredDelivery } from '../../core/tunnel';
 import { toCurl, toFixture } from '../../core/tunnel/export';
 import { DEFAULT_TUNNEL_NAME } from '../../core/tunnel/headers';
@@ -30,6 +29,7 @@ import { createHandlers, type Handlers, type Implementations } from '../handlers
 import { actingMember } from './acting';
 import { HubDatabaseError, type HubDatabase } from './database';
 import { publishingCtes } from './events';
+import { ownConnection } from './own-connection';
 
 /** Postgres text (and jsonb) holds no NUL character: an authentic body may, so each is kept as U+FFFD. */
 const noNul = (v: string): string => (v.includes('\0') ? v.replaceAll('\0', '\uFFFD') : v);
@@ -109,61 +109,6 @@ function groupCommit<T, R>(
     });
 }
 
-/**
- * Where the ingest's statements run: given the database's URL, a connection of its own (not one of the pool's, which
- * serve the requests), where each statement is prepared once (parsed and planned at its first run, by name) and runs
- * one group at a time; a connection that breaks is dropped and the next group opens another. Without a URL, the pool.
- */
-function ingestConnection(db: HubDatabase, url: string | undefined) {
-  let client: Promise<pg.Client> | null = null;
-  /** The connection `client` holds once it is open. */
-  let current: pg.Client | null = null;
-  let closed = false;
-  const drop = (c: pg.Client): void => {
-    if (current === c) {
-      current = null;
-      client = null;
-    }
-    c.end().catch(() => undefined);
-  };
-  const open = async (u: string): Promise<pg.Client> => {
-    const c = new pg.Client({ connectionString: u, connectionTimeoutMillis: 5_000 });
-    // A connection lost between statements: dropped (pg needs the listener, or the process dies).
-    c.on('error', () => drop(c));
-    c.on('end', () => drop(c));
-    await c.connect();
-    current = c;
-    return c;
-  };
-  const names = new Map<string, string>();
-  return {
-    async run<R>(text: string, values: readonly unknown[]): Promise<R[]> {
-      if (url === undefined) return (await db.executeQuery<R>(CompiledQuery.raw(text, [...values]))).rows;
-      if (closed) throw new Error('the ingest is closed');
-      const opening = (client ??= open(url));
-      opening.catch(() => {
-        if (client === opening) client = null;
-      });
-      const c = await opening;
-      let name = names.get(text);
-      if (name === undefined) names.set(text, (name = `hub_ingest_${names.size + 1}`));
-      try {
-        return (await c.query<R & pg.QueryResultRow>({ name, text, values: [...values] })).rows;
-      } catch (err) {
-        // The database refused the statement: the connection stays. Anything else: it is not trusted again.
-        if (!(err instanceof pg.DatabaseError)) drop(c);
-        throw err;
-      }
-    },
-    async close(): Promise<void> {
-      closed = true;
-      const c = await client?.catch(() => null);
-      client = null;
-      await c?.end().catch(() => undefined);
-    },
-  };
-}
-
 type DeliveryRequests = 'tunnel.deliveries' | 'tunnel.delivery' | 'tunnel.export' | 'tunnel.replay';
 
 interface HubDeliveries {
@@ -184,11 +129,11 @@ const EVENT_BODY_BASE64 = Math.ceil(4096 / 3) * 4;
 
 /**
  * The hub's deliveries on `db`; given the database's `url`, the ingest commits on a connection of its own
- * (ingestConnection), else on the pool's.
+ * (own-connection.ts), else on the pool's.
  */
 export function hubDeliveries(db: HubDatabase, replica: string, url?: string): HubDeliveries {
   let companion: Companion | null = null;
-  const ingest = ingestConnection(db, url);
+  const ingest = ownConnection(db, url);
   const teamOf = (agentId: string): string | null => companion?.teamOfAgent(agentId) ?? null;
   const need = (): Companion => {
     if (companion === null) throw new AppError('internal', 'HUB_STARTING', 'The hub is still starting; try again.');

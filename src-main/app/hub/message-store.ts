@@ -33,6 +33,7 @@ import { phoneDigits, queryTokens, rangesOf, rangesOfWords, wordsOf } from '../.
 import { actingMember } from './acting';
 import type { HubDatabase } from './database';
 import { COLUMNS, TYPES } from './message-schema';
+import { ownConnection, type OwnConnection } from './own-connection';
 
 type Row = Record<string, unknown>;
 
@@ -150,6 +151,11 @@ function storeError(err: unknown): Error {
 
 export interface PostgresStoreOptions {
   db: HubDatabase;
+  /**
+   * The database's URL: batches of messages are then written on a connection of the store's own, their statement
+   * prepared once (own-connection.ts); else on the pool's.
+   */
+  url?: string;
   /** This data folder (a replica's), for the settings that are its own (MessageStore.meta, `local`). */
   place: string;
   /** Where it is, for people (never the URL: it may hold a password). */
@@ -163,11 +169,14 @@ export class PostgresMessageStore implements MessageStore {
   private readonly place: string;
   /** Change numbers this store took itself (changeMark counts the others'). */
   private own = 0;
+  /** Where batches of messages are written, given the URL. */
+  private readonly batches: OwnConnection | null;
 
   constructor(o: PostgresStoreOptions) {
     if (o.place === '') throw new Error('a Postgres message store needs its place (the data folder it serves)');
     this.db = o.db;
     this.place = o.place;
+    this.batches = o.url === undefined ? null : ownConnection(o.db, o.url);
     this.location = o.location ?? "the hub's database";
   }
 
@@ -223,7 +232,7 @@ export class PostgresMessageStore implements MessageStore {
       return meta === undefined ? Promise.resolve([]) : this.setMeta(meta.key, meta.value, meta.local).then(() => []);
     // The seq lock is taken by a statement before the insert, whose snapshot (taken after it) then sees every
     // deletion committed before (a key deleted meanwhile stays deleted).
-    return this.write(async (trx) => {
+    const batch = async (run: (text: string, values: readonly unknown[]) => Promise<Row[]>) => {
       // One statement (ADD) a part of BATCH messages; the setting `meta` goes with the first.
       const inserted: Row[] = [];
       const unreadOf = new Map<string, number>();
@@ -234,11 +243,31 @@ export class PostgresMessageStore implements MessageStore {
         );
         const m = i === 0 ? meta : undefined;
         const place = m?.local === true ? this.place : '';
-        const out = await this.run(trx, ADD, [rows, m !== undefined, place, m?.key ?? null, m?.value ?? null]);
+        const out = await run(ADD, [rows, m !== undefined, place, m?.key ?? null, m?.value ?? null]);
         for (const r of out)
           if (r.seq === null) unreadOf.set(`${String(r.agent_id)}\n${String(r.contact)}`, num(r.unread));
           else inserted.push(r);
       }
+      return { inserted, unreadOf };
+    };
+    // Received messages (none a send's record, which may take its echo's place) on the store's own connection.
+    if (this.batches !== null && list.every((x) => !x.wins))
+      return this.batches
+        .transaction(BEGIN_LOCKED, async (run) => {
+          const { inserted, unreadOf } = await batch((text, values) => run<Row>(text, values));
+          return this.added(null, list, inserted, unreadOf);
+        })
+        .then(
+          (out) => {
+            this.own++;
+            return out;
+          },
+          (err: unknown) => {
+            throw storeError(err);
+          },
+        );
+    return this.write(async (trx) => {
+      const { inserted, unreadOf } = await batch((text, values) => this.run(trx, text, values));
       return this.added(trx, list, inserted, unreadOf);
     }, true);
   }
@@ -249,7 +278,7 @@ export class PostgresMessageStore implements MessageStore {
    * inbound rows that came later); a send whose phone's echo was stored before takes the echo's place.
    */
   private async added(
-    trx: HubDatabase,
+    trx: HubDatabase | null,
     list: ReadonlyArray<{ message: Message; wins: boolean }>,
     inserted: Row[],
     unreadOf: Map<string, number>,
@@ -277,7 +306,7 @@ export class PostgresMessageStore implements MessageStore {
         out.push({ message: { ...m, seq }, unread });
         continue;
       }
-      if (!wins) continue;
+      if (!wins || trx === null) continue;
       // The phone's echo of our own send: the send's record (with its status) takes its place.
       const v = valuesOf(m);
       const [row] = await this.q(
@@ -653,9 +682,9 @@ export class PostgresMessageStore implements MessageStore {
     return num(r?.n);
   }
 
-  /** The database is the hub's (its pool closes with it): nothing of this store's own to close. */
-  close(): Promise<void> {
-    return Promise.resolve();
+  /** The database is the hub's (its pool closes with it): only the store's own connection is closed. */
+  async close(): Promise<void> {
+    await this.batches?.close();
   }
 }
 
@@ -664,18 +693,24 @@ export class PostgresMessageStore implements MessageStore {
  * for (no member — the hub's own work, its notices — reads the conversations' own marks). `dataDir` is this
  * replica's data folder: the settings of its own logs are kept under its host and path. A deletion also blanks
  * the bodies of the deleted messages' deliveries in `hub_deliveries` (their rows, verdicts and forwards stay), as
- * it does in a data folder's tunnel log.
+ * it does in a data folder's tunnel log. Given the database's `url`, the batches of received messages are written
+ * on a connection of the store's own (PostgresStoreOptions.url).
  */
 export function hubMessages(
   db: HubDatabase,
   dataDir: string,
+  url?: string,
 ): {
   store: PostgresMessageStore;
   reader: () => string | null;
   eraseDeliveries: (ids: readonly string[]) => Promise<void>;
 } {
   return {
-    store: new PostgresMessageStore({ db, place: `${hostname()}:${path.resolve(dataDir)}` }),
+    store: new PostgresMessageStore({
+      db,
+      place: `${hostname()}:${path.resolve(dataDir)}`,
+      ...(url !== undefined ? { url } : {}),
+    }),
     reader: () => actingMember()?.name ?? null,
     eraseDeliveries: async (ids) => {
       if (ids.length === 0) return;

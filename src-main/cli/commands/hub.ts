@@ -213,7 +213,7 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       poll: f.pollSec !== undefined ? { intervalMs: Math.round(f.pollSec * 1000) } : {},
       configDir,
       dataDir,
-      messages: { ...hubMessages(db, dataDir), media: media.store },
+      messages: { ...hubMessages(db, dataDir, databaseUrl(ctx, f.database)), media: media.store },
       contract: { media: { delivery: media.delivery } },
       actingMember: actingName,
       configStore,

@@ -37,6 +37,15 @@ describeMessageStore('Postgres', async () => {
   };
 });
 
+// The same with the batches of messages written on the store's own connection (a hub replica's way).
+describeMessageStore('Postgres, batches on a connection of their own', async () => {
+  await empty();
+  return {
+    store: new PostgresMessageStore({ db, place: 'replica-1', url: pgServer.url }),
+    another: async () => new PostgresMessageStore({ db, place: 'replica-2', url: pgServer.url }),
+  };
+});
+
 describe('the shared inbox on Postgres', () => {
   it('keeps a read mark per member: one marks read, the other still sees it unread', async () => {
     await empty();
@@ -135,26 +144,33 @@ describe('the shared inbox on Postgres', () => {
     await gone.destroy();
   });
 
-  it('a batch the database refuses leaves nothing of it, not its setting, and the next writes go on', async () => {
-    await empty();
-    const store = new PostgresMessageStore({ db, place: 'replica-1' });
-    // Postgres's text holds no NUL: the second message is refused, and the first with it.
-    await expect(
-      store.add(
-        [
-          { message: msg({ key: 'ok1', text: 'fine' }), wins: false },
-          { message: msg({ key: 'bad', text: 'nul \u0000 here' }), wins: false },
-        ],
-        0,
-        { key: 'log_until', value: '500', local: true },
-      ),
-    ).rejects.toThrow();
-    expect(await store.find('agent-a', 'ok1')).toBeNull();
-    expect(await store.meta('log_until', true)).toBeNull();
-    // The connection is not left inside the failed transaction: what follows is written.
-    for (let i = 0; i < 12; i++)
-      await store.add([{ message: msg({ key: `n${i}`, text: 'next', at: T0 + i }), wins: false }], 0);
-    expect((await store.after(0, 100)).map((m) => m.key)).toEqual(Array.from({ length: 12 }, (_, i) => `n${i}`));
-    expect(await store.unreadOf('agent-a', '15550102000')).toBe(12);
-  });
+  it.each([
+    ['the pool', undefined],
+    ['its own connection', 'url'],
+  ])(
+    'a batch the database refuses (%s) leaves nothing of it, not its setting, and the next writes go on',
+    async (_, own) => {
+      await empty();
+      const store = new PostgresMessageStore({ db, place: 'replica-1', ...(own ? { url: pgServer.url } : {}) });
+      // Postgres's text holds no NUL: the second message is refused, and the first with it.
+      await expect(
+        store.add(
+          [
+            { message: msg({ key: 'ok1', text: 'fine' }), wins: false },
+            { message: msg({ key: 'bad', text: 'nul \u0000 here' }), wins: false },
+          ],
+          0,
+          { key: 'log_until', value: '500', local: true },
+        ),
+      ).rejects.toThrow();
+      expect(await store.find('agent-a', 'ok1')).toBeNull();
+      expect(await store.meta('log_until', true)).toBeNull();
+      // The connection is not left inside the failed transaction: what follows is written.
+      for (let i = 0; i < 12; i++)
+        await store.add([{ message: msg({ key: `n${i}`, text: 'next', at: T0 + i }), wins: false }], 0);
+      expect((await store.after(0, 100)).map((m) => m.key)).toEqual(Array.from({ length: 12 }, (_, i) => `n${i}`));
+      expect(await store.unreadOf('agent-a', '15550102000')).toBe(12);
+      await store.close();
+    },
+  );
 });
