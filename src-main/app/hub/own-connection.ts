@@ -8,7 +8,7 @@ import { serial } from '../serial';
 import type { HubDatabase } from './database';
 
 /** Runs a statement (prepared by name) on the connection: its rows. */
-export type RunStatement = <R>(text: string, values: readonly unknown[]) => Promise<R[]>;
+type RunStatement = <R>(text: string, values: readonly unknown[]) => Promise<R[]>;
 
 export interface OwnConnection {
   /** A statement alone (its own transaction). Without a URL, on the pool. */
