@@ -141,33 +141,6 @@ export const ThreadList = memo(function ThreadList({ messages, more, loadOlder, 
   lastStart.current = start;
   const shown = rows.slice(start, end);
 
-  /** Where the view's top was at the last scroll event (or our own last scroll). */
-  const lastTop = useRef(0);
-  /** Notes where the view is: pinned to the bottom, or the row at its top. A move up is never a
-   *  move to the bottom (a smooth scroll up starts a few px from it). */
-  const noteView = () => {
-    const el = scroller.current;
-    if (!el) return;
-    const top = el.scrollTop;
-    const below = el.scrollHeight - top - el.clientHeight;
-    const up = top < lastTop.current - 0.5 && below > 1;
-    lastTop.current = top;
-    if (!up && below <= AT_BOTTOM_PX) {
-      pinned.current = true;
-      anchor.current = null;
-      setUnseen(0);
-    } else {
-      pinned.current = false;
-      const i = rowAt(offsets, top);
-      const r = rows[i];
-      anchor.current = r ? { key: r.key, delta: top - offsets[i]! } : null;
-    }
-    setView((v) => (v.top === top && v.height === el.clientHeight ? v : { top, height: el.clientHeight }));
-  };
-
-  /** Each row element's key, for the resize observer. */
-  const keyOf = useRef(new WeakMap<Element, string>());
-  const observer = useRef<ResizeObserver | null>(null);
   /** A render after the next paint is asked for: the rows above the view, the measured heights followed. */
   const openAsked = useRef(false);
   const followAsked = useRef(false);
@@ -188,6 +161,41 @@ export const ThreadList = memo(function ThreadList({ messages, more, loadOlder, 
       startTransition(follow);
     });
   }, [follow]);
+
+  /** Where the view's top was at the last scroll event (or our own last scroll). */
+  const lastTop = useRef(0);
+  /** Notes where the view is: pinned to the bottom, or the row at its top. A move up is never a
+   *  move to the bottom (a smooth scroll up starts a few px from it). */
+  const noteView = () => {
+    const el = scroller.current;
+    if (!el) return;
+    const top = el.scrollTop;
+    const below = el.scrollHeight - top - el.clientHeight;
+    const up = top < lastTop.current - 0.5 && below > 1;
+    lastTop.current = top;
+    if (!up && below <= AT_BOTTOM_PX) {
+      const was = pinned.current;
+      pinned.current = true;
+      anchor.current = null;
+      setUnseen(0);
+      // Still at the bottom (our own scroll there as the thread opened, a row measured): the window
+      // follows from the rows' heights and the view's height only, once the paint is on screen.
+      if (was) {
+        if (view.height !== el.clientHeight) followAfterPaint();
+        return;
+      }
+    } else {
+      pinned.current = false;
+      const i = rowAt(offsets, top);
+      const r = rows[i];
+      anchor.current = r ? { key: r.key, delta: top - offsets[i]! } : null;
+    }
+    setView((v) => (v.top === top && v.height === el.clientHeight ? v : { top, height: el.clientHeight }));
+  };
+
+  /** Each row element's key, for the resize observer. */
+  const keyOf = useRef(new WeakMap<Element, string>());
+  const observer = useRef<ResizeObserver | null>(null);
 
   // After each render, before paint: measure the rows in the DOM, then put the view back where it
   // belongs (the bottom, or the anchor row where it was).
