@@ -148,7 +148,11 @@ export function register(program: Command, ctx: CliContext): void {
         if (f.delete === true) {
           const ok = await confirm(
             ctx,
-            `Delete the conversation with ${shown(at.phone)} on ${at.agentId}? Its messages are removed from this computer for good (the data folder, the media cache and the webhook log's copies).`,
+            `Delete the conversation with ${shown(at.phone)} on ${at.agentId}? ${
+              session.hub
+                ? "Its messages are removed from the team hub for good, for every member (its database's rows and files)."
+                : "Its messages are removed from this computer for good (the data folder, the media cache and the webhook log's copies)."
+            }`,
             f.yes,
           );
           if (!ok) {

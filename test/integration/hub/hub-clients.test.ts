@@ -287,6 +287,16 @@ describe('clients of a hub', () => {
     expect(none.stderr).toContain('set CHANNEL_HUB_TOKEN');
   }, 60_000);
 
+  it('a deletion through the hub asks in the hub’s words (the team hub, not this computer)', async () => {
+    const r = await client(
+      ['messages', '--team', 'Support', '--agent', AGENT, '--with', '+15550102000', '--delete'],
+      tokens.ada,
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('removed from the team hub for good, for every member');
+    expect(r.stderr).not.toContain('this computer');
+  }, 60_000);
+
   it('an unreachable hub, a hub over plain http elsewhere, and the commands that run here refuse clearly', async () => {
     const gone = await runCli(['team', 'list'], {
       configDir: path.join(dir, 'laptop'),
