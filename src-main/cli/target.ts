@@ -91,7 +91,10 @@ export async function resolveTarget(
   const baseUrl = f.baseUrl ?? found.baseUrl;
   // With --team the resolver maps --agent (id or label) to one of the team's agent ids.
   const agent = (f.team !== undefined ? found.agentId : undefined) ?? f.agent ?? found.agentId;
-  if (!baseUrl) throw new UsageError('--base-url is required (the service base URL)');
+  if (!baseUrl)
+    throw new UsageError(
+      'name the service: --team NAME (a saved team, see `channel-companion team list`) or --base-url URL with the key in the environment',
+    );
   if (!agent) throw new UsageError('--agent is required (the agent id)');
 
   const envName = f.apiKeyEnv ?? DEFAULT_API_KEY_ENV;
