@@ -3,14 +3,11 @@
 // which hub, as whom, and the screens show the hub's team instead of this computer's; a refused token is said
 // on screen; the token is never in the page; Disconnect brings this computer's team back.
 import { randomBytes } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startPostgres, type TestPostgres } from '../integration/hub/postgres';
+import { addMembers, runCommand, startHub } from './support/hub';
 import { AGENTS, DEMO_KEY, open, shooter, useServe } from './support/kit';
-import { makeServeHome, REPO, startCommand, type RunningServe, type ServeHome } from './support/serve';
-
-const CLI = path.join(REPO, 'bin/channel-companion.mjs');
+import { makeServeHome, type RunningServe, type ServeHome } from './support/serve';
 
 test.describe('connect to a team hub', () => {
   const suite = useServe();
@@ -18,43 +15,19 @@ test.describe('connect to a team hub', () => {
   let home: ServeHome;
   let hub: RunningServe;
   let origin: string;
-  const tokens: Record<string, string> = {};
+  let tokens: Record<string, string> = {};
 
-  const cli = (args: string[], env: NodeJS.ProcessEnv) => {
-    const r = spawnSync(process.execPath, [CLI, ...args], {
-      cwd: REPO,
-      env: { ...home.env, ...env },
-      encoding: 'utf8',
-    });
-    if (r.status !== 0) throw new Error(`${args.join(' ')} failed (${r.status}): ${r.stderr}`);
-    return r.stdout;
-  };
+  const cli = (args: string[], env: NodeJS.ProcessEnv) => runCommand(args, { ...home.env, ...env });
 
   test.beforeAll(async () => {
     db = await startPostgres();
     home = makeServeHome();
     const env = { ...home.env, DATABASE_URL: db.url, CHANNEL_HUB_SECRET_KEY: randomBytes(32).toString('base64') };
-    for (const [name, role] of [
+    tokens = addMembers(env, [
       ['ada', 'admin'],
       ['vera', 'viewer'],
-    ] as const)
-      tokens[name] = (
-        JSON.parse(cli(['hub', 'member', 'add', name, '--role', role, '--json'], env)) as { token: string }
-      ).token;
-    hub = await startCommand(
-      [
-        'hub',
-        '--json',
-        '--public-url',
-        'https://hub.example.test',
-        '--config-dir',
-        home.configDir,
-        '--data-dir',
-        home.dataDir,
-      ],
-      env,
-    );
-    origin = (hub.ready as unknown as { origin: string }).origin;
+    ]);
+    ({ hub, origin } = await startHub(home, env, { publicUrl: 'https://hub.example.test' }));
     // The team lives on the hub: added through it, by its admin.
     cli(['team', 'add', '--label', 'Hub team', '--base-url', suite.emulator.baseUrl, '--agent', AGENTS.connected], {
       CHANNEL_HUB_URL: origin,

@@ -6,15 +6,11 @@
 // public URL and offers to point an agent's webhook at the hub (disabled for her). Each state shot at 1024×700
 // and 1280×800; axe finds nothing serious, light and dark.
 import { randomBytes } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { signDelivery } from '../../src-main/core/signature';
 import { startPostgres, type TestPostgres } from '../integration/hub/postgres';
+import { addMembers, deliverText, memberCall, startHub } from './support/hub';
 import { control, open, shotsAndAxe, useServe } from './support/kit';
-import { makeServeHome, REPO, startCommand, type RunningServe, type ServeHome } from './support/serve';
-
-const CLI = path.join(REPO, 'bin/channel-companion.mjs');
+import { makeServeHome, type RunningServe, type ServeHome } from './support/serve';
 const PUBLIC_URL = 'https://hub.example.test';
 const TEAM_KEY = 'hub-roles-key-0123456789';
 const SUPPORT = { agentId: 'roles-support', label: 'Roles support' };
@@ -28,38 +24,21 @@ test.describe.serial('a viewer on a team hub', () => {
   let hub: RunningServe;
   let origin: string;
   let secret: string;
-  const tokens: Record<string, string> = {};
-
-  const cli = (args: string[], env: NodeJS.ProcessEnv): string => {
-    const r = spawnSync(process.execPath, [CLI, ...args], { cwd: REPO, env, encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`${args.join(' ')} failed (${r.status}): ${r.stderr}`);
-    return r.stdout;
-  };
+  let tokens: Record<string, string> = {};
 
   /** A request of the contract over HTTP to the hub, as its admin. */
-  const asAdmin = async <T = unknown>(name: string, args: unknown = {}): Promise<T> => {
-    const res = await fetch(`${origin}/api/${name}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.ada}` },
-      body: JSON.stringify(args),
-    });
-    const r = (await res.json()) as { ok: boolean; value?: T; error?: unknown };
-    if (!r.ok) throw new Error(`${name}: ${JSON.stringify(r.error)}`);
-    return r.value as T;
-  };
+  const asAdmin = <T = unknown>(name: string, args: unknown = {}): Promise<T> =>
+    memberCall<T>(origin, tokens.ada!, name, args);
 
   test.beforeAll(async () => {
     test.setTimeout(180_000);
     db = await startPostgres();
     home = makeServeHome();
     const env = { ...home.env, DATABASE_URL: db.url, CHANNEL_HUB_SECRET_KEY: randomBytes(32).toString('base64') };
-    for (const [name, role] of [
+    tokens = addMembers(env, [
       ['ada', 'admin'],
       ['vera', 'viewer'],
-    ] as const)
-      tokens[name] = (
-        JSON.parse(cli(['hub', 'member', 'add', name, '--role', role, '--json'], env)) as { token: string }
-      ).token;
+    ]);
 
     await control(suite, 'teams', { id: 'roles-team', name: 'Roles team', apiKey: TEAM_KEY });
     for (const [agent, phone] of [
@@ -68,23 +47,7 @@ test.describe.serial('a viewer on a team hub', () => {
     ] as const)
       await control(suite, 'teams/roles-team/agents', { ...agent, state: 'connected', phone });
 
-    hub = await startCommand(
-      [
-        'hub',
-        '--json',
-        '--poll-sec',
-        '1',
-        '--public-url',
-        PUBLIC_URL,
-        '--config-dir',
-        home.configDir,
-        '--data-dir',
-        home.dataDir,
-      ],
-      env,
-      60_000,
-    );
-    origin = (hub.ready as unknown as { origin: string }).origin;
+    ({ hub, origin } = await startHub(home, env, { publicUrl: PUBLIC_URL, pollSec: 1, timeoutMs: 60_000 }));
     const { teamId } = await asAdmin<{ teamId: string }>('teams.add', {
       label: 'Roles team',
       baseUrl: suite.emulator.baseUrl,
@@ -143,18 +106,7 @@ test.describe.serial('a viewer on a team hub', () => {
     await page.evaluate(() => (window.location.hash = '#/messages'));
     await expect(page.getByRole('heading', { level: 2, name: 'Messages' })).toBeVisible();
     const text = `Hello viewer ${randomBytes(3).toString('hex')}`;
-    const body = JSON.stringify({
-      event: 'message.received',
-      from: CUSTOMER,
-      message: { id: `m-${randomBytes(6).toString('hex')}`, type: 'text', text, fromMe: false },
-      timestamp: Math.floor(Date.now() / 1000),
-    });
-    const res = await fetch(`${origin}/hooks/${SUPPORT.agentId}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...signDelivery(secret, body, Math.floor(Date.now() / 1000)) },
-      body,
-    });
-    expect(res.status, await res.text()).toBe(200);
+    await deliverText(origin, SUPPORT.agentId, secret, CUSTOMER, text);
     const contact = page.locator('a.messages-contact').filter({ hasText: text });
     await expect(contact).toBeVisible({ timeout: 15_000 });
     // The notice of the agent whose webhook does not point at the hub speaks of the hub, not of this install.

@@ -8,15 +8,11 @@
 // - bob's reply through replica B: "Sent by bob" under it in her thread, and in Settings → Team hub's activity.
 // The Agents, Alerts and Messages screens shot at 1280×800 and 1024×700; axe finds nothing serious, light and dark.
 import { randomBytes } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { signDelivery } from '../../src-main/core/signature';
 import { startPostgres, type TestPostgres } from '../integration/hub/postgres';
+import { addMembers, deliverText, memberCall, startHub } from './support/hub';
 import { control, open, shotsAndAxe, useServe } from './support/kit';
-import { makeServeHome, REPO, startCommand, type RunningServe, type ServeHome } from './support/serve';
-
-const CLI = path.join(REPO, 'bin/channel-companion.mjs');
+import { makeServeHome, type RunningServe, type ServeHome } from './support/serve';
 const PUBLIC_URL = 'https://hub.example.test';
 const TEAM_KEY = 'hub-team-key-0123456789';
 /** The team's agents at the emulator: one whose messages come in, one that gets unlinked. */
@@ -44,25 +40,11 @@ test.describe.serial('a team on a hub of two replicas', () => {
   let b: string;
   let teamId: string;
   let secret: string;
-  const tokens: Record<string, string> = {};
-
-  const cli = (args: string[], env: NodeJS.ProcessEnv): string => {
-    const r = spawnSync(process.execPath, [CLI, ...args], { cwd: REPO, env, encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`${args.join(' ')} failed (${r.status}): ${r.stderr}`);
-    return r.stdout;
-  };
+  let tokens: Record<string, string> = {};
 
   /** A request of the contract over HTTP, as a member, to one replica. */
-  const call = async <T = unknown>(origin: string, member: string, name: string, args: unknown = {}): Promise<T> => {
-    const res = await fetch(`${origin}/api/${name}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens[member]}` },
-      body: JSON.stringify(args),
-    });
-    const r = (await res.json()) as { ok: boolean; value?: T; error?: unknown };
-    if (!r.ok) throw new Error(`${name} as ${member}: ${JSON.stringify(r.error)}`);
-    return r.value as T;
-  };
+  const call = <T = unknown>(origin: string, member: string, name: string, args: unknown = {}): Promise<T> =>
+    memberCall<T>(origin, tokens[member]!, name, args);
 
   test.beforeAll(async () => {
     test.setTimeout(180_000);
@@ -73,14 +55,11 @@ test.describe.serial('a team on a hub of two replicas', () => {
       CHANNEL_HUB_SECRET_KEY: randomBytes(32).toString('base64'),
     };
     const env = { ...homes[0]!.env, ...secrets };
-    for (const [name, role] of [
+    tokens = addMembers(env, [
       ['ada', 'admin'],
       ['alice', 'on-call'],
       ['bob', 'on-call'],
-    ] as const)
-      tokens[name] = (
-        JSON.parse(cli(['hub', 'member', 'add', name, '--role', role, '--json'], env)) as { token: string }
-      ).token;
+    ]);
 
     // The team at the service: two connected agents.
     await control(suite, 'teams', { id: 'hub-team', name: 'Hub team', apiKey: TEAM_KEY });
@@ -92,24 +71,13 @@ test.describe.serial('a team on a hub of two replicas', () => {
 
     const [started1, started2] = await Promise.all(
       homes.map(async (home) => {
-        const hub = await startCommand(
-          [
-            'hub',
-            '--json',
-            '--poll-sec',
-            '1',
-            '--public-url',
-            PUBLIC_URL,
-            '--config-dir',
-            home.configDir,
-            '--data-dir',
-            home.dataDir,
-          ],
+        const { hub, origin } = await startHub(
+          home,
           { ...home.env, ...secrets },
-          60_000,
+          { publicUrl: PUBLIC_URL, pollSec: 1, timeoutMs: 60_000 },
         );
         replicas.push(hub);
-        return (hub.ready as unknown as { origin: string }).origin;
+        return origin;
       }),
     );
     a = started1!;
@@ -194,18 +162,7 @@ test.describe.serial('a team on a hub of two replicas', () => {
     await page.evaluate(() => (window.location.hash = '#/messages'));
     await expect(page.getByRole('heading', { level: 2, name: 'Messages' })).toBeVisible();
     const text = `Hello through replica B ${randomBytes(3).toString('hex')}`;
-    const body = JSON.stringify({
-      event: 'message.received',
-      from: CUSTOMER,
-      message: { id: `m-${randomBytes(6).toString('hex')}`, type: 'text', text, fromMe: false },
-      timestamp: Math.floor(Date.now() / 1000),
-    });
-    const res = await fetch(`${b}/hooks/${SUPPORT.agentId}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...signDelivery(secret, body, Math.floor(Date.now() / 1000)) },
-      body,
-    });
-    expect(res.status, await res.text()).toBe(200);
+    await deliverText(b, SUPPORT.agentId, secret, CUSTOMER, text);
     const contact = page.locator('a.messages-contact').filter({ hasText: text });
     await expect(contact).toBeVisible({ timeout: 15_000 });
     await expect(contact.getByLabel('1 unread')).toBeVisible();
