@@ -18,6 +18,16 @@ const API_HEADERS = {
   'referrer-policy': 'no-referrer',
 };
 
+/**
+ * The token of an `Authorization: Bearer <token>` header, or null: the scheme's name in any case (RFC 9110 §11.1),
+ * whitespace around it, the token visible ASCII of at most 512 characters. The browser host and the hub both read
+ * their callers' tokens with it.
+ */
+export function bearerToken(authorization: string | undefined): string | null {
+  const m = /^bearer[ \t]+([\x21-\x7e]{1,512})$/i.exec((authorization ?? '').trim());
+  return m ? m[1]! : null;
+}
+
 export function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {

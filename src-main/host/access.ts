@@ -2,6 +2,7 @@
 // Origin when one is sent, and the access token in a header, compared in constant time.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { bearerToken } from '../app/contract-http';
 
 export function newToken(bytes: (n: number) => Buffer = randomBytes): string {
   return bytes(32).toString('base64url');
@@ -20,11 +21,8 @@ export function originAllowed(req: IncomingMessage): boolean {
 }
 
 export function presentedToken(req: IncomingMessage): string | null {
-  const auth = req.headers.authorization;
-  if (typeof auth === 'string') {
-    const m = /^Bearer\s+(\S+)$/i.exec(auth.trim());
-    if (m) return m[1] ?? null;
-  }
+  const bearer = bearerToken(req.headers.authorization);
+  if (bearer !== null) return bearer;
   const x = req.headers['x-cc-token'];
   return typeof x === 'string' && x.length > 0 ? x : null;
 }

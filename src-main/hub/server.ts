@@ -10,7 +10,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { isRequestName, type RequestName } from '../../src-shared/contract';
 import type { Handlers } from '../app/handlers';
 import type { ContractEvents } from '../app/contract';
-import { contractServing, fail, sendJson, type EventJournal } from '../app/contract-http';
+import { bearerToken, contractServing, fail, sendJson, type EventJournal } from '../app/contract-http';
 import type { Member } from '../app/hub/members';
 import { leastRole, roleAllows } from '../../src-shared/roles';
 import { asMember } from '../app/hub/acting';
@@ -84,11 +84,6 @@ function answerClientError(err: Error, socket: Socket): void {
   socket.destroy();
 }
 
-function bearerToken(req: IncomingMessage): string | null {
-  const m = /^Bearer ([\x21-\x7e]{1,256})$/.exec(req.headers.authorization ?? '');
-  return m ? m[1]! : null;
-}
-
 export async function startHubServer(opts: HubServerOptions): Promise<RunningHub> {
   /** The member of each open event stream's request. */
   const streamMember = new WeakMap<IncomingMessage, Member>();
@@ -137,7 +132,7 @@ export async function startHubServer(opts: HubServerOptions): Promise<RunningHub
   recheck.unref();
 
   async function serveApi(req: IncomingMessage, res: Parameters<typeof fail>[0], path: string): Promise<void> {
-    const token = bearerToken(req);
+    const token = bearerToken(req.headers.authorization);
     let member: Member | null = null;
     if (token !== null) {
       try {
@@ -178,7 +173,7 @@ export async function startHubServer(opts: HubServerOptions): Promise<RunningHub
   let inFlight = 0;
   let idle: (() => void) | null = null;
   const serveMetrics = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const token = bearerToken(req);
+    const token = bearerToken(req.headers.authorization);
     const member = token === null ? null : await opts.memberOfToken(token).catch(() => null);
     if (!member || !opts.metrics)
       return fail(
