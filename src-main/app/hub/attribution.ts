@@ -4,7 +4,7 @@
 // deleted, never the contact's number, so a deletion still deletes), or that the attempt failed. `hub.activity`
 // reads the records newest first, the actions HUB_ACTIVITY_WORDS names, for Settings → Team hub and `hub activity`.
 import { sql } from 'kysely';
-import type { RequestName, Result } from '../../../src-shared/contract';
+import type { HubActivityDTO, RequestName, Result } from '../../../src-shared/contract';
 import { counted, HUB_ACTIVITY_WORDS } from '../../../src-shared/words';
 import { normalizeRecipient } from '../../core/api/phone';
 import { contactKey } from '../../core/messages/inbound';
@@ -101,7 +101,33 @@ export function hubAttribution(db: HubDatabase): Attribution {
       return r;
     }) as Handlers[K];
 
-  const activity: Implementations['hub.activity'] = async ({ limit = ACTIVITY_LIMIT, before }) => {
+  /**
+   * An entry's subject in words: a reveal's (recorded as `<teamId> <agentId>`, ids that last) names the team by
+   * its label now, and by its id only once the team is removed.
+   */
+  const inWords = (action: string, subject: string | null, labels: ReadonlyMap<string, string>): string | null => {
+    if (action !== 'webhook.secretRevealed' || subject === null) return subject;
+    const [teamId, agentId] = subject.split(' ', 2);
+    if (!teamId || !agentId) return subject;
+    return `${labels.get(teamId) ?? `team ${teamId}`}, agent ${agentId}`;
+  };
+
+  const activity =
+    (teams: Implementations['teams.list']): Implementations['hub.activity'] =>
+    async ({ limit = ACTIVITY_LIMIT, before }) => {
+      // The teams' labels now; without them (the teams cannot be read) the entries name the ids.
+      const listed = await Promise.resolve()
+        .then(() => teams({}))
+        .catch(() => []);
+      const labels = new Map(listed.map((t) => [t.teamId, t.label]));
+      return page(limit, before, labels);
+    };
+
+  const page = async (
+    limit: number,
+    before: number | undefined,
+    labels: ReadonlyMap<string, string>,
+  ): Promise<HubActivityDTO> => {
     try {
       let q = db
         .selectFrom('hub_audit')
@@ -117,7 +143,7 @@ export function hubAttribution(db: HubDatabase): Attribution {
         at: r.at.getTime(),
         member: r.member,
         action: r.action,
-        subject: r.subject,
+        subject: inWords(r.action, r.subject, labels),
       }));
       return { entries, next: rows.length > limit ? entries[entries.length - 1]!.id : null };
     } catch (e) {
@@ -137,7 +163,10 @@ export function hubAttribution(db: HubDatabase): Attribution {
       'messages.deleteAgent': recorded('messages.deleteAgent', base['messages.deleteAgent']),
       'messages.deleteContact': recorded('messages.deleteContact', base['messages.deleteContact']),
       'chat.deleteConversation': recorded('chat.deleteConversation', base['chat.deleteConversation']),
-      'hub.activity': createHandlers({ ...implementations, 'hub.activity': activity })['hub.activity'],
+      'hub.activity': createHandlers({
+        ...implementations,
+        'hub.activity': activity(implementations['teams.list']),
+      })['hub.activity'],
     }),
   };
 }

@@ -142,7 +142,7 @@ describe('attribution on the hub', () => {
       ['carol', 'messages.deleteConversation', `agent ${AGENT}: 3 messages`],
       ['ada', 'send.message', `agent ${AGENT}`],
       ['bob', 'messages.send', `agent ${AGENT}`],
-      ['ada', 'webhook.secretRevealed', `${teamId} ${AGENT}`],
+      ['ada', 'webhook.secretRevealed', `Support, agent ${AGENT}`],
       ['ada', 'webhook.register', `agent ${AGENT}`],
     ]);
     expect(rows).toContainEqual([null, 'member.add', 'carol (admin)']);
@@ -213,5 +213,18 @@ describe('attribution on the hub', () => {
     const none = await runCli(['hub', 'activity'], { configDir: path.join(dir, 'no-hub') });
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('CHANNEL_HUB_URL');
+  }, 60_000);
+
+  it('names a team by its label, and by its id once it is removed', async () => {
+    const shown = await client(['hub', 'activity', '--limit', '50'], 'vic');
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(`ada revealed a webhook's signing secret (Support, agent ${AGENT})`);
+    expect(shown.stdout).not.toContain(teamId);
+
+    await call('ada', 'teams.remove', { teamId });
+    const page = await call<HubActivityDTO>('vic', 'hub.activity', { limit: 50 });
+    expect(page.entries.find((e) => e.action === 'webhook.secretRevealed')?.subject).toBe(
+      `team ${teamId}, agent ${AGENT}`,
+    );
   }, 60_000);
 });
