@@ -75,7 +75,7 @@ describe('the message database over the contract', () => {
       phone: '+15550107777',
       format: 'text',
     });
-    expect(text.content).toContain(`15550107777: the ${PHRASE} arrived dented`);
+    expect(text.content).toContain(`+15550107777: the ${PHRASE} arrived dented`);
   });
 
   it("deleting a contact's data leaves its text in no file of the data folder", async () => {

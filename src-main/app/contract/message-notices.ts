@@ -8,7 +8,8 @@ import { MessageNotifyPolicy, type Message } from '../../core/messages';
 import type { MessageUnreadDTO } from '../../../src-shared/contract';
 import type { Implementations } from '../handlers';
 import { messageNotificationsDTO } from './dto';
-import { shownContact, type MessageDTOs } from './messages';
+import { shownContact } from '../../../src-shared/message-words';
+import type { MessageDTOs } from './messages';
 import type { Scope } from './scope';
 
 type NoticeRequests = Pick<Implementations, 'messages.unread' | 'messages.focus' | 'messages.mute'>;

@@ -2,6 +2,7 @@
 // deletion, retention, and the composer's send (through the same path as the console's). The answer
 // for contacts says, per agent, when this app is not where its deliveries arrive, so a screen never
 // shows an empty inbox without a reason.
+import { shownContact } from '../../../src-shared/message-words';
 import { normalizeRecipient } from '../../core/api/phone';
 import { MessageStoreError, type ContactSummary, type Message, type SearchResult } from '../../core/messages';
 import type {
@@ -36,11 +37,6 @@ type MessageRequests = Pick<
   | 'messages.export'
   | 'messages.deleteContact'
 >;
-
-/** +digits for a person, the JID as kept for a group. */
-export function shownContact(contact: string): string {
-  return /^\d+$/.test(contact) ? `+${contact}` : contact;
-}
 
 export interface MessageDTOs {
   /** The team an agent belongs to (the first that has it), or null. */

@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import type { MessageContactDTO, MessageDTO, TeamDTO } from '../../../src-shared/contract';
 import { errorLine } from '../../../src-shared/error-advice';
-import { messageLine } from '../../../src-shared/message-words';
+import { messageLine, shownContact } from '../../../src-shared/message-words';
 import { terminalSafe } from '../../../src-shared/terminal-text';
 import { sentByWords } from '../../../src-shared/words';
 import { defineAction, type CliContext } from '../context';
@@ -58,10 +58,6 @@ function time(at: number): string {
   return new Date(at).toISOString().replace('T', ' ').slice(0, 16);
 }
 
-function shown(contact: string): string {
-  return /^\d+$/.test(contact) ? `+${contact}` : contact;
-}
-
 /** The number as the contract takes it (digits, no +), or a JID as it is. */
 function phoneArg(s: string): string {
   return s.includes('@') ? s : s.replace(/\D/g, '');
@@ -71,7 +67,9 @@ function phoneArg(s: string): string {
 function threadLine(m: MessageDTO, opts: { contact: boolean; agent: boolean }): string {
   const who = m.direction === 'in' ? '←' : m.fromMe ? '→ (from the phone)' : '→';
   const status = m.status === 'failed' ? ` — Not sent: ${m.error ? errorLine(m.error) : 'no reason given.'}` : '';
-  const where = [opts.agent ? m.agentId : null, opts.contact ? shown(m.contact) : null].filter(Boolean).join(' ');
+  const where = [opts.agent ? m.agentId : null, opts.contact ? shownContact(m.contact) : null]
+    .filter(Boolean)
+    .join(' ');
   const simulated = m.simulated ? ' (simulated, not from WhatsApp)' : '';
   const by = m.direction === 'out' && m.sentBy !== undefined ? ` — ${terminalSafe(sentByWords(m.sentBy))}` : '';
   return `${time(m.at)}  ${where ? `${where}  ` : ''}${who} ${terminalSafe(messageLine(m))}${status}${simulated}${by}`;
@@ -80,7 +78,7 @@ function threadLine(m: MessageDTO, opts: { contact: boolean; agent: boolean }): 
 function contactLine(c: MessageContactDTO, showAgent: boolean): string {
   const unread = `${c.unread > 0 ? `${c.unread} unread` : 'read'}${c.simulated ? ' (simulated)' : ''}`;
   const name = terminalSafe(c.name ?? '');
-  return `${shown(c.contact).padEnd(16)} ${name.padEnd(16)} ${unread.padEnd(9)} ${time(c.lastAt)}  ${showAgent ? `${c.agentId}  ` : ''}${c.last.direction === 'out' ? 'You: ' : ''}${terminalSafe(messageLine(c.last))}`;
+  return `${shownContact(c.contact).padEnd(16)} ${name.padEnd(16)} ${unread.padEnd(9)} ${time(c.lastAt)}  ${showAgent ? `${c.agentId}  ` : ''}${c.last.direction === 'out' ? 'You: ' : ''}${terminalSafe(messageLine(c.last))}`;
 }
 
 /** The agents asked for: --team (id or label) and --agent (id or label), as the screens' pickers name them. */
@@ -148,7 +146,7 @@ export function register(program: Command, ctx: CliContext): void {
         if (f.delete === true) {
           const ok = await confirm(
             ctx,
-            `Delete the conversation with ${shown(at.phone)} on ${at.agentId}? ${
+            `Delete the conversation with ${shownContact(at.phone)} on ${at.agentId}? ${
               session.hub
                 ? "Its messages are removed from the team hub for good, for every member (its database's rows and files)."
                 : "Its messages are removed from this computer for good (the data folder, the media cache and the webhook log's copies)."
@@ -160,7 +158,10 @@ export function register(program: Command, ctx: CliContext): void {
             return EXIT.failure;
           }
           await client.request('messages.deleteConversation', at);
-          out.result({ event: 'deleted', ...at }, `deleted the conversation with ${shown(at.phone)} on ${at.agentId}`);
+          out.result(
+            { event: 'deleted', ...at },
+            `deleted the conversation with ${shownContact(at.phone)} on ${at.agentId}`,
+          );
           return EXIT.ok;
         }
         const thread = await client.request('messages.thread', { ...at, limit });
@@ -168,7 +169,7 @@ export function register(program: Command, ctx: CliContext): void {
         else {
           out.event(
             {},
-            `${shown(at.phone)}${thread.name ? ` (${terminalSafe(thread.name)})` : ''} on ${at.agentId}${thread.more ? ` — the latest ${thread.messages.length}` : ''}`,
+            `${shownContact(at.phone)}${thread.name ? ` (${terminalSafe(thread.name)})` : ''} on ${at.agentId}${thread.more ? ` — the latest ${thread.messages.length}` : ''}`,
           );
           if (thread.messages.length === 0) out.event({}, '  (no messages)');
           for (const m of thread.messages) out.event({}, threadLine(m, { contact: false, agent: false }));
@@ -235,9 +236,11 @@ async function conversationAgent(
   if (found.length === 1) return found[0]!;
   if (found.length === 0 && inScope.length === 1) return inScope[0]!;
   if (found.length === 0)
-    throw new UsageError(`--with: no agent has a conversation with ${shown(phone)}; name the agent with --agent`);
+    throw new UsageError(
+      `--with: no agent has a conversation with ${shownContact(phone)}; name the agent with --agent`,
+    );
   throw new UsageError(
-    `--with: ${shown(phone)} has conversations with several agents (${found.map((c) => c.agentId).join(', ')}): name one with --agent (and --team when it is in several)`,
+    `--with: ${shownContact(phone)} has conversations with several agents (${found.map((c) => c.agentId).join(', ')}): name one with --agent (and --team when it is in several)`,
   );
 }
 

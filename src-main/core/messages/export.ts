@@ -1,6 +1,7 @@
 // A conversation as a file: JSON lines (one message a line, the stored fields), CSV (RFC 4180, a
 // header row; a cell that a spreadsheet would take for a formula is prefixed with a quote) or plain
 // text (one line per message: time, who, text). Times are ISO 8601 in UTC; the order is receive order.
+import { shownContact } from '../../../src-shared/message-words';
 import type { Message } from './store';
 
 export type ExportFormat = 'jsonl' | 'csv' | 'text';
@@ -78,7 +79,8 @@ export function exportConversation(o: {
     const lines = [header.join(','), ...rows.map((r) => header.map((h) => csvCell(r[h] ?? null)).join(','))];
     return { filename: `${stem}.csv`, mimeType: 'text/csv', content: `${lines.join('\r\n')}\r\n`, count: rows.length };
   }
-  const other = o.name !== undefined ? `${o.name} (${o.contact})` : o.contact;
+  const contact = shownContact(o.contact);
+  const other = o.name !== undefined ? `${o.name} (${contact})` : contact;
   const lines = o.messages.map((m) => {
     const who = m.direction === 'in' ? other : m.fromMe ? `${o.agentId} (from the phone)` : o.agentId;
     const file = m.media?.filename !== undefined ? ` [${m.media.filename}]` : '';

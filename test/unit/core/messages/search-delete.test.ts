@@ -127,7 +127,8 @@ describe('export', () => {
     expect(csv.content).toContain('"hi, ""quoted"", and\nnew line"');
     expect(csv.content).toContain(",'=cmd(),");
     const text = await m.export('agent-a', '15550102000', 'text');
-    expect(text.content).toContain('Ada (15550102000): =cmd()');
+    expect(text.content).toContain('Ada (+15550102000): =cmd()');
+    expect(text.content.split('\n')[0]).toBe('Conversation of agent-a with Ada (+15550102000)');
     expect(text.count).toBe(2);
   });
 });
