@@ -169,8 +169,9 @@ export function cliHint(e: ErrorFacts): string | null {
     }
     case 'quota-exceeded':
       return 'the monthly quota is exhausted';
+    // The message before it already says the key was rejected: only what to do.
     case 'key-rejected':
-      return 'the API key was rejected; check the key in the environment variable';
+      return 'check the key: the dashboard has a current one; a saved team takes it with `team edit --key-from-env`';
     case 'not-found':
       return 'unknown agent (or resource); check --agent';
     default:

@@ -37,7 +37,8 @@ describe('saved teams against the emulator', () => {
       CHANNEL_API_KEY: 'wrong-key-0123456789',
     });
     expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/rejected/);
+    // Said once: the service's words, then what to do (not "rejected" again).
+    expect(r.stderr.match(/rejected/g), r.stderr).toHaveLength(1);
     expect(store.snapshot()).toEqual({});
     expect(JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')).teams).toEqual([]);
     expect(r.stdout + r.stderr).not.toContain('wrong-key-0123456789');

@@ -21,5 +21,9 @@ describe('error advice', () => {
       'rate limit reached: the service allows 60 per minute (X-RateLimit-Limit); wait 12 s',
     );
     expect(cliHint({ kind: 'server-error', code: 'E', message: '' })).toBeNull();
+    // After a message that says the key was rejected: what to do, not the same news again.
+    const rejected = cliHint({ kind: 'key-rejected', code: 'UNAUTHORIZED', message: 'The API key was rejected.' });
+    expect(rejected).toContain('team edit --key-from-env');
+    expect(rejected).not.toMatch(/rejected/);
   });
 });
