@@ -20,6 +20,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import pg from 'pg';
 import { Agent, request } from 'undici';
 import { runCli } from '../helpers/cli';
+import { hubCall } from '../helpers/hub-call';
 import { startTestEmulator } from '../helpers/emulator';
 import { startPostgres } from '../integration/hub/postgres';
 import { spawnChild, type Child } from './monitor/spawn';
@@ -285,16 +286,7 @@ export async function run() {
       return p.ready.origin as string;
     };
     const origins = [await replica('a'), await replica('b')];
-    const call = async <T>(name: string, body: unknown): Promise<T> => {
-      const res = await fetch(`${origins[0]}/api/${name}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify(body),
-      });
-      const r = (await res.json()) as { ok: boolean; value?: T; error?: unknown };
-      if (!r.ok) throw new Error(`${name}: ${JSON.stringify(r.error)}`);
-      return r.value as T;
-    };
+    const call = <T>(name: string, body: unknown): Promise<T> => hubCall<T>(origins[0]!, token, name, body);
     const team = await call<{ teamId: string }>('teams.add', {
       label: 'Fanout',
       baseUrl: emu.baseUrl,

@@ -32,6 +32,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { median } from '../helpers/bench-stats';
 import { runCli } from '../helpers/cli';
+import { hubCall } from '../helpers/hub-call';
 import { DEMO_KEY, startTestEmulator } from '../helpers/emulator';
 import { startPostgres } from '../integration/hub/postgres';
 import { spawnChild, type Child } from './monitor/spawn';
@@ -208,16 +209,7 @@ export async function run(): Promise<Record<string, unknown>[]> {
     const added = await runCli(['hub', 'member', 'add', 'bench', '--role', 'admin', '--json'], { env });
     if (added.code !== 0) throw new Error(`hub member add: ${added.stderr}`);
     const token = (added.json()[0] as { token: string }).token;
-    const call = async <T>(origin: string, name: string, body: unknown): Promise<T> => {
-      const res = await fetch(`${origin}/api/${name}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify(body),
-      });
-      const r = (await res.json()) as { ok: boolean; value?: T; error?: unknown };
-      if (!r.ok) throw new Error(`${name}: ${JSON.stringify(r.error)}`);
-      return r.value as T;
-    };
+    const call = <T>(origin: string, name: string, body: unknown): Promise<T> => hubCall<T>(origin, token, name, body);
     const startReplica = async (name: string): Promise<{ origin: string; pid: number }> => {
       // BENCH_CPU_PROF=<dir>: the replicas write V8 CPU profiles there when they exit.
       const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];

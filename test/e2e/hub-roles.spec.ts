@@ -8,7 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { expect, test } from '@playwright/test';
 import { startPostgres, type TestPostgres } from '../integration/hub/postgres';
-import { addMembers, deliverText, memberCall, startHub } from './support/hub';
+import { hubCall } from '../helpers/hub-call';
+import { addMembers, deliverText, startHub } from './support/hub';
 import { control, open, shotsAndAxe, useServe } from './support/kit';
 import { makeServeHome, type RunningServe, type ServeHome } from './support/serve';
 const PUBLIC_URL = 'https://hub.example.test';
@@ -28,7 +29,7 @@ test.describe.serial('a viewer on a team hub', () => {
 
   /** A request of the contract over HTTP to the hub, as its admin. */
   const asAdmin = <T = unknown>(name: string, args: unknown = {}): Promise<T> =>
-    memberCall<T>(origin, tokens.ada!, name, args);
+    hubCall<T>(origin, tokens.ada!, name, args);
 
   test.beforeAll(async () => {
     test.setTimeout(180_000);

@@ -10,7 +10,8 @@
 import { randomBytes } from 'node:crypto';
 import { expect, test } from '@playwright/test';
 import { startPostgres, type TestPostgres } from '../integration/hub/postgres';
-import { addMembers, deliverText, memberCall, startHub } from './support/hub';
+import { hubCall } from '../helpers/hub-call';
+import { addMembers, deliverText, startHub } from './support/hub';
 import { control, open, shotsAndAxe, useServe } from './support/kit';
 import { makeServeHome, type RunningServe, type ServeHome } from './support/serve';
 const PUBLIC_URL = 'https://hub.example.test';
@@ -44,7 +45,7 @@ test.describe.serial('a team on a hub of two replicas', () => {
 
   /** A request of the contract over HTTP, as a member, to one replica. */
   const call = <T = unknown>(origin: string, member: string, name: string, args: unknown = {}): Promise<T> =>
-    memberCall<T>(origin, tokens[member]!, name, args);
+    hubCall<T>(origin, tokens[member]!, name, args);
 
   test.beforeAll(async () => {
     test.setTimeout(180_000);

@@ -1,6 +1,5 @@
 // What the browser specs against a team hub share: a command of the CLI run to its end, the hub's members and
-// their tokens, a hub replica on the test's Postgres, a request of the contract over HTTP with a member's token,
-// and a message the service delivers (signed with the agent's secret) to a replica's /hooks.
+// their tokens, a hub replica on the test's Postgres, and a message the service delivers (signed with the agent's secret) to a replica's /hooks.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -52,23 +51,6 @@ export async function startHub(
     o.timeoutMs,
   );
   return { hub, origin: (hub.ready as unknown as { origin: string }).origin };
-}
-
-/** A request of the contract over HTTP to a replica, with a member's token: its value (else an error naming it). */
-export async function memberCall<T = unknown>(
-  origin: string,
-  token: string,
-  name: string,
-  args: unknown = {},
-): Promise<T> {
-  const res = await fetch(`${origin}/api/${name}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify(args),
-  });
-  const r = (await res.json()) as { ok: boolean; value?: T; error?: unknown };
-  if (!r.ok) throw new Error(`${name}: ${JSON.stringify(r.error)}`);
-  return r.value as T;
 }
 
 /** The service's delivery of a text message from `from` to the agent, signed with its secret, to a replica: a 200. */

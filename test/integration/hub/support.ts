@@ -16,6 +16,7 @@ import { migrateHub, openHubDatabase, type HubDatabase } from '../../../src-main
 import { signDelivery } from '../../../src-main/core/signature';
 import { REQUEST_NAMES } from '../../../src-shared/contract';
 import { runCli } from '../../helpers/cli';
+import { hubCall } from '../../helpers/hub-call';
 import { spawnCli, type Spawned } from '../../helpers/spawn-cli';
 import { startPostgres, type TestPostgres } from './postgres';
 
@@ -147,22 +148,7 @@ export async function addMember(databaseUrl: string, name: string, role: string)
   return (r.json()[0] as { token: string }).token;
 }
 
-/** A contract request over HTTP as a member: its value, or an error naming the request, the status and the error. */
-export async function hubCall<T = unknown>(
-  origin: string,
-  token: string,
-  name: string,
-  body: unknown = {},
-): Promise<T> {
-  const res = await fetch(`${origin}/api/${name}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify(body),
-  });
-  const r = (await res.json()) as { ok: boolean; value?: T; error?: unknown };
-  if (!r.ok) throw new Error(`${name}: ${res.status} ${JSON.stringify(r.error)}`);
-  return r.value as T;
-}
+export { hubCall };
 
 export interface HeardEvent {
   name: string;
