@@ -77,7 +77,7 @@ characters shown as escapes (\`\\x1b\`), in human output and never changed in \`
 | \`0\` | ok (for \`verify\`: the delivery is valid) |
 | \`1\` | failed, or the delivery is invalid |
 | \`2\` | usage: an unknown or invalid flag, a missing key; nothing is sent |
-| \`3\` | service error: 409, 503, 429, 402, 404, 5xx, the network |
+| \`3\` | service error: 409, 503, 429, 402, 404, 5xx, the network; the hub's database not reachable |
 | \`4\` | the API key was rejected (401, 403) |
 | \`130\` | interrupted (Ctrl-C, SIGTERM) before the command was done |
 

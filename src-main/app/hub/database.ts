@@ -548,6 +548,47 @@ export class HubDatabaseError extends CompanionError {
   }
 }
 
+/** The database could not be reached (refused, no such host, timed out): the message says why in a few words. */
+export class HubDatabaseUnreachable extends HubDatabaseError {
+  constructor(readonly why: string) {
+    super(`the hub's database could not be reached (${why})`);
+    this.name = 'HubDatabaseUnreachable';
+  }
+}
+
+const UNREACHABLE_CODES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name could not be looked up',
+  ETIMEDOUT: 'timed out',
+  EHOSTUNREACH: 'no route to the host',
+  ENETUNREACH: 'no route to the network',
+  ECONNRESET: 'the connection was reset',
+  // Postgres' cannot_connect_now: starting up, shutting down, in recovery.
+  '57P03': 'the database is not accepting connections yet',
+};
+
+/** Why a connection could not be made, in a few words, or null when the error is not about reaching the database. */
+function unreachableWhy(e: unknown): string | null {
+  const { code, message } = (e ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && UNREACHABLE_CODES[code]) return UNREACHABLE_CODES[code];
+  if (typeof message !== 'string') return null;
+  // pg's own words for a connection that timed out or was cut before it was made.
+  if (/timeout exceeded when trying to connect|connection timeout/i.test(message)) return 'timed out';
+  if (/^Connection terminated unexpectedly$/.test(message)) return 'the connection was cut';
+  return null;
+}
+
+/** Where a database URL points, as `host:port` (never its user or password). */
+export function databaseAddress(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname || 'localhost'}:${u.port || '5432'}`;
+  } catch {
+    return 'the database URL';
+  }
+}
+
 /** A postgres:// URL, checked before any connection (the password never appears in the error). */
 function checkDatabaseUrl(url: string): string {
   let parsed: URL;
@@ -582,6 +623,8 @@ export async function migrateHub(db: HubDatabase): Promise<string[]> {
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
+    const unreachable = unreachableWhy(error);
+    if (unreachable !== null) throw new HubDatabaseUnreachable(unreachable);
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     const why = error instanceof Error ? error.message : String(error);
     throw new HubDatabaseError(`the hub's schema could not be migrated${failed ? ` (at ${failed})` : ''}: ${why}`);

@@ -66,11 +66,13 @@ const addSchema = z.object({
 /** The hub's modules, loaded on demand: the other commands never load the Postgres driver. */
 async function hubModules() {
   const [
-    { HubDatabaseError, openHubDatabase, migrateHub, databaseReachable },
+    { HubDatabaseError, HubDatabaseUnreachable, databaseAddress, openHubDatabase, migrateHub, databaseReachable },
     { MemberError, audit, addMember, listMembers, removeMember, setMemberRole, memberOfToken },
   ] = await Promise.all([import('../../app/hub/database'), import('../../app/hub/members')]);
   return {
     HubDatabaseError,
+    HubDatabaseUnreachable,
+    databaseAddress,
     openHubDatabase,
     migrateHub,
     databaseReachable,
@@ -112,6 +114,13 @@ async function withDatabase<T>(
   } catch (e) {
     if (e instanceof hub.MemberError)
       throw new CliFailure(e.message, e.code === 'BAD_MEMBER_NAME' ? EXIT.usage : EXIT.failure, e.code);
+    // The database away (not started, a wrong host or port, a network between): exit 3, as a service unreachable.
+    if (e instanceof hub.HubDatabaseUnreachable)
+      throw new CliFailure(
+        `the hub's database at ${hub.databaseAddress(url)} could not be reached (${e.why}); start it, or check --database / DATABASE_URL`,
+        EXIT.service,
+        'DATABASE_UNREACHABLE',
+      );
     if (e instanceof hub.HubDatabaseError) throw new CliFailure(e.message, EXIT.failure, 'DATABASE');
     // Not the database's: the hub's port taken, its data folder owned by another companion (their own words).
     if (isPortTaken(e)) {
