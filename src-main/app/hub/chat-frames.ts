@@ -10,8 +10,10 @@
 import { sql } from 'kysely';
 import type { ChatFramesDTO, RawFrameDTO } from '../../../src-shared/contract';
 import { FRAMES_KEPT } from '../../core/api/raw';
+import { deletionWhileRunning } from '../../core/chat';
 import { silentLogger, type Logger } from '../../core/ports';
 import type { ContractEvents } from '../contract';
+import { toErrorDTO } from '../errors';
 import { createHandlers, type Handlers, type Implementations } from '../handlers';
 import type { HubDatabase } from './database';
 
@@ -22,6 +24,8 @@ const KEEP_ENDED_MS = 10 * 60_000;
 /** A turn in flight whose replica has not written for this long (it died) is let go. */
 const KEEP_STALLED_MS = 10 * 60_000;
 const PRUNE_EVERY_MS = 60_000;
+/** A turn in flight another replica wrote within this long is running there: its chat is not deleted meanwhile. */
+const RUNNING_ELSEWHERE_MS = 60_000;
 
 /** A turn this replica runs: the chat it belongs to and how many of its frames are written. */
 interface Recording {
@@ -122,6 +126,20 @@ async function forgetTurn(db: HubDatabase, turnId: string): Promise<void> {
   await sql`
     with gone as (delete from hub_chat_turns where turn_id = ${turnId} returning turn_id)
     delete from hub_chat_frames where turn_id in (select turn_id from gone)`.execute(db);
+}
+
+/** Whether another replica runs a turn of this chat now (it wrote the turn lately and has not ended it). */
+async function runningElsewhere(db: HubDatabase, replica: string, agentId: string, userId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('hub_chat_turns')
+    .select('turn_id')
+    .where('agent_id', '=', agentId)
+    .where('user_id', '=', userId)
+    .where('live', '=', true)
+    .where('replica', '<>', replica)
+    .where(sql<boolean>`updated_at > now() - make_interval(secs => ${RUNNING_ELSEWHERE_MS / 1000})`)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Deletes what is kept of one chat's turns (its conversation was deleted). */
@@ -259,6 +277,15 @@ export function hubChatFrames(opts: {
         },
         'chat.frames': frames,
         'chat.deleteConversation': async (raw) => {
+          // A reply coming in through another replica: refused as the replica running it refuses it.
+          const chat = raw as { agentId?: unknown; userId?: unknown } | null;
+          if (
+            typeof chat?.agentId === 'string' &&
+            typeof chat.userId === 'string' &&
+            (await runningElsewhere(db, replica, chat.agentId, chat.userId))
+          ) {
+            return { ok: false, error: toErrorDTO(deletionWhileRunning()) };
+          }
           const r = await h['chat.deleteConversation'](raw);
           if (r.ok) {
             const { agentId, userId } = raw as { agentId: string; userId: string };

@@ -40,6 +40,14 @@ const startSchema = z.object({
   stream: z.boolean().optional(),
 });
 
+/** A conversation's deletion asked while a reply is coming in it (refused on every replica of a hub alike). */
+export function deletionWhileRunning(): InvalidRequest {
+  return new InvalidRequest({
+    code: 'TURN_RUNNING',
+    message: 'A reply is still coming in this conversation; stop it before deleting the conversation.',
+  });
+}
+
 function invalid(err: z.ZodError): InvalidRequest {
   return new InvalidRequest({ message: inputProblem(err).message });
 }
@@ -185,12 +193,7 @@ export class ChatService {
    * that user_id). Refused while a reply is coming in it. Resolves true when there was one.
    */
   async deleteConversation(agentId: string, userId: string): Promise<boolean> {
-    if (this.runningIn(agentId, userId)) {
-      throw new InvalidRequest({
-        code: 'TURN_RUNNING',
-        message: 'A reply is still coming in this conversation; stop it before deleting the conversation.',
-      });
-    }
+    if (this.runningIn(agentId, userId)) throw deletionWhileRunning();
     const had = (await this.store.list(agentId, userId)).length > 0;
     await this.store.clear(agentId, userId);
     return had;

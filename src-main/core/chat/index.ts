@@ -1,4 +1,4 @@
-export { ChatService } from './chat-service';
+export { ChatService, deletionWhileRunning } from './chat-service';
 export type { ConversationSummary, TurnRecord } from './types';
 export {
   conversationSummary,

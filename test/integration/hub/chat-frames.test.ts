@@ -1,7 +1,8 @@
 // chat.frames (a chat turn's stream frames as received) answers the same on every replica: two `hub` processes on
 // one Postgres and the service's emulator; a turn runs through replica A while its frames are asked of replica B —
 // while it streams, and once it is done (the same frames, the same count left out of a long stream). Only the
-// turns in flight and each chat's last turn are kept in the database, and deleting the conversation deletes them.
+// turns in flight and each chat's last turn are kept in the database, and deleting the conversation deletes them
+// (refused on every replica while a reply is coming in it).
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -120,6 +121,28 @@ describe('chat.frames on every replica', () => {
     );
     expect(rows.filter((r) => r.seq >= 200 && r.seq + r.n <= total - 1_800)).toEqual([]);
     expect(rows.reduce((n, r) => n + r.n, 0)).toBeLessThan(total);
+  }, 60_000);
+
+  it('a reply coming in through A: its conversation is not deleted through B until the turn ends', async () => {
+    const turnId = await turnThroughA(
+      Array.from({ length: 40 }, (_, i) => `z${i} `),
+      50,
+    );
+    await waitFor(
+      async () => {
+        const f = await frames(b, turnId);
+        return f.known && f.live ? f : null;
+      },
+      20_000,
+      'the turn live on B',
+    );
+    await expect(call(b, 'ada', 'chat.deleteConversation', { teamId, agentId: AGENT, userId })).rejects.toThrow(
+      /TURN_RUNNING/,
+    );
+    await ended(b, turnId);
+    await expect(call(b, 'ada', 'chat.deleteConversation', { teamId, agentId: AGENT, userId })).resolves.toEqual({
+      deleted: true,
+    });
   }, 60_000);
 
   it("only each chat's last turn is kept; deleting the conversation deletes it", async () => {
