@@ -29,6 +29,11 @@ export type ContractEvents = Pick<Emitter<Events>, 'onAny'>;
 export interface ContractOptions {
   /** tunnel.media, messages.media and messages.saveMedia: the size caps, and the desktop app's save dialog. */
   media?: MediaOptions;
+  /**
+   * false: no tunnel.delivery event from the companion's deliveries, which are published elsewhere (a hub's
+   * replica: in the transaction that commits them, app/hub/deliveries.ts). Default true.
+   */
+  deliveryEvents?: boolean;
 }
 
 export interface CompanionContract {
@@ -191,7 +196,9 @@ export function implementContract(c: Companion, opts: ContractOptions = {}): Com
     c.events.on('incident', (u) => feed.onIncident(u)),
     c.events.on('alert', (a) => feed.onAlert(a)),
     c.events.on('forward', (a) => s.publish('tunnel.forward', forwardDTO(a))),
-    c.events.on('delivery', (d) => s.publish('tunnel.delivery', tunnel.summaryOf(d))),
+    opts.deliveryEvents === false
+      ? () => {}
+      : c.events.on('delivery', (d) => s.publish('tunnel.delivery', tunnel.summaryOf(d))),
     c.events.on('exposure', (v) => {
       for (const r of v.registrations) if (r.state === 'registered') tunnel.secretKept(r.teamId, r.agentId);
       s.publish('tunnel.exposure', exposureDTO(v));

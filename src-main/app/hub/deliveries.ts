@@ -51,6 +51,8 @@ function databaseFailure(what: string, err: unknown): HubDatabaseError {
 /** A delivery waiting for its commit. */
 interface Waiting {
   d: StoredDelivery;
+  /** Its JSON.stringify (as the receiver built it for its log too). */
+  json: string;
   key: string;
   teamId: string | null;
 }
@@ -176,7 +178,7 @@ export function hubDeliveries(db: HubDatabase, replica: string, url?: string): H
   const commitTogether = async (batch: readonly Waiting[]): Promise<('stored' | 'duplicate')[]> => {
     // The rows as one JSON array: the big parts (the delivery, its event) written once each, without NUL.
     const json = `[${batch
-      .map(({ d, key, teamId }, ord) => {
+      .map(({ d, json, key, teamId }, ord) => {
         const small = JSON.stringify({
           ord,
           delivery_id: d.id,
@@ -194,7 +196,9 @@ export function hubDeliveries(db: HubDatabase, replica: string, url?: string): H
         const summary = jsonWithoutNul(
           d.bodyBase64.length <= EVENT_BODY_BASE64 ? { ...dto, request: deliveryRequestDTO(d) } : dto,
         );
-        return `${small.slice(0, -1)},"delivery":${jsonWithoutNul(d)},"summary":${summary}}`;
+        // JSON writes a NUL as \u0000: only then the delivery's JSON is written again.
+        const delivery = json.includes('\\u0000') ? jsonWithoutNul(d) : json;
+        return `${small.slice(0, -1)},"delivery":${delivery},"summary":${summary}}`;
       })
       .join(',')}]`;
     const rows = await ingest.run<{ delivery_id: string }>(statement.sql, statement.parameters.with(rowsAt, json));
@@ -207,7 +211,7 @@ export function hubDeliveries(db: HubDatabase, replica: string, url?: string): H
     (err) => databaseFailure('did not take the delivery', err),
     (w) => w.d.bodyBase64.length,
   );
-  const commit: DeliveryCommit = (d, key) => commitOne({ d, key, teamId: teamOf(d.agentId) });
+  const commit: DeliveryCommit = (d, key, json) => commitOne({ d, json, key, teamId: teamOf(d.agentId) });
   /** The replays of these deliveries kept in the database, as forward attempts, by delivery id. */
   const replaysOf = async (ids: string[]): Promise<Map<string, ForwardAttempt[]>> => {
     const out = new Map<string, ForwardAttempt[]>();

@@ -223,7 +223,8 @@ async function serveHub(ctx: CliContext, f: z.infer<typeof serveSchema>, out: Ou
       configDir,
       dataDir,
       messages: { ...hubMessages(db, dataDir, databaseUrl(ctx, f.database)), media: media.store },
-      contract: { media: { delivery: media.delivery } },
+      // Its deliveries' events go out with their commit (app/hub/deliveries.ts).
+      contract: { media: { delivery: media.delivery }, deliveryEvents: false },
       actingMember: actingName,
       configStore,
       pollShare: polling.share,

@@ -43,9 +43,10 @@ export type InvalidResponse = 'reject' | 'accept-all';
 /**
  * Commits an accepted delivery (with its duplicate key) to a durable store shared with other receivers:
  * 'stored' when it is new there, 'duplicate' when that store holds the key already. Throws when the
- * store cannot be reached (the delivery is then answered 503, nothing acknowledged).
+ * store cannot be reached (the delivery is then answered 503, nothing acknowledged). `json` is the
+ * delivery's JSON.stringify, the very record the log then writes for a stored one (built once for both).
  */
-export type DeliveryCommit = (delivery: StoredDelivery, key: string) => Promise<'stored' | 'duplicate'>;
+export type DeliveryCommit = (delivery: StoredDelivery, key: string, json: string) => Promise<'stored' | 'duplicate'>;
 
 /** Repeats of one delivery kept in the log (the service retries 4 times at most, A-RETRY). */
 const MAX_KEPT_REPEATS = 4;
@@ -243,7 +244,8 @@ export class Ingest {
    * receiver of the store took first, which is then neither forwarded nor kept under its key).
    */
   private async commitThenAppend(commit: DeliveryCommit, delivery: StoredDelivery, key: string): Promise<void> {
-    if ((await commit(delivery, key)) === 'stored') return this.o.log.appendDelivery(delivery, key, false);
+    const json = JSON.stringify(delivery);
+    if ((await commit(delivery, key, json)) === 'stored') return this.o.log.appendDelivery(delivery, key, false, json);
     delivery.verdict = {
       ...delivery.verdict,
       ok: false,

@@ -83,9 +83,9 @@ export class LogWriter {
     return this.file.open(this.c.current());
   }
 
-  /** One record (the hot path: one JSON.stringify, no per-record closures). */
-  append(rec: LogRecord, durable: boolean, key?: string | null): Promise<void> {
-    const p = newPending(JSON.stringify(rec), rec.kind === 'delivery' ? 1 : 0, durable, rec, null, key);
+  /** One record (the hot path: one JSON.stringify, or its `json` given, no per-record closures). */
+  append(rec: LogRecord, durable: boolean, key?: string | null, json?: string): Promise<void> {
+    const p = newPending(json ?? JSON.stringify(rec), rec.kind === 'delivery' ? 1 : 0, durable, rec, null, key);
     this.push(p);
     return p.promise;
   }

@@ -100,12 +100,13 @@ export class EventLog extends LogReader {
   /**
    * Appends a delivery; resolves once it is on disk (fdatasync), or with `durable` false once it is written
    * (the page cache: for a log that only caches what a durable store elsewhere holds). `key`: its duplicate
-   * key (seen.ts keyOfDelivery) when the caller has it at hand, so the index need not work it out again.
+   * key (seen.ts keyOfDelivery) when the caller has it at hand, so the index need not work it out again;
+   * `json`: its JSON.stringify when the caller built it already (the record is written as that text).
    */
-  appendDelivery(d: StoredDelivery, key?: string | null, durable = true): Promise<void> {
+  appendDelivery(d: StoredDelivery, key?: string | null, durable = true, json?: string): Promise<void> {
     if (this.c.index.entries.has(d.id)) return Promise.reject(new Error(`delivery ${d.id} already exists`));
     if (!this.writable()) return Promise.reject(this.notWritable());
-    return this.writer!.append(d, durable, key);
+    return this.writer!.append(d, durable, key, json);
   }
 
   /** Appends a forward/replay attempt (see takeAttempt); durable: resolves once it is written and synced. */
