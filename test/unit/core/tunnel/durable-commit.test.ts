@@ -2,10 +2,12 @@
 // verification and before the 2xx; a key the store already holds is answered and kept as a repeat (never
 // forwarded); while the store fails the answer is 503 with Retry-After, nothing acknowledged, and the
 // service's retry is committed once the store is back. A refused delivery is never committed. The log then
-// only caches what the store holds (its append waits for no fdatasync). Another HTTP server can hand a hook
-// request to the receiver (serveHook).
+// only caches what the store holds (its append waits for no fdatasync), its record the JSON the commit was
+// handed. Another HTTP server can hand a hook request to the receiver (serveHook).
+import { readdir, readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signDelivery } from '../../../../src-main/core/signature';
 import { Tunnel, type DeliveryCommit, type StoredDelivery } from '../../../../src-main/core/tunnel';
@@ -19,13 +21,20 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-async function tunnelWith(commit: DeliveryCommit): Promise<{ t: Tunnel; url: string }> {
+async function tunnelWith(commit: DeliveryCommit): Promise<{ t: Tunnel; url: string; dir: string }> {
   const d = await tempDir();
   cleanups.push(d.cleanup);
   const t = new Tunnel({ dataDir: d.dir, clock: new FakeClock(NOW), getSecrets: async () => [SECRET], commit });
   cleanups.push(() => t.stop());
   const { url } = await t.start();
-  return { t, url };
+  return { t, url, dir: d.dir };
+}
+
+/** The lines of the log's segment files under `dir`. */
+async function logLines(dir: string): Promise<string[]> {
+  const files = (await readdir(dir, { recursive: true })).filter((f) => /seg-\d+\.jsonl$/.test(f));
+  const texts = await Promise.all(files.map((f) => readFile(join(dir, f), 'utf8')));
+  return texts.flatMap((x) => x.split('\n')).filter((l) => l.startsWith('{'));
 }
 
 function post(url: string, messageId: string, secret = SECRET) {
@@ -61,6 +70,24 @@ describe('a durable commit before the acknowledgement', () => {
     expect((await post(url, 'm1')).json).toMatchObject({ duplicate: true });
     expect((await post(url, 'm2', 'whsec_wrong')).status).toBe(401);
     expect(committed.map((c) => c.key)).toEqual(['m1', 'm-elsewhere']);
+  });
+
+  it("the commit is handed the delivery's JSON, the very record the log then keeps; a repeat is kept as one", async () => {
+    const handed = new Map<string, string>();
+    const { t, url, dir } = await tunnelWith(async (d, key, json) => {
+      handed.set(d.id, json);
+      return key === 'm-elsewhere' ? 'duplicate' : 'stored';
+    });
+    const stored = (await post(url, 'm1')).json!.deliveryId as string;
+    const repeat = (await post(url, 'm-elsewhere')).json!.deliveryId as string;
+    expect(t.get(stored)).toMatchObject(JSON.parse(handed.get(stored)!) as object);
+    await t.stop();
+    const lines = await logLines(dir);
+    expect(lines).toContain(handed.get(stored));
+    // The repeat's record is written anew, as the repeat it turned out to be.
+    const repeatLine = lines.find((l) => (JSON.parse(l) as { id?: string }).id === repeat)!;
+    expect(repeatLine).not.toBe(handed.get(repeat));
+    expect(JSON.parse(repeatLine)).toMatchObject({ verdict: { reason: 'duplicate' }, forward: false });
   });
 
   it('a store that fails: 503 with Retry-After, nothing kept; the retry once it is back is committed', async () => {
