@@ -48,7 +48,9 @@ export function register(program: Command, ctx: CliContext): void {
   const cmd = addTargetOptions(
     program
       .command('status')
-      .description("show the agent's channel session status (--team without --agent: every agent of the team)"),
+      .description(
+        "show the agent's channel session status (--team without --agent: every agent of the team; nothing named: every agent of every saved team)",
+      ),
   );
   cmd
     .option('--data-dir <dir>', `with --team: the ${COMPANION_DATA_DIR_HELP}`)
@@ -63,27 +65,33 @@ export function register(program: Command, ctx: CliContext): void {
   defineAction(ctx, cmd, async (opts, out) => {
     const team = teamFlag(opts);
     const labelled = withLabels(opts);
-    if (labelled !== null) {
+    // Nothing named (no team, no service, no agent): every agent of every saved team.
+    const everyTeam = team === undefined && opts.baseUrl === undefined && opts.agent === undefined;
+    if (labelled !== null || everyTeam) {
       if (typeof opts.agent === 'string')
         throw new UsageError('--with-label lists agents: give --team or nothing, not --agent');
       const { teams, agents } = await withCompanion(ctx, out, opts, async (client) => {
         const teams = team !== undefined ? [await teamNamed(client, team)] : await client.request('teams.list', {});
         const agents = await client.request('agents.list', team !== undefined ? { teamId: teams[0]!.teamId } : {});
-        return { teams, agents: agents.filter((a) => labelled.every((l) => a.labels.includes(l))) };
+        return { teams, agents: agents.filter((a) => (labelled ?? []).every((l) => a.labels.includes(l))) };
       });
+      if (teams.length === 0)
+        throw new UsageError(
+          'no saved team: add one with `channel-companion team add`, or name the service with --base-url URL and --agent ID (the key in the environment)',
+        );
       const teamLabel = new Map(teams.map((t) => [t.teamId, t.label]));
       const worst = worstHealth(agents.map((a) => a.health.health));
       const one = team !== undefined ? teams[0] : undefined;
       out.result(
         {
           ...(one ? { teamId: one.teamId, label: one.label } : {}),
-          withLabels: labelled,
+          ...(labelled ? { withLabels: labelled } : {}),
           worst,
           agents: agents.map((a) => ({ teamId: a.teamId, ...agentLine(a) })),
         },
         () =>
           [
-            `${one ? `${one.label}, ` : ''}labelled ${labelled.join(' + ')}: ${agents.length} agent${agents.length === 1 ? '' : 's'}${agents.length ? `, the worst ${HEALTH_SHORT[worst]}` : ''}`,
+            `${one ? `${one.label}, ` : ''}${labelled ? `labelled ${labelled.join(' + ')}` : `${teams.length} team${teams.length === 1 ? '' : 's'}`}: ${agents.length} agent${agents.length === 1 ? '' : 's'}${agents.length ? `, the worst ${HEALTH_SHORT[worst]}` : ''}`,
             ...agents.map(
               (a) =>
                 `  ${one ? '' : `${teamLabel.get(a.teamId) ?? a.teamId}/`}${a.agentId}: ${HEALTH_SHORT[a.health.health]}${a.health.phone ? ` (+${a.health.phone})` : ''}`,

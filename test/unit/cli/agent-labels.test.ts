@@ -1,6 +1,7 @@
-// `agent add --labels`, `agent label` and `status --with-label` through a companion started for each command,
+// `agent add --labels`, `agent label`, `status --with-label` and `status` naming nothing through a companion started for each command,
 // with a MemorySecretStore and a fake service.
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli';
@@ -117,5 +118,27 @@ describe('agent labels on the command line', () => {
     const bad = await runCli(['status', '--with-label', 'no/way'], opts);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('"no/way"');
+  });
+
+  it('status with nothing named: every agent of every saved team; with none saved, how to add one', async () => {
+    const opts = { secretStore: saved.store, configDir: saved.dir };
+    const all = await runCli(['status', '--json'], opts);
+    expect(all.code, all.stderr).toBe(0);
+    const value = statusOf(all);
+    expect(value.agents.map((a) => a.agentId).sort()).toEqual(['a1', 'a2', 'b1']);
+    expect(value).not.toHaveProperty('withLabels');
+    const human = await runCli(['status'], opts);
+    expect(human.stdout).toMatch(/^2 teams: 3 agents/);
+    expect(human.stdout).toContain('Other/b1');
+
+    const empty = await mkdtemp(join(tmpdir(), 'cc-status-none-'));
+    try {
+      const none = await runCli(['status'], { secretStore: saved.store, configDir: empty });
+      expect(none.code).toBe(2);
+      expect(none.stderr).toContain('no saved team');
+      expect(none.stderr).toContain('team add');
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
   });
 });
