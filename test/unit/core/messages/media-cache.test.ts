@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MediaCache, type ReserveRoom } from '../../../../src-main/core/messages/media-cache';
+import { waitFor } from '../../../helpers/wait';
 
 let root: string;
 let dir: string;
@@ -140,14 +141,20 @@ describe('MediaCache', () => {
     const c = cache(10_000);
     let release!: () => void;
     const holding = new Promise<void>((r) => (release = r));
+    let reserved!: () => void;
+    const firstReserved = new Promise<void>((r) => (reserved = r));
     const first = c.put('a', 'one', now, async (temp, reserve) => {
       await reserve(8_000);
+      reserved();
       await holding;
       return filler(10)(temp, async () => undefined);
     });
+    // The second asks for its room only once the first holds most of it: it waits (not a race with the clock).
+    await firstReserved;
     const abort = new AbortController();
-    const second = c.put('a', 'two', now, filler(5_000), abort.signal);
-    await new Promise((r) => setTimeout(r, 50));
+    const fill = filler(5_000);
+    const second = c.put('a', 'two', now, fill, abort.signal);
+    await waitFor(() => fill.calls === 1, 5_000, 'the second fill asking for room');
     abort.abort(new Error('deadline'));
     await expect(second).rejects.toThrow('deadline');
     release();
